@@ -1,0 +1,254 @@
+package failure
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+)
+
+// Provider names the upstream that produced an error. It selects the body
+// parser and decides how ambiguous statuses read: a 404 from a model provider
+// is a bad model name (CLIENT_ERROR), from an article host a missing input
+// (NOT_FOUND).
+type Provider string
+
+const (
+	// OpenAI is api.openai.com or any OpenAI-compatible chat-completions server.
+	OpenAI Provider = "openai"
+	// Azure is Azure OpenAI.
+	Azure Provider = "azure"
+	// Anthropic is the Anthropic Messages API.
+	Anthropic Provider = "anthropic"
+	// Bedrock is Amazon Bedrock runtime.
+	Bedrock Provider = "bedrock"
+	// Webhook is a notification receiver (Slack, Discord, a customer endpoint).
+	Webhook Provider = "webhook"
+	// AWS is an AWS data-plane service (DynamoDB, SQS, KMS, STS, SSM).
+	AWS Provider = "aws"
+	// HTTP is any other HTTP upstream, such as an article host.
+	HTTP Provider = "http"
+)
+
+// Providers lists every provider.
+func Providers() []Provider {
+	return []Provider{OpenAI, Azure, Anthropic, Bedrock, Webhook, AWS, HTTP}
+}
+
+// ParseProvider returns the provider named s; the empty string is HTTP.
+func ParseProvider(s string) (Provider, error) {
+	if s == "" {
+		return HTTP, nil
+	}
+	for _, p := range Providers() {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("unknown provider %q (want openai, azure, anthropic, bedrock, webhook, aws or http)", s)
+}
+
+// IsModel reports whether p serves models, so that its 4xx responses count
+// against the model's health.
+func (p Provider) IsModel() bool {
+	switch p {
+	case OpenAI, Azure, Anthropic, Bedrock:
+		return true
+	}
+	return false
+}
+
+// MaxBodyBytes bounds the response body an HTTPError keeps. Provider error
+// bodies are a few hundred bytes; anything longer is an HTML error page.
+const MaxBodyBytes = 16 << 10
+
+// HTTPError is what triage's HTTP clients return for a response they did not
+// accept (any non-2xx). It keeps what classification needs — status, headers
+// for Retry-After, a bounded body for the provider's error code — and never the
+// request, so a prompt or an API key cannot leak through it.
+type HTTPError struct {
+	// Provider selects the body parser.
+	Provider Provider
+	// Op names the call, such as "chat.completions" or "GET article".
+	Op string
+	// Status is the HTTP status code.
+	Status int
+	// Header holds the response headers.
+	Header http.Header
+	// Body is the start of the response body, at most MaxBodyBytes.
+	Body []byte
+}
+
+// Error reports the provider, operation, status and the provider's error code
+// and message when the body has them. The message may contain upstream text,
+// so it is redacted before it reaches a log or a dead letter.
+func (e *HTTPError) Error() string {
+	msg := string(e.Provider)
+	if e.Op != "" {
+		msg += " " + e.Op
+	}
+	msg += ": HTTP " + strconv.Itoa(e.Status)
+	if d, ok := parseBody(e.Provider, e.Body); ok {
+		if code := d.bestCode(); code != "" {
+			msg += " " + code
+		}
+		if d.Message != "" {
+			msg += ": " + truncate(d.Message, 300)
+		}
+	} else if len(e.Body) > 0 {
+		msg += ": " + truncate(string(e.Body), 300)
+	}
+	return msg
+}
+
+// RequestID returns the upstream's request id header, if any.
+func (e *HTTPError) RequestID() string {
+	for _, h := range []string{"x-request-id", "request-id", "x-amzn-requestid", "apim-request-id", "x-ms-request-id", "cf-ray"} {
+		if v := e.Header.Get(h); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// HTTPStatusCode returns the status, matching the method the AWS SDK's
+// response errors expose.
+func (e *HTTPError) HTTPStatusCode() int { return e.Status }
+
+// CodeError is an upstream failure known only by its code, such as a
+// webhook's "channel_not_found" or an SDK error read from a log. It satisfies
+// the same ErrorCode interface as smithy.APIError.
+type CodeError struct {
+	// Provider is who returned the code.
+	Provider Provider
+	// Code is the provider's error code or type.
+	Code string
+	// Message is the provider's message, possibly empty.
+	Message string
+}
+
+// Error returns "provider code: message".
+func (e *CodeError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("%s %s", e.Provider, e.Code)
+	}
+	return fmt.Sprintf("%s %s: %s", e.Provider, e.Code, e.Message)
+}
+
+// ErrorCode returns the code.
+func (e *CodeError) ErrorCode() string { return e.Code }
+
+// ErrorMessage returns the message.
+func (e *CodeError) ErrorMessage() string { return e.Message }
+
+// Error is a failure whose class triage's own code already knows: an invalid
+// envelope, unparseable model output, our own budget cap, a failed action.
+// Classify takes its class as given. Match it with errors.As, or errors.Is
+// against an *Error whose Class is set (or empty, to match any).
+type Error struct {
+	// Class is the class this failure has.
+	Class Class
+	// Reason is a short, redaction-safe explanation (no upstream text).
+	Reason string
+	// Err is the underlying cause, if any.
+	Err error
+	// RetryAfter is a delay this failure asks for, or zero.
+	RetryAfter time.Duration
+	// SelfImposed marks a limit triage enforces on itself (the daily budget),
+	// as opposed to one an upstream reported.
+	SelfImposed bool
+}
+
+// New returns an *Error of class c with a formatted reason.
+func New(c Class, format string, args ...any) *Error {
+	return &Error{Class: c, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an *Error of class c with reason, wrapping err.
+func Wrap(c Class, err error, reason string) *Error {
+	return &Error{Class: c, Reason: reason, Err: err}
+}
+
+// Error returns "CLASS: reason: cause".
+func (e *Error) Error() string {
+	s := string(e.Class)
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches any *Error with the same class, or any *Error when target's class
+// is empty.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok {
+		return false
+	}
+	return t.Class == "" || t.Class == e.Class
+}
+
+// PanicError is a recovered panic. It classifies as INTERNAL_BUG.
+type PanicError struct {
+	// Value is what was passed to panic.
+	Value any
+	// Stack is the goroutine's stack at the recover.
+	Stack []byte
+}
+
+// Recovered builds a PanicError from a recover() value, capturing the stack.
+// Call it directly inside the deferred function.
+func Recovered(v any) *PanicError {
+	return &PanicError{Value: v, Stack: debug.Stack()}
+}
+
+// Error returns "panic: value".
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value when it is an error (a runtime.Error, say).
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// ErrWaiting is the sentinel that WaitError values match with errors.Is.
+var ErrWaiting = errors.New("waiting")
+
+// WaitError is not a failure: a gate (an open circuit breaker, no enabled
+// model, an item cooldown) says the work cannot start before Until. The stage
+// runner returns the record to its queue until then without counting an attempt.
+type WaitError struct {
+	// Until is the earliest time the work may start.
+	Until time.Time
+	// Reason says which gate closed, for logs.
+	Reason string
+}
+
+// Error returns "waiting until T: reason".
+func (e *WaitError) Error() string {
+	return "waiting until " + e.Until.UTC().Format(time.RFC3339) + ": " + e.Reason
+}
+
+// Is matches ErrWaiting.
+func (e *WaitError) Is(target error) bool { return target == ErrWaiting }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut on a rune boundary so the result stays valid UTF-8.
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…(" + strconv.Itoa(len(s)) + " bytes)"
+}

@@ -1,0 +1,180 @@
+package failure
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxRequestedDelay bounds any delay read from an upstream, so a hostile or
+// buggy header cannot overflow a duration. Policies cap much lower (5 min by
+// default); this bound only keeps arithmetic sane.
+const MaxRequestedDelay = 30 * 24 * time.Hour
+
+// Requested is how long an upstream asked us to wait: a relative Delay, or an
+// absolute At (Retry-After as an HTTP-date, Anthropic's reset timestamps).
+// Resolving an absolute time needs a clock, which classification does not
+// have; the decision resolves it with Resolve.
+type Requested struct {
+	// Delay is a relative wait, zero if the upstream gave a time instead.
+	Delay time.Duration
+	// At is an absolute time, zero if the upstream gave a delay.
+	At time.Time
+	// Source names the header or body field it came from.
+	Source string
+}
+
+// IsZero reports whether nothing was requested.
+func (r Requested) IsZero() bool { return r.Delay == 0 && r.At.IsZero() }
+
+// Resolve returns the requested wait as a delay from now; never negative.
+func (r Requested) Resolve(now time.Time) time.Duration {
+	d := r.Delay
+	if !r.At.IsZero() {
+		if until := r.At.Sub(now); until > d {
+			d = until
+		}
+	}
+	if d < 0 {
+		return 0
+	}
+	return min(d, MaxRequestedDelay)
+}
+
+// ParseRequested reads the delay an HTTP response asks for, in every form we
+// know, most explicit first:
+//
+//	retry-after-ms: 1500                       (OpenAI, milliseconds)
+//	Retry-After: 120                           (RFC 9110 delta-seconds)
+//	Retry-After: Wed, 21 Oct 2026 07:28:00 GMT (RFC 9110 HTTP-date)
+//	{"retry_after": 64.57}                     (Discord and others, seconds in the body)
+//	x-ratelimit-reset-requests: 6m0s           (OpenAI, Go-style durations; 429 only)
+//	x-ratelimit-reset-tokens: 1.5s
+//	anthropic-ratelimit-requests-reset: RFC 3339 time (429 only)
+//
+// Rate-limit reset headers ride on every OpenAI and Anthropic response, so they
+// are read only for a 429, and the one whose remaining count is 0 wins.
+func ParseRequested(status int, h http.Header, body []byte) (Requested, bool) {
+	if r, ok := parseRetryAfterHeaders(h); ok {
+		return r, true
+	}
+	if d, ok := parseBody(HTTP, body); ok && d.HasRetryAfter {
+		return Requested{Delay: d.RetryAfter, Source: "body retry_after"}, true
+	}
+	if status == http.StatusTooManyRequests {
+		return parseResetHeaders(h)
+	}
+	return Requested{}, false
+}
+
+func parseRetryAfterHeaders(h http.Header) (Requested, bool) {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			if d, ok := secondsToDuration(ms / 1000); ok {
+				return Requested{Delay: d, Source: "retry-after-ms"}, true
+			}
+		}
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if secs, err := strconv.ParseFloat(v, 64); err == nil {
+			if d, ok := secondsToDuration(secs); ok {
+				return Requested{Delay: d, Source: "Retry-After"}, true
+			}
+		} else if t, err := http.ParseTime(v); err == nil {
+			return Requested{At: t, Source: "Retry-After date"}, true
+		}
+	}
+	return Requested{}, false
+}
+
+// resetHeader pairs a reset header with the remaining-count header that says
+// whether it is the limit that was hit.
+type resetHeader struct{ reset, remaining string }
+
+var resetHeaders = []resetHeader{
+	{"X-Ratelimit-Reset-Requests", "X-Ratelimit-Remaining-Requests"},
+	{"X-Ratelimit-Reset-Tokens", "X-Ratelimit-Remaining-Tokens"},
+	{"Anthropic-Ratelimit-Requests-Reset", "Anthropic-Ratelimit-Requests-Remaining"},
+	{"Anthropic-Ratelimit-Tokens-Reset", "Anthropic-Ratelimit-Tokens-Remaining"},
+	{"Anthropic-Ratelimit-Input-Tokens-Reset", "Anthropic-Ratelimit-Input-Tokens-Remaining"},
+	{"Anthropic-Ratelimit-Output-Tokens-Reset", "Anthropic-Ratelimit-Output-Tokens-Remaining"},
+}
+
+// parseResetHeaders returns the longest reset among the exhausted limits, or
+// among all limits when none says it is exhausted.
+func parseResetHeaders(h http.Header) (Requested, bool) {
+	var best, bestExhausted Requested
+	var found, foundExhausted bool
+	for _, rh := range resetHeaders {
+		v := strings.TrimSpace(h.Get(rh.reset))
+		if v == "" {
+			continue
+		}
+		r, ok := parseReset(v)
+		if !ok {
+			continue
+		}
+		r.Source = strings.ToLower(rh.reset)
+		if strings.TrimSpace(h.Get(rh.remaining)) == "0" {
+			if !foundExhausted || later(r, bestExhausted) {
+				bestExhausted, foundExhausted = r, true
+			}
+		}
+		if !found || later(r, best) {
+			best, found = r, true
+		}
+	}
+	if foundExhausted {
+		return bestExhausted, true
+	}
+	return best, found
+}
+
+// later compares two requests of the same kind (delays with delays, times
+// with times); a time always beats a delay since it cannot be compared without
+// a clock and is the more precise of the two.
+func later(a, b Requested) bool {
+	switch {
+	case !a.At.IsZero() && !b.At.IsZero():
+		return a.At.After(b.At)
+	case !a.At.IsZero():
+		return true
+	case !b.At.IsZero():
+		return false
+	}
+	return a.Delay > b.Delay
+}
+
+// parseReset reads "6m0s", "1.5s", "20ms", "59.616s", bare seconds, or an RFC
+// 3339 time.
+func parseReset(v string) (Requested, bool) {
+	if d, err := time.ParseDuration(v); err == nil {
+		if d < 0 {
+			return Requested{}, false
+		}
+		return Requested{Delay: min(d, MaxRequestedDelay)}, true
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		d, ok := secondsToDuration(secs)
+		return Requested{Delay: d}, ok
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return Requested{At: t}, true
+	}
+	return Requested{}, false
+}
+
+// secondsToDuration converts non-negative finite seconds, clamped to
+// MaxRequestedDelay.
+func secondsToDuration(secs float64) (time.Duration, bool) {
+	if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 {
+		return 0, false
+	}
+	if secs >= MaxRequestedDelay.Seconds() {
+		return MaxRequestedDelay, true
+	}
+	// Round to the millisecond: 64.57 s is 64.57 s, not 64.569999999 s.
+	return time.Duration(math.Round(secs*1000)) * time.Millisecond, true
+}

@@ -1,0 +1,335 @@
+package failure
+
+import "net/http"
+
+// Rule tables. Classification reads structure first — codes, then statuses —
+// and text last. Every table here is data: to teach triage a new provider
+// code, add a row.
+
+// ProviderCodes maps the error codes and types that model providers and
+// webhooks put in their bodies to a class. Only definite codes are here;
+// generic types such as "invalid_request_error" are decided by the message
+// phrases and the status.
+var ProviderCodes = map[string]Class{
+	// OpenAI / Azure OpenAI (error.code, error.type)
+	"rate_limit_exceeded":                  RateLimited,
+	"requests":                             RateLimited, // OpenAI error.type for request-rate limits
+	"tokens":                               RateLimited, // OpenAI error.type for token-rate limits
+	"insufficient_quota":                   BudgetExceeded,
+	"billing_hard_limit_reached":           BudgetExceeded,
+	"billing_not_active":                   BudgetExceeded,
+	"context_length_exceeded":              TokenLimit,
+	"string_above_max_length":              TokenLimit,
+	"content_policy_violation":             ContentPolicy,
+	"content_filter":                       ContentPolicy, // Azure
+	"ResponsibleAIPolicyViolation":         ContentPolicy, // Azure innererror.code
+	"jailbreak":                            ContentPolicy, // Azure prompt shields
+	"invalid_api_key":                      AuthDenied,
+	"invalid_authentication":               AuthDenied,
+	"authentication_error":                 AuthDenied, // Anthropic type
+	"permission_error":                     AuthDenied, // Anthropic type
+	"unsupported_country_region_territory": AuthDenied,
+	"model_not_found":                      ClientError, // the model name is wrong: a model-specific failure
+	"DeploymentNotFound":                   ClientError, // Azure: the deployment (model) does not exist
+	"OperationNotSupported":                ClientError, // Azure: the model does not support the operation
+	"not_found_error":                      ClientError, // Anthropic type (model or endpoint)
+	"server_error":                         UpstreamUnavailable,
+	"internal_error":                       UpstreamUnavailable,
+	"api_error":                            UpstreamUnavailable, // Anthropic type
+	"overloaded_error":                     UpstreamUnavailable, // Anthropic 529
+	"engine_overloaded":                    UpstreamUnavailable,
+	"service_unavailable":                  UpstreamUnavailable,
+	"timeout":                              NetworkTimeout,
+	"request_timeout":                      NetworkTimeout,
+	"rate_limit_error":                     RateLimited,    // Anthropic type
+	"request_too_large":                    TokenLimit,     // Anthropic 413
+	"billing_error":                        BudgetExceeded, // Anthropic 402
+	"invalid_prompt":                       ContentPolicy,  // OpenAI usage-policy refusals of the prompt
+	"moderation_blocked":                   ContentPolicy,
+
+	// Slack incoming webhooks answer with bare tokens.
+	"invalid_payload":                   SchemaInvalid,
+	"no_text":                           SchemaInvalid,
+	"too_many_attachments":              SchemaInvalid,
+	"invalid_token":                     AuthDenied,
+	"action_prohibited":                 AuthDenied,
+	"posting_to_general_channel_denied": AuthDenied,
+	"no_service":                        NotFound,
+	"no_service_id":                     NotFound,
+	"no_team":                           NotFound,
+	"team_disabled":                     NotFound,
+	"invalid_team":                      NotFound,
+	"channel_not_found":                 NotFound,
+	"channel_is_archived":               NotFound,
+	"user_not_found":                    NotFound,
+	"rollup_error":                      UpstreamUnavailable,
+	"ratelimited":                       RateLimited,
+	"rate_limited":                      RateLimited,
+}
+
+// AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
+// throttles (aws/retry.DefaultThrottleErrorCodes), plus service-specific ones.
+var AWSThrottleCodes = []string{
+	"Throttling",
+	"ThrottlingException",
+	"ThrottledException",
+	"RequestThrottledException",
+	"TooManyRequestsException",
+	"ProvisionedThroughputExceededException",
+	"TransactionInProgressException",
+	"RequestLimitExceeded",
+	"BandwidthLimitExceeded",
+	"LimitExceededException",
+	"RequestThrottled",
+	"SlowDown",
+	"PriorRequestNotComplete",
+	"EC2ThrottledException",
+	"KMSThrottlingException",        // KMS
+	"KMS.ThrottlingException",       // KMS via SQS/DynamoDB SSE
+	"ServiceQuotaExceededException", // Bedrock: over the account's tokens-per-minute quota
+	"AWS.SimpleQueueService.RequestThrottled",
+	"OverLimit", // SQS: in-flight or batch limits
+}
+
+// AWSCodes maps AWS data-plane error codes (DynamoDB, SQS, KMS, STS, SSM,
+// Secrets Manager, Bedrock) to classes. Throttling codes come from
+// AWSThrottleCodes.
+var AWSCodes = mergeCodes(map[string]Class{
+	// transient
+	"RequestTimeout":                       NetworkTimeout,
+	"RequestTimeoutException":              NetworkTimeout,
+	"DependencyTimeoutException":           NetworkTimeout, // KMS
+	"ModelTimeoutException":                NetworkTimeout, // Bedrock
+	"InternalServerError":                  UpstreamUnavailable,
+	"InternalServerException":              UpstreamUnavailable,
+	"InternalFailure":                      UpstreamUnavailable,
+	"InternalError":                        UpstreamUnavailable,
+	"ServiceUnavailable":                   UpstreamUnavailable,
+	"ServiceUnavailableException":          UpstreamUnavailable,
+	"KMSInternalException":                 UpstreamUnavailable,
+	"KMS.KMSInternalException":             UpstreamUnavailable,
+	"IDPCommunicationError":                UpstreamUnavailable, // STS
+	"ModelNotReadyException":               UpstreamUnavailable, // Bedrock: model is being loaded
+	"ModelErrorException":                  UpstreamUnavailable, // Bedrock: the model failed serving the request
+	"ModelStreamErrorException":            UpstreamUnavailable,
+	"AWS.SimpleQueueService.InternalError": UpstreamUnavailable,
+
+	// lost races
+	"ConditionalCheckFailedException":           Conflict,
+	"TransactionConflictException":              Conflict,
+	"TransactionCanceledException":              Conflict,
+	"ReceiptHandleIsInvalid":                    Conflict, // SQS: the message moved on since we received it
+	"MessageNotInflight":                        Conflict,
+	"AWS.SimpleQueueService.MessageNotInflight": Conflict,
+	"ConcurrentModificationException":           Conflict,
+
+	// credentials and permissions
+	"AccessDenied":                         AuthDenied,
+	"AccessDeniedException":                AuthDenied,
+	"UnrecognizedClientException":          AuthDenied,
+	"InvalidClientTokenId":                 AuthDenied,
+	"InvalidSignatureException":            AuthDenied,
+	"SignatureDoesNotMatch":                AuthDenied,
+	"IncompleteSignature":                  AuthDenied,
+	"MissingAuthenticationToken":           AuthDenied,
+	"ExpiredToken":                         AuthDenied,
+	"ExpiredTokenException":                AuthDenied,
+	"RequestExpired":                       AuthDenied,
+	"KMSAccessDeniedException":             AuthDenied,
+	"KMS.AccessDeniedException":            AuthDenied,
+	"KMS.DisabledException":                AuthDenied,
+	"DisabledException":                    AuthDenied,
+	"KMSDisabledException":                 AuthDenied,
+	"InvalidIdentityToken":                 AuthDenied,
+	"InvalidAuthorizationMessageException": AuthDenied,
+	"NotAuthorized":                        AuthDenied,
+	"OptInRequired":                        AuthDenied,
+
+	// our input
+	"InvalidMessageContents":                   SchemaInvalid, // SQS
+	"ItemCollectionSizeLimitExceededException": SchemaInvalid,
+
+	// deployment defects: a table, queue, key or parameter that should exist
+	"ResourceNotFoundException":                           InternalBug,
+	"QueueDoesNotExist":                                   InternalBug,
+	"AWS.SimpleQueueService.NonExistentQueue":             InternalBug,
+	"NonExistentQueue":                                    InternalBug,
+	"KMSNotFoundException":                                InternalBug,
+	"KMS.NotFoundException":                               InternalBug,
+	"NotFoundException":                                   InternalBug,
+	"KMSInvalidStateException":                            InternalBug,
+	"KMS.KMSInvalidStateException":                        InternalBug,
+	"ParameterNotFound":                                   InternalBug, // SSM
+	"DecryptionFailure":                                   InternalBug, // Secrets Manager
+	"RegionDisabledException":                             InternalBug,
+	"InvalidParameterValue":                               InternalBug,
+	"InvalidParameterCombination":                         InternalBug,
+	"MissingParameter":                                    InternalBug,
+	"ValidationException":                                 InternalBug, // our request was malformed
+	"SerializationException":                              InternalBug,
+	"InvalidAddress":                                      InternalBug,
+	"AWS.SimpleQueueService.BatchEntryIdsNotDistinct":     InternalBug,
+	"BatchEntryIdsNotDistinct":                            InternalBug,
+	"TooManyEntriesInBatchRequest":                        InternalBug,
+	"AWS.SimpleQueueService.TooManyEntriesInBatchRequest": InternalBug,
+	"BatchRequestTooLong":                                 InternalBug,
+	"UnsupportedOperation":                                InternalBug,
+}, AWSThrottleCodes, RateLimited)
+
+// BedrockCodes override AWSCodes for Bedrock runtime, where the codes speak
+// about the model rather than our deployment.
+var BedrockCodes = map[string]Class{
+	"ValidationException":       ClientError, // bad parameters for this model; refined by message phrases
+	"ResourceNotFoundException": ClientError, // unknown model id
+	"ModelErrorException":       UpstreamUnavailable,
+}
+
+// StatusClasses maps HTTP statuses to classes for every provider. Statuses
+// whose meaning depends on who answered are in ModelStatusClasses.
+var StatusClasses = map[int]Class{
+	http.StatusBadRequest:                 ClientError,
+	http.StatusUnauthorized:               AuthDenied,
+	http.StatusPaymentRequired:            BudgetExceeded,
+	http.StatusForbidden:                  AuthDenied,
+	http.StatusNotFound:                   NotFound,
+	http.StatusMethodNotAllowed:           ClientError,
+	http.StatusNotAcceptable:              ClientError,
+	http.StatusProxyAuthRequired:          AuthDenied,
+	http.StatusRequestTimeout:             NetworkTimeout,
+	http.StatusConflict:                   Conflict,
+	http.StatusGone:                       NotFound,
+	http.StatusRequestEntityTooLarge:      TokenLimit,
+	http.StatusUnsupportedMediaType:       ClientError,
+	http.StatusUnprocessableEntity:        ClientError,
+	http.StatusTooEarly:                   UpstreamUnavailable,
+	http.StatusTooManyRequests:            RateLimited,
+	http.StatusUnavailableForLegalReasons: ContentPolicy,
+	http.StatusInternalServerError:        UpstreamUnavailable,
+	http.StatusNotImplemented:             ClientError,
+	http.StatusBadGateway:                 UpstreamUnavailable,
+	http.StatusServiceUnavailable:         UpstreamUnavailable,
+	http.StatusGatewayTimeout:             UpstreamUnavailable,
+	http.StatusHTTPVersionNotSupported:    ClientError,
+	http.StatusInsufficientStorage:        UpstreamUnavailable,
+	424:                                   UpstreamUnavailable, // Bedrock ModelErrorException: failed dependency
+	520:                                   UpstreamUnavailable, // Cloudflare: unknown error
+	521:                                   UpstreamUnavailable, // Cloudflare: origin down
+	522:                                   NetworkTimeout,      // Cloudflare: origin connection timed out
+	523:                                   UpstreamUnavailable, // Cloudflare: origin unreachable
+	524:                                   NetworkTimeout,      // Cloudflare: origin response timed out
+	529:                                   UpstreamUnavailable, // Anthropic: overloaded
+	598:                                   NetworkTimeout,      // network read timeout (proxies)
+	599:                                   NetworkTimeout,      // network connect timeout (proxies)
+}
+
+// ModelStatusClasses override StatusClasses for model providers: a 404 from a
+// model API means the model or deployment name is wrong, which says something
+// about the model, not about the item.
+var ModelStatusClasses = map[int]Class{
+	http.StatusNotFound: ClientError,
+	http.StatusGone:     ClientError, // a retired model
+}
+
+// Phrase is a message fragment that decides a class even when the status is
+// ambiguous (a 400 that is really a context-length error or an exhausted
+// credit balance). Phrases are matched case-insensitively on the provider's
+// message before the status table.
+type Phrase struct {
+	// Fragment is the lowercase text to find.
+	Fragment string
+	// Class is the class the fragment decides.
+	Class Class
+}
+
+// ProviderPhrases are high-precision message fragments from providers'
+// documented error messages.
+var ProviderPhrases = []Phrase{
+	{"credit balance is too low", BudgetExceeded}, // Anthropic, HTTP 400
+	{"exceeded your current quota", BudgetExceeded},
+	{"insufficient_quota", BudgetExceeded},
+	{"billing hard limit", BudgetExceeded},
+	{"maximum context length", TokenLimit}, // OpenAI
+	{"prompt is too long", TokenLimit},     // Anthropic
+	{"input is too long", TokenLimit},      // Bedrock
+	{"too many input tokens", TokenLimit},  // Bedrock
+	{"too many tokens", TokenLimit},
+	{"context window", TokenLimit},
+	{"context_length_exceeded", TokenLimit},
+	{"content management policy", ContentPolicy}, // Azure
+	{"content_policy_violation", ContentPolicy},
+	{"safety system", ContentPolicy}, // OpenAI images/moderation
+	{"flagged as potentially violating", ContentPolicy},
+	{"invalid api key", AuthDenied},
+	{"incorrect api key", AuthDenied},
+	{"invalid x-api-key", AuthDenied},
+	{"overloaded", UpstreamUnavailable},
+}
+
+// TextPhrases are the last resort: fragments of Go error text for errors that
+// carry no structure (a wrapped string, a log line). Order matters; the first
+// match wins.
+var TextPhrases = []Phrase{
+	{"insufficient_quota", BudgetExceeded},
+	{"credit balance is too low", BudgetExceeded},
+	{"exceeded your current quota", BudgetExceeded},
+	{"budget exceeded", BudgetExceeded},
+	{"context_length_exceeded", TokenLimit},
+	{"maximum context length", TokenLimit},
+	{"prompt is too long", TokenLimit},
+	{"content_policy_violation", ContentPolicy},
+	{"content_filter", ContentPolicy},
+	{"content policy", ContentPolicy},
+	{"rate limit", RateLimited},
+	{"rate_limit", RateLimited},
+	{"ratelimit", RateLimited},
+	{"too many requests", RateLimited},
+	{"throttl", RateLimited},
+	{"slow down", RateLimited},
+	{"i/o timeout", NetworkTimeout},
+	{"timed out", NetworkTimeout},
+	{"timeout", NetworkTimeout},
+	{"deadline exceeded", NetworkTimeout},
+	{"connection reset", NetworkTimeout},
+	{"connection refused", NetworkTimeout},
+	{"econnreset", NetworkTimeout},
+	{"econnrefused", NetworkTimeout},
+	{"etimedout", NetworkTimeout},
+	{"broken pipe", NetworkTimeout},
+	{"no such host", NetworkTimeout},
+	{"unexpected eof", NetworkTimeout},
+	{"tls handshake", NetworkTimeout},
+	{"network is unreachable", NetworkTimeout},
+	{"overloaded", UpstreamUnavailable},
+	{"service unavailable", UpstreamUnavailable},
+	{"bad gateway", UpstreamUnavailable},
+	{"internal server error", UpstreamUnavailable},
+	{"internal_error", UpstreamUnavailable},
+	{"upstream connect error", UpstreamUnavailable}, // Envoy and service meshes
+	{"invalid api key", AuthDenied},
+	{"incorrect api key", AuthDenied},
+	{"unauthorized", AuthDenied},
+	{"forbidden", AuthDenied},
+	{"permission denied", AuthDenied},
+	{"access denied", AuthDenied},
+	{"expired token", AuthDenied},
+	{"token expired", AuthDenied},
+	{"invalid json", ResponseInvalid},
+	{"json parse", ResponseInvalid},
+	{"cannot unmarshal", ResponseInvalid},
+	{"unexpected end of json", ResponseInvalid},
+	{"invalid character", ResponseInvalid},
+	{"version conflict", Conflict},
+	{"optimistic lock", Conflict},
+	{"conditional request failed", Conflict},
+	{"nil pointer dereference", InternalBug},
+	{"index out of range", InternalBug},
+	{"invariant", InternalBug},
+	{"not found", NotFound},
+}
+
+func mergeCodes(m map[string]Class, codes []string, c Class) map[string]Class {
+	for _, code := range codes {
+		m[code] = c
+	}
+	return m
+}
