@@ -1,0 +1,148 @@
+package retry
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// Input is everything a decision depends on. There is no hidden state: the
+// same input gives the same decision.
+type Input struct {
+	// Stage is the stage that failed; attempt limits are per stage.
+	Stage pipeline.Stage
+	// Failure is the classified failure.
+	Failure failure.Classification
+	// Attempt is the 1-based attempt of this stage that just failed, counting
+	// only attempts that counted (budget waits do not). Values below 1 are 1.
+	Attempt int
+	// Now is the current time.
+	Now time.Time
+	// Rand returns a number in [0, 1) for jitter. Nil means no randomness:
+	// the largest delay in the range is used.
+	Rand func() float64
+}
+
+// Decision is one of Retry, DeadLetter or Wait.
+type Decision interface {
+	// Reason explains the decision in one line, safe to log.
+	Reason() string
+	decision()
+}
+
+// Retry means: try this stage again after Delay, spending an attempt.
+type Retry struct {
+	// Delay is the jittered delay, at least the (capped) requested delay.
+	Delay time.Duration
+	// Min and Max are the range Delay was drawn from.
+	Min, Max time.Duration
+	// Requested is the upstream's requested delay after the cap; zero if none.
+	Requested time.Duration
+	// Attempt is the attempt that just failed; MaxAttempts the stage's limit.
+	Attempt, MaxAttempts int
+	// Class is the failure's class.
+	Class failure.Class
+	// Backoff describes the schedule that produced Delay.
+	Backoff string
+}
+
+// DeadLetter means: stop and send the item to the stage's dead-letter queue.
+type DeadLetter struct {
+	// Exhausted is true when a retryable class used up its attempts, false
+	// when the class is permanent.
+	Exhausted bool
+	// Attempt is the attempt that just failed; MaxAttempts the stage's limit.
+	Attempt, MaxAttempts int
+	// Class is the failure's class.
+	Class failure.Class
+}
+
+// Wait means: try again at Until without spending an attempt.
+type Wait struct {
+	// Until is when the item may run again.
+	Until time.Time
+	// Class is the failure's class (BUDGET_EXCEEDED) or empty for gates.
+	Class failure.Class
+	// Why names the limit being waited out.
+	Why string
+}
+
+func (Retry) decision()      {}
+func (DeadLetter) decision() {}
+func (Wait) decision()       {}
+
+// Reason explains the retry.
+func (r Retry) Reason() string {
+	s := string(r.Class) + " is retryable: attempt " + strconv.Itoa(r.Attempt) + " of " + strconv.Itoa(r.MaxAttempts) +
+		", retry in " + r.Delay.Round(time.Millisecond).String() + " (" + r.Backoff
+	if r.Requested > 0 {
+		s += ", upstream asked for " + r.Requested.String()
+	}
+	return s + ")"
+}
+
+// Reason explains the dead letter.
+func (d DeadLetter) Reason() string {
+	if d.Exhausted {
+		return string(d.Class) + " exhausted " + strconv.Itoa(d.Attempt) + " of " + strconv.Itoa(d.MaxAttempts) + " attempts"
+	}
+	return string(d.Class) + " is permanent: no retry can succeed"
+}
+
+// Reason explains the wait.
+func (w Wait) Reason() string {
+	s := "wait until " + w.Until.UTC().Format(time.RFC3339) + " without spending an attempt"
+	if w.Why != "" {
+		s += ": " + w.Why
+	}
+	return s
+}
+
+// Decide applies p to one failure. Non-retryable classes dead-letter at once;
+// non-counting classes (BUDGET_EXCEEDED) wait — our own cap until the next UTC
+// midnight, a provider's quota for ProviderQuotaWait or as long as it asked;
+// counting classes retry until the attempt that just failed reaches
+// MaxAttempts, after a delay of max(backoff, min(requested, RequestedCap)).
+func (p *Profile) Decide(in Input) Decision {
+	class := in.Failure.Class
+	pol := p.Policy(in.Stage, class)
+	attempt := max(in.Attempt, 1)
+	if !pol.Retryable {
+		return DeadLetter{Attempt: attempt, MaxAttempts: max(pol.MaxAttempts, 1), Class: class}
+	}
+	if !pol.Counts {
+		return p.wait(in, class)
+	}
+	if pol.MaxAttempts > 0 && attempt >= pol.MaxAttempts {
+		return DeadLetter{Exhausted: true, Attempt: attempt, MaxAttempts: pol.MaxAttempts, Class: class}
+	}
+	lo, hi := pol.Backoff.Bounds(attempt)
+	r := 1.0
+	if in.Rand != nil {
+		r = in.Rand()
+	}
+	delay := pol.Backoff.Delay(attempt, r)
+	var req time.Duration
+	if p.RequestedCap > 0 {
+		req = min(in.Failure.Requested.Resolve(in.Now), p.RequestedCap)
+		delay, lo, hi = max(delay, req), max(lo, req), max(hi, req)
+	}
+	return Retry{Delay: delay, Min: lo, Max: hi, Requested: req, Attempt: attempt,
+		MaxAttempts: pol.MaxAttempts, Class: class, Backoff: pol.Backoff.String()}
+}
+
+func (p *Profile) wait(in Input, class failure.Class) Wait {
+	if in.Failure.SelfImposed {
+		return Wait{Until: NextUTCMidnight(in.Now), Class: class, Why: "daily budget resets at 00:00 UTC"}
+	}
+	d := max(p.ProviderQuotaWait, in.Failure.Requested.Resolve(in.Now))
+	return Wait{Until: in.Now.Add(d), Class: class, Why: "provider quota exhausted"}
+}
+
+// NextUTCMidnight returns the first 00:00 UTC strictly after t.
+func NextUTCMidnight(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,207 @@
+package retry
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// Policy is what a profile does with one class of failure.
+type Policy struct {
+	// Retryable is false for classes that dead-letter on the first failure.
+	Retryable bool
+	// Counts is false for classes that wait without spending an attempt
+	// (BUDGET_EXCEEDED); such classes never dead-letter.
+	Counts bool
+	// MaxAttempts is the number of attempts a stage gets for this class,
+	// counting the first. The failure of attempt MaxAttempts dead-letters.
+	// Zero means unlimited.
+	MaxAttempts int
+	// Backoff is the schedule between attempts; nil for non-retryable classes
+	// and for waits.
+	Backoff Backoff
+}
+
+// Profile is a retry policy table: one Policy per class, optionally
+// overridden per stage, plus the limits on upstream-requested delays. A stage
+// function selects its profile by name (the PROFILE environment variable).
+type Profile struct {
+	// Name selects the profile.
+	Name string
+	// Description says what the profile is for.
+	Description string
+	// Policies holds one policy per class. A class missing from the table
+	// gets Unknown's policy.
+	Policies map[failure.Class]Policy
+	// Stages overrides Policies for one stage, class by class.
+	Stages map[pipeline.Stage]map[failure.Class]Policy
+	// RequestedCap caps a delay an upstream asked for (Retry-After) before it
+	// is compared with the backoff: effective = max(backoff, min(requested,
+	// RequestedCap)). Zero means requests are ignored.
+	RequestedCap time.Duration
+	// ProviderQuotaWait is how long a provider's exhausted quota
+	// (insufficient_quota, HTTP 402) waits before the next try.
+	ProviderQuotaWait time.Duration
+}
+
+// Policy returns the policy for class in stage: the stage override, else
+// the profile's, else Unknown's.
+func (p *Profile) Policy(stage pipeline.Stage, class failure.Class) Policy {
+	if over, ok := p.Stages[stage][class]; ok {
+		return over
+	}
+	if pol, ok := p.Policies[class]; ok {
+		return pol
+	}
+	return p.Policies[failure.Unknown]
+}
+
+// Validate reports the first inconsistency in p: a class without a policy,
+// a retryable policy without a backoff, a counting policy without a limit.
+func (p *Profile) Validate() error {
+	if p.Name == "" {
+		return fmt.Errorf("profile has no name")
+	}
+	check := func(where string, c failure.Class, pol Policy) error {
+		switch {
+		case pol.Retryable && pol.Counts && pol.Backoff == nil:
+			return fmt.Errorf("profile %s: %s%s retries without a backoff", p.Name, c, where)
+		case pol.Retryable && pol.Counts && pol.MaxAttempts == 0:
+			return fmt.Errorf("profile %s: %s%s counts attempts but has no limit", p.Name, c, where)
+		case !pol.Retryable && pol.MaxAttempts > 1:
+			return fmt.Errorf("profile %s: %s%s is not retryable but allows %d attempts", p.Name, c, where, pol.MaxAttempts)
+		}
+		return nil
+	}
+	for _, c := range failure.Classes() {
+		pol, ok := p.Policies[c]
+		if !ok {
+			return fmt.Errorf("profile %s: no policy for %s", p.Name, c)
+		}
+		if err := check("", c, pol); err != nil {
+			return err
+		}
+	}
+	for st, over := range p.Stages {
+		for c, pol := range over {
+			if err := check(" in stage "+string(st), c, pol); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Standard is the default profile (DESIGN.md "Backoff"): full-jitter
+// exponential backoff, 1s × 2^(attempt−1) capped at 60 s; Retry-After honoured
+// up to 5 minutes; 5 attempts per stage, 3 for RESPONSE_INVALID, ACTION_FAILED
+// every 2 minutes 3 times; permanent classes dead-letter at once;
+// BUDGET_EXCEEDED waits without counting.
+func Standard() *Profile {
+	backoff := Exponential{Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: FullJitter}
+	return &Profile{
+		Name:              "standard",
+		Description:       "full-jitter exponential 1s×2 ≤60s, Retry-After honoured up to 5 min",
+		Policies:          basePolicies(backoff, nil),
+		RequestedCap:      5 * time.Minute,
+		ProviderQuotaWait: time.Hour,
+	}
+}
+
+// DailyBatch is the profile of a once-a-day batch job (seeds/000): a rate
+// limit cools down for 24 h, network and server failures and bad output for
+// 12 h. Waits this long exceed SQS's 12-hour visibility limit and are parked
+// for the scheduler.
+func DailyBatch() *Profile {
+	cool12 := Fixed{Interval: 12 * time.Hour}
+	return &Profile{
+		Name:        "daily-batch",
+		Description: "cooldowns: rate limit 24h, network/server/parse/unknown 12h",
+		Policies: basePolicies(cool12, map[failure.Class]Backoff{
+			failure.RateLimited: Fixed{Interval: 24 * time.Hour},
+		}),
+		RequestedCap:      24 * time.Hour,
+		ProviderQuotaWait: 24 * time.Hour,
+	}
+}
+
+// Predictions is the error-type-aware profile of seeds/004: rate limits wait
+// a fixed 60 s, timeouts back off linearly 5 s..30 s, bad output 5/10/20 s,
+// server errors exponentially with ±30% jitter.
+func Predictions() *Profile {
+	return &Profile{
+		Name:        "predictions",
+		Description: "rate limit 60s fixed, timeout linear 5s..30s, parse 5/10/20s, server exponential ±30%",
+		Policies: basePolicies(Exponential{Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: ProportionalJitter, Fraction: 0.3},
+			map[failure.Class]Backoff{
+				failure.RateLimited:     Fixed{Interval: time.Minute},
+				failure.NetworkTimeout:  Linear{Initial: 5 * time.Second, Step: 5 * time.Second, Max: 30 * time.Second},
+				failure.ResponseInvalid: Exponential{Initial: 5 * time.Second, Multiplier: 2, Max: 20 * time.Second},
+			}),
+		RequestedCap:      5 * time.Minute,
+		ProviderQuotaWait: time.Hour,
+	}
+}
+
+// basePolicies builds the class table shared by every profile: limits from
+// DESIGN.md, backoff from def unless overridden.
+func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class]Policy {
+	pick := func(c failure.Class) Backoff {
+		if b, ok := over[c]; ok {
+			return b
+		}
+		return def
+	}
+	out := make(map[failure.Class]Policy, len(failure.Classes()))
+	for _, c := range failure.Classes() {
+		t := c.Traits()
+		switch {
+		case !t.Retryable:
+			out[c] = Policy{MaxAttempts: 1}
+		case !t.Counts:
+			out[c] = Policy{Retryable: true}
+		case c == failure.ActionFailed:
+			out[c] = Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}}
+		case c == failure.ResponseInvalid:
+			out[c] = Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: pick(c)}
+		default:
+			out[c] = Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Backoff: pick(c)}
+		}
+	}
+	return out
+}
+
+// DefaultMaxAttempts is the per-stage attempt budget of retryable classes,
+// counting the first attempt (seeds/001 §8.3).
+const DefaultMaxAttempts = 5
+
+var builtins = []func() *Profile{Standard, DailyBatch, Predictions}
+
+// Profiles lists the names of the shipped profiles.
+func Profiles() []string {
+	out := make([]string, len(builtins))
+	for i, f := range builtins {
+		out[i] = f().Name
+	}
+	return out
+}
+
+// Lookup returns a fresh copy of the shipped profile called name; the empty
+// name is "standard".
+func Lookup(name string) (*Profile, error) {
+	if name == "" {
+		name = "standard"
+	}
+	for _, f := range builtins {
+		if p := f(); p.Name == name {
+			return p, nil
+		}
+	}
+	names := Profiles()
+	slices.Sort(names)
+	return nil, fmt.Errorf("unknown retry profile %q (want one of %s)", name, strings.Join(names, ", "))
+}
