@@ -1,6 +1,9 @@
 package failure
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // ActionMarker is the line an action task's model must end its answer with:
 //
@@ -31,8 +34,7 @@ type Outcome struct {
 // The marker may sit on its own line or inside a JSON string, where its line
 // ends at a quote or an escaped newline.
 func ParseActionOutcome(text string) (o Outcome, found bool, err error) {
-	upper := strings.ToUpper(text)
-	i := strings.LastIndex(upper, ActionMarker)
+	i := lastIndexFoldASCII(text, ActionMarker)
 	if i < 0 {
 		return Outcome{}, false, nil
 	}
@@ -68,7 +70,32 @@ func ActionError(text string) error {
 	case !found:
 		return New(ResponseInvalid, "action answer has no ACTION_OUTCOME marker")
 	case !o.Success:
-		return New(ActionFailed, "action reported failed: %s", o.Reason)
+		// The model's reason is model output: it rides in the cause, which
+		// is redacted before it is stored, not in Reason, which is logged as is.
+		return &Error{Class: ActionFailed, Reason: "action reported failed", Err: errors.New(o.Reason)}
 	}
 	return nil
+}
+
+// lastIndexFoldASCII returns the index of the last occurrence in s of marker
+// (upper-case ASCII), ignoring ASCII case, or -1. Searching strings.ToUpper(s)
+// instead would be wrong: upper-casing changes the byte length of some runes
+// ("ı" → "I", "ɐ" → "Ɐ") and of invalid UTF-8, so an index into it is not an
+// index into s — it misreads the verdict or slices past the end.
+func lastIndexFoldASCII(s, marker string) int {
+	n := len(marker)
+outer:
+	for i := len(s) - n; i >= 0; i-- {
+		for j := 0; j < n; j++ {
+			c := s[i+j]
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			if c != marker[j] {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
 }

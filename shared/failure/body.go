@@ -12,7 +12,7 @@ import (
 // detail is what a provider's error body says, in the shapes we know:
 //
 //	OpenAI, Azure   {"error":{"message","type","param","code","innererror":{"code"}}}
-//	Anthropic       {"type":"error","error":{"type","message"}}
+//	Anthropic       {"type":"error","error":{"type","message","details":{"error_code"}}}
 //	AWS JSON        {"__type":"ns#Code","message"} or header x-amzn-ErrorType
 //	Discord         {"message","code":10015,"retry_after":1.5,"global":false}
 //	Slack           plain text token: "channel_not_found"
@@ -20,7 +20,7 @@ import (
 type detail struct {
 	Code      string // provider error code ("insufficient_quota", "ThrottlingException", "channel_not_found")
 	Type      string // provider error type ("rate_limit_error", "invalid_request_error")
-	InnerCode string // Azure innererror.code ("ResponsibleAIPolicyViolation")
+	InnerCode string // Azure innererror.code ("ResponsibleAIPolicyViolation"), Anthropic details.error_code
 	Message   string
 
 	RetryAfter    time.Duration // body retry_after, seconds in the body
@@ -52,11 +52,13 @@ func parseBody(p Provider, body []byte) (detail, bool) {
 	}
 	var d detail
 	if len(b) > 0 && b[0] == '{' {
-		s := scanner{buf: b, d: &d}
+		// The scanner holds the detail by value: a pointer to a local would
+		// move it to the heap on every classification.
+		s := scanner{buf: b}
 		if s.object(ctxRoot, 0) {
-			return d, d != (detail{})
+			return s.d, s.d != (detail{})
 		}
-		d = detail{} // a half-parsed body is not evidence
+		// A half-parsed body is not evidence: d stays empty.
 	}
 	// Plain text. Slack's incoming webhooks answer errors with a bare token
 	// such as "invalid_token" or "channel_is_archived".
@@ -76,13 +78,13 @@ func parseBody(p Provider, body []byte) (detail, bool) {
 // x-amzn-ErrorType "ThrottlingException:http://internal.amazon.com/..." or
 // the query protocol's x-amzn-query-error "AWS.SimpleQueueService.X;Sender".
 func headerCode(h http.Header) string {
-	if v := h.Get("X-Amzn-Errortype"); v != "" {
+	if v := header(h, "X-Amzn-Errortype"); v != "" {
 		if i := strings.IndexAny(v, ":"); i >= 0 {
 			v = v[:i]
 		}
 		return v
 	}
-	if v := h.Get("X-Amzn-Query-Error"); v != "" {
+	if v := header(h, "X-Amzn-Query-Error"); v != "" {
 		if i := strings.IndexByte(v, ';'); i >= 0 {
 			v = v[:i]
 		}
@@ -111,7 +113,7 @@ func isToken(s string) bool {
 const (
 	ctxRoot  = iota // the top-level object
 	ctxError        // the object under "error"
-	ctxInner        // the object under "error.innererror"
+	ctxInner        // the object under "error.innererror" or "error.details"
 	ctxOther        // anything else: scanned, not recorded
 )
 
@@ -122,7 +124,7 @@ const (
 type scanner struct {
 	buf []byte
 	pos int
-	d   *detail
+	d   detail
 }
 
 func (s *scanner) ws() {
@@ -186,7 +188,7 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 		switch {
 		case ctx == ctxRoot && string(key) == "error":
 			child = ctxError
-		case ctx == ctxError && string(key) == "innererror":
+		case ctx == ctxError && (string(key) == "innererror" || string(key) == "details"):
 			child = ctxInner
 		}
 		return s.object(child, depth+1)
@@ -230,11 +232,15 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		}
 		return string(raw)
 	}
-	d := s.d
+	d := &s.d
 	switch ctx {
 	case ctxInner:
-		if string(key) == "code" {
-			d.InnerCode = text()
+		// Anthropic's details.error_code tells a monthly spend cap apart
+		// from a rate limit that shares its type, rate_limit_error.
+		if string(key) == "code" || string(key) == "error_code" {
+			if v := text(); v != "" {
+				d.InnerCode = v
+			}
 		}
 	case ctxError:
 		switch string(key) {

@@ -102,8 +102,8 @@ var DefaultRules = Classifier{
 func Classify(err error) Classification { return DefaultRules.Classify(err) }
 
 func classifyOwn(err error) (Classification, bool) {
-	var e *Error
-	if !errors.As(err, &e) || !e.Class.Valid() {
+	e, ok := find[*Error](err)
+	if !ok || !e.Class.Valid() {
 		return Classification{}, false
 	}
 	c := Of(e.Class, e.Reason)
@@ -114,8 +114,7 @@ func classifyOwn(err error) (Classification, bool) {
 	// A known class raised around an upstream error keeps the upstream's
 	// evidence (status, code, Retry-After) for the dead letter.
 	if inner := e.Err; inner != nil {
-		var h *HTTPError
-		if errors.As(inner, &h) {
+		if h, ok := find[*HTTPError](inner); ok {
 			c.Provider, c.Status = h.Provider, h.Status
 			if d, ok := parseBody(h.Provider, h.Body); ok {
 				c.Code = d.bestCode()
@@ -129,20 +128,18 @@ func classifyOwn(err error) (Classification, bool) {
 }
 
 func classifyPanic(err error) (Classification, bool) {
-	var p *PanicError
-	if errors.As(err, &p) {
+	if _, ok := find[*PanicError](err); ok {
 		return Of(InternalBug, "recovered panic"), true
 	}
-	var re runtime.Error
-	if errors.As(err, &re) {
+	if _, ok := find[runtime.Error](err); ok {
 		return Of(InternalBug, "runtime error"), true
 	}
 	return Classification{}, false
 }
 
 func classifyHTTP(err error) (Classification, bool) {
-	var h *HTTPError
-	if !errors.As(err, &h) {
+	h, ok := find[*HTTPError](err)
+	if !ok {
 		return Classification{}, false
 	}
 	d, parsed := parseBody(h.Provider, h.Body)
@@ -184,12 +181,20 @@ func classifyDetail(p Provider, status int, d detail, parsed bool) (Classificati
 				continue
 			}
 			if c, ok := codeClass(p, code); ok {
-				return Of(c, string(p)+" code "+code+statusSuffix(status)), true
+				// A code that only says "bad request" (Bedrock's
+				// ValidationException) is refined by a definite phrase:
+				// "Input is too long for requested model." is TOKEN_LIMIT.
+				if c == ClientError && d.Message != "" {
+					if ph, ok := matchPhrase(ProviderPhrases, d.Message); ok {
+						return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", status)), true
+					}
+				}
+				return Of(clientClass(p, c), reason(p, " code ", code, "", status)), true
 			}
 		}
 		if d.Message != "" {
 			if ph, ok := matchPhrase(ProviderPhrases, d.Message); ok {
-				return Of(ph.Class, string(p)+" message mentions \""+ph.Fragment+"\""+statusSuffix(status)), true
+				return Of(ph.Class, reason(p, " message mentions \"", ph.Fragment, "\"", status)), true
 			}
 		}
 	}
@@ -202,22 +207,47 @@ func classifyDetail(p Provider, status int, d detail, parsed bool) (Classificati
 		}
 	}
 	if c, ok := StatusClasses[status]; ok {
-		return Of(c, string(p)+" HTTP "+strconv.Itoa(status)), true
+		return Of(clientClass(p, c), string(p)+" HTTP "+strconv.Itoa(status)), true
 	}
 	switch {
 	case status >= 500:
 		return Of(UpstreamUnavailable, string(p)+" HTTP "+strconv.Itoa(status)), true
 	case status >= 400:
-		return Of(ClientError, string(p)+" HTTP "+strconv.Itoa(status)), true
+		return Of(clientClass(p, ClientError), string(p)+" HTTP "+strconv.Itoa(status)), true
 	}
 	return Classification{}, false
 }
 
-func statusSuffix(status int) string {
-	if status == 0 {
-		return ""
+// clientClass keeps CLIENT_ERROR for model providers only. CLIENT_ERROR
+// counts against a model's health, so a 4xx from anyone else must not be
+// one: from AWS it is a request we built wrong (INTERNAL_BUG, like
+// ValidationException), from a webhook or article host a payload or input it
+// rejects (SCHEMA_INVALID).
+func clientClass(p Provider, c Class) Class {
+	if c != ClientError || p.IsModel() {
+		return c
 	}
-	return " (HTTP " + strconv.Itoa(status) + ")"
+	if p == AWS {
+		return InternalBug
+	}
+	return SchemaInvalid
+}
+
+// reason returns provider+what+subject+detail, then " (HTTP status)" when
+// there was a status, built in one allocation: it runs on every
+// classification of an upstream error.
+func reason(p Provider, what, subject, detail string, status int) string {
+	var buf [128]byte
+	b := append(buf[:0], p...)
+	b = append(b, what...)
+	b = append(b, subject...)
+	b = append(b, detail...)
+	if status != 0 {
+		b = append(b, " (HTTP "...)
+		b = strconv.AppendInt(b, int64(status), 10)
+		b = append(b, ')')
+	}
+	return string(b)
 }
 
 // codeClass looks a code up in the provider's table, then the shared ones.
@@ -241,30 +271,70 @@ type coder interface {
 	ErrorCode() string
 }
 
+// statusCoder is satisfied by the AWS SDK's response errors and HTTPError.
+type statusCoder interface {
+	HTTPStatusCode() int
+}
+
+// find is errors.As without the allocation: it returns the first error in
+// err's tree that is a T, walking Unwrap() error and Unwrap() []error depth
+// first and honouring As methods, exactly as errors.As does. errors.As takes
+// its target as an any, so every call heap-allocates the target variable;
+// with a dozen calls per classification that was most of Classify's
+// allocations.
+func find[T any](err error) (T, bool) {
+	for err != nil {
+		if t, ok := err.(T); ok {
+			return t, true
+		}
+		if x, ok := err.(interface{ As(any) bool }); ok {
+			var t T
+			if x.As(&t) {
+				return t, true
+			}
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if t, ok := find[T](e); ok {
+					return t, true
+				}
+			}
+			err = nil
+		default:
+			err = nil
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// has reports whether err's tree holds a T.
+func has[T any](err error) bool {
+	_, ok := find[T](err)
+	return ok
+}
+
 func classifyAPI(err error) (Classification, bool) {
-	var ce coder
-	if !errors.As(err, &ce) {
+	ce, ok := find[coder](err)
+	if !ok {
 		return Classification{}, false
 	}
 	code := ce.ErrorCode()
 	p := AWS
-	var own *CodeError
-	if errors.As(err, &own) {
+	if own, ok := find[*CodeError](err); ok {
 		p = own.Provider
 	} else {
-		var op *smithy.OperationError
-		if errors.As(err, &op) && strings.Contains(strings.ToLower(op.Service()), "bedrock") {
-			p = Bedrock
-		}
+		p = awsProvider(err)
 	}
 	status := 0
-	var sc interface{ HTTPStatusCode() int }
-	if errors.As(err, &sc) {
+	if sc, ok := find[statusCoder](err); ok {
 		status = sc.HTTPStatusCode()
 	}
 	d := detail{Code: code}
-	var me interface{ ErrorMessage() string }
-	if errors.As(err, &me) {
+	if me, ok := find[interface{ ErrorMessage() string }](err); ok {
 		d.Message = me.ErrorMessage()
 	}
 	c, ok := classifyDetail(p, status, d, true)
@@ -285,16 +355,26 @@ func classifyAPI(err error) (Classification, bool) {
 	return c, true
 }
 
+// awsProvider tells Bedrock runtime apart from the AWS data plane by the
+// SDK operation's service, since its codes speak about the model.
+func awsProvider(err error) Provider {
+	if op, ok := find[*smithy.OperationError](err); ok && lastIndexFoldASCII(op.Service(), "BEDROCK") >= 0 {
+		return Bedrock
+	}
+	return AWS
+}
+
 // classifyStatusCoder handles SDK response errors that carry a status but no
 // code (a bare *awshttp.ResponseError).
 func classifyStatusCoder(err error) (Classification, bool) {
-	var sc interface{ HTTPStatusCode() int }
-	if !errors.As(err, &sc) || sc.HTTPStatusCode() == 0 {
+	sc, ok := find[statusCoder](err)
+	if !ok || sc.HTTPStatusCode() == 0 {
 		return Classification{}, false
 	}
-	c, ok := classifyDetail(AWS, sc.HTTPStatusCode(), detail{}, false)
+	p := awsProvider(err)
+	c, ok := classifyDetail(p, sc.HTTPStatusCode(), detail{}, false)
 	if ok {
-		c.Provider, c.Status = AWS, sc.HTTPStatusCode()
+		c.Provider, c.Status = p, sc.HTTPStatusCode()
 	}
 	return c, ok
 }
@@ -326,8 +406,8 @@ var SyscallClasses = map[syscall.Errno]Class{
 }
 
 func classifySyscall(err error) (Classification, bool) {
-	var errno syscall.Errno
-	if !errors.As(err, &errno) {
+	errno, ok := find[syscall.Errno](err)
+	if !ok {
 		return Classification{}, false
 	}
 	if c, ok := SyscallClasses[errno]; ok {
@@ -356,40 +436,29 @@ func errnoName(e syscall.Errno) string {
 // CA bundle, an expired certificate on the upstream) and are AUTH_DENIED;
 // other handshake failures are transport noise.
 func classifyTLS(err error) (Classification, bool) {
-	var (
-		unknownAuthority x509.UnknownAuthorityError
-		invalid          x509.CertificateInvalidError
-		hostname         x509.HostnameError
-		verify           *tls.CertificateVerificationError
-		record           tls.RecordHeaderError
-		alert            tls.AlertError
-	)
 	switch {
-	case errors.As(err, &verify), errors.As(err, &unknownAuthority),
-		errors.As(err, &invalid), errors.As(err, &hostname):
+	case has[*tls.CertificateVerificationError](err), has[x509.UnknownAuthorityError](err),
+		has[x509.CertificateInvalidError](err), has[x509.HostnameError](err):
 		return Of(AuthDenied, "tls certificate verification failed"), true
-	case errors.As(err, &record):
+	case has[tls.RecordHeaderError](err):
 		return Of(InternalBug, "tls record header: the endpoint does not speak TLS"), true
-	case errors.As(err, &alert):
+	case has[tls.AlertError](err):
 		return Of(NetworkTimeout, "tls alert during handshake"), true
 	}
 	return Classification{}, false
 }
 
 func classifyNet(err error) (Classification, bool) {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
+	if has[*net.DNSError](err) {
 		return Of(NetworkTimeout, "dns lookup failed"), true
 	}
-	var ne net.Error
-	if errors.As(err, &ne) {
+	if ne, ok := find[net.Error](err); ok {
 		if ne.Timeout() {
 			return Of(NetworkTimeout, "network timeout"), true
 		}
 		return Of(NetworkTimeout, "network error"), true
 	}
-	var op *net.OpError
-	if errors.As(err, &op) {
+	if op, ok := find[*net.OpError](err); ok {
 		return Of(NetworkTimeout, "network "+op.Op+" failed"), true
 	}
 	return Classification{}, false
@@ -405,14 +474,10 @@ func classifyEOF(err error) (Classification, bool) {
 // classifyJSON: JSON errors that reach the classifier come from model
 // output; our own envelope decoding raises SCHEMA_INVALID explicitly.
 func classifyJSON(err error) (Classification, bool) {
-	var (
-		syntax *json.SyntaxError
-		typ    *json.UnmarshalTypeError
-	)
-	switch {
-	case errors.As(err, &syntax):
+	if has[*json.SyntaxError](err) {
 		return Of(ResponseInvalid, "model output is not valid JSON"), true
-	case errors.As(err, &typ):
+	}
+	if typ, ok := find[*json.UnmarshalTypeError](err); ok {
 		return Of(ResponseInvalid, "model output has the wrong JSON type for "+typ.Field), true
 	}
 	return Classification{}, false

@@ -18,6 +18,9 @@ var ProviderCodes = map[string]Class{
 	"insufficient_quota":                   BudgetExceeded,
 	"billing_hard_limit_reached":           BudgetExceeded,
 	"billing_not_active":                   BudgetExceeded,
+	"organization_spend_limit_exceeded":    BudgetExceeded, // OpenAI hard spend limit, HTTP 429
+	"project_spend_limit_exceeded":         BudgetExceeded, // OpenAI hard spend limit, HTTP 429
+	"enforced_spend_limit_reached":         BudgetExceeded, // Anthropic error.details.error_code on a 429 rate_limit_error
 	"context_length_exceeded":              TokenLimit,
 	"string_above_max_length":              TokenLimit,
 	"content_policy_violation":             ContentPolicy,
@@ -179,13 +182,17 @@ var AWSCodes = mergeCodes(map[string]Class{
 // BedrockCodes override AWSCodes for Bedrock runtime, where the codes speak
 // about the model rather than our deployment.
 var BedrockCodes = map[string]Class{
-	"ValidationException":       ClientError, // bad parameters for this model; refined by message phrases
+	"ValidationException":       ClientError, // bad parameters for this model; refined by ProviderPhrases ("Input is too long")
 	"ResourceNotFoundException": ClientError, // unknown model id
 	"ModelErrorException":       UpstreamUnavailable,
 }
 
 // StatusClasses maps HTTP statuses to classes for every provider. Statuses
-// whose meaning depends on who answered are in ModelStatusClasses.
+// whose meaning depends on who answered are in ModelStatusClasses. ClientError
+// here means "a 4xx nothing else explains"; it stays CLIENT_ERROR only for a
+// model provider: from AWS it is our malformed request (INTERNAL_BUG), from a
+// webhook or article host our payload or input (SCHEMA_INVALID), because
+// neither says anything about a model.
 var StatusClasses = map[int]Class{
 	http.StatusBadRequest:                 ClientError,
 	http.StatusUnauthorized:               AuthDenied,
@@ -245,6 +252,8 @@ type Phrase struct {
 // documented error messages.
 var ProviderPhrases = []Phrase{
 	{"credit balance is too low", BudgetExceeded}, // Anthropic, HTTP 400
+	{"api usage limits", BudgetExceeded},          // Anthropic spend limit, HTTP 400: "You have reached your specified (workspace) API usage limits"
+	{"spend limit", BudgetExceeded},
 	{"exceeded your current quota", BudgetExceeded},
 	{"insufficient_quota", BudgetExceeded},
 	{"billing hard limit", BudgetExceeded},
@@ -273,6 +282,8 @@ var TextPhrases = []Phrase{
 	{"credit balance is too low", BudgetExceeded},
 	{"exceeded your current quota", BudgetExceeded},
 	{"budget exceeded", BudgetExceeded},
+	{"api usage limits", BudgetExceeded},
+	{"spend limit", BudgetExceeded},
 	{"context_length_exceeded", TokenLimit},
 	{"maximum context length", TokenLimit},
 	{"prompt is too long", TokenLimit},

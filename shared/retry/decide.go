@@ -130,7 +130,7 @@ func (p *Profile) Decide(in Input) Decision {
 		delay, lo, hi = max(delay, req), max(lo, req), max(hi, req)
 	}
 	return Retry{Delay: delay, Min: lo, Max: hi, Requested: req, Attempt: attempt,
-		MaxAttempts: pol.MaxAttempts, Class: class, Backoff: pol.Backoff.String()}
+		MaxAttempts: pol.MaxAttempts, Class: class, Backoff: pol.description()}
 }
 
 func (p *Profile) wait(in Input, class failure.Class) Wait {

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +25,33 @@ type Policy struct {
 	// Backoff is the schedule between attempts; nil for non-retryable classes
 	// and for waits.
 	Backoff Backoff
+
+	// desc is Backoff.String() computed once, for descOf, the backoff it was
+	// computed from. Formatting a description costs more than the rest of a
+	// decision, so the shipped profiles precompute it; a policy built by hand,
+	// or one whose Backoff was replaced since, no longer matches descOf and
+	// formats afresh.
+	desc   string
+	descOf Backoff
+}
+
+// describe precomputes pol's backoff description. Only the shipped schedule
+// types are cached: they are comparable, so description's equality check
+// cannot panic.
+func describe(pol Policy) Policy {
+	switch pol.Backoff.(type) {
+	case Exponential, Fixed, Linear:
+		pol.desc, pol.descOf = pol.Backoff.String(), pol.Backoff
+	}
+	return pol
+}
+
+// description returns Backoff.String(), precomputed when it still applies.
+func (pol *Policy) description() string {
+	if pol.descOf != nil && pol.descOf == pol.Backoff {
+		return pol.desc
+	}
+	return pol.Backoff.String()
 }
 
 // Profile is a retry policy table: one Policy per class, optionally
@@ -61,13 +89,21 @@ func (p *Profile) Policy(stage pipeline.Stage, class failure.Class) Policy {
 }
 
 // Validate reports the first inconsistency in p: a class without a policy,
-// a retryable policy without a backoff, a counting policy without a limit.
+// a retryable policy without a backoff, a counting policy without a
+// (positive) limit, a policy or override for a class or stage that does not
+// exist (a typo that would silently do nothing), a negative RequestedCap, or
+// a ProviderQuotaWait that is not positive (a provider-quota wait would end
+// at once and spin).
 func (p *Profile) Validate() error {
 	if p.Name == "" {
 		return fmt.Errorf("profile has no name")
 	}
 	check := func(where string, c failure.Class, pol Policy) error {
 		switch {
+		case !c.Valid():
+			return fmt.Errorf("profile %s: policy%s for unknown class %q", p.Name, where, c)
+		case pol.MaxAttempts < 0:
+			return fmt.Errorf("profile %s: %s%s has a negative attempt limit", p.Name, c, where)
 		case pol.Retryable && pol.Counts && pol.Backoff == nil:
 			return fmt.Errorf("profile %s: %s%s retries without a backoff", p.Name, c, where)
 		case pol.Retryable && pol.Counts && pol.MaxAttempts == 0:
@@ -76,6 +112,12 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("profile %s: %s%s is not retryable but allows %d attempts", p.Name, c, where, pol.MaxAttempts)
 		}
 		return nil
+	}
+	if p.RequestedCap < 0 {
+		return fmt.Errorf("profile %s: negative RequestedCap %s", p.Name, p.RequestedCap)
+	}
+	if p.ProviderQuotaWait <= 0 {
+		return fmt.Errorf("profile %s: ProviderQuotaWait %s must be positive", p.Name, p.ProviderQuotaWait)
 	}
 	for _, c := range failure.Classes() {
 		pol, ok := p.Policies[c]
@@ -86,9 +128,20 @@ func (p *Profile) Validate() error {
 			return err
 		}
 	}
-	for st, over := range p.Stages {
-		for c, pol := range over {
-			if err := check(" in stage "+string(st), c, pol); err != nil {
+	// Maps iterate in random order; sort so the same profile always reports
+	// the same first error.
+	for _, c := range slices.Sorted(maps.Keys(p.Policies)) {
+		if !c.Valid() {
+			return check("", c, p.Policies[c])
+		}
+	}
+	for _, st := range slices.Sorted(maps.Keys(p.Stages)) {
+		if !st.Valid() {
+			return fmt.Errorf("profile %s: override for unknown stage %q", p.Name, st)
+		}
+		over := p.Stages[st]
+		for _, c := range slices.Sorted(maps.Keys(over)) {
+			if err := check(" in stage "+string(st), c, over[c]); err != nil {
 				return err
 			}
 		}
@@ -165,11 +218,11 @@ func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class
 		case !t.Counts:
 			out[c] = Policy{Retryable: true}
 		case c == failure.ActionFailed:
-			out[c] = Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}}
+			out[c] = describe(Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}})
 		case c == failure.ResponseInvalid:
-			out[c] = Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: pick(c)}
+			out[c] = describe(Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: pick(c)})
 		default:
-			out[c] = Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Backoff: pick(c)}
+			out[c] = describe(Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Backoff: pick(c)})
 		}
 	}
 	return out

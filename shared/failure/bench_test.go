@@ -1,0 +1,67 @@
+package failure_test
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/aws/smithy-go"
+
+	"github.com/triagehq/triage/shared/failure"
+)
+
+// openAI429Body is a typical OpenAI rate-limit body (~250 bytes).
+const openAI429Body = `{"error":{"message":"Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 29541, Requested 1733. Please try again in 2.548s.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`
+
+// BenchmarkClassifyOpenAI429 classifies the most common provider failure:
+// an *HTTPError with a ~250-byte JSON body and rate-limit headers.
+func BenchmarkClassifyOpenAI429(b *testing.B) {
+	err := error(&failure.HTTPError{
+		Provider: failure.OpenAI,
+		Op:       "chat.completions",
+		Status:   http.StatusTooManyRequests,
+		Header: http.Header{
+			"Content-Type":                   {"application/json"},
+			"X-Request-Id":                   {"req_8f2a"},
+			"X-Ratelimit-Limit-Tokens":       {"30000"},
+			"X-Ratelimit-Remaining-Tokens":   {"0"},
+			"X-Ratelimit-Reset-Tokens":       {"2.548s"},
+			"X-Ratelimit-Remaining-Requests": {"499"},
+			"X-Ratelimit-Reset-Requests":     {"120ms"},
+		},
+		Body: []byte(openAI429Body),
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := failure.Classify(err); c.Class != failure.RateLimited {
+			b.Fatalf("class = %s", c.Class)
+		}
+	}
+}
+
+func BenchmarkClassifySmithyThrottle(b *testing.B) {
+	err := error(&smithy.OperationError{
+		ServiceID:     "DynamoDB",
+		OperationName: "UpdateItem",
+		Err:           &smithy.GenericAPIError{Code: "ThrottlingException", Message: "Rate of requests exceeds the allowed throughput."},
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := failure.Classify(err); c.Class != failure.RateLimited {
+			b.Fatalf("class = %s", c.Class)
+		}
+	}
+}
+
+func BenchmarkClassifyNetError(b *testing.B) {
+	err := error(&net.OpError{Op: "read", Net: "tcp",
+		Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}})
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := failure.Classify(err); c.Class != failure.NetworkTimeout {
+			b.Fatalf("class = %s", c.Class)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package failure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"syscall"
+	"testing"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// asser delegates As to another error, like awshttp.ResponseError does.
+type asser struct{ inner error }
+
+func (a asser) Error() string        { return "asser" }
+func (a asser) As(target any) bool   { return errors.As(a.inner, target) }
+func (a asser) Unwrap() error        { return nil }
+func (a asser) HTTPStatusCode() int  { return 0 }
+func (a asser) ErrorMessage() string { return "" }
+
+// TestFindMatchesErrorsAs: find is a drop-in for errors.As on every shape
+// of chain the classifier meets.
+func TestFindMatchesErrorsAs(t *testing.T) {
+	t.Parallel()
+	api := &smithy.GenericAPIError{Code: "ThrottlingException", Message: "slow down"}
+	resp := &awshttp.ResponseError{ResponseError: &smithyhttp.ResponseError{
+		Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 400}}, Err: api}}
+	sdk := &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "PutItem", Err: resp}
+	httpErr := &HTTPError{Provider: OpenAI, Status: 429}
+	errs := map[string]error{
+		"nil":             nil,
+		"plain":           errors.New("x"),
+		"sdk chain":       sdk,
+		"wrapped sdk":     fmt.Errorf("save: %w", sdk),
+		"http":            fmt.Errorf("llm: %w", httpErr),
+		"joined":          errors.Join(errors.New("a"), fmt.Errorf("b: %w", httpErr), api),
+		"multi %w":        fmt.Errorf("%w and %w", io.EOF, &net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}),
+		"as method":       asser{inner: api},
+		"own around http": Wrap(RateLimited, httpErr, "r"),
+		"panic":           Recovered(fmt.Errorf("boom: %w", context.Canceled)),
+		"errno":           syscall.ECONNREFUSED,
+	}
+	for name, err := range errs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			check := func(what string, gotOK, wantOK bool, got, want any) {
+				t.Helper()
+				if gotOK != wantOK || got != want {
+					t.Errorf("%s: find = %v, %v; errors.As = %v, %v", what, got, gotOK, want, wantOK)
+				}
+			}
+			{
+				var want *HTTPError
+				wantOK := errors.As(err, &want)
+				got, ok := find[*HTTPError](err)
+				check("*HTTPError", ok, wantOK, got, want)
+			}
+			{
+				var want coder
+				wantOK := errors.As(err, &want)
+				got, ok := find[coder](err)
+				check("coder", ok, wantOK, got, want)
+			}
+			{
+				var want statusCoder
+				wantOK := errors.As(err, &want)
+				got, ok := find[statusCoder](err)
+				check("statusCoder", ok, wantOK, got, want)
+			}
+			{
+				var want *smithy.OperationError
+				wantOK := errors.As(err, &want)
+				got, ok := find[*smithy.OperationError](err)
+				check("*OperationError", ok, wantOK, got, want)
+			}
+			{
+				var want syscall.Errno
+				wantOK := errors.As(err, &want)
+				got, ok := find[syscall.Errno](err)
+				check("Errno", ok, wantOK, got, want)
+			}
+			{
+				var want net.Error
+				wantOK := errors.As(err, &want)
+				got, ok := find[net.Error](err)
+				check("net.Error", ok, wantOK, got, want)
+			}
+			{
+				var want runtime.Error
+				wantOK := errors.As(err, &want)
+				got, ok := find[runtime.Error](err)
+				check("runtime.Error", ok, wantOK, got, want)
+			}
+			{
+				var want *Error
+				wantOK := errors.As(err, &want)
+				got, ok := find[*Error](err)
+				check("*Error", ok, wantOK, got, want)
+			}
+		})
+	}
+}
