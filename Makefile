@@ -1,0 +1,103 @@
+# triage — one Makefile for developers, CI and `sam build` (BuildMethod: makefile).
+#
+#   make demo    the main job, end to end, on the local AWS
+#   make test    every test: lint, unit, integration against moto, short fuzz runs
+#
+# Both check for the tools they need and say how to get a missing one.
+
+SHELL      := /bin/bash
+GO         ?= go
+FUZZTIME   ?= 60s
+SHORTFUZZ  ?= 3s
+BENCHTIME  ?= 1s
+export CGO_ENABLED ?= 0
+
+.PHONY: all test unit lint fuzz fuzz-short bench build demo tools-go tools-lint clean
+
+all: build
+
+## tools ----------------------------------------------------------------------
+
+tools-go:
+	@command -v $(GO) >/dev/null || { echo "make: Go 1.26+ is required: https://go.dev/dl/" >&2; exit 1; }
+
+tools-lint: tools-go
+	@command -v cfn-lint >/dev/null || [ ! -f template.yaml ] || { echo "make: cfn-lint is required for template.yaml: pip install cfn-lint" >&2; exit 1; }
+
+## quality --------------------------------------------------------------------
+
+lint: tools-lint
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@if [ -f template.yaml ]; then echo "cfn-lint template.yaml"; cfn-lint template.yaml; fi
+
+unit: tools-go
+	$(GO) test -count=1 ./...
+
+test: lint unit fuzz-short
+
+# fuzz runs every fuzz target for FUZZTIME (default 60s), one at a time:
+# `go test -fuzz` takes one target in one package per run.
+fuzz: tools-go
+	@$(MAKE) --no-print-directory fuzz-run FT=$(FUZZTIME)
+
+fuzz-short: tools-go
+	@$(MAKE) --no-print-directory fuzz-run FT=$(SHORTFUZZ)
+
+fuzz-run:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t ($(FT))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FT) >/tmp/triage-fuzz.log 2>&1 || { cat /tmp/triage-fuzz.log; exit 1; }; \
+	    tail -n 1 /tmp/triage-fuzz.log; \
+	  done; \
+	done
+
+bench: tools-go
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+build: tools-go
+	$(GO) build ./...
+
+## demo -----------------------------------------------------------------------
+
+# Until the stage runtime lands, the demo runs the sample failures through the
+# decision core and prints the decision table.
+demo: tools-go
+	$(GO) run ./cmd/triage classify --table events/failures/*.json
+
+clean:
+	rm -rf .build
+
+## SAM build targets and local bootstraps -------------------------------------
+#
+# `sam build` (BuildMethod: makefile, CodeUri: .) runs `make build-<LogicalId>`
+# with ARTIFACTS_DIR set; each target leaves the function's `bootstrap` there
+# for provided.al2023 on arm64. `make bootstraps` builds the same binaries for
+# this machine into .build/<LogicalId>/bootstrap for the local Lambda runtime.
+#
+# FUNCTIONS lists <LogicalId>:<package under ./functions>; adding a function
+# (RedriveFunc:redrive, SchedulerFunc:scheduler, RecoveryFunc:recovery) is one
+# word here plus its resource in template.yaml.
+
+FUNCTIONS          := FetchFunc:fetch LLMFunc:llm NotifyFunc:notify
+LAMBDA_BUILD_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
+fn_id               = $(word 1,$(subst :, ,$(1)))
+fn_pkg              = $(word 2,$(subst :, ,$(1)))
+
+.PHONY: bootstraps $(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
+
+define sam_build_target
+build-$(call fn_id,$(1)):
+	@[ -n "$$(ARTIFACTS_DIR)" ] || { echo "make: ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 1; }
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $$(GO) build $$(LAMBDA_BUILD_FLAGS) -o $$(ARTIFACTS_DIR)/bootstrap ./functions/$(call fn_pkg,$(1))
+endef
+$(foreach f,$(FUNCTIONS),$(eval $(call sam_build_target,$(f))))
+
+bootstraps: tools-go
+	@set -e; for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; \
+	  echo "bootstrap .build/$$id/bootstrap <- ./functions/$$pkg"; \
+	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 \
+	    $(GO) build $(LAMBDA_BUILD_FLAGS) -o .build/$$id/bootstrap ./functions/$$pkg; \
+	done

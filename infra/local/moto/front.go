@@ -1,0 +1,96 @@
+package moto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Front is a loopback reverse proxy in front of moto that makes it behave
+// like DynamoDB under concurrency, and the place where tests hook faults in.
+//
+// moto evaluates a ConditionExpression and applies the update without a
+// lock, so under concurrent requests two conditional writes to one item can
+// both succeed (measured here: 1 round in 200 of 8 concurrent writers under
+// CPU load had two winners). DynamoDB serializes writes to an item and never
+// allows that. Front runs DynamoDB requests one at a time; SQS and everything
+// else pass through concurrently, because long polls must not block.
+type Front struct {
+	// URL is the proxy's endpoint; point AWS_ENDPOINT_URL at it.
+	URL string
+
+	backend *url.URL
+	proxy   *httputil.ReverseProxy
+	srv     *http.Server
+	dynamo  sync.Mutex
+
+	mu        sync.RWMutex
+	intercept Interceptor
+}
+
+// Interceptor sees every request before it reaches moto: it may answer it
+// itself (return true), for instance with an injected throttle, or let it
+// through (return false). target is the AWS API call, such as
+// "DynamoDB_20120810.UpdateItem" or "AmazonSQS.SendMessage".
+type Interceptor func(w http.ResponseWriter, r *http.Request, target string) bool
+
+// StartFront serves a Front for the moto at backendURL on a free loopback port.
+func StartFront(backendURL string) (*Front, error) {
+	u, err := url.Parse(backendURL)
+	if err != nil {
+		return nil, fmt.Errorf("moto front: backend %q: %w", backendURL, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("moto front: listen: %w", err)
+	}
+	f := &Front{URL: "http://" + ln.Addr().String(), backend: u}
+	f.proxy = httputil.NewSingleHostReverseProxy(u)
+	f.proxy.Transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
+	f.srv = &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = f.srv.Serve(ln) }()
+	return f, nil
+}
+
+// SetInterceptor installs (or, with nil, removes) the interceptor.
+func (f *Front) SetInterceptor(i Interceptor) {
+	f.mu.Lock()
+	f.intercept = i
+	f.mu.Unlock()
+}
+
+// ServeHTTP forwards r, serializing DynamoDB calls.
+func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	target := r.Header.Get("X-Amz-Target")
+	f.mu.RLock()
+	intercept := f.intercept
+	f.mu.RUnlock()
+	if intercept != nil && intercept(w, r, target) {
+		return
+	}
+	if strings.HasPrefix(target, "DynamoDB_") {
+		f.dynamo.Lock()
+		defer f.dynamo.Unlock()
+	}
+	f.proxy.ServeHTTP(w, r)
+}
+
+// Close stops the proxy.
+func (f *Front) Close() error {
+	if f == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := f.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return f.srv.Close()
+	}
+	return nil
+}

@@ -1,0 +1,392 @@
+// Package moto starts and stops a moto_server (a local AWS) for the
+// Docker-free local stack and the integration tests, and builds the
+// environment and SDK configuration that point at it.
+//
+// A Server runs in its own process group on a loopback port and is stopped by
+// that group's id only: Stop never signals a process this package did not
+// start. On Linux the server also receives SIGKILL when the process that
+// started it dies (a crashed or timed-out test binary leaves no orphan).
+package moto
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/triagehq/triage/shared/awsconf"
+)
+
+// Fixed identity of the local AWS: moto accepts any credentials and creates
+// everything in AccountID.
+const (
+	// Region is the region every local resource lives in.
+	Region = "us-east-1"
+	// AccountID is moto's default account; ARNs and queue URLs carry it.
+	AccountID = "123456789012"
+	// AccessKeyID and SecretAccessKey are the dummy credentials moto accepts.
+	AccessKeyID     = "test"
+	SecretAccessKey = "test"
+	// InstallHint tells a developer how to get moto_server.
+	InstallHint = `install moto's server with: pip install "moto[server]"`
+)
+
+// ErrNotInstalled is returned (wrapped, with InstallHint) by Start when the
+// moto_server binary is not on PATH.
+var ErrNotInstalled = errors.New("moto_server not found")
+
+// Options configure Start. The zero value starts "moto_server" on a free
+// 127.0.0.1 port and discards its log.
+type Options struct {
+	// Bin is the moto_server executable, looked up on PATH; default "moto_server".
+	Bin string
+	// Host is the address to bind; default "127.0.0.1". Keep it loopback.
+	Host string
+	// Port to listen on; 0 picks a free port (and retries with another one
+	// if the port is taken before moto binds it).
+	Port int
+	// LogPath, if set, receives moto's stdout and stderr (appended).
+	// The last few KiB are kept in memory either way for error messages.
+	LogPath string
+	// StartTimeout bounds the wait until the server answers HTTP; default 20s.
+	StartTimeout time.Duration
+}
+
+// Server is a running moto_server started by Start.
+type Server struct {
+	// URL is the endpoint clients use: the Front proxy, which serializes
+	// DynamoDB requests, e.g. "http://127.0.0.1:43127" (no trailing slash).
+	URL string
+	// BackendURL is moto itself, without the Front.
+	BackendURL string
+	// Front is the proxy behind URL.
+	Front *Front
+	// PID is the server's process id, which is also its process group id.
+	PID int
+
+	log      *tailBuffer
+	logFile  *os.File
+	done     chan struct{} // closed once the process has exited and been reaped
+	waitErr  error         // valid after done is closed
+	stopOnce sync.Once
+	stopErr  error
+}
+
+const (
+	defaultBin          = "moto_server"
+	defaultHost         = "127.0.0.1"
+	defaultStartTimeout = 20 * time.Second
+	// stopGrace is how long Stop waits after SIGTERM before SIGKILL, and
+	// after SIGKILL before giving up.
+	stopGrace = 5 * time.Second
+	// portAttempts bounds the retries when a picked free port is taken
+	// before moto binds it.
+	portAttempts = 3
+	probeEvery   = 50 * time.Millisecond
+)
+
+// Start launches moto_server and returns once it answers HTTP, or an error
+// (with the tail of moto's output) if it exits or does not answer within
+// StartTimeout. ctx bounds the start only: cancelling it later does not stop
+// the server; call Stop.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Bin == "" {
+		opts.Bin = defaultBin
+	}
+	if opts.Host == "" {
+		opts.Host = defaultHost
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = defaultStartTimeout
+	}
+	bin, err := exec.LookPath(opts.Bin)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s): %s", ErrNotInstalled, opts.Bin, InstallHint)
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+
+	for attempt := 1; ; attempt++ {
+		port := opts.Port
+		if port == 0 {
+			if port, err = freePort(opts.Host); err != nil {
+				return nil, err
+			}
+		}
+		s, err := launch(ctx, bin, opts, port)
+		if err == nil {
+			if s.Front, err = StartFront(s.URL); err != nil {
+				_ = s.Stop()
+				return nil, err
+			}
+			s.BackendURL, s.URL = s.URL, s.Front.URL
+			return s, nil
+		}
+		// A picked port can be taken between our probe and moto's bind; the
+		// server then exits at once and another port is worth a try.
+		if opts.Port != 0 || attempt == portAttempts || !errors.Is(err, errExited) || ctx.Err() != nil {
+			return nil, err
+		}
+	}
+}
+
+var errExited = errors.New("moto_server exited during start")
+
+func launch(ctx context.Context, bin string, opts Options, port int) (*Server, error) {
+	s := &Server{
+		URL:  "http://" + net.JoinHostPort(opts.Host, strconv.Itoa(port)),
+		log:  &tailBuffer{max: 8 << 10},
+		done: make(chan struct{}),
+	}
+	var out io.Writer = s.log
+	if opts.LogPath != "" {
+		f, err := os.OpenFile(opts.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("open moto log: %w", err)
+		}
+		s.logFile = f
+		out = io.MultiWriter(f, s.log)
+	}
+	cmd := exec.Command(bin, "-H", opts.Host, "-p", strconv.Itoa(port))
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = sysProcAttr()
+
+	// The goroutine that starts the process stays locked to its OS thread
+	// and blocks in Wait until the process exits: Linux's parent-death
+	// signal follows the forking thread, so that thread must outlive the
+	// server. It also reaps the process, so Stop never leaves a zombie.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.waitErr = cmd.Wait()
+		close(s.done)
+	}()
+	if err := <-started; err != nil {
+		s.closeLog()
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	s.PID = cmd.Process.Pid
+
+	if err := s.waitReady(ctx); err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("%w\n--- moto_server output (tail) ---\n%s", err, s.log.String())
+	}
+	return s, nil
+}
+
+// waitReady polls the server until any HTTP answer comes back, the process
+// exits, or ctx ends.
+func (s *Server) waitReady(ctx context.Context) error {
+	client := &http.Client{Timeout: time.Second}
+	tick := time.NewTicker(probeEvery)
+	defer tick.Stop()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/moto-api/data.json", nil)
+		if err != nil {
+			return fmt.Errorf("probe moto_server: %w", err)
+		}
+		if resp, err := client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			return nil
+		}
+		select {
+		case <-s.done:
+			return fmt.Errorf("%w (pid %d, %s): %v", errExited, s.PID, s.URL, s.waitErr)
+		case <-ctx.Done():
+			return fmt.Errorf("moto_server (pid %d) did not answer on %s: %w", s.PID, s.URL, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// Stop terminates the server's process group (SIGTERM, then SIGKILL after
+// 5s) and reaps it. It is safe to call more than once and on a nil Server;
+// later calls return the first call's result. A server that already exited
+// by itself is not signalled, since its process id may have been reused.
+func (s *Server) Stop() error {
+	if s == nil {
+		return nil
+	}
+	s.stopOnce.Do(func() {
+		s.stopErr = errors.Join(s.Front.Close(), s.stop())
+		s.closeLog()
+	})
+	return s.stopErr
+}
+
+func (s *Server) stop() error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	if err := killGroup(s.PID, sigTerm); err != nil {
+		return fmt.Errorf("stop moto_server pid %d: %w", s.PID, err)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(stopGrace):
+		if err := killGroup(s.PID, sigKill); err != nil {
+			return fmt.Errorf("kill moto_server pid %d: %w", s.PID, err)
+		}
+		select {
+		case <-s.done:
+		case <-time.After(stopGrace):
+			return fmt.Errorf("moto_server pid %d did not exit after SIGKILL", s.PID)
+		}
+	}
+	// Anything left in the group (a reloader's child, say) goes too. The
+	// group id cannot belong to anyone else while members remain; when none
+	// remain this is a no-op.
+	_ = killGroup(s.PID, sigKill)
+	return nil
+}
+
+// Done is closed when the server process has exited and been reaped.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Log returns the last few KiB of the server's output.
+func (s *Server) Log() string { return s.log.String() }
+
+// Reset wipes every resource in the server (POST /moto-api/reset). Tests
+// sharing one server should prefer unique names over resets.
+func (s *Server) Reset(ctx context.Context) error { return Reset(ctx, s.URL) }
+
+// Reset wipes every resource in the moto server at url.
+func Reset(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(url, "/")+"/moto-api/reset", nil)
+	if err != nil {
+		return fmt.Errorf("moto reset: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("moto reset: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("moto reset: HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(body))
+	}
+	return nil
+}
+
+// Env returns the environment variables that point an AWS SDK or the aws
+// CLI at the moto server at url: AWS_ENDPOINT_URL, dummy credentials and the
+// region (both AWS_REGION and AWS_DEFAULT_REGION, for the SDK and CLI v1).
+func Env(url string) []string {
+	return []string{
+		"AWS_ENDPOINT_URL=" + url,
+		"AWS_ACCESS_KEY_ID=" + AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + SecretAccessKey,
+		"AWS_REGION=" + Region,
+		"AWS_DEFAULT_REGION=" + Region,
+	}
+}
+
+// Environ returns base (typically os.Environ()) with Env(url) applied, for a
+// child process such as the aws CLI or a bootstrap binary. Variables that
+// would send requests elsewhere or pick other credentials (AWS_PROFILE,
+// AWS_SESSION_TOKEN, AWS_ENDPOINT_URL_<SERVICE>, …) are dropped.
+func Environ(url string, base []string) []string {
+	out := make([]string, 0, len(base)+5)
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if dropFromEnv(k) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, Env(url)...)
+}
+
+func dropFromEnv(key string) bool {
+	switch key {
+	case "AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+		"AWS_SECURITY_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+		"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI":
+		return true
+	}
+	return strings.HasPrefix(key, "AWS_ENDPOINT_URL_")
+}
+
+// Config returns an SDK config for the moto server at url: awsconf.Load
+// (so AWS_CA_BUNDLE keeps working) with the dummy credentials, Region and
+// BaseEndpoint set to url. opts are applied last.
+func Config(ctx context.Context, url string, opts ...func(*config.LoadOptions) error) (aws.Config, error) {
+	creds := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey, Source: "moto"}, nil
+	})
+	base := []func(*config.LoadOptions) error{
+		config.WithRegion(Region),
+		config.WithCredentialsProvider(creds),
+		config.WithBaseEndpoint(url),
+	}
+	cfg, err := awsconf.Load(ctx, nil, append(base, opts...)...)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("moto config: %w", err)
+	}
+	return cfg, nil
+}
+
+// freePort asks the kernel for a free TCP port on host. The port is released
+// before moto binds it, hence the retry in Start.
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("find a free port on %s: %w", host, err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (s *Server) closeLog() {
+	if s.logFile != nil {
+		_ = s.logFile.Close()
+		s.logFile = nil
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}

@@ -1,0 +1,463 @@
+// Package stack creates triage's CloudFormation stack from template.yaml in
+// a local AWS (moto) with the aws CLI — the same `aws cloudformation
+// create-stack` a developer runs by hand — and exposes the stack's outputs
+// (queue URLs and ARNs, table names) through typed accessors.
+//
+// moto creates the queues and tables and skips the AWS::Serverless::Function
+// resources, which is why template.yaml's Outputs never reference a function.
+// moto's CloudFormation also ignores a table's TimeToLiveSpecification and
+// PointInTimeRecoverySpecification; Create applies those through the
+// DynamoDB API afterwards, so the local tables describe like deployed ones.
+package stack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
+
+	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// InstallHint tells a developer how to get the aws CLI.
+const InstallHint = "install the aws CLI with: pip install awscli"
+
+// ErrCLINotInstalled is returned (wrapped, with InstallHint) when the aws CLI
+// is not on PATH.
+var ErrCLINotInstalled = errors.New("aws CLI not found")
+
+// Output keys of template.yaml that are not per stage.
+const (
+	OutputItemsTable    = "ItemsTableName"
+	OutputErrorLogTable = "ErrorLogTableName"
+	OutputParkedTable   = "ParkedTableName"
+)
+
+// TTLAttribute is the attribute holding each TTL-enabled table's expiry
+// (epoch seconds), keyed by the table's output. It mirrors the tables'
+// TimeToLiveSpecification in template.yaml (a test keeps them in step).
+var TTLAttribute = map[string]string{
+	OutputErrorLogTable: "expires_at",
+	OutputParkedTable:   "expires_at",
+}
+
+// pitrTables are the outputs of the tables with point-in-time recovery in
+// template.yaml.
+var pitrTables = []string{OutputItemsTable}
+
+// outputPrefix maps a stage to the prefix of its outputs in template.yaml
+// ("LLM" + "QueueUrl").
+var outputPrefix = map[pipeline.Stage]string{
+	pipeline.Fetch:  "Fetch",
+	pipeline.LLM:    "LLM",
+	pipeline.Notify: "Notify",
+}
+
+// Kinds of per-stage output, appended to the stage's prefix.
+const (
+	kindQueueURL = "QueueUrl"
+	kindQueueARN = "QueueArn"
+	kindDLQURL   = "DLQUrl"
+	kindDLQARN   = "DLQArn"
+)
+
+// StageOutput returns the output key of kind ("QueueUrl", "QueueArn",
+// "DLQUrl" or "DLQArn") for stage, e.g. "LLMQueueUrl"; "" for an unknown
+// stage.
+func StageOutput(stage pipeline.Stage, kind string) string {
+	p, ok := outputPrefix[stage]
+	if !ok {
+		return ""
+	}
+	return p + kind
+}
+
+// RequiredOutputs lists every output Create insists on, sorted.
+func RequiredOutputs() []string {
+	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable}
+	for _, st := range pipeline.Stages() {
+		for _, k := range []string{kindQueueURL, kindQueueARN, kindDLQURL, kindDLQARN} {
+			keys = append(keys, StageOutput(st, k))
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Options configure Create.
+type Options struct {
+	// Endpoint is the local AWS, e.g. moto.Server.URL. Required.
+	Endpoint string
+	// Name is the stack name: a letter, then letters, digits and hyphens.
+	// Keep it under ~45 characters: moto names a queue
+	// "<stack>-<LogicalId>-<12 chars>" and SQS allows 80. Required.
+	Name string
+	// TemplatePath is template.yaml. Required.
+	TemplatePath string
+	// Parameters override template parameters by key; values may contain
+	// commas (LLMModels).
+	Parameters map[string]string
+	// Timeout bounds the whole creation, polling included; default 60s.
+	Timeout time.Duration
+	// AWSBin is the aws CLI executable, looked up on PATH; default "aws".
+	AWSBin string
+}
+
+// Stack is a created stack and its outputs.
+type Stack struct {
+	// Name is the stack name.
+	Name string
+	// ID is the stack's ARN.
+	ID string
+	// Outputs maps each output key to its value; it holds at least
+	// RequiredOutputs.
+	Outputs map[string]string
+	// Parameters maps every template parameter to its effective value
+	// (defaults included), as describe-stacks reports them.
+	Parameters map[string]string
+
+	endpoint string
+	awsBin   string
+}
+
+const (
+	defaultTimeout = 60 * time.Second
+	pollEvery      = 250 * time.Millisecond
+)
+
+var stackNameRE = regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9]{0,127}$`)
+
+// Create runs `aws cloudformation create-stack` against opts.Endpoint, polls
+// `describe-stacks` until CREATE_COMPLETE (bounded by opts.Timeout), applies
+// what moto's CloudFormation skips (TTL, point-in-time recovery) and returns
+// the stack. It fails on any other terminal status (naming the failed
+// resources), on a parameter the template does not declare (moto would
+// ignore it) and on a missing required output.
+func Create(ctx context.Context, opts Options) (*Stack, error) {
+	if opts.Endpoint == "" || opts.TemplatePath == "" {
+		return nil, errors.New("create stack: Endpoint and TemplatePath are required")
+	}
+	if !stackNameRE.MatchString(opts.Name) {
+		return nil, fmt.Errorf("create stack: invalid stack name %q (a letter, then letters, digits, hyphens)", opts.Name)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	if opts.AWSBin == "" {
+		opts.AWSBin = "aws"
+	}
+	tpl, err := filepath.Abs(opts.TemplatePath)
+	if err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	}
+	if _, err := os.Stat(tpl); err != nil {
+		return nil, fmt.Errorf("create stack %s: template: %w", opts.Name, err)
+	}
+	bin, err := exec.LookPath(opts.AWSBin)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s): %s", ErrCLINotInstalled, opts.AWSBin, InstallHint)
+	}
+	params, err := parametersJSON(opts.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+
+	s := &Stack{Name: opts.Name, endpoint: opts.Endpoint, awsBin: bin}
+	var created struct{ StackId string }
+	args := []string{"cloudformation", "create-stack",
+		"--stack-name", opts.Name,
+		"--template-body", "file://" + tpl,
+		"--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND",
+		"--parameters", params,
+	}
+	if err := s.cli(ctx, &created, args...); err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	}
+	s.ID = created.StackId
+
+	if err := s.waitComplete(ctx); err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	}
+	// moto accepts parameters the template does not declare (and skips
+	// AllowedValues/AllowedPattern); a misspelt key would silently leave the
+	// default in place, so refuse it here as CloudFormation would.
+	for _, k := range slices.Sorted(maps.Keys(opts.Parameters)) {
+		if _, ok := s.Parameters[k]; !ok {
+			return nil, fmt.Errorf("create stack %s: template has no parameter %q (has %s)", opts.Name, k,
+				strings.Join(slices.Sorted(maps.Keys(s.Parameters)), ", "))
+		}
+	}
+	if missing := s.missingOutputs(); len(missing) > 0 {
+		return nil, fmt.Errorf("create stack %s: template.yaml lacks outputs %s", opts.Name, strings.Join(missing, ", "))
+	}
+	if err := s.fillMotoGaps(ctx); err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	}
+	return s, nil
+}
+
+type describeStacks struct {
+	Stacks []struct {
+		StackId           string
+		StackStatus       string
+		StackStatusReason string
+		Outputs           []struct{ OutputKey, OutputValue string }
+		Parameters        []struct{ ParameterKey, ParameterValue string }
+	}
+}
+
+// waitComplete polls describe-stacks until a terminal status. moto creates
+// synchronously, so the first poll normally sees CREATE_COMPLETE.
+func (s *Stack) waitComplete(ctx context.Context) error {
+	for {
+		var out describeStacks
+		if err := s.cli(ctx, &out, "cloudformation", "describe-stacks", "--stack-name", s.Name); err != nil {
+			return err
+		}
+		if len(out.Stacks) != 1 {
+			return fmt.Errorf("describe-stacks returned %d stacks", len(out.Stacks))
+		}
+		st := out.Stacks[0]
+		switch {
+		case st.StackStatus == "CREATE_COMPLETE":
+			s.Outputs = make(map[string]string, len(st.Outputs))
+			for _, o := range st.Outputs {
+				s.Outputs[o.OutputKey] = o.OutputValue
+			}
+			s.Parameters = make(map[string]string, len(st.Parameters))
+			for _, p := range st.Parameters {
+				s.Parameters[p.ParameterKey] = p.ParameterValue
+			}
+			return nil
+		case strings.HasSuffix(st.StackStatus, "_IN_PROGRESS") && !strings.Contains(st.StackStatus, "ROLLBACK"):
+		default:
+			return fmt.Errorf("stack status %s %s%s", st.StackStatus, st.StackStatusReason, s.failureReasons(ctx))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for CREATE_COMPLETE (last status %s): %w", st.StackStatus, ctx.Err())
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// failureReasons lists the resources that failed, best effort.
+func (s *Stack) failureReasons(ctx context.Context) string {
+	var out struct {
+		StackEvents []struct{ LogicalResourceId, ResourceStatus, ResourceStatusReason string }
+	}
+	if err := s.cli(ctx, &out, "cloudformation", "describe-stack-events", "--stack-name", s.Name); err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range out.StackEvents {
+		if strings.HasSuffix(e.ResourceStatus, "_FAILED") {
+			fmt.Fprintf(&b, "; %s %s: %s", e.LogicalResourceId, e.ResourceStatus, e.ResourceStatusReason)
+		}
+	}
+	return b.String()
+}
+
+func (s *Stack) missingOutputs() []string {
+	var missing []string
+	for _, k := range RequiredOutputs() {
+		if s.Outputs[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	return missing
+}
+
+// fillMotoGaps applies the table settings moto's CloudFormation ignores.
+func (s *Stack) fillMotoGaps(ctx context.Context) error {
+	cfg, err := moto.Config(ctx, s.endpoint)
+	if err != nil {
+		return err
+	}
+	db := dynamodb.NewFromConfig(cfg)
+	for _, out := range slices.Sorted(maps.Keys(TTLAttribute)) {
+		table := s.Outputs[out]
+		_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName: aws.String(table),
+			TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{
+				AttributeName: aws.String(TTLAttribute[out]), Enabled: aws.Bool(true),
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("enable TTL on %s: %w", table, err)
+		}
+	}
+	for _, out := range pitrTables {
+		table := s.Outputs[out]
+		_, err := db.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{
+			TableName: aws.String(table),
+			PointInTimeRecoverySpecification: &ddbtypes.PointInTimeRecoverySpecification{
+				PointInTimeRecoveryEnabled: aws.Bool(true),
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("enable point-in-time recovery on %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// Delete runs `aws cloudformation delete-stack` and waits (bounded by ctx,
+// at most 60s) until the stack is gone; moto deletes its queues and tables.
+func (s *Stack) Delete(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, defaultTimeout)
+	defer cancel()
+	if err := s.cli(ctx, nil, "cloudformation", "delete-stack", "--stack-name", s.Name); err != nil {
+		return fmt.Errorf("delete stack %s: %w", s.Name, err)
+	}
+	for {
+		// By ID, a deleted stack still describes (DELETE_COMPLETE); by name,
+		// it no longer exists. Poll by name and treat "does not exist" as done.
+		var out describeStacks
+		err := s.cli(ctx, &out, "cloudformation", "describe-stacks", "--stack-name", s.Name)
+		if err != nil {
+			if strings.Contains(err.Error(), "does not exist") {
+				return nil
+			}
+			return fmt.Errorf("delete stack %s: %w", s.Name, err)
+		}
+		if len(out.Stacks) == 0 || out.Stacks[0].StackStatus == "DELETE_COMPLETE" {
+			return nil
+		}
+		if st := out.Stacks[0].StackStatus; st == "DELETE_FAILED" {
+			return fmt.Errorf("delete stack %s: %s %s", s.Name, st, out.Stacks[0].StackStatusReason)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("delete stack %s: %w", s.Name, ctx.Err())
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// cli runs the aws CLI against the stack's endpoint and decodes its JSON
+// output into out (nil to ignore it).
+func (s *Stack) cli(ctx context.Context, out any, args ...string) error {
+	args = append(args, "--endpoint-url", s.endpoint, "--region", moto.Region, "--output", "json")
+	cmd := exec.CommandContext(ctx, s.awsBin, args...)
+	// AWS_PAGER="" keeps CLI v2 from piping output through less.
+	cmd.Env = append(moto.Environ(s.endpoint, os.Environ()), "AWS_PAGER=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("aws %s %s: %w: %s", args[0], args[1], err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	if out == nil || stdout.Len() == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return fmt.Errorf("aws %s %s: decode output: %w", args[0], args[1], err)
+	}
+	return nil
+}
+
+// parametersJSON renders parameters in the CLI's JSON form, which, unlike
+// the shorthand, keeps commas inside values ("gpt-4o-mini,gpt-4o").
+func parametersJSON(params map[string]string) (string, error) {
+	type param struct{ ParameterKey, ParameterValue string }
+	list := make([]param, 0, len(params))
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if k == "" {
+			return "", errors.New("empty parameter key")
+		}
+		list = append(list, param{k, params[k]})
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return "", fmt.Errorf("encode parameters: %w", err)
+	}
+	return string(b), nil
+}
+
+// Output returns the output key's value, or an error naming the stack and
+// the outputs it has.
+func (s *Stack) Output(key string) (string, error) {
+	if v := s.Outputs[key]; v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("stack %s has no output %q (has %s)", s.Name, key,
+		strings.Join(slices.Sorted(maps.Keys(s.Outputs)), ", "))
+}
+
+// mustOutput backs the typed accessors. Create has already checked every
+// required output, so a panic here means an unknown stage was asked for —
+// a programming error in the caller.
+func (s *Stack) mustOutput(key string) string {
+	v, err := s.Output(key)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func (s *Stack) stageOutput(stage pipeline.Stage, kind string) string {
+	key := StageOutput(stage, kind)
+	if key == "" {
+		panic(fmt.Sprintf("stack %s: unknown stage %q", s.Name, stage))
+	}
+	return s.mustOutput(key)
+}
+
+// QueueURL returns stage's queue URL. It panics for an unknown stage.
+// moto answers with AWS-shaped URLs
+// (https://sqs.us-east-1.amazonaws.com/123456789012/<name>), which the SDK
+// and the CLI accept against the moto endpoint.
+func (s *Stack) QueueURL(stage pipeline.Stage) string { return s.stageOutput(stage, kindQueueURL) }
+
+// QueueARN returns stage's queue ARN. It panics for an unknown stage.
+func (s *Stack) QueueARN(stage pipeline.Stage) string { return s.stageOutput(stage, kindQueueARN) }
+
+// DLQURL returns stage's dead-letter queue URL. It panics for an unknown stage.
+func (s *Stack) DLQURL(stage pipeline.Stage) string { return s.stageOutput(stage, kindDLQURL) }
+
+// DLQARN returns stage's dead-letter queue ARN. It panics for an unknown stage.
+func (s *Stack) DLQARN(stage pipeline.Stage) string { return s.stageOutput(stage, kindDLQARN) }
+
+// ItemsTable returns the Items table name.
+func (s *Stack) ItemsTable() string { return s.mustOutput(OutputItemsTable) }
+
+// ErrorLogTable returns the error-log table name.
+func (s *Stack) ErrorLogTable() string { return s.mustOutput(OutputErrorLogTable) }
+
+// ParkedTable returns the parked-items table name.
+func (s *Stack) ParkedTable() string { return s.mustOutput(OutputParkedTable) }
+
+// PutSecureParameter stores value as an SSM SecureString parameter name
+// (overwriting), e.g. to seed the LLM API key or the webhook signing secret
+// into the local AWS. cfg is typically moto.Config or localtest's Env.AWS.
+func PutSecureParameter(ctx context.Context, cfg aws.Config, name, value string) error {
+	_, err := ssm.NewFromConfig(cfg).PutParameter(ctx, &ssm.PutParameterInput{
+		Name:      aws.String(name),
+		Value:     aws.String(value),
+		Type:      ssmtypes.ParameterTypeSecureString,
+		Overwrite: aws.Bool(true),
+	})
+	if err != nil {
+		return fmt.Errorf("put secure parameter %s: %w", name, err)
+	}
+	return nil
+}
