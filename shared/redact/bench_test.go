@@ -1,0 +1,104 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/shared/redact"
+)
+
+// benchError is a typical failure log line (~300 bytes) with one key in it.
+const benchError = `llm stage: item story-000123 attempt 3/5 (correlation c0ffee00-1234-4abc-8def-0123456789ab): ` +
+	`POST https://api.openai.com/v1/chat/completions: 401 Unauthorized: Incorrect API key provided: ` +
+	`sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm. You can find your API key at ` +
+	`https://platform.openai.com/account/api-keys. (request req_8f2a9c1d, 412ms)`
+
+// benchClean is 1 KiB of clean operator text: ids, statuses, timestamps.
+var benchClean = func() string {
+	line := "2024-01-15T10:30:00Z stage=llm item=story-000123 status=429 class=RATE_LIMITED " +
+		"model=gpt-4o-mini retry_in=6m0s attempts=3 max_tokens=4096 request=req_8f2a9c1d ok.\n"
+	s := strings.Repeat(line, 1024/len(line)+1)
+	return s[:1024]
+}()
+
+// benchJSON is a ~2 KiB provider error body with request context around it.
+var benchJSON = []byte(`{
+  "item_id": "story-000123",
+  "stage": "llm",
+  "correlation_id": "c0ffee00-1234-4abc-8def-0123456789ab",
+  "attempts": 3,
+  "first_failure_at": "2024-01-15T10:30:00Z",
+  "last_failure_at": "2024-01-15T10:36:00Z",
+  "request": {
+    "url": "https://api.openai.com/v1/chat/completions",
+    "headers": {"Authorization": "Bearer sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm", "Content-Type": "application/json", "OpenAI-Organization": "org-abc"},
+    "body": {
+      "model": "gpt-4o-mini",
+      "max_tokens": 512,
+      "temperature": 0.2,
+      "messages": [
+        {"role": "system", "content": "You are a careful news editor. Summarize the article in three sentences, neutral tone, no speculation."},
+        {"role": "user", "content": "Article: The city council met on Tuesday to discuss the new transit plan, which would add three bus lines and extend the light rail to the airport by 2027. Residents raised concerns about construction noise and the cost of the project, estimated at 1.2 billion dollars. The council will vote next month."}
+      ]
+    }
+  },
+  "response": {
+    "status": 429,
+    "headers": {"x-request-id": "req_8f2a9c1d3e4b5a6f", "x-ratelimit-limit-tokens": "30000", "x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "6m0s", "retry-after": "360"},
+    "body": "{\"error\":{\"message\":\"Rate limit reached for gpt-4o-mini in organization org-abc on tokens per min (TPM): Limit 30000, Used 29541, Requested 1733. Please try again in 2.548s. Visit https://platform.openai.com/account/rate-limits to learn more.\",\"type\":\"tokens\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}"
+  },
+  "error_class": "RATE_LIMITED",
+  "retryable": true,
+  "last_stack": "goroutine 1 [running]:\nmain.(*Handler).call(0xc000010000)\n\t/var/task/llm.go:142 +0x1d\nmain.(*Handler).Handle(0xc000010000, {0x1, 0x2})\n\t/var/task/handler.go:88 +0x2a"
+}`)
+
+func BenchmarkString(b *testing.B) {
+	b.SetBytes(int64(len(benchError)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := redact.String(benchError); strings.Contains(out, "Zx9Qw8Er") {
+			b.Fatal("key survived")
+		}
+	}
+}
+
+func BenchmarkStringClean(b *testing.B) {
+	b.SetBytes(int64(len(benchClean)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := redact.String(benchClean); len(out) != len(benchClean) {
+			b.Fatal("clean text changed")
+		}
+	}
+}
+
+func BenchmarkJSON(b *testing.B) {
+	b.SetBytes(int64(len(benchJSON)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := redact.JSON(benchJSON); strings.Contains(string(out), "Zx9Qw8Er") {
+			b.Fatal("key survived")
+		}
+	}
+}
+
+func BenchmarkText(b *testing.B) {
+	s := strings.Repeat("Summarize the following article. ", 128)
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = redact.Text(s)
+	}
+}
+
+// BenchmarkStringDigits is the slow path: 4 KiB of numbers with separators
+// (a metrics dump), where the digit patterns must look at every run.
+func BenchmarkStringDigits(b *testing.B) {
+	line := "2024-01-15 10:30:00 latency_ms 1234.5 p99 2048 bytes 1048576 ids 123 456 7890 4111 1111 1111 1112\n"
+	s := strings.Repeat(line, 4096/len(line)+1)[:4096]
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = redact.String(s)
+	}
+}

@@ -1,0 +1,388 @@
+package redact
+
+import "strings"
+
+// Hand-written finders for Pattern.Find. Each one hops between the bytes
+// that must be there (':' or '=', '?' or '&', "://") with the strings
+// package's fast searches and looks around them by hand.
+
+// findKeyValue finds "key: value", "key=value", "key => value",
+// "key": "value" and \"key\":\"value\" where the key matcher calls the key
+// secret. The key is a run of letters, digits and "_.-", or two such runs
+// separated by one space ("API key", "access tokens"). The value is
+// double-quoted (JSON escapes allowed, the closing quote optional so that
+// truncated text is covered), quoted with escaped quotes (JSON inside a
+// JSON string), single-quoted, or a bare token ending at whitespace or one
+// of "\&,;<>{}()`. An auth scheme (Bearer, Basic, Token, Digest) before the
+// value is kept. A value on the next line is not taken: "credentials:" in
+// YAML heads a block.
+func findKeyValue(s string, from int) []int {
+	for i := from; i < len(s); {
+		sep := i
+		for sep < len(s) && s[sep] != ':' && s[sep] != '=' {
+			sep++
+		}
+		if sep == len(s) {
+			return nil
+		}
+		i = sep + 1
+		keyStart, keyEnd, kind := keyBefore(s, from, sep)
+		if keyStart < 0 || !keyInContext(s, keyStart, keyEnd, sep) {
+			continue
+		}
+		v := sep + 1
+		if v < len(s) && (s[v] == '>' && s[sep] == '=' || s[v] == '=' && s[sep] == ':') { // => and :=
+			v++
+		}
+		vs, ve, end := valueAt(s, v, kind == KindCookie)
+		if ve <= vs {
+			continue
+		}
+		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
+	}
+	return nil
+}
+
+// keyInContext reports whether the key at [start, end), followed by the
+// separator at sep, is a key rather than part of a reference: a name right
+// after '/' or '@' is a host or a path (//auth.example.com:443,
+// /v1/auth:login), a name between colons is a field of an ARN or a URN
+// (arn:aws:secretsmanager:…:secret:prod/openai), and host.name:port is an
+// address.
+func keyInContext(s string, start, end, sep int) bool {
+	if start > 0 {
+		switch s[start-1] {
+		case '/', '@':
+			return false
+		case ':':
+			if s[sep] == ':' {
+				return false
+			}
+		}
+	}
+	if end < len(s) && s[end] == ':' && strings.IndexByte(s[start:end], '.') >= 0 {
+		d := end + 1
+		for d < len(s) && isDigit(s[d]) {
+			d++
+		}
+		if d > end+1 && (d == len(s) || !isKeyByte(s[d])) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyBefore returns the secret key that ends just before the separator at
+// sep (past an optional quote and spaces) and its kind, or -1, -1. It
+// prefers the single word; when that is not secret it tries the two words
+// before sep.
+func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
+	k := sep
+	for k > from && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	if k > from && (s[k-1] == '"' || s[k-1] == '\'') {
+		k--
+		if k > from && s[k-1] == '\\' {
+			k--
+		}
+	}
+	end = k
+	for k > from && isKeyByte(s[k-1]) {
+		k--
+	}
+	if k == end || k == from && from > 0 && isKeyByte(s[from-1]) {
+		return -1, -1, ""
+	}
+	if kind := secretKeyCandidate(s[k:end]); kind != "" {
+		return k, end, kind
+	}
+	// Two words only where the last one needs the first: "API key",
+	// "access tokens". Elsewhere the word before is prose ("Bearer realm=",
+	// "AUTH_DENIED reason=").
+	if last := s[k:end]; !strings.EqualFold(last, "key") && !strings.EqualFold(last, "keys") && !strings.EqualFold(last, "tokens") {
+		return -1, -1, ""
+	}
+	if w := k - 1; w > from && s[w] == ' ' && isKeyByte(s[w-1]) {
+		k2 := w
+		for k2 > from && isKeyByte(s[k2-1]) {
+			k2--
+		}
+		if !(k2 == from && from > 0 && isKeyByte(s[from-1])) {
+			if kind := secretKeyCandidate(s[k2:end]); kind != "" {
+				return k2, end, kind
+			}
+		}
+	}
+	return -1, -1, ""
+}
+
+// keyNeedles are lowercase fragments every secret key contains (see
+// SecretWords, SecretFragments, KeyPrefixes): a cheap test before KeyKind
+// splits a key into words, and the triggers of the key-value rule.
+var keyNeedles = []string{
+	"pass", "pwd", "secret", "token", "key", "auth", "cookie", "sess",
+	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf",
+}
+
+// needlesByFirst indexes keyNeedles by their first byte.
+var needlesByFirst = func() (t [256][]string) {
+	for _, n := range keyNeedles {
+		t[n[0]] = append(t[n[0]], n)
+	}
+	return t
+}()
+
+// secretKeyCandidate returns the kind of key, the word(s) before a
+// separator, or "" if it is not a secret key.
+func secretKeyCandidate(key string) Kind {
+	var buf [64]byte
+	if len(key) < 3 || len(key) > len(buf) {
+		return "" // too short for a needle, or a long run of word characters
+	}
+	lower := buf[:len(key)]
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	for i, c := range lower {
+		for _, n := range needlesByFirst[c] {
+			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
+				kind, _ := KeyKind(key)
+				return kind
+			}
+		}
+	}
+	return ""
+}
+
+// valueAt parses the value starting at v (after spaces and an optional auth
+// scheme) and returns the span to replace and the end of the value
+// including a closing quote. A bare cookie value runs on across "; " to
+// the next name=value pair.
+func valueAt(s string, v int, cookie bool) (vs, ve, end int) {
+	j := skipBlanks(s, v)
+	if w := schemeLen(s[j:]); w > 0 {
+		if k := skipBlanks(s, j+w); k > j+w && k < len(s) && !isBareStop(s[k]) {
+			j = k
+		}
+	}
+	if j >= len(s) {
+		return 0, 0, 0
+	}
+	switch c := s[j]; {
+	case c == '"':
+		k := j + 1
+	quoted:
+		for k < len(s) {
+			switch s[k] {
+			case '\\':
+				if k+1 >= len(s) || s[k+1] == '\n' {
+					break quoted
+				}
+				k += 2
+			case '"', '\r', '\n':
+				break quoted
+			default:
+				k++
+			}
+		}
+		k = min(k, len(s))
+		if k < len(s) && s[k] == '"' {
+			return j + 1, k, k + 1
+		}
+		return j + 1, k, k
+	case c == '\\' && j+1 < len(s) && s[j+1] == '"':
+		k := j + 2
+		for k < len(s) && s[k] != '"' && s[k] != '\\' && s[k] != '\r' && s[k] != '\n' {
+			k++
+		}
+		return j + 2, k, k
+	case c == '\'':
+		k := j + 1
+		for k < len(s) && s[k] != '\'' && s[k] != '\r' && s[k] != '\n' {
+			k++
+		}
+		if k < len(s) && s[k] == '\'' {
+			return j + 1, k, k + 1
+		}
+		return j + 1, k, k
+	default:
+		if strings.HasPrefix(s[j:], markerPrefix) {
+			// A bare value an earlier pattern already redacted: extending it
+			// over what follows would let a second pass disagree with the
+			// first, as the value syntaxes of the patterns differ.
+			return 0, 0, 0
+		}
+		k := j
+		for {
+			for k < len(s) && !isBareStop(s[k]) {
+				k++
+			}
+			if !cookie || k >= len(s) || s[k] != ';' {
+				return j, k, k
+			}
+			if n := skipBlanks(s, k+1); n < len(s) && !isBareStop(s[n]) {
+				k = n
+				continue
+			}
+			return j, k, k
+		}
+	}
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// schemeLen returns the length of the auth scheme word s starts with, or 0.
+func schemeLen(s string) int {
+	for _, w := range [...]string{"bearer", "basic", "token", "digest"} {
+		if len(s) > len(w) && strings.EqualFold(s[:len(w)], w) && (s[len(w)] == ' ' || s[len(w)] == '\t') {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// isBareStop reports whether c ends a bare (unquoted) value.
+func isBareStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\\', '&', ',', ';', '<', '>', '{', '}', '(', ')', '`':
+		return true
+	}
+	return false
+}
+
+func isKeyByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
+
+// findParam finds "name=value" after '?', '&', '#', an escaped "\u0026"
+// (Go's JSON encoder) or "&amp;" (HTML), where IsSecretParam(name). The
+// value ends at '&', '#', whitespace, a quote, '<', '>' or a backslash.
+func findParam(s string, from int) []int {
+	for i := from; i < len(s); {
+		j := strings.IndexAny(s[i:], "?&#\\")
+		if j < 0 {
+			return nil
+		}
+		a := i + j
+		i = a + 1
+		name := a + 1
+		switch {
+		case s[a] == '\\':
+			if !strings.HasPrefix(s[a:], `\u0026`) {
+				continue
+			}
+			name = a + len(`\u0026`)
+		case strings.HasPrefix(s[a:], "&amp;"):
+			name = a + len("&amp;")
+		}
+		k := name
+		for k < len(s) && isParamByte(s[k]) {
+			k++
+		}
+		// Decide on the name before scanning the value, so that a text of
+		// many harmless parameters is read once.
+		if k == name || k >= len(s) || s[k] != '=' || !IsSecretParam(s[name:k]) {
+			continue
+		}
+		ve := k + 1
+		for ve < len(s) && !isParamStop(s[ve]) {
+			ve++
+		}
+		if ve == k+1 || strings.HasPrefix(s[k+1:], markerPrefix) { // empty, or redacted already (see valueAt)
+			continue
+		}
+		return []int{a, ve, name, k, k + 1, ve}
+	}
+	return nil
+}
+
+func isParamByte(c byte) bool {
+	return isKeyByte(c) || c == '[' || c == ']' || c == '%'
+}
+
+func isParamStop(c byte) bool {
+	switch c {
+	case '&', '#', ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '<', '>', '\\':
+		return true
+	}
+	return false
+}
+
+// findURLPassword finds the password of scheme://user:password@host. The
+// authority ends at '/', '?', '#', whitespace, a quote, '<', '>' or a
+// backslash; the last '@' in it ends the user information, and the first
+// ':' before that starts the password, so a password may hold ':' and '@'
+// and a user name may be an email address.
+func findURLPassword(s string, from int) []int {
+	for i := from; i < len(s); {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
+			return nil
+		}
+		p := i + j
+		i = p + 3
+		start := p
+		for start > from && isSchemeByte(s[start-1]) {
+			start--
+		}
+		for start < p && !isLetter(s[start]) {
+			start++
+		}
+		if start == p {
+			continue
+		}
+		a := p + 3
+		e := a
+		for e < len(s) && !isAuthorityStop(s[e]) {
+			e++
+		}
+		at := strings.LastIndexByte(s[a:e], '@')
+		if at < 0 {
+			continue
+		}
+		user := s[a : a+at]
+		colon := indexOutsideMarkers(user, ':')
+		if colon < 0 || colon == len(user)-1 {
+			continue
+		}
+		return []int{start, a + at + 1, -1, -1, a + colon + 1, a + at}
+	}
+	return nil
+}
+
+// indexOutsideMarkers is strings.IndexByte that skips markers, whose ':'
+// separates nothing.
+func indexOutsideMarkers(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '[' && strings.HasPrefix(s[i:], markerPrefix) {
+			if j := strings.IndexByte(s[i:], ']'); j > 0 {
+				i += j
+				continue
+			}
+		}
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isSchemeByte(c byte) bool { return isAlnum(c) || c == '+' || c == '.' || c == '-' }
+
+func isAuthorityStop(c byte) bool {
+	switch c {
+	case '/', '?', '#', ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '<', '>', '\\':
+		return true
+	}
+	return false
+}

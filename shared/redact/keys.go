@@ -1,0 +1,316 @@
+package redact
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// The key matcher. A key is split into lowercase words at non-alphanumeric
+// characters and camel-case humps ("X-Api-Key", "api_key", "apiKey" and
+// "APIKey" all give api|key). The tables below are the whole rule.
+
+// SecretWords are words that make a key secret, with the marker kind its
+// value gets: "token", "db_password", "session_id", "Authorization".
+var SecretWords = map[string]Kind{
+	"password": KindPassword, "passwords": KindPassword, "passwd": KindPassword,
+	"pwd": KindPassword, "pass": KindPassword, "passphrase": KindPassword,
+	"secret": KindSecret, "secrets": KindSecret, "clientsecret": KindSecret,
+	"token": KindSecret, "auth": KindSecret, "authn": KindSecret, "authz": KindSecret,
+	"credential": KindSecret, "credentials": KindSecret, "creds": KindSecret,
+	"apikey": KindSecret, "apikeys": KindSecret, "accesskey": KindSecret,
+	"secretkey": KindSecret, "privatekey": KindSecret,
+	"session": KindSecret, "sessionid": KindSecret, "sessid": KindSecret,
+	"signature": KindSecret, "sig": KindSecret, "jwt": KindSecret,
+	"otp": KindSecret, "totp": KindSecret, "csrf": KindSecret, "xsrf": KindSecret,
+	"authorization": KindBearer, "bearer": KindBearer,
+	"cookie": KindCookie, "cookies": KindCookie, "setcookie": KindCookie,
+}
+
+// SecretFragments make a key secret when a single word contains them, for
+// keys written without separators: "openaiapikey", "dbpassword",
+// "JSESSIONID", "PHPSESSID". A word ending in "token" ("accesstoken") is secret too.
+// The table is read once, on first use.
+var SecretFragments = map[string]Kind{
+	"password": KindPassword, "passwd": KindPassword, "passphrase": KindPassword,
+	"secret": KindSecret, "apikey": KindSecret, "accesskey": KindSecret,
+	"secretkey": KindSecret, "privatekey": KindSecret, "credential": KindSecret,
+	"signature": KindSecret, "sessionid": KindSecret, "sessid": KindSecret,
+	"authorization": KindBearer, "cookie": KindCookie,
+}
+
+// KeyPrefixes make the word "key" after them secret (api_key, access-key,
+// PrivateKey, signing_key), and the plural "tokens" after them (access_tokens,
+// refresh_tokens). Elsewhere "key" (partition_key, idempotency_key, S3's Key)
+// and "tokens" (max_tokens, prompt_tokens) are not secret.
+var KeyPrefixes = map[string]bool{
+	"api": true, "access": true, "secret": true, "private": true, "signing": true,
+	"encryption": true, "master": true, "account": true, "subscription": true,
+	"client": true, "function": true, "functions": true, "license": true, "app": true,
+	"auth": true, "sas": true, "storage": true, "shared": true, "hmac": true,
+	"webhook": true, "session": true, "consumer": true, "ssh": true, "gpg": true,
+	"pgp": true, "jwt": true, "refresh": true, "id": true, "bearer": true,
+	"oauth": true, "csrf": true, "xsrf": true,
+}
+
+// MetaWords, after the last secret word of a key, say the value describes
+// the secret rather than being it: token_count, secret_arn, password_length,
+// auth_type, token_expires_at, signature_version, api_key_present.
+var MetaWords = map[string]bool{
+	"count": true, "counts": true, "limit": true, "limits": true, "used": true,
+	"usage": true, "type": true, "types": true, "kind": true, "name": true,
+	"names": true, "arn": true, "len": true, "length": true, "size": true,
+	"version": true, "url": true, "uri": true, "endpoint": true, "path": true,
+	"file": true, "filename": true, "ttl": true, "expiry": true, "expires": true,
+	"expiration": true, "expired": true, "enabled": true, "disabled": true,
+	"set": true, "present": true, "provided": true, "required": true,
+	"configured": true, "missing": true, "valid": true, "invalid": true,
+	"scope": true, "scopes": true, "source": true, "provider": true,
+	"format": true, "algorithm": true, "alg": true, "mode": true, "method": true,
+	"scheme": true, "strategy": true, "max": true, "min": true, "per": true,
+	"rate": true, "remaining": true, "reset": true, "budget": true,
+	"estimate": true, "estimated": true, "index": true, "status": true,
+	"error": true, "errors": true, "field": true, "ref": true, "location": true,
+	"region": true, "rotation": true, "rotated": true, "lifetime": true,
+	"duration": true, "timeout": true, "age": true, "hint": true, "policy": true,
+}
+
+// HarmlessWords are never secret although they contain a fragment.
+var HarmlessWords = map[string]bool{
+	"secretary": true, "secretaries": true, "secretariat": true,
+}
+
+// TextKeys are the keys, compared without case and separators, whose values
+// are prompts, completions or other free text: Text replaces them. The list
+// follows the request and response bodies of OpenAI (messages, content,
+// prompt, input_text, output_text), Anthropic (system, messages, content,
+// text, completion), Gemini (contents, systemInstruction) and triage's own
+// article pipeline (article, article_text, html, markdown, transcript).
+// "message" (an error's message) is deliberately absent.
+var TextKeys = map[string]bool{
+	"prompt": true, "prompts": true, "messages": true, "system": true,
+	"systemprompt": true, "systeminstruction": true, "userprompt": true,
+	"completion": true, "completions": true, "content": true, "contents": true,
+	"text": true, "texts": true, "inputtext": true, "outputtext": true,
+	"prompttext": true, "fulltext": true, "rawtext": true, "article": true,
+	"articletext": true, "articlebody": true, "transcript": true,
+	"instructions": true, "html": true, "rawhtml": true, "markdown": true,
+}
+
+// TextKeySuffixes extend TextKeys to any key whose last word is one of them:
+// rendered_prompt, chatCompletion, call_transcript.
+var TextKeySuffixes = map[string]bool{
+	"prompt": true, "prompts": true, "completion": true, "completions": true,
+	"transcript": true,
+}
+
+// PayloadKeys are keys whose values are walked like any other value when
+// they are JSON (an object, an array, or a string holding one) — an SQS body
+// or a provider's error body keeps its ids and codes — and replaced by Text
+// otherwise (an article body, a model's raw output).
+var PayloadKeys = map[string]bool{
+	"body": true, "rawbody": true, "requestbody": true, "responsebody": true,
+	"input": true, "inputs": true, "output": true, "outputs": true,
+}
+
+// ParamNames are query parameter names that are secret in a URL although
+// they are not secret keys elsewhere: an OAuth "code", an Azure SAS "sig", a
+// bare "key".
+var ParamNames = map[string]bool{
+	"key": true, "code": true, "sig": true,
+}
+
+// KeyKind reports whether values under key are secret, and which marker kind
+// they get: KindPassword for password-like keys, KindCookie for cookies,
+// KindBearer for Authorization, KindSecret for the rest. Keys are matched
+// without case and separators, and as words inside longer keys
+// (openai_api_key, x-api-key, client_secret, db_password); counters and
+// metadata (max_tokens, prompt_tokens, token_count, secret_arn) and "author"
+// are not secret. Markers inside the key are ignored. The empty key is not
+// secret.
+func KeyKind(key string) (Kind, bool) {
+	r := roleOf(key)
+	return r.kind, r.kind != ""
+}
+
+// IsSecretParam reports whether a URL query parameter's value is secret: a
+// secret key (KeyKind) or one of ParamNames (key, code, sig).
+func IsSecretParam(name string) bool {
+	if ParamNames[strings.ToLower(name)] {
+		return true
+	}
+	_, ok := KeyKind(name)
+	return ok
+}
+
+// IsTextKey reports whether values under key are free text that Text
+// replaces: one of TextKeys, compared without case and separators, or a key
+// whose last word is one of TextKeySuffixes. prompt_tokens, content_type and
+// error messages are not text keys; a secret key never is.
+func IsTextKey(key string) bool { return roleOf(key).text }
+
+// keyRole is what a key says about its value.
+type keyRole struct {
+	kind    Kind // secret, with this marker kind; "" if not
+	text    bool // free text: Text replaces it
+	payload bool // a body: walked when JSON, Text otherwise
+}
+
+// roleOf splits key into words once and reads every table.
+func roleOf(key string) keyRole {
+	key = stripMarkers(key)
+	var buf [16]string
+	words := splitWords(key, buf[:0])
+	if kind := secretKind(words); kind != "" {
+		return keyRole{kind: kind}
+	}
+	var nbuf [64]byte
+	norm := nbuf[:0]
+	for _, w := range words {
+		norm = append(norm, w...)
+	}
+	return keyRole{
+		text:    TextKeys[string(norm)] || len(words) > 0 && TextKeySuffixes[words[len(words)-1]],
+		payload: PayloadKeys[string(norm)],
+	}
+}
+
+// secretKind applies the secret-key rules to the lowercase words of a key.
+func secretKind(words []string) Kind {
+	last := -1
+	var kind Kind
+	for i, w := range words {
+		k := wordKind(w)
+		switch {
+		case k != "":
+		case (w == "key" || w == "keys" || w == "tokens") && i > 0 && KeyPrefixes[words[i-1]]:
+			k = KindSecret
+		default:
+			continue
+		}
+		last, kind = i, k
+	}
+	if last < 0 {
+		return ""
+	}
+	for _, w := range words[last+1:] {
+		if MetaWords[w] {
+			return ""
+		}
+	}
+	return kind
+}
+
+// stripMarkers removes the markers String put into a key, so that the words
+// of a marker ("[REDACTED:aws-access-key]") never make a key secret: a key
+// redacted once is judged as it was the first time.
+func stripMarkers(key string) string {
+	for {
+		i := strings.Index(key, markerPrefix)
+		if i < 0 {
+			return key
+		}
+		j := strings.IndexByte(key[i:], ']')
+		if j < 0 {
+			return key
+		}
+		key = key[:i] + " " + key[i+j+1:]
+	}
+}
+
+// wordKind returns the kind of one lowercase word, or "".
+func wordKind(w string) Kind {
+	if k, ok := SecretWords[w]; ok {
+		return k
+	}
+	if len(w) < 5 || HarmlessWords[w] {
+		return ""
+	}
+	for _, f := range loadFragments() {
+		if strings.Contains(w, f.text) {
+			return f.kind
+		}
+	}
+	if strings.HasSuffix(w, "token") {
+		return KindSecret
+	}
+	return ""
+}
+
+type fragment struct {
+	text string
+	kind Kind
+}
+
+var (
+	fragmentsOnce sync.Once
+	fragments     []fragment
+)
+
+// loadFragments snapshots SecretFragments on first use, strongest kind
+// first, so that a word holding several fragments gets the same kind every
+// time.
+func loadFragments() []fragment {
+	fragmentsOnce.Do(func() {
+		for t, k := range SecretFragments {
+			fragments = append(fragments, fragment{t, k})
+		}
+		sort.Slice(fragments, func(i, j int) bool {
+			if ri, rj := kindRank(fragments[i].kind), kindRank(fragments[j].kind); ri != rj {
+				return ri > rj
+			}
+			return fragments[i].text < fragments[j].text
+		})
+	})
+	return fragments
+}
+
+// kindRank orders the kinds a key can get, so that a key matching several
+// fragments gets the same kind every time.
+func kindRank(k Kind) int {
+	switch k {
+	case KindPassword:
+		return 4
+	case KindCookie:
+		return 3
+	case KindBearer:
+		return 2
+	case KindSecret:
+		return 1
+	}
+	return 0
+}
+
+// splitWords appends the lowercase words of key to dst: runs of ASCII
+// letters and digits, split again at camel-case humps ("apiKey" → api|key,
+// "APIKey" → api|key, "OAuthToken" → o|auth|token). Other bytes separate.
+func splitWords(key string, dst []string) []string {
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			dst = append(dst, strings.ToLower(key[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !isAlnum(c) {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		prev := key[i-1]
+		upper := c >= 'A' && c <= 'Z'
+		prevUpper := prev >= 'A' && prev <= 'Z'
+		nextLower := i+1 < len(key) && key[i+1] >= 'a' && key[i+1] <= 'z'
+		if upper && !prevUpper || upper && prevUpper && nextLower {
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(key))
+	return dst
+}

@@ -1,0 +1,523 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Pattern is one rule of String: how to find candidates (a regular
+// expression or a hand-written finder), how to vet them, the kind of marker
+// they get, and cheap pre-checks that let clean text skip the rule.
+type Pattern struct {
+	// Kind names the marker a match is replaced by, unless Check says
+	// otherwise.
+	Kind Kind
+	// Triggers are lowercase ASCII substrings of which at least one must
+	// occur in the input, ignoring ASCII case, for the pattern to run at
+	// all. No triggers means always run. They are a filter only; Regexp or
+	// Find decides. String finds all triggers of the table in one pass,
+	// indexed on first use: change Triggers before that.
+	Triggers []string
+	// MinDigits, when positive, makes Regexp search only the runs of at
+	// least this many digits (separated by at most two of " -.()/", with a
+	// '+' or '(' before the first); a match must lie within one run and be
+	// at most 32 bytes long. Zero means Regexp searches the whole text.
+	MinDigits int
+	// Regexp finds candidates. Every capturing group except one named "key"
+	// marks a span to replace; a regexp without such groups replaces its
+	// whole match. Groups that did not participate, empty spans and spans
+	// that are already a marker are left alone. Use (?:…) for grouping.
+	Regexp *regexp.Regexp
+	// Find, when set, finds candidates instead of Regexp: it returns the
+	// first candidate starting at or after from as six indices into s —
+	// the match, its key (-1, -1 when there is none) and the span to
+	// replace — or nil when there are no more. The rules that meet almost
+	// every log line (key-value pairs, query parameters, URL passwords) are
+	// parsed by hand: RE2 has no look-behind and finds no literal prefix in
+	// them, so a regular expression would crawl over all the text.
+	Find func(s string, from int) []int
+	// Check, when set, vets each candidate: ok false keeps the text, and a
+	// non-empty kind overrides Kind. It holds what a regular expression
+	// cannot say: Luhn, SSN areas, digits glued to letters (RE2 has no
+	// look-around), whether a key name is secret. After a rejected candidate
+	// the search resumes after it — past its key for Find, one byte past its
+	// start for digit patterns.
+	Check func(m Match) (kind Kind, ok bool)
+}
+
+// Match is a candidate offered to a Pattern's Check.
+type Match struct {
+	// Input is the whole text being redacted.
+	Input string
+	// Start and End bound the whole match in Input.
+	Start, End int
+	// Key is the text of the group named "key", or "".
+	Key string
+	// Secret is the text of the first span that would be replaced.
+	Secret string
+}
+
+// kvSep is what stands between a key and its value: an optional closing
+// quote (escaped or not), then ':', '=' or '=>'.
+const kvSep = `(?:\\?["'])?\s*(?:=>|[:=])[ \t]*`
+
+// Patterns is the table String applies, in order. Specific shapes come first
+// (a JWT inside an Authorization header is marked "jwt"); context rules next
+// (they skip values an earlier rule already marked); PII last, digits after
+// everything that may contain digits.
+var Patterns = []Pattern{
+	{
+		Kind:     KindPrivateKey,
+		Triggers: []string{"private key"},
+		// A whole block, or — in truncated text — the BEGIN line and whatever
+		// base64, header lines and (escaped) newlines follow it.
+		Regexp: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----` +
+			`|-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,._*-]|\\[nrt])*`),
+	},
+	{
+		Kind:     KindJWT,
+		Triggers: []string{"eyj"},
+		Regexp:   regexp.MustCompile(`eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`),
+	},
+	{
+		Kind:     KindAnthropicKey,
+		Triggers: []string{"sk-ant-"},
+		Regexp:   regexp.MustCompile(`sk-ant-[A-Za-z0-9_*-]{16,}`),
+		Check:    checkWordStart,
+	},
+	{
+		// Legacy sk-…, sk-proj-, sk-svcacct-, sk-admin-; '*' so that the masked
+		// form OpenAI echoes in errors goes too. 20 characters at least, so
+		// "sk-learn" stays.
+		Kind:     KindOpenAIKey,
+		Triggers: []string{"sk-"},
+		Regexp:   regexp.MustCompile(`sk-[A-Za-z0-9_*-]{20,}`),
+		Check:    checkWordStart,
+	},
+	{
+		Kind:     KindAWSAccessKey,
+		Triggers: []string{"akia", "asia"},
+		Regexp:   regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
+	},
+	{
+		Kind:     KindGitHubToken,
+		Triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		Regexp:   regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}`),
+		Check:    checkWordStart,
+	},
+	{
+		Kind:     KindSlackToken,
+		Triggers: []string{"xox", "xapp-"},
+		Regexp:   regexp.MustCompile(`xox[a-z]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}`),
+		Check:    checkWordStart,
+	},
+	{
+		Kind:     KindGoogleKey,
+		Triggers: []string{"aiza"},
+		Regexp:   regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
+	},
+	{
+		Kind:     KindStripeKey,
+		Triggers: []string{"_live_", "_test_"},
+		Regexp:   regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`),
+	},
+	{
+		Kind:     KindWebhookSecret,
+		Triggers: []string{"whsec_"},
+		Regexp:   regexp.MustCompile(`whsec_[A-Za-z0-9+/=_-]{8,}`),
+		Check:    checkWordStart,
+	},
+	{
+		// scheme://user:password@host: the user and host stay.
+		Kind:     KindPassword,
+		Triggers: []string{"://"},
+		Find:     findURLPassword,
+	},
+	{
+		Kind:     KindURLSecret,
+		Triggers: []string{"hooks.slack.com"},
+		Regexp:   regexp.MustCompile(`(?i)hooks\.slack\.com/(?:services|workflows|triggers|actions)/([^\s"'<>?#\\),;]+)`),
+	},
+	{
+		// The webhook id stays; the token after it goes.
+		Kind:     KindURLSecret,
+		Triggers: []string{"discord"},
+		Regexp:   regexp.MustCompile(`(?i)discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d+/([^\s"'<>?#/\\),;]+)`),
+	},
+	{
+		Kind:     KindURLSecret,
+		Triggers: []string{"office"},
+		Regexp:   regexp.MustCompile(`(?i)(?:outlook\.office(?:365)?\.com|\.webhook\.office\.com)/webhook(?:b2)?/([^\s"'<>?#\\),;]+)`),
+	},
+	{
+		Kind:     KindURLSecret,
+		Triggers: []string{"hooks.zapier.com"},
+		Regexp:   regexp.MustCompile(`(?i)hooks\.zapier\.com/hooks/catch/([^\s"'<>?#\\),;]+)`),
+	},
+	{
+		Kind:     KindURLSecret,
+		Triggers: []string{"telegram"},
+		Regexp:   regexp.MustCompile(`(?i)api\.telegram\.org/(?:file/)?bot([^\s"'<>?#/\\),;]+)`),
+	},
+	{
+		// Query and fragment parameters, also with & escaped as \u0026 (Go's
+		// JSON encoder) or &amp; (HTML). The name stays.
+		Kind:     KindURLSecret,
+		Triggers: []string{"="},
+		Find:     findParam,
+	},
+	{
+		// AWS secret access keys by the name before them; a bare 40-character
+		// token elsewhere is left alone, so that hashes survive.
+		Kind:     KindAWSSecret,
+		Triggers: []string{"secret"},
+		Regexp:   regexp.MustCompile(`(?i)(?:aws_?secret_?access_?key|secret_?access_?key|aws_?secret(?:_?key)?|secret_?key)` + kvSep + `(?:\\?["'])?([A-Za-z0-9/+]{40})`),
+		Check:    checkAWSSecret,
+	},
+	{
+		// …or right after an access key id (a CSV row, a config line), which
+		// the rule above already marked.
+		Kind:     KindAWSSecret,
+		Triggers: []string{"akia", "asia"},
+		Regexp:   regexp.MustCompile(`\[REDACTED:aws-access-key\](?:\\?["'])?[\s,:;=|]{1,6}(?:\\?["'])?([A-Za-z0-9/+]{40})`),
+		Check:    checkAWSSecretNearID,
+	},
+	{
+		// A standalone "Bearer …" or "Basic …" credential, in an error message
+		// or a dumped request. The token must look random, so "Bearer
+		// authentication failed" stays.
+		Kind:     KindBearer,
+		Triggers: []string{"bearer", "basic"},
+		Regexp:   regexp.MustCompile(`(?i)\b(?:bearer|basic)\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
+		Check:    checkRandomToken,
+	},
+	{
+		// name: value, name=value, "name": "value", name => value, where the
+		// key matcher calls the name secret (x-api-key, db_password,
+		// Authorization, Cookie, client_secret; "API key" with a space too).
+		// An auth scheme before the value stays; a Cookie or Set-Cookie
+		// value goes with all its "; "-separated pairs. See findKeyValue.
+		Kind:     KindSecret,
+		Triggers: keyNeedles,
+		Find:     findKeyValue,
+		Check:    checkKeyValue,
+	},
+	{
+		Kind:     KindEmail,
+		Triggers: []string{"@"},
+		Regexp:   regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
+	},
+	{
+		// 13–19 digits, contiguous or in the printed groupings (4-4-4-4[-3],
+		// 4-6-5, 4-6-4); Check wants Luhn and a card network's first digit.
+		Kind:      KindCard,
+		MinDigits: 13,
+		Regexp:    regexp.MustCompile(`\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{1,4}(?:[ -]\d{3})?|\d{4}[ -]\d{6}[ -]\d{4,5}|\d{13,19}`),
+		Check:     checkCard,
+	},
+	{
+		Kind:      KindSSN,
+		MinDigits: 9,
+		Regexp:    regexp.MustCompile(`\d{3}-\d{2}-\d{4}`),
+		Check:     checkSSN,
+	},
+	{
+		// International numbers start with '+'; North American ones need
+		// parentheses, dashes or dots, or spaces with valid area and exchange
+		// codes. Bare digit runs are never phones: they are ids and times.
+		Kind:      KindPhone,
+		MinDigits: 10,
+		Regexp: regexp.MustCompile(`\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,5}){1,6}` +
+			`|(?:1[ .-]?)?(?:\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}-\d{3}-\d{4}|\d{3}\.\d{3}\.\d{4}|[2-9]\d{2} [2-9]\d{2} \d{4})`),
+		Check: checkPhone,
+	},
+}
+
+// digitMatchMax bounds the length of a match of a digit pattern (a card
+// number with separators is 23 bytes, a phone number about 25).
+const digitMatchMax = 32
+
+// replace returns s with the pattern's accepted matches replaced; in
+// describes s.
+func (p *Pattern) replace(s string, in *probe) string {
+	// Find's candidates have two groups: the key and the secret.
+	keyGroup, numGroups := 1, 2
+	if p.Find == nil {
+		keyGroup, numGroups = p.Regexp.SubexpIndex("key"), p.Regexp.NumSubexp()
+	}
+	secretGroups := numGroups
+	if keyGroup >= 0 {
+		secretGroups--
+	}
+	var (
+		out    []byte
+		copied int
+	)
+	// emit replaces the candidate at loc if it is accepted, and reports
+	// whether it was.
+	emit := func(loc []int) bool {
+		var spans [8][2]int
+		n := 0
+		if secretGroups == 0 {
+			spans[0] = [2]int{loc[0], loc[1]}
+			n = 1
+		} else {
+			for g := 1; g <= numGroups && n < len(spans); g++ {
+				a, b := loc[2*g], loc[2*g+1]
+				if g == keyGroup || a < copied || b <= a || isMarker(s[a:b]) {
+					continue
+				}
+				spans[n] = [2]int{a, b}
+				n++
+			}
+		}
+		if n == 0 {
+			return false
+		}
+		kind := p.Kind
+		if p.Check != nil {
+			m := Match{Input: s, Start: loc[0], End: loc[1], Secret: s[spans[0][0]:spans[0][1]]}
+			if keyGroup >= 0 && loc[2*keyGroup] >= 0 {
+				m.Key = s[loc[2*keyGroup]:loc[2*keyGroup+1]]
+			}
+			k, ok := p.Check(m)
+			if !ok {
+				return false
+			}
+			if k != "" {
+				kind = k
+			}
+		}
+		marker := kind.Marker()
+		for _, sp := range spans[:n] {
+			out = append(out, s[copied:sp[0]]...)
+			out = append(out, marker...)
+			copied = sp[1]
+		}
+		return true
+	}
+	switch {
+	case p.Find != nil:
+		for pos := 0; pos < len(s); {
+			loc := p.Find(s, pos)
+			if loc == nil || loc[0] < pos {
+				break
+			}
+			if emit(loc) || loc[3] <= loc[0] {
+				pos = max(loc[1], loc[0]+1)
+			} else {
+				pos = loc[3] // past the rejected key
+			}
+		}
+	case p.MinDigits > 0:
+		// Digit patterns search only the runs of digits long enough for
+		// them, and without look-around a rejected candidate may hide an
+		// accepted one that starts inside it ("12345 4111 1111 1111 1111"
+		// first offers "2345 4111 1111 1111 111"), so the search goes on
+		// one byte after a rejected start rather than after its end.
+		for _, run := range in.digitRuns() {
+			if run.digits < p.MinDigits {
+				continue
+			}
+			for pos := max(run.lo, copied); pos < run.hi; {
+				// A match is at most digitMatchMax bytes long, so a window
+				// twice that size holds every match that starts in its first
+				// half; searching windows keeps a megabyte of digits linear.
+				hi := min(run.hi, pos+2*digitMatchMax)
+				loc := p.Regexp.FindStringSubmatchIndex(s[pos:hi])
+				if loc == nil {
+					if hi == run.hi {
+						break
+					}
+					pos += digitMatchMax
+					continue
+				}
+				for i := range loc {
+					if loc[i] >= 0 {
+						loc[i] += pos
+					}
+				}
+				if emit(loc) {
+					pos = max(loc[1], loc[0]+1)
+				} else {
+					pos = loc[0] + 1
+				}
+			}
+		}
+	default:
+		for _, loc := range p.Regexp.FindAllStringSubmatchIndex(s, -1) {
+			emit(loc)
+		}
+	}
+	if out == nil {
+		return s
+	}
+	out = append(out, s[copied:]...)
+	return string(out)
+}
+
+// Checks. Each one is what the regular expression cannot say.
+
+// checkWordStart keeps a token glued to a word before it ("task-…",
+// "xsk-…"): the literal-prefix patterns start with it instead of \b, which
+// would hide their prefix from the regexp engine's fast scan.
+func checkWordStart(m Match) (Kind, bool) {
+	return "", !gluedBefore(m.Input, m.Start)
+}
+
+// checkKeyValue gives a key-value candidate the kind of its key;
+// findKeyValue has vetted the key already.
+func checkKeyValue(m Match) (Kind, bool) {
+	return KeyKind(m.Key)
+}
+
+func checkAWSSecret(m Match) (Kind, bool) {
+	return "", m.End == len(m.Input) || !isBase64(m.Input[m.End])
+}
+
+func checkAWSSecretNearID(m Match) (Kind, bool) {
+	if m.End < len(m.Input) && isBase64(m.Input[m.End]) {
+		return "", false
+	}
+	var upper, lower bool
+	for i := 0; i < len(m.Secret); i++ {
+		c := m.Secret[i]
+		upper = upper || c >= 'A' && c <= 'Z'
+		lower = lower || c >= 'a' && c <= 'z'
+	}
+	return "", upper && lower
+}
+
+// checkRandomToken accepts what looks like a credential rather than a word:
+// a digit, or upper case after the first letter together with lower case.
+func checkRandomToken(m Match) (Kind, bool) {
+	var digit, upper, lower bool
+	for i := 0; i < len(m.Secret); i++ {
+		c := m.Secret[i]
+		digit = digit || isDigit(c)
+		upper = upper || i > 0 && c >= 'A' && c <= 'Z'
+		lower = lower || c >= 'a' && c <= 'z'
+	}
+	return "", digit || upper && lower
+}
+
+func checkCard(m Match) (Kind, bool) {
+	if !isolated(m.Input, m.Start, m.End) {
+		return "", false
+	}
+	var digits [19]byte
+	n := 0
+	for i := m.Start; i < m.End; i++ {
+		if c := m.Input[i]; isDigit(c) {
+			if n == len(digits) {
+				return "", false
+			}
+			digits[n] = c - '0'
+			n++
+		}
+	}
+	// Card networks: 2 (Mastercard 2-series), 3 (Amex, Diners, JCB),
+	// 4 (Visa), 5 (Mastercard, Maestro), 6 (Discover, UnionPay, Maestro).
+	if n < 13 || digits[0] < 2 || digits[0] > 6 {
+		return "", false
+	}
+	return "", luhn(digits[:n])
+}
+
+// luhn reports whether digits (0–9 each) pass the Luhn checksum.
+func luhn(digits []byte) bool {
+	sum := 0
+	for i := range digits {
+		d := int(digits[len(digits)-1-i])
+		if i%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+func checkSSN(m Match) (Kind, bool) {
+	if !isolated(m.Input, m.Start, m.End) {
+		return "", false
+	}
+	s := m.Input[m.Start:m.End]
+	area, group, serial := s[0:3], s[4:6], s[7:11]
+	// The SSA never issues area 000, 666 or 900–999, group 00 or serial 0000.
+	if area == "000" || area == "666" || area[0] == '9' || group == "00" || serial == "0000" {
+		return "", false
+	}
+	return "", true
+}
+
+func checkPhone(m Match) (Kind, bool) {
+	if !isolated(m.Input, m.Start, m.End) {
+		return "", false
+	}
+	n := 0
+	for i := m.Start; i < m.End; i++ {
+		if isDigit(m.Input[i]) {
+			n++
+		}
+	}
+	return "", n >= 10 && n <= 15
+}
+
+// isolated reports whether the span [start, end) of s stands on its own: not
+// glued to letters, digits or '_', nor joined to them by one of ".-/+"
+// (story-4111…, v1.415.555.0100, /cards/4111…, 3.14159…, +1…+2…). A marker
+// counts as the word it replaced, so that a number next to a redacted one is
+// judged alike in every pass.
+func isolated(s string, start, end int) bool {
+	if start > 0 {
+		c := s[start-1]
+		if gluedBefore(s, start) {
+			return false
+		}
+		if strings.IndexByte(".-/+", c) >= 0 && gluedBefore(s, start-1) {
+			return false
+		}
+	}
+	if end < len(s) {
+		c := s[end]
+		if gluedAfter(s, end) {
+			return false
+		}
+		if strings.IndexByte(".-/+(", c) >= 0 && gluedAfter(s, end+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// gluedBefore reports whether s[:i] ends in a word character or a marker.
+func gluedBefore(s string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	if c := s[i-1]; isWord(c) {
+		return true
+	} else if c != ']' {
+		return false
+	}
+	j := strings.LastIndexByte(s[:i], '[')
+	return j >= 0 && isMarker(s[j:i])
+}
+
+// gluedAfter reports whether s[i:] starts with a word character or a marker.
+func gluedAfter(s string, i int) bool {
+	return i < len(s) && (isWord(s[i]) || strings.HasPrefix(s[i:], markerPrefix))
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isWord(c byte) bool { return isAlnum(c) || c == '_' }
+
+func isBase64(c byte) bool { return isAlnum(c) || c == '/' || c == '+' || c == '=' }

@@ -1,0 +1,358 @@
+package redact
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Kind names what a marker replaced. Kinds appear in logs and dead letters, so
+// they never change meaning once shipped.
+type Kind string
+
+const (
+	// KindOpenAIKey is an OpenAI API key: sk-, sk-proj-, sk-svcacct-, sk-admin-.
+	KindOpenAIKey Kind = "openai-key"
+	// KindAnthropicKey is an Anthropic API key: sk-ant-api03-… and kin.
+	KindAnthropicKey Kind = "anthropic-key"
+	// KindAWSAccessKey is an AWS access key id: AKIA or ASIA and 16 more
+	// uppercase letters or digits.
+	KindAWSAccessKey Kind = "aws-access-key"
+	// KindAWSSecret is an AWS secret access key, found by its context only.
+	KindAWSSecret Kind = "aws-secret"
+	// KindGitHubToken is a GitHub token: ghp_, gho_, ghu_, ghs_, ghr_ or
+	// github_pat_.
+	KindGitHubToken Kind = "github-token"
+	// KindSlackToken is a Slack token of the xox?- family, or an xapp- token.
+	KindSlackToken Kind = "slack-token"
+	// KindGoogleKey is a Google API key: AIza and 35 more characters.
+	KindGoogleKey Kind = "google-key"
+	// KindStripeKey is a Stripe secret or restricted key, live or test.
+	// Publishable keys (pk_) are not secret and stay.
+	KindStripeKey Kind = "stripe-key"
+	// KindWebhookSecret is a webhook signing secret: whsec_….
+	KindWebhookSecret Kind = "webhook-secret"
+	// KindBearer is the credential of an Authorization header, or of a
+	// standalone "Bearer …"/"Basic …" token. The scheme word stays.
+	KindBearer Kind = "bearer"
+	// KindCookie is the value of a Cookie or Set-Cookie header.
+	KindCookie Kind = "cookie"
+	// KindJWT is a JSON Web Token: three base64url segments starting "eyJ".
+	KindJWT Kind = "jwt"
+	// KindPrivateKey is a PEM private key block, BEGIN line to END line.
+	KindPrivateKey Kind = "private-key"
+	// KindPassword is a password: in a URL's user information, or the value
+	// of a password-like key.
+	KindPassword Kind = "password"
+	// KindURLSecret is a secret query parameter value or the secret path of a
+	// webhook URL.
+	KindURLSecret Kind = "url-secret"
+	// KindEmail is an email address.
+	KindEmail Kind = "email"
+	// KindPhone is a phone number in a typical written shape.
+	KindPhone Kind = "phone"
+	// KindCard is a payment card number that passes the Luhn check.
+	KindCard Kind = "card"
+	// KindSSN is a US social security number.
+	KindSSN Kind = "ssn"
+	// KindSecret is any other value under a secret-looking key.
+	KindSecret Kind = "secret"
+)
+
+// Kinds returns every Kind, in a stable order.
+func Kinds() []Kind {
+	return []Kind{
+		KindOpenAIKey, KindAnthropicKey, KindAWSAccessKey, KindAWSSecret, KindGitHubToken,
+		KindSlackToken, KindGoogleKey, KindStripeKey, KindWebhookSecret, KindBearer,
+		KindCookie, KindJWT, KindPrivateKey, KindPassword, KindURLSecret,
+		KindEmail, KindPhone, KindCard, KindSSN, KindSecret,
+	}
+}
+
+// markerPrefix starts every marker; String never redacts a marker again.
+const markerPrefix = "[REDACTED:"
+
+// Marker returns the text that replaces a secret of kind k,
+// "[REDACTED:" + k + "]".
+func (k Kind) Marker() string { return markerPrefix + string(k) + "]" }
+
+// isMarker reports whether s is exactly one marker, so that redacting
+// redacted text changes nothing.
+func isMarker(s string) bool {
+	if len(s) < len(markerPrefix)+2 || !strings.HasPrefix(s, markerPrefix) || s[len(s)-1] != ']' {
+		return false
+	}
+	for i := len(markerPrefix); i < len(s)-1; i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// String returns s with every match of Patterns replaced by its kind's
+// marker, e.g. "[REDACTED:openai-key]", "[REDACTED:email]". Patterns run in
+// table order, each on the text left by the ones before, and the table runs
+// again until the text stops changing (at most 8 passes), so
+// String(String(s)) == String(s). Text without secrets comes back unchanged
+// and unallocated; a marker is never redacted again. Invalid UTF-8 is kept
+// byte for byte outside the replaced spans.
+func String(s string) string {
+	if len(s) < minSecretLen {
+		return s
+	}
+	// A replacement can remove what delimited another pattern's match (a
+	// '#' inside a redacted value no longer ends a URL's authority), so the
+	// table runs again until the text stops changing. Each pass that
+	// changes anything turns text outside markers into markers, so this
+	// ends; real text needs one pass, or two when it held a secret.
+	out := pass(s)
+	for n := 1; out != s && n < maxPasses; n++ {
+		s, out = out, pass(out)
+	}
+	return out
+}
+
+// maxPasses bounds the passes of String over one text.
+const maxPasses = 8
+
+// pass applies every pattern of the table once.
+func pass(s string) string {
+	t := loadTriggers()
+	in := probe{s: s, found: t.scan(s), minDigits: t.minDigits}
+	for i := range Patterns {
+		p := &Patterns[i]
+		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits || !t.present(i, &in.found) {
+			continue
+		}
+		if out := p.replace(in.s, &in); out != in.s {
+			in.s, in.runsDone = out, false
+		}
+	}
+	return in.s
+}
+
+// minSecretLen is shorter than anything the patterns find, so tiny strings
+// (statuses, enum values) skip the pre-checks altogether.
+const minSecretLen = 6
+
+// Text replaces a prompt, a completion or any other free text by its length
+// in bytes and the first 12 hex digits of its SHA-256:
+// "[text 1234 bytes sha256:1a2b3c4d5e6f]". Two equal texts give equal
+// markers, so dead letters can be compared without revealing what was sent.
+// The empty string stays empty, and a Text marker is returned as is, so
+// Text(Text(s)) == Text(s).
+func Text(s string) string {
+	if s == "" || isTextMarker(s) {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	b := make([]byte, 0, 48)
+	b = append(b, "[text "...)
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, " bytes sha256:"...)
+	b = hex.AppendEncode(b, sum[:6])
+	b = append(b, ']')
+	return string(b)
+}
+
+// isTextMarker reports whether s has the exact shape Text produces.
+func isTextMarker(s string) bool {
+	rest, ok := strings.CutPrefix(s, "[text ")
+	if !ok {
+		return false
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	rest, ok = strings.CutPrefix(rest[n:], " bytes sha256:")
+	if !ok || len(rest) != 13 || rest[12] != ']' {
+		return false
+	}
+	for i := range 12 {
+		if c := rest[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// probe is what the pre-checks of one String call read: the text as the
+// patterns so far left it, the triggers found in the input, and the runs of
+// digits of the text (computed on first use and after a change).
+type probe struct {
+	s         string
+	found     triggerSet
+	minDigits int // the smallest MinDigits of the table: shorter runs are not kept
+	runs      []digitRun
+	runsDone  bool
+}
+
+// digitRun is a run of digits in the text: its bounds and how many digits
+// it holds.
+type digitRun struct{ lo, hi, digits int }
+
+// triggerSet holds one bit per distinct trigger of Patterns.
+type triggerSet [4]uint64
+
+// triggerTable indexes the Triggers of Patterns by their first byte, so that
+// one pass over the input finds every trigger in it, instead of one search
+// per trigger. It also keeps the table's smallest MinDigits.
+type triggerTable struct {
+	words   []string
+	first   [256]bool
+	byFirst [256][]uint16
+	of      [][]uint16 // per pattern, its triggers; nil means always run
+
+	minDigits int // the smallest positive MinDigits
+}
+
+var (
+	triggerOnce sync.Once
+	triggers    *triggerTable
+)
+
+// loadTriggers builds the table from Patterns on first use.
+func loadTriggers() *triggerTable {
+	triggerOnce.Do(func() { triggers = buildTriggers(Patterns) })
+	return triggers
+}
+
+func buildTriggers(ps []Pattern) *triggerTable {
+	t := &triggerTable{of: make([][]uint16, len(ps))}
+	ids := map[string]uint16{}
+	for i, p := range ps {
+		if p.MinDigits > 0 && (t.minDigits == 0 || p.MinDigits < t.minDigits) {
+			t.minDigits = p.MinDigits
+		}
+		for _, w := range p.Triggers {
+			w = strings.ToLower(w)
+			id, ok := ids[w]
+			if !ok {
+				if w == "" || len(t.words) == len(triggerSet{})*64 {
+					t.of[i] = nil // an empty trigger, or too many: always run
+					break
+				}
+				id = uint16(len(t.words))
+				ids[w] = id
+				t.words = append(t.words, w)
+				t.first[w[0]] = true
+				t.byFirst[w[0]] = append(t.byFirst[w[0]], id)
+			}
+			t.of[i] = append(t.of[i], id)
+		}
+	}
+	return t
+}
+
+// scan returns the triggers that occur in s, ignoring ASCII case.
+func (t *triggerTable) scan(s string) triggerSet {
+	var found triggerSet
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if !t.first[c] {
+			continue
+		}
+		for _, id := range t.byFirst[c] {
+			if found[id>>6]&(1<<(id&63)) == 0 && hasPrefixFold(s[i:], t.words[id]) {
+				found[id>>6] |= 1 << (id & 63)
+			}
+		}
+	}
+	return found
+}
+
+// present reports whether pattern i may match: it has no triggers, or one of
+// them was found.
+func (t *triggerTable) present(i int, found *triggerSet) bool {
+	if i >= len(t.of) || t.of[i] == nil {
+		return true
+	}
+	for _, id := range t.of[i] {
+		if found[id>>6]&(1<<(id&63)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixFold reports whether s starts with the lowercase ASCII word w,
+// ignoring ASCII case.
+func hasPrefixFold(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// digitRuns returns the runs of digits of in.s (see forDigitRuns).
+func (in *probe) digitRuns() []digitRun {
+	if !in.runsDone {
+		in.runs, in.runsDone = in.runs[:0], true
+		forDigitRuns(in.s, in.minDigits, func(lo, hi, n int) {
+			in.runs = append(in.runs, digitRun{lo, hi, n})
+		})
+	}
+	return in.runs
+}
+
+// maxDigits returns the largest number of digits in one run of in.s.
+func (in *probe) maxDigits() int {
+	best := 0
+	for _, r := range in.digitRuns() {
+		best = max(best, r.digits)
+	}
+	return best
+}
+
+// forDigitRuns calls f with the bounds and the digit count of every run of
+// s that holds at least min digits. A run is digits joined by at most two separator bytes (space,
+// '-', '.', '(', ')', '/'), with a '+' or '(' just before its first digit:
+// "(415) 555-0100" is one run of 10 digits, "2024-01-15T10:30" runs of 8, 2
+// and 2.
+func forDigitRuns(s string, min int, f func(lo, hi, digits int)) {
+	start, last, n, gap := -1, -1, 0, 0
+	flush := func() {
+		if start >= 0 && n >= min {
+			f(start, last+1, n)
+		}
+		start, n, gap = -1, 0, 0
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isDigit(c):
+			if start < 0 {
+				start = i
+				for start > 0 && i-start < 2 && (s[start-1] == '+' || s[start-1] == '(') {
+					start--
+				}
+			}
+			n++
+			last, gap = i, 0
+		case start >= 0 && gap < 2 && (c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '/'):
+			gap++
+		default:
+			flush()
+		}
+	}
+	flush()
+}

@@ -1,0 +1,672 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// JSON returns a redacted copy of b. When b is one JSON document it is
+// walked: the value under a secret key (KeyKind) becomes a marker whatever
+// its shape (null, booleans and "" stay); values under text keys (IsTextKey)
+// become Text of the string, or of the compact JSON (keys sorted) of an
+// object or array, while numbers, booleans and null stay;
+// values under PayloadKeys are walked when they are JSON and hashed
+// otherwise; every other string — object keys included — goes through
+// String, and a string that itself holds a JSON object or array is walked in
+// turn. Whitespace, key order, numbers and untouched strings are copied byte
+// for byte; a number that is a card number becomes a marker string. The
+// result of a valid document is valid JSON. When b is not JSON, JSON returns
+// String(b) (walked in turn if that made it valid JSON). b is never
+// modified.
+func JSON(b []byte) []byte {
+	if json.Valid(b) {
+		return walk(b)
+	}
+	out := []byte(String(string(b)))
+	// Redaction can mend a document (a control character inside a redacted
+	// value was all that was wrong): walk it then, so that JSON(JSON(b)) ==
+	// JSON(b).
+	if json.Valid(out) {
+		return walk(out)
+	}
+	return out
+}
+
+// walk redacts b, a valid JSON document.
+func walk(b []byte) []byte {
+	w := walker{in: b, out: make([]byte, 0, len(b)+len(b)/8)}
+	w.ws()
+	w.value()
+	w.ws()
+	return w.out
+}
+
+// Value returns a redacted copy of v, a value as encoding/json decodes it:
+// map[string]any, []any, string, float64, json.Number, bool, nil, nested.
+// Keys and values follow the rules of JSON; Text hashes the compact JSON of
+// structured text values, keys sorted. map[string]string, []string,
+// http.Header, json.RawMessage and errors are redacted too; any other value
+// goes through a JSON round trip (so a struct becomes a map[string]any), and
+// one that JSON cannot encode becomes "[unencodable TYPE]", as does
+// anything nested deeper than 10000 levels (a cycle). Map keys go through
+// String; two keys that redact alike are kept apart by a "#2", "#3" suffix.
+// v itself is never modified.
+func Value(v any) (out any) {
+	defer func() {
+		// A MarshalJSON or Error method may panic (a nil receiver); Value
+		// never does.
+		if recover() != nil {
+			out = fmt.Sprintf("[unencodable %T]", v)
+		}
+	}()
+	return value(v, 0)
+}
+
+// maxDepth is how deep Value follows nested maps and slices, as deep as
+// encoding/json nests; deeper values (or a cycle) become a marker instead of
+// a stack overflow.
+const maxDepth = 10000
+
+func value(v any, depth int) any {
+	if depth > maxDepth {
+		return "[unencodable: nested deeper than 10000]"
+	}
+	switch t := v.(type) {
+	case nil, bool, float64, float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return t
+	case json.Number:
+		if r := redactNumber(string(t)); r != string(t) {
+			return r
+		}
+		return t
+	case string:
+		return scrub(t)
+	case json.RawMessage:
+		return json.RawMessage(JSON(t))
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			rk := String(k)
+			put(m, rk, member(rk, x, depth+1))
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, x := range t {
+			s[i] = value(x, depth+1)
+		}
+		return s
+	case map[string]string:
+		return Map(t)
+	case []string:
+		s := make([]string, len(t))
+		for i, x := range t {
+			s[i] = scrub(x)
+		}
+		return s
+	case http.Header:
+		return Header(t)
+	case error:
+		return String(t.Error())
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("[unencodable %T]", v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return fmt.Sprintf("[unencodable %T]", v)
+	}
+	return value(x, depth)
+}
+
+// Map returns a redacted copy of m, for headers, message attributes and
+// other string maps: values under secret keys become markers (an empty value
+// stays empty), values under text keys become Text, values under
+// PayloadKeys are walked as JSON or hashed, every other value and every key
+// goes through String. A nil map gives nil.
+func Map(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for key, v := range m {
+		k := String(key)
+		var r string
+		switch role := roleOf(k); {
+		case role.kind != "":
+			r = secretString(role.kind, v)
+		case role.text:
+			r = Text(v)
+		case role.payload:
+			r = payloadString(v)
+		default:
+			r = scrub(v)
+		}
+		if _, dup := out[k]; dup {
+			k = freeKey(out, k)
+		}
+		out[k] = r
+	}
+	return out
+}
+
+// Header returns a redacted copy of h. Every value of a secret header —
+// Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key,
+// Api-Key, X-Amz-Security-Token, anything KeyKind flags — becomes a marker
+// (an Authorization scheme such as "Bearer" stays in front of it); other
+// values go through String. Names and the number of values are kept; rate
+// limit headers (X-Ratelimit-Remaining-Tokens) stay readable. A nil header
+// gives nil.
+func Header(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for name, vals := range h {
+		rv := make([]string, len(vals))
+		kind, secret := KeyKind(name)
+		for i, v := range vals {
+			if secret {
+				rv[i] = secretString(kind, v)
+			} else {
+				rv[i] = String(v)
+			}
+		}
+		out[name] = rv
+	}
+	return out
+}
+
+// member redacts the value x found under key k of a decoded object.
+func member(k string, x any, depth int) any {
+	role := roleOf(k)
+	if kind := role.kind; kind != "" {
+		switch t := x.(type) {
+		case nil, bool:
+			return t
+		case string:
+			return secretString(kind, t)
+		}
+		return kind.Marker()
+	}
+	if role.text {
+		switch t := x.(type) {
+		case nil, bool, float64, float32, int, int64, json.Number:
+			return t
+		case string:
+			return Text(t)
+		}
+		return Text(canonical(x))
+	}
+	if role.payload {
+		if s, ok := x.(string); ok {
+			return payloadString(s)
+		}
+	}
+	return value(x, depth)
+}
+
+// put stores x under k in m, renaming k with a "#n" suffix if it is taken.
+func put(m map[string]any, k string, x any) {
+	if _, dup := m[k]; dup {
+		k = freeKey(m, k)
+	}
+	m[k] = x
+}
+
+// freeKey returns k + "#n" for the smallest n ≥ 2 not in m.
+func freeKey[V any](m map[string]V, k string) string {
+	for n := 2; ; n++ {
+		c := k + "#" + strconv.Itoa(n)
+		if _, dup := m[c]; !dup {
+			return c
+		}
+	}
+}
+
+// secretString is the replacement of a string under a secret key: empty
+// strings and markers stay; an Authorization value keeps its scheme.
+func secretString(kind Kind, s string) string {
+	if s == "" || isMarker(s) {
+		return s
+	}
+	if kind == KindBearer {
+		if scheme, rest, ok := strings.Cut(s, " "); ok && authSchemes[strings.ToLower(scheme)] {
+			rest = strings.TrimLeft(rest, " ")
+			if rest == "" || isMarker(rest) {
+				return s
+			}
+			return scheme + " " + kind.Marker()
+		}
+	}
+	return kind.Marker()
+}
+
+// authSchemes are the HTTP authentication schemes kept in front of a
+// redacted Authorization value.
+var authSchemes = map[string]bool{
+	"bearer": true, "basic": true, "digest": true, "token": true, "negotiate": true,
+	"ntlm": true, "aws4-hmac-sha256": true, "hmac": true, "dpop": true, "apikey": true,
+}
+
+// scrub redacts a string value: as JSON if it holds a JSON object or array,
+// with String otherwise.
+func scrub(s string) string {
+	if r, ok := embeddedJSON(s); ok {
+		return r
+	}
+	return String(s)
+}
+
+// payloadString redacts a string under a payload key: walked if it holds a
+// JSON object or array, hashed otherwise.
+func payloadString(s string) string {
+	if r, ok := embeddedJSON(s); ok {
+		return r
+	}
+	return Text(s)
+}
+
+// embeddedJSON redacts s as JSON when s is a JSON object or array.
+func embeddedJSON(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return "", false
+	}
+	b := []byte(s)
+	if !json.Valid(b) {
+		return "", false
+	}
+	return string(walk(b)), true
+}
+
+// redactNumber catches card numbers written as JSON numbers; shorter numbers
+// cannot be one and skip String.
+func redactNumber(lit string) string {
+	if len(lit) < 13 {
+		return lit
+	}
+	return String(lit)
+}
+
+// canonical returns the compact JSON of x with object keys sorted, for
+// hashing structured text.
+func canonical(x any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return fmt.Sprint(x)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// walker copies a valid JSON document from in to out, redacting as it goes.
+// json.Valid has vouched for in; the bounds checks are only there so that no
+// input can make it panic.
+type walker struct {
+	in  []byte
+	i   int
+	out []byte
+}
+
+func (w *walker) peek() byte {
+	if w.i < len(w.in) {
+		return w.in[w.i]
+	}
+	return 0
+}
+
+// ws copies whitespace.
+func (w *walker) ws() {
+	for w.i < len(w.in) {
+		switch c := w.in[w.i]; c {
+		case ' ', '\t', '\n', '\r':
+			w.out = append(w.out, c)
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+// copyByte copies one structural byte.
+func (w *walker) copyByte() {
+	if w.i < len(w.in) {
+		w.out = append(w.out, w.in[w.i])
+		w.i++
+	}
+}
+
+func (w *walker) value() {
+	switch w.peek() {
+	case '{':
+		w.object()
+	case '[':
+		w.array()
+	case '"':
+		raw := w.skip()
+		s := decodeString(raw)
+		w.emitString(raw, s, scrub(s))
+	case 0:
+	default:
+		raw := w.skip()
+		if r := redactNumber(string(raw)); r != string(raw) {
+			w.out = appendQuoted(w.out, r)
+		} else {
+			w.out = append(w.out, raw...)
+		}
+	}
+}
+
+func (w *walker) object() {
+	w.copyByte() // {
+	for w.i < len(w.in) {
+		w.ws()
+		if w.peek() != '"' { // }
+			w.copyByte()
+			return
+		}
+		raw := w.skip()
+		key := decodeString(raw)
+		// The role comes from the redacted key, so that a second pass
+		// decides exactly as the first.
+		rkey := String(key)
+		w.emitString(raw, key, rkey)
+		w.ws()
+		w.copyByte() // :
+		w.ws()
+		w.member(rkey)
+		w.ws()
+		if w.peek() != ',' {
+			w.copyByte() // }
+			return
+		}
+		w.copyByte()
+	}
+}
+
+func (w *walker) array() {
+	w.copyByte() // [
+	for w.i < len(w.in) {
+		w.ws()
+		if w.peek() == ']' {
+			w.copyByte()
+			return
+		}
+		w.value()
+		w.ws()
+		if w.peek() != ',' {
+			w.copyByte() // ]
+			return
+		}
+		w.copyByte()
+	}
+}
+
+// member copies the value of key, redacting it by the key's role.
+func (w *walker) member(key string) {
+	role := roleOf(key)
+	if kind := role.kind; kind != "" {
+		raw := w.skip()
+		switch c := firstByte(raw); {
+		case c == 'n' || c == 't' || c == 'f': // null, true, false reveal nothing
+			w.out = append(w.out, raw...)
+		case c == '"':
+			s := decodeString(raw)
+			w.emitString(raw, s, secretString(kind, s))
+		default:
+			w.out = appendQuoted(w.out, kind.Marker())
+		}
+		return
+	}
+	if role.text {
+		raw := w.skip()
+		switch firstByte(raw) {
+		case '"':
+			s := decodeString(raw)
+			w.emitString(raw, s, Text(s))
+		case '{', '[':
+			var x any
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if dec.Decode(&x) == nil {
+				w.out = appendQuoted(w.out, Text(canonical(x)))
+			} else {
+				w.out = appendQuoted(w.out, Text(string(raw)))
+			}
+		default:
+			w.out = append(w.out, raw...)
+		}
+		return
+	}
+	if role.payload && w.peek() == '"' {
+		raw := w.skip()
+		s := decodeString(raw)
+		w.emitString(raw, s, payloadString(s))
+		return
+	}
+	w.value()
+}
+
+// emitString writes the redacted string r, or the original bytes raw when
+// redaction changed nothing, so that escapes survive as written.
+func (w *walker) emitString(raw []byte, s, r string) {
+	if r == s {
+		w.out = append(w.out, raw...)
+		return
+	}
+	w.out = appendQuoted(w.out, r)
+}
+
+// skip advances past the value at w.i and returns its bytes.
+func (w *walker) skip() []byte {
+	start := w.i
+	depth := 0
+	for w.i < len(w.in) {
+		switch c := w.in[w.i]; c {
+		case '"':
+			w.i = endOfString(w.in, w.i)
+			if depth == 0 {
+				return w.in[start:w.i]
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				w.i++
+				return w.in[start:w.i]
+			}
+		default:
+			if depth == 0 {
+				for w.i < len(w.in) && !isJSONDelim(w.in[w.i]) {
+					w.i++
+				}
+				return w.in[start:w.i]
+			}
+		}
+		w.i++
+	}
+	return w.in[start:w.i]
+}
+
+// endOfString returns the index just past the string starting at b[i].
+func endOfString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+func isJSONDelim(c byte) bool {
+	switch c {
+	case ',', '}', ']', ':', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+func firstByte(b []byte) byte {
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+// decodeString returns the text of a JSON string literal, as
+// encoding/json would: escapes resolved, a lone surrogate becomes U+FFFD.
+// Invalid UTF-8 is kept as is.
+func decodeString(raw []byte) string {
+	if len(raw) < 2 {
+		return ""
+	}
+	body := raw[1 : len(raw)-1]
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 {
+		return string(body)
+	}
+	b := make([]byte, 0, len(body))
+	for {
+		b = append(b, body[:i]...)
+		body = body[i:]
+		if len(body) < 2 {
+			break
+		}
+		switch c := body[1]; c {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, n := decodeEscapedRune(body)
+			b = utf8.AppendRune(b, r)
+			body = body[n:]
+			goto next
+		default: // " \ /
+			b = append(b, c)
+		}
+		body = body[2:]
+	next:
+		i = bytes.IndexByte(body, '\\')
+		if i < 0 {
+			b = append(b, body...)
+			break
+		}
+	}
+	return string(b)
+}
+
+// decodeEscapedRune decodes \uXXXX (and a following low surrogate) at the
+// start of b, returning the rune and the bytes used.
+func decodeEscapedRune(b []byte) (rune, int) {
+	r := hex4(b[2:])
+	if r < 0 {
+		return utf8.RuneError, min(len(b), 2)
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+		if r2 := hex4(b[8:]); r2 >= 0 {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, 12
+			}
+		}
+	}
+	return utf8.RuneError, 6
+}
+
+// hex4 parses four hex digits at the start of b, or returns -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// appendQuoted appends s as a JSON string literal. Unlike encoding/json it
+// leaves <, > and & alone (logs are not HTML); invalid UTF-8 becomes U+FFFD.
+func appendQuoted(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
