@@ -1,0 +1,320 @@
+// Package deadletter builds the payload triage puts on a stage's dead-letter
+// queue: everything an on-call operator needs to decide and replay — class,
+// stage, attempts per stage, failure times, the redacted error chain and a
+// sanitized context — and nothing they must not see: no secrets, tokens, API
+// keys, full prompts or raw PII.
+package deadletter
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/redact"
+)
+
+// Limits on the payload. SQS accepts messages up to 256 KiB; a dead letter
+// stays far below so that replay lineage and notes can grow.
+const (
+	// MaxStackBytes bounds last_stack.
+	MaxStackBytes = 8 << 10
+	// MaxPayloadBytes bounds the encoded payload (the SQS message limit).
+	MaxPayloadBytes = 256 << 10
+	// MaxDetailBytes bounds each sanitized_context detail value.
+	MaxDetailBytes = 512
+	// MaxNotes bounds replay notes kept in the payload (the newest win; the
+	// item keeps the full history).
+	MaxNotes = 20
+)
+
+// Payload is the dead-letter message body. Field names are the contract of
+// DESIGN.md "Dead-letter payload"; operators and the redrive function read them.
+type Payload struct {
+	ErrorClass       failure.Class          `json:"error_class"`
+	Stage            pipeline.Stage         `json:"stage"`
+	ItemID           string                 `json:"item_id"`
+	CorrelationID    string                 `json:"correlation_id"`
+	Attempts         map[pipeline.Stage]int `json:"attempts"`
+	FirstFailureAt   time.Time              `json:"first_failure_at"`
+	LastFailureAt    time.Time              `json:"last_failure_at"`
+	LastStack        string                 `json:"last_stack"`
+	SanitizedContext Context                `json:"sanitized_context"`
+	Replay           Replay                 `json:"replay"`
+}
+
+// Context is operational context safe to share: ids, statuses, codes, hashes.
+type Context struct {
+	// DeadLetterID identifies this dead-letter event (item, stage, attempt,
+	// replay); duplicates of one event carry the same id, so consumers
+	// deduplicate on it.
+	DeadLetterID string `json:"dead_letter_id"`
+	// Reason is the classification rule that matched.
+	Reason string `json:"reason"`
+	// Decision says why the item stopped: permanent class or exhausted attempts.
+	Decision string `json:"decision"`
+	// Retryable is the class's trait: true means a replay may succeed once the
+	// upstream recovers.
+	Retryable bool `json:"retryable"`
+	// MessageID is the SQS message that failed.
+	MessageID string `json:"message_id,omitempty"`
+	// ReceiveCount is its ApproximateReceiveCount.
+	ReceiveCount int `json:"receive_count,omitempty"`
+	// Provider, UpstreamStatus, UpstreamCode and RequestID describe the
+	// upstream response, when there was one.
+	Provider       string `json:"provider,omitempty"`
+	UpstreamStatus int    `json:"upstream_status,omitempty"`
+	UpstreamCode   string `json:"upstream_code,omitempty"`
+	RequestID      string `json:"request_id,omitempty"`
+	// Error is the redacted, truncated error message.
+	Error string `json:"error"`
+	// ErrorType is the Go type of the outermost meaningful error.
+	ErrorType string `json:"error_type"`
+	// Input describes the stage input by size and hash, never by content.
+	Input *InputRef `json:"input,omitempty"`
+	// Details are redacted key/value context (model, host, ...).
+	Details map[string]string `json:"details,omitempty"`
+}
+
+// InputRef identifies an input without revealing it.
+type InputRef struct {
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"` // first 16 hex digits
+}
+
+// Replay is the item's replay lineage as of this dead letter.
+type Replay struct {
+	Count     int    `json:"count"`
+	Notes     []Note `json:"notes"`
+	Escalated bool   `json:"escalated"`
+}
+
+// Note is one operator note on a replay or an annotation.
+type Note struct {
+	At   time.Time `json:"at"`
+	By   string    `json:"by,omitempty"`
+	Text string    `json:"text"`
+}
+
+// Input is what Build needs. Err and Failure describe the failure; the rest
+// is the item's context.
+type Input struct {
+	ItemID         string
+	CorrelationID  string
+	Stage          pipeline.Stage
+	Err            error
+	Failure        failure.Classification
+	Decision       string
+	Attempts       map[pipeline.Stage]int
+	FirstFailureAt time.Time
+	LastFailureAt  time.Time
+	MessageID      string
+	ReceiveCount   int
+	// InputText is the stage input (article text, prompt); only its size and
+	// a hash reach the payload.
+	InputText string
+	Details   map[string]string
+	Replay    Replay
+}
+
+// Build assembles a payload through redaction. It never fails: what cannot
+// be made safe is dropped, and the result always encodes under
+// MaxPayloadBytes.
+func Build(in Input) Payload {
+	details := map[string]string{}
+	for k, v := range failure.Details(in.Err) {
+		details[k] = v
+	}
+	maps.Copy(details, in.Details)
+	ctx := Context{
+		Reason:         in.Failure.Reason,
+		Decision:       in.Decision,
+		Retryable:      in.Failure.Retryable,
+		MessageID:      in.MessageID,
+		ReceiveCount:   in.ReceiveCount,
+		Provider:       string(in.Failure.Provider),
+		UpstreamStatus: in.Failure.Status,
+		UpstreamCode:   redact.String(in.Failure.Code),
+		Error:          truncate(redact.String(errorText(in.Err)), 1024),
+		ErrorType:      ErrorType(in.Err),
+		Details:        sanitizeDetails(details),
+	}
+	if rid, ok := details["request_id"]; ok {
+		ctx.RequestID = redact.String(rid)
+		delete(ctx.Details, "request_id")
+	}
+	var h *failure.HTTPError
+	if errors.As(in.Err, &h) && ctx.RequestID == "" {
+		ctx.RequestID = redact.String(h.RequestID())
+	}
+	if in.InputText != "" {
+		sum := sha256.Sum256([]byte(in.InputText))
+		ctx.Input = &InputRef{Bytes: len(in.InputText), SHA256: hex.EncodeToString(sum[:8])}
+	}
+	attempts := map[pipeline.Stage]int{}
+	for _, s := range pipeline.Stages() {
+		attempts[s] = in.Attempts[s]
+	}
+	p := Payload{
+		ErrorClass:       in.Failure.Class,
+		Stage:            in.Stage,
+		ItemID:           in.ItemID,
+		CorrelationID:    in.CorrelationID,
+		Attempts:         attempts,
+		FirstFailureAt:   in.FirstFailureAt.UTC(),
+		LastFailureAt:    in.LastFailureAt.UTC(),
+		LastStack:        Stack(in.Err),
+		SanitizedContext: ctx,
+		Replay:           sanitizeReplay(in.Replay),
+	}
+	p.SanitizedContext.DeadLetterID = ID(in.ItemID, in.Stage, attempts[in.Stage], in.Replay.Count)
+	return p
+}
+
+// ID is the deterministic id of one dead-letter event.
+func ID(itemID string, stage pipeline.Stage, attempt, replay int) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d\x00%d", itemID, stage, attempt, replay))
+	return hex.EncodeToString(sum[:12])
+}
+
+// Marshal encodes p, shrinking it (oldest notes, then details, then the
+// stack) until it fits MaxPayloadBytes.
+func (p Payload) Marshal() ([]byte, error) {
+	for range 8 {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("encode dead letter for %s: %w", p.ItemID, err)
+		}
+		if len(b) <= MaxPayloadBytes {
+			return b, nil
+		}
+		switch {
+		case len(p.Replay.Notes) > 1:
+			p.Replay.Notes = p.Replay.Notes[len(p.Replay.Notes)/2:]
+		case len(p.SanitizedContext.Details) > 0:
+			p.SanitizedContext.Details = nil
+		default:
+			p.LastStack = truncate(p.LastStack, len(p.LastStack)/2)
+		}
+	}
+	return nil, fmt.Errorf("dead letter for %s does not fit %d bytes", p.ItemID, MaxPayloadBytes)
+}
+
+// Parse decodes a triage dead-letter payload. It reports an error for a body
+// that is not one (a raw message moved by the queue's redrive backstop).
+func Parse(body []byte) (Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(body, &p); err != nil {
+		return Payload{}, fmt.Errorf("not a triage dead letter: %w", err)
+	}
+	if p.ItemID == "" || p.ErrorClass == "" || !p.Stage.Valid() {
+		return Payload{}, errors.New("not a triage dead letter: item_id, error_class or stage missing")
+	}
+	return p, nil
+}
+
+// Stack renders err's chain, outermost first, one line per wrapped error
+// that adds text, followed by a panic's stack trace; redacted and bounded by
+// MaxStackBytes.
+func Stack(err error) string {
+	if err == nil {
+		return ""
+	}
+	var b strings.Builder
+	prev := ""
+	depth := 0
+	for e := err; e != nil && depth < 32; depth++ {
+		msg := errorText(e)
+		// Print only what this layer adds to the message of its cause.
+		line := msg
+		if next := errors.Unwrap(e); next != nil {
+			line = strings.TrimSuffix(strings.TrimSuffix(msg, errorText(next)), ": ")
+		}
+		if line != "" && line != prev {
+			if b.Len() > 0 {
+				b.WriteString("\ncaused by: ")
+			}
+			fmt.Fprintf(&b, "%s (%s)", line, typeName(e))
+			prev = line
+		}
+		e = errors.Unwrap(e)
+	}
+	var p *failure.PanicError
+	if errors.As(err, &p) && len(p.Stack) > 0 {
+		b.WriteString("\n\n")
+		b.Write(p.Stack)
+	}
+	return truncate(redact.String(b.String()), MaxStackBytes)
+}
+
+// ErrorType names the Go type of the first error in the chain that is not a
+// plain wrapper (fmt.wrapError, DetailError).
+func ErrorType(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch e.(type) {
+		case *failure.DetailError:
+			continue
+		}
+		name := typeName(e)
+		if name == "*fmt.wrapError" || name == "*fmt.wrapErrors" {
+			continue
+		}
+		return name
+	}
+	if err == nil {
+		return ""
+	}
+	return typeName(err)
+}
+
+func typeName(e error) string { return fmt.Sprintf("%T", e) }
+
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func sanitizeDetails(d map[string]string) map[string]string {
+	if len(d) == 0 {
+		return nil
+	}
+	out := redact.Map(d)
+	for _, k := range slices.Collect(maps.Keys(out)) {
+		out[k] = truncate(out[k], MaxDetailBytes)
+	}
+	return out
+}
+
+func sanitizeReplay(r Replay) Replay {
+	notes := r.Notes
+	if len(notes) > MaxNotes {
+		notes = notes[len(notes)-MaxNotes:]
+	}
+	out := Replay{Count: r.Count, Escalated: r.Escalated, Notes: make([]Note, 0, len(notes))}
+	for _, n := range notes {
+		out.Notes = append(out.Notes, Note{At: n.At.UTC(), By: redact.String(n.By), Text: truncate(redact.String(n.Text), 2048)})
+	}
+	return out
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…[truncated]"
+	cut := max(n-len(mark), 0)
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + mark
+}
