@@ -1,0 +1,296 @@
+package state_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// store is what both item stores implement.
+type store interface {
+	Create(ctx context.Context, n state.NewItem) (state.Item, error)
+	Get(ctx context.Context, id string) (state.Item, error)
+	Claim(ctx context.Context, req state.ClaimRequest) (state.Item, error)
+	Complete(ctx context.Context, req state.CompleteRequest) error
+	Fail(ctx context.Context, req state.FailRequest) (int, error)
+	Park(ctx context.Context, req state.FailRequest, p state.Parking) (int, error)
+	Release(ctx context.Context, req state.ReleaseRequest) error
+	MarkDeadLettered(ctx context.Context, itemID string, stage pipeline.Stage, ref state.DeadLetterRef, now time.Time) error
+}
+
+var (
+	_ store = (*state.Memory)(nil)
+	_ store = (*state.Items)(nil)
+)
+
+var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+// itemID is unique per test, so cases can share one DynamoDB table.
+func itemID(t *testing.T) string {
+	return strings.NewReplacer("/", "-", " ", "_").Replace(t.Name())
+}
+
+// conformance runs the store contract against a fresh store per case.
+func conformance(t *testing.T, newStore func(t *testing.T) store) {
+	ctx := context.Background()
+	create := func(t *testing.T, s store, id string) {
+		t.Helper()
+		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, SourceURL: "https://example.com/" + id,
+			CorrelationID: "corr-" + id, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claim := func(s store, id string, st pipeline.Stage, owner string, now time.Time) (state.Item, error) {
+		return s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
+	}
+	mustClaim := func(t *testing.T, s store, id string, st pipeline.Stage, owner string, now time.Time) state.Item {
+		t.Helper()
+		it, err := claim(s, id, st, owner, now)
+		if err != nil {
+			t.Fatalf("claim %s by %s: %v", id, owner, err)
+		}
+		return it
+	}
+	failReq := func(id string, st pipeline.Stage, owner string, prev int, counts bool, next state.State, now time.Time) state.FailRequest {
+		return state.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, PrevAttempts: prev, Counts: counts, Next: next,
+			NotBefore: now.Add(10 * time.Second),
+			LastError: state.LastError{Component: st, ErrorClass: failure.RateLimited, Error: "429", FailedAt: now, Retryable: true}}
+	}
+
+	t.Run("create is not an upsert", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		create(t, s, a)
+		_, err := s.Create(ctx, state.NewItem{ID: a, Kind: state.KindStory, CorrelationID: "x", Now: t0})
+		if !errors.Is(err, state.ErrExists) {
+			t.Fatalf("second create: %v, want ErrExists", err)
+		}
+		it, err := s.Get(ctx, a)
+		if err != nil || it.State != state.Queued || it.Stage != pipeline.Fetch || it.Status != state.Received {
+			t.Fatalf("item %+v, %v", it, err)
+		}
+		if _, err := s.Get(ctx, "missing"); !errors.Is(err, state.ErrNotFound) {
+			t.Fatalf("get missing: %v", err)
+		}
+	})
+
+	t.Run("claim takes the lease and reports the item on conflict", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		create(t, s, a)
+		it := mustClaim(t, s, a, pipeline.Fetch, "m1#1", t0)
+		if it.State != state.Working || it.LeaseOwner != "m1#1" || it.Carrier != "m1#1" || !it.LeaseUntil.Equal(t0.Add(time.Minute)) {
+			t.Fatalf("claimed item %+v", it)
+		}
+		_, err := claim(s, a, pipeline.Fetch, "m2#1", t0.Add(time.Second))
+		var ce *state.ClaimError
+		if !errors.As(err, &ce) || ce.Current == nil || ce.Current.State != state.Working || ce.Current.LeaseOwner != "m1#1" {
+			t.Fatalf("claim under a live lease: %v", err)
+		}
+		if !errors.Is(err, state.ErrConflict) || errors.Is(err, state.ErrNotFound) {
+			t.Fatalf("claim error %v should be ErrConflict and not ErrNotFound", err)
+		}
+		mustClaim(t, s, a, pipeline.Fetch, "m1#1", t0.Add(2*time.Second)) // the holder again
+		mustClaim(t, s, a, pipeline.Fetch, "m3#1", t0.Add(2*time.Minute)) // the lease expired
+		if _, err := claim(s, a, pipeline.LLM, "m4#1", t0.Add(5*time.Minute)); !errors.As(err, &ce) || ce.Current.Stage != pipeline.Fetch {
+			t.Fatalf("claim at the wrong stage: %v", err)
+		}
+		_, err = claim(s, "nope", pipeline.Fetch, "m5#1", t0)
+		if !errors.As(err, &ce) || ce.Current != nil || !errors.Is(err, state.ErrNotFound) {
+			t.Fatalf("claim of a missing item: %v", err)
+		}
+	})
+
+	t.Run("complete moves on and resets failure fields", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		create(t, s, a)
+		mustClaim(t, s, a, pipeline.Fetch, "m1#1", t0)
+		if _, err := s.Fail(ctx, failReq(a, pipeline.Fetch, "m1#1", 0, true, state.Retryable, t0)); err != nil {
+			t.Fatal(err)
+		}
+		mustClaim(t, s, a, pipeline.Fetch, "m1#2", t0.Add(time.Minute))
+		doc := &state.Document{Text: "hello", Bytes: 5, SHA256: "abc", FetchedAt: t0}
+		if err := s.Complete(ctx, state.CompleteRequest{ItemID: a, Stage: pipeline.Fetch, Owner: "other", Now: t0, Output: state.Output{Document: doc}}); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("complete without the lease: %v", err)
+		}
+		if err := s.Complete(ctx, state.CompleteRequest{ItemID: a, Stage: pipeline.Fetch, Owner: "m1#2", Now: t0.Add(time.Minute), Output: state.Output{Document: doc}}); err != nil {
+			t.Fatal(err)
+		}
+		it, _ := s.Get(ctx, a)
+		if it.State != state.Queued || it.Stage != pipeline.LLM || it.Status != state.Fetched || it.FailureCount != 0 ||
+			it.LastError != nil || !it.FirstFailureAt.IsZero() || it.EnrichmentStatus != state.EnrichmentSuccess ||
+			it.LeaseOwner != "" || !it.NotBefore.IsZero() || it.Document == nil || it.Document.Text != "hello" ||
+			it.Attempts[pipeline.Fetch] != 1 || it.LastFailureAt.IsZero() {
+			t.Fatalf("after complete: %+v", it)
+		}
+	})
+
+	t.Run("fail counts attempts per stage and guards them", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		create(t, s, a)
+		mustClaim(t, s, a, pipeline.Fetch, "m1#1", t0)
+		if _, err := s.Fail(ctx, failReq(a, pipeline.Fetch, "m1#1", 3, true, state.Retryable, t0)); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("fail with stale attempts: %v", err)
+		}
+		n, err := s.Fail(ctx, failReq(a, pipeline.Fetch, "m1#1", 0, true, state.Retryable, t0))
+		if err != nil || n != 1 {
+			t.Fatalf("fail: %d, %v", n, err)
+		}
+		if _, err := s.Fail(ctx, failReq(a, pipeline.Fetch, "m1#1", 1, true, state.Retryable, t0)); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("fail after the lease was released: %v", err)
+		}
+		mustClaim(t, s, a, pipeline.Fetch, "m1#2", t0.Add(time.Minute))
+		n, err = s.Fail(ctx, failReq(a, pipeline.Fetch, "m1#2", 1, false, state.Retryable, t0.Add(time.Minute)))
+		if err != nil || n != 1 {
+			t.Fatalf("non-counting fail: %d, %v", n, err)
+		}
+		it, _ := s.Get(ctx, a)
+		if it.Attempts[pipeline.Fetch] != 1 || it.Attempts[pipeline.LLM] != 0 || it.FailureCount != 1 ||
+			it.State != state.Retryable || it.EnrichmentStatus != state.EnrichmentPending || !it.FirstFailureAt.Equal(t0) ||
+			it.LastError == nil || it.LastError.ErrorClass != failure.RateLimited {
+			t.Fatalf("after failures: %+v", it)
+		}
+		if _, err := claim(s, a, pipeline.Fetch, "m1#3", t0.Add(time.Minute)); err == nil {
+			t.Fatal("claim before not_before succeeded")
+		}
+		mustClaim(t, s, a, pipeline.Fetch, "m1#3", t0.Add(time.Minute+10*time.Second-state.CooldownTolerance))
+	})
+
+	t.Run("dead-letter hand-off", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		create(t, s, a)
+		mustClaim(t, s, a, pipeline.Fetch, "m1#1", t0)
+		if _, err := s.Fail(ctx, failReq(a, pipeline.Fetch, "m1#1", 0, true, state.Failed, t0)); err != nil {
+			t.Fatal(err)
+		}
+		it, _ := s.Get(ctx, a)
+		if it.State != state.Failed || it.EnrichmentStatus != state.EnrichmentPermanentFailure {
+			t.Fatalf("after a permanent failure: %s %s", it.State, it.EnrichmentStatus)
+		}
+		ref := state.DeadLetterRef{ID: "dl1", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0}
+		if err := s.MarkDeadLettered(ctx, a, pipeline.LLM, ref, t0); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("mark at the wrong stage: %v", err)
+		}
+		if err := s.MarkDeadLettered(ctx, a, pipeline.Fetch, ref, t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkDeadLettered(ctx, a, pipeline.Fetch, ref, t0.Add(time.Second)); err != nil {
+			t.Fatalf("confirming the same dead letter again: %v", err)
+		}
+		other := ref
+		other.ID = "dl2"
+		if err := s.MarkDeadLettered(ctx, a, pipeline.Fetch, other, t0); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("marking a different dead letter: %v", err)
+		}
+		it, _ = s.Get(ctx, a)
+		if it.State != state.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != "dl1" {
+			t.Fatalf("after the hand-off: %+v", it)
+		}
+	})
+
+	t.Run("park and release wait without a lease", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		create(t, s, a)
+		mustClaim(t, s, a, pipeline.Fetch, "m1#1", t0)
+		due := t0.Add(30 * time.Hour)
+		env := pipeline.Envelope{ItemID: a, Stage: pipeline.Fetch, CorrelationID: "corr-a"}
+		if n, err := s.Park(ctx, failReq(a, pipeline.Fetch, "m1#1", 0, true, state.Retryable, t0), state.Parking{DueAt: due, Envelope: env}); err != nil || n != 1 {
+			t.Fatalf("park: %d, %v", n, err)
+		}
+		if _, err := s.Park(ctx, failReq(a, pipeline.Fetch, "m1#1", 1, true, state.Retryable, t0), state.Parking{DueAt: due, Envelope: env}); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("park without the lease: %v", err)
+		}
+		it, _ := s.Get(ctx, a)
+		if it.State != state.Retryable || !it.NotBefore.Equal(due) || it.LeaseOwner != "" {
+			t.Fatalf("parked item: %+v", it)
+		}
+		mustClaim(t, s, a, pipeline.Fetch, "m2#1", due)
+		if err := s.Release(ctx, state.ReleaseRequest{ItemID: a, Stage: pipeline.Fetch, Owner: "m2#1", Now: due, NotBefore: due.Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		it, _ = s.Get(ctx, a)
+		if it.State != state.Retryable || it.Attempts[pipeline.Fetch] != 1 || !it.NotBefore.Equal(due.Add(time.Minute)) {
+			t.Fatalf("released item: %+v", it)
+		}
+	})
+
+	t.Run("8 concurrent handlers never lose an update", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		create(t, s, a)
+		const workers, rounds = 8, 5
+		var (
+			wg        sync.WaitGroup
+			tick      atomic.Int64
+			mu        sync.Mutex
+			recorded  int
+			lastCount = map[int]bool{}
+		)
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range rounds {
+					owner := fmt.Sprintf("w%d#%d", w, r)
+					// One clock for all workers, as hosts share one; it
+					// never reaches a lease's expiry, so every conflict is
+					// a real race between live handlers.
+					now := t0.Add(time.Duration(tick.Add(1)) * time.Millisecond)
+					it, err := s.Claim(ctx, state.ClaimRequest{ItemID: a, Stage: pipeline.Fetch, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
+					if err != nil {
+						continue
+					}
+					req := failReq(a, pipeline.Fetch, owner, it.Attempts[pipeline.Fetch], true, state.Retryable, now)
+					req.NotBefore = now
+					n, err := s.Fail(ctx, req)
+					if err != nil {
+						cur, _ := s.Get(ctx, a)
+						t.Errorf("fail after a won claim by %s (claimed attempts %d, lease %s until %v): %v; item now %s owner %s attempts %d",
+							owner, it.Attempts[pipeline.Fetch], it.LeaseOwner, it.LeaseUntil, err, cur.State, cur.LeaseOwner, cur.Attempts[pipeline.Fetch])
+						continue
+					}
+					mu.Lock()
+					recorded++
+					if lastCount[n] {
+						t.Errorf("attempt count %d returned twice: an update was lost", n)
+					}
+					lastCount[n] = true
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		it, _ := s.Get(ctx, a)
+		if recorded == 0 || it.Attempts[pipeline.Fetch] != recorded || it.FailureCount != recorded {
+			t.Fatalf("recorded %d failures, item has attempts %d failure_count %d", recorded, it.Attempts[pipeline.Fetch], it.FailureCount)
+		}
+	})
+}
+
+func TestMemoryConformance(t *testing.T) {
+	t.Parallel()
+	conformance(t, func(*testing.T) store { return state.NewMemory() })
+}
+
+func TestDynamoConformance(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	conformance(t, func(*testing.T) store { return items })
+}

@@ -1,0 +1,500 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// ItemsAPI is the part of the DynamoDB client the item store uses.
+type ItemsAPI interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// Items is the DynamoDB item store. Every write after a claim is conditional
+// on the caller's lease, the item's stage and state, so a write that lost a
+// race fails with ErrConflict instead of overwriting.
+type Items struct {
+	DB ItemsAPI
+	// Table is the Items table name.
+	Table string
+	// ParkedTable is the table of parked waits (see Park).
+	ParkedTable string
+}
+
+// Create stores a new item, queued for fetch. It fails with ErrExists when
+// the id is taken, so re-submitting an item cannot reset its history.
+func (s *Items) Create(ctx context.Context, n NewItem) (Item, error) {
+	it := Item{
+		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
+		Status: Received, State: Queued, Stage: pipeline.Fetch,
+		Attempts:  map[pipeline.Stage]int{},
+		CreatedAt: n.Now, UpdatedAt: n.Now,
+	}
+	av, err := attributevalue.MarshalMap(toRecord(it))
+	if err != nil {
+		return Item{}, fmt.Errorf("create %s: encode: %w", n.ID, err)
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           &s.Table,
+		Item:                av,
+		ConditionExpression: aws.String("attribute_not_exists(item_id)"),
+	})
+	if err != nil {
+		if isConditionFailed(err) {
+			return Item{}, fmt.Errorf("create %s: %w", n.ID, ErrExists)
+		}
+		return Item{}, fmt.Errorf("create %s: %w", n.ID, err)
+	}
+	return it, nil
+}
+
+// Put stores it as is, replacing any item with its id: for seeding tests and
+// demos only — the pipeline never writes without a condition.
+func (s *Items) Put(ctx context.Context, it Item) error {
+	if it.Attempts == nil {
+		it.Attempts = map[pipeline.Stage]int{}
+	}
+	av, err := attributevalue.MarshalMap(toRecord(it))
+	if err != nil {
+		return fmt.Errorf("put %s: encode: %w", it.ID, err)
+	}
+	if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av}); err != nil {
+		return fmt.Errorf("put %s: %w", it.ID, err)
+	}
+	return nil
+}
+
+// Get reads an item with a strongly consistent read.
+func (s *Items) Get(ctx context.Context, id string) (Item, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      &s.Table,
+		Key:            itemKey(id),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return Item{}, fmt.Errorf("get %s: %w", id, err)
+	}
+	if len(out.Item) == 0 {
+		return Item{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
+	}
+	return decodeItem(out.Item)
+}
+
+// Claim takes the item's lease for req.Stage: the item must be at that
+// stage, queued or retryable and due, or working under an expired lease (or
+// one this very delivery holds). It returns the item as claimed. A claim that
+// does not win returns a *ClaimError carrying the item as it was, read by the
+// same request (ReturnValuesOnConditionCheckFailure), so no second read is
+// needed.
+func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
+	b := newExpr()
+	states := claimStates()
+	inList := make([]string, len(states))
+	for i, st := range states {
+		inList[i] = b.val(string(st))
+	}
+	cond := "attribute_exists(item_id) AND " + b.name("stage") + " = " + b.val(string(req.Stage)) +
+		" AND (attribute_not_exists(not_before) OR not_before <= " + b.num(toMillis(req.Now.Add(CooldownTolerance))) + ")" +
+		" AND (" + b.name("state") + " IN (" + strings.Join(inList, ", ") + ") OR (" +
+		b.name("state") + " = " + b.val(string(Working)) + " AND (lease_until < " + b.num(toMillis(req.Now)) +
+		" OR lease_owner = " + b.val(req.Owner) + ")))"
+	update := "SET " + b.name("state") + " = " + b.val(string(Working)) +
+		", lease_owner = " + b.val(req.Owner) +
+		", lease_until = " + b.num(toMillis(req.Now.Add(req.LeaseFor))) +
+		", carrier = " + b.val(req.Carrier) +
+		", updated_at = " + b.val(formatTime(req.Now))
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &s.Table,
+		Key:                                 itemKey(req.ItemID),
+		UpdateExpression:                    &update,
+		ConditionExpression:                 &cond,
+		ExpressionAttributeNames:            b.names,
+		ExpressionAttributeValues:           b.values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			return Item{}, fmt.Errorf("claim %s for %s: %w", req.ItemID, req.Stage, err)
+		}
+		ce := &ClaimError{ItemID: req.ItemID, Stage: req.Stage}
+		cur := ccf.Item
+		if cur == nil {
+			// Not every DynamoDB implementation returns the old item.
+			it, gerr := s.Get(ctx, req.ItemID)
+			switch {
+			case errors.Is(gerr, ErrNotFound):
+				return Item{}, ce
+			case gerr != nil:
+				return Item{}, fmt.Errorf("claim %s for %s: read after conflict: %w", req.ItemID, req.Stage, gerr)
+			}
+			ce.Current = &it
+			return Item{}, ce
+		}
+		it, derr := decodeItem(cur)
+		if derr != nil {
+			return Item{}, derr
+		}
+		ce.Current = &it
+		return Item{}, ce
+	}
+	return decodeItem(out.Attributes)
+}
+
+// Complete records req.Stage's success in one conditional write: the output,
+// the next stage (queued) or done, status, and the reset of every failure
+// field (failure_count 0, last_error and first_failure_at removed,
+// enrichment_status success).
+func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
+	tok := writeToken(req.Owner, "complete", req.Now)
+	b := newExpr()
+	nextState, nextStage := nextAfterSuccess(req.Stage)
+	set := []string{
+		b.name("state") + " = " + b.val(string(nextState)),
+		b.name("stage") + " = " + b.val(string(nextStage)),
+		b.name("status") + " = " + b.val(string(StatusAfter(req.Stage))),
+		"enrichment_status = " + b.val(string(EnrichmentSuccess)),
+		"failure_count = " + b.num(0),
+		"updated_at = " + b.val(formatTime(req.Now)),
+		"last_write = " + b.val(tok),
+	}
+	if attr, v, err := outputAttr(req.Output); err != nil {
+		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
+	} else if attr != "" {
+		set = append(set, b.name(attr)+" = "+b.raw(v))
+	}
+	update := "SET " + strings.Join(set, ", ") + " REMOVE last_error, first_failure_at, lease_owner, lease_until, not_before"
+	cond := b.leaseCond(req.Stage, req.Owner)
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: itemKey(req.ItemID),
+		UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	})
+	if err != nil {
+		if _, mine := s.applied(ctx, req.ItemID, tok, err); mine {
+			return nil
+		}
+		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, mapErr(err))
+	}
+	return nil
+}
+
+// Fail records a failed or waiting attempt: the stage's attempts and the
+// failure count go up by one when req.Counts, last_error and the failure
+// times are set, and the item moves to req.Next. It returns the stage's
+// attempt count as written, read back from the same update. The write fails
+// with ErrConflict if the lease is gone or the attempts changed since the
+// claim.
+func (s *Items) Fail(ctx context.Context, req FailRequest) (int, error) {
+	in, err := s.failUpdate(req)
+	if err != nil {
+		return 0, err
+	}
+	in.ReturnValues = types.ReturnValueUpdatedNew
+	out, err := s.DB.UpdateItem(ctx, in)
+	if err != nil {
+		if it, mine := s.applied(ctx, req.ItemID, writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now), err); mine {
+			return it.Attempts[req.Stage], nil
+		}
+		return 0, fmt.Errorf("record failure of %s at %s: %w", req.ItemID, req.Stage, mapErr(err))
+	}
+	var n int
+	if av, ok := out.Attributes[attemptsAttr(req.Stage)]; ok {
+		if err := attributevalue.Unmarshal(av, &n); err != nil {
+			return 0, fmt.Errorf("record failure of %s: decode attempts: %w", req.ItemID, err)
+		}
+		return n, nil
+	}
+	return req.PrevAttempts + b2i(req.Counts), nil
+}
+
+// Park records a failure whose wait is longer than SQS can hold a message,
+// and the parked record the scheduler re-enqueues at p.DueAt, in one
+// transaction: either both are durable or neither is.
+func (s *Items) Park(ctx context.Context, req FailRequest, p Parking) (int, error) {
+	req.Next, req.NotBefore = Retryable, p.DueAt
+	upd, err := s.failUpdate(req)
+	if err != nil {
+		return 0, err
+	}
+	parked, err := attributevalue.MarshalMap(parkedRecord{
+		ItemID: req.ItemID, Stage: string(req.Stage), Shard: ParkedShard,
+		DueAt: toMillis(p.DueAt), Envelope: p.Envelope.Encode(), Reason: p.Reason,
+		ParkedAt: formatTime(req.Now), ExpiresAt: p.DueAt.Add(ParkedRetention).Unix(),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("park %s: encode: %w", req.ItemID, err)
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
+			ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
+			ExpressionAttributeValues: upd.ExpressionAttributeValues,
+		}},
+		{Put: &types.Put{TableName: &s.ParkedTable, Item: parked}},
+	}})
+	if err != nil {
+		// The transaction carries an idempotency token, so DynamoDB answers
+		// a retry of an applied transaction with success; this covers an
+		// implementation that does not.
+		if it, mine := s.applied(ctx, req.ItemID, writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now), err); mine {
+			return it.Attempts[req.Stage], nil
+		}
+		return 0, fmt.Errorf("park %s at %s until %s: %w", req.ItemID, req.Stage, p.DueAt.UTC().Format(time.RFC3339), mapErr(err))
+	}
+	return req.PrevAttempts + b2i(req.Counts), nil
+}
+
+func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
+	if req.Next != Retryable && req.Next != Failed {
+		return nil, fmt.Errorf("record failure of %s: next state %q is not retryable or failed", req.ItemID, req.Next)
+	}
+	le, err := attributevalue.Marshal(req.LastError)
+	if err != nil {
+		return nil, fmt.Errorf("record failure of %s: encode last_error: %w", req.ItemID, err)
+	}
+	b := newExpr()
+	es := EnrichmentPending
+	if req.Next == Failed {
+		es = EnrichmentPermanentFailure
+	}
+	now := b.val(formatTime(req.Now))
+	set := []string{
+		b.name("state") + " = " + b.val(string(req.Next)),
+		"last_error = " + b.raw(le),
+		"last_failure_at = " + now,
+		"first_failure_at = if_not_exists(first_failure_at, " + now + ")",
+		"enrichment_status = " + b.val(string(es)),
+		"updated_at = " + now,
+		"last_write = " + b.val(writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)),
+	}
+	remove := []string{"lease_owner", "lease_until"}
+	if req.Next == Retryable && !req.NotBefore.IsZero() {
+		set = append(set, "not_before = "+b.num(toMillis(req.NotBefore)))
+	} else {
+		remove = append(remove, "not_before")
+	}
+	inc := b.num(int64(b2i(req.Counts)))
+	update := "SET " + strings.Join(set, ", ") +
+		" ADD " + attemptsAttr(req.Stage) + " " + inc + ", failure_count " + inc +
+		" REMOVE " + strings.Join(remove, ", ")
+	attempts := attemptsAttr(req.Stage)
+	cond := b.leaseCond(req.Stage, req.Owner) + " AND "
+	if req.PrevAttempts == 0 {
+		cond += "(attribute_not_exists(" + attempts + ") OR " + attempts + " = " + b.num(0) + ")"
+	} else {
+		cond += attempts + " = " + b.num(int64(req.PrevAttempts))
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: itemKey(req.ItemID),
+		UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	}, nil
+}
+
+// Release gives the lease back without a failure: the item is retryable at
+// req.NotBefore and no attempt is spent.
+func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
+	tok := writeToken(req.Owner, "release", req.Now)
+	b := newExpr()
+	update := "SET " + b.name("state") + " = " + b.val(string(Retryable)) +
+		", not_before = " + b.num(toMillis(req.NotBefore)) +
+		", updated_at = " + b.val(formatTime(req.Now)) +
+		", last_write = " + b.val(tok) +
+		" REMOVE lease_owner, lease_until"
+	cond := b.leaseCond(req.Stage, req.Owner)
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: itemKey(req.ItemID),
+		UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	})
+	if err != nil {
+		if _, mine := s.applied(ctx, req.ItemID, tok, err); mine {
+			return nil
+		}
+		return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, mapErr(err))
+	}
+	return nil
+}
+
+// MarkDeadLettered confirms the DLQ hand-off: failed → deadletter. It is
+// idempotent for the same dead letter (ref.ID).
+func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipeline.Stage, ref DeadLetterRef, now time.Time) error {
+	av, err := attributevalue.Marshal(ref)
+	if err != nil {
+		return fmt.Errorf("mark %s dead-lettered: encode: %w", itemID, err)
+	}
+	tok := "deadletter/" + ref.ID
+	b := newExpr()
+	update := "SET " + b.name("state") + " = " + b.val(string(Deadletter)) +
+		", dead_letter = " + b.raw(av) + ", updated_at = " + b.val(formatTime(now)) +
+		", last_write = " + b.val(tok)
+	cond := b.name("state") + " = " + b.val(string(Failed)) + " AND " + b.name("stage") + " = " + b.val(string(stage))
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: itemKey(itemID),
+		UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	})
+	if err != nil {
+		if _, mine := s.applied(ctx, itemID, tok, err); mine {
+			return nil
+		}
+		return fmt.Errorf("mark %s dead-lettered at %s: %w", itemID, stage, mapErr(err))
+	}
+	return nil
+}
+
+// applied reports whether a write that failed its condition was in fact
+// already applied: the SDK retries a request whose response was lost, and the
+// retry then fails the condition its own first attempt changed. A consistent
+// read of the item's last_write token tells the two apart.
+func (s *Items) applied(ctx context.Context, id, token string, err error) (Item, bool) {
+	if !isConditionFailed(err) {
+		return Item{}, false
+	}
+	it, gerr := s.Get(ctx, id)
+	if gerr != nil || it.LastWrite != token {
+		return Item{}, false
+	}
+	return it, true
+}
+
+// ParkedShard is the GSI partition of parked records. One partition is
+// plenty: only waits longer than 12 hours are parked.
+const ParkedShard = "due"
+
+// ParkedRetention keeps a parked record this long past its due time before
+// DynamoDB TTL may remove it: a safety net, the scheduler deletes it.
+const ParkedRetention = 14 * 24 * time.Hour
+
+type parkedRecord struct {
+	ItemID    string `dynamodbav:"item_id"`
+	Stage     string `dynamodbav:"stage"`
+	Shard     string `dynamodbav:"shard"`
+	DueAt     int64  `dynamodbav:"due_at"`
+	Envelope  string `dynamodbav:"envelope"`
+	Reason    string `dynamodbav:"reason,omitempty"`
+	ParkedAt  string `dynamodbav:"parked_at"`
+	ExpiresAt int64  `dynamodbav:"expires_at"`
+	ClaimedBy string `dynamodbav:"claimed_by,omitempty"`
+	ClaimedAt int64  `dynamodbav:"claimed_at,omitempty"`
+}
+
+// outputAttr returns the attribute and value a stage output is stored under.
+func outputAttr(o Output) (string, types.AttributeValue, error) {
+	var (
+		attr string
+		v    any
+	)
+	switch {
+	case o.Document != nil:
+		attr, v = "document", o.Document
+	case o.Enrichment != nil:
+		attr, v = "enrichment", o.Enrichment
+	case o.Delivery != nil:
+		attr, v = "delivery", o.Delivery
+	default:
+		return "", nil, nil
+	}
+	av, err := attributevalue.Marshal(v)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode %s: %w", attr, err)
+	}
+	return attr, av, nil
+}
+
+func decodeItem(av map[string]types.AttributeValue) (Item, error) {
+	var r record
+	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+		return Item{}, fmt.Errorf("decode item: %w", err)
+	}
+	return r.item(), nil
+}
+
+func itemKey(id string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"item_id": &types.AttributeValueMemberS{Value: id}}
+}
+
+// mapErr turns the SDK's conditional failures into ErrConflict; callers
+// never import DynamoDB types.
+func mapErr(err error) error {
+	if isConditionFailed(err) {
+		return fmt.Errorf("%w: %v", ErrConflict, err)
+	}
+	return err
+}
+
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return true
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for _, r := range tce.CancellationReasons {
+			if r.Code != nil && *r.Code == "ConditionalCheckFailed" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// expr accumulates expression attribute names and values with generated
+// placeholders, so expressions read like the code that builds them.
+type expr struct {
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+func newExpr() *expr {
+	return &expr{names: map[string]string{}, values: map[string]types.AttributeValue{}}
+}
+
+// name returns a placeholder for a (possibly reserved) attribute name.
+func (e *expr) name(n string) string {
+	p := "#" + n
+	e.names[p] = n
+	return p
+}
+
+func (e *expr) raw(v types.AttributeValue) string {
+	p := ":v" + strconv.Itoa(len(e.values))
+	e.values[p] = v
+	return p
+}
+
+func (e *expr) val(s string) string { return e.raw(&types.AttributeValueMemberS{Value: s}) }
+
+func (e *expr) num(n int64) string {
+	return e.raw(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
+}
+
+// leaseCond is the precondition of every write after a claim.
+func (e *expr) leaseCond(stage pipeline.Stage, owner string) string {
+	return e.name("state") + " = " + e.val(string(Working)) +
+		" AND " + e.name("stage") + " = " + e.val(string(stage)) +
+		" AND lease_owner = " + e.val(owner)
+}

@@ -1,0 +1,255 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// Memory is an in-memory item store and error log with the same rules as
+// the DynamoDB stores (rules.go), for handler tests, benchmarks and the
+// policy simulator. The conformance tests run one suite against both. It is
+// safe for concurrent use.
+type Memory struct {
+	mu     sync.Mutex
+	items  map[string]Item
+	parked map[string]Parking
+	log    []LogEntry
+}
+
+// NewMemory returns an empty store.
+func NewMemory() *Memory {
+	return &Memory{items: map[string]Item{}, parked: map[string]Parking{}}
+}
+
+// Create stores a new item queued for fetch; ErrExists if the id is taken.
+func (m *Memory) Create(_ context.Context, n NewItem) (Item, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.items[n.ID]; ok {
+		return Item{}, fmt.Errorf("create %s: %w", n.ID, ErrExists)
+	}
+	it := Item{
+		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
+		Status: Received, State: Queued, Stage: pipeline.Fetch, Attempts: map[pipeline.Stage]int{},
+		CreatedAt: n.Now, UpdatedAt: n.Now,
+	}
+	m.items[n.ID] = it
+	return clone(it), nil
+}
+
+// Put stores it as is, replacing any item with its id (test setup).
+func (m *Memory) Put(it Item) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if it.Attempts == nil {
+		it.Attempts = map[pipeline.Stage]int{}
+	}
+	m.items[it.ID] = clone(it)
+}
+
+// Get returns a copy of the item.
+func (m *Memory) Get(_ context.Context, id string) (Item, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[id]
+	if !ok {
+		return Item{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
+	}
+	return clone(it), nil
+}
+
+// Claim takes the lease under canClaim.
+func (m *Memory) Claim(_ context.Context, req ClaimRequest) (Item, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.items[req.ItemID]
+	if !ok {
+		return Item{}, &ClaimError{ItemID: req.ItemID, Stage: req.Stage}
+	}
+	if !canClaim(cur, req) {
+		c := clone(cur)
+		return Item{}, &ClaimError{ItemID: req.ItemID, Stage: req.Stage, Current: &c}
+	}
+	cur.State, cur.LeaseOwner, cur.LeaseUntil, cur.UpdatedAt = Working, req.Owner, req.Now.Add(req.LeaseFor), req.Now
+	cur.Carrier = req.Carrier
+	m.items[req.ItemID] = cur
+	return clone(cur), nil
+}
+
+// Complete records success under holdsLease.
+func (m *Memory) Complete(_ context.Context, req CompleteRequest) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.items[req.ItemID]
+	if !ok || !holdsLease(cur, req.Stage, req.Owner) {
+		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, ErrConflict)
+	}
+	cur.State, cur.Stage = nextAfterSuccess(req.Stage)
+	cur.Status = StatusAfter(req.Stage)
+	cur.EnrichmentStatus, cur.FailureCount = EnrichmentSuccess, 0
+	cur.LastError, cur.FirstFailureAt = nil, time.Time{}
+	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore = "", time.Time{}, time.Time{}
+	cur.UpdatedAt = req.Now
+	cur.LastWrite = writeToken(req.Owner, "complete", req.Now)
+	switch {
+	case req.Output.Document != nil:
+		d := *req.Output.Document
+		cur.Document = &d
+	case req.Output.Enrichment != nil:
+		e := *req.Output.Enrichment
+		e.TopEntities = slices.Clone(e.TopEntities)
+		cur.Enrichment = &e
+	case req.Output.Delivery != nil:
+		d := *req.Output.Delivery
+		cur.Delivery = &d
+	}
+	m.items[req.ItemID] = cur
+	return nil
+}
+
+// Fail records a failure under canFail and returns the stage's attempts.
+func (m *Memory) Fail(_ context.Context, req FailRequest) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.fail(req)
+}
+
+func (m *Memory) fail(req FailRequest) (int, error) {
+	if req.Next != Retryable && req.Next != Failed {
+		return 0, fmt.Errorf("record failure of %s: next state %q is not retryable or failed", req.ItemID, req.Next)
+	}
+	cur, ok := m.items[req.ItemID]
+	if !ok || !canFail(cur, req) {
+		return 0, fmt.Errorf("record failure of %s at %s: %w", req.ItemID, req.Stage, ErrConflict)
+	}
+	inc := b2i(req.Counts)
+	cur.Attempts = maps.Clone(cur.Attempts)
+	cur.Attempts[req.Stage] += inc
+	cur.FailureCount += inc
+	le := req.LastError
+	le.Details = maps.Clone(le.Details)
+	cur.LastError = &le
+	cur.LastFailureAt = req.Now
+	if cur.FirstFailureAt.IsZero() {
+		cur.FirstFailureAt = req.Now
+	}
+	cur.State = req.Next
+	cur.EnrichmentStatus = EnrichmentPending
+	cur.NotBefore = time.Time{}
+	if req.Next == Failed {
+		cur.EnrichmentStatus = EnrichmentPermanentFailure
+	} else {
+		cur.NotBefore = req.NotBefore
+	}
+	cur.LeaseOwner, cur.LeaseUntil, cur.UpdatedAt = "", time.Time{}, req.Now
+	cur.LastWrite = writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)
+	m.items[req.ItemID] = cur
+	return cur.Attempts[req.Stage], nil
+}
+
+// Park records the failure and the parked wait atomically.
+func (m *Memory) Park(_ context.Context, req FailRequest, p Parking) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	req.Next, req.NotBefore = Retryable, p.DueAt
+	n, err := m.fail(req)
+	if err != nil {
+		return 0, err
+	}
+	m.parked[req.ItemID] = p
+	return n, nil
+}
+
+// Release gives the lease back under holdsLease.
+func (m *Memory) Release(_ context.Context, req ReleaseRequest) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.items[req.ItemID]
+	if !ok || !holdsLease(cur, req.Stage, req.Owner) {
+		return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, ErrConflict)
+	}
+	cur.State, cur.NotBefore = Retryable, req.NotBefore
+	cur.LeaseOwner, cur.LeaseUntil, cur.UpdatedAt = "", time.Time{}, req.Now
+	cur.LastWrite = writeToken(req.Owner, "release", req.Now)
+	m.items[req.ItemID] = cur
+	return nil
+}
+
+// MarkDeadLettered moves failed → deadletter.
+func (m *Memory) MarkDeadLettered(_ context.Context, itemID string, stage pipeline.Stage, ref DeadLetterRef, now time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.items[itemID]
+	if ok && cur.State == Deadletter && cur.DeadLetter != nil && cur.DeadLetter.ID == ref.ID {
+		return nil // the same hand-off, confirmed again
+	}
+	if !ok || !canMarkDeadLettered(cur, stage) {
+		return fmt.Errorf("mark %s dead-lettered at %s: %w", itemID, stage, ErrConflict)
+	}
+	cur.State, cur.DeadLetter, cur.UpdatedAt = Deadletter, &ref, now
+	cur.LastWrite = "deadletter/" + ref.ID
+	m.items[itemID] = cur
+	return nil
+}
+
+// Append records an error-log entry.
+func (m *Memory) Append(_ context.Context, e LogEntry) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.log = append(m.log, e)
+	return nil
+}
+
+// Log returns a copy of the error log in append order.
+func (m *Memory) Log() []LogEntry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.log)
+}
+
+// Parked returns a copy of the parked waits by item id.
+func (m *Memory) Parked() map[string]Parking {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.parked)
+}
+
+// clone deep-copies the parts of an item callers could mutate.
+func clone(it Item) Item {
+	it.Attempts = maps.Clone(it.Attempts)
+	if it.Attempts == nil {
+		it.Attempts = map[pipeline.Stage]int{}
+	}
+	if it.LastError != nil {
+		le := *it.LastError
+		le.Details = maps.Clone(le.Details)
+		it.LastError = &le
+	}
+	it.Replays = slices.Clone(it.Replays)
+	it.Notes = slices.Clone(it.Notes)
+	if it.Document != nil {
+		d := *it.Document
+		it.Document = &d
+	}
+	if it.Enrichment != nil {
+		e := *it.Enrichment
+		e.TopEntities = slices.Clone(e.TopEntities)
+		it.Enrichment = &e
+	}
+	if it.Delivery != nil {
+		d := *it.Delivery
+		it.Delivery = &d
+	}
+	if it.DeadLetter != nil {
+		d := *it.DeadLetter
+		it.DeadLetter = &d
+	}
+	return it
+}

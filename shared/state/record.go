@@ -1,0 +1,162 @@
+package state
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// record is an item as stored in DynamoDB. Times that conditions compare are
+// Unix milliseconds (not_before, lease_until); times people read are RFC 3339.
+// Attempts are one number attribute per stage so that ADD works on an item
+// whatever its history.
+type record struct {
+	ItemID           string         `dynamodbav:"item_id"`
+	Kind             string         `dynamodbav:"kind"`
+	SourceURL        string         `dynamodbav:"source_url,omitempty"`
+	WebhookURL       string         `dynamodbav:"webhook_url,omitempty"`
+	CorrelationID    string         `dynamodbav:"correlation_id"`
+	Status           string         `dynamodbav:"status"`
+	State            string         `dynamodbav:"state"`
+	Stage            string         `dynamodbav:"stage"`
+	AttemptsFetch    int            `dynamodbav:"attempts_fetch"`
+	AttemptsLLM      int            `dynamodbav:"attempts_llm"`
+	AttemptsNotify   int            `dynamodbav:"attempts_notify"`
+	EnrichmentStatus string         `dynamodbav:"enrichment_status,omitempty"`
+	FailureCount     int            `dynamodbav:"failure_count"`
+	LastError        *LastError     `dynamodbav:"last_error,omitempty"`
+	FirstFailureAt   string         `dynamodbav:"first_failure_at,omitempty"`
+	LastFailureAt    string         `dynamodbav:"last_failure_at,omitempty"`
+	NotBefore        int64          `dynamodbav:"not_before,omitempty"`
+	LeaseOwner       string         `dynamodbav:"lease_owner,omitempty"`
+	LeaseUntil       int64          `dynamodbav:"lease_until,omitempty"`
+	Carrier          string         `dynamodbav:"carrier,omitempty"`
+	ReplayCount      int            `dynamodbav:"replay_count"`
+	Replays          []ReplayRecord `dynamodbav:"replays,omitempty"`
+	Notes            []Note         `dynamodbav:"notes,omitempty"`
+	Document         *Document      `dynamodbav:"document,omitempty"`
+	Enrichment       *Enrichment    `dynamodbav:"enrichment,omitempty"`
+	Delivery         *Delivery      `dynamodbav:"delivery,omitempty"`
+	DeadLetter       *DeadLetterRef `dynamodbav:"dead_letter,omitempty"`
+	CreatedAt        string         `dynamodbav:"created_at,omitempty"`
+	UpdatedAt        string         `dynamodbav:"updated_at,omitempty"`
+	LastWrite        string         `dynamodbav:"last_write,omitempty"`
+}
+
+// attemptsAttr is the attribute holding stage's attempts.
+func attemptsAttr(s pipeline.Stage) string { return "attempts_" + string(s) }
+
+func (r record) item() Item {
+	return Item{
+		ID:            r.ItemID,
+		Kind:          Kind(r.Kind),
+		SourceURL:     r.SourceURL,
+		WebhookURL:    r.WebhookURL,
+		CorrelationID: r.CorrelationID,
+		Status:        Status(r.Status),
+		State:         State(r.State),
+		Stage:         pipeline.Stage(r.Stage),
+		Attempts: map[pipeline.Stage]int{
+			pipeline.Fetch:  r.AttemptsFetch,
+			pipeline.LLM:    r.AttemptsLLM,
+			pipeline.Notify: r.AttemptsNotify,
+		},
+		EnrichmentStatus: EnrichmentStatus(r.EnrichmentStatus),
+		FailureCount:     r.FailureCount,
+		LastError:        r.LastError,
+		FirstFailureAt:   parseTime(r.FirstFailureAt),
+		LastFailureAt:    parseTime(r.LastFailureAt),
+		NotBefore:        fromMillis(r.NotBefore),
+		LeaseOwner:       r.LeaseOwner,
+		LeaseUntil:       fromMillis(r.LeaseUntil),
+		Carrier:          r.Carrier,
+		ReplayCount:      r.ReplayCount,
+		Replays:          r.Replays,
+		Notes:            r.Notes,
+		Document:         r.Document,
+		Enrichment:       r.Enrichment,
+		Delivery:         r.Delivery,
+		DeadLetter:       r.DeadLetter,
+		CreatedAt:        parseTime(r.CreatedAt),
+		UpdatedAt:        parseTime(r.UpdatedAt),
+		LastWrite:        r.LastWrite,
+	}
+}
+
+func toRecord(it Item) record {
+	return record{
+		ItemID:           it.ID,
+		Kind:             string(it.Kind),
+		SourceURL:        it.SourceURL,
+		WebhookURL:       it.WebhookURL,
+		CorrelationID:    it.CorrelationID,
+		Status:           string(it.Status),
+		State:            string(it.State),
+		Stage:            string(it.Stage),
+		AttemptsFetch:    it.Attempts[pipeline.Fetch],
+		AttemptsLLM:      it.Attempts[pipeline.LLM],
+		AttemptsNotify:   it.Attempts[pipeline.Notify],
+		EnrichmentStatus: string(it.EnrichmentStatus),
+		FailureCount:     it.FailureCount,
+		LastError:        it.LastError,
+		FirstFailureAt:   formatTime(it.FirstFailureAt),
+		LastFailureAt:    formatTime(it.LastFailureAt),
+		NotBefore:        toMillis(it.NotBefore),
+		LeaseOwner:       it.LeaseOwner,
+		LeaseUntil:       toMillis(it.LeaseUntil),
+		Carrier:          it.Carrier,
+		ReplayCount:      it.ReplayCount,
+		Replays:          it.Replays,
+		Notes:            it.Notes,
+		Document:         it.Document,
+		Enrichment:       it.Enrichment,
+		Delivery:         it.Delivery,
+		DeadLetter:       it.DeadLetter,
+		CreatedAt:        formatTime(it.CreatedAt),
+		UpdatedAt:        formatTime(it.UpdatedAt),
+		LastWrite:        it.LastWrite,
+	}
+}
+
+// TimeFormat is how human-readable times are stored: RFC 3339 with
+// milliseconds, UTC, fixed width so that strings sort in time order (GSI
+// range keys rely on it).
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(TimeFormat)
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func toMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// writeToken names one logical write; retries of the write carry the same token.
+func writeToken(owner, op string, now time.Time) string {
+	return owner + "/" + op + "/" + strconv.FormatInt(now.UnixMilli(), 10)
+}

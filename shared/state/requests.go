@@ -1,0 +1,147 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// ErrNotFound is returned when an item does not exist.
+var ErrNotFound = errors.New("item not found")
+
+// ErrConflict is returned when a conditional write lost: the item is not in
+// the state, stage or lease the write expected. Match it with errors.Is.
+var ErrConflict = errors.New("conditional write conflict")
+
+// ErrExists is returned by Create for an item id that is already taken.
+var ErrExists = errors.New("item already exists")
+
+// ClaimError is a claim that did not win. Current is the item as it was
+// (nil if it does not exist), so the runner can tell a duplicate of finished
+// work from a cooldown or a live lease without another read.
+type ClaimError struct {
+	ItemID  string
+	Stage   pipeline.Stage
+	Current *Item
+}
+
+// Error describes the item's actual position.
+func (e *ClaimError) Error() string {
+	if e.Current == nil {
+		return fmt.Sprintf("claim %s for %s: item does not exist", e.ItemID, e.Stage)
+	}
+	return fmt.Sprintf("claim %s for %s: item is %s at %s", e.ItemID, e.Stage, e.Current.State, e.Current.Stage)
+}
+
+// Is matches ErrConflict, and ErrNotFound when the item does not exist.
+func (e *ClaimError) Is(target error) bool {
+	return target == ErrConflict || (target == ErrNotFound && e.Current == nil)
+}
+
+// NewItem is what Create needs.
+type NewItem struct {
+	ID            string
+	Kind          Kind
+	SourceURL     string
+	WebhookURL    string
+	CorrelationID string
+	Now           time.Time
+}
+
+// ClaimRequest asks for the item's lease for one stage.
+type ClaimRequest struct {
+	ItemID string
+	Stage  pipeline.Stage
+	// Owner identifies the delivery: "<message id>#<receive count>", so a
+	// redelivery of the same message is a different owner.
+	Owner string
+	// Carrier is the SQS message id of the delivery.
+	Carrier string
+	Now     time.Time
+	// LeaseFor is how long the lease lasts; it must not exceed the queue's
+	// visibility timeout, so a crashed holder's lease has expired by the time
+	// its message is redelivered.
+	LeaseFor time.Duration
+}
+
+// CooldownTolerance lets a claim through this much before NotBefore, so a
+// message that reappears a moment early (clock skew between hosts, SQS's
+// whole-second visibility) is not sent back for another round trip.
+const CooldownTolerance = time.Second
+
+// CompleteRequest records a stage's success.
+type CompleteRequest struct {
+	ItemID string
+	Stage  pipeline.Stage
+	Owner  string
+	Now    time.Time
+	Output Output
+}
+
+// FailRequest records a failed (or waiting) attempt and what happens next.
+type FailRequest struct {
+	ItemID string
+	Stage  pipeline.Stage
+	Owner  string
+	Now    time.Time
+	// PrevAttempts is the stage's attempt count as claimed; the write fails
+	// with ErrConflict if it changed.
+	PrevAttempts int
+	// Counts spends an attempt (and a failure_count) when true.
+	Counts bool
+	// Next is Retryable (retry or wait) or Failed (dead-letter decided).
+	Next State
+	// NotBefore is when a Retryable item may run again.
+	NotBefore time.Time
+	// LastError is the structured failure record.
+	LastError LastError
+}
+
+// Parking is a wait longer than SQS can hold a message: the scheduler
+// re-enqueues Envelope at DueAt.
+type Parking struct {
+	DueAt    time.Time
+	Envelope pipeline.Envelope
+	Reason   string
+}
+
+// ReleaseRequest gives up a lease without a failure (a closed gate such as
+// an open circuit breaker): the item waits until NotBefore.
+type ReleaseRequest struct {
+	ItemID    string
+	Stage     pipeline.Stage
+	Owner     string
+	Now       time.Time
+	NotBefore time.Time
+	Reason    string
+}
+
+// DeadLetterRef records the dead letter an item's failure produced.
+type DeadLetterRef struct {
+	ID        string         `dynamodbav:"id" json:"id"`
+	Stage     pipeline.Stage `dynamodbav:"stage" json:"stage"`
+	Class     failure.Class  `dynamodbav:"class" json:"class"`
+	At        time.Time      `dynamodbav:"at" json:"at"`
+	Escalated bool           `dynamodbav:"escalated,omitempty" json:"escalated,omitempty"`
+}
+
+// LogEntry is one failure in the error log.
+type LogEntry struct {
+	ItemID string
+	Stage  pipeline.Stage
+	Class  failure.Class
+	// Message is the redacted error text.
+	Message       string
+	Attempt       int
+	MessageID     string
+	CorrelationID string
+	Decision      string
+	Retryable     bool
+	OccurredAt    time.Time
+}
+
+// ErrorLogRetention is how long error-log entries live (DynamoDB TTL).
+const ErrorLogRetention = 30 * 24 * time.Hour

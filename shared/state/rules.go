@@ -1,0 +1,61 @@
+package state
+
+import "github.com/triagehq/triage/shared/pipeline"
+
+// The write rules, stated once in Go. The DynamoDB store expresses each as a
+// ConditionExpression (dynamo.go); the in-memory store evaluates these
+// functions; the conformance tests hold the two to the same behaviour.
+
+// claimStates are the states a claim may start from besides an expired or
+// own lease on Working: every state Transitions lets move to Working.
+func claimStates() []State {
+	var out []State
+	for _, s := range allowedFrom(Working) {
+		if s != Working {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// canClaim reports whether req may take cur's lease.
+func canClaim(cur Item, req ClaimRequest) bool {
+	if cur.Stage != req.Stage {
+		return false
+	}
+	if !cur.NotBefore.IsZero() && cur.NotBefore.After(req.Now.Add(CooldownTolerance)) {
+		return false
+	}
+	for _, s := range claimStates() {
+		if cur.State == s {
+			return true
+		}
+	}
+	return cur.State == Working && (cur.LeaseUntil.Before(req.Now) || cur.LeaseOwner == req.Owner)
+}
+
+// holdsLease reports whether owner holds cur's lease for stage: the
+// precondition of every write after a claim.
+func holdsLease(cur Item, stage pipeline.Stage, owner string) bool {
+	return cur.State == Working && cur.Stage == stage && cur.LeaseOwner == owner
+}
+
+// canFail reports whether req may record a failure on cur.
+func canFail(cur Item, req FailRequest) bool {
+	return holdsLease(cur, req.Stage, req.Owner) && cur.Attempts[req.Stage] == req.PrevAttempts &&
+		CanTransition(Working, req.Next)
+}
+
+// canMarkDeadLettered reports whether cur's dead letter hand-off for stage
+// can be confirmed.
+func canMarkDeadLettered(cur Item, stage pipeline.Stage) bool {
+	return cur.State == Failed && cur.Stage == stage && CanTransition(Failed, Deadletter)
+}
+
+// nextAfterSuccess is where an item goes when stage succeeds.
+func nextAfterSuccess(stage pipeline.Stage) (State, pipeline.Stage) {
+	if next, ok := stage.Next(); ok {
+		return Queued, next
+	}
+	return Done, stage
+}

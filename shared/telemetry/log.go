@@ -1,0 +1,28 @@
+// Package telemetry is how triage's functions speak to operators: structured
+// JSON logs through log/slog, and CloudWatch metrics as embedded-metric-format
+// lines on the same stream.
+package telemetry
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+)
+
+// NewLogger returns a JSON logger at level ("debug", "info", "warn",
+// "error"; anything else is info). Lambda ships stdout to CloudWatch Logs,
+// where the JSON fields are queryable with Logs Insights.
+func NewLogger(w io.Writer, level string) *slog.Logger {
+	var lvl slog.Level
+	switch strings.ToLower(strings.TrimSpace(level)) {
+	case "debug":
+		lvl = slog.LevelDebug
+	case "warn", "warning":
+		lvl = slog.LevelWarn
+	case "error":
+		lvl = slog.LevelError
+	default:
+		lvl = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl}))
+}
