@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// Timeouts of the client NewNotifier builds. A webhook receiver answers in
+// well under a second; ten seconds overall leaves room for a slow one
+// without holding the batch.
+const (
+	// DialTimeout bounds establishing the TCP connection.
+	DialTimeout = 5 * time.Second
+	// TLSHandshakeTimeout bounds the TLS handshake.
+	TLSHandshakeTimeout = 5 * time.Second
+	// ResponseHeaderTimeout bounds the wait for the response headers once
+	// the request is written.
+	ResponseHeaderTimeout = 10 * time.Second
+	// NotifyTimeout bounds the whole request, body included.
+	NotifyTimeout = 10 * time.Second
+)
+
+// DefaultUserAgent is sent with every webhook.
+const DefaultUserAgent = "triage/1.0 (+https://github.com/triagehq/triage)"
+
+// Webhook request headers.
+const (
+	// HeaderIdempotencyKey is "<item_id>:notify", the same on every attempt,
+	// so the receiver can drop duplicates of a delivery the queue retried.
+	HeaderIdempotencyKey = "Idempotency-Key"
+	// HeaderTimestamp is the signing time in Unix seconds. Receivers should
+	// reject timestamps far from their clock to stop replays.
+	HeaderTimestamp = "X-Triage-Timestamp"
+	// HeaderSignature is "v1=" + hex(HMAC-SHA256(secret, timestamp + "." + body)).
+	HeaderSignature = "X-Triage-Signature"
+	// HeaderItemID carries the item id, for the receiver's logs (and the
+	// fake receiver's fault plans); omitted when empty.
+	HeaderItemID = "X-Triage-Item-Id"
+	// HeaderCorrelationID carries the item's correlation id; omitted when
+	// empty.
+	HeaderCorrelationID = "X-Correlation-Id"
+)
+
+// opPost is the Op of the notify stage's HTTPErrors.
+const opPost = "POST webhook"
+
+// NotifierConfig configures NewNotifier. Zero fields take the defaults
+// documented on Notifier.
+type NotifierConfig struct {
+	// Client replaces the client NewNotifier builds.
+	Client *http.Client
+	// Secret is Notifier.Secret.
+	Secret func(context.Context) ([]byte, error)
+	// UserAgent is Notifier.UserAgent.
+	UserAgent string
+	// Now is Notifier.Now.
+	Now func() time.Time
+}
+
+// Notifier is the notify stage's Work: it POSTs the item's enrichment to the
+// item's webhook, signed. It never retries; the queue does, with the same
+// Idempotency-Key every time.
+type Notifier struct {
+	// Client sends the webhook. NewNotifier builds one with a 5s dial
+	// timeout, 5s TLS handshake timeout, 10s response header timeout and a
+	// 10s overall timeout that does not follow redirects (a redirected POST
+	// would lose its body or carry the signature elsewhere; the 3xx comes back
+	// as an HTTPError). Nil uses a shared client built the same way.
+	Client *http.Client
+	// Secret returns the signing secret, typically
+	// secret.Resolver.BytesFunc(ref). Required; its errors are returned as
+	// they are, so an SSM failure classifies as an SSM failure.
+	Secret func(ctx context.Context) ([]byte, error)
+	// UserAgent is sent with the request; empty means DefaultUserAgent.
+	UserAgent string
+	// Now stamps the timestamp, sent_at and DeliveredAt; nil means time.Now.
+	Now func() time.Time
+}
+
+// NewNotifier returns a Notifier with cfg's defaults applied and, unless
+// cfg.Client is set, its own HTTP client.
+func NewNotifier(cfg NotifierConfig) *Notifier {
+	n := &Notifier{Client: cfg.Client, Secret: cfg.Secret, UserAgent: cfg.UserAgent, Now: cfg.Now}
+	if n.Client == nil {
+		n.Client = NewHTTPClient()
+	}
+	if n.UserAgent == "" {
+		n.UserAgent = DefaultUserAgent
+	}
+	if n.Now == nil {
+		n.Now = time.Now
+	}
+	return n
+}
+
+// NewHTTPClient returns the notify stage's HTTP client: the timeouts above,
+// no redirects.
+func NewHTTPClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   TLSHandshakeTimeout,
+			ResponseHeaderTimeout: ResponseHeaderTimeout,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          32,
+			IdleConnTimeout:       90 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		},
+		Timeout:       NotifyTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// defaultClient serves a Notifier whose Client is nil, built once.
+var defaultClient = sync.OnceValue(NewHTTPClient)
+
+// Payload is the webhook's JSON body. Every field is always present.
+type Payload struct {
+	// ItemID is the item's id.
+	ItemID string `json:"item_id"`
+	// CorrelationID ties the delivery to the item's logs.
+	CorrelationID string `json:"correlation_id"`
+	// Kind is the item's kind; an item that never set one is a story.
+	Kind state.Kind `json:"kind"`
+	// SourceURL is the article the enrichment is about.
+	SourceURL string `json:"source_url"`
+	// Enrichment is the llm stage's output, model and action outcome included.
+	Enrichment state.Enrichment `json:"enrichment"`
+	// SentAt is the signing time, the same instant as HeaderTimestamp.
+	SentAt time.Time `json:"sent_at"`
+}
+
+// IdempotencyKey returns the Idempotency-Key of itemID's delivery:
+// "<item_id>:notify", stable across retries and replays.
+func IdempotencyKey(itemID string) string { return itemID + ":notify" }
+
+// Sign returns the X-Triage-Signature value for body sent at ts (Unix
+// seconds): "v1=" + hex(HMAC-SHA256(secret, "<ts>.<body>")). The timestamp
+// is inside the MAC so that a captured request cannot be replayed later with
+// a fresh timestamp.
+func Sign(secret []byte, ts int64, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(strconv.FormatInt(ts, 10)))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return "v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// Run delivers item's enrichment to item.WebhookURL.
+//
+//   - WebhookURL must be an absolute http or https URL and Enrichment must be
+//     set, else SCHEMA_INVALID.
+//   - The body is a Payload; headers carry the Idempotency-Key, the
+//     timestamp and the signature (see the Header constants).
+//   - A 2xx is the Delivery; anything else is a *failure.HTTPError{Provider:
+//     failure.Webhook, Op: "POST webhook"} with at most failure.MaxBodyBytes
+//     of body (Slack's 404 "channel_not_found" classifies as NOT_FOUND, a
+//     429 as RATE_LIMITED with the receiver's retry_after).
+//   - Transport failures are returned wrapped (NETWORK_TIMEOUT); a failure
+//     to load the secret is returned as the loader reported it.
+//
+// The webhook URL may hold a secret token in its path (Slack, Discord), so
+// no error and no detail ever contains it: only its host, as "host".
+func (n *Notifier) Run(ctx context.Context, item state.Item) (state.Output, error) {
+	u, err := parseHTTPURL(item.WebhookURL)
+	if err != nil {
+		return state.Output{}, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)
+	}
+	if item.Enrichment == nil {
+		return state.Output{}, failure.WithDetail(
+			failure.New(failure.SchemaInvalid, "item has no enrichment to deliver"), "host", u.Host)
+	}
+	d, err := n.deliver(ctx, item, u)
+	if err != nil {
+		return state.Output{}, failure.WithDetail(err, "host", u.Host)
+	}
+	return state.Output{Delivery: d}, nil
+}
+
+func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*state.Delivery, error) {
+	if n.Secret == nil {
+		return nil, failure.New(failure.InternalBug, "notify stage has no signing secret configured")
+	}
+	secret, err := n.Secret(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load webhook signing secret: %w", err)
+	}
+	if len(secret) == 0 {
+		return nil, failure.New(failure.InternalBug, "webhook signing secret is empty")
+	}
+
+	now := time.Now
+	if n.Now != nil {
+		now = n.Now
+	}
+	sentAt := now().UTC()
+	body, err := json.Marshal(Payload{
+		ItemID:        item.ID,
+		CorrelationID: item.CorrelationID,
+		Kind:          kindOf(item),
+		SourceURL:     item.SourceURL,
+		Enrichment:    *item.Enrichment,
+		SentAt:        sentAt,
+	})
+	if err != nil {
+		return nil, failure.Wrap(failure.InternalBug, err, "encode webhook payload")
+	}
+	ts := sentAt.Unix()
+	key := IdempotencyKey(item.ID)
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, failure.New(failure.SchemaInvalid, "webhook URL cannot be requested")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", orDefault(n.UserAgent, DefaultUserAgent))
+	req.Header.Set(HeaderIdempotencyKey, key)
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
+	req.Header.Set(HeaderSignature, Sign(secret, ts, body))
+	if item.ID != "" {
+		req.Header.Set(HeaderItemID, item.ID)
+	}
+	if item.CorrelationID != "" {
+		req.Header.Set(HeaderCorrelationID, item.CorrelationID)
+	}
+
+	client := n.Client
+	if client == nil {
+		client = defaultClient()
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("POST webhook: %w", redactURL(err, u))
+	}
+	defer resp.Body.Close()
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, failure.MaxBodyBytes))
+		err := failure.WithDetail(&failure.HTTPError{
+			Provider: failure.Webhook, Op: opPost, Status: resp.StatusCode,
+			Header: resp.Header.Clone(), Body: raw,
+		}, "upstream_status", strconv.Itoa(resp.StatusCode))
+		if id := resp.Header.Get("X-Request-Id"); id != "" {
+			err = failure.WithDetail(err, "request_id", id)
+		}
+		return nil, err
+	}
+	// Drain a little so the connection can be reused; the answer is the status.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	return &state.Delivery{Status: resp.StatusCode, IdempotencyKey: key, DeliveredAt: now().UTC()}, nil
+}
+
+// parseHTTPURL accepts only absolute http and https URLs with a host. Its
+// errors never quote the URL.
+func parseHTTPURL(raw string) (*url.URL, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, errors.New("missing")
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, errors.New("not a valid URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, errors.New("not an absolute http(s) URL")
+	}
+	if u.Hostname() == "" {
+		return nil, errors.New("has no host")
+	}
+	return u, nil
+}
+
+// redactURL replaces the request URL in a *url.Error with scheme://host: the
+// path of a webhook URL is often its secret. The chain is kept.
+func redactURL(err error, u *url.URL) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = u.Scheme + "://" + u.Host
+	}
+	return err
+}
+
+// kindOf is the item's kind, with the empty kind read as a story (see
+// state.ParseKind).
+func kindOf(item state.Item) state.Kind {
+	if item.Kind == "" {
+		return state.KindStory
+	}
+	return item.Kind
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

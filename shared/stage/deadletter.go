@@ -1,0 +1,213 @@
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/shared/deadletter"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// deadLetter records the permanent failure (state failed), hands the payload
+// to the DLQ, then confirms the hand-off (state deadletter). If the DLQ send
+// fails the record stays in its queue: the item is failed, and the next
+// delivery completes the hand-off without calling the upstream again.
+func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error, cl failure.Classification,
+	d retry.DeadLetter, le state.LastError, entry state.LogEntry) outcome {
+	b, r := rec.b, rec.b.r
+	now := b.now()
+	n, err := r.Items.Fail(ctx, state.FailRequest{
+		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
+		Counts: true, Next: state.Failed, LastError: le,
+	})
+	switch {
+	case errors.Is(err, state.ErrConflict):
+		log.Warn("lease lost before the dead letter was recorded; the other delivery owns the item")
+		return outcome{ack: true, kind: "lease_lost"}
+	case err != nil:
+		log.Error("recording the dead letter failed; record returned to the queue", "error", redact.String(err.Error()))
+		return outcome{visibility: r.resendDelay(), kind: "store_unavailable"}
+	}
+	entry.Attempt = n
+	rec.appendLog(ctx, log, entry)
+	attempts := cloneAttempts(rec.item.Attempts)
+	attempts[r.Stage] = n
+	first := rec.item.FirstFailureAt
+	if first.IsZero() {
+		first = now
+	}
+	in := deadletter.Input{
+		ItemID: rec.item.ID, CorrelationID: rec.env.CorrelationID, Stage: r.Stage, Err: werr, Failure: cl,
+		Decision: d.Reason(), Attempts: attempts, FirstFailureAt: first, LastFailureAt: now,
+		MessageID: rec.msg.MessageId, ReceiveCount: rec.rc, Replay: replayOf(rec.item),
+	}
+	if rec.item.Document != nil && r.Stage != pipeline.Fetch {
+		in.InputText = rec.item.Document.Text
+	}
+	if escalated(rec.item, r.Stage, cl) {
+		in.Replay.Escalated = true
+		r.metrics().Count(MetricEscalations, r.Stage, cl.Class, 1)
+		log.Error("ESCALATION: replayed item failed again with the same non-retryable class",
+			"replays", rec.item.ReplayCount)
+	}
+	return rec.b.handOff(ctx, log, deadletter.Build(in), rec.msg, true)
+}
+
+// handOff sends a dead letter and confirms it on the item (when there is
+// one). Only a durable send acknowledges the record.
+func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payload, msg events.SQSMessage, hasItem bool) outcome {
+	r := b.r
+	body, err := p.Marshal()
+	if err != nil {
+		log.Error("encoding the dead letter failed; record returned to the queue", "error", err.Error())
+		return outcome{visibility: r.resendDelay(), kind: "dlq_unavailable"}
+	}
+	_, err = r.SQS.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:    aws.String(r.DLQURL),
+		MessageBody: aws.String(string(body)),
+		MessageAttributes: map[string]sqstypes.MessageAttributeValue{
+			"error_class":    stringAttr(string(p.ErrorClass)),
+			"stage":          stringAttr(string(p.Stage)),
+			"item_id":        stringAttr(p.ItemID),
+			"dead_letter_id": stringAttr(p.SanitizedContext.DeadLetterID),
+		},
+	})
+	if err != nil {
+		log.Error("DLQ send failed; record stays in the queue", "error", redact.String(err.Error()))
+		r.metrics().Count(MetricDLQSendErrors, r.Stage, p.ErrorClass, 1)
+		return outcome{visibility: r.resendDelay(), kind: "dlq_unavailable"}
+	}
+	r.metrics().Count(MetricDeadLetters, r.Stage, p.ErrorClass, 1)
+	if p.Replay.Escalated {
+		r.metrics().Count(MetricEscalations, r.Stage, p.ErrorClass, 0)
+	}
+	log.Error("dead-lettered", "class", string(p.ErrorClass), "attempts", p.Attempts[r.Stage],
+		"dead_letter_id", p.SanitizedContext.DeadLetterID, "reason", p.SanitizedContext.Decision)
+	if hasItem {
+		ref := state.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: r.Stage, Class: p.ErrorClass,
+			At: b.now(), Escalated: p.Replay.Escalated}
+		if err := r.Items.MarkDeadLettered(ctx, p.ItemID, r.Stage, ref, b.now()); err != nil {
+			// The dead letter is durable; the item stays "failed", which
+			// operators see and can replay like a dead letter.
+			log.Error("confirming the DLQ hand-off on the item failed", "error", redact.String(err.Error()))
+		}
+	}
+	return outcome{ack: true, kind: "dead_letter"}
+}
+
+// deadLetterMessage dead-letters a message that has no usable item: a
+// malformed envelope, or one naming an item that does not exist. The body
+// itself never reaches the DLQ (it may hold anything); its size and hash do.
+func (b *batch) deadLetterMessage(msg events.SQSMessage, err error) outcome {
+	ctx, cancel := b.bookkeeping()
+	defer cancel()
+	now := b.now()
+	itemID := lenientItemID(msg.Body)
+	if itemID == "" {
+		itemID = "message:" + msg.MessageId
+	}
+	cl := failure.Classify(err)
+	log := b.log.With("item_id", itemID, "message_id", msg.MessageId, "class", string(cl.Class))
+	b.r.metrics().Count(MetricFailures, b.r.Stage, cl.Class, 1)
+	in := deadletter.Input{
+		ItemID: itemID, Stage: b.r.Stage, Err: err, Failure: cl, Decision: string(cl.Class) + " is permanent: no retry can succeed",
+		Attempts: map[pipeline.Stage]int{b.r.Stage: 1}, FirstFailureAt: now, LastFailureAt: now,
+		MessageID: msg.MessageId, ReceiveCount: receiveCount(msg), InputText: msg.Body,
+	}
+	if b.r.ErrorLog != nil {
+		if lerr := b.r.ErrorLog.Append(ctx, state.LogEntry{
+			ItemID: itemID, Stage: b.r.Stage, Class: cl.Class, Message: truncate(redact.String(err.Error()), 1024),
+			Attempt: 1, MessageID: msg.MessageId, Decision: in.Decision, OccurredAt: now,
+		}); lerr != nil {
+			log.Error("error log append failed", "error", redact.String(lerr.Error()))
+		}
+	}
+	return b.handOff(ctx, log, deadletter.Build(in), msg, false)
+}
+
+// lenientItemID pulls item_id out of a body that failed strict decoding, so
+// the dead letter names the item when it can.
+func lenientItemID(body string) string {
+	var v struct {
+		ItemID any `json:"item_id"`
+	}
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return ""
+	}
+	if s, ok := v.ItemID.(string); ok && len(s) <= pipeline.MaxItemIDLen {
+		return redact.String(s)
+	}
+	return ""
+}
+
+// escalated reports whether a replayed item failed again at the same stage
+// with the same non-retryable class it was dead-lettered with.
+func escalated(it state.Item, stage pipeline.Stage, cl failure.Classification) bool {
+	if it.ReplayCount == 0 || cl.Retryable || it.DeadLetter == nil {
+		return false
+	}
+	return it.DeadLetter.Stage == stage && it.DeadLetter.Class == cl.Class
+}
+
+func replayOf(it state.Item) deadletter.Replay {
+	out := deadletter.Replay{Count: it.ReplayCount}
+	for _, r := range it.Replays {
+		out.Notes = append(out.Notes, deadletter.Note{At: r.At, By: r.By, Text: r.Note})
+	}
+	if it.DeadLetter != nil {
+		out.Escalated = it.DeadLetter.Escalated
+	}
+	return out
+}
+
+// resendDeadLetter completes a hand-off left pending by an earlier delivery
+// (the item is failed at this stage): the payload is rebuilt from the item's
+// last_error, without calling the upstream again.
+func (b *batch) resendDeadLetter(ctx context.Context, log *slog.Logger, msg events.SQSMessage, env pipeline.Envelope, it state.Item) outcome {
+	le := it.LastError
+	if le == nil {
+		le = &state.LastError{Component: b.r.Stage, ErrorClass: failure.Unknown, Error: "no last_error recorded"}
+	}
+	cl := failure.Of(le.ErrorClass, "recorded failure")
+	cl.Code = le.ErrorCode
+	err := &recordedError{text: le.Error, typ: le.ErrorType}
+	in := deadletter.Input{
+		ItemID: it.ID, CorrelationID: it.CorrelationID, Stage: b.r.Stage, Err: err, Failure: cl,
+		Decision: "hand-off completed by a later delivery", Attempts: cloneAttempts(it.Attempts),
+		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, MessageID: msg.MessageId,
+		ReceiveCount: receiveCount(msg), Details: le.Details, Replay: replayOf(it),
+	}
+	if escalated(it, b.r.Stage, cl) {
+		in.Replay.Escalated = true
+	}
+	log.Warn("completing a pending DLQ hand-off")
+	return b.handOff(ctx, log, deadletter.Build(in), msg, true)
+}
+
+// recordedError is an error rebuilt from a stored last_error.
+type recordedError struct{ text, typ string }
+
+func (e *recordedError) Error() string { return e.text }
+
+func cloneAttempts(m map[pipeline.Stage]int) map[pipeline.Stage]int {
+	out := make(map[pipeline.Stage]int, len(pipeline.Stages()))
+	for _, s := range pipeline.Stages() {
+		out[s] = m[s]
+	}
+	return out
+}
+
+func stringAttr(v string) sqstypes.MessageAttributeValue {
+	return sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+}

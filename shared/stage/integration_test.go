@@ -1,0 +1,461 @@
+package stage_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/deadletter"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/stage/stagetest"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func TestMain(m *testing.M) { localtest.Main(m) }
+
+// live is a Runner on a moto stack: real SQS and DynamoDB, scripted work.
+type live struct {
+	env     *localtest.Env
+	sqs     *sqs.Client
+	items   *state.Items
+	runner  *stage.Runner
+	counter *awsconf.Counter
+	calls   atomic.Int64
+	work    func(ctx context.Context, it state.Item) (state.Output, error)
+}
+
+func setupLive(t *testing.T, st pipeline.Stage) *live {
+	t.Helper()
+	env := localtest.Stack(t, nil)
+	l := &live{env: env, counter: awsconf.NewCounter()}
+	cfg := env.AWS.Copy()
+	cfg.APIOptions = append(cfg.APIOptions, l.counter.Register)
+	l.sqs = sqs.NewFromConfig(cfg)
+	db := dynamodb.NewFromConfig(cfg)
+	l.items = &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	l.work = func(context.Context, state.Item) (state.Output, error) { return okOutput(st), nil }
+	next := ""
+	if n, ok := st.Next(); ok {
+		next = env.Stack.QueueURL(n)
+	}
+	l.runner = &stage.Runner{
+		Stage: st,
+		Work: stage.WorkFunc(func(ctx context.Context, it state.Item) (state.Output, error) {
+			l.calls.Add(1)
+			return l.work(ctx, it)
+		}),
+		Items: l.items, ErrorLog: &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: l.sqs,
+		QueueURL: env.Stack.QueueURL(st), DLQURL: env.Stack.DLQURL(st), NextQueueURL: next,
+		Profile: retry.Standard(), Rand: func() float64 { return 0 }, ResendDelay: time.Second,
+	}
+	return l
+}
+
+func (l *live) seed(t *testing.T, id string, st pipeline.Stage) {
+	t.Helper()
+	if err := l.items.Put(context.Background(), state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id,
+		Status: state.Received, State: state.Queued, Stage: st, Document: &state.Document{Text: "text of " + id}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *live) send(t *testing.T, body string) {
+	t.Helper()
+	if _, err := l.sqs.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(l.runner.QueueURL), MessageBody: aws.String(body)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *live) envelope(id string) string {
+	return pipeline.Envelope{ItemID: id, Stage: l.runner.Stage, CorrelationID: "corr-" + id}.Encode()
+}
+
+func (l *live) pump(t *testing.T, wait time.Duration) ([]events.SQSMessage, events.SQSEventResponse) {
+	t.Helper()
+	return stagetest.Pump(context.Background(), t, l.sqs, l.runner.QueueURL, l.runner.Handle, wait)
+}
+
+func (l *live) get(t *testing.T, id string) state.Item {
+	t.Helper()
+	it, err := l.items.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+// drain receives every message on url (up to 10 per call, bounded).
+func (l *live) drain(t *testing.T, url string) []string {
+	t.Helper()
+	var bodies []string
+	for range 5 {
+		out, err := l.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			break
+		}
+		for _, m := range out.Messages {
+			bodies = append(bodies, aws.ToString(m.Body))
+		}
+	}
+	return bodies
+}
+
+func (l *live) deadLetters(t *testing.T) []deadletter.Payload {
+	t.Helper()
+	var out []deadletter.Payload
+	for _, b := range l.drain(t, l.runner.DLQURL) {
+		p, err := deadletter.Parse([]byte(b))
+		if err != nil {
+			t.Fatalf("DLQ message is not a triage payload: %v", err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestLiveRetryBacksOffThroughVisibility(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	profile := retry.Standard()
+	pol := profile.Policies[failure.UpstreamUnavailable]
+	pol.Backoff = retry.Fixed{Interval: 3 * time.Second}
+	profile.Policies[failure.UpstreamUnavailable] = pol
+	l.runner.Profile = profile
+	l.seed(t, "r", pipeline.LLM)
+	if err := l.items.Put(context.Background(), func() state.Item { it := l.get(t, "r"); it.Attempts[pipeline.Fetch] = 2; return it }()); err != nil {
+		t.Fatal(err)
+	}
+	fail := true
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		if fail {
+			return state.Output{}, httpErr(failure.OpenAI, 503, `{"error":{"message":"overloaded","type":"server_error"}}`)
+		}
+		return okOutput(pipeline.LLM), nil
+	}
+	l.send(t, l.envelope("r"))
+	recs, resp := l.pump(t, 2*time.Second)
+	failedAt := time.Now()
+	if len(recs) != 1 || len(resp.BatchItemFailures) != 1 {
+		t.Fatalf("first delivery: %d records, %d kept", len(recs), len(resp.BatchItemFailures))
+	}
+	it := l.get(t, "r")
+	if it.Attempts[pipeline.LLM] != 1 || it.Attempts[pipeline.Fetch] != 2 || it.FailureCount != 1 || it.State != state.Retryable {
+		t.Fatalf("after the failure: state %s attempts %v failure_count %d", it.State, it.Attempts, it.FailureCount)
+	}
+	fail = false
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		recs, resp = l.pump(t, time.Second)
+		if len(recs) > 0 {
+			break
+		}
+	}
+	back := time.Since(failedAt)
+	if len(recs) != 1 || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("the retry did not come back within 10 s (%d records)", len(recs))
+	}
+	if back < 3*time.Second {
+		t.Fatalf("the message reappeared after %v, before the decided 3 s", back)
+	}
+	it = l.get(t, "r")
+	if it.Stage != pipeline.Notify || it.FailureCount != 0 || it.LastError != nil || it.EnrichmentStatus != state.EnrichmentSuccess {
+		t.Fatalf("after success: stage %s failure_count %d last_error %+v enrichment %q", it.Stage, it.FailureCount, it.LastError, it.EnrichmentStatus)
+	}
+	if got := l.drain(t, l.runner.NextQueueURL); len(got) != 1 {
+		t.Fatalf("next queue has %d messages, want 1", len(got))
+	}
+}
+
+func TestLiveDeadLetters(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	const key = "sk-ant-api03-PLANTEDsecretKEY0123456789abcdefghijklmnop"
+	l.work = func(_ context.Context, it state.Item) (state.Output, error) {
+		if it.ID == "auth" {
+			return state.Output{}, httpErr(failure.Anthropic, 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key `+key+`"}}`)
+		}
+		return state.Output{}, failure.New(failure.ResponseInvalid, "model output is not valid JSON")
+	}
+	l.seed(t, "auth", pipeline.LLM)
+	l.seed(t, "badjson", pipeline.LLM)
+	l.send(t, l.envelope("auth"))
+	l.send(t, l.envelope("badjson"))
+	for range 6 { // rand 0 makes every backoff 0 s: redeliveries are immediate
+		if recs, _ := l.pump(t, time.Second); len(recs) == 0 {
+			break
+		}
+	}
+	ps := l.deadLetters(t)
+	if len(ps) != 2 {
+		t.Fatalf("dead letters = %d, want 2", len(ps))
+	}
+	byItem := map[string]deadletter.Payload{}
+	for _, p := range ps {
+		byItem[p.ItemID] = p
+	}
+	if p := byItem["auth"]; p.ErrorClass != failure.AuthDenied || p.Attempts[pipeline.LLM] != 1 || p.SanitizedContext.UpstreamStatus != 401 {
+		t.Fatalf("auth dead letter: %+v", p)
+	}
+	if p := byItem["badjson"]; p.ErrorClass != failure.ResponseInvalid || p.Attempts[pipeline.LLM] != 3 {
+		t.Fatalf("RESPONSE_INVALID dead letter: class %s attempts %v, want the 3rd attempt", p.ErrorClass, p.Attempts)
+	}
+	for _, p := range ps {
+		raw := fmt.Sprintf("%+v", p)
+		if strings.Contains(raw, "PLANTEDsecretKEY") {
+			t.Fatalf("secret in the dead letter: %s", raw)
+		}
+		if it := l.get(t, p.ItemID); it.EnrichmentStatus != state.EnrichmentPermanentFailure || it.State != state.Deadletter {
+			t.Fatalf("%s ended %s/%s, want deadletter/permanent_failure", p.ItemID, it.State, it.EnrichmentStatus)
+		}
+	}
+}
+
+func TestLiveBudgetNeverCountsNorDeadLetters(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	profile := retry.Standard()
+	profile.ProviderQuotaWait = time.Second
+	l.runner.Profile = profile
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)
+	}
+	l.seed(t, "b", pipeline.LLM)
+	l.send(t, l.envelope("b"))
+	deliveries := 0
+	for end := time.Now().Add(8 * time.Second); deliveries < 4 && time.Now().Before(end); {
+		recs, resp := l.pump(t, time.Second)
+		if len(recs) == 0 {
+			continue
+		}
+		deliveries++
+		if len(resp.BatchItemFailures) != 1 {
+			t.Fatalf("delivery %d acknowledged; a budget wait must keep the message", deliveries)
+		}
+	}
+	if deliveries < 4 {
+		t.Fatalf("only %d deliveries in 8 s", deliveries)
+	}
+	it := l.get(t, "b")
+	if it.Attempts[pipeline.LLM] != 0 || it.FailureCount != 0 || it.LastError.ErrorClass != failure.BudgetExceeded {
+		t.Fatalf("after %d budget waits: attempts %v failure_count %d", deliveries, it.Attempts, it.FailureCount)
+	}
+	if ps := l.deadLetters(t); len(ps) != 0 {
+		t.Fatalf("budget waits dead-lettered: %+v", ps)
+	}
+}
+
+func TestLiveMalformedRecordAndTheRestOfTheBatch(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.Fetch)
+	l.seed(t, "g1", pipeline.Fetch)
+	l.seed(t, "g2", pipeline.Fetch)
+	l.send(t, l.envelope("g1"))
+	l.send(t, `{"item_id": 42, "stage": "fetch"}`)
+	l.send(t, l.envelope("g2"))
+	handled := 0
+	for range 5 {
+		recs, resp := l.pump(t, time.Second)
+		handled += len(recs)
+		if len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("kept %v; every record has a durable outcome", resp.BatchItemFailures)
+		}
+		if handled == 3 {
+			break
+		}
+	}
+	ps := l.deadLetters(t)
+	if len(ps) != 1 || ps[0].ErrorClass != failure.SchemaInvalid {
+		t.Fatalf("dead letters = %+v, want one SCHEMA_INVALID", ps)
+	}
+	if fwd := l.drain(t, l.runner.NextQueueURL); len(fwd) != 2 {
+		t.Fatalf("forwarded %d, want the 2 good records", len(fwd))
+	}
+}
+
+func TestLiveDLQSendFailureLeavesTheRecordInTheQueue(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.Notify)
+	realDLQ := l.runner.DLQURL
+	l.runner.DLQURL = l.runner.QueueURL + "-does-not-exist"
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
+	}
+	l.seed(t, "d", pipeline.Notify)
+	l.send(t, l.envelope("d"))
+	if _, resp := l.pump(t, 2*time.Second); len(resp.BatchItemFailures) != 1 {
+		t.Fatal("record acknowledged although its dead letter could not be sent")
+	}
+	if it := l.get(t, "d"); it.State != state.Failed {
+		t.Fatalf("state %s, want failed (hand-off pending)", it.State)
+	}
+	l.runner.DLQURL = realDLQ
+	var recs []events.SQSMessage
+	for end := time.Now().Add(6 * time.Second); len(recs) == 0 && time.Now().Before(end); {
+		recs, _ = l.pump(t, time.Second)
+	}
+	if len(recs) != 1 {
+		t.Fatal("the kept record did not come back")
+	}
+	if ps := l.deadLetters(t); len(ps) != 1 || ps[0].ErrorClass != failure.NotFound {
+		t.Fatalf("dead letters after recovery: %+v", ps)
+	}
+	if l.calls.Load() != 1 {
+		t.Fatalf("upstream calls = %d; completing the hand-off must not call it again", l.calls.Load())
+	}
+	if it := l.get(t, "d"); it.State != state.Deadletter {
+		t.Fatalf("state %s, want deadletter", it.State)
+	}
+}
+
+func TestLiveDuplicateOfFinishedWork(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	l.seed(t, "dup", pipeline.LLM)
+	l.send(t, l.envelope("dup"))
+	l.pump(t, 2*time.Second)
+	l.send(t, l.envelope("dup"))
+	l.send(t, l.envelope("dup"))
+	for range 3 {
+		if recs, resp := l.pump(t, time.Second); len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("duplicates kept: %v", resp.BatchItemFailures)
+		} else if len(recs) == 0 {
+			break
+		}
+	}
+	if l.calls.Load() != 1 {
+		t.Fatalf("upstream calls = %d for one item delivered three times, want 1", l.calls.Load())
+	}
+}
+
+func TestLiveRecordsNotReachedBeforeTheDeadline(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.Fetch)
+	clock := stagetest.NewClock(time.Now())
+	l.runner.Clock, l.runner.Concurrency = clock, 1
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		clock.Advance(2 * time.Second) // each record takes 2 s
+		return okOutput(pipeline.Fetch), nil
+	}
+	var recs []events.SQSMessage
+	for i := range 4 {
+		id := "dl" + strconv.Itoa(i)
+		l.seed(t, id, pipeline.Fetch)
+		env := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "c"}
+		recs = append(recs, events.SQSMessage{MessageId: "m" + strconv.Itoa(i), ReceiptHandle: "not-a-real-handle", Body: env.Encode(),
+			Attributes: map[string]string{"ApproximateReceiveCount": "1"}})
+	}
+	// 8 s to the deadline, 3 s margin, 2 s per record: two records fit.
+	ctx, cancel := context.WithDeadline(context.Background(), clock.Now().Add(8*time.Second))
+	defer cancel()
+	resp, _ := l.runner.Handle(ctx, events.SQSEvent{Records: recs})
+	if len(resp.BatchItemFailures) != 2 {
+		t.Fatalf("kept %v, want the last two", resp.BatchItemFailures)
+	}
+	for _, id := range []string{"dl2", "dl3"} {
+		if it := l.get(t, id); it.State != state.Queued || it.Attempts[pipeline.Fetch] != 0 || it.LeaseOwner != "" {
+			t.Fatalf("%s: %s attempts %v lease %q — records not reached must be untouched", id, it.State, it.Attempts, it.LeaseOwner)
+		}
+	}
+}
+
+func TestLiveConcurrentHandlersNeverLoseAnUpdate(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 500, "")
+	}
+	l.runner.Profile = func() *retry.Profile {
+		p := retry.Standard()
+		pol := p.Policies[failure.UpstreamUnavailable]
+		pol.MaxAttempts = 1000
+		p.Policies[failure.UpstreamUnavailable] = pol
+		return p
+	}()
+	l.seed(t, "c", pipeline.LLM)
+	env := pipeline.Envelope{ItemID: "c", Stage: pipeline.LLM, CorrelationID: "corr-c"}.Encode()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 5 {
+				rec := events.SQSMessage{MessageId: fmt.Sprintf("g%d-r%d", g, r), ReceiptHandle: "h", Body: env,
+					Attributes: map[string]string{"ApproximateReceiveCount": "1"}}
+				if _, err := l.runner.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{rec}}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	it := l.get(t, "c")
+	if calls := int(l.calls.Load()); calls == 0 || it.Attempts[pipeline.LLM] != calls || it.FailureCount != calls {
+		t.Fatalf("upstream calls %d, attempts %d, failure_count %d: every failed call must be counted exactly once",
+			calls, it.Attempts[pipeline.LLM], it.FailureCount)
+	}
+	if it.State == state.Working {
+		t.Fatal("an item was left working")
+	}
+}
+
+// TestLiveAWSRequestsPerItem pins the cost of one stage: DynamoDB writes per
+// item on the happy path and per failure (issue target: ≤ 2 and ≤ 2 more).
+func TestLiveAWSRequestsPerItem(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	l.seed(t, "ok", pipeline.LLM)
+	l.send(t, l.envelope("ok"))
+	rec := oneRecord(t, l)
+	l.counter.Take()
+	l.runner.Handle(context.Background(), rec)
+	happy := l.counter.Take()
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 500, "")
+	}
+	l.seed(t, "bad", pipeline.LLM)
+	l.send(t, l.envelope("bad"))
+	rec = oneRecord(t, l)
+	l.counter.Take()
+	l.runner.Handle(context.Background(), rec)
+	failed := l.counter.Take()
+	writes := func(c map[string]int64) int64 {
+		return c["DynamoDB.UpdateItem"] + c["DynamoDB.PutItem"] + c["DynamoDB.TransactWriteItems"]
+	}
+	t.Logf("happy path: %s", awsconf.Format(happy))
+	t.Logf("retryable failure: %s", awsconf.Format(failed))
+	if w := writes(happy); w > 2 {
+		t.Errorf("happy path: %d DynamoDB writes, target ≤ 2", w)
+	}
+	if extra := writes(failed) - writes(happy); extra > 2 {
+		t.Errorf("failure: %d DynamoDB writes more than the happy path, target ≤ 2", extra)
+	}
+}
+
+func oneRecord(t *testing.T, l *live) events.SQSEvent {
+	t.Helper()
+	out, err := l.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(l.runner.QueueURL), MaxNumberOfMessages: 1, WaitTimeSeconds: 2,
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("receive: %v (%d)", err, len(out.Messages))
+	}
+	return events.SQSEvent{Records: []events.SQSMessage{stagetest.ToEvent(out.Messages[0], l.runner.QueueURL)}}
+}

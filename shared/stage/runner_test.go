@@ -1,0 +1,558 @@
+package stage_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/triagehq/triage/shared/deadletter"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/stage/stagetest"
+	"github.com/triagehq/triage/shared/state"
+)
+
+type testBundle struct {
+	clock  *stagetest.Clock
+	store  *state.Memory
+	sqs    *stagetest.Queues
+	runner *stage.Runner
+	calls  atomic.Int64
+	// work is what the stage does; tests replace it.
+	work func(ctx context.Context, it state.Item) (state.Output, error)
+}
+
+func setup(t *testing.T, st pipeline.Stage) *testBundle {
+	t.Helper()
+	tb := &testBundle{
+		// A fixed time: the budget tests rely on it being 10:00 UTC.
+		clock: stagetest.NewClock(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)),
+		store: state.NewMemory(),
+		sqs:   stagetest.NewQueues(),
+	}
+	tb.work = func(context.Context, state.Item) (state.Output, error) { return okOutput(st), nil }
+	work := stage.WorkFunc(func(ctx context.Context, it state.Item) (state.Output, error) {
+		tb.calls.Add(1)
+		return tb.work(ctx, it)
+	})
+	tb.runner = stagetest.NewRunner(st, work, tb.store, tb.sqs, tb.clock)
+	return tb
+}
+
+func okOutput(st pipeline.Stage) state.Output {
+	switch st {
+	case pipeline.Fetch:
+		return state.Output{Document: &state.Document{Text: "article text", Bytes: 12}}
+	case pipeline.LLM:
+		return state.Output{Enrichment: &state.Enrichment{SummaryNeutral: "s", Category: "c", Severity: "low", Model: "m"}}
+	}
+	return state.Output{Delivery: &state.Delivery{Status: 200, IdempotencyKey: "k"}}
+}
+
+// seed puts an item queued at stage st.
+func (tb *testBundle) seed(t *testing.T, id string, st pipeline.Stage) {
+	t.Helper()
+	tb.store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Received,
+		State: state.Queued, Stage: st, SourceURL: "https://example.com/" + id,
+		Document: &state.Document{Text: "article text"}})
+}
+
+func msg(id string, st pipeline.Stage, messageID string, receives int) events.SQSMessage {
+	env := pipeline.Envelope{ItemID: id, Stage: st, CorrelationID: "corr-" + id}
+	return events.SQSMessage{
+		MessageId: messageID, ReceiptHandle: "rh-" + messageID, Body: env.Encode(),
+		Attributes: map[string]string{"ApproximateReceiveCount": strconv.Itoa(receives)},
+	}
+}
+
+func (tb *testBundle) handle(t *testing.T, ctx context.Context, records ...events.SQSMessage) events.SQSEventResponse {
+	t.Helper()
+	resp, err := tb.runner.Handle(ctx, events.SQSEvent{Records: records})
+	if err != nil {
+		t.Fatalf("Handle returned an error: %v", err)
+	}
+	return resp
+}
+
+func failedIDs(resp events.SQSEventResponse) []string {
+	var out []string
+	for _, f := range resp.BatchItemFailures {
+		out = append(out, f.ItemIdentifier)
+	}
+	return out
+}
+
+func (tb *testBundle) deadLetters(t *testing.T) []deadletter.Payload {
+	t.Helper()
+	ps, err := tb.sqs.DeadLetters(stagetest.DLQURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+func (tb *testBundle) forwards() []string { return tb.sqs.Sent(stagetest.NextQueueURL) }
+
+func (tb *testBundle) visibility(t *testing.T, receipt string) int32 {
+	t.Helper()
+	v, ok := tb.sqs.Visibility(receipt)
+	if !ok {
+		t.Fatalf("no visibility change for %s", receipt)
+	}
+	return v
+}
+
+func (tb *testBundle) item(t *testing.T, id string) state.Item {
+	t.Helper()
+	it, err := tb.store.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+func httpErr(provider failure.Provider, status int, body string) error {
+	return &failure.HTTPError{Provider: provider, Op: "test", Status: status, Header: http.Header{}, Body: []byte(body)}
+}
+
+func TestSuccessForwardsAndAcknowledges(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.seed(t, "a", pipeline.Fetch)
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Fetch, "m1", 1))
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures = %v, want none", failedIDs(resp))
+	}
+	it := tb.item(t, "a")
+	if it.State != state.Queued || it.Stage != pipeline.LLM || it.Status != state.Fetched {
+		t.Fatalf("item = %s/%s/%s, want queued/llm/fetched", it.State, it.Stage, it.Status)
+	}
+	if it.LeaseOwner != "" || it.EnrichmentStatus != state.EnrichmentSuccess {
+		t.Fatalf("lease %q enrichment %q after success", it.LeaseOwner, it.EnrichmentStatus)
+	}
+	if len(tb.forwards()) != 1 {
+		t.Fatalf("forwards = %d, want 1", len(tb.forwards()))
+	}
+	env, err := pipeline.DecodeEnvelope(tb.forwards()[0], pipeline.LLM)
+	if err != nil || env.ItemID != "a" || env.CorrelationID != "corr-a" {
+		t.Fatalf("forwarded envelope = %+v, %v", env, err)
+	}
+}
+
+func TestLastStageCompletesTheItem(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Notify)
+	tb.seed(t, "a", pipeline.Notify)
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 1))
+	if len(resp.BatchItemFailures) != 0 || len(tb.forwards()) != 0 {
+		t.Fatalf("failures %v forwards %d", failedIDs(resp), len(tb.forwards()))
+	}
+	if it := tb.item(t, "a"); it.State != state.Done || it.Status != state.Notified || it.Delivery == nil {
+		t.Fatalf("item = %s/%s delivery %v, want done/notified", it.State, it.Status, it.Delivery)
+	}
+}
+
+func TestRetryableFailureBacksOffThroughVisibility(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.LLM)
+	tb.seed(t, "a", pipeline.LLM)
+	tb.store.Put(func() state.Item { it := tb.item(t, "a"); it.Attempts[pipeline.Fetch] = 2; return it }())
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 503, `{"error":{"message":"overloaded","type":"server_error"}}`)
+	}
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+	if got := failedIDs(resp); len(got) != 1 || got[0] != "m1" {
+		t.Fatalf("failures = %v, want [m1]", got)
+	}
+	// standard profile, attempt 1, rand 0.5: full jitter over [0, 1s] → 500ms → 1 s of visibility.
+	if v := tb.visibility(t, "rh-m1"); v != 1 {
+		t.Fatalf("visibility = %d s, want 1", v)
+	}
+	it := tb.item(t, "a")
+	if it.State != state.Retryable || it.Attempts[pipeline.LLM] != 1 || it.Attempts[pipeline.Fetch] != 2 {
+		t.Fatalf("item %s attempts %v, want retryable llm=1 fetch=2 (untouched)", it.State, it.Attempts)
+	}
+	if it.FailureCount != 1 || it.LastError == nil || it.LastError.ErrorClass != failure.UpstreamUnavailable ||
+		it.LastError.Component != pipeline.LLM || it.LastError.RetryAt == nil || it.EnrichmentStatus != state.EnrichmentPending {
+		t.Fatalf("failure fields = count %d, last_error %+v, enrichment %q", it.FailureCount, it.LastError, it.EnrichmentStatus)
+	}
+	if want := tb.clock.Now().Add(500 * time.Millisecond); !it.NotBefore.Equal(want) {
+		t.Fatalf("not_before = %v, want %v", it.NotBefore, want)
+	}
+	log := tb.store.Log()
+	if len(log) != 1 || log[0].Class != failure.UpstreamUnavailable || log[0].Attempt != 1 {
+		t.Fatalf("error log = %+v", log)
+	}
+}
+
+func TestPermanentFailureDeadLettersOnTheFirstAttempt(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.LLM)
+	tb.seed(t, "a", pipeline.LLM)
+	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, failure.WithDetail(httpErr(failure.OpenAI, 401,
+			`{"error":{"message":"Incorrect API key provided: `+key+`.","type":"invalid_request_error","code":"invalid_api_key"}}`),
+			"model", "gpt-4o-mini")
+	}
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures = %v, want the record acknowledged", failedIDs(resp))
+	}
+	ps := tb.deadLetters(t)
+	if len(ps) != 1 {
+		t.Fatalf("dead letters = %d, want 1", len(ps))
+	}
+	p := ps[0]
+	if p.ErrorClass != failure.AuthDenied || p.Stage != pipeline.LLM || p.ItemID != "a" || p.CorrelationID != "corr-a" ||
+		p.Attempts[pipeline.LLM] != 1 || p.FirstFailureAt.IsZero() || p.LastFailureAt.IsZero() ||
+		p.SanitizedContext.UpstreamStatus != 401 || p.SanitizedContext.Details["model"] != "gpt-4o-mini" {
+		t.Fatalf("payload = %+v", p)
+	}
+	raw := tb.sqs.Sent(stagetest.DLQURL)[0]
+	for _, field := range []string{"error_class", "stage", "item_id", "correlation_id", "attempts", "first_failure_at",
+		"last_failure_at", "last_stack", "sanitized_context", "replay"} {
+		if !strings.Contains(raw, `"`+field+`":`) {
+			t.Errorf("payload lacks field %q", field)
+		}
+	}
+	if strings.Contains(raw, "AbCdEfGhIjKlMnOp") {
+		t.Fatalf("API key leaked into the dead letter: %s", raw)
+	}
+	it := tb.item(t, "a")
+	if it.State != state.Deadletter || it.EnrichmentStatus != state.EnrichmentPermanentFailure || it.DeadLetter == nil {
+		t.Fatalf("item = %s %s %v, want deadletter permanent_failure", it.State, it.EnrichmentStatus, it.DeadLetter)
+	}
+}
+
+func TestAttemptLimitsPerClass(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		err        error
+		deadLetter int // the attempt that dead-letters; 0 = never
+	}{
+		"RESPONSE_INVALID dead-letters at its 3rd failure": {failure.New(failure.ResponseInvalid, "bad json"), 3},
+		"UPSTREAM_UNAVAILABLE at its 5th":                  {httpErr(failure.OpenAI, 500, ""), 5},
+		"CONTENT_POLICY at the 1st":                        {httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation"}}`), 1},
+		"BUDGET_EXCEEDED never":                            {&failure.Error{Class: failure.BudgetExceeded, Reason: "cap", SelfImposed: true}, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := setup(t, pipeline.LLM)
+			tb.seed(t, "a", pipeline.LLM)
+			tb.work = func(context.Context, state.Item) (state.Output, error) { return state.Output{}, tc.err }
+			for n := 1; n <= 8; n++ {
+				resp := tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", n))
+				dead := len(tb.deadLetters(t)) == 1
+				if dead != (tc.deadLetter == n) {
+					t.Fatalf("attempt %d: dead-lettered=%v, want dead-letter at %d", n, dead, tc.deadLetter)
+				}
+				if dead {
+					if len(resp.BatchItemFailures) != 0 {
+						t.Fatal("dead-lettered record not acknowledged")
+					}
+					return
+				}
+				if len(resp.BatchItemFailures) != 1 && len(tb.store.Parked()) == 0 {
+					t.Fatalf("attempt %d: retry neither kept in the queue nor parked", n)
+				}
+				tb.clock.Advance(25 * time.Hour) // past any backoff or budget reset
+			}
+			if tc.deadLetter != 0 {
+				t.Fatal("never dead-lettered")
+			}
+			if it := tb.item(t, "a"); it.Attempts[pipeline.LLM] != 0 || it.FailureCount != 0 {
+				t.Fatalf("non-counting class spent attempts: %v, failure_count %d", it.Attempts, it.FailureCount)
+			}
+		})
+	}
+}
+
+func TestBudgetWaitsUntilMidnightWithoutCounting(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.LLM)
+	tb.seed(t, "a", pipeline.LLM)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, &failure.Error{Class: failure.BudgetExceeded, Reason: "daily cap", SelfImposed: true}
+	}
+	tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+	// 10:00 UTC → the wait until midnight (14 h) is beyond SQS's 12 h: parked.
+	parked := tb.store.Parked()
+	if p, ok := parked["a"]; !ok || !p.DueAt.Equal(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("parked = %+v, want due at the next UTC midnight", parked)
+	}
+	it := tb.item(t, "a")
+	if it.Attempts[pipeline.LLM] != 0 || it.State != state.Retryable || it.LastError.ErrorClass != failure.BudgetExceeded {
+		t.Fatalf("item = %s attempts %v last_error %+v", it.State, it.Attempts, it.LastError)
+	}
+}
+
+func TestSuccessAfterFailuresResetsFailureFields(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.LLM)
+	tb.seed(t, "a", pipeline.LLM)
+	fail := true
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		if fail {
+			return state.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"code":"rate_limit_exceeded"}}`)
+		}
+		return okOutput(pipeline.LLM), nil
+	}
+	tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+	tb.clock.Advance(time.Minute)
+	tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 2))
+	if it := tb.item(t, "a"); it.FailureCount != 2 || it.EnrichmentStatus != state.EnrichmentPending {
+		t.Fatalf("after two failures: count %d status %q", it.FailureCount, it.EnrichmentStatus)
+	}
+	fail = false
+	tb.clock.Advance(time.Minute)
+	tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 3))
+	it := tb.item(t, "a")
+	if it.FailureCount != 0 || it.LastError != nil || it.EnrichmentStatus != state.EnrichmentSuccess || !it.FirstFailureAt.IsZero() {
+		t.Fatalf("after success: count %d last_error %+v status %q first %v", it.FailureCount, it.LastError, it.EnrichmentStatus, it.FirstFailureAt)
+	}
+	if it.Attempts[pipeline.LLM] != 2 {
+		t.Fatalf("attempt history = %v, want llm=2 kept", it.Attempts)
+	}
+}
+
+func TestMalformedRecordIsDeadLetteredWhileTheBatchGoesOn(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.seed(t, "a", pipeline.Fetch)
+	tb.seed(t, "b", pipeline.Fetch)
+	bad := events.SQSMessage{MessageId: "bad", ReceiptHandle: "rh-bad", Body: `{"item_id":"x","stage":"fetch"`,
+		Attributes: map[string]string{"ApproximateReceiveCount": "1"}}
+	wrongStage := msg("b", pipeline.LLM, "wrong", 1)
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Fetch, "m1", 1), bad, wrongStage, msg("b", pipeline.Fetch, "m2", 1))
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures = %v, want every record acknowledged", failedIDs(resp))
+	}
+	ps := tb.deadLetters(t)
+	if len(ps) != 2 || ps[0].ErrorClass != failure.SchemaInvalid || ps[1].ErrorClass != failure.SchemaInvalid {
+		t.Fatalf("dead letters = %+v, want two SCHEMA_INVALID", ps)
+	}
+	for _, p := range ps {
+		if strings.Contains(p.LastStack+p.SanitizedContext.Error, `"stage":"fetch"`) {
+			t.Fatalf("raw body leaked into the dead letter: %+v", p)
+		}
+	}
+	if a, b := tb.item(t, "a"), tb.item(t, "b"); a.Stage != pipeline.LLM || b.Stage != pipeline.LLM {
+		t.Fatalf("good records did not go on: a at %s, b at %s", a.Stage, b.Stage)
+	}
+}
+
+func TestDLQSendFailureKeepsTheRecord(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Notify)
+	tb.seed(t, "a", pipeline.Notify)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
+	}
+	tb.sqs.FailSends(stagetest.DLQURL, true)
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 1))
+	if got := failedIDs(resp); len(got) != 1 {
+		t.Fatalf("failures = %v, want the record kept", got)
+	}
+	if it := tb.item(t, "a"); it.State != state.Failed {
+		t.Fatalf("state = %s, want failed (hand-off pending)", it.State)
+	}
+	// The DLQ recovers; the redelivery completes the hand-off without calling the webhook.
+	tb.sqs.FailSends(stagetest.DLQURL, false)
+	before := tb.calls.Load()
+	resp = tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 2))
+	if len(resp.BatchItemFailures) != 0 || tb.calls.Load() != before {
+		t.Fatalf("redelivery: failures %v, upstream calls %d → %d", failedIDs(resp), before, tb.calls.Load())
+	}
+	if ps := tb.deadLetters(t); len(ps) != 1 || ps[0].ErrorClass != failure.NotFound {
+		t.Fatalf("dead letters = %+v", ps)
+	}
+	if it := tb.item(t, "a"); it.State != state.Deadletter {
+		t.Fatalf("state = %s, want deadletter", it.State)
+	}
+}
+
+func TestDuplicateOfFinishedWorkNeverCallsTheUpstream(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Notify)
+	tb.seed(t, "a", pipeline.Notify)
+	tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 1))
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 2), msg("a", pipeline.Notify, "dup", 1))
+	if len(resp.BatchItemFailures) != 0 || tb.calls.Load() != 1 {
+		t.Fatalf("failures %v, upstream calls %d, want 1", failedIDs(resp), tb.calls.Load())
+	}
+}
+
+func TestForwardFailureIsRepairedByTheRedelivery(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.seed(t, "a", pipeline.Fetch)
+	tb.sqs.FailSends(stagetest.NextQueueURL, true)
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Fetch, "m1", 1))
+	if len(resp.BatchItemFailures) != 1 {
+		t.Fatal("record acknowledged although its forward failed")
+	}
+	tb.sqs.FailSends(stagetest.NextQueueURL, false)
+	resp = tb.handle(t, context.Background(), msg("a", pipeline.Fetch, "m1", 2))
+	if len(resp.BatchItemFailures) != 0 || len(tb.forwards()) != 1 || tb.calls.Load() != 1 {
+		t.Fatalf("failures %v, forwards %d, upstream calls %d", failedIDs(resp), len(tb.forwards()), tb.calls.Load())
+	}
+}
+
+func TestRecordsNotReachedBeforeTheDeadlineCountNoAttempt(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.runner.Concurrency = 1
+	for i := range 4 {
+		tb.seed(t, fmt.Sprint("i", i), pipeline.Fetch)
+	}
+	// Each record takes 2 s of (fake) time; the invocation has 8 s, less the
+	// 3 s margin: a record needs 2 s, so records start at 0 s and 2 s, and
+	// the third (at 4 s, ending at 6 s > 5 s) is not started.
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		tb.clock.Advance(2 * time.Second)
+		return okOutput(pipeline.Fetch), nil
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), tb.clock.Now().Add(8*time.Second))
+	defer cancel()
+	var recs []events.SQSMessage
+	for i := range 4 {
+		recs = append(recs, msg(fmt.Sprint("i", i), pipeline.Fetch, fmt.Sprint("m", i), 1))
+	}
+	resp := tb.handle(t, ctx, recs...)
+	got := failedIDs(resp)
+	if len(got) != 2 || got[0] != "m2" || got[1] != "m3" {
+		t.Fatalf("failures = %v, want [m2 m3]", got)
+	}
+	for _, id := range []string{"i2", "i3"} {
+		it := tb.item(t, id)
+		if it.State != state.Queued || it.Attempts[pipeline.Fetch] != 0 || it.LeaseOwner != "" {
+			t.Fatalf("%s = %s attempts %v lease %q, want untouched", id, it.State, it.Attempts, it.LeaseOwner)
+		}
+		if v := tb.visibility(t, "rh-m"+id[1:]); v != 0 {
+			t.Fatalf("%s visibility = %d, want 0", id, v)
+		}
+	}
+}
+
+func TestPanicBecomesInternalBugForThatRecordOnly(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.seed(t, "boom", pipeline.Fetch)
+	tb.seed(t, "fine", pipeline.Fetch)
+	tb.work = func(_ context.Context, it state.Item) (state.Output, error) {
+		if it.ID == "boom" {
+			var m map[string]int
+			m["x"] = 1 // nil map write: a runtime panic
+		}
+		return okOutput(pipeline.Fetch), nil
+	}
+	resp := tb.handle(t, context.Background(), msg("boom", pipeline.Fetch, "m1", 1), msg("fine", pipeline.Fetch, "m2", 1))
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures = %v", failedIDs(resp))
+	}
+	ps := tb.deadLetters(t)
+	if len(ps) != 1 || ps[0].ErrorClass != failure.InternalBug || !strings.Contains(ps[0].LastStack, "goroutine") {
+		t.Fatalf("dead letters = %+v, want one INTERNAL_BUG with a stack", ps)
+	}
+	if it := tb.item(t, "fine"); it.Stage != pipeline.LLM {
+		t.Fatalf("the other record did not go on: %s", it.Stage)
+	}
+}
+
+func TestGateWaitSpendsNoAttempt(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.LLM)
+	tb.seed(t, "a", pipeline.LLM)
+	until := tb.clock.Now().Add(4 * time.Minute)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, &failure.WaitError{Until: until, Reason: "breaker open"}
+	}
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+	if len(resp.BatchItemFailures) != 1 || tb.visibility(t, "rh-m1") != 240 {
+		t.Fatalf("failures %v visibility %d, want kept for 240 s", failedIDs(resp), tb.visibility(t, "rh-m1"))
+	}
+	it := tb.item(t, "a")
+	if it.Attempts[pipeline.LLM] != 0 || it.State != state.Retryable || !it.NotBefore.Equal(until) || len(tb.store.Log()) != 0 {
+		t.Fatalf("item %s attempts %v not_before %v log %d", it.State, it.Attempts, it.NotBefore, len(tb.store.Log()))
+	}
+}
+
+func TestDuplicateDuringCooldownIsAcknowledged(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.LLM)
+	tb.seed(t, "a", pipeline.LLM)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"code":"rate_limit_exceeded"}}`)
+	}
+	tb.runner.Profile = retry.Predictions() // 60 s fixed for rate limits
+	tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.LLM, "dup", 1), msg("a", pipeline.LLM, "m1", 2))
+	got := failedIDs(resp)
+	if len(got) != 1 || got[0] != "m1" || tb.calls.Load() != 1 {
+		t.Fatalf("failures %v calls %d: want the duplicate acknowledged and the carrier kept", got, tb.calls.Load())
+	}
+	if v := tb.visibility(t, "rh-m1"); v != 60 {
+		t.Fatalf("carrier visibility = %d, want the remaining 60 s", v)
+	}
+}
+
+func TestWaitBeyondSQSLimitIsParked(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.runner.Profile = retry.DailyBatch()
+	tb.seed(t, "a", pipeline.Fetch)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.HTTP, 429, "")
+	}
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Fetch, "m1", 1))
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatal("a parked record must be acknowledged once the park is durable")
+	}
+	p, ok := tb.store.Parked()["a"]
+	if !ok || !p.DueAt.Equal(tb.clock.Now().Add(24*time.Hour)) || p.Envelope.Stage != pipeline.Fetch {
+		t.Fatalf("parked = %+v, want due in 24 h at fetch", p)
+	}
+	if it := tb.item(t, "a"); it.Attempts[pipeline.Fetch] != 1 {
+		t.Fatalf("attempts = %v", it.Attempts)
+	}
+}
+
+func TestNearTheBackstopTheRecordIsParked(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.runner.BackstopReceives = 10
+	tb.seed(t, "a", pipeline.Fetch)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.HTTP, 503, "")
+	}
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Fetch, "m1", 9))
+	if len(resp.BatchItemFailures) != 0 || len(tb.store.Parked()) != 1 {
+		t.Fatalf("failures %v parked %d: want parked and acknowledged", failedIDs(resp), len(tb.store.Parked()))
+	}
+}
+
+func TestEventsAreValidJSONForEveryOutcome(t *testing.T) {
+	t.Parallel()
+	// The dead letter of every class encodes under the SQS limit.
+	for _, c := range failure.Classes() {
+		p := deadletter.Build(deadletter.Input{ItemID: "a", Stage: pipeline.LLM, Err: errors.New(strings.Repeat("x", 1<<20)),
+			Failure: failure.Of(c, "r")})
+		b, err := p.Marshal()
+		if err != nil || len(b) > deadletter.MaxPayloadBytes || !json.Valid(b) {
+			t.Fatalf("%s: %d bytes, err %v", c, len(b), err)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package stagetest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// Seed puts the item a sample event names into store, at st, with whatever
+// the stage needs (a source URL, fetched text, an enrichment and webhook).
+type Seed func(store *state.Memory, itemID string, st pipeline.Stage)
+
+// EventFiles runs every events/<st>/*.json file through a Runner over
+// state.Memory and the real Work, and checks what each file's name promises:
+//
+//	normal     every record succeeds and moves its item on
+//	malformed  well-formed records succeed; the others are dead-lettered as
+//	           SCHEMA_INVALID; the whole batch is acknowledged
+//	duplicate  two deliveries of one item call the upstream once
+//	replayed   the replay lineage travels with the item to the next stage
+//
+// Files are unmarshalled into events.SQSEvent, the type Lambda delivers.
+func EventFiles(t *testing.T, st pipeline.Stage, seed Seed, work stage.Work) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(ModuleRoot(t), "events", string(st), "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sample events for %s: %v", st, err)
+	}
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ev events.SQSEvent
+			if err := json.Unmarshal(raw, &ev); err != nil {
+				t.Fatalf("%s is not an SQS event: %v", path, err)
+			}
+			store := NewStoreFor(ev, st, seed)
+			q := NewQueues()
+			var calls atomic.Int64
+			counted := stage.WorkFunc(func(ctx context.Context, it state.Item) (state.Output, error) {
+				calls.Add(1)
+				return work.Run(ctx, it)
+			})
+			r := NewRunner(st, counted, store, q, NewClock(time.Now()))
+			resp, err := r.Handle(context.Background(), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("batch item failures %v: every sample record should reach a durable outcome", resp.BatchItemFailures)
+			}
+			dead, err := q.DeadLetters(DLQURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := 0
+			for _, rec := range ev.Records {
+				env, err := pipeline.DecodeEnvelope(rec.Body, st)
+				if err != nil {
+					continue
+				}
+				valid++
+				it, _ := store.Get(context.Background(), env.ItemID)
+				if it.Stage == st && it.State != state.Done {
+					t.Errorf("%s is still %s at %s (last error %+v)", env.ItemID, it.State, it.Stage, it.LastError)
+				}
+			}
+			switch name {
+			case "malformed":
+				if len(dead) != len(ev.Records)-valid || len(dead) == 0 {
+					t.Fatalf("dead letters = %d, want %d", len(dead), len(ev.Records)-valid)
+				}
+				for _, p := range dead {
+					if p.ErrorClass != failure.SchemaInvalid {
+						t.Errorf("dead letter class %s, want SCHEMA_INVALID", p.ErrorClass)
+					}
+				}
+			case "duplicate":
+				if calls.Load() != 1 {
+					t.Fatalf("upstream calls = %d for two deliveries of one item, want 1", calls.Load())
+				}
+			case "replayed":
+				if _, hasNext := st.Next(); hasNext {
+					sent := q.Sent(NextQueueURL)
+					if len(sent) != 1 || !strings.Contains(sent[0], `"replay":{"count":1`) {
+						t.Fatalf("forwarded %v, want the replay lineage kept", sent)
+					}
+				}
+			}
+			if name != "malformed" && len(dead) != 0 {
+				t.Fatalf("unexpected dead letters: %+v", dead)
+			}
+		})
+	}
+}
+
+// NewStoreFor returns a store holding every item ev names, seeded at st.
+func NewStoreFor(ev events.SQSEvent, st pipeline.Stage, seed Seed) *state.Memory {
+	store := state.NewMemory()
+	for _, rec := range ev.Records {
+		if env, err := pipeline.DecodeEnvelope(rec.Body, ""); err == nil {
+			if _, err := store.Get(context.Background(), env.ItemID); err != nil {
+				seed(store, env.ItemID, st)
+			}
+		}
+	}
+	return store
+}
+
+// ModuleRoot walks up from the working directory to go.mod.
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
