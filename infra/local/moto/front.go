@@ -54,6 +54,14 @@ func StartFront(backendURL string) (*Front, error) {
 	f := &Front{URL: "http://" + ln.Addr().String(), backend: u}
 	f.proxy = httputil.NewSingleHostReverseProxy(u)
 	f.proxy.Transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
+	f.proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		// A client that gave up (a long poll cancelled at shutdown) is not an
+		// error worth a log line; anything else is a 502 like any proxy's.
+		if errors.Is(err, context.Canceled) {
+			return
+		}
+		http.Error(w, "moto front: "+err.Error(), http.StatusBadGateway)
+	}
 	f.srv = &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = f.srv.Serve(ln) }()
 	return f, nil

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit statuses.
+const (
+	exitOK            = 0
+	exitFunctionError = 1
+	exitUsage         = 2
+	exitSetup         = 3
+	exitInterrupted   = 130
+)
+
+const usage = `usage: triage-local <command> [flags]
+
+commands:
+  invoke   run one function once with one event (like sam local invoke)
+
+run "triage-local invoke -h" for the flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C cancels and cleans up; restoring the default lets a
+	// second one end the command at once (on Linux the processes it started
+	// die with it).
+	context.AfterFunc(ctx, stop)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole command, so tests can call it; every deferred cleanup
+// has run when it returns.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "invoke":
+		code, err := invoke(ctx, args[1:], stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "triage-local: %v\n", err)
+		}
+		if ctx.Err() != nil && code != exitOK && code != exitFunctionError {
+			return exitInterrupted
+		}
+		return code
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "triage-local: unknown command %q\n%s", args[0], usage)
+		return exitUsage
+	}
+}
+
+// usageError marks errors that are the caller's to fix (exit status 2).
+type usageError struct{ err error }
+
+// Error returns the underlying message.
+func (e *usageError) Error() string { return e.err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+
+func isUsage(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue)
+}
