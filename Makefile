@@ -12,7 +12,7 @@ SHORTFUZZ  ?= 3s
 BENCHTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
-.PHONY: all test unit lint fuzz fuzz-short bench build demo tools-go tools-lint clean
+.PHONY: all test unit lint fuzz fuzz-short bench build demo invoke tools-go tools-lint tools-local clean
 
 all: build
 
@@ -62,10 +62,23 @@ build: tools-go
 
 ## demo -----------------------------------------------------------------------
 
-# Until the stage runtime lands, the demo runs the sample failures through the
-# decision core and prints the decision table.
-demo: tools-go
-	$(GO) run ./cmd/triage classify --table events/failures/*.json
+# The pipeline end to end on the local AWS: moto, the stack from template.yaml,
+# the real bootstrap binaries behind a local Lambda Runtime API, fakes with a
+# seeded fault mix. ITEMS=… SEED=… override the defaults.
+ITEMS ?= 50
+SEED  ?= 1
+demo: tools-go tools-local
+	$(GO) run ./infra/local/cmd/triage-local demo --items $(ITEMS) --seed $(SEED)
+
+# invoke runs one function once with one event, like `sam local invoke`:
+#   make invoke FN=fetch EVENT=events/fetch/normal.json
+invoke: tools-go tools-local
+	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=events/<function>/<file>.json" >&2; exit 2; }
+	$(GO) run ./infra/local/cmd/triage-local invoke --function $(FN) --event $(EVENT) --seed
+
+tools-local:
+	@command -v moto_server >/dev/null || { echo 'make: moto_server is required: pip install "moto[server]"' >&2; exit 1; }
+	@command -v aws >/dev/null || { echo "make: the aws CLI is required: pip install awscli" >&2; exit 1; }
 
 clean:
 	rm -rf .build

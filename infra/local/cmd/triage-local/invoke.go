@@ -13,9 +13,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,34 +21,25 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go"
 
 	"github.com/triagehq/triage/infra/fakes"
-	"github.com/triagehq/triage/infra/local/lambda"
-	"github.com/triagehq/triage/infra/local/moto"
-	"github.com/triagehq/triage/infra/local/stack"
+	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// The credentials the fakes expect and invoke seeds into SSM.
 const (
-	localLLMKey        = "sk-triage-local"
-	localWebhookSecret = "whsec-triage-local"
-	defaultStackName   = "triage-local"
-	defaultTimeout     = 5 * time.Minute
-	stackCreateTimeout = 2 * time.Minute
-	buildTimeout       = 5 * time.Minute
+	defaultStackName = "triage-local"
+	defaultTimeout   = 5 * time.Minute
 )
 
 // Build modes of --build.
 const (
-	buildAlways  = "always"
-	buildMissing = "missing"
-	buildNever   = "never"
+	buildAlways  = string(devstack.BuildAlways)
+	buildMissing = string(devstack.BuildMissing)
+	buildNever   = string(devstack.BuildNever)
 )
 
 type invokeFlags struct {
@@ -152,7 +141,7 @@ func invoke(ctx context.Context, args []string, stdout, stderrRaw io.Writer) (in
 
 	// Everything cheap and checkable first: no process is started for a
 	// command that cannot run.
-	root, rootErr := moduleRoot()
+	root, rootErr := devstack.ModuleRoot()
 	tplPath := f.templatePath
 	if tplPath == "" {
 		if rootErr != nil {
@@ -178,96 +167,46 @@ func invoke(ctx context.Context, args []string, stdout, stderrRaw io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
-	bin, err := bootstrap(ctx, root, rootErr, fn, f, stderr, logf)
-	if err != nil {
-		if isUsage(err) {
+	opts := devstack.Options{
+		Root: root, TemplatePath: tplPath, Endpoint: f.endpoint, StackName: f.stackName, Params: f.params,
+		Functions: []string{fn.LogicalID}, Build: devstack.BuildMode(f.build), BuildDir: f.buildDir,
+		Logs: stderr, MotoLog: f.motoLog, Progress: logf,
+	}
+	if f.bootstrap != "" {
+		bin, err := filepath.Abs(f.bootstrap)
+		if err != nil {
 			return exitUsage, err
 		}
-		return exitSetup, err
-	}
-
-	fk, err := startFakes()
-	if err != nil {
-		return exitSetup, err
-	}
-	defer fk.close()
-	logf("fakes: llm %s, articles %s, webhook %s", fk.llm.URL, fk.articles.URL, fk.webhook.URL)
-
-	endpoint := f.endpoint
-	if endpoint == "" {
-		logf("starting moto_server")
-		srv, err := moto.Start(ctx, moto.Options{LogPath: f.motoLog})
+		opts.Bootstraps = map[string]string{fn.LogicalID: bin}
+	} else if rootErr != nil {
+		return exitUsage, fmt.Errorf("%w (or pass --bootstrap)", rootErr)
+	} else if f.build == buildNever {
+		bin, err := devstack.BootstrapPath(root, f.buildDir, fn.LogicalID)
 		if err != nil {
-			return exitSetup, err
+			return exitUsage, err
 		}
-		defer func() {
-			if err := srv.Stop(); err != nil {
-				logf("stop moto_server: %v", err)
-			}
-		}()
-		endpoint = srv.URL
-		logf("moto_server pid %d at %s", srv.PID, endpoint)
-	}
-	cfg, err := moto.Config(ctx, endpoint)
-	if err != nil {
-		return exitSetup, err
-	}
-
-	params := map[string]string{"LLMBaseUrl": fk.llm.URL + "/v1", "FetchBlockPrivate": "false"}
-	maps.Copy(params, f.params)
-	for k := range params { // a template without these parameters takes none
-		if _, ok := tpl.Parameters[k]; !ok {
-			delete(params, k)
+		if _, err := os.Stat(bin); err != nil {
+			return exitUsage, usagef("--build=never but %s: %v", bin, err)
 		}
 	}
-	info, err := openStack(ctx, cloudformation.NewFromConfig(cfg), endpoint, tplPath, f.stackName, params, logf)
+	st, err := devstack.Start(ctx, opts)
 	if err != nil {
 		return exitSetup, err
 	}
-	// An existing stack keeps its own parameters; the overrides still shape
-	// the function's environment, which is computed here, not by
-	// CloudFormation.
-	resolved := maps.Clone(info.Parameters)
-	maps.Copy(resolved, params)
-	pseudo, err := info.Pseudo()
-	if err != nil {
-		return exitSetup, err
-	}
-	declared := map[string]string{}
-	for k, v := range resolved {
-		if _, ok := tpl.Parameters[k]; ok {
-			declared[k] = v
+	defer func() {
+		if err := st.Close(); err != nil {
+			logf("stop: %v", err)
 		}
-	}
-	resolver, err := template.NewResolver(tpl, template.ResolverConfig{Parameters: declared, Pseudo: pseudo, Physical: info.Physical})
-	if err != nil {
-		return exitSetup, err
-	}
-	env, err := resolver.ResolveEnv(fn)
-	if err != nil {
-		return exitSetup, err
-	}
-	if err := seedSecrets(ctx, cfg, resolver.Parameters()); err != nil {
-		return exitSetup, err
-	}
+	}()
+	env := st.Env[fn.LogicalID]
 	if f.seed {
-		n, err := seedItems(ctx, cfg, env, event, fk)
+		n, err := seedItems(ctx, st.AWS, env, event, st)
 		if err != nil {
 			return exitSetup, err
 		}
 		logf("seeded %d items into %s", n, env["ITEMS_TABLE"])
 	}
-
-	svc := lambda.New(lambda.Options{BaseEnv: moto.Environ(endpoint, os.Environ()), Logs: stderr})
-	defer func() {
-		if err := svc.Close(); err != nil {
-			logf("stop functions: %v", err)
-		}
-	}()
-	if err := svc.Register(lambda.Function{Name: fn.LogicalID, Bootstrap: bin, Env: env, Timeout: fn.Timeout,
-		MemoryMB: fn.MemorySize, Handler: fn.Handler}); err != nil {
-		return exitSetup, err
-	}
+	svc := st.Lambda
 	logf("invoking %s (timeout %v)", fn.LogicalID, fn.Timeout)
 	res, err := svc.Invoke(ctx, fn.LogicalID, event)
 	if err != nil {
@@ -292,38 +231,16 @@ func invoke(ctx context.Context, args []string, stdout, stderrRaw io.Writer) (in
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// moduleRoot finds the directory holding go.mod, walking up from the
-// working directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", usagef("no go.mod above the working directory: run from the triage module")
-		}
-		dir = parent
-	}
-}
-
 // shortName is a function's short name: FetchFunc → fetch.
-func shortName(logicalID string) string {
-	return strings.ToLower(strings.TrimSuffix(logicalID, "Func"))
-}
 
 // findFunction finds a function by logical id (any case) or short name.
 func findFunction(tpl *template.Template, name string) (template.Function, error) {
 	var names []string
 	for _, fn := range tpl.Functions() {
-		if strings.EqualFold(fn.LogicalID, name) || shortName(fn.LogicalID) == strings.ToLower(name) {
+		if strings.EqualFold(fn.LogicalID, name) || devstack.ShortName(fn.LogicalID) == strings.ToLower(name) {
 			return fn, nil
 		}
-		names = append(names, fn.LogicalID+" ("+shortName(fn.LogicalID)+")")
+		names = append(names, fn.LogicalID+" ("+devstack.ShortName(fn.LogicalID)+")")
 	}
 	return template.Function{}, usagef("template has no function %q; it has %s", name, strings.Join(names, ", "))
 }
@@ -352,125 +269,10 @@ func readEvent(path, root string) ([]byte, error) {
 	return b, nil
 }
 
-// bootstrap returns the binary to run, building it as `make bootstraps`
-// does when asked to.
-func bootstrap(ctx context.Context, root string, rootErr error, fn template.Function, f invokeFlags,
-	stderr io.Writer, logf func(string, ...any)) (string, error) {
-	if f.bootstrap != "" {
-		return filepath.Abs(f.bootstrap)
-	}
-	if rootErr != nil {
-		return "", fmt.Errorf("%w (or pass --bootstrap)", rootErr)
-	}
-	dir := f.buildDir
-	if dir == "" {
-		dir = filepath.Join(root, ".build")
-	}
-	out, err := filepath.Abs(filepath.Join(dir, fn.LogicalID, "bootstrap"))
-	if err != nil {
-		return "", err
-	}
-	_, statErr := os.Stat(out)
-	switch {
-	case f.build == buildNever && statErr != nil:
-		return "", usagef("--build=never but %s: %v", out, statErr)
-	case f.build == buildNever, f.build == buildMissing && statErr == nil:
-		return out, nil
-	}
-	pkg := "./functions/" + shortName(fn.LogicalID)
-	if st, err := os.Stat(filepath.Join(root, pkg)); err != nil || !st.IsDir() {
-		return "", usagef("cannot tell %s's package (no %s): pass --bootstrap", fn.LogicalID, pkg)
-	}
-	logf("building %s <- %s", out, pkg)
-	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build %s: %w", pkg, err)
-	}
-	return out, nil
-}
-
-// fakeSet is the upstream fakes, served in-process.
-type fakeSet struct {
-	llm, articles, webhook *fakes.Server
-}
-
-func startFakes() (*fakeSet, error) {
-	llm, err := fakes.NewLLM(fakes.LLMOptions{APIKey: localLLMKey})
-	if err != nil {
-		return nil, err
-	}
-	fk := &fakeSet{}
-	if fk.llm, err = fakes.Start("", llm); err != nil {
-		return nil, err
-	}
-	if fk.articles, err = fakes.Start("", fakes.NewArticles(fakes.ArticleOptions{})); err != nil {
-		fk.close()
-		return nil, err
-	}
-	if fk.webhook, err = fakes.Start("", fakes.NewWebhook(fakes.WebhookOptions{Secret: localWebhookSecret})); err != nil {
-		fk.close()
-		return nil, err
-	}
-	return fk, nil
-}
-
-func (fk *fakeSet) close() {
-	for _, s := range []*fakes.Server{fk.llm, fk.articles, fk.webhook} {
-		if s != nil {
-			_ = s.Close()
-		}
-	}
-}
-
-// openStack returns the stack name at the endpoint, creating it from the
-// template when it does not exist.
-func openStack(ctx context.Context, cfn template.CloudFormationAPI, endpoint, tplPath, name string,
-	params map[string]string, logf func(string, ...any)) (*template.StackInfo, error) {
-	info, err := template.DescribeStack(ctx, cfn, name)
-	if err == nil {
-		logf("using the existing stack %s", name)
-		return info, nil
-	}
-	if !stackMissing(err) {
-		return nil, err
-	}
-	logf("creating stack %s from %s", name, tplPath)
-	if _, err := stack.Create(ctx, stack.Options{Endpoint: endpoint, Name: name, TemplatePath: tplPath,
-		Parameters: params, Timeout: stackCreateTimeout}); err != nil {
-		return nil, err
-	}
-	return template.DescribeStack(ctx, cfn, name)
-}
-
-// stackMissing reports CloudFormation's "Stack with id X does not exist".
-func stackMissing(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationError" && strings.Contains(ae.ErrorMessage(), "does not exist")
-}
-
-// seedSecrets stores the keys the fakes expect under the parameter names
-// the template gives the functions.
-func seedSecrets(ctx context.Context, cfg aws.Config, params map[string]string) error {
-	for param, value := range map[string]string{"LLMApiKeyParameter": localLLMKey, "WebhookSecretParameter": localWebhookSecret} {
-		if name := params[param]; name != "" {
-			if err := stack.PutSecureParameter(ctx, cfg, name, value); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // seedItems puts the items the event's envelopes name, ready for the
 // function's stage and pointing at the fakes. Records whose body is not a
 // valid envelope (malformed.json) are skipped: the stage dead-letters them.
-func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event []byte, fk *fakeSet) (int, error) {
+func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event []byte, st *devstack.Stack) (int, error) {
 	stage, err := pipeline.ParseStage(env["STAGE"])
 	if err != nil {
 		return 0, fmt.Errorf("--seed: %w", err)
@@ -489,8 +291,8 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 		}
 		it := state.Item{
 			ID: e.ItemID, Kind: state.KindStory, CorrelationID: e.CorrelationID,
-			SourceURL:  fk.articles.URL + "/articles/" + url.PathEscape(e.ItemID),
-			WebhookURL: fk.webhook.URL + "/hooks/" + url.PathEscape(e.ItemID),
+			SourceURL:  st.ArticleServer.URL + "/articles/" + url.PathEscape(e.ItemID),
+			WebhookURL: st.HookServer.URL + "/hooks/" + url.PathEscape(e.ItemID),
 			Status:     state.Received, State: state.Queued, Stage: stage,
 			CreatedAt: now, UpdatedAt: now,
 		}

@@ -23,8 +23,9 @@ const usage = `usage: triage-local <command> [flags]
 
 commands:
   invoke   run one function once with one event (like sam local invoke)
+  demo     the pipeline end to end: seed stories, faults, retries, dead letters, summary
 
-run "triage-local invoke -h" for the flags.
+run "triage-local <command> -h" for the flags.
 `
 
 func main() {
@@ -55,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitInterrupted
 		}
 		return code
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/infra/local/moto"
@@ -211,7 +212,7 @@ func TestInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := template.DescribeStack(t.Context(), cloudformation.NewFromConfig(cfg), name); !stackMissing(err) {
+	if _, err := template.DescribeStack(t.Context(), cloudformation.NewFromConfig(cfg), name); !devstack.IsStackMissing(err) {
 		t.Errorf("stack %s exists after an interrupted command: %v", name, err)
 	}
 }

@@ -1,0 +1,474 @@
+// Package demo is `make demo`: the pipeline end to end on one machine. It
+// brings the local stack up (devstack), seeds stories into DynamoDB and the
+// fetch queue, lets the real functions work through them under a seeded mix
+// of upstream faults, shows progress, and ends with a summary an operator
+// can check: outcomes per state, failures and retries per class, dead letters
+// per class and stage, AWS requests per item, and a conservation line
+// (seeded = done + dead-lettered, nothing in flight).
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// Options configure Run.
+type Options struct {
+	// Items is how many stories to seed; 0 means 50.
+	Items int
+	// Seed drives the fault mix; the same seed gives the same faults.
+	Seed uint64
+	// Faults is "standard" (the default mix) or "none" (the happy path).
+	Faults string
+	// Timeout bounds the pipeline phase; 0 means 150 s.
+	Timeout time.Duration
+	// Out receives progress and the summary.
+	Out io.Writer
+	// LogDir receives the functions' logs (functions.log); "" is
+	// <root>/.build/demo.
+	LogDir string
+	// Interactive redraws the progress line in place (a terminal).
+	Interactive bool
+}
+
+// Mixes are the demo's fault mixes per fake. Transient faults hit at most
+// a key's first two calls, so an item with only transient faults always
+// finishes within its attempt budget; sticky ones are permanent for that
+// item (see infra/fakes).
+var Mixes = map[string]struct{ Articles, LLM, Webhook map[fakes.Fault]float64 }{
+	"standard": {
+		Articles: map[fakes.Fault]float64{fakes.FaultNotFound: 0.04, fakes.FaultGone: 0.02, fakes.FaultServerError: 0.06,
+			fakes.FaultRateLimit: 0.04, fakes.FaultReset: 0.03},
+		LLM: map[fakes.Fault]float64{fakes.FaultRateLimit: 0.08, fakes.FaultServerError: 0.05, fakes.FaultUnavailable: 0.03,
+			fakes.FaultInvalidJSON: 0.06, fakes.Always(fakes.FaultInvalidJSON): 0.05, fakes.FaultContentPolicy: 0.05,
+			fakes.FaultContextLength: 0.04},
+		Webhook: map[fakes.Fault]float64{fakes.FaultServerError: 0.05, fakes.FaultRateLimitDiscord: 0.03,
+			fakes.FaultChannelNotFound: 0.02},
+	},
+	"none": {},
+}
+
+// Summary is what the demo measured.
+type Summary struct {
+	Seeded       int
+	ByState      map[state.State]int
+	DeadLetters  map[string]int // "stage CLASS" → items
+	DLQMessages  map[pipeline.Stage]int
+	Failures     map[failure.Class]int
+	Retries      map[failure.Class]int
+	Waits        map[failure.Class]int
+	InFlight     int
+	Parked       int
+	AWSCalls     map[string]int64
+	Batches      int64
+	FunctionErrs int64
+	Elapsed      time.Duration
+}
+
+// Conserved reports the conservation check: every seeded item is done or
+// dead-lettered, DLQ messages match dead-lettered items, nothing in flight.
+func (s Summary) Conserved() bool {
+	dlq := 0
+	for _, n := range s.DLQMessages {
+		dlq += n
+	}
+	return s.Seeded == s.ByState[state.Done]+s.ByState[state.Deadletter] && s.InFlight == 0 && s.Parked == 0 &&
+		dlq == s.ByState[state.Deadletter]
+}
+
+// Run runs the demo and returns its summary; err is set when the stack could
+// not start or the pipeline did not settle in time.
+func Run(ctx context.Context, opts Options) (Summary, error) {
+	if opts.Items <= 0 {
+		opts.Items = 50
+	}
+	if opts.Faults == "" {
+		opts.Faults = "standard"
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 150 * time.Second
+	}
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	mix, ok := Mixes[opts.Faults]
+	if !ok {
+		return Summary{}, fmt.Errorf("unknown fault mix %q (want standard or none)", opts.Faults)
+	}
+	root, err := devstack.ModuleRoot()
+	if err != nil {
+		return Summary{}, err
+	}
+	if opts.LogDir == "" {
+		opts.LogDir = filepath.Join(root, ".build", "demo")
+	}
+	if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
+		return Summary{}, err
+	}
+	logPath := filepath.Join(opts.LogDir, "functions.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer logFile.Close()
+	say := func(format string, args ...any) { fmt.Fprintf(opts.Out, format+"\n", args...) }
+	calls := &callCounter{counts: map[string]int64{}}
+
+	started := time.Now()
+	st, err := devstack.Start(ctx, devstack.Options{
+		Root: root, Pollers: true, StackName: "triage-demo", Logs: logFile, OnLog: calls.observe,
+		LLM: fakes.LLMOptions{RetryAfter: time.Second}, Articles: fakes.ArticleOptions{RetryAfter: time.Second},
+		Progress: func(format string, args ...any) { say("  · "+format, args...) },
+	})
+	if err != nil {
+		return Summary{}, err
+	}
+	defer st.Close()
+	for _, f := range []struct {
+		name  string
+		plan  interface{ SetMix(fakes.Mix) error }
+		rates map[fakes.Fault]float64
+	}{{"articles", st.Articles, mix.Articles}, {"llm", st.LLM, mix.LLM}, {"webhook", st.Webhook, mix.Webhook}} {
+		if len(f.rates) == 0 {
+			continue
+		}
+		if err := f.plan.SetMix(fakes.Mix{Seed: opts.Seed, Rates: f.rates, TransientCalls: 2}); err != nil {
+			return Summary{}, fmt.Errorf("%s fault mix: %w", f.name, err)
+		}
+	}
+	say("  · functions log to %s", logPath)
+
+	phaseStart := time.Now()
+	ids, err := seed(ctx, st, opts.Items)
+	if err != nil {
+		return Summary{}, err
+	}
+	say("seeded %d stories in %.1fs (fault mix %q, seed %d); the functions are already at work…",
+		len(ids), time.Since(phaseStart).Seconds(), opts.Faults, opts.Seed)
+	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	settled := watch(pctx, st, ids, opts, phaseStart)
+
+	sum, serr := summarize(ctx, st, ids)
+	sum.AWSCalls = calls.snapshot()
+	pc := st.PollerCounters()
+	sum.Batches, sum.FunctionErrs = pc.Batches, pc.FunctionErrors
+	sum.Elapsed = time.Since(started)
+	printSummary(opts.Out, sum, time.Since(phaseStart))
+	switch {
+	case serr != nil:
+		return sum, serr
+	case !settled:
+		return sum, fmt.Errorf("the pipeline did not settle within %v", opts.Timeout)
+	case !sum.Conserved():
+		return sum, errors.New("conservation check failed: see the summary")
+	}
+	return sum, nil
+}
+
+// seed creates the stories and sends their envelopes to the fetch queue.
+func seed(ctx context.Context, st *devstack.Stack, n int) ([]string, error) {
+	now := time.Now().UTC()
+	ids := make([]string, n)
+	var entries []sqstypes.SendMessageBatchRequestEntry
+	flush := func() error {
+		if len(entries) == 0 {
+			return nil
+		}
+		out, err := st.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(st.QueueURL(pipeline.Fetch)), Entries: entries})
+		if err != nil {
+			return fmt.Errorf("seed: send: %w", err)
+		}
+		if len(out.Failed) > 0 {
+			return fmt.Errorf("seed: %d envelopes not sent", len(out.Failed))
+		}
+		entries = entries[:0]
+		return nil
+	}
+	for i := range n {
+		id := fmt.Sprintf("story-%04d", i+1)
+		kind := state.KindStory
+		switch {
+		case i%10 == 9:
+			kind = state.KindAction
+		case i%7 == 6:
+			kind = state.KindDocument
+		}
+		if _, err := st.Items.Create(ctx, state.NewItem{ID: id, Kind: kind, CorrelationID: "demo-" + id,
+			SourceURL: st.ArticleServer.URL + "/articles/" + id, WebhookURL: st.HookServer.URL + "/hooks/demo", Now: now}); err != nil {
+			return nil, fmt.Errorf("seed: %w", err)
+		}
+		ids[i] = id
+		env := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "demo-" + id}
+		entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(env.Encode())})
+		if len(entries) == 10 {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ids, flush()
+}
+
+// watch prints progress until every item is done or dead-lettered and the
+// stage queues are empty, or ctx ends. It reports whether it settled.
+func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, start time.Time) bool {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	lastPrint := time.Time{}
+	for {
+		counts, err := stateCounts(ctx, st)
+		inFlight, qerr := queueDepth(ctx, st, stageQueues(st))
+		if err == nil && qerr == nil {
+			line := progressLine(counts, inFlight, len(ids), time.Since(start))
+			switch {
+			case opts.Interactive:
+				fmt.Fprintf(opts.Out, "\r%-100s", line)
+			case time.Since(lastPrint) >= 5*time.Second:
+				fmt.Fprintln(opts.Out, line)
+				lastPrint = time.Now()
+			}
+			if counts[state.Done]+counts[state.Deadletter] == len(ids) && inFlight == 0 {
+				if opts.Interactive {
+					fmt.Fprintln(opts.Out)
+				}
+				return true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if opts.Interactive {
+				fmt.Fprintln(opts.Out)
+			}
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+func progressLine(c map[state.State]int, inFlight, total int, elapsed time.Duration) string {
+	finished := c[state.Done] + c[state.Deadletter]
+	bar := strings.Repeat("█", finished*30/max(total, 1)) + strings.Repeat("░", 30-finished*30/max(total, 1))
+	return fmt.Sprintf("%5.1fs %s %3d/%d  done %d · dead %d · retrying %d · working %d · queued %d · in queues %d",
+		elapsed.Seconds(), bar, finished, total, c[state.Done], c[state.Deadletter], c[state.Retryable]+c[state.Failed],
+		c[state.Working], c[state.Queued], inFlight)
+}
+
+// stateCounts scans the Items table's states.
+func stateCounts(ctx context.Context, st *devstack.Stack) (map[state.State]int, error) {
+	out := map[state.State]int{}
+	err := scan(ctx, st, st.Items.Table, "#s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
+		if v, ok := it["state"].(*dbtypes.AttributeValueMemberS); ok {
+			out[state.State(v.Value)]++
+		}
+	})
+	return out, err
+}
+
+func scan(ctx context.Context, st *devstack.Stack, table, projection string, names map[string]string,
+	fn func(map[string]dbtypes.AttributeValue)) error {
+	db := dynamodb.NewFromConfig(st.AWS)
+	in := &dynamodb.ScanInput{TableName: aws.String(table)}
+	if projection != "" {
+		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(projection), names
+	}
+	for range 1000 { // pages; bounded
+		out, err := db.Scan(ctx, in)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", table, err)
+		}
+		for _, it := range out.Items {
+			fn(it)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	return fmt.Errorf("scan %s: too many pages", table)
+}
+
+func stageQueues(st *devstack.Stack) []string {
+	var out []string
+	for _, s := range pipeline.Stages() {
+		out = append(out, st.QueueURL(s))
+	}
+	return out
+}
+
+// queueDepth sums visible, in-flight and delayed messages of the queues.
+func queueDepth(ctx context.Context, st *devstack.Stack, urls []string) (int, error) {
+	total := 0
+	for _, u := range urls {
+		out, err := st.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(u),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
+		if err != nil {
+			return 0, fmt.Errorf("queue attributes: %w", err)
+		}
+		for _, v := range out.Attributes {
+			n, _ := strconv.Atoi(v)
+			total += n
+		}
+	}
+	return total, nil
+}
+
+func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, error) {
+	s := Summary{Seeded: len(ids), ByState: map[state.State]int{}, DeadLetters: map[string]int{},
+		DLQMessages: map[pipeline.Stage]int{}, Failures: map[failure.Class]int{}, Retries: map[failure.Class]int{},
+		Waits: map[failure.Class]int{}}
+	for _, id := range ids {
+		it, err := st.Items.Get(ctx, id)
+		if err != nil {
+			return s, err
+		}
+		s.ByState[it.State]++
+		if it.State == state.Deadletter && it.DeadLetter != nil {
+			s.DeadLetters[string(it.DeadLetter.Stage)+" "+string(it.DeadLetter.Class)]++
+		}
+	}
+	err := scan(ctx, st, st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
+		class, decision := str(it["error_class"]), str(it["decision"])
+		c := failure.Class(class)
+		s.Failures[c]++
+		switch {
+		case strings.Contains(decision, "is retryable"):
+			s.Retries[c]++
+		case strings.HasPrefix(decision, "wait"):
+			s.Waits[c]++
+		}
+	})
+	if err != nil {
+		return s, err
+	}
+	for _, stg := range pipeline.Stages() {
+		n, err := queueDepth(ctx, st, []string{st.DLQURL(stg)})
+		if err != nil {
+			return s, err
+		}
+		s.DLQMessages[stg] = n
+	}
+	if s.InFlight, err = queueDepth(ctx, st, stageQueues(st)); err != nil {
+		return s, err
+	}
+	err = scan(ctx, st, st.Items.ParkedTable, "item_id", nil, func(map[string]dbtypes.AttributeValue) { s.Parked++ })
+	return s, err
+}
+
+func str(v dbtypes.AttributeValue) string {
+	if s, ok := v.(*dbtypes.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
+	fmt.Fprintf(w, "\n== summary (pipeline settled in %.1fs, %d batches, %d function errors) ==\n\n",
+		pipelineTime.Seconds(), s.Batches, s.FunctionErrs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ITEMS BY STATE\tCOUNT")
+	for _, st := range state.States() {
+		if n := s.ByState[st]; n > 0 {
+			fmt.Fprintf(tw, "%s\t%d\n", st, n)
+		}
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAILURES BY CLASS\tFAILURES\tRETRIED\tWAITED")
+	for _, c := range failure.Classes() {
+		if n := s.Failures[c]; n > 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", c, n, s.Retries[c], s.Waits[c])
+		}
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DEAD LETTERS\tSTAGE\tCLASS\tITEMS")
+	keys := make([]string, 0, len(s.DeadLetters))
+	for k := range s.DeadLetters {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		stg, class, _ := strings.Cut(k, " ")
+		fmt.Fprintf(tw, "\t%s\t%s\t%d\n", stg, class, s.DeadLetters[k])
+	}
+	fmt.Fprintf(tw, "on the DLQs\tfetch %d · llm %d · notify %d\t\t\n", s.DLQMessages[pipeline.Fetch], s.DLQMessages[pipeline.LLM], s.DLQMessages[pipeline.Notify])
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	total := awsconf.Total(s.AWSCalls, "")
+	fmt.Fprintf(w, "AWS requests by the functions: %d (%.1f per item)  %s\n", total, float64(total)/float64(max(s.Seeded, 1)),
+		awsconf.Format(s.AWSCalls))
+	fmt.Fprintf(w, "  DynamoDB %.1f per item · SQS %.1f per item (the event-source mapping's receives and deletes are the Lambda service's, not counted)\n",
+		float64(awsconf.Total(s.AWSCalls, "DynamoDB."))/float64(max(s.Seeded, 1)), float64(awsconf.Total(s.AWSCalls, "SQS."))/float64(max(s.Seeded, 1)))
+
+	dlq := s.DLQMessages[pipeline.Fetch] + s.DLQMessages[pipeline.LLM] + s.DLQMessages[pipeline.Notify]
+	verdict := "OK"
+	if !s.Conserved() {
+		verdict = "VIOLATED"
+	}
+	fmt.Fprintf(w, "\nconservation: seeded %d = done %d + dead-lettered %d; DLQ messages %d; in flight %d; parked %d — %s\n",
+		s.Seeded, s.ByState[state.Done], s.ByState[state.Deadletter], dlq, s.InFlight, s.Parked, verdict)
+}
+
+// callCounter sums the functions' per-invocation "aws calls" log lines.
+type callCounter struct {
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+func (c *callCounter) observe(_ string, line string) {
+	if !strings.Contains(line, `"aws_calls"`) {
+		return
+	}
+	var rec struct {
+		Calls map[string]int64 `json:"aws_calls"`
+	}
+	if json.Unmarshal([]byte(line), &rec) != nil {
+		return
+	}
+	c.mu.Lock()
+	for k, v := range rec.Calls {
+		c.counts[k] += v
+	}
+	c.mu.Unlock()
+}
+
+func (c *callCounter) snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,527 @@
+// Package devstack brings the whole pipeline up on one machine without
+// Docker: the fault-injecting fakes, moto (a local AWS) with the stack created
+// from template.yaml, the SSM parameters the functions read, the functions'
+// real bootstrap binaries behind the local Lambda Runtime API, and the SQS
+// event-source pollers. triage-local's invoke, demo and soak commands and
+// end-to-end tests all start it the same way, and Close stops exactly what
+// Start started.
+package devstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
+
+	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/infra/local/lambda"
+	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/infra/local/poller"
+	"github.com/triagehq/triage/infra/local/stack"
+	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// The credentials the fakes expect; Start seeds them into SSM under the
+// parameter names the template gives the functions.
+const (
+	LLMKey        = "sk-triage-local"
+	WebhookSecret = "whsec-triage-local"
+)
+
+// Limits on Start's steps.
+const (
+	stackCreateTimeout = 2 * time.Minute
+	buildTimeout       = 5 * time.Minute
+)
+
+// BuildMode says when Start builds a function's bootstrap.
+type BuildMode string
+
+const (
+	// BuildAlways rebuilds every bootstrap (go's cache makes it cheap).
+	BuildAlways BuildMode = "always"
+	// BuildMissing builds only bootstraps that are not there.
+	BuildMissing BuildMode = "missing"
+	// BuildNever uses what is there and fails if a bootstrap is missing.
+	BuildNever BuildMode = "never"
+)
+
+// Options configure Start. The zero value runs every SQS-triggered
+// function of template.yaml with pollers off, on a fresh moto.
+type Options struct {
+	// Root is the module root; "" finds it from the working directory.
+	Root string
+	// TemplatePath is the SAM template; "" is Root/template.yaml.
+	TemplatePath string
+	// Endpoint is a running local AWS to use; "" starts moto.
+	Endpoint string
+	// StackName names the stack; an existing stack of that name at Endpoint
+	// is reused. "" is "triage-local".
+	StackName string
+	// Params override template parameters, after the defaults that point
+	// the functions at the fakes (LLMBaseUrl, FetchBlockPrivate=false).
+	Params map[string]string
+	// Functions are the logical ids to run; nil means every function that
+	// has an SQS event.
+	Functions []string
+	// Pollers starts an event-source poller for each SQS event of each
+	// running function.
+	Pollers bool
+	// Bootstraps maps a logical id to a prebuilt binary; others are built
+	// into BuildDir/<LogicalId>/bootstrap according to Build.
+	Bootstraps map[string]string
+	Build      BuildMode
+	BuildDir   string
+	// Fakes configure the upstreams. The LLM's APIKey and the webhook's
+	// Secret are set by Start.
+	LLM      fakes.LLMOptions
+	Articles fakes.ArticleOptions
+	Webhook  fakes.WebhookOptions
+	// Logs receives the functions' output lines, "[Fn] line".
+	Logs io.Writer
+	// OnLog is called with each function output line.
+	OnLog func(fn, line string)
+	// MotoLog appends moto's log to this file.
+	MotoLog string
+	// Progress receives one line per setup step; nil is silent.
+	Progress func(format string, args ...any)
+	// MaxEnvironments bounds concurrent environments per function; 0 is the
+	// local Lambda service's default.
+	MaxEnvironments int
+}
+
+// Stack is a running local pipeline.
+type Stack struct {
+	// Endpoint is the AWS endpoint the functions use.
+	Endpoint string
+	// Moto is the started server (nil when Options.Endpoint was given).
+	Moto *moto.Server
+	// AWS is an SDK config for Endpoint.
+	AWS aws.Config
+	// Template, Info and Resolver describe the created stack.
+	Template *template.Template
+	Info     *template.StackInfo
+	Resolver *template.Resolver
+	// Env is each running function's resolved environment.
+	Env map[string]map[string]string
+	// Lambda runs the functions.
+	Lambda *lambda.Service
+	// Pollers are the running event-source pollers by function.
+	Pollers map[string][]*poller.Poller
+	// The fakes and their servers.
+	LLM                                  *fakes.LLM
+	Articles                             *fakes.Articles
+	Webhook                              *fakes.Webhook
+	LLMServer, ArticleServer, HookServer *fakes.Server
+	SQS                                  *sqs.Client
+	Items                                *state.Items
+	queues                               map[pipeline.Stage]string
+	dlqs                                 map[pipeline.Stage]string
+	stopPollers                          context.CancelFunc
+	pollWG                               sync.WaitGroup
+	closeOnce                            sync.Once
+	closeErr                             error
+	closers                              []func() error
+}
+
+// Start brings the pipeline up. On error everything started so far is
+// stopped.
+func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string, ...any) {}
+	}
+	s := &Stack{Env: map[string]map[string]string{}, Pollers: map[string][]*poller.Poller{}}
+	defer func() {
+		if err != nil {
+			_ = s.Close()
+		}
+	}()
+	root := opts.Root
+	if root == "" {
+		if root, err = ModuleRoot(); err != nil {
+			return nil, err
+		}
+	}
+	tplPath := opts.TemplatePath
+	if tplPath == "" {
+		tplPath = filepath.Join(root, "template.yaml")
+	}
+	if s.Template, err = template.ParseFile(tplPath); err != nil {
+		return nil, err
+	}
+	fns, err := s.functions(opts.Functions)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := buildBootstraps(ctx, root, fns, opts, progress)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.startFakes(opts); err != nil {
+		return nil, err
+	}
+	progress("fakes: llm %s, articles %s, webhook %s", s.LLMServer.URL, s.ArticleServer.URL, s.HookServer.URL)
+
+	s.Endpoint = opts.Endpoint
+	if s.Endpoint == "" {
+		progress("starting moto_server")
+		if s.Moto, err = moto.Start(ctx, moto.Options{LogPath: opts.MotoLog}); err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, s.Moto.Stop)
+		s.Endpoint = s.Moto.URL
+		progress("moto_server pid %d at %s", s.Moto.PID, s.Endpoint)
+	}
+	if s.AWS, err = moto.Config(ctx, s.Endpoint); err != nil {
+		return nil, err
+	}
+	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "FetchBlockPrivate": "false"}
+	maps.Copy(params, opts.Params)
+	for k := range params { // a template without these parameters takes none
+		if _, ok := s.Template.Parameters[k]; !ok {
+			delete(params, k)
+		}
+	}
+	name := opts.StackName
+	if name == "" {
+		name = "triage-local"
+	}
+	if s.Info, err = openStack(ctx, cloudformation.NewFromConfig(s.AWS), s.Endpoint, tplPath, name, params, progress); err != nil {
+		return nil, err
+	}
+	// An existing stack keeps its own parameters; the overrides still shape
+	// the functions' environment, which is computed here.
+	resolved := map[string]string{}
+	for k, v := range s.Info.Parameters {
+		if _, ok := s.Template.Parameters[k]; ok {
+			resolved[k] = v
+		}
+	}
+	maps.Copy(resolved, params)
+	pseudo, err := s.Info.Pseudo()
+	if err != nil {
+		return nil, err
+	}
+	if s.Resolver, err = template.NewResolver(s.Template, template.ResolverConfig{Parameters: resolved, Pseudo: pseudo, Physical: s.Info.Physical}); err != nil {
+		return nil, err
+	}
+	if err := seedSecrets(ctx, s.AWS, s.Resolver.Parameters()); err != nil {
+		return nil, err
+	}
+	s.SQS = sqs.NewFromConfig(s.AWS)
+	if err := s.readOutputs(); err != nil {
+		return nil, err
+	}
+	s.Items = &state.Items{DB: dynamodb.NewFromConfig(s.AWS), Table: s.Info.Outputs["ItemsTableName"], ParkedTable: s.Info.Outputs["ParkedTableName"]}
+
+	s.Lambda = lambda.New(lambda.Options{BaseEnv: moto.Environ(s.Endpoint, os.Environ()), Logs: opts.Logs, OnLog: opts.OnLog,
+		MaxEnvironments: opts.MaxEnvironments})
+	s.closers = append(s.closers, s.Lambda.Close)
+	for _, fn := range fns {
+		env, err := s.Resolver.ResolveEnv(fn)
+		if err != nil {
+			return nil, err
+		}
+		s.Env[fn.LogicalID] = env
+		if err := s.Lambda.Register(lambda.Function{Name: fn.LogicalID, Bootstrap: bins[fn.LogicalID], Env: env,
+			Timeout: fn.Timeout, MemoryMB: fn.MemorySize, Handler: fn.Handler}); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Pollers {
+		if err := s.startPollers(fns); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// functions picks the template functions to run.
+func (s *Stack) functions(ids []string) ([]template.Function, error) {
+	var out []template.Function
+	for _, fn := range s.Template.Functions() {
+		if ids == nil {
+			for _, ev := range fn.Events {
+				if ev.Type == "SQS" {
+					out = append(out, fn)
+					break
+				}
+			}
+			continue
+		}
+		if slices.Contains(ids, fn.LogicalID) {
+			out = append(out, fn)
+		}
+	}
+	if ids != nil && len(out) != len(ids) {
+		var have []string
+		for _, fn := range s.Template.Functions() {
+			have = append(have, fn.LogicalID)
+		}
+		return nil, fmt.Errorf("devstack: functions %v not all in the template (has %s)", ids, strings.Join(have, ", "))
+	}
+	return out, nil
+}
+
+func (s *Stack) startFakes(opts Options) error {
+	llmOpts := opts.LLM
+	llmOpts.APIKey = LLMKey
+	var err error
+	if s.LLM, err = fakes.NewLLM(llmOpts); err != nil {
+		return err
+	}
+	s.Articles = fakes.NewArticles(opts.Articles)
+	hookOpts := opts.Webhook
+	hookOpts.Secret = WebhookSecret
+	s.Webhook = fakes.NewWebhook(hookOpts)
+	if s.LLMServer, err = fakes.Start("", s.LLM); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.LLMServer.Close)
+	if s.ArticleServer, err = fakes.Start("", s.Articles); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.ArticleServer.Close)
+	if s.HookServer, err = fakes.Start("", s.Webhook); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.HookServer.Close)
+	return nil
+}
+
+func (s *Stack) readOutputs() error {
+	s.queues, s.dlqs = map[pipeline.Stage]string{}, map[pipeline.Stage]string{}
+	names := map[pipeline.Stage]string{pipeline.Fetch: "Fetch", pipeline.LLM: "LLM", pipeline.Notify: "Notify"}
+	for st, n := range names {
+		q, d := s.Info.Outputs[n+"QueueUrl"], s.Info.Outputs[n+"DLQUrl"]
+		if q == "" || d == "" {
+			return fmt.Errorf("devstack: stack outputs lack %sQueueUrl or %sDLQUrl", n, n)
+		}
+		s.queues[st], s.dlqs[st] = q, d
+	}
+	return nil
+}
+
+// QueueURL is the stage's queue.
+func (s *Stack) QueueURL(st pipeline.Stage) string { return s.queues[st] }
+
+// DLQURL is the stage's dead-letter queue.
+func (s *Stack) DLQURL(st pipeline.Stage) string { return s.dlqs[st] }
+
+func (s *Stack) startPollers(fns []template.Function) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopPollers = cancel
+	for _, fn := range fns {
+		for _, ev := range fn.Events {
+			if ev.Type != "SQS" {
+				continue
+			}
+			m, err := poller.FromTemplate(fn, ev, s.Resolver)
+			if err != nil {
+				return err
+			}
+			p := &poller.Poller{Mapping: m, SQS: s.SQS, Invoker: s.Lambda, WaitTime: time.Second, Drain: 10 * time.Second}
+			s.Pollers[fn.LogicalID] = append(s.Pollers[fn.LogicalID], p)
+			s.pollWG.Add(1)
+			go func() {
+				defer s.pollWG.Done()
+				_ = p.Run(ctx)
+			}()
+		}
+	}
+	return nil
+}
+
+// PollerCounters sums every poller's counters.
+func (s *Stack) PollerCounters() poller.Counters {
+	var c poller.Counters
+	for _, ps := range s.Pollers {
+		for _, p := range ps {
+			pc := p.Counters()
+			c.Received += pc.Received
+			c.Batches += pc.Batches
+			c.Deleted += pc.Deleted
+			c.Kept += pc.Kept
+			c.FunctionErrors += pc.FunctionErrors
+			c.InvalidResponses += pc.InvalidResponses
+			c.InvokeErrors += pc.InvokeErrors
+			c.DeleteErrors += pc.DeleteErrors
+			c.ReceiveErrors += pc.ReceiveErrors
+		}
+	}
+	return c
+}
+
+// Close stops the pollers (letting running batches finish, bounded), the
+// functions, moto and the fakes — exactly what Start started. It is safe
+// to call twice.
+func (s *Stack) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.closeOnce.Do(func() {
+		if s.stopPollers != nil {
+			s.stopPollers()
+			s.pollWG.Wait()
+		}
+		var errs []error
+		for i := len(s.closers) - 1; i >= 0; i-- {
+			errs = append(errs, s.closers[i]())
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// openStack returns the stack at the endpoint, creating it from the
+// template when it does not exist.
+func openStack(ctx context.Context, cfn template.CloudFormationAPI, endpoint, tplPath, name string,
+	params map[string]string, progress func(string, ...any)) (*template.StackInfo, error) {
+	info, err := template.DescribeStack(ctx, cfn, name)
+	if err == nil {
+		progress("using the existing stack %s", name)
+		return info, nil
+	}
+	if !IsStackMissing(err) {
+		return nil, err
+	}
+	progress("creating stack %s from %s", name, filepath.Base(tplPath))
+	if _, err := stack.Create(ctx, stack.Options{Endpoint: endpoint, Name: name, TemplatePath: tplPath,
+		Parameters: params, Timeout: stackCreateTimeout}); err != nil {
+		return nil, err
+	}
+	return template.DescribeStack(ctx, cfn, name)
+}
+
+// IsStackMissing reports CloudFormation's "Stack with id X does not exist".
+func IsStackMissing(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationError" && strings.Contains(ae.ErrorMessage(), "does not exist")
+}
+
+// seedSecrets stores the keys the fakes expect under the parameter names
+// the template gives the functions.
+func seedSecrets(ctx context.Context, cfg aws.Config, params map[string]string) error {
+	for param, value := range map[string]string{"LLMApiKeyParameter": LLMKey, "WebhookSecretParameter": WebhookSecret} {
+		if name := params[param]; name != "" {
+			if err := stack.PutSecureParameter(ctx, cfg, name, value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// buildBootstraps returns each function's binary, building what is needed
+// in one go invocation (as `make bootstraps` does, for this machine).
+func buildBootstraps(ctx context.Context, root string, fns []template.Function, opts Options,
+	progress func(string, ...any)) (map[string]string, error) {
+	mode := opts.Build
+	if mode == "" {
+		mode = BuildAlways
+	}
+	bins := map[string]string{}
+	var pkgs, ids []string
+	for _, fn := range fns {
+		if b, ok := opts.Bootstraps[fn.LogicalID]; ok {
+			bins[fn.LogicalID] = b
+			continue
+		}
+		out, err := BootstrapPath(root, opts.BuildDir, fn.LogicalID)
+		if err != nil {
+			return nil, err
+		}
+		bins[fn.LogicalID] = out
+		_, statErr := os.Stat(out)
+		switch {
+		case mode == BuildNever && statErr != nil:
+			return nil, fmt.Errorf("devstack: build never, but %s: %w", out, statErr)
+		case mode == BuildNever, mode == BuildMissing && statErr == nil:
+			continue
+		}
+		pkg := "./functions/" + ShortName(fn.LogicalID)
+		if st, err := os.Stat(filepath.Join(root, pkg)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("devstack: cannot tell %s's package (no %s)", fn.LogicalID, pkg)
+		}
+		pkgs, ids = append(pkgs, pkg), append(ids, fn.LogicalID)
+	}
+	if len(pkgs) == 0 {
+		return bins, nil
+	}
+	tmp, err := os.MkdirTemp("", "triage-bootstraps-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	progress("building %s", strings.Join(pkgs, " "))
+	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
+	defer cancel()
+	args := append([]string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}, pkgs...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build %s: %w\n%s", strings.Join(pkgs, " "), err, out)
+	}
+	for i, pkg := range pkgs {
+		out := bins[ids[i]]
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(filepath.Join(tmp, filepath.Base(pkg)), out); err != nil {
+			return nil, fmt.Errorf("devstack: install %s: %w", out, err)
+		}
+	}
+	return bins, nil
+}
+
+// BootstrapPath is where a function's bootstrap is built: buildDir (default
+// <root>/.build) /<LogicalId>/bootstrap, as `make bootstraps` lays it out.
+func BootstrapPath(root, buildDir, logicalID string) (string, error) {
+	if buildDir == "" {
+		buildDir = filepath.Join(root, ".build")
+	}
+	return filepath.Abs(filepath.Join(buildDir, logicalID, "bootstrap"))
+}
+
+// ShortName maps a logical id to its package: FetchFunc → fetch.
+func ShortName(logicalID string) string {
+	return strings.ToLower(strings.TrimSuffix(logicalID, "Func"))
+}
+
+// ModuleRoot finds the directory holding go.mod, walking up from the
+// working directory.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("devstack: no go.mod above the working directory; run from the repository")
+		}
+		dir = parent
+	}
+}
