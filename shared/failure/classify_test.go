@@ -596,6 +596,14 @@ func classifyCases(now time.Time) map[string]classifyCase {
 			err:  httpErr(failure.Webhook, 503, "Service Unavailable", "Retry-After", "120"),
 			want: failure.UpstreamUnavailable, requested: 2 * time.Minute,
 		},
+		"webhook 308 redirect triage does not follow": {
+			err:  httpErr(failure.Webhook, 308, "", "Location", "https://hooks.example.com/new"),
+			want: failure.NotFound,
+		},
+		"openai 301 redirect means a wrong base URL": {
+			err:  httpErr(failure.OpenAI, 301, "", "Location", "https://api.openai.com/v1/chat/completions"),
+			want: failure.InternalBug,
+		},
 		"webhook 410 Gone": {
 			err:  httpErr(failure.Webhook, 410, ""),
 			want: failure.NotFound,

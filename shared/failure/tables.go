@@ -194,6 +194,14 @@ var BedrockCodes = map[string]Class{
 // webhook or article host our payload or input (SCHEMA_INVALID), because
 // neither says anything about a model.
 var StatusClasses = map[int]Class{
+	// triage's clients do not follow a redirect of a POST (the body and the
+	// signature would go elsewhere), and fetch gives up after 10: the
+	// destination has moved, and the URL needs an operator.
+	http.StatusMovedPermanently:           NotFound,
+	http.StatusFound:                      NotFound,
+	http.StatusSeeOther:                   NotFound,
+	http.StatusTemporaryRedirect:          NotFound,
+	http.StatusPermanentRedirect:          NotFound,
 	http.StatusBadRequest:                 ClientError,
 	http.StatusUnauthorized:               AuthDenied,
 	http.StatusPaymentRequired:            BudgetExceeded,
@@ -233,8 +241,15 @@ var StatusClasses = map[int]Class{
 // model API means the model or deployment name is wrong, which says something
 // about the model, not about the item.
 var ModelStatusClasses = map[int]Class{
-	http.StatusNotFound: ClientError,
-	http.StatusGone:     ClientError, // a retired model
+	// A model API that redirects means our base URL is wrong (http for
+	// https, a moved endpoint): a deployment defect, not the model's.
+	http.StatusMovedPermanently:  InternalBug,
+	http.StatusFound:             InternalBug,
+	http.StatusSeeOther:          InternalBug,
+	http.StatusTemporaryRedirect: InternalBug,
+	http.StatusPermanentRedirect: InternalBug,
+	http.StatusNotFound:          ClientError,
+	http.StatusGone:              ClientError, // a retired model
 }
 
 // Phrase is a message fragment that decides a class even when the status is
