@@ -264,7 +264,7 @@ func TestRunFailureClasses(t *testing.T) {
 		{name: "500", handle: answer(500, "text/plain", "boom"), wantClass: failure.UpstreamUnavailable, wantStatus: 500},
 		{name: "503", handle: answer(503, "text/html", "<html>down</html>"), wantClass: failure.UpstreamUnavailable, wantStatus: 503},
 		{name: "redirect is not followed", handle: answer(301, "text/plain", "", "Location", "http://elsewhere.invalid/"),
-			wantClass: failure.Unknown, wantStatus: 301},
+			wantClass: failure.NotFound, wantStatus: 301},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -260,7 +260,7 @@ func TestCompleteFailureClasses(t *testing.T) {
 		{name: "503", handle: respond(503, `overloaded`, "Content-Type", "text/plain"),
 			wantClass: failure.UpstreamUnavailable, wantHTTP: 503},
 		{name: "302 is not followed", handle: respond(302, ``, "Location", "http://elsewhere.invalid/"),
-			wantClass: failure.Unknown, wantHTTP: 302},
+			wantClass: failure.InternalBug, wantHTTP: 302},
 		{name: "200 invalid JSON envelope", handle: respond(200, `{"choices": [`), wantClass: failure.ResponseInvalid},
 		{name: "200 html", handle: respond(200, `<html>oops</html>`, "Content-Type", "text/html"), wantClass: failure.ResponseInvalid},
 		{name: "200 no choices", handle: respond(200, `{"id":"x","choices":[]}`), wantClass: failure.ResponseInvalid},
