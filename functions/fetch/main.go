@@ -1,15 +1,23 @@
 // Command fetch is the fetch stage: it downloads each item's source document
-// and forwards the item to the llm stage.
+// and forwards the item to the llm stage. Each article host has a shared
+// circuit breaker.
 package main
 
 import (
 	"context"
 
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 )
 
 func main() {
 	stage.Start(func(_ context.Context, d stage.Deps) (stage.Work, error) {
-		return NewFetcher(FetcherConfig{BlockPrivate: d.Getenv("FETCH_BLOCK_PRIVATE") != "false"}), nil
+		breakers, err := breaker.FromDeps(d, pipeline.Fetch)
+		if err != nil {
+			return nil, err
+		}
+		f := NewFetcher(FetcherConfig{BlockPrivate: d.Getenv("FETCH_BLOCK_PRIVATE") != "false"})
+		return breaker.Guard{Inner: f, Service: breaker.SourceHost, Breakers: breakers}, nil
 	})
 }

@@ -17,13 +17,14 @@ import (
 )
 
 // Deps is what a stage's Work may need from the process: its configuration,
-// the AWS config (built once, counting requests), a logger and the
-// environment.
+// the AWS config (built once, counting requests), a logger, the metrics
+// emitter the runner flushes after every batch, and the environment.
 type Deps struct {
-	Env    Env
-	AWS    aws.Config
-	Log    *slog.Logger
-	Getenv func(string) string
+	Env     Env
+	AWS     aws.Config
+	Log     *slog.Logger
+	Metrics *telemetry.EMF
+	Getenv  func(string) string
 }
 
 // Start runs a stage function: it reads Env, builds the AWS clients and the
@@ -32,7 +33,7 @@ type Deps struct {
 // serving, which Lambda reports as an init error.
 func Start(build func(ctx context.Context, d Deps) (Work, error)) {
 	ctx := context.Background()
-	log := telemetry.NewLogger(os.Stdout, os.Getenv("LOG_LEVEL"))
+	log := telemetry.NewContextLogger(os.Stdout, os.Getenv("LOG_LEVEL"))
 	r, err := NewRunner(ctx, log, os.Getenv, build)
 	if err != nil {
 		log.Error("init failed", "error", err.Error())
@@ -54,7 +55,8 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 		return nil, err
 	}
 	log = log.With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
-	work, err := build(ctx, Deps{Env: env, AWS: cfg, Log: log, Getenv: getenv})
+	emf := telemetry.NewEMF(os.Stdout, telemetry.Namespace(getenv), SystemClock{})
+	work, err := build(ctx, Deps{Env: env, AWS: cfg, Log: log, Metrics: emf, Getenv: getenv})
 	if err != nil {
 		return nil, fmt.Errorf("build %s work: %w", env.Stage, err)
 	}
@@ -71,11 +73,15 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 		Profile:          env.Profile,
 		Clock:            SystemClock{},
 		Log:              log,
+		Metrics:          emf,
 		Concurrency:      env.Concurrency,
 		BackstopReceives: env.BackstopReceives,
 		AfterBatch: func(_ context.Context, l *slog.Logger) {
 			calls := counter.Take()
 			l.Info("aws calls", "aws_calls", calls, "aws_calls_total", awsconf.Total(calls, ""))
+			if err := emf.Flush(); err != nil {
+				l.Error("metrics flush failed", "error", err.Error())
+			}
 		},
 	}, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/telemetry"
 )
 
 // Items is the item store the runner needs (state.Items, state.Memory).
@@ -274,7 +275,10 @@ type record struct {
 
 func (rec *record) run() outcome {
 	b := rec.b
-	workCtx := b.ctx
+	// Work's own log lines carry the record's ids through the context
+	// (telemetry.ContextHandler).
+	workCtx := telemetry.WithAttrs(b.ctx, "item_id", rec.item.ID, "correlation_id", rec.env.CorrelationID,
+		"stage", string(b.r.Stage), "message_id", rec.msg.MessageId)
 	if !b.workDeadline.IsZero() {
 		var cancel context.CancelFunc
 		workCtx, cancel = context.WithDeadline(b.ctx, b.workDeadline)

@@ -139,11 +139,24 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	calls := &callCounter{counts: map[string]int64{}}
 
 	started := time.Now()
-	st, err := devstack.Start(ctx, devstack.Options{
+	dsOpts := devstack.Options{
 		Root: root, Pollers: true, StackName: "triage-demo", Logs: logFile, OnLog: calls.observe,
-		LLM: fakes.LLMOptions{RetryAfter: time.Second}, Articles: fakes.ArticleOptions{RetryAfter: time.Second},
+		Functions: []string{"FetchFunc", "LLMFunc", "NotifyFunc", "RecoveryFunc"},
+		LLM:       fakes.LLMOptions{RetryAfter: time.Second}, Articles: fakes.ArticleOptions{RetryAfter: time.Second},
+		Env: map[string]map[string]string{
+			"*":            {"BREAKER_OPEN_FOR": demoBreakerOpenFor.String()},
+			"RecoveryFunc": {"RECOVERY_CLOCK_OFFSET": demoRecoveryOffset.String()},
+		},
 		Progress: func(format string, args ...any) { say("  · "+format, args...) },
-	})
+	}
+	full := opts.Faults != "none"
+	if full {
+		// A model that only answers invalid JSON heads the chain: it is
+		// disabled after 5 failures and the chain falls back.
+		dsOpts.Params = map[string]string{"LLMModels": badModel + "," + goodModel}
+		dsOpts.LLM.ModelFaults = map[string]fakes.Fault{badModel: fakes.FaultInvalidJSON}
+	}
+	st, err := devstack.Start(ctx, dsOpts)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -162,13 +175,16 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	say("  · functions log to %s", logPath)
 
+	say("\n== 1. the pipeline: %d stories through fetch → llm → notify under fault mix %q (seed %d) ==", opts.Items, opts.Faults, opts.Seed)
+	if full {
+		say("   the model chain is %s, %s; %s answers only invalid JSON", badModel, goodModel, badModel)
+	}
 	phaseStart := time.Now()
-	ids, err := seed(ctx, st, opts.Items)
+	ids, err := seed(ctx, st, "story", opts.Items)
 	if err != nil {
 		return Summary{}, err
 	}
-	say("seeded %d stories in %.1fs (fault mix %q, seed %d); the functions are already at work…",
-		len(ids), time.Since(phaseStart).Seconds(), opts.Faults, opts.Seed)
+	say("seeded %d stories in %.1fs; the functions are already at work…", len(ids), time.Since(phaseStart).Seconds())
 	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	settled := watch(pctx, st, ids, opts, phaseStart)
@@ -177,7 +193,6 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	sum.AWSCalls = calls.snapshot()
 	pc := st.PollerCounters()
 	sum.Batches, sum.FunctionErrs = pc.Batches, pc.FunctionErrors
-	sum.Elapsed = time.Since(started)
 	printSummary(opts.Out, sum, time.Since(phaseStart))
 	switch {
 	case serr != nil:
@@ -187,11 +202,47 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	case !sum.Conserved():
 		return sum, errors.New("conservation check failed: see the summary")
 	}
-	return sum, nil
+	if !full {
+		sum.Elapsed = time.Since(started)
+		return sum, nil
+	}
+
+	say("\n== 2. model health: the bad model was disabled and the chain fell back ==")
+	if err := showModels(ctx, opts.Out, st, ids); err != nil {
+		return sum, err
+	}
+
+	say("\n== 3. an outage of the LLM provider: one shared breaker for every function instance ==")
+	burst, err := outage(pctx, opts.Out, st, 10, opts.Interactive)
+	if err != nil {
+		return sum, err
+	}
+	ids = append(ids, burst...)
+
+	say("\n== 4. an hour later: the recovery function re-enables the model ==")
+	if err := recovery(ctx, opts.Out, st); err != nil {
+		return sum, err
+	}
+	if err := showModels(ctx, opts.Out, st, nil); err != nil {
+		return sum, err
+	}
+
+	final, err := summarize(ctx, st, ids)
+	if err != nil {
+		return sum, err
+	}
+	final.AWSCalls, final.Batches, final.FunctionErrs = sum.AWSCalls, sum.Batches, sum.FunctionErrs
+	final.Elapsed = time.Since(started)
+	say("\n== end: %d items in %.0fs ==", final.Seeded, final.Elapsed.Seconds())
+	printConservation(opts.Out, final)
+	if !final.Conserved() {
+		return final, errors.New("conservation check failed at the end: see the summary")
+	}
+	return final, nil
 }
 
 // seed creates the stories and sends their envelopes to the fetch queue.
-func seed(ctx context.Context, st *devstack.Stack, n int) ([]string, error) {
+func seed(ctx context.Context, st *devstack.Stack, prefix string, n int) ([]string, error) {
 	now := time.Now().UTC()
 	ids := make([]string, n)
 	var entries []sqstypes.SendMessageBatchRequestEntry
@@ -210,7 +261,7 @@ func seed(ctx context.Context, st *devstack.Stack, n int) ([]string, error) {
 		return nil
 	}
 	for i := range n {
-		id := fmt.Sprintf("story-%04d", i+1)
+		id := fmt.Sprintf("%s-%04d", prefix, i+1)
 		kind := state.KindStory
 		switch {
 		case i%10 == 9:
@@ -431,12 +482,19 @@ func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
 	fmt.Fprintf(w, "  DynamoDB %.1f per item · SQS %.1f per item (the event-source mapping's receives and deletes are the Lambda service's, not counted)\n",
 		float64(awsconf.Total(s.AWSCalls, "DynamoDB."))/float64(max(s.Seeded, 1)), float64(awsconf.Total(s.AWSCalls, "SQS."))/float64(max(s.Seeded, 1)))
 
+	fmt.Fprintln(w)
+	printConservation(w, s)
+}
+
+// printConservation prints seeded = done + dead-lettered, with the DLQ and
+// in-flight counts.
+func printConservation(w io.Writer, s Summary) {
 	dlq := s.DLQMessages[pipeline.Fetch] + s.DLQMessages[pipeline.LLM] + s.DLQMessages[pipeline.Notify]
 	verdict := "OK"
 	if !s.Conserved() {
 		verdict = "VIOLATED"
 	}
-	fmt.Fprintf(w, "\nconservation: seeded %d = done %d + dead-lettered %d; DLQ messages %d; in flight %d; parked %d — %s\n",
+	fmt.Fprintf(w, "conservation: seeded %d = done %d + dead-lettered %d; DLQ messages %d; in flight %d; parked %d — %s\n",
 		s.Seeded, s.ByState[state.Done], s.ByState[state.Deadletter], dlq, s.InFlight, s.Parked, verdict)
 }
 

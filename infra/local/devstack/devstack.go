@@ -105,6 +105,10 @@ type Options struct {
 	// MaxEnvironments bounds concurrent environments per function; 0 is the
 	// local Lambda service's default.
 	MaxEnvironments int
+	// Env adds or overrides environment variables after the template's, by
+	// logical id; the key "*" applies to every function. Demos use it to
+	// compress time (BREAKER_OPEN_FOR, RECOVERY_CLOCK_OFFSET).
+	Env map[string]map[string]string
 }
 
 // Stack is a running local pipeline.
@@ -240,6 +244,8 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		if err != nil {
 			return nil, err
 		}
+		maps.Copy(env, opts.Env["*"])
+		maps.Copy(env, opts.Env[fn.LogicalID])
 		s.Env[fn.LogicalID] = env
 		if err := s.Lambda.Register(lambda.Function{Name: fn.LogicalID, Bootstrap: bins[fn.LogicalID], Env: env,
 			Timeout: fn.Timeout, MemoryMB: fn.MemorySize, Handler: fn.Handler}); err != nil {

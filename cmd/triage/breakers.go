@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/shared/breaker"
+)
+
+func init() {
+	commands["breakers"] = command{"list the shared circuit breakers; reset one (breakers list|reset)", runBreakers}
+}
+
+const breakersSynopsis = `breakers list|reset [SERVICE] [flags]
+
+  breakers list                 every upstream service's breaker: state,
+                                consecutive failures, when it may be probed
+  breakers reset SERVICE        close SERVICE's breaker now (count 0), e.g.
+                                after an incident is over
+
+The table comes from --breakers-table, $BREAKERS_TABLE, or the
+BreakersTableName output of --stack. Exit status: 0 ok, 2 bad usage, 1 AWS
+unreachable or failing.`
+
+func runBreakers(_ io.Reader, stdout io.Writer, args []string) error {
+	fs := newFlagSet("breakers", breakersSynopsis)
+	conn := addHealthFlags(fs, os.Getenv)
+	pos, err := parseHealthArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return usageError{"missing subcommand: list or reset"}
+	}
+	sub, rest := pos[0], pos[1:]
+	switch sub {
+	case "list":
+		if len(rest) != 0 {
+			return usageError{"breakers list takes no arguments, got " + strings.Join(rest, " ")}
+		}
+	case "reset":
+		if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
+			return usageError{"breakers reset takes exactly one SERVICE (a host, as breakers list shows it)"}
+		}
+	default:
+		return usageError{fmt.Sprintf("unknown breakers subcommand %q (want list or reset)", sub)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), conn.timeout)
+	defer cancel()
+	store, err := conn.breakersStore(ctx)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	var recs []breaker.Record
+	if sub == "list" {
+		if recs, err = store.List(ctx); err != nil {
+			return err
+		}
+	} else {
+		r, err := store.Reset(ctx, strings.TrimSpace(rest[0]), now)
+		if err != nil {
+			return err
+		}
+		recs = []breaker.Record{r}
+	}
+	if conn.json {
+		if sub == "reset" {
+			return writeJSON(stdout, recs[0])
+		}
+		return writeJSON(stdout, recs)
+	}
+	return breakersTable(stdout, recs, now)
+}
+
+func breakersTable(w io.Writer, recs []breaker.Record, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVICE\tSTATE\tFAILURES\tOPEN UNTIL\tPROBE UNTIL\tOPENS\tLAST FAILURE\tLAST ERROR")
+	for _, r := range recs {
+		st := string(r.State)
+		if r.State == breaker.Open && !r.OpenUntil.After(now) {
+			st += " (probe due)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", r.Service, st, r.ConsecutiveFailures, ago(r.OpenUntil, now),
+			ago(r.ProbeUntil, now), r.Opens, ago(r.LastFailureAt, now), dash(string(r.LastErrorType)))
+	}
+	return tw.Flush()
+}
+
+func (c *healthConn) breakersStore(ctx context.Context) (*breaker.Dynamo, error) {
+	cfg, err := c.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.table(ctx, c.breakersTable, "breakers-table", "BreakersTableName")
+	if err != nil {
+		return nil, err
+	}
+	return &breaker.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: t, ConsistentReads: true}, nil
+}

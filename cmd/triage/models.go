@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/health"
+)
+
+func init() {
+	commands["models"] = command{"list model health; enable or disable a model (models list|enable|disable)", runModels}
+}
+
+const modelsSynopsis = `models list|enable|disable [MODEL] [flags]
+
+  models list                   every model's health: state, consecutive
+                                model-specific failures, last failure
+  models disable MODEL          take MODEL out of the chain until an operator
+                                enables it (the recovery function leaves it)
+  models enable MODEL           put MODEL back, its failure count reset to 0
+
+The table comes from --models-table, $MODELS_TABLE, or the ModelsTableName
+output of --stack. Exit status: 0 ok, 2 bad usage, 1 AWS unreachable or
+failing.`
+
+func runModels(_ io.Reader, stdout io.Writer, args []string) error {
+	fs := newFlagSet("models", modelsSynopsis)
+	conn := addHealthFlags(fs, os.Getenv)
+	reason := fs.String("reason", "", "why the model is disabled (models disable)")
+	pos, err := parseHealthArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return usageError{"missing subcommand: list, enable or disable"}
+	}
+	sub, rest := pos[0], pos[1:]
+	var model string
+	switch sub {
+	case "list":
+		if len(rest) != 0 {
+			return usageError{"models list takes no arguments, got " + strings.Join(rest, " ")}
+		}
+	case "enable", "disable":
+		if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
+			return usageError{"models " + sub + " takes exactly one MODEL"}
+		}
+		model = strings.TrimSpace(rest[0])
+	default:
+		return usageError{fmt.Sprintf("unknown models subcommand %q (want list, enable or disable)", sub)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), conn.timeout)
+	defer cancel()
+	store, err := conn.modelsStore(ctx)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		models, err := store.List(ctx)
+		if err != nil {
+			return err
+		}
+		if conn.json {
+			return writeJSON(stdout, models)
+		}
+		return modelsTable(stdout, models, time.Now())
+	default:
+		m, err := store.SetDisabled(ctx, model, sub == "disable", *reason, time.Now())
+		if err != nil {
+			return err
+		}
+		if conn.json {
+			return writeJSON(stdout, m)
+		}
+		return modelsTable(stdout, []health.Model{m}, time.Now())
+	}
+}
+
+func modelsTable(w io.Writer, models []health.Model, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tSTATE\tFAILURES\tLAST FAILURE\tLAST ERROR\tDISABLED\tRECOVERED\tREASON")
+	for _, m := range models {
+		st := "enabled"
+		if m.Disabled {
+			st = "disabled (" + m.DisabledBy + ")"
+		}
+		disabled := "-"
+		if m.Disabled {
+			disabled = ago(m.DisabledAt, now)
+		}
+		reason := ""
+		if m.Disabled {
+			reason = m.DisableReason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", m.Name, st, m.ConsecutiveFailures, ago(m.LastFailureAt, now),
+			dash(string(m.LastErrorType)), disabled, ago(m.RecoveredAt, now), dash(reason))
+	}
+	return tw.Flush()
+}
+
+// healthConn is the connection flags of the models and breakers commands.
+// (cmd/triage/aws.go may grow shared stack and endpoint flags; these stay
+// local to this file until then.)
+type healthConn struct {
+	endpoint, region, stack    string
+	modelsTable, breakersTable string
+	timeout                    time.Duration
+	json                       bool
+	cfg                        *aws.Config
+	outputs                    map[string]string
+	stackLoaded                bool
+}
+
+// addHealthFlags registers the connection flags, defaulting from getenv.
+func addHealthFlags(fs *flag.FlagSet, getenv func(string) string) *healthConn {
+	c := &healthConn{}
+	fs.StringVar(&c.endpoint, "endpoint", getenv("AWS_ENDPOINT_URL"), "AWS endpoint URL, e.g. a local moto (default $AWS_ENDPOINT_URL; empty: AWS)")
+	fs.StringVar(&c.region, "region", "", "AWS region (default $AWS_REGION, else "+awsconf.DefaultRegion+")")
+	fs.StringVar(&c.stack, "stack", getenv("TRIAGE_STACK"), "read table names from this CloudFormation stack's outputs (default $TRIAGE_STACK)")
+	fs.StringVar(&c.modelsTable, "models-table", getenv("MODELS_TABLE"), "model health table (default $MODELS_TABLE)")
+	fs.StringVar(&c.breakersTable, "breakers-table", getenv("BREAKERS_TABLE"), "circuit breakers table (default $BREAKERS_TABLE)")
+	fs.DurationVar(&c.timeout, "timeout", 15*time.Second, "give up on AWS after this long")
+	fs.BoolVar(&c.json, "json", false, "print JSON instead of a table")
+	return c
+}
+
+// parseHealthArgs parses flags anywhere among the positional arguments
+// ("models disable gpt-4o --reason x" and "models --json list" alike).
+func parseHealthArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for range len(args) + 1 {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+	return pos, nil
+}
+
+func (c *healthConn) config(ctx context.Context) (aws.Config, error) {
+	if c.cfg != nil {
+		return *c.cfg, nil
+	}
+	if c.timeout <= 0 {
+		return aws.Config{}, usageError{"--timeout must be positive"}
+	}
+	opts := []func(*config.LoadOptions) error{config.WithRetryMaxAttempts(2)}
+	if c.region != "" {
+		opts = append(opts, config.WithRegion(c.region))
+	}
+	if c.endpoint != "" {
+		if !strings.HasPrefix(c.endpoint, "http://") && !strings.HasPrefix(c.endpoint, "https://") {
+			return aws.Config{}, usageError{fmt.Sprintf("--endpoint %q is not an http(s) URL", c.endpoint)}
+		}
+		opts = append(opts, config.WithBaseEndpoint(c.endpoint))
+	}
+	cfg, err := awsconf.Load(ctx, nil, opts...)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	c.cfg = &cfg
+	return cfg, nil
+}
+
+// table resolves a table name: the flag (or its environment default), else
+// the stack output; neither is a usage error.
+func (c *healthConn) table(ctx context.Context, given, flagName, outputKey string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	if c.stack == "" {
+		return "", usageError{fmt.Sprintf("no table: pass --%s, set $%s, or pass --stack NAME",
+			flagName, strings.ToUpper(strings.ReplaceAll(flagName, "-", "_")))}
+	}
+	if !c.stackLoaded {
+		cfg, err := c.config(ctx)
+		if err != nil {
+			return "", err
+		}
+		out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &c.stack})
+		if err != nil {
+			return "", fmt.Errorf("read stack %s: %w", c.stack, err)
+		}
+		if len(out.Stacks) != 1 {
+			return "", fmt.Errorf("read stack %s: %d stacks", c.stack, len(out.Stacks))
+		}
+		c.outputs = map[string]string{}
+		for _, o := range out.Stacks[0].Outputs {
+			c.outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+		}
+		c.stackLoaded = true
+	}
+	v := c.outputs[outputKey]
+	if v == "" {
+		return "", fmt.Errorf("stack %s has no output %s", c.stack, outputKey)
+	}
+	return v, nil
+}
+
+func (c *healthConn) modelsStore(ctx context.Context) (*health.Dynamo, error) {
+	cfg, err := c.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.table(ctx, c.modelsTable, "models-table", "ModelsTableName")
+	if err != nil {
+		return nil, err
+	}
+	return &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: t}, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// ago renders t as "2026-11-21T10:00:00Z (5m ago)", or "-" for zero.
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t).Round(time.Second)
+	rel := d.String() + " ago"
+	if d < 0 {
+		rel = "in " + (-d).String()
+	}
+	return t.UTC().Format(time.RFC3339) + " (" + rel + ")"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/infra/local/stack"
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/health"
+)
+
+func TestHealthCommandsUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{[]string{"models"}, 2, "missing subcommand"},
+		{[]string{"models", "frobnicate"}, 2, `unknown models subcommand "frobnicate"`},
+		{[]string{"models", "enable"}, 2, "exactly one MODEL"},
+		{[]string{"models", "disable", "a", "b"}, 2, "exactly one MODEL"},
+		{[]string{"models", "list", "extra"}, 2, "takes no arguments"},
+		{[]string{"models", "list", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"models", "list", "--timeout", "soon"}, 2, "invalid value"},
+		{[]string{"models", "list", "--models-table=", "--stack="}, 2, "no table: pass --models-table"},
+		{[]string{"models", "list", "--models-table=t", "--endpoint", "ftp://x"}, 2, "not an http(s) URL"},
+		{[]string{"models", "list", "--models-table=t", "--timeout=0s"}, 2, "--timeout must be positive"},
+		{[]string{"models", "--help"}, 0, ""},
+		{[]string{"breakers"}, 2, "missing subcommand"},
+		{[]string{"breakers", "reset"}, 2, "exactly one SERVICE"},
+		{[]string{"breakers", "open", "x"}, 2, `unknown breakers subcommand "open"`},
+		{[]string{"breakers", "list", "--breakers-table=", "--stack="}, 2, "no table: pass --breakers-table"},
+		{[]string{"breakers", "-h"}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tc.wantCode, tc.wantErr)
+			}
+			if stdout.Len() != 0 {
+				t.Fatalf("stdout %q, want nothing on a usage error", stdout.String())
+			}
+		})
+	}
+}
+
+func TestParseHealthArgs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ args, wantPos []string }{
+		{[]string{"disable", "gpt-4o", "--reason", "maintenance", "--json"}, []string{"disable", "gpt-4o"}},
+		{[]string{"--json", "list"}, []string{"list"}},
+		{[]string{"list", "--", "--odd-name"}, []string{"list", "--odd-name"}},
+	} {
+		fs := newFlagSet("models", modelsSynopsis)
+		conn := addHealthFlags(fs, func(string) string { return "" })
+		reason := fs.String("reason", "", "")
+		pos, err := parseHealthArgs(fs, tc.args)
+		if err != nil || strings.Join(pos, " ") != strings.Join(tc.wantPos, " ") {
+			t.Fatalf("%v: positional %v, %v; want %v", tc.args, pos, err, tc.wantPos)
+		}
+		if tc.args[0] == "disable" && (*reason != "maintenance" || !conn.json) {
+			t.Fatalf("flags after the positional arguments were lost: reason %q json %t", *reason, conn.json)
+		}
+	}
+}
+
+// TestCLIHelperProcess is not a test: it is the triage command, run by
+// cliProcess in a child process with its own environment and exit code.
+func TestCLIHelperProcess(t *testing.T) {
+	if os.Getenv("TRIAGE_CLI_HELPER") != "1" {
+		t.Skip("helper process for the CLI tests")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	os.Exit(run(args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// cliProcess runs triage args in a child process with env.
+func cliProcess(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"-test.run=^TestCLIHelperProcess$", "--"}, args...)...)
+	cmd.Env = append(env, "TRIAGE_CLI_HELPER=1", "AWS_EC2_METADATA_DISABLED=true")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errb.String()
+	} else if err != nil {
+		t.Fatalf("run triage %v: %v", args, err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+// TestHealthCommandsMoto runs models and breakers against a stack in a
+// local moto, by table flag and by --stack, in a child process with moto's
+// environment.
+func TestHealthCommandsMoto(t *testing.T) {
+	t.Parallel()
+	localtest.Require(t, "moto_server", moto.InstallHint)
+	localtest.Require(t, "aws", stack.InstallHint)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	srv, err := moto.Start(ctx, moto.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	st, err := stack.Create(ctx, stack.Options{Endpoint: srv.URL, Name: "cli-health", TemplatePath: localtest.TemplatePath(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := moto.Config(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dynamodb.NewFromConfig(cfg)
+	models := &health.Dynamo{DB: db, Table: st.Outputs["ModelsTableName"]}
+	breakers := &breaker.Dynamo{DB: db, Table: st.Outputs["BreakersTableName"]}
+	now := time.Now()
+	for range 5 {
+		if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "bad-model", Class: failure.ResponseInvalid, Reason: "not JSON", At: now}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: failure.UpstreamUnavailable, At: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "good-model", Class: failure.ClientError, At: now}); err != nil {
+		t.Fatal(err)
+	}
+	env := moto.Environ(srv.URL, os.Environ())
+	byTable := []string{"--models-table", models.Table, "--breakers-table", breakers.Table}
+	byStack := []string{"--models-table=", "--breakers-table=", "--stack", st.Name}
+
+	for name, flags := range map[string][]string{"by table": byTable, "by stack": byStack} {
+		code, out, errOut := cliProcess(t, env, append([]string{"models", "list"}, flags...)...)
+		if code != 0 || !strings.Contains(out, "bad-model") || !strings.Contains(out, "disabled (auto)") ||
+			!strings.Contains(out, "good-model") || !strings.Contains(out, "RESPONSE_INVALID") {
+			t.Fatalf("%s: models list exit %d:\n%s%s", name, code, out, errOut)
+		}
+		t.Logf("triage models list (%s):\n%s", name, out)
+	}
+	code, out, errOut := cliProcess(t, env, append([]string{"models", "list", "--json"}, byTable...)...)
+	var list []health.Model
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 || !list[0].Disabled || list[0].ConsecutiveFailures != 5 {
+		t.Fatalf("models list --json exit %d: %s%s", code, out, errOut)
+	}
+
+	code, out, errOut = cliProcess(t, env, append([]string{"models", "disable", "good-model", "--reason", "maintenance", "--json"}, byTable...)...)
+	var m health.Model
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || !m.Disabled || m.DisabledBy != health.ByOperator || m.DisableReason != "maintenance" {
+		t.Fatalf("models disable exit %d: %s%s", code, out, errOut)
+	}
+	code, out, errOut = cliProcess(t, env, append([]string{"models", "enable", "bad-model"}, byStack...)...)
+	if code != 0 || !strings.Contains(out, "bad-model") || !strings.Contains(out, "enabled") {
+		t.Fatalf("models enable exit %d: %s%s", code, out, errOut)
+	}
+	if got, _ := models.Get(ctx, "bad-model"); got.Disabled || got.ConsecutiveFailures != 0 {
+		t.Fatalf("after enable: %+v", got)
+	}
+
+	code, out, errOut = cliProcess(t, env, append([]string{"breakers", "list"}, byStack...)...)
+	if code != 0 || !strings.Contains(out, "api.example") || !strings.Contains(out, "open") {
+		t.Fatalf("breakers list exit %d: %s%s", code, out, errOut)
+	}
+	t.Logf("triage breakers list:\n%s", out)
+	code, out, errOut = cliProcess(t, env, append([]string{"breakers", "reset", "api.example", "--json"}, byTable...)...)
+	var r breaker.Record
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.State != breaker.Closed || r.ClosedBy != breaker.ByOperator {
+		t.Fatalf("breakers reset exit %d: %s%s", code, out, errOut)
+	}
+	code, _, errOut = cliProcess(t, env, append([]string{"breakers", "reset", "never.seen"}, byTable...)...)
+	if code != 1 || !strings.Contains(errOut, "breaker not found") {
+		t.Fatalf("reset of an unknown breaker: exit %d, %q; want 1", code, errOut)
+	}
+	code, _, errOut = cliProcess(t, env, "models", "list", "--stack", "no-such-stack", "--models-table=")
+	if code != 1 || !strings.Contains(errOut, "no-such-stack") {
+		t.Fatalf("unknown stack: exit %d, %q; want 1", code, errOut)
+	}
+}
+
+// TestHealthCommandsUnreachable: an endpoint nobody listens on is exit 1,
+// with the cause on stderr.
+func TestHealthCommandsUnreachable(t *testing.T) {
+	t.Parallel()
+	env := moto.Environ("http://127.0.0.1:1", os.Environ())
+	for _, args := range [][]string{
+		{"models", "list", "--models-table", "t"},
+		{"breakers", "list", "--breakers-table", "t", "--endpoint", "http://127.0.0.1:1"},
+		{"models", "disable", "m", "--stack", "s", "--models-table="},
+	} {
+		code, out, errOut := cliProcess(t, env, append(args, "--timeout", "10s")...)
+		if code != 1 || out != "" || !strings.Contains(errOut, "127.0.0.1:1") {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want 1 and the endpoint named", args, code, out, errOut)
+		}
+	}
+}

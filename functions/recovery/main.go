@@ -1,0 +1,48 @@
+// Command recovery is the model-health recovery function: every 30 minutes
+// (EventBridge) it re-enables models auto-disabled at least an hour ago, with
+// their failure count set to 2.
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/telemetry"
+)
+
+func main() {
+	ctx := context.Background()
+	log := telemetry.NewLogger(os.Stdout, os.Getenv("LOG_LEVEL")).With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
+	table := strings.TrimSpace(os.Getenv("MODELS_TABLE"))
+	if table == "" {
+		log.Error("init failed", "error", "MODELS_TABLE is required")
+		os.Exit(1)
+	}
+	clock, err := ClockFromEnv(os.Getenv)
+	if err != nil {
+		log.Error("init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	if clock.Offset != 0 {
+		log.Warn("clock offset set: recovery runs ahead of the wall clock (demo only)", "offset", clock.Offset.String())
+	}
+	cfg, err := awsconf.Load(ctx, nil)
+	if err != nil {
+		log.Error("init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	h := &Handler{
+		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: table},
+		Clock:   clock,
+		Log:     log,
+		Metrics: telemetry.NewEMF(os.Stdout, telemetry.Namespace(os.Getenv), stage.SystemClock{}),
+	}
+	lambda.Start(h.Handle)
+}

@@ -1,0 +1,183 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// The model chain the demo deploys: a model that only ever answers invalid
+// JSON first, a healthy one second.
+const (
+	badModel  = "bad-model"
+	goodModel = "gpt-4o-mini"
+)
+
+// Compressed time for the demo: a breaker stays open seconds instead of 5
+// minutes, and the recovery function runs "an hour later".
+const (
+	breakerThreshold   = breaker.DefaultThreshold
+	demoBreakerOpenFor = 4 * time.Second
+	demoRecoveryOffset = 61 * time.Minute
+)
+
+// showModels prints the model-health table and which model enriched the
+// items.
+func showModels(ctx context.Context, w io.Writer, st *devstack.Stack, ids []string) error {
+	models, err := modelStore(st).List(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tDISABLED\tCONSECUTIVE FAILURES\tDISABLES\tRECOVERIES\tLAST ERROR")
+	for _, m := range models {
+		fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%s\n", m.Name, m.Disabled, m.ConsecutiveFailures, m.Disables, m.Recoveries, m.LastErrorType)
+	}
+	tw.Flush()
+	if ids == nil {
+		return nil
+	}
+	by := map[string]int{}
+	for _, id := range ids {
+		it, err := st.Items.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if it.Enrichment != nil {
+			by[it.Enrichment.Model]++
+		}
+	}
+	fmt.Fprintf(w, "enrichments by model: %s %d · %s %d (the chain skips a disabled model)\n", goodModel, by[goodModel], badModel, by[badModel])
+	return nil
+}
+
+func modelStore(st *devstack.Stack) *health.Dynamo {
+	return &health.Dynamo{DB: dynamodb.NewFromConfig(st.AWS), Table: st.Info.Outputs["ModelsTableName"]}
+}
+
+// outage takes the fake LLM down while a burst of stories arrives, watches
+// the shared breaker open, probe and close, and reports what the outage
+// cost: calls into it and attempts spent.
+func outage(ctx context.Context, w io.Writer, st *devstack.Stack, n int, interactive bool) ([]string, error) {
+	host := breaker.Host(st.Env["LLMFunc"]["LLM_BASE_URL"])
+	breakers := &breaker.Dynamo{DB: dynamodb.NewFromConfig(st.AWS), Table: st.Info.Outputs["BreakersTableName"], ConsistentReads: true}
+	// Only the outage fails calls in this phase, so attempts spent measure
+	// the outage alone.
+	if err := st.LLM.SetMix(fakes.Mix{}); err != nil {
+		return nil, err
+	}
+	before := st.LLM.Stats().Statuses[503]
+	st.LLM.SetOutage(true)
+	fmt.Fprintf(w, "the LLM provider (%s) is down: every call answers 503\n", host)
+	ids, err := seed(ctx, st, "burst", n)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var (
+		last      breaker.State
+		openedAt  time.Time
+		restored  time.Time
+		deadline  = time.Now().Add(90 * time.Second)
+		lastPrint string
+	)
+	for time.Now().Before(deadline) {
+		rec, err := breakers.Get(ctx, host)
+		if err == nil && rec.State != orClosed(last) {
+			line := fmt.Sprintf("  %5.1fs breaker %s → %s (opens %d)", time.Since(start).Seconds(), orClosed(last), rec.State, rec.Opens)
+			if line != lastPrint {
+				fmt.Fprintln(w, line)
+				lastPrint = line
+			}
+			last = rec.State
+			if rec.State == breaker.Open && openedAt.IsZero() {
+				openedAt = time.Now()
+			}
+		}
+		// Keep the provider down through a failed probe, then bring it back.
+		if !openedAt.IsZero() && restored.IsZero() && time.Since(openedAt) > demoBreakerOpenFor+3*time.Second {
+			st.LLM.SetOutage(false)
+			restored = time.Now()
+			fmt.Fprintf(w, "  %5.1fs the provider is back\n", time.Since(start).Seconds())
+		}
+		if !restored.IsZero() && last == breaker.Closed {
+			c, err := stateCountsOf(ctx, st, ids)
+			if err == nil && c[state.Done]+c[state.Deadletter] == len(ids) {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ids, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	st.LLM.SetOutage(false)
+	calls := st.LLM.Stats().Statuses[503] - before
+	attempts, maxAttempts := 0, 0
+	for _, id := range ids {
+		it, err := st.Items.Get(ctx, id)
+		if err != nil {
+			return ids, err
+		}
+		a := it.Attempts[pipeline.LLM]
+		attempts += a
+		maxAttempts = max(maxAttempts, a)
+	}
+	fmt.Fprintf(w, "the outage cost %d calls into the dead provider for %d items: the breaker opened after %d consecutive failures\n"+
+		"(calls already in flight then still failed), then let one probe through per half-open window;\n"+
+		"llm attempts spent: %d in all, at most %d per item — one per failed call; the waits behind the open breaker spent none\n",
+		calls, len(ids), breakerThreshold, attempts, maxAttempts)
+	return ids, nil
+}
+
+func orClosed(s breaker.State) breaker.State {
+	if s == "" {
+		return breaker.Closed
+	}
+	return s
+}
+
+// stateCountsOf counts the states of the given items.
+func stateCountsOf(ctx context.Context, st *devstack.Stack, ids []string) (map[state.State]int, error) {
+	out := map[state.State]int{}
+	for _, id := range ids {
+		it, err := st.Items.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[it.State]++
+	}
+	return out, nil
+}
+
+// recovery invokes the real recovery function, running an hour ahead, and
+// prints what it reports.
+func recovery(ctx context.Context, w io.Writer, st *devstack.Stack) error {
+	ev := `{"version":"0","id":"demo","detail-type":"Scheduled Event","source":"aws.events","account":"123456789012","time":"` +
+		time.Now().UTC().Format(time.RFC3339) + `","region":"us-east-1","resources":[],"detail":{}}`
+	res, err := st.Lambda.Invoke(ctx, "RecoveryFunc", []byte(ev))
+	if err != nil {
+		return err
+	}
+	if res.FunctionError != nil {
+		return fmt.Errorf("recovery function: %s: %s", res.FunctionError.Type, res.FunctionError.Message)
+	}
+	var out map[string]any
+	_ = json.Unmarshal(res.Payload, &out)
+	fmt.Fprintf(w, "RecoveryFunc (clock +%v) answered %s\n", demoRecoveryOffset, strings.TrimSpace(string(res.Payload)))
+	return nil
+}

@@ -1,0 +1,426 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// Clock tells the time; decision code never calls time.Now itself.
+type Clock interface {
+	Now() time.Time
+}
+
+// Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
+type Metrics interface {
+	Count(name string, stage pipeline.Stage, class failure.Class, n int)
+}
+
+// Metric names Breakers counts, with its Stage (the service goes to the
+// logs only: article hosts are unbounded, metric dimensions must not be).
+const (
+	// MetricBreakerOpens counts closed → open and failed probes (class: the
+	// failure that opened it).
+	MetricBreakerOpens = "BreakerOpens"
+	// MetricBreakerCloses counts successful probes.
+	MetricBreakerCloses = "BreakerCloses"
+	// MetricBreakerProbes counts probe leases won.
+	MetricBreakerProbes = "BreakerProbes"
+	// MetricBreakerRejects counts calls refused while open or probing.
+	MetricBreakerRejects = "BreakerRejects"
+)
+
+// Outcome is what a call's result says about the service.
+type Outcome int
+
+const (
+	// Neutral says nothing about the service: a closed gate, our own
+	// deadline, a bad input, our own bug, an unmatched error.
+	Neutral Outcome = iota
+	// Success is the service answering (2xx, or a 4xx about the request).
+	Success
+	// Throttled is the service answering "slow down" (RATE_LIMITED, a
+	// provider quota): it neither counts nor resets, and closes a probe.
+	Throttled
+	// Failure is an outage (Trips): it counts, and reopens a probe.
+	Failure
+)
+
+// String names the outcome for logs.
+func (o Outcome) String() string {
+	switch o {
+	case Success:
+		return "success"
+	case Throttled:
+		return "throttled"
+	case Failure:
+		return "failure"
+	}
+	return "neutral"
+}
+
+// DefaultTrips reports whether a failure of class c is an outage that counts
+// toward opening a breaker: NETWORK_TIMEOUT and UPSTREAM_UNAVAILABLE only.
+// RATE_LIMITED is a quota, not an outage (see the package documentation).
+func DefaultTrips(c failure.Class) bool {
+	return c == failure.NetworkTimeout || c == failure.UpstreamUnavailable
+}
+
+// OutcomeOf judges a call's error with trips (nil means DefaultTrips).
+func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
+	if err == nil {
+		return Success
+	}
+	if errors.Is(err, failure.ErrWaiting) {
+		return Neutral
+	}
+	if trips == nil {
+		trips = DefaultTrips
+	}
+	cl := failure.Classify(err)
+	switch {
+	case trips(cl.Class):
+		return Failure
+	case cl.SelfImposed, cl.Class == failure.SchemaInvalid, cl.Class == failure.InternalBug, cl.Class == failure.Unknown:
+		return Neutral
+	case cl.Class == failure.RateLimited, cl.Class == failure.BudgetExceeded:
+		return Throttled
+	}
+	return Success
+}
+
+// Ticket is a permission to call a service, returned by Allow and handed
+// back to Done.
+type Ticket struct {
+	// Service is the upstream; empty means unguarded (Done does nothing).
+	Service string
+	// Probe is true when this call is the half-open probe.
+	Probe bool
+
+	owner string
+}
+
+// Breakers is the shared circuit breaker of every upstream service, for one
+// process: Store plus the rules, and a short cache of each service's record.
+// Build one per process and share it; it is safe for concurrent use. The
+// zero values of its optional fields are the package defaults.
+type Breakers struct {
+	// Store holds the breakers. Required.
+	Store Store
+	// Clock tells the time; nil means the wall clock.
+	Clock Clock
+	// Stage is the metrics dimension of this process's counters.
+	Stage pipeline.Stage
+	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL: see the
+	// Default constants. A negative CacheTTL disables the cache.
+	Threshold    int
+	OpenFor      time.Duration
+	ProbeLease   time.Duration
+	HalfOpenWait time.Duration
+	CacheTTL     time.Duration
+	// Trips decides which classes are outages; nil means DefaultTrips.
+	Trips func(failure.Class) bool
+	// NewOwner names probe owners; nil means NewOwner.
+	NewOwner func() string
+	// Log receives transitions; nil discards them.
+	Log *slog.Logger
+	// Metrics receives the Metric counters; nil discards them.
+	Metrics Metrics
+
+	mu    sync.Mutex
+	cache map[string]cachedRecord
+}
+
+type cachedRecord struct {
+	r  Record
+	at time.Time
+}
+
+// maxCached bounds the cache: expired entries are swept when it grows past
+// this (fetch and notify see one service per host).
+const maxCached = 4096
+
+// Allow decides whether a call to service may go ahead. It returns a
+// *failure.WaitError (match with errors.Is(err, failure.ErrWaiting)) while
+// the breaker is open — until it may be probed — or while another caller's
+// probe is in flight, for at most HalfOpenWait. When an open breaker may be
+// probed, exactly one caller across all processes wins the probe lease and
+// gets a Ticket with Probe set. A store that cannot be read fails open: the
+// call goes ahead, and the error is logged.
+func (b *Breakers) Allow(ctx context.Context, service string) (Ticket, error) {
+	if service == "" {
+		return Ticket{}, nil
+	}
+	now := b.now()
+	rec, ok := b.cached(service, now, true)
+	if !ok {
+		r, err := b.Store.Get(ctx, service)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			r = Record{Service: service, State: Closed}
+		case err != nil:
+			b.logger().WarnContext(ctx, "breaker unreadable; allowing the call", "service", service, "error", err.Error())
+			return Ticket{Service: service}, nil
+		}
+		b.remember(r, now)
+		rec = r
+	}
+	return b.decide(ctx, service, rec, now, true)
+}
+
+func (b *Breakers) decide(ctx context.Context, service string, rec Record, now time.Time, mayProbe bool) (Ticket, error) {
+	switch {
+	case rec.State == Closed || rec.State == "":
+		return Ticket{Service: service}, nil
+	case rec.State == Open && rec.OpenUntil.After(now):
+		return Ticket{}, b.reject(service, rec, rec.OpenUntil, now)
+	case rec.State == HalfOpen && rec.ProbeUntil.After(now), !mayProbe:
+		return Ticket{}, b.reject(service, rec, b.halfOpenUntil(rec, now), now)
+	}
+	owner := b.newOwner()
+	r, err := b.Store.AcquireProbe(ctx, ProbeRequest{Service: service, Owner: owner, Now: now, Lease: b.ProbeLease})
+	if err == nil {
+		b.remember(r, now)
+		b.count(MetricBreakerProbes, "")
+		b.logger().InfoContext(ctx, "breaker half-open: this call is the probe", "service", service, "opens", r.Opens,
+			"probe_until", r.ProbeUntil.Format(time.RFC3339))
+		return Ticket{Service: service, Probe: true, owner: owner}, nil
+	}
+	var ce *ConflictError
+	if errors.As(err, &ce) && ce.Current != nil {
+		// Another caller won the lease, or a probe already ended.
+		b.remember(*ce.Current, now)
+		return b.decide(ctx, service, *ce.Current, now, false)
+	}
+	b.forget(service)
+	b.logger().WarnContext(ctx, "breaker probe lease unavailable; waiting", "service", service, "error", err.Error())
+	return Ticket{}, b.reject(service, rec, now.Add(b.halfOpenWait()), now)
+}
+
+func (b *Breakers) halfOpenUntil(rec Record, now time.Time) time.Time {
+	until := now.Add(b.halfOpenWait())
+	if rec.State == HalfOpen && rec.ProbeUntil.After(now) && rec.ProbeUntil.Before(until) {
+		return rec.ProbeUntil
+	}
+	return until
+}
+
+func (b *Breakers) reject(service string, rec Record, until, now time.Time) error {
+	if !until.After(now) {
+		until = now.Add(time.Second)
+	}
+	b.count(MetricBreakerRejects, "")
+	reason := "circuit breaker " + string(rec.State) + " for " + service
+	if rec.State == HalfOpen {
+		reason += " (another caller is probing)"
+	}
+	return &failure.WaitError{Until: until, Reason: reason}
+}
+
+// Done records the outcome of the call t allowed (see OutcomeOf; a call
+// whose ctx ended is neutral, being our deadline, not the service's). A
+// probe closes, reopens or releases the breaker; an outage failure of a
+// closed breaker counts and may open it; a success resets a non-zero count
+// (no write when the cached count is zero). Store errors are logged, never
+// returned: bookkeeping must not change the item's outcome. Writes use a
+// context detached from ctx's cancellation, bounded to 5 s, so a probe's
+// verdict is recorded even when the call used up the work deadline.
+func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
+	if t.Service == "" {
+		return
+	}
+	o := OutcomeOf(callErr, b.Trips)
+	if ctx.Err() != nil && o != Success {
+		o = Neutral
+	}
+	now := b.now()
+	if !t.Probe {
+		switch o {
+		case Neutral, Throttled:
+			return
+		case Success:
+			// The steady state: a healthy service, nothing to write.
+			if c, ok := b.cached(t.Service, now, false); ok && c.State == Closed && c.ConsecutiveFailures == 0 {
+				return
+			}
+		}
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	log := b.logger().With("service", t.Service)
+	class := failure.Class("")
+	if callErr != nil && o != Neutral {
+		class = failure.Classify(callErr).Class
+	}
+	if t.Probe {
+		var (
+			r   Record
+			err error
+		)
+		switch o {
+		case Failure:
+			r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, class, now, b.OpenFor)
+			if err == nil {
+				b.count(MetricBreakerOpens, class)
+				log.WarnContext(ctx, "breaker probe failed; open again", "class", string(class), "open_until", r.OpenUntil.Format(time.RFC3339),
+					"opens", r.Opens)
+			}
+		case Success, Throttled:
+			r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
+			if err == nil {
+				b.count(MetricBreakerCloses, "")
+				log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", o.String())
+			}
+		default:
+			r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
+			if err == nil {
+				log.InfoContext(ctx, "breaker probe inconclusive; released for the next caller")
+			}
+		}
+		b.after(ctx, t.Service, r, err, now, log)
+		return
+	}
+	switch o {
+	case Failure:
+		res, err := b.Store.RecordFailure(wctx, FailureRequest{Service: t.Service, Class: class, At: now,
+			Threshold: b.Threshold, OpenFor: b.OpenFor})
+		b.after(ctx, t.Service, res.Record, err, now, log)
+		if err == nil && res.Opened {
+			b.count(MetricBreakerOpens, class)
+			log.WarnContext(ctx, "breaker opened", "class", string(class), "consecutive_failures", res.Record.ConsecutiveFailures,
+				"open_until", res.Record.OpenUntil.Format(time.RFC3339))
+		}
+	case Success:
+		changed, err := b.Store.ResetFailures(wctx, t.Service, now)
+		if err != nil {
+			b.after(ctx, t.Service, Record{}, err, now, log)
+			return
+		}
+		if changed {
+			b.mu.Lock()
+			if c, ok := b.cache[t.Service]; ok {
+				c.r.ConsecutiveFailures = 0
+				b.cache[t.Service] = c
+			}
+			b.mu.Unlock()
+		}
+	}
+}
+
+// after caches what a write returned, or forgets the service on an error.
+func (b *Breakers) after(ctx context.Context, service string, r Record, err error, now time.Time, log *slog.Logger) {
+	var ce *ConflictError
+	switch {
+	case errors.As(err, &ce):
+		// The probe lease expired and someone else took over, or an
+		// operator reset the breaker: their outcome stands.
+		log.WarnContext(ctx, "breaker transition lost; another caller's outcome stands", "error", err.Error())
+		if ce.Current != nil {
+			b.remember(*ce.Current, now)
+			return
+		}
+		b.forget(service)
+	case err != nil:
+		log.ErrorContext(ctx, "breaker bookkeeping failed", "error", err.Error())
+		b.forget(service)
+	case r.Service != "":
+		b.remember(r, now)
+	}
+}
+
+// Get returns the service's breaker as stored (a fresh read, bypassing the
+// cache), or a closed record when it has none: for the CLI and the demo.
+func (b *Breakers) Get(ctx context.Context, service string) (Record, error) {
+	r, err := b.Store.Get(ctx, service)
+	if errors.Is(err, ErrNotFound) {
+		return Record{Service: service, State: Closed}, nil
+	}
+	return r, err
+}
+
+// Forget drops service from the cache (after an operator reset, in tests).
+func (b *Breakers) Forget(service string) { b.forget(service) }
+
+func (b *Breakers) cached(service string, now time.Time, freshOnly bool) (Record, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, ok := b.cache[service]
+	if !ok {
+		return Record{}, false
+	}
+	ttl := b.ttl()
+	if freshOnly && (ttl < 0 || now.Sub(c.at) >= ttl || now.Before(c.at)) {
+		return Record{}, false
+	}
+	return c.r, true
+}
+
+func (b *Breakers) remember(r Record, now time.Time) {
+	if b.ttl() < 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cache == nil {
+		b.cache = map[string]cachedRecord{}
+	}
+	if len(b.cache) >= maxCached {
+		for k, c := range b.cache {
+			if now.Sub(c.at) >= b.ttl() {
+				delete(b.cache, k)
+			}
+		}
+	}
+	b.cache[r.Service] = cachedRecord{r: r, at: now}
+}
+
+func (b *Breakers) forget(service string) {
+	b.mu.Lock()
+	delete(b.cache, service)
+	b.mu.Unlock()
+}
+
+func (b *Breakers) ttl() time.Duration {
+	if b.CacheTTL == 0 {
+		return DefaultCacheTTL
+	}
+	return b.CacheTTL
+}
+
+func (b *Breakers) halfOpenWait() time.Duration {
+	return orDefault(b.HalfOpenWait, DefaultHalfOpenWait)
+}
+
+func (b *Breakers) newOwner() string {
+	if b.NewOwner != nil {
+		return b.NewOwner()
+	}
+	return NewOwner()
+}
+
+func (b *Breakers) now() time.Time {
+	if b.Clock == nil {
+		return time.Now()
+	}
+	return b.Clock.Now()
+}
+
+func (b *Breakers) logger() *slog.Logger {
+	if b.Log == nil {
+		return discard
+	}
+	return b.Log
+}
+
+var discard = slog.New(slog.DiscardHandler)
+
+func (b *Breakers) count(name string, class failure.Class) {
+	if b.Metrics != nil {
+		b.Metrics.Count(name, b.Stage, class, 1)
+	}
+}

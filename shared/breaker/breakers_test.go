@@ -1,0 +1,331 @@
+package breaker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/stage/stagetest"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// countingStore counts the reads and writes that reach the store.
+type countingStore struct {
+	breaker.Store
+	gets, writes atomic.Int64
+	getErr       error
+}
+
+func (c *countingStore) Get(ctx context.Context, s string) (breaker.Record, error) {
+	c.gets.Add(1)
+	if c.getErr != nil {
+		return breaker.Record{}, c.getErr
+	}
+	return c.Store.Get(ctx, s)
+}
+
+func (c *countingStore) RecordFailure(ctx context.Context, r breaker.FailureRequest) (breaker.FailureResult, error) {
+	c.writes.Add(1)
+	return c.Store.RecordFailure(ctx, r)
+}
+
+func (c *countingStore) ResetFailures(ctx context.Context, s string, now time.Time) (bool, error) {
+	c.writes.Add(1)
+	return c.Store.ResetFailures(ctx, s, now)
+}
+
+// metricsRecorder is a stage.Metrics that sums counters by name.
+type metricsRecorder struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (m *metricsRecorder) Count(name string, _ pipeline.Stage, _ failure.Class, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.counts == nil {
+		m.counts = map[string]int{}
+	}
+	m.counts[name] += n
+}
+
+func (m *metricsRecorder) get(name string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.counts[name]
+}
+
+type bundle struct {
+	store    *countingStore
+	clock    *stagetest.Clock
+	breakers *breaker.Breakers
+	metrics  *metricsRecorder
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	b := &bundle{store: &countingStore{Store: breaker.NewMemory()}, clock: stagetest.NewClock(t0), metrics: &metricsRecorder{}}
+	b.breakers = &breaker.Breakers{Store: b.store, Clock: b.clock, Stage: pipeline.Fetch, Metrics: b.metrics}
+	return b
+}
+
+var (
+	unavailable = &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 503}
+	rateLimited = &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 429}
+	notFound    = &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 404}
+)
+
+func TestOutcomeOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want breaker.Outcome
+	}{
+		{"success", nil, breaker.Success},
+		{"503", unavailable, breaker.Failure},
+		{"timeout", context.DeadlineExceeded, breaker.Failure},
+		{"429 is a quota, not an outage", rateLimited, breaker.Throttled},
+		{"404 is the service answering", notFound, breaker.Success},
+		{"invalid model output is the service answering", failure.New(failure.ResponseInvalid, "not JSON"), breaker.Success},
+		{"a closed gate", &failure.WaitError{Until: t0, Reason: "no model"}, breaker.Neutral},
+		{"bad input", failure.New(failure.SchemaInvalid, "no text"), breaker.Neutral},
+		{"our bug", failure.New(failure.InternalBug, "nil"), breaker.Neutral},
+		{"our own budget", &failure.Error{Class: failure.BudgetExceeded, SelfImposed: true}, breaker.Neutral},
+		{"unmatched", errors.New("something odd"), breaker.Neutral},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := breaker.OutcomeOf(tc.err, nil); got != tc.want {
+				t.Fatalf("OutcomeOf(%v) = %s, want %s", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestClosedPathCostsNoReadPerCall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	for range 100 {
+		tk, err := b.breakers.Allow(ctx, "news.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.breakers.Done(ctx, tk, nil)
+	}
+	if g, w := b.store.gets.Load(), b.store.writes.Load(); g != 1 || w != 0 {
+		t.Fatalf("100 successful calls within the TTL: %d reads, %d writes; want 1 and 0", g, w)
+	}
+	b.clock.Advance(breaker.DefaultCacheTTL)
+	if _, err := b.breakers.Allow(ctx, "news.example"); err != nil {
+		t.Fatal(err)
+	}
+	if g := b.store.gets.Load(); g != 2 {
+		t.Fatalf("reads after the TTL = %d, want 2", g)
+	}
+}
+
+func TestRateLimitsDoNotTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	call := func(err error) error {
+		tk, aerr := b.breakers.Allow(ctx, "api.example")
+		if aerr != nil {
+			return aerr
+		}
+		b.breakers.Done(ctx, tk, err)
+		return nil
+	}
+	for range 4 {
+		if err := call(unavailable); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		if err := call(rateLimited); err != nil {
+			t.Fatalf("rate-limited calls were refused: %v", err)
+		}
+	}
+	if r, _ := b.store.Get(ctx, "api.example"); r.State != breaker.Closed || r.ConsecutiveFailures != 4 {
+		t.Fatalf("after 4 outages and 10 rate limits: %+v; want closed, count 4 (429 neither counts nor resets)", r)
+	}
+	if err := call(unavailable); err != nil {
+		t.Fatal(err)
+	}
+	err := call(nil)
+	var w *failure.WaitError
+	if !errors.As(err, &w) || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
+		t.Fatalf("call after the 5th outage: %v, want a WaitError until %v", err, t0.Add(breaker.DefaultOpenFor))
+	}
+	if b.metrics.get(breaker.MetricBreakerOpens) != 1 || b.metrics.get(breaker.MetricBreakerRejects) != 1 {
+		t.Fatalf("metrics = %v", b.metrics.counts)
+	}
+}
+
+func TestSuccessResetsCount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	for _, err := range []error{unavailable, unavailable, unavailable, notFound, unavailable, unavailable, unavailable, unavailable} {
+		tk, aerr := b.breakers.Allow(ctx, "api.example")
+		if aerr != nil {
+			t.Fatalf("refused after a success reset the count: %v", aerr)
+		}
+		b.breakers.Done(ctx, tk, err)
+	}
+	if r, _ := b.store.Get(ctx, "api.example"); r.State != breaker.Closed || r.ConsecutiveFailures != 4 {
+		t.Fatalf("= %+v, want closed at 4", r)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		probeErr  error
+		wantState breaker.State
+	}{
+		{"success closes", nil, breaker.Closed},
+		{"a 429 closes: the service is reachable", rateLimited, breaker.Closed},
+		{"an outage reopens", unavailable, breaker.Open},
+		{"a neutral error releases", &failure.WaitError{Until: t0, Reason: "no model"}, breaker.Open},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			for range 5 {
+				tk, _ := b.breakers.Allow(ctx, "api.example")
+				b.breakers.Done(ctx, tk, unavailable)
+			}
+			b.clock.Advance(breaker.DefaultOpenFor)
+			tk, err := b.breakers.Allow(ctx, "api.example")
+			if err != nil || !tk.Probe {
+				t.Fatalf("first call after the window: %+v, %v; want the probe", tk, err)
+			}
+			_, err = b.breakers.Allow(ctx, "api.example")
+			var w *failure.WaitError
+			if !errors.As(err, &w) || !w.Until.Equal(b.clock.Now().Add(breaker.DefaultHalfOpenWait)) {
+				t.Fatalf("second caller during the probe: %v, want a short wait", err)
+			}
+			b.breakers.Done(ctx, tk, tc.probeErr)
+			r, _ := b.store.Get(ctx, "api.example")
+			if r.State != tc.wantState || r.ProbeOwner != "" {
+				t.Fatalf("after the probe: %+v, want %s", r, tc.wantState)
+			}
+			switch tc.wantState {
+			case breaker.Open:
+				if _, ok := tc.probeErr.(*failure.WaitError); ok {
+					if !r.OpenUntil.Equal(b.clock.Now()) {
+						t.Fatalf("released probe: open until %v, want now", r.OpenUntil)
+					}
+				} else if !r.OpenUntil.Equal(b.clock.Now().Add(breaker.DefaultOpenFor)) {
+					t.Fatalf("reopened until %v, want a new window", r.OpenUntil)
+				}
+			case breaker.Closed:
+				if _, err := b.breakers.Allow(ctx, "api.example"); err != nil {
+					t.Fatalf("closed breaker refused: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestUnreadableStoreFailsOpen(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.getErr = errors.New("dynamodb unreachable")
+	tk, err := b.breakers.Allow(context.Background(), "api.example")
+	if err != nil || tk.Service != "api.example" {
+		t.Fatalf("= %+v, %v; want the call allowed", tk, err)
+	}
+}
+
+func TestHost(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://News.Example/a/b?c=d":   "news.example",
+		"http://127.0.0.1:8080/v1":       "127.0.0.1:8080",
+		"https://[::1]:9000/x":           "[::1]:9000",
+		"https://hooks.slack.com/T/B/X":  "hooks.slack.com",
+		"not a url":                      "",
+		"":                               "",
+		"mailto:someone@example.com":     "",
+		" https://api.openai.com/v1 \n ": "api.openai.com",
+	} {
+		if got := breaker.Host(in); got != want {
+			t.Errorf("Host(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func ExampleBreakers() {
+	ctx := context.Background()
+	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	b := &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock}
+	outage := &failure.HTTPError{Provider: failure.OpenAI, Status: 503}
+	for range 5 {
+		t, _ := b.Allow(ctx, "api.openai.com")
+		b.Done(ctx, t, outage)
+	}
+	_, err := b.Allow(ctx, "api.openai.com")
+	fmt.Println(err)
+
+	clock.Advance(5 * time.Minute)
+	probe, _ := b.Allow(ctx, "api.openai.com")
+	_, err = b.Allow(ctx, "api.openai.com")
+	fmt.Println("probe:", probe.Probe, "| others:", errors.Is(err, failure.ErrWaiting))
+	b.Done(ctx, probe, nil)
+	r, _ := b.Get(ctx, "api.openai.com")
+	fmt.Println(r.State, r.Opens)
+	// Output:
+	// waiting until 2026-01-02T03:05:00Z: circuit breaker open for api.openai.com
+	// probe: true | others: true
+	// closed 1
+}
+
+// Guard decorates a stage's Work: while the article host's breaker is open
+// the item waits (the runner releases it without spending an attempt) and
+// the host is not called.
+func ExampleGuard() {
+	ctx := context.Background()
+	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	calls := 0
+	fetch := stage.WorkFunc(func(context.Context, state.Item) (state.Output, error) {
+		calls++
+		return state.Output{}, &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 502}
+	})
+	work := breaker.Guard{Inner: fetch, Service: breaker.SourceHost,
+		Breakers: &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock}}
+	it := state.Item{ID: "item-1", SourceURL: "https://news.example/a/1"}
+	for range 7 {
+		_, err := work.Run(ctx, it)
+		if errors.Is(err, failure.ErrWaiting) {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(failure.Classify(err).Class)
+	}
+	fmt.Println("host calls:", calls)
+	// Output:
+	// UPSTREAM_UNAVAILABLE
+	// UPSTREAM_UNAVAILABLE
+	// UPSTREAM_UNAVAILABLE
+	// UPSTREAM_UNAVAILABLE
+	// UPSTREAM_UNAVAILABLE
+	// waiting until 2026-01-02T03:05:00Z: circuit breaker open for news.example
+	// waiting until 2026-01-02T03:05:00Z: circuit breaker open for news.example
+	// host calls: 5
+}

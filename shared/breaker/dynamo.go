@@ -1,0 +1,443 @@
+package breaker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/triagehq/triage/shared/failure"
+)
+
+// DynamoAPI is the part of the DynamoDB client the store uses. Scan is only
+// needed by List (the CLI); the stage functions need GetItem and UpdateItem.
+type DynamoAPI interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// Dynamo is the DynamoDB breaker store (template.yaml BreakersTable, key
+// "service"). Every transition is one conditional UpdateItem; the
+// conditions are listed in the package documentation.
+type Dynamo struct {
+	DB DynamoAPI
+	// Table is the BreakersTable name.
+	Table string
+	// ConsistentReads makes Get strongly consistent; the default
+	// (eventually consistent, half the cost) is what Breakers needs, since
+	// every transition is conditional anyway.
+	ConsistentReads bool
+}
+
+// TimeFormat is how times people read are stored (opened_at, closed_at,
+// last_failure_at, updated_at); open_until and probe_until, which
+// conditions compare, are Unix milliseconds.
+const TimeFormat = time.RFC3339Nano
+
+const (
+	maxRaces     = 16
+	maxScanPages = 1000
+)
+
+type record struct {
+	Service             string `dynamodbav:"service"`
+	State               string `dynamodbav:"state"`
+	ConsecutiveFailures int    `dynamodbav:"consecutive_failures"`
+	OpenedAt            string `dynamodbav:"opened_at,omitempty"`
+	OpenUntil           int64  `dynamodbav:"open_until,omitempty"`
+	OpenedBy            string `dynamodbav:"opened_by,omitempty"`
+	ProbeOwner          string `dynamodbav:"probe_owner,omitempty"`
+	ProbeUntil          int64  `dynamodbav:"probe_until,omitempty"`
+	ClosedAt            string `dynamodbav:"closed_at,omitempty"`
+	ClosedBy            string `dynamodbav:"closed_by,omitempty"`
+	LastFailureAt       string `dynamodbav:"last_failure_at,omitempty"`
+	LastErrorType       string `dynamodbav:"last_error_type,omitempty"`
+	Opens               int    `dynamodbav:"opens,omitempty"`
+	UpdatedAt           string `dynamodbav:"updated_at,omitempty"`
+}
+
+func (r record) breaker() Record {
+	st := State(r.State)
+	if st == "" {
+		st = Closed
+	}
+	return Record{
+		Service: r.Service, State: st, ConsecutiveFailures: r.ConsecutiveFailures,
+		OpenedAt: parseTime(r.OpenedAt), OpenUntil: fromMillis(r.OpenUntil), ProbeOwner: r.ProbeOwner,
+		ProbeUntil: fromMillis(r.ProbeUntil), ClosedAt: parseTime(r.ClosedAt), ClosedBy: r.ClosedBy,
+		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType),
+		Opens: r.Opens, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
+	}
+}
+
+// Get reads the service's breaker (eventually consistent unless
+// ConsistentReads).
+func (s *Dynamo) Get(ctx context.Context, service string) (Record, error) {
+	r, ok, err := s.get(ctx, service, s.ConsistentReads)
+	if err != nil {
+		return Record{}, err
+	}
+	if !ok {
+		return Record{}, fmt.Errorf("get breaker %s: %w", service, ErrNotFound)
+	}
+	return r.breaker(), nil
+}
+
+func (s *Dynamo) get(ctx context.Context, service string, consistent bool) (record, bool, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: key(service), ConsistentRead: aws.Bool(consistent)})
+	if err != nil {
+		return record{}, false, fmt.Errorf("get breaker %s: %w", service, err)
+	}
+	if len(out.Item) == 0 {
+		return record{}, false, nil
+	}
+	r, err := decode(out.Item)
+	return r, err == nil, err
+}
+
+// List scans the table (bounded to maxScanPages pages) and returns every
+// breaker sorted by service.
+func (s *Dynamo) List(ctx context.Context) ([]Record, error) {
+	var (
+		out   []Record
+		start map[string]types.AttributeValue
+	)
+	for range maxScanPages {
+		page, err := s.DB.Scan(ctx, &dynamodb.ScanInput{TableName: &s.Table, ExclusiveStartKey: start})
+		if err != nil {
+			return nil, fmt.Errorf("list breakers: %w", err)
+		}
+		for _, it := range page.Items {
+			r, err := decode(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r.breaker())
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
+			return out, nil
+		}
+		start = page.LastEvaluatedKey
+	}
+	return nil, fmt.Errorf("list breakers: more than %d pages", maxScanPages)
+}
+
+// RecordFailure tries the counting update and, when the record is at
+// threshold-1, the tripping one (and back, at most maxRaces times). A
+// breaker that is not closed is left alone.
+func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (FailureResult, error) {
+	if req.Service == "" {
+		return FailureResult{}, errors.New("record breaker failure: service is required")
+	}
+	tok := req.Token
+	if tok == "" {
+		tok = NewOwner()
+	}
+	limit := threshold(req.Threshold) - 1
+	trip := false
+	for range maxRaces {
+		out, err := s.DB.UpdateItem(ctx, s.failureUpdate(req, tok, limit, trip))
+		if err == nil {
+			r, derr := decode(out.Attributes)
+			return FailureResult{Record: r.breaker(), Counted: true, Opened: trip}, derr
+		}
+		if !isConditionFailed(err) {
+			return FailureResult{}, fmt.Errorf("record failure of breaker %s: %w", req.Service, err)
+		}
+		cur, exists, err := s.current(ctx, req.Service, err)
+		if err != nil {
+			return FailureResult{}, fmt.Errorf("record failure of breaker %s: read after conflict: %w", req.Service, err)
+		}
+		if exists && cur.State != "" && State(cur.State) != Closed {
+			// Opened by this very write (a retried request) or by another
+			// caller; either way a failure of a non-closed breaker counts
+			// for nothing.
+			return FailureResult{Record: cur.breaker(), Counted: cur.OpenedBy == tok, Opened: cur.OpenedBy == tok}, nil
+		}
+		below := (!exists && limit > 0) || (exists && cur.ConsecutiveFailures < limit)
+		trip = !below
+	}
+	return FailureResult{}, fmt.Errorf("record failure of breaker %s: %d races lost: %w", req.Service, maxRaces, ErrConflict)
+}
+
+func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip bool) *dynamodb.UpdateItemInput {
+	b := newExpr()
+	now := b.val(req.At.UTC().Format(TimeFormat))
+	state := b.name("state")
+	countBelow := b.name("consecutive_failures") + " < " + b.num(int64(limit))
+	if limit > 0 {
+		countBelow = "(attribute_not_exists(" + b.name("consecutive_failures") + ") OR " + countBelow + ")"
+	}
+	closedOrNew := "(attribute_not_exists(" + state + ") OR " + state + " = " + b.val(string(Closed)) + ")"
+	set := []string{
+		b.name("last_failure_at") + " = " + now,
+		b.name("last_error_type") + " = " + b.val(string(req.Class)),
+		b.name("updated_at") + " = " + now,
+	}
+	one := b.num(1)
+	var update, cond string
+	if !trip {
+		set = append(set, state+" = "+b.val(string(Closed)))
+		update = "SET " + strings.Join(set, ", ") + " ADD " + b.name("consecutive_failures") + " " + one
+		cond = closedOrNew + " AND " + countBelow
+	} else {
+		set = append(set,
+			state+" = "+b.val(string(Open)),
+			b.name("opened_at")+" = "+now,
+			b.name("open_until")+" = "+b.num(req.At.Add(orDefault(req.OpenFor, DefaultOpenFor)).UnixMilli()),
+			b.name("opened_by")+" = "+b.val(tok),
+		)
+		update = "SET " + strings.Join(set, ", ") +
+			" ADD " + b.name("consecutive_failures") + " " + one + ", " + b.name("opens") + " " + one
+		cond = closedOrNew + " AND NOT " + countBelow
+	}
+	return s.update(req.Service, update, cond, b)
+}
+
+// ResetFailures sets a closed breaker's count to zero:
+//
+//	SET consecutive_failures = 0 IF state = closed AND consecutive_failures > 0
+func (s *Dynamo) ResetFailures(ctx context.Context, service string, now time.Time) (bool, error) {
+	b := newExpr()
+	zero := b.num(0)
+	update := "SET " + b.name("consecutive_failures") + " = " + zero + ", " + b.name("updated_at") + " = " + b.val(now.UTC().Format(TimeFormat))
+	cond := b.name("state") + " = " + b.val(string(Closed)) + " AND " + b.name("consecutive_failures") + " > " + zero
+	in := s.update(service, update, cond, b)
+	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
+	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
+		if isConditionFailed(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reset failures of breaker %s: %w", service, err)
+	}
+	return true, nil
+}
+
+// AcquireProbe takes the probe lease:
+//
+//	SET state = half_open, probe_owner = :owner, probe_until = :now + lease
+//	IF (state = open AND open_until <= :now) OR (state = half_open AND probe_until <= :now)
+func (s *Dynamo) AcquireProbe(ctx context.Context, req ProbeRequest) (Record, error) {
+	b := newExpr()
+	state, now := b.name("state"), b.num(req.Now.UnixMilli())
+	update := "SET " + state + " = " + b.val(string(HalfOpen)) +
+		", " + b.name("probe_owner") + " = " + b.val(req.Owner) +
+		", " + b.name("probe_until") + " = " + b.num(req.Now.Add(orDefault(req.Lease, DefaultProbeLease)).UnixMilli()) +
+		", " + b.name("updated_at") + " = " + b.val(req.Now.UTC().Format(TimeFormat))
+	cond := "(" + state + " = " + b.val(string(Open)) + " AND " + b.name("open_until") + " <= " + now + ") OR (" +
+		state + " = " + b.val(string(HalfOpen)) + " AND " + b.name("probe_until") + " <= " + now + ")"
+	return s.transition(ctx, req.Service, "acquire probe", update, cond, b, func(cur record) bool {
+		return State(cur.State) == HalfOpen && cur.ProbeOwner == req.Owner
+	})
+}
+
+// CloseProbe closes the breaker after owner's probe succeeded:
+//
+//	SET state = closed, consecutive_failures = 0, closed_at, closed_by = :owner
+//	REMOVE probe_owner, probe_until, open_until
+//	IF state = half_open AND probe_owner = :owner
+func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
+	b := newExpr()
+	ts := b.val(now.UTC().Format(TimeFormat))
+	update := "SET " + b.name("state") + " = " + b.val(string(Closed)) +
+		", " + b.name("consecutive_failures") + " = " + b.num(0) +
+		", " + b.name("closed_at") + " = " + ts + ", " + b.name("closed_by") + " = " + b.val(owner) +
+		", " + b.name("updated_at") + " = " + ts +
+		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until") + ", " + b.name("open_until")
+	return s.transition(ctx, service, "close probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
+		return State(cur.State) == Closed && cur.ClosedBy == owner
+	})
+}
+
+// ReopenProbe opens the breaker again after owner's probe failed:
+//
+//	SET state = open, opened_at, open_until = :now + openFor, opened_by = :owner
+//	ADD opens 1 REMOVE probe_owner, probe_until
+//	IF state = half_open AND probe_owner = :owner
+func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (Record, error) {
+	b := newExpr()
+	ts := b.val(now.UTC().Format(TimeFormat))
+	update := "SET " + b.name("state") + " = " + b.val(string(Open)) +
+		", " + b.name("opened_at") + " = " + ts +
+		", " + b.name("open_until") + " = " + b.num(now.Add(orDefault(openFor, DefaultOpenFor)).UnixMilli()) +
+		", " + b.name("opened_by") + " = " + b.val(owner) +
+		", " + b.name("last_failure_at") + " = " + ts + ", " + b.name("last_error_type") + " = " + b.val(string(class)) +
+		", " + b.name("updated_at") + " = " + ts +
+		" ADD " + b.name("opens") + " " + b.num(1) +
+		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until")
+	return s.transition(ctx, service, "reopen probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
+		return State(cur.State) == Open && cur.OpenedBy == owner
+	})
+}
+
+// ReleaseProbe gives owner's lease back without a verdict:
+//
+//	SET state = open, open_until = :now REMOVE probe_owner, probe_until
+//	IF state = half_open AND probe_owner = :owner
+func (s *Dynamo) ReleaseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
+	b := newExpr()
+	update := "SET " + b.name("state") + " = " + b.val(string(Open)) +
+		", " + b.name("open_until") + " = " + b.num(now.UnixMilli()) +
+		", " + b.name("updated_at") + " = " + b.val(now.UTC().Format(TimeFormat)) +
+		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until")
+	return s.transition(ctx, service, "release probe", update, s.probeHeld(b, owner), b, nil)
+}
+
+// Reset closes the breaker whatever its state (the operator's reset):
+//
+//	SET state = closed, consecutive_failures = 0, closed_by = "operator"
+//	REMOVE probe_owner, probe_until, open_until IF attribute_exists(service)
+func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Record, error) {
+	b := newExpr()
+	ts := b.val(now.UTC().Format(TimeFormat))
+	update := "SET " + b.name("state") + " = " + b.val(string(Closed)) +
+		", " + b.name("consecutive_failures") + " = " + b.num(0) +
+		", " + b.name("closed_at") + " = " + ts + ", " + b.name("closed_by") + " = " + b.val(ByOperator) +
+		", " + b.name("updated_at") + " = " + ts +
+		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until") + ", " + b.name("open_until")
+	cond := "attribute_exists(" + b.name("service") + ")"
+	out, err := s.DB.UpdateItem(ctx, s.update(service, update, cond, b))
+	if err != nil {
+		if isConditionFailed(err) {
+			return Record{}, fmt.Errorf("reset breaker %s: %w", service, ErrNotFound)
+		}
+		return Record{}, fmt.Errorf("reset breaker %s: %w", service, err)
+	}
+	r, err := decode(out.Attributes)
+	return r.breaker(), err
+}
+
+func (s *Dynamo) probeHeld(b *expr, owner string) string {
+	return b.name("state") + " = " + b.val(string(HalfOpen)) + " AND " + b.name("probe_owner") + " = " + b.val(owner)
+}
+
+// transition runs one conditional update. A failed condition whose record
+// shows that this very write applied (applied, for a retried request) is a
+// success; otherwise it is a *ConflictError carrying the record.
+func (s *Dynamo) transition(ctx context.Context, service, op, update, cond string, b *expr, applied func(record) bool) (Record, error) {
+	out, err := s.DB.UpdateItem(ctx, s.update(service, update, cond, b))
+	if err == nil {
+		r, derr := decode(out.Attributes)
+		return r.breaker(), derr
+	}
+	if !isConditionFailed(err) {
+		return Record{}, fmt.Errorf("breaker %s: %s: %w", service, op, err)
+	}
+	cur, exists, gerr := s.current(ctx, service, err)
+	if gerr != nil {
+		return Record{}, fmt.Errorf("breaker %s: %s: read after conflict: %w", service, op, gerr)
+	}
+	if exists && applied != nil && applied(cur) {
+		return cur.breaker(), nil
+	}
+	ce := &ConflictError{Service: service, Op: op}
+	if exists {
+		r := cur.breaker()
+		ce.Current = &r
+	}
+	return Record{}, ce
+}
+
+func (s *Dynamo) update(service, update, cond string, b *expr) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(service), UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+// current is the record a failed condition saw: the item the error carries,
+// or, from an implementation that does not return it, a consistent read.
+func (s *Dynamo) current(ctx context.Context, service string, err error) (record, bool, error) {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) && len(ccf.Item) > 0 {
+		r, derr := decode(ccf.Item)
+		return r, derr == nil, derr
+	}
+	return s.get(ctx, service, true)
+}
+
+func decode(av map[string]types.AttributeValue) (record, error) {
+	var r record
+	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+		return record{}, fmt.Errorf("decode breaker: %w", err)
+	}
+	return r, nil
+}
+
+func key(service string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"service": &types.AttributeValueMemberS{Value: service}}
+}
+
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// NewOwner returns a random probe owner (and write token): 24 hex digits.
+// Uniqueness is all it needs.
+func NewOwner() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(TimeFormat, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func fromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// expr accumulates expression attribute names and values with generated
+// placeholders ("state" is a DynamoDB reserved word).
+type expr struct {
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+func newExpr() *expr {
+	return &expr{names: map[string]string{}, values: map[string]types.AttributeValue{}}
+}
+
+func (e *expr) name(n string) string {
+	p := "#" + n
+	e.names[p] = n
+	return p
+}
+
+func (e *expr) raw(v types.AttributeValue) string {
+	p := ":v" + strconv.Itoa(len(e.values))
+	e.values[p] = v
+	return p
+}
+
+func (e *expr) val(s string) string { return e.raw(&types.AttributeValueMemberS{Value: s}) }
+
+func (e *expr) num(n int64) string {
+	return e.raw(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
+}

@@ -1,0 +1,87 @@
+package breaker
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/telemetry"
+)
+
+// Guard is a stage.Work decorator: it asks Breakers before running Inner
+// and tells it the outcome after. While the item's service's breaker is
+// open, Run returns a *failure.WaitError without calling Inner, so the
+// runner releases the item without spending an attempt.
+//
+//	work := breaker.Guard{Inner: fetcher, Service: breaker.SourceHost, Breakers: b}
+type Guard struct {
+	// Inner is the stage's work. Required.
+	Inner stage.Work
+	// Service names the upstream an item's call goes to (SourceHost,
+	// WebhookHost, Fixed(host)); an empty name, or a nil Service, leaves the
+	// item unguarded.
+	Service func(state.Item) string
+	// Breakers decides; nil leaves every item unguarded.
+	Breakers *Breakers
+}
+
+var _ stage.Work = Guard{}
+
+// Run guards one call of Inner. The context Inner gets carries the item and
+// correlation ids for a telemetry.ContextHandler. If Inner panics while
+// holding the probe lease, the lease is released before the panic continues
+// to the runner.
+func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err error) {
+	if g.Breakers == nil || g.Service == nil {
+		return g.Inner.Run(ctx, item)
+	}
+	svc := g.Service(item)
+	if svc == "" {
+		return g.Inner.Run(ctx, item)
+	}
+	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
+	t, err := g.Breakers.Allow(ctx, svc)
+	if err != nil {
+		return state.Output{}, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			g.Breakers.Done(ctx, t, &failure.WaitError{Reason: "work panicked"})
+		}
+	}()
+	out, err = g.Inner.Run(ctx, item)
+	done = true
+	g.Breakers.Done(ctx, t, err)
+	return out, err
+}
+
+// Host returns the lowercase host (with its port, when one is given) of
+// rawURL, the key of its breaker; "" when rawURL has no host.
+func Host(rawURL string) string {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	h := strings.ToLower(u.Hostname())
+	if p := u.Port(); p != "" {
+		return net.JoinHostPort(h, p)
+	}
+	return h
+}
+
+// SourceHost is the breaker key of an item's article host (fetch stage).
+func SourceHost(it state.Item) string { return Host(it.SourceURL) }
+
+// WebhookHost is the breaker key of an item's webhook host (notify stage).
+func WebhookHost(it state.Item) string { return Host(it.WebhookURL) }
+
+// Fixed returns a Service function naming one service for every item (the
+// llm stage: Fixed(Host(LLM_BASE_URL))).
+func Fixed(service string) func(state.Item) string {
+	return func(state.Item) string { return service }
+}

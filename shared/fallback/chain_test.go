@@ -1,0 +1,359 @@
+package fallback_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/llm"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/stage/stagetest"
+	"github.com/triagehq/triage/shared/state"
+)
+
+var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+// models is a fake Enricher: each model answers with its error, or with an
+// enrichment naming it; calls are recorded in order.
+type models struct {
+	mu    sync.Mutex
+	errs  map[string]error
+	calls []string
+}
+
+func (m *models) Enrich(_ context.Context, _ state.Item, model string) (state.Enrichment, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, model)
+	if err := m.errs[model]; err != nil {
+		return state.Enrichment{}, failure.WithDetail(err, "model", model)
+	}
+	return state.Enrichment{SummaryNeutral: "ok", Model: model}, nil
+}
+
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) Count(name string, _ pipeline.Stage, _ failure.Class, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[name] += n
+}
+
+type bundle struct {
+	models  *models
+	store   *health.Memory
+	clock   *stagetest.Clock
+	tracker *health.Tracker
+	metrics *counter
+	chain   *fallback.Chain
+}
+
+func setup(t *testing.T, chain ...string) *bundle {
+	t.Helper()
+	b := &bundle{models: &models{errs: map[string]error{}}, store: health.NewMemory(), clock: stagetest.NewClock(t0), metrics: &counter{}}
+	b.tracker = &health.Tracker{Store: b.store, Clock: b.clock}
+	b.chain = &fallback.Chain{Enricher: b.models, Models: chain, Health: b.tracker, Clock: b.clock, Metrics: b.metrics}
+	return b
+}
+
+func (b *bundle) disable(t *testing.T, model string, at time.Time) {
+	t.Helper()
+	for range health.DefaultThreshold {
+		if _, err := b.store.RecordFailure(context.Background(), health.FailureRequest{Model: model, Class: failure.ResponseInvalid, At: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.tracker.Forget(model)
+}
+
+var (
+	invalidOutput = failure.New(failure.ResponseInvalid, "model output is not JSON")
+	contentPolicy = &failure.HTTPError{Provider: failure.OpenAI, Status: 400,
+		Body: []byte(`{"error":{"code":"content_policy_violation","type":"invalid_request_error","message":"blocked"}}`)}
+	tooLong = &failure.HTTPError{Provider: failure.OpenAI, Status: 400,
+		Body: []byte(`{"error":{"code":"context_length_exceeded","type":"invalid_request_error","message":"too long"}}`)}
+	overloaded = &failure.HTTPError{Provider: failure.OpenAI, Status: 503}
+)
+
+var item = state.Item{ID: "item-1", Kind: state.KindStory, Document: &state.Document{Text: "text"}}
+
+func TestChainPicksFirstEnabledModel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t, "primary", "secondary", "tertiary")
+	out, err := b.chain.Run(ctx, item)
+	if err != nil || out.Enrichment == nil || out.Enrichment.Model != "primary" {
+		t.Fatalf("= %+v, %v", out, err)
+	}
+	b.disable(t, "primary", t0)
+	out, err = b.chain.Run(ctx, item)
+	if err != nil || out.Enrichment.Model != "secondary" {
+		t.Fatalf("with primary disabled: %+v, %v", out, err)
+	}
+	if got := b.models.calls; len(got) != 2 || got[1] != "secondary" {
+		t.Fatalf("calls = %v: a disabled model was asked", got)
+	}
+	if b.metrics.n[fallback.MetricModelFallbacks] != 1 {
+		t.Fatalf("metrics = %v", b.metrics.n)
+	}
+}
+
+func TestChainFailures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name       string
+		primaryErr error
+		escalation string
+		escErr     error
+		wantClass  failure.Class // "" for success
+		wantModel  string
+		wantCalls  []string
+		wantCount  int // primary's consecutive failures after the run
+	}{
+		{name: "invalid output counts and fails the item", primaryErr: invalidOutput,
+			wantClass: failure.ResponseInvalid, wantCalls: []string{"primary"}, wantCount: 1},
+		{name: "a transient failure does not count", primaryErr: overloaded,
+			wantClass: failure.UpstreamUnavailable, wantCalls: []string{"primary"}, wantCount: 0},
+		{name: "content policy without escalation fails", primaryErr: contentPolicy,
+			wantClass: failure.ContentPolicy, wantCalls: []string{"primary"}},
+		{name: "content policy escalates once", primaryErr: contentPolicy, escalation: "large",
+			wantModel: "large", wantCalls: []string{"primary", "large"}},
+		{name: "token limit escalates once", primaryErr: tooLong, escalation: "large",
+			wantModel: "large", wantCalls: []string{"primary", "large"}},
+		{name: "a failed escalation fails with its own failure", primaryErr: tooLong, escalation: "large", escErr: tooLong,
+			wantClass: failure.TokenLimit, wantCalls: []string{"primary", "large"}},
+		{name: "invalid output does not escalate", primaryErr: invalidOutput, escalation: "large",
+			wantClass: failure.ResponseInvalid, wantCalls: []string{"primary"}, wantCount: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, "primary", "secondary")
+			b.chain.EscalationModel = tc.escalation
+			b.models.errs["primary"] = tc.primaryErr
+			b.models.errs["large"] = tc.escErr
+			out, err := b.chain.Run(ctx, item)
+			switch {
+			case tc.wantClass == "" && (err != nil || out.Enrichment.Model != tc.wantModel):
+				t.Fatalf("= %+v, %v; want success by %s", out, err, tc.wantModel)
+			case tc.wantClass != "" && failure.Classify(err).Class != tc.wantClass:
+				t.Fatalf("error %v, want class %s", err, tc.wantClass)
+			}
+			if len(b.models.calls) != len(tc.wantCalls) {
+				t.Fatalf("calls = %v, want %v", b.models.calls, tc.wantCalls)
+			}
+			for i := range tc.wantCalls {
+				if b.models.calls[i] != tc.wantCalls[i] {
+					t.Fatalf("calls = %v, want %v", b.models.calls, tc.wantCalls)
+				}
+			}
+			m, _ := b.tracker.Status(ctx, "primary")
+			if m.ConsecutiveFailures != tc.wantCount {
+				t.Fatalf("primary's count = %d, want %d", m.ConsecutiveFailures, tc.wantCount)
+			}
+			if tc.escErr != nil && failure.Details(err)["escalated_from"] != "primary" {
+				t.Fatalf("details %v, want escalated_from", failure.Details(err))
+			}
+		})
+	}
+}
+
+func TestChainEscalationModelDisabled(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "primary")
+	b.chain.EscalationModel = "large"
+	b.models.errs["primary"] = contentPolicy
+	b.disable(t, "large", t0)
+	_, err := b.chain.Run(context.Background(), item)
+	if failure.Classify(err).Class != failure.ContentPolicy || len(b.models.calls) != 1 {
+		t.Fatalf("= %v after calls %v; want the primary's failure, no escalation", err, b.models.calls)
+	}
+}
+
+func TestChainNoModelWaits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		prepare   func(t *testing.T, b *bundle)
+		wantUntil time.Time
+	}{
+		{"until the earliest expected recovery", func(t *testing.T, b *bundle) {
+			b.disable(t, "primary", t0.Add(-10*time.Minute))
+			b.disable(t, "secondary", t0.Add(-40*time.Minute))
+		}, t0.Add(20 * time.Minute)},
+		{"a few minutes when the recovery is overdue", func(t *testing.T, b *bundle) {
+			b.disable(t, "primary", t0.Add(-2*time.Hour))
+			b.disable(t, "secondary", t0.Add(-3*time.Hour))
+		}, t0.Add(fallback.DefaultNoModelWait)},
+		{"a few minutes when an operator disabled them", func(t *testing.T, b *bundle) {
+			for _, m := range []string{"primary", "secondary"} {
+				if _, err := b.store.SetDisabled(ctx, m, true, "maintenance", t0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, t0.Add(fallback.DefaultNoModelWait)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, "primary", "secondary")
+			tc.prepare(t, b)
+			_, err := b.chain.Run(ctx, item)
+			var w *failure.WaitError
+			if !errors.As(err, &w) || !w.Until.Equal(tc.wantUntil) {
+				t.Fatalf("= %v, want a WaitError until %v", err, tc.wantUntil)
+			}
+			if len(b.models.calls) != 0 {
+				t.Fatalf("calls = %v, want none", b.models.calls)
+			}
+		})
+	}
+}
+
+// TestChainInRunner runs the chain as the llm stage's Work: with every model
+// disabled the item waits without spending an attempt, and a CONTENT_POLICY
+// failure that the escalation model cannot fix is dead-lettered once.
+func TestChainInRunner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t, "primary")
+	b.chain.EscalationModel = "large"
+	store := state.NewMemory()
+	q := stagetest.NewQueues()
+	r := stagetest.NewRunner(pipeline.LLM, b.chain, store, q, b.clock)
+	put := func(id string) events.SQSEvent {
+		store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "c-" + id, Status: state.Fetched, State: state.Queued,
+			Stage: pipeline.LLM, Document: &state.Document{Text: "text"}})
+		env := pipeline.Envelope{ItemID: id, Stage: pipeline.LLM, CorrelationID: "c-" + id}
+		return events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m-" + id, ReceiptHandle: "r-" + id, Body: env.Encode(),
+			Attributes: map[string]string{"ApproximateReceiveCount": "1"}}}}
+	}
+
+	b.disable(t, "primary", t0.Add(-30*time.Minute))
+	if _, err := r.Handle(ctx, put("waits")); err != nil {
+		t.Fatal(err)
+	}
+	it, _ := store.Get(ctx, "waits")
+	if it.Attempts[pipeline.LLM] != 0 || it.State != state.Retryable || !it.NotBefore.Equal(t0.Add(30*time.Minute)) {
+		t.Fatalf("item with no enabled model: attempts %d, state %s, not before %v", it.Attempts[pipeline.LLM], it.State, it.NotBefore)
+	}
+
+	if _, err := b.store.SetDisabled(ctx, "primary", false, "", t0); err != nil {
+		t.Fatal(err)
+	}
+	b.tracker.Forget("primary")
+	b.models.errs["primary"] = contentPolicy
+	b.models.errs["large"] = contentPolicy
+	if _, err := r.Handle(ctx, put("blocked")); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := q.DeadLetters(stagetest.DLQURL)
+	if err != nil || len(dead) != 1 || dead[0].ErrorClass != failure.ContentPolicy || dead[0].ItemID != "blocked" {
+		t.Fatalf("dead letters = %+v, %v; want the blocked item as CONTENT_POLICY", dead, err)
+	}
+	if got := b.models.calls; len(got) != 2 || got[0] != "primary" || got[1] != "large" {
+		t.Fatalf("calls = %v, want primary then large, once each", got)
+	}
+}
+
+// fakeEnricher is the llm stage's Enricher in miniature, over the real
+// client, for the fake-LLM test.
+type fakeEnricher struct{ client *llm.Client }
+
+func (e fakeEnricher) Enrich(ctx context.Context, it state.Item, model string) (state.Enrichment, error) {
+	resp, err := e.client.Complete(ctx, llm.Request{Model: model, Messages: llm.BuildMessages(it.Kind, it.Document.Text, 0),
+		JSONObject: true, ItemID: it.ID})
+	if err != nil {
+		return state.Enrichment{}, err
+	}
+	enr, err := llm.ParseEnrichment(it.Kind, resp.Content)
+	enr.Model = model
+	return enr, err
+}
+
+// TestChainWithFakeLLM walks the chain against the fault-injecting fake LLM:
+// a model that answers invalid JSON is disabled by its fifth failure (the
+// five items it failed are retried by the queue), and later items are
+// served by the next model.
+func TestChainWithFakeLLM(t *testing.T) {
+	t.Parallel()
+	fake, err := fakes.NewLLM(fakes.LLMOptions{ModelFaults: map[string]fakes.Fault{"bad-model": fakes.FaultInvalidJSON}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := fakes.Start("", fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	client, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := setup(t, "bad-model", "good-model")
+	b.chain.Enricher = fakeEnricher{client: client}
+	ctx := context.Background()
+	var served []string
+	for i := range 8 {
+		it := state.Item{ID: "i" + string(rune('0'+i)), Kind: state.KindStory, Document: &state.Document{Text: fakes.ArticleText("a", 400)}}
+		out, err := b.chain.Run(ctx, it)
+		switch {
+		case i < health.DefaultThreshold:
+			if failure.Classify(err).Class != failure.ResponseInvalid {
+				t.Fatalf("item %d: %v, want RESPONSE_INVALID from bad-model", i, err)
+			}
+		case err != nil:
+			t.Fatalf("item %d: %v, want good-model's answer", i, err)
+		default:
+			served = append(served, out.Enrichment.Model)
+		}
+	}
+	m, _ := b.store.Get(ctx, "bad-model")
+	if !m.Disabled || m.ConsecutiveFailures != 5 || len(served) != 3 || served[0] != "good-model" {
+		t.Fatalf("bad-model %+v; served by %v", m, served)
+	}
+}
+
+func TestParseModels(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"gpt-4o-mini":              "[gpt-4o-mini]",
+		" a , b,,a ,c ":            "[a b c]",
+		"gpt-4o-mini,gpt-4o,o3-xl": "[gpt-4o-mini gpt-4o o3-xl]",
+	} {
+		got, err := fallback.ParseModels(in)
+		if err != nil || sprint(got) != want {
+			t.Errorf("ParseModels(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := fallback.ParseModels(" , "); err == nil {
+		t.Error("an empty list parsed")
+	}
+}
+
+func sprint(s []string) string {
+	out := "["
+	for i, v := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += v
+	}
+	return out + "]"
+}

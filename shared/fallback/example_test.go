@@ -1,0 +1,64 @@
+package fallback_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/stage/stagetest"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// enrichFunc adapts a function to fallback.Enricher.
+type enrichFunc func(ctx context.Context, it state.Item, model string) (state.Enrichment, error)
+
+func (f enrichFunc) Enrich(ctx context.Context, it state.Item, model string) (state.Enrichment, error) {
+	return f(ctx, it, model)
+}
+
+// A model that keeps answering invalid output is disabled by its fifth
+// failure, and the chain moves on to the next; with every model disabled
+// the item waits, without spending an attempt, until the first is expected
+// back.
+func ExampleChain() {
+	ctx := context.Background()
+	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	store := health.NewMemory()
+	chain := &fallback.Chain{
+		Models: []string{"small", "large"},
+		Enricher: enrichFunc(func(_ context.Context, _ state.Item, model string) (state.Enrichment, error) {
+			if model == "small" {
+				return state.Enrichment{}, failure.New(failure.ResponseInvalid, "model output is not JSON")
+			}
+			return state.Enrichment{Model: model}, nil
+		}),
+		Health: &health.Tracker{Store: store, Clock: clock},
+		Clock:  clock,
+	}
+	it := state.Item{ID: "item-1", Kind: state.KindStory}
+	for range 6 {
+		out, err := chain.Run(ctx, it)
+		if err != nil {
+			fmt.Println(failure.Classify(err).Class)
+			continue
+		}
+		fmt.Println("enriched by", out.Enrichment.Model)
+	}
+	_, _ = store.SetDisabled(ctx, "large", true, "maintenance", clock.Now())
+	chain.Health = &health.Tracker{Store: store, Clock: clock}
+	_, err := chain.Run(ctx, it)
+	var w *failure.WaitError
+	fmt.Println(errors.As(err, &w), w.Until.Sub(clock.Now()))
+	// Output:
+	// RESPONSE_INVALID
+	// RESPONSE_INVALID
+	// RESPONSE_INVALID
+	// RESPONSE_INVALID
+	// RESPONSE_INVALID
+	// enriched by large
+	// true 1h0m0s
+}

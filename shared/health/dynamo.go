@@ -1,0 +1,415 @@
+package health
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/triagehq/triage/shared/failure"
+)
+
+// DynamoAPI is the part of the DynamoDB client the store uses. Scan is only
+// needed by List (the recovery function and the CLI).
+type DynamoAPI interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// Dynamo is the DynamoDB model-health store (template.yaml ModelsTable,
+// key "model"). Every write is one UpdateItem; see the package documentation
+// for the conditions.
+type Dynamo struct {
+	DB DynamoAPI
+	// Table is the ModelsTable name.
+	Table string
+}
+
+// maxRaces bounds how often RecordFailure switches between its two
+// conditional updates when concurrent writers keep moving the record; each
+// switch means another writer's update applied.
+const maxRaces = 16
+
+// maxScanPages bounds List: a models table holds a few dozen records.
+const maxScanPages = 100
+
+// TimeFormat is how times people read are stored (disabled_at,
+// recovered_at, updated_at); last_failure_at, which Recover compares, is Unix
+// milliseconds.
+const TimeFormat = time.RFC3339Nano
+
+// record is a model's health as stored.
+type record struct {
+	Model               string   `dynamodbav:"model"`
+	ConsecutiveFailures int      `dynamodbav:"consecutive_failures"`
+	Disabled            bool     `dynamodbav:"disabled"`
+	DisabledBy          string   `dynamodbav:"disabled_by,omitempty"`
+	DisabledAt          string   `dynamodbav:"disabled_at,omitempty"`
+	DisableReason       string   `dynamodbav:"disable_reason,omitempty"`
+	RecoveredAt         string   `dynamodbav:"recovered_at,omitempty"`
+	RecoveredBy         string   `dynamodbav:"recovered_by,omitempty"`
+	LastFailureAt       int64    `dynamodbav:"last_failure_at,omitempty"`
+	LastErrorType       string   `dynamodbav:"last_error_type,omitempty"`
+	LastError           string   `dynamodbav:"last_error,omitempty"`
+	Disables            int      `dynamodbav:"disables,omitempty"`
+	Recoveries          int      `dynamodbav:"recoveries,omitempty"`
+	UpdatedAt           string   `dynamodbav:"updated_at,omitempty"`
+	WriteTokens         []string `dynamodbav:"write_tokens,stringset,omitempty"`
+	DisableToken        string   `dynamodbav:"disable_token,omitempty"`
+}
+
+func (r record) model() Model {
+	return Model{
+		Name: r.Model, ConsecutiveFailures: r.ConsecutiveFailures, Disabled: r.Disabled,
+		DisabledBy: r.DisabledBy, DisabledAt: parseTime(r.DisabledAt), DisableReason: r.DisableReason,
+		RecoveredAt: parseTime(r.RecoveredAt), RecoveredBy: r.RecoveredBy,
+		LastFailureAt: fromMillis(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType), LastError: r.LastError,
+		Disables: r.Disables, Recoveries: r.Recoveries, UpdatedAt: parseTime(r.UpdatedAt),
+	}
+}
+
+// Get reads the model's record with a strongly consistent read.
+func (s *Dynamo) Get(ctx context.Context, model string) (Model, error) {
+	r, ok, err := s.get(ctx, model)
+	if err != nil {
+		return Model{}, err
+	}
+	if !ok {
+		return Model{}, fmt.Errorf("get %s: %w", model, ErrNotFound)
+	}
+	return r.model(), nil
+}
+
+func (s *Dynamo) get(ctx context.Context, model string) (record, bool, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: key(model), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return record{}, false, fmt.Errorf("get model health %s: %w", model, err)
+	}
+	if len(out.Item) == 0 {
+		return record{}, false, nil
+	}
+	r, err := decode(out.Item)
+	return r, err == nil, err
+}
+
+// List scans the table (bounded to maxScanPages pages) and returns every
+// record sorted by name.
+func (s *Dynamo) List(ctx context.Context) ([]Model, error) {
+	var (
+		out   []Model
+		start map[string]types.AttributeValue
+	)
+	for range maxScanPages {
+		page, err := s.DB.Scan(ctx, &dynamodb.ScanInput{TableName: &s.Table, ExclusiveStartKey: start, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return nil, fmt.Errorf("list model health: %w", err)
+		}
+		for _, it := range page.Items {
+			r, err := decode(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r.model())
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			slices.SortFunc(out, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
+			return out, nil
+		}
+		start = page.LastEvaluatedKey
+	}
+	return nil, fmt.Errorf("list model health: more than %d pages", maxScanPages)
+}
+
+// RecordFailure counts one failure. It first tries the counting update; when
+// its condition fails because the record is at threshold-1 (and enabled), it
+// tries the disabling update, and back, at most maxRaces times. A condition
+// failure whose record already holds this write's token is a retried request
+// that had applied, and is returned as such.
+func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (FailureResult, error) {
+	if req.Model == "" {
+		return FailureResult{}, errors.New("record failure: model is required")
+	}
+	tok := req.Token
+	if tok == "" {
+		tok = newToken()
+	}
+	limit := threshold(req.Threshold) - 1
+	disable := false
+	for range maxRaces {
+		out, err := s.DB.UpdateItem(ctx, s.failureUpdate(req, tok, limit, disable))
+		if err == nil {
+			r, derr := decode(out.Attributes)
+			if derr != nil {
+				return FailureResult{}, derr
+			}
+			return FailureResult{Model: r.model(), Disabled: disable}, nil
+		}
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			return FailureResult{}, fmt.Errorf("record failure of model %s: %w", req.Model, err)
+		}
+		cur, exists, err := s.current(ctx, req.Model, ccf.Item)
+		if err != nil {
+			return FailureResult{}, fmt.Errorf("record failure of model %s: read after conflict: %w", req.Model, err)
+		}
+		if exists && slices.Contains(cur.WriteTokens, tok) {
+			return FailureResult{Model: cur.model(), Disabled: cur.DisableToken == tok}, nil
+		}
+		below := (!exists && limit > 0) || (exists && cur.ConsecutiveFailures < limit)
+		disable = !below && !cur.Disabled
+	}
+	return FailureResult{}, fmt.Errorf("record failure of model %s: %d races lost: %w", req.Model, maxRaces, ErrConflict)
+}
+
+// failureUpdate builds the counting (disable false) or the disabling update.
+func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disable bool) *dynamodb.UpdateItemInput {
+	b := newExpr()
+	now := b.val(req.At.UTC().Format(TimeFormat))
+	tokset := b.raw(&types.AttributeValueMemberSS{Value: []string{tok}})
+	countBelow := b.name("consecutive_failures") + " < " + b.num(int64(limit))
+	if limit > 0 {
+		countBelow = "(attribute_not_exists(" + b.name("consecutive_failures") + ") OR " + countBelow + ")"
+	}
+	fresh := "(attribute_not_exists(" + b.name("write_tokens") + ") OR NOT contains(" + b.name("write_tokens") + ", " + b.val(tok) + "))"
+	set := []string{
+		b.name("last_failure_at") + " = " + b.num(req.At.UnixMilli()),
+		b.name("last_error_type") + " = " + b.val(string(req.Class)),
+		b.name("last_error") + " = " + b.val(orDash(req.Reason)),
+		b.name("updated_at") + " = " + now,
+	}
+	one := b.num(1)
+	var update, cond string
+	if !disable {
+		set = append(set, b.name("disabled")+" = if_not_exists("+b.name("disabled")+", "+b.boolean(false)+")")
+		update = "SET " + strings.Join(set, ", ") +
+			" ADD " + b.name("consecutive_failures") + " " + one + ", " + b.name("write_tokens") + " " + tokset
+		cond = "(" + countBelow + " OR " + b.name("disabled") + " = " + b.boolean(true) + ") AND " + fresh
+	} else {
+		set = append(set,
+			b.name("disabled")+" = "+b.boolean(true),
+			b.name("disabled_by")+" = "+b.val(ByAuto),
+			b.name("disabled_at")+" = "+now,
+			b.name("disable_reason")+" = "+b.val(disableReason(limit+1, req.Class)),
+			b.name("disable_token")+" = "+b.val(tok),
+			b.name("write_tokens")+" = "+tokset,
+		)
+		update = "SET " + strings.Join(set, ", ") +
+			" ADD " + b.name("consecutive_failures") + " " + one + ", " + b.name("disables") + " " + one
+		cond = "NOT " + countBelow + " AND (attribute_not_exists(" + b.name("disabled") + ") OR " +
+			b.name("disabled") + " = " + b.boolean(false) + ") AND " + fresh
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(req.Model),
+		UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+// current is the record a failed condition saw: the item the error carries,
+// or, from an implementation that does not return it, a consistent read.
+func (s *Dynamo) current(ctx context.Context, model string, item map[string]types.AttributeValue) (record, bool, error) {
+	if len(item) > 0 {
+		r, err := decode(item)
+		return r, err == nil, err
+	}
+	return s.get(ctx, model)
+}
+
+// ResetFailures sets an enabled model's count to zero:
+//
+//	SET consecutive_failures = 0 REMOVE write_tokens
+//	IF consecutive_failures > 0 AND disabled = false
+//
+// A failed condition is not an error: there was nothing to reset.
+func (s *Dynamo) ResetFailures(ctx context.Context, model string, now time.Time) (bool, error) {
+	b := newExpr()
+	zero := b.num(0)
+	update := "SET " + b.name("consecutive_failures") + " = " + zero + ", " + b.name("updated_at") + " = " + b.val(now.UTC().Format(TimeFormat)) +
+		" REMOVE " + b.name("write_tokens")
+	cond := b.name("consecutive_failures") + " > " + zero + " AND " + b.name("disabled") + " = " + b.boolean(false)
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(model), UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	})
+	if err != nil {
+		if isConditionFailed(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reset failures of model %s: %w", model, err)
+	}
+	return true, nil
+}
+
+// Recover re-enables an auto-disabled model whose cooldown has passed:
+//
+//	SET disabled = false, consecutive_failures = :reset, recovered_at, recovered_by = "recovery"
+//	ADD recoveries 1 REMOVE write_tokens, disable_token
+//	IF disabled = true AND disabled_by = "auto" AND last_failure_at <= :now - cooldown
+func (s *Dynamo) Recover(ctx context.Context, req RecoverRequest) (Model, error) {
+	b := newExpr()
+	now := req.Now.UTC().Format(TimeFormat)
+	update := "SET " + b.name("disabled") + " = " + b.boolean(false) +
+		", " + b.name("consecutive_failures") + " = " + b.num(int64(resetTo(req.ResetTo))) +
+		", " + b.name("recovered_at") + " = " + b.val(now) +
+		", " + b.name("recovered_by") + " = " + b.val(ByRecovery) +
+		", " + b.name("updated_at") + " = " + b.val(now) +
+		" ADD " + b.name("recoveries") + " " + b.num(1) +
+		" REMOVE " + b.name("write_tokens") + ", " + b.name("disable_token")
+	cond := b.name("disabled") + " = " + b.boolean(true) + " AND " + b.name("disabled_by") + " = " + b.val(ByAuto) +
+		" AND " + b.name("last_failure_at") + " <= " + b.num(req.Now.Add(-cooldown(req.Cooldown)).UnixMilli())
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(req.Model), UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err == nil {
+		r, derr := decode(out.Attributes)
+		return r.model(), derr
+	}
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return Model{}, fmt.Errorf("recover model %s: %w", req.Model, err)
+	}
+	cur, exists, gerr := s.current(ctx, req.Model, ccf.Item)
+	switch {
+	case gerr != nil:
+		return Model{}, fmt.Errorf("recover model %s: read after conflict: %w", req.Model, gerr)
+	case !exists:
+		return Model{}, fmt.Errorf("recover model %s: %w", req.Model, ErrNotFound)
+	case !cur.Disabled && cur.RecoveredBy == ByRecovery && cur.RecoveredAt == now:
+		// A retried request whose first attempt applied.
+		return cur.model(), nil
+	}
+	return Model{}, fmt.Errorf("recover model %s: not an auto-disabled model past its cooldown: %w", req.Model, ErrConflict)
+}
+
+// SetDisabled is the operator override, unconditional (it is idempotent):
+// disable sets disabled_by "operator", which Recover never undoes; enable
+// resets the count to zero.
+func (s *Dynamo) SetDisabled(ctx context.Context, model string, disabled bool, reason string, now time.Time) (Model, error) {
+	if model == "" {
+		return Model{}, errors.New("set disabled: model is required")
+	}
+	b := newExpr()
+	ts := b.val(now.UTC().Format(TimeFormat))
+	var update string
+	if disabled {
+		update = "SET " + b.name("disabled") + " = " + b.boolean(true) +
+			", " + b.name("disabled_by") + " = " + b.val(ByOperator) +
+			", " + b.name("disabled_at") + " = " + ts +
+			", " + b.name("disable_reason") + " = " + b.val(orDash(reason)) +
+			", " + b.name("consecutive_failures") + " = if_not_exists(" + b.name("consecutive_failures") + ", " + b.num(0) + ")" +
+			", " + b.name("updated_at") + " = " + ts
+	} else {
+		update = "SET " + b.name("disabled") + " = " + b.boolean(false) +
+			", " + b.name("consecutive_failures") + " = " + b.num(0) +
+			", " + b.name("recovered_at") + " = " + ts +
+			", " + b.name("recovered_by") + " = " + b.val(ByOperator) +
+			", " + b.name("updated_at") + " = " + ts +
+			" REMOVE " + b.name("write_tokens") + ", " + b.name("disable_token")
+	}
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(model), UpdateExpression: &update,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values, ReturnValues: types.ReturnValueAllNew,
+	})
+	if err != nil {
+		return Model{}, fmt.Errorf("set model %s disabled=%t: %w", model, disabled, err)
+	}
+	r, err := decode(out.Attributes)
+	return r.model(), err
+}
+
+func decode(av map[string]types.AttributeValue) (record, error) {
+	var r record
+	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+		return record{}, fmt.Errorf("decode model health: %w", err)
+	}
+	return r, nil
+}
+
+func key(model string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"model": &types.AttributeValueMemberS{Value: model}}
+}
+
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// newToken returns a random write token. Uniqueness is all it needs; it
+// takes part in no decision.
+func newToken() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(TimeFormat, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func fromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// expr accumulates expression attribute names and values with generated
+// placeholders, so expressions read like the code that builds them.
+type expr struct {
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+func newExpr() *expr {
+	return &expr{names: map[string]string{}, values: map[string]types.AttributeValue{}}
+}
+
+func (e *expr) name(n string) string {
+	p := "#" + n
+	e.names[p] = n
+	return p
+}
+
+func (e *expr) raw(v types.AttributeValue) string {
+	p := ":v" + strconv.Itoa(len(e.values))
+	e.values[p] = v
+	return p
+}
+
+func (e *expr) val(s string) string { return e.raw(&types.AttributeValueMemberS{Value: s}) }
+
+func (e *expr) num(n int64) string {
+	return e.raw(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
+}
+
+func (e *expr) boolean(v bool) string { return e.raw(&types.AttributeValueMemberBOOL{Value: v}) }

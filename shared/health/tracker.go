@@ -1,0 +1,211 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// Clock tells the time; decision code never calls time.Now itself.
+type Clock interface {
+	Now() time.Time
+}
+
+// Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
+type Metrics interface {
+	Count(name string, stage pipeline.Stage, class failure.Class, n int)
+}
+
+// Metric names Tracker and Recover count (stage "llm").
+const (
+	// MetricModelFailures counts model-specific failures recorded.
+	MetricModelFailures = "ModelFailures"
+	// MetricModelDisables counts automatic disables: one per disable event.
+	MetricModelDisables = "ModelDisables"
+	// MetricModelRecoveries counts models Recover re-enabled.
+	MetricModelRecoveries = "ModelRecoveries"
+)
+
+// Tracker is the llm stage's view of model health: Store plus the rules of
+// what counts, and a short in-process cache so that choosing a model does
+// not cost a DynamoDB read per item. Build one per process and share it; it
+// is safe for concurrent use.
+type Tracker struct {
+	// Store holds the records. Required.
+	Store Store
+	// Clock stamps writes and ages the cache; nil means the wall clock.
+	Clock Clock
+	// Threshold disables a model; zero means DefaultThreshold.
+	Threshold int
+	// CacheTTL is how long a read is trusted; zero means DefaultCacheTTL,
+	// negative disables the cache. Every write refreshes the entry with the
+	// record the write returned.
+	CacheTTL time.Duration
+	// Log receives disable events and the transient failures that were not
+	// counted; nil discards them.
+	Log *slog.Logger
+	// Metrics receives MetricModelFailures and MetricModelDisables; nil
+	// discards them.
+	Metrics Metrics
+
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+type cached struct {
+	m  Model
+	at time.Time
+}
+
+// Status returns the model's health, from the cache when it is fresh. A
+// model without a record is healthy (Model{Name: model}). A store error is
+// returned with the last known record (or a healthy one), so a caller may
+// choose to fail open.
+func (t *Tracker) Status(ctx context.Context, model string) (Model, error) {
+	now := t.now()
+	if m, ok := t.cached(model, now, true); ok {
+		return m, nil
+	}
+	m, err := t.Store.Get(ctx, model)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		m = Model{Name: model}
+	case err != nil:
+		last, ok := t.cached(model, now, false)
+		if !ok {
+			last = Model{Name: model}
+		}
+		return last, err
+	}
+	t.remember(m, now)
+	return m, nil
+}
+
+// RecordFailure records a failure of model classified as cl. Only
+// model-specific classes count (cl.Class.ModelSpecific()); any other class
+// (a rate limit, a timeout, a 5xx: the provider, not the model) is logged
+// and nothing is written. The result's Disabled is
+// true for the one failure that disabled the model, which is logged as a
+// warning and counted as MetricModelDisables.
+func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Classification) (FailureResult, error) {
+	if !cl.Class.ModelSpecific() {
+		t.logger().InfoContext(ctx, "transient failure not counted against the model", "model", model, "class", string(cl.Class),
+			"reason", cl.Reason)
+		m, _ := t.cached(model, t.now(), false)
+		return FailureResult{Model: m}, nil
+	}
+	now := t.now()
+	res, err := t.Store.RecordFailure(ctx, FailureRequest{
+		Model: model, Class: cl.Class, Reason: cl.Reason, At: now, Threshold: t.Threshold,
+	})
+	if err != nil {
+		t.forget(model)
+		return FailureResult{}, err
+	}
+	t.remember(res.Model, now)
+	t.count(MetricModelFailures, cl.Class)
+	if res.Disabled {
+		t.count(MetricModelDisables, cl.Class)
+		t.logger().WarnContext(ctx, "model auto-disabled", "model", model, "class", string(cl.Class),
+			"consecutive_failures", res.Model.ConsecutiveFailures, "threshold", threshold(t.Threshold),
+			"reason", res.Model.DisableReason)
+	} else {
+		t.logger().InfoContext(ctx, "model-specific failure counted", "model", model, "class", string(cl.Class),
+			"consecutive_failures", res.Model.ConsecutiveFailures, "disabled", res.Model.Disabled)
+	}
+	return res, nil
+}
+
+// RecordSuccess resets the model's count to zero. It writes nothing when
+// the in-process view (the last read or write of this process, however
+// old: a model call outlasts the cache) shows a count of zero — the steady
+// state of a healthy model — or a disabled model, which only Recover or an
+// operator re-enables.
+func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
+	now := t.now()
+	if m, ok := t.cached(model, now, false); ok && (m.ConsecutiveFailures == 0 || m.Disabled) {
+		return nil
+	}
+	changed, err := t.Store.ResetFailures(ctx, model, now)
+	if err != nil {
+		t.forget(model)
+		return err
+	}
+	t.mu.Lock()
+	if c, ok := t.cache[model]; ok && changed {
+		c.m.ConsecutiveFailures, c.at = 0, now
+		t.cache[model] = c
+	}
+	t.mu.Unlock()
+	if changed {
+		t.logger().InfoContext(ctx, "model succeeded; consecutive failures reset", "model", model)
+	}
+	return nil
+}
+
+// Forget drops model from the cache, so the next Status reads the store
+// (after an operator override, in tests and demos).
+func (t *Tracker) Forget(model string) { t.forget(model) }
+
+func (t *Tracker) cached(model string, now time.Time, freshOnly bool) (Model, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, ok := t.cache[model]
+	if !ok {
+		return Model{}, false
+	}
+	if freshOnly && (t.ttl() < 0 || now.Sub(c.at) >= t.ttl() || now.Before(c.at)) {
+		return Model{}, false
+	}
+	return c.m, true
+}
+
+func (t *Tracker) remember(m Model, now time.Time) {
+	if t.ttl() < 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cache == nil {
+		t.cache = map[string]cached{}
+	}
+	t.cache[m.Name] = cached{m: m, at: now}
+}
+
+func (t *Tracker) forget(model string) {
+	t.mu.Lock()
+	delete(t.cache, model)
+	t.mu.Unlock()
+}
+
+func (t *Tracker) ttl() time.Duration {
+	if t.CacheTTL == 0 {
+		return DefaultCacheTTL
+	}
+	return t.CacheTTL
+}
+
+func (t *Tracker) now() time.Time {
+	if t.Clock == nil {
+		return time.Now()
+	}
+	return t.Clock.Now()
+}
+
+func (t *Tracker) logger() *slog.Logger {
+	if t.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return t.Log
+}
+
+func (t *Tracker) count(name string, class failure.Class) {
+	if t.Metrics != nil {
+		t.Metrics.Count(name, pipeline.LLM, class, 1)
+	}
+}

@@ -1,0 +1,252 @@
+package health_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/stage/stagetest"
+)
+
+// countingStore counts the calls that reach the store.
+type countingStore struct {
+	health.Store
+	gets, failures, resets atomic.Int64
+	getErr                 error
+}
+
+func (c *countingStore) Get(ctx context.Context, m string) (health.Model, error) {
+	c.gets.Add(1)
+	if c.getErr != nil {
+		return health.Model{}, c.getErr
+	}
+	return c.Store.Get(ctx, m)
+}
+
+func (c *countingStore) RecordFailure(ctx context.Context, r health.FailureRequest) (health.FailureResult, error) {
+	c.failures.Add(1)
+	return c.Store.RecordFailure(ctx, r)
+}
+
+func (c *countingStore) ResetFailures(ctx context.Context, m string, now time.Time) (bool, error) {
+	c.resets.Add(1)
+	return c.Store.ResetFailures(ctx, m, now)
+}
+
+type metricsRecorder struct{ counts map[string]int }
+
+func (m *metricsRecorder) Count(name string, _ pipeline.Stage, _ failure.Class, n int) {
+	if m.counts == nil {
+		m.counts = map[string]int{}
+	}
+	m.counts[name] += n
+}
+
+type trackerBundle struct {
+	store   *countingStore
+	clock   *stagetest.Clock
+	tracker *health.Tracker
+	logs    *bytes.Buffer
+	metrics *metricsRecorder
+}
+
+func setupTracker(t *testing.T) *trackerBundle {
+	t.Helper()
+	b := &trackerBundle{store: &countingStore{Store: health.NewMemory()}, clock: stagetest.NewClock(t0),
+		logs: &bytes.Buffer{}, metrics: &metricsRecorder{}}
+	b.tracker = &health.Tracker{Store: b.store, Clock: b.clock, CacheTTL: 5 * time.Second,
+		Log: slog.New(slog.NewJSONHandler(b.logs, nil)), Metrics: b.metrics}
+	return b
+}
+
+func TestTrackerCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTracker(t)
+	for range 10 {
+		if m, err := b.tracker.Status(ctx, "gpt"); err != nil || m.Disabled || m.Name != "gpt" {
+			t.Fatalf("status = %+v, %v", m, err)
+		}
+	}
+	if n := b.store.gets.Load(); n != 1 {
+		t.Fatalf("reads within the TTL = %d, want 1", n)
+	}
+	b.clock.Advance(5 * time.Second)
+	if _, err := b.tracker.Status(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.store.gets.Load(); n != 2 {
+		t.Fatalf("reads after the TTL = %d, want 2", n)
+	}
+	// Another instance disables the model: this one sees it within a TTL.
+	for range 5 {
+		if _, err := b.store.Store.RecordFailure(ctx, health.FailureRequest{Model: "gpt", Class: failure.ClientError, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _ := b.tracker.Status(ctx, "gpt"); m.Disabled {
+		t.Fatal("a fresh cache entry was bypassed")
+	}
+	b.clock.Advance(5 * time.Second)
+	if m, _ := b.tracker.Status(ctx, "gpt"); !m.Disabled {
+		t.Fatal("disable not seen after the TTL")
+	}
+}
+
+func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTracker(t)
+	if _, err := b.tracker.Status(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := b.store.resets.Load(); n != 0 {
+		t.Fatalf("resets for a model known at zero = %d, want 0", n)
+	}
+	if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.store.resets.Load(); n != 1 {
+		t.Fatalf("resets = %d, want 1 (the second success knows the count is zero)", n)
+	}
+	if m, _ := b.store.Store.Get(ctx, "gpt"); m.ConsecutiveFailures != 0 {
+		t.Fatalf("count %d after success", m.ConsecutiveFailures)
+	}
+}
+
+func TestTrackerRecordFailure(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name        string
+		classes     []failure.Class
+		wantCount   int
+		wantWrites  int64
+		wantDisable bool
+	}{
+		{"rate limits do not count", repeat(failure.RateLimited, 10), 0, 0, false},
+		{"timeouts do not count", repeat(failure.NetworkTimeout, 10), 0, 0, false},
+		{"server errors do not count", repeat(failure.UpstreamUnavailable, 10), 0, 0, false},
+		{"content policy does not count", repeat(failure.ContentPolicy, 10), 0, 0, false},
+		{"invalid output counts", repeat(failure.ResponseInvalid, 4), 4, 4, false},
+		{"five invalid outputs disable", repeat(failure.ResponseInvalid, 5), 5, 5, true},
+		{"client errors disable", repeat(failure.ClientError, 5), 5, 5, true},
+		{"transient failures in between do not break the run",
+			[]failure.Class{failure.ResponseInvalid, failure.RateLimited, failure.ClientError, failure.NetworkTimeout,
+				failure.ResponseInvalid, failure.ResponseInvalid, failure.UpstreamUnavailable, failure.ClientError}, 5, 5, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupTracker(t)
+			disables := 0
+			for _, c := range tc.classes {
+				res, err := b.tracker.RecordFailure(ctx, "m", failure.Of(c, "test"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Disabled {
+					disables++
+				}
+			}
+			m, err := b.tracker.Status(ctx, "m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.ConsecutiveFailures != tc.wantCount || m.Disabled != tc.wantDisable || b.store.failures.Load() != tc.wantWrites {
+				t.Fatalf("count %d disabled %t writes %d; want %d %t %d", m.ConsecutiveFailures, m.Disabled,
+					b.store.failures.Load(), tc.wantCount, tc.wantDisable, tc.wantWrites)
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.wantDisable]; disables != want || b.metrics.counts[health.MetricModelDisables] != want {
+				t.Fatalf("disable events %d, metric %d; want %d", disables, b.metrics.counts[health.MetricModelDisables], want)
+			}
+			if tc.wantDisable != strings.Contains(b.logs.String(), `"msg":"model auto-disabled"`) {
+				t.Fatalf("disable log missing or unexpected:\n%s", b.logs)
+			}
+		})
+	}
+}
+
+func TestTrackerStoreErrorFailsOpenWithLastKnown(t *testing.T) {
+	t.Parallel()
+	b := setupTracker(t)
+	b.store.getErr = errors.New("dynamodb unreachable")
+	m, err := b.tracker.Status(context.Background(), "gpt")
+	if err == nil || m.Name != "gpt" || m.Disabled {
+		t.Fatalf("status = %+v, %v; want a healthy model and the error", m, err)
+	}
+}
+
+func repeat(c failure.Class, n int) []failure.Class {
+	out := make([]failure.Class, n)
+	for i := range out {
+		out[i] = c
+	}
+	return out
+}
+
+func TestRecover(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := health.NewMemory()
+	disable := func(model string, at time.Time) {
+		t.Helper()
+		for range 5 {
+			if _, err := s.RecordFailure(ctx, health.FailureRequest{Model: model, Class: failure.ResponseInvalid, At: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	disable("old", t0)
+	disable("young", t0.Add(45*time.Minute))
+	if _, err := s.SetDisabled(ctx, "pinned", true, "operator", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordFailure(ctx, health.FailureRequest{Model: "healthy", Class: failure.ClientError, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		at            time.Duration
+		wantRecovered []string
+		wantPending   int
+	}{
+		{59 * time.Minute, []string{}, 2},
+		{time.Hour, []string{"old"}, 1},
+		{time.Hour + 30*time.Minute, []string{}, 1},
+		{2 * time.Hour, []string{"young"}, 0},
+		{3 * time.Hour, []string{}, 0},
+	}
+	for _, tc := range tests {
+		rep, err := health.Recover(ctx, s, health.RecoverOptions{Now: t0.Add(tc.at)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(rep.Recovered, ",") != strings.Join(tc.wantRecovered, ",") || len(rep.Pending) != tc.wantPending ||
+			rep.Checked != 4 || strings.Join(rep.Operator, ",") != "pinned" {
+			t.Fatalf("at +%v: %+v; want recovered %v, %d pending", tc.at, rep, tc.wantRecovered, tc.wantPending)
+		}
+	}
+	m, _ := s.Get(ctx, "old")
+	if m.Disabled || m.ConsecutiveFailures != health.DefaultResetTo {
+		t.Fatalf("recovered model: %+v", m)
+	}
+}
