@@ -94,7 +94,7 @@ clean:
 # (RedriveFunc:redrive, SchedulerFunc:scheduler, RecoveryFunc:recovery) is one
 # word here plus its resource in template.yaml.
 
-FUNCTIONS          := FetchFunc:fetch LLMFunc:llm NotifyFunc:notify RecoveryFunc:recovery
+FUNCTIONS          := FetchFunc:fetch LLMFunc:llm NotifyFunc:notify RecoveryFunc:recovery RedriveFunc:redrive SchedulerFunc:scheduler
 LAMBDA_BUILD_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 fn_id               = $(word 1,$(subst :, ,$(1)))
 fn_pkg              = $(word 2,$(subst :, ,$(1)))

@@ -1,7 +1,7 @@
 // Command llm is the llm stage: it asks a chat-completions model for each
 // item's enrichment — walking the fallback chain of healthy models, behind
-// the provider's shared circuit breaker — and forwards the item to the
-// notify stage.
+// the provider's shared circuit breaker, charging the daily budget before
+// every call — and forwards the item to the notify stage.
 package main
 
 import (
@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
@@ -41,12 +42,16 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		spend, err := budget.FromEnv(d.Getenv, dynamodb.NewFromConfig(d.AWS))
+		if err != nil {
+			return nil, err
+		}
 		breakers, err := breaker.FromDeps(d, pipeline.LLM)
 		if err != nil {
 			return nil, err
 		}
 		chain := &fallback.Chain{
-			Enricher: &Enricher{LLM: client}, Models: models, EscalationModel: d.Getenv("LLM_ESCALATION_MODEL"),
+			Enricher: &Enricher{LLM: client, Budget: spend}, Models: models, EscalationModel: d.Getenv("LLM_ESCALATION_MODEL"),
 			Health: &health.Tracker{Store: &health.Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: d.Getenv("MODELS_TABLE")},
 				Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics},
 			Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics,

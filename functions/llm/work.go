@@ -36,8 +36,14 @@ type Enricher struct {
 	// MaxInputBytes bounds the document text sent, cut on a rune boundary;
 	// zero or less means DefaultMaxInputBytes.
 	MaxInputBytes int
-	// Now stamps EnrichedAt; nil means time.Now.
+	// Now stamps EnrichedAt and dates budget charges; nil means time.Now.
 	Now func() time.Time
+	// Budget, when set, is charged before every model call (a fallback
+	// chain's escalation call included); a refused charge is returned as is
+	// — BUDGET_EXCEEDED, self-imposed — and the model is not called.
+	Budget interface {
+		Charge(ctx context.Context, now time.Time) error
+	}
 }
 
 // Run enriches item with e.Model; see Enrich.
@@ -79,6 +85,15 @@ func (e *Enricher) Enrich(ctx context.Context, item state.Item, model string) (s
 		maxInput = DefaultMaxInputBytes
 	}
 
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	if e.Budget != nil {
+		if err := e.Budget.Charge(ctx, now()); err != nil {
+			return state.Enrichment{}, failure.WithDetail(err, "model", model)
+		}
+	}
 	temp := Temperature
 	resp, err := e.LLM.Complete(ctx, llm.Request{
 		Model:         model,
@@ -97,10 +112,6 @@ func (e *Enricher) Enrich(ctx context.Context, item state.Item, model string) (s
 			err = failure.WithDetail(err, "request_id", resp.RequestID)
 		}
 		return state.Enrichment{}, failure.WithDetail(err, "model", model)
-	}
-	now := time.Now
-	if e.Now != nil {
-		now = e.Now
 	}
 	enr.Model = model
 	enr.EnrichedAt = now().UTC()

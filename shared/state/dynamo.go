@@ -393,6 +393,8 @@ type parkedRecord struct {
 	ExpiresAt int64  `dynamodbav:"expires_at"`
 	ClaimedBy string `dynamodbav:"claimed_by,omitempty"`
 	ClaimedAt int64  `dynamodbav:"claimed_at,omitempty"`
+	// ClaimedUntil is when the scheduler's claim expires (ms); see Parked.
+	ClaimedUntil int64 `dynamodbav:"claimed_until,omitempty"`
 }
 
 // outputAttr returns the attribute and value a stage output is stored under.

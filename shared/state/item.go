@@ -87,9 +87,14 @@ func States() []State { return []State{Queued, Working, Retryable, Failed, Deadl
 //	failed     → deadletter                   (DLQ hand-off confirmed)
 //	deadletter → queued                       (operator replay)
 //	failed     → queued                       (operator replay before the hand-off completed)
+//	queued     → queued                       (operator replay of a message the queue's backstop moved)
+//	retryable  → queued                       (operator replay of a message the queue's backstop moved)
+//
+// A replay may also take a working item whose lease has expired (a crash
+// loop the backstop ended): working → queued is already in the table.
 var Transitions = map[State][]State{
-	Queued:     {Working},
-	Retryable:  {Working},
+	Queued:     {Working, Queued},
+	Retryable:  {Working, Queued},
 	Working:    {Working, Queued, Done, Retryable, Failed},
 	Failed:     {Deadletter, Queued},
 	Deadletter: {Queued},
@@ -257,6 +262,8 @@ type ReplayRecord struct {
 
 // Note is one operator annotation on an item.
 type Note struct {
+	// At is when it was written, By who wrote it, Text what it says (at
+	// most MaxNoteBytes).
 	At   time.Time `dynamodbav:"at" json:"at"`
 	By   string    `dynamodbav:"by,omitempty" json:"by,omitempty"`
 	Text string    `dynamodbav:"text" json:"text"`

@@ -21,6 +21,8 @@ type Memory struct {
 	items  map[string]Item
 	parked map[string]Parking
 	log    []LogEntry
+	// parkedClaims are the scheduler's claims on parked waits (parked.go).
+	parkedClaims map[string]parkedClaim
 }
 
 // NewMemory returns an empty store.

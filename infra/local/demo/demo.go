@@ -227,6 +227,11 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 
+	say("\n== 5. the operator: dead letters by class, the upstreams fixed, a replay from the failed stage ==")
+	if _, err := replayFixed(pctx, opts.Out, st, opts); err != nil {
+		return sum, err
+	}
+
 	final, err := summarize(ctx, st, ids)
 	if err != nil {
 		return sum, err
@@ -291,8 +296,12 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	lastPrint := time.Time{}
+	watched := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		watched[id] = true
+	}
 	for {
-		counts, err := stateCounts(ctx, st)
+		counts, err := stateCounts(ctx, st, watched)
 		inFlight, qerr := queueDepth(ctx, st, stageQueues(st))
 		if err == nil && qerr == nil {
 			line := progressLine(counts, inFlight, len(ids), time.Since(start))
@@ -323,19 +332,21 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 
 func progressLine(c map[state.State]int, inFlight, total int, elapsed time.Duration) string {
 	finished := c[state.Done] + c[state.Deadletter]
-	bar := strings.Repeat("█", finished*30/max(total, 1)) + strings.Repeat("░", 30-finished*30/max(total, 1))
+	filled := min(finished*30/max(total, 1), 30)
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", 30-filled)
 	return fmt.Sprintf("%5.1fs %s %3d/%d  done %d · dead %d · retrying %d · working %d · queued %d · in queues %d",
 		elapsed.Seconds(), bar, finished, total, c[state.Done], c[state.Deadletter], c[state.Retryable]+c[state.Failed],
 		c[state.Working], c[state.Queued], inFlight)
 }
 
-// stateCounts scans the Items table's states.
-func stateCounts(ctx context.Context, st *devstack.Stack) (map[state.State]int, error) {
+// stateCounts scans the Items table for the states of the watched items.
+func stateCounts(ctx context.Context, st *devstack.Stack, watched map[string]bool) (map[state.State]int, error) {
 	out := map[state.State]int{}
-	err := scan(ctx, st, st.Items.Table, "#s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
-		if v, ok := it["state"].(*dbtypes.AttributeValueMemberS); ok {
-			out[state.State(v.Value)]++
+	err := scan(ctx, st, st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
+		if !watched[str(it["item_id"])] {
+			return
 		}
+		out[state.State(str(it["state"]))]++
 	})
 	return out, err
 }

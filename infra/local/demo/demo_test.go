@@ -23,8 +23,10 @@ func requireTools(t *testing.T) {
 }
 
 // TestDemoHappyPathCost runs the demo with no faults and pins the cost of
-// an item: two DynamoDB writes per stage, nothing else per item but the
-// batched forwards.
+// an item: two DynamoDB writes per stage (claim, outcome) plus the daily
+// budget's charge before the model call, nothing else per item but the
+// batched forwards. (Reads of the breaker and model-health caches are per
+// instance and time, not per item.)
 func TestDemoHappyPathCost(t *testing.T) {
 	requireTools(t)
 	const items = 20
@@ -38,8 +40,8 @@ func TestDemoHappyPathCost(t *testing.T) {
 	if sum.ByState[state.Done] != items || !sum.Conserved() {
 		t.Fatalf("summary %+v", sum)
 	}
-	if got := sum.AWSCalls["DynamoDB.UpdateItem"]; got != 6*items {
-		t.Fatalf("DynamoDB.UpdateItem = %d for %d items, want exactly 2 per stage (%d)\n%s", got, items, 6*items, out.String())
+	if got := sum.AWSCalls["DynamoDB.UpdateItem"]; got != 7*items {
+		t.Fatalf("DynamoDB.UpdateItem = %d for %d items, want exactly 2 per stage and 1 budget charge (%d)\n%s", got, items, 7*items, out.String())
 	}
 	if got := sum.AWSCalls["DynamoDB.PutItem"] + sum.AWSCalls["SQS.SendMessage"] + sum.AWSCalls["SQS.ChangeMessageVisibilityBatch"]; got != 0 {
 		t.Fatalf("the happy path made %d failure-path requests", got)

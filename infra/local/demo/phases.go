@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,8 +15,10 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -180,4 +183,64 @@ func recovery(ctx context.Context, w io.Writer, st *devstack.Stack) error {
 	_ = json.Unmarshal(res.Payload, &out)
 	fmt.Fprintf(w, "RecoveryFunc (clock +%v) answered %s\n", demoRecoveryOffset, strings.TrimSpace(string(res.Payload)))
 	return nil
+}
+
+// remediable are the classes the demo's operator replays once the upstreams
+// are fixed: missing articles and channels restored, the bad model retired.
+// CONTENT_POLICY and TOKEN_LIMIT need the input changed, so they stay.
+var remediable = []failure.Class{failure.NotFound, failure.ResponseInvalid, failure.UpstreamUnavailable,
+	failure.NetworkTimeout, failure.RateLimited}
+
+// replayFixed lists the dead letters by class, fixes the fakes, replays the
+// remediable ones from the stage that failed, and waits for them to finish.
+func replayFixed(ctx context.Context, w io.Writer, st *devstack.Stack, watchOpts Options) ([]string, error) {
+	queues := map[pipeline.Stage]replay.Queues{}
+	for _, s := range pipeline.Stages() {
+		queues[s] = replay.Queues{Queue: st.QueueURL(s), DLQ: st.DLQURL(s)}
+	}
+	r := &replay.Replayer{SQS: st.SQS, Items: st.Items, Queues: queues, PollWait: -1, DefaultBy: "oncall (demo)"}
+	dls, err := r.List(ctx, replay.ListRequest{})
+	if err != nil {
+		return nil, err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DEAD LETTERS BY CLASS\tCOUNT\tREPLAYED AFTER THE FIX")
+	for _, c := range replay.CountByClass(dls) {
+		fmt.Fprintf(tw, "%s\t%d\t%v\n", c.Class, c.Count, slices.Contains(remediable, c.Class))
+	}
+	tw.Flush()
+	for _, p := range []interface{ SetFixed(bool) }{st.Articles, st.LLM, st.Webhook} {
+		p.SetFixed(true)
+	}
+	fmt.Fprintln(w, "the operator fixes the upstreams (articles restored, channel recreated) and replays from the failed stage:")
+	sum, err := r.Run(ctx, replay.Request{Filter: replay.Filter{ErrorClass: remediable},
+		Note: "upstreams fixed in INC-1042; replaying from the failed stage", By: "oncall (demo)"})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	resumed := map[pipeline.Stage]int{}
+	for _, it := range sum.Items {
+		if it.Action == replay.Replayed || it.Action == replay.Resent {
+			ids = append(ids, it.ItemID)
+			resumed[it.Target]++
+		}
+	}
+	fmt.Fprintf(w, "replay: selected %d, replayed %d, skipped %d, errors %d; the others stay on their DLQs\n",
+		sum.Selected, sum.Replayed, sum.Skipped, sum.Errors)
+	fmt.Fprintf(w, "resumed at fetch %d · llm %d · notify %d (earlier stages are not run again)\n",
+		resumed[pipeline.Fetch], resumed[pipeline.LLM], resumed[pipeline.Notify])
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	watchOpts.Interactive = false
+	if !watch(ctx, st, ids, watchOpts, time.Now()) {
+		return ids, fmt.Errorf("replayed items did not finish")
+	}
+	c, err := stateCountsOf(ctx, st, ids)
+	if err != nil {
+		return ids, err
+	}
+	fmt.Fprintf(w, "replayed items: %d done, %d dead-lettered again\n", c[state.Done], c[state.Deadletter])
+	return ids, nil
 }

@@ -1,0 +1,405 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// Defaults of the AWS flags.
+const (
+	// cliRequestTimeout bounds one AWS request, retries included.
+	cliRequestTimeout = 10 * time.Second
+	// cliDialTimeout bounds a TCP connect: an unreachable endpoint fails fast.
+	cliDialTimeout = 3 * time.Second
+	// cliMaxAttempts is the SDK's attempts per request (one retry).
+	cliMaxAttempts = 2
+	// cliStackEnv names the stack when --stack is not given.
+	cliStackEnv = "TRIAGE_STACK"
+)
+
+// Stack output keys (template.yaml Outputs).
+const (
+	outItemsTable    = "ItemsTableName"
+	outErrorLogTable = "ErrorLogTableName"
+	outParkedTable   = "ParkedTableName"
+	outBudgetTable   = "BudgetTableName"
+)
+
+// stackOutputPrefix is each stage's prefix in the stack's outputs ("LLM" +
+// "QueueUrl").
+var stackOutputPrefix = map[pipeline.Stage]string{pipeline.Fetch: "Fetch", pipeline.LLM: "LLM", pipeline.Notify: "Notify"}
+
+// stackFlags are the flags every AWS command takes: where the stack is and
+// what its resources are called.
+type stackFlags struct {
+	endpoint, region, profile, stack string
+	timeout                          time.Duration
+	itemsTable, errorLogTable        string
+	parkedTable, budgetTable         string
+	queues, dlqs                     map[pipeline.Stage]*string
+	pollWait                         time.Duration
+	jsonOut                          bool
+}
+
+func addStackFlags(fs *flag.FlagSet) *stackFlags {
+	f := &stackFlags{queues: map[pipeline.Stage]*string{}, dlqs: map[pipeline.Stage]*string{}}
+	fs.StringVar(&f.endpoint, "endpoint", os.Getenv("AWS_ENDPOINT_URL"), "AWS endpoint URL, e.g. a local stack (default $AWS_ENDPOINT_URL; empty is AWS itself)")
+	fs.StringVar(&f.region, "region", "", "AWS region (default $AWS_REGION, else us-east-1)")
+	fs.StringVar(&f.profile, "profile", "", "shared-config profile (default $AWS_PROFILE)")
+	fs.StringVar(&f.stack, "stack", os.Getenv(cliStackEnv), "CloudFormation stack whose Outputs name the queues and tables (default $"+cliStackEnv+")")
+	fs.DurationVar(&f.timeout, "timeout", cliRequestTimeout, "bound on each AWS request")
+	fs.StringVar(&f.itemsTable, "items-table", "", "Items table (default: the stack's "+outItemsTable+")")
+	fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
+	fs.StringVar(&f.parkedTable, "parked-table", "", "parked-waits table (default: the stack's "+outParkedTable+")")
+	fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
+	for _, st := range pipeline.Stages() {
+		f.queues[st] = fs.String(string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
+		f.dlqs[st] = fs.String(string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
+	}
+	fs.DurationVar(&f.pollWait, "wait", replay.DefaultPollWait, "DLQ reads: long-poll wait of each receive; one empty receive ends a queue's scan (0: short polls, enough for a local stack)")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of a table")
+	return f
+}
+
+// needs names the resources a command uses.
+type needs struct {
+	items, errorLog, parked, budget bool
+	queues                          bool
+}
+
+// stackConn is a connection to one stack: clients and resolved resource names.
+type stackConn struct {
+	endpoint string
+	pollWait time.Duration
+	ddb      *dynamodb.Client
+	sqs      *sqs.Client
+
+	itemsTable, errorLogTable, parkedTable, budgetTable string
+	queues                                              map[pipeline.Stage]replay.Queues
+}
+
+// connect builds the AWS clients and resolves the resource names from the
+// flags, then the stack's outputs. A resource the command needs and nobody
+// named is a usage error.
+func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
+	if f.timeout <= 0 {
+		return nil, usageError{"--timeout must be positive"}
+	}
+	if f.endpoint != "" {
+		u, err := url.Parse(f.endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, usageError{fmt.Sprintf("--endpoint %q is not an http(s) URL", f.endpoint)}
+		}
+	}
+	opts := []func(*config.LoadOptions) error{
+		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(f.timeout).WithDialerOptions(func(d *net.Dialer) { d.Timeout = cliDialTimeout })),
+		config.WithRetryer(func() aws.Retryer {
+			return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
+				o.MaxAttempts, o.MaxBackoff = cliMaxAttempts, 500*time.Millisecond
+			})
+		}),
+	}
+	if f.region != "" {
+		opts = append(opts, config.WithRegion(f.region))
+	}
+	if f.profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(f.profile))
+	}
+	if f.endpoint != "" {
+		opts = append(opts, config.WithBaseEndpoint(f.endpoint))
+		// A local stack (moto) takes any credentials; do not make a
+		// developer configure some, nor wait for the instance metadata
+		// service to say there are none.
+		if isLoopback(f.endpoint) && os.Getenv("AWS_ACCESS_KEY_ID") == "" && f.profile == "" && os.Getenv("AWS_PROFILE") == "" {
+			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", "")))
+		}
+	}
+	cfg, err := awsconf.Load(ctx, nil, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if f.pollWait < 0 || f.pollWait > 20*time.Second {
+		return nil, usageError{"--wait must be between 0s and 20s"}
+	}
+	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg),
+		itemsTable: f.itemsTable, errorLogTable: f.errorLogTable, parkedTable: f.parkedTable, budgetTable: f.budgetTable,
+		queues: map[pipeline.Stage]replay.Queues{}}
+	for _, st := range pipeline.Stages() {
+		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
+	}
+	if f.stack != "" {
+		outs, err := stackOutputs(ctx, cloudformation.NewFromConfig(cfg), f.stack)
+		if err != nil {
+			return nil, c.explain(err)
+		}
+		fill := func(dst *string, key string) {
+			if *dst == "" {
+				*dst = outs[key]
+			}
+		}
+		fill(&c.itemsTable, outItemsTable)
+		fill(&c.errorLogTable, outErrorLogTable)
+		fill(&c.parkedTable, outParkedTable)
+		fill(&c.budgetTable, outBudgetTable)
+		for _, st := range pipeline.Stages() {
+			q := c.queues[st]
+			fill(&q.Queue, stackOutputPrefix[st]+"QueueUrl")
+			fill(&q.DLQ, stackOutputPrefix[st]+"DLQUrl")
+			c.queues[st] = q
+		}
+	}
+	var missing []string
+	check := func(want bool, v, flagName string) {
+		if want && v == "" {
+			missing = append(missing, "--"+flagName)
+		}
+	}
+	check(n.items, c.itemsTable, "items-table")
+	check(n.errorLog, c.errorLogTable, "errorlog-table")
+	check(n.parked, c.parkedTable, "parked-table")
+	check(n.budget, c.budgetTable, "budget-table")
+	for _, st := range pipeline.Stages() {
+		check(n.queues, c.queues[st].Queue, string(st)+"-queue")
+		check(n.queues, c.queues[st].DLQ, string(st)+"-dlq")
+	}
+	if len(missing) > 0 {
+		return nil, usageError{fmt.Sprintf("no %s: pass --stack NAME (or set $%s) or the flags themselves", strings.Join(missing, ", "), cliStackEnv)}
+	}
+	return c, nil
+}
+
+// stackOutputs reads a stack's outputs.
+func stackOutputs(ctx context.Context, cf *cloudformation.Client, name string) (map[string]string, error) {
+	out, err := cf.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	if err != nil {
+		return nil, fmt.Errorf("read stack %s: %w", name, err)
+	}
+	if len(out.Stacks) != 1 {
+		return nil, fmt.Errorf("read stack %s: %d stacks answered", name, len(out.Stacks))
+	}
+	outs := map[string]string{}
+	for _, o := range out.Stacks[0].Outputs {
+		outs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+	}
+	return outs, nil
+}
+
+func isLoopback(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// explain turns an unreachable endpoint into a message that says so.
+func (c *stackConn) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		op *net.OpError
+		dn *net.DNSError
+	)
+	where := c.endpoint
+	if where == "" {
+		where = "AWS"
+	}
+	switch {
+	case errors.As(err, &op):
+		return fmt.Errorf("cannot reach %s: %v", where, op)
+	case errors.As(err, &dn):
+		return fmt.Errorf("cannot reach %s: %v", where, dn)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("cannot reach %s: no answer in time (--timeout): %w", where, err)
+	}
+	return err
+}
+
+func (c *stackConn) items() *state.Items {
+	return &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable}
+}
+
+func (c *stackConn) index() *state.ItemIndex { return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable} }
+
+func (c *stackConn) errorLog() *state.ErrorLogReader {
+	return &state.ErrorLogReader{DB: c.ddb, Table: c.errorLogTable}
+}
+
+// budgetDays reads the budget table; cap and cost are irrelevant to reads.
+func (c *stackConn) budgetDays() *budget.Daily {
+	return &budget.Daily{DB: c.ddb, Table: c.budgetTable, Cap: 1, Cost: 1}
+}
+
+func (c *stackConn) replayer(by string) *replay.Replayer {
+	wait := c.pollWait
+	if wait == 0 {
+		wait = -1 // short polls
+	}
+	return &replay.Replayer{SQS: c.sqs, Items: c.items(), Index: c.index(), Queues: c.queues,
+		DefaultBy: by, PollWait: wait, Progress: newProgressBar("scanned").replay}
+}
+
+// whoAmI names the operator for replay records: $TRIAGE_OPERATOR, else
+// $USER, else "cli".
+func whoAmI() string {
+	for _, k := range []string{"TRIAGE_OPERATOR", "USER", "USERNAME"} {
+		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+			return v
+		}
+	}
+	return "cli"
+}
+
+// commandContext is cancelled by Ctrl-C, so a long scan stops (and releases
+// what it holds) instead of being killed mid-batch.
+func commandContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// progressBar draws a \r-updated bar on stderr when stderr is a terminal.
+type progressBar struct {
+	mu    sync.Mutex
+	w     io.Writer
+	label string
+	last  time.Time
+	drawn bool
+}
+
+// progressOutput is where bars go; nil (tests, pipes) disables them.
+var progressOutput = stderrIfTerminal()
+
+func stderrIfTerminal() io.Writer {
+	fi, err := os.Stderr.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return os.Stderr
+}
+
+func newProgressBar(label string) *progressBar { return &progressBar{w: progressOutput, label: label} }
+
+// update redraws the bar at most ten times a second.
+func (p *progressBar) update(done, total int, extra string) {
+	if p == nil || p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now := time.Now(); now.Sub(p.last) < 100*time.Millisecond && (total == 0 || done < total) {
+		return
+	} else {
+		p.last = now
+	}
+	const width = 30
+	bar := strings.Repeat("·", width)
+	count := fmt.Sprintf("%d", done)
+	if total > 0 {
+		filled := min(width, done*width/total)
+		bar = strings.Repeat("█", filled) + strings.Repeat("·", width-filled)
+		count = fmt.Sprintf("%d/%d", done, total)
+	}
+	fmt.Fprintf(p.w, "\r%s %s %s %s\x1b[K", bar, count, p.label, extra)
+	p.drawn = true
+}
+
+// done clears the bar.
+func (p *progressBar) done() {
+	if p == nil || p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+func (p *progressBar) replay(pr replay.Progress) {
+	p.update(pr.Done, pr.Total, fmt.Sprintf("selected %d replayed %d skipped %d errors %d", pr.Selected, pr.Replayed, pr.Skipped, pr.Errors))
+}
+
+// parseInterspersed parses flags anywhere among the arguments ("replay ID --note x"
+// as well as "replay --note x ID") and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseWhen reads a time as RFC 3339 or as an age before now: "7d", "36h",
+// "90m", "2w".
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	mult := time.Duration(0)
+	switch {
+	case strings.HasSuffix(s, "d"):
+		mult = 24 * time.Hour
+	case strings.HasSuffix(s, "w"):
+		mult = 7 * 24 * time.Hour
+	}
+	if mult > 0 {
+		var n int
+		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != s[:len(s)-1] {
+			return time.Time{}, fmt.Errorf("%q is not an age like 7d or a time like 2026-11-21T00:00:00Z", s)
+		}
+		return now.Add(-time.Duration(n) * mult), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return time.Time{}, fmt.Errorf("%q is not an age like 7d or a time like 2026-11-21T00:00:00Z", s)
+	}
+	return now.Add(-d), nil
+}

@@ -1,0 +1,469 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func init() {
+	commands["dlq"] = command{"list, show, replay and annotate dead letters (DLQ list|show|replay|annotate)", runDLQ}
+}
+
+// verbCmd is one verb of a command group.
+type verbCmd struct {
+	summary string
+	run     func(stdout io.Writer, args []string) error
+}
+
+// dispatchVerb runs the verb args[0] of group, or prints the group's usage.
+func dispatchVerb(group string, subs map[string]verbCmd, stdout io.Writer, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(flagOutput, "usage: triage %s VERB [flags]\n\nverbs:\n", group)
+		names := make([]string, 0, len(subs))
+		for n := range subs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(flagOutput, "  %-12s %s\n", n, subs[n].summary)
+		}
+		fmt.Fprintf(flagOutput, "\nRun \"triage %s VERB --help\" for a verb's flags.\n", group)
+		if len(args) == 0 {
+			return usageError{"a verb is required"}
+		}
+		return flag.ErrHelp
+	}
+	sub, ok := subs[args[0]]
+	if !ok {
+		return usageError{fmt.Sprintf("unknown verb %q (run \"triage %s --help\")", args[0], group)}
+	}
+	return sub.run(stdout, args[1:])
+}
+
+func runDLQ(_ io.Reader, stdout io.Writer, args []string) error {
+	return dispatchVerb("dlq", map[string]verbCmd{
+		"list":     {"list dead letters (filters; --by-class for counts)", runDLQList},
+		"show":     {"show a dead letter's payload and its item's history", runDLQShow},
+		"replay":   {"replay dead letters from the stage that failed (or a full restart)", runDLQReplay},
+		"annotate": {"record an operator note on an item and its dead letters", runDLQAnnotate},
+	}, stdout, args)
+}
+
+// multiFlag collects a repeatable (or comma-separated) flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+
+func (m *multiFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*m = append(*m, p)
+		}
+	}
+	return nil
+}
+
+// filterFlags are the dead-letter filter flags.
+type filterFlags struct {
+	dlq, classes, stage, since, before, retryable string
+	items                                         multiFlag
+}
+
+func addFilterFlags(fs *flag.FlagSet, withDLQ bool) *filterFlags {
+	f := &filterFlags{}
+	if withDLQ {
+		fs.StringVar(&f.dlq, "dlq", "all", "DLQs to read: all, or stages (fetch,llm,notify)")
+	}
+	fs.StringVar(&f.classes, "class", "", "keep these error classes (comma-separated, e.g. RATE_LIMITED,NETWORK_TIMEOUT)")
+	fs.StringVar(&f.stage, "stage", "", "keep dead letters of items that failed at this stage")
+	fs.Var(&f.items, "item", "keep this item id (repeatable or comma-separated)")
+	fs.StringVar(&f.since, "since", "", "keep failures at or after this time: an age (7d, 36h) or RFC 3339")
+	fs.StringVar(&f.before, "before", "", "keep failures before this time: an age (2d) or RFC 3339")
+	fs.StringVar(&f.retryable, "retryable", "", "keep only retryable (true) or only permanent (false) classes")
+	return f
+}
+
+func (f *filterFlags) set() bool {
+	return f.classes != "" || f.stage != "" || len(f.items) > 0 || f.since != "" || f.before != "" || f.retryable != ""
+}
+
+func (f *filterFlags) build(now time.Time) (replay.Stages, replay.Filter, error) {
+	var (
+		flt replay.Filter
+		err error
+	)
+	dlqs, err := replay.ParseStages(f.dlq)
+	if err != nil {
+		return nil, flt, usageError{"--dlq: " + err.Error()}
+	}
+	if flt.ErrorClass, err = replay.ParseClasses(f.classes); err != nil {
+		return nil, flt, usageError{"--class: " + err.Error()}
+	}
+	if f.stage != "" {
+		if flt.Stage, err = pipeline.ParseStage(f.stage); err != nil {
+			return nil, flt, usageError{"--stage: " + err.Error()}
+		}
+	}
+	flt.ItemIDs = f.items
+	if flt.FailedSince, err = parseWhen(f.since, now); err != nil {
+		return nil, flt, usageError{"--since: " + err.Error()}
+	}
+	if flt.FailedBefore, err = parseWhen(f.before, now); err != nil {
+		return nil, flt, usageError{"--before: " + err.Error()}
+	}
+	if f.retryable != "" {
+		b, err := strconv.ParseBool(f.retryable)
+		if err != nil {
+			return nil, flt, usageError{fmt.Sprintf("--retryable %q is not true or false", f.retryable)}
+		}
+		flt.Retryable = &b
+	}
+	return dlqs, flt, nil
+}
+
+func runDLQList(stdout io.Writer, args []string) error {
+	fs := newFlagSet("dlq list", "dlq list [filters] [--by-class] [--limit N] [--json]\n\n"+
+		"Lists the dead letters in the DLQs without changing them (each message is\n"+
+		"received and released at once). STATUS says what a replay would do now.")
+	aw := addStackFlags(fs)
+	ff := addFilterFlags(fs, true)
+	byClass := fs.Bool("by-class", false, "print counts by error class instead of the dead letters")
+	limit := fs.Int("limit", 0, "list at most N (0: all)")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	dlqs, flt, err := ff.build(time.Now())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	c, err := aw.connect(ctx, needs{items: true, queues: true})
+	if err != nil {
+		return err
+	}
+	r := c.replayer(whoAmI())
+	p := newProgressBar("scanned")
+	r.Progress = func(pr replay.Progress) { p.update(pr.Done, pr.Total, fmt.Sprintf("listed %d", pr.Selected)) }
+	dls, err := r.List(ctx, replay.ListRequest{DLQs: dlqs, Filter: flt, Limit: *limit})
+	p.done()
+	if err != nil {
+		return c.explain(err)
+	}
+	if *byClass {
+		counts := replay.CountByClass(dls)
+		if aw.jsonOut {
+			return printJSON(stdout, counts)
+		}
+		tw := newTable(stdout, "CLASS", "COUNT", "RETRYABLE")
+		for _, cc := range counts {
+			addRow(tw, orDash(string(cc.Class)), cc.Count, cc.Retryable)
+		}
+		return tw.Flush()
+	}
+	if aw.jsonOut {
+		return printJSON(stdout, nonNil(dls))
+	}
+	tw := newTable(stdout, "DLQ", "ITEM", "CLASS", "STAGE", "ATTEMPTS", "REPLAYS", "ESCALATED", "FAILED_AT", "KIND", "STATUS")
+	for _, dl := range dls {
+		attempts, replays, esc := "-", "-", "-"
+		if p := dl.Payload; p != nil {
+			attempts, replays, esc = strconv.Itoa(p.Attempts[p.Stage]), strconv.Itoa(p.Replay.Count), yesNo(p.Replay.Escalated)
+		}
+		addRow(tw, dl.DLQ, orDash(dl.ItemID), orDash(string(dl.Class)), orDash(string(dl.Stage)), attempts, replays, esc,
+			fmtTime(dl.FailedAt), dl.Kind, orDash(dl.Status))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d dead letters\n", len(dls))
+	return nil
+}
+
+// showOutput is `dlq show --json`.
+type showOutput struct {
+	DeadLetters []replay.DeadLetter `json:"dead_letters"`
+	Item        *itemView           `json:"item,omitempty"`
+	Errors      []state.LogEntry    `json:"errors"`
+}
+
+func runDLQShow(stdout io.Writer, args []string) error {
+	fs := newFlagSet("dlq show", "dlq show ID [--dlq …] [--json]\n\n"+
+		"Shows the dead letters of ID (an item id, a dead_letter_id or a DLQ message id):\n"+
+		"the sanitized payload, then the item — state, attempts, last error, replays,\n"+
+		"notes — and its error-log history.")
+	aw := addStackFlags(fs)
+	dlq := fs.String("dlq", "all", "DLQs to look in: all, or stages (fetch,llm,notify)")
+	history := fs.Int("history", 20, "show the item's newest N error-log entries")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{"dlq show takes exactly one ID"}
+	}
+	dlqs, err := replay.ParseStages(*dlq)
+	if err != nil {
+		return usageError{"--dlq: " + err.Error()}
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	c, err := aw.connect(ctx, needs{items: true, errorLog: true, queues: true})
+	if err != nil {
+		return err
+	}
+	r := c.replayer(whoAmI())
+	r.Progress = nil
+	dls, err := r.List(ctx, replay.ListRequest{DLQs: dlqs, ID: pos[0]})
+	if err != nil {
+		return c.explain(err)
+	}
+	itemID := pos[0]
+	if len(dls) > 0 {
+		itemID = dls[0].ItemID
+	}
+	out := showOutput{DeadLetters: nonNil(dls)}
+	it, err := c.items().Get(ctx, itemID)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+	case err != nil:
+		return c.explain(err)
+	default:
+		v := viewItem(it)
+		out.Item = &v
+		if out.Errors, err = c.errorLog().ForItem(ctx, itemID, *history); err != nil {
+			return c.explain(err)
+		}
+	}
+	if len(dls) == 0 && out.Item == nil {
+		return fmt.Errorf("no dead letter or item %q", pos[0])
+	}
+	if aw.jsonOut {
+		out.Errors = nonNil(out.Errors)
+		return printJSON(stdout, out)
+	}
+	for _, dl := range dls {
+		fmt.Fprintf(stdout, "== dead letter %s on the %s DLQ (%s, %s)\n", dl.MessageID, dl.DLQ, dl.Kind, orDash(dl.Status))
+		var body any = dl.Payload
+		if dl.Payload == nil {
+			body = dl.Envelope
+		}
+		if body == nil {
+			fmt.Fprintln(stdout, dl.Body())
+		} else if err := printJSON(stdout, body); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+	}
+	if len(dls) == 0 {
+		fmt.Fprintf(stdout, "== no dead letter of %s in the DLQs (expired, replayed or never sent)\n\n", itemID)
+	}
+	if out.Item == nil {
+		fmt.Fprintf(stdout, "== item %s does not exist\n", itemID)
+		return nil
+	}
+	fmt.Fprintf(stdout, "== item %s\n", itemID)
+	if err := printItem(stdout, *out.Item); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n== error log (newest %d)\n", *history)
+	tw := newTable(stdout, "AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE")
+	for _, e := range out.Errors {
+		addRow(tw, fmtTime(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message)
+	}
+	return tw.Flush()
+}
+
+func runDLQReplay(stdout io.Writer, args []string) error {
+	fs := newFlagSet("dlq replay", "dlq replay --note TEXT [filters | --all] [--mode M] [--max N] [--dry-run] [--json]\n\n"+
+		"Replays the selected dead letters: each item goes back to queued at the stage\n"+
+		"that failed (or at fetch with --mode full_restart) with its attempts reset\n"+
+		"and the note recorded, its envelope is sent and the dead letter deleted.\n"+
+		"Unselected dead letters are released untouched. Without a filter, --all is\n"+
+		"required. Exits 1 if any replay failed part-way (run it again to resume).")
+	aw := addStackFlags(fs)
+	ff := addFilterFlags(fs, true)
+	note := fs.String("note", "", "remediation note: what was fixed (required)")
+	by := fs.String("by", whoAmI(), "who replays")
+	mode := fs.String("mode", string(state.FromFailedStage), "from_failed_stage or full_restart")
+	maxN := fs.Int("max", 0, "replay at most N (0: no limit)")
+	dry := fs.Bool("dry-run", false, "report what would be replayed; change nothing")
+	all := fs.Bool("all", false, "replay every dead letter in the DLQs (no filter)")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	dlqs, flt, err := ff.build(time.Now())
+	if err != nil {
+		return err
+	}
+	m, err := state.ParseReplayMode(*mode)
+	if err != nil {
+		return usageError{"--mode: " + err.Error()}
+	}
+	if !ff.set() && ff.dlq == "all" && !*all {
+		return usageError{"refusing to replay every dead letter: give a filter (--class, --stage, --item, --since, --before, --retryable, --dlq) or --all"}
+	}
+	req := replay.Request{Source: replay.SourceDLQ, DLQs: dlqs, Filter: flt, Mode: m, Note: *note, By: *by, Max: *maxN, DryRun: *dry}
+	if err := req.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	return runReplay(stdout, aw, req)
+}
+
+// runReplay runs req and prints its summary; errors in the summary exit 1.
+func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
+	ctx, cancel := commandContext()
+	defer cancel()
+	c, err := aw.connect(ctx, needs{items: true, queues: true})
+	if err != nil {
+		return err
+	}
+	r := c.replayer(req.By)
+	p := newProgressBar("scanned")
+	r.Progress = p.replay
+	sum, err := r.Run(ctx, req)
+	p.done()
+	if err != nil {
+		return c.explain(err)
+	}
+	if aw.jsonOut {
+		sum.Items = nonNil(sum.Items)
+		if err := printJSON(stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		tw := newTable(stdout, "ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON")
+		for _, o := range sum.Items {
+			addRow(tw, o.ItemID, orDash(string(o.DLQ)), orDash(string(o.Class)), orDash(string(o.FailedStage)), orDash(string(o.Target)),
+				o.Action, o.ReplayCount, orDash(o.Reason))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		dry := ""
+		if sum.DryRun {
+			dry = " (dry run: nothing changed)"
+		}
+		fmt.Fprintf(stdout, "selected %d, replayed %d, skipped %d, errors %d; scanned %d, released %d%s\n",
+			sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dry)
+	}
+	if sum.Errors > 0 {
+		return fmt.Errorf("%d replays failed part-way; run the same command again to resume them", sum.Errors)
+	}
+	return nil
+}
+
+func runDLQAnnotate(stdout io.Writer, args []string) error {
+	fs := newFlagSet("dlq annotate", "dlq annotate ID --note TEXT [--by NAME] [--json]\n\n"+
+		"Records an operator note on the item ID names (an item id, dead_letter_id or\n"+
+		"DLQ message id) and re-publishes its dead letters with the note appended to\n"+
+		"replay.notes.")
+	aw := addStackFlags(fs)
+	note := fs.String("note", "", "the note (required)")
+	by := fs.String("by", whoAmI(), "who writes it")
+	dlq := fs.String("dlq", "all", "DLQs to look in: all, or stages (fetch,llm,notify)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{"dlq annotate takes exactly one ID"}
+	}
+	if strings.TrimSpace(*note) == "" {
+		return usageError{"--note is required"}
+	}
+	dlqs, err := replay.ParseStages(*dlq)
+	if err != nil {
+		return usageError{"--dlq: " + err.Error()}
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	c, err := aw.connect(ctx, needs{items: true, queues: true})
+	if err != nil {
+		return err
+	}
+	r := c.replayer(*by)
+	r.Progress = nil
+	res, err := r.Annotate(ctx, replay.AnnotateRequest{ID: pos[0], DLQs: dlqs, Note: *note, By: *by})
+	if err != nil {
+		return c.explain(err)
+	}
+	if aw.jsonOut {
+		return printJSON(stdout, res)
+	}
+	fmt.Fprintf(stdout, "item %s: note recorded %s; %d dead letters re-published with the note", res.ItemID, yesNo(res.Item), res.Republished)
+	if res.Backstop > 0 {
+		fmt.Fprintf(stdout, "; %d raw backstop messages left as they are (they carry no notes)", res.Backstop)
+	}
+	fmt.Fprintln(stdout)
+	if len(res.Errors) > 0 {
+		return errors.New(strings.Join(res.Errors, "; "))
+	}
+	return nil
+}
+
+// newTable starts an aligned table with a header.
+func newTable(w io.Writer, header ...string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	return tw
+}
+
+func addRow(tw *tabwriter.Writer, cells ...any) {
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		s := fmt.Sprint(c)
+		s = strings.NewReplacer("\t", " ", "\n", " ").Replace(s)
+		if r := []rune(s); len(r) > 80 {
+			s = string(r[:77]) + "..."
+		}
+		parts[i] = s
+	}
+	fmt.Fprintln(tw, strings.Join(parts, "\t"))
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}

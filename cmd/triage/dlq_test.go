@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/infra/local/stack"
+	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/deadletter"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/report"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// runCLI runs triage in-process and returns its exit code and output.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestOpsCommandsUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{[]string{"dlq"}, 2, "a verb is required"},
+		{[]string{"dlq", "--help"}, 0, "usage: triage dlq VERB"},
+		{[]string{"dlq", "purge"}, 2, `unknown verb "purge"`},
+		{[]string{"dlq", "list", "--help"}, 0, "usage: triage dlq list"},
+		{[]string{"dlq", "list", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"dlq", "list", "--dlq", "s3"}, 2, "--dlq: unknown stage"},
+		{[]string{"dlq", "list", "--class", "NOPE"}, 2, `unknown error class "NOPE"`},
+		{[]string{"dlq", "list", "--since", "yesterday"}, 2, "--since"},
+		{[]string{"dlq", "list", "--retryable", "maybe"}, 2, "--retryable"},
+		{[]string{"dlq", "list", "--items-table", "t"}, 2, "no --fetch-queue"},
+		{[]string{"dlq", "list", "--endpoint", "ftp://x"}, 2, "not an http(s) URL"},
+		{[]string{"dlq", "show"}, 2, "exactly one ID"},
+		{[]string{"dlq", "show", "--help"}, 0, "usage: triage dlq show"},
+		{[]string{"dlq", "replay", "--help"}, 0, "usage: triage dlq replay"},
+		{[]string{"dlq", "replay", "--class", "RATE_LIMITED"}, 2, "note is required"},
+		{[]string{"dlq", "replay", "--note", "x"}, 2, "refusing to replay every dead letter"},
+		{[]string{"dlq", "replay", "--note", "x", "--all", "--mode", "sideways"}, 2, "unknown replay mode"},
+		{[]string{"dlq", "annotate", "id"}, 2, "--note is required"},
+		{[]string{"dlq", "annotate", "--help"}, 0, "usage: triage dlq annotate"},
+		{[]string{"items", "--help"}, 0, "usage: triage items VERB"},
+		{[]string{"items", "get"}, 2, "exactly one ID"},
+		{[]string{"items", "get", "--help"}, 0, "usage: triage items get"},
+		{[]string{"items", "list", "--state", "lost"}, 2, "--state"},
+		{[]string{"items", "list", "--help"}, 0, "usage: triage items list"},
+		{[]string{"items", "replay", "--note", "x"}, 2, "name items to replay"},
+		{[]string{"items", "replay", "a", "--all-permanent", "--note", "x"}, 2, "not both"},
+		{[]string{"items", "replay", "--help"}, 0, "usage: triage items replay"},
+		{[]string{"report", "--help"}, 0, "usage: triage report VERB"},
+		{[]string{"report", "errors", "--help"}, 0, "usage: triage report errors"},
+		{[]string{"report", "budget", "--since", "1d", "--until", "2d"}, 2, "--since must be before --until"},
+		{[]string{"report", "recovery", "extra"}, 2, "unexpected argument"},
+		{[]string{"report", "errors", "--timeout", "0s", "--errorlog-table", "t"}, 2, "--timeout must be positive"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			// --help and flag errors print to flagOutput (stderr); the
+			// exit code and run's own message are what is checked here.
+			args := tc.args
+			if !strings.Contains(strings.Join(args, " "), "--endpoint") {
+				args = append(args, "--endpoint=http://127.0.0.1:1")
+			}
+			if tc.args[len(tc.args)-1] == "--help" || len(tc.args) == 1 {
+				args = tc.args
+			}
+			code, out, errOut := runCLI(args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d (stdout %q, stderr %q)", code, tc.code, out, errOut)
+			}
+			if tc.code == 2 && !strings.Contains(errOut, tc.want) {
+				t.Fatalf("stderr %q, want it to contain %q", errOut, tc.want)
+			}
+			if out != "" {
+				t.Fatalf("stdout %q on a usage error or --help", out)
+			}
+		})
+	}
+}
+
+func TestParseWhen(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	tests := map[string]struct {
+		want time.Time
+		err  bool
+	}{
+		"":                     {},
+		"7d":                   {want: now.Add(-7 * 24 * time.Hour)},
+		"2w":                   {want: now.Add(-14 * 24 * time.Hour)},
+		"36h":                  {want: now.Add(-36 * time.Hour)},
+		"90m":                  {want: now.Add(-90 * time.Minute)},
+		"2026-11-20T08:00:00Z": {want: time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)},
+		"2026-11-20":           {want: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)},
+		"-3d":                  {err: true},
+		"d":                    {err: true},
+		"7days":                {err: true},
+		"soon":                 {err: true},
+	}
+	for in, tc := range tests {
+		got, err := parseWhen(in, now)
+		if (err != nil) != tc.err || !got.Equal(tc.want) {
+			t.Errorf("parseWhen(%q) = %v, %v; want %v, error %v", in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestOpsCommandsUnreachable: an endpoint nobody listens on exits 1 fast,
+// naming the endpoint.
+func TestOpsCommandsUnreachable(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"dlq", "list", "--stack", "s"},
+		{"dlq", "replay", "--all", "--note", "x", "--stack", "s"},
+		{"items", "get", "x", "--items-table", "t"},
+		{"report", "errors", "--errorlog-table", "t"},
+	} {
+		start := time.Now()
+		code, out, errOut := runCLI(append(args, "--endpoint", "http://127.0.0.1:1", "--region", "us-east-1")...)
+		if code != 1 || out != "" || !strings.Contains(errOut, "cannot reach http://127.0.0.1:1") {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%v took %v against a closed port", args, d)
+		}
+	}
+}
+
+// opsEnv is a moto server with a triage stack, seeded through the
+// libraries the functions use.
+type opsEnv struct {
+	url, stack string
+	items      *state.Items
+	sqs        *sqs.Client
+	st         *stack.Stack
+}
+
+func setupOps(t *testing.T) *opsEnv {
+	t.Helper()
+	localtest.Require(t, "moto_server", moto.InstallHint)
+	localtest.Require(t, "aws", stack.InstallHint)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	srv, err := moto.Start(ctx, moto.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	st, err := stack.Create(ctx, stack.Options{Endpoint: srv.URL, Name: "cli-ops", TemplatePath: localtest.TemplatePath(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := moto.Config(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dynamodb.NewFromConfig(cfg)
+	e := &opsEnv{url: srv.URL, stack: st.Name, st: st, sqs: sqs.NewFromConfig(cfg),
+		items: &state.Items{DB: db, Table: st.ItemsTable(), ParkedTable: st.ParkedTable()}}
+	now := time.Now().UTC()
+	log := &state.ErrorLog{DB: db, Table: st.ErrorLogTable()}
+	dead := func(id string, stg pipeline.Stage, c failure.Class, withMessage bool) {
+		attempts := map[pipeline.Stage]int{stg: 1}
+		if err := e.items.Put(ctx, state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Fetched,
+			State: state.Deadletter, Stage: stg, Attempts: attempts, FailureCount: 1, EnrichmentStatus: state.EnrichmentPermanentFailure,
+			LastError: &state.LastError{Component: stg, ErrorClass: c, Error: "boom", FailedAt: now}, LastFailureAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		if err := log.Append(ctx, state.LogEntry{ItemID: id, Stage: stg, Class: c, Attempt: 1, MessageID: "m-" + id, OccurredAt: now, Message: "boom"}); err != nil {
+			t.Fatal(err)
+		}
+		if !withMessage {
+			return
+		}
+		body, err := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: stg, Err: failure.New(c, "boom"),
+			Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: now, LastFailureAt: now}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(st.DLQURL(stg)), MessageBody: aws.String(string(body))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dead("d1", pipeline.LLM, failure.AuthDenied, true)
+	dead("d2", pipeline.Notify, failure.NotFound, true)
+	dead("p1", pipeline.Fetch, failure.NotFound, false) // its dead letter expired
+	b, err := budget.New(db, st.Outputs["BudgetTableName"], 6000, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		_ = b.Charge(ctx, now)
+	}
+	return e
+}
+
+// cli runs triage against the stack and wants exit 0.
+func (e *opsEnv) cli(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(append(args, "--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")...)
+	if code != 0 {
+		t.Fatalf("triage %v: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
+	}
+	return out
+}
+
+func decode[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("decode %q: %v", s, err)
+	}
+	return v
+}
+
+// TestOpsCommandsMoto runs the operator workflow against a moto stack found
+// by --stack: list, show, annotate, dry-run, replay, items, reports.
+func TestOpsCommandsMoto(t *testing.T) {
+	t.Parallel()
+	e := setupOps(t)
+
+	dls := decode[[]replay.DeadLetter](t, e.cli(t, "dlq", "list", "--json"))
+	if len(dls) != 2 {
+		t.Fatalf("dlq list: %+v", dls)
+	}
+	if out := e.cli(t, "dlq", "list"); !strings.Contains(out, "AUTH_DENIED") || !strings.Contains(out, "replayable") || !strings.Contains(out, "2 dead letters") {
+		t.Fatalf("dlq list table:\n%s", out)
+	}
+	if out := e.cli(t, "dlq", "list", "--by-class"); !strings.Contains(out, "NOT_FOUND") || !strings.Contains(out, "CLASS") {
+		t.Fatalf("dlq list --by-class:\n%s", out)
+	}
+	if out := e.cli(t, "dlq", "list", "--class", "NOT_FOUND", "--json"); len(decode[[]replay.DeadLetter](t, out)) != 1 {
+		t.Fatalf("filtered list: %s", out)
+	}
+
+	if out := e.cli(t, "dlq", "show", "d1"); !strings.Contains(out, `"dead_letter_id"`) || !strings.Contains(out, "== item d1") ||
+		!strings.Contains(out, "deadletter at llm") || !strings.Contains(out, "== error log") {
+		t.Fatalf("dlq show:\n%s", out)
+	}
+	e.cli(t, "dlq", "annotate", "d1", "--note", "key rotated at 10:02", "--by", "ana")
+	show := decode[showOutput](t, e.cli(t, "dlq", "show", "d1", "--json"))
+	if len(show.DeadLetters) != 1 || len(show.DeadLetters[0].Payload.Replay.Notes) != 1 || show.Item == nil ||
+		len(show.Item.Notes) != 1 || show.Item.Notes[0].By != "ana" || len(show.Errors) != 1 {
+		t.Fatalf("dlq show --json after annotate: %+v", show)
+	}
+
+	dry := decode[replay.Summary](t, e.cli(t, "dlq", "replay", "--class", "AUTH_DENIED", "--note", "key rotated", "--dry-run", "--json"))
+	if !dry.DryRun || dry.Replayed != 1 {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	sum := decode[replay.Summary](t, e.cli(t, "dlq", "replay", "--class", "AUTH_DENIED", "--note", "key rotated", "--by", "ana", "--json"))
+	if sum.Replayed != 1 || sum.Items[0].ItemID != "d1" || sum.Items[0].Target != pipeline.LLM {
+		t.Fatalf("replay: %+v", sum)
+	}
+	it := decode[itemView](t, e.cli(t, "items", "get", "d1", "--json"))
+	if it.State != state.Queued || it.ReplayCount != 1 || it.Replays[0].By != "ana" || it.Progress != 33 {
+		t.Fatalf("items get: %+v", it)
+	}
+	if out := e.cli(t, "items", "get", "d1"); !strings.Contains(out, "fetched (33%)") || !strings.Contains(out, "fetch=0 llm=0 notify=0") {
+		t.Fatalf("items get table:\n%s", out)
+	}
+
+	dead := decode[[]itemView](t, e.cli(t, "items", "list", "--state", "deadletter", "--json"))
+	if len(dead) != 2 {
+		t.Fatalf("items list --state deadletter: %+v", dead)
+	}
+	if out := e.cli(t, "items", "replay", "p1", "--note", "source restored"); !strings.Contains(out, "replayed 1") {
+		t.Fatalf("items replay:\n%s", out)
+	}
+
+	errs := decode[[]report.ClassRow](t, e.cli(t, "report", "errors", "--since", "1d", "--json"))
+	if len(errs) != 2 || errs[0].Class != failure.NotFound || errs[0].Errors != 2 {
+		t.Fatalf("report errors: %+v", errs)
+	}
+	top := decode[[]report.FailingItem](t, e.cli(t, "report", "top-failing", "--json"))
+	if len(top) != 1 || top[0].ItemID != "d2" {
+		t.Fatalf("report top-failing (d1 and p1 were replayed): %+v", top)
+	}
+	if out := e.cli(t, "report", "budget"); !strings.Contains(out, "0.006") || !strings.Contains(out, "BLOCKED") {
+		t.Fatalf("report budget:\n%s", out)
+	}
+	for _, verb := range []string{"recovery", "repeated"} {
+		e.cli(t, "report", verb)
+	}
+	code, _, errOut := runCLI("items", "get", "ghost", "--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack)
+	if code != 1 || !strings.Contains(errOut, `item "ghost" does not exist`) {
+		t.Fatalf("items get ghost: %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/triagehq/triage/shared/report"
+)
+
+func init() {
+	commands["report"] = command{"error-log reports (report errors|top-failing|recovery|repeated|budget)", runReport}
+}
+
+func runReport(_ io.Reader, stdout io.Writer, args []string) error {
+	return dispatchVerb("report", map[string]verbCmd{
+		"errors":      {"error distribution by class", reportVerb("errors")},
+		"top-failing": {"permanent failures with the most failures", reportVerb("top-failing")},
+		"recovery":    {"recovery rate by first error class (how often retries succeed)", reportVerb("recovery")},
+		"repeated":    {"items with more than --threshold errors (default 3)", reportVerb("repeated")},
+		"budget":      {"budget exhaustion timeline: spend, calls, blocked per UTC day", reportVerb("budget")},
+	}, stdout, args)
+}
+
+func reportVerb(verb string) func(io.Writer, []string) error {
+	return func(stdout io.Writer, args []string) error { return runReportVerb(verb, stdout, args) }
+}
+
+func runReportVerb(verb string, stdout io.Writer, args []string) error {
+	fs := newFlagSet("report "+verb, "report "+verb+" [--since 7d] [--until T] [--json]\n\n"+
+		"Reads the error log (30-day retention) through its by-class index.")
+	aw := addStackFlags(fs)
+	since := fs.String("since", "7d", "start of the window: an age (7d, 36h) or RFC 3339")
+	until := fs.String("until", "", "end of the window (default now): an age or RFC 3339")
+	limit := fs.Int("limit", report.DefaultTop, "top-failing: rows to show")
+	threshold := fs.Int("threshold", report.DefaultRepeatThreshold, "repeated: more than this many errors")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+	}
+	now := time.Now()
+	var w report.Window
+	if w.Since, err = parseWhen(*since, now); err != nil {
+		return usageError{"--since: " + err.Error()}
+	}
+	if w.Until, err = parseWhen(*until, now); err != nil {
+		return usageError{"--until: " + err.Error()}
+	}
+	if !w.Until.IsZero() && !w.Since.Before(w.Until) {
+		return usageError{"--since must be before --until"}
+	}
+	if *limit <= 0 || *threshold < 0 {
+		return usageError{"--limit must be positive and --threshold not negative"}
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	c, err := aw.connect(ctx, needs{items: verb != "errors" && verb != "budget", errorLog: true, budget: verb == "budget"})
+	if err != nil {
+		return err
+	}
+	p := newProgressBar("read")
+	r := &report.Reporter{Log: c.errorLog(), Progress: func(done, total int) { p.update(done, total, "") }}
+	if c.itemsTable != "" {
+		r.Items, r.Index = c.items(), c.index()
+	}
+	if c.budgetTable != "" {
+		r.Days = c.budgetDays()
+	}
+	var rows any
+	switch verb {
+	case "errors":
+		rows, err = r.Errors(ctx, w)
+	case "top-failing":
+		rows, err = r.TopFailing(ctx, w, *limit)
+	case "recovery":
+		rows, err = r.Recovery(ctx, w)
+	case "repeated":
+		rows, err = r.Repeated(ctx, w, *threshold)
+	case "budget":
+		rows, err = r.Budget(ctx, w, now)
+	}
+	p.done()
+	if err != nil {
+		return c.explain(err)
+	}
+	if aw.jsonOut {
+		return printJSON(stdout, rows)
+	}
+	switch rs := rows.(type) {
+	case []report.ClassRow:
+		tw := newTable(stdout, "CLASS", "ERRORS", "ITEMS", "AVG_ATTEMPT", "FIRST_SEEN", "LAST_SEEN")
+		for _, r := range rs {
+			addRow(tw, r.Class, r.Errors, r.Items, fmt.Sprintf("%.1f", r.AvgAttempt), fmtTime(r.FirstSeen), fmtTime(r.LastSeen))
+		}
+		return tw.Flush()
+	case []report.FailingItem:
+		tw := newTable(stdout, "ITEM", "STATE", "STAGE", "FAILURES", "ERRORS_IN_WINDOW", "CLASS", "LAST_FAILURE", "REPLAYS", "LAST_ERROR")
+		for _, r := range rs {
+			addRow(tw, r.ItemID, r.State, r.Stage, r.FailureCount, r.Errors, orDash(string(r.Class)), fmtTime(r.LastFailure), r.Replays, orDash(r.LastError))
+		}
+		return tw.Flush()
+	case []report.RecoveryRow:
+		tw := newTable(stdout, "FIRST_CLASS", "ITEMS", "RECOVERED", "RECOVERED_PCT")
+		for _, r := range rs {
+			addRow(tw, r.Class, r.Items, r.Recovered, fmt.Sprintf("%.1f%%", r.Percent))
+		}
+		return tw.Flush()
+	case []report.RepeatedItem:
+		tw := newTable(stdout, "ITEM", "ERRORS", "CLASSES", "LAST_CLASS", "LAST_ERROR_AT", "STATE")
+		for _, r := range rs {
+			cls := make([]string, len(r.Classes))
+			for i, c := range r.Classes {
+				cls[i] = string(c)
+			}
+			addRow(tw, r.ItemID, r.Errors, strings.Join(cls, ","), r.LastClass, fmtTime(r.LastErrorAt), orDash(string(r.State)))
+		}
+		return tw.Flush()
+	case []report.BudgetRow:
+		tw := newTable(stdout, "DAY", "SPEND_USD", "CAP_USD", "CALLS", "BLOCKED", "BUDGET_ERRORS", "ITEMS_BLOCKED")
+		for _, r := range rs {
+			addRow(tw, r.Day, r.Spend, r.Cap, r.Calls, r.Blocked, r.BudgetErrors, r.ItemsBlocked)
+		}
+		return tw.Flush()
+	}
+	return nil
+}

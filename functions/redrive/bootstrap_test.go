@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/infra/local/lambda"
+	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/deadletter"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func TestMain(m *testing.M) { localtest.Main(m) }
+
+// TestRedriveBootstrap runs the real redrive function, built as its
+// bootstrap, with the environment template.yaml gives RedriveFunc, against
+// a moto stack, on events/redrive/replay-llm-by-class.json.
+func TestRedriveBootstrap(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	bin := lambdatest.Build(t, "./functions/redrive")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	tpl, err := template.ParseFile(localtest.TemplatePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver, err := info.Resolver(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, ok := tpl.Function("RedriveFunc")
+	if !ok {
+		t.Fatal("template.yaml has no RedriveFunc")
+	}
+	if len(fn.Events) != 0 {
+		t.Fatalf("RedriveFunc events = %+v, want none (invoked directly)", fn.Events)
+	}
+	vars, err := resolver.ResolveEnv(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := lambda.New(lambda.Options{BaseEnv: env.Environ()})
+	t.Cleanup(func() { _ = svc.Close() })
+	if err := svc.Register(lambda.Function{Name: "RedriveFunc", Bootstrap: bin, Env: vars, Timeout: fn.Timeout}); err != nil {
+		t.Fatal(err)
+	}
+
+	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["ITEMS_TABLE"]}
+	now := time.Now().UTC()
+	attempts := map[pipeline.Stage]int{pipeline.LLM: 5}
+	if err := items.Put(ctx, state.Item{ID: "story-000123", Kind: state.KindStory, CorrelationID: "c", Status: state.Fetched,
+		State: state.Deadletter, Stage: pipeline.LLM, Attempts: attempts, LastFailureAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	body, err := deadletter.Build(deadletter.Input{ItemID: "story-000123", CorrelationID: "c", Stage: pipeline.LLM,
+		Err: failure.New(failure.UpstreamUnavailable, "503"), Failure: failure.Of(failure.UpstreamUnavailable, "test"),
+		Attempts: attempts, FirstFailureAt: now, LastFailureAt: now}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := sqs.NewFromConfig(env.AWS)
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(vars["LLM_DLQ_URL"]), MessageBody: aws.String(string(body))}); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := localtest.ModuleRoot()
+	event, err := os.ReadFile(filepath.Join(root, "events", "redrive", "replay-llm-by-class.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Invoke(ctx, "RedriveFunc", event)
+	if err != nil || res.FunctionError != nil {
+		t.Fatalf("invoke: %v %v\n%s", err, res.FunctionError, res.Logs)
+	}
+	var sum replay.Summary
+	if err := json.Unmarshal(res.Payload, &sum); err != nil || sum.Replayed != 1 || sum.Items[0].Target != pipeline.LLM {
+		t.Fatalf("summary %s (%v)\n%s", res.Payload, err, res.Logs)
+	}
+	it, err := items.Get(ctx, "story-000123")
+	if err != nil || it.State != state.Queued || it.Replays[0].By != "oncall@example.com" {
+		t.Fatalf("item after the replay: %+v, %v", it, err)
+	}
+	out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(vars["LLM_QUEUE_URL"]), MaxNumberOfMessages: 10})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("llm queue: %v, %d messages", err, len(out.Messages))
+	}
+	// An invalid request is the invocation's error.
+	res, err = svc.Invoke(ctx, "RedriveFunc", []byte(`{"dlqs":"all"}`))
+	if err != nil || res.FunctionError == nil {
+		t.Fatalf("a request without a note: %v, %+v", err, res)
+	}
+}

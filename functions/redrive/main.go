@@ -1,0 +1,49 @@
+// Command redrive is the operator replay function: invoked directly
+// (aws lambda invoke) with a replay.Request as its event, it replays the
+// selected dead letters from the stage that failed and returns the summary.
+// The triage CLI runs the same library itself (triage dlq replay).
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/telemetry"
+)
+
+func main() {
+	ctx := context.Background()
+	log := telemetry.NewLogger(os.Stdout, os.Getenv("LOG_LEVEL")).With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
+	cfg, err := LoadConfig(os.Getenv)
+	if err != nil {
+		log.Error("init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	aws, err := awsconf.Load(ctx, nil)
+	if err != nil {
+		log.Error("init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	db := dynamodb.NewFromConfig(aws)
+	h := &Handler{
+		Replayer: &replay.Replayer{
+			SQS:       sqs.NewFromConfig(aws),
+			Items:     &state.Items{DB: db, Table: cfg.ItemsTable},
+			Index:     &state.ItemIndex{DB: db, Table: cfg.ItemsTable},
+			Queues:    cfg.Queues,
+			Clock:     stage.SystemClock{},
+			Log:       log,
+			DefaultBy: DefaultBy,
+		},
+		Log: log,
+	}
+	lambda.Start(h.Handle)
+}

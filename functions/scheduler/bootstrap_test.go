@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/infra/local/lambda"
+	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/parked"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func TestMain(m *testing.M) { localtest.Main(m) }
+
+// TestSchedulerBootstrap runs the real scheduler function, built as its
+// bootstrap, with the environment template.yaml gives SchedulerFunc,
+// against a moto stack: a due parked wait is sent to its stage queue once.
+func TestSchedulerBootstrap(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	bin := lambdatest.Build(t, "./functions/scheduler")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	tpl, err := template.ParseFile(localtest.TemplatePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver, err := info.Resolver(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, ok := tpl.Function("SchedulerFunc")
+	if !ok {
+		t.Fatal("template.yaml has no SchedulerFunc")
+	}
+	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(1 minute)" {
+		t.Fatalf("SchedulerFunc events = %+v, want one rate(1 minute) schedule", fn.Events)
+	}
+	vars, err := resolver.ResolveEnv(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := lambda.New(lambda.Options{BaseEnv: env.Environ()})
+	t.Cleanup(func() { _ = svc.Close() })
+	if err := svc.Register(lambda.Function{Name: "SchedulerFunc", Bootstrap: bin, Env: vars, Timeout: fn.Timeout}); err != nil {
+		t.Fatal(err)
+	}
+
+	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: vars["PARKED_TABLE"]}
+	now := time.Now().UTC()
+	if err := items.Put(ctx, state.Item{ID: "p1", State: state.Working, Stage: pipeline.Notify, LeaseOwner: "m#1", CorrelationID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := items.Park(ctx, state.FailRequest{ItemID: "p1", Stage: pipeline.Notify, Owner: "m#1", Now: now.Add(-13 * time.Hour)},
+		state.Parking{DueAt: now.Add(-time.Minute), Envelope: pipeline.Envelope{ItemID: "p1", Stage: pipeline.Notify, CorrelationID: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := localtest.ModuleRoot()
+	event, err := os.ReadFile(filepath.Join(root, "events", "scheduler", "scheduled.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{1, 0} {
+		res, err := svc.Invoke(ctx, "SchedulerFunc", event)
+		if err != nil || res.FunctionError != nil {
+			t.Fatalf("invoke %d: %v %v\n%s", i, err, res.FunctionError, res.Logs)
+		}
+		var r parked.Result
+		if err := json.Unmarshal(res.Payload, &r); err != nil || r.Sent != want {
+			t.Fatalf("run %d: %s (%v), want %d sent\n%s", i, res.Payload, err, want, res.Logs)
+		}
+	}
+	out, err := sqs.NewFromConfig(env.AWS).ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(vars["NOTIFY_QUEUE_URL"]), MaxNumberOfMessages: 10})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("notify queue: %v, %d messages", err, len(out.Messages))
+	}
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/triagehq/triage/shared/parked"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// Handler is the scheduler function: on every scheduled event (EventBridge,
+// rate(1 minute)) it re-enqueues the parked waits that are due.
+type Handler struct {
+	// Scheduler does the work. Required.
+	Scheduler *parked.Scheduler
+	// Log receives one line per run (the scheduler logs per record); nil
+	// discards.
+	Log *slog.Logger
+}
+
+// Handle runs one scheduler pass, its claims named by the invocation's
+// request id (the event id outside Lambda). It fails only when the due
+// records cannot be listed; per-record failures are retried by the next
+// run once their claims expire, so the invocation does not fail for them.
+func (h *Handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (parked.Result, error) {
+	runID := ev.ID
+	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
+		runID = lc.AwsRequestID
+	}
+	res, err := h.Scheduler.Run(ctx, runID)
+	if err != nil {
+		h.logger().ErrorContext(ctx, "scheduler run failed", "run", runID, "error", err.Error())
+		return res, err
+	}
+	return res, nil
+}
+
+func (h *Handler) logger() *slog.Logger {
+	if h.Log == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return h.Log
+}
+
+// Config is the function's environment.
+type Config struct {
+	// ParkedTable is PARKED_TABLE.
+	ParkedTable string
+	// Queues maps each stage to <STAGE>_QUEUE_URL.
+	Queues map[pipeline.Stage]string
+}
+
+// LoadConfig reads and validates the environment, reporting every missing
+// variable at once.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	var errs []error
+	req := func(name string) string {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			errs = append(errs, fmt.Errorf("%s is required", name))
+		}
+		return v
+	}
+	c := Config{ParkedTable: req("PARKED_TABLE"), Queues: map[pipeline.Stage]string{}}
+	for _, st := range pipeline.Stages() {
+		c.Queues[st] = req(strings.ToUpper(string(st)) + "_QUEUE_URL")
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, fmt.Errorf("scheduler configuration: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,270 @@
+package budget_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/failure"
+)
+
+func TestMain(m *testing.M) { localtest.Main(m) }
+
+var t0 = time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC)
+
+func TestParseUSD(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in      string
+		want    budget.Micros
+		wantErr bool
+	}{
+		"whole dollars":     {in: "5", want: 5_000_000},
+		"a fraction":        {in: "0.003", want: 3_000},
+		"cents":             {in: "12.50", want: 12_500_000},
+		"a dollar sign":     {in: " $1 ", want: 1_000_000},
+		"no leading zero":   {in: ".5", want: 500_000},
+		"trailing dot":      {in: "5.", want: 5_000_000},
+		"micro-dollars":     {in: "0.000001", want: 1},
+		"zero":              {in: "0", want: 0},
+		"empty":             {in: "", wantErr: true},
+		"a lone dot":        {in: ".", wantErr: true},
+		"negative":          {in: "-1", wantErr: true},
+		"exponent":          {in: "3e-3", wantErr: true},
+		"too many decimals": {in: "0.0000001", wantErr: true},
+		"two dots":          {in: "1.2.3", wantErr: true},
+		"too large":         {in: "1000000000", wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := budget.ParseUSD(tc.in)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Fatalf("ParseUSD(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestMicrosString(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[budget.Micros]string{
+		0: "0.00", 5_000_000: "5.00", 3_000: "0.003", 3_500: "0.0035", 12_500_000: "12.50", 1: "0.000001", -3_000: "-0.003",
+	} {
+		if got := in.String(); got != want {
+			t.Errorf("%d.String() = %q, want %q", int64(in), got, want)
+		}
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	t.Parallel()
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	d, err := budget.FromEnv(env(map[string]string{"BUDGET_TABLE": "b"}), nil)
+	if err != nil || d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" {
+		t.Fatalf("defaults: %+v, %v", d, err)
+	}
+	for name, kv := range map[string]map[string]string{
+		"no table":   {},
+		"bad cap":    {"BUDGET_TABLE": "b", "DAILY_BUDGET_USD": "five"},
+		"zero cost":  {"BUDGET_TABLE": "b", "COST_PER_CALL_USD": "0"},
+		"float junk": {"BUDGET_TABLE": "b", "COST_PER_CALL_USD": "3e-3"},
+	} {
+		if _, err := budget.FromEnv(env(kv), nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// charger is what both budgets implement.
+type charger interface {
+	budget.Budget
+	Day(ctx context.Context, day time.Time) (budget.Day, error)
+}
+
+// budgetRules runs the charging rules against a fresh budget per case.
+func budgetRules(t *testing.T, newBudget func(t *testing.T, dailyCap, cost budget.Micros) charger) {
+	ctx := context.Background()
+	tests := []struct {
+		name          string
+		dailyCap      budget.Micros
+		cost          budget.Micros
+		charges       int
+		wantCalls     int64
+		wantBlocked   int64
+		wantSpend     budget.Micros
+		nextDayPasses bool
+	}{
+		{name: "cap not a multiple of the cost", dailyCap: 1000, cost: 300, charges: 5, wantCalls: 3, wantBlocked: 2, wantSpend: 900, nextDayPasses: true},
+		{name: "cap a multiple of the cost", dailyCap: 900, cost: 300, charges: 4, wantCalls: 3, wantBlocked: 1, wantSpend: 900, nextDayPasses: true},
+		{name: "cost above the cap", dailyCap: 100, cost: 300, charges: 2, wantCalls: 0, wantBlocked: 2, wantSpend: 0},
+		{name: "zero cap", dailyCap: 0, cost: 1, charges: 1, wantCalls: 0, wantBlocked: 1, wantSpend: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBudget(t, tc.dailyCap, tc.cost)
+			for i := range tc.charges {
+				err := b.Charge(ctx, t0.Add(time.Duration(i)*time.Minute))
+				if want := int64(i) >= tc.wantCalls; budget.IsExceeded(err) != want || (err != nil && !want) {
+					t.Fatalf("charge %d: %v (exceeded wanted: %v)", i+1, err, want)
+				}
+			}
+			d, err := b.Day(ctx, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := budget.Day{Day: "2026-11-21", Spend: tc.wantSpend, Calls: tc.wantCalls, Blocked: tc.wantBlocked, Cap: tc.dailyCap}
+			if d != want {
+				t.Fatalf("day %+v, want %+v", d, want)
+			}
+			// 90 minutes later it is the next UTC day: a fresh budget.
+			err = b.Charge(ctx, t0.Add(90*time.Minute))
+			if (err == nil) != tc.nextDayPasses {
+				t.Fatalf("charge on the next day: %v", err)
+			}
+		})
+	}
+}
+
+func TestMemoryBudgetRules(t *testing.T) {
+	t.Parallel()
+	budgetRules(t, func(_ *testing.T, dailyCap, cost budget.Micros) charger {
+		return &budget.Memory{Cap: dailyCap, Cost: cost}
+	})
+}
+
+func TestDailyBudgetRules(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	db := dynamodb.NewFromConfig(env.AWS)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One table; each case charges its own day (the test's own t0 shifted
+	// by whole days keeps the cases apart).
+	var mu sync.Mutex
+	shift := 0
+	budgetRules(t, func(t *testing.T, dailyCap, cost budget.Micros) charger {
+		b, err := budget.New(db, table, dailyCap, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		shift += 10
+		n := shift
+		mu.Unlock()
+		return shifted{b, time.Duration(n) * 24 * time.Hour}
+	})
+}
+
+// shifted moves every charge and read by a fixed number of days, so that
+// parallel cases on one table use different days.
+type shifted struct {
+	*budget.Daily
+	by time.Duration
+}
+
+func (s shifted) Charge(ctx context.Context, now time.Time) error {
+	return s.Daily.Charge(ctx, now.Add(s.by))
+}
+func (s shifted) Day(ctx context.Context, day time.Time) (budget.Day, error) {
+	d, err := s.Daily.Day(ctx, day.Add(s.by))
+	d.Day = budget.DayKey(day)
+	return d, err
+}
+
+// TestConcurrentChargesNeverOverspend: 8 goroutines charge at once around
+// the cap; the condition serialises them, so the day's spend ends exactly at
+// the most whole calls the cap allows — not one call more.
+func TestConcurrentChargesNeverOverspend(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := budget.New(dynamodb.NewFromConfig(env.AWS), table, 10_000, 700) // 14 calls fit (9 800), the 15th would not
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 8, 4
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		passed  int64
+		refused int64
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				err := b.Charge(context.Background(), t0)
+				mu.Lock()
+				switch {
+				case err == nil:
+					passed++
+				case budget.IsExceeded(err):
+					refused++
+				default:
+					t.Error(err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	d, err := b.Day(context.Background(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Spend != 9_800 || d.Calls != 14 || passed != 14 || d.Blocked != refused || passed+refused != workers*each {
+		t.Fatalf("day %+v after %d passed and %d refused charges; want spend 9800 (14 calls), never more", d, passed, refused)
+	}
+}
+
+func TestExceededClassifiesAsASelfImposedWait(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("llm: %w", budget.Exceeded())
+	cl := failure.Classify(err)
+	if cl.Class != failure.BudgetExceeded || !cl.SelfImposed || cl.Counts {
+		t.Fatalf("classification %+v", cl)
+	}
+	if !budget.IsExceeded(err) || budget.IsExceeded(errors.New("daily budget cap reached")) ||
+		budget.IsExceeded(&failure.Error{Class: failure.BudgetExceeded}) {
+		t.Fatal("IsExceeded must match only the self-imposed cap")
+	}
+	if !errors.Is(err, &failure.Error{Class: failure.BudgetExceeded}) {
+		t.Fatal("errors.Is by class")
+	}
+}
+
+func ExampleMemory() {
+	b := &budget.Memory{Cap: 7_000, Cost: 3_000} // $0.007 a day, $0.003 a call
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	for range 3 {
+		fmt.Println(b.Charge(context.Background(), now))
+	}
+	d, _ := b.Day(context.Background(), now)
+	fmt.Println(d.Day, d.Spend, d.Calls, d.Blocked)
+	// Output:
+	// <nil>
+	// <nil>
+	// BUDGET_EXCEEDED: daily budget cap reached
+	// 2026-11-21 0.006 2 1
+}
+
+func ExampleParseUSD() {
+	m, _ := budget.ParseUSD("0.003")
+	fmt.Println(int64(m), m)
+	// Output: 3000 0.003
+}

@@ -1,0 +1,37 @@
+// Package replay is triage's operator replay: it reads the stages'
+// dead-letter queues (or the Items table), selects dead letters with a
+// filter, and replays each one from the stage that failed (or from fetch, a
+// full restart), item by item, with a note and lineage.
+//
+// For each selected dead letter, in this order:
+//
+//  1. one conditional UpdateItem (state.Items.Replay) moves the item from
+//     deadletter (or failed) back to queued at the target stage, resets that
+//     stage's attempts, increments replay_count and appends a replay record
+//     (time, note, who, mode, class, dead letter);
+//  2. the envelope, with its pipeline.Replay lineage, goes to the stage
+//     queue;
+//  3. the DLQ message is deleted.
+//
+// A crash between any two steps loses nothing and replays nothing twice: a
+// replay written but not sent is recognised by the next run
+// (state.Item.PendingReplay, matched on the DLQ message id) and its envelope
+// sent; a message sent but not deleted is, on the next run, a duplicate of a
+// replayed dead letter — deleted and counted as skipped.
+//
+// The filter is applied to the payloads triage writes (deadletter.Payload)
+// and to raw messages that a queue's own redrive backstop moved after
+// maxReceiveCount receives: their body is a pipeline envelope, and their
+// item is not dead-lettered but stuck (queued, retryable, or working under an
+// expired lease). Messages not selected are released (visibility 0) at the
+// end of the run, untouched; every message stays invisible while the run
+// holds it, so one run never sees a message twice.
+//
+// Replays from item state (Source "items") need no DLQ message: items in
+// deadletter or failed (enrichment_status permanent_failure) are replayed
+// by id or by a filter over the Items table's by-state index — the manual
+// retry for a permanent failure whose dead letter has expired.
+//
+// The redrive Lambda takes a Request as its event; the triage CLI calls the
+// same Replayer against any endpoint.
+package replay

@@ -1,0 +1,141 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// ErrorLogQueryAPI is the part of the DynamoDB client ErrorLogReader uses.
+type ErrorLogQueryAPI interface {
+	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+}
+
+// ErrorLogReader reads the error log for reports and `triage dlq show`:
+// by class and time through the by-class GSI, or one item's history from
+// the table itself.
+type ErrorLogReader struct {
+	DB ErrorLogQueryAPI
+	// Table is the ErrorLog table name.
+	Table string
+}
+
+// ByClassIndex is the ErrorLog table's GSI by class (hash error_class,
+// range occurred_at).
+const ByClassIndex = "by-class"
+
+// Between calls fn for every entry that occurred in [since, until) (a zero
+// until is unbounded), one Query per class of failure.Classes() through the
+// by-class GSI, oldest first within a class. fn returning ErrStop ends the
+// read without an error. Entries older than ErrorLogRetention may already
+// be gone (TTL).
+func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn func(LogEntry) error) error {
+	for _, c := range failure.Classes() {
+		err := r.class(ctx, c, since, until, fn)
+		if errors.Is(err, ErrStop) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, until time.Time, fn func(LogEntry) error) error {
+	b := newExpr()
+	key := "error_class = " + b.val(string(c))
+	switch {
+	case !until.IsZero():
+		// occurred_at is "<time>#<message id>", which sorts after "<time>":
+		// the bounds keep entries at since and drop those at until.
+		key += " AND occurred_at BETWEEN " + b.val(formatTime(since)) + " AND " + b.val(formatTime(until))
+	case !since.IsZero():
+		key += " AND occurred_at >= " + b.val(formatTime(since))
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &r.Table, IndexName: aws.String(ByClassIndex),
+		KeyConditionExpression: &key, ExpressionAttributeValues: b.values,
+	}
+	for {
+		out, err := r.DB.Query(ctx, in)
+		if err != nil {
+			return fmt.Errorf("read error log for %s: %w", c, err)
+		}
+		for _, av := range out.Items {
+			e, err := decodeLogEntry(av)
+			if err != nil {
+				return err
+			}
+			if !until.IsZero() && !e.OccurredAt.Before(until) {
+				continue
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// ForItem returns one item's entries, oldest first, at most limit (zero is
+// 100; the newest are kept).
+func (r *ErrorLogReader) ForItem(ctx context.Context, itemID string, limit int) ([]LogEntry, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	b := newExpr()
+	key := "item_id = " + b.val(itemID)
+	in := &dynamodb.QueryInput{
+		TableName: &r.Table, KeyConditionExpression: &key, ExpressionAttributeValues: b.values,
+		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(min(limit, 1000))),
+	}
+	var out []LogEntry
+	for len(out) < limit {
+		page, err := r.DB.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("read error log of %s: %w", itemID, err)
+		}
+		for _, av := range page.Items {
+			e, err := decodeLogEntry(av)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
+	var r logRecord
+	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+		return LogEntry{}, fmt.Errorf("decode error log entry: %w", err)
+	}
+	return LogEntry{
+		ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
+		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
+		Retryable: r.Retryable, OccurredAt: parseTime(r.At),
+	}, nil
+}

@@ -1,0 +1,452 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// ReplayMode says where a replay resumes an item.
+type ReplayMode string
+
+const (
+	// FromFailedStage resumes the item at the stage it failed at; earlier
+	// stages are not run again. The default.
+	FromFailedStage ReplayMode = "from_failed_stage"
+	// FullRestart sends the item back to fetch with status received and
+	// every stage's attempts reset, as if it were new.
+	FullRestart ReplayMode = "full_restart"
+)
+
+// ReplayModes lists every mode.
+func ReplayModes() []ReplayMode { return []ReplayMode{FromFailedStage, FullRestart} }
+
+// ParseReplayMode returns the mode named s; empty is FromFailedStage.
+func ParseReplayMode(s string) (ReplayMode, error) {
+	if s == "" {
+		return FromFailedStage, nil
+	}
+	for _, m := range ReplayModes() {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown replay mode %q (want from_failed_stage or full_restart)", s)
+}
+
+// Target returns the stage a replay in mode m of an item that failed at
+// failed resumes at.
+func (m ReplayMode) Target(failed pipeline.Stage) pipeline.Stage {
+	if m == FullRestart {
+		return pipeline.Fetch
+	}
+	return failed
+}
+
+// DeadLetterStates are the states a dead letter's item is in while its
+// replay is possible: dead-lettered, or failed with the DLQ hand-off not yet
+// confirmed. They are the default ReplayRequest.From.
+func DeadLetterStates() []State { return []State{Deadletter, Failed} }
+
+// BackstopStates are the states an item may be in when the queue's own
+// redrive backstop moved its message to the DLQ: the item never reached a
+// terminal state. A Working item qualifies only once its lease has expired.
+func BackstopStates() []State { return []State{Queued, Retryable, Working, Failed, Deadletter} }
+
+// ReplayRequest moves an item back to queued for an operator replay, in one
+// conditional write: the state move, the reset of the target stage's
+// attempts (every stage's for FullRestart), replay_count + 1 and a
+// ReplayRecord appended to the item's replays.
+type ReplayRequest struct {
+	// ItemID is the item to replay.
+	ItemID string
+	// Stage is the stage the item must be at: where it failed.
+	Stage pipeline.Stage
+	// From lists the states the item may be in; nil means DeadLetterStates.
+	// Every state must be one Transitions lets move to Queued; Working
+	// matches only an expired lease.
+	From []State
+	// PrevReplayCount is the replay count the caller read; the write fails
+	// with ErrConflict if another replay happened since.
+	PrevReplayCount int
+	// Mode is FromFailedStage (the zero value means it) or FullRestart.
+	Mode ReplayMode
+	// Note is the operator's remediation note; required.
+	Note string
+	// By names who replayed; required.
+	By string
+	// Class is the failure class the item is replayed from, for the record.
+	Class failure.Class
+	// DeadLetterID and MessageID name the dead letter and DLQ message the
+	// replay came from, if any. They make a replay that was written but not
+	// yet sent recognisable (see Item.PendingReplay).
+	DeadLetterID string
+	MessageID    string
+	// Now is the time of the replay; it is kept to the millisecond.
+	Now time.Time
+}
+
+// ReplayError is a replay whose condition failed. Current is the item as it
+// was (nil if it does not exist), so the caller can tell a duplicate from a
+// race without another read.
+type ReplayError struct {
+	// ItemID is the item the replay was for.
+	ItemID string
+	// Current is the item as the failed write found it; nil if it does not
+	// exist.
+	Current *Item
+}
+
+// Error describes the item's actual position.
+func (e *ReplayError) Error() string {
+	if e.Current == nil {
+		return fmt.Sprintf("replay %s: item does not exist", e.ItemID)
+	}
+	return fmt.Sprintf("replay %s: item is %s at %s with %d replays", e.ItemID, e.Current.State, e.Current.Stage, e.Current.ReplayCount)
+}
+
+// Is matches ErrConflict, and ErrNotFound when the item does not exist.
+func (e *ReplayError) Is(target error) bool {
+	return target == ErrConflict || (target == ErrNotFound && e.Current == nil)
+}
+
+// normalize validates req and fills its defaults.
+func (req ReplayRequest) normalize() (ReplayRequest, error) {
+	var err error
+	if req.Mode, err = ParseReplayMode(string(req.Mode)); err != nil {
+		return req, fmt.Errorf("replay %s: %w", req.ItemID, err)
+	}
+	switch {
+	case req.ItemID == "":
+		return req, errors.New("replay: item id is required")
+	case !req.Stage.Valid():
+		return req, fmt.Errorf("replay %s: stage %q is not fetch, llm or notify", req.ItemID, req.Stage)
+	case strings.TrimSpace(req.Note) == "":
+		return req, fmt.Errorf("replay %s: a remediation note is required", req.ItemID)
+	case strings.TrimSpace(req.By) == "":
+		return req, fmt.Errorf("replay %s: who replays (by) is required", req.ItemID)
+	case req.PrevReplayCount < 0:
+		return req, fmt.Errorf("replay %s: negative replay count", req.ItemID)
+	}
+	if req.From == nil {
+		req.From = DeadLetterStates()
+	}
+	for _, s := range req.From {
+		if !CanTransition(s, Queued) {
+			return req, fmt.Errorf("replay %s: state %s cannot move to queued", req.ItemID, s)
+		}
+	}
+	req.Now = req.Now.UTC().Truncate(time.Millisecond)
+	return req, nil
+}
+
+// record is the ReplayRecord req appends.
+func (req ReplayRequest) record() ReplayRecord {
+	return ReplayRecord{
+		At: req.Now, By: req.By, Note: req.Note, Mode: string(req.Mode), FromStage: req.Mode.Target(req.Stage),
+		Class: req.Class, FailedStage: req.Stage, DeadLetterID: req.DeadLetterID, MessageID: req.MessageID,
+	}
+}
+
+// token is the replay's idempotency token (last_write).
+func (req ReplayRequest) token() string {
+	src := "item"
+	switch {
+	case req.DeadLetterID != "":
+		src = "dl:" + req.DeadLetterID
+	case req.MessageID != "":
+		src = "msg:" + req.MessageID
+	}
+	return writeToken(req.By, "replay/"+strconv.Itoa(req.PrevReplayCount+1)+"/"+src, req.Now)
+}
+
+// canReplay reports whether req may move cur back to queued.
+func canReplay(cur Item, req ReplayRequest) bool {
+	if cur.Stage != req.Stage || cur.ReplayCount != req.PrevReplayCount {
+		return false
+	}
+	for _, s := range req.From {
+		if cur.State != s {
+			continue
+		}
+		if s == Working {
+			return cur.LeaseUntil.Before(req.Now)
+		}
+		return true
+	}
+	return false
+}
+
+// applyReplay is the write both stores make.
+func applyReplay(cur Item, req ReplayRequest) Item {
+	target := req.Mode.Target(req.Stage)
+	cur.Attempts = cloneStageCounts(cur.Attempts)
+	if req.Mode == FullRestart {
+		cur.Status = Received
+		for _, s := range pipeline.Stages() {
+			cur.Attempts[s] = 0
+		}
+	}
+	cur.Attempts[target] = 0
+	cur.State, cur.Stage = Queued, target
+	cur.ReplayCount = req.PrevReplayCount + 1
+	cur.Replays = append(slices.Clone(cur.Replays), req.record())
+	cur.EnrichmentStatus = EnrichmentPending
+	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore, cur.Carrier = "", time.Time{}, time.Time{}, ""
+	cur.UpdatedAt = req.Now
+	cur.LastWrite = req.token()
+	return cur
+}
+
+func cloneStageCounts(m map[pipeline.Stage]int) map[pipeline.Stage]int {
+	out := make(map[pipeline.Stage]int, len(pipeline.Stages()))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// PendingReplay reports whether the item's most recent write was a replay
+// that nothing has acted on yet: the item is queued, and its updated_at is
+// still the replay's time (every claim moves updated_at). A replayer that
+// crashed between the write and the send finds the replay here and sends the
+// envelope again; a duplicate send is absorbed by the stage's claim.
+func (it Item) PendingReplay() (ReplayRecord, bool) {
+	if it.State != Queued || len(it.Replays) == 0 {
+		return ReplayRecord{}, false
+	}
+	last := it.Replays[len(it.Replays)-1]
+	if last.FromStage != it.Stage || !last.At.Equal(it.UpdatedAt) {
+		return ReplayRecord{}, false
+	}
+	return last, true
+}
+
+// ReplayEnvelope is the stage-queue message that carries a replayed item:
+// its stage, correlation id and the replay lineage of its last replay. ok is
+// false for an item that was never replayed.
+func (it Item) ReplayEnvelope() (env pipeline.Envelope, ok bool) {
+	if len(it.Replays) == 0 {
+		return pipeline.Envelope{}, false
+	}
+	last := it.Replays[len(it.Replays)-1]
+	return pipeline.Envelope{
+		ItemID: it.ID, Stage: last.FromStage, CorrelationID: it.CorrelationID,
+		Replay: &pipeline.Replay{
+			Count: it.ReplayCount, Note: last.Note, By: last.By, At: last.At,
+			FromDeadLetter: last.MessageID, Mode: last.Mode,
+		},
+	}, true
+}
+
+// Replay moves the item back to queued at req's target stage in one
+// conditional UpdateItem:
+//
+//	condition  attribute_exists(item_id) AND #stage = :failed_stage
+//	           AND (replay_count = :prev | attribute_not_exists(replay_count) when :prev is 0)
+//	           AND (#state IN (:from…) [OR (#state = :working AND lease_until < :now)])
+//	update     SET #state = :queued, #stage = :target, attempts_<target> = :0
+//	               [full_restart: #status = :received, attempts_<every stage> = :0],
+//	               replay_count = :prev + 1, replays = list_append(if_not_exists(replays, []), [:record]),
+//	               enrichment_status = :pending, updated_at = :now, last_write = :token
+//	           REMOVE lease_owner, lease_until, not_before, carrier
+//
+// It returns the item as written. A lost condition is a *ReplayError (which
+// matches ErrConflict) carrying the item as it was; a retried write that had
+// in fact been applied is recognised by its last_write token and succeeds.
+func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
+	req, err := req.normalize()
+	if err != nil {
+		return Item{}, err
+	}
+	rec, err := attributevalue.Marshal([]ReplayRecord{req.record()})
+	if err != nil {
+		return Item{}, fmt.Errorf("replay %s: encode record: %w", req.ItemID, err)
+	}
+	b := newExpr()
+	target := req.Mode.Target(req.Stage)
+	set := []string{
+		b.name("state") + " = " + b.val(string(Queued)),
+		b.name("stage") + " = " + b.val(string(target)),
+		"replay_count = " + b.num(int64(req.PrevReplayCount+1)),
+		"replays = list_append(if_not_exists(replays, " + b.raw(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.raw(rec) + ")",
+		"enrichment_status = " + b.val(string(EnrichmentPending)),
+		"updated_at = " + b.val(formatTime(req.Now)),
+		"last_write = " + b.val(req.token()),
+	}
+	zero := b.num(0)
+	if req.Mode == FullRestart {
+		set = append(set, b.name("status")+" = "+b.val(string(Received)))
+		for _, st := range pipeline.Stages() {
+			set = append(set, attemptsAttr(st)+" = "+zero)
+		}
+	} else {
+		set = append(set, attemptsAttr(target)+" = "+zero)
+	}
+	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier"
+
+	cond := "attribute_exists(item_id) AND " + b.name("stage") + " = " + b.val(string(req.Stage))
+	if req.PrevReplayCount == 0 {
+		cond += " AND (attribute_not_exists(replay_count) OR replay_count = " + zero + ")"
+	} else {
+		cond += " AND replay_count = " + b.num(int64(req.PrevReplayCount))
+	}
+	var states []string
+	working := false
+	for _, st := range req.From {
+		if st == Working {
+			working = true
+			continue
+		}
+		states = append(states, b.val(string(st)))
+	}
+	var alts []string
+	if len(states) > 0 {
+		alts = append(alts, b.name("state")+" IN ("+strings.Join(states, ", ")+")")
+	}
+	if working {
+		alts = append(alts, "("+b.name("state")+" = "+b.val(string(Working))+" AND lease_until < "+b.num(toMillis(req.Now))+")")
+	}
+	cond += " AND (" + strings.Join(alts, " OR ") + ")"
+
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: itemKey(req.ItemID),
+		UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err != nil {
+		if it, mine := s.applied(ctx, req.ItemID, req.token(), err); mine {
+			return it, nil
+		}
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			return Item{}, fmt.Errorf("replay %s: %w", req.ItemID, err)
+		}
+		re := &ReplayError{ItemID: req.ItemID}
+		if len(ccf.Item) > 0 {
+			it, derr := decodeItem(ccf.Item)
+			if derr != nil {
+				return Item{}, derr
+			}
+			re.Current = &it
+			return Item{}, re
+		}
+		it, gerr := s.Get(ctx, req.ItemID)
+		switch {
+		case errors.Is(gerr, ErrNotFound):
+			return Item{}, re
+		case gerr != nil:
+			return Item{}, fmt.Errorf("replay %s: read after conflict: %w", req.ItemID, gerr)
+		}
+		re.Current = &it
+		return Item{}, re
+	}
+	return decodeItem(out.Attributes)
+}
+
+// Replay moves the item back to queued under canReplay; see Items.Replay.
+func (m *Memory) Replay(_ context.Context, req ReplayRequest) (Item, error) {
+	req, err := req.normalize()
+	if err != nil {
+		return Item{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.items[req.ItemID]
+	if !ok {
+		return Item{}, &ReplayError{ItemID: req.ItemID}
+	}
+	if !canReplay(cur, req) {
+		if cur.LastWrite == req.token() {
+			return clone(cur), nil // a retry of this very replay, already applied
+		}
+		c := clone(cur)
+		return Item{}, &ReplayError{ItemID: req.ItemID, Current: &c}
+	}
+	cur = applyReplay(cur, req)
+	m.items[req.ItemID] = cur
+	return clone(cur), nil
+}
+
+// MaxNoteBytes bounds one operator note.
+const MaxNoteBytes = 2048
+
+// Annotate appends an operator note to the item:
+//
+//	condition  attribute_exists(item_id)
+//	update     SET notes = list_append(if_not_exists(notes, []), [:note])
+//
+// It leaves updated_at and last_write alone: a note is not a state change,
+// and must not disturb PendingReplay or another writer's idempotency check.
+// The note's text is cut to MaxNoteBytes; an empty text is an error.
+func (s *Items) Annotate(ctx context.Context, itemID string, n Note) error {
+	n, err := normalizeNote(itemID, n)
+	if err != nil {
+		return err
+	}
+	av, err := attributevalue.Marshal([]Note{n})
+	if err != nil {
+		return fmt.Errorf("annotate %s: encode: %w", itemID, err)
+	}
+	b := newExpr()
+	update := "SET notes = list_append(if_not_exists(notes, " + b.raw(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.raw(av) + ")"
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: itemKey(itemID),
+		UpdateExpression: &update, ConditionExpression: aws.String("attribute_exists(item_id)"),
+		ExpressionAttributeValues: b.values,
+	})
+	if err != nil {
+		if isConditionFailed(err) {
+			return fmt.Errorf("annotate %s: %w", itemID, ErrNotFound)
+		}
+		return fmt.Errorf("annotate %s: %w", itemID, err)
+	}
+	return nil
+}
+
+// Annotate appends an operator note; see Items.Annotate.
+func (m *Memory) Annotate(_ context.Context, itemID string, n Note) error {
+	n, err := normalizeNote(itemID, n)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.items[itemID]
+	if !ok {
+		return fmt.Errorf("annotate %s: %w", itemID, ErrNotFound)
+	}
+	cur.Notes = append(slices.Clone(cur.Notes), n)
+	m.items[itemID] = cur
+	return nil
+}
+
+func normalizeNote(itemID string, n Note) (Note, error) {
+	n.Text = strings.TrimSpace(n.Text)
+	if n.Text == "" {
+		return n, fmt.Errorf("annotate %s: the note is empty", itemID)
+	}
+	if len(n.Text) > MaxNoteBytes {
+		cut := MaxNoteBytes
+		for cut > 0 && n.Text[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		n.Text = n.Text[:cut]
+	}
+	n.At = n.At.UTC().Truncate(time.Millisecond)
+	return n, nil
+}

@@ -1,0 +1,439 @@
+package state_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// opsStore is what both stores implement for the operator workflow.
+type opsStore interface {
+	store
+	put(t *testing.T, it state.Item)
+	Replay(ctx context.Context, req state.ReplayRequest) (state.Item, error)
+	Annotate(ctx context.Context, itemID string, n state.Note) error
+	List(ctx context.Context, q state.ItemQuery, fn func(state.Item) error) error
+	parked() parkedStore
+}
+
+type parkedStore interface {
+	Due(ctx context.Context, now time.Time, fn func([]state.ParkedWait) error) error
+	Claim(ctx context.Context, w state.ParkedWait, owner string, now, until time.Time) error
+	Delete(ctx context.Context, w state.ParkedWait, owner string) error
+}
+
+var (
+	_ parkedStore = (*state.Parked)(nil)
+	_ parkedStore = (*state.MemoryParked)(nil)
+)
+
+type memOps struct{ *state.Memory }
+
+func (m memOps) put(_ *testing.T, it state.Item) { m.Put(it) }
+func (m memOps) parked() parkedStore             { return m.ParkedStore() }
+
+type dynOps struct {
+	*state.Items
+	*state.ItemIndex
+	p *state.Parked
+}
+
+func (d dynOps) put(t *testing.T, it state.Item) {
+	t.Helper()
+	if err := d.Items.Put(context.Background(), it); err != nil {
+		t.Fatal(err)
+	}
+}
+func (d dynOps) parked() parkedStore { return d.p }
+
+// deadItem is an item dead-lettered at the llm stage after 3 attempts.
+func deadItem(id string) state.Item {
+	return state.Item{
+		ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Fetched, State: state.Deadletter,
+		Stage: pipeline.LLM, Attempts: map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 3},
+		EnrichmentStatus: state.EnrichmentPermanentFailure, FailureCount: 3,
+		LastError:      &state.LastError{Component: pipeline.LLM, ErrorClass: failure.ResponseInvalid, Error: "bad json", FailedAt: t0},
+		FirstFailureAt: t0.Add(-time.Minute), LastFailureAt: t0,
+		DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: pipeline.LLM, Class: failure.ResponseInvalid, At: t0},
+		CreatedAt:  t0.Add(-time.Hour), UpdatedAt: t0,
+	}
+}
+
+func replayReq(id string) state.ReplayRequest {
+	return state.ReplayRequest{ItemID: id, Stage: pipeline.LLM, Note: "model fixed", By: "oncall", Class: failure.ResponseInvalid,
+		DeadLetterID: "dl-" + id, MessageID: "m-" + id, Now: t0.Add(time.Hour)}
+}
+
+func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
+	ctx := context.Background()
+
+	t.Run("replay from the failed stage", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		s.put(t, deadItem(id))
+		it, err := s.Replay(ctx, replayReq(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Get(ctx, id)
+		for _, it := range []state.Item{it, got} {
+			if it.State != state.Queued || it.Stage != pipeline.LLM || it.Status != state.Fetched ||
+				it.Attempts[pipeline.LLM] != 0 || it.Attempts[pipeline.Fetch] != 1 || it.ReplayCount != 1 ||
+				it.EnrichmentStatus != state.EnrichmentPending || it.DeadLetter == nil || it.DeadLetter.ID != "dl-"+id {
+				t.Fatalf("after replay: %+v", it)
+			}
+			want := state.ReplayRecord{At: t0.Add(time.Hour), By: "oncall", Note: "model fixed", Mode: "from_failed_stage",
+				FromStage: pipeline.LLM, Class: failure.ResponseInvalid, FailedStage: pipeline.LLM, DeadLetterID: "dl-" + id, MessageID: "m-" + id}
+			if len(it.Replays) != 1 || !it.Replays[0].At.Equal(want.At) {
+				t.Fatalf("replays %+v", it.Replays)
+			}
+			it.Replays[0].At = want.At
+			if it.Replays[0] != want {
+				t.Fatalf("replay record %+v\nwant %+v", it.Replays[0], want)
+			}
+		}
+		rec, pending := got.PendingReplay()
+		if !pending || rec.DeadLetterID != "dl-"+id {
+			t.Fatalf("PendingReplay = %+v, %v", rec, pending)
+		}
+		env, ok := got.ReplayEnvelope()
+		if !ok || env.Stage != pipeline.LLM || env.Replay == nil || env.Replay.Count != 1 || env.Replay.Note != "model fixed" ||
+			env.Replay.FromDeadLetter != "m-"+id || env.CorrelationID != "corr-"+id {
+			t.Fatalf("envelope %+v", env)
+		}
+		// A retry of the same write is recognised as applied; another replay
+		// from the same read loses its condition.
+		if again, err := s.Replay(ctx, replayReq(id)); err != nil || again.ReplayCount != 1 {
+			t.Fatalf("retried replay: %d, %v", again.ReplayCount, err)
+		}
+		other := replayReq(id)
+		other.Now = other.Now.Add(time.Second)
+		_, err = s.Replay(ctx, other)
+		var re *state.ReplayError
+		if !errors.As(err, &re) || re.Current == nil || re.Current.State != state.Queued || !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("second replay: %v", err)
+		}
+		// A claim acts on the replay: it is no longer pending.
+		if _, err := s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.LLM, Owner: "m#1", Carrier: "m", Now: t0.Add(2 * time.Hour), LeaseFor: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = s.Get(ctx, id)
+		if _, pending := got.PendingReplay(); pending {
+			t.Fatal("a claimed item still has a pending replay")
+		}
+	})
+
+	t.Run("full restart starts at fetch", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		s.put(t, deadItem(id))
+		req := replayReq(id)
+		req.Mode = state.FullRestart
+		it, err := s.Replay(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Stage != pipeline.Fetch || it.Status != state.Received || it.Attempts[pipeline.Fetch] != 0 || it.Attempts[pipeline.LLM] != 0 ||
+			it.Replays[0].FromStage != pipeline.Fetch || it.Replays[0].FailedStage != pipeline.LLM {
+			t.Fatalf("after a full restart: %+v", it)
+		}
+	})
+
+	t.Run("conditions", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		live := deadItem(id + "-working")
+		live.State, live.LeaseOwner, live.LeaseUntil = state.Working, "x#1", t0.Add(2*time.Hour)
+		expired := deadItem(id + "-expired")
+		expired.State, expired.LeaseOwner, expired.LeaseUntil = state.Working, "x#1", t0
+		retryable := deadItem(id + "-retryable")
+		retryable.State = state.Retryable
+		failed := deadItem(id + "-failed")
+		failed.State = state.Failed
+		for _, it := range []state.Item{deadItem(id), live, expired, retryable, failed} {
+			s.put(t, it)
+		}
+		tests := []struct {
+			name     string
+			mutate   func(*state.ReplayRequest)
+			conflict bool
+			notFound bool
+		}{
+			{name: "wrong stage", mutate: func(r *state.ReplayRequest) { r.Stage = pipeline.Notify }, conflict: true},
+			{name: "stale replay count", mutate: func(r *state.ReplayRequest) { r.PrevReplayCount = 2 }, conflict: true},
+			{name: "missing item", mutate: func(r *state.ReplayRequest) { r.ItemID = id + "-missing" }, conflict: true, notFound: true},
+			{name: "retryable needs the backstop states", mutate: func(r *state.ReplayRequest) { r.ItemID = id + "-retryable" }, conflict: true},
+			{name: "retryable from the backstop", mutate: func(r *state.ReplayRequest) {
+				r.ItemID, r.From = id+"-retryable", state.BackstopStates()
+			}},
+			{name: "a live lease is never taken", mutate: func(r *state.ReplayRequest) {
+				r.ItemID, r.From = id+"-working", state.BackstopStates()
+			}, conflict: true},
+			{name: "an expired lease is", mutate: func(r *state.ReplayRequest) { r.ItemID, r.From = id+"-expired", state.BackstopStates() }},
+			{name: "failed before the hand-off", mutate: func(r *state.ReplayRequest) { r.ItemID = id + "-failed" }},
+		}
+		for _, tc := range tests {
+			req := replayReq(id)
+			tc.mutate(&req)
+			_, err := s.Replay(ctx, req)
+			if got := errors.Is(err, state.ErrConflict); got != tc.conflict {
+				t.Errorf("%s: %v, conflict %v want %v", tc.name, err, got, tc.conflict)
+			}
+			if got := errors.Is(err, state.ErrNotFound); got != tc.notFound {
+				t.Errorf("%s: %v, not found %v want %v", tc.name, err, got, tc.notFound)
+			}
+		}
+	})
+
+	t.Run("invalid requests are not conflicts", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		s.put(t, deadItem(id))
+		for name, mutate := range map[string]func(*state.ReplayRequest){
+			"no note":     func(r *state.ReplayRequest) { r.Note = " " },
+			"no by":       func(r *state.ReplayRequest) { r.By = "" },
+			"bad mode":    func(r *state.ReplayRequest) { r.Mode = "sideways" },
+			"done source": func(r *state.ReplayRequest) { r.From = []state.State{state.Done} },
+		} {
+			req := replayReq(id)
+			mutate(&req)
+			if _, err := s.Replay(ctx, req); err == nil || errors.Is(err, state.ErrConflict) {
+				t.Errorf("%s: %v, want a validation error", name, err)
+			}
+		}
+		if it, _ := s.Get(ctx, id); it.State != state.Deadletter {
+			t.Fatalf("an invalid request changed the item: %s", it.State)
+		}
+	})
+
+	t.Run("annotate keeps the item's state", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		s.put(t, deadItem(id))
+		if _, err := s.Replay(ctx, replayReq(id)); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{"upstream fixed", "second look"} {
+			if err := s.Annotate(ctx, id, state.Note{At: t0, By: "oncall", Text: text, DeadLetterID: "dl-" + id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		it, _ := s.Get(ctx, id)
+		if len(it.Notes) != 2 || it.Notes[1].Text != "second look" || it.Notes[0].DeadLetterID != "dl-"+id {
+			t.Fatalf("notes %+v", it.Notes)
+		}
+		if _, pending := it.PendingReplay(); !pending {
+			t.Fatal("a note disturbed the pending replay")
+		}
+		if err := s.Annotate(ctx, id+"-missing", state.Note{Text: "x"}); !errors.Is(err, state.ErrNotFound) {
+			t.Fatalf("annotate a missing item: %v", err)
+		}
+		if err := s.Annotate(ctx, id, state.Note{Text: "  "}); err == nil {
+			t.Fatal("an empty note was accepted")
+		}
+	})
+
+	t.Run("list by state with filters", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		mk := func(suffix string, st state.State, stage pipeline.Stage, class failure.Class, at time.Time) {
+			it := deadItem(id + suffix)
+			it.State, it.Stage, it.LastError.ErrorClass, it.LastFailureAt, it.UpdatedAt = st, stage, class, at, at
+			s.put(t, it)
+		}
+		mk("-a", state.Deadletter, pipeline.LLM, failure.ResponseInvalid, t0)
+		mk("-b", state.Deadletter, pipeline.LLM, failure.AuthDenied, t0.Add(time.Minute))
+		mk("-c", state.Deadletter, pipeline.Notify, failure.ResponseInvalid, t0.Add(2*time.Minute))
+		mk("-d", state.Failed, pipeline.LLM, failure.ResponseInvalid, t0.Add(3*time.Minute))
+		mk("-e", state.Deadletter, pipeline.LLM, failure.ResponseInvalid, t0.Add(-48*time.Hour))
+		list := func(q state.ItemQuery) []string {
+			t.Helper()
+			var ids []string
+			err := s.List(ctx, q, func(it state.Item) error {
+				if len(it.ID) > len(id) && it.ID[:len(id)] == id {
+					ids = append(ids, it.ID[len(id):])
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ids
+		}
+		since := t0.Add(-time.Hour)
+		tests := []struct {
+			name string
+			q    state.ItemQuery
+			want []string
+		}{
+			{"state, newest first", state.ItemQuery{State: state.Deadletter, Since: since}, []string{"-c", "-b", "-a"}},
+			{"stage", state.ItemQuery{State: state.Deadletter, Stage: pipeline.LLM, Since: since}, []string{"-b", "-a"}},
+			{"class", state.ItemQuery{State: state.Deadletter, Classes: []failure.Class{failure.ResponseInvalid}, Since: since}, []string{"-c", "-a"}},
+			{"before", state.ItemQuery{State: state.Deadletter, Since: since, Before: t0.Add(time.Minute)}, []string{"-a"}},
+			{"old ones without since", state.ItemQuery{State: state.Deadletter, Before: t0.Add(-time.Hour)}, []string{"-e"}},
+			{"failed", state.ItemQuery{State: state.Failed, Since: since}, []string{"-d"}},
+		}
+		for _, tc := range tests {
+			if got := list(tc.q); !equalStrings(got, tc.want) {
+				t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+			}
+		}
+	})
+
+	t.Run("parked waits: claim, delete and re-park", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		due := t0.Add(30 * time.Hour)
+		park := func(owner string, now, due time.Time) {
+			t.Helper()
+			if _, err := s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute}); err != nil {
+				t.Fatal(err)
+			}
+			it, _ := s.Get(ctx, id)
+			if _, err := s.Park(ctx, state.FailRequest{ItemID: id, Stage: pipeline.Fetch, Owner: owner, Now: now, PrevAttempts: it.Attempts[pipeline.Fetch],
+				LastError: state.LastError{ErrorClass: failure.RateLimited}},
+				state.Parking{DueAt: due, Envelope: pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "c"}, Reason: "RATE_LIMITED"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		park("m1#1", t0, due)
+		p := s.parked()
+		due1 := func(now time.Time) []state.ParkedWait {
+			t.Helper()
+			var out []state.ParkedWait
+			if err := p.Due(ctx, now, func(page []state.ParkedWait) error {
+				for _, w := range page {
+					if w.ItemID == id {
+						out = append(out, w)
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		if ws := due1(due.Add(-time.Second)); len(ws) != 0 {
+			t.Fatalf("due before its time: %+v", ws)
+		}
+		ws := due1(due)
+		if len(ws) != 1 || !ws[0].DueAt.Equal(due) || ws[0].Stage != pipeline.Fetch || ws[0].Reason != "RATE_LIMITED" {
+			t.Fatalf("due waits %+v", ws)
+		}
+		env, err := pipeline.DecodeEnvelope(ws[0].Envelope, pipeline.Fetch)
+		if err != nil || env.ItemID != id {
+			t.Fatalf("parked envelope %q: %v", ws[0].Envelope, err)
+		}
+		w := ws[0]
+		if err := p.Claim(ctx, w, "run1", due, due.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Claim(ctx, w, "run2", due.Add(time.Minute), due.Add(3*time.Minute)); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("claim under a live claim: %v", err)
+		}
+		if err := p.Delete(ctx, w, "run2"); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("delete without the claim: %v", err)
+		}
+		if err := p.Claim(ctx, w, "run2", due.Add(3*time.Minute), due.Add(5*time.Minute)); err != nil {
+			t.Fatalf("taking over an expired claim: %v", err)
+		}
+		// The item runs again and parks again: the old copy can neither be
+		// claimed nor delete the new wait.
+		park("m2#1", due.Add(4*time.Minute), due.Add(24*time.Hour))
+		if err := p.Delete(ctx, w, "run2"); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("delete of a re-parked wait through the old copy: %v", err)
+		}
+		if err := p.Claim(ctx, w, "run3", due.Add(48*time.Hour), due.Add(49*time.Hour)); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("claim of a re-parked wait through the old copy: %v", err)
+		}
+		ws = due1(due.Add(24 * time.Hour))
+		if len(ws) != 1 || ws[0].ClaimedBy != "" {
+			t.Fatalf("re-parked wait %+v", ws)
+		}
+		if err := p.Claim(ctx, ws[0], "run4", due.Add(24*time.Hour), due.Add(25*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Delete(ctx, ws[0], "run4"); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Delete(ctx, ws[0], "run4"); err != nil {
+			t.Fatalf("deleting a deleted wait: %v", err)
+		}
+		if ws := due1(due.Add(100 * time.Hour)); len(ws) != 0 {
+			t.Fatalf("deleted wait still due: %+v", ws)
+		}
+	})
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestMemoryOpsConformance(t *testing.T) {
+	t.Parallel()
+	opsConformance(t, func(*testing.T) opsStore { return memOps{state.NewMemory()} })
+}
+
+func TestDynamoOpsConformance(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	db := dynamodb.NewFromConfig(env.AWS)
+	s := dynOps{
+		Items:     &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()},
+		ItemIndex: &state.ItemIndex{DB: db, Table: env.Stack.ItemsTable(), PageSize: 2},
+		p:         &state.Parked{DB: db, Table: env.Stack.ParkedTable(), PageSize: 2},
+	}
+	opsConformance(t, func(*testing.T) opsStore { return s })
+}
+
+func TestItemIndexScanLimit(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	db := dynamodb.NewFromConfig(env.AWS)
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable()}
+	for i := range 5 {
+		if err := items.Put(context.Background(), deadItem(fmt.Sprintf("s%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := &state.ItemIndex{DB: db, Table: env.Stack.ItemsTable(), PageSize: 2}
+	none := func(state.Item) error { return nil }
+	err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Stage: pipeline.Notify, MaxScan: 3}, none)
+	if !errors.Is(err, state.ErrScanLimit) {
+		t.Fatalf("a filter matching nothing past MaxScan: %v, want ErrScanLimit", err)
+	}
+	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Stage: pipeline.Notify, MaxScan: 10}, none); err != nil {
+		t.Fatalf("the whole state within MaxScan: %v", err)
+	}
+	n := 0
+	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Limit: 3, MaxScan: 3}, func(state.Item) error { n++; return nil }); err != nil || n != 3 {
+		t.Fatalf("limit reached at the scan limit: %d, %v", n, err)
+	}
+}
