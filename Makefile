@@ -114,3 +114,17 @@ bootstraps: tools-go
 	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 \
 	    $(GO) build $(LAMBDA_BUILD_FLAGS) -o .build/$$id/bootstrap ./functions/$$pkg; \
 	done
+
+## simulate (issue 7: policy simulator) ---------------------------------------
+#
+# `make simulate` runs scenarios/standard-mix.json (100,000 items) through
+# triage's real stage runner and the baselines in virtual time, and writes the
+# comparison to docs/simulation.md with its plots in docs/img/. SIMFLAGS adds
+# flags, e.g. SIMFLAGS="--items 20000".
+
+SIMFLAGS ?=
+
+.PHONY: simulate
+simulate: tools-go
+	$(GO) run ./cmd/triage simulate --scenario scenarios/standard-mix.json --doc docs/simulation.md --img docs/img $(SIMFLAGS)
+## end simulate ----------------------------------------------------------------

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/simulate"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func init() {
+	commands["backtest"] = command{"replay a recorded error log through a retry profile: what would change", runBacktest}
+}
+
+// errorLogSource reads the ErrorLog table; *state.ErrorLogReader is one.
+type errorLogSource interface {
+	Between(ctx context.Context, since, until time.Time, fn func(state.LogEntry) error) error
+}
+
+// newErrorLogSource connects to the ErrorLog table the stack flags name;
+// tests replace it with a fake.
+var newErrorLogSource = func(ctx context.Context, f *stackFlags) (errorLogSource, error) {
+	c, err := f.connect(ctx, needs{errorLog: true})
+	if err != nil {
+		return nil, err
+	}
+	return c.errorLog(), nil
+}
+
+// backtestNow is the clock --since durations count back from.
+var backtestNow = time.Now
+
+func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
+	fs := newFlagSet("backtest", "backtest [--retry-profile NAME] [--json] [--detail] [FILE...]\n"+
+		"       triage backtest (--stack NAME | --errorlog-table NAME) [--endpoint URL] [--since T] [--until T] [--retry-profile NAME]\n\n"+
+		"Replays recorded failures — an ErrorLog export (JSON lines or a JSON array of item_id, stage,\n"+
+		"error_class, message, attempt, occurred_at, decision, retryable) from FILEs or stdin, or the\n"+
+		"ErrorLog table itself (with --stack or --errorlog-table; with neither and no FILE, stdin is read) —\n"+
+		"through a retry profile, and reports per error class what would have\n"+
+		"changed: retries saved or added, items dead-lettered earlier or instead of completing, items\n"+
+		"that might have completed, time to outcome. Failures are taken as keyed to the call: the\n"+
+		"candidate's n-th call meets the recorded n-th failure (see simulate.Backtest).\n"+
+		"Profiles: "+strings.Join(retry.Profiles(), ", ")+".")
+	profileName := fs.String("retry-profile", "standard", "the candidate retry profile")
+	detail := fs.Bool("detail", false, "list every item-stage (table) or include them (--json)")
+	since := fs.String("since", "720h", "table: the oldest failure, RFC 3339 or a duration back from now (default: the 30-day retention)")
+	until := fs.String("until", "", "table: read failures before this time, RFC 3339 or a duration back from now")
+	sf := addStackFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	asJSON := &sf.jsonOut
+	profile, err := retry.Lookup(*profileName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var log []simulate.LoggedFailure
+	switch {
+	case fs.NArg() == 0 && (sf.errorLogTable != "" || sf.stack != ""):
+		from, err := backtestTime(*since)
+		if err != nil {
+			return usageError{"--since: " + err.Error()}
+		}
+		to, err := backtestTime(*until)
+		if err != nil {
+			return usageError{"--until: " + err.Error()}
+		}
+		ctx := context.Background()
+		src, err := newErrorLogSource(ctx, sf)
+		if err != nil {
+			return err
+		}
+		err = src.Between(ctx, from, to, func(e state.LogEntry) error {
+			log = append(log, simulate.FromLogEntry(e))
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read the error log: %w", err)
+		}
+	case fs.NArg() == 0:
+		if log, err = simulate.ReadFailures(stdin); err != nil {
+			return err
+		}
+	default:
+		for _, path := range fs.Args() {
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			part, err := simulate.ReadFailures(f)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			log = append(log, part...)
+		}
+	}
+	rep := simulate.Backtest(log, profile)
+	if *asJSON {
+		if !*detail {
+			rep.Detail = nil
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	if err := simulate.WriteBacktest(stdout, rep); err != nil {
+		return err
+	}
+	if !*detail {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "item\tstage\tfailures\tclass\trecorded\tcandidate\tcalls (recorded → candidate)\t")
+	for _, e := range rep.Detail {
+		calls := fmt.Sprintf("%d → %d", e.RecordedCalls, e.CandidateCalls)
+		switch {
+		case e.CandidateCallsMax < 0:
+			calls += "..∞"
+		case e.CandidateCallsMax > e.CandidateCalls:
+			calls += fmt.Sprintf("..%d", e.CandidateCallsMax)
+		}
+		change := e.Change
+		if e.MightComplete {
+			change += " (might complete)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", e.ItemID, e.Stage, e.Failures, e.Class, e.Recorded, change, calls)
+	}
+	return tw.Flush()
+}
+
+// backtestTime parses an RFC 3339 time or a duration back from now; ""
+// is the zero time (unbounded).
+func backtestTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return backtestNow().Add(-d), nil
+	}
+	return time.Parse(time.RFC3339, s)
+}

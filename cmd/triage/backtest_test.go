@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/shared/simulate"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// fakeErrorLog is an ErrorLog table with fixed entries.
+type fakeErrorLog struct {
+	entries      []state.LogEntry
+	since, until time.Time
+}
+
+func (f *fakeErrorLog) Between(_ context.Context, since, until time.Time, fn func(state.LogEntry) error) error {
+	f.since, f.until = since, until
+	for _, e := range f.entries {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestBacktestCommand runs the hand-made error log of shared/simulate
+// (see its TestBacktestHandComputed for the figures) from a file, stdin and
+// a fake ErrorLog table.
+func TestBacktestCommand(t *testing.T) {
+	logPath := filepath.Join("..", "..", "shared", "simulate", "testdata", "errorlog.jsonl")
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported, err := simulate.ReadFailures(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := &fakeErrorLog{}
+	for _, f := range exported {
+		table.entries = append(table.entries, state.LogEntry{ItemID: f.ItemID, Stage: f.Stage, Class: f.Class, Message: f.Message,
+			Attempt: f.Attempt, OccurredAt: f.OccurredAt, Decision: f.Decision, Retryable: f.Retryable})
+	}
+	now := time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)
+	oldSource, oldNow := newErrorLogSource, backtestNow
+	t.Cleanup(func() { newErrorLogSource, backtestNow = oldSource, oldNow })
+	newErrorLogSource = func(context.Context, *stackFlags) (errorLogSource, error) { return table, nil }
+	backtestNow = func() time.Time { return now }
+	tests := map[string]struct {
+		args  []string
+		stdin string
+		code  int
+		want  []string
+	}{
+		"file":             {[]string{logPath}, "", 0, []string{"6 retries saved, 1..2 retries added", "CONTENT_POLICY", "TOTAL"}},
+		"stdin detail":     {nil, string(raw), 0, []string{"dead-lettered instead of completing", "3 → 4..5"}},
+		"json":             {[]string{"--json", "--retry-profile", "predictions", logPath}, "", 0, []string{`"profile": "predictions"`, `"retries_saved": 6`}},
+		"table":            {[]string{"--errorlog-table", "ErrorLog", "--since", "24h"}, "", 0, []string{"15 failures of 5 items"}},
+		"unknown profile":  {[]string{"--retry-profile", "yolo", logPath}, "", 2, nil},
+		"bad since":        {[]string{"--errorlog-table", "ErrorLog", "--since", "last week"}, "", 2, nil},
+		"unreadable input": {nil, "{not json", 1, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append([]string{"backtest"}, tc.args...)
+			if name == "stdin detail" {
+				args = append(args, "--detail")
+			}
+			if code := run(args, strings.NewReader(tc.stdin), &out, &errOut); code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut.String())
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("output lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+	if !table.since.Equal(now.Add(-24*time.Hour)) || !table.until.IsZero() {
+		t.Errorf("table read from %v until %v, want the last 24 h", table.since, table.until)
+	}
+}

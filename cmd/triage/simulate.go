@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/triagehq/triage/shared/simulate"
+)
+
+func init() {
+	commands["simulate"] = command{"compare retry policies in a seeded virtual-time simulation", runSimulate}
+}
+
+// simulateStderr receives progress and wall times; stdout stays clean for
+// machine-readable output.
+var simulateStderr io.Writer = os.Stderr
+
+func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
+	fs := newFlagSet("simulate", "simulate [--scenario FILE] [--policies LIST] [--items N] [--seed N] [--json | --terminal] [--doc FILE --img DIR]\n\n"+
+		"Runs a scenario (scenarios/*.json) through triage's real stage runner, classifier, retry profiles and\n"+
+		"circuit breakers over a modelled SQS, Lambda and DynamoDB in virtual time, and through the naive-redrive\n"+
+		"and SDK-retry baselines, on the same seeded workload; prints the comparison. --terminal prints every\n"+
+		"item's terminal state as JSON lines, one line per policy (the cross-check against the local stack).\n"+
+		"Policies: "+strings.Join(policyNames(), ", ")+".")
+	scenarioPath := fs.String("scenario", filepath.Join("scenarios", "standard-mix.json"), "scenario file")
+	policiesFlag := fs.String("policies", "", "comma-separated policies (default: the scenario's, else all)")
+	items := fs.Int("items", 0, "override the scenario's item count")
+	seed := fs.String("seed", "", "override the scenario's seed")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	terminal := fs.Bool("terminal", false, "print every item's terminal state as JSON lines, one per policy")
+	fakePlans := fs.Bool("fake-plans", false, "print the scenario's fault plans as the fakes' control requests (for the local stack) and exit")
+	doc := fs.String("doc", "", "write the Markdown report to FILE")
+	img := fs.String("img", "", "write the PNG plots to DIR (with --doc: linked from the report)")
+	sensitivity := fs.String("sensitivity", "500,20000", "with --doc: document sizes (bytes) to re-measure the cost target at")
+	sensItems := fs.Int("sensitivity-items", 20000, "with --doc: items per sensitivity run")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "policies simulated at once")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{"unexpected arguments: " + strings.Join(fs.Args(), " ")}
+	}
+	if *asJSON && *terminal {
+		return usageError{"--json and --terminal are exclusive"}
+	}
+	sc, err := simulate.Load(*scenarioPath)
+	if err != nil {
+		return err
+	}
+	if *items > 0 {
+		sc.Items = *items
+	}
+	if *seed != "" {
+		n, err := strconv.ParseUint(*seed, 10, 64)
+		if err != nil {
+			return usageError{"--seed: " + err.Error()}
+		}
+		sc.Seed = n
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if *fakePlans {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sc.FakePlans())
+	}
+	names := sc.Policies
+	if *policiesFlag != "" {
+		names = strings.Split(*policiesFlag, ",")
+	}
+	if len(names) == 0 {
+		names = policyNames()
+	}
+	var policies []simulate.Policy
+	for _, n := range names {
+		p, err := simulate.LookupPolicy(strings.TrimSpace(n))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		policies = append(policies, p)
+	}
+	ctx := context.Background()
+	results, err := runPolicies(ctx, sc, policies, simulate.Options{Terminal: *terminal}, max(*parallel, 1))
+	if err != nil {
+		return err
+	}
+	switch {
+	case *terminal:
+		enc := json.NewEncoder(stdout)
+		for _, r := range results {
+			if err := enc.Encode(terminalDoc{Scenario: r.Scenario, Seed: r.Seed, Policy: r.Policy.Name, Items: r.Terminal}); err != nil {
+				return err
+			}
+		}
+	case *asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+	default:
+		fmt.Fprintf(stdout, "scenario %s: %d items, seed %d; costs at %s prices\n\n", sc.Name, sc.Items, sc.Seed, simulate.DefaultPrices.Name)
+		if err := simulate.WriteTable(stdout, results, simulate.DefaultPrices); err != nil {
+			return err
+		}
+		if targets, err := simulate.Targets(results, simulate.DefaultPrices); err == nil {
+			fmt.Fprintln(stdout)
+			for _, t := range targets {
+				mark := "met"
+				if !t.Met {
+					mark = "MISSED"
+				}
+				fmt.Fprintf(stdout, "%-6s %s: %s\n", mark, t.Goal, t.Measured)
+			}
+		}
+	}
+	var plots []simulate.Plot
+	if *img != "" {
+		if plots, err = simulate.WritePlots(*img, results, simulate.DefaultPrices); err != nil {
+			return err
+		}
+	}
+	if *doc == "" {
+		return nil
+	}
+	rep := simulate.Report{
+		Scenario: sc, Results: results, Prices: simulate.DefaultPrices, Plots: plots,
+		Command: "make simulate",
+	}
+	also := simulate.CurrentPrices
+	rep.Also = &also
+	if *img != "" {
+		if rel, err := filepath.Rel(filepath.Dir(*doc), *img); err == nil {
+			rep.ImageDir = rel
+		}
+	}
+	if rep.Sensitivity, err = sensitivityRuns(ctx, *scenarioPath, *sensitivity, *sensItems, sc, max(*parallel, 1)); err != nil {
+		return err
+	}
+	f, err := os.Create(*doc)
+	if err != nil {
+		return err
+	}
+	if err := simulate.WriteMarkdown(f, rep); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// terminalDoc is one policy's line of --terminal output.
+type terminalDoc struct {
+	Scenario string              `json:"scenario"`
+	Seed     uint64              `json:"seed"`
+	Policy   string              `json:"policy"`
+	Items    []simulate.Terminal `json:"items"`
+}
+
+func policyNames() []string {
+	var out []string
+	for _, p := range simulate.Policies() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// runPolicies simulates every policy, parallel at most at once, and returns
+// the results in the policies' order.
+func runPolicies(ctx context.Context, sc *simulate.Scenario, policies []simulate.Policy, opts simulate.Options, parallel int) ([]*simulate.Result, error) {
+	results := make([]*simulate.Result, len(policies))
+	errs := make([]error, len(policies))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, p := range policies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			results[i], errs[i] = simulate.Run(ctx, sc, p, opts)
+			if errs[i] == nil {
+				fmt.Fprintf(simulateStderr, "simulated %s: %d items, %d events in %s\n", p.Name, sc.Items, results[i].Events,
+					time.Since(start).Round(time.Millisecond))
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", policies[i].Name, err)
+		}
+	}
+	return results, nil
+}
+
+// sensitivityRuns re-measures standard against naive redrive at other
+// document sizes, with fewer items.
+func sensitivityRuns(ctx context.Context, path, sizes string, items int, base *simulate.Scenario, parallel int) ([]simulate.Sensitivity, error) {
+	if strings.TrimSpace(sizes) == "" {
+		return nil, nil
+	}
+	var out []simulate.Sensitivity
+	var list []int
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			return nil, usageError{"--sensitivity: " + s + " is not a size in bytes"}
+		}
+		list = append(list, n)
+	}
+	list = append(list, base.DocumentBytes)
+	slices.Sort(list)
+	list = slices.Compact(list)
+	std, _ := simulate.LookupPolicy("standard")
+	naive, _ := simulate.LookupPolicy("naive-redrive")
+	for _, size := range list {
+		sc, err := simulate.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		sc.Seed, sc.DocumentBytes, sc.Items = base.Seed, size, min(items, base.Items)
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+		rs, err := runPolicies(ctx, sc, []simulate.Policy{std, naive}, simulate.Options{}, parallel)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, simulate.NewSensitivity(size, rs[0], rs[1], simulate.DefaultPrices))
+	}
+	return out, nil
+}

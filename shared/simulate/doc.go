@@ -1,0 +1,63 @@
+// Package simulate is triage's policy simulator: a virtual-clock
+// discrete-event simulation that runs triage's real classifier, retry
+// profiles, stage runner and circuit breakers over a modelled SQS, Lambda
+// and DynamoDB, compares them with baselines on the same seeded workload,
+// and measures what issue 7 asks: upstream calls per completed item, wasted
+// calls, recoverable items that still failed, completion times, AWS requests
+// and dollars, and DLQ precision. `triage simulate` and `make simulate` run
+// it; docs/simulation.md is its report. Backtest, the other half of the
+// package, replays a recorded error log through a profile.
+//
+// # What runs
+//
+// For triage's policies every stage is the real stage.Runner — Handle,
+// unchanged — with state.Memory as its item store and error log (the same
+// rules as DynamoDB), the simulated SQS as its stage.Queues, the virtual
+// clock as its Clock, a seeded Rand, and its Work wrapped in breaker.Guard
+// with the shared breakers of shared/breaker. The Work is a simulated
+// upstream call that returns what the real clients return (answers.go), so
+// failure.Classify and retry.Profile.Decide make every decision. One runner
+// per event-source slot stands for one warm Lambda instance; each has its
+// own breaker cache over one shared breaker store. Parked waits are
+// re-enqueued by the real parked.Scheduler (functions/scheduler's work)
+// over state.Memory's parked store.
+//
+// The baselines — naive SQS redrive and in-process SDK-style retries — are
+// modelled here (baseline.go); they are not triage's code.
+//
+// # The workload
+//
+// A Scenario (scenarios/*.json) gives the items, their arrivals, each
+// stage's infrastructure, and its faults: a seeded mix and per-item scripts
+// decided per (item, call number) by the fakes' own fakes.Plan — the same
+// semantics as infra/fakes, so a scenario can be posted to the fakes of the
+// local stack — plus windows (an outage, an exhausted quota) during which
+// every call to one upstream fails. Call latencies are a pure function of
+// (seed, stage, item, call number). Every policy therefore meets the same
+// faults for the same item and call, and a run is deterministic for its
+// seed.
+//
+// # Time
+//
+// Events — an arrival, an event-source poll, the end of an invocation, a
+// scheduler tick — are processed in virtual-time order (ties in creation
+// order); every loop is bounded by Scenario.Horizon and Scenario.MaxEvents.
+// An invocation runs its whole batch when it starts: the runner runs with
+// Concurrency 1, so records go one after another in a fixed order, and the
+// lane clock (clock.go) models the deployed in-batch concurrency by placing
+// each record on the lane that frees first and adding every upstream call
+// and AWS request's latency to that lane. The invocation lasts until its
+// slowest lane; its store writes take effect at once, its SQS requests when
+// it ends. Virtual time starts at Epoch, in the future, because the runner
+// derives real contexts from the invocation's virtual deadline.
+//
+// # Limits of the model
+//
+// Another invocation may see a breaker change up to one batch's duration
+// early (batches run whole); a call cut off by the invocation's deadline
+// counts against the breaker, where the real runner's cancelled context
+// makes it neutral; model health, the fallback chain and triage's own daily
+// budget are not simulated; queues deliver in visibility order, which
+// standard queues only roughly do; the event source mapping's empty
+// receives are not billed.
+package simulate

@@ -1,0 +1,699 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/parked"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// Options tune one Run.
+type Options struct {
+	// Terminal keeps every item's terminal state in Result.Terminal (the
+	// cross-check output).
+	Terminal bool
+}
+
+// handler is a stage function's handler (stage.Runner.Handle's signature).
+type handler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
+
+// Event kinds.
+const (
+	evArrival = iota
+	evPoll
+	evInvocationEnd
+	evSchedulerTick
+)
+
+// event is one entry of the agenda.
+type event struct {
+	at   vt
+	seq  uint64
+	kind uint8
+	st   int8
+	gen  uint64
+	inv  *invocation
+}
+
+// Outcomes of an item.
+const (
+	outcomeOpen = iota
+	outcomeDone
+	outcomeDeadLetter
+)
+
+// item is one item's ground truth and outcome.
+type item struct {
+	arrival  vt
+	finished vt
+	outcome  uint8
+	progress int8 // stages done: 0 new, 1 fetched, 2 enriched, 3 notified
+	hasError bool
+	dlStage  pipeline.Stage
+	dlClass  failure.Class
+}
+
+// stageRT is one stage's function, event source mapping and queues.
+type stageRT struct {
+	idx      int
+	st       pipeline.Stage
+	cfg      *StageConfig
+	q, dlq   *queue
+	next     *queue
+	timeout  time.Duration
+	handlers []handler
+	busy     []bool
+	free     int
+	// The pending poll: one at most, at pollAt; older ones are stale.
+	pollPending bool
+	pollAt      vt
+	pollGen     uint64
+}
+
+// invocation is one running Lambda invocation.
+type invocation struct {
+	sr    *stageRT
+	slot  int
+	start vt
+	end   vt
+	msgs  []*message
+	resp  events.SQSEventResponse
+	ops   []sqsOp
+}
+
+// engine is one run: a discrete-event simulation in virtual time. Events
+// (an arrival, an event source poll, the end of an invocation, a scheduler
+// tick) are processed in time order, ties in creation order. An invocation
+// runs its handler to completion when it starts — its store writes take
+// effect at once, its SQS requests when it ends (queue.go) — and its end is
+// scheduled at its modelled duration.
+type engine struct {
+	ctx    context.Context
+	sc     *Scenario
+	pol    Policy
+	opts   Options
+	now    vt
+	agenda minHeap[event]
+	seq    uint64
+	nmsg   uint64
+	events int64
+
+	clock     laneClock
+	meter     meter
+	up        *upstream
+	sqs       *sqsSim
+	stages    [3]*stageRT
+	items     []item
+	index     map[string]int32
+	open      int
+	arrivals  *rand.Rand
+	rng       *rand.Rand
+	inv       *invocation
+	mem       *state.Memory
+	scheduler *parked.Scheduler
+	parkedDue minHeap[vt]
+	anomalies []string
+	lastEnd   vt
+	owners    uint64
+	logger    *slog.Logger
+	counters  counters
+}
+
+// counters receives the runner's and the breakers' metrics (stage.Metrics,
+// breaker.Metrics), keyed "stage/Name".
+type counters map[string]int64
+
+// Count adds n to stage/name.
+func (c counters) Count(name string, st pipeline.Stage, _ failure.Class, n int) {
+	c[string(st)+"/"+name] += int64(n)
+}
+
+// Run simulates sc under policy p and returns its metrics. sc must have
+// been validated (Load and Parse do it; call Validate after changing it) and
+// is only read, so runs of one scenario may go in parallel. The same
+// scenario and seed give the same result; ctx cancels a long run. Run fails
+// only for a configuration error or a cancelled context: limits reached
+// (Scenario.Horizon, Scenario.MaxEvents) end the run with the items left
+// over reported unfinished, and in Result.Limit.
+func Run(ctx context.Context, sc *Scenario, p Policy, opts Options) (*Result, error) {
+	if !sc.validated {
+		return nil, errors.New("simulate: scenario not validated (call Validate after changing it)")
+	}
+	e, err := newEngine(ctx, sc, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := e.loop()
+	if err != nil {
+		return nil, err
+	}
+	return e.result(limit), nil
+}
+
+func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engine, error) {
+	e := &engine{
+		ctx: ctx, sc: sc, pol: p, opts: opts,
+		items:    make([]item, sc.Items),
+		index:    make(map[string]int32, sc.Items),
+		open:     sc.Items,
+		arrivals: rand.New(rand.NewPCG(sc.Seed, 0x617272697661)),
+		rng:      rand.New(rand.NewPCG(sc.Seed, hashString(p.Name))),
+		logger:   slog.New(slog.DiscardHandler),
+		counters: counters{},
+	}
+	e.agenda.less = func(a, b event) bool {
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		return a.seq < b.seq
+	}
+	e.parkedDue.less = func(a, b vt) bool { return a < b }
+	for i := range sc.Items {
+		e.index[sc.ItemID(i+1)] = int32(i)
+	}
+	up, err := newUpstream(e)
+	if err != nil {
+		return nil, err
+	}
+	e.up = up
+	e.sqs = &sqsSim{e: e, byURL: map[string]*queue{}}
+	for si, st := range pipeline.Stages() {
+		c := sc.Stages[st]
+		sr := &stageRT{idx: si, st: st, cfg: c, timeout: c.Timeout.D(), busy: make([]bool, c.Concurrency), free: c.Concurrency}
+		vis, maxRecv := c.Visibility.D(), TriageBackstopReceives
+		switch p.Kind {
+		case KindNaiveRedrive:
+			vis, maxRecv, sr.timeout = NaiveVisibility, NaiveMaxReceives, NaiveTimeout
+		case KindSDKRetries:
+			maxRecv = SDKMaxReceives
+		}
+		sr.dlq = newQueue(string(st)+"-dlq", -1, 0, 0, nil)
+		sr.q = newQueue(string(st), si, vis, maxRecv, sr.dlq)
+		e.sqs.byURL[sr.q.url], e.sqs.byURL[sr.dlq.url] = sr.q, sr.dlq
+		e.stages[si] = sr
+	}
+	for si := range e.stages {
+		if si+1 < len(e.stages) {
+			e.stages[si].next = e.stages[si+1].q
+		}
+	}
+	switch p.Kind {
+	case KindTriage:
+		if err := e.buildTriage(); err != nil {
+			return nil, err
+		}
+	case KindNaiveRedrive, KindSDKRetries:
+		for _, sr := range e.stages {
+			sr.handlers = make([]handler, sr.cfg.Concurrency)
+			for slot := range sr.handlers {
+				sr.handlers[slot] = (&baseline{e: e, sr: sr, kind: p.Kind}).Handle
+			}
+		}
+	default:
+		return nil, fmt.Errorf("policy %s: unknown kind %q", p.Name, p.Kind)
+	}
+	e.schedule(event{at: e.arrivalGap(0), kind: evArrival})
+	if p.Kind == KindTriage {
+		e.schedule(event{at: int64(sc.SchedulerInterval), kind: evSchedulerTick})
+	}
+	return e, nil
+}
+
+// buildTriage wires the real stage.Runner for every slot of every stage.
+func (e *engine) buildTriage() error {
+	profile, err := retry.Lookup(e.pol.Profile)
+	if err != nil {
+		return err
+	}
+	e.mem = state.NewMemory()
+	queues := map[pipeline.Stage]string{}
+	for _, sr := range e.stages {
+		queues[sr.st] = sr.q.url
+	}
+	e.scheduler = &parked.Scheduler{
+		Store: &parkedStore{e: e, m: e.mem.ParkedStore()}, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
+		Concurrency: 1,
+	}
+	store := &itemStore{e: e, m: e.mem}
+	breakers := &breakerStore{e: e, m: breaker.NewMemory()}
+	for _, sr := range e.stages {
+		sr.handlers = make([]handler, sr.cfg.Concurrency)
+		for slot := range sr.handlers {
+			var work stage.Work = e.triageWork(sr)
+			if e.pol.Breakers {
+				// One Breakers per slot: each warm Lambda instance has its
+				// own cache over the shared store.
+				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,
+					NewOwner: func() string { e.owners++; return "probe-" + strconv.FormatUint(e.owners, 10) }}
+				work = breaker.Guard{Inner: work, Service: breakerService(sr.st), Breakers: b}
+			}
+			r := &stage.Runner{
+				Stage: sr.st, Work: work, Items: store, ErrorLog: store, SQS: e.sqs,
+				QueueURL: sr.q.url, DLQURL: sr.dlq.url, Profile: profile,
+				Clock: &e.clock, Rand: e.rng.Float64, Log: e.logger, Metrics: e.counters,
+				// Records run one after another so the run is deterministic;
+				// the lane clock models the deployed in-batch concurrency.
+				Concurrency:      1,
+				BackstopReceives: TriageBackstopReceives,
+			}
+			if sr.next != nil {
+				r.NextQueueURL = sr.next.url
+			}
+			sr.handlers[slot] = r.Handle
+		}
+	}
+	return nil
+}
+
+// breakerService names the breaker each stage's calls go through, as the
+// stage functions do: the article host, the LLM provider, the webhook host.
+func breakerService(st pipeline.Stage) func(state.Item) string {
+	switch st {
+	case pipeline.Fetch:
+		return breaker.SourceHost
+	case pipeline.LLM:
+		return breaker.Fixed(llmHost)
+	}
+	return breaker.WebhookHost
+}
+
+// Outputs the simulated stages store: shared, read-only values (the store
+// copies what it keeps).
+var (
+	simEnrichment = state.Enrichment{SummaryNeutral: "s", SummarySpicy: "s", Category: "news", Severity: "low",
+		PrimaryActor: "a", Model: llmModel}
+	simDelivery = state.Delivery{Status: 200}
+)
+
+// triageWork is a stage's Work over the simulated upstream.
+func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
+	doc := state.Document{Text: "simulated document", Bytes: e.sc.DocumentBytes, ContentType: "text/plain"}
+	return func(ctx context.Context, it state.Item) (state.Output, error) {
+		i, ok := e.index[it.ID]
+		if !ok {
+			return state.Output{}, failure.New(failure.InternalBug, "simulate: unknown item %s", it.ID)
+		}
+		deadline := vt(math.MaxInt64)
+		if d, ok := ctx.Deadline(); ok {
+			deadline = fromTime(d)
+		}
+		if err := e.up.call(sr.idx, i, deadline); err != nil {
+			return state.Output{}, err
+		}
+		switch sr.st {
+		case pipeline.Fetch:
+			return state.Output{Document: &doc}, nil
+		case pipeline.LLM:
+			return state.Output{Enrichment: &simEnrichment}, nil
+		}
+		return state.Output{Delivery: &simDelivery}, nil
+	}
+}
+
+func (e *engine) schedule(ev event) {
+	e.seq++
+	ev.seq = e.seq
+	e.agenda.push(ev)
+}
+
+func (e *engine) newMessageID() string {
+	e.nmsg++
+	return "m" + strconv.FormatUint(e.nmsg, 10)
+}
+
+// arrivalGap returns the arrival time of item n (0-based), given item n−1's.
+func (e *engine) arrivalGap(n int) vt {
+	a := e.sc.Arrival
+	switch a.Pattern {
+	case ArrivalBurst:
+		return 0
+	case ArrivalPoisson:
+		prev := vt(0)
+		if n > 0 {
+			prev = e.items[n-1].arrival
+		}
+		return prev + int64(-math.Log(1-e.arrivals.Float64())/a.RatePerSecond*float64(time.Second))
+	}
+	return int64(float64(n) / a.RatePerSecond * float64(time.Second))
+}
+
+// loop processes the agenda until every item is done or dead-lettered, or a
+// limit is reached. It returns the limit reached, if any.
+func (e *engine) loop() (string, error) {
+	horizon := int64(e.sc.Horizon)
+	arrived := 0
+	for e.agenda.Len() > 0 && e.open > 0 {
+		ev := e.agenda.pop()
+		if ev.at > horizon {
+			return fmt.Sprintf("horizon %s", e.sc.Horizon.D()), nil
+		}
+		e.events++
+		if e.events > e.sc.maxEvents() {
+			return fmt.Sprintf("max_events %d", e.sc.maxEvents()), nil
+		}
+		if e.events&0xffff == 1 {
+			if err := e.ctx.Err(); err != nil {
+				return "", err
+			}
+		}
+		e.now = ev.at
+		e.clock.base = ev.at
+		switch ev.kind {
+		case evArrival:
+			e.arrive(arrived)
+			arrived++
+			if arrived < e.sc.Items {
+				e.schedule(event{at: max(e.arrivalGap(arrived), e.now), kind: evArrival})
+			}
+		case evPoll:
+			sr := e.stages[ev.st]
+			if ev.gen == sr.pollGen {
+				sr.pollPending = false
+				e.poll(sr)
+			}
+		case evInvocationEnd:
+			e.endInvocation(ev.inv)
+		case evSchedulerTick:
+			e.tick()
+			e.schedule(event{at: e.now + int64(e.sc.SchedulerInterval), kind: evSchedulerTick})
+		}
+	}
+	if e.open > 0 && e.agenda.Len() == 0 {
+		e.anomaly("%d items open with nothing left to happen", e.open)
+	}
+	return "", nil
+}
+
+// arrive creates item n and sends it to the fetch queue, as a producer
+// does: one PutItem, one SendMessage.
+func (e *engine) arrive(n int) {
+	id := e.sc.ItemID(n + 1)
+	e.items[n].arrival = e.now
+	if e.mem != nil {
+		host := n % e.sc.ArticleHosts
+		hook := n % e.sc.WebhookHosts
+		_, err := e.mem.Create(e.ctx, state.NewItem{
+			ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Now: toTime(e.now),
+			SourceURL:  "https://news-" + strconv.Itoa(host) + ".example/a/" + id,
+			WebhookURL: "https://hooks-" + strconv.Itoa(hook) + ".example/h/" + id,
+		})
+		if err != nil {
+			e.anomaly("create %s: %v", id, err)
+		}
+	}
+	e.meter.ddb(ddbPutItem, wru(itemBaseBytes), 0)
+	body := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "corr-" + id}.Encode()
+	e.meter.sqs(sqsSendMessage, len(body))
+	e.deliver(sqsOp{send: true, q: e.stages[0].q, id: e.newMessageID(), body: body})
+}
+
+// enqueue records an SQS request of the running invocation, or applies it
+// at once outside one.
+func (e *engine) enqueue(op sqsOp) {
+	if e.inv != nil {
+		e.inv.ops = append(e.inv.ops, op)
+		return
+	}
+	e.deliver(op)
+}
+
+// deliver applies an SQS request now.
+func (e *engine) deliver(op sqsOp) {
+	if !op.send {
+		m := op.q.inflight[op.receipt]
+		if m == nil {
+			return // a stale receipt: SQS ignores it
+		}
+		m.visChanged = true
+		m.visibleAt = e.now + int64(op.seconds)*int64(time.Second)
+		return
+	}
+	m := &message{id: op.id, body: op.body, attrs: op.attrs, sentAt: e.now, visibleAt: e.now}
+	e.nmsg++
+	m.seq = e.nmsg
+	if op.q.stage < 0 {
+		op.q.sunk++
+		e.deadLettered(op.q, m)
+		return
+	}
+	op.q.alive++
+	op.q.put(m)
+	e.wake(e.stages[op.q.stage], m.visibleAt)
+}
+
+// deadLettered records a message arriving in a DLQ: a dead letter sent by
+// a handler (its attributes name the item, stage and class) or a message
+// the redrive policy moved (the envelope names the item; the class is the
+// item's last failure at that stage).
+func (e *engine) deadLettered(dlq *queue, m *message) {
+	sr := e.stages[0]
+	for _, s := range e.stages {
+		if s.dlq == dlq {
+			sr = s
+		}
+	}
+	id := m.attrs["item_id"]
+	if id == "" {
+		env, err := pipeline.DecodeEnvelope(m.body, "")
+		if err != nil {
+			e.anomaly("dead letter on %s names no item", dlq.name)
+			return
+		}
+		id = env.ItemID
+	}
+	i, ok := e.index[id]
+	if !ok {
+		e.anomaly("dead letter for unknown item %q", id)
+		return
+	}
+	class := failure.Class(m.attrs["error_class"])
+	if class == "" {
+		class = e.up.lastClass[sr.idx][i]
+	}
+	e.finish(i, outcomeDeadLetter, sr.st, class, e.now)
+}
+
+// finish records item i's outcome, once.
+func (e *engine) finish(i int32, outcome uint8, st pipeline.Stage, class failure.Class, at vt) {
+	it := &e.items[i]
+	if it.outcome != outcomeOpen {
+		e.anomaly("%s reached a second outcome (%d after %d)", e.sc.ItemID(int(i)+1), outcome, it.outcome)
+		return
+	}
+	it.outcome, it.finished, it.dlStage, it.dlClass = outcome, at, st, class
+	e.open--
+	e.lastEnd = max(e.lastEnd, at)
+}
+
+func (e *engine) anomaly(format string, args ...any) {
+	if len(e.anomalies) < 100 {
+		e.anomalies = append(e.anomalies, fmt.Sprintf(format, args...))
+	}
+}
+
+// wake makes sure sr's event source polls at `at` (or sooner) while it has
+// a free slot.
+func (e *engine) wake(sr *stageRT, at vt) {
+	if sr.free == 0 {
+		return // the next invocation end polls
+	}
+	at = max(at, e.now)
+	if sr.pollPending && sr.pollAt <= at {
+		return
+	}
+	sr.pollGen++
+	sr.pollPending, sr.pollAt = true, at
+	e.schedule(event{at: at, kind: evPoll, st: int8(sr.idx), gen: sr.pollGen})
+}
+
+// poll is the event source mapping: while a slot is free and a batch is
+// ready, receive it and invoke the function.
+func (e *engine) poll(sr *stageRT) {
+	for sr.free > 0 {
+		batch, deferTo := sr.q.take(e.now, sr.cfg.BatchSize, sr.cfg.BatchWindow.D(), func(m *message) {
+			e.deliver(sqsOp{send: true, q: sr.q.dlq, id: m.id, body: m.body})
+		})
+		if batch == nil {
+			if deferTo > 0 {
+				e.wake(sr, deferTo)
+			} else if at, ok := sr.q.nextVisible(); ok {
+				e.wake(sr, at)
+			}
+			return
+		}
+		payload := 0
+		for _, m := range batch {
+			payload += len(m.body)
+		}
+		e.meter.sqs(sqsReceiveMessage, payload)
+		slot := 0
+		for sr.busy[slot] {
+			slot++
+		}
+		sr.busy[slot] = true
+		sr.free--
+		e.invoke(sr, slot, batch)
+	}
+}
+
+// invoke runs one invocation of sr's function on batch, now.
+func (e *engine) invoke(sr *stageRT, slot int, batch []*message) {
+	inv := &invocation{sr: sr, slot: slot, start: e.now, msgs: batch}
+	recs := make([]events.SQSMessage, len(batch))
+	for k, m := range batch {
+		recs[k] = events.SQSMessage{
+			MessageId: m.id, ReceiptHandle: m.receipt, Body: m.body, EventSource: "aws:sqs",
+			EventSourceARN: "arn:aws:sqs:us-east-1:000000000000:" + sr.q.name, AWSRegion: "us-east-1",
+			Attributes: map[string]string{
+				"ApproximateReceiveCount": strconv.Itoa(m.receives),
+				"SentTimestamp":           strconv.FormatInt(toTime(m.sentAt).UnixMilli(), 10),
+			},
+		}
+	}
+	deadline := e.now + int64(sr.timeout)
+	ctx, cancel := context.WithDeadline(e.ctx, toTime(deadline))
+	e.inv = inv
+	e.clock.begin(e.now+int64(e.sc.AWSLatency.Invoke), sr.cfg.Lanes)
+	resp, err := sr.handlers[slot](ctx, events.SQSEvent{Records: recs})
+	end := e.clock.end()
+	cancel()
+	e.inv = nil
+	if err != nil {
+		// A function error retries the whole batch: nothing is deleted.
+		e.anomaly("%s handler error: %v", sr.st, err)
+		resp = events.SQSEventResponse{}
+		for _, m := range batch {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.id})
+		}
+	}
+	if end > deadline {
+		e.meter.timeouts++
+		end = deadline
+	}
+	inv.resp, inv.end = resp, max(end, e.now+1)
+	e.meter.lambda(sr.idx, time.Duration(inv.end-inv.start))
+	e.schedule(event{at: inv.end, kind: evInvocationEnd, inv: inv})
+}
+
+// endInvocation applies an invocation's SQS requests and does what the
+// event source mapping does with its response: it deletes the records not
+// reported as failures (one DeleteMessageBatch) and leaves the others to
+// reappear when their visibility runs out.
+func (e *engine) endInvocation(inv *invocation) {
+	for _, op := range inv.ops {
+		e.deliver(op)
+	}
+	failed := make(map[string]bool, len(inv.resp.BatchItemFailures))
+	for _, f := range inv.resp.BatchItemFailures {
+		failed[f.ItemIdentifier] = true
+	}
+	q := inv.sr.q
+	deleted := 0
+	for _, m := range inv.msgs {
+		delete(q.inflight, m.receipt)
+		if !failed[m.id] {
+			q.alive--
+			deleted++
+			continue
+		}
+		if !m.visChanged {
+			m.visibleAt = m.receivedAt + int64(q.visibility)
+		}
+		m.visibleAt = max(m.visibleAt, e.now)
+		q.put(m)
+	}
+	if deleted > 0 {
+		e.meter.sqs(sqsDeleteMessageBatch, 0)
+	}
+	sr := inv.sr
+	sr.busy[inv.slot] = false
+	sr.free++
+	if at, ok := q.nextVisible(); ok {
+		e.wake(sr, at)
+	}
+}
+
+// tick is the scheduler function (functions/scheduler) on its EventBridge
+// schedule: the real parked.Scheduler — claim, send with SendMessageBatch,
+// delete — over state.Memory's parked store and the simulated SQS, with
+// Concurrency 1 for a deterministic order. A tick with nothing due (the
+// engine tracks the due times Park wrote) only pays for the scheduler's
+// empty query and invocation.
+func (e *engine) tick() {
+	e.clock.begin(e.now+int64(e.sc.AWSLatency.Invoke), 1)
+	if e.parkedDue.Len() == 0 || e.parkedDue.peek() > e.now {
+		e.meter.ddb(ddbQuery, 0, 0.5)
+		e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
+	} else {
+		for e.parkedDue.Len() > 0 && e.parkedDue.peek() <= e.now {
+			e.parkedDue.pop()
+		}
+		deadline := e.now + int64(time.Minute)
+		ctx, cancel := context.WithDeadline(e.ctx, toTime(deadline))
+		if _, err := e.scheduler.Run(ctx, "scheduler-"+strconv.FormatInt(e.now, 10)); err != nil {
+			e.anomaly("scheduler: %v", err)
+		}
+		cancel()
+	}
+	end := e.clock.end()
+	e.meter.lambda(fnScheduler, time.Duration(end-e.now))
+}
+
+// parkedStore is state.Memory's parked store behind parked.Store, counting
+// the DynamoDB requests state.Parked makes: a Query per page of due waits
+// (through the by-due index, eventually consistent), a conditional
+// UpdateItem per claim, a conditional DeleteItem per retired wait.
+type parkedStore struct {
+	e *engine
+	m *state.MemoryParked
+}
+
+var _ parked.Store = (*parkedStore)(nil)
+
+// Due lists the waits due at now.
+func (p *parkedStore) Due(ctx context.Context, now time.Time, fn func([]state.ParkedWait) error) error {
+	pages := 0
+	err := p.m.Due(ctx, now, func(page []state.ParkedWait) error {
+		for start := 0; start < len(page); start += state.DefaultParkedPage {
+			chunk := page[start:min(start+state.DefaultParkedPage, len(page))]
+			pages++
+			p.e.meter.ddb(ddbQuery, 0, max(0.5, rru(len(chunk)*parkedBytes, false)))
+			p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+			if err := fn(chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if pages == 0 {
+		p.e.meter.ddb(ddbQuery, 0, 0.5)
+		p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+	}
+	return err
+}
+
+// Claim claims a wait for the run.
+func (p *parkedStore) Claim(ctx context.Context, w state.ParkedWait, owner string, now, until time.Time) error {
+	p.e.ddbWrite(ddbUpdateItem, parkedBytes)
+	return p.m.Claim(ctx, w, owner, now, until)
+}
+
+// Delete retires a sent wait.
+func (p *parkedStore) Delete(ctx context.Context, w state.ParkedWait, owner string) error {
+	p.e.ddbWrite(ddbDeleteItem, parkedBytes)
+	return p.m.Delete(ctx, w, owner)
+}
