@@ -150,9 +150,17 @@ func TestResolveEnvRealTemplate(t *testing.T) {
 		t.Errorf("QueueOf = %q, %q, %v", url, arn, err)
 	}
 
-	llm, _ := tpl.Function("LLMFunc")
-	policy := llm.Properties["Policies"].([]any)[0].(map[string]any)["Statement"].([]any)
-	res, err := r.String(policy[len(policy)-1].(map[string]any)["Resource"])
+	role := tpl.Resources["LLMFuncRole"].Properties["Policies"].([]any)[0].(map[string]any)["PolicyDocument"].(map[string]any)
+	var keyStmt map[string]any
+	for _, s := range role["Statement"].([]any) {
+		if st := s.(map[string]any); st["Sid"] == "LLMApiKey" {
+			keyStmt = st
+		}
+	}
+	if keyStmt == nil {
+		t.Fatal("LLMFuncRole has no LLMApiKey statement")
+	}
+	res, err := r.String(keyStmt["Resource"])
 	if err != nil || res != "arn:aws:ssm:us-east-1:123456789012:parameter/triage/llm-api-key" {
 		t.Errorf("LLMApiKey policy resource = %q, %v", res, err)
 	}

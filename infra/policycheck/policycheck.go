@@ -1,0 +1,277 @@
+// Package policycheck checks the security properties of template.yaml that
+// a review would otherwise have to catch by eye: no IAM statement with a
+// wildcard action or resource on the data plane, every function reaching
+// only the queues and tables it needs, and encryption at rest on every queue
+// and table. It runs on the raw template and on the SAM-transformed one, so
+// policies SAM would attach on its own are caught too.
+package policycheck
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Finding is one violation.
+type Finding struct {
+	// Resource is the logical id of the offending resource.
+	Resource string
+	// Rule names the rule: wildcard-action, wildcard-resource,
+	// managed-policy, inline-function-policy, reach, sse.
+	Rule string
+	// Detail says what was found.
+	Detail string
+}
+
+// String renders "Resource: rule: detail".
+func (f Finding) String() string { return f.Resource + ": " + f.Rule + ": " + f.Detail }
+
+// Resource is a template resource in CloudFormation's long form: intrinsic
+// functions are maps such as {"Ref": "X"} or {"Fn::GetAtt": ["X", "Arn"]}.
+type Resource struct {
+	Type       string
+	Properties map[string]any
+}
+
+// StreamWildcard is the one wildcard a role may hold: the log-stream part of
+// its function's own log group, whose stream names Lambda picks at run time.
+// It is allowed only for logs: actions on a log-group ARN.
+const StreamWildcard = ":log-stream:*"
+
+// Check applies every rule. reach maps each function's logical id to the
+// logical ids its role may reference; a function missing from reach is not
+// checked for reach.
+func Check(resources map[string]Resource, reach map[string][]string) []Finding {
+	var out []Finding
+	ids := make([]string, 0, len(resources))
+	for id := range resources {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		r := resources[id]
+		switch r.Type {
+		case "AWS::Serverless::Function":
+			if p, ok := r.Properties["Policies"]; ok && p != nil {
+				out = append(out, Finding{id, "inline-function-policy",
+					"SAM merges Policies into a generated role and adds its managed policies; give the function an explicit Role"})
+			}
+			if _, ok := r.Properties["Role"]; !ok {
+				out = append(out, Finding{id, "managed-policy", "no explicit Role: SAM generates one with AWS managed policies"})
+			}
+		case "AWS::Lambda::Function":
+			if _, ok := r.Properties["Role"]; !ok {
+				out = append(out, Finding{id, "managed-policy", "function without a role"})
+			}
+		case "AWS::IAM::Role":
+			if arns, ok := r.Properties["ManagedPolicyArns"].([]any); ok && len(arns) > 0 {
+				out = append(out, Finding{id, "managed-policy", fmt.Sprintf("attaches %v, whose statements this check cannot see", arns)})
+			}
+			for _, st := range Statements(r) {
+				out = append(out, checkStatement(id, st)...)
+			}
+		case "AWS::SQS::Queue":
+			if r.Properties["SqsManagedSseEnabled"] != true && r.Properties["KmsMasterKeyId"] == nil {
+				out = append(out, Finding{id, "sse", "queue without SqsManagedSseEnabled or KmsMasterKeyId"})
+			}
+		case "AWS::DynamoDB::Table":
+			sse, _ := r.Properties["SSESpecification"].(map[string]any)
+			if sse == nil || sse["SSEEnabled"] != true {
+				out = append(out, Finding{id, "sse", "table without SSESpecification.SSEEnabled"})
+			}
+		}
+	}
+	for fn, allowed := range reach {
+		role := RoleOf(resources, fn)
+		if role == "" {
+			out = append(out, Finding{fn, "reach", "no role found for the function"})
+			continue
+		}
+		for _, ref := range References(resources[role]) {
+			if !slices.Contains(allowed, ref) {
+				out = append(out, Finding{fn, "reach", fmt.Sprintf("its role %s reaches %s, which it does not need", role, ref)})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// Statements returns the statements of a role's inline policies.
+func Statements(r Resource) []map[string]any {
+	var out []map[string]any
+	pols, _ := r.Properties["Policies"].([]any)
+	for _, p := range pols {
+		pm, _ := p.(map[string]any)
+		doc, _ := pm["PolicyDocument"].(map[string]any)
+		sts, _ := doc["Statement"].([]any)
+		for _, s := range sts {
+			if sm, ok := s.(map[string]any); ok {
+				out = append(out, sm)
+			}
+		}
+	}
+	return out
+}
+
+func checkStatement(role string, st map[string]any) []Finding {
+	var out []Finding
+	sid, _ := st["Sid"].(string)
+	where := role
+	if sid != "" {
+		where += " (" + sid + ")"
+	}
+	if st["Effect"] == "Deny" {
+		return nil
+	}
+	actions := strs(st["Action"])
+	if _, ok := st["NotAction"]; ok {
+		out = append(out, Finding{where, "wildcard-action", "NotAction grants everything else"})
+	}
+	for _, a := range actions {
+		if strings.Contains(a, "*") {
+			out = append(out, Finding{where, "wildcard-action", a})
+		}
+	}
+	if _, ok := st["NotResource"]; ok {
+		out = append(out, Finding{where, "wildcard-resource", "NotResource grants everything else"})
+	}
+	logsOnly := len(actions) > 0
+	for _, a := range actions {
+		logsOnly = logsOnly && strings.HasPrefix(a, "logs:")
+	}
+	for _, lit := range literals(st["Resource"]) {
+		if !strings.Contains(lit, "*") {
+			continue
+		}
+		if logsOnly && strings.HasSuffix(lit, StreamWildcard) && strings.Count(lit, "*") == 1 && strings.Contains(lit, ":log-group:") {
+			continue
+		}
+		out = append(out, Finding{where, "wildcard-resource", lit})
+	}
+	return out
+}
+
+// strs returns a string or a list of strings as a list.
+func strs(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, e := range t {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// literals returns the literal text of a Resource value: plain strings, the
+// template strings of Fn::Sub and the parts of Fn::Join. References resolve
+// to exact ARNs and contribute nothing.
+func literals(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, e := range t {
+			out = append(out, literals(e)...)
+		}
+		return out
+	case map[string]any:
+		if sub, ok := t["Fn::Sub"]; ok {
+			switch s := sub.(type) {
+			case string:
+				return []string{s}
+			case []any:
+				if len(s) > 0 {
+					if str, ok := s[0].(string); ok {
+						return []string{str}
+					}
+				}
+			}
+		}
+		if join, ok := t["Fn::Join"].([]any); ok && len(join) == 2 {
+			return []string{strings.Join(literals(join[1]), "")}
+		}
+	}
+	return nil
+}
+
+// References lists the logical ids a role's statements name (Ref, GetAtt,
+// ${X} and ${X.Arn} in Fn::Sub), sorted and unique; pseudo parameters and
+// template parameters are skipped by the caller's allowlist.
+func References(r Resource) []string {
+	set := map[string]bool{}
+	for _, st := range Statements(r) {
+		collectRefs(st["Resource"], set)
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		if !strings.HasPrefix(k, "AWS::") {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func collectRefs(v any, set map[string]bool) {
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			collectRefs(e, set)
+		}
+	case map[string]any:
+		if ref, ok := t["Ref"].(string); ok {
+			set[ref] = true
+		}
+		if ga, ok := t["Fn::GetAtt"]; ok {
+			switch g := ga.(type) {
+			case []any:
+				if len(g) > 0 {
+					if s, ok := g[0].(string); ok {
+						set[s] = true
+					}
+				}
+			case string:
+				set[strings.SplitN(g, ".", 2)[0]] = true
+			}
+		}
+		for _, lit := range literals(t) {
+			for rest := lit; ; {
+				i := strings.Index(rest, "${")
+				if i < 0 {
+					break
+				}
+				j := strings.IndexByte(rest[i:], '}')
+				if j < 0 {
+					break
+				}
+				name := strings.SplitN(rest[i+2:i+j], ".", 2)[0]
+				set[name] = true
+				rest = rest[i+j:]
+			}
+		}
+	}
+}
+
+// RoleOf returns the logical id of the role a function uses: its Role
+// property's GetAtt or Ref target.
+func RoleOf(resources map[string]Resource, fn string) string {
+	r, ok := resources[fn]
+	if !ok {
+		return ""
+	}
+	set := map[string]bool{}
+	collectRefs(r.Properties["Role"], set)
+	for k := range set {
+		return k
+	}
+	return ""
+}

@@ -1,0 +1,192 @@
+package policycheck_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/infra/policycheck"
+)
+
+// reach is the intended topology: what each function's role may name. A
+// stage reaches its own queue and DLQ, the next stage's queue, the item
+// tables and its breakers; nothing else.
+var reach = map[string][]string{
+	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable"},
+	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
+		"ModelsTable", "BudgetTable", "LLMApiKeyParameter"},
+	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
+		"WebhookSecretParameter"},
+	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable"},
+	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable"},
+	"RecoveryFunc":  {"ModelsTable"},
+}
+
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := localtest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func fromTemplate(tpl *template.Template) map[string]policycheck.Resource {
+	out := map[string]policycheck.Resource{}
+	for id, r := range tpl.Resources {
+		out[id] = policycheck.Resource{Type: r.Type, Properties: r.Properties}
+	}
+	return out
+}
+
+func TestTemplate(t *testing.T) {
+	t.Parallel()
+	tpl, err := template.ParseFile(filepath.Join(root(t), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := fromTemplate(tpl)
+	for _, f := range policycheck.Check(res, reach) {
+		t.Error(f)
+	}
+	for fn := range reach {
+		if _, ok := res[fn]; !ok {
+			t.Errorf("the allowlist names %s, which the template lacks", fn)
+		}
+	}
+	for id, r := range res {
+		if r.Type == "AWS::Serverless::Function" {
+			if _, ok := reach[id]; !ok {
+				t.Errorf("function %s has no entry in the reach allowlist", id)
+			}
+		}
+	}
+}
+
+// TestTransformedTemplate checks what CloudFormation deploys: the template
+// after SAM's transform, where SAM would have added its own roles and
+// managed policies.
+func TestTransformedTemplate(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		localtest.Require(t, "python3", "install Python 3 and pip install aws-sam-translator")
+	}
+	const script = `
+import json, sys
+from samtranslator.translator.transform import transform
+from samtranslator.yaml_helper import yaml_parse
+tpl = yaml_parse(open(sys.argv[1]).read())
+for k, v in tpl.get("Resources", {}).items():
+    if v.get("Type") == "AWS::Serverless::Function":
+        v.setdefault("Properties", {})["CodeUri"] = "s3://policy-check/" + k + ".zip"
+class Loader:
+    def load(self): return {}
+json.dump(transform(tpl, {}, Loader()), sys.stdout)
+`
+	cmd := exec.Command("python3", "-c", script, filepath.Join(root(t), "template.yaml"))
+	cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION=us-east-1")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		if strings.Contains(stderr, "No module named 'samtranslator'") {
+			localtest.Require(t, "aws-sam-translator", "pip install aws-sam-translator")
+		}
+		t.Fatalf("SAM transform: %v\n%s", err, stderr)
+	}
+	var doc struct {
+		Resources map[string]struct {
+			Type       string         `json:"Type"`
+			Properties map[string]any `json:"Properties"`
+		} `json:"Resources"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]policycheck.Resource{}
+	roles := 0
+	for id, r := range doc.Resources {
+		res[id] = policycheck.Resource{Type: r.Type, Properties: r.Properties}
+		if r.Type == "AWS::IAM::Role" {
+			roles++
+		}
+	}
+	if roles != len(reach) {
+		t.Errorf("the transformed template has %d roles, want one per function (%d): SAM generated its own", roles, len(reach))
+	}
+	for _, f := range policycheck.Check(res, reach) {
+		t.Error(f)
+	}
+}
+
+// TestRulesCatchViolations shows each rule failing on a bad resource.
+func TestRulesCatchViolations(t *testing.T) {
+	t.Parallel()
+	stmt := func(action any, resource any) map[string]any {
+		return map[string]any{"Effect": "Allow", "Action": action, "Resource": resource}
+	}
+	role := func(sts ...map[string]any) policycheck.Resource {
+		list := make([]any, len(sts))
+		for i, s := range sts {
+			list[i] = s
+		}
+		return policycheck.Resource{Type: "AWS::IAM::Role", Properties: map[string]any{
+			"Policies": []any{map[string]any{"PolicyName": "p", "PolicyDocument": map[string]any{"Statement": list}}}}}
+	}
+	tests := map[string]struct {
+		res  map[string]policycheck.Resource
+		rule string
+	}{
+		"service wildcard action": {map[string]policycheck.Resource{"R": role(stmt("dynamodb:*", map[string]any{"Fn::GetAtt": []any{"T", "Arn"}}))}, "wildcard-action"},
+		"star resource":           {map[string]policycheck.Resource{"R": role(stmt([]any{"sqs:SendMessage"}, "*"))}, "wildcard-resource"},
+		"index wildcard": {map[string]policycheck.Resource{"R": role(stmt("dynamodb:Query",
+			map[string]any{"Fn::Sub": "${T.Arn}/index/*"}))}, "wildcard-resource"},
+		"stream wildcard on a data-plane action": {map[string]policycheck.Resource{"R": role(stmt("sqs:SendMessage",
+			map[string]any{"Fn::Sub": "arn:aws:logs:r:a:log-group:/aws/lambda/x:log-stream:*"}))}, "wildcard-resource"},
+		"managed policy": {map[string]policycheck.Resource{"R": {Type: "AWS::IAM::Role", Properties: map[string]any{
+			"ManagedPolicyArns": []any{"arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole"}}}}, "managed-policy"},
+		"function policies": {map[string]policycheck.Resource{"F": {Type: "AWS::Serverless::Function", Properties: map[string]any{
+			"Policies": []any{"AWSLambdaBasicExecutionRole"}}}}, "inline-function-policy"},
+		"queue without sse": {map[string]policycheck.Resource{"Q": {Type: "AWS::SQS::Queue", Properties: map[string]any{}}}, "sse"},
+		"table without sse": {map[string]policycheck.Resource{"T": {Type: "AWS::DynamoDB::Table", Properties: map[string]any{
+			"SSESpecification": map[string]any{"SSEEnabled": false}}}}, "sse"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fs := policycheck.Check(tc.res, nil)
+			for _, f := range fs {
+				if f.Rule == tc.rule {
+					return
+				}
+			}
+			t.Fatalf("findings %v lack rule %s", fs, tc.rule)
+		})
+	}
+	t.Run("reach", func(t *testing.T) {
+		t.Parallel()
+		res := map[string]policycheck.Resource{
+			"F":     {Type: "AWS::Serverless::Function", Properties: map[string]any{"Role": map[string]any{"Fn::GetAtt": []any{"FRole", "Arn"}}}},
+			"FRole": role(stmt("sqs:SendMessage", []any{map[string]any{"Fn::GetAtt": []any{"OwnQueue", "Arn"}}, map[string]any{"Fn::GetAtt": []any{"OtherDLQ", "Arn"}}})),
+		}
+		fs := policycheck.Check(res, map[string][]string{"F": {"OwnQueue"}})
+		if len(fs) != 1 || fs[0].Rule != "reach" || !strings.Contains(fs[0].Detail, "OtherDLQ") {
+			t.Fatalf("findings %v, want one reach finding naming OtherDLQ", fs)
+		}
+	})
+	t.Run("the own log group's streams are allowed", func(t *testing.T) {
+		t.Parallel()
+		res := map[string]policycheck.Resource{"R": role(stmt([]any{"logs:CreateLogStream", "logs:PutLogEvents"},
+			map[string]any{"Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/${AWS::StackName}-x:log-stream:*"}))}
+		if fs := policycheck.Check(res, nil); len(fs) != 0 {
+			t.Fatalf("findings %v", fs)
+		}
+	})
+}
