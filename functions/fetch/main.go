@@ -17,7 +17,7 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		f := NewFetcher(FetcherConfig{BlockPrivate: d.Getenv("FETCH_BLOCK_PRIVATE") != "false"})
+		f := NewFetcher(FetcherConfig{BlockPrivate: d.Getenv("BLOCK_PRIVATE_NETWORKS") != "false"})
 		return breaker.Guard{Inner: f, Service: breaker.SourceHost, Breakers: breakers}, nil
 	})
 }

@@ -11,16 +11,15 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -82,7 +81,7 @@ type Fetcher struct {
 	UserAgent string
 	// BlockPrivate refuses connections to loopback, private, link-local,
 	// unspecified, multicast and other special-purpose addresses (see
-	// BlockedAddr). Item producers choose the URL, so production turns this
+	// egress.BlockedAddr). Item producers choose the URL, so production turns this
 	// on (server-side request forgery protection); the local stack turns it
 	// off to reach fakes on 127.0.0.1. It is checked in the dialer's Control
 	// hook — after DNS resolution, on every connection, redirects included —
@@ -120,8 +119,8 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 }
 
 // NewHTTPClient returns the fetch stage's HTTP client: the timeouts above,
-// up to 10 redirects, and with blockPrivate the BlockedAddr check on every
-// connection.
+// up to 10 redirects, and with blockPrivate the egress.BlockedAddr check on
+// every connection.
 func NewHTTPClient(blockPrivate bool) *http.Client {
 	dialer := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
@@ -135,7 +134,7 @@ func NewHTTPClient(blockPrivate bool) *http.Client {
 		ExpectContinueTimeout: time.Second,
 	}
 	if blockPrivate {
-		dialer.Control = refusePrivate
+		dialer.Control = egress.Control
 		tr.Proxy = nil
 	}
 	return &http.Client{Transport: tr, Timeout: FetchTimeout}
@@ -156,73 +155,6 @@ func (f *Fetcher) client() *http.Client {
 	default:
 		return openClient()
 	}
-}
-
-// refusePrivate is the dialer's Control hook: address is the resolved
-// "ip:port" about to be connected to.
-func refusePrivate(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return failure.New(failure.SchemaInvalid, "refusing to connect to unparseable address %q", address)
-	}
-	if why, blocked := BlockedAddr(ap.Addr()); blocked {
-		return failure.New(failure.SchemaInvalid, "refusing to connect to %s address %s", why, ap.Addr())
-	}
-	return nil
-}
-
-// extraBlocked are special-purpose ranges that netip's predicates do not
-// cover but that no article lives on.
-var extraBlocked = []struct {
-	prefix netip.Prefix
-	why    string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "this-network"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "shared (carrier-grade NAT)"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignment"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
-}
-
-// nat64 is the well-known NAT64 prefix; its addresses embed an IPv4 one.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
-
-// BlockedAddr reports whether BlockPrivate refuses a, and why: loopback,
-// private (RFC 1918, fc00::/7), link-local (169.254/16 — the instance
-// metadata service — and fe80::/10), unspecified, multicast, and the
-// special-purpose ranges in extraBlocked. IPv4-mapped and NAT64 IPv6
-// addresses are judged by the IPv4 address they carry.
-func BlockedAddr(a netip.Addr) (why string, blocked bool) {
-	a = a.Unmap()
-	if a.Is6() && nat64.Contains(a) {
-		b := a.As16()
-		a = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
-	}
-	switch {
-	case !a.IsValid():
-		return "invalid", true
-	case a.IsLoopback():
-		return "loopback", true
-	case a.IsPrivate():
-		return "private", true
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return "link-local", true
-	case a.IsUnspecified():
-		return "unspecified", true
-	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
-		return "multicast", true
-	}
-	if a.Is4() {
-		if a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
-			return "broadcast", true
-		}
-		for _, e := range extraBlocked {
-			if e.prefix.Contains(a) {
-				return e.why, true
-			}
-		}
-	}
-	return "", false
 }
 
 // Run downloads item.SourceURL and returns its text as the item's Document.

@@ -22,7 +22,8 @@ func main() {
 			return nil, err
 		}
 		secrets := secret.NewResolver(secret.Config{SSM: ssm.NewFromConfig(d.AWS), SecretsManager: secretsmanager.NewFromConfig(d.AWS)})
-		n := NewNotifier(NotifierConfig{Secret: secrets.BytesFunc(d.Getenv("WEBHOOK_SECRET_PARAMETER"))})
+		n := NewNotifier(NotifierConfig{Secret: secrets.BytesFunc(d.Getenv("WEBHOOK_SECRET_PARAMETER")),
+			BlockPrivate: d.Getenv("BLOCK_PRIVATE_NETWORKS") != "false"})
 		return breaker.Guard{Inner: n, Service: breaker.WebhookHost, Breakers: breakers}, nil
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -72,6 +73,10 @@ type NotifierConfig struct {
 	UserAgent string
 	// Now is Notifier.Now.
 	Now func() time.Time
+	// BlockPrivate makes the built client refuse private, loopback and
+	// link-local destinations (egress.BlockedAddr): webhook URLs come from
+	// item producers, like article URLs.
+	BlockPrivate bool
 }
 
 // Notifier is the notify stage's Work: it POSTs the item's enrichment to the
@@ -99,7 +104,7 @@ type Notifier struct {
 func NewNotifier(cfg NotifierConfig) *Notifier {
 	n := &Notifier{Client: cfg.Client, Secret: cfg.Secret, UserAgent: cfg.UserAgent, Now: cfg.Now}
 	if n.Client == nil {
-		n.Client = NewHTTPClient()
+		n.Client = NewHTTPClient(cfg.BlockPrivate)
 	}
 	if n.UserAgent == "" {
 		n.UserAgent = DefaultUserAgent
@@ -111,12 +116,19 @@ func NewNotifier(cfg NotifierConfig) *Notifier {
 }
 
 // NewHTTPClient returns the notify stage's HTTP client: the timeouts above,
-// no redirects.
-func NewHTTPClient() *http.Client {
+// no redirects, and with blockPrivate the egress.BlockedAddr check on every
+// connection (proxies from the environment are then not used: the dialer
+// could not see the real destination).
+func NewHTTPClient(blockPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
+	proxy := http.ProxyFromEnvironment
+	if blockPrivate {
+		dialer.Control, proxy = egress.Control, nil
+	}
 	return &http.Client{
 		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			Proxy:                 proxy,
+			DialContext:           dialer.DialContext,
 			TLSHandshakeTimeout:   TLSHandshakeTimeout,
 			ResponseHeaderTimeout: ResponseHeaderTimeout,
 			ForceAttemptHTTP2:     true,
@@ -130,7 +142,7 @@ func NewHTTPClient() *http.Client {
 }
 
 // defaultClient serves a Notifier whose Client is nil, built once.
-var defaultClient = sync.OnceValue(NewHTTPClient)
+var defaultClient = sync.OnceValue(func() *http.Client { return NewHTTPClient(false) })
 
 // Payload is the webhook's JSON body. Every field is always present.
 type Payload struct {

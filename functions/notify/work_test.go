@@ -458,3 +458,22 @@ func TestRunEmptyKindIsStory(t *testing.T) {
 		t.Errorf("payload kind = %q, %v; want story", p.Kind, err)
 	}
 }
+
+// TestBlockPrivateRefusesLoopbackWebhooks: a webhook URL is chosen by the
+// item's producer; with BlockPrivate the client refuses to connect to a
+// private destination, and the upstream never sees the request.
+func TestBlockPrivateRefusesLoopbackWebhooks(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	t.Cleanup(srv.Close)
+	n := NewNotifier(NotifierConfig{BlockPrivate: true, Secret: func(context.Context) ([]byte, error) { return []byte("s"), nil }})
+	_, err := n.Run(context.Background(), state.Item{ID: "i", WebhookURL: srv.URL + "/hook",
+		Enrichment: &state.Enrichment{SummaryNeutral: "n", Category: "c", Severity: "low"}})
+	if c := failure.Classify(err); c.Class != failure.SchemaInvalid {
+		t.Fatalf("class %s (%v), want SCHEMA_INVALID", c.Class, err)
+	}
+	if hits.Load() != 0 {
+		t.Fatal("the private webhook received the request")
+	}
+}

@@ -76,7 +76,7 @@ type Options struct {
 	// is reused. "" is "triage-local".
 	StackName string
 	// Params override template parameters, after the defaults that point
-	// the functions at the fakes (LLMBaseUrl, FetchBlockPrivate=false).
+	// the functions at the fakes (LLMBaseUrl, BlockPrivateNetworks=false).
 	Params map[string]string
 	// Functions are the logical ids to run; nil means every function that
 	// has an SQS event.
@@ -197,7 +197,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	if s.AWS, err = moto.Config(ctx, s.Endpoint); err != nil {
 		return nil, err
 	}
-	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "FetchBlockPrivate": "false"}
+	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "BlockPrivateNetworks": "false"}
 	maps.Copy(params, opts.Params)
 	for k := range params { // a template without these parameters takes none
 		if _, ok := s.Template.Parameters[k]; !ok {

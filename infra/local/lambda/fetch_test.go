@@ -29,7 +29,7 @@ import (
 // failures.
 func TestFetchBootstrap(t *testing.T) {
 	t.Parallel()
-	env := localtest.Stack(t, map[string]string{"FetchBlockPrivate": "false"})
+	env := localtest.Stack(t, map[string]string{"BlockPrivateNetworks": "false"})
 	bin := lambdatest.Build(t, "./functions/fetch")
 	root, err := localtest.ModuleRoot()
 	if err != nil {

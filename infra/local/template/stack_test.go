@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 // point at the stack's queues and tables.
 func TestDescribeStackMoto(t *testing.T) {
 	t.Parallel()
-	env := localtest.Stack(t, map[string]string{"FetchBlockPrivate": "false"})
+	env := localtest.Stack(t, map[string]string{"BlockPrivateNetworks": "false"})
 	info, err := template.DescribeStack(t.Context(), cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestDescribeStackMoto(t *testing.T) {
 			want["NEXT_QUEUE_URL"] = env.Stack.QueueURL(next)
 		}
 		if stage == pipeline.Fetch {
-			want["FETCH_BLOCK_PRIVATE"] = "false"
+			want["BLOCK_PRIVATE_NETWORKS"] = "false"
 		}
 		for k, w := range want {
 			if vars[k] != w {

@@ -32,8 +32,8 @@ func TestParseRealTemplate(t *testing.T) {
 	if p := tpl.Parameters["BackstopMaxReceiveCount"]; p.Type != "Number" || p.Default != "50" || !p.HasDefault {
 		t.Errorf("BackstopMaxReceiveCount = %+v", p)
 	}
-	if p := tpl.Parameters["FetchBlockPrivate"]; p.Default != "true" || !slices.Equal(p.AllowedValues, []string{"true", "false"}) {
-		t.Errorf("FetchBlockPrivate = %+v", p)
+	if p := tpl.Parameters["BlockPrivateNetworks"]; p.Default != "true" || !slices.Equal(p.AllowedValues, []string{"true", "false"}) {
+		t.Errorf("BlockPrivateNetworks = %+v", p)
 	}
 
 	common := []string{"BACKSTOP_MAX_RECEIVE_COUNT", "DLQ_URL", "ERRORLOG_TABLE", "ITEMS_TABLE", "LOG_LEVEL",
@@ -44,7 +44,7 @@ func TestParseRealTemplate(t *testing.T) {
 		concurrency int
 		env         []string
 	}{
-		"FetchFunc":  {30 * time.Second, "FetchQueue", 20, append([]string{"FETCH_BLOCK_PRIVATE", "NEXT_QUEUE_URL"}, common...)},
+		"FetchFunc":  {30 * time.Second, "FetchQueue", 20, append([]string{"BLOCK_PRIVATE_NETWORKS", "NEXT_QUEUE_URL"}, common...)},
 		"LLMFunc":    {90 * time.Second, "LLMQueue", 10, append([]string{"LLM_API_KEY_PARAMETER", "LLM_BASE_URL", "LLM_MODELS", "LLM_PROVIDER", "NEXT_QUEUE_URL"}, common...)},
 		"NotifyFunc": {30 * time.Second, "NotifyQueue", 20, append([]string{"WEBHOOK_SECRET_PARAMETER"}, common...)},
 	}
@@ -114,7 +114,7 @@ func TestResolveEnvRealTemplate(t *testing.T) {
 	t.Parallel()
 	tpl := realTemplate(t)
 	r, err := template.NewResolver(tpl, template.ResolverConfig{
-		Parameters: map[string]string{"FetchBlockPrivate": "false", "LLMBaseUrl": "http://127.0.0.1:9/v1"},
+		Parameters: map[string]string{"BlockPrivateNetworks": "false", "LLMBaseUrl": "http://127.0.0.1:9/v1"},
 		Pseudo:     template.Pseudo{StackName: "s"},
 		Physical:   motoPhysical(tpl),
 	})
@@ -136,7 +136,7 @@ func TestResolveEnvRealTemplate(t *testing.T) {
 		"PARKED_TABLE":               "s-ParkedTable-ABCDEFGHIJKL",
 		"PROFILE":                    "standard",
 		"BACKSTOP_MAX_RECEIVE_COUNT": "50",
-		"FETCH_BLOCK_PRIVATE":        "false",
+		"BLOCK_PRIVATE_NETWORKS":        "false",
 		"LOG_LEVEL":                  "info",
 	}
 	for k, v := range want {

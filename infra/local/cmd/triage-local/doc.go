@@ -12,7 +12,7 @@
 //     ports;
 //  3. the stack: `aws cloudformation create-stack` from template.yaml
 //     (package stack) with LLMBaseUrl pointing at the fake LLM and
-//     FetchBlockPrivate=false, so the functions may reach the loopback
+//     BlockPrivateNetworks=false, so the functions may reach the loopback
 //     fakes — or, with --endpoint, the stack named --stack if it exists;
 //     then the SSM SecureString parameters the functions read
 //     (/triage/llm-api-key, /triage/webhook-signing-secret by default)
