@@ -102,7 +102,12 @@ type invocation struct {
 // effect at once, its SQS requests when it ends (queue.go) — and its end is
 // scheduled at its modelled duration.
 type engine struct {
+	// ctx ends the run when it is cancelled (checked between events); base
+	// is ctx without its cancellation and deadline, the parent of every
+	// invocation's context: a real deadline on the caller's context must not
+	// meet the virtual clock, which runs in another century.
 	ctx    context.Context
+	base   context.Context
 	sc     *Scenario
 	pol    Policy
 	opts   Options
@@ -166,7 +171,7 @@ func Run(ctx context.Context, sc *Scenario, p Policy, opts Options) (*Result, er
 
 func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engine, error) {
 	e := &engine{
-		ctx: ctx, sc: sc, pol: p, opts: opts,
+		ctx: ctx, base: context.WithoutCancel(ctx), sc: sc, pol: p, opts: opts,
 		items:    make([]item, sc.Items),
 		index:    make(map[string]int32, sc.Items),
 		open:     sc.Items,
@@ -406,7 +411,7 @@ func (e *engine) arrive(n int) {
 	if e.mem != nil {
 		host := n % e.sc.ArticleHosts
 		hook := n % e.sc.WebhookHosts
-		_, err := e.mem.Create(e.ctx, state.NewItem{
+		_, err := e.mem.Create(e.base, state.NewItem{
 			ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Now: toTime(e.now),
 			SourceURL:  "https://news-" + strconv.Itoa(host) + ".example/a/" + id,
 			WebhookURL: "https://hooks-" + strconv.Itoa(hook) + ".example/h/" + id,
@@ -565,7 +570,7 @@ func (e *engine) invoke(sr *stageRT, slot int, batch []*message) {
 		}
 	}
 	deadline := e.now + int64(sr.timeout)
-	ctx, cancel := context.WithDeadline(e.ctx, toTime(deadline))
+	ctx, cancel := context.WithDeadline(e.base, toTime(deadline))
 	e.inv = inv
 	e.clock.begin(e.now+int64(e.sc.AWSLatency.Invoke), sr.cfg.Lanes)
 	resp, err := sr.handlers[slot](ctx, events.SQSEvent{Records: recs})
@@ -643,7 +648,7 @@ func (e *engine) tick() {
 			e.parkedDue.pop()
 		}
 		deadline := e.now + int64(time.Minute)
-		ctx, cancel := context.WithDeadline(e.ctx, toTime(deadline))
+		ctx, cancel := context.WithDeadline(e.base, toTime(deadline))
 		if _, err := e.scheduler.Run(ctx, "scheduler-"+strconv.FormatInt(e.now, 10)); err != nil {
 			e.anomaly("scheduler: %v", err)
 		}

@@ -241,3 +241,29 @@ func TestRunNeedsAValidatedScenario(t *testing.T) {
 		t.Fatal("Run ignored a cancelled context")
 	}
 }
+
+// TestRunIgnoresTheCallersDeadline: a real deadline on the caller's context
+// bounds the run, but must not leak into the virtual clock's invocations.
+func TestRunIgnoresTheCallersDeadline(t *testing.T) {
+	t.Parallel()
+	sc, err := Load("../../scenarios/cross-check.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := LookupPolicy("standard")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := Run(ctx, sc, p, Options{Terminal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, term := range r.Terminal {
+		if term.State == StateDone {
+			done++
+		}
+	}
+	if done != 17 {
+		t.Fatalf("%d items done under a caller deadline, want the 17 of the scenario", done)
+	}
+}

@@ -329,6 +329,19 @@ func (s *Stack) readOutputs() error {
 // QueueURL is the stage's queue.
 func (s *Stack) QueueURL(st pipeline.Stage) string { return s.queues[st] }
 
+// Send puts an envelope on its stage's queue, as a producer (or the
+// previous stage) would.
+func (s *Stack) Send(ctx context.Context, env pipeline.Envelope) error {
+	url := s.queues[env.Stage]
+	if url == "" {
+		return fmt.Errorf("devstack: no queue for stage %q", env.Stage)
+	}
+	if _, err := s.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(env.Encode())}); err != nil {
+		return fmt.Errorf("devstack: send %s to %s: %w", env.ItemID, env.Stage, err)
+	}
+	return nil
+}
+
 // DLQURL is the stage's dead-letter queue.
 func (s *Stack) DLQURL(st pipeline.Stage) string { return s.dlqs[st] }
 

@@ -1,0 +1,139 @@
+// Package crosscheck_test holds the simulator honest: the same scripted
+// scenario, run by the policy simulator over its modelled SQS and Lambda and
+// by the real bootstrap binaries on the local stack, must leave every item in
+// the same terminal state.
+package crosscheck_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/simulate"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func TestSimulatorMatchesTheLocalStack(t *testing.T) {
+	for _, bin := range []string{"moto_server", "aws"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			localtest.Require(t, bin, `pip install "moto[server]" awscli`)
+		}
+	}
+	root, err := devstack.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	sc, err := simulate.Load(filepath.Join(root, "scenarios", "cross-check.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := simulate.LookupPolicy("standard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := simulate.Run(ctx, sc, pol, simulate.Options{Terminal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]simulate.Terminal{}
+	for _, term := range res.Terminal {
+		want[term.ItemID] = term
+	}
+
+	// Two models, so that model-specific failures landing back to back
+	// cannot leave the chain without a model (the outcome does not depend on
+	// which model answers); breakers reopen after seconds, not minutes.
+	st, err := devstack.Start(ctx, devstack.Options{
+		Root: root, Pollers: true, StackName: "crosscheck",
+		Params:   map[string]string{"LLMModels": "gpt-4o-mini,gpt-4o"},
+		Env:      map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": "2s"}},
+		BuildDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	plans := sc.FakePlans()
+	for _, s := range []struct {
+		stage pipeline.Stage
+		plan  interface {
+			SetScripts(map[string][]fakes.Fault, bool) error
+		}
+	}{{pipeline.Fetch, st.Articles}, {pipeline.LLM, st.LLM}, {pipeline.Notify, st.Webhook}} {
+		scripts := map[string][]fakes.Fault{}
+		for key, names := range plans[s.stage].Script.Scripts {
+			for _, n := range names {
+				f, err := fakes.ParseFault(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scripts[key] = append(scripts[key], f)
+			}
+		}
+		if err := s.plan.SetScripts(scripts, true); err != nil {
+			t.Fatalf("%s scripts: %v", s.stage, err)
+		}
+	}
+
+	var ids []string
+	for n := 1; n <= sc.Items; n++ {
+		id := sc.ItemID(n)
+		ids = append(ids, id)
+		if _, err := st.Items.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id,
+			SourceURL: st.ArticleServer.URL + "/articles/" + id, WebhookURL: st.HookServer.URL + "/hooks/" + id, Now: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Send(ctx, pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "corr-" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]state.Item{}
+	for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(time.Second) {
+		terminal := 0
+		for _, id := range ids {
+			it, err := st.Items.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[id] = it
+			if it.State == state.Done || it.State == state.Deadletter {
+				terminal++
+			}
+		}
+		if terminal == len(ids) {
+			break
+		}
+	}
+	for _, id := range ids {
+		w, it := want[id], got[id]
+		local := describe(it)
+		sim := w.State
+		if w.State == simulate.StateDeadLetter {
+			sim = fmt.Sprintf("deadletter %s %s", w.Stage, w.Class)
+		}
+		if local != sim {
+			t.Errorf("%s: local stack %q, simulator %q", id, local, sim)
+		}
+	}
+}
+
+func describe(it state.Item) string {
+	switch it.State {
+	case state.Done:
+		return simulate.StateDone
+	case state.Deadletter:
+		if it.DeadLetter != nil {
+			return fmt.Sprintf("deadletter %s %s", it.DeadLetter.Stage, it.DeadLetter.Class)
+		}
+	}
+	return "unfinished (" + string(it.State) + " at " + string(it.Stage) + ")"
+}
