@@ -99,7 +99,7 @@ LAMBDA_BUILD_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 fn_id               = $(word 1,$(subst :, ,$(1)))
 fn_pkg              = $(word 2,$(subst :, ,$(1)))
 
-.PHONY: bootstraps $(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
+.PHONY: bootstraps sizes $(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
 
 define sam_build_target
 build-$(call fn_id,$(1)):
@@ -107,6 +107,14 @@ build-$(call fn_id,$(1)):
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $$(GO) build $$(LAMBDA_BUILD_FLAGS) -o $$(ARTIFACTS_DIR)/bootstrap ./functions/$(call fn_pkg,$(1))
 endef
 $(foreach f,$(FUNCTIONS),$(eval $(call sam_build_target,$(f))))
+
+# sizes builds every function as Lambda runs it (linux/arm64, stripped) and
+# prints its size; docs/performance.md records the figures (target ≤ 15 MB).
+sizes: tools-go
+	@set -e; dir=$$(mktemp -d); for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; \
+	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_BUILD_FLAGS) -o $$dir/$$id ./functions/$$pkg; \
+	  awk -v id=$$id -v b=$$(wc -c < $$dir/$$id) 'BEGIN { printf "%-14s %6.2f MB\n", id, b / 1048576 }'; \
+	done; rm -rf $$dir
 
 bootstraps: tools-go
 	@set -e; for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; \
