@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -173,34 +173,34 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 }
 
 func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip bool) *dynamodb.UpdateItemInput {
-	b := newExpr()
-	now := b.val(req.At.UTC().Format(TimeFormat))
-	state := b.name("state")
-	countBelow := b.name("consecutive_failures") + " < " + b.num(int64(limit))
+	b := dynamoexpr.New()
+	now := b.Str(req.At.UTC().Format(TimeFormat))
+	state := b.Name("state")
+	countBelow := b.Name("consecutive_failures") + " < " + b.Num(int64(limit))
 	if limit > 0 {
-		countBelow = "(attribute_not_exists(" + b.name("consecutive_failures") + ") OR " + countBelow + ")"
+		countBelow = "(attribute_not_exists(" + b.Name("consecutive_failures") + ") OR " + countBelow + ")"
 	}
-	closedOrNew := "(attribute_not_exists(" + state + ") OR " + state + " = " + b.val(string(Closed)) + ")"
+	closedOrNew := "(attribute_not_exists(" + state + ") OR " + state + " = " + b.Str(string(Closed)) + ")"
 	set := []string{
-		b.name("last_failure_at") + " = " + now,
-		b.name("last_error_type") + " = " + b.val(string(req.Class)),
-		b.name("updated_at") + " = " + now,
+		b.Name("last_failure_at") + " = " + now,
+		b.Name("last_error_type") + " = " + b.Str(string(req.Class)),
+		b.Name("updated_at") + " = " + now,
 	}
-	one := b.num(1)
+	one := b.Num(1)
 	var update, cond string
 	if !trip {
-		set = append(set, state+" = "+b.val(string(Closed)))
-		update = "SET " + strings.Join(set, ", ") + " ADD " + b.name("consecutive_failures") + " " + one
+		set = append(set, state+" = "+b.Str(string(Closed)))
+		update = "SET " + strings.Join(set, ", ") + " ADD " + b.Name("consecutive_failures") + " " + one
 		cond = closedOrNew + " AND " + countBelow
 	} else {
 		set = append(set,
-			state+" = "+b.val(string(Open)),
-			b.name("opened_at")+" = "+now,
-			b.name("open_until")+" = "+b.num(req.At.Add(orDefault(req.OpenFor, DefaultOpenFor)).UnixMilli()),
-			b.name("opened_by")+" = "+b.val(tok),
+			state+" = "+b.Str(string(Open)),
+			b.Name("opened_at")+" = "+now,
+			b.Name("open_until")+" = "+b.Num(req.At.Add(orDefault(req.OpenFor, DefaultOpenFor)).UnixMilli()),
+			b.Name("opened_by")+" = "+b.Str(tok),
 		)
 		update = "SET " + strings.Join(set, ", ") +
-			" ADD " + b.name("consecutive_failures") + " " + one + ", " + b.name("opens") + " " + one
+			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("opens") + " " + one
 		cond = closedOrNew + " AND NOT " + countBelow
 	}
 	return s.update(req.Service, update, cond, b)
@@ -210,10 +210,10 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip b
 //
 //	SET consecutive_failures = 0 IF state = closed AND consecutive_failures > 0
 func (s *Dynamo) ResetFailures(ctx context.Context, service string, now time.Time) (bool, error) {
-	b := newExpr()
-	zero := b.num(0)
-	update := "SET " + b.name("consecutive_failures") + " = " + zero + ", " + b.name("updated_at") + " = " + b.val(now.UTC().Format(TimeFormat))
-	cond := b.name("state") + " = " + b.val(string(Closed)) + " AND " + b.name("consecutive_failures") + " > " + zero
+	b := dynamoexpr.New()
+	zero := b.Num(0)
+	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
+	cond := b.Name("state") + " = " + b.Str(string(Closed)) + " AND " + b.Name("consecutive_failures") + " > " + zero
 	in := s.update(service, update, cond, b)
 	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
 	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
@@ -230,14 +230,14 @@ func (s *Dynamo) ResetFailures(ctx context.Context, service string, now time.Tim
 //	SET state = half_open, probe_owner = :owner, probe_until = :now + lease
 //	IF (state = open AND open_until <= :now) OR (state = half_open AND probe_until <= :now)
 func (s *Dynamo) AcquireProbe(ctx context.Context, req ProbeRequest) (Record, error) {
-	b := newExpr()
-	state, now := b.name("state"), b.num(req.Now.UnixMilli())
-	update := "SET " + state + " = " + b.val(string(HalfOpen)) +
-		", " + b.name("probe_owner") + " = " + b.val(req.Owner) +
-		", " + b.name("probe_until") + " = " + b.num(req.Now.Add(orDefault(req.Lease, DefaultProbeLease)).UnixMilli()) +
-		", " + b.name("updated_at") + " = " + b.val(req.Now.UTC().Format(TimeFormat))
-	cond := "(" + state + " = " + b.val(string(Open)) + " AND " + b.name("open_until") + " <= " + now + ") OR (" +
-		state + " = " + b.val(string(HalfOpen)) + " AND " + b.name("probe_until") + " <= " + now + ")"
+	b := dynamoexpr.New()
+	state, now := b.Name("state"), b.Num(req.Now.UnixMilli())
+	update := "SET " + state + " = " + b.Str(string(HalfOpen)) +
+		", " + b.Name("probe_owner") + " = " + b.Str(req.Owner) +
+		", " + b.Name("probe_until") + " = " + b.Num(req.Now.Add(orDefault(req.Lease, DefaultProbeLease)).UnixMilli()) +
+		", " + b.Name("updated_at") + " = " + b.Str(req.Now.UTC().Format(TimeFormat))
+	cond := "(" + state + " = " + b.Str(string(Open)) + " AND " + b.Name("open_until") + " <= " + now + ") OR (" +
+		state + " = " + b.Str(string(HalfOpen)) + " AND " + b.Name("probe_until") + " <= " + now + ")"
 	return s.transition(ctx, req.Service, "acquire probe", update, cond, b, func(cur record) bool {
 		return State(cur.State) == HalfOpen && cur.ProbeOwner == req.Owner
 	})
@@ -249,13 +249,13 @@ func (s *Dynamo) AcquireProbe(ctx context.Context, req ProbeRequest) (Record, er
 //	REMOVE probe_owner, probe_until, open_until
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
-	b := newExpr()
-	ts := b.val(now.UTC().Format(TimeFormat))
-	update := "SET " + b.name("state") + " = " + b.val(string(Closed)) +
-		", " + b.name("consecutive_failures") + " = " + b.num(0) +
-		", " + b.name("closed_at") + " = " + ts + ", " + b.name("closed_by") + " = " + b.val(owner) +
-		", " + b.name("updated_at") + " = " + ts +
-		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until") + ", " + b.name("open_until")
+	b := dynamoexpr.New()
+	ts := b.Str(now.UTC().Format(TimeFormat))
+	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
+		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
+		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(owner) +
+		", " + b.Name("updated_at") + " = " + ts +
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until")
 	return s.transition(ctx, service, "close probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Closed && cur.ClosedBy == owner
 	})
@@ -267,16 +267,16 @@ func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time
 //	ADD opens 1 REMOVE probe_owner, probe_until
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (Record, error) {
-	b := newExpr()
-	ts := b.val(now.UTC().Format(TimeFormat))
-	update := "SET " + b.name("state") + " = " + b.val(string(Open)) +
-		", " + b.name("opened_at") + " = " + ts +
-		", " + b.name("open_until") + " = " + b.num(now.Add(orDefault(openFor, DefaultOpenFor)).UnixMilli()) +
-		", " + b.name("opened_by") + " = " + b.val(owner) +
-		", " + b.name("last_failure_at") + " = " + ts + ", " + b.name("last_error_type") + " = " + b.val(string(class)) +
-		", " + b.name("updated_at") + " = " + ts +
-		" ADD " + b.name("opens") + " " + b.num(1) +
-		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until")
+	b := dynamoexpr.New()
+	ts := b.Str(now.UTC().Format(TimeFormat))
+	update := "SET " + b.Name("state") + " = " + b.Str(string(Open)) +
+		", " + b.Name("opened_at") + " = " + ts +
+		", " + b.Name("open_until") + " = " + b.Num(now.Add(orDefault(openFor, DefaultOpenFor)).UnixMilli()) +
+		", " + b.Name("opened_by") + " = " + b.Str(owner) +
+		", " + b.Name("last_failure_at") + " = " + ts + ", " + b.Name("last_error_type") + " = " + b.Str(string(class)) +
+		", " + b.Name("updated_at") + " = " + ts +
+		" ADD " + b.Name("opens") + " " + b.Num(1) +
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until")
 	return s.transition(ctx, service, "reopen probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Open && cur.OpenedBy == owner
 	})
@@ -287,11 +287,11 @@ func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class f
 //	SET state = open, open_until = :now REMOVE probe_owner, probe_until
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) ReleaseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
-	b := newExpr()
-	update := "SET " + b.name("state") + " = " + b.val(string(Open)) +
-		", " + b.name("open_until") + " = " + b.num(now.UnixMilli()) +
-		", " + b.name("updated_at") + " = " + b.val(now.UTC().Format(TimeFormat)) +
-		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until")
+	b := dynamoexpr.New()
+	update := "SET " + b.Name("state") + " = " + b.Str(string(Open)) +
+		", " + b.Name("open_until") + " = " + b.Num(now.UnixMilli()) +
+		", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat)) +
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until")
 	return s.transition(ctx, service, "release probe", update, s.probeHeld(b, owner), b, nil)
 }
 
@@ -300,14 +300,14 @@ func (s *Dynamo) ReleaseProbe(ctx context.Context, service, owner string, now ti
 //	SET state = closed, consecutive_failures = 0, closed_by = "operator"
 //	REMOVE probe_owner, probe_until, open_until IF attribute_exists(service)
 func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Record, error) {
-	b := newExpr()
-	ts := b.val(now.UTC().Format(TimeFormat))
-	update := "SET " + b.name("state") + " = " + b.val(string(Closed)) +
-		", " + b.name("consecutive_failures") + " = " + b.num(0) +
-		", " + b.name("closed_at") + " = " + ts + ", " + b.name("closed_by") + " = " + b.val(ByOperator) +
-		", " + b.name("updated_at") + " = " + ts +
-		" REMOVE " + b.name("probe_owner") + ", " + b.name("probe_until") + ", " + b.name("open_until")
-	cond := "attribute_exists(" + b.name("service") + ")"
+	b := dynamoexpr.New()
+	ts := b.Str(now.UTC().Format(TimeFormat))
+	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
+		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
+		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(ByOperator) +
+		", " + b.Name("updated_at") + " = " + ts +
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until")
+	cond := "attribute_exists(" + b.Name("service") + ")"
 	out, err := s.DB.UpdateItem(ctx, s.update(service, update, cond, b))
 	if err != nil {
 		if isConditionFailed(err) {
@@ -319,14 +319,14 @@ func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Reco
 	return r.breaker(), err
 }
 
-func (s *Dynamo) probeHeld(b *expr, owner string) string {
-	return b.name("state") + " = " + b.val(string(HalfOpen)) + " AND " + b.name("probe_owner") + " = " + b.val(owner)
+func (s *Dynamo) probeHeld(b *dynamoexpr.Builder, owner string) string {
+	return b.Name("state") + " = " + b.Str(string(HalfOpen)) + " AND " + b.Name("probe_owner") + " = " + b.Str(owner)
 }
 
 // transition runs one conditional update. A failed condition whose record
 // shows that this very write applied (applied, for a retried request) is a
 // success; otherwise it is a *ConflictError carrying the record.
-func (s *Dynamo) transition(ctx context.Context, service, op, update, cond string, b *expr, applied func(record) bool) (Record, error) {
+func (s *Dynamo) transition(ctx context.Context, service, op, update, cond string, b *dynamoexpr.Builder, applied func(record) bool) (Record, error) {
 	out, err := s.DB.UpdateItem(ctx, s.update(service, update, cond, b))
 	if err == nil {
 		r, derr := decode(out.Attributes)
@@ -350,10 +350,10 @@ func (s *Dynamo) transition(ctx context.Context, service, op, update, cond strin
 	return Record{}, ce
 }
 
-func (s *Dynamo) update(service, update, cond string, b *expr) *dynamodb.UpdateItemInput {
+func (s *Dynamo) update(service, update, cond string, b *dynamoexpr.Builder) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: key(service), UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
@@ -411,33 +411,4 @@ func fromMillis(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms).UTC()
-}
-
-// expr accumulates expression attribute names and values with generated
-// placeholders ("state" is a DynamoDB reserved word).
-type expr struct {
-	names  map[string]string
-	values map[string]types.AttributeValue
-}
-
-func newExpr() *expr {
-	return &expr{names: map[string]string{}, values: map[string]types.AttributeValue{}}
-}
-
-func (e *expr) name(n string) string {
-	p := "#" + n
-	e.names[p] = n
-	return p
-}
-
-func (e *expr) raw(v types.AttributeValue) string {
-	p := ":v" + strconv.Itoa(len(e.values))
-	e.values[p] = v
-	return p
-}
-
-func (e *expr) val(s string) string { return e.raw(&types.AttributeValueMemberS{Value: s}) }
-
-func (e *expr) num(n int64) string {
-	return e.raw(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -174,45 +174,45 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 
 // failureUpdate builds the counting (disable false) or the disabling update.
 func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disable bool) *dynamodb.UpdateItemInput {
-	b := newExpr()
-	now := b.val(req.At.UTC().Format(TimeFormat))
-	tokset := b.raw(&types.AttributeValueMemberSS{Value: []string{tok}})
-	countBelow := b.name("consecutive_failures") + " < " + b.num(int64(limit))
+	b := dynamoexpr.New()
+	now := b.Str(req.At.UTC().Format(TimeFormat))
+	tokset := b.Value(&types.AttributeValueMemberSS{Value: []string{tok}})
+	countBelow := b.Name("consecutive_failures") + " < " + b.Num(int64(limit))
 	if limit > 0 {
-		countBelow = "(attribute_not_exists(" + b.name("consecutive_failures") + ") OR " + countBelow + ")"
+		countBelow = "(attribute_not_exists(" + b.Name("consecutive_failures") + ") OR " + countBelow + ")"
 	}
-	fresh := "(attribute_not_exists(" + b.name("write_tokens") + ") OR NOT contains(" + b.name("write_tokens") + ", " + b.val(tok) + "))"
+	fresh := "(attribute_not_exists(" + b.Name("write_tokens") + ") OR NOT contains(" + b.Name("write_tokens") + ", " + b.Str(tok) + "))"
 	set := []string{
-		b.name("last_failure_at") + " = " + b.num(req.At.UnixMilli()),
-		b.name("last_error_type") + " = " + b.val(string(req.Class)),
-		b.name("last_error") + " = " + b.val(orDash(req.Reason)),
-		b.name("updated_at") + " = " + now,
+		b.Name("last_failure_at") + " = " + b.Num(req.At.UnixMilli()),
+		b.Name("last_error_type") + " = " + b.Str(string(req.Class)),
+		b.Name("last_error") + " = " + b.Str(orDash(req.Reason)),
+		b.Name("updated_at") + " = " + now,
 	}
-	one := b.num(1)
+	one := b.Num(1)
 	var update, cond string
 	if !disable {
-		set = append(set, b.name("disabled")+" = if_not_exists("+b.name("disabled")+", "+b.boolean(false)+")")
+		set = append(set, b.Name("disabled")+" = if_not_exists("+b.Name("disabled")+", "+b.Bool(false)+")")
 		update = "SET " + strings.Join(set, ", ") +
-			" ADD " + b.name("consecutive_failures") + " " + one + ", " + b.name("write_tokens") + " " + tokset
-		cond = "(" + countBelow + " OR " + b.name("disabled") + " = " + b.boolean(true) + ") AND " + fresh
+			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("write_tokens") + " " + tokset
+		cond = "(" + countBelow + " OR " + b.Name("disabled") + " = " + b.Bool(true) + ") AND " + fresh
 	} else {
 		set = append(set,
-			b.name("disabled")+" = "+b.boolean(true),
-			b.name("disabled_by")+" = "+b.val(ByAuto),
-			b.name("disabled_at")+" = "+now,
-			b.name("disable_reason")+" = "+b.val(disableReason(limit+1, req.Class)),
-			b.name("disable_token")+" = "+b.val(tok),
-			b.name("write_tokens")+" = "+tokset,
+			b.Name("disabled")+" = "+b.Bool(true),
+			b.Name("disabled_by")+" = "+b.Str(ByAuto),
+			b.Name("disabled_at")+" = "+now,
+			b.Name("disable_reason")+" = "+b.Str(disableReason(limit+1, req.Class)),
+			b.Name("disable_token")+" = "+b.Str(tok),
+			b.Name("write_tokens")+" = "+tokset,
 		)
 		update = "SET " + strings.Join(set, ", ") +
-			" ADD " + b.name("consecutive_failures") + " " + one + ", " + b.name("disables") + " " + one
-		cond = "NOT " + countBelow + " AND (attribute_not_exists(" + b.name("disabled") + ") OR " +
-			b.name("disabled") + " = " + b.boolean(false) + ") AND " + fresh
+			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("disables") + " " + one
+		cond = "NOT " + countBelow + " AND (attribute_not_exists(" + b.Name("disabled") + ") OR " +
+			b.Name("disabled") + " = " + b.Bool(false) + ") AND " + fresh
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: key(req.Model),
 		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
@@ -235,14 +235,14 @@ func (s *Dynamo) current(ctx context.Context, model string, item map[string]type
 //
 // A failed condition is not an error: there was nothing to reset.
 func (s *Dynamo) ResetFailures(ctx context.Context, model string, now time.Time) (bool, error) {
-	b := newExpr()
-	zero := b.num(0)
-	update := "SET " + b.name("consecutive_failures") + " = " + zero + ", " + b.name("updated_at") + " = " + b.val(now.UTC().Format(TimeFormat)) +
-		" REMOVE " + b.name("write_tokens")
-	cond := b.name("consecutive_failures") + " > " + zero + " AND " + b.name("disabled") + " = " + b.boolean(false)
+	b := dynamoexpr.New()
+	zero := b.Num(0)
+	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat)) +
+		" REMOVE " + b.Name("write_tokens")
+	cond := b.Name("consecutive_failures") + " > " + zero + " AND " + b.Name("disabled") + " = " + b.Bool(false)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: key(model), UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	})
 	if err != nil {
 		if isConditionFailed(err) {
@@ -259,20 +259,20 @@ func (s *Dynamo) ResetFailures(ctx context.Context, model string, now time.Time)
 //	ADD recoveries 1 REMOVE write_tokens, disable_token
 //	IF disabled = true AND disabled_by = "auto" AND last_failure_at <= :now - cooldown
 func (s *Dynamo) Recover(ctx context.Context, req RecoverRequest) (Model, error) {
-	b := newExpr()
+	b := dynamoexpr.New()
 	now := req.Now.UTC().Format(TimeFormat)
-	update := "SET " + b.name("disabled") + " = " + b.boolean(false) +
-		", " + b.name("consecutive_failures") + " = " + b.num(int64(resetTo(req.ResetTo))) +
-		", " + b.name("recovered_at") + " = " + b.val(now) +
-		", " + b.name("recovered_by") + " = " + b.val(ByRecovery) +
-		", " + b.name("updated_at") + " = " + b.val(now) +
-		" ADD " + b.name("recoveries") + " " + b.num(1) +
-		" REMOVE " + b.name("write_tokens") + ", " + b.name("disable_token")
-	cond := b.name("disabled") + " = " + b.boolean(true) + " AND " + b.name("disabled_by") + " = " + b.val(ByAuto) +
-		" AND " + b.name("last_failure_at") + " <= " + b.num(req.Now.Add(-cooldown(req.Cooldown)).UnixMilli())
+	update := "SET " + b.Name("disabled") + " = " + b.Bool(false) +
+		", " + b.Name("consecutive_failures") + " = " + b.Num(int64(resetTo(req.ResetTo))) +
+		", " + b.Name("recovered_at") + " = " + b.Str(now) +
+		", " + b.Name("recovered_by") + " = " + b.Str(ByRecovery) +
+		", " + b.Name("updated_at") + " = " + b.Str(now) +
+		" ADD " + b.Name("recoveries") + " " + b.Num(1) +
+		" REMOVE " + b.Name("write_tokens") + ", " + b.Name("disable_token")
+	cond := b.Name("disabled") + " = " + b.Bool(true) + " AND " + b.Name("disabled_by") + " = " + b.Str(ByAuto) +
+		" AND " + b.Name("last_failure_at") + " <= " + b.Num(req.Now.Add(-cooldown(req.Cooldown)).UnixMilli())
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: key(req.Model), UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -304,27 +304,27 @@ func (s *Dynamo) SetDisabled(ctx context.Context, model string, disabled bool, r
 	if model == "" {
 		return Model{}, errors.New("set disabled: model is required")
 	}
-	b := newExpr()
-	ts := b.val(now.UTC().Format(TimeFormat))
+	b := dynamoexpr.New()
+	ts := b.Str(now.UTC().Format(TimeFormat))
 	var update string
 	if disabled {
-		update = "SET " + b.name("disabled") + " = " + b.boolean(true) +
-			", " + b.name("disabled_by") + " = " + b.val(ByOperator) +
-			", " + b.name("disabled_at") + " = " + ts +
-			", " + b.name("disable_reason") + " = " + b.val(orDash(reason)) +
-			", " + b.name("consecutive_failures") + " = if_not_exists(" + b.name("consecutive_failures") + ", " + b.num(0) + ")" +
-			", " + b.name("updated_at") + " = " + ts
+		update = "SET " + b.Name("disabled") + " = " + b.Bool(true) +
+			", " + b.Name("disabled_by") + " = " + b.Str(ByOperator) +
+			", " + b.Name("disabled_at") + " = " + ts +
+			", " + b.Name("disable_reason") + " = " + b.Str(orDash(reason)) +
+			", " + b.Name("consecutive_failures") + " = if_not_exists(" + b.Name("consecutive_failures") + ", " + b.Num(0) + ")" +
+			", " + b.Name("updated_at") + " = " + ts
 	} else {
-		update = "SET " + b.name("disabled") + " = " + b.boolean(false) +
-			", " + b.name("consecutive_failures") + " = " + b.num(0) +
-			", " + b.name("recovered_at") + " = " + ts +
-			", " + b.name("recovered_by") + " = " + b.val(ByOperator) +
-			", " + b.name("updated_at") + " = " + ts +
-			" REMOVE " + b.name("write_tokens") + ", " + b.name("disable_token")
+		update = "SET " + b.Name("disabled") + " = " + b.Bool(false) +
+			", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
+			", " + b.Name("recovered_at") + " = " + ts +
+			", " + b.Name("recovered_by") + " = " + b.Str(ByOperator) +
+			", " + b.Name("updated_at") + " = " + ts +
+			" REMOVE " + b.Name("write_tokens") + ", " + b.Name("disable_token")
 	}
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: key(model), UpdateExpression: &update,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values, ReturnValues: types.ReturnValueAllNew,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values, ReturnValues: types.ReturnValueAllNew,
 	})
 	if err != nil {
 		return Model{}, fmt.Errorf("set model %s disabled=%t: %w", model, disabled, err)
@@ -382,34 +382,3 @@ func fromMillis(ms int64) time.Time {
 	}
 	return time.UnixMilli(ms).UTC()
 }
-
-// expr accumulates expression attribute names and values with generated
-// placeholders, so expressions read like the code that builds them.
-type expr struct {
-	names  map[string]string
-	values map[string]types.AttributeValue
-}
-
-func newExpr() *expr {
-	return &expr{names: map[string]string{}, values: map[string]types.AttributeValue{}}
-}
-
-func (e *expr) name(n string) string {
-	p := "#" + n
-	e.names[p] = n
-	return p
-}
-
-func (e *expr) raw(v types.AttributeValue) string {
-	p := ":v" + strconv.Itoa(len(e.values))
-	e.values[p] = v
-	return p
-}
-
-func (e *expr) val(s string) string { return e.raw(&types.AttributeValueMemberS{Value: s}) }
-
-func (e *expr) num(n int64) string {
-	return e.raw(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
-}
-
-func (e *expr) boolean(v bool) string { return e.raw(&types.AttributeValueMemberBOOL{Value: v}) }

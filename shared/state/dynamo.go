@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -101,29 +102,29 @@ func (s *Items) Get(ctx context.Context, id string) (Item, error) {
 // same request (ReturnValuesOnConditionCheckFailure), so no second read is
 // needed.
 func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
-	b := newExpr()
+	b := dynamoexpr.New()
 	states := claimStates()
 	inList := make([]string, len(states))
 	for i, st := range states {
-		inList[i] = b.val(string(st))
+		inList[i] = b.Str(string(st))
 	}
-	cond := "attribute_exists(item_id) AND " + b.name("stage") + " = " + b.val(string(req.Stage)) +
-		" AND (attribute_not_exists(not_before) OR not_before <= " + b.num(toMillis(req.Now.Add(CooldownTolerance))) + ")" +
-		" AND (" + b.name("state") + " IN (" + strings.Join(inList, ", ") + ") OR (" +
-		b.name("state") + " = " + b.val(string(Working)) + " AND (lease_until < " + b.num(toMillis(req.Now)) +
-		" OR lease_owner = " + b.val(req.Owner) + ")))"
-	update := "SET " + b.name("state") + " = " + b.val(string(Working)) +
-		", lease_owner = " + b.val(req.Owner) +
-		", lease_until = " + b.num(toMillis(req.Now.Add(req.LeaseFor))) +
-		", carrier = " + b.val(req.Carrier) +
-		", updated_at = " + b.val(formatTime(req.Now))
+	cond := "attribute_exists(item_id) AND " + b.Name("stage") + " = " + b.Str(string(req.Stage)) +
+		" AND (attribute_not_exists(not_before) OR not_before <= " + b.Num(toMillis(req.Now.Add(CooldownTolerance))) + ")" +
+		" AND (" + b.Name("state") + " IN (" + strings.Join(inList, ", ") + ") OR (" +
+		b.Name("state") + " = " + b.Str(string(Working)) + " AND (lease_until < " + b.Num(toMillis(req.Now)) +
+		" OR lease_owner = " + b.Str(req.Owner) + ")))"
+	update := "SET " + b.Name("state") + " = " + b.Str(string(Working)) +
+		", lease_owner = " + b.Str(req.Owner) +
+		", lease_until = " + b.Num(toMillis(req.Now.Add(req.LeaseFor))) +
+		", carrier = " + b.Str(req.Carrier) +
+		", updated_at = " + b.Str(formatTime(req.Now))
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           &s.Table,
 		Key:                                 itemKey(req.ItemID),
 		UpdateExpression:                    &update,
 		ConditionExpression:                 &cond,
-		ExpressionAttributeNames:            b.names,
-		ExpressionAttributeValues:           b.values,
+		ExpressionAttributeNames:            b.Names,
+		ExpressionAttributeValues:           b.Values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -162,28 +163,28 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 // enrichment_status success).
 func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 	tok := writeToken(req.Owner, "complete", req.Now)
-	b := newExpr()
+	b := dynamoexpr.New()
 	nextState, nextStage := nextAfterSuccess(req.Stage)
 	set := []string{
-		b.name("state") + " = " + b.val(string(nextState)),
-		b.name("stage") + " = " + b.val(string(nextStage)),
-		b.name("status") + " = " + b.val(string(StatusAfter(req.Stage))),
-		"enrichment_status = " + b.val(string(EnrichmentSuccess)),
-		"failure_count = " + b.num(0),
-		"updated_at = " + b.val(formatTime(req.Now)),
-		"last_write = " + b.val(tok),
+		b.Name("state") + " = " + b.Str(string(nextState)),
+		b.Name("stage") + " = " + b.Str(string(nextStage)),
+		b.Name("status") + " = " + b.Str(string(StatusAfter(req.Stage))),
+		"enrichment_status = " + b.Str(string(EnrichmentSuccess)),
+		"failure_count = " + b.Num(0),
+		"updated_at = " + b.Str(formatTime(req.Now)),
+		"last_write = " + b.Str(tok),
 	}
 	if attr, v, err := outputAttr(req.Output); err != nil {
 		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
 	} else if attr != "" {
-		set = append(set, b.name(attr)+" = "+b.raw(v))
+		set = append(set, b.Name(attr)+" = "+b.Value(v))
 	}
 	update := "SET " + strings.Join(set, ", ") + " REMOVE last_error, first_failure_at, lease_owner, lease_until, not_before"
-	cond := b.leaseCond(req.Stage, req.Owner)
+	cond := leaseCond(b, req.Stage, req.Owner)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	})
 	if err != nil {
 		if _, mine := s.applied(ctx, req.ItemID, tok, err); mine {
@@ -268,42 +269,42 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record failure of %s: encode last_error: %w", req.ItemID, err)
 	}
-	b := newExpr()
+	b := dynamoexpr.New()
 	es := EnrichmentPending
 	if req.Next == Failed {
 		es = EnrichmentPermanentFailure
 	}
-	now := b.val(formatTime(req.Now))
+	now := b.Str(formatTime(req.Now))
 	set := []string{
-		b.name("state") + " = " + b.val(string(req.Next)),
-		"last_error = " + b.raw(le),
+		b.Name("state") + " = " + b.Str(string(req.Next)),
+		"last_error = " + b.Value(le),
 		"last_failure_at = " + now,
 		"first_failure_at = if_not_exists(first_failure_at, " + now + ")",
-		"enrichment_status = " + b.val(string(es)),
+		"enrichment_status = " + b.Str(string(es)),
 		"updated_at = " + now,
-		"last_write = " + b.val(writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)),
+		"last_write = " + b.Str(writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)),
 	}
 	remove := []string{"lease_owner", "lease_until"}
 	if req.Next == Retryable && !req.NotBefore.IsZero() {
-		set = append(set, "not_before = "+b.num(toMillis(req.NotBefore)))
+		set = append(set, "not_before = "+b.Num(toMillis(req.NotBefore)))
 	} else {
 		remove = append(remove, "not_before")
 	}
-	inc := b.num(int64(b2i(req.Counts)))
+	inc := b.Num(int64(b2i(req.Counts)))
 	update := "SET " + strings.Join(set, ", ") +
 		" ADD " + attemptsAttr(req.Stage) + " " + inc + ", failure_count " + inc +
 		" REMOVE " + strings.Join(remove, ", ")
 	attempts := attemptsAttr(req.Stage)
-	cond := b.leaseCond(req.Stage, req.Owner) + " AND "
+	cond := leaseCond(b, req.Stage, req.Owner) + " AND "
 	if req.PrevAttempts == 0 {
-		cond += "(attribute_not_exists(" + attempts + ") OR " + attempts + " = " + b.num(0) + ")"
+		cond += "(attribute_not_exists(" + attempts + ") OR " + attempts + " = " + b.Num(0) + ")"
 	} else {
-		cond += attempts + " = " + b.num(int64(req.PrevAttempts))
+		cond += attempts + " = " + b.Num(int64(req.PrevAttempts))
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}, nil
 }
 
@@ -311,17 +312,17 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 // req.NotBefore and no attempt is spent.
 func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
 	tok := writeToken(req.Owner, "release", req.Now)
-	b := newExpr()
-	update := "SET " + b.name("state") + " = " + b.val(string(Retryable)) +
-		", not_before = " + b.num(toMillis(req.NotBefore)) +
-		", updated_at = " + b.val(formatTime(req.Now)) +
-		", last_write = " + b.val(tok) +
+	b := dynamoexpr.New()
+	update := "SET " + b.Name("state") + " = " + b.Str(string(Retryable)) +
+		", not_before = " + b.Num(toMillis(req.NotBefore)) +
+		", updated_at = " + b.Str(formatTime(req.Now)) +
+		", last_write = " + b.Str(tok) +
 		" REMOVE lease_owner, lease_until"
-	cond := b.leaseCond(req.Stage, req.Owner)
+	cond := leaseCond(b, req.Stage, req.Owner)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	})
 	if err != nil {
 		if _, mine := s.applied(ctx, req.ItemID, tok, err); mine {
@@ -340,15 +341,15 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipel
 		return fmt.Errorf("mark %s dead-lettered: encode: %w", itemID, err)
 	}
 	tok := "deadletter/" + ref.ID
-	b := newExpr()
-	update := "SET " + b.name("state") + " = " + b.val(string(Deadletter)) +
-		", dead_letter = " + b.raw(av) + ", updated_at = " + b.val(formatTime(now)) +
-		", last_write = " + b.val(tok)
-	cond := b.name("state") + " = " + b.val(string(Failed)) + " AND " + b.name("stage") + " = " + b.val(string(stage))
+	b := dynamoexpr.New()
+	update := "SET " + b.Name("state") + " = " + b.Str(string(Deadletter)) +
+		", dead_letter = " + b.Value(av) + ", updated_at = " + b.Str(formatTime(now)) +
+		", last_write = " + b.Str(tok)
+	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage))
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(itemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	})
 	if err != nil {
 		if _, mine := s.applied(ctx, itemID, tok, err); mine {
@@ -464,39 +465,9 @@ func b2i(b bool) int {
 	return 0
 }
 
-// expr accumulates expression attribute names and values with generated
-// placeholders, so expressions read like the code that builds them.
-type expr struct {
-	names  map[string]string
-	values map[string]types.AttributeValue
-}
-
-func newExpr() *expr {
-	return &expr{names: map[string]string{}, values: map[string]types.AttributeValue{}}
-}
-
-// name returns a placeholder for a (possibly reserved) attribute name.
-func (e *expr) name(n string) string {
-	p := "#" + n
-	e.names[p] = n
-	return p
-}
-
-func (e *expr) raw(v types.AttributeValue) string {
-	p := ":v" + strconv.Itoa(len(e.values))
-	e.values[p] = v
-	return p
-}
-
-func (e *expr) val(s string) string { return e.raw(&types.AttributeValueMemberS{Value: s}) }
-
-func (e *expr) num(n int64) string {
-	return e.raw(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
-}
-
 // leaseCond is the precondition of every write after a claim.
-func (e *expr) leaseCond(stage pipeline.Stage, owner string) string {
-	return e.name("state") + " = " + e.val(string(Working)) +
-		" AND " + e.name("stage") + " = " + e.val(string(stage)) +
-		" AND lease_owner = " + e.val(owner)
+func leaseCond(e *dynamoexpr.Builder, stage pipeline.Stage, owner string) string {
+	return e.Name("state") + " = " + e.Str(string(Working)) +
+		" AND " + e.Name("stage") + " = " + e.Str(string(stage)) +
+		" AND lease_owner = " + e.Str(owner)
 }

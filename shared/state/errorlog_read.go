@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 )
@@ -53,19 +54,19 @@ func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn
 }
 
 func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, until time.Time, fn func(LogEntry) error) error {
-	b := newExpr()
-	key := "error_class = " + b.val(string(c))
+	b := dynamoexpr.New()
+	key := "error_class = " + b.Str(string(c))
 	switch {
 	case !until.IsZero():
 		// occurred_at is "<time>#<message id>", which sorts after "<time>":
 		// the bounds keep entries at since and drop those at until.
-		key += " AND occurred_at BETWEEN " + b.val(formatTime(since)) + " AND " + b.val(formatTime(until))
+		key += " AND occurred_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(until))
 	case !since.IsZero():
-		key += " AND occurred_at >= " + b.val(formatTime(since))
+		key += " AND occurred_at >= " + b.Str(formatTime(since))
 	}
 	in := &dynamodb.QueryInput{
 		TableName: &r.Table, IndexName: aws.String(ByClassIndex),
-		KeyConditionExpression: &key, ExpressionAttributeValues: b.values,
+		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 	}
 	for {
 		out, err := r.DB.Query(ctx, in)
@@ -97,10 +98,10 @@ func (r *ErrorLogReader) ForItem(ctx context.Context, itemID string, limit int) 
 	if limit <= 0 {
 		limit = 100
 	}
-	b := newExpr()
-	key := "item_id = " + b.val(itemID)
+	b := dynamoexpr.New()
+	key := "item_id = " + b.Str(itemID)
 	in := &dynamodb.QueryInput{
-		TableName: &r.Table, KeyConditionExpression: &key, ExpressionAttributeValues: b.values,
+		TableName: &r.Table, KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(min(limit, 1000))),
 	}
 	var out []LogEntry

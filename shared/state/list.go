@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 )
@@ -113,10 +114,10 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 	if q.State == "" {
 		return errors.New("list items: a state is required")
 	}
-	b := newExpr()
-	key := b.name("state") + " = " + b.val(string(q.State))
+	b := dynamoexpr.New()
+	key := b.Name("state") + " = " + b.Str(string(q.State))
 	if !q.Since.IsZero() {
-		key += " AND updated_at >= " + b.val(formatTime(q.Since))
+		key += " AND updated_at >= " + b.Str(formatTime(q.Since))
 	}
 	page := x.PageSize
 	if page <= 0 {
@@ -125,7 +126,7 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 	in := &dynamodb.QueryInput{
 		TableName: &x.Table, IndexName: aws.String(ByStateIndex),
 		KeyConditionExpression:   &key,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(page),
 	}
 	delivered, scanned := 0, 0

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -73,15 +74,15 @@ const ByDueIndex = "by-due"
 // consistent: a record may be listed just after it was deleted or claimed,
 // which Claim's condition catches.
 func (p *Parked) Due(ctx context.Context, now time.Time, fn func([]ParkedWait) error) error {
-	b := newExpr()
-	key := "shard = " + b.val(ParkedShard) + " AND due_at <= " + b.num(toMillis(now))
+	b := dynamoexpr.New()
+	key := "shard = " + b.Str(ParkedShard) + " AND due_at <= " + b.Num(toMillis(now))
 	size := p.PageSize
 	if size <= 0 {
 		size = DefaultParkedPage
 	}
 	in := &dynamodb.QueryInput{
 		TableName: &p.Table, IndexName: aws.String(ByDueIndex),
-		KeyConditionExpression: &key, ExpressionAttributeValues: b.values,
+		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 		Limit: aws.Int32(size),
 	}
 	for {
@@ -140,14 +141,14 @@ func (p *Parked) Get(ctx context.Context, itemID string) (ParkedWait, error) {
 // A lost condition is ErrConflict: another run holds the record, or it is
 // gone or changed.
 func (p *Parked) Claim(ctx context.Context, w ParkedWait, owner string, now, until time.Time) error {
-	b := newExpr()
+	b := dynamoexpr.New()
 	now = now.UTC()
-	cond := "attribute_exists(item_id) AND due_at = " + b.num(toMillis(w.DueAt)) + " AND due_at <= " + b.num(toMillis(now)) +
-		" AND (attribute_not_exists(claimed_by) OR claimed_until < " + b.num(toMillis(now)) + ")"
-	update := "SET claimed_by = " + b.val(owner) + ", claimed_until = " + b.num(toMillis(until)) + ", claimed_at = " + b.num(toMillis(now))
+	cond := "attribute_exists(item_id) AND due_at = " + b.Num(toMillis(w.DueAt)) + " AND due_at <= " + b.Num(toMillis(now)) +
+		" AND (attribute_not_exists(claimed_by) OR claimed_until < " + b.Num(toMillis(now)) + ")"
+	update := "SET claimed_by = " + b.Str(owner) + ", claimed_until = " + b.Num(toMillis(until)) + ", claimed_at = " + b.Num(toMillis(now))
 	_, err := p.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &p.Table, Key: itemKey(w.ItemID),
-		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeValues: b.values,
+		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeValues: b.Values,
 	})
 	if err != nil {
 		return fmt.Errorf("claim parked wait of %s: %w", w.ItemID, mapErr(err))
@@ -163,10 +164,10 @@ func (p *Parked) Claim(ctx context.Context, w ParkedWait, owner string, now, unt
 // the claim expired and another run took it (that run re-sends; the stage's
 // claim absorbs the duplicate). A record already gone is not an error.
 func (p *Parked) Delete(ctx context.Context, w ParkedWait, owner string) error {
-	b := newExpr()
-	cond := "attribute_not_exists(item_id) OR (due_at = " + b.num(toMillis(w.DueAt)) + " AND claimed_by = " + b.val(owner) + ")"
+	b := dynamoexpr.New()
+	cond := "attribute_not_exists(item_id) OR (due_at = " + b.Num(toMillis(w.DueAt)) + " AND claimed_by = " + b.Str(owner) + ")"
 	_, err := p.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &p.Table, Key: itemKey(w.ItemID), ConditionExpression: &cond, ExpressionAttributeValues: b.values,
+		TableName: &p.Table, Key: itemKey(w.ItemID), ConditionExpression: &cond, ExpressionAttributeValues: b.Values,
 	})
 	if err != nil {
 		return fmt.Errorf("delete parked wait of %s: %w", w.ItemID, mapErr(err))

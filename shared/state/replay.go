@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 )
@@ -275,20 +276,20 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	if err != nil {
 		return Item{}, fmt.Errorf("replay %s: encode record: %w", req.ItemID, err)
 	}
-	b := newExpr()
+	b := dynamoexpr.New()
 	target := req.Mode.Target(req.Stage)
 	set := []string{
-		b.name("state") + " = " + b.val(string(Queued)),
-		b.name("stage") + " = " + b.val(string(target)),
-		"replay_count = " + b.num(int64(req.PrevReplayCount+1)),
-		"replays = list_append(if_not_exists(replays, " + b.raw(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.raw(rec) + ")",
-		"enrichment_status = " + b.val(string(EnrichmentPending)),
-		"updated_at = " + b.val(formatTime(req.Now)),
-		"last_write = " + b.val(req.token()),
+		b.Name("state") + " = " + b.Str(string(Queued)),
+		b.Name("stage") + " = " + b.Str(string(target)),
+		"replay_count = " + b.Num(int64(req.PrevReplayCount+1)),
+		"replays = list_append(if_not_exists(replays, " + b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.Value(rec) + ")",
+		"enrichment_status = " + b.Str(string(EnrichmentPending)),
+		"updated_at = " + b.Str(formatTime(req.Now)),
+		"last_write = " + b.Str(req.token()),
 	}
-	zero := b.num(0)
+	zero := b.Num(0)
 	if req.Mode == FullRestart {
-		set = append(set, b.name("status")+" = "+b.val(string(Received)))
+		set = append(set, b.Name("status")+" = "+b.Str(string(Received)))
 		for _, st := range pipeline.Stages() {
 			set = append(set, attemptsAttr(st)+" = "+zero)
 		}
@@ -297,11 +298,11 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	}
 	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier"
 
-	cond := "attribute_exists(item_id) AND " + b.name("stage") + " = " + b.val(string(req.Stage))
+	cond := "attribute_exists(item_id) AND " + b.Name("stage") + " = " + b.Str(string(req.Stage))
 	if req.PrevReplayCount == 0 {
 		cond += " AND (attribute_not_exists(replay_count) OR replay_count = " + zero + ")"
 	} else {
-		cond += " AND replay_count = " + b.num(int64(req.PrevReplayCount))
+		cond += " AND replay_count = " + b.Num(int64(req.PrevReplayCount))
 	}
 	var states []string
 	working := false
@@ -310,21 +311,21 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 			working = true
 			continue
 		}
-		states = append(states, b.val(string(st)))
+		states = append(states, b.Str(string(st)))
 	}
 	var alts []string
 	if len(states) > 0 {
-		alts = append(alts, b.name("state")+" IN ("+strings.Join(states, ", ")+")")
+		alts = append(alts, b.Name("state")+" IN ("+strings.Join(states, ", ")+")")
 	}
 	if working {
-		alts = append(alts, "("+b.name("state")+" = "+b.val(string(Working))+" AND lease_until < "+b.num(toMillis(req.Now))+")")
+		alts = append(alts, "("+b.Name("state")+" = "+b.Str(string(Working))+" AND lease_until < "+b.Num(toMillis(req.Now))+")")
 	}
 	cond += " AND (" + strings.Join(alts, " OR ") + ")"
 
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -402,12 +403,12 @@ func (s *Items) Annotate(ctx context.Context, itemID string, n Note) error {
 	if err != nil {
 		return fmt.Errorf("annotate %s: encode: %w", itemID, err)
 	}
-	b := newExpr()
-	update := "SET notes = list_append(if_not_exists(notes, " + b.raw(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.raw(av) + ")"
+	b := dynamoexpr.New()
+	update := "SET notes = list_append(if_not_exists(notes, " + b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.Value(av) + ")"
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(itemID),
 		UpdateExpression: &update, ConditionExpression: aws.String("attribute_exists(item_id)"),
-		ExpressionAttributeValues: b.values,
+		ExpressionAttributeValues: b.Values,
 	})
 	if err != nil {
 		if isConditionFailed(err) {
