@@ -180,7 +180,7 @@ func (f *Fetcher) client() *http.Client {
 // and "request_id". Neither the URL's path nor its query ever appears in an
 // error: they may hold access tokens.
 func (f *Fetcher) Run(ctx context.Context, item state.Item) (state.Output, error) {
-	u, err := parseHTTPURL(item.SourceURL)
+	u, err := egress.ParseURL(item.SourceURL)
 	if err != nil {
 		return state.Output{}, failure.New(failure.SchemaInvalid, "source URL: %s", err)
 	}
@@ -201,7 +201,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 
 	resp, err := f.client().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET article: %w", redactURL(err, u))
+		return nil, fmt.Errorf("GET article: %w", egress.RedactURL(err, u))
 	}
 	defer resp.Body.Close()
 
@@ -244,7 +244,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
-		return nil, detail(fmt.Errorf("read article body: %w", redactURL(err, u)))
+		return nil, detail(fmt.Errorf("read article body: %w", egress.RedactURL(err, u)))
 	}
 	truncated := int64(len(raw)) > maxBytes
 	if truncated {
@@ -283,35 +283,6 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 		Truncated:   truncated,
 		FetchedAt:   now().UTC(),
 	}, nil
-}
-
-// parseHTTPURL accepts only absolute http and https URLs with a host. Its
-// errors never quote the URL.
-func parseHTTPURL(raw string) (*url.URL, error) {
-	if strings.TrimSpace(raw) == "" {
-		return nil, errors.New("missing")
-	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return nil, errors.New("not a valid URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, errors.New("not an absolute http(s) URL")
-	}
-	if u.Hostname() == "" {
-		return nil, errors.New("has no host")
-	}
-	return u, nil
-}
-
-// redactURL replaces the request URL in a *url.Error with scheme://host: a
-// path or query may carry an access token. The chain is kept.
-func redactURL(err error, u *url.URL) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		ue.URL = u.Scheme + "://" + u.Host
-	}
-	return err
 }
 
 // acceptedType reports whether the fetch stage stores a body of mediaType.

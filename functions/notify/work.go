@@ -7,14 +7,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -192,7 +190,7 @@ func Sign(secret []byte, ts int64, body []byte) string {
 // The webhook URL may hold a secret token in its path (Slack, Discord), so
 // no error and no detail ever contains it: only its host, as "host".
 func (n *Notifier) Run(ctx context.Context, item state.Item) (state.Output, error) {
-	u, err := parseHTTPURL(item.WebhookURL)
+	u, err := egress.ParseURL(item.WebhookURL)
 	if err != nil {
 		return state.Output{}, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)
 	}
@@ -260,7 +258,7 @@ func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*s
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("POST webhook: %w", redactURL(err, u))
+		return nil, fmt.Errorf("POST webhook: %w", egress.RedactURL(err, u))
 	}
 	defer resp.Body.Close()
 
@@ -278,35 +276,6 @@ func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*s
 	// Drain a little so the connection can be reused; the answer is the status.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	return &state.Delivery{Status: resp.StatusCode, IdempotencyKey: key, DeliveredAt: now().UTC()}, nil
-}
-
-// parseHTTPURL accepts only absolute http and https URLs with a host. Its
-// errors never quote the URL.
-func parseHTTPURL(raw string) (*url.URL, error) {
-	if strings.TrimSpace(raw) == "" {
-		return nil, errors.New("missing")
-	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return nil, errors.New("not a valid URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, errors.New("not an absolute http(s) URL")
-	}
-	if u.Hostname() == "" {
-		return nil, errors.New("has no host")
-	}
-	return u, nil
-}
-
-// redactURL replaces the request URL in a *url.Error with scheme://host: the
-// path of a webhook URL is often its secret. The chain is kept.
-func redactURL(err error, u *url.URL) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		ue.URL = u.Scheme + "://" + u.Host
-	}
-	return err
 }
 
 // kindOf is the item's kind, with the empty kind read as a story (see

@@ -5,7 +5,10 @@
 package egress
 
 import (
+	"errors"
 	"net/netip"
+	"net/url"
+	"strings"
 	"syscall"
 
 	"github.com/triagehq/triage/shared/failure"
@@ -79,4 +82,37 @@ func BlockedAddr(a netip.Addr) (why string, blocked bool) {
 		}
 	}
 	return "", false
+}
+
+// ParseURL accepts only absolute http and https URLs with a host. Its errors
+// never quote the URL: a producer's URL may carry a token in its path or
+// query.
+func ParseURL(raw string) (*url.URL, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, errors.New("missing")
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, errors.New("not a valid URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, errors.New("not an absolute http(s) URL")
+	}
+	if u.Hostname() == "" {
+		return nil, errors.New("has no host")
+	}
+	return u, nil
+}
+
+// RedactURL replaces the request URL of a *url.Error in err's chain with
+// scheme://host, keeping the chain: the path of a webhook URL is often its
+// secret, and an article URL's query may hold an access token. Call it on
+// the HTTP client's error before wrapping it: a wrapping error keeps the
+// text it was made with.
+func RedactURL(err error, u *url.URL) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = u.Scheme + "://" + u.Host
+	}
+	return err
 }

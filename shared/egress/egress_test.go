@@ -1,7 +1,12 @@
 package egress_test
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"net/netip"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/triagehq/triage/shared/egress"
@@ -54,5 +59,30 @@ func TestBlockedAddr(t *testing.T) {
 	}
 	if _, blocked := egress.BlockedAddr(netip.Addr{}); !blocked {
 		t.Errorf("the zero Addr is not blocked")
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	t.Parallel()
+	for raw, ok := range map[string]bool{
+		"https://example.com/a?b=1": true, "http://example.com": true, "  https://x.io/p  ": true,
+		"": false, "ftp://example.com/f": false, "/relative/path": false, "https://": false, "http://%zz": false,
+	} {
+		u, err := egress.ParseURL(raw)
+		if (err == nil) != ok {
+			t.Errorf("ParseURL(%q) = %v, %v; want ok=%v", raw, u, err, ok)
+		}
+		if err != nil && raw != "" && strings.Contains(err.Error(), strings.TrimSpace(raw)) {
+			t.Errorf("ParseURL(%q) error quotes the URL: %v", raw, err)
+		}
+	}
+}
+
+func TestRedactURLKeepsOnlySchemeAndHost(t *testing.T) {
+	t.Parallel()
+	u, _ := url.Parse("https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX?token=abc")
+	err := fmt.Errorf("post: %w", egress.RedactURL(&url.Error{Op: "Post", URL: u.String(), Err: io.ErrUnexpectedEOF}, u))
+	if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "token") || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("redacted error %q (chain kept: %v)", err, errors.Is(err, io.ErrUnexpectedEOF))
 	}
 }
