@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/triagehq/triage/infra/local/procgroup"
 )
 
 // environment is one execution environment: a bootstrap process and the
@@ -116,7 +118,7 @@ func (e *environment) start() {
 	cmd.Env = e.environ()
 	cmd.Stdout = e.stdout.w
 	cmd.Stderr = e.stderr.w
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = procgroup.Attr()
 
 	// The goroutine that starts the process stays locked to its OS thread
 	// and blocks in Wait until the process exits: Linux's parent-death
@@ -154,7 +156,7 @@ func (e *environment) start() {
 	// seen no pid to signal: the process is then killed here.
 	select {
 	case <-e.stopped:
-		_ = killGroup(pid, sigKill)
+		_ = procgroup.Signal(pid, procgroup.Kill)
 	default:
 	}
 	go e.svc.watch(e.fn, e)
@@ -300,7 +302,7 @@ func (e *environment) shutdown(kill bool) {
 		select {
 		case <-e.exited:
 		default:
-			_ = killGroup(pid, sigKill)
+			_ = procgroup.Signal(pid, procgroup.Kill)
 		}
 	}
 	if e.srv != nil {
@@ -326,7 +328,7 @@ func (e *environment) terminate(grace time.Duration) error {
 		return nil
 	default:
 	}
-	if err := killGroup(pid, sigTerm); err != nil {
+	if err := procgroup.Signal(pid, procgroup.Term); err != nil {
 		return fmt.Errorf("stop %s pid %d: %w", e.fn.fn.Name, pid, err)
 	}
 	select {
@@ -334,7 +336,7 @@ func (e *environment) terminate(grace time.Duration) error {
 		return nil
 	case <-time.After(grace):
 	}
-	if err := killGroup(pid, sigKill); err != nil {
+	if err := procgroup.Signal(pid, procgroup.Kill); err != nil {
 		return fmt.Errorf("kill %s pid %d: %w", e.fn.fn.Name, pid, err)
 	}
 	select {

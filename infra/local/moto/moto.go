@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 
+	"github.com/triagehq/triage/infra/local/procgroup"
 	"github.com/triagehq/triage/shared/awsconf"
 )
 
@@ -163,7 +164,7 @@ func launch(ctx context.Context, bin string, opts Options, port int) (*Server, e
 	cmd := exec.Command(bin, "-H", opts.Host, "-p", strconv.Itoa(port))
 	cmd.Stdout = out
 	cmd.Stderr = out
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = procgroup.Attr()
 
 	// The goroutine that starts the process stays locked to its OS thread
 	// and blocks in Wait until the process exits: Linux's parent-death
@@ -241,13 +242,13 @@ func (s *Server) stop() error {
 		return nil
 	default:
 	}
-	if err := killGroup(s.PID, sigTerm); err != nil {
+	if err := procgroup.Signal(s.PID, procgroup.Term); err != nil {
 		return fmt.Errorf("stop moto_server pid %d: %w", s.PID, err)
 	}
 	select {
 	case <-s.done:
 	case <-time.After(stopGrace):
-		if err := killGroup(s.PID, sigKill); err != nil {
+		if err := procgroup.Signal(s.PID, procgroup.Kill); err != nil {
 			return fmt.Errorf("kill moto_server pid %d: %w", s.PID, err)
 		}
 		select {
@@ -259,7 +260,7 @@ func (s *Server) stop() error {
 	// Anything left in the group (a reloader's child, say) goes too. The
 	// group id cannot belong to anyone else while members remain; when none
 	// remain this is a no-op.
-	_ = killGroup(s.PID, sigKill)
+	_ = procgroup.Signal(s.PID, procgroup.Kill)
 	return nil
 }
 
