@@ -3,7 +3,6 @@ package stage
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -31,13 +30,8 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
 		Counts: true, Next: state.Failed, LastError: le,
 	})
-	switch {
-	case errors.Is(err, state.ErrConflict):
-		log.Warn("lease lost before the dead letter was recorded; the other delivery owns the item")
-		return outcome{ack: true, kind: "lease_lost"}
-	case err != nil:
-		log.Error("recording the dead letter failed; record returned to the queue", "error", redact.String(err.Error()))
-		return outcome{visibility: r.resendDelay(), kind: "store_unavailable"}
+	if err != nil {
+		return rec.unrecorded(log, err, "the dead letter")
 	}
 	entry.Attempt = n
 	rec.appendLog(ctx, log, entry)

@@ -313,15 +313,8 @@ func (rec *record) succeed(ctx context.Context, out state.Output) outcome {
 	err := r.Items.Complete(ctx, state.CompleteRequest{
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: rec.b.now(), Output: out,
 	})
-	switch {
-	case errors.Is(err, state.ErrConflict):
-		// Our lease expired and another delivery took the item over; its
-		// outcome is the one that counts.
-		rec.log.Warn("lease lost before success was recorded; result discarded")
-		return outcome{ack: true, kind: "lease_lost"}
-	case err != nil:
-		rec.log.Error("recording success failed; record returned to the queue", "error", redact.String(err.Error()))
-		return outcome{visibility: r.resendDelay(), kind: "store_unavailable"}
+	if err != nil {
+		return rec.unrecorded(rec.log, err, "the success")
 	}
 	r.metrics().Count(MetricSuccesses, r.Stage, "", 1)
 	rec.log.Info("stage succeeded", "attempt", rec.item.Attempts[r.Stage]+1)
@@ -343,9 +336,8 @@ func (rec *record) release(ctx context.Context, w *failure.WaitError) outcome {
 	err := r.Items.Release(ctx, state.ReleaseRequest{
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, NotBefore: until, Reason: w.Reason,
 	})
-	if err != nil && !errors.Is(err, state.ErrConflict) {
-		rec.log.Error("releasing the lease failed; record returned to the queue", "error", redact.String(err.Error()))
-		return outcome{visibility: r.resendDelay(), kind: "store_unavailable"}
+	if err != nil {
+		return rec.unrecorded(rec.log, err, "the wait")
 	}
 	r.metrics().Count(MetricWaits, r.Stage, "", 1)
 	rec.log.Info("gate closed; waiting without spending an attempt", "until", until.UTC().Format(time.RFC3339), "reason", w.Reason)
@@ -420,13 +412,8 @@ func (rec *record) retryAt(ctx context.Context, log *slog.Logger, le state.LastE
 	} else {
 		n, err = r.Items.Fail(ctx, req)
 	}
-	switch {
-	case errors.Is(err, state.ErrConflict):
-		log.Warn("lease lost before the failure was recorded; the other delivery owns the item")
-		return outcome{ack: true, kind: "lease_lost"}
-	case err != nil:
-		log.Error("recording the failure failed; record returned to the queue", "error", redact.String(err.Error()))
-		return outcome{visibility: r.resendDelay(), kind: "store_unavailable"}
+	if err != nil {
+		return rec.unrecorded(log, err, "the failure")
 	}
 	entry.Attempt = n
 	rec.appendLog(ctx, log, entry)
@@ -446,6 +433,19 @@ func (rec *record) retryAt(ctx context.Context, log *slog.Logger, le state.LastE
 	}
 	log.Warn("failure: will retry", "attempts", n, "delay_ms", delay.Milliseconds(), "decision", why)
 	return outcome{visibility: delay, kind: kind}
+}
+
+// unrecorded handles an outcome write that failed. A lost lease means the
+// lease expired and another delivery took the item over: its outcome is the
+// one that counts, and this record is acknowledged. Any other error left
+// nothing recorded: the record goes back to the queue soon.
+func (rec *record) unrecorded(log *slog.Logger, err error, what string) outcome {
+	if errors.Is(err, state.ErrConflict) {
+		log.Warn("lease lost before " + what + " was recorded; the other delivery owns the item")
+		return outcome{ack: true, kind: "lease_lost"}
+	}
+	log.Error("recording "+what+" failed; record returned to the queue", "error", redact.String(err.Error()))
+	return outcome{visibility: rec.b.r.resendDelay(), kind: "store_unavailable"}
 }
 
 func (rec *record) appendLog(ctx context.Context, log *slog.Logger, e state.LogEntry) {

@@ -556,3 +556,37 @@ func TestEventsAreValidJSONForEveryOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestLostLeaseIsAcknowledged: when another delivery takes the item over
+// while this one works (its lease expired), this one's outcome write fails
+// the lease condition; the record is acknowledged, whatever the outcome was,
+// because the other delivery's outcome is the one that counts.
+func TestLostLeaseIsAcknowledged(t *testing.T) {
+	t.Parallel()
+	for name, result := range map[string]error{
+		"success": nil,
+		"failure": httpErr(failure.OpenAI, 500, ""),
+		"wait":    &failure.WaitError{Until: time.Date(2026, 11, 21, 10, 5, 0, 0, time.UTC), Reason: "breaker open"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := setup(t, pipeline.LLM)
+			tb.seed(t, "a", pipeline.LLM)
+			tb.work = func(_ context.Context, it state.Item) (state.Output, error) {
+				it.LeaseOwner = "someone-else#1" // the takeover
+				tb.store.Put(it)
+				if result != nil {
+					return state.Output{}, result
+				}
+				return okOutput(pipeline.LLM), nil
+			}
+			resp := tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+			if len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("kept %v; a lost lease acknowledges the record", failedIDs(resp))
+			}
+			if it := tb.item(t, "a"); it.LeaseOwner != "someone-else#1" || it.Attempts[pipeline.LLM] != 0 {
+				t.Fatalf("the other delivery's item was overwritten: %+v", it)
+			}
+		})
+	}
+}
