@@ -51,9 +51,6 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 	}
 	if escalated(rec.item, r.Stage, cl) {
 		in.Replay.Escalated = true
-		r.metrics().Count(MetricEscalations, r.Stage, cl.Class, 1)
-		log.Error("ESCALATION: replayed item failed again with the same non-retryable class",
-			"replays", rec.item.ReplayCount)
 	}
 	return rec.b.handOff(ctx, log, deadletter.Build(in), rec.msg, true)
 }
@@ -84,7 +81,11 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 	}
 	r.metrics().Count(MetricDeadLetters, r.Stage, p.ErrorClass, 1)
 	if p.Replay.Escalated {
-		r.metrics().Count(MetricEscalations, r.Stage, p.ErrorClass, 0)
+		// Counted where the escalated dead letter becomes durable, so one
+		// completed by a later delivery counts too, and only once.
+		r.metrics().Count(MetricEscalations, r.Stage, p.ErrorClass, 1)
+		log.Error("ESCALATION: a replayed item failed again with the same non-retryable class; engineering review needed",
+			"class", string(p.ErrorClass), "replays", p.Replay.Count)
 	}
 	log.Error("dead-lettered", "class", string(p.ErrorClass), "attempts", p.Attempts[r.Stage],
 		"dead_letter_id", p.SanitizedContext.DeadLetterID, "reason", p.SanitizedContext.Decision)

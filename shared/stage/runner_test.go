@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -588,5 +589,57 @@ func TestLostLeaseIsAcknowledged(t *testing.T) {
 				t.Fatalf("the other delivery's item was overwritten: %+v", it)
 			}
 		})
+	}
+}
+
+// countingMetrics records counter totals by name.
+type countingMetrics struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func (c *countingMetrics) Count(name string, _ pipeline.Stage, _ failure.Class, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]int{}
+	}
+	c.m[name] += n
+}
+
+func (c *countingMetrics) get(name string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[name]
+}
+
+// TestEscalationIsCountedOnceWhenDurable: a replayed item that fails again
+// with the same non-retryable class at the same stage is dead-lettered with
+// escalated: true and counted once — also when the first DLQ send failed and
+// a later delivery completed the hand-off.
+func TestEscalationIsCountedOnceWhenDurable(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Notify)
+	metrics := &countingMetrics{}
+	tb.runner.Metrics = metrics
+	tb.store.Put(state.Item{ID: "a", Kind: state.KindStory, CorrelationID: "corr-a", Status: state.Enriched,
+		State: state.Queued, Stage: pipeline.Notify, ReplayCount: 1,
+		DeadLetter: &state.DeadLetterRef{ID: "dl0", Stage: pipeline.Notify, Class: failure.NotFound}})
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
+	}
+	tb.sqs.FailSends(stagetest.DLQURL, true)
+	tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 1))
+	if n := metrics.get(stage.MetricEscalations); n != 0 {
+		t.Fatalf("escalations = %d before the dead letter was durable", n)
+	}
+	tb.sqs.FailSends(stagetest.DLQURL, false)
+	tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 2))
+	ps := tb.deadLetters(t)
+	if len(ps) != 1 || !ps[0].Replay.Escalated {
+		t.Fatalf("dead letters %+v, want one escalated", ps)
+	}
+	if n := metrics.get(stage.MetricEscalations); n != 1 {
+		t.Fatalf("escalations = %d, want 1", n)
 	}
 }
