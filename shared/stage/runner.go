@@ -355,8 +355,14 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 		attempt = prev + 1
 	}
 	dec := profile.Decide(retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()})
-	log := rec.log.With("class", string(cl.Class), "attempt", attempt, "reason", cl.Reason)
 	errText := redact.String(werr.Error())
+	log := rec.log.With("class", string(cl.Class), "attempt", attempt, "reason", cl.Reason, "error", truncate(errText, 512))
+	if cl.Status != 0 {
+		log = log.With("upstream_status", cl.Status)
+	}
+	for k, v := range redact.Map(failure.Details(werr)) {
+		log = log.With(k, v) // model, host, request_id
+	}
 	le := state.LastError{
 		Component: r.Stage, ErrorClass: cl.Class, Error: truncate(errText, 1024), ErrorType: deadletter.ErrorType(werr),
 		ErrorCode: redact.String(cl.Code), FailedAt: now, CorrelationID: rec.env.CorrelationID,
