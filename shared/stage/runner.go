@@ -356,18 +356,21 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	}
 	dec := profile.Decide(retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()})
 	errText := redact.String(werr.Error())
-	log := rec.log.With("class", string(cl.Class), "attempt", attempt, "reason", cl.Reason, "error", truncate(errText, 512))
+	details := redact.Map(failure.Details(werr))
+	attrs := make([]any, 0, 10+2*len(details))
+	attrs = append(attrs, "class", string(cl.Class), "attempt", attempt, "reason", cl.Reason, "error", truncate(errText, 512))
 	if cl.Status != 0 {
-		log = log.With("upstream_status", cl.Status)
+		attrs = append(attrs, "upstream_status", cl.Status)
 	}
-	for k, v := range redact.Map(failure.Details(werr)) {
-		log = log.With(k, v) // model, host, request_id
+	for k, v := range details { // model, host, request_id
+		attrs = append(attrs, k, v)
 	}
+	log := rec.log.With(attrs...)
 	le := state.LastError{
 		Component: r.Stage, ErrorClass: cl.Class, Error: truncate(errText, 1024), ErrorType: deadletter.ErrorType(werr),
 		ErrorCode: redact.String(cl.Code), FailedAt: now, CorrelationID: rec.env.CorrelationID,
 		RetryCount: attempt, Retryable: cl.Retryable, MaxRetries: profile.Policy(r.Stage, cl.Class).MaxAttempts,
-		Details: redact.Map(failure.Details(werr)),
+		Details: details,
 	}
 	if cl.Status != 0 {
 		if le.Details == nil {
