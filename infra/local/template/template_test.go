@@ -136,7 +136,7 @@ func TestResolveEnvRealTemplate(t *testing.T) {
 		"PARKED_TABLE":               "s-ParkedTable-ABCDEFGHIJKL",
 		"PROFILE":                    "standard",
 		"BACKSTOP_MAX_RECEIVE_COUNT": "50",
-		"BLOCK_PRIVATE_NETWORKS":        "false",
+		"BLOCK_PRIVATE_NETWORKS":     "false",
 		"LOG_LEVEL":                  "info",
 	}
 	for k, v := range want {
