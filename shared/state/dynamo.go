@@ -185,12 +185,12 @@ func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
-		if _, mine := s.applied(ctx, req.ItemID, tok, err); mine {
-			return nil
+		if _, err := s.settle(ctx, req.ItemID, tok, err); err != nil {
+			return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
 		}
-		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, mapErr(err))
 	}
 	return nil
 }
@@ -209,10 +209,11 @@ func (s *Items) Fail(ctx context.Context, req FailRequest) (int, error) {
 	in.ReturnValues = types.ReturnValueUpdatedNew
 	out, err := s.DB.UpdateItem(ctx, in)
 	if err != nil {
-		if it, mine := s.applied(ctx, req.ItemID, writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now), err); mine {
-			return it.Attempts[req.Stage], nil
+		it, err := s.settle(ctx, req.ItemID, writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now), err)
+		if err != nil {
+			return 0, fmt.Errorf("record failure of %s at %s: %w", req.ItemID, req.Stage, err)
 		}
-		return 0, fmt.Errorf("record failure of %s at %s: %w", req.ItemID, req.Stage, mapErr(err))
+		return it.Attempts[req.Stage], nil
 	}
 	var n int
 	if av, ok := out.Attributes[attemptsAttr(req.Stage)]; ok {
@@ -245,7 +246,8 @@ func (s *Items) Park(ctx context.Context, req FailRequest, p Parking) (int, erro
 		{Update: &types.Update{
 			TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
 			ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
-			ExpressionAttributeValues: upd.ExpressionAttributeValues,
+			ExpressionAttributeValues:           upd.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		{Put: &types.Put{TableName: &s.ParkedTable, Item: parked}},
 	}})
@@ -253,10 +255,11 @@ func (s *Items) Park(ctx context.Context, req FailRequest, p Parking) (int, erro
 		// The transaction carries an idempotency token, so DynamoDB answers
 		// a retry of an applied transaction with success; this covers an
 		// implementation that does not.
-		if it, mine := s.applied(ctx, req.ItemID, writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now), err); mine {
-			return it.Attempts[req.Stage], nil
+		it, err := s.settle(ctx, req.ItemID, writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now), err)
+		if err != nil {
+			return 0, fmt.Errorf("park %s at %s until %s: %w", req.ItemID, req.Stage, p.DueAt.UTC().Format(time.RFC3339), err)
 		}
-		return 0, fmt.Errorf("park %s at %s until %s: %w", req.ItemID, req.Stage, p.DueAt.UTC().Format(time.RFC3339), mapErr(err))
+		return it.Attempts[req.Stage], nil
 	}
 	return req.PrevAttempts + b2i(req.Counts), nil
 }
@@ -305,6 +308,7 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}, nil
 }
 
@@ -323,12 +327,12 @@ func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
-		if _, mine := s.applied(ctx, req.ItemID, tok, err); mine {
-			return nil
+		if _, err := s.settle(ctx, req.ItemID, tok, err); err != nil {
+			return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, err)
 		}
-		return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, mapErr(err))
 	}
 	return nil
 }
@@ -350,29 +354,69 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipel
 		TableName: &s.Table, Key: itemKey(itemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
-		if _, mine := s.applied(ctx, itemID, tok, err); mine {
-			return nil
+		if _, err := s.settle(ctx, itemID, tok, err); err != nil {
+			return fmt.Errorf("mark %s dead-lettered at %s: %w", itemID, stage, err)
 		}
-		return fmt.Errorf("mark %s dead-lettered at %s: %w", itemID, stage, mapErr(err))
 	}
 	return nil
 }
 
-// applied reports whether a write that failed its condition was in fact
-// already applied: the SDK retries a request whose response was lost, and the
-// retry then fails the condition its own first attempt changed. A consistent
-// read of the item's last_write token tells the two apart.
-func (s *Items) applied(ctx context.Context, id, token string, err error) (Item, bool) {
+// settle decides what a conditional write that failed means. The SDK
+// retries a request whose response was lost; if DynamoDB had applied the
+// first attempt, the retry fails the condition that attempt changed. The
+// item's last_write token tells the two apart: the write's own token means it
+// was applied, and settle returns the item; another token means a real
+// conflict (ErrConflict). The item comes with the failure
+// (ReturnValuesOnConditionCheckFailure) or, where an implementation does not
+// return it, from one consistent read. If that read fails the outcome is
+// unknown, and the error returned is deliberately not ErrConflict: the caller
+// must keep its record for a redelivery rather than believe another delivery
+// owns the item.
+func (s *Items) settle(ctx context.Context, id, token string, err error) (Item, error) {
 	if !isConditionFailed(err) {
-		return Item{}, false
+		return Item{}, err
+	}
+	cur, found, rerr := s.conflictItem(ctx, id, err)
+	switch {
+	case rerr != nil:
+		return Item{}, fmt.Errorf("outcome unknown: the condition failed and the item could not be read back (%v): %w", err, rerr)
+	case found && cur.LastWrite == token:
+		return cur, nil
+	}
+	return Item{}, mapErr(err)
+}
+
+// conflictItem returns the item as a failed condition saw it: from the
+// error when DynamoDB sent it, else read.
+func (s *Items) conflictItem(ctx context.Context, id string, err error) (Item, bool, error) {
+	var old map[string]types.AttributeValue
+	var ccf *types.ConditionalCheckFailedException
+	var tce *types.TransactionCanceledException
+	switch {
+	case errors.As(err, &ccf):
+		old = ccf.Item
+	case errors.As(err, &tce):
+		for _, r := range tce.CancellationReasons {
+			if r.Code != nil && *r.Code == "ConditionalCheckFailed" && r.Item != nil {
+				old = r.Item
+			}
+		}
+	}
+	if old != nil {
+		it, derr := decodeItem(old)
+		return it, derr == nil, derr
 	}
 	it, gerr := s.Get(ctx, id)
-	if gerr != nil || it.LastWrite != token {
-		return Item{}, false
+	switch {
+	case errors.Is(gerr, ErrNotFound):
+		return Item{}, false, nil
+	case gerr != nil:
+		return Item{}, false, gerr
 	}
-	return it, true
+	return it, true, nil
 }
 
 // ParkedShard is the GSI partition of parked records. One partition is

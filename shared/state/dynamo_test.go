@@ -2,10 +2,13 @@ package state_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/failure"
@@ -63,5 +66,46 @@ func TestRetriedWritesAreRecognisedAsApplied(t *testing.T) {
 	// A write that really lost stays a conflict.
 	if err := replayed.Complete(ctx, state.CompleteRequest{ItemID: "r", Stage: pipeline.Fetch, Owner: "m#3", Now: t0.Add(3 * time.Minute)}); err == nil {
 		t.Fatal("a complete without the lease succeeded")
+	}
+}
+
+// blindDB is replayingDB without the item on the condition failure and
+// without reads: the store cannot tell whether its own write was applied.
+type blindDB struct{ replayingDB }
+
+func (b blindDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := b.replayingDB.UpdateItem(ctx, in, opts...)
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		ccf.Item = nil
+	}
+	return out, err
+}
+
+func (blindDB) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return nil, errors.New("injected: read failed")
+}
+
+// TestUnverifiableWriteIsNotAConflict: when a retried write fails its
+// condition and the store cannot see the item, it must not report a lost
+// race (the runner would acknowledge the record and strand the item): the
+// outcome is unknown, and the error says so without matching ErrConflict.
+func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	db := dynamodb.NewFromConfig(env.AWS)
+	plain := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	blind := &state.Items{DB: blindDB{replayingDB{db}}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	ctx := context.Background()
+	if _, err := plain.Create(ctx, state.NewItem{ID: "u", Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Claim(ctx, state.ClaimRequest{ItemID: "u", Stage: pipeline.Fetch, Owner: "m#1", Carrier: "m", Now: t0, LeaseFor: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	err := blind.Complete(ctx, state.CompleteRequest{ItemID: "u", Stage: pipeline.Fetch, Owner: "m#1", Now: t0,
+		Output: state.Output{Document: &state.Document{Text: "x"}}})
+	if err == nil || errors.Is(err, state.ErrConflict) || !strings.Contains(err.Error(), "outcome unknown") {
+		t.Fatalf("err = %v; want an outcome-unknown error that is not ErrConflict", err)
 	}
 }

@@ -330,30 +330,24 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
-		if it, mine := s.applied(ctx, req.ItemID, req.token(), err); mine {
-			return it, nil
-		}
-		var ccf *types.ConditionalCheckFailedException
-		if !errors.As(err, &ccf) {
+		if !isConditionFailed(err) {
 			return Item{}, fmt.Errorf("replay %s: %w", req.ItemID, err)
 		}
-		re := &ReplayError{ItemID: req.ItemID}
-		if len(ccf.Item) > 0 {
-			it, derr := decodeItem(ccf.Item)
-			if derr != nil {
-				return Item{}, derr
-			}
-			re.Current = &it
-			return Item{}, re
-		}
-		it, gerr := s.Get(ctx, req.ItemID)
+		// As for every write: the item that failed the condition shows
+		// whether this very replay was applied by an attempt whose response
+		// was lost; if it cannot be seen, the outcome is unknown, not a
+		// conflict.
+		cur, found, rerr := s.conflictItem(ctx, req.ItemID, err)
 		switch {
-		case errors.Is(gerr, ErrNotFound):
-			return Item{}, re
-		case gerr != nil:
-			return Item{}, fmt.Errorf("replay %s: read after conflict: %w", req.ItemID, gerr)
+		case rerr != nil:
+			return Item{}, fmt.Errorf("replay %s: outcome unknown: the item could not be read back: %w", req.ItemID, rerr)
+		case found && cur.LastWrite == req.token():
+			return cur, nil
 		}
-		re.Current = &it
+		re := &ReplayError{ItemID: req.ItemID}
+		if found {
+			re.Current = &cur
+		}
 		return Item{}, re
 	}
 	return decodeItem(out.Attributes)
