@@ -359,10 +359,10 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	details := redact.Map(failure.Details(werr))
 	attrs := make([]any, 0, 10+2*len(details))
 	attrs = append(attrs, "class", string(cl.Class), "attempt", attempt, "reason", cl.Reason, "error", truncate(errText, 512))
-	if cl.Status != 0 {
+	if _, dup := details["upstream_status"]; cl.Status != 0 && !dup {
 		attrs = append(attrs, "upstream_status", cl.Status)
 	}
-	for k, v := range details { // model, host, request_id
+	for k, v := range details { // model, host, request_id, upstream_status
 		attrs = append(attrs, k, v)
 	}
 	log := rec.log.With(attrs...)

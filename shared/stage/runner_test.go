@@ -1,10 +1,12 @@
 package stage_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -641,5 +643,53 @@ func TestEscalationIsCountedOnceWhenDurable(t *testing.T) {
 	}
 	if n := metrics.get(stage.MetricEscalations); n != 1 {
 		t.Fatalf("escalations = %d, want 1", n)
+	}
+}
+
+// A failure's log line names each attribute once, even when the error's
+// details carry the upstream status the classification found too (two
+// "upstream_status" keys, one a number and one a string, break log queries).
+func TestFailureLogKeysAreUnique(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.LLM)
+	var buf bytes.Buffer
+	tb.runner.Log = slog.New(slog.NewJSONHandler(&buf, nil))
+	tb.seed(t, "item-1", pipeline.LLM)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		err := failure.WithDetail(httpErr(failure.OpenAI, 500, `{"error":{"type":"server_error"}}`), "upstream_status", "500")
+		return state.Output{}, failure.WithDetail(err, "model", "gpt-4o-mini")
+	}
+	tb.handle(t, context.Background(), msg("item-1", pipeline.LLM, "m1", 1))
+	found := false
+	for line := range strings.SplitSeq(strings.TrimSpace(buf.String()), "\n") {
+		if !strings.Contains(line, `"failure: will retry"`) {
+			continue
+		}
+		found = true
+		dec := json.NewDecoder(strings.NewReader(line))
+		if _, err := dec.Token(); err != nil { // {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if seen[k.(string)] {
+				t.Errorf("key %q twice in %s", k, line)
+			}
+			seen[k.(string)] = true
+		}
+		if !seen["upstream_status"] {
+			t.Errorf("no upstream_status in %s", line)
+		}
+	}
+	if !found {
+		t.Fatalf("no retry line logged:\n%s", buf.String())
 	}
 }
