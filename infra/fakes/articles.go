@@ -41,6 +41,10 @@ type ArticleOptions struct {
 	// SlowInterval is the wait before each piece of a slow body; 0 means
 	// DefaultSlowInterval.
 	SlowInterval time.Duration
+	// Text, if set, returns the article for an id in place of
+	// ArticleText(id, Size); faults still apply (the soak plants secrets in
+	// articles this way). Huge bodies are always generated.
+	Text func(id string) string
 }
 
 // Articles is a fake article server:
@@ -97,8 +101,14 @@ func (a *Articles) Reset() {
 // with its plan.
 func (a *Articles) Stats() Stats { return a.rec.stats() }
 
-// Text returns the article the server answers for id.
-func (a *Articles) Text(id string) string { return ArticleText(id, a.opts.Size) }
+// Text returns the article the server answers for id: ArticleOptions.Text's,
+// or ArticleText(id, Size).
+func (a *Articles) Text(id string) string {
+	if a.opts.Text != nil {
+		return a.opts.Text(id)
+	}
+	return ArticleText(id, a.opts.Size)
+}
 
 func (a *Articles) article(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}

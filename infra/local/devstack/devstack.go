@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,12 +110,35 @@ type Options struct {
 	// logical id; the key "*" applies to every function. Demos use it to
 	// compress time (BREAKER_OPEN_FOR, RECOVERY_CLOCK_OFFSET).
 	Env map[string]map[string]string
+	// FunctionEndpoint is the AWS endpoint the functions use; "" is the
+	// Endpoint the harness uses. The soak points the functions at a
+	// fault-injecting proxy in front of the harness's endpoint, so that the
+	// stack's creation, seeding and the pollers (the Lambda service's own
+	// requests) stay clean.
+	FunctionEndpoint string
+	// Timeouts override the template's function timeouts, by logical id.
+	Timeouts map[string]time.Duration
+	// WrapFake, if set, wraps each fake's handler before it is served; name
+	// is FakeLLM, FakeArticles or FakeWebhook. The soak tracks calls in
+	// flight and echoes planted secrets in error bodies this way.
+	WrapFake func(name string, h http.Handler) http.Handler
 }
+
+// Names of the fakes, for Options.WrapFake.
+const (
+	FakeLLM      = "llm"
+	FakeArticles = "articles"
+	FakeWebhook  = "webhook"
+)
 
 // Stack is a running local pipeline.
 type Stack struct {
-	// Endpoint is the AWS endpoint the functions use.
+	// Endpoint is the AWS endpoint of the harness (stack creation, AWS,
+	// SQS, Items, the pollers).
 	Endpoint string
+	// FunctionEndpoint is the AWS endpoint the functions use: Endpoint
+	// unless Options.FunctionEndpoint was set.
+	FunctionEndpoint string
 	// Moto is the started server (nil when Options.Endpoint was given).
 	Moto *moto.Server
 	// AWS is an SDK config for Endpoint.
@@ -236,7 +260,11 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}
 	s.Items = &state.Items{DB: dynamodb.NewFromConfig(s.AWS), Table: s.Info.Outputs["ItemsTableName"], ParkedTable: s.Info.Outputs["ParkedTableName"]}
 
-	s.Lambda = lambda.New(lambda.Options{BaseEnv: moto.Environ(s.Endpoint, os.Environ()), Logs: opts.Logs, OnLog: opts.OnLog,
+	s.FunctionEndpoint = opts.FunctionEndpoint
+	if s.FunctionEndpoint == "" {
+		s.FunctionEndpoint = s.Endpoint
+	}
+	s.Lambda = lambda.New(lambda.Options{BaseEnv: moto.Environ(s.FunctionEndpoint, os.Environ()), Logs: opts.Logs, OnLog: opts.OnLog,
 		MaxEnvironments: opts.MaxEnvironments})
 	s.closers = append(s.closers, s.Lambda.Close)
 	for _, fn := range fns {
@@ -247,8 +275,12 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		maps.Copy(env, opts.Env["*"])
 		maps.Copy(env, opts.Env[fn.LogicalID])
 		s.Env[fn.LogicalID] = env
+		timeout := fn.Timeout
+		if t, ok := opts.Timeouts[fn.LogicalID]; ok {
+			timeout = t
+		}
 		if err := s.Lambda.Register(lambda.Function{Name: fn.LogicalID, Bootstrap: bins[fn.LogicalID], Env: env,
-			Timeout: fn.Timeout, MemoryMB: fn.MemorySize, Handler: fn.Handler}); err != nil {
+			Timeout: timeout, MemoryMB: fn.MemorySize, Handler: fn.Handler}); err != nil {
 			return nil, err
 		}
 	}
@@ -298,15 +330,19 @@ func (s *Stack) startFakes(opts Options) error {
 	hookOpts := opts.Webhook
 	hookOpts.Secret = WebhookSecret
 	s.Webhook = fakes.NewWebhook(hookOpts)
-	if s.LLMServer, err = fakes.Start("", s.LLM); err != nil {
+	wrap := opts.WrapFake
+	if wrap == nil {
+		wrap = func(_ string, h http.Handler) http.Handler { return h }
+	}
+	if s.LLMServer, err = fakes.Start("", wrap(FakeLLM, s.LLM)); err != nil {
 		return err
 	}
 	s.closers = append(s.closers, s.LLMServer.Close)
-	if s.ArticleServer, err = fakes.Start("", s.Articles); err != nil {
+	if s.ArticleServer, err = fakes.Start("", wrap(FakeArticles, s.Articles)); err != nil {
 		return err
 	}
 	s.closers = append(s.closers, s.ArticleServer.Close)
-	if s.HookServer, err = fakes.Start("", s.Webhook); err != nil {
+	if s.HookServer, err = fakes.Start("", wrap(FakeWebhook, s.Webhook)); err != nil {
 		return err
 	}
 	s.closers = append(s.closers, s.HookServer.Close)
