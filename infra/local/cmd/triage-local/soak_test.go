@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/infra/local/soak"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func TestSoakUsage(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args []string
+		code int
+		msg  string
+	}{
+		"help":                {[]string{"soak", "-h"}, exitOK, "-runs int"},
+		"no items":            {[]string{"soak", "--items", "0"}, exitUsage, "must be positive"},
+		"no runs":             {[]string{"soak", "--runs", "0"}, exitUsage, "must be positive"},
+		"extra args":          {[]string{"soak", "more"}, exitUsage, "no arguments"},
+		"from without report": {[]string{"soak", "--from", "x.json"}, exitUsage, "--from needs --report"},
+		"from a missing file": {[]string{"soak", "--from", "/nonexistent.json", "--report", filepath.Join(t.TempDir(), "r.md")},
+			exitSetup, "nonexistent"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := runCmd(t, tc.args...)
+			if o.code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", o.code, tc.code, o.stderr)
+			}
+			if !strings.Contains(o.stdout+o.stderr, tc.msg) {
+				t.Errorf("output lacks %q:\nstdout %s\nstderr %s", tc.msg, o.stdout, o.stderr)
+			}
+		})
+	}
+}
+
+// TestSoakReportFromResults writes the report of saved runs without running
+// them.
+func TestSoakReportFromResults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := soak.Record{Command: "triage-local soak --runs 2", Options: soak.Options{Items: 3}, Runs: []*soak.Result{
+		{Seed: 1, Items: 3, Settled: true, ByState: map[state.State]int{state.Done: 2, state.Deadletter: 1}},
+		{Seed: 2, Items: 3, Settled: true, ByState: map[state.State]int{state.Done: 2, state.Queued: 1},
+			Violations: []soak.Violation{{Kind: soak.ViolationStuck, Items: []string{"item-0003 (queued notify)"}}}},
+	}}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, report, notes := filepath.Join(dir, "results.json"), filepath.Join(dir, "reliability.md"), filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(from, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("item-0003 was traced to a lost response.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := runCmd(t, "soak", "--from", from, "--report", report, "--notes", notes); o.code != exitOK {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	md, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"triage-local soak --runs 2", "2 seeded runs of 3 items: 1 items lost", "item-0003 (queued notify)",
+		"triage-local soak --items 3 --seed 2", "## Findings\n\nitem-0003 was traced to a lost response."} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}

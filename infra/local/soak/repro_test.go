@@ -1,0 +1,121 @@
+package soak
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// TestWriteAfterLostResponseAndFailedRead pins what the soak found (seed 1:
+// item-0068 and item-0035; the short soak: item-0021) and de3504e fixed. A
+// write after the claim — Complete, Fail, Release — is applied by DynamoDB
+// but its response is lost; the SDK's retry fails the condition its own
+// first attempt changed; and every read of the item fails. The store used to
+// call that ErrConflict, a lost race that never happened, and the runner
+// acknowledged the record ("lease lost before … was recorded; the other
+// delivery owns the item"): after Complete the item was queued for the next
+// stage with no message sent, after Fail or Release retryable with none left.
+// A conflict the store cannot verify must not be reported as one, so the
+// runner keeps the record and a redelivery sorts it out.
+func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
+	env := localtest.Stack(t, nil)
+	tests := map[string]func(ctx context.Context, items *state.Items, owner string, now time.Time) error{
+		"Complete": func(ctx context.Context, items *state.Items, owner string, now time.Time) error {
+			return items.Complete(ctx, state.CompleteRequest{ItemID: "it", Stage: pipeline.Fetch, Owner: owner, Now: now,
+				Output: state.Output{Document: &state.Document{Text: "text", Bytes: 4, FetchedAt: now}}})
+		},
+		"Fail": func(ctx context.Context, items *state.Items, owner string, now time.Time) error {
+			_, err := items.Fail(ctx, state.FailRequest{ItemID: "it", Stage: pipeline.Fetch, Owner: owner, Now: now,
+				Counts: true, Next: state.Retryable, NotBefore: now.Add(time.Second),
+				LastError: state.LastError{Component: pipeline.Fetch, ErrorClass: "RATE_LIMITED", Error: "HTTP 429"}})
+			return err
+		},
+		"Release": func(ctx context.Context, items *state.Items, owner string, now time.Time) error {
+			return items.Release(ctx, state.ReleaseRequest{ItemID: "it", Stage: pipeline.Fetch, Owner: owner, Now: now,
+				NotBefore: now.Add(time.Second), Reason: "breaker open"})
+		},
+	}
+	for name, write := range tests {
+		t.Run(name, func(t *testing.T) {
+			front, err := moto.StartFront(env.Endpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = front.Close() })
+			cfg, err := moto.Config(t.Context(), front.URL, config.WithRetryer(func() aws.Retryer {
+				return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxBackoff = 10 * time.Millisecond })
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := &state.Items{DB: dynamodb.NewFromConfig(cfg), Table: env.Stack.Outputs["ItemsTableName"]}
+			ctx := t.Context()
+			now := time.Now().UTC()
+			id := "it"
+			// Each subtest starts from a fresh item of the same id.
+			if err := items.Put(ctx, state.Item{ID: id, Kind: state.KindStory, SourceURL: "https://example.org/a",
+				WebhookURL: "https://example.org/h", CorrelationID: "c", Status: state.Received, State: state.Queued,
+				Stage: pipeline.Fetch, CreatedAt: now, UpdatedAt: now}); err != nil {
+				t.Fatal(err)
+			}
+			owner := "msg-" + name + "#1"
+			if _, err := items.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: owner, Carrier: "msg-" + name,
+				Now: now, LeaseFor: time.Minute}); err != nil {
+				t.Fatal(err)
+			}
+			before, err := items.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// The first UpdateItem is applied and its response dropped;
+			// every GetItem after that answers InternalServerError.
+			inj := NewInjector(AWSFaults{}, env.Endpoint, 1)
+			var mu sync.Mutex
+			dropped := false
+			front.SetInterceptor(func(w http.ResponseWriter, r *http.Request, target string) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case target == "DynamoDB_20120810.UpdateItem" && !dropped:
+					dropped = true
+					inj.forwardAndDrop(r, target, "dynamodb")
+				case target == "DynamoDB_20120810.GetItem" && dropped:
+					_, _ = io.Copy(io.Discard, r.Body)
+					writeAWSError(w, dynamoErrors[2])
+					return true
+				}
+				return false
+			})
+			werr := write(ctx, items, owner, now)
+			front.SetInterceptor(nil)
+
+			after, err := items.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after.State == before.State || after.LastWrite == before.LastWrite {
+				t.Fatalf("the dropped write was not applied: %s → %s", before.State, after.State)
+			}
+			t.Logf("%s returned %v; the item went %s → %s %s", name, werr, before.State, after.State, after.Stage)
+			if errors.Is(werr, state.ErrConflict) {
+				t.Errorf("%s reported ErrConflict for its own applied write because the read-back failed; "+
+					"the runner acknowledges the record and the item is lost", name)
+			}
+		})
+	}
+}

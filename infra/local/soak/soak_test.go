@@ -1,0 +1,167 @@
+package soak
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// shortOptions is the soak that `make test` runs: 36 items in one wave, every
+// fault kind — upstream errors, DynamoDB and SQS errors and throttles, lost
+// responses, a DLQ outage, kills, duplicate deliveries — and the planted
+// secrets. Rates are higher than the default scenario's so that each kind
+// occurs in a run this short; the two-minute ACTION_FAILED wait is left to
+// the long runs, and the functions' timeouts and the queues' visibility are
+// shorter still (8 s and 12 s: the lease, 11 s, still ends before the
+// visibility timeout less the batching window). A run takes 30–40 s; the
+// 100 s timeout bounds a stuck one and leaves room for an unlucky item
+// (several lost writes in a row, each a 12 s visibility wait) on a loaded
+// machine.
+func shortOptions(t *testing.T) Options {
+	return Options{
+		Items: 36, Seed: 7, Wave: 36, Secrets: true, Timeout: 100 * time.Second,
+		FunctionTimeout: 8 * time.Second, Visibility: 12 * time.Second,
+		AWS: &AWSFaults{AttemptRate: 0.08, OperationRate: 0.015, DropRate: 0.03, DLQOutageAfter: 2 * time.Second,
+			DLQOutageFor: 6 * time.Second, EveryKind: true},
+		Kills: 2, KillEvery: 3 * time.Second, DuplicateRate: 0.15, DuplicateWithin: 8 * time.Second,
+		LogDir: logDir(t), BuildDir: buildDir(t),
+	}
+}
+
+// buildDir keeps the test's bootstraps apart from .build/soak, which a
+// `make soak` running at the same time executes.
+func buildDir(t *testing.T) string {
+	root, err := devstack.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, ".build", "soak-test")
+}
+
+// logDir is a directory for the run's logs that is kept, and named in the
+// test's output, when the test fails.
+func logDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "triage-soak-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the run's logs are in %s", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	})
+	return dir
+}
+
+func requireLocalAWS(t *testing.T) {
+	t.Helper()
+	localtest.Require(t, "moto_server", moto.InstallHint)
+	if _, err := exec.LookPath("aws"); err != nil {
+		localtest.Require(t, "aws", "pip install awscli")
+	}
+}
+
+// TestShortSoak runs the short soak once and checks, on its result, the
+// conservation invariants, that every fault kind was injected, and that no
+// planted secret reached a log line, a DLQ payload or the error log.
+func TestShortSoak(t *testing.T) {
+	requireLocalAWS(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	opts := shortOptions(t)
+	opts.Out = &out
+	res, err := Run(ctx, opts)
+	if err != nil {
+		t.Fatalf("soak: %v\n%s", err, out.String())
+	}
+	var summary bytes.Buffer
+	res.Print(&summary)
+	t.Log(summary.String())
+	if !res.OK() {
+		t.Log(out.String())
+	}
+
+	t.Run("conservation", func(t *testing.T) {
+		for _, v := range res.Violations {
+			if v.Kind == ViolationSecret {
+				continue
+			}
+			t.Errorf("%s: %s %s", v.Kind, v.Detail, strings.Join(v.Items, "; "))
+		}
+		if n := res.ByState[state.Done] + res.DeadLettered(); n != opts.Items {
+			t.Errorf("%d of %d items finished: %v", n, opts.Items, res.ByState)
+		}
+		if res.DLQ.Distinct != res.DeadLettered() {
+			t.Errorf("%d distinct dead letters on the DLQs for %d dead-lettered items", res.DLQ.Distinct, res.DeadLettered())
+		}
+		if res.DLQ.Messages != res.DLQ.Distinct+res.DLQ.RawDuplicates+res.DLQ.NotTriage {
+			t.Errorf("DLQ accounting: %+v", res.DLQ)
+		}
+	})
+
+	t.Run("every fault kind", func(t *testing.T) {
+		kinds := map[string]int{
+			"article faults": prefixSum(res.Upstream, "articles "), "llm faults": prefixSum(res.Upstream, "llm "),
+			"webhook faults":                      prefixSum(res.Upstream, "webhook "),
+			FaultDynamoThroughput:                 res.AWS[FaultDynamoThroughput],
+			FaultDynamoThrottling:                 res.AWS[FaultDynamoThrottling],
+			FaultDynamoInternal:                   res.AWS[FaultDynamoInternal],
+			FaultSQSThrottled:                     res.AWS[FaultSQSThrottled],
+			FaultSQSInternal:                      res.AWS[FaultSQSInternal],
+			FaultSQSUnavailable:                   res.AWS[FaultSQSUnavailable],
+			"operations refused on every attempt": res.AWS[FaultOperationRefused],
+			"writes applied, response dropped":    res.AWS[FaultDynamoDropped] + res.AWS[FaultSQSDropped] + res.AWS[FaultDLQDropped],
+			"DLQ outage refusals":                 res.AWS[FaultDLQOutage],
+			"kills mid-invocation":                res.MidBatch,
+			"duplicate deliveries":                res.Duplicates["current stage"] + res.Duplicates["earlier stage"],
+			"dead letters":                        res.DLQ.Distinct,
+			"retried failures":                    len(res.Failures),
+		}
+		for kind, n := range kinds {
+			if n == 0 {
+				t.Errorf("no %s in the short soak (seed %d): raise its rate", kind, opts.Seed)
+			}
+		}
+	})
+
+	t.Run("no planted secret leaks", func(t *testing.T) {
+		t.Logf("searched %d function log lines, %d DLQ payloads and %d error-log entries for %d secrets (%d strings) planted in %d items",
+			res.Searched[CorpusLogs], res.Searched[CorpusDLQ], res.Searched[CorpusErrorLog], res.Secrets, res.SecretNeedles, len(res.PlantedItems))
+		if res.Searched[CorpusLogs] == 0 || res.Searched[CorpusDLQ] == 0 || res.Searched[CorpusErrorLog] == 0 || res.Secrets == 0 {
+			t.Fatalf("nothing searched: %v", res.Searched)
+		}
+		for _, l := range res.Leaks {
+			t.Errorf("%s (%s) found in %s: %s", l.Secret, l.Needle, l.Corpus, l.Where)
+		}
+		// The planted items must have reached the error paths the secrets
+		// are meant to travel: dead letters at every stage.
+		for _, stage := range []string{"fetch ", "llm ", "notify "} {
+			if prefixSum(res.DLQ.ByStageClass, stage) == 0 {
+				t.Errorf("no dead letter at %s: the planted error bodies did not reach a DLQ", strings.TrimSpace(stage))
+			}
+		}
+	})
+}
+
+func prefixSum(m map[string]int, prefix string) int {
+	n := 0
+	for k, v := range m {
+		if strings.HasPrefix(k, prefix) {
+			n += v
+		}
+	}
+	return n
+}
