@@ -9,7 +9,6 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,12 +17,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -136,11 +133,11 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	defer logFile.Close()
 	say := func(format string, args ...any) { fmt.Fprintf(opts.Out, format+"\n", args...) }
-	calls := &callCounter{counts: map[string]int64{}}
+	calls := &devstack.AWSCalls{}
 
 	started := time.Now()
 	dsOpts := devstack.Options{
-		Root: root, Pollers: true, StackName: "triage-demo", Logs: logFile, OnLog: calls.observe,
+		Root: root, Pollers: true, StackName: "triage-demo", Logs: logFile, OnLog: calls.Observe,
 		Functions: []string{"FetchFunc", "LLMFunc", "NotifyFunc", "RecoveryFunc"},
 		LLM:       fakes.LLMOptions{RetryAfter: time.Second}, Articles: fakes.ArticleOptions{RetryAfter: time.Second},
 		Env: map[string]map[string]string{
@@ -190,7 +187,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	settled := watch(pctx, st, ids, opts, phaseStart)
 
 	sum, serr := summarize(ctx, st, ids)
-	sum.AWSCalls = calls.snapshot()
+	sum.AWSCalls = calls.Snapshot()
 	pc := st.PollerCounters()
 	sum.Batches, sum.FunctionErrs = pc.Batches, pc.FunctionErrors
 	printSummary(opts.Out, sum, time.Since(phaseStart))
@@ -302,7 +299,7 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 	}
 	for {
 		counts, err := stateCounts(ctx, st, watched)
-		inFlight, qerr := queueDepth(ctx, st, stageQueues(st))
+		inFlight, qerr := st.QueueDepth(ctx, st.StageQueueURLs()...)
 		if err == nil && qerr == nil {
 			line := progressLine(counts, inFlight, len(ids), time.Since(start))
 			switch {
@@ -342,62 +339,13 @@ func progressLine(c map[state.State]int, inFlight, total int, elapsed time.Durat
 // stateCounts scans the Items table for the states of the watched items.
 func stateCounts(ctx context.Context, st *devstack.Stack, watched map[string]bool) (map[state.State]int, error) {
 	out := map[state.State]int{}
-	err := scan(ctx, st, st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
+	err := st.Scan(ctx, st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
 		if !watched[str(it["item_id"])] {
 			return
 		}
 		out[state.State(str(it["state"]))]++
 	})
 	return out, err
-}
-
-func scan(ctx context.Context, st *devstack.Stack, table, projection string, names map[string]string,
-	fn func(map[string]dbtypes.AttributeValue)) error {
-	db := dynamodb.NewFromConfig(st.AWS)
-	in := &dynamodb.ScanInput{TableName: aws.String(table)}
-	if projection != "" {
-		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(projection), names
-	}
-	for range 1000 { // pages; bounded
-		out, err := db.Scan(ctx, in)
-		if err != nil {
-			return fmt.Errorf("scan %s: %w", table, err)
-		}
-		for _, it := range out.Items {
-			fn(it)
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-	return fmt.Errorf("scan %s: too many pages", table)
-}
-
-func stageQueues(st *devstack.Stack) []string {
-	var out []string
-	for _, s := range pipeline.Stages() {
-		out = append(out, st.QueueURL(s))
-	}
-	return out
-}
-
-// queueDepth sums visible, in-flight and delayed messages of the queues.
-func queueDepth(ctx context.Context, st *devstack.Stack, urls []string) (int, error) {
-	total := 0
-	for _, u := range urls {
-		out, err := st.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(u),
-			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
-		if err != nil {
-			return 0, fmt.Errorf("queue attributes: %w", err)
-		}
-		for _, v := range out.Attributes {
-			n, _ := strconv.Atoi(v)
-			total += n
-		}
-	}
-	return total, nil
 }
 
 func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, error) {
@@ -414,7 +362,7 @@ func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, 
 			s.DeadLetters[string(it.DeadLetter.Stage)+" "+string(it.DeadLetter.Class)]++
 		}
 	}
-	err := scan(ctx, st, st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
+	err := st.Scan(ctx, st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
 		class, decision := str(it["error_class"]), str(it["decision"])
 		c := failure.Class(class)
 		s.Failures[c]++
@@ -429,16 +377,16 @@ func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, 
 		return s, err
 	}
 	for _, stg := range pipeline.Stages() {
-		n, err := queueDepth(ctx, st, []string{st.DLQURL(stg)})
+		n, err := st.QueueDepth(ctx, st.DLQURL(stg))
 		if err != nil {
 			return s, err
 		}
 		s.DLQMessages[stg] = n
 	}
-	if s.InFlight, err = queueDepth(ctx, st, stageQueues(st)); err != nil {
+	if s.InFlight, err = st.QueueDepth(ctx, st.StageQueueURLs()...); err != nil {
 		return s, err
 	}
-	err = scan(ctx, st, st.Items.ParkedTable, "item_id", nil, func(map[string]dbtypes.AttributeValue) { s.Parked++ })
+	err = st.Scan(ctx, st.Items.ParkedTable, "item_id", nil, func(map[string]dbtypes.AttributeValue) { s.Parked++ })
 	return s, err
 }
 
@@ -507,37 +455,4 @@ func printConservation(w io.Writer, s Summary) {
 	}
 	fmt.Fprintf(w, "conservation: seeded %d = done %d + dead-lettered %d; DLQ messages %d; in flight %d; parked %d — %s\n",
 		s.Seeded, s.ByState[state.Done], s.ByState[state.Deadletter], dlq, s.InFlight, s.Parked, verdict)
-}
-
-// callCounter sums the functions' per-invocation "aws calls" log lines.
-type callCounter struct {
-	mu     sync.Mutex
-	counts map[string]int64
-}
-
-func (c *callCounter) observe(_ string, line string) {
-	if !strings.Contains(line, `"aws_calls"`) {
-		return
-	}
-	var rec struct {
-		Calls map[string]int64 `json:"aws_calls"`
-	}
-	if json.Unmarshal([]byte(line), &rec) != nil {
-		return
-	}
-	c.mu.Lock()
-	for k, v := range rec.Calls {
-		c.counts[k] += v
-	}
-	c.mu.Unlock()
-}
-
-func (c *callCounter) snapshot() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.counts))
-	for k, v := range c.counts {
-		out[k] = v
-	}
-	return out
 }

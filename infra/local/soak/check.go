@@ -211,12 +211,12 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 	if err := r.errorLog(ctx, res); err != nil {
 		return err
 	}
-	depth, err := queueDepth(ctx, st, stageQueues(st))
+	depth, err := st.QueueDepth(ctx, st.StageQueueURLs()...)
 	if err != nil {
 		return err
 	}
 	parked := 0
-	if err := scanTable(ctx, st, st.Items.ParkedTable, "item_id", nil, func(string, string) { parked++ }); err != nil {
+	if err := st.Scan(ctx, st.Items.ParkedTable, "item_id", nil, func(map[string]dbtypes.AttributeValue) { parked++ }); err != nil {
 		return err
 	}
 
@@ -337,7 +337,7 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 		res.SetupErrors = append(res.SetupErrors, fmt.Sprintf("%d duplicate envelopes could not be sent", r.dupErrors))
 	}
 	res.Calls = r.tracker.Calls()
-	res.FunctionAWSCalls = r.calls.snapshot()
+	res.FunctionAWSCalls = r.calls.Snapshot()
 	if models, err := (&health.Dynamo{DB: dynamodb.NewFromConfig(st.AWS), Table: st.Info.Outputs["ModelsTableName"]}).List(ctx); err == nil {
 		for _, m := range models {
 			if m.Disables > 0 {
@@ -470,7 +470,7 @@ func (r *runner) errorLog(ctx context.Context, res *Result) error {
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	return fmt.Errorf("soak: scan the error log: %w", errTooManyPages)
+	return fmt.Errorf("soak: scan the error log: %w", devstack.ErrTooManyPages)
 }
 
 // plainAttrs renders DynamoDB attributes as plain JSON values for the
@@ -511,54 +511,3 @@ func attrString(v dbtypes.AttributeValue) string {
 	}
 	return ""
 }
-
-// scanTable calls fn with each row's item_id and state (when projected).
-func scanTable(ctx context.Context, st *devstack.Stack, table, projection string, names map[string]string, fn func(id, state string)) error {
-	db := dynamodb.NewFromConfig(st.AWS)
-	in := &dynamodb.ScanInput{TableName: aws.String(table)}
-	if projection != "" {
-		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(projection), names
-	}
-	for range 1000 {
-		out, err := db.Scan(ctx, in)
-		if err != nil {
-			return fmt.Errorf("scan %s: %w", table, err)
-		}
-		for _, it := range out.Items {
-			fn(attrString(it["item_id"]), attrString(it["state"]))
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-	return fmt.Errorf("scan %s: %w", table, errTooManyPages)
-}
-
-func stageQueues(st *devstack.Stack) []string {
-	var out []string
-	for _, s := range pipeline.Stages() {
-		out = append(out, st.QueueURL(s))
-	}
-	return out
-}
-
-// queueDepth sums visible, in-flight and delayed messages of the queues.
-func queueDepth(ctx context.Context, st *devstack.Stack, urls []string) (int, error) {
-	total := 0
-	for _, u := range urls {
-		out, err := st.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(u),
-			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
-		if err != nil {
-			return 0, fmt.Errorf("queue attributes: %w", err)
-		}
-		for _, v := range out.Attributes {
-			n, _ := strconv.Atoi(v)
-			total += n
-		}
-	}
-	return total, nil
-}
-
-func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -2,7 +2,6 @@ package soak
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -11,11 +10,10 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -282,7 +280,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	scripted := func(id string) bool { return planted.Has(id) || pl.schema[id] || pl.action[id] }
 	extra := newExtras(opts.Seed, opts.Extra, scripted)
 	tracker := NewTracker()
-	calls := &callCounter{counts: map[string]int64{}}
+	calls := &devstack.AWSCalls{}
 
 	srv, err := moto.Start(ctx, moto.Options{LogPath: filepath.Join(dir, "moto-"+seedName+".log")})
 	if err != nil {
@@ -333,7 +331,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Logs: logFile,
 		OnLog: func(fn, line string) {
 			scan.Line(fn, line)
-			calls.observe(line)
+			calls.Observe(fn, line)
 		},
 		Progress: func(format string, args ...any) { say("  · "+format, args...) },
 	})
@@ -377,7 +375,7 @@ type runner struct {
 	scan    *SecretScan
 	plan    *plan
 	extra   *extras
-	calls   *callCounter
+	calls   *devstack.AWSCalls
 	rng     *rand.Rand
 	say     func(string, ...any)
 
@@ -577,11 +575,12 @@ func (r *runner) duplicate(ctx context.Context, id string) {
 func (r *runner) observe(ctx context.Context) (map[state.State]int, int, error) {
 	counts := map[state.State]int{}
 	now := time.Now()
-	err := scanTable(ctx, r.st, r.st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(id, st string) {
+	err := r.st.Scan(ctx, r.st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
+		id := attrString(it["item_id"])
 		if _, ok := r.seededAt[id]; !ok {
 			return
 		}
-		s := state.State(st)
+		s := state.State(attrString(it["state"]))
 		counts[s]++
 		if s == state.Done || s == state.Deadletter {
 			if _, ok := r.terminalAt[id]; !ok {
@@ -592,41 +591,8 @@ func (r *runner) observe(ctx context.Context) (map[state.State]int, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	depth, err := queueDepth(ctx, r.st, stageQueues(r.st))
+	depth, err := r.st.QueueDepth(ctx, r.st.StageQueueURLs()...)
 	return counts, depth, err
-}
-
-// callCounter sums the functions' per-invocation "aws calls" log lines.
-type callCounter struct {
-	mu     sync.Mutex
-	counts map[string]int64
-}
-
-func (c *callCounter) observe(line string) {
-	if !strings.Contains(line, `"aws_calls"`) {
-		return
-	}
-	var rec struct {
-		Calls map[string]int64 `json:"aws_calls"`
-	}
-	if jsonUnmarshal(line, &rec) != nil {
-		return
-	}
-	c.mu.Lock()
-	for k, v := range rec.Calls {
-		c.counts[k] += v
-	}
-	c.mu.Unlock()
-}
-
-func (c *callCounter) snapshot() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.counts))
-	for k, v := range c.counts {
-		out[k] = v
-	}
-	return out
 }
 
 func dumpGoroutines(path string) {
@@ -637,5 +603,3 @@ func dumpGoroutines(path string) {
 	defer f.Close()
 	_ = pprof.Lookup("goroutine").WriteTo(f, 2)
 }
-
-var errTooManyPages = errors.New("too many pages")

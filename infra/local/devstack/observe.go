@@ -1,0 +1,118 @@
+package devstack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// What the harnesses (demo, soak) read back from a running stack.
+
+// ErrTooManyPages is wrapped by Scan for a table of more than maxScanPages
+// pages: the local stack never holds that much, so it is a bug.
+var ErrTooManyPages = errors.New("too many pages")
+
+const maxScanPages = 1000
+
+// StageQueueURLs returns the stage queues' URLs in pipeline order.
+func (s *Stack) StageQueueURLs() []string {
+	out := make([]string, 0, len(pipeline.Stages()))
+	for _, st := range pipeline.Stages() {
+		out = append(out, s.QueueURL(st))
+	}
+	return out
+}
+
+// QueueDepth sums the visible, in-flight and delayed messages of the queues.
+func (s *Stack) QueueDepth(ctx context.Context, urls ...string) (int, error) {
+	total := 0
+	for _, u := range urls {
+		out, err := s.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(u),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
+		if err != nil {
+			return 0, fmt.Errorf("queue attributes: %w", err)
+		}
+		for _, v := range out.Attributes {
+			n, _ := strconv.Atoi(v)
+			total += n
+		}
+	}
+	return total, nil
+}
+
+// Scan calls fn with every row of table (only the projected attributes when
+// projection is set), page by page.
+func (s *Stack) Scan(ctx context.Context, table, projection string, names map[string]string,
+	fn func(map[string]dbtypes.AttributeValue)) error {
+	db := dynamodb.NewFromConfig(s.AWS)
+	in := &dynamodb.ScanInput{TableName: aws.String(table)}
+	if projection != "" {
+		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(projection), names
+	}
+	for range maxScanPages {
+		out, err := db.Scan(ctx, in)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", table, err)
+		}
+		for _, it := range out.Items {
+			fn(it)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	return fmt.Errorf("scan %s: %w", table, ErrTooManyPages)
+}
+
+// AWSCalls sums the functions' per-invocation "aws calls" log lines (the
+// runner logs every AWS request its invocation made, retries included). Its
+// Observe is an Options.OnLog. It is safe for concurrent use.
+type AWSCalls struct {
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+// Observe adds the counts of an "aws calls" line; other lines are ignored.
+func (c *AWSCalls) Observe(_, line string) {
+	if !strings.Contains(line, `"aws_calls"`) {
+		return
+	}
+	var rec struct {
+		Calls map[string]int64 `json:"aws_calls"`
+	}
+	if json.Unmarshal([]byte(line), &rec) != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil {
+		c.counts = map[string]int64{}
+	}
+	for k, v := range rec.Calls {
+		c.counts[k] += v
+	}
+}
+
+// Snapshot returns the sums so far, by "Service.Operation".
+func (c *AWSCalls) Snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.counts))
+	maps.Copy(out, c.counts)
+	return out
+}
