@@ -322,15 +322,9 @@ func (in *Injector) Intercept(w http.ResponseWriter, r *http.Request, target str
 // refuseDLQ reports whether a SendMessage body goes to a DLQ while the
 // outage window is open, opening it on the first DLQ send due.
 func (in *Injector) refuseDLQ(body []byte) bool {
-	var req struct {
-		QueueURL string `json:"QueueUrl"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return false
-	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if !in.dlqs[queueName(req.QueueURL)] {
+	if !in.toDLQ(body) {
 		return false
 	}
 	now := in.now()
@@ -381,15 +375,18 @@ func (in *Injector) forwardAndDrop(r *http.Request, target, service string) {
 }
 
 func (in *Injector) isDLQSend(body []byte) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.toDLQ(body)
+}
+
+// toDLQ reports whether a SendMessage body names one of the DLQs; in.mu
+// must be held.
+func (in *Injector) toDLQ(body []byte) bool {
 	var req struct {
 		QueueURL string `json:"QueueUrl"`
 	}
-	if json.Unmarshal(body, &req) != nil {
-		return false
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.dlqs[queueName(req.QueueURL)]
+	return json.Unmarshal(body, &req) == nil && in.dlqs[queueName(req.QueueURL)]
 }
 
 // requestSeq numbers the injected answers' request ids.
