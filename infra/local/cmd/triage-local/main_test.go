@@ -177,7 +177,14 @@ func TestUsage(t *testing.T) {
 		"bad build mode":   {[]string{"invoke", "--function", "fetch", "--event", event, "--build", "sometimes"}, exitUsage, "--build"},
 		"never built": {[]string{"invoke", "--function", "fetch", "--event", event, "--build", "never",
 			"--build-dir", t.TempDir()}, exitUsage, "--build=never"},
-		"extra args": {[]string{"invoke", "--function", "fetch", "--event", event, "more"}, exitUsage, "unexpected arguments"},
+		"extra args":               {[]string{"invoke", "--function", "fetch", "--event", event, "more"}, exitUsage, "unexpected arguments"},
+		"soak help":                {[]string{"soak", "-h"}, exitOK, "-runs int"},
+		"soak no items":            {[]string{"soak", "--items", "0"}, exitUsage, "must be positive"},
+		"soak no runs":             {[]string{"soak", "--runs", "0"}, exitUsage, "must be positive"},
+		"soak extra args":          {[]string{"soak", "more"}, exitUsage, "no arguments"},
+		"soak from without report": {[]string{"soak", "--from", "x.json"}, exitUsage, "--from needs --report"},
+		"soak from a missing file": {[]string{"soak", "--from", "/nonexistent.json", "--report", filepath.Join(t.TempDir(), "r.md")},
+			exitSetup, "nonexistent"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -11,35 +11,6 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-func TestSoakUsage(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		args []string
-		code int
-		msg  string
-	}{
-		"help":                {[]string{"soak", "-h"}, exitOK, "-runs int"},
-		"no items":            {[]string{"soak", "--items", "0"}, exitUsage, "must be positive"},
-		"no runs":             {[]string{"soak", "--runs", "0"}, exitUsage, "must be positive"},
-		"extra args":          {[]string{"soak", "more"}, exitUsage, "no arguments"},
-		"from without report": {[]string{"soak", "--from", "x.json"}, exitUsage, "--from needs --report"},
-		"from a missing file": {[]string{"soak", "--from", "/nonexistent.json", "--report", filepath.Join(t.TempDir(), "r.md")},
-			exitSetup, "nonexistent"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			o := runCmd(t, tc.args...)
-			if o.code != tc.code {
-				t.Errorf("exit %d, want %d\nstderr:\n%s", o.code, tc.code, o.stderr)
-			}
-			if !strings.Contains(o.stdout+o.stderr, tc.msg) {
-				t.Errorf("output lacks %q:\nstdout %s\nstderr %s", tc.msg, o.stdout, o.stderr)
-			}
-		})
-	}
-}
-
 // TestSoakReportFromResults writes the report of saved runs without running
 // them.
 func TestSoakReportFromResults(t *testing.T) {
