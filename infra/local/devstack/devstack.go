@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"os"
@@ -381,6 +382,17 @@ func (s *Stack) Send(ctx context.Context, env pipeline.Envelope) error {
 // DLQURL is the stage's dead-letter queue.
 func (s *Stack) DLQURL(st pipeline.Stage) string { return s.dlqs[st] }
 
+// emitter writes slog's lines through the Lambda service's log.
+type emitter struct {
+	svc    *lambda.Service
+	source string
+}
+
+func (e emitter) Write(p []byte) (int, error) {
+	e.svc.Emit(e.source, strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
 func (s *Stack) startPollers(fns []template.Function) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopPollers = cancel
@@ -393,7 +405,11 @@ func (s *Stack) startPollers(fns []template.Function) error {
 			if err != nil {
 				return err
 			}
-			p := &poller.Poller{Mapping: m, SQS: s.SQS, Invoker: s.Lambda, WaitTime: time.Second, Drain: 10 * time.Second}
+			// The pollers' warnings — failed batches (a timeout, a killed
+			// process), receive and delete errors — go to the functions'
+			// log, as the Lambda service's own would go to CloudWatch.
+			log := slog.New(slog.NewJSONHandler(emitter{s.Lambda, "poller " + fn.LogicalID}, nil))
+			p := &poller.Poller{Mapping: m, SQS: s.SQS, Invoker: s.Lambda, WaitTime: time.Second, Drain: 10 * time.Second, Log: log}
 			s.Pollers[fn.LogicalID] = append(s.Pollers[fn.LogicalID], p)
 			s.pollWG.Add(1)
 			go func() {

@@ -688,6 +688,10 @@ func (s *Service) Close() error {
 	return errors.Join(errs...)
 }
 
+// Emit writes line to Options.Logs and OnLog under source, as a function's
+// output is: the harness logs the pollers next to the functions this way.
+func (s *Service) Emit(source, line string) { s.emit(source, line) }
+
 func (s *Service) emit(fn, line string) {
 	if s.opts.Logs != nil {
 		s.logMu.Lock()

@@ -156,7 +156,8 @@ type Result struct {
 	SetupErrors   []string
 	Phase, Wall   time.Duration
 	LongestWait   time.Duration
-	FunctionLog   string
+	// FunctionLog is the file of every function (and poller) log line.
+	FunctionLog string
 }
 
 // OK reports whether the run broke no invariant.

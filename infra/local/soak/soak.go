@@ -362,6 +362,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Wall = time.Since(started)
+	res.FunctionLog = logPath
 	return res, nil
 }
 

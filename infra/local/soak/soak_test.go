@@ -137,6 +137,25 @@ func TestShortSoak(t *testing.T) {
 		}
 	})
 
+	t.Run("killed invocations are in the log", func(t *testing.T) {
+		// A post-mortem starts from the log: each invocation a kill ended
+		// is a failed batch the poller logged, with the records it kept.
+		b, err := os.ReadFile(res.FunctionLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if strings.HasPrefix(line, "[poller ") && strings.Contains(line, `"batch failed"`) &&
+				strings.Contains(line, "Runtime.ExitError") {
+				n++
+			}
+		}
+		if n != res.MidBatch {
+			t.Errorf("%d failed batches with Runtime.ExitError logged by the pollers, %d invocations ended by a kill", n, res.MidBatch)
+		}
+	})
+
 	t.Run("no planted secret leaks", func(t *testing.T) {
 		t.Logf("searched %d function log lines, %d DLQ payloads and %d error-log entries for %d secrets (%d strings) planted in %d items",
 			res.Searched[CorpusLogs], res.Searched[CorpusDLQ], res.Searched[CorpusErrorLog], res.Secrets, res.SecretNeedles, len(res.PlantedItems))
