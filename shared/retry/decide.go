@@ -102,7 +102,7 @@ func (w Wait) Reason() string {
 
 // Decide applies p to one failure. Non-retryable classes dead-letter at once;
 // non-counting classes (BUDGET_EXCEEDED) wait — our own cap until the next UTC
-// midnight, a provider's quota for ProviderQuotaWait or as long as it asked;
+// midnight (or BudgetRecheck, when sooner), a provider's quota for ProviderQuotaWait or as long as it asked;
 // counting classes retry until the attempt that just failed reaches
 // MaxAttempts, after a delay of max(backoff, min(requested, RequestedCap)).
 func (p *Profile) Decide(in Input) Decision {
@@ -135,7 +135,12 @@ func (p *Profile) Decide(in Input) Decision {
 
 func (p *Profile) wait(in Input, class failure.Class) Wait {
 	if in.Failure.SelfImposed {
-		return Wait{Until: NextUTCMidnight(in.Now), Class: class, Why: "daily budget resets at 00:00 UTC"}
+		reset := NextUTCMidnight(in.Now)
+		if p.BudgetRecheck > 0 && in.Now.Add(p.BudgetRecheck).Before(reset) {
+			return Wait{Until: in.Now.Add(p.BudgetRecheck), Class: class,
+				Why: "daily budget spent; checking again in " + p.BudgetRecheck.String() + " (it resets at 00:00 UTC)"}
+		}
+		return Wait{Until: reset, Class: class, Why: "daily budget resets at 00:00 UTC"}
 	}
 	d := max(p.ProviderQuotaWait, in.Failure.Requested.Resolve(in.Now))
 	return Wait{Until: in.Now.Add(d), Class: class, Why: "provider quota exhausted"}

@@ -74,6 +74,12 @@ type Profile struct {
 	// ProviderQuotaWait is how long a provider's exhausted quota
 	// (insufficient_quota, HTTP 402) waits before the next try.
 	ProviderQuotaWait time.Duration
+	// BudgetRecheck bounds the wait for our own daily budget: zero waits
+	// until the budget resets at the next 00:00 UTC; a positive value waits
+	// at most that long before trying again, so that items resume soon
+	// after an operator raises the cap (a try that finds the budget still
+	// spent waits again and spends no attempt).
+	BudgetRecheck time.Duration
 }
 
 // Policy returns the policy for class in stage: the stage override, else
@@ -115,6 +121,9 @@ func (p *Profile) Validate() error {
 	}
 	if p.RequestedCap < 0 {
 		return fmt.Errorf("profile %s: negative RequestedCap %s", p.Name, p.RequestedCap)
+	}
+	if p.BudgetRecheck < 0 {
+		return fmt.Errorf("profile %s: BudgetRecheck %s must not be negative", p.Name, p.BudgetRecheck)
 	}
 	if p.ProviderQuotaWait <= 0 {
 		return fmt.Errorf("profile %s: ProviderQuotaWait %s must be positive", p.Name, p.ProviderQuotaWait)

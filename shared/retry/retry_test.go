@@ -526,6 +526,8 @@ func TestDecideBudget(t *testing.T) {
 	midnight := time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)
 	self := failure.Classification{Class: failure.BudgetExceeded, SelfImposed: true}
 	quota := failure.Of(failure.BudgetExceeded, "openai code insufficient_quota (HTTP 429)")
+	recheck := retry.Standard()
+	recheck.BudgetRecheck = 15 * time.Minute
 	withRequest := func(c failure.Classification, r failure.Requested) failure.Classification {
 		c.Requested = r
 		return c
@@ -554,6 +556,16 @@ func TestDecideBudget(t *testing.T) {
 		"self-imposed ignores a requested delay": {
 			profile: b.standard, failure: withRequest(self, failure.Requested{Delay: 3 * time.Hour}), now: time.Date(2026, 5, 1, 23, 0, 0, 0, time.UTC), attempt: 1,
 			until: midnight, why: "daily budget",
+		},
+		"self-imposed rechecks after BudgetRecheck when that is sooner": {
+			profile: recheck, failure: self, now: b.now, attempt: 1, until: b.now.Add(15 * time.Minute), why: "checking again in 15m0s",
+		},
+		"self-imposed waits for midnight when it comes before BudgetRecheck": {
+			profile: recheck, failure: self, now: time.Date(2026, 5, 1, 23, 50, 0, 0, time.UTC), attempt: 1, until: midnight,
+			why: "resets at 00:00 UTC",
+		},
+		"BudgetRecheck leaves a provider quota alone": {
+			profile: recheck, failure: quota, now: b.now, attempt: 1, until: b.now.Add(time.Hour), why: "provider quota",
 		},
 		"self-imposed never dead-letters": {
 			profile: b.standard, failure: self, now: b.now, attempt: 1000, until: midnight, why: "daily budget",
@@ -804,6 +816,10 @@ func TestValidate(t *testing.T) {
 		"a zero provider-quota wait would spin": {
 			breakIt: func(p *retry.Profile) { p.ProviderQuotaWait = 0 },
 			wantErr: "ProviderQuotaWait",
+		},
+		"a negative budget recheck": {
+			breakIt: func(p *retry.Profile) { p.BudgetRecheck = -time.Minute },
+			wantErr: "BudgetRecheck",
 		},
 		"a negative requested cap": {
 			breakIt: func(p *retry.Profile) { p.RequestedCap = -time.Second },
