@@ -104,43 +104,51 @@ type stackConn struct {
 	queues                                              map[pipeline.Stage]replay.Queues
 }
 
-// connect builds the AWS clients and resolves the resource names from the
-// flags, then the stack's outputs. A resource the command needs and nobody
-// named is a usage error.
-func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
-	if f.timeout <= 0 {
-		return nil, usageError{"--timeout must be positive"}
+// loadAWSConfig is the SDK config every AWS command uses: endpoint ("" is
+// AWS), region and profile ("" their defaults), each request bounded by
+// timeout with one retry and a fast dial. A local (loopback) endpoint gets
+// dummy credentials unless some are configured.
+func loadAWSConfig(ctx context.Context, endpoint, region, profile string, timeout time.Duration) (aws.Config, error) {
+	if timeout <= 0 {
+		return aws.Config{}, usageError{"--timeout must be positive"}
 	}
-	if f.endpoint != "" {
-		u, err := url.Parse(f.endpoint)
+	if endpoint != "" {
+		u, err := url.Parse(endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, usageError{fmt.Sprintf("--endpoint %q is not an http(s) URL", f.endpoint)}
+			return aws.Config{}, usageError{fmt.Sprintf("--endpoint %q is not an http(s) URL", endpoint)}
 		}
 	}
 	opts := []func(*config.LoadOptions) error{
-		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(f.timeout).WithDialerOptions(func(d *net.Dialer) { d.Timeout = cliDialTimeout })),
+		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(timeout).WithDialerOptions(func(d *net.Dialer) { d.Timeout = cliDialTimeout })),
 		config.WithRetryer(func() aws.Retryer {
 			return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
 				o.MaxAttempts, o.MaxBackoff = cliMaxAttempts, 500*time.Millisecond
 			})
 		}),
 	}
-	if f.region != "" {
-		opts = append(opts, config.WithRegion(f.region))
+	if region != "" {
+		opts = append(opts, config.WithRegion(region))
 	}
-	if f.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(f.profile))
+	if profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(profile))
 	}
-	if f.endpoint != "" {
-		opts = append(opts, config.WithBaseEndpoint(f.endpoint))
+	if endpoint != "" {
+		opts = append(opts, config.WithBaseEndpoint(endpoint))
 		// A local stack (moto) takes any credentials; do not make a
 		// developer configure some, nor wait for the instance metadata
 		// service to say there are none.
-		if isLoopback(f.endpoint) && os.Getenv("AWS_ACCESS_KEY_ID") == "" && f.profile == "" && os.Getenv("AWS_PROFILE") == "" {
+		if isLoopback(endpoint) && os.Getenv("AWS_ACCESS_KEY_ID") == "" && profile == "" && os.Getenv("AWS_PROFILE") == "" {
 			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", "")))
 		}
 	}
-	cfg, err := awsconf.Load(ctx, nil, opts...)
+	return awsconf.Load(ctx, nil, opts...)
+}
+
+// connect builds the AWS clients and resolves the resource names from the
+// flags, then the stack's outputs. A resource the command needs and nobody
+// named is a usage error.
+func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
+	cfg, err := loadAWSConfig(ctx, f.endpoint, f.region, f.profile, f.timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +232,11 @@ func isLoopback(endpoint string) bool {
 }
 
 // explain turns an unreachable endpoint into a message that says so.
-func (c *stackConn) explain(err error) error {
+func (c *stackConn) explain(err error) error { return explainUnreachable(c.endpoint, err) }
+
+// explainUnreachable words an error that never reached endpoint ("" is AWS
+// itself) as "cannot reach …"; other errors are returned as they are.
+func explainUnreachable(endpoint string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -232,7 +244,7 @@ func (c *stackConn) explain(err error) error {
 		op *net.OpError
 		dn *net.DNSError
 	)
-	where := c.endpoint
+	where := endpoint
 	if where == "" {
 		where = "AWS"
 	}

@@ -55,6 +55,10 @@ func runBreakers(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), conn.timeout)
 	defer cancel()
+	return conn.explain(breakersDo(ctx, stdout, conn, sub, rest))
+}
+
+func breakersDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub string, rest []string) error {
 	store, err := conn.breakersStore(ctx)
 	if err != nil {
 		return err

@@ -133,6 +133,8 @@ func TestOpsCommandsUnreachable(t *testing.T) {
 		{"dlq", "replay", "--all", "--note", "x", "--stack", "s"},
 		{"items", "get", "x", "--items-table", "t"},
 		{"report", "errors", "--errorlog-table", "t"},
+		{"models", "list", "--models-table", "t"},
+		{"breakers", "reset", "api.openai.com", "--breakers-table", "t"},
 	} {
 		start := time.Now()
 		code, out, errOut := runCLI(append(args, "--endpoint", "http://127.0.0.1:1", "--region", "us-east-1")...)

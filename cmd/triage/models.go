@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -65,6 +64,10 @@ func runModels(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), conn.timeout)
 	defer cancel()
+	return conn.explain(modelsDo(ctx, stdout, conn, sub, model, *reason))
+}
+
+func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, model, reason string) error {
 	store, err := conn.modelsStore(ctx)
 	if err != nil {
 		return err
@@ -80,7 +83,7 @@ func runModels(_ io.Reader, stdout io.Writer, args []string) error {
 		}
 		return modelsTable(stdout, models, time.Now())
 	default:
-		m, err := store.SetDisabled(ctx, model, sub == "disable", *reason, time.Now())
+		m, err := store.SetDisabled(ctx, model, sub == "disable", reason, time.Now())
 		if err != nil {
 			return err
 		}
@@ -118,6 +121,7 @@ func modelsTable(w io.Writer, models []health.Model, now time.Time) error {
 // local to this file until then.)
 type healthConn struct {
 	endpoint, region, stack    string
+	profile                    string
 	modelsTable, breakersTable string
 	timeout                    time.Duration
 	json                       bool
@@ -131,6 +135,7 @@ func addHealthFlags(fs *flag.FlagSet, getenv func(string) string) *healthConn {
 	c := &healthConn{}
 	fs.StringVar(&c.endpoint, "endpoint", getenv("AWS_ENDPOINT_URL"), "AWS endpoint URL, e.g. a local moto (default $AWS_ENDPOINT_URL; empty: AWS)")
 	fs.StringVar(&c.region, "region", "", "AWS region (default $AWS_REGION, else "+awsconf.DefaultRegion+")")
+	fs.StringVar(&c.profile, "profile", "", "shared-config profile (default $AWS_PROFILE)")
 	fs.StringVar(&c.stack, "stack", getenv("TRIAGE_STACK"), "read table names from this CloudFormation stack's outputs (default $TRIAGE_STACK)")
 	fs.StringVar(&c.modelsTable, "models-table", getenv("MODELS_TABLE"), "model health table (default $MODELS_TABLE)")
 	fs.StringVar(&c.breakersTable, "breakers-table", getenv("BREAKERS_TABLE"), "circuit breakers table (default $BREAKERS_TABLE)")
@@ -159,24 +164,14 @@ func parseHealthArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
+// explain words an unreachable endpoint as the other commands do.
+func (c *healthConn) explain(err error) error { return explainUnreachable(c.endpoint, err) }
+
 func (c *healthConn) config(ctx context.Context) (aws.Config, error) {
 	if c.cfg != nil {
 		return *c.cfg, nil
 	}
-	if c.timeout <= 0 {
-		return aws.Config{}, usageError{"--timeout must be positive"}
-	}
-	opts := []func(*config.LoadOptions) error{config.WithRetryMaxAttempts(2)}
-	if c.region != "" {
-		opts = append(opts, config.WithRegion(c.region))
-	}
-	if c.endpoint != "" {
-		if !strings.HasPrefix(c.endpoint, "http://") && !strings.HasPrefix(c.endpoint, "https://") {
-			return aws.Config{}, usageError{fmt.Sprintf("--endpoint %q is not an http(s) URL", c.endpoint)}
-		}
-		opts = append(opts, config.WithBaseEndpoint(c.endpoint))
-	}
-	cfg, err := awsconf.Load(ctx, nil, opts...)
+	cfg, err := loadAWSConfig(ctx, c.endpoint, c.region, c.profile, c.timeout)
 	if err != nil {
 		return aws.Config{}, err
 	}
