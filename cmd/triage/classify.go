@@ -54,6 +54,20 @@ type classifyOutput struct {
 	Error            string `json:"error,omitempty"`
 }
 
+// MarshalJSON writes a line that could not be classified as its name and
+// error only: zero-valued decision fields next to an error read like an
+// answer ("retryable": false).
+func (o classifyOutput) MarshalJSON() ([]byte, error) {
+	type plain classifyOutput
+	if o.Error != "" {
+		return json.Marshal(struct {
+			Name  string `json:"name,omitempty"`
+			Error string `json:"error"`
+		}{o.Name, o.Error})
+	}
+	return json.Marshal(plain(o))
+}
+
 // maxClassifyLine bounds one input line; provider bodies are small.
 const maxClassifyLine = 1 << 20
 

@@ -87,6 +87,15 @@ func TestClassifyStreamKeepsGoingAfterABadLine(t *testing.T) {
 	if outs[0].Class != "UPSTREAM_UNAVAILABLE" || outs[1].Error == "" || outs[2].Class != "NOT_FOUND" {
 		t.Fatalf("outputs = %+v", outs)
 	}
+	// The bad line says only what went wrong: no zero-valued decision
+	// fields that read like an answer.
+	var keys map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &keys); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := keys["error"]; !ok || len(keys) != 1 {
+		t.Fatalf("the bad line's fields: %s", lines[1])
+	}
 }
 
 func TestClassifyTableOfSampleFailures(t *testing.T) {
