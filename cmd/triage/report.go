@@ -28,8 +28,12 @@ func reportVerb(verb string) func(io.Writer, []string) error {
 }
 
 func runReportVerb(verb string, stdout io.Writer, args []string) error {
-	fs := newFlagSet("report "+verb, "report "+verb+" [--since 7d] [--until T] [--json]\n\n"+
-		"Reads the error log (30-day retention) through its by-class index.")
+	source := "Reads the error log (30-day retention) through its by-class index."
+	if verb == "budget" {
+		source = "Reads the budget table (spend, calls and blocked calls per UTC day) and the error log's\n" +
+			"BUDGET_EXCEEDED entries (our cap and providers' quotas), one row per UTC day."
+	}
+	fs := newFlagSet("report "+verb, "report "+verb+" [--since 7d] [--until T] [--json]\n\n"+source)
 	aw := addStackFlags(fs)
 	since := fs.String("since", "7d", "start of the window: an age (7d, 36h) or RFC 3339")
 	until := fs.String("until", "", "end of the window (default now): an age or RFC 3339")
