@@ -59,7 +59,7 @@ fuzz-run:
 	done
 
 bench: tools-go
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 3 ./...
 
 build: tools-go
 	$(GO) build ./...
@@ -150,7 +150,8 @@ simulate: tools-go
 # duplicate deliveries, a DLQ outage, planted secrets — and ends with the
 # conservation check; it exits non-zero on any violation. A short variant
 # runs in `make test` (infra/local/soak TestShortSoak). `make soak-report`
-# reruns the 20 seeded runs behind docs/reliability.md (about an hour).
+# reruns the 20 seeded runs behind docs/reliability.md (about an hour: 2–3
+# minutes a run).
 
 SOAK_ITEMS ?= 200
 SOAK_SEED  ?= 1
