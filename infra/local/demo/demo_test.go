@@ -3,7 +3,12 @@ package demo_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +45,7 @@ func TestDemoHappyPathCost(t *testing.T) {
 	if sum.ByState[state.Done] != items || !sum.Conserved() {
 		t.Fatalf("summary %+v", sum)
 	}
+	noChildren(t)
 	if got := sum.AWSCalls["DynamoDB.UpdateItem"]; got != 7*items {
 		t.Fatalf("DynamoDB.UpdateItem = %d for %d items, want exactly 2 per stage and 1 budget charge (%d)\n%s", got, items, 7*items, out.String())
 	}
@@ -60,10 +66,53 @@ func TestDemoWithFaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
+	noChildren(t)
 	if !sum.Conserved() || sum.ByState[state.Deadletter] == 0 || len(sum.Retries) == 0 {
 		t.Fatalf("want retries, dead letters and conservation: %+v\n%s", sum, out.String())
 	}
 	if !strings.Contains(out.String(), "conservation: seeded 30") {
 		t.Fatalf("summary lacks the conservation line:\n%s", out.String())
+	}
+}
+
+// noChildren fails when a process this test process started — moto, a
+// bootstrap, a fake — is still there (running or unreaped) after a demo
+// returned. The package's two demos run one after the other in one process,
+// so the second also shows that a demo starts clean after another.
+func noChildren(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := os.Getpid()
+	var left []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(f[1]); ppid == self {
+			left = append(left, fmt.Sprintf("%d %s (state %s)", pid, stat[strings.IndexByte(string(stat), '(')+1:i], f[0]))
+		}
+	}
+	if len(left) > 0 {
+		t.Fatalf("the demo left processes behind: %s", strings.Join(left, "; "))
 	}
 }
