@@ -437,6 +437,15 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 	l.counter.Take()
 	l.runner.Handle(context.Background(), rec)
 	failed := l.counter.Take()
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
+	}
+	l.seed(t, "dead", pipeline.LLM)
+	l.send(t, l.envelope("dead"))
+	rec = oneRecord(t, l)
+	l.counter.Take()
+	l.runner.Handle(context.Background(), rec)
+	dead := l.counter.Take()
 	writes := func(c map[string]int64) int64 {
 		return c["DynamoDB.UpdateItem"] + c["DynamoDB.PutItem"] + c["DynamoDB.TransactWriteItems"]
 	}
@@ -447,6 +456,15 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 	}
 	if extra := writes(failed) - writes(happy); extra > 2 {
 		t.Errorf("failure: %d DynamoDB writes more than the happy path, target ≤ 2", extra)
+	}
+	// A dead letter: the claim, the failure, the confirmation of the
+	// hand-off and the error-log entry; one DLQ send, no forward.
+	t.Logf("dead letter: %s", awsconf.Format(dead))
+	if extra := writes(dead) - writes(happy); extra > 2 {
+		t.Errorf("dead letter: %d DynamoDB writes more than the happy path, target ≤ 2", extra)
+	}
+	if dead["SQS.SendMessage"] != 1 || dead["SQS.SendMessageBatch"] != 0 {
+		t.Errorf("dead letter: %d DLQ sends and %d forwards, want 1 and 0", dead["SQS.SendMessage"], dead["SQS.SendMessageBatch"])
 	}
 }
 
