@@ -693,3 +693,28 @@ func TestFailureLogKeysAreUnique(t *testing.T) {
 		t.Fatalf("no retry line logged:\n%s", buf.String())
 	}
 }
+
+// An upstream's Retry-After beyond what a visibility timeout can hold parks
+// the record until then, when the profile honours requests that long (the
+// standard profile caps them at 5 minutes).
+func TestRetryAfterBeyondSQSLimitIsParked(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Notify)
+	p := retry.Standard()
+	p.RequestedCap = 24 * time.Hour
+	tb.runner.Profile = p
+	tb.seed(t, "a", pipeline.Notify)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		e := httpErr(failure.Webhook, 503, "").(*failure.HTTPError)
+		e.Header.Set("Retry-After", "46800") // 13 h
+		return state.Output{}, e
+	}
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 1))
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatal("a parked record must be acknowledged once the park is durable")
+	}
+	parked, ok := tb.store.Parked()["a"]
+	if !ok || !parked.DueAt.Equal(tb.clock.Now().Add(13*time.Hour)) || parked.Envelope.Stage != pipeline.Notify {
+		t.Fatalf("parked = %+v, want due in 13 h at notify", parked)
+	}
+}
