@@ -163,5 +163,6 @@ soak: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local soak --items $(SOAK_ITEMS) --seed $(SOAK_SEED) --runs $(SOAK_RUNS) $(SOAKFLAGS)
 
 soak-report: tools-go tools-local
-	$(GO) run ./infra/local/cmd/triage-local soak --runs 20 --items 200 --seed 1 --report docs/reliability.md $(SOAKFLAGS)
+	$(GO) run ./infra/local/cmd/triage-local soak --runs 20 --items 200 --seed 1 --report docs/reliability.md \
+	  --notes docs/reliability-findings.md $(SOAKFLAGS)
 ## end soak --------------------------------------------------------------------

@@ -182,6 +182,7 @@ func TestUsage(t *testing.T) {
 		"soak no items":            {[]string{"soak", "--items", "0"}, exitUsage, "must be positive"},
 		"soak no runs":             {[]string{"soak", "--runs", "0"}, exitUsage, "must be positive"},
 		"soak extra args":          {[]string{"soak", "more"}, exitUsage, "no arguments"},
+		"soak notes missing":       {[]string{"soak", "--notes", "/nonexistent.md"}, exitUsage, "--notes"},
 		"soak from without report": {[]string{"soak", "--from", "x.json"}, exitUsage, "--from needs --report"},
 		"soak from a missing file": {[]string{"soak", "--from", "/nonexistent.json", "--report", filepath.Join(t.TempDir(), "r.md")},
 			exitSetup, "nonexistent"},

@@ -33,7 +33,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	report := fs.String("report", "", "write the markdown report of the runs to this file (e.g. docs/reliability.md)")
 	results := fs.String("results", "", "save the runs' results as JSON to this file (default .build/soak/results.json)")
 	from := fs.String("from", "", "write --report from results saved by an earlier run instead of running")
-	notes := fs.String("notes", "", "with --from: a markdown file of findings to add to the report")
+	notes := fs.String("notes", "", "a markdown file of findings to add to the report (docs/reliability-findings.md)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: triage-local soak [flags]")
 		fs.PrintDefaults()
@@ -47,6 +47,13 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 || *items <= 0 || *runs <= 0 || *wave <= 0 || *timeout < 0 || *actionFailures < 0 {
 		fmt.Fprintln(stderr, "triage-local soak: --items, --runs and --wave must be positive, --timeout and --action-failures not negative; no arguments are taken")
 		return exitUsage
+	}
+	if *notes != "" {
+		// Checked now, not after an hour of runs.
+		if _, err := os.Stat(*notes); err != nil {
+			fmt.Fprintf(stderr, "triage-local soak: --notes: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *from != "" {
 		return rewriteReport(*from, *report, *notes, stdout, stderr)
@@ -110,7 +117,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rec := record()
 	if *report != "" {
-		if err := writeReport(*report, rec); err != nil {
+		if err := writeReport(*report, *notes, rec); err != nil {
 			fmt.Fprintf(stderr, "triage-local soak: %v\n", err)
 			return exitSetup
 		}
@@ -139,15 +146,7 @@ func rewriteReport(from, report, notes string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "triage-local soak: %s: %v\n", from, err)
 		return exitSetup
 	}
-	if notes != "" {
-		n, err := os.ReadFile(notes)
-		if err != nil {
-			fmt.Fprintf(stderr, "triage-local soak: %v\n", err)
-			return exitSetup
-		}
-		rec.Notes = string(n)
-	}
-	if err := writeReport(report, rec); err != nil {
+	if err := writeReport(report, notes, rec); err != nil {
 		fmt.Fprintf(stderr, "triage-local soak: %v\n", err)
 		return exitSetup
 	}
@@ -155,7 +154,16 @@ func rewriteReport(from, report, notes string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func writeReport(path string, rec soak.Record) error {
+// writeReport writes rec's report to path, with the findings in the notes
+// file ("" for none).
+func writeReport(path, notes string, rec soak.Record) error {
+	if notes != "" {
+		n, err := os.ReadFile(notes)
+		if err != nil {
+			return err
+		}
+		rec.Notes = string(n)
+	}
 	var b bytes.Buffer
 	rec.WriteReport(&b)
 	return os.WriteFile(path, b.Bytes(), 0o644)
