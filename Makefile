@@ -53,8 +53,9 @@ fuzz-run:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$t ($(FT))"; \
-	    $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FT) >/tmp/triage-fuzz.log 2>&1 || { cat /tmp/triage-fuzz.log; exit 1; }; \
-	    tail -n 1 /tmp/triage-fuzz.log; \
+	    log=$$(mktemp); \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FT) >$$log 2>&1 || { cat $$log; rm -f $$log; exit 1; }; \
+	    grep 'fuzz: elapsed' $$log | tail -1 | sed 's/^/    /'; rm -f $$log; \
 	  done; \
 	done
 
