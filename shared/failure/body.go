@@ -34,11 +34,16 @@ func (d detail) codes() [3]string { return [3]string{d.InnerCode, d.Code, d.Type
 func (d detail) bestCode() string {
 	for _, c := range d.codes() {
 		if c != "" {
-			return c
+			return truncate(c, maxCodeLen)
 		}
 	}
 	return ""
 }
+
+// maxCodeLen bounds an error code taken from a body. Providers' codes are
+// short identifiers; a body that puts kilobytes in one must not carry them
+// into error messages, last_error or dead letters.
+const maxCodeLen = 100
 
 // maxScanDepth bounds nesting so a hostile body cannot exhaust the stack.
 const maxScanDepth = 64

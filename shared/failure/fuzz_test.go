@@ -67,6 +67,9 @@ func FuzzClassifyHTTP(f *testing.F) {
 		if c.Reason == "" || len(c.Reason) > 200 {
 			t.Fatalf("reason %q: empty or unbounded", c.Reason)
 		}
+		if len(c.Code) > 120 {
+			t.Fatalf("code is %d bytes: unbounded", len(c.Code))
+		}
 		if len(body) > 40 && strings.Contains(c.Reason, string(body)) {
 			t.Fatalf("reason %q contains the body", c.Reason)
 		}
