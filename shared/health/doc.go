@@ -7,8 +7,11 @@
 // Only model-specific failures count: the classes whose
 // failure.Class.ModelSpecific is true (RESPONSE_INVALID, CLIENT_ERROR). A
 // rate limit, a timeout or a 5xx says something about the provider, not the
-// model; Tracker logs them and writes nothing. A success resets the count to
-// zero (no write when the count is already zero).
+// model; Tracker logs them and writes nothing. A success resets the shared
+// count to zero: the count is of consecutive failures across every llm
+// instance, so a success reads the record unless this process already knows
+// the count is not zero, and writes only when it is not (a healthy model
+// costs a read per success, no write).
 //
 // # Transitions
 //

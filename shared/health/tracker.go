@@ -121,15 +121,31 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 	return res, nil
 }
 
-// RecordSuccess resets the model's count to zero. It writes nothing when
-// the in-process view (the last read or write of this process, however
-// old: a model call outlasts the cache) shows a count of zero — the steady
-// state of a healthy model — or a disabled model, which only Recover or an
-// operator re-enables.
+// RecordSuccess resets the model's shared count to zero: the count is of
+// consecutive failures across every instance. When this process's view
+// shows a count of zero it reads the shared record first — other instances
+// may have counted failures since — and writes only when the count is not
+// zero, so a healthy model costs one read per success, not a write. A
+// disabled model is left alone: only Recover or an operator re-enables it.
 func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 	now := t.now()
-	if m, ok := t.cached(model, now, false); ok && (m.ConsecutiveFailures == 0 || m.Disabled) {
+	m, ok := t.cached(model, now, false)
+	if ok && m.Disabled {
 		return nil
+	}
+	if !ok || m.ConsecutiveFailures == 0 {
+		fresh, err := t.Store.Get(ctx, model)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			t.remember(Model{Name: model}, now)
+			return nil
+		case err != nil:
+			return err
+		}
+		t.remember(fresh, now)
+		if fresh.ConsecutiveFailures == 0 || fresh.Disabled {
+			return nil
+		}
 	}
 	changed, err := t.Store.ResetFailures(ctx, model, now)
 	if err != nil {

@@ -133,6 +133,52 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 	}
 }
 
+// Two llm instances share the count. One counts failures (an item whose
+// answers are never valid JSON, retried); the other, whose cached view says
+// zero, has successes in between. The count is of consecutive failures
+// across instances, so the successes must reset it and the model must stay
+// enabled. (The demo found this: successes on an instance with a stale view
+// wrote nothing, and a healthy fallback model was disabled.)
+func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := setupTracker(t)
+	b := &health.Tracker{Store: a.store, Clock: a.clock, CacheTTL: 5 * time.Second}
+	if _, err := b.Status(ctx, "gpt"); err != nil { // b's view: count 0
+		t.Fatal(err)
+	}
+	for round := range 4 {
+		for range 3 {
+			if _, err := a.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resets := a.store.resets.Load()
+		if err := b.RecordSuccess(ctx, "gpt"); err != nil {
+			t.Fatal(err)
+		}
+		m, err := a.store.Store.Get(ctx, "gpt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Disabled || m.ConsecutiveFailures != 0 || a.store.resets.Load() != resets+1 {
+			t.Fatalf("round %d: count %d, disabled %t after a success elsewhere; want the count reset by one write",
+				round, m.ConsecutiveFailures, m.Disabled)
+		}
+	}
+	// A healthy model costs a read per success, no write.
+	gets, resets := a.store.gets.Load(), a.store.resets.Load()
+	for range 3 {
+		if err := b.RecordSuccess(ctx, "gpt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.store.resets.Load() != resets || a.store.gets.Load() != gets+3 {
+		t.Fatalf("3 successes of a healthy model: %d resets, %d reads; want 0 and 3",
+			a.store.resets.Load()-resets, a.store.gets.Load()-gets)
+	}
+}
+
 func TestTrackerRecordFailure(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -185,6 +185,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	settled := watch(pctx, st, ids, opts, phaseStart)
+	if !settled && ctx.Err() == nil {
+		devstack.DumpGoroutines(filepath.Join(opts.LogDir, "goroutines.txt"))
+	}
 
 	sum, serr := summarize(ctx, st, ids)
 	sum.AWSCalls = calls.Snapshot()

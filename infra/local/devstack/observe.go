@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,4 +117,17 @@ func (c *AWSCalls) Snapshot() map[string]int64 {
 	out := make(map[string]int64, len(c.counts))
 	maps.Copy(out, c.counts)
 	return out
+}
+
+// DumpGoroutines writes every goroutine's stack to path: what a harness
+// (the pollers, the Lambda service, the fakes) was doing when a pipeline
+// stopped moving, for the post-mortem. Errors are ignored: it is a
+// diagnostic on a path that is already failing.
+func DumpGoroutines(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.Lookup("goroutine").WriteTo(f, 2)
 }

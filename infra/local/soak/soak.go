@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -355,7 +354,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if !res.Settled {
 		// What the harness (pollers, Lambda service, fakes) was doing when
 		// the pipeline stopped moving, for the post-mortem.
-		dumpGoroutines(filepath.Join(dir, "goroutines-"+seedName+".txt"))
+		devstack.DumpGoroutines(filepath.Join(dir, "goroutines-"+seedName+".txt"))
 	}
 	inj.Disarm()
 	if err := r.collect(ctx, res); err != nil {
@@ -594,13 +593,4 @@ func (r *runner) observe(ctx context.Context) (map[state.State]int, int, error) 
 	}
 	depth, err := r.st.QueueDepth(ctx, r.st.StageQueueURLs()...)
 	return counts, depth, err
-}
-
-func dumpGoroutines(path string) {
-	f, err := os.Create(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_ = pprof.Lookup("goroutine").WriteTo(f, 2)
 }
