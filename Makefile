@@ -8,7 +8,7 @@
 SHELL      := /bin/bash
 GO         ?= go
 FUZZTIME   ?= 60s
-SHORTFUZZ  ?= 3s
+SHORTFUZZ  ?= 10000x
 BENCHTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
@@ -42,7 +42,14 @@ unit: tools-go
 test: lint unit fuzz-short
 
 # fuzz runs every fuzz target for FUZZTIME (default 60s), one at a time:
-# `go test -fuzz` takes one target in one package per run.
+# `go test -fuzz` takes one target in one package per run. `make test` runs
+# each for SHORTFUZZ executions (a count has no wall-clock deadline).
+#
+# Go 1.26's fuzz coordinator can fail a target with a bare "context deadline
+# exceeded" when a duration -fuzztime ends while a worker is mid-call
+# (go.dev/issue/75804, fixed in Go 1.27). A real finding always writes its
+# input to testdata/fuzz/ and says "Failing input written"; a run that fails
+# with the bare deadline and no input is reported as that race and passes.
 fuzz: tools-go
 	@$(MAKE) --no-print-directory fuzz-run FT=$(FUZZTIME)
 
@@ -54,7 +61,11 @@ fuzz-run:
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$t ($(FT))"; \
 	    log=$$(mktemp); \
-	    $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FT) >$$log 2>&1 || { cat $$log; rm -f $$log; exit 1; }; \
+	    if ! $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FT) >$$log 2>&1; then \
+	      if grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
+	        echo "    the -fuzztime shutdown race of go.dev/issue/75804 (no failing input): not a finding"; \
+	      else cat $$log; rm -f $$log; exit 1; fi; \
+	    fi; \
 	    grep 'fuzz: elapsed' $$log | tail -1 | sed 's/^/    /'; rm -f $$log; \
 	  done; \
 	done
