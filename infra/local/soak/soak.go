@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -355,6 +356,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		// What the harness (pollers, Lambda service, fakes) was doing when
 		// the pipeline stopped moving, for the post-mortem.
 		devstack.DumpGoroutines(filepath.Join(dir, "goroutines-"+seedName+".txt"))
+		dumpMotoState(srv.URL, filepath.Join(dir, "moto-state-"+seedName+".json"))
 	}
 	inj.Disarm()
 	if err := r.collect(ctx, res); err != nil {
@@ -593,4 +595,27 @@ func (r *runner) observe(ctx context.Context) (map[state.State]int, int, error) 
 	}
 	depth, err := r.st.QueueDepth(ctx, r.st.StageQueueURLs()...)
 	return counts, depth, err
+}
+
+// dumpMotoState saves moto's whole backend state (its /moto-api/data.json:
+// every queue's messages with their visibility) for the post-mortem of a
+// run that did not settle.
+func dumpMotoState(endpoint, path string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(endpoint, "/")+"/moto-api/data.json", nil)
+	if err != nil {
+		return
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = io.Copy(f, resp.Body)
 }
