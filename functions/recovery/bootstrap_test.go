@@ -9,13 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/health"
 )
 
@@ -30,26 +28,7 @@ func TestRecoveryBootstrap(t *testing.T) {
 	bin := lambdatest.Build(t, "./functions/recovery")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	tpl, err := template.ParseFile(localtest.TemplatePath(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver, err := info.Resolver(tpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, ok := tpl.Function("RecoveryFunc")
-	if !ok {
-		t.Fatal("template.yaml has no RecoveryFunc")
-	}
-	vars, err := resolver.ResolveEnv(fn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fn, vars := env.Function(t, "RecoveryFunc")
 	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(30 minutes)" {
 		t.Fatalf("RecoveryFunc events = %+v, want one rate(30 minutes) schedule", fn.Events)
 	}

@@ -9,14 +9,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -35,28 +33,9 @@ func TestRedriveBootstrap(t *testing.T) {
 	bin := lambdatest.Build(t, "./functions/redrive")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	tpl, err := template.ParseFile(localtest.TemplatePath(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver, err := info.Resolver(tpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, ok := tpl.Function("RedriveFunc")
-	if !ok {
-		t.Fatal("template.yaml has no RedriveFunc")
-	}
+	fn, vars := env.Function(t, "RedriveFunc")
 	if len(fn.Events) != 0 {
 		t.Fatalf("RedriveFunc events = %+v, want none (invoked directly)", fn.Events)
-	}
-	vars, err := resolver.ResolveEnv(fn)
-	if err != nil {
-		t.Fatal(err)
 	}
 	svc := lambda.New(lambda.Options{BaseEnv: env.Environ()})
 	t.Cleanup(func() { _ = svc.Close() })

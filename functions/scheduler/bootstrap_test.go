@@ -9,14 +9,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
@@ -33,28 +31,9 @@ func TestSchedulerBootstrap(t *testing.T) {
 	bin := lambdatest.Build(t, "./functions/scheduler")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	tpl, err := template.ParseFile(localtest.TemplatePath(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver, err := info.Resolver(tpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, ok := tpl.Function("SchedulerFunc")
-	if !ok {
-		t.Fatal("template.yaml has no SchedulerFunc")
-	}
+	fn, vars := env.Function(t, "SchedulerFunc")
 	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(1 minute)" {
 		t.Fatalf("SchedulerFunc events = %+v, want one rate(1 minute) schedule", fn.Events)
-	}
-	vars, err := resolver.ResolveEnv(fn)
-	if err != nil {
-		t.Fatal(err)
 	}
 	svc := lambda.New(lambda.Options{BaseEnv: env.Environ()})
 	t.Cleanup(func() { _ = svc.Close() })

@@ -12,13 +12,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -38,26 +36,7 @@ func TestFetchBootstrap(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
-	tpl, err := template.ParseFile(localtest.TemplatePath(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver, err := info.Resolver(tpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, ok := tpl.Function("FetchFunc")
-	if !ok {
-		t.Fatal("template.yaml has no FetchFunc")
-	}
-	vars, err := resolver.ResolveEnv(fn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fn, vars := env.Function(t, "FetchFunc")
 
 	var logs syncBuffer
 	svc := lambda.New(lambda.Options{BaseEnv: env.Environ(), Logs: &logs})

@@ -38,9 +38,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 
 	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/infra/local/stack"
+	"github.com/triagehq/triage/infra/local/template"
 )
 
 // Env is a stack in the shared local AWS.
@@ -212,6 +214,36 @@ func StackName(testName string, seq int64) string {
 }
 
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+
+// Function returns the template's function logicalID and its environment
+// as the stack e resolves it (queue URLs, table names, parameters): what a
+// test needs to run the function's bootstrap as the stack would.
+func (e *Env) Function(t testing.TB, logicalID string) (template.Function, map[string]string) {
+	t.Helper()
+	tpl, err := template.ParseFile(TemplatePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(e.AWS), e.Stack.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver, err := info.Resolver(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, ok := tpl.Function(logicalID)
+	if !ok {
+		t.Fatalf("template.yaml has no %s", logicalID)
+	}
+	vars, err := resolver.ResolveEnv(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fn, vars
+}
 
 // TemplatePath returns the module's template.yaml, failing the test if the
 // module root cannot be found.
