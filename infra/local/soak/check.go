@@ -18,7 +18,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/fakes"
-	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -454,24 +453,15 @@ func (r *runner) drainDLQs(ctx context.Context, res *Result) (map[string][]deadl
 // for the planted secrets.
 func (r *runner) errorLog(ctx context.Context, res *Result) error {
 	res.Failures = map[string]int{}
-	db := dynamodb.NewFromConfig(r.st.AWS)
-	in := &dynamodb.ScanInput{TableName: aws.String(r.st.Info.Outputs["ErrorLogTableName"])}
-	for range 1000 {
-		out, err := db.Scan(ctx, in)
-		if err != nil {
-			return fmt.Errorf("soak: scan the error log: %w", err)
-		}
-		for _, it := range out.Items {
-			res.Failures[attrString(it["stage"])+" "+attrString(it["error_class"])]++
-			b, _ := json.Marshal(plainAttrs(it))
-			r.scan.Search(CorpusErrorLog, "entry of "+attrString(it["item_id"]), string(b))
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+	err := r.st.Scan(ctx, r.st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
+		res.Failures[attrString(it["stage"])+" "+attrString(it["error_class"])]++
+		b, _ := json.Marshal(plainAttrs(it))
+		r.scan.Search(CorpusErrorLog, "entry of "+attrString(it["item_id"]), string(b))
+	})
+	if err != nil {
+		return fmt.Errorf("soak: the error log: %w", err)
 	}
-	return fmt.Errorf("soak: scan the error log: %w", devstack.ErrTooManyPages)
+	return nil
 }
 
 // plainAttrs renders DynamoDB attributes as plain JSON values for the
