@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/deadletter"
@@ -158,25 +157,12 @@ type opsEnv struct {
 
 func setupOps(t *testing.T) *opsEnv {
 	t.Helper()
-	localtest.Require(t, "moto_server", moto.InstallHint)
-	localtest.Require(t, "aws", stack.InstallHint)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	srv, err := moto.Start(ctx, moto.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	st, err := stack.Create(ctx, stack.Options{Endpoint: srv.URL, Name: "cli-ops", TemplatePath: localtest.TemplatePath(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := moto.Config(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := dynamodb.NewFromConfig(cfg)
-	e := &opsEnv{url: srv.URL, stack: st.Name, st: st, sqs: sqs.NewFromConfig(cfg),
+	env := localtest.Stack(t, nil)
+	st := env.Stack
+	db := dynamodb.NewFromConfig(env.AWS)
+	e := &opsEnv{url: env.Endpoint, stack: st.Name, st: st, sqs: sqs.NewFromConfig(env.AWS),
 		items: &state.Items{DB: db, Table: st.ItemsTable(), ParkedTable: st.ParkedTable()}}
 	now := time.Now().UTC()
 	log := &state.ErrorLog{DB: db, Table: st.ErrorLogTable()}
@@ -308,3 +294,5 @@ func TestOpsCommandsMoto(t *testing.T) {
 		t.Fatalf("items get ghost: %d %q", code, errOut)
 	}
 }
+
+func TestMain(m *testing.M) { localtest.Main(m) }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/infra/local/moto"
-	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
@@ -117,24 +116,11 @@ func cliProcess(t *testing.T, env []string, args ...string) (code int, stdout, s
 // environment.
 func TestHealthCommandsMoto(t *testing.T) {
 	t.Parallel()
-	localtest.Require(t, "moto_server", moto.InstallHint)
-	localtest.Require(t, "aws", stack.InstallHint)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	srv, err := moto.Start(ctx, moto.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	st, err := stack.Create(ctx, stack.Options{Endpoint: srv.URL, Name: "cli-health", TemplatePath: localtest.TemplatePath(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := moto.Config(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := dynamodb.NewFromConfig(cfg)
+	lenv := localtest.Stack(t, nil)
+	st := lenv.Stack
+	db := dynamodb.NewFromConfig(lenv.AWS)
 	models := &health.Dynamo{DB: db, Table: st.Outputs["ModelsTableName"]}
 	breakers := &breaker.Dynamo{DB: db, Table: st.Outputs["BreakersTableName"]}
 	now := time.Now()
@@ -149,7 +135,7 @@ func TestHealthCommandsMoto(t *testing.T) {
 	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "good-model", Class: failure.ClientError, At: now}); err != nil {
 		t.Fatal(err)
 	}
-	env := moto.Environ(srv.URL, os.Environ())
+	env := lenv.Environ()
 	byTable := []string{"--models-table", models.Table, "--breakers-table", breakers.Table}
 	byStack := []string{"--models-table=", "--breakers-table=", "--stack", st.Name}
 
