@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
+	"github.com/triagehq/triage/shared/dynamopage"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -109,29 +110,20 @@ func (s *Dynamo) get(ctx context.Context, service string, consistent bool) (reco
 // List scans the table (bounded to maxScanPages pages) and returns every
 // breaker sorted by service.
 func (s *Dynamo) List(ctx context.Context) ([]Record, error) {
-	var (
-		out   []Record
-		start map[string]types.AttributeValue
-	)
-	for range maxScanPages {
-		page, err := s.DB.Scan(ctx, &dynamodb.ScanInput{TableName: &s.Table, ExclusiveStartKey: start})
-		if err != nil {
-			return nil, fmt.Errorf("list breakers: %w", err)
-		}
-		for _, it := range page.Items {
+	var out []Record
+	err := dynamopage.Scan(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table}, maxScanPages,
+		func(it map[string]types.AttributeValue) error {
 			r, err := decode(it)
-			if err != nil {
-				return nil, err
+			if err == nil {
+				out = append(out, r.breaker())
 			}
-			out = append(out, r.breaker())
-		}
-		if len(page.LastEvaluatedKey) == 0 {
-			slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
-			return out, nil
-		}
-		start = page.LastEvaluatedKey
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list breakers: %w", err)
 	}
-	return nil, fmt.Errorf("list breakers: more than %d pages", maxScanPages)
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
+	return out, nil
 }
 
 // RecordFailure tries the counting update and, when the record is at

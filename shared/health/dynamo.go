@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
+	"github.com/triagehq/triage/shared/dynamopage"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -106,29 +107,20 @@ func (s *Dynamo) get(ctx context.Context, model string) (record, bool, error) {
 // List scans the table (bounded to maxScanPages pages) and returns every
 // record sorted by name.
 func (s *Dynamo) List(ctx context.Context) ([]Model, error) {
-	var (
-		out   []Model
-		start map[string]types.AttributeValue
-	)
-	for range maxScanPages {
-		page, err := s.DB.Scan(ctx, &dynamodb.ScanInput{TableName: &s.Table, ExclusiveStartKey: start, ConsistentRead: aws.Bool(true)})
-		if err != nil {
-			return nil, fmt.Errorf("list model health: %w", err)
-		}
-		for _, it := range page.Items {
+	var out []Model
+	err := dynamopage.Scan(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table, ConsistentRead: aws.Bool(true)}, maxScanPages,
+		func(it map[string]types.AttributeValue) error {
 			r, err := decode(it)
-			if err != nil {
-				return nil, err
+			if err == nil {
+				out = append(out, r.model())
 			}
-			out = append(out, r.model())
-		}
-		if len(page.LastEvaluatedKey) == 0 {
-			slices.SortFunc(out, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
-			return out, nil
-		}
-		start = page.LastEvaluatedKey
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list model health: %w", err)
 	}
-	return nil, fmt.Errorf("list model health: more than %d pages", maxScanPages)
+	slices.SortFunc(out, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // RecordFailure counts one failure. It first tries the counting update; when

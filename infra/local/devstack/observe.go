@@ -3,7 +3,6 @@ package devstack
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -18,14 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/shared/dynamopage"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
 // What the harnesses (demo, soak) read back from a running stack.
-
-// ErrTooManyPages is wrapped by Scan for a table of more than maxScanPages
-// pages: the local stack never holds that much, so it is a bug.
-var ErrTooManyPages = errors.New("too many pages")
 
 const maxScanPages = 1000
 
@@ -60,25 +56,18 @@ func (s *Stack) QueueDepth(ctx context.Context, urls ...string) (int, error) {
 // projection is set), page by page.
 func (s *Stack) Scan(ctx context.Context, table, projection string, names map[string]string,
 	fn func(map[string]dbtypes.AttributeValue)) error {
-	db := dynamodb.NewFromConfig(s.AWS)
 	in := &dynamodb.ScanInput{TableName: aws.String(table)}
 	if projection != "" {
 		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(projection), names
 	}
-	for range maxScanPages {
-		out, err := db.Scan(ctx, in)
-		if err != nil {
-			return fmt.Errorf("scan %s: %w", table, err)
-		}
-		for _, it := range out.Items {
-			fn(it)
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+	err := dynamopage.Scan(ctx, dynamodb.NewFromConfig(s.AWS), in, maxScanPages, func(it map[string]dbtypes.AttributeValue) error {
+		fn(it)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", table, err)
 	}
-	return fmt.Errorf("scan %s: %w", table, ErrTooManyPages)
+	return nil
 }
 
 // AWSCalls sums the functions' per-invocation "aws calls" log lines (the

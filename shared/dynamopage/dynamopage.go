@@ -1,0 +1,46 @@
+// Package dynamopage reads every page of a DynamoDB Scan, with a bound on
+// the pages so that a table far larger than expected is an error, not an
+// endless loop.
+package dynamopage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Scanner is the part of *dynamodb.Client that Scan uses.
+type Scanner interface {
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// ErrTooManyPages is wrapped by Scan when the table has more than maxPages
+// pages.
+var ErrTooManyPages = errors.New("too many pages")
+
+// Scan calls fn with every item in's scan returns, page by page, reading at
+// most maxPages pages. It stops at the first error, from DynamoDB or from
+// fn, and returns it. in is not modified.
+func Scan(ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
+	fn func(map[string]types.AttributeValue) error) error {
+	page := *in
+	for range maxPages {
+		out, err := db.Scan(ctx, &page)
+		if err != nil {
+			return err
+		}
+		for _, it := range out.Items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	return fmt.Errorf("%w (more than %d)", ErrTooManyPages, maxPages)
+}
