@@ -175,6 +175,8 @@ type Item struct {
 	SourceURL     string
 	WebhookURL    string
 	CorrelationID string
+	// Metadata is the producer's key/value context from the item's spec.
+	Metadata map[string]string
 
 	Status Status
 	State  State

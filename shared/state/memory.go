@@ -30,17 +30,18 @@ func NewMemory() *Memory {
 	return &Memory{items: map[string]Item{}, parked: map[string]Parking{}}
 }
 
-// Create stores a new item queued for fetch; ErrExists if the id is taken.
+// Create stores a new item queued for fetch; an *ExistsError (ErrExists)
+// carrying the item if the id is taken. See Items.Create.
 func (m *Memory) Create(_ context.Context, n NewItem) (Item, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.items[n.ID]; ok {
-		return Item{}, fmt.Errorf("create %s: %w", n.ID, ErrExists)
-	}
-	it := Item{
-		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
-		Status: Received, State: Queued, Stage: pipeline.Fetch, Attempts: map[pipeline.Stage]int{},
-		CreatedAt: n.Now, UpdatedAt: n.Now,
+	it := newItem(n)
+	if cur, ok := m.items[n.ID]; ok {
+		if n.Owner != "" && cur.LastWrite == it.LastWrite {
+			return clone(cur), nil
+		}
+		c := clone(cur)
+		return Item{}, &ExistsError{ItemID: n.ID, Current: &c}
 	}
 	m.items[n.ID] = it
 	return clone(it), nil
@@ -234,6 +235,7 @@ func clone(it Item) Item {
 		le.Details = maps.Clone(le.Details)
 		it.LastError = &le
 	}
+	it.Metadata = maps.Clone(it.Metadata)
 	it.Replays = slices.Clone(it.Replays)
 	it.Notes = slices.Clone(it.Notes)
 	if it.Document != nil {
