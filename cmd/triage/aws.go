@@ -91,6 +91,8 @@ func addStackFlags(fs *flag.FlagSet) *stackFlags {
 type needs struct {
 	items, errorLog, parked, budget bool
 	queues                          bool
+	// fetchQueue is the fetch queue alone (triage submit).
+	fetchQueue bool
 }
 
 // stackConn is a connection to one stack: clients and resolved resource names.
@@ -192,6 +194,7 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	check(n.errorLog, c.errorLogTable, "errorlog-table")
 	check(n.parked, c.parkedTable, "parked-table")
 	check(n.budget, c.budgetTable, "budget-table")
+	check(n.fetchQueue && !n.queues, c.queues[pipeline.Fetch].Queue, "fetch-queue")
 	for _, st := range pipeline.Stages() {
 		check(n.queues, c.queues[st].Queue, string(st)+"-queue")
 		check(n.queues, c.queues[st].DLQ, string(st)+"-dlq")
