@@ -177,7 +177,9 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 				specs[i] = l.spec
 			}
 			base := done + len(lines) - len(valid)
-			p.Progress = func(n int) { bar.update(base+n, 0, fmt.Sprintf("sent %d rejected %d failed %d", sum.Sent, sum.Rejected, sum.Failed)) }
+			p.Progress = func(n int) {
+				bar.update(base+n, 0, fmt.Sprintf("sent %d rejected %d failed %d", sum.Sent, sum.Rejected, sum.Failed))
+			}
 			for i, r := range p.SubmitBatch(ctx, specs) {
 				res := submitResult{Line: valid[i].line, ItemID: r.ItemID, MessageID: r.MessageID, Attempts: r.Attempts, Status: "sent"}
 				if r.Err != nil {
