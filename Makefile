@@ -94,7 +94,6 @@ invoke: tools-go tools-local
 
 tools-local:
 	@command -v moto_server >/dev/null || { echo 'make: moto_server is required: pip install "moto[server]"' >&2; exit 1; }
-	@command -v aws >/dev/null || { echo "make: the aws CLI is required: pip install awscli" >&2; exit 1; }
 
 clean:
 	rm -rf .build

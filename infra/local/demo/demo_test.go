@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,16 +14,13 @@ import (
 
 	"github.com/triagehq/triage/infra/local/demo"
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/shared/state"
 )
 
 func requireTools(t *testing.T) {
 	t.Helper()
-	for _, bin := range []string{"moto_server", "aws"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			localtest.Require(t, bin, "pip install \"moto[server]\" awscli")
-		}
-	}
+	localtest.Require(t, "moto_server", moto.InstallHint)
 }
 
 // TestDemoHappyPathCost runs the demo with no faults and pins the cost of

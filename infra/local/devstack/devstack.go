@@ -28,7 +28,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/lambda"
@@ -36,6 +35,7 @@ import (
 	"github.com/triagehq/triage/infra/local/poller"
 	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -146,7 +146,7 @@ type Stack struct {
 	AWS aws.Config
 	// Template, Info and Resolver describe the created stack.
 	Template *template.Template
-	Info     *template.StackInfo
+	Info     *cfnstack.Info
 	Resolver *template.Resolver
 	// Env is each running function's resolved environment.
 	Env map[string]map[string]string
@@ -245,7 +245,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		}
 	}
 	maps.Copy(resolved, params)
-	pseudo, err := s.Info.Pseudo()
+	pseudo, err := template.StackPseudo(s.Info)
 	if err != nil {
 		return nil, err
 	}
@@ -464,14 +464,14 @@ func (s *Stack) Close() error {
 
 // openStack returns the stack at the endpoint, creating it from the
 // template when it does not exist.
-func openStack(ctx context.Context, cfn template.CloudFormationAPI, endpoint, tplPath, name string,
-	params map[string]string, progress func(string, ...any)) (*template.StackInfo, error) {
-	info, err := template.DescribeStack(ctx, cfn, name)
+func openStack(ctx context.Context, cfn cfnstack.ResourcesAPI, endpoint, tplPath, name string,
+	params map[string]string, progress func(string, ...any)) (*cfnstack.Info, error) {
+	info, err := cfnstack.DescribeResources(ctx, cfn, name)
 	if err == nil {
 		progress("using the existing stack %s", name)
 		return info, nil
 	}
-	if !IsStackMissing(err) {
+	if !cfnstack.IsMissing(err) {
 		return nil, err
 	}
 	progress("creating stack %s from %s", name, filepath.Base(tplPath))
@@ -479,13 +479,7 @@ func openStack(ctx context.Context, cfn template.CloudFormationAPI, endpoint, tp
 		Parameters: params, Timeout: stackCreateTimeout}); err != nil {
 		return nil, err
 	}
-	return template.DescribeStack(ctx, cfn, name)
-}
-
-// IsStackMissing reports CloudFormation's "Stack with id X does not exist".
-func IsStackMissing(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationError" && strings.Contains(ae.ErrorMessage(), "does not exist")
+	return cfnstack.DescribeResources(ctx, cfn, name)
 }
 
 // seedSecrets stores the keys the fakes expect under the parameter names

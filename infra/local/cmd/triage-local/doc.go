@@ -10,7 +10,7 @@
 //  2. the upstream fakes (package fakes: the OpenAI-compatible LLM, the
 //     article server, the webhook receiver), served in-process on loopback
 //     ports;
-//  3. the stack: `aws cloudformation create-stack` from template.yaml
+//  3. the stack: CloudFormation CreateStack (the SDK) from template.yaml
 //     (package stack) with LLMBaseUrl pointing at the fake LLM and
 //     BlockPrivateNetworks=false, so the functions may reach the loopback
 //     fakes — or, with --endpoint, the stack named --stack if it exists;

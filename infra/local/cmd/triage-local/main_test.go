@@ -14,11 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/infra/local/moto"
-	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -220,7 +219,7 @@ func TestInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := template.DescribeStack(t.Context(), cloudformation.NewFromConfig(cfg), name); !devstack.IsStackMissing(err) {
+	if _, err := cfnstack.Describe(t.Context(), cloudformation.NewFromConfig(cfg), name); !cfnstack.IsMissing(err) {
 		t.Errorf("stack %s exists after an interrupted command: %v", name, err)
 	}
 }
