@@ -210,6 +210,9 @@ type Item struct {
 	// DeadLetter is the most recent dead letter, set when the DLQ hand-off is
 	// confirmed.
 	DeadLetter *DeadLetterRef
+	// Resolution is the operator's closing of the item's latest resolved
+	// dead letter (triage dlq resolve); nil if none was resolved.
+	Resolution *Resolution
 
 	Document   *Document
 	Enrichment *Enrichment

@@ -21,6 +21,8 @@ type Memory struct {
 	items  map[string]Item
 	parked map[string]Parking
 	log    []LogEntry
+	// resolutions are the error log's resolutions (resolve.go).
+	resolutions []Resolution
 	// parkedClaims are the scheduler's claims on parked waits (parked.go).
 	parkedClaims map[string]parkedClaim
 }
@@ -254,6 +256,10 @@ func clone(it Item) Item {
 	if it.DeadLetter != nil {
 		d := *it.DeadLetter
 		it.DeadLetter = &d
+	}
+	if it.Resolution != nil {
+		r := *it.Resolution
+		it.Resolution = &r
 	}
 	return it
 }

@@ -40,6 +40,7 @@ type record struct {
 	Enrichment       *Enrichment       `dynamodbav:"enrichment,omitempty"`
 	Delivery         *Delivery         `dynamodbav:"delivery,omitempty"`
 	DeadLetter       *DeadLetterRef    `dynamodbav:"dead_letter,omitempty"`
+	Resolution       *Resolution       `dynamodbav:"resolution,omitempty"`
 	CreatedAt        string            `dynamodbav:"created_at,omitempty"`
 	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string            `dynamodbav:"last_write,omitempty"`
@@ -80,6 +81,7 @@ func (r record) item() Item {
 		Enrichment:       r.Enrichment,
 		Delivery:         r.Delivery,
 		DeadLetter:       r.DeadLetter,
+		Resolution:       r.Resolution,
 		CreatedAt:        parseTime(r.CreatedAt),
 		UpdatedAt:        parseTime(r.UpdatedAt),
 		LastWrite:        r.LastWrite,
@@ -116,6 +118,7 @@ func toRecord(it Item) record {
 		Enrichment:       it.Enrichment,
 		Delivery:         it.Delivery,
 		DeadLetter:       it.DeadLetter,
+		Resolution:       it.Resolution,
 		CreatedAt:        formatTime(it.CreatedAt),
 		UpdatedAt:        formatTime(it.UpdatedAt),
 		LastWrite:        it.LastWrite,
