@@ -14,9 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/cfnstack"
