@@ -48,7 +48,8 @@ const (
 	// FaultSchemaMismatch is a 200 whose content is JSON without the required
 	// enrichment fields (LLM).
 	FaultSchemaMismatch Fault = "schema_mismatch"
-	// FaultEmpty is a 200 with empty message content (LLM).
+	// FaultEmpty is a 200 with empty message content (LLM) or an empty
+	// document (articles).
 	FaultEmpty Fault = "empty"
 	// FaultContentPolicy is a 400 content_policy_violation (LLM).
 	FaultContentPolicy Fault = "content_policy"

@@ -1,6 +1,6 @@
 // Package demo is `make demo`: the pipeline end to end on one machine. It
-// brings the local stack up (devstack), seeds stories into DynamoDB and the
-// fetch queue, lets the real functions work through them under a seeded mix
+// brings the local stack up (devstack), submits stories to the fetch queue
+// the way any producer does (package producer), lets the real functions work through them under a seeded mix
 // of upstream faults, shows progress, and ends with a summary an operator
 // can check: outcomes per state, failures and retries per class, dead letters
 // per class and stage, AWS requests per item, and a conservation line
@@ -15,21 +15,19 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/intake"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/producer"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -246,25 +244,11 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	return final, nil
 }
 
-// seed creates the stories and sends their envelopes to the fetch queue.
+// seed submits the stories as a producer would: one message per item on
+// the fetch queue (package producer); the fetch stage creates the items.
 func seed(ctx context.Context, st *devstack.Stack, prefix string, n int) ([]string, error) {
-	now := time.Now().UTC()
 	ids := make([]string, n)
-	var entries []sqstypes.SendMessageBatchRequestEntry
-	flush := func() error {
-		if len(entries) == 0 {
-			return nil
-		}
-		out, err := st.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(st.QueueURL(pipeline.Fetch)), Entries: entries})
-		if err != nil {
-			return fmt.Errorf("seed: send: %w", err)
-		}
-		if len(out.Failed) > 0 {
-			return fmt.Errorf("seed: %d envelopes not sent", len(out.Failed))
-		}
-		entries = entries[:0]
-		return nil
-	}
+	specs := make([]intake.Spec, n)
 	for i := range n {
 		id := fmt.Sprintf("%s-%04d", prefix, i+1)
 		kind := state.KindStory
@@ -274,20 +258,17 @@ func seed(ctx context.Context, st *devstack.Stack, prefix string, n int) ([]stri
 		case i%7 == 6:
 			kind = state.KindDocument
 		}
-		if _, err := st.Items.Create(ctx, state.NewItem{ID: id, Kind: kind, CorrelationID: "demo-" + id,
-			SourceURL: st.ArticleServer.URL + "/articles/" + id, WebhookURL: st.HookServer.URL + "/hooks/demo", Now: now}); err != nil {
-			return nil, fmt.Errorf("seed: %w", err)
-		}
 		ids[i] = id
-		env := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "demo-" + id}
-		entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(env.Encode())})
-		if len(entries) == 10 {
-			if err := flush(); err != nil {
-				return nil, err
-			}
+		specs[i] = intake.Spec{ItemID: id, Kind: kind, CorrelationID: "demo-" + id,
+			SourceURL: st.ArticleServer.URL + "/articles/" + id, WebhookURL: st.HookServer.URL + "/hooks/demo"}
+	}
+	p := &producer.Producer{SQS: st.SQS, QueueURL: st.QueueURL(pipeline.Fetch)}
+	for _, r := range p.SubmitBatch(ctx, specs) {
+		if r.Err != nil {
+			return nil, fmt.Errorf("seed %s: %w", r.ItemID, r.Err)
 		}
 	}
-	return ids, flush()
+	return ids, nil
 }
 
 // watch prints progress until every item is done or dead-lettered and the

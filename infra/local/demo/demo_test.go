@@ -24,9 +24,10 @@ func requireTools(t *testing.T) {
 }
 
 // TestDemoHappyPathCost runs the demo with no faults and pins the cost of
-// an item: two DynamoDB writes per stage (claim, outcome) plus the daily
-// budget's charge before the model call, nothing else per item but the
-// batched forwards. (Reads of the breaker and model-health caches are per
+// an item: the fetch stage's create from the submitted spec (one
+// conditional PutItem), two DynamoDB writes per stage (claim, outcome) plus
+// the daily budget's charge before the model call, nothing else per item but
+// the batched forwards. (Reads of the breaker and model-health caches are per
 // instance and time, not per item.)
 func TestDemoHappyPathCost(t *testing.T) {
 	requireTools(t)
@@ -45,7 +46,10 @@ func TestDemoHappyPathCost(t *testing.T) {
 	if got := sum.AWSCalls["DynamoDB.UpdateItem"]; got != 7*items {
 		t.Fatalf("DynamoDB.UpdateItem = %d for %d items, want exactly 2 per stage and 1 budget charge (%d)\n%s", got, items, 7*items, out.String())
 	}
-	if got := sum.AWSCalls["DynamoDB.PutItem"] + sum.AWSCalls["SQS.SendMessage"] + sum.AWSCalls["SQS.ChangeMessageVisibilityBatch"]; got != 0 {
+	if got := sum.AWSCalls["DynamoDB.PutItem"]; got != items {
+		t.Fatalf("DynamoDB.PutItem = %d for %d items, want exactly 1 (the create) per item\n%s", got, items, out.String())
+	}
+	if got := sum.AWSCalls["SQS.SendMessage"] + sum.AWSCalls["SQS.ChangeMessageVisibilityBatch"]; got != 0 {
 		t.Fatalf("the happy path made %d failure-path requests", got)
 	}
 }
