@@ -1,6 +1,7 @@
 # triage — one Makefile for developers, CI and `sam build` (BuildMethod: makefile).
 #
 #   make demo    the main job, end to end, on the local AWS
+#   make up      the local stack, until Ctrl-C, for triage submit and the operator CLI
 #   make test    every test: lint, unit, integration against moto, short fuzz runs
 #
 # Both check for the tools they need and say how to get a missing one.
@@ -12,7 +13,7 @@ SHORTFUZZ  ?= 10000x
 BENCHTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
-.PHONY: all test unit lint fuzz fuzz-short bench build demo invoke tools-go tools-lint tools-local clean
+.PHONY: all test unit lint fuzz fuzz-short bench build demo up invoke tools-go tools-lint tools-local clean
 
 all: build
 
@@ -85,6 +86,17 @@ ITEMS ?= 50
 SEED  ?= 1
 demo: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local demo --items $(ITEMS) --seed $(SEED)
+
+# up runs the local stack until Ctrl-C — moto, the stack from template.yaml,
+# every function's bootstrap behind the local Lambda Runtime API with its SQS
+# pollers and schedules, the fakes — and prints the exports (also in
+# .build/local.env) that point triage, built into .build/bin, at it.
+# UPFLAGS="--llm-base-url https://api.openai.com/v1" uses a real LLM (key in
+# $$OPENAI_API_KEY).
+UPFLAGS ?=
+up: tools-go tools-local
+	$(GO) build -o .build/bin/triage ./cmd/triage
+	$(GO) run ./infra/local/cmd/triage-local up $(UPFLAGS)
 
 # invoke runs one function once with one event, like `sam local invoke`:
 #   make invoke FN=fetch EVENT=events/fetch/normal.json

@@ -152,7 +152,7 @@ func LLMFaults() []Fault {
 func ArticleFaults() []Fault {
 	return []Fault{
 		FaultNone, FaultNotFound, FaultGone, FaultServerError, FaultUnavailable, FaultRateLimit,
-		FaultHang, FaultSlow, FaultHuge, FaultReset,
+		FaultHang, FaultSlow, FaultHuge, FaultReset, FaultEmpty,
 	}
 }
 
