@@ -25,6 +25,7 @@ commands:
   invoke   run one function once with one event (like sam local invoke)
   demo     the pipeline end to end: seed stories, faults, retries, dead letters, summary
   up       the local stack, kept running until Ctrl-C, for triage submit and the operator CLI
+  rate     the raw SendMessageBatch rate of the local AWS (the baseline of triage submit's)
 
 run "triage-local <command> -h" for the flags.
 `
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runSoak(ctx, args[1:], stdout, stderr)
 	case "up":
 		return runUp(ctx, args[1:], stdout, stderr)
+	case "rate":
+		return runRate(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
