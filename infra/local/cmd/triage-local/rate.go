@@ -30,6 +30,7 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	endpoint := fs.String("endpoint", os.Getenv("AWS_ENDPOINT_URL"), "the local AWS (default $AWS_ENDPOINT_URL, as make up exports it)")
 	n := fs.Int("messages", 10000, "messages to send")
 	conc := fs.Int("concurrency", producer.DefaultConcurrency, "concurrent SendMessageBatch calls")
+	keep := fs.String("keep", "", "also create an empty queue of this name and keep it, to time triage submit --fetch-queue against")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK
@@ -58,6 +59,14 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "triage-local rate: delete %s: %v\n", name, err)
 		}
 	}()
+	if *keep != "" {
+		kept, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(*keep)})
+		if err != nil {
+			fmt.Fprintf(stderr, "triage-local rate: %v\n", err)
+			return exitSetup
+		}
+		fmt.Fprintf(stdout, "kept queue: %s\n", aws.ToString(kept.QueueUrl))
+	}
 	bodies := make([]string, *n)
 	for i := range bodies {
 		id := fmt.Sprintf("rate-%06d", i)
