@@ -27,9 +27,11 @@ const ItemIDHeader = "X-Triage-Item-Id"
 // model, and asks rate-limited clients to wait DefaultLLMRetryAfter.
 type LLMOptions struct {
 	Shared
-	// APIKey, when set, is the only key accepted as "Authorization: Bearer
-	// <key>"; a missing or different key answers OpenAI's 401. Empty accepts
-	// every request, with or without a key.
+	// APIKey, when set, is the only key the HTTP dialects accept — OpenAI's
+	// "Authorization: Bearer <key>", Azure's "api-key", Anthropic's
+	// "x-api-key"; a missing or different key answers the dialect's 401.
+	// Empty accepts every request, with or without a key. Bedrock requests
+	// need a SigV4 signature instead (its value is not checked).
 	APIKey string
 	// RetryAfter is the wait a rate_limit fault asks for (Retry-After,
 	// x-ratelimit-reset-requests and the message's "try again in"); 0 means
