@@ -25,9 +25,10 @@
 //     stop reason is RESPONSE_INVALID.
 //
 // The text of a usable answer then goes through ParseEnrichment: empty, not
-// JSON, the wrong schema, or an action's ACTION_OUTCOME marker. Judge runs a
-// dialect's real client over a recorded HTTP response, so `triage classify`
-// reaches exactly the decision the llm stage reaches (no copy of the rules).
+// JSON, the wrong schema, or an action's ACTION_OUTCOME marker; Judge does
+// both. JudgeRecorded runs a dialect's real client over a recorded HTTP
+// response and judges it, so `triage classify` reaches exactly the decision
+// the llm stage reaches (no copy of the rules).
 //
 // The clients never retry (the Bedrock client turns the SDK's retryer off):
 // the stage's queue is the one retry owner. Neither API keys nor messages
