@@ -59,7 +59,9 @@
 // makes it neutral; model health and the fallback chain are simulated only
 // for a scenario whose llm stage names a chain (StageConfig.Chain: the real
 // fallback.Chain, one breaker per provider, each provider answering in its
-// own wire format, providers.go), and triage's own daily budget not at all; queues deliver in visibility order, which
+// own wire format, providers.go; a disabled model stays disabled there: the
+// recovery function is not simulated), and triage's own daily budget not at
+// all; queues deliver in visibility order, which
 // standard queues only roughly do; the event source mapping's empty
 // receives are not billed.
 package simulate

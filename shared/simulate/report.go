@@ -505,8 +505,8 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 	p("- **Limits of the model**: an invocation runs its whole batch when it starts, so another invocation may see a " +
 		"breaker change up to one batch's duration early; a call the invocation's deadline cuts off counts against the " +
 		"breaker (the real runner's cancelled context makes it neutral); model health and the fallback chain are simulated " +
-		"only for a scenario whose llm stage names a chain (scenarios/provider-outage.json), triage's own daily budget " +
-		"not at all; queues deliver in visibility order (standard queues only roughly do).\n")
+		"only for a scenario whose llm stage names a chain (scenarios/provider-outage.json), and there a disabled model " +
+		"stays disabled (the recovery function is not simulated); triage's own daily budget is not simulated at all; queues deliver in visibility order (standard queues only roughly do).\n")
 	p("\n## Reproduce\n\n```\n%s\n```\n\nA run is deterministic for its scenario and seed. `triage simulate --scenario "+
 		"scenarios/cross-check.json --policies standard --terminal` prints every item's terminal state (done, or "+
 		"deadletter with stage and class) for comparison with the same scenario on the local stack.\n", rep.Command)
