@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,7 +209,7 @@ func (c *Client) decodeStream(r reply) (Response, error) {
 		done, finished   bool
 	)
 	for _, ev := range events {
-		if string(ev.data) == "[DONE]" {
+		if bytes.HasPrefix(ev.data, []byte("[DONE]")) {
 			done = true
 			break
 		}
