@@ -13,7 +13,7 @@ import (
 )
 
 // TestSampleEvents runs every events/llm/*.json through the llm handler
-// against the fake OpenAI-compatible server.
+// against the fake LLM's OpenAI dialect.
 func TestSampleEvents(t *testing.T) {
 	t.Parallel()
 	const key = "sk-test-events-0123456789"
