@@ -14,6 +14,8 @@ import (
 
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
@@ -136,6 +138,11 @@ type engine struct {
 	owners    uint64
 	logger    *slog.Logger
 	counters  counters
+	// With an llm chain (providers.go): its entries, the shared model
+	// health, and the breakers' shared memory (read for the metrics).
+	chain      []fallback.Entry
+	models     *modelStore
+	breakerMem *breaker.Memory
 }
 
 // counters receives the runner's and the breakers' metrics (stage.Metrics,
@@ -195,6 +202,9 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		return nil, err
 	}
 	e.up = up
+	if e.chain, err = sc.Stages[pipeline.LLM].chainEntries(); err != nil {
+		return nil, err
+	}
 	e.sqs = &sqsSim{e: e, byURL: map[string]*queue{}}
 	for si, st := range pipeline.Stages() {
 		c := sc.Stages[st]
@@ -254,12 +264,17 @@ func (e *engine) buildTriage() error {
 		Concurrency: 1,
 	}
 	store := &itemStore{e: e, m: e.mem}
-	breakers := &breakerStore{e: e, m: breaker.NewMemory()}
+	e.breakerMem = breaker.NewMemory()
+	breakers := &breakerStore{e: e, m: e.breakerMem}
+	e.models = &modelStore{e: e, m: health.NewMemory()}
 	for _, sr := range e.stages {
 		sr.handlers = make([]handler, sr.cfg.Concurrency)
 		for slot := range sr.handlers {
 			var work stage.Work = e.triageWork(sr)
-			if e.pol.Breakers {
+			if sr.st == pipeline.LLM && len(e.chain) > 0 {
+				// The chain guards each provider with its own breaker.
+				work = e.buildChain(sr, e.chain, breakers)
+			} else if e.pol.Breakers {
 				// One Breakers per slot: each warm Lambda instance has its
 				// own cache over the shared store.
 				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,

@@ -126,6 +126,9 @@ func (s *itemStore) Fail(ctx context.Context, req state.FailRequest) (int, error
 	i := e.index[req.ItemID]
 	e.items[i].hasError = true
 	e.ddbWrite(ddbUpdateItem, e.itemBytes(i))
+	if req.Stage == pipeline.LLM && req.Counts {
+		e.noteLLMAttempt(req.Now)
+	}
 	return s.m.Fail(ctx, req)
 }
 

@@ -67,6 +67,9 @@ var Mixes = map[string]struct{ Articles, LLM, Webhook map[fakes.Fault]float64 }{
 	"none": {},
 }
 
+// bedrockCalls prefixes the AWS call counts of the Bedrock Runtime client.
+const bedrockCalls = "Bedrock Runtime."
+
 // Summary is what the demo measured.
 type Summary struct {
 	Seeded       int
@@ -146,10 +149,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	full := opts.Faults != "none"
 	if full {
-		// A model that only answers invalid JSON heads the chain: it is
-		// disabled after 5 failures and the chain falls back.
-		dsOpts.Params = map[string]string{"LLMModels": badModel + "," + goodModel}
-		dsOpts.LLM.ModelFaults = map[string]fakes.Fault{badModel: fakes.FaultInvalidJSON}
+		// The chain spans two providers. A Bedrock model that only answers
+		// invalid JSON heads it: it is disabled after 5 failures and the
+		// chain falls back to the next Bedrock model; OpenAI serves when
+		// Bedrock as a whole cannot.
+		dsOpts.Params = map[string]string{"LLMModels": strings.Join([]string{badModel.String(), goodModel.String(), secondModel.String()}, ",")}
+		dsOpts.LLM.ModelFaults = map[string]fakes.Fault{badModel.Model: fakes.FaultInvalidJSON}
 	}
 	st, err := devstack.Start(ctx, dsOpts)
 	if err != nil {
@@ -172,7 +177,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 
 	say("\n== 1. the pipeline: %d stories through fetch → llm → notify under fault mix %q (seed %d) ==", opts.Items, opts.Faults, opts.Seed)
 	if full {
-		say("   the model chain is %s, %s; %s answers only invalid JSON", badModel, goodModel, badModel)
+		say("   the model chain is %s, %s, %s; %s answers only invalid JSON", badModel, goodModel, secondModel, badModel)
 	}
 	phaseStart := time.Now()
 	ids, err := seed(ctx, st, "story", opts.Items)
@@ -210,12 +215,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 
-	say("\n== 3. an outage of the LLM provider: one shared breaker for every function instance ==")
-	burst, err := outage(pctx, opts.Out, st, 10, opts.Interactive)
+	say("\n== 3. a provider-wide outage of Bedrock: the chain moves to OpenAI, and back when Bedrock's breaker closes ==")
+	burst, err := providerOutage(pctx, opts.Out, st, 10)
 	if err != nil {
 		return sum, err
 	}
 	ids = append(ids, burst...)
+	if err := showModels(ctx, opts.Out, st, nil); err != nil {
+		return sum, err
+	}
 
 	say("\n== 4. an hour later: the recovery function re-enables the model ==")
 	if err := recovery(ctx, opts.Out, st); err != nil {
@@ -419,9 +427,20 @@ func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
 	tw.Flush()
 
 	fmt.Fprintln(w)
-	total := awsconf.Total(s.AWSCalls, "")
+	// Bedrock Runtime calls are model calls — the upstream, like the fake
+	// OpenAI's — not the pipeline's own AWS requests.
+	infra := map[string]int64{}
+	for k, v := range s.AWSCalls {
+		if !strings.HasPrefix(k, bedrockCalls) {
+			infra[k] = v
+		}
+	}
+	total := awsconf.Total(infra, "")
 	fmt.Fprintf(w, "AWS requests by the functions: %d (%.1f per item)  %s\n", total, float64(total)/float64(max(s.Seeded, 1)),
-		awsconf.Format(s.AWSCalls))
+		awsconf.Format(infra))
+	if n := awsconf.Total(s.AWSCalls, bedrockCalls); n > 0 {
+		fmt.Fprintf(w, "  and %d Bedrock Runtime Converse calls, the chain's model calls (not counted above)\n", n)
+	}
 	fmt.Fprintf(w, "  DynamoDB %.1f per item · SQS %.1f per item (the event-source mapping's receives and deletes are the Lambda service's, not counted)\n",
 		float64(awsconf.Total(s.AWSCalls, "DynamoDB."))/float64(max(s.Seeded, 1)), float64(awsconf.Total(s.AWSCalls, "SQS."))/float64(max(s.Seeded, 1)))
 

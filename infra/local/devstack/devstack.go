@@ -78,7 +78,8 @@ type Options struct {
 	// is reused. "" is "triage-local".
 	StackName string
 	// Params override template parameters, after the defaults that point
-	// the functions at the fakes (LLMBaseUrl, BlockPrivateNetworks=false).
+	// the functions at the fakes (LLMBaseUrl, AnthropicBaseUrl,
+	// BedrockEndpointUrl, BlockPrivateNetworks=false).
 	Params map[string]string
 	// Functions are the logical ids to run; nil means every function that
 	// has an SQS event.
@@ -222,7 +223,11 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	if s.AWS, err = moto.Config(ctx, s.Endpoint); err != nil {
 		return nil, err
 	}
-	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "BlockPrivateNetworks": "false"}
+	// Every model dialect points at the one fake LLM: OpenAI's base URL,
+	// Anthropic's, and Bedrock Runtime's endpoint override (the SDK signs
+	// with the local credentials; the fake checks a signature is there).
+	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "AnthropicBaseUrl": s.LLMServer.URL,
+		"BedrockEndpointUrl": s.LLMServer.URL, "BlockPrivateNetworks": "false"}
 	maps.Copy(params, opts.Params)
 	for k := range params { // a template without these parameters takes none
 		if _, ok := s.Template.Parameters[k]; !ok {
@@ -485,7 +490,8 @@ func openStack(ctx context.Context, cfn cfnstack.ResourcesAPI, endpoint, tplPath
 // seedSecrets stores the keys the fakes expect under the parameter names
 // the template gives the functions.
 func seedSecrets(ctx context.Context, cfg aws.Config, params map[string]string) error {
-	for param, value := range map[string]string{"LLMApiKeyParameter": LLMKey, "WebhookSecretParameter": WebhookSecret} {
+	for param, value := range map[string]string{"LLMApiKeyParameter": LLMKey, "AnthropicApiKeyParameter": LLMKey,
+		"WebhookSecretParameter": WebhookSecret} {
 		if name := params[param]; name != "" {
 			if err := stack.PutSecureParameter(ctx, cfg, name, value); err != nil {
 				return err

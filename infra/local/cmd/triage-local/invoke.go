@@ -27,6 +27,7 @@ import (
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
@@ -320,9 +321,9 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 			it.Status = state.Enriched
 			it.Enrichment = &state.Enrichment{SummaryNeutral: fe.SummaryNeutral, SummarySpicy: fe.SummarySpicy,
 				Category: fe.Category, Severity: fe.Severity, PrimaryActor: fe.PrimaryActor, TopEntities: fe.TopEntities,
-				Model: env["LLM_MODELS"], EnrichedAt: now}
-			if it.Enrichment.Model == "" {
-				it.Enrichment.Model = "gpt-4o-mini"
+				Model: "openai:gpt-4o-mini", EnrichedAt: now}
+			if chain, err := fallback.ParseChain(env["LLM_MODELS"], failure.Provider(env["LLM_PROVIDER"])); err == nil {
+				it.Enrichment.Model = chain[0].String() // the entry a healthy chain answers with
 			}
 		}
 		if err := items.Put(ctx, it); err != nil {
