@@ -90,14 +90,19 @@ func (e *HTTPError) Error() string {
 		msg += " " + e.Op
 	}
 	msg += ": HTTP " + strconv.Itoa(e.Status)
-	if d, ok := parseBody(e.Provider, e.Body); ok {
-		if code := d.bestCode(); code != "" {
-			msg += " " + code
-		}
-		if d.Message != "" {
-			msg += ": " + truncate(d.Message, 300)
-		}
-	} else if len(e.Body) > 0 {
+	d, ok := parseBody(e.Provider, e.Body)
+	code := d.bestCode()
+	if code == "" {
+		// Bedrock and the AWS REST protocols name the error in a header.
+		code = truncate(headerCode(e.Header), maxCodeLen)
+	}
+	if code != "" {
+		msg += " " + code
+	}
+	switch {
+	case ok && d.Message != "":
+		msg += ": " + truncate(d.Message, 300)
+	case !ok && len(e.Body) > 0:
 		msg += ": " + truncate(string(e.Body), 300)
 	}
 	return msg
