@@ -138,11 +138,12 @@ func classifyPanic(err error) (Classification, bool) {
 //     successfully" is a request no token-rate limit will ever admit);
 //  2. a definite phrase of the provider's message or of the error text
 //     ("maximum context length", "credit balance is too low");
-//  3. a transport error: context deadline, syscall, TLS, net, EOF;
+//  3. a transport error: context deadline, syscall, TLS, net, EOF, typed
+//     or in Go's and the SDKs' words (TransportPhrases);
 //  4. a generic code (ValidationException, invalid_request_error), then the
 //     HTTP status — a 2xx decides nothing;
 //  5. a JSON error of model output;
-//  6. fragments of Go's and the SDKs' error text (TextPhrases).
+//  6. words of the error text (TextPhrases).
 //
 // The error's text is read only when the typed errors leave the answer
 // open, so the common cases (an HTTP answer with a code, a syscall error)
@@ -172,6 +173,12 @@ func classifyUpstream(err error) (Classification, bool) {
 	if hasTransport {
 		return ev.finish(transport), true
 	}
+	if ph, ok := matchPhrase(TransportPhrases, text); ok {
+		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
+	}
+	if strings.EqualFold(strings.TrimSpace(text), "EOF") {
+		return ev.finish(Of(NetworkTimeout, "connection closed mid-response (error text)")), true
+	}
 	if c, ok := ev.generic(); ok {
 		return ev.finish(c), true
 	}
@@ -183,9 +190,6 @@ func classifyUpstream(err error) (Classification, bool) {
 	}
 	if ph, ok := matchPhrase(TextPhrases, text); ok {
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
-	}
-	if strings.EqualFold(strings.TrimSpace(text), "EOF") {
-		return ev.finish(Of(NetworkTimeout, "connection closed mid-response (error text)")), true
 	}
 	if ev.status != 0 {
 		return ev.finish(Of(Unknown, "HTTP "+strconv.Itoa(ev.status)+" decides nothing")), true
@@ -227,8 +231,9 @@ func reason(p Provider, what, subject, detail string, status int) string {
 
 // codeClass looks a code up in the provider's table, then the shared ones.
 // Codes arrive spelt several ways: an event stream's "throttlingException",
-// amazonka's and the Rust SDK's "ProvisionedThroughputExceeded"; both are
-// tried in the tables' spelling too.
+// amazonka's and the Rust SDK's "ProvisionedThroughputExceeded", the .NET
+// SDK's "QueueDoesNotExistException"; each is tried in the tables' spelling
+// too.
 func codeClass(p Provider, code string) (Class, bool) {
 	if c, ok := lookupCode(p, code); ok || code == "" {
 		return c, ok
@@ -246,9 +251,10 @@ func codeClass(p Provider, code string) (Class, bool) {
 			}
 			code = string(up)
 		}
-		if !strings.HasSuffix(code, "Exception") {
-			return lookupCode(p, code+"Exception")
+		if base, ok := strings.CutSuffix(code, "Exception"); ok {
+			return lookupCode(p, base) // the .NET and Java SDKs' QueueDoesNotExistException
 		}
+		return lookupCode(p, code+"Exception")
 	}
 	return "", false
 }
@@ -460,20 +466,22 @@ func classifyJSON(err error) (Classification, bool) {
 	return Classification{}, false
 }
 
-// matchPhrase finds the first phrase in s, ignoring ASCII case.
+// matchPhrase finds the first phrase in s, ignoring ASCII case and how
+// whitespace runs (a message wrapped by a terminal or a pretty-printer
+// still says what it says).
 func matchPhrase(phrases []Phrase, s string) (Phrase, bool) {
 	var buf [1024]byte
-	lower := lowerASCII(s, buf[:])
+	norm := normalizeASCII(s, buf[:])
 	for _, ph := range phrases {
-		if strings.Contains(lower, ph.Fragment) {
+		if strings.Contains(norm, ph.Fragment) {
 			return ph, true
 		}
 	}
 	return Phrase{}, false
 }
 
-// matchPhraseFold is matchPhrase without lowering s first: cheaper for a
-// table of one or two phrases, which it searches by their first byte.
+// matchPhraseFold is matchPhrase without normalizing s first: cheaper for
+// a table of one or two phrases, which it searches by their first byte.
 func matchPhraseFold(phrases []Phrase, s string) (Phrase, bool) {
 	for _, ph := range phrases {
 		if containsFoldASCII(s, ph.Fragment) {
@@ -484,7 +492,8 @@ func matchPhraseFold(phrases []Phrase, s string) (Phrase, bool) {
 }
 
 // containsFoldASCII reports whether s contains the lowercase ASCII
-// fragment frag, ignoring ASCII case.
+// fragment frag, ignoring ASCII case; a space in frag matches any run of
+// whitespace in s.
 func containsFoldASCII(s, frag string) bool {
 	if frag == "" {
 		return true
@@ -493,10 +502,10 @@ func containsFoldASCII(s, frag string) bool {
 	if first >= 'a' && first <= 'z' {
 		upper = first - ('a' - 'A')
 	}
-	for i := 0; i+len(frag) <= len(s); {
-		j := strings.IndexByte(s[i:len(s)-len(frag)+1], first)
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], first)
 		if upper != first {
-			if k := strings.IndexByte(s[i:len(s)-len(frag)+1], upper); k >= 0 && (j < 0 || k < j) {
+			if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
 				j = k
 			}
 		}
@@ -513,40 +522,80 @@ func containsFoldASCII(s, frag string) bool {
 }
 
 // hasPrefixFoldASCII reports whether s starts with the lowercase ASCII
-// fragment frag, ignoring ASCII case.
+// fragment frag, ignoring ASCII case; a space in frag matches any run of
+// whitespace in s.
 func hasPrefixFoldASCII(s, frag string) bool {
+	i := 0
 	for k := 0; k < len(frag); k++ {
-		c := s[k]
+		if frag[k] == ' ' {
+			n := i
+			for n < len(s) && isSpace(s[n]) {
+				n++
+			}
+			if n == i {
+				return false
+			}
+			i = n
+			continue
+		}
+		if i >= len(s) {
+			return false
+		}
+		c := s[i]
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		if c != frag[k] {
 			return false
 		}
+		i++
 	}
 	return true
 }
 
-// lowerASCII returns s with ASCII letters lowered, in buf when it fits: it
-// runs on every message a classification reads, and the phrases are ASCII.
-// The result aliases buf, so it must not outlive the caller's use of buf.
-func lowerASCII(s string, buf []byte) string {
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// normalizeASCII returns s with ASCII letters lowered and every run of
+// whitespace made one space, in buf when it fits: it runs on every message
+// a classification reads, and the phrases are ASCII. The result aliases
+// buf, so it must not outlive the caller's use of buf.
+func normalizeASCII(s string, buf []byte) string {
 	i := 0
-	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
+	for i < len(s) {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c == '\t' || c == '\n' || c == '\r' || c == ' ' && i+1 < len(s) && isSpace(s[i+1]) {
+			break
+		}
 		i++
 	}
 	if i == len(s) {
 		return s
 	}
-	if len(s) > len(buf) {
-		return strings.ToLower(s)
+	var b []byte
+	if len(s) <= len(buf) {
+		b = buf[:0]
+	} else {
+		b = make([]byte, 0, len(s))
 	}
-	b := buf[:len(s)]
-	copy(b, s)
-	for ; i < len(b); i++ {
-		if c := b[i]; c >= 'A' && c <= 'Z' {
-			b[i] = c + ('a' - 'A')
+	b = append(b, s[:i]...)
+	space := false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if isSpace(c) {
+			if !space {
+				b = append(b, ' ')
+			}
+			space = true
+			continue
 		}
+		space = false
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	if len(b) == 0 {
+		return ""
 	}
 	return unsafe.String(&b[0], len(b))
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -904,7 +905,7 @@ func TestClassifyTablesValid(t *testing.T) {
 	for status, c := range failure.ModelStatusClasses {
 		check(fmt.Sprint("ModelStatusClasses[", status, "]"), c)
 	}
-	for _, ph := range append(append([]failure.Phrase{}, failure.ProviderPhrases...), failure.TextPhrases...) {
+	for _, ph := range slices.Concat(failure.ProviderPhrases, failure.OverridePhrases, failure.TransportPhrases, failure.TextPhrases) {
 		check("phrase "+ph.Fragment, ph.Class)
 		if ph.Fragment != strings.ToLower(ph.Fragment) {
 			t.Errorf("phrase %q is not lowercase and can never match", ph.Fragment)

@@ -234,8 +234,8 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		}
 		// A rate limit that no wait lifts (a request larger than the
 		// tokens-per-minute limit) is not one.
-		if c == RateLimited && msg != "" {
-			if ph, ok := matchPhraseFold(OverridePhrases, msg); ok {
+		if c == RateLimited {
+			if ph, ok := overridePhrase(msg, text); ok {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
 		}
@@ -249,6 +249,17 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		return Of(clientClass(p, c), reason(p, " code ", code, "", ev.status)), true
 	}
 	return Classification{}, false
+}
+
+// overridePhrase finds an OverridePhrase in the message or the text.
+func overridePhrase(msg, text string) (Phrase, bool) {
+	if ph, ok := matchPhraseFold(OverridePhrases, msg); ok {
+		return ph, true
+	}
+	if text != "" && text != msg {
+		return matchPhraseFold(OverridePhrases, text)
+	}
+	return Phrase{}, false
 }
 
 // phrase decides on a definite phrase of the provider's message, then of

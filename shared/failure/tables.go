@@ -303,9 +303,10 @@ var ProviderPhrases = []Phrase{
 	{"exceeded your current quota", BudgetExceeded},
 	{"insufficient_quota", BudgetExceeded},
 	{"billing hard limit", BudgetExceeded},
-	{"insufficient credits", BudgetExceeded}, // OpenRouter, HTTP 402
-	{"insufficient balance", BudgetExceeded}, // DeepSeek, HTTP 402
-	{"maximum context length", TokenLimit},   // OpenAI, vLLM, Mistral
+	{"insufficient credits", BudgetExceeded},                     // OpenRouter, HTTP 402
+	{"insufficient balance", BudgetExceeded},                     // DeepSeek, HTTP 402
+	{"must be reduced in order to run successfully", TokenLimit}, // OpenAI: a request larger than the tokens-per-minute limit
+	{"maximum context length", TokenLimit},                       // OpenAI, vLLM, Mistral
 	{"context_length_exceeded", TokenLimit},
 	{"prompt is too long", TokenLimit}, // Anthropic
 	{"input is too long", TokenLimit},  // Bedrock
@@ -332,9 +333,10 @@ var ProviderPhrases = []Phrase{
 	{"security token included in the request is invalid", AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
 	{"security token included in the request is expired", AuthDenied}, // AWS ExpiredToken
 	{"signature we calculated does not match", AuthDenied},
-	{"is not authorized to perform", AuthDenied}, // IAM
-	{"receipt handle has expired", Conflict},     // SQS InvalidParameterValue: the message moved on
-	{"conditional request failed", Conflict},     // DynamoDB
+	{"is not authorized to perform", AuthDenied},                // IAM
+	{"operation is not recognized by the service", InternalBug}, // Bedrock: the runtime's operation sent to another endpoint
+	{"receipt handle has expired", Conflict},                    // SQS InvalidParameterValue: the message moved on
+	{"conditional request failed", Conflict},                    // DynamoDB
 	{"rate limit reached", RateLimited},
 	{"rate limit exceeded", RateLimited},
 	{"too many requests", RateLimited},
@@ -343,19 +345,27 @@ var ProviderPhrases = []Phrase{
 	{"request rate is too high", RateLimited},
 	{"throughput exceeds the current capacity", RateLimited}, // DynamoDB on-demand
 	{"provisioned throughput", RateLimited},
-	{"rate exceeded", RateLimited}, // AWS Throttling
+	{"rate exceeded", RateLimited},               // AWS Throttling
+	{"resource has been exhausted", RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
+	{"resource exhausted", RateLimited},
 	{"overloaded", UpstreamUnavailable},
 }
 
-// TextPhrases are the last resort: fragments of Go's, the SDKs' and
-// providers' error text for errors that carry no structure (a wrapped
-// string, a log line), read after the codes, the definite phrases, the
-// typed transport errors and the status. Order matters; the first match
+// TransportPhrases are the error strings of a failed connection or call,
+// as Go's net, crypto/tls, crypto/x509, net/http (HTTP/2 included) and
+// context packages, the AWS SDKs and Node.js print them. They weigh like the
+// typed transport errors they come from: after the codes and the definite
+// phrases, before the status (a wrapper's "code: 500" around a certificate
+// failure is no answer from the upstream). Order matters; the first match
 // wins.
-var TextPhrases = []Phrase{
-	// crypto/tls and crypto/x509
-	{"x509: ", AuthDenied}, // unknown authority, expired, wrong host: an operator fixes the trust
+var TransportPhrases = []Phrase{
+	// crypto/tls and crypto/x509: an operator fixes the trust
+	{"x509: ", AuthDenied}, // unknown authority, expired, wrong host
 	{"failed to verify certificate", AuthDenied},
+	{"self-signed certificate", AuthDenied},                    // Node.js
+	{"self signed certificate", AuthDenied},                    // OpenSSL
+	{"unable to verify the first certificate", AuthDenied},     // Node.js
+	{"certificate has expired", AuthDenied},                    // Node.js, OpenSSL
 	{"does not look like a tls handshake", InternalBug},        // an https URL to a plain-HTTP port
 	{"server gave http response to https client", InternalBug}, // the same, seen by net/http
 	{"tls handshake timeout", NetworkTimeout},
@@ -364,13 +374,39 @@ var TextPhrases = []Phrase{
 	{"http2: ", NetworkTimeout}, // GOAWAY, client connection lost, timeout awaiting response headers
 	{"stream error: stream id", NetworkTimeout},
 	// the AWS SDKs' own failures
-	{"failed to get rate limit token", UpstreamUnavailable}, // Go v2: its retry quota is spent on a failing service
-	{"retry quota exceeded", UpstreamUnavailable},
+	{"failed to get rate limit token", RateLimited}, // Go v2: its client-side retry token bucket is empty; it refills with time
+	{"retry quota exceeded", RateLimited},
 	{"failed to retrieve credentials", AuthDenied},
 	{"failed to refresh cached credentials", AuthDenied},
 	{"no ec2 imds role found", AuthDenied},
 	{"nocredentialproviders", AuthDenied},
 	{"unable to locate credentials", AuthDenied},
+	// net, context, io
+	{"client.timeout exceeded", NetworkTimeout},
+	{"context deadline exceeded", NetworkTimeout},
+	{"i/o timeout", NetworkTimeout},
+	{"connection reset by peer", NetworkTimeout},
+	{"connection refused", NetworkTimeout},
+	{"econnreset", NetworkTimeout},
+	{"econnrefused", NetworkTimeout},
+	{"etimedout", NetworkTimeout},
+	{"broken pipe", NetworkTimeout},
+	{"no such host", NetworkTimeout},
+	{"server misbehaving", NetworkTimeout}, // a DNS server's failure
+	{"network is unreachable", NetworkTimeout},
+	{"no route to host", NetworkTimeout},
+	{"use of closed network connection", NetworkTimeout},
+	{"server closed idle connection", NetworkTimeout},
+	{"socket hang up", NetworkTimeout}, // Node.js
+	{"unexpected eof", NetworkTimeout},
+	{": eof", NetworkTimeout}, // `Post "…": EOF`: the connection closed before an answer
+}
+
+// TextPhrases are the last resort: words of providers' and people's error
+// text for errors that carry no structure (a wrapped string, a log line),
+// read after everything else, the status included. Order matters; the
+// first match wins.
+var TextPhrases = []Phrase{
 	{"insufficient_quota", BudgetExceeded},
 	{"credit balance is too low", BudgetExceeded},
 	{"exceeded your current quota", BudgetExceeded},
@@ -389,27 +425,11 @@ var TextPhrases = []Phrase{
 	{"too many requests", RateLimited},
 	{"throttl", RateLimited},
 	{"slow down", RateLimited},
-	// net, context, io
-	{"client.timeout exceeded", NetworkTimeout},
-	{"i/o timeout", NetworkTimeout},
 	{"timed out", NetworkTimeout},
 	{"timeout", NetworkTimeout},
 	{"deadline exceeded", NetworkTimeout},
 	{"connection reset", NetworkTimeout},
-	{"connection refused", NetworkTimeout},
-	{"econnreset", NetworkTimeout},
-	{"econnrefused", NetworkTimeout},
-	{"etimedout", NetworkTimeout},
-	{"broken pipe", NetworkTimeout},
-	{"no such host", NetworkTimeout},
-	{"server misbehaving", NetworkTimeout}, // a DNS server's failure
-	{"network is unreachable", NetworkTimeout},
-	{"no route to host", NetworkTimeout},
-	{"use of closed network connection", NetworkTimeout},
-	{"server closed idle connection", NetworkTimeout},
-	{"socket hang up", NetworkTimeout}, // Node.js
-	{"unexpected eof", NetworkTimeout},
-	{": eof", NetworkTimeout}, // `Post "…": EOF`: the connection closed before an answer
+	{"connection closed", NetworkTimeout},
 	{"tls handshake", NetworkTimeout},
 	{"overloaded", UpstreamUnavailable},
 	{"service unavailable", UpstreamUnavailable},

@@ -75,8 +75,9 @@ var (
 	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]code|http[ _]status|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
-	// error 429:", `POST "…": 429 Too Many Requests`.
-	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(]{1,3}|\(|": )([45]\d\d)(?:[\s:)]|$)`)
+	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
+	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'".
+	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+`)
 	// reHost is a URL's host.
 	reHost = regexp.MustCompile(`https?://([A-Za-z0-9.-]{1,253})`)
 )
@@ -130,7 +131,7 @@ func parseText(s string) textEvidence {
 		if m := reStatusLabel.FindStringSubmatch(s); m != nil {
 			t.status, _ = strconv.Atoi(m[1] + m[2])
 		} else if m := reStatusLead.FindStringSubmatch(s); m != nil {
-			t.status, _ = strconv.Atoi(m[1])
+			t.status, _ = strconv.Atoi(m[1] + m[2])
 		}
 	}
 	t.body(s)
