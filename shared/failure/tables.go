@@ -290,6 +290,7 @@ var GenericCodes = map[string]bool{
 // with a 429 and rate_limit_exceeded, but no wait will ever admit it.
 var OverridePhrases = []Phrase{
 	{"must be reduced in order to run successfully", TokenLimit},
+	{"request too large for", TokenLimit}, // OpenAI, Groq: one request above the tokens-per-minute limit
 }
 
 // ProviderPhrases are high-precision fragments of providers' and AWS's
@@ -306,6 +307,7 @@ var ProviderPhrases = []Phrase{
 	{"insufficient credits", BudgetExceeded},                     // OpenRouter, HTTP 402
 	{"insufficient balance", BudgetExceeded},                     // DeepSeek, HTTP 402
 	{"must be reduced in order to run successfully", TokenLimit}, // OpenAI: a request larger than the tokens-per-minute limit
+	{"request too large for", TokenLimit},                        // OpenAI, Groq: the same
 	{"maximum context length", TokenLimit},                       // OpenAI, vLLM, Mistral
 	{"context_length_exceeded", TokenLimit},
 	{"prompt is too long", TokenLimit}, // Anthropic
@@ -336,7 +338,11 @@ var ProviderPhrases = []Phrase{
 	{"is not authorized to perform", AuthDenied},                // IAM
 	{"operation is not recognized by the service", InternalBug}, // Bedrock: the runtime's operation sent to another endpoint
 	{"receipt handle has expired", Conflict},                    // SQS InvalidParameterValue: the message moved on
-	{"conditional request failed", Conflict},                    // DynamoDB
+	{"not available for visibility timeout change", Conflict},   // SQS: received again or deleted since
+	{"for parameter receipthandle is invalid", Conflict},
+	{"one or more parameter values were invalid", InternalBug}, // DynamoDB ValidationException: a request we built
+	{"item size has exceeded the maximum allowed size", InternalBug},
+	{"conditional request failed", Conflict}, // DynamoDB
 	{"rate limit reached", RateLimited},
 	{"rate limit exceeded", RateLimited},
 	{"too many requests", RateLimited},
@@ -345,7 +351,9 @@ var ProviderPhrases = []Phrase{
 	{"request rate is too high", RateLimited},
 	{"throughput exceeds the current capacity", RateLimited}, // DynamoDB on-demand
 	{"provisioned throughput", RateLimited},
-	{"rate exceeded", RateLimited},               // AWS Throttling
+	{"rate exceeded", RateLimited},          // AWS Throttling
+	{"request limit exceeded", RateLimited}, // EC2 RequestLimitExceeded
+	{"has been throttled", RateLimited},
 	{"resource has been exhausted", RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
 	{"resource exhausted", RateLimited},
 	{"overloaded", UpstreamUnavailable},
