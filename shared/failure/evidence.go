@@ -246,9 +246,19 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
 		}
-		return Of(clientClass(p, c), reason(p, " code ", code, "", ev.status)), true
+		return Of(ev.codeClass(c), reason(p, " code ", code, "", ev.status)), true
 	}
 	return Classification{}, false
+}
+
+// codeClass applies clientClass to a class a code decided. A code that
+// only model providers send (model_not_found, DeploymentNotFound) names a
+// model even when nothing says who answered.
+func (ev *evidence) codeClass(c Class) Class {
+	if ev.provider == "" && c == ClientError {
+		return ClientError
+	}
+	return clientClass(ev.prov(), c)
 }
 
 // overridePhrase finds an OverridePhrase in the message or the text.
@@ -287,7 +297,7 @@ func (ev *evidence) generic() (Classification, bool) {
 			continue
 		}
 		if c, ok := codeClass(p, code); ok {
-			return Of(clientClass(p, c), reason(p, " code ", code, "", ev.status)), true
+			return Of(ev.codeClass(c), reason(p, " code ", code, "", ev.status)), true
 		}
 	}
 	return Classification{}, false

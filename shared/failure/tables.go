@@ -335,10 +335,13 @@ var ProviderPhrases = []Phrase{
 	{"security token included in the request is invalid", AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
 	{"security token included in the request is expired", AuthDenied}, // AWS ExpiredToken
 	{"signature we calculated does not match", AuthDenied},
-	{"is not authorized to perform", AuthDenied},                // IAM
-	{"operation is not recognized by the service", InternalBug}, // Bedrock: the runtime's operation sent to another endpoint
-	{"receipt handle has expired", Conflict},                    // SQS InvalidParameterValue: the message moved on
-	{"not available for visibility timeout change", Conflict},   // SQS: received again or deleted since
+	{"is not authorized to perform", AuthDenied},                               // IAM
+	{"does not exist or you do not have access", ClientError},                  // OpenAI model_not_found: the model name is wrong for this key
+	{"the model: `", ClientError},                                              // OpenAI's older "The model: `gpt-4` does not exist"
+	{"encountered an unexpected error during processing", UpstreamUnavailable}, // Bedrock InternalServerException
+	{"operation is not recognized by the service", InternalBug},                // Bedrock: the runtime's operation sent to another endpoint
+	{"receipt handle has expired", Conflict},                                   // SQS InvalidParameterValue: the message moved on
+	{"not available for visibility timeout change", Conflict},                  // SQS: received again or deleted since
 	{"for parameter receipthandle is invalid", Conflict},
 	{"one or more parameter values were invalid", InternalBug}, // DynamoDB ValidationException: a request we built
 	{"item size has exceeded the maximum allowed size", InternalBug},
@@ -395,9 +398,6 @@ var TransportPhrases = []Phrase{
 	{"i/o timeout", NetworkTimeout},
 	{"connection reset by peer", NetworkTimeout},
 	{"connection refused", NetworkTimeout},
-	{"econnreset", NetworkTimeout},
-	{"econnrefused", NetworkTimeout},
-	{"etimedout", NetworkTimeout},
 	{"broken pipe", NetworkTimeout},
 	{"no such host", NetworkTimeout},
 	{"server misbehaving", NetworkTimeout}, // a DNS server's failure
@@ -408,6 +408,18 @@ var TransportPhrases = []Phrase{
 	{"socket hang up", NetworkTimeout}, // Node.js
 	{"unexpected eof", NetworkTimeout},
 	{": eof", NetworkTimeout}, // `Post "…": EOF`: the connection closed before an answer
+	// Python (httpx, requests, urllib3, ssl), curl and Node.js spell the same failures
+	{"certificate verify failed", AuthDenied},
+	{"server disconnected", NetworkTimeout},
+	{"remote end closed connection", NetworkTimeout},
+	{"connection was reset", NetworkTimeout},
+	{"connection aborted", NetworkTimeout},
+	{"eof occurred in violation of protocol", NetworkTimeout},
+	{"was not closed cleanly", NetworkTimeout}, // curl: an HTTP/2 stream reset
+	{"enotfound", NetworkTimeout},              // Node.js: getaddrinfo ENOTFOUND
+	{"etimedout", NetworkTimeout},
+	{"econnreset", NetworkTimeout},
+	{"econnrefused", NetworkTimeout},
 }
 
 // TextPhrases are the last resort: words of providers' and people's error
