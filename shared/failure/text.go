@@ -127,11 +127,11 @@ func parseText(s string) textEvidence {
 	for _, m := range reCodeLabel.FindAllStringSubmatch(s, 4) {
 		t.addCode(afterHash(m[1] + m[2]))
 	}
-	if t.status == 0 {
-		if m := reStatusLabel.FindStringSubmatch(s); m != nil {
-			t.status, _ = strconv.Atoi(m[1] + m[2])
-		} else if m := reStatusLead.FindStringSubmatch(s); m != nil {
-			t.status, _ = strconv.Atoi(m[1] + m[2])
+	if t.status == 0 || t.status < 300 {
+		// A 2xx (Teams answers 200 and reports "returned HTTP error 429"
+		// in the body) gives way to an error status the text names.
+		if st := textStatus(s); st >= 400 || t.status == 0 {
+			t.status = st
 		}
 	}
 	t.body(s)
@@ -140,6 +140,24 @@ func parseText(s string) textEvidence {
 		t.provider = AWS
 	}
 	return t
+}
+
+// textStatus is the first error status (4xx, 5xx) the text names, or
+// else the first status at all, or 0.
+func textStatus(s string) int {
+	first := 0
+	for _, re := range [...]*regexp.Regexp{reStatusLabel, reStatusLead} {
+		for _, m := range re.FindAllStringSubmatch(s, 8) {
+			n, _ := strconv.Atoi(m[1] + m[2])
+			if n >= 400 {
+				return n
+			}
+			if first == 0 {
+				first = n
+			}
+		}
+	}
+	return first
 }
 
 // ownClass recognises text triage's own errors produce: "CLASS: reason"
