@@ -3,6 +3,7 @@ package redact
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,7 +68,7 @@ func Kinds() []Kind {
 		KindOpenAIKey, KindAnthropicKey, KindAWSAccessKey, KindAWSSecret, KindGitHubToken,
 		KindSlackToken, KindGoogleKey, KindStripeKey, KindWebhookSecret, KindBearer,
 		KindCookie, KindJWT, KindPrivateKey, KindPassword, KindURLSecret,
-		KindEmail, KindPhone, KindCard, KindSSN, KindSecret,
+		KindEmail, KindPhone, KindCard, KindSSN, KindSecret, KindCredential,
 	}
 }
 
@@ -121,14 +122,20 @@ const maxPasses = 8
 // pass applies every pattern of the table once.
 func pass(s string) string {
 	t := loadTriggers()
-	in := probe{s: s, found: t.scan(s), minDigits: t.minDigits}
+	in := probe{s: s, found: t.scan(s), minDigits: t.minDigits, triggers: t}
 	for i := range Patterns {
 		p := &Patterns[i]
 		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits || !t.present(i, &in.found) {
 			continue
 		}
-		if out := p.replace(in.s, &in); out != in.s {
-			in.s, in.runsDone = out, false
+		var out string
+		if p.port != nil {
+			out = p.replacePorted(in.s, &in, t.of[i])
+		} else {
+			out = p.replace(in.s, &in)
+		}
+		if out != in.s {
+			in.s, in.runsDone, in.occDone = out, false, false
 		}
 	}
 	return in.s
@@ -192,6 +199,24 @@ type probe struct {
 	minDigits int // the smallest MinDigits of the table: shorter runs are not kept
 	runs      []digitRun
 	runsDone  bool
+	triggers  *triggerTable
+	occ       []occurrence
+	occDone   bool
+}
+
+// occurrence is where a positional trigger occurs in the text.
+type occurrence struct {
+	id  uint16
+	pos int32
+}
+
+// occurrences returns where the positional triggers occur in in.s, in
+// order (computed on first use and after a change).
+func (in *probe) occurrences() []occurrence {
+	if !in.occDone {
+		in.occ, in.occDone = in.triggers.occurrences(in.s, in.occ[:0]), true
+	}
+	return in.occ
 }
 
 // digitRun is a run of digits in the text: its bounds and how many digits
@@ -199,16 +224,21 @@ type probe struct {
 type digitRun struct{ lo, hi, digits int }
 
 // triggerSet holds one bit per distinct trigger of Patterns.
-type triggerSet [4]uint64
+type triggerSet [8]uint64
 
-// triggerTable indexes the Triggers of Patterns by their first byte, so that
-// one pass over the input finds every trigger in it, instead of one search
-// per trigger. It also keeps the table's smallest MinDigits.
+// triggerTable indexes the Triggers of Patterns by their first two bytes
+// (lower-cased), so that one pass over the input finds every trigger in
+// it, instead of one search per trigger. It also keeps the table's smallest
+// MinDigits.
 type triggerTable struct {
-	words   []string
-	first   [256]bool
-	byFirst [256][]uint16
-	of      [][]uint16 // per pattern, its triggers; nil means always run
+	words  []string
+	single [256][]uint16 // triggers of one byte, by that byte
+	pairs  [1 << 16]uint16
+	lists  [][]uint16 // pairs[k] indexes lists; 0 means none
+	of     [][]uint16 // per pattern, its triggers; nil means always run
+
+	positional []bool     // per trigger: a Pattern wants its positions
+	posLists   [][]uint16 // pairs[k] indexes posLists too: the positional triggers
 
 	minDigits int // the smallest positive MinDigits
 }
@@ -225,7 +255,7 @@ func loadTriggers() *triggerTable {
 }
 
 func buildTriggers(ps []Pattern) *triggerTable {
-	t := &triggerTable{of: make([][]uint16, len(ps))}
+	t := &triggerTable{of: make([][]uint16, len(ps)), lists: [][]uint16{nil}}
 	ids := map[string]uint16{}
 	for i, p := range ps {
 		if p.MinDigits > 0 && (t.minDigits == 0 || p.MinDigits < t.minDigits) {
@@ -242,33 +272,89 @@ func buildTriggers(ps []Pattern) *triggerTable {
 				id = uint16(len(t.words))
 				ids[w] = id
 				t.words = append(t.words, w)
-				t.first[w[0]] = true
-				t.byFirst[w[0]] = append(t.byFirst[w[0]], id)
+				if len(w) == 1 {
+					t.single[w[0]] = append(t.single[w[0]], id)
+				} else {
+					k := uint16(w[0])<<8 | uint16(w[1])
+					if t.pairs[k] == 0 {
+						t.pairs[k] = uint16(len(t.lists))
+						t.lists = append(t.lists, nil)
+					}
+					t.lists[t.pairs[k]] = append(t.lists[t.pairs[k]], id)
+				}
 			}
 			t.of[i] = append(t.of[i], id)
+		}
+	}
+	t.positional = make([]bool, len(t.words))
+	for i, p := range ps {
+		if p.positional {
+			for _, id := range t.of[i] {
+				t.positional[id] = true
+			}
+		}
+	}
+	t.posLists = make([][]uint16, len(t.lists))
+	for l, ids := range t.lists {
+		for _, id := range ids {
+			if t.positional[id] {
+				t.posLists[l] = append(t.posLists[l], id)
+			}
 		}
 	}
 	return t
 }
 
-// scan returns the triggers that occur in s, ignoring ASCII case.
-func (t *triggerTable) scan(s string) triggerSet {
-	var found triggerSet
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if !t.first[c] {
+// occurrences appends to occ every occurrence of a positional trigger in
+// s, ignoring ASCII case, in order of position.
+func (t *triggerTable) occurrences(s string, occ []occurrence) []occurrence {
+	for i := 0; i+1 < len(s) && i < math.MaxInt32; i++ {
+		l := t.pairs[uint16(lowerASCII(s[i]))<<8|uint16(lowerASCII(s[i+1]))]
+		if l == 0 {
 			continue
 		}
-		for _, id := range t.byFirst[c] {
-			if found[id>>6]&(1<<(id&63)) == 0 && hasPrefixFold(s[i:], t.words[id]) {
-				found[id>>6] |= 1 << (id & 63)
+		for _, id := range t.posLists[l] {
+			if hasPrefixFold(s[i:], t.words[id]) {
+				occ = append(occ, occurrence{id: id, pos: int32(i)})
 			}
 		}
 	}
+	return occ
+}
+
+// scan returns the triggers that occur in s, ignoring ASCII case.
+func (t *triggerTable) scan(s string) triggerSet {
+	var found triggerSet
+	if len(s) == 0 {
+		return found
+	}
+	prev := lowerASCII(s[0])
+	for i := 1; i <= len(s); i++ {
+		c := prev
+		for _, id := range t.single[c] {
+			found[id>>6] |= 1 << (id & 63)
+		}
+		if i == len(s) {
+			break
+		}
+		next := lowerASCII(s[i])
+		if l := t.pairs[uint16(c)<<8|uint16(next)]; l != 0 {
+			for _, id := range t.lists[l] {
+				if found[id>>6]&(1<<(id&63)) == 0 && hasPrefixFold(s[i-1:], t.words[id]) {
+					found[id>>6] |= 1 << (id & 63)
+				}
+			}
+		}
+		prev = next
+	}
 	return found
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // present reports whether pattern i may match: it has no triggers, or one of
