@@ -88,8 +88,8 @@ func main() {
 			}
 			if lead {
 				b.WriteString(", wordStart: true")
-			} else if min, bytes, ok := semiGenericValue(r.Regex.String(), r.SecretGroup); ok && identifiers(starts) {
-				fmt.Fprintf(&b, ", assign: &valueShape{min: %d, bytes: %#v}", min, bytes)
+			} else if min, first, bytes, ok := semiGenericValue(r.Regex.String(), r.SecretGroup); ok && identifiers(starts) {
+				fmt.Fprintf(&b, ", assign: &valueShape{min: %d, first: %#v, bytes: %#v}", min, first, bytes)
 				nSemi++
 			}
 			nAnchored++
@@ -339,23 +339,63 @@ const assignment = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,
 // GenerateSemiGenericRegex (a name, then assignment, then the secret), the
 // fewest bytes its secret takes and the bytes it may contain: the cheap
 // test the redactor runs before the expression.
-func semiGenericValue(src string, group int) (min int, bytes [4]uint64, ok bool) {
+func semiGenericValue(src string, group int) (min int, first, bytes [4]uint64, ok bool) {
 	if strings.Count(src, assignment) != 1 {
-		return 0, bytes, false
+		return 0, first, bytes, false
 	}
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
-		return 0, bytes, false
+		return 0, first, bytes, false
 	}
 	if group == 0 {
 		group = 1
 	}
 	c := findCapture(re, group)
-	if c == nil {
-		return 0, bytes, false
+	if c == nil || minLen(c) == 0 {
+		return 0, first, bytes, false
 	}
 	addBytes(c, &bytes)
-	return minLen(c), bytes, true
+	addFirstBytes(c, &first)
+	return minLen(c), first, bytes, true
+}
+
+// addFirstBytes sets in set every byte a match of re may start with, and
+// reports whether re matches the empty string.
+func addFirstBytes(re *syntax.Regexp, set *[4]uint64) (nullable bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		addBytes(&syntax.Regexp{Op: syntax.OpLiteral, Rune: re.Rune[:1], Flags: re.Flags}, set)
+		return false
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		addBytes(re, set)
+		return false
+	case syntax.OpCapture:
+		return addFirstBytes(re.Sub[0], set)
+	case syntax.OpPlus:
+		return addFirstBytes(re.Sub[0], set)
+	case syntax.OpStar, syntax.OpQuest:
+		addFirstBytes(re.Sub[0], set)
+		return true
+	case syntax.OpRepeat:
+		n := addFirstBytes(re.Sub[0], set)
+		return n || re.Min == 0
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !addFirstBytes(s, set) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		nullable := false
+		for _, s := range re.Sub {
+			if addFirstBytes(s, set) {
+				nullable = true
+			}
+		}
+		return nullable
+	}
+	return true // empty-width assertions, the empty match
 }
 
 func findCapture(re *syntax.Regexp, n int) *syntax.Regexp {

@@ -63,10 +63,11 @@ type portedAllow struct {
 }
 
 // valueShape is what a semi-generic rule's secret needs: at least min
-// bytes, each one of bytes (a bit per byte value).
+// bytes, the first one of first and each one of bytes (a bit per byte
+// value).
 type valueShape struct {
-	min   int
-	bytes [4]uint64
+	min          int
+	first, bytes [4]uint64
 }
 
 // regexp compiles the rule's expression on first use: a process that never
@@ -353,15 +354,30 @@ func (v *valueShape) ahead(s string, i int) bool {
 	}
 	for j++; j < len(s) && strings.IndexByte(":|>?", s[j]) >= 0 && j-i < 90; j++ {
 	}
-	n := 0
-	for ; j < len(s) && n < v.min; j++ {
-		c := s[j]
-		if v.bytes[c>>6]&(1<<(c&63)) == 0 && strings.IndexByte("`'\" \t\n\r\f\v=", c) < 0 {
+	// Up to five quotes, blanks or '=' may come first (and the '=' that
+	// ends ":=" or "?="): then min bytes of the secret.
+	for k := 0; k <= 6 && j+k+v.min <= len(s); k++ {
+		if k > 0 && strings.IndexByte("`'\" \t\n\r\f\v=", s[j+k-1]) < 0 {
+			break
+		}
+		if v.run(s[j+k:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// run reports whether s starts with min bytes of the secret.
+func (v *valueShape) run(s string) bool {
+	if c := s[0]; v.first[c>>6]&(1<<(c&63)) == 0 {
+		return false
+	}
+	for i := 1; i < v.min; i++ {
+		if c := s[i]; v.bytes[c>>6]&(1<<(c&63)) == 0 {
 			return false
 		}
-		n++
 	}
-	return n >= v.min
+	return true
 }
 
 func isWordAt(s string, i int) bool { return i >= 0 && i < len(s) && isWord(s[i]) }

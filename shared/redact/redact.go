@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,9 +124,27 @@ const maxPasses = 8
 func pass(s string) string {
 	t := loadTriggers()
 	in := probe{s: s, found: t.scan(s), minDigits: t.minDigits, triggers: t}
-	for i := range Patterns {
+	active := t.active(&in.found)
+	for i := 0; i < len(Patterns); i++ {
+		if active != nil {
+			// Jump to the next pattern whose triggers occur.
+			w := i >> 6
+			bits := active[w] >> (i & 63)
+			for bits == 0 {
+				if w++; w == len(active) {
+					return in.s
+				}
+				i, bits = w<<6, active[w]
+			}
+			i += trailingZeros(bits)
+			if i >= len(Patterns) {
+				break
+			}
+		} else if !t.present(i, &in.found) {
+			continue
+		}
 		p := &Patterns[i]
-		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits || !t.present(i, &in.found) {
+		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits {
 			continue
 		}
 		var out string
@@ -226,6 +245,31 @@ type digitRun struct{ lo, hi, digits int }
 // triggerSet holds one bit per distinct trigger of Patterns.
 type triggerSet [8]uint64
 
+// patternSet holds one bit per pattern of Patterns.
+type patternSet [8]uint64
+
+// active returns the patterns that may match, given the triggers found:
+// those with a trigger found and those without triggers; nil when the
+// table has too many patterns for a patternSet.
+func (t *triggerTable) active(found *triggerSet) *patternSet {
+	if t.tooMany {
+		return nil
+	}
+	a := t.always
+	for w, bits := range found {
+		for bits != 0 {
+			id := w<<6 + trailingZeros(bits)
+			bits &= bits - 1
+			for k := range a {
+				a[k] |= t.patterns[id][k]
+			}
+		}
+	}
+	return &a
+}
+
+func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }
+
 // triggerTable indexes the Triggers of Patterns by their first two bytes
 // (lower-cased), so that one pass over the input finds every trigger in
 // it, instead of one search per trigger. It also keeps the table's smallest
@@ -236,6 +280,10 @@ type triggerTable struct {
 	pairs  [1 << 16]uint16
 	lists  [][]uint16 // pairs[k] indexes lists; 0 means none
 	of     [][]uint16 // per pattern, its triggers; nil means always run
+
+	patterns []patternSet // per trigger, the patterns it lets run
+	always   patternSet   // the patterns without triggers
+	tooMany  bool         // more patterns than a patternSet holds: use present
 
 	positional []bool     // per trigger: a Pattern wants its positions
 	posLists   [][]uint16 // pairs[k] indexes posLists too: the positional triggers
@@ -284,6 +332,19 @@ func buildTriggers(ps []Pattern) *triggerTable {
 				}
 			}
 			t.of[i] = append(t.of[i], id)
+		}
+	}
+	t.patterns = make([]patternSet, len(t.words))
+	t.tooMany = len(ps) > len(patternSet{})*64
+	for i := range ps {
+		if t.tooMany {
+			break
+		}
+		if t.of[i] == nil {
+			t.always[i>>6] |= 1 << (i & 63)
+		}
+		for _, id := range t.of[i] {
+			t.patterns[id][i>>6] |= 1 << (i & 63)
 		}
 	}
 	t.positional = make([]bool, len(t.words))
