@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -472,12 +473,102 @@ func classifyJSON(err error) (Classification, bool) {
 func matchPhrase(phrases []Phrase, s string) (Phrase, bool) {
 	var buf [1024]byte
 	norm := normalizeASCII(s, buf[:])
+	if ix := indexOf(phrases); ix != nil {
+		if i := ix.first(norm); i >= 0 {
+			return phrases[i], true
+		}
+		return Phrase{}, false
+	}
 	for _, ph := range phrases {
 		if strings.Contains(norm, ph.Fragment) {
 			return ph, true
 		}
 	}
 	return Phrase{}, false
+}
+
+// phraseIndex finds which phrases of a table occur in a text in one pass
+// over it: the phrases indexed by their first two bytes. A table of a few
+// hundred phrases is then one scan, not a few hundred.
+type phraseIndex struct {
+	phrases []Phrase
+	pairs   [1 << 16]uint16 // index into lists; 0 means none
+	lists   [][]uint16      // phrase indices, ascending
+	short   []uint16        // phrases under two bytes
+}
+
+var (
+	phraseIndexOnce sync.Once
+	phraseIndexes   []*phraseIndex
+)
+
+// indexOf returns the index of a phrase table the classifier searches
+// often (ProviderPhrases, TransportPhrases, TextPhrases), built on first
+// use, or nil for another slice.
+func indexOf(phrases []Phrase) *phraseIndex {
+	phraseIndexOnce.Do(func() {
+		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases} {
+			phraseIndexes = append(phraseIndexes, newPhraseIndex(t))
+		}
+	})
+	if len(phrases) == 0 {
+		return nil
+	}
+	for _, ix := range phraseIndexes {
+		if len(ix.phrases) == len(phrases) && &ix.phrases[0] == &phrases[0] {
+			return ix
+		}
+	}
+	return nil
+}
+
+func newPhraseIndex(phrases []Phrase) *phraseIndex {
+	ix := &phraseIndex{phrases: phrases, lists: [][]uint16{nil}}
+	if len(phrases) >= 1<<16 {
+		return nil
+	}
+	for i, ph := range phrases {
+		f := ph.Fragment
+		if len(f) < 2 {
+			ix.short = append(ix.short, uint16(i))
+			continue
+		}
+		k := uint16(f[0])<<8 | uint16(f[1])
+		if ix.pairs[k] == 0 {
+			ix.pairs[k] = uint16(len(ix.lists))
+			ix.lists = append(ix.lists, nil)
+		}
+		ix.lists[ix.pairs[k]] = append(ix.lists[ix.pairs[k]], uint16(i))
+	}
+	return ix
+}
+
+// first returns the index of the first phrase of the table (in table
+// order) that norm contains, or -1.
+func (ix *phraseIndex) first(norm string) int {
+	best := -1
+	for _, i := range ix.short {
+		if strings.Contains(norm, ix.phrases[i].Fragment) {
+			best = int(i)
+			break
+		}
+	}
+	for p := 0; p+1 < len(norm); p++ {
+		l := ix.pairs[uint16(norm[p])<<8|uint16(norm[p+1])]
+		if l == 0 {
+			continue
+		}
+		for _, i := range ix.lists[l] {
+			if best >= 0 && int(i) >= best {
+				break // the lists ascend: nothing earlier in the table here
+			}
+			if strings.HasPrefix(norm[p:], ix.phrases[i].Fragment) {
+				best = int(i)
+				break
+			}
+		}
+	}
+	return best
 }
 
 // matchPhraseFold is matchPhrase without normalizing s first: cheaper for

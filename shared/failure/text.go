@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The error's text, read when the typed errors leave the answer open. What
@@ -55,8 +56,6 @@ func (t *textEvidence) addCode(c string) {
 }
 
 var (
-	// reOwnHTTP is HTTPError.Error(): "openai chat.completions: HTTP 429 code: message".
-	reOwnHTTP = regexp.MustCompile(`(?:^|: )(openai|azure|anthropic|bedrock|webhook|aws|http)(?: [^:\n]{0,80})?: HTTP ([1-5]\d\d)(?: ([^\s:]{1,100}))?(?::|$)`)
 	// reOperation is the AWS SDK for Go v2's OperationError.
 	reOperation = regexp.MustCompile(`operation error ([A-Za-z0-9 ._-]{1,60}): (\w{1,80}),`)
 	// reBotocore is botocore's ClientError (Python, the AWS CLI).
@@ -97,35 +96,48 @@ func parseText(s string) textEvidence {
 		return t
 	}
 	t.provider = hostProvider(s)
-	if m := reOwnHTTP.FindStringSubmatch(s); m != nil {
-		t.provider = Provider(m[1])
-		t.status, _ = strconv.Atoi(m[2])
-		t.addCode(m[3])
+	// The expressions run only when their literal part occurs: the stage
+	// runner classifies every failure, and a regexp search costs even when
+	// it fails.
+	if p, status, code, ok := ownHTTP(s); ok {
+		t.provider = Provider(p)
+		t.status = status
+		t.addCode(code)
 	}
-	if m := reOperation.FindStringSubmatch(s); m != nil {
-		t.provider = serviceProvider(m[1])
-	}
-	if m := reBotocore.FindStringSubmatch(s); m != nil {
-		t.addCode(afterHash(m[1]))
-		if t.provider == "" || t.provider == HTTP {
-			t.provider = AWS
-		}
-		if bedrockOperations[m[2]] {
-			t.provider = Bedrock
+	if strings.Contains(s, "operation error ") {
+		if m := reOperation.FindStringSubmatch(s); m != nil {
+			t.provider = serviceProvider(m[1])
 		}
 	}
-	if m := reAPIError.FindStringSubmatch(s); m != nil {
-		t.addCode(afterHash(m[1]))
-		t.message = m[2]
+	if strings.Contains(s, "An error occurred (") {
+		if m := reBotocore.FindStringSubmatch(s); m != nil {
+			t.addCode(afterHash(m[1]))
+			if t.provider == "" || t.provider == HTTP {
+				t.provider = AWS
+			}
+			if bedrockOperations[m[2]] {
+				t.provider = Bedrock
+			}
+		}
 	}
-	if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil {
-		t.addCode(m[1])
-		if t.message == "" {
+	if strings.Contains(s, "api error ") {
+		if m := reAPIError.FindStringSubmatch(s); m != nil {
+			t.addCode(afterHash(m[1]))
 			t.message = m[2]
 		}
 	}
-	for _, m := range reCodeLabel.FindAllStringSubmatch(s, 4) {
-		t.addCode(afterHash(m[1] + m[2]))
+	if strings.Contains(s, "RequestID: ") {
+		if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil {
+			t.addCode(m[1])
+			if t.message == "" {
+				t.message = m[2]
+			}
+		}
+	}
+	if containsFoldASCII(s, "code") || containsFoldASCII(s, "errortype") {
+		for _, m := range reCodeLabel.FindAllStringSubmatch(s, 4) {
+			t.addCode(afterHash(m[1] + m[2]))
+		}
 	}
 	if t.status == 0 || t.status < 300 {
 		// A 2xx (Teams answers 200 and reports "returned HTTP error 429"
@@ -145,6 +157,9 @@ func parseText(s string) textEvidence {
 // textStatus is the first error status (4xx, 5xx) the text names, or
 // else the first status at all, or 0.
 func textStatus(s string) int {
+	if !hasStatusDigits(s) {
+		return 0
+	}
 	first := 0
 	for _, re := range [...]*regexp.Regexp{reStatusLabel, reStatusLead} {
 		for _, m := range re.FindAllStringSubmatch(s, 8) {
@@ -160,24 +175,103 @@ func textStatus(s string) int {
 	return first
 }
 
+// ownProviders are the provider names HTTPError.Error starts with.
+var ownProviders = map[string]bool{"openai": true, "azure": true, "anthropic": true, "bedrock": true, "webhook": true, "aws": true, "http": true}
+
+// ownHTTP parses HTTPError.Error(), "openai chat.completions: HTTP 429
+// code: message", anywhere in s: at its start or after ": ", a provider, an
+// optional operation of up to 80 bytes without ':' or a newline, ": HTTP ",
+// the status, an optional code, then ':' or the end. It is the expression
+// `(?:^|: )(openai|…|http)(?: [^:\n]{0,80})?: HTTP ([1-5]\d\d)(?: ([^\s:]{1,100}))?(?::|$)`
+// by hand (TestOwnHTTPIsTheExpression): the regexp engine found no literal
+// to start from and cost most of a classification.
+func ownHTTP(s string) (provider string, status int, code string, ok bool) {
+	for from := 0; ; {
+		h := strings.Index(s[from:], ": HTTP ")
+		if h < 0 {
+			return "", 0, "", false
+		}
+		h += from
+		from = h + 1
+		st := strings.LastIndex(s[:h], ": ")
+		if st < 0 {
+			st = 0
+		} else {
+			st += 2
+		}
+		seg := s[st:h]
+		if strings.ContainsAny(seg, ":\n") {
+			continue
+		}
+		name, op, hasOp := strings.Cut(seg, " ")
+		if !ownProviders[name] || hasOp && len(op) > 80 {
+			continue
+		}
+		d := h + len(": HTTP ")
+		if d+3 > len(s) || s[d] < '1' || s[d] > '5' || !isDigitByte(s[d+1]) || !isDigitByte(s[d+2]) {
+			continue
+		}
+		status = int(s[d]-'0')*100 + int(s[d+1]-'0')*10 + int(s[d+2]-'0')
+		rest := s[d+3:]
+		if rest == "" || rest[0] == ':' {
+			return name, status, "", true
+		}
+		if rest[0] == ' ' {
+			c := rest[1:]
+			n := 0
+			for n < len(c) && n <= 100 && c[n] != ':' && !isSpaceByte(c[n]) {
+				n++
+			}
+			if n >= 1 && n <= 100 && (n == len(c) || c[n] == ':') {
+				return name, status, c[:n], true
+			}
+		}
+	}
+}
+
+// isSpaceByte is RE2's \s: space, \t, \n, \f, \r (and \v is not).
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// hasStatusDigits reports whether s holds a run of exactly three digits
+// starting with 1 to 5, which every status the text expressions find is.
+func hasStatusDigits(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		if c := s[i]; c >= '1' && c <= '5' && (i == 0 || !isDigitByte(s[i-1])) &&
+			isDigitByte(s[i+1]) && isDigitByte(s[i+2]) && (i+3 == len(s) || !isDigitByte(s[i+3])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
 // ownClass recognises text triage's own errors produce: "CLASS: reason"
 // (an *Error), "panic: …" (a recovered panic), and Go's runtime errors,
 // which are always our defect.
 func ownClass(s string) (Classification, bool) {
-	for _, c := range Classes() {
-		name := string(c)
-		for i := 0; i+len(name) <= len(s); {
-			j := strings.Index(s[i:], name)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			end := at + len(name)
-			if (at == 0 || at >= 2 && s[at-2:at] == ": ") && (end == len(s) || s[end] == ':') {
-				return Of(c, "error text names class "+name), true
-			}
-			i = end
+	// A class name starts the text or follows ": ", and ends it or is
+	// followed by ':'. The first in the order of Classes wins.
+	best := -1
+	for at := 0; at < len(s); {
+		end := at
+		for end < len(s) && (s[end] >= 'A' && s[end] <= 'Z' || s[end] == '_') {
+			end++
 		}
+		if end > at && (end == len(s) || s[end] == ':') {
+			if i, ok := classIndex()[s[at:end]]; ok && (best < 0 || i < best) {
+				best = i
+			}
+		}
+		next := strings.Index(s[at:], ": ")
+		if next < 0 {
+			break
+		}
+		at += next + 2
+	}
+	if best >= 0 {
+		name := string(traits[best].class)
+		return Of(traits[best].class, "error text names class "+name), true
 	}
 	switch {
 	case strings.HasPrefix(s, "panic: "), strings.Contains(s, ": panic: "):
@@ -188,8 +282,20 @@ func ownClass(s string) (Classification, bool) {
 	return Classification{}, false
 }
 
+// classIndex maps each class name to its place in Classes.
+var classIndex = sync.OnceValue(func() map[string]int {
+	m := make(map[string]int, len(traits))
+	for i, t := range traits {
+		m[string(t.class)] = i
+	}
+	return m
+})
+
 // hostProvider names the provider of the first URL in s whose host says.
 func hostProvider(s string) Provider {
+	if !strings.Contains(s, "://") {
+		return ""
+	}
 	for _, m := range reHost.FindAllStringSubmatch(s, 4) {
 		host := strings.ToLower(m[1])
 		switch {
