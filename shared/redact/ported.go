@@ -57,7 +57,7 @@ type portedAllow struct {
 	stopwords []string
 
 	once      sync.Once
-	joined    *regexp.Regexp
+	compiled  []*regexp.Regexp
 	stopIndex map[uint16][]string
 	shortStop []string // stop words of one byte
 }
@@ -132,7 +132,7 @@ func (a *portedAllow) allows(s string, start, end int, secret string) bool {
 			return false
 		}
 	}
-	if a.joined == nil {
+	if len(a.compiled) == 0 {
 		return a.and // an AND list of stop words alone held
 	}
 	target := secret
@@ -147,12 +147,22 @@ func (a *portedAllow) allows(s string, start, end int, secret string) bool {
 		}
 		target = s[lo:max(hi, end)]
 	}
-	return target != "" && a.joined.MatchString(target)
+	if target == "" {
+		return false
+	}
+	// One by one rather than joined as gitleaks joins them: most are
+	// anchored and fail at once, which their alternation would not.
+	for _, re := range a.compiled {
+		if re.MatchString(target) {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *portedAllow) build() {
-	if len(a.regexes) > 0 {
-		a.joined = regexp.MustCompile(strings.Join(wrapEach(a.regexes), "|"))
+	for _, re := range a.regexes {
+		a.compiled = append(a.compiled, regexp.MustCompile(re))
 	}
 	if len(a.stopwords) > 0 {
 		a.stopIndex = map[uint16][]string{}
@@ -165,16 +175,6 @@ func (a *portedAllow) build() {
 			a.stopIndex[k] = append(a.stopIndex[k], w)
 		}
 	}
-}
-
-// wrapEach puts each expression in a group of its own, as gitleaks joins
-// them, so that an alternation in one does not swallow the next.
-func wrapEach(res []string) []string {
-	out := make([]string, len(res))
-	for i, re := range res {
-		out[i] = "(?:" + re + ")"
-	}
-	return out
 }
 
 // containsStopword reports whether the lower-cased secret contains one of

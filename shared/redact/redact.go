@@ -370,6 +370,11 @@ func buildTriggers(ps []Pattern) *triggerTable {
 // s, ignoring ASCII case, in order of position.
 func (t *triggerTable) occurrences(s string, occ []occurrence) []occurrence {
 	for i := 0; i+1 < len(s) && i < math.MaxInt32; i++ {
+		if s[i] == '[' {
+			if i = skipMarker(s, i); i+1 >= len(s) {
+				break
+			}
+		}
 		l := t.pairs[uint16(lowerASCII(s[i]))<<8|uint16(lowerASCII(s[i+1]))]
 		if l == 0 {
 			continue
@@ -383,32 +388,43 @@ func (t *triggerTable) occurrences(s string, occ []occurrence) []occurrence {
 	return occ
 }
 
-// scan returns the triggers that occur in s, ignoring ASCII case.
+// scan returns the triggers that occur in s, ignoring ASCII case and the
+// markers of earlier passes: "[REDACTED:secret]" holds no secret, and its
+// words would wake the rules named after them.
 func (t *triggerTable) scan(s string) triggerSet {
 	var found triggerSet
-	if len(s) == 0 {
-		return found
-	}
-	prev := lowerASCII(s[0])
-	for i := 1; i <= len(s); i++ {
-		c := prev
+	for i := 0; i < len(s); i++ {
+		if s[i] == '[' {
+			i = skipMarker(s, i)
+		}
+		c := lowerASCII(s[i])
 		for _, id := range t.single[c] {
 			found[id>>6] |= 1 << (id & 63)
 		}
-		if i == len(s) {
+		if i+1 == len(s) {
 			break
 		}
-		next := lowerASCII(s[i])
-		if l := t.pairs[uint16(c)<<8|uint16(next)]; l != 0 {
+		if l := t.pairs[uint16(c)<<8|uint16(lowerASCII(s[i+1]))]; l != 0 {
 			for _, id := range t.lists[l] {
-				if found[id>>6]&(1<<(id&63)) == 0 && hasPrefixFold(s[i-1:], t.words[id]) {
+				if found[id>>6]&(1<<(id&63)) == 0 && hasPrefixFold(s[i:], t.words[id]) {
 					found[id>>6] |= 1 << (id & 63)
 				}
 			}
 		}
-		prev = next
 	}
 	return found
+}
+
+// skipMarker returns the index of the last byte of the marker that starts
+// at s[i], or i when none does.
+func skipMarker(s string, i int) int {
+	if !strings.HasPrefix(s[i:], markerPrefix) {
+		return i
+	}
+	if j := strings.IndexByte(s[i:], ']'); j > 0 && isMarker(s[i:i+j+1]) {
+		return i + j
+	}
+	return i
 }
 
 func lowerASCII(c byte) byte {
