@@ -123,7 +123,9 @@ const maxPasses = 8
 // pass applies every pattern of the table once.
 func pass(s string) string {
 	t := loadTriggers()
-	in := probe{s: s, found: t.scan(s), minDigits: t.minDigits, triggers: t}
+	in := probe{s: s, minDigits: t.minDigits, triggers: t}
+	in.found, in.occ = t.scan(s, nil)
+	in.occDone = true
 	active := t.active(&in.found)
 	for i := 0; i < len(Patterns); i++ {
 		if active != nil {
@@ -233,7 +235,8 @@ type occurrence struct {
 // order (computed on first use and after a change).
 func (in *probe) occurrences() []occurrence {
 	if !in.occDone {
-		in.occ, in.occDone = in.triggers.occurrences(in.s, in.occ[:0]), true
+		_, in.occ = in.triggers.scan(in.s, in.occ[:0])
+		in.occDone = true
 	}
 	return in.occ
 }
@@ -275,18 +278,18 @@ func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }
 // it, instead of one search per trigger. It also keeps the table's smallest
 // MinDigits.
 type triggerTable struct {
-	words  []string
-	single [256][]uint16 // triggers of one byte, by that byte
-	pairs  [1 << 16]uint16
-	lists  [][]uint16 // pairs[k] indexes lists; 0 means none
-	of     [][]uint16 // per pattern, its triggers; nil means always run
+	words     []string
+	single    [256][]uint16 // triggers of one byte, by that byte
+	hasSingle [256]bool
+	pairs     [1 << 16]uint16
+	lists     [][]uint16 // pairs[k] indexes lists; 0 means none
+	of        [][]uint16 // per pattern, its triggers; nil means always run
 
 	patterns []patternSet // per trigger, the patterns it lets run
 	always   patternSet   // the patterns without triggers
 	tooMany  bool         // more patterns than a patternSet holds: use present
 
-	positional []bool     // per trigger: a Pattern wants its positions
-	posLists   [][]uint16 // pairs[k] indexes posLists too: the positional triggers
+	positional []bool // per trigger: a Pattern wants its positions
 
 	minDigits int // the smallest positive MinDigits
 }
@@ -322,6 +325,7 @@ func buildTriggers(ps []Pattern) *triggerTable {
 				t.words = append(t.words, w)
 				if len(w) == 1 {
 					t.single[w[0]] = append(t.single[w[0]], id)
+					t.hasSingle[w[0]] = true
 				} else {
 					k := uint16(w[0])<<8 | uint16(w[1])
 					if t.pairs[k] == 0 {
@@ -355,64 +359,56 @@ func buildTriggers(ps []Pattern) *triggerTable {
 			}
 		}
 	}
-	t.posLists = make([][]uint16, len(t.lists))
-	for l, ids := range t.lists {
-		for _, id := range ids {
-			if t.positional[id] {
-				t.posLists[l] = append(t.posLists[l], id)
-			}
-		}
-	}
 	return t
 }
 
-// occurrences appends to occ every occurrence of a positional trigger in
-// s, ignoring ASCII case, in order of position.
-func (t *triggerTable) occurrences(s string, occ []occurrence) []occurrence {
-	for i := 0; i+1 < len(s) && i < math.MaxInt32; i++ {
-		if s[i] == '[' {
-			if i = skipMarker(s, i); i+1 >= len(s) {
-				break
-			}
-		}
-		l := t.pairs[uint16(lowerASCII(s[i]))<<8|uint16(lowerASCII(s[i+1]))]
-		if l == 0 {
-			continue
-		}
-		for _, id := range t.posLists[l] {
-			if hasPrefixFold(s[i:], t.words[id]) {
-				occ = append(occ, occurrence{id: id, pos: int32(i)})
-			}
-		}
-	}
-	return occ
-}
-
 // scan returns the triggers that occur in s, ignoring ASCII case and the
-// markers of earlier passes: "[REDACTED:secret]" holds no secret, and its
-// words would wake the rules named after them.
-func (t *triggerTable) scan(s string) triggerSet {
+// markers of earlier passes ("[REDACTED:secret]" holds no secret, and its
+// words would wake the rules named after them), and appends to occ where
+// the positional triggers occur.
+func (t *triggerTable) scan(s string, occ []occurrence) (triggerSet, []occurrence) {
 	var found triggerSet
+	if len(s) == 0 || len(s) > math.MaxInt32 {
+		return found, occ
+	}
+	c := lowerASCII(s[0])
 	for i := 0; i < len(s); i++ {
 		if s[i] == '[' {
-			i = skipMarker(s, i)
+			if j := skipMarker(s, i); j != i {
+				if i = j; i+1 >= len(s) {
+					break
+				}
+				c = lowerASCII(s[i+1])
+				continue
+			}
 		}
-		c := lowerASCII(s[i])
-		for _, id := range t.single[c] {
-			found[id>>6] |= 1 << (id & 63)
+		if t.hasSingle[c] {
+			for _, id := range t.single[c] {
+				found[id>>6] |= 1 << (id & 63)
+			}
 		}
 		if i+1 == len(s) {
 			break
 		}
-		if l := t.pairs[uint16(c)<<8|uint16(lowerASCII(s[i+1]))]; l != 0 {
+		next := lowerASCII(s[i+1])
+		if l := t.pairs[uint16(c)<<8|uint16(next)]; l != 0 {
 			for _, id := range t.lists[l] {
-				if found[id>>6]&(1<<(id&63)) == 0 && hasPrefixFold(s[i:], t.words[id]) {
-					found[id>>6] |= 1 << (id & 63)
+				seen := found[id>>6]&(1<<(id&63)) != 0
+				if seen && !t.positional[id] || !hasPrefixFold(s[i:], t.words[id]) {
+					continue
+				}
+				found[id>>6] |= 1 << (id & 63)
+				if t.positional[id] {
+					if occ == nil {
+						occ = make([]occurrence, 0, 16)
+					}
+					occ = append(occ, occurrence{id: id, pos: int32(i)})
 				}
 			}
 		}
+		c = next
 	}
-	return found
+	return found, occ
 }
 
 // skipMarker returns the index of the last byte of the marker that starts
