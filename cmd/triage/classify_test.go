@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -274,5 +275,26 @@ func TestRunExitCodes(t *testing.T) {
 	}
 	if code := run([]string{"classify", "/does/not/exist.json"}, strings.NewReader(""), &out, &errOut); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}
+
+// TestEveryCommandTakesJSON: the README promises --json on every command;
+// with --help each of them must accept it rather than exit 2.
+func TestEveryCommandTakesJSON(t *testing.T) {
+	invocations := map[string][]string{
+		"backtest": {"backtest"}, "breakers": {"breakers", "list"}, "classify": {"classify"}, "dlq": {"dlq", "list"},
+		"items": {"items", "get"}, "models": {"models", "list"}, "redact": {"redact"}, "report": {"report", "errors"},
+		"simulate": {"simulate"},
+	}
+	for name := range commands {
+		args, ok := invocations[name]
+		if !ok {
+			t.Errorf("command %q is not covered here: add it", name)
+			continue
+		}
+		var out, errOut bytes.Buffer
+		if code := run(append(slices.Clone(args), "--json", "--help"), strings.NewReader(""), &out, &errOut); code != 0 {
+			t.Errorf("triage %s --json --help: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+		}
 	}
 }
