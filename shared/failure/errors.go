@@ -93,8 +93,11 @@ func (e *HTTPError) Error() string {
 	d, ok := parseBody(e.Provider, e.Body)
 	code := d.bestCode()
 	if code == "" {
-		// Bedrock and the AWS REST protocols name the error in a header.
-		code = truncate(headerCode(e.Header), maxCodeLen)
+		// Bedrock and the AWS REST protocols name the error in a header;
+		// a header that holds no code's characters is not repeated.
+		if h := truncate(headerCode(e.Header), maxCodeLen); codeLike(h) {
+			code = h
+		}
 	}
 	if code != "" {
 		msg += " " + code
@@ -106,6 +109,18 @@ func (e *HTTPError) Error() string {
 		msg += ": " + truncate(string(e.Body), 300)
 	}
 	return msg
+}
+
+// codeLike reports whether s is made of the characters error codes use:
+// letters, digits, '_', '.', '#', '-'.
+func codeLike(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '#' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // RequestID returns the upstream's request id header, if any.
