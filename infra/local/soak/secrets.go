@@ -122,7 +122,7 @@ func PlantSecrets(rng *rand.Rand, ids []string) *Planted {
 	sig := b64url(rng, 43)
 	p.jwt = add("JWT", "prompts (article text)", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."+payload+"."+sig, payload, sig)
 	c = alnum(rng, 20)
-	p.gitlab = add("GitLab token", "prompts (article text), llm invalid answers", "glpat-"+c, c[:12])
+	p.gitlab = add("GitLab token", "prompts (article text), llm invalid answers, webhook 500 bodies", "glpat-"+c, c[:12])
 	c = lowerHex(rng, 64)
 	p.doToken = add("DigitalOcean token", "prompts (article text), webhook 500 bodies", "dop_v1_"+c, c[:16])
 	c = alnum(rng, 40)
@@ -310,7 +310,7 @@ func (p *Planted) echoWebhook(w http.ResponseWriter, r *http.Request) bool {
 		_, _ = io.Copy(io.Discard, r.Body)
 		writeBody(w, http.StatusInternalServerError, "text/plain; charset=utf-8", "internal_error: token "+p.slackBot+
 			" rejected for https://hooks.slack.com/services/"+p.slackTeam+"/"+p.slackChannel+"/"+p.slackPath+
-			"\nDIGITALOCEAN_TOKEN="+p.doToken)
+			" (deploy token "+p.gitlab+")\nDIGITALOCEAN_TOKEN="+p.doToken)
 		return true
 	case roleHookEcho401:
 		p.count(devstack.FakeWebhook, id)
