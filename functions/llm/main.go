@@ -18,9 +18,11 @@ import (
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/llm"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/secret"
 	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
 )
 
 func main() {
@@ -56,6 +58,13 @@ func main() {
 				Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics},
 			Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics,
 		}
-		return breaker.Guard{Inner: chain, Service: breaker.Fixed(breaker.Host(baseURL)), Breakers: breakers}, nil
+		// The document is read back before the breaker is asked (a failed
+		// read says nothing about the provider); the enrichment goes to the
+		// Bodies table or, above the threshold, the bucket.
+		d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
+		return stage.WithBodies{
+			Inner:  breaker.Guard{Inner: chain, Service: breaker.Fixed(breaker.Host(baseURL)), Breakers: breakers},
+			Bodies: d.Items, Parts: []state.Part{state.PartDocument},
+		}, nil
 	})
 }

@@ -48,7 +48,7 @@ func setupLive(t *testing.T, st pipeline.Stage) *live {
 	cfg.APIOptions = append(cfg.APIOptions, l.counter.Register)
 	l.sqs = sqs.NewFromConfig(cfg)
 	db := dynamodb.NewFromConfig(cfg)
-	l.items = &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	l.items = &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	l.work = func(context.Context, state.Item) (state.Output, error) { return okOutput(st), nil }
 	next := ""
 	if n, ok := st.Next(); ok {

@@ -21,31 +21,41 @@ type ErrorLog struct {
 	Table string
 }
 
-// logRecord is a LogEntry as stored.
+// logRecord is a LogEntry as stored. Replay and note entries have no
+// error_class (so the by-class index, which reports read, leaves them out)
+// and no expires_at (they are the item's history).
 type logRecord struct {
 	ItemID        string `dynamodbav:"item_id"`
 	OccurredAt    string `dynamodbav:"occurred_at"` // TimeFormat + "#" + message id, unique per item
 	At            string `dynamodbav:"at"`
 	Day           string `dynamodbav:"day"`
+	Kind          string `dynamodbav:"kind,omitempty"`
+	By            string `dynamodbav:"by,omitempty"`
 	Stage         string `dynamodbav:"stage"`
-	ErrorClass    string `dynamodbav:"error_class"`
+	ErrorClass    string `dynamodbav:"error_class,omitempty"`
 	Message       string `dynamodbav:"message"`
 	Attempt       int    `dynamodbav:"attempt"`
 	MessageID     string `dynamodbav:"message_id,omitempty"`
 	CorrelationID string `dynamodbav:"correlation_id,omitempty"`
 	Decision      string `dynamodbav:"decision"`
 	Retryable     bool   `dynamodbav:"retryable"`
-	ExpiresAt     int64  `dynamodbav:"expires_at"`
+	ExpiresAt     int64  `dynamodbav:"expires_at,omitempty"`
 }
 
 func toLogRecord(e LogEntry) logRecord {
 	at := formatTime(e.OccurredAt)
-	return logRecord{
+	r := logRecord{
 		ItemID: e.ItemID, OccurredAt: at + "#" + e.MessageID, At: at, Day: e.OccurredAt.UTC().Format("2006-01-02"),
+		Kind: e.Kind, By: e.By,
 		Stage: string(e.Stage), ErrorClass: string(e.Class), Message: e.Message, Attempt: e.Attempt,
 		MessageID: e.MessageID, CorrelationID: e.CorrelationID, Decision: e.Decision, Retryable: e.Retryable,
-		ExpiresAt: e.OccurredAt.Add(ErrorLogRetention).Unix(),
 	}
+	if e.Kind == LogFailure {
+		r.ExpiresAt = e.OccurredAt.Add(ErrorLogRetention).Unix()
+	} else {
+		r.ErrorClass = ""
+	}
+	return r
 }
 
 // Append writes e. Entries are immutable: the same failure appended twice

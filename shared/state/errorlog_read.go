@@ -135,7 +135,7 @@ func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
 		return LogEntry{}, fmt.Errorf("decode error log entry: %w", err)
 	}
 	return LogEntry{
-		ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
+		Kind: r.Kind, By: r.By, ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
 		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
 		Retryable: r.Retryable, OccurredAt: parseTime(r.At),
 	}, nil

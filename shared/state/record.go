@@ -35,6 +35,7 @@ type record struct {
 	ReplayCount      int            `dynamodbav:"replay_count"`
 	Replays          []ReplayRecord `dynamodbav:"replays,omitempty"`
 	Notes            []Note         `dynamodbav:"notes,omitempty"`
+	NoteCount        int            `dynamodbav:"note_count,omitempty"`
 	Document         *Document      `dynamodbav:"document,omitempty"`
 	Enrichment       *Enrichment    `dynamodbav:"enrichment,omitempty"`
 	Delivery         *Delivery      `dynamodbav:"delivery,omitempty"`
@@ -48,6 +49,19 @@ type record struct {
 func attemptsAttr(s pipeline.Stage) string { return "attempts_" + string(s) }
 
 func (r record) item() Item {
+	// A reference keeps the document's hash once, and the object key not
+	// at all: both are restored here.
+	if d := r.Document; d != nil && d.Body != nil {
+		if d.SHA256 == "" {
+			d.SHA256 = d.Body.SHA256
+		}
+		if d.Body.Store == StoreS3 {
+			d.Body.Key = ObjectKey(r.ItemID, PartDocument, d.Body.SHA256)
+		}
+	}
+	if e := r.Enrichment; e != nil && e.Body != nil && e.Body.Store == StoreS3 {
+		e.Body.Key = ObjectKey(r.ItemID, PartEnrichment, e.Body.SHA256)
+	}
 	return Item{
 		ID:            r.ItemID,
 		Kind:          Kind(r.Kind),
@@ -74,6 +88,7 @@ func (r record) item() Item {
 		ReplayCount:      r.ReplayCount,
 		Replays:          r.Replays,
 		Notes:            r.Notes,
+		NoteCount:        max(r.NoteCount, len(r.Notes)),
 		Document:         r.Document,
 		Enrichment:       r.Enrichment,
 		Delivery:         r.Delivery,
@@ -85,6 +100,11 @@ func (r record) item() Item {
 }
 
 func toRecord(it Item) record {
+	if d := it.Document; d != nil && d.Body != nil && d.SHA256 == d.Body.SHA256 {
+		c := *d
+		c.SHA256 = ""
+		it.Document = &c
+	}
 	return record{
 		ItemID:           it.ID,
 		Kind:             string(it.Kind),
@@ -109,6 +129,7 @@ func toRecord(it Item) record {
 		ReplayCount:      it.ReplayCount,
 		Replays:          it.Replays,
 		Notes:            it.Notes,
+		NoteCount:        it.NoteCount,
 		Document:         it.Document,
 		Enrichment:       it.Enrichment,
 		Delivery:         it.Delivery,

@@ -128,8 +128,25 @@ type DeadLetterRef struct {
 	Escalated bool           `dynamodbav:"escalated,omitempty" json:"escalated,omitempty"`
 }
 
-// LogEntry is one failure in the error log.
+// Kinds of error-log entry (LogEntry.Kind).
+const (
+	// LogFailure is a stage failure (the zero value).
+	LogFailure = ""
+	// LogReplay is an operator replay: the item keeps only its last
+	// MaxReplays, the error log every one.
+	LogReplay = "replay"
+	// LogNote is an operator note: the item keeps only its last MaxNotes.
+	LogNote = "note"
+)
+
+// LogEntry is one failure in the error log, or (Kind) one replay or note.
+// Replays and notes carry no class, so reports by class never count them,
+// and they do not expire.
 type LogEntry struct {
+	// Kind is LogFailure, LogReplay or LogNote; By names the operator of a
+	// replay or note.
+	Kind   string
+	By     string
 	ItemID string
 	Stage  pipeline.Stage
 	Class  failure.Class

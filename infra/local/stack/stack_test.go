@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -147,6 +149,34 @@ func TestCreate(t *testing.T) {
 			if on := pitr != nil && pitr.PointInTimeRecoveryStatus == ddbtypes.PointInTimeRecoveryStatusEnabled; on != tc.pitr {
 				t.Errorf("%s: point-in-time recovery %v, want %v", tc.table, on, tc.pitr)
 			}
+		}
+	})
+
+	t.Run("the bodies bucket is encrypted, private and expires objects", func(t *testing.T) {
+		t.Parallel()
+		cfg := env.AWS
+		c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+		b := aws.String(st.BodiesBucket())
+		enc, err := c.GetBucketEncryption(t.Context(), &s3.GetBucketEncryptionInput{Bucket: b})
+		if err != nil || len(enc.ServerSideEncryptionConfiguration.Rules) != 1 ||
+			enc.ServerSideEncryptionConfiguration.Rules[0].ApplyServerSideEncryptionByDefault.SSEAlgorithm != s3types.ServerSideEncryptionAes256 {
+			t.Fatalf("encryption: %+v, %v", enc, err)
+		}
+		pab, err := c.GetPublicAccessBlock(t.Context(), &s3.GetPublicAccessBlockInput{Bucket: b})
+		if err != nil || !aws.ToBool(pab.PublicAccessBlockConfiguration.BlockPublicPolicy) || !aws.ToBool(pab.PublicAccessBlockConfiguration.RestrictPublicBuckets) {
+			t.Fatalf("public access block: %+v, %v", pab, err)
+		}
+		lc, err := c.GetBucketLifecycleConfiguration(t.Context(), &s3.GetBucketLifecycleConfigurationInput{Bucket: b})
+		if err != nil || len(lc.Rules) != 1 || aws.ToInt32(lc.Rules[0].Expiration.Days) != 30 {
+			t.Fatalf("lifecycle: %+v, %v", lc, err)
+		}
+		dbc := dynamodb.NewFromConfig(cfg)
+		out, err := dbc.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(st.BodiesTable())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, r := keys(out.Table.KeySchema); h != "item_id" || r != "part" {
+			t.Fatalf("bodies table key (%s, %s), want (item_id, part)", h, r)
 		}
 	})
 
