@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/budget"
@@ -68,8 +70,12 @@ func TestFromEnv(t *testing.T) {
 	t.Parallel()
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	d, err := budget.FromEnv(env(map[string]string{"BUDGET_TABLE": "b"}), nil)
-	if err != nil || d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" {
+	if err != nil || d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" || d.Pocket().Chunk != 60_000 {
 		t.Fatalf("defaults: %+v, %v", d, err)
+	}
+	d, err = budget.FromEnv(env(map[string]string{"BUDGET_TABLE": "b", "BUDGET_CHUNK_USD": "1.5"}), nil)
+	if err != nil || d.Pocket().Chunk != 1_500_000 {
+		t.Fatalf("a chunk of $1.50: %+v, %v", d, err)
 	}
 	for name, kv := range map[string]map[string]string{
 		"no table":   {},
@@ -100,10 +106,15 @@ func budgetRules(t *testing.T, newBudget func(t *testing.T, dailyCap, cost budge
 		wantCalls     int64
 		wantBlocked   int64
 		wantSpend     budget.Micros
+		wantLeased    budget.Micros
 		nextDayPasses bool
 	}{
-		{name: "cap not a multiple of the cost", dailyCap: 1000, cost: 300, charges: 5, wantCalls: 3, wantBlocked: 2, wantSpend: 900, nextDayPasses: true},
-		{name: "cap a multiple of the cost", dailyCap: 900, cost: 300, charges: 4, wantCalls: 3, wantBlocked: 1, wantSpend: 900, nextDayPasses: true},
+		// The default lease (20 calls' worth) is more than the cap: the one
+		// lease takes the whole day.
+		{name: "cap not a multiple of the cost", dailyCap: 1000, cost: 300, charges: 5, wantCalls: 3, wantBlocked: 2, wantSpend: 900,
+			wantLeased: 1000, nextDayPasses: true},
+		{name: "cap a multiple of the cost", dailyCap: 900, cost: 300, charges: 4, wantCalls: 3, wantBlocked: 1, wantSpend: 900,
+			wantLeased: 900, nextDayPasses: true},
 		{name: "cost above the cap", dailyCap: 100, cost: 300, charges: 2, wantCalls: 0, wantBlocked: 2, wantSpend: 0},
 		{name: "zero cap", dailyCap: 0, cost: 1, charges: 1, wantCalls: 0, wantBlocked: 1, wantSpend: 0},
 	}
@@ -121,7 +132,8 @@ func budgetRules(t *testing.T, newBudget func(t *testing.T, dailyCap, cost budge
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := budget.Day{Day: "2026-11-21", Spend: tc.wantSpend, Calls: tc.wantCalls, Blocked: tc.wantBlocked, Cap: tc.dailyCap}
+			want := budget.Day{Day: "2026-11-21", Spend: tc.wantSpend, Calls: tc.wantCalls, Blocked: tc.wantBlocked, Cap: tc.dailyCap,
+				Leased: tc.wantLeased, Leases: int64(min(tc.wantLeased, 1))}
 			if d != want {
 				t.Fatalf("day %+v, want %+v", d, want)
 			}
@@ -267,4 +279,128 @@ func ExampleParseUSD() {
 	m, _ := budget.ParseUSD("0.003")
 	fmt.Println(int64(m), m)
 	// Output: 3000 0.003
+}
+
+// countingAPI counts the UpdateItems that reach DynamoDB.
+type countingAPI struct {
+	budget.API
+	updates atomic.Int64
+}
+
+func (c *countingAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.updates.Add(1)
+	return c.API.UpdateItem(ctx, in, opts...)
+}
+
+// TestEightInstancesSpendingAtOnce is the budget without a hot key under
+// load, against moto: 8 instances, each with its own pocket, spend until the
+// day is refused. The day's leases never pass the cap, so the spend never
+// does (the bound is one chunk; the leases make it zero); what the pockets
+// keep unspent at the end is less than a call each; and it took about one
+// write per chunk of calls, not one per call.
+func TestEightInstancesSpendingAtOnce(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		instances = 8
+		dailyCap  = budget.Micros(1_000_000) // $1
+		cost      = budget.Micros(3_000)     // $0.003: 333 calls fit
+		chunk     = 10 * cost
+	)
+	api := &countingAPI{API: dynamodb.NewFromConfig(env.AWS)}
+	ctx := context.Background()
+	var (
+		wg               sync.WaitGroup
+		passed, refused  atomic.Int64
+		budgets          [instances]*budget.Daily
+		unexpectedErrors atomic.Int64
+	)
+	for i := range instances {
+		b, err := budget.New(api, table, dailyCap, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Chunk = chunk
+		budgets[i] = b
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			no := 0
+			for n := 0; n < 1000 && no < 3; n++ { // bounded
+				switch err := b.Charge(ctx, t0); {
+				case err == nil:
+					passed.Add(1)
+				case budget.IsExceeded(err):
+					refused.Add(1)
+					no++
+				default:
+					unexpectedErrors.Add(1)
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	writes := api.updates.Load()
+	for _, b := range budgets {
+		if err := b.Pocket().Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := (&budget.Daily{DB: api, Table: table}).Day(ctx, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := budget.Micros(passed.Load()) * cost
+	t.Logf("%d calls passed ($%s of $%s), %d refused; %d leases, %d DynamoDB writes: %.3f writes per call",
+		passed.Load(), spent, dailyCap, refused.Load(), d.Leases, writes, float64(writes)/float64(passed.Load()))
+	if spent > dailyCap || d.Leased > dailyCap {
+		t.Fatalf("spent %s, leased %s: over the %s cap", spent, d.Leased, dailyCap)
+	}
+	if unused := dailyCap - spent; unused >= (instances+1)*cost {
+		t.Fatalf("%s of the cap went unspent; the pockets should keep less than a call each", unused)
+	}
+	if d.Spend != spent || d.Calls != passed.Load() || d.Blocked != refused.Load() {
+		t.Fatalf("day %+v; want the %d calls, %s spend and %d refusals the instances counted", d, passed.Load(), spent, refused.Load())
+	}
+	// One lease per chunk of 10 calls, plus the partial leases and one
+	// counters write per instance at the end: far below a write per call.
+	if perCall := float64(writes) / float64(passed.Load()); perCall > 0.2 {
+		t.Fatalf("%.2f writes per call, want at most 0.2", perCall)
+	}
+}
+
+// TestLeasesStartFromADayWithoutThem: a day a version without leases began
+// (spend, no leased) keeps its cap: the spend so far counts as leased.
+func TestLeasesStartFromADayWithoutThem(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dynamodb.NewFromConfig(env.AWS)
+	ctx := context.Background()
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
+		"day": &types.AttributeValueMemberS{Value: budget.DayKey(t0)}, "spend": &types.AttributeValueMemberN{Value: "9000"},
+		"calls": &types.AttributeValueMemberN{Value: "3"}, "cap": &types.AttributeValueMemberN{Value: "10000"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := budget.New(db, table, 10_000, 3_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Charge(ctx, t0); !budget.IsExceeded(err) {
+		t.Fatalf("a charge past the old spend: %v, want refused (9000 of 10000 spent, a call is 3000)", err)
+	}
+	d, err := b.Day(ctx, t0)
+	if err != nil || d.Leased != 9_000 || d.Spend != 9_000 || d.Blocked != 1 {
+		t.Fatalf("day %+v, %v", d, err)
+	}
 }
