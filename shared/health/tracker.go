@@ -122,19 +122,21 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 }
 
 // RecordSuccess resets the model's shared count to zero: the count is of
-// consecutive failures across every instance. When this process's view
-// shows a count of zero it reads the shared record first — other instances
-// may have counted failures since — and writes only when the count is not
-// zero, so a healthy model costs one read per success, not a write. A
-// disabled model is left alone: only Recover or an operator re-enables it.
+// consecutive failures across every instance. It reads the shared record
+// only when this process's view may be stale — older than the cache TTL, or
+// absent — and writes only when the count it knows of is not zero. A view
+// younger than the TTL is trusted: it is a read (Status refreshes it before
+// the calls that choose the model), a failure this process counted, or a
+// reset it wrote. So a healthy model costs at most one read per instance
+// and TTL, however many successes, and a failure counted elsewhere is reset
+// by the first success after this process's view has aged past the TTL —
+// never by a view however old. A disabled model is left alone: only Recover
+// or an operator re-enables it.
 func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 	now := t.now()
-	m, ok := t.cached(model, now, false)
-	if ok && m.Disabled {
-		return nil
-	}
-	if !ok || m.ConsecutiveFailures == 0 {
-		fresh, err := t.Store.Get(ctx, model)
+	m, fresh := t.cached(model, now, true)
+	if !fresh {
+		got, err := t.Store.Get(ctx, model)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			t.remember(Model{Name: model}, now)
@@ -142,18 +144,20 @@ func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 		case err != nil:
 			return err
 		}
-		t.remember(fresh, now)
-		if fresh.ConsecutiveFailures == 0 || fresh.Disabled {
-			return nil
-		}
+		t.remember(got, now)
+		m = got
+	}
+	if m.Disabled || m.ConsecutiveFailures == 0 {
+		return nil
 	}
 	changed, err := t.Store.ResetFailures(ctx, model, now)
 	if err != nil {
 		t.forget(model)
 		return err
 	}
+	// Reset by this write or by another instance's: zero either way.
 	t.mu.Lock()
-	if c, ok := t.cache[model]; ok && changed {
+	if c, ok := t.cache[model]; ok {
 		c.m.ConsecutiveFailures, c.at = 0, now
 		t.cache[model] = c
 	}
