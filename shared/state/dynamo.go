@@ -335,6 +335,10 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		"last_write = " + b.Str(writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)),
 	}
 	remove := []string{"lease_owner", "lease_until"}
+	if req.Next == Failed {
+		// The operator's replay set: into the sparse index.
+		set = append(set, "list_key = "+b.Str(listKey(req.ItemID, Failed)))
+	}
 	if req.Next == Retryable && !req.NotBefore.IsZero() {
 		set = append(set, "not_before = "+b.Num(toMillis(req.NotBefore)))
 	} else {
@@ -398,7 +402,7 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipel
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Deadletter)) +
 		", dead_letter = " + b.Value(av) + ", updated_at = " + b.Str(formatTime(now)) +
-		", last_write = " + b.Str(tok)
+		", last_write = " + b.Str(tok) + ", list_key = " + b.Str(listKey(itemID, Deadletter))
 	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage))
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(itemID),

@@ -135,3 +135,57 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 		}
 	}
 }
+
+// TestListedStateIndexIsSparse: only a failed or dead-lettered item carries
+// list_key, so the happy path never writes the by-listed-state index.
+func TestListedStateIndexIsSparse(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	s := env.Items()
+	ctx := context.Background()
+	raw := func(id string) string {
+		t.Helper()
+		out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table,
+			Key: map[string]types.AttributeValue{"item_id": &types.AttributeValueMemberS{Value: id}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := out.Item["list_key"].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.Create(ctx, state.NewItem{ID: "sparse", Kind: state.KindStory, CorrelationID: "c", Now: t0})
+	must(err)
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Carrier: "o", Now: t0, LeaseFor: time.Minute})
+	must(err)
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Now: t0, Counts: true, Next: state.Retryable,
+		NotBefore: t0, LastError: state.LastError{ErrorClass: failure.NetworkTimeout}})
+	must(err)
+	if k := raw("sparse"); k != "" {
+		t.Fatalf("a retryable item carries list_key %q", k)
+	}
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Carrier: "o", Now: t0.Add(time.Minute), LeaseFor: time.Minute})
+	must(err)
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Now: t0.Add(time.Minute), PrevAttempts: 1,
+		Counts: true, Next: state.Failed, LastError: state.LastError{ErrorClass: failure.NotFound}})
+	must(err)
+	if k := raw("sparse"); !strings.HasPrefix(k, "failed#") {
+		t.Fatalf("a failed item carries list_key %q", k)
+	}
+	must(s.MarkDeadLettered(ctx, "sparse", pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0}, t0.Add(time.Minute)))
+	if k := raw("sparse"); !strings.HasPrefix(k, "deadletter#") {
+		t.Fatalf("a dead-lettered item carries list_key %q", k)
+	}
+	_, err = s.Replay(ctx, state.ReplayRequest{ItemID: "sparse", Stage: pipeline.Fetch, Note: "fixed", By: "oncall", Now: t0.Add(2 * time.Minute)})
+	must(err)
+	if k := raw("sparse"); k != "" {
+		t.Fatalf("a replayed item carries list_key %q", k)
+	}
+}

@@ -22,17 +22,20 @@ type ErrorLog struct {
 }
 
 // logRecord is a LogEntry as stored. Replay and note entries have no
-// error_class (so the by-class index, which reports read, leaves them out)
-// and no expires_at (they are the item's history).
+// error_class nor class_shard (so the by-class index, which reports read,
+// leaves them out) and no expires_at (they are the item's history).
 type logRecord struct {
-	ItemID        string `dynamodbav:"item_id"`
-	OccurredAt    string `dynamodbav:"occurred_at"` // TimeFormat + "#" + message id, unique per item
-	At            string `dynamodbav:"at"`
-	Day           string `dynamodbav:"day"`
-	Kind          string `dynamodbav:"kind,omitempty"`
-	By            string `dynamodbav:"by,omitempty"`
-	Stage         string `dynamodbav:"stage"`
-	ErrorClass    string `dynamodbav:"error_class,omitempty"`
+	ItemID     string `dynamodbav:"item_id"`
+	OccurredAt string `dynamodbav:"occurred_at"` // TimeFormat + "#" + message id, unique per item
+	At         string `dynamodbav:"at"`
+	Day        string `dynamodbav:"day"`
+	Kind       string `dynamodbav:"kind,omitempty"`
+	By         string `dynamodbav:"by,omitempty"`
+	Stage      string `dynamodbav:"stage"`
+	ErrorClass string `dynamodbav:"error_class,omitempty"`
+	// ClassShard is the entry's key in the by-class index (see
+	// ByClassIndex); absent for replays and notes.
+	ClassShard    string `dynamodbav:"class_shard,omitempty"`
 	Message       string `dynamodbav:"message"`
 	Attempt       int    `dynamodbav:"attempt"`
 	MessageID     string `dynamodbav:"message_id,omitempty"`
@@ -52,6 +55,9 @@ func toLogRecord(e LogEntry) logRecord {
 	}
 	if e.Kind == LogFailure {
 		r.ExpiresAt = e.OccurredAt.Add(ErrorLogRetention).Unix()
+		if e.Class != "" {
+			r.ClassShard = string(e.Class) + "#" + shardOf(e.ItemID)
+		}
 	} else {
 		r.ErrorClass = ""
 	}

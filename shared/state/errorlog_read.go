@@ -31,15 +31,17 @@ type ErrorLogReader struct {
 	Table string
 }
 
-// ByClassIndex is the ErrorLog table's GSI by class (hash error_class,
-// range occurred_at).
-const ByClassIndex = "by-class"
+// ByClassIndex is the ErrorLog table's GSI by class (hash class_shard
+// "<class>#<shard>", range occurred_at): every class spread over
+// ListShards partitions by item, so that no class is a hot partition at any
+// failure rate (docs/scale.md). Replay and note entries are not in it.
+const ByClassIndex = "by-class-shard"
 
 // Between calls fn for every entry that occurred in [since, until) (a zero
-// until is unbounded), one Query per class of failure.Classes() through the
-// by-class GSI, oldest first within a class. fn returning ErrStop ends the
-// read without an error. Entries older than ErrorLogRetention may already
-// be gone (TTL).
+// until is unbounded), class by class of failure.Classes(), each class read
+// through its ListShards partitions of the by-class GSI and delivered
+// oldest first. fn returning ErrStop ends the read without an error.
+// Entries older than ErrorLogRetention may already be gone (TTL).
 func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn func(LogEntry) error) error {
 	for _, c := range failure.Classes() {
 		err := r.class(ctx, c, since, until, fn)
@@ -54,42 +56,50 @@ func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn
 }
 
 func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, until time.Time, fn func(LogEntry) error) error {
-	b := dynamoexpr.New()
-	key := "error_class = " + b.Str(string(c))
-	switch {
-	case !until.IsZero():
-		// occurred_at is "<time>#<message id>", which sorts after "<time>":
-		// the bounds keep entries at since and drop those at until.
-		key += " AND occurred_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(until))
-	case !since.IsZero():
-		key += " AND occurred_at >= " + b.Str(formatTime(since))
-	}
-	in := &dynamodb.QueryInput{
-		TableName: &r.Table, IndexName: aws.String(ByClassIndex),
-		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
-	}
-	for {
-		out, err := r.DB.Query(ctx, in)
-		if err != nil {
-			return fmt.Errorf("read error log for %s: %w", c, err)
+	var entries []LogEntry
+	for shard := range ListShards {
+		b := dynamoexpr.New()
+		key := "class_shard = " + b.Str(string(c)+"#"+fmt.Sprintf("%02d", shard))
+		switch {
+		case !until.IsZero():
+			// occurred_at is "<time>#<message id>", which sorts after "<time>":
+			// the bounds keep entries at since and drop those at until.
+			key += " AND occurred_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(until))
+		case !since.IsZero():
+			key += " AND occurred_at >= " + b.Str(formatTime(since))
 		}
-		for _, av := range out.Items {
-			e, err := decodeLogEntry(av)
+		in := &dynamodb.QueryInput{
+			TableName: &r.Table, IndexName: aws.String(ByClassIndex),
+			KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
+		}
+		for {
+			out, err := r.DB.Query(ctx, in)
 			if err != nil {
-				return err
+				return fmt.Errorf("read error log for %s: %w", c, err)
 			}
-			if !until.IsZero() && !e.OccurredAt.Before(until) {
-				continue
+			for _, av := range out.Items {
+				e, err := decodeLogEntry(av)
+				if err != nil {
+					return err
+				}
+				if !until.IsZero() && !e.OccurredAt.Before(until) {
+					continue
+				}
+				entries = append(entries, e)
 			}
-			if err := fn(e); err != nil {
-				return err
+			if len(out.LastEvaluatedKey) == 0 {
+				break
 			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+	slices.SortStableFunc(entries, func(a, b LogEntry) int { return a.OccurredAt.Compare(b.OccurredAt) })
+	for _, e := range entries {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ForItem returns one item's entries, oldest first, at most limit (zero is

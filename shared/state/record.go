@@ -43,6 +43,9 @@ type record struct {
 	CreatedAt        string         `dynamodbav:"created_at,omitempty"`
 	UpdatedAt        string         `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string         `dynamodbav:"last_write,omitempty"`
+	// ListKey puts a failed or dead-lettered item in the sparse
+	// by-listed-state index (see ItemIndex); absent in every other state.
+	ListKey string `dynamodbav:"list_key,omitempty"`
 }
 
 // attemptsAttr is the attribute holding stage's attempts.
@@ -137,6 +140,7 @@ func toRecord(it Item) record {
 		CreatedAt:        formatTime(it.CreatedAt),
 		UpdatedAt:        formatTime(it.UpdatedAt),
 		LastWrite:        it.LastWrite,
+		ListKey:          listKey(it.ID, it.State),
 	}
 }
 

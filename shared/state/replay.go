@@ -299,7 +299,7 @@ func (req ReplayRequest) logEntry(count int) LogEntry {
 //	               [full_restart: #status = :received, attempts_<every stage> = :0],
 //	               replay_count = :prev + 1, replays = :last_MaxReplays_records,
 //	               enrichment_status = :pending, updated_at = :now, last_write = :token
-//	           REMOVE lease_owner, lease_until, not_before, carrier
+//	           REMOVE lease_owner, lease_until, not_before, carrier, list_key
 //
 // The item is read first (a strongly consistent GetItem): the replays it
 // keeps are the last MaxReplays of what it had and this one, and the
@@ -352,7 +352,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	} else {
 		set = append(set, attemptsAttr(target)+" = "+zero)
 	}
-	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier"
+	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier, list_key"
 
 	cond := "attribute_exists(item_id) AND " + b.Name("stage") + " = " + b.Str(string(req.Stage))
 	if req.PrevReplayCount == 0 {

@@ -505,7 +505,9 @@ func TestItemIndexScanLimit(t *testing.T) {
 	db := dynamodb.NewFromConfig(env.AWS)
 	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), Bodies: env.Bodies()}
 	for i := range 5 {
-		if err := items.Put(context.Background(), deadItem(fmt.Sprintf("s%d", i))); err != nil {
+		it := deadItem(fmt.Sprintf("s%d", i))
+		it.UpdatedAt = t0.Add(time.Duration(i) * time.Second)
+		if err := items.Put(context.Background(), it); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -518,8 +520,27 @@ func TestItemIndexScanLimit(t *testing.T) {
 	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Stage: pipeline.Notify, MaxScan: 10}, none); err != nil {
 		t.Fatalf("the whole state within MaxScan: %v", err)
 	}
-	n := 0
-	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Limit: 3, MaxScan: 3}, func(state.Item) error { n++; return nil }); err != nil || n != 3 {
-		t.Fatalf("limit reached at the scan limit: %d, %v", n, err)
+	// The newest 3 of 5, across the index's shards.
+	var got []string
+	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Limit: 3, MaxScan: 10}, func(it state.Item) error {
+		got = append(got, it.ID)
+		return nil
+	}); err != nil || !equalStrings(got, []string{"s4", "s3", "s2"}) {
+		t.Fatalf("the newest 3: %v, %v", got, err)
+	}
+	// A state the index does not hold is scanned.
+	for i := range 2 {
+		it := deadItem(fmt.Sprintf("r%d", i))
+		it.State, it.UpdatedAt = state.Retryable, t0.Add(time.Duration(i)*time.Second)
+		if err := items.Put(context.Background(), it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got = nil
+	if err := x.List(context.Background(), state.ItemQuery{State: state.Retryable}, func(it state.Item) error {
+		got = append(got, it.ID)
+		return nil
+	}); err != nil || !equalStrings(got, []string{"r1", "r0"}) {
+		t.Fatalf("retryable items by scan: %v, %v", got, err)
 	}
 }

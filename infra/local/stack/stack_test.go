@@ -104,8 +104,8 @@ func TestCreate(t *testing.T) {
 			ttl              string
 			pitr             bool
 		}{
-			{st.ItemsTable(), "item_id", "", index{"by-state", "state", "updated_at"}, "", true},
-			{st.ErrorLogTable(), "item_id", "occurred_at", index{"by-class", "error_class", "occurred_at"}, "expires_at", false},
+			{st.ItemsTable(), "item_id", "", index{"by-listed-state", "list_key", "updated_at"}, "", true},
+			{st.ErrorLogTable(), "item_id", "occurred_at", index{"by-class-shard", "class_shard", "occurred_at"}, "expires_at", false},
 			{st.ParkedTable(), "item_id", "", index{"by-due", "shard", "due_at"}, "expires_at", false},
 		} {
 			out, err := client.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(tc.table)})
