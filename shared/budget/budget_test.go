@@ -404,3 +404,43 @@ func TestLeasesStartFromADayWithoutThem(t *testing.T) {
 		t.Fatalf("day %+v, %v", d, err)
 	}
 }
+
+// countingStore counts a pocket's leases.
+type countingStore struct {
+	budget.MemoryStore
+	leases int
+}
+
+func (c *countingStore) Lease(ctx context.Context, req budget.LeaseRequest) (budget.LeaseResult, error) {
+	c.leases++
+	return c.MemoryStore.Lease(ctx, req)
+}
+
+// TestBusyPocketsLeaseByTheirRate: a pocket leases what it spends in
+// LeaseFor at its own rate, so an instance making 100 calls a second
+// leases about once per 10 s, not once per Chunk; its first lease, with no
+// rate known yet, is Chunk.
+func TestBusyPocketsLeaseByTheirRate(t *testing.T) {
+	t.Parallel()
+	store := &countingStore{}
+	const cost = budget.Micros(3_000)
+	p := &budget.Pocket{Store: store, Cap: 1 << 40, Chunk: 20 * cost}
+	ctx := context.Background()
+	for i := range 6000 { // 60 s at 100 calls a second
+		if err := p.Spend(ctx, t0.Add(time.Duration(i)*10*time.Millisecond), cost); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 20 calls, then 0.2 s of them, then ~10 s at a time: 1 + 1 + ~6.
+	if store.leases > 10 || store.leases < 4 {
+		t.Fatalf("%d leases for 6000 calls over 60 s, want about one per 10 s", store.leases)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := store.Day(ctx, t0)
+	if d.Calls != 6000 || d.Spend != 6000*cost || d.Leased > d.Spend+p.Left()+1 {
+		t.Fatalf("day %+v, left %s", d, p.Left())
+	}
+	t.Logf("%d leases for 6000 calls", store.leases)
+}

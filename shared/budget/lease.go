@@ -12,7 +12,8 @@ import (
 // counter per model call, an instance leases a chunk of the day's budget
 // with one conditional update (increment-with-limit on the day's "leased"
 // total, never past the cap) and spends it locally, one call after another,
-// with no write. When the pocket cannot pay for a call it leases again; when
+// with no write. A chunk is at least Chunk, and more for a busy instance:
+// what it spends in LeaseFor at its own rate. When the pocket cannot pay for a call it leases again; when
 // less than the call is left to lease, the day is spent: the pocket refuses
 // locally and asks again at most every Recheck.
 //
@@ -29,9 +30,16 @@ type Pocket struct {
 	Store Store
 	// Cap is the daily cap.
 	Cap Micros
-	// Chunk is how much one lease asks for; zero or less means one call's
-	// amount each time (a write per call).
+	// Chunk is the least one lease asks for; zero or less means one call's
+	// amount.
 	Chunk Micros
+	// LeaseFor sizes a lease by the instance's own rate: a lease asks for
+	// what the pocket spent over the last LeaseFor (measured since its
+	// previous lease), when that is more than Chunk. Zero means
+	// DefaultLeaseFor; negative leases Chunk alone. However busy an
+	// instance is, it then leases about once per LeaseFor, so the day's key
+	// takes about one write per instance per LeaseFor.
+	LeaseFor time.Duration
 	// Recheck is how long a pocket that found the day spent refuses without
 	// asking again; zero means DefaultRecheck.
 	Recheck time.Duration
@@ -42,7 +50,13 @@ type Pocket struct {
 	pending   Report // counted and not yet written
 	spentOut  bool   // the day's budget is leased out
 	recheckAt time.Time
+	// spent since leasedAt, the time of the last lease: the rate.
+	spent    Micros
+	leasedAt time.Time
 }
+
+// DefaultLeaseFor is Pocket.LeaseFor's default.
+const DefaultLeaseFor = 10 * time.Second
 
 // DefaultRecheck is Pocket.Recheck's default. Refused calls wait until the
 // next 00:00 UTC anyway; the recheck only lets a cap an operator raised
@@ -91,8 +105,6 @@ type Store interface {
 	Lease(ctx context.Context, req LeaseRequest) (LeaseResult, error)
 	// Add adds r to the day's counters, unconditionally.
 	Add(ctx context.Context, day string, r Report, dailyCap Micros) error
-	// Day reads one day's record.
-	Day(ctx context.Context, day time.Time) (Day, error)
 }
 
 // Spend charges amount to now's UTC day: from the pocket when it holds
@@ -121,7 +133,7 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 		p.pending.Blocked++
 		return Exceeded()
 	}
-	want := min(max(p.Chunk, amount), p.Cap)
+	want := min(max(p.Chunk, amount, p.byRate(now)), p.Cap)
 	for range maxLeaseRaces {
 		res, err := p.Store.Lease(ctx, LeaseRequest{Day: day, Want: want, Cap: p.Cap, Report: p.pending})
 		if err != nil {
@@ -129,6 +141,7 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 		}
 		if res.Granted {
 			p.pending, p.left, p.spentOut = Report{}, p.left+want, false
+			p.spent, p.leasedAt = 0, now
 			p.pay(amount)
 			return nil
 		}
@@ -151,8 +164,24 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 
 func (p *Pocket) pay(amount Micros) {
 	p.left -= amount
+	p.spent += amount
 	p.pending.Spend += amount
 	p.pending.Calls++
+}
+
+// byRate is what the pocket spent over the last LeaseFor at the rate it
+// spent since its last lease (0 before a second lease, or when the rate is
+// not known).
+func (p *Pocket) byRate(now time.Time) Micros {
+	d := p.LeaseFor
+	if d == 0 {
+		d = DefaultLeaseFor
+	}
+	since := now.Sub(p.leasedAt)
+	if d < 0 || p.leasedAt.IsZero() || since <= 0 {
+		return 0
+	}
+	return Micros(float64(p.spent) * float64(d) / float64(since))
 }
 
 // newDay drops the old day's pocket (what is left of it can no longer be
@@ -164,6 +193,7 @@ func (p *Pocket) newDay(ctx context.Context, day string) error {
 		}
 	}
 	p.day, p.left, p.pending, p.spentOut = day, 0, Report{}, false
+	p.spent, p.leasedAt = 0, time.Time{}
 	return nil
 }
 

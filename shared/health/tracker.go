@@ -55,6 +55,9 @@ type Tracker struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+	// streak is this process's own run of model-specific failures per
+	// model, since its last success of the model.
+	streak map[string]int
 }
 
 type cached struct {
@@ -100,9 +103,40 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 		return FailureResult{Model: m}, nil
 	}
 	now := t.now()
-	res, err := t.Store.RecordFailure(ctx, FailureRequest{
-		Model: model, Class: cl.Class, Reason: cl.Reason, At: now, Threshold: t.Threshold,
-	})
+	// An isolated failure on this instance is not written: it joins the
+	// shared count when a second follows it here with no success between,
+	// and then both are written (so one instance alone counts exactly as
+	// before). At scale, one item's bad answers and a provider's sporadic
+	// ones never reach the model's key; a broken model fails every call,
+	// and every instance's streak reaches the shared count at once.
+	t.mu.Lock()
+	if t.streak == nil {
+		t.streak = map[string]int{}
+	}
+	t.streak[model]++
+	n := t.streak[model]
+	t.mu.Unlock()
+	if n == 1 {
+		t.logger().InfoContext(ctx, "model-specific failure; counted if another follows on this instance", "model", model,
+			"class", string(cl.Class), "reason", cl.Reason)
+		m, _ := t.cached(model, now, false)
+		return FailureResult{Model: m}, nil
+	}
+	writes := 1
+	if n == 2 {
+		writes = 2 // the streak's first failure, then this one
+	}
+	var (
+		res FailureResult
+		err error
+	)
+	for range writes {
+		if res, err = t.Store.RecordFailure(ctx, FailureRequest{
+			Model: model, Class: cl.Class, Reason: cl.Reason, At: now, Threshold: t.Threshold,
+		}); err != nil || res.Disabled {
+			break
+		}
+	}
 	if err != nil {
 		t.forget(model)
 		return FailureResult{}, err
@@ -134,6 +168,9 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 // or an operator re-enables it.
 func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 	now := t.now()
+	t.mu.Lock()
+	delete(t.streak, model)
+	t.mu.Unlock()
 	m, fresh := t.cached(model, now, true)
 	if !fresh {
 		got, err := t.Store.Get(ctx, model)

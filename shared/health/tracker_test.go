@@ -116,8 +116,20 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 	if n := b.store.resets.Load(); n != 0 {
 		t.Fatalf("resets for a model known at zero = %d, want 0", n)
 	}
+	// An isolated failure is not written, so there is nothing to reset.
 	if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
 		t.Fatal(err)
+	}
+	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	if n, w := b.store.resets.Load(), b.store.failures.Load(); n != 0 || w != 0 {
+		t.Fatalf("an isolated failure and a success: %d failure writes, %d resets; want none", w, n)
+	}
+	for range 2 {
+		if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
 		t.Fatal(err)
@@ -322,5 +334,41 @@ func TestRecover(t *testing.T) {
 	m, _ := s.Get(ctx, "old")
 	if m.Disabled || m.ConsecutiveFailures != health.DefaultResetTo {
 		t.Fatalf("recovered model: %+v", m)
+	}
+}
+
+// TestTrackerCountsLocalStreaks: an instance's isolated failure never
+// reaches the shared count — at scale, one item's bad answers and a
+// provider's sporadic ones would otherwise make the model's key the
+// hottest of the system — while a streak on one instance counts every
+// failure of it, so one instance alone disables a broken model exactly as
+// before, at the fifth failure.
+func TestTrackerCountsLocalStreaks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTracker(t)
+	for range 100 { // 1 call in 2 fails, never twice in a row here
+		if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w, r := b.store.failures.Load(), b.store.resets.Load(); w != 0 || r != 0 {
+		t.Fatalf("100 isolated failures: %d failure writes, %d resets; want none", w, r)
+	}
+	var disabledAt int
+	for i := range 5 {
+		res, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Disabled {
+			disabledAt = i + 1
+		}
+	}
+	if disabledAt != 5 || b.store.failures.Load() != 5 {
+		t.Fatalf("a broken model disabled at failure %d with %d writes; want the fifth, 5", disabledAt, b.store.failures.Load())
 	}
 }

@@ -121,8 +121,14 @@ const ListShards = 16
 // listed reports whether ListedStateIndex holds items in state s.
 func listed(s State) bool { return s == Failed || s == Deadletter }
 
-// shardOf is the item's shard of every sharded index: two decimal digits
-// of a hash of its id.
+// IndexShard is the item's shard of every sharded index (by-listed-state,
+// the error log's by-class-shard): two decimal digits of a hash of its id.
+func IndexShard(id string) string { return shardOf(id) }
+
+// ListKey is the item's key in ListedStateIndex in state s, "" when the
+// index does not hold s.
+func ListKey(id string, s State) string { return listKey(id, s) }
+
 func shardOf(id string) string {
 	h := fnv.New32a()
 	h.Write([]byte(id))
