@@ -13,6 +13,8 @@
 // each later one at once, so one instance alone counts exactly as before,
 // while isolated failures spread over many instances — one item's bad
 // answers, a provider's sporadic ones — never reach the model's key. A
+// broken model fails every call, so every instance's streak counts: it is
+// disabled within the number of instances plus three failures. A
 // success resets the shared count to zero: the count is of consecutive
 // failures across every llm instance, so a success reads the record when
 // this process's view of it may be stale (older than the cache TTL, 5 s),
