@@ -41,7 +41,7 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	fakePlans := fs.Bool("fake-plans", false, "print the scenario's fault plans as the fakes' control requests (for the local stack) and exit")
 	doc := fs.String("doc", "", "write the Markdown report to FILE")
 	img := fs.String("img", "", "write the PNG plots to DIR (with --doc: linked from the report)")
-	sensitivity := fs.String("sensitivity", "500,20000", "with --doc: document sizes (bytes) to re-measure the cost target at")
+	sensitivity := fs.String("sensitivity", "500,20000,100000", "with --doc: document sizes (bytes) to re-measure the cost target at")
 	sensItems := fs.Int("sensitivity-items", 20000, "with --doc: items per sensitivity run")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "policies simulated at once")
 	scale := fs.String("scale", "", "instead: run the scenario's workload through triage's standard profile at these rates (items per second, comma-separated) and print the DynamoDB key load and Lambda concurrency of each")
@@ -244,7 +244,8 @@ func sensitivityRuns(ctx context.Context, path, sizes string, items int, base *s
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, simulate.NewSensitivity(size, rs[0], rs[1], simulate.DefaultPrices))
+		also := simulate.CurrentPrices
+		out = append(out, simulate.NewSensitivity(size, rs[0], rs[1], simulate.DefaultPrices, &also))
 	}
 	return out, nil
 }

@@ -195,6 +195,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		logger:   slog.New(slog.DiscardHandler),
 		counters: counters{},
 	}
+	e.keys.from = int64(sc.KeyLoadFrom.D() / time.Second)
 	e.agenda.less = func(a, b event) bool {
 		if a.at != b.at {
 			return a.at < b.at

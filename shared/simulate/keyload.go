@@ -40,6 +40,8 @@ func (k KeyLoad) Share() float64 {
 // (throttles: DynamoDB would answer them with a throughput error, which the
 // SDK retries; the model counts them and lets them through).
 type keyMeter struct {
+	// from is the first second measured.
+	from int64
 	// open holds the seconds not yet final: second → key → units.
 	open map[int64]map[string]*keyUnits
 	// final is the first second still open.
@@ -72,10 +74,10 @@ func (k *keyMeter) add(key string, w, r float64, at vt) {
 		u = &keyUnits{}
 		m[key] = u
 	}
-	if w > 0 && u.w+w > KeyWriteLimit {
+	if w > 0 && u.w+w > KeyWriteLimit && sec >= k.from {
 		k.throttledWrites++
 	}
-	if r > 0 && u.r+r > KeyReadLimit {
+	if r > 0 && u.r+r > KeyReadLimit && sec >= k.from {
 		k.throttledReads++
 	}
 	u.w += w
@@ -109,6 +111,9 @@ func (k *keyMeter) close() {
 func (k *keyMeter) finish(sec int64, m map[string]*keyUnits) {
 	if k.byTable == nil {
 		k.byTable = map[string]KeyLoad{}
+	}
+	if sec < k.from {
+		return
 	}
 	for key, u := range m {
 		table, _, _ := strings.Cut(key, "/")

@@ -55,6 +55,10 @@ func ScaleFor(base *Scenario, rate, seconds float64) ScaleConfig {
 	return c
 }
 
+// scaleWarmUp is the start of a scale run left out of its key load: the
+// warm instances' first reads and budget leases, all at once in the model.
+const scaleWarmUp = 10 * time.Second
+
 // ScaleScenario is base's workload (its fault mix and latencies, not its
 // windows: a provider outage at this rate is a backlog question, not a key
 // one) arriving at c.Rate for c.Seconds, deployed as c says, with warm event
@@ -75,6 +79,7 @@ func ScaleScenario(base *Scenario, c ScaleConfig) (*Scenario, error) {
 	sc.Windows = nil
 	sc.Policies = []string{"standard"}
 	sc.Lambda.Warm = true
+	sc.KeyLoadFrom = Duration(scaleWarmUp)
 	sc.Lambda.AccountConcurrency = c.AccountConcurrency
 	sc.MaxEvents = 0
 	for _, st := range pipeline.Stages() {

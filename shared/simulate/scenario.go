@@ -229,6 +229,11 @@ type Scenario struct {
 	// instance leases at a time; zero means budget.DefaultChunkCalls. The
 	// simulated cap never binds: the budget is there for its DynamoDB load.
 	BudgetChunkCalls int `json:"budget_chunk_calls,omitempty"`
+	// KeyLoadFrom leaves the run's first seconds out of the DynamoDB key
+	// load (Result.Keys): with warm event source mappings every instance
+	// starts at once with an empty cache and an empty budget pocket, where
+	// real instances start over Lambda's minutes of scale-up.
+	KeyLoadFrom Duration `json:"key_load_from,omitempty"`
 	// ArticleHosts and WebhookHosts are how many distinct article and
 	// webhook hosts items spread over (each host has its own circuit
 	// breaker); zero means 50 and 20.
