@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // Names of the policies the targets compare.
@@ -417,9 +418,9 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 				p(", %.2f× at %s prices", hiAlso/loAlso, rep.Also.Date)
 			}
 			p(": the state item stays under 1 KB whatever the document, so only where the body goes changes — a sibling "+
-				"item in the success transaction up to %d bytes, one S3 PUT and one GET per attempt above. Naive redrive "+
-				"writes each stage's output once, but on an item that carries its document, so its cost grows with it.\n",
-				rep.Scenario.BodyThreshold)
+				"item in the success transaction up to %d bytes stored (compressed), one S3 PUT and one GET per attempt "+
+				"above; from there on the cost is flat. Naive redrive writes each stage's output once, but on an item that "+
+				"carries its document, so its cost grows with it.\n", rep.Scenario.BodyThreshold)
 		}
 	}
 
@@ -488,10 +489,12 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		"KB of the larger of the item before and after (transactions twice that, failed conditions too), and one more per "+
 		"index it writes (triage's sparse by-listed-state index, the error log's by-class-shard index, the parked "+
 		"waits' by-due index); a strongly consistent read one RRU per 4 KB, an eventually consistent one half that. "+
-		"Triage's state item is sized by the real encoder (%d bytes queued, %d fetched, %d enriched); its bodies are a "+
-		"sibling item (the body and %d bytes) or an S3 object. Lambda bills every invocation at %d MB for its modelled "+
-		"duration, rounded up to the millisecond.\n", triageSizes().created, triageSizes().created+triageSizes().document,
-		triageSizes().created+triageSizes().document+triageSizes().enrich, bodyItemOverhead, LambdaMemoryMB)
+		"Triage's state item is sized by the real encoder (%d bytes queued, %d fetched, %d enriched); its bodies are "+
+		"stored gzip-compressed from %d bytes on (a document of %d bytes as %d, by the ratios measured on English prose), "+
+		"as a sibling item (the body and %d bytes) or an S3 object. Lambda bills every invocation at %d MB for its "+
+		"modelled duration, rounded up to the millisecond.\n", triageSizes().created, triageSizes().created+triageSizes().document,
+		triageSizes().created+triageSizes().document+triageSizes().enrich, state.CompressFrom, sc.DocumentBytes,
+		storedBytes(sc.DocumentBytes), bodyItemOverhead, LambdaMemoryMB)
 	p("- **Prices**: %s (%s): SQS $%.2f per million requests, DynamoDB on-demand $%.3f per million WRU and $%.3f per million "+
 		"RRU, S3 Standard $%.4f per 1,000 PUT and $%.4f per 1,000 GET (storage, a few cents per GB-month of bodies kept "+
 		"30 days, is left out), Lambda $%.2f per million requests and $%.10f per GB-second (arm64).", rep.Prices.Name, rep.Prices.Date,

@@ -1,7 +1,13 @@
 package simulate
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,4 +173,38 @@ func TestNoHotKeyAtScale(t *testing.T) {
 		t.Fatalf("hottest key %+v at %.0f%% of its limit, %d throttled", h, 100*h.Share(), r.Keys.ThrottledWrites+r.Keys.ThrottledReads)
 	}
 	t.Logf("at 2,000 items/s the hottest key is %s at %.1f%% of its limit", r.Keys.Hottest.Key, 100*r.Keys.Hottest.Share())
+}
+
+// TestGzipRatiosOfProse re-measures the compression the simulator assumes
+// for documents on this repository's English prose.
+func TestGzipRatiosOfProse(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("docs: %v", err)
+	}
+	var text strings.Builder
+	for _, f := range append(files, "../../README.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.Write(b)
+	}
+	all := strings.NewReplacer("|", "", "#", "", "*", "", "`", "").Replace(text.String())
+	for _, g := range gzipRatios {
+		var sum float64
+		n := 0
+		for off := 0; off+g.bytes <= len(all) && n < 8; off += max(g.bytes, 8000) {
+			var buf bytes.Buffer
+			w := gzip.NewWriter(&buf)
+			_, _ = w.Write([]byte(all[off : off+g.bytes]))
+			_ = w.Close()
+			sum += float64(buf.Len()) / float64(g.bytes)
+			n++
+		}
+		if got := sum / float64(n); math.Abs(got-g.ratio) > 0.08 {
+			t.Errorf("%d bytes of prose compress to %.2f, the simulator assumes %.2f", g.bytes, got, g.ratio)
+		}
+	}
 }

@@ -179,13 +179,42 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 	return err
 }
 
+// gzipRatios is how much gzip (level 6) shrinks English prose of a size:
+// measured on this repository's prose (docs/*.md, README.md, about 70 KB),
+// the mean over its stretches of each size (TestGzipRatiosOfProse checks it).
+var gzipRatios = []struct {
+	bytes int
+	ratio float64
+}{{1000, 0.53}, {3000, 0.46}, {5000, 0.44}, {8000, 0.43}, {20000, 0.40}}
+
+// storedBytes is what a body of n bytes of text takes stored: compressed
+// from state.CompressFrom on, by the measured ratio (interpolated).
+func storedBytes(n int) int {
+	if n < state.CompressFrom {
+		return n
+	}
+	r := gzipRatios[len(gzipRatios)-1].ratio
+	for i, g := range gzipRatios {
+		if n <= g.bytes {
+			if i == 0 {
+				r = g.ratio
+				break
+			}
+			p := gzipRatios[i-1]
+			r = p.ratio + (g.ratio-p.ratio)*float64(n-p.bytes)/float64(g.bytes-p.bytes)
+			break
+		}
+	}
+	return int(math.Ceil(float64(n) * r))
+}
+
 // stageBody is the body a stage's success writes and its modelled size:
 // the document (documentBytes) at fetch, the enrichment at llm, none at
 // notify.
 func stageBody(st pipeline.Stage, documentBytes int) (state.Part, int) {
 	switch st {
 	case pipeline.Fetch:
-		return state.PartDocument, documentBytes
+		return state.PartDocument, storedBytes(documentBytes)
 	case pipeline.LLM:
 		return state.PartEnrichment, enrichmentBytes
 	}
@@ -274,7 +303,7 @@ func (b *bodyReader) Hydrate(ctx context.Context, it state.Item, parts ...state.
 	for _, p := range parts {
 		n := enrichmentBytes
 		if p == state.PartDocument {
-			n = b.e.sc.DocumentBytes
+			n = storedBytes(b.e.sc.DocumentBytes)
 		}
 		if b.e.bodyPlacement(n) == state.StoreS3 {
 			b.e.s3(s3GetObject)

@@ -2,6 +2,8 @@ package stage_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -526,7 +528,7 @@ func TestLiveHappyPathRequestsPerStage(t *testing.T) {
 			Profile: retry.Standard(), Rand: func() float64 { return 0 }}
 	}
 	ctx := context.Background()
-	for _, doc := range []string{strings.Repeat("small ", 100), strings.Repeat("a large article ", 2000)} {
+	for _, doc := range []string{strings.Repeat("small ", 100), randomText(32_000)} {
 		seen = nil
 		id := fmt.Sprintf("doc-%d", len(doc))
 		if _, err := items.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, SourceURL: "https://news.example/" + id,
@@ -573,4 +575,20 @@ func TestLiveHappyPathRequestsPerStage(t *testing.T) {
 			t.Fatalf("item %s: %+v, %v", id, it, err)
 		}
 	}
+}
+
+// randomText is n bytes of random hex digits: text gzip cannot shrink much
+// (a repeated phrase would compress under the body threshold).
+func randomText(n int) string {
+	b := make([]byte, n/2+1)
+	for i := range b {
+		b[i] = byte(i*7919 + i*i*31 + i>>3)
+	}
+	sum := sha256.Sum256(b)
+	var s strings.Builder
+	for s.Len() < n {
+		sum = sha256.Sum256(sum[:])
+		s.WriteString(hex.EncodeToString(sum[:]))
+	}
+	return s.String()[:n]
 }

@@ -1,12 +1,15 @@
 package state
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strconv"
 	"time"
@@ -42,10 +45,11 @@ const (
 )
 
 // DefaultBodyThreshold is BodyConfig.Threshold's default: bodies of at most
-// this many bytes go to the Bodies table, larger ones to S3. It is where the
-// two cost the same at us-east-1 prices (docs/design.md "Item state"): a
-// sibling item costs 2 WRU per KB in the transaction plus 1 WRU for the
-// state update's doubling, an object one PUT and one GET whatever its size.
+// this many bytes stored (compressed, see CompressFrom) go to the Bodies
+// table, larger ones to S3. It is where the two cost the same at us-east-1
+// prices (docs/design.md "Item state"): a sibling item costs 2 WRU per KB in
+// the transaction plus 1 WRU for the state update's doubling, an object one
+// PUT and one GET whatever its size.
 const DefaultBodyThreshold = 3 << 10
 
 // DefaultBodyRetention is BodyConfig.Retention's default: bodies expire
@@ -73,7 +77,17 @@ type BodyRef struct {
 	// a reader checks.
 	Bytes  int    `dynamodbav:"bytes" json:"bytes"`
 	SHA256 string `dynamodbav:"sha256" json:"sha256"`
+	// Encoding is EncodingGzip when the stored bytes are the body
+	// compressed, "" when they are the body itself.
+	Encoding string `dynamodbav:"encoding,omitempty" json:"encoding,omitempty"`
 }
+
+// EncodingGzip marks a body stored gzip-compressed.
+const EncodingGzip = "gzip"
+
+// CompressFrom is the smallest body worth compressing: below it gzip's
+// header and the table's 1 KB write unit leave nothing to gain.
+const CompressFrom = 1024
 
 // MarshalDynamoDBAttributeValue stores a reference as a map whose hash is
 // its 32 raw bytes (half the size of the hex): the reference rides on every
@@ -83,11 +97,15 @@ func (r BodyRef) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
 	if err != nil || len(sum) != sha256.Size {
 		return nil, fmt.Errorf("body reference: %q is not a SHA-256 hex digest", r.SHA256)
 	}
-	return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+	m := map[string]types.AttributeValue{
 		"store":  &types.AttributeValueMemberS{Value: r.Store},
 		"bytes":  &types.AttributeValueMemberN{Value: strconv.Itoa(r.Bytes)},
 		"sha256": &types.AttributeValueMemberB{Value: sum},
-	}}, nil
+	}
+	if r.Encoding != "" {
+		m["encoding"] = &types.AttributeValueMemberS{Value: r.Encoding}
+	}
+	return &types.AttributeValueMemberM{Value: m}, nil
 }
 
 // UnmarshalDynamoDBAttributeValue reads what MarshalDynamoDBAttributeValue
@@ -108,6 +126,9 @@ func (r *BodyRef) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error
 		return fmt.Errorf("body reference: bytes: %w", err)
 	}
 	*r = BodyRef{Store: store.Value, Bytes: bytes, SHA256: hex.EncodeToString(sum.Value)}
+	if enc, ok := m.Value["encoding"].(*types.AttributeValueMemberS); ok {
+		r.Encoding = enc.Value
+	}
 	return nil
 }
 
@@ -214,7 +235,46 @@ func outputBody(o Output) (*body, error) {
 	}
 	sum := sha256.Sum256(b.data)
 	b.ref = BodyRef{Bytes: len(b.data), SHA256: hex.EncodeToString(sum[:])}
+	// Text compresses to less than half: fewer write units for a sibling
+	// item, more documents under the threshold (docs/design.md "Item state").
+	if len(b.data) >= CompressFrom {
+		if z, err := gzipped(b.data); err == nil && len(z) < len(b.data)*9/10 {
+			b.data, b.ref.Encoding = z, EncodingGzip
+		}
+	}
 	return &b, nil
+}
+
+func gzipped(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decoded returns the body stored as data under ref: decompressed when it
+// is gzip, at most ref.Bytes+1 bytes.
+func decoded(itemID string, part Part, ref BodyRef, data []byte) ([]byte, error) {
+	switch ref.Encoding {
+	case "":
+		return data, nil
+	case EncodingGzip:
+		r, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s of %s: %w: %v", part, itemID, ErrBodyCorrupt, err)
+		}
+		out, err := io.ReadAll(io.LimitReader(r, int64(ref.Bytes)+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s of %s: %w: %v", part, itemID, ErrBodyCorrupt, err)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s of %s: unknown body encoding %q: %w", part, itemID, ref.Encoding, ErrBodyCorrupt)
 }
 
 // withRef returns the output as the state item stores it: the reference in
@@ -235,7 +295,7 @@ func withRef(o Output, ref BodyRef) Output {
 	return o
 }
 
-// verify checks data against ref.
+// verify checks the body against ref (after decoded).
 func verify(itemID string, part Part, ref BodyRef, data []byte) error {
 	sum := sha256.Sum256(data)
 	if len(data) != ref.Bytes || hex.EncodeToString(sum[:]) != ref.SHA256 {
@@ -346,7 +406,11 @@ func (c BodyConfig) load(ctx context.Context, db BodiesAPI, itemID string, part 
 	default:
 		return nil, fmt.Errorf("%s of %s: unknown body store %q", part, itemID, ref.Store)
 	}
-	return data, verify(itemID, part, ref, data)
+	body, err := decoded(itemID, part, ref, data)
+	if err != nil {
+		return nil, err
+	}
+	return body, verify(itemID, part, ref, body)
 }
 
 // putBody stores b where its size says, except that a table body is not

@@ -3,6 +3,8 @@ package state_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -137,7 +139,7 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 			CorrelationID: "req-7d3e2f10-8c4b-4a9e-b1f2-0e6d5c4b3a29", Now: t0}); err != nil {
 			t.Fatal(err)
 		}
-		text := strings.Repeat("A paragraph of the article. ", 4000) // 112 KB
+		text := prose(100_000) // compresses to about 60 KB: S3
 		claim(t, s, id, pipeline.Fetch, "m1#1", t0)
 		if err := complete(s, id, pipeline.Fetch, "m1#1", t0.Add(time.Second), state.Output{Document: &state.Document{
 			Text: text, Bytes: len(text), SHA256: "sha-of-text", ContentType: "text/html", FetchedAt: t0}}); err != nil {
@@ -186,6 +188,28 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 		it, _ = s.Get(ctx, id)
 		if got, err := s.Hydrate(ctx, it, state.PartEnrichment); err != nil || got.Enrichment.SummaryNeutral != enrichment.SummaryNeutral {
 			t.Fatalf("after a late writer: %+v, %v", got.Enrichment, err)
+		}
+	})
+
+	t.Run("text is stored compressed: a 6 KB article fits the table", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		claim(t, s, id, pipeline.Fetch, "m1#1", t0)
+		text := prose(6000)
+		if err := complete(s, id, pipeline.Fetch, "m1#1", t0, state.Output{Document: &state.Document{Text: text}}); err != nil {
+			t.Fatal(err)
+		}
+		it, _ := s.Get(ctx, id)
+		ref := docRef(it)
+		if ref == nil || ref.Store != state.StoreTable || ref.Encoding != state.EncodingGzip || ref.Bytes != len(text) {
+			t.Fatalf("ref %+v, want a gzip sibling of %d bytes", ref, len(text))
+		}
+		if got, err := s.Hydrate(ctx, it, state.PartDocument); err != nil || got.Document.Text != text {
+			t.Fatalf("read back: %v", err)
 		}
 	})
 
@@ -252,4 +276,22 @@ func TestBodyPlacement(t *testing.T) {
 	if !strings.HasPrefix(k, "document/") || !strings.HasSuffix(k, "/item%2Fwith%20spaces/abc") || strings.Count(k, "/") != 3 {
 		t.Fatalf("object key %q", k)
 	}
+}
+
+// prose returns n bytes of seeded random words: text that compresses about
+// as little as an article (repeated text would fit the table compressed).
+func prose(n int) string {
+	words := []string{"the", "market", "rallied", "after", "central", "bank", "held", "rates", "steady", "while",
+		"analysts", "expected", "a", "cut", "shares", "of", "tech", "firms", "rose", "sharply", "in", "early", "trading",
+		"investors", "weighed", "fresh", "data", "on", "inflation", "and", "jobs", "growth", "across", "regions"}
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(words[r.IntN(len(words))])
+		b.WriteString(" ")
+		if r.IntN(12) == 0 {
+			fmt.Fprintf(&b, "%d. ", r.IntN(100000))
+		}
+	}
+	return b.String()[:n]
 }

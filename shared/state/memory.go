@@ -192,7 +192,11 @@ func (m *Memory) Hydrate(_ context.Context, it Item, parts ...Part) (Item, error
 		if !ok {
 			return nil, fmt.Errorf("the %s of %s: %w", p, it.ID, ErrBodyGone)
 		}
-		return data, verify(it.ID, p, ref, data)
+		body, err := decoded(it.ID, p, ref, data)
+		if err != nil {
+			return nil, err
+		}
+		return body, verify(it.ID, p, ref, body)
 	})
 }
 
