@@ -46,9 +46,11 @@ type keyMeter struct {
 	open map[int64]map[string]*keyUnits
 	// final is the first second still open.
 	final int64
-	// byTable is each table's busiest key-second; top the busiest overall.
+	// byTable is each table's busiest key-second; top the busiest overall;
+	// tables each table's busiest second, all keys together.
 	byTable map[string]KeyLoad
 	top     []KeyLoad
+	tables  map[string]TableLoad
 	// throttledWrites and throttledReads count requests over a limit.
 	throttledWrites, throttledReads int64
 }
@@ -115,6 +117,24 @@ func (k *keyMeter) finish(sec int64, m map[string]*keyUnits) {
 	if sec < k.from {
 		return
 	}
+	if k.tables == nil {
+		k.tables = map[string]TableLoad{}
+	}
+	sums := map[string]*keyUnits{}
+	for key, u := range m {
+		table, _, _ := strings.Cut(key, "/")
+		table, _, _ = strings.Cut(table, ":") // an index's units count toward its table's
+		if sums[table] == nil {
+			sums[table] = &keyUnits{}
+		}
+		sums[table].w += u.w
+		sums[table].r += u.r
+	}
+	for table, u := range sums {
+		t := k.tables[table]
+		t.WriteUnits, t.ReadUnits = max(t.WriteUnits, u.w), max(t.ReadUnits, u.r)
+		k.tables[table] = t
+	}
 	for key, u := range m {
 		table, _, _ := strings.Cut(key, "/")
 		l := KeyLoad{Key: key, Table: table, Second: sec, WriteUnits: u.w, ReadUnits: u.r}
@@ -159,6 +179,18 @@ func insertTop(top []KeyLoad, l KeyLoad) []KeyLoad {
 	return top
 }
 
+// TableLoad is a table's busiest second (its indexes included), all keys
+// together: against an on-demand table's default quota of 40,000 units a
+// second each way.
+type TableLoad struct {
+	WriteUnits float64 `json:"write_units"`
+	ReadUnits  float64 `json:"read_units"`
+}
+
+// TableQuota is an on-demand table's default throughput quota (read and
+// write units a second each), which an operator can have raised.
+const TableQuota = 40_000
+
 // KeyLoads is a run's DynamoDB key load.
 type KeyLoads struct {
 	// Hottest is the busiest key-second of the run; Top the busiest keys,
@@ -170,11 +202,14 @@ type KeyLoads struct {
 	// key's second over its limit.
 	ThrottledWrites int64 `json:"throttled_writes"`
 	ThrottledReads  int64 `json:"throttled_reads"`
+	// Tables is each table's busiest second.
+	Tables map[string]TableLoad `json:"tables"`
 }
 
 func (k *keyMeter) loads() KeyLoads {
 	k.close()
-	out := KeyLoads{Top: slices.Clone(k.top), ByTable: k.byTable, ThrottledWrites: k.throttledWrites, ThrottledReads: k.throttledReads}
+	out := KeyLoads{Top: slices.Clone(k.top), ByTable: k.byTable, ThrottledWrites: k.throttledWrites, ThrottledReads: k.throttledReads,
+		Tables: k.tables}
 	if len(out.Top) > 0 {
 		out.Hottest = out.Top[0]
 	}

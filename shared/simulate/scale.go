@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -109,7 +110,7 @@ type ScaleRow struct {
 func WriteScaleTable(w io.Writer, rows []ScaleRow, p Prices) error {
 	var b strings.Builder
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	f("| items/s | items | hottest key | its load (of 1,000 WCU / 3,000 RCU a second) | throttled requests | peak Lambda concurrency (fetch / llm / notify / account) | completion p50 / p99 | $ per 1k done items |\n")
+	f("| items/s | items | hottest key | its load (of 1,000 WCU / 3,000 RCU a second) | throttled requests | peak Lambda concurrency (fetch / llm / notify / account) | completion p50 / p99 | $ per 1k done items (%s) |\n", p.Date)
 	f("|--:|--:|---|--:|--:|---|---|--:|\n")
 	for _, r := range rows {
 		res := r.Result
@@ -128,13 +129,7 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow, p Prices) error {
 			tables[t] = true
 		}
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for t := range tables {
-			if !yield(t) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(tables))
 	f("| table or index |")
 	for _, r := range rows {
 		f(" %s items/s |", fmtRate(r.Config.Rate))
@@ -153,6 +148,30 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow, p Prices) error {
 				continue
 			}
 			f(" %.1f%% (%.0f W, %.0f R) |", 100*k.Share(), k.WriteUnits, k.ReadUnits)
+		}
+		f("\n")
+	}
+	f("\nEach table's busiest second, all keys and indexes together, against an on-demand table's default quota of %s "+
+		"units a second each way:\n\n| table |", fmtRate(TableQuota))
+	for _, r := range rows {
+		f(" %s items/s (write / read units) |", fmtRate(r.Config.Rate))
+	}
+	f("\n|---|")
+	for range rows {
+		f("--:|")
+	}
+	f("\n")
+	tset := map[string]bool{}
+	for _, r := range rows {
+		for t := range r.Result.Keys.Tables {
+			tset[t] = true
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(tset)) {
+		f("| `%s` |", t)
+		for _, r := range rows {
+			l := r.Result.Keys.Tables[t]
+			f(" %.0f / %.0f (%.0f%%) |", l.WriteUnits, l.ReadUnits, 100*max(l.WriteUnits, l.ReadUnits)/TableQuota)
 		}
 		f("\n")
 	}
