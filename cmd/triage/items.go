@@ -232,8 +232,9 @@ func shortHash(h string) string {
 
 func runItemsList(stdout io.Writer, args []string) error {
 	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N] [--json]\n\n"+
-		"Lists items by state through the Items table's by-state index, newest first;\n"+
-		"without --state, every state.")
+		"Lists items by state, newest first: failed and dead-lettered items through the Items\n"+
+		"table's sparse by-listed-state index, other states by a scan (bounded); without --state,\n"+
+		"every state.")
 	aw := addStackFlags(fs)
 	st := fs.String("state", "", "queued, working, retryable, failed, deadletter or done (default: all)")
 	stage := fs.String("stage", "", "keep items at this stage")
