@@ -191,19 +191,29 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 		}
 	})
 
-	t.Run("text is stored compressed: a 6 KB article fits the table", func(t *testing.T) {
-		t.Parallel()
-		s := newStore(t)
+	// fetched creates an item and completes its fetch with text.
+	fetched := func(t *testing.T, s bodyStore, text string) state.Item {
+		t.Helper()
 		id := itemID(t)
 		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
 			t.Fatal(err)
 		}
 		claim(t, s, id, pipeline.Fetch, "m1#1", t0)
-		text := prose(6000)
 		if err := complete(s, id, pipeline.Fetch, "m1#1", t0, state.Output{Document: &state.Document{Text: text}}); err != nil {
 			t.Fatal(err)
 		}
-		it, _ := s.Get(ctx, id)
+		it, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+
+	t.Run("text is stored compressed: a 6 KB article fits the table", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		text := prose(6000)
+		it := fetched(t, s, text)
 		ref := docRef(it)
 		if ref == nil || ref.Store != state.StoreTable || ref.Encoding != state.EncodingGzip || ref.Bytes != len(text) {
 			t.Fatalf("ref %+v, want a gzip sibling of %d bytes", ref, len(text))
@@ -216,16 +226,8 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 	t.Run("an expired body is ErrBodyGone, a wrong one ErrBodyCorrupt", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		id := itemID(t)
-		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
-			t.Fatal(err)
-		}
-		claim(t, s, id, pipeline.Fetch, "m1#1", t0)
-		if err := complete(s, id, pipeline.Fetch, "m1#1", t0, state.Output{Document: &state.Document{Text: "short text"}}); err != nil {
-			t.Fatal(err)
-		}
-		it, _ := s.Get(ctx, id)
-		s.corrupt(t, id)
+		it := fetched(t, s, "short text")
+		s.corrupt(t, it.ID)
 		if _, err := s.Hydrate(ctx, it, state.PartDocument); !errors.Is(err, state.ErrBodyCorrupt) {
 			t.Fatalf("a body that does not match its reference: %v", err)
 		}

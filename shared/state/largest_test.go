@@ -84,14 +84,18 @@ func TestLargestItem(t *testing.T) {
 	}
 	dl := state.DeadLetterRef{ID: strings.Repeat("d", state.MaxRefBytes), Stage: pipeline.Notify, Class: failure.UpstreamUnavailable, At: now}
 	must(s.MarkDeadLettered(ctx, id, pipeline.Notify, dl, step()))
-	// Replays past MaxReplays, each failing again at once.
-	for i := range state.MaxReplays + 3 {
+	replay := func() {
+		t.Helper()
 		it, err := s.Get(ctx, id)
 		must(err)
 		_, err = s.Replay(ctx, state.ReplayRequest{ItemID: id, Stage: pipeline.Notify, PrevReplayCount: it.ReplayCount,
 			Note: huge(10_000), By: strings.Repeat("b", state.MaxByBytes), Class: failure.UpstreamUnavailable,
 			DeadLetterID: strings.Repeat("d", state.MaxRefBytes), MessageID: strings.Repeat("m", state.MaxRefBytes), Now: step()})
 		must(err)
+	}
+	// Replays past MaxReplays, each failing again at once.
+	for i := range state.MaxReplays + 3 {
+		replay()
 		owner = claim(pipeline.Notify, string(rune('2'+i)))
 		_, err = s.Fail(ctx, state.FailRequest{ItemID: id, Stage: pipeline.Notify, Owner: owner, Now: step(), Counts: true,
 			PrevAttempts: 0, Next: state.Failed, LastError: lastError()})
@@ -105,19 +109,14 @@ func TestLargestItem(t *testing.T) {
 	}
 	// One more replay, and a claim: the item is working with a live lease,
 	// its largest shape.
-	it, err := s.Get(ctx, id)
-	must(err)
-	_, err = s.Replay(ctx, state.ReplayRequest{ItemID: id, Stage: pipeline.Notify, PrevReplayCount: it.ReplayCount,
-		Note: huge(10_000), By: strings.Repeat("b", state.MaxByBytes), Class: failure.UpstreamUnavailable,
-		DeadLetterID: strings.Repeat("d", state.MaxRefBytes), MessageID: strings.Repeat("m", state.MaxRefBytes), Now: step()})
-	must(err)
+	replay()
 	claim(pipeline.Notify, "99")
 
 	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, ConsistentRead: aws.Bool(true),
 		Key: map[string]types.AttributeValue{"item_id": &types.AttributeValueMemberS{Value: id}}})
 	must(err)
 	size := state.ItemSize(out.Item)
-	it, err = s.Get(ctx, id)
+	it, err := s.Get(ctx, id)
 	must(err)
 	if len(it.Replays) != state.MaxReplays || len(it.Notes) != state.MaxNotes || len(it.LastError.Details) != state.MaxDetails {
 		t.Fatalf("lists kept: %d replays, %d notes, %d details", len(it.Replays), len(it.Notes), len(it.LastError.Details))

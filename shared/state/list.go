@@ -167,28 +167,35 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 		found   []Item
 		scanned int
 	)
-	keep := func(items []map[string]types.AttributeValue) error {
-		scanned += len(items)
-		for _, av := range items {
-			it, err := decodeItem(av)
+	// pages reads one source page by page: read returns a page's items, the
+	// items it read to find them, and the key to go on from. It stops at the
+	// source's end, when enough returns true, or at MaxScan (ErrScanLimit).
+	pages := func(read func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, map[string]types.AttributeValue, error),
+		enough func() bool) error {
+		var start map[string]types.AttributeValue
+		for {
+			if scanned >= maxScan {
+				return fmt.Errorf("list %s items: %w (read %d)", q.State, ErrScanLimit, scanned)
+			}
+			items, read, last, err := read(start)
 			if err != nil {
-				return err
+				return fmt.Errorf("list %s items: %w", q.State, err)
 			}
-			if q.Matches(it) {
-				found = append(found, it)
+			scanned += read
+			for _, av := range items {
+				it, err := decodeItem(av)
+				if err != nil {
+					return err
+				}
+				if q.Matches(it) {
+					found = append(found, it)
+				}
 			}
+			if len(last) == 0 || enough() {
+				return nil
+			}
+			start = last
 		}
-		return nil
-	}
-	// more reports whether a source with another page may be read on.
-	more := func(last map[string]types.AttributeValue) (bool, error) {
-		if len(last) == 0 {
-			return false, nil
-		}
-		if scanned >= maxScan {
-			return false, fmt.Errorf("list %s items: %w (read %d)", q.State, ErrScanLimit, scanned)
-		}
-		return true, nil
 	}
 	if listed(q.State) {
 		// Each shard is read newest first, so the newest q.limit() items
@@ -200,57 +207,34 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 			if !q.Since.IsZero() {
 				key += " AND updated_at >= " + b.Str(formatTime(q.Since))
 			}
-			in := &dynamodb.QueryInput{
-				TableName: &x.Table, IndexName: aws.String(ListedStateIndex),
-				KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
-				ScanIndexForward: aws.Bool(false), Limit: aws.Int32(page),
-			}
-			for {
-				if scanned >= maxScan {
-					return fmt.Errorf("list %s items: %w (read %d)", q.State, ErrScanLimit, scanned)
-				}
-				out, err := x.DB.Query(ctx, in)
+			err := pages(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, map[string]types.AttributeValue, error) {
+				out, err := x.DB.Query(ctx, &dynamodb.QueryInput{
+					TableName: &x.Table, IndexName: aws.String(ListedStateIndex),
+					KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
+					ScanIndexForward: aws.Bool(false), Limit: aws.Int32(page), ExclusiveStartKey: start,
+				})
 				if err != nil {
-					return fmt.Errorf("list %s items: %w", q.State, err)
+					return nil, 0, nil, err
 				}
-				if err := keep(out.Items); err != nil {
-					return err
-				}
-				if len(found)-before >= q.limit() {
-					break
-				}
-				ok, err := more(out.LastEvaluatedKey)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
-				in.ExclusiveStartKey = out.LastEvaluatedKey
+				return out.Items, len(out.Items), out.LastEvaluatedKey, nil
+			}, func() bool { return len(found)-before >= q.limit() })
+			if err != nil {
+				return err
 			}
 		}
 	} else {
 		b := dynamoexpr.New()
 		filter := b.Name("state") + " = " + b.Str(string(q.State))
-		in := &dynamodb.ScanInput{TableName: &x.Table, FilterExpression: &filter,
-			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values, Limit: aws.Int32(page)}
-		for {
-			out, err := x.DB.Scan(ctx, in)
+		err := pages(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, map[string]types.AttributeValue, error) {
+			out, err := x.DB.Scan(ctx, &dynamodb.ScanInput{TableName: &x.Table, FilterExpression: &filter,
+				ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values, Limit: aws.Int32(page), ExclusiveStartKey: start})
 			if err != nil {
-				return fmt.Errorf("list %s items: %w", q.State, err)
+				return nil, 0, nil, err
 			}
-			scanned += int(out.ScannedCount) - len(out.Items)
-			if err := keep(out.Items); err != nil {
-				return err
-			}
-			ok, err := more(out.LastEvaluatedKey)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
+			return out.Items, int(out.ScannedCount), out.LastEvaluatedKey, nil
+		}, func() bool { return false })
+		if err != nil {
+			return err
 		}
 	}
 	return deliver(found, q.limit(), fn)
