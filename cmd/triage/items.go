@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +52,10 @@ type itemView struct {
 	NoteCount        int                    `json:"note_count"`
 	Notes            []state.Note           `json:"notes"`
 	DeadLetter       *state.DeadLetterRef   `json:"dead_letter,omitempty"`
+	Resolution       *state.Resolution      `json:"resolution,omitempty"`
+	Metadata         map[string]string      `json:"metadata,omitempty"`
+	SourceURL        string                 `json:"source_url,omitempty"`
+	WebhookURL       string                 `json:"webhook_url,omitempty"`
 	Document         *state.Document        `json:"document,omitempty"`
 	Enrichment       *state.Enrichment      `json:"enrichment,omitempty"`
 	// EnrichmentRef is where the enrichment is stored; BodyError says why a
@@ -70,6 +76,7 @@ func viewItem(it state.Item) itemView {
 		Attempts: attempts, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
 		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
+		Resolution: it.Resolution, Metadata: it.Metadata, SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
 		Document: it.Document, Enrichment: it.Enrichment, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
 }
@@ -167,6 +174,17 @@ func printItem(w io.Writer, v itemView) error {
 	}
 	if v.BodyError != "" {
 		addRow(tw, "bodies", "not read back: "+v.BodyError)
+	}
+	if r := v.Resolution; r != nil {
+		addRow(tw, "resolved", fmt.Sprintf("%s by %s (%s dead letter on the %s DLQ): %s", fmtTime(r.At), r.By, orDash(string(r.Class)), r.Stage, r.Note))
+	}
+	if len(v.Metadata) > 0 {
+		keys := slices.Sorted(maps.Keys(v.Metadata))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + v.Metadata[k]
+		}
+		addRow(tw, "metadata", strings.Join(parts, " "))
 	}
 	addRow(tw, "correlation_id", v.CorrelationID)
 	addRow(tw, "updated_at", fmtTime(v.UpdatedAt))

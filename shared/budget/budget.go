@@ -80,6 +80,15 @@ type Budget interface {
 	Charge(ctx context.Context, now time.Time) error
 }
 
+// Priced is a budget that charges each call at its model's price: the
+// call's estimate before it (ChargeCost, refused like Charge), corrected
+// to the call's real cost after it (Settle). *Daily and *Memory implement
+// it; the llm stage uses it.
+type Priced interface {
+	ChargeCost(ctx context.Context, now time.Time, cost Micros) error
+	Settle(ctx context.Context, charged time.Time, delta Micros) error
+}
+
 // Exceeded returns the failure a refused charge reports: BUDGET_EXCEEDED,
 // self-imposed, so the decision core waits until the next 00:00 UTC without
 // counting an attempt.
@@ -100,7 +109,8 @@ func DayKey(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 type Day struct {
 	// Day is the UTC date, "YYYY-MM-DD".
 	Day string `json:"day"`
-	// Spend is the estimated spend charged (calls × cost per call), as the
+	// Spend is the spend charged — each call's estimate, settled to its
+	// tokens at the model's price when the answer reported them — as the
 	// instances reported it: each lease carries the spend counted since the
 	// instance's last one, so the record lags an instance's own charges by
 	// at most one chunk.
@@ -132,7 +142,8 @@ type Daily struct {
 	Table string
 	// Cap is the daily cap. A Cap below Cost refuses every call.
 	Cap Micros
-	// Cost is the estimated cost of one call; it must be positive.
+	// Cost is the estimated cost of one call (Charge's amount, and the
+	// default estimate of the price table); it must be positive.
 	Cost Micros
 	// Chunk is how much budget one lease takes; zero means DefaultChunkCalls
 	// calls' worth.
@@ -223,11 +234,25 @@ func (d *Daily) Pocket() *Pocket {
 	return d.pocket
 }
 
-// Charge charges one call's cost to now's UTC day through the pocket: no
-// write while the pocket holds enough, one conditional lease when it does
-// not (see Pocket.Spend). A refused charge returns Exceeded().
+// Charge charges one call's cost (Cost) to now's UTC day; see ChargeCost.
 func (d *Daily) Charge(ctx context.Context, now time.Time) error {
-	return d.Pocket().Spend(ctx, now, d.Cost)
+	return d.ChargeCost(ctx, now, d.Cost)
+}
+
+// ChargeCost charges cost (a call's estimate at its model's price) to now's
+// UTC day through the pocket: no write while the pocket holds enough, one
+// conditional lease when it does not (see Pocket.Spend). A refused charge
+// returns Exceeded(). A cost below 1 is charged as 1.
+func (d *Daily) ChargeCost(ctx context.Context, now time.Time, cost Micros) error {
+	return d.Pocket().Spend(ctx, now, max(cost, 1))
+}
+
+// Settle corrects a charge made at charged by delta once the call's real
+// cost is known, through the pocket (see Pocket.Settle): a refund stays in
+// the pocket, an excess is paid from it, and only an excess the pocket
+// cannot pay leases; no write per call.
+func (d *Daily) Settle(ctx context.Context, charged time.Time, delta Micros) error {
+	return d.Pocket().Settle(ctx, charged, delta)
 }
 
 // Lease applies one lease (Store):
@@ -449,8 +474,19 @@ func (m *Memory) init() {
 
 // Charge applies Daily.Charge's rule.
 func (m *Memory) Charge(ctx context.Context, now time.Time) error {
+	return m.ChargeCost(ctx, now, m.Cost)
+}
+
+// ChargeCost applies Daily.ChargeCost's rule.
+func (m *Memory) ChargeCost(ctx context.Context, now time.Time, cost Micros) error {
 	m.init()
-	return m.pocket.Spend(ctx, now, m.Cost)
+	return m.pocket.Spend(ctx, now, max(cost, 1))
+}
+
+// Settle applies Daily.Settle's rule.
+func (m *Memory) Settle(ctx context.Context, charged time.Time, delta Micros) error {
+	m.init()
+	return m.pocket.Settle(ctx, charged, delta)
 }
 
 // Day returns one day's record with the pocket's unwritten counters.

@@ -444,3 +444,157 @@ func TestBusyPocketsLeaseByTheirRate(t *testing.T) {
 	}
 	t.Logf("%d leases for 6000 calls", store.leases)
 }
+
+// TestSettlingPocketsUnderConcurrentInstances is the leased budget with
+// per-model prices under load, against moto: 8 instances charge each call's
+// estimate, then settle it to a real cost that is sometimes more, sometimes
+// less. Refunds and excesses stay in the pockets (no write per call); the
+// day's leases never pass the cap; the real spend passes it by at most the
+// excess of the calls in flight when the day ran out (one per instance
+// here), which is less than one chunk; and the day's record holds the real
+// spend the instances counted.
+func TestSettlingPocketsUnderConcurrentInstances(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		instances = 8
+		dailyCap  = budget.Micros(1_000_000) // $1
+		estimate  = budget.Micros(3_000)
+		chunk     = 10 * estimate
+		maxExcess = budget.Micros(1_500)
+	)
+	// The real cost of an instance's n-th call, less its estimate.
+	deltas := []budget.Micros{maxExcess, -1_000, 500, -200, maxExcess, 0}
+	day := time.Date(2031, 5, 6, 12, 0, 0, 0, time.UTC) // a day no other test charges
+	api := &countingAPI{API: dynamodb.NewFromConfig(env.AWS)}
+	ctx := context.Background()
+	var (
+		wg              sync.WaitGroup
+		passed, refused atomic.Int64
+		real            atomic.Int64
+		budgets         [instances]*budget.Daily
+	)
+	for i := range instances {
+		b, err := budget.New(api, table, dailyCap, estimate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Chunk = chunk
+		budgets[i] = b
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			no := 0
+			for n := 0; n < 1000 && no < 3; n++ { // bounded
+				switch err := b.ChargeCost(ctx, day, estimate); {
+				case err == nil:
+					passed.Add(1)
+					delta := deltas[(n+i)%len(deltas)]
+					real.Add(int64(estimate + delta))
+					if err := b.Settle(ctx, day, delta); err != nil {
+						t.Error(err)
+						return
+					}
+				case budget.IsExceeded(err):
+					refused.Add(1)
+					no++
+				default:
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	writes := api.updates.Load()
+	for _, b := range budgets {
+		if err := b.Pocket().Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := (&budget.Daily{DB: api, Table: table}).Day(ctx, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := budget.Micros(real.Load())
+	t.Logf("%d calls passed (real cost $%s of $%s), %d refused; leased $%s in %d leases; %d DynamoDB writes: %.3f writes per call",
+		passed.Load(), spent, dailyCap, refused.Load(), d.Leased, d.Leases, writes, float64(writes)/float64(passed.Load()))
+	if d.Leased > dailyCap {
+		t.Fatalf("leased %s: over the %s cap", d.Leased, dailyCap)
+	}
+	if over := spent - dailyCap; over > instances*maxExcess || over > chunk {
+		t.Fatalf("the real spend %s passes the cap by %s: more than the %s the calls in flight could add, or a chunk", spent, over, instances*maxExcess)
+	}
+	if unused := dailyCap - spent; unused >= (instances+1)*estimate {
+		t.Fatalf("%s of the cap went unspent; the pockets should keep less than a call each", unused)
+	}
+	if d.Spend != spent || d.Calls != passed.Load() || d.Blocked != refused.Load() {
+		t.Fatalf("day %+v; want the %d calls, %s real spend and %d refusals the instances counted", d, passed.Load(), spent, refused.Load())
+	}
+	if perCall := float64(writes) / float64(passed.Load()); perCall > 0.25 {
+		t.Fatalf("%.2f writes per call, want at most 0.25: settlements must not write per call", perCall)
+	}
+}
+
+// TestPocketSettles pins the pocket's corrections: a refund pays the
+// instance's next call with no lease, an excess the pocket holds needs no
+// write, an excess it cannot hold leases, and one the spent day cannot pay
+// is a debt that refuses the next call; a call settled after midnight goes
+// to its own day.
+func TestPocketSettles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &budget.MemoryStore{}
+	p := &budget.Pocket{Store: store, Cap: 10_000, Chunk: 4_000}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	leases := func() int64 {
+		t.Helper()
+		d, err := store.Day(ctx, t0)
+		must(err)
+		return d.Leases
+	}
+	must(p.Spend(ctx, t0, 3_000)) // lease 4,000: 1,000 left
+	must(p.Settle(ctx, t0, -2_000))
+	if p.Left() != 3_000 {
+		t.Fatalf("after a refund the pocket holds %s, want 3.000 m$", p.Left())
+	}
+	must(p.Spend(ctx, t0, 3_000)) // paid by the refund
+	if n := leases(); n != 1 {
+		t.Fatalf("%d leases; the refund should have paid the second call", n)
+	}
+	must(p.Settle(ctx, t0, 1_000)) // an excess: a lease of a chunk
+	if n, left := leases(), p.Left(); n != 2 || left != 3_000 {
+		t.Fatalf("%d leases, %s left; want the excess leased with a chunk", n, left)
+	}
+	must(p.Spend(ctx, t0, 3_000)) // 0 left, 8,000 of 10,000 leased
+	must(p.Settle(ctx, t0, 5_000))
+	// The day had 2,000 left: leased, and 3,000 is a debt.
+	if left := p.Left(); left != -3_000 {
+		t.Fatalf("the pocket holds %s, want a 3,000 m$ debt", left)
+	}
+	if err := p.Spend(ctx, t0, 1); !budget.IsExceeded(err) {
+		t.Fatalf("a pocket in debt on a spent day charged: %v", err)
+	}
+	must(p.Flush(ctx))
+	d, err := store.Day(ctx, t0)
+	must(err)
+	if d.Leased != 10_000 || d.Spend != 13_000 || d.Calls != 3 || d.Blocked != 1 {
+		t.Fatalf("day %+v; want 10,000 leased, the real 13,000 spent by 3 calls and 1 refusal", d)
+	}
+	// A call charged before midnight and settled after it.
+	next := t0.Add(2 * time.Hour) // past 00:00 UTC
+	must(p.Spend(ctx, next, 3_000))
+	must(p.Settle(ctx, t0, -500))
+	if d, _ := store.Day(ctx, t0); d.Spend != 12_500 {
+		t.Fatalf("the late settlement did not reach its day: %+v", d)
+	}
+}

@@ -13,15 +13,25 @@ import (
 // with one conditional update (increment-with-limit on the day's "leased"
 // total, never past the cap) and spends it locally, one call after another,
 // with no write. A chunk is at least Chunk, and more for a busy instance:
-// what it spends in LeaseFor at its own rate. When the pocket cannot pay for a call it leases again; when
-// less than the call is left to lease, the day is spent: the pocket refuses
-// locally and asks again at most every Recheck.
+// what it spends in LeaseFor at its own rate. When the pocket cannot pay for
+// a call it leases again; when less than the call is left to lease, the day
+// is spent: the pocket refuses locally and asks again at most every Recheck.
 //
-// The day's leases never add up past the cap, so the day's spend never
-// exceeds it (the bound the issue asks for is one chunk; this is zero). What
-// an instance that stops leaves in its pocket is lost in the safe direction:
-// spent on nothing. The leases pay for the counters the reports read: each
-// one carries the spend, calls and refusals counted since the last.
+// A call is charged its estimate before it (Spend) and corrected to its real
+// cost after it (Settle), both in the pocket: a refund stays in it for the
+// instance's next calls, an excess is paid from it, and only an excess the
+// pocket cannot pay leases — the day's rest, even less than the excess.
+//
+// The day's leases never add up past the cap, so what the estimates spend
+// never exceeds it: the one-chunk bound on overshoot holds with none. The
+// only overshoot is a settlement's excess that no lease could pay because
+// the day was leased out: the call had happened. The pocket keeps it as a
+// debt and refuses every call until a lease pays it back, so the day passes
+// the cap by at most the excess of the calls in flight when it ran out
+// (TestSettlingPocketsUnderConcurrentInstances). What an instance that stops
+// leaves in its pocket is lost in the safe direction: spent on nothing. The
+// leases pay for the counters the reports read: each one carries the spend,
+// calls and refusals counted since the last.
 //
 // A pocket serves one instance; it is safe for concurrent use by the
 // instance's records.
@@ -46,7 +56,7 @@ type Pocket struct {
 
 	mu        sync.Mutex
 	day       string
-	left      Micros // leased and not spent
+	left      Micros // leased and not spent; negative: a settlement's debt
 	pending   Report // counted and not yet written
 	spentOut  bool   // the day's budget is leased out
 	recheckAt time.Time
@@ -108,10 +118,10 @@ type Store interface {
 }
 
 // Spend charges amount to now's UTC day: from the pocket when it holds
-// enough, else after leasing another chunk (at least amount, at most what
-// the day has left). It returns Exceeded() when the day's budget cannot pay
-// for the call, and any other error when the budget could not be checked
-// (the call must not go ahead either).
+// enough, else after leasing another chunk (at least amount and any debt,
+// at most what the day has left). It returns Exceeded() when the day's
+// budget cannot pay for the call, and any other error when the budget could
+// not be checked (the call must not go ahead either).
 func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -133,24 +143,13 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 		p.pending.Blocked++
 		return Exceeded()
 	}
-	want := min(max(p.Chunk, amount, p.byRate(now)), p.Cap)
-	for range maxLeaseRaces {
-		res, err := p.Store.Lease(ctx, LeaseRequest{Day: day, Want: want, Cap: p.Cap, Report: p.pending})
-		if err != nil {
-			return fmt.Errorf("lease from the %s budget: %w", day, err)
-		}
-		if res.Granted {
-			p.pending, p.left, p.spentOut = Report{}, p.left+want, false
-			p.spent, p.leasedAt = 0, now
-			p.pay(amount)
-			return nil
-		}
-		// Less than want is left: take what is, if it pays for the call.
-		rest := p.Cap - res.Leased
-		if rest < amount-p.left || rest <= 0 {
-			break
-		}
-		want = rest
+	ok, err := p.lease(ctx, now, amount-p.left, false)
+	if err != nil {
+		return err
+	}
+	if ok {
+		p.pay(amount)
+		return nil
 	}
 	p.spentOut, p.recheckAt = true, now.Add(p.recheck())
 	p.pending.Blocked++
@@ -160,6 +159,77 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 		p.pending = Report{}
 	}
 	return Exceeded()
+}
+
+// lease leases at least need (more: Chunk, or what the instance spends in
+// LeaseFor) on the pocket's day, never past the cap, and reports whether
+// the pocket now holds need. When the day has less than that left, a
+// partial lease takes the rest anyway (a settlement's excess: the money is
+// spent, and leasing it makes other pockets refuse sooner); otherwise
+// nothing is taken. The lease carries the pocket's counters.
+func (p *Pocket) lease(ctx context.Context, now time.Time, need Micros, partial bool) (bool, error) {
+	want := min(max(p.Chunk, need, p.byRate(now)), p.Cap)
+	for range maxLeaseRaces {
+		res, err := p.Store.Lease(ctx, LeaseRequest{Day: p.day, Want: want, Cap: p.Cap, Report: p.pending})
+		if err != nil {
+			return false, fmt.Errorf("lease from the %s budget: %w", p.day, err)
+		}
+		if res.Granted {
+			p.pending, p.left = Report{}, p.left+want
+			p.spent, p.leasedAt = 0, now
+			if want >= need {
+				p.spentOut = false
+				return true, nil
+			}
+			return false, nil
+		}
+		// Less than want is left: take what is, if it pays for the need or
+		// the lease is partial.
+		rest := p.Cap - res.Leased
+		if rest <= 0 || (rest < need && !partial) {
+			break
+		}
+		want = rest
+	}
+	return false, nil
+}
+
+// Settle corrects a charge made at charged by delta: the call's real cost
+// (its tokens at the model's price) less the estimate Spend charged. A
+// refund (delta < 0) goes back into the pocket, for the instance's next
+// calls; an excess is paid from the pocket, and what the pocket cannot pay
+// is leased (partially if the day has less left). What no lease pays stays
+// in the pocket as a debt — the call happened, so the day passes its cap by
+// that much — and the pocket refuses every call until a lease has paid it
+// back (the next Spend's lease asks for the call and the debt). A charge of
+// a day the pocket has left (a call across midnight) is added to that day's
+// counters. No write unless a lease or that day's counters need one.
+func (p *Pocket) Settle(ctx context.Context, charged time.Time, delta Micros) error {
+	if delta == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if day := DayKey(charged); day != p.day {
+		if err := p.Store.Add(ctx, day, Report{Spend: delta}, p.Cap); err != nil {
+			return fmt.Errorf("settle the %s budget: %w", day, err)
+		}
+		return nil
+	}
+	p.left -= delta
+	p.spent = max(p.spent+delta, 0)
+	p.pending.Spend += delta
+	if p.left >= 0 || (p.spentOut && charged.Before(p.recheckAt)) {
+		return nil
+	}
+	ok, err := p.lease(ctx, charged, -p.left, true)
+	if err != nil {
+		return fmt.Errorf("settle: %w", err)
+	}
+	if !ok {
+		p.spentOut, p.recheckAt = true, charged.Add(p.recheck())
+	}
+	return nil
 }
 
 func (p *Pocket) pay(amount Micros) {

@@ -71,9 +71,14 @@
 // Another invocation may see a breaker change up to one batch's duration
 // early (batches run whole); a call cut off by the invocation's deadline
 // counts against the breaker, where the real runner's cancelled context
-// makes it neutral; model health and the daily budget are simulated for
-// their DynamoDB requests only (a disabled model does not stop calls, the
-// cap never binds), the fallback chain not at all; queues deliver in
-// visibility order, which standard queues only roughly do; the event source
-// mapping's empty receives are not billed; S3 never throttles.
+// makes it neutral. Without a chain, model health and the daily budget
+// are simulated for their DynamoDB requests only (a disabled model does not
+// stop calls); a scenario whose llm stage names a chain (StageConfig.Chain)
+// runs the real fallback.Chain, one breaker per provider, each provider
+// answering in its own wire format (providers.go), and there a disabled
+// model stays disabled (the recovery function is not simulated). The
+// budget's cap never binds: it is simulated for its DynamoDB requests.
+// Queues deliver in visibility order, which standard queues only roughly
+// do; the event source mapping's empty receives are not billed; S3 never
+// throttles.
 package simulate

@@ -15,6 +15,7 @@ import (
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -151,6 +152,11 @@ type engine struct {
 	running          int
 	peakRunning      int
 	accountThrottled int64
+	// With an llm chain (providers.go): its entries, the shared model
+	// health, and the breakers' shared memory (read for the metrics).
+	chain      []fallback.Entry
+	models     healthStore
+	breakerMem *breaker.Memory
 }
 
 // counters receives the runner's and the breakers' metrics (stage.Metrics,
@@ -211,6 +217,9 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		return nil, err
 	}
 	e.up = up
+	if e.chain, err = sc.Stages[pipeline.LLM].chainEntries(); err != nil {
+		return nil, err
+	}
 	e.sqs = &sqsSim{e: e, byURL: map[string]*queue{}}
 	for si, st := range pipeline.Stages() {
 		c := sc.Stages[st]
@@ -276,18 +285,22 @@ func (e *engine) buildTriage() error {
 	e.mem.SetBodies(state.BodyConfig{Threshold: e.sc.BodyThreshold, Objects: placeholderObjects{}})
 	store := &itemStore{e: e, m: e.mem}
 	bodies := &bodyReader{e: e, m: e.mem}
-	breakers := &breakerStore{e: e, m: breaker.NewMemory()}
-	models := healthStore{Store: health.NewMemory(), e: e}
+	e.breakerMem = breaker.NewMemory()
+	breakers := &breakerStore{e: e, m: e.breakerMem}
+	e.models = healthStore{Store: health.NewMemory(), e: e}
 	days := budgetStore{m: &budget.MemoryStore{}, e: e}
 	for _, sr := range e.stages {
 		sr.handlers = make([]handler, sr.cfg.Concurrency)
 		for slot := range sr.handlers {
 			// Each warm instance has its own model-health cache and budget
 			// pocket over the shared stores, as the llm function does.
-			hs := &health.Tracker{Store: models, Clock: &e.clock, Log: e.logger}
+			hs := &health.Tracker{Store: e.models, Clock: &e.clock, Log: e.logger}
 			pocket := &budget.Pocket{Store: days, Cap: simBudgetCap, Chunk: budget.Micros(e.sc.BudgetChunkCalls) * simCallCost}
 			var work stage.Work = e.triageWork(sr, hs, pocket)
-			if e.pol.Breakers {
+			if sr.st == pipeline.LLM && len(e.chain) > 0 {
+				// The chain guards each provider with its own breaker.
+				work = e.buildChain(sr, e.chain, breakers, pocket)
+			} else if e.pol.Breakers {
 				// One Breakers per slot: each warm Lambda instance has its
 				// own cache over the shared store.
 				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,

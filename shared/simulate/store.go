@@ -139,6 +139,15 @@ var (
 
 func itemKey(id string) string { return "items/" + id }
 
+// Create makes an item from a producer's spec: one conditional PutItem.
+// The simulator creates its items as they arrive (engine.arrive, billed
+// there), so the runner calls it only for a spec message, which the
+// simulator never sends.
+func (s *itemStore) Create(ctx context.Context, n state.NewItem) (state.Item, error) {
+	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: wru(triageSizes().created)})
+	return s.m.Create(ctx, n)
+}
+
 // Claim starts a record: it is the runner's first store call for every
 // record, so the record is put on its lane here.
 func (s *itemStore) Claim(ctx context.Context, req state.ClaimRequest) (state.Item, error) {
@@ -243,6 +252,9 @@ func (s *itemStore) Fail(ctx context.Context, req state.FailRequest) (int, error
 		loads = append(loads, load{key: "items:by-listed-state/" + state.ListKey(req.ItemID, state.Failed), w: size})
 	}
 	e.dyn(ddbUpdateItem, loads...)
+	if req.Stage == pipeline.LLM && req.Counts {
+		e.noteLLMAttempt(req.Now)
+	}
 	return s.m.Fail(ctx, req)
 }
 
@@ -388,17 +400,39 @@ func (b *breakerStore) Reset(ctx context.Context, service string, now time.Time)
 }
 
 // healthStore is health.Memory behind health.Store, counting what
-// health.Dynamo requests: a strongly consistent GetItem per Get, one
-// conditional UpdateItem per failure counted and per reset.
+// health.Dynamo requests: a strongly consistent GetItem per Get, a Scan per
+// List, one conditional UpdateItem per failure counted, per reset and per
+// recovery or override.
 type healthStore struct {
 	health.Store
 	e *engine
 }
 
+var _ health.Store = healthStore{}
+
 // Get reads a model's health.
 func (h healthStore) Get(ctx context.Context, model string) (health.Model, error) {
 	h.e.dyn(ddbGetItem, load{key: "models/" + model, r: rru(healthBytes, true)})
 	return h.Store.Get(ctx, model)
+}
+
+// List reads every model's health (a Scan of the small table, billed as a
+// Query).
+func (h healthStore) List(ctx context.Context) ([]health.Model, error) {
+	h.e.dyn(ddbQuery, load{key: "models/*", r: rru(healthBytes, true)})
+	return h.Store.List(ctx)
+}
+
+// Recover re-enables a model.
+func (h healthStore) Recover(ctx context.Context, req health.RecoverRequest) (health.Model, error) {
+	h.e.dyn(ddbUpdateItem, load{key: "models/" + req.Model, w: wru(healthBytes)})
+	return h.Store.Recover(ctx, req)
+}
+
+// SetDisabled is the operator override.
+func (h healthStore) SetDisabled(ctx context.Context, model string, disabled bool, reason string, now time.Time) (health.Model, error) {
+	h.e.dyn(ddbUpdateItem, load{key: "models/" + model, w: wru(healthBytes)})
+	return h.Store.SetDisabled(ctx, model, disabled, reason, now)
 }
 
 // RecordFailure counts a model-specific failure.

@@ -1,9 +1,11 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/triagehq/triage/shared/pipeline"
 )
@@ -29,21 +31,43 @@ const (
 	MaxDetails        = 16
 	MaxDetailKeyBytes = 64
 	MaxDetailBytes    = 256
+	// MaxMetadataKeys, MaxMetadataKeyBytes and MaxMetadataValueBytes bound
+	// the producer's metadata an item keeps: the producer contract's limits
+	// (package intake: 32 keys, ASCII keys of 64, values of 256 characters)
+	// in bytes.
+	MaxMetadataKeys       = 32
+	MaxMetadataKeyBytes   = 64
+	MaxMetadataValueBytes = 256 * utf8.UTFMax
 )
 
-// validate checks a new item against the bounds.
+// ErrInvalidItem is a new item outside the bounds (Create): no write was
+// made, and none would succeed.
+var ErrInvalidItem = errors.New("invalid item")
+
+// validate checks a new item against the bounds; its errors match
+// ErrInvalidItem.
 func (n NewItem) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("create %s: %s: %w", n.ID, fmt.Sprintf(format, args...), ErrInvalidItem)
+	}
 	switch {
 	case n.ID == "":
-		return fmt.Errorf("create: item id is required")
+		return bad("item id is required")
 	case len(n.ID) > pipeline.MaxItemIDLen:
-		return fmt.Errorf("create: item id longer than %d bytes", pipeline.MaxItemIDLen)
+		return bad("item id longer than %d bytes", pipeline.MaxItemIDLen)
 	case len(n.SourceURL) > MaxURLBytes:
-		return fmt.Errorf("create %s: source URL longer than %d bytes", n.ID, MaxURLBytes)
+		return bad("source URL longer than %d bytes", MaxURLBytes)
 	case len(n.WebhookURL) > MaxURLBytes:
-		return fmt.Errorf("create %s: webhook URL longer than %d bytes", n.ID, MaxURLBytes)
+		return bad("webhook URL longer than %d bytes", MaxURLBytes)
 	case len(n.CorrelationID) > MaxCorrelationIDBytes:
-		return fmt.Errorf("create %s: correlation id longer than %d bytes", n.ID, MaxCorrelationIDBytes)
+		return bad("correlation id longer than %d bytes", MaxCorrelationIDBytes)
+	case len(n.Metadata) > MaxMetadataKeys:
+		return bad("%d metadata keys, at most %d", len(n.Metadata), MaxMetadataKeys)
+	}
+	for k, v := range n.Metadata {
+		if len(k) > MaxMetadataKeyBytes || len(v) > MaxMetadataValueBytes {
+			return bad("a metadata key or value over %d or %d bytes", MaxMetadataKeyBytes, MaxMetadataValueBytes)
+		}
 	}
 	return nil
 }

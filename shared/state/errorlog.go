@@ -24,6 +24,8 @@ type ErrorLog struct {
 // logRecord is a LogEntry as stored. Replay and note entries have no
 // error_class nor class_shard (so the by-class index, which reports read,
 // leaves them out) and no expires_at (they are the item's history).
+// Resolutions are in the by-class index under the pseudo-class
+// ResolvedClass, sharded like a failure class, and expire like failures.
 type logRecord struct {
 	ItemID     string `dynamodbav:"item_id"`
 	OccurredAt string `dynamodbav:"occurred_at"` // TimeFormat + "#" + message id, unique per item
@@ -43,6 +45,10 @@ type logRecord struct {
 	Decision      string `dynamodbav:"decision"`
 	Retryable     bool   `dynamodbav:"retryable"`
 	ExpiresAt     int64  `dynamodbav:"expires_at,omitempty"`
+	// ResolvedClass and DeadLetterID are set on resolutions only (Kind
+	// LogResolution, error_class ResolvedClass).
+	ResolvedClass string `dynamodbav:"resolved_class,omitempty"`
+	DeadLetterID  string `dynamodbav:"dead_letter_id,omitempty"`
 }
 
 func toLogRecord(e LogEntry) logRecord {
@@ -53,7 +59,7 @@ func toLogRecord(e LogEntry) logRecord {
 		Stage: string(e.Stage), ErrorClass: string(e.Class), Message: e.Message, Attempt: e.Attempt,
 		MessageID: e.MessageID, CorrelationID: e.CorrelationID, Decision: e.Decision, Retryable: e.Retryable,
 	}
-	if e.Kind == LogFailure {
+	if e.Kind == LogFailure || e.Kind == LogResolution {
 		r.ExpiresAt = e.OccurredAt.Add(ErrorLogRetention).Unix()
 		if e.Class != "" {
 			r.ClassShard = string(e.Class) + "#" + shardOf(e.ItemID)

@@ -56,7 +56,13 @@ func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn
 }
 
 func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, until time.Time, fn func(LogEntry) error) error {
-	var entries []LogEntry
+	return r.query(ctx, c, since, until, func(rec logRecord) error { return fn(rec.entry()) })
+}
+
+// query reads one class in [since, until) through its ListShards
+// partitions of the by-class index, and calls fn oldest first.
+func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, until time.Time, fn func(logRecord) error) error {
+	var recs []logRecord
 	for shard := range ListShards {
 		b := dynamoexpr.New()
 		key := "class_shard = " + b.Str(string(c)+"#"+fmt.Sprintf("%02d", shard))
@@ -78,14 +84,14 @@ func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, unti
 				return fmt.Errorf("read error log for %s: %w", c, err)
 			}
 			for _, av := range out.Items {
-				e, err := decodeLogEntry(av)
-				if err != nil {
-					return err
+				var rec logRecord
+				if err := attributevalue.UnmarshalMap(av, &rec); err != nil {
+					return fmt.Errorf("decode error log entry: %w", err)
 				}
-				if !until.IsZero() && !e.OccurredAt.Before(until) {
+				if !until.IsZero() && !parseTime(rec.At).Before(until) {
 					continue
 				}
-				entries = append(entries, e)
+				recs = append(recs, rec)
 			}
 			if len(out.LastEvaluatedKey) == 0 {
 				break
@@ -93,9 +99,9 @@ func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, unti
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 	}
-	slices.SortStableFunc(entries, func(a, b LogEntry) int { return a.OccurredAt.Compare(b.OccurredAt) })
-	for _, e := range entries {
-		if err := fn(e); err != nil {
+	slices.SortStableFunc(recs, func(a, b logRecord) int { return parseTime(a.At).Compare(parseTime(b.At)) })
+	for _, rec := range recs {
+		if err := fn(rec); err != nil {
 			return err
 		}
 	}
@@ -144,9 +150,13 @@ func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
 	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
 		return LogEntry{}, fmt.Errorf("decode error log entry: %w", err)
 	}
+	return r.entry(), nil
+}
+
+func (r logRecord) entry() LogEntry {
 	return LogEntry{
 		Kind: r.Kind, By: r.By, ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
 		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
 		Retryable: r.Retryable, OccurredAt: parseTime(r.At),
-	}, nil
+	}
 }

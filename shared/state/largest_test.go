@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -45,13 +46,24 @@ func TestLargestItem(t *testing.T) {
 		return owner
 	}
 
-	_, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindAction, Now: now,
+	// The producer's metadata at its bounds: every key, every value of
+	// four-byte runes.
+	metadata := map[string]string{}
+	for i := range state.MaxMetadataKeys {
+		key := fmt.Sprintf("%02d", i) + strings.Repeat("k", state.MaxMetadataKeyBytes-2)
+		metadata[key] = strings.Repeat("𝄞", state.MaxMetadataValueBytes/4)
+	}
+	_, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindAction, Now: now, Owner: msg + "#1",
 		SourceURL:     "https://a.example/" + strings.Repeat("p", state.MaxURLBytes-len("https://a.example/")),
 		WebhookURL:    "https://h.example/" + strings.Repeat("q", state.MaxURLBytes-len("https://h.example/")),
-		CorrelationID: strings.Repeat("c", state.MaxCorrelationIDBytes)})
+		CorrelationID: strings.Repeat("c", state.MaxCorrelationIDBytes), Metadata: metadata})
 	must(err)
 	if _, err := s.Create(ctx, state.NewItem{ID: id + "x", SourceURL: strings.Repeat("u", state.MaxURLBytes+1)}); err == nil {
 		t.Fatal("a URL over the bound was accepted")
+	}
+	metadata["one-more"] = "v"
+	if _, err := s.Create(ctx, state.NewItem{ID: id + "y", Metadata: metadata}); err == nil {
+		t.Fatal("metadata over the bound was accepted")
 	}
 	// fetch: a 200 KiB document (S3) with an absurd content type.
 	owner := claim(pipeline.Fetch, "1")
@@ -107,6 +119,10 @@ func TestLargestItem(t *testing.T) {
 		must(s.Annotate(ctx, id, state.Note{At: step(), By: strings.Repeat("b", state.MaxByBytes), Text: huge(10_000),
 			DeadLetterID: strings.Repeat("d", state.MaxRefBytes)}))
 	}
+	// An operator's resolution of the dead letter, at its bounds.
+	must(s.Resolve(ctx, state.Resolution{ItemID: id, At: step(), By: strings.Repeat("b", state.MaxByBytes),
+		Note: huge(10_000), Stage: pipeline.Notify, Class: failure.UpstreamUnavailable,
+		DeadLetterID: strings.Repeat("d", state.MaxRefBytes), MessageID: strings.Repeat("m", state.MaxRefBytes)}))
 	// One more replay, and a claim: the item is working with a live lease,
 	// its largest shape.
 	replay()
@@ -118,12 +134,15 @@ func TestLargestItem(t *testing.T) {
 	size := state.ItemSize(out.Item)
 	it, err := s.Get(ctx, id)
 	must(err)
-	if len(it.Replays) != state.MaxReplays || len(it.Notes) != state.MaxNotes || len(it.LastError.Details) != state.MaxDetails {
-		t.Fatalf("lists kept: %d replays, %d notes, %d details", len(it.Replays), len(it.Notes), len(it.LastError.Details))
+	if len(it.Replays) != state.MaxReplays || len(it.Notes) != state.MaxNotes || len(it.LastError.Details) != state.MaxDetails ||
+		len(it.Metadata) != state.MaxMetadataKeys || it.Resolution == nil {
+		t.Fatalf("kept: %d replays, %d notes, %d details, %d metadata keys, resolution %v",
+			len(it.Replays), len(it.Notes), len(it.LastError.Details), len(it.Metadata), it.Resolution)
 	}
-	// The bounds add up to about 70 KB: 10 notes and 10 replays of 2 KB
-	// text with their ids, a last_error with 16 details, two 2 KB URLs.
-	const ceiling = 80 << 10
+	// The bounds add up to about 110 KB: 10 notes and 10 replays of 2 KB
+	// text with their ids, the producer's metadata (32 values of 1 KB),
+	// a last_error with 16 details, two 2 KB URLs, a resolution.
+	const ceiling = 120 << 10
 	t.Logf("the largest item the code can produce: %d bytes (%.0f%% of DynamoDB's 400 KB; %d WRU a write)",
 		size, float64(size)*100/(400<<10), (size+1023)/1024)
 	if size > ceiling {

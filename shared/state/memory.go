@@ -33,6 +33,8 @@ type Memory struct {
 	objects       map[string][]byte
 	bodyThreshold int
 	noObjects     bool
+	// resolutions are the error log's resolutions (resolve.go).
+	resolutions []Resolution
 	// parkedClaims are the scheduler's claims on parked waits (parked.go).
 	parkedClaims map[string]parkedClaim
 }
@@ -64,20 +66,21 @@ func (m *Memory) bodyConfigLocked() (int, bool) {
 	return m.bodyThreshold, !m.noObjects
 }
 
-// Create stores a new item queued for fetch; ErrExists if the id is taken.
+// Create stores a new item queued for fetch; an *ExistsError (ErrExists)
+// carrying the item if the id is taken. See Items.Create.
 func (m *Memory) Create(_ context.Context, n NewItem) (Item, error) {
 	if err := n.validate(); err != nil {
 		return Item{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.items[n.ID]; ok {
-		return Item{}, fmt.Errorf("create %s: %w", n.ID, ErrExists)
-	}
-	it := Item{
-		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
-		Status: Received, State: Queued, Stage: pipeline.Fetch, Attempts: map[pipeline.Stage]int{},
-		CreatedAt: n.Now, UpdatedAt: n.Now,
+	it := newItem(n)
+	if cur, ok := m.items[n.ID]; ok {
+		if n.Owner != "" && cur.LastWrite == it.LastWrite {
+			return clone(cur), nil
+		}
+		c := clone(cur)
+		return Item{}, &ExistsError{ItemID: n.ID, Current: &c}
 	}
 	m.items[n.ID] = it
 	return clone(it), nil
@@ -350,6 +353,7 @@ func clone(it Item) Item {
 		le.Details = maps.Clone(le.Details)
 		it.LastError = &le
 	}
+	it.Metadata = maps.Clone(it.Metadata)
 	it.Replays = slices.Clone(it.Replays)
 	it.Notes = slices.Clone(it.Notes)
 	if it.Document != nil {
@@ -376,6 +380,10 @@ func clone(it Item) Item {
 	if it.DeadLetter != nil {
 		d := *it.DeadLetter
 		it.DeadLetter = &d
+	}
+	if it.Resolution != nil {
+		r := *it.Resolution
+		it.Resolution = &r
 	}
 	return it
 }

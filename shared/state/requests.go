@@ -19,6 +19,20 @@ var ErrConflict = errors.New("conditional write conflict")
 // ErrExists is returned by Create for an item id that is already taken.
 var ErrExists = errors.New("item already exists")
 
+// ExistsError is a Create whose id is taken. Current is the item as the
+// failed put found it (nil when the store could not return it), so the
+// caller can compare specs without another read. It matches ErrExists.
+type ExistsError struct {
+	ItemID  string
+	Current *Item
+}
+
+// Error names the item.
+func (e *ExistsError) Error() string { return fmt.Sprintf("create %s: %v", e.ItemID, ErrExists) }
+
+// Is matches ErrExists.
+func (e *ExistsError) Is(target error) bool { return target == ErrExists }
+
 // ClaimError is a claim that did not win. Current is the item as it was
 // (nil if it does not exist), so the runner can tell a duplicate of finished
 // work from a cooldown or a live lease without another read.
@@ -48,7 +62,13 @@ type NewItem struct {
 	SourceURL     string
 	WebhookURL    string
 	CorrelationID string
-	Now           time.Time
+	// Metadata is the producer's key/value context (package intake).
+	Metadata map[string]string
+	// Owner names the writer ("<message id>#<receive count>" for the first
+	// stage); it goes into the write's last_write token, so an SDK retry of
+	// an applied create is recognised as applied.
+	Owner string
+	Now   time.Time
 }
 
 // ClaimRequest asks for the item's lease for one stage.
@@ -137,14 +157,18 @@ const (
 	LogReplay = "replay"
 	// LogNote is an operator note: the item keeps only its last MaxNotes.
 	LogNote = "note"
+	// LogResolution is an operator closing a dead letter (Resolution): its
+	// class is ResolvedClass, which no failure report reads.
+	LogResolution = "resolution"
 )
 
-// LogEntry is one failure in the error log, or (Kind) one replay or note.
-// Replays and notes carry no class, so reports by class never count them,
-// and they do not expire.
+// LogEntry is one failure in the error log, or (Kind) one replay, note or
+// resolution. Replays and notes carry no class, so reports by class never
+// count them, and they do not expire; a resolution's class is the
+// pseudo-class ResolvedClass.
 type LogEntry struct {
-	// Kind is LogFailure, LogReplay or LogNote; By names the operator of a
-	// replay or note.
+	// Kind is LogFailure, LogReplay, LogNote or LogResolution; By names the
+	// operator of a replay, note or resolution.
 	Kind   string
 	By     string
 	ItemID string

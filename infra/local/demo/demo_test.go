@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,24 +14,24 @@ import (
 
 	"github.com/triagehq/triage/infra/local/demo"
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/shared/state"
 )
 
 func requireTools(t *testing.T) {
 	t.Helper()
-	for _, bin := range []string{"moto_server", "aws"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			localtest.Require(t, bin, "pip install \"moto[server]\" awscli")
-		}
-	}
+	localtest.Require(t, "moto_server", moto.InstallHint)
 }
 
 // TestDemoHappyPathCost runs the demo with no faults and pins the cost of
-// an item: two DynamoDB write requests per stage (the claim, and the
-// success write: an UpdateItem, or a TransactWriteItems with a small body),
-// nothing else per item but the batched forwards and the body reads. The
-// daily budget leases a chunk per instance every 20 calls or so, and the
-// breaker and model-health caches read per instance and time, not per item.
+// an item: the fetch stage's create from the submitted spec (one
+// conditional PutItem), two DynamoDB write requests per stage (the claim,
+// and the success write: an UpdateItem, or a TransactWriteItems with a
+// small body), nothing else per item but the batched forwards and the body
+// reads. The daily budget leases a chunk per instance every 20 calls or so
+// (a call's settlement to its tokens stays in the instance's pocket), and
+// the breaker and model-health caches read per instance and time, not per
+// item.
 func TestDemoHappyPathCost(t *testing.T) {
 	requireTools(t)
 	const items = 20
@@ -55,7 +54,10 @@ func TestDemoHappyPathCost(t *testing.T) {
 	if bodies := sum.AWSCalls["DynamoDB.TransactWriteItems"] + sum.AWSCalls["S3.PutObject"]; bodies != 2*items {
 		t.Fatalf("%d bodies written for %d items, want the document and the enrichment of each, once", bodies, items)
 	}
-	if got := sum.AWSCalls["DynamoDB.PutItem"] + sum.AWSCalls["SQS.SendMessage"] + sum.AWSCalls["SQS.ChangeMessageVisibilityBatch"]; got != 0 {
+	if got := sum.AWSCalls["DynamoDB.PutItem"]; got != items {
+		t.Fatalf("DynamoDB.PutItem = %d for %d items, want exactly 1 (the create) per item\n%s", got, items, out.String())
+	}
+	if got := sum.AWSCalls["SQS.SendMessage"] + sum.AWSCalls["SQS.ChangeMessageVisibilityBatch"]; got != 0 {
 		t.Fatalf("the happy path made %d failure-path requests", got)
 	}
 }

@@ -214,7 +214,7 @@ func (rec Record) WriteReport(w io.Writer) {
 		"every %v on average |\n", opts.Kills, opts.KillEvery)
 	fmt.Fprintf(w, "| duplicate deliveries | the item's envelope sent again with a new message id, for its current stage (⅔) or the one before (⅓) | "+
 		"%.0f%% of items, within %v of their wave |\n", opts.DuplicateRate*100, opts.DuplicateWithin)
-	fmt.Fprintf(w, "| input | an item whose source URL is not http(s) → SCHEMA_INVALID | %d per run |\n", opts.SchemaInvalid)
+	fmt.Fprintf(w, "| input | an item whose article is an empty document → SCHEMA_INVALID | %d per run |\n", opts.SchemaInvalid)
 	if opts.ActionFailures > 0 {
 		fmt.Fprintf(w, "| ACTION_FAILED | action items whose first model answer reports `ACTION_OUTCOME: failed`: the standard profile waits a fixed 2 minutes | %d per run |\n",
 			opts.ActionFailures)
