@@ -15,7 +15,8 @@ import (
 // measured once from the real encoder (state.StoredSize) on an item with
 // production-sized fields: a 36-character id, 80-character source and
 // webhook URLs, a 40-character correlation id, a 36-character SQS message
-// id. The document and the enrichment are references (state.BodyRef), so
+// id, created by the fetch stage from the producer's message (its create
+// token names the message). The document and the enrichment are references (state.BodyRef), so
 // these sizes do not depend on the document's size.
 type stateSizes struct {
 	created  int // queued for fetch, nothing done
@@ -42,7 +43,7 @@ func measureStateSizes() stateSizes {
 	_, _ = m.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "req-" + msg,
 		SourceURL:  "https://www.example-news.com/2026/11/21/world/" + strings.Repeat("a", 80-len("https://www.example-news.com/2026/11/21/world/")),
 		WebhookURL: "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/" + strings.Repeat("w", 80-len("https://hooks.slack.com/services/T0123ABCD/B0456EFGH/")),
-		Now:        now})
+		Owner:      msg + "#1", Now: now}) // the fetch stage creates it from the producer's message
 	var s stateSizes
 	s.created = size()
 	claim := func(st pipeline.Stage) {
