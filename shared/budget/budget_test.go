@@ -313,64 +313,23 @@ func TestEightInstancesSpendingAtOnce(t *testing.T) {
 	)
 	api := &countingAPI{API: dynamodb.NewFromConfig(env.AWS)}
 	ctx := context.Background()
-	var (
-		wg               sync.WaitGroup
-		passed, refused  atomic.Int64
-		budgets          [instances]*budget.Daily
-		unexpectedErrors atomic.Int64
-	)
-	for i := range instances {
-		b, err := budget.New(api, table, dailyCap, cost)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Chunk = chunk
-		budgets[i] = b
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			no := 0
-			for n := 0; n < 1000 && no < 3; n++ { // bounded
-				switch err := b.Charge(ctx, t0); {
-				case err == nil:
-					passed.Add(1)
-				case budget.IsExceeded(err):
-					refused.Add(1)
-					no++
-				default:
-					unexpectedErrors.Add(1)
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	writes := api.updates.Load()
-	for _, b := range budgets {
-		if err := b.Pocket().Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d, err := (&budget.Daily{DB: api, Table: table}).Day(ctx, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spent := budget.Micros(passed.Load()) * cost
+	passed, refused, writes, d := spendAtOnce(t, api, table, instances, dailyCap, cost, chunk, t0,
+		func(b *budget.Daily, _, _ int) error { return b.Charge(ctx, t0) })
+	spent := budget.Micros(passed) * cost
 	t.Logf("%d calls passed ($%s of $%s), %d refused; %d leases, %d DynamoDB writes: %.3f writes per call",
-		passed.Load(), spent, dailyCap, refused.Load(), d.Leases, writes, float64(writes)/float64(passed.Load()))
+		passed, spent, dailyCap, refused, d.Leases, writes, float64(writes)/float64(passed))
 	if spent > dailyCap || d.Leased > dailyCap {
 		t.Fatalf("spent %s, leased %s: over the %s cap", spent, d.Leased, dailyCap)
 	}
 	if unused := dailyCap - spent; unused >= (instances+1)*cost {
 		t.Fatalf("%s of the cap went unspent; the pockets should keep less than a call each", unused)
 	}
-	if d.Spend != spent || d.Calls != passed.Load() || d.Blocked != refused.Load() {
-		t.Fatalf("day %+v; want the %d calls, %s spend and %d refusals the instances counted", d, passed.Load(), spent, refused.Load())
+	if d.Spend != spent || d.Calls != passed || d.Blocked != refused {
+		t.Fatalf("day %+v; want the %d calls, %s spend and %d refusals the instances counted", d, passed, spent, refused)
 	}
 	// One lease per chunk of 10 calls, plus the partial leases and one
 	// counters write per instance at the end: far below a write per call.
-	if perCall := float64(writes) / float64(passed.Load()); perCall > 0.2 {
+	if perCall := float64(writes) / float64(passed); perCall > 0.2 {
 		t.Fatalf("%.2f writes per call, want at most 0.2", perCall)
 	}
 }
@@ -472,57 +431,19 @@ func TestSettlingPocketsUnderConcurrentInstances(t *testing.T) {
 	day := time.Date(2031, 5, 6, 12, 0, 0, 0, time.UTC) // a day no other test charges
 	api := &countingAPI{API: dynamodb.NewFromConfig(env.AWS)}
 	ctx := context.Background()
-	var (
-		wg              sync.WaitGroup
-		passed, refused atomic.Int64
-		real            atomic.Int64
-		budgets         [instances]*budget.Daily
-	)
-	for i := range instances {
-		b, err := budget.New(api, table, dailyCap, estimate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Chunk = chunk
-		budgets[i] = b
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			no := 0
-			for n := 0; n < 1000 && no < 3; n++ { // bounded
-				switch err := b.ChargeCost(ctx, day, estimate); {
-				case err == nil:
-					passed.Add(1)
-					delta := deltas[(n+i)%len(deltas)]
-					real.Add(int64(estimate + delta))
-					if err := b.Settle(ctx, day, delta); err != nil {
-						t.Error(err)
-						return
-					}
-				case budget.IsExceeded(err):
-					refused.Add(1)
-					no++
-				default:
-					t.Error(err)
-					return
-				}
+	var real atomic.Int64
+	passed, refused, writes, d := spendAtOnce(t, api, table, instances, dailyCap, estimate, chunk, day,
+		func(b *budget.Daily, i, n int) error {
+			if err := b.ChargeCost(ctx, day, estimate); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	writes := api.updates.Load()
-	for _, b := range budgets {
-		if err := b.Pocket().Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d, err := (&budget.Daily{DB: api, Table: table}).Day(ctx, day)
-	if err != nil {
-		t.Fatal(err)
-	}
+			delta := deltas[(n+i)%len(deltas)]
+			real.Add(int64(estimate + delta))
+			return b.Settle(ctx, day, delta)
+		})
 	spent := budget.Micros(real.Load())
 	t.Logf("%d calls passed (real cost $%s of $%s), %d refused; leased $%s in %d leases; %d DynamoDB writes: %.3f writes per call",
-		passed.Load(), spent, dailyCap, refused.Load(), d.Leased, d.Leases, writes, float64(writes)/float64(passed.Load()))
+		passed, spent, dailyCap, refused, d.Leased, d.Leases, writes, float64(writes)/float64(passed))
 	if d.Leased > dailyCap {
 		t.Fatalf("leased %s: over the %s cap", d.Leased, dailyCap)
 	}
@@ -532,10 +453,10 @@ func TestSettlingPocketsUnderConcurrentInstances(t *testing.T) {
 	if unused := dailyCap - spent; unused >= (instances+1)*estimate {
 		t.Fatalf("%s of the cap went unspent; the pockets should keep less than a call each", unused)
 	}
-	if d.Spend != spent || d.Calls != passed.Load() || d.Blocked != refused.Load() {
-		t.Fatalf("day %+v; want the %d calls, %s real spend and %d refusals the instances counted", d, passed.Load(), spent, refused.Load())
+	if d.Spend != spent || d.Calls != passed || d.Blocked != refused {
+		t.Fatalf("day %+v; want the %d calls, %s real spend and %d refusals the instances counted", d, passed, spent, refused)
 	}
-	if perCall := float64(writes) / float64(passed.Load()); perCall > 0.25 {
+	if perCall := float64(writes) / float64(passed); perCall > 0.25 {
 		t.Fatalf("%.2f writes per call, want at most 0.25: settlements must not write per call", perCall)
 	}
 }
@@ -597,4 +518,58 @@ func TestPocketSettles(t *testing.T) {
 	if d, _ := store.Day(ctx, t0); d.Spend != 12_500 {
 		t.Fatalf("the late settlement did not reach its day: %+v", d)
 	}
+}
+
+// spendAtOnce runs instances budgets over the table, each its own pocket,
+// spending at once: call makes instance i's n-th call, until it has been
+// refused three times (at most 1,000 calls). It then flushes every pocket
+// and returns the calls that passed and were refused, the DynamoDB writes
+// they made (the flushes left out), and the day as written.
+func spendAtOnce(t *testing.T, api *countingAPI, table string, instances int, dailyCap, cost, chunk budget.Micros, day time.Time,
+	call func(b *budget.Daily, i, n int) error) (passed, refused, writes int64, d budget.Day) {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		wg        sync.WaitGroup
+		ok, no    atomic.Int64
+		budgets   = make([]*budget.Daily, instances)
+		firstFail sync.Once
+	)
+	for i := range instances {
+		b, err := budget.New(api, table, dailyCap, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Chunk = chunk
+		budgets[i] = b
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			refusals := 0
+			for n := 0; n < 1000 && refusals < 3; n++ { // bounded
+				switch err := call(b, i, n); {
+				case err == nil:
+					ok.Add(1)
+				case budget.IsExceeded(err):
+					no.Add(1)
+					refusals++
+				default:
+					firstFail.Do(func() { t.Error(err) })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	writes = api.updates.Load()
+	for _, b := range budgets {
+		if err := b.Pocket().Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := (&budget.Daily{DB: api, Table: table}).Day(ctx, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok.Load(), no.Load(), writes, d
 }
