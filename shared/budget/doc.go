@@ -13,11 +13,12 @@
 // into a wait until the next 00:00 UTC — parked, no attempt counted, never
 // dead-lettered.
 //
-// The day's spend therefore never exceeds the cap at all. What an instance
-// that stops leaves in its pocket is lost in the safe direction: the day
-// spends less. The chunk (BUDGET_CHUNK_USD, default 20 calls' worth) trades
-// writes for what can be stranded that way: one write per chunk of calls,
-// at most a chunk per instance unspent. docs/scale.md sizes it.
+// The leases never pass the cap, so what the calls' estimates spend never
+// exceeds it. What an instance that stops leaves in its pocket is lost in
+// the safe direction: the day spends less. The chunk (BUDGET_CHUNK_USD,
+// default 20 calls' worth) trades writes for what can be stranded that way:
+// one write per chunk of calls, at most a chunk per instance unspent.
+// docs/scale.md sizes it.
 //
 // Amounts are integer micro-dollars (1 USD = 1,000,000), parsed from decimal
 // strings without floating point, so a day of 0.003 USD calls adds up
@@ -33,5 +34,11 @@
 // at its model's price (Prices, the LLM_PRICES table): the model's up-front
 // estimate with ChargeCost before the call, corrected by Settle to its
 // input and output tokens at the model's prices once the answer reports
-// them; models without token prices keep the flat estimate.
+// them; models without token prices keep the flat estimate. Settle goes
+// through the pocket too (Pocket.Settle): a refund stays in it, an excess
+// is paid from it or leased, so a correction writes nothing per call. The
+// one way past the cap is an excess no lease could pay because the day was
+// leased out — the call had happened; the pocket then refuses until a lease
+// pays that debt back, so the day passes the cap by at most the excess of
+// the calls in flight when it ran out.
 package budget
