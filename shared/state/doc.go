@@ -12,10 +12,16 @@
 // sibling item in the Bodies table, put in the same transaction as the
 // success write, or an S3 object above BodyConfig.Threshold — and the item
 // keeps a reference (BodyRef) that readers follow with Hydrate. Every list
-// and string on the item is bounded (bounds.go, MaxReplays, MaxNotes); the
-// error log keeps every replay and note. The indexes operators list from are
-// sparse and sharded (ItemIndex, ErrorLogReader), so no partition of them is
-// hot. docs/design.md "Item state" has the rules and their prices.
+// and string on the item is bounded (bounds.go, MaxReplays, MaxNotes), the
+// producer's metadata and an operator's resolution included, and Create
+// refuses a new item outside the bounds (ErrInvalidItem); the error log
+// keeps every replay, note and resolution. The indexes operators list from
+// are sparse and sharded (ItemIndex, ErrorLogReader), so no partition of
+// them is hot. docs/design.md "Item state" has the rules and their prices.
+//
+// Items enter the machine through Create, from a producer's spec (the fetch
+// stage, docs/design.md "Putting work in"): one conditional put, whose
+// *ExistsError carries the item already under the id.
 //
 // Callers never see DynamoDB types: SDK errors are mapped to ErrNotFound,
 // ErrConflict and *ClaimError at the store boundary.
