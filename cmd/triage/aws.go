@@ -27,6 +27,7 @@ import (
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/cfnstack"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
@@ -50,6 +51,8 @@ const (
 	outErrorLogTable = "ErrorLogTableName"
 	outParkedTable   = "ParkedTableName"
 	outBudgetTable   = "BudgetTableName"
+	outBodiesTable   = "BodiesTableName"
+	outBodiesBucket  = "BodiesBucketName"
 )
 
 // stackOutputPrefix is each stage's prefix in the stack's outputs ("LLM" +
@@ -63,6 +66,7 @@ type stackFlags struct {
 	timeout                          time.Duration
 	itemsTable, errorLogTable        string
 	parkedTable, budgetTable         string
+	bodiesTable, bodiesBucket        string
 	queues, dlqs                     map[pipeline.Stage]*string
 	pollWait                         time.Duration
 	jsonOut                          bool
@@ -79,6 +83,8 @@ func addStackFlags(fs *flag.FlagSet) *stackFlags {
 	fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
 	fs.StringVar(&f.parkedTable, "parked-table", "", "parked-waits table (default: the stack's "+outParkedTable+")")
 	fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
+	fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
+	fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
 	for _, st := range pipeline.Stages() {
 		f.queues[st] = fs.String(string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
 		f.dlqs[st] = fs.String(string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
@@ -102,8 +108,10 @@ type stackConn struct {
 	pollWait time.Duration
 	ddb      *dynamodb.Client
 	sqs      *sqs.Client
+	aws      aws.Config
 
 	itemsTable, errorLogTable, parkedTable, budgetTable string
+	bodiesTable, bodiesBucket                           string
 	queues                                              map[pipeline.Stage]replay.Queues
 }
 
@@ -158,9 +166,9 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	if f.pollWait < 0 || f.pollWait > 20*time.Second {
 		return nil, usageError{"--wait must be between 0s and 20s"}
 	}
-	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg),
+	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), aws: cfg,
 		itemsTable: f.itemsTable, errorLogTable: f.errorLogTable, parkedTable: f.parkedTable, budgetTable: f.budgetTable,
-		queues: map[pipeline.Stage]replay.Queues{}}
+		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, queues: map[pipeline.Stage]replay.Queues{}}
 	for _, st := range pipeline.Stages() {
 		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
 	}
@@ -179,6 +187,8 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		fill(&c.errorLogTable, outErrorLogTable)
 		fill(&c.parkedTable, outParkedTable)
 		fill(&c.budgetTable, outBudgetTable)
+		fill(&c.bodiesTable, outBodiesTable)
+		fill(&c.bodiesBucket, outBodiesBucket)
 		for _, st := range pipeline.Stages() {
 			q := c.queues[st]
 			fill(&q.Queue, stackOutputPrefix[st]+"QueueUrl")
@@ -248,8 +258,15 @@ func explainUnreachable(endpoint string, err error) error {
 	return err
 }
 
+// items is the item store: bodies read back from the Bodies table and
+// bucket, replays and notes logged in the error log when it is known.
 func (c *stackConn) items() *state.Items {
-	return &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable}
+	it := &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable, ErrorLogTable: c.errorLogTable,
+		Bodies: state.BodyConfig{Table: c.bodiesTable}}
+	if c.bodiesBucket != "" {
+		it.Bodies.Objects = &objects.Bucket{S3: objects.NewClient(c.aws), Name: c.bodiesBucket}
+	}
+	return it
 }
 
 func (c *stackConn) index() *state.ItemIndex { return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable} }

@@ -17,9 +17,11 @@ import (
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/secret"
 	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
 )
 
 func main() {
@@ -53,11 +55,16 @@ func build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 		return nil, err
 	}
 	breakers.Trips = fallback.ProviderTrips
-	return &fallback.Chain{
+	chain := &fallback.Chain{
 		Enricher: &Enricher{Clients: clients, Budget: spend, Prices: ps, Log: d.Log},
 		Entries:  cfg.entries, Escalation: cfg.escalation, Breakers: breakers,
 		Health: &health.Tracker{Store: &health.Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: d.Getenv("MODELS_TABLE")},
 			Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics},
 		Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics,
-	}, nil
+	}
+	// The document is read back before the chain asks any provider's
+	// breaker (a failed read says nothing about a provider); the enrichment
+	// goes to the Bodies table or, above the threshold, the bucket.
+	d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
+	return stage.WithBodies{Inner: chain, Bodies: d.Items, Parts: []state.Part{state.PartDocument}}, nil
 }

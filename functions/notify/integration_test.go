@@ -36,7 +36,7 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	ctx := context.Background()
 	q := sqs.NewFromConfig(env.AWS)
 	db := dynamodb.NewFromConfig(env.AWS)
-	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	r := &stage.Runner{
 		Stage: pipeline.Notify,
 		Work:  NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }}),

@@ -10,9 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/secret"
 	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
 )
 
 func main() {
@@ -24,6 +26,11 @@ func main() {
 		secrets := secret.NewResolver(secret.Config{SSM: ssm.NewFromConfig(d.AWS), SecretsManager: secretsmanager.NewFromConfig(d.AWS)})
 		n := NewNotifier(NotifierConfig{Secret: secrets.BytesFunc(d.Getenv("WEBHOOK_SECRET_PARAMETER")),
 			BlockPrivate: d.Getenv("BLOCK_PRIVATE_NETWORKS") != "false"})
-		return breaker.Guard{Inner: n, Service: breaker.WebhookHost, Breakers: breakers}, nil
+		// The enrichment is read back before the webhook's breaker is asked.
+		d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
+		return stage.WithBodies{
+			Inner:  breaker.Guard{Inner: n, Service: breaker.WebhookHost, Breakers: breakers},
+			Bodies: d.Items, Parts: []state.Part{state.PartEnrichment},
+		}, nil
 	})
 }

@@ -198,6 +198,9 @@ func (n *Notifier) Run(ctx context.Context, item state.Item) (state.Output, erro
 		return state.Output{}, failure.WithDetail(
 			failure.New(failure.SchemaInvalid, "item has no enrichment to deliver"), "host", u.Host)
 	}
+	if item.Enrichment.Body != nil {
+		return state.Output{}, failure.New(failure.InternalBug, "the item's enrichment was not read back (stage.WithBodies)")
+	}
 	d, err := n.deliver(ctx, item, u)
 	if err != nil {
 		return state.Output{}, failure.WithDetail(err, "host", u.Host)

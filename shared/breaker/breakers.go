@@ -134,6 +134,9 @@ type Breakers struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedRecord
+	// streak is this process's own run of outage failures per service
+	// since its last success there (see Done).
+	streak map[string]int
 }
 
 type cachedRecord struct {
@@ -239,11 +242,26 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
 		o = Neutral
 	}
 	now := b.now()
+	writes := 1
 	if !t.Probe {
 		switch o {
 		case Neutral, Throttled:
 			return
+		case Failure:
+			// An isolated failure on this process is not written: it joins
+			// the shared count when a second follows it here with no
+			// success between (both are written then), and each later one
+			// at once. One process alone counts exactly as before; an
+			// outage fails every call, so every process's streak counts;
+			// a provider's sporadic 5xx spread over a fleet never reach
+			// the service's key (docs/scale.md).
+			if writes = b.countStreak(t.Service); writes == 0 {
+				return
+			}
 		case Success:
+			b.mu.Lock()
+			delete(b.streak, t.Service)
+			b.mu.Unlock()
 			// The steady state: a healthy service, nothing to write.
 			if c, ok := b.cached(t.Service, now, false); ok && c.State == Closed && c.ConsecutiveFailures == 0 {
 				return
@@ -287,8 +305,16 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
 	}
 	switch o {
 	case Failure:
-		res, err := b.Store.RecordFailure(wctx, FailureRequest{Service: t.Service, Class: class, At: now,
-			Threshold: b.Threshold, OpenFor: b.OpenFor})
+		var (
+			res FailureResult
+			err error
+		)
+		for range writes {
+			if res, err = b.Store.RecordFailure(wctx, FailureRequest{Service: t.Service, Class: class, At: now,
+				Threshold: b.Threshold, OpenFor: b.OpenFor}); err != nil || res.Opened {
+				break
+			}
+		}
 		b.after(ctx, t.Service, res.Record, err, now, log)
 		if err == nil && res.Opened {
 			b.count(MetricBreakerOpens, class)
@@ -310,6 +336,27 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
 			b.mu.Unlock()
 		}
 	}
+}
+
+// countStreak adds a failure to this process's streak on service and
+// returns how many failures to write: none for the streak's first, two for
+// its second (the first with it), one after.
+func (b *Breakers) countStreak(service string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.streak == nil || len(b.streak) > maxCached {
+		// Hosts that failed once and were never called again: forgetting
+		// them at worst delays a later streak's count by one failure.
+		b.streak = map[string]int{}
+	}
+	b.streak[service]++
+	switch n := b.streak[service]; {
+	case n == 1:
+		return 0
+	case n == 2:
+		return 2
+	}
+	return 1
 }
 
 // after caches what a write returned, or forgets the service on an error.

@@ -26,12 +26,14 @@ const (
 	MaxCorrelationIDLen = 128
 	// MaxURLLen bounds source_url and webhook_url.
 	MaxURLLen = 2048
-	// MaxMetadataKeys bounds the metadata object's keys.
-	MaxMetadataKeys = 32
+	// MaxMetadataKeys bounds the metadata object's keys (the item store's
+	// bound, state.MaxMetadataKeys).
+	MaxMetadataKeys = state.MaxMetadataKeys
 	// MaxMetadataKeyLen bounds a metadata key (ASCII letters, digits, _ . : -).
-	MaxMetadataKeyLen = 64
-	// MaxMetadataValueLen bounds a metadata value, in characters.
-	MaxMetadataValueLen = 256
+	MaxMetadataKeyLen = state.MaxMetadataKeyBytes
+	// MaxMetadataValueLen bounds a metadata value, in characters (at most
+	// state.MaxMetadataValueBytes in UTF-8).
+	MaxMetadataValueLen = state.MaxMetadataValueBytes / utf8.UTFMax
 )
 
 // Field names of the message.

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
@@ -80,6 +81,12 @@ type stageRT struct {
 	handlers []handler
 	busy     []bool
 	free     int
+	// allowed is the event source mapping's current concurrency (it scales
+	// up while messages wait, down when the queue is empty), scaledAt when
+	// it last changed; peak the most invocations that ran at once.
+	allowed  float64
+	scaledAt vt
+	peak     int
 	// The pending poll: one at most, at pollAt; older ones are stale.
 	pollPending bool
 	pollAt      vt
@@ -121,6 +128,7 @@ type engine struct {
 
 	clock     laneClock
 	meter     meter
+	keys      keyMeter
 	up        *upstream
 	sqs       *sqsSim
 	stages    [3]*stageRT
@@ -138,10 +146,16 @@ type engine struct {
 	owners    uint64
 	logger    *slog.Logger
 	counters  counters
+	// running counts invocations of every function (the account's
+	// concurrency), peakRunning its peak; accountThrottled counts the
+	// invocations a mapping could not start for the account's limit.
+	running          int
+	peakRunning      int
+	accountThrottled int64
 	// With an llm chain (providers.go): its entries, the shared model
 	// health, and the breakers' shared memory (read for the metrics).
 	chain      []fallback.Entry
-	models     *modelStore
+	models     healthStore
 	breakerMem *breaker.Memory
 }
 
@@ -187,6 +201,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		logger:   slog.New(slog.DiscardHandler),
 		counters: counters{},
 	}
+	e.keys.from = int64(sc.KeyLoadFrom.D() / time.Second)
 	e.agenda.less = func(a, b event) bool {
 		if a.at != b.at {
 			return a.at < b.at
@@ -208,7 +223,11 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 	e.sqs = &sqsSim{e: e, byURL: map[string]*queue{}}
 	for si, st := range pipeline.Stages() {
 		c := sc.Stages[st]
-		sr := &stageRT{idx: si, st: st, cfg: c, timeout: c.Timeout.D(), busy: make([]bool, c.Concurrency), free: c.Concurrency}
+		sr := &stageRT{idx: si, st: st, cfg: c, timeout: c.Timeout.D(), busy: make([]bool, c.Concurrency), free: c.Concurrency,
+			allowed: float64(min(sc.Lambda.ScaleStart, c.Concurrency))}
+		if sc.Lambda.Warm {
+			sr.allowed = float64(c.Concurrency)
+		}
 		vis, maxRecv := c.Visibility.D(), TriageBackstopReceives
 		switch p.Kind {
 		case KindNaiveRedrive:
@@ -263,23 +282,38 @@ func (e *engine) buildTriage() error {
 		Store: &parkedStore{e: e, m: e.mem.ParkedStore()}, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
 		Concurrency: 1,
 	}
+	e.mem.SetBodies(state.BodyConfig{Threshold: e.sc.BodyThreshold, Objects: placeholderObjects{}})
 	store := &itemStore{e: e, m: e.mem}
+	bodies := &bodyReader{e: e, m: e.mem}
 	e.breakerMem = breaker.NewMemory()
 	breakers := &breakerStore{e: e, m: e.breakerMem}
-	e.models = &modelStore{e: e, m: health.NewMemory()}
+	e.models = healthStore{Store: health.NewMemory(), e: e}
+	days := budgetStore{m: &budget.MemoryStore{}, e: e}
 	for _, sr := range e.stages {
 		sr.handlers = make([]handler, sr.cfg.Concurrency)
 		for slot := range sr.handlers {
-			var work stage.Work = e.triageWork(sr)
+			// Each warm instance has its own model-health cache and budget
+			// pocket over the shared stores, as the llm function does.
+			hs := &health.Tracker{Store: e.models, Clock: &e.clock, Log: e.logger}
+			pocket := &budget.Pocket{Store: days, Cap: simBudgetCap, Chunk: budget.Micros(e.sc.BudgetChunkCalls) * simCallCost}
+			var work stage.Work = e.triageWork(sr, hs, pocket)
 			if sr.st == pipeline.LLM && len(e.chain) > 0 {
 				// The chain guards each provider with its own breaker.
-				work = e.buildChain(sr, e.chain, breakers)
+				work = e.buildChain(sr, e.chain, breakers, pocket)
 			} else if e.pol.Breakers {
 				// One Breakers per slot: each warm Lambda instance has its
 				// own cache over the shared store.
 				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,
 					NewOwner: func() string { e.owners++; return "probe-" + strconv.FormatUint(e.owners, 10) }}
 				work = breaker.Guard{Inner: work, Service: breakerService(sr.st), Breakers: b}
+			}
+			// The stages that read a body read it before the breaker is
+			// asked, as functions/llm and functions/notify do.
+			switch sr.st {
+			case pipeline.LLM:
+				work = stage.WithBodies{Inner: work, Bodies: bodies, Parts: []state.Part{state.PartDocument}}
+			case pipeline.Notify:
+				work = stage.WithBodies{Inner: work, Bodies: bodies, Parts: []state.Part{state.PartEnrichment}}
 			}
 			r := &stage.Runner{
 				Stage: sr.st, Work: work, Items: store, ErrorLog: store, SQS: e.sqs,
@@ -319,8 +353,21 @@ var (
 	simDelivery = state.Delivery{Status: 200}
 )
 
-// triageWork is a stage's Work over the simulated upstream.
-func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
+// The simulated llm stage's budget: a cost per call, and a cap that never
+// binds (the budget is simulated for its DynamoDB load).
+const (
+	simCallCost  = budget.Micros(3_000)
+	simBudgetCap = budget.Micros(1) << 50
+)
+
+// triageWork is a stage's Work over the simulated upstream. The llm
+// stage's also does what the fallback chain and the budget do around the
+// call: the model's health before it (a read when the instance's view is
+// stale), the budget's charge (a lease when the pocket is empty), and the
+// outcome after (a failure counted, or a reset when the count is not zero).
+// A disabled model does not stop the call: model health is simulated for its
+// DynamoDB load.
+func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pocket) stage.WorkFunc {
 	doc := state.Document{Text: "simulated document", Bytes: e.sc.DocumentBytes, ContentType: "text/plain"}
 	return func(ctx context.Context, it state.Item) (state.Output, error) {
 		i, ok := e.index[it.ID]
@@ -331,7 +378,22 @@ func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
 		if d, ok := ctx.Deadline(); ok {
 			deadline = fromTime(d)
 		}
-		if err := e.up.call(sr.idx, i, deadline); err != nil {
+		llmStage := sr.st == pipeline.LLM
+		if llmStage {
+			_, _ = hs.Status(ctx, llmModel)
+			if err := pocket.Spend(ctx, e.clock.Now(), simCallCost); err != nil {
+				return state.Output{}, err
+			}
+		}
+		err := e.up.call(sr.idx, i, deadline)
+		if llmStage {
+			if err == nil {
+				_ = hs.RecordSuccess(ctx, llmModel)
+			} else {
+				_, _ = hs.RecordFailure(ctx, llmModel, failure.Classify(err))
+			}
+		}
+		if err != nil {
 			return state.Output{}, err
 		}
 		switch sr.st {
@@ -392,6 +454,7 @@ func (e *engine) loop() (string, error) {
 		}
 		e.now = ev.at
 		e.clock.base = ev.at
+		e.keys.advance(e.now)
 		switch ev.kind {
 		case evArrival:
 			e.arrive(arrived)
@@ -435,7 +498,11 @@ func (e *engine) arrive(n int) {
 			e.anomaly("create %s: %v", id, err)
 		}
 	}
-	e.meter.ddb(ddbPutItem, wru(itemBaseBytes), 0)
+	created := itemBaseBytes
+	if e.mem != nil {
+		created = triageSizes().created
+	}
+	e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(created)})
 	body := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "corr-" + id}.Encode()
 	e.meter.sqs(sqsSendMessage, len(body))
 	e.deliver(sqsOp{send: true, q: e.stages[0].q, id: e.newMessageID(), body: body})
@@ -540,10 +607,49 @@ func (e *engine) wake(sr *stageRT, at vt) {
 	e.schedule(event{at: at, kind: evPoll, st: int8(sr.idx), gen: sr.pollGen})
 }
 
-// poll is the event source mapping: while a slot is free and a batch is
-// ready, receive it and invoke the function.
+// scale moves the event source mapping's concurrency: up by
+// ScalePerMinute a minute while messages are waiting, down as fast toward
+// ScaleStart (or what is running) while the queue is empty; never past the
+// stage's MaximumConcurrency. A warm mapping stays at its maximum.
+func (e *engine) scale(sr *stageRT) {
+	l := e.sc.Lambda
+	top := float64(sr.cfg.Concurrency)
+	if l.Warm {
+		sr.allowed = top
+		return
+	}
+	waiting := false
+	if at, ok := sr.q.nextVisible(); ok && at <= e.now {
+		waiting = true
+	}
+	step := float64(l.ScalePerMinute) * float64(e.now-sr.scaledAt) / float64(time.Minute)
+	if waiting {
+		sr.allowed = min(top, sr.allowed+step)
+	} else {
+		floor := float64(max(l.ScaleStart, sr.cfg.Concurrency-sr.free))
+		sr.allowed = min(top, max(floor, sr.allowed-step))
+	}
+	sr.scaledAt = e.now
+}
+
+// poll is the event source mapping: while it may start another invocation
+// (its scaled concurrency, the account's) and a batch is ready, receive it
+// and invoke the function.
 func (e *engine) poll(sr *stageRT) {
+	e.scale(sr)
 	for sr.free > 0 {
+		running := sr.cfg.Concurrency - sr.free
+		if running >= int(sr.allowed) || e.running >= e.sc.Lambda.AccountConcurrency {
+			if at, ok := sr.q.nextVisible(); ok && at <= e.now {
+				if e.running >= e.sc.Lambda.AccountConcurrency {
+					e.accountThrottled++
+				}
+				// Messages wait: look again in a second, when the mapping
+				// has scaled (an ending invocation wakes it sooner).
+				e.wake(sr, e.now+int64(time.Second))
+			}
+			return
+		}
 		batch, deferTo := sr.q.take(e.now, sr.cfg.BatchSize, sr.cfg.BatchWindow.D(), func(m *message) {
 			e.deliver(sqsOp{send: true, q: sr.q.dlq, id: m.id, body: m.body})
 		})
@@ -566,6 +672,9 @@ func (e *engine) poll(sr *stageRT) {
 		}
 		sr.busy[slot] = true
 		sr.free--
+		sr.peak = max(sr.peak, sr.cfg.Concurrency-sr.free)
+		e.running++
+		e.peakRunning = max(e.peakRunning, e.running)
 		e.invoke(sr, slot, batch)
 	}
 }
@@ -642,6 +751,17 @@ func (e *engine) endInvocation(inv *invocation) {
 	sr := inv.sr
 	sr.busy[inv.slot] = false
 	sr.free++
+	if e.running == e.sc.Lambda.AccountConcurrency {
+		// The account was full: every mapping may start one now.
+		for _, other := range e.stages {
+			if other != sr {
+				if at, ok := other.q.nextVisible(); ok {
+					e.wake(other, at)
+				}
+			}
+		}
+	}
+	e.running--
 	if at, ok := q.nextVisible(); ok {
 		e.wake(sr, at)
 	}
@@ -656,8 +776,7 @@ func (e *engine) endInvocation(inv *invocation) {
 func (e *engine) tick() {
 	e.clock.begin(e.now+int64(e.sc.AWSLatency.Invoke), 1)
 	if e.parkedDue.Len() == 0 || e.parkedDue.peek() > e.now {
-		e.meter.ddb(ddbQuery, 0, 0.5)
-		e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
+		e.dyn(ddbQuery, load{key: "parked:by-due/" + state.ParkedShard, r: 0.5})
 	} else {
 		for e.parkedDue.Len() > 0 && e.parkedDue.peek() <= e.now {
 			e.parkedDue.pop()
@@ -691,8 +810,7 @@ func (p *parkedStore) Due(ctx context.Context, now time.Time, fn func([]state.Pa
 		for start := 0; start < len(page); start += state.DefaultParkedPage {
 			chunk := page[start:min(start+state.DefaultParkedPage, len(page))]
 			pages++
-			p.e.meter.ddb(ddbQuery, 0, max(0.5, rru(len(chunk)*parkedBytes, false)))
-			p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+			p.e.dyn(ddbQuery, load{key: "parked:by-due/" + state.ParkedShard, r: max(0.5, rru(len(chunk)*parkedBytes, false))})
 			if err := fn(chunk); err != nil {
 				return err
 			}
@@ -700,20 +818,21 @@ func (p *parkedStore) Due(ctx context.Context, now time.Time, fn func([]state.Pa
 		return nil
 	})
 	if pages == 0 {
-		p.e.meter.ddb(ddbQuery, 0, 0.5)
-		p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+		p.e.dyn(ddbQuery, load{key: "parked:by-due/" + state.ParkedShard, r: 0.5})
 	}
 	return err
 }
 
-// Claim claims a wait for the run.
+// Claim claims a wait for the run (its copy in the by-due index too).
 func (p *parkedStore) Claim(ctx context.Context, w state.ParkedWait, owner string, now, until time.Time) error {
-	p.e.ddbWrite(ddbUpdateItem, parkedBytes)
+	p.e.dyn(ddbUpdateItem, load{key: "parked/" + w.ItemID, w: wru(parkedBytes)},
+		load{key: "parked:by-due/" + state.ParkedShard, w: wru(parkedBytes)})
 	return p.m.Claim(ctx, w, owner, now, until)
 }
 
-// Delete retires a sent wait.
+// Delete retires a sent wait (and its copy in the by-due index).
 func (p *parkedStore) Delete(ctx context.Context, w state.ParkedWait, owner string) error {
-	p.e.ddbWrite(ddbDeleteItem, parkedBytes)
+	p.e.dyn(ddbDeleteItem, load{key: "parked/" + w.ItemID, w: wru(parkedBytes)},
+		load{key: "parked:by-due/" + state.ParkedShard, w: wru(parkedBytes)})
 	return p.m.Delete(ctx, w, owner)
 }

@@ -47,8 +47,14 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 		Decision: d.Reason(), Attempts: attempts, FirstFailureAt: first, LastFailureAt: now,
 		MessageID: rec.msg.MessageId, ReceiveCount: rec.rc, Replay: replayOf(rec.item),
 	}
-	if rec.item.Document != nil && r.Stage != pipeline.Fetch {
-		in.InputText = rec.item.Document.Text
+	if d := rec.item.Document; d != nil && r.Stage != pipeline.Fetch {
+		// The claimed item carries the document's reference (its text is
+		// a body the work read); its size and hash are what the payload
+		// keeps either way.
+		in.InputText = d.Text
+		if d.Text == "" && d.SHA256 != "" {
+			in.Input = &deadletter.InputRef{Bytes: d.Bytes, SHA256: d.SHA256}
+		}
 	}
 	if escalated(rec.item, r.Stage, cl) {
 		in.Replay.Escalated = true

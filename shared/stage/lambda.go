@@ -25,6 +25,10 @@ type Deps struct {
 	Log     *slog.Logger
 	Metrics *telemetry.EMF
 	Getenv  func(string) string
+	// Items is the runner's item store. A stage that reads bodies wraps its
+	// Work in WithBodies over it; a stage whose bodies may be in S3 sets
+	// Items.Bodies.Objects (objects.FromEnv) before it returns.
+	Items *state.Items
 }
 
 // Start runs a stage function: it reads Env, builds the AWS clients and the
@@ -56,15 +60,21 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 	}
 	log = log.With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
 	emf := telemetry.NewEMF(os.Stdout, telemetry.Namespace(getenv), SystemClock{})
-	work, err := build(ctx, Deps{Env: env, AWS: cfg, Log: log, Metrics: emf, Getenv: getenv})
+	db := dynamodb.NewFromConfig(cfg)
+	items := &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable, Bodies: state.BodyConfig{
+		Table: env.BodiesTable, Threshold: env.BodyThreshold, Retention: env.BodyRetention,
+	}}
+	work, err := build(ctx, Deps{Env: env, AWS: cfg, Log: log, Metrics: emf, Getenv: getenv, Items: items})
 	if err != nil {
 		return nil, fmt.Errorf("build %s work: %w", env.Stage, err)
 	}
-	db := dynamodb.NewFromConfig(cfg)
+	if env.BodiesBucket != "" && items.Bodies.Objects == nil {
+		return nil, fmt.Errorf("build %s work: BODIES_BUCKET is set but the stage attached no object store", env.Stage)
+	}
 	return &Runner{
 		Stage:            env.Stage,
 		Work:             work,
-		Items:            &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable},
+		Items:            items,
 		ErrorLog:         &state.ErrorLog{DB: db, Table: env.ErrorLogTable},
 		SQS:              sqs.NewFromConfig(cfg),
 		QueueURL:         env.QueueURL,

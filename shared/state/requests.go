@@ -148,8 +148,29 @@ type DeadLetterRef struct {
 	Escalated bool           `dynamodbav:"escalated,omitempty" json:"escalated,omitempty"`
 }
 
-// LogEntry is one failure in the error log.
+// Kinds of error-log entry (LogEntry.Kind).
+const (
+	// LogFailure is a stage failure (the zero value).
+	LogFailure = ""
+	// LogReplay is an operator replay: the item keeps only its last
+	// MaxReplays, the error log every one.
+	LogReplay = "replay"
+	// LogNote is an operator note: the item keeps only its last MaxNotes.
+	LogNote = "note"
+	// LogResolution is an operator closing a dead letter (Resolution): its
+	// class is ResolvedClass, which no failure report reads.
+	LogResolution = "resolution"
+)
+
+// LogEntry is one failure in the error log, or (Kind) one replay, note or
+// resolution. Replays and notes carry no class, so reports by class never
+// count them, and they do not expire; a resolution's class is the
+// pseudo-class ResolvedClass.
 type LogEntry struct {
+	// Kind is LogFailure, LogReplay, LogNote or LogResolution; By names the
+	// operator of a replay, note or resolution.
+	Kind   string
+	By     string
 	ItemID string
 	Stage  pipeline.Stage
 	Class  failure.Class

@@ -20,6 +20,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,8 @@ import (
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
@@ -41,6 +44,8 @@ const (
 	OutputItemsTable    = "ItemsTableName"
 	OutputErrorLogTable = "ErrorLogTableName"
 	OutputParkedTable   = "ParkedTableName"
+	OutputBodiesTable   = "BodiesTableName"
+	OutputBodiesBucket  = "BodiesBucketName"
 )
 
 // TTLAttribute is the attribute holding each TTL-enabled table's expiry
@@ -49,6 +54,7 @@ const (
 var TTLAttribute = map[string]string{
 	OutputErrorLogTable: "expires_at",
 	OutputParkedTable:   "expires_at",
+	OutputBodiesTable:   "expires_at",
 }
 
 // pitrTables are the outputs of the tables with point-in-time recovery in
@@ -84,7 +90,7 @@ func StageOutput(stage pipeline.Stage, kind string) string {
 
 // RequiredOutputs lists every output Create insists on, sorted.
 func RequiredOutputs() []string {
-	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable}
+	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputBodiesTable, OutputBodiesBucket}
 	for _, st := range pipeline.Stages() {
 		for _, k := range []string{kindQueueURL, kindQueueARN, kindDLQURL, kindDLQARN} {
 			keys = append(keys, StageOutput(st, k))
@@ -267,6 +273,9 @@ func (s *Stack) fillMotoGaps(ctx context.Context, cfg aws.Config) error {
 			return fmt.Errorf("enable TTL on %s: %w", table, err)
 		}
 	}
+	if err := s.fillBucketGaps(ctx, cfg); err != nil {
+		return err
+	}
 	for _, out := range pitrTables {
 		table := s.Outputs[out]
 		_, err := db.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{
@@ -278,6 +287,41 @@ func (s *Stack) fillMotoGaps(ctx context.Context, cfg aws.Config) error {
 		if err != nil {
 			return fmt.Errorf("enable point-in-time recovery on %s: %w", table, err)
 		}
+	}
+	return nil
+}
+
+// fillBucketGaps applies what moto's CloudFormation skips on the bodies
+// bucket, as template.yaml declares it: the public access block and the
+// lifecycle rule that expires bodies after BodyRetentionDays.
+func (s *Stack) fillBucketGaps(ctx context.Context, cfg aws.Config) error {
+	bucket := s.Outputs[OutputBodiesBucket]
+	days, err := strconv.Atoi(s.Parameters["BodyRetentionDays"])
+	if err != nil {
+		return fmt.Errorf("bucket %s: BodyRetentionDays %q: %w", bucket, s.Parameters["BodyRetentionDays"], err)
+	}
+	c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	_, err = c.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{
+		Bucket: aws.String(bucket),
+		PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{
+			BlockPublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true),
+			IgnorePublicAcls: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("block public access to %s: %w", bucket, err)
+	}
+	_, err = c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
+		Bucket: aws.String(bucket),
+		LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: []s3types.LifecycleRule{{
+			ID: aws.String("expire-bodies"), Status: s3types.ExpirationStatusEnabled,
+			Filter:                         &s3types.LifecycleRuleFilter{Prefix: aws.String("")},
+			Expiration:                     &s3types.LifecycleExpiration{Days: aws.Int32(int32(days))},
+			AbortIncompleteMultipartUpload: &s3types.AbortIncompleteMultipartUpload{DaysAfterInitiation: aws.Int32(1)},
+		}}},
+	})
+	if err != nil {
+		return fmt.Errorf("lifecycle rule on %s: %w", bucket, err)
 	}
 	return nil
 }
@@ -364,6 +408,13 @@ func (s *Stack) ErrorLogTable() string { return s.mustOutput(OutputErrorLogTable
 
 // ParkedTable returns the parked-items table name.
 func (s *Stack) ParkedTable() string { return s.mustOutput(OutputParkedTable) }
+
+// BodiesTable returns the Bodies table name (sibling items of documents and
+// enrichments).
+func (s *Stack) BodiesTable() string { return s.mustOutput(OutputBodiesTable) }
+
+// BodiesBucket returns the bodies bucket name.
+func (s *Stack) BodiesBucket() string { return s.mustOutput(OutputBodiesBucket) }
 
 // PutSecureParameter stores value as an SSM SecureString parameter name
 // (overwriting), e.g. to seed the LLM API key or the webhook signing secret

@@ -105,6 +105,8 @@ func motoPhysical(tpl *template.Template) map[string]string {
 			out[id] = "https://sqs.us-east-1.amazonaws.com/123456789012/s-" + id + "-ABCDEFGHIJKL"
 		case template.TypeTable:
 			out[id] = "s-" + id + "-ABCDEFGHIJKL"
+		case template.TypeBucket:
+			out[id] = "s-" + strings.ToLower(id) + "-abcdefghijkl"
 		}
 	}
 	return out
@@ -138,6 +140,10 @@ func TestResolveEnvRealTemplate(t *testing.T) {
 		"BACKSTOP_MAX_RECEIVE_COUNT": "50",
 		"BLOCK_PRIVATE_NETWORKS":     "false",
 		"LOG_LEVEL":                  "info",
+		"BODIES_TABLE":               "s-BodiesTable-ABCDEFGHIJKL",
+		"BODIES_BUCKET":              "s-bodiesbucket-abcdefghijkl",
+		"BODY_THRESHOLD_BYTES":       "3072",
+		"BODY_RETENTION_DAYS":        "30",
 	}
 	for k, v := range want {
 		if env[k] != v {
