@@ -60,7 +60,9 @@ type BuildMode string
 const (
 	// BuildAlways rebuilds every bootstrap (go's cache makes it cheap).
 	BuildAlways BuildMode = "always"
-	// BuildMissing builds only bootstraps that are not there.
+	// BuildMissing builds only bootstraps that are not there; one left by an
+	// older checkout is used as it is, so tests of the current code build
+	// always.
 	BuildMissing BuildMode = "missing"
 	// BuildNever uses what is there and fails if a bootstrap is missing.
 	BuildNever BuildMode = "never"
