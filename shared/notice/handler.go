@@ -49,8 +49,6 @@ const (
 	MetricRetried    = "NoticesRetried"
 	MetricAbandoned  = "NoticesAbandoned"
 	MetricDuplicates = "NoticeDuplicates"
-	// MetricSendErrors counts notices the runner could not enqueue.
-	MetricSendErrors = "NoticeSendErrors"
 )
 
 // Items reads the item a notice is about (its webhook URL).
