@@ -223,33 +223,7 @@ func noticesText(n state.Notices) string {
 // printTimeline prints the stages, then the events in time order.
 func printTimeline(w io.Writer, tl audit.Timeline, gaps []string) error {
 	fmt.Fprintln(w, "\ntimeline")
-	tw := newTable(w, "STAGE", "STATUS", "ATTEMPTS", "FAILURES", "WAITS", "PARKS", "EXECUTIONS")
-	for _, s := range tl.Stages {
-		addRow(tw, s.Stage, s.Status, s.Attempts, s.Failures, s.Waits, s.Parks, s.Executions)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = newTable(w, "TIME", "STAGE", "EVENT", "ATTEMPT", "DETAIL")
-	for _, e := range tl.Events {
-		attempt := "-"
-		if e.Attempt > 0 {
-			attempt = fmt.Sprint(e.Attempt)
-		}
-		detail := e.Text
-		if e.Until != nil && e.Kind != audit.KindNotice {
-			detail += " → " + fmtTime(*e.Until)
-		}
-		addRow(tw, fmtTime(e.At), orDash(string(e.Stage)), e.Kind, attempt, detail)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, g := range gaps {
-		fmt.Fprintf(w, "(timeline without %s)\n", g)
-	}
-	return nil
+	return tl.Write(w, gaps)
 }
 
 // timeline reads the item's error log and audit trail, where their tables

@@ -2,9 +2,12 @@ package audit
 
 import (
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
@@ -188,7 +191,10 @@ func fromLog(e state.LogEntry) Event {
 	if ev.Until != nil && ev.Until.Sub(e.OccurredAt) > ParkBeyond {
 		ev.Kind = KindPark
 	}
-	ev.Text = string(e.Class) + ": " + d
+	ev.Text = d
+	if !strings.HasPrefix(d, string(e.Class)) {
+		ev.Text = string(e.Class) + ": " + d
+	}
 	return ev
 }
 
@@ -255,3 +261,50 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// maxDetail bounds an event's text in Write, in runes.
+const maxDetail = 160
+
+// Write prints the timeline for people: the stages, then the events in
+// time order (times in UTC), then a line per source in gaps that could not
+// be read.
+func (tl Timeline) Write(w io.Writer, gaps []string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STAGE\tSTATUS\tATTEMPTS\tFAILURES\tWAITS\tPARKS\tEXECUTIONS")
+	for _, s := range tl.Stages {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", s.Stage, s.Status, s.Attempts, s.Failures, s.Waits, s.Parks, s.Executions)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tSTAGE\tEVENT\tATTEMPT\tDETAIL")
+	for _, e := range tl.Events {
+		attempt := "-"
+		if e.Attempt > 0 {
+			attempt = strconv.Itoa(e.Attempt)
+		}
+		detail := e.Text
+		if e.Until != nil && e.Kind != KindNotice {
+			detail += " → " + e.Until.UTC().Format(clock)
+		}
+		detail = strings.NewReplacer("\t", " ", "\n", " ").Replace(detail)
+		if r := []rune(detail); len(r) > maxDetail {
+			detail = string(r[:maxDetail-1]) + "…"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(clock), orDash(string(e.Stage)), e.Kind, attempt, detail)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, g := range gaps {
+		if _, err := fmt.Fprintf(w, "(timeline without %s)\n", g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clock is how Write prints times.
+const clock = "2006-01-02 15:04:05.000Z"
