@@ -31,7 +31,7 @@ func TestItemsGetTimelineMoto(t *testing.T) {
 	retryAt := t0.Add(2 * time.Minute)
 	items := &state.Items{DB: db, Table: st.ItemsTable()}
 	if err := items.Put(ctx, state.Item{ID: "task", Kind: state.KindAction, CorrelationID: "c", Status: state.Fetched,
-		State: state.Deadletter, Stage: pipeline.LLM, Attempts: map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 2},
+		State: state.Deadletter, Stage: pipeline.LLM, Attempts: map[pipeline.Stage]int{pipeline.LLM: 2},
 		Notices:   &state.Notices{Failed: true, RetryScheduled: true},
 		CreatedAt: t0.Add(-time.Minute), UpdatedAt: retryAt,
 		DeadLetter: &state.DeadLetterRef{ID: "dl-1", Stage: pipeline.LLM, Class: failure.ActionFailed, At: retryAt.Add(2 * time.Second)}}); err != nil {

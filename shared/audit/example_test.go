@@ -16,7 +16,7 @@ import (
 func ExampleTimeline_Write() {
 	at := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	it := state.Item{ID: "task-1", Kind: state.KindAction, State: state.Done, Stage: pipeline.Notify,
-		Attempts: map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 2, pipeline.Notify: 1}, CreatedAt: at,
+		Attempts: map[pipeline.Stage]int{pipeline.LLM: 1}, CreatedAt: at,
 		Delivery: &state.Delivery{Status: 200, DeliveredAt: at.Add(2*time.Minute + 5*time.Second)}}
 	log := []state.LogEntry{{ItemID: "task-1", Stage: pipeline.LLM, Class: failure.ActionFailed, Attempt: 1, OccurredAt: at.Add(2 * time.Second),
 		Decision: retry.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: failure.ActionFailed, Backoff: "fixed 2m0s"}.Reason()}}

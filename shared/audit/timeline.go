@@ -77,9 +77,10 @@ type StageSummary struct {
 	// Status is succeeded, dead-lettered, in progress (with the item's
 	// state) or not reached.
 	Status string `json:"status"`
-	// Attempts are the attempts the stage spent (the item's count);
-	// Failures, Waits and Parks what the error log holds for it;
-	// Executions the action executions the audit holds.
+	// Attempts are the attempts the stage made: the failed ones the item
+	// counts, plus the one that succeeded. Failures, Waits and Parks are
+	// what the error log holds for it; Executions the action executions
+	// the audit holds.
 	Attempts   int `json:"attempts"`
 	Failures   int `json:"failures"`
 	Waits      int `json:"waits"`
@@ -160,6 +161,9 @@ func BuildTimeline(it state.Item, log []state.LogEntry, trail []Entry) Timeline 
 	for _, st := range pipeline.Stages() {
 		s := per[st]
 		s.Status = stageStatus(it, st)
+		if s.Status == statusSucceeded {
+			s.Attempts++
+		}
 		tl.Stages = append(tl.Stages, *s)
 	}
 	return tl
@@ -235,11 +239,14 @@ func fromNotice(n Notice) Event {
 	return ev
 }
 
+// statusSucceeded is a stage that is done.
+const statusSucceeded = "succeeded"
+
 // stageStatus says how far st got.
 func stageStatus(it state.Item, st pipeline.Stage) string {
 	switch {
 	case it.Stage.Index() > st.Index(), it.Stage == st && it.State == state.Done:
-		return "succeeded"
+		return statusSucceeded
 	case it.Stage != st:
 		return "not reached"
 	case it.State == state.Deadletter, it.State == state.Failed:

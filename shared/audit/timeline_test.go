@@ -63,7 +63,7 @@ func TestTimelineOfAFailedAction(t *testing.T) {
 	t.Parallel()
 	retryAt := t0.Add(2 * time.Minute)
 	it := state.Item{ID: "task", Kind: state.KindAction, State: state.Deadletter, Stage: pipeline.LLM,
-		Attempts:   map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 2},
+		Attempts:   map[pipeline.Stage]int{pipeline.LLM: 2},
 		CreatedAt:  t0.Add(-time.Minute),
 		DeadLetter: &state.DeadLetterRef{ID: "dl-1", Stage: pipeline.LLM, Class: failure.ActionFailed, At: retryAt.Add(2 * time.Second)},
 		Notes:      []state.Note{{At: retryAt.Add(time.Hour), By: "oncall", Text: "owner told"}},
