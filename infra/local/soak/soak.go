@@ -274,6 +274,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		planted = PlantSecrets(rand.New(rand.NewPCG(opts.Seed, 0x5ec7)), first)
 	}
 	pl := newPlan(rng, opts.Items, opts.SchemaInvalid, opts.ActionFailures, opts.DuplicateRate, opts.DuplicateWithin, planted.Has)
+	pl.assignNotices(opts.Seed, planted.Has)
 	var secrets []Secret
 	if planted != nil {
 		secrets = planted.Secrets
@@ -311,6 +312,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	// KeepCalls: the check reads every webhook call back from Stats.
 	shared := fakes.Shared{MaxHang: DefaultMaxHang, KeepCalls: 1 << 20}
+	functionEnv := map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": DefaultBreakerOpenFor.String()},
+		// The notices' retries in seconds, like everything else here.
+		"NotifyFunc": {"NOTICE_RETRY_INITIAL": "1s"}}
 	st, err := devstack.Start(ctx, devstack.Options{
 		Root: root, Endpoint: srv.URL, FunctionEndpoint: faulty.URL, StackName: "triage-soak", Pollers: true,
 		Functions: Functions, Build: opts.Build, BuildDir: buildDir, Timeouts: timeouts,
@@ -319,7 +323,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		// runs (Lambda does not receive beyond its concurrency either).
 		MaxEnvironments: 20,
 		Params:          map[string]string{"LLMModels": DefaultModels, "DailyBudgetUSD": "100000"},
-		Env:             map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": DefaultBreakerOpenFor.String()}},
+		Env:             functionEnv,
 		LLM:             fakes.LLMOptions{Shared: shared, RetryAfter: time.Second},
 		Articles:        fakes.ArticleOptions{Shared: shared, RetryAfter: time.Second, HugeSize: 4 << 20, Text: planted.ArticleText},
 		Webhook:         fakes.WebhookOptions{Shared: shared, RetryAfter: time.Second},
@@ -395,11 +399,11 @@ type runner struct {
 // prepare shortens the stage queues' visibility, sets the fault plans, and
 // tells the injector where the DLQs are.
 func (r *runner) prepare(ctx context.Context) error {
-	for _, s := range pipeline.Stages() {
-		_, err := r.st.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(r.st.QueueURL(s)),
+	for _, u := range r.st.PipelineQueueURLs() {
+		_, err := r.st.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(u),
 			Attributes: map[string]string{string(sqstypes.QueueAttributeNameVisibilityTimeout): strconv.Itoa(int(r.opts.Visibility.Seconds()))}})
 		if err != nil {
-			return fmt.Errorf("soak: set the %s queue's visibility timeout: %w", s, err)
+			return fmt.Errorf("soak: set the visibility timeout of %s: %w", u, err)
 		}
 	}
 	r.inj.SetDLQs(r.st.DLQURL(pipeline.Fetch), r.st.DLQURL(pipeline.LLM), r.st.DLQURL(pipeline.Notify))
@@ -437,6 +441,9 @@ func (r *runner) prepare(ctx context.Context) error {
 		if err := r.st.Webhook.SetScripts(w, false); err != nil {
 			return err
 		}
+	}
+	if err := r.st.Webhook.SetScripts(r.plan.noticeScripts(r.opts.Seed), false); err != nil {
+		return err
 	}
 	return r.st.LLM.SetScripts(llmScripts, false)
 }
@@ -530,7 +537,8 @@ func (r *runner) seed(ctx context.Context, ids []string) error {
 	specs := make([]intake.Spec, len(ids))
 	for i, id := range ids {
 		specs[i] = intake.Spec{ItemID: id, Kind: r.plan.kind[id], CorrelationID: "soak-" + id,
-			SourceURL: r.planted.SourceURL(r.st.ArticleServer.URL, id), WebhookURL: r.planted.WebhookURL(r.st.HookServer.URL, id)}
+			SourceURL: r.planted.SourceURL(r.st.ArticleServer.URL, id), WebhookURL: r.planted.WebhookURL(r.st.HookServer.URL, id),
+			Notices: r.plan.notices[id]}
 		r.seededAt[id] = time.Now()
 	}
 	p := &producer.Producer{SQS: r.st.SQS, QueueURL: r.st.QueueURL(pipeline.Fetch)}
@@ -583,7 +591,7 @@ func (r *runner) observe(ctx context.Context) (map[state.State]int, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	depth, err := r.st.QueueDepth(ctx, r.st.StageQueueURLs()...)
+	depth, err := r.st.QueueDepth(ctx, r.st.PipelineQueueURLs()...)
 	return counts, depth, err
 }
 
