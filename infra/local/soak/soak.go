@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -483,9 +484,19 @@ func (r *runner) pipeline(ctx context.Context) *Result {
 			inProgress += len(wave)
 		}
 		for id, at := range pendingDups {
-			if now.After(at) {
-				r.duplicate(pctx, id)
+			if !now.After(at) {
+				continue
+			}
+			// An item the fetch stage has not created yet (its spec still
+			// queued) gets its duplicate a second later.
+			switch {
+			case r.duplicate(pctx, id):
 				delete(pendingDups, id)
+			case now.Sub(r.seededAt[id]) > r.opts.Timeout/2:
+				r.dupErrors++ // never created: the stuck check names it
+				delete(pendingDups, id)
+			default:
+				pendingDups[id] = now.Add(time.Second)
 			}
 		}
 		if now.Sub(lastCheck) >= time.Second {
@@ -551,12 +562,16 @@ func (r *runner) seed(ctx context.Context, ids []string) error {
 }
 
 // duplicate sends id's envelope again with a new message id: for the stage
-// the item is at now, or (a third of them) for the stage before it.
-func (r *runner) duplicate(ctx context.Context, id string) {
+// the item is at now, or (a third of them) for the stage before it. It
+// reports false, counting nothing, for an item that does not exist yet.
+func (r *runner) duplicate(ctx context.Context, id string) bool {
 	it, err := r.st.Items.Get(ctx, id)
+	if errors.Is(err, state.ErrNotFound) {
+		return false
+	}
 	if err != nil {
 		r.dupErrors++
-		return
+		return true
 	}
 	stg, kind := it.Stage, "current stage"
 	if r.plan.dupStale[id] && stg.Index() > 0 {
@@ -565,9 +580,10 @@ func (r *runner) duplicate(ctx context.Context, id string) {
 	env := pipeline.Envelope{ItemID: id, Stage: stg, CorrelationID: it.CorrelationID}
 	if _, err := r.st.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(r.st.QueueURL(stg)), MessageBody: aws.String(env.Encode())}); err != nil {
 		r.dupErrors++
-		return
+		return true
 	}
 	r.dups[kind]++
+	return true
 }
 
 // observe counts the seeded items by state (recording when each became
