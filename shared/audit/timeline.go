@@ -13,6 +13,7 @@ import (
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/termsafe"
 )
 
 // EventKind names a line of an item's timeline.
@@ -274,7 +275,8 @@ const maxDetail = 160
 
 // Write prints the timeline for people: the stages, then the events in
 // time order (times in UTC), then a line per source in gaps that could not
-// be read.
+// be read. Text that came from messages and upstreams (notes, reasons,
+// model names) is made safe for a terminal (termsafe).
 func (tl Timeline) Write(w io.Writer, gaps []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STAGE\tSTATUS\tATTEMPTS\tFAILURES\tWAITS\tPARKS\tEXECUTIONS")
@@ -296,17 +298,18 @@ func (tl Timeline) Write(w io.Writer, gaps []string) error {
 		if e.Until != nil && e.Kind != KindNotice {
 			detail += " → " + e.Until.UTC().Format(clock)
 		}
-		detail = strings.NewReplacer("\t", " ", "\n", " ").Replace(detail)
+		detail = termsafe.String(detail)
 		if r := []rune(detail); len(r) > maxDetail {
 			detail = string(r[:maxDetail-1]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(clock), orDash(string(e.Stage)), e.Kind, attempt, detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(clock), termsafe.String(orDash(string(e.Stage))),
+			termsafe.String(string(e.Kind)), attempt, detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, g := range gaps {
-		if _, err := fmt.Fprintf(w, "(timeline without %s)\n", g); err != nil {
+		if _, err := fmt.Fprintf(w, "(timeline without %s)\n", termsafe.String(g)); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +122,20 @@ func TestTimelineOfAFailedAction(t *testing.T) {
 	}
 	if s := stages[pipeline.Notify]; s.Status != "not reached" {
 		t.Errorf("notify %+v", s)
+	}
+}
+
+// An operator's note or a model's reason cannot rewrite the terminal that
+// prints the timeline.
+func TestTimelineWriteIsTerminalSafe(t *testing.T) {
+	t.Parallel()
+	it := state.Item{ID: "i", Notes: []state.Note{{At: t0, By: "x\x1b[2J", Text: "line\ttab\nnew \u202eevil"}}}
+	var b strings.Builder
+	if err := audit.BuildTimeline(it, nil, nil).Write(&b, []string{"the audit trail: \x1b[31mred"}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\u202e") || !strings.Contains(out, `x\x1b[2J`) || !strings.Contains(out, `line\ttab\nnew \u202eevil`) {
+		t.Fatalf("unsafe output:\n%q", out)
 	}
 }

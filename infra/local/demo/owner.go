@@ -18,6 +18,7 @@ import (
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/producer"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/termsafe"
 )
 
 // The two action tasks of the owner phase: both fail once at the model and
@@ -78,7 +79,7 @@ func ownerNotices(ctx context.Context, w io.Writer, st *devstack.Stack) ([]strin
 		fmt.Fprintf(w, "%s's webhook received:\n", id)
 		for _, d := range st.Webhook.Deliveries() {
 			if d.Name == id {
-				fmt.Fprintf(w, "  %s  %s\n", d.At.UTC().Format("15:04:05.000"), describeDelivery(d))
+				fmt.Fprintf(w, "  %s  %s\n", d.At.UTC().Format("15:04:05.000"), termsafe.String(describeDelivery(d)))
 			}
 		}
 	}

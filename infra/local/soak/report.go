@@ -233,7 +233,8 @@ func (rec Record) WriteReport(w io.Writer) {
 	fmt.Fprintf(w, "| planted secrets | tokens in source URLs, a Slack-style path secret in webhook URLs, an API key, email, card number, JWT, GitLab and "+
 		"DigitalOcean tokens in the articles (prompts), upstream error bodies echoing a bearer token, the full API key, a Slack bot token, "+
 		"the GitLab and DigitalOcean tokens; searched in every function "+
-		"log line, every DLQ payload and every error-log entry, which gitleaks' detector (default rules) also scans | 11 items per run |\n\n")
+		"log line, every DLQ payload, every error-log entry, every notice the webhook received and every audit record, which gitleaks' "+
+		"detector (default rules) also scans | 11 items per run |\n\n")
 
 	fmt.Fprintf(w, "Time is compressed so a run takes minutes: the functions' timeouts are %v (template: 30/90/30 s) and the stage queues' "+
 		"visibility timeout %v (template: 180/540 s), set with SetQueueAttributes after the stack is created. The invariant that matters "+
