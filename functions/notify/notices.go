@@ -46,6 +46,7 @@ type router struct {
 	stage       func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
 	notices     *notice.Handler // nil when notices are off
 	noticeQueue string          // the notice queue's name
+	stageQueue  string          // the stage queue's name
 	afterBatch  func(context.Context, *slog.Logger)
 	log         *slog.Logger
 }
@@ -76,6 +77,7 @@ func newRouter(ctx context.Context, log *slog.Logger, getenv func(string) string
 		return nil, err
 	}
 	rt.stage, rt.afterBatch = r.Handle, r.AfterBatch
+	rt.stageQueue = queueName(r.QueueURL)
 	if rt.notices != nil {
 		rt.noticeQueue = queueName(rt.notices.QueueURL)
 	}
@@ -115,6 +117,20 @@ func noticeHandler(d stage.Deps, poster notice.Poster) (*notice.Handler, error) 
 	return h, nil
 }
 
+// isNotice reports whether rec is for the notice deliverer: it came from
+// the notice queue, or — a record of neither queue, like a sample event
+// replayed by hand — its body is a notice.
+func (rt *router) isNotice(rec events.SQSMessage) bool {
+	switch q := arnQueueName(rec.EventSourceARN); q {
+	case rt.noticeQueue:
+		return true
+	case rt.stageQueue:
+		return false
+	}
+	_, err := notice.Decode(rec.Body)
+	return err == nil
+}
+
 // Handle routes the batch.
 func (rt *router) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	if rt.notices == nil {
@@ -122,7 +138,7 @@ func (rt *router) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	}
 	var notices, rest events.SQSEvent
 	for _, rec := range ev.Records {
-		if arnQueueName(rec.EventSourceARN) == rt.noticeQueue {
+		if rt.isNotice(rec) {
 			notices.Records = append(notices.Records, rec)
 		} else {
 			rest.Records = append(rest.Records, rec)
