@@ -17,6 +17,7 @@ import (
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // API is the part of the DynamoDB client the Trail uses.
@@ -49,9 +50,6 @@ const (
 	execPrefix   = "exec#"
 	noticePrefix = "notice#"
 )
-
-// timeFormat is state.TimeFormat: fixed width, so keys sort in time order.
-const timeFormat = "2006-01-02T15:04:05.000Z"
 
 // row is a record as stored; one shape for both kinds.
 type row struct {
@@ -328,7 +326,7 @@ func formatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(timeFormat)
+	return t.UTC().Format(state.TimeFormat) // fixed width: keys sort in time order
 }
 
 func parseTime(s string) time.Time {
