@@ -61,7 +61,7 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 	}
 	p := deadletter.Build(in)
 	le.RetryCount = n
-	return b.noticeFailed(ctx, log, rec.item, le, p, b.handOff(ctx, log, p, rec.msg, true))
+	return b.noticeFailed(ctx, log, rec.msg, rec.item, le, p, b.handOff(ctx, log, p, rec.msg, true))
 }
 
 // handOff sends a dead letter and confirms it on the item (when there is
@@ -226,7 +226,7 @@ func (b *batch) resendDeadLetter(ctx context.Context, log *slog.Logger, msg even
 	log = log.With("class", string(cl.Class))
 	log.Warn("completing a pending DLQ hand-off")
 	p := deadletter.Build(in)
-	return b.noticeFailed(ctx, log, it, *le, p, b.handOff(ctx, log, p, msg, true))
+	return b.noticeFailed(ctx, log, msg, it, *le, p, b.handOff(ctx, log, p, msg, true))
 }
 
 // recordedError is an error rebuilt from a stored last_error.

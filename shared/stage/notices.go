@@ -3,9 +3,13 @@ package stage
 import (
 	"context"
 	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -29,26 +33,37 @@ type Notices interface {
 
 // noticeFailed tells the owner of a dead-lettered item, once the hand-off o
 // made the dead letter durable. A failed enqueue keeps the record
-// (notice_unsent) rather than lose the notice.
-func (b *batch) noticeFailed(ctx context.Context, log *slog.Logger, it state.Item, le state.LastError, p deadletter.Payload, o outcome) outcome {
+// (notice_unsent), visible again after a backoff on its receive count; near
+// the queue's redrive backstop the notice is given up, logged and counted,
+// so that the backstop never moves the record to the DLQ as a raw message.
+func (b *batch) noticeFailed(ctx context.Context, log *slog.Logger, msg events.SQSMessage, it state.Item, le state.LastError,
+	p deadletter.Payload, o outcome) outcome {
 	r := b.r
 	if r.Notices == nil || !o.ack || o.kind != "dead_letter" {
 		return o
 	}
-	if err := r.Notices.DeadLettered(ctx, it, le, p.SanitizedContext.DeadLetterID); err != nil {
-		log.Error("enqueueing the owner's item.failed notice failed; record kept, its redelivery enqueues it (the dead letter is durable)",
-			"error", redact.String(err.Error()))
-		r.metrics().Count(MetricNoticeSendErrors, r.Stage, le.ErrorClass, 1)
-		return outcome{visibility: r.resendDelay(), kind: "notice_unsent"}
+	err := r.Notices.DeadLettered(ctx, it, le, p.SanitizedContext.DeadLetterID)
+	if err == nil {
+		return o
 	}
-	return o
+	r.metrics().Count(MetricNoticeSendErrors, r.Stage, le.ErrorClass, 1)
+	rc := receiveCount(msg)
+	if r.BackstopReceives > 0 && rc >= r.BackstopReceives-2 {
+		log.Error("enqueueing the owner's item.failed notice failed near the redrive backstop; notice abandoned (the dead letter is durable)",
+			"error", redact.String(err.Error()))
+		return o
+	}
+	log.Error("enqueueing the owner's item.failed notice failed; record kept, its redelivery enqueues it (the dead letter is durable)",
+		"error", redact.String(err.Error()))
+	d := retry.Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: retry.FullJitter}.Delay(rc, r.rand()())
+	return outcome{visibility: max(d, r.resendDelay()), kind: "notice_unsent"}
 }
 
 // renotice is the redelivery of the record that dead-lettered the item (it
 // carries the item): the dead letter is durable, so only the owner's notice
 // is enqueued again — at least once; the notice's idempotency key and ledger
 // absorb a duplicate.
-func (b *batch) renotice(ctx context.Context, log *slog.Logger, cur state.Item) outcome {
+func (b *batch) renotice(ctx context.Context, log *slog.Logger, msg events.SQSMessage, cur state.Item) outcome {
 	r := b.r
 	le := state.LastError{Component: r.Stage}
 	if cur.LastError != nil {
@@ -59,7 +74,7 @@ func (b *batch) renotice(ctx context.Context, log *slog.Logger, cur state.Item) 
 		id = cur.DeadLetter.ID
 	}
 	p := deadletter.Payload{SanitizedContext: deadletter.Context{DeadLetterID: id}}
-	o := b.noticeFailed(ctx, log, cur, le, p, outcome{ack: true, kind: "dead_letter"})
+	o := b.noticeFailed(ctx, log, msg, cur, le, p, outcome{ack: true, kind: "dead_letter"})
 	if o.ack {
 		r.metrics().Count(MetricDuplicates, r.Stage, "", 1)
 		log.Info("redelivery of the dead-lettering record: the owner's notice enqueued again; acknowledged")

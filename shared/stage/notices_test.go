@@ -191,3 +191,29 @@ func TestUnsentRetryNoticeDoesNotChangeTheRetry(t *testing.T) {
 		t.Fatalf("item %s, attempts %d", got.State, got.Attempts[pipeline.LLM])
 	}
 }
+
+// A notice that cannot be enqueued does not hold its record until the
+// queue's redrive backstop moves it to the DLQ as a raw message: near the
+// backstop the notice is given up and the record acknowledged.
+func TestUnsentFailedNoticeGivesWayToTheBackstop(t *testing.T) {
+	t.Parallel()
+	tb := withNotices(setup(t, pipeline.LLM))
+	tb.runner.BackstopReceives = 10
+	tb.seedKind(t, "task", pipeline.LLM, state.KindAction, nil)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, failure.New(failure.SchemaInvalid, "item has no fetched text")
+	}
+	tb.sqs.FailSends(noticeURL, true)
+	if f := failedIDs(tb.handle(t, context.Background(), msg("task", pipeline.LLM, "m1", 5))); len(f) != 1 {
+		t.Fatalf("receive 5 of 10: kept %v, want the record kept", f)
+	}
+	if v := tb.visibility(t, "rh-m1"); v < 2 || v > 16 {
+		t.Fatalf("visibility %d, want a backoff on the receive count (2..16 s)", v)
+	}
+	if f := failedIDs(tb.handle(t, context.Background(), msg("task", pipeline.LLM, "m1", 8))); len(f) != 0 {
+		t.Fatalf("receive 8 of 10: kept %v, want the notice given up and the record acknowledged", f)
+	}
+	if len(tb.deadLetters(t)) != 1 || tb.item(t, "task").State != state.Deadletter {
+		t.Fatalf("the dead letter must stand: %d, %s", len(tb.deadLetters(t)), tb.item(t, "task").State)
+	}
+}
