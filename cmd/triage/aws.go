@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/cfnstack"
@@ -53,6 +54,7 @@ const (
 	outBudgetTable   = "BudgetTableName"
 	outBodiesTable   = "BodiesTableName"
 	outBodiesBucket  = "BodiesBucketName"
+	outAuditTable    = "AuditTableName"
 )
 
 // stackOutputPrefix is each stage's prefix in the stack's outputs ("LLM" +
@@ -67,6 +69,7 @@ type stackFlags struct {
 	itemsTable, errorLogTable        string
 	parkedTable, budgetTable         string
 	bodiesTable, bodiesBucket        string
+	auditTable                       string
 	queues, dlqs                     map[pipeline.Stage]*string
 	pollWait                         time.Duration
 	jsonOut                          bool
@@ -85,6 +88,7 @@ func addStackFlags(fs *flag.FlagSet) *stackFlags {
 	fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
 	fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
 	fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
+	fs.StringVar(&f.auditTable, "audit-table", "", "audit-trail table (default: the stack's "+outAuditTable+")")
 	for _, st := range pipeline.Stages() {
 		f.queues[st] = fs.String(string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
 		f.dlqs[st] = fs.String(string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
@@ -112,6 +116,7 @@ type stackConn struct {
 
 	itemsTable, errorLogTable, parkedTable, budgetTable string
 	bodiesTable, bodiesBucket                           string
+	auditTable                                          string
 	queues                                              map[pipeline.Stage]replay.Queues
 }
 
@@ -168,7 +173,7 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	}
 	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), aws: cfg,
 		itemsTable: f.itemsTable, errorLogTable: f.errorLogTable, parkedTable: f.parkedTable, budgetTable: f.budgetTable,
-		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, queues: map[pipeline.Stage]replay.Queues{}}
+		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, auditTable: f.auditTable, queues: map[pipeline.Stage]replay.Queues{}}
 	for _, st := range pipeline.Stages() {
 		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
 	}
@@ -189,6 +194,7 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		fill(&c.budgetTable, outBudgetTable)
 		fill(&c.bodiesTable, outBodiesTable)
 		fill(&c.bodiesBucket, outBodiesBucket)
+		fill(&c.auditTable, outAuditTable)
 		for _, st := range pipeline.Stages() {
 			q := c.queues[st]
 			fill(&q.Queue, stackOutputPrefix[st]+"QueueUrl")
@@ -274,6 +280,8 @@ func (c *stackConn) index() *state.ItemIndex { return &state.ItemIndex{DB: c.ddb
 func (c *stackConn) errorLog() *state.ErrorLogReader {
 	return &state.ErrorLogReader{DB: c.ddb, Table: c.errorLogTable}
 }
+
+func (c *stackConn) auditTrail() *audit.Trail { return &audit.Trail{DB: c.ddb, Table: c.auditTable} }
 
 // budgetDays reads the budget table; cap and cost are irrelevant to reads.
 func (c *stackConn) budgetDays() *budget.Daily {

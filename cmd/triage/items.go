@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
@@ -25,7 +26,7 @@ func init() {
 
 func runItems(_ io.Reader, stdout io.Writer, args []string) error {
 	return dispatchVerb("items", map[string]verbCmd{
-		"get":    {"show one item: status, progress, state, attempts per stage, last error, replays, its enrichment", runItemsGet},
+		"get":    {"show one item: status, state, attempts per stage, last error, replays, its enrichment, and its timeline", runItemsGet},
 		"list":   {"list items by state (and stage, class, failure time)", runItemsList},
 		"replay": {"replay permanent failures by id or filter, with or without a DLQ message", runItemsReplay},
 	}, stdout, args)
@@ -54,6 +55,7 @@ type itemView struct {
 	DeadLetter       *state.DeadLetterRef   `json:"dead_letter,omitempty"`
 	Resolution       *state.Resolution      `json:"resolution,omitempty"`
 	Metadata         map[string]string      `json:"metadata,omitempty"`
+	Notices          state.Notices          `json:"notices"`
 	SourceURL        string                 `json:"source_url,omitempty"`
 	WebhookURL       string                 `json:"webhook_url,omitempty"`
 	Document         *state.Document        `json:"document,omitempty"`
@@ -64,6 +66,11 @@ type itemView struct {
 	BodyError     string         `json:"body_error,omitempty"`
 	CreatedAt     time.Time      `json:"created_at,omitzero"`
 	UpdatedAt     time.Time      `json:"updated_at,omitzero"`
+	// Timeline is `items get`'s only: the item's history from the item,
+	// its error log and its audit trail; TimelineGaps names the sources
+	// that could not be read.
+	Timeline     *audit.Timeline `json:"timeline,omitempty"`
+	TimelineGaps []string        `json:"timeline_gaps,omitempty"`
 }
 
 func viewItem(it state.Item) itemView {
@@ -76,7 +83,8 @@ func viewItem(it state.Item) itemView {
 		Attempts: attempts, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
 		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
-		Resolution: it.Resolution, Metadata: it.Metadata, SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
+		Resolution: it.Resolution, Metadata: it.Metadata, Notices: it.NoticeChoices(),
+		SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
 		Document: it.Document, Enrichment: it.Enrichment, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
 }
@@ -186,15 +194,69 @@ func printItem(w io.Writer, v itemView) error {
 		}
 		addRow(tw, "metadata", strings.Join(parts, " "))
 	}
+	addRow(tw, "notices", noticesText(v.Notices))
 	addRow(tw, "correlation_id", v.CorrelationID)
 	addRow(tw, "updated_at", fmtTime(v.UpdatedAt))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if v.Timeline != nil {
+		return printTimeline(w, *v.Timeline, v.TimelineGaps)
+	}
+	return nil
+}
+
+func noticesText(n state.Notices) string {
+	var on []string
+	if n.Failed {
+		on = append(on, "item.failed")
+	}
+	if n.RetryScheduled {
+		on = append(on, "item.retry_scheduled")
+	}
+	if len(on) == 0 {
+		return "none"
+	}
+	return strings.Join(on, ", ")
+}
+
+// printTimeline prints the stages, then the events in time order.
+func printTimeline(w io.Writer, tl audit.Timeline, gaps []string) error {
+	fmt.Fprintln(w, "\ntimeline")
+	return tl.Write(w, gaps)
+}
+
+// timeline reads the item's error log and audit trail, where their tables
+// are known, and builds its timeline; a source that cannot be read is a
+// gap, not an error.
+func timeline(ctx context.Context, c *stackConn, it state.Item) (*audit.Timeline, []string) {
+	var (
+		gaps  []string
+		log   []state.LogEntry
+		trail []audit.Entry
+		err   error
+	)
+	if c.errorLogTable == "" {
+		gaps = append(gaps, "the error log: pass --stack or --errorlog-table")
+	} else if log, err = c.errorLog().ForItem(ctx, it.ID, 500); err != nil {
+		gaps = append(gaps, "the error log: "+c.explain(err).Error())
+	}
+	if c.auditTable == "" {
+		gaps = append(gaps, "the audit trail: pass --stack or --audit-table")
+	} else if trail, err = c.auditTrail().ForItem(ctx, it.ID, 500); err != nil {
+		gaps = append(gaps, "the audit trail: "+c.explain(err).Error())
+	}
+	tl := audit.BuildTimeline(it, log, trail)
+	return &tl, gaps
 }
 
 func runItemsGet(stdout io.Writer, args []string) error {
 	fs := newFlagSet("items get", "items get ID [--text] [--json]\n\n"+
-		"Shows the item and its enrichment (read back from the Bodies table or bucket);\n"+
-		"--text also prints the fetched document.")
+		"Shows the item, its enrichment (read back from the Bodies table or bucket) and\n"+
+		"its timeline: attempts per stage, failures, waits and parks (the error log),\n"+
+		"action executions and the owner's notices (the audit trail), replays, notes,\n"+
+		"the dead letter and the delivery (the item), in time order. --text also\n"+
+		"prints the fetched document.")
 	aw := addStackFlags(fs)
 	text := fs.Bool("text", false, "also read back and print the fetched document's text")
 	pos, err := parseInterspersed(fs, args)
@@ -220,6 +282,7 @@ func runItemsGet(stdout io.Writer, args []string) error {
 	}
 	v := viewItem(it)
 	hydrateView(ctx, items, it, &v, *text)
+	v.Timeline, v.TimelineGaps = timeline(ctx, c, it)
 	if aw.jsonOut {
 		return printJSON(stdout, v)
 	}

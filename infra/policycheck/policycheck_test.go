@@ -16,16 +16,18 @@ import (
 
 // reach is the intended topology: what each function's role may name. A
 // stage reaches its own queue and DLQ, the next stage's queue, the item
-// tables and its breakers; nothing else.
+// tables, its breakers and the notice queue (and the llm and notify stages
+// the audit table); nothing else.
 var reach = map[string][]string{
 	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
-		"BodiesTable", "BodiesBucket"},
+		"BodiesTable", "BodiesBucket", "NoticeQueue"},
 	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
 		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter", "BodiesTable", "BodiesBucket",
+		"NoticeQueue", "AuditTable",
 		// the Bedrock models of the chain (bedrock:InvokeModel on exactly those)
 		"LLMModels", "LLMEscalationModel"},
 	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
-		"WebhookSecretParameter", "BodiesTable", "BodiesBucket"},
+		"WebhookSecretParameter", "BodiesTable", "BodiesBucket", "NoticeQueue", "AuditTable"},
 	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable", "ErrorLogTable"},
 	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable"},
 	"RecoveryFunc":  {"ModelsTable"},

@@ -59,7 +59,9 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 	if escalated(rec.item, r.Stage, cl) {
 		in.Replay.Escalated = true
 	}
-	return rec.b.handOff(ctx, log, deadletter.Build(in), rec.msg, true)
+	p := deadletter.Build(in)
+	le.RetryCount = n
+	return b.noticeFailed(ctx, log, rec.msg, rec.item, le, p, b.handOff(ctx, log, p, rec.msg, true))
 }
 
 // handOff sends a dead letter and confirms it on the item (when there is
@@ -223,7 +225,8 @@ func (b *batch) resendDeadLetter(ctx context.Context, log *slog.Logger, msg even
 	}
 	log = log.With("class", string(cl.Class))
 	log.Warn("completing a pending DLQ hand-off")
-	return b.handOff(ctx, log, deadletter.Build(in), msg, true)
+	p := deadletter.Build(in)
+	return b.noticeFailed(ctx, log, msg, it, *le, p, b.handOff(ctx, log, p, msg, true))
 }
 
 // recordedError is an error rebuilt from a stored last_error.

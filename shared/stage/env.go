@@ -32,6 +32,9 @@ type Env struct {
 	Profile          *retry.Profile
 	BackstopReceives int
 	Concurrency      int
+	// NoticeQueueURL is the owner-notice queue (package notice); empty
+	// sends no notices.
+	NoticeQueueURL string
 }
 
 // LoadEnv reads and validates the stage environment. Every missing or
@@ -72,6 +75,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 	}
 	e.BackstopReceives = intEnv(getenv, "BACKSTOP_MAX_RECEIVE_COUNT", 0, &errs)
 	e.Concurrency = intEnv(getenv, "CONCURRENCY", DefaultConcurrency, &errs)
+	e.NoticeQueueURL = strings.TrimSpace(getenv("NOTICE_QUEUE_URL"))
 	if err := errors.Join(errs...); err != nil {
 		return Env{}, fmt.Errorf("stage configuration: %w", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
@@ -66,6 +67,8 @@ func setupLive(t *testing.T, st pipeline.Stage) *live {
 		Items: l.items, ErrorLog: &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: l.sqs,
 		QueueURL: env.Stack.QueueURL(st), DLQURL: env.Stack.DLQURL(st), NextQueueURL: next,
 		Profile: retry.Standard(), Rand: func() float64 { return 0 }, ResendDelay: time.Second,
+		// As deployed: the owner's notices on (stories ask for none).
+		Notices: &notice.Sender{SQS: l.sqs, QueueURL: env.Stack.NoticeQueueURL()},
 	}
 	return l
 }
@@ -421,7 +424,9 @@ func TestLiveConcurrentHandlersNeverLoseAnUpdate(t *testing.T) {
 }
 
 // TestLiveAWSRequestsPerItem pins the cost of one stage: DynamoDB writes per
-// item on the happy path and per failure (issue target: ≤ 2 and ≤ 2 more).
+// item on the happy path and per failure (issue target: ≤ 2 and ≤ 2 more),
+// with the owner's notices on as deployed: a story's requests are the same
+// with them, an action's dead letter adds one SendMessage (its item.failed).
 func TestLiveAWSRequestsPerItem(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, pipeline.LLM)
@@ -468,6 +473,44 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 	}
 	if dead["SQS.SendMessage"] != 1 || dead["SQS.SendMessageBatch"] != 0 {
 		t.Errorf("dead letter: %d DLQ sends and %d forwards, want 1 and 0", dead["SQS.SendMessage"], dead["SQS.SendMessageBatch"])
+	}
+}
+
+// TestLiveActionNoticeCost pins what the owner's notice adds: an action
+// task's dead letter costs one SendMessage more (its item.failed on the
+// notice queue), nothing else.
+func TestLiveActionNoticeCost(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
+	}
+	cost := func(id string, kind state.Kind) map[string]int64 {
+		l.seed(t, id, pipeline.LLM)
+		it := l.get(t, id)
+		it.Kind = kind
+		if err := l.items.Put(context.Background(), it); err != nil {
+			t.Fatal(err)
+		}
+		l.send(t, l.envelope(id))
+		rec := oneRecord(t, l)
+		l.counter.Take()
+		l.runner.Handle(context.Background(), rec)
+		return l.counter.Take()
+	}
+	story, action := cost("story", state.KindStory), cost("task", state.KindAction)
+	t.Logf("a story's dead letter: %s", awsconf.Format(story))
+	t.Logf("an action's dead letter: %s", awsconf.Format(action))
+	if len(action) != len(story) {
+		t.Errorf("the action's dead letter made other kinds of request: %v vs %v", action, story)
+	}
+	for k, n := range story {
+		if want := n + map[bool]int64{true: 1}[k == "SQS.SendMessage"]; action[k] != want {
+			t.Errorf("%s: the action's dead letter made %d, want %d", k, action[k], want)
+		}
+	}
+	if got := l.drain(t, l.env.Stack.NoticeQueueURL()); len(got) != 1 || !strings.Contains(got[0], `"notice_id":"task:item.failed:0"`) {
+		t.Errorf("notice queue holds %q, want task's item.failed only", got)
 	}
 }
 

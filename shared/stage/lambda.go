@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -71,12 +72,18 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 	if env.BodiesBucket != "" && items.Bodies.Objects == nil {
 		return nil, fmt.Errorf("build %s work: BODIES_BUCKET is set but the stage attached no object store", env.Stage)
 	}
+	queues := sqs.NewFromConfig(cfg)
+	var notices Notices
+	if env.NoticeQueueURL != "" {
+		notices = &notice.Sender{SQS: queues, QueueURL: env.NoticeQueueURL}
+	}
 	return &Runner{
 		Stage:            env.Stage,
 		Work:             work,
 		Items:            items,
 		ErrorLog:         &state.ErrorLog{DB: db, Table: env.ErrorLogTable},
-		SQS:              sqs.NewFromConfig(cfg),
+		SQS:              queues,
+		Notices:          notices,
 		QueueURL:         env.QueueURL,
 		DLQURL:           env.DLQURL,
 		NextQueueURL:     env.NextQueueURL,

@@ -124,6 +124,9 @@ type Runner struct {
 	// AfterBatch, if set, is called at the end of every invocation (the
 	// AWS-call counter reports there).
 	AfterBatch func(ctx context.Context, log *slog.Logger)
+	// Notices, if set, tells items' owners of dead letters and scheduled
+	// retries (package notice); nil tells nobody.
+	Notices Notices
 
 	// unknownSeen are the unknown message fields already logged.
 	unknownMu   sync.Mutex
@@ -442,6 +445,9 @@ func (rec *record) retryAt(ctx context.Context, log *slog.Logger, le state.LastE
 	}
 	entry.Attempt = n
 	rec.appendLog(ctx, log, entry)
+	if counts {
+		rec.noticeRetry(ctx, log, le, n)
+	}
 	kind := "retry"
 	if !counts {
 		kind = "wait"

@@ -93,8 +93,8 @@ func (s *Items) Create(ctx context.Context, n NewItem) (Item, error) {
 func newItem(n NewItem) Item {
 	return Item{
 		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
-		Metadata: maps.Clone(n.Metadata),
-		Status:   Received, State: Queued, Stage: pipeline.Fetch,
+		Metadata: maps.Clone(n.Metadata), Notices: cloneNotices(n.Notices),
+		Status: Received, State: Queued, Stage: pipeline.Fetch,
 		Attempts:  map[pipeline.Stage]int{},
 		CreatedAt: n.Now, UpdatedAt: n.Now,
 		LastWrite: writeToken(n.Owner, "create", n.Now),

@@ -177,6 +177,10 @@ type Item struct {
 	CorrelationID string
 	// Metadata is the producer's key/value context from the item's spec.
 	Metadata map[string]string
+	// Notices are the owner's notice choices from the spec; nil (an item
+	// created before notices existed) means its kind's DefaultNotices. Read
+	// them with NoticeChoices.
+	Notices *Notices
 
 	Status Status
 	State  State

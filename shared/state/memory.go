@@ -354,6 +354,7 @@ func clone(it Item) Item {
 		it.LastError = &le
 	}
 	it.Metadata = maps.Clone(it.Metadata)
+	it.Notices = cloneNotices(it.Notices)
 	it.Replays = slices.Clone(it.Replays)
 	it.Notes = slices.Clone(it.Notes)
 	if it.Document != nil {

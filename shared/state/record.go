@@ -18,6 +18,7 @@ type record struct {
 	WebhookURL       string            `dynamodbav:"webhook_url,omitempty"`
 	CorrelationID    string            `dynamodbav:"correlation_id"`
 	Metadata         map[string]string `dynamodbav:"metadata,omitempty"`
+	Notices          *Notices          `dynamodbav:"notices,omitempty"`
 	Status           string            `dynamodbav:"status"`
 	State            string            `dynamodbav:"state"`
 	Stage            string            `dynamodbav:"stage"`
@@ -74,6 +75,7 @@ func (r record) item() Item {
 		WebhookURL:    r.WebhookURL,
 		CorrelationID: r.CorrelationID,
 		Metadata:      r.Metadata,
+		Notices:       r.Notices,
 		Status:        Status(r.Status),
 		State:         State(r.State),
 		Stage:         pipeline.Stage(r.Stage),
@@ -119,6 +121,7 @@ func toRecord(it Item) record {
 		WebhookURL:       it.WebhookURL,
 		CorrelationID:    it.CorrelationID,
 		Metadata:         it.Metadata,
+		Notices:          it.Notices,
 		Status:           string(it.Status),
 		State:            string(it.State),
 		Stage:            string(it.Stage),

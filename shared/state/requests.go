@@ -64,6 +64,9 @@ type NewItem struct {
 	CorrelationID string
 	// Metadata is the producer's key/value context (package intake).
 	Metadata map[string]string
+	// Notices are the owner's notice choices (package intake applies the
+	// kind's defaults); nil stores none, read as the kind's defaults.
+	Notices *Notices
 	// Owner names the writer ("<message id>#<receive count>" for the first
 	// stage); it goes into the write's last_write token, so an SDK retry of
 	// an applied create is recognised as applied.

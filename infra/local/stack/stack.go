@@ -46,6 +46,10 @@ const (
 	OutputParkedTable   = "ParkedTableName"
 	OutputBodiesTable   = "BodiesTableName"
 	OutputBodiesBucket  = "BodiesBucketName"
+	// OutputNoticeQueueURL is the owner-notice queue; OutputAuditTable the
+	// audit trail of action executions and notices.
+	OutputNoticeQueueURL = "NoticeQueueUrl"
+	OutputAuditTable     = "AuditTableName"
 )
 
 // TTLAttribute is the attribute holding each TTL-enabled table's expiry
@@ -55,6 +59,7 @@ var TTLAttribute = map[string]string{
 	OutputErrorLogTable: "expires_at",
 	OutputParkedTable:   "expires_at",
 	OutputBodiesTable:   "expires_at",
+	OutputAuditTable:    "expires_at",
 }
 
 // pitrTables are the outputs of the tables with point-in-time recovery in
@@ -90,7 +95,8 @@ func StageOutput(stage pipeline.Stage, kind string) string {
 
 // RequiredOutputs lists every output Create insists on, sorted.
 func RequiredOutputs() []string {
-	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputBodiesTable, OutputBodiesBucket}
+	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputBodiesTable, OutputBodiesBucket,
+		OutputNoticeQueueURL, OutputAuditTable}
 	for _, st := range pipeline.Stages() {
 		for _, k := range []string{kindQueueURL, kindQueueARN, kindDLQURL, kindDLQARN} {
 			keys = append(keys, StageOutput(st, k))
@@ -415,6 +421,12 @@ func (s *Stack) BodiesTable() string { return s.mustOutput(OutputBodiesTable) }
 
 // BodiesBucket returns the bodies bucket name.
 func (s *Stack) BodiesBucket() string { return s.mustOutput(OutputBodiesBucket) }
+
+// NoticeQueueURL returns the owner-notice queue's URL.
+func (s *Stack) NoticeQueueURL() string { return s.mustOutput(OutputNoticeQueueURL) }
+
+// AuditTable returns the audit-trail table name.
+func (s *Stack) AuditTable() string { return s.mustOutput(OutputAuditTable) }
 
 // PutSecureParameter stores value as an SSM SecureString parameter name
 // (overwriting), e.g. to seed the LLM API key or the webhook signing secret
