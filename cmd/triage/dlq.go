@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
@@ -196,7 +197,7 @@ func runDLQList(stdout io.Writer, args []string) error {
 // showOutput is `dlq show --json`.
 type showOutput struct {
 	DeadLetters []replay.DeadLetter `json:"dead_letters"`
-	Item        *itemView           `json:"item,omitempty"`
+	Item        *ops.ItemView       `json:"item,omitempty"`
 	Errors      []state.LogEntry    `json:"errors"`
 }
 
@@ -242,7 +243,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 	case err != nil:
 		return c.explain(err)
 	default:
-		v := viewItem(it)
+		v := ops.ViewItem(it)
 		out.Item = &v
 		if out.Errors, err = c.errorLog().ForItem(ctx, itemID, *history); err != nil {
 			return c.explain(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/shared/budget"
@@ -263,7 +264,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 	if sum.Replayed != 1 || sum.Items[0].ItemID != "d1" || sum.Items[0].Target != pipeline.LLM {
 		t.Fatalf("replay: %+v", sum)
 	}
-	it := decode[itemView](t, e.cli(t, "items", "get", "d1", "--json"))
+	it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d1", "--json"))
 	if it.State != state.Queued || it.ReplayCount != 1 || it.Replays[0].By != "ana" || it.Progress != 33 {
 		t.Fatalf("items get: %+v", it)
 	}
@@ -271,7 +272,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 		t.Fatalf("items get table:\n%s", out)
 	}
 
-	dead := decode[[]itemView](t, e.cli(t, "items", "list", "--state", "deadletter", "--json"))
+	dead := decode[[]ops.ItemView](t, e.cli(t, "items", "list", "--state", "deadletter", "--json"))
 	if len(dead) != 2 {
 		t.Fatalf("items list --state deadletter: %+v", dead)
 	}
@@ -316,7 +317,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 	if left := decode[[]replay.DeadLetter](t, e.cli(t, "dlq", "list", "--json")); len(left) != 0 {
 		t.Fatalf("dead letters left after resolve: %+v", left)
 	}
-	if it := decode[itemView](t, e.cli(t, "items", "get", "d2", "--json")); it.Resolution == nil || it.Resolution.By != "ana" || it.State != state.Deadletter {
+	if it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d2", "--json")); it.Resolution == nil || it.Resolution.By != "ana" || it.State != state.Deadletter {
 		t.Fatalf("items get d2 after resolve: %+v", it)
 	}
 	resolved := decode[[]state.Resolution](t, e.cli(t, "report", "resolved", "--json"))

@@ -11,12 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -30,86 +29,6 @@ func runItems(_ io.Reader, stdout io.Writer, args []string) error {
 		"list":   {"list items by state (and stage, class, failure time)", runItemsList},
 		"replay": {"replay permanent failures by id or filter, with or without a DLQ message", runItemsReplay},
 	}, stdout, args)
-}
-
-// itemView is an item as the CLI prints it.
-type itemView struct {
-	ID               string                 `json:"item_id"`
-	Kind             state.Kind             `json:"kind"`
-	Status           state.Status           `json:"status"`
-	Progress         int                    `json:"progress_pct"`
-	State            state.State            `json:"state"`
-	Stage            pipeline.Stage         `json:"stage"`
-	Attempts         map[pipeline.Stage]int `json:"attempts"`
-	EnrichmentStatus state.EnrichmentStatus `json:"enrichment_status,omitempty"`
-	FailureCount     int                    `json:"failure_count"`
-	LastError        *state.LastError       `json:"last_error,omitempty"`
-	FirstFailureAt   time.Time              `json:"first_failure_at,omitzero"`
-	LastFailureAt    time.Time              `json:"last_failure_at,omitzero"`
-	NotBefore        time.Time              `json:"not_before,omitzero"`
-	CorrelationID    string                 `json:"correlation_id"`
-	ReplayCount      int                    `json:"replay_count"`
-	Replays          []state.ReplayRecord   `json:"replays"`
-	NoteCount        int                    `json:"note_count"`
-	Notes            []state.Note           `json:"notes"`
-	DeadLetter       *state.DeadLetterRef   `json:"dead_letter,omitempty"`
-	Resolution       *state.Resolution      `json:"resolution,omitempty"`
-	Metadata         map[string]string      `json:"metadata,omitempty"`
-	Notices          state.Notices          `json:"notices"`
-	SourceURL        string                 `json:"source_url,omitempty"`
-	WebhookURL       string                 `json:"webhook_url,omitempty"`
-	Document         *state.Document        `json:"document,omitempty"`
-	Enrichment       *state.Enrichment      `json:"enrichment,omitempty"`
-	// EnrichmentRef is where the enrichment is stored; BodyError says why a
-	// body could not be read back.
-	EnrichmentRef *state.BodyRef `json:"enrichment_ref,omitempty"`
-	BodyError     string         `json:"body_error,omitempty"`
-	CreatedAt     time.Time      `json:"created_at,omitzero"`
-	UpdatedAt     time.Time      `json:"updated_at,omitzero"`
-	// Timeline is `items get`'s only: the item's history from the item,
-	// its error log and its audit trail; TimelineGaps names the sources
-	// that could not be read.
-	Timeline     *audit.Timeline `json:"timeline,omitempty"`
-	TimelineGaps []string        `json:"timeline_gaps,omitempty"`
-}
-
-func viewItem(it state.Item) itemView {
-	attempts := map[pipeline.Stage]int{}
-	for _, st := range pipeline.Stages() {
-		attempts[st] = it.Attempts[st]
-	}
-	return itemView{
-		ID: it.ID, Kind: it.Kind, Status: it.Status, Progress: it.Status.Progress(), State: it.State, Stage: it.Stage,
-		Attempts: attempts, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
-		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
-		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
-		Resolution: it.Resolution, Metadata: it.Metadata, Notices: it.NoticeChoices(),
-		SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
-		Document: it.Document, Enrichment: it.Enrichment, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-	}
-}
-
-// hydrateView reads v's bodies back: the enrichment always, the document's
-// text when text is set. It records a failed read in BodyError and keeps
-// the reference.
-func hydrateView(ctx context.Context, items stage.Bodies, it state.Item, v *itemView, text bool) {
-	parts := []state.Part{state.PartEnrichment}
-	if text {
-		parts = append(parts, state.PartDocument)
-	}
-	if it.Enrichment != nil && it.Enrichment.Body != nil {
-		ref := *it.Enrichment.Body
-		v.EnrichmentRef = &ref
-	}
-	full, err := items.Hydrate(ctx, it, parts...)
-	if err != nil {
-		v.BodyError = redact.String(err.Error())
-		return
-	}
-	v.Enrichment = full.Enrichment
-	if text {
-		v.Document = full.Document
-	}
 }
 
 func bodyText(ref *state.BodyRef) string {
@@ -130,7 +49,7 @@ func attemptsText(a map[pipeline.Stage]int) string {
 	return strings.Join(parts, " ")
 }
 
-func printItem(w io.Writer, v itemView) error {
+func printItem(w io.Writer, v ops.ItemView) error {
 	tw := newTable(w, "FIELD", "VALUE")
 	addRow(tw, "status", fmt.Sprintf("%s (%d%%)", v.Status, v.Progress))
 	addRow(tw, "state", fmt.Sprintf("%s at %s", v.State, v.Stage))
@@ -226,28 +145,18 @@ func printTimeline(w io.Writer, tl audit.Timeline, gaps []string) error {
 	return tl.Write(w, gaps)
 }
 
-// timeline reads the item's error log and audit trail, where their tables
-// are known, and builds its timeline; a source that cannot be read is a
-// gap, not an error.
+// timeline reads the item's error log and audit trail where their tables
+// are known (ops.Timeline).
 func timeline(ctx context.Context, c *stackConn, it state.Item) (*audit.Timeline, []string) {
-	var (
-		gaps  []string
-		log   []state.LogEntry
-		trail []audit.Entry
-		err   error
-	)
-	if c.errorLogTable == "" {
-		gaps = append(gaps, "the error log: pass --stack or --errorlog-table")
-	} else if log, err = c.errorLog().ForItem(ctx, it.ID, 500); err != nil {
-		gaps = append(gaps, "the error log: "+c.explain(err).Error())
+	src := ops.TimelineSources{Explain: c.explain,
+		LogMissing: "pass --stack or --errorlog-table", TrailMissing: "pass --stack or --audit-table"}
+	if c.errorLogTable != "" {
+		src.Log = c.errorLog()
 	}
-	if c.auditTable == "" {
-		gaps = append(gaps, "the audit trail: pass --stack or --audit-table")
-	} else if trail, err = c.auditTrail().ForItem(ctx, it.ID, 500); err != nil {
-		gaps = append(gaps, "the audit trail: "+c.explain(err).Error())
+	if c.auditTable != "" {
+		src.Trail = c.auditTrail()
 	}
-	tl := audit.BuildTimeline(it, log, trail)
-	return &tl, gaps
+	return ops.Timeline(ctx, it, src)
 }
 
 func runItemsGet(stdout io.Writer, args []string) error {
@@ -280,8 +189,8 @@ func runItemsGet(stdout io.Writer, args []string) error {
 	if err != nil {
 		return c.explain(err)
 	}
-	v := viewItem(it)
-	hydrateView(ctx, items, it, &v, *text)
+	v := ops.ViewItem(it)
+	ops.HydrateView(ctx, items, it, &v, *text)
 	v.Timeline, v.TimelineGaps = timeline(ctx, c, it)
 	if aw.jsonOut {
 		return printJSON(stdout, v)
@@ -364,11 +273,11 @@ func runItemsList(stdout io.Writer, args []string) error {
 		return err
 	}
 	p := newProgressBar("items")
-	var views []itemView
+	var views []ops.ItemView
 	for _, s := range states {
 		q.State = s
 		if err := c.index().List(ctx, q, func(it state.Item) error {
-			views = append(views, viewItem(it))
+			views = append(views, ops.ViewItem(it))
 			p.update(len(views), 0, "")
 			return nil
 		}); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/failure"
@@ -65,7 +66,7 @@ func TestItemsGetTimelineMoto(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	v := decode[itemView](t, e.cli(t, "items", "get", "task", "--json"))
+	v := decode[ops.ItemView](t, e.cli(t, "items", "get", "task", "--json"))
 	if v.Timeline == nil || len(v.TimelineGaps) != 0 || !v.Notices.Failed || !v.Notices.RetryScheduled {
 		t.Fatalf("items get --json: %+v", v)
 	}

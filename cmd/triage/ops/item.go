@@ -1,0 +1,167 @@
+// Package ops holds the operator's queries that the triage CLI and its
+// console (cmd/triage/console) share, so that both show an item, its
+// timeline and the stack's health from the same code: the CLI prints them,
+// the console renders them.
+package ops
+
+import (
+	"context"
+	"time"
+
+	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// ItemView is an item as the CLI and the console show it: its fields, with
+// the source and webhook URLs redacted (their query strings and paths may
+// carry tokens).
+type ItemView struct {
+	ID               string                 `json:"item_id"`
+	Kind             state.Kind             `json:"kind"`
+	Status           state.Status           `json:"status"`
+	Progress         int                    `json:"progress_pct"`
+	State            state.State            `json:"state"`
+	Stage            pipeline.Stage         `json:"stage"`
+	Attempts         map[pipeline.Stage]int `json:"attempts"`
+	EnrichmentStatus state.EnrichmentStatus `json:"enrichment_status,omitempty"`
+	FailureCount     int                    `json:"failure_count"`
+	LastError        *state.LastError       `json:"last_error,omitempty"`
+	FirstFailureAt   time.Time              `json:"first_failure_at,omitzero"`
+	LastFailureAt    time.Time              `json:"last_failure_at,omitzero"`
+	NotBefore        time.Time              `json:"not_before,omitzero"`
+	CorrelationID    string                 `json:"correlation_id"`
+	ReplayCount      int                    `json:"replay_count"`
+	Replays          []state.ReplayRecord   `json:"replays"`
+	NoteCount        int                    `json:"note_count"`
+	Notes            []state.Note           `json:"notes"`
+	DeadLetter       *state.DeadLetterRef   `json:"dead_letter,omitempty"`
+	Resolution       *state.Resolution      `json:"resolution,omitempty"`
+	Metadata         map[string]string      `json:"metadata,omitempty"`
+	Notices          state.Notices          `json:"notices"`
+	SourceURL        string                 `json:"source_url,omitempty"`
+	WebhookURL       string                 `json:"webhook_url,omitempty"`
+	Document         *state.Document        `json:"document,omitempty"`
+	Enrichment       *state.Enrichment      `json:"enrichment,omitempty"`
+	// EnrichmentRef is where the enrichment is stored; BodyError says why a
+	// body could not be read back.
+	EnrichmentRef *state.BodyRef `json:"enrichment_ref,omitempty"`
+	BodyError     string         `json:"body_error,omitempty"`
+	CreatedAt     time.Time      `json:"created_at,omitzero"`
+	UpdatedAt     time.Time      `json:"updated_at,omitzero"`
+	// Timeline is `items get`'s and the console's: the item's history from the item,
+	// its error log and its audit trail; TimelineGaps names the sources
+	// that could not be read.
+	Timeline     *audit.Timeline `json:"timeline,omitempty"`
+	TimelineGaps []string        `json:"timeline_gaps,omitempty"`
+}
+
+// ViewItem is it as an operator sees it.
+func ViewItem(it state.Item) ItemView {
+	attempts := map[pipeline.Stage]int{}
+	for _, st := range pipeline.Stages() {
+		attempts[st] = it.Attempts[st]
+	}
+	return ItemView{
+		ID: it.ID, Kind: it.Kind, Status: it.Status, Progress: it.Status.Progress(), State: it.State, Stage: it.Stage,
+		Attempts: attempts, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
+		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
+		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
+		Resolution: it.Resolution, Metadata: it.Metadata, Notices: it.NoticeChoices(),
+		SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
+		Document: it.Document, Enrichment: it.Enrichment, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+	}
+}
+
+// HydrateView reads v's bodies back: the enrichment always, the document's
+// text when text is set. It records a failed read in BodyError and keeps
+// the reference.
+func HydrateView(ctx context.Context, items stage.Bodies, it state.Item, v *ItemView, text bool) {
+	parts := []state.Part{state.PartEnrichment}
+	if text {
+		parts = append(parts, state.PartDocument)
+	}
+	if it.Enrichment != nil && it.Enrichment.Body != nil {
+		ref := *it.Enrichment.Body
+		v.EnrichmentRef = &ref
+	}
+	full, err := items.Hydrate(ctx, it, parts...)
+	if err != nil {
+		v.BodyError = redact.String(err.Error())
+		return
+	}
+	v.Enrichment = full.Enrichment
+	if text {
+		v.Document = full.Document
+	}
+}
+
+// nonNil returns s, or an empty slice for nil (JSON [] rather than null).
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// ItemLog reads one item's error-log history (state.ErrorLogReader).
+type ItemLog interface {
+	ForItem(ctx context.Context, itemID string, limit int) ([]state.LogEntry, error)
+}
+
+// ItemTrail reads one item's audit trail (audit.Trail, audit.Memory).
+type ItemTrail interface {
+	ForItem(ctx context.Context, itemID string, limit int) ([]audit.Entry, error)
+}
+
+// TimelineSources are where a timeline is read from. A nil Log or Trail is
+// a source whose table is not known: a gap, worded with LogMissing or
+// TrailMissing (what to pass to name it). Explain, if set, words a read
+// error (an unreachable endpoint).
+type TimelineSources struct {
+	Log                      ItemLog
+	Trail                    ItemTrail
+	LogMissing, TrailMissing string
+	Explain                  func(error) error
+}
+
+// TimelineLimit bounds the error-log entries and audit entries a timeline
+// reads for one item.
+const TimelineLimit = 500
+
+// Timeline reads the item's error log and audit trail and builds its
+// timeline (audit.BuildTimeline); a source that cannot be read is a gap,
+// named in the second result, not an error.
+func Timeline(ctx context.Context, it state.Item, src TimelineSources) (*audit.Timeline, []string) {
+	explain := src.Explain
+	if explain == nil {
+		explain = func(err error) error { return err }
+	}
+	var (
+		gaps  []string
+		log   []state.LogEntry
+		trail []audit.Entry
+		err   error
+	)
+	if src.Log == nil {
+		gaps = append(gaps, "the error log: "+orText(src.LogMissing, "its table is not known"))
+	} else if log, err = src.Log.ForItem(ctx, it.ID, TimelineLimit); err != nil {
+		gaps = append(gaps, "the error log: "+redact.String(explain(err).Error()))
+	}
+	if src.Trail == nil {
+		gaps = append(gaps, "the audit trail: "+orText(src.TrailMissing, "its table is not known"))
+	} else if trail, err = src.Trail.ForItem(ctx, it.ID, TimelineLimit); err != nil {
+		gaps = append(gaps, "the audit trail: "+redact.String(explain(err).Error()))
+	}
+	tl := audit.BuildTimeline(it, log, trail)
+	return &tl, gaps
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
