@@ -118,6 +118,8 @@ type stackConn struct {
 	bodiesTable, bodiesBucket                           string
 	auditTable                                          string
 	queues                                              map[pipeline.Stage]replay.Queues
+	// params are the stack's parameters (empty without --stack).
+	params map[string]string
 }
 
 // loadAWSConfig is the SDK config every AWS command uses: endpoint ("" is
@@ -183,6 +185,7 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 			return nil, c.explain(err)
 		}
 		outs := info.Outputs
+		c.params = info.Parameters
 		fill := func(dst *string, key string) {
 			if *dst == "" {
 				*dst = outs[key]

@@ -1,0 +1,144 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"html/template"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// chartSeries is the number of classes the chart draws; the rest are summed
+// as "other".
+const chartSeries = 6
+
+// palette colours the series (colour-blind-safe, Okabe–Ito).
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#999999"}
+
+// failureChart reads the failures of the last ChartWindow (at most
+// LogMaxRead entries) and draws them per class per ChartBucket as stacked
+// bars in SVG.
+func (s *Server) failureChart(ctx context.Context, now time.Time) (template.HTML, string, error) {
+	if s.b.Log == nil {
+		return "", s.missing("errorlog"), nil
+	}
+	end := now.Truncate(ChartBucket).Add(ChartBucket)
+	start := end.Add(-ChartWindow)
+	n := int(ChartWindow / ChartBucket)
+	counts := map[failure.Class][]int{}
+	read, partial := 0, false
+	err := s.b.Log.Between(ctx, start, end, func(e state.LogEntry) error {
+		if read++; read > LogMaxRead {
+			partial = true
+			return state.ErrStop
+		}
+		if e.Kind != state.LogFailure {
+			return nil
+		}
+		i := int(e.OccurredAt.Sub(start) / ChartBucket)
+		if i < 0 || i >= n {
+			return nil
+		}
+		if counts[e.Class] == nil {
+			counts[e.Class] = make([]int, n)
+		}
+		counts[e.Class][i]++
+		return nil
+	})
+	if err != nil && !errors.Is(err, state.ErrStop) {
+		return "", "", err
+	}
+	note := ""
+	if partial {
+		note = fmt.Sprintf("the newest failures are missing: the chart read the first %d entries of the window", LogMaxRead)
+	}
+	return drawBars(start, ChartBucket, n, counts), note, nil
+}
+
+// drawBars draws counts (class → one count per bucket) as stacked bars,
+// the largest classes first, with axes and a legend.
+func drawBars(start time.Time, bucket time.Duration, n int, counts map[failure.Class][]int) template.HTML {
+	type series struct {
+		name  string
+		vals  []int
+		total int
+	}
+	var ss []series
+	for c, v := range counts {
+		t := 0
+		for _, x := range v {
+			t += x
+		}
+		ss = append(ss, series{string(c), v, t})
+	}
+	slices.SortFunc(ss, func(a, b series) int {
+		if a.total != b.total {
+			return b.total - a.total
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	if len(ss) > chartSeries {
+		other := series{name: "other", vals: make([]int, n)}
+		for _, x := range ss[chartSeries:] {
+			for i, v := range x.vals {
+				other.vals[i] += v
+			}
+			other.total += x.total
+		}
+		ss = append(ss[:chartSeries], other)
+	}
+	peak := 0
+	for i := range n {
+		sum := 0
+		for _, x := range ss {
+			sum += x.vals[i]
+		}
+		peak = max(peak, sum)
+	}
+	const (
+		w, h             = 720, 220
+		left, right, top = 40, 10, 10
+		bottom           = 40
+	)
+	pw, ph := float64(w-left-right), float64(h-top-bottom)
+	bw := pw / float64(n)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="failures per class per hour, last 24 hours" xmlns="http://www.w3.org/2000/svg">`, w, h+20*((len(ss)+3)/4))
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>`, left, h-bottom, w-right, h-bottom)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">%d</text>`, left-4, top+10, peak)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">0</text>`, left-4, h-bottom)
+	if peak == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="13" text-anchor="middle" fill="#666">no failures in the window</text>`, w/2, h/2)
+	}
+	for i := range n {
+		y := float64(h - bottom)
+		for si, x := range ss {
+			v := x.vals[i]
+			if v == 0 {
+				continue
+			}
+			bh := float64(v) / float64(peak) * ph
+			y -= bh
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %d</title></rect>`,
+				float64(left)+float64(i)*bw+1, y, bw-2, bh, palette[si%len(palette)],
+				html.EscapeString(x.name), start.Add(time.Duration(i)*bucket).UTC().Format("15:04"), v)
+		}
+		if i%4 == 0 {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle">%s</text>`, float64(left)+float64(i)*bw+bw/2, h-bottom+14,
+				start.Add(time.Duration(i)*bucket).UTC().Format("15:04"))
+		}
+	}
+	for si, x := range ss {
+		lx, ly := left+(si%4)*170, h-bottom+30+(si/4)*20
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s (%d)</text>`,
+			lx, ly, palette[si%len(palette)], lx+14, ly+9, html.EscapeString(x.name), x.total)
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) // #nosec: built above; every text is escaped
+}

@@ -1,0 +1,481 @@
+package console_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/cmd/triage/console"
+	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/deadletter"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/replay/replaytest"
+	"github.com/triagehq/triage/shared/report"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/stage/stagetest"
+	"github.com/triagehq/triage/shared/state"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+const token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func dlqURL(st pipeline.Stage) string   { return "https://sqs.local/dlq-" + string(st) }
+func queueURL(st pipeline.Stage) string { return "https://sqs.local/q-" + string(st) }
+
+// memLog is the error log of a state.Memory as the console reads it.
+type memLog struct{ m *state.Memory }
+
+func (l memLog) ForItem(_ context.Context, id string, limit int) ([]state.LogEntry, error) {
+	var out []state.LogEntry
+	for _, e := range l.m.Log() {
+		if e.ItemID == id {
+			out = append(out, e)
+		}
+	}
+	return out[:min(len(out), limit)], nil
+}
+
+func (l memLog) Between(ctx context.Context, since, until time.Time, fn func(state.LogEntry) error) error {
+	return report.LogSlice(l.m.Log()).Between(ctx, since, until, fn)
+}
+
+type bundle struct {
+	sqs      *replaytest.SQS
+	store    *state.Memory
+	models   *health.Memory
+	breakers *breaker.Memory
+	clock    *stagetest.Clock
+	srv      *httptest.Server
+	client   *http.Client
+	csrf     string
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	b := newBundle(t)
+	b.login(t)
+	return b
+}
+
+func newBundle(tb testing.TB) *bundle {
+	tb.Helper()
+	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), models: health.NewMemory(), breakers: breaker.NewMemory(),
+		clock: stagetest.NewClock(t0)}
+	qs := map[pipeline.Stage]replay.Queues{}
+	for _, st := range pipeline.Stages() {
+		qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}
+	}
+	r := &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, ErrorLog: b.store, Queues: qs, Clock: b.clock, PollWait: -1}
+	srv, err := console.New(console.Backend{Replayer: r, Items: b.store, Index: b.store, Log: memLog{b.store}, Trail: audit.NewMemory(),
+		SQS: b.sqs, Queues: qs, Models: b.models, Breakers: b.breakers, Profile: retry.Standard(), By: "ana", Clock: b.clock}, token)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b.srv = httptest.NewServer(srv)
+	tb.Cleanup(b.srv.Close)
+	jar, _ := cookiejar.New(nil)
+	b.client = &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return b
+}
+
+// login trades the token for the cookie, as the printed URL does, and reads
+// the CSRF token off a page.
+func (b *bundle) login(t *testing.T) {
+	t.Helper()
+	resp, err := b.client.Get(b.srv.URL + "/?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || strings.Contains(resp.Header.Get("Location"), token) {
+		t.Fatalf("login: %d to %q, want 303 to a URL without the token", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	page := b.get(t, "/policy", http.StatusOK)
+	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(b.get(t, "/dlq?stage=llm&class=NOT_FOUND", http.StatusOK) + page)
+	if m == nil {
+		t.Fatal("no CSRF token on the dead-letter page")
+	}
+	b.csrf = m[1]
+}
+
+func (b *bundle) get(t *testing.T, path string, want int) string {
+	t.Helper()
+	resp, err := b.client.Get(b.srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s: %d, want %d\n%s", path, resp.StatusCode, want, body)
+	}
+	return string(body)
+}
+
+// post sends an action's form as the script does (a fragment) and returns
+// the status and body.
+func (b *bundle) post(t *testing.T, path string, form url.Values) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Console-Fragment", "1")
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// deadLetter stores an item dead-lettered at st with class c and puts its
+// payload on st's DLQ, as the stage runner does.
+func (b *bundle) deadLetter(tb testing.TB, id string, st pipeline.Stage, c failure.Class, msg string) {
+	tb.Helper()
+	attempts := map[pipeline.Stage]int{st: 1}
+	b.store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.StatusAfter(pipeline.Fetch),
+		State: state.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: state.EnrichmentPermanentFailure,
+		SourceURL: "https://news.example/a/" + id, LastError: &state.LastError{Component: st, ErrorClass: c, Error: msg, FailedAt: t0},
+		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: t0}})
+	if err := b.store.Append(context.Background(), state.LogEntry{ItemID: id, Stage: st, Class: c, Message: msg, Attempt: 1,
+		Decision: "dead_letter", OccurredAt: t0.Add(-time.Minute)}); err != nil {
+		tb.Fatal(err)
+	}
+	p := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "%s", msg),
+		Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: t0, LastFailureAt: t0})
+	body, err := p.Marshal()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b.sqs.Put(dlqURL(st), string(body))
+}
+
+func (b *bundle) item(t *testing.T, id string) state.Item {
+	t.Helper()
+	it, err := b.store.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+func (b *bundle) form(kv ...string) url.Values {
+	v := url.Values{"csrf": {b.csrf}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Add(kv[i], kv[i+1])
+	}
+	return v
+}
+
+func TestEveryRequestNeedsTheToken(t *testing.T) {
+	t.Parallel()
+	b := newBundle(t)
+	for _, path := range []string{"/", "/dlq", "/items/x", "/errors", "/policy", "/states?item=x", "/?token=wrong"} {
+		resp, err := b.client.Get(b.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || strings.Contains(string(body), "csrf") {
+			t.Errorf("GET %s without the token: %d, want 401 and no form", path, resp.StatusCode)
+		}
+	}
+	status, _ := b.post(t, "/actions/replay", url.Values{"note": {"x"}, "item": {"a"}})
+	if status != http.StatusUnauthorized {
+		t.Errorf("POST without the token: %d, want 401", status)
+	}
+	// A request for another host (DNS rebinding) is refused even with the
+	// cookie.
+	b.login(t)
+	req, _ := http.NewRequest(http.MethodGet, b.srv.URL+"/", nil)
+	req.Host = "evil.example:80"
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("Host evil.example: %d, want 421", resp.StatusCode)
+	}
+	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, "default-src 'none'") {
+		t.Errorf("CSP %q", got)
+	}
+}
+
+func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "a1", pipeline.Fetch, failure.NotFound, "article not published yet")
+	cases := map[string]struct {
+		form url.Values
+		want int
+	}{
+		"no csrf":     {url.Values{"item": {"a1"}, "note": {"fixed"}, "confirm": {"yes"}, "count": {"1"}}, http.StatusForbidden},
+		"wrong csrf":  {url.Values{"csrf": {"00"}, "item": {"a1"}, "note": {"fixed"}, "confirm": {"yes"}, "count": {"1"}}, http.StatusForbidden},
+		"no note":     {b.form("item", "a1", "confirm", "yes", "count", "1"), http.StatusUnprocessableEntity},
+		"blank note":  {b.form("item", "a1", "note", "   ", "confirm", "yes", "count", "1"), http.StatusUnprocessableEntity},
+		"no selector": {b.form("note", "fixed", "confirm", "yes", "count", "1"), http.StatusUnprocessableEntity},
+		"bad class":   {b.form("stage", "fetch", "class", "NOPE", "note", "x"), http.StatusUnprocessableEntity},
+	}
+	for name, tc := range cases {
+		for _, path := range []string{"/actions/replay", "/actions/resolve"} {
+			if status, body := b.post(t, path, tc.form); status != tc.want {
+				t.Errorf("%s %s: %d, want %d\n%s", name, path, status, tc.want, body)
+			}
+		}
+	}
+	if it := b.item(t, "a1"); it.State != state.Deadletter || it.ReplayCount != 0 || it.Resolution != nil {
+		t.Fatalf("a refused action changed the item: %+v", it)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(pipeline.Fetch))); n != 1 {
+		t.Fatalf("DLQ holds %d, want the dead letter untouched", n)
+	}
+	// A cross-origin POST with the right CSRF field is still refused.
+	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay", strings.NewReader(b.form("item", "a1", "note", "x").Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-origin POST: %d, want 403", resp.StatusCode)
+	}
+	// Actions are POSTs only.
+	resp, err = b.client.Get(b.srv.URL + "/actions/replay?item=a1&note=x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET an action: %d, want 405", resp.StatusCode)
+	}
+}
+
+func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "a1", pipeline.LLM, failure.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "a2", pipeline.LLM, failure.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "a3", pipeline.LLM, failure.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "x1", pipeline.LLM, failure.AuthDenied, "401")
+
+	status, body := b.post(t, "/actions/replay", b.form("stage", "llm", "class", "UPSTREAM_UNAVAILABLE", "note", "provider back"))
+	if status != http.StatusOK || !strings.Contains(body, "This replays 3 items") || !strings.Contains(body, `name="confirm" value="yes"`) {
+		t.Fatalf("first step: %d\n%s", status, body)
+	}
+	if strings.Contains(body, "<html") {
+		t.Fatal("a script's request got a whole page, want the fragment")
+	}
+	for _, id := range []string{"a1", "a2", "a3"} {
+		if it := b.item(t, id); it.State != state.Deadletter {
+			t.Fatalf("the confirmation step changed %s: %+v", id, it)
+		}
+	}
+	// Confirm two of the three: the action does no more than confirmed.
+	status, body = b.post(t, "/actions/replay", b.form("stage", "llm", "class", "UPSTREAM_UNAVAILABLE", "note", "provider back",
+		"confirm", "yes", "count", "2"))
+	if status != http.StatusOK || !strings.Contains(body, "Replayed 2 items") || !strings.Contains(body, "data-live") {
+		t.Fatalf("confirm: %d\n%s", status, body)
+	}
+	replayed := 0
+	for _, id := range []string{"a1", "a2", "a3"} {
+		it := b.item(t, id)
+		if it.State == state.Queued {
+			replayed++
+			if it.ReplayCount != 1 || it.Replays[0].Note != "provider back" || it.Replays[0].By != "ana" || it.Replays[0].Class != failure.UpstreamUnavailable {
+				t.Fatalf("replay record of %s: %+v", id, it.Replays)
+			}
+		}
+	}
+	if replayed != 2 || len(b.sqs.Bodies(queueURL(pipeline.LLM))) != 2 {
+		t.Fatalf("replayed %d, sent %d; want 2 and 2", replayed, len(b.sqs.Bodies(queueURL(pipeline.LLM))))
+	}
+	if it := b.item(t, "x1"); it.State != state.Deadletter {
+		t.Fatalf("another class was replayed: %+v", it)
+	}
+	// The replayed items' states are what the page polls.
+	got := b.get(t, "/states?item=a1&item=x1", http.StatusOK)
+	if !strings.Contains(got, `"x1":"deadletter"`) {
+		t.Fatalf("states %s", got)
+	}
+}
+
+func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "u1", pipeline.Fetch, failure.NotFound, "article not published yet")
+	b.deadLetter(t, "u2", pipeline.Fetch, failure.NotFound, "article not published yet")
+	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay",
+		strings.NewReader(b.form("item", "u1", "stage", "fetch", "note", "published now", "confirm", "yes", "count", "1").Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<html") || !strings.Contains(string(body), "Replayed 1 item") {
+		t.Fatalf("%d\n%s", resp.StatusCode, body)
+	}
+	if b.item(t, "u1").State != state.Queued || b.item(t, "u2").State != state.Deadletter {
+		t.Fatal("the replay touched the wrong items")
+	}
+}
+
+func TestResolveRecordsTheNoteLikeTheCLI(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "r1", pipeline.Notify, failure.NotFound, "channel_not_found")
+	status, body := b.post(t, "/actions/resolve", b.form("item", "r1", "stage", "notify", "note", "channel archived"))
+	if status != http.StatusOK || !strings.Contains(body, "This resolves 1 dead letter") {
+		t.Fatalf("%d\n%s", status, body)
+	}
+	if b.item(t, "r1").Resolution != nil {
+		t.Fatal("the confirmation step resolved")
+	}
+	status, body = b.post(t, "/actions/resolve", b.form("item", "r1", "stage", "notify", "note", "channel archived", "confirm", "yes", "count", "1"))
+	if status != http.StatusOK || !strings.Contains(body, "Resolved 1 dead letter") {
+		t.Fatalf("%d\n%s", status, body)
+	}
+	it := b.item(t, "r1")
+	if it.Resolution == nil || it.Resolution.Note != "channel archived" || it.Resolution.By != "ana" {
+		t.Fatalf("resolution %+v", it.Resolution)
+	}
+	found := false
+	for _, e := range b.store.Log() {
+		found = found || (e.Kind == state.LogResolution && e.ItemID == "r1" && e.By == "ana")
+	}
+	if !found || len(b.sqs.Bodies(dlqURL(pipeline.Notify))) != 0 {
+		t.Fatalf("resolution in the error log %v, DLQ %d; want it logged and the message deleted", found, len(b.sqs.Bodies(dlqURL(pipeline.Notify))))
+	}
+}
+
+func TestModelAndBreakerActions(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	if _, err := b.models.SetDisabled(ctx, "openai:gpt-4o", false, "", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.openai.com", Class: failure.UpstreamUnavailable, At: t0, Threshold: 1}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.get(t, "/", http.StatusOK)
+	if !strings.Contains(page, "openai:gpt-4o") || !strings.Contains(page, "api.openai.com") {
+		t.Fatalf("overview lacks the model or the breaker:\n%s", page)
+	}
+	status, body := b.post(t, "/actions/model", b.form("model", "openai:gpt-4o", "op", "disable", "note", "provider incident"))
+	if status != http.StatusOK || !strings.Contains(body, "This disables 1 model") {
+		t.Fatalf("%d\n%s", status, body)
+	}
+	if m, _ := b.models.Get(ctx, "openai:gpt-4o"); m.Disabled {
+		t.Fatal("the confirmation step disabled the model")
+	}
+	status, body = b.post(t, "/actions/model", b.form("model", "openai:gpt-4o", "op", "disable", "note", "provider incident", "confirm", "yes", "count", "1"))
+	if m, _ := b.models.Get(ctx, "openai:gpt-4o"); status != http.StatusOK || !m.Disabled || m.DisableReason != "provider incident" || m.DisabledBy != health.ByOperator {
+		t.Fatalf("%d %+v\n%s", status, m, body)
+	}
+	status, body = b.post(t, "/actions/breaker", b.form("service", "api.openai.com", "note", "incident over", "confirm", "yes", "count", "1"))
+	if r, _ := b.breakers.Get(ctx, "api.openai.com"); status != http.StatusOK || r.State != breaker.Closed {
+		t.Fatalf("%d %+v\n%s", status, r, body)
+	}
+	if status, _ := b.post(t, "/actions/breaker", b.form("service", "api.openai.com", "confirm", "yes", "count", "1")); status != http.StatusUnprocessableEntity {
+		t.Fatalf("a reset without a note: %d, want 422", status)
+	}
+}
+
+func TestPagesShowTheCauseWithinThreeClicks(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "d1", pipeline.LLM, failure.ContentPolicy, "the provider refused the prompt (content_policy_violation)")
+	overview := b.get(t, "/", http.StatusOK)
+	// Click 1: the item, from the overview's newest dead letters.
+	if !strings.Contains(overview, `href="/items/d1"`) || !strings.Contains(overview, "CONTENT_POLICY") || !strings.Contains(overview, "<svg") {
+		t.Fatalf("overview:\n%s", overview)
+	}
+	item := b.get(t, "/items/d1", http.StatusOK)
+	for _, want := range []string{"content_policy_violation", `id="events"`, `action="/actions/replay"`, `name="item" value="d1"`, `name="note"`} {
+		if !strings.Contains(item, want) {
+			t.Fatalf("item page lacks %q:\n%s", want, item)
+		}
+	}
+	// Clicks 2 and 3: Replay (the confirmation), Confirm.
+	if status, body := b.post(t, "/actions/replay", b.form("item", "d1", "stage", "llm", "class", "CONTENT_POLICY", "note", "prompt fixed")); status != http.StatusOK || !strings.Contains(body, "This replays 1 item") {
+		t.Fatalf("%d\n%s", status, body)
+	}
+	dlq := b.get(t, "/dlq?stage=llm&class=CONTENT_POLICY", http.StatusOK)
+	if !strings.Contains(dlq, `value="d1"`) {
+		t.Fatalf("dlq page:\n%s", dlq)
+	}
+	errs := b.get(t, "/errors?class=CONTENT_POLICY&since=7d", http.StatusOK)
+	if !strings.Contains(errs, "content_policy_violation") {
+		t.Fatalf("error log:\n%s", errs)
+	}
+	if errs := b.get(t, "/errors?class=RATE_LIMITED&since=7d", http.StatusOK); strings.Contains(errs, "content_policy_violation") {
+		t.Fatal("the class filter let another class through")
+	}
+	b.get(t, "/errors?since=yesterday", http.StatusBadRequest)
+	b.get(t, "/items/nope", http.StatusNotFound)
+	policy := b.get(t, "/policy", http.StatusOK)
+	if !strings.Contains(policy, "standard") || !strings.Contains(policy, "RATE_LIMITED") || !strings.Contains(policy, "dead-letter at once") {
+		t.Fatalf("policy:\n%s", policy)
+	}
+}
+
+// TestNoPageShowsASecret plants secrets where they could leak — the
+// source URL's query, error texts, notes — and searches every page.
+func TestNoPageShowsASecret(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	secrets := []string{
+		"sk-proj-" + strings.Repeat("Ab3dE", 9) + "x",
+		"ghp_" + strings.Repeat("a1B2c3", 6),
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzb2FrIn0.c2lnbmF0dXJlLXNpZ25hdHVyZS1zaWduYXR1cmU",
+		"xoxb-123456789012-123456789012-" + strings.Repeat("Zq9", 8),
+		"tok_Secr3tToken0987654321",
+	}
+	msg := "401 Incorrect API key provided: " + secrets[0] + "; Authorization: Bearer " + secrets[1] + " session " + secrets[2] + " slack " + secrets[3]
+	b.deadLetter(t, "s1", pipeline.LLM, failure.AuthDenied, msg)
+	it := b.item(t, "s1")
+	it.SourceURL = "https://news.example/a?token=" + secrets[4] + "&api_key=" + secrets[0]
+	it.Notes = []state.Note{{Text: "key was " + secrets[0], By: "ana", At: t0}}
+	it.NoteCount = 1
+	b.store.Put(it)
+	pages := []string{"/", "/dlq", "/dlq?stage=llm&class=AUTH_DENIED", "/items/s1", "/errors?since=7d", "/errors?item=s1&since=7d", "/policy"}
+	for _, p := range pages {
+		body := b.get(t, p, http.StatusOK)
+		for _, s := range secrets {
+			if strings.Contains(body, s) || strings.Contains(body, s[len(s)-12:]) {
+				t.Errorf("%s shows the secret %s…", p, s[:8])
+			}
+		}
+	}
+	_, body := b.post(t, "/actions/replay", b.form("item", "s1", "stage", "llm", "note", "rotated"))
+	for _, s := range secrets {
+		if strings.Contains(body, s[len(s)-12:]) {
+			t.Errorf("the replay confirmation shows the secret %s…", s[:8])
+		}
+	}
+}
+
+func ExampleNewToken() {
+	t, _ := console.NewToken()
+	fmt.Println(len(t))
+	// Output: 64
+}

@@ -1,0 +1,284 @@
+package console
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/cmd/triage/ops"
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/report"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/state"
+)
+
+//go:embed templates/*.html static/*
+var assets embed.FS
+
+// Items reads items (state.Items, state.Memory).
+type Items interface {
+	Get(ctx context.Context, id string) (state.Item, error)
+}
+
+// ErrorLog reads the error log: one item's history, and a window of it
+// through the by-class index (state.ErrorLogReader).
+type ErrorLog interface {
+	ops.ItemLog
+	report.LogReader
+}
+
+// QueueDepth is the part of SQS the overview reads: a DLQ's approximate
+// depth.
+type QueueDepth interface {
+	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
+}
+
+// Backend is what the console reads and acts through: the CLI's stores,
+// built by `triage console` from the same flags as the other commands. A
+// nil optional field leaves its part of a page out with a note saying which
+// flag names it.
+type Backend struct {
+	// Replayer lists, replays and resolves dead letters, as `triage dlq`
+	// does; its ErrorLog must be set for resolve. Required.
+	Replayer *replay.Replayer
+	// Items reads items; Index lists them by state. Required.
+	Items Items
+	Index replay.Index
+	// Log reads the error log; Trail the audit trail (optional).
+	Log   ErrorLog
+	Trail ops.ItemTrail
+	// SQS reads the DLQs' depth; Queues names them.
+	SQS    QueueDepth
+	Queues map[pipeline.Stage]replay.Queues
+	// Models and Breakers are the health stores (optional).
+	Models   health.Store
+	Breakers breaker.Store
+	// Days reads the budget table (optional).
+	Days report.BudgetReader
+	// Profile is the deployed retry profile; nil is not known.
+	Profile *retry.Profile
+	// By names the operator in replay records, resolutions and model
+	// overrides.
+	By string
+	// Clock is injected; nil is the wall clock.
+	Clock interface{ Now() time.Time }
+	// Log receives one line per action; nil discards.
+	Logger *slog.Logger
+	// Missing says, for a nil optional field, how to name it ("models":
+	// "pass --models-table or --stack").
+	Missing map[string]string
+}
+
+// Server is the console's HTTP handler. Build it with New.
+type Server struct {
+	b     Backend
+	token string
+	csrf  string
+	hosts map[string]bool
+	pages map[string]*template.Template
+	mux   *http.ServeMux
+}
+
+// cookieName is the session cookie: the token itself, HttpOnly.
+const cookieName = "triage_console"
+
+// NewToken returns a random token of 32 bytes, hex-encoded.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("console token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// New builds the console for b. token is what every request must present
+// (NewToken); hosts are the Host headers it answers (the listening
+// address, e.g. "127.0.0.1:8080"; empty accepts any loopback host, for
+// tests).
+func New(b Backend, token string, hosts ...string) (*Server, error) {
+	if b.Replayer == nil || b.Items == nil || b.Index == nil {
+		return nil, errors.New("console: Replayer, Items and Index are required")
+	}
+	if len(token) < 32 {
+		return nil, errors.New("console: the token is too short")
+	}
+	if b.Logger == nil {
+		b.Logger = slog.New(slog.DiscardHandler)
+	}
+	mac := hmac.New(sha256.New, []byte(token))
+	mac.Write([]byte("triage console csrf"))
+	s := &Server{b: b, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), hosts: map[string]bool{}, mux: http.NewServeMux()}
+	for _, h := range hosts {
+		s.hosts[h] = true
+	}
+	if err := s.parse(); err != nil {
+		return nil, err
+	}
+	static, err := fs.Sub(assets, "static")
+	if err != nil {
+		return nil, err
+	}
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.mux.HandleFunc("GET /{$}", s.overview)
+	s.mux.HandleFunc("GET /dlq", s.deadLetters)
+	s.mux.HandleFunc("GET /items/{id}", s.item)
+	s.mux.HandleFunc("GET /errors", s.errorLog)
+	s.mux.HandleFunc("GET /policy", s.policy)
+	s.mux.HandleFunc("GET /states", s.states)
+	s.mux.HandleFunc("POST /actions/replay", s.replay)
+	s.mux.HandleFunc("POST /actions/resolve", s.resolve)
+	s.mux.HandleFunc("POST /actions/model", s.model)
+	s.mux.HandleFunc("POST /actions/breaker", s.breaker)
+	return s, nil
+}
+
+func (s *Server) now() time.Time {
+	if s.b.Clock != nil {
+		return s.b.Clock.Now()
+	}
+	return time.Now()
+}
+
+// parse builds one template set per page: the layout, the shared parts and
+// the page's own content.
+func (s *Server) parse() error {
+	funcs := template.FuncMap{
+		"time": fmtTime, "ago": func(t time.Time) string { return ago(t, s.now()) },
+		"clean": clean, "dash": dash, "stages": pipeline.Stages, "csrf": func() string { return s.csrf },
+		"attempts": func(a map[pipeline.Stage]int, st pipeline.Stage) int { return a[st] },
+		"usd": func(v any) string { return usd(v) }, "join": strings.Join, "add": func(a, b int) int { return a + b },
+	}
+	s.pages = map[string]*template.Template{}
+	for _, page := range []string{"overview", "dlq", "item", "errors", "policy", "action", "denied"} {
+		t, err := template.New(page).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/parts.html", "templates/"+page+".html")
+		if err != nil {
+			return fmt.Errorf("console templates: %w", err)
+		}
+		s.pages[page] = t
+	}
+	return nil
+}
+
+// ServeHTTP checks the host and the token, sets the security headers and
+// serves the page or action.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	if !s.hostAllowed(r.Host) {
+		http.Error(w, "console: unexpected Host header", http.StatusMisdirectedRequest)
+		return
+	}
+	if t := r.URL.Query().Get("token"); t != "" {
+		if !s.tokenOK(t) {
+			s.deny(w, r)
+			return
+		}
+		// Trade the token in the URL for a cookie, and take it out of the
+		// address bar and the history.
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q := r.URL.Query()
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return
+	}
+	c, err := r.Cookie(cookieName)
+	if err != nil || !s.tokenOK(c.Value) {
+		s.deny(w, r)
+		return
+	}
+	if r.Method == http.MethodPost {
+		if err := s.checkPost(r); err != nil {
+			w.WriteHeader(http.StatusForbidden)
+			s.render(w, r, "denied", struct{ Reason string }{err.Error()})
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	if s.hosts[host] {
+		return true
+	}
+	if len(s.hosts) > 0 {
+		return false
+	}
+	h, _, err := net.SplitHostPort(host)
+	if err != nil {
+		h = host
+	}
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkPost is the CSRF check of an action: the form's csrf field, and an
+// Origin (when the browser sends one) of this console.
+func (s *Server) checkPost(r *http.Request) error {
+	if err := r.ParseForm(); err != nil {
+		return fmt.Errorf("a malformed form: %v", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.csrf)) != 1 {
+		return errors.New("the form's CSRF token is missing or wrong: reload the page and try again")
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && o != "http://"+r.Host {
+		return fmt.Errorf("a cross-origin request from %s", clean(o))
+	}
+	return nil
+}
+
+func (s *Server) deny(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusUnauthorized)
+	s.render(w, r, "denied", struct{ Reason string }{"this console needs the token in the URL triage console printed"})
+}
+
+// render executes page's layout, or only its "fragment" template for a
+// script's request (X-Console-Fragment).
+func (s *Server) render(w http.ResponseWriter, r *http.Request, page string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	name := "layout"
+	if r.Header.Get("X-Console-Fragment") != "" && s.pages[page].Lookup("fragment") != nil {
+		name = "fragment"
+	}
+	if err := s.pages[page].ExecuteTemplate(w, name, data); err != nil {
+		s.b.Logger.Error("console render", "page", page, "err", err)
+	}
+}
+
+// missing says how to name an optional source the console was not given.
+func (s *Server) missing(what string) string {
+	if m := s.b.Missing[what]; m != "" {
+		return "not shown: " + m
+	}
+	return "not shown: not configured"
+}

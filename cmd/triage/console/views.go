@@ -1,0 +1,512 @@
+package console
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/cmd/triage/ops"
+	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/report"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// Bounds of the pages' reads: every page reads at most this much, and says
+// when a count is partial.
+const (
+	// CountLimit bounds the items counted in one state on the overview.
+	CountLimit = 1000
+	// CountMaxScan bounds the items a state's count reads when the state is
+	// not in the by-listed-state index (a Scan).
+	CountMaxScan = 5000
+	// GroupLimit bounds the dead-lettered items grouped by stage and class.
+	GroupLimit = 1000
+	// PageLimit is the rows of a listing.
+	PageLimit = 100
+	// ChartWindow and ChartBucket shape the failures chart.
+	ChartWindow = 24 * time.Hour
+	ChartBucket = time.Hour
+	// LogMaxRead bounds the error-log entries one page reads.
+	LogMaxRead = 5000
+)
+
+// stateRow is one state's items, by stage.
+type stateRow struct {
+	State   state.State
+	Total   int
+	ByStage []int
+	Partial bool
+	Err     string
+}
+
+// group is the dead letters of one class at one stage.
+type group struct {
+	Stage     pipeline.Stage
+	Class     failure.Class
+	Count     int
+	Retryable bool
+	Newest    time.Time
+	Example   string
+}
+
+type depthRow struct {
+	Stage    pipeline.Stage
+	Messages int
+	Err      string
+}
+
+type overviewData struct {
+	Title     string
+	Now       time.Time
+	States    []stateRow
+	Chart     template.HTML
+	ChartNote string
+	Depth     []depthRow
+	Groups    []group
+	GroupNote string
+	Recent    []ops.ItemView
+	Breakers  []breaker.Record
+	Models    []health.Model
+	Budget    *report.BudgetRow
+	Notes     map[string]string
+}
+
+// parallel runs fns at once: the overview's sections are independent reads.
+func parallel(fns ...func()) {
+	var wg sync.WaitGroup
+	for _, fn := range fns {
+		wg.Go(fn)
+	}
+	wg.Wait()
+}
+
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	now := s.now()
+	d := overviewData{Title: "Overview", Now: now, Notes: map[string]string{}}
+	var mu sync.Mutex
+	note := func(k, v string) {
+		mu.Lock()
+		d.Notes[k] = v
+		mu.Unlock()
+	}
+	parallel(
+		func() { d.States = s.countStates(ctx) },
+		func() {
+			var err error
+			d.Chart, d.ChartNote, err = s.failureChart(ctx, now)
+			if err != nil {
+				note("chart", s.explain(err))
+			}
+		},
+		func() { d.Depth = s.depth(ctx) },
+		func() {
+			var err error
+			d.Groups, d.Recent, d.GroupNote, err = s.groups(ctx, "", "", 10)
+			if err != nil {
+				note("groups", s.explain(err))
+			}
+		},
+		func() {
+			if s.b.Breakers == nil {
+				note("breakers", s.missing("breakers"))
+				return
+			}
+			var err error
+			if d.Breakers, err = s.b.Breakers.List(ctx); err != nil {
+				note("breakers", s.explain(err))
+			}
+		},
+		func() {
+			if s.b.Models == nil {
+				note("models", s.missing("models"))
+				return
+			}
+			var err error
+			if d.Models, err = s.b.Models.List(ctx); err != nil {
+				note("models", s.explain(err))
+			}
+		},
+		func() {
+			if s.b.Days == nil || s.b.Log == nil {
+				note("budget", s.missing("budget"))
+				return
+			}
+			day := now.UTC().Truncate(24 * time.Hour)
+			rep := &report.Reporter{Log: s.b.Log, Days: s.b.Days, MaxEntries: LogMaxRead}
+			rows, err := rep.Budget(ctx, report.Window{Since: day, Until: now}, now)
+			switch {
+			case err != nil:
+				note("budget", s.explain(err))
+			case len(rows) > 0:
+				d.Budget = &rows[len(rows)-1]
+			}
+		},
+	)
+	s.render(w, r, "overview", d)
+}
+
+// explain is an error as a page shows it.
+func (s *Server) explain(err error) string { return clean(err.Error()) }
+
+// countStates counts items per state and stage, each state bounded by
+// CountLimit (and CountMaxScan for the states a Scan reads).
+func (s *Server) countStates(ctx context.Context) []stateRow {
+	stages := pipeline.Stages()
+	rows := make([]stateRow, len(state.States()))
+	var fns []func()
+	for i, st := range state.States() {
+		fns = append(fns, func() {
+			row := stateRow{State: st, ByStage: make([]int, len(stages))}
+			err := s.b.Index.List(ctx, state.ItemQuery{State: st, Limit: CountLimit, MaxScan: CountMaxScan}, func(it state.Item) error {
+				row.Total++
+				if j := slices.Index(stages, it.Stage); j >= 0 {
+					row.ByStage[j]++
+				}
+				return nil
+			})
+			switch {
+			case errors.Is(err, state.ErrScanLimit):
+				row.Partial = true
+			case err != nil:
+				row.Err = s.explain(err)
+			}
+			if row.Total >= CountLimit {
+				row.Partial = true
+			}
+			rows[i] = row
+		})
+	}
+	parallel(fns...)
+	return rows
+}
+
+// depth reads each DLQ's approximate depth.
+func (s *Server) depth(ctx context.Context) []depthRow {
+	var rows []depthRow
+	for _, st := range pipeline.Stages() {
+		row := depthRow{Stage: st}
+		q := s.b.Queues[st].DLQ
+		switch {
+		case s.b.SQS == nil || q == "":
+			row.Err = s.missing("queues")
+		default:
+			out, err := s.b.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(q),
+				AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
+			if err != nil {
+				row.Err = s.explain(err)
+				break
+			}
+			row.Messages, _ = strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// groups reads up to GroupLimit dead-lettered items (the by-listed-state
+// index, newest first) and groups them by the stage that failed and class;
+// it also returns the newest n of them that stage and class (when set)
+// select.
+func (s *Server) groups(ctx context.Context, stage pipeline.Stage, class failure.Class, n int) ([]group, []ops.ItemView, string, error) {
+	byKey := map[[2]string]*group{}
+	var (
+		recent []ops.ItemView
+		total  int
+	)
+	err := s.b.Index.List(ctx, state.ItemQuery{State: state.Deadletter, Limit: GroupLimit}, func(it state.Item) error {
+		total++
+		st, cl := deadStage(it), it.FailureClass()
+		k := [2]string{string(st), string(cl)}
+		g := byKey[k]
+		if g == nil {
+			g = &group{Stage: st, Class: cl, Retryable: cl.Retryable(), Example: it.ID}
+			byKey[k] = g
+		}
+		g.Count++
+		if it.LastFailureAt.After(g.Newest) {
+			g.Newest = it.LastFailureAt
+		}
+		if len(recent) < n && (stage == "" || stage == st) && (class == "" || class == cl) {
+			recent = append(recent, ops.ViewItem(it))
+		}
+		return nil
+	})
+	gs := make([]group, 0, len(byKey))
+	for _, g := range byKey {
+		gs = append(gs, *g)
+	}
+	slices.SortFunc(gs, func(a, b group) int {
+		return cmp.Or(cmp.Compare(slices.Index(pipeline.Stages(), a.Stage), slices.Index(pipeline.Stages(), b.Stage)),
+			cmp.Compare(b.Count, a.Count), cmp.Compare(a.Class, b.Class))
+	})
+	note := ""
+	if total >= GroupLimit || errors.Is(err, state.ErrScanLimit) {
+		note = fmt.Sprintf("grouped the newest %d dead-lettered items only", total)
+		err = nil
+	}
+	return gs, recent, note, err
+}
+
+// deadStage is the stage an item was dead-lettered at.
+func deadStage(it state.Item) pipeline.Stage {
+	if it.DeadLetter != nil && it.DeadLetter.Stage != "" {
+		return it.DeadLetter.Stage
+	}
+	return it.Stage
+}
+
+type dlqData struct {
+	Title  string
+	Groups []group
+	Note   string
+	Err    string
+	Stage  pipeline.Stage
+	Class  failure.Class
+	Items  []ops.ItemView
+	Depth  []depthRow
+	Form   actionForm
+}
+
+func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	d := dlqData{Title: "Dead letters"}
+	q := r.URL.Query()
+	if v := q.Get("stage"); v != "" {
+		st, err := pipeline.ParseStage(v)
+		if err != nil {
+			s.badRequest(w, r, "stage: "+err.Error())
+			return
+		}
+		d.Stage = st
+	}
+	if v := q.Get("class"); v != "" {
+		d.Class = failure.Class(strings.ToUpper(v))
+		if !slices.Contains(failure.Classes(), d.Class) {
+			s.badRequest(w, r, fmt.Sprintf("class %q is not an error class", v))
+			return
+		}
+	}
+	parallel(func() {
+		var err error
+		if d.Groups, d.Items, d.Note, err = s.groups(ctx, d.Stage, d.Class, PageLimit); err != nil {
+			d.Err = s.explain(err)
+		}
+	}, func() { d.Depth = s.depth(ctx) })
+	d.Form = actionForm{Stage: d.Stage, Class: d.Class}
+	s.render(w, r, "dlq", d)
+}
+
+type itemData struct {
+	Title    string
+	Item     ops.ItemView
+	Gaps     []string
+	Errors   []state.LogEntry
+	Timeline *audit.Timeline
+	Dead     bool
+	Form     actionForm
+}
+
+func (s *Server) item(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	it, err := s.b.Items.Get(ctx, id)
+	if errors.Is(err, state.ErrNotFound) {
+		w.WriteHeader(http.StatusNotFound)
+		s.render(w, r, "denied", struct{ Reason string }{fmt.Sprintf("item %q does not exist", clean(id))})
+		return
+	}
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	d := itemData{Title: "Item " + it.ID, Item: ops.ViewItem(it), Dead: it.State == state.Deadletter}
+	src := ops.TimelineSources{LogMissing: s.b.Missing["errorlog"], TrailMissing: s.b.Missing["audit"]}
+	if s.b.Log != nil {
+		src.Log = s.b.Log
+	}
+	if s.b.Trail != nil {
+		src.Trail = s.b.Trail
+	}
+	d.Timeline, d.Gaps = ops.Timeline(ctx, it, src)
+	d.Form = actionForm{Items: []string{it.ID}, Stage: deadStage(it), Class: it.FailureClass()}
+	s.render(w, r, "item", d)
+}
+
+type errorsData struct {
+	Title                      string
+	Class, Stage, Item, Since  string
+	Limit                      int
+	Entries                    []state.LogEntry
+	Read                       int
+	Partial                    bool
+	Err                        string
+	Classes                    []failure.Class
+}
+
+// errorLog is the error log, newest first, filtered by class, stage and
+// item over a window: one item's history from the table, else the window
+// through the by-class index, at most LogMaxRead entries read.
+func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	d := errorsData{Title: "Error log", Class: strings.ToUpper(q.Get("class")), Stage: q.Get("stage"), Item: strings.TrimSpace(q.Get("item")),
+		Since: cmp.Or(q.Get("since"), "24h"), Limit: PageLimit, Classes: failure.Classes()}
+	if v, err := strconv.Atoi(q.Get("limit")); err == nil && v > 0 {
+		d.Limit = min(v, 1000)
+	}
+	since, err := parseAge(d.Since, s.now())
+	if err != nil {
+		s.badRequest(w, r, "since: "+err.Error())
+		return
+	}
+	if d.Class != "" && !slices.Contains(failure.Classes(), failure.Class(d.Class)) && d.Class != string(state.ResolvedClass) {
+		s.badRequest(w, r, fmt.Sprintf("class %q is not an error class", d.Class))
+		return
+	}
+	if s.b.Log == nil {
+		d.Err = s.missing("errorlog")
+		s.render(w, r, "errors", d)
+		return
+	}
+	keep := func(e state.LogEntry) bool {
+		return (d.Class == "" || string(e.Class) == d.Class) && (d.Stage == "" || string(e.Stage) == d.Stage) &&
+			(d.Item == "" || e.ItemID == d.Item) && !e.OccurredAt.Before(since)
+	}
+	var all []state.LogEntry
+	if d.Item != "" {
+		all, err = s.b.Log.ForItem(ctx, d.Item, LogMaxRead)
+		d.Read = len(all)
+	} else {
+		err = s.b.Log.Between(ctx, since, time.Time{}, func(e state.LogEntry) error {
+			d.Read++
+			if d.Read > LogMaxRead {
+				d.Partial = true
+				return state.ErrStop
+			}
+			all = append(all, e)
+			return nil
+		})
+	}
+	if err != nil && !errors.Is(err, state.ErrStop) {
+		d.Err = s.explain(err)
+	}
+	for _, e := range all {
+		if keep(e) {
+			d.Entries = append(d.Entries, e)
+		}
+	}
+	slices.SortStableFunc(d.Entries, func(a, b state.LogEntry) int { return b.OccurredAt.Compare(a.OccurredAt) })
+	d.Entries = d.Entries[:min(len(d.Entries), d.Limit)]
+	s.render(w, r, "errors", d)
+}
+
+type policyRow struct {
+	Class     failure.Class
+	Retryable bool
+	Counts    bool
+	Stages    []string
+}
+
+type policyData struct {
+	Title   string
+	Profile *retry.Profile
+	Rows    []policyRow
+	Note    string
+}
+
+// policy is the deployed profile's table: for each class, whether it is
+// retried, whether it spends attempts, and each stage's attempts and
+// backoff.
+func (s *Server) policy(w http.ResponseWriter, r *http.Request) {
+	d := policyData{Title: "Retry policy", Profile: s.b.Profile}
+	if s.b.Profile == nil {
+		d.Note = s.missing("profile")
+	} else {
+		for _, c := range failure.Classes() {
+			row := policyRow{Class: c}
+			for i, st := range pipeline.Stages() {
+				p := s.b.Profile.Policy(st, c)
+				if i == 0 {
+					row.Retryable, row.Counts = p.Retryable, p.Counts
+				}
+				row.Stages = append(row.Stages, policyText(p))
+			}
+			d.Rows = append(d.Rows, row)
+		}
+	}
+	s.render(w, r, "policy", d)
+}
+
+func policyText(p retry.Policy) string {
+	switch {
+	case !p.Retryable:
+		return "dead-letter at once"
+	case !p.Counts:
+		if p.Backoff != nil {
+			return "wait (no attempt spent), " + p.Backoff.String()
+		}
+		return "wait (no attempt spent)"
+	}
+	attempts := "unlimited attempts"
+	if p.MaxAttempts > 0 {
+		attempts = fmt.Sprintf("%d attempts", p.MaxAttempts)
+	}
+	if p.Backoff == nil {
+		return attempts
+	}
+	return attempts + ", " + p.Backoff.String()
+}
+
+// maxLiveItems bounds the items one /states request reads.
+const maxLiveItems = 50
+
+// states answers the script's poll after an action: each named item's
+// state, as JSON {"id": "state"}.
+func (s *Server) states(w http.ResponseWriter, r *http.Request) {
+	ids := r.URL.Query()["item"]
+	if len(ids) > maxLiveItems {
+		ids = ids[:maxLiveItems]
+	}
+	out := map[string]string{}
+	for _, id := range ids {
+		it, err := s.b.Items.Get(r.Context(), id)
+		switch {
+		case errors.Is(err, state.ErrNotFound):
+			out[id] = "missing"
+		case err != nil:
+			out[id] = "unknown"
+		default:
+			out[id] = string(it.State)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	writeJSON(w, out)
+}
+
+func (s *Server) badRequest(w http.ResponseWriter, r *http.Request, msg string) {
+	w.WriteHeader(http.StatusBadRequest)
+	s.render(w, r, "denied", struct{ Reason string }{clean(msg)})
+}
+
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
+	w.WriteHeader(http.StatusBadGateway)
+	s.render(w, r, "denied", struct{ Reason string }{s.explain(err)})
+}
