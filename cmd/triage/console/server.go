@@ -164,7 +164,7 @@ func (s *Server) parse() error {
 		"time": fmtTime, "ago": func(t time.Time) string { return ago(t, s.now()) },
 		"clean": clean, "dash": dash, "stages": pipeline.Stages, "csrf": func() string { return s.csrf },
 		"attempts": func(a map[pipeline.Stage]int, st pipeline.Stage) int { return a[st] },
-		"usd": func(v any) string { return usd(v) }, "join": strings.Join, "add": func(a, b int) int { return a + b },
+		"usd":      func(v any) string { return usd(v) }, "join": strings.Join, "add": func(a, b int) int { return a + b },
 	}
 	s.pages = map[string]*template.Template{}
 	for _, page := range []string{"overview", "dlq", "item", "errors", "policy", "action", "denied"} {

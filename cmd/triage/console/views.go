@@ -351,14 +351,14 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 }
 
 type errorsData struct {
-	Title                      string
-	Class, Stage, Item, Since  string
-	Limit                      int
-	Entries                    []state.LogEntry
-	Read                       int
-	Partial                    bool
-	Err                        string
-	Classes                    []failure.Class
+	Title                     string
+	Class, Stage, Item, Since string
+	Limit                     int
+	Entries                   []state.LogEntry
+	Read                      int
+	Partial                   bool
+	Err                       string
+	Classes                   []failure.Class
 }
 
 // errorLog is the error log, newest first, filtered by class, stage and
