@@ -1,0 +1,92 @@
+package console_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// seedItems puts n items into the memory store in the mix of a busy day:
+// most done, some in flight, retrying or failed, one in twenty
+// dead-lettered (their DLQ messages too), and an error-log entry for every
+// failure over the last 24 hours.
+func seedItems(tb testing.TB, b *bundle, n int) {
+	tb.Helper()
+	classes := []failure.Class{failure.NotFound, failure.AuthDenied, failure.ContentPolicy, failure.TokenLimit, failure.ResponseInvalid}
+	stages := pipeline.Stages()
+	for i := range n {
+		id := fmt.Sprintf("item-%05d", i)
+		st := stages[i%len(stages)]
+		c := classes[i%len(classes)]
+		at := t0.Add(-time.Duration(i%(24*60)) * time.Minute)
+		if i%20 == 0 {
+			// Only the first 100 get a DLQ message: the in-memory SQS is
+			// not what is measured, and a real DLQ is read by actions only.
+			if i < 2000 {
+				b.deadLetter(tb, id, st, c, "upstream said no for "+id)
+			} else {
+				b.store.Put(state.Item{ID: id, Kind: state.KindStory, State: state.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
+					LastError: &state.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
+					DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: at}})
+			}
+			continue
+		}
+		s := state.Done
+		switch i % 10 {
+		case 1:
+			s = state.Queued
+		case 3:
+			s = state.Retryable
+		case 5:
+			s = state.Working
+		case 7:
+			s = state.Failed
+		}
+		it := state.Item{ID: id, Kind: state.KindStory, State: s, Stage: st, UpdatedAt: at}
+		if s == state.Retryable || s == state.Failed {
+			it.LastFailureAt = at
+			it.LastError = &state.LastError{Component: st, ErrorClass: failure.RateLimited, Error: "429", FailedAt: at}
+			if err := b.store.Append(context.Background(), state.LogEntry{ItemID: id, Stage: st, Class: failure.RateLimited,
+				Message: "429 Too Many Requests", Attempt: 1, Decision: "retry", OccurredAt: at}); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		b.store.Put(it)
+	}
+}
+
+// BenchmarkPages renders the console's pages against a store of 10,000
+// items (the in-memory twins of the stores: what is measured is the
+// console's own work — bounded reads, grouping, templates, the chart —
+// through a real HTTP round trip on loopback).
+func BenchmarkPages(b *testing.B) {
+	bb := newBundle(b)
+	seedItems(b, bb, 10_000)
+	resp, err := bb.client.Get(bb.srv.URL + "/?token=" + token)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, page := range []string{"/", "/dlq", "/dlq?stage=llm&class=AUTH_DENIED", "/items/item-00020", "/errors?since=24h", "/policy"} {
+		b.Run(page, func(b *testing.B) {
+			for b.Loop() {
+				resp, err := bb.client.Get(bb.srv.URL + page)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || n == 0 {
+					b.Fatalf("%s: %d", page, resp.StatusCode)
+				}
+			}
+		})
+	}
+}

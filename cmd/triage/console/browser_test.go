@@ -1,0 +1,343 @@
+package console_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/infra/local/soak"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/intake"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/producer"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// ChromiumHint says how to get the browser the browser test drives.
+const ChromiumHint = "apt-get install -y chromium (make test installs it)"
+
+// requireChromium returns the path of Debian's chromium: a skip when it is
+// missing, a failure in CI (CI=true), like moto.
+func requireChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("chromium is not installed; in CI it is required: %s", ChromiumHint)
+	}
+	t.Skipf("chromium is not installed: %s", ChromiumHint)
+	return ""
+}
+
+// Bounds of the browser test.
+const (
+	browserSettle = 4 * time.Minute
+	browserDone   = 4 * time.Minute
+)
+
+// TestBrowserReplayADeadLetteredClass is the console as an operator uses
+// it: the local stack (moto, the real bootstraps, the fakes, as
+// `triage-local up` runs it) with a seeded fault mix — three articles that
+// are not published at the first fetch, two plain items, and the soak's
+// planted-secret items, whose faults echo API keys, bearer tokens and URL
+// tokens into error texts — and `triage console` against it. In headless
+// Chromium it opens the printed URL, finds the dead-lettered class on the
+// overview, replays it with a note, confirms the count, and watches the
+// items reach done on the same page. Then every page of the run is searched
+// for the planted secrets: none may be there.
+func TestBrowserReplayADeadLetteredClass(t *testing.T) {
+	chrome := requireChromium(t)
+	localtest.Require(t, "moto_server", moto.InstallHint)
+	if testing.Short() {
+		t.Skip("starts the local stack")
+	}
+	triage := lambdatest.Build(t, "./cmd/triage")
+	ctx, cancel := context.WithTimeout(t.Context(), 12*time.Minute)
+	defer cancel()
+
+	planted := soak.PlantSecrets(rand.New(rand.NewPCG(18, 0x5ec7)), plantedIDs())
+	stackName := localtest.UniqueName(t)
+	st, err := devstack.Start(ctx, devstack.Options{StackName: stackName, Pollers: true, Build: devstack.BuildAlways,
+		Params:   map[string]string{"DailyBudgetUSD": "100000"},
+		Env:      map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": "2s"}},
+		Articles: fakes.ArticleOptions{Shared: fakes.Shared{MaxHang: 5 * time.Second}, RetryAfter: time.Second, Text: planted.ArticleText},
+		LLM:      fakes.LLMOptions{Shared: fakes.Shared{MaxHang: 5 * time.Second}, RetryAfter: time.Second},
+		Webhook:  fakes.WebhookOptions{Shared: fakes.Shared{MaxHang: 5 * time.Second}, RetryAfter: time.Second},
+		WrapFake: planted.Wrap, Logs: io.Discard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	articles, llm, hooks := planted.Scripts()
+	unpublished := []string{"unpublished-1", "unpublished-2", "unpublished-3"}
+	for _, id := range unpublished {
+		articles[id] = []fakes.Fault{fakes.FaultNotFound} // 404 once, then the article
+	}
+	if err := errors.Join(st.Articles.SetScripts(articles, false), st.LLM.SetScripts(llm, false), st.Webhook.SetScripts(hooks, false)); err != nil {
+		t.Fatal(err)
+	}
+	ids := append(append(append([]string{}, unpublished...), "plain-1", "plain-2"), plantedIDs()...)
+	specs := make([]intake.Spec, len(ids))
+	for i, id := range ids {
+		specs[i] = intake.Spec{ItemID: id, SourceURL: planted.SourceURL(st.ArticleServer.URL, id), WebhookURL: planted.WebhookURL(st.HookServer.URL, id)}
+	}
+	p := &producer.Producer{SQS: st.SQS, QueueURL: st.QueueURL(pipeline.Fetch)}
+	for _, res := range p.SubmitBatch(ctx, specs) {
+		if res.Err != nil {
+			t.Fatalf("submit %s: %v", res.ItemID, res.Err)
+		}
+	}
+	// The unpublished items (and the planted one whose article server
+	// echoes its URL in a 404) dead-letter at fetch as NOT_FOUND.
+	class := waitDeadLettered(ctx, t, st, unpublished)
+	want := 0
+	for _, id := range ids {
+		if it, err := st.Items.Get(ctx, id); err == nil && it.State == state.Deadletter && it.FailureClass() == class && it.DeadLetter.Stage == pipeline.Fetch {
+			want++
+		}
+	}
+
+	consoleURL := startConsole(ctx, t, triage, st.Endpoint, stackName)
+	shots := os.Getenv("CONSOLE_SCREENSHOTS")
+	alloc, acancel := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900))...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(alloc)
+	defer bcancel()
+	type css = chromedp.CSS
+	shot := func(name string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			if shots == "" {
+				return nil
+			}
+			png, err := chromedp.FullScreenshot(100)(ctx, t)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(shots, "console-"+name+".png"), png, 0o644)
+		})
+	}
+	groupLink := css(fmt.Sprintf(`#dlq-groups a[href="/dlq?stage=fetch&class=%s"]`, class))
+	if err := chromedp.Do(bctx,
+		chromedp.Navigate(consoleURL),
+		chromedp.WaitVisible(groupLink),
+		shot("overview"),
+		chromedp.Click(groupLink),
+		chromedp.WaitVisible(css(`#dlq-items`)),
+		chromedp.SendKeys(css(`form[action="/actions/replay"] input[name=note]`), "articles are published now"),
+		shot("dlq"),
+		chromedp.Click(css(`form[action="/actions/replay"] button[type=submit]`)),
+		chromedp.WaitVisible(css(`button[data-confirm]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	summary, err := chromedp.Run(bctx, chromedp.Text(css(`[data-summary]`)))
+	if err != nil || !strings.Contains(summary, fmt.Sprintf("This replays %d items", want)) {
+		t.Fatalf("confirmation %q (%v), want it to say %d items", summary, err, want)
+	}
+	for _, id := range unpublished {
+		if it, _ := st.Items.Get(ctx, id); it.State != state.Deadletter {
+			t.Fatalf("%s is %s before the confirmation", id, it.State)
+		}
+	}
+	liveDone := `(() => { const s = [...document.querySelectorAll("[data-live] [data-item]")];
+		const want = ` + jsList(unpublished) + `;
+		return want.every(id => s.some(e => e.dataset.item === id && e.textContent === "done")); })()`
+	if err := chromedp.Do(bctx,
+		chromedp.Click(css(`button[data-confirm]`)),
+		chromedp.WaitVisible(css(`[data-summary].done`)),
+	); err != nil {
+		t.Fatalf("confirm: %v", err)
+	}
+	done, err := chromedp.Run(bctx, chromedp.Text(css(`[data-summary]`)))
+	if err != nil || !strings.Contains(done, fmt.Sprintf("Replayed %d items", want)) {
+		t.Fatalf("answer %q (%v)", done, err)
+	}
+	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](liveDone, chromedp.WithPollingTimeout(browserDone), chromedp.WithPollingInterval(time.Second))); err != nil {
+		t.Fatalf("the replayed items did not show done on the page in %s: %v", browserDone, err)
+	}
+	if err := chromedp.Do(bctx, shot("replayed")); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range unpublished {
+		it, err := st.Items.Get(ctx, id)
+		if err != nil || it.State != state.Done || it.ReplayCount != 1 || it.Replays[0].Note != "articles are published now" {
+			t.Fatalf("%s after the replay: %+v (%v)", id, it, err)
+		}
+	}
+
+	// Every page of the run, the timeline of every item included: no
+	// planted secret.
+	pages := []string{"/", "/dlq", "/errors?since=1h&limit=1000", "/policy"}
+	for _, id := range ids {
+		pages = append(pages, "/items/"+id)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(base(consoleURL)+"/dlq")); err != nil {
+		t.Fatal(err)
+	}
+	groups, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#dlq-groups a")].map(a => a.getAttribute("href"))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, groups...)
+	found := 0
+	for _, p := range pages {
+		if err := chromedp.Do(bctx, chromedp.Navigate(base(consoleURL)+p)); err != nil {
+			t.Fatal(err)
+		}
+		html, err := chromedp.Run(bctx, chromedp.OuterHTML(css("html")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range planted.Secrets {
+			for _, n := range s.Needles {
+				if strings.Contains(html, n) {
+					found++
+					t.Errorf("%s shows %s (%s)", p, s.Name, s.Where)
+					break
+				}
+			}
+		}
+	}
+	t.Logf("searched %d pages for %d planted secrets: %d found", len(pages), len(planted.Secrets), found)
+	if shots != "" {
+		var item string
+		for _, id := range plantedIDs() {
+			if it, err := st.Items.Get(ctx, id); err == nil && it.State == state.Deadletter {
+				item = id
+				break
+			}
+		}
+		if err := chromedp.Do(bctx,
+			chromedp.Navigate(base(consoleURL)+"/items/"+cmpOr(item, unpublished[0])), chromedp.WaitVisible(css(`#events`)), shot("item"),
+			chromedp.Navigate(base(consoleURL)+"/errors?since=1h"), chromedp.WaitVisible(css(`#error-log`)), shot("errors"),
+			chromedp.Navigate(base(consoleURL)+"/policy"), chromedp.WaitVisible(css(`#policy`)), shot("policy"),
+			chromedp.Navigate(base(consoleURL)+"/"), chromedp.WaitVisible(css(`#states`)), shot("overview-after"),
+		); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func plantedIDs() []string {
+	ids := make([]string, 11)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("planted-%02d", i+1)
+	}
+	return ids
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func jsList(ids []string) string { return `["` + strings.Join(ids, `","`) + `"]` }
+
+func base(u string) string { return u[:strings.Index(u, "/?token=")] }
+
+// waitDeadLettered waits until every id is dead-lettered and returns their
+// class (one class for all).
+func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, ids []string) failure.Class {
+	t.Helper()
+	deadline := time.Now().Add(browserSettle)
+	for {
+		var class failure.Class
+		n := 0
+		for _, id := range ids {
+			it, err := st.Items.Get(ctx, id)
+			if err == nil && it.State == state.Deadletter {
+				n++
+				class = it.FailureClass()
+			}
+		}
+		if n == len(ids) {
+			return class
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %v dead-lettered in %s", n, ids, browserSettle)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+var urlRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}`)
+
+// startConsole runs `triage console` against the stack, as an operator
+// would after sourcing the exports of `triage-local up`, and returns the
+// URL it prints. The process is stopped (by its pid) at the end of the test.
+func startConsole(ctx context.Context, t *testing.T, triage, endpoint, stackName string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, triage, "console", "--endpoint", endpoint, "--stack", stackName, "--wait", "0", "--by", "browser-test")
+	cmd.Env = append(os.Environ(), moto.Env(endpoint)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u := urlRE.FindString(sc.Text()); u != "" {
+				lines <- u
+			}
+		}
+		close(lines)
+	}()
+	select {
+	case u, ok := <-lines:
+		if !ok {
+			t.Fatalf("triage console printed no URL\n%s", stderr.String())
+		}
+		// The console answers only with the token.
+		resp, err := http.Get(base(u) + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("without the token: %d, want 401", resp.StatusCode)
+		}
+		return u
+	case <-time.After(time.Minute):
+		t.Fatalf("triage console printed no URL in a minute\n%s", stderr.String())
+	}
+	return ""
+}
