@@ -47,6 +47,7 @@ type actionData struct {
 	Err     string
 	// Summary says what the action touches or touched.
 	Summary string
+	Header  []string
 	Rows    [][]string
 	// Live are item ids whose state the page follows.
 	Live []string
@@ -161,6 +162,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 		s.actionAnswer(w, r, d)
 		return
 	}
+	d.Header = []string{"Item", "DLQ", "Class", "Failed at", "Resumes at", "Action", "Reason"}
 	for _, o := range sum.Items {
 		d.Rows = append(d.Rows, []string{o.ItemID, string(o.DLQ), string(o.Class), string(o.FailedStage), string(o.Target), string(o.Action), clean(o.Reason)})
 		if o.Action == replay.Replayed || o.Action == replay.Resent {
@@ -216,6 +218,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		s.actionAnswer(w, r, d)
 		return
 	}
+	d.Header = []string{"Item", "DLQ", "Class", "Kind", "Action", "Reason"}
 	for _, o := range sum.Items {
 		d.Rows = append(d.Rows, []string{o.ItemID, string(o.DLQ), o.Class, string(o.Kind), o.Action, clean(o.Reason)})
 	}

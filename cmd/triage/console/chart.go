@@ -109,7 +109,7 @@ func drawBars(start time.Time, bucket time.Duration, n int, counts map[failure.C
 	pw, ph := float64(w-left-right), float64(h-top-bottom)
 	bw := pw / float64(n)
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="failures per class per hour, last 24 hours" xmlns="http://www.w3.org/2000/svg">`, w, h+20*((len(ss)+3)/4))
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="failures per class per hour, last 24 hours" xmlns="http://www.w3.org/2000/svg">`, w, h+20*((len(ss)+2)/3))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>`, left, h-bottom, w-right, h-bottom)
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">%d</text>`, left-4, top+10, peak)
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">0</text>`, left-4, h-bottom)
@@ -135,7 +135,7 @@ func drawBars(start time.Time, bucket time.Duration, n int, counts map[failure.C
 		}
 	}
 	for si, x := range ss {
-		lx, ly := left+(si%4)*170, h-bottom+30+(si/4)*20
+		lx, ly := left+(si%3)*230, h-bottom+30+(si/3)*20
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s (%d)</text>`,
 			lx, ly, palette[si%len(palette)], lx+14, ly+9, html.EscapeString(x.name), x.total)
 	}
