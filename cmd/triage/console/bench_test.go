@@ -33,7 +33,7 @@ func seedItems(tb testing.TB, b *bundle, n int) {
 				b.deadLetter(tb, id, st, c, "upstream said no for "+id)
 			} else {
 				b.store.Put(state.Item{ID: id, Kind: state.KindStory, State: state.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
-					LastError: &state.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
+					LastError:  &state.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
 					DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: at}})
 			}
 			continue
