@@ -13,7 +13,7 @@ SHORTFUZZ  ?= 10000x
 BENCHTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
-.PHONY: all test unit lint fuzz fuzz-short bench build demo up invoke tools-go tools-lint tools-local clean
+.PHONY: all test unit lint fuzz fuzz-short bench build demo up invoke tools-go tools-lint tools-local tools-browser clean
 
 all: build
 
@@ -24,6 +24,17 @@ tools-go:
 
 tools-lint: tools-go
 	@command -v cfn-lint >/dev/null || [ ! -f template.yaml ] || { echo "make: cfn-lint is required for template.yaml: pip install cfn-lint" >&2; exit 1; }
+
+# tools-browser installs Debian's chromium when it is missing: the console's
+# browser test (cmd/triage/console) drives it headless. In CI a missing
+# chromium fails that test rather than skipping it.
+tools-browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+	  echo "make: installing chromium for the console's browser test (apt-get install -y chromium)"; \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo -n"; \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y chromium >/dev/null 2>&1 || \
+	  { $$sudo apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y chromium >/dev/null; } || \
+	  { echo "make: could not install chromium; install it yourself (Debian/Ubuntu: apt-get install -y chromium) — the console's browser test needs it" >&2; exit 1; }; }
 
 ## quality --------------------------------------------------------------------
 
@@ -40,7 +51,7 @@ unit: tools-go
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/infra/local/soak$$')
 	$(GO) test -count=1 ./infra/local/soak/
 
-test: lint unit fuzz-short
+test: lint tools-browser unit fuzz-short
 
 # fuzz runs every fuzz target for FUZZTIME (default 60s), one at a time:
 # `go test -fuzz` takes one target in one package per run. `make test` runs
