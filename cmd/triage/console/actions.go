@@ -240,73 +240,73 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 
 // model is `triage models enable|disable`, the note as the reason.
 func (s *Server) model(w http.ResponseWriter, r *http.Request) {
-	d := actionData{Action: "Model", Path: "/actions/model"}
-	f, confirmed, err := readForm(r)
-	d.Form = f
-	switch {
-	case err != nil:
-		d.Err = clean(err.Error())
-	case s.b.Models == nil:
-		d.Err = s.missing("models")
-	case f.Model == "":
-		d.Err = "name the model"
-	case f.Op != "enable" && f.Op != "disable":
-		d.Err = "op must be enable or disable"
-	}
-	if d.Err != "" {
-		s.actionAnswer(w, r, d)
-		return
-	}
-	if !confirmed {
-		d.Confirm, d.Form.Count = true, 1
-		d.Summary = fmt.Sprintf("This %ss 1 model: %s.", f.Op, clean(f.Model))
-		s.actionAnswer(w, r, d)
-		return
-	}
-	m, err := s.b.Models.SetDisabled(r.Context(), f.Model, f.Op == "disable", f.Note, s.now())
-	if err != nil {
-		d.Err = s.explain(err)
-		s.actionAnswer(w, r, d)
-		return
-	}
-	d.Done, d.Model = true, &m
-	d.Summary = fmt.Sprintf("Model %s %sd.", clean(m.Name), f.Op)
-	s.b.Logger.Info("console model", "by", s.b.By, "model", m.Name, "op", f.Op, "note", f.Note)
-	s.actionAnswer(w, r, d)
+	s.oneRecord(w, r, actionData{Action: "Model", Path: "/actions/model"}, func(f actionForm) (string, string) {
+		switch {
+		case s.b.Models == nil:
+			return "", s.missing("models")
+		case f.Model == "":
+			return "", "name the model"
+		case f.Op != "enable" && f.Op != "disable":
+			return "", "op must be enable or disable"
+		}
+		return fmt.Sprintf("This %ss 1 model: %s.", f.Op, clean(f.Model)), ""
+	}, func(d *actionData) error {
+		m, err := s.b.Models.SetDisabled(r.Context(), d.Form.Model, d.Form.Op == "disable", d.Form.Note, s.now())
+		if err != nil {
+			return err
+		}
+		d.Model, d.Summary = &m, fmt.Sprintf("Model %s %sd.", clean(m.Name), d.Form.Op)
+		s.b.Logger.Info("console model", "by", s.b.By, "model", m.Name, "op", d.Form.Op, "note", d.Form.Note)
+		return nil
+	})
 }
 
 // breaker is `triage breakers reset`.
 func (s *Server) breaker(w http.ResponseWriter, r *http.Request) {
-	d := actionData{Action: "Breaker reset", Path: "/actions/breaker"}
+	s.oneRecord(w, r, actionData{Action: "Breaker reset", Path: "/actions/breaker"}, func(f actionForm) (string, string) {
+		switch {
+		case s.b.Breakers == nil:
+			return "", s.missing("breakers")
+		case f.Service == "":
+			return "", "name the service"
+		}
+		return fmt.Sprintf("This closes 1 breaker now: %s.", clean(f.Service)), ""
+	}, func(d *actionData) error {
+		rec, err := s.b.Breakers.Reset(r.Context(), d.Form.Service, s.now())
+		if err != nil {
+			return err
+		}
+		d.Breaker, d.Summary = &rec, fmt.Sprintf("Breaker %s reset: %s.", clean(rec.Service), rec.State)
+		s.b.Logger.Info("console breaker reset", "by", s.b.By, "service", rec.Service, "note", d.Form.Note)
+		return nil
+	})
+}
+
+// oneRecord is an action on one record, a model or a breaker: check says
+// what the confirmation says (or what is wrong with the form), do acts
+// once it is confirmed.
+func (s *Server) oneRecord(w http.ResponseWriter, r *http.Request, d actionData, check func(actionForm) (summary, problem string),
+	do func(*actionData) error) {
 	f, confirmed, err := readForm(r)
 	d.Form = f
-	switch {
-	case err != nil:
-		d.Err = clean(err.Error())
-	case s.b.Breakers == nil:
-		d.Err = s.missing("breakers")
-	case f.Service == "":
-		d.Err = "name the service"
-	}
-	if d.Err != "" {
-		s.actionAnswer(w, r, d)
-		return
-	}
-	if !confirmed {
-		d.Confirm, d.Form.Count = true, 1
-		d.Summary = fmt.Sprintf("This closes 1 breaker now: %s.", clean(f.Service))
-		s.actionAnswer(w, r, d)
-		return
-	}
-	rec, err := s.b.Breakers.Reset(r.Context(), f.Service, s.now())
 	if err != nil {
-		d.Err = s.explain(err)
+		d.Err = clean(err.Error())
 		s.actionAnswer(w, r, d)
 		return
 	}
-	d.Done, d.Breaker = true, &rec
-	d.Summary = fmt.Sprintf("Breaker %s reset: %s.", clean(rec.Service), rec.State)
-	s.b.Logger.Info("console breaker reset", "by", s.b.By, "service", rec.Service, "note", f.Note)
+	summary, problem := check(f)
+	switch {
+	case problem != "":
+		d.Err = problem
+	case !confirmed:
+		d.Confirm, d.Form.Count, d.Summary = true, 1, summary
+	default:
+		if err := do(&d); err != nil {
+			d.Err = s.explain(err)
+		} else {
+			d.Done = true
+		}
+	}
 	s.actionAnswer(w, r, d)
 }
 

@@ -19,6 +19,17 @@ import (
 // failure over the last 24 hours.
 func seedItems(tb testing.TB, b *bundle, n int) {
 	tb.Helper()
+	seed(tb, n, func(id string, st pipeline.Stage, c failure.Class) {
+		b.deadLetter(tb, id, st, c, "upstream said no for "+id)
+	},
+		func(it state.Item) error { b.store.Put(it); return nil }, b.store.Append)
+}
+
+// seed makes the items of seedItems: dead letters with messages through
+// dead, others through put and log.
+func seed(tb testing.TB, n int, dead func(string, pipeline.Stage, failure.Class), put func(state.Item) error,
+	log func(context.Context, state.LogEntry) error) {
+	tb.Helper()
 	classes := []failure.Class{failure.NotFound, failure.AuthDenied, failure.ContentPolicy, failure.TokenLimit, failure.ResponseInvalid}
 	stages := pipeline.Stages()
 	for i := range n {
@@ -29,12 +40,12 @@ func seedItems(tb testing.TB, b *bundle, n int) {
 		if i%20 == 0 {
 			// Only the first 100 get a DLQ message: the in-memory SQS is
 			// not what is measured, and a real DLQ is read by actions only.
-			if i < 2000 {
-				b.deadLetter(tb, id, st, c, "upstream said no for "+id)
-			} else {
-				b.store.Put(state.Item{ID: id, Kind: state.KindStory, State: state.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
-					LastError:  &state.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
-					DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: at}})
+			if i < 2000 && dead != nil {
+				dead(id, st, c)
+			} else if err := put(state.Item{ID: id, Kind: state.KindStory, State: state.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
+				LastError:  &state.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
+				DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: at}}); err != nil {
+				tb.Fatal(err)
 			}
 			continue
 		}
@@ -53,12 +64,14 @@ func seedItems(tb testing.TB, b *bundle, n int) {
 		if s == state.Retryable || s == state.Failed {
 			it.LastFailureAt = at
 			it.LastError = &state.LastError{Component: st, ErrorClass: failure.RateLimited, Error: "429", FailedAt: at}
-			if err := b.store.Append(context.Background(), state.LogEntry{ItemID: id, Stage: st, Class: failure.RateLimited,
+			if err := log(context.Background(), state.LogEntry{ItemID: id, Stage: st, Class: failure.RateLimited,
 				Message: "429 Too Many Requests", Attempt: 1, Decision: "retry", OccurredAt: at}); err != nil {
 				tb.Fatal(err)
 			}
 		}
-		b.store.Put(it)
+		if err := put(it); err != nil {
+			tb.Fatal(err)
+		}
 	}
 }
 
@@ -74,10 +87,15 @@ func BenchmarkPages(b *testing.B) {
 		b.Fatal(err)
 	}
 	resp.Body.Close()
+	benchPages(b, bb.client, bb.srv.URL)
+}
+
+// benchPages renders each page of the console at base b.N times.
+func benchPages(b *testing.B, client *http.Client, base string) {
 	for _, page := range []string{"/", "/dlq", "/dlq?stage=llm&class=AUTH_DENIED", "/items/item-00020", "/errors?since=24h", "/policy"} {
 		b.Run(page, func(b *testing.B) {
 			for b.Loop() {
-				resp, err := bb.client.Get(bb.srv.URL + page)
+				resp, err := client.Get(base + page)
 				if err != nil {
 					b.Fatal(err)
 				}

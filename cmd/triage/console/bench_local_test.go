@@ -1,0 +1,110 @@
+package console_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/cmd/triage/console"
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/state"
+)
+
+func TestMain(m *testing.M) { localtest.Main(m) }
+
+var (
+	localOnce sync.Once
+	localSrv  *httptest.Server
+)
+
+// localConsole is the console against a stack in moto seeded with 10,000
+// items, built once per test binary (seeding takes a while).
+func localConsole(b *testing.B) *httptest.Server {
+	localOnce.Do(func() {
+		env := localtest.Stack(b, nil)
+		ddb, sq := dynamodb.NewFromConfig(env.AWS), sqs.NewFromConfig(env.AWS)
+		s := env.Stack
+		items := env.Items()
+		log := &state.ErrorLog{DB: ddb, Table: s.ErrorLogTable()}
+		// Eight writers at once: moto takes one PutItem at a time, but the
+		// round trips overlap.
+		type job struct {
+			it  *state.Item
+			log *state.LogEntry
+		}
+		jobs := make(chan job, 64)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for j := range jobs {
+					if j.it != nil {
+						if err := items.Put(context.Background(), *j.it); err != nil {
+							b.Error(err)
+						}
+					}
+					if j.log != nil {
+						if err := log.Append(context.Background(), *j.log); err != nil {
+							b.Error(err)
+						}
+					}
+				}
+			})
+		}
+		seed(b, 10_000, nil, func(it state.Item) error { jobs <- job{it: &it}; return nil },
+			func(_ context.Context, e state.LogEntry) error { jobs <- job{log: &e}; return nil })
+		close(jobs)
+		wg.Wait()
+		qs := map[pipeline.Stage]replay.Queues{}
+		for _, st := range pipeline.Stages() {
+			qs[st] = replay.Queues{Queue: s.QueueURL(st), DLQ: s.DLQURL(st)}
+		}
+		out := func(k string) string { v, _ := s.Output(k); return v }
+		r := &replay.Replayer{SQS: sq, Items: items, Index: &state.ItemIndex{DB: ddb, Table: s.ItemsTable()}, ErrorLog: log, Queues: qs, PollWait: -1}
+		srv, err := console.New(console.Backend{Replayer: r, Items: items, Index: r.Index, Log: &state.ErrorLogReader{DB: ddb, Table: s.ErrorLogTable()},
+			Trail: &audit.Trail{DB: ddb, Table: s.AuditTable()}, SQS: sq, Queues: qs,
+			Models: &health.Dynamo{DB: ddb, Table: out("ModelsTableName")}, Breakers: &breaker.Dynamo{DB: ddb, Table: out("BreakersTableName"), ConsistentReads: true},
+			Days: &budget.Daily{DB: ddb, Table: out("BudgetTableName"), Cap: 1, Cost: 1}, Profile: retry.Standard(), By: "bench",
+			Clock: fixedClock{t0}}, token)
+		if err != nil {
+			b.Fatal(err)
+		}
+		localSrv = httptest.NewServer(srv)
+	})
+	if localSrv == nil {
+		b.Fatal("the local stack could not be seeded")
+	}
+	return localSrv
+}
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+// BenchmarkPagesLocalStack renders the pages against moto holding 10,000
+// items: the DynamoDB and SQS reads a page makes are in the figure.
+func BenchmarkPagesLocalStack(b *testing.B) {
+	localtest.Require(b, "moto_server", "pip install \"moto[server]\"")
+	srv := localConsole(b)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	resp, err := client.Get(srv.URL + "/?token=" + token)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp.Body.Close()
+	benchPages(b, client, srv.URL)
+}
