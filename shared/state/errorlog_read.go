@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,45 +61,21 @@ func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, unti
 }
 
 // query reads one class in [since, until) through its ListShards
-// partitions of the by-class index, and calls fn oldest first.
+// partitions of the by-class index — the partitions at once, so that a read
+// costs one round trip per page rather than ListShards — and calls fn oldest
+// first.
 func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, until time.Time, fn func(logRecord) error) error {
-	var recs []logRecord
+	shards := make([][]logRecord, ListShards)
+	errs := make([]error, ListShards)
+	var wg sync.WaitGroup
 	for shard := range ListShards {
-		b := dynamoexpr.New()
-		key := "class_shard = " + b.Str(string(c)+"#"+fmt.Sprintf("%02d", shard))
-		switch {
-		case !until.IsZero():
-			// occurred_at is "<time>#<message id>", which sorts after "<time>":
-			// the bounds keep entries at since and drop those at until.
-			key += " AND occurred_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(until))
-		case !since.IsZero():
-			key += " AND occurred_at >= " + b.Str(formatTime(since))
-		}
-		in := &dynamodb.QueryInput{
-			TableName: &r.Table, IndexName: aws.String(ByClassIndex),
-			KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
-		}
-		for {
-			out, err := r.DB.Query(ctx, in)
-			if err != nil {
-				return fmt.Errorf("read error log for %s: %w", c, err)
-			}
-			for _, av := range out.Items {
-				var rec logRecord
-				if err := attributevalue.UnmarshalMap(av, &rec); err != nil {
-					return fmt.Errorf("decode error log entry: %w", err)
-				}
-				if !until.IsZero() && !parseTime(rec.At).Before(until) {
-					continue
-				}
-				recs = append(recs, rec)
-			}
-			if len(out.LastEvaluatedKey) == 0 {
-				break
-			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
-		}
+		wg.Go(func() { shards[shard], errs[shard] = r.shard(ctx, c, shard, since, until) })
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	recs := slices.Concat(shards...)
 	slices.SortStableFunc(recs, func(a, b logRecord) int { return parseTime(a.At).Compare(parseTime(b.At)) })
 	for _, rec := range recs {
 		if err := fn(rec); err != nil {
@@ -106,6 +83,45 @@ func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, unti
 		}
 	}
 	return nil
+}
+
+// shard reads one partition of one class in [since, until).
+func (r *ErrorLogReader) shard(ctx context.Context, c failure.Class, shard int, since, until time.Time) ([]logRecord, error) {
+	var recs []logRecord
+	b := dynamoexpr.New()
+	key := "class_shard = " + b.Str(string(c)+"#"+fmt.Sprintf("%02d", shard))
+	switch {
+	case !until.IsZero():
+		// occurred_at is "<time>#<message id>", which sorts after "<time>":
+		// the bounds keep entries at since and drop those at until.
+		key += " AND occurred_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(until))
+	case !since.IsZero():
+		key += " AND occurred_at >= " + b.Str(formatTime(since))
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &r.Table, IndexName: aws.String(ByClassIndex),
+		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
+	}
+	for {
+		out, err := r.DB.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("read error log for %s: %w", c, err)
+		}
+		for _, av := range out.Items {
+			var rec logRecord
+			if err := attributevalue.UnmarshalMap(av, &rec); err != nil {
+				return nil, fmt.Errorf("decode error log entry: %w", err)
+			}
+			if !until.IsZero() && !parseTime(rec.At).Before(until) {
+				continue
+			}
+			recs = append(recs, rec)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return recs, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
 // ForItem returns one item's entries, oldest first, at most limit (zero is

@@ -21,44 +21,42 @@ const chartSeries = 6
 // palette colours the series (colour-blind-safe, Okabe–Ito).
 var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#999999"}
 
-// failureChart reads the failures of the last ChartWindow (at most
-// LogMaxRead entries) and draws them per class per ChartBucket as stacked
-// bars in SVG.
-func (s *Server) failureChart(ctx context.Context, now time.Time) (template.HTML, string, error) {
-	if s.b.Log == nil {
-		return "", s.missing("errorlog"), nil
-	}
+// window reads the error log of the last ChartWindow, to the end of the
+// current ChartBucket, at most LogMaxRead entries: the chart's and today's
+// budget's one read. partial says the cap cut it short.
+func (s *Server) window(ctx context.Context, now time.Time) (entries []state.LogEntry, start time.Time, partial bool, err error) {
 	end := now.Truncate(ChartBucket).Add(ChartBucket)
-	start := end.Add(-ChartWindow)
-	n := int(ChartWindow / ChartBucket)
-	counts := map[failure.Class][]int{}
-	read, partial := 0, false
-	err := s.b.Log.Between(ctx, start, end, func(e state.LogEntry) error {
-		if read++; read > LogMaxRead {
+	start = end.Add(-ChartWindow)
+	err = s.b.Log.Between(ctx, start, end, func(e state.LogEntry) error {
+		if len(entries) == LogMaxRead {
 			partial = true
 			return state.ErrStop
 		}
-		if e.Kind != state.LogFailure {
-			return nil
-		}
+		entries = append(entries, e)
+		return nil
+	})
+	if errors.Is(err, state.ErrStop) {
+		err = nil
+	}
+	return entries, start, partial, err
+}
+
+// failureChart draws the failures among entries per class per ChartBucket
+// from start as stacked bars in SVG.
+func failureChart(entries []state.LogEntry, start time.Time) template.HTML {
+	n := int(ChartWindow / ChartBucket)
+	counts := map[failure.Class][]int{}
+	for _, e := range entries {
 		i := int(e.OccurredAt.Sub(start) / ChartBucket)
-		if i < 0 || i >= n {
-			return nil
+		if e.Kind != state.LogFailure || i < 0 || i >= n {
+			continue
 		}
 		if counts[e.Class] == nil {
 			counts[e.Class] = make([]int, n)
 		}
 		counts[e.Class][i]++
-		return nil
-	})
-	if err != nil && !errors.Is(err, state.ErrStop) {
-		return "", "", err
 	}
-	note := ""
-	if partial {
-		note = fmt.Sprintf("the newest failures are missing: the chart read the first %d entries of the window", LogMaxRead)
-	}
-	return drawBars(start, ChartBucket, n, counts), note, nil
+	return drawBars(start, ChartBucket, n, counts)
 }
 
 // drawBars draws counts (class → one count per bucket) as stacked bars,

@@ -34,8 +34,9 @@ const (
 	// CountLimit bounds the items counted in one state on the overview.
 	CountLimit = 1000
 	// CountMaxScan bounds the items a state's count reads when the state is
-	// not in the by-listed-state index (a Scan).
-	CountMaxScan = 5000
+	// not in the by-listed-state index (a Scan): such a count is of the
+	// first CountMaxScan items the Scan reads, and says so.
+	CountMaxScan = 1000
 	// GroupLimit bounds the dead-lettered items grouped by stage and class.
 	GroupLimit = 1000
 	// PageLimit is the rows of a listing.
@@ -108,14 +109,8 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		mu.Unlock()
 	}
 	parallel(
-		func() { d.States = s.countStates(ctx) },
-		func() {
-			var err error
-			d.Chart, d.ChartNote, err = s.failureChart(ctx, now)
-			if err != nil {
-				note("chart", s.explain(err))
-			}
-		},
+		func() { d.States = s.countStates(ctx, state.Deadletter) },
+		func() { s.logSections(ctx, now, &d, note) },
 		func() { d.Depth = s.depth(ctx) },
 		func() {
 			var err error
@@ -144,37 +139,76 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 				note("models", s.explain(err))
 			}
 		},
-		func() {
-			if s.b.Days == nil || s.b.Log == nil {
-				note("budget", s.missing("budget"))
-				return
-			}
-			day := now.UTC().Truncate(24 * time.Hour)
-			rep := &report.Reporter{Log: s.b.Log, Days: s.b.Days, MaxEntries: LogMaxRead}
-			rows, err := rep.Budget(ctx, report.Window{Since: day, Until: now}, now)
-			switch {
-			case err != nil:
-				note("budget", s.explain(err))
-			case len(rows) > 0:
-				d.Budget = &rows[len(rows)-1]
-			}
-		},
 	)
+	// The dead-lettered items were read for the groups: count them from
+	// there rather than read them twice.
+	for i, row := range d.States {
+		if row.State != state.Deadletter {
+			continue
+		}
+		for _, g := range d.Groups {
+			row.Total += g.Count
+			if j := slices.Index(pipeline.Stages(), g.Stage); j >= 0 {
+				row.ByStage[j] += g.Count
+			}
+		}
+		row.Partial = d.GroupNote != ""
+		if e := d.Notes["groups"]; e != "" {
+			row.Err = e
+		}
+		d.States[i] = row
+	}
 	s.render(w, r, "overview", d)
+}
+
+// logSections fills the chart and today's budget from one read of the
+// error log's window (and the budget table's day).
+func (s *Server) logSections(ctx context.Context, now time.Time, d *overviewData, note func(k, v string)) {
+	if s.b.Log == nil {
+		note("chart", s.missing("errorlog"))
+		note("budget", s.missing("errorlog"))
+		return
+	}
+	entries, start, partial, err := s.window(ctx, now)
+	if err != nil {
+		note("chart", s.explain(err))
+		return
+	}
+	d.Chart = failureChart(entries, start)
+	if partial {
+		d.ChartNote = fmt.Sprintf("the newest failures are missing: the chart read the first %d entries of the window", LogMaxRead)
+	}
+	if s.b.Days == nil {
+		note("budget", s.missing("budget"))
+		return
+	}
+	rep := &report.Reporter{Log: report.LogSlice(entries), Days: s.b.Days}
+	rows, err := rep.Budget(ctx, report.Window{Since: now.UTC().Truncate(24 * time.Hour), Until: now}, now)
+	switch {
+	case err != nil:
+		note("budget", s.explain(err))
+	case len(rows) > 0:
+		d.Budget = &rows[len(rows)-1]
+	}
 }
 
 // explain is an error as a page shows it.
 func (s *Server) explain(err error) string { return clean(err.Error()) }
 
 // countStates counts items per state and stage, each state bounded by
-// CountLimit (and CountMaxScan for the states a Scan reads).
-func (s *Server) countStates(ctx context.Context) []stateRow {
+// CountLimit (and CountMaxScan for the states a Scan reads); the state
+// skip is left at zero, for the caller to fill.
+func (s *Server) countStates(ctx context.Context, skip state.State) []stateRow {
 	stages := pipeline.Stages()
 	rows := make([]stateRow, len(state.States()))
 	var fns []func()
 	for i, st := range state.States() {
+		rows[i] = stateRow{State: st, ByStage: make([]int, len(stages))}
+		if st == skip {
+			continue
+		}
 		fns = append(fns, func() {
-			row := stateRow{State: st, ByStage: make([]int, len(stages))}
+			row := rows[i]
 			err := s.b.Index.List(ctx, state.ItemQuery{State: st, Limit: CountLimit, MaxScan: CountMaxScan}, func(it state.Item) error {
 				row.Total++
 				if j := slices.Index(stages, it.Stage); j >= 0 {
@@ -198,27 +232,32 @@ func (s *Server) countStates(ctx context.Context) []stateRow {
 	return rows
 }
 
-// depth reads each DLQ's approximate depth.
+// depth reads each DLQ's approximate depth, the queues at once.
 func (s *Server) depth(ctx context.Context) []depthRow {
-	var rows []depthRow
-	for _, st := range pipeline.Stages() {
-		row := depthRow{Stage: st}
-		q := s.b.Queues[st].DLQ
-		switch {
-		case s.b.SQS == nil || q == "":
-			row.Err = s.missing("queues")
-		default:
-			out, err := s.b.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(q),
-				AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
-			if err != nil {
-				row.Err = s.explain(err)
-				break
-			}
-			row.Messages, _ = strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
-		}
-		rows = append(rows, row)
+	rows := make([]depthRow, len(pipeline.Stages()))
+	var fns []func()
+	for i, st := range pipeline.Stages() {
+		fns = append(fns, func() { rows[i] = s.queueDepth(ctx, st) })
 	}
+	parallel(fns...)
 	return rows
+}
+
+func (s *Server) queueDepth(ctx context.Context, st pipeline.Stage) depthRow {
+	row := depthRow{Stage: st}
+	q := s.b.Queues[st].DLQ
+	if s.b.SQS == nil || q == "" {
+		row.Err = s.missing("queues")
+		return row
+	}
+	out, err := s.b.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(q),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
+	if err != nil {
+		row.Err = s.explain(err)
+		return row
+	}
+	row.Messages, _ = strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
+	return row
 }
 
 // groups reads up to GroupLimit dead-lettered items (the by-listed-state
