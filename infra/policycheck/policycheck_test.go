@@ -15,15 +15,17 @@ import (
 
 // reach is the intended topology: what each function's role may name. A
 // stage reaches its own queue and DLQ, the next stage's queue, the item
-// tables and its breakers; nothing else.
+// tables, the gates it parks behind and its breakers; the scheduler the
+// stage queues, the parked waits and their gates, and the breakers and
+// model health those gates are; nothing else.
 var reach = map[string][]string{
-	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable"},
-	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
+	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable"},
+	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"ModelsTable", "BudgetTable", "LLMApiKeyParameter"},
-	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
+	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"WebhookSecretParameter"},
 	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable"},
-	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable"},
+	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable", "GatesTable", "BreakersTable", "ModelsTable"},
 	"RecoveryFunc":  {"ModelsTable"},
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 // Micros is an amount of US dollars in millionths (1 USD = 1_000_000).
@@ -74,7 +75,7 @@ func (m Micros) USD() float64 { return float64(m) / 1_000_000 }
 
 // Budget charges one model call against the day's cap. Charge returns nil
 // when the call may go ahead, and an error for which IsExceeded is true when
-// the day's cap is reached (any other error: the budget could not be
+// the day's cap is reached (behind the day's Gate) (any other error: the budget could not be
 // checked, and the call should not go ahead either).
 type Budget interface {
 	Charge(ctx context.Context, now time.Time) error
@@ -86,6 +87,13 @@ type Budget interface {
 func Exceeded() *failure.Error {
 	return &failure.Error{Class: failure.BudgetExceeded, Reason: "daily budget cap reached", SelfImposed: true}
 }
+
+// Gate is the gate an item refused by day's spent budget waits behind: it
+// opens when the UTC day is over.
+func Gate(day string) gate.Name { return gate.New(gate.Budget, day) }
+
+// exceeded is the error Charge returns for day: Exceeded, behind day's Gate.
+func exceeded(day string) error { return gate.Wrap(Exceeded(), Gate(day)) }
 
 // IsExceeded reports whether err is (or wraps) a refused charge.
 func IsExceeded(err error) bool {
@@ -188,7 +196,7 @@ func FromEnv(getenv func(string) string, db API) (*Daily, error) {
 //
 // Concurrent charges are serialised by DynamoDB, so the day's spend never
 // passes the cap. A refused charge adds 1 to the day's blocked counter
-// (ADD blocked :1, unconditional, best effort) and returns Exceeded(). An
+// (ADD blocked :1, unconditional, best effort) and returns Exceeded(), behind the day's Gate. An
 // SDK-level retry of a charge that had been applied charges twice: spend
 // errs high, never past the cap.
 func (d *Daily) Charge(ctx context.Context, now time.Time) error {
@@ -229,7 +237,7 @@ func (d *Daily) block(ctx context.Context, day string) error {
 		ExpressionAttributeNames:  map[string]string{"#blocked": "blocked", "#cap": "cap"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":cap": num(int64(d.Cap))},
 	})
-	return Exceeded()
+	return exceeded(day)
 }
 
 // record is a day as stored.
@@ -320,7 +328,7 @@ func (m *Memory) Charge(_ context.Context, now time.Time) error {
 	if m.Cost > m.Cap || d.Spend+m.Cost > m.Cap {
 		d.Blocked++
 		m.days[key] = d
-		return Exceeded()
+		return exceeded(key)
 	}
 	d.Spend += m.Cost
 	d.Calls++

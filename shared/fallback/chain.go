@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -123,8 +124,8 @@ func ParseModels(s string) ([]string, error) {
 }
 
 // Run enriches item with the first enabled model (see the package
-// documentation). With no enabled model it returns a *failure.WaitError
-// until the earliest expected recovery (a disabled model's last failure +
+// documentation). With no enabled model it returns a *failure.WaitError,
+// behind the chain's Gate, until the earliest expected recovery (a disabled model's last failure +
 // Cooldown), or NoModelWait from now when that is past or unknown. A health
 // store that cannot be read fails open: the model is asked.
 func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) {
@@ -174,8 +175,25 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 		until = wakeAt
 	}
 	c.count(MetricNoModel, "")
-	return state.Output{}, &failure.WaitError{Until: until,
-		Reason: fmt.Sprintf("no enabled model in the chain (%s disabled)", strings.Join(skipped, ", "))}
+	return state.Output{}, gate.Wrap(&failure.WaitError{Until: until,
+		Reason: fmt.Sprintf("no enabled model in the chain (%s disabled)", strings.Join(skipped, ", "))}, c.Gate())
+}
+
+// Gate is the gate an item waits behind when no model of the chain is
+// enabled: it opens when any of them is enabled again (the recovery
+// function's cooldown, or an operator).
+func (c *Chain) Gate() gate.Name { return ModelsGate(c.Models) }
+
+// ModelsGate is the gate of a chain of models; ChainModels reads the models
+// back from it.
+func ModelsGate(models []string) gate.Name { return gate.New(gate.Models, strings.Join(models, ",")) }
+
+// ChainModels returns the models of a Models gate.
+func ChainModels(g gate.Name) []string {
+	if g.Kind() != gate.Models || g.Key() == "" {
+		return nil
+	}
+	return strings.Split(g.Key(), ",")
 }
 
 // ask calls model and feeds the outcome to Health.

@@ -130,10 +130,24 @@ func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Par
 	e.meter.ddb(ddbTransactWriteItems, 2*(wru(e.itemBytes(i))+wru(parkedBytes)), 0)
 	e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
 	n, err := s.m.Park(ctx, req, p)
-	if err == nil {
+	if err == nil && !p.OnGate() {
 		e.parkedDue.push(fromTime(p.DueAt))
 	}
 	return n, err
+}
+
+// ParkWait gives a lease back for a closed gate and parks the item, in one
+// transaction (twice the WRU of both writes).
+func (s *itemStore) ParkWait(ctx context.Context, req state.ReleaseRequest, p state.Parking) error {
+	e := s.e
+	i := e.index[req.ItemID]
+	e.meter.ddb(ddbTransactWriteItems, 2*(wru(e.itemBytes(i))+wru(parkedBytes)), 0)
+	e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
+	err := s.m.ParkWait(ctx, req, p)
+	if err == nil && !p.OnGate() {
+		e.parkedDue.push(fromTime(p.DueAt))
+	}
+	return err
 }
 
 // Release gives a lease back for a closed gate.
@@ -190,9 +204,9 @@ func (b *breakerStore) RecordFailure(ctx context.Context, req breaker.FailureReq
 }
 
 // ResetFailures zeroes a closed breaker's count.
-func (b *breakerStore) ResetFailures(ctx context.Context, service string, now time.Time) (bool, error) {
+func (b *breakerStore) ResetFailures(ctx context.Context, service string, generation int64, now time.Time) (bool, error) {
 	b.write()
-	return b.m.ResetFailures(ctx, service, now)
+	return b.m.ResetFailures(ctx, service, generation, now)
 }
 
 // AcquireProbe takes the probe lease.

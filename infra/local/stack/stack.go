@@ -47,6 +47,7 @@ const (
 	OutputItemsTable    = "ItemsTableName"
 	OutputErrorLogTable = "ErrorLogTableName"
 	OutputParkedTable   = "ParkedTableName"
+	OutputGatesTable    = "GatesTableName"
 )
 
 // TTLAttribute is the attribute holding each TTL-enabled table's expiry
@@ -90,7 +91,7 @@ func StageOutput(stage pipeline.Stage, kind string) string {
 
 // RequiredOutputs lists every output Create insists on, sorted.
 func RequiredOutputs() []string {
-	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable}
+	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputGatesTable}
 	for _, st := range pipeline.Stages() {
 		for _, k := range []string{kindQueueURL, kindQueueARN, kindDLQURL, kindDLQARN} {
 			keys = append(keys, StageOutput(st, k))
@@ -445,6 +446,9 @@ func (s *Stack) ErrorLogTable() string { return s.mustOutput(OutputErrorLogTable
 
 // ParkedTable returns the parked-items table name.
 func (s *Stack) ParkedTable() string { return s.mustOutput(OutputParkedTable) }
+
+// GatesTable returns the gates table name.
+func (s *Stack) GatesTable() string { return s.mustOutput(OutputGatesTable) }
 
 // PutSecureParameter stores value as an SSM SecureString parameter name
 // (overwriting), e.g. to seed the LLM API key or the webhook signing secret
