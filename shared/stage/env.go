@@ -20,6 +20,7 @@ type Env struct {
 	ItemsTable       string
 	ErrorLogTable    string
 	ParkedTable      string
+	GatesTable       string
 	Profile          *retry.Profile
 	BackstopReceives int
 	Concurrency      int
@@ -51,6 +52,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 	e.ItemsTable = req("ITEMS_TABLE")
 	e.ErrorLogTable = req("ERRORLOG_TABLE")
 	e.ParkedTable = req("PARKED_TABLE")
+	e.GatesTable = req("GATES_TABLE")
 	if e.Profile, err = retry.Lookup(getenv("PROFILE")); err != nil {
 		errs = append(errs, fmt.Errorf("PROFILE: %w", err))
 	}

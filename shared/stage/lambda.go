@@ -65,6 +65,7 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 		Stage:            env.Stage,
 		Work:             work,
 		Items:            &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable},
+		Gates:            &state.Gates{DB: db, Table: env.GatesTable},
 		ErrorLog:         &state.ErrorLog{DB: db, Table: env.ErrorLogTable},
 		SQS:              sqs.NewFromConfig(cfg),
 		QueueURL:         env.QueueURL,
