@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -44,6 +45,7 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	sensitivity := fs.String("sensitivity", "500,20000", "with --doc: document sizes (bytes) to re-measure the cost target at")
 	sensItems := fs.Int("sensitivity-items", 20000, "with --doc: items per sensitivity run")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "policies simulated at once")
+	logs := fs.Bool("log", false, "write triage's runner, breaker and scheduler logs (virtual times) to stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,7 +93,11 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 		policies = append(policies, p)
 	}
 	ctx := context.Background()
-	results, err := runPolicies(ctx, sc, policies, simulate.Options{Terminal: *terminal}, max(*parallel, 1))
+	opts := simulate.Options{Terminal: *terminal}
+	if *logs {
+		opts.Log = slog.New(slog.NewTextHandler(simulateStderr, nil))
+	}
+	results, err := runPolicies(ctx, sc, policies, opts, max(*parallel, 1))
 	if err != nil {
 		return err
 	}
@@ -113,6 +119,12 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 		fmt.Fprintf(stdout, "scenario %s: %d items, seed %d; costs at %s prices\n\n", sc.Name, sc.Items, sc.Seed, simulate.DefaultPrices.Name)
 		if err := simulate.WriteTable(stdout, results, simulate.DefaultPrices); err != nil {
 			return err
+		}
+		if slices.ContainsFunc(results, func(r *simulate.Result) bool { return r.Drain != nil }) {
+			fmt.Fprintln(stdout)
+			if err := simulate.WriteDrainTable(stdout, results); err != nil {
+				return err
+			}
 		}
 		if targets, err := simulate.Targets(results, simulate.DefaultPrices); err == nil {
 			fmt.Fprintln(stdout)

@@ -67,7 +67,7 @@ type Config struct {
 	// local stack compresses it.
 	Interval time.Duration
 	// Ramp is the release ramp: RAMP_START, RAMP_INCREASE (waiters per
-	// run) and RAMP_SLOW_START ("true": double until the first congestion);
+	// run) and RAMP_SLOW_START ("false": grow additively from the start);
 	// unset values are gate's defaults.
 	Ramp gate.RampConfig
 }
@@ -109,7 +109,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("RAMP_SLOW_START=%q is not a boolean", v))
 		}
-		c.Ramp.SlowStart = b
+		c.Ramp.NoSlowStart = !b
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, fmt.Errorf("scheduler configuration: %w", err)

@@ -74,9 +74,9 @@ func TestLoadConfig(t *testing.T) {
 		c.Queues[pipeline.Notify] != "n" || c.Interval != 0 || c.Ramp != (gate.RampConfig{}) {
 		t.Fatalf("config %+v, %v", c, err)
 	}
-	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_INCREASE"], env["RAMP_SLOW_START"] = "2s", "5", "3", "true"
+	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_INCREASE"], env["RAMP_SLOW_START"] = "2s", "5", "3", "false"
 	c, err = LoadConfig(func(k string) string { return env[k] })
-	if err != nil || c.Interval != 2*time.Second || c.Ramp != (gate.RampConfig{Start: 5, Increase: 3, SlowStart: true}) {
+	if err != nil || c.Interval != 2*time.Second || c.Ramp != (gate.RampConfig{Start: 5, Increase: 3, NoSlowStart: true}) {
 		t.Fatalf("config %+v, %v", c, err)
 	}
 	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_SLOW_START"] = "-1s", "x", "maybe"

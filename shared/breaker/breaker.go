@@ -104,6 +104,12 @@ type Record struct {
 	// ByOperator.
 	ClosedAt time.Time `json:"closed_at,omitzero"`
 	ClosedBy string    `json:"closed_by,omitempty"`
+	// DrainingUntil and DrainingGate: the scheduler is releasing the
+	// waiters of DrainingGate onto this (closed) breaker's service in a
+	// ramp; until then new callers queue behind that gate instead of
+	// competing with the ramp (see Breakers.Allow).
+	DrainingUntil time.Time `json:"draining_until,omitzero"`
+	DrainingGate  gate.Name `json:"draining_gate,omitempty"`
 	// LastFailureAt and LastErrorType describe the last outage failure.
 	LastFailureAt time.Time     `json:"last_failure_at,omitzero"`
 	LastErrorType failure.Class `json:"last_error_type,omitempty"`
@@ -197,6 +203,10 @@ type Store interface {
 	// Reset closes the breaker whatever its state (the operator's reset);
 	// ErrNotFound when the service has no record.
 	Reset(ctx context.Context, service string, now time.Time) (Record, error)
+	// SetDraining marks a closed breaker's service as draining g's waiters
+	// until `until`; a breaker that is not closed (or has no record) is
+	// left alone, with a *ConflictError.
+	SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error
 }
 
 func threshold(n int) int {

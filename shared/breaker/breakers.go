@@ -159,7 +159,17 @@ type cachedRecord struct {
 // this (fetch and notify see one service per host).
 const maxCached = 4096
 
-// Allow decides whether a call to service may go ahead. It returns a
+// AllowReleased is Allow for a call whose item a gate's ramp released
+// (released is that gate): it goes ahead while the breaker is closed, even
+// while the service is draining — it is the drain.
+func (b *Breakers) AllowReleased(ctx context.Context, service string, released gate.Name) (Ticket, error) {
+	return b.allow(ctx, service, released != "")
+}
+
+// Allow decides whether a call to service may go ahead. While the service
+// is draining a gate's waiters (Record.DrainingUntil), a new call waits
+// behind that gate too, so the backlog goes first, at the ramp's rate,
+// and new items do not compete with it for the service's rate. It returns a
 // *failure.WaitError (match with errors.Is(err, failure.ErrWaiting)) while
 // the breaker is open — until it may be probed — or while another caller's
 // probe is in flight, for at most HalfOpenWait. When an open breaker may be
@@ -167,6 +177,10 @@ const maxCached = 4096
 // gets a Ticket with Probe set. A store that cannot be read fails open: the
 // call goes ahead, and the error is logged.
 func (b *Breakers) Allow(ctx context.Context, service string) (Ticket, error) {
+	return b.allow(ctx, service, false)
+}
+
+func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ticket, error) {
 	if service == "" {
 		return Ticket{}, nil
 	}
@@ -183,6 +197,14 @@ func (b *Breakers) Allow(ctx context.Context, service string) (Ticket, error) {
 		}
 		b.remember(r, now)
 		rec = r
+	}
+	if !released && (rec.State == Closed || rec.State == "") && rec.DrainingUntil.After(now) && rec.DrainingGate != "" {
+		// A queue, not a pause: the wait names no time it will end at
+		// (the ramp decides), so the runner parks the item behind the
+		// gate rather than holding it through visibility.
+		b.count(MetricBreakerRejects, "")
+		return Ticket{}, gate.Wrap(&failure.WaitError{Until: rec.DrainingUntil.Add(orDefault(b.OpenFor, DefaultOpenFor)),
+			Reason: service + " is draining " + string(rec.DrainingGate) + "'s waiters: queued behind them"}, rec.DrainingGate)
 	}
 	return b.decide(ctx, service, rec, now, true)
 }
@@ -282,6 +304,9 @@ func (b *Breakers) reject(service string, rec Record, until, now time.Time) erro
 //   - a failed probe: a *failure.WaitError until the breaker may be probed
 //     again, behind its gate. The probe is the system's attempt, not the
 //     item's: the item waits with the others, spending nothing.
+//   - an outage failure that opened the breaker, or that ended after it
+//     opened: likewise a wait behind the breaker. The outage is known; its
+//     last failures are its own, not the items' that made them.
 //   - a provider's exhausted quota: callErr wrapped with the quota's gate,
 //     so the item waits behind it like every later caller.
 func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
@@ -330,6 +355,19 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 		}
 		if o == Quota {
 			return gate.Wrap(callErr, gate.New(gate.Quota, t.Service))
+		}
+		if err == nil && (res.Opened || res.Record.State == Open || res.Record.State == HalfOpen) {
+			// The failure that opened the breaker, or one that ended after
+			// it opened, is the outage's, not the item's: the item waits
+			// behind the breaker with the others. (Otherwise the item that
+			// meets an outage alone would spend its last attempt on the
+			// threshold's last failure and be dead-lettered for it.)
+			until := res.Record.OpenUntil
+			if !until.After(now) {
+				until = now.Add(b.halfOpenWait())
+			}
+			return gate.Wrap(&failure.WaitError{Until: until, Reason: "the call failed with " + string(cl.Class) +
+				" as the breaker for " + t.Service + " opened"}, GateOf(res.Record))
 		}
 	case Success:
 		changed, err := b.Store.ResetFailures(wctx, t.Service, t.Generation, now)

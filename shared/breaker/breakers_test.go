@@ -299,8 +299,8 @@ func ExampleBreakers() {
 }
 
 // Guard decorates a stage's Work: while the article host's breaker is open
-// the item waits (the runner releases it without spending an attempt) and
-// the host is not called.
+// the item waits (the runner parks it without spending an attempt) and the
+// host is not called. The failure that opens the breaker is a wait too.
 func ExampleGuard() {
 	ctx := context.Background()
 	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
@@ -326,7 +326,7 @@ func ExampleGuard() {
 	// UPSTREAM_UNAVAILABLE
 	// UPSTREAM_UNAVAILABLE
 	// UPSTREAM_UNAVAILABLE
-	// UPSTREAM_UNAVAILABLE
+	// waiting until 2026-01-02T03:05:00Z: the call failed with UPSTREAM_UNAVAILABLE as the breaker for news.example opened
 	// waiting until 2026-01-02T03:05:00Z: circuit breaker open for news.example
 	// waiting until 2026-01-02T03:05:00Z: circuit breaker open for news.example
 	// host calls: 5

@@ -18,6 +18,7 @@ import (
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/dynamopage"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 // DynamoAPI is the part of the DynamoDB client the store uses. Scan is only
@@ -62,6 +63,8 @@ type record struct {
 	ProbeUntil          int64  `dynamodbav:"probe_until,omitempty"`
 	ClosedAt            string `dynamodbav:"closed_at,omitempty"`
 	ClosedBy            string `dynamodbav:"closed_by,omitempty"`
+	DrainingUntil       int64  `dynamodbav:"draining_until,omitempty"`
+	DrainingGate        string `dynamodbav:"draining_gate,omitempty"`
 	LastFailureAt       string `dynamodbav:"last_failure_at,omitempty"`
 	LastErrorType       string `dynamodbav:"last_error_type,omitempty"`
 	Opens               int    `dynamodbav:"opens,omitempty"`
@@ -80,6 +83,7 @@ func (r record) breaker() Record {
 		ProbeUntil: fromMillis(r.ProbeUntil), ClosedAt: parseTime(r.ClosedAt), ClosedBy: r.ClosedBy,
 		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType),
 		Opens: r.Opens, Generation: r.Generation, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
+		DrainingUntil: fromMillis(r.DrainingUntil), DrainingGate: gate.Name(r.DrainingGate),
 	}
 }
 
@@ -319,6 +323,18 @@ func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Reco
 	}
 	r, err := decode(out.Attributes)
 	return r.breaker(), err
+}
+
+// SetDraining marks a closed breaker's service as draining g's waiters:
+//
+//	SET draining_until = :until, draining_gate = :gate IF state = closed
+func (s *Dynamo) SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error {
+	b := dynamoexpr.New()
+	update := "SET " + b.Name("draining_until") + " = " + b.Num(until.UnixMilli()) + ", " + b.Name("draining_gate") + " = " + b.Str(string(g)) +
+		", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
+	cond := b.Name("state") + " = " + b.Str(string(Closed))
+	_, err := s.transition(ctx, service, "set draining", update, cond, b, nil)
+	return err
 }
 
 // generationIs is the condition "the record is in window generation" (an

@@ -34,7 +34,8 @@ var _ stage.Work = Guard{}
 // Run guards one call of Inner. The context Inner gets carries the item and
 // correlation ids for a telemetry.ContextHandler. A record the scheduler
 // released as the breaker's probe (stage.DeliveryFrom) is the probe when
-// its lease still holds. A failed probe, and a provider's exhausted quota,
+// its lease still holds; one a gate's ramp released goes ahead while the
+// service drains, where a new record queues behind the gate. A failed probe, and a provider's exhausted quota,
 // come back as the wait Breakers.Done returns, so the item spends no
 // attempt on them. If Inner panics while holding the probe lease, the lease
 // is released before the panic continues to the runner.
@@ -48,10 +49,11 @@ func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err 
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
 	var t Ticket
-	if probe := stage.DeliveryFrom(ctx).Probe; probe != "" {
-		t, err = g.Breakers.AllowProbe(ctx, svc, probe)
-	} else {
-		t, err = g.Breakers.Allow(ctx, svc)
+	switch d := stage.DeliveryFrom(ctx); {
+	case d.Probe != "":
+		t, err = g.Breakers.AllowProbe(ctx, svc, d.Probe)
+	default:
+		t, err = g.Breakers.AllowReleased(ctx, svc, d.Gate)
 	}
 	if err != nil {
 		return state.Output{}, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 // Memory is the in-memory twin of Dynamo: the same transitions under one
@@ -153,6 +154,19 @@ func (s *Memory) Reset(_ context.Context, service string, now time.Time) (Record
 	r.Generation++
 	s.breakers[service] = r
 	return r, nil
+}
+
+// SetDraining marks a closed breaker as draining g until `until`.
+func (s *Memory) SetDraining(_ context.Context, service string, g gate.Name, until, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.breakers[service]
+	if !ok || r.State != Closed {
+		return s.conflict(service, "set draining", r, ok)
+	}
+	r.DrainingUntil, r.DrainingGate, r.UpdatedAt = until.UTC(), g, now.UTC()
+	s.breakers[service] = r
+	return nil
 }
 
 func (s *Memory) conflict(service, op string, r Record, ok bool) error {

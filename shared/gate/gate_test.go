@@ -89,21 +89,30 @@ func TestRampSchedule(t *testing.T) {
 		cfg   gate.RampConfig
 		steps []step
 	}{
-		"additive increase, multiplicative decrease": {gate.RampConfig{}, []step{
+		"slow start, cut, hold, back to the peak, probe past it": {gate.RampConfig{}, []step{
 			{false, 0, 10},  // the gate opened: start low
-			{false, 10, 20}, // used up, no congestion: +10
-			{false, 20, 30},
-			{true, 30, 21},  // congestion: ×0.7
-			{false, 5, 21},  // the backlog ran short: no growth
-			{false, 21, 31}, // used up again: +10
+			{false, 10, 20}, // slow start: used up, no congestion: ×2
+			{false, 20, 40},
+			{false, 40, 80},
+			{true, 80, 56},  // congestion: ×0.7, the peak was 80, slow start over
+			{true, 56, 56},  // hold a round trip: the signal is from before the cut
+			{false, 56, 68}, // half the way back to the peak
+			{false, 68, 74},
+			{false, 74, 77},
+			{false, 77, 79},
+			{false, 79, 80},
+			{false, 80, 81}, // at the peak: probe by a fiftieth of it
+			{false, 81, 82},
+			{false, 5, 82}, // the backlog ran short: no growth
+			{true, 82, 57}, // congestion again: the new peak is 82
 		}},
-		"slow start until the first congestion": {gate.RampConfig{SlowStart: true}, []step{
-			{false, 0, 10}, {false, 10, 20}, {false, 20, 40}, {false, 40, 80},
-			{true, 80, 56},  // ×0.7, slow start over
-			{false, 56, 66}, // additive from here
+		"additive from the start without slow start": {gate.RampConfig{NoSlowStart: true, Increase: 5}, []step{
+			{false, 0, 10}, {false, 10, 15}, {false, 15, 20}, {true, 20, 14}, {false, 14, 14},
+			{false, 14, 19}, // Increase is the least step
+			{false, 19, 24}, {false, 24, 29},
 		}},
 		"bounded": {gate.RampConfig{Start: 3, Increase: 100, Min: 2, Max: 50}, []step{
-			{false, 0, 3}, {true, 3, 2}, {true, 2, 2}, {false, 2, 50}, {false, 50, 50},
+			{false, 0, 3}, {true, 3, 2}, {true, 2, 2}, {true, 2, 2}, {false, 2, 2}, {false, 2, 50}, {false, 50, 50},
 		}},
 	}
 	for name, tc := range tests {
@@ -134,7 +143,7 @@ func TestRampIgnoresCongestionBeforeItsLastAdjustment(t *testing.T) {
 	r := cfg.Next(gate.Ramp{}, t0, time.Time{})
 	r.Released = r.Rate
 	// A signal older than the last adjustment was already answered.
-	if r = cfg.Next(r, t0.Add(time.Minute), t0.Add(-time.Second)); r.Rate != gate.DefaultRampStart+gate.DefaultRampIncrease {
+	if r = cfg.Next(r, t0.Add(time.Minute), t0.Add(-time.Second)); r.Rate != 2*gate.DefaultRampStart {
 		t.Fatalf("rate %d after a stale signal, want growth", r.Rate)
 	}
 }

@@ -33,6 +33,13 @@ type Checker interface {
 	Check(ctx context.Context, g gate.Name, now time.Time) (Status, error)
 }
 
+// Drainer is a Checker whose gate's service can queue new callers behind
+// the gate while the scheduler drains its waiters (breaker.Record's
+// DrainingUntil), so that they do not compete with the ramp.
+type Drainer interface {
+	Drain(ctx context.Context, g gate.Name, until, now time.Time) error
+}
+
 // Prober takes and gives back the probe lease of a gate whose probe is due;
 // the token travels with the waiter released as the probe
 // (gate.AttrProbe).
@@ -87,6 +94,11 @@ func (b Breakers) Probe(ctx context.Context, g gate.Name, now time.Time) (string
 func (b Breakers) Unprobe(ctx context.Context, g gate.Name, token string, now time.Time) error {
 	_, err := b.Store.ReleaseProbe(ctx, g.Key(), token, now)
 	return err
+}
+
+// Drain marks the service as draining g's waiters until `until`.
+func (b Breakers) Drain(ctx context.Context, g gate.Name, until, now time.Time) error {
+	return b.Store.SetDraining(ctx, g.Key(), g, until, now)
 }
 
 // Models checks a model chain's gate: open as soon as any model of the
@@ -197,12 +209,19 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 		return
 	}
 	spread := s.interval()
+	if d, ok := checker.(Drainer); ok {
+		// New callers queue behind the gate while it drains, for two
+		// intervals: the next run renews it while waiters are left.
+		if err := d.Drain(ctx, rec.Gate, now.Add(2*spread), now); err != nil && !errors.Is(err, breaker.ErrConflict) {
+			log.Warn("marking the gate's service as draining failed", "error", redact.String(err.Error()))
+		}
+	}
 	sent := s.send(ctx, ws, &sendOpts{attrs: gateAttrs(rec.Gate, ""), delay: func(i int) int32 {
 		return int32(min(time.Duration(i)*spread/time.Duration(len(ws)), 15*time.Minute) / time.Second)
 	}}, res)
 	res.Released += len(sent)
 	s.unpark(ctx, sent, res)
-	log.Info("gate open: released waiters", "released", len(sent), "rate", next.Rate, "slow_start", next.SlowStart,
+	log.Info("gate open: released waiters", "released", len(sent), "rate", next.Rate, "peak", next.Peak, "slow_start", next.SlowStart,
 		"total", next.Total, "congested_at", rec.CongestedAt)
 }
 

@@ -66,6 +66,9 @@ func (b *baseline) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEv
 		for attempt := 0; ; attempt++ {
 			e.meter.ddb(ddbGetItem, 0, rru(e.itemBytes(i), false))
 			e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
+			if callErr = e.charge(sr.idx); callErr != nil {
+				break
+			}
 			callErr = e.up.call(sr.idx, i, deadline)
 			if callErr == nil || b.kind != KindSDKRetries || attempt >= SDKRetries || !sdkRetries(callErr) {
 				break
@@ -80,6 +83,7 @@ func (b *baseline) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEv
 			before := e.itemBytes(i)
 			it := &e.items[i]
 			it.progress = max(it.progress, int8(sr.idx+1))
+			it.passed[sr.idx] = e.clock.lane()
 			e.ddbWrite(ddbUpdateItem, max(before, e.itemBytes(i)))
 			if sr.next == nil {
 				e.finish(i, outcomeDone, "", "", e.clock.lane())

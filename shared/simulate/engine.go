@@ -13,7 +13,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
@@ -26,6 +28,19 @@ type Options struct {
 	// Terminal keeps every item's terminal state in Result.Terminal (the
 	// cross-check output).
 	Terminal bool
+	// Timeline samples the open and parked items every minute into
+	// Result.Timeline (the long-outage plots).
+	Timeline bool
+	// Log receives the runners', breakers' and scheduler's logs (virtual
+	// times); nil discards them.
+	Log *slog.Logger
+}
+
+func (o Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
 }
 
 // handler is a stage function's handler (stage.Runner.Handle's signature).
@@ -37,6 +52,7 @@ const (
 	evPoll
 	evInvocationEnd
 	evSchedulerTick
+	evSample
 )
 
 // event is one entry of the agenda.
@@ -65,6 +81,8 @@ type item struct {
 	hasError bool
 	dlStage  pipeline.Stage
 	dlClass  failure.Class
+	// passed is when the item passed each stage (its success), 0 if not.
+	passed [3]vt
 }
 
 // stageRT is one stage's function, event source mapping and queues.
@@ -129,13 +147,20 @@ type engine struct {
 	rng       *rand.Rand
 	inv       *invocation
 	mem       *state.Memory
+	gates     *gatesStore
+	budget    *budget.Memory
 	scheduler *parked.Scheduler
 	parkedDue minHeap[vt]
-	anomalies []string
-	lastEnd   vt
-	owners    uint64
-	logger    *slog.Logger
-	counters  counters
+	// backstop counts messages the queues' redrive policy moved to a DLQ;
+	// budgetRefused is the first refused budget charge (0: none).
+	backstop      int
+	budgetRefused vt
+	timeline      Timeline
+	anomalies     []string
+	lastEnd       vt
+	owners        uint64
+	logger        *slog.Logger
+	counters      counters
 }
 
 // counters receives the runner's and the breakers' metrics (stage.Metrics,
@@ -177,7 +202,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		open:     sc.Items,
 		arrivals: rand.New(rand.NewPCG(sc.Seed, 0x617272697661)),
 		rng:      rand.New(rand.NewPCG(sc.Seed, hashString(p.Name))),
-		logger:   slog.New(slog.DiscardHandler),
+		logger:   opts.log(),
 		counters: counters{},
 	}
 	e.agenda.less = func(a, b event) bool {
@@ -231,9 +256,15 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 	default:
 		return nil, fmt.Errorf("policy %s: unknown kind %q", p.Name, p.Kind)
 	}
+	if sc.Budget != nil {
+		e.budget = &budget.Memory{Cap: budget.Micros(sc.Budget.CallsPerDay), Cost: 1}
+	}
 	e.schedule(event{at: e.arrivalGap(0), kind: evArrival})
 	if p.Kind == KindTriage {
 		e.schedule(event{at: int64(sc.SchedulerInterval), kind: evSchedulerTick})
+	}
+	if opts.Timeline {
+		e.schedule(event{at: 0, kind: evSample})
 	}
 	return e, nil
 }
@@ -249,12 +280,16 @@ func (e *engine) buildTriage() error {
 	for _, sr := range e.stages {
 		queues[sr.st] = sr.q.url
 	}
-	e.scheduler = &parked.Scheduler{
-		Store: &parkedStore{e: e, m: e.mem.ParkedStore()}, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
-		Concurrency: 1,
-	}
 	store := &itemStore{e: e, m: e.mem}
 	breakers := &breakerStore{e: e, m: breaker.NewMemory()}
+	e.gates = &gatesStore{e: e, m: state.NewMemoryGates()}
+	ps := &parkedStore{e: e, m: e.mem.ParkedStore()}
+	bc := parked.Breakers{Store: breakers, NewOwner: func() string { e.owners++; return "scheduler-" + strconv.FormatUint(e.owners, 10) }}
+	e.scheduler = &parked.Scheduler{
+		Store: ps, Waiters: ps, Gates: e.gates, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
+		Concurrency: 1, Interval: e.sc.SchedulerInterval.D(),
+		Checkers: map[gate.Kind]parked.Checker{gate.Breaker: bc, gate.Quota: bc, gate.Budget: parked.Budget{}},
+	}
 	for _, sr := range e.stages {
 		sr.handlers = make([]handler, sr.cfg.Concurrency)
 		for slot := range sr.handlers {
@@ -274,6 +309,7 @@ func (e *engine) buildTriage() error {
 				// the lane clock models the deployed in-batch concurrency.
 				Concurrency:      1,
 				BackstopReceives: TriageBackstopReceives,
+				Gates:            e.gates,
 			}
 			if sr.next != nil {
 				r.NextQueueURL = sr.next.url
@@ -316,6 +352,9 @@ func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
 		if d, ok := ctx.Deadline(); ok {
 			deadline = fromTime(d)
 		}
+		if err := e.charge(sr.idx); err != nil {
+			return state.Output{}, err
+		}
 		if err := e.up.call(sr.idx, i, deadline); err != nil {
 			return state.Output{}, err
 		}
@@ -327,6 +366,24 @@ func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
 		}
 		return state.Output{Delivery: &simDelivery}, nil
 	}
+}
+
+// charge charges the daily budget for a call of stage si (the llm stage
+// only), as the llm stage does before every model call: one conditional
+// UpdateItem, and a second (the blocked counter) when the charge is refused.
+func (e *engine) charge(si int) error {
+	if e.budget == nil || pipeline.Stages()[si] != pipeline.LLM {
+		return nil
+	}
+	e.ddbWrite(ddbUpdateItem, budgetBytes)
+	err := e.budget.Charge(e.base, toTime(e.clock.lane()))
+	if err != nil {
+		e.ddbWrite(ddbUpdateItem, budgetBytes)
+		if e.budgetRefused == 0 {
+			e.budgetRefused = max(e.clock.lane(), 1)
+		}
+	}
+	return err
 }
 
 func (e *engine) schedule(ev event) {
@@ -395,6 +452,11 @@ func (e *engine) loop() (string, error) {
 		case evSchedulerTick:
 			e.tick()
 			e.schedule(event{at: e.now + int64(e.sc.SchedulerInterval), kind: evSchedulerTick})
+		case evSample:
+			e.sample()
+			if e.agenda.Len() > 0 {
+				e.schedule(event{at: e.now + int64(time.Minute), kind: evSample})
+			}
 		}
 	}
 	if e.open > 0 && e.agenda.Len() == 0 {
@@ -447,7 +509,7 @@ func (e *engine) deliver(op sqsOp) {
 		m.visibleAt = e.now + int64(op.seconds)*int64(time.Second)
 		return
 	}
-	m := &message{id: op.id, body: op.body, attrs: op.attrs, sentAt: e.now, visibleAt: e.now}
+	m := &message{id: op.id, body: op.body, attrs: op.attrs, sentAt: e.now, visibleAt: e.now + int64(op.delay)}
 	e.nmsg++
 	m.seq = e.nmsg
 	if op.q.stage < 0 {
@@ -530,6 +592,7 @@ func (e *engine) wake(sr *stageRT, at vt) {
 func (e *engine) poll(sr *stageRT) {
 	for sr.free > 0 {
 		batch, deferTo := sr.q.take(e.now, sr.cfg.BatchSize, sr.cfg.BatchWindow.D(), func(m *message) {
+			e.backstop++
 			e.deliver(sqsOp{send: true, q: sr.q.dlq, id: m.id, body: m.body})
 		})
 		if batch == nil {
@@ -567,6 +630,12 @@ func (e *engine) invoke(sr *stageRT, slot int, batch []*message) {
 				"ApproximateReceiveCount": strconv.Itoa(m.receives),
 				"SentTimestamp":           strconv.FormatInt(toTime(m.sentAt).UnixMilli(), 10),
 			},
+		}
+		if len(m.attrs) > 0 {
+			recs[k].MessageAttributes = make(map[string]events.SQSMessageAttribute, len(m.attrs))
+			for name, v := range m.attrs {
+				recs[k].MessageAttributes[name] = events.SQSMessageAttribute{StringValue: &v, DataType: "String"}
+			}
 		}
 	}
 	deadline := e.now + int64(sr.timeout)
@@ -633,14 +702,15 @@ func (e *engine) endInvocation(inv *invocation) {
 }
 
 // tick is the scheduler function (functions/scheduler) on its EventBridge
-// schedule: the real parked.Scheduler — claim, send with SendMessageBatch,
-// delete — over state.Memory's parked store and the simulated SQS, with
-// Concurrency 1 for a deterministic order. A tick with nothing due (the
-// engine tracks the due times Park wrote) only pays for the scheduler's
-// empty query and invocation.
+// schedule: the real parked.Scheduler — due waits claimed, sent and deleted;
+// gate waits probed and released in a ramp — over state.Memory's parked
+// store, the in-memory gates table and the simulated SQS, with Concurrency
+// 1 for a deterministic order. A tick with nothing due and no gate with
+// waiters (the engine tracks the due times Park wrote) only pays for the
+// scheduler's empty query and invocation.
 func (e *engine) tick() {
 	e.clock.begin(e.now+int64(e.sc.AWSLatency.Invoke), 1)
-	if e.parkedDue.Len() == 0 || e.parkedDue.peek() > e.now {
+	if (e.parkedDue.Len() == 0 || e.parkedDue.peek() > e.now) && e.gates.empty() {
 		e.meter.ddb(ddbQuery, 0, 0.5)
 		e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
 	} else {
@@ -656,6 +726,16 @@ func (e *engine) tick() {
 	}
 	end := e.clock.end()
 	e.meter.lambda(fnScheduler, time.Duration(end-e.now))
+}
+
+// sample records the open and parked items of this minute.
+func (e *engine) sample() {
+	parkedNow := 0
+	if e.mem != nil {
+		parkedNow, _ = e.mem.ParkedCount()
+	}
+	e.timeline.Open = append(e.timeline.Open, int32(e.open))
+	e.timeline.Parked = append(e.timeline.Parked, int32(parkedNow))
 }
 
 // parkedStore is state.Memory's parked store behind parked.Store, counting
@@ -701,4 +781,79 @@ func (p *parkedStore) Claim(ctx context.Context, w state.ParkedWait, owner strin
 func (p *parkedStore) Delete(ctx context.Context, w state.ParkedWait, owner string) error {
 	p.e.ddbWrite(ddbDeleteItem, parkedBytes)
 	return p.m.Delete(ctx, w, owner)
+}
+
+// Waiting lists a gate's oldest waiters: one Query of the by-gate index.
+func (p *parkedStore) Waiting(ctx context.Context, g gate.Name, limit int) ([]state.ParkedWait, error) {
+	ws, err := p.m.Waiting(ctx, g, limit)
+	p.e.meter.ddb(ddbQuery, 0, max(0.5, rru(len(ws)*parkedBytes, false)))
+	p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+	return ws, err
+}
+
+// Unpark retires a released gate wait: a conditional DeleteItem.
+func (p *parkedStore) Unpark(ctx context.Context, w state.ParkedWait) error {
+	p.e.ddbWrite(ddbDeleteItem, parkedBytes)
+	return p.m.Unpark(ctx, w)
+}
+
+// gatesStore is the in-memory gates table behind stage.Gates and
+// parked.GateStore, counting the DynamoDB requests state.Gates makes: an
+// UpdateItem per touch, congestion signal, lease and reset, a DeleteItem per
+// retired record, and a strongly consistent Scan per listing.
+type gatesStore struct {
+	e *engine
+	m *state.MemoryGates
+}
+
+var (
+	_ stage.Gates      = (*gatesStore)(nil)
+	_ parked.GateStore = (*gatesStore)(nil)
+)
+
+// empty reports whether no gate has a record (nil: no gates table).
+func (g *gatesStore) empty() bool {
+	if g == nil {
+		return true
+	}
+	recs, _ := g.m.List(g.e.base)
+	return len(recs) == 0
+}
+
+// Touch registers a gate before a park.
+func (g *gatesStore) Touch(ctx context.Context, n gate.Name, now time.Time) error {
+	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	return g.m.Touch(ctx, n, now)
+}
+
+// Congested records a released item's congestion signal.
+func (g *gatesStore) Congested(ctx context.Context, n gate.Name, now time.Time) error {
+	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	return g.m.Congested(ctx, n, now)
+}
+
+// List scans the gates table.
+func (g *gatesStore) List(ctx context.Context) ([]state.GateRecord, error) {
+	recs, err := g.m.List(ctx)
+	g.e.meter.ddb(ddbScan, 0, max(1, rru(len(recs)*gateBytes, true)))
+	g.e.clock.spend(g.e.sc.AWSLatency.DynamoDB.D())
+	return recs, err
+}
+
+// Lease takes a gate for a run.
+func (g *gatesStore) Lease(ctx context.Context, rec state.GateRecord, owner string, now, until time.Time, next gate.Ramp) error {
+	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	return g.m.Lease(ctx, rec, owner, now, until, next)
+}
+
+// Reset ends a ramp.
+func (g *gatesStore) Reset(ctx context.Context, rec state.GateRecord, now time.Time) error {
+	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	return g.m.Reset(ctx, rec, now)
+}
+
+// Delete retires a record.
+func (g *gatesStore) Delete(ctx context.Context, rec state.GateRecord, now time.Time) error {
+	g.e.ddbWrite(ddbDeleteItem, gateBytes)
+	return g.m.Delete(ctx, rec, now)
 }

@@ -37,6 +37,31 @@ func WriteTable(w io.Writer, results []*Result, p Prices) error {
 	return tw.Flush()
 }
 
+// WriteDrainTable writes, for results with a Drain, the outage figures: the
+// DynamoDB writes per item, the dead letters the queues' backstop moved,
+// and how the backlog drained after recovery.
+func WriteDrainTable(w io.Writer, results []*Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\twrites/item\tbackstop DLQ\tbacklog\tdrained\tfirst success\tdrain time\tdrain calls\trate-limited\tthroughput/s\tof capacity\t")
+	for _, r := range results {
+		d := r.Drain
+		if d == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%s\t%s\t%d\t%.1f%%\t%.2f\t%s\t\n", r.Policy.Name, r.WritesPerItem, r.BackstopDeadLetters,
+			d.Backlog, d.Drained, fmtDur(d.FirstSuccess.D()), fmtDur(d.Duration.D()), d.Calls, 100*d.RateLimitedShare(), d.Throughput,
+			fmtShare(d.Capacity, d.Utilisation()))
+	}
+	return tw.Flush()
+}
+
+func fmtShare(capacity, share float64) string {
+	if capacity <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*share)
+}
+
 // Target is one of the targets for triage's standard profile,
 // measured against naive redrive.
 type Target struct {
@@ -256,11 +281,7 @@ func NewSensitivity(documentBytes int, standard, naive *Result, p Prices) Sensit
 
 // writesPerCompleted is DynamoDB write requests per completed item.
 func (r *Result) writesPerCompleted() float64 {
-	n := int64(0)
-	for _, api := range []string{"PutItem", "UpdateItem", "TransactWriteItems", "DeleteItem"} {
-		n += r.Usage.DynamoDBRequests[api]
-	}
-	return float64(n) / float64(max(r.Completed, 1))
+	return float64(r.Usage.writes()) / float64(max(r.Completed, 1))
 }
 
 // Report is what WriteMarkdown documents.

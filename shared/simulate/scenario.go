@@ -134,6 +134,29 @@ type StageConfig struct {
 	// answers every later call, past the end calls succeed. Keys are item
 	// ids; a script takes precedence over the mix for its item.
 	Scripts map[string][]string `json:"scripts,omitempty"`
+	// RateLimit is the upstream's sustained rate, nil for none: a call
+	// beyond it is answered with the upstream's rate limit (a 429 with
+	// RetryAfter), whatever its plan says.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+}
+
+// RateLimit is an upstream's sustained rate: a token bucket of Burst calls
+// refilled at PerSecond.
+type RateLimit struct {
+	// PerSecond is the sustained rate of calls; it must be positive.
+	PerSecond float64 `json:"per_second"`
+	// Burst is the bucket's size; zero means one second's worth (at least 1).
+	Burst int `json:"burst,omitempty"`
+}
+
+// Budget is the llm stage's daily budget (shared/budget), counted in calls:
+// each call is charged before it is made, and once CallsPerDay calls of a
+// UTC day went through, the rest of the day's calls are refused (runs start
+// at 00:00 UTC, Epoch). Triage's items wait for the next day; the
+// baselines fail the refused call as they fail any other.
+type Budget struct {
+	// CallsPerDay is the cap; it must be positive.
+	CallsPerDay int64 `json:"calls_per_day"`
 }
 
 // Window kinds.
@@ -208,6 +231,8 @@ type Scenario struct {
 	Stages map[pipeline.Stage]*StageConfig `json:"stages,omitempty"`
 	// Windows are outages and exhausted quotas.
 	Windows []Window `json:"windows,omitempty"`
+	// Budget is the llm stage's daily budget; nil means none.
+	Budget *Budget `json:"budget,omitempty"`
 	// HangMax bounds a hang like the fakes' MaxHang: a hang longer than the
 	// client's timeout ends with the client's timeout error; a client that
 	// waits longer than HangMax gets a 504 at HangMax. Zero means hangs last
@@ -375,6 +400,9 @@ func (sc *Scenario) Validate() error {
 	for i := range sc.Windows {
 		errs = append(errs, sc.Windows[i].validate(i)...)
 	}
+	if sc.Budget != nil && sc.Budget.CallsPerDay <= 0 {
+		bad("budget.calls_per_day must be positive")
+	}
 	for i, a := range sc.Windows {
 		for _, b := range sc.Windows[i+1:] {
 			if a.Stage == b.Stage && a.Start < b.Start+b.Duration && b.Start < a.Start+a.Duration {
@@ -431,6 +459,14 @@ func (c *StageConfig) fill(st pipeline.Stage, sc *Scenario) []error {
 	}
 	if c.Latency.Min < 0 || c.ErrorLatency.Min < 0 {
 		bad("latencies must not be negative")
+	}
+	if rl := c.RateLimit; rl != nil {
+		if !(rl.PerSecond > 0) || math.IsInf(rl.PerSecond, 0) || rl.Burst < 0 {
+			bad("rate_limit.per_second must be positive and burst not negative")
+		}
+		if rl.Burst == 0 {
+			rl.Burst = max(1, int(math.Ceil(rl.PerSecond)))
+		}
 	}
 	supported := Faults(st)
 	for name, rate := range c.Mix.Rates {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
@@ -29,6 +30,9 @@ const (
 	parkedBytes   = 300
 	logEntryBytes = 450
 	breakerBytes  = 400
+	// gateBytes is a gate record; budgetBytes a budget day.
+	gateBytes   = 250
+	budgetBytes = 100
 )
 
 func wru(bytes int) float64 { return math.Ceil(float64(bytes) / 1024) }
@@ -104,6 +108,7 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 		it := &e.items[i]
 		it.progress = max(it.progress, int8(req.Stage.Index()+1))
 		it.hasError = false
+		it.passed[req.Stage.Index()] = e.clock.lane()
 	}
 	e.ddbWrite(ddbUpdateItem, max(before, e.itemBytes(i)))
 	if err == nil && req.Stage == pipeline.Notify {
@@ -231,6 +236,12 @@ func (b *breakerStore) ReopenProbe(ctx context.Context, service, owner string, c
 func (b *breakerStore) ReleaseProbe(ctx context.Context, service, owner string, now time.Time) (breaker.Record, error) {
 	b.write()
 	return b.m.ReleaseProbe(ctx, service, owner, now)
+}
+
+// SetDraining marks a breaker's service as draining a gate.
+func (b *breakerStore) SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error {
+	b.write()
+	return b.m.SetDraining(ctx, service, g, until, now)
 }
 
 // Reset closes a breaker (operator).

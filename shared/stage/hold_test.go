@@ -41,12 +41,15 @@ func TestHoldPlacement(t *testing.T) {
 		gate     gate.Name
 		attempts int
 	}{
-		"a short gate wait of a fresh message keeps it": {err: waitFor(90*time.Second, breakerGate), receives: 1, want: 90},
-		"a gate wait longer than ParkAfter parks behind the gate": {
+		"a gate wait parks behind the gate, however short": {
+			err: waitFor(15*time.Second, breakerGate), receives: 1, want: -1, gate: breakerGate},
+		"a long gate wait parks behind the gate": {
 			err: waitFor(5*time.Minute, breakerGate), receives: 1, want: -1, gate: breakerGate},
-		"a short wait on the third receive parks": {
-			err: waitFor(20*time.Second, breakerGate), receives: stage.DefaultParkAfterReceives, want: -1, gate: breakerGate},
-		"without a gates store a gate wait parks for its due time": {
+		"without a gates store a short gate wait keeps the message": {
+			err: waitFor(90*time.Second, breakerGate), receives: 1, noGates: true, want: 90},
+		"without a gates store a short wait on the third receive parks for its due time": {
+			err: waitFor(20*time.Second, breakerGate), receives: stage.DefaultParkAfterReceives, noGates: true, want: -1, gate: gate.DueName},
+		"without a gates store a long gate wait parks for its due time": {
 			err: waitFor(5*time.Minute, breakerGate), receives: 1, noGates: true, want: -1, gate: gate.DueName},
 		"a short retry stays in the queue however often it came": {
 			err:      func(time.Time) error { return httpErr(failure.OpenAI, 503, "") },
@@ -326,4 +329,46 @@ func (failingGates) Touch(context.Context, gate.Name, time.Time) error {
 
 func (failingGates) Congested(context.Context, gate.Name, time.Time) error {
 	return errors.New("gates table unavailable")
+}
+
+// TestReleasedIntoARateLimitSpendsNoAttempt: an item a gate's ramp
+// released that meets the upstream's rate limit goes back behind the gate
+// without spending an attempt (the ramp's, which the congestion signal
+// slows); the same answer to an item no gate released counts.
+func TestReleasedIntoARateLimitSpendsNoAttempt(t *testing.T) {
+	t.Parallel()
+	for name, released := range map[string]bool{"released": true, "not released": false} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := setup(t, pipeline.LLM)
+			tb.runner.Gates = state.NewMemoryGates()
+			tb.seed(t, "a", pipeline.LLM)
+			tb.store.Put(func() state.Item {
+				it := tb.item(t, "a")
+				it.Attempts = map[pipeline.Stage]int{pipeline.LLM: 4}
+				return it
+			}())
+			tb.work = func(context.Context, state.Item) (state.Output, error) {
+				return state.Output{}, httpErr(failure.OpenAI, 429, "")
+			}
+			m := msg("a", pipeline.LLM, "m1", 1)
+			if released {
+				m.MessageAttributes = map[string]events.SQSMessageAttribute{gate.AttrGate: {StringValue: strPtr("budget:2026-11-20"), DataType: "String"}}
+			}
+			resp := tb.handle(t, context.Background(), m)
+			it := tb.item(t, "a")
+			if released {
+				p, parked := tb.store.Parked()["a"]
+				if it.Attempts[pipeline.LLM] != 4 || it.State != state.Retryable || len(resp.BatchItemFailures) != 0 ||
+					it.LastError == nil || it.LastError.ErrorClass != failure.RateLimited || !parked || p.Gate != "budget:2026-11-20" {
+					t.Fatalf("released: %s attempts %d kept %v parked %v %+v", it.State, it.Attempts[pipeline.LLM], failedIDs(resp), parked, p)
+				}
+				return
+			}
+			// The fifth attempt of a record no gate released: dead-lettered.
+			if it.Attempts[pipeline.LLM] != 5 || it.State != state.Deadletter {
+				t.Fatalf("not released: %s attempts %d", it.State, it.Attempts[pipeline.LLM])
+			}
+		})
+	}
 }

@@ -407,7 +407,20 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	if profile.Policy(r.Stage, cl.Class).Counts || !profile.Policy(r.Stage, cl.Class).Retryable {
 		attempt = prev + 1
 	}
-	dec := profile.Decide(retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()})
+	// A gate's ramp that released this record faster than the upstream
+	// takes made the rate limit, not the item: it is the ramp's attempt
+	// (which the congestion signal slows), and the item goes back behind
+	// the gate without spending one — not into a retry of its own, which
+	// would hit the same rate limit again before the ramp slows down.
+	rampLimited := rec.delivery.Gate != "" && cl.Class == failure.RateLimited
+	if rampLimited {
+		attempt = prev
+	}
+	in := retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()}
+	if rampLimited {
+		in.Attempt = 1
+	}
+	dec := profile.Decide(in)
 	errText := redact.String(werr.Error())
 	details := redact.Map(failure.Details(werr))
 	attrs := make([]any, 0, 10+2*len(details))
@@ -443,6 +456,10 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	case retry.Retry:
 		until := now.Add(d.Delay)
 		le.RetryAt = &until
+		if rampLimited {
+			return rec.hold(ctx, hold{until: until, gate: rec.delivery.Gate, park: true, failure: &failed{le: le, entry: entry, log: log},
+				reason: "released by " + string(rec.delivery.Gate) + " into the upstream's rate limit: back behind the gate, the ramp's attempt, not the item's"})
+		}
 		return rec.hold(ctx, hold{until: until, counts: true, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	case retry.Wait:
 		until := d.Until
@@ -471,6 +488,9 @@ type hold struct {
 	gate gate.Name
 	// counts is true when an attempt was spent (a retry).
 	counts bool
+	// park parks the record whatever the wait's length (an item a gate
+	// released into a rate limit goes back behind the gate).
+	park bool
 	// failure is the failure to record (last_error, the error log); nil for
 	// a gate's wait that is no failure of the item.
 	failure *failed
@@ -495,15 +515,19 @@ const (
 	parkIt
 )
 
-// place decides how a hold of delay, on a message received rc times, waits:
-// through visibility while the wait is short (at most ParkAfter) and the
-// message far from the backstop; parked when the wait is longer than that
-// or than SQS can hold (MaxVisibility), when the backstop's receive count is
-// near, or — for a hold that spends no attempt — once the message has been
+// place decides how a hold of delay, on a message received rc times, waits.
+// A wait behind a gate (onGate) is parked, however short it looks: a
+// gate's waiters are a queue the scheduler releases in order and at a
+// pace — held through visibility they would all come back the moment the
+// gate opens, together, and meet its upstream at once. Any other wait goes
+// through visibility while it is short (at most ParkAfter) and the message
+// far from the backstop, and is parked when it is longer than that or than
+// SQS can hold (MaxVisibility), when the backstop's receive count is near,
+// or — for a hold that spends no attempt — once the message has been
 // received ParkAfterReceives times.
-func (r *Runner) place(delay time.Duration, rc int, counts bool) placement {
+func (r *Runner) place(delay time.Duration, rc int, counts, onGate bool) placement {
 	switch {
-	case delay > r.maxVisibility(), delay > r.parkAfter():
+	case onGate, delay > r.maxVisibility(), delay > r.parkAfter():
 		return parkIt
 	case r.BackstopReceives > 0 && rc >= r.BackstopReceives-1:
 		return parkIt
@@ -536,7 +560,7 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 		h.gate = gate.DueName
 	}
 	delay := h.until.Sub(now)
-	park := r.place(delay, rec.rc, h.counts) == parkIt
+	park := h.park || r.place(delay, rec.rc, h.counts, !h.gate.IsDue() && r.Gates != nil) == parkIt
 	if park && !h.gate.IsDue() {
 		if err := r.touch(ctx, h.gate, now); err != nil {
 			log.Warn("the gate's record could not be touched; parked for its due time instead", "gate", string(h.gate),

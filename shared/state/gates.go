@@ -86,6 +86,8 @@ type gateRecord struct {
 	Rate         int    `dynamodbav:"rate,omitempty"`
 	SlowStart    bool   `dynamodbav:"slow_start,omitempty"`
 	Released     int    `dynamodbav:"released,omitempty"`
+	Cut          bool   `dynamodbav:"cut,omitempty"`
+	Peak         int    `dynamodbav:"peak,omitempty"`
 	OpenedAt     int64  `dynamodbav:"opened_at,omitempty"`
 	AdjustedAt   int64  `dynamodbav:"adjusted_at,omitempty"`
 	Total        int64  `dynamodbav:"total,omitempty"`
@@ -97,7 +99,7 @@ func (r gateRecord) record() GateRecord {
 	return GateRecord{
 		Gate: gate.Name(r.Gate), WaitingSince: fromMillis(r.WaitingSince), TouchedAt: fromMillis(r.TouchedAt),
 		CongestedAt: fromMillis(r.CongestedAt),
-		Ramp: gate.Ramp{Rate: r.Rate, SlowStart: r.SlowStart, Released: r.Released, OpenedAt: fromMillis(r.OpenedAt),
+		Ramp: gate.Ramp{Rate: r.Rate, SlowStart: r.SlowStart, Released: r.Released, Cut: r.Cut, Peak: r.Peak, OpenedAt: fromMillis(r.OpenedAt),
 			AdjustedAt: fromMillis(r.AdjustedAt), Total: r.Total},
 		LeaseOwner: r.LeaseOwner, LeaseUntil: fromMillis(r.LeaseUntil),
 	}
@@ -178,7 +180,7 @@ func compareNames(a, b gate.Name) int {
 //
 //	condition  attribute_exists(gate) AND (lease_until absent OR lease_until < :now)
 //	           AND adjusted_at = <rec's> (absent when rec's ramp had not started)
-//	update     SET lease_owner, lease_until, rate, slow_start, released, opened_at, adjusted_at, total
+//	update     SET lease_owner, lease_until, rate, slow_start, released, cut, peak, opened_at, adjusted_at, total
 //
 // The adjusted_at condition makes the ramp move once per run even when runs
 // overlap: a run that read the record before another run moved it loses.
@@ -194,7 +196,8 @@ func (s *Gates) Lease(ctx context.Context, rec GateRecord, owner string, now, un
 	update := "SET " + b.Name("lease_owner") + " = " + b.Str(owner) + ", " + b.Name("lease_until") + " = " + b.Num(toMillis(until)) +
 		", " + b.Name("rate") + " = " + b.Num(int64(next.Rate)) +
 		", " + b.Name("slow_start") + " = " + b.Value(&types.AttributeValueMemberBOOL{Value: next.SlowStart}) +
-		", " + b.Name("released") + " = " + b.Num(int64(next.Released)) + ", " + b.Name("opened_at") + " = " + b.Num(toMillis(next.OpenedAt)) +
+		", " + b.Name("released") + " = " + b.Num(int64(next.Released)) + ", " + b.Name("cut") + " = " + b.Value(&types.AttributeValueMemberBOOL{Value: next.Cut}) + ", " + b.Name("peak") + " = " + b.Num(int64(next.Peak)) +
+		", " + b.Name("opened_at") + " = " + b.Num(toMillis(next.OpenedAt)) +
 		", " + b.Name("adjusted_at") + " = " + b.Num(toMillis(next.AdjustedAt)) + ", " + b.Name("total") + " = " + b.Num(next.Total)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
 		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values})
@@ -208,7 +211,7 @@ func (s *Gates) Lease(ctx context.Context, rec GateRecord, owner string, now, un
 // low:
 //
 //	condition  adjusted_at = <rec's> AND (lease_until absent OR lease_until < :now)
-//	update     REMOVE rate, slow_start, released, opened_at, adjusted_at, total
+//	update     REMOVE rate, slow_start, released, cut, peak, opened_at, adjusted_at, total
 func (s *Gates) Reset(ctx context.Context, rec GateRecord, now time.Time) error {
 	if !rec.Ramp.Started() {
 		return nil
@@ -216,7 +219,7 @@ func (s *Gates) Reset(ctx context.Context, rec GateRecord, now time.Time) error 
 	b := dynamoexpr.New()
 	cond := "adjusted_at = " + b.Num(toMillis(rec.Ramp.AdjustedAt)) +
 		" AND (attribute_not_exists(lease_until) OR lease_until < " + b.Num(toMillis(now)) + ")"
-	update := "REMOVE " + b.Name("rate") + ", " + b.Name("slow_start") + ", " + b.Name("released") + ", " + b.Name("opened_at") +
+	update := "REMOVE " + b.Name("rate") + ", " + b.Name("slow_start") + ", " + b.Name("released") + ", " + b.Name("cut") + ", " + b.Name("peak") + ", " + b.Name("opened_at") +
 		", " + b.Name("adjusted_at") + ", " + b.Name("total")
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
 		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values})
