@@ -115,7 +115,8 @@ type Ticket struct {
 	// its outcome only in that window.
 	Generation int64
 
-	owner string
+	owner    string
+	released bool
 }
 
 // Breakers is the shared circuit breaker of every upstream service, for one
@@ -129,14 +130,16 @@ type Breakers struct {
 	Clock Clock
 	// Stage is the metrics dimension of this process's counters.
 	Stage pipeline.Stage
-	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor:
-	// see the Default constants. A negative CacheTTL disables the cache.
-	Threshold    int
-	OpenFor      time.Duration
-	ProbeLease   time.Duration
-	HalfOpenWait time.Duration
-	CacheTTL     time.Duration
-	QuotaOpenFor time.Duration
+	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor,
+	// DrainHoldBack: see the Default constants. A negative CacheTTL
+	// disables the cache.
+	Threshold     int
+	OpenFor       time.Duration
+	ProbeLease    time.Duration
+	HalfOpenWait  time.Duration
+	CacheTTL      time.Duration
+	QuotaOpenFor  time.Duration
+	DrainHoldBack time.Duration
 	// Trips decides which classes are outages; nil means DefaultTrips.
 	Trips func(failure.Class) bool
 	// NewOwner names probe owners; nil means NewOwner.
@@ -160,10 +163,31 @@ type cachedRecord struct {
 const maxCached = 4096
 
 // AllowReleased is Allow for a call whose item a gate's ramp released
-// (released is that gate): it goes ahead while the breaker is closed, even
-// while the service is draining — it is the drain.
+// (released is that gate; empty: no gate released it, plain Allow): it
+// goes ahead while the breaker is closed, even while the service is
+// draining — it is the drain — unless another released call of the same
+// scheduler round met congestion less than DrainHoldBack ago: then it waits
+// behind its gate again, without calling, and a later run releases it at
+// the rate the ramp cut to (the client-side throttling of the AWS SDKs'
+// adaptive mode, shared through the breaker's record). Done records such
+// congestion for a released call.
 func (b *Breakers) AllowReleased(ctx context.Context, service string, released gate.Name) (Ticket, error) {
-	return b.allow(ctx, service, released != "")
+	if released == "" {
+		t, _, err := b.allow(ctx, service, false)
+		return t, err
+	}
+	t, rec, err := b.allow(ctx, service, true)
+	if err != nil {
+		return t, err
+	}
+	if now := b.now(); !rec.DrainingSince.IsZero() && rec.DrainCongestedAt.After(rec.DrainingSince) && rec.DrainingUntil.After(now) &&
+		now.Before(rec.DrainCongestedAt.Add(orDefault(b.DrainHoldBack, DefaultDrainHoldBack))) {
+		b.count(MetricBreakerRejects, "")
+		return Ticket{}, gate.Wrap(&failure.WaitError{Until: rec.DrainingUntil,
+			Reason: "the drain of " + string(released) + " met congestion in this round: back behind the gate"}, released)
+	}
+	t.released = true
+	return t, nil
 }
 
 // Allow decides whether a call to service may go ahead. While the service
@@ -177,12 +201,14 @@ func (b *Breakers) AllowReleased(ctx context.Context, service string, released g
 // gets a Ticket with Probe set. A store that cannot be read fails open: the
 // call goes ahead, and the error is logged.
 func (b *Breakers) Allow(ctx context.Context, service string) (Ticket, error) {
-	return b.allow(ctx, service, false)
+	t, _, err := b.allow(ctx, service, false)
+	return t, err
 }
 
-func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ticket, error) {
+// allow is Allow, returning the record it decided on too.
+func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ticket, Record, error) {
 	if service == "" {
-		return Ticket{}, nil
+		return Ticket{}, Record{}, nil
 	}
 	now := b.now()
 	rec, ok := b.cached(service, now, true)
@@ -193,7 +219,7 @@ func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ti
 			r = Record{Service: service, State: Closed}
 		case err != nil:
 			b.logger().WarnContext(ctx, "breaker unreadable; allowing the call", "service", service, "error", err.Error())
-			return Ticket{Service: service}, nil
+			return Ticket{Service: service}, Record{}, nil
 		}
 		b.remember(r, now)
 		rec = r
@@ -203,10 +229,11 @@ func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ti
 		// (the ramp decides), so the runner parks the item behind the
 		// gate rather than holding it through visibility.
 		b.count(MetricBreakerRejects, "")
-		return Ticket{}, gate.Wrap(&failure.WaitError{Until: rec.DrainingUntil.Add(orDefault(b.OpenFor, DefaultOpenFor)),
+		return Ticket{}, rec, gate.Wrap(&failure.WaitError{Until: rec.DrainingUntil.Add(orDefault(b.OpenFor, DefaultOpenFor)),
 			Reason: service + " is draining " + string(rec.DrainingGate) + "'s waiters: queued behind them"}, rec.DrainingGate)
 	}
-	return b.decide(ctx, service, rec, now, true)
+	t, err := b.decide(ctx, service, rec, now, true)
+	return t, rec, err
 }
 
 // AllowProbe is Allow for a call that carries a probe lease someone else
@@ -318,6 +345,19 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 		o = Neutral
 	}
 	now := b.now()
+	if t.released && (o == Throttled || o == Failure) {
+		// Later released calls of this round hold back (AllowReleased).
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if err := b.Store.CongestDrain(wctx, t.Service, now); err == nil {
+			b.mu.Lock()
+			if c, ok := b.cache[t.Service]; ok {
+				c.r.DrainCongestedAt = now
+				b.cache[t.Service] = c
+			}
+			b.mu.Unlock()
+		}
+		cancel()
+	}
 	if !t.Probe {
 		switch o {
 		case Neutral, Throttled:

@@ -493,3 +493,54 @@ func TestStaleFailureDoesNotCountInANewWindow(t *testing.T) {
 		t.Fatalf("after %d stale failures: %+v", len(stale), r)
 	}
 }
+
+// TestDrainingQueuesNewCallersAndThrottlesTheRound: while the scheduler
+// drains a gate onto a closed breaker's service, a new call waits behind
+// that gate (parked, in order) and a released one goes ahead — unless a
+// released call of the same round met congestion less than DrainHoldBack
+// ago: then it goes back behind its gate without calling.
+func TestDrainingQueuesNewCallersAndThrottlesTheRound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	b.breakers.CacheTTL = -1
+	g := gate.New(gate.Breaker, "api.example")
+	tk, _ := b.breakers.Allow(ctx, "api.example")
+	b.breakers.Done(ctx, tk, unavailable) // a record to mark
+	if err := b.store.SetDraining(ctx, "api.example", g, t0.Add(2*time.Minute), t0); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.breakers.Allow(ctx, "api.example")
+	var w *failure.WaitError
+	if got, _ := gate.Of(err); !errors.As(err, &w) || got != g || !w.Until.After(t0.Add(stage.DefaultParkAfter)) {
+		t.Fatalf("a new call while draining: %v (gate %q); want a wait behind %s long enough to park", err, got, g)
+	}
+	released, err := b.breakers.AllowReleased(ctx, "api.example", g)
+	if err != nil {
+		t.Fatalf("a released call: %v", err)
+	}
+	b.clock.Advance(10 * time.Second)
+	b.breakers.Done(ctx, released, rateLimited)
+	if r, _ := b.store.Store.Get(ctx, "api.example"); !r.DrainCongestedAt.Equal(t0.Add(10 * time.Second)) {
+		t.Fatalf("congestion of a released call not recorded: %+v", r)
+	}
+	b.clock.Advance(time.Second)
+	if _, err := b.breakers.AllowReleased(ctx, "api.example", g); !errors.Is(err, failure.ErrWaiting) {
+		t.Fatalf("a released call right after the congestion: %v, want a wait", err)
+	}
+	b.clock.Advance(breaker.DefaultDrainHoldBack)
+	if _, err := b.breakers.AllowReleased(ctx, "api.example", g); err != nil {
+		t.Fatalf("a released call after the hold-back: %v", err)
+	}
+	// The drain's marking lapses: new calls go straight through again.
+	b.clock.Advance(2 * time.Minute)
+	if _, err := b.breakers.Allow(ctx, "api.example"); err != nil {
+		t.Fatalf("a new call after the drain: %v", err)
+	}
+	// A breaker that is not closed is not marked.
+	c := setup(t)
+	c.open(t, "down.example")
+	if err := c.store.SetDraining(ctx, "down.example", g, t0.Add(time.Minute), t0); !errors.Is(err, breaker.ErrConflict) {
+		t.Fatalf("draining an open breaker: %v", err)
+	}
+}

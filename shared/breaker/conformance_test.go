@@ -14,6 +14,7 @@ import (
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 var (
@@ -304,6 +305,34 @@ func conformance(t *testing.T, s breaker.Store) {
 		}
 		if g := breaker.GateOf(res.Record); g.String() != "quota:"+v {
 			t.Fatalf("gate of a quota-opened breaker = %s", g)
+		}
+	})
+
+	t.Run("draining marks a closed breaker only", func(t *testing.T) {
+		t.Parallel()
+		v := svc(t)
+		g := gate.New(gate.Breaker, v)
+		if err := s.SetDraining(ctx, v, g, t0.Add(time.Minute), t0); !errors.Is(err, breaker.ErrConflict) {
+			t.Fatalf("draining a service without a record: %v", err)
+		}
+		if err := s.CongestDrain(ctx, v, t0); !errors.Is(err, breaker.ErrConflict) {
+			t.Fatalf("congesting a service without a record: %v", err)
+		}
+		fail(t, v, t0)
+		if err := s.SetDraining(ctx, v, g, t0.Add(2*time.Minute), t0.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CongestDrain(ctx, v, t0.Add(5*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := s.Get(ctx, v)
+		if r.DrainingGate != g || !r.DrainingUntil.Equal(t0.Add(2*time.Minute)) || !r.DrainingSince.Equal(t0.Add(time.Second)) ||
+			!r.DrainCongestedAt.Equal(t0.Add(5*time.Second)) {
+			t.Fatalf("after marking: %+v", r)
+		}
+		open(t, v, t0)
+		if err := s.SetDraining(ctx, v, g, t0.Add(3*time.Minute), t0.Add(time.Minute)); !errors.Is(err, breaker.ErrConflict) {
+			t.Fatalf("draining an open breaker: %v", err)
 		}
 	})
 

@@ -164,7 +164,20 @@ func (s *Memory) SetDraining(_ context.Context, service string, g gate.Name, unt
 	if !ok || r.State != Closed {
 		return s.conflict(service, "set draining", r, ok)
 	}
-	r.DrainingUntil, r.DrainingGate, r.UpdatedAt = until.UTC(), g, now.UTC()
+	r.DrainingUntil, r.DrainingGate, r.DrainingSince, r.UpdatedAt = until.UTC(), g, now.UTC(), now.UTC()
+	s.breakers[service] = r
+	return nil
+}
+
+// CongestDrain records a released call's congestion.
+func (s *Memory) CongestDrain(_ context.Context, service string, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.breakers[service]
+	if !ok {
+		return s.conflict(service, "congest drain", r, ok)
+	}
+	r.DrainCongestedAt = now.UTC()
 	s.breakers[service] = r
 	return nil
 }

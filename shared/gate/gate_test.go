@@ -89,7 +89,7 @@ func TestRampSchedule(t *testing.T) {
 		cfg   gate.RampConfig
 		steps []step
 	}{
-		"slow start, cut, hold, back to the peak, probe past it": {gate.RampConfig{}, []step{
+		"slow start, cut, hold, back to the peak, probe past it": {gate.RampConfig{Start: 10}, []step{
 			{false, 0, 10},  // the gate opened: start low
 			{false, 10, 20}, // slow start: used up, no congestion: ×2
 			{false, 20, 40},
@@ -106,7 +106,7 @@ func TestRampSchedule(t *testing.T) {
 			{false, 5, 82}, // the backlog ran short: no growth
 			{true, 82, 57}, // congestion again: the new peak is 82
 		}},
-		"additive from the start without slow start": {gate.RampConfig{NoSlowStart: true, Increase: 5}, []step{
+		"additive from the start without slow start": {gate.RampConfig{Start: 10, NoSlowStart: true, Increase: 5}, []step{
 			{false, 0, 10}, {false, 10, 15}, {false, 15, 20}, {true, 20, 14}, {false, 14, 14},
 			{false, 14, 19}, // Increase is the least step
 			{false, 19, 24}, {false, 24, 29},

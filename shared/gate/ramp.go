@@ -8,8 +8,10 @@ import (
 // Defaults of RampConfig.
 const (
 	// DefaultRampStart is the waiters a gate releases in the first
-	// scheduler run after it opens.
-	DefaultRampStart = 10
+	// scheduler run after it opens: 20 a minute, a third of a call per
+	// second — low for any production LLM quota, and doubled each quiet
+	// minute of slow start.
+	DefaultRampStart = 20
 	// DefaultRampIncrease is the least the allowance grows by after a run
 	// whose allowance was used up without a congestion signal.
 	DefaultRampIncrease = 1

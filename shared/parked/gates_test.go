@@ -154,6 +154,7 @@ func TestOpenGateReleasesInARamp(t *testing.T) {
 	b := setupGates(t)
 	ctx := context.Background()
 	g := gate.New(gate.Budget, "2026-11-20") // yesterday's budget: open
+	b.sched.Ramp = gate.RampConfig{Start: 10}
 	b.park(t, g, 100)
 	var rates []int
 	first := true
