@@ -49,8 +49,8 @@ const (
 	// for no longer: the standard retry profile's ProviderQuotaWait.
 	DefaultQuotaOpenFor = time.Hour
 	// DefaultDrainHoldBack is how long, after a released call met
-	// congestion, the rest of the round's released calls go back behind
-	// their gate instead of calling: a few seconds of a rate limit's tokens.
+	// congestion, released calls go back behind their gate instead of
+	// calling: a few seconds of a rate limit's tokens.
 	DefaultDrainHoldBack = 3 * time.Second
 )
 
@@ -111,14 +111,12 @@ type Record struct {
 	// DrainingUntil and DrainingGate: the scheduler is releasing the
 	// waiters of DrainingGate onto this (closed) breaker's service in a
 	// ramp; until then new callers queue behind that gate instead of
-	// competing with the ramp (see Breakers.Allow). DrainingSince is the
-	// scheduler run that set it; DrainCongestedAt the last time a released
-	// call met RATE_LIMITED or an outage failure: a later released call of
-	// the same run goes back behind the gate without calling (see
-	// Breakers.AllowReleased).
-	DrainingUntil    time.Time `json:"draining_until,omitzero"`
-	DrainingGate     gate.Name `json:"draining_gate,omitempty"`
-	DrainingSince    time.Time `json:"draining_since,omitzero"`
+	// competing with the ramp (see Breakers.Allow).
+	DrainingUntil time.Time `json:"draining_until,omitzero"`
+	DrainingGate  gate.Name `json:"draining_gate,omitempty"`
+	// DrainCongestedAt is the last time a call a gate released met
+	// RATE_LIMITED or an outage failure: released calls hold back for a
+	// moment after it (see Breakers.AllowReleased).
 	DrainCongestedAt time.Time `json:"drain_congested_at,omitzero"`
 	// LastFailureAt and LastErrorType describe the last outage failure.
 	LastFailureAt time.Time     `json:"last_failure_at,omitzero"`
@@ -214,11 +212,12 @@ type Store interface {
 	// ErrNotFound when the service has no record.
 	Reset(ctx context.Context, service string, now time.Time) (Record, error)
 	// SetDraining marks a closed breaker's service as draining g's waiters
-	// from now until `until` (DrainingSince = now); a breaker that is not
-	// closed (or has no record) is left alone, with a *ConflictError.
+	// until `until`; a breaker that is not closed (or has no record) is
+	// left alone, with a *ConflictError.
 	SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error
 	// CongestDrain records that a released call met congestion at now
-	// (DrainCongestedAt); a service with no record is left alone.
+	// (DrainCongestedAt), creating a closed record for a service without
+	// one.
 	CongestDrain(ctx context.Context, service string, now time.Time) error
 }
 

@@ -165,12 +165,15 @@ const maxCached = 4096
 // AllowReleased is Allow for a call whose item a gate's ramp released
 // (released is that gate; empty: no gate released it, plain Allow): it
 // goes ahead while the breaker is closed, even while the service is
-// draining — it is the drain — unless another released call of the same
-// scheduler round met congestion less than DrainHoldBack ago: then it waits
-// behind its gate again, without calling, and a later run releases it at
-// the rate the ramp cut to (the client-side throttling of the AWS SDKs'
-// adaptive mode, shared through the breaker's record). Done records such
-// congestion for a released call.
+// draining — it is the drain — unless a released call met congestion
+// (RATE_LIMITED, an outage failure) less than DrainHoldBack ago: then it
+// goes back behind its gate without calling (a wait marked
+// gate.ErrCongested, which the runner counts toward the gate's ramp), and
+// a later run releases it at the rate the ramp cut to. This is the
+// client-side throttling of the AWS SDKs' adaptive mode, shared through the
+// breaker's record: a rate limit that empties its bucket answers 429 to
+// every call for a moment, and the round's later releases would all spend
+// themselves on it. Done records a released call's congestion.
 func (b *Breakers) AllowReleased(ctx context.Context, service string, released gate.Name) (Ticket, error) {
 	if released == "" {
 		t, _, err := b.allow(ctx, service, false)
@@ -180,11 +183,13 @@ func (b *Breakers) AllowReleased(ctx context.Context, service string, released g
 	if err != nil {
 		return t, err
 	}
-	if now := b.now(); !rec.DrainingSince.IsZero() && rec.DrainCongestedAt.After(rec.DrainingSince) && rec.DrainingUntil.After(now) &&
-		now.Before(rec.DrainCongestedAt.Add(orDefault(b.DrainHoldBack, DefaultDrainHoldBack))) {
+	if now := b.now(); now.Before(rec.DrainCongestedAt.Add(orDefault(b.DrainHoldBack, DefaultDrainHoldBack))) {
+		// Back behind the gate: parked (the wait is longer than the runner
+		// holds through visibility) and released again by a later run.
 		b.count(MetricBreakerRejects, "")
-		return Ticket{}, gate.Wrap(&failure.WaitError{Until: rec.DrainingUntil,
-			Reason: "the drain of " + string(released) + " met congestion in this round: back behind the gate"}, released)
+		return Ticket{}, gate.Wrap(gate.Congested(&failure.WaitError{Until: now.Add(orDefault(b.OpenFor, DefaultOpenFor)),
+			Reason: "a released call met congestion " + now.Sub(rec.DrainCongestedAt).Round(time.Millisecond).String() +
+				" ago: back behind " + string(released)}), released)
 	}
 	t.released = true
 	return t, nil

@@ -497,8 +497,8 @@ func TestStaleFailureDoesNotCountInANewWindow(t *testing.T) {
 // TestDrainingQueuesNewCallersAndThrottlesTheRound: while the scheduler
 // drains a gate onto a closed breaker's service, a new call waits behind
 // that gate (parked, in order) and a released one goes ahead — unless a
-// released call of the same round met congestion less than DrainHoldBack
-// ago: then it goes back behind its gate without calling.
+// released call met congestion less than DrainHoldBack ago: then it goes
+// back behind its gate without calling, marked as congestion for the ramp.
 func TestDrainingQueuesNewCallersAndThrottlesTheRound(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -525,8 +525,8 @@ func TestDrainingQueuesNewCallersAndThrottlesTheRound(t *testing.T) {
 		t.Fatalf("congestion of a released call not recorded: %+v", r)
 	}
 	b.clock.Advance(time.Second)
-	if _, err := b.breakers.AllowReleased(ctx, "api.example", g); !errors.Is(err, failure.ErrWaiting) {
-		t.Fatalf("a released call right after the congestion: %v, want a wait", err)
+	if _, err := b.breakers.AllowReleased(ctx, "api.example", g); !errors.Is(err, failure.ErrWaiting) || !errors.Is(err, gate.ErrCongested) {
+		t.Fatalf("a released call right after the congestion: %v, want a wait marked as congestion", err)
 	}
 	b.clock.Advance(breaker.DefaultDrainHoldBack)
 	if _, err := b.breakers.AllowReleased(ctx, "api.example", g); err != nil {

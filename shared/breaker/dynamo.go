@@ -65,7 +65,6 @@ type record struct {
 	ClosedBy            string `dynamodbav:"closed_by,omitempty"`
 	DrainingUntil       int64  `dynamodbav:"draining_until,omitempty"`
 	DrainingGate        string `dynamodbav:"draining_gate,omitempty"`
-	DrainingSince       int64  `dynamodbav:"draining_since,omitempty"`
 	DrainCongestedAt    int64  `dynamodbav:"drain_congested_at,omitempty"`
 	LastFailureAt       string `dynamodbav:"last_failure_at,omitempty"`
 	LastErrorType       string `dynamodbav:"last_error_type,omitempty"`
@@ -86,7 +85,7 @@ func (r record) breaker() Record {
 		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType),
 		Opens: r.Opens, Generation: r.Generation, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
 		DrainingUntil: fromMillis(r.DrainingUntil), DrainingGate: gate.Name(r.DrainingGate),
-		DrainingSince: fromMillis(r.DrainingSince), DrainCongestedAt: fromMillis(r.DrainCongestedAt),
+		DrainCongestedAt: fromMillis(r.DrainCongestedAt),
 	}
 }
 
@@ -330,11 +329,11 @@ func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Reco
 
 // SetDraining marks a closed breaker's service as draining g's waiters:
 //
-//	SET draining_until = :until, draining_gate = :gate, draining_since = :now IF state = closed
+//	SET draining_until = :until, draining_gate = :gate IF state = closed
 func (s *Dynamo) SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error {
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("draining_until") + " = " + b.Num(until.UnixMilli()) + ", " + b.Name("draining_gate") + " = " + b.Str(string(g)) +
-		", " + b.Name("draining_since") + " = " + b.Num(now.UnixMilli()) + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
+		", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
 	cond := b.Name("state") + " = " + b.Str(string(Closed))
 	_, err := s.transition(ctx, service, "set draining", update, cond, b, nil)
 	return err
@@ -342,13 +341,18 @@ func (s *Dynamo) SetDraining(ctx context.Context, service string, g gate.Name, u
 
 // CongestDrain records a released call's congestion:
 //
-//	SET drain_congested_at = :now IF attribute_exists(service)
+//	SET drain_congested_at = :now
+//
+// (unconditional: a service without a record gets one, closed).
 func (s *Dynamo) CongestDrain(ctx context.Context, service string, now time.Time) error {
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("drain_congested_at") + " = " + b.Num(now.UnixMilli())
-	cond := "attribute_exists(" + b.Name("service") + ")"
-	_, err := s.transition(ctx, service, "congest drain", update, cond, b, nil)
-	return err
+	in := s.update(service, update, "", b)
+	in.ConditionExpression, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = nil, types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
+	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
+		return fmt.Errorf("breaker %s: congest drain: %w", service, err)
+	}
+	return nil
 }
 
 // generationIs is the condition "the record is in window generation" (an

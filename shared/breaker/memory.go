@@ -164,7 +164,7 @@ func (s *Memory) SetDraining(_ context.Context, service string, g gate.Name, unt
 	if !ok || r.State != Closed {
 		return s.conflict(service, "set draining", r, ok)
 	}
-	r.DrainingUntil, r.DrainingGate, r.DrainingSince, r.UpdatedAt = until.UTC(), g, now.UTC(), now.UTC()
+	r.DrainingUntil, r.DrainingGate, r.UpdatedAt = until.UTC(), g, now.UTC()
 	s.breakers[service] = r
 	return nil
 }
@@ -175,7 +175,7 @@ func (s *Memory) CongestDrain(_ context.Context, service string, now time.Time) 
 	defer s.mu.Unlock()
 	r, ok := s.breakers[service]
 	if !ok {
-		return s.conflict(service, "congest drain", r, ok)
+		r = Record{Service: service, State: Closed}
 	}
 	r.DrainCongestedAt = now.UTC()
 	s.breakers[service] = r

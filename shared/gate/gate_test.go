@@ -76,59 +76,61 @@ func TestWrapAndOf(t *testing.T) {
 }
 
 // TestRampSchedule is the ramp as a literal table: each row is one
-// scheduler run, with whether a congestion signal came in since the last
+// scheduler run, with the congestion signals that came in since the last
 // adjustment and how many waiters the previous run released.
 func TestRampSchedule(t *testing.T) {
 	t.Parallel()
 	type step struct {
-		congested bool
-		released  int
-		want      int
+		signals  int64
+		released int
+		want     int
 	}
 	tests := map[string]struct {
 		cfg   gate.RampConfig
 		steps []step
 	}{
 		"slow start, cut, hold, back to the peak, probe past it": {gate.RampConfig{Start: 10}, []step{
-			{false, 0, 10},  // the gate opened: start low
-			{false, 10, 20}, // slow start: used up, no congestion: ×2
-			{false, 20, 40},
-			{false, 40, 80},
-			{true, 80, 56},  // congestion: ×0.7, the peak was 80, slow start over
-			{true, 56, 56},  // hold a round trip: the signal is from before the cut
-			{false, 56, 68}, // half the way back to the peak
-			{false, 68, 74},
-			{false, 74, 77},
-			{false, 77, 79},
-			{false, 79, 80},
-			{false, 80, 81}, // at the peak: probe by a fiftieth of it
-			{false, 81, 82},
-			{false, 5, 82}, // the backlog ran short: no growth
-			{true, 82, 57}, // congestion again: the new peak is 82
+			{0, 0, 10},  // the gate opened: start low
+			{0, 10, 20}, // slow start: used up, no congestion: ×2
+			{0, 20, 40},
+			{0, 40, 80},
+			{20, 80, 56}, // congestion: ×0.7, the peak was 80, slow start over
+			{5, 56, 56},  // hold a round trip: the signals are from before the cut
+			{0, 56, 68},  // half the way back to the peak
+			{0, 68, 74},
+			{0, 74, 77},
+			{0, 77, 79},
+			{0, 79, 80},
+			{0, 80, 81}, // at the peak: probe by a fiftieth of it, doubling
+			{0, 81, 83},
+			{0, 83, 87},
+			{0, 5, 87},   // the backlog ran short: no growth
+			{2, 87, 95},  // two signals: within the background learnt below the peak
+			{30, 95, 66}, // a third of the run: congestion, the new peak is 95
 		}},
 		"additive from the start without slow start": {gate.RampConfig{Start: 10, NoSlowStart: true, Increase: 5}, []step{
-			{false, 0, 10}, {false, 10, 15}, {false, 15, 20}, {true, 20, 14}, {false, 14, 14},
-			{false, 14, 19}, // Increase is the least step
-			{false, 19, 24}, {false, 24, 29},
+			{0, 0, 10}, {0, 10, 15}, {0, 15, 20}, {6, 20, 14}, {0, 14, 14},
+			{0, 14, 19}, // Increase is the least step
+			{0, 19, 24}, {0, 24, 29},
 		}},
-		"bounded": {gate.RampConfig{Start: 3, Increase: 100, Min: 2, Max: 50}, []step{
-			{false, 0, 3}, {true, 3, 2}, {true, 2, 2}, {true, 2, 2}, {false, 2, 2}, {false, 2, 50}, {false, 50, 50},
+		"bounded": {gate.RampConfig{Start: 3, Max: 50}, []step{
+			{0, 0, 3}, {0, 3, 6}, {0, 6, 12}, {0, 12, 24}, {0, 24, 48}, {0, 48, 50}, {0, 50, 50},
 		}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var r gate.Ramp
+			var (
+				r     gate.Ramp
+				count int64
+			)
 			now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 			for i, s := range tc.steps {
 				r.Released = s.released
-				var congested time.Time
-				if s.congested {
-					congested = now.Add(-time.Second)
-				}
-				r = tc.cfg.Next(r, now, congested)
-				if r.Rate != s.want || !r.AdjustedAt.Equal(now) || r.Released != 0 {
-					t.Fatalf("run %d: rate %d (adjusted %v), want %d", i, r.Rate, r.AdjustedAt, s.want)
+				count += s.signals
+				r = tc.cfg.Next(r, now, count)
+				if r.Rate != s.want || !r.AdjustedAt.Equal(now) || r.Released != 0 || r.Seen != count {
+					t.Fatalf("run %d: rate %d (adjusted %v, seen %d), want %d", i, r.Rate, r.AdjustedAt, r.Seen, s.want)
 				}
 				now = now.Add(time.Minute)
 			}
@@ -136,14 +138,31 @@ func TestRampSchedule(t *testing.T) {
 	}
 }
 
-func TestRampIgnoresCongestionBeforeItsLastAdjustment(t *testing.T) {
+// TestRampLearnsTheBackground: an upstream that answers a steady share of
+// 429s and 5xx at any rate does not pin the ramp at its minimum; the ramp
+// learns that share below the peak and cuts only on congestion beyond it.
+func TestRampLearnsTheBackground(t *testing.T) {
 	t.Parallel()
-	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	var cfg gate.RampConfig
-	r := cfg.Next(gate.Ramp{}, t0, time.Time{})
+	var (
+		cfg   gate.RampConfig
+		r     gate.Ramp
+		count int64
+	)
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	// 5% of every run's releases meet a 429 or a 5xx, whatever the rate.
+	for range 60 {
+		count += int64(r.Released) / 20
+		r = cfg.Next(r, now, count)
+		r.Released = r.Rate
+		now = now.Add(time.Minute)
+	}
+	if r.Rate < 200 || r.Noise < 0.02 {
+		t.Fatalf("after an hour of 5%% background congestion: rate %d, noise %.3f; want the ramp to have grown past 200", r.Rate, r.Noise)
+	}
+	// A real overload still cuts: a third of the run met congestion.
+	before := r.Rate
 	r.Released = r.Rate
-	// A signal older than the last adjustment was already answered.
-	if r = cfg.Next(r, t0.Add(time.Minute), t0.Add(-time.Second)); r.Rate != 2*gate.DefaultRampStart {
-		t.Fatalf("rate %d after a stale signal, want growth", r.Rate)
+	if r = cfg.Next(r, now, count+int64(r.Released/3)); r.Rate >= before {
+		t.Fatalf("congestion of a third of the run: rate %d, want a cut from %d", r.Rate, before)
 	}
 }

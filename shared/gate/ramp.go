@@ -13,42 +13,54 @@ const (
 	// minute of slow start.
 	DefaultRampStart = 20
 	// DefaultRampIncrease is the least the allowance grows by after a run
-	// whose allowance was used up without a congestion signal.
+	// whose allowance was used up without congestion.
 	DefaultRampIncrease = 1
-	// DefaultRampDecrease multiplies the allowance after a congestion
-	// signal: 0.7, the β of CUBIC and of the AWS SDKs' adaptive retry mode.
+	// DefaultRampDecrease multiplies the allowance on congestion: 0.7, the
+	// β of CUBIC and of the AWS SDKs' adaptive retry mode.
 	DefaultRampDecrease = 0.7
 	// DefaultRampMin and DefaultRampMax bound the allowance.
 	DefaultRampMin = 1
 	DefaultRampMax = 5000
-	// probeShare is how fast the allowance grows past the rate that last
-	// met congestion: a fiftieth of it per run.
+	// probeShare sets the first growth past the rate that last met
+	// congestion: a fiftieth of it.
 	probeShare = 50
+	// belowPeak is how far under the peak a run must be for its congestion
+	// to count as the upstream's background (Ramp.Noise).
+	belowPeak = 0.85
+	// noiseWeight is the weight of one run in Ramp.Noise's average.
+	noiseWeight = 0.3
 )
 
 // RampConfig shapes how a gate releases its waiters once it opens: an
 // allowance of waiters per scheduler run that starts low, grows while the
 // upstream keeps answering and is cut when it does not — additive
 // increase, multiplicative decrease, with the shape of TCP CUBIC and the
-// AWS SDKs' adaptive retry mode, in steps of one run:
+// AWS SDKs' adaptive retry mode, in steps of one run (a round trip):
 //
 //   - the first run after the gate opens releases Start;
-//   - slow start: while no released waiter met congestion yet, a run whose
-//     allowance was used up doubles it;
-//   - a congestion signal (RATE_LIMITED, 5xx, a timeout from a released
-//     waiter, newer than the last adjustment) cuts the allowance by
-//     Decrease and remembers the rate that met it (the peak); the next run
-//     holds, since its signals still come from waiters released before the
-//     cut (one decrease per round trip, as TCP);
+//   - slow start: while no congestion was met yet, a run whose allowance
+//     was used up doubles it;
+//   - congestion — more congestion signals since the last adjustment
+//     (RATE_LIMITED, a 5xx or a timeout of a released waiter, or a
+//     released waiter the drain's throttle held back) than the upstream's
+//     background explains — cuts the allowance by Decrease and remembers
+//     the rate that met it (the peak); the next run holds, since its
+//     signals still come from waiters released before the cut (one
+//     decrease per round trip, as TCP);
 //   - afterwards each used-up, quiet run adds half the way back to the
 //     peak, at least Increase (concave: quickly near the rate that worked,
-//     slowly at it), and, once at the peak, a fiftieth of it (convex: a
-//     slow probe for more), so the allowance dwells near the upstream's
-//     rate and overshoots it by little.
+//     slowly at it); past the peak it adds a step that starts at a
+//     fiftieth of the peak and doubles each quiet run (convex: CUBIC's
+//     probe for more, quick when the peak was set too low).
 //
-// A run whose waiters ran out before its allowance leaves the allowance as
-// it is. The zero value is the defaults with slow start; NoSlowStart grows
-// additively from the first run.
+// The background: LLM providers answer a trickle of 429s and 5xx at any
+// rate, and a ramp that took every one for congestion would sit at its
+// minimum, as a TCP window does on a lossy link. The ramp learns the
+// share of released waiters that meet congestion in runs well below the
+// peak (Noise), and cuts only when a run's signals exceed what that share
+// explains by two standard deviations (any signal, while there is none). A run whose waiters ran out before its allowance leaves the
+// allowance as it is. The zero value is the defaults with slow start;
+// NoSlowStart grows additively from the first run.
 type RampConfig struct {
 	Start, Increase int
 	Decrease        float64
@@ -61,14 +73,22 @@ type RampConfig struct {
 type Ramp struct {
 	// Rate is the waiters the next run may release.
 	Rate int
-	// SlowStart is true until the first congestion signal of this ramp.
+	// SlowStart is true until the first congestion of this ramp.
 	SlowStart bool
 	// Peak is the rate that last met congestion (0 before any).
 	Peak int
+	// Step is the next growth past the peak; it doubles each quiet run.
+	Step int
 	// Released is how many waiters the last run released.
 	Released int
 	// Cut is true when the last adjustment was a decrease.
 	Cut bool
+	// Seen is the gate's congestion count at the last adjustment.
+	Seen int64
+	// Noise is the upstream's background congestion share: an average of
+	// the share of released waiters that met congestion in runs well below
+	// the peak.
+	Noise float64
 	// OpenedAt is when a run first found the gate open (zero: the ramp has
 	// not started); AdjustedAt when Rate was last set.
 	OpenedAt, AdjustedAt time.Time
@@ -79,34 +99,52 @@ type Ramp struct {
 // Started reports whether the ramp is under way.
 func (r Ramp) Started() bool { return !r.OpenedAt.IsZero() }
 
-// Next returns the ramp for a run at now, given the time of the last
-// congestion signal (zero if none).
-func (c RampConfig) Next(r Ramp, now, congestedAt time.Time) Ramp {
+// Next returns the ramp for a run at now, given the gate's congestion
+// count (every signal since the gate's record was created).
+func (c RampConfig) Next(r Ramp, now time.Time, congested int64) Ramp {
 	c = c.withDefaults()
+	if !r.Started() {
+		return Ramp{Rate: c.Start, SlowStart: !c.NoSlowStart, OpenedAt: now, AdjustedAt: now, Seen: congested}
+	}
+	signals := max(congested-r.Seen, 0)
+	if !r.Cut && r.Released > 0 && (r.Peak == 0 || float64(r.Rate) <= belowPeak*float64(r.Peak)) {
+		share := min(1, float64(signals)/float64(r.Released))
+		r.Noise = (1-noiseWeight)*r.Noise + noiseWeight*share
+	}
 	cut := false
 	switch {
-	case !r.Started():
-		return Ramp{Rate: c.Start, SlowStart: !c.NoSlowStart, OpenedAt: now, AdjustedAt: now}
 	case r.Cut:
 		// Hold for a round trip after a cut.
-	case congestedAt.After(r.AdjustedAt):
-		r.Peak = r.Rate
+	case signals > r.background():
+		r.Peak, r.Step = r.Rate, 0
 		r.Rate = int(math.Floor(float64(r.Rate) * c.Decrease))
 		r.SlowStart, cut = false, true
 	case r.Released >= r.Rate:
 		switch {
 		case r.SlowStart:
 			r.Rate *= 2
+		case r.Peak == 0:
+			r.Rate += c.Increase
 		case r.Rate < r.Peak:
 			r.Rate += max(c.Increase, (r.Peak-r.Rate+1)/2)
 		default:
-			r.Rate += max(c.Increase, r.Peak/probeShare)
+			r.Step = max(r.Step, c.Increase, r.Peak/probeShare)
+			r.Rate += r.Step
+			r.Step *= 2
 		}
 	}
 	r.Rate = min(max(r.Rate, c.Min), c.Max)
-	r.Released, r.Cut = 0, cut
+	r.Released, r.Cut, r.Seen = 0, cut, congested
 	r.AdjustedAt = now
 	return r
+}
+
+// background is the most congestion signals the last run's releases may
+// bring without it being congestion: the background share's mean plus two
+// standard deviations (a Poisson count); none without a background.
+func (r Ramp) background() int64 {
+	mean := r.Noise * float64(r.Released)
+	return int64(math.Ceil(mean + 2*math.Sqrt(mean)))
 }
 
 func (c RampConfig) withDefaults() RampConfig {

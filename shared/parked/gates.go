@@ -183,7 +183,7 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 		return
 	}
 	res.Open++
-	next := s.Ramp.Next(rec.Ramp, now, rec.CongestedAt)
+	next := s.Ramp.Next(rec.Ramp, now, rec.Congested)
 	ws, err := s.Waiters.Waiting(ctx, rec.Gate, min(next.Rate, s.maxPerRun()))
 	if err != nil {
 		res.Errors++
@@ -222,7 +222,7 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 	res.Released += len(sent)
 	s.unpark(ctx, sent, res)
 	log.Info("gate open: released waiters", "released", len(sent), "rate", next.Rate, "peak", next.Peak, "slow_start", next.SlowStart,
-		"total", next.Total, "congested_at", rec.CongestedAt)
+		"total", next.Total, "congested", rec.Congested-rec.Ramp.Seen, "noise", next.Noise)
 }
 
 // probe releases a closed gate's oldest waiter alone, with the probe lease

@@ -160,8 +160,11 @@ func TestOpenGateReleasesInARamp(t *testing.T) {
 	first := true
 	for run := 0; len(b.items.Parked()) > 0 && run < 20; run++ {
 		if run == 2 {
-			if err := b.gates.Congested(ctx, g, b.clock.Now().Add(-time.Second)); err != nil {
-				t.Fatal(err)
+			// Half of the last run's releases met congestion.
+			for range 10 {
+				if err := b.gates.Congested(ctx, g, b.clock.Now().Add(-time.Second)); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		res := b.run(t, fmt.Sprint("r", run))

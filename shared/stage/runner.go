@@ -352,17 +352,25 @@ func (rec *record) run() outcome {
 }
 
 // signalCongestion tells the gate that released this record that its
-// upstream is congested (RATE_LIMITED, 5xx, a timeout), so the gate's ramp
-// slows down. Best effort: the ramp only paces releases.
+// upstream is congested (RATE_LIMITED, 5xx, a timeout, or a wait marked
+// gate.ErrCongested), so the gate's ramp slows down. Best effort: the ramp
+// only paces releases.
 func (rec *record) signalCongestion(ctx context.Context, werr error) {
 	r := rec.b.r
-	if rec.delivery.Gate == "" || r.Gates == nil || errors.Is(werr, failure.ErrWaiting) {
+	if rec.delivery.Gate == "" || r.Gates == nil {
 		return
 	}
-	switch failure.Classify(werr).Class {
-	case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
-	default:
+	switch {
+	case errors.Is(werr, gate.ErrCongested):
+		// Held back by the drain's throttle: the same congestion.
+	case errors.Is(werr, failure.ErrWaiting):
 		return
+	default:
+		switch failure.Classify(werr).Class {
+		case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
+		default:
+			return
+		}
 	}
 	if err := r.Gates.Congested(ctx, rec.delivery.Gate, rec.b.now()); err != nil && !errors.Is(err, state.ErrConflict) {
 		rec.log.Warn("signalling congestion to the gate's ramp failed", "gate", string(rec.delivery.Gate), "error", redact.String(err.Error()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,8 +29,9 @@ type GateRecord struct {
 	WaitingSince time.Time `json:"waiting_since"`
 	TouchedAt    time.Time `json:"touched_at"`
 	// CongestedAt is the latest congestion signal (RATE_LIMITED, 5xx, a
-	// timeout) of an item the gate released.
+	// timeout) of an item the gate released; Congested counts them all.
 	CongestedAt time.Time `json:"congested_at,omitzero"`
+	Congested   int64     `json:"congested"`
 	// Ramp is the release ramp; not started while the gate is closed.
 	Ramp gate.Ramp `json:"ramp"`
 	// LeaseOwner and LeaseUntil are the scheduler run releasing the gate's
@@ -79,27 +81,31 @@ const (
 )
 
 type gateRecord struct {
-	Gate         string `dynamodbav:"gate"`
-	WaitingSince int64  `dynamodbav:"waiting_since,omitempty"`
-	TouchedAt    int64  `dynamodbav:"touched_at,omitempty"`
-	CongestedAt  int64  `dynamodbav:"congested_at,omitempty"`
-	Rate         int    `dynamodbav:"rate,omitempty"`
-	SlowStart    bool   `dynamodbav:"slow_start,omitempty"`
-	Released     int    `dynamodbav:"released,omitempty"`
-	Cut          bool   `dynamodbav:"cut,omitempty"`
-	Peak         int    `dynamodbav:"peak,omitempty"`
-	OpenedAt     int64  `dynamodbav:"opened_at,omitempty"`
-	AdjustedAt   int64  `dynamodbav:"adjusted_at,omitempty"`
-	Total        int64  `dynamodbav:"total,omitempty"`
-	LeaseOwner   string `dynamodbav:"lease_owner,omitempty"`
-	LeaseUntil   int64  `dynamodbav:"lease_until,omitempty"`
+	Gate         string  `dynamodbav:"gate"`
+	WaitingSince int64   `dynamodbav:"waiting_since,omitempty"`
+	TouchedAt    int64   `dynamodbav:"touched_at,omitempty"`
+	CongestedAt  int64   `dynamodbav:"congested_at,omitempty"`
+	Congested    int64   `dynamodbav:"congested,omitempty"`
+	Seen         int64   `dynamodbav:"congested_seen,omitempty"`
+	Step         int     `dynamodbav:"step,omitempty"`
+	Noise        float64 `dynamodbav:"noise,omitempty"`
+	Rate         int     `dynamodbav:"rate,omitempty"`
+	SlowStart    bool    `dynamodbav:"slow_start,omitempty"`
+	Released     int     `dynamodbav:"released,omitempty"`
+	Cut          bool    `dynamodbav:"cut,omitempty"`
+	Peak         int     `dynamodbav:"peak,omitempty"`
+	OpenedAt     int64   `dynamodbav:"opened_at,omitempty"`
+	AdjustedAt   int64   `dynamodbav:"adjusted_at,omitempty"`
+	Total        int64   `dynamodbav:"total,omitempty"`
+	LeaseOwner   string  `dynamodbav:"lease_owner,omitempty"`
+	LeaseUntil   int64   `dynamodbav:"lease_until,omitempty"`
 }
 
 func (r gateRecord) record() GateRecord {
 	return GateRecord{
 		Gate: gate.Name(r.Gate), WaitingSince: fromMillis(r.WaitingSince), TouchedAt: fromMillis(r.TouchedAt),
-		CongestedAt: fromMillis(r.CongestedAt),
-		Ramp: gate.Ramp{Rate: r.Rate, SlowStart: r.SlowStart, Released: r.Released, Cut: r.Cut, Peak: r.Peak, OpenedAt: fromMillis(r.OpenedAt),
+		CongestedAt: fromMillis(r.CongestedAt), Congested: r.Congested,
+		Ramp: gate.Ramp{Rate: r.Rate, SlowStart: r.SlowStart, Released: r.Released, Cut: r.Cut, Peak: r.Peak, Seen: r.Seen, Step: r.Step, Noise: r.Noise, OpenedAt: fromMillis(r.OpenedAt),
 			AdjustedAt: fromMillis(r.AdjustedAt), Total: r.Total},
 		LeaseOwner: r.LeaseOwner, LeaseUntil: fromMillis(r.LeaseUntil),
 	}
@@ -129,13 +135,13 @@ func (s *Gates) Touch(ctx context.Context, g gate.Name, now time.Time) error {
 
 // Congested records a congestion signal of an item g released:
 //
-//	SET congested_at = :now  IF attribute_exists(gate)
+//	SET congested_at = :now ADD congested 1  IF attribute_exists(gate)
 //
 // A gate without a record (its waiters all released and the record
 // retired) has no ramp left to slow: ErrConflict.
 func (s *Gates) Congested(ctx context.Context, g gate.Name, now time.Time) error {
 	b := dynamoexpr.New()
-	update := "SET congested_at = " + b.Num(toMillis(now))
+	update := "SET congested_at = " + b.Num(toMillis(now)) + " ADD congested " + b.Num(1)
 	cond := "attribute_exists(gate)"
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(g),
 		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeValues: b.Values})
@@ -180,7 +186,8 @@ func compareNames(a, b gate.Name) int {
 //
 //	condition  attribute_exists(gate) AND (lease_until absent OR lease_until < :now)
 //	           AND adjusted_at = <rec's> (absent when rec's ramp had not started)
-//	update     SET lease_owner, lease_until, rate, slow_start, released, cut, peak, opened_at, adjusted_at, total
+//	update     SET lease_owner, lease_until, rate, slow_start, released, cut, peak, congested_seen,
+//	           step, noise, opened_at, adjusted_at, total
 //
 // The adjusted_at condition makes the ramp move once per run even when runs
 // overlap: a run that read the record before another run moved it loses.
@@ -196,7 +203,8 @@ func (s *Gates) Lease(ctx context.Context, rec GateRecord, owner string, now, un
 	update := "SET " + b.Name("lease_owner") + " = " + b.Str(owner) + ", " + b.Name("lease_until") + " = " + b.Num(toMillis(until)) +
 		", " + b.Name("rate") + " = " + b.Num(int64(next.Rate)) +
 		", " + b.Name("slow_start") + " = " + b.Value(&types.AttributeValueMemberBOOL{Value: next.SlowStart}) +
-		", " + b.Name("released") + " = " + b.Num(int64(next.Released)) + ", " + b.Name("cut") + " = " + b.Value(&types.AttributeValueMemberBOOL{Value: next.Cut}) + ", " + b.Name("peak") + " = " + b.Num(int64(next.Peak)) +
+		", " + b.Name("released") + " = " + b.Num(int64(next.Released)) + ", " + b.Name("cut") + " = " + b.Value(&types.AttributeValueMemberBOOL{Value: next.Cut}) + ", " + b.Name("peak") + " = " + b.Num(int64(next.Peak)) + ", " + b.Name("congested_seen") + " = " + b.Num(next.Seen) + ", " + b.Name("step") + " = " + b.Num(int64(next.Step)) +
+		", " + b.Name("noise") + " = " + b.Value(&types.AttributeValueMemberN{Value: strconv.FormatFloat(next.Noise, 'g', 6, 64)}) +
 		", " + b.Name("opened_at") + " = " + b.Num(toMillis(next.OpenedAt)) +
 		", " + b.Name("adjusted_at") + " = " + b.Num(toMillis(next.AdjustedAt)) + ", " + b.Name("total") + " = " + b.Num(next.Total)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
@@ -211,7 +219,8 @@ func (s *Gates) Lease(ctx context.Context, rec GateRecord, owner string, now, un
 // low:
 //
 //	condition  adjusted_at = <rec's> AND (lease_until absent OR lease_until < :now)
-//	update     REMOVE rate, slow_start, released, cut, peak, opened_at, adjusted_at, total
+//	update     REMOVE rate, slow_start, released, cut, peak, congested_seen, step, noise, opened_at,
+//	           adjusted_at, total
 func (s *Gates) Reset(ctx context.Context, rec GateRecord, now time.Time) error {
 	if !rec.Ramp.Started() {
 		return nil
@@ -219,7 +228,7 @@ func (s *Gates) Reset(ctx context.Context, rec GateRecord, now time.Time) error 
 	b := dynamoexpr.New()
 	cond := "adjusted_at = " + b.Num(toMillis(rec.Ramp.AdjustedAt)) +
 		" AND (attribute_not_exists(lease_until) OR lease_until < " + b.Num(toMillis(now)) + ")"
-	update := "REMOVE " + b.Name("rate") + ", " + b.Name("slow_start") + ", " + b.Name("released") + ", " + b.Name("cut") + ", " + b.Name("peak") + ", " + b.Name("opened_at") +
+	update := "REMOVE " + b.Name("rate") + ", " + b.Name("slow_start") + ", " + b.Name("released") + ", " + b.Name("cut") + ", " + b.Name("peak") + ", " + b.Name("congested_seen") + ", " + b.Name("step") + ", " + b.Name("noise") + ", " + b.Name("opened_at") +
 		", " + b.Name("adjusted_at") + ", " + b.Name("total")
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
 		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values})
@@ -290,6 +299,7 @@ func (s *MemoryGates) Congested(_ context.Context, g gate.Name, now time.Time) e
 		return fmt.Errorf("signal congestion to gate %s: %w", g, ErrConflict)
 	}
 	r.CongestedAt = now
+	r.Congested++
 	s.recs[g] = r
 	return nil
 }

@@ -191,7 +191,8 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 		}
 		now := t0.Add(time.Minute)
 		cfg := gate.RampConfig{}
-		next := cfg.Next(rec.Ramp, now, rec.CongestedAt)
+		next := cfg.Next(rec.Ramp, now, rec.Congested)
+		next.Released = next.Rate // as the scheduler records what it released
 		if err := b.gates.Lease(ctx, rec, "run-1", now, now.Add(50*time.Second), next); err != nil {
 			t.Fatal(err)
 		}
@@ -201,24 +202,32 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 			t.Fatalf("second lease from a stale listing: %v", err)
 		}
 		rec2, _ := lookup(t, b, g)
-		if rec2.LeaseOwner != "run-1" || rec2.Ramp.Rate != gate.DefaultRampStart || !rec2.Ramp.OpenedAt.Equal(now) {
+		if rec2.LeaseOwner != "run-1" || rec2.Ramp.Rate != gate.DefaultRampStart || !rec2.Ramp.OpenedAt.Equal(now) ||
+			rec2.Ramp.Released != gate.DefaultRampStart || !rec2.Ramp.SlowStart {
 			t.Fatalf("after the lease: %+v", rec2)
 		}
-		if err := b.gates.Lease(ctx, rec2, "run-2", now.Add(10*time.Second), now.Add(time.Minute), cfg.Next(rec2.Ramp, now, time.Time{})); !errors.Is(err, state.ErrConflict) {
+		if err := b.gates.Lease(ctx, rec2, "run-2", now.Add(10*time.Second), now.Add(time.Minute), cfg.Next(rec2.Ramp, now, 0)); !errors.Is(err, state.ErrConflict) {
 			t.Fatalf("lease while held: %v", err)
 		}
-		if err := b.gates.Congested(ctx, g, now.Add(20*time.Second)); err != nil {
-			t.Fatal(err)
+		// A quarter of the run's releases meet congestion.
+		for i := range gate.DefaultRampStart / 4 {
+			if err := b.gates.Congested(ctx, g, now.Add(time.Duration(10+i)*time.Second)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		later := now.Add(time.Minute)
 		rec3, _ := lookup(t, b, g)
-		cut := cfg.Next(rec3.Ramp, later, rec3.CongestedAt)
+		if rec3.Congested != gate.DefaultRampStart/4 || !rec3.CongestedAt.Equal(now.Add(time.Duration(10+gate.DefaultRampStart/4-1)*time.Second)) {
+			t.Fatalf("after a congestion signal: %+v", rec3)
+		}
+		cut := cfg.Next(rec3.Ramp, later, rec3.Congested)
 		if err := b.gates.Lease(ctx, rec3, "run-3", later, later.Add(50*time.Second), cut); err != nil {
 			t.Fatal(err)
 		}
 		rec4, _ := lookup(t, b, g)
-		if rec4.Ramp.Rate != int(float64(gate.DefaultRampStart)*gate.DefaultRampDecrease) || !rec4.CongestedAt.Equal(now.Add(20*time.Second)) {
-			t.Fatalf("after a congestion signal: %+v", rec4)
+		if rec4.Ramp != cut || rec4.Ramp.Rate >= gate.DefaultRampStart || rec4.Ramp.Peak != gate.DefaultRampStart || rec4.Ramp.Seen != gate.DefaultRampStart/4 ||
+			!rec4.Ramp.Cut || rec4.Ramp.SlowStart {
+			t.Fatalf("the ramp stored after the cut: %+v, want %+v", rec4.Ramp, cut)
 		}
 		// The gate closes again: the ramp resets once the lease is over.
 		if err := b.gates.Reset(ctx, rec4, later.Add(10*time.Second)); !errors.Is(err, state.ErrConflict) {
