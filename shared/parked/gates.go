@@ -288,7 +288,7 @@ func (s *Scheduler) gateLease() time.Duration {
 	if s.GateLease > 0 {
 		return s.GateLease
 	}
-	return DefaultGateLease
+	return time.Duration(DefaultGateLease * float64(s.interval()))
 }
 
 func (s *Scheduler) maxPerRun() int {

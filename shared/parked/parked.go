@@ -123,10 +123,10 @@ const (
 	// DefaultInterval is the scheduler's schedule (EventBridge rate(1
 	// minute)): one run's releases of a gate are spread over it.
 	DefaultInterval = time.Minute
-	// DefaultGateLease is how long a run holds a gate it releases: longer
-	// than its sends take, shorter than the interval, so the next run may
-	// release again.
-	DefaultGateLease = 45 * time.Second
+	// DefaultGateLease is how long a run holds a gate it releases, as a
+	// share of the interval: longer than its sends take, shorter than the
+	// interval, so the next run may release again (45 s of a minute).
+	DefaultGateLease = 0.75
 	// deadlineMargin is kept before the context's deadline to finish the
 	// page in hand.
 	deadlineMargin = 10 * time.Second
@@ -158,7 +158,8 @@ type Scheduler struct {
 	Checkers map[gate.Kind]Checker
 	// Ramp shapes each gate's releases; the zero value is the defaults.
 	Ramp gate.RampConfig
-	// Interval and GateLease: see DefaultInterval and DefaultGateLease.
+	// Interval and GateLease: see DefaultInterval and DefaultGateLease (a
+	// zero GateLease is that share of Interval).
 	Interval  time.Duration
 	GateLease time.Duration
 }

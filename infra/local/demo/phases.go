@@ -140,9 +140,10 @@ func outage(ctx context.Context, w io.Writer, st *devstack.Stack, n int, interac
 		attempts += a
 		maxAttempts = max(maxAttempts, a)
 	}
-	fmt.Fprintf(w, "the outage cost %d calls into the dead provider for %d items: the breaker opened after %d consecutive failures\n"+
-		"(calls already in flight then still failed), then let one probe through per half-open window;\n"+
-		"llm attempts spent: %d in all, at most %d per item — one per failed call; the waits behind the open breaker spent none\n",
+	fmt.Fprintf(w, "the outage cost %d calls into the dead provider for %d items: the breaker opened after %d consecutive failures;\n"+
+		"the waiting items parked behind it, and the scheduler released one as the probe per half-open window, then the rest in a ramp;\n"+
+		"llm attempts spent: %d in all, at most %d per item — the failures before the breaker opened; the one that opened it,\n"+
+		"the failed probes and the waits spent none\n",
 		calls, len(ids), breakerThreshold, attempts, maxAttempts)
 	return ids, nil
 }
