@@ -46,6 +46,7 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	sensItems := fs.Int("sensitivity-items", 20000, "with --doc: items per sensitivity run")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "policies simulated at once")
 	logs := fs.Bool("log", false, "write triage's runner, breaker and scheduler logs (virtual times) to stderr")
+	outages := fs.String("outages", "", "with --doc: comma-separated long-outage scenario files for its \"Long outages\" section (with --img: their timelines)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -160,6 +161,14 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	if rep.Sensitivity, err = sensitivityRuns(ctx, *scenarioPath, *sensitivity, *sensItems, sc, max(*parallel, 1)); err != nil {
 		return err
 	}
+	if rep.Outages, err = outageRuns(ctx, *outages, max(*parallel, 1)); err != nil {
+		return err
+	}
+	if *img != "" && len(rep.Outages) > 0 {
+		if err := simulate.WriteOutagePlots(*img, rep.Outages); err != nil {
+			return err
+		}
+	}
 	f, err := os.Create(*doc)
 	if err != nil {
 		return err
@@ -215,6 +224,39 @@ func runPolicies(ctx context.Context, sc *simulate.Scenario, policies []simulate
 		}
 	}
 	return results, nil
+}
+
+// outageRuns runs each long-outage scenario of the list for its policies,
+// with timelines.
+func outageRuns(ctx context.Context, list string, parallel int) ([]simulate.OutageRun, error) {
+	var out []simulate.OutageRun
+	for _, path := range strings.Split(list, ",") {
+		if path = strings.TrimSpace(path); path == "" {
+			continue
+		}
+		sc, err := simulate.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		names := sc.Policies
+		if len(names) == 0 {
+			names = policyNames()
+		}
+		var policies []simulate.Policy
+		for _, n := range names {
+			p, err := simulate.LookupPolicy(n)
+			if err != nil {
+				return nil, err
+			}
+			policies = append(policies, p)
+		}
+		rs, err := runPolicies(ctx, sc, policies, simulate.Options{Timeline: true}, parallel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, simulate.OutageRun{Scenario: sc, Results: rs})
+	}
+	return out, nil
 }
 
 // sensitivityRuns re-measures standard against naive redrive at other

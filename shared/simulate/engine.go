@@ -143,6 +143,8 @@ type engine struct {
 	items     []item
 	index     map[string]int32
 	open      int
+	arrived   int // items that have arrived so far
+	dead      int // items dead-lettered so far
 	arrivals  *rand.Rand
 	rng       *rand.Rand
 	inv       *invocation
@@ -470,6 +472,7 @@ func (e *engine) loop() (string, error) {
 func (e *engine) arrive(n int) {
 	id := e.sc.ItemID(n + 1)
 	e.items[n].arrival = e.now
+	e.arrived++
 	if e.mem != nil {
 		host := n % e.sc.ArticleHosts
 		hook := n % e.sc.WebhookHosts
@@ -563,6 +566,9 @@ func (e *engine) finish(i int32, outcome uint8, st pipeline.Stage, class failure
 	}
 	it.outcome, it.finished, it.dlStage, it.dlClass = outcome, at, st, class
 	e.open--
+	if outcome == outcomeDeadLetter {
+		e.dead++
+	}
 	e.lastEnd = max(e.lastEnd, at)
 }
 
@@ -728,14 +734,16 @@ func (e *engine) tick() {
 	e.meter.lambda(fnScheduler, time.Duration(end-e.now))
 }
 
-// sample records the open and parked items of this minute.
+// sample records the open items (arrived, not yet done nor dead-lettered),
+// the parked items and the items dead-lettered so far, this minute.
 func (e *engine) sample() {
 	parkedNow := 0
 	if e.mem != nil {
 		parkedNow, _ = e.mem.ParkedCount()
 	}
-	e.timeline.Open = append(e.timeline.Open, int32(e.open))
+	e.timeline.Open = append(e.timeline.Open, int32(e.open-(e.sc.Items-e.arrived)))
 	e.timeline.Parked = append(e.timeline.Parked, int32(parkedNow))
+	e.timeline.DeadLettered = append(e.timeline.DeadLettered, int32(e.dead))
 }
 
 // parkedStore is state.Memory's parked store behind parked.Store, counting

@@ -298,6 +298,9 @@ type Report struct {
 	Plots    []Plot
 	// Sensitivity re-measures the cost ratio for other document sizes.
 	Sensitivity []Sensitivity
+	// Outages are the long-outage scenarios, for the "Long outages"
+	// section (none: no section).
+	Outages []OutageRun
 	// Command regenerates the document.
 	Command string
 }
@@ -401,7 +404,7 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 					s.Standard/s.Naive, s.StandardWrites, s.NaiveWrites, s.StandardWRU, s.NaiveWRU)
 			}
 			p("\nTriage makes about twice the DynamoDB writes of the baseline at any document size — a conditional claim " +
-				"and an outcome write per stage attempt, an error-log entry per failure, a claim and a release per wait — " +
+				"and an outcome write per stage attempt, an error-log entry per failure, a park and an unpark per wait — " +
 				"where the baseline writes each stage's output once; the size of the item multiplies both.\n")
 		}
 	}
@@ -437,7 +440,11 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		}
 	}
 
-	p("## Definitions\n\n")
+	if len(rep.Outages) > 0 {
+		writeOutages(&b, rep)
+	}
+
+	p("\n## Definitions\n\n")
 	p("- **Upstream calls**: requests the simulated article hosts, LLM provider and webhook receivers received. A call a " +
 		"circuit breaker refused is not a call.\n")
 	p("- **Wasted calls** = calls into a known outage + retries of unrecoverable failures. A call *into a known outage* "+
@@ -472,8 +479,12 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		"as `Clock`, a seeded `Rand`, and each stage's upstream wrapped in `breaker.Guard` with one `breaker.Breakers` "+
 		"(its own cache) per slot over one shared `breaker.Memory`. The runner runs with `Concurrency: 1` so that a run "+
 		"is deterministic; the virtual clock models the deployed in-batch concurrency (lanes) instead. Parked waits "+
-		"(longer than SQS visibility allows) are re-enqueued every %s by the real `parked.Scheduler` (claim → send → "+
-		"delete, `Concurrency: 1`) over `state.Memory`'s parked store.\n", sc.SchedulerInterval.D())
+		"end every %s by the real `parked.Scheduler` (`Concurrency: 1`) over `state.Memory`'s parked store and an "+
+		"in-memory gates table: due waits claimed, sent and deleted; a gate's waiters probed and released in a ramp, "+
+		"their sends spread with DelaySeconds and tagged with the gate as SQS message attributes the runner reads. A "+
+		"scenario's daily budget is `budget.Memory`, charged before every llm call (the baselines are charged too, and "+
+		"fail a refused call like any other); an upstream's rate limit is a token bucket answering its 429 beyond it.\n",
+		sc.SchedulerInterval.D())
 	p("- **Upstreams** answer what the fakes answer (`infra/fakes`), decided per (item, call number) by the fakes' own " +
 		"`Plan`, and the simulated clients return what the real clients return for those answers: `*failure.HTTPError` " +
 		"with the provider's status, headers (`Retry-After`) and body, `llm.ParseEnrichment`'s error for unusable output, " +
@@ -494,8 +505,9 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		NaiveTimeout, SDKRetries, SDKBackoff, 4*SDKBackoff)
 	p("- **Limits of the model**: an invocation runs its whole batch when it starts, so another invocation may see a " +
 		"breaker change up to one batch's duration early; a call the invocation's deadline cuts off counts against the " +
-		"breaker (the real runner's cancelled context makes it neutral); model health, the fallback chain and triage's " +
-		"own daily budget are not simulated; queues deliver in visibility order (standard queues only roughly do).\n")
+		"breaker (the real runner's cancelled context makes it neutral); model health and the fallback chain are not " +
+		"simulated (nor, unless a scenario sets one, the daily budget); queues deliver in visibility order (standard " +
+		"queues only roughly do).\n")
 	p("\n## Reproduce\n\n```\n%s\n```\n\nA run is deterministic for its scenario and seed. `triage simulate --scenario "+
 		"scenarios/cross-check.json --policies standard --terminal` prints every item's terminal state (done, or "+
 		"deadletter with stage and class) for comparison with the same scenario on the local stack.\n", rep.Command)

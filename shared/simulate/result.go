@@ -148,10 +148,11 @@ type Result struct {
 }
 
 // Timeline is a run sampled every minute from its start: the open items
-// (arrived, neither done nor dead-lettered) and the parked ones. Calls per
-// minute come from the upstreams' series (CallsPerMinute).
+// (arrived, neither done nor dead-lettered), the parked ones and the items
+// dead-lettered so far. Calls per minute come from the upstreams' series
+// (CallsPerMinute).
 type Timeline struct {
-	Open, Parked []int32
+	Open, Parked, DeadLettered []int32
 }
 
 // CallsPerMinute returns stage st's calls in each minute of the run.
