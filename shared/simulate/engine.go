@@ -156,6 +156,7 @@ type engine struct {
 	// backstop counts messages the queues' redrive policy moved to a DLQ;
 	// budgetRefused is the first refused budget charge (0: none).
 	backstop      int
+	maxReceives   int
 	budgetRefused vt
 	timeline      Timeline
 	anomalies     []string
@@ -629,6 +630,7 @@ func (e *engine) invoke(sr *stageRT, slot int, batch []*message) {
 	inv := &invocation{sr: sr, slot: slot, start: e.now, msgs: batch}
 	recs := make([]events.SQSMessage, len(batch))
 	for k, m := range batch {
+		e.maxReceives = max(e.maxReceives, m.receives)
 		recs[k] = events.SQSMessage{
 			MessageId: m.id, ReceiptHandle: m.receipt, Body: m.body, EventSource: "aws:sqs",
 			EventSourceARN: "arn:aws:sqs:us-east-1:000000000000:" + sr.q.name, AWSRegion: "us-east-1",

@@ -134,6 +134,10 @@ type Result struct {
 	// to a DLQ (maxReceiveCount reached): for triage, dead letters nobody
 	// decided.
 	BackstopDeadLetters int `json:"backstop_dead_letters"`
+	// MaxReceiveCount is the highest ApproximateReceiveCount any message
+	// was delivered with: a waiting item's must stay well below the
+	// backstop's maxReceiveCount, whatever the outage's length.
+	MaxReceiveCount int `json:"max_receive_count"`
 	// Drain is how the backlog an outage, an exhausted quota or a spent
 	// budget left behind drained after it ended; nil for a scenario with
 	// none.
@@ -317,6 +321,7 @@ func (e *engine) result(limit string) *Result {
 	r.Anomalies = e.anomalies
 	r.series = e.up.series
 	r.BackstopDeadLetters = e.backstop
+	r.MaxReceiveCount = e.maxReceives
 	r.WritesPerItem = float64(r.Usage.writes()) / float64(max(r.Items, 1))
 	r.Drain = e.drain()
 	if e.opts.Timeline {
