@@ -262,7 +262,7 @@ func writeOutages(w io.Writer, rep Report) {
 		"letters nobody decided. DynamoDB writes are every PutItem, UpdateItem, DeleteItem and TransactWriteItems of the " +
 		"run (the producer's, the stages', the scheduler's, the breakers' and gates'), per item.\n")
 	p("- **daily-batch** parks the few items whose calls failed before the breaker opened for its 12-hour network " +
-		"cooldown (seeds/000): its drain lasts until they are due, which its drain rate shows; none is lost.\n")
+		"cooldown: its drain lasts until they are due, which its drain rate shows; none is lost.\n")
 	p("- **standard-no-breakers** is the ablation: without a breaker there is no gate to wait behind, so an outage's " +
 		"failures spend attempts and dead-letter items, as before this design; it is not a shipped profile.\n")
 	p("- The baselines lose what the outage's first minutes touch: **naive redrive** moves each item after 5 receives " +
