@@ -1,6 +1,7 @@
 # triage — one Makefile for developers, CI and `sam build` (BuildMethod: makefile).
 #
 #   make demo    the main job, end to end, on the local AWS
+#   make up      the local stack, until Ctrl-C, for triage submit and the operator CLI
 #   make test    every test: lint, unit, integration against moto, short fuzz runs
 #
 # Both check for the tools they need and say how to get a missing one.
@@ -12,7 +13,7 @@ SHORTFUZZ  ?= 10000x
 BENCHTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
-.PHONY: all test unit lint fuzz fuzz-short bench build demo invoke tools-go tools-lint tools-local clean
+.PHONY: all test unit lint fuzz fuzz-short bench build demo up invoke tools-go tools-lint tools-local clean
 
 all: build
 
@@ -86,6 +87,17 @@ SEED  ?= 1
 demo: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local demo --items $(ITEMS) --seed $(SEED)
 
+# up runs the local stack until Ctrl-C — moto, the stack from template.yaml,
+# every function's bootstrap behind the local Lambda Runtime API with its SQS
+# pollers and schedules, the fakes — and prints the exports (also in
+# .build/local.env) that point triage, built into .build/bin, at it.
+# UPFLAGS="--llm-base-url https://api.openai.com/v1" uses a real LLM (key in
+# $$OPENAI_API_KEY).
+UPFLAGS ?=
+up: tools-go tools-local
+	$(GO) build -o .build/bin/triage ./cmd/triage
+	$(GO) run ./infra/local/cmd/triage-local up $(UPFLAGS)
+
 # invoke runs one function once with one event, like `sam local invoke`:
 #   make invoke FN=fetch EVENT=events/fetch/normal.json
 invoke: tools-go tools-local
@@ -94,7 +106,6 @@ invoke: tools-go tools-local
 
 tools-local:
 	@command -v moto_server >/dev/null || { echo 'make: moto_server is required: pip install "moto[server]"' >&2; exit 1; }
-	@command -v aws >/dev/null || { echo "make: the aws CLI is required: pip install awscli" >&2; exit 1; }
 
 clean:
 	rm -rf .build

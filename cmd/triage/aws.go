@@ -26,6 +26,7 @@ import (
 
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
@@ -91,6 +92,8 @@ func addStackFlags(fs *flag.FlagSet) *stackFlags {
 type needs struct {
 	items, errorLog, parked, budget bool
 	queues                          bool
+	// fetchQueue is the fetch queue alone (triage submit).
+	fetchQueue bool
 }
 
 // stackConn is a connection to one stack: clients and resolved resource names.
@@ -162,10 +165,11 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
 	}
 	if f.stack != "" {
-		outs, err := stackOutputs(ctx, cloudformation.NewFromConfig(cfg), f.stack)
+		info, err := cfnstack.Describe(ctx, cloudformation.NewFromConfig(cfg), f.stack)
 		if err != nil {
 			return nil, c.explain(err)
 		}
+		outs := info.Outputs
 		fill := func(dst *string, key string) {
 			if *dst == "" {
 				*dst = outs[key]
@@ -192,6 +196,7 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	check(n.errorLog, c.errorLogTable, "errorlog-table")
 	check(n.parked, c.parkedTable, "parked-table")
 	check(n.budget, c.budgetTable, "budget-table")
+	check(n.fetchQueue && !n.queues, c.queues[pipeline.Fetch].Queue, "fetch-queue")
 	for _, st := range pipeline.Stages() {
 		check(n.queues, c.queues[st].Queue, string(st)+"-queue")
 		check(n.queues, c.queues[st].DLQ, string(st)+"-dlq")
@@ -200,22 +205,6 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		return nil, usageError{fmt.Sprintf("no %s: pass --stack NAME (or set $%s) or the flags themselves", strings.Join(missing, ", "), cliStackEnv)}
 	}
 	return c, nil
-}
-
-// stackOutputs reads a stack's outputs.
-func stackOutputs(ctx context.Context, cf *cloudformation.Client, name string) (map[string]string, error) {
-	out, err := cf.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
-	if err != nil {
-		return nil, fmt.Errorf("read stack %s: %w", name, err)
-	}
-	if len(out.Stacks) != 1 {
-		return nil, fmt.Errorf("read stack %s: %d stacks answered", name, len(out.Stacks))
-	}
-	outs := map[string]string{}
-	for _, o := range out.Stacks[0].Outputs {
-		outs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
-	}
-	return outs, nil
 }
 
 func isLoopback(endpoint string) bool {

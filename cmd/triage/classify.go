@@ -36,6 +36,11 @@ type classifyInput struct {
 	Now      string            `json:"now,omitempty"`
 	Where    string            `json:"where,omitempty"`
 	Output   string            `json:"output,omitempty"`
+	// Response, with Dialect and Kind, is a model's HTTP response judged as
+	// the llm stage judges it (classify_response.go).
+	Response string `json:"response,omitempty"`
+	Dialect  string `json:"dialect,omitempty"`
+	Kind     string `json:"kind,omitempty"`
 }
 
 // classifyOutput is the answer for one input line.
@@ -79,7 +84,9 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 		"provider (openai|azure|anthropic|bedrock|webhook|aws|http), stage\n"+
 		"(fetch|llm|notify), attempt, profile, now (RFC 3339), where\n"+
 		"(upstream|input|internal), output (an action task's model answer, judged\n"+
-		"by its ACTION_OUTCOME marker).")
+		"by its ACTION_OUTCOME marker), response (a model's HTTP response body,\n"+
+		"judged as the llm stage judges it, with dialect openai|azure|anthropic|\n"+
+		"bedrock, kind story|document|action, and status and headers).")
 	table := fs.Bool("table", false, "print an aligned table instead of JSON lines")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -211,6 +218,11 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 func buildError(in classifyInput, provider failure.Provider) (error, error) {
 	var err error
 	switch {
+	case in.Response != "":
+		var bad error
+		if err, bad = responseError(in); bad != nil {
+			return nil, bad
+		}
 	case in.Output != "":
 		if err = failure.ActionError(in.Output); err == nil {
 			return nil, errors.New("output reports ACTION_OUTCOME: success: nothing to classify")

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	commands["dlq"] = command{"list, show, replay and annotate dead letters (DLQ list|show|replay|annotate)", runDLQ}
+	commands["dlq"] = command{"list, show, replay, annotate and resolve dead letters (dlq list|show|replay|annotate|resolve)", runDLQ}
 }
 
 // verbCmd is one verb of a command group.
@@ -58,6 +58,7 @@ func runDLQ(_ io.Reader, stdout io.Writer, args []string) error {
 		"show":     {"show a dead letter's payload and its item's history", runDLQShow},
 		"replay":   {"replay dead letters from the stage that failed (or a full restart)", runDLQReplay},
 		"annotate": {"record an operator note on an item and its dead letters", runDLQAnnotate},
+		"resolve":  {"close dead letters that will not be replayed, with a note (recorded, then deleted)", runDLQResolve},
 	}, stdout, args)
 }
 
@@ -410,6 +411,79 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 	fmt.Fprintln(stdout)
 	if len(res.Errors) > 0 {
 		return errors.New(strings.Join(res.Errors, "; "))
+	}
+	return nil
+}
+
+func runDLQResolve(stdout io.Writer, args []string) error {
+	fs := newFlagSet("dlq resolve", "dlq resolve [ID...] [filters | --all] --note TEXT [--by NAME] [--dry-run] [--json]\n\n"+
+		"Closes dead letters that will not be replayed — a malformed message, an item that\n"+
+		"does not exist, an item given up on. Each resolution (note, who, when) is recorded\n"+
+		"on the item when the dead letter is an item's, and in the error log in every case\n"+
+		"(triage report resolved); then the message is deleted from its DLQ. IDs are item\n"+
+		"ids, dead_letter_ids or DLQ message ids (a malformed message has only the last).\n"+
+		"Without IDs or a filter, --all is required. Exits 1 if any record failed (those\n"+
+		"stay on their DLQ; run the same command again).")
+	aw := addStackFlags(fs)
+	ff := addFilterFlags(fs, true)
+	note := fs.String("note", "", "why the dead letters are closed (required)")
+	by := fs.String("by", whoAmI(), "who resolves")
+	dry := fs.Bool("dry-run", false, "report what would be resolved; change nothing")
+	all := fs.Bool("all", false, "resolve every dead letter in the DLQs (no ids, no filter)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	dlqs, flt, err := ff.build(time.Now())
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(*note) == "" {
+		return usageError{"--note is required: say why the dead letters are closed"}
+	}
+	if len(*note) > state.MaxNoteBytes {
+		return usageError{fmt.Sprintf("--note is longer than %d bytes", state.MaxNoteBytes)}
+	}
+	if len(pos) == 0 && !ff.set() && !*all {
+		return usageError{"name dead letters to resolve (IDs or a filter: --class, --stage, --item, --since, --before, --retryable) or give --all"}
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	c, err := aw.connect(ctx, needs{items: true, errorLog: true, queues: true})
+	if err != nil {
+		return err
+	}
+	r := c.replayer(*by)
+	r.Progress = nil
+	r.ErrorLog = &state.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
+	sum, err := r.Resolve(ctx, replay.ResolveRequest{IDs: pos, DLQs: dlqs, Filter: flt, All: *all, Note: *note, By: *by, DryRun: *dry})
+	if err != nil {
+		return c.explain(err)
+	}
+	if aw.jsonOut {
+		sum.Items = nonNil(sum.Items)
+		if err := printJSON(stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		tw := newTable(stdout, "ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON")
+		for _, o := range sum.Items {
+			addRow(tw, o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		dryText := ""
+		if sum.DryRun {
+			dryText = " (dry run: nothing changed)"
+		}
+		fmt.Fprintf(stdout, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryText)
+	}
+	if sum.Errors > 0 {
+		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)
+	}
+	if sum.Selected == 0 && len(pos) > 0 {
+		return fmt.Errorf("no dead letter matches %s", strings.Join(pos, ", "))
 	}
 	return nil
 }

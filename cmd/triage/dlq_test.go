@@ -56,6 +56,9 @@ func TestOpsCommandsUsage(t *testing.T) {
 		{[]string{"dlq", "replay", "--note", "x", "--all", "--mode", "sideways"}, 2, "unknown replay mode"},
 		{[]string{"dlq", "annotate", "id"}, 2, "--note is required"},
 		{[]string{"dlq", "annotate", "--help"}, 0, "usage: triage dlq annotate"},
+		{[]string{"dlq", "resolve", "--help"}, 0, "usage: triage dlq resolve"},
+		{[]string{"dlq", "resolve", "x"}, 2, "--note is required"},
+		{[]string{"dlq", "resolve", "--note", "gone"}, 2, "or give --all"},
 		{[]string{"items", "--help"}, 0, "usage: triage items VERB"},
 		{[]string{"items", "get"}, 2, "exactly one ID"},
 		{[]string{"items", "get", "--help"}, 0, "usage: triage items get"},
@@ -289,6 +292,40 @@ func TestOpsCommandsMoto(t *testing.T) {
 	for _, verb := range []string{"recovery", "repeated"} {
 		e.cli(t, "report", verb)
 	}
+	// Closing what will not be replayed: d2 (an item's dead letter) and a
+	// malformed message, by its DLQ message id.
+	body, err := deadletter.Build(deadletter.Input{ItemID: "message:m-bad", Stage: pipeline.Fetch, Err: failure.New(failure.SchemaInvalid, "bad"),
+		Failure: failure.Of(failure.SchemaInvalid, "test"), Attempts: map[pipeline.Stage]int{pipeline.Fetch: 1},
+		FirstFailureAt: time.Now(), LastFailureAt: time.Now(), Body: `{"item_id":"x y"}`}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := e.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(e.st.DLQURL(pipeline.Fetch)), MessageBody: aws.String(string(body))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	badID := aws.ToString(sent.MessageId)
+	if out := e.cli(t, "dlq", "show", badID); !strings.Contains(out, `x y`) {
+		t.Fatalf("dlq show of a malformed message lacks its body:\n%s", out)
+	}
+	res := decode[replay.ResolveSummary](t, e.cli(t, "dlq", "resolve", "d2", badID, "--note", "channel deleted; bad producer fixed", "--by", "ana", "--json"))
+	if res.Resolved != 2 || res.Errors != 0 {
+		t.Fatalf("dlq resolve: %+v", res)
+	}
+	if left := decode[[]replay.DeadLetter](t, e.cli(t, "dlq", "list", "--json")); len(left) != 0 {
+		t.Fatalf("dead letters left after resolve: %+v", left)
+	}
+	if it := decode[itemView](t, e.cli(t, "items", "get", "d2", "--json")); it.Resolution == nil || it.Resolution.By != "ana" || it.State != state.Deadletter {
+		t.Fatalf("items get d2 after resolve: %+v", it)
+	}
+	resolved := decode[[]state.Resolution](t, e.cli(t, "report", "resolved", "--json"))
+	if len(resolved) != 2 || resolved[0].Note != "channel deleted; bad producer fixed" {
+		t.Fatalf("report resolved: %+v", resolved)
+	}
+	if out := e.cli(t, "report", "resolved"); !strings.Contains(out, "message:m-bad") || !strings.Contains(out, "2 dead letters resolved") {
+		t.Fatalf("report resolved table:\n%s", out)
+	}
+
 	code, _, errOut := runCLI("items", "get", "ghost", "--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack)
 	if code != 1 || !strings.Contains(errOut, `item "ghost" does not exist`) {
 		t.Fatalf("items get ghost: %d %q", code, errOut)

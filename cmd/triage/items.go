@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -45,6 +48,10 @@ type itemView struct {
 	Replays          []state.ReplayRecord   `json:"replays"`
 	Notes            []state.Note           `json:"notes"`
 	DeadLetter       *state.DeadLetterRef   `json:"dead_letter,omitempty"`
+	Resolution       *state.Resolution      `json:"resolution,omitempty"`
+	Metadata         map[string]string      `json:"metadata,omitempty"`
+	SourceURL        string                 `json:"source_url,omitempty"`
+	WebhookURL       string                 `json:"webhook_url,omitempty"`
 	CreatedAt        time.Time              `json:"created_at,omitzero"`
 	UpdatedAt        time.Time              `json:"updated_at,omitzero"`
 }
@@ -59,6 +66,7 @@ func viewItem(it state.Item) itemView {
 		Attempts: attempts, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
 		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
+		Resolution: it.Resolution, Metadata: it.Metadata, SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
 }
@@ -100,6 +108,17 @@ func printItem(w io.Writer, v itemView) error {
 	}
 	for i, n := range v.Notes {
 		addRow(tw, fmt.Sprintf("note %d", i+1), fmt.Sprintf("%s by %s: %s", fmtTime(n.At), orDash(n.By), n.Text))
+	}
+	if r := v.Resolution; r != nil {
+		addRow(tw, "resolved", fmt.Sprintf("%s by %s (%s dead letter on the %s DLQ): %s", fmtTime(r.At), r.By, orDash(string(r.Class)), r.Stage, r.Note))
+	}
+	if len(v.Metadata) > 0 {
+		keys := slices.Sorted(maps.Keys(v.Metadata))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + v.Metadata[k]
+		}
+		addRow(tw, "metadata", strings.Join(parts, " "))
 	}
 	addRow(tw, "correlation_id", v.CorrelationID)
 	addRow(tw, "updated_at", fmtTime(v.UpdatedAt))

@@ -3,6 +3,8 @@
 //
 //	triage classify [--table] [FILE...]   classify failures (JSON lines on stdin, or files)
 //	triage redact                          sanitize stdin (text or JSON) to stdout
+//	triage submit [FILE | --id …]          put items into the pipeline (NDJSON, CSV or flags)
+//	triage items|dlq|report|models|breakers …  inspect, replay, resolve, report on a stack
 //
 // Run "triage COMMAND --help" for a command's flags.
 package main
@@ -49,9 +51,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err := cmd.run(stdin, stdout, args[1:])
+	var ee exitError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &ee):
+		fmt.Fprintf(stderr, "triage %s: %v\n", args[0], ee.err)
+		return ee.code
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "triage %s: %v\n", args[0], err)
 		return 2
@@ -76,6 +82,15 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "triage COMMAND --help" for a command's flags.`)
 }
+
+// exitError is an error with its own exit code (triage submit's partial
+// failure is 3).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
 
 // usageError marks a bad flag or argument: exit code 2.
 type usageError struct{ msg string }

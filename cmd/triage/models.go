@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/health"
 )
 
@@ -25,9 +26,12 @@ func init() {
 
 const modelsSynopsis = `models list|enable|disable [MODEL] [flags]
 
-  models list                   every model's health: state, consecutive
-                                model-specific failures, last failure
-  models disable MODEL          take MODEL out of the chain until an operator
+  models list                   every model's health (provider:model): state,
+                                consecutive model-specific failures, last
+                                failure; then each provider's breaker (from
+                                the breakers table, when known)
+  models disable MODEL          take MODEL (provider:model, as the chain names
+                                it) out of the chain until an operator
                                 enables it (the recovery function leaves it)
   models enable MODEL           put MODEL back, its failure count reset to 0
 
@@ -78,10 +82,18 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 		if err != nil {
 			return err
 		}
-		if conn.json {
-			return writeJSON(stdout, models)
+		providers, err := providerBreakers(ctx, conn, models)
+		if err != nil {
+			return err
 		}
-		return modelsTable(stdout, models, time.Now())
+		if conn.json {
+			return writeJSON(stdout, modelsReport{Models: models, Providers: providers})
+		}
+		if err := modelsTable(stdout, models, time.Now()); err != nil || providers == nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		return providersTable(stdout, providers, time.Now())
 	default:
 		m, err := store.SetDisabled(ctx, model, sub == "disable", reason, time.Now())
 		if err != nil {
@@ -194,17 +206,11 @@ func (c *healthConn) table(ctx context.Context, given, flagName, outputKey strin
 		if err != nil {
 			return "", err
 		}
-		out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &c.stack})
+		info, err := cfnstack.Describe(ctx, cloudformation.NewFromConfig(cfg), c.stack)
 		if err != nil {
-			return "", fmt.Errorf("read stack %s: %w", c.stack, err)
+			return "", err
 		}
-		if len(out.Stacks) != 1 {
-			return "", fmt.Errorf("read stack %s: %d stacks", c.stack, len(out.Stacks))
-		}
-		c.outputs = map[string]string{}
-		for _, o := range out.Stacks[0].Outputs {
-			c.outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
-		}
+		c.outputs = info.Outputs
 		c.stackLoaded = true
 	}
 	v := c.outputs[outputKey]

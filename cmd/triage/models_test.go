@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
 )
 
@@ -131,8 +132,20 @@ func TestHealthCommandsMoto(t *testing.T) {
 		if _, err := breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: failure.UpstreamUnavailable, At: now}); err != nil {
 			t.Fatal(err)
 		}
+		// A provider-wide outage of Bedrock: its breaker opens.
+		if _, err := breakers.RecordFailure(ctx, breaker.FailureRequest{Service: fallback.Service(failure.Bedrock), Class: failure.UpstreamUnavailable, At: now}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "good-model", Class: failure.ClientError, At: now}); err != nil {
+		t.Fatal(err)
+	}
+	for range health.DefaultThreshold {
+		if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "bedrock:amazon.nova-lite-v1:0", Class: failure.ResponseInvalid, At: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "openai:gpt-4o-mini", Class: failure.ResponseInvalid, At: now}); err != nil {
 		t.Fatal(err)
 	}
 	env := lenv.Environ()
@@ -145,12 +158,33 @@ func TestHealthCommandsMoto(t *testing.T) {
 			!strings.Contains(out, "good-model") || !strings.Contains(out, "RESPONSE_INVALID") {
 			t.Fatalf("%s: models list exit %d:\n%s%s", name, code, out, errOut)
 		}
+		// Per provider: Bedrock's breaker is open and one of its models
+		// disabled; OpenAI's breaker is closed.
+		providers := out[strings.Index(out, "PROVIDER"):]
+		if !strings.Contains(providers, "bedrock") || !strings.Contains(providers, "open (skipped by every item)") ||
+			!strings.Contains(providers, "1 (1 disabled)") || !strings.Contains(providers, "openai") || strings.Contains(providers, "anthropic") {
+			t.Fatalf("%s: the providers table:\n%s", name, out)
+		}
 		t.Logf("triage models list (%s):\n%s", name, out)
 	}
 	code, out, errOut := cliProcess(t, env, append([]string{"models", "list", "--json"}, byTable...)...)
-	var list []health.Model
-	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 || !list[0].Disabled || list[0].ConsecutiveFailures != 5 {
+	var report struct {
+		Models    []health.Model `json:"models"`
+		Providers []struct {
+			Provider string         `json:"provider"`
+			Breaker  breaker.Record `json:"breaker"`
+			Models   int            `json:"models"`
+			Disabled int            `json:"disabled"`
+		} `json:"providers"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &report) != nil || len(report.Models) != 4 || !report.Models[0].Disabled ||
+		report.Models[0].ConsecutiveFailures != 5 || len(report.Providers) != 2 || report.Providers[0].Provider != "openai" ||
+		report.Providers[1].Breaker.State != breaker.Open || report.Providers[1].Disabled != 1 {
 		t.Fatalf("models list --json exit %d: %s%s", code, out, errOut)
+	}
+	code, out, errOut = cliProcess(t, env, "models", "list", "--models-table", models.Table, "--breakers-table=", "--stack=")
+	if code != 0 || strings.Contains(out, "PROVIDER") || !strings.Contains(out, "bedrock:amazon.nova-lite-v1:0") {
+		t.Fatalf("models list without the breakers table: exit %d: %s%s", code, out, errOut)
 	}
 
 	code, out, errOut = cliProcess(t, env, append([]string{"models", "disable", "good-model", "--reason", "maintenance", "--json"}, byTable...)...)

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/report"
+	"github.com/triagehq/triage/shared/state"
 )
 
 func init() {
-	commands["report"] = command{"error-log reports (report errors|top-failing|recovery|repeated|budget)", runReport}
+	commands["report"] = command{"error-log reports (report errors|top-failing|recovery|repeated|budget|resolved)", runReport}
 }
 
 func runReport(_ io.Reader, stdout io.Writer, args []string) error {
@@ -20,6 +21,7 @@ func runReport(_ io.Reader, stdout io.Writer, args []string) error {
 		"recovery":    {"recovery rate by first error class (how often retries succeed)", reportVerb("recovery")},
 		"repeated":    {"items with more than --threshold errors (default 3)", reportVerb("repeated")},
 		"budget":      {"budget exhaustion timeline: spend, calls, blocked per UTC day", reportVerb("budget")},
+		"resolved":    {"dead letters operators closed (triage dlq resolve): who, when, why", reportVerb("resolved")},
 	}, stdout, args)
 }
 
@@ -29,6 +31,9 @@ func reportVerb(verb string) func(io.Writer, []string) error {
 
 func runReportVerb(verb string, stdout io.Writer, args []string) error {
 	source := "Reads the error log (30-day retention) through its by-class index."
+	if verb == "resolved" {
+		source = "Reads the resolutions in the error log (30-day retention) through its by-class index."
+	}
 	if verb == "budget" {
 		source = "Reads the budget table (spend, calls and blocked calls per UTC day) and the error log's\n" +
 			"BUDGET_EXCEEDED entries (our cap and providers' quotas), one row per UTC day."
@@ -62,7 +67,7 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 	}
 	ctx, cancel := commandContext()
 	defer cancel()
-	c, err := aw.connect(ctx, needs{items: verb != "errors" && verb != "budget", errorLog: true, budget: verb == "budget"})
+	c, err := aw.connect(ctx, needs{items: verb != "errors" && verb != "budget" && verb != "resolved", errorLog: true, budget: verb == "budget"})
 	if err != nil {
 		return err
 	}
@@ -86,6 +91,13 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 		rows, err = r.Repeated(ctx, w, *threshold)
 	case "budget":
 		rows, err = r.Budget(ctx, w, now)
+	case "resolved":
+		var rs []state.Resolution
+		err = c.errorLog().Resolutions(ctx, w.Since, w.Until, func(res state.Resolution) error {
+			rs = append(rs, res)
+			return nil
+		})
+		rows = nonNil(rs)
 	}
 	p.done()
 	if err != nil {
@@ -123,6 +135,16 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 			addRow(tw, r.ItemID, r.Errors, strings.Join(cls, ","), r.LastClass, fmtTime(r.LastErrorAt), orDash(string(r.State)))
 		}
 		return tw.Flush()
+	case []state.Resolution:
+		tw := newTable(stdout, "RESOLVED_AT", "BY", "ITEM", "DLQ", "CLASS", "DEAD_LETTER", "MESSAGE_ID", "NOTE")
+		for _, r := range rs {
+			addRow(tw, fmtTime(r.At), r.By, r.ItemID, r.Stage, orDash(string(r.Class)), orDash(r.DeadLetterID), r.MessageID, r.Note)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d dead letters resolved\n", len(rs))
+		return nil
 	case []report.BudgetRow:
 		tw := newTable(stdout, "DAY", "SPEND_USD", "CAP_USD", "CALLS", "BLOCKED", "BUDGET_ERRORS", "ITEMS_BLOCKED")
 		for _, r := range rs {

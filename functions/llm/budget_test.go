@@ -9,6 +9,7 @@ import (
 
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
@@ -39,7 +40,8 @@ func TestSpentBudgetParksUntilMidnight(t *testing.T) {
 	}
 	clock := stagetest.NewClock(morning)
 	model := &countingLLM{}
-	e := &Enricher{LLM: model, Model: "m", Budget: spend, Now: clock.Now}
+	e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: model}, Entry: fallback.Entry{Provider: failure.OpenAI, Model: "m"},
+		Budget: spend, Prices: budget.Prices{Default: 3_000}, Now: clock.Now}
 	q := stagetest.NewQueues()
 	r := stagetest.NewRunner(pipeline.LLM, e, store, q, clock)
 	ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", ReceiptHandle: "h1",
@@ -63,5 +65,91 @@ func TestSpentBudgetParksUntilMidnight(t *testing.T) {
 	}
 	if d, _ := spend.Day(context.Background(), morning); d.Blocked != 1 || d.Calls != 1 {
 		t.Fatalf("day %+v", d)
+	}
+}
+
+// usageLLM answers a valid enrichment reporting usage (or none).
+type usageLLM struct {
+	usage llm.Usage
+	calls int
+}
+
+func (u *usageLLM) Complete(context.Context, llm.Request) (llm.Response, error) {
+	u.calls++
+	return llm.Response{Content: validAnswer, Stop: llm.StopEnd, Usage: u.usage}, nil
+}
+
+// TestChargesEachCallAtItsModelsPrice charges calls to models of two
+// providers: the entry's up-front estimate before the call, settled to its
+// tokens at the model's price when the answer reports usage, the estimate
+// when it does not or the table has no token price for the model.
+func TestChargesEachCallAtItsModelsPrice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ps, err := budget.ParsePrices("openai:gpt-4o-mini=0.15/0.60, bedrock:anthropic.claude-3-5-haiku-20241022-v1:0=0.80/4.00/0.01, "+
+		"anthropic:claude-flat=0/0/0.002", 3_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		entry fallback.Entry
+		usage llm.Usage
+		want  budget.Micros
+	}{
+		// 1000 × 0.15 + 500 × 0.60 USD per million = 450 micro-dollars.
+		{"tokens at openai's price", fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"},
+			llm.Usage{InputTokens: 1000, OutputTokens: 500, Reported: true}, 450},
+		// 2000 × 0.80 + 300 × 4.00 = 2800, rounded up from 2.8 micro-dollars per token pair.
+		{"tokens at bedrock's price", fallback.Entry{Provider: failure.Bedrock, Model: "anthropic.claude-3-5-haiku-20241022-v1:0"},
+			llm.Usage{InputTokens: 2000, OutputTokens: 300, Reported: true}, 2_800},
+		{"one token rounds up", fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"},
+			llm.Usage{InputTokens: 1, Reported: true}, 1},
+		{"no usage: the entry's estimate", fallback.Entry{Provider: failure.Bedrock, Model: "anthropic.claude-3-5-haiku-20241022-v1:0"},
+			llm.Usage{}, 10_000},
+		{"no token price: the entry's flat price", fallback.Entry{Provider: failure.Anthropic, Model: "claude-flat"},
+			llm.Usage{InputTokens: 1000, OutputTokens: 1000, Reported: true}, 2_000},
+		{"not in the table: the default estimate", fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o"},
+			llm.Usage{InputTokens: 1000, OutputTokens: 1000, Reported: true}, 3_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spend := &budget.Memory{Cap: 1_000_000, Cost: 3_000}
+			model := &usageLLM{usage: tt.usage}
+			e := &Enricher{Clients: map[failure.Provider]Completer{tt.entry.Provider: model}, Budget: spend, Prices: ps,
+				Now: func() time.Time { return fixedNow }}
+			enr, err := e.Enrich(ctx, item(state.KindStory, "The SEC fined Acme."), tt.entry)
+			if err != nil || enr.Model != tt.entry.String() {
+				t.Fatalf("Enrich = %+v, %v", enr, err)
+			}
+			d, _ := spend.Day(ctx, fixedNow)
+			if d.Spend != tt.want || d.Calls != 1 {
+				t.Errorf("day = %+v, want spend %s for one call", d, tt.want)
+			}
+		})
+	}
+}
+
+// TestEstimateIsTheCapsGate checks that the up-front estimate, not the
+// settled cost, decides whether a call may go ahead: an expensive model is
+// refused where a cheap one still fits.
+func TestEstimateIsTheCapsGate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ps, err := budget.ParsePrices("openai:big=10/30/0.05, openai:small=0.1/0.4/0.001", 3_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spend := &budget.Memory{Cap: 20_000, Cost: 3_000}
+	model := &usageLLM{}
+	e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: model}, Budget: spend, Prices: ps,
+		Now: func() time.Time { return fixedNow }}
+	_, err = e.Enrich(ctx, item(state.KindStory, "text"), fallback.Entry{Provider: failure.OpenAI, Model: "big"})
+	if !budget.IsExceeded(err) || model.calls != 0 {
+		t.Fatalf("big model: %v after %d calls; want the cap to refuse its 50,000 micro-dollar estimate", err, model.calls)
+	}
+	if _, err := e.Enrich(ctx, item(state.KindStory, "text"), fallback.Entry{Provider: failure.OpenAI, Model: "small"}); err != nil {
+		t.Fatalf("small model: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage/stagetest"
@@ -11,7 +13,7 @@ import (
 )
 
 // TestSampleEvents runs every events/llm/*.json through the llm handler
-// against the fake OpenAI-compatible server.
+// against the fake LLM's OpenAI dialect.
 func TestSampleEvents(t *testing.T) {
 	t.Parallel()
 	const key = "sk-test-events-0123456789"
@@ -32,5 +34,6 @@ func TestSampleEvents(t *testing.T) {
 		store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Fetched,
 			State: state.Queued, Stage: st, Document: &state.Document{Text: fakes.ArticleText(id, 1500)}})
 	}
-	stagetest.EventFiles(t, pipeline.LLM, seed, &Enricher{LLM: client, Model: "gpt-4o-mini"})
+	stagetest.EventFiles(t, pipeline.LLM, seed, &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: client},
+		Entry: fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"}})
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -19,54 +22,72 @@ const DefaultMaxInputBytes = 48 << 10
 // that a retry of the same item gives a similar answer.
 const Temperature = 0.2
 
-// Completer is the chat-completions call the Enricher makes; *llm.Client
-// implements it, and so will the fallback chain that wraps several clients.
+// Completer is the model call the Enricher makes; every llm dialect client
+// (*llm.Client, *llm.AnthropicClient, *llm.BedrockClient) implements it.
 type Completer interface {
 	Complete(ctx context.Context, req llm.Request) (llm.Response, error)
 }
 
-// Enricher is the llm stage's Work: it asks a model for the item's
-// enrichment and validates the answer. It makes one model call per Run and
-// never retries; the queue does.
+// Budget is the daily budget the Enricher charges; *budget.Daily and
+// *budget.Memory implement it.
+type Budget interface {
+	// ChargeCost charges cost before a call; a refusal is BUDGET_EXCEEDED,
+	// self-imposed.
+	ChargeCost(ctx context.Context, now time.Time, cost budget.Micros) error
+	// Settle corrects the charge of the day of charged by delta once the
+	// call's cost is known.
+	Settle(ctx context.Context, charged time.Time, delta budget.Micros) error
+}
+
+// Enricher asks a model for an item's enrichment and validates the answer;
+// the fallback chain calls Enrich for each entry it tries, and Run asks
+// Entry alone. It makes one model call per Enrich and never retries; the
+// queue does.
 type Enricher struct {
-	// LLM makes the call. Required.
-	LLM Completer
-	// Model is the model (or Azure deployment) to ask. Required.
-	Model string
+	// Clients holds one client per provider of the chain. Required.
+	Clients map[failure.Provider]Completer
+	// Entry is the model Run asks (tests, single-model use).
+	Entry fallback.Entry
 	// MaxInputBytes bounds the document text sent, cut on a rune boundary;
 	// zero or less means DefaultMaxInputBytes.
 	MaxInputBytes int
 	// Now stamps EnrichedAt and dates budget charges; nil means time.Now.
 	Now func() time.Time
 	// Budget, when set, is charged before every model call (a fallback
-	// chain's escalation call included); a refused charge is returned as is
-	// — BUDGET_EXCEEDED, self-imposed — and the model is not called.
-	Budget interface {
-		Charge(ctx context.Context, now time.Time) error
-	}
+	// chain's escalation call included) at the entry's estimate in Prices,
+	// and settled after it at the call's real cost; a refused charge is
+	// returned as is — BUDGET_EXCEEDED, self-imposed — and the model is not
+	// called.
+	Budget Budget
+	// Prices prices each call (see budget.Prices); its zero value charges
+	// nothing more than 1 micro-dollar, so set it with Budget.
+	Prices budget.Prices
+	// Log receives budget settlements that failed; nil discards them.
+	Log *slog.Logger
 }
 
-// Run enriches item with e.Model; see Enrich.
+// Run enriches item with e.Entry; see Enrich.
 func (e *Enricher) Run(ctx context.Context, item state.Item) (state.Output, error) {
-	enr, err := e.Enrich(ctx, item, e.Model)
+	enr, err := e.Enrich(ctx, item, e.Entry)
 	if err != nil {
 		return state.Output{}, err
 	}
 	return state.Output{Enrichment: &enr}, nil
 }
 
-// Enrich asks model for item's enrichment: one Complete call in JSON-object
-// mode at Temperature, its answer validated by llm.ParseEnrichment. Model is
-// the name asked for (the key of the model's health), and action items get
-// ActionOutcome "success". It is Run with the model as a parameter, so that a
-// fallback chain can walk several models.
+// Enrich asks entry's model for item's enrichment: one Complete call through
+// the entry's provider's client, in JSON-object mode where the dialect has
+// one, at Temperature, its answer judged by llm.Judge (stop reason, then the
+// enrichment JSON and, for an action, its ACTION_OUTCOME). The enrichment's
+// Model is the entry ("bedrock:anthropic.claude-…"), and action items get
+// ActionOutcome "success".
 //
 // An item without fetched text is SCHEMA_INVALID "item has no fetched text";
 // an unknown kind SCHEMA_INVALID; a missing model or client INTERNAL_BUG.
 // The model's failures are returned as the client reported them (see
-// llm.Client.Complete) or as ParseEnrichment judged the answer, with the
-// "model" detail and, when the upstream sent one, "request_id".
-func (e *Enricher) Enrich(ctx context.Context, item state.Item, model string) (state.Enrichment, error) {
+// llm.Completer) or as the judgement decided, with the "model" detail and,
+// when the upstream sent one, "request_id".
+func (e *Enricher) Enrich(ctx context.Context, item state.Item, entry fallback.Entry) (state.Enrichment, error) {
 	if item.Document == nil || strings.TrimSpace(item.Document.Text) == "" {
 		return state.Enrichment{}, failure.New(failure.SchemaInvalid, "item has no fetched text")
 	}
@@ -74,46 +95,67 @@ func (e *Enricher) Enrich(ctx context.Context, item state.Item, model string) (s
 	if err != nil {
 		return state.Enrichment{}, failure.Wrap(failure.SchemaInvalid, err, "item kind")
 	}
-	if strings.TrimSpace(model) == "" {
+	if strings.TrimSpace(entry.Model) == "" {
 		return state.Enrichment{}, failure.New(failure.InternalBug, "llm stage has no model configured")
 	}
-	if e.LLM == nil {
-		return state.Enrichment{}, failure.New(failure.InternalBug, "llm stage has no client configured")
+	key := entry.String()
+	client := e.Clients[entry.Provider]
+	if client == nil {
+		return state.Enrichment{}, failure.WithDetail(failure.New(failure.InternalBug, "llm stage has no %s client configured",
+			entry.Provider), "model", key)
 	}
 	maxInput := e.MaxInputBytes
 	if maxInput <= 0 {
 		maxInput = DefaultMaxInputBytes
 	}
-
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
 	}
+	charged := now()
+	estimate := e.Prices.Estimate(key)
 	if e.Budget != nil {
-		if err := e.Budget.Charge(ctx, now()); err != nil {
-			return state.Enrichment{}, failure.WithDetail(err, "model", model)
+		if err := e.Budget.ChargeCost(ctx, charged, estimate); err != nil {
+			return state.Enrichment{}, failure.WithDetail(err, "model", key)
 		}
 	}
 	temp := Temperature
-	resp, err := e.LLM.Complete(ctx, llm.Request{
-		Model:         model,
+	resp, err := client.Complete(ctx, llm.Request{
+		Model:         entry.Model,
 		Messages:      llm.BuildMessages(kind, item.Document.Text, maxInput),
 		JSONObject:    true,
 		Temperature:   &temp,
 		ItemID:        item.ID,
 		CorrelationID: item.CorrelationID,
 	})
+	e.settle(ctx, charged, key, estimate, resp.Usage)
 	if err != nil {
-		return state.Enrichment{}, failure.WithDetail(err, "model", model)
+		return state.Enrichment{}, failure.WithDetail(err, "model", key)
 	}
-	enr, err := llm.ParseEnrichment(kind, resp.Content)
+	enr, err := llm.Judge(kind, resp)
 	if err != nil {
 		if resp.RequestID != "" {
 			err = failure.WithDetail(err, "request_id", resp.RequestID)
 		}
-		return state.Enrichment{}, failure.WithDetail(err, "model", model)
+		return state.Enrichment{}, failure.WithDetail(err, "model", key)
 	}
-	enr.Model = model
+	enr.Model = key
 	enr.EnrichedAt = now().UTC()
 	return enr, nil
+}
+
+// settle corrects the up-front estimate to the call's cost: tokens at the
+// model's price when the answer reported usage, the estimate otherwise (no
+// write then). A failed settlement is logged: the call happened either way.
+func (e *Enricher) settle(ctx context.Context, charged time.Time, key string, estimate budget.Micros, u llm.Usage) {
+	if e.Budget == nil {
+		return
+	}
+	delta := e.Prices.Cost(key, u.InputTokens, u.OutputTokens, u.Reported) - estimate
+	if delta == 0 {
+		return
+	}
+	if err := e.Budget.Settle(ctx, charged, delta); err != nil && e.Log != nil {
+		e.Log.ErrorContext(ctx, "settling a model call's cost failed", "model", key, "delta_micros", int64(delta), "error", err.Error())
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -51,9 +52,13 @@ type testBundle struct {
 
 func setup(t *testing.T) *testBundle {
 	t.Helper()
-	f := &fakeCompleter{resp: llm.Response{Content: validAnswer, FinishReason: "stop", Model: "gpt-4o-mini-2024-07-18", RequestID: "req_1"}}
-	return &testBundle{llm: f, e: &Enricher{LLM: f, Model: "gpt-4o-mini", Now: func() time.Time { return fixedNow }}}
+	f := &fakeCompleter{resp: llm.Response{Content: validAnswer, Stop: llm.StopEnd, StopReason: "stop", Model: "gpt-4o-mini-2024-07-18", RequestID: "req_1"}}
+	return &testBundle{llm: f, e: &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: f}, Entry: gpt4oMini,
+		Now: func() time.Time { return fixedNow }}}
 }
+
+// gpt4oMini is the entry the tests ask.
+var gpt4oMini = fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"}
 
 func item(kind state.Kind, text string) state.Item {
 	return state.Item{
@@ -90,7 +95,7 @@ func TestRunEnriches(t *testing.T) {
 			want := state.Enrichment{
 				SummaryNeutral: "Acme was fined.", SummarySpicy: "Acme burned!", Category: "markets",
 				Severity: "high", PrimaryActor: "Acme Corp", TopEntities: []string{"Acme Corp", "SEC"},
-				Model: "gpt-4o-mini", ActionOutcome: tt.wantOutcome, EnrichedAt: fixedNow,
+				Model: "openai:gpt-4o-mini", ActionOutcome: tt.wantOutcome, EnrichedAt: fixedNow,
 			}
 			if !reflect.DeepEqual(*out.Enrichment, want) {
 				t.Errorf("Enrichment =\n%+v\nwant\n%+v", *out.Enrichment, want)
@@ -152,10 +157,10 @@ func TestRunRejectsBeforeCalling(t *testing.T) {
 		{name: "empty text", item: item(state.KindStory, ""), wantClass: failure.SchemaInvalid, wantIn: "item has no fetched text"},
 		{name: "blank text", item: item(state.KindStory, " \n "), wantClass: failure.SchemaInvalid, wantIn: "item has no fetched text"},
 		{name: "unknown kind", item: item("poem", "text"), wantClass: failure.SchemaInvalid, wantIn: "kind"},
-		{name: "no model", item: item(state.KindStory, "text"), mutate: func(e *Enricher) { e.Model = "" },
+		{name: "no model", item: item(state.KindStory, "text"), mutate: func(e *Enricher) { e.Entry.Model = "" },
 			wantClass: failure.InternalBug, wantIn: "no model"},
-		{name: "no client", item: item(state.KindStory, "text"), mutate: func(e *Enricher) { e.LLM = nil },
-			wantClass: failure.InternalBug, wantIn: "no client"},
+		{name: "no client", item: item(state.KindStory, "text"), mutate: func(e *Enricher) { e.Clients = nil },
+			wantClass: failure.InternalBug, wantIn: "no openai client"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,7 +212,7 @@ func TestRunErrorDetails(t *testing.T) {
 				t.Errorf("class = %s, want %s", c.Class, tt.wantClass)
 			}
 			d := failure.Details(err)
-			if d["model"] != "gpt-4o-mini" || d["request_id"] != tt.wantRequestID {
+			if d["model"] != "openai:gpt-4o-mini" || d["request_id"] != tt.wantRequestID {
 				t.Errorf("details = %v", d)
 			}
 		})
@@ -217,11 +222,11 @@ func TestRunErrorDetails(t *testing.T) {
 func TestEnrichUsesTheGivenModel(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	enr, err := b.e.Enrich(t.Context(), item(state.KindStory, "text"), "fallback-model")
+	enr, err := b.e.Enrich(t.Context(), item(state.KindStory, "text"), fallback.Entry{Provider: failure.OpenAI, Model: "fallback-model"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if enr.Model != "fallback-model" || b.llm.reqs[0].Model != "fallback-model" {
+	if enr.Model != "openai:fallback-model" || b.llm.reqs[0].Model != "fallback-model" {
 		t.Errorf("model = %q, request model = %q", enr.Model, b.llm.reqs[0].Model)
 	}
 }
@@ -282,7 +287,7 @@ func TestRunThroughClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Enricher{LLM: client, Model: "gpt-4o-mini", Now: func() time.Time { return fixedNow }}
+			e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: client}, Entry: gpt4oMini, Now: func() time.Time { return fixedNow }}
 			out, err := e.Run(t.Context(), item(tt.kind, "The SEC fined Acme."))
 			if gotItem != "item-1" {
 				t.Errorf("server saw item id %q", gotItem)
@@ -300,7 +305,7 @@ func TestRunThroughClient(t *testing.T) {
 				t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, tt.wantClass, err)
 			}
 			d := failure.Details(err)
-			if d["model"] != "gpt-4o-mini" || d["request_id"] != "req_srv" {
+			if d["model"] != "openai:gpt-4o-mini" || d["request_id"] != "req_srv" {
 				t.Errorf("details = %v", d)
 			}
 			if strings.Contains(err.Error(), apiKey) || strings.Contains(err.Error(), "The SEC fined Acme.") {

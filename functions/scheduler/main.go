@@ -38,7 +38,8 @@ func main() {
 	}
 	db := dynamodb.NewFromConfig(aws)
 	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
-	breakers := parked.Breakers{Store: &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}}
+	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}
+	breakers := parked.Breakers{Store: breakerStore}
 	h := &Handler{
 		Scheduler: &parked.Scheduler{
 			Store:   store,
@@ -50,7 +51,7 @@ func main() {
 			Waiters: store,
 			Checkers: map[gate.Kind]parked.Checker{
 				gate.Breaker: breakers, gate.Quota: breakers,
-				gate.Models: parked.Models{Store: &health.Dynamo{DB: db, Table: cfg.ModelsTable}},
+				gate.Models: parked.Models{Store: &health.Dynamo{DB: db, Table: cfg.ModelsTable}, Breakers: breakerStore},
 				gate.Budget: parked.Budget{},
 			},
 			Ramp:     cfg.Ramp,

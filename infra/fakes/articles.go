@@ -140,6 +140,9 @@ func (a *Articles) article(w http.ResponseWriter, r *http.Request) {
 	case FaultReset:
 		text := a.Text(id)
 		resetConnection(sw, "text/plain; charset=utf-8", len(text), []byte(text[:len(text)/4]))
+	case FaultEmpty:
+		// A 200 with nothing in it: a document the fetch stage must refuse.
+		writeText(sw, http.StatusOK, "")
 	default:
 		writeText(sw, http.StatusOK, a.Text(id))
 	}

@@ -57,6 +57,7 @@ func TestArticles(t *testing.T) {
 		FaultUnavailable: {503, "1", "unavailable"},
 		FaultRateLimit:   {429, "1", "too many requests"},
 		FaultSlow:        {200, "", ""},
+		FaultEmpty:       {200, "", "<empty>"},
 	}
 	for fault, want := range tests {
 		t.Run(string(fault), func(t *testing.T) {
@@ -75,11 +76,16 @@ func TestArticles(t *testing.T) {
 			if ct := r.header.Get("Content-Type"); ct != "text/plain; charset=utf-8" {
 				t.Errorf("Content-Type = %q", ct)
 			}
-			if want.body == "" {
+			switch {
+			case want.body == "<empty>":
+				if len(r.body) != 0 {
+					t.Errorf("body = %q, want none", r.body)
+				}
+			case want.body == "":
 				if string(r.body) != a.Text(id) {
 					t.Errorf("body = %q, want the article", r.body)
 				}
-			} else if !strings.Contains(string(r.body), want.body) {
+			case !strings.Contains(string(r.body), want.body):
 				t.Errorf("body = %q, want ~%q", r.body, want.body)
 			}
 		})

@@ -30,6 +30,8 @@ type Call struct {
 	Status int `json:"status"`
 	// Model is the requested model (LLM only).
 	Model string `json:"model,omitempty"`
+	// Dialect is the wire format the request used (LLM only).
+	Dialect Dialect `json:"dialect,omitempty"`
 	// RequestBytes is the length of the request body.
 	RequestBytes int `json:"request_bytes"`
 	// Messages is the number of chat messages (LLM only).
@@ -57,6 +59,11 @@ type Stats struct {
 	Models map[string]int `json:"models,omitempty"`
 	// ModelFaults is the LLM's per-model fault table (LLM only).
 	ModelFaults map[string]Fault `json:"model_faults,omitempty"`
+	// Dialects counts requests per wire dialect (LLM only).
+	Dialects map[Dialect]int `json:"dialects,omitempty"`
+	// DialectOutages lists the dialects whose own outage switch is on, with
+	// its mode (LLM only).
+	DialectOutages map[Dialect]OutageMode `json:"dialect_outages,omitempty"`
 	// Deliveries summarises the webhook's deliveries (webhook only).
 	Deliveries *DeliveryStats `json:"deliveries,omitempty"`
 	// Outage is the outage switch.
@@ -82,6 +89,7 @@ type recorder struct {
 	faults   map[Fault]int
 	statuses map[int]int
 	models   map[string]int
+	dialects map[Dialect]int
 	recent   []*Call // ring of at most opts.KeepCalls
 	next     int     // oldest entry once the ring is full
 }
@@ -98,6 +106,7 @@ func (r *recorder) reset() {
 	r.faults = map[Fault]int{}
 	r.statuses = map[int]int{}
 	r.models = map[string]int{}
+	r.dialects = map[Dialect]int{}
 	r.recent = nil
 	r.next = 0
 }
@@ -111,6 +120,9 @@ func (r *recorder) begin(c Call) *Call {
 	r.faults[c.Fault]++
 	if c.Model != "" {
 		r.models[c.Model]++
+	}
+	if c.Dialect != "" {
+		r.dialects[c.Dialect]++
 	}
 	if len(r.recent) < r.opts.KeepCalls {
 		r.recent = append(r.recent, p)
@@ -157,6 +169,12 @@ func (r *recorder) stats() Stats {
 		s.Models = make(map[string]int, len(r.models))
 		for k, v := range r.models {
 			s.Models[k] = v
+		}
+	}
+	if len(r.dialects) > 0 {
+		s.Dialects = make(map[Dialect]int, len(r.dialects))
+		for k, v := range r.dialects {
+			s.Dialects[k] = v
 		}
 	}
 	s.Recent = make([]Call, 0, len(r.recent))

@@ -1,6 +1,7 @@
 // Package fakes provides fault-injecting test doubles for triage's upstreams:
-// an OpenAI-compatible LLM server (LLM), an article server (Articles) and a
-// webhook receiver (Webhook). Unit tests, the local stack (make demo) and the
+// a model API speaking OpenAI chat completions, Azure OpenAI, the Anthropic
+// Messages API and the Bedrock Runtime Converse API (LLM), an article server
+// (Articles) and a webhook receiver (Webhook). Unit tests, the local stack (make demo) and the
 // soak test use them. Each is an http.Handler; Start serves one on a loopback
 // port, and cmd/fakes serves all three.
 //
@@ -68,7 +69,9 @@
 //	POST /_fake/reset    no body: forget calls, stats, deliveries, scripts, mix, switches
 //
 // and the LLM adds POST /_fake/models (ModelFaultsRequest:
-// {"model_faults": {"bad-model": "invalid_json"}, "replace": false}), the
+// {"model_faults": {"bad-model": "invalid_json"}, "replace": false}) and POST
+// /_fake/dialect-outage (DialectOutageRequest: {"dialect": "bedrock", "on":
+// true}: one provider's own outage while the others answer), the
 // webhook GET /_fake/deliveries ([Delivery], bodies as text). POSTs answer
 // {"ok": true} or 400 {"error": "..."}; unknown fields and fault names are
 // rejected. The same operations are Go methods: SetScript, SetMix,

@@ -1,7 +1,6 @@
 package fakes
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,9 +27,11 @@ const ItemIDHeader = "X-Triage-Item-Id"
 // model, and asks rate-limited clients to wait DefaultLLMRetryAfter.
 type LLMOptions struct {
 	Shared
-	// APIKey, when set, is the only key accepted as "Authorization: Bearer
-	// <key>"; a missing or different key answers OpenAI's 401. Empty accepts
-	// every request, with or without a key.
+	// APIKey, when set, is the only key the HTTP dialects accept — OpenAI's
+	// "Authorization: Bearer <key>", Azure's "api-key", Anthropic's
+	// "x-api-key"; a missing or different key answers the dialect's 401.
+	// Empty accepts every request, with or without a key. Bedrock requests
+	// need a SigV4 signature instead (its value is not checked).
 	APIKey string
 	// RetryAfter is the wait a rate_limit fault asks for (Retry-After,
 	// x-ratelimit-reset-requests and the message's "try again in"); 0 means
@@ -47,22 +48,63 @@ type LLMOptions struct {
 	ModelFaults map[string]Fault
 }
 
-// LLM is a fake OpenAI-compatible Chat Completions server:
+// Dialect is a wire format the fake LLM answers in.
+type Dialect string
+
+// Dialects.
+const (
+	// DialectOpenAI is OpenAI chat completions: POST /v1/chat/completions,
+	// "Authorization: Bearer".
+	DialectOpenAI Dialect = "openai"
+	// DialectAzure is Azure OpenAI: POST
+	// /openai/deployments/{deployment}/chat/completions, "api-key".
+	DialectAzure Dialect = "azure"
+	// DialectAnthropic is the Anthropic Messages API: POST /v1/messages,
+	// "x-api-key" and "anthropic-version".
+	DialectAnthropic Dialect = "anthropic"
+	// DialectBedrock is the Bedrock Runtime Converse API: POST
+	// /model/{modelId}/converse, SigV4-signed, where the AWS SDK's endpoint
+	// override points.
+	DialectBedrock Dialect = "bedrock"
+)
+
+// Dialects lists every dialect.
+func Dialects() []Dialect {
+	return []Dialect{DialectOpenAI, DialectAzure, DialectAnthropic, DialectBedrock}
+}
+
+// ParseDialect returns the dialect named s.
+func ParseDialect(s string) (Dialect, error) {
+	d := Dialect(strings.TrimSpace(s))
+	if slices.Contains(Dialects(), d) {
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown dialect %q (want openai, azure, anthropic or bedrock)", s)
+}
+
+// LLM is a fake model API speaking four dialects over one fault plan:
 //
-//	POST /v1/chat/completions
+//	POST /v1/chat/completions                           OpenAI
+//	POST /openai/deployments/{deployment}/chat/completions  Azure OpenAI
+//	POST /v1/messages                                   Anthropic Messages
+//	POST /model/{modelId}/converse                      Bedrock Converse
 //
 // Its fault plan is keyed on the X-Triage-Item-Id header, falling back to
-// "msg-" + FNV-1a hex of the last user message. For one call, first match
-// wins: outage; missing or wrong API key (401); a malformed request (400, as
-// OpenAI words it); a model not in Models (404); the model's fault (unless
-// fixed); the key's plan. A normal answer is a 200 whose content is the
-// Enrichment of the last user message (see EnrichmentFor), followed by a line
-// "ACTION_OUTCOME: success" when a system message mentions ACTION_OUTCOME.
+// "msg-" + FNV-1a hex of the last user message, and decides the fault of a
+// call whatever its dialect; each dialect renders the fault as its provider
+// does (see the dialect files: OpenAI's and Anthropic's error bodies,
+// Bedrock's X-Amzn-Errortype header with a {"message"} body). For one call,
+// first match wins: the global outage; the dialect's own outage
+// (SetDialectOutage); missing or wrong credentials; a malformed request
+// (400, as the provider words it); a model not in Models (404, or Bedrock's
+// ValidationException); the model's fault (unless fixed); the key's plan. A
+// normal answer is a 200 whose text is the Enrichment of the last user
+// message (see EnrichmentFor), followed by a line "ACTION_OUTCOME: success"
+// when a system message mentions ACTION_OUTCOME.
 //
-// Every answer but bad_gateway, hang and reset carries x-request-id,
-// openai-version and x-ratelimit-* headers. Stats never hold the
-// Authorization header or message text, only lengths. The control API is
-// described in the package documentation; LLM adds POST /_fake/models.
+// Stats never hold credentials or message text, only lengths. The control
+// API is described in the package documentation; LLM adds POST
+// /_fake/models and POST /_fake/dialect-outage (DialectOutageRequest).
 type LLM struct {
 	*Plan
 
@@ -70,8 +112,9 @@ type LLM struct {
 	rec  *recorder
 	mux  *http.ServeMux
 
-	mu          sync.Mutex
-	modelFaults map[string]Fault
+	mu             sync.Mutex
+	modelFaults    map[string]Fault
+	dialectOutages map[Dialect]OutageMode
 }
 
 // NewLLM returns a fake LLM server; it is an http.Handler. It fails when a
@@ -87,17 +130,21 @@ func NewLLM(opts LLMOptions) (*LLM, error) {
 	}
 	l.rec = newRecorder(l.Plan, opts.Shared)
 	l.Reset()
-	l.mux.HandleFunc("POST /v1/chat/completions", l.chatCompletions)
+	l.mux.HandleFunc("POST /v1/chat/completions", l.serve(DialectOpenAI))
+	l.mux.HandleFunc("POST /openai/deployments/{deployment}/chat/completions", l.serve(DialectAzure))
+	l.mux.HandleFunc("POST /v1/messages", l.serve(DialectAnthropic))
+	l.mux.HandleFunc("POST /model/{modelId}/converse", l.serve(DialectBedrock))
 	l.rec.register(l.mux, l.Stats, l.Reset)
 	l.mux.HandleFunc("POST /_fake/models", l.controlModels)
+	l.mux.HandleFunc("POST /_fake/dialect-outage", l.controlDialectOutage)
 	return l, nil
 }
 
-// ServeHTTP serves the chat completions endpoint and the control API.
+// ServeHTTP serves the model endpoints and the control API.
 func (l *LLM) ServeHTTP(w http.ResponseWriter, r *http.Request) { l.mux.ServeHTTP(w, r) }
 
-// Reset forgets calls and stats, clears the plan and switches, and restores
-// LLMOptions.ModelFaults.
+// Reset forgets calls and stats, clears the plan and switches (dialect
+// outages included), and restores LLMOptions.ModelFaults.
 func (l *LLM) Reset() {
 	l.Plan.Reset()
 	l.rec.reset()
@@ -105,14 +152,75 @@ func (l *LLM) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.modelFaults = faults
+	l.dialectOutages = map[Dialect]OutageMode{}
 }
 
-// Stats returns what the server has answered, per key, fault, status and
-// model, with its plan and per-model faults.
+// Stats returns what the server has answered, per key, fault, status,
+// model and dialect, with its plan, per-model faults and dialect outages.
 func (l *LLM) Stats() Stats {
 	s := l.rec.stats()
 	s.ModelFaults = l.ModelFaults()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.dialectOutages) > 0 {
+		s.DialectOutages = maps.Clone(l.dialectOutages)
+	}
 	return s
+}
+
+// SetDialectOutage switches one dialect's own outage: while on, every
+// request in that dialect answers the dialect's 503-class error
+// (OutageUnavailable; Anthropic's 529 overloaded_error, Bedrock's
+// ServiceUnavailableException) or hangs (OutageHang), and the other
+// dialects answer normally — a provider-wide outage of one provider.
+// mode "" is OutageUnavailable.
+func (l *LLM) SetDialectOutage(d Dialect, on bool, mode OutageMode) error {
+	if _, err := ParseDialect(string(d)); err != nil {
+		return err
+	}
+	if mode == "" {
+		mode = OutageUnavailable
+	}
+	if !slices.Contains(OutageModes(), mode) {
+		return fmt.Errorf("unknown outage mode %q", mode)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if on {
+		l.dialectOutages[d] = mode
+	} else {
+		delete(l.dialectOutages, d)
+	}
+	return nil
+}
+
+func (l *LLM) dialectOutage(d Dialect) (OutageMode, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m, ok := l.dialectOutages[d]
+	return m, ok
+}
+
+// DialectOutageRequest is the body of POST /_fake/dialect-outage.
+type DialectOutageRequest struct {
+	// Dialect is the dialect to switch. Required.
+	Dialect Dialect `json:"dialect"`
+	// On is required.
+	On *bool `json:"on"`
+	// Mode is "unavailable" (the default) or "hang".
+	Mode OutageMode `json:"mode,omitempty"`
+}
+
+func (l *LLM) controlDialectOutage(w http.ResponseWriter, r *http.Request) {
+	var body DialectOutageRequest
+	if !decodeControl(w, r, &body) {
+		return
+	}
+	if body.On == nil {
+		controlResult(w, errors.New(`body must set "on": true or false`))
+		return
+	}
+	controlResult(w, l.SetDialectOutage(body.Dialect, *body.On, body.Mode))
 }
 
 // SetModelFault makes model answer f on every call; FaultNone removes the
@@ -188,49 +296,6 @@ func (l *LLM) controlModels(w http.ResponseWriter, r *http.Request) {
 	controlResult(w, l.SetModelFaults(body.ModelFaults, body.Replace))
 }
 
-// chatRequest is the part of a Chat Completions request the fake reads;
-// temperature, response_format and the rest are accepted and ignored.
-type chatRequest struct {
-	Model    string        `json:"model"`
-	Messages []chatMessage `json:"messages"`
-	Stream   bool          `json:"stream"`
-}
-
-type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-// text returns the message's text: a string content, or the text parts of an
-// array content.
-func (m chatMessage) text() (string, error) {
-	c := strings.TrimSpace(string(m.Content))
-	switch {
-	case c == "" || c == "null":
-		return "", nil
-	case c[0] == '"':
-		var s string
-		err := json.Unmarshal(m.Content, &s)
-		return s, err
-	case c[0] == '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(m.Content, &parts); err != nil {
-			return "", err
-		}
-		var b strings.Builder
-		for _, p := range parts {
-			if p.Type == "text" {
-				b.WriteString(p.Text)
-			}
-		}
-		return b.String(), nil
-	}
-	return "", errors.New("content must be a string or an array of parts")
-}
-
 // prompt is what the fake needs from a parsed request.
 type prompt struct {
 	lastUser string
@@ -238,27 +303,20 @@ type prompt struct {
 	chars    int
 }
 
-func (req chatRequest) prompt() (prompt, error) {
-	var p prompt
-	for i, m := range req.Messages {
-		text, err := m.text()
-		if err != nil {
-			return p, fmt.Errorf("messages[%d].content: %w", i, err)
-		}
-		p.chars += len(text)
-		switch m.Role {
-		case "user":
-			p.lastUser = text
-		case "system", "developer":
-			if strings.Contains(text, "ACTION_OUTCOME") {
-				p.action = true
-			}
+// add counts one message of role with text.
+func (p *prompt) add(role, text string) {
+	p.chars += len(text)
+	switch role {
+	case "user":
+		p.lastUser = text
+	case "system", "developer":
+		if strings.Contains(text, "ACTION_OUTCOME") {
+			p.action = true
 		}
 	}
-	return p, nil
 }
 
-// badRequest is a request the fake rejects itself, as OpenAI would.
+// badRequest is a request the fake rejects itself, as the provider would.
 type badRequest struct {
 	status  int
 	message string
@@ -266,135 +324,210 @@ type badRequest struct {
 	code    string
 }
 
-func validateChat(body []byte, readErr error) (chatRequest, prompt, *badRequest) {
-	var req chatRequest
+// llmCall is one parsed request, whatever its dialect.
+type llmCall struct {
+	dialect  Dialect
+	model    string
+	messages int
+	p        prompt
+	bad      *badRequest
+	// presented is the credential presented (never stored or logged); ok
+	// reports whether it is accepted.
+	presented string
+	authOK    bool
+}
+
+// parse reads a request of dialect d.
+func (l *LLM) parse(d Dialect, r *http.Request, body []byte, readErr error) llmCall {
+	c := llmCall{dialect: d}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(readErr, &mbe):
-		return req, prompt{}, &badRequest{status: http.StatusRequestEntityTooLarge,
+		c.bad = &badRequest{status: http.StatusRequestEntityTooLarge,
 			message: fmt.Sprintf("Request body too large: the limit is %d bytes.", mbe.Limit), code: "request_too_large"}
 	case readErr != nil:
-		return req, prompt{}, &badRequest{status: http.StatusBadRequest, message: "Could not read the request body."}
+		c.bad = &badRequest{status: http.StatusBadRequest, message: "Could not read the request body."}
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return req, prompt{}, &badRequest{status: http.StatusBadRequest, message: "We could not parse the JSON body of your request. " +
-			"(HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, " +
-			"but what was sent was not valid JSON.)"}
+	switch d {
+	case DialectAnthropic:
+		l.parseAnthropic(&c, r, body)
+	case DialectBedrock:
+		l.parseBedrock(&c, r, body)
+	default:
+		l.parseChat(&c, r, body)
 	}
-	p, err := req.prompt()
-	switch {
-	case err != nil:
-		return req, p, &badRequest{status: http.StatusBadRequest, message: "Invalid " + err.Error(), param: "messages"}
-	case req.Model == "":
-		return req, p, &badRequest{status: http.StatusBadRequest, message: "you must provide a model parameter"}
-	case len(req.Messages) == 0:
-		return req, p, &badRequest{status: http.StatusBadRequest, message: "[] is too short - 'messages'", param: "messages"}
-	case req.Stream:
-		return req, p, &badRequest{status: http.StatusBadRequest, message: "stream is not supported by the fake LLM", param: "stream"}
-	}
-	return req, p, nil
+	return c
 }
 
-func (l *LLM) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	sw := &statusWriter{ResponseWriter: w}
-	body, readErr := io.ReadAll(http.MaxBytesReader(sw, r.Body, maxLLMBody))
-	req, p, bad := validateChat(body, readErr)
+// serve answers one model request of dialect d.
+func (l *LLM) serve(d Dialect) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		body, readErr := io.ReadAll(http.MaxBytesReader(sw, r.Body, maxLLMBody))
+		c := l.parse(d, r, body, readErr)
 
-	key := r.Header.Get(ItemIDHeader)
-	if key == "" {
-		text := p.lastUser
-		if bad != nil {
-			text = string(body)
+		key := r.Header.Get(ItemIDHeader)
+		if key == "" {
+			text := c.p.lastUser
+			if c.bad != nil {
+				text = string(body)
+			}
+			key = fmt.Sprintf("msg-%016x", fnv1a(text))
 		}
-		key = fmt.Sprintf("msg-%016x", fnv1a(text))
-	}
-	d := l.Decide(key)
-	presented, authOK := l.authorize(r)
-	modelFault := l.modelFault(req.Model)
-	fault := d.Fault
-	switch {
-	case d.Outage:
-	case !authOK:
-		fault = FaultAuth
-	case bad != nil:
-		fault = FaultNone
-	case len(l.opts.Models) > 0 && !slices.Contains(l.opts.Models, req.Model):
-		fault = FaultModelNotFound
-	case !d.Fixed && modelFault != FaultNone:
-		fault = modelFault
-	}
-	call := l.rec.begin(Call{Key: key, Call: d.Call, Fault: fault, Outage: d.Outage, Model: req.Model,
-		RequestBytes: len(body), Messages: len(req.Messages)})
-	defer func() { l.rec.finish(call, sw.status) }()
+		dec := l.Decide(key)
+		mode, down := l.dialectOutage(d)
+		modelFault := l.modelFault(c.model)
+		fault := dec.Fault
+		outage := dec.Outage
+		switch {
+		case dec.Outage:
+		case down:
+			fault, outage = mode.fault(), true
+		case !c.authOK:
+			fault = FaultAuth
+		case c.bad != nil:
+			fault = FaultNone
+		case len(l.opts.Models) > 0 && !slices.Contains(l.opts.Models, c.model):
+			fault = FaultModelNotFound
+		case !dec.Fixed && modelFault != FaultNone:
+			fault = modelFault
+		}
+		call := l.rec.begin(Call{Key: key, Call: dec.Call, Fault: fault, Outage: outage, Model: c.model, Dialect: d,
+			RequestBytes: len(body), Messages: c.messages})
+		defer func() { l.rec.finish(call, sw.status) }()
 
-	if !d.Outage && authOK && bad != nil {
-		l.headers(sw, d, false)
-		openAIError(sw, bad.status, bad.message, "invalid_request_error", bad.param, bad.code)
-		return
+		if !outage && c.authOK && c.bad != nil {
+			l.rejectRequest(sw, dec, c)
+			return
+		}
+		switch fault {
+		case FaultHang:
+			hang(sw, r, l.opts.MaxHang)
+			return
+		case FaultReset:
+			resetConnection(sw, "application/json", 800, []byte(`{"id":"`))
+			return
+		case FaultBadGateway:
+			sw.Header().Set("Content-Type", "text/html")
+			sw.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(sw, badGatewayHTML)
+			return
+		}
+		if a, ok := l.text(fault, c); ok {
+			l.complete(sw, dec, c, a)
+			return
+		}
+		l.fail(sw, dec, c, fault)
 	}
-	l.answer(sw, r, d, fault, req, p, presented)
 }
 
-// authorize reports the presented bearer key and whether it is accepted.
-func (l *LLM) authorize(r *http.Request) (presented string, ok bool) {
-	auth := r.Header.Get("Authorization")
-	if scheme, key, found := strings.Cut(auth, " "); found && strings.EqualFold(scheme, "Bearer") {
-		presented = strings.TrimSpace(key)
+// rejectRequest answers a malformed request in the dialect's words.
+func (l *LLM) rejectRequest(w http.ResponseWriter, dec Decision, c llmCall) {
+	switch c.dialect {
+	case DialectAnthropic:
+		l.anthropicHeaders(w, dec, false)
+		anthropicError(w, dec, c.bad.status, anthropicBadType(c.bad.status), c.bad.message)
+	case DialectBedrock:
+		bedrockError(w, dec, c.bad.status, bedrockBadCode(c.bad.status), c.bad.message)
+	default:
+		l.headers(w, dec, false)
+		openAIError(w, c.bad.status, c.bad.message, "invalid_request_error", c.bad.param, c.bad.code)
 	}
-	if l.opts.APIKey == "" {
-		return presented, true
-	}
-	return presented, subtle.ConstantTimeCompare([]byte(presented), []byte(l.opts.APIKey)) == 1
 }
 
-// maskKey masks an API key the way OpenAI's 401 message does: the first three
-// and last four characters survive. Keys shorter than 8 are fully masked.
-func maskKey(k string) string {
-	if len(k) < 8 {
-		return strings.Repeat("*", len(k))
+// fail answers an error fault in the dialect's shape.
+func (l *LLM) fail(w http.ResponseWriter, dec Decision, c llmCall, fault Fault) {
+	switch c.dialect {
+	case DialectAnthropic:
+		l.failAnthropic(w, dec, c, fault)
+	case DialectBedrock:
+		l.failBedrock(w, dec, c, fault)
+	case DialectAzure:
+		l.failAzure(w, dec, c, fault)
+	default:
+		l.failOpenAI(w, dec, c, fault)
 	}
-	return k[:3] + strings.Repeat("*", len(k)-7) + k[len(k)-4:]
 }
 
-// headers sets the headers OpenAI puts on every API response.
-func (l *LLM) headers(w http.ResponseWriter, d Decision, limited bool) {
-	h := w.Header()
-	id1 := splitmix64(fnv1a(d.Key) ^ uint64(d.Call))
-	h.Set("x-request-id", fmt.Sprintf("req_%016x%016x", id1, splitmix64(id1)))
-	h.Set("openai-organization", "org-fake")
-	h.Set("openai-processing-ms", "42")
-	h.Set("openai-version", "2020-10-01")
-	if limited {
-		h.Set("x-ratelimit-limit-requests", "3")
-		h.Set("x-ratelimit-remaining-requests", "0")
-		h.Set("x-ratelimit-reset-requests", l.opts.RetryAfter.String())
-	} else {
-		h.Set("x-ratelimit-limit-requests", "10000")
-		h.Set("x-ratelimit-remaining-requests", "9999")
-		h.Set("x-ratelimit-reset-requests", "6ms")
-	}
-	h.Set("x-ratelimit-limit-tokens", "200000")
-	h.Set("x-ratelimit-remaining-tokens", "199000")
-	h.Set("x-ratelimit-reset-tokens", "300ms")
+// stop is why a fake answer ended, before a dialect spells it.
+type stop int
+
+const (
+	stopEnd       stop = iota // a natural end
+	stopMaxTokens             // cut off at the output token limit
+	stopFilter                // a provider content filter
+	stopRefusal               // the model declined
+	stopGuardrail             // a Bedrock guardrail
+)
+
+// answerText is a 200 answer: its text and why it stopped. refusal is the
+// model's refusal text, for dialects that carry it apart from the content.
+type answerText struct {
+	content string
+	stop    stop
+	refusal string
 }
 
-// apiError is OpenAI's error object; empty Param and Code encode as null.
-type apiError struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
+// Texts of the 200 faults.
+const (
+	invalidJSONContent = "Sure! Here is the summary: {summary: oops"
+	actionFailedLine   = "ACTION_OUTCOME: failed | target system rejected the change"
+	actionSuccessLine  = "ACTION_OUTCOME: success"
+	refusalText        = "I'm sorry, but I can't help with that request."
+	guardrailText      = "Sorry, the model cannot answer this question."
+)
+
+// text returns the 200 answer of fault, or false for a fault that is an
+// error in c's dialect. Content policy is an error for OpenAI and Azure (a
+// 400) and a 200 elsewhere: Anthropic's refusal, a Bedrock guardrail.
+func (l *LLM) text(fault Fault, c llmCall) (answerText, bool) {
+	switch fault {
+	case FaultNone:
+		content := enrichmentJSON(c.p.lastUser)
+		if c.p.action {
+			content += "\n" + actionSuccessLine
+		}
+		return answerText{content: content}, true
+	case FaultInvalidJSON:
+		return answerText{content: invalidJSONContent}, true
+	case FaultSchemaMismatch:
+		e := EnrichmentFor(c.p.lastUser)
+		content, _ := json.Marshal(map[string]any{"summary": e.SummaryNeutral, "tags": []string{e.Category}})
+		return answerText{content: string(content)}, true
+	case FaultEmpty:
+		return answerText{}, true
+	case FaultContentFilter:
+		return answerText{stop: stopFilter}, true
+	case FaultActionFailed:
+		return answerText{content: enrichmentJSON(c.p.lastUser) + "\n" + actionFailedLine}, true
+	case FaultCutOff:
+		full := enrichmentJSON(c.p.lastUser)
+		return answerText{content: full[:len(full)/2], stop: stopMaxTokens}, true
+	case FaultRefusal:
+		return answerText{stop: stopRefusal, refusal: refusalText}, true
+	case FaultContentPolicy:
+		switch c.dialect {
+		case DialectAnthropic:
+			return answerText{stop: stopRefusal, refusal: refusalText}, true
+		case DialectBedrock:
+			return answerText{content: guardrailText, stop: stopGuardrail}, true
+		}
+	}
+	return answerText{}, false
 }
 
-func openAIError(w http.ResponseWriter, status int, message, typ, param, code string) {
-	e := apiError{Message: message, Type: typ}
-	if param != "" {
-		e.Param = &param
+// complete answers a 200 in c's dialect.
+func (l *LLM) complete(w http.ResponseWriter, dec Decision, c llmCall, a answerText) {
+	in := (c.p.chars+3)/4 + 3*c.messages
+	out := (len(a.content) + len(a.refusal) + 3) / 4
+	switch c.dialect {
+	case DialectAnthropic:
+		l.completeAnthropic(w, dec, c, a, in, out)
+	case DialectBedrock:
+		l.completeBedrock(w, dec, a, in, out)
+	default:
+		l.completeChat(w, dec, c, a, in, out)
 	}
-	if code != "" {
-		e.Code = &code
-	}
-	writeJSON(w, status, map[string]apiError{"error": e})
 }
 
 // badGatewayHTML is what a CDN in front of a model API answers when the
@@ -402,143 +535,10 @@ func openAIError(w http.ResponseWriter, status int, message, typ, param, code st
 const badGatewayHTML = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n" +
 	"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n"
 
-// Texts of the 200 faults.
-const (
-	invalidJSONContent = "Sure! Here is the summary: {summary: oops"
-	actionFailedLine   = "ACTION_OUTCOME: failed | target system rejected the change"
-	actionSuccessLine  = "ACTION_OUTCOME: success"
-)
-
-func (l *LLM) answer(w http.ResponseWriter, r *http.Request, d Decision, fault Fault, req chatRequest, p prompt, presented string) {
-	switch fault {
-	case FaultHang:
-		hang(w, r, l.opts.MaxHang)
-		return
-	case FaultReset:
-		resetConnection(w, "application/json", 800, []byte(`{"id":"chatcmpl-`))
-		return
-	case FaultBadGateway:
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = io.WriteString(w, badGatewayHTML)
-		return
-	}
-	l.headers(w, d, fault == FaultRateLimit)
-	switch fault {
-	case FaultRateLimit:
-		w.Header().Set("Retry-After", seconds(l.opts.RetryAfter))
-		openAIError(w, http.StatusTooManyRequests, fmt.Sprintf("Rate limit reached for %s in organization org-xxx on "+
-			"requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in %s. Visit "+
-			"https://platform.openai.com/account/rate-limits to learn more.", req.Model, l.opts.RetryAfter),
-			"requests", "", "rate_limit_exceeded")
-	case FaultQuota:
-		openAIError(w, http.StatusTooManyRequests, "You exceeded your current quota, please check your plan and "+
-			"billing details. For more information on this error, read the docs: "+
-			"https://platform.openai.com/docs/guides/error-codes/api-errors.", "insufficient_quota", "", "insufficient_quota")
-	case FaultServerError:
-		openAIError(w, http.StatusInternalServerError, "The server had an error while processing your request. "+
-			"Sorry about that!", "server_error", "", "")
-	case FaultUnavailable:
-		openAIError(w, http.StatusServiceUnavailable, "The engine is currently overloaded, please try again later.",
-			"server_error", "", "engine_overloaded")
-	case FaultContentPolicy:
-		openAIError(w, http.StatusBadRequest, "Your request was rejected as a result of our safety system. Your "+
-			"prompt may contain text that is not allowed by our safety system.", "invalid_request_error", "",
-			"content_policy_violation")
-	case FaultContextLength:
-		openAIError(w, http.StatusBadRequest, "This model's maximum context length is 128000 tokens. However, your "+
-			"messages resulted in 130012 tokens. Please reduce the length of the messages.", "invalid_request_error",
-			"messages", "context_length_exceeded")
-	case FaultAuth:
-		if presented == "" && l.opts.APIKey != "" {
-			openAIError(w, http.StatusUnauthorized, "You didn't provide an API key. You need to provide your API key "+
-				"in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain "+
-				"an API key from https://platform.openai.com/account/api-keys.", "invalid_request_error", "", "")
-			return
-		}
-		masked := "sk-...xxxx"
-		if presented != "" {
-			masked = maskKey(presented)
-		}
-		openAIError(w, http.StatusUnauthorized, "Incorrect API key provided: "+masked+". You can find your API key "+
-			"at https://platform.openai.com/account/api-keys.", "invalid_request_error", "", "invalid_api_key")
-	case FaultModelNotFound:
-		openAIError(w, http.StatusNotFound, "The model `"+req.Model+"` does not exist or you do not have access to it.",
-			"invalid_request_error", "", "model_not_found")
-	case FaultInvalidJSON:
-		l.complete(w, d, req, p, invalidJSONContent, "stop")
-	case FaultSchemaMismatch:
-		e := EnrichmentFor(p.lastUser)
-		content, _ := json.Marshal(map[string]any{"summary": e.SummaryNeutral, "tags": []string{e.Category}})
-		l.complete(w, d, req, p, string(content), "stop")
-	case FaultEmpty:
-		l.complete(w, d, req, p, "", "stop")
-	case FaultContentFilter:
-		l.complete(w, d, req, p, "", "content_filter")
-	case FaultActionFailed:
-		l.complete(w, d, req, p, enrichmentJSON(p.lastUser)+"\n"+actionFailedLine, "stop")
-	default:
-		content := enrichmentJSON(p.lastUser)
-		if p.action {
-			content += "\n" + actionSuccessLine
-		}
-		l.complete(w, d, req, p, content, "stop")
-	}
-}
-
-type chatResponse struct {
-	ID                string       `json:"id"`
-	Object            string       `json:"object"`
-	Created           int64        `json:"created"`
-	Model             string       `json:"model"`
-	Choices           []chatChoice `json:"choices"`
-	Usage             chatUsage    `json:"usage"`
-	SystemFingerprint string       `json:"system_fingerprint"`
-}
-
-type chatChoice struct {
-	Index        int               `json:"index"`
-	Message      chatAnswer        `json:"message"`
-	Logprobs     *struct{}         `json:"logprobs"`
-	FinishReason string            `json:"finish_reason"`
-	Filter       map[string]filter `json:"content_filter_results,omitempty"`
-}
-
-type chatAnswer struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type filter struct {
-	Filtered bool   `json:"filtered"`
-	Severity string `json:"severity"`
-}
-
-type chatUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-}
-
-// complete answers a 200 chat completion with content.
-func (l *LLM) complete(w http.ResponseWriter, d Decision, req chatRequest, p prompt, content, finish string) {
-	choice := chatChoice{Message: chatAnswer{Role: "assistant", Content: content}, FinishReason: finish}
-	if finish == "content_filter" { // Azure OpenAI reports which category tripped
-		choice.Filter = map[string]filter{
-			"hate": {false, "safe"}, "self_harm": {false, "safe"}, "sexual": {false, "safe"}, "violence": {true, "high"},
-		}
-	}
-	usage := chatUsage{PromptTokens: (p.chars+3)/4 + 3*len(req.Messages), CompletionTokens: (len(content) + 3) / 4}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
-	writeJSON(w, http.StatusOK, chatResponse{
-		ID:                fmt.Sprintf("chatcmpl-%016x", splitmix64(fnv1a(d.Key)+uint64(d.Call))),
-		Object:            "chat.completion",
-		Created:           l.opts.Now().Unix(),
-		Model:             req.Model,
-		Choices:           []chatChoice{choice},
-		Usage:             usage,
-		SystemFingerprint: "fp_fake",
-	})
+// requestID derives a stable request id for a decision.
+func requestID(dec Decision) string {
+	id1 := splitmix64(fnv1a(dec.Key) ^ uint64(dec.Call))
+	return fmt.Sprintf("%016x%016x", id1, splitmix64(id1))
 }
 
 // Enrichment is the JSON object the fake LLM answers by default; its fields

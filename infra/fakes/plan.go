@@ -48,7 +48,8 @@ const (
 	// FaultSchemaMismatch is a 200 whose content is JSON without the required
 	// enrichment fields (LLM).
 	FaultSchemaMismatch Fault = "schema_mismatch"
-	// FaultEmpty is a 200 with empty message content (LLM).
+	// FaultEmpty is a 200 with empty message content (LLM) or an empty
+	// document (articles).
 	FaultEmpty Fault = "empty"
 	// FaultContentPolicy is a 400 content_policy_violation (LLM).
 	FaultContentPolicy Fault = "content_policy"
@@ -64,6 +65,23 @@ const (
 	// FaultActionFailed is a 200 with valid enrichment JSON followed by
 	// "ACTION_OUTCOME: failed | target system rejected the change" (LLM).
 	FaultActionFailed Fault = "action_failed"
+	// FaultCutOff is a 200 whose answer stopped at the output token limit
+	// half way through the JSON: OpenAI finish_reason "length", Anthropic
+	// and Bedrock "max_tokens" (LLM).
+	FaultCutOff Fault = "cut_off"
+	// FaultRefusal is a 200 in which the model declines: OpenAI's
+	// message.refusal, Anthropic's stop_reason "refusal", a plain-text
+	// refusal from a Bedrock model (LLM).
+	FaultRefusal Fault = "refusal"
+	// FaultModelTimeout is Bedrock's 408 ModelTimeoutException; the HTTP
+	// dialects answer a 504 (LLM).
+	FaultModelTimeout Fault = "model_timeout"
+	// FaultModelNotReady is Bedrock's 429 ModelNotReadyException; the HTTP
+	// dialects answer their 503 (LLM).
+	FaultModelNotReady Fault = "model_not_ready"
+	// FaultModelError is Bedrock's 424 ModelErrorException; the HTTP
+	// dialects answer their 500 (LLM).
+	FaultModelError Fault = "model_error"
 
 	// FaultNotFound is a 404 (articles).
 	FaultNotFound Fault = "not_found"
@@ -116,6 +134,11 @@ var faultTable = []struct {
 	{FaultAuth, true},
 	{FaultModelNotFound, true},
 	{FaultActionFailed, false},
+	{FaultCutOff, false},
+	{FaultRefusal, true},
+	{FaultModelTimeout, false},
+	{FaultModelNotReady, false},
+	{FaultModelError, false},
 	{FaultNotFound, true},
 	{FaultGone, true},
 	{FaultSlow, false},
@@ -143,6 +166,7 @@ func LLMFaults() []Fault {
 		FaultNone, FaultRateLimit, FaultQuota, FaultServerError, FaultUnavailable, FaultBadGateway,
 		FaultHang, FaultReset, FaultInvalidJSON, FaultSchemaMismatch, FaultEmpty, FaultContentPolicy,
 		FaultContentFilter, FaultContextLength, FaultAuth, FaultModelNotFound, FaultActionFailed,
+		FaultCutOff, FaultRefusal, FaultModelTimeout, FaultModelNotReady, FaultModelError,
 	}
 }
 
@@ -151,7 +175,7 @@ func LLMFaults() []Fault {
 func ArticleFaults() []Fault {
 	return []Fault{
 		FaultNone, FaultNotFound, FaultGone, FaultServerError, FaultUnavailable, FaultRateLimit,
-		FaultHang, FaultSlow, FaultHuge, FaultReset,
+		FaultHang, FaultSlow, FaultHuge, FaultReset, FaultEmpty,
 	}
 }
 

@@ -8,6 +8,7 @@ package policycheck
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -98,7 +99,9 @@ func Check(resources map[string]Resource, reach map[string][]string) []Finding {
 	return out
 }
 
-// Statements returns the statements of a role's inline policies.
+// Statements returns the statements of a role's inline policies. A
+// statement wrapped in Fn::If counts with both of its branches (whichever
+// the stack's parameters pick must pass); AWS::NoValue branches are none.
 func Statements(r Resource) []map[string]any {
 	var out []map[string]any
 	pols, _ := r.Properties["Policies"].([]any)
@@ -107,13 +110,38 @@ func Statements(r Resource) []map[string]any {
 		doc, _ := pm["PolicyDocument"].(map[string]any)
 		sts, _ := doc["Statement"].([]any)
 		for _, s := range sts {
-			if sm, ok := s.(map[string]any); ok {
-				out = append(out, sm)
-			}
+			out = append(out, branches(s)...)
 		}
 	}
 	return out
 }
+
+// branches returns the statements a statement entry may be: itself, or
+// every branch of an Fn::If.
+func branches(v any) []map[string]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if arg, ok := m["Fn::If"].([]any); ok && len(m) == 1 {
+		if len(arg) != 3 {
+			return nil
+		}
+		return append(branches(arg[1]), branches(arg[2])...)
+	}
+	if ref, ok := m["Ref"].(string); ok && ref == "AWS::NoValue" && len(m) == 1 {
+		return nil
+	}
+	return []map[string]any{m}
+}
+
+// BedrockModelPrefix matches the one region wildcard a role may hold: the
+// region of a Bedrock foundation-model ARN, "arn:PARTITION:bedrock:*::
+// foundation-model/", to which the template appends the exact model ids of
+// the chain (cross-region inference reaches a model in several regions). It
+// is allowed only for bedrock:InvokeModel and only as that prefix: the model
+// id is never a wildcard.
+var bedrockModelPrefix = regexp.MustCompile(`^,?arn:[a-z-]+:bedrock:\*::foundation-model/$`)
 
 func checkStatement(role string, st map[string]any) []Finding {
 	var out []Finding
@@ -137,15 +165,19 @@ func checkStatement(role string, st map[string]any) []Finding {
 	if _, ok := st["NotResource"]; ok {
 		out = append(out, Finding{where, "wildcard-resource", "NotResource grants everything else"})
 	}
-	logsOnly := len(actions) > 0
+	logsOnly, invokeOnly := len(actions) > 0, len(actions) > 0
 	for _, a := range actions {
 		logsOnly = logsOnly && strings.HasPrefix(a, "logs:")
+		invokeOnly = invokeOnly && a == "bedrock:InvokeModel"
 	}
 	for _, lit := range literals(st["Resource"]) {
 		if !strings.Contains(lit, "*") {
 			continue
 		}
 		if logsOnly && strings.HasSuffix(lit, StreamWildcard) && strings.Count(lit, "*") == 1 && strings.Contains(lit, ":log-group:") {
+			continue
+		}
+		if invokeOnly && bedrockModelPrefix.MatchString(lit) {
 			continue
 		}
 		out = append(out, Finding{where, "wildcard-resource", lit})
@@ -184,6 +216,12 @@ func literals(v any) []string {
 		}
 		return out
 	case map[string]any:
+		if arg, ok := t["Fn::If"].([]any); ok && len(arg) == 3 {
+			return append(literals(arg[1]), literals(arg[2])...)
+		}
+		if arg, ok := t["Fn::Split"].([]any); ok && len(arg) == 2 {
+			return literals(arg[1])
+		}
 		if sub, ok := t["Fn::Sub"]; ok {
 			switch s := sub.(type) {
 			case string:
@@ -197,7 +235,14 @@ func literals(v any) []string {
 			}
 		}
 		if join, ok := t["Fn::Join"].([]any); ok && len(join) == 2 {
-			return []string{strings.Join(literals(join[1]), "")}
+			// The delimiter and each part are checked on their own: a part
+			// computed from a parameter contributes nothing, and gluing the
+			// rest together would hide which fragment holds a wildcard.
+			out := literals(join[1])
+			if d, ok := join[0].(string); ok && d != "" {
+				out = append(out, d)
+			}
+			return out
 		}
 	}
 	return nil
@@ -241,6 +286,11 @@ func collectRefs(v any, set map[string]bool) {
 				}
 			case string:
 				set[strings.SplitN(g, ".", 2)[0]] = true
+			}
+		}
+		for k, v := range t {
+			if k != "Ref" && k != "Fn::GetAtt" && k != "Fn::Sub" {
+				collectRefs(v, set) // the arguments of Fn::If, Fn::Join, Fn::Split, …
 			}
 		}
 		for _, lit := range literals(t) {

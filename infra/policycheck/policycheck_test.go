@@ -2,6 +2,7 @@ package policycheck_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,9 @@ import (
 var reach = map[string][]string{
 	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable"},
 	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
-		"ModelsTable", "BudgetTable", "LLMApiKeyParameter"},
+		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter",
+		// the Bedrock models of the chain (bedrock:InvokeModel on exactly those)
+		"LLMModels", "LLMEscalationModel"},
 	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"WebhookSecretParameter"},
 	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable"},
@@ -112,16 +115,16 @@ json.dump(transform(tpl, {}, Loader()), sys.stdout)
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
 	}
+	raw, err := template.ParseFile(filepath.Join(root(t), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	res := map[string]policycheck.Resource{}
-	roles := 0
 	for id, r := range doc.Resources {
 		res[id] = policycheck.Resource{Type: r.Type, Properties: r.Properties}
-		if r.Type == "AWS::IAM::Role" {
-			roles++
+		if _, declared := raw.Resources[id]; r.Type == "AWS::IAM::Role" && !declared {
+			t.Errorf("the transformed template has a role %s that template.yaml does not declare: SAM generated its own", id)
 		}
-	}
-	if roles != len(reach) {
-		t.Errorf("the transformed template has %d roles, want one per function (%d): SAM generated its own", roles, len(reach))
 	}
 	for _, f := range policycheck.Check(res, reach) {
 		t.Error(f)
@@ -159,6 +162,12 @@ func TestRulesCatchViolations(t *testing.T) {
 		"queue without sse": {map[string]policycheck.Resource{"Q": {Type: "AWS::SQS::Queue", Properties: map[string]any{}}}, "sse"},
 		"table without sse": {map[string]policycheck.Resource{"T": {Type: "AWS::DynamoDB::Table", Properties: map[string]any{
 			"SSESpecification": map[string]any{"SSEEnabled": false}}}}, "sse"},
+		"every bedrock model": {map[string]policycheck.Resource{"R": role(stmt("bedrock:InvokeModel",
+			map[string]any{"Fn::Sub": "arn:${AWS::Partition}:bedrock:*::foundation-model/*"}))}, "wildcard-resource"},
+		"bedrock region wildcard for another action": {map[string]policycheck.Resource{"R": role(stmt("bedrock:InvokeModelWithResponseStream",
+			map[string]any{"Fn::Join": []any{"", []any{"arn:aws:bedrock:*::foundation-model/", map[string]any{"Ref": "M"}}}}))}, "wildcard-resource"},
+		"a wildcard inside a conditional statement": {map[string]policycheck.Resource{"R": role(map[string]any{"Fn::If": []any{"C",
+			stmt("sqs:SendMessage", "*"), map[string]any{"Ref": "AWS::NoValue"}}})}, "wildcard-resource"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -183,6 +192,15 @@ func TestRulesCatchViolations(t *testing.T) {
 			t.Fatalf("findings %v, want one reach finding naming OtherDLQ", fs)
 		}
 	})
+	t.Run("the chain's bedrock models in any region are allowed", func(t *testing.T) {
+		t.Parallel()
+		res := map[string]policycheck.Resource{"R": role(stmt([]any{"bedrock:InvokeModel"}, map[string]any{"Fn::Split": []any{",",
+			map[string]any{"Fn::Join": []any{"", []any{"arn:aws:bedrock:*::foundation-model/",
+				map[string]any{"Fn::Join": []any{",arn:aws:bedrock:*::foundation-model/", map[string]any{"Fn::Split": []any{",", map[string]any{"Ref": "M"}}}}}}}}}}))}
+		if fs := policycheck.Check(res, nil); len(fs) != 0 {
+			t.Fatalf("findings %v", fs)
+		}
+	})
 	t.Run("the own log group's streams are allowed", func(t *testing.T) {
 		t.Parallel()
 		res := map[string]policycheck.Resource{"R": role(stmt([]any{"logs:CreateLogStream", "logs:PutLogEvents"},
@@ -191,4 +209,93 @@ func TestRulesCatchViolations(t *testing.T) {
 			t.Fatalf("findings %v", fs)
 		}
 	})
+}
+
+// TestBedrockGrantIsTheChainsModels resolves the llm role's conditional
+// statements as CloudFormation would for several chains: bedrock:InvokeModel
+// lands on exactly the Bedrock models named (escalation model included), in
+// the stack's partition, with nothing for a chain without Bedrock; the
+// Anthropic key is readable only when the chain names Anthropic.
+func TestBedrockGrantIsTheChainsModels(t *testing.T) {
+	t.Parallel()
+	tpl, err := template.ParseFile(filepath.Join(root(t), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := policycheck.Resource{Type: tpl.Resources["LLMFuncRole"].Type, Properties: tpl.Resources["LLMFuncRole"].Properties}
+	arn := func(partition, id string) string { return "arn:" + partition + ":bedrock:*::foundation-model/" + id }
+	tests := []struct {
+		name          string
+		params        map[string]string
+		partition     string
+		wantBedrock   []string // nil: no Bedrock statement
+		wantAnthropic bool
+	}{
+		{name: "no bedrock, no anthropic", params: map[string]string{"LLMModels": "gpt-4o-mini,gpt-4o"}},
+		{name: "a bedrock model and an openai one",
+			params:      map[string]string{"LLMModels": "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0,openai:gpt-4o-mini"},
+			wantBedrock: []string{arn("aws", "anthropic.claude-3-5-haiku-20241022-v1:0"), arn("aws", "openai:gpt-4o-mini")}},
+		{name: "the escalation model counts",
+			params: map[string]string{"LLMModels": "anthropic:claude-3-5-haiku-latest",
+				"LLMEscalationModel": "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0"},
+			wantBedrock:   []string{arn("aws", "anthropic:claude-3-5-haiku-latest"), arn("aws", "anthropic.claude-3-5-sonnet-20241022-v2:0")},
+			wantAnthropic: true},
+		{name: "govcloud", partition: "aws-us-gov",
+			params:      map[string]string{"LLMModels": "bedrock:amazon.nova-lite-v1:0,bedrock:meta.llama3-8b-instruct-v1:0"},
+			wantBedrock: []string{arn("aws-us-gov", "amazon.nova-lite-v1:0"), arn("aws-us-gov", "meta.llama3-8b-instruct-v1:0")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := template.NewResolver(tpl, template.ResolverConfig{Parameters: tc.params,
+				Pseudo: template.Pseudo{Partition: tc.partition, StackName: "s"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotBedrock []string
+			gotAnthropic := false
+			pols, _ := role.Properties["Policies"].([]any)
+			doc, _ := pols[0].(map[string]any)["PolicyDocument"].(map[string]any)
+			for _, st := range doc["Statement"].([]any) {
+				m, _ := st.(map[string]any)
+				if _, conditional := m["Fn::If"]; !conditional {
+					continue
+				}
+				v, err := r.Resolve(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, ok := v.(map[string]any)
+				if !ok {
+					continue // AWS::NoValue
+				}
+				switch res["Sid"] {
+				case "BedrockChainModels":
+					for _, a := range res["Resource"].([]any) {
+						gotBedrock = append(gotBedrock, a.(string))
+					}
+					if fmt.Sprint(res["Action"]) != "[bedrock:InvokeModel]" {
+						t.Errorf("actions = %v", res["Action"])
+					}
+				case "AnthropicApiKey":
+					gotAnthropic = true
+				}
+			}
+			if fmt.Sprint(gotBedrock) != fmt.Sprint(tc.wantBedrock) {
+				t.Errorf("bedrock:InvokeModel on %v, want %v", gotBedrock, tc.wantBedrock)
+			}
+			if gotAnthropic != tc.wantAnthropic {
+				t.Errorf("anthropic key statement = %v, want %v", gotAnthropic, tc.wantAnthropic)
+			}
+			// Every entry that is not a Bedrock model becomes an ARN no
+			// Bedrock model can have: model ids are vendor.name, never
+			// "provider:".
+			for _, a := range gotBedrock {
+				id := strings.TrimPrefix(a[strings.Index(a, "foundation-model/"):], "foundation-model/")
+				if strings.Contains(id, "*") || id == "" {
+					t.Errorf("resource %q is not one model", a)
+				}
+			}
+		})
+	}
 }

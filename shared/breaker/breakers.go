@@ -79,7 +79,9 @@ func DefaultTrips(c failure.Class) bool {
 	return c == failure.NetworkTimeout || c == failure.UpstreamUnavailable
 }
 
-// OutcomeOf judges a call's error with trips (nil means DefaultTrips).
+// OutcomeOf judges a call's error with trips (nil means DefaultTrips). A
+// provider's exhausted quota (BUDGET_EXCEEDED, not self-imposed) is Quota
+// whatever trips says: it opens the breaker at once.
 func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
 	if err == nil {
 		return Success
@@ -92,12 +94,12 @@ func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
 	}
 	cl := failure.Classify(err)
 	switch {
+	case cl.Class == failure.BudgetExceeded && !cl.SelfImposed:
+		return Quota
 	case trips(cl.Class):
 		return Failure
 	case cl.SelfImposed, cl.Class == failure.SchemaInvalid, cl.Class == failure.InternalBug, cl.Class == failure.Unknown:
 		return Neutral
-	case cl.Class == failure.BudgetExceeded:
-		return Quota
 	case cl.Class == failure.RateLimited:
 		return Throttled
 	}

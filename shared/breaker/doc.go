@@ -1,7 +1,8 @@
-// Package breaker is a circuit breaker per upstream service (the LLM
-// provider's host, each webhook host, each article host) whose state lives in
+// Package breaker is a circuit breaker per upstream service (each model
+// provider of the llm chain, "llm:bedrock"; each webhook host; each article
+// host) whose state lives in
 // DynamoDB, so that every Lambda instance of every stage sees one breaker
-// (seeds/004: closed → open after 5 consecutive failures → half-open after
+// (closed → open after 5 consecutive failures → half-open after
 // 5 minutes with a single probe → closed on its success).
 //
 // # States and transitions

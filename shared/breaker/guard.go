@@ -92,8 +92,8 @@ func SourceHost(it state.Item) string { return Host(it.SourceURL) }
 // WebhookHost is the breaker key of an item's webhook host (notify stage).
 func WebhookHost(it state.Item) string { return Host(it.WebhookURL) }
 
-// Fixed returns a Service function naming one service for every item (the
-// llm stage: Fixed(Host(LLM_BASE_URL))).
+// Fixed returns a Service function naming one service for every item. (The
+// llm stage asks its providers' breakers itself, in shared/fallback.)
 func Fixed(service string) func(state.Item) string {
 	return func(state.Item) string { return service }
 }

@@ -188,8 +188,13 @@ func FromEnv(getenv func(string) string, db API) (*Daily, error) {
 	return New(db, table, dailyCap, cost)
 }
 
-// Charge adds one call's cost to now's UTC day, unless that would take the
-// day's spend past the cap:
+// Charge adds one call's cost (Cost) to now's UTC day; see ChargeCost.
+func (d *Daily) Charge(ctx context.Context, now time.Time) error {
+	return d.ChargeCost(ctx, now, d.Cost)
+}
+
+// ChargeCost adds cost to now's UTC day, unless that would take the day's
+// spend past the cap:
 //
 //	update     ADD spend :cost, calls :1  SET cap = :cap
 //	condition  attribute_not_exists(spend) OR spend <= :cap_minus_cost
@@ -198,10 +203,11 @@ func FromEnv(getenv func(string) string, db API) (*Daily, error) {
 // passes the cap. A refused charge adds 1 to the day's blocked counter
 // (ADD blocked :1, unconditional, best effort) and returns Exceeded(), behind the day's Gate. An
 // SDK-level retry of a charge that had been applied charges twice: spend
-// errs high, never past the cap.
-func (d *Daily) Charge(ctx context.Context, now time.Time) error {
+// errs high, never past the cap. A cost below 1 is charged as 1.
+func (d *Daily) ChargeCost(ctx context.Context, now time.Time, cost Micros) error {
+	cost = max(cost, 1)
 	day := DayKey(now)
-	if d.Cost > d.Cap {
+	if cost > d.Cap {
 		return d.block(ctx, day)
 	}
 	_, err := d.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -211,10 +217,10 @@ func (d *Daily) Charge(ctx context.Context, now time.Time) error {
 		ConditionExpression:      aws.String("attribute_not_exists(#spend) OR #spend <= :limit"),
 		ExpressionAttributeNames: map[string]string{"#spend": "spend", "#calls": "calls", "#cap": "cap"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":cost":  num(int64(d.Cost)),
+			":cost":  num(int64(cost)),
 			":one":   num(1),
 			":cap":   num(int64(d.Cap)),
-			":limit": num(int64(d.Cap - d.Cost)),
+			":limit": num(int64(d.Cap - cost)),
 		},
 	})
 	if err == nil {
@@ -225,6 +231,29 @@ func (d *Daily) Charge(ctx context.Context, now time.Time) error {
 		return d.block(ctx, day)
 	}
 	return fmt.Errorf("charge the %s budget: %w", day, err)
+}
+
+// Settle corrects a charge of the day of charged once the call's real cost
+// is known (tokens at the model's price): ADD spend :delta, unconditional —
+// the call has happened — so a call that cost more than its estimate may
+// take the day past the cap by the difference, and the next charge is
+// refused. A negative delta refunds an estimate that was too high.
+func (d *Daily) Settle(ctx context.Context, charged time.Time, delta Micros) error {
+	if delta == 0 {
+		return nil
+	}
+	day := DayKey(charged)
+	_, err := d.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &d.Table,
+		Key:                       dayKey(day),
+		UpdateExpression:          aws.String("ADD #spend :delta"),
+		ExpressionAttributeNames:  map[string]string{"#spend": "spend"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":delta": num(int64(delta))},
+	})
+	if err != nil {
+		return fmt.Errorf("settle the %s budget: %w", day, err)
+	}
+	return nil
 }
 
 func (d *Daily) block(ctx context.Context, day string) error {
@@ -316,7 +345,13 @@ type Memory struct {
 }
 
 // Charge applies Daily.Charge's rule.
-func (m *Memory) Charge(_ context.Context, now time.Time) error {
+func (m *Memory) Charge(ctx context.Context, now time.Time) error {
+	return m.ChargeCost(ctx, now, m.Cost)
+}
+
+// ChargeCost applies Daily.ChargeCost's rule.
+func (m *Memory) ChargeCost(_ context.Context, now time.Time, cost Micros) error {
+	cost = max(cost, 1)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.days == nil {
@@ -325,13 +360,28 @@ func (m *Memory) Charge(_ context.Context, now time.Time) error {
 	key := DayKey(now)
 	d := m.days[key]
 	d.Day, d.Cap = key, m.Cap
-	if m.Cost > m.Cap || d.Spend+m.Cost > m.Cap {
+	if cost > m.Cap || d.Spend+cost > m.Cap {
 		d.Blocked++
 		m.days[key] = d
 		return exceeded(key)
 	}
-	d.Spend += m.Cost
+	d.Spend += cost
 	d.Calls++
+	m.days[key] = d
+	return nil
+}
+
+// Settle applies Daily.Settle's rule.
+func (m *Memory) Settle(_ context.Context, charged time.Time, delta Micros) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.days == nil {
+		m.days = map[string]Day{}
+	}
+	key := DayKey(charged)
+	d := m.days[key]
+	d.Day = key
+	d.Spend += delta
 	m.days[key] = d
 	return nil
 }

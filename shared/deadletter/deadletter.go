@@ -33,6 +33,9 @@ const (
 	// MaxNotes bounds replay notes kept in the payload (the newest win; the
 	// item keeps the full history).
 	MaxNotes = 20
+	// MaxBodyBytes bounds message.body, the redacted body of a message
+	// that named no usable item.
+	MaxBodyBytes = 8 << 10
 )
 
 // Payload is the dead-letter message body. Field names are the contract of
@@ -48,6 +51,24 @@ type Payload struct {
 	LastStack        string                 `json:"last_stack"`
 	SanitizedContext Context                `json:"sanitized_context"`
 	Replay           Replay                 `json:"replay"`
+	// Message is set for the dead letter of a message rather than of an
+	// item: a malformed body, an envelope naming an item that does not
+	// exist, an item spec that conflicts with its item. Such a dead letter
+	// is never replayed (there is nothing to resume); an operator reads the
+	// body, fixes it and resubmits it (triage submit), or resolves it.
+	Message *Message `json:"message,omitempty"`
+}
+
+// Message is the body of a message that named no usable item, redacted
+// (shared/redact, structure kept for JSON) and cut to MaxBodyBytes.
+type Message struct {
+	// Body is the redacted body, at most MaxBodyBytes.
+	Body string `json:"body"`
+	// Bytes and SHA256 (first 16 hex digits) describe the original body.
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"`
+	// Truncated is set when Body was cut.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Context is operational context safe to share: ids, statuses, codes, hashes.
@@ -120,8 +141,11 @@ type Input struct {
 	// InputText is the stage input (article text, prompt); only its size and
 	// a hash reach the payload.
 	InputText string
-	Details   map[string]string
-	Replay    Replay
+	// Body, when set, is the body of a message that named no usable item:
+	// it reaches the payload redacted and bounded (Payload.Message).
+	Body    string
+	Details map[string]string
+	Replay  Replay
 }
 
 // Build assembles a payload through redaction. It never fails: what cannot
@@ -175,7 +199,20 @@ func Build(in Input) Payload {
 		Replay:           sanitizeReplay(in.Replay),
 	}
 	p.SanitizedContext.DeadLetterID = ID(in.ItemID, in.Stage, attempts[in.Stage], in.Replay.Count)
+	if in.Body != "" {
+		p.Message = messageOf(in.Body)
+	}
 	return p
+}
+
+// messageOf redacts and bounds a message body.
+func messageOf(body string) *Message {
+	sum := sha256.Sum256([]byte(body))
+	m := &Message{Body: string(redact.JSON([]byte(body))), Bytes: len(body), SHA256: hex.EncodeToString(sum[:8])}
+	if len(m.Body) > MaxBodyBytes {
+		m.Body, m.Truncated = truncate(m.Body, MaxBodyBytes), true
+	}
+	return m
 }
 
 // ID is the deterministic id of one dead-letter event.

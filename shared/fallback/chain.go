@@ -1,14 +1,51 @@
-// Package fallback is the llm stage's model fallback chain: a stage.Work that
-// asks the first enabled model of an ordered list, records each model-specific
-// failure against the model (shared/health), and makes the item wait —
-// without spending an attempt — when every model is disabled.
+// Package fallback is the llm stage's model fallback chain across
+// providers: a stage.Work that asks the first usable entry of an ordered
+// list of provider:model entries, records each model-specific failure
+// against that entry's model health (shared/health), keeps one circuit
+// breaker per provider (shared/breaker), and makes the item wait — without
+// spending an attempt — when no entry can be asked.
 //
-// One invocation asks one model, with one exception: a CONTENT_POLICY or
-// TOKEN_LIMIT failure is retried once, at once, on the configured escalation
-// model (a larger-context or differently-moderated model) before the item is
-// dead-lettered. Any other failure fails the item with that failure; the queue
-// retries it later, by when a bad model may have been disabled and the chain
-// moves on to the next.
+// # Walking the chain
+//
+// For each entry, in order: an entry whose provider is already out for this
+// item is skipped; a disabled model is skipped; the provider's breaker is
+// asked, and an open breaker puts the whole provider out (all its models)
+// without a call. The first entry left is asked. Its answer decides:
+//
+//   - success: the item is enriched;
+//   - a provider-wide failure — AUTH_DENIED, the provider's BUDGET_EXCEEDED
+//     (a quota or credit, not triage's own daily budget), or an outage
+//     failure that left the provider's breaker open (the call that tripped
+//     it, a failed half-open probe) — puts the provider out and the walk
+//     goes on to the next provider's entries in the same invocation: the
+//     item spends no attempt on a provider that cannot serve anyone;
+//   - CONTENT_POLICY or TOKEN_LIMIT: retried once, at once, on the
+//     escalation entry (a larger-context or differently moderated model),
+//     when one is configured, enabled and its provider is up;
+//   - anything else fails the item with that failure; the queue retries it
+//     later, by when a bad model may have been disabled or a provider's
+//     breaker opened, and the walk moves on.
+//
+// When no entry can be asked the item waits (a *failure.WaitError: no
+// attempt) until the earliest expected recovery — an open breaker's probe
+// time, an auto-disabled model's cooldown — or NoModelWait; when every
+// provider that was asked failed provider-wide and nothing is expected
+// back, that failure is returned (AUTH_DENIED everywhere needs an operator).
+//
+// # Gates
+//
+// The wait names the gate it is behind (docs/design.md "Waits and
+// parking"), so the runner parks the item and the scheduler releases it
+// when the gate opens. When one provider's breaker is all that stands in
+// the way (a one-provider chain, the usual case), that is the breaker's own
+// gate — its wait as the breaker gave it, a provider quota's included —
+// and the scheduler probes the breaker with one of its waiters. Otherwise
+// it is the chain's gate (ModelsGate), which opens when any entry is usable
+// again: its model enabled and its provider's breaker closed; while every
+// such provider's breaker is open, the scheduler releases one waiter as the
+// probe of the first whose probe is due. A record released by a gate asks
+// the breakers as released (breaker.Breakers.AllowReleased), and one
+// released as a probe presents its probe lease (AllowProbe).
 package fallback
 
 import (
@@ -19,6 +56,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
@@ -28,18 +66,29 @@ import (
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
-// Enricher asks one named model for an item's enrichment; the llm stage's
-// *Enricher (functions/llm) implements it.
+// Enricher asks one entry's model for an item's enrichment; the llm
+// stage's *Enricher (functions/llm) implements it.
 type Enricher interface {
-	Enrich(ctx context.Context, item state.Item, model string) (state.Enrichment, error)
+	Enrich(ctx context.Context, item state.Item, e Entry) (state.Enrichment, error)
 }
 
-// Health is the model-health view the chain reads and feeds;
-// *health.Tracker implements it.
+// Health is the model-health view the chain reads and feeds, keyed by
+// Entry.String(); *health.Tracker implements it.
 type Health interface {
 	Status(ctx context.Context, model string) (health.Model, error)
 	RecordFailure(ctx context.Context, model string, cl failure.Classification) (health.FailureResult, error)
 	RecordSuccess(ctx context.Context, model string) error
+}
+
+// Breakers are the providers' shared circuit breakers, keyed by Service;
+// *breaker.Breakers implements them (with Trips ProviderTrips). Done
+// returns the wait a failed probe, a tripping failure or a provider's
+// exhausted quota puts its item in (breaker.Breakers.Done).
+type Breakers interface {
+	Allow(ctx context.Context, service string) (breaker.Ticket, error)
+	AllowReleased(ctx context.Context, service string, released gate.Name) (breaker.Ticket, error)
+	AllowProbe(ctx context.Context, service, token string) (breaker.Ticket, error)
+	Done(ctx context.Context, t breaker.Ticket, callErr error) error
 }
 
 // Clock tells the time; decision code never calls time.Now itself.
@@ -54,40 +103,46 @@ type Metrics interface {
 
 // Metric names the chain counts (stage "llm").
 const (
-	// MetricModelFallbacks counts items served by a model other than the
-	// first of the chain because earlier ones were disabled.
+	// MetricModelFallbacks counts items served by an entry other than the
+	// first of the chain because earlier ones were skipped.
 	MetricModelFallbacks = "ModelFallbacks"
-	// MetricModelEscalations counts retries on the escalation model (class:
+	// MetricModelEscalations counts retries on the escalation entry (class:
 	// the failure that escalated).
 	MetricModelEscalations = "ModelEscalations"
-	// MetricNoModel counts items made to wait because no model was enabled.
+	// MetricNoModel counts items made to wait because no entry could be
+	// asked.
 	MetricNoModel = "NoModelWaits"
+	// MetricProviderSkips counts providers put out for an item (class: the
+	// provider-wide failure; none for an open breaker).
+	MetricProviderSkips = "ProviderSkips"
 )
 
 // Defaults of the chain's waits.
 const (
-	// DefaultNoModelWait is how long an item waits when no model is enabled
-	// and no recovery is expected sooner (an overdue recovery run, models an
-	// operator disabled).
+	// DefaultNoModelWait is how long an item waits when no entry can be
+	// asked and no recovery is expected sooner (an overdue recovery run,
+	// models an operator disabled).
 	DefaultNoModelWait = 5 * time.Minute
 )
 
-// Chain is the llm stage's Work: it walks Models in order, skipping disabled
-// ones, and asks the first enabled model. Build it once in main; it is safe
-// for concurrent use.
+// Chain is the llm stage's Work (see the package documentation). Build it
+// once in main; it is safe for concurrent use.
 type Chain struct {
 	// Enricher asks a model. Required.
 	Enricher Enricher
-	// Models is the ordered chain (the LLMModels parameter). Required.
-	Models []string
+	// Entries is the ordered chain (the LLMModels parameter, ParseChain).
+	// Required.
+	Entries []Entry
 	// Health reads and records model health; nil treats every model as
 	// enabled and records nothing.
 	Health Health
-	// EscalationModel, when set, retries a CONTENT_POLICY or TOKEN_LIMIT
-	// failure once, in the same invocation, before the item is
-	// dead-lettered; it is skipped when it is the model that failed or is
-	// disabled.
-	EscalationModel string
+	// Breakers guards each provider; nil leaves providers unguarded.
+	Breakers Breakers
+	// Escalation, when its Model is set, retries a CONTENT_POLICY or
+	// TOKEN_LIMIT failure once, in the same invocation, before the item is
+	// dead-lettered; it is skipped when it is the entry that failed, is
+	// disabled, or its provider is out.
+	Escalation Entry
 	// Cooldown is health's recovery cooldown, for the expected end of a
 	// disable: zero means health.DefaultCooldown.
 	Cooldown time.Duration
@@ -103,108 +158,272 @@ type Chain struct {
 
 var _ stage.Work = (*Chain)(nil)
 
-// ParseModels splits a comma-separated model list (LLM_MODELS), trimming
-// spaces and dropping empty and repeated entries; an empty result is an
-// error.
-func ParseModels(s string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range strings.Split(s, ",") {
-		m = strings.TrimSpace(m)
-		if m == "" || seen[m] {
-			continue
-		}
-		seen[m] = true
-		out = append(out, m)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("the model list is empty")
-	}
-	return out, nil
+// walk is one item's walk down the chain.
+type walk struct {
+	skipped  []string                    // entries skipped, "provider:model"
+	out      map[failure.Provider]string // providers put out, and why
+	disabled int                         // entries skipped for a disabled model
+	breaker  bool                        // a provider is out behind an open breaker
+	wakeAt   time.Time                   // earliest expected recovery
+	wideErr  error                       // the last provider-wide failure
+	// waits are the breakers' waits of the providers out behind an open
+	// breaker (their gates).
+	waits map[failure.Provider]error
 }
 
-// Run enriches item with the first enabled model (see the package
-// documentation). With no enabled model it returns a *failure.WaitError,
-// behind the chain's Gate, until the earliest expected recovery (a disabled model's last failure +
-// Cooldown), or NoModelWait from now when that is past or unknown. A health
-// store that cannot be read fails open: the model is asked.
+func (w *walk) wake(t time.Time) {
+	if !t.IsZero() && (w.wakeAt.IsZero() || t.Before(w.wakeAt)) {
+		w.wakeAt = t
+	}
+}
+
+// Run enriches item through the chain (see the package documentation). A
+// health store or breaker that cannot be read fails open: the model is
+// asked.
 func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) {
-	if c.Enricher == nil || len(c.Models) == 0 {
-		return state.Output{}, failure.New(failure.InternalBug, "llm fallback chain has no models or no enricher configured")
+	if c.Enricher == nil || len(c.Entries) == 0 {
+		return state.Output{}, failure.New(failure.InternalBug, "llm fallback chain has no entries or no enricher configured")
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
 	now := c.now()
-	var (
-		skipped []string
-		wakeAt  time.Time
-	)
-	for i, model := range c.Models {
-		h, ok := c.status(ctx, model)
+	w := &walk{out: map[failure.Provider]string{}, waits: map[failure.Provider]error{}}
+	for i, e := range c.Entries {
+		if _, out := w.out[e.Provider]; out {
+			w.skipped = append(w.skipped, e.String())
+			continue
+		}
+		h, ok := c.status(ctx, e)
 		if !ok {
-			skipped = append(skipped, model)
-			if due, auto := h.ExpectedRecovery(c.cooldown()); auto && (wakeAt.IsZero() || due.Before(wakeAt)) {
-				wakeAt = due
+			w.skipped = append(w.skipped, e.String())
+			w.disabled++
+			if due, auto := h.ExpectedRecovery(c.cooldown()); auto {
+				w.wake(due)
 			}
+			continue
+		}
+		t, err := c.allow(ctx, e.Provider)
+		if err != nil {
+			c.putOut(ctx, w, e.Provider, "circuit breaker open", "")
+			w.skipped, w.breaker = append(w.skipped, e.String()), true
+			w.waits[e.Provider] = err
+			w.wake(waitUntil(err))
 			continue
 		}
 		if i > 0 {
 			c.count(MetricModelFallbacks, "")
-			c.logger().InfoContext(ctx, "model chain fell back", "model", model, "skipped", strings.Join(skipped, ","))
+			c.logger().InfoContext(ctx, "model chain fell back", "model", e.String(), "skipped", strings.Join(w.skipped, ","))
 		}
-		enr, err := c.ask(ctx, item, model)
+		enr, err := c.ask(ctx, item, e, t)
 		if err == nil {
 			return state.Output{Enrichment: &enr}, nil
 		}
-		if esc, ok := c.escalation(ctx, model, err); ok {
-			c.count(MetricModelEscalations, failure.Classify(err).Class)
-			c.logger().WarnContext(ctx, "escalating to the escalation model", "model", model, "escalation_model", esc,
-				"class", string(failure.Classify(err).Class))
-			enr, eerr := c.ask(ctx, item, esc)
-			if eerr == nil {
-				return state.Output{Enrichment: &enr}, nil
+		if why, wait, wide := c.providerWide(ctx, e.Provider, err); wide && ctx.Err() == nil {
+			c.putOut(ctx, w, e.Provider, why, failure.Classify(err).Class)
+			w.skipped = append(w.skipped, e.String())
+			if wait != nil {
+				w.breaker = true
+				w.waits[e.Provider] = wait
+				w.wake(waitUntil(wait))
+			} else {
+				w.wideErr = err
 			}
-			return state.Output{}, failure.WithDetail(eerr, "escalated_from", model)
+			continue
 		}
-		if len(skipped) > 0 {
-			err = failure.WithDetail(err, "models_skipped", strings.Join(skipped, ","))
+		if esc, ok := c.escalation(ctx, e, err, w); ok {
+			class := failure.Classify(err).Class
+			c.count(MetricModelEscalations, class)
+			c.logger().WarnContext(ctx, "escalating to the escalation model", "model", e.String(), "escalation_model", esc.String(),
+				"class", string(class))
+			et, eerr := c.allow(ctx, esc.Provider)
+			if eerr == nil {
+				enr, eerr = c.ask(ctx, item, esc, et)
+				if eerr == nil {
+					return state.Output{Enrichment: &enr}, nil
+				}
+				return state.Output{}, failure.WithDetail(eerr, "escalated_from", e.String())
+			}
+			c.logger().WarnContext(ctx, "escalation provider's breaker is open; not escalating", "escalation_model", esc.String())
 		}
-		return state.Output{}, err
+		return state.Output{}, c.detail(err, w)
+	}
+	return state.Output{}, c.nothingServed(now, w)
+}
+
+// nothingServed is the outcome of a walk that asked no entry successfully:
+// a wait for the earliest recovery, or the provider-wide failure when
+// nothing is expected back.
+func (c *Chain) nothingServed(now time.Time, w *walk) error {
+	if w.wideErr != nil && w.wakeAt.IsZero() && w.disabled == 0 && !w.breaker {
+		// Every provider asked failed for good (a revoked key everywhere):
+		// waiting fixes nothing; the failure decides.
+		return c.detail(w.wideErr, w)
+	}
+	if len(w.out) == 1 && len(w.waits) == 1 && w.disabled == 0 {
+		// One provider's breaker is all that stands in the way: wait
+		// behind it, as its wait says (its gate, its time, a drain's
+		// congestion).
+		c.count(MetricNoModel, "")
+		for _, wait := range w.waits {
+			return c.detail(wait, w)
+		}
 	}
 	until := now.Add(c.noModelWait())
-	if wakeAt.After(now) {
-		until = wakeAt
+	if w.wakeAt.After(now) {
+		until = w.wakeAt
 	}
 	c.count(MetricNoModel, "")
-	return state.Output{}, gate.Wrap(&failure.WaitError{Until: until,
-		Reason: fmt.Sprintf("no enabled model in the chain (%s disabled)", strings.Join(skipped, ", "))}, c.Gate())
-}
-
-// Gate is the gate an item waits behind when no model of the chain is
-// enabled: it opens when any of them is enabled again (the recovery
-// function's cooldown, or an operator).
-func (c *Chain) Gate() gate.Name { return ModelsGate(c.Models) }
-
-// ModelsGate is the gate of a chain of models; ChainModels reads the models
-// back from it.
-func ModelsGate(models []string) gate.Name { return gate.New(gate.Models, strings.Join(models, ",")) }
-
-// ChainModels returns the models of a Models gate.
-func ChainModels(g gate.Name) []string {
-	if g.Kind() != gate.Models || g.Key() == "" {
-		return nil
+	var reasons []string
+	for _, p := range Providers(c.Entries) {
+		if why, ok := w.out[p]; ok {
+			reasons = append(reasons, "provider "+string(p)+": "+why)
+		}
 	}
-	return strings.Split(g.Key(), ",")
+	if w.disabled > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d model(s) disabled", w.disabled))
+	}
+	return gate.Wrap(&failure.WaitError{Until: until,
+		Reason: fmt.Sprintf("no usable entry in the model chain (%s; skipped %s)", strings.Join(reasons, "; "), strings.Join(w.skipped, ", "))},
+		c.Gate())
 }
 
-// ask calls model and feeds the outcome to Health.
-func (c *Chain) ask(ctx context.Context, item state.Item, model string) (state.Enrichment, error) {
-	enr, err := c.Enricher.Enrich(ctx, item, model)
+// Gate is the chain's gate: an item waits behind it when no entry can be
+// asked for more than one reason (several providers out, disabled
+// models), and it opens when any entry is usable again (see the package
+// documentation).
+func (c *Chain) Gate() gate.Name { return ModelsGate(c.Entries) }
+
+// ModelsGate is the gate of a chain ("models:" and the chain's entries);
+// GateEntries reads the entries back from it.
+func ModelsGate(entries []Entry) gate.Name {
+	keys := make([]string, len(entries))
+	for i, e := range entries {
+		keys[i] = e.String()
+	}
+	return gate.New(gate.Models, strings.Join(keys, ","))
+}
+
+// GateEntries returns the entries of a chain's gate; an error when g is
+// not one.
+func GateEntries(g gate.Name) ([]Entry, error) {
+	if g.Kind() != gate.Models {
+		return nil, fmt.Errorf("gate %s is not a model chain's", g)
+	}
+	return ParseChain(g.Key(), failure.OpenAI)
+}
+
+// waitUntil is a *failure.WaitError's Until, zero for other errors.
+func waitUntil(err error) time.Time {
+	var we *failure.WaitError
+	if errors.As(err, &we) {
+		return we.Until
+	}
+	return time.Time{}
+}
+
+// detail adds the walk's skips to a failure.
+func (c *Chain) detail(err error, w *walk) error {
+	if len(w.skipped) > 0 {
+		err = failure.WithDetail(err, "models_skipped", strings.Join(w.skipped, ","))
+	}
+	if len(w.out) > 0 {
+		var ps []string
+		for _, p := range Providers(c.Entries) {
+			if _, ok := w.out[p]; ok {
+				ps = append(ps, string(p))
+			}
+		}
+		err = failure.WithDetail(err, "providers_skipped", strings.Join(ps, ","))
+	}
+	return err
+}
+
+// putOut takes provider out of this item's walk.
+func (c *Chain) putOut(ctx context.Context, w *walk, p failure.Provider, why string, class failure.Class) {
+	w.out[p] = why
+	c.count(MetricProviderSkips, class)
+	c.logger().InfoContext(ctx, "provider skipped for this item", "provider", string(p), "reason", why)
+}
+
+// providerWide reports whether err says provider can serve no model now:
+// the provider's breaker put it out (wait is then the breaker's wait: a
+// failed probe, the failure that opened it or came after it opened, the
+// provider's exhausted quota), or AUTH_DENIED or the provider's own
+// BUDGET_EXCEEDED without an open breaker (wait nil). Triage's daily budget
+// (self-imposed) is not the provider's: the whole stage waits for it.
+func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error) (why string, wait error, wide bool) {
+	if g, ok := gate.Of(err); ok && (g.Kind() == gate.Breaker || g.Kind() == gate.Quota) {
+		// ask returned the breaker's verdict (Breakers.Done).
+		why = "circuit breaker opened"
+		if !errors.Is(err, failure.ErrWaiting) {
+			// A quota's failure: the wait is the breaker's, now open.
+			why += " (" + string(failure.Classify(err).Class) + ")"
+			if _, werr := c.Breakers.Allow(ctx, Service(p)); errors.Is(werr, failure.ErrWaiting) {
+				return why, werr, true
+			}
+			return why, nil, true
+		}
+		return why, err, true
+	}
+	if errors.Is(err, failure.ErrWaiting) {
+		return "", nil, false
+	}
+	cl := failure.Classify(err)
+	switch {
+	case cl.SelfImposed:
+		return "", nil, false
+	case cl.Class == failure.AuthDenied, cl.Class == failure.BudgetExceeded:
+		return string(cl.Class), nil, true
+	}
+	return "", nil, false
+}
+
+// allow asks provider p's breaker for a ticket: as the probe the scheduler
+// released this record as, as a record a gate released, or as any call
+// (stage.DeliveryFrom).
+func (c *Chain) allow(ctx context.Context, p failure.Provider) (breaker.Ticket, error) {
+	if c.Breakers == nil {
+		return breaker.Ticket{}, nil
+	}
+	switch d := stage.DeliveryFrom(ctx); {
+	case d.Probe != "":
+		// The lease is one provider's; AllowProbe reads which.
+		return c.Breakers.AllowProbe(ctx, Service(p), d.Probe)
+	case d.Gate != "":
+		return c.Breakers.AllowReleased(ctx, Service(p), d.Gate)
+	}
+	return c.Breakers.Allow(ctx, Service(p))
+}
+
+// ask calls e's model, tells the provider's breaker and the model's health
+// what happened, and returns the outcome. A refusal of triage's own budget
+// is neutral for the breaker (and releases a probe it held).
+func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Ticket) (enr state.Enrichment, err error) {
+	done := false
+	defer func() {
+		if !done && c.Breakers != nil {
+			_ = c.Breakers.Done(ctx, t, &failure.WaitError{Reason: "work panicked"})
+		}
+	}()
+	enr, err = c.Enricher.Enrich(ctx, item, e)
+	done = true
+	if c.Breakers != nil {
+		verdict := err
+		if err != nil && failure.Classify(err).SelfImposed {
+			verdict = &failure.WaitError{Reason: "triage's daily budget: the provider was not called"}
+		}
+		if wait := c.Breakers.Done(ctx, t, verdict); wait != nil {
+			// The outage's or the quota's, not the model's: the item
+			// waits behind the breaker, and health records nothing.
+			return enr, wait
+		}
+	}
 	if c.Health == nil {
 		return enr, err
 	}
+	key := e.String()
 	if err == nil {
-		if herr := c.Health.RecordSuccess(ctx, model); herr != nil {
-			c.logger().ErrorContext(ctx, "recording a model success failed", "model", model, "error", herr.Error())
+		if herr := c.Health.RecordSuccess(ctx, key); herr != nil {
+			c.logger().ErrorContext(ctx, "recording a model success failed", "model", key, "error", herr.Error())
 		}
 		return enr, nil
 	}
@@ -212,38 +431,42 @@ func (c *Chain) ask(ctx context.Context, item state.Item, model string) (state.E
 		// A closed gate or our own deadline says nothing about the model.
 		return enr, err
 	}
-	if _, herr := c.Health.RecordFailure(ctx, model, failure.Classify(err)); herr != nil {
-		c.logger().ErrorContext(ctx, "recording a model failure failed", "model", model, "error", herr.Error())
+	if _, herr := c.Health.RecordFailure(ctx, key, failure.Classify(err)); herr != nil {
+		c.logger().ErrorContext(ctx, "recording a model failure failed", "model", key, "error", herr.Error())
 	}
 	return enr, err
 }
 
-// escalation returns the model to retry err on, if any.
-func (c *Chain) escalation(ctx context.Context, failed string, err error) (string, bool) {
-	esc := strings.TrimSpace(c.EscalationModel)
-	if esc == "" || esc == failed {
-		return "", false
+// escalation returns the entry to retry err on, if any.
+func (c *Chain) escalation(ctx context.Context, failed Entry, err error, w *walk) (Entry, bool) {
+	esc := c.Escalation
+	if strings.TrimSpace(esc.Model) == "" || esc == failed {
+		return Entry{}, false
 	}
 	switch failure.Classify(err).Class {
 	case failure.ContentPolicy, failure.TokenLimit:
 	default:
-		return "", false
+		return Entry{}, false
+	}
+	if _, out := w.out[esc.Provider]; out {
+		return Entry{}, false
 	}
 	if _, ok := c.status(ctx, esc); !ok {
-		c.logger().WarnContext(ctx, "escalation model is disabled; not escalating", "model", failed, "escalation_model", esc)
-		return "", false
+		c.logger().WarnContext(ctx, "escalation model is disabled; not escalating", "model", failed.String(), "escalation_model", esc.String())
+		return Entry{}, false
 	}
 	return esc, true
 }
 
-// status reports model's health and whether it may be asked.
-func (c *Chain) status(ctx context.Context, model string) (health.Model, bool) {
+// status reports e's model health and whether it may be asked.
+func (c *Chain) status(ctx context.Context, e Entry) (health.Model, bool) {
+	key := e.String()
 	if c.Health == nil {
-		return health.Model{Name: model}, true
+		return health.Model{Name: key}, true
 	}
-	h, err := c.Health.Status(ctx, model)
+	h, err := c.Health.Status(ctx, key)
 	if err != nil {
-		c.logger().WarnContext(ctx, "model health unreadable; asking the model", "model", model, "error", err.Error())
+		c.logger().WarnContext(ctx, "model health unreadable; asking the model", "model", key, "error", err.Error())
 		return h, true
 	}
 	return h, !h.Disabled

@@ -3,6 +3,8 @@ package fallback_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -29,14 +32,31 @@ type models struct {
 	calls []string
 }
 
-func (m *models) Enrich(_ context.Context, _ state.Item, model string) (state.Enrichment, error) {
+func (m *models) Enrich(_ context.Context, _ state.Item, e fallback.Entry) (state.Enrichment, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.calls = append(m.calls, model)
-	if err := m.errs[model]; err != nil {
-		return state.Enrichment{}, failure.WithDetail(err, "model", model)
+	m.calls = append(m.calls, e.Model)
+	if err := m.errs[e.Model]; err != nil {
+		return state.Enrichment{}, failure.WithDetail(err, "model", e.String())
 	}
-	return state.Enrichment{SummaryNeutral: "ok", Model: model}, nil
+	return state.Enrichment{SummaryNeutral: "ok", Model: e.Model}, nil
+}
+
+// key is the health key of an OpenAI model of the tests.
+func key(model string) string { return fallback.Entry{Provider: failure.OpenAI, Model: model}.String() }
+
+// entries parses a chain of bare model names (OpenAI's).
+func entries(t *testing.T, models ...string) []fallback.Entry {
+	t.Helper()
+	var out []fallback.Entry
+	for _, m := range models {
+		e, err := fallback.ParseEntry(m, failure.OpenAI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 type counter struct {
@@ -66,18 +86,18 @@ func setup(t *testing.T, chain ...string) *bundle {
 	t.Helper()
 	b := &bundle{models: &models{errs: map[string]error{}}, store: health.NewMemory(), clock: stagetest.NewClock(t0), metrics: &counter{}}
 	b.tracker = &health.Tracker{Store: b.store, Clock: b.clock}
-	b.chain = &fallback.Chain{Enricher: b.models, Models: chain, Health: b.tracker, Clock: b.clock, Metrics: b.metrics}
+	b.chain = &fallback.Chain{Enricher: b.models, Entries: entries(t, chain...), Health: b.tracker, Clock: b.clock, Metrics: b.metrics}
 	return b
 }
 
 func (b *bundle) disable(t *testing.T, model string, at time.Time) {
 	t.Helper()
 	for range health.DefaultThreshold {
-		if _, err := b.store.RecordFailure(context.Background(), health.FailureRequest{Model: model, Class: failure.ResponseInvalid, At: at}); err != nil {
+		if _, err := b.store.RecordFailure(context.Background(), health.FailureRequest{Model: key(model), Class: failure.ResponseInvalid, At: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b.tracker.Forget(model)
+	b.tracker.Forget(key(model))
 }
 
 var (
@@ -144,7 +164,9 @@ func TestChainFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, "primary", "secondary")
-			b.chain.EscalationModel = tc.escalation
+			if tc.escalation != "" {
+				b.chain.Escalation = fallback.Entry{Provider: failure.OpenAI, Model: tc.escalation}
+			}
 			b.models.errs["primary"] = tc.primaryErr
 			b.models.errs["large"] = tc.escErr
 			out, err := b.chain.Run(ctx, item)
@@ -162,11 +184,11 @@ func TestChainFailures(t *testing.T) {
 					t.Fatalf("calls = %v, want %v", b.models.calls, tc.wantCalls)
 				}
 			}
-			m, _ := b.tracker.Status(ctx, "primary")
+			m, _ := b.tracker.Status(ctx, key("primary"))
 			if m.ConsecutiveFailures != tc.wantCount {
 				t.Fatalf("primary's count = %d, want %d", m.ConsecutiveFailures, tc.wantCount)
 			}
-			if tc.escErr != nil && failure.Details(err)["escalated_from"] != "primary" {
+			if tc.escErr != nil && failure.Details(err)["escalated_from"] != key("primary") {
 				t.Fatalf("details %v, want escalated_from", failure.Details(err))
 			}
 		})
@@ -176,7 +198,7 @@ func TestChainFailures(t *testing.T) {
 func TestChainEscalationModelDisabled(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "primary")
-	b.chain.EscalationModel = "large"
+	b.chain.Escalation = fallback.Entry{Provider: failure.OpenAI, Model: "large"}
 	b.models.errs["primary"] = contentPolicy
 	b.disable(t, "large", t0)
 	_, err := b.chain.Run(context.Background(), item)
@@ -203,7 +225,7 @@ func TestChainNoModelWaits(t *testing.T) {
 		}, t0.Add(fallback.DefaultNoModelWait)},
 		{"a few minutes when an operator disabled them", func(t *testing.T, b *bundle) {
 			for _, m := range []string{"primary", "secondary"} {
-				if _, err := b.store.SetDisabled(ctx, m, true, "maintenance", t0); err != nil {
+				if _, err := b.store.SetDisabled(ctx, key(m), true, "maintenance", t0); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -219,6 +241,9 @@ func TestChainNoModelWaits(t *testing.T) {
 			if !errors.As(err, &w) || !w.Until.Equal(tc.wantUntil) {
 				t.Fatalf("= %v, want a WaitError until %v", err, tc.wantUntil)
 			}
+			if g, _ := gate.Of(err); g != b.chain.Gate() {
+				t.Fatalf("the wait is behind %q, want the chain's gate %q", g, b.chain.Gate())
+			}
 			if len(b.models.calls) != 0 {
 				t.Fatalf("calls = %v, want none", b.models.calls)
 			}
@@ -233,7 +258,7 @@ func TestChainInRunner(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t, "primary")
-	b.chain.EscalationModel = "large"
+	b.chain.Escalation = fallback.Entry{Provider: failure.OpenAI, Model: "large"}
 	store := state.NewMemory()
 	q := stagetest.NewQueues()
 	r := stagetest.NewRunner(pipeline.LLM, b.chain, store, q, b.clock)
@@ -254,10 +279,10 @@ func TestChainInRunner(t *testing.T) {
 		t.Fatalf("item with no enabled model: attempts %d, state %s, not before %v", it.Attempts[pipeline.LLM], it.State, it.NotBefore)
 	}
 
-	if _, err := b.store.SetDisabled(ctx, "primary", false, "", t0); err != nil {
+	if _, err := b.store.SetDisabled(ctx, key("primary"), false, "", t0); err != nil {
 		t.Fatal(err)
 	}
-	b.tracker.Forget("primary")
+	b.tracker.Forget(key("primary"))
 	b.models.errs["primary"] = contentPolicy
 	b.models.errs["large"] = contentPolicy
 	if _, err := r.Handle(ctx, put("blocked")); err != nil {
@@ -273,17 +298,19 @@ func TestChainInRunner(t *testing.T) {
 }
 
 // fakeEnricher is the llm stage's Enricher in miniature, over the real
-// client, for the fake-LLM test.
-type fakeEnricher struct{ client *llm.Client }
+// clients, for the fake-LLM tests.
+type fakeEnricher struct {
+	clients map[failure.Provider]llm.Completer
+}
 
-func (e fakeEnricher) Enrich(ctx context.Context, it state.Item, model string) (state.Enrichment, error) {
-	resp, err := e.client.Complete(ctx, llm.Request{Model: model, Messages: llm.BuildMessages(it.Kind, it.Document.Text, 0),
+func (e fakeEnricher) Enrich(ctx context.Context, it state.Item, en fallback.Entry) (state.Enrichment, error) {
+	resp, err := e.clients[en.Provider].Complete(ctx, llm.Request{Model: en.Model, Messages: llm.BuildMessages(it.Kind, it.Document.Text, 0),
 		JSONObject: true, ItemID: it.ID})
 	if err != nil {
 		return state.Enrichment{}, err
 	}
-	enr, err := llm.ParseEnrichment(it.Kind, resp.Content)
-	enr.Model = model
+	enr, err := llm.Judge(it.Kind, resp)
+	enr.Model = en.String()
 	return enr, err
 }
 
@@ -307,7 +334,7 @@ func TestChainWithFakeLLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := setup(t, "bad-model", "good-model")
-	b.chain.Enricher = fakeEnricher{client: client}
+	b.chain.Enricher = fakeEnricher{clients: map[failure.Provider]llm.Completer{failure.OpenAI: client}}
 	ctx := context.Background()
 	var served []string
 	for i := range 8 {
@@ -324,36 +351,45 @@ func TestChainWithFakeLLM(t *testing.T) {
 			served = append(served, out.Enrichment.Model)
 		}
 	}
-	m, _ := b.store.Get(ctx, "bad-model")
-	if !m.Disabled || m.ConsecutiveFailures != 5 || len(served) != 3 || served[0] != "good-model" {
+	m, _ := b.store.Get(ctx, key("bad-model"))
+	if !m.Disabled || m.ConsecutiveFailures != 5 || len(served) != 3 || served[0] != key("good-model") {
 		t.Fatalf("bad-model %+v; served by %v", m, served)
 	}
 }
 
-func TestParseModels(t *testing.T) {
+func TestParseChain(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"gpt-4o-mini":              "[gpt-4o-mini]",
-		" a , b,,a ,c ":            "[a b c]",
-		"gpt-4o-mini,gpt-4o,o3-xl": "[gpt-4o-mini gpt-4o o3-xl]",
+		"gpt-4o-mini":       "[openai:gpt-4o-mini]",
+		" a , b,,a ,c ":     "[openai:a openai:b openai:c]",
+		"openai:a, azure:a": "[openai:a azure:a]",
+		"bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, openai:gpt-4o-mini": "[bedrock:anthropic.claude-3-5-haiku-20241022-v1:0 openai:gpt-4o-mini]",
+		"Anthropic:claude-3-5-haiku-latest":                                    "[anthropic:claude-3-5-haiku-latest]",
+		"ft:gpt-4o-mini-2024-07-18:acme::abc123":                               "[openai:ft:gpt-4o-mini-2024-07-18:acme::abc123]",
+		"openai:x,openai:x":                                                    "[openai:x]",
 	} {
-		got, err := fallback.ParseModels(in)
-		if err != nil || sprint(got) != want {
-			t.Errorf("ParseModels(%q) = %v, %v; want %s", in, got, err, want)
+		got, err := fallback.ParseChain(in, failure.OpenAI)
+		if err != nil || fmt.Sprint(got) != want {
+			t.Errorf("ParseChain(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
-	if _, err := fallback.ParseModels(" , "); err == nil {
-		t.Error("an empty list parsed")
-	}
-}
-
-func sprint(s []string) string {
-	out := "["
-	for i, v := range s {
-		if i > 0 {
-			out += " "
+	for _, bad := range []string{" , ", "openai:", "bedrock: "} {
+		if _, err := fallback.ParseChain(bad, failure.OpenAI); err == nil {
+			t.Errorf("ParseChain(%q) parsed", bad)
 		}
-		out += v
 	}
-	return out + "]"
+	if _, err := fallback.ParseChain("x", failure.Webhook); err == nil {
+		t.Error("a chain defaulting to a non-model provider parsed")
+	}
+	long := strings.TrimSuffix(strings.Repeat("m,", fallback.MaxEntries+1), ",")
+	if _, err := fallback.ParseChain(long, failure.OpenAI); err != nil {
+		t.Errorf("a chain of repeated entries must be deduplicated, not rejected: %v", err)
+	}
+	var many []string
+	for i := range fallback.MaxEntries + 1 {
+		many = append(many, fmt.Sprintf("m%d", i))
+	}
+	if _, err := fallback.ParseChain(strings.Join(many, ","), failure.OpenAI); err == nil {
+		t.Errorf("a chain of %d entries parsed", len(many))
+	}
 }

@@ -14,10 +14,10 @@ import (
 )
 
 // enrichFunc adapts a function to fallback.Enricher.
-type enrichFunc func(ctx context.Context, it state.Item, model string) (state.Enrichment, error)
+type enrichFunc func(ctx context.Context, it state.Item, e fallback.Entry) (state.Enrichment, error)
 
-func (f enrichFunc) Enrich(ctx context.Context, it state.Item, model string) (state.Enrichment, error) {
-	return f(ctx, it, model)
+func (f enrichFunc) Enrich(ctx context.Context, it state.Item, e fallback.Entry) (state.Enrichment, error) {
+	return f(ctx, it, e)
 }
 
 // A model that keeps answering invalid output is disabled by its fifth
@@ -28,13 +28,14 @@ func ExampleChain() {
 	ctx := context.Background()
 	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	store := health.NewMemory()
+	entries, _ := fallback.ParseChain("openai:small, bedrock:large", "")
 	chain := &fallback.Chain{
-		Models: []string{"small", "large"},
-		Enricher: enrichFunc(func(_ context.Context, _ state.Item, model string) (state.Enrichment, error) {
-			if model == "small" {
+		Entries: entries,
+		Enricher: enrichFunc(func(_ context.Context, _ state.Item, e fallback.Entry) (state.Enrichment, error) {
+			if e.Model == "small" {
 				return state.Enrichment{}, failure.New(failure.ResponseInvalid, "model output is not JSON")
 			}
-			return state.Enrichment{Model: model}, nil
+			return state.Enrichment{Model: e.String()}, nil
 		}),
 		Health: &health.Tracker{Store: store, Clock: clock},
 		Clock:  clock,
@@ -48,7 +49,7 @@ func ExampleChain() {
 		}
 		fmt.Println("enriched by", out.Enrichment.Model)
 	}
-	_, _ = store.SetDisabled(ctx, "large", true, "maintenance", clock.Now())
+	_, _ = store.SetDisabled(ctx, "bedrock:large", true, "maintenance", clock.Now())
 	chain.Health = &health.Tracker{Store: store, Clock: clock}
 	_, err := chain.Run(ctx, it)
 	var w *failure.WaitError
@@ -59,6 +60,6 @@ func ExampleChain() {
 	// RESPONSE_INVALID
 	// RESPONSE_INVALID
 	// RESPONSE_INVALID
-	// enriched by large
+	// enriched by bedrock:large
 	// true 1h0m0s
 }

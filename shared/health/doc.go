@@ -1,6 +1,8 @@
 // Package health keeps each model's health in DynamoDB so that every Lambda
 // instance of the llm stage takes a bad model out of rotation at once
-// (seeds/004: model-specific failure classification and automated recovery).
+// (model-specific failure classification and automated recovery). A model
+// is keyed as the chain names it, "provider:model" (shared/fallback.Entry):
+// the same model at two providers has two records.
 //
 // # What counts
 //

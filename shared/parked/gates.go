@@ -101,31 +101,103 @@ func (b Breakers) Drain(ctx context.Context, g gate.Name, until, now time.Time) 
 	return b.Store.SetDraining(ctx, g.Key(), g, until, now)
 }
 
-// Models checks a model chain's gate: open as soon as any model of the
-// chain is enabled (the recovery function re-enabled it, or an operator).
+// Models checks a model chain's gate (fallback.ModelsGate): open as soon
+// as any entry of the chain is usable — its model enabled (the recovery
+// function re-enabled it, or an operator) and its provider's breaker
+// closed. While the enabled entries' providers all have open breakers, a
+// probe is due when the first of them may be probed, and Probe takes that
+// provider's probe lease for the waiter released as its probe.
 type Models struct {
 	// Store holds model health. Required.
 	Store health.Store
+	// Breakers holds the providers' breakers; nil counts every provider's
+	// breaker closed.
+	Breakers breaker.Store
+	// ProbeLease and NewOwner: as Breakers'.
+	ProbeLease time.Duration
+	NewOwner   func() string
 }
 
-// Check reads the chain's models until one is enabled.
-func (m Models) Check(ctx context.Context, g gate.Name, _ time.Time) (Status, error) {
-	models := fallback.ChainModels(g)
-	if len(models) == 0 {
-		return Status{}, fmt.Errorf("gate %s names no model", g)
+// Check reads the chain's models and providers until an entry is usable.
+func (m Models) Check(ctx context.Context, g gate.Name, now time.Time) (Status, error) {
+	probe, open, err := m.scan(ctx, g, now)
+	return Status{Open: open, ProbeDue: !open && probe != ""}, err
+}
+
+// scan returns the first provider whose breaker may be probed (of an
+// enabled entry), and whether an entry is usable.
+func (m Models) scan(ctx context.Context, g gate.Name, now time.Time) (probe string, open bool, err error) {
+	entries, err := fallback.GateEntries(g)
+	if err != nil {
+		return "", false, err
 	}
-	for _, model := range models {
-		h, err := m.Store.Get(ctx, model)
+	breakers := map[string]*breaker.Record{}
+	for _, e := range entries {
+		svc := fallback.Service(e.Provider)
+		h, err := m.Store.Get(ctx, e.String())
 		switch {
 		case errors.Is(err, health.ErrNotFound):
-			return Status{Open: true}, nil
 		case err != nil:
-			return Status{}, err
-		case !h.Disabled:
-			return Status{Open: true}, nil
+			return "", false, err
+		case h.Disabled:
+			continue
+		}
+		if m.Breakers == nil {
+			return "", true, nil
+		}
+		r, seen := breakers[svc]
+		if !seen {
+			rec, err := m.Breakers.Get(ctx, svc)
+			switch {
+			case errors.Is(err, breaker.ErrNotFound):
+				rec = breaker.Record{Service: svc, State: breaker.Closed}
+			case err != nil:
+				return "", false, err
+			}
+			r = &rec
+			breakers[svc] = r
+		}
+		if r.State == breaker.Closed || r.State == "" {
+			return "", true, nil
+		}
+		if probe == "" && breaker.ProbeDue(*r, now) {
+			probe = svc
 		}
 	}
-	return Status{}, nil
+	return probe, false, nil
+}
+
+// Probe takes the probe lease of the first provider whose breaker may be
+// probed.
+func (m Models) Probe(ctx context.Context, g gate.Name, now time.Time) (string, error) {
+	if m.Breakers == nil {
+		return "", fmt.Errorf("gate %s: no breakers to probe", g)
+	}
+	svc, open, err := m.scan(ctx, g, now)
+	switch {
+	case err != nil:
+		return "", err
+	case open || svc == "":
+		return "", fmt.Errorf("gate %s: no provider's probe is due: %w", g, breaker.ErrConflict)
+	}
+	return Breakers{Store: m.Breakers, ProbeLease: m.ProbeLease, NewOwner: m.NewOwner}.Probe(ctx, gate.New(gate.Breaker, svc), now)
+}
+
+// Unprobe gives the lease back, to whichever provider of the chain holds
+// it (the release is conditional on the lease's owner).
+func (m Models) Unprobe(ctx context.Context, g gate.Name, token string, now time.Time) error {
+	entries, err := fallback.GateEntries(g)
+	if err != nil || m.Breakers == nil {
+		return err
+	}
+	var errs []error
+	for _, p := range fallback.Providers(entries) {
+		if _, err := m.Breakers.ReleaseProbe(ctx, fallback.Service(p), token, now); err != nil && !errors.Is(err, breaker.ErrConflict) &&
+			!errors.Is(err, breaker.ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Budget checks a budget day's gate: open once that UTC day is over.

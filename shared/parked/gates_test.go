@@ -226,10 +226,10 @@ func TestGateChecks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setupGates(t)
-	if _, err := b.models.SetDisabled(ctx, "a", true, "operator", t0); err != nil {
+	if _, err := b.models.SetDisabled(ctx, "openai:a", true, "operator", t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.models.SetDisabled(ctx, "b", true, "operator", t0); err != nil {
+	if _, err := b.models.SetDisabled(ctx, "openai:b", true, "operator", t0); err != nil {
 		t.Fatal(err)
 	}
 	check := func(k gate.Kind, key string) parked.Status {
@@ -243,7 +243,7 @@ func TestGateChecks(t *testing.T) {
 	if st := check(gate.Models, "a,b"); st.Open {
 		t.Fatal("every model of the chain is disabled, yet the gate is open")
 	}
-	if _, err := b.models.SetDisabled(ctx, "b", false, "", t0); err != nil {
+	if _, err := b.models.SetDisabled(ctx, "openai:b", false, "", t0); err != nil {
 		t.Fatal(err)
 	}
 	if st := check(gate.Models, "a,b"); !st.Open {

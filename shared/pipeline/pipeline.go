@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 )
 
@@ -100,32 +100,52 @@ const MaxItemIDLen = 256
 // ErrEnvelope is the sentinel every envelope decoding error wraps.
 var ErrEnvelope = errors.New("invalid envelope")
 
-// DecodeEnvelope parses and validates a message body. Unknown fields are
-// rejected so a producer bug is caught at the first stage rather than
-// silently dropped. want, when non-empty, is the stage of the consuming queue.
+// DecodeEnvelope parses and validates a message body; see Decode. Fields it
+// does not know are ignored.
 func DecodeEnvelope(body string, want Stage) (Envelope, error) {
-	var env Envelope
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&env); err != nil {
-		return Envelope{}, fmt.Errorf("%w: %v", ErrEnvelope, err)
+	env, _, err := Decode(body, want)
+	return env, err
+}
+
+// envelopeFields are the top-level fields of an Envelope.
+var envelopeFields = map[string]bool{"item_id": true, "stage": true, "correlation_id": true, "replay": true}
+
+// Decode parses and validates a message body and returns the names of the
+// top-level fields it does not know, sorted. Unknown fields are accepted: a
+// producer or stage one version ahead must not turn every message into a
+// dead letter (the runner counts and logs them). want, when non-empty, is
+// the stage of the consuming queue.
+func Decode(body string, want Stage) (Envelope, []string, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(body), &top); err != nil {
+		return Envelope{}, nil, fmt.Errorf("%w: %v", ErrEnvelope, err)
 	}
-	if dec.More() {
-		return Envelope{}, fmt.Errorf("%w: trailing data after the JSON object", ErrEnvelope)
+	var unknown []string
+	for k := range top {
+		if !envelopeFields[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	var env Envelope
+	if err := json.Unmarshal([]byte(body), &env); err != nil {
+		return Envelope{}, unknown, fmt.Errorf("%w: %v", ErrEnvelope, err)
 	}
 	switch {
+	case top == nil:
+		return Envelope{}, unknown, fmt.Errorf("%w: not a JSON object", ErrEnvelope)
 	case env.ItemID == "":
-		return Envelope{}, fmt.Errorf("%w: item_id is required", ErrEnvelope)
+		return Envelope{}, unknown, fmt.Errorf("%w: item_id is required", ErrEnvelope)
 	case len(env.ItemID) > MaxItemIDLen:
-		return Envelope{}, fmt.Errorf("%w: item_id longer than %d bytes", ErrEnvelope, MaxItemIDLen)
+		return Envelope{}, unknown, fmt.Errorf("%w: item_id longer than %d bytes", ErrEnvelope, MaxItemIDLen)
 	case !env.Stage.Valid():
-		return Envelope{}, fmt.Errorf("%w: stage %q is not fetch, llm or notify", ErrEnvelope, env.Stage)
+		return Envelope{}, unknown, fmt.Errorf("%w: stage %q is not fetch, llm or notify", ErrEnvelope, env.Stage)
 	case want != "" && env.Stage != want:
-		return Envelope{}, fmt.Errorf("%w: stage %q delivered to the %s queue", ErrEnvelope, env.Stage, want)
+		return Envelope{}, unknown, fmt.Errorf("%w: stage %q delivered to the %s queue", ErrEnvelope, env.Stage, want)
 	case env.CorrelationID == "":
-		return Envelope{}, fmt.Errorf("%w: correlation_id is required", ErrEnvelope)
+		return Envelope{}, unknown, fmt.Errorf("%w: correlation_id is required", ErrEnvelope)
 	}
-	return env, nil
+	return env, unknown, nil
 }
 
 // Encode returns the JSON body for env.

@@ -139,6 +139,13 @@ func CurrentDeadLetterID(it state.Item) string {
 // decide is the replay's decision table for one dead letter whose item is
 // it (nil when it does not exist). now judges a working item's lease.
 func decide(dl DeadLetter, it *state.Item, now time.Time) plan {
+	if dl.Payload != nil && dl.Payload.Message != nil {
+		// The dead letter of a message, not of an item's failure: even when
+		// it names an existing item (a conflicting spec), that item's state
+		// says nothing about it, and it must never be deleted as a
+		// duplicate.
+		return plan{action: Skipped, reason: "a message that named no usable item: fix its body and resubmit it (triage submit), or resolve it"}
+	}
 	if it == nil {
 		return plan{action: Skipped, reason: "item does not exist"}
 	}

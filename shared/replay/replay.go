@@ -78,6 +78,8 @@ type Replayer struct {
 	Items Items
 	// Index is needed for replays from item state by filter only.
 	Index Index
+	// ErrorLog records resolutions (Resolve); needed by Resolve only.
+	ErrorLog ResolutionLog
 	// Queues maps each stage to its queue URLs.
 	Queues map[pipeline.Stage]Queues
 	// Clock is injected; nil means the wall clock.

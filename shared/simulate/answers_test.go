@@ -24,7 +24,7 @@ type realOutcome func(t *testing.T, key string) error
 
 // TestAnswersClassifyLikeTheFakes serves every modelled fault from the
 // fakes through a real HTTP client — the LLM stage's real llm.Client and
-// llm.ParseEnrichment; for fetch and notify, net/http with the stage
+// llm.Judge; for fetch and notify, net/http with the stage
 // client's error construction — and checks that the simulated answer
 // classifies the same: class, retryability and the upstream's requested
 // delay.
@@ -104,7 +104,7 @@ func llmOutcome(t *testing.T, base string, timeout time.Duration) realOutcome {
 		if err != nil {
 			return err
 		}
-		_, err = llm.ParseEnrichment(state.KindStory, resp.Content)
+		_, err = llm.Judge(state.KindStory, resp)
 		return err
 	}
 }

@@ -56,8 +56,12 @@
 // Another invocation may see a breaker change up to one batch's duration
 // early (batches run whole); a call cut off by the invocation's deadline
 // counts against the breaker, where the real runner's cancelled context
-// makes it neutral; model health, the fallback chain and triage's own daily
-// budget are not simulated; queues deliver in visibility order, which
+// makes it neutral; model health and the fallback chain are simulated only
+// for a scenario whose llm stage names a chain (StageConfig.Chain: the real
+// fallback.Chain, one breaker per provider, each provider answering in its
+// own wire format, providers.go; a disabled model stays disabled there: the
+// recovery function is not simulated), and triage's own daily budget not at
+// all; queues deliver in visibility order, which
 // standard queues only roughly do; the event source mapping's empty
 // receives are not billed.
 package simulate

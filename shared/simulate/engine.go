@@ -15,7 +15,9 @@ import (
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/gate"
+	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
@@ -164,6 +166,11 @@ type engine struct {
 	owners        uint64
 	logger        *slog.Logger
 	counters      counters
+	// With an llm chain (providers.go): its entries, the shared model
+	// health, and the breakers' shared memory (read for the metrics).
+	chain      []fallback.Entry
+	models     *modelStore
+	breakerMem *breaker.Memory
 }
 
 // counters receives the runner's and the breakers' metrics (stage.Metrics,
@@ -223,6 +230,9 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		return nil, err
 	}
 	e.up = up
+	if e.chain, err = sc.Stages[pipeline.LLM].chainEntries(); err != nil {
+		return nil, err
+	}
 	e.sqs = &sqsSim{e: e, byURL: map[string]*queue{}}
 	for si, st := range pipeline.Stages() {
 		c := sc.Stages[st]
@@ -284,20 +294,27 @@ func (e *engine) buildTriage() error {
 		queues[sr.st] = sr.q.url
 	}
 	store := &itemStore{e: e, m: e.mem}
-	breakers := &breakerStore{e: e, m: breaker.NewMemory()}
+	e.breakerMem = breaker.NewMemory()
+	breakers := &breakerStore{e: e, m: e.breakerMem}
+	e.models = &modelStore{e: e, m: health.NewMemory()}
 	e.gates = &gatesStore{e: e, m: state.NewMemoryGates()}
 	ps := &parkedStore{e: e, m: e.mem.ParkedStore()}
-	bc := parked.Breakers{Store: breakers, NewOwner: func() string { e.owners++; return "scheduler-" + strconv.FormatUint(e.owners, 10) }}
+	newOwner := func() string { e.owners++; return "scheduler-" + strconv.FormatUint(e.owners, 10) }
+	bc := parked.Breakers{Store: breakers, NewOwner: newOwner}
 	e.scheduler = &parked.Scheduler{
 		Store: ps, Waiters: ps, Gates: e.gates, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
 		Concurrency: 1, Interval: e.sc.SchedulerInterval.D(),
-		Checkers: map[gate.Kind]parked.Checker{gate.Breaker: bc, gate.Quota: bc, gate.Budget: parked.Budget{}},
+		Checkers: map[gate.Kind]parked.Checker{gate.Breaker: bc, gate.Quota: bc, gate.Budget: parked.Budget{},
+			gate.Models: parked.Models{Store: e.models, Breakers: breakers, NewOwner: newOwner}},
 	}
 	for _, sr := range e.stages {
 		sr.handlers = make([]handler, sr.cfg.Concurrency)
 		for slot := range sr.handlers {
 			var work stage.Work = e.triageWork(sr)
-			if e.pol.Breakers {
+			if sr.st == pipeline.LLM && len(e.chain) > 0 {
+				// The chain guards each provider with its own breaker.
+				work = e.buildChain(sr, e.chain, breakers)
+			} else if e.pol.Breakers {
 				// One Breakers per slot: each warm Lambda instance has its
 				// own cache over the shared store.
 				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,

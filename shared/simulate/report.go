@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -33,6 +34,36 @@ func WriteTable(w io.Writer, results []*Result, p Prices) error {
 			r.Policy.Name, r.Completed, r.DeadLettered, r.Unfinished, r.RecoverableFailed, r.CallsPerCompleted,
 			r.WastedCalls, r.PermanentClassRetries, fmtDur(r.CompletionP50.D()), fmtDur(r.CompletionP99.D()),
 			req, per1k.Total, fmtPrecision(r.DLQPrecision))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeProviders(w, results)
+}
+
+// writeProviders writes, for runs with an llm chain, what each provider
+// received and served, and the llm attempts spent while a provider's breaker
+// was open.
+func writeProviders(w io.Writer, results []*Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := false
+	for _, r := range results {
+		if len(r.Providers) == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\nllm chain\tprovider\tcalls\tfailed\tserved\tattempts while a breaker was open")
+			header = true
+		}
+		ps := slices.Sorted(maps.Keys(r.Providers))
+		for i, p := range ps {
+			pr := r.Providers[p]
+			open := ""
+			if i == 0 {
+				open = strconv.FormatInt(r.LLMAttemptsWhileOpen, 10)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", r.Policy.Name, p, pr.Calls, pr.Failures, pr.Served, open)
+		}
 	}
 	return tw.Flush()
 }
@@ -505,9 +536,10 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		NaiveTimeout, SDKRetries, SDKBackoff, 4*SDKBackoff)
 	p("- **Limits of the model**: an invocation runs its whole batch when it starts, so another invocation may see a " +
 		"breaker change up to one batch's duration early; a call the invocation's deadline cuts off counts against the " +
-		"breaker (the real runner's cancelled context makes it neutral); model health and the fallback chain are not " +
-		"simulated (nor, unless a scenario sets one, the daily budget); queues deliver in visibility order (standard " +
-		"queues only roughly do).\n")
+		"breaker (the real runner's cancelled context makes it neutral); model health and the fallback chain are simulated " +
+		"only for a scenario whose llm stage names a chain (scenarios/provider-outage.json), and there a disabled model " +
+		"stays disabled (the recovery function is not simulated); triage's own daily budget only where a scenario sets one; " +
+		"queues deliver in visibility order (standard queues only roughly do).\n")
 	p("\n## Reproduce\n\n```\n%s\n```\n\nA run is deterministic for its scenario and seed. `triage simulate --scenario "+
 		"scenarios/cross-check.json --policies standard --terminal` prints every item's terminal state (done, or "+
 		"deadletter with stage and class) for comparison with the same scenario on the local stack.\n", rep.Command)

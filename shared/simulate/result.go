@@ -113,6 +113,12 @@ type Result struct {
 	// counted (stage.Metric*, breaker.Metric*), keyed "stage/Name": retries,
 	// waits, parked items, breaker opens.
 	Counters map[string]int64 `json:"counters,omitempty"`
+	// Providers is, with an llm chain, each provider's calls, failures and
+	// the items its models served; LLMAttemptsWhileOpen the llm attempts
+	// items spent while a provider's breaker was open (0 when the chain
+	// moves them on to another provider).
+	Providers            map[failure.Provider]ProviderResult `json:"providers,omitempty"`
+	LLMAttemptsWhileOpen int64                               `json:"llm_attempts_while_open,omitempty"`
 	// Span is the virtual time from the first arrival to the last outcome.
 	Span Duration `json:"span"`
 	// Events counts the simulation events processed.
@@ -318,6 +324,7 @@ func (e *engine) result(limit string) *Result {
 		r.Span = Duration(e.lastEnd - first)
 	}
 	e.checkConservation()
+	e.chainResult(r)
 	r.Anomalies = e.anomalies
 	r.series = e.up.series
 	r.BackstopDeadLetters = e.backstop

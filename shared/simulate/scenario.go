@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 )
@@ -138,6 +140,12 @@ type StageConfig struct {
 	// beyond it is answered with the upstream's rate limit (a 429 with
 	// RetryAfter), whatever its plan says.
 	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+	// Chain (llm only) is the model chain as LLMModels spells it,
+	// "provider:model" entries: the llm stage then runs the real fallback
+	// chain with one breaker per provider and model health, each provider
+	// answering the mix's faults in its own wire format (providers.go).
+	// Empty: the one provider of the default model, behind one breaker.
+	Chain []string `json:"chain,omitempty"`
 }
 
 // RateLimit is an upstream's sustained rate: a token bucket of Burst calls
@@ -186,6 +194,10 @@ type Window struct {
 	// any of unavailable, server_error, bad_gateway, hang. Nil means
 	// unavailable only. A quota window always answers quota.
 	Faults map[string]float64 `json:"faults,omitempty"`
+	// Provider (llm, with a Chain) limits the window to one provider of
+	// the chain: a provider-wide outage while the others answer. Empty is
+	// every provider.
+	Provider string `json:"provider,omitempty"`
 }
 
 // AWSLatency is how long one request to an AWS service takes from inside a
@@ -403,8 +415,27 @@ func (sc *Scenario) Validate() error {
 	if sc.Budget != nil && sc.Budget.CallsPerDay <= 0 {
 		bad("budget.calls_per_day must be positive")
 	}
+	var chainProviders []failure.Provider
+	if c := sc.Stages[pipeline.LLM]; c != nil {
+		if entries, err := c.chainEntries(); err != nil {
+			bad("stages.llm.chain: %v", err)
+		} else {
+			chainProviders = fallback.Providers(entries)
+		}
+	}
+	for i, w := range sc.Windows {
+		if w.Provider == "" {
+			continue
+		}
+		if w.Stage != pipeline.LLM || !slices.Contains(chainProviders, failure.Provider(w.Provider)) {
+			bad("windows[%d] (%s): provider %q is not a provider of stages.llm.chain", i, w.Name, w.Provider)
+		}
+	}
 	for i, a := range sc.Windows {
 		for _, b := range sc.Windows[i+1:] {
+			if a.Provider != "" && b.Provider != "" && a.Provider != b.Provider {
+				continue // two providers' own outages may overlap
+			}
 			if a.Stage == b.Stage && a.Start < b.Start+b.Duration && b.Start < a.Start+a.Duration {
 				bad("windows %q and %q overlap on %s", a.Name, b.Name, a.Stage)
 			}
@@ -483,6 +514,9 @@ func (c *StageConfig) fill(st pipeline.Stage, sc *Scenario) []error {
 		if _, err := c.plan(st, sc.Seed); err != nil {
 			bad("%v", err)
 		}
+	}
+	if len(c.Chain) > 0 && st != pipeline.LLM {
+		bad("chain: only the llm stage has a model chain")
 	}
 	for id, script := range c.Scripts {
 		n, ok := itemIndex(sc.ItemPrefix, id)

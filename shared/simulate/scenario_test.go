@@ -120,7 +120,7 @@ func TestFaultsAreTheFakes(t *testing.T) {
 
 func TestShippedScenariosParse(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"standard-mix", "cross-check"} {
+	for _, name := range []string{"standard-mix", "cross-check", "provider-outage"} {
 		if _, err := Load("../../scenarios/" + name + ".json"); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -89,6 +89,14 @@ var (
 	_ stage.ErrorLog = (*itemStore)(nil)
 )
 
+// Create makes an item from a producer's spec: one conditional PutItem.
+// The simulator seeds its items itself, so the runner calls it only for a
+// spec message, which the simulator never sends.
+func (s *itemStore) Create(ctx context.Context, n state.NewItem) (state.Item, error) {
+	s.e.ddbWrite(ddbPutItem, logEntryBytes)
+	return s.m.Create(ctx, n)
+}
+
 // Claim starts a record: it is the runner's first store call for every
 // record, so the record is put on its lane here.
 func (s *itemStore) Claim(ctx context.Context, req state.ClaimRequest) (state.Item, error) {
@@ -123,6 +131,9 @@ func (s *itemStore) Fail(ctx context.Context, req state.FailRequest) (int, error
 	i := e.index[req.ItemID]
 	e.items[i].hasError = true
 	e.ddbWrite(ddbUpdateItem, e.itemBytes(i))
+	if req.Stage == pipeline.LLM && req.Counts {
+		e.noteLLMAttempt(req.Now)
+	}
 	return s.m.Fail(ctx, req)
 }
 

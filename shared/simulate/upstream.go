@@ -5,6 +5,7 @@ import (
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -74,6 +75,11 @@ type upstream struct {
 	// stage's calls over time.
 	limiters [3]*limiter
 	series   [3]callSeries
+	// With an llm chain: each provider's answers, the provider the
+	// baselines call (the chain's first), and per-provider counts.
+	provAnswers map[failure.Provider]*answers
+	firstLLM    failure.Provider
+	prov        providerStats
 }
 
 // limiter is a token bucket in virtual time: an upstream's rate limit.
@@ -169,6 +175,20 @@ func newUpstream(e *engine) (*upstream, error) {
 			u.limiters[si] = newLimiter(c.RateLimit)
 		}
 	}
+	if entries, err := sc.Stages[pipeline.LLM].chainEntries(); err != nil {
+		return nil, err
+	} else if len(entries) > 0 {
+		u.provAnswers = map[failure.Provider]*answers{}
+		u.firstLLM = entries[0].Provider
+		u.prov = providerStats{calls: map[failure.Provider]int64{}, failures: map[failure.Provider]int64{}}
+		for _, p := range fallback.Providers(entries) {
+			a, err := providerAnswers(p, sc.Stages[pipeline.LLM])
+			if err != nil {
+				return nil, err
+			}
+			u.provAnswers[p] = a
+		}
+	}
 	for i, w := range sc.Windows {
 		rt := &windowRT{Window: w, idx: i, start: int64(w.Start), end: int64(w.Start + w.Duration)}
 		total := 0.0
@@ -252,8 +272,21 @@ func itemIndexOfKey(keys []string, key string) (int, bool) {
 // current record's lane time and ending no later than deadline (the
 // invocation's work deadline, where the runner's context cancels it). It
 // advances the lane by the call's duration and returns the client's error,
-// nil for a success.
+// nil for a success. With an llm chain the call goes to the chain's first
+// provider (the baselines have no chain to walk).
 func (u *upstream) call(si int, i int32, deadline vt) error {
+	p := failure.Provider("")
+	if si == pipeline.LLM.Index() {
+		p = u.firstLLM
+	}
+	return u.callProvider(si, i, deadline, p)
+}
+
+// callProvider is call to provider p of the llm chain ("" without one):
+// p's windows and p's answers. The fault plan is the stage's, keyed by
+// item and call number whatever the provider, so the seeded mix is the
+// same for every provider.
+func (u *upstream) callProvider(si int, i int32, deadline vt, p failure.Provider) error {
 	clock := &u.e.clock
 	start := clock.lane()
 	key := u.keys[si][i]
@@ -261,7 +294,7 @@ func (u *upstream) call(si int, i int32, deadline vt) error {
 	fault := d.Fault
 	var win *windowRT
 	for _, w := range u.windows[si] {
-		if start >= w.start && start < w.end {
+		if start >= w.start && start < w.end && (w.Provider == "" || failure.Provider(w.Provider) == p) {
 			win = w
 			fault = w.draw(u.seed, key, d.Call)
 			break
@@ -272,6 +305,9 @@ func (u *upstream) call(si int, i int32, deadline vt) error {
 	}
 	c := u.cfg[si]
 	a := u.answers[si]
+	if pa := u.provAnswers[p]; pa != nil {
+		a = pa
+	}
 	r := unitHash(u.seed, uint64(si), uint64(i), uint64(d.Call))
 	var (
 		dur time.Duration
@@ -326,6 +362,12 @@ func (u *upstream) call(si int, i int32, deadline vt) error {
 	}
 	if u.permanentSeen[si][i] {
 		s.permanentClassRetries++
+	}
+	if p != "" && u.prov.calls != nil {
+		u.prov.calls[p]++
+		if err != nil {
+			u.prov.failures[p]++
+		}
 	}
 	limited := false
 	if err != nil {

@@ -102,8 +102,10 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 }
 
 // deadLetterMessage dead-letters a message that has no usable item: a
-// malformed envelope, or one naming an item that does not exist. The body
-// itself never reaches the DLQ (it may hold anything); its size and hash do.
+// malformed body, an envelope naming an item that does not exist, or an item
+// spec that conflicts with its item. The body reaches the DLQ redacted and
+// bounded (deadletter.Message), so an operator can see what was wrong, fix
+// it and resubmit it.
 func (b *batch) deadLetterMessage(msg events.SQSMessage, err error) outcome {
 	ctx, cancel := b.bookkeeping()
 	defer cancel()
@@ -118,7 +120,7 @@ func (b *batch) deadLetterMessage(msg events.SQSMessage, err error) outcome {
 	in := deadletter.Input{
 		ItemID: itemID, Stage: b.r.Stage, Err: err, Failure: cl, Decision: string(cl.Class) + " is permanent: no retry can succeed",
 		Attempts: map[pipeline.Stage]int{b.r.Stage: 1}, FirstFailureAt: now, LastFailureAt: now,
-		MessageID: msg.MessageId, ReceiveCount: receiveCount(msg), InputText: msg.Body,
+		MessageID: msg.MessageId, ReceiveCount: receiveCount(msg), Body: msg.Body,
 	}
 	if b.r.ErrorLog != nil {
 		if lerr := b.r.ErrorLog.Append(ctx, state.LogEntry{

@@ -22,6 +22,12 @@ const (
 	MetricDuplicates    = "Duplicates"
 	MetricStoreErrors   = "StoreErrors"
 	MetricDLQSendErrors = "DLQSendErrors"
+	// MetricCreated counts items the first stage created from a producer's
+	// spec.
+	MetricCreated = "Created"
+	// MetricUnknownFields counts messages carrying fields this version
+	// does not know (accepted; each name is logged once per process).
+	MetricUnknownFields = "UnknownFields"
 )
 
 // Metrics receives the runner's counters. Class is empty for counters that

@@ -28,7 +28,10 @@ import (
 )
 
 // Items is the item store the runner needs (state.Items, state.Memory).
+// Create is the first stage's only: it creates an item from a producer's
+// spec (package intake).
 type Items interface {
+	Create(ctx context.Context, n state.NewItem) (state.Item, error)
 	Claim(ctx context.Context, req state.ClaimRequest) (state.Item, error)
 	Complete(ctx context.Context, req state.CompleteRequest) error
 	Fail(ctx context.Context, req state.FailRequest) (int, error)
@@ -155,6 +158,10 @@ type Runner struct {
 	AfterBatch func(ctx context.Context, log *slog.Logger)
 
 	touched touchCache
+
+	// unknownSeen are the unknown message fields already logged.
+	unknownMu   sync.Mutex
+	unknownSeen map[string]bool
 }
 
 // Handle processes one SQS batch and reports the records to keep as batch
@@ -262,12 +269,13 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 			out = outcome{visibility: b.r.resendDelay(), kind: "runner_panic"}
 		}
 	}()
-	env, err := pipeline.DecodeEnvelope(msg.Body, b.r.Stage)
+	env, spec, err := b.decode(msg)
 	if err != nil {
-		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "malformed envelope"))
+		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "malformed message"))
 	}
 	rc := receiveCount(msg)
 	del := deliveryOf(msg)
+	owner := leaseOwner(msg, rc)
 	log := b.log.With("item_id", env.ItemID, "correlation_id", env.CorrelationID, "message_id", msg.MessageId, "receive_count", rc)
 	if del.Gate != "" {
 		log = log.With("released_from", string(del.Gate))
@@ -275,7 +283,11 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 	ctx, cancel := b.bookkeeping()
 	defer cancel()
 	now := b.now()
-	owner := leaseOwner(msg, rc)
+	if spec != nil {
+		if out, done := b.create(ctx, log, msg, &env, *spec, owner, now); done {
+			return out
+		}
+	}
 	item, err := b.r.Items.Claim(ctx, state.ClaimRequest{
 		ItemID: env.ItemID, Stage: b.r.Stage, Owner: owner,
 		Carrier: msg.MessageId, Now: now, LeaseFor: b.leaseFor,
@@ -285,15 +297,7 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 		if errors.As(err, &ce) {
 			return b.onConflict(ctx, log, msg, env, ce.Current)
 		}
-		// The store is unreachable: nothing was recorded, nothing counts.
-		// Back off on the receive count; the queue's backstop bounds a
-		// permanent outage.
-		cl := failure.Classify(err)
-		d := retry.Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: retry.FullJitter}.
-			Delay(rc, b.r.rand()())
-		log.Error("claim failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()))
-		b.r.metrics().Count(MetricStoreErrors, b.r.Stage, cl.Class, 1)
-		return outcome{visibility: max(d, time.Second), kind: "store_unavailable"}
+		return b.storeUnavailable(log, rc, "claim", err)
 	}
 	rec := record{b: b, msg: msg, env: env, item: item, owner: owner, rc: rc, delivery: del, log: log, claimedAt: now}
 	return rec.run()
@@ -310,6 +314,18 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 	}
 	sum := sha256.Sum256([]byte(msg.ReceiptHandle))
 	return msg.MessageId + "#" + hex.EncodeToString(sum[:8])
+}
+
+// storeUnavailable returns a record whose first write (create or claim)
+// failed on the store: nothing was recorded, nothing counts. It backs off on
+// the receive count; the queue's backstop bounds a permanent outage.
+func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
+	cl := failure.Classify(err)
+	d := retry.Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: retry.FullJitter}.
+		Delay(rc, b.r.rand()())
+	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()))
+	b.r.metrics().Count(MetricStoreErrors, b.r.Stage, cl.Class, 1)
+	return outcome{visibility: max(d, time.Second), kind: "store_unavailable"}
 }
 
 // record is one claimed record being processed.

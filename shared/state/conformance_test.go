@@ -86,6 +86,34 @@ func conformance(t *testing.T, newStore func(t *testing.T) store) {
 		}
 	})
 
+	t.Run("create returns the item that holds the id", func(t *testing.T) {
+		s := newStore(t)
+		a := itemID(t)
+		n := state.NewItem{ID: a, Kind: state.KindAction, SourceURL: "https://example.com/task", WebhookURL: "https://hooks.example.com/h",
+			CorrelationID: "c-" + a, Metadata: map[string]string{"team": "ops"}, Owner: "m1#1", Now: t0}
+		got, err := s.Create(ctx, n)
+		if err != nil || got.State != state.Queued || got.Metadata["team"] != "ops" {
+			t.Fatalf("create: %+v, %v", got, err)
+		}
+		// The same delivery again (an SDK retry of an applied put): created.
+		if again, err := s.Create(ctx, n); err != nil || again.ID != a {
+			t.Fatalf("retried create: %+v, %v", again, err)
+		}
+		// Another delivery: the id is taken, and the error carries the item.
+		n2 := n
+		n2.Owner, n2.Metadata = "m2#1", map[string]string{"team": "newsroom"}
+		_, err = s.Create(ctx, n2)
+		var ee *state.ExistsError
+		if !errors.As(err, &ee) || !errors.Is(err, state.ErrExists) || ee.Current == nil {
+			t.Fatalf("second create: %v, want an ExistsError with the item", err)
+		}
+		if ee.Current.Metadata["team"] != "ops" || ee.Current.Kind != state.KindAction || ee.Current.WebhookURL != n.WebhookURL {
+			t.Fatalf("existing item %+v", ee.Current)
+		}
+		// The state machine starts where a producer's item must: queued at fetch.
+		mustClaim(t, s, a, pipeline.Fetch, "m1#1", t0.Add(time.Second))
+	})
+
 	t.Run("claim takes the lease and reports the item on conflict", func(t *testing.T) {
 		s := newStore(t)
 		a := itemID(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -36,31 +37,58 @@ type Items struct {
 	ParkedTable string
 }
 
-// Create stores a new item, queued for fetch. It fails with ErrExists when
-// the id is taken, so re-submitting an item cannot reset its history.
+// Create stores a new item, queued for fetch, in one conditional PutItem:
+//
+//	condition  attribute_not_exists(item_id)
+//	item       state queued, stage fetch, status received, the spec's fields,
+//	           last_write = <owner>/create/<ms>
+//
+// A taken id fails with an *ExistsError (matching ErrExists) carrying the
+// item as it is (ReturnValuesOnConditionCheckFailure), so re-submitting an
+// item can never reset its history, and the caller compares specs without
+// another read. A put the SDK retried after it had been applied finds its
+// own last_write token and counts as created.
 func (s *Items) Create(ctx context.Context, n NewItem) (Item, error) {
-	it := Item{
-		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
-		Status: Received, State: Queued, Stage: pipeline.Fetch,
-		Attempts:  map[pipeline.Stage]int{},
-		CreatedAt: n.Now, UpdatedAt: n.Now,
-	}
+	it := newItem(n)
 	av, err := attributevalue.MarshalMap(toRecord(it))
 	if err != nil {
 		return Item{}, fmt.Errorf("create %s: encode: %w", n.ID, err)
 	}
 	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           &s.Table,
-		Item:                av,
-		ConditionExpression: aws.String("attribute_not_exists(item_id)"),
+		TableName:                           &s.Table,
+		Item:                                av,
+		ConditionExpression:                 aws.String("attribute_not_exists(item_id)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if err != nil {
-		if isConditionFailed(err) {
-			return Item{}, fmt.Errorf("create %s: %w", n.ID, ErrExists)
-		}
+	if err == nil {
+		return it, nil
+	}
+	if !isConditionFailed(err) {
 		return Item{}, fmt.Errorf("create %s: %w", n.ID, err)
 	}
-	return it, nil
+	cur, found, rerr := s.conflictItem(ctx, n.ID, err)
+	switch {
+	case rerr != nil:
+		return Item{}, fmt.Errorf("create %s: outcome unknown: the id is taken and the item could not be read back: %w", n.ID, rerr)
+	case !found:
+		// Deleted between the put and the read: nothing to compare.
+		return Item{}, &ExistsError{ItemID: n.ID}
+	case n.Owner != "" && cur.LastWrite == it.LastWrite:
+		return cur, nil
+	}
+	return Item{}, &ExistsError{ItemID: n.ID, Current: &cur}
+}
+
+// newItem is the item Create writes.
+func newItem(n NewItem) Item {
+	return Item{
+		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
+		Metadata: maps.Clone(n.Metadata),
+		Status:   Received, State: Queued, Stage: pipeline.Fetch,
+		Attempts:  map[pipeline.Stage]int{},
+		CreatedAt: n.Now, UpdatedAt: n.Now,
+		LastWrite: writeToken(n.Owner, "create", n.Now),
+	}
 }
 
 // Put stores it as is, replacing any item with its id: for seeding tests and

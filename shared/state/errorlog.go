@@ -36,6 +36,11 @@ type logRecord struct {
 	Decision      string `dynamodbav:"decision"`
 	Retryable     bool   `dynamodbav:"retryable"`
 	ExpiresAt     int64  `dynamodbav:"expires_at"`
+	// By, ResolvedClass and DeadLetterID are set on resolutions only
+	// (error_class ResolvedClass).
+	By            string `dynamodbav:"by,omitempty"`
+	ResolvedClass string `dynamodbav:"resolved_class,omitempty"`
+	DeadLetterID  string `dynamodbav:"dead_letter_id,omitempty"`
 }
 
 func toLogRecord(e LogEntry) logRecord {

@@ -54,6 +54,11 @@ func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn
 }
 
 func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, until time.Time, fn func(LogEntry) error) error {
+	return r.query(ctx, c, since, until, func(rec logRecord) error { return fn(rec.entry()) })
+}
+
+// query reads the by-class index for one class in [since, until).
+func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, until time.Time, fn func(logRecord) error) error {
 	b := dynamoexpr.New()
 	key := "error_class = " + b.Str(string(c))
 	switch {
@@ -74,14 +79,14 @@ func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, unti
 			return fmt.Errorf("read error log for %s: %w", c, err)
 		}
 		for _, av := range out.Items {
-			e, err := decodeLogEntry(av)
-			if err != nil {
-				return err
+			var rec logRecord
+			if err := attributevalue.UnmarshalMap(av, &rec); err != nil {
+				return fmt.Errorf("decode error log entry: %w", err)
 			}
-			if !until.IsZero() && !e.OccurredAt.Before(until) {
+			if !until.IsZero() && !parseTime(rec.At).Before(until) {
 				continue
 			}
-			if err := fn(e); err != nil {
+			if err := fn(rec); err != nil {
 				return err
 			}
 		}
@@ -134,9 +139,13 @@ func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
 	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
 		return LogEntry{}, fmt.Errorf("decode error log entry: %w", err)
 	}
+	return r.entry(), nil
+}
+
+func (r logRecord) entry() LogEntry {
 	return LogEntry{
 		ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
 		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
 		Retryable: r.Retryable, OccurredAt: parseTime(r.At),
-	}, nil
+	}
 }

@@ -175,6 +175,8 @@ type Item struct {
 	SourceURL     string
 	WebhookURL    string
 	CorrelationID string
+	// Metadata is the producer's key/value context from the item's spec.
+	Metadata map[string]string
 
 	Status Status
 	State  State
@@ -208,6 +210,9 @@ type Item struct {
 	// DeadLetter is the most recent dead letter, set when the DLQ hand-off is
 	// confirmed.
 	DeadLetter *DeadLetterRef
+	// Resolution is the operator's closing of the item's latest resolved
+	// dead letter (triage dlq resolve); nil if none was resolved.
+	Resolution *Resolution
 
 	Document   *Document
 	Enrichment *Enrichment

@@ -22,6 +22,8 @@ type Memory struct {
 	items  map[string]Item
 	parked map[string]memParked
 	log    []LogEntry
+	// resolutions are the error log's resolutions (resolve.go).
+	resolutions []Resolution
 	// parkedClaims are the scheduler's claims on parked waits (parked.go).
 	parkedClaims map[string]parkedClaim
 	// byGate indexes gate waits by gate, in park order; dueWaits holds the
@@ -37,17 +39,18 @@ func NewMemory() *Memory {
 		dueWaits: map[string]struct{}{}}
 }
 
-// Create stores a new item queued for fetch; ErrExists if the id is taken.
+// Create stores a new item queued for fetch; an *ExistsError (ErrExists)
+// carrying the item if the id is taken. See Items.Create.
 func (m *Memory) Create(_ context.Context, n NewItem) (Item, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.items[n.ID]; ok {
-		return Item{}, fmt.Errorf("create %s: %w", n.ID, ErrExists)
-	}
-	it := Item{
-		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
-		Status: Received, State: Queued, Stage: pipeline.Fetch, Attempts: map[pipeline.Stage]int{},
-		CreatedAt: n.Now, UpdatedAt: n.Now,
+	it := newItem(n)
+	if cur, ok := m.items[n.ID]; ok {
+		if n.Owner != "" && cur.LastWrite == it.LastWrite {
+			return clone(cur), nil
+		}
+		c := clone(cur)
+		return Item{}, &ExistsError{ItemID: n.ID, Current: &c}
 	}
 	m.items[n.ID] = it
 	return clone(it), nil
@@ -279,6 +282,7 @@ func clone(it Item) Item {
 		le.Details = maps.Clone(le.Details)
 		it.LastError = &le
 	}
+	it.Metadata = maps.Clone(it.Metadata)
 	it.Replays = slices.Clone(it.Replays)
 	it.Notes = slices.Clone(it.Notes)
 	if it.Document != nil {
@@ -297,6 +301,10 @@ func clone(it Item) Item {
 	if it.DeadLetter != nil {
 		d := *it.DeadLetter
 		it.DeadLetter = &d
+	}
+	if it.Resolution != nil {
+		r := *it.Resolution
+		it.Resolution = &r
 	}
 	return it
 }

@@ -12,36 +12,38 @@ import (
 // Attempts are one number attribute per stage so that ADD works on an item
 // whatever its history.
 type record struct {
-	ItemID           string         `dynamodbav:"item_id"`
-	Kind             string         `dynamodbav:"kind"`
-	SourceURL        string         `dynamodbav:"source_url,omitempty"`
-	WebhookURL       string         `dynamodbav:"webhook_url,omitempty"`
-	CorrelationID    string         `dynamodbav:"correlation_id"`
-	Status           string         `dynamodbav:"status"`
-	State            string         `dynamodbav:"state"`
-	Stage            string         `dynamodbav:"stage"`
-	AttemptsFetch    int            `dynamodbav:"attempts_fetch"`
-	AttemptsLLM      int            `dynamodbav:"attempts_llm"`
-	AttemptsNotify   int            `dynamodbav:"attempts_notify"`
-	EnrichmentStatus string         `dynamodbav:"enrichment_status,omitempty"`
-	FailureCount     int            `dynamodbav:"failure_count"`
-	LastError        *LastError     `dynamodbav:"last_error,omitempty"`
-	FirstFailureAt   string         `dynamodbav:"first_failure_at,omitempty"`
-	LastFailureAt    string         `dynamodbav:"last_failure_at,omitempty"`
-	NotBefore        int64          `dynamodbav:"not_before,omitempty"`
-	LeaseOwner       string         `dynamodbav:"lease_owner,omitempty"`
-	LeaseUntil       int64          `dynamodbav:"lease_until,omitempty"`
-	Carrier          string         `dynamodbav:"carrier,omitempty"`
-	ReplayCount      int            `dynamodbav:"replay_count"`
-	Replays          []ReplayRecord `dynamodbav:"replays,omitempty"`
-	Notes            []Note         `dynamodbav:"notes,omitempty"`
-	Document         *Document      `dynamodbav:"document,omitempty"`
-	Enrichment       *Enrichment    `dynamodbav:"enrichment,omitempty"`
-	Delivery         *Delivery      `dynamodbav:"delivery,omitempty"`
-	DeadLetter       *DeadLetterRef `dynamodbav:"dead_letter,omitempty"`
-	CreatedAt        string         `dynamodbav:"created_at,omitempty"`
-	UpdatedAt        string         `dynamodbav:"updated_at,omitempty"`
-	LastWrite        string         `dynamodbav:"last_write,omitempty"`
+	ItemID           string            `dynamodbav:"item_id"`
+	Kind             string            `dynamodbav:"kind"`
+	SourceURL        string            `dynamodbav:"source_url,omitempty"`
+	WebhookURL       string            `dynamodbav:"webhook_url,omitempty"`
+	CorrelationID    string            `dynamodbav:"correlation_id"`
+	Metadata         map[string]string `dynamodbav:"metadata,omitempty"`
+	Status           string            `dynamodbav:"status"`
+	State            string            `dynamodbav:"state"`
+	Stage            string            `dynamodbav:"stage"`
+	AttemptsFetch    int               `dynamodbav:"attempts_fetch"`
+	AttemptsLLM      int               `dynamodbav:"attempts_llm"`
+	AttemptsNotify   int               `dynamodbav:"attempts_notify"`
+	EnrichmentStatus string            `dynamodbav:"enrichment_status,omitempty"`
+	FailureCount     int               `dynamodbav:"failure_count"`
+	LastError        *LastError        `dynamodbav:"last_error,omitempty"`
+	FirstFailureAt   string            `dynamodbav:"first_failure_at,omitempty"`
+	LastFailureAt    string            `dynamodbav:"last_failure_at,omitempty"`
+	NotBefore        int64             `dynamodbav:"not_before,omitempty"`
+	LeaseOwner       string            `dynamodbav:"lease_owner,omitempty"`
+	LeaseUntil       int64             `dynamodbav:"lease_until,omitempty"`
+	Carrier          string            `dynamodbav:"carrier,omitempty"`
+	ReplayCount      int               `dynamodbav:"replay_count"`
+	Replays          []ReplayRecord    `dynamodbav:"replays,omitempty"`
+	Notes            []Note            `dynamodbav:"notes,omitempty"`
+	Document         *Document         `dynamodbav:"document,omitempty"`
+	Enrichment       *Enrichment       `dynamodbav:"enrichment,omitempty"`
+	Delivery         *Delivery         `dynamodbav:"delivery,omitempty"`
+	DeadLetter       *DeadLetterRef    `dynamodbav:"dead_letter,omitempty"`
+	Resolution       *Resolution       `dynamodbav:"resolution,omitempty"`
+	CreatedAt        string            `dynamodbav:"created_at,omitempty"`
+	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
+	LastWrite        string            `dynamodbav:"last_write,omitempty"`
 }
 
 // attemptsAttr is the attribute holding stage's attempts.
@@ -54,6 +56,7 @@ func (r record) item() Item {
 		SourceURL:     r.SourceURL,
 		WebhookURL:    r.WebhookURL,
 		CorrelationID: r.CorrelationID,
+		Metadata:      r.Metadata,
 		Status:        Status(r.Status),
 		State:         State(r.State),
 		Stage:         pipeline.Stage(r.Stage),
@@ -78,6 +81,7 @@ func (r record) item() Item {
 		Enrichment:       r.Enrichment,
 		Delivery:         r.Delivery,
 		DeadLetter:       r.DeadLetter,
+		Resolution:       r.Resolution,
 		CreatedAt:        parseTime(r.CreatedAt),
 		UpdatedAt:        parseTime(r.UpdatedAt),
 		LastWrite:        r.LastWrite,
@@ -91,6 +95,7 @@ func toRecord(it Item) record {
 		SourceURL:        it.SourceURL,
 		WebhookURL:       it.WebhookURL,
 		CorrelationID:    it.CorrelationID,
+		Metadata:         it.Metadata,
 		Status:           string(it.Status),
 		State:            string(it.State),
 		Stage:            string(it.Stage),
@@ -113,6 +118,7 @@ func toRecord(it Item) record {
 		Enrichment:       it.Enrichment,
 		Delivery:         it.Delivery,
 		DeadLetter:       it.DeadLetter,
+		Resolution:       it.Resolution,
 		CreatedAt:        formatTime(it.CreatedAt),
 		UpdatedAt:        formatTime(it.UpdatedAt),
 		LastWrite:        it.LastWrite,

@@ -20,6 +20,20 @@ var ErrConflict = errors.New("conditional write conflict")
 // ErrExists is returned by Create for an item id that is already taken.
 var ErrExists = errors.New("item already exists")
 
+// ExistsError is a Create whose id is taken. Current is the item as the
+// failed put found it (nil when the store could not return it), so the
+// caller can compare specs without another read. It matches ErrExists.
+type ExistsError struct {
+	ItemID  string
+	Current *Item
+}
+
+// Error names the item.
+func (e *ExistsError) Error() string { return fmt.Sprintf("create %s: %v", e.ItemID, ErrExists) }
+
+// Is matches ErrExists.
+func (e *ExistsError) Is(target error) bool { return target == ErrExists }
+
 // ClaimError is a claim that did not win. Current is the item as it was
 // (nil if it does not exist), so the runner can tell a duplicate of finished
 // work from a cooldown or a live lease without another read.
@@ -49,7 +63,13 @@ type NewItem struct {
 	SourceURL     string
 	WebhookURL    string
 	CorrelationID string
-	Now           time.Time
+	// Metadata is the producer's key/value context (package intake).
+	Metadata map[string]string
+	// Owner names the writer ("<message id>#<receive count>" for the first
+	// stage); it goes into the write's last_write token, so an SDK retry of
+	// an applied create is recognised as applied.
+	Owner string
+	Now   time.Time
 }
 
 // ClaimRequest asks for the item's lease for one stage.

@@ -7,7 +7,6 @@ package crosscheck_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,17 +14,14 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/simulate"
 	"github.com/triagehq/triage/shared/state"
 )
 
 func TestSimulatorMatchesTheLocalStack(t *testing.T) {
-	for _, bin := range []string{"moto_server", "aws"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			localtest.Require(t, bin, `pip install "moto[server]" awscli`)
-		}
-	}
+	localtest.Require(t, "moto_server", moto.InstallHint)
 	root, err := devstack.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)

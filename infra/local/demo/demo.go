@@ -1,6 +1,6 @@
 // Package demo is `make demo`: the pipeline end to end on one machine. It
-// brings the local stack up (devstack), seeds stories into DynamoDB and the
-// fetch queue, lets the real functions work through them under a seeded mix
+// brings the local stack up (devstack), submits stories to the fetch queue
+// the way any producer does (package producer), lets the real functions work through them under a seeded mix
 // of upstream faults, shows progress, and ends with a summary an operator
 // can check: outcomes per state, failures and retries per class, dead letters
 // per class and stage, AWS requests per item, and a conservation line
@@ -15,21 +15,19 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/intake"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/producer"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -68,6 +66,9 @@ var Mixes = map[string]struct{ Articles, LLM, Webhook map[fakes.Fault]float64 }{
 	},
 	"none": {},
 }
+
+// bedrockCalls prefixes the AWS call counts of the Bedrock Runtime client.
+const bedrockCalls = "Bedrock Runtime."
 
 // Summary is what the demo measured.
 type Summary struct {
@@ -148,10 +149,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	full := opts.Faults != "none"
 	if full {
-		// A model that only answers invalid JSON heads the chain: it is
-		// disabled after 5 failures and the chain falls back.
-		dsOpts.Params = map[string]string{"LLMModels": badModel + "," + goodModel}
-		dsOpts.LLM.ModelFaults = map[string]fakes.Fault{badModel: fakes.FaultInvalidJSON}
+		// The chain spans two providers. A Bedrock model that only answers
+		// invalid JSON heads it: it is disabled after 5 failures and the
+		// chain falls back to the next Bedrock model; OpenAI serves when
+		// Bedrock as a whole cannot.
+		dsOpts.Params = map[string]string{"LLMModels": strings.Join([]string{badModel.String(), goodModel.String(), secondModel.String()}, ",")}
+		dsOpts.LLM.ModelFaults = map[string]fakes.Fault{badModel.Model: fakes.FaultInvalidJSON}
 	}
 	st, err := devstack.Start(ctx, dsOpts)
 	if err != nil {
@@ -174,7 +177,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 
 	say("\n== 1. the pipeline: %d stories through fetch → llm → notify under fault mix %q (seed %d) ==", opts.Items, opts.Faults, opts.Seed)
 	if full {
-		say("   the model chain is %s, %s; %s answers only invalid JSON", badModel, goodModel, badModel)
+		say("   the model chain is %s, %s, %s; %s answers only invalid JSON", badModel, goodModel, secondModel, badModel)
 	}
 	phaseStart := time.Now()
 	ids, err := seed(ctx, st, "story", opts.Items)
@@ -212,12 +215,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 
-	say("\n== 3. an outage of the LLM provider: one shared breaker for every function instance ==")
-	burst, err := outage(pctx, opts.Out, st, 10, opts.Interactive)
+	say("\n== 3. a provider-wide outage of Bedrock: the chain moves to OpenAI, and back when Bedrock's breaker closes ==")
+	burst, err := providerOutage(pctx, opts.Out, st, 10)
 	if err != nil {
 		return sum, err
 	}
 	ids = append(ids, burst...)
+	if err := showModels(ctx, opts.Out, st, nil); err != nil {
+		return sum, err
+	}
 
 	say("\n== 4. an hour later: the recovery function re-enables the model ==")
 	if err := recovery(ctx, opts.Out, st); err != nil {
@@ -246,25 +252,11 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	return final, nil
 }
 
-// seed creates the stories and sends their envelopes to the fetch queue.
+// seed submits the stories as a producer would: one message per item on
+// the fetch queue (package producer); the fetch stage creates the items.
 func seed(ctx context.Context, st *devstack.Stack, prefix string, n int) ([]string, error) {
-	now := time.Now().UTC()
 	ids := make([]string, n)
-	var entries []sqstypes.SendMessageBatchRequestEntry
-	flush := func() error {
-		if len(entries) == 0 {
-			return nil
-		}
-		out, err := st.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(st.QueueURL(pipeline.Fetch)), Entries: entries})
-		if err != nil {
-			return fmt.Errorf("seed: send: %w", err)
-		}
-		if len(out.Failed) > 0 {
-			return fmt.Errorf("seed: %d envelopes not sent", len(out.Failed))
-		}
-		entries = entries[:0]
-		return nil
-	}
+	specs := make([]intake.Spec, n)
 	for i := range n {
 		id := fmt.Sprintf("%s-%04d", prefix, i+1)
 		kind := state.KindStory
@@ -274,20 +266,17 @@ func seed(ctx context.Context, st *devstack.Stack, prefix string, n int) ([]stri
 		case i%7 == 6:
 			kind = state.KindDocument
 		}
-		if _, err := st.Items.Create(ctx, state.NewItem{ID: id, Kind: kind, CorrelationID: "demo-" + id,
-			SourceURL: st.ArticleServer.URL + "/articles/" + id, WebhookURL: st.HookServer.URL + "/hooks/demo", Now: now}); err != nil {
-			return nil, fmt.Errorf("seed: %w", err)
-		}
 		ids[i] = id
-		env := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "demo-" + id}
-		entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(env.Encode())})
-		if len(entries) == 10 {
-			if err := flush(); err != nil {
-				return nil, err
-			}
+		specs[i] = intake.Spec{ItemID: id, Kind: kind, CorrelationID: "demo-" + id,
+			SourceURL: st.ArticleServer.URL + "/articles/" + id, WebhookURL: st.HookServer.URL + "/hooks/demo"}
+	}
+	p := &producer.Producer{SQS: st.SQS, QueueURL: st.QueueURL(pipeline.Fetch)}
+	for _, r := range p.SubmitBatch(ctx, specs) {
+		if r.Err != nil {
+			return nil, fmt.Errorf("seed %s: %w", r.ItemID, r.Err)
 		}
 	}
-	return ids, flush()
+	return ids, nil
 }
 
 // watch prints progress until every item is done or dead-lettered and the
@@ -438,9 +427,20 @@ func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
 	tw.Flush()
 
 	fmt.Fprintln(w)
-	total := awsconf.Total(s.AWSCalls, "")
+	// Bedrock Runtime calls are model calls — the upstream, like the fake
+	// OpenAI's — not the pipeline's own AWS requests.
+	infra := map[string]int64{}
+	for k, v := range s.AWSCalls {
+		if !strings.HasPrefix(k, bedrockCalls) {
+			infra[k] = v
+		}
+	}
+	total := awsconf.Total(infra, "")
 	fmt.Fprintf(w, "AWS requests by the functions: %d (%.1f per item)  %s\n", total, float64(total)/float64(max(s.Seeded, 1)),
-		awsconf.Format(s.AWSCalls))
+		awsconf.Format(infra))
+	if n := awsconf.Total(s.AWSCalls, bedrockCalls); n > 0 {
+		fmt.Fprintf(w, "  and %d Bedrock Runtime Converse calls, the chain's model calls (not counted above)\n", n)
+	}
 	fmt.Fprintf(w, "  DynamoDB %.1f per item · SQS %.1f per item (the event-source mapping's receives and deletes are the Lambda service's, not counted)\n",
 		float64(awsconf.Total(s.AWSCalls, "DynamoDB."))/float64(max(s.Seeded, 1)), float64(awsconf.Total(s.AWSCalls, "SQS."))/float64(max(s.Seeded, 1)))
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,22 +14,20 @@ import (
 
 	"github.com/triagehq/triage/infra/local/demo"
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/shared/state"
 )
 
 func requireTools(t *testing.T) {
 	t.Helper()
-	for _, bin := range []string{"moto_server", "aws"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			localtest.Require(t, bin, "pip install \"moto[server]\" awscli")
-		}
-	}
+	localtest.Require(t, "moto_server", moto.InstallHint)
 }
 
 // TestDemoHappyPathCost runs the demo with no faults and pins the cost of
-// an item: two DynamoDB writes per stage (claim, outcome) plus the daily
-// budget's charge before the model call, nothing else per item but the
-// batched forwards. (Reads of the breaker and model-health caches are per
+// an item: the fetch stage's create from the submitted spec (one
+// conditional PutItem), two DynamoDB writes per stage (claim, outcome) plus
+// the daily budget's charge before the model call, nothing else per item but
+// the batched forwards. (Reads of the breaker and model-health caches are per
 // instance and time, not per item.)
 func TestDemoHappyPathCost(t *testing.T) {
 	requireTools(t)
@@ -49,7 +46,10 @@ func TestDemoHappyPathCost(t *testing.T) {
 	if got := sum.AWSCalls["DynamoDB.UpdateItem"]; got != 7*items {
 		t.Fatalf("DynamoDB.UpdateItem = %d for %d items, want exactly 2 per stage and 1 budget charge (%d)\n%s", got, items, 7*items, out.String())
 	}
-	if got := sum.AWSCalls["DynamoDB.PutItem"] + sum.AWSCalls["SQS.SendMessage"] + sum.AWSCalls["SQS.ChangeMessageVisibilityBatch"]; got != 0 {
+	if got := sum.AWSCalls["DynamoDB.PutItem"]; got != items {
+		t.Fatalf("DynamoDB.PutItem = %d for %d items, want exactly 1 (the create) per item\n%s", got, items, out.String())
+	}
+	if got := sum.AWSCalls["SQS.SendMessage"] + sum.AWSCalls["SQS.ChangeMessageVisibilityBatch"]; got != 0 {
 		t.Fatalf("the happy path made %d failure-path requests", got)
 	}
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -16,17 +17,20 @@ import (
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// The model chain the demo deploys: a model that only ever answers invalid
-// JSON first, a healthy one second.
-const (
-	badModel  = "bad-model"
-	goodModel = "gpt-4o-mini"
+// The model chain the demo deploys, across two providers: a Bedrock model
+// that only ever answers invalid JSON, a healthy Bedrock model, and OpenAI
+// behind them.
+var (
+	badModel    = fallback.Entry{Provider: failure.Bedrock, Model: "acme.bad-model-v1:0"}
+	goodModel   = fallback.Entry{Provider: failure.Bedrock, Model: "anthropic.claude-3-5-haiku-20241022-v1:0"}
+	secondModel = fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"}
 )
 
 // Compressed time for the demo: a breaker stays open seconds instead of 5
@@ -37,8 +41,8 @@ const (
 	demoRecoveryOffset = 61 * time.Minute
 )
 
-// showModels prints the model-health table and which model enriched the
-// items.
+// showModels prints what `triage models list` shows — each model's health,
+// then each provider's breaker — and which model enriched the items.
 func showModels(ctx context.Context, w io.Writer, st *devstack.Stack, ids []string) error {
 	models, err := modelStore(st).List(ctx)
 	if err != nil {
@@ -50,102 +54,194 @@ func showModels(ctx context.Context, w io.Writer, st *devstack.Stack, ids []stri
 		fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%s\n", m.Name, m.Disabled, m.ConsecutiveFailures, m.Disables, m.Recoveries, m.LastErrorType)
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tBREAKER\tFAILURES\tOPENS\tLAST ERROR")
+	for _, p := range []failure.Provider{badModel.Provider, secondModel.Provider} {
+		rec, err := breakerStore(st).Get(ctx, fallback.Service(p))
+		if errors.Is(err, breaker.ErrNotFound) {
+			rec, err = breaker.Record{State: breaker.Closed}, nil
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", p, rec.State, rec.ConsecutiveFailures, rec.Opens, rec.LastErrorType)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "(the same tables: triage models list --stack %s)\n", st.Info.Name)
 	if ids == nil {
 		return nil
 	}
+	by, err := enrichedBy(ctx, st, ids)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "enrichments by model: %s %d · %s %d · %s %d (the chain skips a disabled model)\n",
+		goodModel, by[goodModel.String()], secondModel, by[secondModel.String()], badModel, by[badModel.String()])
+	return nil
+}
+
+// enrichedBy counts the items' enrichments by model.
+func enrichedBy(ctx context.Context, st *devstack.Stack, ids []string) (map[string]int, error) {
 	by := map[string]int{}
 	for _, id := range ids {
 		it, err := st.Items.Get(ctx, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if it.Enrichment != nil {
 			by[it.Enrichment.Model]++
 		}
 	}
-	fmt.Fprintf(w, "enrichments by model: %s %d · %s %d (the chain skips a disabled model)\n", goodModel, by[goodModel], badModel, by[badModel])
-	return nil
+	return by, nil
 }
 
 func modelStore(st *devstack.Stack) *health.Dynamo {
 	return &health.Dynamo{DB: dynamodb.NewFromConfig(st.AWS), Table: st.Info.Outputs["ModelsTableName"]}
 }
 
-// outage takes the fake LLM down while a burst of stories arrives, watches
-// the shared breaker open, probe and close, and reports what the outage
-// cost: calls into it and attempts spent.
-func outage(ctx context.Context, w io.Writer, st *devstack.Stack, n int, interactive bool) ([]string, error) {
-	host := breaker.Host(st.Env["LLMFunc"]["LLM_BASE_URL"])
-	breakers := &breaker.Dynamo{DB: dynamodb.NewFromConfig(st.AWS), Table: st.Info.Outputs["BreakersTableName"], ConsistentReads: true}
+func breakerStore(st *devstack.Stack) *breaker.Dynamo {
+	return &breaker.Dynamo{DB: dynamodb.NewFromConfig(st.AWS), Table: st.Info.Outputs["BreakersTableName"], ConsistentReads: true}
+}
+
+// breakerWatch prints a breaker's transitions as they happen.
+type breakerWatch struct {
+	w       io.Writer
+	store   *breaker.Dynamo
+	service string
+	start   time.Time
+	last    breaker.State
+	opened  bool
+}
+
+func (b *breakerWatch) poll(ctx context.Context) breaker.State {
+	rec, err := b.store.Get(ctx, b.service)
+	if errors.Is(err, breaker.ErrNotFound) {
+		rec, err = breaker.Record{State: breaker.Closed}, nil
+	}
+	if err != nil {
+		return orClosed(b.last)
+	}
+	if rec.State != orClosed(b.last) {
+		fmt.Fprintf(b.w, "  %5.1fs breaker %s: %s → %s (opens %d)\n", time.Since(b.start).Seconds(), b.service, orClosed(b.last), rec.State, rec.Opens)
+		b.last = rec.State
+	}
+	if rec.State == breaker.Open {
+		b.opened = true
+	}
+	return rec.State
+}
+
+// providerOutage takes Bedrock — the chain's first provider — down while a
+// burst of stories arrives: Bedrock's breaker opens, every item is served by
+// OpenAI without spending an attempt once it is open, and when Bedrock is
+// back the next probe closes its breaker and the chain returns to it. It
+// reports what the outage cost.
+func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int) ([]string, error) {
 	// Only the outage fails calls in this phase, so attempts spent measure
 	// the outage alone.
 	if err := st.LLM.SetMix(fakes.Mix{}); err != nil {
 		return nil, err
 	}
-	before := st.LLM.Stats().Statuses[503]
-	st.LLM.SetOutage(true)
-	fmt.Fprintf(w, "the LLM provider (%s) is down: every call answers 503\n", host)
+	watch := &breakerWatch{w: w, store: breakerStore(st), service: fallback.Service(failure.Bedrock), start: time.Now()}
+	watch.poll(ctx)
+	before := st.LLM.Stats().Dialects[fakes.DialectBedrock]
+	if err := st.LLM.SetDialectOutage(fakes.DialectBedrock, true, ""); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "Bedrock is down: every Converse call answers 503 ServiceUnavailableException; OpenAI answers as usual\n")
 	ids, err := seed(ctx, st, "burst", n)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	var (
-		last      breaker.State
-		openedAt  time.Time
-		restored  time.Time
-		deadline  = time.Now().Add(90 * time.Second)
-		lastPrint string
-	)
-	for time.Now().Before(deadline) {
-		rec, err := breakers.Get(ctx, host)
-		if err == nil && rec.State != orClosed(last) {
-			line := fmt.Sprintf("  %5.1fs breaker %s → %s (opens %d)", time.Since(start).Seconds(), orClosed(last), rec.State, rec.Opens)
-			if line != lastPrint {
-				fmt.Fprintln(w, line)
-				lastPrint = line
-			}
-			last = rec.State
-			if rec.State == breaker.Open && openedAt.IsZero() {
-				openedAt = time.Now()
-			}
-		}
-		// Keep the provider down through a failed probe, then bring it back.
-		if !openedAt.IsZero() && restored.IsZero() && time.Since(openedAt) > demoBreakerOpenFor+3*time.Second {
-			st.LLM.SetOutage(false)
-			restored = time.Now()
-			fmt.Fprintf(w, "  %5.1fs the provider is back\n", time.Since(start).Seconds())
-		}
-		if !restored.IsZero() && last == breaker.Closed {
-			c, err := stateCountsOf(ctx, st, ids)
-			if err == nil && c[state.Done]+c[state.Deadletter] == len(ids) {
-				break
-			}
-		}
+	deadline := time.Now().Add(90 * time.Second)
+	tick := func() error {
 		select {
 		case <-ctx.Done():
-			return ids, ctx.Err()
+			return ctx.Err()
 		case <-time.After(250 * time.Millisecond):
+			return nil
 		}
 	}
-	st.LLM.SetOutage(false)
-	calls := st.LLM.Stats().Statuses[503] - before
-	attempts, maxAttempts := 0, 0
+	// Wait for the burst to finish, through OpenAI.
+	for time.Now().Before(deadline) {
+		watch.poll(ctx)
+		c, err := stateCountsOf(ctx, st, ids)
+		if err == nil && c[state.Done]+c[state.Deadletter] == len(ids) {
+			break
+		}
+		if err := tick(); err != nil {
+			return ids, err
+		}
+	}
+	calls := st.LLM.Stats().Dialects[fakes.DialectBedrock] - before
+	by, err := enrichedBy(ctx, st, ids)
+	if err != nil {
+		return ids, err
+	}
+	spent, maxSpent, paid := 0, 0, 0
 	for _, id := range ids {
 		it, err := st.Items.Get(ctx, id)
 		if err != nil {
 			return ids, err
 		}
 		a := it.Attempts[pipeline.LLM]
-		attempts += a
-		maxAttempts = max(maxAttempts, a)
+		spent += a
+		maxSpent = max(maxSpent, a)
+		if a > 0 {
+			paid++
+		}
 	}
-	fmt.Fprintf(w, "the outage cost %d calls into the dead provider for %d items: the breaker opened after %d consecutive failures;\n"+
-		"the waiting items parked behind it, and the scheduler released one as the probe per half-open window, then the rest in a ramp;\n"+
-		"llm attempts spent: %d in all, at most %d per item — the failures before the breaker opened; the one that opened it,\n"+
-		"the failed probes and the waits spent none\n",
-		calls, len(ids), breakerThreshold, attempts, maxAttempts)
-	return ids, nil
+	fmt.Fprintf(w, "the burst: %d of %d items enriched by %s while Bedrock was down; Bedrock was called %d times, every call a 503\n"+
+		"(%d consecutive failures open its breaker; calls already in flight, and one probe per half-open window, still reach it);\n"+
+		"llm attempts spent: %d, by %d items whose call failed before the breaker opened (at most %d per item); the other %d items,\n"+
+		"which met the open breaker, spent none: they moved on to OpenAI in the same invocation\n",
+		by[secondModel.String()], len(ids), secondModel, calls, breakerThreshold, spent, paid, maxSpent, len(ids)-paid)
+
+	// Bedrock comes back. Nothing probes an open breaker but an item, so one
+	// item goes first; once its probe has closed the breaker, the rest go to
+	// Bedrock.
+	if err := st.LLM.SetDialectOutage(fakes.DialectBedrock, false, ""); err != nil {
+		return ids, err
+	}
+	fmt.Fprintf(w, "  %5.1fs Bedrock is back\n", time.Since(watch.start).Seconds())
+	var after []string
+	for round := 0; time.Now().Before(deadline) && watch.poll(ctx) != breaker.Closed; round++ {
+		probe, err := seed(ctx, st, fmt.Sprintf("probe%d", round), 1)
+		if err != nil {
+			return ids, err
+		}
+		after = append(after, probe...)
+		for end := time.Now().Add(2 * demoBreakerOpenFor); time.Now().Before(end) && watch.poll(ctx) != breaker.Closed; {
+			if err := tick(); err != nil {
+				return ids, err
+			}
+		}
+	}
+	if watch.poll(ctx) != breaker.Closed {
+		return ids, fmt.Errorf("bedrock's breaker did not close after the outage")
+	}
+	back, err := seed(ctx, st, "back", n/2)
+	if err != nil {
+		return ids, err
+	}
+	after = append(after, back...)
+	for time.Now().Before(deadline) {
+		c, err := stateCountsOf(ctx, st, after)
+		if err == nil && c[state.Done]+c[state.Deadletter] == len(after) {
+			break
+		}
+		if err := tick(); err != nil {
+			return ids, err
+		}
+	}
+	byBack, err := enrichedBy(ctx, st, back)
+	if err != nil {
+		return ids, err
+	}
+	fmt.Fprintf(w, "after the probe closed Bedrock's breaker: %d of %d new items enriched by %s again\n",
+		byBack[goodModel.String()], len(back), goodModel)
+	return append(ids, after...), nil
 }
 
 func orClosed(s breaker.State) breaker.State {

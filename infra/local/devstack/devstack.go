@@ -28,7 +28,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/lambda"
@@ -36,6 +35,7 @@ import (
 	"github.com/triagehq/triage/infra/local/poller"
 	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -78,7 +78,8 @@ type Options struct {
 	// is reused. "" is "triage-local".
 	StackName string
 	// Params override template parameters, after the defaults that point
-	// the functions at the fakes (LLMBaseUrl, BlockPrivateNetworks=false).
+	// the functions at the fakes (LLMBaseUrl, AnthropicBaseUrl,
+	// BedrockEndpointUrl, BlockPrivateNetworks=false).
 	Params map[string]string
 	// Functions are the logical ids to run; nil means every function that
 	// has an SQS event.
@@ -159,7 +160,7 @@ type Stack struct {
 	AWS aws.Config
 	// Template, Info and Resolver describe the created stack.
 	Template *template.Template
-	Info     *template.StackInfo
+	Info     *cfnstack.Info
 	Resolver *template.Resolver
 	// Env is each running function's resolved environment.
 	Env map[string]map[string]string
@@ -240,7 +241,11 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	if s.AWS, err = moto.Config(ctx, s.Endpoint); err != nil {
 		return nil, err
 	}
-	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "BlockPrivateNetworks": "false"}
+	// Every model dialect points at the one fake LLM: OpenAI's base URL,
+	// Anthropic's, and Bedrock Runtime's endpoint override (the SDK signs
+	// with the local credentials; the fake checks a signature is there).
+	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "AnthropicBaseUrl": s.LLMServer.URL,
+		"BedrockEndpointUrl": s.LLMServer.URL, "BlockPrivateNetworks": "false"}
 	maps.Copy(params, opts.Params)
 	for k := range params { // a template without these parameters takes none
 		if _, ok := s.Template.Parameters[k]; !ok {
@@ -263,7 +268,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 		}
 	}
 	maps.Copy(resolved, params)
-	pseudo, err := s.Info.Pseudo()
+	pseudo, err := template.StackPseudo(s.Info)
 	if err != nil {
 		return nil, err
 	}
@@ -559,14 +564,14 @@ func (s *Stack) Close() error {
 
 // openStack returns the stack at the endpoint, creating it from the
 // template when it does not exist.
-func openStack(ctx context.Context, cfn template.CloudFormationAPI, endpoint, tplPath, name string,
-	params map[string]string, progress func(string, ...any)) (*template.StackInfo, error) {
-	info, err := template.DescribeStack(ctx, cfn, name)
+func openStack(ctx context.Context, cfn cfnstack.ResourcesAPI, endpoint, tplPath, name string,
+	params map[string]string, progress func(string, ...any)) (*cfnstack.Info, error) {
+	info, err := cfnstack.DescribeResources(ctx, cfn, name)
 	if err == nil {
 		progress("using the existing stack %s", name)
 		return info, nil
 	}
-	if !IsStackMissing(err) {
+	if !cfnstack.IsMissing(err) {
 		return nil, err
 	}
 	progress("creating stack %s from %s", name, filepath.Base(tplPath))
@@ -574,19 +579,14 @@ func openStack(ctx context.Context, cfn template.CloudFormationAPI, endpoint, tp
 		Parameters: params, Timeout: stackCreateTimeout}); err != nil {
 		return nil, err
 	}
-	return template.DescribeStack(ctx, cfn, name)
-}
-
-// IsStackMissing reports CloudFormation's "Stack with id X does not exist".
-func IsStackMissing(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationError" && strings.Contains(ae.ErrorMessage(), "does not exist")
+	return cfnstack.DescribeResources(ctx, cfn, name)
 }
 
 // seedSecrets stores the keys the fakes expect under the parameter names
 // the template gives the functions.
 func seedSecrets(ctx context.Context, cfg aws.Config, params map[string]string) error {
-	for param, value := range map[string]string{"LLMApiKeyParameter": LLMKey, "WebhookSecretParameter": WebhookSecret} {
+	for param, value := range map[string]string{"LLMApiKeyParameter": LLMKey, "AnthropicApiKeyParameter": LLMKey,
+		"WebhookSecretParameter": WebhookSecret} {
 		if name := params[param]; name != "" {
 			if err := stack.PutSecureParameter(ctx, cfg, name, value); err != nil {
 				return err

@@ -37,6 +37,12 @@ func BenchmarkColdStart(b *testing.B) {
 		{"./functions/fetch", "fetch", nil, false},
 		{"./functions/llm", "llm", map[string]string{"LLM_MODELS": "m", "MODELS_TABLE": "models", "BUDGET_TABLE": "budget",
 			"LLM_BASE_URL": "https://api.example.com/v1", "LLM_API_KEY_PARAMETER": "env:BENCH_LLM_KEY", "BENCH_LLM_KEY": "k"}, false},
+		// the chain across three providers: an HTTP client each for OpenAI
+		// and Anthropic, the Bedrock Runtime SDK client
+		{"./functions/llm", "llm", map[string]string{"BENCH_NAME": "llm-3-providers",
+			"LLM_MODELS":   "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0,openai:gpt-4o-mini,anthropic:claude-3-5-haiku-latest",
+			"MODELS_TABLE": "models", "BUDGET_TABLE": "budget", "LLM_API_KEY_PARAMETER": "env:BENCH_LLM_KEY", "BENCH_LLM_KEY": "k",
+			"LLM_ANTHROPIC_API_KEY_PARAMETER": "env:BENCH_LLM_KEY", "LLM_PRICES": "openai:gpt-4o-mini=0.15/0.60"}, false},
 		{"./functions/notify", "notify", map[string]string{"WEBHOOK_SECRET_PARAMETER": "/triage/webhook"}, false},
 		{"./functions/redrive", "redrive", stageQueues, true},
 		{"./functions/scheduler", "scheduler", stageQueues, true},
@@ -44,7 +50,11 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, fn := range fns {
-		b.Run(fn.stage, func(b *testing.B) {
+		name := fn.stage
+		if n := fn.env["BENCH_NAME"]; n != "" {
+			name = n
+		}
+		b.Run(name, func(b *testing.B) {
 			bin := lambdatest.Build(b, fn.pkg)
 			env := map[string]string{"STAGE": fn.stage}
 			for k, v := range base {

@@ -15,8 +15,7 @@
 //
 // TRIAGE_MOTO_LOG=/path/to/file keeps the server's log for debugging.
 //
-// When moto_server or the aws CLI is missing, tests skip with an install
-// hint — unless the CI environment variable is set: in CI a missing local
+// When moto_server is missing, tests skip with an install hint — unless the CI environment variable is set: in CI a missing local
 // AWS is a failure, never a skip.
 package localtest
 
@@ -43,6 +42,7 @@ import (
 	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/cfnstack"
 )
 
 // Env is a stack in the shared local AWS.
@@ -167,7 +167,6 @@ func Endpoint(t testing.TB) string {
 func Stack(t testing.TB, params map[string]string) *Env {
 	t.Helper()
 	endpoint := Endpoint(t)
-	Require(t, "aws", stack.InstallHint)
 	tpl := TemplatePath(t)
 
 	ctx, cancel := context.WithTimeout(t.Context(), stackCreateTimeout)
@@ -226,11 +225,11 @@ func (e *Env) Function(t testing.TB, logicalID string) (template.Function, map[s
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	info, err := template.DescribeStack(ctx, cloudformation.NewFromConfig(e.AWS), e.Stack.Name)
+	info, err := cfnstack.DescribeResources(ctx, cloudformation.NewFromConfig(e.AWS), e.Stack.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resolver, err := info.Resolver(tpl)
+	resolver, err := template.StackResolver(tpl, info)
 	if err != nil {
 		t.Fatal(err)
 	}

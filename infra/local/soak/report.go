@@ -219,7 +219,7 @@ func (rec Record) WriteReport(w io.Writer) {
 			"probes and then releases them in a ramp | %v from %v into the run, with the stage queues' backstop at %d receives |\n",
 			opts.Outage, opts.OutageAt, opts.Backstop)
 	}
-	fmt.Fprintf(w, "| input | an item whose source URL is not http(s) → SCHEMA_INVALID | %d per run |\n", opts.SchemaInvalid)
+	fmt.Fprintf(w, "| input | an item whose article is an empty document → SCHEMA_INVALID | %d per run |\n", opts.SchemaInvalid)
 	if opts.ActionFailures > 0 {
 		fmt.Fprintf(w, "| ACTION_FAILED | action items whose first model answer reports `ACTION_OUTCOME: failed`: the standard profile waits a fixed 2 minutes | %d per run |\n",
 			opts.ActionFailures)

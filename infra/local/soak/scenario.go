@@ -155,14 +155,14 @@ func hashString(s string) uint64 {
 type plan struct {
 	ids      []string
 	kind     map[string]state.Kind
-	schema   map[string]bool // a source URL fetch must refuse: SCHEMA_INVALID
+	schema   map[string]bool // an article fetch must refuse (empty): SCHEMA_INVALID
 	action   map[string]bool // one ACTION_FAILED (a 2-minute wait) then ok
 	dupAt    map[string]time.Duration
 	dupStale map[string]bool
 }
 
 // newPlan lays out n items: stories, every 7th a document and every 10th an
-// action; schemaItems of them get an unusable source URL, actionFailures
+// action; schemaItems of them get an empty article (SCHEMA_INVALID), actionFailures
 // of the action items one ACTION_FAILED; a dupRate share gets a duplicate
 // delivery dupWithin after its wave is seeded. reserved ids (the planted
 // secrets' items) get none of these.

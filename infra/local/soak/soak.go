@@ -20,7 +20,9 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/shared/intake"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/producer"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -125,7 +127,7 @@ type Options struct {
 	// wave; 0 means DefaultDuplicateRate, negative none.
 	DuplicateRate   float64
 	DuplicateWithin time.Duration
-	// SchemaInvalid is how many items get an unusable source URL (a
+	// SchemaInvalid is how many items get an empty article (a
 	// SCHEMA_INVALID dead letter at fetch); 0 means 1, negative none.
 	SchemaInvalid int
 	// ActionFailures is how many action items fail once with ACTION_FAILED
@@ -448,6 +450,15 @@ func (r *runner) prepare(ctx context.Context) error {
 	for id := range r.plan.action {
 		llmScripts[id] = []fakes.Fault{fakes.FaultActionFailed}
 	}
+	// A schema item's article is an empty document, which the fetch stage
+	// refuses as SCHEMA_INVALID.
+	schemaScripts := map[string][]fakes.Fault{}
+	for id := range r.plan.schema {
+		schemaScripts[id] = []fakes.Fault{fakes.Always(fakes.FaultEmpty)}
+	}
+	if err := r.st.Articles.SetScripts(schemaScripts, false); err != nil {
+		return err
+	}
 	if r.planted != nil {
 		a, l, w := r.planted.Scripts()
 		if err := r.st.Articles.SetScripts(a, false); err != nil {
@@ -565,43 +576,22 @@ func (r *runner) pipeline(ctx context.Context) *Result {
 	return res
 }
 
-// seed creates the wave's items and sends their fetch envelopes.
+// seed submits the wave's items as a producer would (package producer):
+// one message per item on the fetch queue, which creates the items.
 func (r *runner) seed(ctx context.Context, ids []string) error {
-	now := time.Now().UTC()
-	var entries []sqstypes.SendMessageBatchRequestEntry
-	flush := func() error {
-		if len(entries) == 0 {
-			return nil
-		}
-		out, err := r.st.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(r.st.QueueURL(pipeline.Fetch)), Entries: entries})
-		if err != nil {
-			return fmt.Errorf("seed: send: %w", err)
-		}
-		if len(out.Failed) > 0 {
-			return fmt.Errorf("seed: %d envelopes not sent", len(out.Failed))
-		}
-		entries = entries[:0]
-		return nil
-	}
+	specs := make([]intake.Spec, len(ids))
 	for i, id := range ids {
-		src := r.planted.SourceURL(r.st.ArticleServer.URL, id)
-		if r.plan.schema[id] {
-			src = "ftp://files.example.org/articles/" + id
-		}
-		if _, err := r.st.Items.Create(ctx, state.NewItem{ID: id, Kind: r.plan.kind[id], CorrelationID: "soak-" + id,
-			SourceURL: src, WebhookURL: r.planted.WebhookURL(r.st.HookServer.URL, id), Now: now}); err != nil {
-			return fmt.Errorf("seed %s: %w", id, err)
-		}
+		specs[i] = intake.Spec{ItemID: id, Kind: r.plan.kind[id], CorrelationID: "soak-" + id,
+			SourceURL: r.planted.SourceURL(r.st.ArticleServer.URL, id), WebhookURL: r.planted.WebhookURL(r.st.HookServer.URL, id)}
 		r.seededAt[id] = time.Now()
-		env := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "soak-" + id}
-		entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(env.Encode())})
-		if len(entries) == 10 {
-			if err := flush(); err != nil {
-				return err
-			}
+	}
+	p := &producer.Producer{SQS: r.st.SQS, QueueURL: r.st.QueueURL(pipeline.Fetch)}
+	for _, res := range p.SubmitBatch(ctx, specs) {
+		if res.Err != nil {
+			return fmt.Errorf("seed %s: %w", res.ItemID, res.Err)
 		}
 	}
-	return flush()
+	return nil
 }
 
 // duplicate sends id's envelope again with a new message id: for the stage

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,9 +69,6 @@ func logDir(t *testing.T) string {
 func requireLocalAWS(t *testing.T) {
 	t.Helper()
 	localtest.Require(t, "moto_server", moto.InstallHint)
-	if _, err := exec.LookPath("aws"); err != nil {
-		localtest.Require(t, "aws", "pip install awscli")
-	}
 }
 
 // TestShortSoak runs the short soak once and checks, on its result, the

@@ -1,7 +1,9 @@
 // Package stack creates triage's CloudFormation stack from template.yaml in
-// a local AWS (moto) with the aws CLI — the same `aws cloudformation
-// create-stack` a developer runs by hand — and exposes the stack's outputs
-// (queue URLs and ARNs, table names) through typed accessors.
+// a local AWS (moto) through the SDK's CloudFormation client — the
+// CreateStack a deployment makes, with no aws CLI needed — and exposes the
+// stack's outputs (queue URLs and ARNs, table names) through typed
+// accessors. It reads the stack with cfnstack, the project's one
+// describe-stack.
 //
 // moto creates the queues and tables and skips the AWS::Serverless::Function
 // resources, which is why template.yaml's Outputs never reference a function.
@@ -11,36 +13,28 @@
 package stack
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
 	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/pipeline"
 )
-
-// InstallHint tells a developer how to get the aws CLI.
-const InstallHint = "install the aws CLI with: pip install awscli"
-
-// ErrCLINotInstalled is returned (wrapped, with InstallHint) when the aws CLI
-// is not on PATH.
-var ErrCLINotInstalled = errors.New("aws CLI not found")
 
 // Output keys of template.yaml that are not per stage.
 const (
@@ -116,8 +110,6 @@ type Options struct {
 	Parameters map[string]string
 	// Timeout bounds the whole creation, polling included; default 60s.
 	Timeout time.Duration
-	// AWSBin is the aws CLI executable, looked up on PATH; default "aws".
-	AWSBin string
 }
 
 // Stack is a created stack and its outputs.
@@ -134,7 +126,7 @@ type Stack struct {
 	Parameters map[string]string
 
 	endpoint string
-	awsBin   string
+	cfn      *cloudformation.Client
 }
 
 const (
@@ -144,12 +136,12 @@ const (
 
 var stackNameRE = regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9]{0,127}$`)
 
-// Create runs `aws cloudformation create-stack` against opts.Endpoint, polls
-// `describe-stacks` until CREATE_COMPLETE (bounded by opts.Timeout), applies
-// what moto's CloudFormation skips (TTL, point-in-time recovery) and returns
-// the stack. It fails on any other terminal status (naming the failed
-// resources), on a parameter the template does not declare (moto would
-// ignore it) and on a missing required output.
+// Create calls CreateStack against opts.Endpoint, polls DescribeStacks until
+// CREATE_COMPLETE (bounded by opts.Timeout), applies what moto's
+// CloudFormation skips (TTL, point-in-time recovery) and returns the stack.
+// It fails on any other terminal status (naming the failed resources), on a
+// parameter the template does not declare (moto would ignore it) and on a
+// missing required output.
 func Create(ctx context.Context, opts Options) (*Stack, error) {
 	if opts.Endpoint == "" || opts.TemplatePath == "" {
 		return nil, errors.New("create stack: Endpoint and TemplatePath are required")
@@ -160,39 +152,36 @@ func Create(ctx context.Context, opts Options) (*Stack, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
-	if opts.AWSBin == "" {
-		opts.AWSBin = "aws"
-	}
-	tpl, err := filepath.Abs(opts.TemplatePath)
+	body, err := os.ReadFile(opts.TemplatePath)
 	if err != nil {
-		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
-	}
-	if _, err := os.Stat(tpl); err != nil {
 		return nil, fmt.Errorf("create stack %s: template: %w", opts.Name, err)
 	}
-	bin, err := exec.LookPath(opts.AWSBin)
-	if err != nil {
-		return nil, fmt.Errorf("%w (%s): %s", ErrCLINotInstalled, opts.AWSBin, InstallHint)
-	}
-	params, err := parametersJSON(opts.Parameters)
-	if err != nil {
-		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	for k := range opts.Parameters {
+		if k == "" {
+			return nil, fmt.Errorf("create stack %s: empty parameter key", opts.Name)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-
-	s := &Stack{Name: opts.Name, endpoint: opts.Endpoint, awsBin: bin}
-	var created struct{ StackId string }
-	args := []string{"cloudformation", "create-stack",
-		"--stack-name", opts.Name,
-		"--template-body", "file://" + tpl,
-		"--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND",
-		"--parameters", params,
-	}
-	if err := s.cli(ctx, &created, args...); err != nil {
+	cfg, err := moto.Config(ctx, opts.Endpoint)
+	if err != nil {
 		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
 	}
-	s.ID = created.StackId
+	s := &Stack{Name: opts.Name, endpoint: opts.Endpoint, cfn: cloudformation.NewFromConfig(cfg)}
+	params := make([]cfntypes.Parameter, 0, len(opts.Parameters))
+	for _, k := range slices.Sorted(maps.Keys(opts.Parameters)) {
+		params = append(params, cfntypes.Parameter{ParameterKey: aws.String(k), ParameterValue: aws.String(opts.Parameters[k])})
+	}
+	out, err := s.cfn.CreateStack(ctx, &cloudformation.CreateStackInput{
+		StackName:    aws.String(opts.Name),
+		TemplateBody: aws.String(string(body)),
+		Capabilities: []cfntypes.Capability{cfntypes.CapabilityCapabilityIam, cfntypes.CapabilityCapabilityAutoExpand},
+		Parameters:   params,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	}
+	s.ID = aws.ToString(out.StackId)
 
 	if err := s.waitComplete(ctx); err != nil {
 		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
@@ -209,52 +198,31 @@ func Create(ctx context.Context, opts Options) (*Stack, error) {
 	if missing := s.missingOutputs(); len(missing) > 0 {
 		return nil, fmt.Errorf("create stack %s: template.yaml lacks outputs %s", opts.Name, strings.Join(missing, ", "))
 	}
-	if err := s.fillMotoGaps(ctx); err != nil {
+	if err := s.fillMotoGaps(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
 	}
 	return s, nil
 }
 
-type describeStacks struct {
-	Stacks []struct {
-		StackId           string
-		StackStatus       string
-		StackStatusReason string
-		Outputs           []struct{ OutputKey, OutputValue string }
-		Parameters        []struct{ ParameterKey, ParameterValue string }
-	}
-}
-
-// waitComplete polls describe-stacks until a terminal status. moto creates
+// waitComplete polls DescribeStacks until a terminal status. moto creates
 // synchronously, so the first poll normally sees CREATE_COMPLETE.
 func (s *Stack) waitComplete(ctx context.Context) error {
 	for {
-		var out describeStacks
-		if err := s.cli(ctx, &out, "cloudformation", "describe-stacks", "--stack-name", s.Name); err != nil {
+		info, err := cfnstack.Describe(ctx, s.cfn, s.Name)
+		if err != nil {
 			return err
 		}
-		if len(out.Stacks) != 1 {
-			return fmt.Errorf("describe-stacks returned %d stacks", len(out.Stacks))
-		}
-		st := out.Stacks[0]
-		switch {
-		case st.StackStatus == "CREATE_COMPLETE":
-			s.Outputs = make(map[string]string, len(st.Outputs))
-			for _, o := range st.Outputs {
-				s.Outputs[o.OutputKey] = o.OutputValue
-			}
-			s.Parameters = make(map[string]string, len(st.Parameters))
-			for _, p := range st.Parameters {
-				s.Parameters[p.ParameterKey] = p.ParameterValue
-			}
+		switch st := info.Status; {
+		case st == string(cfntypes.StackStatusCreateComplete):
+			s.Outputs, s.Parameters = info.Outputs, info.Parameters
 			return nil
-		case strings.HasSuffix(st.StackStatus, "_IN_PROGRESS") && !strings.Contains(st.StackStatus, "ROLLBACK"):
+		case strings.HasSuffix(st, "_IN_PROGRESS") && !strings.Contains(st, "ROLLBACK"):
 		default:
-			return fmt.Errorf("stack status %s %s%s", st.StackStatus, st.StackStatusReason, s.failureReasons(ctx))
+			return fmt.Errorf("stack status %s %s%s", st, info.StatusReason, s.failureReasons(ctx))
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for CREATE_COMPLETE (last status %s): %w", st.StackStatus, ctx.Err())
+			return fmt.Errorf("waiting for CREATE_COMPLETE: %w", ctx.Err())
 		case <-time.After(pollEvery):
 		}
 	}
@@ -262,16 +230,14 @@ func (s *Stack) waitComplete(ctx context.Context) error {
 
 // failureReasons lists the resources that failed, best effort.
 func (s *Stack) failureReasons(ctx context.Context) string {
-	var out struct {
-		StackEvents []struct{ LogicalResourceId, ResourceStatus, ResourceStatusReason string }
-	}
-	if err := s.cli(ctx, &out, "cloudformation", "describe-stack-events", "--stack-name", s.Name); err != nil {
+	out, err := s.cfn.DescribeStackEvents(ctx, &cloudformation.DescribeStackEventsInput{StackName: aws.String(s.Name)})
+	if err != nil {
 		return ""
 	}
 	var b strings.Builder
 	for _, e := range out.StackEvents {
-		if strings.HasSuffix(e.ResourceStatus, "_FAILED") {
-			fmt.Fprintf(&b, "; %s %s: %s", e.LogicalResourceId, e.ResourceStatus, e.ResourceStatusReason)
+		if strings.HasSuffix(string(e.ResourceStatus), "_FAILED") {
+			fmt.Fprintf(&b, "; %s %s: %s", aws.ToString(e.LogicalResourceId), e.ResourceStatus, aws.ToString(e.ResourceStatusReason))
 		}
 	}
 	return b.String()
@@ -288,11 +254,7 @@ func (s *Stack) missingOutputs() []string {
 }
 
 // fillMotoGaps applies the table settings moto's CloudFormation ignores.
-func (s *Stack) fillMotoGaps(ctx context.Context) error {
-	cfg, err := moto.Config(ctx, s.endpoint)
-	if err != nil {
-		return err
-	}
+func (s *Stack) fillMotoGaps(ctx context.Context, cfg aws.Config) error {
 	db := dynamodb.NewFromConfig(cfg)
 	for _, out := range slices.Sorted(maps.Keys(TTLAttribute)) {
 		table := s.Outputs[out]
@@ -321,30 +283,27 @@ func (s *Stack) fillMotoGaps(ctx context.Context) error {
 	return nil
 }
 
-// Delete runs `aws cloudformation delete-stack` and waits (bounded by ctx,
-// at most 60s) until the stack is gone; moto deletes its queues and tables.
+// Delete calls DeleteStack and waits (bounded by ctx, at most 60s) until
+// the stack is gone; moto deletes its queues and tables.
 func (s *Stack) Delete(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, defaultTimeout)
 	defer cancel()
-	if err := s.cli(ctx, nil, "cloudformation", "delete-stack", "--stack-name", s.Name); err != nil {
+	if _, err := s.cfn.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: aws.String(s.Name)}); err != nil {
 		return fmt.Errorf("delete stack %s: %w", s.Name, err)
 	}
 	for {
 		// By ID, a deleted stack still describes (DELETE_COMPLETE); by name,
 		// it no longer exists. Poll by name and treat "does not exist" as done.
-		var out describeStacks
-		err := s.cli(ctx, &out, "cloudformation", "describe-stacks", "--stack-name", s.Name)
-		if err != nil {
-			if strings.Contains(err.Error(), "does not exist") {
-				return nil
-			}
-			return fmt.Errorf("delete stack %s: %w", s.Name, err)
-		}
-		if len(out.Stacks) == 0 || out.Stacks[0].StackStatus == "DELETE_COMPLETE" {
+		info, err := cfnstack.Describe(ctx, s.cfn, s.Name)
+		switch {
+		case cfnstack.IsMissing(err):
 			return nil
-		}
-		if st := out.Stacks[0].StackStatus; st == "DELETE_FAILED" {
-			return fmt.Errorf("delete stack %s: %s %s", s.Name, st, out.Stacks[0].StackStatusReason)
+		case err != nil:
+			return fmt.Errorf("delete stack %s: %w", s.Name, err)
+		case info.Status == string(cfntypes.StackStatusDeleteComplete):
+			return nil
+		case info.Status == string(cfntypes.StackStatusDeleteFailed):
+			return fmt.Errorf("delete stack %s: %s %s", s.Name, info.Status, info.StatusReason)
 		}
 		select {
 		case <-ctx.Done():
@@ -352,46 +311,6 @@ func (s *Stack) Delete(ctx context.Context) error {
 		case <-time.After(pollEvery):
 		}
 	}
-}
-
-// cli runs the aws CLI against the stack's endpoint and decodes its JSON
-// output into out (nil to ignore it).
-func (s *Stack) cli(ctx context.Context, out any, args ...string) error {
-	args = append(args, "--endpoint-url", s.endpoint, "--region", moto.Region, "--output", "json")
-	cmd := exec.CommandContext(ctx, s.awsBin, args...)
-	// AWS_PAGER="" keeps CLI v2 from piping output through less.
-	cmd.Env = append(moto.Environ(s.endpoint, os.Environ()), "AWS_PAGER=")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("aws %s %s: %w: %s", args[0], args[1], err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	if out == nil || stdout.Len() == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
-		return fmt.Errorf("aws %s %s: decode output: %w", args[0], args[1], err)
-	}
-	return nil
-}
-
-// parametersJSON renders parameters in the CLI's JSON form, which, unlike
-// the shorthand, keeps commas inside values ("gpt-4o-mini,gpt-4o").
-func parametersJSON(params map[string]string) (string, error) {
-	type param struct{ ParameterKey, ParameterValue string }
-	list := make([]param, 0, len(params))
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		if k == "" {
-			return "", errors.New("empty parameter key")
-		}
-		list = append(list, param{k, params[k]})
-	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return "", fmt.Errorf("encode parameters: %w", err)
-	}
-	return string(b), nil
 }
 
 // Output returns the output key's value, or an error naming the stack and

@@ -18,8 +18,8 @@
 // resources it skips with no logical or physical id. So `!Ref Queue` is the
 // URL, `!GetAtt Queue.Arn` is derived as arn:<partition>:sqs:<region>:<account>:<name>,
 // `!Ref Table` is the name and `!GetAtt Table.Arn` is
-// arn:<partition>:dynamodb:<region>:<account>:table/<name>. DescribeStack
-// reads those ids, the parameters and the outputs of a created stack.
+// arn:<partition>:dynamodb:<region>:<account>:table/<name>.
+// cfnstack.DescribeResources reads those ids, the parameters and the outputs of a created stack.
 //
 // What is deliberately missing: Conditions are evaluated only where Fn::If
 // needs them, and resources carrying a Condition are not filtered out;

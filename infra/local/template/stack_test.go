@@ -10,6 +10,7 @@ import (
 
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 func TestDescribeStackMoto(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, map[string]string{"BlockPrivateNetworks": "false"})
-	info, err := template.DescribeStack(t.Context(), cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
+	info, err := cfnstack.DescribeResources(t.Context(), cloudformation.NewFromConfig(env.AWS), env.Stack.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestDescribeStackMoto(t *testing.T) {
 		t.Errorf("ItemsTable physical id = %q, want the table name %q", got, env.Stack.ItemsTable())
 	}
 
-	r, err := info.Resolver(tpl)
+	r, err := template.StackResolver(tpl, info)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,17 @@
 //
 //  1. the local AWS: with no --endpoint it starts moto_server on a loopback
 //     port (package moto); with --endpoint it uses that moto;
-//  2. the upstream fakes (package fakes: the OpenAI-compatible LLM, the
+//  2. the upstream fakes (package fakes: the LLM in four wire formats, the
 //     article server, the webhook receiver), served in-process on loopback
 //     ports;
-//  3. the stack: `aws cloudformation create-stack` from template.yaml
-//     (package stack) with LLMBaseUrl pointing at the fake LLM and
+//  3. the stack: CloudFormation CreateStack (the SDK) from template.yaml
+//     (package stack) with LLMBaseUrl, AnthropicBaseUrl and
+//     BedrockEndpointUrl pointing at the fake LLM and
 //     BlockPrivateNetworks=false, so the functions may reach the loopback
 //     fakes — or, with --endpoint, the stack named --stack if it exists;
 //     then the SSM SecureString parameters the functions read
-//     (/triage/llm-api-key, /triage/webhook-signing-secret by default)
+//     (/triage/llm-api-key, /triage/anthropic-api-key,
+//     /triage/webhook-signing-secret by default)
 //     are seeded with the keys the fakes expect;
 //  4. the bootstrap: `go build -tags lambda.norpc` of ./functions/<name>
 //     for this machine into .build/<LogicalId>/bootstrap, as

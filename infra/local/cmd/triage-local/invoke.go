@@ -26,7 +26,10 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -80,7 +83,7 @@ func parseInvokeFlags(args []string, stderr io.Writer) (invokeFlags, error) {
 	fs.StringVar(&f.bootstrap, "bootstrap", "", "bootstrap binary to run instead of building one")
 	fs.StringVar(&f.build, "build", buildAlways, "build the bootstrap: always, missing (only when absent) or never")
 	fs.StringVar(&f.buildDir, "build-dir", "", "where bootstraps are built, as <dir>/<LogicalId>/bootstrap; default: .build at the module root")
-	fs.BoolVar(&f.seed, "seed", false, "put the items the event names into the Items table first, pointing at the fakes")
+	fs.BoolVar(&f.seed, "seed", false, "put the items the event names into the Items table first (stage envelopes: ready at the stage, pointing at the fakes; a redrive request's item ids: dead letters)")
 	fs.StringVar(&f.motoLog, "moto-log", "", "append the started moto_server's log to this file")
 	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "bound on the whole command")
 	fs.Usage = func() {
@@ -269,10 +272,21 @@ func readEvent(path, root string) ([]byte, error) {
 	return b, nil
 }
 
-// seedItems puts the items the event's envelopes name, ready for the
-// function's stage and pointing at the fakes. Records whose body is not a
-// valid envelope (malformed.json) are skipped: the stage dead-letters them.
+// seedItems puts the items an event names into the Items table, so the
+// function runs its real path: for a stage, the items its envelopes name,
+// ready for the stage and pointing at the fakes (records whose body is not a
+// valid envelope, like malformed.json, are skipped: the stage dead-letters
+// them); for the redrive function, the items a request names by id, as
+// dead letters at the request's stage. Other functions (the scheduler, the
+// recovery) read tables that start empty: there is nothing to seed.
 func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event []byte, st *devstack.Stack) (int, error) {
+	items := &state.Items{DB: dynamodb.NewFromConfig(cfg), Table: env["ITEMS_TABLE"], ParkedTable: env["PARKED_TABLE"]}
+	if env["STAGE"] == "" {
+		if env["FETCH_DLQ_URL"] != "" && items.Table != "" {
+			return seedReplayItems(ctx, items, event)
+		}
+		return 0, nil
+	}
 	stage, err := pipeline.ParseStage(env["STAGE"])
 	if err != nil {
 		return 0, fmt.Errorf("--seed: %w", err)
@@ -281,7 +295,6 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 	if err := json.Unmarshal(event, &ev); err != nil {
 		return 0, usagef("--seed: the event is not an SQS event: %v", err)
 	}
-	items := &state.Items{DB: dynamodb.NewFromConfig(cfg), Table: env["ITEMS_TABLE"], ParkedTable: env["PARKED_TABLE"]}
 	now := time.Now().UTC()
 	n := 0
 	for _, r := range ev.Records {
@@ -308,9 +321,9 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 			it.Status = state.Enriched
 			it.Enrichment = &state.Enrichment{SummaryNeutral: fe.SummaryNeutral, SummarySpicy: fe.SummarySpicy,
 				Category: fe.Category, Severity: fe.Severity, PrimaryActor: fe.PrimaryActor, TopEntities: fe.TopEntities,
-				Model: env["LLM_MODELS"], EnrichedAt: now}
-			if it.Enrichment.Model == "" {
-				it.Enrichment.Model = "gpt-4o-mini"
+				Model: "openai:gpt-4o-mini", EnrichedAt: now}
+			if chain, err := fallback.ParseChain(env["LLM_MODELS"], failure.Provider(env["LLM_PROVIDER"])); err == nil {
+				it.Enrichment.Model = chain[0].String() // the entry a healthy chain answers with
 			}
 		}
 		if err := items.Put(ctx, it); err != nil {
@@ -319,4 +332,29 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 		n++
 	}
 	return n, nil
+}
+
+// seedReplayItems puts the items a redrive request names by id as dead
+// letters (NOT_FOUND) at the request's stage, fetch when it names none.
+func seedReplayItems(ctx context.Context, items *state.Items, event []byte) (int, error) {
+	var req replay.Request
+	if err := json.Unmarshal(event, &req); err != nil {
+		return 0, usagef("--seed: the event is not a replay request: %v", err)
+	}
+	stage := req.Filter.Stage
+	if stage == "" {
+		stage = pipeline.Fetch
+	}
+	now := time.Now().UTC()
+	for i, id := range req.Filter.ItemIDs {
+		err := items.Put(ctx, state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Received,
+			State: state.Deadletter, Stage: stage, Attempts: map[pipeline.Stage]int{stage: 1}, FailureCount: 1,
+			EnrichmentStatus: state.EnrichmentPermanentFailure, LastFailureAt: now, UpdatedAt: now,
+			LastError:  &state.LastError{Component: stage, ErrorClass: failure.NotFound, Error: "404 (seeded)", FailedAt: now},
+			DeadLetter: &state.DeadLetterRef{Stage: stage, Class: failure.NotFound, At: now}})
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(req.Filter.ItemIDs), nil
 }

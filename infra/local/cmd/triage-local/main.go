@@ -24,6 +24,8 @@ const usage = `usage: triage-local <command> [flags]
 commands:
   invoke   run one function once with one event (like sam local invoke)
   demo     the pipeline end to end: seed stories, faults, retries, dead letters, summary
+  up       the local stack, kept running until Ctrl-C, for triage submit and the operator CLI
+  rate     the raw SendMessageBatch rate of the local AWS (the baseline of triage submit's)
 
 run "triage-local <command> -h" for the flags.
 `
@@ -60,6 +62,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "soak":
 		return runSoak(ctx, args[1:], stdout, stderr)
+	case "up":
+		return runUp(ctx, args[1:], stdout, stderr)
+	case "rate":
+		return runRate(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/cfnstack"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -220,7 +221,59 @@ func TestInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := template.DescribeStack(t.Context(), cloudformation.NewFromConfig(cfg), name); !devstack.IsStackMissing(err) {
+	if _, err := cfnstack.Describe(t.Context(), cloudformation.NewFromConfig(cfg), name); !cfnstack.IsMissing(err) {
 		t.Errorf("stack %s exists after an interrupted command: %v", name, err)
+	}
+}
+
+// TestInvokeEveryEvent is `make invoke` for every function and every event
+// under events/<function>/ (events/failures holds classifier inputs, not
+// Lambda events): each runs with --seed, as the Makefile passes it, and the
+// function answers without a function error. One moto, one stack and one
+// build of each bootstrap serve them all.
+func TestInvokeEveryEvent(t *testing.T) {
+	t.Parallel()
+	root, err := localtest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := localtest.Endpoint(t)
+	stackName := localtest.UniqueName(t)
+	buildDir := t.TempDir()
+	dirs, err := os.ReadDir(filepath.Join(root, "events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, d := range dirs {
+		if !d.IsDir() || d.Name() == "failures" {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(root, "events", d.Name(), "*.json"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("events/%s has no events (%v)", d.Name(), err)
+		}
+		covered[d.Name()] = true
+		for _, f := range files {
+			name := d.Name() + "/" + filepath.Base(f)
+			o := runCmd(t, "invoke", "--function", d.Name(), "--event", f, "--seed",
+				"--endpoint", endpoint, "--stack", stackName, "--build", buildMissing, "--build-dir", buildDir)
+			if o.code != exitOK {
+				t.Errorf("make invoke FN=%s EVENT=events/%s: exit %d\nstderr:\n%s", d.Name(), name, o.code, o.stderr)
+				continue
+			}
+			if !json.Valid([]byte(o.stdout)) || !strings.Contains(o.stderr, "REPORT RequestId: ") {
+				t.Errorf("%s: stdout %q is not a JSON response, or no REPORT line", name, o.stdout)
+			}
+		}
+	}
+	tpl, err := template.ParseFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range tpl.Functions() {
+		if !covered[devstack.ShortName(fn.LogicalID)] {
+			t.Errorf("%s has no events/%s/", fn.LogicalID, devstack.ShortName(fn.LogicalID))
+		}
 	}
 }

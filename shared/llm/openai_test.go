@@ -16,6 +16,7 @@ import (
 
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/llm"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // plantedKey and plantedPrompt must never appear in an error.
@@ -122,8 +123,8 @@ func TestCompleteSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	want := llm.Response{Content: `{"a":1}`, FinishReason: "stop", Model: "gpt-4o-mini-2024-07-18",
-		RequestID: "req_abc", PromptTokens: 12, CompletionTokens: 34}
+	want := llm.Response{Provider: failure.OpenAI, Content: `{"a":1}`, Stop: llm.StopEnd, StopReason: "stop",
+		Model: "gpt-4o-mini-2024-07-18", RequestID: "req_abc", Usage: llm.Usage{InputTokens: 12, OutputTokens: 34, Reported: true}}
 	if resp != want {
 		t.Errorf("Response = %+v, want %+v", resp, want)
 	}
@@ -170,6 +171,16 @@ func TestCompleteRequestOptions(t *testing.T) {
 					t.Errorf("api-key = %q, Authorization = %q", got.header.Get("Api-Key"), got.header.Get("Authorization"))
 				}
 				if got.query != "api-version=2024-06-01" {
+					t.Errorf("query = %q", got.query)
+				}
+			},
+		},
+		{
+			name:     "azure resource URL names the deployment per request",
+			cfg:      llm.Config{Provider: failure.Azure, BaseURL: "/openai"},
+			wantPath: "/openai/deployments/gpt-4o-mini/chat/completions",
+			check: func(t *testing.T, got recorded) {
+				if got.query != "api-version="+llm.DefaultAzureAPIVersion {
 					t.Errorf("query = %q", got.query)
 				}
 			},
@@ -232,7 +243,8 @@ func TestCompleteFailureClasses(t *testing.T) {
 		name      string
 		handle    http.HandlerFunc
 		wantClass failure.Class
-		wantHTTP  int // >0: the error must be an *HTTPError with this status
+		wantHTTP  int  // >0: the error must be an *HTTPError with this status
+		judged    bool // the answer arrives; Judge rejects it
 	}{
 		{name: "429 insufficient_quota",
 			handle: respond(429, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`,
@@ -266,20 +278,34 @@ func TestCompleteFailureClasses(t *testing.T) {
 		{name: "200 no choices", handle: respond(200, `{"id":"x","choices":[]}`), wantClass: failure.ResponseInvalid},
 		{name: "200 error object", handle: respond(200, `{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`),
 			wantClass: failure.RateLimited, wantHTTP: 200},
-		{name: "200 content_filter", handle: respond(200, completion("", "content_filter")), wantClass: failure.ContentPolicy},
-		{name: "200 length", handle: respond(200, completion(`{"summary_neutral":"cut`, "length")), wantClass: failure.ResponseInvalid},
-		{name: "200 tool_calls", handle: respond(200, completion("", "tool_calls")), wantClass: failure.ResponseInvalid},
+		{name: "200 content_filter", handle: respond(200, completion("", "content_filter")), wantClass: failure.ContentPolicy, judged: true},
+		{name: "200 length", handle: respond(200, completion(`{"summary_neutral":"cut`, "length")), wantClass: failure.ResponseInvalid, judged: true},
+		{name: "200 tool_calls", handle: respond(200, completion("", "tool_calls")), wantClass: failure.ResponseInvalid, judged: true},
 		{name: "200 refusal",
 			handle:    respond(200, `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`),
-			wantClass: failure.ContentPolicy},
+			wantClass: failure.ContentPolicy, judged: true},
+		{name: "200 stream with an error event",
+			handle: respond(200, "data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"sum\"},\"finish_reason\":null}]}\n\n"+
+				"data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":\"server_error\"}}\n\n",
+				"Content-Type", "text/event-stream"),
+			wantClass: failure.UpstreamUnavailable, wantHTTP: 200},
+		{name: "200 stream cut off", handle: respond(200, "data: {\"choices\":[{\"delta\":{\"content\":\"{\"},\"finish_reason\":null}]}\n\n",
+			"Content-Type", "text/event-stream"),
+			wantClass: failure.NetworkTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tt.handle)
-			_, err := b.client(t, llm.Config{}).Complete(t.Context(), request())
+			resp, err := b.client(t, llm.Config{}).Complete(t.Context(), request())
+			if tt.judged {
+				if err != nil {
+					t.Fatalf("Complete: %v; the answer arrived and is Judge's to reject", err)
+				}
+				_, err = llm.Judge(state.KindStory, resp)
+			}
 			if err == nil {
-				t.Fatal("Complete succeeded, want error")
+				t.Fatal("no error, want one")
 			}
 			if c := failure.Classify(err); c.Class != tt.wantClass {
 				t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, tt.wantClass, err)
@@ -298,7 +324,7 @@ func TestCompleteFailureClasses(t *testing.T) {
 			case errors.As(err, &h):
 				t.Errorf("err %v is an *HTTPError, want a *failure.Error", err)
 			}
-			if got := failure.Details(err)["upstream_status"]; got == "" {
+			if got := failure.Details(err)["upstream_status"]; got == "" && !tt.judged {
 				t.Errorf("no upstream_status detail")
 			}
 		})
@@ -432,7 +458,10 @@ func TestCompleteNeverLeaksKeyOrPrompt(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tt.handle)
 			c := b.client(t, llm.Config{Provider: tt.provider, Timeout: 50 * time.Millisecond})
-			_, err := c.Complete(t.Context(), request())
+			resp, err := c.Complete(t.Context(), request())
+			if err == nil {
+				_, err = llm.Judge(state.KindStory, resp)
+			}
 			if err == nil {
 				t.Fatal("Complete succeeded, want error")
 			}

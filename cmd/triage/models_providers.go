@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/health"
+)
+
+// providerHealth is one model provider's health as `models list` shows it:
+// its shared circuit breaker (open while the provider is out for every
+// item) and how many of its models are disabled.
+type providerHealth struct {
+	Provider failure.Provider `json:"provider"`
+	// Breaker is the provider's breaker record ("llm:<provider>"); a
+	// provider that never failed has a closed one.
+	Breaker breaker.Record `json:"breaker"`
+	// Models and Disabled count the provider's models with a health record.
+	Models   int `json:"models"`
+	Disabled int `json:"disabled"`
+}
+
+// modelsReport is `models list --json`.
+type modelsReport struct {
+	Models []health.Model `json:"models"`
+	// Providers is nil when the breakers table is not known (no
+	// --breakers-table, $BREAKERS_TABLE or --stack).
+	Providers []providerHealth `json:"providers"`
+}
+
+// providerBreakers reads the breaker of every model provider (one GetItem
+// each: the breakers table also holds every article and webhook host) and
+// counts each provider's models. It returns nil, nil when the breakers
+// table is not known.
+func providerBreakers(ctx context.Context, conn *healthConn, models []health.Model) ([]providerHealth, error) {
+	if conn.breakersTable == "" && conn.stack == "" {
+		return nil, nil
+	}
+	store, err := conn.breakersStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byProvider := map[failure.Provider]*providerHealth{}
+	var out []providerHealth
+	for _, p := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+		rec, err := store.Get(ctx, fallback.Service(p))
+		switch {
+		case errors.Is(err, breaker.ErrNotFound):
+			rec = breaker.Record{Service: fallback.Service(p), State: breaker.Closed}
+		case err != nil:
+			return nil, fmt.Errorf("read %s's breaker: %w", p, err)
+		}
+		byProvider[p] = &providerHealth{Provider: p, Breaker: rec}
+	}
+	for _, m := range models {
+		e, err := fallback.ParseEntry(m.Name, "")
+		if err != nil || byProvider[e.Provider] == nil || !strings.Contains(m.Name, ":") {
+			continue
+		}
+		ph := byProvider[e.Provider]
+		ph.Models++
+		if m.Disabled {
+			ph.Disabled++
+		}
+	}
+	for _, p := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+		ph := byProvider[p]
+		// A provider the chain never used has neither models nor a
+		// breaker record: leave it out.
+		if ph.Models > 0 || ph.Breaker.UpdatedAt != (time.Time{}) || ph.Breaker.Opens > 0 {
+			out = append(out, *ph)
+		}
+	}
+	return out, nil
+}
+
+// providersTable prints each provider's breaker and models.
+func providersTable(w io.Writer, ps []providerHealth, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tBREAKER\tFAILURES\tOPENS\tOPEN UNTIL\tLAST FAILURE\tLAST ERROR\tMODELS")
+	for _, p := range ps {
+		r := p.Breaker
+		st := string(r.State)
+		switch {
+		case r.State == breaker.Open && !r.OpenUntil.After(now):
+			st += " (probe due)"
+		case r.State == breaker.Open:
+			st += " (skipped by every item)"
+		}
+		models := fmt.Sprintf("%d", p.Models)
+		if p.Disabled > 0 {
+			models += fmt.Sprintf(" (%d disabled)", p.Disabled)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", p.Provider, st, r.ConsecutiveFailures, r.Opens, ago(r.OpenUntil, now),
+			ago(r.LastFailureAt, now), dash(string(r.LastErrorType)), models)
+	}
+	return tw.Flush()
+}

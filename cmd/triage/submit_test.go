@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/intake"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+func runCLIStdin(stdin string, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const goodNDJSON = `{"item_id":"n1","source_url":"https://news.example.com/1","webhook_url":"https://hooks.example.com/t"}
+{"item_id":"n2","kind":"action","source_url":"https://tasks.example.com/2","webhook_url":"https://hooks.example.com/t","metadata":{"cron":"daily"}}
+
+{"item_id":"n3","source_url":"https://news.example.com/3","webhook_url":"https://hooks.example.com/t","future_field":1}
+`
+
+func TestSubmitDryRun(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		stdin string
+		args  []string
+		code  int
+		out   []string
+	}{
+		"ndjson on stdin": {goodNDJSON, nil, 0, []string{"3 valid (dry run: nothing sent), 0 rejected, 0 failed"}},
+		"a bad line is reported with its number": {
+			goodNDJSON + `{"item_id":"n4","source_url":"ftp://x/4","webhook_url":"https://hooks.example.com/t"}` + "\nnot json\n",
+			nil, exitPartial, []string{"3 valid", "2 rejected", "5 ", "n4", "http:// or https://", "6 ", "not a JSON object"}},
+		"nothing valid": {"{}\n", nil, 1, []string{"0 valid", "1 rejected", "item_id is required"}},
+		"empty input":   {"", nil, 1, nil},
+		"csv": {"item_id,kind,source_url,webhook_url,metadata.team\nc1,story,https://news.example.com/c1,https://hooks.example.com/t,news\nc2,video,https://news.example.com/c2,https://hooks.example.com/t,\n",
+			[]string{"--format", "csv"}, exitPartial, []string{"1 valid", "1 rejected", "3 ", "c2", `kind "video"`}},
+		"one item from flags": {"", []string{"--id", "f1", "--source-url", "https://news.example.com/f1", "--webhook-url", "https://hooks.example.com/t",
+			"--metadata", "team=ops", "--kind", "document"}, 0, []string{"1 valid"}},
+		"one bad item from flags": {"", []string{"--id", "f1", "--source-url", "https://news.example.com/f1"}, 1, []string{"webhook_url is required"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLIStdin(tc.stdin, append([]string{"submit", "--dry-run"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tc.code, out, errOut)
+			}
+			for _, w := range tc.out {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestSubmitUsage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"submit", "--id", "a", "file.ndjson"}, "not both"},
+		{[]string{"submit", "a", "b"}, "one FILE"},
+		{[]string{"submit", "--kind", "story"}, "describe one item"},
+		{[]string{"submit", "--format", "xml"}, `--format "xml"`},
+		{[]string{"submit", "--id", "a", "--source-url", "https://a.example/", "--webhook-url", "https://h.example/", "--metadata", "novalue"}, "KEY=VALUE"},
+		{[]string{"submit", "/nonexistent/items.ndjson"}, "no such file"},
+		{[]string{"submit", "--id", "a", "--source-url", "https://a.example/", "--webhook-url", "https://h.example/", "--endpoint", "http://127.0.0.1:1"}, "no --fetch-queue"},
+	} {
+		code, _, errOut := runCLIStdin("", tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("triage %v: exit %d %q, want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	code, _, errOut := runCLIStdin("item_id,color\n", "submit", "--format", "csv")
+	if code != 2 || !strings.Contains(errOut, `"color"`) {
+		t.Errorf("unknown CSV column: %d %q", code, errOut)
+	}
+}
+
+// triage submit against a moto stack: the valid lines reach the fetch queue
+// as the producer contract's messages, the bad one is listed, the exit
+// status says partial.
+func TestSubmitMoto(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "items.ndjson")
+	var b strings.Builder
+	b.WriteString(goodNDJSON)
+	for i := range 9 {
+		b.WriteString(`{"item_id":"m` + string(rune('a'+i)) + `","source_url":"https://news.example.com/m","webhook_url":"https://hooks.example.com/t"}` + "\n")
+	}
+	b.WriteString(`{"item_id":"bad"}` + "\n")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLIStdin("", "submit", file, "--endpoint", env.Endpoint, "--region", "us-east-1", "--stack", env.Stack.Name, "--json")
+	if code != exitPartial {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitPartial, out, errOut)
+	}
+	sum := decode[submitSummary](t, out)
+	if sum.Sent != 12 || sum.Rejected != 1 || len(sum.Items) != 1 || sum.Items[0].Line != 14 || sum.Items[0].ItemID != "bad" {
+		t.Fatalf("summary %+v", sum)
+	}
+	q := sqs.NewFromConfig(env.AWS)
+	got := map[string]bool{}
+	for range 10 {
+		res, err := q.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.Stack.QueueURL(pipeline.Fetch)), MaxNumberOfMessages: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range res.Messages {
+			spec, _, err := intake.Decode(aws.ToString(m.Body))
+			if err != nil {
+				t.Fatalf("queued %q: %v", aws.ToString(m.Body), err)
+			}
+			got[spec.ItemID] = true
+		}
+		if len(got) == 12 {
+			break
+		}
+	}
+	if len(got) != 12 || !got["n2"] || got["bad"] {
+		t.Fatalf("fetch queue holds %v", got)
+	}
+}

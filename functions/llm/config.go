@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/llm"
+)
+
+// Environment of the llm function (template.yaml sets every variable).
+const (
+	// EnvModels is the chain: "provider:model" entries, comma-separated; a
+	// bare model belongs to EnvProvider.
+	EnvModels = "LLM_MODELS"
+	// EnvProvider is the provider of bare entries and of EnvBaseURL and
+	// EnvAPIKeyParameter (openai by default).
+	EnvProvider = "LLM_PROVIDER"
+	// EnvBaseURL and EnvAPIKeyParameter configure EnvProvider when it is
+	// openai or azure.
+	EnvBaseURL         = "LLM_BASE_URL"
+	EnvAPIKeyParameter = "LLM_API_KEY_PARAMETER"
+	// EnvEscalation is the escalation entry; empty disables it.
+	EnvEscalation = "LLM_ESCALATION_MODEL"
+	// EnvPrices is the price table (budget.ParsePrices).
+	EnvPrices = "LLM_PRICES"
+	// EnvBedrockRegion is Bedrock's region; empty is the function's.
+	EnvBedrockRegion = "LLM_BEDROCK_REGION"
+	// EnvBedrockEndpoint overrides the Bedrock Runtime endpoint (a VPC
+	// endpoint, the local fake); empty is the SDK's.
+	EnvBedrockEndpoint = "LLM_BEDROCK_ENDPOINT"
+)
+
+// providerEnv names a provider's own base URL and key variables:
+// LLM_OPENAI_BASE_URL, LLM_AZURE_API_KEY_PARAMETER, LLM_ANTHROPIC_BASE_URL….
+func providerEnv(p failure.Provider, what string) string {
+	return "LLM_" + strings.ToUpper(string(p)) + "_" + what
+}
+
+// Default base URLs of the HTTP providers.
+var defaultBaseURL = map[failure.Provider]string{
+	failure.OpenAI:    "https://api.openai.com/v1",
+	failure.Anthropic: "https://api.anthropic.com",
+}
+
+// chainConfig is the llm function's model configuration, read from the
+// environment.
+type chainConfig struct {
+	// def is the provider of bare entries.
+	def        failure.Provider
+	entries    []fallback.Entry
+	escalation fallback.Entry
+	// providers is every provider of entries and escalation, in chain order.
+	providers []failure.Provider
+	// baseURL and keyParam per HTTP provider; region and endpoint for
+	// Bedrock.
+	baseURL         map[failure.Provider]string
+	keyParam        map[failure.Provider]string
+	bedrockRegion   string
+	bedrockEndpoint string
+}
+
+// readChainConfig reads the chain and each of its providers' settings.
+func readChainConfig(getenv func(string) string) (chainConfig, error) {
+	def := failure.Provider(strings.ToLower(strings.TrimSpace(getenv(EnvProvider))))
+	if def == "" {
+		def = failure.OpenAI
+	}
+	if !def.IsModel() {
+		return chainConfig{}, fmt.Errorf("%s=%q is not openai, azure, anthropic or bedrock", EnvProvider, def)
+	}
+	entries, err := fallback.ParseChain(getenv(EnvModels), def)
+	if err != nil {
+		return chainConfig{}, fmt.Errorf("%s: %w", EnvModels, err)
+	}
+	c := chainConfig{def: def, entries: entries, baseURL: map[failure.Provider]string{}, keyParam: map[failure.Provider]string{},
+		bedrockRegion: strings.TrimSpace(getenv(EnvBedrockRegion)), bedrockEndpoint: strings.TrimSpace(getenv(EnvBedrockEndpoint))}
+	all := entries
+	if esc := strings.TrimSpace(getenv(EnvEscalation)); esc != "" {
+		if c.escalation, err = fallback.ParseEntry(esc, def); err != nil {
+			return chainConfig{}, fmt.Errorf("%s: %w", EnvEscalation, err)
+		}
+		all = append(append([]fallback.Entry(nil), entries...), c.escalation)
+	}
+	c.providers = fallback.Providers(all)
+	for _, p := range c.providers {
+		if p == failure.Bedrock {
+			continue
+		}
+		url := strings.TrimSpace(getenv(providerEnv(p, "BASE_URL")))
+		key := strings.TrimSpace(getenv(providerEnv(p, "API_KEY_PARAMETER")))
+		if p == def {
+			if url == "" {
+				url = strings.TrimSpace(getenv(EnvBaseURL))
+			}
+			if key == "" {
+				key = strings.TrimSpace(getenv(EnvAPIKeyParameter))
+			}
+		}
+		if url == "" {
+			url = defaultBaseURL[p]
+		}
+		if url == "" {
+			return chainConfig{}, fmt.Errorf("the chain names %s, and neither %s nor %s (with %s=%s) is set",
+				p, providerEnv(p, "BASE_URL"), EnvBaseURL, EnvProvider, p)
+		}
+		c.baseURL[p], c.keyParam[p] = url, key
+	}
+	return c, nil
+}
+
+// clients builds one client per provider: the HTTP dialects with the key
+// resolve returns for their parameter (none when it is empty: local fakes),
+// Bedrock with awsCfg (the function's role) in its region.
+func (c chainConfig) clients(ctx context.Context, awsCfg aws.Config, resolve func(context.Context, string) (string, error)) (map[failure.Provider]Completer, error) {
+	out := map[failure.Provider]Completer{}
+	for _, p := range c.providers {
+		cfg := llm.Config{Provider: p, BaseURL: c.baseURL[p]}
+		if p == failure.Bedrock {
+			bcfg := awsCfg.Copy()
+			if c.bedrockRegion != "" {
+				bcfg.Region = c.bedrockRegion
+			}
+			cfg.AWS, cfg.BaseURL = &bcfg, c.bedrockEndpoint
+		} else if ref := c.keyParam[p]; ref != "" {
+			key, err := resolve(ctx, ref)
+			if err != nil {
+				return nil, fmt.Errorf("%s API key: %w", p, err)
+			}
+			cfg.APIKey = key
+		}
+		client, err := llm.NewCompleter(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s client: %w", p, err)
+		}
+		out[p] = client
+	}
+	return out, nil
+}
+
+// prices reads the price table, its keys in the chain's spelling.
+func prices(getenv func(string) string, def failure.Provider) (budget.Prices, error) {
+	v := strings.TrimSpace(getenv(budget.EnvCostPerCallUSD))
+	if v == "" {
+		v = budget.DefaultCallUSD
+	}
+	perCall, err := budget.ParseUSD(v)
+	if err != nil {
+		return budget.Prices{}, fmt.Errorf("%s: %w", budget.EnvCostPerCallUSD, err)
+	}
+	ps, err := budget.ParsePrices(getenv(EnvPrices), perCall)
+	if err != nil {
+		return budget.Prices{}, fmt.Errorf("%s: %w", EnvPrices, err)
+	}
+	ps, err = ps.Rekey(func(k string) (string, error) {
+		e, err := fallback.ParseEntry(k, def)
+		return e.String(), err
+	})
+	if err != nil {
+		return budget.Prices{}, fmt.Errorf("%s: %w", EnvPrices, err)
+	}
+	return ps, nil
+}

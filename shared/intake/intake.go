@@ -1,0 +1,402 @@
+package intake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// Limits of a spec. docs/item-message.schema.json states the same numbers;
+// the tests hold the two together.
+const (
+	// MaxItemIDLen bounds item_id: printable ASCII, so bytes and characters
+	// are one (pipeline.MaxItemIDLen).
+	MaxItemIDLen = pipeline.MaxItemIDLen
+	// MaxCorrelationIDLen bounds correlation_id.
+	MaxCorrelationIDLen = 128
+	// MaxURLLen bounds source_url and webhook_url.
+	MaxURLLen = 2048
+	// MaxMetadataKeys bounds the metadata object's keys.
+	MaxMetadataKeys = 32
+	// MaxMetadataKeyLen bounds a metadata key (ASCII letters, digits, _ . : -).
+	MaxMetadataKeyLen = 64
+	// MaxMetadataValueLen bounds a metadata value, in characters.
+	MaxMetadataValueLen = 256
+)
+
+// Field names of the message.
+const (
+	FieldItemID        = "item_id"
+	FieldKind          = "kind"
+	FieldSourceURL     = "source_url"
+	FieldWebhookURL    = "webhook_url"
+	FieldMetadata      = "metadata"
+	FieldCorrelationID = "correlation_id"
+	// fieldStage marks a pipeline envelope: a spec never has it.
+	fieldStage = "stage"
+)
+
+// Fields lists the spec's fields in the order Encode writes them.
+func Fields() []string {
+	return []string{FieldItemID, FieldKind, FieldSourceURL, FieldWebhookURL, FieldMetadata, FieldCorrelationID}
+}
+
+// Spec is an item as its producer describes it: the body of the one message
+// a producer sends.
+type Spec struct {
+	// ItemID names the item: 1 to MaxItemIDLen printable ASCII characters,
+	// no spaces. Required; the idempotency key of the submission.
+	ItemID string `json:"item_id"`
+	// Kind is story (the default when empty), document or action.
+	Kind state.Kind `json:"kind,omitempty"`
+	// SourceURL is the http(s) URL the fetch stage downloads. Required.
+	SourceURL string `json:"source_url"`
+	// WebhookURL is the http(s) URL the notify stage delivers to. Required.
+	WebhookURL string `json:"webhook_url"`
+	// Metadata is the producer's own key/value context, kept on the item and
+	// compared on a resubmission; at most MaxMetadataKeys keys.
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// CorrelationID follows the item through every stage and log line;
+	// empty means the item id.
+	CorrelationID string `json:"correlation_id,omitempty"`
+}
+
+// ErrInvalid is the sentinel every *Error matches.
+var ErrInvalid = errors.New("invalid item spec")
+
+// Error lists everything wrong with a message, so a producer fixes it in
+// one round.
+type Error struct {
+	// ItemID is the message's item_id when it could be read.
+	ItemID string
+	// Problems are the individual findings, in field order.
+	Problems []string
+}
+
+// Error joins the problems.
+func (e *Error) Error() string {
+	return "invalid item spec: " + strings.Join(e.Problems, "; ")
+}
+
+// Is matches ErrInvalid and pipeline.ErrEnvelope (the runner dead-letters
+// both as SCHEMA_INVALID).
+func (e *Error) Is(target error) bool { return target == ErrInvalid || target == pipeline.ErrEnvelope }
+
+// IsSpec reports whether body is meant as a spec rather than a pipeline
+// envelope: a JSON object without a "stage" field. It does not validate.
+func IsSpec(body string) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal([]byte(body), &top) != nil {
+		return false
+	}
+	_, hasStage := top[fieldStage]
+	return !hasStage
+}
+
+// Decode parses and validates a message body. It returns the spec with its
+// defaults applied (kind story, correlation id = item id) and the names of
+// fields it does not know, sorted; unknown fields are never an error. A body
+// that is not a spec returns an *Error naming every problem.
+func Decode(body string) (Spec, []string, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(body), &top); err != nil {
+		return Spec{}, nil, &Error{Problems: []string{"not a JSON object: " + err.Error()}}
+	}
+	if top == nil {
+		return Spec{}, nil, &Error{Problems: []string{"not a JSON object: null"}}
+	}
+	var (
+		s        Spec
+		problems []string
+	)
+	str := func(field string, dst *string) {
+		raw, ok := top[field]
+		if !ok {
+			return
+		}
+		if err := strictString(raw, dst); err != nil {
+			problems = append(problems, field+" "+err.Error())
+		}
+	}
+	str(FieldItemID, &s.ItemID)
+	var kind string
+	str(FieldKind, &kind)
+	s.Kind = state.Kind(kind)
+	str(FieldSourceURL, &s.SourceURL)
+	str(FieldWebhookURL, &s.WebhookURL)
+	str(FieldCorrelationID, &s.CorrelationID)
+	if raw, ok := top[FieldMetadata]; ok {
+		if err := decodeMetadata(raw, &s.Metadata); err != nil {
+			problems = append(problems, FieldMetadata+" "+err.Error())
+		}
+	}
+	if _, ok := top[fieldStage]; ok {
+		problems = append(problems, `has a "stage" field: that is a pipeline envelope between stages, not an item spec`)
+	}
+	var unknown []string
+	for k := range top {
+		if k != fieldStage && !slices.Contains(Fields(), k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	if err := s.validate(top); err != nil {
+		problems = append(problems, err.Problems...)
+	}
+	if len(problems) > 0 {
+		return Spec{}, unknown, &Error{ItemID: readableID(s.ItemID), Problems: problems}
+	}
+	return s.withDefaults(), unknown, nil
+}
+
+// Validate checks s as Decode would check its encoding.
+func (s Spec) Validate() error {
+	if err := s.validate(nil); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validate returns the problems of s; present, when non-nil, tells which
+// optional fields the message had (an explicit "" is checked, an absent
+// field is not).
+func (s Spec) validate(present map[string]json.RawMessage) *Error {
+	var p []string
+	has := func(field string, v string) bool {
+		if present == nil {
+			return v != ""
+		}
+		_, ok := present[field]
+		return ok
+	}
+	switch {
+	case s.ItemID == "":
+		p = append(p, "item_id is required")
+	case len(s.ItemID) > MaxItemIDLen:
+		p = append(p, fmt.Sprintf("item_id is longer than %d characters", MaxItemIDLen))
+	case !printableASCII(s.ItemID):
+		p = append(p, "item_id must be printable ASCII without spaces")
+	}
+	if has(FieldKind, string(s.Kind)) {
+		if !slices.Contains(state.Kinds(), s.Kind) {
+			p = append(p, fmt.Sprintf("kind %q is not story, document or action", truncate(string(s.Kind), 32)))
+		}
+	}
+	p = append(p, checkURL(FieldSourceURL, s.SourceURL)...)
+	p = append(p, checkURL(FieldWebhookURL, s.WebhookURL)...)
+	if has(FieldCorrelationID, s.CorrelationID) {
+		switch {
+		case s.CorrelationID == "":
+			p = append(p, "correlation_id is empty (omit it to use the item id)")
+		case len(s.CorrelationID) > MaxCorrelationIDLen:
+			p = append(p, fmt.Sprintf("correlation_id is longer than %d characters", MaxCorrelationIDLen))
+		case !printableASCII(s.CorrelationID):
+			p = append(p, "correlation_id must be printable ASCII without spaces")
+		}
+	}
+	if len(s.Metadata) > MaxMetadataKeys {
+		p = append(p, fmt.Sprintf("metadata has %d keys, at most %d are allowed", len(s.Metadata), MaxMetadataKeys))
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
+		if !metadataKey.MatchString(k) {
+			p = append(p, fmt.Sprintf("metadata key %q must be 1 to %d of A-Z a-z 0-9 _ . : -", truncate(k, 32), MaxMetadataKeyLen))
+		}
+		if n := utf8.RuneCountInString(s.Metadata[k]); n > MaxMetadataValueLen {
+			p = append(p, fmt.Sprintf("metadata %q is %d characters, at most %d are allowed", truncate(k, 32), n, MaxMetadataValueLen))
+		}
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return &Error{ItemID: readableID(s.ItemID), Problems: p}
+}
+
+var metadataKey = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+
+// checkURL validates an http(s) URL field.
+func checkURL(field, v string) []string {
+	switch {
+	case v == "":
+		return []string{field + " is required"}
+	case len(v) > MaxURLLen:
+		return []string{fmt.Sprintf("%s is longer than %d characters", field, MaxURLLen)}
+	case !printableASCII(v):
+		return []string{field + " must be printable ASCII (percent-encode other characters)"}
+	case !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://"):
+		return []string{field + " must be an http:// or https:// URL"}
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return []string{field + " is not a URL: " + strings.TrimPrefix(err.Error(), "parse "+strconvQuote(v)+": ")}
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return []string{field + " has no host"}
+	}
+	return nil
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// printableASCII reports whether s is non-empty and holds only the
+// characters '!' to '~'.
+func printableASCII(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '!' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// strictString decodes a JSON string; null and other types are errors.
+func strictString(raw json.RawMessage, dst *string) error {
+	if len(raw) == 0 || raw[0] != '"' {
+		return fmt.Errorf("must be a string, not %s", jsonType(raw))
+	}
+	return json.Unmarshal(raw, dst)
+}
+
+func decodeMetadata(raw json.RawMessage, dst *map[string]string) error {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return fmt.Errorf("must be an object of strings, not %s", jsonType(raw))
+	}
+	out := make(map[string]string, len(obj))
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		var v string
+		if err := strictString(obj[k], &v); err != nil {
+			return fmt.Errorf("%q %v", truncate(k, 32), err)
+		}
+		out[k] = v
+	}
+	*dst = out
+	return nil
+}
+
+func jsonType(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// withDefaults fills kind and correlation id.
+func (s Spec) withDefaults() Spec {
+	if s.Kind == "" {
+		s.Kind = state.KindStory
+	}
+	if s.CorrelationID == "" {
+		s.CorrelationID = s.ItemID
+	}
+	if len(s.Metadata) == 0 {
+		s.Metadata = nil
+	}
+	return s
+}
+
+// Normalize returns s as Decode would return its encoding: kind story and
+// correlation id = item id when empty.
+func (s Spec) Normalize() Spec { return s.withDefaults() }
+
+// Encode returns the message body for s. It does not validate.
+func (s Spec) Encode() string {
+	if len(s.Metadata) == 0 {
+		s.Metadata = nil
+	}
+	// Strings and a map of strings: Marshal cannot fail.
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// NewItem is the Items row the first stage creates from s (normalized),
+// written by the delivery owner at now.
+func (s Spec) NewItem(owner string, now time.Time) state.NewItem {
+	s = s.withDefaults()
+	return state.NewItem{
+		ID: s.ItemID, Kind: s.Kind, SourceURL: s.SourceURL, WebhookURL: s.WebhookURL,
+		CorrelationID: s.CorrelationID, Metadata: maps.Clone(s.Metadata), Owner: owner, Now: now,
+	}
+}
+
+// Conflict is one field where a resubmitted spec differs from the item.
+type Conflict struct {
+	// Field is the spec field; Have the item's value, Got the message's.
+	Field     string
+	Have, Got string
+}
+
+// Conflicts compares s with the item that already has its id, field by
+// field, and returns where they differ; empty means the message is a
+// duplicate of the item's submission. The correlation id is not compared:
+// it is tracing, not content.
+func (s Spec) Conflicts(it state.Item) []Conflict {
+	s = s.withDefaults()
+	kind := it.Kind
+	if kind == "" {
+		kind = state.KindStory
+	}
+	var out []Conflict
+	add := func(field, have, got string) {
+		if have != got {
+			out = append(out, Conflict{Field: field, Have: have, Got: got})
+		}
+	}
+	add(FieldKind, string(kind), string(s.Kind))
+	add(FieldSourceURL, it.SourceURL, s.SourceURL)
+	add(FieldWebhookURL, it.WebhookURL, s.WebhookURL)
+	if !maps.Equal(it.Metadata, s.Metadata) {
+		out = append(out, Conflict{Field: FieldMetadata, Have: encodeMap(it.Metadata), Got: encodeMap(s.Metadata)})
+	}
+	return out
+}
+
+func encodeMap(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// readableID returns id when it is a valid item id, else "".
+func readableID(id string) string {
+	if len(id) > MaxItemIDLen || !printableASCII(id) {
+		return ""
+	}
+	return id
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
