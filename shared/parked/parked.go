@@ -37,11 +37,13 @@
 // is open:
 //
 //   - closed, and a probe due (a breaker past its open_until, whose
-//     waiters are all parked so that no caller would probe it): it takes
-//     the breaker's probe lease and releases the gate's oldest waiter alone,
-//     carrying the lease's owner (gate.AttrProbe); the stage's breaker.Guard
-//     makes that call the probe. A failed probe re-parks its item without
-//     spending an attempt.
+//     waiters are all parked so that no caller would probe it; for a model
+//     chain's gate, the first provider of an enabled entry whose breaker
+//     is): it takes the breaker's probe lease and releases the gate's
+//     oldest waiter alone, carrying the lease's owner (gate.AttrProbe); the
+//     stage's breaker.Guard, or the llm stage's fallback chain, makes that
+//     call the probe. A failed probe re-parks its item without spending an
+//     attempt.
 //   - open: it takes the gate's lease for the run, which also moves the
 //     gate's ramp (gate.RampConfig: start low, grow additively while no
 //     released item met RATE_LIMITED or a 5xx, cut by 0.7 when one did),
