@@ -132,7 +132,7 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 		if e.MightComplete {
 			change += " (might complete)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", e.ItemID, e.Stage, e.Failures, e.Class, e.Recorded, change, calls)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", cell(e.ItemID), cell(string(e.Stage)), e.Failures, cell(string(e.Class)), cell(e.Recorded), cell(change), calls)
 	}
 	return tw.Flush()
 }

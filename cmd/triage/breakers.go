@@ -93,8 +93,8 @@ func breakersTable(w io.Writer, recs []breaker.Record, now time.Time) error {
 		if r.State == breaker.Open && !r.OpenUntil.After(now) {
 			st += " (probe due)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", r.Service, st, r.ConsecutiveFailures, ago(r.OpenUntil, now),
-			ago(r.ProbeUntil, now), r.Opens, ago(r.LastFailureAt, now), dash(string(r.LastErrorType)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", cell(r.Service), cell(st), r.ConsecutiveFailures, ago(r.OpenUntil, now),
+			ago(r.ProbeUntil, now), r.Opens, ago(r.LastFailureAt, now), cell(dash(string(r.LastErrorType))))
 	}
 	return tw.Flush()
 }

@@ -14,14 +14,17 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/smithy-go"
-
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
 )
 
-// classifyInput is one failure to classify. Every field is optional.
+// classifyInput is one failure to classify. Every field is optional, and
+// the forms combine: an HTTP answer (status, headers, body), an error code,
+// the error's text — weighed together, the most specific evidence first —
+// or an action task's output. A new form is a new field and a case of
+// buildError; classification itself is failure.Classify on the error it
+// builds.
 type classifyInput struct {
 	Name     string            `json:"name,omitempty"`
 	Status   int               `json:"status,omitempty"`
@@ -56,40 +59,52 @@ type classifyOutput struct {
 	DelayMaxMS       int64  `json:"delay_max_ms"`
 	MaxAttempts      int    `json:"max_attempts"`
 	Reason           string `json:"reason,omitempty"`
-	Error            string `json:"error,omitempty"`
+	// Line is the input line (or file) an error is about.
+	Line  int    `json:"-"`
+	Error string `json:"error,omitempty"`
 }
 
-// MarshalJSON writes a line that could not be classified as its name and
-// error only: zero-valued decision fields next to an error read like an
-// answer ("retryable": false).
+// MarshalJSON writes a line that could not be classified as its name, its
+// input line and the error only: zero-valued decision fields next to an
+// error read like an answer ("retryable": false).
 func (o classifyOutput) MarshalJSON() ([]byte, error) {
 	type plain classifyOutput
 	if o.Error != "" {
 		return json.Marshal(struct {
 			Name  string `json:"name,omitempty"`
+			Line  int    `json:"line,omitempty"`
 			Error string `json:"error"`
-		}{o.Name, o.Error})
+		}{o.Name, o.Line, o.Error})
 	}
 	return json.Marshal(plain(o))
 }
 
-// maxClassifyLine bounds one input line; provider bodies are small.
+// maxClassifyLine bounds one input line (or file); provider answers are
+// small. A longer line is one error line; the stream goes on.
 const maxClassifyLine = 1 << 20
 
 func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
-	fs := newFlagSet("classify", "classify [--table] [FILE...]\n\n"+
+	fs := newFlagSet("classify", "classify [--json | --table] [FILE...]\n\n"+
 		"Reads one JSON object per line on stdin (or one JSON document per FILE) and\n"+
 		"writes one JSON line per input with the class and the decision of the retry\n"+
-		"profile. Input fields (all optional): status, headers, body, error, code,\n"+
-		"provider (openai|azure|anthropic|bedrock|webhook|aws|http), stage\n"+
-		"(fetch|llm|notify), attempt, profile, now (RFC 3339), where\n"+
+		"profile (--json, the default), or an aligned table (--table). Input fields\n"+
+		"(all optional, weighed together): status, headers, body, code, error (the\n"+
+		"error's text as a client, an SDK or a log printed it), provider\n"+
+		"(openai|azure|anthropic|bedrock|webhook|aws|http; omitted: the text may\n"+
+		"tell), stage (fetch|llm|notify), attempt, profile, now (RFC 3339), where\n"+
 		"(upstream|input|internal), output (an action task's model answer, judged\n"+
 		"by its ACTION_OUTCOME marker), response (a model's HTTP response body,\n"+
 		"judged as the llm stage judges it, with dialect openai|azure|anthropic|\n"+
-		"bedrock, kind story|document|action, and status and headers).")
+		"bedrock, kind story|document|action, and status and headers). A line\n"+
+		"that is not one JSON object (or longer than 1 MiB) gets an error line,\n"+
+		"and the stream goes on.")
 	table := fs.Bool("table", false, "print an aligned table instead of JSON lines")
+	asJSON := fs.Bool("json", false, "print JSON lines (the default)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *table && *asJSON {
+		return usageError{"--json and --table exclude each other"}
 	}
 	c := classifier{now: time.Now, rand: rand.Float64}
 	var outs []classifyOutput
@@ -104,7 +119,7 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		for _, path := range fs.Args() {
-			b, err := os.ReadFile(path)
+			b, err := readBounded(path, maxClassifyLine)
 			if err != nil {
 				return err
 			}
@@ -117,25 +132,83 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 			}
 		}
 	} else {
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 64<<10), maxClassifyLine)
-		for sc.Scan() {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 {
-				continue
+		err := readLines(stdin, maxClassifyLine, func(n int, line []byte, tooLong bool) error {
+			if tooLong {
+				return emit(classifyOutput{Line: n, Error: fmt.Sprintf("invalid input: line longer than %d bytes", maxClassifyLine)})
 			}
-			if err := emit(c.line(line)); err != nil {
-				return err
+			if len(bytes.TrimSpace(line)) == 0 {
+				return nil
 			}
-		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("read stdin: %w", err)
+			o := c.line(line)
+			if o.Error != "" {
+				o.Line = n
+			}
+			return emit(o)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if *table {
 		return printDecisionTable(stdout, outs)
 	}
 	return nil
+}
+
+// readLines calls f with every line of r (without its end of line) and its
+// number, holding at most max bytes of a line: a longer line is passed as
+// tooLong, without its bytes, and reading goes on after it.
+func readLines(r io.Reader, max int, f func(n int, line []byte, tooLong bool) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		buf = buf[:0]
+		tooLong, read := false, false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			read = read || len(chunk) > 0
+			if !tooLong {
+				if len(buf)+len(bytes.TrimRight(chunk, "\r\n")) > max {
+					tooLong, buf = true, buf[:0]
+				} else {
+					buf = append(buf, chunk...)
+				}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		if read {
+			if ferr := f(n, bytes.TrimRight(buf, "\r\n"), tooLong); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// readBounded reads a file of at most max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
+	}
+	return b, nil
 }
 
 // classifier holds the clock and random source of the command, injected so
@@ -148,10 +221,8 @@ type classifier struct {
 // line classifies one JSON input. Errors become an output with Error set, so
 // one bad line never stops the stream.
 func (c classifier) line(b []byte) classifyOutput {
-	var in classifyInput
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	in, err := decodeClassifyInput(b)
+	if err != nil {
 		return classifyOutput{Error: "invalid input: " + err.Error()}
 	}
 	out, err := c.classify(in)
@@ -161,12 +232,24 @@ func (c classifier) line(b []byte) classifyOutput {
 	return out
 }
 
-func (c classifier) classify(in classifyInput) (classifyOutput, error) {
-	provider, err := failure.ParseProvider(in.Provider)
-	if err != nil {
-		return classifyOutput{}, err
+// decodeClassifyInput decodes exactly one JSON object: unknown fields and
+// anything after the object are errors, not silently dropped.
+func decodeClassifyInput(b []byte) (classifyInput, error) {
+	var in classifyInput
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, err
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return in, errors.New("trailing data after the JSON object")
+	}
+	return in, nil
+}
+
+func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	stage := pipeline.LLM
+	var err error
 	if in.Stage != "" {
 		if stage, err = pipeline.ParseStage(in.Stage); err != nil {
 			return classifyOutput{}, err
@@ -185,7 +268,7 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	if in.Attempt < 0 {
 		return classifyOutput{}, errors.New("attempt must be 1 or more")
 	}
-	failErr, err := buildError(in, provider)
+	failErr, err := buildError(in)
 	if err != nil {
 		return classifyOutput{}, err
 	}
@@ -213,9 +296,11 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	return out, nil
 }
 
-// buildError turns an input line into the error a triage client would have
-// returned: an HTTP response, an AWS or provider code, or plain error text.
-func buildError(in classifyInput, provider failure.Provider) (error, error) {
+// buildError turns an input line into the error the stage would hold: an
+// action task's judged output, or the upstream's failure as evidence (its
+// HTTP answer, code and text together), wrapped as triage's own input or
+// internal failure when where says so.
+func buildError(in classifyInput) (error, error) {
 	var err error
 	switch {
 	case in.Response != "":
@@ -227,37 +312,16 @@ func buildError(in classifyInput, provider failure.Provider) (error, error) {
 		if err = failure.ActionError(in.Output); err == nil {
 			return nil, errors.New("output reports ACTION_OUTCOME: success: nothing to classify")
 		}
-	case in.Status != 0:
-		if in.Status < 100 || in.Status > 599 {
-			return nil, fmt.Errorf("status %d is not an HTTP status", in.Status)
+	case in.Status != 0 || in.Code != "" || in.Error != "" || in.Body != "" || len(in.Headers) > 0:
+		ev, everr := upstreamEvidence(in)
+		if everr != nil {
+			return nil, everr
 		}
-		h := http.Header{}
-		for k, v := range in.Headers {
-			h.Set(k, v)
-		}
-		body := []byte(in.Body)
-		if len(body) > failure.MaxBodyBytes {
-			body = body[:failure.MaxBodyBytes]
-		}
-		err = &failure.HTTPError{Provider: provider, Op: "request", Status: in.Status, Header: h, Body: body}
-		if in.Error != "" {
-			err = fmt.Errorf("%s: %w", in.Error, err)
-		}
-	case in.Code != "" && (provider == failure.AWS || provider == failure.Bedrock):
-		service := "DynamoDB"
-		if provider == failure.Bedrock {
-			service = "Bedrock Runtime"
-		}
-		err = &smithy.OperationError{ServiceID: service, OperationName: "Call",
-			Err: &smithy.GenericAPIError{Code: in.Code, Message: in.Error}}
-	case in.Code != "":
-		err = &failure.CodeError{Provider: provider, Code: in.Code, Message: in.Error}
-	case in.Error != "":
-		err = errors.New(in.Error)
+		err = ev
 	case in.Where == "input" || in.Where == "internal":
 		err = errors.New(in.Where + " failure")
 	default:
-		return nil, errors.New("nothing to classify: give status, code or error")
+		return nil, errors.New("nothing to classify: give status, code, body, error or output")
 	}
 	switch in.Where {
 	case "", "upstream":
@@ -271,12 +335,46 @@ func buildError(in classifyInput, provider failure.Provider) (error, error) {
 	return err, nil
 }
 
+// upstreamEvidence is the upstream's failure as the input describes it.
+func upstreamEvidence(in classifyInput) (*failure.Evidence, error) {
+	var provider failure.Provider
+	if in.Provider != "" {
+		p, err := failure.ParseProvider(in.Provider)
+		if err != nil {
+			return nil, err
+		}
+		provider = p
+	}
+	if in.Status != 0 && (in.Status < 100 || in.Status > 599) {
+		return nil, fmt.Errorf("status %d is not an HTTP status", in.Status)
+	}
+	ev := &failure.Evidence{Provider: provider, Status: in.Status, Code: in.Code, Text: in.Error}
+	if len(in.Headers) > 0 {
+		ev.Header = http.Header{}
+		for k, v := range in.Headers {
+			ev.Header.Set(k, v)
+		}
+	}
+	if in.Body != "" {
+		body := []byte(in.Body)
+		if len(body) > failure.MaxBodyBytes {
+			body = body[:failure.MaxBodyBytes]
+		}
+		ev.Body = body
+	}
+	return ev, nil
+}
+
 func printDecisionTable(w io.Writer, outs []classifyOutput) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAILURE\tCLASS\tRETRYABLE\tCOUNTS\tMODEL\tDECISION\tDELAY\tMAX\tREASON")
 	for _, o := range outs {
 		if o.Error != "" {
-			fmt.Fprintf(tw, "%s\t-\t\t\t\terror\t\t\t%s\n", o.Name, o.Error)
+			name := o.Name
+			if name == "" && o.Line > 0 {
+				name = fmt.Sprintf("line %d", o.Line)
+			}
+			fmt.Fprintf(tw, "%s\t-\t\t\t\terror\t\t\t%s\n", cell(name), cell(o.Error))
 			continue
 		}
 		delay := "-"
@@ -291,8 +389,8 @@ func printDecisionTable(w io.Writer, outs []classifyOutput) error {
 			maxAttempts = fmt.Sprint(o.MaxAttempts)
 		}
 		reason, _, _ := strings.Cut(o.Reason, ";")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, o.Class, yes(o.Retryable), yes(o.Counts),
-			yes(o.ModelSpecific), o.Decision, delay, maxAttempts, reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(o.Name), o.Class, yes(o.Retryable), yes(o.Counts),
+			yes(o.ModelSpecific), o.Decision, delay, maxAttempts, cell(reason))
 	}
 	return tw.Flush()
 }

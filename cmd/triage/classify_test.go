@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,33 @@ func TestClassifyLines(t *testing.T) {
 			`{"output":"{}\nACTION_OUTCOME: failed | nope","attempt":1}`,
 			classifyOutput{Class: "ACTION_FAILED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 120000, DelayMaxMS: 120000, MaxAttempts: 3},
 		},
+		"aws throttle code with its HTTP 400": {
+			`{"provider":"aws","status":400,"code":"ProvisionedThroughputExceededException","stage":"fetch"}`,
+			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5},
+		},
+		"aws expired token with its HTTP 400": {
+			`{"provider":"aws","status":400,"code":"ExpiredToken","stage":"fetch"}`,
+			classifyOutput{Class: "AUTH_DENIED", Decision: "dead_letter", MaxAttempts: 1},
+		},
+		"the SDK's text alone": {
+			`{"error":"operation error DynamoDB: UpdateItem, exceeded maximum number of attempts, 3, https response error StatusCode: 400, RequestID: R1, api error ProvisionedThroughputExceededException: The level of configured provisioned throughput for the table was exceeded.","stage":"fetch"}`,
+			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5},
+		},
+		"a body-read timeout after HTTP 200": {
+			`{"provider":"openai","status":200,"error":"context deadline exceeded (Client.Timeout or context cancellation while reading body)"}`,
+			classifyOutput{Class: "NETWORK_TIMEOUT", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5},
+		},
+		"a quota message in a Go client's error beats the 429": {
+			`{"provider":"openai","status":429,"error":"POST \"https://api.openai.com/v1/chat/completions\": 429 Too Many Requests {\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"type\":\"insufficient_quota\"}"}`,
+			classifyOutput{Class: "BUDGET_EXCEEDED", Retryable: true, Decision: "wait", DelayMinMS: 3600000, DelayMaxMS: 3600000},
+		},
+		"bedrock generic code refined by its message": {
+			`{"provider":"bedrock","status":400,"code":"ValidationException","error":"Input is too long for requested model."}`,
+			classifyOutput{Class: "TOKEN_LIMIT", Decision: "dead_letter", MaxAttempts: 1},
+		},
 		"not JSON":        {`{"status":`, classifyOutput{Error: "invalid input"}},
+		"trailing data":   {`{"status":503} x`, classifyOutput{Error: "trailing data"}},
+		"bad provider":    {`{"status":503,"provider":"gemini"}`, classifyOutput{Error: "unknown provider"}},
 		"unknown field":   {`{"stauts":500}`, classifyOutput{Error: "invalid input"}},
 		"bad status":      {`{"status":42}`, classifyOutput{Error: "not an HTTP status"}},
 		"nothing to say":  {`{"stage":"llm"}`, classifyOutput{Error: "nothing to classify"}},
@@ -93,8 +120,118 @@ func TestClassifyStreamKeepsGoingAfterABadLine(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[1]), &keys); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := keys["error"]; !ok || len(keys) != 1 {
+	if _, ok := keys["error"]; !ok || keys["line"] != float64(2) || len(keys) != 2 {
 		t.Fatalf("the bad line's fields: %s", lines[1])
+	}
+}
+
+// TestClassifyStreamLongAndBadLines: a line over 1 MiB, a line with
+// trailing garbage and a line that is not JSON are one error line each,
+// and every other line is still classified.
+func TestClassifyStreamLongAndBadLines(t *testing.T) {
+	t.Parallel()
+	long := `{"status":503,"body":"` + strings.Repeat("x", maxClassifyLine) + `"}`
+	in := strings.Join([]string{
+		`{"status":429}`,
+		long,
+		`{"status":503} {"status":404}`,
+		`{"status":503}garbage`,
+		"\x00\x01",
+		`{"status":404,"provider":"webhook"}`,
+		`{"status":502}`, // no newline at the end
+	}, "\r\n")
+	var out bytes.Buffer
+	if err := runClassify(strings.NewReader(in), &out, nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("%d output lines for 7 input lines:\n%s", len(lines), out.String())
+	}
+	want := []struct {
+		class, err string
+		line       int
+	}{
+		{class: "RATE_LIMITED"},
+		{err: "longer than 1048576 bytes", line: 2},
+		{err: "trailing data", line: 3},
+		{err: "trailing data", line: 4},
+		{err: "invalid input", line: 5},
+		{class: "NOT_FOUND"},
+		{class: "UPSTREAM_UNAVAILABLE"},
+	}
+	for i, l := range lines {
+		var got struct {
+			Class, Error string
+			Line         int
+		}
+		if err := json.Unmarshal([]byte(l), &got); err != nil {
+			t.Fatalf("line %d: %v: %s", i+1, err, l)
+		}
+		w := want[i]
+		if got.Class != w.class || !strings.Contains(got.Error, w.err) || got.Line != w.line || (w.err == "") != (got.Error == "") {
+			t.Errorf("output %d = %s, want class %q error ~%q line %d", i+1, l, w.class, w.err, w.line)
+		}
+	}
+	if len(out.String()) > 4096 {
+		t.Errorf("the output echoes the long line: %d bytes", out.Len())
+	}
+}
+
+// TestClassifyFlags: --json is the default and accepted; --json and
+// --table together are a usage error.
+func TestClassifyFlags(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if code := run([]string{"classify", "--json"}, strings.NewReader(`{"status":503}`+"\n"), &out, &errOut); code != 0 {
+		t.Fatalf("classify --json: exit %d: %s", code, errOut.String())
+	}
+	var o classifyOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil || o.Class != "UPSTREAM_UNAVAILABLE" {
+		t.Errorf("classify --json printed %q (%v)", out.String(), err)
+	}
+	if code := run([]string{"classify", "--json", "--table"}, strings.NewReader(""), &out, &errOut); code != 2 {
+		t.Errorf("--json --table: exit %d, want 2", code)
+	}
+}
+
+// TestClassifyTableEscapesControlCharacters: a name or an error holding
+// terminal escapes is printed with them escaped.
+func TestClassifyTableEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
+	in := `{"name":"story-1\u001b[2J\r\u202eevil","status":503}` + "\n" + `{"name":"x\u0007","stauts":1}` + "\n"
+	var out bytes.Buffer
+	if err := runClassify(strings.NewReader(in), &out, []string{"--table"}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, bad := range []string{"\x1b", "\r", "\u202e", "\a"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("the table holds a raw %q:\n%q", bad, got)
+		}
+	}
+	if !strings.Contains(got, `story-1\x1b[2J\r\u202eevil`) {
+		t.Errorf("the name is not shown escaped:\n%s", got)
+	}
+}
+
+func TestCell(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"story-000123":        "story-000123",
+		"café ✓":              "café ✓",
+		"a\tb\nc":             `a\tb\nc`,
+		"\x1b]0;title\x07":    `\x1b]0;title\a`,
+		"bidi \u202eoverride": `bidi \u202eoverride`,
+		"zero\u200bwidth":     `zero\u200bwidth`,
+		"c1 \u009b":           `c1 \u009b`,
+		"bad \xff utf8":       `bad \xff utf8`,
+		"del \x7f":            `del \x7f`,
+	}
+	for in, want := range tests {
+		if got := cell(in); got != want {
+			t.Errorf("cell(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -138,5 +275,26 @@ func TestRunExitCodes(t *testing.T) {
 	}
 	if code := run([]string{"classify", "/does/not/exist.json"}, strings.NewReader(""), &out, &errOut); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}
+
+// TestEveryCommandTakesJSON: the README promises --json on every command;
+// with --help each of them must accept it rather than exit 2.
+func TestEveryCommandTakesJSON(t *testing.T) {
+	invocations := map[string][]string{
+		"backtest": {"backtest"}, "breakers": {"breakers", "list"}, "classify": {"classify"}, "dlq": {"dlq", "list"},
+		"items": {"items", "get"}, "models": {"models", "list"}, "redact": {"redact"}, "report": {"report", "errors"},
+		"simulate": {"simulate"}, "submit": {"submit"},
+	}
+	for name := range commands {
+		args, ok := invocations[name]
+		if !ok {
+			t.Errorf("command %q is not covered here: add it", name)
+			continue
+		}
+		var out, errOut bytes.Buffer
+		if code := run(append(slices.Clone(args), "--json", "--help"), strings.NewReader(""), &out, &errOut); code != 0 {
+			t.Errorf("triage %s --json --help: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+		}
 	}
 }

@@ -256,13 +256,13 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		return printJSON(stdout, out)
 	}
 	for _, dl := range dls {
-		fmt.Fprintf(stdout, "== dead letter %s on the %s DLQ (%s, %s)\n", dl.MessageID, dl.DLQ, dl.Kind, orDash(dl.Status))
+		fmt.Fprintf(stdout, "== dead letter %s on the %s DLQ (%s, %s)\n", cell(dl.MessageID), cell(string(dl.DLQ)), cell(string(dl.Kind)), cell(orDash(dl.Status)))
 		var body any = dl.Payload
 		if dl.Payload == nil {
 			body = dl.Envelope
 		}
 		if body == nil {
-			fmt.Fprintln(stdout, dl.Body())
+			fmt.Fprintln(stdout, cell(dl.Body()))
 		} else if err := printJSON(stdout, body); err != nil {
 			return err
 		}
@@ -404,7 +404,7 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 	if aw.jsonOut {
 		return printJSON(stdout, res)
 	}
-	fmt.Fprintf(stdout, "item %s: note recorded %s; %d dead letters re-published with the note", res.ItemID, yesNo(res.Item), res.Republished)
+	fmt.Fprintf(stdout, "item %s: note recorded %s; %d dead letters re-published with the note", cell(res.ItemID), yesNo(res.Item), res.Republished)
 	if res.Backstop > 0 {
 		fmt.Fprintf(stdout, "; %d raw backstop messages left as they are (they carry no notes)", res.Backstop)
 	}
@@ -498,8 +498,7 @@ func newTable(w io.Writer, header ...string) *tabwriter.Writer {
 func addRow(tw *tabwriter.Writer, cells ...any) {
 	parts := make([]string, len(cells))
 	for i, c := range cells {
-		s := fmt.Sprint(c)
-		s = strings.NewReplacer("\t", " ", "\n", " ").Replace(s)
+		s := cell(fmt.Sprint(c))
 		if r := []rune(s); len(r) > 80 {
 			s = string(r[:77]) + "..."
 		}

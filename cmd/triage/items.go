@@ -151,7 +151,7 @@ func runItemsGet(stdout io.Writer, args []string) error {
 	if aw.jsonOut {
 		return printJSON(stdout, viewItem(it))
 	}
-	fmt.Fprintf(stdout, "item %s (%s)\n", it.ID, it.Kind)
+	fmt.Fprintf(stdout, "item %s (%s)\n", cell(it.ID), cell(string(it.Kind)))
 	return printItem(stdout, viewItem(it))
 }
 

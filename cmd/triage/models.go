@@ -122,8 +122,8 @@ func modelsTable(w io.Writer, models []health.Model, now time.Time) error {
 		if m.Disabled {
 			reason = m.DisableReason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", m.Name, st, m.ConsecutiveFailures, ago(m.LastFailureAt, now),
-			dash(string(m.LastErrorType)), disabled, ago(m.RecoveredAt, now), dash(reason))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), cell(st), m.ConsecutiveFailures, ago(m.LastFailureAt, now),
+			cell(dash(string(m.LastErrorType))), disabled, ago(m.RecoveredAt, now), cell(dash(reason)))
 	}
 	return tw.Flush()
 }

@@ -11,66 +11,115 @@ import (
 	"github.com/triagehq/triage/shared/redact"
 )
 
-// runRedact implements "triage redact": it reads stdin (at most 16 MiB) and
-// writes it to stdout with secrets and PII redacted. Input that is one JSON
-// document is walked by redact.JSON (secret keys, prompts and nested bodies
-// included); other input is redacted line by line, keeping line endings: a
-// line holding a JSON value (JSON Lines) through redact.JSON, any other line
-// through redact.String. It takes no arguments; -h prints its usage.
+// maxRedactInput bounds what "triage redact" reads.
+const maxRedactInput = 16 << 20
+
+// runRedact implements "triage redact": it reads all of stdin (at most 16
+// MiB) and writes it to stdout with secrets and PII redacted, as one whole
+// (see redactAll). With --json the input must be JSON values only. It takes
+// no arguments; -h prints its usage.
 func runRedact(stdin io.Reader, stdout io.Writer, args []string) error {
-	const maxInput = 16 << 20
-	fs := newFlagSet("redact", `redact < INPUT > OUTPUT
+	fs := newFlagSet("redact", `redact [--json] < INPUT > OUTPUT
 
 Copies stdin to stdout with secrets and PII replaced by markers such as
-[REDACTED:openai-key]: API keys and tokens, Authorization and Cookie values,
-JWTs, private keys, URL passwords and secret query parameters, webhook URL
-secrets, emails, phone numbers, card numbers, SSNs. A JSON document is
-redacted by structure: values under secret keys go whole, prompts and
-completions become [text N bytes sha256:…]. Other input is redacted line by
-line; a line that is JSON (JSON Lines) is redacted as JSON. Input is limited
-to 16 MiB.`)
+[REDACTED:openai-key]: API keys and tokens (every rule of gitleaks' default
+configuration), Authorization and Cookie values, JWTs, private keys, URL
+passwords and secret query parameters, webhook URL secrets, emails, phone
+numbers, card numbers, SSNs. The input is read whole, never line by line:
+every JSON value in it — one document, JSON Lines, several pretty-printed
+documents — is redacted by structure (values under secret keys go whole,
+prompts and completions become [text N bytes sha256:…]), and the text
+between them as one text, so that a PEM key or a secret on the line after
+its label goes too. Layout is kept byte for byte. Input is limited to
+16 MiB.`)
+	jsonOnly := fs.Bool("json", false, "the input is JSON values only (a document, JSON Lines, a stream); anything else is an error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q: redact reads stdin", fs.Arg(0))}
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	data, err := io.ReadAll(io.LimitReader(stdin, maxRedactInput+1))
 	if err != nil {
 		return fmt.Errorf("read stdin: %w", err)
 	}
-	if len(data) > maxInput {
+	if len(data) > maxRedactInput {
 		return errors.New("input larger than 16 MiB: split it, or redact JSON Lines in parts")
 	}
-	w := bufio.NewWriterSize(stdout, 64<<10)
-	if t := bytes.TrimSpace(data); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(data) {
-		if _, err := w.Write(redact.JSON(data)); err != nil {
-			return fmt.Errorf("write stdout: %w", err)
-		}
-		return w.Flush()
+	out, err := redactAll(data, *jsonOnly)
+	if err != nil {
+		return err
 	}
-	for len(data) > 0 {
-		line, rest, found := bytes.Cut(data, []byte("\n"))
-		data = rest
-		eol := ""
-		if found {
-			eol = "\n"
-		}
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line, eol = line[:n-1], "\r"+eol
-		}
-		var out []byte
-		if t := bytes.TrimSpace(line); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(line) {
-			out = redact.JSON(line)
-		} else {
-			out = []byte(redact.String(string(line)))
-		}
-		if _, err := w.Write(out); err != nil {
-			return fmt.Errorf("write stdout: %w", err)
-		}
-		if _, err := w.WriteString(eol); err != nil {
-			return fmt.Errorf("write stdout: %w", err)
-		}
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	if _, err := w.Write(out); err != nil {
+		return fmt.Errorf("write stdout: %w", err)
 	}
 	return w.Flush()
+}
+
+// redactAll redacts data as a whole. It splits data into JSON values and
+// the text around them: a value is an object or array that starts a line
+// (after blanks) or follows another value, and decodes completely. Values
+// go through redact.JSON; each stretch of text between them goes through
+// redact.String in one piece, so what spans lines is seen whole. With
+// jsonOnly, text other than whitespace is an error naming its offset.
+func redactAll(data []byte, jsonOnly bool) ([]byte, error) {
+	out := make([]byte, 0, len(data)+len(data)/8)
+	text := 0    // start of the pending text
+	scanned := 0 // a failed value read this far: no value starts before it
+	lineStart := true
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c == '\n' {
+			lineStart = true
+			i++
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
+			i++
+			continue
+		}
+		if lineStart && (c == '{' || c == '[') && i >= scanned {
+			if n, failedAt := jsonValueAt(data[i:]); n > 0 {
+				if jsonOnly && !blank(data[text:i]) {
+					return nil, notJSONError(data, text)
+				}
+				out = append(out, redact.String(string(data[text:i]))...)
+				out = append(out, redact.JSON(data[i:i+n])...)
+				i += n
+				text = i
+				continue // a value may follow on the same line
+			} else {
+				scanned = i + failedAt
+			}
+		}
+		lineStart = false
+		i++
+	}
+	if jsonOnly && !blank(data[text:]) {
+		return nil, notJSONError(data, text)
+	}
+	return append(out, redact.String(string(data[text:]))...), nil
+}
+
+// jsonValueAt returns the length of the JSON object or array b starts
+// with, or 0 and how far into b reading it failed.
+func jsonValueAt(b []byte) (n int, failedAt int) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) && syn.Offset > 0 {
+			return 0, int(syn.Offset)
+		}
+		return 0, len(b) // cut short: it ran to the end
+	}
+	return int(dec.InputOffset()), 0
+}
+
+func blank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+func notJSONError(data []byte, from int) error {
+	at := from + len(data[from:]) - len(bytes.TrimLeft(data[from:], " \t\r\n\f\v"))
+	return fmt.Errorf("--json: input is not JSON at byte %d", at)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/triagehq/triage/shared/redact"
 )
@@ -18,7 +19,7 @@ func TestRunRedact(t *testing.T) {
 		want    string
 		secrets []string
 	}{
-		"text line by line, endings kept": {
+		"text, endings kept": {
 			in:      "item story-000123 failed: 401 key sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2G\r\nnotify jane@example.com\nstatus=429 RATE_LIMITED",
 			want:    "item story-000123 failed: 401 key [REDACTED:openai-key]\r\nnotify [REDACTED:email]\nstatus=429 RATE_LIMITED",
 			secrets: []string{"Zx9Qw8Er7Ty6Ui5Op4As3Df2G", "jane@example.com"},
@@ -36,6 +37,41 @@ func TestRunRedact(t *testing.T) {
 				`{"item_id":"story-2","messages":"` + redact.Text(`[{"content":"hi","role":"user"}]`) + `"}` + "\n" +
 				"plain text with password=[REDACTED:password]\n",
 			secrets: []string{"t-1", "hunter2", `"content":"hi"`},
+		},
+		"a stream of pretty-printed documents": {
+			in: "{\n  \"item_id\": \"story-1\",\n  \"prompt\": \"summarize: the launch code is 0000\"\n}\n" +
+				"{\n  \"item_id\": \"story-2\",\n  \"prompt\": \"hello\"\n}\n",
+			want: "{\n  \"item_id\": \"story-1\",\n  \"prompt\": \"" + redact.Text("summarize: the launch code is 0000") + "\"\n}\n" +
+				"{\n  \"item_id\": \"story-2\",\n  \"prompt\": \"" + redact.Text("hello") + "\"\n}\n",
+			secrets: []string{"launch code", `"hello"`},
+		},
+		"documents back to back, text around them": {
+			in:      "START RequestId: 4d6a1f0e\n{\"prompt\":\"a\"}{\"prompt\":\"b\"} [1, 2]\nEND password=hunter2\n",
+			want:    "START RequestId: 4d6a1f0e\n{\"prompt\":\"" + redact.Text("a") + "\"}{\"prompt\":\"" + redact.Text("b") + "\"} [1, 2]\nEND password=[REDACTED:password]\n",
+			secrets: []string{"hunter2"},
+		},
+		"a multi-line private key": {
+			in:      "key dump:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgwMbRvI0MBZhpF\nQ2wMRTcOHTOzfTnPRY8G5DlnAOAMeQaA0T4MwvbeIrgYB4HFcTOg/ti8tWWyp7NB\n-----END RSA PRIVATE KEY-----\ndone\n",
+			want:    "key dump:\n[REDACTED:private-key]\ndone\n",
+			secrets: []string{"MIIEowIBAAKCAQEA", "Q2wMRTcOHTOzfTnP"},
+		},
+		"an aws secret on the line after its key id": {
+			in:      "AKIAI44QH8DHBEXAMPLE\nje7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n",
+			want:    "[REDACTED:aws-access-key]\n[REDACTED:aws-secret]\n",
+			secrets: []string{"je7MtGbClwBF"},
+		},
+		"an aws secret with no label": {
+			in:      "old pair: je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n",
+			want:    "old pair: [REDACTED:aws-secret]\n",
+			secrets: []string{"je7MtGbClwBF"},
+		},
+		"a token scheme keeps its closing quote": {
+			in:   "curl -H 'Authorization: Token 9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://api.example.com\n",
+			want: "curl -H 'Authorization: Token [REDACTED:bearer]' https://api.example.com\n",
+		},
+		"not JSON after all": {
+			in:   "[default]\naws_secret_access_key = je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n{not json\n",
+			want: "[default]\naws_secret_access_key = [REDACTED:aws-secret]\n{not json\n",
 		},
 		"empty": {in: "", want: ""},
 		"no trailing newline": {
@@ -60,6 +96,49 @@ func TestRunRedact(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestRunRedactJSONOnly(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	in := "{\"token\":\"t-1\"}\n[\n  {\"prompt\": \"x\"}\n]\n"
+	if err := runRedact(strings.NewReader(in), &out, []string{"--json"}); err != nil {
+		t.Fatalf("--json on JSON: %v", err)
+	}
+	if want := "{\"token\":\"[REDACTED:secret]\"}\n[\n  {\"prompt\": \"" + redact.Text("x") + "\"}\n]\n"; out.String() != want {
+		t.Errorf("got  %q\nwant %q", out.String(), want)
+	}
+	for _, bad := range []string{"{\"a\":1}\ntrailing text\n", "plain", "{\"a\":1} garbage"} {
+		out.Reset()
+		err := runRedact(strings.NewReader(bad), &out, []string{"--json"})
+		if err == nil || !strings.Contains(err.Error(), "not JSON at byte") {
+			t.Errorf("--json on %q: err = %v, want not JSON", bad, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("--json on %q wrote %q", bad, out.String())
+		}
+	}
+}
+
+// TestRunRedactUnclosedValues: lines that each open a value that never
+// closes are read once, not once per line.
+func TestRunRedactUnclosedValues(t *testing.T) {
+	t.Parallel()
+	in := strings.Repeat("[\n", 1<<18) + strings.Repeat("{\n", 1<<18) + "password=hunter2\n"
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- runRedact(strings.NewReader(in), &out, nil) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("redact is quadratic in unclosed values")
+	}
+	if !strings.HasSuffix(out.String(), "password=[REDACTED:password]\n") || out.Len() != len(in)-len("hunter2")+len("[REDACTED:password]") {
+		t.Errorf("output %d bytes, ends %q", out.Len(), out.String()[max(0, out.Len()-40):])
 	}
 }
 

@@ -130,6 +130,11 @@ type scanner struct {
 	buf []byte
 	pos int
 	d   detail
+	// lenient reads a body printed inside error text: Python literals
+	// (single-quoted strings, None, True, False) as well as JSON, and it
+	// keeps the root's "name" (the JavaScript SDKs' error name) in name.
+	lenient bool
+	name    string
 }
 
 func (s *scanner) ws() {
@@ -162,7 +167,7 @@ func (s *scanner) object(ctx, depth int) bool {
 		return true
 	}
 	for {
-		if s.peek() != '"' {
+		if c := s.peek(); c != '"' && !(s.lenient && c == '\'') {
 			return false
 		}
 		key, ok := s.str()
@@ -191,7 +196,7 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 	if c == '{' {
 		child := ctxOther
 		switch {
-		case ctx == ctxRoot && string(key) == "error":
+		case ctx == ctxRoot && (string(key) == "error" || string(key) == "Error"):
 			child = ctxError
 		case ctx == ctxError && (string(key) == "innererror" || string(key) == "details"):
 			child = ctxInner
@@ -204,7 +209,7 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 	start := s.pos
 	var raw []byte
 	var isStr bool
-	if c == '"' {
+	if c == '"' || s.lenient && c == '\'' {
 		v, ok := s.str()
 		if !ok {
 			return false
@@ -226,13 +231,13 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 // unescaping strings that contain escapes.
 func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 	text := func() string {
-		if isStr && bytes.IndexByte(raw, '\\') >= 0 {
+		if isStr && bytes.IndexByte(raw, '\\') >= 0 && quoted[0] == '"' {
 			var out string
 			if json.Unmarshal(quoted, &out) == nil {
 				return out
 			}
 		}
-		if !isStr && string(raw) == "null" {
+		if !isStr && (string(raw) == "null" || string(raw) == "None") {
 			return ""
 		}
 		return string(raw)
@@ -249,11 +254,11 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		}
 	case ctxError:
 		switch string(key) {
-		case "code":
+		case "code", "Code":
 			d.Code = text()
-		case "type":
+		case "type", "Type":
 			d.Type = text()
-		case "message":
+		case "message", "Message":
 			d.Message = text()
 		}
 	case ctxRoot:
@@ -266,9 +271,13 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 			if d.Code == "" {
 				d.Code = v
 			}
-		case "code":
+		case "code", "Code":
 			if d.Code == "" {
 				d.Code = text()
+			}
+		case "name":
+			if s.lenient && isStr {
+				s.name = truncate(text(), maxCodeLen)
 			}
 		case "type":
 			if v := text(); v != "error" && d.Type == "" { // Anthropic's envelope says "type":"error"
@@ -315,7 +324,10 @@ func (s *scanner) array(depth int) bool {
 			if !s.array(depth + 1) {
 				return false
 			}
-		case '"':
+		case '"', '\'':
+			if c := s.peek(); c == '\'' && !s.lenient {
+				return false
+			}
 			if _, ok := s.str(); !ok {
 				return false
 			}
@@ -336,14 +348,15 @@ func (s *scanner) array(depth int) bool {
 	}
 }
 
-// str scans a JSON string at s.pos and returns its raw contents (escapes
-// intact, quotes stripped).
+// str scans a JSON string at s.pos (or, lenient, a single-quoted Python
+// one) and returns its raw contents (escapes intact, quotes stripped).
 func (s *scanner) str() ([]byte, bool) {
+	quote := s.buf[s.pos]
 	s.pos++ // opening quote
 	start := s.pos
 	for s.pos < len(s.buf) {
 		switch c := s.buf[s.pos]; {
-		case c == '"':
+		case c == quote:
 			v := s.buf[start:s.pos]
 			s.pos++
 			return v, true
@@ -368,6 +381,15 @@ func (s *scanner) literal() bool {
 			continue
 		}
 		break
+	}
+	if s.lenient {
+		for s.pos < len(s.buf) && (s.buf[s.pos] >= 'A' && s.buf[s.pos] <= 'Z' || s.buf[s.pos] >= 'a' && s.buf[s.pos] <= 'z') {
+			s.pos++
+		}
+		switch string(s.buf[start:s.pos]) {
+		case "None", "True", "False":
+			return true
+		}
 	}
 	switch lit := string(s.buf[start:s.pos]); lit {
 	case "":

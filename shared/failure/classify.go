@@ -11,7 +11,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/aws/smithy-go"
 )
@@ -78,24 +80,16 @@ func (cs Classifier) Classify(err error) Classification {
 	return Of(Unknown, "no rule matched")
 }
 
-// DefaultRules are the rules Classify uses, structure first, text last:
-// errors triage raised itself, panics, HTTP responses (provider body, then
-// status), AWS API error codes, context deadlines, syscall errors, TLS, net
-// timeouts, truncated bodies, JSON errors of model output, and finally the
-// text of the error.
+// DefaultRules are the rules Classify uses: errors triage raised itself,
+// panics and runtime errors, then every upstream failure, weighed as one body
+// of evidence (see classifyUpstream and docs/design.md "Classifying a
+// failure"): a provider or AWS code, then a definite phrase of the message or
+// the error text, then a transport error, then the HTTP status, then the
+// error's text.
 var DefaultRules = Classifier{
 	RuleFunc(classifyOwn),
 	RuleFunc(classifyPanic),
-	RuleFunc(classifyHTTP),
-	RuleFunc(classifyAPI),
-	RuleFunc(classifyStatusCoder),
-	RuleFunc(classifyContext),
-	RuleFunc(classifySyscall),
-	RuleFunc(classifyTLS),
-	RuleFunc(classifyNet),
-	RuleFunc(classifyEOF),
-	RuleFunc(classifyJSON),
-	RuleFunc(classifyText),
+	RuleFunc(classifyUpstream),
 }
 
 // Classify classifies err with DefaultRules.
@@ -114,13 +108,12 @@ func classifyOwn(err error) (Classification, bool) {
 	// A known class raised around an upstream error keeps the upstream's
 	// evidence (status, code, Retry-After) for the dead letter.
 	if inner := e.Err; inner != nil {
-		if h, ok := find[*HTTPError](inner); ok {
-			c.Provider, c.Status = h.Provider, h.Status
-			if d, ok := parseBody(h.Provider, h.Body); ok {
-				c.Code = d.bestCode()
-			}
+		var ev evidence
+		ev.typed(inner)
+		if ev.upstream {
+			c.Provider, c.Status, c.Code = ev.provider, ev.status, ev.bestCode()
 			if c.Requested.IsZero() {
-				c.Requested, _ = ParseRequested(h.Status, h.Header, h.Body)
+				c.Requested = ev.requested()
 			}
 		}
 	}
@@ -137,85 +130,72 @@ func classifyPanic(err error) (Classification, bool) {
 	return Classification{}, false
 }
 
-func classifyHTTP(err error) (Classification, bool) {
-	h, ok := find[*HTTPError](err)
-	if !ok {
-		return Classification{}, false
+// classifyUpstream weighs everything err says about a failure, most specific
+// evidence first:
+//
+//  1. a definite code: the provider's or AWS's error code from a body, a
+//     header, an API error or the error text (a phrase so definite that it
+//     beats a code comes first: "must be reduced in order to run
+//     successfully" is a request no token-rate limit will ever admit);
+//  2. a definite phrase of the provider's message or of the error text
+//     ("maximum context length", "credit balance is too low");
+//  3. a transport error: context deadline, syscall, TLS, net, EOF, typed
+//     or in Go's and the SDKs' words (TransportPhrases);
+//  4. a generic code (ValidationException, invalid_request_error), then the
+//     HTTP status — a 2xx decides nothing;
+//  5. a JSON error of model output;
+//  6. words of the error text (TextPhrases).
+//
+// The error's text is read only when the typed errors leave the answer
+// open, so the common cases (an HTTP answer with a code, a syscall error)
+// never build it.
+func classifyUpstream(err error) (Classification, bool) {
+	var ev evidence
+	ev.typed(err)
+	if c, ok := ev.definite(""); ok {
+		return ev.finish(c), true
 	}
-	d, parsed := parseBody(h.Provider, h.Body)
-	if hc := headerCode(h.Header); hc != "" && d.Code == "" {
-		d.Code, parsed = hc, true
+	transport, hasTransport := classifyTransport(err)
+	if hasTransport && !ev.upstream {
+		return transport, true
 	}
-	c, ok := classifyDetail(h.Provider, h.Status, d, parsed)
-	if !ok {
-		c = Of(Unknown, "HTTP "+strconv.Itoa(h.Status)+" not in the status table")
+	text := err.Error()
+	t := parseText(text)
+	if t.own != nil {
+		return *t.own, true
 	}
-	c.Provider, c.Status, c.Code = h.Provider, h.Status, d.bestCode()
-	c.Requested = requested(h, d)
-	return c, true
-}
-
-// requested reads the upstream's requested delay from an HTTPError whose body
-// is already parsed.
-func requested(h *HTTPError, d detail) Requested {
-	if r, ok := parseRetryAfterHeaders(h.Header); ok {
-		return r
+	ev.merge(&t)
+	if c, ok := ev.definite(text); ok {
+		return ev.finish(c), true
 	}
-	if d.HasRetryAfter {
-		return Requested{Delay: d.RetryAfter, Source: "body retry_after"}
+	if c, ok := ev.phrase(text); ok {
+		return ev.finish(c), true
 	}
-	if h.Status == 429 {
-		r, _ := parseResetHeaders(h.Header)
-		return r
+	if hasTransport {
+		return ev.finish(transport), true
 	}
-	return Requested{}
-}
-
-// classifyDetail decides a class from a provider's code, message and status:
-// a definite code first, then a definite phrase in the message, then the
-// status table.
-func classifyDetail(p Provider, status int, d detail, parsed bool) (Classification, bool) {
-	if parsed {
-		for _, code := range d.codes() {
-			if code == "" {
-				continue
-			}
-			if c, ok := codeClass(p, code); ok {
-				// A code that only says "bad request" (Bedrock's
-				// ValidationException) is refined by a definite phrase:
-				// "Input is too long for requested model." is TOKEN_LIMIT.
-				if c == ClientError && d.Message != "" {
-					if ph, ok := matchPhrase(ProviderPhrases, d.Message); ok {
-						return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", status)), true
-					}
-				}
-				return Of(clientClass(p, c), reason(p, " code ", code, "", status)), true
-			}
-		}
-		if d.Message != "" {
-			if ph, ok := matchPhrase(ProviderPhrases, d.Message); ok {
-				return Of(ph.Class, reason(p, " message mentions \"", ph.Fragment, "\"", status)), true
-			}
-		}
+	if ph, ok := matchPhrase(TransportPhrases, text); ok {
+		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
-	if status == 0 {
-		return Classification{}, false
+	if strings.EqualFold(strings.TrimSpace(text), "EOF") {
+		return ev.finish(Of(NetworkTimeout, "connection closed mid-response (error text)")), true
 	}
-	if p.IsModel() {
-		if c, ok := ModelStatusClasses[status]; ok {
-			return Of(c, string(p)+" HTTP "+strconv.Itoa(status)), true
-		}
+	if c, ok := ev.generic(); ok {
+		return ev.finish(c), true
 	}
-	if c, ok := StatusClasses[status]; ok {
-		return Of(clientClass(p, c), string(p)+" HTTP "+strconv.Itoa(status)), true
+	if c, ok := ev.statusClass(); ok {
+		return ev.finish(c), true
 	}
-	switch {
-	case status >= 500:
-		return Of(UpstreamUnavailable, string(p)+" HTTP "+strconv.Itoa(status)), true
-	case status >= 400:
-		return Of(clientClass(p, ClientError), string(p)+" HTTP "+strconv.Itoa(status)), true
+	if c, ok := classifyJSON(err); ok {
+		return ev.finish(c), true
 	}
-	return Classification{}, false
+	if ph, ok := matchPhrase(TextPhrases, text); ok {
+		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
+	}
+	if ev.status != 0 {
+		return ev.finish(Of(Unknown, "HTTP "+strconv.Itoa(ev.status)+" decides nothing")), true
+	}
+	return ev.finish(Of(Unknown, "no rule matched")), true
 }
 
 // clientClass keeps CLIENT_ERROR for model providers only. CLIENT_ERROR
@@ -251,7 +231,36 @@ func reason(p Provider, what, subject, detail string, status int) string {
 }
 
 // codeClass looks a code up in the provider's table, then the shared ones.
+// Codes arrive spelt several ways: an event stream's "throttlingException",
+// amazonka's and the Rust SDK's "ProvisionedThroughputExceeded", the .NET
+// SDK's "QueueDoesNotExistException"; each is tried in the tables' spelling
+// too.
 func codeClass(p Provider, code string) (Class, bool) {
+	if c, ok := lookupCode(p, code); ok || code == "" {
+		return c, ok
+	}
+	if camel := camelCode(code); camel {
+		if b := code[0]; b >= 'a' && b <= 'z' {
+			var buf [maxCodeLen]byte
+			if len(code) > len(buf) {
+				return "", false
+			}
+			up := append(buf[:0], code...)
+			up[0] = b - ('a' - 'A')
+			if c, ok := lookupCode(p, string(up)); ok {
+				return c, true
+			}
+			code = string(up)
+		}
+		if base, ok := strings.CutSuffix(code, "Exception"); ok {
+			return lookupCode(p, base) // the .NET and Java SDKs' QueueDoesNotExistException
+		}
+		return lookupCode(p, code+"Exception")
+	}
+	return "", false
+}
+
+func lookupCode(p Provider, code string) (Class, bool) {
 	if p == Bedrock {
 		if c, ok := BedrockCodes[code]; ok {
 			return c, true
@@ -264,6 +273,22 @@ func codeClass(p Provider, code string) (Class, bool) {
 		return c, true
 	}
 	return "", false
+}
+
+// camelCode reports whether code is spelt like an AWS code: letters and
+// digits (and '.'), an upper-case letter after the first byte, no '_'.
+func camelCode(code string) bool {
+	upper := false
+	for i := 0; i < len(code); i++ {
+		switch c := code[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper = upper || i > 0
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '.':
+		default:
+			return false
+		}
+	}
+	return upper
 }
 
 // coder is satisfied by smithy.APIError and CodeError.
@@ -317,44 +342,6 @@ func has[T any](err error) bool {
 	return ok
 }
 
-func classifyAPI(err error) (Classification, bool) {
-	ce, ok := find[coder](err)
-	if !ok {
-		return Classification{}, false
-	}
-	code := ce.ErrorCode()
-	p := AWS
-	if own, ok := find[*CodeError](err); ok {
-		p = own.Provider
-	} else {
-		p = awsProvider(err)
-	}
-	status := 0
-	if sc, ok := find[statusCoder](err); ok {
-		status = sc.HTTPStatusCode()
-	}
-	d := detail{Code: code}
-	if me, ok := find[interface{ ErrorMessage() string }](err); ok {
-		d.Message = me.ErrorMessage()
-	}
-	c, ok := classifyDetail(p, status, d, true)
-	if !ok {
-		return Classification{}, false
-	}
-	if code == "TransactionCanceledException" && d.Message != "" {
-		// Cancellation reasons other than a condition or a conflict (a
-		// throttle, a validation error) mean something else.
-		switch msg := strings.ToLower(d.Message); {
-		case strings.Contains(msg, "throttl"), strings.Contains(msg, "provisionedthroughputexceeded"):
-			c = Of(RateLimited, "aws code "+code+" (throttled)")
-		case strings.Contains(msg, "validationerror"):
-			c = Of(InternalBug, "aws code "+code+" (validation)")
-		}
-	}
-	c.Provider, c.Status, c.Code = p, status, code
-	return c, true
-}
-
 // awsProvider tells Bedrock runtime apart from the AWS data plane by the
 // SDK operation's service, since its codes speak about the model.
 func awsProvider(err error) Provider {
@@ -364,19 +351,16 @@ func awsProvider(err error) Provider {
 	return AWS
 }
 
-// classifyStatusCoder handles SDK response errors that carry a status but no
-// code (a bare *awshttp.ResponseError).
-func classifyStatusCoder(err error) (Classification, bool) {
-	sc, ok := find[statusCoder](err)
-	if !ok || sc.HTTPStatusCode() == 0 {
-		return Classification{}, false
+// classifyTransport reads the typed errors of a failed connection or call:
+// context deadlines, syscall errnos, TLS and x509, net errors, a body cut
+// short.
+func classifyTransport(err error) (Classification, bool) {
+	for _, rule := range [...]func(error) (Classification, bool){classifyContext, classifySyscall, classifyTLS, classifyNet, classifyEOF} {
+		if c, ok := rule(err); ok {
+			return c, true
+		}
 	}
-	p := awsProvider(err)
-	c, ok := classifyDetail(p, sc.HTTPStatusCode(), detail{}, false)
-	if ok {
-		c.Provider, c.Status = p, sc.HTTPStatusCode()
-	}
-	return c, ok
+	return Classification{}, false
 }
 
 func classifyContext(err error) (Classification, bool) {
@@ -483,20 +467,226 @@ func classifyJSON(err error) (Classification, bool) {
 	return Classification{}, false
 }
 
-func classifyText(err error) (Classification, bool) {
-	if ph, ok := matchPhrase(TextPhrases, err.Error()); ok {
-		return Of(ph.Class, "error text mentions \""+ph.Fragment+"\""), true
-	}
-	return Classification{}, false
-}
-
-// matchPhrase finds the first phrase in s, case-insensitively.
+// matchPhrase finds the first phrase in s, ignoring ASCII case and how
+// whitespace runs (a message wrapped by a terminal or a pretty-printer
+// still says what it says).
 func matchPhrase(phrases []Phrase, s string) (Phrase, bool) {
-	lower := strings.ToLower(s)
+	var buf [1024]byte
+	norm := normalizeASCII(s, buf[:])
+	if ix := indexOf(phrases); ix != nil {
+		if i := ix.first(norm); i >= 0 {
+			return phrases[i], true
+		}
+		return Phrase{}, false
+	}
 	for _, ph := range phrases {
-		if strings.Contains(lower, ph.Fragment) {
+		if strings.Contains(norm, ph.Fragment) {
 			return ph, true
 		}
 	}
 	return Phrase{}, false
+}
+
+// phraseIndex finds which phrases of a table occur in a text in one pass
+// over it: the phrases indexed by their first two bytes. A table of a few
+// hundred phrases is then one scan, not a few hundred.
+type phraseIndex struct {
+	phrases []Phrase
+	pairs   [1 << 16]uint16 // index into lists; 0 means none
+	lists   [][]uint16      // phrase indices, ascending
+	short   []uint16        // phrases under two bytes
+}
+
+var (
+	phraseIndexOnce sync.Once
+	phraseIndexes   []*phraseIndex
+)
+
+// indexOf returns the index of a phrase table the classifier searches
+// often (ProviderPhrases, TransportPhrases, TextPhrases), built on first
+// use, or nil for another slice.
+func indexOf(phrases []Phrase) *phraseIndex {
+	phraseIndexOnce.Do(func() {
+		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases} {
+			phraseIndexes = append(phraseIndexes, newPhraseIndex(t))
+		}
+	})
+	if len(phrases) == 0 {
+		return nil
+	}
+	for _, ix := range phraseIndexes {
+		if len(ix.phrases) == len(phrases) && &ix.phrases[0] == &phrases[0] {
+			return ix
+		}
+	}
+	return nil
+}
+
+func newPhraseIndex(phrases []Phrase) *phraseIndex {
+	ix := &phraseIndex{phrases: phrases, lists: [][]uint16{nil}}
+	if len(phrases) >= 1<<16 {
+		return nil
+	}
+	for i, ph := range phrases {
+		f := ph.Fragment
+		if len(f) < 2 {
+			ix.short = append(ix.short, uint16(i))
+			continue
+		}
+		k := uint16(f[0])<<8 | uint16(f[1])
+		if ix.pairs[k] == 0 {
+			ix.pairs[k] = uint16(len(ix.lists))
+			ix.lists = append(ix.lists, nil)
+		}
+		ix.lists[ix.pairs[k]] = append(ix.lists[ix.pairs[k]], uint16(i))
+	}
+	return ix
+}
+
+// first returns the index of the first phrase of the table (in table
+// order) that norm contains, or -1.
+func (ix *phraseIndex) first(norm string) int {
+	best := -1
+	for _, i := range ix.short {
+		if strings.Contains(norm, ix.phrases[i].Fragment) {
+			best = int(i)
+			break
+		}
+	}
+	for p := 0; p+1 < len(norm); p++ {
+		l := ix.pairs[uint16(norm[p])<<8|uint16(norm[p+1])]
+		if l == 0 {
+			continue
+		}
+		for _, i := range ix.lists[l] {
+			if best >= 0 && int(i) >= best {
+				break // the lists ascend: nothing earlier in the table here
+			}
+			if strings.HasPrefix(norm[p:], ix.phrases[i].Fragment) {
+				best = int(i)
+				break
+			}
+		}
+	}
+	return best
+}
+
+// matchPhraseFold is matchPhrase without normalizing s first: cheaper for
+// a table of one or two phrases, which it searches by their first byte.
+func matchPhraseFold(phrases []Phrase, s string) (Phrase, bool) {
+	for _, ph := range phrases {
+		if containsFoldASCII(s, ph.Fragment) {
+			return ph, true
+		}
+	}
+	return Phrase{}, false
+}
+
+// containsFoldASCII reports whether s contains the lowercase ASCII
+// fragment frag, ignoring ASCII case; a space in frag matches any run of
+// whitespace in s.
+func containsFoldASCII(s, frag string) bool {
+	if frag == "" {
+		return true
+	}
+	first, upper := frag[0], frag[0]
+	if first >= 'a' && first <= 'z' {
+		upper = first - ('a' - 'A')
+	}
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], first)
+		if upper != first {
+			if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if hasPrefixFoldASCII(s[at:], frag) {
+			return true
+		}
+		i = at + 1
+	}
+	return false
+}
+
+// hasPrefixFoldASCII reports whether s starts with the lowercase ASCII
+// fragment frag, ignoring ASCII case; a space in frag matches any run of
+// whitespace in s.
+func hasPrefixFoldASCII(s, frag string) bool {
+	i := 0
+	for k := 0; k < len(frag); k++ {
+		if frag[k] == ' ' {
+			n := i
+			for n < len(s) && isSpace(s[n]) {
+				n++
+			}
+			if n == i {
+				return false
+			}
+			i = n
+			continue
+		}
+		if i >= len(s) {
+			return false
+		}
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != frag[k] {
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// normalizeASCII returns s with ASCII letters lowered and every run of
+// whitespace made one space, in buf when it fits: it runs on every message
+// a classification reads, and the phrases are ASCII. The result aliases
+// buf, so it must not outlive the caller's use of buf.
+func normalizeASCII(s string, buf []byte) string {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c == '\t' || c == '\n' || c == '\r' || c == ' ' && i+1 < len(s) && isSpace(s[i+1]) {
+			break
+		}
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b []byte
+	if len(s) <= len(buf) {
+		b = buf[:0]
+	} else {
+		b = make([]byte, 0, len(s))
+	}
+	b = append(b, s[:i]...)
+	space := false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if isSpace(c) {
+			if !space {
+				b = append(b, ' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

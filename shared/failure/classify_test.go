@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -766,20 +767,7 @@ func TestClassifyEvidence(t *testing.T) {
 // rate limit that retries five times and dead-letters.
 func TestClassifyBudgetNeverRateLimited(t *testing.T) {
 	t.Parallel()
-	tests := map[string]error{
-		"openai 429 insufficient_quota":                     httpErr(failure.OpenAI, 429, openAIQuota),
-		"openai 429 insufficient_quota with rate headers":   httpErr(failure.OpenAI, 429, openAIQuota, "Retry-After", "20", "X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "1s"),
-		"azure 429 insufficient_quota":                      httpErr(failure.Azure, 429, openAIQuota),
-		"openai-compatible insufficient_quota as a message": httpErr(failure.OpenAI, 429, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"error","code":null}}`),
-		"anthropic credit balance":                          httpErr(failure.Anthropic, 400, anthropicCredit),
-		"anthropic credit balance on a 429":                 httpErr(failure.Anthropic, 429, anthropicCredit),
-		"anthropic monthly spend cap on a 429":              httpErr(failure.Anthropic, 429, anthropicEnforced),
-		"insufficient_quota code without a response":        &failure.CodeError{Provider: failure.OpenAI, Code: "insufficient_quota"},
-		"insufficient_quota in text":                        errors.New("openai: rate limited (429): insufficient_quota"),
-		"credit balance in text":                            errors.New("anthropic 429: Your credit balance is too low to access the Anthropic API"),
-		"http 402":                                          httpErr(failure.HTTP, 402, "Payment Required"),
-	}
-	for name, err := range tests {
+	for name, err := range budgetCases() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := failure.Classify(err)
@@ -793,6 +781,24 @@ func TestClassifyBudgetNeverRateLimited(t *testing.T) {
 				t.Error("a budget wait counts an attempt")
 			}
 		})
+	}
+}
+
+// budgetCases are failures that must wait for money, never retry as a rate
+// limit.
+func budgetCases() map[string]error {
+	return map[string]error{
+		"openai 429 insufficient_quota":                     httpErr(failure.OpenAI, 429, openAIQuota),
+		"openai 429 insufficient_quota with rate headers":   httpErr(failure.OpenAI, 429, openAIQuota, "Retry-After", "20", "X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "1s"),
+		"azure 429 insufficient_quota":                      httpErr(failure.Azure, 429, openAIQuota),
+		"openai-compatible insufficient_quota as a message": httpErr(failure.OpenAI, 429, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"error","code":null}}`),
+		"anthropic credit balance":                          httpErr(failure.Anthropic, 400, anthropicCredit),
+		"anthropic credit balance on a 429":                 httpErr(failure.Anthropic, 429, anthropicCredit),
+		"anthropic monthly spend cap on a 429":              httpErr(failure.Anthropic, 429, anthropicEnforced),
+		"insufficient_quota code without a response":        &failure.CodeError{Provider: failure.OpenAI, Code: "insufficient_quota"},
+		"insufficient_quota in text":                        errors.New("openai: rate limited (429): insufficient_quota"),
+		"credit balance in text":                            errors.New("anthropic 429: Your credit balance is too low to access the Anthropic API"),
+		"http 402":                                          httpErr(failure.HTTP, 402, "Payment Required"),
 	}
 }
 
@@ -899,7 +905,7 @@ func TestClassifyTablesValid(t *testing.T) {
 	for status, c := range failure.ModelStatusClasses {
 		check(fmt.Sprint("ModelStatusClasses[", status, "]"), c)
 	}
-	for _, ph := range append(append([]failure.Phrase{}, failure.ProviderPhrases...), failure.TextPhrases...) {
+	for _, ph := range slices.Concat(failure.ProviderPhrases, failure.OverridePhrases, failure.TransportPhrases, failure.TextPhrases) {
 		check("phrase "+ph.Fragment, ph.Class)
 		if ph.Fragment != strings.ToLower(ph.Fragment) {
 			t.Errorf("phrase %q is not lowercase and can never match", ph.Fragment)
@@ -925,6 +931,46 @@ func TestClassifierOrder(t *testing.T) {
 			t.Parallel()
 			if got := tc.rules.Classify(errors.New("x")).Class; got != tc.want {
 				t.Errorf("class = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestClassifyTextAgreesWithTyped: an error read only as text — a log line,
+// a stored last_error, `triage classify` given the error string — gets the
+// class its typed form gets, for every typed case of these tests.
+func TestClassifyTextAgreesWithTyped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cases := map[string]error{}
+	for name, tc := range classifyCases(b.now) {
+		if tc.err != nil {
+			cases[name] = tc.err
+		}
+	}
+	for name, err := range budgetCases() {
+		cases["budget: "+name] = err
+	}
+	for _, p := range failure.Providers() {
+		for _, status := range []int{301, 400, 401, 402, 403, 404, 405, 406, 408, 409, 410, 413, 415, 418, 422, 429, 451, 500, 501, 502, 503, 504, 522, 529} {
+			cases[fmt.Sprintf("status: %s %d", p, status)] = httpErr(p, status, "")
+		}
+	}
+	for _, service := range []string{"DynamoDB", "SQS", "KMS", "STS", "Bedrock Runtime"} {
+		for _, code := range failure.AWSThrottleCodes {
+			cases["throttle: "+service+" "+code] = sdkErr(service, "Call", 400, apiErr(code, "Rate exceeded"))
+		}
+		for code := range failure.AWSCodes {
+			cases["aws code: "+service+" "+code] = sdkErr(service, "Call", 400, apiErr(code, "The request failed."))
+		}
+	}
+	for name, err := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			typed := failure.Classify(err)
+			text := failure.Classify(errors.New(err.Error()))
+			if text.Class != typed.Class {
+				t.Errorf("text %q\nclassifies as %s (%s), typed as %s (%s)", err.Error(), text.Class, text.Reason, typed.Class, typed.Reason)
 			}
 		})
 	}

@@ -90,17 +90,37 @@ func (e *HTTPError) Error() string {
 		msg += " " + e.Op
 	}
 	msg += ": HTTP " + strconv.Itoa(e.Status)
-	if d, ok := parseBody(e.Provider, e.Body); ok {
-		if code := d.bestCode(); code != "" {
-			msg += " " + code
+	d, ok := parseBody(e.Provider, e.Body)
+	code := d.bestCode()
+	if code == "" {
+		// Bedrock and the AWS REST protocols name the error in a header;
+		// a header that holds no code's characters is not repeated.
+		if h := truncate(headerCode(e.Header), maxCodeLen); codeLike(h) {
+			code = h
 		}
-		if d.Message != "" {
-			msg += ": " + truncate(d.Message, 300)
-		}
-	} else if len(e.Body) > 0 {
+	}
+	if code != "" {
+		msg += " " + code
+	}
+	switch {
+	case ok && d.Message != "":
+		msg += ": " + truncate(d.Message, 300)
+	case !ok && len(e.Body) > 0:
 		msg += ": " + truncate(string(e.Body), 300)
 	}
 	return msg
+}
+
+// codeLike reports whether s is made of the characters error codes use:
+// letters, digits, '_', '.', '#', '-'.
+func codeLike(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '#' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // RequestID returns the upstream's request id header, if any.

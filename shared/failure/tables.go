@@ -49,6 +49,11 @@ var ProviderCodes = map[string]Class{
 	"billing_error":                        BudgetExceeded, // Anthropic 402
 	"invalid_prompt":                       ContentPolicy,  // OpenAI usage-policy refusals of the prompt
 	"moderation_blocked":                   ContentPolicy,
+	"model_decommissioned":                 ClientError,    // Groq: a retired model
+	"RESOURCE_EXHAUSTED":                   RateLimited,    // Google (Gemini's OpenAI-compatible endpoint)
+	"PERMISSION_DENIED":                    AuthDenied,     // Google
+	"UNAUTHENTICATED":                      AuthDenied,     // Google
+	"DEADLINE_EXCEEDED":                    NetworkTimeout, // Google
 
 	// Slack incoming webhooks answer with bare tokens.
 	"invalid_payload":                   SchemaInvalid,
@@ -91,7 +96,8 @@ var AWSThrottleCodes = []string{
 	"KMS.ThrottlingException",       // KMS via SQS/DynamoDB SSE
 	"ServiceQuotaExceededException", // Bedrock: over the account's tokens-per-minute quota
 	"AWS.SimpleQueueService.RequestThrottled",
-	"OverLimit", // SQS: in-flight or batch limits
+	"OverLimit",       // SQS: in-flight or batch limits
+	"ThrottlingError", // DynamoDB: a batch statement's or a cancelled transaction's reason
 }
 
 // AWSCodes maps AWS data-plane error codes (DynamoDB, SQS, KMS, STS, SSM,
@@ -125,6 +131,8 @@ var AWSCodes = mergeCodes(map[string]Class{
 	"MessageNotInflight":                        Conflict,
 	"AWS.SimpleQueueService.MessageNotInflight": Conflict,
 	"ConcurrentModificationException":           Conflict,
+	"TransactionConflict":                       Conflict, // a TransactionCanceledException's reason
+	"ConditionalCheckFailed":                    Conflict, // a TransactionCanceledException's reason
 
 	// credentials and permissions
 	"AccessDenied":                         AuthDenied,
@@ -147,6 +155,8 @@ var AWSCodes = mergeCodes(map[string]Class{
 	"InvalidAuthorizationMessageException": AuthDenied,
 	"NotAuthorized":                        AuthDenied,
 	"OptInRequired":                        AuthDenied,
+	"AuthFailure":                          AuthDenied,
+	"UnauthorizedOperation":                AuthDenied,
 
 	// our input
 	"InvalidMessageContents":                   SchemaInvalid, // SQS
@@ -263,8 +273,30 @@ type Phrase struct {
 	Class Class
 }
 
-// ProviderPhrases are high-precision message fragments from providers'
-// documented error messages.
+// GenericCodes say only that the request was bad in some way: the
+// provider's message and the HTTP status say more, so these codes decide
+// only when nothing else does (Anthropic's invalid_request_error carries
+// "prompt is too long" as often as "credit balance is too low"; Bedrock's
+// ValidationException "Input is too long for requested model").
+var GenericCodes = map[string]bool{
+	"invalid_request_error": true, "invalid_request": true, "bad_request": true, "BadRequest": true,
+	"BadRequestError": true, "BadRequestException": true, "ValidationException": true, "ValidationError": true,
+	"InvalidParameterValue": true, "InvalidParameterException": true, "InvalidRequestException": true,
+	"InvalidArgument": true, "INVALID_ARGUMENT": true, "invalid_argument": true,
+}
+
+// OverridePhrases are so definite that they beat a rate-limit code: OpenAI
+// answers a request larger than the organisation's tokens-per-minute limit
+// with a 429 and rate_limit_exceeded, but no wait will ever admit it.
+var OverridePhrases = []Phrase{
+	{"must be reduced in order to run successfully", TokenLimit},
+	{"request too large for", TokenLimit}, // OpenAI, Groq: one request above the tokens-per-minute limit
+}
+
+// ProviderPhrases are high-precision fragments of providers' and AWS's
+// documented messages. They decide before the HTTP status: a 400 that says
+// "maximum context length", a 429 that says "credit balance is too low".
+// Order matters; the first match wins, so money comes before rate.
 var ProviderPhrases = []Phrase{
 	{"credit balance is too low", BudgetExceeded}, // Anthropic, HTTP 400
 	{"api usage limits", BudgetExceeded},          // Anthropic spend limit, HTTP 400: "You have reached your specified (workspace) API usage limits"
@@ -272,26 +304,128 @@ var ProviderPhrases = []Phrase{
 	{"exceeded your current quota", BudgetExceeded},
 	{"insufficient_quota", BudgetExceeded},
 	{"billing hard limit", BudgetExceeded},
-	{"maximum context length", TokenLimit}, // OpenAI
-	{"prompt is too long", TokenLimit},     // Anthropic
-	{"input is too long", TokenLimit},      // Bedrock
-	{"too many input tokens", TokenLimit},  // Bedrock
-	{"too many tokens", TokenLimit},
-	{"context window", TokenLimit},
+	{"insufficient credits", BudgetExceeded},                     // OpenRouter, HTTP 402
+	{"insufficient balance", BudgetExceeded},                     // DeepSeek, HTTP 402
+	{"must be reduced in order to run successfully", TokenLimit}, // OpenAI: a request larger than the tokens-per-minute limit
+	{"request too large for", TokenLimit},                        // OpenAI, Groq: the same
+	{"maximum context length", TokenLimit},                       // OpenAI, vLLM, Mistral
 	{"context_length_exceeded", TokenLimit},
-	{"content management policy", ContentPolicy}, // Azure
+	{"prompt is too long", TokenLimit}, // Anthropic
+	{"input is too long", TokenLimit},  // Bedrock
+	{"too many input tokens", TokenLimit},
+	{"context window", TokenLimit},
+	{"exceed context limit", TokenLimit},                 // Anthropic: "input length and `max_tokens` exceed context limit"
+	{"exceeds the maximum number of tokens", TokenLimit}, // Gemini: "The input token count (…) exceeds the maximum number of tokens allowed"
+	{"exceeds the available context size", TokenLimit},   // llama.cpp, Ollama
+	{"reduce the length of the messages", TokenLimit},    // OpenAI, Groq
+	{"content management policy", ContentPolicy},         // Azure
+	{"content filtering policy", ContentPolicy},          // Anthropic: "Output blocked by content filtering policy"
+	{"blocked by content filtering", ContentPolicy},
+	{"responsibleaipolicyviolation", ContentPolicy},
 	{"content_policy_violation", ContentPolicy},
 	{"safety system", ContentPolicy}, // OpenAI images/moderation
 	{"flagged as potentially violating", ContentPolicy},
 	{"invalid api key", AuthDenied},
 	{"incorrect api key", AuthDenied},
 	{"invalid x-api-key", AuthDenied},
+	{"api key not valid", AuthDenied}, // Google
+	{"didn't provide an api key", AuthDenied},
+	{"no api key provided", AuthDenied},
+	{"invalid subscription key", AuthDenied},                          // Azure
+	{"security token included in the request is invalid", AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
+	{"security token included in the request is expired", AuthDenied}, // AWS ExpiredToken
+	{"signature we calculated does not match", AuthDenied},
+	{"is not authorized to perform", AuthDenied},                               // IAM
+	{"does not exist or you do not have access", ClientError},                  // OpenAI model_not_found: the model name is wrong for this key
+	{"the model: `", ClientError},                                              // OpenAI's older "The model: `gpt-4` does not exist"
+	{"encountered an unexpected error during processing", UpstreamUnavailable}, // Bedrock InternalServerException
+	{"operation is not recognized by the service", InternalBug},                // Bedrock: the runtime's operation sent to another endpoint
+	{"receipt handle has expired", Conflict},                                   // SQS InvalidParameterValue: the message moved on
+	{"not available for visibility timeout change", Conflict},                  // SQS: received again or deleted since
+	{"for parameter receipthandle is invalid", Conflict},
+	{"one or more parameter values were invalid", InternalBug}, // DynamoDB ValidationException: a request we built
+	{"item size has exceeded the maximum allowed size", InternalBug},
+	{"conditional request failed", Conflict}, // DynamoDB
+	{"rate limit reached", RateLimited},
+	{"rate limit exceeded", RateLimited},
+	{"too many requests", RateLimited},
+	{"you are being rate limited", RateLimited},      // Discord
+	{"please wait before trying again", RateLimited}, // Bedrock: "Too many tokens, please wait before trying again."
+	{"request rate is too high", RateLimited},
+	{"throughput exceeds the current capacity", RateLimited}, // DynamoDB on-demand
+	{"provisioned throughput", RateLimited},
+	{"rate exceeded", RateLimited},          // AWS Throttling
+	{"request limit exceeded", RateLimited}, // EC2 RequestLimitExceeded
+	{"has been throttled", RateLimited},
+	{"resource has been exhausted", RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
+	{"resource exhausted", RateLimited},
 	{"overloaded", UpstreamUnavailable},
 }
 
-// TextPhrases are the last resort: fragments of Go error text for errors that
-// carry no structure (a wrapped string, a log line). Order matters; the first
-// match wins.
+// TransportPhrases are the error strings of a failed connection or call,
+// as Go's net, crypto/tls, crypto/x509, net/http (HTTP/2 included) and
+// context packages, the AWS SDKs and Node.js print them. They weigh like the
+// typed transport errors they come from: after the codes and the definite
+// phrases, before the status (a wrapper's "code: 500" around a certificate
+// failure is no answer from the upstream). Order matters; the first match
+// wins.
+var TransportPhrases = []Phrase{
+	// crypto/tls and crypto/x509: an operator fixes the trust
+	{"x509: ", AuthDenied}, // unknown authority, expired, wrong host
+	{"failed to verify certificate", AuthDenied},
+	{"self-signed certificate", AuthDenied},                    // Node.js
+	{"self signed certificate", AuthDenied},                    // OpenSSL
+	{"unable to verify the first certificate", AuthDenied},     // Node.js
+	{"certificate has expired", AuthDenied},                    // Node.js, OpenSSL
+	{"does not look like a tls handshake", InternalBug},        // an https URL to a plain-HTTP port
+	{"server gave http response to https client", InternalBug}, // the same, seen by net/http
+	{"tls handshake timeout", NetworkTimeout},
+	{"remote error: tls", NetworkTimeout},
+	// net/http's HTTP/2 transport: the connection or the stream failed
+	{"http2: ", NetworkTimeout}, // GOAWAY, client connection lost, timeout awaiting response headers
+	{"stream error: stream id", NetworkTimeout},
+	// the AWS SDKs' own failures
+	{"failed to get rate limit token", RateLimited}, // Go v2: its client-side retry token bucket is empty; it refills with time
+	{"retry quota exceeded", RateLimited},
+	{"failed to retrieve credentials", AuthDenied},
+	{"failed to refresh cached credentials", AuthDenied},
+	{"no ec2 imds role found", AuthDenied},
+	{"nocredentialproviders", AuthDenied},
+	{"unable to locate credentials", AuthDenied},
+	// net, context, io
+	{"client.timeout exceeded", NetworkTimeout},
+	{"context deadline exceeded", NetworkTimeout},
+	{"i/o timeout", NetworkTimeout},
+	{"connection reset by peer", NetworkTimeout},
+	{"connection refused", NetworkTimeout},
+	{"broken pipe", NetworkTimeout},
+	{"no such host", NetworkTimeout},
+	{"server misbehaving", NetworkTimeout}, // a DNS server's failure
+	{"network is unreachable", NetworkTimeout},
+	{"no route to host", NetworkTimeout},
+	{"use of closed network connection", NetworkTimeout},
+	{"server closed idle connection", NetworkTimeout},
+	{"socket hang up", NetworkTimeout}, // Node.js
+	{"unexpected eof", NetworkTimeout},
+	{": eof", NetworkTimeout}, // `Post "…": EOF`: the connection closed before an answer
+	// Python (httpx, requests, urllib3, ssl), curl and Node.js spell the same failures
+	{"certificate verify failed", AuthDenied},
+	{"server disconnected", NetworkTimeout},
+	{"remote end closed connection", NetworkTimeout},
+	{"connection was reset", NetworkTimeout},
+	{"connection aborted", NetworkTimeout},
+	{"eof occurred in violation of protocol", NetworkTimeout},
+	{"was not closed cleanly", NetworkTimeout}, // curl: an HTTP/2 stream reset
+	{"enotfound", NetworkTimeout},              // Node.js: getaddrinfo ENOTFOUND
+	{"etimedout", NetworkTimeout},
+	{"econnreset", NetworkTimeout},
+	{"econnrefused", NetworkTimeout},
+}
+
+// TextPhrases are the last resort: words of providers' and people's error
+// text for errors that carry no structure (a wrapped string, a log line),
+// read after everything else, the status included. Order matters; the
+// first match wins.
 var TextPhrases = []Phrase{
 	{"insufficient_quota", BudgetExceeded},
 	{"credit balance is too low", BudgetExceeded},
@@ -311,20 +445,12 @@ var TextPhrases = []Phrase{
 	{"too many requests", RateLimited},
 	{"throttl", RateLimited},
 	{"slow down", RateLimited},
-	{"i/o timeout", NetworkTimeout},
 	{"timed out", NetworkTimeout},
 	{"timeout", NetworkTimeout},
 	{"deadline exceeded", NetworkTimeout},
 	{"connection reset", NetworkTimeout},
-	{"connection refused", NetworkTimeout},
-	{"econnreset", NetworkTimeout},
-	{"econnrefused", NetworkTimeout},
-	{"etimedout", NetworkTimeout},
-	{"broken pipe", NetworkTimeout},
-	{"no such host", NetworkTimeout},
-	{"unexpected eof", NetworkTimeout},
+	{"connection closed", NetworkTimeout},
 	{"tls handshake", NetworkTimeout},
-	{"network is unreachable", NetworkTimeout},
 	{"overloaded", UpstreamUnavailable},
 	{"service unavailable", UpstreamUnavailable},
 	{"bad gateway", UpstreamUnavailable},
@@ -339,11 +465,12 @@ var TextPhrases = []Phrase{
 	{"access denied", AuthDenied},
 	{"expired token", AuthDenied},
 	{"token expired", AuthDenied},
+	// encoding/json, reading model output
+	{"unexpected end of json input", ResponseInvalid},
+	{"invalid character", ResponseInvalid},
+	{"cannot unmarshal", ResponseInvalid},
 	{"invalid json", ResponseInvalid},
 	{"json parse", ResponseInvalid},
-	{"cannot unmarshal", ResponseInvalid},
-	{"unexpected end of json", ResponseInvalid},
-	{"invalid character", ResponseInvalid},
 	{"version conflict", Conflict},
 	{"optimistic lock", Conflict},
 	{"conditional request failed", Conflict},

@@ -102,3 +102,36 @@ func BenchmarkStringDigits(b *testing.B) {
 		_ = redact.String(s)
 	}
 }
+
+// benchTokens is an error message holding credentials only the ported
+// gitleaks rules name: a GitLab token and a DigitalOcean token.
+const benchTokens = `deploy stage: item story-000123 attempt 2/5: git push https://gitlab.example.com/group/app.git failed: ` +
+	`HTTP Basic: Access denied (token glpat-Zq3xV9kLm2Pw8RtY4bNc); ` +
+	`then doctl failed with DIGITALOCEAN_ACCESS_TOKEN=dop_v1_2da8d757801cf349b4b7cf0d099b459b4c034c3b5df6bc6d355448ed2e8a4479 (request req_8f2a9c1d, 412ms)`
+
+func BenchmarkStringTokens(b *testing.B) {
+	b.SetBytes(int64(len(benchTokens)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := redact.String(benchTokens); strings.Contains(out, "Zq3xV9kL") {
+			b.Fatal("token survived")
+		}
+	}
+}
+
+// The same inputs through gitleaks' detector (default rules), the
+// alternative the runtime could call instead of String: it only finds, so
+// the figures are a floor for redacting with it.
+func benchGitleaks(b *testing.B, s string) {
+	det := gitleaks(b)
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = det.DetectString(s)
+	}
+}
+
+func BenchmarkGitleaksError(b *testing.B)  { benchGitleaks(b, benchError) }
+func BenchmarkGitleaksClean(b *testing.B)  { benchGitleaks(b, benchClean) }
+func BenchmarkGitleaksTokens(b *testing.B) { benchGitleaks(b, benchTokens) }
+func BenchmarkGitleaksJSON(b *testing.B)   { benchGitleaks(b, string(benchJSON)) }

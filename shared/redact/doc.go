@@ -14,9 +14,11 @@
 //     AWS access key ids (AKIA/ASIA), GitHub ghp_/gho_/ghu_/ghs_/ghr_ and
 //     github_pat_, Slack xox?-, Google AIza, Stripe sk_live_/rk_live_/sk_test_,
 //     webhook signing secrets whsec_;
-//   - AWS secret access keys by context only: after aws_secret_access_key,
-//     SecretAccessKey, secret_key and kin, or right after an access key id.
-//     A bare 40-character token is left alone, so hashes survive;
+//   - AWS secret access keys: after aws_secret_access_key, SecretAccessKey,
+//     secret_key and kin, right after an access key id (also on the next
+//     line), or standing alone as exactly 40 characters of the key's
+//     alphabet mixing upper case, lower case and digits. Hex digests, git
+//     object ids, padded base64 digests and paths survive;
 //   - JWTs and PEM private key blocks, also with their newlines escaped as \n;
 //   - credentials in context: Authorization (the scheme stays), Cookie and
 //     Set-Cookie, and any "name: value", "name=value" or "name": "value"
@@ -25,12 +27,20 @@
 //     (token, api_key, key, sig, code, X-Amz-Signature, …) and the secret
 //     path of webhook URLs (Slack, Discord, Microsoft Teams, Zapier,
 //     Telegram). Scheme, host, path prefix and parameter names stay;
+//   - every other credential gitleaks knows: the rules of its default
+//     configuration (gitleaks_rules.go, generated from the version go.mod
+//     requires) run after the purpose-built ones, as gitleaks' detector runs
+//     them — only when a keyword occurs, the secret group only, gitleaks'
+//     entropy floors and allowlists — and mark "[REDACTED:credential]":
+//     glpat-…, dop_v1_…, hf_…, xoxe-…, DATADOG_API_KEY=…, and so on. The
+//     tests hold the whole table to gitleaks' own verdict (oracle_test.go);
 //   - PII: email addresses, phone numbers, Luhn-valid card numbers, US SSNs.
 //
 // Each pattern carries cheap pre-checks (literal triggers found in one pass
 // over the text, a minimum run of digits), so that clean text rarely reaches
-// a regular expression; the rules that meet almost every log line (key-value
-// pairs, query parameters, URL passwords) are parsed by hand. RE2 cannot look
+// a regular expression, and a ported rule's expression is compiled only when
+// its keyword first occurs; the rules that meet almost every log line
+// (key-value pairs, query parameters, URL passwords) are parsed by hand. RE2 cannot look
 // around, so digit patterns check their neighbours in code: a number glued to
 // letters or to a longer number (an id, a UUID, a decimal) is not PII.
 //

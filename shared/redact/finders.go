@@ -34,7 +34,11 @@ func findKeyValue(s string, from int) []int {
 		if v < len(s) && (s[v] == '>' && s[sep] == '=' || s[v] == '=' && s[sep] == ':') { // => and :=
 			v++
 		}
-		vs, ve, end := valueAt(s, v, kind == KindCookie)
+		var quote byte
+		if keyStart > 0 && s[keyStart-1] == '\'' {
+			quote = '\'' // 'Authorization: Token …': the value ends at the quote
+		}
+		vs, ve, end := valueAt(s, v, kind == KindCookie, quote)
 		if ve <= vs {
 			continue
 		}
@@ -160,11 +164,17 @@ func secretKeyCandidate(key string) Kind {
 }
 
 // valueAt parses the value starting at v (after spaces and an optional auth
-// scheme) and returns the span to replace and the end of the value
-// including a closing quote. A bare cookie value runs on across "; " to
-// the next name=value pair.
-func valueAt(s string, v int, cookie bool) (vs, ve, end int) {
+// scheme, also inside quotes) and returns the span to replace and the end of
+// the value including a closing quote. A bare cookie value runs on across
+// "; " to the next name=value pair. A bare value also ends at quote, when
+// set: the quote the whole pair stands in.
+func valueAt(s string, v int, cookie bool, quote byte) (vs, ve, end int) {
 	j := skipBlanks(s, v)
+	// No value starts with '=': "key => =\"…\"" and "key==…" repeat the
+	// separator.
+	for j < len(s) && s[j] == '=' {
+		j = skipBlanks(s, j+1)
+	}
 	if w := schemeLen(s[j:]); w > 0 {
 		if k := skipBlanks(s, j+w); k > j+w && k < len(s) && !isBareStop(s[k]) {
 			j = k
@@ -191,10 +201,11 @@ func valueAt(s string, v int, cookie bool) (vs, ve, end int) {
 			}
 		}
 		k = min(k, len(s))
+		vs := afterScheme(s, j+1, k)
 		if k < len(s) && s[k] == '"' {
-			return j + 1, k, k + 1
+			return vs, k, k + 1
 		}
-		return j + 1, k, k
+		return vs, k, k
 	case c == '\\' && j+1 < len(s) && s[j+1] == '"':
 		k := j + 2
 		for k < len(s) && s[k] != '"' && s[k] != '\\' && s[k] != '\r' && s[k] != '\n' {
@@ -206,10 +217,11 @@ func valueAt(s string, v int, cookie bool) (vs, ve, end int) {
 		for k < len(s) && s[k] != '\'' && s[k] != '\r' && s[k] != '\n' {
 			k++
 		}
+		vs := afterScheme(s, j+1, k)
 		if k < len(s) && s[k] == '\'' {
-			return j + 1, k, k + 1
+			return vs, k, k + 1
 		}
-		return j + 1, k, k
+		return vs, k, k
 	default:
 		if strings.HasPrefix(s[j:], markerPrefix) {
 			// A bare value an earlier pattern already redacted: extending it
@@ -219,7 +231,7 @@ func valueAt(s string, v int, cookie bool) (vs, ve, end int) {
 		}
 		k := j
 		for {
-			for k < len(s) && !isBareStop(s[k]) {
+			for k < len(s) && !isBareStop(s[k]) && (quote == 0 || s[k] != quote) {
 				k++
 			}
 			if !cookie || k >= len(s) || s[k] != ';' {
@@ -232,6 +244,18 @@ func valueAt(s string, v int, cookie bool) (vs, ve, end int) {
 			return j, k, k
 		}
 	}
+}
+
+// afterScheme returns where the credential of the quoted value s[i:end]
+// starts: past an auth scheme ("Token …", "Bearer …") when one leads it
+// and something follows.
+func afterScheme(s string, i, end int) int {
+	if w := schemeLen(s[i:end]); w > 0 {
+		if k := skipBlanks(s, i+w); k < end {
+			return k
+		}
+	}
+	return i
 }
 
 func skipBlanks(s string, i int) int {
@@ -385,4 +409,58 @@ func isAuthorityStop(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// findBareAWSSecret finds a run of exactly 40 characters of [A-Za-z0-9/+]
+// that stands alone — no word character, '-', '.', '=', '%' or another
+// key character glued to either side — does not start or end with '/', and
+// mixes upper case, lower case and digits.
+func findBareAWSSecret(s string, from int) []int {
+	for i := from; i < len(s); {
+		if !isAWSSecretByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isAWSSecretByte(s[j]) {
+			j++
+		}
+		if j-i == 40 && bareAWSSecret(s, i, j) {
+			return []int{i, j, -1, -1, i, j}
+		}
+		i = j
+	}
+	return nil
+}
+
+func isAWSSecretByte(c byte) bool { return isAlnum(c) || c == '/' || c == '+' }
+
+func bareAWSSecret(s string, i, j int) bool {
+	if s[i] == '/' || s[j-1] == '/' {
+		return false
+	}
+	if i > 0 {
+		switch c := s[i-1]; {
+		case c == '_' || c == '-' || c == '.' || c == '=' || c == '%' || c == ':' && i > 1 && s[i-2] == '/':
+			return false
+		case c == ']' && gluedBefore(s, i):
+			return false
+		}
+	}
+	if j < len(s) {
+		switch c := s[j]; {
+		case c == '_' || c == '-' || c == '=' || c == '%' || strings.HasPrefix(s[j:], markerPrefix):
+			return false
+		case c == '.' && j+1 < len(s) && isWord(s[j+1]):
+			return false
+		}
+	}
+	var upper, lower, digit bool
+	for k := i; k < j; k++ {
+		c := s[k]
+		upper = upper || c >= 'A' && c <= 'Z'
+		lower = lower || c >= 'a' && c <= 'z'
+		digit = digit || isDigit(c)
+	}
+	return upper && lower && digit
 }

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -43,6 +44,13 @@ type Pattern struct {
 	// the search resumes after it — past its key for Find, one byte past its
 	// start for digit patterns.
 	Check func(m Match) (kind Kind, ok bool)
+
+	// port, when set, is a rule ported from gitleaks (see portedRule): it
+	// finds, vets and replaces its candidates itself.
+	port *portedRule
+	// positional asks String for the positions of the triggers, not only
+	// whether they occur.
+	positional bool
 }
 
 // Match is a candidate offered to a Pattern's Check.
@@ -63,9 +71,13 @@ const kvSep = `(?:\\?["'])?\s*(?:=>|[:=])[ \t]*`
 
 // Patterns is the table String applies, in order. Specific shapes come first
 // (a JWT inside an Authorization header is marked "jwt"); context rules next
-// (they skip values an earlier rule already marked); PII last, digits after
-// everything that may contain digits.
-var Patterns = []Pattern{
+// (they skip values an earlier rule already marked); then the rules ported
+// from gitleaks' default configuration, for every credential the ones before
+// did not name; PII last, digits after everything that may contain digits.
+var Patterns = slices.Concat(secretPatterns, portedPatterns(), piiPatterns)
+
+// secretPatterns are the purpose-built rules for credentials.
+var secretPatterns = []Pattern{
 	{
 		Kind:     KindPrivateKey,
 		Triggers: []string{"private key"},
@@ -167,8 +179,8 @@ var Patterns = []Pattern{
 		Find:     findParam,
 	},
 	{
-		// AWS secret access keys by the name before them; a bare 40-character
-		// token elsewhere is left alone, so that hashes survive.
+		// AWS secret access keys by the name before them (any value of 40
+		// characters of the alphabet)…
 		Kind:     KindAWSSecret,
 		Triggers: []string{"secret"},
 		Regexp:   regexp.MustCompile(`(?i)(?:aws_?secret_?access_?key|secret_?access_?key|aws_?secret(?:_?key)?|secret_?key)` + kvSep + `(?:\\?["'])?([A-Za-z0-9/+]{40})`),
@@ -181,6 +193,15 @@ var Patterns = []Pattern{
 		Triggers: []string{"akia", "asia"},
 		Regexp:   regexp.MustCompile(`\[REDACTED:aws-access-key\](?:\\?["'])?[\s,:;=|]{1,6}(?:\\?["'])?([A-Za-z0-9/+]{40})`),
 		Check:    checkAWSSecretNearID,
+	},
+	{
+		// …or alone: exactly 40 characters of the key's alphabet standing on
+		// their own, with upper case, lower case and a digit. Hex digests
+		// (one case), git object ids, base64 digests (other lengths, '='
+		// padding), UUIDs and paths (they start or end with '/', or sit in a
+		// URL) stay.
+		Kind: KindAWSSecret,
+		Find: findBareAWSSecret,
 	},
 	{
 		// A standalone "Bearer …" or "Basic …" credential, in an error message
@@ -202,6 +223,10 @@ var Patterns = []Pattern{
 		Find:     findKeyValue,
 		Check:    checkKeyValue,
 	},
+}
+
+// piiPatterns find personal data.
+var piiPatterns = []Pattern{
 	{
 		Kind:     KindEmail,
 		Triggers: []string{"@"},

@@ -3,6 +3,8 @@ package redact
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,7 +69,7 @@ func Kinds() []Kind {
 		KindOpenAIKey, KindAnthropicKey, KindAWSAccessKey, KindAWSSecret, KindGitHubToken,
 		KindSlackToken, KindGoogleKey, KindStripeKey, KindWebhookSecret, KindBearer,
 		KindCookie, KindJWT, KindPrivateKey, KindPassword, KindURLSecret,
-		KindEmail, KindPhone, KindCard, KindSSN, KindSecret,
+		KindEmail, KindPhone, KindCard, KindSSN, KindSecret, KindCredential,
 	}
 }
 
@@ -121,14 +123,40 @@ const maxPasses = 8
 // pass applies every pattern of the table once.
 func pass(s string) string {
 	t := loadTriggers()
-	in := probe{s: s, found: t.scan(s), minDigits: t.minDigits}
-	for i := range Patterns {
-		p := &Patterns[i]
-		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits || !t.present(i, &in.found) {
+	in := probe{s: s, minDigits: t.minDigits, triggers: t}
+	in.found, in.occ = t.scan(s, nil)
+	in.occDone = true
+	active := t.active(&in.found)
+	for i := 0; i < len(Patterns); i++ {
+		if active != nil {
+			// Jump to the next pattern whose triggers occur.
+			w := i >> 6
+			bits := active[w] >> (i & 63)
+			for bits == 0 {
+				if w++; w == len(active) {
+					return in.s
+				}
+				i, bits = w<<6, active[w]
+			}
+			i += trailingZeros(bits)
+			if i >= len(Patterns) {
+				break
+			}
+		} else if !t.present(i, &in.found) {
 			continue
 		}
-		if out := p.replace(in.s, &in); out != in.s {
-			in.s, in.runsDone = out, false
+		p := &Patterns[i]
+		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits {
+			continue
+		}
+		var out string
+		if p.port != nil {
+			out = p.replacePorted(in.s, &in, t.of[i])
+		} else {
+			out = p.replace(in.s, &in)
+		}
+		if out != in.s {
+			in.s, in.runsDone, in.occDone = out, false, false
 		}
 	}
 	return in.s
@@ -192,6 +220,25 @@ type probe struct {
 	minDigits int // the smallest MinDigits of the table: shorter runs are not kept
 	runs      []digitRun
 	runsDone  bool
+	triggers  *triggerTable
+	occ       []occurrence
+	occDone   bool
+}
+
+// occurrence is where a positional trigger occurs in the text.
+type occurrence struct {
+	id  uint16
+	pos int32
+}
+
+// occurrences returns where the positional triggers occur in in.s, in
+// order (computed on first use and after a change).
+func (in *probe) occurrences() []occurrence {
+	if !in.occDone {
+		_, in.occ = in.triggers.scan(in.s, in.occ[:0])
+		in.occDone = true
+	}
+	return in.occ
 }
 
 // digitRun is a run of digits in the text: its bounds and how many digits
@@ -199,16 +246,50 @@ type probe struct {
 type digitRun struct{ lo, hi, digits int }
 
 // triggerSet holds one bit per distinct trigger of Patterns.
-type triggerSet [4]uint64
+type triggerSet [8]uint64
 
-// triggerTable indexes the Triggers of Patterns by their first byte, so that
-// one pass over the input finds every trigger in it, instead of one search
-// per trigger. It also keeps the table's smallest MinDigits.
+// patternSet holds one bit per pattern of Patterns.
+type patternSet [8]uint64
+
+// active returns the patterns that may match, given the triggers found:
+// those with a trigger found and those without triggers; nil when the
+// table has too many patterns for a patternSet.
+func (t *triggerTable) active(found *triggerSet) *patternSet {
+	if t.tooMany {
+		return nil
+	}
+	a := t.always
+	for w, bits := range found {
+		for bits != 0 {
+			id := w<<6 + trailingZeros(bits)
+			bits &= bits - 1
+			for k := range a {
+				a[k] |= t.patterns[id][k]
+			}
+		}
+	}
+	return &a
+}
+
+func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }
+
+// triggerTable indexes the Triggers of Patterns by their first two bytes
+// (lower-cased), so that one pass over the input finds every trigger in
+// it, instead of one search per trigger. It also keeps the table's smallest
+// MinDigits.
 type triggerTable struct {
-	words   []string
-	first   [256]bool
-	byFirst [256][]uint16
-	of      [][]uint16 // per pattern, its triggers; nil means always run
+	words     []string
+	single    [256][]uint16 // triggers of one byte, by that byte
+	hasSingle [256]bool
+	pairs     [1 << 16]uint16
+	lists     [][]uint16 // pairs[k] indexes lists; 0 means none
+	of        [][]uint16 // per pattern, its triggers; nil means always run
+
+	patterns []patternSet // per trigger, the patterns it lets run
+	always   patternSet   // the patterns without triggers
+	tooMany  bool         // more patterns than a patternSet holds: use present
+
+	positional []bool // per trigger: a Pattern wants its positions
 
 	minDigits int // the smallest positive MinDigits
 }
@@ -225,7 +306,7 @@ func loadTriggers() *triggerTable {
 }
 
 func buildTriggers(ps []Pattern) *triggerTable {
-	t := &triggerTable{of: make([][]uint16, len(ps))}
+	t := &triggerTable{of: make([][]uint16, len(ps)), lists: [][]uint16{nil}}
 	ids := map[string]uint16{}
 	for i, p := range ps {
 		if p.MinDigits > 0 && (t.minDigits == 0 || p.MinDigits < t.minDigits) {
@@ -242,33 +323,111 @@ func buildTriggers(ps []Pattern) *triggerTable {
 				id = uint16(len(t.words))
 				ids[w] = id
 				t.words = append(t.words, w)
-				t.first[w[0]] = true
-				t.byFirst[w[0]] = append(t.byFirst[w[0]], id)
+				if len(w) == 1 {
+					t.single[w[0]] = append(t.single[w[0]], id)
+					t.hasSingle[w[0]] = true
+				} else {
+					k := uint16(w[0])<<8 | uint16(w[1])
+					if t.pairs[k] == 0 {
+						t.pairs[k] = uint16(len(t.lists))
+						t.lists = append(t.lists, nil)
+					}
+					t.lists[t.pairs[k]] = append(t.lists[t.pairs[k]], id)
+				}
 			}
 			t.of[i] = append(t.of[i], id)
+		}
+	}
+	t.patterns = make([]patternSet, len(t.words))
+	t.tooMany = len(ps) > len(patternSet{})*64
+	for i := range ps {
+		if t.tooMany {
+			break
+		}
+		if t.of[i] == nil {
+			t.always[i>>6] |= 1 << (i & 63)
+		}
+		for _, id := range t.of[i] {
+			t.patterns[id][i>>6] |= 1 << (i & 63)
+		}
+	}
+	t.positional = make([]bool, len(t.words))
+	for i, p := range ps {
+		if p.positional {
+			for _, id := range t.of[i] {
+				t.positional[id] = true
+			}
 		}
 	}
 	return t
 }
 
-// scan returns the triggers that occur in s, ignoring ASCII case.
-func (t *triggerTable) scan(s string) triggerSet {
+// scan returns the triggers that occur in s, ignoring ASCII case and the
+// markers of earlier passes ("[REDACTED:secret]" holds no secret, and its
+// words would wake the rules named after them), and appends to occ where
+// the positional triggers occur.
+func (t *triggerTable) scan(s string, occ []occurrence) (triggerSet, []occurrence) {
 	var found triggerSet
+	if len(s) == 0 || len(s) > math.MaxInt32 {
+		return found, occ
+	}
+	c := lowerASCII(s[0])
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+		if s[i] == '[' {
+			if j := skipMarker(s, i); j != i {
+				if i = j; i+1 >= len(s) {
+					break
+				}
+				c = lowerASCII(s[i+1])
+				continue
+			}
 		}
-		if !t.first[c] {
-			continue
-		}
-		for _, id := range t.byFirst[c] {
-			if found[id>>6]&(1<<(id&63)) == 0 && hasPrefixFold(s[i:], t.words[id]) {
+		if t.hasSingle[c] {
+			for _, id := range t.single[c] {
 				found[id>>6] |= 1 << (id & 63)
 			}
 		}
+		if i+1 == len(s) {
+			break
+		}
+		next := lowerASCII(s[i+1])
+		if l := t.pairs[uint16(c)<<8|uint16(next)]; l != 0 {
+			for _, id := range t.lists[l] {
+				seen := found[id>>6]&(1<<(id&63)) != 0
+				if seen && !t.positional[id] || !hasPrefixFold(s[i:], t.words[id]) {
+					continue
+				}
+				found[id>>6] |= 1 << (id & 63)
+				if t.positional[id] {
+					if occ == nil {
+						occ = make([]occurrence, 0, 16)
+					}
+					occ = append(occ, occurrence{id: id, pos: int32(i)})
+				}
+			}
+		}
+		c = next
 	}
-	return found
+	return found, occ
+}
+
+// skipMarker returns the index of the last byte of the marker that starts
+// at s[i], or i when none does.
+func skipMarker(s string, i int) int {
+	if !strings.HasPrefix(s[i:], markerPrefix) {
+		return i
+	}
+	if j := strings.IndexByte(s[i:], ']'); j > 0 && isMarker(s[i:i+j+1]) {
+		return i + j
+	}
+	return i
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // present reports whether pattern i may match: it has no triggers, or one of

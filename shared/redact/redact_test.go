@@ -90,6 +90,48 @@ var plantedCorpus = []planted{
 		keep:    []string{"triage-ci,"},
 	},
 	{
+		name:    "aws secret on the line after its key id",
+		in:      "Access key ID:\nAKIAI44QH8DHBEXAMPLE\nSecret access key:\nje7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n",
+		secrets: []string{"AKIAI44QH8DHBEXAMPLE", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF"},
+		keep:    []string{"Access key ID:\n", "Secret access key:\n"},
+	},
+	{
+		name:    "aws secret with no label",
+		in:      "credentials rotated; the old pair was deleted but je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY still works.",
+		secrets: []string{"je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF"},
+		keep:    []string{"credentials rotated;", "still works."},
+	},
+	{
+		name:    "token scheme in a single-quoted header",
+		in:      "curl -H 'Authorization: Token 9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://api.example.com/v1/items",
+		secrets: []string{"9f8e7d6c5b4a39281706f5e4d3c2b1a0"},
+		keep:    []string{"'Authorization: Token ", "' https://api.example.com/v1/items"},
+	},
+	{
+		name:    "gitlab token in a clone error",
+		in:      "fatal: Authentication failed for 'https://gitlab.example.com/group/app.git/' (token glpat-Zq3xV9kLm2Pw8RtY4bNc rejected)",
+		secrets: []string{"glpat-Zq3xV9kLm2Pw8RtY4bNc", "Zq3xV9kLm2Pw"},
+		keep:    []string{"https://gitlab.example.com/group/app.git/", "rejected)"},
+	},
+	{
+		name:    "hugging face token in a Python traceback",
+		in:      "huggingface_hub.errors.HfHubHTTPError: 401 Client Error: Unauthorized for url: https://huggingface.co/api/models with token 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 revoked",
+		secrets: []string{"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", "QwErTyUiOpAsDfGh"},
+		keep:    []string{"401 Client Error: Unauthorized for url: https://huggingface.co/api/models"},
+	},
+	{
+		name:    "digitalocean token in an env dump",
+		in:      "DIGITALOCEAN_ACCESS_TOKEN=dop_v1_2da8d757801cf349b4b7cf0d099b459b4c034c3b5df6bc6d355448ed2e8a4479\nREGION=nyc3",
+		secrets: []string{"dop_v1_2da8d757801cf349b4b7cf0d099b459b4c034c3b5df6bc6d355448ed2e8a4479", "2da8d757801cf349"},
+		keep:    []string{"REGION=nyc3"},
+	},
+	{
+		name:    "a service's key by its name",
+		in:      `sentry init failed: {"datadog_api_key": "4dd6a5b0c3e14f2a9b8c7d6e5f4a3b2c", "site": "datadoghq.eu"}`,
+		secrets: []string{"4dd6a5b0c3e14f2a9b8c7d6e5f4a3b2c"},
+		keep:    []string{`"site": "datadoghq.eu"`},
+	},
+	{
 		name:    "github token as the user of a clone URL",
 		in:      "git clone https://x-access-token:ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/triagehq/triage.git: exit status 128",
 		secrets: []string{"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912"},
@@ -462,6 +504,10 @@ func TestStringMarkers(t *testing.T) {
 		"ssn":                 {"ssn 078-05-1120 now", "ssn [REDACTED:ssn] now"},
 		"key after a colon":   {"msg=failed:token=abc", "msg=failed:token=[REDACTED:secret]"},
 		"sessid":              {"PHPSESSID=abc123", "PHPSESSID=[REDACTED:secret]"},
+		"quoted scheme stays": {`{"Authorization": "Token abc123def456"}`, `{"Authorization": "Token [REDACTED:bearer]"}`},
+		"single quotes stay":  {`'Authorization: Token abc123def456'`, `'Authorization: Token [REDACTED:bearer]'`},
+		"bare aws secret":     {"key je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY.", "key [REDACTED:aws-secret]."},
+		"ported rule":         {"token glpat-Zq3xV9kLm2Pw8RtY4bNc ok", "token [REDACTED:credential] ok"},
 		"empty":               {"", ""},
 	}
 	for name, tc := range tests {
@@ -534,6 +580,13 @@ var survivors = []string{
 	"ISBN 978-3-16-148410-0",
 	"level=error msg=failed:token_count=5",
 	"urn:example:session:item-42",
+	// 40 characters, but not an AWS secret.
+	"commit 9fceb02d0ae598e95dc970b74767f19372d61af8 on main",
+	"SHA1 9FCEB02D0AE598E95DC970B74767F19372D61AF8",
+	"digest sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+	"see /Documents/Reports2024/QuarterlyEarnings/ for the figures",
+	"https://example.com/ThisIsAVeryLongCamelCaseIdentifierName12/x",
+	"ThisIsAVeryLongCamelCaseIdentifierName12_v2",
 }
 
 func TestStringKeepsSurvivors(t *testing.T) {

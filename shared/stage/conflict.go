@@ -19,7 +19,7 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 	r := b.r
 	now := b.now()
 	if cur == nil {
-		return b.deadLetterMessage(msg, failure.New(failure.SchemaInvalid, "envelope names an item that does not exist"))
+		return b.deadLetterMessage(msg, failure.New(failure.SchemaInvalid, "envelope names an item that does not exist"), env.CorrelationID)
 	}
 	log = log.With("item_state", string(cur.State), "item_stage", string(cur.Stage))
 	if cur.Stage != r.Stage {

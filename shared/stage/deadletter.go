@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -61,7 +62,7 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 	r := b.r
 	body, err := p.Marshal()
 	if err != nil {
-		log.Error("encoding the dead letter failed; record returned to the queue", "error", err.Error())
+		log.Error("encoding the dead letter failed; record returned to the queue", "encode_error", err.Error())
 		return outcome{visibility: r.resendDelay(), kind: "dlq_unavailable"}
 	}
 	_, err = r.SQS.SendMessage(ctx, &sqs.SendMessageInput{
@@ -75,7 +76,7 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 		},
 	})
 	if err != nil {
-		log.Error("DLQ send failed; record stays in the queue", "error", redact.String(err.Error()))
+		log.Error("DLQ send failed; record stays in the queue", "send_error", redact.String(err.Error()))
 		r.metrics().Count(MetricDLQSendErrors, r.Stage, p.ErrorClass, 1)
 		return outcome{visibility: r.resendDelay(), kind: "dlq_unavailable"}
 	}
@@ -85,17 +86,19 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 		// completed by a later delivery counts too, and only once.
 		r.metrics().Count(MetricEscalations, r.Stage, p.ErrorClass, 1)
 		log.Error("ESCALATION: a replayed item failed again with the same non-retryable class; engineering review needed",
-			"class", string(p.ErrorClass), "replays", p.Replay.Count)
+			"replays", p.Replay.Count)
 	}
-	log.Error("dead-lettered", "class", string(p.ErrorClass), "attempts", p.Attempts[r.Stage],
-		"dead_letter_id", p.SanitizedContext.DeadLetterID, "reason", p.SanitizedContext.Decision)
+	// The caller's logger carries the class and the classifier's reason;
+	// the decision gets its own key, so no line holds a key twice.
+	log.Error("dead-lettered", "attempts", p.Attempts[r.Stage],
+		"dead_letter_id", p.SanitizedContext.DeadLetterID, "decision", p.SanitizedContext.Decision)
 	if hasItem {
 		ref := state.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: r.Stage, Class: p.ErrorClass,
 			At: b.now(), Escalated: p.Replay.Escalated, Attempt: p.Attempts[r.Stage], Replay: p.Replay.Count}
 		if err := r.Items.MarkDeadLettered(ctx, p.ItemID, r.Stage, ref, b.now()); err != nil {
 			// The dead letter is durable; the item stays "failed", which
 			// operators see and can replay like a dead letter.
-			log.Error("confirming the DLQ hand-off on the item failed", "error", redact.String(err.Error()))
+			log.Error("confirming the DLQ hand-off on the item failed", "store_error", redact.String(err.Error()))
 		}
 	}
 	return outcome{ack: true, kind: "dead_letter"}
@@ -105,47 +108,71 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 // malformed body, an envelope naming an item that does not exist, or an item
 // spec that conflicts with its item. The body reaches the DLQ redacted and
 // bounded (deadletter.Message), so an operator can see what was wrong, fix
-// it and resubmit it.
-func (b *batch) deadLetterMessage(msg events.SQSMessage, err error) outcome {
+// it and resubmit it. correlationID is the decoded envelope's, when there is
+// one; otherwise it is read leniently from the body, like the item id.
+func (b *batch) deadLetterMessage(msg events.SQSMessage, err error, correlationID string) outcome {
 	ctx, cancel := b.bookkeeping()
 	defer cancel()
 	now := b.now()
-	itemID := lenientItemID(msg.Body)
+	itemID, lenientCorrelation := lenientIDs(msg.Body)
 	if itemID == "" {
 		itemID = "message:" + msg.MessageId
 	}
+	if correlationID == "" {
+		correlationID = lenientCorrelation
+	}
 	cl := failure.Classify(err)
-	log := b.log.With("item_id", itemID, "message_id", msg.MessageId, "class", string(cl.Class))
+	log := b.log.With("item_id", itemID, "correlation_id", correlationID, "message_id", msg.MessageId,
+		"class", string(cl.Class), "reason", cl.Reason)
 	b.r.metrics().Count(MetricFailures, b.r.Stage, cl.Class, 1)
 	in := deadletter.Input{
-		ItemID: itemID, Stage: b.r.Stage, Err: err, Failure: cl, Decision: string(cl.Class) + " is permanent: no retry can succeed",
+		ItemID: itemID, CorrelationID: correlationID, Stage: b.r.Stage, Err: err, Failure: cl,
+		Decision: string(cl.Class) + " is permanent: no retry can succeed",
 		Attempts: map[pipeline.Stage]int{b.r.Stage: 1}, FirstFailureAt: now, LastFailureAt: now,
 		MessageID: msg.MessageId, ReceiveCount: receiveCount(msg), Body: msg.Body,
 	}
 	if b.r.ErrorLog != nil {
 		if lerr := b.r.ErrorLog.Append(ctx, state.LogEntry{
 			ItemID: itemID, Stage: b.r.Stage, Class: cl.Class, Message: truncate(redact.String(err.Error()), 1024),
-			Attempt: 1, MessageID: msg.MessageId, Decision: in.Decision, OccurredAt: now,
+			Attempt: 1, MessageID: msg.MessageId, CorrelationID: correlationID, Decision: in.Decision, OccurredAt: now,
 		}); lerr != nil {
-			log.Error("error log append failed", "error", redact.String(lerr.Error()))
+			log.Error("error log append failed", "store_error", redact.String(lerr.Error()))
 		}
 	}
 	return b.handOff(ctx, log, deadletter.Build(in), msg, false)
 }
 
-// lenientItemID pulls item_id out of a body that failed strict decoding, so
-// the dead letter names the item when it can.
-func lenientItemID(body string) string {
-	var v struct {
-		ItemID any `json:"item_id"`
+// lenientIDs pulls item_id and correlation_id out of a body that failed
+// strict decoding — a truncated envelope, a wrong type elsewhere — so the
+// dead letter names the item and its trace when it can. It reads the
+// top-level keys in order and stops at the first syntax error.
+func lenientIDs(body string) (itemID, correlationID string) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", ""
 	}
-	if json.Unmarshal([]byte(body), &v) != nil {
-		return ""
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		key, _ := t.(string)
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		s, ok := v.(string)
+		if !ok || len(s) > pipeline.MaxItemIDLen {
+			continue
+		}
+		switch key {
+		case "item_id":
+			itemID = redact.String(s)
+		case "correlation_id":
+			correlationID = redact.String(s)
+		}
 	}
-	if s, ok := v.ItemID.(string); ok && len(s) <= pipeline.MaxItemIDLen {
-		return redact.String(s)
-	}
-	return ""
+	return itemID, correlationID
 }
 
 // escalated reports whether a replayed item failed again at the same stage
@@ -188,6 +215,7 @@ func (b *batch) resendDeadLetter(ctx context.Context, log *slog.Logger, msg even
 	if escalated(it, b.r.Stage, cl) {
 		in.Replay.Escalated = true
 	}
+	log = log.With("class", string(cl.Class))
 	log.Warn("completing a pending DLQ hand-off")
 	return b.handOff(ctx, log, deadletter.Build(in), msg, true)
 }

@@ -96,7 +96,7 @@ func (b *batch) create(ctx context.Context, log *slog.Logger, msg events.SQSMess
 		return outcome{}, false
 	}
 	if cs := spec.Conflicts(*ee.Current); len(cs) > 0 {
-		return b.deadLetterMessage(msg, failure.New(failure.SchemaInvalid, "%s", conflictText(spec.ItemID, cs))), true
+		return b.deadLetterMessage(msg, failure.New(failure.SchemaInvalid, "%s", conflictText(spec.ItemID, cs)), spec.CorrelationID), true
 	}
 	// The item keeps the correlation id of its first submission.
 	env.CorrelationID = ee.Current.CorrelationID

@@ -271,7 +271,7 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 	}()
 	env, spec, err := b.decode(msg)
 	if err != nil {
-		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "malformed message"))
+		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "malformed message"), "")
 	}
 	rc := receiveCount(msg)
 	del := deliveryOf(msg)
@@ -704,7 +704,7 @@ func (rec *record) unrecorded(log *slog.Logger, err error, what string) outcome 
 		log.Warn("lease lost before " + what + " was recorded; the other delivery owns the item")
 		return outcome{ack: true, kind: "lease_lost"}
 	}
-	log.Error("recording "+what+" failed; record returned to the queue", "error", redact.String(err.Error()))
+	log.Error("recording "+what+" failed; record returned to the queue", "store_error", redact.String(err.Error()))
 	return outcome{visibility: rec.b.r.resendDelay(), kind: "store_unavailable"}
 }
 
@@ -715,7 +715,7 @@ func (rec *record) appendLog(ctx context.Context, log *slog.Logger, e state.LogE
 	// The error log is for reports; failing to write it must not change the
 	// item's outcome, which is already durable.
 	if err := rec.b.r.ErrorLog.Append(ctx, e); err != nil {
-		log.Error("error log append failed", "error", redact.String(err.Error()))
+		log.Error("error log append failed", "store_error", redact.String(err.Error()))
 	}
 }
 

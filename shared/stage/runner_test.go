@@ -666,31 +666,98 @@ func TestFailureLogKeysAreUnique(t *testing.T) {
 			continue
 		}
 		found = true
-		dec := json.NewDecoder(strings.NewReader(line))
-		if _, err := dec.Token(); err != nil { // {
-			t.Fatal(err)
-		}
-		seen := map[string]bool{}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			if seen[k.(string)] {
-				t.Errorf("key %q twice in %s", k, line)
-			}
-			seen[k.(string)] = true
-		}
-		if !seen["upstream_status"] {
+		if seen := uniqueKeys(t, line); !seen["upstream_status"] {
 			t.Errorf("no upstream_status in %s", line)
 		}
 	}
 	if !found {
 		t.Fatalf("no retry line logged:\n%s", buf.String())
+	}
+}
+
+// uniqueKeys fails t when the JSON log line holds a top-level key twice,
+// and returns the keys.
+func uniqueKeys(t *testing.T, line string) map[string]bool {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(line))
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if seen[k.(string)] {
+			t.Errorf("key %q twice in %s", k, line)
+		}
+		seen[k.(string)] = true
+	}
+	return seen
+}
+
+// TestDeadLetterLogKeysAreUnique: every line the dead-letter paths log —
+// a permanent failure, a malformed message, a message for a missing item,
+// a hand-off completed by a later delivery — holds each key once (the
+// classifier's reason and the decision used to share "reason").
+func TestDeadLetterLogKeysAreUnique(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	var buf bytes.Buffer
+	tb.runner.Log = slog.New(slog.NewJSONHandler(&buf, nil))
+	tb.seed(t, "gone", pipeline.Fetch)
+	tb.seed(t, "pending", pipeline.Fetch)
+	tb.work = func(_ context.Context, it state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.HTTP, 404, "")
+	}
+	tb.sqs.FailSends(stagetest.DLQURL, true)
+	tb.handle(t, context.Background(), msg("pending", pipeline.Fetch, "p1", 1)) // failed, hand-off pending
+	tb.sqs.FailSends(stagetest.DLQURL, false)
+	bad := events.SQSMessage{MessageId: "bad", ReceiptHandle: "rh-bad", Body: `{"item_id":"x","correlation_id":"corr-x","stage":"fetch"`,
+		Attributes: map[string]string{"ApproximateReceiveCount": "1"}}
+	tb.handle(t, context.Background(), msg("gone", pipeline.Fetch, "g1", 1), bad, msg("missing", pipeline.Fetch, "m1", 1),
+		msg("pending", pipeline.Fetch, "p1", 2))
+	if n := len(tb.deadLetters(t)); n != 4 {
+		t.Fatalf("%d dead letters, want 4:\n%s", n, buf.String())
+	}
+	lines := 0
+	for line := range strings.SplitSeq(strings.TrimSpace(buf.String()), "\n") {
+		lines++
+		uniqueKeys(t, line)
+	}
+	if !strings.Contains(buf.String(), `"decision"`) || lines < 4 {
+		t.Errorf("the dead-lettered lines say no decision:\n%s", buf.String())
+	}
+}
+
+// TestMissingItemDeadLetterKeepsCorrelationID: a dead letter for an
+// envelope whose item does not exist, or for a malformed envelope whose
+// body still names one, carries the envelope's correlation_id, in the
+// payload and in the error log.
+func TestMissingItemDeadLetterKeepsCorrelationID(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	missing := events.SQSMessage{MessageId: "m1", ReceiptHandle: "rh-m1",
+		Body:       `{"item_id":"missing","stage":"fetch","correlation_id":"corr-missing"}`,
+		Attributes: map[string]string{"ApproximateReceiveCount": "1"}}
+	bad := events.SQSMessage{MessageId: "bad", ReceiptHandle: "rh-bad", Body: `{"item_id":"x","correlation_id":"corr-bad","stage":"fetch"`,
+		Attributes: map[string]string{"ApproximateReceiveCount": "1"}}
+	tb.handle(t, context.Background(), missing, bad)
+	ps := tb.deadLetters(t)
+	if len(ps) != 2 {
+		t.Fatalf("%d dead letters, want 2", len(ps))
+	}
+	got := map[string]string{}
+	for _, p := range ps {
+		got[p.ItemID] = p.CorrelationID
+	}
+	if got["missing"] != "corr-missing" || got["x"] != "corr-bad" {
+		t.Errorf("correlation ids by item = %v", got)
 	}
 }
 

@@ -349,6 +349,9 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 	// Secrets.
 	res.Secrets, res.SecretNeedles = len(r.scan.secrets), r.scan.Needles()
 	res.Searched, res.Leaks = r.scan.Searched(), r.scan.Leaks()
+	if r.scan.GitleaksErr != nil {
+		res.SetupErrors = append(res.SetupErrors, "gitleaks did not run: "+r.scan.GitleaksErr.Error())
+	}
 	if r.planted != nil {
 		res.PlantedItems = r.planted.Items
 	}

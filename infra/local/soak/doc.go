@@ -35,9 +35,12 @@
 //     again, with a new message id, for their current stage or the one
 //     before.
 //   - Planted secrets (Options.Secrets): tokens in source URLs, a Slack-style
-//     path secret in webhook URLs, an API key, email, card number and JWT in
-//     the articles the llm stage sends as prompts, and upstream error bodies
-//     that echo a bearer token, the full API key and a Slack bot token.
+//     path secret in webhook URLs, an API key, email, card number, JWT and
+//     GitLab and DigitalOcean tokens in the articles the llm stage sends as
+//     prompts, and upstream error bodies that echo a bearer token, the full
+//     API key, a Slack bot token and those service tokens. Every log line,
+//     DLQ payload and error-log entry is searched for them and scanned by
+//     gitleaks' detector with its default rules.
 //
 // # Checks
 //

@@ -74,7 +74,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "models auto-disabled: %s\n", strings.Join(r.DisabledModels, ", "))
 	}
 	if r.Secrets > 0 {
-		fmt.Fprintf(w, "secrets: %d planted (%d search strings) in %d items; searched %s; found %d\n",
+		fmt.Fprintf(w, "secrets: %d planted (%d search strings) in %d items; searched %s, also with gitleaks' default rules; found %d\n",
 			r.Secrets, r.SecretNeedles, len(r.PlantedItems), formatCounts(r.Searched), len(r.Leaks))
 	}
 	for _, e := range r.SetupErrors {
@@ -224,9 +224,10 @@ func (rec Record) WriteReport(w io.Writer) {
 		fmt.Fprintf(w, "| ACTION_FAILED | action items whose first model answer reports `ACTION_OUTCOME: failed`: the standard profile waits a fixed 2 minutes | %d per run |\n",
 			opts.ActionFailures)
 	}
-	fmt.Fprintf(w, "| planted secrets | tokens in source URLs, a Slack-style path secret in webhook URLs, an API key, email, card number and JWT in "+
-		"the articles (prompts), upstream error bodies echoing a bearer token, the full API key, a Slack bot token; searched in every function "+
-		"log line, every DLQ payload and every error-log entry | 11 items per run |\n\n")
+	fmt.Fprintf(w, "| planted secrets | tokens in source URLs, a Slack-style path secret in webhook URLs, an API key, email, card number, JWT, GitLab and "+
+		"DigitalOcean tokens in the articles (prompts), upstream error bodies echoing a bearer token, the full API key, a Slack bot token, "+
+		"the GitLab and DigitalOcean tokens; searched in every function "+
+		"log line, every DLQ payload and every error-log entry, which gitleaks' detector (default rules) also scans | 11 items per run |\n\n")
 
 	fmt.Fprintf(w, "Time is compressed so a run takes minutes: the functions' timeouts are %v (template: 30/90/30 s) and the stage queues' "+
 		"visibility timeout %v (template: 180/540 s), set with SetQueueAttributes after the stack is created. The invariant that matters "+

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 )
@@ -83,6 +87,7 @@ type Planted struct {
 	roles                              map[string]secretRole
 	urlToken, urlKey, slackPath        string
 	apiKey, email, card, jwt           string
+	gitlab, doToken                    string // shapes only gitleaks' rules name
 	llmBearer, slackBot, hookBearer    string
 	mu                                 sync.Mutex
 	calls                              map[string]int // "<fake> <item>" → calls answered or passed
@@ -116,6 +121,10 @@ func PlantSecrets(rng *rand.Rand, ids []string) *Planted {
 	payload := base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, `{"sub":"soak-%s","name":"Soak Test","iat":1700000000}`, lower(rng, 8)))
 	sig := b64url(rng, 43)
 	p.jwt = add("JWT", "prompts (article text)", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."+payload+"."+sig, payload, sig)
+	c = alnum(rng, 20)
+	p.gitlab = add("GitLab token", "prompts (article text), llm invalid answers, webhook 500 bodies", "glpat-"+c, c[:12])
+	c = lowerHex(rng, 64)
+	p.doToken = add("DigitalOcean token", "prompts (article text), webhook 500 bodies", "dop_v1_"+c, c[:16])
 	c = alnum(rng, 40)
 	p.llmBearer = add("bearer token (llm)", "llm 500 bodies", c, c[:12])
 	c = alnum(rng, 24)
@@ -128,7 +137,7 @@ func PlantSecrets(rng *rand.Rand, ids []string) *Planted {
 
 	p.articlePreamble = "Internal memo leaked to the press. The vendor's API key is " + p.apiKey +
 		" and the billing contact is " + p.email + ", card on file " + p.card + ". A session token was attached: " +
-		p.jwt + ".\n"
+		p.jwt + ". Deploy with " + p.gitlab + " and " + p.doToken + ".\n"
 	for i, id := range ids {
 		if i == len(secretRoles) {
 			break
@@ -278,7 +287,7 @@ func (p *Planted) echoLLM(w http.ResponseWriter, r *http.Request) bool {
 		p.count(devstack.FakeLLM, id)
 		_, _ = io.Copy(io.Discard, r.Body)
 		content := "I cannot produce JSON for this document. It contains the API key " + p.apiKey + ", the contact " +
-			p.email + ", the card " + p.card + " and the session " + p.jwt + "."
+			p.email + ", the card " + p.card + ", the session " + p.jwt + " and the deploy token " + p.gitlab + "."
 		body, _ := json.Marshal(map[string]any{
 			"id": "chatcmpl-soak-" + id, "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-mini",
 			"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
@@ -300,7 +309,8 @@ func (p *Planted) echoWebhook(w http.ResponseWriter, r *http.Request) bool {
 		}
 		_, _ = io.Copy(io.Discard, r.Body)
 		writeBody(w, http.StatusInternalServerError, "text/plain; charset=utf-8", "internal_error: token "+p.slackBot+
-			" rejected for https://hooks.slack.com/services/"+p.slackTeam+"/"+p.slackChannel+"/"+p.slackPath)
+			" rejected for https://hooks.slack.com/services/"+p.slackTeam+"/"+p.slackChannel+"/"+p.slackPath+
+			" (deploy token "+p.gitlab+")\nDIGITALOCEAN_TOKEN="+p.doToken)
 		return true
 	case roleHookEcho401:
 		p.count(devstack.FakeWebhook, id)
@@ -338,10 +348,14 @@ type Leak struct {
 	Corpus, Where string
 }
 
-// SecretScan searches text for the planted secrets and counts what it
+// SecretScan searches text for the planted secrets, and runs gitleaks'
+// detector (its default rules) over the same text, and counts what it
 // searched. It is safe for concurrent use.
 type SecretScan struct {
-	secrets []Secret
+	secrets  []Secret
+	gitleaks *detect.Detector // nil when its configuration failed to load: see GitleaksErr
+	// GitleaksErr is why gitleaks does not run, or nil.
+	GitleaksErr error
 
 	mu       sync.Mutex
 	searched map[string]int // corpus → units searched
@@ -349,10 +363,22 @@ type SecretScan struct {
 	leaks    []Leak
 }
 
-// NewSecretScan searches for secrets.
+// NewSecretScan searches for secrets, and for whatever gitleaks' default
+// rules find.
 func NewSecretScan(secrets []Secret) *SecretScan {
-	return &SecretScan{secrets: secrets, searched: map[string]int{}, lines: map[string]int{}}
+	s := &SecretScan{secrets: secrets, searched: map[string]int{}, lines: map[string]int{}}
+	s.gitleaks, s.GitleaksErr = gitleaksDetector()
+	return s
 }
+
+var gitleaksDetector = sync.OnceValues(func() (*detect.Detector, error) {
+	logging.Logger = zerolog.Nop()
+	return detect.NewDetectorDefaultConfig()
+})
+
+// GitleaksNeedle starts the Needle of a Leak that gitleaks found rather
+// than a planted secret's needle.
+const GitleaksNeedle = "gitleaks rule "
 
 // Corpora of the scan.
 const (
@@ -383,6 +409,13 @@ func (s *SecretScan) Search(corpus, where, text string) {
 				found = append(found, Leak{Secret: sec.Name, Needle: kind, Corpus: corpus, Where: where})
 				break
 			}
+		}
+	}
+	if s.gitleaks != nil {
+		for _, f := range s.gitleaks.DetectString(text) {
+			// The report says which rule and where, never the secret itself.
+			found = append(found, Leak{Secret: fmt.Sprintf("a %d-byte secret", len(f.Secret)),
+				Needle: GitleaksNeedle + f.RuleID, Corpus: corpus, Where: where})
 		}
 	}
 	s.mu.Lock()
@@ -422,6 +455,8 @@ const (
 	alnumChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	b64Chars   = alnumChars + "-_"
 )
+
+func lowerHex(rng *rand.Rand, n int) string { return pick(rng, "0123456789abcdef", n) }
 
 func pick(rng *rand.Rand, chars string, n int) string {
 	b := make([]byte, n)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/shared/redact"
 )
 
 func planted(seed uint64) *Planted {
@@ -20,7 +21,7 @@ func planted(seed uint64) *Planted {
 func TestPlantSecrets(t *testing.T) {
 	t.Parallel()
 	p, again := planted(3), planted(3)
-	if len(p.Secrets) != 12 || len(p.Items) != len(secretRoles) {
+	if len(p.Secrets) != 14 || len(p.Items) != len(secretRoles) {
 		t.Fatalf("%d secrets, %d items", len(p.Secrets), len(p.Items))
 	}
 	for i, s := range p.Secrets {
@@ -52,7 +53,7 @@ func TestPlantSecrets(t *testing.T) {
 			t.Errorf("the %s carries no secret: %s", what, s)
 		}
 	}
-	for _, v := range []string{p.apiKey, p.email, p.card, p.jwt} {
+	for _, v := range []string{p.apiKey, p.email, p.card, p.jwt, p.gitlab, p.doToken} {
 		if !strings.Contains(text, v) {
 			t.Errorf("the article lacks %s", v)
 		}
@@ -148,5 +149,27 @@ func TestSecretScan(t *testing.T) {
 	}
 	if got := s.Searched(); got[CorpusLogs] != 2 || got[CorpusDLQ] != 1 {
 		t.Fatalf("searched %v", got)
+	}
+}
+
+// TestSecretScanRunsGitleaks: a credential nobody planted is found by
+// gitleaks' default rules, reported by rule without its value; the same
+// text redacted is clean.
+func TestSecretScanRunsGitleaks(t *testing.T) {
+	t.Parallel()
+	s := NewSecretScan(nil)
+	if s.GitleaksErr != nil {
+		t.Fatal(s.GitleaksErr)
+	}
+	token := "glpat-" + "Zq3xV9kLm2Pw8RtY4bNc"
+	line := `{"level":"error","error":"clone failed: remote said 401 for ` + token + `"}`
+	s.Line("FetchFunc", line)
+	s.Line("FetchFunc", redact.String(line))
+	leaks := s.Leaks()
+	if len(leaks) != 1 || leaks[0].Needle != GitleaksNeedle+"gitlab-pat" || leaks[0].Where != "FetchFunc line 1" {
+		t.Fatalf("leaks %+v", leaks)
+	}
+	if strings.Contains(leaks[0].Secret+leaks[0].Needle+leaks[0].Where, token) {
+		t.Errorf("the leak repeats the secret: %+v", leaks[0])
 	}
 }

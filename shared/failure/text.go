@@ -1,0 +1,407 @@
+package failure
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The error's text, read when the typed errors leave the answer open. What
+// reaches a classifier as text — a wrapped string, a log line, a stored
+// last_error, `triage classify` input — comes in the shapes below, and each
+// one says where its status and code are:
+//
+//	triage          openai chat.completions: HTTP 429 insufficient_quota: You exceeded…
+//	                RATE_LIMITED: chat completion: …           (a class triage decided)
+//	AWS SDK Go v2   operation error DynamoDB: PutItem, exceeded maximum number of attempts, 3,
+//	                https response error StatusCode: 400, RequestID: …, api error ThrottlingException: …
+//	botocore        An error occurred (ThrottlingException) when calling the InvokeModel operation (reached max retries: 4): …
+//	AWS SDK Go v1   ProvisionedThroughputExceededException: …\n\tstatus code: 400, request id: …
+//	Java, JS, Rust  … (Service: DynamoDb, Status Code: 400, …)   ThrottlingException: …   Service(ProvisionedThroughputExceeded(…))
+//	openai-go,      POST "https://api.openai.com/v1/chat/completions": 429 Too Many Requests {"error":{…}}
+//	anthropic-go
+//	go-openai       error, status code: 429, status: 429 Too Many Requests, message: …
+//	Python SDKs     Error code: 429 - {'error': {'message': …, 'type': 'insufficient_quota', …}}
+//	Node SDKs       429 You exceeded your current quota…   Error: 529 {"type":"error",…}
+//	net/http        Post "https://…": dial tcp: lookup api.openai.com: no such host
+//
+// Codes are taken from the places these formats put them, from a JSON (or
+// Python-literal) body inside the text, and from any word of the text that
+// is an AWS code (CamelCase, in the tables) or a provider code with an
+// underscore ("insufficient_quota"). Go's own error strings (net, tls,
+// x509, http2, context, encoding/json) are TextPhrases.
+
+// textEvidence is what an error's text says.
+type textEvidence struct {
+	own      *Classification // triage's own class, or a Go panic, named in the text
+	provider Provider
+	status   int
+	codes    [maxCodes]string
+	n        int
+	message  string
+}
+
+func (t *textEvidence) addCode(c string) {
+	if c == "" || t.n == len(t.codes) {
+		return
+	}
+	for _, x := range t.codes[:t.n] {
+		if x == c {
+			return
+		}
+	}
+	t.codes[t.n] = c
+	t.n++
+}
+
+var (
+	// reOperation is the AWS SDK for Go v2's OperationError.
+	reOperation = regexp.MustCompile(`operation error ([A-Za-z0-9 ._-]{1,60}): (\w{1,80}),`)
+	// reBotocore is botocore's ClientError (Python, the AWS CLI).
+	reBotocore = regexp.MustCompile(`An error occurred \(([\w.#:-]{1,100})\)(?:[^\n]{0,300}?when calling the (\w{1,80}) operation)?`)
+	// reAPIError is smithy's GenericAPIError: "api error Code: message".
+	reAPIError = regexp.MustCompile(`api error ([\w.#-]{1,100}): ?([^\n]*)`)
+	// reTypedAfterRequestID is the SDK's typed errors after its response
+	// error: "RequestID: abc, ConditionalCheckFailedException: message".
+	reTypedAfterRequestID = regexp.MustCompile(`RequestID: [^,\s]*, ([A-Z][\w.]{2,100}): ?([^\n]*)`)
+	// reCodeLabel is a labelled code: Java v1 "Error Code: X", a header
+	// "x-amzn-ErrorType: X", an XML <Code>X</Code>.
+	reCodeLabel = regexp.MustCompile(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
+	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
+	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
+	// "HTTP/1.1 502".
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]code|http[ _]status|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b`)
+	// reStatusLead is an error status leading the text or its error part:
+	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
+	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
+	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'".
+	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+`)
+	// reHost is a URL's host.
+	reHost = regexp.MustCompile(`https?://([A-Za-z0-9.-]{1,253})`)
+)
+
+// bedrockOperations are the Bedrock runtime (and agent runtime) operations
+// whose failures speak about a model.
+var bedrockOperations = map[string]bool{
+	"InvokeModel": true, "InvokeModelWithResponseStream": true, "Converse": true, "ConverseStream": true,
+	"InvokeAgent": true, "ApplyGuardrail": true, "InvokeInlineAgent": true, "RetrieveAndGenerate": true,
+}
+
+// parseText reads an error's text.
+func parseText(s string) textEvidence {
+	var t textEvidence
+	if c, ok := ownClass(s); ok {
+		t.own = &c
+		return t
+	}
+	t.provider = hostProvider(s)
+	// The expressions run only when their literal part occurs: the stage
+	// runner classifies every failure, and a regexp search costs even when
+	// it fails.
+	if p, status, code, ok := ownHTTP(s); ok {
+		t.provider = Provider(p)
+		t.status = status
+		t.addCode(code)
+	}
+	if strings.Contains(s, "operation error ") {
+		if m := reOperation.FindStringSubmatch(s); m != nil {
+			t.provider = serviceProvider(m[1])
+		}
+	}
+	if strings.Contains(s, "An error occurred (") {
+		if m := reBotocore.FindStringSubmatch(s); m != nil {
+			t.addCode(afterHash(m[1]))
+			if t.provider == "" || t.provider == HTTP {
+				t.provider = AWS
+			}
+			if bedrockOperations[m[2]] {
+				t.provider = Bedrock
+			}
+		}
+	}
+	if strings.Contains(s, "api error ") {
+		if m := reAPIError.FindStringSubmatch(s); m != nil {
+			t.addCode(afterHash(m[1]))
+			t.message = m[2]
+		}
+	}
+	if strings.Contains(s, "RequestID: ") {
+		if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil {
+			t.addCode(m[1])
+			if t.message == "" {
+				t.message = m[2]
+			}
+		}
+	}
+	if containsFoldASCII(s, "code") || containsFoldASCII(s, "errortype") {
+		for _, m := range reCodeLabel.FindAllStringSubmatch(s, 4) {
+			t.addCode(afterHash(m[1] + m[2]))
+		}
+	}
+	if t.status == 0 || t.status < 300 {
+		// A 2xx (Teams answers 200 and reports "returned HTTP error 429"
+		// in the body) gives way to an error status the text names.
+		if st := textStatus(s); st >= 400 || t.status == 0 {
+			t.status = st
+		}
+	}
+	t.body(s)
+	t.words(s)
+	if t.provider == "" && (t.n > 0 && camelCode(t.codes[0]) || strings.Contains(s, "operation error ")) {
+		t.provider = AWS
+	}
+	return t
+}
+
+// textStatus is the first error status (4xx, 5xx) the text names, or
+// else the first status at all, or 0.
+func textStatus(s string) int {
+	if !hasStatusDigits(s) {
+		return 0
+	}
+	first := 0
+	for _, re := range [...]*regexp.Regexp{reStatusLabel, reStatusLead} {
+		for _, m := range re.FindAllStringSubmatch(s, 8) {
+			n, _ := strconv.Atoi(m[1] + m[2])
+			if n >= 400 {
+				return n
+			}
+			if first == 0 {
+				first = n
+			}
+		}
+	}
+	return first
+}
+
+// ownProviders are the provider names HTTPError.Error starts with.
+var ownProviders = map[string]bool{"openai": true, "azure": true, "anthropic": true, "bedrock": true, "webhook": true, "aws": true, "http": true}
+
+// ownHTTP parses HTTPError.Error(), "openai chat.completions: HTTP 429
+// code: message", anywhere in s: at its start or after ": ", a provider, an
+// optional operation of up to 80 bytes without ':' or a newline, ": HTTP ",
+// the status, an optional code, then ':' or the end. It is the expression
+// `(?:^|: )(openai|…|http)(?: [^:\n]{0,80})?: HTTP ([1-5]\d\d)(?: ([^\s:]{1,100}))?(?::|$)`
+// by hand (TestOwnHTTPIsTheExpression): the regexp engine found no literal
+// to start from and cost most of a classification.
+func ownHTTP(s string) (provider string, status int, code string, ok bool) {
+	for from := 0; ; {
+		h := strings.Index(s[from:], ": HTTP ")
+		if h < 0 {
+			return "", 0, "", false
+		}
+		h += from
+		from = h + 1
+		st := strings.LastIndex(s[:h], ": ")
+		if st < 0 {
+			st = 0
+		} else {
+			st += 2
+		}
+		seg := s[st:h]
+		if strings.ContainsAny(seg, ":\n") {
+			continue
+		}
+		name, op, hasOp := strings.Cut(seg, " ")
+		if !ownProviders[name] || hasOp && len(op) > 80 {
+			continue
+		}
+		d := h + len(": HTTP ")
+		if d+3 > len(s) || s[d] < '1' || s[d] > '5' || !isDigitByte(s[d+1]) || !isDigitByte(s[d+2]) {
+			continue
+		}
+		status = int(s[d]-'0')*100 + int(s[d+1]-'0')*10 + int(s[d+2]-'0')
+		rest := s[d+3:]
+		if rest == "" || rest[0] == ':' {
+			return name, status, "", true
+		}
+		if rest[0] == ' ' {
+			c := rest[1:]
+			n := 0
+			for n < len(c) && n <= 100 && c[n] != ':' && !isSpaceByte(c[n]) {
+				n++
+			}
+			if n >= 1 && n <= 100 && (n == len(c) || c[n] == ':') {
+				return name, status, c[:n], true
+			}
+		}
+	}
+}
+
+// isSpaceByte is RE2's \s: space, \t, \n, \f, \r (and \v is not).
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// hasStatusDigits reports whether s holds a run of exactly three digits
+// starting with 1 to 5, which every status the text expressions find is.
+func hasStatusDigits(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		if c := s[i]; c >= '1' && c <= '5' && (i == 0 || !isDigitByte(s[i-1])) &&
+			isDigitByte(s[i+1]) && isDigitByte(s[i+2]) && (i+3 == len(s) || !isDigitByte(s[i+3])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// ownClass recognises text triage's own errors produce: "CLASS: reason"
+// (an *Error), "panic: …" (a recovered panic), and Go's runtime errors,
+// which are always our defect.
+func ownClass(s string) (Classification, bool) {
+	// A class name starts the text or follows ": ", and ends it or is
+	// followed by ':'. The first in the order of Classes wins.
+	best := -1
+	for at := 0; at < len(s); {
+		end := at
+		for end < len(s) && (s[end] >= 'A' && s[end] <= 'Z' || s[end] == '_') {
+			end++
+		}
+		if end > at && (end == len(s) || s[end] == ':') {
+			if i, ok := classIndex()[s[at:end]]; ok && (best < 0 || i < best) {
+				best = i
+			}
+		}
+		next := strings.Index(s[at:], ": ")
+		if next < 0 {
+			break
+		}
+		at += next + 2
+	}
+	if best >= 0 {
+		name := string(traits[best].class)
+		return Of(traits[best].class, "error text names class "+name), true
+	}
+	switch {
+	case strings.HasPrefix(s, "panic: "), strings.Contains(s, ": panic: "):
+		return Of(InternalBug, "recovered panic (error text)"), true
+	case strings.Contains(s, "runtime error: "), strings.Contains(s, "assignment to entry in nil map"):
+		return Of(InternalBug, "runtime error (error text)"), true
+	}
+	return Classification{}, false
+}
+
+// classIndex maps each class name to its place in Classes.
+var classIndex = sync.OnceValue(func() map[string]int {
+	m := make(map[string]int, len(traits))
+	for i, t := range traits {
+		m[string(t.class)] = i
+	}
+	return m
+})
+
+// hostProvider names the provider of the first URL in s whose host says.
+func hostProvider(s string) Provider {
+	if !strings.Contains(s, "://") {
+		return ""
+	}
+	for _, m := range reHost.FindAllStringSubmatch(s, 4) {
+		host := strings.ToLower(m[1])
+		switch {
+		case host == "api.openai.com":
+			return OpenAI
+		case strings.HasSuffix(host, ".openai.azure.com"), strings.HasSuffix(host, ".cognitiveservices.azure.com"),
+			strings.HasSuffix(host, ".services.ai.azure.com"):
+			return Azure
+		case host == "api.anthropic.com":
+			return Anthropic
+		case strings.HasPrefix(host, "bedrock-runtime.") || strings.HasPrefix(host, "bedrock-agent-runtime.") ||
+			strings.HasPrefix(host, "bedrock.") && strings.HasSuffix(host, ".amazonaws.com"):
+			return Bedrock
+		case host == "hooks.slack.com", host == "discord.com", host == "discordapp.com",
+			strings.HasSuffix(host, ".webhook.office.com"), host == "hooks.zapier.com":
+			return Webhook
+		case strings.HasSuffix(host, ".amazonaws.com"):
+			return AWS
+		}
+	}
+	return ""
+}
+
+// serviceProvider is Bedrock for a Bedrock service id, AWS otherwise.
+func serviceProvider(service string) Provider {
+	if lastIndexFoldASCII(service, "BEDROCK") >= 0 {
+		return Bedrock
+	}
+	return AWS
+}
+
+// afterHash strips an AWS JSON protocol namespace:
+// "com.amazonaws.dynamodb.v20120810#ThrottlingException" → "ThrottlingException";
+// and a query protocol's ":http://…" suffix.
+func afterHash(code string) string {
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
+	if i := strings.IndexByte(code, ':'); i >= 0 {
+		code = code[:i]
+	}
+	return code
+}
+
+// maxBodiesInText bounds the '{' a text is searched from for a body.
+const maxBodiesInText = 4
+
+// body reads the first JSON or Python-literal object in s that says
+// something (an SDK that prints the body, a Python dict): its codes and its
+// message.
+func (t *textEvidence) body(s string) {
+	from := 0
+	for range maxBodiesInText {
+		i := strings.IndexByte(s[from:], '{')
+		if i < 0 {
+			return
+		}
+		start := from + i
+		sc := scanner{buf: []byte(s[start:]), lenient: true}
+		sc.object(ctxRoot, 0) // a body cut short still says what it said before the cut
+		if sc.d != (detail{}) {
+			d := sc.d
+			for _, c := range d.codes() {
+				t.addCode(afterHash(c))
+			}
+			t.addCode(sc.name)
+			if t.message == "" {
+				t.message = d.Message
+			}
+			return
+		}
+		from = start + 1
+	}
+}
+
+// words adds every word of s that is a code the tables know: an AWS code
+// (CamelCase or dotted, as the SDKs of every language print them) or a
+// provider code with an underscore.
+func (t *textEvidence) words(s string) {
+	for i := 0; i < len(s) && t.n < len(t.codes); {
+		if !isCodeByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isCodeByte(s[j]) {
+			j++
+		}
+		w := strings.TrimRight(afterHash(s[i:j]), ".")
+		i = j
+		if len(w) < 6 || len(w) > maxCodeLen {
+			continue
+		}
+		switch {
+		case strings.IndexByte(w, '_') >= 0:
+			if _, ok := ProviderCodes[w]; ok || GenericCodes[w] {
+				t.addCode(w)
+			}
+		case camelCode(w):
+			if _, ok := codeClass(AWS, w); ok {
+				t.addCode(w)
+			}
+		}
+	}
+}
+
+func isCodeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '#'
+}
