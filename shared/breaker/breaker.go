@@ -46,12 +46,10 @@ const (
 	DefaultCacheTTL = 2 * time.Second
 	// DefaultQuotaOpenFor is how long a breaker stays open after the
 	// provider answered that its quota is exhausted, when the answer asks
-	// for no longer: the standard retry profile's ProviderQuotaWait.
-	DefaultQuotaOpenFor = time.Hour
-	// DefaultDrainHoldBack is how long, after a released call met
-	// congestion, released calls go back behind their gate instead of
-	// calling: a few seconds of a rate limit's tokens.
-	DefaultDrainHoldBack = 3 * time.Second
+	// for no longer: as long as for an outage. Its waiters are parked, so
+	// a short window costs one probe per window, and a quota restored
+	// (credit added, a plan raised) is found within minutes.
+	DefaultQuotaOpenFor = DefaultOpenFor
 )
 
 // Who closed a breaker (Record.ClosedBy) when it was not a probe.
@@ -114,10 +112,6 @@ type Record struct {
 	// competing with the ramp (see Breakers.Allow).
 	DrainingUntil time.Time `json:"draining_until,omitzero"`
 	DrainingGate  gate.Name `json:"draining_gate,omitempty"`
-	// DrainCongestedAt is the last time a call a gate released met
-	// RATE_LIMITED or an outage failure: released calls hold back for a
-	// moment after it (see Breakers.AllowReleased).
-	DrainCongestedAt time.Time `json:"drain_congested_at,omitzero"`
 	// LastFailureAt and LastErrorType describe the last outage failure.
 	LastFailureAt time.Time     `json:"last_failure_at,omitzero"`
 	LastErrorType failure.Class `json:"last_error_type,omitempty"`
@@ -215,10 +209,6 @@ type Store interface {
 	// until `until`; a breaker that is not closed (or has no record) is
 	// left alone, with a *ConflictError.
 	SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error
-	// CongestDrain records that a released call met congestion at now
-	// (DrainCongestedAt), creating a closed record for a service without
-	// one.
-	CongestDrain(ctx context.Context, service string, now time.Time) error
 }
 
 func threshold(n int) int {

@@ -117,8 +117,7 @@ type Ticket struct {
 	// its outcome only in that window.
 	Generation int64
 
-	owner    string
-	released bool
+	owner string
 }
 
 // Breakers is the shared circuit breaker of every upstream service, for one
@@ -132,16 +131,14 @@ type Breakers struct {
 	Clock Clock
 	// Stage is the metrics dimension of this process's counters.
 	Stage pipeline.Stage
-	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor,
-	// DrainHoldBack: see the Default constants. A negative CacheTTL
-	// disables the cache.
-	Threshold     int
-	OpenFor       time.Duration
-	ProbeLease    time.Duration
-	HalfOpenWait  time.Duration
-	CacheTTL      time.Duration
-	QuotaOpenFor  time.Duration
-	DrainHoldBack time.Duration
+	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor:
+	// see the Default constants. A negative CacheTTL disables the cache.
+	Threshold    int
+	OpenFor      time.Duration
+	ProbeLease   time.Duration
+	HalfOpenWait time.Duration
+	CacheTTL     time.Duration
+	QuotaOpenFor time.Duration
 	// Trips decides which classes are outages; nil means DefaultTrips.
 	Trips func(failure.Class) bool
 	// NewOwner names probe owners; nil means NewOwner.
@@ -167,34 +164,11 @@ const maxCached = 4096
 // AllowReleased is Allow for a call whose item a gate's ramp released
 // (released is that gate; empty: no gate released it, plain Allow): it
 // goes ahead while the breaker is closed, even while the service is
-// draining — it is the drain — unless a released call met congestion
-// (RATE_LIMITED, an outage failure) less than DrainHoldBack ago: then it
-// goes back behind its gate without calling (a wait marked
-// gate.ErrCongested, which the runner counts toward the gate's ramp), and
-// a later run releases it at the rate the ramp cut to. This is the
-// client-side throttling of the AWS SDKs' adaptive mode, shared through the
-// breaker's record: a rate limit that empties its bucket answers 429 to
-// every call for a moment, and the round's later releases would all spend
-// themselves on it. Done records a released call's congestion.
+// draining — it is the drain, paced by the gate's ramp, which the runner
+// tells of the congestion a released call meets.
 func (b *Breakers) AllowReleased(ctx context.Context, service string, released gate.Name) (Ticket, error) {
-	if released == "" {
-		t, _, err := b.allow(ctx, service, false)
-		return t, err
-	}
-	t, rec, err := b.allow(ctx, service, true)
-	if err != nil {
-		return t, err
-	}
-	if now := b.now(); now.Before(rec.DrainCongestedAt.Add(orDefault(b.DrainHoldBack, DefaultDrainHoldBack))) {
-		// Back behind the gate: parked (the wait is longer than the runner
-		// holds through visibility) and released again by a later run.
-		b.count(MetricBreakerRejects, "")
-		return Ticket{}, gate.Wrap(gate.Congested(&failure.WaitError{Until: now.Add(orDefault(b.OpenFor, DefaultOpenFor)),
-			Reason: "a released call met congestion " + now.Sub(rec.DrainCongestedAt).Round(time.Millisecond).String() +
-				" ago: back behind " + string(released)}), released)
-	}
-	t.released = true
-	return t, nil
+	t, _, err := b.allow(ctx, service, released != "")
+	return t, err
 }
 
 // Allow decides whether a call to service may go ahead. While the service
@@ -352,19 +326,6 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 		o = Neutral
 	}
 	now := b.now()
-	if t.released && (o == Throttled || o == Failure) {
-		// Later released calls of this round hold back (AllowReleased).
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if err := b.Store.CongestDrain(wctx, t.Service, now); err == nil {
-			b.mu.Lock()
-			if c, ok := b.cache[t.Service]; ok {
-				c.r.DrainCongestedAt = now
-				b.cache[t.Service] = c
-			}
-			b.mu.Unlock()
-		}
-		cancel()
-	}
 	if !t.Probe {
 		switch o {
 		case Neutral, Throttled:

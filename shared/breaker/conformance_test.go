@@ -315,22 +315,12 @@ func conformance(t *testing.T, s breaker.Store) {
 		if err := s.SetDraining(ctx, v, g, t0.Add(time.Minute), t0); !errors.Is(err, breaker.ErrConflict) {
 			t.Fatalf("draining a service without a record: %v", err)
 		}
-		if err := s.CongestDrain(ctx, v, t0); err != nil {
-			t.Fatalf("congesting a service without a record: %v", err)
-		}
-		if r, err := s.Get(ctx, v); err != nil || r.State != breaker.Closed || !r.DrainCongestedAt.Equal(t0) {
-			t.Fatalf("the record congestion created: %+v, %v", r, err)
-		}
 		fail(t, v, t0)
 		if err := s.SetDraining(ctx, v, g, t0.Add(2*time.Minute), t0.Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CongestDrain(ctx, v, t0.Add(5*time.Second)); err != nil {
-			t.Fatal(err)
-		}
 		r, _ := s.Get(ctx, v)
-		if r.DrainingGate != g || !r.DrainingUntil.Equal(t0.Add(2*time.Minute)) || !r.DrainCongestedAt.Equal(t0.Add(5*time.Second)) ||
-			r.ConsecutiveFailures != 1 {
+		if r.DrainingGate != g || !r.DrainingUntil.Equal(t0.Add(2*time.Minute)) || r.ConsecutiveFailures != 1 {
 			t.Fatalf("after marking: %+v", r)
 		}
 		open(t, v, t0)

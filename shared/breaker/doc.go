@@ -30,7 +30,6 @@
 //	release   half_open → open      SET state = open, open_until = now (the next caller may probe)
 //	          IF state = half_open AND probe_owner = :me
 //	drain     closed → closed       SET draining_until, draining_gate   IF state = closed
-//	congest   any → any             SET drain_congested_at = now        (unconditional)
 //	operator  any → closed          ADD generation 1   IF attribute_exists(service)   (triage breakers reset)
 //
 // The probe's holder is either a caller that found the breaker past
@@ -45,11 +44,8 @@
 // While the scheduler releases a gate's waiters in a ramp, it marks the
 // service as draining (drain): a new caller queues behind the gate instead
 // of competing with the backlog (a wait behind the draining gate), while a
-// released caller goes ahead (AllowReleased). A released call that meets
-// congestion (RATE_LIMITED, an outage failure) records it (congest), and for
-// DrainHoldBack the other released calls go back behind the gate without
-// calling — the client-side throttle of the AWS SDKs' adaptive mode, shared
-// through the record.
+// released caller goes ahead (AllowReleased). The ramp paces the drain; the
+// runner tells the gate of the congestion released calls meet.
 //
 // "Half-open" is reached lazily: an open breaker whose open_until has passed
 // lets exactly one caller win the probe lease (the conditional write above);
@@ -71,8 +67,8 @@
 // working, and resets the count. A provider's exhausted quota
 // (BUDGET_EXCEEDED from the provider, not triage's own budget) opens the
 // breaker at once, for as long as the answer asked and at least
-// QuotaOpenFor (the profile's ProviderQuotaWait): every caller would get
-// the same answer.
+// QuotaOpenFor (as long as for an outage): every caller would get the same
+// answer, and a probe per window finds the quota restored.
 //
 // # Cost
 //

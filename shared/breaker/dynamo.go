@@ -65,7 +65,6 @@ type record struct {
 	ClosedBy            string `dynamodbav:"closed_by,omitempty"`
 	DrainingUntil       int64  `dynamodbav:"draining_until,omitempty"`
 	DrainingGate        string `dynamodbav:"draining_gate,omitempty"`
-	DrainCongestedAt    int64  `dynamodbav:"drain_congested_at,omitempty"`
 	LastFailureAt       string `dynamodbav:"last_failure_at,omitempty"`
 	LastErrorType       string `dynamodbav:"last_error_type,omitempty"`
 	Opens               int    `dynamodbav:"opens,omitempty"`
@@ -85,7 +84,6 @@ func (r record) breaker() Record {
 		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType),
 		Opens: r.Opens, Generation: r.Generation, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
 		DrainingUntil: fromMillis(r.DrainingUntil), DrainingGate: gate.Name(r.DrainingGate),
-		DrainCongestedAt: fromMillis(r.DrainCongestedAt),
 	}
 }
 
@@ -337,22 +335,6 @@ func (s *Dynamo) SetDraining(ctx context.Context, service string, g gate.Name, u
 	cond := b.Name("state") + " = " + b.Str(string(Closed))
 	_, err := s.transition(ctx, service, "set draining", update, cond, b, nil)
 	return err
-}
-
-// CongestDrain records a released call's congestion:
-//
-//	SET drain_congested_at = :now
-//
-// (unconditional: a service without a record gets one, closed).
-func (s *Dynamo) CongestDrain(ctx context.Context, service string, now time.Time) error {
-	b := dynamoexpr.New()
-	update := "SET " + b.Name("drain_congested_at") + " = " + b.Num(now.UnixMilli())
-	in := s.update(service, update, "", b)
-	in.ConditionExpression, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = nil, types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
-	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
-		return fmt.Errorf("breaker %s: congest drain: %w", service, err)
-	}
-	return nil
 }
 
 // generationIs is the condition "the record is in window generation" (an

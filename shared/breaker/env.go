@@ -11,8 +11,7 @@ import (
 )
 
 // FromDeps builds a stage function's Breakers over the BREAKERS_TABLE table,
-// with the process's logger and metrics, and the profile's
-// ProviderQuotaWait as QuotaOpenFor. BREAKER_OPEN_FOR, when set (a Go
+// with the process's logger and metrics. BREAKER_OPEN_FOR, when set (a Go
 // duration), shortens how long a breaker stays open before its probe — for
 // demos with compressed time; production leaves it unset (DefaultOpenFor).
 func FromDeps(d stage.Deps, st pipeline.Stage) (*Breakers, error) {
@@ -23,11 +22,6 @@ func FromDeps(d stage.Deps, st pipeline.Stage) (*Breakers, error) {
 	b := &Breakers{
 		Store: &Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: table},
 		Clock: stage.SystemClock{}, Stage: st, Log: d.Log, Metrics: d.Metrics,
-	}
-	if d.Env.Profile != nil {
-		// A provider's exhausted quota keeps the breaker open as long as the
-		// profile waits for one.
-		b.QuotaOpenFor = d.Env.Profile.ProviderQuotaWait
 	}
 	if v := d.Getenv("BREAKER_OPEN_FOR"); v != "" {
 		dur, err := time.ParseDuration(v)

@@ -169,19 +169,6 @@ func (s *Memory) SetDraining(_ context.Context, service string, g gate.Name, unt
 	return nil
 }
 
-// CongestDrain records a released call's congestion.
-func (s *Memory) CongestDrain(_ context.Context, service string, now time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.breakers[service]
-	if !ok {
-		r = Record{Service: service, State: Closed}
-	}
-	r.DrainCongestedAt = now.UTC()
-	s.breakers[service] = r
-	return nil
-}
-
 func (s *Memory) conflict(service, op string, r Record, ok bool) error {
 	ce := &ConflictError{Service: service, Op: op}
 	if ok {

@@ -148,26 +148,6 @@ func Of(err error) (n Name, ok bool) {
 	return n, ok
 }
 
-// ErrCongested marks a wait its upstream's congestion caused (a released
-// waiter the drain's throttle held back): the runner counts it toward the
-// gate's ramp like a RATE_LIMITED answer. Match it with errors.Is.
-var ErrCongested = errors.New("upstream congested")
-
-type congestedError struct{ err error }
-
-func (e *congestedError) Error() string        { return e.err.Error() }
-func (e *congestedError) Unwrap() error        { return e.err }
-func (e *congestedError) Is(target error) bool { return target == ErrCongested }
-
-// Congested marks err as caused by its upstream's congestion (ErrCongested);
-// nil stays nil.
-func Congested(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &congestedError{err: err}
-}
-
 // SQS message attributes of an envelope the scheduler released: the gate it
 // waited behind (so the stage can signal congestion to the gate's ramp),
 // and, for a probe, the probe lease the scheduler took for it.

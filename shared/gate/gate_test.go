@@ -96,16 +96,20 @@ func TestRampSchedule(t *testing.T) {
 			{0, 40, 80},
 			{20, 80, 56}, // congestion: ×0.7, the peak was 80, slow start over
 			{5, 56, 56},  // hold a round trip: the signals are from before the cut
-			{0, 56, 68},  // half the way back to the peak
-			{0, 68, 74},
-			{0, 74, 77},
-			{0, 77, 79},
+			{0, 56, 62},  // a quarter of the way back to the peak
+			{0, 62, 67},
+			{0, 67, 71},
+			{0, 71, 74},
+			{0, 74, 76},
+			{0, 76, 77},
+			{0, 77, 78},
+			{0, 78, 79},
 			{0, 79, 80},
 			{0, 80, 81}, // at the peak: probe by a fiftieth of it, doubling
 			{0, 81, 83},
 			{0, 83, 87},
 			{0, 5, 87},   // the backlog ran short: no growth
-			{2, 87, 95},  // two signals: within the background learnt below the peak
+			{2, 87, 95},  // two signals: within the background learnt from the quiet runs
 			{30, 95, 66}, // a third of the run: congestion, the new peak is 95
 		}},
 		"additive from the start without slow start": {gate.RampConfig{Start: 10, NoSlowStart: true, Increase: 5}, []step{
@@ -138,9 +142,32 @@ func TestRampSchedule(t *testing.T) {
 	}
 }
 
+// TestRampOpening: the first run's allowance is the rate the waiters
+// arrived at, per interval, between Start and Max.
+func TestRampOpening(t *testing.T) {
+	t.Parallel()
+	cfg := gate.RampConfig{Start: 20, Max: 1000}
+	for _, tc := range []struct {
+		waiters int
+		closed  time.Duration
+		want    int
+	}{
+		{6000, 10 * time.Minute, 600},   // a busy upstream's 10-minute outage
+		{4000, 6 * time.Hour, 20},       // a trickle over a long outage: Start
+		{100, 10 * time.Second, 100},    // closed less than an interval: one interval
+		{90000, 10 * time.Minute, 1000}, // never past Max
+		{0, time.Hour, 20},
+	} {
+		if got := cfg.Opening(tc.waiters, tc.closed, time.Minute); got != tc.want {
+			t.Errorf("Opening(%d, %v) = %d, want %d", tc.waiters, tc.closed, got, tc.want)
+		}
+	}
+}
+
 // TestRampLearnsTheBackground: an upstream that answers a steady share of
 // 429s and 5xx at any rate does not pin the ramp at its minimum; the ramp
-// learns that share below the peak and cuts only on congestion beyond it.
+// learns that share from the runs it accepts and cuts only on congestion
+// beyond it.
 func TestRampLearnsTheBackground(t *testing.T) {
 	t.Parallel()
 	var (

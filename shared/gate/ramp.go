@@ -24,11 +24,20 @@ const (
 	// probeShare sets the first growth past the rate that last met
 	// congestion: a fiftieth of it.
 	probeShare = 50
-	// belowPeak is how far under the peak a run must be for its congestion
-	// to count as the upstream's background (Ramp.Noise).
-	belowPeak = 0.85
-	// noiseWeight is the weight of one run in Ramp.Noise's average.
-	noiseWeight = 0.3
+	// approach is the share of the way back to the peak a quiet run adds
+	// after a cut: a quarter, so the ramp nears the rate that met
+	// congestion over a few runs rather than meeting it again at once.
+	approach = 4
+	// priorNoise and priorOver are the background the ramp assumes before
+	// it has learned the upstream's: 5% of releases meeting congestion,
+	// weighing as much as 100 releases — an LLM provider's usual trickle of
+	// 429s and 5xx at any rate.
+	priorNoise = 0.05
+	priorOver  = 100
+	// noiseMemory is how many released waiters Ramp.Noise remembers: older
+	// runs weigh less once it is reached, so the estimate follows an
+	// upstream whose background changes.
+	noiseMemory = 2000
 )
 
 // RampConfig shapes how a gate releases its waiters once it opens: an
@@ -37,30 +46,33 @@ const (
 // increase, multiplicative decrease, with the shape of TCP CUBIC and the
 // AWS SDKs' adaptive retry mode, in steps of one run (a round trip):
 //
-//   - the first run after the gate opens releases Start;
+//   - the first run after the gate opens releases Start, or the rate its
+//     waiters arrived at when that is higher (Opening);
 //   - slow start: while no congestion was met yet, a run whose allowance
 //     was used up doubles it;
 //   - congestion — more congestion signals since the last adjustment
-//     (RATE_LIMITED, a 5xx or a timeout of a released waiter, or a
-//     released waiter the drain's throttle held back) than the upstream's
-//     background explains — cuts the allowance by Decrease and remembers
-//     the rate that met it (the peak); the next run holds, since its
-//     signals still come from waiters released before the cut (one
-//     decrease per round trip, as TCP);
-//   - afterwards each used-up, quiet run adds half the way back to the
-//     peak, at least Increase (concave: quickly near the rate that worked,
-//     slowly at it); past the peak it adds a step that starts at a
-//     fiftieth of the peak and doubles each quiet run (convex: CUBIC's
-//     probe for more, quick when the peak was set too low).
+//     (RATE_LIMITED, a 5xx or a timeout of a released waiter's call) than
+//     the upstream's background explains — cuts the allowance by Decrease
+//     and remembers the rate that met it (the peak); the next run holds,
+//     since its signals still come from waiters released before the cut
+//     (one decrease per round trip, as TCP);
+//   - afterwards each used-up, quiet run adds a quarter of the way back to
+//     the peak, at least Increase (concave: quickly near the rate that
+//     met congestion, slowly at it); past the peak it adds a step that
+//     starts at a fiftieth of the peak and doubles each quiet run (convex:
+//     CUBIC's probe for more, quick when the peak was set too low).
 //
 // The background: LLM providers answer a trickle of 429s and 5xx at any
 // rate, and a ramp that took every one for congestion would sit at its
-// minimum, as a TCP window does on a lossy link. The ramp learns the
-// share of released waiters that meet congestion in runs well below the
-// peak (Noise), and cuts only when a run's signals exceed what that share
-// explains by two standard deviations (any signal, while there is none). A run whose waiters ran out before its allowance leaves the
-// allowance as it is. The zero value is the defaults with slow start;
-// NoSlowStart grows additively from the first run.
+// minimum, as a TCP window does on a lossy link. The ramp learns the share
+// of released waiters that meet congestion (Noise) from the runs it did
+// not judge congested, starting from a prior of 5%, and cuts only when a
+// run's signals exceed what that share explains by three standard
+// deviations (of a Poisson count: the signals of one run are more
+// dispersed than that, since items fail in runs, and a false cut costs a
+// drain many rounds). A run whose waiters ran out before its
+// allowance leaves the allowance as it is. The zero value is the defaults
+// with slow start; NoSlowStart grows additively from the first run.
 type RampConfig struct {
 	Start, Increase int
 	Decrease        float64
@@ -85,15 +97,29 @@ type Ramp struct {
 	Cut bool
 	// Seen is the gate's congestion count at the last adjustment.
 	Seen int64
-	// Noise is the upstream's background congestion share: an average of
-	// the share of released waiters that met congestion in runs well below
-	// the peak.
-	Noise float64
+	// Noise is the upstream's background congestion share: the share of
+	// released waiters that met congestion in the runs that did not, over
+	// the last NoiseOver of them (at most noiseMemory; the prior counts as
+	// priorOver).
+	Noise     float64
+	NoiseOver int
 	// OpenedAt is when a run first found the gate open (zero: the ramp has
 	// not started); AdjustedAt when Rate was last set.
 	OpenedAt, AdjustedAt time.Time
 	// Total counts the waiters released since OpenedAt.
 	Total int64
+}
+
+// Opening is the first run's allowance of a gate that opens with waiters
+// waiters, parked over closed: the rate they arrived at, per interval
+// (the load the upstream carried before it closed), when that is more than
+// Start; never more than Max. A gate whose waiters trickled in starts at
+// Start.
+func (c RampConfig) Opening(waiters int, closed, interval time.Duration) int {
+	c = c.withDefaults()
+	closed = max(closed, interval)
+	perRun := int(float64(waiters) * float64(interval) / float64(closed))
+	return min(max(perRun, c.Start), c.Max)
 }
 
 // Started reports whether the ramp is under way.
@@ -104,18 +130,26 @@ func (r Ramp) Started() bool { return !r.OpenedAt.IsZero() }
 func (c RampConfig) Next(r Ramp, now time.Time, congested int64) Ramp {
 	c = c.withDefaults()
 	if !r.Started() {
-		return Ramp{Rate: c.Start, SlowStart: !c.NoSlowStart, OpenedAt: now, AdjustedAt: now, Seen: congested}
+		return Ramp{Rate: c.Start, SlowStart: !c.NoSlowStart, OpenedAt: now, AdjustedAt: now, Seen: congested,
+			Noise: priorNoise, NoiseOver: priorOver}
 	}
 	signals := max(congested-r.Seen, 0)
-	if !r.Cut && r.Released > 0 && (r.Peak == 0 || float64(r.Rate) <= belowPeak*float64(r.Peak)) {
-		share := min(1, float64(signals)/float64(r.Released))
-		r.Noise = (1-noiseWeight)*r.Noise + noiseWeight*share
+	congestion := !r.Cut && signals > r.background()
+	if !r.Cut && !congestion && r.Released > 0 {
+		// The background is learned from the runs the test accepted (a run
+		// that met congestion says nothing about it), as a running share,
+		// not an average of shares: a run of 20 and one of 1,000 weigh as
+		// many waiters as they released.
+		over := min(r.NoiseOver, noiseMemory-min(r.Released, noiseMemory))
+		seen := r.Noise*float64(over) + float64(min(signals, int64(r.Released)))
+		r.NoiseOver = over + r.Released
+		r.Noise = seen / float64(r.NoiseOver)
 	}
 	cut := false
 	switch {
 	case r.Cut:
 		// Hold for a round trip after a cut.
-	case signals > r.background():
+	case congestion:
 		r.Peak, r.Step = r.Rate, 0
 		r.Rate = int(math.Floor(float64(r.Rate) * c.Decrease))
 		r.SlowStart, cut = false, true
@@ -126,7 +160,7 @@ func (c RampConfig) Next(r Ramp, now time.Time, congested int64) Ramp {
 		case r.Peak == 0:
 			r.Rate += c.Increase
 		case r.Rate < r.Peak:
-			r.Rate += max(c.Increase, (r.Peak-r.Rate+1)/2)
+			r.Rate += max(c.Increase, (r.Peak-r.Rate+approach-1)/approach)
 		default:
 			r.Step = max(r.Step, c.Increase, r.Peak/probeShare)
 			r.Rate += r.Step
@@ -140,11 +174,11 @@ func (c RampConfig) Next(r Ramp, now time.Time, congested int64) Ramp {
 }
 
 // background is the most congestion signals the last run's releases may
-// bring without it being congestion: the background share's mean plus two
-// standard deviations (a Poisson count); none without a background.
+// bring without it being congestion: the background share's mean plus three
+// standard deviations (a Poisson count).
 func (r Ramp) background() int64 {
 	mean := r.Noise * float64(r.Released)
-	return int64(math.Ceil(mean + 2*math.Sqrt(mean)))
+	return int64(math.Ceil(mean + 3*math.Sqrt(mean)))
 }
 
 func (c RampConfig) withDefaults() RampConfig {

@@ -256,6 +256,16 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 	}
 	res.Open++
 	next := s.Ramp.Next(rec.Ramp, now, rec.Congested)
+	if !rec.Ramp.Started() && !rec.WaitingSince.IsZero() {
+		// The first run after the gate opened: start at the rate the
+		// waiters arrived at, if that is more than the ramp's start — the
+		// load the upstream carried before it closed, not the backlog.
+		if n, err := s.Waiters.Count(ctx, rec.Gate); err == nil {
+			next.Rate = s.Ramp.Opening(n, now.Sub(rec.WaitingSince), s.interval())
+		} else {
+			log.Warn("counting a gate's waiters failed; the ramp starts at its start", "error", redact.String(err.Error()))
+		}
+	}
 	ws, err := s.Waiters.Waiting(ctx, rec.Gate, min(next.Rate, s.maxPerRun()))
 	if err != nil {
 		res.Errors++

@@ -156,6 +156,7 @@ func TestOpenGateReleasesInARamp(t *testing.T) {
 	g := gate.New(gate.Budget, "2026-11-20") // yesterday's budget: open
 	b.sched.Ramp = gate.RampConfig{Start: 10}
 	b.park(t, g, 100)
+	b.clock.Advance(2 * time.Hour) // 100 waiters in 2 hours: the ramp starts at its start
 	var rates []int
 	first := true
 	for run := 0; len(b.items.Parked()) > 0 && run < 20; run++ {
@@ -182,8 +183,8 @@ func TestOpenGateReleasesInARamp(t *testing.T) {
 		}
 		b.clock.Advance(time.Minute)
 	}
-	if want := "[10 20 14 14 17 19 6]"; fmt.Sprint(rates) != want {
-		t.Fatalf("releases per run %v, want %s (start 10, slow start ×2, congestion ×0.7, hold, half the way back to 20 twice, the rest)",
+	if want := "[10 20 14 14 16 17 9]"; fmt.Sprint(rates) != want {
+		t.Fatalf("releases per run %v, want %s (start 10, slow start ×2, congestion ×0.7, hold, a quarter of the way back to 20 twice, the rest)",
 			rates, want)
 	}
 	if rec, _ := b.gates.Get(g); rec.Ramp.Total != 100 {
@@ -198,6 +199,20 @@ func TestOpenGateReleasesInARamp(t *testing.T) {
 	}
 }
 
+// TestRampOpensAtTheWaitersRate: a gate whose waiters arrived quickly — a
+// busy upstream's ten-minute outage — opens at the rate they arrived at,
+// the load the upstream carried, not at the ramp's start.
+func TestRampOpensAtTheWaitersRate(t *testing.T) {
+	t.Parallel()
+	b := setupGates(t)
+	g := gate.New(gate.Budget, "2026-11-20")
+	b.park(t, g, 300)
+	b.clock.Advance(10 * time.Minute) // 300 waiters in 10 minutes: 30 a minute
+	if res := b.run(t, "r"); res.Released != 30 || len(b.sqs.take()) != 30 {
+		t.Fatalf("first run after the gate opened: %+v, want 30 released", res)
+	}
+}
+
 // TestOverlappingRunsReleaseAGateOnce: two runs at the same moment (an
 // EventBridge retry) do not both release a gate.
 func TestOverlappingRunsReleaseAGateOnce(t *testing.T) {
@@ -205,6 +220,7 @@ func TestOverlappingRunsReleaseAGateOnce(t *testing.T) {
 	b := setupGates(t)
 	g := gate.New(gate.Budget, "2026-11-20")
 	b.park(t, g, 50)
+	b.clock.Advance(2 * time.Hour)
 	var wg sync.WaitGroup
 	results := make([]parked.Result, 2)
 	for i := range results {

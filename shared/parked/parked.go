@@ -45,8 +45,10 @@
 //     call the probe. A failed probe re-parks its item without spending an
 //     attempt.
 //   - open: it takes the gate's lease for the run, which also moves the
-//     gate's ramp (gate.RampConfig: start low, grow additively while no
-//     released item met RATE_LIMITED or a 5xx, cut by 0.7 when one did),
+//     gate's ramp (gate.RampConfig: start low — at the rate the waiters
+//     arrived at, when that is higher — grow while released items meet no
+//     more RATE_LIMITED or 5xx than the upstream's background, cut by 0.7
+//     when they do),
 //     and releases that many of the oldest waiters, their sends spread over
 //     the run's interval (DelaySeconds) and tagged with the gate
 //     (gate.AttrGate) so the stage can signal congestion. Overlapping runs
@@ -93,6 +95,7 @@ type Store interface {
 // state.MemoryParked).
 type Waiters interface {
 	Waiting(ctx context.Context, g gate.Name, limit int) ([]state.ParkedWait, error)
+	Count(ctx context.Context, g gate.Name) (int, error)
 	Unpark(ctx context.Context, w state.ParkedWait) error
 }
 

@@ -20,7 +20,10 @@
 // per event-source slot stands for one warm Lambda instance; each has its
 // own breaker cache over one shared breaker store. Parked waits are
 // re-enqueued by the real parked.Scheduler (functions/scheduler's work)
-// over state.Memory's parked store.
+// over state.Memory's parked store and gates: it probes open breakers
+// through a parked waiter and releases each gate's waiters in its ramp
+// (docs/design.md "Waits and parking"). Every DynamoDB request of the
+// stages, the scheduler, the breakers and the gates is counted.
 //
 // The baselines — naive SQS redrive and in-process SDK-style retries — are
 // modelled here (baseline.go); they are not triage's code.
@@ -32,7 +35,9 @@
 // decided per (item, call number) by the fakes' own fakes.Plan — the same
 // semantics as infra/fakes, so a scenario can be posted to the fakes of the
 // local stack — plus windows (an outage, an exhausted quota) during which
-// every call to one upstream fails. Call latencies are a pure function of
+// every call to one upstream fails, an upstream's rate limit (a token
+// bucket that answers 429 beyond it) and the llm stage's daily budget
+// (counted in calls). Call latencies are a pure function of
 // (seed, stage, item, call number). Every policy therefore meets the same
 // faults for the same item and call, and a run is deterministic for its
 // seed.
@@ -60,8 +65,8 @@
 // for a scenario whose llm stage names a chain (StageConfig.Chain: the real
 // fallback.Chain, one breaker per provider, each provider answering in its
 // own wire format, providers.go; a disabled model stays disabled there: the
-// recovery function is not simulated), and triage's own daily budget not at
-// all; queues deliver in visibility order, which
+// recovery function is not simulated), and triage's own daily budget only
+// where a scenario sets one; queues deliver in visibility order, which
 // standard queues only roughly do; the event source mapping's empty
 // receives are not billed.
 package simulate

@@ -818,6 +818,15 @@ func (p *parkedStore) Waiting(ctx context.Context, g gate.Name, limit int) ([]st
 	return ws, err
 }
 
+// Count counts a gate's waiters: a Query of the by-gate index with Select
+// COUNT, billed by the size of the records it reads.
+func (p *parkedStore) Count(ctx context.Context, g gate.Name) (int, error) {
+	n, err := p.m.Count(ctx, g)
+	p.e.meter.ddb(ddbQuery, 0, max(0.5, rru(n*parkedBytes, false)))
+	p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+	return n, err
+}
+
 // Unpark retires a released gate wait: a conditional DeleteItem.
 func (p *parkedStore) Unpark(ctx context.Context, w state.ParkedWait) error {
 	p.e.ddbWrite(ddbDeleteItem, parkedBytes)

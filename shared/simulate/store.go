@@ -255,12 +255,6 @@ func (b *breakerStore) SetDraining(ctx context.Context, service string, g gate.N
 	return b.m.SetDraining(ctx, service, g, until, now)
 }
 
-// CongestDrain records a released call's congestion.
-func (b *breakerStore) CongestDrain(ctx context.Context, service string, now time.Time) error {
-	b.write()
-	return b.m.CongestDrain(ctx, service, now)
-}
-
 // Reset closes a breaker (operator).
 func (b *breakerStore) Reset(ctx context.Context, service string, now time.Time) (breaker.Record, error) {
 	b.write()

@@ -216,7 +216,8 @@ func (g *recordingGates) Congested(ctx context.Context, n gate.Name, now time.Ti
 
 // TestReleasedRecordSignalsCongestion: an item a gate released that meets
 // RATE_LIMITED, a 5xx or a timeout tells the gate's ramp; any other outcome,
-// or a record no gate released, does not.
+// a record no gate released, or a retry of a released record through
+// visibility (the item's own, not a call the ramp paced), does not.
 func TestReleasedRecordSignalsCongestion(t *testing.T) {
 	t.Parallel()
 	g := gate.New(gate.Breaker, "api.example.com")
@@ -224,14 +225,16 @@ func TestReleasedRecordSignalsCongestion(t *testing.T) {
 		err      error
 		released bool
 		want     bool
+		receives int
 	}{
-		"rate limited":       {httpErr(failure.OpenAI, 429, ""), true, true},
-		"server error":       {httpErr(failure.OpenAI, 503, ""), true, true},
-		"timeout":            {context.DeadlineExceeded, true, true},
-		"a request error":    {httpErr(failure.OpenAI, 400, `{"error":{"code":"context_length_exceeded"}}`), true, false},
-		"success":            {nil, true, false},
-		"not released":       {httpErr(failure.OpenAI, 429, ""), false, false},
-		"the gate is closed": {gate.Wrap(&failure.WaitError{Until: time.Now().Add(time.Hour)}, g), true, false},
+		"rate limited":                 {httpErr(failure.OpenAI, 429, ""), true, true, 0},
+		"server error":                 {httpErr(failure.OpenAI, 503, ""), true, true, 0},
+		"timeout":                      {context.DeadlineExceeded, true, true, 0},
+		"a request error":              {httpErr(failure.OpenAI, 400, `{"error":{"code":"context_length_exceeded"}}`), true, false, 0},
+		"success":                      {nil, true, false, 0},
+		"not released":                 {httpErr(failure.OpenAI, 429, ""), false, false, 0},
+		"the gate is closed":           {gate.Wrap(&failure.WaitError{Until: time.Now().Add(time.Hour)}, g), true, false, 0},
+		"a retry of a released record": {err: httpErr(failure.OpenAI, 503, ""), released: true, receives: 2},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -249,7 +252,7 @@ func TestReleasedRecordSignalsCongestion(t *testing.T) {
 				}
 				return state.Output{}, tc.err
 			}
-			m := msg("a", pipeline.LLM, "m1", 1)
+			m := msg("a", pipeline.LLM, "m1", max(tc.receives, 1))
 			if tc.released {
 				m.MessageAttributes = map[string]events.SQSMessageAttribute{gate.AttrGate: {StringValue: strPtr(string(g)), DataType: "String"}}
 			}

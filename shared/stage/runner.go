@@ -368,25 +368,20 @@ func (rec *record) run() outcome {
 }
 
 // signalCongestion tells the gate that released this record that its
-// upstream is congested (RATE_LIMITED, 5xx, a timeout, or a wait marked
-// gate.ErrCongested), so the gate's ramp slows down. Best effort: the ramp
-// only paces releases.
+// upstream is congested (RATE_LIMITED, 5xx, a timeout), so the gate's ramp
+// slows down. Only the first delivery of the scheduler's message counts:
+// it is the call the ramp released, where a retry of it through
+// visibility is the item's own, which the ramp did not pace. Best effort:
+// the ramp only paces releases.
 func (rec *record) signalCongestion(ctx context.Context, werr error) {
 	r := rec.b.r
-	if rec.delivery.Gate == "" || r.Gates == nil {
+	if rec.delivery.Gate == "" || r.Gates == nil || rec.rc > 1 || errors.Is(werr, failure.ErrWaiting) {
 		return
 	}
-	switch {
-	case errors.Is(werr, gate.ErrCongested):
-		// Held back by the drain's throttle: the same congestion.
-	case errors.Is(werr, failure.ErrWaiting):
-		return
+	switch failure.Classify(werr).Class {
+	case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
 	default:
-		switch failure.Classify(werr).Class {
-		case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
-		default:
-			return
-		}
+		return
 	}
 	if err := r.Gates.Congested(ctx, rec.delivery.Gate, rec.b.now()); err != nil && !errors.Is(err, state.ErrConflict) {
 		rec.log.Warn("signalling congestion to the gate's ramp failed", "gate", string(rec.delivery.Gate), "error", redact.String(err.Error()))

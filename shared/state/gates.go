@@ -89,6 +89,7 @@ type gateRecord struct {
 	Seen         int64   `dynamodbav:"congested_seen,omitempty"`
 	Step         int     `dynamodbav:"step,omitempty"`
 	Noise        float64 `dynamodbav:"noise,omitempty"`
+	NoiseOver    int     `dynamodbav:"noise_over,omitempty"`
 	Rate         int     `dynamodbav:"rate,omitempty"`
 	SlowStart    bool    `dynamodbav:"slow_start,omitempty"`
 	Released     int     `dynamodbav:"released,omitempty"`
@@ -105,7 +106,7 @@ func (r gateRecord) record() GateRecord {
 	return GateRecord{
 		Gate: gate.Name(r.Gate), WaitingSince: fromMillis(r.WaitingSince), TouchedAt: fromMillis(r.TouchedAt),
 		CongestedAt: fromMillis(r.CongestedAt), Congested: r.Congested,
-		Ramp: gate.Ramp{Rate: r.Rate, SlowStart: r.SlowStart, Released: r.Released, Cut: r.Cut, Peak: r.Peak, Seen: r.Seen, Step: r.Step, Noise: r.Noise, OpenedAt: fromMillis(r.OpenedAt),
+		Ramp: gate.Ramp{Rate: r.Rate, SlowStart: r.SlowStart, Released: r.Released, Cut: r.Cut, Peak: r.Peak, Seen: r.Seen, Step: r.Step, Noise: r.Noise, NoiseOver: r.NoiseOver, OpenedAt: fromMillis(r.OpenedAt),
 			AdjustedAt: fromMillis(r.AdjustedAt), Total: r.Total},
 		LeaseOwner: r.LeaseOwner, LeaseUntil: fromMillis(r.LeaseUntil),
 	}
@@ -187,7 +188,7 @@ func compareNames(a, b gate.Name) int {
 //	condition  attribute_exists(gate) AND (lease_until absent OR lease_until < :now)
 //	           AND adjusted_at = <rec's> (absent when rec's ramp had not started)
 //	update     SET lease_owner, lease_until, rate, slow_start, released, cut, peak, congested_seen,
-//	           step, noise, opened_at, adjusted_at, total
+//	           step, noise, noise_over, opened_at, adjusted_at, total
 //
 // The adjusted_at condition makes the ramp move once per run even when runs
 // overlap: a run that read the record before another run moved it loses.
@@ -205,6 +206,7 @@ func (s *Gates) Lease(ctx context.Context, rec GateRecord, owner string, now, un
 		", " + b.Name("slow_start") + " = " + b.Value(&types.AttributeValueMemberBOOL{Value: next.SlowStart}) +
 		", " + b.Name("released") + " = " + b.Num(int64(next.Released)) + ", " + b.Name("cut") + " = " + b.Value(&types.AttributeValueMemberBOOL{Value: next.Cut}) + ", " + b.Name("peak") + " = " + b.Num(int64(next.Peak)) + ", " + b.Name("congested_seen") + " = " + b.Num(next.Seen) + ", " + b.Name("step") + " = " + b.Num(int64(next.Step)) +
 		", " + b.Name("noise") + " = " + b.Value(&types.AttributeValueMemberN{Value: strconv.FormatFloat(next.Noise, 'g', 6, 64)}) +
+		", " + b.Name("noise_over") + " = " + b.Num(int64(next.NoiseOver)) +
 		", " + b.Name("opened_at") + " = " + b.Num(toMillis(next.OpenedAt)) +
 		", " + b.Name("adjusted_at") + " = " + b.Num(toMillis(next.AdjustedAt)) + ", " + b.Name("total") + " = " + b.Num(next.Total)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
@@ -219,7 +221,7 @@ func (s *Gates) Lease(ctx context.Context, rec GateRecord, owner string, now, un
 // low:
 //
 //	condition  adjusted_at = <rec's> AND (lease_until absent OR lease_until < :now)
-//	update     REMOVE rate, slow_start, released, cut, peak, congested_seen, step, noise, opened_at,
+//	update     REMOVE rate, slow_start, released, cut, peak, congested_seen, step, noise, noise_over, opened_at,
 //	           adjusted_at, total
 func (s *Gates) Reset(ctx context.Context, rec GateRecord, now time.Time) error {
 	if !rec.Ramp.Started() {
@@ -228,7 +230,7 @@ func (s *Gates) Reset(ctx context.Context, rec GateRecord, now time.Time) error 
 	b := dynamoexpr.New()
 	cond := "adjusted_at = " + b.Num(toMillis(rec.Ramp.AdjustedAt)) +
 		" AND (attribute_not_exists(lease_until) OR lease_until < " + b.Num(toMillis(now)) + ")"
-	update := "REMOVE " + b.Name("rate") + ", " + b.Name("slow_start") + ", " + b.Name("released") + ", " + b.Name("cut") + ", " + b.Name("peak") + ", " + b.Name("congested_seen") + ", " + b.Name("step") + ", " + b.Name("noise") + ", " + b.Name("opened_at") +
+	update := "REMOVE " + b.Name("rate") + ", " + b.Name("slow_start") + ", " + b.Name("released") + ", " + b.Name("cut") + ", " + b.Name("peak") + ", " + b.Name("congested_seen") + ", " + b.Name("step") + ", " + b.Name("noise") + ", " + b.Name("noise_over") + ", " + b.Name("opened_at") +
 		", " + b.Name("adjusted_at") + ", " + b.Name("total")
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
 		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values})

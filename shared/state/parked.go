@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/gate"
@@ -226,6 +227,38 @@ func (p *Parked) Waiting(ctx context.Context, g gate.Name, limit int) ([]ParkedW
 	return out, nil
 }
 
+// maxCountPages bounds Count's query (1 MB a page: about 3,000 waiters).
+const maxCountPages = 100
+
+// Count returns how many waiters gate g has (at most what maxCountPages
+// pages hold), from the by-gate index with Select COUNT: the scheduler
+// reads it once, when the gate opens, to start its ramp at the rate the
+// waiters arrived at.
+func (p *Parked) Count(ctx context.Context, g gate.Name) (int, error) {
+	if g.IsDue() {
+		return 0, nil
+	}
+	b := dynamoexpr.New()
+	key := b.Name("gate") + " = " + b.Str(string(g))
+	in := &dynamodb.QueryInput{
+		TableName: &p.Table, IndexName: aws.String(ByGateIndex), Select: types.SelectCount,
+		KeyConditionExpression: &key, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+	}
+	n := 0
+	for range maxCountPages {
+		page, err := p.DB.Query(ctx, in)
+		if err != nil {
+			return n, fmt.Errorf("count the waiters of %s: %w", g, err)
+		}
+		n += int(page.Count)
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	return n, nil
+}
+
 // Unpark retires a gate wait whose envelope was sent:
 //
 //	condition  attribute_not_exists(item_id) OR (gate = :gate AND parked_at = :parked_at)
@@ -435,6 +468,23 @@ func (p *MemoryParked) Waiting(_ context.Context, g gate.Name, limit int) ([]Par
 		}
 	}
 	return out, nil
+}
+
+// Count returns how many waiters g has.
+func (p *MemoryParked) Count(_ context.Context, g gate.Name) (int, error) {
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	q := p.m.byGate[g]
+	if q == nil || g.IsDue() {
+		return 0, nil
+	}
+	n := 0
+	for _, e := range q.entries {
+		if pk, ok := p.m.parked[e.id]; ok && pk.seq == e.seq {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Unpark retires a gate wait under Parked.Unpark's rules.

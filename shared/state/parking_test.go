@@ -23,6 +23,7 @@ type parkingBundle struct {
 	}
 	parked interface {
 		Waiting(ctx context.Context, g gate.Name, limit int) ([]state.ParkedWait, error)
+		Count(ctx context.Context, g gate.Name) (int, error)
 		Unpark(ctx context.Context, w state.ParkedWait) error
 	}
 	gates interface {
@@ -120,6 +121,12 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 		}
 		if one, _ := b.parked.Waiting(ctx, g, 1); len(one) != 1 || one[0].ItemID != id {
 			t.Fatalf("the oldest waiter: %+v", one)
+		}
+		if n, err := b.parked.Count(ctx, g); err != nil || n != 2 {
+			t.Fatalf("count of %s's waiters = %d, %v; want 2", g, n, err)
+		}
+		if n, err := b.parked.Count(ctx, gate.New(gate.Budget, "1999-01-01")); err != nil || n != 0 {
+			t.Fatalf("count of a gate without waiters = %d, %v", n, err)
 		}
 		// A waiter that ran and parked again since it was listed keeps its
 		// new wait: the stale copy cannot retire it.
