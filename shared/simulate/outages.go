@@ -173,7 +173,7 @@ func OutageTargets(runs []OutageRun) []Target {
 			Met:      six >= 0 && six <= 12 && worst <= 12,
 		})
 	}
-	var drains []string
+	var drains, missed []string
 	minUse, maxLimited := math.Inf(1), 0.0
 	for _, run := range runs {
 		r := find(run.Results, targetPolicy)
@@ -182,6 +182,9 @@ func OutageTargets(runs []OutageRun) []Target {
 		}
 		d := r.Drain
 		drains = append(drains, fmt.Sprintf("%s %.0f%% / %.1f%%", run.Scenario.Name, 100*d.Utilisation(), 100*d.RateLimitedShare()))
+		if d.Utilisation() < 0.8 || d.RateLimitedShare() > 0.02 {
+			missed = append(missed, fmt.Sprintf("%s (%d drain calls, %d rate-limited)", run.Scenario.Name, d.Calls, d.RateLimited))
+		}
 		minUse, maxLimited = min(minUse, d.Utilisation()), max(maxLimited, d.RateLimitedShare())
 	}
 	if len(drains) > 0 {
@@ -191,6 +194,13 @@ func OutageTargets(runs []OutageRun) []Target {
 			Measured: fmt.Sprintf("worst %.0f%% of the rate, %.1f%% rate-limited (%s)", 100*minUse, 100*maxLimited, strings.Join(drains, ", ")),
 			Met:      minUse >= 0.8 && maxLimited <= 0.02,
 		})
+		if len(missed) > 0 {
+			out[len(out)-1].Bound = "missed by " + strings.Join(missed, ", ") + ". What bounds it: the ramp finds the " +
+				"provider's limit by passing it once — slow start doubles the releases each scheduler run until a run meets " +
+				"congestion, and the calls of that run past the limit are answered 429 before the next run can cut it " +
+				"(about half the rate-limited calls of the 1-hour drain); the probes back towards the peak add the rest. A " +
+				"drain of a few hundred calls cannot amortise them; the longer drains do"
+		}
 	}
 	return out
 }
