@@ -24,9 +24,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/cfnstack"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
@@ -50,6 +52,9 @@ const (
 	outErrorLogTable = "ErrorLogTableName"
 	outParkedTable   = "ParkedTableName"
 	outBudgetTable   = "BudgetTableName"
+	outBodiesTable   = "BodiesTableName"
+	outBodiesBucket  = "BodiesBucketName"
+	outAuditTable    = "AuditTableName"
 )
 
 // stackOutputPrefix is each stage's prefix in the stack's outputs ("LLM" +
@@ -63,6 +68,8 @@ type stackFlags struct {
 	timeout                          time.Duration
 	itemsTable, errorLogTable        string
 	parkedTable, budgetTable         string
+	bodiesTable, bodiesBucket        string
+	auditTable                       string
 	queues, dlqs                     map[pipeline.Stage]*string
 	pollWait                         time.Duration
 	jsonOut                          bool
@@ -79,6 +86,9 @@ func addStackFlags(fs *flag.FlagSet) *stackFlags {
 	fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
 	fs.StringVar(&f.parkedTable, "parked-table", "", "parked-waits table (default: the stack's "+outParkedTable+")")
 	fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
+	fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
+	fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
+	fs.StringVar(&f.auditTable, "audit-table", "", "audit-trail table (default: the stack's "+outAuditTable+")")
 	for _, st := range pipeline.Stages() {
 		f.queues[st] = fs.String(string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
 		f.dlqs[st] = fs.String(string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
@@ -102,8 +112,11 @@ type stackConn struct {
 	pollWait time.Duration
 	ddb      *dynamodb.Client
 	sqs      *sqs.Client
+	aws      aws.Config
 
 	itemsTable, errorLogTable, parkedTable, budgetTable string
+	bodiesTable, bodiesBucket                           string
+	auditTable                                          string
 	queues                                              map[pipeline.Stage]replay.Queues
 }
 
@@ -158,9 +171,9 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	if f.pollWait < 0 || f.pollWait > 20*time.Second {
 		return nil, usageError{"--wait must be between 0s and 20s"}
 	}
-	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg),
+	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), aws: cfg,
 		itemsTable: f.itemsTable, errorLogTable: f.errorLogTable, parkedTable: f.parkedTable, budgetTable: f.budgetTable,
-		queues: map[pipeline.Stage]replay.Queues{}}
+		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, auditTable: f.auditTable, queues: map[pipeline.Stage]replay.Queues{}}
 	for _, st := range pipeline.Stages() {
 		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
 	}
@@ -179,6 +192,9 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		fill(&c.errorLogTable, outErrorLogTable)
 		fill(&c.parkedTable, outParkedTable)
 		fill(&c.budgetTable, outBudgetTable)
+		fill(&c.bodiesTable, outBodiesTable)
+		fill(&c.bodiesBucket, outBodiesBucket)
+		fill(&c.auditTable, outAuditTable)
 		for _, st := range pipeline.Stages() {
 			q := c.queues[st]
 			fill(&q.Queue, stackOutputPrefix[st]+"QueueUrl")
@@ -248,8 +264,15 @@ func explainUnreachable(endpoint string, err error) error {
 	return err
 }
 
+// items is the item store: bodies read back from the Bodies table and
+// bucket, replays and notes logged in the error log when it is known.
 func (c *stackConn) items() *state.Items {
-	return &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable}
+	it := &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable, ErrorLogTable: c.errorLogTable,
+		Bodies: state.BodyConfig{Table: c.bodiesTable}}
+	if c.bodiesBucket != "" {
+		it.Bodies.Objects = &objects.Bucket{S3: objects.NewClient(c.aws), Name: c.bodiesBucket}
+	}
+	return it
 }
 
 func (c *stackConn) index() *state.ItemIndex { return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable} }
@@ -257,6 +280,8 @@ func (c *stackConn) index() *state.ItemIndex { return &state.ItemIndex{DB: c.ddb
 func (c *stackConn) errorLog() *state.ErrorLogReader {
 	return &state.ErrorLogReader{DB: c.ddb, Table: c.errorLogTable}
 }
+
+func (c *stackConn) auditTrail() *audit.Trail { return &audit.Trail{DB: c.ddb, Table: c.auditTable} }
 
 // budgetDays reads the budget table; cap and cost are irrelevant to reads.
 func (c *stackConn) budgetDays() *budget.Daily {

@@ -250,7 +250,8 @@ func TestOpsCommandsMoto(t *testing.T) {
 	e.cli(t, "dlq", "annotate", "d1", "--note", "key rotated at 10:02", "--by", "ana")
 	show := decode[showOutput](t, e.cli(t, "dlq", "show", "d1", "--json"))
 	if len(show.DeadLetters) != 1 || len(show.DeadLetters[0].Payload.Replay.Notes) != 1 || show.Item == nil ||
-		len(show.Item.Notes) != 1 || show.Item.Notes[0].By != "ana" || len(show.Errors) != 1 {
+		len(show.Item.Notes) != 1 || show.Item.Notes[0].By != "ana" || len(show.Errors) != 2 ||
+		show.Errors[1].Kind != state.LogNote || show.Errors[1].Message != "key rotated at 10:02" {
 		t.Fatalf("dlq show --json after annotate: %+v", show)
 	}
 

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -22,7 +26,7 @@ func init() {
 
 func runItems(_ io.Reader, stdout io.Writer, args []string) error {
 	return dispatchVerb("items", map[string]verbCmd{
-		"get":    {"show one item: status, progress, state, attempts per stage, last error, replays", runItemsGet},
+		"get":    {"show one item: status, state, attempts per stage, last error, replays, its enrichment, and its timeline", runItemsGet},
 		"list":   {"list items by state (and stage, class, failure time)", runItemsList},
 		"replay": {"replay permanent failures by id or filter, with or without a DLQ message", runItemsReplay},
 	}, stdout, args)
@@ -46,14 +50,27 @@ type itemView struct {
 	CorrelationID    string                 `json:"correlation_id"`
 	ReplayCount      int                    `json:"replay_count"`
 	Replays          []state.ReplayRecord   `json:"replays"`
+	NoteCount        int                    `json:"note_count"`
 	Notes            []state.Note           `json:"notes"`
 	DeadLetter       *state.DeadLetterRef   `json:"dead_letter,omitempty"`
 	Resolution       *state.Resolution      `json:"resolution,omitempty"`
 	Metadata         map[string]string      `json:"metadata,omitempty"`
+	Notices          state.Notices          `json:"notices"`
 	SourceURL        string                 `json:"source_url,omitempty"`
 	WebhookURL       string                 `json:"webhook_url,omitempty"`
-	CreatedAt        time.Time              `json:"created_at,omitzero"`
-	UpdatedAt        time.Time              `json:"updated_at,omitzero"`
+	Document         *state.Document        `json:"document,omitempty"`
+	Enrichment       *state.Enrichment      `json:"enrichment,omitempty"`
+	// EnrichmentRef is where the enrichment is stored; BodyError says why a
+	// body could not be read back.
+	EnrichmentRef *state.BodyRef `json:"enrichment_ref,omitempty"`
+	BodyError     string         `json:"body_error,omitempty"`
+	CreatedAt     time.Time      `json:"created_at,omitzero"`
+	UpdatedAt     time.Time      `json:"updated_at,omitzero"`
+	// Timeline is `items get`'s only: the item's history from the item,
+	// its error log and its audit trail; TimelineGaps names the sources
+	// that could not be read.
+	Timeline     *audit.Timeline `json:"timeline,omitempty"`
+	TimelineGaps []string        `json:"timeline_gaps,omitempty"`
 }
 
 func viewItem(it state.Item) itemView {
@@ -65,10 +82,44 @@ func viewItem(it state.Item) itemView {
 		ID: it.ID, Kind: it.Kind, Status: it.Status, Progress: it.Status.Progress(), State: it.State, Stage: it.Stage,
 		Attempts: attempts, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
-		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
-		Resolution: it.Resolution, Metadata: it.Metadata, SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
-		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
+		Resolution: it.Resolution, Metadata: it.Metadata, Notices: it.NoticeChoices(),
+		SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
+		Document: it.Document, Enrichment: it.Enrichment, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
+}
+
+// hydrateView reads v's bodies back: the enrichment always, the document's
+// text when text is set. It records a failed read in BodyError and keeps
+// the reference.
+func hydrateView(ctx context.Context, items stage.Bodies, it state.Item, v *itemView, text bool) {
+	parts := []state.Part{state.PartEnrichment}
+	if text {
+		parts = append(parts, state.PartDocument)
+	}
+	if it.Enrichment != nil && it.Enrichment.Body != nil {
+		ref := *it.Enrichment.Body
+		v.EnrichmentRef = &ref
+	}
+	full, err := items.Hydrate(ctx, it, parts...)
+	if err != nil {
+		v.BodyError = redact.String(err.Error())
+		return
+	}
+	v.Enrichment = full.Enrichment
+	if text {
+		v.Document = full.Document
+	}
+}
+
+func bodyText(ref *state.BodyRef) string {
+	if ref == nil {
+		return "on the item"
+	}
+	if ref.Store == state.StoreS3 {
+		return fmt.Sprintf("%d bytes in S3 (%s)", ref.Bytes, ref.Key)
+	}
+	return fmt.Sprintf("%d bytes in the Bodies table", ref.Bytes)
 }
 
 func attemptsText(a map[pipeline.Stage]int) string {
@@ -101,13 +152,36 @@ func printItem(w io.Writer, v itemView) error {
 	if d := v.DeadLetter; d != nil {
 		addRow(tw, "dead_letter", fmt.Sprintf("%s %s at %s, %s, escalated %s", d.ID, d.Class, d.Stage, fmtTime(d.At), yesNo(d.Escalated)))
 	}
-	addRow(tw, "replays", v.ReplayCount)
+	addRow(tw, "replays", listCount(v.ReplayCount, len(v.Replays)))
+	first := v.ReplayCount - len(v.Replays)
 	for i, r := range v.Replays {
-		addRow(tw, fmt.Sprintf("replay %d", i+1), fmt.Sprintf("%s by %s, %s from %s (failed at %s, %s): %s",
+		addRow(tw, fmt.Sprintf("replay %d", first+i+1), fmt.Sprintf("%s by %s, %s from %s (failed at %s, %s): %s",
 			fmtTime(r.At), r.By, r.Mode, r.FromStage, orDash(string(r.FailedStage)), orDash(string(r.Class)), r.Note))
 	}
+	if v.NoteCount > 0 {
+		addRow(tw, "notes", listCount(v.NoteCount, len(v.Notes)))
+	}
+	first = v.NoteCount - len(v.Notes)
 	for i, n := range v.Notes {
-		addRow(tw, fmt.Sprintf("note %d", i+1), fmt.Sprintf("%s by %s: %s", fmtTime(n.At), orDash(n.By), n.Text))
+		addRow(tw, fmt.Sprintf("note %d", first+i+1), fmt.Sprintf("%s by %s: %s", fmtTime(n.At), orDash(n.By), n.Text))
+	}
+	if d := v.Document; d != nil {
+		addRow(tw, "document", fmt.Sprintf("%s, sha256 %s, %s, fetched %s", orDash(d.ContentType), shortHash(d.SHA256),
+			bodyText(d.Body), fmtTime(d.FetchedAt)))
+	}
+	if e := v.Enrichment; e != nil {
+		ref := v.EnrichmentRef
+		if ref == nil {
+			ref = e.Body
+		}
+		addRow(tw, "enrichment", fmt.Sprintf("model %s, %s, enriched %s", e.Model, bodyText(ref), fmtTime(e.EnrichedAt)))
+		if e.Body == nil {
+			addRow(tw, "enrichment.category", fmt.Sprintf("%s (severity %s, actor %s)", orDash(e.Category), orDash(e.Severity), orDash(e.PrimaryActor)))
+			addRow(tw, "enrichment.summary", e.SummaryNeutral)
+		}
+	}
+	if v.BodyError != "" {
+		addRow(tw, "bodies", "not read back: "+v.BodyError)
 	}
 	if r := v.Resolution; r != nil {
 		addRow(tw, "resolved", fmt.Sprintf("%s by %s (%s dead letter on the %s DLQ): %s", fmtTime(r.At), r.By, orDash(string(r.Class)), r.Stage, r.Note))
@@ -120,14 +194,71 @@ func printItem(w io.Writer, v itemView) error {
 		}
 		addRow(tw, "metadata", strings.Join(parts, " "))
 	}
+	addRow(tw, "notices", noticesText(v.Notices))
 	addRow(tw, "correlation_id", v.CorrelationID)
 	addRow(tw, "updated_at", fmtTime(v.UpdatedAt))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if v.Timeline != nil {
+		return printTimeline(w, *v.Timeline, v.TimelineGaps)
+	}
+	return nil
+}
+
+func noticesText(n state.Notices) string {
+	var on []string
+	if n.Failed {
+		on = append(on, "item.failed")
+	}
+	if n.RetryScheduled {
+		on = append(on, "item.retry_scheduled")
+	}
+	if len(on) == 0 {
+		return "none"
+	}
+	return strings.Join(on, ", ")
+}
+
+// printTimeline prints the stages, then the events in time order.
+func printTimeline(w io.Writer, tl audit.Timeline, gaps []string) error {
+	fmt.Fprintln(w, "\ntimeline")
+	return tl.Write(w, gaps)
+}
+
+// timeline reads the item's error log and audit trail, where their tables
+// are known, and builds its timeline; a source that cannot be read is a
+// gap, not an error.
+func timeline(ctx context.Context, c *stackConn, it state.Item) (*audit.Timeline, []string) {
+	var (
+		gaps  []string
+		log   []state.LogEntry
+		trail []audit.Entry
+		err   error
+	)
+	if c.errorLogTable == "" {
+		gaps = append(gaps, "the error log: pass --stack or --errorlog-table")
+	} else if log, err = c.errorLog().ForItem(ctx, it.ID, 500); err != nil {
+		gaps = append(gaps, "the error log: "+c.explain(err).Error())
+	}
+	if c.auditTable == "" {
+		gaps = append(gaps, "the audit trail: pass --stack or --audit-table")
+	} else if trail, err = c.auditTrail().ForItem(ctx, it.ID, 500); err != nil {
+		gaps = append(gaps, "the audit trail: "+c.explain(err).Error())
+	}
+	tl := audit.BuildTimeline(it, log, trail)
+	return &tl, gaps
 }
 
 func runItemsGet(stdout io.Writer, args []string) error {
-	fs := newFlagSet("items get", "items get ID [--json]")
+	fs := newFlagSet("items get", "items get ID [--text] [--json]\n\n"+
+		"Shows the item, its enrichment (read back from the Bodies table or bucket) and\n"+
+		"its timeline: attempts per stage, failures, waits and parks (the error log),\n"+
+		"action executions and the owner's notices (the audit trail), replays, notes,\n"+
+		"the dead letter and the delivery (the item), in time order. --text also\n"+
+		"prints the fetched document.")
 	aw := addStackFlags(fs)
+	text := fs.Bool("text", false, "also read back and print the fetched document's text")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -141,24 +272,50 @@ func runItemsGet(stdout io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	it, err := c.items().Get(ctx, pos[0])
+	items := c.items()
+	it, err := items.Get(ctx, pos[0])
 	if errors.Is(err, state.ErrNotFound) {
 		return fmt.Errorf("item %q does not exist", pos[0])
 	}
 	if err != nil {
 		return c.explain(err)
 	}
+	v := viewItem(it)
+	hydrateView(ctx, items, it, &v, *text)
+	v.Timeline, v.TimelineGaps = timeline(ctx, c, it)
 	if aw.jsonOut {
-		return printJSON(stdout, viewItem(it))
+		return printJSON(stdout, v)
 	}
 	fmt.Fprintf(stdout, "item %s (%s)\n", cell(it.ID), cell(string(it.Kind)))
-	return printItem(stdout, viewItem(it))
+	if err := printItem(stdout, v); err != nil {
+		return err
+	}
+	if *text && v.Document != nil && v.Document.Body == nil {
+		fmt.Fprintf(stdout, "\n== document text\n%s\n", v.Document.Text)
+	}
+	return nil
+}
+
+// listCount renders a count of which the item keeps only the last shown.
+func listCount(total, shown int) string {
+	if total > shown {
+		return fmt.Sprintf("%d (the last %d shown; all are in the error log: triage dlq show ID)", total, shown)
+	}
+	return strconv.Itoa(total)
+}
+
+func shortHash(h string) string {
+	if len(h) > 16 {
+		return h[:16]
+	}
+	return orDash(h)
 }
 
 func runItemsList(stdout io.Writer, args []string) error {
 	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N] [--json]\n\n"+
-		"Lists items by state through the Items table's by-state index, newest first;\n"+
-		"without --state, every state.")
+		"Lists items by state, newest first: failed and dead-lettered items through the Items\n"+
+		"table's sparse by-listed-state index, other states by a scan (bounded); without --state,\n"+
+		"every state.")
 	aw := addStackFlags(fs)
 	st := fs.String("state", "", "queued, working, retryable, failed, deadletter or done (default: all)")
 	stage := fs.String("stage", "", "keep items at this stage")

@@ -62,15 +62,18 @@ type submitSummary struct {
 
 func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("submit", "submit --id ID --source-url URL --webhook-url URL [--kind K] [--metadata k=v]... [--correlation-id C]\n"+
+		"              [--notify-failed[=false]] [--notify-retry-scheduled[=false]]\n"+
 		"       triage submit [--format ndjson|csv] [FILE | -]\n\n"+
 		"Puts items into the pipeline: each is one message on the fetch queue holding the\n"+
 		"item's spec (docs/item-message.schema.json); the fetch stage creates the item.\n"+
 		"Resubmitting the same id and spec is harmless (a duplicate); the same id with\n"+
 		"another spec is dead-lettered SCHEMA_INVALID.\n\n"+
 		"Many items come from NDJSON (one message per line) or CSV (a header naming the\n"+
-		"columns item_id, kind, source_url, webhook_url, correlation_id and metadata.KEY),\n"+
-		"from FILE or stdin, sent ten to a SendMessageBatch. Invalid lines are reported\n"+
-		"and skipped; the rest are sent.\n\n"+
+		"columns item_id, kind, source_url, webhook_url, correlation_id, metadata.KEY,\n"+
+		"notices.failed and notices.retry_scheduled), from FILE or stdin, sent ten to a\n"+
+		"SendMessageBatch. Notices are the owner's failure notices to the webhook:\n"+
+		"item.failed is on by default for action tasks only, item.retry_scheduled off.\n"+
+		"Invalid lines are reported and skipped; the rest are sent.\n\n"+
 		"Exit status: 0 every item sent (--dry-run: valid), 1 none sent, 2 bad flags,\n"+
 		"3 some sent and some rejected or failed (listed).")
 	aw := addStackFlags(fs)
@@ -78,6 +81,8 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 		spec     intake.Spec
 		kind     string
 		metadata multiFlag
+		failed   optBool
+		retries  optBool
 	)
 	fs.StringVar(&spec.ItemID, "id", "", "one item: its id")
 	fs.StringVar(&kind, "kind", "", "one item: story (default), document or action")
@@ -85,6 +90,8 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 	fs.StringVar(&spec.WebhookURL, "webhook-url", "", "one item: where to deliver the result")
 	fs.Var(&metadata, "metadata", "one item: KEY=VALUE metadata (repeatable)")
 	fs.StringVar(&spec.CorrelationID, "correlation-id", "", "one item: correlation id (default: the item id)")
+	fs.Var(&failed, "notify-failed", "one item: send item.failed to the webhook when dead-lettered (default: on for action tasks only)")
+	fs.Var(&retries, "notify-retry-scheduled", "one item: send item.retry_scheduled to the webhook on each retry (default: off)")
 	format := fs.String("format", "", "input format: ndjson or csv (default: from the file's extension; stdin is ndjson)")
 	dry := fs.Bool("dry-run", false, "validate only: send nothing, need no AWS")
 	all := fs.Bool("all", false, "list every item in the summary, not only those not sent")
@@ -104,10 +111,13 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 		if spec.Metadata, err = parseMetadata(metadata); err != nil {
 			return usageError{err.Error()}
 		}
+		if failed.set || retries.set {
+			spec.Notices = &intake.NoticeSpec{Failed: failed.ptr(), RetryScheduled: retries.ptr()}
+		}
 		src = &sliceSource{lines: []submitLine{{line: 0, spec: spec}}}
 	default:
-		if kind != "" || len(metadata) > 0 || spec.CorrelationID != "" {
-			return usageError{"--kind, --metadata and --correlation-id describe one item: give --id, --source-url and --webhook-url too"}
+		if kind != "" || len(metadata) > 0 || spec.CorrelationID != "" || failed.set || retries.set {
+			return usageError{"--kind, --metadata, --correlation-id and --notify-* describe one item: give --id, --source-url and --webhook-url too"}
 		}
 		name := "-"
 		if len(pos) == 1 {
@@ -285,6 +295,39 @@ func parseMetadata(kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
+// optBool is a boolean flag that knows whether it was given: absent takes
+// the item kind's default. "--notify-failed" alone is true.
+type optBool struct {
+	set, v bool
+}
+
+func (o *optBool) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatBool(o.v)
+}
+
+func (o *optBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false", s)
+	}
+	o.set, o.v = true, v
+	return nil
+}
+
+// IsBoolFlag lets the flag stand alone.
+func (o *optBool) IsBoolFlag() bool { return true }
+
+func (o *optBool) ptr() *bool {
+	if !o.set {
+		return nil
+	}
+	v := o.v
+	return &v
+}
+
 // lineSource yields input items, at most n at a time; io.EOF (with the
 // last lines) ends it.
 type lineSource interface {
@@ -350,7 +393,14 @@ type csvSource struct {
 }
 
 // csvColumns are the columns a CSV may have besides metadata.KEY.
-var csvColumns = []string{intake.FieldItemID, intake.FieldKind, intake.FieldSourceURL, intake.FieldWebhookURL, intake.FieldCorrelationID}
+var csvColumns = []string{intake.FieldItemID, intake.FieldKind, intake.FieldSourceURL, intake.FieldWebhookURL, intake.FieldCorrelationID,
+	csvNoticeFailed, csvNoticeRetryScheduled}
+
+// The notice columns: true, false, or empty for the kind's default.
+const (
+	csvNoticeFailed         = intake.FieldNotices + "." + intake.NoticeFailed
+	csvNoticeRetryScheduled = intake.FieldNotices + "." + intake.NoticeRetryScheduled
+)
 
 func newCSVSource(r io.Reader) (*csvSource, error) {
 	cr := csv.NewReader(r)
@@ -411,6 +461,23 @@ func (s *csvSource) next(n int) ([]submitLine, error) {
 				l.spec.WebhookURL = v
 			case c == intake.FieldCorrelationID:
 				l.spec.CorrelationID = v
+			case c == csvNoticeFailed || c == csvNoticeRetryScheduled:
+				if v == "" {
+					continue
+				}
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					l.err = fmt.Errorf("%s %q is not true or false", c, v)
+					continue
+				}
+				if l.spec.Notices == nil {
+					l.spec.Notices = &intake.NoticeSpec{}
+				}
+				if c == csvNoticeFailed {
+					l.spec.Notices.Failed = &b
+				} else {
+					l.spec.Notices.RetryScheduled = &b
+				}
 			case v != "":
 				if l.spec.Metadata == nil {
 					l.spec.Metadata = map[string]string{}

@@ -46,6 +46,11 @@ func TestSubmitDryRun(t *testing.T) {
 		"one item from flags": {"", []string{"--id", "f1", "--source-url", "https://news.example.com/f1", "--webhook-url", "https://hooks.example.com/t",
 			"--metadata", "team=ops", "--kind", "document"}, 0, []string{"1 valid"}},
 		"one bad item from flags": {"", []string{"--id", "f1", "--source-url", "https://news.example.com/f1"}, 1, []string{"webhook_url is required"}},
+		"csv notice columns": {"item_id,kind,source_url,webhook_url,notices.failed,notices.retry_scheduled\n" +
+			"a1,action,https://t.example.com/1,https://hooks.example.com/t,false,true\n" +
+			"a2,action,https://t.example.com/2,https://hooks.example.com/t,,\n" +
+			"a3,action,https://t.example.com/3,https://hooks.example.com/t,maybe,\n",
+			[]string{"--format", "csv"}, exitPartial, []string{"2 valid", "1 rejected", "a3", `notices.failed "maybe" is not true or false`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -72,6 +77,8 @@ func TestSubmitUsage(t *testing.T) {
 		{[]string{"submit", "--id", "a", "file.ndjson"}, "not both"},
 		{[]string{"submit", "a", "b"}, "one FILE"},
 		{[]string{"submit", "--kind", "story"}, "describe one item"},
+		{[]string{"submit", "--notify-failed"}, "describe one item"},
+		{[]string{"submit", "--id", "a", "--source-url", "https://a.example/", "--webhook-url", "https://h.example/", "--notify-failed=perhaps"}, "not true or false"},
 		{[]string{"submit", "--format", "xml"}, `--format "xml"`},
 		{[]string{"submit", "--id", "a", "--source-url", "https://a.example/", "--webhook-url", "https://h.example/", "--metadata", "novalue"}, "KEY=VALUE"},
 		{[]string{"submit", "/nonexistent/items.ndjson"}, "no such file"},
@@ -133,5 +140,31 @@ func TestSubmitMoto(t *testing.T) {
 	}
 	if len(got) != 12 || !got["n2"] || got["bad"] {
 		t.Fatalf("fetch queue holds %v", got)
+	}
+
+	// The notice flags reach the message as the owner's explicit choices.
+	code, out, errOut = runCLIStdin("", "submit", "--id", "task-1", "--kind", "action", "--source-url", "https://tasks.example.com/1",
+		"--webhook-url", "https://hooks.example.com/t", "--notify-failed=false", "--notify-retry-scheduled",
+		"--endpoint", env.Endpoint, "--region", "us-east-1", "--stack", env.Stack.Name)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var body string
+	for range 10 {
+		res, err := q.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.Stack.QueueURL(pipeline.Fetch)), MaxNumberOfMessages: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range res.Messages {
+			if strings.Contains(aws.ToString(m.Body), `"task-1"`) {
+				body = aws.ToString(m.Body)
+			}
+		}
+		if body != "" {
+			break
+		}
+	}
+	if !strings.Contains(body, `"notices":{"failed":false,"retry_scheduled":true}`) {
+		t.Fatalf("queued %q", body)
 	}
 }

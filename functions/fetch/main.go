@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 )
@@ -17,6 +18,8 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		// Documents above the threshold go to the bodies bucket.
+		d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
 		f := NewFetcher(FetcherConfig{BlockPrivate: d.Getenv("BLOCK_PRIVATE_NETWORKS") != "false"})
 		return breaker.Guard{Inner: f, Service: breaker.SourceHost, Breakers: breakers}, nil
 	})

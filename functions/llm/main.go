@@ -2,24 +2,29 @@
 // providers (OpenAI, Azure OpenAI, Anthropic, Bedrock), each provider behind
 // its own shared circuit breaker, each model with its shared health,
 // charging the daily budget at the model's price — for each item's
-// enrichment, and forwards the item to the notify stage.
+// enrichment, and forwards the item to the notify stage. Every execution of
+// an action task is recorded in the audit trail (package audit).
 package main
 
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/secret"
 	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
 )
 
 func main() {
@@ -53,11 +58,28 @@ func build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 		return nil, err
 	}
 	breakers.Trips = fallback.ProviderTrips
-	return &fallback.Chain{
+	chain := &fallback.Chain{
 		Enricher: &Enricher{Clients: clients, Budget: spend, Prices: ps, Log: d.Log},
 		Entries:  cfg.entries, Escalation: cfg.escalation, Breakers: breakers,
 		Health: &health.Tracker{Store: &health.Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: d.Getenv("MODELS_TABLE")},
 			Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics},
 		Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics,
-	}, nil
+	}
+	// The document is read back before the chain asks any provider's
+	// breaker (a failed read says nothing about a provider); the enrichment
+	// goes to the Bodies table or, above the threshold, the bucket. The
+	// audit records the chain's runs: an execution is a run that reached it.
+	d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
+	return stage.WithBodies{Inner: audited(chain, d), Bodies: d.Items, Parts: []state.Part{state.PartDocument}}, nil
+}
+
+// audited records every execution of an action task (package audit) when
+// AUDIT_TABLE is set: one PutItem per action execution, none for other
+// kinds.
+func audited(w stage.Work, d stage.Deps) stage.Work {
+	table := strings.TrimSpace(d.Getenv("AUDIT_TABLE"))
+	if table == "" {
+		return w
+	}
+	return &audit.Work{Inner: w, Trail: &audit.Trail{DB: dynamodb.NewFromConfig(d.AWS), Table: table}, Stage: pipeline.LLM, Log: d.Log}
 }

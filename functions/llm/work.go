@@ -88,6 +88,9 @@ func (e *Enricher) Run(ctx context.Context, item state.Item) (state.Output, erro
 // llm.Completer) or as the judgement decided, with the "model" detail and,
 // when the upstream sent one, "request_id".
 func (e *Enricher) Enrich(ctx context.Context, item state.Item, entry fallback.Entry) (state.Enrichment, error) {
+	if item.Document != nil && item.Document.Body != nil {
+		return state.Enrichment{}, failure.New(failure.InternalBug, "the item's document was not read back (stage.WithBodies)")
+	}
 	if item.Document == nil || strings.TrimSpace(item.Document.Text) == "" {
 		return state.Enrichment{}, failure.New(failure.SchemaInvalid, "item has no fetched text")
 	}

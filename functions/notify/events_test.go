@@ -2,9 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
@@ -28,4 +35,64 @@ func TestSampleEvents(t *testing.T) {
 	}
 	n := NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})
 	stagetest.EventFiles(t, pipeline.Notify, seed, n)
+}
+
+// TestSampleNoticeEvents runs every events/notify/notices*.json — records of
+// the notice queue — through the notify function's router against the fake
+// webhook receiver: each notice is delivered, signed, once.
+func TestSampleNoticeEvents(t *testing.T) {
+	t.Parallel()
+	const secret = "whsec_events_test_secret"
+	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
+	srv, err := fakes.Start("", hook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	files, err := filepath.Glob(filepath.Join(stagetest.ModuleRoot(t), "events", "notify", "notices*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sample notice events: %v", err)
+	}
+	for _, path := range files {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev events.SQSEvent
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			t.Fatalf("%s is not an SQS event: %v", path, err)
+		}
+		items := state.NewMemory()
+		for _, rec := range ev.Records {
+			n, err := notice.Decode(rec.Body)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			items.Put(state.Item{ID: n.ItemID, Kind: state.KindAction, WebhookURL: srv.URL + "/hooks/" + n.ItemID})
+		}
+		rt := &router{
+			stage: func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+				t.Fatalf("%s: a notice reached the stage's runner", path)
+				return events.SQSEventResponse{}, nil
+			},
+			notices: &notice.Handler{Items: items, Ledger: audit.NewMemory(), SQS: stagetest.NewQueues(), QueueURL: "https://q/n",
+				Poster: NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})},
+			noticeQueue: "n", stageQueue: "triage-local-NotifyQueue", log: testLog(),
+		}
+		resp, err := rt.Handle(context.Background(), ev)
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("%s: %v, kept %v", path, err, resp.BatchItemFailures)
+		}
+		for _, rec := range ev.Records {
+			n, _ := notice.Decode(rec.Body)
+			if got := hook.DeliveryCount(n.ID); got != 1 {
+				t.Errorf("%s: %s delivered %d times", path, n.ID, got)
+			}
+		}
+	}
+	for _, d := range hook.Deliveries() {
+		if !d.SignatureValid || (d.Event != string(notice.Failed) && d.Event != string(notice.RetryScheduled)) {
+			t.Errorf("delivery %+v", d)
+		}
+	}
 }

@@ -2,15 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
@@ -36,7 +42,7 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	ctx := context.Background()
 	q := sqs.NewFromConfig(env.AWS)
 	db := dynamodb.NewFromConfig(env.AWS)
-	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	r := &stage.Runner{
 		Stage: pipeline.Notify,
 		Work:  NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }}),
@@ -76,4 +82,110 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	if it, err := items.Get(ctx, "once"); err != nil || it.State != state.Done || it.Delivery == nil {
 		t.Fatalf("item %+v, %v", it, err)
 	}
+}
+
+// TestDeadLetteredActionNoticeReachesItsOwnerOnce dead-letters an action
+// task through the llm stage's runner on moto, duplicates its notice on the
+// notice queue (an SDK retry of the enqueue), makes the receiver refuse the
+// first attempt, and delivers the queue: the owner's webhook receives
+// exactly one item.failed, signed, and the ledger says delivered after two
+// attempts.
+func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
+	t.Parallel()
+	const secret = "whsec_notice_secret"
+	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
+	srv, err := fakes.Start("", hook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	env := localtest.Stack(t, nil)
+	ctx := context.Background()
+	q := sqs.NewFromConfig(env.AWS)
+	db := dynamodb.NewFromConfig(env.AWS)
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	noticeURL := env.Stack.NoticeQueueURL()
+	llm := &stage.Runner{
+		Stage: pipeline.LLM,
+		Work: stage.WorkFunc(func(context.Context, state.Item) (state.Output, error) {
+			return state.Output{}, failure.New(failure.ContentPolicy, "model refused the request")
+		}),
+		Items: items, ErrorLog: &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: q,
+		QueueURL: env.Stack.QueueURL(pipeline.LLM), DLQURL: env.Stack.DLQURL(pipeline.LLM), NextQueueURL: env.Stack.QueueURL(pipeline.Notify),
+		Profile: retry.Standard(), Notices: &notice.Sender{SQS: q, QueueURL: noticeURL},
+	}
+	if err := items.Put(ctx, state.Item{ID: "task", Kind: state.KindAction, CorrelationID: "c-task", Status: state.Fetched,
+		State: state.Queued, Stage: pipeline.LLM, WebhookURL: srv.URL + "/hooks/owner", Document: &state.Document{Text: "close ticket 7"}}); err != nil {
+		t.Fatal(err)
+	}
+	body := pipeline.Envelope{ItemID: "task", Stage: pipeline.LLM, CorrelationID: "c-task"}.Encode()
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(llm.QueueURL), MessageBody: aws.String(body)}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ := stagetest.Pump(ctx, t, q, llm.QueueURL, llm.Handle, 2*time.Second); len(recs) != 1 {
+		t.Fatalf("llm handled %d records", len(recs))
+	}
+	// The enqueued notice, sent once more: the duplicate an SDK retry of an
+	// applied SendMessage makes.
+	out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(noticeURL), WaitTimeSeconds: 1})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("notice queue: %v, %d messages", err, len(out.Messages))
+	}
+	if _, err := q.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(noticeURL),
+		ReceiptHandle: out.Messages[0].ReceiptHandle, VisibilityTimeout: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(noticeURL), MessageBody: out.Messages[0].Body}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := notice.Decode(aws.ToString(out.Messages[0].Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hook.SetScripts(map[string][]fakes.Fault{n.ID: {fakes.FaultUnavailable}}, false); err != nil {
+		t.Fatal(err)
+	}
+	trail := &audit.Trail{DB: db, Table: env.Stack.AuditTable()}
+	h := &notice.Handler{Items: items, Ledger: trail, SQS: q, QueueURL: noticeURL, InitialDelay: time.Second,
+		Poster: NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})}
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
+		stagetest.Pump(ctx, t, q, noticeURL, h.Handle, time.Second)
+		if depth := queueDepth(t, q, noticeURL); depth == 0 && hook.DeliveryCount(n.ID) > 0 {
+			break
+		}
+	}
+	if got := hook.DeliveryCount(n.ID); got != 1 {
+		t.Fatalf("the owner's webhook got %d item.failed, want exactly 1", got)
+	}
+	d := hook.Deliveries()[0]
+	var got notice.Notice
+	if err := json.Unmarshal(d.Body, &got); err != nil || !d.SignatureValid {
+		t.Fatalf("delivery %+v: %v", d, err)
+	}
+	if got.Class != failure.ContentPolicy || got.Stage != pipeline.LLM || got.Attempt != 1 || got.DeadLetterID == "" {
+		t.Fatalf("notice %+v", got)
+	}
+	entries, err := trail.ForItem(ctx, "task", 0)
+	if err != nil || len(entries) != 1 || entries[0].Notice == nil {
+		t.Fatalf("trail %+v, %v", entries, err)
+	}
+	if l := entries[0].Notice; l.State != audit.NoticeDelivered || l.Attempts != 2 || l.LastClass != failure.UpstreamUnavailable {
+		t.Fatalf("ledger %+v", l)
+	}
+}
+
+func queueDepth(t *testing.T, q *sqs.Client, url string) int {
+	t.Helper()
+	out, err := q.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		k, _ := strconv.Atoi(v)
+		n += k
+	}
+	return n
 }

@@ -1,29 +1,26 @@
 // Command notify is the notify stage: it posts each item's enrichment to the
 // item's webhook, signed and with an idempotency key. Each webhook host has a
-// shared circuit breaker.
+// shared circuit breaker. It also delivers the owners' failure notices
+// (package notice) from the notice queue, its second event source, with the
+// same client, signing secret and egress guard.
 package main
 
 import (
 	"context"
+	"os"
 
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/secret"
-	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/telemetry"
 )
 
 func main() {
-	stage.Start(func(_ context.Context, d stage.Deps) (stage.Work, error) {
-		breakers, err := breaker.FromDeps(d, pipeline.Notify)
-		if err != nil {
-			return nil, err
-		}
-		secrets := secret.NewResolver(secret.Config{SSM: ssm.NewFromConfig(d.AWS), SecretsManager: secretsmanager.NewFromConfig(d.AWS)})
-		n := NewNotifier(NotifierConfig{Secret: secrets.BytesFunc(d.Getenv("WEBHOOK_SECRET_PARAMETER")),
-			BlockPrivate: d.Getenv("BLOCK_PRIVATE_NETWORKS") != "false"})
-		return breaker.Guard{Inner: n, Service: breaker.WebhookHost, Breakers: breakers}, nil
-	})
+	ctx := context.Background()
+	log := telemetry.NewContextLogger(os.Stdout, os.Getenv("LOG_LEVEL"))
+	r, err := newRouter(ctx, log, os.Getenv)
+	if err != nil {
+		log.Error("init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(r.Handle)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -55,7 +56,14 @@ const (
 	// HeaderCorrelationID carries the item's correlation id; omitted when
 	// empty.
 	HeaderCorrelationID = "X-Correlation-Id"
+	// HeaderEvent names what the POST is: EventDelivered for the item's
+	// result, or a notice's event type (item.failed, item.retry_scheduled;
+	// package notice).
+	HeaderEvent = "X-Triage-Event"
 )
+
+// EventDelivered is the X-Triage-Event of a result's delivery.
+const EventDelivered = "item.delivered"
 
 // opPost is the Op of the notify stage's HTTPErrors.
 const opPost = "POST webhook"
@@ -198,6 +206,9 @@ func (n *Notifier) Run(ctx context.Context, item state.Item) (state.Output, erro
 		return state.Output{}, failure.WithDetail(
 			failure.New(failure.SchemaInvalid, "item has no enrichment to deliver"), "host", u.Host)
 	}
+	if item.Enrichment.Body != nil {
+		return state.Output{}, failure.New(failure.InternalBug, "the item's enrichment was not read back (stage.WithBodies)")
+	}
 	d, err := n.deliver(ctx, item, u)
 	if err != nil {
 		return state.Output{}, failure.WithDetail(err, "host", u.Host)
@@ -206,22 +217,11 @@ func (n *Notifier) Run(ctx context.Context, item state.Item) (state.Output, erro
 }
 
 func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*state.Delivery, error) {
-	if n.Secret == nil {
-		return nil, failure.New(failure.InternalBug, "notify stage has no signing secret configured")
-	}
-	secret, err := n.Secret(ctx)
+	secret, err := n.secret(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("load webhook signing secret: %w", err)
+		return nil, err
 	}
-	if len(secret) == 0 {
-		return nil, failure.New(failure.InternalBug, "webhook signing secret is empty")
-	}
-
-	now := time.Now
-	if n.Now != nil {
-		now = n.Now
-	}
-	sentAt := now().UTC()
+	sentAt := n.now().UTC()
 	body, err := json.Marshal(Payload{
 		ItemID:        item.ID,
 		CorrelationID: item.CorrelationID,
@@ -233,23 +233,92 @@ func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*s
 	if err != nil {
 		return nil, failure.Wrap(failure.InternalBug, err, "encode webhook payload")
 	}
-	ts := sentAt.Unix()
 	key := IdempotencyKey(item.ID)
-
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	status, err := n.post(ctx, u, secret, sentAt, post{key: key, event: EventDelivered, itemID: item.ID,
+		correlationID: item.CorrelationID, body: body})
 	if err != nil {
-		return nil, failure.New(failure.SchemaInvalid, "webhook URL cannot be requested")
+		return nil, err
+	}
+	return &state.Delivery{Status: status, IdempotencyKey: key, DeliveredAt: n.now().UTC()}, nil
+}
+
+// PostNotice delivers an owner's notice (package notice) to webhookURL: the
+// notice as the JSON body with SentAt the signing time, signed like a
+// delivery, its id as the Idempotency-Key and its event type as
+// X-Triage-Event. It returns the webhook's 2xx status, or an error that
+// classifies like a delivery's; no error ever contains the URL, only its
+// host.
+func (n *Notifier) PostNotice(ctx context.Context, webhookURL string, nt notice.Notice) (int, error) {
+	u, err := egress.ParseURL(webhookURL)
+	if err != nil {
+		return 0, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)
+	}
+	secret, err := n.secret(ctx)
+	if err != nil {
+		return 0, failure.WithDetail(err, "host", u.Host)
+	}
+	nt.SentAt = n.now().UTC()
+	body, err := json.Marshal(nt)
+	if err != nil {
+		return 0, failure.Wrap(failure.InternalBug, err, "encode notice")
+	}
+	status, err := n.post(ctx, u, secret, nt.SentAt, post{key: nt.ID, event: string(nt.Event), itemID: nt.ItemID,
+		correlationID: nt.CorrelationID, body: body})
+	if err != nil {
+		return status, failure.WithDetail(err, "host", u.Host)
+	}
+	return status, nil
+}
+
+// secret loads the signing secret.
+func (n *Notifier) secret(ctx context.Context) ([]byte, error) {
+	if n.Secret == nil {
+		return nil, failure.New(failure.InternalBug, "notify stage has no signing secret configured")
+	}
+	secret, err := n.Secret(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load webhook signing secret: %w", err)
+	}
+	if len(secret) == 0 {
+		return nil, failure.New(failure.InternalBug, "webhook signing secret is empty")
+	}
+	return secret, nil
+}
+
+func (n *Notifier) now() time.Time {
+	if n.Now != nil {
+		return n.Now()
+	}
+	return time.Now()
+}
+
+// post is one signed POST: what goes into its headers and its body.
+type post struct {
+	key, event, itemID, correlationID string
+	body                              []byte
+}
+
+// post sends p to u signed at sentAt and returns the 2xx status; anything
+// else is a *failure.HTTPError{Provider: failure.Webhook, Op: "POST
+// webhook"} with at most failure.MaxBodyBytes of body, a transport failure
+// wrapped with the URL redacted.
+func (n *Notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt time.Time, p post) (int, error) {
+	ts := sentAt.Unix()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(p.body))
+	if err != nil {
+		return 0, failure.New(failure.SchemaInvalid, "webhook URL cannot be requested")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", orDefault(n.UserAgent, DefaultUserAgent))
-	req.Header.Set(HeaderIdempotencyKey, key)
+	req.Header.Set(HeaderIdempotencyKey, p.key)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	req.Header.Set(HeaderSignature, Sign(secret, ts, body))
-	if item.ID != "" {
-		req.Header.Set(HeaderItemID, item.ID)
+	req.Header.Set(HeaderSignature, Sign(secret, ts, p.body))
+	req.Header.Set(HeaderEvent, p.event)
+	if p.itemID != "" {
+		req.Header.Set(HeaderItemID, p.itemID)
 	}
-	if item.CorrelationID != "" {
-		req.Header.Set(HeaderCorrelationID, item.CorrelationID)
+	if p.correlationID != "" {
+		req.Header.Set(HeaderCorrelationID, p.correlationID)
 	}
 
 	client := n.Client
@@ -258,7 +327,7 @@ func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*s
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("POST webhook: %w", egress.RedactURL(err, u))
+		return 0, fmt.Errorf("POST webhook: %w", egress.RedactURL(err, u))
 	}
 	defer resp.Body.Close()
 
@@ -271,11 +340,11 @@ func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*s
 		if id := resp.Header.Get("X-Request-Id"); id != "" {
 			err = failure.WithDetail(err, "request_id", id)
 		}
-		return nil, err
+		return resp.StatusCode, err
 	}
 	// Drain a little so the connection can be reused; the answer is the status.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	return &state.Delivery{Status: resp.StatusCode, IdempotencyKey: key, DeliveredAt: now().UTC()}, nil
+	return resp.StatusCode, nil
 }
 
 // kindOf is the item's kind, with the empty kind read as a story (see

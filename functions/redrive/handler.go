@@ -66,6 +66,9 @@ type Config struct {
 	Queues map[pipeline.Stage]replay.Queues
 	// ItemsTable is ITEMS_TABLE.
 	ItemsTable string
+	// ErrorLogTable is ERRORLOG_TABLE: every replay's entry goes there, in
+	// the replay's transaction (the item keeps only its last replays).
+	ErrorLogTable string
 }
 
 // LoadConfig reads and validates the environment, reporting every missing
@@ -85,6 +88,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.Queues[st] = replay.Queues{Queue: req(p + "_QUEUE_URL"), DLQ: req(p + "_DLQ_URL")}
 	}
 	c.ItemsTable = req("ITEMS_TABLE")
+	c.ErrorLogTable = req("ERRORLOG_TABLE")
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, fmt.Errorf("redrive configuration: %w", err)
 	}

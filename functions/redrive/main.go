@@ -36,7 +36,7 @@ func main() {
 	h := &Handler{
 		Replayer: &replay.Replayer{
 			SQS:       sqs.NewFromConfig(aws),
-			Items:     &state.Items{DB: db, Table: cfg.ItemsTable},
+			Items:     &state.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable},
 			Index:     &state.ItemIndex{DB: db, Table: cfg.ItemsTable},
 			Queues:    cfg.Queues,
 			Clock:     stage.SystemClock{},

@@ -24,6 +24,9 @@ const (
 	// SignatureHeader carries "v1=<hex HMAC-SHA256(secret, timestamp + "." +
 	// body)>"; several comma-separated v1 values are accepted (key rotation).
 	SignatureHeader = "X-Triage-Signature"
+	// EventHeader names what a POST is: "item.delivered" for a result, a
+	// notice's event type ("item.failed", "item.retry_scheduled").
+	EventHeader = "X-Triage-Event"
 )
 
 // Defaults of WebhookOptions.
@@ -71,6 +74,8 @@ type Delivery struct {
 	Key string `json:"key"`
 	// Name is the {name} of /hooks/{name}.
 	Name string `json:"name"`
+	// Event is the EventHeader; empty when the sender sent none.
+	Event string `json:"event,omitempty"`
 	// Body is the request body.
 	Body []byte `json:"-"`
 	// At is when the receiver got it, by its clock.
@@ -349,7 +354,7 @@ func (h *Webhook) hook(w http.ResponseWriter, r *http.Request) {
 	case FaultReset:
 		resetConnection(sw, "text/plain; charset=utf-8", 2, nil)
 	default:
-		h.record(Delivery{Key: idem, Name: name, Body: body, At: call.At, SignatureValid: signed})
+		h.record(Delivery{Key: idem, Name: name, Event: r.Header.Get(EventHeader), Body: body, At: call.At, SignatureValid: signed})
 		writeText(sw, http.StatusOK, "ok")
 	}
 }

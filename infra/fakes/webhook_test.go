@@ -285,3 +285,18 @@ func TestWebhookConcurrentDuplicates(t *testing.T) {
 		t.Errorf("Duplicates = %d, want %d", got, n-1)
 	}
 }
+
+// A delivery records the event type its sender named.
+func TestWebhookRecordsTheEvent(t *testing.T) {
+	t.Parallel()
+	b := setupWebhook(t, WebhookOptions{})
+	h := map[string]string{IdempotencyHeader: "t:item.failed:0", EventHeader: "item.failed"}
+	if r := do(t, nil, newRequest(t, http.MethodPost, b.base+"/hooks/owner", []byte(`{}`), h)); r.status != http.StatusOK {
+		t.Fatalf("status %d", r.status)
+	}
+	b.post(t, "owner", "t:notify", "", []byte(`{}`))
+	ds := b.hook.Deliveries()
+	if len(ds) != 2 || ds[0].Event != "item.failed" || ds[1].Event != "" {
+		t.Fatalf("deliveries %+v", ds)
+	}
+}

@@ -1,8 +1,9 @@
 // Package policycheck checks the security properties of template.yaml that
 // a review would otherwise have to catch by eye: no IAM statement with a
 // wildcard action or resource on the data plane, every function reaching
-// only the queues and tables it needs, and encryption at rest on every queue
-// and table. It runs on the raw template and on the SAM-transformed one, so
+// only the queues, tables and buckets it needs, encryption at rest on every
+// queue, table and bucket, and every bucket private with its objects
+// expiring. It runs on the raw template and on the SAM-transformed one, so
 // policies SAM would attach on its own are caught too.
 package policycheck
 
@@ -19,7 +20,8 @@ type Finding struct {
 	// Resource is the logical id of the offending resource.
 	Resource string
 	// Rule names the rule: wildcard-action, wildcard-resource,
-	// managed-policy, inline-function-policy, reach, sse.
+	// managed-policy, inline-function-policy, reach, sse, public-bucket,
+	// lifecycle.
 	Rule string
 	// Detail says what was found.
 	Detail string
@@ -39,6 +41,15 @@ type Resource struct {
 // its function's own log group, whose stream names Lambda picks at run time.
 // It is allowed only for logs: actions on a log-group ARN.
 const StreamWildcard = ":log-stream:*"
+
+// objectPrefix matches the other wildcard a role may hold: the objects under
+// one fixed prefix of a bucket the template declares ("${Bucket.Arn}/document/*"),
+// for object actions only (ObjectActions). S3 has no other way to name
+// objects a function may read or write.
+var objectPrefix = regexp.MustCompile(`^\$\{([A-Za-z0-9]+)\.Arn\}/[A-Za-z0-9_.-]+/\*$`)
+
+// ObjectActions are the S3 actions an object-prefix wildcard may carry.
+var ObjectActions = []string{"s3:GetObject", "s3:PutObject"}
 
 // Check applies every rule. reach maps each function's logical id to the
 // logical ids its role may reference; a function missing from reach is not
@@ -70,7 +81,7 @@ func Check(resources map[string]Resource, reach map[string][]string) []Finding {
 				out = append(out, Finding{id, "managed-policy", fmt.Sprintf("attaches %v, whose statements this check cannot see", arns)})
 			}
 			for _, st := range Statements(r) {
-				out = append(out, checkStatement(id, st)...)
+				out = append(out, checkStatement(resources, id, st)...)
 			}
 		case "AWS::SQS::Queue":
 			if r.Properties["SqsManagedSseEnabled"] != true && r.Properties["KmsMasterKeyId"] == nil {
@@ -80,6 +91,17 @@ func Check(resources map[string]Resource, reach map[string][]string) []Finding {
 			sse, _ := r.Properties["SSESpecification"].(map[string]any)
 			if sse == nil || sse["SSEEnabled"] != true {
 				out = append(out, Finding{id, "sse", "table without SSESpecification.SSEEnabled"})
+			}
+		case "AWS::S3::Bucket":
+			out = append(out, checkBucket(id, r)...)
+		case "AWS::S3::BucketPolicy":
+			doc, _ := r.Properties["PolicyDocument"].(map[string]any)
+			sts, _ := doc["Statement"].([]any)
+			for _, st := range sts {
+				sm, _ := st.(map[string]any)
+				if sm["Effect"] == "Allow" && (sm["Principal"] == "*" || fmt.Sprint(sm["Principal"]) == "map[AWS:*]") {
+					out = append(out, Finding{id, "public-bucket", "a bucket policy allows everyone"})
+				}
 			}
 		}
 	}
@@ -116,6 +138,44 @@ func Statements(r Resource) []map[string]any {
 	return out
 }
 
+// checkBucket: default encryption, all four public-access blocks, and an
+// enabled lifecycle rule that expires objects.
+func checkBucket(id string, r Resource) []Finding {
+	var out []Finding
+	enc, _ := r.Properties["BucketEncryption"].(map[string]any)
+	rules, _ := enc["ServerSideEncryptionConfiguration"].([]any)
+	encrypted := false
+	for _, rule := range rules {
+		rm, _ := rule.(map[string]any)
+		def, _ := rm["ServerSideEncryptionByDefault"].(map[string]any)
+		if alg, _ := def["SSEAlgorithm"].(string); alg != "" {
+			encrypted = true
+		}
+	}
+	if !encrypted {
+		out = append(out, Finding{id, "sse", "bucket without BucketEncryption's default SSEAlgorithm"})
+	}
+	pab, _ := r.Properties["PublicAccessBlockConfiguration"].(map[string]any)
+	for _, k := range []string{"BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets"} {
+		if pab[k] != true {
+			out = append(out, Finding{id, "public-bucket", "PublicAccessBlockConfiguration." + k + " is not true"})
+		}
+	}
+	lc, _ := r.Properties["LifecycleConfiguration"].(map[string]any)
+	lrules, _ := lc["Rules"].([]any)
+	expires := false
+	for _, rule := range lrules {
+		rm, _ := rule.(map[string]any)
+		if rm["Status"] == "Enabled" && (rm["ExpirationInDays"] != nil || rm["ExpirationDate"] != nil) {
+			expires = true
+		}
+	}
+	if !expires {
+		out = append(out, Finding{id, "lifecycle", "no enabled lifecycle rule expires the bucket's objects"})
+	}
+	return out
+}
+
 // branches returns the statements a statement entry may be: itself, or
 // every branch of an Fn::If.
 func branches(v any) []map[string]any {
@@ -143,7 +203,7 @@ func branches(v any) []map[string]any {
 // id is never a wildcard.
 var bedrockModelPrefix = regexp.MustCompile(`^,?arn:[a-z-]+:bedrock:\*::foundation-model/$`)
 
-func checkStatement(role string, st map[string]any) []Finding {
+func checkStatement(resources map[string]Resource, role string, st map[string]any) []Finding {
 	var out []Finding
 	sid, _ := st["Sid"].(string)
 	where := role
@@ -165,9 +225,10 @@ func checkStatement(role string, st map[string]any) []Finding {
 	if _, ok := st["NotResource"]; ok {
 		out = append(out, Finding{where, "wildcard-resource", "NotResource grants everything else"})
 	}
-	logsOnly, invokeOnly := len(actions) > 0, len(actions) > 0
+	logsOnly, objectsOnly, invokeOnly := len(actions) > 0, len(actions) > 0, len(actions) > 0
 	for _, a := range actions {
 		logsOnly = logsOnly && strings.HasPrefix(a, "logs:")
+		objectsOnly = objectsOnly && slices.Contains(ObjectActions, a)
 		invokeOnly = invokeOnly && a == "bedrock:InvokeModel"
 	}
 	for _, lit := range literals(st["Resource"]) {
@@ -175,6 +236,9 @@ func checkStatement(role string, st map[string]any) []Finding {
 			continue
 		}
 		if logsOnly && strings.HasSuffix(lit, StreamWildcard) && strings.Count(lit, "*") == 1 && strings.Contains(lit, ":log-group:") {
+			continue
+		}
+		if m := objectPrefix.FindStringSubmatch(lit); objectsOnly && m != nil && resources[m[1]].Type == "AWS::S3::Bucket" {
 			continue
 		}
 		if invokeOnly && bedrockModelPrefix.MatchString(lit) {

@@ -16,18 +16,21 @@ import (
 
 // reach is the intended topology: what each function's role may name. A
 // stage reaches its own queue and DLQ, the next stage's queue, the item
-// tables, the gates it parks behind and its breakers; the scheduler the
-// stage queues, the parked waits and their gates, and the breakers and
-// model health those gates are; nothing else.
+// tables, the gates it parks behind, its breakers and the notice queue (the
+// llm and notify stages the audit table too); the scheduler the stage
+// queues, the parked waits and their gates, and the breakers and model
+// health those gates are; nothing else.
 var reach = map[string][]string{
-	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable"},
+	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
+		"BodiesTable", "BodiesBucket", "NoticeQueue"},
 	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
-		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter",
+		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter", "BodiesTable", "BodiesBucket",
+		"NoticeQueue", "AuditTable",
 		// the Bedrock models of the chain (bedrock:InvokeModel on exactly those)
 		"LLMModels", "LLMEscalationModel"},
 	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
-		"WebhookSecretParameter"},
-	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable"},
+		"WebhookSecretParameter", "BodiesTable", "BodiesBucket", "NoticeQueue", "AuditTable"},
+	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable", "ErrorLogTable"},
 	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable", "GatesTable", "BreakersTable", "ModelsTable"},
 	"RecoveryFunc":  {"ModelsTable"},
 }
@@ -162,6 +165,18 @@ func TestRulesCatchViolations(t *testing.T) {
 		"queue without sse": {map[string]policycheck.Resource{"Q": {Type: "AWS::SQS::Queue", Properties: map[string]any{}}}, "sse"},
 		"table without sse": {map[string]policycheck.Resource{"T": {Type: "AWS::DynamoDB::Table", Properties: map[string]any{
 			"SSESpecification": map[string]any{"SSEEnabled": false}}}}, "sse"},
+		"bucket without sse":        {map[string]policycheck.Resource{"B": bucket("BucketEncryption")}, "sse"},
+		"bucket without a block":    {map[string]policycheck.Resource{"B": bucket("PublicAccessBlockConfiguration")}, "public-bucket"},
+		"bucket that never forgets": {map[string]policycheck.Resource{"B": bucket("LifecycleConfiguration")}, "lifecycle"},
+		"public bucket policy": {map[string]policycheck.Resource{"P": {Type: "AWS::S3::BucketPolicy", Properties: map[string]any{
+			"PolicyDocument": map[string]any{"Statement": []any{map[string]any{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject"}}}}}},
+			"public-bucket"},
+		"object wildcard on a bucket action": {map[string]policycheck.Resource{"B": bucket(""), "R": role(stmt("s3:DeleteBucket",
+			map[string]any{"Fn::Sub": "${B.Arn}/document/*"}))}, "wildcard-resource"},
+		"object wildcard on every key": {map[string]policycheck.Resource{"B": bucket(""), "R": role(stmt("s3:GetObject",
+			map[string]any{"Fn::Sub": "${B.Arn}/*"}))}, "wildcard-resource"},
+		"object wildcard on a table": {map[string]policycheck.Resource{"T": {Type: "AWS::DynamoDB::Table"}, "R": role(stmt("s3:GetObject",
+			map[string]any{"Fn::Sub": "${T.Arn}/document/*"}))}, "wildcard-resource"},
 		"every bedrock model": {map[string]policycheck.Resource{"R": role(stmt("bedrock:InvokeModel",
 			map[string]any{"Fn::Sub": "arn:${AWS::Partition}:bedrock:*::foundation-model/*"}))}, "wildcard-resource"},
 		"bedrock region wildcard for another action": {map[string]policycheck.Resource{"R": role(stmt("bedrock:InvokeModelWithResponseStream",
@@ -192,6 +207,14 @@ func TestRulesCatchViolations(t *testing.T) {
 			t.Fatalf("findings %v, want one reach finding naming OtherDLQ", fs)
 		}
 	})
+	t.Run("object actions on one prefix of the template's bucket are allowed", func(t *testing.T) {
+		t.Parallel()
+		res := map[string]policycheck.Resource{"B": bucket(""), "R": role(stmt([]any{"s3:GetObject", "s3:PutObject"},
+			map[string]any{"Fn::Sub": "${B.Arn}/document/*"}))}
+		if fs := policycheck.Check(res, nil); len(fs) != 0 {
+			t.Fatalf("findings %v", fs)
+		}
+	})
 	t.Run("the chain's bedrock models in any region are allowed", func(t *testing.T) {
 		t.Parallel()
 		res := map[string]policycheck.Resource{"R": role(stmt([]any{"bedrock:InvokeModel"}, map[string]any{"Fn::Split": []any{",",
@@ -209,6 +232,20 @@ func TestRulesCatchViolations(t *testing.T) {
 			t.Fatalf("findings %v", fs)
 		}
 	})
+}
+
+// bucket is a bucket as the template declares one, without the property
+// named by missing.
+func bucket(missing string) policycheck.Resource {
+	props := map[string]any{
+		"BucketEncryption": map[string]any{"ServerSideEncryptionConfiguration": []any{
+			map[string]any{"ServerSideEncryptionByDefault": map[string]any{"SSEAlgorithm": "AES256"}}}},
+		"PublicAccessBlockConfiguration": map[string]any{"BlockPublicAcls": true, "BlockPublicPolicy": true,
+			"IgnorePublicAcls": true, "RestrictPublicBuckets": true},
+		"LifecycleConfiguration": map[string]any{"Rules": []any{map[string]any{"Status": "Enabled", "ExpirationInDays": 30}}},
+	}
+	delete(props, missing)
+	return policycheck.Resource{Type: "AWS::S3::Bucket", Properties: props}
 }
 
 // TestBedrockGrantIsTheChainsModels resolves the llm role's conditional

@@ -150,6 +150,9 @@ type Breakers struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedRecord
+	// streak is this process's own run of outage failures per service
+	// since its last success there (see Done).
+	streak map[string]int
 }
 
 type cachedRecord struct {
@@ -326,11 +329,29 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 		o = Neutral
 	}
 	now := b.now()
+	writes := 1
 	if !t.Probe {
 		switch o {
 		case Neutral, Throttled:
 			return nil
+		case Failure:
+			// An isolated failure on this process is not written: it joins
+			// the shared count when a second follows it here with no
+			// success between (both are written then), and each later one
+			// at once. One process alone counts exactly as before; an
+			// outage fails every call, so every process's streak counts;
+			// a provider's sporadic 5xx spread over a fleet never reach
+			// the service's key (docs/scale.md). A threshold of 1 opens at
+			// the first failure: nothing to wait for.
+			if b.Threshold != 1 {
+				if writes = b.countStreak(t.Service); writes == 0 {
+					return nil
+				}
+			}
 		case Success:
+			b.mu.Lock()
+			delete(b.streak, t.Service)
+			b.mu.Unlock()
 			// The steady state: a healthy service, nothing to write.
 			if c, ok := b.cached(t.Service, now, false); ok && c.State == Closed && c.ConsecutiveFailures == 0 {
 				return nil
@@ -354,7 +375,15 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 		if o == Quota {
 			req.Threshold, req.OpenFor = 1, b.quotaOpenFor(cl, now)
 		}
-		res, err := b.Store.RecordFailure(wctx, req)
+		var (
+			res FailureResult
+			err error
+		)
+		for range writes {
+			if res, err = b.Store.RecordFailure(wctx, req); err != nil || res.Opened {
+				break
+			}
+		}
 		b.after(ctx, t.Service, res.Record, err, now, log)
 		if err == nil && res.Opened {
 			b.count(MetricBreakerOpens, cl.Class)
@@ -443,6 +472,27 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl 
 // QuotaOpenFor.
 func (b *Breakers) quotaOpenFor(cl failure.Classification, now time.Time) time.Duration {
 	return max(orDefault(b.QuotaOpenFor, DefaultQuotaOpenFor), cl.Requested.Resolve(now))
+}
+
+// countStreak adds a failure to this process's streak on service and
+// returns how many failures to write: none for the streak's first, two for
+// its second (the first with it), one after.
+func (b *Breakers) countStreak(service string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.streak == nil || len(b.streak) > maxCached {
+		// Hosts that failed once and were never called again: forgetting
+		// them at worst delays a later streak's count by one failure.
+		b.streak = map[string]int{}
+	}
+	b.streak[service]++
+	switch n := b.streak[service]; {
+	case n == 1:
+		return 0
+	case n == 2:
+		return 2
+	}
+	return 1
 }
 
 // after caches what a write returned, or forgets the service on an error.

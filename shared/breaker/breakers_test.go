@@ -504,8 +504,10 @@ func TestDrainingQueuesNewCallers(t *testing.T) {
 	b := setup(t)
 	b.breakers.CacheTTL = -1
 	g := gate.New(gate.Breaker, "api.example")
-	tk, _ := b.breakers.Allow(ctx, "api.example")
-	b.breakers.Done(ctx, tk, unavailable) // a record to mark
+	for range 2 { // a record to mark (a process's first failure alone is not written)
+		tk, _ := b.breakers.Allow(ctx, "api.example")
+		b.breakers.Done(ctx, tk, unavailable)
+	}
 	if err := b.store.SetDraining(ctx, "api.example", g, t0.Add(2*time.Minute), t0); err != nil {
 		t.Fatal(err)
 	}
@@ -535,5 +537,54 @@ func TestDrainingQueuesNewCallers(t *testing.T) {
 	c.open(t, "down.example")
 	if err := c.store.SetDraining(ctx, "down.example", g, t0.Add(time.Minute), t0); !errors.Is(err, breaker.ErrConflict) {
 		t.Fatalf("draining an open breaker: %v", err)
+	}
+}
+
+// TestIsolatedFailuresStayLocal: a fleet whose calls fail now and then —
+// each failure followed by a success on its own process — writes nothing to
+// the service's breaker; an outage still opens it at the fifth failure
+// whichever processes see them.
+func TestIsolatedFailuresStayLocal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	fleet := make([]*breaker.Breakers, 4)
+	for i := range fleet {
+		fleet[i] = &breaker.Breakers{Store: b.store, Clock: b.clock, Stage: pipeline.LLM, Metrics: b.metrics}
+	}
+	call := func(p *breaker.Breakers, err error) error {
+		tk, aerr := p.Allow(ctx, "api.llm.example")
+		if aerr != nil {
+			return aerr
+		}
+		p.Done(ctx, tk, err)
+		return nil
+	}
+	for round := range 50 {
+		for i, p := range fleet {
+			if err := call(p, map[bool]error{true: unavailable, false: nil}[(round+i)%3 == 0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if w := b.store.writes.Load(); w != 0 {
+		t.Fatalf("sporadic failures wrote the breaker %d times, want 0", w)
+	}
+	// An outage: every call fails, round-robin over the fleet. Each
+	// process's first failure waits for its second, so the breaker opens
+	// within the fleet's size plus three failures (at 10,000 calls a second,
+	// a fraction of a second), never before five.
+	opened := 0
+	for r := range 20 {
+		if err := call(fleet[r%len(fleet)], unavailable); err != nil && !errors.Is(err, failure.ErrWaiting) {
+			t.Fatal(err)
+		}
+		if rec, _ := b.store.Get(ctx, "api.llm.example"); rec.State == breaker.Open {
+			opened = r + 1
+			break
+		}
+	}
+	if opened < 5 || opened > len(fleet)+3 {
+		t.Fatalf("the breaker opened at failed call %d; want between 5 and %d", opened, len(fleet)+3)
 	}
 }

@@ -70,6 +70,17 @@
 // QuotaOpenFor (as long as for an outage): every caller would get the same
 // answer, and a probe per window finds the quota restored.
 //
+// A failure joins the shared count when it is part of a streak on the
+// process that saw it: the streak's first failure is written with its
+// second, each later one at once. One process alone counts exactly as the
+// table above says; an outage fails every call, so every process's streak
+// counts and the breaker opens within the number of processes plus three
+// failures (instead of five: at 10,000 calls a second a fraction of a
+// second); a provider's sporadic failures
+// spread over a fleet, each followed by a success on its own process,
+// write nothing — at 10,000 calls a second with 3% of them 5xx, counting
+// each would make the service's key the hottest of the system.
+//
 // # Cost
 //
 // Breakers caches each service's record for CacheTTL (2 s), so the closed

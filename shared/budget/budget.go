@@ -81,6 +81,15 @@ type Budget interface {
 	Charge(ctx context.Context, now time.Time) error
 }
 
+// Priced is a budget that charges each call at its model's price: the
+// call's estimate before it (ChargeCost, refused like Charge), corrected
+// to the call's real cost after it (Settle). *Daily and *Memory implement
+// it; the llm stage uses it.
+type Priced interface {
+	ChargeCost(ctx context.Context, now time.Time, cost Micros) error
+	Settle(ctx context.Context, charged time.Time, delta Micros) error
+}
+
 // Exceeded returns the failure a refused charge reports: BUDGET_EXCEEDED,
 // self-imposed, so the decision core waits until the next 00:00 UTC without
 // counting an attempt.
@@ -108,14 +117,22 @@ func DayKey(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 type Day struct {
 	// Day is the UTC date, "YYYY-MM-DD".
 	Day string `json:"day"`
-	// Spend is the estimated spend charged (calls × cost per call).
+	// Spend is the spend charged — each call's estimate, settled to its
+	// tokens at the model's price when the answer reported them — as the
+	// instances reported it: each lease carries the spend counted since the
+	// instance's last one, so the record lags an instance's own charges by
+	// at most one chunk.
 	Spend Micros `json:"spend_micros"`
 	// Calls counts the charges that went through.
 	Calls int64 `json:"calls"`
 	// Blocked counts the charges refused because the cap was reached.
 	Blocked int64 `json:"blocked"`
-	// Cap is the cap in force at the day's last charge.
+	// Cap is the cap in force at the day's last write.
 	Cap Micros `json:"cap_micros"`
+	// Leased is the budget handed out to instances (never more than Cap),
+	// Leases how many chunks that took: the writes the budget cost.
+	Leased Micros `json:"leased_micros"`
+	Leases int64  `json:"leases"`
 }
 
 // API is the part of the DynamoDB client Daily uses.
@@ -125,16 +142,29 @@ type API interface {
 }
 
 // Daily is the DynamoDB budget: one item per UTC day in BudgetTable (key
-// "day"), with spend (micro-dollars), calls and blocked counters.
+// "day") with the leased total and the spend, calls, blocked and leases
+// counters. It charges through its own Pocket: one instance, one Daily.
 type Daily struct {
 	DB API
 	// Table is the budget table name.
 	Table string
 	// Cap is the daily cap. A Cap below Cost refuses every call.
 	Cap Micros
-	// Cost is the estimated cost of one call; it must be positive.
+	// Cost is the estimated cost of one call (Charge's amount, and the
+	// default estimate of the price table); it must be positive.
 	Cost Micros
+	// Chunk is how much budget one lease takes; zero means DefaultChunkCalls
+	// calls' worth.
+	Chunk Micros
+
+	once   sync.Once
+	pocket *Pocket
 }
+
+// DefaultChunkCalls is the default lease: this many calls' worth of budget.
+// At the default $5 cap and $0.003 a call that is $0.06 (1.2% of the day),
+// one write per 20 calls; docs/scale.md says how to size it at scale.
+const DefaultChunkCalls = 20
 
 // New returns a Daily budget, checking that cost is positive and cap is not
 // negative.
@@ -157,10 +187,12 @@ const (
 	EnvTable          = "BUDGET_TABLE"
 	EnvDailyBudgetUSD = "DAILY_BUDGET_USD"
 	EnvCostPerCallUSD = "COST_PER_CALL_USD"
+	EnvChunkUSD       = "BUDGET_CHUNK_USD"
 )
 
 // FromEnv builds the llm stage's budget from BUDGET_TABLE (required),
-// DAILY_BUDGET_USD (default 5) and COST_PER_CALL_USD (default 0.003).
+// DAILY_BUDGET_USD (default 5), COST_PER_CALL_USD (default 0.003) and
+// BUDGET_CHUNK_USD (default DefaultChunkCalls calls).
 func FromEnv(getenv func(string) string, db API) (*Daily, error) {
 	table := strings.TrimSpace(getenv(EnvTable))
 	if table == "" {
@@ -185,88 +217,134 @@ func FromEnv(getenv func(string) string, db API) (*Daily, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(db, table, dailyCap, cost)
+	chunk, err := read(EnvChunkUSD, "0")
+	if err != nil {
+		return nil, err
+	}
+	d, err := New(db, table, dailyCap, cost)
+	if err != nil {
+		return nil, err
+	}
+	d.Chunk = chunk
+	return d, nil
 }
 
-// Charge adds one call's cost (Cost) to now's UTC day; see ChargeCost.
+func chunkOf(chunk, cost Micros) Micros {
+	if chunk > 0 {
+		return chunk
+	}
+	return DefaultChunkCalls * cost
+}
+
+// Pocket returns the Daily's pocket (see Pocket).
+func (d *Daily) Pocket() *Pocket {
+	d.once.Do(func() { d.pocket = &Pocket{Store: d, Cap: d.Cap, Chunk: chunkOf(d.Chunk, d.Cost)} })
+	return d.pocket
+}
+
+// Charge charges one call's cost (Cost) to now's UTC day; see ChargeCost.
 func (d *Daily) Charge(ctx context.Context, now time.Time) error {
 	return d.ChargeCost(ctx, now, d.Cost)
 }
 
-// ChargeCost adds cost to now's UTC day, unless that would take the day's
-// spend past the cap:
-//
-//	update     ADD spend :cost, calls :1  SET cap = :cap
-//	condition  attribute_not_exists(spend) OR spend <= :cap_minus_cost
-//
-// Concurrent charges are serialised by DynamoDB, so the day's spend never
-// passes the cap. A refused charge adds 1 to the day's blocked counter
-// (ADD blocked :1, unconditional, best effort) and returns Exceeded(), behind the day's Gate. An
-// SDK-level retry of a charge that had been applied charges twice: spend
-// errs high, never past the cap. A cost below 1 is charged as 1.
+// ChargeCost charges cost (a call's estimate at its model's price) to now's
+// UTC day through the pocket: no write while the pocket holds enough, one
+// conditional lease when it does not (see Pocket.Spend). A refused charge
+// returns Exceeded(). A cost below 1 is charged as 1.
 func (d *Daily) ChargeCost(ctx context.Context, now time.Time, cost Micros) error {
-	cost = max(cost, 1)
-	day := DayKey(now)
-	if cost > d.Cap {
-		return d.block(ctx, day)
+	return d.Pocket().Spend(ctx, now, max(cost, 1))
+}
+
+// Settle corrects a charge made at charged by delta once the call's real
+// cost is known, through the pocket (see Pocket.Settle): a refund stays in
+// the pocket, an excess is paid from it, and only an excess the pocket
+// cannot pay leases; no write per call.
+func (d *Daily) Settle(ctx context.Context, charged time.Time, delta Micros) error {
+	return d.Pocket().Settle(ctx, charged, delta)
+}
+
+// Lease applies one lease (Store):
+//
+//	update     ADD leased :want, leases 1, spend :s, calls :c, blocked :b  SET cap = :cap
+//	condition  (attribute_not_exists(leased) AND attribute_not_exists(spend)) OR leased <= :cap - :want
+//
+// A day a version without leases started (spend, no leased) is first given
+// leased = spend, once, so it keeps its cap. An SDK-level retry of a lease
+// that had applied leases twice: the day errs toward less spend, never more.
+func (d *Daily) Lease(ctx context.Context, req LeaseRequest) (LeaseResult, error) {
+	for range 2 {
+		out, err := d.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: &d.Table,
+			Key:       dayKey(req.Day),
+			UpdateExpression: aws.String("ADD #leased :want, #leases :one, #spend :spend, #calls :calls, #blocked :blocked " +
+				"SET #cap = :cap"),
+			ConditionExpression: aws.String("(attribute_not_exists(#leased) AND attribute_not_exists(#spend)) OR #leased <= :limit"),
+			ExpressionAttributeNames: map[string]string{"#leased": "leased", "#leases": "leases", "#spend": "spend",
+				"#calls": "calls", "#blocked": "blocked", "#cap": "cap"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":want": num(int64(req.Want)), ":one": num(1), ":spend": num(int64(req.Report.Spend)),
+				":calls": num(req.Report.Calls), ":blocked": num(req.Report.Blocked),
+				":cap": num(int64(req.Cap)), ":limit": num(int64(req.Cap - req.Want)),
+			},
+			ReturnValues:                        types.ReturnValueUpdatedNew,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		if err == nil {
+			var r record
+			if err := attributevalue.UnmarshalMap(out.Attributes, &r); err != nil {
+				return LeaseResult{}, fmt.Errorf("decode the %s budget: %w", req.Day, err)
+			}
+			return LeaseResult{Granted: true, Leased: Micros(r.Leased)}, nil
+		}
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			return LeaseResult{}, err
+		}
+		old := ccf.Item
+		if old == nil {
+			got, gerr := d.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &d.Table, Key: dayKey(req.Day), ConsistentRead: aws.Bool(true)})
+			if gerr != nil {
+				return LeaseResult{}, gerr
+			}
+			old = got.Item
+		}
+		var r record
+		if err := attributevalue.UnmarshalMap(old, &r); err != nil {
+			return LeaseResult{}, fmt.Errorf("decode the %s budget: %w", req.Day, err)
+		}
+		if _, has := old["leased"]; has {
+			return LeaseResult{Leased: Micros(r.Leased)}, nil
+		}
+		// A day started without leases: count what it spent as leased.
+		_, err = d.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: &d.Table, Key: dayKey(req.Day),
+			UpdateExpression:         aws.String("SET #leased = #spend"),
+			ConditionExpression:      aws.String("attribute_not_exists(#leased)"),
+			ExpressionAttributeNames: map[string]string{"#leased": "leased", "#spend": "spend"},
+		})
+		if err != nil && !errors.As(err, &ccf) {
+			return LeaseResult{}, err
+		}
 	}
+	return LeaseResult{}, fmt.Errorf("lease from the %s budget: the day's record keeps changing shape", req.Day)
+}
+
+// Add adds r to the day's counters (Store), unconditionally: the counters
+// are for reports.
+func (d *Daily) Add(ctx context.Context, day string, r Report, dailyCap Micros) error {
 	_, err := d.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &d.Table,
 		Key:                      dayKey(day),
-		UpdateExpression:         aws.String("ADD #spend :cost, #calls :one SET #cap = :cap"),
-		ConditionExpression:      aws.String("attribute_not_exists(#spend) OR #spend <= :limit"),
-		ExpressionAttributeNames: map[string]string{"#spend": "spend", "#calls": "calls", "#cap": "cap"},
+		UpdateExpression:         aws.String("ADD #spend :spend, #calls :calls, #blocked :blocked SET #cap = :cap"),
+		ExpressionAttributeNames: map[string]string{"#spend": "spend", "#calls": "calls", "#blocked": "blocked", "#cap": "cap"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":cost":  num(int64(cost)),
-			":one":   num(1),
-			":cap":   num(int64(d.Cap)),
-			":limit": num(int64(d.Cap - cost)),
+			":spend": num(int64(r.Spend)), ":calls": num(r.Calls), ":blocked": num(r.Blocked), ":cap": num(int64(dailyCap)),
 		},
 	})
-	if err == nil {
-		return nil
-	}
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return d.block(ctx, day)
-	}
-	return fmt.Errorf("charge the %s budget: %w", day, err)
-}
-
-// Settle corrects a charge of the day of charged once the call's real cost
-// is known (tokens at the model's price): ADD spend :delta, unconditional —
-// the call has happened — so a call that cost more than its estimate may
-// take the day past the cap by the difference, and the next charge is
-// refused. A negative delta refunds an estimate that was too high.
-func (d *Daily) Settle(ctx context.Context, charged time.Time, delta Micros) error {
-	if delta == 0 {
-		return nil
-	}
-	day := DayKey(charged)
-	_, err := d.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &d.Table,
-		Key:                       dayKey(day),
-		UpdateExpression:          aws.String("ADD #spend :delta"),
-		ExpressionAttributeNames:  map[string]string{"#spend": "spend"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":delta": num(int64(delta))},
-	})
 	if err != nil {
-		return fmt.Errorf("settle the %s budget: %w", day, err)
+		return fmt.Errorf("report to the %s budget: %w", day, err)
 	}
 	return nil
-}
-
-func (d *Daily) block(ctx context.Context, day string) error {
-	// The counter is for reports; failing to bump it must not let the call
-	// through, so its error is dropped.
-	_, _ = d.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &d.Table,
-		Key:                       dayKey(day),
-		UpdateExpression:          aws.String("ADD #blocked :one SET #cap = :cap"),
-		ExpressionAttributeNames:  map[string]string{"#blocked": "blocked", "#cap": "cap"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":cap": num(int64(d.Cap))},
-	})
-	return exceeded(day)
 }
 
 // record is a day as stored.
@@ -276,9 +354,12 @@ type record struct {
 	Calls   int64  `dynamodbav:"calls"`
 	Blocked int64  `dynamodbav:"blocked"`
 	Cap     int64  `dynamodbav:"cap"`
+	Leased  int64  `dynamodbav:"leased"`
+	Leases  int64  `dynamodbav:"leases"`
 }
 
-// Day reads one day's record (strongly consistent); a day without charges
+// Day reads one day's record (strongly consistent), plus what this
+// instance's pocket counted and has not written yet; a day without charges
 // is a zero Day with its date set, not an error.
 func (d *Daily) Day(ctx context.Context, day time.Time) (Day, error) {
 	key := DayKey(day)
@@ -290,7 +371,9 @@ func (d *Daily) Day(ctx context.Context, day time.Time) (Day, error) {
 	if err := attributevalue.UnmarshalMap(out.Item, &r); err != nil {
 		return Day{}, fmt.Errorf("decode the %s budget: %w", key, err)
 	}
-	return Day{Day: key, Spend: Micros(r.Spend), Calls: r.Calls, Blocked: r.Blocked, Cap: Micros(r.Cap)}, nil
+	got := Day{Day: key, Spend: Micros(r.Spend), Calls: r.Calls, Blocked: r.Blocked, Cap: Micros(r.Cap),
+		Leased: Micros(r.Leased), Leases: r.Leases}
+	return withPending(got, d.Pocket()), nil
 }
 
 // MaxDays bounds Days.
@@ -334,14 +417,67 @@ func num(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-// Memory is an in-memory Budget with Daily's rules, for tests and the
-// policy simulator. It is safe for concurrent use.
-type Memory struct {
-	// Cap and Cost: see Daily.
-	Cap, Cost Micros
-
+// MemoryStore is an in-memory Store with Daily's rules, shared by the
+// pockets of several simulated instances. It is safe for concurrent use.
+type MemoryStore struct {
 	mu   sync.Mutex
 	days map[string]Day
+}
+
+// Lease applies Daily.Lease's rule.
+func (m *MemoryStore) Lease(_ context.Context, req LeaseRequest) (LeaseResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.dayLocked(req.Day)
+	if d.Leased+req.Want > req.Cap {
+		return LeaseResult{Leased: d.Leased}, nil
+	}
+	d.Leased += req.Want
+	d.Leases++
+	d.Spend, d.Calls, d.Blocked, d.Cap = d.Spend+req.Report.Spend, d.Calls+req.Report.Calls, d.Blocked+req.Report.Blocked, req.Cap
+	m.days[req.Day] = d
+	return LeaseResult{Granted: true, Leased: d.Leased}, nil
+}
+
+// Add applies Daily.Add's rule.
+func (m *MemoryStore) Add(_ context.Context, day string, r Report, dailyCap Micros) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.dayLocked(day)
+	d.Spend, d.Calls, d.Blocked, d.Cap = d.Spend+r.Spend, d.Calls+r.Calls, d.Blocked+r.Blocked, dailyCap
+	m.days[day] = d
+	return nil
+}
+
+func (m *MemoryStore) dayLocked(day string) Day {
+	if m.days == nil {
+		m.days = map[string]Day{}
+	}
+	d := m.days[day]
+	d.Day = day
+	return d
+}
+
+// Day returns one day's record as written.
+func (m *MemoryStore) Day(_ context.Context, day time.Time) (Day, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dayLocked(DayKey(day)), nil
+}
+
+// Memory is an in-memory Budget with Daily's rules — one instance's pocket
+// over its own MemoryStore — for tests. It is safe for concurrent use.
+type Memory struct {
+	// Cap, Cost and Chunk: see Daily.
+	Cap, Cost, Chunk Micros
+
+	once   sync.Once
+	store  MemoryStore
+	pocket *Pocket
+}
+
+func (m *Memory) init() {
+	m.once.Do(func() { m.pocket = &Pocket{Store: &m.store, Cap: m.Cap, Chunk: chunkOf(m.Chunk, m.Cost)} })
 }
 
 // Charge applies Daily.Charge's rule.
@@ -350,50 +486,22 @@ func (m *Memory) Charge(ctx context.Context, now time.Time) error {
 }
 
 // ChargeCost applies Daily.ChargeCost's rule.
-func (m *Memory) ChargeCost(_ context.Context, now time.Time, cost Micros) error {
-	cost = max(cost, 1)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.days == nil {
-		m.days = map[string]Day{}
-	}
-	key := DayKey(now)
-	d := m.days[key]
-	d.Day, d.Cap = key, m.Cap
-	if cost > m.Cap || d.Spend+cost > m.Cap {
-		d.Blocked++
-		m.days[key] = d
-		return exceeded(key)
-	}
-	d.Spend += cost
-	d.Calls++
-	m.days[key] = d
-	return nil
+func (m *Memory) ChargeCost(ctx context.Context, now time.Time, cost Micros) error {
+	m.init()
+	return m.pocket.Spend(ctx, now, max(cost, 1))
 }
 
 // Settle applies Daily.Settle's rule.
-func (m *Memory) Settle(_ context.Context, charged time.Time, delta Micros) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.days == nil {
-		m.days = map[string]Day{}
-	}
-	key := DayKey(charged)
-	d := m.days[key]
-	d.Day = key
-	d.Spend += delta
-	m.days[key] = d
-	return nil
+func (m *Memory) Settle(ctx context.Context, charged time.Time, delta Micros) error {
+	m.init()
+	return m.pocket.Settle(ctx, charged, delta)
 }
 
-// Day returns one day's record.
-func (m *Memory) Day(_ context.Context, day time.Time) (Day, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	key := DayKey(day)
-	d := m.days[key]
-	d.Day = key
-	return d, nil
+// Day returns one day's record with the pocket's unwritten counters.
+func (m *Memory) Day(ctx context.Context, day time.Time) (Day, error) {
+	m.init()
+	d, err := m.store.Day(ctx, day)
+	return withPending(d, m.pocket), err
 }
 
 // Days returns every day from from's to to's, oldest first.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/budget"
@@ -68,8 +70,12 @@ func TestFromEnv(t *testing.T) {
 	t.Parallel()
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	d, err := budget.FromEnv(env(map[string]string{"BUDGET_TABLE": "b"}), nil)
-	if err != nil || d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" {
+	if err != nil || d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" || d.Pocket().Chunk != 60_000 {
 		t.Fatalf("defaults: %+v, %v", d, err)
+	}
+	d, err = budget.FromEnv(env(map[string]string{"BUDGET_TABLE": "b", "BUDGET_CHUNK_USD": "1.5"}), nil)
+	if err != nil || d.Pocket().Chunk != 1_500_000 {
+		t.Fatalf("a chunk of $1.50: %+v, %v", d, err)
 	}
 	for name, kv := range map[string]map[string]string{
 		"no table":   {},
@@ -100,10 +106,15 @@ func budgetRules(t *testing.T, newBudget func(t *testing.T, dailyCap, cost budge
 		wantCalls     int64
 		wantBlocked   int64
 		wantSpend     budget.Micros
+		wantLeased    budget.Micros
 		nextDayPasses bool
 	}{
-		{name: "cap not a multiple of the cost", dailyCap: 1000, cost: 300, charges: 5, wantCalls: 3, wantBlocked: 2, wantSpend: 900, nextDayPasses: true},
-		{name: "cap a multiple of the cost", dailyCap: 900, cost: 300, charges: 4, wantCalls: 3, wantBlocked: 1, wantSpend: 900, nextDayPasses: true},
+		// The default lease (20 calls' worth) is more than the cap: the one
+		// lease takes the whole day.
+		{name: "cap not a multiple of the cost", dailyCap: 1000, cost: 300, charges: 5, wantCalls: 3, wantBlocked: 2, wantSpend: 900,
+			wantLeased: 1000, nextDayPasses: true},
+		{name: "cap a multiple of the cost", dailyCap: 900, cost: 300, charges: 4, wantCalls: 3, wantBlocked: 1, wantSpend: 900,
+			wantLeased: 900, nextDayPasses: true},
 		{name: "cost above the cap", dailyCap: 100, cost: 300, charges: 2, wantCalls: 0, wantBlocked: 2, wantSpend: 0},
 		{name: "zero cap", dailyCap: 0, cost: 1, charges: 1, wantCalls: 0, wantBlocked: 1, wantSpend: 0},
 	}
@@ -121,7 +132,8 @@ func budgetRules(t *testing.T, newBudget func(t *testing.T, dailyCap, cost budge
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := budget.Day{Day: "2026-11-21", Spend: tc.wantSpend, Calls: tc.wantCalls, Blocked: tc.wantBlocked, Cap: tc.dailyCap}
+			want := budget.Day{Day: "2026-11-21", Spend: tc.wantSpend, Calls: tc.wantCalls, Blocked: tc.wantBlocked, Cap: tc.dailyCap,
+				Leased: tc.wantLeased, Leases: int64(min(tc.wantLeased, 1))}
 			if d != want {
 				t.Fatalf("day %+v, want %+v", d, want)
 			}
@@ -267,4 +279,297 @@ func ExampleParseUSD() {
 	m, _ := budget.ParseUSD("0.003")
 	fmt.Println(int64(m), m)
 	// Output: 3000 0.003
+}
+
+// countingAPI counts the UpdateItems that reach DynamoDB.
+type countingAPI struct {
+	budget.API
+	updates atomic.Int64
+}
+
+func (c *countingAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.updates.Add(1)
+	return c.API.UpdateItem(ctx, in, opts...)
+}
+
+// TestEightInstancesSpendingAtOnce is the budget without a hot key under
+// load, against moto: 8 instances, each with its own pocket, spend until the
+// day is refused. The day's leases never pass the cap, so the spend never
+// does (the bound is one chunk; the leases make it zero); what the pockets
+// keep unspent at the end is less than a call each; and it took about one
+// write per chunk of calls, not one per call.
+func TestEightInstancesSpendingAtOnce(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		instances = 8
+		dailyCap  = budget.Micros(1_000_000) // $1
+		cost      = budget.Micros(3_000)     // $0.003: 333 calls fit
+		chunk     = 10 * cost
+	)
+	api := &countingAPI{API: dynamodb.NewFromConfig(env.AWS)}
+	ctx := context.Background()
+	passed, refused, writes, d := spendAtOnce(t, api, table, instances, dailyCap, cost, chunk, t0,
+		func(b *budget.Daily, _, _ int) error { return b.Charge(ctx, t0) })
+	spent := budget.Micros(passed) * cost
+	t.Logf("%d calls passed ($%s of $%s), %d refused; %d leases, %d DynamoDB writes: %.3f writes per call",
+		passed, spent, dailyCap, refused, d.Leases, writes, float64(writes)/float64(passed))
+	if spent > dailyCap || d.Leased > dailyCap {
+		t.Fatalf("spent %s, leased %s: over the %s cap", spent, d.Leased, dailyCap)
+	}
+	if unused := dailyCap - spent; unused >= (instances+1)*cost {
+		t.Fatalf("%s of the cap went unspent; the pockets should keep less than a call each", unused)
+	}
+	if d.Spend != spent || d.Calls != passed || d.Blocked != refused {
+		t.Fatalf("day %+v; want the %d calls, %s spend and %d refusals the instances counted", d, passed, spent, refused)
+	}
+	// One lease per chunk of 10 calls, plus the partial leases and one
+	// counters write per instance at the end: far below a write per call.
+	if perCall := float64(writes) / float64(passed); perCall > 0.2 {
+		t.Fatalf("%.2f writes per call, want at most 0.2", perCall)
+	}
+}
+
+// TestLeasesStartFromADayWithoutThem: a day a version without leases began
+// (spend, no leased) keeps its cap: the spend so far counts as leased.
+func TestLeasesStartFromADayWithoutThem(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dynamodb.NewFromConfig(env.AWS)
+	ctx := context.Background()
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
+		"day": &types.AttributeValueMemberS{Value: budget.DayKey(t0)}, "spend": &types.AttributeValueMemberN{Value: "9000"},
+		"calls": &types.AttributeValueMemberN{Value: "3"}, "cap": &types.AttributeValueMemberN{Value: "10000"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := budget.New(db, table, 10_000, 3_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Charge(ctx, t0); !budget.IsExceeded(err) {
+		t.Fatalf("a charge past the old spend: %v, want refused (9000 of 10000 spent, a call is 3000)", err)
+	}
+	d, err := b.Day(ctx, t0)
+	if err != nil || d.Leased != 9_000 || d.Spend != 9_000 || d.Blocked != 1 {
+		t.Fatalf("day %+v, %v", d, err)
+	}
+}
+
+// countingStore counts a pocket's leases.
+type countingStore struct {
+	budget.MemoryStore
+	leases int
+}
+
+func (c *countingStore) Lease(ctx context.Context, req budget.LeaseRequest) (budget.LeaseResult, error) {
+	c.leases++
+	return c.MemoryStore.Lease(ctx, req)
+}
+
+// TestBusyPocketsLeaseByTheirRate: a pocket leases what it spends in
+// LeaseFor at its own rate, so an instance making 100 calls a second
+// leases about once per 10 s, not once per Chunk; its first lease, with no
+// rate known yet, is Chunk.
+func TestBusyPocketsLeaseByTheirRate(t *testing.T) {
+	t.Parallel()
+	store := &countingStore{}
+	const cost = budget.Micros(3_000)
+	p := &budget.Pocket{Store: store, Cap: 1 << 40, Chunk: 20 * cost}
+	ctx := context.Background()
+	for i := range 6000 { // 60 s at 100 calls a second
+		if err := p.Spend(ctx, t0.Add(time.Duration(i)*10*time.Millisecond), cost); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 20 calls, then 0.2 s of them, then ~10 s at a time: 1 + 1 + ~6.
+	if store.leases > 10 || store.leases < 4 {
+		t.Fatalf("%d leases for 6000 calls over 60 s, want about one per 10 s", store.leases)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := store.Day(ctx, t0)
+	if d.Calls != 6000 || d.Spend != 6000*cost || d.Leased > d.Spend+p.Left()+1 {
+		t.Fatalf("day %+v, left %s", d, p.Left())
+	}
+	t.Logf("%d leases for 6000 calls", store.leases)
+}
+
+// TestSettlingPocketsUnderConcurrentInstances is the leased budget with
+// per-model prices under load, against moto: 8 instances charge each call's
+// estimate, then settle it to a real cost that is sometimes more, sometimes
+// less. Refunds and excesses stay in the pockets (no write per call); the
+// day's leases never pass the cap; the real spend passes it by at most the
+// excess of the calls in flight when the day ran out (one per instance
+// here), which is less than one chunk; and the day's record holds the real
+// spend the instances counted.
+func TestSettlingPocketsUnderConcurrentInstances(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	table, err := env.Stack.Output("BudgetTableName")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		instances = 8
+		dailyCap  = budget.Micros(1_000_000) // $1
+		estimate  = budget.Micros(3_000)
+		chunk     = 10 * estimate
+		maxExcess = budget.Micros(1_500)
+	)
+	// The real cost of an instance's n-th call, less its estimate.
+	deltas := []budget.Micros{maxExcess, -1_000, 500, -200, maxExcess, 0}
+	day := time.Date(2031, 5, 6, 12, 0, 0, 0, time.UTC) // a day no other test charges
+	api := &countingAPI{API: dynamodb.NewFromConfig(env.AWS)}
+	ctx := context.Background()
+	var real atomic.Int64
+	passed, refused, writes, d := spendAtOnce(t, api, table, instances, dailyCap, estimate, chunk, day,
+		func(b *budget.Daily, i, n int) error {
+			if err := b.ChargeCost(ctx, day, estimate); err != nil {
+				return err
+			}
+			delta := deltas[(n+i)%len(deltas)]
+			real.Add(int64(estimate + delta))
+			return b.Settle(ctx, day, delta)
+		})
+	spent := budget.Micros(real.Load())
+	t.Logf("%d calls passed (real cost $%s of $%s), %d refused; leased $%s in %d leases; %d DynamoDB writes: %.3f writes per call",
+		passed, spent, dailyCap, refused, d.Leased, d.Leases, writes, float64(writes)/float64(passed))
+	if d.Leased > dailyCap {
+		t.Fatalf("leased %s: over the %s cap", d.Leased, dailyCap)
+	}
+	if over := spent - dailyCap; over > instances*maxExcess || over > chunk {
+		t.Fatalf("the real spend %s passes the cap by %s: more than the %s the calls in flight could add, or a chunk", spent, over, instances*maxExcess)
+	}
+	if unused := dailyCap - spent; unused >= (instances+1)*estimate {
+		t.Fatalf("%s of the cap went unspent; the pockets should keep less than a call each", unused)
+	}
+	if d.Spend != spent || d.Calls != passed || d.Blocked != refused {
+		t.Fatalf("day %+v; want the %d calls, %s real spend and %d refusals the instances counted", d, passed, spent, refused)
+	}
+	if perCall := float64(writes) / float64(passed); perCall > 0.25 {
+		t.Fatalf("%.2f writes per call, want at most 0.25: settlements must not write per call", perCall)
+	}
+}
+
+// TestPocketSettles pins the pocket's corrections: a refund pays the
+// instance's next call with no lease, an excess the pocket holds needs no
+// write, an excess it cannot hold leases, and one the spent day cannot pay
+// is a debt that refuses the next call; a call settled after midnight goes
+// to its own day.
+func TestPocketSettles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &budget.MemoryStore{}
+	p := &budget.Pocket{Store: store, Cap: 10_000, Chunk: 4_000}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	leases := func() int64 {
+		t.Helper()
+		d, err := store.Day(ctx, t0)
+		must(err)
+		return d.Leases
+	}
+	must(p.Spend(ctx, t0, 3_000)) // lease 4,000: 1,000 left
+	must(p.Settle(ctx, t0, -2_000))
+	if p.Left() != 3_000 {
+		t.Fatalf("after a refund the pocket holds %s, want 3.000 m$", p.Left())
+	}
+	must(p.Spend(ctx, t0, 3_000)) // paid by the refund
+	if n := leases(); n != 1 {
+		t.Fatalf("%d leases; the refund should have paid the second call", n)
+	}
+	must(p.Settle(ctx, t0, 1_000)) // an excess: a lease of a chunk
+	if n, left := leases(), p.Left(); n != 2 || left != 3_000 {
+		t.Fatalf("%d leases, %s left; want the excess leased with a chunk", n, left)
+	}
+	must(p.Spend(ctx, t0, 3_000)) // 0 left, 8,000 of 10,000 leased
+	must(p.Settle(ctx, t0, 5_000))
+	// The day had 2,000 left: leased, and 3,000 is a debt.
+	if left := p.Left(); left != -3_000 {
+		t.Fatalf("the pocket holds %s, want a 3,000 m$ debt", left)
+	}
+	if err := p.Spend(ctx, t0, 1); !budget.IsExceeded(err) {
+		t.Fatalf("a pocket in debt on a spent day charged: %v", err)
+	}
+	must(p.Flush(ctx))
+	d, err := store.Day(ctx, t0)
+	must(err)
+	if d.Leased != 10_000 || d.Spend != 13_000 || d.Calls != 3 || d.Blocked != 1 {
+		t.Fatalf("day %+v; want 10,000 leased, the real 13,000 spent by 3 calls and 1 refusal", d)
+	}
+	// A call charged before midnight and settled after it.
+	next := t0.Add(2 * time.Hour) // past 00:00 UTC
+	must(p.Spend(ctx, next, 3_000))
+	must(p.Settle(ctx, t0, -500))
+	if d, _ := store.Day(ctx, t0); d.Spend != 12_500 {
+		t.Fatalf("the late settlement did not reach its day: %+v", d)
+	}
+}
+
+// spendAtOnce runs instances budgets over the table, each its own pocket,
+// spending at once: call makes instance i's n-th call, until it has been
+// refused three times (at most 1,000 calls). It then flushes every pocket
+// and returns the calls that passed and were refused, the DynamoDB writes
+// they made (the flushes left out), and the day as written.
+func spendAtOnce(t *testing.T, api *countingAPI, table string, instances int, dailyCap, cost, chunk budget.Micros, day time.Time,
+	call func(b *budget.Daily, i, n int) error) (passed, refused, writes int64, d budget.Day) {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		wg        sync.WaitGroup
+		ok, no    atomic.Int64
+		budgets   = make([]*budget.Daily, instances)
+		firstFail sync.Once
+	)
+	for i := range instances {
+		b, err := budget.New(api, table, dailyCap, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Chunk = chunk
+		budgets[i] = b
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			refusals := 0
+			for n := 0; n < 1000 && refusals < 3; n++ { // bounded
+				switch err := call(b, i, n); {
+				case err == nil:
+					ok.Add(1)
+				case budget.IsExceeded(err):
+					no.Add(1)
+					refusals++
+				default:
+					firstFail.Do(func() { t.Error(err) })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	writes = api.updates.Load()
+	for _, b := range budgets {
+		if err := b.Pocket().Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := (&budget.Daily{DB: api, Table: table}).Day(ctx, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok.Load(), no.Load(), writes, d
 }

@@ -141,6 +141,9 @@ type Input struct {
 	// InputText is the stage input (article text, prompt); only its size and
 	// a hash reach the payload.
 	InputText string
+	// Input is the stage input's size and hash when the text itself is not
+	// at hand (a body the item refers to); InputText wins when both are set.
+	Input *InputRef
 	// Body, when set, is the body of a message that named no usable item:
 	// it reaches the payload redacted and bounded (Payload.Message).
 	Body    string
@@ -181,6 +184,10 @@ func Build(in Input) Payload {
 	if in.InputText != "" {
 		sum := sha256.Sum256([]byte(in.InputText))
 		ctx.Input = &InputRef{Bytes: len(in.InputText), SHA256: hex.EncodeToString(sum[:8])}
+	} else if in.Input != nil {
+		ref := *in.Input
+		ref.SHA256 = truncateHex(ref.SHA256, 16)
+		ctx.Input = &ref
 	}
 	attempts := map[pipeline.Stage]int{}
 	for _, s := range pipeline.Stages() {
@@ -354,4 +361,18 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + mark
+}
+
+// truncateHex keeps the first n characters of a hex digest (nothing else is
+// ever put there: a longer or non-hex value is dropped).
+func truncateHex(s string, n int) string {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }

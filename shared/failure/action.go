@@ -72,9 +72,33 @@ func ActionError(text string) error {
 	case !o.Success:
 		// The model's reason is model output: it rides in the cause, which
 		// is redacted before it is stored, not in Reason, which is logged as is.
-		return &Error{Class: ActionFailed, Reason: "action reported failed", Err: errors.New(o.Reason)}
+		return &Error{Class: ActionFailed, Reason: actionFailedReason, Err: errors.New(o.Reason)}
 	}
 	return nil
+}
+
+// actionFailedReason is the Reason of an ACTION_FAILED error; the model's
+// own reason is its cause.
+const actionFailedReason = "action reported failed"
+
+// ActionReason returns the model's reason from an ACTION_FAILED error in
+// err's chain (ActionError's): model output, not yet redacted. ok is false
+// when err carries none.
+func ActionReason(err error) (reason string, ok bool) {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		fe, isErr := e.(*Error)
+		if isErr && fe.Class == ActionFailed && fe.Err != nil {
+			return fe.Err.Error(), true
+		}
+	}
+	return "", false
+}
+
+// ActionReasonFromText returns the model's reason from the recorded text of
+// an ACTION_FAILED error (a stored last_error), as ActionError wrote it.
+func ActionReasonFromText(text string) (reason string, ok bool) {
+	_, after, found := strings.Cut(text, actionFailedReason+": ")
+	return after, found
 }
 
 // lastIndexFoldASCII returns the index of the last occurrence in s of marker

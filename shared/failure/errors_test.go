@@ -437,3 +437,27 @@ func TestActionError(t *testing.T) {
 		})
 	}
 }
+
+// The model's reason is found in the chain, and in the recorded text.
+func TestActionReason(t *testing.T) {
+	t.Parallel()
+	err := failure.WithDetail(failure.ActionError("{}\nACTION_OUTCOME: failed | ticket 7 is locked"), "model", "openai:gpt-4o-mini")
+	if got, ok := failure.ActionReason(err); !ok || got != "ticket 7 is locked" {
+		t.Fatalf("ActionReason = %q, %v", got, ok)
+	}
+	if got, ok := failure.ActionReasonFromText(err.Error()); !ok || got != "ticket 7 is locked" {
+		t.Fatalf("ActionReasonFromText(%q) = %q, %v", err.Error(), got, ok)
+	}
+	for name, e := range map[string]error{
+		"another class": failure.New(failure.ResponseInvalid, "not JSON"),
+		"plain":         errors.New("boom"),
+		"success":       failure.ActionError("{}\nACTION_OUTCOME: success"),
+	} {
+		if got, ok := failure.ActionReason(e); ok {
+			t.Errorf("%s: ActionReason = %q", name, got)
+		}
+	}
+	if _, ok := failure.ActionReasonFromText("RESPONSE_INVALID: not JSON"); ok {
+		t.Error("ActionReasonFromText found a reason in another class's text")
+	}
+}

@@ -9,11 +9,21 @@
 // Only model-specific failures count: the classes whose
 // failure.Class.ModelSpecific is true (RESPONSE_INVALID, CLIENT_ERROR). A
 // rate limit, a timeout or a 5xx says something about the provider, not the
-// model; Tracker logs them and writes nothing. A success resets the shared
-// count to zero: the count is of consecutive failures across every llm
-// instance, so a success reads the record unless this process already knows
-// the count is not zero, and writes only when it is not (a healthy model
-// costs a read per success, no write).
+// model; Tracker logs them and writes nothing. A model-specific failure
+// joins the shared count when it is part of a streak on the instance that
+// saw it: the first failure of a streak is written with the second, and
+// each later one at once, so one instance alone counts exactly as before,
+// while isolated failures spread over many instances — one item's bad
+// answers, a provider's sporadic ones — never reach the model's key. A
+// broken model fails every call, so every instance's streak counts: it is
+// disabled within the number of instances plus three failures. A
+// success resets the shared count to zero: the count is of consecutive
+// failures across every llm instance, so a success reads the record when
+// this process's view of it may be stale (older than the cache TTL, 5 s),
+// and writes only when the count is not zero. A healthy model costs at most
+// one read per instance every 5 s and no write, whatever the rate of
+// successes, and a model failing 2.5% of 10,000 calls a second a few writes
+// a second: its key is not hot (docs/scale.md).
 //
 // # Transitions
 //

@@ -22,6 +22,7 @@ func ExampleTracker() {
 	for range 10 {
 		_, _ = tracker.RecordFailure(ctx, "gpt-4o-mini", failure.Of(failure.RateLimited, "HTTP 429"))
 	}
+	// The first failure of a streak is written with the second.
 	for range 5 {
 		res, _ := tracker.RecordFailure(ctx, "gpt-4o-mini", failure.Of(failure.ResponseInvalid, "not JSON"))
 		fmt.Println("count", res.Model.ConsecutiveFailures, "disabled now:", res.Disabled)
@@ -32,7 +33,7 @@ func ExampleTracker() {
 	m, _ := store.Get(ctx, "gpt-4o-mini")
 	fmt.Println("recovered", rep.Recovered, "count", m.ConsecutiveFailures, "disabled", m.Disabled)
 	// Output:
-	// count 1 disabled now: false
+	// count 0 disabled now: false
 	// count 2 disabled now: false
 	// count 3 disabled now: false
 	// count 4 disabled now: false

@@ -55,6 +55,9 @@ type Tracker struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+	// streak is this process's own run of model-specific failures per
+	// model, since its last success of the model.
+	streak map[string]int
 }
 
 type cached struct {
@@ -100,9 +103,40 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 		return FailureResult{Model: m}, nil
 	}
 	now := t.now()
-	res, err := t.Store.RecordFailure(ctx, FailureRequest{
-		Model: model, Class: cl.Class, Reason: cl.Reason, At: now, Threshold: t.Threshold,
-	})
+	// An isolated failure on this instance is not written: it joins the
+	// shared count when a second follows it here with no success between,
+	// and then both are written (so one instance alone counts exactly as
+	// before). At scale, one item's bad answers and a provider's sporadic
+	// ones never reach the model's key; a broken model fails every call,
+	// and every instance's streak reaches the shared count at once.
+	t.mu.Lock()
+	if t.streak == nil {
+		t.streak = map[string]int{}
+	}
+	t.streak[model]++
+	n := t.streak[model]
+	t.mu.Unlock()
+	if n == 1 {
+		t.logger().InfoContext(ctx, "model-specific failure; counted if another follows on this instance", "model", model,
+			"class", string(cl.Class), "reason", cl.Reason)
+		m, _ := t.cached(model, now, false)
+		return FailureResult{Model: m}, nil
+	}
+	writes := 1
+	if n == 2 {
+		writes = 2 // the streak's first failure, then this one
+	}
+	var (
+		res FailureResult
+		err error
+	)
+	for range writes {
+		if res, err = t.Store.RecordFailure(ctx, FailureRequest{
+			Model: model, Class: cl.Class, Reason: cl.Reason, At: now, Threshold: t.Threshold,
+		}); err != nil || res.Disabled {
+			break
+		}
+	}
 	if err != nil {
 		t.forget(model)
 		return FailureResult{}, err
@@ -122,19 +156,24 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 }
 
 // RecordSuccess resets the model's shared count to zero: the count is of
-// consecutive failures across every instance. When this process's view
-// shows a count of zero it reads the shared record first — other instances
-// may have counted failures since — and writes only when the count is not
-// zero, so a healthy model costs one read per success, not a write. A
-// disabled model is left alone: only Recover or an operator re-enables it.
+// consecutive failures across every instance. It reads the shared record
+// only when this process's view may be stale — older than the cache TTL, or
+// absent — and writes only when the count it knows of is not zero. A view
+// younger than the TTL is trusted: it is a read (Status refreshes it before
+// the calls that choose the model), a failure this process counted, or a
+// reset it wrote. So a healthy model costs at most one read per instance
+// and TTL, however many successes, and a failure counted elsewhere is reset
+// by the first success after this process's view has aged past the TTL —
+// never by a view however old. A disabled model is left alone: only Recover
+// or an operator re-enables it.
 func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 	now := t.now()
-	m, ok := t.cached(model, now, false)
-	if ok && m.Disabled {
-		return nil
-	}
-	if !ok || m.ConsecutiveFailures == 0 {
-		fresh, err := t.Store.Get(ctx, model)
+	t.mu.Lock()
+	delete(t.streak, model)
+	t.mu.Unlock()
+	m, fresh := t.cached(model, now, true)
+	if !fresh {
+		got, err := t.Store.Get(ctx, model)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			t.remember(Model{Name: model}, now)
@@ -142,18 +181,20 @@ func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 		case err != nil:
 			return err
 		}
-		t.remember(fresh, now)
-		if fresh.ConsecutiveFailures == 0 || fresh.Disabled {
-			return nil
-		}
+		t.remember(got, now)
+		m = got
+	}
+	if m.Disabled || m.ConsecutiveFailures == 0 {
+		return nil
 	}
 	changed, err := t.Store.ResetFailures(ctx, model, now)
 	if err != nil {
 		t.forget(model)
 		return err
 	}
+	// Reset by this write or by another instance's: zero either way.
 	t.mu.Lock()
-	if c, ok := t.cache[model]; ok && changed {
+	if c, ok := t.cache[model]; ok {
 		c.m.ConsecutiveFailures, c.at = 0, now
 		t.cache[model] = c
 	}

@@ -116,8 +116,20 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 	if n := b.store.resets.Load(); n != 0 {
 		t.Fatalf("resets for a model known at zero = %d, want 0", n)
 	}
+	// An isolated failure is not written, so there is nothing to reset.
 	if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
 		t.Fatal(err)
+	}
+	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	if n, w := b.store.resets.Load(), b.store.failures.Load(); n != 0 || w != 0 {
+		t.Fatalf("an isolated failure and a success: %d failure writes, %d resets; want none", w, n)
+	}
+	for range 2 {
+		if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
 		t.Fatal(err)
@@ -134,11 +146,14 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 }
 
 // Two llm instances share the count. One counts failures (an item whose
-// answers are never valid JSON, retried); the other, whose cached view says
-// zero, has successes in between. The count is of consecutive failures
-// across instances, so the successes must reset it and the model must stay
+// answers are never valid JSON, retried); the other, whose view says zero,
+// has successes in between. The count is of consecutive failures across
+// instances, so the successes must reset it and the model must stay
 // enabled. (The demo found this: successes on an instance with a stale view
-// wrote nothing, and a healthy fallback model was disabled.)
+// wrote nothing, and a healthy fallback model was disabled.) A success
+// trusts a view younger than the cache TTL and reads an older one: b's
+// first success after its view aged past the TTL resets the count, and no
+// success costs more than one read per TTL.
 func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -153,7 +168,8 @@ func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		resets := a.store.resets.Load()
+		a.clock.Advance(5 * time.Second) // b's view is now as old as the TTL
+		resets, gets := a.store.resets.Load(), a.store.gets.Load()
 		if err := b.RecordSuccess(ctx, "gpt"); err != nil {
 			t.Fatal(err)
 		}
@@ -161,21 +177,45 @@ func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Disabled || m.ConsecutiveFailures != 0 || a.store.resets.Load() != resets+1 {
-			t.Fatalf("round %d: count %d, disabled %t after a success elsewhere; want the count reset by one write",
+		if m.Disabled || m.ConsecutiveFailures != 0 || a.store.resets.Load() != resets+1 || a.store.gets.Load() != gets+1 {
+			t.Fatalf("round %d: count %d, disabled %t after a success elsewhere; want the count read once and reset by one write",
 				round, m.ConsecutiveFailures, m.Disabled)
 		}
 	}
-	// A healthy model costs a read per success, no write.
+	// A healthy model: successes within the TTL cost nothing, the first
+	// after it one read.
 	gets, resets := a.store.gets.Load(), a.store.resets.Load()
 	for range 3 {
 		if err := b.RecordSuccess(ctx, "gpt"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if a.store.resets.Load() != resets || a.store.gets.Load() != gets+3 {
-		t.Fatalf("3 successes of a healthy model: %d resets, %d reads; want 0 and 3",
+	a.clock.Advance(5 * time.Second)
+	for range 3 {
+		if err := b.RecordSuccess(ctx, "gpt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.store.resets.Load() != resets || a.store.gets.Load() != gets+1 {
+		t.Fatalf("6 successes of a healthy model over two TTLs: %d resets, %d reads; want 0 and 1",
 			a.store.resets.Load()-resets, a.store.gets.Load()-gets)
+	}
+	// The bound: a failure counted elsewhere within b's fresh view is not
+	// b's to reset; the failing instance's own next success resets it.
+	if _, err := a.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RecordSuccess(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := a.store.Store.Get(ctx, "gpt"); m.ConsecutiveFailures != 1 {
+		t.Fatalf("count %d, want 1: b's view is fresh", m.ConsecutiveFailures)
+	}
+	if err := a.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := a.store.Store.Get(ctx, "gpt"); m.ConsecutiveFailures != 0 {
+		t.Fatalf("count %d after a success on the instance that counted the failure", m.ConsecutiveFailures)
 	}
 }
 
@@ -294,5 +334,41 @@ func TestRecover(t *testing.T) {
 	m, _ := s.Get(ctx, "old")
 	if m.Disabled || m.ConsecutiveFailures != health.DefaultResetTo {
 		t.Fatalf("recovered model: %+v", m)
+	}
+}
+
+// TestTrackerCountsLocalStreaks: an instance's isolated failure never
+// reaches the shared count — at scale, one item's bad answers and a
+// provider's sporadic ones would otherwise make the model's key the
+// hottest of the system — while a streak on one instance counts every
+// failure of it, so one instance alone disables a broken model exactly as
+// before, at the fifth failure.
+func TestTrackerCountsLocalStreaks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTracker(t)
+	for range 100 { // 1 call in 2 fails, never twice in a row here
+		if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w, r := b.store.failures.Load(), b.store.resets.Load(); w != 0 || r != 0 {
+		t.Fatalf("100 isolated failures: %d failure writes, %d resets; want none", w, r)
+	}
+	var disabledAt int
+	for i := range 5 {
+		res, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Disabled {
+			disabledAt = i + 1
+		}
+	}
+	if disabledAt != 5 || b.store.failures.Load() != 5 {
+		t.Fatalf("a broken model disabled at failure %d with %d writes; want the fifth, 5", disabledAt, b.store.failures.Load())
 	}
 }

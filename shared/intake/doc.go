@@ -3,7 +3,7 @@
 // stage applies to it.
 //
 // A producer sends the item's spec — its id, kind, source URL, webhook URL,
-// optional metadata and correlation id — as the body of one message on the
+// optional metadata, correlation id and notice choices — as the body of one message on the
 // fetch queue, and nothing else: it never writes DynamoDB. The message is
 // described by docs/item-message.schema.json (JSON Schema 2020-12); the
 // tests validate a corpus of messages with that schema and with Decode and
@@ -12,6 +12,12 @@
 //	{"item_id": "story-0042", "kind": "story",
 //	 "source_url": "https://news.example.com/a/42", "webhook_url": "https://hooks.example.com/triage",
 //	 "metadata": {"team": "newsroom"}, "correlation_id": "req-7f3a"}
+//
+// The notice choices ("notices": {"failed": true, "retry_scheduled": false})
+// say what the webhook is told besides the result (package notice); an
+// absent choice takes the kind's default (state.DefaultNotices: item.failed
+// for action tasks only). The item stores the resolved choices, and a
+// resubmission compares them as resolved.
 //
 // A body without a "stage" field is a spec; a body with one is a pipeline
 // envelope between stages (package pipeline). The fetch stage creates the

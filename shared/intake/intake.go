@@ -26,12 +26,14 @@ const (
 	MaxCorrelationIDLen = 128
 	// MaxURLLen bounds source_url and webhook_url.
 	MaxURLLen = 2048
-	// MaxMetadataKeys bounds the metadata object's keys.
-	MaxMetadataKeys = 32
+	// MaxMetadataKeys bounds the metadata object's keys (the item store's
+	// bound, state.MaxMetadataKeys).
+	MaxMetadataKeys = state.MaxMetadataKeys
 	// MaxMetadataKeyLen bounds a metadata key (ASCII letters, digits, _ . : -).
-	MaxMetadataKeyLen = 64
-	// MaxMetadataValueLen bounds a metadata value, in characters.
-	MaxMetadataValueLen = 256
+	MaxMetadataKeyLen = state.MaxMetadataKeyBytes
+	// MaxMetadataValueLen bounds a metadata value, in characters (at most
+	// state.MaxMetadataValueBytes in UTF-8).
+	MaxMetadataValueLen = state.MaxMetadataValueBytes / utf8.UTFMax
 )
 
 // Field names of the message.
@@ -42,13 +44,56 @@ const (
 	FieldWebhookURL    = "webhook_url"
 	FieldMetadata      = "metadata"
 	FieldCorrelationID = "correlation_id"
+	// FieldNotices holds the owner's notice choices (NoticeSpec).
+	FieldNotices = "notices"
 	// fieldStage marks a pipeline envelope: a spec never has it.
 	fieldStage = "stage"
 )
 
 // Fields lists the spec's fields in the order Encode writes them.
 func Fields() []string {
-	return []string{FieldItemID, FieldKind, FieldSourceURL, FieldWebhookURL, FieldMetadata, FieldCorrelationID}
+	return []string{FieldItemID, FieldKind, FieldSourceURL, FieldWebhookURL, FieldMetadata, FieldCorrelationID, FieldNotices}
+}
+
+// Notice choice names: the fields of the notices object.
+const (
+	// NoticeFailed asks for item.failed when the item is dead-lettered.
+	NoticeFailed = "failed"
+	// NoticeRetryScheduled asks for item.retry_scheduled when a failure
+	// that spent an attempt is scheduled for another.
+	NoticeRetryScheduled = "retry_scheduled"
+)
+
+// NoticeFields lists the notices object's fields.
+func NoticeFields() []string { return []string{NoticeFailed, NoticeRetryScheduled} }
+
+// NoticeSpec is the owner's choice of failure notices (package notice). A
+// nil field takes the kind's default (state.DefaultNotices): item.failed on
+// for action tasks, off for stories and documents; item.retry_scheduled off.
+type NoticeSpec struct {
+	// Failed asks for (true) or refuses (false) item.failed.
+	Failed *bool `json:"failed,omitempty"`
+	// RetryScheduled asks for (true) or refuses (false)
+	// item.retry_scheduled.
+	RetryScheduled *bool `json:"retry_scheduled,omitempty"`
+}
+
+// Resolve applies n to the defaults of kind.
+func (n *NoticeSpec) Resolve(kind state.Kind) state.Notices {
+	if kind == "" {
+		kind = state.KindStory
+	}
+	out := state.DefaultNotices(kind)
+	if n == nil {
+		return out
+	}
+	if n.Failed != nil {
+		out.Failed = *n.Failed
+	}
+	if n.RetryScheduled != nil {
+		out.RetryScheduled = *n.RetryScheduled
+	}
+	return out
 }
 
 // Spec is an item as its producer describes it: the body of the one message
@@ -69,6 +114,9 @@ type Spec struct {
 	// CorrelationID follows the item through every stage and log line;
 	// empty means the item id.
 	CorrelationID string `json:"correlation_id,omitempty"`
+	// Notices are the owner's notice choices; nil takes the kind's
+	// defaults (see NoticeSpec).
+	Notices *NoticeSpec `json:"notices,omitempty"`
 }
 
 // ErrInvalid is the sentinel every *Error matches.
@@ -140,10 +188,17 @@ func Decode(body string) (Spec, []string, error) {
 			problems = append(problems, FieldMetadata+" "+err.Error())
 		}
 	}
+	var unknown []string
+	if raw, ok := top[FieldNotices]; ok {
+		n, extra, err := decodeNotices(raw)
+		if err != nil {
+			problems = append(problems, FieldNotices+" "+err.Error())
+		}
+		s.Notices, unknown = n, extra
+	}
 	if _, ok := top[fieldStage]; ok {
 		problems = append(problems, `has a "stage" field: that is a pipeline envelope between stages, not an item spec`)
 	}
-	var unknown []string
 	for k := range top {
 		if k != fieldStage && !slices.Contains(Fields(), k) {
 			unknown = append(unknown, k)
@@ -286,6 +341,37 @@ func decodeMetadata(raw json.RawMessage, dst *map[string]string) error {
 	return nil
 }
 
+// decodeNotices reads the notices object: each known field a boolean;
+// unknown fields are returned as "notices.<name>" (accepted, like unknown
+// top-level fields).
+func decodeNotices(raw json.RawMessage) (*NoticeSpec, []string, error) {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return nil, nil, fmt.Errorf("must be an object of booleans, not %s", jsonType(raw))
+	}
+	n := &NoticeSpec{}
+	var unknown []string
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		var dst **bool
+		switch k {
+		case NoticeFailed:
+			dst = &n.Failed
+		case NoticeRetryScheduled:
+			dst = &n.RetryScheduled
+		default:
+			unknown = append(unknown, FieldNotices+"."+k)
+			continue
+		}
+		v := obj[k]
+		if len(v) == 0 || (v[0] != 't' && v[0] != 'f') {
+			return nil, unknown, fmt.Errorf("%q must be true or false, not %s", k, jsonType(v))
+		}
+		b := v[0] == 't'
+		*dst = &b
+	}
+	return n, unknown, nil
+}
+
 func jsonType(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "nothing"
@@ -316,6 +402,9 @@ func (s Spec) withDefaults() Spec {
 	if len(s.Metadata) == 0 {
 		s.Metadata = nil
 	}
+	if s.Notices != nil && s.Notices.Failed == nil && s.Notices.RetryScheduled == nil {
+		s.Notices = nil
+	}
 	return s
 }
 
@@ -337,9 +426,10 @@ func (s Spec) Encode() string {
 // written by the delivery owner at now.
 func (s Spec) NewItem(owner string, now time.Time) state.NewItem {
 	s = s.withDefaults()
+	notices := s.Notices.Resolve(s.Kind)
 	return state.NewItem{
 		ID: s.ItemID, Kind: s.Kind, SourceURL: s.SourceURL, WebhookURL: s.WebhookURL,
-		CorrelationID: s.CorrelationID, Metadata: maps.Clone(s.Metadata), Owner: owner, Now: now,
+		CorrelationID: s.CorrelationID, Metadata: maps.Clone(s.Metadata), Notices: &notices, Owner: owner, Now: now,
 	}
 }
 
@@ -353,7 +443,9 @@ type Conflict struct {
 // Conflicts compares s with the item that already has its id, field by
 // field, and returns where they differ; empty means the message is a
 // duplicate of the item's submission. The correlation id is not compared:
-// it is tracing, not content.
+// it is tracing, not content. Notice choices are compared as they resolve
+// (an absent choice is the kind's default), so an explicit default is no
+// conflict.
 func (s Spec) Conflicts(it state.Item) []Conflict {
 	s = s.withDefaults()
 	kind := it.Kind
@@ -372,7 +464,15 @@ func (s Spec) Conflicts(it state.Item) []Conflict {
 	if !maps.Equal(it.Metadata, s.Metadata) {
 		out = append(out, Conflict{Field: FieldMetadata, Have: encodeMap(it.Metadata), Got: encodeMap(s.Metadata)})
 	}
+	if have, got := it.NoticeChoices(), s.Notices.Resolve(s.Kind); have != got {
+		out = append(out, Conflict{Field: FieldNotices, Have: encodeNotices(have), Got: encodeNotices(got)})
+	}
 	return out
+}
+
+func encodeNotices(n state.Notices) string {
+	b, _ := json.Marshal(n)
+	return string(b)
 }
 
 func encodeMap(m map[string]string) string {

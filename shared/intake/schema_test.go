@@ -2,6 +2,7 @@ package intake_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,6 +72,9 @@ var corpus = map[string]struct {
 	"colons and slashes in the id":    {`{"item_id":"task:daily/2026-11-21T06:00:00Z",` + src + `,` + hook + `}`, true},
 	"id of 256":                       {`{"item_id":"` + strings.Repeat("a", 256) + `",` + src + `,` + hook + `}`, true},
 	"metadata value of 256 runes":     {`{"item_id":"s",` + src + `,` + hook + `,"metadata":{"k":"` + strings.Repeat("é", 256) + `"}}`, true},
+	"notices, both":                   {`{"item_id":"s","kind":"action",` + src + `,` + hook + `,"notices":{"failed":false,"retry_scheduled":true}}`, true},
+	"notices, empty":                  {`{"item_id":"s",` + src + `,` + hook + `,"notices":{}}`, true},
+	"notices, an unknown one":         {`{"item_id":"s",` + src + `,` + hook + `,"notices":{"failed":true,"succeeded":true}}`, true},
 
 	"missing item_id":             {`{` + src + `,` + hook + `}`, false},
 	"missing source_url":          {`{"item_id":"s",` + hook + `}`, false},
@@ -98,6 +102,11 @@ var corpus = map[string]struct {
 	"33 metadata keys":            {`{"item_id":"s",` + src + `,` + hook + `,"metadata":{` + manyKeys(33) + `}}`, false},
 	"empty correlation_id":        {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":""}`, false},
 	"correlation_id of 129":       {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":"` + strings.Repeat("c", 129) + `"}`, false},
+	"notices not an object":       {`{"item_id":"s",` + src + `,` + hook + `,"notices":true}`, false},
+	"notices null":                {`{"item_id":"s",` + src + `,` + hook + `,"notices":null}`, false},
+	"notice as a string":          {`{"item_id":"s",` + src + `,` + hook + `,"notices":{"failed":"yes"}}`, false},
+	"notice null":                 {`{"item_id":"s",` + src + `,` + hook + `,"notices":{"retry_scheduled":null}}`, false},
+	"notice as a number":          {`{"item_id":"s",` + src + `,` + hook + `,"notices":{"failed":1}}`, false},
 	"a stage: an envelope":        {`{"item_id":"s","stage":"fetch","correlation_id":"c",` + src + `,` + hook + `}`, false},
 	"an array":                    {`[{"item_id":"s"}]`, false},
 	"a string":                    {`"item_id"`, false},
@@ -163,12 +172,10 @@ func TestSchemaStatesTheCodesLimits(t *testing.T) {
 	var doc struct {
 		Required   []string `json:"required"`
 		Properties map[string]struct {
-			MaxLength     int      `json:"maxLength"`
-			MaxProperties int      `json:"maxProperties"`
-			Enum          []string `json:"enum"`
-			Additional    struct {
-				MaxLength int `json:"maxLength"`
-			} `json:"additionalProperties"`
+			MaxLength     int             `json:"maxLength"`
+			MaxProperties int             `json:"maxProperties"`
+			Enum          []string        `json:"enum"`
+			Additional    json.RawMessage `json:"additionalProperties"`
 		} `json:"properties"`
 		Defs map[string]struct {
 			MaxLength int `json:"maxLength"`
@@ -176,6 +183,12 @@ func TestSchemaStatesTheCodesLimits(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
+	}
+	var metaValue struct {
+		MaxLength int `json:"maxLength"`
+	}
+	if err := json.Unmarshal(doc.Properties["metadata"].Additional, &metaValue); err != nil {
+		t.Fatalf("metadata additionalProperties: %v", err)
 	}
 	var props []string
 	for k := range doc.Properties {
@@ -193,11 +206,33 @@ func TestSchemaStatesTheCodesLimits(t *testing.T) {
 		"item_id maxLength":        {doc.Properties["item_id"].MaxLength, intake.MaxItemIDLen},
 		"correlation_id maxLength": {doc.Properties["correlation_id"].MaxLength, intake.MaxCorrelationIDLen},
 		"metadata maxProperties":   {doc.Properties["metadata"].MaxProperties, intake.MaxMetadataKeys},
-		"metadata value maxLength": {doc.Properties["metadata"].Additional.MaxLength, intake.MaxMetadataValueLen},
+		"metadata value maxLength": {metaValue.MaxLength, intake.MaxMetadataValueLen},
 		"URL maxLength":            {doc.Defs["httpURL"].MaxLength, intake.MaxURLLen},
 	} {
 		if got[0] != got[1] {
 			t.Errorf("%s: schema %d, code %d", name, got[0], got[1])
+		}
+	}
+	var notices struct {
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+	}
+	var raw struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw.Properties[intake.FieldNotices], &notices); err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(notices.Properties)); !slices.Equal(got, slices.Sorted(slices.Values(intake.NoticeFields()))) {
+		t.Errorf("schema notices %v, code %v", got, intake.NoticeFields())
+	}
+	for k, p := range notices.Properties {
+		if p.Type != "boolean" {
+			t.Errorf("notices.%s is %q, want boolean", k, p.Type)
 		}
 	}
 	if got := doc.Properties["kind"].Enum; len(got) != 3 {

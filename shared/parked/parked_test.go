@@ -45,7 +45,7 @@ func setupLive(t *testing.T) *live {
 	t.Helper()
 	env := localtest.Stack(t, nil)
 	l := &live{env: env, db: dynamodb.NewFromConfig(env.AWS), sqs: sqs.NewFromConfig(env.AWS), clock: stagetest.NewClock(t0)}
-	l.items = &state.Items{DB: l.db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	l.items = &state.Items{DB: l.db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	l.store = &state.Parked{DB: l.db, Table: env.Stack.ParkedTable()}
 	profile := retry.Standard()
 	profile.ProviderQuotaWait = 30 * time.Hour // a 30 h wait: beyond SQS's 12 h
@@ -303,7 +303,7 @@ func ExampleScheduler() {
 func BenchmarkSchedulerPage(b *testing.B) {
 	env := localtest.Stack(b, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	clock := stagetest.NewClock(t0)
 	s := &parked.Scheduler{Store: &state.Parked{DB: db, Table: env.Stack.ParkedTable()}, SQS: sqs.NewFromConfig(env.AWS),
 		Queues: map[pipeline.Stage]string{pipeline.LLM: env.Stack.QueueURL(pipeline.LLM)}, Clock: clock}

@@ -29,7 +29,7 @@
 //
 // Replays from item state (Source "items") need no DLQ message: items in
 // deadletter or failed (enrichment_status permanent_failure) are replayed
-// by id or by a filter over the Items table's by-state index — the manual
+// by id or by a filter over the Items table's sparse by-listed-state index — the manual
 // retry for a permanent failure whose dead letter has expired.
 //
 // The redrive Lambda takes a Request as its event; the triage CLI calls the

@@ -48,7 +48,7 @@ func setupLive(t *testing.T) *live {
 	db := dynamodb.NewFromConfig(env.AWS)
 	l := &live{
 		env: env, sqs: sqs.NewFromConfig(env.AWS),
-		items:   &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()},
+		items:   &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()},
 		index:   &state.ItemIndex{DB: db, Table: env.Stack.ItemsTable()},
 		runners: map[pipeline.Stage]*stage.Runner{},
 		calls:   map[pipeline.Stage]map[string]int{},

@@ -180,7 +180,7 @@ func TestReportsOnDynamoDB(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	items := &state.Items{DB: db, Table: env.Stack.ItemsTable()}
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), Bodies: env.Bodies()}
 	log := &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}
 	table, err := env.Stack.Output("BudgetTableName")
 	if err != nil {

@@ -64,8 +64,7 @@ func (b *baseline) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEv
 		}
 		var callErr error
 		for attempt := 0; ; attempt++ {
-			e.meter.ddb(ddbGetItem, 0, rru(e.itemBytes(i), false))
-			e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
+			e.dyn(ddbGetItem, load{key: itemKey(env.ItemID), r: rru(e.baselineBytes(i), false)})
 			if callErr = e.charge(sr.idx); callErr != nil {
 				break
 			}
@@ -80,11 +79,11 @@ func (b *baseline) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEv
 			}
 		}
 		if callErr == nil {
-			before := e.itemBytes(i)
+			before := e.baselineBytes(i)
 			it := &e.items[i]
 			it.progress = max(it.progress, int8(sr.idx+1))
 			it.passed[sr.idx] = e.clock.lane()
-			e.ddbWrite(ddbUpdateItem, max(before, e.itemBytes(i)))
+			e.dyn(ddbUpdateItem, load{key: itemKey(env.ItemID), w: wru(max(before, e.baselineBytes(i)))})
 			if sr.next == nil {
 				e.finish(i, outcomeDone, "", "", e.clock.lane())
 			} else {

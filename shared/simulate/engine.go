@@ -98,6 +98,12 @@ type stageRT struct {
 	handlers []handler
 	busy     []bool
 	free     int
+	// allowed is the event source mapping's current concurrency (it scales
+	// up while messages wait, down when the queue is empty), scaledAt when
+	// it last changed; peak the most invocations that ran at once.
+	allowed  float64
+	scaledAt vt
+	peak     int
 	// The pending poll: one at most, at pollAt; older ones are stale.
 	pollPending bool
 	pollAt      vt
@@ -139,6 +145,7 @@ type engine struct {
 
 	clock     laneClock
 	meter     meter
+	keys      keyMeter
 	up        *upstream
 	sqs       *sqsSim
 	stages    [3]*stageRT
@@ -166,10 +173,16 @@ type engine struct {
 	owners        uint64
 	logger        *slog.Logger
 	counters      counters
+	// running counts invocations of every function (the account's
+	// concurrency), peakRunning its peak; accountThrottled counts the
+	// invocations a mapping could not start for the account's limit.
+	running          int
+	peakRunning      int
+	accountThrottled int64
 	// With an llm chain (providers.go): its entries, the shared model
 	// health, and the breakers' shared memory (read for the metrics).
 	chain      []fallback.Entry
-	models     *modelStore
+	models     healthStore
 	breakerMem *breaker.Memory
 }
 
@@ -215,6 +228,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		logger:   opts.log(),
 		counters: counters{},
 	}
+	e.keys.from = int64(sc.KeyLoadFrom.D() / time.Second)
 	e.agenda.less = func(a, b event) bool {
 		if a.at != b.at {
 			return a.at < b.at
@@ -236,7 +250,11 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 	e.sqs = &sqsSim{e: e, byURL: map[string]*queue{}}
 	for si, st := range pipeline.Stages() {
 		c := sc.Stages[st]
-		sr := &stageRT{idx: si, st: st, cfg: c, timeout: c.Timeout.D(), busy: make([]bool, c.Concurrency), free: c.Concurrency}
+		sr := &stageRT{idx: si, st: st, cfg: c, timeout: c.Timeout.D(), busy: make([]bool, c.Concurrency), free: c.Concurrency,
+			allowed: float64(min(sc.Lambda.ScaleStart, c.Concurrency))}
+		if sc.Lambda.Warm {
+			sr.allowed = float64(c.Concurrency)
+		}
 		vis, maxRecv := c.Visibility.D(), TriageBackstopReceives
 		switch p.Kind {
 		case KindNaiveRedrive:
@@ -293,10 +311,12 @@ func (e *engine) buildTriage() error {
 	for _, sr := range e.stages {
 		queues[sr.st] = sr.q.url
 	}
+	e.mem.SetBodies(state.BodyConfig{Threshold: e.sc.BodyThreshold, Objects: placeholderObjects{}})
 	store := &itemStore{e: e, m: e.mem}
+	bodies := &bodyReader{e: e, m: e.mem}
 	e.breakerMem = breaker.NewMemory()
 	breakers := &breakerStore{e: e, m: e.breakerMem}
-	e.models = &modelStore{e: e, m: health.NewMemory()}
+	e.models = healthStore{Store: health.NewMemory(), e: e}
 	e.gates = &gatesStore{e: e, m: state.NewMemoryGates()}
 	ps := &parkedStore{e: e, m: e.mem.ParkedStore()}
 	newOwner := func() string { e.owners++; return "scheduler-" + strconv.FormatUint(e.owners, 10) }
@@ -307,19 +327,36 @@ func (e *engine) buildTriage() error {
 		Checkers: map[gate.Kind]parked.Checker{gate.Breaker: bc, gate.Quota: bc, gate.Budget: parked.Budget{},
 			gate.Models: parked.Models{Store: e.models, Breakers: breakers, NewOwner: newOwner}},
 	}
+	days := budgetStore{m: &budget.MemoryStore{}, e: e}
+	budgetCap := simBudgetCap
+	if e.sc.Budget != nil {
+		budgetCap = budget.Micros(e.sc.Budget.CallsPerDay) * simCallCost
+	}
 	for _, sr := range e.stages {
 		sr.handlers = make([]handler, sr.cfg.Concurrency)
 		for slot := range sr.handlers {
-			var work stage.Work = e.triageWork(sr)
+			// Each warm instance has its own model-health cache and budget
+			// pocket over the shared stores, as the llm function does.
+			hs := &health.Tracker{Store: e.models, Clock: &e.clock, Log: e.logger}
+			pocket := &budget.Pocket{Store: days, Cap: budgetCap, Chunk: budget.Micros(e.sc.BudgetChunkCalls) * simCallCost}
+			var work stage.Work = e.triageWork(sr, hs, pocket)
 			if sr.st == pipeline.LLM && len(e.chain) > 0 {
 				// The chain guards each provider with its own breaker.
-				work = e.buildChain(sr, e.chain, breakers)
+				work = e.buildChain(sr, e.chain, breakers, pocket)
 			} else if e.pol.Breakers {
 				// One Breakers per slot: each warm Lambda instance has its
 				// own cache over the shared store.
 				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,
 					NewOwner: func() string { e.owners++; return "probe-" + strconv.FormatUint(e.owners, 10) }}
 				work = breaker.Guard{Inner: work, Service: breakerService(sr.st), Breakers: b}
+			}
+			// The stages that read a body read it before the breaker is
+			// asked, as functions/llm and functions/notify do.
+			switch sr.st {
+			case pipeline.LLM:
+				work = stage.WithBodies{Inner: work, Bodies: bodies, Parts: []state.Part{state.PartDocument}}
+			case pipeline.Notify:
+				work = stage.WithBodies{Inner: work, Bodies: bodies, Parts: []state.Part{state.PartEnrichment}}
 			}
 			r := &stage.Runner{
 				Stage: sr.st, Work: work, Items: store, ErrorLog: store, SQS: e.sqs,
@@ -360,8 +397,21 @@ var (
 	simDelivery = state.Delivery{Status: 200}
 )
 
-// triageWork is a stage's Work over the simulated upstream.
-func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
+// The simulated llm stage's budget: a cost per call, and a cap that never
+// binds (the budget is simulated for its DynamoDB load).
+const (
+	simCallCost  = budget.Micros(3_000)
+	simBudgetCap = budget.Micros(1) << 50
+)
+
+// triageWork is a stage's Work over the simulated upstream. The llm
+// stage's also does what the fallback chain and the budget do around the
+// call: the model's health before it (a read when the instance's view is
+// stale), the budget's charge (a lease when the pocket is empty), and the
+// outcome after (a failure counted, or a reset when the count is not zero).
+// A disabled model does not stop the call: model health is simulated for its
+// DynamoDB load.
+func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pocket) stage.WorkFunc {
 	doc := state.Document{Text: "simulated document", Bytes: e.sc.DocumentBytes, ContentType: "text/plain"}
 	return func(ctx context.Context, it state.Item) (state.Output, error) {
 		i, ok := e.index[it.ID]
@@ -372,10 +422,23 @@ func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
 		if d, ok := ctx.Deadline(); ok {
 			deadline = fromTime(d)
 		}
-		if err := e.charge(sr.idx); err != nil {
-			return state.Output{}, err
+		llmStage := sr.st == pipeline.LLM
+		if llmStage {
+			_, _ = hs.Status(ctx, llmModel)
+			if err := pocket.Spend(ctx, e.clock.Now(), simCallCost); err != nil {
+				e.refused(err)
+				return state.Output{}, err
+			}
 		}
-		if err := e.up.call(sr.idx, i, deadline); err != nil {
+		err := e.up.call(sr.idx, i, deadline)
+		if llmStage {
+			if err == nil {
+				_ = hs.RecordSuccess(ctx, llmModel)
+			} else {
+				_, _ = hs.RecordFailure(ctx, llmModel, failure.Classify(err))
+			}
+		}
+		if err != nil {
 			return state.Output{}, err
 		}
 		switch sr.st {
@@ -388,22 +451,31 @@ func (e *engine) triageWork(sr *stageRT) stage.WorkFunc {
 	}
 }
 
-// charge charges the daily budget for a call of stage si (the llm stage
-// only), as the llm stage does before every model call: one conditional
-// UpdateItem, and a second (the blocked counter) when the charge is refused.
+// charge charges the daily budget for a baseline's call of stage si (the
+// llm stage only): one conditional UpdateItem of the day's counter per
+// call, and a second (the blocked counter) when the charge is refused.
+// (triage's stages charge through a budget.Pocket, as the llm function
+// does: triageWork.)
 func (e *engine) charge(si int) error {
 	if e.budget == nil || pipeline.Stages()[si] != pipeline.LLM {
 		return nil
 	}
-	e.ddbWrite(ddbUpdateItem, budgetBytes)
+	day := "budget/" + budget.DayKey(toTime(e.clock.lane()))
+	e.dyn(ddbUpdateItem, load{key: day, w: wru(budgetBytes)})
 	err := e.budget.Charge(e.base, toTime(e.clock.lane()))
 	if err != nil {
-		e.ddbWrite(ddbUpdateItem, budgetBytes)
-		if e.budgetRefused == 0 {
-			e.budgetRefused = max(e.clock.lane(), 1)
-		}
+		e.dyn(ddbUpdateItem, load{key: day, w: wru(budgetBytes)})
+		e.refused(err)
 	}
 	return err
+}
+
+// refused notes the first refused budget charge (for the report's
+// recovery time).
+func (e *engine) refused(err error) {
+	if budget.IsExceeded(err) && e.budgetRefused == 0 {
+		e.budgetRefused = max(e.clock.lane(), 1)
+	}
 }
 
 func (e *engine) schedule(ev event) {
@@ -454,6 +526,7 @@ func (e *engine) loop() (string, error) {
 		}
 		e.now = ev.at
 		e.clock.base = ev.at
+		e.keys.advance(e.now)
 		switch ev.kind {
 		case evArrival:
 			e.arrive(arrived)
@@ -503,7 +576,11 @@ func (e *engine) arrive(n int) {
 			e.anomaly("create %s: %v", id, err)
 		}
 	}
-	e.meter.ddb(ddbPutItem, wru(itemBaseBytes), 0)
+	created := itemBaseBytes
+	if e.mem != nil {
+		created = triageSizes().created
+	}
+	e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(created)})
 	body := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "corr-" + id}.Encode()
 	e.meter.sqs(sqsSendMessage, len(body))
 	e.deliver(sqsOp{send: true, q: e.stages[0].q, id: e.newMessageID(), body: body})
@@ -611,10 +688,49 @@ func (e *engine) wake(sr *stageRT, at vt) {
 	e.schedule(event{at: at, kind: evPoll, st: int8(sr.idx), gen: sr.pollGen})
 }
 
-// poll is the event source mapping: while a slot is free and a batch is
-// ready, receive it and invoke the function.
+// scale moves the event source mapping's concurrency: up by
+// ScalePerMinute a minute while messages are waiting, down as fast toward
+// ScaleStart (or what is running) while the queue is empty; never past the
+// stage's MaximumConcurrency. A warm mapping stays at its maximum.
+func (e *engine) scale(sr *stageRT) {
+	l := e.sc.Lambda
+	top := float64(sr.cfg.Concurrency)
+	if l.Warm {
+		sr.allowed = top
+		return
+	}
+	waiting := false
+	if at, ok := sr.q.nextVisible(); ok && at <= e.now {
+		waiting = true
+	}
+	step := float64(l.ScalePerMinute) * float64(e.now-sr.scaledAt) / float64(time.Minute)
+	if waiting {
+		sr.allowed = min(top, sr.allowed+step)
+	} else {
+		floor := float64(max(l.ScaleStart, sr.cfg.Concurrency-sr.free))
+		sr.allowed = min(top, max(floor, sr.allowed-step))
+	}
+	sr.scaledAt = e.now
+}
+
+// poll is the event source mapping: while it may start another invocation
+// (its scaled concurrency, the account's) and a batch is ready, receive it
+// and invoke the function.
 func (e *engine) poll(sr *stageRT) {
+	e.scale(sr)
 	for sr.free > 0 {
+		running := sr.cfg.Concurrency - sr.free
+		if running >= int(sr.allowed) || e.running >= e.sc.Lambda.AccountConcurrency {
+			if at, ok := sr.q.nextVisible(); ok && at <= e.now {
+				if e.running >= e.sc.Lambda.AccountConcurrency {
+					e.accountThrottled++
+				}
+				// Messages wait: look again in a second, when the mapping
+				// has scaled (an ending invocation wakes it sooner).
+				e.wake(sr, e.now+int64(time.Second))
+			}
+			return
+		}
 		batch, deferTo := sr.q.take(e.now, sr.cfg.BatchSize, sr.cfg.BatchWindow.D(), func(m *message) {
 			e.backstop++
 			e.deliver(sqsOp{send: true, q: sr.q.dlq, id: m.id, body: m.body})
@@ -638,6 +754,9 @@ func (e *engine) poll(sr *stageRT) {
 		}
 		sr.busy[slot] = true
 		sr.free--
+		sr.peak = max(sr.peak, sr.cfg.Concurrency-sr.free)
+		e.running++
+		e.peakRunning = max(e.peakRunning, e.running)
 		e.invoke(sr, slot, batch)
 	}
 }
@@ -721,6 +840,17 @@ func (e *engine) endInvocation(inv *invocation) {
 	sr := inv.sr
 	sr.busy[inv.slot] = false
 	sr.free++
+	if e.running == e.sc.Lambda.AccountConcurrency {
+		// The account was full: every mapping may start one now.
+		for _, other := range e.stages {
+			if other != sr {
+				if at, ok := other.q.nextVisible(); ok {
+					e.wake(other, at)
+				}
+			}
+		}
+	}
+	e.running--
 	if at, ok := q.nextVisible(); ok {
 		e.wake(sr, at)
 	}
@@ -736,8 +866,7 @@ func (e *engine) endInvocation(inv *invocation) {
 func (e *engine) tick() {
 	e.clock.begin(e.now+int64(e.sc.AWSLatency.Invoke), 1)
 	if (e.parkedDue.Len() == 0 || e.parkedDue.peek() > e.now) && e.gates.empty() {
-		e.meter.ddb(ddbQuery, 0, 0.5)
-		e.clock.spend(e.sc.AWSLatency.DynamoDB.D())
+		e.dyn(ddbQuery, load{key: "parked:by-due/" + state.ParkedShard, r: 0.5})
 	} else {
 		for e.parkedDue.Len() > 0 && e.parkedDue.peek() <= e.now {
 			e.parkedDue.pop()
@@ -783,8 +912,7 @@ func (p *parkedStore) Due(ctx context.Context, now time.Time, fn func([]state.Pa
 		for start := 0; start < len(page); start += state.DefaultParkedPage {
 			chunk := page[start:min(start+state.DefaultParkedPage, len(page))]
 			pages++
-			p.e.meter.ddb(ddbQuery, 0, max(0.5, rru(len(chunk)*parkedBytes, false)))
-			p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+			p.e.dyn(ddbQuery, load{key: "parked:by-due/" + state.ParkedShard, r: max(0.5, rru(len(chunk)*parkedBytes, false))})
 			if err := fn(chunk); err != nil {
 				return err
 			}
@@ -792,29 +920,29 @@ func (p *parkedStore) Due(ctx context.Context, now time.Time, fn func([]state.Pa
 		return nil
 	})
 	if pages == 0 {
-		p.e.meter.ddb(ddbQuery, 0, 0.5)
-		p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+		p.e.dyn(ddbQuery, load{key: "parked:by-due/" + state.ParkedShard, r: 0.5})
 	}
 	return err
 }
 
-// Claim claims a wait for the run.
+// Claim claims a wait for the run (its copy in the by-due index too).
 func (p *parkedStore) Claim(ctx context.Context, w state.ParkedWait, owner string, now, until time.Time) error {
-	p.e.ddbWrite(ddbUpdateItem, parkedBytes)
+	p.e.dyn(ddbUpdateItem, load{key: "parked/" + w.ItemID, w: wru(parkedBytes)},
+		load{key: "parked:by-due/" + state.ParkedShard, w: wru(parkedBytes)})
 	return p.m.Claim(ctx, w, owner, now, until)
 }
 
-// Delete retires a sent wait.
+// Delete retires a sent wait (and its copy in the by-due index).
 func (p *parkedStore) Delete(ctx context.Context, w state.ParkedWait, owner string) error {
-	p.e.ddbWrite(ddbDeleteItem, parkedBytes)
+	p.e.dyn(ddbDeleteItem, load{key: "parked/" + w.ItemID, w: wru(parkedBytes)},
+		load{key: "parked:by-due/" + state.ParkedShard, w: wru(parkedBytes)})
 	return p.m.Delete(ctx, w, owner)
 }
 
 // Waiting lists a gate's oldest waiters: one Query of the by-gate index.
 func (p *parkedStore) Waiting(ctx context.Context, g gate.Name, limit int) ([]state.ParkedWait, error) {
 	ws, err := p.m.Waiting(ctx, g, limit)
-	p.e.meter.ddb(ddbQuery, 0, max(0.5, rru(len(ws)*parkedBytes, false)))
-	p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+	p.e.dyn(ddbQuery, load{key: "parked:by-gate/" + g.String(), r: max(0.5, rru(len(ws)*parkedBytes, false))})
 	return ws, err
 }
 
@@ -822,14 +950,14 @@ func (p *parkedStore) Waiting(ctx context.Context, g gate.Name, limit int) ([]st
 // COUNT, billed by the size of the records it reads.
 func (p *parkedStore) Count(ctx context.Context, g gate.Name) (int, error) {
 	n, err := p.m.Count(ctx, g)
-	p.e.meter.ddb(ddbQuery, 0, max(0.5, rru(n*parkedBytes, false)))
-	p.e.clock.spend(p.e.sc.AWSLatency.DynamoDB.D())
+	p.e.dyn(ddbQuery, load{key: "parked:by-gate/" + g.String(), r: max(0.5, rru(n*parkedBytes, false))})
 	return n, err
 }
 
 // Unpark retires a released gate wait: a conditional DeleteItem.
 func (p *parkedStore) Unpark(ctx context.Context, w state.ParkedWait) error {
-	p.e.ddbWrite(ddbDeleteItem, parkedBytes)
+	p.e.dyn(ddbDeleteItem, load{key: "parked/" + w.ItemID, w: wru(parkedBytes)},
+		load{key: "parked:by-gate/" + w.Gate.String(), w: wru(parkedBytes)})
 	return p.m.Unpark(ctx, w)
 }
 
@@ -858,38 +986,37 @@ func (g *gatesStore) empty() bool {
 
 // Touch registers a gate before a park.
 func (g *gatesStore) Touch(ctx context.Context, n gate.Name, now time.Time) error {
-	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + n.String(), w: wru(gateBytes)})
 	return g.m.Touch(ctx, n, now)
 }
 
 // Congested records a released item's congestion signal.
 func (g *gatesStore) Congested(ctx context.Context, n gate.Name, now time.Time) error {
-	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + n.String(), w: wru(gateBytes)})
 	return g.m.Congested(ctx, n, now)
 }
 
 // List scans the gates table.
 func (g *gatesStore) List(ctx context.Context) ([]state.GateRecord, error) {
 	recs, err := g.m.List(ctx)
-	g.e.meter.ddb(ddbScan, 0, max(1, rru(len(recs)*gateBytes, true)))
-	g.e.clock.spend(g.e.sc.AWSLatency.DynamoDB.D())
+	g.e.dyn(ddbScan, load{key: "gates/*", r: max(1, rru(len(recs)*gateBytes, true))})
 	return recs, err
 }
 
 // Lease takes a gate for a run.
 func (g *gatesStore) Lease(ctx context.Context, rec state.GateRecord, owner string, now, until time.Time, next gate.Ramp) error {
-	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + rec.Gate.String(), w: wru(gateBytes)})
 	return g.m.Lease(ctx, rec, owner, now, until, next)
 }
 
 // Reset ends a ramp.
 func (g *gatesStore) Reset(ctx context.Context, rec state.GateRecord, now time.Time) error {
-	g.e.ddbWrite(ddbUpdateItem, gateBytes)
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + rec.Gate.String(), w: wru(gateBytes)})
 	return g.m.Reset(ctx, rec, now)
 }
 
 // Delete retires a record.
 func (g *gatesStore) Delete(ctx context.Context, rec state.GateRecord, now time.Time) error {
-	g.e.ddbWrite(ddbDeleteItem, gateBytes)
+	g.e.dyn(ddbDeleteItem, load{key: "gates/" + rec.Gate.String(), w: wru(gateBytes)})
 	return g.m.Delete(ctx, rec, now)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
@@ -114,6 +115,9 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 type simEnricher struct {
 	e  *engine
 	sr *stageRT
+	// pocket is the instance's budget, charged before every call as the
+	// Enricher does (a flat estimate: the fakes report no usage to settle).
+	pocket *budget.Pocket
 }
 
 // Enrich makes item's next llm call to entry's provider.
@@ -126,6 +130,9 @@ func (s simEnricher) Enrich(ctx context.Context, it state.Item, entry fallback.E
 	if d, ok := ctx.Deadline(); ok {
 		deadline = fromTime(d)
 	}
+	if err := s.pocket.Spend(ctx, s.e.clock.Now(), simCallCost); err != nil {
+		return state.Enrichment{}, failure.WithDetail(err, "model", entry.String())
+	}
 	if err := s.e.up.callProvider(s.sr.idx, i, deadline, entry.Provider); err != nil {
 		return state.Enrichment{}, failure.WithDetail(err, "model", entry.String())
 	}
@@ -135,9 +142,10 @@ func (s simEnricher) Enrich(ctx context.Context, it state.Item, entry fallback.E
 }
 
 // buildChain returns the llm stage's Work for one warm instance: the chain
-// with its own breaker and model-health caches over the shared stores.
-func (e *engine) buildChain(sr *stageRT, entries []fallback.Entry, breakers breaker.Store) stage.Work {
-	c := &fallback.Chain{Enricher: simEnricher{e: e, sr: sr}, Entries: entries,
+// with its own breaker and model-health caches over the shared stores, and
+// the instance's budget pocket.
+func (e *engine) buildChain(sr *stageRT, entries []fallback.Entry, breakers breaker.Store, pocket *budget.Pocket) stage.Work {
+	c := &fallback.Chain{Enricher: simEnricher{e: e, sr: sr, pocket: pocket}, Entries: entries,
 		Health: &health.Tracker{Store: e.models, Clock: &e.clock, Log: e.logger, Metrics: e.counters},
 		Clock:  &e.clock, Log: e.logger, Metrics: e.counters}
 	if e.pol.Breakers {
@@ -205,57 +213,4 @@ func (e *engine) noteLLMAttempt(now time.Time) {
 			return
 		}
 	}
-}
-
-// modelStore is health.Memory behind health.Store, counting the DynamoDB
-// request each call makes (a GetItem per read, an UpdateItem per write).
-type modelStore struct {
-	e *engine
-	m *health.Memory
-}
-
-var _ health.Store = (*modelStore)(nil)
-
-// modelBytes is the size of a model-health item.
-const modelBytes = 400
-
-func (s *modelStore) read() {
-	s.e.meter.ddb(ddbGetItem, 0, rru(modelBytes, true))
-	s.e.clock.spend(s.e.sc.AWSLatency.DynamoDB.D())
-}
-
-// Get reads a model's record.
-func (s *modelStore) Get(ctx context.Context, model string) (health.Model, error) {
-	s.read()
-	return s.m.Get(ctx, model)
-}
-
-// List reads every record.
-func (s *modelStore) List(ctx context.Context) ([]health.Model, error) {
-	s.read()
-	return s.m.List(ctx)
-}
-
-// RecordFailure counts a model-specific failure.
-func (s *modelStore) RecordFailure(ctx context.Context, req health.FailureRequest) (health.FailureResult, error) {
-	s.e.ddbWrite(ddbUpdateItem, modelBytes)
-	return s.m.RecordFailure(ctx, req)
-}
-
-// ResetFailures zeroes a count.
-func (s *modelStore) ResetFailures(ctx context.Context, model string, now time.Time) (bool, error) {
-	s.e.ddbWrite(ddbUpdateItem, modelBytes)
-	return s.m.ResetFailures(ctx, model, now)
-}
-
-// Recover re-enables a model.
-func (s *modelStore) Recover(ctx context.Context, req health.RecoverRequest) (health.Model, error) {
-	s.e.ddbWrite(ddbUpdateItem, modelBytes)
-	return s.m.Recover(ctx, req)
-}
-
-// SetDisabled is the operator override.
-func (s *modelStore) SetDisabled(ctx context.Context, model string, disabled bool, reason string, now time.Time) (health.Model, error) {
-	s.e.ddbWrite(ddbUpdateItem, modelBytes)
-	return s.m.SetDisabled(ctx, model, disabled, reason, now)
 }

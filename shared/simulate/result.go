@@ -109,6 +109,11 @@ type Result struct {
 	DeadLettersBy map[string]int `json:"dead_letters_by,omitempty"`
 	// Usage is the AWS usage.
 	Usage Usage `json:"usage"`
+	// Keys is the DynamoDB key load: each key's busiest second against its
+	// partition's limits, and the requests over them.
+	Keys KeyLoads `json:"keys"`
+	// Lambda is how far the event source mappings scaled.
+	Lambda LambdaUse `json:"lambda"`
 	// Counters are the metrics triage's runner and circuit breakers
 	// counted (stage.Metric*, breaker.Metric*), keyed "stage/Name": retries,
 	// waits, parked items, breaker opens.
@@ -226,6 +231,17 @@ func (d *Drain) RateLimitedShare() float64 {
 	return float64(d.RateLimited) / float64(d.Calls)
 }
 
+// LambdaUse is a run's Lambda concurrency.
+type LambdaUse struct {
+	// PeakByStage is the most invocations of each stage's function at once;
+	// Peak of all functions (the account's concurrency).
+	PeakByStage map[pipeline.Stage]int `json:"peak_by_stage"`
+	Peak        int                    `json:"peak"`
+	// AccountThrottled counts the times a mapping with messages waiting
+	// could not start an invocation for the account's limit.
+	AccountThrottled int64 `json:"account_throttled"`
+}
+
 // CompletionTimes returns the sorted completion times.
 func (r *Result) CompletionTimes() []time.Duration { return r.completion }
 
@@ -251,7 +267,11 @@ func (e *engine) result(limit string) *Result {
 	r := &Result{
 		Scenario: e.sc.Name, Seed: e.sc.Seed, Items: e.sc.Items, Policy: e.pol, Limit: limit,
 		RecoverableFailedBy: map[string]int{}, DeadLettersBy: map[string]int{}, CallsByStage: map[pipeline.Stage]int64{},
-		Events: e.events, Usage: e.meter.usage(),
+		Events: e.events, Usage: e.meter.usage(), Keys: e.keys.loads(),
+		Lambda: LambdaUse{PeakByStage: map[pipeline.Stage]int{}, Peak: e.peakRunning, AccountThrottled: e.accountThrottled},
+	}
+	for _, sr := range e.stages {
+		r.Lambda.PeakByStage[sr.st] = sr.peak
 	}
 	if len(e.counters) > 0 {
 		r.Counters = e.counters

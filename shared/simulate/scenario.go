@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // Duration is a time.Duration that JSON spells as a Go duration string
@@ -209,6 +211,26 @@ type AWSLatency struct {
 	SQS Duration `json:"sqs,omitempty"`
 	// Invoke is the runtime's fixed overhead per invocation; zero means 2 ms.
 	Invoke Duration `json:"invoke,omitempty"`
+	// S3 is one request to the bodies bucket; zero means 25 ms.
+	S3 Duration `json:"s3,omitempty"`
+}
+
+// Lambda is how Lambda scales the stages' event source mappings.
+type Lambda struct {
+	// AccountConcurrency is the account's concurrent executions, shared by
+	// every function; zero means 1,000, the default quota of a Region.
+	AccountConcurrency int `json:"account_concurrency,omitempty"`
+	// ScaleStart is how many batches an event source mapping of a standard
+	// queue processes at once when messages first arrive, and ScalePerMinute
+	// how many it adds per minute while messages are waiting; zero means
+	// AWS's 5 and 300. A mapping never exceeds its stage's Concurrency
+	// (MaximumConcurrency), nor the account's.
+	ScaleStart     int `json:"scale_start,omitempty"`
+	ScalePerMinute int `json:"scale_per_minute,omitempty"`
+	// Warm starts every mapping at its maximum concurrency, as one that has
+	// been serving the load for a while; cold (the default) starts at
+	// ScaleStart.
+	Warm bool `json:"warm,omitempty"`
 }
 
 // Scenario is one simulated workload: items, arrivals, the upstreams'
@@ -233,6 +255,20 @@ type Scenario struct {
 	// write of the item carries (DynamoDB bills writes by item size); zero
 	// means 5000.
 	DocumentBytes int `json:"document_bytes,omitempty"`
+	// BodyThreshold is the largest body triage keeps in the Bodies table;
+	// larger ones go to S3. Zero means state.DefaultBodyThreshold.
+	BodyThreshold int `json:"body_threshold,omitempty"`
+	// Lambda models the event source mappings' scaling.
+	Lambda Lambda `json:"lambda"`
+	// BudgetChunkCalls is how many calls' worth of the daily budget one llm
+	// instance leases at a time; zero means budget.DefaultChunkCalls. The
+	// simulated cap never binds: the budget is there for its DynamoDB load.
+	BudgetChunkCalls int `json:"budget_chunk_calls,omitempty"`
+	// KeyLoadFrom leaves the run's first seconds out of the DynamoDB key
+	// load (Result.Keys): with warm event source mappings every instance
+	// starts at once with an empty cache and an empty budget pocket, where
+	// real instances start over Lambda's minutes of scale-up.
+	KeyLoadFrom Duration `json:"key_load_from,omitempty"`
 	// ArticleHosts and WebhookHosts are how many distinct article and
 	// webhook hosts items spread over (each host has its own circuit
 	// breaker); zero means 50 and 20.
@@ -388,6 +424,16 @@ func (sc *Scenario) Validate() error {
 	defaultDur(&sc.AWSLatency.DynamoDB, 6*time.Millisecond)
 	defaultDur(&sc.AWSLatency.SQS, 12*time.Millisecond)
 	defaultDur(&sc.AWSLatency.Invoke, 2*time.Millisecond)
+	defaultDur(&sc.AWSLatency.S3, 25*time.Millisecond)
+	defaultInt(&sc.BodyThreshold, state.DefaultBodyThreshold)
+	defaultInt(&sc.BudgetChunkCalls, budget.DefaultChunkCalls)
+	defaultInt(&sc.Lambda.AccountConcurrency, 1000)
+	defaultInt(&sc.Lambda.ScaleStart, 5)
+	defaultInt(&sc.Lambda.ScalePerMinute, 300)
+	if sc.BodyThreshold < 0 || sc.BudgetChunkCalls < 0 || sc.Lambda.AccountConcurrency < 0 || sc.Lambda.ScaleStart < 0 ||
+		sc.Lambda.ScalePerMinute < 0 {
+		bad("body_threshold, budget_chunk_calls and the lambda settings must not be negative")
+	}
 	defaultDur(&sc.Horizon, 14*24*time.Hour)
 	defaultDur(&sc.SchedulerInterval, time.Minute)
 	if sc.Horizon <= 0 || sc.SchedulerInterval <= 0 || sc.MaxEvents < 0 || sc.HangMax < 0 {
@@ -482,8 +528,11 @@ func (c *StageConfig) fill(st pipeline.Stage, sc *Scenario) []error {
 	defaultDur(&c.ClientTimeout, d.ClientTimeout.D())
 	defaultDur(&c.RetryAfter, d.RetryAfter.D())
 	defaultDur(&c.RetryAfterDiscord, max(d.RetryAfterDiscord.D(), d.RetryAfter.D()))
-	if c.Concurrency < 0 || c.Lanes < 0 || c.BatchSize < 0 || c.BatchSize > 10 || c.BatchWindow < 0 {
-		bad("concurrency and lanes must be positive, batch_size 1..10, batch_window not negative")
+	if c.Concurrency < 0 || c.Lanes < 0 || c.BatchSize < 0 || c.BatchSize > 10_000 || c.BatchWindow < 0 {
+		bad("concurrency and lanes must be positive, batch_size 1..10000, batch_window not negative")
+	}
+	if c.BatchSize > 10 && c.BatchWindow < Duration(time.Second) {
+		bad("batch_size above 10 needs a batch_window of at least 1s (as Lambda requires)")
 	}
 	if c.Timeout <= 0 || c.Visibility < c.Timeout {
 		bad("timeout must be positive and visibility at least the timeout (Lambda refuses a shorter one)")

@@ -35,6 +35,17 @@ const (
 
 var ddbNames = [nDDB]string{"PutItem", "GetItem", "UpdateItem", "TransactWriteItems", "Query", "DeleteItem", "Scan"}
 
+// S3 APIs the simulation counts (the bodies bucket).
+type s3API int
+
+const (
+	s3PutObject s3API = iota
+	s3GetObject
+	nS3
+)
+
+var s3Names = [nS3]string{"PutObject", "GetObject"}
+
 // Functions the simulation bills.
 const (
 	fnFetch = iota
@@ -60,10 +71,15 @@ type meter struct {
 	sqsBilled int64
 	ddbReq    [nDDB]int64
 	wru, rru  float64
+	s3Req     [nS3]int64
+	bodyW     int64
+	bodyR     int64
 	inv       [nFn]int64
 	billedMS  int64
 	timeouts  int64
 }
+
+func (m *meter) s3(api s3API) { m.s3Req[api]++ }
 
 func (m *meter) sqs(api sqsAPI, payload int) {
 	m.sqsReq[api]++
@@ -107,12 +123,28 @@ type Usage struct {
 	// LambdaTimeouts counts invocations that would have run past their
 	// function timeout (0 for triage: the runner stops before its deadline).
 	LambdaTimeouts int64 `json:"lambda_timeouts"`
+	// S3Requests counts requests to the bodies bucket by operation
+	// (documents and enrichments above the threshold: a PutObject when
+	// written, a GetObject when read).
+	S3Requests map[string]int64 `json:"s3_requests"`
+	// BodyItemWrites and BodyItemReads count the writes and reads of
+	// sibling body items (documents and enrichments up to the threshold),
+	// also counted in DynamoDBRequests: a write rides in the success
+	// TransactWriteItems, a read is a strongly consistent GetItem.
+	BodyItemWrites int64 `json:"body_item_writes"`
+	BodyItemReads  int64 `json:"body_item_reads"`
 }
 
 func (m *meter) usage() Usage {
 	u := Usage{SQSRequests: map[string]int64{}, DynamoDBRequests: map[string]int64{}, LambdaInvocations: map[string]int64{},
+		S3Requests:        map[string]int64{},
 		SQSBilledRequests: m.sqsBilled, WriteRequestUnits: m.wru, ReadRequestUnits: m.rru, LambdaTimeouts: m.timeouts,
-		LambdaGBSeconds: float64(m.billedMS) / 1000 * LambdaMemoryMB / 1024}
+		LambdaGBSeconds: float64(m.billedMS) / 1000 * LambdaMemoryMB / 1024, BodyItemWrites: m.bodyW, BodyItemReads: m.bodyR}
+	for i, n := range m.s3Req {
+		if n > 0 {
+			u.S3Requests[s3Names[i]] = n
+		}
+	}
 	for i, n := range m.sqsReq {
 		if n > 0 {
 			u.SQSRequests[sqsNames[i]] = n
@@ -131,8 +163,17 @@ func (m *meter) usage() Usage {
 	return u
 }
 
+// S3 returns the S3 requests of u.
+func (u Usage) S3() int64 {
+	var n int64
+	for _, v := range u.S3Requests {
+		n += v
+	}
+	return n
+}
+
 // Requests returns the AWS requests of u: SQS (as billed), DynamoDB and
-// Lambda invocations.
+// Lambda invocations (S3: see S3).
 func (u Usage) Requests() (sqs, dynamodb, lambda int64) {
 	for _, n := range u.DynamoDBRequests {
 		dynamodb += n
@@ -168,6 +209,10 @@ type Prices struct {
 	// price of one GB-second on arm64.
 	LambdaPerMillion float64 `json:"lambda_per_million"`
 	GBSecond         float64 `json:"gb_second"`
+	// S3PutPerThousand and S3GetPerThousand are S3 Standard request
+	// prices (PUT, GET) per 1,000 requests.
+	S3PutPerThousand float64 `json:"s3_put_per_thousand"`
+	S3GetPerThousand float64 `json:"s3_get_per_thousand"`
 }
 
 // DefaultPrices are the prices the simulator reports with: us-east-1 list
@@ -178,21 +223,26 @@ type Prices struct {
 var DefaultPrices = Prices{
 	Name: "us-east-1 list, DynamoDB on-demand before its 2024-11-01 cut", Date: "2024-10",
 	SQSPerMillion: 0.40, WRUPerMillion: 1.25, RRUPerMillion: 0.25, LambdaPerMillion: 0.20, GBSecond: 0.0000133334,
+	S3PutPerThousand: 0.005, S3GetPerThousand: 0.0004,
 }
 
 // CurrentPrices are us-east-1 list prices since DynamoDB halved its
 // on-demand rates on 2024-11-01 ($0.625 per million WRU, $0.125 per million
-// RRU); SQS and Lambda arm64 unchanged.
+// RRU); SQS, S3 and Lambda arm64 unchanged.
 var CurrentPrices = Prices{
 	Name: "us-east-1 list since 2024-11-01", Date: "2024-11",
 	SQSPerMillion: 0.40, WRUPerMillion: 0.625, RRUPerMillion: 0.125, LambdaPerMillion: 0.20, GBSecond: 0.0000133334,
+	S3PutPerThousand: 0.005, S3GetPerThousand: 0.0004,
 }
 
 // Cost is a run's AWS cost in US dollars, by service.
 type Cost struct {
-	// SQS, DynamoDB and Lambda are each service's share; Total their sum.
+	// SQS, DynamoDB, S3 and Lambda are each service's share; Total their
+	// sum. S3 is requests only: storage is a few cents per GB-month, and
+	// the bodies expire (docs/design.md "Item state").
 	SQS      float64 `json:"sqs"`
 	DynamoDB float64 `json:"dynamodb"`
+	S3       float64 `json:"s3"`
 	Lambda   float64 `json:"lambda"`
 	Total    float64 `json:"total"`
 }
@@ -203,13 +253,15 @@ func (u Usage) Cost(p Prices) Cost {
 	c := Cost{
 		SQS:      float64(u.SQSBilledRequests) * p.SQSPerMillion / 1e6,
 		DynamoDB: u.WriteRequestUnits*p.WRUPerMillion/1e6 + u.ReadRequestUnits*p.RRUPerMillion/1e6,
-		Lambda:   float64(inv)*p.LambdaPerMillion/1e6 + u.LambdaGBSeconds*p.GBSecond,
+		S3: float64(u.S3Requests[s3Names[s3PutObject]])*p.S3PutPerThousand/1e3 +
+			float64(u.S3Requests[s3Names[s3GetObject]])*p.S3GetPerThousand/1e3,
+		Lambda: float64(inv)*p.LambdaPerMillion/1e6 + u.LambdaGBSeconds*p.GBSecond,
 	}
-	c.Total = c.SQS + c.DynamoDB + c.Lambda
+	c.Total = c.SQS + c.DynamoDB + c.S3 + c.Lambda
 	return c
 }
 
 // Scale returns c × f.
 func (c Cost) Scale(f float64) Cost {
-	return Cost{SQS: c.SQS * f, DynamoDB: c.DynamoDB * f, Lambda: c.Lambda * f, Total: c.Total * f}
+	return Cost{SQS: c.SQS * f, DynamoDB: c.DynamoDB * f, S3: c.S3 * f, Lambda: c.Lambda * f, Total: c.Total * f}
 }

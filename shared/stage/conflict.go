@@ -43,6 +43,9 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 	}
 	switch cur.State {
 	case state.Done, state.Deadletter:
+		if cur.State == state.Deadletter && cur.Carrier == msg.MessageId && r.Notices != nil {
+			return b.renotice(ctx, log, msg, *cur)
+		}
 		r.metrics().Count(MetricDuplicates, r.Stage, "", 1)
 		log.Info("duplicate delivery; the item's outcome is already durable")
 		return outcome{ack: true, kind: "duplicate"}

@@ -47,13 +47,21 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 		Decision: d.Reason(), Attempts: attempts, FirstFailureAt: first, LastFailureAt: now,
 		MessageID: rec.msg.MessageId, ReceiveCount: rec.rc, Replay: replayOf(rec.item),
 	}
-	if rec.item.Document != nil && r.Stage != pipeline.Fetch {
-		in.InputText = rec.item.Document.Text
+	if d := rec.item.Document; d != nil && r.Stage != pipeline.Fetch {
+		// The claimed item carries the document's reference (its text is
+		// a body the work read); its size and hash are what the payload
+		// keeps either way.
+		in.InputText = d.Text
+		if d.Text == "" && d.SHA256 != "" {
+			in.Input = &deadletter.InputRef{Bytes: d.Bytes, SHA256: d.SHA256}
+		}
 	}
 	if escalated(rec.item, r.Stage, cl) {
 		in.Replay.Escalated = true
 	}
-	return rec.b.handOff(ctx, log, deadletter.Build(in), rec.msg, true)
+	p := deadletter.Build(in)
+	le.RetryCount = n
+	return b.noticeFailed(ctx, log, rec.msg, rec.item, le, p, b.handOff(ctx, log, p, rec.msg, true))
 }
 
 // handOff sends a dead letter and confirms it on the item (when there is
@@ -217,7 +225,8 @@ func (b *batch) resendDeadLetter(ctx context.Context, log *slog.Logger, msg even
 	}
 	log = log.With("class", string(cl.Class))
 	log.Warn("completing a pending DLQ hand-off")
-	return b.handOff(ctx, log, deadletter.Build(in), msg, true)
+	p := deadletter.Build(in)
+	return b.noticeFailed(ctx, log, msg, it, *le, p, b.handOff(ctx, log, p, msg, true))
 }
 
 // recordedError is an error rebuilt from a stored last_error.

@@ -88,6 +88,11 @@ func (b *batch) create(ctx context.Context, log *slog.Logger, msg events.SQSMess
 		log.Info("item created from its spec", "kind", string(spec.Kind))
 		return outcome{}, false
 	}
+	if errors.Is(err, state.ErrInvalidItem) {
+		// A spec intake accepted but the store's bounds refuse: no retry
+		// would succeed.
+		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "the item store refuses the spec"), spec.CorrelationID), true
+	}
 	var ee *state.ExistsError
 	if !errors.As(err, &ee) {
 		return b.storeUnavailable(log, receiveCount(msg), "create", err), true

@@ -3,6 +3,7 @@ package stage_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -223,5 +224,33 @@ func TestUnknownFieldsAreAcceptedCountedAndLoggedOnce(t *testing.T) {
 		if n := strings.Count(logs.String(), field); n != 1 {
 			t.Errorf("%q logged %d times, want once:\n%s", field, n, logs.String())
 		}
+	}
+}
+
+// refusingCreate is an item store whose bounds refuse every new item.
+type refusingCreate struct{ stage.Items }
+
+func (refusingCreate) Create(_ context.Context, n state.NewItem) (state.Item, error) {
+	return state.Item{}, fmt.Errorf("create %s: metadata too large: %w", n.ID, state.ErrInvalidItem)
+}
+
+// TestSpecTheStoreRefusesIsDeadLettered: a spec the contract accepts but
+// the item store's bounds refuse is no store outage to back off from: no
+// retry could create it, so it is dead-lettered SCHEMA_INVALID at once and
+// the batch goes on.
+func TestSpecTheStoreRefusesIsDeadLettered(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.runner.Items = refusingCreate{tb.runner.Items}
+	resp := tb.handle(t, context.Background(), specMsg(testSpec("big").Encode(), "m1", 1))
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v: the record was kept for a retry", failedIDs(resp))
+	}
+	dls := tb.deadLetters(t)
+	if len(dls) != 1 || dls[0].ErrorClass != failure.SchemaInvalid || dls[0].Message == nil {
+		t.Fatalf("dead letters %+v, want one SCHEMA_INVALID message dead letter", dls)
+	}
+	if tb.calls.Load() != 0 {
+		t.Fatal("the work ran for an item that was never created")
 	}
 }

@@ -2,6 +2,8 @@ package stage_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +22,8 @@ import (
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/notice"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
@@ -48,7 +52,7 @@ func setupLive(t *testing.T, st pipeline.Stage) *live {
 	cfg.APIOptions = append(cfg.APIOptions, l.counter.Register)
 	l.sqs = sqs.NewFromConfig(cfg)
 	db := dynamodb.NewFromConfig(cfg)
-	l.items = &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	l.items = &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	l.work = func(context.Context, state.Item) (state.Output, error) { return okOutput(st), nil }
 	next := ""
 	if n, ok := st.Next(); ok {
@@ -63,6 +67,8 @@ func setupLive(t *testing.T, st pipeline.Stage) *live {
 		Items: l.items, ErrorLog: &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: l.sqs,
 		QueueURL: env.Stack.QueueURL(st), DLQURL: env.Stack.DLQURL(st), NextQueueURL: next,
 		Profile: retry.Standard(), Rand: func() float64 { return 0 }, ResendDelay: time.Second,
+		// As deployed: the owner's notices on (stories ask for none).
+		Notices: &notice.Sender{SQS: l.sqs, QueueURL: env.Stack.NoticeQueueURL()},
 	}
 	return l
 }
@@ -430,7 +436,9 @@ func TestLiveConcurrentHandlersNeverLoseAnUpdate(t *testing.T) {
 }
 
 // TestLiveAWSRequestsPerItem pins the cost of one stage: DynamoDB writes per
-// item on the happy path and per failure (issue target: ≤ 2 and ≤ 2 more).
+// item on the happy path and per failure (issue target: ≤ 2 and ≤ 2 more),
+// with the owner's notices on as deployed: a story's requests are the same
+// with them, an action's dead letter adds one SendMessage (its item.failed).
 func TestLiveAWSRequestsPerItem(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, pipeline.LLM)
@@ -480,6 +488,44 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 	}
 }
 
+// TestLiveActionNoticeCost pins what the owner's notice adds: an action
+// task's dead letter costs one SendMessage more (its item.failed on the
+// notice queue), nothing else.
+func TestLiveActionNoticeCost(t *testing.T) {
+	t.Parallel()
+	l := setupLive(t, pipeline.LLM)
+	l.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
+	}
+	cost := func(id string, kind state.Kind) map[string]int64 {
+		l.seed(t, id, pipeline.LLM)
+		it := l.get(t, id)
+		it.Kind = kind
+		if err := l.items.Put(context.Background(), it); err != nil {
+			t.Fatal(err)
+		}
+		l.send(t, l.envelope(id))
+		rec := oneRecord(t, l)
+		l.counter.Take()
+		l.runner.Handle(context.Background(), rec)
+		return l.counter.Take()
+	}
+	story, action := cost("story", state.KindStory), cost("task", state.KindAction)
+	t.Logf("a story's dead letter: %s", awsconf.Format(story))
+	t.Logf("an action's dead letter: %s", awsconf.Format(action))
+	if len(action) != len(story) {
+		t.Errorf("the action's dead letter made other kinds of request: %v vs %v", action, story)
+	}
+	for k, n := range story {
+		if want := n + map[bool]int64{true: 1}[k == "SQS.SendMessage"]; action[k] != want {
+			t.Errorf("%s: the action's dead letter made %d, want %d", k, action[k], want)
+		}
+	}
+	if got := l.drain(t, l.env.Stack.NoticeQueueURL()); len(got) != 1 || !strings.Contains(got[0], `"notice_id":"task:item.failed:0"`) {
+		t.Errorf("notice queue holds %q, want task's item.failed only", got)
+	}
+}
+
 func oneRecord(t *testing.T, l *live) events.SQSEvent {
 	t.Helper()
 	out, err := l.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(l.runner.QueueURL), MaxNumberOfMessages: 1, WaitTimeSeconds: 2,
@@ -488,4 +534,116 @@ func oneRecord(t *testing.T, l *live) events.SQSEvent {
 		t.Fatalf("receive: %v (%d)", err, len(out.Messages))
 	}
 	return events.SQSEvent{Records: []events.SQSMessage{stagetest.ToEvent(out.Messages[0], l.runner.QueueURL)}}
+}
+
+// TestLiveHappyPathRequestsPerStage drives items through all three stages
+// against moto, each stage reading the body it needs (stage.WithBodies) and
+// writing its own, and pins the issue's target: at most 2 DynamoDB write
+// requests per stage on the happy path, the llm stage included. A document
+// above the threshold costs one S3 PutObject (fetch) and one GetObject
+// (llm); a small one rides in the success transaction.
+func TestLiveHappyPathRequestsPerStage(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	counter := awsconf.NewCounter()
+	cfg := env.AWS.Copy()
+	cfg.APIOptions = append(cfg.APIOptions, counter.Register)
+	q := sqs.NewFromConfig(cfg)
+	db := dynamodb.NewFromConfig(cfg)
+	items := env.Items()
+	items.DB = db
+	items.Bodies.Objects = &objects.Bucket{S3: objects.NewClient(cfg), Name: env.Stack.BodiesBucket()}
+	enrichment := state.Enrichment{SummaryNeutral: "Markets rallied as rates held.", SummarySpicy: "Bulls run!",
+		Category: "markets", Severity: "low", PrimaryActor: "Fed", TopEntities: []string{"Fed"}, Model: "gpt-4o-mini"}
+	var seen []state.Item // what each stage's work was given
+	runner := func(st pipeline.Stage, doc string) *stage.Runner {
+		work := stage.Work(stage.WorkFunc(func(_ context.Context, it state.Item) (state.Output, error) {
+			seen = append(seen, it)
+			switch st {
+			case pipeline.Fetch:
+				return state.Output{Document: &state.Document{Text: doc, Bytes: len(doc), ContentType: "text/html"}}, nil
+			case pipeline.LLM:
+				e := enrichment
+				return state.Output{Enrichment: &e}, nil
+			}
+			return state.Output{Delivery: &state.Delivery{Status: 200, IdempotencyKey: it.ID + ":notify"}}, nil
+		}))
+		switch st {
+		case pipeline.LLM:
+			work = stage.WithBodies{Inner: work, Bodies: items, Parts: []state.Part{state.PartDocument}}
+		case pipeline.Notify:
+			work = stage.WithBodies{Inner: work, Bodies: items, Parts: []state.Part{state.PartEnrichment}}
+		}
+		next := ""
+		if n, ok := st.Next(); ok {
+			next = env.Stack.QueueURL(n)
+		}
+		return &stage.Runner{Stage: st, Work: work, Items: items, ErrorLog: &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()},
+			SQS: q, QueueURL: env.Stack.QueueURL(st), DLQURL: env.Stack.DLQURL(st), NextQueueURL: next,
+			Profile: retry.Standard(), Rand: func() float64 { return 0 }}
+	}
+	ctx := context.Background()
+	for _, doc := range []string{strings.Repeat("small ", 100), randomText(32_000)} {
+		seen = nil
+		id := fmt.Sprintf("doc-%d", len(doc))
+		if _, err := items.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, SourceURL: "https://news.example/" + id,
+			WebhookURL: "https://hooks.example/" + id, CorrelationID: "corr-" + id, Now: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(env.Stack.QueueURL(pipeline.Fetch)),
+			MessageBody: aws.String(pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "corr-" + id}.Encode())}); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range pipeline.Stages() {
+			r := runner(st, doc)
+			counter.Take()
+			var recs []events.SQSMessage
+			for try := 0; len(recs) == 0 && try < 5; try++ {
+				recs, _ = stagetest.Pump(ctx, t, q, r.QueueURL, r.Handle, time.Second)
+			}
+			c := counter.Take()
+			writes := c["DynamoDB.UpdateItem"] + c["DynamoDB.PutItem"] + c["DynamoDB.TransactWriteItems"]
+			t.Logf("%d-byte document, %s: %d DynamoDB writes, %s", len(doc), st, writes, awsconf.Format(c))
+			if len(recs) != 1 {
+				t.Fatalf("%s: %d records", st, len(recs))
+			}
+			if writes > 2 {
+				t.Errorf("%s with a %d-byte document: %d DynamoDB write requests, target ≤ 2", st, len(doc), writes)
+			}
+			large := len(doc) > state.DefaultBodyThreshold
+			wantPut, wantGet := int64(0), int64(0)
+			if large && st == pipeline.Fetch {
+				wantPut = 1
+			}
+			if large && st == pipeline.LLM {
+				wantGet = 1
+			}
+			if c["S3.PutObject"] != wantPut || c["S3.GetObject"] != wantGet {
+				t.Errorf("%s with a %d-byte document: %d PutObject and %d GetObject, want %d and %d",
+					st, len(doc), c["S3.PutObject"], c["S3.GetObject"], wantPut, wantGet)
+			}
+		}
+		if len(seen) != 3 || seen[1].Document.Text != doc || seen[2].Enrichment.SummarySpicy != "Bulls run!" {
+			t.Fatalf("the stages were not given their bodies: %d runs", len(seen))
+		}
+		if it, err := items.Get(ctx, id); err != nil || it.State != state.Done {
+			t.Fatalf("item %s: %+v, %v", id, it, err)
+		}
+	}
+}
+
+// randomText is n bytes of random hex digits: text gzip cannot shrink much
+// (a repeated phrase would compress under the body threshold).
+func randomText(n int) string {
+	b := make([]byte, n/2+1)
+	for i := range b {
+		b[i] = byte(i*7919 + i*i*31 + i>>3)
+	}
+	sum := sha256.Sum256(b)
+	var s strings.Builder
+	for s.Len() < n {
+		sum = sha256.Sum256(sum[:])
+		s.WriteString(hex.EncodeToString(sum[:]))
+	}
+	return s.String()[:n]
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -25,6 +26,10 @@ type Deps struct {
 	Log     *slog.Logger
 	Metrics *telemetry.EMF
 	Getenv  func(string) string
+	// Items is the runner's item store. A stage that reads bodies wraps its
+	// Work in WithBodies over it; a stage whose bodies may be in S3 sets
+	// Items.Bodies.Objects (objects.FromEnv) before it returns.
+	Items *state.Items
 }
 
 // Start runs a stage function: it reads Env, builds the AWS clients and the
@@ -56,18 +61,30 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 	}
 	log = log.With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
 	emf := telemetry.NewEMF(os.Stdout, telemetry.Namespace(getenv), SystemClock{})
-	work, err := build(ctx, Deps{Env: env, AWS: cfg, Log: log, Metrics: emf, Getenv: getenv})
+	db := dynamodb.NewFromConfig(cfg)
+	items := &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable, Bodies: state.BodyConfig{
+		Table: env.BodiesTable, Threshold: env.BodyThreshold, Retention: env.BodyRetention,
+	}}
+	work, err := build(ctx, Deps{Env: env, AWS: cfg, Log: log, Metrics: emf, Getenv: getenv, Items: items})
 	if err != nil {
 		return nil, fmt.Errorf("build %s work: %w", env.Stage, err)
 	}
-	db := dynamodb.NewFromConfig(cfg)
+	if env.BodiesBucket != "" && items.Bodies.Objects == nil {
+		return nil, fmt.Errorf("build %s work: BODIES_BUCKET is set but the stage attached no object store", env.Stage)
+	}
+	queues := sqs.NewFromConfig(cfg)
+	var notices Notices
+	if env.NoticeQueueURL != "" {
+		notices = &notice.Sender{SQS: queues, QueueURL: env.NoticeQueueURL}
+	}
 	return &Runner{
 		Stage:            env.Stage,
 		Work:             work,
-		Items:            &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable},
+		Items:            items,
 		Gates:            &state.Gates{DB: db, Table: env.GatesTable},
 		ErrorLog:         &state.ErrorLog{DB: db, Table: env.ErrorLogTable},
-		SQS:              sqs.NewFromConfig(cfg),
+		SQS:              queues,
+		Notices:          notices,
 		QueueURL:         env.QueueURL,
 		DLQURL:           env.DLQURL,
 		NextQueueURL:     env.NextQueueURL,

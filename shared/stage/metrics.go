@@ -28,6 +28,9 @@ const (
 	// MetricUnknownFields counts messages carrying fields this version
 	// does not know (accepted; each name is logged once per process).
 	MetricUnknownFields = "UnknownFields"
+	// MetricNoticeSendErrors counts owner notices the runner could not
+	// enqueue (package notice).
+	MetricNoticeSendErrors = "NoticeSendErrors"
 )
 
 // Metrics receives the runner's counters. Class is empty for counters that

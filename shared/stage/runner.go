@@ -156,6 +156,9 @@ type Runner struct {
 	// AfterBatch, if set, is called at the end of every invocation (the
 	// AWS-call counter reports there).
 	AfterBatch func(ctx context.Context, log *slog.Logger)
+	// Notices, if set, tells items' owners of dead letters and scheduled
+	// retries (package notice); nil tells nobody.
+	Notices Notices
 
 	touched touchCache
 
@@ -620,6 +623,9 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 	if h.failure != nil {
 		h.failure.entry.Attempt = n
 		rec.appendLog(ctx, log, h.failure.entry)
+		if h.counts {
+			rec.noticeRetry(ctx, log, h.failure.le, n)
+		}
 	}
 	class := failure.Class("")
 	if h.failure != nil {

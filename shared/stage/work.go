@@ -2,7 +2,9 @@ package stage
 
 import (
 	"context"
+	"errors"
 
+	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -25,4 +27,42 @@ type WorkFunc func(ctx context.Context, item state.Item) (state.Output, error)
 // Run calls f.
 func (f WorkFunc) Run(ctx context.Context, item state.Item) (state.Output, error) {
 	return f(ctx, item)
+}
+
+// Bodies reads an item's bodies back (state.Items, state.Memory).
+type Bodies interface {
+	Hydrate(ctx context.Context, it state.Item, parts ...state.Part) (state.Item, error)
+}
+
+// WithBodies is a Work decorator for a stage that reads a body: it reads
+// Parts back (the llm stage the document, notify the enrichment) and runs
+// Inner on the loaded item. Put it outside a breaker.Guard, so that a
+// failure to read a body never counts against the upstream's breaker.
+//
+// A body that expired is NOT_FOUND (only a replay that re-runs the stage
+// which wrote it can help: a full restart for a document); a body that does
+// not match its reference, or no body store, is INTERNAL_BUG; a failed read
+// is returned as the SDK reported it, for failure.Classify.
+type WithBodies struct {
+	Inner  Work
+	Bodies Bodies
+	Parts  []state.Part
+}
+
+// Run loads the parts and runs Inner.
+func (w WithBodies) Run(ctx context.Context, item state.Item) (state.Output, error) {
+	if w.Bodies == nil {
+		return state.Output{}, failure.New(failure.InternalBug, "the stage has no body store to read the item's %v", w.Parts)
+	}
+	it, err := w.Bodies.Hydrate(ctx, item, w.Parts...)
+	switch {
+	case errors.Is(err, state.ErrBodyGone):
+		return state.Output{}, failure.Wrap(failure.NotFound, err,
+			"the item's stored input expired; replay it from the stage that wrote it (a document: --mode full_restart)")
+	case errors.Is(err, state.ErrBodyCorrupt), errors.Is(err, state.ErrNoBodyStore):
+		return state.Output{}, failure.Wrap(failure.InternalBug, err, "the item's stored input cannot be used")
+	case err != nil:
+		return state.Output{}, err
+	}
+	return w.Inner.Run(ctx, it)
 }

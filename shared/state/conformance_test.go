@@ -28,6 +28,7 @@ type store interface {
 	Park(ctx context.Context, req state.FailRequest, p state.Parking) (int, error)
 	Release(ctx context.Context, req state.ReleaseRequest) error
 	MarkDeadLettered(ctx context.Context, itemID string, stage pipeline.Stage, ref state.DeadLetterRef, now time.Time) error
+	Hydrate(ctx context.Context, it state.Item, parts ...state.Part) (state.Item, error)
 }
 
 var (
@@ -160,9 +161,16 @@ func conformance(t *testing.T, newStore func(t *testing.T) store) {
 		it, _ := s.Get(ctx, a)
 		if it.State != state.Queued || it.Stage != pipeline.LLM || it.Status != state.Fetched || it.FailureCount != 0 ||
 			it.LastError != nil || !it.FirstFailureAt.IsZero() || it.EnrichmentStatus != state.EnrichmentSuccess ||
-			it.LeaseOwner != "" || !it.NotBefore.IsZero() || it.Document == nil || it.Document.Text != "hello" ||
+			it.LeaseOwner != "" || !it.NotBefore.IsZero() || it.Document == nil || it.Document.Text != "" ||
+			it.Document.Body == nil || it.Document.Body.Store != state.StoreTable || it.Document.Bytes != 5 ||
 			it.Attempts[pipeline.Fetch] != 1 || it.LastFailureAt.IsZero() {
 			t.Fatalf("after complete: %+v", it)
+		}
+		full, err := s.Hydrate(ctx, it, state.PartDocument)
+		// SHA256 is the true hash of the text, whatever the work said.
+		if err != nil || full.Document.Text != "hello" || full.Document.Body != nil ||
+			full.Document.SHA256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
+			t.Fatalf("document read back: %+v, %v", full.Document, err)
 		}
 	})
 
@@ -319,6 +327,6 @@ func TestMemoryConformance(t *testing.T) {
 func TestDynamoConformance(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	conformance(t, func(*testing.T) store { return items })
 }

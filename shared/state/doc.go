@@ -7,6 +7,22 @@
 // from it, plus the lease of the invocation that holds the item, so two
 // invocations can never both move an item and no update is ever lost.
 //
+// The state item holds only what the state machine needs (under 1 KB): the
+// fetched document and the enrichment are bodies written once beside it — a
+// sibling item in the Bodies table, put in the same transaction as the
+// success write, or an S3 object above BodyConfig.Threshold — and the item
+// keeps a reference (BodyRef) that readers follow with Hydrate. Every list
+// and string on the item is bounded (bounds.go, MaxReplays, MaxNotes), the
+// producer's metadata and an operator's resolution included, and Create
+// refuses a new item outside the bounds (ErrInvalidItem); the error log
+// keeps every replay, note and resolution. The indexes operators list from
+// are sparse and sharded (ItemIndex, ErrorLogReader), so no partition of
+// them is hot. docs/design.md "Item state" has the rules and their prices.
+//
+// Items enter the machine through Create, from a producer's spec (the fetch
+// stage, docs/design.md "Putting work in"): one conditional put, whose
+// *ExistsError carries the item already under the id.
+//
 // Callers never see DynamoDB types: SDK errors are mapped to ErrNotFound,
 // ErrConflict and *ClaimError at the store boundary.
 package state

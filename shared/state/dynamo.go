@@ -35,6 +35,13 @@ type Items struct {
 	Table string
 	// ParkedTable is the table of parked waits (see Park).
 	ParkedTable string
+	// Bodies is where documents and enrichments go (see Part): Complete
+	// writes them, Hydrate reads them back.
+	Bodies BodyConfig
+	// ErrorLogTable receives an entry for every replay and note, in the
+	// same transaction as the item's update (the item keeps only the last
+	// MaxReplays and MaxNotes); empty writes none.
+	ErrorLogTable string
 }
 
 // Create stores a new item, queued for fetch, in one conditional PutItem:
@@ -49,6 +56,9 @@ type Items struct {
 // another read. A put the SDK retried after it had been applied finds its
 // own last_write token and counts as created.
 func (s *Items) Create(ctx context.Context, n NewItem) (Item, error) {
+	if err := n.validate(); err != nil {
+		return Item{}, err
+	}
 	it := newItem(n)
 	av, err := attributevalue.MarshalMap(toRecord(it))
 	if err != nil {
@@ -83,8 +93,8 @@ func (s *Items) Create(ctx context.Context, n NewItem) (Item, error) {
 func newItem(n NewItem) Item {
 	return Item{
 		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
-		Metadata: maps.Clone(n.Metadata),
-		Status:   Received, State: Queued, Stage: pipeline.Fetch,
+		Metadata: maps.Clone(n.Metadata), Notices: cloneNotices(n.Notices),
+		Status: Received, State: Queued, Stage: pipeline.Fetch,
 		Attempts:  map[pipeline.Stage]int{},
 		CreatedAt: n.Now, UpdatedAt: n.Now,
 		LastWrite: writeToken(n.Owner, "create", n.Now),
@@ -189,6 +199,14 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 // the next stage (queued) or done, status, and the reset of every failure
 // field (failure_count 0, last_error and first_failure_at removed,
 // enrichment_status success).
+//
+// A document or an enrichment is not stored on the item but as a body (see
+// Part): up to the threshold, a sibling item put in the same
+// TransactWriteItems as the update, so that both or neither are written and
+// only the lease holder's body lands; above it, an S3 object written before
+// the update, named by its hash. Either way the stage's happy path stays at
+// two DynamoDB write requests, and the item keeps a reference of about a
+// hundred bytes.
 func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 	tok := writeToken(req.Owner, "complete", req.Now)
 	b := dynamoexpr.New()
@@ -202,19 +220,48 @@ func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(tok),
 	}
-	if attr, v, err := outputAttr(req.Output); err != nil {
+	out := boundOutput(req.Output)
+	bd, err := outputBody(out)
+	if err != nil {
+		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
+	}
+	var put *types.Put
+	if bd != nil {
+		if put, err = s.Bodies.putBody(ctx, req.ItemID, bd, req.Now); err != nil {
+			return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
+		}
+		out = withRef(out, bd.ref)
+	}
+	if attr, v, err := outputAttr(out); err != nil {
 		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
 	} else if attr != "" {
 		set = append(set, b.Name(attr)+" = "+b.Value(v))
 	}
-	update := "SET " + strings.Join(set, ", ") + " REMOVE last_error, first_failure_at, lease_owner, lease_until, not_before"
+	// The carrier goes too: the item leaves this stage's queue, and the
+	// next stage's claim names its own.
+	update := "SET " + strings.Join(set, ", ") + " REMOVE last_error, first_failure_at, lease_owner, lease_until, not_before, carrier"
 	cond := leaseCond(b, req.Stage, req.Owner)
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: itemKey(req.ItemID),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	if put == nil {
+		_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: &s.Table, Key: itemKey(req.ItemID),
+			UpdateExpression: &update, ConditionExpression: &cond,
+			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+	} else {
+		// The transaction carries an idempotency token (the SDK fills
+		// ClientRequestToken and reuses it on retries); settle covers an
+		// implementation that does not honour it.
+		_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: put},
+			{Update: &types.Update{
+				TableName: &s.Table, Key: itemKey(req.ItemID),
+				UpdateExpression: &update, ConditionExpression: &cond,
+				ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}},
+		}})
+	}
 	if err != nil {
 		if _, err := s.settle(ctx, req.ItemID, tok, err); err != nil {
 			return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
@@ -334,7 +381,7 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 	if req.Next != Retryable && req.Next != Failed {
 		return nil, fmt.Errorf("record failure of %s: next state %q is not retryable or failed", req.ItemID, req.Next)
 	}
-	le, err := attributevalue.Marshal(req.LastError)
+	le, err := attributevalue.Marshal(boundLastError(req.LastError))
 	if err != nil {
 		return nil, fmt.Errorf("record failure of %s: encode last_error: %w", req.ItemID, err)
 	}
@@ -354,6 +401,10 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		"last_write = " + b.Str(writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)),
 	}
 	remove := []string{"lease_owner", "lease_until"}
+	if req.Next == Failed {
+		// The operator's replay set: into the sparse index.
+		set = append(set, "list_key = "+b.Str(listKey(req.ItemID, Failed)))
+	}
 	if req.Next == Retryable && !req.NotBefore.IsZero() {
 		set = append(set, "not_before = "+b.Num(toMillis(req.NotBefore)))
 	} else {
@@ -406,6 +457,9 @@ func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, st
 // from (ref.Attempt, ref.Replay; see canMarkDeadLettered). It is idempotent
 // for the same dead letter (ref.ID).
 func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipeline.Stage, ref DeadLetterRef, now time.Time) error {
+	if len(ref.ID) > MaxRefBytes {
+		return fmt.Errorf("mark %s dead-lettered: dead letter id longer than %d bytes", itemID, MaxRefBytes)
+	}
 	av, err := attributevalue.Marshal(ref)
 	if err != nil {
 		return fmt.Errorf("mark %s dead-lettered: encode: %w", itemID, err)
@@ -414,7 +468,7 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipel
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Deadletter)) +
 		", dead_letter = " + b.Value(av) + ", updated_at = " + b.Str(formatTime(now)) +
-		", last_write = " + b.Str(tok)
+		", last_write = " + b.Str(tok) + ", list_key = " + b.Str(listKey(itemID, Deadletter))
 	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage)) +
 		" AND " + numEquals(b, attemptsAttr(stage), ref.Attempt) + " AND " + numEquals(b, "replay_count", ref.Replay)
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -536,7 +590,7 @@ func outputAttr(o Output) (string, types.AttributeValue, error) {
 	)
 	switch {
 	case o.Document != nil:
-		attr, v = "document", o.Document
+		attr, v = "document", toRecord(Item{Document: o.Document}).Document
 	case o.Enrichment != nil:
 		attr, v = "enrichment", o.Enrichment
 	case o.Delivery != nil:

@@ -3,6 +3,7 @@ package state_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +17,12 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-// replayingDB sends every UpdateItem twice and answers with the second
-// result: what a client sees when the first response is lost and the SDK
-// retries a request DynamoDB had already applied.
+// replayingDB sends every UpdateItem and TransactWriteItems twice and
+// answers with the second result: what a client sees when the first
+// response is lost and the SDK retries a request DynamoDB had already
+// applied. (The retried transaction carries the first one's idempotency
+// token; DynamoDB would answer it with success, moto fails its condition —
+// the store must get it right either way.)
 type replayingDB struct{ *dynamodb.Client }
 
 func (r replayingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
@@ -28,12 +32,19 @@ func (r replayingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInpu
 	return r.Client.UpdateItem(ctx, in, opts...)
 }
 
+func (r replayingDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if _, err := r.Client.TransactWriteItems(ctx, in, opts...); err != nil {
+		return nil, err
+	}
+	return r.Client.TransactWriteItems(ctx, in, opts...)
+}
+
 func TestRetriedWritesAreRecognisedAsApplied(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	plain := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
-	replayed := &state.Items{DB: replayingDB{db}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	plain := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
+	replayed := &state.Items{DB: replayingDB{db}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	ctx := context.Background()
 	if _, err := plain.Create(ctx, state.NewItem{ID: "r", Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
 		t.Fatal(err)
@@ -82,6 +93,17 @@ func (b blindDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o
 	return out, err
 }
 
+func (b blindDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	out, err := b.replayingDB.TransactWriteItems(ctx, in, opts...)
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for i := range tce.CancellationReasons {
+			tce.CancellationReasons[i].Item = nil
+		}
+	}
+	return out, err
+}
+
 func (blindDB) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return nil, errors.New("injected: read failed")
 }
@@ -94,18 +116,76 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	plain := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
-	blind := &state.Items{DB: blindDB{replayingDB{db}}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
+	plain := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
+	blind := &state.Items{DB: blindDB{replayingDB{db}}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	ctx := context.Background()
-	if _, err := plain.Create(ctx, state.NewItem{ID: "u", Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
-		t.Fatal(err)
+	// Both shapes of the success write: a plain update (a delivery) and
+	// the transaction with a document's sibling item.
+	for i, out := range []state.Output{{Delivery: &state.Delivery{Status: 200}}, {Document: &state.Document{Text: "x"}}} {
+		id := "u" + strconv.Itoa(i)
+		if _, err := plain.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := plain.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "m#1", Carrier: "m", Now: t0, LeaseFor: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		err := blind.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "m#1", Now: t0, Output: out})
+		if err == nil || errors.Is(err, state.ErrConflict) || !strings.Contains(err.Error(), "outcome unknown") {
+			t.Fatalf("%+v: err = %v; want an outcome-unknown error that is not ErrConflict", out, err)
+		}
 	}
-	if _, err := plain.Claim(ctx, state.ClaimRequest{ItemID: "u", Stage: pipeline.Fetch, Owner: "m#1", Carrier: "m", Now: t0, LeaseFor: time.Minute}); err != nil {
-		t.Fatal(err)
+}
+
+// TestListedStateIndexIsSparse: only a failed or dead-lettered item carries
+// list_key, so the happy path never writes the by-listed-state index.
+func TestListedStateIndexIsSparse(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	s := env.Items()
+	ctx := context.Background()
+	raw := func(id string) string {
+		t.Helper()
+		out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table,
+			Key: map[string]types.AttributeValue{"item_id": &types.AttributeValueMemberS{Value: id}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := out.Item["list_key"].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
 	}
-	err := blind.Complete(ctx, state.CompleteRequest{ItemID: "u", Stage: pipeline.Fetch, Owner: "m#1", Now: t0,
-		Output: state.Output{Document: &state.Document{Text: "x"}}})
-	if err == nil || errors.Is(err, state.ErrConflict) || !strings.Contains(err.Error(), "outcome unknown") {
-		t.Fatalf("err = %v; want an outcome-unknown error that is not ErrConflict", err)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.Create(ctx, state.NewItem{ID: "sparse", Kind: state.KindStory, CorrelationID: "c", Now: t0})
+	must(err)
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Carrier: "o", Now: t0, LeaseFor: time.Minute})
+	must(err)
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Now: t0, Counts: true, Next: state.Retryable,
+		NotBefore: t0, LastError: state.LastError{ErrorClass: failure.NetworkTimeout}})
+	must(err)
+	if k := raw("sparse"); k != "" {
+		t.Fatalf("a retryable item carries list_key %q", k)
+	}
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Carrier: "o", Now: t0.Add(time.Minute), LeaseFor: time.Minute})
+	must(err)
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Now: t0.Add(time.Minute), PrevAttempts: 1,
+		Counts: true, Next: state.Failed, LastError: state.LastError{ErrorClass: failure.NotFound}})
+	must(err)
+	if k := raw("sparse"); !strings.HasPrefix(k, "failed#") {
+		t.Fatalf("a failed item carries list_key %q", k)
+	}
+	must(s.MarkDeadLettered(ctx, "sparse", pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0, Attempt: 2}, t0.Add(time.Minute)))
+	if k := raw("sparse"); !strings.HasPrefix(k, "deadletter#") {
+		t.Fatalf("a dead-lettered item carries list_key %q", k)
+	}
+	_, err = s.Replay(ctx, state.ReplayRequest{ItemID: "sparse", Stage: pipeline.Fetch, Note: "fixed", By: "oncall", Now: t0.Add(2 * time.Minute)})
+	must(err)
+	if k := raw("sparse"); k != "" {
+		t.Fatalf("a replayed item carries list_key %q", k)
 	}
 }

@@ -21,36 +21,53 @@ type ErrorLog struct {
 	Table string
 }
 
-// logRecord is a LogEntry as stored.
+// logRecord is a LogEntry as stored. Replay and note entries have no
+// error_class nor class_shard (so the by-class index, which reports read,
+// leaves them out) and no expires_at (they are the item's history).
+// Resolutions are in the by-class index under the pseudo-class
+// ResolvedClass, sharded like a failure class, and expire like failures.
 type logRecord struct {
-	ItemID        string `dynamodbav:"item_id"`
-	OccurredAt    string `dynamodbav:"occurred_at"` // TimeFormat + "#" + message id, unique per item
-	At            string `dynamodbav:"at"`
-	Day           string `dynamodbav:"day"`
-	Stage         string `dynamodbav:"stage"`
-	ErrorClass    string `dynamodbav:"error_class"`
+	ItemID     string `dynamodbav:"item_id"`
+	OccurredAt string `dynamodbav:"occurred_at"` // TimeFormat + "#" + message id, unique per item
+	At         string `dynamodbav:"at"`
+	Day        string `dynamodbav:"day"`
+	Kind       string `dynamodbav:"kind,omitempty"`
+	By         string `dynamodbav:"by,omitempty"`
+	Stage      string `dynamodbav:"stage"`
+	ErrorClass string `dynamodbav:"error_class,omitempty"`
+	// ClassShard is the entry's key in the by-class index (see
+	// ByClassIndex); absent for replays and notes.
+	ClassShard    string `dynamodbav:"class_shard,omitempty"`
 	Message       string `dynamodbav:"message"`
 	Attempt       int    `dynamodbav:"attempt"`
 	MessageID     string `dynamodbav:"message_id,omitempty"`
 	CorrelationID string `dynamodbav:"correlation_id,omitempty"`
 	Decision      string `dynamodbav:"decision"`
 	Retryable     bool   `dynamodbav:"retryable"`
-	ExpiresAt     int64  `dynamodbav:"expires_at"`
-	// By, ResolvedClass and DeadLetterID are set on resolutions only
-	// (error_class ResolvedClass).
-	By            string `dynamodbav:"by,omitempty"`
+	ExpiresAt     int64  `dynamodbav:"expires_at,omitempty"`
+	// ResolvedClass and DeadLetterID are set on resolutions only (Kind
+	// LogResolution, error_class ResolvedClass).
 	ResolvedClass string `dynamodbav:"resolved_class,omitempty"`
 	DeadLetterID  string `dynamodbav:"dead_letter_id,omitempty"`
 }
 
 func toLogRecord(e LogEntry) logRecord {
 	at := formatTime(e.OccurredAt)
-	return logRecord{
+	r := logRecord{
 		ItemID: e.ItemID, OccurredAt: at + "#" + e.MessageID, At: at, Day: e.OccurredAt.UTC().Format("2006-01-02"),
+		Kind: e.Kind, By: e.By,
 		Stage: string(e.Stage), ErrorClass: string(e.Class), Message: e.Message, Attempt: e.Attempt,
 		MessageID: e.MessageID, CorrelationID: e.CorrelationID, Decision: e.Decision, Retryable: e.Retryable,
-		ExpiresAt: e.OccurredAt.Add(ErrorLogRetention).Unix(),
 	}
+	if e.Kind == LogFailure || e.Kind == LogResolution {
+		r.ExpiresAt = e.OccurredAt.Add(ErrorLogRetention).Unix()
+		if e.Class != "" {
+			r.ClassShard = string(e.Class) + "#" + shardOf(e.ItemID)
+		}
+	} else {
+		r.ErrorClass = ""
+	}
+	return r
 }
 
 // Append writes e. Entries are immutable: the same failure appended twice

@@ -31,15 +31,17 @@ type ErrorLogReader struct {
 	Table string
 }
 
-// ByClassIndex is the ErrorLog table's GSI by class (hash error_class,
-// range occurred_at).
-const ByClassIndex = "by-class"
+// ByClassIndex is the ErrorLog table's GSI by class (hash class_shard
+// "<class>#<shard>", range occurred_at): every class spread over
+// ListShards partitions by item, so that no class is a hot partition at any
+// failure rate (docs/scale.md). Replay and note entries are not in it.
+const ByClassIndex = "by-class-shard"
 
 // Between calls fn for every entry that occurred in [since, until) (a zero
-// until is unbounded), one Query per class of failure.Classes() through the
-// by-class GSI, oldest first within a class. fn returning ErrStop ends the
-// read without an error. Entries older than ErrorLogRetention may already
-// be gone (TTL).
+// until is unbounded), class by class of failure.Classes(), each class read
+// through its ListShards partitions of the by-class GSI and delivered
+// oldest first. fn returning ErrStop ends the read without an error.
+// Entries older than ErrorLogRetention may already be gone (TTL).
 func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn func(LogEntry) error) error {
 	for _, c := range failure.Classes() {
 		err := r.class(ctx, c, since, until, fn)
@@ -57,44 +59,53 @@ func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, unti
 	return r.query(ctx, c, since, until, func(rec logRecord) error { return fn(rec.entry()) })
 }
 
-// query reads the by-class index for one class in [since, until).
+// query reads one class in [since, until) through its ListShards
+// partitions of the by-class index, and calls fn oldest first.
 func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, until time.Time, fn func(logRecord) error) error {
-	b := dynamoexpr.New()
-	key := "error_class = " + b.Str(string(c))
-	switch {
-	case !until.IsZero():
-		// occurred_at is "<time>#<message id>", which sorts after "<time>":
-		// the bounds keep entries at since and drop those at until.
-		key += " AND occurred_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(until))
-	case !since.IsZero():
-		key += " AND occurred_at >= " + b.Str(formatTime(since))
-	}
-	in := &dynamodb.QueryInput{
-		TableName: &r.Table, IndexName: aws.String(ByClassIndex),
-		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
-	}
-	for {
-		out, err := r.DB.Query(ctx, in)
-		if err != nil {
-			return fmt.Errorf("read error log for %s: %w", c, err)
+	var recs []logRecord
+	for shard := range ListShards {
+		b := dynamoexpr.New()
+		key := "class_shard = " + b.Str(string(c)+"#"+fmt.Sprintf("%02d", shard))
+		switch {
+		case !until.IsZero():
+			// occurred_at is "<time>#<message id>", which sorts after "<time>":
+			// the bounds keep entries at since and drop those at until.
+			key += " AND occurred_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(until))
+		case !since.IsZero():
+			key += " AND occurred_at >= " + b.Str(formatTime(since))
 		}
-		for _, av := range out.Items {
-			var rec logRecord
-			if err := attributevalue.UnmarshalMap(av, &rec); err != nil {
-				return fmt.Errorf("decode error log entry: %w", err)
-			}
-			if !until.IsZero() && !parseTime(rec.At).Before(until) {
-				continue
-			}
-			if err := fn(rec); err != nil {
-				return err
-			}
+		in := &dynamodb.QueryInput{
+			TableName: &r.Table, IndexName: aws.String(ByClassIndex),
+			KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
+		for {
+			out, err := r.DB.Query(ctx, in)
+			if err != nil {
+				return fmt.Errorf("read error log for %s: %w", c, err)
+			}
+			for _, av := range out.Items {
+				var rec logRecord
+				if err := attributevalue.UnmarshalMap(av, &rec); err != nil {
+					return fmt.Errorf("decode error log entry: %w", err)
+				}
+				if !until.IsZero() && !parseTime(rec.At).Before(until) {
+					continue
+				}
+				recs = append(recs, rec)
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+	slices.SortStableFunc(recs, func(a, b logRecord) int { return parseTime(a.At).Compare(parseTime(b.At)) })
+	for _, rec := range recs {
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ForItem returns one item's entries, oldest first, at most limit (zero is
@@ -144,7 +155,7 @@ func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
 
 func (r logRecord) entry() LogEntry {
 	return LogEntry{
-		ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
+		Kind: r.Kind, By: r.By, ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
 		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
 		Retryable: r.Retryable, OccurredAt: parseTime(r.At),
 	}

@@ -177,6 +177,10 @@ type Item struct {
 	CorrelationID string
 	// Metadata is the producer's key/value context from the item's spec.
 	Metadata map[string]string
+	// Notices are the owner's notice choices from the spec; nil (an item
+	// created before notices existed) means its kind's DefaultNotices. Read
+	// them with NoticeChoices.
+	Notices *Notices
 
 	Status Status
 	State  State
@@ -203,10 +207,15 @@ type Item struct {
 	// set by the claim. Another message for the same stage is a duplicate.
 	Carrier string
 
+	// ReplayCount counts every replay; Replays keeps the last MaxReplays of
+	// them, oldest first (the error log keeps all).
 	ReplayCount int
 	Replays     []ReplayRecord
-	// Notes are operator annotations (triage dlq annotate), oldest first.
-	Notes []Note
+	// Notes are the last MaxNotes operator annotations (triage dlq
+	// annotate), oldest first; NoteCount counts them all (the error log
+	// keeps all).
+	Notes     []Note
+	NoteCount int
 	// DeadLetter is the most recent dead letter, set when the DLQ hand-off is
 	// confirmed.
 	DeadLetter *DeadLetterRef
@@ -276,29 +285,40 @@ type Note struct {
 	DeadLetterID string `dynamodbav:"dead_letter_id,omitempty" json:"dead_letter_id,omitempty"`
 }
 
-// Document is the fetch stage's output.
+// Document is the fetch stage's output. On the stored item it is a
+// reference: Text is empty and Body says where the text is (see Part); the
+// stage that needs the text reads it back (Items.Hydrate, Memory.Hydrate),
+// which fills Text and clears Body. A non-nil Body therefore means "not
+// loaded".
 type Document struct {
-	Text        string    `dynamodbav:"text" json:"text"`
+	Text        string    `dynamodbav:"text,omitempty" json:"text,omitempty"`
 	Bytes       int       `dynamodbav:"bytes" json:"bytes"`
-	SHA256      string    `dynamodbav:"sha256" json:"sha256"`
+	SHA256      string    `dynamodbav:"sha256,omitempty" json:"sha256"`
 	ContentType string    `dynamodbav:"content_type,omitempty" json:"content_type,omitempty"`
 	Truncated   bool      `dynamodbav:"truncated,omitempty" json:"truncated,omitempty"`
 	FetchedAt   time.Time `dynamodbav:"fetched_at" json:"fetched_at"`
+	// Body is where the text is stored, while it is not loaded.
+	Body *BodyRef `dynamodbav:"body,omitempty" json:"body,omitempty"`
 }
 
 // Enrichment is the llm stage's output: the validated JSON object the model
-// returned, plus which model produced it.
+// returned, plus which model produced it. On the stored item only Model,
+// ActionOutcome, EnrichedAt and Body are kept; the rest is the body the
+// notify stage reads back (see Document for the convention).
 type Enrichment struct {
-	SummaryNeutral string   `dynamodbav:"summary_neutral" json:"summary_neutral"`
-	SummarySpicy   string   `dynamodbav:"summary_spicy" json:"summary_spicy"`
-	Category       string   `dynamodbav:"category" json:"category"`
-	Severity       string   `dynamodbav:"severity" json:"severity"`
-	PrimaryActor   string   `dynamodbav:"primary_actor" json:"primary_actor"`
-	TopEntities    []string `dynamodbav:"top_entities" json:"top_entities"`
+	SummaryNeutral string   `dynamodbav:"summary_neutral,omitempty" json:"summary_neutral"`
+	SummarySpicy   string   `dynamodbav:"summary_spicy,omitempty" json:"summary_spicy"`
+	Category       string   `dynamodbav:"category,omitempty" json:"category"`
+	Severity       string   `dynamodbav:"severity,omitempty" json:"severity"`
+	PrimaryActor   string   `dynamodbav:"primary_actor,omitempty" json:"primary_actor"`
+	TopEntities    []string `dynamodbav:"top_entities,omitempty" json:"top_entities"`
 	Model          string   `dynamodbav:"model" json:"model"`
 	// ActionOutcome is "success" for action items the model carried out.
 	ActionOutcome string    `dynamodbav:"action_outcome,omitempty" json:"action_outcome,omitempty"`
 	EnrichedAt    time.Time `dynamodbav:"enriched_at" json:"enriched_at"`
+	// Body is where the enrichment is stored, while it is not loaded. It is
+	// never part of the enrichment's JSON (the body, the webhook payload).
+	Body *BodyRef `dynamodbav:"body,omitempty" json:"-"`
 }
 
 // Delivery is the notify stage's output.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
@@ -85,87 +87,179 @@ func (q ItemQuery) limit() int {
 	return DefaultListLimit
 }
 
-// ItemsQueryAPI is the part of the DynamoDB client ItemIndex uses.
+// ItemsQueryAPI is the part of the DynamoDB client ItemIndex uses: Query
+// through the index, Scan for the states the index does not hold.
 type ItemsQueryAPI interface {
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
-// ItemIndex lists items by state through the Items table's by-state GSI
-// (hash state, range updated_at), newest first. GSI reads are eventually
-// consistent: an item that changed a moment ago may be listed in its old
-// state, so callers that act on an item re-check it with a conditional write.
+// ItemIndex lists items by state. The states an operator replays (failed,
+// deadletter: DeadLetterStates) go through the Items table's by-listed-state
+// GSI, a sparse index (hash list_key "<state>#<shard>", range updated_at)
+// that holds only items in those states, spread over ListShards partitions
+// per state: the happy path never writes it, and at any rate no partition of
+// it is hot (docs/scale.md). Other states are read with a Scan, bounded by
+// MaxScan. GSI reads are eventually consistent: an item that changed a
+// moment ago may be listed in its old state, so callers that act on an item
+// re-check it with a conditional write.
 type ItemIndex struct {
 	DB ItemsQueryAPI
 	// Table is the Items table name.
 	Table string
-	// PageSize is the Query page size; zero is 200.
+	// PageSize is the Query and Scan page size; zero is 200.
 	PageSize int32
 }
 
-// ByStateIndex is the Items table's GSI by state.
-const ByStateIndex = "by-state"
+// ListedStateIndex is the Items table's sparse GSI of failed and
+// dead-lettered items.
+const ListedStateIndex = "by-listed-state"
 
-// List calls fn for each item matching q, newest first, page by page, until
-// q's limit, the last page, ErrStop from fn or another error from fn (which
-// List returns). Since narrows the key condition (updated_at ≥ Since, a
-// superset: an item's updated_at is never before its last failure); the other
-// filters are applied to each page.
+// ListShards is how many partitions of ListedStateIndex hold one state.
+const ListShards = 16
+
+// listed reports whether ListedStateIndex holds items in state s.
+func listed(s State) bool { return s == Failed || s == Deadletter }
+
+// IndexShard is the item's shard of every sharded index (by-listed-state,
+// the error log's by-class-shard): two decimal digits of a hash of its id.
+func IndexShard(id string) string { return shardOf(id) }
+
+// ListKey is the item's key in ListedStateIndex in state s, "" when the
+// index does not hold s.
+func ListKey(id string, s State) string { return listKey(id, s) }
+
+func shardOf(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("%02d", h.Sum32()%ListShards)
+}
+
+// listKey is the item's key in ListedStateIndex in state s, "" when the
+// index does not hold s.
+func listKey(id string, s State) string {
+	if !listed(s) {
+		return ""
+	}
+	return string(s) + "#" + shardOf(id)
+}
+
+// List calls fn for each item matching q, newest first, until q's limit,
+// ErrStop from fn or another error from fn (which List returns). It reads
+// every shard of q's state (or scans the table for a state the index does
+// not hold), at most q.MaxScan items in all — ErrScanLimit beyond — and then
+// delivers the matches newest first. Since narrows the key condition
+// (updated_at ≥ Since, a superset: an item's updated_at is never before its
+// last failure); the other filters apply to each item read.
 func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) error {
 	if q.State == "" {
 		return errors.New("list items: a state is required")
-	}
-	b := dynamoexpr.New()
-	key := b.Name("state") + " = " + b.Str(string(q.State))
-	if !q.Since.IsZero() {
-		key += " AND updated_at >= " + b.Str(formatTime(q.Since))
 	}
 	page := x.PageSize
 	if page <= 0 {
 		page = 200
 	}
-	in := &dynamodb.QueryInput{
-		TableName: &x.Table, IndexName: aws.String(ByStateIndex),
-		KeyConditionExpression:   &key,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(page),
-	}
-	delivered, scanned := 0, 0
 	maxScan := q.MaxScan
 	if maxScan <= 0 {
 		maxScan = DefaultMaxScan
 	}
-	for {
-		if scanned >= maxScan {
-			return fmt.Errorf("list %s items: %w (read %d)", q.State, ErrScanLimit, scanned)
+	var (
+		found   []Item
+		scanned int
+	)
+	// pages reads one source page by page: read returns a page's items, the
+	// items it read to find them, and the key to go on from. It stops at the
+	// source's end, when enough returns true, or at MaxScan (ErrScanLimit).
+	pages := func(read func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, map[string]types.AttributeValue, error),
+		enough func() bool) error {
+		var start map[string]types.AttributeValue
+		for {
+			if scanned >= maxScan {
+				return fmt.Errorf("list %s items: %w (read %d)", q.State, ErrScanLimit, scanned)
+			}
+			items, read, last, err := read(start)
+			if err != nil {
+				return fmt.Errorf("list %s items: %w", q.State, err)
+			}
+			scanned += read
+			for _, av := range items {
+				it, err := decodeItem(av)
+				if err != nil {
+					return err
+				}
+				if q.Matches(it) {
+					found = append(found, it)
+				}
+			}
+			if len(last) == 0 || enough() {
+				return nil
+			}
+			start = last
 		}
-		out, err := x.DB.Query(ctx, in)
-		if err != nil {
-			return fmt.Errorf("list %s items: %w", q.State, err)
-		}
-		scanned += len(out.Items)
-		for _, av := range out.Items {
-			it, err := decodeItem(av)
+	}
+	if listed(q.State) {
+		// Each shard is read newest first, so the newest q.limit() items
+		// are among the first q.limit() matches of each shard.
+		for shard := range ListShards {
+			before := len(found)
+			b := dynamoexpr.New()
+			key := "list_key = " + b.Str(string(q.State)+"#"+fmt.Sprintf("%02d", shard))
+			if !q.Since.IsZero() {
+				key += " AND updated_at >= " + b.Str(formatTime(q.Since))
+			}
+			err := pages(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, map[string]types.AttributeValue, error) {
+				out, err := x.DB.Query(ctx, &dynamodb.QueryInput{
+					TableName: &x.Table, IndexName: aws.String(ListedStateIndex),
+					KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
+					ScanIndexForward: aws.Bool(false), Limit: aws.Int32(page), ExclusiveStartKey: start,
+				})
+				if err != nil {
+					return nil, 0, nil, err
+				}
+				return out.Items, len(out.Items), out.LastEvaluatedKey, nil
+			}, func() bool { return len(found)-before >= q.limit() })
 			if err != nil {
 				return err
 			}
-			if !q.Matches(it) {
-				continue
-			}
-			if err := fn(it); err != nil {
-				if errors.Is(err, ErrStop) {
-					return nil
-				}
-				return err
-			}
-			if delivered++; delivered >= q.limit() {
-				return nil
-			}
 		}
-		if len(out.LastEvaluatedKey) == 0 {
+	} else {
+		b := dynamoexpr.New()
+		filter := b.Name("state") + " = " + b.Str(string(q.State))
+		err := pages(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, map[string]types.AttributeValue, error) {
+			out, err := x.DB.Scan(ctx, &dynamodb.ScanInput{TableName: &x.Table, FilterExpression: &filter,
+				ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values, Limit: aws.Int32(page), ExclusiveStartKey: start})
+			if err != nil {
+				return nil, 0, nil, err
+			}
+			return out.Items, int(out.ScannedCount), out.LastEvaluatedKey, nil
+		}, func() bool { return false })
+		if err != nil {
+			return err
+		}
+	}
+	return deliver(found, q.limit(), fn)
+}
+
+// deliver calls fn for items newest (updated_at) first, at most limit.
+func deliver(items []Item, limit int, fn func(Item) error) error {
+	slices.SortFunc(items, func(a, b Item) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	for i, it := range items {
+		if i >= limit {
 			return nil
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		if err := fn(it); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
 	}
+	return nil
 }
 
 // List calls fn for each matching item, newest (updated_at) first; see
@@ -182,22 +276,5 @@ func (m *Memory) List(_ context.Context, q ItemQuery, fn func(Item) error) error
 		}
 	}
 	m.mu.Unlock()
-	slices.SortFunc(out, func(a, b Item) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	for i, it := range out {
-		if i >= q.limit() {
-			return nil
-		}
-		if err := fn(it); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return deliver(out, q.limit(), fn)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +24,16 @@ type Memory struct {
 	items  map[string]Item
 	parked map[string]memParked
 	log    []LogEntry
+	// audit holds the replay and note entries the DynamoDB store writes to
+	// the error log (kept apart: reports read failures only).
+	audit []LogEntry
+	// bodies are the sibling items (by item and part), objects the S3
+	// objects (by key); see Part. bodyThreshold and noObjects place them as
+	// BodyConfig does.
+	bodies        map[bodyID][]byte
+	objects       map[string][]byte
+	bodyThreshold int
+	noObjects     bool
 	// resolutions are the error log's resolutions (resolve.go).
 	resolutions []Resolution
 	// parkedClaims are the scheduler's claims on parked waits (parked.go).
@@ -33,15 +45,39 @@ type Memory struct {
 	parkSeq  uint64
 }
 
-// NewMemory returns an empty store.
+type bodyID struct {
+	item string
+	part Part
+}
+
+// NewMemory returns an empty store that places bodies as a BodyConfig with
+// an ObjectStore and the default threshold does.
 func NewMemory() *Memory {
 	return &Memory{items: map[string]Item{}, parked: map[string]memParked{}, byGate: map[gate.Name]*gateQueue{},
-		dueWaits: map[string]struct{}{}}
+		dueWaits: map[string]struct{}{}, bodies: map[bodyID][]byte{}, objects: map[string][]byte{}}
+}
+
+// SetBodies places bodies as c does: c.Threshold, and StoreS3 only when
+// c.Objects is set (the Memory keeps the objects itself).
+func (m *Memory) SetBodies(c BodyConfig) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.bodyThreshold, m.noObjects = c.threshold(), c.Objects == nil
+}
+
+func (m *Memory) bodyConfigLocked() (int, bool) {
+	if m.bodyThreshold <= 0 {
+		return DefaultBodyThreshold, !m.noObjects
+	}
+	return m.bodyThreshold, !m.noObjects
 }
 
 // Create stores a new item queued for fetch; an *ExistsError (ErrExists)
 // carrying the item if the id is taken. See Items.Create.
 func (m *Memory) Create(_ context.Context, n NewItem) (Item, error) {
+	if err := n.validate(); err != nil {
+		return Item{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	it := newItem(n)
@@ -107,23 +143,100 @@ func (m *Memory) Complete(_ context.Context, req CompleteRequest) error {
 	cur.Status = StatusAfter(req.Stage)
 	cur.EnrichmentStatus, cur.FailureCount = EnrichmentSuccess, 0
 	cur.LastError, cur.FirstFailureAt = nil, time.Time{}
-	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore = "", time.Time{}, time.Time{}
+	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore, cur.Carrier = "", time.Time{}, time.Time{}, ""
 	cur.UpdatedAt = req.Now
 	cur.LastWrite = writeToken(req.Owner, "complete", req.Now)
+	out := boundOutput(req.Output)
+	bd, err := outputBody(out)
+	if err != nil {
+		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, err)
+	}
+	if bd != nil {
+		threshold, objects := m.bodyConfigLocked()
+		bd.ref.Store = placement(len(bd.data), threshold, objects)
+		if bd.ref.Store == StoreS3 {
+			bd.ref.Key = ObjectKey(req.ItemID, bd.part, bd.ref.SHA256)
+			m.objects[bd.ref.Key] = slices.Clone(bd.data)
+		} else {
+			if len(bd.data) > MaxTableBodyBytes {
+				return fmt.Errorf("complete %s at %s: %d bytes is too large for a table body", req.ItemID, req.Stage, len(bd.data))
+			}
+			m.bodies[bodyID{req.ItemID, bd.part}] = slices.Clone(bd.data)
+		}
+		out = withRef(out, bd.ref)
+	}
 	switch {
-	case req.Output.Document != nil:
-		d := *req.Output.Document
+	case out.Document != nil:
+		d := *out.Document
 		cur.Document = &d
-	case req.Output.Enrichment != nil:
-		e := *req.Output.Enrichment
+	case out.Enrichment != nil:
+		e := *out.Enrichment
 		e.TopEntities = slices.Clone(e.TopEntities)
 		cur.Enrichment = &e
-	case req.Output.Delivery != nil:
-		d := *req.Output.Delivery
+	case out.Delivery != nil:
+		d := *out.Delivery
 		cur.Delivery = &d
 	}
 	m.items[req.ItemID] = cur
 	return nil
+}
+
+// Hydrate reads an item's bodies back; see Items.Hydrate.
+func (m *Memory) Hydrate(_ context.Context, it Item, parts ...Part) (Item, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return hydrate(clone(it), parts, func(p Part, ref BodyRef) ([]byte, error) {
+		var (
+			data []byte
+			ok   bool
+		)
+		switch ref.Store {
+		case StoreS3:
+			data, ok = m.objects[ref.Key]
+		case StoreTable:
+			data, ok = m.bodies[bodyID{it.ID, p}]
+		default:
+			return nil, fmt.Errorf("%s of %s: unknown body store %q", p, it.ID, ref.Store)
+		}
+		if !ok {
+			return nil, fmt.Errorf("the %s of %s: %w", p, it.ID, ErrBodyGone)
+		}
+		body, err := decoded(it.ID, p, ref, data)
+		if err != nil {
+			return nil, err
+		}
+		return body, verify(it.ID, p, ref, body)
+	})
+}
+
+// DropBodies forgets every body of the item, as their expiry would (tests).
+func (m *Memory) DropBodies(itemID string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range []Part{PartDocument, PartEnrichment} {
+		delete(m.bodies, bodyID{itemID, p})
+	}
+	for k := range m.objects {
+		if strings.Contains(k, "/"+url.PathEscape(itemID)+"/") {
+			delete(m.objects, k)
+		}
+	}
+}
+
+// TamperBody replaces the item's sibling-item body of part with data
+// (tests of the read-back check).
+func (m *Memory) TamperBody(itemID string, part Part, data []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.bodies[bodyID{itemID, part}] = slices.Clone(data)
+}
+
+// BodyCounts returns how many bodies the store holds as sibling items and
+// as objects.
+func (m *Memory) BodyCounts() (table, objects int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.bodies), len(m.objects)
 }
 
 // Fail records a failure under canFail and returns the stage's attempts.
@@ -145,8 +258,7 @@ func (m *Memory) fail(req FailRequest) (int, error) {
 	cur.Attempts = maps.Clone(cur.Attempts)
 	cur.Attempts[req.Stage] += inc
 	cur.FailureCount += inc
-	le := req.LastError
-	le.Details = maps.Clone(le.Details)
+	le := boundLastError(req.LastError)
 	cur.LastError = &le
 	cur.LastFailureAt = req.Now
 	if cur.FirstFailureAt.IsZero() {
@@ -222,6 +334,9 @@ func (m *Memory) release(req ReleaseRequest) error {
 
 // MarkDeadLettered moves failed → deadletter.
 func (m *Memory) MarkDeadLettered(_ context.Context, itemID string, stage pipeline.Stage, ref DeadLetterRef, now time.Time) error {
+	if len(ref.ID) > MaxRefBytes {
+		return fmt.Errorf("mark %s dead-lettered: dead letter id longer than %d bytes", itemID, MaxRefBytes)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	cur, ok := m.items[itemID]
@@ -283,15 +398,24 @@ func clone(it Item) Item {
 		it.LastError = &le
 	}
 	it.Metadata = maps.Clone(it.Metadata)
+	it.Notices = cloneNotices(it.Notices)
 	it.Replays = slices.Clone(it.Replays)
 	it.Notes = slices.Clone(it.Notes)
 	if it.Document != nil {
 		d := *it.Document
+		if d.Body != nil {
+			b := *d.Body
+			d.Body = &b
+		}
 		it.Document = &d
 	}
 	if it.Enrichment != nil {
 		e := *it.Enrichment
 		e.TopEntities = slices.Clone(e.TopEntities)
+		if e.Body != nil {
+			b := *e.Body
+			e.Body = &b
+		}
 		it.Enrichment = &e
 	}
 	if it.Delivery != nil {

@@ -18,6 +18,7 @@ type record struct {
 	WebhookURL       string            `dynamodbav:"webhook_url,omitempty"`
 	CorrelationID    string            `dynamodbav:"correlation_id"`
 	Metadata         map[string]string `dynamodbav:"metadata,omitempty"`
+	Notices          *Notices          `dynamodbav:"notices,omitempty"`
 	Status           string            `dynamodbav:"status"`
 	State            string            `dynamodbav:"state"`
 	Stage            string            `dynamodbav:"stage"`
@@ -36,6 +37,7 @@ type record struct {
 	ReplayCount      int               `dynamodbav:"replay_count"`
 	Replays          []ReplayRecord    `dynamodbav:"replays,omitempty"`
 	Notes            []Note            `dynamodbav:"notes,omitempty"`
+	NoteCount        int               `dynamodbav:"note_count,omitempty"`
 	Document         *Document         `dynamodbav:"document,omitempty"`
 	Enrichment       *Enrichment       `dynamodbav:"enrichment,omitempty"`
 	Delivery         *Delivery         `dynamodbav:"delivery,omitempty"`
@@ -44,12 +46,28 @@ type record struct {
 	CreatedAt        string            `dynamodbav:"created_at,omitempty"`
 	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string            `dynamodbav:"last_write,omitempty"`
+	// ListKey puts a failed or dead-lettered item in the sparse
+	// by-listed-state index (see ItemIndex); absent in every other state.
+	ListKey string `dynamodbav:"list_key,omitempty"`
 }
 
 // attemptsAttr is the attribute holding stage's attempts.
 func attemptsAttr(s pipeline.Stage) string { return "attempts_" + string(s) }
 
 func (r record) item() Item {
+	// A reference keeps the document's hash once, and the object key not
+	// at all: both are restored here.
+	if d := r.Document; d != nil && d.Body != nil {
+		if d.SHA256 == "" {
+			d.SHA256 = d.Body.SHA256
+		}
+		if d.Body.Store == StoreS3 {
+			d.Body.Key = ObjectKey(r.ItemID, PartDocument, d.Body.SHA256)
+		}
+	}
+	if e := r.Enrichment; e != nil && e.Body != nil && e.Body.Store == StoreS3 {
+		e.Body.Key = ObjectKey(r.ItemID, PartEnrichment, e.Body.SHA256)
+	}
 	return Item{
 		ID:            r.ItemID,
 		Kind:          Kind(r.Kind),
@@ -57,6 +75,7 @@ func (r record) item() Item {
 		WebhookURL:    r.WebhookURL,
 		CorrelationID: r.CorrelationID,
 		Metadata:      r.Metadata,
+		Notices:       r.Notices,
 		Status:        Status(r.Status),
 		State:         State(r.State),
 		Stage:         pipeline.Stage(r.Stage),
@@ -77,6 +96,7 @@ func (r record) item() Item {
 		ReplayCount:      r.ReplayCount,
 		Replays:          r.Replays,
 		Notes:            r.Notes,
+		NoteCount:        max(r.NoteCount, len(r.Notes)),
 		Document:         r.Document,
 		Enrichment:       r.Enrichment,
 		Delivery:         r.Delivery,
@@ -89,6 +109,11 @@ func (r record) item() Item {
 }
 
 func toRecord(it Item) record {
+	if d := it.Document; d != nil && d.Body != nil && d.SHA256 == d.Body.SHA256 {
+		c := *d
+		c.SHA256 = ""
+		it.Document = &c
+	}
 	return record{
 		ItemID:           it.ID,
 		Kind:             string(it.Kind),
@@ -96,6 +121,7 @@ func toRecord(it Item) record {
 		WebhookURL:       it.WebhookURL,
 		CorrelationID:    it.CorrelationID,
 		Metadata:         it.Metadata,
+		Notices:          it.Notices,
 		Status:           string(it.Status),
 		State:            string(it.State),
 		Stage:            string(it.Stage),
@@ -114,6 +140,7 @@ func toRecord(it Item) record {
 		ReplayCount:      it.ReplayCount,
 		Replays:          it.Replays,
 		Notes:            it.Notes,
+		NoteCount:        it.NoteCount,
 		Document:         it.Document,
 		Enrichment:       it.Enrichment,
 		Delivery:         it.Delivery,
@@ -122,6 +149,7 @@ func toRecord(it Item) record {
 		CreatedAt:        formatTime(it.CreatedAt),
 		UpdatedAt:        formatTime(it.UpdatedAt),
 		LastWrite:        it.LastWrite,
+		ListKey:          listKey(it.ID, it.State),
 	}
 }
 

@@ -140,7 +140,14 @@ func (req ReplayRequest) normalize() (ReplayRequest, error) {
 		return req, fmt.Errorf("replay %s: who replays (by) is required", req.ItemID)
 	case req.PrevReplayCount < 0:
 		return req, fmt.Errorf("replay %s: negative replay count", req.ItemID)
+	case len(req.By) > MaxByBytes:
+		return req, fmt.Errorf("replay %s: who replays (by) is longer than %d bytes", req.ItemID, MaxByBytes)
+	case len(req.DeadLetterID) > MaxRefBytes || len(req.MessageID) > MaxRefBytes:
+		return req, fmt.Errorf("replay %s: dead letter or message id longer than %d bytes", req.ItemID, MaxRefBytes)
+	case !req.Class.Valid() && req.Class != "":
+		return req, fmt.Errorf("replay %s: unknown class %q", req.ItemID, req.Class)
 	}
+	req.Note = cutText(strings.TrimSpace(req.Note), MaxNoteBytes)
 	if req.From == nil {
 		req.From = DeadLetterStates()
 	}
@@ -203,7 +210,7 @@ func applyReplay(cur Item, req ReplayRequest) Item {
 	cur.Attempts[target] = 0
 	cur.State, cur.Stage = Queued, target
 	cur.ReplayCount = req.PrevReplayCount + 1
-	cur.Replays = append(slices.Clone(cur.Replays), req.record())
+	cur.Replays = appendBounded(cur.Replays, req.record(), MaxReplays)
 	cur.EnrichmentStatus = EnrichmentPending
 	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore, cur.Carrier = "", time.Time{}, time.Time{}, ""
 	cur.UpdatedAt = req.Now
@@ -252,29 +259,78 @@ func (it Item) ReplayEnvelope() (env pipeline.Envelope, ok bool) {
 	}, true
 }
 
+// MaxReplays is how many replay records an item keeps, the newest; the error
+// log keeps every replay (LogReplay). With MaxNotes, MaxNoteBytes and the
+// other bounds of this file it keeps every item far below DynamoDB's 400 KB
+// (TestLargestItem writes the largest one the code can produce).
+const MaxReplays = 10
+
+// MaxByBytes bounds who replayed or annotated; MaxRefBytes a dead-letter or
+// message id a replay names.
+const (
+	MaxByBytes  = 256
+	MaxRefBytes = 256
+)
+
+// logEntry is the error-log entry of the replay that leaves the item with
+// count replays.
+func (req ReplayRequest) logEntry(count int) LogEntry {
+	r := req.record()
+	decision := fmt.Sprintf("%s from %s (failed at %s", r.Mode, r.FromStage, r.FailedStage)
+	if r.Class != "" {
+		decision += ", " + string(r.Class)
+	}
+	if r.MessageID != "" {
+		decision += ", DLQ message " + r.MessageID
+	}
+	return LogEntry{
+		Kind: LogReplay, By: req.By, ItemID: req.ItemID, Stage: r.FromStage, Message: req.Note, Attempt: count,
+		MessageID: "replay/" + strconv.Itoa(count), Decision: decision + ")", OccurredAt: req.Now,
+	}
+}
+
 // Replay moves the item back to queued at req's target stage in one
-// conditional UpdateItem:
+// conditional write:
 //
 //	condition  attribute_exists(item_id) AND #stage = :failed_stage
 //	           AND (replay_count = :prev | attribute_not_exists(replay_count) when :prev is 0)
 //	           AND (#state IN (:from…) [OR (#state = :working AND lease_until < :now)])
 //	update     SET #state = :queued, #stage = :target, attempts_<target> = :0
 //	               [full_restart: #status = :received, attempts_<every stage> = :0],
-//	               replay_count = :prev + 1, replays = list_append(if_not_exists(replays, []), [:record]),
+//	               replay_count = :prev + 1, replays = :last_MaxReplays_records,
 //	               enrichment_status = :pending, updated_at = :now, last_write = :token
-//	           REMOVE lease_owner, lease_until, not_before, carrier
+//	           REMOVE lease_owner, lease_until, not_before, carrier, list_key
 //
-// It returns the item as written. A lost condition is a *ReplayError (which
-// matches ErrConflict) carrying the item as it was; a retried write that had
-// in fact been applied is recognised by its last_write token and succeeds.
+// The item is read first (a strongly consistent GetItem): the replays it
+// keeps are the last MaxReplays of what it had and this one, and the
+// condition on replay_count guarantees that list is the one read. With
+// ErrorLogTable set, the update and the replay's error-log entry go in one
+// TransactWriteItems. It returns the item as written. A lost condition is a
+// *ReplayError (which matches ErrConflict) carrying the item as it was; a
+// retried write that had in fact been applied is recognised by its
+// last_write token and succeeds.
 func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	req, err := req.normalize()
 	if err != nil {
 		return Item{}, err
 	}
-	rec, err := attributevalue.Marshal([]ReplayRecord{req.record()})
+	before, err := s.Get(ctx, req.ItemID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Item{}, &ReplayError{ItemID: req.ItemID}
+	case err != nil:
+		return Item{}, fmt.Errorf("replay %s: %w", req.ItemID, err)
+	}
+	if !canReplay(before, req) {
+		if before.LastWrite == req.token() {
+			return before, nil // a retry of this very replay, already applied
+		}
+		return Item{}, &ReplayError{ItemID: req.ItemID, Current: &before}
+	}
+	after := applyReplay(before, req)
+	rec, err := attributevalue.Marshal(after.Replays)
 	if err != nil {
-		return Item{}, fmt.Errorf("replay %s: encode record: %w", req.ItemID, err)
+		return Item{}, fmt.Errorf("replay %s: encode records: %w", req.ItemID, err)
 	}
 	b := dynamoexpr.New()
 	target := req.Mode.Target(req.Stage)
@@ -282,7 +338,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 		b.Name("state") + " = " + b.Str(string(Queued)),
 		b.Name("stage") + " = " + b.Str(string(target)),
 		"replay_count = " + b.Num(int64(req.PrevReplayCount+1)),
-		"replays = list_append(if_not_exists(replays, " + b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.Value(rec) + ")",
+		"replays = " + b.Value(rec),
 		"enrichment_status = " + b.Str(string(EnrichmentPending)),
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(req.token()),
@@ -296,7 +352,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	} else {
 		set = append(set, attemptsAttr(target)+" = "+zero)
 	}
-	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier"
+	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier, list_key"
 
 	cond := "attribute_exists(item_id) AND " + b.Name("stage") + " = " + b.Str(string(req.Stage))
 	if req.PrevReplayCount == 0 {
@@ -322,13 +378,19 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	}
 	cond += " AND (" + strings.Join(alts, " OR ") + ")"
 
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}
+	var out *dynamodb.UpdateItemOutput
+	if s.ErrorLogTable == "" {
+		out, err = s.DB.UpdateItem(ctx, in)
+	} else {
+		err = s.withLogEntry(ctx, in, req.logEntry(req.PrevReplayCount+1))
+	}
 	if err != nil {
 		if !isConditionFailed(err) {
 			return Item{}, fmt.Errorf("replay %s: %w", req.ItemID, err)
@@ -350,7 +412,30 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 		}
 		return Item{}, re
 	}
-	return decodeItem(out.Attributes)
+	if out != nil {
+		return decodeItem(out.Attributes)
+	}
+	return after, nil
+}
+
+// withLogEntry applies in and puts e into the error log in one
+// TransactWriteItems (whose idempotency token the SDK fills and reuses on
+// retries).
+func (s *Items) withLogEntry(ctx context.Context, in *dynamodb.UpdateItemInput, e LogEntry) error {
+	av, err := attributevalue.MarshalMap(toLogRecord(e))
+	if err != nil {
+		return fmt.Errorf("encode the error-log entry: %w", err)
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
+			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+			ExpressionAttributeValues:           in.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		{Put: &types.Put{TableName: aws.String(s.ErrorLogTable), Item: av}},
+	}})
+	return err
 }
 
 // Replay moves the item back to queued under canReplay; see Items.Replay.
@@ -374,43 +459,100 @@ func (m *Memory) Replay(_ context.Context, req ReplayRequest) (Item, error) {
 	}
 	cur = applyReplay(cur, req)
 	m.items[req.ItemID] = cur
+	m.audit = append(m.audit, req.logEntry(cur.ReplayCount))
 	return clone(cur), nil
 }
 
-// MaxNoteBytes bounds one operator note.
+// appendBounded returns list with v appended, keeping the last n.
+func appendBounded[T any](list []T, v T, n int) []T {
+	out := append(slices.Clone(list), v)
+	if len(out) > n {
+		out = slices.Clone(out[len(out)-n:])
+	}
+	return out
+}
+
+// cutText cuts s to at most n bytes on a rune boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// MaxNoteBytes bounds one operator note (and a replay's note).
 const MaxNoteBytes = 2048
 
-// Annotate appends an operator note to the item:
+// MaxNotes is how many notes an item keeps, the newest; the error log keeps
+// every one (LogNote).
+const MaxNotes = 10
+
+// maxAnnotateRaces bounds Annotate's read-and-write rounds when other notes
+// land in between.
+const maxAnnotateRaces = 8
+
+// noteEntry is the error-log entry of an item's count-th note.
+func noteEntry(itemID string, n Note, count int) LogEntry {
+	e := LogEntry{Kind: LogNote, By: n.By, ItemID: itemID, Message: n.Text, Attempt: count,
+		MessageID: "note/" + strconv.Itoa(count), Decision: "note", OccurredAt: n.At}
+	if n.DeadLetterID != "" {
+		e.Decision = "note on dead letter " + n.DeadLetterID
+	}
+	return e
+}
+
+// Annotate appends an operator note to the item, keeping the last MaxNotes:
+// it reads the item (strongly consistent), then writes
 //
-//	condition  attribute_exists(item_id)
-//	update     SET notes = list_append(if_not_exists(notes, []), [:note])
+//	condition  attribute_exists(item_id) AND (note_count = :count
+//	           OR (attribute_not_exists(note_count) AND (attribute_not_exists(notes) OR size(notes) = :len)))
+//	update     SET notes = :last_MaxNotes_notes, note_count = :count + 1
 //
-// It leaves updated_at and last_write alone: a note is not a state change,
-// and must not disturb PendingReplay or another writer's idempotency check.
-// The note's text is cut to MaxNoteBytes; an empty text is an error.
+// and reads again when another note got in between (at most 8 rounds). With
+// ErrorLogTable set the note's error-log entry goes in the same
+// TransactWriteItems. It leaves updated_at and last_write alone: a note is
+// not a state change, and must not disturb PendingReplay or another
+// writer's idempotency check. The note's text is cut to MaxNoteBytes; an
+// empty text is an error.
 func (s *Items) Annotate(ctx context.Context, itemID string, n Note) error {
 	n, err := normalizeNote(itemID, n)
 	if err != nil {
 		return err
 	}
-	av, err := attributevalue.Marshal([]Note{n})
-	if err != nil {
-		return fmt.Errorf("annotate %s: encode: %w", itemID, err)
-	}
-	b := dynamoexpr.New()
-	update := "SET notes = list_append(if_not_exists(notes, " + b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + "), " + b.Value(av) + ")"
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: itemKey(itemID),
-		UpdateExpression: &update, ConditionExpression: aws.String("attribute_exists(item_id)"),
-		ExpressionAttributeValues: b.Values,
-	})
-	if err != nil {
-		if isConditionFailed(err) {
-			return fmt.Errorf("annotate %s: %w", itemID, ErrNotFound)
+	for range maxAnnotateRaces {
+		cur, err := s.Get(ctx, itemID)
+		if err != nil {
+			return fmt.Errorf("annotate %s: %w", itemID, err)
 		}
-		return fmt.Errorf("annotate %s: %w", itemID, err)
+		notes, err := attributevalue.Marshal(appendBounded(cur.Notes, n, MaxNotes))
+		if err != nil {
+			return fmt.Errorf("annotate %s: encode: %w", itemID, err)
+		}
+		b := dynamoexpr.New()
+		update := "SET notes = " + b.Value(notes) + ", note_count = " + b.Num(int64(cur.NoteCount+1))
+		cond := "attribute_exists(item_id) AND (note_count = " + b.Num(int64(cur.NoteCount)) +
+			" OR (attribute_not_exists(note_count) AND (attribute_not_exists(notes) OR size(notes) = " + b.Num(int64(len(cur.Notes))) + ")))"
+		in := &dynamodb.UpdateItemInput{
+			TableName: &s.Table, Key: itemKey(itemID),
+			UpdateExpression: &update, ConditionExpression: &cond,
+			ExpressionAttributeValues: b.Values,
+		}
+		if s.ErrorLogTable == "" {
+			_, err = s.DB.UpdateItem(ctx, in)
+		} else {
+			err = s.withLogEntry(ctx, in, noteEntry(itemID, n, cur.NoteCount+1))
+		}
+		if err == nil {
+			return nil
+		}
+		if !isConditionFailed(err) {
+			return fmt.Errorf("annotate %s: %w", itemID, err)
+		}
 	}
-	return nil
+	return fmt.Errorf("annotate %s: %d races with other notes lost: %w", itemID, maxAnnotateRaces, ErrConflict)
 }
 
 // Annotate appends an operator note; see Items.Annotate.
@@ -425,9 +567,18 @@ func (m *Memory) Annotate(_ context.Context, itemID string, n Note) error {
 	if !ok {
 		return fmt.Errorf("annotate %s: %w", itemID, ErrNotFound)
 	}
-	cur.Notes = append(slices.Clone(cur.Notes), n)
+	cur.Notes = appendBounded(cur.Notes, n, MaxNotes)
+	cur.NoteCount++
 	m.items[itemID] = cur
+	m.audit = append(m.audit, noteEntry(itemID, n, cur.NoteCount))
 	return nil
+}
+
+// Audit returns the replay and note entries the store wrote, in order.
+func (m *Memory) Audit() []LogEntry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.audit)
 }
 
 func normalizeNote(itemID string, n Note) (Note, error) {
@@ -435,13 +586,13 @@ func normalizeNote(itemID string, n Note) (Note, error) {
 	if n.Text == "" {
 		return n, fmt.Errorf("annotate %s: the note is empty", itemID)
 	}
-	if len(n.Text) > MaxNoteBytes {
-		cut := MaxNoteBytes
-		for cut > 0 && n.Text[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		n.Text = n.Text[:cut]
+	if len(n.By) > MaxByBytes {
+		return n, fmt.Errorf("annotate %s: who annotates (by) is longer than %d bytes", itemID, MaxByBytes)
 	}
+	if len(n.DeadLetterID) > MaxRefBytes {
+		return n, fmt.Errorf("annotate %s: dead letter id longer than %d bytes", itemID, MaxRefBytes)
+	}
+	n.Text = cutText(n.Text, MaxNoteBytes)
 	n.At = n.At.UTC().Truncate(time.Millisecond)
 	return n, nil
 }

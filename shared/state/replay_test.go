@@ -23,6 +23,8 @@ type opsStore interface {
 	Annotate(ctx context.Context, itemID string, n state.Note) error
 	List(ctx context.Context, q state.ItemQuery, fn func(state.Item) error) error
 	parked() parkedStore
+	// history is the item's replay and note entries in the error log.
+	history(t *testing.T, id string) []state.LogEntry
 }
 
 type parkedStore interface {
@@ -40,11 +42,36 @@ type memOps struct{ *state.Memory }
 
 func (m memOps) put(_ *testing.T, it state.Item) { m.Put(it) }
 func (m memOps) parked() parkedStore             { return m.ParkedStore() }
+func (m memOps) history(_ *testing.T, id string) []state.LogEntry {
+	var out []state.LogEntry
+	for _, e := range m.Audit() {
+		if e.ItemID == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 type dynOps struct {
 	*state.Items
 	*state.ItemIndex
-	p *state.Parked
+	p   *state.Parked
+	log *state.ErrorLogReader
+}
+
+func (d dynOps) history(t *testing.T, id string) []state.LogEntry {
+	t.Helper()
+	all, err := d.log.ForItem(context.Background(), id, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []state.LogEntry
+	for _, e := range all {
+		if e.Kind != state.LogFailure {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (d dynOps) put(t *testing.T, it state.Item) {
@@ -247,6 +274,64 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 		}
 	})
 
+	t.Run("replays and notes keep the last few on the item, all in the error log", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		id := itemID(t)
+		s.put(t, deadItem(id))
+		const replays, notes = state.MaxReplays + 3, state.MaxNotes + 4
+		for i := range replays {
+			req := replayReq(id)
+			req.PrevReplayCount, req.Note, req.Now = i, fmt.Sprintf("fix %d", i+1), t0.Add(time.Duration(i+1)*time.Hour)
+			req.MessageID, req.DeadLetterID = "", ""
+			if i > 0 {
+				// Back to a dead letter, as the item's next failure would leave it.
+				it, _ := s.Get(ctx, id)
+				dead := deadItem(id)
+				dead.ReplayCount, dead.Replays, dead.Notes, dead.NoteCount = it.ReplayCount, it.Replays, it.Notes, it.NoteCount
+				s.put(t, dead)
+			}
+			if _, err := s.Replay(ctx, req); err != nil {
+				t.Fatalf("replay %d: %v", i+1, err)
+			}
+		}
+		for i := range notes {
+			if err := s.Annotate(ctx, id, state.Note{At: t0.Add(time.Duration(i) * time.Minute), By: "oncall", Text: fmt.Sprintf("note %d", i+1)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		it, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.ReplayCount != replays || len(it.Replays) != state.MaxReplays || it.Replays[0].Note != "fix 4" ||
+			it.Replays[state.MaxReplays-1].Note != fmt.Sprintf("fix %d", replays) {
+			t.Fatalf("replays: count %d, kept %d, first %q", it.ReplayCount, len(it.Replays), it.Replays[0].Note)
+		}
+		if it.NoteCount != notes || len(it.Notes) != state.MaxNotes || it.Notes[0].Text != "note 5" ||
+			it.Notes[state.MaxNotes-1].Text != fmt.Sprintf("note %d", notes) {
+			t.Fatalf("notes: count %d, kept %d, first %+v", it.NoteCount, len(it.Notes), it.Notes[0])
+		}
+		if env, ok := it.ReplayEnvelope(); !ok || env.Replay.Count != replays || env.Replay.Note != fmt.Sprintf("fix %d", replays) {
+			t.Fatalf("the replay envelope after trimming: %+v", env.Replay)
+		}
+		var r, n []string
+		for _, e := range s.history(t, id) {
+			switch e.Kind {
+			case state.LogReplay:
+				r = append(r, e.Message)
+			case state.LogNote:
+				n = append(n, e.Message)
+			}
+			if e.Class != "" || e.By != "oncall" {
+				t.Fatalf("audit entry %+v: no class (reports count failures only), by the operator", e)
+			}
+		}
+		if len(r) != replays || r[0] != "fix 1" || len(n) != notes || n[0] != "note 1" {
+			t.Fatalf("the error log keeps %d replays (first %v) and %d notes, want all %d and %d", len(r), r, len(n), replays, notes)
+		}
+	})
+
 	t.Run("list by state with filters", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -406,9 +491,10 @@ func TestDynamoOpsConformance(t *testing.T) {
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
 	s := dynOps{
-		Items:     &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()},
+		Items:     env.Items(),
 		ItemIndex: &state.ItemIndex{DB: db, Table: env.Stack.ItemsTable(), PageSize: 2},
 		p:         &state.Parked{DB: db, Table: env.Stack.ParkedTable(), PageSize: 2},
+		log:       &state.ErrorLogReader{DB: db, Table: env.Stack.ErrorLogTable()},
 	}
 	opsConformance(t, func(*testing.T) opsStore { return s })
 }
@@ -417,9 +503,11 @@ func TestItemIndexScanLimit(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	items := &state.Items{DB: db, Table: env.Stack.ItemsTable()}
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), Bodies: env.Bodies()}
 	for i := range 5 {
-		if err := items.Put(context.Background(), deadItem(fmt.Sprintf("s%d", i))); err != nil {
+		it := deadItem(fmt.Sprintf("s%d", i))
+		it.UpdatedAt = t0.Add(time.Duration(i) * time.Second)
+		if err := items.Put(context.Background(), it); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -432,8 +520,27 @@ func TestItemIndexScanLimit(t *testing.T) {
 	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Stage: pipeline.Notify, MaxScan: 10}, none); err != nil {
 		t.Fatalf("the whole state within MaxScan: %v", err)
 	}
-	n := 0
-	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Limit: 3, MaxScan: 3}, func(state.Item) error { n++; return nil }); err != nil || n != 3 {
-		t.Fatalf("limit reached at the scan limit: %d, %v", n, err)
+	// The newest 3 of 5, across the index's shards.
+	var got []string
+	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Limit: 3, MaxScan: 10}, func(it state.Item) error {
+		got = append(got, it.ID)
+		return nil
+	}); err != nil || !equalStrings(got, []string{"s4", "s3", "s2"}) {
+		t.Fatalf("the newest 3: %v, %v", got, err)
+	}
+	// A state the index does not hold is scanned.
+	for i := range 2 {
+		it := deadItem(fmt.Sprintf("r%d", i))
+		it.State, it.UpdatedAt = state.Retryable, t0.Add(time.Duration(i)*time.Second)
+		if err := items.Put(context.Background(), it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got = nil
+	if err := x.List(context.Background(), state.ItemQuery{State: state.Retryable}, func(it state.Item) error {
+		got = append(got, it.ID)
+		return nil
+	}); err != nil || !equalStrings(got, []string{"r1", "r0"}) {
+		t.Fatalf("retryable items by scan: %v, %v", got, err)
 	}
 }

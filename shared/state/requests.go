@@ -65,6 +65,9 @@ type NewItem struct {
 	CorrelationID string
 	// Metadata is the producer's key/value context (package intake).
 	Metadata map[string]string
+	// Notices are the owner's notice choices (package intake applies the
+	// kind's defaults); nil stores none, read as the kind's defaults.
+	Notices *Notices
 	// Owner names the writer ("<message id>#<receive count>" for the first
 	// stage); it goes into the write's last_write token, so an SDK retry of
 	// an applied create is recognised as applied.
@@ -167,8 +170,29 @@ type DeadLetterRef struct {
 	Replay  int `dynamodbav:"replay" json:"replay"`
 }
 
-// LogEntry is one failure in the error log.
+// Kinds of error-log entry (LogEntry.Kind).
+const (
+	// LogFailure is a stage failure (the zero value).
+	LogFailure = ""
+	// LogReplay is an operator replay: the item keeps only its last
+	// MaxReplays, the error log every one.
+	LogReplay = "replay"
+	// LogNote is an operator note: the item keeps only its last MaxNotes.
+	LogNote = "note"
+	// LogResolution is an operator closing a dead letter (Resolution): its
+	// class is ResolvedClass, which no failure report reads.
+	LogResolution = "resolution"
+)
+
+// LogEntry is one failure in the error log, or (Kind) one replay, note or
+// resolution. Replays and notes carry no class, so reports by class never
+// count them, and they do not expire; a resolution's class is the
+// pseudo-class ResolvedClass.
 type LogEntry struct {
+	// Kind is LogFailure, LogReplay, LogNote or LogResolution; By names the
+	// operator of a replay, note or resolution.
+	Kind   string
+	By     string
 	ItemID string
 	Stage  pipeline.Stage
 	Class  failure.Class

@@ -54,7 +54,12 @@ func (r Resolution) normalize() (Resolution, error) {
 		return r, fmt.Errorf("resolve %s: a note is required: say why the dead letter is closed", r.ItemID)
 	case strings.TrimSpace(r.By) == "":
 		return r, fmt.Errorf("resolve %s: who resolves (by) is required", r.ItemID)
+	case len(r.By) > MaxByBytes:
+		return r, fmt.Errorf("resolve %s: who resolves (by) is longer than %d bytes", r.ItemID, MaxByBytes)
+	case len(r.DeadLetterID) > MaxRefBytes || len(r.MessageID) > MaxRefBytes:
+		return r, fmt.Errorf("resolve %s: dead letter or message id longer than %d bytes", r.ItemID, MaxRefBytes)
 	}
+	// The item keeps its resolution, bounded like a note.
 	n, _ := normalizeNote(r.ItemID, Note{Text: r.Note, At: r.At})
 	r.Note, r.At = n.Text, n.At
 	return r, nil
@@ -120,7 +125,7 @@ func (l *ErrorLog) AppendResolution(ctx context.Context, r Resolution) error {
 		return err
 	}
 	rec := toLogRecord(resolutionEntry(r))
-	rec.By, rec.ResolvedClass, rec.DeadLetterID = r.By, string(r.Class), r.DeadLetterID
+	rec.ResolvedClass, rec.DeadLetterID = string(r.Class), r.DeadLetterID
 	av, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return fmt.Errorf("error log resolution for %s: encode: %w", r.ItemID, err)
@@ -157,13 +162,14 @@ func resolutionEntry(r Resolution) LogEntry {
 		what += " a " + string(r.Class) + " dead letter"
 	}
 	return LogEntry{
-		ItemID: r.ItemID, Stage: r.Stage, Class: ResolvedClass, Message: r.Note, MessageID: r.MessageID,
+		Kind: LogResolution, By: r.By, ItemID: r.ItemID, Stage: r.Stage, Class: ResolvedClass, Message: r.Note, MessageID: r.MessageID,
 		Decision: what + " on the " + string(r.Stage) + " DLQ by " + r.By, OccurredAt: r.At,
 	}
 }
 
 // Resolutions calls fn for every resolution in [since, until) (a zero until
-// is unbounded), oldest first: one Query of the by-class index.
+// is unbounded), oldest first: a Query of each of the pseudo-class's
+// ListShards partitions of the by-class index.
 func (r *ErrorLogReader) Resolutions(ctx context.Context, since, until time.Time, fn func(Resolution) error) error {
 	return r.query(ctx, ResolvedClass, since, until, func(rec logRecord) error {
 		return fn(Resolution{

@@ -3,8 +3,11 @@
 // the way any producer does (package producer), lets the real functions work through them under a seeded mix
 // of upstream faults, shows progress, and ends with a summary an operator
 // can check: outcomes per state, failures and retries per class, dead letters
-// per class and stage, AWS requests per item, and a conservation line
-// (seeded = done + dead-lettered, nothing in flight).
+// per class and stage, the owners told of their dead letters, AWS requests
+// per item, and a conservation line (seeded = done + dead-lettered, nothing
+// in flight). The full demo goes on with model health, a provider outage,
+// recovery, the operator's replay, and what the owner of an action task
+// hears: item.retry_scheduled, then the outcome, and the item's timeline.
 package demo
 
 import (
@@ -26,6 +29,7 @@ import (
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/intake"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/producer"
 	"github.com/triagehq/triage/shared/state"
@@ -85,6 +89,10 @@ type Summary struct {
 	Batches      int64
 	FunctionErrs int64
 	Elapsed      time.Duration
+
+	// OwnersToTell counts the dead-lettered items whose owner asked for
+	// item.failed; Told those whose webhook received it.
+	OwnersToTell, Told int
 }
 
 // Conserved reports the conservation check: every seeded item is done or
@@ -144,6 +152,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		Env: map[string]map[string]string{
 			"*":            {"BREAKER_OPEN_FOR": demoBreakerOpenFor.String()},
 			"RecoveryFunc": {"RECOVERY_CLOCK_OFFSET": demoRecoveryOffset.String()},
+			// A notice the receiver refused is tried again in seconds, not
+			// in half a minute.
+			"NotifyFunc": {"NOTICE_RETRY_INITIAL": "1s"},
 		},
 		Progress: func(format string, args ...any) { say("  · "+format, args...) },
 	}
@@ -238,6 +249,13 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 
+	say("\n== 6. the owner of an action task: told of the retry, then of the outcome; the item's timeline ==")
+	owners, err := ownerNotices(pctx, opts.Out, st)
+	if err != nil {
+		return sum, err
+	}
+	ids = append(ids, owners...)
+
 	final, err := summarize(ctx, st, ids)
 	if err != nil {
 		return sum, err
@@ -291,7 +309,7 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 	}
 	for {
 		counts, err := stateCounts(ctx, st, watched)
-		inFlight, qerr := st.QueueDepth(ctx, st.StageQueueURLs()...)
+		inFlight, qerr := st.QueueDepth(ctx, st.PipelineQueueURLs()...)
 		if err == nil && qerr == nil {
 			line := progressLine(counts, inFlight, len(ids), time.Since(start))
 			switch {
@@ -352,6 +370,12 @@ func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, 
 		s.ByState[it.State]++
 		if it.State == state.Deadletter && it.DeadLetter != nil {
 			s.DeadLetters[string(it.DeadLetter.Stage)+" "+string(it.DeadLetter.Class)]++
+		}
+		if it.State == state.Deadletter && it.NoticeChoices().Failed {
+			s.OwnersToTell++
+			if st.Webhook.DeliveryCount(notice.FailedKey(it.ID, it.ReplayCount)) > 0 {
+				s.Told++
+			}
 		}
 	}
 	err := st.Scan(ctx, st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
@@ -425,6 +449,10 @@ func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
 	}
 	fmt.Fprintf(tw, "on the DLQs\tfetch %d · llm %d · notify %d\t\t\n", s.DLQMessages[pipeline.Fetch], s.DLQMessages[pipeline.LLM], s.DLQMessages[pipeline.Notify])
 	tw.Flush()
+	if s.OwnersToTell > 0 {
+		fmt.Fprintf(w, "owners told: %d of the %d dead-lettered items whose owner asked for item.failed (action tasks by default) received it at their webhook\n",
+			s.Told, s.OwnersToTell)
+	}
 
 	fmt.Fprintln(w)
 	// Bedrock Runtime calls are model calls — the upstream, like the fake

@@ -36,6 +36,7 @@ import (
 	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/cfnstack"
+	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -59,7 +60,9 @@ type BuildMode string
 const (
 	// BuildAlways rebuilds every bootstrap (go's cache makes it cheap).
 	BuildAlways BuildMode = "always"
-	// BuildMissing builds only bootstraps that are not there.
+	// BuildMissing builds only bootstraps that are not there; one left by an
+	// older checkout is used as it is, so tests of the current code build
+	// always.
 	BuildMissing BuildMode = "missing"
 	// BuildNever uses what is there and fails if a bootstrap is missing.
 	BuildNever BuildMode = "never"
@@ -282,7 +285,10 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	if err := s.readOutputs(); err != nil {
 		return nil, err
 	}
-	s.Items = &state.Items{DB: dynamodb.NewFromConfig(s.AWS), Table: s.Info.Outputs["ItemsTableName"], ParkedTable: s.Info.Outputs["ParkedTableName"]}
+	s.Items = &state.Items{DB: dynamodb.NewFromConfig(s.AWS), Table: s.Info.Outputs["ItemsTableName"], ParkedTable: s.Info.Outputs["ParkedTableName"],
+		ErrorLogTable: s.Info.Outputs["ErrorLogTableName"],
+		Bodies: state.BodyConfig{Table: s.Info.Outputs["BodiesTableName"],
+			Objects: &objects.Bucket{S3: objects.NewClient(s.AWS), Name: s.Info.Outputs["BodiesBucketName"]}}}
 
 	s.FunctionEndpoint = opts.FunctionEndpoint
 	if s.FunctionEndpoint == "" {

@@ -120,3 +120,16 @@ func DumpGoroutines(path string) {
 	defer f.Close()
 	_ = pprof.Lookup("goroutine").WriteTo(f, 2)
 }
+
+// NoticeQueueURL is the owner-notice queue; "" for a template without one.
+func (s *Stack) NoticeQueueURL() string { return s.Info.Outputs["NoticeQueueUrl"] }
+
+// PipelineQueueURLs returns the stage queues and the notice queue: where
+// the pipeline still has work while any holds a message.
+func (s *Stack) PipelineQueueURLs() []string {
+	out := s.StageQueueURLs()
+	if u := s.NoticeQueueURL(); u != "" {
+		out = append(out, u)
+	}
+	return out
+}

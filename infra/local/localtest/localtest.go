@@ -38,11 +38,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/infra/local/moto"
 	"github.com/triagehq/triage/infra/local/stack"
 	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/cfnstack"
+	"github.com/triagehq/triage/shared/objects"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // Env is a stack in the shared local AWS.
@@ -186,6 +189,20 @@ func Stack(t testing.TB, params map[string]string) *Env {
 		t.Fatalf("localtest: %v", err)
 	}
 	return &Env{Stack: st, AWS: cfg, Endpoint: endpoint}
+}
+
+// Bodies is the stack's body store: its Bodies table, and its bucket through
+// an S3 client for the local AWS.
+func (e *Env) Bodies() state.BodyConfig {
+	return state.BodyConfig{Table: e.Stack.BodiesTable(),
+		Objects: &objects.Bucket{S3: objects.NewClient(e.AWS), Name: e.Stack.BodiesBucket()}}
+}
+
+// Items is the stack's item store as the stage functions build it: items,
+// parked waits, bodies, and the error log for replays and notes.
+func (e *Env) Items() *state.Items {
+	return &state.Items{DB: dynamodb.NewFromConfig(e.AWS), Table: e.Stack.ItemsTable(), ParkedTable: e.Stack.ParkedTable(),
+		ErrorLogTable: e.Stack.ErrorLogTable(), Bodies: e.Bodies()}
 }
 
 // UniqueName returns a stack name derived from the test's name that no

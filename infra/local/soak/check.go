@@ -47,7 +47,8 @@ const (
 	ViolationBackstop = "raw message moved to a DLQ by the redrive backstop"
 	// ViolationNotDelivered: a done item the webhook never received.
 	ViolationNotDelivered = "done item never delivered to its webhook"
-	// ViolationQueues: messages left in a stage queue, or parked records.
+	// ViolationQueues: messages left in a stage queue or the notice queue,
+	// or parked records.
 	ViolationQueues = "messages left in stage queues or parked"
 	// ViolationCrossStage: an item whose upstream calls at two stages
 	// overlapped in time.
@@ -112,6 +113,9 @@ type Result struct {
 	// POSTs and those that repeated an idempotency key (at-least-once
 	// delivery after a lost response).
 	Deliveries, DuplicateDeliveries int
+	// Notices is what the items' owners were told (item.failed,
+	// item.retry_scheduled) and the audit trail.
+	Notices NoticeReport
 	// Upstream counts the faults the fakes answered, per "fake fault", plus
 	// the soak's extra faults.
 	Upstream map[string]int
@@ -211,7 +215,10 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 	if err := r.errorLog(ctx, res); err != nil {
 		return err
 	}
-	depth, err := st.QueueDepth(ctx, st.StageQueueURLs()...)
+	if err := r.auditTrail(ctx, res); err != nil {
+		return err
+	}
+	depth, err := st.QueueDepth(ctx, st.PipelineQueueURLs()...)
 	if err != nil {
 		return err
 	}
@@ -285,8 +292,15 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 		res.violate(ViolationBackstop, fmt.Sprintf("%d messages", res.DLQ.NotTriage))
 	}
 	if depth > 0 || parked > 0 {
-		res.violate(ViolationQueues, fmt.Sprintf("%d messages in the stage queues, %d parked", depth, parked))
+		res.violate(ViolationQueues, fmt.Sprintf("%d messages in the stage and notice queues, %d parked", depth, parked))
 	}
+
+	// Every dead-lettered item whose owner asked was told; nobody else.
+	dead := map[string]bool{}
+	for id, it := range items {
+		dead[id] = it.State == state.Deadletter || (it.State == state.Failed && len(byItem[id]) == 1 && byItem[id][0].Stage == it.Stage)
+	}
+	r.checkNotices(res, items, dead)
 	if !res.Settled {
 		why := fmt.Sprintf("timeout %v", r.opts.Timeout)
 		if res.Stalled {

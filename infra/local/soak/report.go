@@ -50,6 +50,10 @@ func (r *Result) Print(w io.Writer) {
 	fmt.Fprintf(w, "failures (error log): %s\n", formatCounts(r.Failures))
 	fmt.Fprintf(w, "webhook: %d deliveries, %d repeated an idempotency key; %d done items answered 200-then-reset\n",
 		r.Deliveries, r.DuplicateDeliveries, len(r.DeliveredByStatusOnly))
+	n := r.Notices
+	fmt.Fprintf(w, "owners: %d of %d dead-lettered items whose owner asked were told (item.failed), %d duplicate deliveries of one; "+
+		"%d item.retry_scheduled received; ledger %s; action executions audited %s\n",
+		n.Told, n.Owners, n.Duplicates, n.Retries, formatCounts(n.Ledger), formatCounts(n.Executions))
 	fmt.Fprintf(w, "upstream faults: %s\n", formatCounts(r.Upstream))
 	fmt.Fprintf(w, "AWS faults (of %s function requests): %s\n", formatCounts(r.AWSRequests), formatCounts(r.AWS))
 	if r.DLQOutageAt >= 0 {
@@ -124,6 +128,7 @@ type Totals struct {
 	Kills, MidBatch, Duplicates, CrossStage, SameStage                    int
 	Leaks, LogLines, DLQPayloads, ErrorLogEntries                         int
 	Deliveries, DuplicateDeliveries, AWSRequests, ModelsDisabled          int
+	Owners, Told, DuplicateNotices, RetryNotices, NoticeBodies, AuditRecs int
 	AWS, Upstream, Failures                                               map[string]int
 	Wall, MaxLatency                                                      time.Duration
 }
@@ -156,6 +161,12 @@ func Sum(runs []*Result) Totals {
 		t.Deliveries += r.Deliveries
 		t.ModelsDisabled += len(r.DisabledModels)
 		t.DuplicateDeliveries += r.DuplicateDeliveries
+		t.Owners += r.Notices.Owners
+		t.Told += r.Notices.Told
+		t.DuplicateNotices += r.Notices.Duplicates
+		t.RetryNotices += r.Notices.Retries
+		t.NoticeBodies += r.Searched[CorpusNotices]
+		t.AuditRecs += r.Searched[CorpusAudit]
 		for k, v := range r.AWS {
 			t.AWS[k] += v
 		}
@@ -227,7 +238,8 @@ func (rec Record) WriteReport(w io.Writer) {
 	fmt.Fprintf(w, "| planted secrets | tokens in source URLs, a Slack-style path secret in webhook URLs, an API key, email, card number, JWT, GitLab and "+
 		"DigitalOcean tokens in the articles (prompts), upstream error bodies echoing a bearer token, the full API key, a Slack bot token, "+
 		"the GitLab and DigitalOcean tokens; searched in every function "+
-		"log line, every DLQ payload and every error-log entry, which gitleaks' detector (default rules) also scans | 11 items per run |\n\n")
+		"log line, every DLQ payload, every error-log entry, every notice the webhook received and every audit record, which gitleaks' "+
+		"detector (default rules) also scans | 11 items per run |\n\n")
 
 	fmt.Fprintf(w, "Time is compressed so a run takes minutes: the functions' timeouts are %v (template: 30/90/30 s) and the stage queues' "+
 		"visibility timeout %v (template: 180/540 s), set with SetQueueAttributes after the stack is created. The invariant that matters "+
@@ -254,7 +266,11 @@ func (rec Record) WriteReport(w io.Writer) {
 		"`dead_letter` (id and stage), every dead-lettered item has exactly one, no item has two, no raw backstop message;\n"+
 		"- the fakes' handlers are wrapped to follow calls in flight per item (article id, `X-Triage-Item-Id`, `Idempotency-Key`): no "+
 		"call for an item may start while a call for it at another stage — or at the same stage — is running;\n"+
-		"- no planted secret (exact value or a distinctive fragment) in a log line, a DLQ payload or an error-log entry.\n\n")
+		"- every dead-lettered item whose owner asked for `item.failed` (action tasks by default; a seeded quarter of them opt out, "+
+		"a tenth of the stories opt in) has it at its webhook, under its one idempotency key; no item that did not ask, or was not "+
+		"dead-lettered, has one; the notice queue is empty;\n"+
+		"- no planted secret (exact value or a distinctive fragment) in a log line, a DLQ payload, an error-log entry, a notice the "+
+		"webhook received or an audit record.\n\n")
 
 	fmt.Fprintf(w, "## Runs\n\n")
 	fmt.Fprintf(w, "| seed | done | dead-lettered (left failed) | lost | DLQ msgs | distinct | raw dups | violations | AWS faults | "+
@@ -278,9 +294,11 @@ func (rec Record) WriteReport(w io.Writer) {
 		t.Done, t.DeadLettered, t.HandOffUnconfirmed, t.Lost, t.DLQMessages, t.DistinctDeadLetters, t.RawDuplicates, t.Violations,
 		sumCounts(t.AWS)-t.AWS[FaultOperationRefused], sumCounts(t.Upstream), t.Kills, t.MidBatch, t.Duplicates,
 		t.CrossStage+t.SameStage, t.Leaks, t.ModelsDisabled, t.MaxLatency.Seconds(), t.Wall.Round(time.Second))
-	fmt.Fprintf(w, "Secrets: %d planted per run (%d search strings) in %d items; searched %d function log lines, %d DLQ payloads and "+
-		"%d error-log entries in all; found %d.\n\n", secretCount(runs), needleCount(runs), plantedCount(runs), t.LogLines,
-		t.DLQPayloads, t.ErrorLogEntries, t.Leaks)
+	fmt.Fprintf(w, "Secrets: %d planted per run (%d search strings) in %d items; searched %d function log lines, %d DLQ payloads, "+
+		"%d error-log entries, %d notice bodies and %d audit records in all; found %d.\n\n", secretCount(runs), needleCount(runs), plantedCount(runs), t.LogLines,
+		t.DLQPayloads, t.ErrorLogEntries, t.NoticeBodies, t.AuditRecs, t.Leaks)
+	fmt.Fprintf(w, "Owners: %d dead-lettered items whose owner asked for `item.failed`, %d told at their webhook; %d deliveries repeated "+
+		"a notice's idempotency key; %d `item.retry_scheduled` received.\n\n", t.Owners, t.Told, t.DuplicateNotices, t.RetryNotices)
 
 	fmt.Fprintf(w, "## Faults injected, all runs\n\n")
 	fmt.Fprintf(w, "AWS, between the functions and moto (of %d function requests):\n\n| kind | count |\n|---|---|\n", t.AWSRequests)

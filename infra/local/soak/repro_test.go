@@ -62,7 +62,7 @@ func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			items := &state.Items{DB: dynamodb.NewFromConfig(cfg), Table: env.Stack.Outputs["ItemsTableName"]}
+			items := &state.Items{DB: dynamodb.NewFromConfig(cfg), Table: env.Stack.Outputs["ItemsTableName"], Bodies: env.Bodies()}
 			ctx := t.Context()
 			now := time.Now().UTC()
 			id := "it"
@@ -82,8 +82,10 @@ func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// The first UpdateItem is applied and its response dropped;
-			// every GetItem after that answers InternalServerError.
+			// The first write (an UpdateItem, or Complete's
+			// TransactWriteItems with the document's sibling) is applied
+			// and its response dropped; every GetItem after that answers
+			// InternalServerError.
 			inj := NewInjector(AWSFaults{}, env.Endpoint, 1)
 			var mu sync.Mutex
 			dropped := false
@@ -91,7 +93,7 @@ func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
-				case target == "DynamoDB_20120810.UpdateItem" && !dropped:
+				case (target == "DynamoDB_20120810.UpdateItem" || target == "DynamoDB_20120810.TransactWriteItems") && !dropped:
 					dropped = true
 					inj.forwardAndDrop(r, target, "dynamodb")
 				case target == "DynamoDB_20120810.GetItem" && dropped:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/shared/intake"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -159,6 +160,9 @@ type plan struct {
 	action   map[string]bool // one ACTION_FAILED (a 2-minute wait) then ok
 	dupAt    map[string]time.Duration
 	dupStale map[string]bool
+	// notices are the owners' explicit notice choices (assignNotices);
+	// absent is the kind's default.
+	notices map[string]*intake.NoticeSpec
 }
 
 // newPlan lays out n items: stories, every 7th a document and every 10th an

@@ -10,6 +10,7 @@ import (
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -124,5 +125,45 @@ func TestOptionsDefaults(t *testing.T) {
 				t.Fatalf("visibility %v shorter than the lease and the batching window", o.Visibility)
 			}
 		})
+	}
+}
+
+// Every case of the owners' choices occurs, planted items ask for both
+// notices, and every item.failed an owner asked for is scripted with
+// transient refusals only.
+func TestNoticeChoices(t *testing.T) {
+	t.Parallel()
+	p := newPlan(rand.New(rand.NewPCG(7, 0x50a4)), 200, 1, 0, 0, time.Second, func(id string) bool { return id == "item-0001" })
+	p.assignNotices(7, func(id string) bool { return id == "item-0001" })
+	counts := map[string]int{}
+	for _, id := range p.ids {
+		n := p.notices[id].Resolve(p.kind[id])
+		counts[fmt.Sprintf("%v failed=%v", p.kind[id] == state.KindAction, n.Failed)]++
+		if n.RetryScheduled {
+			counts["retries"]++
+		}
+	}
+	for _, k := range []string{"true failed=true", "true failed=false", "false failed=true", "false failed=false", "retries"} {
+		if counts[k] == 0 {
+			t.Errorf("no item %s: %v", k, counts)
+		}
+	}
+	if n := p.notices["item-0001"].Resolve(p.kind["item-0001"]); !n.Failed || !n.RetryScheduled {
+		t.Errorf("the planted item's choices %+v", n)
+	}
+	scripts := p.noticeScripts(7)
+	for _, id := range p.ids {
+		script, ok := scripts[notice.FailedKey(id, 0)]
+		if ok != p.wantsFailed(id) {
+			t.Errorf("%s: scripted %v, asked %v", id, ok, p.wantsFailed(id))
+		}
+		for _, f := range script {
+			if f.Repeats() || f == fakes.FaultChannelNotFound || f == fakes.FaultArchived || f == fakes.FaultUnauthorized || f == fakes.FaultInvalidPayload {
+				t.Errorf("%s: the script %v can refuse the notice for good", id, script)
+			}
+		}
+		if len(script) >= 4 {
+			t.Errorf("%s: %d scripted refusals would reach the notice's attempt bound", id, len(script))
+		}
 	}
 }

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -305,6 +306,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		planted = PlantSecrets(rand.New(rand.NewPCG(opts.Seed, 0x5ec7)), first)
 	}
 	pl := newPlan(rng, opts.Items, opts.SchemaInvalid, opts.ActionFailures, opts.DuplicateRate, opts.DuplicateWithin, planted.Has)
+	pl.assignNotices(opts.Seed, planted.Has)
 	var secrets []Secret
 	if planted != nil {
 		secrets = planted.Secrets
@@ -342,6 +344,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	// KeepCalls: the check reads every webhook call back from Stats.
 	shared := fakes.Shared{MaxHang: DefaultMaxHang, KeepCalls: 1 << 20}
+	functionEnv := map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": DefaultBreakerOpenFor.String()},
+		// The notices' retries in seconds, like everything else here.
+		"NotifyFunc": {"NOTICE_RETRY_INITIAL": "1s"}}
 	st, err := devstack.Start(ctx, devstack.Options{
 		Root: root, Endpoint: srv.URL, FunctionEndpoint: faulty.URL, StackName: "triage-soak", Pollers: true,
 		Functions: Functions, Build: opts.Build, BuildDir: buildDir, Timeouts: timeouts,
@@ -351,7 +356,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		MaxEnvironments: 20,
 		Params: map[string]string{"LLMModels": DefaultModels, "DailyBudgetUSD": "100000",
 			"BackstopMaxReceiveCount": strconv.Itoa(opts.Backstop)},
-		Env:       map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": DefaultBreakerOpenFor.String()}},
+		Env:       functionEnv,
 		Scheduler: DefaultSchedule,
 		LLM:       fakes.LLMOptions{Shared: shared, RetryAfter: time.Second},
 		Articles:  fakes.ArticleOptions{Shared: shared, RetryAfter: time.Second, HugeSize: 4 << 20, Text: planted.ArticleText},
@@ -428,11 +433,11 @@ type runner struct {
 // prepare shortens the stage queues' visibility, sets the fault plans, and
 // tells the injector where the DLQs are.
 func (r *runner) prepare(ctx context.Context) error {
-	for _, s := range pipeline.Stages() {
-		_, err := r.st.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(r.st.QueueURL(s)),
+	for _, u := range r.st.PipelineQueueURLs() {
+		_, err := r.st.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(u),
 			Attributes: map[string]string{string(sqstypes.QueueAttributeNameVisibilityTimeout): strconv.Itoa(int(r.opts.Visibility.Seconds()))}})
 		if err != nil {
-			return fmt.Errorf("soak: set the %s queue's visibility timeout: %w", s, err)
+			return fmt.Errorf("soak: set the visibility timeout of %s: %w", u, err)
 		}
 	}
 	r.inj.SetDLQs(r.st.DLQURL(pipeline.Fetch), r.st.DLQURL(pipeline.LLM), r.st.DLQURL(pipeline.Notify))
@@ -470,6 +475,9 @@ func (r *runner) prepare(ctx context.Context) error {
 		if err := r.st.Webhook.SetScripts(w, false); err != nil {
 			return err
 		}
+	}
+	if err := r.st.Webhook.SetScripts(r.plan.noticeScripts(r.opts.Seed), false); err != nil {
+		return err
 	}
 	return r.st.LLM.SetScripts(llmScripts, false)
 }
@@ -523,9 +531,19 @@ func (r *runner) pipeline(ctx context.Context) *Result {
 			inProgress += len(wave)
 		}
 		for id, at := range pendingDups {
-			if now.After(at) {
-				r.duplicate(pctx, id)
+			if !now.After(at) {
+				continue
+			}
+			// An item the fetch stage has not created yet (its spec still
+			// queued) gets its duplicate a second later.
+			switch {
+			case r.duplicate(pctx, id):
 				delete(pendingDups, id)
+			case now.Sub(r.seededAt[id]) > r.opts.Timeout/2:
+				r.dupErrors++ // never created: the stuck check names it
+				delete(pendingDups, id)
+			default:
+				pendingDups[id] = now.Add(time.Second)
 			}
 		}
 		if now.Sub(lastCheck) >= time.Second {
@@ -582,7 +600,8 @@ func (r *runner) seed(ctx context.Context, ids []string) error {
 	specs := make([]intake.Spec, len(ids))
 	for i, id := range ids {
 		specs[i] = intake.Spec{ItemID: id, Kind: r.plan.kind[id], CorrelationID: "soak-" + id,
-			SourceURL: r.planted.SourceURL(r.st.ArticleServer.URL, id), WebhookURL: r.planted.WebhookURL(r.st.HookServer.URL, id)}
+			SourceURL: r.planted.SourceURL(r.st.ArticleServer.URL, id), WebhookURL: r.planted.WebhookURL(r.st.HookServer.URL, id),
+			Notices: r.plan.notices[id]}
 		r.seededAt[id] = time.Now()
 	}
 	p := &producer.Producer{SQS: r.st.SQS, QueueURL: r.st.QueueURL(pipeline.Fetch)}
@@ -595,12 +614,16 @@ func (r *runner) seed(ctx context.Context, ids []string) error {
 }
 
 // duplicate sends id's envelope again with a new message id: for the stage
-// the item is at now, or (a third of them) for the stage before it.
-func (r *runner) duplicate(ctx context.Context, id string) {
+// the item is at now, or (a third of them) for the stage before it. It
+// reports false, counting nothing, for an item that does not exist yet.
+func (r *runner) duplicate(ctx context.Context, id string) bool {
 	it, err := r.st.Items.Get(ctx, id)
+	if errors.Is(err, state.ErrNotFound) {
+		return false
+	}
 	if err != nil {
 		r.dupErrors++
-		return
+		return true
 	}
 	stg, kind := it.Stage, "current stage"
 	if r.plan.dupStale[id] && stg.Index() > 0 {
@@ -609,9 +632,10 @@ func (r *runner) duplicate(ctx context.Context, id string) {
 	env := pipeline.Envelope{ItemID: id, Stage: stg, CorrelationID: it.CorrelationID}
 	if _, err := r.st.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(r.st.QueueURL(stg)), MessageBody: aws.String(env.Encode())}); err != nil {
 		r.dupErrors++
-		return
+		return true
 	}
 	r.dups[kind]++
+	return true
 }
 
 // observe counts the seeded items by state (recording when each became
@@ -635,7 +659,7 @@ func (r *runner) observe(ctx context.Context) (map[state.State]int, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	depth, err := r.st.QueueDepth(ctx, r.st.StageQueueURLs()...)
+	depth, err := r.st.QueueDepth(ctx, r.st.PipelineQueueURLs()...)
 	return counts, depth, err
 }
 

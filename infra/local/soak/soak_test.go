@@ -154,10 +154,23 @@ func TestShortSoak(t *testing.T) {
 		}
 	})
 
+	t.Run("owners told", func(t *testing.T) {
+		// The conservation subtest holds the violations (not told, told
+		// unasked); here, that the case happened at all.
+		n := res.Notices
+		t.Logf("%d dead-lettered items whose owner asked for item.failed, %d told, %d duplicate deliveries; %d item.retry_scheduled; ledger %v; executions %v",
+			n.Owners, n.Told, n.Duplicates, n.Retries, n.Ledger, n.Executions)
+		if n.Owners == 0 || n.Told != n.Owners || n.Retries == 0 || n.Executions["success"] == 0 {
+			t.Errorf("owners %d, told %d, retry notices %d, executions %v: every case must occur", n.Owners, n.Told, n.Retries, n.Executions)
+		}
+	})
+
 	t.Run("no planted secret leaks", func(t *testing.T) {
-		t.Logf("searched %d function log lines, %d DLQ payloads and %d error-log entries for %d secrets (%d strings) planted in %d items",
-			res.Searched[CorpusLogs], res.Searched[CorpusDLQ], res.Searched[CorpusErrorLog], res.Secrets, res.SecretNeedles, len(res.PlantedItems))
-		if res.Searched[CorpusLogs] == 0 || res.Searched[CorpusDLQ] == 0 || res.Searched[CorpusErrorLog] == 0 || res.Secrets == 0 {
+		t.Logf("searched %d function log lines, %d DLQ payloads, %d error-log entries, %d notice bodies and %d audit records for %d secrets (%d strings) planted in %d items",
+			res.Searched[CorpusLogs], res.Searched[CorpusDLQ], res.Searched[CorpusErrorLog], res.Searched[CorpusNotices], res.Searched[CorpusAudit],
+			res.Secrets, res.SecretNeedles, len(res.PlantedItems))
+		if res.Searched[CorpusLogs] == 0 || res.Searched[CorpusDLQ] == 0 || res.Searched[CorpusErrorLog] == 0 ||
+			res.Searched[CorpusNotices] == 0 || res.Searched[CorpusAudit] == 0 || res.Secrets == 0 {
 			t.Fatalf("nothing searched: %v", res.Searched)
 		}
 		for _, l := range res.Leaks {

@@ -20,6 +20,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,8 @@ import (
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
@@ -41,7 +44,13 @@ const (
 	OutputItemsTable    = "ItemsTableName"
 	OutputErrorLogTable = "ErrorLogTableName"
 	OutputParkedTable   = "ParkedTableName"
-	OutputGatesTable    = "GatesTableName"
+	OutputBodiesTable   = "BodiesTableName"
+	OutputBodiesBucket  = "BodiesBucketName"
+	// OutputNoticeQueueURL is the owner-notice queue; OutputAuditTable the
+	// audit trail of action executions and notices.
+	OutputNoticeQueueURL = "NoticeQueueUrl"
+	OutputAuditTable     = "AuditTableName"
+	OutputGatesTable     = "GatesTableName"
 )
 
 // TTLAttribute is the attribute holding each TTL-enabled table's expiry
@@ -50,6 +59,8 @@ const (
 var TTLAttribute = map[string]string{
 	OutputErrorLogTable: "expires_at",
 	OutputParkedTable:   "expires_at",
+	OutputBodiesTable:   "expires_at",
+	OutputAuditTable:    "expires_at",
 }
 
 // pitrTables are the outputs of the tables with point-in-time recovery in
@@ -85,7 +96,8 @@ func StageOutput(stage pipeline.Stage, kind string) string {
 
 // RequiredOutputs lists every output Create insists on, sorted.
 func RequiredOutputs() []string {
-	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputGatesTable}
+	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputGatesTable, OutputBodiesTable,
+		OutputBodiesBucket, OutputNoticeQueueURL, OutputAuditTable}
 	for _, st := range pipeline.Stages() {
 		for _, k := range []string{kindQueueURL, kindQueueARN, kindDLQURL, kindDLQARN} {
 			keys = append(keys, StageOutput(st, k))
@@ -268,6 +280,9 @@ func (s *Stack) fillMotoGaps(ctx context.Context, cfg aws.Config) error {
 			return fmt.Errorf("enable TTL on %s: %w", table, err)
 		}
 	}
+	if err := s.fillBucketGaps(ctx, cfg); err != nil {
+		return err
+	}
 	for _, out := range pitrTables {
 		table := s.Outputs[out]
 		_, err := db.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{
@@ -279,6 +294,41 @@ func (s *Stack) fillMotoGaps(ctx context.Context, cfg aws.Config) error {
 		if err != nil {
 			return fmt.Errorf("enable point-in-time recovery on %s: %w", table, err)
 		}
+	}
+	return nil
+}
+
+// fillBucketGaps applies what moto's CloudFormation skips on the bodies
+// bucket, as template.yaml declares it: the public access block and the
+// lifecycle rule that expires bodies after BodyRetentionDays.
+func (s *Stack) fillBucketGaps(ctx context.Context, cfg aws.Config) error {
+	bucket := s.Outputs[OutputBodiesBucket]
+	days, err := strconv.Atoi(s.Parameters["BodyRetentionDays"])
+	if err != nil {
+		return fmt.Errorf("bucket %s: BodyRetentionDays %q: %w", bucket, s.Parameters["BodyRetentionDays"], err)
+	}
+	c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	_, err = c.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{
+		Bucket: aws.String(bucket),
+		PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{
+			BlockPublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true),
+			IgnorePublicAcls: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("block public access to %s: %w", bucket, err)
+	}
+	_, err = c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
+		Bucket: aws.String(bucket),
+		LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: []s3types.LifecycleRule{{
+			ID: aws.String("expire-bodies"), Status: s3types.ExpirationStatusEnabled,
+			Filter:                         &s3types.LifecycleRuleFilter{Prefix: aws.String("")},
+			Expiration:                     &s3types.LifecycleExpiration{Days: aws.Int32(int32(days))},
+			AbortIncompleteMultipartUpload: &s3types.AbortIncompleteMultipartUpload{DaysAfterInitiation: aws.Int32(1)},
+		}}},
+	})
+	if err != nil {
+		return fmt.Errorf("lifecycle rule on %s: %w", bucket, err)
 	}
 	return nil
 }
@@ -368,6 +418,19 @@ func (s *Stack) ParkedTable() string { return s.mustOutput(OutputParkedTable) }
 
 // GatesTable returns the gates table name.
 func (s *Stack) GatesTable() string { return s.mustOutput(OutputGatesTable) }
+
+// BodiesTable returns the Bodies table name (sibling items of documents and
+// enrichments).
+func (s *Stack) BodiesTable() string { return s.mustOutput(OutputBodiesTable) }
+
+// BodiesBucket returns the bodies bucket name.
+func (s *Stack) BodiesBucket() string { return s.mustOutput(OutputBodiesBucket) }
+
+// NoticeQueueURL returns the owner-notice queue's URL.
+func (s *Stack) NoticeQueueURL() string { return s.mustOutput(OutputNoticeQueueURL) }
+
+// AuditTable returns the audit-trail table name.
+func (s *Stack) AuditTable() string { return s.mustOutput(OutputAuditTable) }
 
 // PutSecureParameter stores value as an SSM SecureString parameter name
 // (overwriting), e.g. to seed the LLM API key or the webhook signing secret

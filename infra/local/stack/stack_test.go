@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -108,8 +110,8 @@ func TestCreate(t *testing.T) {
 			ttl              string
 			pitr             bool
 		}{
-			{st.ItemsTable(), "item_id", "", []index{{"by-state", "state", "updated_at"}}, "", true},
-			{st.ErrorLogTable(), "item_id", "occurred_at", []index{{"by-class", "error_class", "occurred_at"}}, "expires_at", false},
+			{st.ItemsTable(), "item_id", "", []index{{"by-listed-state", "list_key", "updated_at"}}, "", true},
+			{st.ErrorLogTable(), "item_id", "occurred_at", []index{{"by-class-shard", "class_shard", "occurred_at"}}, "expires_at", false},
 			{st.ParkedTable(), "item_id", "", []index{{"by-due", "shard", "due_at"}, {"by-gate", "gate", "parked_at"}}, "expires_at", false},
 			{st.GatesTable(), "gate", "", nil, "", false},
 		} {
@@ -155,6 +157,34 @@ func TestCreate(t *testing.T) {
 			if on := pitr != nil && pitr.PointInTimeRecoveryStatus == ddbtypes.PointInTimeRecoveryStatusEnabled; on != tc.pitr {
 				t.Errorf("%s: point-in-time recovery %v, want %v", tc.table, on, tc.pitr)
 			}
+		}
+	})
+
+	t.Run("the bodies bucket is encrypted, private and expires objects", func(t *testing.T) {
+		t.Parallel()
+		cfg := env.AWS
+		c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+		b := aws.String(st.BodiesBucket())
+		enc, err := c.GetBucketEncryption(t.Context(), &s3.GetBucketEncryptionInput{Bucket: b})
+		if err != nil || len(enc.ServerSideEncryptionConfiguration.Rules) != 1 ||
+			enc.ServerSideEncryptionConfiguration.Rules[0].ApplyServerSideEncryptionByDefault.SSEAlgorithm != s3types.ServerSideEncryptionAes256 {
+			t.Fatalf("encryption: %+v, %v", enc, err)
+		}
+		pab, err := c.GetPublicAccessBlock(t.Context(), &s3.GetPublicAccessBlockInput{Bucket: b})
+		if err != nil || !aws.ToBool(pab.PublicAccessBlockConfiguration.BlockPublicPolicy) || !aws.ToBool(pab.PublicAccessBlockConfiguration.RestrictPublicBuckets) {
+			t.Fatalf("public access block: %+v, %v", pab, err)
+		}
+		lc, err := c.GetBucketLifecycleConfiguration(t.Context(), &s3.GetBucketLifecycleConfigurationInput{Bucket: b})
+		if err != nil || len(lc.Rules) != 1 || aws.ToInt32(lc.Rules[0].Expiration.Days) != 30 {
+			t.Fatalf("lifecycle: %+v, %v", lc, err)
+		}
+		dbc := dynamodb.NewFromConfig(cfg)
+		out, err := dbc.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(st.BodiesTable())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, r := keys(out.Table.KeySchema); h != "item_id" || r != "part" {
+			t.Fatalf("bodies table key (%s, %s), want (item_id, part)", h, r)
 		}
 	})
 

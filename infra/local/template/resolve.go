@@ -598,6 +598,13 @@ func (r *Resolver) getAtt(res, attr string) (string, error) {
 		case "TopicName":
 			return phys[strings.LastIndex(phys, ":")+1:], nil
 		}
+	case TypeBucket:
+		switch attr {
+		case "Arn":
+			return fmt.Sprintf("arn:%s:s3:::%s", p.Partition, phys), nil
+		case "DomainName":
+			return phys + ".s3.amazonaws.com", nil
+		}
 	case TypeFunction, "AWS::Lambda::Function":
 		if attr == "Arn" {
 			return fmt.Sprintf("arn:%s:lambda:%s:%s:function:%s", p.Partition, p.Region, p.AccountID, phys), nil

@@ -101,9 +101,13 @@ func TestDescribeStackMoto(t *testing.T) {
 			if ev.Type != template.EventSQS {
 				continue
 			}
+			wantURL, wantARN := env.Stack.QueueURL(stage), env.Stack.QueueARN(stage)
+			if ev.Name == "Notices" {
+				wantURL, wantARN = env.Stack.NoticeQueueURL(), env.Stack.Outputs["NoticeQueueArn"]
+			}
 			url, arn, err := r.QueueOf(ev)
-			if err != nil || url != env.Stack.QueueURL(stage) || arn != env.Stack.QueueARN(stage) {
-				t.Errorf("%s QueueOf = %q, %q, %v", fn.LogicalID, url, arn, err)
+			if err != nil || url != wantURL || arn != wantARN {
+				t.Errorf("%s %s QueueOf = %q, %q, %v", fn.LogicalID, ev.Name, url, arn, err)
 			}
 		}
 	}

@@ -20,6 +20,8 @@ const (
 	TypeTable = "AWS::DynamoDB::Table"
 	// TypeTopic is an SNS topic; its physical id is the topic ARN.
 	TypeTopic = "AWS::SNS::Topic"
+	// TypeBucket is an S3 bucket.
+	TypeBucket = "AWS::S3::Bucket"
 )
 
 // Event types of an AWS::Serverless::Function event source.

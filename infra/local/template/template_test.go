@@ -80,16 +80,30 @@ func TestParseRealTemplate(t *testing.T) {
 					t.Errorf("env lacks %s (has %v)", k, slices.Sorted(maps.Keys(f.Environment)))
 				}
 			}
-			if len(f.Events) != 1 {
+			// Every stage's own queue; the notify function also delivers the
+			// owners' notices from the notice queue.
+			wantEvents := map[string]struct {
+				queue       string
+				concurrency int
+			}{"Queue": {w.queue, w.concurrency}}
+			if f.LogicalID == "NotifyFunc" {
+				wantEvents["Notices"] = struct {
+					queue       string
+					concurrency int
+				}{"NoticeQueue", 2}
+			}
+			if len(f.Events) != len(wantEvents) {
 				t.Fatalf("events = %+v", f.Events)
 			}
-			ev := f.Events[0]
-			if ev.Name != "Queue" || ev.Type != template.EventSQS || ev.BatchSize != 10 || ev.MaximumBatchingWindowInSeconds != 1 ||
-				ev.BatchingWindow() != time.Second || !ev.ReportsBatchItemFailures() || ev.MaximumConcurrency != w.concurrency || !ev.Enabled {
-				t.Errorf("event = %+v", ev)
-			}
-			if wantQ := map[string]any{"Fn::GetAtt": []any{w.queue, "Arn"}}; !reflect.DeepEqual(ev.Queue, wantQ) {
-				t.Errorf("Queue = %#v, want %#v", ev.Queue, wantQ)
+			for _, ev := range f.Events {
+				we, ok := wantEvents[ev.Name]
+				if !ok || ev.Type != template.EventSQS || ev.BatchSize != 10 || ev.MaximumBatchingWindowInSeconds != 1 ||
+					ev.BatchingWindow() != time.Second || !ev.ReportsBatchItemFailures() || ev.MaximumConcurrency != we.concurrency || !ev.Enabled {
+					t.Errorf("event = %+v", ev)
+				}
+				if wantQ := map[string]any{"Fn::GetAtt": []any{we.queue, "Arn"}}; !reflect.DeepEqual(ev.Queue, wantQ) {
+					t.Errorf("%s: Queue = %#v, want %#v", ev.Name, ev.Queue, wantQ)
+				}
 			}
 		})
 	}
@@ -105,6 +119,8 @@ func motoPhysical(tpl *template.Template) map[string]string {
 			out[id] = "https://sqs.us-east-1.amazonaws.com/123456789012/s-" + id + "-ABCDEFGHIJKL"
 		case template.TypeTable:
 			out[id] = "s-" + id + "-ABCDEFGHIJKL"
+		case template.TypeBucket:
+			out[id] = "s-" + strings.ToLower(id) + "-abcdefghijkl"
 		}
 	}
 	return out
@@ -139,6 +155,10 @@ func TestResolveEnvRealTemplate(t *testing.T) {
 		"BACKSTOP_MAX_RECEIVE_COUNT": "50",
 		"BLOCK_PRIVATE_NETWORKS":     "false",
 		"LOG_LEVEL":                  "info",
+		"BODIES_TABLE":               "s-BodiesTable-ABCDEFGHIJKL",
+		"BODIES_BUCKET":              "s-bodiesbucket-abcdefghijkl",
+		"BODY_THRESHOLD_BYTES":       "3072",
+		"BODY_RETENTION_DAYS":        "30",
 	}
 	for k, v := range want {
 		if env[k] != v {

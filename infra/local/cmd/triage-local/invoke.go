@@ -28,6 +28,7 @@ import (
 	"github.com/triagehq/triage/infra/local/template"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/state"
@@ -276,7 +277,8 @@ func readEvent(path, root string) ([]byte, error) {
 // function runs its real path: for a stage, the items its envelopes name,
 // ready for the stage and pointing at the fakes (records whose body is not a
 // valid envelope, like malformed.json, are skipped: the stage dead-letters
-// them); for the redrive function, the items a request names by id, as
+// them), and for the notify stage the items its notices name, dead-lettered;
+// for the redrive function, the items a request names by id, as
 // dead letters at the request's stage. Other functions (the scheduler, the
 // recovery) read tables that start empty: there is nothing to seed.
 func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event []byte, st *devstack.Stack) (int, error) {
@@ -298,6 +300,17 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 	now := time.Now().UTC()
 	n := 0
 	for _, r := range ev.Records {
+		if nt, err := notice.Decode(r.Body); err == nil && stage == pipeline.Notify {
+			// A record of the notice queue: its item, dead-lettered,
+			// with its owner's webhook at the fake.
+			if err := items.Put(ctx, state.Item{ID: nt.ItemID, Kind: nt.Kind, CorrelationID: nt.CorrelationID,
+				WebhookURL: st.HookServer.URL + "/hooks/" + url.PathEscape(nt.ItemID), Status: state.Fetched,
+				State: state.Deadletter, Stage: nt.Stage, CreatedAt: now, UpdatedAt: now}); err != nil {
+				return n, err
+			}
+			n++
+			continue
+		}
 		e, err := pipeline.DecodeEnvelope(r.Body, stage)
 		if err != nil {
 			continue

@@ -108,7 +108,7 @@ func TestInvoke(t *testing.T) {
 		if strings.Contains(o.stderr, "building") || !strings.Contains(o.stderr, "using the existing stack") {
 			t.Errorf("stderr:\n%s", o.stderr)
 		}
-		items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
+		items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), Bodies: env.Bodies()}
 		for _, id := range []string{"story-0001", "story-0002"} {
 			it, err := items.Get(t.Context(), id)
 			if err != nil {

@@ -67,7 +67,7 @@ func TestUpWalkthrough(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"up", "--stack", localtest.UniqueName(t), "--build", buildMissing,
+		done <- run(ctx, []string{"up", "--stack", localtest.UniqueName(t), "--build", buildAlways,
 			"--env-file", filepath.Join(dir, "local.env"), "--logs", filepath.Join(dir, "functions.log")}, &stdout, &stderr)
 	}()
 	deadline := time.Now().Add(3 * time.Minute)

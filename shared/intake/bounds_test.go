@@ -1,0 +1,43 @@
+package intake_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/shared/intake"
+	"github.com/triagehq/triage/shared/state"
+)
+
+// TestTheLargestSpecFitsTheItemStore holds the producer contract's limits
+// inside the item store's bounds: a spec with every field at its limit —
+// four-byte characters where characters are counted — is valid, and the
+// store creates its item. A limit raised here and not there would make the
+// fetch stage dead-letter specs the contract accepts.
+func TestTheLargestSpecFitsTheItemStore(t *testing.T) {
+	t.Parallel()
+	url := func(host string) string {
+		p := "https://" + host + "/"
+		return p + strings.Repeat("p", intake.MaxURLLen-len(p))
+	}
+	meta := map[string]string{}
+	for i := range intake.MaxMetadataKeys {
+		k := fmt.Sprintf("%02d", i)
+		meta[k+strings.Repeat("k", intake.MaxMetadataKeyLen-len(k))] = strings.Repeat("𝄞", intake.MaxMetadataValueLen)
+	}
+	spec := intake.Spec{ItemID: strings.Repeat("i", intake.MaxItemIDLen), Kind: state.KindAction,
+		SourceURL: url("a.example"), WebhookURL: url("h.example"), Metadata: meta,
+		CorrelationID: strings.Repeat("c", intake.MaxCorrelationIDLen)}
+	if err := spec.Validate(); err != nil {
+		t.Fatalf("the largest spec is invalid: %v", err)
+	}
+	it, err := state.NewMemory().Create(context.Background(), spec.NewItem("m#1", time.Unix(1_800_000_000, 0)))
+	if err != nil {
+		t.Fatalf("the store refuses the largest valid spec: %v", err)
+	}
+	if n, err := state.StoredSize(it); err != nil || n > 64<<10 {
+		t.Fatalf("the largest created item is %d bytes (%v)", n, err)
+	}
+}
