@@ -164,15 +164,18 @@ bootstraps: tools-go
 ## simulate (issue 7: policy simulator) ---------------------------------------
 #
 # `make simulate` runs scenarios/standard-mix.json (100,000 items) through
-# triage's real stage runner and the baselines in virtual time, and writes the
-# comparison to docs/simulation.md with its plots in docs/img/. SIMFLAGS adds
-# flags, e.g. SIMFLAGS="--items 20000".
+# triage's real stage runner and the baselines in virtual time, then the
+# long-outage scenarios (OUTAGES), and writes the comparison to
+# docs/simulation.md with its plots in docs/img/. SIMFLAGS adds flags, e.g.
+# SIMFLAGS="--items 20000".
 
 SIMFLAGS ?=
+OUTAGES  ?= scenarios/outage-1h.json,scenarios/outage-6h.json,scenarios/outage-24h.json,scenarios/outage-3d.json,scenarios/quota-12h.json,scenarios/budget-0900.json
 
 .PHONY: simulate
 simulate: tools-go
-	$(GO) run ./cmd/triage simulate --scenario scenarios/standard-mix.json --doc docs/simulation.md --img docs/img $(SIMFLAGS)
+	$(GO) run ./cmd/triage simulate --scenario scenarios/standard-mix.json --doc docs/simulation.md --img docs/img \
+	  --outages $(OUTAGES) $(SIMFLAGS)
 ## end simulate ----------------------------------------------------------------
 
 ## soak (issue 7: nothing lost under faults) ----------------------------------

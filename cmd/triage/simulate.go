@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -44,6 +45,8 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	sensitivity := fs.String("sensitivity", "500,20000,100000", "with --doc: document sizes (bytes) to re-measure the cost target at")
 	sensItems := fs.Int("sensitivity-items", 20000, "with --doc: items per sensitivity run")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "policies simulated at once")
+	logs := fs.Bool("log", false, "write triage's runner, breaker and scheduler logs (virtual times) to stderr")
+	outages := fs.String("outages", "", "with --doc: comma-separated long-outage scenario files for its \"Long outages\" section (with --img: their timelines)")
 	scale := fs.String("scale", "", "instead: run the scenario's workload through triage's standard profile at these rates (items per second, comma-separated) and print the DynamoDB key load and Lambda concurrency of each")
 	scaleSeconds := fs.Float64("scale-seconds", 30, "with --scale: seconds of arrivals per rate")
 	scaleDoc := fs.String("scale-doc", "", "with --scale: replace the figures between the scale markers of FILE (docs/scale.md)")
@@ -97,7 +100,11 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 		policies = append(policies, p)
 	}
 	ctx := context.Background()
-	results, err := runPolicies(ctx, sc, policies, simulate.Options{Terminal: *terminal}, max(*parallel, 1))
+	opts := simulate.Options{Terminal: *terminal}
+	if *logs {
+		opts.Log = slog.New(slog.NewTextHandler(simulateStderr, nil))
+	}
+	results, err := runPolicies(ctx, sc, policies, opts, max(*parallel, 1))
 	if err != nil {
 		return err
 	}
@@ -119,6 +126,12 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 		fmt.Fprintf(stdout, "scenario %s: %d items, seed %d; costs at %s prices\n\n", sc.Name, sc.Items, sc.Seed, simulate.DefaultPrices.Name)
 		if err := simulate.WriteTable(stdout, results, simulate.DefaultPrices); err != nil {
 			return err
+		}
+		if slices.ContainsFunc(results, func(r *simulate.Result) bool { return r.Drain != nil }) {
+			fmt.Fprintln(stdout)
+			if err := simulate.WriteDrainTable(stdout, results); err != nil {
+				return err
+			}
 		}
 		if targets, err := simulate.Targets(results, simulate.DefaultPrices); err == nil {
 			fmt.Fprintln(stdout)
@@ -153,6 +166,14 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	if rep.Sensitivity, err = sensitivityRuns(ctx, *scenarioPath, *sensitivity, *sensItems, sc, max(*parallel, 1)); err != nil {
 		return err
+	}
+	if rep.Outages, err = outageRuns(ctx, *outages, max(*parallel, 1)); err != nil {
+		return err
+	}
+	if *img != "" && len(rep.Outages) > 0 {
+		if err := simulate.WriteOutagePlots(*img, rep.Outages); err != nil {
+			return err
+		}
 	}
 	f, err := os.Create(*doc)
 	if err != nil {
@@ -209,6 +230,39 @@ func runPolicies(ctx context.Context, sc *simulate.Scenario, policies []simulate
 		}
 	}
 	return results, nil
+}
+
+// outageRuns runs each long-outage scenario of the list for its policies,
+// with timelines.
+func outageRuns(ctx context.Context, list string, parallel int) ([]simulate.OutageRun, error) {
+	var out []simulate.OutageRun
+	for _, path := range strings.Split(list, ",") {
+		if path = strings.TrimSpace(path); path == "" {
+			continue
+		}
+		sc, err := simulate.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		names := sc.Policies
+		if len(names) == 0 {
+			names = policyNames()
+		}
+		var policies []simulate.Policy
+		for _, n := range names {
+			p, err := simulate.LookupPolicy(n)
+			if err != nil {
+				return nil, err
+			}
+			policies = append(policies, p)
+		}
+		rs, err := runPolicies(ctx, sc, policies, simulate.Options{Timeline: true}, parallel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, simulate.OutageRun{Scenario: sc, Results: rs})
+	}
+	return out, nil
 }
 
 // sensitivityRuns re-measures standard against naive redrive at other

@@ -15,6 +15,7 @@ import (
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
@@ -50,23 +51,44 @@ func TestSchedulerBootstrap(t *testing.T) {
 		state.Parking{DueAt: now.Add(-time.Minute), Envelope: pipeline.Envelope{ItemID: "p1", Stage: pipeline.Notify, CorrelationID: "c"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A wait behind a breaker gate, whose breaker has no record (closed):
+	// the gate is open and its waiter goes in the first run, tagged.
+	g := gate.New(gate.Breaker, "api.example")
+	if err := items.Put(ctx, state.Item{ID: "p2", State: state.Working, Stage: pipeline.LLM, LeaseOwner: "m#2", CorrelationID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&state.Gates{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["GATES_TABLE"]}).Touch(ctx, g, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := items.ParkWait(ctx, state.ReleaseRequest{ItemID: "p2", Stage: pipeline.LLM, Owner: "m#2", Now: now},
+		state.Parking{Gate: g, Envelope: pipeline.Envelope{ItemID: "p2", Stage: pipeline.LLM, CorrelationID: "c"}}); err != nil {
+		t.Fatal(err)
+	}
 	root, _ := localtest.ModuleRoot()
 	event, err := os.ReadFile(filepath.Join(root, "events", "scheduler", "scheduled.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []int{1, 0} {
+	for i, want := range []parked.Result{{Sent: 2, Released: 1}, {Sent: 0}} {
 		res, err := svc.Invoke(ctx, "SchedulerFunc", event)
 		if err != nil || res.FunctionError != nil {
 			t.Fatalf("invoke %d: %v %v\n%s", i, err, res.FunctionError, res.Logs)
 		}
 		var r parked.Result
-		if err := json.Unmarshal(res.Payload, &r); err != nil || r.Sent != want {
-			t.Fatalf("run %d: %s (%v), want %d sent\n%s", i, res.Payload, err, want, res.Logs)
+		if err := json.Unmarshal(res.Payload, &r); err != nil || r.Sent != want.Sent || r.Released != want.Released {
+			t.Fatalf("run %d: %s (%v), want %d sent, %d released from a gate\n%s", i, res.Payload, err, want.Sent, want.Released, res.Logs)
 		}
 	}
-	out, err := sqs.NewFromConfig(env.AWS).ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(vars["NOTIFY_QUEUE_URL"]), MaxNumberOfMessages: 10})
+	q := sqs.NewFromConfig(env.AWS)
+	out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(vars["NOTIFY_QUEUE_URL"]), MaxNumberOfMessages: 10})
 	if err != nil || len(out.Messages) != 1 {
 		t.Fatalf("notify queue: %v, %d messages", err, len(out.Messages))
+	}
+	// The release is spread over the run's interval (DelaySeconds): the one
+	// waiter of the run goes at once.
+	out, err = q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(vars["LLM_QUEUE_URL"]), MaxNumberOfMessages: 10,
+		MessageAttributeNames: []string{"All"}, WaitTimeSeconds: 2})
+	if err != nil || len(out.Messages) != 1 || aws.ToString(out.Messages[0].MessageAttributes[gate.AttrGate].StringValue) != string(g) {
+		t.Fatalf("llm queue: %v, %+v", err, out.Messages)
 	}
 }

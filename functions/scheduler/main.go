@@ -1,7 +1,8 @@
-// Command scheduler re-enqueues parked waits — those longer than SQS can
-// hold a message — when they are due: every minute (EventBridge) it claims
-// each due record, sends its envelope to the stage queue and deletes it
-// (shared/parked).
+// Command scheduler ends parked waits (shared/parked): every minute
+// (EventBridge) it re-enqueues the due waits — claim, send, delete — and,
+// for each gate with waiters, releases the oldest one as the probe of a
+// breaker whose probe is due, or, once the gate is open, as many as its
+// ramp allows.
 package main
 
 import (
@@ -13,6 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/gate"
+	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
@@ -32,13 +36,26 @@ func main() {
 		log.Error("init failed", "error", err.Error())
 		os.Exit(1)
 	}
+	db := dynamodb.NewFromConfig(aws)
+	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
+	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}
+	breakers := parked.Breakers{Store: breakerStore}
 	h := &Handler{
 		Scheduler: &parked.Scheduler{
-			Store:  &state.Parked{DB: dynamodb.NewFromConfig(aws), Table: cfg.ParkedTable},
-			SQS:    sqs.NewFromConfig(aws),
-			Queues: cfg.Queues,
-			Clock:  stage.SystemClock{},
-			Log:    log,
+			Store:   store,
+			SQS:     sqs.NewFromConfig(aws),
+			Queues:  cfg.Queues,
+			Clock:   stage.SystemClock{},
+			Log:     log,
+			Gates:   &state.Gates{DB: db, Table: cfg.GatesTable},
+			Waiters: store,
+			Checkers: map[gate.Kind]parked.Checker{
+				gate.Breaker: breakers, gate.Quota: breakers,
+				gate.Models: parked.Models{Store: &health.Dynamo{DB: db, Table: cfg.ModelsTable}, Breakers: breakerStore},
+				gate.Budget: parked.Budget{},
+			},
+			Ramp:     cfg.Ramp,
+			Interval: cfg.Interval,
 		},
 		Log: log,
 	}

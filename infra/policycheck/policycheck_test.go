@@ -16,20 +16,22 @@ import (
 
 // reach is the intended topology: what each function's role may name. A
 // stage reaches its own queue and DLQ, the next stage's queue, the item
-// tables, its breakers and the notice queue (and the llm and notify stages
-// the audit table); nothing else.
+// tables, the gates it parks behind, its breakers and the notice queue (the
+// llm and notify stages the audit table too); the scheduler the stage
+// queues, the parked waits and their gates, and the breakers and model
+// health those gates are; nothing else.
 var reach = map[string][]string{
-	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
+	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"BodiesTable", "BodiesBucket", "NoticeQueue"},
-	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
+	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter", "BodiesTable", "BodiesBucket",
 		"NoticeQueue", "AuditTable",
 		// the Bedrock models of the chain (bedrock:InvokeModel on exactly those)
 		"LLMModels", "LLMEscalationModel"},
-	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "BreakersTable",
+	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"WebhookSecretParameter", "BodiesTable", "BodiesBucket", "NoticeQueue", "AuditTable"},
 	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable", "ErrorLogTable"},
-	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable"},
+	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable", "GatesTable", "BreakersTable", "ModelsTable"},
 	"RecoveryFunc":  {"ModelsTable"},
 }
 

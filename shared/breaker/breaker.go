@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 // State is where a breaker is.
@@ -43,6 +44,12 @@ const (
 	// DefaultCacheTTL is how long Breakers trusts its in-process copy of a
 	// breaker.
 	DefaultCacheTTL = 2 * time.Second
+	// DefaultQuotaOpenFor is how long a breaker stays open after the
+	// provider answered that its quota is exhausted, when the answer asks
+	// for no longer: as long as for an outage. Its waiters are parked, so
+	// a short window costs one probe per window, and a quota restored
+	// (credit added, a plan raised) is found within minutes.
+	DefaultQuotaOpenFor = DefaultOpenFor
 )
 
 // Who closed a breaker (Record.ClosedBy) when it was not a probe.
@@ -99,11 +106,24 @@ type Record struct {
 	// ByOperator.
 	ClosedAt time.Time `json:"closed_at,omitzero"`
 	ClosedBy string    `json:"closed_by,omitempty"`
+	// DrainingUntil and DrainingGate: the scheduler is releasing the
+	// waiters of DrainingGate onto this (closed) breaker's service in a
+	// ramp; until then new callers queue behind that gate instead of
+	// competing with the ramp (see Breakers.Allow).
+	DrainingUntil time.Time `json:"draining_until,omitzero"`
+	DrainingGate  gate.Name `json:"draining_gate,omitempty"`
 	// LastFailureAt and LastErrorType describe the last outage failure.
 	LastFailureAt time.Time     `json:"last_failure_at,omitzero"`
 	LastErrorType failure.Class `json:"last_error_type,omitempty"`
 	// Opens counts how often the breaker opened, probes that failed included.
 	Opens int `json:"opens"`
+	// Generation numbers the breaker's windows: every transition that opens
+	// or closes it (a trip, a failed probe, a successful probe, an
+	// operator's reset) starts a new one. A call's outcome counts only in
+	// the window it started in (as sony/gobreaker's generation), so a
+	// failure of a call made before a trip-and-close cycle does not count
+	// toward the next trip.
+	Generation int64 `json:"generation"`
 	// UpdatedAt is the time of the last write.
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
 
@@ -125,6 +145,10 @@ type FailureRequest struct {
 	// Token identifies the write, so that a retried request that opened the
 	// breaker still reports it; empty means a random one.
 	Token string
+	// Generation is the window the failed call started in (the Generation
+	// of the record its Ticket was issued from): a failure from an older
+	// window is not counted.
+	Generation int64
 }
 
 // FailureResult is what a recorded failure did.
@@ -162,9 +186,10 @@ type Store interface {
 	// it, in the same update, when the count reaches the threshold. A
 	// breaker that is not closed is left alone (Counted false).
 	RecordFailure(ctx context.Context, req FailureRequest) (FailureResult, error)
-	// ResetFailures sets a closed breaker's count to zero; changed is false
-	// when there was nothing to reset.
-	ResetFailures(ctx context.Context, service string, now time.Time) (changed bool, err error)
+	// ResetFailures sets a closed breaker's count to zero, if the breaker is
+	// still in window generation; changed is false when there was nothing to
+	// reset.
+	ResetFailures(ctx context.Context, service string, generation int64, now time.Time) (changed bool, err error)
 	// AcquireProbe takes the probe lease of an open breaker whose OpenUntil
 	// has passed (or of a half-open one whose lease expired): of any number
 	// of concurrent callers, exactly one wins.
@@ -180,6 +205,10 @@ type Store interface {
 	// Reset closes the breaker whatever its state (the operator's reset);
 	// ErrNotFound when the service has no record.
 	Reset(ctx context.Context, service string, now time.Time) (Record, error)
+	// SetDraining marks a closed breaker's service as draining g's waiters
+	// until `until`; a breaker that is not closed (or has no record) is
+	// left alone, with a *ConflictError.
+	SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error
 }
 
 func threshold(n int) int {
@@ -195,6 +224,20 @@ func orDefault(d, def time.Duration) time.Duration {
 	}
 	return d
 }
+
+// GateOf returns the gate that callers refused by r wait behind: the
+// service's quota when the provider's exhausted quota opened it
+// (LastErrorType BUDGET_EXCEEDED), else its breaker.
+func GateOf(r Record) gate.Name {
+	if r.LastErrorType == failure.BudgetExceeded {
+		return gate.New(gate.Quota, r.Service)
+	}
+	return gate.New(gate.Breaker, r.Service)
+}
+
+// ProbeDue reports whether r may be probed at now: open past OpenUntil, or
+// half-open with an expired probe lease.
+func ProbeDue(r Record, now time.Time) bool { return probeDue(r, now) }
 
 // probeDue reports whether r may be probed at now.
 func probeDue(r Record, now time.Time) bool {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -44,11 +45,16 @@ const (
 	Neutral Outcome = iota
 	// Success is the service answering (2xx, or a 4xx about the request).
 	Success
-	// Throttled is the service answering "slow down" (RATE_LIMITED, a
-	// provider quota): it neither counts nor resets, and closes a probe.
+	// Throttled is the service answering "slow down" (RATE_LIMITED): it
+	// neither counts nor resets, and closes a probe.
 	Throttled
 	// Failure is an outage (Trips): it counts, and reopens a probe.
 	Failure
+	// Quota is the provider refusing every call until its quota is
+	// restored (BUDGET_EXCEEDED from the provider, not our own budget): it
+	// opens the breaker at once, for QuotaOpenFor or as long as the answer
+	// asks, and reopens a probe for as long.
+	Quota
 )
 
 // String names the outcome for logs.
@@ -60,6 +66,8 @@ func (o Outcome) String() string {
 		return "throttled"
 	case Failure:
 		return "failure"
+	case Quota:
+		return "quota"
 	}
 	return "neutral"
 }
@@ -71,7 +79,9 @@ func DefaultTrips(c failure.Class) bool {
 	return c == failure.NetworkTimeout || c == failure.UpstreamUnavailable
 }
 
-// OutcomeOf judges a call's error with trips (nil means DefaultTrips).
+// OutcomeOf judges a call's error with trips (nil means DefaultTrips). A
+// provider's exhausted quota (BUDGET_EXCEEDED, not self-imposed) is Quota
+// whatever trips says: it opens the breaker at once.
 func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
 	if err == nil {
 		return Success
@@ -84,11 +94,13 @@ func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
 	}
 	cl := failure.Classify(err)
 	switch {
+	case cl.Class == failure.BudgetExceeded && !cl.SelfImposed:
+		return Quota
 	case trips(cl.Class):
 		return Failure
 	case cl.SelfImposed, cl.Class == failure.SchemaInvalid, cl.Class == failure.InternalBug, cl.Class == failure.Unknown:
 		return Neutral
-	case cl.Class == failure.RateLimited, cl.Class == failure.BudgetExceeded:
+	case cl.Class == failure.RateLimited:
 		return Throttled
 	}
 	return Success
@@ -101,6 +113,9 @@ type Ticket struct {
 	Service string
 	// Probe is true when this call is the half-open probe.
 	Probe bool
+	// Generation is the breaker's window the call starts in; Done counts
+	// its outcome only in that window.
+	Generation int64
 
 	owner string
 }
@@ -116,13 +131,14 @@ type Breakers struct {
 	Clock Clock
 	// Stage is the metrics dimension of this process's counters.
 	Stage pipeline.Stage
-	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL: see the
-	// Default constants. A negative CacheTTL disables the cache.
+	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor:
+	// see the Default constants. A negative CacheTTL disables the cache.
 	Threshold    int
 	OpenFor      time.Duration
 	ProbeLease   time.Duration
 	HalfOpenWait time.Duration
 	CacheTTL     time.Duration
+	QuotaOpenFor time.Duration
 	// Trips decides which classes are outages; nil means DefaultTrips.
 	Trips func(failure.Class) bool
 	// NewOwner names probe owners; nil means NewOwner.
@@ -148,7 +164,20 @@ type cachedRecord struct {
 // this (fetch and notify see one service per host).
 const maxCached = 4096
 
-// Allow decides whether a call to service may go ahead. It returns a
+// AllowReleased is Allow for a call whose item a gate's ramp released
+// (released is that gate; empty: no gate released it, plain Allow): it
+// goes ahead while the breaker is closed, even while the service is
+// draining — it is the drain, paced by the gate's ramp, which the runner
+// tells of the congestion a released call meets.
+func (b *Breakers) AllowReleased(ctx context.Context, service string, released gate.Name) (Ticket, error) {
+	t, _, err := b.allow(ctx, service, released != "")
+	return t, err
+}
+
+// Allow decides whether a call to service may go ahead. While the service
+// is draining a gate's waiters (Record.DrainingUntil), a new call waits
+// behind that gate too, so the backlog goes first, at the ramp's rate,
+// and new items do not compete with it for the service's rate. It returns a
 // *failure.WaitError (match with errors.Is(err, failure.ErrWaiting)) while
 // the breaker is open — until it may be probed — or while another caller's
 // probe is in flight, for at most HalfOpenWait. When an open breaker may be
@@ -156,8 +185,14 @@ const maxCached = 4096
 // gets a Ticket with Probe set. A store that cannot be read fails open: the
 // call goes ahead, and the error is logged.
 func (b *Breakers) Allow(ctx context.Context, service string) (Ticket, error) {
+	t, _, err := b.allow(ctx, service, false)
+	return t, err
+}
+
+// allow is Allow, returning the record it decided on too.
+func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ticket, Record, error) {
 	if service == "" {
-		return Ticket{}, nil
+		return Ticket{}, Record{}, nil
 	}
 	now := b.now()
 	rec, ok := b.cached(service, now, true)
@@ -168,18 +203,50 @@ func (b *Breakers) Allow(ctx context.Context, service string) (Ticket, error) {
 			r = Record{Service: service, State: Closed}
 		case err != nil:
 			b.logger().WarnContext(ctx, "breaker unreadable; allowing the call", "service", service, "error", err.Error())
-			return Ticket{Service: service}, nil
+			return Ticket{Service: service}, Record{}, nil
 		}
 		b.remember(r, now)
 		rec = r
 	}
-	return b.decide(ctx, service, rec, now, true)
+	if !released && (rec.State == Closed || rec.State == "") && rec.DrainingUntil.After(now) && rec.DrainingGate != "" {
+		// A queue, not a pause: the wait names no time it will end at
+		// (the ramp decides), so the runner parks the item behind the
+		// gate rather than holding it through visibility.
+		b.count(MetricBreakerRejects, "")
+		return Ticket{}, rec, gate.Wrap(&failure.WaitError{Until: rec.DrainingUntil.Add(orDefault(b.OpenFor, DefaultOpenFor)),
+			Reason: service + " is draining " + string(rec.DrainingGate) + "'s waiters: queued behind them"}, rec.DrainingGate)
+	}
+	t, err := b.decide(ctx, service, rec, now, true)
+	return t, rec, err
+}
+
+// AllowProbe is Allow for a call that carries a probe lease someone else
+// took for it — the scheduler, which takes the lease of a breaker whose
+// waiters are all parked and releases one of them as the probe (token is
+// the lease's owner, sent with the item). If the breaker is half-open under
+// that lease (a fresh read: the cache may be older than the lease), the
+// call is the probe; otherwise it is decided as Allow decides.
+func (b *Breakers) AllowProbe(ctx context.Context, service, token string) (Ticket, error) {
+	if service == "" || token == "" {
+		return b.Allow(ctx, service)
+	}
+	now := b.now()
+	r, err := b.Store.Get(ctx, service)
+	if err == nil {
+		b.remember(r, now)
+		if r.State == HalfOpen && r.ProbeOwner == token && r.ProbeUntil.After(now) {
+			b.logger().InfoContext(ctx, "breaker half-open: this call is the probe the scheduler released", "service", service,
+				"opens", r.Opens, "probe_until", r.ProbeUntil.Format(time.RFC3339))
+			return Ticket{Service: service, Probe: true, Generation: r.Generation, owner: token}, nil
+		}
+	}
+	return b.Allow(ctx, service)
 }
 
 func (b *Breakers) decide(ctx context.Context, service string, rec Record, now time.Time, mayProbe bool) (Ticket, error) {
 	switch {
 	case rec.State == Closed || rec.State == "":
-		return Ticket{Service: service}, nil
+		return Ticket{Service: service, Generation: rec.Generation}, nil
 	case rec.State == Open && rec.OpenUntil.After(now):
 		return Ticket{}, b.reject(service, rec, rec.OpenUntil, now)
 	case rec.State == HalfOpen && rec.ProbeUntil.After(now), !mayProbe:
@@ -192,7 +259,7 @@ func (b *Breakers) decide(ctx context.Context, service string, rec Record, now t
 		b.count(MetricBreakerProbes, "")
 		b.logger().InfoContext(ctx, "breaker half-open: this call is the probe", "service", service, "opens", r.Opens,
 			"probe_until", r.ProbeUntil.Format(time.RFC3339))
-		return Ticket{Service: service, Probe: true, owner: owner}, nil
+		return Ticket{Service: service, Probe: true, Generation: r.Generation, owner: owner}, nil
 	}
 	var ce *ConflictError
 	if errors.As(err, &ce) && ce.Current != nil {
@@ -213,29 +280,49 @@ func (b *Breakers) halfOpenUntil(rec Record, now time.Time) time.Time {
 	return until
 }
 
+// reject refuses a call while rec is open or probing: a wait until `until`
+// behind the breaker's gate (GateOf).
 func (b *Breakers) reject(service string, rec Record, until, now time.Time) error {
 	if !until.After(now) {
 		until = now.Add(time.Second)
 	}
 	b.count(MetricBreakerRejects, "")
+	rec.Service = service
 	reason := "circuit breaker " + string(rec.State) + " for " + service
+	if rec.LastErrorType == failure.BudgetExceeded {
+		reason += " (the provider's quota is exhausted)"
+	}
 	if rec.State == HalfOpen {
 		reason += " (another caller is probing)"
 	}
-	return &failure.WaitError{Until: until, Reason: reason}
+	return gate.Wrap(&failure.WaitError{Until: until, Reason: reason}, GateOf(rec))
 }
 
 // Done records the outcome of the call t allowed (see OutcomeOf; a call
 // whose ctx ended is neutral, being our deadline, not the service's). A
 // probe closes, reopens or releases the breaker; an outage failure of a
-// closed breaker counts and may open it; a success resets a non-zero count
-// (no write when the cached count is zero). Store errors are logged, never
-// returned: bookkeeping must not change the item's outcome. Writes use a
-// context detached from ctx's cancellation, bounded to 5 s, so a probe's
-// verdict is recorded even when the call used up the work deadline.
-func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
+// closed breaker counts — in the window the call started in — and may open
+// it; a provider's exhausted quota opens it at once; a success resets a
+// non-zero count (no write when the cached count is zero). Store errors are
+// logged, never returned: bookkeeping must not change the item's outcome.
+// Writes use a context detached from ctx's cancellation, bounded to 5 s, so
+// a probe's verdict is recorded even when the call used up the work
+// deadline.
+//
+// Done returns non-nil when the outcome makes the call's item wait instead
+// of fail, which the caller returns in place of callErr:
+//
+//   - a failed probe: a *failure.WaitError until the breaker may be probed
+//     again, behind its gate. The probe is the system's attempt, not the
+//     item's: the item waits with the others, spending nothing.
+//   - an outage failure that opened the breaker, or that ended after it
+//     opened: likewise a wait behind the breaker. The outage is known; its
+//     last failures are its own, not the items' that made them.
+//   - a provider's exhausted quota: callErr wrapped with the quota's gate,
+//     so the item waits behind it like every later caller.
+func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	if t.Service == "" {
-		return
+		return nil
 	}
 	o := OutcomeOf(callErr, b.Trips)
 	if ctx.Err() != nil && o != Success {
@@ -246,7 +333,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
 	if !t.Probe {
 		switch o {
 		case Neutral, Throttled:
-			return
+			return nil
 		case Failure:
 			// An isolated failure on this process is not written: it joins
 			// the shared count when a second follows it here with no
@@ -254,9 +341,12 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
 			// at once. One process alone counts exactly as before; an
 			// outage fails every call, so every process's streak counts;
 			// a provider's sporadic 5xx spread over a fleet never reach
-			// the service's key (docs/scale.md).
-			if writes = b.countStreak(t.Service); writes == 0 {
-				return
+			// the service's key (docs/scale.md). A threshold of 1 opens at
+			// the first failure: nothing to wait for.
+			if b.Threshold != 1 {
+				if writes = b.countStreak(t.Service); writes == 0 {
+					return nil
+				}
 			}
 		case Success:
 			b.mu.Lock()
@@ -264,68 +354,63 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
 			b.mu.Unlock()
 			// The steady state: a healthy service, nothing to write.
 			if c, ok := b.cached(t.Service, now, false); ok && c.State == Closed && c.ConsecutiveFailures == 0 {
-				return
+				return nil
 			}
 		}
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	log := b.logger().With("service", t.Service)
-	class := failure.Class("")
+	var cl failure.Classification
 	if callErr != nil && o != Neutral {
-		class = failure.Classify(callErr).Class
+		cl = failure.Classify(callErr)
 	}
 	if t.Probe {
-		var (
-			r   Record
-			err error
-		)
-		switch o {
-		case Failure:
-			r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, class, now, b.OpenFor)
-			if err == nil {
-				b.count(MetricBreakerOpens, class)
-				log.WarnContext(ctx, "breaker probe failed; open again", "class", string(class), "open_until", r.OpenUntil.Format(time.RFC3339),
-					"opens", r.Opens)
-			}
-		case Success, Throttled:
-			r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
-			if err == nil {
-				b.count(MetricBreakerCloses, "")
-				log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", o.String())
-			}
-		default:
-			r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
-			if err == nil {
-				log.InfoContext(ctx, "breaker probe inconclusive; released for the next caller")
-			}
-		}
-		b.after(ctx, t.Service, r, err, now, log)
-		return
+		return b.probeDone(ctx, wctx, t, o, cl, now, log)
 	}
 	switch o {
-	case Failure:
+	case Failure, Quota:
+		req := FailureRequest{Service: t.Service, Class: cl.Class, At: now, Threshold: b.Threshold, OpenFor: b.OpenFor,
+			Generation: t.Generation}
+		if o == Quota {
+			req.Threshold, req.OpenFor = 1, b.quotaOpenFor(cl, now)
+		}
 		var (
 			res FailureResult
 			err error
 		)
 		for range writes {
-			if res, err = b.Store.RecordFailure(wctx, FailureRequest{Service: t.Service, Class: class, At: now,
-				Threshold: b.Threshold, OpenFor: b.OpenFor}); err != nil || res.Opened {
+			if res, err = b.Store.RecordFailure(wctx, req); err != nil || res.Opened {
 				break
 			}
 		}
 		b.after(ctx, t.Service, res.Record, err, now, log)
 		if err == nil && res.Opened {
-			b.count(MetricBreakerOpens, class)
-			log.WarnContext(ctx, "breaker opened", "class", string(class), "consecutive_failures", res.Record.ConsecutiveFailures,
-				"open_until", res.Record.OpenUntil.Format(time.RFC3339))
+			b.count(MetricBreakerOpens, cl.Class)
+			log.WarnContext(ctx, "breaker opened", "class", string(cl.Class), "consecutive_failures", res.Record.ConsecutiveFailures,
+				"open_until", res.Record.OpenUntil.Format(time.RFC3339), "generation", res.Record.Generation)
+		}
+		if o == Quota {
+			return gate.Wrap(callErr, gate.New(gate.Quota, t.Service))
+		}
+		if err == nil && (res.Opened || res.Record.State == Open || res.Record.State == HalfOpen) {
+			// The failure that opened the breaker, or one that ended after
+			// it opened, is the outage's, not the item's: the item waits
+			// behind the breaker with the others. (Otherwise the item that
+			// meets an outage alone would spend its last attempt on the
+			// threshold's last failure and be dead-lettered for it.)
+			until := res.Record.OpenUntil
+			if !until.After(now) {
+				until = now.Add(b.halfOpenWait())
+			}
+			return gate.Wrap(&failure.WaitError{Until: until, Reason: "the call failed with " + string(cl.Class) +
+				" as the breaker for " + t.Service + " opened"}, GateOf(res.Record))
 		}
 	case Success:
-		changed, err := b.Store.ResetFailures(wctx, t.Service, now)
+		changed, err := b.Store.ResetFailures(wctx, t.Service, t.Generation, now)
 		if err != nil {
 			b.after(ctx, t.Service, Record{}, err, now, log)
-			return
+			return nil
 		}
 		if changed {
 			b.mu.Lock()
@@ -336,6 +421,57 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) {
 			b.mu.Unlock()
 		}
 	}
+	return nil
+}
+
+// probeDone records a probe's verdict; a failed probe makes its item wait.
+func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl failure.Classification, now time.Time,
+	log *slog.Logger) error {
+	var (
+		r   Record
+		err error
+	)
+	switch o {
+	case Failure, Quota:
+		openFor := b.OpenFor
+		if o == Quota {
+			openFor = b.quotaOpenFor(cl, now)
+		}
+		r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor)
+		if err == nil {
+			b.count(MetricBreakerOpens, cl.Class)
+			log.WarnContext(ctx, "breaker probe failed; open again; the probe's item waits without spending an attempt",
+				"class", string(cl.Class), "open_until", r.OpenUntil.Format(time.RFC3339), "opens", r.Opens)
+		}
+		b.after(ctx, t.Service, r, err, now, log)
+		until := r.OpenUntil
+		if err != nil || !until.After(now) {
+			until = now.Add(orDefault(openFor, DefaultOpenFor))
+		}
+		failed := Record{Service: t.Service, LastErrorType: cl.Class}
+		return gate.Wrap(&failure.WaitError{Until: until, Reason: "the breaker's probe failed with " + string(cl.Class) +
+			"; open again for " + t.Service}, GateOf(failed))
+	case Success, Throttled:
+		r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
+		if err == nil {
+			b.count(MetricBreakerCloses, "")
+			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", o.String(), "generation", r.Generation)
+		}
+	default:
+		r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
+		if err == nil {
+			log.InfoContext(ctx, "breaker probe inconclusive; released for the next caller")
+		}
+	}
+	b.after(ctx, t.Service, r, err, now, log)
+	return nil
+}
+
+// quotaOpenFor is how long a provider's exhausted quota keeps the breaker
+// open: as long as the answer asked (Retry-After, a reset time), at least
+// QuotaOpenFor.
+func (b *Breakers) quotaOpenFor(cl failure.Classification, now time.Time) time.Duration {
+	return max(orDefault(b.QuotaOpenFor, DefaultQuotaOpenFor), cl.Requested.Resolve(now))
 }
 
 // countStreak adds a failure to this process's streak on service and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/stage/stagetest"
@@ -37,9 +38,9 @@ func (c *countingStore) RecordFailure(ctx context.Context, r breaker.FailureRequ
 	return c.Store.RecordFailure(ctx, r)
 }
 
-func (c *countingStore) ResetFailures(ctx context.Context, s string, now time.Time) (bool, error) {
+func (c *countingStore) ResetFailures(ctx context.Context, s string, gen int64, now time.Time) (bool, error) {
 	c.writes.Add(1)
-	return c.Store.ResetFailures(ctx, s, now)
+	return c.Store.ResetFailures(ctx, s, gen, now)
 }
 
 // metricsRecorder is a stage.Metrics that sums counters by name.
@@ -100,6 +101,7 @@ func TestOutcomeOf(t *testing.T) {
 		{"bad input", failure.New(failure.SchemaInvalid, "no text"), breaker.Neutral},
 		{"our bug", failure.New(failure.InternalBug, "nil"), breaker.Neutral},
 		{"our own budget", &failure.Error{Class: failure.BudgetExceeded, SelfImposed: true}, breaker.Neutral},
+		{"the provider's exhausted quota", quotaExhausted, breaker.Quota},
 		{"unmatched", errors.New("something odd"), breaker.Neutral},
 	}
 	for _, tc := range tests {
@@ -297,8 +299,8 @@ func ExampleBreakers() {
 }
 
 // Guard decorates a stage's Work: while the article host's breaker is open
-// the item waits (the runner releases it without spending an attempt) and
-// the host is not called.
+// the item waits (the runner parks it without spending an attempt) and the
+// host is not called. The failure that opens the breaker is a wait too.
 func ExampleGuard() {
 	ctx := context.Background()
 	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
@@ -324,10 +326,218 @@ func ExampleGuard() {
 	// UPSTREAM_UNAVAILABLE
 	// UPSTREAM_UNAVAILABLE
 	// UPSTREAM_UNAVAILABLE
-	// UPSTREAM_UNAVAILABLE
+	// waiting until 2026-01-02T03:05:00Z: the call failed with UPSTREAM_UNAVAILABLE as the breaker for news.example opened
 	// waiting until 2026-01-02T03:05:00Z: circuit breaker open for news.example
 	// waiting until 2026-01-02T03:05:00Z: circuit breaker open for news.example
 	// host calls: 5
+}
+
+var quotaExhausted = &failure.HTTPError{Provider: failure.OpenAI, Op: "chat", Status: 429,
+	Body: []byte(`{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)}
+
+// open trips service's breaker with threshold failures at the bundle's clock.
+func (b *bundle) open(t *testing.T, service string) {
+	t.Helper()
+	ctx := context.Background()
+	for range breaker.DefaultThreshold {
+		tk, err := b.breakers.Allow(ctx, service)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.breakers.Done(ctx, tk, unavailable)
+	}
+	if r, _ := b.store.Store.Get(ctx, service); r.State != breaker.Open {
+		t.Fatalf("breaker %s is %s, want open", service, r.State)
+	}
+}
+
+// TestFailedProbeIsAWaitNotAnAttempt: a probe that fails reopens the
+// breaker, and its caller gets a wait behind the breaker's gate (or the
+// quota's, when the provider answered that its quota is spent): the probe
+// is the system's attempt, not the item's.
+func TestFailedProbeIsAWaitNotAnAttempt(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		err     error
+		gate    string
+		openFor time.Duration
+	}{
+		"outage": {unavailable, "breaker:news.example", breaker.DefaultOpenFor},
+		"quota":  {quotaExhausted, "quota:news.example", breaker.DefaultQuotaOpenFor},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			b := setup(t)
+			b.open(t, "news.example")
+			b.clock.Advance(breaker.DefaultOpenFor)
+			tk, err := b.breakers.Allow(ctx, "news.example")
+			if err != nil || !tk.Probe {
+				t.Fatalf("allow after open_until: %+v, %v; want the probe", tk, err)
+			}
+			wait := b.breakers.Done(ctx, tk, tc.err)
+			var w *failure.WaitError
+			if !errors.As(wait, &w) || !w.Until.Equal(b.clock.Now().Add(tc.openFor)) {
+				t.Fatalf("Done after a failed probe = %v, want a wait of %v", wait, tc.openFor)
+			}
+			if g, ok := gate.Of(wait); !ok || g.String() != tc.gate {
+				t.Fatalf("gate %q, want %s", g, tc.gate)
+			}
+			if r, _ := b.store.Store.Get(ctx, "news.example"); r.State != breaker.Open || r.Opens != 2 {
+				t.Fatalf("after the failed probe: %+v", r)
+			}
+		})
+	}
+}
+
+// TestQuotaAnswerOpensTheBreakerAtOnce: the provider's insufficient_quota
+// is not an outage to count, but it refuses every call until the quota is
+// restored: the first such answer opens the breaker for QuotaOpenFor (or as
+// long as the answer asks), its caller waits behind the quota's gate, and
+// so does every later caller, without calling.
+func TestQuotaAnswerOpensTheBreakerAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	b.breakers.QuotaOpenFor = 2 * time.Hour
+	tk, _ := b.breakers.Allow(ctx, "api.example")
+	wait := b.breakers.Done(ctx, tk, quotaExhausted)
+	if g, ok := gate.Of(wait); !ok || g.String() != "quota:api.example" || !errors.Is(wait, quotaExhausted) {
+		t.Fatalf("Done after the quota answer = %v (gate %q)", wait, g)
+	}
+	_, err := b.breakers.Allow(ctx, "api.example")
+	var w *failure.WaitError
+	if !errors.As(err, &w) || !w.Until.Equal(t0.Add(2*time.Hour)) {
+		t.Fatalf("the next caller: %v, want a wait of 2 h", err)
+	}
+	if g, _ := gate.Of(err); g.String() != "quota:api.example" {
+		t.Fatalf("the next caller waits behind %q", g)
+	}
+	// A rate limit is not a quota: it opens nothing.
+	c := setup(t)
+	tk, _ = c.breakers.Allow(ctx, "api.example")
+	if wait := c.breakers.Done(ctx, tk, rateLimited); wait != nil {
+		t.Fatalf("Done after a 429 rate limit = %v", wait)
+	}
+	if _, err := c.breakers.Allow(ctx, "api.example"); err != nil {
+		t.Fatalf("a rate limit closed the gate: %v", err)
+	}
+}
+
+// TestScheduledProbe: the scheduler takes the probe lease of a breaker
+// whose waiters are all parked and releases one of them with the lease's
+// owner; that call is the probe, another is refused while it runs.
+func TestScheduledProbe(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	b.open(t, "news.example")
+	b.clock.Advance(breaker.DefaultOpenFor)
+	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.breakers.AllowProbe(ctx, "news.example", "someone-else"); !errors.Is(err, failure.ErrWaiting) {
+		t.Fatalf("a call with another token: %v, want a wait", err)
+	}
+	tk, err := b.breakers.AllowProbe(ctx, "news.example", "scheduler-tok")
+	if err != nil || !tk.Probe {
+		t.Fatalf("the released probe: %+v, %v", tk, err)
+	}
+	if wait := b.breakers.Done(ctx, tk, nil); wait != nil {
+		t.Fatal(wait)
+	}
+	if r, _ := b.store.Store.Get(ctx, "news.example"); r.State != breaker.Closed || r.ClosedBy != "scheduler-tok" {
+		t.Fatalf("after the probe: %+v", r)
+	}
+	// Through the Guard: the token comes with the record's delivery.
+	c := setup(t)
+	c.open(t, "news.example")
+	c.clock.Advance(breaker.DefaultOpenFor)
+	if _, err := c.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "tok", Now: c.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	g := breaker.Guard{Breakers: c.breakers, Service: breaker.Fixed("news.example"), Inner: stage.WorkFunc(
+		func(context.Context, state.Item) (state.Output, error) { calls++; return state.Output{}, nil })}
+	if _, err := g.Run(ctx, state.Item{ID: "a"}); !errors.Is(err, failure.ErrWaiting) || calls != 0 {
+		t.Fatalf("a plain delivery while the scheduler's probe runs: %v, %d calls", err, calls)
+	}
+	if _, err := g.Run(stage.WithDelivery(ctx, stage.Delivery{Probe: "tok"}), state.Item{ID: "b"}); err != nil || calls != 1 {
+		t.Fatalf("the released probe through the guard: %v, %d calls", err, calls)
+	}
+}
+
+// TestStaleFailureDoesNotCountInANewWindow: a call allowed before a
+// trip-and-close cycle that fails after it does not count toward the next
+// trip (gobreaker's generation).
+func TestStaleFailureDoesNotCountInANewWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	b.breakers.CacheTTL = -1
+	var stale []breaker.Ticket
+	for range breaker.DefaultThreshold {
+		tk, _ := b.breakers.Allow(ctx, "news.example")
+		stale = append(stale, tk)
+	}
+	b.open(t, "news.example")
+	b.clock.Advance(breaker.DefaultOpenFor)
+	tk, _ := b.breakers.Allow(ctx, "news.example")
+	b.breakers.Done(ctx, tk, nil) // the probe closes it
+	for _, tk := range stale {
+		b.breakers.Done(ctx, tk, unavailable)
+	}
+	r, _ := b.store.Store.Get(ctx, "news.example")
+	if r.State != breaker.Closed || r.ConsecutiveFailures != 0 {
+		t.Fatalf("after %d stale failures: %+v", len(stale), r)
+	}
+}
+
+// TestDrainingQueuesNewCallers: while the scheduler drains a gate onto a
+// closed breaker's service, a new call waits behind that gate (parked, in
+// order) and a released one goes ahead, even after a released call met
+// congestion: the ramp, not the breaker, paces the drain.
+func TestDrainingQueuesNewCallers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	b.breakers.CacheTTL = -1
+	g := gate.New(gate.Breaker, "api.example")
+	for range 2 { // a record to mark (a process's first failure alone is not written)
+		tk, _ := b.breakers.Allow(ctx, "api.example")
+		b.breakers.Done(ctx, tk, unavailable)
+	}
+	if err := b.store.SetDraining(ctx, "api.example", g, t0.Add(2*time.Minute), t0); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.breakers.Allow(ctx, "api.example")
+	var w *failure.WaitError
+	if got, _ := gate.Of(err); !errors.As(err, &w) || got != g || !w.Until.After(t0.Add(stage.DefaultParkAfter)) {
+		t.Fatalf("a new call while draining: %v (gate %q); want a wait behind %s long enough to park", err, got, g)
+	}
+	released, err := b.breakers.AllowReleased(ctx, "api.example", g)
+	if err != nil {
+		t.Fatalf("a released call: %v", err)
+	}
+	b.clock.Advance(10 * time.Second)
+	if wait := b.breakers.Done(ctx, released, rateLimited); wait != nil {
+		t.Fatalf("a released call's 429: %v, want no wait from the breaker", wait)
+	}
+	if _, err := b.breakers.AllowReleased(ctx, "api.example", g); err != nil {
+		t.Fatalf("a released call after another's 429: %v", err)
+	}
+	// The drain's marking lapses: new calls go straight through again.
+	b.clock.Advance(2 * time.Minute)
+	if _, err := b.breakers.Allow(ctx, "api.example"); err != nil {
+		t.Fatalf("a new call after the drain: %v", err)
+	}
+	// A breaker that is not closed is not marked.
+	c := setup(t)
+	c.open(t, "down.example")
+	if err := c.store.SetDraining(ctx, "down.example", g, t0.Add(time.Minute), t0); !errors.Is(err, breaker.ErrConflict) {
+		t.Fatalf("draining an open breaker: %v", err)
+	}
 }
 
 // TestIsolatedFailuresStayLocal: a fleet whose calls fail now and then —

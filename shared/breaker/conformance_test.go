@@ -14,6 +14,7 @@ import (
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 var (
@@ -57,7 +58,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		if _, err := s.Reset(ctx, v, t0); !errors.Is(err, breaker.ErrNotFound) {
 			t.Fatalf("reset: %v, want ErrNotFound", err)
 		}
-		if changed, err := s.ResetFailures(ctx, v, t0); changed || err != nil {
+		if changed, err := s.ResetFailures(ctx, v, 0, t0); changed || err != nil {
 			t.Fatalf("reset failures = %t, %v", changed, err)
 		}
 		var ce *breaker.ConflictError
@@ -128,14 +129,14 @@ func conformance(t *testing.T, s breaker.Store) {
 		v := svc(t)
 		fail(t, v, t0)
 		fail(t, v, t0)
-		if changed, err := s.ResetFailures(ctx, v, t0); !changed || err != nil {
+		if changed, err := s.ResetFailures(ctx, v, 0, t0); !changed || err != nil {
 			t.Fatalf("reset = %t, %v", changed, err)
 		}
-		if changed, err := s.ResetFailures(ctx, v, t0); changed || err != nil {
+		if changed, err := s.ResetFailures(ctx, v, 0, t0); changed || err != nil {
 			t.Fatalf("second reset = %t, %v; want no write", changed, err)
 		}
 		open(t, v, t0)
-		if changed, _ := s.ResetFailures(ctx, v, t0); changed {
+		if changed, _ := s.ResetFailures(ctx, v, 0, t0); changed {
 			t.Fatal("reset changed an open breaker")
 		}
 	})
@@ -234,6 +235,97 @@ func conformance(t *testing.T, s breaker.Store) {
 		r, err := s.Reset(ctx, v, t0.Add(time.Minute))
 		if err != nil || r.State != breaker.Closed || r.ConsecutiveFailures != 0 || r.ClosedBy != breaker.ByOperator || !r.OpenUntil.IsZero() {
 			t.Fatalf("reset = %+v, %v", r, err)
+		}
+	})
+
+	t.Run("generations: an outcome counts only in the window it started in", func(t *testing.T) {
+		t.Parallel()
+		v := svc(t)
+		failAt := func(gen int64, at time.Time) breaker.FailureResult {
+			t.Helper()
+			res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: failure.UpstreamUnavailable, At: at, Generation: gen})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		open(t, v, t0)
+		r, _ := s.Get(ctx, v)
+		if r.Generation != 1 {
+			t.Fatalf("generation after the trip = %d, want 1", r.Generation)
+		}
+		if _, err := probe("p", v, t0.Add(breaker.DefaultOpenFor)); err != nil {
+			t.Fatal(err)
+		}
+		closed, err := s.CloseProbe(ctx, v, "p", t0.Add(breaker.DefaultOpenFor))
+		if err != nil || closed.Generation != 2 {
+			t.Fatalf("close: generation %d, %v; want 2", closed.Generation, err)
+		}
+		// Calls that started before the trip (generation 0) fail late: the
+		// new window does not count them, nor does their success reset it.
+		later := t0.Add(breaker.DefaultOpenFor + time.Second)
+		for range breaker.DefaultThreshold {
+			if res := failAt(0, later); res.Counted || res.Opened || res.Record.State != breaker.Closed {
+				t.Fatalf("a stale failure counted: %+v", res)
+			}
+		}
+		if res := failAt(2, later); !res.Counted || res.Record.ConsecutiveFailures != 1 {
+			t.Fatalf("a failure of this window: %+v", res)
+		}
+		if changed, _ := s.ResetFailures(ctx, v, 0, later); changed {
+			t.Fatal("a stale success reset the count")
+		}
+		if changed, _ := s.ResetFailures(ctx, v, 2, later); !changed {
+			t.Fatal("a success of this window did not reset the count")
+		}
+		// A failed probe and an operator's reset start windows too.
+		for range breaker.DefaultThreshold {
+			failAt(2, later)
+		}
+		if _, err := probe("q", v, later.Add(breaker.DefaultOpenFor)); err != nil {
+			t.Fatal(err)
+		}
+		re, err := s.ReopenProbe(ctx, v, "q", failure.UpstreamUnavailable, later.Add(breaker.DefaultOpenFor), 0)
+		if err != nil || re.Generation != 4 {
+			t.Fatalf("reopen: generation %d, %v; want 4", re.Generation, err)
+		}
+		if rs, err := s.Reset(ctx, v, later); err != nil || rs.Generation != 5 || rs.State != breaker.Closed {
+			t.Fatalf("reset: %+v, %v", rs, err)
+		}
+	})
+
+	t.Run("a provider's exhausted quota opens at once, for as long as asked", func(t *testing.T) {
+		t.Parallel()
+		v := svc(t)
+		fail(t, v, t0) // one outage failure counted before
+		res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: failure.BudgetExceeded, At: t0, Threshold: 1,
+			OpenFor: 3 * time.Hour, Generation: 0})
+		if err != nil || !res.Opened || !res.Record.OpenUntil.Equal(t0.Add(3*time.Hour)) {
+			t.Fatalf("quota trip: %+v, %v", res, err)
+		}
+		if g := breaker.GateOf(res.Record); g.String() != "quota:"+v {
+			t.Fatalf("gate of a quota-opened breaker = %s", g)
+		}
+	})
+
+	t.Run("draining marks a closed breaker only", func(t *testing.T) {
+		t.Parallel()
+		v := svc(t)
+		g := gate.New(gate.Breaker, v)
+		if err := s.SetDraining(ctx, v, g, t0.Add(time.Minute), t0); !errors.Is(err, breaker.ErrConflict) {
+			t.Fatalf("draining a service without a record: %v", err)
+		}
+		fail(t, v, t0)
+		if err := s.SetDraining(ctx, v, g, t0.Add(2*time.Minute), t0.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := s.Get(ctx, v)
+		if r.DrainingGate != g || !r.DrainingUntil.Equal(t0.Add(2*time.Minute)) || r.ConsecutiveFailures != 1 {
+			t.Fatalf("after marking: %+v", r)
+		}
+		open(t, v, t0)
+		if err := s.SetDraining(ctx, v, g, t0.Add(3*time.Minute), t0.Add(time.Minute)); !errors.Is(err, breaker.ErrConflict) {
+			t.Fatalf("draining an open breaker: %v", err)
 		}
 	})
 

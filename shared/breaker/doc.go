@@ -8,23 +8,44 @@
 // # States and transitions
 //
 // Every transition is one conditional UpdateItem (dynamo.go); the Memory
-// twin applies the same rules:
+// twin applies the same rules. A breaker's generation numbers its windows:
+// every trip, reopen and close starts a new one, and a call's outcome counts
+// only in the window it started in (the Ticket carries it), as
+// sony/gobreaker's generation does — a failure of a call that started
+// before a trip-and-close cycle says nothing about the new window.
 //
 //	count     closed → closed       ADD consecutive_failures 1
-//	          IF (state absent OR state = closed) AND (count absent OR count < threshold-1)
-//	trip      closed → open         ADD consecutive_failures 1, opens 1; SET state = open, open_until = now+OpenFor
-//	          IF (state absent OR state = closed) AND NOT (count absent OR count < threshold-1)
+//	          IF (state absent OR state = closed) AND generation = :gen AND (count absent OR count < threshold-1)
+//	trip      closed → open         ADD consecutive_failures 1, opens 1, generation 1; SET state = open, open_until = now+OpenFor
+//	          IF (state absent OR state = closed) AND generation = :gen AND NOT (count absent OR count < threshold-1)
+//	quota     closed → open         the trip with threshold 1 and open_until = now+QuotaOpenFor (a provider's exhausted quota)
 //	reset     closed → closed       SET consecutive_failures = 0
-//	          IF state = closed AND consecutive_failures > 0
+//	          IF state = closed AND consecutive_failures > 0 AND generation = :gen
 //	probe     open → half_open      SET state = half_open, probe_owner = :me, probe_until = now+ProbeLease
 //	          IF (state = open AND open_until <= now) OR (state = half_open AND probe_until <= now)
-//	close     half_open → closed    SET state = closed, consecutive_failures = 0
+//	close     half_open → closed    SET state = closed, consecutive_failures = 0; ADD generation 1
 //	          IF state = half_open AND probe_owner = :me
-//	reopen    half_open → open      SET state = open, open_until = now+OpenFor; ADD opens 1
+//	reopen    half_open → open      SET state = open, open_until = now+OpenFor; ADD opens 1, generation 1
 //	          IF state = half_open AND probe_owner = :me
 //	release   half_open → open      SET state = open, open_until = now (the next caller may probe)
 //	          IF state = half_open AND probe_owner = :me
-//	operator  any → closed          IF attribute_exists(service)   (triage breakers reset)
+//	drain     closed → closed       SET draining_until, draining_gate   IF state = closed
+//	operator  any → closed          ADD generation 1   IF attribute_exists(service)   (triage breakers reset)
+//
+// The probe's holder is either a caller that found the breaker past
+// open_until, or a waiter the scheduler released as the probe when every
+// waiter of the breaker's gate was parked (shared/parked): the scheduler
+// takes the lease and the waiter presents it (AllowProbe). A failed probe is
+// the system's attempt, not the item's: Done returns a wait behind the
+// breaker's gate, and the item parks again without spending an attempt. So
+// does the failure that trips the breaker, and one that ends after it
+// opened: they are the outage's.
+//
+// While the scheduler releases a gate's waiters in a ramp, it marks the
+// service as draining (drain): a new caller queues behind the gate instead
+// of competing with the backlog (a wait behind the draining gate), while a
+// released caller goes ahead (AllowReleased). The ramp paces the drain; the
+// runner tells the gate of the congestion released calls meet.
 //
 // "Half-open" is reached lazily: an open breaker whose open_until has passed
 // lets exactly one caller win the probe lease (the conditional write above);
@@ -43,7 +64,11 @@
 // the breaker (the service is reachable). Errors that say nothing about the
 // service (a closed gate, our own deadline, a bad input, our own bug) are
 // neutral; any other answer (a 4xx, invalid model output) is the service
-// working, and resets the count.
+// working, and resets the count. A provider's exhausted quota
+// (BUDGET_EXCEEDED from the provider, not triage's own budget) opens the
+// breaker at once, for as long as the answer asked and at least
+// QuotaOpenFor (as long as for an outage): every caller would get the same
+// answer, and a probe per window finds the quota restored.
 //
 // A failure joins the shared count when it is part of a streak on the
 // process that saw it: the streak's first failure is written with its

@@ -18,6 +18,7 @@ import (
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/dynamopage"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 // DynamoAPI is the part of the DynamoDB client the store uses. Scan is only
@@ -62,9 +63,12 @@ type record struct {
 	ProbeUntil          int64  `dynamodbav:"probe_until,omitempty"`
 	ClosedAt            string `dynamodbav:"closed_at,omitempty"`
 	ClosedBy            string `dynamodbav:"closed_by,omitempty"`
+	DrainingUntil       int64  `dynamodbav:"draining_until,omitempty"`
+	DrainingGate        string `dynamodbav:"draining_gate,omitempty"`
 	LastFailureAt       string `dynamodbav:"last_failure_at,omitempty"`
 	LastErrorType       string `dynamodbav:"last_error_type,omitempty"`
 	Opens               int    `dynamodbav:"opens,omitempty"`
+	Generation          int64  `dynamodbav:"generation,omitempty"`
 	UpdatedAt           string `dynamodbav:"updated_at,omitempty"`
 }
 
@@ -78,7 +82,8 @@ func (r record) breaker() Record {
 		OpenedAt: parseTime(r.OpenedAt), OpenUntil: fromMillis(r.OpenUntil), ProbeOwner: r.ProbeOwner,
 		ProbeUntil: fromMillis(r.ProbeUntil), ClosedAt: parseTime(r.ClosedAt), ClosedBy: r.ClosedBy,
 		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType),
-		Opens: r.Opens, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
+		Opens: r.Opens, Generation: r.Generation, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
+		DrainingUntil: fromMillis(r.DrainingUntil), DrainingGate: gate.Name(r.DrainingGate),
 	}
 }
 
@@ -158,6 +163,11 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 			// for nothing.
 			return FailureResult{Record: cur.breaker(), Counted: cur.OpenedBy == tok, Opened: cur.OpenedBy == tok}, nil
 		}
+		if exists && cur.Generation != req.Generation {
+			// The call started in an earlier window: the breaker tripped
+			// and closed since. Its failure says nothing about this one.
+			return FailureResult{Record: cur.breaker()}, nil
+		}
 		below := (!exists && limit > 0) || (exists && cur.ConsecutiveFailures < limit)
 		trip = !below
 	}
@@ -172,7 +182,8 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip b
 	if limit > 0 {
 		countBelow = "(attribute_not_exists(" + b.Name("consecutive_failures") + ") OR " + countBelow + ")"
 	}
-	closedOrNew := "(attribute_not_exists(" + state + ") OR " + state + " = " + b.Str(string(Closed)) + ")"
+	closedOrNew := "(attribute_not_exists(" + state + ") OR " + state + " = " + b.Str(string(Closed)) + ") AND " +
+		generationIs(b, req.Generation)
 	set := []string{
 		b.Name("last_failure_at") + " = " + now,
 		b.Name("last_error_type") + " = " + b.Str(string(req.Class)),
@@ -192,7 +203,8 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip b
 			b.Name("opened_by")+" = "+b.Str(tok),
 		)
 		update = "SET " + strings.Join(set, ", ") +
-			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("opens") + " " + one
+			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("opens") + " " + one +
+			", " + b.Name("generation") + " " + one
 		cond = closedOrNew + " AND NOT " + countBelow
 	}
 	return s.update(req.Service, update, cond, b)
@@ -200,12 +212,14 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip b
 
 // ResetFailures sets a closed breaker's count to zero:
 //
-//	SET consecutive_failures = 0 IF state = closed AND consecutive_failures > 0
-func (s *Dynamo) ResetFailures(ctx context.Context, service string, now time.Time) (bool, error) {
+//	SET consecutive_failures = 0
+//	IF state = closed AND consecutive_failures > 0 AND generation = :generation
+func (s *Dynamo) ResetFailures(ctx context.Context, service string, generation int64, now time.Time) (bool, error) {
 	b := dynamoexpr.New()
 	zero := b.Num(0)
 	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
-	cond := b.Name("state") + " = " + b.Str(string(Closed)) + " AND " + b.Name("consecutive_failures") + " > " + zero
+	cond := b.Name("state") + " = " + b.Str(string(Closed)) + " AND " + b.Name("consecutive_failures") + " > " + zero +
+		" AND " + generationIs(b, generation)
 	in := s.update(service, update, cond, b)
 	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
 	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
@@ -238,7 +252,7 @@ func (s *Dynamo) AcquireProbe(ctx context.Context, req ProbeRequest) (Record, er
 // CloseProbe closes the breaker after owner's probe succeeded:
 //
 //	SET state = closed, consecutive_failures = 0, closed_at, closed_by = :owner
-//	REMOVE probe_owner, probe_until, open_until
+//	ADD generation 1 REMOVE probe_owner, probe_until, open_until
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
 	b := dynamoexpr.New()
@@ -246,7 +260,7 @@ func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
 		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
 		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(owner) +
-		", " + b.Name("updated_at") + " = " + ts +
+		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
 		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until")
 	return s.transition(ctx, service, "close probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Closed && cur.ClosedBy == owner
@@ -256,7 +270,7 @@ func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time
 // ReopenProbe opens the breaker again after owner's probe failed:
 //
 //	SET state = open, opened_at, open_until = :now + openFor, opened_by = :owner
-//	ADD opens 1 REMOVE probe_owner, probe_until
+//	ADD opens 1, generation 1 REMOVE probe_owner, probe_until
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (Record, error) {
 	b := dynamoexpr.New()
@@ -267,7 +281,7 @@ func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class f
 		", " + b.Name("opened_by") + " = " + b.Str(owner) +
 		", " + b.Name("last_failure_at") + " = " + ts + ", " + b.Name("last_error_type") + " = " + b.Str(string(class)) +
 		", " + b.Name("updated_at") + " = " + ts +
-		" ADD " + b.Name("opens") + " " + b.Num(1) +
+		" ADD " + b.Name("opens") + " " + b.Num(1) + ", " + b.Name("generation") + " " + b.Num(1) +
 		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until")
 	return s.transition(ctx, service, "reopen probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Open && cur.OpenedBy == owner
@@ -290,14 +304,14 @@ func (s *Dynamo) ReleaseProbe(ctx context.Context, service, owner string, now ti
 // Reset closes the breaker whatever its state (the operator's reset):
 //
 //	SET state = closed, consecutive_failures = 0, closed_by = "operator"
-//	REMOVE probe_owner, probe_until, open_until IF attribute_exists(service)
+//	ADD generation 1 REMOVE probe_owner, probe_until, open_until IF attribute_exists(service)
 func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Record, error) {
 	b := dynamoexpr.New()
 	ts := b.Str(now.UTC().Format(TimeFormat))
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
 		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
 		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(ByOperator) +
-		", " + b.Name("updated_at") + " = " + ts +
+		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
 		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until")
 	cond := "attribute_exists(" + b.Name("service") + ")"
 	out, err := s.DB.UpdateItem(ctx, s.update(service, update, cond, b))
@@ -309,6 +323,27 @@ func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Reco
 	}
 	r, err := decode(out.Attributes)
 	return r.breaker(), err
+}
+
+// SetDraining marks a closed breaker's service as draining g's waiters:
+//
+//	SET draining_until = :until, draining_gate = :gate IF state = closed
+func (s *Dynamo) SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error {
+	b := dynamoexpr.New()
+	update := "SET " + b.Name("draining_until") + " = " + b.Num(until.UnixMilli()) + ", " + b.Name("draining_gate") + " = " + b.Str(string(g)) +
+		", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
+	cond := b.Name("state") + " = " + b.Str(string(Closed))
+	_, err := s.transition(ctx, service, "set draining", update, cond, b, nil)
+	return err
+}
+
+// generationIs is the condition "the record is in window generation" (an
+// absent attribute is generation 0).
+func generationIs(b *dynamoexpr.Builder, generation int64) string {
+	if generation == 0 {
+		return "(attribute_not_exists(" + b.Name("generation") + ") OR " + b.Name("generation") + " = " + b.Num(0) + ")"
+	}
+	return b.Name("generation") + " = " + b.Num(generation)
 }
 
 func (s *Dynamo) probeHeld(b *dynamoexpr.Builder, owner string) string {

@@ -32,9 +32,13 @@ type Guard struct {
 var _ stage.Work = Guard{}
 
 // Run guards one call of Inner. The context Inner gets carries the item and
-// correlation ids for a telemetry.ContextHandler. If Inner panics while
-// holding the probe lease, the lease is released before the panic continues
-// to the runner.
+// correlation ids for a telemetry.ContextHandler. A record the scheduler
+// released as the breaker's probe (stage.DeliveryFrom) is the probe when
+// its lease still holds; one a gate's ramp released goes ahead while the
+// service drains, where a new record queues behind the gate. A failed probe, and a provider's exhausted quota,
+// come back as the wait Breakers.Done returns, so the item spends no
+// attempt on them. If Inner panics while holding the probe lease, the lease
+// is released before the panic continues to the runner.
 func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err error) {
 	if g.Breakers == nil || g.Service == nil {
 		return g.Inner.Run(ctx, item)
@@ -44,7 +48,13 @@ func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err 
 		return g.Inner.Run(ctx, item)
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
-	t, err := g.Breakers.Allow(ctx, svc)
+	var t Ticket
+	switch d := stage.DeliveryFrom(ctx); {
+	case d.Probe != "":
+		t, err = g.Breakers.AllowProbe(ctx, svc, d.Probe)
+	default:
+		t, err = g.Breakers.AllowReleased(ctx, svc, d.Gate)
+	}
 	if err != nil {
 		return state.Output{}, err
 	}
@@ -56,7 +66,9 @@ func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err 
 	}()
 	out, err = g.Inner.Run(ctx, item)
 	done = true
-	g.Breakers.Done(ctx, t, err)
+	if wait := g.Breakers.Done(ctx, t, err); wait != nil {
+		return state.Output{}, wait
+	}
 	return out, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 // Memory is the in-memory twin of Dynamo: the same transitions under one
@@ -54,7 +55,7 @@ func (s *Memory) RecordFailure(_ context.Context, req FailureRequest) (FailureRe
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.breakers[req.Service]
-	if ok && r.State != Closed {
+	if ok && (r.State != Closed || r.Generation != req.Generation) {
 		return FailureResult{Record: r}, nil
 	}
 	if !ok {
@@ -68,17 +69,18 @@ func (s *Memory) RecordFailure(_ context.Context, req FailureRequest) (FailureRe
 	if opened {
 		r.State, r.OpenedAt, r.OpenUntil = Open, req.At.UTC(), req.At.Add(orDefault(req.OpenFor, DefaultOpenFor)).UTC()
 		r.Opens++
+		r.Generation++
 	}
 	s.breakers[req.Service] = r
 	return FailureResult{Record: r, Counted: true, Opened: opened}, nil
 }
 
 // ResetFailures sets a closed breaker's count to zero.
-func (s *Memory) ResetFailures(_ context.Context, service string, now time.Time) (bool, error) {
+func (s *Memory) ResetFailures(_ context.Context, service string, generation int64, now time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.breakers[service]
-	if !ok || r.State != Closed || r.ConsecutiveFailures <= 0 {
+	if !ok || r.State != Closed || r.ConsecutiveFailures <= 0 || r.Generation != generation {
 		return false, nil
 	}
 	r.ConsecutiveFailures, r.UpdatedAt = 0, now.UTC()
@@ -105,6 +107,7 @@ func (s *Memory) CloseProbe(_ context.Context, service, owner string, now time.T
 	return s.endProbe(service, owner, "close", func(r *Record) {
 		r.State, r.ConsecutiveFailures, r.ClosedAt, r.ClosedBy = Closed, 0, now.UTC(), owner
 		r.OpenUntil = time.Time{}
+		r.Generation++
 	}, now)
 }
 
@@ -114,6 +117,7 @@ func (s *Memory) ReopenProbe(_ context.Context, service, owner string, class fai
 		r.State, r.OpenedAt, r.OpenUntil = Open, now.UTC(), now.Add(orDefault(openFor, DefaultOpenFor)).UTC()
 		r.LastFailureAt, r.LastErrorType = now.UTC(), class
 		r.Opens++
+		r.Generation++
 	}, now)
 }
 
@@ -147,8 +151,22 @@ func (s *Memory) Reset(_ context.Context, service string, now time.Time) (Record
 	}
 	r.State, r.ConsecutiveFailures, r.ClosedAt, r.ClosedBy, r.UpdatedAt = Closed, 0, now.UTC(), ByOperator, now.UTC()
 	r.OpenUntil, r.ProbeOwner, r.ProbeUntil = time.Time{}, "", time.Time{}
+	r.Generation++
 	s.breakers[service] = r
 	return r, nil
+}
+
+// SetDraining marks a closed breaker as draining g until `until`.
+func (s *Memory) SetDraining(_ context.Context, service string, g gate.Name, until, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.breakers[service]
+	if !ok || r.State != Closed {
+		return s.conflict(service, "set draining", r, ok)
+	}
+	r.DrainingUntil, r.DrainingGate, r.UpdatedAt = until.UTC(), g, now.UTC()
+	s.breakers[service] = r
+	return nil
 }
 
 func (s *Memory) conflict(service, op string, r Record, ok bool) error {

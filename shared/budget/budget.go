@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 )
 
 // Micros is an amount of US dollars in millionths (1 USD = 1_000_000).
@@ -74,7 +75,7 @@ func (m Micros) USD() float64 { return float64(m) / 1_000_000 }
 
 // Budget charges one model call against the day's cap. Charge returns nil
 // when the call may go ahead, and an error for which IsExceeded is true when
-// the day's cap is reached (any other error: the budget could not be
+// the day's cap is reached (behind the day's Gate) (any other error: the budget could not be
 // checked, and the call should not go ahead either).
 type Budget interface {
 	Charge(ctx context.Context, now time.Time) error
@@ -95,6 +96,13 @@ type Priced interface {
 func Exceeded() *failure.Error {
 	return &failure.Error{Class: failure.BudgetExceeded, Reason: "daily budget cap reached", SelfImposed: true}
 }
+
+// Gate is the gate an item refused by day's spent budget waits behind: it
+// opens when the UTC day is over.
+func Gate(day string) gate.Name { return gate.New(gate.Budget, day) }
+
+// exceeded is the error Charge returns for day: Exceeded, behind day's Gate.
+func exceeded(day string) error { return gate.Wrap(Exceeded(), Gate(day)) }
 
 // IsExceeded reports whether err is (or wraps) a refused charge.
 func IsExceeded(err error) bool {

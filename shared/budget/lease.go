@@ -119,8 +119,8 @@ type Store interface {
 
 // Spend charges amount to now's UTC day: from the pocket when it holds
 // enough, else after leasing another chunk (at least amount and any debt,
-// at most what the day has left). It returns Exceeded() when the day's
-// budget cannot pay for the call, and any other error when the budget could
+// at most what the day has left). It returns Exceeded(), behind the day's
+// Gate, when the day's budget cannot pay for the call, and any other error when the budget could
 // not be checked (the call must not go ahead either).
 func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error {
 	p.mu.Lock()
@@ -133,7 +133,7 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 	}
 	if amount > p.Cap {
 		p.pending.Blocked++
-		return Exceeded()
+		return exceeded(day)
 	}
 	if p.left >= amount {
 		p.pay(amount)
@@ -141,7 +141,7 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 	}
 	if p.spentOut && now.Before(p.recheckAt) {
 		p.pending.Blocked++
-		return Exceeded()
+		return exceeded(day)
 	}
 	ok, err := p.lease(ctx, now, amount-p.left, false)
 	if err != nil {
@@ -158,7 +158,7 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 	if err := p.Store.Add(ctx, day, p.pending, p.Cap); err == nil {
 		p.pending = Report{}
 	}
-	return Exceeded()
+	return exceeded(day)
 }
 
 // lease leases at least need (more: Chunk, or what the instance spends in

@@ -31,6 +31,21 @@
 // time, an auto-disabled model's cooldown — or NoModelWait; when every
 // provider that was asked failed provider-wide and nothing is expected
 // back, that failure is returned (AUTH_DENIED everywhere needs an operator).
+//
+// # Gates
+//
+// The wait names the gate it is behind (docs/design.md "Waits and
+// parking"), so the runner parks the item and the scheduler releases it
+// when the gate opens. When one provider's breaker is all that stands in
+// the way (a one-provider chain, the usual case), that is the breaker's own
+// gate — its wait as the breaker gave it, a provider quota's included —
+// and the scheduler probes the breaker with one of its waiters. Otherwise
+// it is the chain's gate (ModelsGate), which opens when any entry is usable
+// again: its model enabled and its provider's breaker closed; while every
+// such provider's breaker is open, the scheduler releases one waiter as the
+// probe of the first whose probe is due. A record released by a gate asks
+// the breakers as released (breaker.Breakers.AllowReleased), and one
+// released as a probe presents its probe lease (AllowProbe).
 package fallback
 
 import (
@@ -43,6 +58,7 @@ import (
 
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -65,10 +81,14 @@ type Health interface {
 }
 
 // Breakers are the providers' shared circuit breakers, keyed by Service;
-// *breaker.Breakers implements them (with Trips ProviderTrips).
+// *breaker.Breakers implements them (with Trips ProviderTrips). Done
+// returns the wait a failed probe, a tripping failure or a provider's
+// exhausted quota puts its item in (breaker.Breakers.Done).
 type Breakers interface {
 	Allow(ctx context.Context, service string) (breaker.Ticket, error)
-	Done(ctx context.Context, t breaker.Ticket, callErr error)
+	AllowReleased(ctx context.Context, service string, released gate.Name) (breaker.Ticket, error)
+	AllowProbe(ctx context.Context, service, token string) (breaker.Ticket, error)
+	Done(ctx context.Context, t breaker.Ticket, callErr error) error
 }
 
 // Clock tells the time; decision code never calls time.Now itself.
@@ -146,6 +166,9 @@ type walk struct {
 	breaker  bool                        // a provider is out behind an open breaker
 	wakeAt   time.Time                   // earliest expected recovery
 	wideErr  error                       // the last provider-wide failure
+	// waits are the breakers' waits of the providers out behind an open
+	// breaker (their gates).
+	waits map[failure.Provider]error
 }
 
 func (w *walk) wake(t time.Time) {
@@ -163,7 +186,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
 	now := c.now()
-	w := &walk{out: map[failure.Provider]string{}}
+	w := &walk{out: map[failure.Provider]string{}, waits: map[failure.Provider]error{}}
 	for i, e := range c.Entries {
 		if _, out := w.out[e.Provider]; out {
 			w.skipped = append(w.skipped, e.String())
@@ -182,6 +205,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 		if err != nil {
 			c.putOut(ctx, w, e.Provider, "circuit breaker open", "")
 			w.skipped, w.breaker = append(w.skipped, e.String()), true
+			w.waits[e.Provider] = err
 			w.wake(waitUntil(err))
 			continue
 		}
@@ -193,12 +217,15 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 		if err == nil {
 			return state.Output{Enrichment: &enr}, nil
 		}
-		if why, until, wide := c.providerWide(ctx, e.Provider, err); wide && ctx.Err() == nil {
+		if why, wait, wide := c.providerWide(ctx, e.Provider, err); wide && ctx.Err() == nil {
 			c.putOut(ctx, w, e.Provider, why, failure.Classify(err).Class)
-			w.skipped, w.wideErr = append(w.skipped, e.String()), err
-			if !until.IsZero() {
+			w.skipped = append(w.skipped, e.String())
+			if wait != nil {
 				w.breaker = true
-				w.wake(until)
+				w.waits[e.Provider] = wait
+				w.wake(waitUntil(wait))
+			} else {
+				w.wideErr = err
 			}
 			continue
 		}
@@ -231,6 +258,15 @@ func (c *Chain) nothingServed(now time.Time, w *walk) error {
 		// waiting fixes nothing; the failure decides.
 		return c.detail(w.wideErr, w)
 	}
+	if len(w.out) == 1 && len(w.waits) == 1 && w.disabled == 0 {
+		// One provider's breaker is all that stands in the way: wait
+		// behind it, as its wait says (its gate, its time, a drain's
+		// congestion).
+		c.count(MetricNoModel, "")
+		for _, wait := range w.waits {
+			return c.detail(wait, w)
+		}
+	}
 	until := now.Add(c.noModelWait())
 	if w.wakeAt.After(now) {
 		until = w.wakeAt
@@ -245,8 +281,34 @@ func (c *Chain) nothingServed(now time.Time, w *walk) error {
 	if w.disabled > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d model(s) disabled", w.disabled))
 	}
-	return &failure.WaitError{Until: until,
-		Reason: fmt.Sprintf("no usable entry in the model chain (%s; skipped %s)", strings.Join(reasons, "; "), strings.Join(w.skipped, ", "))}
+	return gate.Wrap(&failure.WaitError{Until: until,
+		Reason: fmt.Sprintf("no usable entry in the model chain (%s; skipped %s)", strings.Join(reasons, "; "), strings.Join(w.skipped, ", "))},
+		c.Gate())
+}
+
+// Gate is the chain's gate: an item waits behind it when no entry can be
+// asked for more than one reason (several providers out, disabled
+// models), and it opens when any entry is usable again (see the package
+// documentation).
+func (c *Chain) Gate() gate.Name { return ModelsGate(c.Entries) }
+
+// ModelsGate is the gate of a chain ("models:" and the chain's entries);
+// GateEntries reads the entries back from it.
+func ModelsGate(entries []Entry) gate.Name {
+	keys := make([]string, len(entries))
+	for i, e := range entries {
+		keys[i] = e.String()
+	}
+	return gate.New(gate.Models, strings.Join(keys, ","))
+}
+
+// GateEntries returns the entries of a chain's gate; an error when g is
+// not one.
+func GateEntries(g gate.Name) ([]Entry, error) {
+	if g.Kind() != gate.Models {
+		return nil, fmt.Errorf("gate %s is not a model chain's", g)
+	}
+	return ParseChain(g.Key(), failure.OpenAI)
 }
 
 // waitUntil is a *failure.WaitError's Until, zero for other errors.
@@ -283,37 +345,51 @@ func (c *Chain) putOut(ctx context.Context, w *walk, p failure.Provider, why str
 }
 
 // providerWide reports whether err says provider can serve no model now:
-// AUTH_DENIED, the provider's own BUDGET_EXCEEDED, or an outage failure
-// that left its breaker open (until is then when it may be probed).
-// Triage's daily budget (self-imposed) is not the provider's: the whole
-// stage waits for it.
-func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error) (why string, until time.Time, wide bool) {
+// the provider's breaker put it out (wait is then the breaker's wait: a
+// failed probe, the failure that opened it or came after it opened, the
+// provider's exhausted quota), or AUTH_DENIED or the provider's own
+// BUDGET_EXCEEDED without an open breaker (wait nil). Triage's daily budget
+// (self-imposed) is not the provider's: the whole stage waits for it.
+func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error) (why string, wait error, wide bool) {
+	if g, ok := gate.Of(err); ok && (g.Kind() == gate.Breaker || g.Kind() == gate.Quota) {
+		// ask returned the breaker's verdict (Breakers.Done).
+		why = "circuit breaker opened"
+		if !errors.Is(err, failure.ErrWaiting) {
+			// A quota's failure: the wait is the breaker's, now open.
+			why += " (" + string(failure.Classify(err).Class) + ")"
+			if _, werr := c.Breakers.Allow(ctx, Service(p)); errors.Is(werr, failure.ErrWaiting) {
+				return why, werr, true
+			}
+			return why, nil, true
+		}
+		return why, err, true
+	}
 	if errors.Is(err, failure.ErrWaiting) {
-		return "", time.Time{}, false
+		return "", nil, false
 	}
 	cl := failure.Classify(err)
 	switch {
 	case cl.SelfImposed:
-		return "", time.Time{}, false
+		return "", nil, false
 	case cl.Class == failure.AuthDenied, cl.Class == failure.BudgetExceeded:
-		return string(cl.Class), time.Time{}, true
-	case cl.Class == failure.NetworkTimeout || cl.Class == failure.UpstreamUnavailable:
-		if c.Breakers == nil {
-			return "", time.Time{}, false
-		}
-		// Done has recorded the failure: if it opened the breaker (or
-		// reopened it after a failed probe), the provider is out.
-		if _, berr := c.Breakers.Allow(ctx, Service(p)); errors.Is(berr, failure.ErrWaiting) {
-			return "circuit breaker opened (" + string(cl.Class) + ")", waitUntil(berr), true
-		}
+		return string(cl.Class), nil, true
 	}
-	return "", time.Time{}, false
+	return "", nil, false
 }
 
-// allow asks provider p's breaker for a ticket.
+// allow asks provider p's breaker for a ticket: as the probe the scheduler
+// released this record as, as a record a gate released, or as any call
+// (stage.DeliveryFrom).
 func (c *Chain) allow(ctx context.Context, p failure.Provider) (breaker.Ticket, error) {
 	if c.Breakers == nil {
 		return breaker.Ticket{}, nil
+	}
+	switch d := stage.DeliveryFrom(ctx); {
+	case d.Probe != "":
+		// The lease is one provider's; AllowProbe reads which.
+		return c.Breakers.AllowProbe(ctx, Service(p), d.Probe)
+	case d.Gate != "":
+		return c.Breakers.AllowReleased(ctx, Service(p), d.Gate)
 	}
 	return c.Breakers.Allow(ctx, Service(p))
 }
@@ -325,7 +401,7 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 	done := false
 	defer func() {
 		if !done && c.Breakers != nil {
-			c.Breakers.Done(ctx, t, &failure.WaitError{Reason: "work panicked"})
+			_ = c.Breakers.Done(ctx, t, &failure.WaitError{Reason: "work panicked"})
 		}
 	}()
 	enr, err = c.Enricher.Enrich(ctx, item, e)
@@ -335,7 +411,11 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 		if err != nil && failure.Classify(err).SelfImposed {
 			verdict = &failure.WaitError{Reason: "triage's daily budget: the provider was not called"}
 		}
-		c.Breakers.Done(ctx, t, verdict)
+		if wait := c.Breakers.Done(ctx, t, verdict); wait != nil {
+			// The outage's or the quota's, not the model's: the item
+			// waits behind the breaker, and health records nothing.
+			return enr, wait
+		}
 	}
 	if c.Health == nil {
 		return enr, err

@@ -14,6 +14,7 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -239,6 +240,9 @@ func TestChainNoModelWaits(t *testing.T) {
 			var w *failure.WaitError
 			if !errors.As(err, &w) || !w.Until.Equal(tc.wantUntil) {
 				t.Fatalf("= %v, want a WaitError until %v", err, tc.wantUntil)
+			}
+			if g, _ := gate.Of(err); g != b.chain.Gate() {
+				t.Fatalf("the wait is behind %q, want the chain's gate %q", g, b.chain.Gate())
 			}
 			if len(b.models.calls) != 0 {
 				t.Fatalf("calls = %v, want none", b.models.calls)

@@ -257,7 +257,8 @@ func TestProviderWideOutageMovesToTheNextProvider(t *testing.T) {
 
 // TestProviderWideFailuresSkipTheProvider checks AUTH_DENIED and the
 // provider's quota: the item moves to the next provider at once, spending
-// no attempt; with no other provider, the failure decides.
+// no attempt; with no other provider, AUTH_DENIED decides, and the quota
+// (which opens the provider's breaker) makes the item wait.
 func TestProviderWideFailuresSkipTheProvider(t *testing.T) {
 	t.Parallel()
 	for _, fault := range []fakes.Fault{fakes.FaultAuth, fakes.FaultQuota} {
@@ -283,10 +284,18 @@ func TestProviderWideFailuresSkipTheProvider(t *testing.T) {
 			}
 			only.deliver(t, 1)
 			it, _ = only.items.Get(context.Background(), only.ids[0])
-			want := failure.Classify(&failure.HTTPError{Provider: failure.Anthropic, Status: 401}).Class
 			if fault == fakes.FaultQuota {
-				want = failure.BudgetExceeded
+				// The provider's exhausted quota opens its breaker at once:
+				// the item waits behind the quota's gate, spending nothing.
+				rec, _ := only.breakers.Get(context.Background(), fallback.Service(failure.Anthropic))
+				if it.State != state.Retryable || it.Attempts[pipeline.LLM] != 0 || rec.State != breaker.Open ||
+					rec.LastErrorType != failure.BudgetExceeded {
+					t.Fatalf("single-provider chain, quota: item %s with %d attempts, breaker %+v; want a wait behind the open breaker",
+						it.State, it.Attempts[pipeline.LLM], rec)
+				}
+				return
 			}
+			want := failure.Classify(&failure.HTTPError{Provider: failure.Anthropic, Status: 401}).Class
 			if it.LastError == nil || it.LastError.ErrorClass != want {
 				t.Fatalf("single-provider chain: last error %+v, want %s", it.LastError, want)
 			}

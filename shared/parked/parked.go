@@ -1,8 +1,12 @@
-// Package parked re-enqueues waits longer than SQS can hold a message.
+// Package parked ends parked waits: it re-enqueues plain due waits when
+// due, and the waiters of a gate when the gate opens, in a ramp
+// (docs/design.md "Waits and parking").
 //
-// The stage runner parks such a wait (a daily-batch cooldown of 12 or 24 h,
-// a budget wait until 00:00 UTC, a Retry-After beyond the 12-hour
-// visibility limit) with state.Items.Park: the item becomes retryable with
+// # Due waits
+//
+// The stage runner parks a wait that has no gate but is longer than it
+// holds through SQS visibility (a daily-batch cooldown of 12 or 24 h, a
+// long Retry-After) with state.Items.Park: the item becomes retryable with
 // its not_before, and a record in the parked table holds the envelope and
 // the due time. The Scheduler (functions/scheduler, every minute) sends each
 // due envelope back to its stage queue exactly once:
@@ -22,6 +26,41 @@
 // second is acknowledged as a duplicate without running the stage. A record
 // re-parked in the meantime (the item ran and parked again) has a new due
 // time, so neither a stale claim nor a stale delete touches it.
+//
+// # Gate waits
+//
+// A wait behind a closed gate — an open breaker, an exhausted provider
+// quota, a model chain without an enabled model, a spent budget day — is
+// parked under the gate's name, with no due time and no expiry, and the
+// stage touches the gate's record in the gates table first. Each run, the
+// Scheduler lists the gate records and asks each gate's Checker whether it
+// is open:
+//
+//   - closed, and a probe due (a breaker past its open_until, whose
+//     waiters are all parked so that no caller would probe it; for a model
+//     chain's gate, the first provider of an enabled entry whose breaker
+//     is): it takes the breaker's probe lease and releases the gate's
+//     oldest waiter alone, carrying the lease's owner (gate.AttrProbe); the
+//     stage's breaker.Guard, or the llm stage's fallback chain, makes that
+//     call the probe. A failed probe re-parks its item without spending an
+//     attempt.
+//   - open: it takes the gate's lease for the run, which also moves the
+//     gate's ramp (gate.RampConfig: start low — at the rate the waiters
+//     arrived at, when that is higher — grow while released items meet no
+//     more RATE_LIMITED or 5xx than the upstream's background, cut by 0.7
+//     when they do),
+//     and releases that many of the oldest waiters, their sends spread over
+//     the run's interval (DelaySeconds) and tagged with the gate
+//     (gate.AttrGate) so the stage can signal congestion. Overlapping runs
+//     cannot both release a gate: the lease's condition admits one.
+//   - open with no waiter left: the record is retired once no stage has
+//     touched it for state.StaleTouch.
+//
+// A released waiter is sent before its record is unparked (conditional on
+// the record being the one listed): a crash between the two re-sends it,
+// which the stage's claim absorbs; a waiter that parked again since keeps
+// its new wait. Writes per waiter and outage: one to park, one to unpark,
+// however long the gate stays closed.
 package parked
 
 import (
@@ -38,16 +77,34 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Store is the parked-record store (state.Parked, state.MemoryParked).
+// Store is the parked-record store's due-wait side (state.Parked,
+// state.MemoryParked).
 type Store interface {
 	Due(ctx context.Context, now time.Time, fn func([]state.ParkedWait) error) error
 	Claim(ctx context.Context, w state.ParkedWait, owner string, now, until time.Time) error
 	Delete(ctx context.Context, w state.ParkedWait, owner string) error
+}
+
+// Waiters is the parked-record store's gate side (state.Parked,
+// state.MemoryParked).
+type Waiters interface {
+	Waiting(ctx context.Context, g gate.Name, limit int) ([]state.ParkedWait, error)
+	Count(ctx context.Context, g gate.Name) (int, error)
+	Unpark(ctx context.Context, w state.ParkedWait) error
+}
+
+// GateStore is the gates table (state.Gates, state.MemoryGates).
+type GateStore interface {
+	List(ctx context.Context) ([]state.GateRecord, error)
+	Lease(ctx context.Context, rec state.GateRecord, owner string, now, until time.Time, next gate.Ramp) error
+	Reset(ctx context.Context, rec state.GateRecord, now time.Time) error
+	Delete(ctx context.Context, rec state.GateRecord, now time.Time) error
 }
 
 // SQS is the part of the SQS client the Scheduler uses.
@@ -68,6 +125,13 @@ const (
 	DefaultMaxPerRun = 5000
 	// DefaultConcurrency is how many claims (and deletes) run at once.
 	DefaultConcurrency = 8
+	// DefaultInterval is the scheduler's schedule (EventBridge rate(1
+	// minute)): one run's releases of a gate are spread over it.
+	DefaultInterval = time.Minute
+	// DefaultGateLease is how long a run holds a gate it releases, as a
+	// share of the interval: longer than its sends take, shorter than the
+	// interval, so the next run may release again (45 s of a minute).
+	DefaultGateLease = 0.75
 	// deadlineMargin is kept before the context's deadline to finish the
 	// page in hand.
 	deadlineMargin = 10 * time.Second
@@ -89,6 +153,20 @@ type Scheduler struct {
 	ClaimFor    time.Duration
 	MaxPerRun   int
 	Concurrency int
+
+	// Gates lists the gates with waiters and holds their ramps; Waiters
+	// reads and retires their waiters; Checkers decide whether a gate of a
+	// kind is open (and, for a Prober, take a probe lease). Nil Gates
+	// releases due waits only.
+	Gates    GateStore
+	Waiters  Waiters
+	Checkers map[gate.Kind]Checker
+	// Ramp shapes each gate's releases; the zero value is the defaults.
+	Ramp gate.RampConfig
+	// Interval and GateLease: see DefaultInterval and DefaultGateLease (a
+	// zero GateLease is that share of Interval).
+	Interval  time.Duration
+	GateLease time.Duration
 }
 
 // Result counts what one run did.
@@ -109,6 +187,14 @@ type Result struct {
 	// Errors counts records whose claim, send or delete failed; each is
 	// retried by a later run once its claim expires.
 	Errors int `json:"errors"`
+	// Gates counts the gates listed, Open those found open; Probes the
+	// waiters released as a breaker's probe; Released the waiters released
+	// from open gates; Retired the gate records retired (no waiter left).
+	Gates    int `json:"gates"`
+	Open     int `json:"open"`
+	Probes   int `json:"probes"`
+	Released int `json:"released"`
+	Retired  int `json:"retired"`
 }
 
 // Run re-enqueues every record due now, page by page, until none is left,
@@ -138,8 +224,12 @@ func (s *Scheduler) Run(ctx context.Context, runID string) (Result, error) {
 		}
 		return nil
 	})
+	if err == nil && s.Gates != nil && !s.outOfTime(ctx) {
+		err = s.gates(ctx, runID, &res)
+	}
 	s.log().Info("scheduler run", "run", runID, "due", res.Due, "pages", res.Pages, "claimed", res.Claimed,
-		"contended", res.Contended, "sent", res.Sent, "deleted", res.Deleted, "superseded", res.Superseded, "errors", res.Errors)
+		"contended", res.Contended, "sent", res.Sent, "deleted", res.Deleted, "superseded", res.Superseded, "errors", res.Errors,
+		"gates", res.Gates, "open", res.Open, "probes", res.Probes, "released", res.Released, "retired", res.Retired)
 	if err != nil {
 		return res, fmt.Errorf("scheduler: %w", err)
 	}
@@ -180,7 +270,7 @@ func (s *Scheduler) page(ctx context.Context, runID string, page []state.ParkedW
 			mine = append(mine, page[i])
 		}
 	}
-	sent := s.send(ctx, mine, res)
+	sent := s.send(ctx, mine, nil, res)
 	s.parallel(len(sent), func(i int) {
 		err := s.Store.Delete(ctx, sent[i], runID)
 		mu.Lock()
@@ -199,17 +289,29 @@ func (s *Scheduler) page(ctx context.Context, runID string, page []state.ParkedW
 	})
 }
 
-// send sends the claimed waits' envelopes, SendMessageBatch per stage queue,
-// and returns the ones sent.
-func (s *Scheduler) send(ctx context.Context, ws []state.ParkedWait, res *Result) []state.ParkedWait {
-	byStage := map[pipeline.Stage][]state.ParkedWait{}
+// sendOpts shapes a gate's release: the attributes every message carries
+// and each one's delay.
+type sendOpts struct {
+	attrs map[string]sqstypes.MessageAttributeValue
+	delay func(i int) int32
+}
+
+// send sends the waits' envelopes, SendMessageBatch per stage queue, and
+// returns the ones sent. opts, when set, tags and spreads them (the i of
+// delay is the wait's index in ws).
+func (s *Scheduler) send(ctx context.Context, ws []state.ParkedWait, opts *sendOpts, res *Result) []state.ParkedWait {
+	index := make(map[*state.ParkedWait]int, len(ws))
+	for i := range ws {
+		index[&ws[i]] = i
+	}
+	byStage := map[pipeline.Stage][]*state.ParkedWait{}
 	var order []pipeline.Stage
-	for _, w := range ws {
-		st := w.Stage
+	for i := range ws {
+		st := ws[i].Stage
 		if _, ok := byStage[st]; !ok {
 			order = append(order, st)
 		}
-		byStage[st] = append(byStage[st], w)
+		byStage[st] = append(byStage[st], &ws[i])
 	}
 	var sent []state.ParkedWait
 	for _, st := range order {
@@ -225,6 +327,12 @@ func (s *Scheduler) send(ctx context.Context, ws []state.ParkedWait, res *Result
 			entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
 			for i, w := range chunk {
 				entries[i] = sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(w.Envelope)}
+				if opts != nil {
+					entries[i].MessageAttributes = opts.attrs
+					if opts.delay != nil {
+						entries[i].DelaySeconds = opts.delay(index[w])
+					}
+				}
 			}
 			out, err := s.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
 			if err != nil {
@@ -241,7 +349,7 @@ func (s *Scheduler) send(ctx context.Context, ws []state.ParkedWait, res *Result
 			}
 			for i, w := range chunk {
 				if !failed[strconv.Itoa(i)] {
-					sent = append(sent, w)
+					sent = append(sent, *w)
 					res.Sent++
 				}
 			}

@@ -65,6 +65,9 @@ func (b *baseline) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEv
 		var callErr error
 		for attempt := 0; ; attempt++ {
 			e.dyn(ddbGetItem, load{key: itemKey(env.ItemID), r: rru(e.baselineBytes(i), false)})
+			if callErr = e.charge(sr.idx); callErr != nil {
+				break
+			}
 			callErr = e.up.call(sr.idx, i, deadline)
 			if callErr == nil || b.kind != KindSDKRetries || attempt >= SDKRetries || !sdkRetries(callErr) {
 				break
@@ -79,6 +82,7 @@ func (b *baseline) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEv
 			before := e.baselineBytes(i)
 			it := &e.items[i]
 			it.progress = max(it.progress, int8(sr.idx+1))
+			it.passed[sr.idx] = e.clock.lane()
 			e.dyn(ddbUpdateItem, load{key: itemKey(env.ItemID), w: wru(max(before, e.baselineBytes(i)))})
 			if sr.next == nil {
 				e.finish(i, outcomeDone, "", "", e.clock.lane())

@@ -217,13 +217,17 @@ type tick struct {
 	label string
 }
 
-func (l lineChart) render(w io.Writer) error {
+func (l lineChart) render(w io.Writer) error { return l.canvas(560).encode(w) }
+
+// canvas draws the chart on a canvas height pixels tall.
+func (l lineChart) canvas(height int) *canvas {
 	const (
-		width, height       = 1000, 560
-		left, top, legendW  = 80, 60, 250
-		bottom              = 70
-		plotRight, plotDown = width - legendW, height - bottom
+		width              = 1000
+		left, top, legendW = 80, 60, 250
+		bottom             = 70
+		plotRight          = width - legendW
 	)
+	plotDown := height - bottom
 	c := newCanvas(width, height)
 	c.text(20, 18, l.title, 2, black)
 	fx := func(x float64) float64 { return x }
@@ -249,8 +253,9 @@ func (l lineChart) render(w io.Writer) error {
 	}
 	c.text((left+plotRight-textWidth(l.xLabel, 1))/2, plotDown+28, l.xLabel, 1, black)
 	c.text(8, top-20, l.yLabel, 1, black)
-	for si, s := range l.series {
-		col := palette[si%len(palette)]
+	// The first series is drawn last, on top of the others.
+	for si := len(l.series) - 1; si >= 0; si-- {
+		s, col := l.series[si], palette[si%len(palette)]
 		for k := 1; k < len(s.points); k++ {
 			a, b := s.points[k-1], s.points[k]
 			c.line(sx(a[0]), sy(a[1]), sx(b[0]), sy(b[1]), 2, col)
@@ -265,7 +270,35 @@ func (l lineChart) render(w io.Writer) error {
 		c.text(plotRight+52, ly, s.name, 1, black)
 		ly += 20
 	}
-	return c.encode(w)
+	return c
+}
+
+// stackedCharts draws line charts one above the other in one image, each
+// panelHeight pixels tall.
+type stackedCharts struct {
+	panels      []lineChart
+	panelHeight int
+}
+
+func (s stackedCharts) render(w io.Writer) error {
+	if len(s.panels) == 0 {
+		return newCanvas(1, 1).encode(w)
+	}
+	parts := make([]*canvas, len(s.panels))
+	width, height := 0, 0
+	for i, p := range s.panels {
+		parts[i] = p.canvas(s.panelHeight)
+		b := parts[i].img.Bounds()
+		width, height = max(width, b.Dx()), height+b.Dy()
+	}
+	out := newCanvas(width, height)
+	y := 0
+	for _, p := range parts {
+		b := p.img.Bounds()
+		draw.Draw(out.img, image.Rect(0, y, b.Dx(), y+b.Dy()), p.img, image.Point{}, draw.Src)
+		y += b.Dy()
+	}
+	return out.encode(w)
 }
 
 // niceStep rounds x up to 1, 2 or 5 × 10^n.

@@ -23,7 +23,9 @@
 // for one warm Lambda instance; each has its own breaker and model-health
 // cache and budget pocket over shared stores. Parked waits are re-enqueued
 // by the real parked.Scheduler (functions/scheduler's work) over
-// state.Memory's parked store.
+// state.Memory's parked store and gates: it probes open breakers through a
+// parked waiter and releases each gate's waiters in its ramp
+// (docs/design.md "Waits and parking").
 //
 // # What is measured
 //
@@ -47,7 +49,9 @@
 // decided per (item, call number) by the fakes' own fakes.Plan — the same
 // semantics as infra/fakes, so a scenario can be posted to the fakes of the
 // local stack — plus windows (an outage, an exhausted quota) during which
-// every call to one upstream fails. Call latencies are a pure function of
+// every call to one upstream fails, an upstream's rate limit (a token
+// bucket that answers 429 beyond it) and the llm stage's daily budget
+// (counted in calls). Call latencies are a pure function of
 // (seed, stage, item, call number). Every policy therefore meets the same
 // faults for the same item and call, and a run is deterministic for its
 // seed.
@@ -71,14 +75,13 @@
 // Another invocation may see a breaker change up to one batch's duration
 // early (batches run whole); a call cut off by the invocation's deadline
 // counts against the breaker, where the real runner's cancelled context
-// makes it neutral. Without a chain, model health and the daily budget
-// are simulated for their DynamoDB requests only (a disabled model does not
-// stop calls); a scenario whose llm stage names a chain (StageConfig.Chain)
-// runs the real fallback.Chain, one breaker per provider, each provider
-// answering in its own wire format (providers.go), and there a disabled
-// model stays disabled (the recovery function is not simulated). The
-// budget's cap never binds: it is simulated for its DynamoDB requests.
-// Queues deliver in visibility order, which standard queues only roughly
-// do; the event source mapping's empty receives are not billed; S3 never
-// throttles.
+// makes it neutral. Without a chain, model health is simulated for its
+// DynamoDB requests only (a disabled model does not stop calls); a scenario
+// whose llm stage names a chain (StageConfig.Chain) runs the real
+// fallback.Chain, one breaker per provider, each provider answering in its
+// own wire format (providers.go), and there a disabled model stays disabled
+// (the recovery function is not simulated). The daily budget's cap binds
+// only where a scenario sets one (Scenario.Budget). Queues deliver in
+// visibility order, which standard queues only roughly do; the event source
+// mapping's empty receives are not billed; S3 never throttles.
 package simulate

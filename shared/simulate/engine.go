@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -29,6 +30,19 @@ type Options struct {
 	// Terminal keeps every item's terminal state in Result.Terminal (the
 	// cross-check output).
 	Terminal bool
+	// Timeline samples the open and parked items every minute into
+	// Result.Timeline (the long-outage plots).
+	Timeline bool
+	// Log receives the runners', breakers' and scheduler's logs (virtual
+	// times); nil discards them.
+	Log *slog.Logger
+}
+
+func (o Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
 }
 
 // handler is a stage function's handler (stage.Runner.Handle's signature).
@@ -40,6 +54,7 @@ const (
 	evPoll
 	evInvocationEnd
 	evSchedulerTick
+	evSample
 )
 
 // event is one entry of the agenda.
@@ -68,6 +83,8 @@ type item struct {
 	hasError bool
 	dlStage  pipeline.Stage
 	dlClass  failure.Class
+	// passed is when the item passed each stage (its success), 0 if not.
+	passed [3]vt
 }
 
 // stageRT is one stage's function, event source mapping and queues.
@@ -135,17 +152,27 @@ type engine struct {
 	items     []item
 	index     map[string]int32
 	open      int
+	arrived   int // items that have arrived so far
+	dead      int // items dead-lettered so far
 	arrivals  *rand.Rand
 	rng       *rand.Rand
 	inv       *invocation
 	mem       *state.Memory
+	gates     *gatesStore
+	budget    *budget.Memory
 	scheduler *parked.Scheduler
 	parkedDue minHeap[vt]
-	anomalies []string
-	lastEnd   vt
-	owners    uint64
-	logger    *slog.Logger
-	counters  counters
+	// backstop counts messages the queues' redrive policy moved to a DLQ;
+	// budgetRefused is the first refused budget charge (0: none).
+	backstop      int
+	maxReceives   int
+	budgetRefused vt
+	timeline      Timeline
+	anomalies     []string
+	lastEnd       vt
+	owners        uint64
+	logger        *slog.Logger
+	counters      counters
 	// running counts invocations of every function (the account's
 	// concurrency), peakRunning its peak; accountThrottled counts the
 	// invocations a mapping could not start for the account's limit.
@@ -198,7 +225,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		open:     sc.Items,
 		arrivals: rand.New(rand.NewPCG(sc.Seed, 0x617272697661)),
 		rng:      rand.New(rand.NewPCG(sc.Seed, hashString(p.Name))),
-		logger:   slog.New(slog.DiscardHandler),
+		logger:   opts.log(),
 		counters: counters{},
 	}
 	e.keys.from = int64(sc.KeyLoadFrom.D() / time.Second)
@@ -260,9 +287,15 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 	default:
 		return nil, fmt.Errorf("policy %s: unknown kind %q", p.Name, p.Kind)
 	}
+	if sc.Budget != nil {
+		e.budget = &budget.Memory{Cap: budget.Micros(sc.Budget.CallsPerDay), Cost: 1}
+	}
 	e.schedule(event{at: e.arrivalGap(0), kind: evArrival})
 	if p.Kind == KindTriage {
 		e.schedule(event{at: int64(sc.SchedulerInterval), kind: evSchedulerTick})
+	}
+	if opts.Timeline {
+		e.schedule(event{at: 0, kind: evSample})
 	}
 	return e, nil
 }
@@ -278,24 +311,34 @@ func (e *engine) buildTriage() error {
 	for _, sr := range e.stages {
 		queues[sr.st] = sr.q.url
 	}
-	e.scheduler = &parked.Scheduler{
-		Store: &parkedStore{e: e, m: e.mem.ParkedStore()}, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
-		Concurrency: 1,
-	}
 	e.mem.SetBodies(state.BodyConfig{Threshold: e.sc.BodyThreshold, Objects: placeholderObjects{}})
 	store := &itemStore{e: e, m: e.mem}
 	bodies := &bodyReader{e: e, m: e.mem}
 	e.breakerMem = breaker.NewMemory()
 	breakers := &breakerStore{e: e, m: e.breakerMem}
 	e.models = healthStore{Store: health.NewMemory(), e: e}
+	e.gates = &gatesStore{e: e, m: state.NewMemoryGates()}
+	ps := &parkedStore{e: e, m: e.mem.ParkedStore()}
+	newOwner := func() string { e.owners++; return "scheduler-" + strconv.FormatUint(e.owners, 10) }
+	bc := parked.Breakers{Store: breakers, NewOwner: newOwner}
+	e.scheduler = &parked.Scheduler{
+		Store: ps, Waiters: ps, Gates: e.gates, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
+		Concurrency: 1, Interval: e.sc.SchedulerInterval.D(),
+		Checkers: map[gate.Kind]parked.Checker{gate.Breaker: bc, gate.Quota: bc, gate.Budget: parked.Budget{},
+			gate.Models: parked.Models{Store: e.models, Breakers: breakers, NewOwner: newOwner}},
+	}
 	days := budgetStore{m: &budget.MemoryStore{}, e: e}
+	budgetCap := simBudgetCap
+	if e.sc.Budget != nil {
+		budgetCap = budget.Micros(e.sc.Budget.CallsPerDay) * simCallCost
+	}
 	for _, sr := range e.stages {
 		sr.handlers = make([]handler, sr.cfg.Concurrency)
 		for slot := range sr.handlers {
 			// Each warm instance has its own model-health cache and budget
 			// pocket over the shared stores, as the llm function does.
 			hs := &health.Tracker{Store: e.models, Clock: &e.clock, Log: e.logger}
-			pocket := &budget.Pocket{Store: days, Cap: simBudgetCap, Chunk: budget.Micros(e.sc.BudgetChunkCalls) * simCallCost}
+			pocket := &budget.Pocket{Store: days, Cap: budgetCap, Chunk: budget.Micros(e.sc.BudgetChunkCalls) * simCallCost}
 			var work stage.Work = e.triageWork(sr, hs, pocket)
 			if sr.st == pipeline.LLM && len(e.chain) > 0 {
 				// The chain guards each provider with its own breaker.
@@ -323,6 +366,7 @@ func (e *engine) buildTriage() error {
 				// the lane clock models the deployed in-batch concurrency.
 				Concurrency:      1,
 				BackstopReceives: TriageBackstopReceives,
+				Gates:            e.gates,
 			}
 			if sr.next != nil {
 				r.NextQueueURL = sr.next.url
@@ -382,6 +426,7 @@ func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pock
 		if llmStage {
 			_, _ = hs.Status(ctx, llmModel)
 			if err := pocket.Spend(ctx, e.clock.Now(), simCallCost); err != nil {
+				e.refused(err)
 				return state.Output{}, err
 			}
 		}
@@ -403,6 +448,33 @@ func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pock
 			return state.Output{Enrichment: &simEnrichment}, nil
 		}
 		return state.Output{Delivery: &simDelivery}, nil
+	}
+}
+
+// charge charges the daily budget for a baseline's call of stage si (the
+// llm stage only): one conditional UpdateItem of the day's counter per
+// call, and a second (the blocked counter) when the charge is refused.
+// (triage's stages charge through a budget.Pocket, as the llm function
+// does: triageWork.)
+func (e *engine) charge(si int) error {
+	if e.budget == nil || pipeline.Stages()[si] != pipeline.LLM {
+		return nil
+	}
+	day := "budget/" + budget.DayKey(toTime(e.clock.lane()))
+	e.dyn(ddbUpdateItem, load{key: day, w: wru(budgetBytes)})
+	err := e.budget.Charge(e.base, toTime(e.clock.lane()))
+	if err != nil {
+		e.dyn(ddbUpdateItem, load{key: day, w: wru(budgetBytes)})
+		e.refused(err)
+	}
+	return err
+}
+
+// refused notes the first refused budget charge (for the report's
+// recovery time).
+func (e *engine) refused(err error) {
+	if budget.IsExceeded(err) && e.budgetRefused == 0 {
+		e.budgetRefused = max(e.clock.lane(), 1)
 	}
 }
 
@@ -473,6 +545,11 @@ func (e *engine) loop() (string, error) {
 		case evSchedulerTick:
 			e.tick()
 			e.schedule(event{at: e.now + int64(e.sc.SchedulerInterval), kind: evSchedulerTick})
+		case evSample:
+			e.sample()
+			if e.agenda.Len() > 0 {
+				e.schedule(event{at: e.now + int64(time.Minute), kind: evSample})
+			}
 		}
 	}
 	if e.open > 0 && e.agenda.Len() == 0 {
@@ -486,6 +563,7 @@ func (e *engine) loop() (string, error) {
 func (e *engine) arrive(n int) {
 	id := e.sc.ItemID(n + 1)
 	e.items[n].arrival = e.now
+	e.arrived++
 	if e.mem != nil {
 		host := n % e.sc.ArticleHosts
 		hook := n % e.sc.WebhookHosts
@@ -529,7 +607,7 @@ func (e *engine) deliver(op sqsOp) {
 		m.visibleAt = e.now + int64(op.seconds)*int64(time.Second)
 		return
 	}
-	m := &message{id: op.id, body: op.body, attrs: op.attrs, sentAt: e.now, visibleAt: e.now}
+	m := &message{id: op.id, body: op.body, attrs: op.attrs, sentAt: e.now, visibleAt: e.now + int64(op.delay)}
 	e.nmsg++
 	m.seq = e.nmsg
 	if op.q.stage < 0 {
@@ -583,6 +661,9 @@ func (e *engine) finish(i int32, outcome uint8, st pipeline.Stage, class failure
 	}
 	it.outcome, it.finished, it.dlStage, it.dlClass = outcome, at, st, class
 	e.open--
+	if outcome == outcomeDeadLetter {
+		e.dead++
+	}
 	e.lastEnd = max(e.lastEnd, at)
 }
 
@@ -651,6 +732,7 @@ func (e *engine) poll(sr *stageRT) {
 			return
 		}
 		batch, deferTo := sr.q.take(e.now, sr.cfg.BatchSize, sr.cfg.BatchWindow.D(), func(m *message) {
+			e.backstop++
 			e.deliver(sqsOp{send: true, q: sr.q.dlq, id: m.id, body: m.body})
 		})
 		if batch == nil {
@@ -684,6 +766,7 @@ func (e *engine) invoke(sr *stageRT, slot int, batch []*message) {
 	inv := &invocation{sr: sr, slot: slot, start: e.now, msgs: batch}
 	recs := make([]events.SQSMessage, len(batch))
 	for k, m := range batch {
+		e.maxReceives = max(e.maxReceives, m.receives)
 		recs[k] = events.SQSMessage{
 			MessageId: m.id, ReceiptHandle: m.receipt, Body: m.body, EventSource: "aws:sqs",
 			EventSourceARN: "arn:aws:sqs:us-east-1:000000000000:" + sr.q.name, AWSRegion: "us-east-1",
@@ -691,6 +774,12 @@ func (e *engine) invoke(sr *stageRT, slot int, batch []*message) {
 				"ApproximateReceiveCount": strconv.Itoa(m.receives),
 				"SentTimestamp":           strconv.FormatInt(toTime(m.sentAt).UnixMilli(), 10),
 			},
+		}
+		if len(m.attrs) > 0 {
+			recs[k].MessageAttributes = make(map[string]events.SQSMessageAttribute, len(m.attrs))
+			for name, v := range m.attrs {
+				recs[k].MessageAttributes[name] = events.SQSMessageAttribute{StringValue: &v, DataType: "String"}
+			}
 		}
 	}
 	deadline := e.now + int64(sr.timeout)
@@ -768,14 +857,15 @@ func (e *engine) endInvocation(inv *invocation) {
 }
 
 // tick is the scheduler function (functions/scheduler) on its EventBridge
-// schedule: the real parked.Scheduler — claim, send with SendMessageBatch,
-// delete — over state.Memory's parked store and the simulated SQS, with
-// Concurrency 1 for a deterministic order. A tick with nothing due (the
-// engine tracks the due times Park wrote) only pays for the scheduler's
-// empty query and invocation.
+// schedule: the real parked.Scheduler — due waits claimed, sent and deleted;
+// gate waits probed and released in a ramp — over state.Memory's parked
+// store, the in-memory gates table and the simulated SQS, with Concurrency
+// 1 for a deterministic order. A tick with nothing due and no gate with
+// waiters (the engine tracks the due times Park wrote) only pays for the
+// scheduler's empty query and invocation.
 func (e *engine) tick() {
 	e.clock.begin(e.now+int64(e.sc.AWSLatency.Invoke), 1)
-	if e.parkedDue.Len() == 0 || e.parkedDue.peek() > e.now {
+	if (e.parkedDue.Len() == 0 || e.parkedDue.peek() > e.now) && e.gates.empty() {
 		e.dyn(ddbQuery, load{key: "parked:by-due/" + state.ParkedShard, r: 0.5})
 	} else {
 		for e.parkedDue.Len() > 0 && e.parkedDue.peek() <= e.now {
@@ -790,6 +880,18 @@ func (e *engine) tick() {
 	}
 	end := e.clock.end()
 	e.meter.lambda(fnScheduler, time.Duration(end-e.now))
+}
+
+// sample records the open items (arrived, not yet done nor dead-lettered),
+// the parked items and the items dead-lettered so far, this minute.
+func (e *engine) sample() {
+	parkedNow := 0
+	if e.mem != nil {
+		parkedNow, _ = e.mem.ParkedCount()
+	}
+	e.timeline.Open = append(e.timeline.Open, int32(e.open-(e.sc.Items-e.arrived)))
+	e.timeline.Parked = append(e.timeline.Parked, int32(parkedNow))
+	e.timeline.DeadLettered = append(e.timeline.DeadLettered, int32(e.dead))
 }
 
 // parkedStore is state.Memory's parked store behind parked.Store, counting
@@ -835,4 +937,86 @@ func (p *parkedStore) Delete(ctx context.Context, w state.ParkedWait, owner stri
 	p.e.dyn(ddbDeleteItem, load{key: "parked/" + w.ItemID, w: wru(parkedBytes)},
 		load{key: "parked:by-due/" + state.ParkedShard, w: wru(parkedBytes)})
 	return p.m.Delete(ctx, w, owner)
+}
+
+// Waiting lists a gate's oldest waiters: one Query of the by-gate index.
+func (p *parkedStore) Waiting(ctx context.Context, g gate.Name, limit int) ([]state.ParkedWait, error) {
+	ws, err := p.m.Waiting(ctx, g, limit)
+	p.e.dyn(ddbQuery, load{key: "parked:by-gate/" + g.String(), r: max(0.5, rru(len(ws)*parkedBytes, false))})
+	return ws, err
+}
+
+// Count counts a gate's waiters: a Query of the by-gate index with Select
+// COUNT, billed by the size of the records it reads.
+func (p *parkedStore) Count(ctx context.Context, g gate.Name) (int, error) {
+	n, err := p.m.Count(ctx, g)
+	p.e.dyn(ddbQuery, load{key: "parked:by-gate/" + g.String(), r: max(0.5, rru(n*parkedBytes, false))})
+	return n, err
+}
+
+// Unpark retires a released gate wait: a conditional DeleteItem.
+func (p *parkedStore) Unpark(ctx context.Context, w state.ParkedWait) error {
+	p.e.dyn(ddbDeleteItem, load{key: "parked/" + w.ItemID, w: wru(parkedBytes)},
+		load{key: "parked:by-gate/" + w.Gate.String(), w: wru(parkedBytes)})
+	return p.m.Unpark(ctx, w)
+}
+
+// gatesStore is the in-memory gates table behind stage.Gates and
+// parked.GateStore, counting the DynamoDB requests state.Gates makes: an
+// UpdateItem per touch, congestion signal, lease and reset, a DeleteItem per
+// retired record, and a strongly consistent Scan per listing.
+type gatesStore struct {
+	e *engine
+	m *state.MemoryGates
+}
+
+var (
+	_ stage.Gates      = (*gatesStore)(nil)
+	_ parked.GateStore = (*gatesStore)(nil)
+)
+
+// empty reports whether no gate has a record (nil: no gates table).
+func (g *gatesStore) empty() bool {
+	if g == nil {
+		return true
+	}
+	recs, _ := g.m.List(g.e.base)
+	return len(recs) == 0
+}
+
+// Touch registers a gate before a park.
+func (g *gatesStore) Touch(ctx context.Context, n gate.Name, now time.Time) error {
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + n.String(), w: wru(gateBytes)})
+	return g.m.Touch(ctx, n, now)
+}
+
+// Congested records a released item's congestion signal.
+func (g *gatesStore) Congested(ctx context.Context, n gate.Name, now time.Time) error {
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + n.String(), w: wru(gateBytes)})
+	return g.m.Congested(ctx, n, now)
+}
+
+// List scans the gates table.
+func (g *gatesStore) List(ctx context.Context) ([]state.GateRecord, error) {
+	recs, err := g.m.List(ctx)
+	g.e.dyn(ddbScan, load{key: "gates/*", r: max(1, rru(len(recs)*gateBytes, true))})
+	return recs, err
+}
+
+// Lease takes a gate for a run.
+func (g *gatesStore) Lease(ctx context.Context, rec state.GateRecord, owner string, now, until time.Time, next gate.Ramp) error {
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + rec.Gate.String(), w: wru(gateBytes)})
+	return g.m.Lease(ctx, rec, owner, now, until, next)
+}
+
+// Reset ends a ramp.
+func (g *gatesStore) Reset(ctx context.Context, rec state.GateRecord, now time.Time) error {
+	g.e.dyn(ddbUpdateItem, load{key: "gates/" + rec.Gate.String(), w: wru(gateBytes)})
+	return g.m.Reset(ctx, rec, now)
+}
+
+// Delete retires a record.
+func (g *gatesStore) Delete(ctx context.Context, rec state.GateRecord, now time.Time) error {
+	g.e.dyn(ddbDeleteItem, load{key: "gates/" + rec.Gate.String(), w: wru(gateBytes)})
+	return g.m.Delete(ctx, rec, now)
 }

@@ -120,6 +120,8 @@ type sqsOp struct {
 	attrs   map[string]string
 	receipt string
 	seconds int32
+	// delay is a sent message's DelaySeconds.
+	delay time.Duration
 }
 
 // sqsSim is the simulated SQS the runner talks to (stage.Queues). Requests
@@ -176,9 +178,16 @@ func (s *sqsSim) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInp
 	size := 0
 	for _, en := range in.Entries {
 		body := aws.ToString(en.MessageBody)
-		size += len(body)
+		var attrs map[string]string
+		if len(en.MessageAttributes) > 0 {
+			attrs = make(map[string]string, len(en.MessageAttributes))
+			for k, v := range en.MessageAttributes {
+				attrs[k] = aws.ToString(v.StringValue)
+			}
+		}
+		size += len(body) + attrBytes(attrs)
 		id := s.e.newMessageID()
-		s.e.enqueue(sqsOp{send: true, q: q, id: id, body: body})
+		s.e.enqueue(sqsOp{send: true, q: q, id: id, body: body, attrs: attrs, delay: time.Duration(en.DelaySeconds) * time.Second})
 		out.Successful = append(out.Successful, sqstypes.SendMessageBatchResultEntry{Id: en.Id, MessageId: aws.String(id)})
 	}
 	s.e.meter.sqs(sqsSendMessageBatch, size)

@@ -69,6 +69,31 @@ func writeProviders(w io.Writer, results []*Result) error {
 	return tw.Flush()
 }
 
+// WriteDrainTable writes, for results with a Drain, the outage figures: the
+// DynamoDB writes per item, the dead letters the queues' backstop moved,
+// and how the backlog drained after recovery.
+func WriteDrainTable(w io.Writer, results []*Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\twrites/item\tbackstop DLQ\tbacklog\tdrained\tfirst success\tdrain time\tdrain calls\trate-limited\tthroughput/s\tof capacity\t")
+	for _, r := range results {
+		d := r.Drain
+		if d == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%s\t%s\t%d\t%.1f%%\t%.2f\t%s\t\n", r.Policy.Name, r.WritesPerItem, r.BackstopDeadLetters,
+			d.Backlog, d.Drained, fmtDur(d.FirstSuccess.D()), fmtDur(d.Duration.D()), d.Calls, 100*d.RateLimitedShare(), d.Throughput,
+			fmtShare(d.Capacity, d.Utilisation()))
+	}
+	return tw.Flush()
+}
+
+func fmtShare(capacity, share float64) string {
+	if capacity <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*share)
+}
+
 // Target is one of the issue's targets for triage's standard profile,
 // measured against naive redrive.
 type Target struct {
@@ -301,11 +326,7 @@ func NewSensitivity(documentBytes int, standard, naive *Result, p Prices, also *
 
 // writesPerCompleted is DynamoDB write requests per completed item.
 func (r *Result) writesPerCompleted() float64 {
-	n := int64(0)
-	for _, api := range []string{"PutItem", "UpdateItem", "TransactWriteItems", "DeleteItem"} {
-		n += r.Usage.DynamoDBRequests[api]
-	}
-	return float64(n) / float64(max(r.Completed, 1))
+	return float64(r.Usage.writes()) / float64(max(r.Completed, 1))
 }
 
 // Report is what WriteMarkdown documents.
@@ -322,6 +343,9 @@ type Report struct {
 	Plots    []Plot
 	// Sensitivity re-measures the cost ratio for other document sizes.
 	Sensitivity []Sensitivity
+	// Outages are the long-outage scenarios, for the "Long outages"
+	// section (none: no section).
+	Outages []OutageRun
 	// Command regenerates the document.
 	Command string
 }
@@ -497,7 +521,11 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		}
 	}
 
-	p("## Definitions\n\n")
+	if len(rep.Outages) > 0 {
+		writeOutages(&b, rep)
+	}
+
+	p("\n## Definitions\n\n")
 	p("- **Upstream calls**: requests the simulated article hosts, LLM provider and webhook receivers received. A call a " +
 		"circuit breaker refused is not a call.\n")
 	p("- **Wasted calls** = calls into a known outage + retries of unrecoverable failures. A call *into a known outage* "+
@@ -541,8 +569,12 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		"as `Clock`, a seeded `Rand`, and each stage's upstream wrapped in `breaker.Guard` with one `breaker.Breakers` "+
 		"(its own cache) per slot over one shared `breaker.Memory`. The runner runs with `Concurrency: 1` so that a run "+
 		"is deterministic; the virtual clock models the deployed in-batch concurrency (lanes) instead. Parked waits "+
-		"(longer than SQS visibility allows) are re-enqueued every %s by the real `parked.Scheduler` (claim → send → "+
-		"delete, `Concurrency: 1`) over `state.Memory`'s parked store.\n", sc.SchedulerInterval.D())
+		"end every %s by the real `parked.Scheduler` (`Concurrency: 1`) over `state.Memory`'s parked store and an "+
+		"in-memory gates table: due waits claimed, sent and deleted; a gate's waiters probed and released in a ramp, "+
+		"their sends spread with DelaySeconds and tagged with the gate as SQS message attributes the runner reads. A "+
+		"scenario's daily budget is `budget.Memory`, charged before every llm call (the baselines are charged too, and "+
+		"fail a refused call like any other); an upstream's rate limit is a token bucket answering its 429 beyond it.\n",
+		sc.SchedulerInterval.D())
 	p("- **Upstreams** answer what the fakes answer (`infra/fakes`), decided per (item, call number) by the fakes' own " +
 		"`Plan`, and the simulated clients return what the real clients return for those answers: `*failure.HTTPError` " +
 		"with the provider's status, headers (`Retry-After`) and body, `llm.ParseEnrichment`'s error for unusable output, " +
@@ -569,12 +601,12 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		NaiveTimeout, SDKRetries, SDKBackoff, 4*SDKBackoff)
 	p("- **Limits of the model**: an invocation runs its whole batch when it starts, so another invocation may see a " +
 		"breaker change up to one batch's duration early; a call the invocation's deadline cuts off counts against the " +
-		"breaker (the real runner's cancelled context makes it neutral); without a chain, model health and the daily " +
-		"budget are simulated for their DynamoDB requests (a disabled model does not stop calls); the fallback chain is " +
-		"simulated for a scenario whose llm stage names one (scenarios/provider-outage.json), and there a disabled model " +
-		"stays disabled (the recovery function is not simulated); the budget's cap never binds; queues deliver in " +
-		"visibility order (standard queues only roughly do); S3 is billed per request and never throttles (its keys " +
-		"spread over 256 prefixes, see scale.md).\n")
+		"breaker (the real runner's cancelled context makes it neutral); without a chain, model health is simulated " +
+		"for its DynamoDB requests (a disabled model does not stop calls); the fallback chain is simulated for a " +
+		"scenario whose llm stage names one (scenarios/provider-outage.json), and there a disabled model stays disabled " +
+		"(the recovery function is not simulated); the daily budget's cap binds only where a scenario sets one; queues " +
+		"deliver in visibility order (standard queues only roughly do); S3 is billed per request and never throttles " +
+		"(its keys spread over 256 prefixes, see scale.md).\n")
 	p("\n## Reproduce\n\n```\n%s\n```\n\nA run is deterministic for its scenario and seed. `triage simulate --scenario "+
 		"scenarios/cross-check.json --policies standard --terminal` prints every item's terminal state (done, or "+
 		"deadletter with stage and class) for comparison with the same scenario on the local stack.\n", rep.Command)

@@ -10,6 +10,7 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -137,8 +138,97 @@ type Result struct {
 	// asked for it.
 	Terminal []Terminal `json:"terminal,omitempty"`
 
+	// WritesPerItem is DynamoDB write requests (PutItem, UpdateItem,
+	// DeleteItem, TransactWriteItems) per item.
+	WritesPerItem float64 `json:"dynamodb_writes_per_item"`
+	// BackstopDeadLetters counts messages the queues' redrive policy moved
+	// to a DLQ (maxReceiveCount reached): for triage, dead letters nobody
+	// decided.
+	BackstopDeadLetters int `json:"backstop_dead_letters"`
+	// MaxReceiveCount is the highest ApproximateReceiveCount any message
+	// was delivered with: a waiting item's must stay well below the
+	// backstop's maxReceiveCount, whatever the outage's length.
+	MaxReceiveCount int `json:"max_receive_count"`
+	// Drain is how the backlog an outage, an exhausted quota or a spent
+	// budget left behind drained after it ended; nil for a scenario with
+	// none.
+	Drain *Drain `json:"drain,omitempty"`
+	// Timeline samples the run every minute when Options.Timeline asked.
+	Timeline *Timeline `json:"-"`
+
 	// completion holds the sorted completion times, for plots.
 	completion []time.Duration
+	// series are the stages' calls over time (seriesWidth buckets).
+	series [3]callSeries
+}
+
+// Timeline is a run sampled every minute from its start: the open items
+// (arrived, neither done nor dead-lettered), the parked ones and the items
+// dead-lettered so far. Calls per minute come from the upstreams' series
+// (CallsPerMinute).
+type Timeline struct {
+	Open, Parked, DeadLettered []int32
+}
+
+// CallsPerMinute returns stage st's calls in each minute of the run.
+func (r *Result) CallsPerMinute(st pipeline.Stage) []int64 {
+	s := &r.series[st.Index()]
+	per := int(time.Minute / seriesWidth)
+	out := make([]int64, (len(s.calls)+per-1)/per)
+	for k, n := range s.calls {
+		out[k/per] += int64(n)
+	}
+	return out
+}
+
+// Drain measures the recovery after a scenario's last window (or its budget
+// day) ended: how long until the items that waited had passed the stage,
+// and how well the release used the upstream's rate. Times are from the
+// start of the run.
+type Drain struct {
+	// Stage is the stage that was shut (the windows' stage; llm for a
+	// budget).
+	Stage pipeline.Stage `json:"stage"`
+	// RecoveryAt is when the upstream came back: the last window's end, or
+	// the first 00:00 UTC after the budget was first spent.
+	RecoveryAt Duration `json:"recovery_at"`
+	// Backlog counts the items that arrived before RecoveryAt and had not
+	// passed Stage by then (nor been dead-lettered); Drained those of them
+	// that passed it since.
+	Backlog int `json:"backlog"`
+	Drained int `json:"drained"`
+	// FirstSuccess is from RecoveryAt to the stage's first success after it
+	// (how long finding out took); Duration from RecoveryAt to the last
+	// backlog item passing the stage.
+	FirstSuccess Duration `json:"first_success"`
+	Duration     Duration `json:"duration"`
+	// Calls, OK and RateLimited count the stage's calls from the first
+	// success to the end of the drain, and the successes and RATE_LIMITED
+	// answers among them.
+	Calls       int64 `json:"calls"`
+	OK          int64 `json:"ok"`
+	RateLimited int64 `json:"rate_limited"`
+	// Capacity is the stage's sustained rate (its rate_limit, per second; 0
+	// when it has none); Throughput the successes per second over the same
+	// time.
+	Capacity   float64 `json:"capacity"`
+	Throughput float64 `json:"throughput"`
+}
+
+// Utilisation is Throughput as a share of Capacity (0 without one).
+func (d *Drain) Utilisation() float64 {
+	if d == nil || d.Capacity <= 0 {
+		return 0
+	}
+	return d.Throughput / d.Capacity
+}
+
+// RateLimitedShare is RateLimited as a share of Calls.
+func (d *Drain) RateLimitedShare() float64 {
+	if d == nil || d.Calls == 0 {
+		return 0
+	}
+	return float64(d.RateLimited) / float64(d.Calls)
 }
 
 // LambdaUse is a run's Lambda concurrency.
@@ -256,6 +346,15 @@ func (e *engine) result(limit string) *Result {
 	e.checkConservation()
 	e.chainResult(r)
 	r.Anomalies = e.anomalies
+	r.series = e.up.series
+	r.BackstopDeadLetters = e.backstop
+	r.MaxReceiveCount = e.maxReceives
+	r.WritesPerItem = float64(r.Usage.writes()) / float64(max(r.Items, 1))
+	r.Drain = e.drain()
+	if e.opts.Timeline {
+		tl := e.timeline
+		r.Timeline = &tl
+	}
 	if len(r.RecoverableFailedBy) == 0 {
 		r.RecoverableFailedBy = nil
 	}
@@ -303,6 +402,65 @@ func (e *engine) checkConservation() {
 	if open := e.open; open > 0 && alive+len(parked) == 0 {
 		e.anomaly("%d items open but no message or parked wait carries them", open)
 	}
+}
+
+// drain computes Result.Drain (see Drain).
+func (e *engine) drain() *Drain {
+	var (
+		recovery vt
+		st       pipeline.Stage
+	)
+	for _, w := range e.sc.Windows {
+		if end := int64(w.Start + w.Duration); end > recovery {
+			recovery, st = end, w.Stage
+		}
+	}
+	if e.budgetRefused > 0 {
+		day := retry.NextUTCMidnight(toTime(e.budgetRefused))
+		if at := fromTime(day); at > recovery {
+			recovery, st = at, pipeline.LLM
+		}
+	}
+	if recovery == 0 {
+		return nil
+	}
+	si := st.Index()
+	d := &Drain{Stage: st, RecoveryAt: Duration(recovery)}
+	if rl := e.sc.Stages[st].RateLimit; rl != nil {
+		d.Capacity = rl.PerSecond
+	}
+	end := recovery
+	for i := range e.items {
+		it := &e.items[i]
+		passed := it.passed[si]
+		if it.arrival >= recovery || (passed > 0 && passed < recovery) ||
+			(it.outcome == outcomeDeadLetter && it.finished < recovery) {
+			continue
+		}
+		d.Backlog++
+		if passed > 0 {
+			d.Drained++
+			end = max(end, passed)
+		}
+	}
+	d.Duration = Duration(end - recovery)
+	s := &e.up.series[si]
+	first := vt(-1)
+	for k := int(recovery / int64(seriesWidth)); k < len(s.ok); k++ {
+		if s.ok[k] > 0 {
+			first = max(int64(k)*int64(seriesWidth), recovery)
+			break
+		}
+	}
+	if first < 0 || d.Backlog == 0 {
+		return d
+	}
+	d.FirstSuccess = Duration(first - recovery)
+	if end > first {
+		d.Calls, d.OK, d.RateLimited = s.sum(first, end)
+		d.Throughput = float64(d.OK) / time.Duration(end-first).Seconds()
+	}
+	return d
 }
 
 // quantile returns the q-quantile of sorted (nearest rank); 0 when empty.

@@ -138,12 +138,35 @@ type StageConfig struct {
 	// answers every later call, past the end calls succeed. Keys are item
 	// ids; a script takes precedence over the mix for its item.
 	Scripts map[string][]string `json:"scripts,omitempty"`
+	// RateLimit is the upstream's sustained rate, nil for none: a call
+	// beyond it is answered with the upstream's rate limit (a 429 with
+	// RetryAfter), whatever its plan says.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
 	// Chain (llm only) is the model chain as LLMModels spells it,
 	// "provider:model" entries: the llm stage then runs the real fallback
 	// chain with one breaker per provider and model health, each provider
 	// answering the mix's faults in its own wire format (providers.go).
 	// Empty: the one provider of the default model, behind one breaker.
 	Chain []string `json:"chain,omitempty"`
+}
+
+// RateLimit is an upstream's sustained rate: a token bucket of Burst calls
+// refilled at PerSecond.
+type RateLimit struct {
+	// PerSecond is the sustained rate of calls; it must be positive.
+	PerSecond float64 `json:"per_second"`
+	// Burst is the bucket's size; zero means one second's worth (at least 1).
+	Burst int `json:"burst,omitempty"`
+}
+
+// Budget is the llm stage's daily budget (shared/budget), counted in calls:
+// each call is charged before it is made, and once CallsPerDay calls of a
+// UTC day went through, the rest of the day's calls are refused (runs start
+// at 00:00 UTC, Epoch). Triage's items wait for the next day; the
+// baselines fail the refused call as they fail any other.
+type Budget struct {
+	// CallsPerDay is the cap; it must be positive.
+	CallsPerDay int64 `json:"calls_per_day"`
 }
 
 // Window kinds.
@@ -256,6 +279,8 @@ type Scenario struct {
 	Stages map[pipeline.Stage]*StageConfig `json:"stages,omitempty"`
 	// Windows are outages and exhausted quotas.
 	Windows []Window `json:"windows,omitempty"`
+	// Budget is the llm stage's daily budget; nil means none.
+	Budget *Budget `json:"budget,omitempty"`
 	// HangMax bounds a hang like the fakes' MaxHang: a hang longer than the
 	// client's timeout ends with the client's timeout error; a client that
 	// waits longer than HangMax gets a 504 at HangMax. Zero means hangs last
@@ -433,6 +458,9 @@ func (sc *Scenario) Validate() error {
 	for i := range sc.Windows {
 		errs = append(errs, sc.Windows[i].validate(i)...)
 	}
+	if sc.Budget != nil && sc.Budget.CallsPerDay <= 0 {
+		bad("budget.calls_per_day must be positive")
+	}
 	var chainProviders []failure.Provider
 	if c := sc.Stages[pipeline.LLM]; c != nil {
 		if entries, err := c.chainEntries(); err != nil {
@@ -511,6 +539,14 @@ func (c *StageConfig) fill(st pipeline.Stage, sc *Scenario) []error {
 	}
 	if c.Latency.Min < 0 || c.ErrorLatency.Min < 0 {
 		bad("latencies must not be negative")
+	}
+	if rl := c.RateLimit; rl != nil {
+		if !(rl.PerSecond > 0) || math.IsInf(rl.PerSecond, 0) || rl.Burst < 0 {
+			bad("rate_limit.per_second must be positive and burst not negative")
+		}
+		if rl.Burst == 0 {
+			rl.Burst = max(1, int(math.Ceil(rl.PerSecond)))
+		}
 	}
 	supported := Faults(st)
 	for name, rate := range c.Mix.Rates {

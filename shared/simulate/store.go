@@ -8,6 +8,7 @@ import (
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/budget"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -40,6 +41,8 @@ const (
 	breakerBytes  = 400
 	healthBytes   = 350
 	budgetBytes   = 150
+	// gateBytes is a gate record.
+	gateBytes = 250
 )
 
 func wru(bytes int) float64 { return math.Ceil(float64(bytes) / 1024) }
@@ -167,6 +170,7 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 		it := &e.items[i]
 		it.progress = max(it.progress, int8(req.Stage.Index()+1))
 		it.hasError = false
+		it.passed[req.Stage.Index()] = e.clock.lane()
 	}
 	rec := load{key: itemKey(req.ItemID), w: wru(max(before, e.stateBytes(i)))}
 	part, n := stageBody(req.Stage, e.sc.DocumentBytes)
@@ -266,13 +270,36 @@ func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Par
 	e.items[i].hasError = true
 	e.dyn(ddbTransactWriteItems,
 		load{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
-		load{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)},
-		load{key: "parked:by-due/" + state.ParkedShard, w: wru(parkedBytes)})
+		load{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p))
 	n, err := s.m.Park(ctx, req, p)
-	if err == nil {
+	if err == nil && !p.OnGate() {
 		e.parkedDue.push(fromTime(p.DueAt))
 	}
 	return n, err
+}
+
+// ParkWait gives a lease back for a closed gate and parks the item, in one
+// transaction (twice the WRU of both writes).
+func (s *itemStore) ParkWait(ctx context.Context, req state.ReleaseRequest, p state.Parking) error {
+	e := s.e
+	i := e.index[req.ItemID]
+	e.dyn(ddbTransactWriteItems,
+		load{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
+		load{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p))
+	err := s.m.ParkWait(ctx, req, p)
+	if err == nil && !p.OnGate() {
+		e.parkedDue.push(fromTime(p.DueAt))
+	}
+	return err
+}
+
+// parkedIndex is the index write of parking p: the by-due index's shard for
+// a due wait, the by-gate index's gate partition for a gate wait.
+func parkedIndex(p state.Parking) load {
+	if p.OnGate() {
+		return load{key: "parked:by-gate/" + p.Gate.String(), w: wru(parkedBytes)}
+	}
+	return load{key: "parked:by-due/" + state.ParkedShard, w: wru(parkedBytes)}
 }
 
 // Release gives a lease back for a closed gate.
@@ -364,9 +391,9 @@ func (b *breakerStore) RecordFailure(ctx context.Context, req breaker.FailureReq
 }
 
 // ResetFailures zeroes a closed breaker's count.
-func (b *breakerStore) ResetFailures(ctx context.Context, service string, now time.Time) (bool, error) {
+func (b *breakerStore) ResetFailures(ctx context.Context, service string, generation int64, now time.Time) (bool, error) {
 	b.write(service)
-	return b.m.ResetFailures(ctx, service, now)
+	return b.m.ResetFailures(ctx, service, generation, now)
 }
 
 // AcquireProbe takes the probe lease.
@@ -391,6 +418,12 @@ func (b *breakerStore) ReopenProbe(ctx context.Context, service, owner string, c
 func (b *breakerStore) ReleaseProbe(ctx context.Context, service, owner string, now time.Time) (breaker.Record, error) {
 	b.write(service)
 	return b.m.ReleaseProbe(ctx, service, owner, now)
+}
+
+// SetDraining marks a breaker's service as draining a gate.
+func (b *breakerStore) SetDraining(ctx context.Context, service string, g gate.Name, until, now time.Time) error {
+	b.write(service)
+	return b.m.SetDraining(ctx, service, g, until, now)
 }
 
 // Reset closes a breaker (operator).

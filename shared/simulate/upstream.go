@@ -71,11 +71,70 @@ type upstream struct {
 	stickySeen    [3][]bool
 	permanentSeen [3][]bool
 	stats         callStats
+	// limiters are the stages' rate limits (nil: none); series count each
+	// stage's calls over time.
+	limiters [3]*limiter
+	series   [3]callSeries
 	// With an llm chain: each provider's answers, the provider the
 	// baselines call (the chain's first), and per-provider counts.
 	provAnswers map[failure.Provider]*answers
 	firstLLM    failure.Provider
 	prov        providerStats
+}
+
+// limiter is a token bucket in virtual time: an upstream's rate limit.
+type limiter struct {
+	perNS, burst, tokens float64
+	last                 vt
+}
+
+func newLimiter(rl *RateLimit) *limiter {
+	b := float64(rl.Burst)
+	return &limiter{perNS: rl.PerSecond / float64(time.Second), burst: b, tokens: b}
+}
+
+// take spends a token at t, if there is one.
+func (l *limiter) take(t vt) bool {
+	if t > l.last {
+		l.tokens = min(l.burst, l.tokens+float64(t-l.last)*l.perNS)
+		l.last = t
+	}
+	if l.tokens < 1 {
+		return false
+	}
+	l.tokens--
+	return true
+}
+
+// seriesWidth is the resolution of the per-stage call series.
+const seriesWidth = 10 * time.Second
+
+// callSeries counts one stage's calls, successes and rate-limited answers
+// per seriesWidth of virtual time.
+type callSeries struct {
+	calls, ok, limited []int32
+}
+
+func (s *callSeries) add(t vt, ok, limited bool) {
+	k := int(max(t, 0) / int64(seriesWidth))
+	for len(s.calls) <= k {
+		s.calls, s.ok, s.limited = append(s.calls, 0), append(s.ok, 0), append(s.limited, 0)
+	}
+	s.calls[k]++
+	if ok {
+		s.ok[k]++
+	}
+	if limited {
+		s.limited[k]++
+	}
+}
+
+// sum adds the buckets of [from, to).
+func (s *callSeries) sum(from, to vt) (calls, ok, limited int64) {
+	for k := int(max(from, 0) / int64(seriesWidth)); k < len(s.calls) && int64(k)*int64(seriesWidth) < to; k++ {
+		calls, ok, limited = calls+int64(s.calls[k]), ok+int64(s.ok[k]), limited+int64(s.limited[k])
+	}
+	return calls, ok, limited
 }
 
 func newUpstream(e *engine) (*upstream, error) {
@@ -112,6 +171,9 @@ func newUpstream(e *engine) (*upstream, error) {
 			return nil, err
 		}
 		u.sticky[si] = sticky
+		if c.RateLimit != nil {
+			u.limiters[si] = newLimiter(c.RateLimit)
+		}
 	}
 	if entries, err := sc.Stages[pipeline.LLM].chainEntries(); err != nil {
 		return nil, err
@@ -238,6 +300,9 @@ func (u *upstream) callProvider(si int, i int32, deadline vt, p failure.Provider
 			break
 		}
 	}
+	if l := u.limiters[si]; win == nil && l != nil && !l.take(start) {
+		fault = rateLimitFault(si)
+	}
 	c := u.cfg[si]
 	a := u.answers[si]
 	if pa := u.provAnswers[p]; pa != nil {
@@ -304,14 +369,25 @@ func (u *upstream) callProvider(si int, i int32, deadline vt, p failure.Provider
 			u.prov.failures[p]++
 		}
 	}
+	limited := false
 	if err != nil {
 		cl := failure.Classify(err)
 		u.lastClass[si][i] = cl.Class
 		if !cl.Retryable {
 			u.permanentSeen[si][i] = true
 		}
+		limited = cl.Class == failure.RateLimited
 	}
+	u.series[si].add(start, err == nil, limited)
 	return err
+}
+
+// rateLimitFault is the answer of stage si's upstream over its rate limit.
+func rateLimitFault(si int) fakes.Fault {
+	if pipeline.Stages()[si] == pipeline.Notify {
+		return fakes.FaultRateLimitSlack
+	}
+	return fakes.FaultRateLimit
 }
 
 // recoverable reports whether item i meets only transient faults: no stage

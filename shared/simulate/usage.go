@@ -29,10 +29,11 @@ const (
 	ddbTransactWriteItems
 	ddbQuery
 	ddbDeleteItem
+	ddbScan
 	nDDB
 )
 
-var ddbNames = [nDDB]string{"PutItem", "GetItem", "UpdateItem", "TransactWriteItems", "Query", "DeleteItem"}
+var ddbNames = [nDDB]string{"PutItem", "GetItem", "UpdateItem", "TransactWriteItems", "Query", "DeleteItem", "Scan"}
 
 // S3 APIs the simulation counts (the bodies bucket).
 type s3API int
@@ -181,6 +182,16 @@ func (u Usage) Requests() (sqs, dynamodb, lambda int64) {
 		lambda += n
 	}
 	return u.SQSBilledRequests, dynamodb, lambda
+}
+
+// writes counts u's DynamoDB write requests (PutItem, UpdateItem,
+// TransactWriteItems, DeleteItem).
+func (u Usage) writes() int64 {
+	n := int64(0)
+	for _, api := range []string{"PutItem", "UpdateItem", "TransactWriteItems", "DeleteItem"} {
+		n += u.DynamoDBRequests[api]
+	}
+	return n
 }
 
 // Prices are AWS list prices in US dollars.

@@ -58,6 +58,7 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 		// A live lease held by another delivery of this very message (its
 		// visibility ran out first) is waited out; one held by a different
 		// message makes this one a duplicate.
+		// (A lease owner is "<message id>#<receipt digest>".)
 		if holder, _, _ := strings.Cut(cur.LeaseOwner, "#"); holder != msg.MessageId {
 			r.metrics().Count(MetricDuplicates, r.Stage, "", 1)
 			log.Info("duplicate delivery while another invocation holds the item; acknowledged")
@@ -66,19 +67,23 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 		return outcome{visibility: cur.LeaseUntil.Sub(now) + time.Second, kind: "lease_wait"}
 	case state.Queued, state.Retryable:
 		// Cooling down. Only the message that carries the item waits; others
-		// are duplicates. A cooldown longer than SQS can hold belongs to the
-		// scheduler (the item is parked).
+		// are duplicates. A parked item has no carrier (Park clears it): any
+		// message may end its wait once due, so one that comes a moment
+		// early — the scheduler's, sent on another host's clock — waits for
+		// it. Only a wait longer than the runner holds through visibility
+		// (ParkAfter) belongs to the scheduler: its parked record is still
+		// there, since the scheduler releases a due wait only once due.
 		if cur.Carrier != "" && cur.Carrier != msg.MessageId {
 			r.metrics().Count(MetricDuplicates, r.Stage, "", 1)
 			log.Info("duplicate delivery during a cooldown; acknowledged")
 			return outcome{ack: true, kind: "duplicate"}
 		}
-		wait := cur.NotBefore.Sub(now)
-		if wait > r.maxVisibility() {
+		wait := max(cur.NotBefore.Sub(now), 0)
+		if cur.Carrier == "" && wait > r.parkAfter() {
 			log.Info("item is parked; the scheduler will re-enqueue it")
 			return outcome{ack: true, kind: "parked_duplicate"}
 		}
-		return outcome{visibility: max(wait, 0), kind: "cooldown"}
+		return outcome{visibility: min(wait, r.maxVisibility()), kind: "cooldown"}
 	}
 	log.Warn("claim lost for an unexpected state; record returned to the queue")
 	return outcome{visibility: r.resendDelay(), kind: "conflict"}

@@ -102,7 +102,7 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 		"dead_letter_id", p.SanitizedContext.DeadLetterID, "decision", p.SanitizedContext.Decision)
 	if hasItem {
 		ref := state.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: r.Stage, Class: p.ErrorClass,
-			At: b.now(), Escalated: p.Replay.Escalated}
+			At: b.now(), Escalated: p.Replay.Escalated, Attempt: p.Attempts[r.Stage], Replay: p.Replay.Count}
 		if err := r.Items.MarkDeadLettered(ctx, p.ItemID, r.Stage, ref, b.now()); err != nil {
 			// The dead letter is durable; the item stays "failed", which
 			// operators see and can replay like a dead letter.

@@ -22,6 +22,7 @@ type Env struct {
 	ItemsTable    string
 	ErrorLogTable string
 	ParkedTable   string
+	GatesTable    string
 	// BodiesTable, BodiesBucket, BodyThreshold and BodyRetention say where
 	// documents and enrichments go (state.BodyConfig); the bucket is
 	// attached by the stage's main (shared/objects), which alone links S3.
@@ -63,6 +64,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 	e.ItemsTable = req("ITEMS_TABLE")
 	e.ErrorLogTable = req("ERRORLOG_TABLE")
 	e.ParkedTable = req("PARKED_TABLE")
+	e.GatesTable = req("GATES_TABLE")
 	e.BodiesTable = req("BODIES_TABLE")
 	e.BodiesBucket = strings.TrimSpace(getenv("BODIES_BUCKET"))
 	e.BodyThreshold = intEnv(getenv, "BODY_THRESHOLD_BYTES", state.DefaultBodyThreshold, &errs)

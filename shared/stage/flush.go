@@ -150,6 +150,20 @@ func (r *Runner) maxVisibility() time.Duration {
 	return MaxVisibility
 }
 
+func (r *Runner) parkAfter() time.Duration {
+	if r.ParkAfter > 0 {
+		return r.ParkAfter
+	}
+	return DefaultParkAfter
+}
+
+func (r *Runner) parkAfterReceives() int {
+	if r.ParkAfterReceives > 0 {
+		return r.ParkAfterReceives
+	}
+	return DefaultParkAfterReceives
+}
+
 func (r *Runner) resendDelay() time.Duration {
 	if r.ResendDelay > 0 {
 		return r.ResendDelay

@@ -235,6 +235,11 @@ func TestLiveDeadLetters(t *testing.T) {
 	}
 }
 
+// TestLiveBudgetNeverCountsNorDeadLetters: a provider's exhausted quota
+// waits without spending an attempt, through the message's visibility
+// while the message is fresh, and parked from its ParkAfterReceives-th
+// receive on: the receive count of a waiting message stays far from the
+// redrive backstop however long the wait.
 func TestLiveBudgetNeverCountsNorDeadLetters(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, pipeline.LLM)
@@ -247,22 +252,29 @@ func TestLiveBudgetNeverCountsNorDeadLetters(t *testing.T) {
 	l.seed(t, "b", pipeline.LLM)
 	l.send(t, l.envelope("b"))
 	deliveries := 0
-	for end := time.Now().Add(8 * time.Second); deliveries < 4 && time.Now().Before(end); {
+	for end := time.Now().Add(8 * time.Second); deliveries < stage.DefaultParkAfterReceives && time.Now().Before(end); {
 		recs, resp := l.pump(t, time.Second)
 		if len(recs) == 0 {
 			continue
 		}
 		deliveries++
-		if len(resp.BatchItemFailures) != 1 {
-			t.Fatalf("delivery %d acknowledged; a budget wait must keep the message", deliveries)
+		kept := len(resp.BatchItemFailures) == 1
+		if want := deliveries < stage.DefaultParkAfterReceives; kept != want {
+			t.Fatalf("delivery %d (receive count %s): kept = %v, want %v", deliveries, recs[0].Attributes["ApproximateReceiveCount"], kept, want)
 		}
 	}
-	if deliveries < 4 {
+	if deliveries < stage.DefaultParkAfterReceives {
 		t.Fatalf("only %d deliveries in 8 s", deliveries)
 	}
 	it := l.get(t, "b")
-	if it.Attempts[pipeline.LLM] != 0 || it.FailureCount != 0 || it.LastError.ErrorClass != failure.BudgetExceeded {
-		t.Fatalf("after %d budget waits: attempts %v failure_count %d", deliveries, it.Attempts, it.FailureCount)
+	if it.Attempts[pipeline.LLM] != 0 || it.FailureCount != 0 || it.LastError.ErrorClass != failure.BudgetExceeded ||
+		it.State != state.Retryable || it.Carrier != "" {
+		t.Fatalf("after %d budget waits: %s attempts %v failure_count %d carrier %q", deliveries, it.State, it.Attempts, it.FailureCount, it.Carrier)
+	}
+	parked := &state.Parked{DB: dynamodb.NewFromConfig(l.env.AWS), Table: l.items.ParkedTable}
+	w, err := parked.Get(context.Background(), "b")
+	if err != nil || !w.Gate.IsDue() || w.Stage != pipeline.LLM {
+		t.Fatalf("parked wait: %+v, %v", w, err)
 	}
 	if ps := l.deadLetters(t); len(ps) != 0 {
 		t.Fatalf("budget waits dead-lettered: %+v", ps)

@@ -81,6 +81,7 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 		Stage:            env.Stage,
 		Work:             work,
 		Items:            items,
+		Gates:            &state.Gates{DB: db, Table: env.GatesTable},
 		ErrorLog:         &state.ErrorLog{DB: db, Table: env.ErrorLogTable},
 		SQS:              queues,
 		Notices:          notices,

@@ -2,6 +2,8 @@ package stage
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/retry"
@@ -34,7 +37,17 @@ type Items interface {
 	Fail(ctx context.Context, req state.FailRequest) (int, error)
 	Park(ctx context.Context, req state.FailRequest, p state.Parking) (int, error)
 	Release(ctx context.Context, req state.ReleaseRequest) error
+	ParkWait(ctx context.Context, req state.ReleaseRequest, p state.Parking) error
 	MarkDeadLettered(ctx context.Context, itemID string, stage pipeline.Stage, ref state.DeadLetterRef, now time.Time) error
+}
+
+// Gates is the gates store the runner writes (state.Gates,
+// state.MemoryGates): Touch before parking an item behind a gate, so the
+// scheduler lists the gate; Congested when an item a gate released meets a
+// congested upstream, so the gate's ramp slows down.
+type Gates interface {
+	Touch(ctx context.Context, g gate.Name, now time.Time) error
+	Congested(ctx context.Context, g gate.Name, now time.Time) error
 }
 
 // ErrorLog receives one entry per failure.
@@ -81,6 +94,17 @@ const (
 	// DefaultLease is the lease when the context has no deadline (tests,
 	// local tools); in Lambda the lease ends at the invocation's deadline.
 	DefaultLease = 15 * time.Minute
+	// DefaultParkAfter is the longest wait held through SQS visibility;
+	// longer ones are parked. Two minutes: a wait that long costs the
+	// scheduler's minute of latency at most half of itself, and a parked
+	// wait costs a constant number of writes whatever its length, where
+	// each visibility round costs a claim and a release.
+	DefaultParkAfter = 2 * time.Minute
+	// DefaultParkAfterReceives parks a wait (an attempt-free hold) once its
+	// message has been received this many times: the receive count of a
+	// waiting message stays far from the redrive backstop whatever the
+	// outage's length.
+	DefaultParkAfterReceives = 3
 )
 
 // Runner is one stage's SQS batch handler: DESIGN.md "Per record", every step.
@@ -114,11 +138,19 @@ type Runner struct {
 	// MaxVisibility caps waits held through SQS visibility; zero is
 	// MaxVisibility. Longer waits are parked.
 	MaxVisibility time.Duration
+	// ParkAfter and ParkAfterReceives: see DefaultParkAfter and
+	// DefaultParkAfterReceives; zero means the default.
+	ParkAfter         time.Duration
+	ParkAfterReceives int
 	// BackstopReceives is the maxReceiveCount of the queue's redrive policy.
 	// A record that would be made visible again at receive count
 	// BackstopReceives-1 or more is parked instead, so the backstop never
 	// moves an item that triage is deliberately retrying. Zero disables it.
 	BackstopReceives int
+	// Gates lists the gates items wait behind and takes the ramps'
+	// congestion signals; nil parks every wait as a plain due wait (the
+	// scheduler can find a gate's waiters only through the gate's record).
+	Gates Gates
 	// ResendDelay: see DefaultResendDelay.
 	ResendDelay time.Duration
 	// AfterBatch, if set, is called at the end of every invocation (the
@@ -127,6 +159,8 @@ type Runner struct {
 	// Notices, if set, tells items' owners of dead letters and scheduled
 	// retries (package notice); nil tells nobody.
 	Notices Notices
+
+	touched touchCache
 
 	// unknownSeen are the unknown message fields already logged.
 	unknownMu   sync.Mutex
@@ -243,8 +277,12 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "malformed message"), "")
 	}
 	rc := receiveCount(msg)
-	owner := msg.MessageId + "#" + strconv.Itoa(rc)
+	del := deliveryOf(msg)
+	owner := leaseOwner(msg, rc)
 	log := b.log.With("item_id", env.ItemID, "correlation_id", env.CorrelationID, "message_id", msg.MessageId, "receive_count", rc)
+	if del.Gate != "" {
+		log = log.With("released_from", string(del.Gate))
+	}
 	ctx, cancel := b.bookkeeping()
 	defer cancel()
 	now := b.now()
@@ -264,8 +302,21 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 		}
 		return b.storeUnavailable(log, rc, "claim", err)
 	}
-	rec := record{b: b, msg: msg, env: env, item: item, owner: owner, rc: rc, log: log, claimedAt: now}
+	rec := record{b: b, msg: msg, env: env, item: item, owner: owner, rc: rc, delivery: del, log: log, claimedAt: now}
 	return rec.run()
+}
+
+// leaseOwner names one delivery of msg: its message id and a digest of its
+// receipt handle, which SQS issues anew for every receive (the approximate
+// receive count is not guaranteed to differ between two deliveries of one
+// message). A message without a receipt handle (a hand-written event) falls
+// back to the receive count.
+func leaseOwner(msg events.SQSMessage, rc int) string {
+	if msg.ReceiptHandle == "" {
+		return msg.MessageId + "#" + strconv.Itoa(rc)
+	}
+	sum := sha256.Sum256([]byte(msg.ReceiptHandle))
+	return msg.MessageId + "#" + hex.EncodeToString(sum[:8])
 }
 
 // storeUnavailable returns a record whose first write (create or claim)
@@ -288,6 +339,7 @@ type record struct {
 	item      state.Item
 	owner     string
 	rc        int
+	delivery  Delivery
 	log       *slog.Logger
 	claimedAt time.Time
 }
@@ -296,11 +348,11 @@ func (rec *record) run() outcome {
 	b := rec.b
 	// Work's own log lines carry the record's ids through the context
 	// (telemetry.ContextHandler).
-	workCtx := telemetry.WithAttrs(b.ctx, "item_id", rec.item.ID, "correlation_id", rec.env.CorrelationID,
+	workCtx := telemetry.WithAttrs(WithDelivery(b.ctx, rec.delivery), "item_id", rec.item.ID, "correlation_id", rec.env.CorrelationID,
 		"stage", string(b.r.Stage), "message_id", rec.msg.MessageId)
 	if !b.workDeadline.IsZero() {
 		var cancel context.CancelFunc
-		workCtx, cancel = context.WithDeadline(b.ctx, b.workDeadline)
+		workCtx, cancel = context.WithDeadline(workCtx, b.workDeadline)
 		defer cancel()
 	}
 	out, werr := rec.work(workCtx)
@@ -309,11 +361,34 @@ func (rec *record) run() outcome {
 	if werr == nil {
 		return rec.succeed(ctx, out)
 	}
+	rec.signalCongestion(ctx, werr)
 	var wait *failure.WaitError
 	if errors.As(werr, &wait) {
-		return rec.release(ctx, wait)
+		g, _ := gate.Of(werr)
+		return rec.hold(ctx, hold{until: wait.Until, gate: g, reason: wait.Reason})
 	}
 	return rec.fail(ctx, werr)
+}
+
+// signalCongestion tells the gate that released this record that its
+// upstream is congested (RATE_LIMITED, 5xx, a timeout), so the gate's ramp
+// slows down. Only the first delivery of the scheduler's message counts:
+// it is the call the ramp released, where a retry of it through
+// visibility is the item's own, which the ramp did not pace. Best effort:
+// the ramp only paces releases.
+func (rec *record) signalCongestion(ctx context.Context, werr error) {
+	r := rec.b.r
+	if rec.delivery.Gate == "" || r.Gates == nil || rec.rc > 1 || errors.Is(werr, failure.ErrWaiting) {
+		return
+	}
+	switch failure.Classify(werr).Class {
+	case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
+	default:
+		return
+	}
+	if err := r.Gates.Congested(ctx, rec.delivery.Gate, rec.b.now()); err != nil && !errors.Is(err, state.ErrConflict) {
+		rec.log.Warn("signalling congestion to the gate's ramp failed", "gate", string(rec.delivery.Gate), "error", redact.String(err.Error()))
+	}
 }
 
 // work runs the stage, turning a panic into an INTERNAL_BUG failure of this
@@ -344,25 +419,6 @@ func (rec *record) succeed(ctx context.Context, out state.Output) outcome {
 	return o
 }
 
-// release gives the lease back for a closed gate: no attempt is spent.
-func (rec *record) release(ctx context.Context, w *failure.WaitError) outcome {
-	r := rec.b.r
-	now := rec.b.now()
-	until := w.Until
-	if !until.After(now) {
-		until = now.Add(time.Second)
-	}
-	err := r.Items.Release(ctx, state.ReleaseRequest{
-		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, NotBefore: until, Reason: w.Reason,
-	})
-	if err != nil {
-		return rec.unrecorded(rec.log, err, "the wait")
-	}
-	r.metrics().Count(MetricWaits, r.Stage, "", 1)
-	rec.log.Info("gate closed; waiting without spending an attempt", "until", until.UTC().Format(time.RFC3339), "reason", w.Reason)
-	return outcome{visibility: until.Sub(now), kind: "wait"}
-}
-
 func (rec *record) fail(ctx context.Context, werr error) outcome {
 	b, r := rec.b, rec.b.r
 	now := b.now()
@@ -373,7 +429,20 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	if profile.Policy(r.Stage, cl.Class).Counts || !profile.Policy(r.Stage, cl.Class).Retryable {
 		attempt = prev + 1
 	}
-	dec := profile.Decide(retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()})
+	// A gate's ramp that released this record faster than the upstream
+	// takes made the rate limit, not the item: it is the ramp's attempt
+	// (which the congestion signal slows), and the item goes back behind
+	// the gate without spending one — not into a retry of its own, which
+	// would hit the same rate limit again before the ramp slows down.
+	rampLimited := rec.delivery.Gate != "" && cl.Class == failure.RateLimited
+	if rampLimited {
+		attempt = prev
+	}
+	in := retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()}
+	if rampLimited {
+		in.Attempt = 1
+	}
+	dec := profile.Decide(in)
 	errText := redact.String(werr.Error())
 	details := redact.Map(failure.Details(werr))
 	attrs := make([]any, 0, 10+2*len(details))
@@ -409,61 +478,222 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	case retry.Retry:
 		until := now.Add(d.Delay)
 		le.RetryAt = &until
-		return rec.retryAt(ctx, log, le, entry, until, true, d.Reason())
+		if rampLimited {
+			return rec.hold(ctx, hold{until: until, gate: rec.delivery.Gate, park: true, failure: &failed{le: le, entry: entry, log: log},
+				reason: "released by " + string(rec.delivery.Gate) + " into the upstream's rate limit: back behind the gate, the ramp's attempt, not the item's"})
+		}
+		return rec.hold(ctx, hold{until: until, counts: true, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	case retry.Wait:
 		until := d.Until
 		le.RetryAt = &until
-		return rec.retryAt(ctx, log, le, entry, until, false, d.Reason())
+		g, _ := gate.Of(werr)
+		if g.Kind() == gate.Budget && profile.BudgetRecheck > 0 {
+			// The profile rechecks a spent budget sooner than the day
+			// turns (an operator may raise the cap): a due wait.
+			g = gate.DueName
+		}
+		return rec.hold(ctx, hold{until: until, gate: g, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	}
 	return outcome{visibility: r.resendDelay(), kind: "unknown_decision"}
 }
 
-// retryAt records the failure and holds the record until `until`: through
-// SQS visibility when it can, parked for the scheduler when the wait is
-// beyond what SQS allows or the backstop's receive count is near.
-func (rec *record) retryAt(ctx context.Context, log *slog.Logger, le state.LastError, entry state.LogEntry,
-	until time.Time, counts bool, why string) outcome {
+// hold is every decision that makes a record wait: a retry after a backoff
+// (an attempt spent), a wait for a failure that spends none (a spent budget,
+// a provider's quota), a wait behind a closed gate (an open breaker, no
+// enabled model). The runner executes each in one place, hold.
+type hold struct {
+	// until is the earliest time the item may run again: the retry's due
+	// time, or the gate's expected opening.
+	until time.Time
+	// gate is what the wait is behind; empty or gate.DueName for a plain due
+	// time (every retry).
+	gate gate.Name
+	// counts is true when an attempt was spent (a retry).
+	counts bool
+	// park parks the record whatever the wait's length (an item a gate
+	// released into a rate limit goes back behind the gate).
+	park bool
+	// failure is the failure to record (last_error, the error log); nil for
+	// a gate's wait that is no failure of the item.
+	failure *failed
+	// reason explains the decision, for logs.
+	reason string
+}
+
+// failed is a failure to record with a hold.
+type failed struct {
+	le    state.LastError
+	entry state.LogEntry
+	log   *slog.Logger
+}
+
+// placement is where a hold puts its record.
+type placement int
+
+const (
+	// viaVisibility holds the message in its queue (ChangeMessageVisibility).
+	viaVisibility placement = iota
+	// parkIt parks the item for the scheduler and acknowledges the message.
+	parkIt
+)
+
+// place decides how a hold of delay, on a message received rc times, waits.
+// A wait behind a gate (onGate) is parked, however short it looks: a
+// gate's waiters are a queue the scheduler releases in order and at a
+// pace — held through visibility they would all come back the moment the
+// gate opens, together, and meet its upstream at once. Any other wait goes
+// through visibility while it is short (at most ParkAfter) and the message
+// far from the backstop, and is parked when it is longer than that or than
+// SQS can hold (MaxVisibility), when the backstop's receive count is near,
+// or — for a hold that spends no attempt — once the message has been
+// received ParkAfterReceives times.
+func (r *Runner) place(delay time.Duration, rc int, counts, onGate bool) placement {
+	switch {
+	case onGate, delay > r.maxVisibility(), delay > r.parkAfter():
+		return parkIt
+	case r.BackstopReceives > 0 && rc >= r.BackstopReceives-1:
+		return parkIt
+	case !counts && rc >= r.parkAfterReceives():
+		return parkIt
+	}
+	return viaVisibility
+}
+
+// hold records the wait and holds the record: through SQS visibility, or
+// parked (see place). A wait behind a gate is parked under the gate, whose
+// record is touched first so that the scheduler finds it; if that fails the
+// item is parked for the plain due time instead, which the scheduler finds
+// by time.
+func (rec *record) hold(ctx context.Context, h hold) outcome {
 	b, r := rec.b, rec.b.r
 	now := b.now()
-	req := state.FailRequest{
-		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
-		Counts: counts, Next: state.Retryable, NotBefore: until, LastError: le,
+	log := rec.log
+	if h.failure != nil {
+		log = h.failure.log
 	}
-	delay := until.Sub(now)
-	park := delay > r.maxVisibility() || (r.BackstopReceives > 0 && rec.rc >= r.BackstopReceives-1)
+	if h.failure == nil && !h.until.After(now) {
+		// A gate that says "wait until now" is about to open: not hot.
+		h.until = now.Add(time.Second)
+	}
+	if h.until.Before(now) {
+		h.until = now
+	}
+	if h.gate == "" || h.counts {
+		h.gate = gate.DueName
+	}
+	delay := h.until.Sub(now)
+	park := h.park || r.place(delay, rec.rc, h.counts, !h.gate.IsDue() && r.Gates != nil) == parkIt
+	if park && !h.gate.IsDue() {
+		if err := r.touch(ctx, h.gate, now); err != nil {
+			log.Warn("the gate's record could not be touched; parked for its due time instead", "gate", string(h.gate),
+				"error", redact.String(err.Error()))
+			h.gate = gate.DueName
+		}
+	}
+	parking := state.Parking{DueAt: h.until, Gate: h.gate, Envelope: rec.env, Reason: h.reason}
+	rel := state.ReleaseRequest{ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, NotBefore: h.until, Reason: h.reason}
 	var (
 		n   int
 		err error
 	)
-	if park {
-		n, err = r.Items.Park(ctx, req, state.Parking{DueAt: until, Envelope: rec.env, Reason: string(le.ErrorClass)})
-	} else {
-		n, err = r.Items.Fail(ctx, req)
+	switch {
+	case h.failure != nil:
+		parking.Reason = string(h.failure.le.ErrorClass)
+		req := state.FailRequest{
+			ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
+			Counts: h.counts, Next: state.Retryable, NotBefore: h.until, LastError: h.failure.le,
+		}
+		if park {
+			n, err = r.Items.Park(ctx, req, parking)
+		} else {
+			n, err = r.Items.Fail(ctx, req)
+		}
+	case park:
+		err = r.Items.ParkWait(ctx, rel, parking)
+	default:
+		err = r.Items.Release(ctx, rel)
+	}
+	what := "the wait"
+	if h.failure != nil {
+		what = "the failure"
 	}
 	if err != nil {
-		return rec.unrecorded(log, err, "the failure")
+		return rec.unrecorded(log, err, what)
 	}
-	entry.Attempt = n
-	rec.appendLog(ctx, log, entry)
-	if counts {
-		rec.noticeRetry(ctx, log, le, n)
+	if h.failure != nil {
+		h.failure.entry.Attempt = n
+		rec.appendLog(ctx, log, h.failure.entry)
+		if h.counts {
+			rec.noticeRetry(ctx, log, h.failure.le, n)
+		}
 	}
-	kind := "retry"
-	if !counts {
-		kind = "wait"
+	class := failure.Class("")
+	if h.failure != nil {
+		class = h.failure.le.ErrorClass
 	}
 	if park {
-		r.metrics().Count(MetricParked, r.Stage, le.ErrorClass, 1)
-		log.Warn("failure: parked for the scheduler", "attempts", n, "due", until.UTC().Format(time.RFC3339), "decision", why)
+		r.metrics().Count(MetricParked, r.Stage, class, 1)
+		log.Warn("parked for the scheduler", "attempts", n, "gate", h.gate.String(), "until", h.until.UTC().Format(time.RFC3339),
+			"decision", h.reason)
 		return outcome{ack: true, kind: "parked"}
 	}
-	if counts {
-		r.metrics().Count(MetricRetries, r.Stage, le.ErrorClass, 1)
-	} else {
-		r.metrics().Count(MetricWaits, r.Stage, le.ErrorClass, 1)
+	if h.counts {
+		r.metrics().Count(MetricRetries, r.Stage, class, 1)
+		log.Warn("failure: will retry", "attempts", n, "delay_ms", delay.Milliseconds(), "decision", h.reason)
+		return outcome{visibility: delay, kind: "retry"}
 	}
-	log.Warn("failure: will retry", "attempts", n, "delay_ms", delay.Milliseconds(), "decision", why)
-	return outcome{visibility: delay, kind: kind}
+	r.metrics().Count(MetricWaits, r.Stage, class, 1)
+	log.Info("waiting without spending an attempt", "gate", h.gate.String(), "until", h.until.UTC().Format(time.RFC3339),
+		"decision", h.reason)
+	return outcome{visibility: delay, kind: "wait"}
+}
+
+// touch records that an item is about to park behind g, at most once per
+// state.TouchEvery per gate in this process.
+func (r *Runner) touch(ctx context.Context, g gate.Name, now time.Time) error {
+	if r.Gates == nil {
+		return errors.New("no gates store configured")
+	}
+	if r.touched.fresh(g, now) {
+		return nil
+	}
+	if err := r.Gates.Touch(ctx, g, now); err != nil {
+		return err
+	}
+	r.touched.mark(g, now)
+	return nil
+}
+
+// touchCache remembers when this process last touched each gate.
+type touchCache struct {
+	mu sync.Mutex
+	at map[gate.Name]time.Time
+}
+
+// maxTouched bounds touchCache: stale entries are swept past it.
+const maxTouched = 4096
+
+func (c *touchCache) fresh(g gate.Name, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.at[g]
+	return ok && !now.Before(at) && now.Sub(at) < state.TouchEvery
+}
+
+func (c *touchCache) mark(g gate.Name, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == nil {
+		c.at = map[gate.Name]time.Time{}
+	}
+	if len(c.at) >= maxTouched {
+		for k, at := range c.at {
+			if now.Sub(at) >= state.TouchEvery {
+				delete(c.at, k)
+			}
+		}
+	}
+	c.at[g] = now
 }
 
 // unrecorded handles an outcome write that failed. A lost lease means the

@@ -479,13 +479,13 @@ func TestGateWaitSpendsNoAttempt(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, pipeline.LLM)
 	tb.seed(t, "a", pipeline.LLM)
-	until := tb.clock.Now().Add(4 * time.Minute)
+	until := tb.clock.Now().Add(90 * time.Second)
 	tb.work = func(context.Context, state.Item) (state.Output, error) {
-		return state.Output{}, &failure.WaitError{Until: until, Reason: "breaker open"}
+		return state.Output{}, &failure.WaitError{Until: until, Reason: "breaker half-open"}
 	}
 	resp := tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
-	if len(resp.BatchItemFailures) != 1 || tb.visibility(t, "rh-m1") != 240 {
-		t.Fatalf("failures %v visibility %d, want kept for 240 s", failedIDs(resp), tb.visibility(t, "rh-m1"))
+	if len(resp.BatchItemFailures) != 1 || tb.visibility(t, "rh-m1") != 90 {
+		t.Fatalf("failures %v visibility %d, want kept for 90 s", failedIDs(resp), tb.visibility(t, "rh-m1"))
 	}
 	it := tb.item(t, "a")
 	if it.Attempts[pipeline.LLM] != 0 || it.State != state.Retryable || !it.NotBefore.Equal(until) || len(tb.store.Log()) != 0 {

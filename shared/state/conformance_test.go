@@ -218,7 +218,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) store) {
 		if it.State != state.Failed || it.EnrichmentStatus != state.EnrichmentPermanentFailure {
 			t.Fatalf("after a permanent failure: %s %s", it.State, it.EnrichmentStatus)
 		}
-		ref := state.DeadLetterRef{ID: "dl1", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0}
+		ref := state.DeadLetterRef{ID: "dl1", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0, Attempt: 1}
 		if err := s.MarkDeadLettered(ctx, a, pipeline.LLM, ref, t0); !errors.Is(err, state.ErrConflict) {
 			t.Fatalf("mark at the wrong stage: %v", err)
 		}

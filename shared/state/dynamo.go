@@ -300,22 +300,63 @@ func (s *Items) Fail(ctx context.Context, req FailRequest) (int, error) {
 	return req.PrevAttempts + b2i(req.Counts), nil
 }
 
-// Park records a failure whose wait is longer than SQS can hold a message,
-// and the parked record the scheduler re-enqueues at p.DueAt, in one
-// transaction: either both are durable or neither is.
+// Park records a failure and the parked record that ends its wait, in one
+// transaction: either both are durable or neither is. The item becomes
+// retryable with no carrier: the message that carried it is acknowledged,
+// and the one the scheduler sends may claim it (with a carrier left in
+// place, a re-sent envelope arriving a moment before not_before would be
+// taken for a duplicate and the item stranded). A plain due wait's item is
+// claimable from p.DueAt; a gate wait's at once, since its gate may open
+// at any time.
 func (s *Items) Park(ctx context.Context, req FailRequest, p Parking) (int, error) {
-	req.Next, req.NotBefore = Retryable, p.DueAt
+	req.Next, req.NotBefore = Retryable, parkedNotBefore(req.Now, p)
 	upd, err := s.failUpdate(req)
 	if err != nil {
 		return 0, err
 	}
-	parked, err := attributevalue.MarshalMap(parkedRecord{
-		ItemID: req.ItemID, Stage: string(req.Stage), Shard: ParkedShard,
-		DueAt: toMillis(p.DueAt), Envelope: p.Envelope.Encode(), Reason: p.Reason,
-		ParkedAt: formatTime(req.Now), ExpiresAt: p.DueAt.Add(ParkedRetention).Unix(),
-	})
+	*upd.UpdateExpression += ", carrier"
+	tok := writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)
+	it, applied, err := s.park(ctx, upd, req.ItemID, req.Stage, req.Now, p, tok)
 	if err != nil {
-		return 0, fmt.Errorf("park %s: encode: %w", req.ItemID, err)
+		return 0, err
+	}
+	if applied {
+		return it.Attempts[req.Stage], nil
+	}
+	return req.PrevAttempts + b2i(req.Counts), nil
+}
+
+// ParkWait gives the lease back without a failure (a wait behind a closed
+// gate) and parks the item, in one transaction, like Park: no attempt is
+// spent and last_error is left as it was.
+func (s *Items) ParkWait(ctx context.Context, req ReleaseRequest, p Parking) error {
+	req.NotBefore = parkedNotBefore(req.Now, p)
+	upd, tok := s.releaseUpdate(req)
+	*upd.UpdateExpression += ", carrier"
+	_, _, err := s.park(ctx, upd, req.ItemID, req.Stage, req.Now, p, tok)
+	return err
+}
+
+// parkedNotBefore is a parked item's not_before: the due time of a plain
+// due wait, now for a gate wait.
+func parkedNotBefore(now time.Time, p Parking) time.Time {
+	if p.OnGate() {
+		return now
+	}
+	return p.DueAt
+}
+
+// park writes the item's update and the parked record in one
+// TransactWriteItems. applied reports a transaction that failed its
+// condition but whose item carries tok: a retry of a transaction that had
+// been applied (the transaction carries an idempotency token, so DynamoDB
+// answers such a retry with success; this covers an implementation that
+// does not), and it is the item as written.
+func (s *Items) park(ctx context.Context, upd *dynamodb.UpdateItemInput, itemID string, stage pipeline.Stage, now time.Time,
+	p Parking, tok string) (it Item, applied bool, err error) {
+	parked, err := attributevalue.MarshalMap(newParkedRecord(itemID, stage, now, p))
+	if err != nil {
+		return Item{}, false, fmt.Errorf("park %s: encode: %w", itemID, err)
 	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Update: &types.Update{
@@ -326,17 +367,14 @@ func (s *Items) Park(ctx context.Context, req FailRequest, p Parking) (int, erro
 		}},
 		{Put: &types.Put{TableName: &s.ParkedTable, Item: parked}},
 	}})
-	if err != nil {
-		// The transaction carries an idempotency token, so DynamoDB answers
-		// a retry of an applied transaction with success; this covers an
-		// implementation that does not.
-		it, err := s.settle(ctx, req.ItemID, writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now), err)
-		if err != nil {
-			return 0, fmt.Errorf("park %s at %s until %s: %w", req.ItemID, req.Stage, p.DueAt.UTC().Format(time.RFC3339), err)
-		}
-		return it.Attempts[req.Stage], nil
+	if err == nil {
+		return Item{}, false, nil
 	}
-	return req.PrevAttempts + b2i(req.Counts), nil
+	it, err = s.settle(ctx, itemID, tok, err)
+	if err != nil {
+		return Item{}, false, fmt.Errorf("park %s at %s behind %s: %w", itemID, stage, p.Gate.String(), err)
+	}
+	return it, true, nil
 }
 
 func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
@@ -376,13 +414,7 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 	update := "SET " + strings.Join(set, ", ") +
 		" ADD " + attemptsAttr(req.Stage) + " " + inc + ", failure_count " + inc +
 		" REMOVE " + strings.Join(remove, ", ")
-	attempts := attemptsAttr(req.Stage)
-	cond := leaseCond(b, req.Stage, req.Owner) + " AND "
-	if req.PrevAttempts == 0 {
-		cond += "(attribute_not_exists(" + attempts + ") OR " + attempts + " = " + b.Num(0) + ")"
-	} else {
-		cond += attempts + " = " + b.Num(int64(req.PrevAttempts))
-	}
+	cond := leaseCond(b, req.Stage, req.Owner) + " AND " + numEquals(b, attemptsAttr(req.Stage), req.PrevAttempts)
 	return &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
@@ -394,6 +426,16 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 // Release gives the lease back without a failure: the item is retryable at
 // req.NotBefore and no attempt is spent.
 func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
+	in, tok := s.releaseUpdate(req)
+	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
+		if _, err := s.settle(ctx, req.ItemID, tok, err); err != nil {
+			return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, err)
+		}
+	}
+	return nil
+}
+
+func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, string) {
 	tok := writeToken(req.Owner, "release", req.Now)
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Retryable)) +
@@ -402,22 +444,18 @@ func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
 		", last_write = " + b.Str(tok) +
 		" REMOVE lease_owner, lease_until"
 	cond := leaseCond(b, req.Stage, req.Owner)
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	return &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	if err != nil {
-		if _, err := s.settle(ctx, req.ItemID, tok, err); err != nil {
-			return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, err)
-		}
-	}
-	return nil
+	}, tok
 }
 
-// MarkDeadLettered confirms the DLQ hand-off: failed → deadletter. It is
-// idempotent for the same dead letter (ref.ID).
+// MarkDeadLettered confirms the DLQ hand-off: failed → deadletter, on an
+// item still failed at the stage with the failure the dead letter was built
+// from (ref.Attempt, ref.Replay; see canMarkDeadLettered). It is idempotent
+// for the same dead letter (ref.ID).
 func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipeline.Stage, ref DeadLetterRef, now time.Time) error {
 	if len(ref.ID) > MaxRefBytes {
 		return fmt.Errorf("mark %s dead-lettered: dead letter id longer than %d bytes", itemID, MaxRefBytes)
@@ -431,7 +469,8 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipel
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Deadletter)) +
 		", dead_letter = " + b.Value(av) + ", updated_at = " + b.Str(formatTime(now)) +
 		", last_write = " + b.Str(tok) + ", list_key = " + b.Str(listKey(itemID, Deadletter))
-	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage))
+	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage)) +
+		" AND " + numEquals(b, attemptsAttr(stage), ref.Attempt) + " AND " + numEquals(b, "replay_count", ref.Replay)
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(itemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
@@ -501,27 +540,46 @@ func (s *Items) conflictItem(ctx context.Context, id string, err error) (Item, b
 	return it, true, nil
 }
 
-// ParkedShard is the GSI partition of parked records. One partition is
-// plenty: only waits longer than 12 hours are parked.
+// ParkedShard is the by-due GSI partition of plain due waits. One
+// partition is plenty: due waits are few (waits behind a closed gate are
+// indexed by gate instead).
 const ParkedShard = "due"
 
-// ParkedRetention keeps a parked record this long past its due time before
-// DynamoDB TTL may remove it: a safety net, the scheduler deletes it.
+// ParkedRetention keeps a plain due wait's record this long past its due
+// time before DynamoDB TTL may remove it: a safety net, the scheduler
+// deletes it. A gate wait's record has no expiry: it lasts as long as its
+// gate stays closed.
 const ParkedRetention = 14 * 24 * time.Hour
 
+// parkedRecord is a parked wait as stored. A plain due wait has shard and
+// due_at (the by-due index) and expires_at; a gate wait has gate and
+// parked_at (the by-gate index), due_at only as the expected opening, and
+// no expiry.
 type parkedRecord struct {
 	ItemID    string `dynamodbav:"item_id"`
 	Stage     string `dynamodbav:"stage"`
-	Shard     string `dynamodbav:"shard"`
-	DueAt     int64  `dynamodbav:"due_at"`
+	Shard     string `dynamodbav:"shard,omitempty"`
+	Gate      string `dynamodbav:"gate,omitempty"`
+	DueAt     int64  `dynamodbav:"due_at,omitempty"`
 	Envelope  string `dynamodbav:"envelope"`
 	Reason    string `dynamodbav:"reason,omitempty"`
 	ParkedAt  string `dynamodbav:"parked_at"`
-	ExpiresAt int64  `dynamodbav:"expires_at"`
+	ExpiresAt int64  `dynamodbav:"expires_at,omitempty"`
 	ClaimedBy string `dynamodbav:"claimed_by,omitempty"`
 	ClaimedAt int64  `dynamodbav:"claimed_at,omitempty"`
 	// ClaimedUntil is when the scheduler's claim expires (ms); see Parked.
 	ClaimedUntil int64 `dynamodbav:"claimed_until,omitempty"`
+}
+
+func newParkedRecord(itemID string, stage pipeline.Stage, now time.Time, p Parking) parkedRecord {
+	r := parkedRecord{ItemID: itemID, Stage: string(stage), DueAt: toMillis(p.DueAt), Envelope: p.Envelope.Encode(),
+		Reason: p.Reason, ParkedAt: formatTime(now)}
+	if p.OnGate() {
+		r.Gate = string(p.Gate)
+		return r
+	}
+	r.Shard, r.ExpiresAt = ParkedShard, p.DueAt.Add(ParkedRetention).Unix()
+	return r
 }
 
 // outputAttr returns the attribute and value a stage output is stored under.
@@ -589,6 +647,15 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// numEquals is the condition "attr = n", where an absent attribute counts
+// as 0.
+func numEquals(e *dynamoexpr.Builder, attr string, n int) string {
+	if n == 0 {
+		return "(attribute_not_exists(" + attr + ") OR " + attr + " = " + e.Num(0) + ")"
+	}
+	return attr + " = " + e.Num(int64(n))
 }
 
 // leaseCond is the precondition of every write after a claim.

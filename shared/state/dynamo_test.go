@@ -179,7 +179,7 @@ func TestListedStateIndexIsSparse(t *testing.T) {
 	if k := raw("sparse"); !strings.HasPrefix(k, "failed#") {
 		t.Fatalf("a failed item carries list_key %q", k)
 	}
-	must(s.MarkDeadLettered(ctx, "sparse", pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0}, t0.Add(time.Minute)))
+	must(s.MarkDeadLettered(ctx, "sparse", pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0, Attempt: 2}, t0.Add(time.Minute)))
 	if k := raw("sparse"); !strings.HasPrefix(k, "deadletter#") {
 		t.Fatalf("a dead-lettered item carries list_key %q", k)
 	}

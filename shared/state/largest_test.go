@@ -94,7 +94,8 @@ func TestLargestItem(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("attempts %d", n)
 	}
-	dl := state.DeadLetterRef{ID: strings.Repeat("d", state.MaxRefBytes), Stage: pipeline.Notify, Class: failure.UpstreamUnavailable, At: now}
+	dl := state.DeadLetterRef{ID: strings.Repeat("d", state.MaxRefBytes), Stage: pipeline.Notify, Class: failure.UpstreamUnavailable, At: now,
+		Attempt: 1}
 	must(s.MarkDeadLettered(ctx, id, pipeline.Notify, dl, step()))
 	replay := func() {
 		t.Helper()
@@ -112,7 +113,9 @@ func TestLargestItem(t *testing.T) {
 		_, err = s.Fail(ctx, state.FailRequest{ItemID: id, Stage: pipeline.Notify, Owner: owner, Now: step(), Counts: true,
 			PrevAttempts: 0, Next: state.Failed, LastError: lastError()})
 		must(err)
-		must(s.MarkDeadLettered(ctx, id, pipeline.Notify, dl, step()))
+		again := dl
+		again.Replay = i + 1
+		must(s.MarkDeadLettered(ctx, id, pipeline.Notify, again, step()))
 	}
 	// Notes past MaxNotes.
 	for range state.MaxNotes + 3 {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -21,7 +22,7 @@ import (
 type Memory struct {
 	mu     sync.Mutex
 	items  map[string]Item
-	parked map[string]Parking
+	parked map[string]memParked
 	log    []LogEntry
 	// audit holds the replay and note entries the DynamoDB store writes to
 	// the error log (kept apart: reports read failures only).
@@ -37,6 +38,11 @@ type Memory struct {
 	resolutions []Resolution
 	// parkedClaims are the scheduler's claims on parked waits (parked.go).
 	parkedClaims map[string]parkedClaim
+	// byGate indexes gate waits by gate, in park order; dueWaits holds the
+	// ids of plain due waits (parked.go).
+	byGate   map[gate.Name]*gateQueue
+	dueWaits map[string]struct{}
+	parkSeq  uint64
 }
 
 type bodyID struct {
@@ -47,8 +53,8 @@ type bodyID struct {
 // NewMemory returns an empty store that places bodies as a BodyConfig with
 // an ObjectStore and the default threshold does.
 func NewMemory() *Memory {
-	return &Memory{items: map[string]Item{}, parked: map[string]Parking{},
-		bodies: map[bodyID][]byte{}, objects: map[string][]byte{}}
+	return &Memory{items: map[string]Item{}, parked: map[string]memParked{}, byGate: map[gate.Name]*gateQueue{},
+		dueWaits: map[string]struct{}{}, bodies: map[bodyID][]byte{}, objects: map[string][]byte{}}
 }
 
 // SetBodies places bodies as c does: c.Threshold, and StoreS3 only when
@@ -272,23 +278,49 @@ func (m *Memory) fail(req FailRequest) (int, error) {
 	return cur.Attempts[req.Stage], nil
 }
 
-// Park records the failure and the parked wait atomically.
+// Park records the failure and the parked wait atomically, under Items.Park's
+// rules (no carrier; a gate wait's item claimable at once).
 func (m *Memory) Park(_ context.Context, req FailRequest, p Parking) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	req.Next, req.NotBefore = Retryable, p.DueAt
+	req.Next, req.NotBefore = Retryable, parkedNotBefore(req.Now, p)
 	n, err := m.fail(req)
 	if err != nil {
 		return 0, err
 	}
-	m.parked[req.ItemID] = p
+	m.clearCarrier(req.ItemID)
+	m.putParked(req.ItemID, req.Now, p)
 	return n, nil
+}
+
+// ParkWait releases the lease without a failure and parks the wait
+// atomically, under Items.ParkWait's rules.
+func (m *Memory) ParkWait(_ context.Context, req ReleaseRequest, p Parking) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	req.NotBefore = parkedNotBefore(req.Now, p)
+	if err := m.release(req); err != nil {
+		return err
+	}
+	m.clearCarrier(req.ItemID)
+	m.putParked(req.ItemID, req.Now, p)
+	return nil
+}
+
+func (m *Memory) clearCarrier(id string) {
+	it := m.items[id]
+	it.Carrier = ""
+	m.items[id] = it
 }
 
 // Release gives the lease back under holdsLease.
 func (m *Memory) Release(_ context.Context, req ReleaseRequest) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.release(req)
+}
+
+func (m *Memory) release(req ReleaseRequest) error {
 	cur, ok := m.items[req.ItemID]
 	if !ok || !holdsLease(cur, req.Stage, req.Owner) {
 		return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, ErrConflict)
@@ -311,7 +343,7 @@ func (m *Memory) MarkDeadLettered(_ context.Context, itemID string, stage pipeli
 	if ok && cur.State == Deadletter && cur.DeadLetter != nil && cur.DeadLetter.ID == ref.ID {
 		return nil // the same hand-off, confirmed again
 	}
-	if !ok || !canMarkDeadLettered(cur, stage) {
+	if !ok || !canMarkDeadLettered(cur, stage, ref) {
 		return fmt.Errorf("mark %s dead-lettered at %s: %w", itemID, stage, ErrConflict)
 	}
 	cur.State, cur.DeadLetter, cur.UpdatedAt = Deadletter, &ref, now
@@ -339,7 +371,19 @@ func (m *Memory) Log() []LogEntry {
 func (m *Memory) Parked() map[string]Parking {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return maps.Clone(m.parked)
+	out := make(map[string]Parking, len(m.parked))
+	for id, pk := range m.parked {
+		out[id] = pk.Parking
+	}
+	return out
+}
+
+// ParkedCount returns how many waits are parked, and how many of them wait
+// behind a gate.
+func (m *Memory) ParkedCount() (all, onGate int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.parked), len(m.parked) - len(m.dueWaits)
 }
 
 // clone deep-copies the parts of an item callers could mutate.

@@ -11,19 +11,25 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
-// ParkedWait is a parked record as the scheduler sees it: a wait longer than
-// SQS can hold a message, written by Park together with the item.
+// ParkedWait is a parked record as the scheduler sees it, written by Park
+// or ParkWait together with the item: a plain due wait, or a wait behind a
+// gate.
 type ParkedWait struct {
 	// ItemID is the parked item (the record's key); Stage the stage its
 	// envelope goes back to.
 	ItemID string
 	Stage  pipeline.Stage
-	// DueAt is when the envelope goes back on its stage queue.
+	// Gate is what the wait is behind; gate.DueName for a plain due wait.
+	Gate gate.Name
+	// DueAt is when a plain due wait's envelope goes back on its stage
+	// queue; for a gate wait, the expected opening (zero when unknown).
 	DueAt time.Time
 	// Envelope is the message body to send, verbatim as parked.
 	Envelope string
@@ -65,8 +71,16 @@ type Parked struct {
 // DefaultParkedPage is Parked.PageSize's default.
 const DefaultParkedPage = 100
 
-// ByDueIndex is the parked table's GSI (hash shard, range due_at).
+// ByDueIndex is the parked table's GSI of plain due waits (hash shard,
+// range due_at).
 const ByDueIndex = "by-due"
+
+// ByGateIndex is the parked table's GSI of gate waits (hash gate, range
+// parked_at): a gate's waiters, oldest first.
+const ByGateIndex = "by-gate"
+
+// MaxWaitingPage is the most waiters Waiting returns at once.
+const MaxWaitingPage = 1000
 
 // Due calls fn with each page of records due at now (due_at ≤ now), oldest
 // first, until the last page, or fn returns an error (ErrStop ends it
@@ -175,15 +189,109 @@ func (p *Parked) Delete(ctx context.Context, w ParkedWait, owner string) error {
 	return nil
 }
 
+// Waiting returns up to limit (at most MaxWaitingPage) waiters of gate g,
+// oldest first, from the by-gate index (eventually consistent: a waiter
+// released a moment ago may still be listed, which Unpark's condition
+// catches).
+func (p *Parked) Waiting(ctx context.Context, g gate.Name, limit int) ([]ParkedWait, error) {
+	limit = min(limit, MaxWaitingPage)
+	if limit <= 0 || g.IsDue() {
+		return nil, nil
+	}
+	b := dynamoexpr.New()
+	key := b.Name("gate") + " = " + b.Str(string(g))
+	in := &dynamodb.QueryInput{
+		TableName: &p.Table, IndexName: aws.String(ByGateIndex),
+		KeyConditionExpression: &key, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+		ScanIndexForward: aws.Bool(true),
+	}
+	var out []ParkedWait
+	for len(out) < limit {
+		in.Limit = aws.Int32(int32(limit - len(out)))
+		page, err := p.DB.Query(ctx, in)
+		if err != nil {
+			return out, fmt.Errorf("query the waiters of %s: %w", g, err)
+		}
+		for _, av := range page.Items {
+			var r parkedRecord
+			if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+				return out, fmt.Errorf("decode a waiter of %s: %w", g, err)
+			}
+			out = append(out, r.wait())
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	return out, nil
+}
+
+// maxCountPages bounds Count's query (1 MB a page: about 3,000 waiters).
+const maxCountPages = 100
+
+// Count returns how many waiters gate g has (at most what maxCountPages
+// pages hold), from the by-gate index with Select COUNT: the scheduler
+// reads it once, when the gate opens, to start its ramp at the rate the
+// waiters arrived at.
+func (p *Parked) Count(ctx context.Context, g gate.Name) (int, error) {
+	if g.IsDue() {
+		return 0, nil
+	}
+	b := dynamoexpr.New()
+	key := b.Name("gate") + " = " + b.Str(string(g))
+	in := &dynamodb.QueryInput{
+		TableName: &p.Table, IndexName: aws.String(ByGateIndex), Select: types.SelectCount,
+		KeyConditionExpression: &key, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+	}
+	n := 0
+	for range maxCountPages {
+		page, err := p.DB.Query(ctx, in)
+		if err != nil {
+			return n, fmt.Errorf("count the waiters of %s: %w", g, err)
+		}
+		n += int(page.Count)
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	return n, nil
+}
+
+// Unpark retires a gate wait whose envelope was sent:
+//
+//	condition  attribute_not_exists(item_id) OR (gate = :gate AND parked_at = :parked_at)
+//
+// ErrConflict means the item parked again since it was listed (a new wait,
+// which stays). A record already gone is not an error.
+func (p *Parked) Unpark(ctx context.Context, w ParkedWait) error {
+	b := dynamoexpr.New()
+	cond := "attribute_not_exists(item_id) OR (" + b.Name("gate") + " = " + b.Str(string(w.Gate)) +
+		" AND parked_at = " + b.Str(formatTime(w.ParkedAt)) + ")"
+	_, err := p.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: &p.Table, Key: itemKey(w.ItemID), ConditionExpression: &cond,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+	})
+	if err != nil {
+		return fmt.Errorf("unpark %s from %s: %w", w.ItemID, w.Gate, mapErr(err))
+	}
+	return nil
+}
+
 func (r parkedRecord) wait() ParkedWait {
+	g := gate.DueName
+	if r.Gate != "" {
+		g = gate.Name(r.Gate)
+	}
 	return ParkedWait{
-		ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), DueAt: fromMillis(r.DueAt), Envelope: r.Envelope,
+		ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Gate: g, DueAt: fromMillis(r.DueAt), Envelope: r.Envelope,
 		Reason: r.Reason, ParkedAt: parseTime(r.ParkedAt), ClaimedBy: r.ClaimedBy, ClaimedUntil: fromMillis(r.ClaimedUntil),
 	}
 }
 
 // MemoryParked is the in-memory twin of Parked over a Memory's parked
-// waits (those Memory.Park wrote), with the same claim rules.
+// waits (those Memory.Park and Memory.ParkWait wrote), with the same rules.
 type MemoryParked struct{ m *Memory }
 
 // ParkedStore returns m's parked waits as a store for the scheduler.
@@ -195,15 +303,97 @@ type parkedClaim struct {
 	until time.Time
 }
 
-// Due calls fn once with every wait due at now, oldest first.
+// memParked is one parked wait in Memory; seq orders gate waits (and tells
+// a re-park from the wait it replaced).
+type memParked struct {
+	Parking
+	at  time.Time
+	seq uint64
+}
+
+// gateQueue is one gate's waiters in park order; an entry whose seq no
+// longer matches its item's parked wait is stale and skipped (and dropped
+// when stale entries are half the queue).
+type gateQueue struct {
+	entries []gateEntry
+	stale   int
+}
+
+type gateEntry struct {
+	id  string
+	seq uint64
+}
+
+// putParked stores a parked wait, replacing the item's earlier one. The
+// caller holds m.mu.
+func (m *Memory) putParked(id string, now time.Time, p Parking) {
+	m.dropParked(id)
+	m.parkSeq++
+	pk := memParked{Parking: p, at: now, seq: m.parkSeq}
+	m.parked[id] = pk
+	if !p.OnGate() {
+		m.dueWaits[id] = struct{}{}
+		return
+	}
+	q := m.byGate[p.Gate]
+	if q == nil {
+		q = &gateQueue{}
+		m.byGate[p.Gate] = q
+	}
+	q.entries = append(q.entries, gateEntry{id: id, seq: pk.seq})
+}
+
+// dropParked removes an item's parked wait. The caller holds m.mu.
+func (m *Memory) dropParked(id string) {
+	pk, ok := m.parked[id]
+	if !ok {
+		return
+	}
+	delete(m.parked, id)
+	delete(m.parkedClaims, id)
+	if !pk.OnGate() {
+		delete(m.dueWaits, id)
+		return
+	}
+	q := m.byGate[pk.Gate]
+	if q == nil {
+		return
+	}
+	q.stale++
+	if q.stale*2 >= len(q.entries) {
+		live := q.entries[:0]
+		for _, e := range q.entries {
+			if cur, ok := m.parked[e.id]; ok && cur.seq == e.seq {
+				live = append(live, e)
+			}
+		}
+		clear(q.entries[len(live):])
+		q.entries, q.stale = live, 0
+	}
+	if len(q.entries) == 0 {
+		delete(m.byGate, pk.Gate)
+	}
+}
+
+func (m *Memory) waitOf(id string, pk memParked) ParkedWait {
+	g := pk.Gate
+	if g == "" {
+		g = gate.DueName
+	}
+	return ParkedWait{ItemID: id, Stage: pk.Envelope.Stage, Gate: g, DueAt: pk.DueAt, Envelope: pk.Envelope.Encode(),
+		Reason: pk.Reason, ParkedAt: pk.at}
+}
+
+// Due calls fn once with every plain due wait due at now, oldest first.
 func (p *MemoryParked) Due(_ context.Context, now time.Time, fn func([]ParkedWait) error) error {
 	p.m.mu.Lock()
 	var page []ParkedWait
-	for id, pk := range p.m.parked {
+	for id := range p.m.dueWaits {
+		pk := p.m.parked[id]
 		if pk.DueAt.After(now) {
 			continue
 		}
-		w := ParkedWait{ItemID: id, Stage: pk.Envelope.Stage, DueAt: pk.DueAt, Envelope: pk.Envelope.Encode(), Reason: pk.Reason}
+		w := p.m.waitOf(id, pk)
 		if c, ok := p.m.parkedClaims[id]; ok && c.due.Equal(pk.DueAt) {
 			w.ClaimedBy, w.ClaimedUntil = c.owner, c.until
 		}
@@ -230,7 +420,7 @@ func (p *MemoryParked) Claim(_ context.Context, w ParkedWait, owner string, now,
 	p.m.mu.Lock()
 	defer p.m.mu.Unlock()
 	pk, ok := p.m.parked[w.ItemID]
-	if !ok || !pk.DueAt.Equal(w.DueAt) || pk.DueAt.After(now) {
+	if !ok || pk.OnGate() || !pk.DueAt.Equal(w.DueAt) || pk.DueAt.After(now) {
 		return fmt.Errorf("claim parked wait of %s: %w", w.ItemID, ErrConflict)
 	}
 	if c, held := p.m.parkedClaims[w.ItemID]; held && c.due.Equal(pk.DueAt) && !c.until.Before(now) {
@@ -252,10 +442,77 @@ func (p *MemoryParked) Delete(_ context.Context, w ParkedWait, owner string) err
 		return nil
 	}
 	c, held := p.m.parkedClaims[w.ItemID]
-	if !pk.DueAt.Equal(w.DueAt) || !held || c.owner != owner || !c.due.Equal(pk.DueAt) {
+	if pk.OnGate() || !pk.DueAt.Equal(w.DueAt) || !held || c.owner != owner || !c.due.Equal(pk.DueAt) {
 		return fmt.Errorf("delete parked wait of %s: %w", w.ItemID, ErrConflict)
 	}
-	delete(p.m.parked, w.ItemID)
-	delete(p.m.parkedClaims, w.ItemID)
+	p.m.dropParked(w.ItemID)
 	return nil
+}
+
+// Waiting returns up to limit waiters of g, oldest first.
+func (p *MemoryParked) Waiting(_ context.Context, g gate.Name, limit int) ([]ParkedWait, error) {
+	limit = min(limit, MaxWaitingPage)
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	q := p.m.byGate[g]
+	if q == nil || limit <= 0 || g.IsDue() {
+		return nil, nil
+	}
+	var out []ParkedWait
+	for _, e := range q.entries {
+		if len(out) == limit {
+			break
+		}
+		if pk, ok := p.m.parked[e.id]; ok && pk.seq == e.seq {
+			out = append(out, p.m.waitOf(e.id, pk))
+		}
+	}
+	return out, nil
+}
+
+// Count returns how many waiters g has.
+func (p *MemoryParked) Count(_ context.Context, g gate.Name) (int, error) {
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	q := p.m.byGate[g]
+	if q == nil || g.IsDue() {
+		return 0, nil
+	}
+	n := 0
+	for _, e := range q.entries {
+		if pk, ok := p.m.parked[e.id]; ok && pk.seq == e.seq {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Unpark retires a gate wait under Parked.Unpark's rules.
+func (p *MemoryParked) Unpark(_ context.Context, w ParkedWait) error {
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	pk, ok := p.m.parked[w.ItemID]
+	if !ok {
+		return nil
+	}
+	if pk.Gate != w.Gate || !pk.at.Equal(w.ParkedAt) {
+		return fmt.Errorf("unpark %s from %s: %w", w.ItemID, w.Gate, ErrConflict)
+	}
+	p.m.dropParked(w.ItemID)
+	return nil
+}
+
+// Gates returns the gates that have waiters, in name order (the in-memory
+// twin's view of what the gates table lists).
+func (p *MemoryParked) Gates() []gate.Name {
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	out := make([]gate.Name, 0, len(p.m.byGate))
+	for g, q := range p.m.byGate {
+		if len(q.entries) > q.stale {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

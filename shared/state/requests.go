@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -123,13 +124,25 @@ type FailRequest struct {
 	LastError LastError
 }
 
-// Parking is a wait longer than SQS can hold a message: the scheduler
-// re-enqueues Envelope at DueAt.
+// Parking is a wait the scheduler ends (docs/design.md "Waits and
+// parking"): a plain due time (Gate empty or gate.DueName), re-enqueued at
+// DueAt, or a wait behind a closed gate, re-enqueued when the gate opens,
+// whenever that is — such a wait has no expiry, and its item may run as
+// soon as a message arrives for it.
 type Parking struct {
-	DueAt    time.Time
+	// DueAt is when a plain due wait ends; for a gate wait, the expected
+	// opening, for operators only (zero when unknown).
+	DueAt time.Time
+	// Gate is what the wait is behind; empty or gate.DueName is a plain due
+	// time.
+	Gate     gate.Name
 	Envelope pipeline.Envelope
-	Reason   string
+	// Reason says why, for operators (a failure class, a gate's reason).
+	Reason string
 }
+
+// OnGate reports whether p waits behind a gate rather than for a due time.
+func (p Parking) OnGate() bool { return !p.Gate.IsDue() }
 
 // ReleaseRequest gives up a lease without a failure (a closed gate such as
 // an open circuit breaker): the item waits until NotBefore.
@@ -149,6 +162,12 @@ type DeadLetterRef struct {
 	Class     failure.Class  `dynamodbav:"class" json:"class"`
 	At        time.Time      `dynamodbav:"at" json:"at"`
 	Escalated bool           `dynamodbav:"escalated,omitempty" json:"escalated,omitempty"`
+	// Attempt and Replay are the stage's attempts and the item's replay
+	// count the dead letter was built from (the inputs of its ID):
+	// MarkDeadLettered confirms the hand-off only on an item that is still
+	// failed with that failure.
+	Attempt int `dynamodbav:"attempt" json:"attempt"`
+	Replay  int `dynamodbav:"replay" json:"replay"`
 }
 
 // Kinds of error-log entry (LogEntry.Kind).

@@ -46,10 +46,14 @@ func canFail(cur Item, req FailRequest) bool {
 		CanTransition(Working, req.Next)
 }
 
-// canMarkDeadLettered reports whether cur's dead letter hand-off for stage
-// can be confirmed.
-func canMarkDeadLettered(cur Item, stage pipeline.Stage) bool {
-	return cur.State == Failed && cur.Stage == stage && CanTransition(Failed, Deadletter)
+// canMarkDeadLettered reports whether ref's hand-off can be confirmed on
+// cur: the item is failed at the stage, with the failure ref was built
+// from — the same attempts at the stage and the same replay count, the
+// inputs of the dead letter's ID. An item replayed and failed again since
+// holds another failure, whose own dead letter is the one to confirm.
+func canMarkDeadLettered(cur Item, stage pipeline.Stage, ref DeadLetterRef) bool {
+	return cur.State == Failed && cur.Stage == stage && CanTransition(Failed, Deadletter) &&
+		cur.Attempts[stage] == ref.Attempt && cur.ReplayCount == ref.Replay
 }
 
 // nextAfterSuccess is where an item goes when stage succeeds.

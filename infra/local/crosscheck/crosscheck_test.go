@@ -47,12 +47,13 @@ func TestSimulatorMatchesTheLocalStack(t *testing.T) {
 
 	// Two models, so that model-specific failures landing back to back
 	// cannot leave the chain without a model (the outcome does not depend on
-	// which model answers); breakers reopen after seconds, not minutes.
+	// which model answers); breakers reopen after seconds, not minutes, and
+	// the scheduler ends the waits behind them every second.
 	st, err := devstack.Start(ctx, devstack.Options{
 		Root: root, Pollers: true, StackName: "crosscheck",
 		Params:   map[string]string{"LLMModels": "gpt-4o-mini,gpt-4o"},
 		Env:      map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": "2s"}},
-		BuildDir: t.TempDir(),
+		BuildDir: t.TempDir(), Scheduler: time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -147,8 +147,8 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	started := time.Now()
 	dsOpts := devstack.Options{
 		Root: root, Pollers: true, StackName: "triage-demo", Logs: logFile, OnLog: calls.Observe,
-		Functions: []string{"FetchFunc", "LLMFunc", "NotifyFunc", "RecoveryFunc"},
-		LLM:       fakes.LLMOptions{RetryAfter: time.Second}, Articles: fakes.ArticleOptions{RetryAfter: time.Second},
+		Functions: []string{"FetchFunc", "LLMFunc", "NotifyFunc", "RecoveryFunc"}, Scheduler: time.Second,
+		LLM: fakes.LLMOptions{RetryAfter: time.Second}, Articles: fakes.ArticleOptions{RetryAfter: time.Second},
 		Env: map[string]map[string]string{
 			"*":            {"BREAKER_OPEN_FOR": demoBreakerOpenFor.String()},
 			"RecoveryFunc": {"RECOVERY_CLOCK_OFFSET": demoRecoveryOffset.String()},

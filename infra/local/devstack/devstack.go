@@ -127,7 +127,20 @@ type Options struct {
 	// is FakeLLM, FakeArticles or FakeWebhook. The soak tracks calls in
 	// flight and echoes planted secrets in error bodies this way.
 	WrapFake func(name string, h http.Handler) http.Handler
+	// Schedules invokes the named running functions with an EventBridge
+	// scheduled event at the given interval (the local stand-in for their
+	// Schedule events, compressed). Each function is invoked once at a
+	// time; Close stops the ticks.
+	Schedules map[string]time.Duration
+	// Scheduler, when positive, also runs SchedulerFunc, every Scheduler
+	// (its SCHEDULE_INTERVAL too, so one run's releases spread over it):
+	// the parked waits end and the gates drain as deployed, in compressed
+	// time. A pipeline that parks (every wait behind a gate does) needs it.
+	Scheduler time.Duration
 }
+
+// SchedulerFunc is the logical id of the scheduler function.
+const SchedulerFunc = "SchedulerFunc"
 
 // Names of the fakes, for Options.WrapFake.
 const (
@@ -169,6 +182,8 @@ type Stack struct {
 	dlqs                                 map[pipeline.Stage]string
 	stopPollers                          context.CancelFunc
 	pollWG                               sync.WaitGroup
+	stopSchedules                        context.CancelFunc
+	scheduleWG                           sync.WaitGroup
 	closeOnce                            sync.Once
 	closeErr                             error
 	closers                              []func() error
@@ -199,6 +214,9 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	}
 	if s.Template, err = template.ParseFile(tplPath); err != nil {
 		return nil, err
+	}
+	if opts.Scheduler > 0 {
+		opts = withScheduler(opts)
 	}
 	fns, err := s.functions(opts.Functions)
 	if err != nil {
@@ -301,7 +319,80 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 			return nil, err
 		}
 	}
+	if err := s.startSchedules(fns, opts.Schedules); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// withScheduler adds SchedulerFunc to opts' functions (the SQS-triggered
+// ones when none are named), its schedule and its interval.
+func withScheduler(opts Options) Options {
+	if opts.Functions == nil {
+		opts.Functions = []string{"FetchFunc", "LLMFunc", "NotifyFunc"}
+	}
+	if !slices.Contains(opts.Functions, SchedulerFunc) {
+		opts.Functions = append(slices.Clone(opts.Functions), SchedulerFunc)
+	}
+	schedules := maps.Clone(opts.Schedules)
+	if schedules == nil {
+		schedules = map[string]time.Duration{}
+	}
+	schedules[SchedulerFunc] = opts.Scheduler
+	opts.Schedules = schedules
+	env := map[string]map[string]string{}
+	for k, v := range opts.Env {
+		env[k] = maps.Clone(v)
+	}
+	if env[SchedulerFunc] == nil {
+		env[SchedulerFunc] = map[string]string{}
+	}
+	if _, set := env[SchedulerFunc]["SCHEDULE_INTERVAL"]; !set {
+		env[SchedulerFunc]["SCHEDULE_INTERVAL"] = opts.Scheduler.String()
+	}
+	opts.Env = env
+	return opts
+}
+
+// startSchedules invokes each scheduled function on its ticker until Close.
+func (s *Stack) startSchedules(fns []template.Function, every map[string]time.Duration) error {
+	if len(every) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopSchedules = cancel
+	for name, d := range every {
+		if d <= 0 || !slices.ContainsFunc(fns, func(f template.Function) bool { return f.LogicalID == name }) {
+			cancel()
+			return fmt.Errorf("devstack: schedule for %s (every %v): not a running function, or not a positive interval", name, d)
+		}
+		s.scheduleWG.Add(1)
+		go func() {
+			defer s.scheduleWG.Done()
+			tick := time.NewTicker(d)
+			defer tick.Stop()
+			for n := 1; ; n++ {
+				select {
+				case <-ctx.Done():
+					return
+				case now := <-tick.C:
+					ev := fmt.Sprintf(`{"version":"0","id":"local-%s-%d","detail-type":"Scheduled Event","source":"aws.events",`+
+						`"account":"123456789012","time":%q,"region":"us-east-1","resources":[],"detail":{}}`,
+						name, n, now.UTC().Format(time.RFC3339))
+					ictx, icancel := context.WithTimeout(ctx, 2*time.Minute)
+					res, err := s.Lambda.Invoke(ictx, name, []byte(ev))
+					icancel()
+					switch {
+					case err != nil && ctx.Err() == nil:
+						s.Lambda.Emit("schedule "+name, "scheduled invocation failed: "+err.Error())
+					case err == nil && res.FunctionError != nil:
+						s.Lambda.Emit("schedule "+name, "scheduled invocation returned an error: "+res.FunctionError.Error())
+					}
+				}
+			}
+		}()
+	}
+	return nil
 }
 
 // functions picks the template functions to run.
@@ -460,6 +551,10 @@ func (s *Stack) Close() error {
 		return nil
 	}
 	s.closeOnce.Do(func() {
+		if s.stopSchedules != nil {
+			s.stopSchedules()
+			s.scheduleWG.Wait()
+		}
 		if s.stopPollers != nil {
 			s.stopPollers()
 			s.pollWG.Wait()

@@ -26,6 +26,11 @@
 //     claim, before its outcome. Its batch comes back after the queue's
 //     visibility timeout, which the soak shortens (with the functions'
 //     timeouts, so that a lease still ends before the visibility timeout).
+//   - An outage: the LLM provider answers 503 to every call for
+//     Options.Outage (40 s), long enough that a wait held in its queue
+//     would cross the redrive backstop the soak lowers to 8 receives; the
+//     waiting items park behind the provider's breaker, and the scheduler
+//     (every second, compressed) probes it and releases them in a ramp.
 //   - Duplicate deliveries: a share of the items get their envelope sent
 //     again, with a new message id, for their current stage or the one
 //     before.

@@ -225,6 +225,11 @@ func (rec Record) WriteReport(w io.Writer) {
 		"every %v on average |\n", opts.Kills, opts.KillEvery)
 	fmt.Fprintf(w, "| duplicate deliveries | the item's envelope sent again with a new message id, for its current stage (⅔) or the one before (⅓) | "+
 		"%.0f%% of items, within %v of their wave |\n", opts.DuplicateRate*100, opts.DuplicateWithin)
+	if opts.Outage > 0 {
+		fmt.Fprintf(w, "| provider outage | every call to the fake LLM answers 503; the breaker opens, the waiting items park, the scheduler "+
+			"probes and then releases them in a ramp | %v from %v into the run, with the stage queues' backstop at %d receives |\n",
+			opts.Outage, opts.OutageAt, opts.Backstop)
+	}
 	fmt.Fprintf(w, "| input | an item whose article is an empty document → SCHEMA_INVALID | %d per run |\n", opts.SchemaInvalid)
 	if opts.ActionFailures > 0 {
 		fmt.Fprintf(w, "| ACTION_FAILED | action items whose first model answer reports `ACTION_OUTCOME: failed`: the standard profile waits a fixed 2 minutes | %d per run |\n",
@@ -240,17 +245,20 @@ func (rec Record) WriteReport(w io.Writer) {
 		"visibility timeout %v (template: 180/540 s), set with SetQueueAttributes after the stack is created. The invariant that matters "+
 		"is kept: a lease lasts until the invocation's deadline plus the runner's 3 s safety margin (%v from the invocation's start), "+
 		"which is less than the visibility timeout less the 1 s batching window, so a message never becomes visible again while the "+
-		"delivery that received it may still hold the item. The breakers stay open %v instead of 5 minutes; fakes' hangs last %v, longer "+
+		"delivery that received it may still hold the item. The LLM provider is down for %v, from %v into the pipeline phase, and the "+
+		"stage queues' redrive backstop is %d receives: a wait held in its queue at each breaker window would cross it; waits park, "+
+		"and the scheduler runs every %v. The breakers stay open %v instead of 5 minutes; fakes' hangs last %v, longer "+
 		"than a function's deadline, so a hung upstream ends as a NETWORK_TIMEOUT of the work's context. Left out: the provider's "+
 		"insufficient_quota (BUDGET_EXCEEDED waits an hour in the standard profile) and the daily budget (a wait until 00:00 UTC); "+
 		"INTERNAL_BUG from a panic has its own tests. The scenario's longest wait is %v (%s).\n\n",
-		opts.FunctionTimeout, opts.Visibility, opts.FunctionTimeout+3*time.Second, DefaultBreakerOpenFor, DefaultMaxHang,
+		opts.FunctionTimeout, opts.Visibility, opts.FunctionTimeout+3*time.Second, opts.Outage, opts.OutageAt, opts.Backstop,
+		DefaultSchedule, DefaultBreakerOpenFor, DefaultMaxHang,
 		opts.LongestWait(), longestWaitWhy(opts))
 
 	fmt.Fprintf(w, "## Checks\n\n")
 	fmt.Fprintf(w, "A run ends when every item is done or dead-lettered and the stage queues are empty (or when the queues are empty and "+
 		"items are not — lost — for longer than the longest wait, or at the timeout: 3 minutes plus 1 s per item, plus 2 minutes with "+
-		"ACTION_FAILED). Then, with the injector off:\n\n"+
+		"ACTION_FAILED, plus the outage). Then, with the injector off:\n\n"+
 		"- every seeded item is `done` (and its webhook received it) or dead-lettered — `deadletter`, or `failed` with its one dead "+
 		"letter on the DLQ (see below); nothing is left `queued`, `working` or `retryable`, no message is in a stage queue, nothing "+
 		"is parked;\n"+

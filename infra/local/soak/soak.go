@@ -65,6 +65,19 @@ const (
 	// ActionFailedWait is the standard profile's fixed ACTION_FAILED delay:
 	// the longest wait of the default scenario.
 	ActionFailedWait = 2 * time.Minute
+	// DefaultOutage is how long the LLM provider is down (every call 503),
+	// from DefaultOutageAt into the pipeline phase: with breakers open for
+	// DefaultBreakerOpenFor, a wait that went back to its queue at every
+	// breaker window would be received 13 times — past DefaultBackstop.
+	DefaultOutage   = 40 * time.Second
+	DefaultOutageAt = 5 * time.Second
+	// DefaultBackstop is the stage queues' redrive maxReceiveCount in the
+	// soak (template.yaml's BackstopMaxReceiveCount): low, so the outage
+	// crosses it.
+	DefaultBackstop = 8
+	// DefaultSchedule is how often the scheduler runs (EventBridge's rate(1
+	// minute), compressed).
+	DefaultSchedule = time.Second
 )
 
 // DefaultAWSFaults is the default fault model between the functions and
@@ -125,6 +138,12 @@ type Options struct {
 	// and searches every function log line, every DLQ payload and the error
 	// log for them.
 	Secrets bool
+	// Outage is how long the LLM provider is down, from OutageAt into the
+	// pipeline phase; 0 means DefaultOutage (at DefaultOutageAt), negative
+	// none. Backstop is the queues' maxReceiveCount; 0 means
+	// DefaultBackstop.
+	Outage, OutageAt time.Duration
+	Backstop         int
 	// Root is the module root; "" finds it from the working directory.
 	Root string
 	// Build and BuildDir: see devstack.Options; BuildDir "" is
@@ -186,8 +205,20 @@ func (o Options) withDefaults() Options {
 	case o.SchemaInvalid < 0:
 		o.SchemaInvalid = 0
 	}
+	switch {
+	case o.Outage == 0:
+		o.Outage = DefaultOutage
+	case o.Outage < 0:
+		o.Outage = 0
+	}
+	if o.OutageAt <= 0 {
+		o.OutageAt = DefaultOutageAt
+	}
+	if o.Backstop <= 0 {
+		o.Backstop = DefaultBackstop
+	}
 	if o.Timeout <= 0 {
-		o.Timeout = 3*time.Minute + time.Duration(o.Items)*time.Second
+		o.Timeout = 3*time.Minute + time.Duration(o.Items)*time.Second + o.Outage
 		if o.ActionFailures > 0 {
 			o.Timeout += ActionFailedWait
 		}
@@ -323,11 +354,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		// flight, so no received batch waits for one while its visibility
 		// runs (Lambda does not receive beyond its concurrency either).
 		MaxEnvironments: 20,
-		Params:          map[string]string{"LLMModels": DefaultModels, "DailyBudgetUSD": "100000"},
-		Env:             functionEnv,
-		LLM:             fakes.LLMOptions{Shared: shared, RetryAfter: time.Second},
-		Articles:        fakes.ArticleOptions{Shared: shared, RetryAfter: time.Second, HugeSize: 4 << 20, Text: planted.ArticleText},
-		Webhook:         fakes.WebhookOptions{Shared: shared, RetryAfter: time.Second},
+		Params: map[string]string{"LLMModels": DefaultModels, "DailyBudgetUSD": "100000",
+			"BackstopMaxReceiveCount": strconv.Itoa(opts.Backstop)},
+		Env:       functionEnv,
+		Scheduler: DefaultSchedule,
+		LLM:       fakes.LLMOptions{Shared: shared, RetryAfter: time.Second},
+		Articles:  fakes.ArticleOptions{Shared: shared, RetryAfter: time.Second, HugeSize: 4 << 20, Text: planted.ArticleText},
+		Webhook:   fakes.WebhookOptions{Shared: shared, RetryAfter: time.Second},
 		WrapFake: func(name string, h http.Handler) http.Handler {
 			h = extra.wrap(name, keys[name], h)
 			if planted != nil {
@@ -465,8 +498,22 @@ func (r *runner) pipeline(ctx context.Context) *Result {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	inProgress := 0
+	outage := 0 // 0 before, 1 during, 2 after
+	defer r.st.LLM.SetOutage(false)
 	for {
 		now := time.Now()
+		if since := now.Sub(r.phaseStart); r.opts.Outage > 0 && outage < 2 {
+			switch {
+			case outage == 0 && since >= r.opts.OutageAt:
+				r.st.LLM.SetOutage(true)
+				outage = 1
+				r.say("  %5.1fs the LLM provider is down for %v", since.Seconds(), r.opts.Outage)
+			case outage == 1 && since >= r.opts.OutageAt+r.opts.Outage:
+				r.st.LLM.SetOutage(false)
+				outage = 2
+				r.say("  %5.1fs the LLM provider is back", since.Seconds())
+			}
+		}
 		if r.seeded < len(r.plan.ids) && (r.seeded == 0 || inProgress <= r.opts.Wave/2) {
 			wave := r.plan.ids[r.seeded:min(len(r.plan.ids), r.seeded+r.opts.Wave)]
 			if err := r.seed(pctx, wave); err != nil {
@@ -503,10 +550,15 @@ func (r *runner) pipeline(ctx context.Context) *Result {
 			lastCheck = now
 			counts, depth, err := r.observe(pctx)
 			if err == nil {
+				parked, perr := r.parked(pctx)
+				if perr == nil {
+					// A parked wait is carried by the scheduler: no stall.
+					depth += parked
+				}
 				inProgress = r.seeded - counts[state.Done] - counts[state.Deadletter] - counts[state.Failed]
 				if now.Sub(lastPrint) >= 5*time.Second {
 					lastPrint = now
-					r.say("  %5.1fs seeded %d/%d · done %d · dead %d · failed %d · in progress %d · in queues %d · kills %d",
+					r.say("  %5.1fs seeded %d/%d · done %d · dead %d · failed %d · in progress %d · in queues or parked %d · kills %d",
 						now.Sub(r.phaseStart).Seconds(), r.seeded, len(r.plan.ids), counts[state.Done], counts[state.Deadletter],
 						counts[state.Failed], inProgress, depth, len(r.killer.Kills()))
 				}
@@ -609,6 +661,13 @@ func (r *runner) observe(ctx context.Context) (map[state.State]int, int, error) 
 	}
 	depth, err := r.st.QueueDepth(ctx, r.st.PipelineQueueURLs()...)
 	return counts, depth, err
+}
+
+// parked counts the parked waits.
+func (r *runner) parked(ctx context.Context) (int, error) {
+	n := 0
+	err := r.st.Scan(ctx, r.st.Items.ParkedTable, "item_id", nil, func(map[string]dbtypes.AttributeValue) { n++ })
+	return n, err
 }
 
 // dumpMotoState saves moto's whole backend state (its /moto-api/data.json:

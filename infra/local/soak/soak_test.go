@@ -28,7 +28,10 @@ import (
 // 30–50 s; the 100 s timeout bounds a stuck one.
 func shortOptions(t *testing.T) Options {
 	return Options{
-		Items: 36, Seed: 7, Wave: 36, Secrets: true, Timeout: 100 * time.Second,
+		Items: 36, Seed: 7, Wave: 36, Secrets: true, Timeout: 130 * time.Second,
+		// The LLM provider down for 30 s: a wait held in its queue would be
+		// received at every 3 s breaker window, past the backstop of 8.
+		Outage: 30 * time.Second, OutageAt: 4 * time.Second,
 		AWS: &AWSFaults{AttemptRate: 0.08, OperationRate: 0.015, DropRate: 0.03, DLQOutageAfter: 2 * time.Second,
 			DLQOutageFor: 6 * time.Second, EveryKind: true},
 		Kills: 2, KillEvery: 3 * time.Second, DuplicateRate: 0.15, DuplicateWithin: 8 * time.Second,
@@ -73,7 +76,7 @@ func requireLocalAWS(t *testing.T) {
 // planted secret reached a log line, a DLQ payload or the error log.
 func TestShortSoak(t *testing.T) {
 	requireLocalAWS(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
 	opts := shortOptions(t)

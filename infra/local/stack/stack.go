@@ -50,6 +50,7 @@ const (
 	// audit trail of action executions and notices.
 	OutputNoticeQueueURL = "NoticeQueueUrl"
 	OutputAuditTable     = "AuditTableName"
+	OutputGatesTable     = "GatesTableName"
 )
 
 // TTLAttribute is the attribute holding each TTL-enabled table's expiry
@@ -95,8 +96,8 @@ func StageOutput(stage pipeline.Stage, kind string) string {
 
 // RequiredOutputs lists every output Create insists on, sorted.
 func RequiredOutputs() []string {
-	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputBodiesTable, OutputBodiesBucket,
-		OutputNoticeQueueURL, OutputAuditTable}
+	keys := []string{OutputItemsTable, OutputErrorLogTable, OutputParkedTable, OutputGatesTable, OutputBodiesTable,
+		OutputBodiesBucket, OutputNoticeQueueURL, OutputAuditTable}
 	for _, st := range pipeline.Stages() {
 		for _, k := range []string{kindQueueURL, kindQueueARN, kindDLQURL, kindDLQARN} {
 			keys = append(keys, StageOutput(st, k))
@@ -414,6 +415,9 @@ func (s *Stack) ErrorLogTable() string { return s.mustOutput(OutputErrorLogTable
 
 // ParkedTable returns the parked-items table name.
 func (s *Stack) ParkedTable() string { return s.mustOutput(OutputParkedTable) }
+
+// GatesTable returns the gates table name.
+func (s *Stack) GatesTable() string { return s.mustOutput(OutputGatesTable) }
 
 // BodiesTable returns the Bodies table name (sibling items of documents and
 // enrichments).

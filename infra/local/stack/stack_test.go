@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,13 +106,14 @@ func TestCreate(t *testing.T) {
 		type index struct{ name, hash, rng string }
 		for _, tc := range []struct {
 			table, hash, rng string
-			gsi              index
+			gsis             []index
 			ttl              string
 			pitr             bool
 		}{
-			{st.ItemsTable(), "item_id", "", index{"by-listed-state", "list_key", "updated_at"}, "", true},
-			{st.ErrorLogTable(), "item_id", "occurred_at", index{"by-class-shard", "class_shard", "occurred_at"}, "expires_at", false},
-			{st.ParkedTable(), "item_id", "", index{"by-due", "shard", "due_at"}, "expires_at", false},
+			{st.ItemsTable(), "item_id", "", []index{{"by-listed-state", "list_key", "updated_at"}}, "", true},
+			{st.ErrorLogTable(), "item_id", "occurred_at", []index{{"by-class-shard", "class_shard", "occurred_at"}}, "expires_at", false},
+			{st.ParkedTable(), "item_id", "", []index{{"by-due", "shard", "due_at"}, {"by-gate", "gate", "parked_at"}}, "expires_at", false},
+			{st.GatesTable(), "gate", "", nil, "", false},
 		} {
 			out, err := client.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(tc.table)})
 			if err != nil {
@@ -124,14 +126,15 @@ func TestCreate(t *testing.T) {
 			if h, r := keys(d.KeySchema); h != tc.hash || r != tc.rng {
 				t.Errorf("%s: key (%s, %s), want (%s, %s)", tc.table, h, r, tc.hash, tc.rng)
 			}
-			if len(d.GlobalSecondaryIndexes) != 1 {
-				t.Fatalf("%s: %d GSIs, want 1", tc.table, len(d.GlobalSecondaryIndexes))
+			if len(d.GlobalSecondaryIndexes) != len(tc.gsis) {
+				t.Fatalf("%s: %d GSIs, want %d", tc.table, len(d.GlobalSecondaryIndexes), len(tc.gsis))
 			}
-			g := d.GlobalSecondaryIndexes[0]
-			h, r := keys(g.KeySchema)
-			got := index{aws.ToString(g.IndexName), h, r}
-			if got != tc.gsi || g.Projection == nil || g.Projection.ProjectionType != ddbtypes.ProjectionTypeAll {
-				t.Errorf("%s: GSI %+v projection %+v, want %+v projecting ALL", tc.table, got, g.Projection, tc.gsi)
+			for _, g := range d.GlobalSecondaryIndexes {
+				h, r := keys(g.KeySchema)
+				got := index{aws.ToString(g.IndexName), h, r}
+				if !slices.Contains(tc.gsis, got) || g.Projection == nil || g.Projection.ProjectionType != ddbtypes.ProjectionTypeAll {
+					t.Errorf("%s: GSI %+v projection %+v, want one of %+v projecting ALL", tc.table, got, g.Projection, tc.gsis)
+				}
 			}
 
 			ttl, err := client.DescribeTimeToLive(t.Context(), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tc.table)})

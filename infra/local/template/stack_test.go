@@ -84,6 +84,7 @@ func TestDescribeStackMoto(t *testing.T) {
 			"ITEMS_TABLE":    env.Stack.ItemsTable(),
 			"ERRORLOG_TABLE": env.Stack.ErrorLogTable(),
 			"PARKED_TABLE":   env.Stack.ParkedTable(),
+			"GATES_TABLE":    env.Stack.GatesTable(),
 		}
 		if next, ok := stage.Next(); ok {
 			want["NEXT_QUEUE_URL"] = env.Stack.QueueURL(next)

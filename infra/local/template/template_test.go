@@ -36,7 +36,7 @@ func TestParseRealTemplate(t *testing.T) {
 		t.Errorf("BlockPrivateNetworks = %+v", p)
 	}
 
-	common := []string{"BACKSTOP_MAX_RECEIVE_COUNT", "DLQ_URL", "ERRORLOG_TABLE", "ITEMS_TABLE", "LOG_LEVEL",
+	common := []string{"BACKSTOP_MAX_RECEIVE_COUNT", "DLQ_URL", "ERRORLOG_TABLE", "GATES_TABLE", "ITEMS_TABLE", "LOG_LEVEL",
 		"PARKED_TABLE", "PROFILE", "QUEUE_URL", "STAGE"}
 	want := map[string]struct {
 		timeout     time.Duration
@@ -150,6 +150,7 @@ func TestResolveEnvRealTemplate(t *testing.T) {
 		"ITEMS_TABLE":                "s-ItemsTable-ABCDEFGHIJKL",
 		"ERRORLOG_TABLE":             "s-ErrorLogTable-ABCDEFGHIJKL",
 		"PARKED_TABLE":               "s-ParkedTable-ABCDEFGHIJKL",
+		"GATES_TABLE":                "s-GatesTable-ABCDEFGHIJKL",
 		"PROFILE":                    "standard",
 		"BACKSTOP_MAX_RECEIVE_COUNT": "50",
 		"BLOCK_PRIVATE_NETWORKS":     "false",
