@@ -5,6 +5,7 @@
 //	triage redact                          sanitize stdin (text or JSON) to stdout
 //	triage submit [FILE | --id …]          put items into the pipeline (NDJSON, CSV or flags)
 //	triage items|dlq|report|models|breakers …  inspect, replay, resolve, report on a stack
+//	triage console                         the same in a browser, on loopback, with a token
 //
 // Run "triage COMMAND --help" for a command's flags.
 package main

@@ -27,13 +27,14 @@ import (
 func TestMain(m *testing.M) { localtest.Main(m) }
 
 var (
-	localOnce sync.Once
-	localSrv  *httptest.Server
+	localOnce    sync.Once
+	localSrv     *httptest.Server
+	localConsole *console.Server
 )
 
 // localConsole is the console against a stack in moto seeded with 10,000
 // items, built once per test binary (seeding takes a while).
-func localConsole(b *testing.B) *httptest.Server {
+func seededConsole(b *testing.B) *httptest.Server {
 	localOnce.Do(func() {
 		env := localtest.Stack(b, nil)
 		ddb, sq := dynamodb.NewFromConfig(env.AWS), sqs.NewFromConfig(env.AWS)
@@ -82,7 +83,7 @@ func localConsole(b *testing.B) *httptest.Server {
 		if err != nil {
 			b.Fatal(err)
 		}
-		localSrv = httptest.NewServer(srv)
+		localSrv, localConsole = httptest.NewServer(srv), srv
 	})
 	if localSrv == nil {
 		b.Fatal("the local stack could not be seeded")
@@ -98,7 +99,11 @@ func (c fixedClock) Now() time.Time { return c.t }
 // items: the DynamoDB and SQS reads a page makes are in the figure.
 func BenchmarkPagesLocalStack(b *testing.B) {
 	localtest.Require(b, "moto_server", "pip install \"moto[server]\"")
-	srv := localConsole(b)
+	srv := seededConsole(b)
+	times := console.SectionTimes(b.Context(), localConsole)
+	for k, v := range times {
+		b.Logf("overview section %-34s %v", k, v.Round(time.Millisecond))
+	}
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}
 	resp, err := client.Get(srv.URL + "/?token=" + token)
