@@ -39,6 +39,7 @@ func runConsole(_ io.Reader, stdout io.Writer, args []string) error {
 	breakersTable := fs.String("breakers-table", os.Getenv("BREAKERS_TABLE"), "circuit breakers table (default $BREAKERS_TABLE, else the stack's BreakersTableName)")
 	profileName := fs.String("retry-profile", "", "the retry profile to show (default: the stack's Profile parameter, else "+retry.Standard().Name+")")
 	by := fs.String("by", whoAmI(), "who acts: recorded with every replay, resolution and model override")
+	refresh := fs.Duration("refresh", 10*time.Second, "keep item counts, dead-letter groups and the last 24 hours of the error log this long, read again in the background (0: read them for every page)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -52,10 +53,14 @@ func runConsole(_ io.Reader, stdout io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *refresh < 0 {
+		return usageError{"--refresh must not be negative"}
+	}
 	b, err := consoleBackend(ctx, c, aw, *modelsTable, *breakersTable, *profileName, *by)
 	if err != nil {
 		return err
 	}
+	b.Refresh = *refresh
 	token, err := console.NewToken()
 	if err != nil {
 		return err

@@ -180,6 +180,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 		s.actionAnswer(w, r, d)
 		return
 	}
+	s.invalidate()
 	d.Done = true
 	d.Summary = fmt.Sprintf("Replayed %d %s; %d skipped, %d errors.", sum.Replayed, plural(sum.Replayed, "item", "items"), sum.Skipped, sum.Errors)
 	if sum.Errors > 0 {
@@ -229,6 +230,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		s.actionAnswer(w, r, d)
 		return
 	}
+	s.invalidate()
 	d.Done = true
 	d.Summary = fmt.Sprintf("Resolved %d dead %s; %d errors.", sum.Resolved, plural(sum.Resolved, "letter", "letters"), sum.Errors)
 	if f.Count > 0 && sum.Selected > f.Count {

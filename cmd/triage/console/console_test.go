@@ -70,7 +70,11 @@ func setup(t *testing.T) *bundle {
 	return b
 }
 
-func newBundle(tb testing.TB) *bundle {
+func newBundle(tb testing.TB) *bundle { return newBundleRefresh(tb, 0) }
+
+// newBundleRefresh is newBundle with the console's figures kept for
+// refresh.
+func newBundleRefresh(tb testing.TB, refresh time.Duration) *bundle {
 	tb.Helper()
 	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), models: health.NewMemory(), breakers: breaker.NewMemory(),
 		clock: stagetest.NewClock(t0)}
@@ -80,7 +84,7 @@ func newBundle(tb testing.TB) *bundle {
 	}
 	r := &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, ErrorLog: b.store, Queues: qs, Clock: b.clock, PollWait: -1}
 	srv, err := console.New(console.Backend{Replayer: r, Items: b.store, Index: b.store, Log: memLog{b.store}, Trail: audit.NewMemory(),
-		SQS: b.sqs, Queues: qs, Models: b.models, Breakers: b.breakers, Profile: retry.Standard(), By: "ana", Clock: b.clock}, token)
+		SQS: b.sqs, Queues: qs, Models: b.models, Breakers: b.breakers, Profile: retry.Standard(), By: "ana", Clock: b.clock, Refresh: refresh}, token)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -472,6 +476,41 @@ func TestNoPageShowsASecret(t *testing.T) {
 			t.Errorf("the replay confirmation shows the secret %s…", s[:8])
 		}
 	}
+}
+
+// TestCachedFiguresAreReadAgain: with Refresh set, the overview shows the
+// figures it read last, reads them again in the background once they are
+// older than Refresh, and at once after an action.
+func TestCachedFiguresAreReadAgain(t *testing.T) {
+	t.Parallel()
+	b := newBundleRefresh(t, 10*time.Second)
+	b.deadLetter(t, "c1", pipeline.Fetch, failure.NotFound, "gone")
+	b.login(t)
+	if page := b.get(t, "/", http.StatusOK); !strings.Contains(page, `href="/items/c1"`) || !strings.Contains(page, "read again every 10s") {
+		t.Fatalf("first overview:\n%s", page)
+	}
+	b.deadLetter(t, "c2", pipeline.Fetch, failure.NotFound, "gone")
+	if page := b.get(t, "/", http.StatusOK); strings.Contains(page, `href="/items/c2"`) {
+		t.Fatal("the cached figures were read again before Refresh")
+	}
+	// eventually polls the overview until it holds want (or not), for at
+	// most five seconds: the refresh runs in the background.
+	eventually := func(want string, present bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for strings.Contains(b.get(t, "/", http.StatusOK), want) != present {
+			if time.Now().After(deadline) {
+				t.Fatalf("overview: %q present=%v never came", want, !present)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	b.clock.Advance(11 * time.Second)
+	eventually(`href="/items/c2"`, true)
+	if status, body := b.post(t, "/actions/replay", b.form("item", "c1", "stage", "fetch", "note", "back", "confirm", "yes", "count", "1")); status != http.StatusOK {
+		t.Fatalf("%d\n%s", status, body)
+	}
+	eventually(`href="/items/c1"`, false)
 }
 
 func ExampleNewToken() {

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -85,6 +86,11 @@ type Backend struct {
 	// Missing says, for a nil optional field, how to name it ("models":
 	// "pass --models-table or --stack").
 	Missing map[string]string
+	// Refresh, when positive, keeps the figures that grow with the tables
+	// (item counts, dead-letter groups, the error log's last 24 hours) for
+	// that long and reads them again in the background, so that a page
+	// renders without waiting for them; zero reads them for every page.
+	Refresh time.Duration
 }
 
 // Server is the console's HTTP handler. Build it with New.
@@ -95,6 +101,10 @@ type Server struct {
 	hosts map[string]bool
 	pages map[string]*template.Template
 	mux   *http.ServeMux
+
+	mu         sync.Mutex
+	snap       *aggregates
+	refreshing bool
 }
 
 // cookieName is the session cookie: the token itself, HttpOnly.

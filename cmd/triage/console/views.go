@@ -87,6 +87,7 @@ type overviewData struct {
 	Models    []health.Model
 	Budget    *report.BudgetRow
 	Notes     map[string]string
+	AsOf      string
 }
 
 // parallel runs fns at once: the overview's sections are independent reads.
@@ -109,16 +110,16 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		mu.Unlock()
 	}
 	parallel(
-		func() { d.States = s.countStates(ctx, state.Deadletter) },
-		func() { s.logSections(ctx, now, &d, note) },
-		func() { d.Depth = s.depth(ctx) },
 		func() {
-			var err error
-			d.Groups, d.Recent, d.GroupNote, err = s.groups(ctx, "", "", 10)
-			if err != nil {
-				note("groups", s.explain(err))
+			a := s.current(ctx)
+			d.States, d.GroupNote, d.AsOf = a.States, a.DeadNote, s.asOf(a)
+			d.Groups, d.Recent = groupItems(a.Dead, "", "", 10)
+			if a.DeadErr != "" {
+				note("groups", a.DeadErr)
 			}
+			s.logSections(ctx, now, a, &d, note)
 		},
+		func() { d.Depth = s.depth(ctx) },
 		func() {
 			if s.b.Breakers == nil {
 				note("breakers", s.missing("breakers"))
@@ -140,42 +141,29 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 			}
 		},
 	)
-	// The dead-lettered items were read for the groups: count them from
-	// there rather than read them twice.
-	for i, row := range d.States {
-		if row.State != state.Deadletter {
-			continue
-		}
-		for _, g := range d.Groups {
-			row.Total += g.Count
-			if j := slices.Index(pipeline.Stages(), g.Stage); j >= 0 {
-				row.ByStage[j] += g.Count
-			}
-		}
-		row.Partial = d.GroupNote != ""
-		if e := d.Notes["groups"]; e != "" {
-			row.Err = e
-		}
-		d.States[i] = row
-	}
 	s.render(w, r, "overview", d)
+}
+
+// asOf says how old cached aggregates are; empty when they are read on
+// every page.
+func (s *Server) asOf(a *aggregates) string {
+	if s.b.Refresh <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("as of %s (read again every %s)", a.At.UTC().Format("15:04:05Z"), s.b.Refresh)
 }
 
 // logSections fills the chart and today's budget from one read of the
 // error log's window (and the budget table's day).
-func (s *Server) logSections(ctx context.Context, now time.Time, d *overviewData, note func(k, v string)) {
-	if s.b.Log == nil {
-		note("chart", s.missing("errorlog"))
-		note("budget", s.missing("errorlog"))
+func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, d *overviewData, note func(k, v string)) {
+	if a.WindowErr != "" {
+		note("chart", a.WindowErr)
+		note("budget", a.WindowErr)
 		return
 	}
-	entries, start, partial, err := s.window(ctx, now)
-	if err != nil {
-		note("chart", s.explain(err))
-		return
-	}
-	d.Chart = failureChart(entries, start)
-	if partial {
+	entries := a.Entries
+	d.Chart = failureChart(entries, a.WindowStart)
+	if a.Partial {
 		d.ChartNote = fmt.Sprintf("the newest failures are missing: the chart read the first %d entries of the window", LogMaxRead)
 	}
 	if s.b.Days == nil {
@@ -260,50 +248,6 @@ func (s *Server) queueDepth(ctx context.Context, st pipeline.Stage) depthRow {
 	return row
 }
 
-// groups reads up to GroupLimit dead-lettered items (the by-listed-state
-// index, newest first) and groups them by the stage that failed and class;
-// it also returns the newest n of them that stage and class (when set)
-// select.
-func (s *Server) groups(ctx context.Context, stage pipeline.Stage, class failure.Class, n int) ([]group, []ops.ItemView, string, error) {
-	byKey := map[[2]string]*group{}
-	var (
-		recent []ops.ItemView
-		total  int
-	)
-	err := s.b.Index.List(ctx, state.ItemQuery{State: state.Deadletter, Limit: GroupLimit}, func(it state.Item) error {
-		total++
-		st, cl := deadStage(it), it.FailureClass()
-		k := [2]string{string(st), string(cl)}
-		g := byKey[k]
-		if g == nil {
-			g = &group{Stage: st, Class: cl, Retryable: cl.Retryable(), Example: it.ID}
-			byKey[k] = g
-		}
-		g.Count++
-		if it.LastFailureAt.After(g.Newest) {
-			g.Newest = it.LastFailureAt
-		}
-		if len(recent) < n && (stage == "" || stage == st) && (class == "" || class == cl) {
-			recent = append(recent, ops.ViewItem(it))
-		}
-		return nil
-	})
-	gs := make([]group, 0, len(byKey))
-	for _, g := range byKey {
-		gs = append(gs, *g)
-	}
-	slices.SortFunc(gs, func(a, b group) int {
-		return cmp.Or(cmp.Compare(slices.Index(pipeline.Stages(), a.Stage), slices.Index(pipeline.Stages(), b.Stage)),
-			cmp.Compare(b.Count, a.Count), cmp.Compare(a.Class, b.Class))
-	})
-	note := ""
-	if total >= GroupLimit || errors.Is(err, state.ErrScanLimit) {
-		note = fmt.Sprintf("grouped the newest %d dead-lettered items only", total)
-		err = nil
-	}
-	return gs, recent, note, err
-}
-
 // deadStage is the stage an item was dead-lettered at.
 func deadStage(it state.Item) pipeline.Stage {
 	if it.DeadLetter != nil && it.DeadLetter.Stage != "" {
@@ -322,6 +266,7 @@ type dlqData struct {
 	Items  []ops.ItemView
 	Depth  []depthRow
 	Form   actionForm
+	AsOf   string
 }
 
 func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
@@ -344,10 +289,9 @@ func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	parallel(func() {
-		var err error
-		if d.Groups, d.Items, d.Note, err = s.groups(ctx, d.Stage, d.Class, PageLimit); err != nil {
-			d.Err = s.explain(err)
-		}
+		a := s.current(ctx)
+		d.Groups, d.Items = groupItems(a.Dead, d.Stage, d.Class, PageLimit)
+		d.Note, d.Err, d.AsOf = a.DeadNote, a.DeadErr, s.asOf(a)
 	}, func() { d.Depth = s.depth(ctx) })
 	d.Form = actionForm{Stage: d.Stage, Class: d.Class}
 	s.render(w, r, "dlq", d)
@@ -397,6 +341,7 @@ type errorsData struct {
 	Read                      int
 	Partial                   bool
 	Err                       string
+	AsOf                      string
 	Classes                   []failure.Class
 }
 
@@ -430,10 +375,20 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 			(d.Item == "" || e.ItemID == d.Item) && !e.OccurredAt.Before(since)
 	}
 	var all []state.LogEntry
-	if d.Item != "" {
+	a := (*aggregates)(nil)
+	if d.Item == "" && s.b.Refresh > 0 {
+		// The last 24 hours are read for the overview already.
+		if a = s.current(ctx); a.WindowErr != "" || since.Before(a.WindowStart) {
+			a = nil
+		}
+	}
+	switch {
+	case a != nil:
+		all, d.Read, d.Partial, d.AsOf = a.Entries, len(a.Entries), a.Partial, s.asOf(a)
+	case d.Item != "":
 		all, err = s.b.Log.ForItem(ctx, d.Item, LogMaxRead)
 		d.Read = len(all)
-	} else {
+	default:
 		err = s.b.Log.Between(ctx, since, time.Time{}, func(e state.LogEntry) error {
 			d.Read++
 			if d.Read > LogMaxRead {
@@ -443,9 +398,6 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 			all = append(all, e)
 			return nil
 		})
-	}
-	if err != nil && !errors.Is(err, state.ErrStop) {
-		d.Err = s.explain(err)
 	}
 	for _, e := range all {
 		if keep(e) {
