@@ -329,7 +329,9 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 		src.Trail = s.b.Trail
 	}
 	d.Timeline, d.Gaps = ops.Timeline(ctx, it, src)
-	d.Form = actionForm{Items: []string{it.ID}, Stage: deadStage(it), Class: it.FailureClass()}
+	// The item and its DLQ select its dead letter; a class would only risk
+	// missing one whose payload names another.
+	d.Form = actionForm{Items: []string{it.ID}, Stage: deadStage(it)}
 	s.render(w, r, "item", d)
 }
 
