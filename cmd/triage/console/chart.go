@@ -21,12 +21,14 @@ const chartSeries = 6
 // palette colours the series (colour-blind-safe, Okabe–Ito).
 var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#999999"}
 
-// window reads the error log of the last ChartWindow, to the end of the
-// current ChartBucket, at most LogMaxRead entries: the chart's and today's
-// budget's one read. partial says the cap cut it short.
+// window reads the error log from ChartWindow before the start of the
+// current ChartBucket — a bucket more than the chart draws, so that it holds
+// the last ChartWindow whole — to the end of that bucket, at most LogMaxRead
+// entries: the chart's, today's budget's and the error log page's one read.
+// partial says the cap cut it short.
 func (s *Server) window(ctx context.Context, now time.Time) (entries []state.LogEntry, start time.Time, partial bool, err error) {
 	end := now.Truncate(ChartBucket).Add(ChartBucket)
-	start = end.Add(-ChartWindow)
+	start = end.Add(-ChartWindow - ChartBucket)
 	err = s.b.Log.Between(ctx, start, end, func(e state.LogEntry) error {
 		if len(entries) == LogMaxRead {
 			partial = true
@@ -42,8 +44,10 @@ func (s *Server) window(ctx context.Context, now time.Time) (entries []state.Log
 }
 
 // failureChart draws the failures among entries per class per ChartBucket
-// from start as stacked bars in SVG.
-func failureChart(entries []state.LogEntry, start time.Time) template.HTML {
+// over the ChartWindow that ends with the current bucket, as stacked bars
+// in SVG.
+func failureChart(entries []state.LogEntry, now time.Time) template.HTML {
+	start := now.Truncate(ChartBucket).Add(ChartBucket - ChartWindow)
 	n := int(ChartWindow / ChartBucket)
 	counts := map[failure.Class][]int{}
 	for _, e := range entries {

@@ -162,7 +162,7 @@ func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, 
 		return
 	}
 	entries := a.Entries
-	d.Chart = failureChart(entries, a.WindowStart)
+	d.Chart = failureChart(entries, a.At)
 	if a.Partial {
 		d.ChartNote = fmt.Sprintf("the newest failures are missing: the chart read the first %d entries of the window", LogMaxRead)
 	}
