@@ -193,3 +193,32 @@ func TestRampLearnsTheBackground(t *testing.T) {
 		t.Fatalf("congestion of a third of the run: rate %d, want a cut from %d", r.Rate, before)
 	}
 }
+
+// TestRampDoesNotLearnTheLimitAsBackground: an upstream with no background
+// congestion and a hard limit answers a few 429s once the releases pass
+// it. Those runs near the peak are probing the limit: what they meet must
+// not be learned as background, or each approach to the peak would tolerate
+// a little more and the ramp would creep past the limit.
+func TestRampDoesNotLearnTheLimitAsBackground(t *testing.T) {
+	t.Parallel()
+	const limit = 60
+	var (
+		cfg       gate.RampConfig
+		r         gate.Ramp
+		count     int64
+		over, all int
+	)
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	for range 180 {
+		// Releases past the limit meet a 429 each, in the run after.
+		count += int64(max(r.Released-limit, 0))
+		r = cfg.Next(r, now, count)
+		r.Released = r.Rate
+		over += max(r.Released-limit, 0)
+		all += r.Released
+		now = now.Add(time.Minute)
+	}
+	if share := float64(over) / float64(all); share > 0.02 || r.Noise > 0.01 {
+		t.Fatalf("three hours against a limit of %d: %.1f%% of releases past it, learned noise %.3f", limit, 100*share, r.Noise)
+	}
+}

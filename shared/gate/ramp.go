@@ -38,6 +38,9 @@ const (
 	// runs weigh less once it is reached, so the estimate follows an
 	// upstream whose background changes.
 	noiseMemory = 2000
+	// learnBelow: only runs that released at most this share of the peak
+	// teach the background (Ramp.Noise).
+	learnBelow = 0.85
 )
 
 // RampConfig shapes how a gate releases its waiters once it opens: an
@@ -65,8 +68,8 @@ const (
 // The background: LLM providers answer a trickle of 429s and 5xx at any
 // rate, and a ramp that took every one for congestion would sit at its
 // minimum, as a TCP window does on a lossy link. The ramp learns the share
-// of released waiters that meet congestion (Noise) from the runs it did
-// not judge congested, starting from a prior of 5%, and cuts only when a
+// of released waiters that meet congestion (Noise) from the runs below the
+// last peak it did not judge congested, starting from a prior of 5%, and cuts only when a
 // run's signals exceed what that share explains by three standard
 // deviations (of a Poisson count: the signals of one run are more
 // dispersed than that, since items fail in runs, and a false cut costs a
@@ -135,11 +138,14 @@ func (c RampConfig) Next(r Ramp, now time.Time, congested int64) Ramp {
 	}
 	signals := max(congested-r.Seen, 0)
 	congestion := !r.Cut && signals > r.background()
-	if !r.Cut && !congestion && r.Released > 0 {
+	if !r.Cut && !congestion && r.Released > 0 && (r.Peak == 0 || float64(r.Released) <= learnBelow*float64(r.Peak)) {
 		// The background is learned from the runs the test accepted (a run
 		// that met congestion says nothing about it), as a running share,
 		// not an average of shares: a run of 20 and one of 1,000 weigh as
-		// many waiters as they released.
+		// many waiters as they released. Only runs well below the peak
+		// teach it: one near or past the peak is probing the limit, and its
+		// signals may be the limit's first 429s, which learned as
+		// background would let the ramp creep past the limit.
 		over := min(r.NoiseOver, noiseMemory-min(r.Released, noiseMemory))
 		seen := r.Noise*float64(over) + float64(min(signals, int64(r.Released)))
 		r.NoiseOver = over + r.Released
