@@ -125,21 +125,30 @@ func (s *Server) actionAnswer(w http.ResponseWriter, r *http.Request, d actionDa
 	s.render(w, r, "action", d)
 }
 
+// deadLetterForm reads a replay's or a resolve's form and the dead letters
+// it selects; when either is wrong it answers with the problem and ok is
+// false.
+func (s *Server) deadLetterForm(w http.ResponseWriter, r *http.Request, d *actionData) (f actionForm, confirmed bool,
+	dlqs replay.Stages, flt replay.Filter, ok bool) {
+	f, confirmed, err := readForm(r)
+	d.Form = f
+	if err == nil {
+		dlqs, flt, err = f.selection()
+	}
+	if err != nil {
+		d.Err = clean(err.Error())
+		s.actionAnswer(w, r, *d)
+		return f, false, nil, flt, false
+	}
+	return f, confirmed, dlqs, flt, true
+}
+
 // replay is `triage dlq replay`: first a dry run that counts, then, on
 // confirmation, the replay bounded to that count.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 	d := actionData{Action: "Replay", Path: "/actions/replay"}
-	f, confirmed, err := readForm(r)
-	d.Form = f
-	if err != nil {
-		d.Err = clean(err.Error())
-		s.actionAnswer(w, r, d)
-		return
-	}
-	dlqs, flt, err := f.selection()
-	if err != nil {
-		d.Err = err.Error()
-		s.actionAnswer(w, r, d)
+	f, confirmed, dlqs, flt, ok := s.deadLetterForm(w, r, &d)
+	if !ok {
 		return
 	}
 	req := replay.Request{Source: replay.SourceDLQ, DLQs: dlqs, Filter: flt, Mode: f.Mode, Note: f.Note, By: s.b.By, DryRun: !confirmed}
@@ -194,17 +203,8 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 // resolutions.
 func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 	d := actionData{Action: "Resolve", Path: "/actions/resolve"}
-	f, confirmed, err := readForm(r)
-	d.Form = f
-	if err != nil {
-		d.Err = clean(err.Error())
-		s.actionAnswer(w, r, d)
-		return
-	}
-	dlqs, flt, err := f.selection()
-	if err != nil {
-		d.Err = err.Error()
-		s.actionAnswer(w, r, d)
+	f, confirmed, dlqs, flt, ok := s.deadLetterForm(w, r, &d)
+	if !ok {
 		return
 	}
 	if s.b.Replayer.ErrorLog == nil {
