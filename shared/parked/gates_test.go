@@ -283,3 +283,37 @@ func TestGateChecks(t *testing.T) {
 		t.Fatalf("unknown kind: %+v, %d parked", res, len(b.items.Parked()))
 	}
 }
+
+// TestDrainingLapsesOnceTheBacklogIsOut: the scheduler marks a breaker's
+// service as draining while a run cannot release every waiter of its gate
+// (newcomers queue behind the backlog), and stops once a run empties the
+// gate; otherwise every arrival would park behind the mark and be released a
+// run later, for as long as arrivals come.
+func TestDrainingLapsesOnceTheBacklogIsOut(t *testing.T) {
+	t.Parallel()
+	b := setupGates(t)
+	ctx := context.Background()
+	g := gate.New(gate.Breaker, "api.example")
+	b.sched.Ramp = gate.RampConfig{Start: 10, NoSlowStart: true}
+	// A closed breaker record, then 15 waiters parked behind it.
+	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: failure.UpstreamUnavailable,
+		At: t0, Threshold: 5, OpenFor: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	b.park(t, g, 15)
+	b.clock.Advance(time.Hour) // a slow trickle: the ramp starts at 10
+	draining := func() bool {
+		r, err := b.breakers.Get(ctx, "api.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.DrainingGate == g && r.DrainingUntil.After(b.clock.Now())
+	}
+	if res := b.run(t, "r1"); res.Released != 10 || !draining() {
+		t.Fatalf("first run: %+v, draining %v; want 10 released of 15 and the service draining", res, draining())
+	}
+	b.clock.Advance(3 * time.Minute) // past the first run's mark
+	if res := b.run(t, "r2"); res.Released != 5 || draining() {
+		t.Fatalf("second run: %+v, draining %v; want the last 5 released and no new mark", res, draining())
+	}
+}
