@@ -20,6 +20,7 @@ import (
 
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
@@ -367,7 +368,7 @@ func TestLiveDuplicateOfFinishedWork(t *testing.T) {
 func TestLiveRecordsNotReachedBeforeTheDeadline(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, pipeline.Fetch)
-	clock := stagetest.NewClock(time.Now())
+	clock := clock.NewStub(time.Now())
 	l.runner.Clock, l.runner.Concurrency = clock, 1
 	l.work = func(context.Context, state.Item) (state.Output, error) {
 		clock.Advance(2 * time.Second) // each record takes 2 s
