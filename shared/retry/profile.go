@@ -158,7 +158,7 @@ func (p *Profile) Validate() error {
 	return nil
 }
 
-// Standard is the default profile (DESIGN.md "Backoff"): full-jitter
+// Standard is the default profile (docs/design.md "Error classes and retry profiles"): full-jitter
 // exponential backoff, 1s × 2^(attempt−1) capped at 60 s; Retry-After honoured
 // up to 5 minutes; 5 attempts per stage, 3 for RESPONSE_INVALID, ACTION_FAILED
 // every 2 minutes 3 times; permanent classes dead-letter at once;
@@ -174,7 +174,7 @@ func Standard() *Profile {
 	}
 }
 
-// DailyBatch is the profile of a once-a-day batch job (seeds/000): a rate
+// DailyBatch is the profile of a once-a-day batch job: a rate
 // limit cools down for 24 h, network and server failures and bad output for
 // 12 h. Waits this long exceed SQS's 12-hour visibility limit and are parked
 // for the scheduler.
@@ -191,7 +191,7 @@ func DailyBatch() *Profile {
 	}
 }
 
-// Predictions is the error-type-aware profile of seeds/004: rate limits wait
+// Predictions is the error-type-aware profile: rate limits wait
 // a fixed 60 s, timeouts back off linearly 5 s..30 s, bad output 5/10/20 s,
 // server errors exponentially with ±30% jitter.
 func Predictions() *Profile {
@@ -210,7 +210,7 @@ func Predictions() *Profile {
 }
 
 // basePolicies builds the class table shared by every profile: limits from
-// DESIGN.md, backoff from def unless overridden.
+// docs/design.md, backoff from def unless overridden.
 func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class]Policy {
 	pick := func(c failure.Class) Backoff {
 		if b, ok := over[c]; ok {
@@ -238,7 +238,7 @@ func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class
 }
 
 // DefaultMaxAttempts is the per-stage attempt budget of retryable classes,
-// counting the first attempt (seeds/001 §8.3).
+// counting the first attempt (docs/design.md "Error classes and retry profiles").
 const DefaultMaxAttempts = 5
 
 var builtins = []func() *Profile{Standard, DailyBatch, Predictions}

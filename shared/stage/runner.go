@@ -97,7 +97,8 @@ const (
 	DefaultParkAfterReceives = 3
 )
 
-// Runner is one stage's SQS batch handler: DESIGN.md "Per record", every step.
+// Runner is one stage's SQS batch handler: docs/design.md "One record, step
+// by step", every step.
 // Build it once in main and pass Handle to lambda.Start.
 type Runner struct {
 	// Stage is the stage this function runs.
