@@ -23,7 +23,7 @@ func main() {
 		breakers := breaker.ForStage(d, pipeline.Fetch, cfg.breakersTable, cfg.breakerOpenFor)
 		// Documents above the threshold go to the bodies bucket.
 		d.Items.Bodies.Objects = objects.Open(d.Env.BodiesBucket, d.AWS)
-		f := NewFetcher(FetcherConfig{BlockPrivate: cfg.blockPrivate})
+		f := newFetcher(fetcherConfig{BlockPrivate: cfg.blockPrivate})
 		return breaker.Guard{Inner: f, Service: breaker.SourceHost, Breakers: breakers}, nil
 	})
 }

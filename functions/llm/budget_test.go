@@ -41,7 +41,7 @@ func TestSpentBudgetParksUntilMidnight(t *testing.T) {
 	}
 	clock := clock.NewStub(morning)
 	model := &countingLLM{}
-	e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: model}, Entry: fallback.Entry{Provider: failure.OpenAI, Model: "m"},
+	e := &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: model}, Entry: fallback.Entry{Provider: failure.OpenAI, Model: "m"},
 		Budget: spend, Prices: budget.Prices{Default: 3_000}, Clock: clock}
 	q := stagetest.NewQueues()
 	r := stagetest.NewRunner(pipeline.LLM, e, store, q, clock)
@@ -118,7 +118,7 @@ func TestChargesEachCallAtItsModelsPrice(t *testing.T) {
 			t.Parallel()
 			spend := &budget.Memory{Cap: 1_000_000, Cost: 3_000}
 			model := &usageLLM{usage: tt.usage}
-			e := &Enricher{Clients: map[failure.Provider]Completer{tt.entry.Provider: model}, Budget: spend, Prices: ps,
+			e := &enricher{Clients: map[failure.Provider]completer{tt.entry.Provider: model}, Budget: spend, Prices: ps,
 				Clock: clock.NewStub(fixedNow)}
 			enr, err := e.Enrich(ctx, item(state.KindStory, "The SEC fined Acme."), tt.entry)
 			if err != nil || enr.Model != tt.entry.String() {
@@ -144,7 +144,7 @@ func TestEstimateIsTheCapsGate(t *testing.T) {
 	}
 	spend := &budget.Memory{Cap: 20_000, Cost: 3_000}
 	model := &usageLLM{}
-	e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: model}, Budget: spend, Prices: ps,
+	e := &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: model}, Budget: spend, Prices: ps,
 		Clock: clock.NewStub(fixedNow)}
 	_, err = e.Enrich(ctx, item(state.KindStory, "text"), fallback.Entry{Provider: failure.OpenAI, Model: "big"})
 	if !budget.IsExceeded(err) || model.calls != 0 {

@@ -18,13 +18,13 @@ func env(m map[string]string) func(string) string { return func(k string) string
 func TestReadChainConfig(t *testing.T) {
 	t.Parallel()
 	c, err := readChainConfig(env(map[string]string{
-		EnvModels:                         "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, gpt-4o-mini, anthropic:claude-3-5-haiku-latest",
-		EnvBaseURL:                        "https://gateway.example/v1",
-		EnvAPIKeyParameter:                "/triage/llm-api-key",
+		envModels:                         "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, gpt-4o-mini, anthropic:claude-3-5-haiku-latest",
+		envBaseURL:                        "https://gateway.example/v1",
+		envAPIKeyParameter:                "/triage/llm-api-key",
 		"LLM_ANTHROPIC_API_KEY_PARAMETER": "/triage/anthropic-api-key",
-		EnvEscalation:                     "azure:gpt-4o",
+		envEscalation:                     "azure:gpt-4o",
 		"LLM_AZURE_BASE_URL":              "https://res.openai.azure.com/openai",
-		EnvBedrockRegion:                  "us-west-2",
+		envBedrockRegion:                  "us-west-2",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -72,17 +72,17 @@ func TestReadChainConfigErrors(t *testing.T) {
 	t.Parallel()
 	for name, vars := range map[string]map[string]string{
 		"no chain":                  {},
-		"bad default provider":      {EnvModels: "m", EnvProvider: "webhook"},
-		"azure without a base url":  {EnvModels: "azure:dep"},
-		"bad escalation":            {EnvModels: "m", EnvEscalation: "openai:"},
-		"a provider without models": {EnvModels: "bedrock:"},
+		"bad default provider":      {envModels: "m", envProvider: "webhook"},
+		"azure without a base url":  {envModels: "azure:dep"},
+		"bad escalation":            {envModels: "m", envEscalation: "openai:"},
+		"a provider without models": {envModels: "bedrock:"},
 	} {
 		if _, err := readChainConfig(env(vars)); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
 	// The default provider's legacy variables configure it.
-	c, err := readChainConfig(env(map[string]string{EnvModels: "dep", EnvProvider: "azure", EnvBaseURL: "https://r.openai.azure.com/openai"}))
+	c, err := readChainConfig(env(map[string]string{envModels: "dep", envProvider: "azure", envBaseURL: "https://r.openai.azure.com/openai"}))
 	if err != nil || c.entries[0].String() != "azure:dep" || c.baseURL[failure.Azure] != "https://r.openai.azure.com/openai" {
 		t.Errorf("azure default: %+v, %v", c, err)
 	}
@@ -90,7 +90,7 @@ func TestReadChainConfigErrors(t *testing.T) {
 
 func TestPricesAreKeyedLikeTheChain(t *testing.T) {
 	t.Parallel()
-	ps, err := prices(env(map[string]string{EnvPrices: "gpt-4o-mini=0.15/0.60\nBedrock:amazon.nova-lite-v1:0=0.06/0.24 # nova",
+	ps, err := prices(env(map[string]string{envPrices: "gpt-4o-mini=0.15/0.60\nBedrock:amazon.nova-lite-v1:0=0.06/0.24 # nova",
 		"COST_PER_CALL_USD": "0.002"}), failure.OpenAI)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestPricesAreKeyedLikeTheChain(t *testing.T) {
 		t.Errorf("prices = %+v", ps)
 	}
 	for _, bad := range []string{"gpt-4o-mini=0.15", "gpt-4o-mini=a/b", "x=1/1, openai:x=2/2", "=1/1", "openai:=1/1"} {
-		if _, err := prices(env(map[string]string{EnvPrices: bad}), failure.OpenAI); err == nil || !strings.Contains(err.Error(), EnvPrices) {
+		if _, err := prices(env(map[string]string{envPrices: bad}), failure.OpenAI); err == nil || !strings.Contains(err.Error(), envPrices) {
 			t.Errorf("%q: err = %v", bad, err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestPricesAreKeyedLikeTheChain(t *testing.T) {
 func llmEnv() map[string]string {
 	return map[string]string{"STAGE": "llm", "QUEUE_URL": "https://q/llm", "DLQ_URL": "https://q/llm-dlq", "NEXT_QUEUE_URL": "https://q/notify",
 		"ITEMS_TABLE": "items", "ERRORLOG_TABLE": "log", "PARKED_TABLE": "parked", "GATES_TABLE": "gates", "BODIES_TABLE": "bodies",
-		"BREAKERS_TABLE": "breakers", "MODELS_TABLE": "models", "BUDGET_TABLE": "b", EnvModels: "gpt-4o-mini"}
+		"BREAKERS_TABLE": "breakers", "MODELS_TABLE": "models", "BUDGET_TABLE": "b", envModels: "gpt-4o-mini"}
 }
 
 // The daily budget: its defaults, a chunk of its own, and what no budget

@@ -47,7 +47,7 @@ func (c config) build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 	breakers := breaker.ForStage(d, pipeline.LLM, c.breakersTable, c.breakerOpenFor)
 	breakers.Trips = fallback.ProviderTrips
 	chain := &fallback.Chain{
-		Enricher: &Enricher{Clients: clients, Budget: c.spend, Prices: c.prices, Log: d.Log},
+		Enricher: &enricher{Clients: clients, Budget: c.spend, Prices: c.prices, Log: d.Log},
 		Entries:  c.chain.entries, Escalation: c.chain.escalation, Breakers: breakers,
 		Health: &health.Tracker{Store: &health.Dynamo{DB: db, Table: c.modelsTable},
 			Clock: clock.System{}, Log: d.Log, Metrics: d.Metrics},

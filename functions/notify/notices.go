@@ -41,7 +41,7 @@ func newRouter(ctx context.Context, log *slog.Logger, cfg config) (*router, erro
 	r, err := stage.NewRunner(ctx, log, cfg.stage, func(_ context.Context, d stage.Deps) (stage.Work, error) {
 		breakers := breaker.ForStage(d, pipeline.Notify, cfg.breakersTable, cfg.breakerOpenFor)
 		secrets := secret.NewResolver(secret.Config{SSM: ssm.NewFromConfig(d.AWS), SecretsManager: secretsmanager.NewFromConfig(d.AWS)})
-		n := NewNotifier(NotifierConfig{Secret: secrets.BytesFunc(cfg.webhookSecret), BlockPrivate: cfg.blockPrivate})
+		n := newNotifier(notifierConfig{Secret: secrets.BytesFunc(cfg.webhookSecret), BlockPrivate: cfg.blockPrivate})
 		rt.notices = cfg.noticeHandler(d, n)
 		// The enrichment is read back before the webhook's breaker is asked.
 		d.Items.Bodies.Objects = objects.Open(d.Env.BodiesBucket, d.AWS)

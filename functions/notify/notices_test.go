@@ -41,12 +41,12 @@ func TestPostNotice(t *testing.T) {
 	}
 	got := b.got[0]
 	h := got.header
-	if h.Get(HeaderIdempotencyKey) != "task-1:item.failed:0" || h.Get(HeaderEvent) != "item.failed" ||
-		h.Get(HeaderItemID) != "task-1" || h.Get(HeaderCorrelationID) != "corr-1" {
+	if h.Get(headerIdempotencyKey) != "task-1:item.failed:0" || h.Get(headerEvent) != "item.failed" ||
+		h.Get(headerItemID) != "task-1" || h.Get(headerCorrelationID) != "corr-1" {
 		t.Fatalf("headers %v", h)
 	}
-	if want := Sign(signingSecret, fixedNow.Unix(), got.body); h.Get(HeaderSignature) != want || h.Get(HeaderTimestamp) != strconv.FormatInt(fixedNow.Unix(), 10) {
-		t.Fatalf("signature %q, want %q", h.Get(HeaderSignature), want)
+	if want := sign(signingSecret, fixedNow.Unix(), got.body); h.Get(headerSignature) != want || h.Get(headerTimestamp) != strconv.FormatInt(fixedNow.Unix(), 10) {
+		t.Fatalf("signature %q, want %q", h.Get(headerSignature), want)
 	}
 	var n notice.Notice
 	if err := json.Unmarshal(got.body, &n); err != nil {

@@ -14,18 +14,18 @@ import (
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
-// Metrics receives counters and writes them at the end of the run;
+// metrics receives counters and writes them at the end of the run;
 // *telemetry.EMF implements it.
-type Metrics interface {
+type metrics interface {
 	Count(name string, stage pipeline.Stage, class failure.Class, n int)
 	Flush() error
 }
 
-// Handler is the recovery function: on every scheduled event (EventBridge,
+// handler is the recovery function: on every scheduled event (EventBridge,
 // rate(30 minutes)) it re-enables the auto-disabled models whose last failure
 // is at least Cooldown old, with their failure count set to ResetTo (see
 // health.Recover), and reports how many it recovered.
-type Handler struct {
+type handler struct {
 	// Models is the model-health store. Required.
 	Models health.Store
 	// Clock tells the time. Required (the configured clock in main, a settable
@@ -40,7 +40,7 @@ type Handler struct {
 	Log *slog.Logger
 	// Metrics receives health.MetricModelRecoveries (stage llm); nil
 	// discards them.
-	Metrics Metrics
+	Metrics metrics
 }
 
 // Handle runs one recovery pass. It returns the report (Lambda logs it as
@@ -48,7 +48,7 @@ type Handler struct {
 // so far with the error, so that the invocation is marked failed and
 // EventBridge's retry runs the pass again: every recovery is a conditional
 // write, so a repeated pass recovers nothing twice.
-func (h *Handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health.Report, error) {
+func (h *handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health.Report, error) {
 	log := h.logger()
 	if ev.ID != "" {
 		log = log.With("event_id", ev.ID)
@@ -80,7 +80,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health
 	return rep, nil
 }
 
-func (h *Handler) logger() *slog.Logger {
+func (h *handler) logger() *slog.Logger {
 	if h.Log == nil {
 		return slog.New(slog.DiscardHandler)
 	}

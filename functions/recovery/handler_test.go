@@ -43,7 +43,7 @@ func recoveryScenario(t *testing.T, store health.Store) {
 	ctx := context.Background()
 	clock := clock.NewStub(t0)
 	var logs, metrics bytes.Buffer
-	h := &Handler{Models: store, Clock: clock, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
+	h := &handler{Models: store, Clock: clock, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
 		Metrics: telemetry.NewEMF(&metrics, "triage/test", clock)}
 	disable(t, store, "gpt-4o-mini", t0)
 
@@ -102,7 +102,7 @@ func (failingStore) List(context.Context) ([]health.Model, error) {
 
 func TestRecoveryStoreError(t *testing.T) {
 	t.Parallel()
-	h := &Handler{Models: failingStore{health.NewMemory()}, Clock: clock.NewStub(t0)}
+	h := &handler{Models: failingStore{health.NewMemory()}, Clock: clock.NewStub(t0)}
 	if _, err := h.Handle(context.Background(), events.CloudWatchEvent{}); err == nil {
 		t.Fatal("a store error was swallowed: the invocation must fail so EventBridge retries it")
 	}
@@ -132,7 +132,7 @@ func TestSampleEvents(t *testing.T) {
 			store := health.NewMemory()
 			disable(t, store, "old-model", ev.Time.Add(-2*time.Hour))
 			disable(t, store, "young-model", ev.Time.Add(-10*time.Minute))
-			h := &Handler{Models: store, Clock: clock.NewStub(ev.Time)}
+			h := &handler{Models: store, Clock: clock.NewStub(ev.Time)}
 			rep, err := h.Handle(context.Background(), ev)
 			if err != nil || strings.Join(rep.Recovered, ",") != "old-model" || len(rep.Pending) != 1 {
 				t.Fatalf("= %+v, %v", rep, err)

@@ -29,7 +29,7 @@ func main() {
 	if err != nil {
 		envconf.Exit(err)
 	}
-	h := &Handler{
+	h := &handler{
 		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: c.modelsTable},
 		Clock:   c.clock,
 		Log:     log,

@@ -10,13 +10,13 @@ import (
 	"github.com/triagehq/triage/shared/replay"
 )
 
-// DefaultBy names the replayer when a request names nobody: a direct
+// defaultBy names the replayer when a request names nobody: a direct
 // invocation carries no caller identity the function could read.
-const DefaultBy = "redrive-lambda"
+const defaultBy = "redrive-lambda"
 
-// Handler is the redrive function: its event is a replay.Request, its
+// handler is the redrive function: its event is a replay.Request, its
 // result the replay.Summary.
-type Handler struct {
+type handler struct {
 	// Replayer does the work. Required.
 	Replayer *replay.Replayer
 	// Log receives one line per invocation; nil discards.
@@ -28,13 +28,13 @@ type Handler struct {
 // the summary so far. Per-dead-letter failures are in Summary.Errors and do
 // not fail the invocation: Lambda would retry an asynchronous invocation,
 // and the next run resumes anyway.
-func (h *Handler) Handle(ctx context.Context, req replay.Request) (replay.Summary, error) {
+func (h *handler) Handle(ctx context.Context, req replay.Request) (replay.Summary, error) {
 	log := h.logger()
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		log = log.With("request_id", lc.AwsRequestID)
 	}
 	if req.By == "" {
-		req.By = DefaultBy
+		req.By = defaultBy
 	}
 	sum, err := h.Replayer.Run(ctx, req)
 	attrs := []any{"source", string(req.Source), "mode", string(req.Mode), "dry_run", req.DryRun, "by", req.By,
@@ -48,7 +48,7 @@ func (h *Handler) Handle(ctx context.Context, req replay.Request) (replay.Summar
 	return sum, nil
 }
 
-func (h *Handler) logger() *slog.Logger {
+func (h *handler) logger() *slog.Logger {
 	if h.Log == nil {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

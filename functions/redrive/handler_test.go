@@ -26,7 +26,7 @@ var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 type bundle struct {
 	sqs   *replaytest.SQS
 	store *state.Memory
-	h     *Handler
+	h     *handler
 	logs  *bytes.Buffer
 }
 
@@ -38,8 +38,8 @@ func setup(t *testing.T) *bundle {
 		qs[st] = replay.Queues{Queue: "q-" + string(st), DLQ: "dlq-" + string(st)}
 	}
 	log := slog.New(slog.NewJSONHandler(b.logs, nil))
-	b.h = &Handler{Replayer: &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, Queues: qs,
-		Clock: clock.NewStub(t0), PollWait: -1, Log: log, DefaultBy: DefaultBy}, Log: log}
+	b.h = &handler{Replayer: &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, Queues: qs,
+		Clock: clock.NewStub(t0), PollWait: -1, Log: log, DefaultBy: defaultBy}, Log: log}
 	return b
 }
 
@@ -101,7 +101,7 @@ func TestSampleEvents(t *testing.T) {
 					continue
 				}
 				it, _ := b.store.Get(context.Background(), o.ItemID)
-				if wantBy := req.By; it.Replays[0].By != wantBy && !(wantBy == "" && it.Replays[0].By == DefaultBy) {
+				if wantBy := req.By; it.Replays[0].By != wantBy && !(wantBy == "" && it.Replays[0].By == defaultBy) {
 					t.Fatalf("by %q", it.Replays[0].By)
 				}
 			}

@@ -32,7 +32,7 @@ func main() {
 		envconf.Exit(err)
 	}
 	db := dynamodb.NewFromConfig(aws)
-	h := &Handler{
+	h := &handler{
 		Replayer: &replay.Replayer{
 			SQS:       sqs.NewFromConfig(aws),
 			Items:     &state.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable},
@@ -40,7 +40,7 @@ func main() {
 			Queues:    cfg.Queues,
 			Clock:     clock.System{},
 			Log:       log,
-			DefaultBy: DefaultBy,
+			DefaultBy: defaultBy,
 		},
 		Log: log,
 	}

@@ -11,11 +11,11 @@ import (
 	"github.com/triagehq/triage/shared/parked"
 )
 
-// Handler is the scheduler function: on every scheduled event (EventBridge,
+// handler is the scheduler function: on every scheduled event (EventBridge,
 // rate(1 minute)) it re-enqueues the parked waits that are due, probes the
 // breakers whose waiters are all parked, and releases the waiters of the
 // gates that opened, in a ramp (shared/parked).
-type Handler struct {
+type handler struct {
 	// Scheduler does the work. Required.
 	Scheduler *parked.Scheduler
 	// Log receives one line per run (the scheduler logs per record); nil
@@ -27,7 +27,7 @@ type Handler struct {
 // request id (the event id outside Lambda). It fails only when the due
 // records cannot be listed; per-record failures are retried by the next
 // run once their claims expire, so the invocation does not fail for them.
-func (h *Handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (parked.Result, error) {
+func (h *handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (parked.Result, error) {
 	runID := ev.ID
 	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
 		runID = lc.AwsRequestID
@@ -40,7 +40,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (parked
 	return res, nil
 }
 
-func (h *Handler) logger() *slog.Logger {
+func (h *handler) logger() *slog.Logger {
 	if h.Log == nil {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

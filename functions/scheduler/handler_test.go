@@ -50,7 +50,7 @@ func TestSampleEvents(t *testing.T) {
 				}
 			}
 			q := stagetest.NewQueues()
-			h := &Handler{Scheduler: &parked.Scheduler{Store: store.ParkedStore(), SQS: q,
+			h := &handler{Scheduler: &parked.Scheduler{Store: store.ParkedStore(), SQS: q,
 				Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: clock.NewStub(ev.Time)}}
 			res, err := h.Handle(ctx, ev)
 			if err != nil || res.Sent != 1 || res.Deleted != 1 {

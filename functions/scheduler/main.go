@@ -40,7 +40,7 @@ func main() {
 	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
 	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}
 	breakers := parked.Breakers{Store: breakerStore}
-	h := &Handler{
+	h := &handler{
 		Scheduler: &parked.Scheduler{
 			Store:   store,
 			SQS:     sqs.NewFromConfig(aws),

@@ -68,7 +68,7 @@ import (
 )
 
 // Enricher asks one entry's model for an item's enrichment; the llm
-// stage's *Enricher (functions/llm) implements it.
+// stage's *enricher (functions/llm) implements it.
 type Enricher interface {
 	Enrich(ctx context.Context, item state.Item, e Entry) (state.Enrichment, error)
 }
