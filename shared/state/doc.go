@@ -30,7 +30,7 @@
 //	store       table                     files
 //	Items       Items (state, replays)    items.go, items_*.go
 //	ItemIndex   Items, by-listed-state    items_index.go
-//	ErrorLog    ErrorLog (and its reader)  errorlog.go, errorlog_reader.go
+//	ErrorLog    ErrorLog, and a reader    errorlog.go, errorlog_reader.go
 //	Parked      Parked (waits)            parked.go
 //	Gates       Gates                     gates.go
 //	bodies      Bodies table, S3 objects  bodies.go
