@@ -26,9 +26,12 @@ var ErrTooManyPages = errors.New("too many pages")
 // fn, and returns it. in is not modified.
 func Scan(ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
 	fn func(map[string]types.AttributeValue) error) error {
-	page := *in
+	pages := dynamodb.NewScanPaginator(db, in)
 	for range maxPages {
-		out, err := db.Scan(ctx, &page)
+		if !pages.HasMorePages() {
+			return nil
+		}
+		out, err := pages.NextPage(ctx)
 		if err != nil {
 			return err
 		}
@@ -37,10 +40,9 @@ func Scan(ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
 				return err
 			}
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	if !pages.HasMorePages() {
+		return nil
 	}
 	return fmt.Errorf("%w (more than %d)", ErrTooManyPages, maxPages)
 }
