@@ -19,6 +19,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/poller"
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
@@ -535,7 +536,7 @@ func oneRecord(t *testing.T, l *live) events.SQSEvent {
 	if err != nil || len(out.Messages) != 1 {
 		t.Fatalf("receive: %v (%d)", err, len(out.Messages))
 	}
-	return events.SQSEvent{Records: []events.SQSMessage{stagetest.ToEvent(out.Messages[0], l.runner.QueueURL)}}
+	return poller.Event(out.Messages[:1], stagetest.QueueARN(l.runner.QueueURL), "us-east-1")
 }
 
 // TestLiveHappyPathRequestsPerStage drives items through all three stages
