@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/recordcache"
 )
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
@@ -144,21 +144,11 @@ type Breakers struct {
 	// Metrics receives the Metric counters; nil discards them.
 	Metrics Metrics
 
-	mu    sync.Mutex
-	cache map[string]cachedRecord
+	cache recordcache.Cache[Record]
 	// streak is this process's own run of outage failures per service
 	// since its last success there (see Done).
-	streak map[string]int
+	streak recordcache.Streaks
 }
-
-type cachedRecord struct {
-	r  Record
-	at time.Time
-}
-
-// maxCached bounds the cache: expired entries are swept when it grows past
-// this (fetch and notify see one service per host).
-const maxCached = 4096
 
 // AllowReleased is Allow for a call whose item a gate's ramp released
 // (released is that gate; empty: no gate released it, plain Allow): it
@@ -345,9 +335,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 				}
 			}
 		case Success:
-			b.mu.Lock()
-			delete(b.streak, t.Service)
-			b.mu.Unlock()
+			b.streak.Reset(t.Service)
 			// The steady state: a healthy service, nothing to write.
 			if c, ok := b.cached(t.Service, now, false); ok && c.State == Closed && c.ConsecutiveFailures == 0 {
 				return nil
@@ -409,12 +397,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			return nil
 		}
 		if changed {
-			b.mu.Lock()
-			if c, ok := b.cache[t.Service]; ok {
-				c.r.ConsecutiveFailures = 0
-				b.cache[t.Service] = c
-			}
-			b.mu.Unlock()
+			b.cache.Update(t.Service, func(r *Record, _ *time.Time) { r.ConsecutiveFailures = 0 })
 		}
 	}
 	return nil
@@ -474,15 +457,7 @@ func (b *Breakers) quotaOpenFor(cl failure.Classification, now time.Time) time.D
 // returns how many failures to write: none for the streak's first, two for
 // its second (the first with it), one after.
 func (b *Breakers) countStreak(service string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.streak == nil || len(b.streak) > maxCached {
-		// Hosts that failed once and were never called again: forgetting
-		// them at worst delays a later streak's count by one failure.
-		b.streak = map[string]int{}
-	}
-	b.streak[service]++
-	switch n := b.streak[service]; {
+	switch n := b.streak.Fail(service); {
 	case n == 1:
 		return 0
 	case n == 2:
@@ -526,43 +501,14 @@ func (b *Breakers) Get(ctx context.Context, service string) (Record, error) {
 func (b *Breakers) Forget(service string) { b.forget(service) }
 
 func (b *Breakers) cached(service string, now time.Time, freshOnly bool) (Record, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	c, ok := b.cache[service]
-	if !ok {
-		return Record{}, false
-	}
-	ttl := b.ttl()
-	if freshOnly && (ttl < 0 || now.Sub(c.at) >= ttl || now.Before(c.at)) {
-		return Record{}, false
-	}
-	return c.r, true
+	return b.cache.Get(service, now, b.ttl(), freshOnly)
 }
 
 func (b *Breakers) remember(r Record, now time.Time) {
-	if b.ttl() < 0 {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cache == nil {
-		b.cache = map[string]cachedRecord{}
-	}
-	if len(b.cache) >= maxCached {
-		for k, c := range b.cache {
-			if now.Sub(c.at) >= b.ttl() {
-				delete(b.cache, k)
-			}
-		}
-	}
-	b.cache[r.Service] = cachedRecord{r: r, at: now}
+	b.cache.Put(r.Service, r, now, b.ttl())
 }
 
-func (b *Breakers) forget(service string) {
-	b.mu.Lock()
-	delete(b.cache, service)
-	b.mu.Unlock()
-}
+func (b *Breakers) forget(service string) { b.cache.Forget(service) }
 
 func (b *Breakers) ttl() time.Duration {
 	if b.CacheTTL == 0 {
