@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -45,4 +46,25 @@ func Scan(ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
 		return nil
 	}
 	return fmt.Errorf("%w (more than %d)", ErrTooManyPages, maxPages)
+}
+
+// List scans every item of in, reading at most maxPages pages, converts
+// each with decode and returns them sorted by cmp: what a store's List of a
+// small table of shared records (breakers, model health, gates) does. It
+// stops at the first error.
+func List[T any](ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
+	decode func(map[string]types.AttributeValue) (T, error), cmp func(a, b T) int) ([]T, error) {
+	var out []T
+	err := Scan(ctx, db, in, maxPages, func(av map[string]types.AttributeValue) error {
+		v, err := decode(av)
+		if err == nil {
+			out = append(out, v)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, cmp)
+	return out, nil
 }
