@@ -9,7 +9,6 @@ import (
 	"html"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -33,13 +32,9 @@ const defaultMaxBytes = 200 << 10
 // defaultUserAgent is the default fetcher.UserAgent.
 const defaultUserAgent = "triage/1.0 (+https://github.com/triagehq/triage)"
 
-// Timeouts of the client newFetcher builds. The Lambda's own deadline still
-// applies through the request's context.
+// Timeouts of the client newFetcher builds, besides egress.NewClient's. The
+// Lambda's own deadline still applies through the request's context.
 const (
-	// dialTimeout bounds establishing the TCP connection.
-	dialTimeout = 5 * time.Second
-	// tlsHandshakeTimeout bounds the TLS handshake.
-	tlsHandshakeTimeout = 5 * time.Second
 	// responseHeaderTimeout bounds the wait for the response headers once
 	// the request is written.
 	responseHeaderTimeout = 10 * time.Second
@@ -121,22 +116,7 @@ func newFetcher(cfg fetcherConfig) *fetcher {
 // up to 10 redirects, and with blockPrivate the egress.BlockedAddr check on
 // every connection.
 func newHTTPClient(blockPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   tlsHandshakeTimeout,
-		ResponseHeaderTimeout: responseHeaderTimeout,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          32,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
-	if blockPrivate {
-		dialer.Control = egress.Control
-		tr.Proxy = nil
-	}
-	return &http.Client{Transport: tr, Timeout: fetchTimeout}
+	return egress.NewClient(egress.ClientOptions{Timeout: fetchTimeout, ResponseHeaderTimeout: responseHeaderTimeout, BlockPrivate: blockPrivate})
 }
 
 // Default clients for a fetcher whose Client is nil, built once.

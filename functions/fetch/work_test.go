@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -225,7 +226,7 @@ func TestRunDefaults(t *testing.T) {
 		t.Errorf("Client.Timeout = %v, want %v", f.Client.Timeout, fetchTimeout)
 	}
 	tr, ok := f.Client.Transport.(*http.Transport)
-	if !ok || tr.TLSHandshakeTimeout != tlsHandshakeTimeout || tr.ResponseHeaderTimeout != responseHeaderTimeout {
+	if !ok || tr.TLSHandshakeTimeout != egress.TLSHandshakeTimeout || tr.ResponseHeaderTimeout != responseHeaderTimeout {
 		t.Errorf("transport = %+v", f.Client.Transport)
 	}
 	if defaultMaxBytes != 200*1024 {

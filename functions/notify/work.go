@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -27,10 +26,6 @@ import (
 // well under a second; ten seconds overall leaves room for a slow one
 // without holding the batch.
 const (
-	// dialTimeout bounds establishing the TCP connection.
-	dialTimeout = 5 * time.Second
-	// tlsHandshakeTimeout bounds the TLS handshake.
-	tlsHandshakeTimeout = 5 * time.Second
 	// responseHeaderTimeout bounds the wait for the response headers once
 	// the request is written.
 	responseHeaderTimeout = 10 * time.Second
@@ -126,25 +121,8 @@ func newNotifier(cfg notifierConfig) *notifier {
 // connection (proxies from the environment are then not used: the dialer
 // could not see the real destination).
 func newHTTPClient(blockPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
-	proxy := http.ProxyFromEnvironment
-	if blockPrivate {
-		dialer.Control, proxy = egress.Control, nil
-	}
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 proxy,
-			DialContext:           dialer.DialContext,
-			TLSHandshakeTimeout:   tlsHandshakeTimeout,
-			ResponseHeaderTimeout: responseHeaderTimeout,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          32,
-			IdleConnTimeout:       90 * time.Second,
-			ExpectContinueTimeout: time.Second,
-		},
-		Timeout:       notifyTimeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	return egress.NewClient(egress.ClientOptions{Timeout: notifyTimeout, ResponseHeaderTimeout: responseHeaderTimeout,
+		BlockPrivate: blockPrivate, NoRedirects: true})
 }
 
 // defaultClient serves a notifier whose Client is nil, built once.
