@@ -66,29 +66,6 @@ func (r *Reader) integer(name string, def, least int, what string) int {
 	return n
 }
 
-// Duration returns the variable as a positive Go duration ("90s"), or def
-// when it is unset.
-func (r *Reader) Duration(name string, def time.Duration) time.Duration {
-	return r.duration(name, def, false)
-}
-
-func (r *Reader) duration(name string, def time.Duration, zeroOK bool) time.Duration {
-	v := r.String(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	switch {
-	case zeroOK && (err != nil || d < 0):
-		r.errs = append(r.errs, fmt.Errorf("%s=%q is not a non-negative duration", name, v))
-		return def
-	case !zeroOK && (err != nil || d <= 0):
-		r.errs = append(r.errs, fmt.Errorf("%s=%q is not a positive duration", name, v))
-		return def
-	}
-	return d
-}
-
 // Bool returns the variable as a boolean ("true", "false", "1", "0", …), or
 // def when it is unset.
 func (r *Reader) Bool(name string, def bool) bool {
@@ -120,12 +97,20 @@ func (r *Reader) Err(what string) error {
 	return nil
 }
 
-// TestOverride returns a test and demo override: a positive Go duration that
-// compresses time (BREAKER_OPEN_FOR, RECOVERY_CLOCK_OFFSET, …), or 0 when it
-// is unset. template.yaml never sets one; one that is set is remembered, and
-// Process.Overrides lists it so that main can log it.
+// TestOverride returns a test and demo override: a non-negative Go duration
+// that compresses time (BREAKER_OPEN_FOR, RECOVERY_CLOCK_OFFSET, …), or 0
+// when it is unset. template.yaml never sets one; one that is set is
+// remembered, and Process.Overrides lists it so that main can log it.
 func (r *Reader) TestOverride(name string) time.Duration {
-	d := r.duration(name, 0, true)
+	v := r.String(name)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q is not a non-negative duration", name, v))
+		return 0
+	}
 	if d != 0 {
 		if r.overrides == nil {
 			r.overrides = map[string]string{}

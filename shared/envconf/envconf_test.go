@@ -16,7 +16,7 @@ func TestReaderCollectsEveryError(t *testing.T) {
 	r := envconf.New(env(map[string]string{"N": "x", "D": "-1s", "B": "maybe", "P": "0", "O": "-2h"}))
 	r.Required("MISSING")
 	r.Int("N", 1)
-	r.Duration("D", time.Second)
+	r.TestOverride("D")
 	r.Bool("B", true)
 	r.PositiveInt("P", 1)
 	r.TestOverride("O")
@@ -43,13 +43,12 @@ func TestReaderValuesAndDefaults(t *testing.T) {
 		{"int", r.Int("N", 7), 3},
 		{"int default", r.Int("UNSET", 7), 7},
 		{"positive int default", r.PositiveInt("UNSET", 0), 0},
-		{"duration", r.Duration("D", time.Second), 90 * time.Second},
-		{"duration default", r.Duration("UNSET", time.Second), time.Second},
+		{"override in seconds", r.TestOverride("D"), 90 * time.Second},
 		{"bool", r.Bool("B", true), false},
 		{"bool default", r.Bool("UNSET", true), true},
 		{"override", r.TestOverride("O"), 61 * time.Minute},
 		{"override unset", r.TestOverride("UNSET"), time.Duration(0)},
-		{"overrides set", len(r.Overrides()), 1},
+		{"overrides set", len(r.Overrides()), 2},
 	}
 	for _, tc := range tests {
 		if tc.got != tc.want {
