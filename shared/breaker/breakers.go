@@ -92,7 +92,7 @@ func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
 	if trips == nil {
 		trips = DefaultTrips
 	}
-	cl := failure.Classify(err)
+	cl := failure.ClassOf(err)
 	switch {
 	case cl.Class == failure.BudgetExceeded && !cl.SelfImposed:
 		return Quota
@@ -363,7 +363,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	log := b.logger().With("service", t.Service)
 	var cl failure.Classification
 	if callErr != nil && o != Neutral {
-		cl = failure.Classify(callErr)
+		cl = failure.ClassOf(callErr)
 	}
 	if t.Probe {
 		return b.probeDone(ctx, wctx, t, o, cl, now, log)

@@ -299,11 +299,11 @@ func Stack(err error) string {
 }
 
 // ErrorType names the Go type of the first error in the chain that is not a
-// plain wrapper (fmt.wrapError, DetailError).
+// plain wrapper (fmt.wrapError, DetailError, Classified).
 func ErrorType(err error) string {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch e.(type) {
-		case *failure.DetailError:
+		case *failure.DetailError, *failure.Classified:
 			continue
 		}
 		name := typeName(e)

@@ -218,7 +218,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 			return state.Output{Enrichment: &enr}, nil
 		}
 		if why, wait, wide := c.providerWide(ctx, e.Provider, err); wide && ctx.Err() == nil {
-			c.putOut(ctx, w, e.Provider, why, failure.Classify(err).Class)
+			c.putOut(ctx, w, e.Provider, why, failure.ClassOf(err).Class)
 			w.skipped = append(w.skipped, e.String())
 			if wait != nil {
 				w.breaker = true
@@ -230,7 +230,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 			continue
 		}
 		if esc, ok := c.escalation(ctx, e, err, w); ok {
-			class := failure.Classify(err).Class
+			class := failure.ClassOf(err).Class
 			c.count(MetricModelEscalations, class)
 			c.logger().WarnContext(ctx, "escalating to the escalation model", "model", e.String(), "escalation_model", esc.String(),
 				"class", string(class))
@@ -356,7 +356,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 		why = "circuit breaker opened"
 		if !errors.Is(err, failure.ErrWaiting) {
 			// A quota's failure: the wait is the breaker's, now open.
-			why += " (" + string(failure.Classify(err).Class) + ")"
+			why += " (" + string(failure.ClassOf(err).Class) + ")"
 			if _, werr := c.Breakers.Allow(ctx, Service(p)); errors.Is(werr, failure.ErrWaiting) {
 				return why, werr, true
 			}
@@ -367,7 +367,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 	if errors.Is(err, failure.ErrWaiting) {
 		return "", nil, false
 	}
-	cl := failure.Classify(err)
+	cl := failure.ClassOf(err)
 	switch {
 	case cl.SelfImposed:
 		return "", nil, false
@@ -406,9 +406,12 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 	}()
 	enr, err = c.Enricher.Enrich(ctx, item, e)
 	done = true
+	// Classified once, here, where the failure is first seen: the
+	// breaker, model health, the escalation and the runner read it.
+	err = failure.Mark(err)
 	if c.Breakers != nil {
 		verdict := err
-		if err != nil && failure.Classify(err).SelfImposed {
+		if err != nil && failure.ClassOf(err).SelfImposed {
 			verdict = &failure.WaitError{Reason: "triage's daily budget: the provider was not called"}
 		}
 		if wait := c.Breakers.Done(ctx, t, verdict); wait != nil {
@@ -431,7 +434,7 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 		// A closed gate or our own deadline says nothing about the model.
 		return enr, err
 	}
-	if _, herr := c.Health.RecordFailure(ctx, key, failure.Classify(err)); herr != nil {
+	if _, herr := c.Health.RecordFailure(ctx, key, failure.ClassOf(err)); herr != nil {
 		c.logger().ErrorContext(ctx, "recording a model failure failed", "model", key, "error", herr.Error())
 	}
 	return enr, err
@@ -443,7 +446,7 @@ func (c *Chain) escalation(ctx context.Context, failed Entry, err error, w *walk
 	if strings.TrimSpace(esc.Model) == "" || esc == failed {
 		return Entry{}, false
 	}
-	switch failure.Classify(err).Class {
+	switch failure.ClassOf(err).Class {
 	case failure.ContentPolicy, failure.TokenLimit:
 	default:
 		return Entry{}, false

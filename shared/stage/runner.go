@@ -323,7 +323,7 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 // failed on the store: nothing was recorded, nothing counts. It backs off on
 // the receive count; the queue's backstop bounds a permanent outage.
 func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
-	cl := failure.Classify(err)
+	cl := failure.ClassOf(err)
 	d := retry.Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: retry.FullJitter}.
 		Delay(rc, b.r.rand()())
 	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()))
@@ -381,7 +381,7 @@ func (rec *record) signalCongestion(ctx context.Context, werr error) {
 	if rec.delivery.Gate == "" || r.Gates == nil || rec.rc > 1 || errors.Is(werr, failure.ErrWaiting) {
 		return
 	}
-	switch failure.Classify(werr).Class {
+	switch failure.ClassOf(werr).Class {
 	case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
 	default:
 		return
@@ -422,7 +422,7 @@ func (rec *record) succeed(ctx context.Context, out state.Output) outcome {
 func (rec *record) fail(ctx context.Context, werr error) outcome {
 	b, r := rec.b, rec.b.r
 	now := b.now()
-	cl := failure.Classify(werr)
+	cl := failure.ClassOf(werr)
 	prev := rec.item.Attempts[r.Stage]
 	profile := r.profile()
 	attempt := prev
