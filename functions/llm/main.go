@@ -57,10 +57,9 @@ func build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 	if err != nil {
 		return nil, err
 	}
-	breakers.Trips = fallback.ProviderTrips
 	chain := &fallback.Chain{
 		Enricher: &Enricher{Clients: clients, Budget: spend, Prices: ps, Log: d.Log},
-		Entries:  cfg.entries, Escalation: cfg.escalation, Breakers: breakers,
+		Entries:  cfg.entries, Escalation: cfg.escalation, Breakers: breakers, Profile: d.Env.Profile,
 		Health: &health.Tracker{Store: &health.Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: d.Getenv("MODELS_TABLE")},
 			Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics},
 		Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics,

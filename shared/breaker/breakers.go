@@ -10,6 +10,7 @@ import (
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 )
 
 // Clock tells the time; decision code never calls time.Now itself.
@@ -72,39 +73,34 @@ func (o Outcome) String() string {
 	return "neutral"
 }
 
-// DefaultTrips reports whether a failure of class c is an outage that counts
-// toward opening a breaker: NETWORK_TIMEOUT and UPSTREAM_UNAVAILABLE only.
-// RATE_LIMITED is a quota, not an outage (see the package documentation).
-func DefaultTrips(c failure.Class) bool {
-	return c == failure.NetworkTimeout || c == failure.UpstreamUnavailable
-}
-
-// OutcomeOf judges a call's error with trips (nil means DefaultTrips). A
-// provider's exhausted quota (BUDGET_EXCEEDED, not self-imposed) is Quota
-// whatever trips says: it opens the breaker at once.
-func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
+// OutcomeOf judges a call's error by the effect the decision table gives
+// its class in stage (retry.Profile.Breaker; p nil is retry.Standard()). A
+// wait is Neutral: a closed gate says nothing about the service.
+func OutcomeOf(err error, p *retry.Profile, stage pipeline.Stage) Outcome {
 	if err == nil {
 		return Success
 	}
 	if errors.Is(err, failure.ErrWaiting) {
 		return Neutral
 	}
-	if trips == nil {
-		trips = DefaultTrips
+	if p == nil {
+		p = standard
 	}
-	cl := failure.ClassOf(err)
-	switch {
-	case cl.Class == failure.BudgetExceeded && !cl.SelfImposed:
-		return Quota
-	case trips(cl.Class):
+	switch p.Breaker(stage, failure.ClassOf(err)) {
+	case retry.Trips:
 		return Failure
-	case cl.SelfImposed, cl.Class == failure.SchemaInvalid, cl.Class == failure.InternalBug, cl.Class == failure.Unknown:
-		return Neutral
-	case cl.Class == failure.RateLimited:
+	case retry.Opens:
+		return Quota
+	case retry.Throttles:
 		return Throttled
+	case retry.Answered:
+		return Success
 	}
-	return Success
+	return Neutral
 }
+
+// standard is the profile of a Breakers without one; never modified.
+var standard = retry.Standard()
 
 // Ticket is a permission to call a service, returned by Allow and handed
 // back to Done.
@@ -139,8 +135,9 @@ type Breakers struct {
 	HalfOpenWait time.Duration
 	CacheTTL     time.Duration
 	QuotaOpenFor time.Duration
-	// Trips decides which classes are outages; nil means DefaultTrips.
-	Trips func(failure.Class) bool
+	// Profile is the decision table whose breaker column (in Stage) says
+	// what each failure tells a breaker; nil means retry.Standard().
+	Profile *retry.Profile
 	// NewOwner names probe owners; nil means NewOwner.
 	NewOwner func() string
 	// Log receives transitions; nil discards them.
@@ -324,7 +321,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	if t.Service == "" {
 		return nil
 	}
-	o := OutcomeOf(callErr, b.Trips)
+	o := OutcomeOf(callErr, b.Profile, b.Stage)
 	if ctx.Err() != nil && o != Success {
 		o = Neutral
 	}

@@ -103,14 +103,24 @@ func TestOutcomeOf(t *testing.T) {
 		{"our own budget", &failure.Error{Class: failure.BudgetExceeded, SelfImposed: true}, breaker.Neutral},
 		{"the provider's exhausted quota", quotaExhausted, breaker.Quota},
 		{"unmatched", errors.New("something odd"), breaker.Neutral},
+		{"a host's 401 is the service answering", &failure.HTTPError{Provider: failure.HTTP, Status: 401}, breaker.Success},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := breaker.OutcomeOf(tc.err, nil); got != tc.want {
+			if got := breaker.OutcomeOf(tc.err, nil, pipeline.Fetch); got != tc.want {
 				t.Fatalf("OutcomeOf(%v) = %s, want %s", tc.err, got, tc.want)
 			}
 		})
+	}
+	// An llm provider's breaker trips on a revoked key as well: the
+	// decision table's llm row for AUTH_DENIED.
+	denied := &failure.HTTPError{Provider: failure.OpenAI, Status: 401, Body: []byte(`{"error":{"code":"invalid_api_key"}}`)}
+	if got := breaker.OutcomeOf(denied, nil, pipeline.LLM); got != breaker.Failure {
+		t.Errorf("llm AUTH_DENIED = %s, want failure", got)
+	}
+	if got := breaker.OutcomeOf(failure.Mark(unavailable), nil, pipeline.Fetch); got != breaker.Failure {
+		t.Errorf("a marked 503 = %s, want failure", got)
 	}
 }
 

@@ -21,7 +21,7 @@ func FromDeps(d stage.Deps, st pipeline.Stage) (*Breakers, error) {
 	}
 	b := &Breakers{
 		Store: &Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: table},
-		Clock: stage.SystemClock{}, Stage: st, Log: d.Log, Metrics: d.Metrics,
+		Clock: stage.SystemClock{}, Stage: st, Profile: d.Env.Profile, Log: d.Log, Metrics: d.Metrics,
 	}
 	if v := d.Getenv("BREAKER_OPEN_FOR"); v != "" {
 		dur, err := time.ParseDuration(v)

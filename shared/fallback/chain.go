@@ -61,6 +61,7 @@ import (
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
@@ -81,7 +82,8 @@ type Health interface {
 }
 
 // Breakers are the providers' shared circuit breakers, keyed by Service;
-// *breaker.Breakers implements them (with Trips ProviderTrips). Done
+// *breaker.Breakers implements them (in the llm stage, whose breaker
+// column trips a provider's breaker on AUTH_DENIED too). Done
 // returns the wait a failed probe, a tripping failure or a provider's
 // exhausted quota puts its item in (breaker.Breakers.Done).
 type Breakers interface {
@@ -138,6 +140,10 @@ type Chain struct {
 	Health Health
 	// Breakers guards each provider; nil leaves providers unguarded.
 	Breakers Breakers
+	// Profile is the decision table: which failures put a provider out
+	// (SkipsProvider) and which escalate (Escalates); nil means
+	// retry.Standard().
+	Profile *retry.Profile
 	// Escalation, when its Model is set, retries a CONTENT_POLICY or
 	// TOKEN_LIMIT failure once, in the same invocation, before the item is
 	// dead-lettered; it is skipped when it is the entry that failed, is
@@ -367,11 +373,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 	if errors.Is(err, failure.ErrWaiting) {
 		return "", nil, false
 	}
-	cl := failure.ClassOf(err)
-	switch {
-	case cl.SelfImposed:
-		return "", nil, false
-	case cl.Class == failure.AuthDenied, cl.Class == failure.BudgetExceeded:
+	if cl := failure.ClassOf(err); c.profile().SkipsProvider(cl) {
 		return string(cl.Class), nil, true
 	}
 	return "", nil, false
@@ -446,9 +448,7 @@ func (c *Chain) escalation(ctx context.Context, failed Entry, err error, w *walk
 	if strings.TrimSpace(esc.Model) == "" || esc == failed {
 		return Entry{}, false
 	}
-	switch failure.ClassOf(err).Class {
-	case failure.ContentPolicy, failure.TokenLimit:
-	default:
+	if !c.profile().Policy(pipeline.LLM, failure.ClassOf(err).Class).Escalates {
 		return Entry{}, false
 	}
 	if _, out := w.out[esc.Provider]; out {
@@ -473,6 +473,16 @@ func (c *Chain) status(ctx context.Context, e Entry) (health.Model, bool) {
 		return h, true
 	}
 	return h, !h.Disabled
+}
+
+// standard is the profile of a Chain without one; never modified.
+var standard = retry.Standard()
+
+func (c *Chain) profile() *retry.Profile {
+	if c.Profile == nil {
+		return standard
+	}
+	return c.Profile
 }
 
 func (c *Chain) cooldown() time.Duration {

@@ -29,7 +29,7 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 	now := b.now()
 	n, err := r.Items.Fail(ctx, state.FailRequest{
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
-		Counts: true, Next: state.Failed, LastError: le,
+		Counts: d.Counts(), Next: state.Failed, LastError: le,
 	})
 	if err != nil {
 		return rec.unrecorded(log, err, "the dead letter")

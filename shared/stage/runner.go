@@ -371,7 +371,8 @@ func (rec *record) run() outcome {
 }
 
 // signalCongestion tells the gate that released this record that its
-// upstream is congested (RATE_LIMITED, 5xx, a timeout), so the gate's ramp
+// upstream is congested (the decision table's Congests: RATE_LIMITED, a
+// 5xx, a timeout), so the gate's ramp
 // slows down. Only the first delivery of the scheduler's message counts:
 // it is the call the ramp released, where a retry of it through
 // visibility is the item's own, which the ramp did not pace. Best effort:
@@ -381,9 +382,7 @@ func (rec *record) signalCongestion(ctx context.Context, werr error) {
 	if rec.delivery.Gate == "" || r.Gates == nil || rec.rc > 1 || errors.Is(werr, failure.ErrWaiting) {
 		return
 	}
-	switch failure.ClassOf(werr).Class {
-	case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
-	default:
+	if !r.profile().Policy(r.Stage, failure.ClassOf(werr).Class).Congests {
 		return
 	}
 	if err := r.Gates.Congested(ctx, rec.delivery.Gate, rec.b.now()); err != nil && !errors.Is(err, state.ErrConflict) {
@@ -425,24 +424,13 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	cl := failure.ClassOf(werr)
 	prev := rec.item.Attempts[r.Stage]
 	profile := r.profile()
+	g, _ := gate.Of(werr)
+	dec := profile.Decide(retry.Input{Stage: r.Stage, Failure: cl, Attempt: prev + 1, Now: now, Rand: r.rand(),
+		Gate: g, Released: rec.delivery.Gate})
 	attempt := prev
-	if profile.Policy(r.Stage, cl.Class).Counts || !profile.Policy(r.Stage, cl.Class).Retryable {
+	if dec.Counts() {
 		attempt = prev + 1
 	}
-	// A gate's ramp that released this record faster than the upstream
-	// takes made the rate limit, not the item: it is the ramp's attempt
-	// (which the congestion signal slows), and the item goes back behind
-	// the gate without spending one — not into a retry of its own, which
-	// would hit the same rate limit again before the ramp slows down.
-	rampLimited := rec.delivery.Gate != "" && cl.Class == failure.RateLimited
-	if rampLimited {
-		attempt = prev
-	}
-	in := retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()}
-	if rampLimited {
-		in.Attempt = 1
-	}
-	dec := profile.Decide(in)
 	errText := redact.String(werr.Error())
 	details := redact.Map(failure.Details(werr))
 	attrs := make([]any, 0, 10+2*len(details))
@@ -478,21 +466,11 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	case retry.Retry:
 		until := now.Add(d.Delay)
 		le.RetryAt = &until
-		if rampLimited {
-			return rec.hold(ctx, hold{until: until, gate: rec.delivery.Gate, park: true, failure: &failed{le: le, entry: entry, log: log},
-				reason: "released by " + string(rec.delivery.Gate) + " into the upstream's rate limit: back behind the gate, the ramp's attempt, not the item's"})
-		}
-		return rec.hold(ctx, hold{until: until, counts: true, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
+		return rec.hold(ctx, hold{until: until, counts: d.Counts(), failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	case retry.Wait:
 		until := d.Until
 		le.RetryAt = &until
-		g, _ := gate.Of(werr)
-		if g.Kind() == gate.Budget && profile.BudgetRecheck > 0 {
-			// The profile rechecks a spent budget sooner than the day
-			// turns (an operator may raise the cap): a due wait.
-			g = gate.DueName
-		}
-		return rec.hold(ctx, hold{until: until, gate: g, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
+		return rec.hold(ctx, hold{until: until, gate: d.Gate, park: d.Park, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	}
 	return outcome{visibility: r.resendDelay(), kind: "unknown_decision"}
 }
