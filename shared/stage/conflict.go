@@ -79,11 +79,11 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 			return outcome{ack: true, kind: "duplicate"}
 		}
 		wait := max(cur.NotBefore.Sub(now), 0)
-		if cur.Carrier == "" && wait > r.parkAfter() {
+		if cur.Carrier == "" && r.holding().Parked(wait) {
 			log.Info("item is parked; the scheduler will re-enqueue it")
 			return outcome{ack: true, kind: "parked_duplicate"}
 		}
-		return outcome{visibility: min(wait, r.maxVisibility()), kind: "cooldown"}
+		return outcome{visibility: min(wait, r.holding().Visibility()), kind: "cooldown"}
 	}
 	log.Warn("claim lost for an unexpected state; record returned to the queue")
 	return outcome{visibility: r.resendDelay(), kind: "conflict"}

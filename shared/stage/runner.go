@@ -84,27 +84,17 @@ const (
 	// DefaultMinRecordTime is the least time a record needs; a record that
 	// cannot get it before the margin is returned unprocessed.
 	DefaultMinRecordTime = 2 * time.Second
-	// MaxVisibility is the longest wait SQS can hold a message for: 12 hours
-	// from receipt, less a margin for the time since the receive. Longer
-	// waits are parked for the scheduler.
-	MaxVisibility = 12*time.Hour - 15*time.Minute
+	// MaxVisibility, DefaultParkAfter, DefaultParkAfterReceives: see
+	// retry.Holding, which decides how a record waits.
+	MaxVisibility            = retry.MaxVisibility
+	DefaultParkAfter         = retry.DefaultParkAfter
+	DefaultParkAfterReceives = retry.DefaultParkAfterReceives
 	// DefaultResendDelay is the visibility of a record whose outcome could not
 	// be made durable (a forward or DLQ send failed): soon, but not hot.
 	DefaultResendDelay = 2 * time.Second
 	// DefaultLease is the lease when the context has no deadline (tests,
 	// local tools); in Lambda the lease ends at the invocation's deadline.
 	DefaultLease = 15 * time.Minute
-	// DefaultParkAfter is the longest wait held through SQS visibility;
-	// longer ones are parked. Two minutes: a wait that long costs the
-	// scheduler's minute of latency at most half of itself, and a parked
-	// wait costs a constant number of writes whatever its length, where
-	// each visibility round costs a claim and a release.
-	DefaultParkAfter = 2 * time.Minute
-	// DefaultParkAfterReceives parks a wait (an attempt-free hold) once its
-	// message has been received this many times: the receive count of a
-	// waiting message stays far from the redrive backstop whatever the
-	// outage's length.
-	DefaultParkAfterReceives = 3
 )
 
 // Runner is one stage's SQS batch handler: DESIGN.md "Per record", every step.
@@ -505,40 +495,8 @@ type failed struct {
 	log   *slog.Logger
 }
 
-// placement is where a hold puts its record.
-type placement int
-
-const (
-	// viaVisibility holds the message in its queue (ChangeMessageVisibility).
-	viaVisibility placement = iota
-	// parkIt parks the item for the scheduler and acknowledges the message.
-	parkIt
-)
-
-// place decides how a hold of delay, on a message received rc times, waits.
-// A wait behind a gate (onGate) is parked, however short it looks: a
-// gate's waiters are a queue the scheduler releases in order and at a
-// pace — held through visibility they would all come back the moment the
-// gate opens, together, and meet its upstream at once. Any other wait goes
-// through visibility while it is short (at most ParkAfter) and the message
-// far from the backstop, and is parked when it is longer than that or than
-// SQS can hold (MaxVisibility), when the backstop's receive count is near,
-// or — for a hold that spends no attempt — once the message has been
-// received ParkAfterReceives times.
-func (r *Runner) place(delay time.Duration, rc int, counts, onGate bool) placement {
-	switch {
-	case onGate, delay > r.maxVisibility(), delay > r.parkAfter():
-		return parkIt
-	case r.BackstopReceives > 0 && rc >= r.BackstopReceives-1:
-		return parkIt
-	case !counts && rc >= r.parkAfterReceives():
-		return parkIt
-	}
-	return viaVisibility
-}
-
 // hold records the wait and holds the record: through SQS visibility, or
-// parked (see place). A wait behind a gate is parked under the gate, whose
+// parked (retry.Holding decides). A wait behind a gate is parked under the gate, whose
 // record is touched first so that the scheduler finds it; if that fails the
 // item is parked for the plain due time instead, which the scheduler finds
 // by time.
@@ -560,7 +518,7 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 		h.gate = gate.DueName
 	}
 	delay := h.until.Sub(now)
-	park := h.park || r.place(delay, rec.rc, h.counts, !h.gate.IsDue() && r.Gates != nil) == parkIt
+	park := h.park || r.holding().Park(delay, rec.rc, h.counts, !h.gate.IsDue() && r.Gates != nil)
 	if park && !h.gate.IsDue() {
 		if err := r.touch(ctx, h.gate, now); err != nil {
 			log.Warn("the gate's record could not be touched; parked for its due time instead", "gate", string(h.gate),
