@@ -19,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
@@ -61,8 +62,8 @@ type FetcherConfig struct {
 	UserAgent string
 	// BlockPrivate is Fetcher.BlockPrivate, enforced by the built client.
 	BlockPrivate bool
-	// Now is Fetcher.Now.
-	Now func() time.Time
+	// Clock is Fetcher.Clock.
+	Clock clock.Clock
 }
 
 // Fetcher is the fetch stage's Work: it downloads the item's SourceURL and
@@ -89,8 +90,8 @@ type Fetcher struct {
 	// SCHEMA_INVALID. With BlockPrivate on, proxies from the environment are
 	// not used: the dialer could not see the real destination.
 	BlockPrivate bool
-	// Now stamps FetchedAt; nil means time.Now.
-	Now func() time.Time
+	// Clock stamps FetchedAt; nil means the wall clock.
+	Clock clock.Clock
 }
 
 // NewFetcher returns a Fetcher with cfg's defaults applied and, unless
@@ -101,7 +102,7 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 		MaxBytes:     cfg.MaxBytes,
 		UserAgent:    cfg.UserAgent,
 		BlockPrivate: cfg.BlockPrivate,
-		Now:          cfg.Now,
+		Clock:        cfg.Clock,
 	}
 	if f.Client == nil {
 		f.Client = NewHTTPClient(cfg.BlockPrivate)
@@ -112,9 +113,7 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 	if f.UserAgent == "" {
 		f.UserAgent = DefaultUserAgent
 	}
-	if f.Now == nil {
-		f.Now = time.Now
-	}
+	f.Clock = clock.Or(f.Clock)
 	return f
 }
 
@@ -271,10 +270,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 		return nil, detail(failure.New(failure.SchemaInvalid, "empty document"))
 	}
 	sum := sha256.Sum256([]byte(text))
-	now := time.Now
-	if f.Now != nil {
-		now = f.Now
-	}
+	now := clock.Or(f.Clock).Now
 	return &state.Document{
 		Text:        text,
 		Bytes:       len(raw),

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -45,7 +46,7 @@ func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
 		handle(w, r)
 	}))
 	t.Cleanup(b.srv.Close)
-	b.f = NewFetcher(FetcherConfig{Now: func() time.Time { return fixedNow }})
+	b.f = NewFetcher(FetcherConfig{Clock: clock.NewStub(fixedNow)})
 	return b
 }
 
@@ -189,7 +190,7 @@ func TestRunSizeLimit(t *testing.T) {
 			t.Parallel()
 			b := setup(t, serve(200, "text/plain; charset=utf-8", tt.body))
 			ct := &countingTransport{}
-			f := NewFetcher(FetcherConfig{Client: &http.Client{Transport: ct}, MaxBytes: max, Now: func() time.Time { return fixedNow }})
+			f := NewFetcher(FetcherConfig{Client: &http.Client{Transport: ct}, MaxBytes: max, Clock: clock.NewStub(fixedNow)})
 			out, err := f.Run(t.Context(), b.item("/big"))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
@@ -217,7 +218,7 @@ func TestRunSizeLimit(t *testing.T) {
 func TestRunDefaults(t *testing.T) {
 	t.Parallel()
 	f := NewFetcher(FetcherConfig{})
-	if f.MaxBytes != DefaultMaxBytes || f.UserAgent != DefaultUserAgent || f.Client == nil || f.Now == nil {
+	if f.MaxBytes != DefaultMaxBytes || f.UserAgent != DefaultUserAgent || f.Client == nil || f.Clock == nil {
 		t.Errorf("NewFetcher defaults = %+v", f)
 	}
 	if f.Client.Timeout != FetchTimeout {

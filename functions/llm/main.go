@@ -18,6 +18,7 @@ import (
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/objects"
@@ -61,8 +62,8 @@ func build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 		Enricher: &Enricher{Clients: clients, Budget: spend, Prices: ps, Log: d.Log},
 		Entries:  cfg.entries, Escalation: cfg.escalation, Breakers: breakers, Profile: d.Env.Profile,
 		Health: &health.Tracker{Store: &health.Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: d.Getenv("MODELS_TABLE")},
-			Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics},
-		Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics,
+			Clock: clock.System{}, Log: d.Log, Metrics: d.Metrics},
+		Clock: clock.System{}, Log: d.Log, Metrics: d.Metrics,
 	}
 	// The document is read back before the chain asks any provider's
 	// breaker (a failed read says nothing about a provider); the enrichment

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
@@ -51,8 +52,9 @@ type Enricher struct {
 	// MaxInputBytes bounds the document text sent, cut on a rune boundary;
 	// zero or less means DefaultMaxInputBytes.
 	MaxInputBytes int
-	// Now stamps EnrichedAt and dates budget charges; nil means time.Now.
-	Now func() time.Time
+	// Clock stamps EnrichedAt and dates budget charges; nil means the wall
+	// clock.
+	Clock clock.Clock
 	// Budget, when set, is charged before every model call (a fallback
 	// chain's escalation call included) at the entry's estimate in Prices,
 	// and settled after it at the call's real cost; a refused charge is
@@ -111,10 +113,7 @@ func (e *Enricher) Enrich(ctx context.Context, item state.Item, entry fallback.E
 	if maxInput <= 0 {
 		maxInput = DefaultMaxInputBytes
 	}
-	now := time.Now
-	if e.Now != nil {
-		now = e.Now
-	}
+	now := clock.Or(e.Clock).Now
 	charged := now()
 	estimate := e.Prices.Estimate(key)
 	if e.Budget != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
@@ -54,7 +55,7 @@ func setup(t *testing.T) *testBundle {
 	t.Helper()
 	f := &fakeCompleter{resp: llm.Response{Content: validAnswer, Stop: llm.StopEnd, StopReason: "stop", Model: "gpt-4o-mini-2024-07-18", RequestID: "req_1"}}
 	return &testBundle{llm: f, e: &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: f}, Entry: gpt4oMini,
-		Now: func() time.Time { return fixedNow }}}
+		Clock: clock.NewStub(fixedNow)}}
 }
 
 // gpt4oMini is the entry the tests ask.
@@ -287,7 +288,7 @@ func TestRunThroughClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: client}, Entry: gpt4oMini, Now: func() time.Time { return fixedNow }}
+			e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: client}, Entry: gpt4oMini, Clock: clock.NewStub(fixedNow)}
 			out, err := e.Run(t.Context(), item(tt.kind, "The SEC fined Acme."))
 			if gotItem != "item-1" {
 				t.Errorf("server saw item id %q", gotItem)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -107,7 +108,7 @@ func TestRouterSplitsByQueue(t *testing.T) {
 			return r, nil
 		},
 		notices: &notice.Handler{Items: items, Ledger: audit.NewMemory(), Poster: b.n, SQS: q,
-			QueueURL: "https://sqs.us-east-1.amazonaws.com/123456789012/triage-NoticeQueue-ABC", Now: func() time.Time { return fixedNow }, Rand: func() float64 { return 0.5 }},
+			QueueURL: "https://sqs.us-east-1.amazonaws.com/123456789012/triage-NoticeQueue-ABC", Clock: clock.NewStub(fixedNow), Rand: func() float64 { return 0.5 }},
 		log: testLog(),
 	}
 	rt.noticeQueue = queueName(rt.notices.QueueURL)

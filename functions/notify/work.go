@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
@@ -77,8 +78,8 @@ type NotifierConfig struct {
 	Secret func(context.Context) ([]byte, error)
 	// UserAgent is Notifier.UserAgent.
 	UserAgent string
-	// Now is Notifier.Now.
-	Now func() time.Time
+	// Clock is Notifier.Clock.
+	Clock clock.Clock
 	// BlockPrivate makes the built client refuse private, loopback and
 	// link-local destinations (egress.BlockedAddr): webhook URLs come from
 	// item producers, like article URLs.
@@ -101,23 +102,22 @@ type Notifier struct {
 	Secret func(ctx context.Context) ([]byte, error)
 	// UserAgent is sent with the request; empty means DefaultUserAgent.
 	UserAgent string
-	// Now stamps the timestamp, sent_at and DeliveredAt; nil means time.Now.
-	Now func() time.Time
+	// Clock stamps the timestamp, sent_at and DeliveredAt; nil means the
+	// wall clock.
+	Clock clock.Clock
 }
 
 // NewNotifier returns a Notifier with cfg's defaults applied and, unless
 // cfg.Client is set, its own HTTP client.
 func NewNotifier(cfg NotifierConfig) *Notifier {
-	n := &Notifier{Client: cfg.Client, Secret: cfg.Secret, UserAgent: cfg.UserAgent, Now: cfg.Now}
+	n := &Notifier{Client: cfg.Client, Secret: cfg.Secret, UserAgent: cfg.UserAgent, Clock: cfg.Clock}
 	if n.Client == nil {
 		n.Client = NewHTTPClient(cfg.BlockPrivate)
 	}
 	if n.UserAgent == "" {
 		n.UserAgent = DefaultUserAgent
 	}
-	if n.Now == nil {
-		n.Now = time.Now
-	}
+	n.Clock = clock.Or(n.Clock)
 	return n
 }
 
@@ -285,12 +285,7 @@ func (n *Notifier) secret(ctx context.Context) ([]byte, error) {
 	return secret, nil
 }
 
-func (n *Notifier) now() time.Time {
-	if n.Now != nil {
-		return n.Now()
-	}
-	return time.Now()
-}
+func (n *Notifier) now() time.Time { return clock.Or(n.Clock).Now() }
 
 // post is one signed POST: what goes into its headers and its body.
 type post struct {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -64,7 +65,7 @@ func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
 	t.Cleanup(b.srv.Close)
 	b.n = NewNotifier(NotifierConfig{
 		Secret: func(context.Context) ([]byte, error) { return signingSecret, nil },
-		Now:    func() time.Time { return fixedNow },
+		Clock:  clock.NewStub(fixedNow),
 	})
 	return b
 }
@@ -210,13 +211,13 @@ func TestRunDelivers(t *testing.T) {
 func TestRunIdempotencyKeyIsStable(t *testing.T) {
 	t.Parallel()
 	b := setup(t, answer(200, "text/plain", "ok"))
-	clock := fixedNow
-	b.n.Now = func() time.Time { return clock }
+	c := clock.NewStub(fixedNow)
+	b.n.Clock = c
 	for range 2 {
 		if _, err := b.n.Run(t.Context(), b.item()); err != nil {
 			t.Fatal(err)
 		}
-		clock = clock.Add(90 * time.Second) // a retry, later
+		c.Advance(90 * time.Second) // a retry, later
 	}
 	reqs := b.requests()
 	k1, k2 := reqs[0].header.Get("Idempotency-Key"), reqs[1].header.Get("Idempotency-Key")
@@ -431,7 +432,7 @@ func TestRunRejectsItem(t *testing.T) {
 func TestNotifierDefaults(t *testing.T) {
 	t.Parallel()
 	n := NewNotifier(NotifierConfig{})
-	if n.Client == nil || n.Client.Timeout != NotifyTimeout || n.UserAgent != DefaultUserAgent || n.Now == nil {
+	if n.Client == nil || n.Client.Timeout != NotifyTimeout || n.UserAgent != DefaultUserAgent || n.Clock == nil {
 		t.Errorf("NewNotifier defaults = %+v", n)
 	}
 	if n.Client.CheckRedirect == nil {

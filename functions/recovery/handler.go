@@ -9,15 +9,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 )
-
-// Clock tells the time; the recovery decision never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
 
 // Metrics receives counters and writes them at the end of the run;
 // *telemetry.EMF implements it.
@@ -35,7 +31,7 @@ type Handler struct {
 	Models health.Store
 	// Clock tells the time. Required (ClockFromEnv in main, a settable
 	// clock in tests).
-	Clock Clock
+	Clock clock.Clock
 	// Cooldown and ResetTo: zero means health.DefaultCooldown (1 h) and
 	// health.DefaultResetTo (2).
 	Cooldown time.Duration
@@ -98,26 +94,16 @@ func (h *Handler) logger() *slog.Logger {
 // not); a negative or malformed value fails the cold start.
 const ClockOffsetEnv = "RECOVERY_CLOCK_OFFSET"
 
-// OffsetClock is the wall clock shifted by Offset; the zero value is the
-// wall clock.
-type OffsetClock struct {
-	// Offset is added to the wall clock.
-	Offset time.Duration
-}
-
-// Now returns time.Now() + Offset.
-func (c OffsetClock) Now() time.Time { return time.Now().Add(c.Offset) }
-
 // ClockFromEnv returns the function's clock: the wall clock, ahead by
 // ClockOffsetEnv when it is set.
-func ClockFromEnv(getenv func(string) string) (OffsetClock, error) {
+func ClockFromEnv(getenv func(string) string) (clock.Offset, error) {
 	v := strings.TrimSpace(getenv(ClockOffsetEnv))
 	if v == "" {
-		return OffsetClock{}, nil
+		return 0, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return OffsetClock{}, fmt.Errorf("%s=%q is not a non-negative duration", ClockOffsetEnv, v)
+		return 0, fmt.Errorf("%s=%q is not a non-negative duration", ClockOffsetEnv, v)
 	}
-	return OffsetClock{Offset: d}, nil
+	return clock.Offset(d), nil
 }

@@ -7,13 +7,14 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
@@ -25,13 +26,13 @@ func main() {
 		log.Error("init failed", "error", "MODELS_TABLE is required")
 		os.Exit(1)
 	}
-	clock, err := ClockFromEnv(os.Getenv)
+	offset, err := ClockFromEnv(os.Getenv)
 	if err != nil {
 		log.Error("init failed", "error", err.Error())
 		os.Exit(1)
 	}
-	if clock.Offset != 0 {
-		log.Warn("clock offset set: recovery runs ahead of the wall clock (demo only)", "offset", clock.Offset.String())
+	if offset != 0 {
+		log.Warn("clock offset set: recovery runs ahead of the wall clock (demo only)", "offset", time.Duration(offset).String())
 	}
 	cfg, err := awsconf.Load(ctx, nil)
 	if err != nil {
@@ -40,9 +41,9 @@ func main() {
 	}
 	h := &Handler{
 		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: table},
-		Clock:   clock,
+		Clock:   offset,
 		Log:     log,
-		Metrics: telemetry.NewEMF(os.Stdout, telemetry.Namespace(os.Getenv), stage.SystemClock{}),
+		Metrics: telemetry.NewEMF(os.Stdout, telemetry.Namespace(os.Getenv), clock.System{}),
 	}
 	lambda.Start(h.Handle)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -38,7 +39,7 @@ func setup(t *testing.T) *bundle {
 	}
 	log := slog.New(slog.NewJSONHandler(b.logs, nil))
 	b.h = &Handler{Replayer: &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, Queues: qs,
-		Clock: stagetest.NewClock(t0), PollWait: -1, Log: log, DefaultBy: DefaultBy}, Log: log}
+		Clock: clock.NewStub(t0), PollWait: -1, Log: log, DefaultBy: DefaultBy}, Log: log}
 	return b
 }
 

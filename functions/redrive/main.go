@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -39,7 +39,7 @@ func main() {
 			Items:     &state.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable},
 			Index:     &state.ItemIndex{DB: db, Table: cfg.ItemsTable},
 			Queues:    cfg.Queues,
-			Clock:     stage.SystemClock{},
+			Clock:     clock.System{},
 			Log:       log,
 			DefaultBy: DefaultBy,
 		},

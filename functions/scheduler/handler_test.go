@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -50,7 +51,7 @@ func TestSampleEvents(t *testing.T) {
 			}
 			q := stagetest.NewQueues()
 			h := &Handler{Scheduler: &parked.Scheduler{Store: store.ParkedStore(), SQS: q,
-				Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: stagetest.NewClock(ev.Time)}}
+				Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: clock.NewStub(ev.Time)}}
 			res, err := h.Handle(ctx, ev)
 			if err != nil || res.Sent != 1 || res.Deleted != 1 {
 				t.Fatalf("result %+v, %v", res, err)

@@ -15,10 +15,10 @@ import (
 
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -45,7 +45,7 @@ func main() {
 			Store:   store,
 			SQS:     sqs.NewFromConfig(aws),
 			Queues:  cfg.Queues,
-			Clock:   stage.SystemClock{},
+			Clock:   clock.System{},
 			Log:     log,
 			Gates:   &state.Gates{DB: db, Table: cfg.GatesTable},
 			Waiters: store,

@@ -7,16 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
 )
-
-// Clock tells the time; decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
 type Metrics interface {
@@ -124,7 +120,7 @@ type Breakers struct {
 	// Store holds the breakers. Required.
 	Store Store
 	// Clock tells the time; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Stage is the metrics dimension of this process's counters.
 	Stage pipeline.Stage
 	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor:
@@ -584,10 +580,7 @@ func (b *Breakers) newOwner() string {
 }
 
 func (b *Breakers) now() time.Time {
-	if b.Clock == nil {
-		return time.Now()
-	}
-	return b.Clock.Now()
+	return clock.Or(b.Clock).Now()
 }
 
 func (b *Breakers) logger() *slog.Logger {

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -66,14 +66,14 @@ func (m *metricsRecorder) get(name string) int {
 
 type bundle struct {
 	store    *countingStore
-	clock    *stagetest.Clock
+	clock    *clock.Stub
 	breakers *breaker.Breakers
 	metrics  *metricsRecorder
 }
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	b := &bundle{store: &countingStore{Store: breaker.NewMemory()}, clock: stagetest.NewClock(t0), metrics: &metricsRecorder{}}
+	b := &bundle{store: &countingStore{Store: breaker.NewMemory()}, clock: clock.NewStub(t0), metrics: &metricsRecorder{}}
 	b.breakers = &breaker.Breakers{Store: b.store, Clock: b.clock, Stage: pipeline.Fetch, Metrics: b.metrics}
 	return b
 }
@@ -285,7 +285,7 @@ func TestHost(t *testing.T) {
 
 func ExampleBreakers() {
 	ctx := context.Background()
-	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	clock := clock.NewStub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	b := &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock}
 	outage := &failure.HTTPError{Provider: failure.OpenAI, Status: 503}
 	for range 5 {
@@ -313,7 +313,7 @@ func ExampleBreakers() {
 // host is not called. The failure that opens the breaker is a wait too.
 func ExampleGuard() {
 	ctx := context.Background()
-	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	clock := clock.NewStub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	calls := 0
 	fetch := stage.WorkFunc(func(context.Context, state.Item) (state.Output, error) {
 		calls++

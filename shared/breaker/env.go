@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 )
@@ -21,7 +22,7 @@ func FromDeps(d stage.Deps, st pipeline.Stage) (*Breakers, error) {
 	}
 	b := &Breakers{
 		Store: &Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: table},
-		Clock: stage.SystemClock{}, Stage: st, Profile: d.Env.Profile, Log: d.Log, Metrics: d.Metrics,
+		Clock: clock.System{}, Stage: st, Profile: d.Env.Profile, Log: d.Log, Metrics: d.Metrics,
 	}
 	if v := d.Getenv("BREAKER_OPEN_FOR"); v != "" {
 		dur, err := time.ParseDuration(v)

@@ -39,7 +39,7 @@ const (
 )
 
 // Payload is the dead-letter message body. Field names are the contract of
-// DESIGN.md "Dead-letter payload"; operators and the redrive function read them.
+// docs/design.md "Dead letters"; operators and the redrive function read them.
 type Payload struct {
 	ErrorClass       failure.Class          `json:"error_class"`
 	Stage            pipeline.Stage         `json:"stage"`

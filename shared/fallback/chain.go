@@ -57,6 +57,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
@@ -91,11 +92,6 @@ type Breakers interface {
 	AllowReleased(ctx context.Context, service string, released gate.Name) (breaker.Ticket, error)
 	AllowProbe(ctx context.Context, service, token string) (breaker.Ticket, error)
 	Done(ctx context.Context, t breaker.Ticket, callErr error) error
-}
-
-// Clock tells the time; decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
 }
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
@@ -155,7 +151,7 @@ type Chain struct {
 	// NoModelWait: see DefaultNoModelWait; zero means the default.
 	NoModelWait time.Duration
 	// Clock tells the time; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Log receives skips and escalations; nil discards them.
 	Log *slog.Logger
 	// Metrics receives the Metric counters; nil discards them.
@@ -500,10 +496,7 @@ func (c *Chain) noModelWait() time.Duration {
 }
 
 func (c *Chain) now() time.Time {
-	if c.Clock == nil {
-		return time.Now()
-	}
-	return c.Clock.Now()
+	return clock.Or(c.Clock).Now()
 }
 
 func (c *Chain) logger() *slog.Logger {

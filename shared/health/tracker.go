@@ -7,14 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 )
-
-// Clock tells the time; decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
 type Metrics interface {
@@ -39,7 +35,7 @@ type Tracker struct {
 	// Store holds the records. Required.
 	Store Store
 	// Clock stamps writes and ages the cache; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Threshold disables a model; zero means DefaultThreshold.
 	Threshold int
 	// CacheTTL is how long a read is trusted; zero means DefaultCacheTTL,
@@ -248,10 +244,7 @@ func (t *Tracker) ttl() time.Duration {
 }
 
 func (t *Tracker) now() time.Time {
-	if t.Clock == nil {
-		return time.Now()
-	}
-	return t.Clock.Now()
+	return clock.Or(t.Clock).Now()
 }
 
 func (t *Tracker) logger() *slog.Logger {

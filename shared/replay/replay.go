@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
@@ -47,9 +48,6 @@ type Queues struct {
 	DLQ string
 }
 
-// Clock tells the time.
-type Clock interface{ Now() time.Time }
-
 // Defaults of the Replayer's optional fields.
 const (
 	// DefaultVisibility is how long a run holds each message it received.
@@ -83,7 +81,7 @@ type Replayer struct {
 	// Queues maps each stage to its queue URLs.
 	Queues map[pipeline.Stage]Queues
 	// Clock is injected; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Log receives one line per outcome; nil discards.
 	Log *slog.Logger
 	// Visibility, PollWait (negative: short polls, for local SQS where a
@@ -140,10 +138,7 @@ func (r *Replayer) by() string {
 }
 
 func (r *Replayer) now() time.Time {
-	if r.Clock == nil {
-		return time.Now()
-	}
-	return r.Clock.Now()
+	return clock.Or(r.Clock).Now()
 }
 
 func (r *Replayer) log() *slog.Logger {

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/replay/replaytest"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -26,7 +26,7 @@ func dlqURL(st pipeline.Stage) string   { return "https://sqs.local/dlq-" + stri
 type bundle struct {
 	sqs   *replaytest.SQS
 	store *state.Memory
-	clock *stagetest.Clock
+	clock *clock.Stub
 	r     *replay.Replayer
 }
 
@@ -36,7 +36,7 @@ func setup(t *testing.T) *bundle {
 }
 
 func newBundle() *bundle {
-	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), clock: stagetest.NewClock(t0)}
+	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), clock: clock.NewStub(t0)}
 	qs := map[pipeline.Stage]replay.Queues{}
 	for _, st := range pipeline.Stages() {
 		qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}

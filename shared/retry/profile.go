@@ -180,7 +180,7 @@ func (p *Profile) Validate() error {
 	return nil
 }
 
-// Standard is the default profile (DESIGN.md "Backoff"): full-jitter
+// Standard is the default profile (docs/design.md "Error classes and retry profiles"): full-jitter
 // exponential backoff, 1s × 2^(attempt−1) capped at 60 s; Retry-After honoured
 // up to 5 minutes; 5 attempts per stage, 3 for RESPONSE_INVALID, ACTION_FAILED
 // every 2 minutes 3 times; permanent classes dead-letter at once;
@@ -196,7 +196,7 @@ func Standard() *Profile {
 	})
 }
 
-// DailyBatch is the profile of a once-a-day batch job (seeds/000): a rate
+// DailyBatch is the profile of a once-a-day batch job: a rate
 // limit cools down for 24 h, network and server failures and bad output for
 // 12 h. Waits this long exceed SQS's 12-hour visibility limit and are parked
 // for the scheduler.
@@ -213,7 +213,7 @@ func DailyBatch() *Profile {
 	})
 }
 
-// Predictions is the error-type-aware profile of seeds/004: rate limits wait
+// Predictions is the error-type-aware profile: rate limits wait
 // a fixed 60 s, timeouts back off linearly 5 s..30 s, bad output 5/10/20 s,
 // server errors exponentially with ±30% jitter.
 func Predictions() *Profile {
@@ -299,7 +299,7 @@ func stagePolicies(base map[failure.Class]Policy) map[pipeline.Stage]map[failure
 }
 
 // DefaultMaxAttempts is the per-stage attempt budget of retryable classes,
-// counting the first attempt (seeds/001 §8.3).
+// counting the first attempt (docs/design.md "Error classes and retry profiles").
 const DefaultMaxAttempts = 5
 
 // withStages adds stageTable's overrides to a shipped profile.

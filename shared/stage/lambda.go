@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
@@ -60,7 +61,7 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 		return nil, err
 	}
 	log = log.With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
-	emf := telemetry.NewEMF(os.Stdout, telemetry.Namespace(getenv), SystemClock{})
+	emf := telemetry.NewEMF(os.Stdout, telemetry.Namespace(getenv), clock.System{})
 	db := dynamodb.NewFromConfig(cfg)
 	items := &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable, Bodies: state.BodyConfig{
 		Table: env.BodiesTable, Threshold: env.BodyThreshold, Retention: env.BodyRetention,
@@ -89,7 +90,7 @@ func NewRunner(ctx context.Context, log *slog.Logger, getenv func(string) string
 		DLQURL:           env.DLQURL,
 		NextQueueURL:     env.NextQueueURL,
 		Profile:          env.Profile,
-		Clock:            SystemClock{},
+		Clock:            clock.System{},
 		Log:              log,
 		Metrics:          emf,
 		Concurrency:      env.Concurrency,

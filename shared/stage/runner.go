@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
@@ -62,17 +63,6 @@ type Queues interface {
 	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
 }
 
-// Clock tells the time. Decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
-
-// SystemClock is the wall clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
 // Defaults for the Runner's optional fields.
 const (
 	// DefaultConcurrency is how many records of a batch run at once.
@@ -97,7 +87,8 @@ const (
 	DefaultLease = 15 * time.Minute
 )
 
-// Runner is one stage's SQS batch handler: DESIGN.md "Per record", every step.
+// Runner is one stage's SQS batch handler: docs/design.md "One record, step
+// by step", every step.
 // Build it once in main and pass Handle to lambda.Start.
 type Runner struct {
 	// Stage is the stage this function runs.
@@ -115,7 +106,7 @@ type Runner struct {
 	// Profile decides retries; nil means retry.Standard().
 	Profile *retry.Profile
 	// Clock and Rand are injected; nil means the wall clock and math/rand/v2.
-	Clock Clock
+	Clock clock.Clock
 	Rand  func() float64
 	// Log receives structured logs; nil discards them.
 	Log *slog.Logger
@@ -191,11 +182,7 @@ type batch struct {
 
 func (r *Runner) newBatch(ctx context.Context, ev events.SQSEvent) *batch {
 	b := &batch{r: r, ctx: ctx, records: ev.Records, outcomes: make([]outcome, len(ev.Records))}
-	clock := r.Clock
-	if clock == nil {
-		clock = SystemClock{}
-	}
-	b.now = clock.Now
+	b.now = clock.Or(r.Clock).Now
 	b.log = r.logger()
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		b.log = b.log.With("request_id", lc.AwsRequestID)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 )
@@ -37,11 +38,6 @@ const (
 	MaxDimensionsPerSet = 30
 )
 
-// Clock tells the time; the EMF timestamp comes from it.
-type Clock interface {
-	Now() time.Time
-}
-
 // Namespace returns the namespace getenv configures (NamespaceEnv), or
 // DefaultNamespace.
 func Namespace(getenv func(string) string) string {
@@ -67,7 +63,7 @@ type EMF struct {
 	// Namespace is the CloudWatch namespace; empty means DefaultNamespace.
 	Namespace string
 	// Clock stamps each flush (_aws.Timestamp); nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Properties are extra top-level string members of every line (not
 	// dimensions), such as the function name, for Logs Insights queries; a
 	// property named like a dimension or a metric is overwritten by it.
@@ -90,8 +86,8 @@ type emfGroup struct {
 }
 
 // NewEMF returns an EMF writing to w in namespace (empty: DefaultNamespace).
-func NewEMF(w io.Writer, namespace string, clock Clock) *EMF {
-	return &EMF{W: w, Namespace: namespace, Clock: clock}
+func NewEMF(w io.Writer, namespace string, c clock.Clock) *EMF {
+	return &EMF{W: w, Namespace: namespace, Clock: c}
 }
 
 // Count adds n to the counter name for stage and class (class empty for
@@ -233,8 +229,5 @@ func (e *EMF) namespace() string {
 }
 
 func (e *EMF) now() time.Time {
-	if e.Clock == nil {
-		return time.Now()
-	}
-	return e.Clock.Now()
+	return clock.Or(e.Clock).Now()
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/clock"
 )
 
 // Invoker runs a function once; *lambda.Service implements it.
@@ -197,8 +198,8 @@ type Poller struct {
 	// goroutine that ran it).
 	OnBatch func(BatchReport)
 
-	// now is the clock of the batching window; nil means time.Now.
-	now func() time.Time
+	// clock times the batching window; nil means the wall clock.
+	clock clock.Clock
 
 	received, batches, deleted, kept          atomic.Int64
 	functionErrors, invalidResponses          atomic.Int64
@@ -226,7 +227,7 @@ type settings struct {
 	waitTime      time.Duration
 	deleteTimeout time.Duration
 	log           *slog.Logger
-	now           func() time.Time
+	clock         clock.Clock
 }
 
 func (p *Poller) settings() (settings, error) {
@@ -272,10 +273,7 @@ func (p *Poller) settings() (settings, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.now = p.now
-	if s.now == nil {
-		s.now = time.Now
-	}
+	s.clock = clock.Or(p.clock)
 	s.log = s.log.With("function", m.Function, "queue", m.QueueURL)
 	return s, nil
 }
@@ -351,7 +349,7 @@ func (p *Poller) gather(ctx context.Context, s settings) ([]types.Message, error
 	for len(batch) < s.m.BatchSize && ctx.Err() == nil {
 		wait := s.waitTime
 		if len(batch) > 0 {
-			remaining := windowEnd.Sub(s.now())
+			remaining := windowEnd.Sub(s.clock.Now())
 			if s.m.BatchingWindow == 0 || remaining <= 0 {
 				break
 			}
@@ -385,7 +383,7 @@ func (p *Poller) gather(ctx context.Context, s settings) ([]types.Message, error
 			continue
 		}
 		if len(batch) == 0 {
-			windowEnd = s.now().Add(s.m.BatchingWindow)
+			windowEnd = s.clock.Now().Add(s.m.BatchingWindow)
 		}
 		batch = append(batch, out.Messages...)
 		p.received.Add(int64(len(out.Messages)))
