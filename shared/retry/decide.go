@@ -84,6 +84,9 @@ type Wait struct {
 	// Park parks the item behind Gate whatever the wait's length (a record
 	// a gate released into a rate limit goes back behind that gate).
 	Park bool
+	// MaxAttempts is the class's attempt limit in the stage, for the
+	// record (zero: unlimited, as for a class that never counts).
+	MaxAttempts int
 }
 
 func (Retry) decision()      {}
@@ -143,11 +146,13 @@ func (p *Profile) Decide(in Input) Decision {
 		return DeadLetter{Attempt: attempt, MaxAttempts: max(pol.MaxAttempts, 1), Class: class}
 	}
 	if !pol.Counts {
-		return p.wait(in, class)
+		w := p.wait(in, class)
+		w.MaxAttempts = pol.MaxAttempts
+		return w
 	}
 	if pol.BackBehindGate && in.Released != "" {
 		r := p.retry(in, pol, 1)
-		return Wait{Until: in.Now.Add(r.Delay), Class: class, Gate: in.Released, Park: true,
+		return Wait{Until: in.Now.Add(r.Delay), Class: class, Gate: in.Released, Park: true, MaxAttempts: pol.MaxAttempts,
 			Why: "released by " + string(in.Released) + " into the upstream's rate limit: back behind the gate, the ramp's attempt, not the item's"}
 	}
 	if pol.MaxAttempts > 0 && attempt >= pol.MaxAttempts {

@@ -35,7 +35,7 @@ func TestDecideCountsOnce(t *testing.T) {
 				Why: "daily budget resets at 00:00 UTC"}},
 		"a released record's rate limit goes back behind its gate, spending nothing": {p: p,
 			in: retry.Input{Stage: pipeline.LLM, Failure: failure.Of(failure.RateLimited, "t"), Attempt: 5, Now: now, Released: released},
-			want: retry.Wait{Until: now.Add(time.Second), Class: failure.RateLimited, Gate: released, Park: true,
+			want: retry.Wait{Until: now.Add(time.Second), Class: failure.RateLimited, Gate: released, Park: true, MaxAttempts: 5,
 				Why: "released by breaker:api.openai.com into the upstream's rate limit: back behind the gate, the ramp's attempt, not the item's"}},
 		"the same rate limit unreleased dead-letters at the limit": {p: p,
 			in:         retry.Input{Stage: pipeline.LLM, Failure: failure.Of(failure.RateLimited, "t"), Attempt: 5, Now: now},

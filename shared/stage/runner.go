@@ -422,7 +422,7 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	le := state.LastError{
 		Component: r.Stage, ErrorClass: cl.Class, Error: truncate(errText, 1024), ErrorType: deadletter.ErrorType(werr),
 		ErrorCode: redact.String(cl.Code), FailedAt: now, CorrelationID: rec.env.CorrelationID,
-		RetryCount: attempt, Retryable: cl.Retryable, MaxRetries: profile.Policy(r.Stage, cl.Class).MaxAttempts,
+		RetryCount: attempt, Retryable: cl.Retryable,
 		Details: details,
 	}
 	if cl.Status != 0 {
@@ -439,12 +439,15 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	r.metrics().Count(MetricFailures, r.Stage, cl.Class, 1)
 	switch d := dec.(type) {
 	case retry.DeadLetter:
+		le.MaxRetries = d.MaxAttempts
 		return rec.deadLetter(ctx, log, werr, cl, d, le, entry)
 	case retry.Retry:
+		le.MaxRetries = d.MaxAttempts
 		until := now.Add(d.Delay)
 		le.RetryAt = &until
 		return rec.hold(ctx, hold{until: until, counts: d.Counts(), failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	case retry.Wait:
+		le.MaxRetries = d.MaxAttempts
 		until := d.Until
 		le.RetryAt = &until
 		return rec.hold(ctx, hold{until: until, gate: d.Gate, park: d.Park, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
