@@ -33,66 +33,20 @@ const (
 	MetricBreakerRejects = "BreakerRejects"
 )
 
-// Outcome is what a call's result says about the service.
-type Outcome int
-
-const (
-	// Neutral says nothing about the service: a closed gate, our own
-	// deadline, a bad input, our own bug, an unmatched error.
-	Neutral Outcome = iota
-	// Success is the service answering (2xx, or a 4xx about the request).
-	Success
-	// Throttled is the service answering "slow down" (RATE_LIMITED): it
-	// neither counts nor resets, and closes a probe.
-	Throttled
-	// Failure is an outage (Trips): it counts, and reopens a probe.
-	Failure
-	// Quota is the provider refusing every call until its quota is
-	// restored (BUDGET_EXCEEDED from the provider, not our own budget): it
-	// opens the breaker at once, for QuotaOpenFor or as long as the answer
-	// asks, and reopens a probe for as long.
-	Quota
-)
-
-// String names the outcome for logs.
-func (o Outcome) String() string {
-	switch o {
-	case Success:
-		return "success"
-	case Throttled:
-		return "throttled"
-	case Failure:
-		return "failure"
-	case Quota:
-		return "quota"
-	}
-	return "neutral"
-}
-
 // OutcomeOf judges a call's error by the effect the decision table gives
-// its class in stage (retry.Profile.Breaker; p nil is retry.Standard()). A
-// wait is Neutral: a closed gate says nothing about the service.
-func OutcomeOf(err error, p *retry.Profile, stage pipeline.Stage) Outcome {
-	if err == nil {
-		return Success
-	}
-	if errors.Is(err, failure.ErrWaiting) {
-		return Neutral
-	}
-	if p == nil {
+// its class in stage (retry.Profile.Breaker; p nil is retry.Standard()): a
+// success is the service answering, and a wait is silent — a closed gate
+// says nothing about the service.
+func OutcomeOf(err error, p *retry.Profile, stage pipeline.Stage) retry.BreakerEffect {
+	switch {
+	case err == nil:
+		return retry.Answered
+	case errors.Is(err, failure.ErrWaiting):
+		return retry.Silent
+	case p == nil:
 		p = standard
 	}
-	switch p.Breaker(stage, failure.ClassOf(err)) {
-	case retry.Trips:
-		return Failure
-	case retry.Opens:
-		return Quota
-	case retry.Throttles:
-		return Throttled
-	case retry.Answered:
-		return Success
-	}
-	return Neutral
+	return p.Breaker(stage, failure.ClassOf(err))
 }
 
 // standard is the profile of a Breakers without one; never modified.
@@ -318,16 +272,16 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 		return nil
 	}
 	o := OutcomeOf(callErr, b.Profile, b.Stage)
-	if ctx.Err() != nil && o != Success {
-		o = Neutral
+	if ctx.Err() != nil && o != retry.Answered {
+		o = retry.Silent
 	}
 	now := b.now()
 	writes := 1
 	if !t.Probe {
 		switch o {
-		case Neutral, Throttled:
+		case retry.Silent, retry.Throttles:
 			return nil
-		case Failure:
+		case retry.Trips:
 			// An isolated failure on this process is not written: it joins
 			// the shared count when a second follows it here with no
 			// success between (both are written then), and each later one
@@ -341,7 +295,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 					return nil
 				}
 			}
-		case Success:
+		case retry.Answered:
 			b.mu.Lock()
 			delete(b.streak, t.Service)
 			b.mu.Unlock()
@@ -355,17 +309,17 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	defer cancel()
 	log := b.logger().With("service", t.Service)
 	var cl failure.Classification
-	if callErr != nil && o != Neutral {
+	if callErr != nil && o != retry.Silent {
 		cl = failure.ClassOf(callErr)
 	}
 	if t.Probe {
 		return b.probeDone(ctx, wctx, t, o, cl, now, log)
 	}
 	switch o {
-	case Failure, Quota:
+	case retry.Trips, retry.Opens:
 		req := FailureRequest{Service: t.Service, Class: cl.Class, At: now, Threshold: b.Threshold, OpenFor: b.OpenFor,
 			Generation: t.Generation}
-		if o == Quota {
+		if o == retry.Opens {
 			req.Threshold, req.OpenFor = 1, b.quotaOpenFor(cl, now)
 		}
 		var (
@@ -383,7 +337,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			log.WarnContext(ctx, "breaker opened", "class", string(cl.Class), "consecutive_failures", res.Record.ConsecutiveFailures,
 				"open_until", res.Record.OpenUntil.Format(time.RFC3339), "generation", res.Record.Generation)
 		}
-		if o == Quota {
+		if o == retry.Opens {
 			return gate.Wrap(callErr, gate.New(gate.Quota, t.Service))
 		}
 		if err == nil && (res.Opened || res.Record.State == Open || res.Record.State == HalfOpen) {
@@ -399,7 +353,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			return gate.Wrap(&failure.WaitError{Until: until, Reason: "the call failed with " + string(cl.Class) +
 				" as the breaker for " + t.Service + " opened"}, GateOf(res.Record))
 		}
-	case Success:
+	case retry.Answered:
 		changed, err := b.Store.ResetFailures(wctx, t.Service, t.Generation, now)
 		if err != nil {
 			b.after(ctx, t.Service, Record{}, err, now, log)
@@ -418,16 +372,16 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 }
 
 // probeDone records a probe's verdict; a failed probe makes its item wait.
-func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl failure.Classification, now time.Time,
+func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.BreakerEffect, cl failure.Classification, now time.Time,
 	log *slog.Logger) error {
 	var (
 		r   Record
 		err error
 	)
 	switch o {
-	case Failure, Quota:
+	case retry.Trips, retry.Opens:
 		openFor := b.OpenFor
-		if o == Quota {
+		if o == retry.Opens {
 			openFor = b.quotaOpenFor(cl, now)
 		}
 		r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor)
@@ -444,11 +398,11 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl 
 		failed := Record{Service: t.Service, LastErrorType: cl.Class}
 		return gate.Wrap(&failure.WaitError{Until: until, Reason: "the breaker's probe failed with " + string(cl.Class) +
 			"; open again for " + t.Service}, GateOf(failed))
-	case Success, Throttled:
+	case retry.Answered, retry.Throttles:
 		r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
 		if err == nil {
 			b.count(MetricBreakerCloses, "")
-			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", o.String(), "generation", r.Generation)
+			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", string(o), "generation", r.Generation)
 		}
 	default:
 		r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
