@@ -41,6 +41,7 @@ type holdingView struct {
 	MaxVisibility     string `json:"max_visibility"`
 	ParkAfter         string `json:"park_after"`
 	ParkAfterReceives int    `json:"park_after_receives"`
+	Unrecorded        string `json:"unrecorded"`
 }
 
 func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
@@ -69,7 +70,7 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
 		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts,
 		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
-			ParkAfterReceives: retry.DefaultParkAfterReceives}}
+			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()}}
 	if p.BudgetRecheck > 0 {
 		v.BudgetRecheck = p.BudgetRecheck.String()
 	}
@@ -109,8 +110,9 @@ func printPolicy(w io.Writer, v policyView) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nwaits: held through SQS visibility up to %s (at most %s); parked for the scheduler when longer, when\n"+
-		"behind a gate, at the redrive backstop's receive count − 1, or (a wait spending no attempt) at receive %d\n\n",
-		v.Holding.ParkAfter, v.Holding.MaxVisibility, v.Holding.ParkAfterReceives)
+		"behind a gate, at the redrive backstop's receive count − 1, or (a wait spending no attempt) at receive %d;\n"+
+		"a record whose outcome could not be written stays queued, %s on its receive count\n\n",
+		v.Holding.ParkAfter, v.Holding.MaxVisibility, v.Holding.ParkAfterReceives, v.Holding.Unrecorded)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOST CLAIM: THE ITEM IS\tACTION\tDUPLICATE")
 	for _, c := range v.Conflicts {

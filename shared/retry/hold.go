@@ -64,6 +64,22 @@ func (h Holding) Park(delay time.Duration, receives int, counts, onGate bool) bo
 	return false
 }
 
+// unrecorded is the backoff of a record whose outcome could not be
+// written: drawn on the message's receive count.
+var unrecorded = Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: FullJitter}
+
+// Unrecorded is how long a record whose outcome could not be written (the
+// store unreachable at its claim, the owner's notice unsent) stays in its
+// queue: full-jitter exponential on its receive count (r in [0, 1)), so
+// redeliveries back off, and the queue's redrive backstop bounds a lasting
+// outage. Nothing was recorded, so nothing counts.
+func (Holding) Unrecorded(receives int, r float64) time.Duration {
+	return unrecorded.Delay(receives, r)
+}
+
+// UnrecordedBackoff describes Unrecorded's schedule.
+func (Holding) UnrecordedBackoff() string { return unrecorded.String() }
+
 // Visibility is the longest wait held through SQS visibility.
 func (h Holding) Visibility() time.Duration {
 	if h.MaxVisibility > 0 {

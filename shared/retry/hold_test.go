@@ -48,3 +48,18 @@ func TestHoldingPark(t *testing.T) {
 		t.Error("Parked disagrees with ParkAfter")
 	}
 }
+
+// TestHoldingUnrecorded: an unwritten outcome backs off on the receive
+// count, within full jitter's bounds, capped at five minutes.
+func TestHoldingUnrecorded(t *testing.T) {
+	t.Parallel()
+	var h retry.Holding
+	for receives, hi := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 20: 5 * time.Minute} {
+		if got := h.Unrecorded(receives, 1); got != hi {
+			t.Errorf("receive %d, r=1: %s, want %s", receives, got, hi)
+		}
+		if got := h.Unrecorded(receives, 0); got != 0 {
+			t.Errorf("receive %d, r=0: %s, want 0", receives, got)
+		}
+	}
+}

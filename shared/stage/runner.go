@@ -301,8 +301,7 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 // the receive count; the queue's backstop bounds a permanent outage.
 func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
 	cl := failure.ClassOf(err)
-	d := retry.Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: retry.FullJitter}.
-		Delay(rc, b.r.rand()())
+	d := b.r.holding().Unrecorded(rc, b.r.rand()())
 	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()))
 	b.r.metrics().Count(MetricStoreErrors, b.r.Stage, cl.Class, 1)
 	return outcome{visibility: max(d, time.Second), kind: "store_unavailable"}
