@@ -1,20 +1,75 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
+	"github.com/triagehq/triage/shared/stage"
 )
+
+// config is the llm function's whole environment, read once by loadConfig
+// (the README's "Configuration" table lists every variable).
+type config struct {
+	stage stage.Env
+	chain chainConfig
+	// prices and spend are LLM_PRICES and the daily budget (BUDGET_TABLE,
+	// DAILY_BUDGET_USD, COST_PER_CALL_USD, BUDGET_CHUNK_USD); spend's DB is
+	// attached by build.
+	prices budget.Prices
+	spend  *budget.Daily
+	// modelsTable, breakersTable and auditTable are MODELS_TABLE,
+	// BREAKERS_TABLE and AUDIT_TABLE (optional: no audit trail).
+	modelsTable, breakersTable, auditTable string
+	// breakerOpenFor is BREAKER_OPEN_FOR, a test and demo override (0: the
+	// breakers' DefaultOpenFor).
+	breakerOpenFor time.Duration
+}
+
+// loadConfig reads and checks the llm function's environment, reporting
+// every missing or invalid variable at once.
+func loadConfig(getenv func(string) string) (config, error) {
+	r := envconf.New(getenv)
+	c := config{stage: stage.ReadEnv(r), modelsTable: r.Required("MODELS_TABLE"), breakersTable: r.Required("BREAKERS_TABLE"),
+		auditTable: r.String("AUDIT_TABLE"), breakerOpenFor: r.TestOverride("BREAKER_OPEN_FOR")}
+	var err error
+	c.chain, err = readChainConfig(r.String)
+	r.Add(err)
+	if err == nil {
+		c.prices, err = prices(r.String, c.chain.def)
+		r.Add(err)
+	}
+	usd := func(name, def string) budget.Micros {
+		m, err := budget.ParseUSD(cmp.Or(r.String(name), def))
+		r.Check(name, err)
+		return m
+	}
+	dailyCap, cost, chunk := usd(envDailyBudgetUSD, budget.DefaultDailyUSD), usd(envCostPerCallUSD, budget.DefaultCallUSD), usd(envBudgetChunkUSD, "0")
+	if table := r.Required("BUDGET_TABLE"); table != "" {
+		c.spend, err = budget.New(nil, table, dailyCap, cost)
+		r.Add(err)
+		if c.spend != nil {
+			c.spend.Chunk = chunk
+		}
+	}
+	c.stage.Process.Overrides = r.Overrides()
+	return c, r.Err("llm")
+}
 
 // Environment of the llm function (template.yaml sets every variable).
 const (
+	envDailyBudgetUSD = "DAILY_BUDGET_USD"
+	envCostPerCallUSD = "COST_PER_CALL_USD"
+	envBudgetChunkUSD = "BUDGET_CHUNK_USD"
 	// EnvModels is the chain: "provider:model" entries, comma-separated; a
 	// bare model belongs to EnvProvider.
 	EnvModels = "LLM_MODELS"
@@ -145,13 +200,13 @@ func (c chainConfig) clients(ctx context.Context, awsCfg aws.Config, resolve fun
 
 // prices reads the price table, its keys in the chain's spelling.
 func prices(getenv func(string) string, def failure.Provider) (budget.Prices, error) {
-	v := strings.TrimSpace(getenv(budget.EnvCostPerCallUSD))
+	v := strings.TrimSpace(getenv(envCostPerCallUSD))
 	if v == "" {
 		v = budget.DefaultCallUSD
 	}
 	perCall, err := budget.ParseUSD(v)
 	if err != nil {
-		return budget.Prices{}, fmt.Errorf("%s: %w", budget.EnvCostPerCallUSD, err)
+		return budget.Prices{}, fmt.Errorf("%s: %w", envCostPerCallUSD, err)
 	}
 	ps, err := budget.ParsePrices(getenv(EnvPrices), perCall)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -100,6 +101,62 @@ func TestPricesAreKeyedLikeTheChain(t *testing.T) {
 	for _, bad := range []string{"gpt-4o-mini=0.15", "gpt-4o-mini=a/b", "x=1/1, openai:x=2/2", "=1/1", "openai:=1/1"} {
 		if _, err := prices(env(map[string]string{EnvPrices: bad}), failure.OpenAI); err == nil || !strings.Contains(err.Error(), EnvPrices) {
 			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+}
+
+// llmEnv is a complete environment of the llm function, as template.yaml
+// gives it, with the defaults left unset.
+func llmEnv() map[string]string {
+	return map[string]string{"STAGE": "llm", "QUEUE_URL": "https://q/llm", "DLQ_URL": "https://q/llm-dlq", "NEXT_QUEUE_URL": "https://q/notify",
+		"ITEMS_TABLE": "items", "ERRORLOG_TABLE": "log", "PARKED_TABLE": "parked", "GATES_TABLE": "gates", "BODIES_TABLE": "bodies",
+		"BREAKERS_TABLE": "breakers", "MODELS_TABLE": "models", "BUDGET_TABLE": "b", EnvModels: "gpt-4o-mini"}
+}
+
+// The daily budget: its defaults, a chunk of its own, and what no budget
+// can be.
+func TestLoadConfigBudget(t *testing.T) {
+	t.Parallel()
+	load := func(kv map[string]string) (config, error) {
+		full := llmEnv()
+		maps.Copy(full, kv)
+		for k, v := range kv {
+			if v == "-" {
+				delete(full, k)
+			}
+		}
+		return loadConfig(func(k string) string { return full[k] })
+	}
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.spend; d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" || d.Pocket().Chunk != 60_000 {
+		t.Fatalf("defaults: %+v", d)
+	}
+	c, err = load(map[string]string{"BUDGET_CHUNK_USD": "1.5"})
+	if err != nil || c.spend.Pocket().Chunk != 1_500_000 {
+		t.Fatalf("a chunk of $1.50: %+v, %v", c.spend, err)
+	}
+	for name, kv := range map[string]map[string]string{
+		"no table":   {"BUDGET_TABLE": "-"},
+		"bad cap":    {"DAILY_BUDGET_USD": "five"},
+		"zero cost":  {"COST_PER_CALL_USD": "0"},
+		"float junk": {"COST_PER_CALL_USD": "3e-3"},
+	} {
+		if _, err := load(kv); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// Every missing variable is named at once.
+func TestLoadConfigNamesEveryMissingVariable(t *testing.T) {
+	t.Parallel()
+	_, err := loadConfig(func(string) string { return "" })
+	for _, name := range []string{"STAGE", "QUEUE_URL", "ITEMS_TABLE", "MODELS_TABLE", "BREAKERS_TABLE", "BUDGET_TABLE"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("error %v does not name %s", err, name)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -146,8 +147,14 @@ func TestNoticeHandlerConfig(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d := stageDeps(tc.env)
-			h, err := noticeHandler(d, nil)
+			env := map[string]string{"STAGE": "notify", "QUEUE_URL": "https://q/s", "DLQ_URL": "https://q/d", "ITEMS_TABLE": "items",
+				"ERRORLOG_TABLE": "log", "PARKED_TABLE": "p", "GATES_TABLE": "g", "BODIES_TABLE": "b", "BREAKERS_TABLE": "br"}
+			maps.Copy(env, tc.env)
+			cfg, err := loadConfig(func(k string) string { return env[k] })
+			var h *notice.Handler
+			if err == nil {
+				h = cfg.noticeHandler(stageDeps(tc.env), nil)
+			}
 			switch {
 			case tc.wantErr != "":
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -167,6 +174,5 @@ func TestNoticeHandlerConfig(t *testing.T) {
 func testLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func stageDeps(env map[string]string) stage.Deps {
-	get := func(k string) string { return env[k] }
-	return stage.Deps{Env: stage.Env{NoticeQueueURL: env["NOTICE_QUEUE_URL"], ItemsTable: "items"}, Getenv: get, Log: testLog()}
+	return stage.Deps{Env: stage.Env{NoticeQueueURL: env["NOTICE_QUEUE_URL"], ItemsTable: "items"}, Log: testLog()}
 }

@@ -32,7 +32,7 @@ func TestRecoveryBootstrap(t *testing.T) {
 	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(30 minutes)" {
 		t.Fatalf("RecoveryFunc events = %+v, want one rate(30 minutes) schedule", fn.Events)
 	}
-	ahead := map[string]string{ClockOffsetEnv: "61m"}
+	ahead := map[string]string{clockOffsetEnv: "61m"}
 	for k, v := range vars {
 		ahead[k] = v
 	}

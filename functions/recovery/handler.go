@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -29,7 +28,7 @@ type Metrics interface {
 type Handler struct {
 	// Models is the model-health store. Required.
 	Models health.Store
-	// Clock tells the time. Required (ClockFromEnv in main, a settable
+	// Clock tells the time. Required (the configured clock in main, a settable
 	// clock in tests).
 	Clock clock.Clock
 	// Cooldown and ResetTo: zero means health.DefaultCooldown (1 h) and
@@ -86,24 +85,4 @@ func (h *Handler) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return h.Log
-}
-
-// ClockOffsetEnv names an optional duration ("61m") by which the function's
-// clock runs ahead of the wall clock, so that `make demo` can run the real
-// function "an hour later". Deployments never set it (template.yaml does
-// not); a negative or malformed value fails the cold start.
-const ClockOffsetEnv = "RECOVERY_CLOCK_OFFSET"
-
-// ClockFromEnv returns the function's clock: the wall clock, ahead by
-// ClockOffsetEnv when it is set.
-func ClockFromEnv(getenv func(string) string) (clock.Offset, error) {
-	v := strings.TrimSpace(getenv(ClockOffsetEnv))
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%s=%q is not a non-negative duration", ClockOffsetEnv, v)
-	}
-	return clock.Offset(d), nil
 }

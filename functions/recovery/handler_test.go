@@ -141,7 +141,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 }
 
-func TestClockFromEnv(t *testing.T) {
+func TestLoadConfigClockOffset(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		value   string
@@ -155,9 +155,10 @@ func TestClockFromEnv(t *testing.T) {
 		{"soon", 0, true},
 	}
 	for _, tc := range tests {
-		c, err := ClockFromEnv(func(string) string { return tc.value })
-		if (err != nil) != tc.wantErr || time.Duration(c) != tc.want {
-			t.Errorf("%q: %v, %v; want %v (error %t)", tc.value, time.Duration(c), err, tc.want, tc.wantErr)
+		env := map[string]string{"MODELS_TABLE": "m", clockOffsetEnv: tc.value}
+		c, err := loadConfig(func(k string) string { return env[k] })
+		if (err != nil) != tc.wantErr || time.Duration(c.clock) != tc.want {
+			t.Errorf("%q: %v, %v; want %v (error %t)", tc.value, time.Duration(c.clock), err, tc.want, tc.wantErr)
 		}
 	}
 }

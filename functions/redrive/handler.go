@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 )
 
@@ -57,40 +53,4 @@ func (h *Handler) logger() *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return h.Log
-}
-
-// Config is the function's environment.
-type Config struct {
-	// Queues maps each stage to its queue and DLQ URLs
-	// (<STAGE>_QUEUE_URL, <STAGE>_DLQ_URL).
-	Queues map[pipeline.Stage]replay.Queues
-	// ItemsTable is ITEMS_TABLE.
-	ItemsTable string
-	// ErrorLogTable is ERRORLOG_TABLE: every replay's entry goes there, in
-	// the replay's transaction (the item keeps only its last replays).
-	ErrorLogTable string
-}
-
-// LoadConfig reads and validates the environment, reporting every missing
-// variable at once.
-func LoadConfig(getenv func(string) string) (Config, error) {
-	var errs []error
-	req := func(name string) string {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			errs = append(errs, fmt.Errorf("%s is required", name))
-		}
-		return v
-	}
-	c := Config{Queues: map[pipeline.Stage]replay.Queues{}}
-	for _, st := range pipeline.Stages() {
-		p := strings.ToUpper(string(st))
-		c.Queues[st] = replay.Queues{Queue: req(p + "_QUEUE_URL"), DLQ: req(p + "_DLQ_URL")}
-	}
-	c.ItemsTable = req("ITEMS_TABLE")
-	c.ErrorLogTable = req("ERRORLOG_TABLE")
-	if err := errors.Join(errs...); err != nil {
-		return Config{}, fmt.Errorf("redrive configuration: %w", err)
-	}
-	return c, nil
 }

@@ -130,11 +130,11 @@ func TestLoadConfig(t *testing.T) {
 	for _, st := range []string{"FETCH", "LLM", "NOTIFY"} {
 		full[st+"_QUEUE_URL"], full[st+"_DLQ_URL"] = "q-"+st, "dlq-"+st
 	}
-	c, err := LoadConfig(func(k string) string { return full[k] })
+	c, err := loadConfig(func(k string) string { return full[k] })
 	if err != nil || c.Queues[pipeline.LLM].DLQ != "dlq-LLM" || c.ItemsTable != "items" || c.ErrorLogTable != "log" {
 		t.Fatalf("config %+v, %v", c, err)
 	}
-	_, err = LoadConfig(func(k string) string { return "" })
+	_, err = loadConfig(func(k string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "ITEMS_TABLE") || !strings.Contains(err.Error(), "NOTIFY_DLQ_URL") ||
 		!strings.Contains(err.Error(), "ERRORLOG_TABLE") {
 		t.Fatalf("missing everything: %v", err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,9 +16,6 @@ import (
 // DefaultNamespace is the CloudWatch namespace when none is configured;
 // template.yaml sets METRICS_NAMESPACE to "triage/<stack name>".
 const DefaultNamespace = "triage"
-
-// NamespaceEnv is the environment variable naming the namespace.
-const NamespaceEnv = "METRICS_NAMESPACE"
 
 // Dimension names of every EMF line. Stage is always present; Class only on
 // counters about a failure.
@@ -37,15 +33,6 @@ const (
 	// hold.
 	MaxDimensionsPerSet = 30
 )
-
-// Namespace returns the namespace getenv configures (NamespaceEnv), or
-// DefaultNamespace.
-func Namespace(getenv func(string) string) string {
-	if ns := strings.TrimSpace(getenv(NamespaceEnv)); ns != "" {
-		return ns
-	}
-	return DefaultNamespace
-}
 
 // EMF is a stage.Metrics that aggregates counters in memory and writes them
 // as CloudWatch embedded-metric-format lines on Flush — one line per (stage,

@@ -220,18 +220,6 @@ func TestEMFRejectsReservedNames(t *testing.T) {
 	}
 }
 
-func TestNamespace(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{}
-	if got := telemetry.Namespace(func(k string) string { return env[k] }); got != telemetry.DefaultNamespace {
-		t.Fatalf("= %q", got)
-	}
-	env[telemetry.NamespaceEnv] = " triage/prod "
-	if got := telemetry.Namespace(func(k string) string { return env[k] }); got != "triage/prod" {
-		t.Fatalf("= %q", got)
-	}
-}
-
 // The runner counts; the invocation's end flushes one line per stage and
 // class.
 func ExampleEMF() {
