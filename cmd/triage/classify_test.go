@@ -286,7 +286,7 @@ func TestEveryCommandTakesJSON(t *testing.T) {
 	invocations := map[string][]string{
 		"backtest": {"backtest"}, "breakers": {"breakers", "list"}, "classify": {"classify"}, "dlq": {"dlq", "list"},
 		"items": {"items", "get"}, "models": {"models", "list"}, "redact": {"redact"}, "report": {"report", "errors"},
-		"simulate": {"simulate"}, "submit": {"submit"},
+		"simulate": {"simulate"}, "submit": {"submit"}, "policy": {"policy", "show"},
 	}
 	for name := range commands {
 		args, ok := invocations[name]

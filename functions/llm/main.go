@@ -45,10 +45,9 @@ func (c config) build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 	db := dynamodb.NewFromConfig(d.AWS)
 	c.spend.DB = db
 	breakers := breaker.ForStage(d, pipeline.LLM, c.breakersTable, c.breakerOpenFor)
-	breakers.Trips = fallback.ProviderTrips
 	chain := &fallback.Chain{
 		Enricher: &enricher{Clients: clients, Budget: c.spend, Prices: c.prices, Log: d.Log},
-		Entries:  c.chain.entries, Escalation: c.chain.escalation, Breakers: breakers,
+		Entries:  c.chain.entries, Escalation: c.chain.escalation, Breakers: breakers, Profile: d.Env.Profile,
 		Health: &health.Tracker{Store: &health.Dynamo{DB: db, Table: c.modelsTable},
 			Clock: clock.System{}, Log: d.Log, Metrics: d.Metrics},
 		Clock: clock.System{}, Log: d.Log, Metrics: d.Metrics,

@@ -92,7 +92,7 @@ func describe(e *Execution, out state.Output, err error) {
 		e.Outcome, e.Reason = OutcomeWait, "nothing asked: "+redact.String(wait.Reason)
 		return
 	}
-	cl := failure.Classify(err)
+	cl := failure.ClassOf(err)
 	e.Class, e.UpstreamStatus = cl.Class, cl.Status
 	if reason, ok := failure.ActionReason(err); ok {
 		e.Outcome, e.Reason = OutcomeFailed, redact.String(reason)

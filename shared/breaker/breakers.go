@@ -11,6 +11,7 @@ import (
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/recordcache"
+	"github.com/triagehq/triage/shared/retry"
 )
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
@@ -32,75 +33,24 @@ const (
 	MetricBreakerRejects = "BreakerRejects"
 )
 
-// Outcome is what a call's result says about the service.
-type Outcome int
-
-const (
-	// Neutral says nothing about the service: a closed gate, our own
-	// deadline, a bad input, our own bug, an unmatched error.
-	Neutral Outcome = iota
-	// Success is the service answering (2xx, or a 4xx about the request).
-	Success
-	// Throttled is the service answering "slow down" (RATE_LIMITED): it
-	// neither counts nor resets, and closes a probe.
-	Throttled
-	// Failure is an outage (Trips): it counts, and reopens a probe.
-	Failure
-	// Quota is the provider refusing every call until its quota is
-	// restored (BUDGET_EXCEEDED from the provider, not our own budget): it
-	// opens the breaker at once, for QuotaOpenFor or as long as the answer
-	// asks, and reopens a probe for as long.
-	Quota
-)
-
-// String names the outcome for logs.
-func (o Outcome) String() string {
-	switch o {
-	case Success:
-		return "success"
-	case Throttled:
-		return "throttled"
-	case Failure:
-		return "failure"
-	case Quota:
-		return "quota"
-	}
-	return "neutral"
-}
-
-// DefaultTrips reports whether a failure of class c is an outage that counts
-// toward opening a breaker: NETWORK_TIMEOUT and UPSTREAM_UNAVAILABLE only.
-// RATE_LIMITED is a quota, not an outage (see the package documentation).
-func DefaultTrips(c failure.Class) bool {
-	return c == failure.NetworkTimeout || c == failure.UpstreamUnavailable
-}
-
-// OutcomeOf judges a call's error with trips (nil means DefaultTrips). A
-// provider's exhausted quota (BUDGET_EXCEEDED, not self-imposed) is Quota
-// whatever trips says: it opens the breaker at once.
-func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
-	if err == nil {
-		return Success
-	}
-	if errors.Is(err, failure.ErrWaiting) {
-		return Neutral
-	}
-	if trips == nil {
-		trips = DefaultTrips
-	}
-	cl := failure.Classify(err)
+// OutcomeOf judges a call's error by the effect the decision table gives
+// its class in stage (retry.Profile.Breaker; p nil is retry.Standard()): a
+// success is the service answering, and a wait is silent — a closed gate
+// says nothing about the service.
+func OutcomeOf(err error, p *retry.Profile, stage pipeline.Stage) retry.BreakerEffect {
 	switch {
-	case cl.Class == failure.BudgetExceeded && !cl.SelfImposed:
-		return Quota
-	case trips(cl.Class):
-		return Failure
-	case cl.SelfImposed, cl.Class == failure.SchemaInvalid, cl.Class == failure.InternalBug, cl.Class == failure.Unknown:
-		return Neutral
-	case cl.Class == failure.RateLimited:
-		return Throttled
+	case err == nil:
+		return retry.Answered
+	case errors.Is(err, failure.ErrWaiting):
+		return retry.Silent
+	case p == nil:
+		p = standard
 	}
-	return Success
+	return p.Breaker(stage, failure.ClassOf(err))
 }
+
+// standard is the profile of a Breakers without one; never modified.
+var standard = retry.Standard()
 
 // Ticket is a permission to call a service, returned by Allow and handed
 // back to Done.
@@ -135,8 +85,9 @@ type Breakers struct {
 	HalfOpenWait time.Duration
 	CacheTTL     time.Duration
 	QuotaOpenFor time.Duration
-	// Trips decides which classes are outages; nil means DefaultTrips.
-	Trips func(failure.Class) bool
+	// Profile is the decision table whose breaker column (in Stage) says
+	// what each failure tells a breaker; nil means retry.Standard().
+	Profile *retry.Profile
 	// NewOwner names probe owners; nil means NewOwner.
 	NewOwner func() string
 	// Log receives transitions; nil discards them.
@@ -310,17 +261,17 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	if t.Service == "" {
 		return nil
 	}
-	o := OutcomeOf(callErr, b.Trips)
-	if ctx.Err() != nil && o != Success {
-		o = Neutral
+	o := OutcomeOf(callErr, b.Profile, b.Stage)
+	if ctx.Err() != nil && o != retry.Answered {
+		o = retry.Silent
 	}
 	now := b.now()
 	writes := 1
 	if !t.Probe {
 		switch o {
-		case Neutral, Throttled:
+		case retry.Silent, retry.Throttles:
 			return nil
-		case Failure:
+		case retry.Trips:
 			// An isolated failure on this process is not written: it joins
 			// the shared count when a second follows it here with no
 			// success between (both are written then), and each later one
@@ -334,7 +285,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 					return nil
 				}
 			}
-		case Success:
+		case retry.Answered:
 			b.streak.Reset(t.Service)
 			// The steady state: a healthy service, nothing to write.
 			if c, ok := b.cached(t.Service, now, false); ok && c.State == Closed && c.ConsecutiveFailures == 0 {
@@ -346,17 +297,17 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	defer cancel()
 	log := b.logger().With("service", t.Service)
 	var cl failure.Classification
-	if callErr != nil && o != Neutral {
-		cl = failure.Classify(callErr)
+	if callErr != nil && o != retry.Silent {
+		cl = failure.ClassOf(callErr)
 	}
 	if t.Probe {
 		return b.probeDone(ctx, wctx, t, o, cl, now, log)
 	}
 	switch o {
-	case Failure, Quota:
+	case retry.Trips, retry.Opens:
 		req := FailureRequest{Service: t.Service, Class: cl.Class, At: now, Threshold: b.Threshold, OpenFor: b.OpenFor,
 			Generation: t.Generation}
-		if o == Quota {
+		if o == retry.Opens {
 			req.Threshold, req.OpenFor = 1, b.quotaOpenFor(cl, now)
 		}
 		var (
@@ -374,7 +325,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			log.WarnContext(ctx, "breaker opened", "class", string(cl.Class), "consecutive_failures", res.Record.ConsecutiveFailures,
 				"open_until", res.Record.OpenUntil.Format(time.RFC3339), "generation", res.Record.Generation)
 		}
-		if o == Quota {
+		if o == retry.Opens {
 			return gate.Wrap(callErr, gate.New(gate.Quota, t.Service))
 		}
 		if err == nil && (res.Opened || res.Record.State == Open || res.Record.State == HalfOpen) {
@@ -390,7 +341,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			return gate.Wrap(&failure.WaitError{Until: until, Reason: "the call failed with " + string(cl.Class) +
 				" as the breaker for " + t.Service + " opened"}, GateOf(res.Record))
 		}
-	case Success:
+	case retry.Answered:
 		changed, err := b.Store.ResetFailures(wctx, t.Service, t.Generation, now)
 		if err != nil {
 			b.after(ctx, t.Service, Record{}, err, now, log)
@@ -404,16 +355,16 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 }
 
 // probeDone records a probe's verdict; a failed probe makes its item wait.
-func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl failure.Classification, now time.Time,
+func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.BreakerEffect, cl failure.Classification, now time.Time,
 	log *slog.Logger) error {
 	var (
 		r   Record
 		err error
 	)
 	switch o {
-	case Failure, Quota:
+	case retry.Trips, retry.Opens:
 		openFor := b.OpenFor
-		if o == Quota {
+		if o == retry.Opens {
 			openFor = b.quotaOpenFor(cl, now)
 		}
 		r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor)
@@ -430,11 +381,11 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl 
 		failed := Record{Service: t.Service, LastErrorType: cl.Class}
 		return gate.Wrap(&failure.WaitError{Until: until, Reason: "the breaker's probe failed with " + string(cl.Class) +
 			"; open again for " + t.Service}, GateOf(failed))
-	case Success, Throttled:
+	case retry.Answered, retry.Throttles:
 		r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
 		if err == nil {
 			b.count(MetricBreakerCloses, "")
-			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", o.String(), "generation", r.Generation)
+			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", string(o), "generation", r.Generation)
 		}
 	default:
 		r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)

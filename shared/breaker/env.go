@@ -18,6 +18,6 @@ import (
 func ForStage(d stage.Deps, st pipeline.Stage, table string, openFor time.Duration) *Breakers {
 	return &Breakers{
 		Store: &Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: table},
-		Clock: clock.System{}, Stage: st, Log: d.Log, Metrics: d.Metrics, OpenFor: openFor,
+		Clock: clock.System{}, Stage: st, Profile: d.Env.Profile, Log: d.Log, Metrics: d.Metrics, OpenFor: openFor,
 	}
 }

@@ -394,3 +394,21 @@ func TestParseChain(t *testing.T) {
 		t.Errorf("a chain of %d entries parsed", len(many))
 	}
 }
+
+// TestChainClassifiesOnce: the failure the chain returns carries the
+// classification it was given where the model's answer was first seen, so
+// the runner reads it rather than classifying again; health counted it by
+// the same classification.
+func TestChainClassifiesOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "primary")
+	b.models.errs["primary"] = invalidOutput
+	_, err := b.chain.Run(context.Background(), item)
+	var c *failure.Classified
+	if !errors.As(err, &c) || c.Classification.Class != failure.ResponseInvalid {
+		t.Fatalf("Run = %v (%T), want a failure carrying RESPONSE_INVALID", err, err)
+	}
+	if failure.Mark(err) != err {
+		t.Error("the chain's failure was marked again")
+	}
+}

@@ -67,7 +67,7 @@ func setupOutage(t *testing.T, chain string, n int) *outageBundle {
 		t.Fatal(err)
 	}
 	b := &outageBundle{fake: fake, clock: clock.NewStub(t0), models: health.NewMemory(), items: state.NewMemory(), received: map[string]int{}}
-	b.breakers = &breaker.Breakers{Store: breaker.NewMemory(), Clock: b.clock, Stage: pipeline.LLM, Trips: fallback.ProviderTrips}
+	b.breakers = &breaker.Breakers{Store: breaker.NewMemory(), Clock: b.clock, Stage: pipeline.LLM}
 	c := &fallback.Chain{Enricher: fakeEnricher{clients: clients}, Entries: entries, Breakers: b.breakers,
 		Health: &health.Tracker{Store: b.models, Clock: b.clock}, Clock: b.clock}
 	b.runner = stagetest.NewRunner(pipeline.LLM, c, b.items, stagetest.NewQueues(), b.clock)

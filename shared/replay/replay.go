@@ -14,6 +14,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
@@ -187,13 +188,13 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 	var sends []sendable
 	var deletes []DeadLetter
 	for _, dl := range dls {
-		if dl.Kind == KindUnreadable {
+		if dl.Kind == deadletter.KindUnreadable {
 			run.scan.hold(dl)
 			continue
 		}
 		// Triage payloads are filtered before the item is read; a backstop
 		// message's class and failure time come from its item.
-		if dl.Kind == KindTriage && !run.req.Filter.Matches(dl) {
+		if dl.Kind == deadletter.KindTriage && !run.req.Filter.Matches(dl) {
 			run.scan.hold(dl)
 			continue
 		}
@@ -209,7 +210,7 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 			continue
 		}
 		dl = dl.withItem(it)
-		if dl.Kind == KindBackstop && !run.req.Filter.Matches(dl) {
+		if dl.Kind == deadletter.KindBackstop && !run.req.Filter.Matches(dl) {
 			run.scan.hold(dl)
 			continue
 		}

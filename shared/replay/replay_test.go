@@ -263,7 +263,7 @@ func TestBackstopMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dls) != 2 || dls[0].Kind != replay.KindBackstop || dls[0].Status != "replayable" || dls[1].Kind != replay.KindUnreadable {
+	if len(dls) != 2 || dls[0].Kind != deadletter.KindBackstop || dls[0].Status != "replayable" || dls[1].Kind != deadletter.KindUnreadable {
 		t.Fatalf("list %+v", dls)
 	}
 	sum, err := b.r.Run(context.Background(), replay.Request{Note: "crash loop fixed in v42"})
@@ -373,10 +373,10 @@ func TestRequestJSON(t *testing.T) {
 func TestCountByClass(t *testing.T) {
 	t.Parallel()
 	dls := []replay.DeadLetter{
-		{Class: failure.RateLimited, Kind: replay.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
-		{Class: failure.AuthDenied, Kind: replay.KindTriage, Payload: &deadletter.Payload{}},
-		{Class: failure.RateLimited, Kind: replay.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
-		{Kind: replay.KindBackstop},
+		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Class: failure.AuthDenied, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{}},
+		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Kind: deadletter.KindBackstop},
 	}
 	got := replay.CountByClass(dls)
 	want := []replay.ClassCount{{Class: "", Count: 1, Retryable: 1}, {Class: failure.AuthDenied, Count: 1}, {Class: failure.RateLimited, Count: 2, Retryable: 2}}
