@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -176,7 +177,7 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 		return nil, failure.New(failure.SchemaInvalid, "source URL cannot be requested")
 	}
 	req.Header.Set("Accept", "text/plain, text/html;q=0.9")
-	req.Header.Set("User-Agent", orDefault(f.UserAgent, defaultUserAgent))
+	req.Header.Set("User-Agent", cmp.Or(f.UserAgent, defaultUserAgent))
 
 	resp, err := f.client().Do(req)
 	if err != nil {
@@ -318,13 +319,6 @@ func cutRunes(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // skipElements are elements whose content is not readable text.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -282,7 +283,7 @@ func (n *notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt t
 		return 0, failure.New(failure.SchemaInvalid, "webhook URL cannot be requested")
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", orDefault(n.UserAgent, defaultUserAgent))
+	req.Header.Set("User-Agent", cmp.Or(n.UserAgent, defaultUserAgent))
 	req.Header.Set(headerIdempotencyKey, p.key)
 	req.Header.Set(headerTimestamp, strconv.FormatInt(ts, 10))
 	req.Header.Set(headerSignature, sign(secret, ts, p.body))
