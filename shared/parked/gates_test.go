@@ -12,12 +12,12 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -51,7 +51,7 @@ type gateBundle struct {
 	gates    *state.MemoryGates
 	breakers *breaker.Memory
 	models   *health.Memory
-	clock    *stagetest.Clock
+	clock    *clock.Stub
 	sqs      *capture
 	sched    *parked.Scheduler
 }
@@ -59,7 +59,7 @@ type gateBundle struct {
 func setupGates(t *testing.T) *gateBundle {
 	t.Helper()
 	b := &gateBundle{items: state.NewMemory(), gates: state.NewMemoryGates(), breakers: breaker.NewMemory(), models: health.NewMemory(),
-		clock: stagetest.NewClock(t0), sqs: &capture{}}
+		clock: clock.NewStub(t0), sqs: &capture{}}
 	br := parked.Breakers{Store: b.breakers}
 	b.sched = &parked.Scheduler{
 		Store: b.items.ParkedStore(), Waiters: b.items.ParkedStore(), Gates: b.gates, SQS: b.sqs, Clock: b.clock,

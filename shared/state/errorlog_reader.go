@@ -78,8 +78,8 @@ func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, unti
 			TableName: &r.Table, IndexName: aws.String(ByClassIndex),
 			KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 		}
-		for {
-			out, err := r.DB.Query(ctx, in)
+		for pages := dynamodb.NewQueryPaginator(r.DB, in); pages.HasMorePages(); {
+			out, err := pages.NextPage(ctx)
 			if err != nil {
 				return fmt.Errorf("read error log for %s: %w", c, err)
 			}
@@ -93,10 +93,6 @@ func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, unti
 				}
 				recs = append(recs, rec)
 			}
-			if len(out.LastEvaluatedKey) == 0 {
-				break
-			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 	}
 	slices.SortStableFunc(recs, func(a, b logRecord) int { return parseTime(a.At).Compare(parseTime(b.At)) })
@@ -121,8 +117,8 @@ func (r *ErrorLogReader) ForItem(ctx context.Context, itemID string, limit int) 
 		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(min(limit, 1000))),
 	}
 	var out []LogEntry
-	for len(out) < limit {
-		page, err := r.DB.Query(ctx, in)
+	for pages := dynamodb.NewQueryPaginator(r.DB, in); pages.HasMorePages() && len(out) < limit; {
+		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read error log of %s: %w", itemID, err)
 		}
@@ -133,10 +129,6 @@ func (r *ErrorLogReader) ForItem(ctx context.Context, itemID string, limit int) 
 			}
 			out = append(out, e)
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 	if len(out) > limit {
 		out = out[:limit]
