@@ -161,7 +161,7 @@ bootstraps: tools-go
 	    $(GO) build $(LAMBDA_BUILD_FLAGS) -o .build/$$id/bootstrap ./functions/$$pkg; \
 	done
 
-## simulate (issue 7: policy simulator) ---------------------------------------
+## simulate (the policy simulator, docs/simulation.md) ------------------------
 #
 # `make simulate` runs scenarios/standard-mix.json (100,000 items) through
 # triage's real stage runner and the baselines in virtual time, then the
@@ -178,7 +178,7 @@ simulate: tools-go
 	  --outages $(OUTAGES) $(SIMFLAGS)
 ## end simulate ----------------------------------------------------------------
 
-## soak (issue 7: nothing lost under faults) ----------------------------------
+## soak (nothing lost under faults, docs/reliability.md) ----------------------
 #
 # `make soak` runs the local pipeline (moto, the real bootstraps behind the
 # local Lambda Runtime API, the fakes) with SOAK_ITEMS items under seeded

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/simulate"
 	"github.com/triagehq/triage/shared/state"
@@ -34,8 +35,8 @@ var newErrorLogSource = func(ctx context.Context, f *stackFlags) (errorLogSource
 	return c.errorLog(), nil
 }
 
-// backtestNow is the clock --since durations count back from.
-var backtestNow = time.Now
+// backtestClock is the clock --since durations count back from.
+var backtestClock clock.Clock = clock.System{}
 
 func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("backtest", "backtest [--retry-profile NAME] [--json] [--detail] [FILE...]\n"+
@@ -145,7 +146,7 @@ func backtestTime(s string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	if d, err := time.ParseDuration(s); err == nil {
-		return backtestNow().Add(-d), nil
+		return backtestClock.Now().Add(-d), nil
 	}
 	return time.Parse(time.RFC3339, s)
 }

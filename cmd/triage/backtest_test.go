@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/simulate"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -48,10 +49,10 @@ func TestBacktestCommand(t *testing.T) {
 			Attempt: f.Attempt, OccurredAt: f.OccurredAt, Decision: f.Decision, Retryable: f.Retryable})
 	}
 	now := time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)
-	oldSource, oldNow := newErrorLogSource, backtestNow
-	t.Cleanup(func() { newErrorLogSource, backtestNow = oldSource, oldNow })
+	oldSource, oldClock := newErrorLogSource, backtestClock
+	t.Cleanup(func() { newErrorLogSource, backtestClock = oldSource, oldClock })
 	newErrorLogSource = func(context.Context, *stackFlags) (errorLogSource, error) { return table, nil }
-	backtestNow = func() time.Time { return now }
+	backtestClock = clock.NewStub(now)
 	tests := map[string]struct {
 		args  []string
 		stdin string

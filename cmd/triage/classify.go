@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
@@ -106,7 +107,7 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 	if *table && *asJSON {
 		return usageError{"--json and --table exclude each other"}
 	}
-	c := classifier{now: time.Now, rand: rand.Float64}
+	c := classifier{clock: clock.System{}, rand: rand.Float64}
 	var outs []classifyOutput
 	emit := func(o classifyOutput) error {
 		if *table {
@@ -214,8 +215,8 @@ func readBounded(path string, max int64) ([]byte, error) {
 // classifier holds the clock and random source of the command, injected so
 // tests are deterministic.
 type classifier struct {
-	now  func() time.Time
-	rand func() float64
+	clock clock.Clock
+	rand  func() float64
 }
 
 // line classifies one JSON input. Errors become an output with Error set, so
@@ -259,7 +260,7 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	if err != nil {
 		return classifyOutput{}, err
 	}
-	now := c.now()
+	now := c.clock.Now()
 	if in.Now != "" {
 		if now, err = time.Parse(time.RFC3339, in.Now); err != nil {
 			return classifyOutput{}, fmt.Errorf("now: %w", err)

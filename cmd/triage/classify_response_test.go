@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/state"
@@ -69,7 +70,7 @@ func TestClassifyModelResponses(t *testing.T) {
 	if len(cases) < 30 {
 		t.Fatalf("%d cases; the file is the evidence, keep it whole", len(cases))
 	}
-	c := classifier{now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) }, rand: func() float64 { return 0.5 }}
+	c := classifier{clock: clock.NewStub(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)), rand: func() float64 { return 0.5 }}
 	byDialect := map[failure.Provider]int{}
 	for _, tc := range cases {
 		t.Run(tc.Input.Name, func(t *testing.T) {
@@ -159,7 +160,7 @@ func stageClass(t *testing.T, in classifyInput) string {
 
 func TestClassifyResponseInputErrors(t *testing.T) {
 	t.Parallel()
-	c := classifier{now: time.Now, rand: func() float64 { return 0.5 }}
+	c := classifier{clock: clock.System{}, rand: func() float64 { return 0.5 }}
 	for in, want := range map[string]string{
 		`{"response":"{}","dialect":"webhook"}`:                                        "not openai, azure, anthropic or bedrock",
 		`{"response":"{}","kind":"poem"}`:                                              "kind",

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/triagehq/triage/shared/clock"
 )
 
 func TestClassifyLines(t *testing.T) {
 	t.Parallel()
-	c := classifier{now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) }, rand: func() float64 { return 0.5 }}
+	c := classifier{clock: clock.NewStub(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)), rand: func() float64 { return 0.5 }}
 	tests := map[string]struct {
 		in   string
 		want classifyOutput
@@ -284,7 +286,7 @@ func TestEveryCommandTakesJSON(t *testing.T) {
 	invocations := map[string][]string{
 		"backtest": {"backtest"}, "breakers": {"breakers", "list"}, "classify": {"classify"}, "dlq": {"dlq", "list"},
 		"items": {"items", "get"}, "models": {"models", "list"}, "redact": {"redact"}, "report": {"report", "errors"},
-		"simulate": {"simulate"}, "submit": {"submit"}, "console": {"console"},
+		"simulate": {"simulate"}, "submit": {"submit"}, "policy": {"policy", "show"}, "console": {"console"},
 	}
 	for name := range commands {
 		args, ok := invocations[name]

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -74,7 +75,7 @@ func readCorpus(t *testing.T, path string) []corpusCase {
 // path and returns the misses.
 func scoreCorpus(t *testing.T, cases []corpusCase) (misses []string) {
 	t.Helper()
-	c := classifier{now: func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }, rand: func() float64 { return 0.5 }}
+	c := classifier{clock: clock.NewStub(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)), rand: func() float64 { return 0.5 }}
 	for _, cc := range cases {
 		out := c.line(cc.Input)
 		if out.Error != "" {

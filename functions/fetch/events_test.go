@@ -22,5 +22,5 @@ func TestSampleEvents(t *testing.T) {
 		store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Received,
 			State: state.Queued, Stage: st, SourceURL: srv.URL + "/articles/" + id})
 	}
-	stagetest.EventFiles(t, pipeline.Fetch, seed, NewFetcher(FetcherConfig{}))
+	stagetest.EventFiles(t, pipeline.Fetch, seed, newFetcher(fetcherConfig{}))
 }

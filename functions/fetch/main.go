@@ -5,22 +5,25 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 )
 
 func main() {
-	stage.Start(func(_ context.Context, d stage.Deps) (stage.Work, error) {
-		breakers, err := breaker.FromDeps(d, pipeline.Fetch)
-		if err != nil {
-			return nil, err
-		}
+	cfg, err := loadConfig(os.Getenv)
+	if err != nil {
+		envconf.Exit(err)
+	}
+	stage.Start(cfg.stage, func(_ context.Context, d stage.Deps) (stage.Work, error) {
+		breakers := breaker.ForStage(d, pipeline.Fetch, cfg.breakersTable, cfg.breakerOpenFor)
 		// Documents above the threshold go to the bodies bucket.
-		d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
-		f := NewFetcher(FetcherConfig{BlockPrivate: d.Getenv("BLOCK_PRIVATE_NETWORKS") != "false"})
+		d.Items.Bodies.Objects = objects.Open(d.Env.BodiesBucket, d.AWS)
+		f := newFetcher(fetcherConfig{BlockPrivate: cfg.blockPrivate})
 		return breaker.Guard{Inner: f, Service: breaker.SourceHost, Breakers: breakers}, nil
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +10,6 @@ import (
 	"html"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,65 +19,62 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// DefaultMaxBytes is the default Fetcher.MaxBytes: 200 KiB keeps the stored
+// defaultMaxBytes is the default fetcher.MaxBytes: 200 KiB keeps the stored
 // document well inside DynamoDB's 400 KB item limit, next to the item's
 // failure history and enrichment.
-const DefaultMaxBytes = 200 << 10
+const defaultMaxBytes = 200 << 10
 
-// DefaultUserAgent is the default Fetcher.UserAgent.
-const DefaultUserAgent = "triage/1.0 (+https://github.com/triagehq/triage)"
+// defaultUserAgent is the default fetcher.UserAgent.
+const defaultUserAgent = "triage/1.0 (+https://github.com/triagehq/triage)"
 
-// Timeouts of the client NewFetcher builds. The Lambda's own deadline still
-// applies through the request's context.
+// Timeouts of the client newFetcher builds, besides egress.NewClient's. The
+// Lambda's own deadline still applies through the request's context.
 const (
-	// DialTimeout bounds establishing the TCP connection.
-	DialTimeout = 5 * time.Second
-	// TLSHandshakeTimeout bounds the TLS handshake.
-	TLSHandshakeTimeout = 5 * time.Second
-	// ResponseHeaderTimeout bounds the wait for the response headers once
+	// responseHeaderTimeout bounds the wait for the response headers once
 	// the request is written.
-	ResponseHeaderTimeout = 10 * time.Second
-	// FetchTimeout bounds the whole request, redirects and body included.
-	FetchTimeout = 20 * time.Second
+	responseHeaderTimeout = 10 * time.Second
+	// fetchTimeout bounds the whole request, redirects and body included.
+	fetchTimeout = 20 * time.Second
 )
 
 // opGet is the Op of the fetch stage's HTTPErrors.
 const opGet = "GET article"
 
-// FetcherConfig configures NewFetcher. Zero fields take the defaults
-// documented on Fetcher.
-type FetcherConfig struct {
-	// Client, when set, replaces the client NewFetcher builds; BlockPrivate
+// fetcherConfig configures newFetcher. Zero fields take the defaults
+// documented on fetcher.
+type fetcherConfig struct {
+	// Client, when set, replaces the client newFetcher builds; BlockPrivate
 	// is then the caller's business.
 	Client *http.Client
-	// MaxBytes is Fetcher.MaxBytes.
+	// MaxBytes is fetcher.MaxBytes.
 	MaxBytes int64
-	// UserAgent is Fetcher.UserAgent.
+	// UserAgent is fetcher.UserAgent.
 	UserAgent string
-	// BlockPrivate is Fetcher.BlockPrivate, enforced by the built client.
+	// BlockPrivate is fetcher.BlockPrivate, enforced by the built client.
 	BlockPrivate bool
-	// Now is Fetcher.Now.
-	Now func() time.Time
+	// Clock is fetcher.Clock.
+	Clock clock.Clock
 }
 
-// Fetcher is the fetch stage's Work: it downloads the item's SourceURL and
+// fetcher is the fetch stage's Work: it downloads the item's SourceURL and
 // stores its readable text. It never retries; the queue does.
-type Fetcher struct {
-	// Client makes the request. NewFetcher builds one with a 5s dial
+type fetcher struct {
+	// Client makes the request. newFetcher builds one with a 5s dial
 	// timeout, 5s TLS handshake timeout, 10s response header timeout and a
 	// 20s overall timeout, whose dialer enforces BlockPrivate. Nil uses a
-	// shared client built the same way for the Fetcher's BlockPrivate.
+	// shared client built the same way for the fetcher's BlockPrivate.
 	Client *http.Client
 	// MaxBytes bounds the body kept, after decompression; zero or less means
-	// DefaultMaxBytes. At most MaxBytes+1 bytes are read from the wire; a
+	// defaultMaxBytes. At most MaxBytes+1 bytes are read from the wire; a
 	// longer body is cut at MaxBytes and stored with Truncated set.
 	MaxBytes int64
-	// UserAgent is sent with the request; empty means DefaultUserAgent.
+	// UserAgent is sent with the request; empty means defaultUserAgent.
 	UserAgent string
 	// BlockPrivate refuses connections to loopback, private, link-local,
 	// unspecified, multicast and other special-purpose addresses (see
@@ -89,64 +86,47 @@ type Fetcher struct {
 	// SCHEMA_INVALID. With BlockPrivate on, proxies from the environment are
 	// not used: the dialer could not see the real destination.
 	BlockPrivate bool
-	// Now stamps FetchedAt; nil means time.Now.
-	Now func() time.Time
+	// Clock stamps FetchedAt; nil means the wall clock.
+	Clock clock.Clock
 }
 
-// NewFetcher returns a Fetcher with cfg's defaults applied and, unless
+// newFetcher returns a fetcher with cfg's defaults applied and, unless
 // cfg.Client is set, its own HTTP client.
-func NewFetcher(cfg FetcherConfig) *Fetcher {
-	f := &Fetcher{
+func newFetcher(cfg fetcherConfig) *fetcher {
+	f := &fetcher{
 		Client:       cfg.Client,
 		MaxBytes:     cfg.MaxBytes,
 		UserAgent:    cfg.UserAgent,
 		BlockPrivate: cfg.BlockPrivate,
-		Now:          cfg.Now,
+		Clock:        cfg.Clock,
 	}
 	if f.Client == nil {
-		f.Client = NewHTTPClient(cfg.BlockPrivate)
+		f.Client = newHTTPClient(cfg.BlockPrivate)
 	}
 	if f.MaxBytes <= 0 {
-		f.MaxBytes = DefaultMaxBytes
+		f.MaxBytes = defaultMaxBytes
 	}
 	if f.UserAgent == "" {
-		f.UserAgent = DefaultUserAgent
+		f.UserAgent = defaultUserAgent
 	}
-	if f.Now == nil {
-		f.Now = time.Now
-	}
+	f.Clock = clock.Or(f.Clock)
 	return f
 }
 
-// NewHTTPClient returns the fetch stage's HTTP client: the timeouts above,
+// newHTTPClient returns the fetch stage's HTTP client: the timeouts above,
 // up to 10 redirects, and with blockPrivate the egress.BlockedAddr check on
 // every connection.
-func NewHTTPClient(blockPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   TLSHandshakeTimeout,
-		ResponseHeaderTimeout: ResponseHeaderTimeout,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          32,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
-	if blockPrivate {
-		dialer.Control = egress.Control
-		tr.Proxy = nil
-	}
-	return &http.Client{Transport: tr, Timeout: FetchTimeout}
+func newHTTPClient(blockPrivate bool) *http.Client {
+	return egress.NewClient(egress.ClientOptions{Timeout: fetchTimeout, ResponseHeaderTimeout: responseHeaderTimeout, BlockPrivate: blockPrivate})
 }
 
-// Default clients for a Fetcher whose Client is nil, built once.
+// Default clients for a fetcher whose Client is nil, built once.
 var (
-	openClient    = sync.OnceValue(func() *http.Client { return NewHTTPClient(false) })
-	guardedClient = sync.OnceValue(func() *http.Client { return NewHTTPClient(true) })
+	openClient    = sync.OnceValue(func() *http.Client { return newHTTPClient(false) })
+	guardedClient = sync.OnceValue(func() *http.Client { return newHTTPClient(true) })
 )
 
-func (f *Fetcher) client() *http.Client {
+func (f *fetcher) client() *http.Client {
 	switch {
 	case f.Client != nil:
 		return f.Client
@@ -179,7 +159,7 @@ func (f *Fetcher) client() *http.Client {
 // Errors carry the "host" detail and, after a response, "upstream_status"
 // and "request_id". Neither the URL's path nor its query ever appears in an
 // error: they may hold access tokens.
-func (f *Fetcher) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (f *fetcher) Run(ctx context.Context, item state.Item) (state.Output, error) {
 	u, err := egress.ParseURL(item.SourceURL)
 	if err != nil {
 		return state.Output{}, failure.New(failure.SchemaInvalid, "source URL: %s", err)
@@ -191,13 +171,13 @@ func (f *Fetcher) Run(ctx context.Context, item state.Item) (state.Output, error
 	return state.Output{Document: doc}, nil
 }
 
-func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error) {
+func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, failure.New(failure.SchemaInvalid, "source URL cannot be requested")
 	}
 	req.Header.Set("Accept", "text/plain, text/html;q=0.9")
-	req.Header.Set("User-Agent", orDefault(f.UserAgent, DefaultUserAgent))
+	req.Header.Set("User-Agent", cmp.Or(f.UserAgent, defaultUserAgent))
 
 	resp, err := f.client().Do(req)
 	if err != nil {
@@ -240,7 +220,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 
 	maxBytes := f.MaxBytes
 	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
+		maxBytes = defaultMaxBytes
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
@@ -271,10 +251,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 		return nil, detail(failure.New(failure.SchemaInvalid, "empty document"))
 	}
 	sum := sha256.Sum256([]byte(text))
-	now := time.Now
-	if f.Now != nil {
-		now = f.Now
-	}
+	now := clock.Or(f.Clock).Now
 	return &state.Document{
 		Text:        text,
 		Bytes:       len(raw),
@@ -342,13 +319,6 @@ func cutRunes(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // skipElements are elements whose content is not readable text.

@@ -15,25 +15,27 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Fetcher has stage.Work's method set (spelled out so these tests do not
+// fetcher has stage.Work's method set (spelled out so these tests do not
 // depend on the stage runner's package).
 var _ interface {
 	Run(context.Context, state.Item) (state.Output, error)
-} = (*Fetcher)(nil)
+} = (*fetcher)(nil)
 
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 // testBundle is an article server whose handler each test sets, and a
-// Fetcher pointed at it.
+// fetcher pointed at it.
 type testBundle struct {
 	srv   *httptest.Server
 	calls atomic.Int32
 	last  atomic.Pointer[http.Request]
-	f     *Fetcher
+	f     *fetcher
 }
 
 func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
@@ -45,7 +47,7 @@ func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
 		handle(w, r)
 	}))
 	t.Cleanup(b.srv.Close)
-	b.f = NewFetcher(FetcherConfig{Now: func() time.Time { return fixedNow }})
+	b.f = newFetcher(fetcherConfig{Clock: clock.NewStub(fixedNow)})
 	return b
 }
 
@@ -135,7 +137,7 @@ func TestRunSendsHeaders(t *testing.T) {
 	if got := r.Header.Get("Accept"); got != "text/plain, text/html;q=0.9" {
 		t.Errorf("Accept = %q", got)
 	}
-	if got := r.Header.Get("User-Agent"); got != DefaultUserAgent {
+	if got := r.Header.Get("User-Agent"); got != defaultUserAgent {
 		t.Errorf("User-Agent = %q", got)
 	}
 	if r.Method != http.MethodGet {
@@ -189,7 +191,7 @@ func TestRunSizeLimit(t *testing.T) {
 			t.Parallel()
 			b := setup(t, serve(200, "text/plain; charset=utf-8", tt.body))
 			ct := &countingTransport{}
-			f := NewFetcher(FetcherConfig{Client: &http.Client{Transport: ct}, MaxBytes: max, Now: func() time.Time { return fixedNow }})
+			f := newFetcher(fetcherConfig{Client: &http.Client{Transport: ct}, MaxBytes: max, Clock: clock.NewStub(fixedNow)})
 			out, err := f.Run(t.Context(), b.item("/big"))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
@@ -216,19 +218,19 @@ func TestRunSizeLimit(t *testing.T) {
 
 func TestRunDefaults(t *testing.T) {
 	t.Parallel()
-	f := NewFetcher(FetcherConfig{})
-	if f.MaxBytes != DefaultMaxBytes || f.UserAgent != DefaultUserAgent || f.Client == nil || f.Now == nil {
+	f := newFetcher(fetcherConfig{})
+	if f.MaxBytes != defaultMaxBytes || f.UserAgent != defaultUserAgent || f.Client == nil || f.Clock == nil {
 		t.Errorf("NewFetcher defaults = %+v", f)
 	}
-	if f.Client.Timeout != FetchTimeout {
-		t.Errorf("Client.Timeout = %v, want %v", f.Client.Timeout, FetchTimeout)
+	if f.Client.Timeout != fetchTimeout {
+		t.Errorf("Client.Timeout = %v, want %v", f.Client.Timeout, fetchTimeout)
 	}
 	tr, ok := f.Client.Transport.(*http.Transport)
-	if !ok || tr.TLSHandshakeTimeout != TLSHandshakeTimeout || tr.ResponseHeaderTimeout != ResponseHeaderTimeout {
+	if !ok || tr.TLSHandshakeTimeout != egress.TLSHandshakeTimeout || tr.ResponseHeaderTimeout != responseHeaderTimeout {
 		t.Errorf("transport = %+v", f.Client.Transport)
 	}
-	if DefaultMaxBytes != 200*1024 {
-		t.Errorf("DefaultMaxBytes = %d", DefaultMaxBytes)
+	if defaultMaxBytes != 200*1024 {
+		t.Errorf("DefaultMaxBytes = %d", defaultMaxBytes)
 	}
 }
 
@@ -317,7 +319,7 @@ func TestRunInvalidSourceURL(t *testing.T) {
 		"http://", "https:///path", "http://[::1", "file:///etc/passwd"} {
 		t.Run(u, func(t *testing.T) {
 			t.Parallel()
-			f := NewFetcher(FetcherConfig{})
+			f := newFetcher(fetcherConfig{})
 			_, err := f.Run(t.Context(), state.Item{ID: "item-1", SourceURL: u})
 			if c := failure.Classify(err); err == nil || c.Class != failure.SchemaInvalid {
 				t.Errorf("Run(%q) err = %v (class %s), want SCHEMA_INVALID", u, err, c.Class)
@@ -368,7 +370,7 @@ func TestRunTransportFailures(t *testing.T) {
 			b := setup(t, tt.handle)
 			f := b.f
 			if tt.timeout > 0 {
-				f = NewFetcher(FetcherConfig{Client: &http.Client{Timeout: tt.timeout}})
+				f = newFetcher(fetcherConfig{Client: &http.Client{Timeout: tt.timeout}})
 			}
 			if tt.closed {
 				b.srv.Close()
@@ -410,7 +412,7 @@ func TestRunURLNeverInErrors(t *testing.T) {
 			b := setup(t, tt.handle)
 			f := b.f
 			if tt.timeout > 0 {
-				f = NewFetcher(FetcherConfig{Client: &http.Client{Timeout: tt.timeout}})
+				f = newFetcher(fetcherConfig{Client: &http.Client{Timeout: tt.timeout}})
 			}
 			if tt.closed {
 				b.srv.Close()
@@ -432,12 +434,12 @@ func TestRunBlockPrivate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		f    func() *Fetcher
+		f    func() *fetcher
 		host string // replaces 127.0.0.1 in the URL
 	}{
-		{name: "constructor", f: func() *Fetcher { return NewFetcher(FetcherConfig{BlockPrivate: true}) }},
-		{name: "zero value", f: func() *Fetcher { return &Fetcher{BlockPrivate: true} }},
-		{name: "by name", f: func() *Fetcher { return NewFetcher(FetcherConfig{BlockPrivate: true}) }, host: "localhost"},
+		{name: "constructor", f: func() *fetcher { return newFetcher(fetcherConfig{BlockPrivate: true}) }},
+		{name: "zero value", f: func() *fetcher { return &fetcher{BlockPrivate: true} }},
+		{name: "by name", f: func() *fetcher { return newFetcher(fetcherConfig{BlockPrivate: true}) }, host: "localhost"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -467,7 +469,7 @@ func TestRunBlockPrivate(t *testing.T) {
 func TestRunBlockPrivateOffReachesLoopback(t *testing.T) {
 	t.Parallel()
 	b := setup(t, serve(200, "text/plain", "local fake"))
-	out, err := (&Fetcher{}).Run(t.Context(), b.item("/a"))
+	out, err := (&fetcher{}).Run(t.Context(), b.item("/a"))
 	if err != nil || out.Document.Text != "local fake" {
 		t.Fatalf("Run = %+v, %v", out.Document, err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/triagehq/triage/shared/audit"
@@ -15,15 +16,21 @@ import (
 func TestAuditedOnlyWithATable(t *testing.T) {
 	t.Parallel()
 	inner := stage.WorkFunc(func(context.Context, state.Item) (state.Output, error) { return state.Output{}, nil })
-	deps := func(env map[string]string) stage.Deps {
-		return stage.Deps{Getenv: func(k string) string { return env[k] }}
+	audited := func(env map[string]string) stage.Work {
+		full := llmEnv()
+		maps.Copy(full, env)
+		c, err := loadConfig(func(k string) string { return full[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.audited(inner, stage.Deps{})
 	}
-	if w := audited(inner, deps(nil)); w == nil {
+	if w := audited(nil); w == nil {
 		t.Fatal("nil work")
 	} else if _, ok := w.(*audit.Work); ok {
 		t.Fatal("audited without AUDIT_TABLE")
 	}
-	w, ok := audited(inner, deps(map[string]string{"AUDIT_TABLE": "audit"})).(*audit.Work)
+	w, ok := audited(map[string]string{"AUDIT_TABLE": "audit"}).(*audit.Work)
 	if !ok || w.Stage != pipeline.LLM || w.Trail.(*audit.Trail).Table != "audit" {
 		t.Fatalf("audited work %+v", w)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
@@ -38,10 +39,10 @@ func TestSpentBudgetParksUntilMidnight(t *testing.T) {
 	if err := spend.Charge(context.Background(), morning); err != nil { // the day's only call
 		t.Fatal(err)
 	}
-	clock := stagetest.NewClock(morning)
+	clock := clock.NewStub(morning)
 	model := &countingLLM{}
-	e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: model}, Entry: fallback.Entry{Provider: failure.OpenAI, Model: "m"},
-		Budget: spend, Prices: budget.Prices{Default: 3_000}, Now: clock.Now}
+	e := &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: model}, Entry: fallback.Entry{Provider: failure.OpenAI, Model: "m"},
+		Budget: spend, Prices: budget.Prices{Default: 3_000}, Clock: clock}
 	q := stagetest.NewQueues()
 	r := stagetest.NewRunner(pipeline.LLM, e, store, q, clock)
 	ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", ReceiptHandle: "h1",
@@ -117,8 +118,8 @@ func TestChargesEachCallAtItsModelsPrice(t *testing.T) {
 			t.Parallel()
 			spend := &budget.Memory{Cap: 1_000_000, Cost: 3_000}
 			model := &usageLLM{usage: tt.usage}
-			e := &Enricher{Clients: map[failure.Provider]Completer{tt.entry.Provider: model}, Budget: spend, Prices: ps,
-				Now: func() time.Time { return fixedNow }}
+			e := &enricher{Clients: map[failure.Provider]completer{tt.entry.Provider: model}, Budget: spend, Prices: ps,
+				Clock: clock.NewStub(fixedNow)}
 			enr, err := e.Enrich(ctx, item(state.KindStory, "The SEC fined Acme."), tt.entry)
 			if err != nil || enr.Model != tt.entry.String() {
 				t.Fatalf("Enrich = %+v, %v", enr, err)
@@ -143,8 +144,8 @@ func TestEstimateIsTheCapsGate(t *testing.T) {
 	}
 	spend := &budget.Memory{Cap: 20_000, Cost: 3_000}
 	model := &usageLLM{}
-	e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: model}, Budget: spend, Prices: ps,
-		Now: func() time.Time { return fixedNow }}
+	e := &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: model}, Budget: spend, Prices: ps,
+		Clock: clock.NewStub(fixedNow)}
 	_, err = e.Enrich(ctx, item(state.KindStory, "text"), fallback.Entry{Provider: failure.OpenAI, Model: "big"})
 	if !budget.IsExceeded(err) || model.calls != 0 {
 		t.Fatalf("big model: %v after %d calls; want the cap to refuse its 50,000 micro-dollar estimate", err, model.calls)

@@ -1,39 +1,94 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
+	"github.com/triagehq/triage/shared/stage"
 )
+
+// config is the llm function's whole environment, read once by loadConfig
+// (the README's "Configuration" table lists every variable).
+type config struct {
+	stage stage.Env
+	chain chainConfig
+	// prices and spend are LLM_PRICES and the daily budget (BUDGET_TABLE,
+	// DAILY_BUDGET_USD, COST_PER_CALL_USD, BUDGET_CHUNK_USD); spend's DB is
+	// attached by build.
+	prices budget.Prices
+	spend  *budget.Daily
+	// modelsTable, breakersTable and auditTable are MODELS_TABLE,
+	// BREAKERS_TABLE and AUDIT_TABLE (optional: no audit trail).
+	modelsTable, breakersTable, auditTable string
+	// breakerOpenFor is BREAKER_OPEN_FOR, a test and demo override (0: the
+	// breakers' DefaultOpenFor).
+	breakerOpenFor time.Duration
+}
+
+// loadConfig reads and checks the llm function's environment, reporting
+// every missing or invalid variable at once.
+func loadConfig(getenv func(string) string) (config, error) {
+	r := envconf.New(getenv)
+	c := config{stage: stage.ReadEnv(r), modelsTable: r.Required("MODELS_TABLE"), breakersTable: r.Required("BREAKERS_TABLE"),
+		auditTable: r.String("AUDIT_TABLE"), breakerOpenFor: r.TestOverride("BREAKER_OPEN_FOR")}
+	var err error
+	c.chain, err = readChainConfig(r.String)
+	r.Add(err)
+	if err == nil {
+		c.prices, err = prices(r.String, c.chain.def)
+		r.Add(err)
+	}
+	usd := func(name, def string) budget.Micros {
+		m, err := budget.ParseUSD(cmp.Or(r.String(name), def))
+		r.Check(name, err)
+		return m
+	}
+	dailyCap, cost, chunk := usd(envDailyBudgetUSD, budget.DefaultDailyUSD), usd(envCostPerCallUSD, budget.DefaultCallUSD), usd(envBudgetChunkUSD, "0")
+	if table := r.Required("BUDGET_TABLE"); table != "" {
+		c.spend, err = budget.New(nil, table, dailyCap, cost)
+		r.Add(err)
+		if c.spend != nil {
+			c.spend.Chunk = chunk
+		}
+	}
+	c.stage.Process.Overrides = r.Overrides()
+	return c, r.Err("llm")
+}
 
 // Environment of the llm function (template.yaml sets every variable).
 const (
-	// EnvModels is the chain: "provider:model" entries, comma-separated; a
-	// bare model belongs to EnvProvider.
-	EnvModels = "LLM_MODELS"
-	// EnvProvider is the provider of bare entries and of EnvBaseURL and
-	// EnvAPIKeyParameter (openai by default).
-	EnvProvider = "LLM_PROVIDER"
-	// EnvBaseURL and EnvAPIKeyParameter configure EnvProvider when it is
+	envDailyBudgetUSD = "DAILY_BUDGET_USD"
+	envCostPerCallUSD = "COST_PER_CALL_USD"
+	envBudgetChunkUSD = "BUDGET_CHUNK_USD"
+	// envModels is the chain: "provider:model" entries, comma-separated; a
+	// bare model belongs to envProvider.
+	envModels = "LLM_MODELS"
+	// envProvider is the provider of bare entries and of envBaseURL and
+	// envAPIKeyParameter (openai by default).
+	envProvider = "LLM_PROVIDER"
+	// envBaseURL and envAPIKeyParameter configure envProvider when it is
 	// openai or azure.
-	EnvBaseURL         = "LLM_BASE_URL"
-	EnvAPIKeyParameter = "LLM_API_KEY_PARAMETER"
-	// EnvEscalation is the escalation entry; empty disables it.
-	EnvEscalation = "LLM_ESCALATION_MODEL"
-	// EnvPrices is the price table (budget.ParsePrices).
-	EnvPrices = "LLM_PRICES"
-	// EnvBedrockRegion is Bedrock's region; empty is the function's.
-	EnvBedrockRegion = "LLM_BEDROCK_REGION"
-	// EnvBedrockEndpoint overrides the Bedrock Runtime endpoint (a VPC
+	envBaseURL         = "LLM_BASE_URL"
+	envAPIKeyParameter = "LLM_API_KEY_PARAMETER"
+	// envEscalation is the escalation entry; empty disables it.
+	envEscalation = "LLM_ESCALATION_MODEL"
+	// envPrices is the price table (budget.ParsePrices).
+	envPrices = "LLM_PRICES"
+	// envBedrockRegion is Bedrock's region; empty is the function's.
+	envBedrockRegion = "LLM_BEDROCK_REGION"
+	// envBedrockEndpoint overrides the Bedrock Runtime endpoint (a VPC
 	// endpoint, the local fake); empty is the SDK's.
-	EnvBedrockEndpoint = "LLM_BEDROCK_ENDPOINT"
+	envBedrockEndpoint = "LLM_BEDROCK_ENDPOINT"
 )
 
 // providerEnv names a provider's own base URL and key variables:
@@ -67,23 +122,23 @@ type chainConfig struct {
 
 // readChainConfig reads the chain and each of its providers' settings.
 func readChainConfig(getenv func(string) string) (chainConfig, error) {
-	def := failure.Provider(strings.ToLower(strings.TrimSpace(getenv(EnvProvider))))
+	def := failure.Provider(strings.ToLower(strings.TrimSpace(getenv(envProvider))))
 	if def == "" {
 		def = failure.OpenAI
 	}
 	if !def.IsModel() {
-		return chainConfig{}, fmt.Errorf("%s=%q is not openai, azure, anthropic or bedrock", EnvProvider, def)
+		return chainConfig{}, fmt.Errorf("%s=%q is not openai, azure, anthropic or bedrock", envProvider, def)
 	}
-	entries, err := fallback.ParseChain(getenv(EnvModels), def)
+	entries, err := fallback.ParseChain(getenv(envModels), def)
 	if err != nil {
-		return chainConfig{}, fmt.Errorf("%s: %w", EnvModels, err)
+		return chainConfig{}, fmt.Errorf("%s: %w", envModels, err)
 	}
 	c := chainConfig{def: def, entries: entries, baseURL: map[failure.Provider]string{}, keyParam: map[failure.Provider]string{},
-		bedrockRegion: strings.TrimSpace(getenv(EnvBedrockRegion)), bedrockEndpoint: strings.TrimSpace(getenv(EnvBedrockEndpoint))}
+		bedrockRegion: strings.TrimSpace(getenv(envBedrockRegion)), bedrockEndpoint: strings.TrimSpace(getenv(envBedrockEndpoint))}
 	all := entries
-	if esc := strings.TrimSpace(getenv(EnvEscalation)); esc != "" {
+	if esc := strings.TrimSpace(getenv(envEscalation)); esc != "" {
 		if c.escalation, err = fallback.ParseEntry(esc, def); err != nil {
-			return chainConfig{}, fmt.Errorf("%s: %w", EnvEscalation, err)
+			return chainConfig{}, fmt.Errorf("%s: %w", envEscalation, err)
 		}
 		all = append(append([]fallback.Entry(nil), entries...), c.escalation)
 	}
@@ -96,10 +151,10 @@ func readChainConfig(getenv func(string) string) (chainConfig, error) {
 		key := strings.TrimSpace(getenv(providerEnv(p, "API_KEY_PARAMETER")))
 		if p == def {
 			if url == "" {
-				url = strings.TrimSpace(getenv(EnvBaseURL))
+				url = strings.TrimSpace(getenv(envBaseURL))
 			}
 			if key == "" {
-				key = strings.TrimSpace(getenv(EnvAPIKeyParameter))
+				key = strings.TrimSpace(getenv(envAPIKeyParameter))
 			}
 		}
 		if url == "" {
@@ -107,7 +162,7 @@ func readChainConfig(getenv func(string) string) (chainConfig, error) {
 		}
 		if url == "" {
 			return chainConfig{}, fmt.Errorf("the chain names %s, and neither %s nor %s (with %s=%s) is set",
-				p, providerEnv(p, "BASE_URL"), EnvBaseURL, EnvProvider, p)
+				p, providerEnv(p, "BASE_URL"), envBaseURL, envProvider, p)
 		}
 		c.baseURL[p], c.keyParam[p] = url, key
 	}
@@ -117,8 +172,8 @@ func readChainConfig(getenv func(string) string) (chainConfig, error) {
 // clients builds one client per provider: the HTTP dialects with the key
 // resolve returns for their parameter (none when it is empty: local fakes),
 // Bedrock with awsCfg (the function's role) in its region.
-func (c chainConfig) clients(ctx context.Context, awsCfg aws.Config, resolve func(context.Context, string) (string, error)) (map[failure.Provider]Completer, error) {
-	out := map[failure.Provider]Completer{}
+func (c chainConfig) clients(ctx context.Context, awsCfg aws.Config, resolve func(context.Context, string) (string, error)) (map[failure.Provider]completer, error) {
+	out := map[failure.Provider]completer{}
 	for _, p := range c.providers {
 		cfg := llm.Config{Provider: p, BaseURL: c.baseURL[p]}
 		if p == failure.Bedrock {
@@ -145,24 +200,24 @@ func (c chainConfig) clients(ctx context.Context, awsCfg aws.Config, resolve fun
 
 // prices reads the price table, its keys in the chain's spelling.
 func prices(getenv func(string) string, def failure.Provider) (budget.Prices, error) {
-	v := strings.TrimSpace(getenv(budget.EnvCostPerCallUSD))
+	v := strings.TrimSpace(getenv(envCostPerCallUSD))
 	if v == "" {
 		v = budget.DefaultCallUSD
 	}
 	perCall, err := budget.ParseUSD(v)
 	if err != nil {
-		return budget.Prices{}, fmt.Errorf("%s: %w", budget.EnvCostPerCallUSD, err)
+		return budget.Prices{}, fmt.Errorf("%s: %w", envCostPerCallUSD, err)
 	}
-	ps, err := budget.ParsePrices(getenv(EnvPrices), perCall)
+	ps, err := budget.ParsePrices(getenv(envPrices), perCall)
 	if err != nil {
-		return budget.Prices{}, fmt.Errorf("%s: %w", EnvPrices, err)
+		return budget.Prices{}, fmt.Errorf("%s: %w", envPrices, err)
 	}
 	ps, err = ps.Rekey(func(k string) (string, error) {
 		e, err := fallback.ParseEntry(k, def)
 		return e.String(), err
 	})
 	if err != nil {
-		return budget.Prices{}, fmt.Errorf("%s: %w", EnvPrices, err)
+		return budget.Prices{}, fmt.Errorf("%s: %w", envPrices, err)
 	}
 	return ps, nil
 }

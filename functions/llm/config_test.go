@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -17,13 +18,13 @@ func env(m map[string]string) func(string) string { return func(k string) string
 func TestReadChainConfig(t *testing.T) {
 	t.Parallel()
 	c, err := readChainConfig(env(map[string]string{
-		EnvModels:                         "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, gpt-4o-mini, anthropic:claude-3-5-haiku-latest",
-		EnvBaseURL:                        "https://gateway.example/v1",
-		EnvAPIKeyParameter:                "/triage/llm-api-key",
+		envModels:                         "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, gpt-4o-mini, anthropic:claude-3-5-haiku-latest",
+		envBaseURL:                        "https://gateway.example/v1",
+		envAPIKeyParameter:                "/triage/llm-api-key",
 		"LLM_ANTHROPIC_API_KEY_PARAMETER": "/triage/anthropic-api-key",
-		EnvEscalation:                     "azure:gpt-4o",
+		envEscalation:                     "azure:gpt-4o",
 		"LLM_AZURE_BASE_URL":              "https://res.openai.azure.com/openai",
-		EnvBedrockRegion:                  "us-west-2",
+		envBedrockRegion:                  "us-west-2",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -71,17 +72,17 @@ func TestReadChainConfigErrors(t *testing.T) {
 	t.Parallel()
 	for name, vars := range map[string]map[string]string{
 		"no chain":                  {},
-		"bad default provider":      {EnvModels: "m", EnvProvider: "webhook"},
-		"azure without a base url":  {EnvModels: "azure:dep"},
-		"bad escalation":            {EnvModels: "m", EnvEscalation: "openai:"},
-		"a provider without models": {EnvModels: "bedrock:"},
+		"bad default provider":      {envModels: "m", envProvider: "webhook"},
+		"azure without a base url":  {envModels: "azure:dep"},
+		"bad escalation":            {envModels: "m", envEscalation: "openai:"},
+		"a provider without models": {envModels: "bedrock:"},
 	} {
 		if _, err := readChainConfig(env(vars)); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
 	// The default provider's legacy variables configure it.
-	c, err := readChainConfig(env(map[string]string{EnvModels: "dep", EnvProvider: "azure", EnvBaseURL: "https://r.openai.azure.com/openai"}))
+	c, err := readChainConfig(env(map[string]string{envModels: "dep", envProvider: "azure", envBaseURL: "https://r.openai.azure.com/openai"}))
 	if err != nil || c.entries[0].String() != "azure:dep" || c.baseURL[failure.Azure] != "https://r.openai.azure.com/openai" {
 		t.Errorf("azure default: %+v, %v", c, err)
 	}
@@ -89,7 +90,7 @@ func TestReadChainConfigErrors(t *testing.T) {
 
 func TestPricesAreKeyedLikeTheChain(t *testing.T) {
 	t.Parallel()
-	ps, err := prices(env(map[string]string{EnvPrices: "gpt-4o-mini=0.15/0.60\nBedrock:amazon.nova-lite-v1:0=0.06/0.24 # nova",
+	ps, err := prices(env(map[string]string{envPrices: "gpt-4o-mini=0.15/0.60\nBedrock:amazon.nova-lite-v1:0=0.06/0.24 # nova",
 		"COST_PER_CALL_USD": "0.002"}), failure.OpenAI)
 	if err != nil {
 		t.Fatal(err)
@@ -98,8 +99,64 @@ func TestPricesAreKeyedLikeTheChain(t *testing.T) {
 		t.Errorf("prices = %+v", ps)
 	}
 	for _, bad := range []string{"gpt-4o-mini=0.15", "gpt-4o-mini=a/b", "x=1/1, openai:x=2/2", "=1/1", "openai:=1/1"} {
-		if _, err := prices(env(map[string]string{EnvPrices: bad}), failure.OpenAI); err == nil || !strings.Contains(err.Error(), EnvPrices) {
+		if _, err := prices(env(map[string]string{envPrices: bad}), failure.OpenAI); err == nil || !strings.Contains(err.Error(), envPrices) {
 			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+}
+
+// llmEnv is a complete environment of the llm function, as template.yaml
+// gives it, with the defaults left unset.
+func llmEnv() map[string]string {
+	return map[string]string{"STAGE": "llm", "QUEUE_URL": "https://q/llm", "DLQ_URL": "https://q/llm-dlq", "NEXT_QUEUE_URL": "https://q/notify",
+		"ITEMS_TABLE": "items", "ERRORLOG_TABLE": "log", "PARKED_TABLE": "parked", "GATES_TABLE": "gates", "BODIES_TABLE": "bodies",
+		"BREAKERS_TABLE": "breakers", "MODELS_TABLE": "models", "BUDGET_TABLE": "b", envModels: "gpt-4o-mini"}
+}
+
+// The daily budget: its defaults, a chunk of its own, and what no budget
+// can be.
+func TestLoadConfigBudget(t *testing.T) {
+	t.Parallel()
+	load := func(kv map[string]string) (config, error) {
+		full := llmEnv()
+		maps.Copy(full, kv)
+		for k, v := range kv {
+			if v == "-" {
+				delete(full, k)
+			}
+		}
+		return loadConfig(func(k string) string { return full[k] })
+	}
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.spend; d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" || d.Pocket().Chunk != 60_000 {
+		t.Fatalf("defaults: %+v", d)
+	}
+	c, err = load(map[string]string{"BUDGET_CHUNK_USD": "1.5"})
+	if err != nil || c.spend.Pocket().Chunk != 1_500_000 {
+		t.Fatalf("a chunk of $1.50: %+v, %v", c.spend, err)
+	}
+	for name, kv := range map[string]map[string]string{
+		"no table":   {"BUDGET_TABLE": "-"},
+		"bad cap":    {"DAILY_BUDGET_USD": "five"},
+		"zero cost":  {"COST_PER_CALL_USD": "0"},
+		"float junk": {"COST_PER_CALL_USD": "3e-3"},
+	} {
+		if _, err := load(kv); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// Every missing variable is named at once.
+func TestLoadConfigNamesEveryMissingVariable(t *testing.T) {
+	t.Parallel()
+	_, err := loadConfig(func(string) string { return "" })
+	for _, name := range []string{"STAGE", "QUEUE_URL", "ITEMS_TABLE", "MODELS_TABLE", "BREAKERS_TABLE", "BUDGET_TABLE"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("error %v does not name %s", err, name)
 		}
 	}
 }

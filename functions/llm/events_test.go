@@ -34,6 +34,6 @@ func TestSampleEvents(t *testing.T) {
 		store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Fetched,
 			State: state.Queued, Stage: st, Document: &state.Document{Text: fakes.ArticleText(id, 1500)}})
 	}
-	stagetest.EventFiles(t, pipeline.LLM, seed, &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: client},
+	stagetest.EventFiles(t, pipeline.LLM, seed, &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: client},
 		Entry: fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"}})
 }

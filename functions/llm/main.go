@@ -8,8 +8,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"strings"
+	"os"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -17,7 +16,8 @@ import (
 
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/objects"
@@ -28,58 +28,44 @@ import (
 )
 
 func main() {
-	stage.Start(build)
+	cfg, err := loadConfig(os.Getenv)
+	if err != nil {
+		envconf.Exit(err)
+	}
+	stage.Start(cfg.stage, cfg.build)
 }
 
-// build wires the llm stage's Work from the environment (see config.go).
-func build(ctx context.Context, d stage.Deps) (stage.Work, error) {
-	cfg, err := readChainConfig(d.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if d.Getenv("MODELS_TABLE") == "" {
-		return nil, errors.New("MODELS_TABLE is required")
-	}
+// build wires the llm stage's Work from the configuration.
+func (c config) build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 	secrets := secret.NewResolver(secret.Config{SSM: ssm.NewFromConfig(d.AWS), SecretsManager: secretsmanager.NewFromConfig(d.AWS)})
-	clients, err := cfg.clients(ctx, d.AWS, secrets.Resolve)
+	clients, err := c.chain.clients(ctx, d.AWS, secrets.Resolve)
 	if err != nil {
 		return nil, err
 	}
-	spend, err := budget.FromEnv(d.Getenv, dynamodb.NewFromConfig(d.AWS))
-	if err != nil {
-		return nil, err
-	}
-	ps, err := prices(d.Getenv, cfg.def)
-	if err != nil {
-		return nil, err
-	}
-	breakers, err := breaker.FromDeps(d, pipeline.LLM)
-	if err != nil {
-		return nil, err
-	}
-	breakers.Trips = fallback.ProviderTrips
+	db := dynamodb.NewFromConfig(d.AWS)
+	c.spend.DB = db
+	breakers := breaker.ForStage(d, pipeline.LLM, c.breakersTable, c.breakerOpenFor)
 	chain := &fallback.Chain{
-		Enricher: &Enricher{Clients: clients, Budget: spend, Prices: ps, Log: d.Log},
-		Entries:  cfg.entries, Escalation: cfg.escalation, Breakers: breakers,
-		Health: &health.Tracker{Store: &health.Dynamo{DB: dynamodb.NewFromConfig(d.AWS), Table: d.Getenv("MODELS_TABLE")},
-			Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics},
-		Clock: stage.SystemClock{}, Log: d.Log, Metrics: d.Metrics,
+		Enricher: &enricher{Clients: clients, Budget: c.spend, Prices: c.prices, Log: d.Log},
+		Entries:  c.chain.entries, Escalation: c.chain.escalation, Breakers: breakers, Profile: d.Env.Profile,
+		Health: &health.Tracker{Store: &health.Dynamo{DB: db, Table: c.modelsTable},
+			Clock: clock.System{}, Log: d.Log, Metrics: d.Metrics},
+		Clock: clock.System{}, Log: d.Log, Metrics: d.Metrics,
 	}
 	// The document is read back before the chain asks any provider's
 	// breaker (a failed read says nothing about a provider); the enrichment
 	// goes to the Bodies table or, above the threshold, the bucket. The
 	// audit records the chain's runs: an execution is a run that reached it.
-	d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
-	return stage.WithBodies{Inner: audited(chain, d), Bodies: d.Items, Parts: []state.Part{state.PartDocument}}, nil
+	d.Items.Bodies.Objects = objects.Open(d.Env.BodiesBucket, d.AWS)
+	return stage.WithBodies{Inner: c.audited(chain, d), Bodies: d.Items, Parts: []state.Part{state.PartDocument}}, nil
 }
 
 // audited records every execution of an action task (package audit) when
 // AUDIT_TABLE is set: one PutItem per action execution, none for other
 // kinds.
-func audited(w stage.Work, d stage.Deps) stage.Work {
-	table := strings.TrimSpace(d.Getenv("AUDIT_TABLE"))
-	if table == "" {
+func (c config) audited(w stage.Work, d stage.Deps) stage.Work {
+	if c.auditTable == "" {
 		return w
 	}
-	return &audit.Work{Inner: w, Trail: &audit.Trail{DB: dynamodb.NewFromConfig(d.AWS), Table: table}, Stage: pipeline.LLM, Log: d.Log}
+	return &audit.Work{Inner: w, Trail: &audit.Trail{DB: dynamodb.NewFromConfig(d.AWS), Table: c.auditTable}, Stage: pipeline.LLM, Log: d.Log}
 }

@@ -7,30 +7,31 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// DefaultMaxInputBytes is the default Enricher.MaxInputBytes: 48 KiB of text
+// defaultMaxInputBytes is the default enricher.MaxInputBytes: 48 KiB of text
 // is about 12k tokens, enough to summarise an article and cheap enough that
 // the daily budget is spent on many items rather than a few huge ones.
-const DefaultMaxInputBytes = 48 << 10
+const defaultMaxInputBytes = 48 << 10
 
-// Temperature is the sampling temperature of enrichment requests: low, so
+// temperature is the sampling temperature of enrichment requests: low, so
 // that a retry of the same item gives a similar answer.
-const Temperature = 0.2
+const temperature = 0.2
 
-// Completer is the model call the Enricher makes; every llm dialect client
+// completer is the model call the enricher makes; every llm dialect client
 // (*llm.Client, *llm.AnthropicClient, *llm.BedrockClient) implements it.
-type Completer interface {
+type completer interface {
 	Complete(ctx context.Context, req llm.Request) (llm.Response, error)
 }
 
-// Budget is the daily budget the Enricher charges; *budget.Daily and
+// spender is the daily budget the enricher charges; *budget.Daily and
 // *budget.Memory implement it.
-type Budget interface {
+type spender interface {
 	// ChargeCost charges cost before a call; a refusal is BUDGET_EXCEEDED,
 	// self-imposed.
 	ChargeCost(ctx context.Context, now time.Time, cost budget.Micros) error
@@ -39,26 +40,27 @@ type Budget interface {
 	Settle(ctx context.Context, charged time.Time, delta budget.Micros) error
 }
 
-// Enricher asks a model for an item's enrichment and validates the answer;
+// enricher asks a model for an item's enrichment and validates the answer;
 // the fallback chain calls Enrich for each entry it tries, and Run asks
 // Entry alone. It makes one model call per Enrich and never retries; the
 // queue does.
-type Enricher struct {
+type enricher struct {
 	// Clients holds one client per provider of the chain. Required.
-	Clients map[failure.Provider]Completer
+	Clients map[failure.Provider]completer
 	// Entry is the model Run asks (tests, single-model use).
 	Entry fallback.Entry
 	// MaxInputBytes bounds the document text sent, cut on a rune boundary;
-	// zero or less means DefaultMaxInputBytes.
+	// zero or less means defaultMaxInputBytes.
 	MaxInputBytes int
-	// Now stamps EnrichedAt and dates budget charges; nil means time.Now.
-	Now func() time.Time
+	// Clock stamps EnrichedAt and dates budget charges; nil means the wall
+	// clock.
+	Clock clock.Clock
 	// Budget, when set, is charged before every model call (a fallback
 	// chain's escalation call included) at the entry's estimate in Prices,
 	// and settled after it at the call's real cost; a refused charge is
 	// returned as is — BUDGET_EXCEEDED, self-imposed — and the model is not
 	// called.
-	Budget Budget
+	Budget spender
 	// Prices prices each call (see budget.Prices); its zero value charges
 	// nothing more than 1 micro-dollar, so set it with Budget.
 	Prices budget.Prices
@@ -67,7 +69,7 @@ type Enricher struct {
 }
 
 // Run enriches item with e.Entry; see Enrich.
-func (e *Enricher) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (e *enricher) Run(ctx context.Context, item state.Item) (state.Output, error) {
 	enr, err := e.Enrich(ctx, item, e.Entry)
 	if err != nil {
 		return state.Output{}, err
@@ -77,7 +79,7 @@ func (e *Enricher) Run(ctx context.Context, item state.Item) (state.Output, erro
 
 // Enrich asks entry's model for item's enrichment: one Complete call through
 // the entry's provider's client, in JSON-object mode where the dialect has
-// one, at Temperature, its answer judged by llm.Judge (stop reason, then the
+// one, at temperature, its answer judged by llm.Judge (stop reason, then the
 // enrichment JSON and, for an action, its ACTION_OUTCOME). The enrichment's
 // Model is the entry ("bedrock:anthropic.claude-…"), and action items get
 // ActionOutcome "success".
@@ -87,7 +89,7 @@ func (e *Enricher) Run(ctx context.Context, item state.Item) (state.Output, erro
 // The model's failures are returned as the client reported them (see
 // llm.Completer) or as the judgement decided, with the "model" detail and,
 // when the upstream sent one, "request_id".
-func (e *Enricher) Enrich(ctx context.Context, item state.Item, entry fallback.Entry) (state.Enrichment, error) {
+func (e *enricher) Enrich(ctx context.Context, item state.Item, entry fallback.Entry) (state.Enrichment, error) {
 	if item.Document != nil && item.Document.Body != nil {
 		return state.Enrichment{}, failure.New(failure.InternalBug, "the item's document was not read back (stage.WithBodies)")
 	}
@@ -109,12 +111,9 @@ func (e *Enricher) Enrich(ctx context.Context, item state.Item, entry fallback.E
 	}
 	maxInput := e.MaxInputBytes
 	if maxInput <= 0 {
-		maxInput = DefaultMaxInputBytes
+		maxInput = defaultMaxInputBytes
 	}
-	now := time.Now
-	if e.Now != nil {
-		now = e.Now
-	}
+	now := clock.Or(e.Clock).Now
 	charged := now()
 	estimate := e.Prices.Estimate(key)
 	if e.Budget != nil {
@@ -122,7 +121,7 @@ func (e *Enricher) Enrich(ctx context.Context, item state.Item, entry fallback.E
 			return state.Enrichment{}, failure.WithDetail(err, "model", key)
 		}
 	}
-	temp := Temperature
+	temp := temperature
 	resp, err := client.Complete(ctx, llm.Request{
 		Model:         entry.Model,
 		Messages:      llm.BuildMessages(kind, item.Document.Text, maxInput),
@@ -150,7 +149,7 @@ func (e *Enricher) Enrich(ctx context.Context, item state.Item, entry fallback.E
 // settle corrects the up-front estimate to the call's cost: tokens at the
 // model's price when the answer reported usage, the estimate otherwise (no
 // write then). A failed settlement is logged: the call happened either way.
-func (e *Enricher) settle(ctx context.Context, charged time.Time, key string, estimate budget.Micros, u llm.Usage) {
+func (e *enricher) settle(ctx context.Context, charged time.Time, key string, estimate budget.Micros, u llm.Usage) {
 	if e.Budget == nil {
 		return
 	}

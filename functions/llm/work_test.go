@@ -13,17 +13,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Enricher has stage.Work's method set (spelled out so these tests do not
+// enricher has stage.Work's method set (spelled out so these tests do not
 // depend on the stage runner's package).
 var _ interface {
 	Run(context.Context, state.Item) (state.Output, error)
-} = (*Enricher)(nil)
+} = (*enricher)(nil)
 
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
@@ -47,14 +48,14 @@ func (f *fakeCompleter) Complete(_ context.Context, req llm.Request) (llm.Respon
 
 type testBundle struct {
 	llm *fakeCompleter
-	e   *Enricher
+	e   *enricher
 }
 
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	f := &fakeCompleter{resp: llm.Response{Content: validAnswer, Stop: llm.StopEnd, StopReason: "stop", Model: "gpt-4o-mini-2024-07-18", RequestID: "req_1"}}
-	return &testBundle{llm: f, e: &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: f}, Entry: gpt4oMini,
-		Now: func() time.Time { return fixedNow }}}
+	return &testBundle{llm: f, e: &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: f}, Entry: gpt4oMini,
+		Clock: clock.NewStub(fixedNow)}}
 }
 
 // gpt4oMini is the entry the tests ask.
@@ -125,7 +126,7 @@ func TestRunCutsInput(t *testing.T) {
 		textLen int
 		wantLen int
 	}{
-		{name: "default limit", max: 0, textLen: 100 << 10, wantLen: DefaultMaxInputBytes},
+		{name: "default limit", max: 0, textLen: 100 << 10, wantLen: defaultMaxInputBytes},
 		{name: "under default", max: 0, textLen: 1000, wantLen: 1000},
 		{name: "custom limit", max: 100, textLen: 1000, wantLen: 100},
 	}
@@ -149,7 +150,7 @@ func TestRunRejectsBeforeCalling(t *testing.T) {
 	tests := []struct {
 		name      string
 		item      state.Item
-		mutate    func(*Enricher)
+		mutate    func(*enricher)
 		wantClass failure.Class
 		wantIn    string
 	}{
@@ -157,9 +158,9 @@ func TestRunRejectsBeforeCalling(t *testing.T) {
 		{name: "empty text", item: item(state.KindStory, ""), wantClass: failure.SchemaInvalid, wantIn: "item has no fetched text"},
 		{name: "blank text", item: item(state.KindStory, " \n "), wantClass: failure.SchemaInvalid, wantIn: "item has no fetched text"},
 		{name: "unknown kind", item: item("poem", "text"), wantClass: failure.SchemaInvalid, wantIn: "kind"},
-		{name: "no model", item: item(state.KindStory, "text"), mutate: func(e *Enricher) { e.Entry.Model = "" },
+		{name: "no model", item: item(state.KindStory, "text"), mutate: func(e *enricher) { e.Entry.Model = "" },
 			wantClass: failure.InternalBug, wantIn: "no model"},
-		{name: "no client", item: item(state.KindStory, "text"), mutate: func(e *Enricher) { e.Clients = nil },
+		{name: "no client", item: item(state.KindStory, "text"), mutate: func(e *enricher) { e.Clients = nil },
 			wantClass: failure.InternalBug, wantIn: "no openai client"},
 	}
 	for _, tt := range tests {
@@ -231,7 +232,7 @@ func TestEnrichUsesTheGivenModel(t *testing.T) {
 	}
 }
 
-// TestRunThroughClient runs the Enricher over a real llm.Client against a
+// TestRunThroughClient runs the enricher over a real llm.Client against a
 // fake chat-completions server, checking the classes end to end.
 func TestRunThroughClient(t *testing.T) {
 	t.Parallel()
@@ -287,7 +288,7 @@ func TestRunThroughClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Enricher{Clients: map[failure.Provider]Completer{failure.OpenAI: client}, Entry: gpt4oMini, Now: func() time.Time { return fixedNow }}
+			e := &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: client}, Entry: gpt4oMini, Clock: clock.NewStub(fixedNow)}
 			out, err := e.Run(t.Context(), item(tt.kind, "The SEC fined Acme."))
 			if gotItem != "item-1" {
 				t.Errorf("server saw item id %q", gotItem)

@@ -33,7 +33,7 @@ func TestSampleEvents(t *testing.T) {
 			Enrichment: &state.Enrichment{SummaryNeutral: "n", SummarySpicy: "s", Category: "c", Severity: "low",
 				PrimaryActor: "a", TopEntities: []string{"e"}, Model: "gpt-4o-mini"}})
 	}
-	n := NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})
+	n := newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})
 	stagetest.EventFiles(t, pipeline.Notify, seed, n)
 }
 
@@ -76,7 +76,7 @@ func TestSampleNoticeEvents(t *testing.T) {
 				return events.SQSEventResponse{}, nil
 			},
 			notices: &notice.Handler{Items: items, Ledger: audit.NewMemory(), SQS: stagetest.NewQueues(), QueueURL: "https://q/n",
-				Poster: NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})},
+				Poster: newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})},
 			noticeQueue: "n", stageQueue: "triage-local-NotifyQueue", log: testLog(),
 		}
 		resp, err := rt.Handle(context.Background(), ev)

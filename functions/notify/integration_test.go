@@ -45,7 +45,7 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	r := &stage.Runner{
 		Stage: pipeline.Notify,
-		Work:  NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }}),
+		Work:  newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }}),
 		Items: items, ErrorLog: &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: q,
 		QueueURL: env.Stack.QueueURL(pipeline.Notify), DLQURL: env.Stack.DLQURL(pipeline.Notify), Profile: retry.Standard(),
 	}
@@ -76,7 +76,7 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	if handled != 3 {
 		t.Fatalf("handled %d deliveries, want 3", handled)
 	}
-	if n := hook.DeliveryCount(IdempotencyKey("once")); n != 1 {
+	if n := hook.DeliveryCount(idempotencyKey("once")); n != 1 {
 		t.Fatalf("webhook received %d deliveries for one item, want exactly 1", n)
 	}
 	if it, err := items.Get(ctx, "once"); err != nil || it.State != state.Done || it.Delivery == nil {
@@ -147,7 +147,7 @@ func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	}
 	trail := &audit.Trail{DB: db, Table: env.Stack.AuditTable()}
 	h := &notice.Handler{Items: items, Ledger: trail, SQS: q, QueueURL: noticeURL, InitialDelay: time.Second,
-		Poster: NewNotifier(NotifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})}
+		Poster: newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})}
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
 		stagetest.Pump(ctx, t, q, noticeURL, h.Handle, time.Second)
 		if depth := queueDepth(t, q, noticeURL); depth == 0 && hook.DeliveryCount(n.ID) > 0 {

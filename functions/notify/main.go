@@ -11,16 +11,20 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
 func main() {
 	ctx := context.Background()
-	log := telemetry.NewContextLogger(os.Stdout, os.Getenv("LOG_LEVEL"))
-	r, err := newRouter(ctx, log, os.Getenv)
+	cfg, err := loadConfig(os.Getenv)
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		envconf.Exit(err)
+	}
+	log := telemetry.NewContextLogger(os.Stdout, cfg.stage.Process.LogLevel)
+	r, err := newRouter(ctx, log, cfg)
+	if err != nil {
+		envconf.Exit(err)
 	}
 	lambda.Start(r.Handle)
 }

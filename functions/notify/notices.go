@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -25,20 +22,6 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Environment of the notice deliverer, besides the stage's own.
-const (
-	// envAuditTable is the Audit table, the notices' delivery ledger.
-	// Required with NOTICE_QUEUE_URL.
-	envAuditTable = "AUDIT_TABLE"
-	// envNoticeMaxAttempts bounds a notice's attempts (default
-	// notice.DefaultMaxAttempts).
-	envNoticeMaxAttempts = "NOTICE_MAX_ATTEMPTS"
-	// envNoticeRetryInitial is the wait after a notice's first failed
-	// attempt (default notice.DefaultInitialDelay); the local stack
-	// shortens it.
-	envNoticeRetryInitial = "NOTICE_RETRY_INITIAL"
-)
-
 // router hands each batch to the stage's runner or, for records from the
 // notice queue, to the notice deliverer. An event-source mapping sends one
 // queue's records per batch; a mixed batch is split all the same.
@@ -53,21 +36,15 @@ type router struct {
 
 // newRouter builds the notify stage's runner and, when NOTICE_QUEUE_URL is
 // set, the notice deliverer sharing its webhook client.
-func newRouter(ctx context.Context, log *slog.Logger, getenv func(string) string) (*router, error) {
+func newRouter(ctx context.Context, log *slog.Logger, cfg config) (*router, error) {
 	rt := &router{log: log}
-	r, err := stage.NewRunner(ctx, log, getenv, func(_ context.Context, d stage.Deps) (stage.Work, error) {
-		breakers, err := breaker.FromDeps(d, pipeline.Notify)
-		if err != nil {
-			return nil, err
-		}
+	r, err := stage.NewRunner(ctx, log, cfg.stage, func(_ context.Context, d stage.Deps) (stage.Work, error) {
+		breakers := breaker.ForStage(d, pipeline.Notify, cfg.breakersTable, cfg.breakerOpenFor)
 		secrets := secret.NewResolver(secret.Config{SSM: ssm.NewFromConfig(d.AWS), SecretsManager: secretsmanager.NewFromConfig(d.AWS)})
-		n := NewNotifier(NotifierConfig{Secret: secrets.BytesFunc(d.Getenv("WEBHOOK_SECRET_PARAMETER")),
-			BlockPrivate: d.Getenv("BLOCK_PRIVATE_NETWORKS") != "false"})
-		if rt.notices, err = noticeHandler(d, n); err != nil {
-			return nil, err
-		}
+		n := newNotifier(notifierConfig{Secret: secrets.BytesFunc(cfg.webhookSecret), BlockPrivate: cfg.blockPrivate})
+		rt.notices = cfg.noticeHandler(d, n)
 		// The enrichment is read back before the webhook's breaker is asked.
-		d.Items.Bodies.Objects = objects.FromEnv(d.Getenv, d.AWS)
+		d.Items.Bodies.Objects = objects.Open(d.Env.BodiesBucket, d.AWS)
 		return stage.WithBodies{
 			Inner:  breaker.Guard{Inner: n, Service: breaker.WebhookHost, Breakers: breakers},
 			Bodies: d.Items, Parts: []state.Part{state.PartEnrichment},
@@ -84,37 +61,18 @@ func newRouter(ctx context.Context, log *slog.Logger, getenv func(string) string
 	return rt, nil
 }
 
-// noticeHandler builds the notice deliverer from the environment; nil when
-// NOTICE_QUEUE_URL is empty.
-func noticeHandler(d stage.Deps, poster notice.Poster) (*notice.Handler, error) {
-	if d.Env.NoticeQueueURL == "" {
-		return nil, nil
+// noticeHandler builds the notice deliverer; nil when NOTICE_QUEUE_URL is
+// empty.
+func (c config) noticeHandler(d stage.Deps, poster notice.Poster) *notice.Handler {
+	if c.stage.NoticeQueueURL == "" {
+		return nil
 	}
-	table := strings.TrimSpace(d.Getenv(envAuditTable))
-	if table == "" {
-		return nil, fmt.Errorf("%s is required with NOTICE_QUEUE_URL", envAuditTable)
-	}
-	h := &notice.Handler{
+	return &notice.Handler{
 		Items:  d.Items,
-		Ledger: &audit.Trail{DB: dynamodb.NewFromConfig(d.AWS), Table: table},
-		Poster: poster, SQS: sqs.NewFromConfig(d.AWS), QueueURL: d.Env.NoticeQueueURL,
-		Log: d.Log, Metrics: d.Metrics,
+		Ledger: &audit.Trail{DB: dynamodb.NewFromConfig(d.AWS), Table: c.auditTable},
+		Poster: poster, SQS: sqs.NewFromConfig(d.AWS), QueueURL: c.stage.NoticeQueueURL,
+		Log: d.Log, Metrics: d.Metrics, MaxAttempts: c.noticeMaxAttempts, InitialDelay: c.noticeRetryInitial,
 	}
-	if v := strings.TrimSpace(d.Getenv(envNoticeMaxAttempts)); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%s=%q is not a positive integer", envNoticeMaxAttempts, v)
-		}
-		h.MaxAttempts = n
-	}
-	if v := strings.TrimSpace(d.Getenv(envNoticeRetryInitial)); v != "" {
-		dur, err := time.ParseDuration(v)
-		if err != nil || dur <= 0 {
-			return nil, fmt.Errorf("%s=%q is not a positive duration", envNoticeRetryInitial, v)
-		}
-		h.InitialDelay = dur
-	}
-	return h, nil
 }
 
 // isNotice reports whether rec is for the notice deliverer: it came from

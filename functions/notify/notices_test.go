@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -39,12 +41,12 @@ func TestPostNotice(t *testing.T) {
 	}
 	got := b.got[0]
 	h := got.header
-	if h.Get(HeaderIdempotencyKey) != "task-1:item.failed:0" || h.Get(HeaderEvent) != "item.failed" ||
-		h.Get(HeaderItemID) != "task-1" || h.Get(HeaderCorrelationID) != "corr-1" {
+	if h.Get(headerIdempotencyKey) != "task-1:item.failed:0" || h.Get(headerEvent) != "item.failed" ||
+		h.Get(headerItemID) != "task-1" || h.Get(headerCorrelationID) != "corr-1" {
 		t.Fatalf("headers %v", h)
 	}
-	if want := Sign(signingSecret, fixedNow.Unix(), got.body); h.Get(HeaderSignature) != want || h.Get(HeaderTimestamp) != strconv.FormatInt(fixedNow.Unix(), 10) {
-		t.Fatalf("signature %q, want %q", h.Get(HeaderSignature), want)
+	if want := sign(signingSecret, fixedNow.Unix(), got.body); h.Get(headerSignature) != want || h.Get(headerTimestamp) != strconv.FormatInt(fixedNow.Unix(), 10) {
+		t.Fatalf("signature %q, want %q", h.Get(headerSignature), want)
 	}
 	var n notice.Notice
 	if err := json.Unmarshal(got.body, &n); err != nil {
@@ -107,7 +109,7 @@ func TestRouterSplitsByQueue(t *testing.T) {
 			return r, nil
 		},
 		notices: &notice.Handler{Items: items, Ledger: audit.NewMemory(), Poster: b.n, SQS: q,
-			QueueURL: "https://sqs.us-east-1.amazonaws.com/123456789012/triage-NoticeQueue-ABC", Now: func() time.Time { return fixedNow }, Rand: func() float64 { return 0.5 }},
+			QueueURL: "https://sqs.us-east-1.amazonaws.com/123456789012/triage-NoticeQueue-ABC", Clock: clock.NewStub(fixedNow), Rand: func() float64 { return 0.5 }},
 		log: testLog(),
 	}
 	rt.noticeQueue = queueName(rt.notices.QueueURL)
@@ -145,8 +147,14 @@ func TestNoticeHandlerConfig(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d := stageDeps(tc.env)
-			h, err := noticeHandler(d, nil)
+			env := map[string]string{"STAGE": "notify", "QUEUE_URL": "https://q/s", "DLQ_URL": "https://q/d", "ITEMS_TABLE": "items",
+				"ERRORLOG_TABLE": "log", "PARKED_TABLE": "p", "GATES_TABLE": "g", "BODIES_TABLE": "b", "BREAKERS_TABLE": "br"}
+			maps.Copy(env, tc.env)
+			cfg, err := loadConfig(func(k string) string { return env[k] })
+			var h *notice.Handler
+			if err == nil {
+				h = cfg.noticeHandler(stageDeps(tc.env), nil)
+			}
 			switch {
 			case tc.wantErr != "":
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -166,6 +174,5 @@ func TestNoticeHandlerConfig(t *testing.T) {
 func testLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func stageDeps(env map[string]string) stage.Deps {
-	get := func(k string) string { return env[k] }
-	return stage.Deps{Env: stage.Env{NoticeQueueURL: env["NOTICE_QUEUE_URL"], ItemsTable: "items"}, Getenv: get, Log: testLog()}
+	return stage.Deps{Env: stage.Env{NoticeQueueURL: env["NOTICE_QUEUE_URL"], ItemsTable: "items"}, Log: testLog()}
 }

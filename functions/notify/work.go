@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -9,87 +10,83 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Timeouts of the client NewNotifier builds. A webhook receiver answers in
+// Timeouts of the client newNotifier builds. A webhook receiver answers in
 // well under a second; ten seconds overall leaves room for a slow one
 // without holding the batch.
 const (
-	// DialTimeout bounds establishing the TCP connection.
-	DialTimeout = 5 * time.Second
-	// TLSHandshakeTimeout bounds the TLS handshake.
-	TLSHandshakeTimeout = 5 * time.Second
-	// ResponseHeaderTimeout bounds the wait for the response headers once
+	// responseHeaderTimeout bounds the wait for the response headers once
 	// the request is written.
-	ResponseHeaderTimeout = 10 * time.Second
-	// NotifyTimeout bounds the whole request, body included.
-	NotifyTimeout = 10 * time.Second
+	responseHeaderTimeout = 10 * time.Second
+	// notifyTimeout bounds the whole request, body included.
+	notifyTimeout = 10 * time.Second
 )
 
-// DefaultUserAgent is sent with every webhook.
-const DefaultUserAgent = "triage/1.0 (+https://github.com/triagehq/triage)"
+// defaultUserAgent is sent with every webhook.
+const defaultUserAgent = "triage/1.0 (+https://github.com/triagehq/triage)"
 
 // Webhook request headers.
 const (
-	// HeaderIdempotencyKey is "<item_id>:notify", the same on every attempt,
+	// headerIdempotencyKey is "<item_id>:notify", the same on every attempt,
 	// so the receiver can drop duplicates of a delivery the queue retried.
-	HeaderIdempotencyKey = "Idempotency-Key"
-	// HeaderTimestamp is the signing time in Unix seconds. Receivers should
+	headerIdempotencyKey = "Idempotency-Key"
+	// headerTimestamp is the signing time in Unix seconds. Receivers should
 	// reject timestamps far from their clock to stop replays.
-	HeaderTimestamp = "X-Triage-Timestamp"
-	// HeaderSignature is "v1=" + hex(HMAC-SHA256(secret, timestamp + "." + body)).
-	HeaderSignature = "X-Triage-Signature"
-	// HeaderItemID carries the item id, for the receiver's logs (and the
+	headerTimestamp = "X-Triage-Timestamp"
+	// headerSignature is "v1=" + hex(HMAC-SHA256(secret, timestamp + "." + body)).
+	headerSignature = "X-Triage-Signature"
+	// headerItemID carries the item id, for the receiver's logs (and the
 	// fake receiver's fault plans); omitted when empty.
-	HeaderItemID = "X-Triage-Item-Id"
-	// HeaderCorrelationID carries the item's correlation id; omitted when
+	headerItemID = "X-Triage-Item-Id"
+	// headerCorrelationID carries the item's correlation id; omitted when
 	// empty.
-	HeaderCorrelationID = "X-Correlation-Id"
-	// HeaderEvent names what the POST is: EventDelivered for the item's
+	headerCorrelationID = "X-Correlation-Id"
+	// headerEvent names what the POST is: eventDelivered for the item's
 	// result, or a notice's event type (item.failed, item.retry_scheduled;
 	// package notice).
-	HeaderEvent = "X-Triage-Event"
+	headerEvent = "X-Triage-Event"
 )
 
-// EventDelivered is the X-Triage-Event of a result's delivery.
-const EventDelivered = "item.delivered"
+// eventDelivered is the X-Triage-Event of a result's delivery.
+const eventDelivered = "item.delivered"
 
 // opPost is the Op of the notify stage's HTTPErrors.
 const opPost = "POST webhook"
 
-// NotifierConfig configures NewNotifier. Zero fields take the defaults
-// documented on Notifier.
-type NotifierConfig struct {
-	// Client replaces the client NewNotifier builds.
+// notifierConfig configures newNotifier. Zero fields take the defaults
+// documented on notifier.
+type notifierConfig struct {
+	// Client replaces the client newNotifier builds.
 	Client *http.Client
-	// Secret is Notifier.Secret.
+	// Secret is notifier.Secret.
 	Secret func(context.Context) ([]byte, error)
-	// UserAgent is Notifier.UserAgent.
+	// UserAgent is notifier.UserAgent.
 	UserAgent string
-	// Now is Notifier.Now.
-	Now func() time.Time
+	// Clock is notifier.Clock.
+	Clock clock.Clock
 	// BlockPrivate makes the built client refuse private, loopback and
 	// link-local destinations (egress.BlockedAddr): webhook URLs come from
 	// item producers, like article URLs.
 	BlockPrivate bool
 }
 
-// Notifier is the notify stage's Work: it POSTs the item's enrichment to the
+// notifier is the notify stage's Work: it POSTs the item's enrichment to the
 // item's webhook, signed. It never retries; the queue does, with the same
 // Idempotency-Key every time.
-type Notifier struct {
-	// Client sends the webhook. NewNotifier builds one with a 5s dial
+type notifier struct {
+	// Client sends the webhook. newNotifier builds one with a 5s dial
 	// timeout, 5s TLS handshake timeout, 10s response header timeout and a
 	// 10s overall timeout that does not follow redirects (a redirected POST
 	// would lose its body or carry the signature elsewhere; the 3xx comes back
@@ -99,59 +96,41 @@ type Notifier struct {
 	// secret.Resolver.BytesFunc(ref). Required; its errors are returned as
 	// they are, so an SSM failure classifies as an SSM failure.
 	Secret func(ctx context.Context) ([]byte, error)
-	// UserAgent is sent with the request; empty means DefaultUserAgent.
+	// UserAgent is sent with the request; empty means defaultUserAgent.
 	UserAgent string
-	// Now stamps the timestamp, sent_at and DeliveredAt; nil means time.Now.
-	Now func() time.Time
+	// Clock stamps the timestamp, sent_at and DeliveredAt; nil means the
+	// wall clock.
+	Clock clock.Clock
 }
 
-// NewNotifier returns a Notifier with cfg's defaults applied and, unless
+// newNotifier returns a notifier with cfg's defaults applied and, unless
 // cfg.Client is set, its own HTTP client.
-func NewNotifier(cfg NotifierConfig) *Notifier {
-	n := &Notifier{Client: cfg.Client, Secret: cfg.Secret, UserAgent: cfg.UserAgent, Now: cfg.Now}
+func newNotifier(cfg notifierConfig) *notifier {
+	n := &notifier{Client: cfg.Client, Secret: cfg.Secret, UserAgent: cfg.UserAgent, Clock: cfg.Clock}
 	if n.Client == nil {
-		n.Client = NewHTTPClient(cfg.BlockPrivate)
+		n.Client = newHTTPClient(cfg.BlockPrivate)
 	}
 	if n.UserAgent == "" {
-		n.UserAgent = DefaultUserAgent
+		n.UserAgent = defaultUserAgent
 	}
-	if n.Now == nil {
-		n.Now = time.Now
-	}
+	n.Clock = clock.Or(n.Clock)
 	return n
 }
 
-// NewHTTPClient returns the notify stage's HTTP client: the timeouts above,
+// newHTTPClient returns the notify stage's HTTP client: the timeouts above,
 // no redirects, and with blockPrivate the egress.BlockedAddr check on every
 // connection (proxies from the environment are then not used: the dialer
 // could not see the real destination).
-func NewHTTPClient(blockPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
-	proxy := http.ProxyFromEnvironment
-	if blockPrivate {
-		dialer.Control, proxy = egress.Control, nil
-	}
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 proxy,
-			DialContext:           dialer.DialContext,
-			TLSHandshakeTimeout:   TLSHandshakeTimeout,
-			ResponseHeaderTimeout: ResponseHeaderTimeout,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          32,
-			IdleConnTimeout:       90 * time.Second,
-			ExpectContinueTimeout: time.Second,
-		},
-		Timeout:       NotifyTimeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+func newHTTPClient(blockPrivate bool) *http.Client {
+	return egress.NewClient(egress.ClientOptions{Timeout: notifyTimeout, ResponseHeaderTimeout: responseHeaderTimeout,
+		BlockPrivate: blockPrivate, NoRedirects: true})
 }
 
-// defaultClient serves a Notifier whose Client is nil, built once.
-var defaultClient = sync.OnceValue(func() *http.Client { return NewHTTPClient(false) })
+// defaultClient serves a notifier whose Client is nil, built once.
+var defaultClient = sync.OnceValue(func() *http.Client { return newHTTPClient(false) })
 
-// Payload is the webhook's JSON body. Every field is always present.
-type Payload struct {
+// payload is the webhook's JSON body. Every field is always present.
+type payload struct {
 	// ItemID is the item's id.
 	ItemID string `json:"item_id"`
 	// CorrelationID ties the delivery to the item's logs.
@@ -162,19 +141,19 @@ type Payload struct {
 	SourceURL string `json:"source_url"`
 	// Enrichment is the llm stage's output, model and action outcome included.
 	Enrichment state.Enrichment `json:"enrichment"`
-	// SentAt is the signing time, the same instant as HeaderTimestamp.
+	// SentAt is the signing time, the same instant as headerTimestamp.
 	SentAt time.Time `json:"sent_at"`
 }
 
-// IdempotencyKey returns the Idempotency-Key of itemID's delivery:
+// idempotencyKey returns the Idempotency-Key of itemID's delivery:
 // "<item_id>:notify", stable across retries and replays.
-func IdempotencyKey(itemID string) string { return itemID + ":notify" }
+func idempotencyKey(itemID string) string { return itemID + ":notify" }
 
-// Sign returns the X-Triage-Signature value for body sent at ts (Unix
+// sign returns the X-Triage-Signature value for body sent at ts (Unix
 // seconds): "v1=" + hex(HMAC-SHA256(secret, "<ts>.<body>")). The timestamp
 // is inside the MAC so that a captured request cannot be replayed later with
 // a fresh timestamp.
-func Sign(secret []byte, ts int64, body []byte) string {
+func sign(secret []byte, ts int64, body []byte) string {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte(strconv.FormatInt(ts, 10)))
 	mac.Write([]byte{'.'})
@@ -186,7 +165,7 @@ func Sign(secret []byte, ts int64, body []byte) string {
 //
 //   - WebhookURL must be an absolute http or https URL and Enrichment must be
 //     set, else SCHEMA_INVALID.
-//   - The body is a Payload; headers carry the Idempotency-Key, the
+//   - The body is a payload; headers carry the Idempotency-Key, the
 //     timestamp and the signature (see the Header constants).
 //   - A 2xx is the Delivery; anything else is a *failure.HTTPError{Provider:
 //     failure.Webhook, Op: "POST webhook"} with at most failure.MaxBodyBytes
@@ -197,7 +176,7 @@ func Sign(secret []byte, ts int64, body []byte) string {
 //
 // The webhook URL may hold a secret token in its path (Slack, Discord), so
 // no error and no detail ever contains it: only its host, as "host".
-func (n *Notifier) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (n *notifier) Run(ctx context.Context, item state.Item) (state.Output, error) {
 	u, err := egress.ParseURL(item.WebhookURL)
 	if err != nil {
 		return state.Output{}, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)
@@ -216,13 +195,13 @@ func (n *Notifier) Run(ctx context.Context, item state.Item) (state.Output, erro
 	return state.Output{Delivery: d}, nil
 }
 
-func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*state.Delivery, error) {
+func (n *notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*state.Delivery, error) {
 	secret, err := n.secret(ctx)
 	if err != nil {
 		return nil, err
 	}
 	sentAt := n.now().UTC()
-	body, err := json.Marshal(Payload{
+	body, err := json.Marshal(payload{
 		ItemID:        item.ID,
 		CorrelationID: item.CorrelationID,
 		Kind:          kindOf(item),
@@ -233,8 +212,8 @@ func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*s
 	if err != nil {
 		return nil, failure.Wrap(failure.InternalBug, err, "encode webhook payload")
 	}
-	key := IdempotencyKey(item.ID)
-	status, err := n.post(ctx, u, secret, sentAt, post{key: key, event: EventDelivered, itemID: item.ID,
+	key := idempotencyKey(item.ID)
+	status, err := n.post(ctx, u, secret, sentAt, post{key: key, event: eventDelivered, itemID: item.ID,
 		correlationID: item.CorrelationID, body: body})
 	if err != nil {
 		return nil, err
@@ -248,7 +227,7 @@ func (n *Notifier) deliver(ctx context.Context, item state.Item, u *url.URL) (*s
 // X-Triage-Event. It returns the webhook's 2xx status, or an error that
 // classifies like a delivery's; no error ever contains the URL, only its
 // host.
-func (n *Notifier) PostNotice(ctx context.Context, webhookURL string, nt notice.Notice) (int, error) {
+func (n *notifier) PostNotice(ctx context.Context, webhookURL string, nt notice.Notice) (int, error) {
 	u, err := egress.ParseURL(webhookURL)
 	if err != nil {
 		return 0, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)
@@ -271,7 +250,7 @@ func (n *Notifier) PostNotice(ctx context.Context, webhookURL string, nt notice.
 }
 
 // secret loads the signing secret.
-func (n *Notifier) secret(ctx context.Context) ([]byte, error) {
+func (n *notifier) secret(ctx context.Context) ([]byte, error) {
 	if n.Secret == nil {
 		return nil, failure.New(failure.InternalBug, "notify stage has no signing secret configured")
 	}
@@ -285,12 +264,7 @@ func (n *Notifier) secret(ctx context.Context) ([]byte, error) {
 	return secret, nil
 }
 
-func (n *Notifier) now() time.Time {
-	if n.Now != nil {
-		return n.Now()
-	}
-	return time.Now()
-}
+func (n *notifier) now() time.Time { return clock.Or(n.Clock).Now() }
 
 // post is one signed POST: what goes into its headers and its body.
 type post struct {
@@ -302,23 +276,23 @@ type post struct {
 // else is a *failure.HTTPError{Provider: failure.Webhook, Op: "POST
 // webhook"} with at most failure.MaxBodyBytes of body, a transport failure
 // wrapped with the URL redacted.
-func (n *Notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt time.Time, p post) (int, error) {
+func (n *notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt time.Time, p post) (int, error) {
 	ts := sentAt.Unix()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(p.body))
 	if err != nil {
 		return 0, failure.New(failure.SchemaInvalid, "webhook URL cannot be requested")
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", orDefault(n.UserAgent, DefaultUserAgent))
-	req.Header.Set(HeaderIdempotencyKey, p.key)
-	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	req.Header.Set(HeaderSignature, Sign(secret, ts, p.body))
-	req.Header.Set(HeaderEvent, p.event)
+	req.Header.Set("User-Agent", cmp.Or(n.UserAgent, defaultUserAgent))
+	req.Header.Set(headerIdempotencyKey, p.key)
+	req.Header.Set(headerTimestamp, strconv.FormatInt(ts, 10))
+	req.Header.Set(headerSignature, sign(secret, ts, p.body))
+	req.Header.Set(headerEvent, p.event)
 	if p.itemID != "" {
-		req.Header.Set(HeaderItemID, p.itemID)
+		req.Header.Set(headerItemID, p.itemID)
 	}
 	if p.correlationID != "" {
-		req.Header.Set(HeaderCorrelationID, p.correlationID)
+		req.Header.Set(headerCorrelationID, p.correlationID)
 	}
 
 	client := n.Client

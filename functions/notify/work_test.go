@@ -18,15 +18,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Notifier has stage.Work's method set (spelled out so these tests do not
+// notifier has stage.Work's method set (spelled out so these tests do not
 // depend on the stage runner's package).
 var _ interface {
 	Run(context.Context, state.Item) (state.Output, error)
-} = (*Notifier)(nil)
+} = (*notifier)(nil)
 
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
@@ -47,7 +48,7 @@ type testBundle struct {
 	calls atomic.Int32
 	mu    sync.Mutex
 	got   []received
-	n     *Notifier
+	n     *notifier
 }
 
 func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
@@ -62,9 +63,9 @@ func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
 		handle(w, r)
 	}))
 	t.Cleanup(b.srv.Close)
-	b.n = NewNotifier(NotifierConfig{
+	b.n = newNotifier(notifierConfig{
 		Secret: func(context.Context) ([]byte, error) { return signingSecret, nil },
-		Now:    func() time.Time { return fixedNow },
+		Clock:  clock.NewStub(fixedNow),
 	})
 	return b
 }
@@ -99,7 +100,7 @@ func answer(status int, contentType, body string, headers ...string) http.Handle
 	}
 }
 
-// TestSign checks Sign against vectors computed outside Go:
+// TestSign checks sign against vectors computed outside Go:
 //
 //	printf '%s' '1777636800.{"item_id":"item-1"}' | openssl dgst -sha256 -hmac whsec_test
 //	printf '%s' '0.' | openssl dgst -sha256 -hmac k
@@ -118,17 +119,17 @@ func TestSign(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := Sign([]byte(tt.secret), tt.ts, []byte(tt.body)); got != tt.want {
+			if got := sign([]byte(tt.secret), tt.ts, []byte(tt.body)); got != tt.want {
 				t.Errorf("Sign = %s, want %s", got, tt.want)
 			}
 		})
 	}
-	if Sign([]byte("a"), 1, []byte("x")) == Sign([]byte("a"), 2, []byte("x")) {
+	if sign([]byte("a"), 1, []byte("x")) == sign([]byte("a"), 2, []byte("x")) {
 		t.Errorf("the timestamp is not covered by the signature")
 	}
 }
 
-// verify is what a receiver does, written without Sign.
+// verify is what a receiver does, written without sign.
 func verify(secret []byte, h http.Header, body []byte) bool {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte(h.Get("X-Triage-Timestamp") + "." + string(body)))
@@ -159,7 +160,7 @@ func TestRunDelivers(t *testing.T) {
 				"Content-Type":       "application/json",
 				"Idempotency-Key":    "item-1:notify",
 				"X-Triage-Timestamp": "1777636800",
-				"User-Agent":         DefaultUserAgent,
+				"User-Agent":         defaultUserAgent,
 				"X-Triage-Item-Id":   "item-1",
 				"X-Correlation-Id":   "corr-1",
 			}
@@ -191,10 +192,10 @@ func TestRunDelivers(t *testing.T) {
 			if len(got) != 6 {
 				t.Errorf("body keys = %v, want exactly 6", keys)
 			}
-			var p Payload
+			var p payload
 			_ = json.Unmarshal(r.body, &p)
 			it := b.item()
-			wantP := Payload{ItemID: "item-1", CorrelationID: "corr-1", Kind: state.KindStory,
+			wantP := payload{ItemID: "item-1", CorrelationID: "corr-1", Kind: state.KindStory,
 				SourceURL: it.SourceURL, Enrichment: *it.Enrichment, SentAt: fixedNow}
 			if !reflect.DeepEqual(p, wantP) {
 				t.Errorf("payload =\n%+v\nwant\n%+v", p, wantP)
@@ -210,13 +211,13 @@ func TestRunDelivers(t *testing.T) {
 func TestRunIdempotencyKeyIsStable(t *testing.T) {
 	t.Parallel()
 	b := setup(t, answer(200, "text/plain", "ok"))
-	clock := fixedNow
-	b.n.Now = func() time.Time { return clock }
+	c := clock.NewStub(fixedNow)
+	b.n.Clock = c
 	for range 2 {
 		if _, err := b.n.Run(t.Context(), b.item()); err != nil {
 			t.Fatal(err)
 		}
-		clock = clock.Add(90 * time.Second) // a retry, later
+		c.Advance(90 * time.Second) // a retry, later
 	}
 	reqs := b.requests()
 	k1, k2 := reqs[0].header.Get("Idempotency-Key"), reqs[1].header.Get("Idempotency-Key")
@@ -231,7 +232,7 @@ func TestRunIdempotencyKeyIsStable(t *testing.T) {
 			t.Errorf("request %d: signature does not verify", i)
 		}
 	}
-	if IdempotencyKey("item-1") != k1 {
+	if idempotencyKey("item-1") != k1 {
 		t.Errorf("IdempotencyKey disagrees with the header")
 	}
 }
@@ -430,8 +431,8 @@ func TestRunRejectsItem(t *testing.T) {
 
 func TestNotifierDefaults(t *testing.T) {
 	t.Parallel()
-	n := NewNotifier(NotifierConfig{})
-	if n.Client == nil || n.Client.Timeout != NotifyTimeout || n.UserAgent != DefaultUserAgent || n.Now == nil {
+	n := newNotifier(notifierConfig{})
+	if n.Client == nil || n.Client.Timeout != notifyTimeout || n.UserAgent != defaultUserAgent || n.Clock == nil {
 		t.Errorf("NewNotifier defaults = %+v", n)
 	}
 	if n.Client.CheckRedirect == nil {
@@ -439,7 +440,7 @@ func TestNotifierDefaults(t *testing.T) {
 	}
 
 	b := setup(t, answer(200, "text/plain", "ok"))
-	zero := &Notifier{Secret: b.n.Secret}
+	zero := &notifier{Secret: b.n.Secret}
 	if out, err := zero.Run(t.Context(), b.item()); err != nil || out.Delivery.Status != 200 {
 		t.Errorf("zero-value Notifier: %+v, %v", out, err)
 	}
@@ -453,7 +454,7 @@ func TestRunEmptyKindIsStory(t *testing.T) {
 	if _, err := b.n.Run(t.Context(), it); err != nil {
 		t.Fatal(err)
 	}
-	var p Payload
+	var p payload
 	if err := json.Unmarshal(b.requests()[0].body, &p); err != nil || p.Kind != state.KindStory {
 		t.Errorf("payload kind = %q, %v; want story", p.Kind, err)
 	}
@@ -467,7 +468,7 @@ func TestBlockPrivateRefusesLoopbackWebhooks(t *testing.T) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
 	t.Cleanup(srv.Close)
-	n := NewNotifier(NotifierConfig{BlockPrivate: true, Secret: func(context.Context) ([]byte, error) { return []byte("s"), nil }})
+	n := newNotifier(notifierConfig{BlockPrivate: true, Secret: func(context.Context) ([]byte, error) { return []byte("s"), nil }})
 	_, err := n.Run(context.Background(), state.Item{ID: "i", WebhookURL: srv.URL + "/hook",
 		Enrichment: &state.Enrichment{SummaryNeutral: "n", Category: "c", Severity: "low"}})
 	if c := failure.Classify(err); c.Class != failure.SchemaInvalid {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,23 +26,17 @@ import (
 func TestRecoveryBootstrap(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	bin := lambdatest.Build(t, "./functions/recovery")
+	served := lambdatest.Serve(t, env, "RecoveryFunc", "./functions/recovery")
+	svc, fn, vars := served.Service, served.Function, served.Env
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	fn, vars := env.Function(t, "RecoveryFunc")
 	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(30 minutes)" {
 		t.Fatalf("RecoveryFunc events = %+v, want one rate(30 minutes) schedule", fn.Events)
 	}
-	ahead := map[string]string{ClockOffsetEnv: "61m"}
-	for k, v := range vars {
-		ahead[k] = v
-	}
-	svc := lambda.New(lambda.Options{BaseEnv: env.Environ()})
-	t.Cleanup(func() { _ = svc.Close() })
-	for name, e := range map[string]map[string]string{"RecoveryFunc": vars, "RecoveryFuncAhead": ahead} {
-		if err := svc.Register(lambda.Function{Name: name, Bootstrap: bin, Env: e, Timeout: fn.Timeout}); err != nil {
-			t.Fatal(err)
-		}
+	ahead := map[string]string{clockOffsetEnv: "61m"}
+	maps.Copy(ahead, vars)
+	if err := svc.Register(lambda.Function{Name: "RecoveryFuncAhead", Bootstrap: served.Bootstrap, Env: ahead, Timeout: fn.Timeout}); err != nil {
+		t.Fatal(err)
 	}
 
 	store := &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["MODELS_TABLE"]}

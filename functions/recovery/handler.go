@@ -2,40 +2,35 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
-// Clock tells the time; the recovery decision never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
-
-// Metrics receives counters and writes them at the end of the run;
+// metrics receives counters and writes them at the end of the run;
 // *telemetry.EMF implements it.
-type Metrics interface {
+type metrics interface {
 	Count(name string, stage pipeline.Stage, class failure.Class, n int)
 	Flush() error
 }
 
-// Handler is the recovery function: on every scheduled event (EventBridge,
+// handler is the recovery function: on every scheduled event (EventBridge,
 // rate(30 minutes)) it re-enables the auto-disabled models whose last failure
 // is at least Cooldown old, with their failure count set to ResetTo (see
 // health.Recover), and reports how many it recovered.
-type Handler struct {
+type handler struct {
 	// Models is the model-health store. Required.
 	Models health.Store
-	// Clock tells the time. Required (ClockFromEnv in main, a settable
+	// Clock tells the time. Required (the configured clock in main, a settable
 	// clock in tests).
-	Clock Clock
+	Clock clock.Clock
 	// Cooldown and ResetTo: zero means health.DefaultCooldown (1 h) and
 	// health.DefaultResetTo (2).
 	Cooldown time.Duration
@@ -45,7 +40,7 @@ type Handler struct {
 	Log *slog.Logger
 	// Metrics receives health.MetricModelRecoveries (stage llm); nil
 	// discards them.
-	Metrics Metrics
+	Metrics metrics
 }
 
 // Handle runs one recovery pass. It returns the report (Lambda logs it as
@@ -53,7 +48,7 @@ type Handler struct {
 // so far with the error, so that the invocation is marked failed and
 // EventBridge's retry runs the pass again: every recovery is a conditional
 // write, so a repeated pass recovers nothing twice.
-func (h *Handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health.Report, error) {
+func (h *handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health.Report, error) {
 	log := h.logger()
 	if ev.ID != "" {
 		log = log.With("event_id", ev.ID)
@@ -85,39 +80,9 @@ func (h *Handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health
 	return rep, nil
 }
 
-func (h *Handler) logger() *slog.Logger {
+func (h *handler) logger() *slog.Logger {
 	if h.Log == nil {
 		return slog.New(slog.DiscardHandler)
 	}
 	return h.Log
-}
-
-// ClockOffsetEnv names an optional duration ("61m") by which the function's
-// clock runs ahead of the wall clock, so that `make demo` can run the real
-// function "an hour later". Deployments never set it (template.yaml does
-// not); a negative or malformed value fails the cold start.
-const ClockOffsetEnv = "RECOVERY_CLOCK_OFFSET"
-
-// OffsetClock is the wall clock shifted by Offset; the zero value is the
-// wall clock.
-type OffsetClock struct {
-	// Offset is added to the wall clock.
-	Offset time.Duration
-}
-
-// Now returns time.Now() + Offset.
-func (c OffsetClock) Now() time.Time { return time.Now().Add(c.Offset) }
-
-// ClockFromEnv returns the function's clock: the wall clock, ahead by
-// ClockOffsetEnv when it is set.
-func ClockFromEnv(getenv func(string) string) (OffsetClock, error) {
-	v := strings.TrimSpace(getenv(ClockOffsetEnv))
-	if v == "" {
-		return OffsetClock{}, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return OffsetClock{}, fmt.Errorf("%s=%q is not a non-negative duration", ClockOffsetEnv, v)
-	}
-	return OffsetClock{Offset: d}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/stage/stagetest"
@@ -40,9 +41,9 @@ func disable(t *testing.T, s health.Store, model string, at time.Time) {
 // disable the model again.
 func recoveryScenario(t *testing.T, store health.Store) {
 	ctx := context.Background()
-	clock := stagetest.NewClock(t0)
+	clock := clock.NewStub(t0)
 	var logs, metrics bytes.Buffer
-	h := &Handler{Models: store, Clock: clock, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
+	h := &handler{Models: store, Clock: clock, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
 		Metrics: telemetry.NewEMF(&metrics, "triage/test", clock)}
 	disable(t, store, "gpt-4o-mini", t0)
 
@@ -101,7 +102,7 @@ func (failingStore) List(context.Context) ([]health.Model, error) {
 
 func TestRecoveryStoreError(t *testing.T) {
 	t.Parallel()
-	h := &Handler{Models: failingStore{health.NewMemory()}, Clock: stagetest.NewClock(t0)}
+	h := &handler{Models: failingStore{health.NewMemory()}, Clock: clock.NewStub(t0)}
 	if _, err := h.Handle(context.Background(), events.CloudWatchEvent{}); err == nil {
 		t.Fatal("a store error was swallowed: the invocation must fail so EventBridge retries it")
 	}
@@ -131,7 +132,7 @@ func TestSampleEvents(t *testing.T) {
 			store := health.NewMemory()
 			disable(t, store, "old-model", ev.Time.Add(-2*time.Hour))
 			disable(t, store, "young-model", ev.Time.Add(-10*time.Minute))
-			h := &Handler{Models: store, Clock: stagetest.NewClock(ev.Time)}
+			h := &handler{Models: store, Clock: clock.NewStub(ev.Time)}
 			rep, err := h.Handle(context.Background(), ev)
 			if err != nil || strings.Join(rep.Recovered, ",") != "old-model" || len(rep.Pending) != 1 {
 				t.Fatalf("= %+v, %v", rep, err)
@@ -140,7 +141,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 }
 
-func TestClockFromEnv(t *testing.T) {
+func TestLoadConfigClockOffset(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		value   string
@@ -154,9 +155,10 @@ func TestClockFromEnv(t *testing.T) {
 		{"soon", 0, true},
 	}
 	for _, tc := range tests {
-		c, err := ClockFromEnv(func(string) string { return tc.value })
-		if (err != nil) != tc.wantErr || c.Offset != tc.want {
-			t.Errorf("%q: %v, %v; want %v (error %t)", tc.value, c.Offset, err, tc.want, tc.wantErr)
+		env := map[string]string{"MODELS_TABLE": "m", clockOffsetEnv: tc.value}
+		c, err := loadConfig(func(k string) string { return env[k] })
+		if (err != nil) != tc.wantErr || time.Duration(c.clock) != tc.want {
+			t.Errorf("%q: %v, %v; want %v (error %t)", tc.value, time.Duration(c.clock), err, tc.want, tc.wantErr)
 		}
 	}
 }

@@ -6,43 +6,34 @@ package main
 import (
 	"context"
 	"os"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
 func main() {
 	ctx := context.Background()
-	log := telemetry.NewLogger(os.Stdout, os.Getenv("LOG_LEVEL")).With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
-	table := strings.TrimSpace(os.Getenv("MODELS_TABLE"))
-	if table == "" {
-		log.Error("init failed", "error", "MODELS_TABLE is required")
-		os.Exit(1)
-	}
-	clock, err := ClockFromEnv(os.Getenv)
+	c, err := loadConfig(os.Getenv)
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		envconf.Exit(err)
 	}
-	if clock.Offset != 0 {
-		log.Warn("clock offset set: recovery runs ahead of the wall clock (demo only)", "offset", clock.Offset.String())
-	}
+	log := telemetry.NewLogger(os.Stdout, c.process.LogLevel).With("function", c.process.FunctionName)
+	c.process.WarnOverrides(log)
 	cfg, err := awsconf.Load(ctx, nil)
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		envconf.Exit(err)
 	}
-	h := &Handler{
-		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: table},
-		Clock:   clock,
+	h := &handler{
+		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: c.modelsTable},
+		Clock:   c.clock,
 		Log:     log,
-		Metrics: telemetry.NewEMF(os.Stdout, telemetry.Namespace(os.Getenv), stage.SystemClock{}),
+		Metrics: telemetry.NewEMF(os.Stdout, c.process.MetricsNamespace, clock.System{}),
 	}
 	lambda.Start(h.Handle)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/deadletter"
@@ -30,17 +29,12 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 func TestRedriveBootstrap(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	bin := lambdatest.Build(t, "./functions/redrive")
+	served := lambdatest.Serve(t, env, "RedriveFunc", "./functions/redrive")
+	svc, fn, vars := served.Service, served.Function, served.Env
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	fn, vars := env.Function(t, "RedriveFunc")
 	if len(fn.Events) != 0 {
 		t.Fatalf("RedriveFunc events = %+v, want none (invoked directly)", fn.Events)
-	}
-	svc := lambda.New(lambda.Options{BaseEnv: env.Environ()})
-	t.Cleanup(func() { _ = svc.Close() })
-	if err := svc.Register(lambda.Function{Name: "RedriveFunc", Bootstrap: bin, Env: vars, Timeout: fn.Timeout}); err != nil {
-		t.Fatal(err)
 	}
 
 	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["ITEMS_TABLE"]}

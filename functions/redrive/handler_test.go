@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -25,7 +26,7 @@ var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 type bundle struct {
 	sqs   *replaytest.SQS
 	store *state.Memory
-	h     *Handler
+	h     *handler
 	logs  *bytes.Buffer
 }
 
@@ -37,8 +38,8 @@ func setup(t *testing.T) *bundle {
 		qs[st] = replay.Queues{Queue: "q-" + string(st), DLQ: "dlq-" + string(st)}
 	}
 	log := slog.New(slog.NewJSONHandler(b.logs, nil))
-	b.h = &Handler{Replayer: &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, Queues: qs,
-		Clock: stagetest.NewClock(t0), PollWait: -1, Log: log, DefaultBy: DefaultBy}, Log: log}
+	b.h = &handler{Replayer: &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, Queues: qs,
+		Clock: clock.NewStub(t0), PollWait: -1, Log: log, DefaultBy: defaultBy}, Log: log}
 	return b
 }
 
@@ -100,7 +101,7 @@ func TestSampleEvents(t *testing.T) {
 					continue
 				}
 				it, _ := b.store.Get(context.Background(), o.ItemID)
-				if wantBy := req.By; it.Replays[0].By != wantBy && !(wantBy == "" && it.Replays[0].By == DefaultBy) {
+				if wantBy := req.By; it.Replays[0].By != wantBy && !(wantBy == "" && it.Replays[0].By == defaultBy) {
 					t.Fatalf("by %q", it.Replays[0].By)
 				}
 			}
@@ -129,11 +130,11 @@ func TestLoadConfig(t *testing.T) {
 	for _, st := range []string{"FETCH", "LLM", "NOTIFY"} {
 		full[st+"_QUEUE_URL"], full[st+"_DLQ_URL"] = "q-"+st, "dlq-"+st
 	}
-	c, err := LoadConfig(func(k string) string { return full[k] })
+	c, err := loadConfig(func(k string) string { return full[k] })
 	if err != nil || c.Queues[pipeline.LLM].DLQ != "dlq-LLM" || c.ItemsTable != "items" || c.ErrorLogTable != "log" {
 		t.Fatalf("config %+v, %v", c, err)
 	}
-	_, err = LoadConfig(func(k string) string { return "" })
+	_, err = loadConfig(func(k string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "ITEMS_TABLE") || !strings.Contains(err.Error(), "NOTIFY_DLQ_URL") ||
 		!strings.Contains(err.Error(), "ERRORLOG_TABLE") {
 		t.Fatalf("missing everything: %v", err)

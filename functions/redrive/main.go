@@ -13,35 +13,34 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
 func main() {
 	ctx := context.Background()
-	log := telemetry.NewLogger(os.Stdout, os.Getenv("LOG_LEVEL")).With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
-	cfg, err := LoadConfig(os.Getenv)
+	cfg, err := loadConfig(os.Getenv)
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		envconf.Exit(err)
 	}
+	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
 	aws, err := awsconf.Load(ctx, nil)
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		envconf.Exit(err)
 	}
 	db := dynamodb.NewFromConfig(aws)
-	h := &Handler{
+	h := &handler{
 		Replayer: &replay.Replayer{
 			SQS:       sqs.NewFromConfig(aws),
 			Items:     &state.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable},
 			Index:     &state.ItemIndex{DB: db, Table: cfg.ItemsTable},
 			Queues:    cfg.Queues,
-			Clock:     stage.SystemClock{},
+			Clock:     clock.System{},
 			Log:       log,
-			DefaultBy: DefaultBy,
+			DefaultBy: defaultBy,
 		},
 		Log: log,
 	}

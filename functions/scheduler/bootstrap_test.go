@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
 	"github.com/triagehq/triage/infra/local/localtest"
 	"github.com/triagehq/triage/shared/gate"
@@ -29,17 +28,12 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 func TestSchedulerBootstrap(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	bin := lambdatest.Build(t, "./functions/scheduler")
+	served := lambdatest.Serve(t, env, "SchedulerFunc", "./functions/scheduler")
+	svc, fn, vars := served.Service, served.Function, served.Env
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	fn, vars := env.Function(t, "SchedulerFunc")
 	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(1 minute)" {
 		t.Fatalf("SchedulerFunc events = %+v, want one rate(1 minute) schedule", fn.Events)
-	}
-	svc := lambda.New(lambda.Options{BaseEnv: env.Environ()})
-	t.Cleanup(func() { _ = svc.Close() })
-	if err := svc.Register(lambda.Function{Name: "SchedulerFunc", Bootstrap: bin, Env: vars, Timeout: fn.Timeout}); err != nil {
-		t.Fatal(err)
 	}
 
 	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: vars["PARKED_TABLE"]}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -49,8 +50,8 @@ func TestSampleEvents(t *testing.T) {
 				}
 			}
 			q := stagetest.NewQueues()
-			h := &Handler{Scheduler: &parked.Scheduler{Store: store.ParkedStore(), SQS: q,
-				Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: stagetest.NewClock(ev.Time)}}
+			h := &handler{Scheduler: &parked.Scheduler{Store: store.ParkedStore(), SQS: q,
+				Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: clock.NewStub(ev.Time)}}
 			res, err := h.Handle(ctx, ev)
 			if err != nil || res.Sent != 1 || res.Deleted != 1 {
 				t.Fatalf("result %+v, %v", res, err)
@@ -69,22 +70,22 @@ func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"PARKED_TABLE": "p", "GATES_TABLE": "g", "BREAKERS_TABLE": "b", "MODELS_TABLE": "m",
 		"FETCH_QUEUE_URL": "f", "LLM_QUEUE_URL": "l", "NOTIFY_QUEUE_URL": "n"}
-	c, err := LoadConfig(func(k string) string { return env[k] })
+	c, err := loadConfig(func(k string) string { return env[k] })
 	if err != nil || c.ParkedTable != "p" || c.GatesTable != "g" || c.BreakersTable != "b" || c.ModelsTable != "m" ||
 		c.Queues[pipeline.Notify] != "n" || c.Interval != 0 || c.Ramp != (gate.RampConfig{}) {
 		t.Fatalf("config %+v, %v", c, err)
 	}
 	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_INCREASE"], env["RAMP_SLOW_START"] = "2s", "5", "3", "false"
-	c, err = LoadConfig(func(k string) string { return env[k] })
+	c, err = loadConfig(func(k string) string { return env[k] })
 	if err != nil || c.Interval != 2*time.Second || c.Ramp != (gate.RampConfig{Start: 5, Increase: 3, NoSlowStart: true}) {
 		t.Fatalf("config %+v, %v", c, err)
 	}
 	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_SLOW_START"] = "-1s", "x", "maybe"
-	if _, err := LoadConfig(func(k string) string { return env[k] }); err == nil ||
+	if _, err := loadConfig(func(k string) string { return env[k] }); err == nil ||
 		!strings.Contains(err.Error(), "SCHEDULE_INTERVAL") || !strings.Contains(err.Error(), "RAMP_START") || !strings.Contains(err.Error(), "RAMP_SLOW_START") {
 		t.Fatalf("bad values: %v", err)
 	}
-	if _, err := LoadConfig(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "LLM_QUEUE_URL") ||
+	if _, err := loadConfig(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "LLM_QUEUE_URL") ||
 		!strings.Contains(err.Error(), "GATES_TABLE") {
 		t.Fatalf("missing everything: %v", err)
 	}

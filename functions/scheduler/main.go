@@ -15,37 +15,37 @@ import (
 
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
 func main() {
 	ctx := context.Background()
-	log := telemetry.NewLogger(os.Stdout, os.Getenv("LOG_LEVEL")).With("function", os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
-	cfg, err := LoadConfig(os.Getenv)
+	cfg, err := loadConfig(os.Getenv)
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		envconf.Exit(err)
 	}
+	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
+	cfg.Process.WarnOverrides(log)
 	aws, err := awsconf.Load(ctx, nil)
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		envconf.Exit(err)
 	}
 	db := dynamodb.NewFromConfig(aws)
 	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
 	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}
 	breakers := parked.Breakers{Store: breakerStore}
-	h := &Handler{
+	h := &handler{
 		Scheduler: &parked.Scheduler{
 			Store:   store,
 			SQS:     sqs.NewFromConfig(aws),
 			Queues:  cfg.Queues,
-			Clock:   stage.SystemClock{},
+			Clock:   clock.System{},
 			Log:     log,
 			Gates:   &state.Gates{DB: db, Table: cfg.GatesTable},
 			Waiters: store,

@@ -113,7 +113,7 @@ func (r *recorder) reset() {
 
 // begin records a call whose fault is decided and returns it for finish.
 func (r *recorder) begin(c Call) *Call {
-	c.At = r.opts.Now()
+	c.At = r.opts.Clock.Now()
 	p := &c
 	r.mu.Lock()
 	defer r.mu.Unlock()

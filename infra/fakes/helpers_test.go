@@ -91,9 +91,4 @@ func fetchStats(t *testing.T, base string) Stats {
 	return s
 }
 
-// fixedClock is a clock stub.
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
-
 var testTime = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)

@@ -78,9 +78,9 @@ func (l *LLM) anthropicHeaders(w http.ResponseWriter, d Decision, limited bool) 
 	h := w.Header()
 	h.Set("request-id", "req_"+requestID(d)[:24])
 	h.Set("anthropic-organization-id", "00000000-0000-4000-8000-000000000000")
-	reset := l.opts.Now().Add(time.Second).UTC()
+	reset := l.opts.Clock.Now().Add(time.Second).UTC()
 	if limited {
-		reset = l.opts.Now().Add(l.opts.RetryAfter).UTC()
+		reset = l.opts.Clock.Now().Add(l.opts.RetryAfter).UTC()
 		h.Set("anthropic-ratelimit-requests-remaining", "0")
 	} else {
 		h.Set("anthropic-ratelimit-requests-remaining", "49")

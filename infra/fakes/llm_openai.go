@@ -308,7 +308,7 @@ func (l *LLM) completeChat(w http.ResponseWriter, d Decision, c llmCall, a answe
 	writeJSON(w, http.StatusOK, chatResponse{
 		ID:                fmt.Sprintf("chatcmpl-%016x", splitmix64(fnv1a(d.Key)+uint64(d.Call))),
 		Object:            "chat.completion",
-		Created:           l.opts.Now().Unix(),
+		Created:           l.opts.Clock.Now().Unix(),
 		Model:             c.model,
 		Choices:           []chatChoice{choice},
 		Usage:             chatUsage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out},

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/triagehq/triage/shared/clock"
 )
 
 const testAPIKey = "sk-test-0123456789abcdefWXYZ"
@@ -21,8 +23,8 @@ type llmBundle struct {
 
 func setupLLM(t *testing.T, opts LLMOptions) *llmBundle {
 	t.Helper()
-	if opts.Now == nil {
-		opts.Now = fixedClock{testTime}.Now
+	if opts.Clock == nil {
+		opts.Clock = clock.NewStub(testTime)
 	}
 	l, err := NewLLM(opts)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/triagehq/triage/shared/clock"
 )
 
 // DefaultMaxHang is Shared.MaxHang when it is zero.
@@ -28,9 +30,9 @@ type Shared struct {
 	// client gives up, the server closes, or MaxHang elapses — then it answers
 	// 504 Gateway Timeout. 0 means DefaultMaxHang; it is never unbounded.
 	MaxHang time.Duration
-	// Now is the clock for timestamps (stats, deliveries, "created", webhook
-	// timestamp checks); nil means time.Now.
-	Now func() time.Time
+	// Clock is the clock for timestamps (stats, deliveries, "created",
+	// webhook timestamp checks); nil means the wall clock.
+	Clock clock.Clock
 	// KeepCalls bounds how many recent calls Stats lists, oldest dropped
 	// first; 0 means DefaultKeepCalls. Counters are never dropped.
 	KeepCalls int
@@ -40,9 +42,7 @@ func (s Shared) withDefaults() Shared {
 	if s.MaxHang <= 0 {
 		s.MaxHang = DefaultMaxHang
 	}
-	if s.Now == nil {
-		s.Now = time.Now
-	}
+	s.Clock = clock.Or(s.Clock)
 	if s.KeepCalls <= 0 {
 		s.KeepCalls = DefaultKeepCalls
 	}

@@ -269,7 +269,7 @@ func (h *Webhook) verify(r *http.Request, body []byte) bool {
 		return false
 	}
 	if h.opts.Tolerance > 0 {
-		skew := h.opts.Now().Sub(time.Unix(sec, 0))
+		skew := h.opts.Clock.Now().Sub(time.Unix(sec, 0))
 		if skew > h.opts.Tolerance || skew < -h.opts.Tolerance {
 			return false
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/triagehq/triage/shared/clock"
 )
 
 const testSecret = "whsec-test"
@@ -19,8 +21,8 @@ type webhookBundle struct {
 
 func setupWebhook(t *testing.T, opts WebhookOptions) *webhookBundle {
 	t.Helper()
-	if opts.Now == nil {
-		opts.Now = fixedClock{testTime}.Now
+	if opts.Clock == nil {
+		opts.Clock = clock.NewStub(testTime)
 	}
 	h := NewWebhook(opts)
 	return &webhookBundle{hook: h, base: serve(t, h)}

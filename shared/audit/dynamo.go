@@ -277,8 +277,8 @@ func (t *Trail) ForItem(ctx context.Context, itemID string, limit int) ([]Entry,
 	in := &dynamodb.QueryInput{TableName: &t.Table, KeyConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	var out []Entry
-	for len(out) < limit {
-		page, err := t.DB.Query(ctx, in)
+	for pages := dynamodb.NewQueryPaginator(t.DB, in); pages.HasMorePages() && len(out) < limit; {
+		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read the audit trail of %s: %w", itemID, err)
 		}
@@ -291,10 +291,6 @@ func (t *Trail) ForItem(ctx context.Context, itemID string, limit int) ([]Entry,
 				out = append(out, e)
 			}
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 	if len(out) > limit {
 		out = out[:limit]

@@ -296,13 +296,13 @@ func (tl Timeline) Write(w io.Writer, gaps []string) error {
 		}
 		detail := e.Text
 		if e.Until != nil && e.Kind != KindNotice {
-			detail += " → " + e.Until.UTC().Format(clock)
+			detail += " → " + e.Until.UTC().Format(timeLayout)
 		}
 		detail = termsafe.String(detail)
 		if r := []rune(detail); len(r) > maxDetail {
 			detail = string(r[:maxDetail-1]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(clock), termsafe.String(orDash(string(e.Stage))),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(timeLayout), termsafe.String(orDash(string(e.Stage))),
 			termsafe.String(string(e.Kind)), attempt, detail)
 	}
 	if err := tw.Flush(); err != nil {
@@ -316,5 +316,5 @@ func (tl Timeline) Write(w io.Writer, gaps []string) error {
 	return nil
 }
 
-// clock is how Write prints times.
-const clock = "2006-01-02 15:04:05.000Z"
+// timeLayout is how Write prints times.
+const timeLayout = "2006-01-02 15:04:05.000Z"

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
@@ -42,8 +43,8 @@ type Work struct {
 	Trail Recorder
 	// Stage is the stage Inner runs (llm).
 	Stage pipeline.Stage
-	// Now times the run; nil means time.Now.
-	Now func() time.Time
+	// Clock times the run; nil means the wall clock.
+	Clock clock.Clock
 	// WriteTimeout bounds the write; zero is DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// Log receives failed writes; nil discards them.
@@ -55,10 +56,7 @@ func (w *Work) Run(ctx context.Context, item state.Item) (out state.Output, err 
 	if item.Kind != state.KindAction {
 		return w.Inner.Run(ctx, item)
 	}
-	now := w.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := clock.Or(w.Clock).Now
 	start := now()
 	defer func() {
 		v := recover()
@@ -94,7 +92,7 @@ func describe(e *Execution, out state.Output, err error) {
 		e.Outcome, e.Reason = OutcomeWait, "nothing asked: "+redact.String(wait.Reason)
 		return
 	}
-	cl := failure.Classify(err)
+	cl := failure.ClassOf(err)
 	e.Class, e.UpstreamStatus = cl.Class, cl.Status
 	if reason, ok := failure.ActionReason(err); ok {
 		e.Outcome, e.Reason = OutcomeFailed, redact.String(reason)

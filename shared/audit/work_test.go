@@ -8,22 +8,24 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 )
 
-type stepClock struct{ t time.Time }
-
-func (c *stepClock) now() time.Time { c.t = c.t.Add(700 * time.Millisecond); return c.t }
+// stepping is a clock that moves 700 ms at every reading.
+func stepping(t time.Time) clock.Func {
+	return func() time.Time { t = t.Add(700 * time.Millisecond); return t }
+}
 
 func actionItem() state.Item {
 	return state.Item{ID: "task-1", Kind: state.KindAction, CorrelationID: "corr-1", LeaseOwner: "m9#2",
 		Attempts: map[pipeline.Stage]int{pipeline.LLM: 1}}
 }
 
-func wrap(mem *audit.Memory, clock *stepClock, out state.Output, err error) *audit.Work {
-	return &audit.Work{Trail: mem, Stage: pipeline.LLM, Now: clock.now,
+func wrap(mem *audit.Memory, c clock.Clock, out state.Output, err error) *audit.Work {
+	return &audit.Work{Trail: mem, Stage: pipeline.LLM, Clock: c,
 		Inner: runFunc(func(context.Context, state.Item) (state.Output, error) { return out, err })}
 }
 
@@ -64,8 +66,8 @@ func TestWorkRecordsEachActionExecution(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			mem, clock := audit.NewMemory(), &stepClock{t: t0}
-			out, err := wrap(mem, clock, tc.out, tc.err).Run(context.Background(), actionItem())
+			mem, c := audit.NewMemory(), stepping(t0)
+			out, err := wrap(mem, c, tc.out, tc.err).Run(context.Background(), actionItem())
 			if !errors.Is(err, tc.err) || out.Enrichment != tc.out.Enrichment {
 				t.Fatalf("Run changed the result: %v, %v", out, err)
 			}
@@ -89,8 +91,8 @@ func TestWorkRecordsEachActionExecution(t *testing.T) {
 // Other kinds cost nothing; a failed write never changes the outcome.
 func TestWorkCostsNothingForOtherKindsAndNeverChangesTheOutcome(t *testing.T) {
 	t.Parallel()
-	mem, clock := audit.NewMemory(), &stepClock{t: t0}
-	w := wrap(mem, clock, state.Output{Enrichment: &state.Enrichment{Model: "m"}}, nil)
+	mem, c := audit.NewMemory(), stepping(t0)
+	w := wrap(mem, c, state.Output{Enrichment: &state.Enrichment{Model: "m"}}, nil)
 	for _, k := range []state.Kind{state.KindStory, state.KindDocument, ""} {
 		if _, err := w.Run(context.Background(), state.Item{ID: "s", Kind: k}); err != nil {
 			t.Fatal(err)
@@ -109,8 +111,8 @@ func TestWorkCostsNothingForOtherKindsAndNeverChangesTheOutcome(t *testing.T) {
 // A panic is recorded as INTERNAL_BUG and re-panicked for the runner.
 func TestWorkRecordsAPanic(t *testing.T) {
 	t.Parallel()
-	mem, clock := audit.NewMemory(), &stepClock{t: t0}
-	w := &audit.Work{Trail: mem, Stage: pipeline.LLM, Now: clock.now,
+	mem, c := audit.NewMemory(), stepping(t0)
+	w := &audit.Work{Trail: mem, Stage: pipeline.LLM, Clock: c,
 		Inner: runFunc(func(context.Context, state.Item) (state.Output, error) { panic("nil map") })}
 	func() {
 		defer func() {

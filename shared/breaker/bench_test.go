@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/stage/stagetest"
+	"github.com/triagehq/triage/shared/clock"
 )
 
 // BenchmarkClosedPath is the per-call cost of a guarded call to a healthy
 // service: Allow and Done served from the cache (no store access).
 func BenchmarkClosedPath(b *testing.B) {
 	ctx := context.Background()
-	br := &breaker.Breakers{Store: breaker.NewMemory(), Clock: stagetest.NewClock(t0)}
+	br := &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock.NewStub(t0)}
 	b.ReportAllocs()
 	for b.Loop() {
 		t, err := br.Allow(ctx, "api.openai.com")
@@ -27,7 +27,7 @@ func BenchmarkClosedPath(b *testing.B) {
 // open (from the cache).
 func BenchmarkOpenPath(b *testing.B) {
 	ctx := context.Background()
-	br := &breaker.Breakers{Store: breaker.NewMemory(), Clock: stagetest.NewClock(t0)}
+	br := &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock.NewStub(t0)}
 	for range breaker.DefaultThreshold {
 		t, _ := br.Allow(ctx, "api.openai.com")
 		br.Done(ctx, t, unavailable)

@@ -27,7 +27,7 @@ const (
 // States lists every state.
 func States() []State { return []State{Closed, Open, HalfOpen} }
 
-// Defaults of the breaker rules (seeds/004).
+// Defaults of the breaker rules (docs/design.md "Circuit breakers").
 const (
 	// DefaultThreshold is how many consecutive outage failures open a
 	// breaker.

@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/recordcache"
+	"github.com/triagehq/triage/shared/retry"
 )
-
-// Clock tells the time; decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
 type Metrics interface {
@@ -36,75 +33,24 @@ const (
 	MetricBreakerRejects = "BreakerRejects"
 )
 
-// Outcome is what a call's result says about the service.
-type Outcome int
-
-const (
-	// Neutral says nothing about the service: a closed gate, our own
-	// deadline, a bad input, our own bug, an unmatched error.
-	Neutral Outcome = iota
-	// Success is the service answering (2xx, or a 4xx about the request).
-	Success
-	// Throttled is the service answering "slow down" (RATE_LIMITED): it
-	// neither counts nor resets, and closes a probe.
-	Throttled
-	// Failure is an outage (Trips): it counts, and reopens a probe.
-	Failure
-	// Quota is the provider refusing every call until its quota is
-	// restored (BUDGET_EXCEEDED from the provider, not our own budget): it
-	// opens the breaker at once, for QuotaOpenFor or as long as the answer
-	// asks, and reopens a probe for as long.
-	Quota
-)
-
-// String names the outcome for logs.
-func (o Outcome) String() string {
-	switch o {
-	case Success:
-		return "success"
-	case Throttled:
-		return "throttled"
-	case Failure:
-		return "failure"
-	case Quota:
-		return "quota"
-	}
-	return "neutral"
-}
-
-// DefaultTrips reports whether a failure of class c is an outage that counts
-// toward opening a breaker: NETWORK_TIMEOUT and UPSTREAM_UNAVAILABLE only.
-// RATE_LIMITED is a quota, not an outage (see the package documentation).
-func DefaultTrips(c failure.Class) bool {
-	return c == failure.NetworkTimeout || c == failure.UpstreamUnavailable
-}
-
-// OutcomeOf judges a call's error with trips (nil means DefaultTrips). A
-// provider's exhausted quota (BUDGET_EXCEEDED, not self-imposed) is Quota
-// whatever trips says: it opens the breaker at once.
-func OutcomeOf(err error, trips func(failure.Class) bool) Outcome {
-	if err == nil {
-		return Success
-	}
-	if errors.Is(err, failure.ErrWaiting) {
-		return Neutral
-	}
-	if trips == nil {
-		trips = DefaultTrips
-	}
-	cl := failure.Classify(err)
+// OutcomeOf judges a call's error by the effect the decision table gives
+// its class in stage (retry.Profile.Breaker; p nil is retry.Standard()): a
+// success is the service answering, and a wait is silent — a closed gate
+// says nothing about the service.
+func OutcomeOf(err error, p *retry.Profile, stage pipeline.Stage) retry.BreakerEffect {
 	switch {
-	case cl.Class == failure.BudgetExceeded && !cl.SelfImposed:
-		return Quota
-	case trips(cl.Class):
-		return Failure
-	case cl.SelfImposed, cl.Class == failure.SchemaInvalid, cl.Class == failure.InternalBug, cl.Class == failure.Unknown:
-		return Neutral
-	case cl.Class == failure.RateLimited:
-		return Throttled
+	case err == nil:
+		return retry.Answered
+	case errors.Is(err, failure.ErrWaiting):
+		return retry.Silent
+	case p == nil:
+		p = standard
 	}
-	return Success
+	return p.Breaker(stage, failure.ClassOf(err))
 }
+
+// standard is the profile of a Breakers without one; never modified.
+var standard = retry.Standard()
 
 // Ticket is a permission to call a service, returned by Allow and handed
 // back to Done.
@@ -128,7 +74,7 @@ type Breakers struct {
 	// Store holds the breakers. Required.
 	Store Store
 	// Clock tells the time; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Stage is the metrics dimension of this process's counters.
 	Stage pipeline.Stage
 	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor:
@@ -139,8 +85,9 @@ type Breakers struct {
 	HalfOpenWait time.Duration
 	CacheTTL     time.Duration
 	QuotaOpenFor time.Duration
-	// Trips decides which classes are outages; nil means DefaultTrips.
-	Trips func(failure.Class) bool
+	// Profile is the decision table whose breaker column (in Stage) says
+	// what each failure tells a breaker; nil means retry.Standard().
+	Profile *retry.Profile
 	// NewOwner names probe owners; nil means NewOwner.
 	NewOwner func() string
 	// Log receives transitions; nil discards them.
@@ -148,21 +95,11 @@ type Breakers struct {
 	// Metrics receives the Metric counters; nil discards them.
 	Metrics Metrics
 
-	mu    sync.Mutex
-	cache map[string]cachedRecord
+	cache recordcache.Cache[Record]
 	// streak is this process's own run of outage failures per service
 	// since its last success there (see Done).
-	streak map[string]int
+	streak recordcache.Streaks
 }
-
-type cachedRecord struct {
-	r  Record
-	at time.Time
-}
-
-// maxCached bounds the cache: expired entries are swept when it grows past
-// this (fetch and notify see one service per host).
-const maxCached = 4096
 
 // AllowReleased is Allow for a call whose item a gate's ramp released
 // (released is that gate; empty: no gate released it, plain Allow): it
@@ -324,17 +261,17 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	if t.Service == "" {
 		return nil
 	}
-	o := OutcomeOf(callErr, b.Trips)
-	if ctx.Err() != nil && o != Success {
-		o = Neutral
+	o := OutcomeOf(callErr, b.Profile, b.Stage)
+	if ctx.Err() != nil && o != retry.Answered {
+		o = retry.Silent
 	}
 	now := b.now()
 	writes := 1
 	if !t.Probe {
 		switch o {
-		case Neutral, Throttled:
+		case retry.Silent, retry.Throttles:
 			return nil
-		case Failure:
+		case retry.Trips:
 			// An isolated failure on this process is not written: it joins
 			// the shared count when a second follows it here with no
 			// success between (both are written then), and each later one
@@ -348,10 +285,8 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 					return nil
 				}
 			}
-		case Success:
-			b.mu.Lock()
-			delete(b.streak, t.Service)
-			b.mu.Unlock()
+		case retry.Answered:
+			b.streak.Reset(t.Service)
 			// The steady state: a healthy service, nothing to write.
 			if c, ok := b.cached(t.Service, now, false); ok && c.State == Closed && c.ConsecutiveFailures == 0 {
 				return nil
@@ -362,17 +297,17 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	defer cancel()
 	log := b.logger().With("service", t.Service)
 	var cl failure.Classification
-	if callErr != nil && o != Neutral {
-		cl = failure.Classify(callErr)
+	if callErr != nil && o != retry.Silent {
+		cl = failure.ClassOf(callErr)
 	}
 	if t.Probe {
 		return b.probeDone(ctx, wctx, t, o, cl, now, log)
 	}
 	switch o {
-	case Failure, Quota:
+	case retry.Trips, retry.Opens:
 		req := FailureRequest{Service: t.Service, Class: cl.Class, At: now, Threshold: b.Threshold, OpenFor: b.OpenFor,
 			Generation: t.Generation}
-		if o == Quota {
+		if o == retry.Opens {
 			req.Threshold, req.OpenFor = 1, b.quotaOpenFor(cl, now)
 		}
 		var (
@@ -390,7 +325,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			log.WarnContext(ctx, "breaker opened", "class", string(cl.Class), "consecutive_failures", res.Record.ConsecutiveFailures,
 				"open_until", res.Record.OpenUntil.Format(time.RFC3339), "generation", res.Record.Generation)
 		}
-		if o == Quota {
+		if o == retry.Opens {
 			return gate.Wrap(callErr, gate.New(gate.Quota, t.Service))
 		}
 		if err == nil && (res.Opened || res.Record.State == Open || res.Record.State == HalfOpen) {
@@ -406,35 +341,30 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			return gate.Wrap(&failure.WaitError{Until: until, Reason: "the call failed with " + string(cl.Class) +
 				" as the breaker for " + t.Service + " opened"}, GateOf(res.Record))
 		}
-	case Success:
+	case retry.Answered:
 		changed, err := b.Store.ResetFailures(wctx, t.Service, t.Generation, now)
 		if err != nil {
 			b.after(ctx, t.Service, Record{}, err, now, log)
 			return nil
 		}
 		if changed {
-			b.mu.Lock()
-			if c, ok := b.cache[t.Service]; ok {
-				c.r.ConsecutiveFailures = 0
-				b.cache[t.Service] = c
-			}
-			b.mu.Unlock()
+			b.cache.Update(t.Service, func(r *Record, _ *time.Time) { r.ConsecutiveFailures = 0 })
 		}
 	}
 	return nil
 }
 
 // probeDone records a probe's verdict; a failed probe makes its item wait.
-func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl failure.Classification, now time.Time,
+func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.BreakerEffect, cl failure.Classification, now time.Time,
 	log *slog.Logger) error {
 	var (
 		r   Record
 		err error
 	)
 	switch o {
-	case Failure, Quota:
+	case retry.Trips, retry.Opens:
 		openFor := b.OpenFor
-		if o == Quota {
+		if o == retry.Opens {
 			openFor = b.quotaOpenFor(cl, now)
 		}
 		r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor)
@@ -451,11 +381,11 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o Outcome, cl 
 		failed := Record{Service: t.Service, LastErrorType: cl.Class}
 		return gate.Wrap(&failure.WaitError{Until: until, Reason: "the breaker's probe failed with " + string(cl.Class) +
 			"; open again for " + t.Service}, GateOf(failed))
-	case Success, Throttled:
+	case retry.Answered, retry.Throttles:
 		r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
 		if err == nil {
 			b.count(MetricBreakerCloses, "")
-			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", o.String(), "generation", r.Generation)
+			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", string(o), "generation", r.Generation)
 		}
 	default:
 		r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
@@ -478,15 +408,7 @@ func (b *Breakers) quotaOpenFor(cl failure.Classification, now time.Time) time.D
 // returns how many failures to write: none for the streak's first, two for
 // its second (the first with it), one after.
 func (b *Breakers) countStreak(service string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.streak == nil || len(b.streak) > maxCached {
-		// Hosts that failed once and were never called again: forgetting
-		// them at worst delays a later streak's count by one failure.
-		b.streak = map[string]int{}
-	}
-	b.streak[service]++
-	switch n := b.streak[service]; {
+	switch n := b.streak.Fail(service); {
 	case n == 1:
 		return 0
 	case n == 2:
@@ -530,43 +452,14 @@ func (b *Breakers) Get(ctx context.Context, service string) (Record, error) {
 func (b *Breakers) Forget(service string) { b.forget(service) }
 
 func (b *Breakers) cached(service string, now time.Time, freshOnly bool) (Record, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	c, ok := b.cache[service]
-	if !ok {
-		return Record{}, false
-	}
-	ttl := b.ttl()
-	if freshOnly && (ttl < 0 || now.Sub(c.at) >= ttl || now.Before(c.at)) {
-		return Record{}, false
-	}
-	return c.r, true
+	return b.cache.Get(service, now, b.ttl(), freshOnly)
 }
 
 func (b *Breakers) remember(r Record, now time.Time) {
-	if b.ttl() < 0 {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cache == nil {
-		b.cache = map[string]cachedRecord{}
-	}
-	if len(b.cache) >= maxCached {
-		for k, c := range b.cache {
-			if now.Sub(c.at) >= b.ttl() {
-				delete(b.cache, k)
-			}
-		}
-	}
-	b.cache[r.Service] = cachedRecord{r: r, at: now}
+	b.cache.Put(r.Service, r, now, b.ttl())
 }
 
-func (b *Breakers) forget(service string) {
-	b.mu.Lock()
-	delete(b.cache, service)
-	b.mu.Unlock()
-}
+func (b *Breakers) forget(service string) { b.cache.Forget(service) }
 
 func (b *Breakers) ttl() time.Duration {
 	if b.CacheTTL == 0 {
@@ -587,10 +480,7 @@ func (b *Breakers) newOwner() string {
 }
 
 func (b *Breakers) now() time.Time {
-	if b.Clock == nil {
-		return time.Now()
-	}
-	return b.Clock.Now()
+	return clock.Or(b.Clock).Now()
 }
 
 func (b *Breakers) logger() *slog.Logger {

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -66,14 +67,14 @@ func (m *metricsRecorder) get(name string) int {
 
 type bundle struct {
 	store    *countingStore
-	clock    *stagetest.Clock
+	clock    *clock.Stub
 	breakers *breaker.Breakers
 	metrics  *metricsRecorder
 }
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	b := &bundle{store: &countingStore{Store: breaker.NewMemory()}, clock: stagetest.NewClock(t0), metrics: &metricsRecorder{}}
+	b := &bundle{store: &countingStore{Store: breaker.NewMemory()}, clock: clock.NewStub(t0), metrics: &metricsRecorder{}}
 	b.breakers = &breaker.Breakers{Store: b.store, Clock: b.clock, Stage: pipeline.Fetch, Metrics: b.metrics}
 	return b
 }
@@ -89,28 +90,38 @@ func TestOutcomeOf(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want breaker.Outcome
+		want retry.BreakerEffect
 	}{
-		{"success", nil, breaker.Success},
-		{"503", unavailable, breaker.Failure},
-		{"timeout", context.DeadlineExceeded, breaker.Failure},
-		{"429 is a quota, not an outage", rateLimited, breaker.Throttled},
-		{"404 is the service answering", notFound, breaker.Success},
-		{"invalid model output is the service answering", failure.New(failure.ResponseInvalid, "not JSON"), breaker.Success},
-		{"a closed gate", &failure.WaitError{Until: t0, Reason: "no model"}, breaker.Neutral},
-		{"bad input", failure.New(failure.SchemaInvalid, "no text"), breaker.Neutral},
-		{"our bug", failure.New(failure.InternalBug, "nil"), breaker.Neutral},
-		{"our own budget", &failure.Error{Class: failure.BudgetExceeded, SelfImposed: true}, breaker.Neutral},
-		{"the provider's exhausted quota", quotaExhausted, breaker.Quota},
-		{"unmatched", errors.New("something odd"), breaker.Neutral},
+		{"success", nil, retry.Answered},
+		{"503", unavailable, retry.Trips},
+		{"timeout", context.DeadlineExceeded, retry.Trips},
+		{"429 is a quota, not an outage", rateLimited, retry.Throttles},
+		{"404 is the service answering", notFound, retry.Answered},
+		{"invalid model output is the service answering", failure.New(failure.ResponseInvalid, "not JSON"), retry.Answered},
+		{"a closed gate", &failure.WaitError{Until: t0, Reason: "no model"}, retry.Silent},
+		{"bad input", failure.New(failure.SchemaInvalid, "no text"), retry.Silent},
+		{"our bug", failure.New(failure.InternalBug, "nil"), retry.Silent},
+		{"our own budget", &failure.Error{Class: failure.BudgetExceeded, SelfImposed: true}, retry.Silent},
+		{"the provider's exhausted quota", quotaExhausted, retry.Opens},
+		{"unmatched", errors.New("something odd"), retry.Silent},
+		{"a host's 401 is the service answering", &failure.HTTPError{Provider: failure.HTTP, Status: 401}, retry.Answered},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := breaker.OutcomeOf(tc.err, nil); got != tc.want {
+			if got := breaker.OutcomeOf(tc.err, nil, pipeline.Fetch); got != tc.want {
 				t.Fatalf("OutcomeOf(%v) = %s, want %s", tc.err, got, tc.want)
 			}
 		})
+	}
+	// An llm provider's breaker trips on a revoked key as well: the
+	// decision table's llm row for AUTH_DENIED.
+	denied := &failure.HTTPError{Provider: failure.OpenAI, Status: 401, Body: []byte(`{"error":{"code":"invalid_api_key"}}`)}
+	if got := breaker.OutcomeOf(denied, nil, pipeline.LLM); got != retry.Trips {
+		t.Errorf("llm AUTH_DENIED = %s, want trips", got)
+	}
+	if got := breaker.OutcomeOf(failure.Mark(unavailable), nil, pipeline.Fetch); got != retry.Trips {
+		t.Errorf("a marked 503 = %s, want trips", got)
 	}
 }
 
@@ -275,7 +286,7 @@ func TestHost(t *testing.T) {
 
 func ExampleBreakers() {
 	ctx := context.Background()
-	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	clock := clock.NewStub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	b := &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock}
 	outage := &failure.HTTPError{Provider: failure.OpenAI, Status: 503}
 	for range 5 {
@@ -303,7 +314,7 @@ func ExampleBreakers() {
 // host is not called. The failure that opens the breaker is a wait too.
 func ExampleGuard() {
 	ctx := context.Background()
-	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	clock := clock.NewStub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	calls := 0
 	fetch := stage.WorkFunc(func(context.Context, state.Item) (state.Output, error) {
 		calls++

@@ -54,8 +54,11 @@
 //
 // # What counts
 //
-// Only an outage trips a breaker: NETWORK_TIMEOUT and UPSTREAM_UNAVAILABLE
-// (DefaultTrips). RATE_LIMITED does not: a 429 is the service answering and
+// What a failure tells a breaker is the decision table's breaker column
+// (retry.Profile.Breaker, docs/design.md "The decision table"); Done reads
+// it for the classification the failure carries. Only an outage trips a
+// breaker: NETWORK_TIMEOUT and UPSTREAM_UNAVAILABLE, and in the llm stage
+// AUTH_DENIED too (a provider whose key was revoked). RATE_LIMITED does not: a 429 is the service answering and
 // asking this caller to slow down — a quota, which the retry policy honours
 // per item through Retry-After — not an outage; opening a fleet-wide breaker
 // on it would stop all traffic for five minutes when the provider asked for

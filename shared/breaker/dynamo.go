@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -115,19 +114,15 @@ func (s *Dynamo) get(ctx context.Context, service string, consistent bool) (reco
 // List scans the table (bounded to maxScanPages pages) and returns every
 // breaker sorted by service.
 func (s *Dynamo) List(ctx context.Context) ([]Record, error) {
-	var out []Record
-	err := dynamopage.Scan(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table}, maxScanPages,
-		func(it map[string]types.AttributeValue) error {
-			r, err := decode(it)
-			if err == nil {
-				out = append(out, r.breaker())
-			}
-			return err
-		})
+	out, err := dynamopage.List(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table}, maxScanPages,
+		func(av map[string]types.AttributeValue) (Record, error) {
+			r, err := decode(av)
+			return r.breaker(), err
+		},
+		func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
 	if err != nil {
 		return nil, fmt.Errorf("list breakers: %w", err)
 	}
-	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
 	return out, nil
 }
 

@@ -66,6 +66,9 @@ func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err 
 	}()
 	out, err = g.Inner.Run(ctx, item)
 	done = true
+	// Classified once, here, where the failure is first seen: the breaker
+	// and the runner read it.
+	err = failure.Mark(err)
 	if wait := g.Breakers.Done(ctx, t, err); wait != nil {
 		return state.Output{}, wait
 	}

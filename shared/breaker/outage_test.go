@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -75,7 +76,7 @@ func (h *articleHost) callCount() int {
 type fleet struct {
 	t        *testing.T
 	items    *state.Memory
-	clock    *stagetest.Clock
+	clock    *clock.Stub
 	host     *articleHost
 	runners  []*stage.Runner
 	metrics  *metricsRecorder
@@ -83,7 +84,7 @@ type fleet struct {
 }
 
 func newFleet(t *testing.T, store breaker.Store, instances int, ids []string) *fleet {
-	f := &fleet{t: t, items: state.NewMemory(), clock: stagetest.NewClock(t0), host: &articleHost{failed: map[string]int{}},
+	f := &fleet{t: t, items: state.NewMemory(), clock: clock.NewStub(t0), host: &articleHost{failed: map[string]int{}},
 		metrics: &metricsRecorder{}, received: map[string]int{}}
 	for _, id := range ids {
 		f.items.Put(state.Item{ID: id, Kind: state.KindStory, SourceURL: "https://news.example/" + id, CorrelationID: "c-" + id,

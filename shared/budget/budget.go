@@ -180,54 +180,12 @@ func New(db API, table string, dailyCap, cost Micros) (*Daily, error) {
 	return &Daily{DB: db, Table: table, Cap: dailyCap, Cost: cost}, nil
 }
 
-// Defaults of FromEnv, matching template.yaml's parameters.
+// Defaults of the llm function's budget variables, matching template.yaml's
+// parameters.
 const (
-	DefaultDailyUSD   = "5"
-	DefaultCallUSD    = "0.003"
-	EnvTable          = "BUDGET_TABLE"
-	EnvDailyBudgetUSD = "DAILY_BUDGET_USD"
-	EnvCostPerCallUSD = "COST_PER_CALL_USD"
-	EnvChunkUSD       = "BUDGET_CHUNK_USD"
+	DefaultDailyUSD = "5"
+	DefaultCallUSD  = "0.003"
 )
-
-// FromEnv builds the llm stage's budget from BUDGET_TABLE (required),
-// DAILY_BUDGET_USD (default 5), COST_PER_CALL_USD (default 0.003) and
-// BUDGET_CHUNK_USD (default DefaultChunkCalls calls).
-func FromEnv(getenv func(string) string, db API) (*Daily, error) {
-	table := strings.TrimSpace(getenv(EnvTable))
-	if table == "" {
-		return nil, fmt.Errorf("budget: %s is required", EnvTable)
-	}
-	read := func(name, def string) (Micros, error) {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			v = def
-		}
-		m, err := ParseUSD(v)
-		if err != nil {
-			return 0, fmt.Errorf("budget: %s: %w", name, err)
-		}
-		return m, nil
-	}
-	dailyCap, err := read(EnvDailyBudgetUSD, DefaultDailyUSD)
-	if err != nil {
-		return nil, err
-	}
-	cost, err := read(EnvCostPerCallUSD, DefaultCallUSD)
-	if err != nil {
-		return nil, err
-	}
-	chunk, err := read(EnvChunkUSD, "0")
-	if err != nil {
-		return nil, err
-	}
-	d, err := New(db, table, dailyCap, cost)
-	if err != nil {
-		return nil, err
-	}
-	d.Chunk = chunk
-	return d, nil
-}
 
 func chunkOf(chunk, cost Micros) Micros {
 	if chunk > 0 {

@@ -66,29 +66,6 @@ func TestMicrosString(t *testing.T) {
 	}
 }
 
-func TestFromEnv(t *testing.T) {
-	t.Parallel()
-	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
-	d, err := budget.FromEnv(env(map[string]string{"BUDGET_TABLE": "b"}), nil)
-	if err != nil || d.Cap != 5_000_000 || d.Cost != 3_000 || d.Table != "b" || d.Pocket().Chunk != 60_000 {
-		t.Fatalf("defaults: %+v, %v", d, err)
-	}
-	d, err = budget.FromEnv(env(map[string]string{"BUDGET_TABLE": "b", "BUDGET_CHUNK_USD": "1.5"}), nil)
-	if err != nil || d.Pocket().Chunk != 1_500_000 {
-		t.Fatalf("a chunk of $1.50: %+v, %v", d, err)
-	}
-	for name, kv := range map[string]map[string]string{
-		"no table":   {},
-		"bad cap":    {"BUDGET_TABLE": "b", "DAILY_BUDGET_USD": "five"},
-		"zero cost":  {"BUDGET_TABLE": "b", "COST_PER_CALL_USD": "0"},
-		"float junk": {"BUDGET_TABLE": "b", "COST_PER_CALL_USD": "3e-3"},
-	} {
-		if _, err := budget.FromEnv(env(kv), nil); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
-	}
-}
-
 // charger is what both budgets implement.
 type charger interface {
 	budget.Budget

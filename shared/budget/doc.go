@@ -30,7 +30,7 @@
 //
 // The llm stage charges before every model call — a fallback chain's
 // escalation call included — so the cap bounds calls, not items
-// (functions/llm: Enricher.Budget, built with FromEnv). Each call is charged
+// (functions/llm: enricher.Budget, configured by its loadConfig). Each call is charged
 // at its model's price (Prices, the LLM_PRICES table): the model's up-front
 // estimate with ChargeCost before the call, corrected by Settle to its
 // input and output tokens at the model's prices once the answer reports

@@ -1,8 +1,12 @@
-// Package deadletter builds the payload triage puts on a stage's dead-letter
-// queue: everything an on-call operator needs to decide and replay — class,
-// stage, attempts per stage, failure times, the redacted error chain and a
-// sanitized context — and nothing they must not see: no secrets, tokens, API
-// keys, full prompts or raw PII.
+// Package deadletter is the dead letter, whole: the payload triage puts on a
+// stage's dead-letter queue — everything an on-call operator needs to decide
+// and replay (class, stage, attempts per stage, failure times, the redacted
+// error chain and a sanitized context) and nothing they must not see (no
+// secrets, tokens, API keys, full prompts or raw PII) — the message
+// attributes it is sent with (Payload.Attributes), and the reading of what a
+// dead-letter queue holds (Read: a payload, a backstop's envelope, or
+// neither). The stage runner's hand-off (shared/stage) and operator replay
+// (shared/replay) use it; neither defines the format.
 package deadletter
 
 import (
@@ -15,6 +19,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -39,7 +46,7 @@ const (
 )
 
 // Payload is the dead-letter message body. Field names are the contract of
-// DESIGN.md "Dead-letter payload"; operators and the redrive function read them.
+// docs/design.md "Dead letters"; operators and the redrive function read them.
 type Payload struct {
 	ErrorClass       failure.Class          `json:"error_class"`
 	Stage            pipeline.Stage         `json:"stage"`
@@ -299,11 +306,11 @@ func Stack(err error) string {
 }
 
 // ErrorType names the Go type of the first error in the chain that is not a
-// plain wrapper (fmt.wrapError, DetailError).
+// plain wrapper (fmt.wrapError, DetailError, Classified).
 func ErrorType(err error) string {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch e.(type) {
-		case *failure.DetailError:
+		case *failure.DetailError, *failure.Classified:
 			continue
 		}
 		name := typeName(e)
@@ -375,4 +382,43 @@ func truncateHex(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// Kind is what a message on a stage's dead-letter queue holds.
+type Kind string
+
+const (
+	// KindTriage is a dead letter triage wrote (a Payload).
+	KindTriage Kind = "triage"
+	// KindBackstop is a stage envelope the queue's redrive backstop moved
+	// after maxReceiveCount receives.
+	KindBackstop Kind = "backstop"
+	// KindUnreadable is neither; it is never replayed.
+	KindUnreadable Kind = "unreadable"
+)
+
+// Read reads the body of a message on a dead-letter queue: a triage
+// payload, a stage envelope the queue's redrive backstop moved, or neither.
+func Read(body string) (Kind, *Payload, *pipeline.Envelope) {
+	if p, err := Parse([]byte(body)); err == nil {
+		return KindTriage, &p, nil
+	}
+	if env, err := pipeline.DecodeEnvelope(body, ""); err == nil {
+		return KindBackstop, nil, &env
+	}
+	return KindUnreadable, nil, nil
+}
+
+// Attributes are the SQS message attributes a dead letter is sent with,
+// so that a queue's consumers can filter without parsing the body.
+func (p Payload) Attributes() map[string]sqstypes.MessageAttributeValue {
+	attr := func(v string) sqstypes.MessageAttributeValue {
+		return sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+	}
+	return map[string]sqstypes.MessageAttributeValue{
+		"error_class":    attr(string(p.ErrorClass)),
+		"stage":          attr(string(p.Stage)),
+		"item_id":        attr(p.ItemID),
+		"dead_letter_id": attr(p.SanitizedContext.DeadLetterID),
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -26,9 +27,12 @@ var ErrTooManyPages = errors.New("too many pages")
 // fn, and returns it. in is not modified.
 func Scan(ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
 	fn func(map[string]types.AttributeValue) error) error {
-	page := *in
+	pages := dynamodb.NewScanPaginator(db, in)
 	for range maxPages {
-		out, err := db.Scan(ctx, &page)
+		if !pages.HasMorePages() {
+			return nil
+		}
+		out, err := pages.NextPage(ctx)
 		if err != nil {
 			return err
 		}
@@ -37,10 +41,30 @@ func Scan(ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
 				return err
 			}
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	if !pages.HasMorePages() {
+		return nil
 	}
 	return fmt.Errorf("%w (more than %d)", ErrTooManyPages, maxPages)
+}
+
+// List scans every item of in, reading at most maxPages pages, converts
+// each with decode and returns them sorted by cmp: what a store's List of a
+// small table of shared records (breakers, model health, gates) does. It
+// stops at the first error.
+func List[T any](ctx context.Context, db Scanner, in *dynamodb.ScanInput, maxPages int,
+	decode func(map[string]types.AttributeValue) (T, error), cmp func(a, b T) int) ([]T, error) {
+	var out []T
+	err := Scan(ctx, db, in, maxPages, func(av map[string]types.AttributeValue) error {
+		v, err := decode(av)
+		if err == nil {
+			out = append(out, v)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, cmp)
+	return out, nil
 }

@@ -3,6 +3,7 @@ package dynamopage_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -76,4 +77,21 @@ func TestScan(t *testing.T) {
 			t.Fatalf("err %v after %d items", err, n)
 		}
 	})
+}
+
+func TestListDecodesAndSorts(t *testing.T) {
+	t.Parallel()
+	decode := func(av map[string]types.AttributeValue) (int, error) {
+		return strconv.Atoi(av["id"].(*types.AttributeValueMemberN).Value)
+	}
+	got, err := dynamopage.List(context.Background(), &pages{n: 5}, &dynamodb.ScanInput{}, 10, decode,
+		func(a, b int) int { return b - a })
+	if err != nil || fmt.Sprint(got) != "[4 3 2 1 0]" {
+		t.Fatalf("List = %v, %v; want every item, largest first", got, err)
+	}
+	boom := errors.New("boom")
+	if _, err := dynamopage.List(context.Background(), &pages{n: 5}, &dynamodb.ScanInput{}, 10,
+		func(map[string]types.AttributeValue) (int, error) { return 0, boom }, func(a, b int) int { return a - b }); !errors.Is(err, boom) {
+		t.Fatalf("a decode error: %v", err)
+	}
 }

@@ -74,7 +74,7 @@ type Traits struct {
 	ModelSpecific bool
 }
 
-// traits is the table of DESIGN.md "Error classes", in the order Classes lists.
+// traits is the table of docs/design.md "Error classes and retry profiles", in the order Classes lists.
 var traits = []struct {
 	class Class
 	Traits
@@ -96,7 +96,7 @@ var traits = []struct {
 	{Unknown, Traits{Retryable: true, Counts: true}},
 }
 
-// Classes lists every class, retryable ones first, in the order of DESIGN.md.
+// Classes lists every class, retryable ones first, in the order of docs/design.md.
 func Classes() []Class {
 	out := make([]Class, len(traits))
 	for i, t := range traits {

@@ -228,7 +228,7 @@ func TestParseClass(t *testing.T) {
 	}
 }
 
-// TestClasses pins Classes() to DESIGN.md's table: every class, in its
+// TestClasses pins Classes() to docs/design.md's table: every class, in its
 // order, with its retryable / counts / model-specific columns.
 func TestClasses(t *testing.T) {
 	t.Parallel()
@@ -242,7 +242,7 @@ func TestClasses(t *testing.T) {
 		t.Fatalf("Classes() = %v, want %v", got, want)
 	}
 	if len(designTraits) != len(want) {
-		t.Fatalf("designTraits has %d classes, DESIGN.md %d", len(designTraits), len(want))
+		t.Fatalf("designTraits has %d classes, docs/design.md %d", len(designTraits), len(want))
 	}
 	for _, c := range got {
 		if !c.Valid() {
@@ -250,7 +250,7 @@ func TestClasses(t *testing.T) {
 		}
 		tr := failure.Traits{Retryable: c.Retryable(), Counts: c.Counts(), ModelSpecific: c.ModelSpecific()}
 		if tr != designTraits[c] || c.Traits() != designTraits[c] {
-			t.Errorf("%s traits = %+v, DESIGN.md says %+v", c, tr, designTraits[c])
+			t.Errorf("%s traits = %+v, docs/design.md says %+v", c, tr, designTraits[c])
 		}
 		if parsed, err := failure.ParseClass(string(c)); err != nil || parsed != c {
 			t.Errorf("ParseClass(%s) = %s, %v", c, parsed, err)

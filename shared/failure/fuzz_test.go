@@ -56,7 +56,7 @@ func FuzzClassifyHTTP(f *testing.F) {
 		}
 		want, ok := designTraits[c.Class]
 		if !ok || (failure.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}) != want || c.Class.Traits() != want {
-			t.Fatalf("%s carries traits {%t %t %t}, DESIGN.md says %+v", c.Class, c.Retryable, c.Counts, c.ModelSpecific, want)
+			t.Fatalf("%s carries traits {%t %t %t}, docs/design.md says %+v", c.Class, c.Retryable, c.Counts, c.ModelSpecific, want)
 		}
 		if c.ModelSpecific && !p.IsModel() {
 			t.Fatalf("%s from %s is model-specific", c.Class, p)

@@ -26,7 +26,7 @@ func setup(t *testing.T) *testBundle {
 	return &testBundle{now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
 }
 
-// designTraits is DESIGN.md's "Error classes" table, written out here
+// designTraits is the table of docs/design.md "Error classes and retry profiles", written out here
 // independently of class.go so that a drift in either shows up.
 var designTraits = map[failure.Class]failure.Traits{
 	failure.RateLimited:         {Retryable: true, Counts: true},
@@ -125,15 +125,15 @@ func walkMessages(v any, f func(string)) {
 	}
 }
 
-// checkTraits asserts that c carries the traits DESIGN.md gives its class.
+// checkTraits asserts that c carries the traits docs/design.md gives its class.
 func checkTraits(t *testing.T, c failure.Classification) {
 	t.Helper()
 	want, ok := designTraits[c.Class]
 	if !ok {
-		t.Fatalf("class %q is not in DESIGN.md's table", c.Class)
+		t.Fatalf("class %q is not in docs/design.md's table", c.Class)
 	}
 	got := failure.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}
 	if got != want {
-		t.Errorf("%s traits = %+v, DESIGN.md says %+v", c.Class, got, want)
+		t.Errorf("%s traits = %+v, docs/design.md says %+v", c.Class, got, want)
 	}
 }

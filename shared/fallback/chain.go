@@ -57,17 +57,19 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
 // Enricher asks one entry's model for an item's enrichment; the llm
-// stage's *Enricher (functions/llm) implements it.
+// stage's *enricher (functions/llm) implements it.
 type Enricher interface {
 	Enrich(ctx context.Context, item state.Item, e Entry) (state.Enrichment, error)
 }
@@ -81,7 +83,8 @@ type Health interface {
 }
 
 // Breakers are the providers' shared circuit breakers, keyed by Service;
-// *breaker.Breakers implements them (with Trips ProviderTrips). Done
+// *breaker.Breakers implements them (in the llm stage, whose breaker
+// column trips a provider's breaker on AUTH_DENIED too). Done
 // returns the wait a failed probe, a tripping failure or a provider's
 // exhausted quota puts its item in (breaker.Breakers.Done).
 type Breakers interface {
@@ -89,11 +92,6 @@ type Breakers interface {
 	AllowReleased(ctx context.Context, service string, released gate.Name) (breaker.Ticket, error)
 	AllowProbe(ctx context.Context, service, token string) (breaker.Ticket, error)
 	Done(ctx context.Context, t breaker.Ticket, callErr error) error
-}
-
-// Clock tells the time; decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
 }
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
@@ -138,6 +136,10 @@ type Chain struct {
 	Health Health
 	// Breakers guards each provider; nil leaves providers unguarded.
 	Breakers Breakers
+	// Profile is the decision table: which failures put a provider out
+	// (SkipsProvider) and which escalate (Escalates); nil means
+	// retry.Standard().
+	Profile *retry.Profile
 	// Escalation, when its Model is set, retries a CONTENT_POLICY or
 	// TOKEN_LIMIT failure once, in the same invocation, before the item is
 	// dead-lettered; it is skipped when it is the entry that failed, is
@@ -149,7 +151,7 @@ type Chain struct {
 	// NoModelWait: see DefaultNoModelWait; zero means the default.
 	NoModelWait time.Duration
 	// Clock tells the time; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Log receives skips and escalations; nil discards them.
 	Log *slog.Logger
 	// Metrics receives the Metric counters; nil discards them.
@@ -218,7 +220,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 			return state.Output{Enrichment: &enr}, nil
 		}
 		if why, wait, wide := c.providerWide(ctx, e.Provider, err); wide && ctx.Err() == nil {
-			c.putOut(ctx, w, e.Provider, why, failure.Classify(err).Class)
+			c.putOut(ctx, w, e.Provider, why, failure.ClassOf(err).Class)
 			w.skipped = append(w.skipped, e.String())
 			if wait != nil {
 				w.breaker = true
@@ -230,7 +232,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 			continue
 		}
 		if esc, ok := c.escalation(ctx, e, err, w); ok {
-			class := failure.Classify(err).Class
+			class := failure.ClassOf(err).Class
 			c.count(MetricModelEscalations, class)
 			c.logger().WarnContext(ctx, "escalating to the escalation model", "model", e.String(), "escalation_model", esc.String(),
 				"class", string(class))
@@ -356,7 +358,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 		why = "circuit breaker opened"
 		if !errors.Is(err, failure.ErrWaiting) {
 			// A quota's failure: the wait is the breaker's, now open.
-			why += " (" + string(failure.Classify(err).Class) + ")"
+			why += " (" + string(failure.ClassOf(err).Class) + ")"
 			if _, werr := c.Breakers.Allow(ctx, Service(p)); errors.Is(werr, failure.ErrWaiting) {
 				return why, werr, true
 			}
@@ -367,11 +369,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 	if errors.Is(err, failure.ErrWaiting) {
 		return "", nil, false
 	}
-	cl := failure.Classify(err)
-	switch {
-	case cl.SelfImposed:
-		return "", nil, false
-	case cl.Class == failure.AuthDenied, cl.Class == failure.BudgetExceeded:
+	if cl := failure.ClassOf(err); c.profile().SkipsProvider(cl) {
 		return string(cl.Class), nil, true
 	}
 	return "", nil, false
@@ -406,9 +404,12 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 	}()
 	enr, err = c.Enricher.Enrich(ctx, item, e)
 	done = true
+	// Classified once, here, where the failure is first seen: the
+	// breaker, model health, the escalation and the runner read it.
+	err = failure.Mark(err)
 	if c.Breakers != nil {
 		verdict := err
-		if err != nil && failure.Classify(err).SelfImposed {
+		if err != nil && failure.ClassOf(err).SelfImposed {
 			verdict = &failure.WaitError{Reason: "triage's daily budget: the provider was not called"}
 		}
 		if wait := c.Breakers.Done(ctx, t, verdict); wait != nil {
@@ -431,7 +432,7 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 		// A closed gate or our own deadline says nothing about the model.
 		return enr, err
 	}
-	if _, herr := c.Health.RecordFailure(ctx, key, failure.Classify(err)); herr != nil {
+	if _, herr := c.Health.RecordFailure(ctx, key, failure.ClassOf(err)); herr != nil {
 		c.logger().ErrorContext(ctx, "recording a model failure failed", "model", key, "error", herr.Error())
 	}
 	return enr, err
@@ -443,9 +444,7 @@ func (c *Chain) escalation(ctx context.Context, failed Entry, err error, w *walk
 	if strings.TrimSpace(esc.Model) == "" || esc == failed {
 		return Entry{}, false
 	}
-	switch failure.Classify(err).Class {
-	case failure.ContentPolicy, failure.TokenLimit:
-	default:
+	if !c.profile().Policy(pipeline.LLM, failure.ClassOf(err).Class).Escalates {
 		return Entry{}, false
 	}
 	if _, out := w.out[esc.Provider]; out {
@@ -472,6 +471,16 @@ func (c *Chain) status(ctx context.Context, e Entry) (health.Model, bool) {
 	return h, !h.Disabled
 }
 
+// standard is the profile of a Chain without one; never modified.
+var standard = retry.Standard()
+
+func (c *Chain) profile() *retry.Profile {
+	if c.Profile == nil {
+		return standard
+	}
+	return c.Profile
+}
+
 func (c *Chain) cooldown() time.Duration {
 	if c.Cooldown > 0 {
 		return c.Cooldown
@@ -487,10 +496,7 @@ func (c *Chain) noModelWait() time.Duration {
 }
 
 func (c *Chain) now() time.Time {
-	if c.Clock == nil {
-		return time.Now()
-	}
-	return c.Clock.Now()
+	return clock.Or(c.Clock).Now()
 }
 
 func (c *Chain) logger() *slog.Logger {

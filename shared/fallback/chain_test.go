@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/gate"
@@ -76,7 +77,7 @@ func (c *counter) Count(name string, _ pipeline.Stage, _ failure.Class, n int) {
 type bundle struct {
 	models  *models
 	store   *health.Memory
-	clock   *stagetest.Clock
+	clock   *clock.Stub
 	tracker *health.Tracker
 	metrics *counter
 	chain   *fallback.Chain
@@ -84,7 +85,7 @@ type bundle struct {
 
 func setup(t *testing.T, chain ...string) *bundle {
 	t.Helper()
-	b := &bundle{models: &models{errs: map[string]error{}}, store: health.NewMemory(), clock: stagetest.NewClock(t0), metrics: &counter{}}
+	b := &bundle{models: &models{errs: map[string]error{}}, store: health.NewMemory(), clock: clock.NewStub(t0), metrics: &counter{}}
 	b.tracker = &health.Tracker{Store: b.store, Clock: b.clock}
 	b.chain = &fallback.Chain{Enricher: b.models, Entries: entries(t, chain...), Health: b.tracker, Clock: b.clock, Metrics: b.metrics}
 	return b
@@ -391,5 +392,23 @@ func TestParseChain(t *testing.T) {
 	}
 	if _, err := fallback.ParseChain(strings.Join(many, ","), failure.OpenAI); err == nil {
 		t.Errorf("a chain of %d entries parsed", len(many))
+	}
+}
+
+// TestChainClassifiesOnce: the failure the chain returns carries the
+// classification it was given where the model's answer was first seen, so
+// the runner reads it rather than classifying again; health counted it by
+// the same classification.
+func TestChainClassifiesOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "primary")
+	b.models.errs["primary"] = invalidOutput
+	_, err := b.chain.Run(context.Background(), item)
+	var c *failure.Classified
+	if !errors.As(err, &c) || c.Classification.Class != failure.ResponseInvalid {
+		t.Fatalf("Run = %v (%T), want a failure carrying RESPONSE_INVALID", err, err)
+	}
+	if failure.Mark(err) != err {
+		t.Error("the chain's failure was marked again")
 	}
 }

@@ -107,19 +107,3 @@ const ServicePrefix = "llm:"
 // breaker per provider, whatever its models and hosts; a ':' keeps it apart
 // from the host names fetch and notify key their breakers by.
 func Service(p failure.Provider) string { return ServicePrefix + string(p) }
-
-// ProviderTrips is the llm stage's breaker rule (breaker.Breakers.Trips):
-// an outage (breaker.DefaultTrips: NETWORK_TIMEOUT, UPSTREAM_UNAVAILABLE),
-// and the provider-wide failures AUTH_DENIED and BUDGET_EXCEEDED (the
-// provider's quota or credit: the chain never hands the breaker triage's
-// own daily budget refusal), count toward opening a provider's breaker, so
-// that a provider whose key was revoked or whose credit ran out is skipped
-// by every item — one probe per open window asks it again — instead of
-// costing each item a call.
-func ProviderTrips(c failure.Class) bool {
-	switch c {
-	case failure.NetworkTimeout, failure.UpstreamUnavailable, failure.AuthDenied, failure.BudgetExceeded:
-		return true
-	}
-	return false
-}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -26,7 +26,7 @@ func (f enrichFunc) Enrich(ctx context.Context, it state.Item, e fallback.Entry)
 // back.
 func ExampleChain() {
 	ctx := context.Background()
-	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	clock := clock.NewStub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	store := health.NewMemory()
 	entries, _ := fallback.ParseChain("openai:small, bedrock:large", "")
 	chain := &fallback.Chain{

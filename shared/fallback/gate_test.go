@@ -26,7 +26,7 @@ func TestChainWaitsBehindItsGates(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t, "anthropic:claude", "openai:gpt")
 	store := breaker.NewMemory()
-	b.chain.Breakers = &breaker.Breakers{Store: store, Clock: b.clock, Stage: pipeline.LLM, Trips: fallback.ProviderTrips, Threshold: 1}
+	b.chain.Breakers = &breaker.Breakers{Store: store, Clock: b.clock, Stage: pipeline.LLM, Threshold: 1}
 	b.models.errs["claude"] = &failure.HTTPError{Provider: failure.Anthropic, Status: 503}
 	b.models.errs["gpt"] = overloaded
 
@@ -97,7 +97,7 @@ func TestChainWaitsBehindItsGates(t *testing.T) {
 	// One provider: its breaker's own gate.
 	one := setup(t, "openai:gpt")
 	one.chain.Breakers = &breaker.Breakers{Store: breaker.NewMemory(), Clock: one.clock, Stage: pipeline.LLM,
-		Trips: fallback.ProviderTrips, Threshold: 1}
+		Threshold: 1}
 	one.models.errs["gpt"] = overloaded
 	_, err = one.chain.Run(ctx, item)
 	if g, _ := gate.Of(err); !errors.Is(err, failure.ErrWaiting) || g != gate.New(gate.Breaker, fallback.Service(failure.OpenAI)) {

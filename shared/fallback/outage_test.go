@@ -13,6 +13,7 @@ import (
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
@@ -28,7 +29,7 @@ import (
 // stage runner, against the fault-injecting fake LLM.
 type outageBundle struct {
 	fake     *fakes.LLM
-	clock    *stagetest.Clock
+	clock    *clock.Stub
 	models   *health.Memory
 	items    *state.Memory
 	breakers *breaker.Breakers
@@ -65,8 +66,8 @@ func setupOutage(t *testing.T, chain string, n int) *outageBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &outageBundle{fake: fake, clock: stagetest.NewClock(t0), models: health.NewMemory(), items: state.NewMemory(), received: map[string]int{}}
-	b.breakers = &breaker.Breakers{Store: breaker.NewMemory(), Clock: b.clock, Stage: pipeline.LLM, Trips: fallback.ProviderTrips}
+	b := &outageBundle{fake: fake, clock: clock.NewStub(t0), models: health.NewMemory(), items: state.NewMemory(), received: map[string]int{}}
+	b.breakers = &breaker.Breakers{Store: breaker.NewMemory(), Clock: b.clock, Stage: pipeline.LLM}
 	c := &fallback.Chain{Enricher: fakeEnricher{clients: clients}, Entries: entries, Breakers: b.breakers,
 		Health: &health.Tracker{Store: b.models, Clock: b.clock}, Clock: b.clock}
 	b.runner = stagetest.NewRunner(pipeline.LLM, c, b.items, stagetest.NewQueues(), b.clock)

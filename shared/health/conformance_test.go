@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 )
 
 var (
@@ -255,7 +255,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 	t.Run("tracker counts model-specific failures only", func(t *testing.T) {
 		t.Parallel()
 		s, m := newStore(t), modelName(t)
-		clock := stagetest.NewClock(t0)
+		clock := clock.NewStub(t0)
 		tr := &health.Tracker{Store: s, Clock: clock}
 		fail(t, s, m, t0) // a count of 1 to start from
 		transient := []failure.Class{failure.RateLimited, failure.NetworkTimeout}

@@ -107,19 +107,12 @@ func (s *Dynamo) get(ctx context.Context, model string) (record, bool, error) {
 // List scans the table (bounded to maxScanPages pages) and returns every
 // record sorted by name.
 func (s *Dynamo) List(ctx context.Context) ([]Model, error) {
-	var out []Model
-	err := dynamopage.Scan(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table, ConsistentRead: aws.Bool(true)}, maxScanPages,
-		func(it map[string]types.AttributeValue) error {
-			r, err := decode(it)
-			if err == nil {
-				out = append(out, r.model())
-			}
-			return err
-		})
+	out, err := dynamopage.List(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table, ConsistentRead: aws.Bool(true)}, maxScanPages,
+		func(av map[string]types.AttributeValue) (Model, error) { r, err := decode(av); return r.model(), err },
+		func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
 	if err != nil {
 		return nil, fmt.Errorf("list model health: %w", err)
 	}
-	slices.SortFunc(out, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 )
 
 // Five invalid outputs disable a model in the write that counts the fifth;
@@ -15,7 +15,7 @@ import (
 // back with a count of 2.
 func ExampleTracker() {
 	ctx := context.Background()
-	clock := stagetest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	clock := clock.NewStub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	store := health.NewMemory()
 	tracker := &health.Tracker{Store: store, Clock: clock}
 

@@ -9,7 +9,7 @@ import (
 	"github.com/triagehq/triage/shared/failure"
 )
 
-// Defaults of the health rules (seeds/004).
+// Defaults of the health rules (docs/design.md "Model health").
 const (
 	// DefaultThreshold is how many consecutive model-specific failures
 	// disable a model.

@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/recordcache"
 )
-
-// Clock tells the time; decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
 type Metrics interface {
@@ -39,7 +35,7 @@ type Tracker struct {
 	// Store holds the records. Required.
 	Store Store
 	// Clock stamps writes and ages the cache; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Threshold disables a model; zero means DefaultThreshold.
 	Threshold int
 	// CacheTTL is how long a read is trusted; zero means DefaultCacheTTL,
@@ -53,16 +49,10 @@ type Tracker struct {
 	// discards them.
 	Metrics Metrics
 
-	mu    sync.Mutex
-	cache map[string]cached
+	cache recordcache.Cache[Model]
 	// streak is this process's own run of model-specific failures per
 	// model, since its last success of the model.
-	streak map[string]int
-}
-
-type cached struct {
-	m  Model
-	at time.Time
+	streak recordcache.Streaks
 }
 
 // Status returns the model's health, from the cache when it is fresh. A
@@ -109,13 +99,7 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 	// before). At scale, one item's bad answers and a provider's sporadic
 	// ones never reach the model's key; a broken model fails every call,
 	// and every instance's streak reaches the shared count at once.
-	t.mu.Lock()
-	if t.streak == nil {
-		t.streak = map[string]int{}
-	}
-	t.streak[model]++
-	n := t.streak[model]
-	t.mu.Unlock()
+	n := t.streak.Fail(model)
 	if n == 1 {
 		t.logger().InfoContext(ctx, "model-specific failure; counted if another follows on this instance", "model", model,
 			"class", string(cl.Class), "reason", cl.Reason)
@@ -168,9 +152,7 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 // or an operator re-enables it.
 func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 	now := t.now()
-	t.mu.Lock()
-	delete(t.streak, model)
-	t.mu.Unlock()
+	t.streak.Reset(model)
 	m, fresh := t.cached(model, now, true)
 	if !fresh {
 		got, err := t.Store.Get(ctx, model)
@@ -193,12 +175,7 @@ func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 		return err
 	}
 	// Reset by this write or by another instance's: zero either way.
-	t.mu.Lock()
-	if c, ok := t.cache[model]; ok {
-		c.m.ConsecutiveFailures, c.at = 0, now
-		t.cache[model] = c
-	}
-	t.mu.Unlock()
+	t.cache.Update(model, func(m *Model, at *time.Time) { m.ConsecutiveFailures, *at = 0, now })
 	if changed {
 		t.logger().InfoContext(ctx, "model succeeded; consecutive failures reset", "model", model)
 	}
@@ -210,35 +187,12 @@ func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 func (t *Tracker) Forget(model string) { t.forget(model) }
 
 func (t *Tracker) cached(model string, now time.Time, freshOnly bool) (Model, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	c, ok := t.cache[model]
-	if !ok {
-		return Model{}, false
-	}
-	if freshOnly && (t.ttl() < 0 || now.Sub(c.at) >= t.ttl() || now.Before(c.at)) {
-		return Model{}, false
-	}
-	return c.m, true
+	return t.cache.Get(model, now, t.ttl(), freshOnly)
 }
 
-func (t *Tracker) remember(m Model, now time.Time) {
-	if t.ttl() < 0 {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cache == nil {
-		t.cache = map[string]cached{}
-	}
-	t.cache[m.Name] = cached{m: m, at: now}
-}
+func (t *Tracker) remember(m Model, now time.Time) { t.cache.Put(m.Name, m, now, t.ttl()) }
 
-func (t *Tracker) forget(model string) {
-	t.mu.Lock()
-	delete(t.cache, model)
-	t.mu.Unlock()
-}
+func (t *Tracker) forget(model string) { t.cache.Forget(model) }
 
 func (t *Tracker) ttl() time.Duration {
 	if t.CacheTTL == 0 {
@@ -248,10 +202,7 @@ func (t *Tracker) ttl() time.Duration {
 }
 
 func (t *Tracker) now() time.Time {
-	if t.Clock == nil {
-		return time.Now()
-	}
-	return t.Clock.Now()
+	return clock.Or(t.Clock).Now()
 }
 
 func (t *Tracker) logger() *slog.Logger {

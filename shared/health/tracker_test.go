@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 )
 
 // countingStore counts the calls that reach the store.
@@ -52,7 +52,7 @@ func (m *metricsRecorder) Count(name string, _ pipeline.Stage, _ failure.Class, 
 
 type trackerBundle struct {
 	store   *countingStore
-	clock   *stagetest.Clock
+	clock   *clock.Stub
 	tracker *health.Tracker
 	logs    *bytes.Buffer
 	metrics *metricsRecorder
@@ -60,7 +60,7 @@ type trackerBundle struct {
 
 func setupTracker(t *testing.T) *trackerBundle {
 	t.Helper()
-	b := &trackerBundle{store: &countingStore{Store: health.NewMemory()}, clock: stagetest.NewClock(t0),
+	b := &trackerBundle{store: &countingStore{Store: health.NewMemory()}, clock: clock.NewStub(t0),
 		logs: &bytes.Buffer{}, metrics: &metricsRecorder{}}
 	b.tracker = &health.Tracker{Store: b.store, Clock: b.clock, CacheTTL: 5 * time.Second,
 		Log: slog.New(slog.NewJSONHandler(b.logs, nil)), Metrics: b.metrics}

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -32,10 +32,14 @@ type httpDialect struct {
 func newHTTPDialect(cfg Config, provider failure.Provider, op string) httpDialect {
 	d := httpDialect{provider: provider, op: op, apiKey: cfg.APIKey, timeout: timeoutOr(cfg.Timeout), http: cfg.HTTPClient}
 	if d.http == nil {
-		d.http = defaultHTTPClient()
+		d.http = egress.NewClient(egress.ClientOptions{NoRedirects: true})
 	} else {
-		hc := *cfg.HTTPClient // a copy: the caller's client keeps its policy
-		hc.CheckRedirect = noRedirects
+		// A redirect from an API endpoint is a misconfiguration, and
+		// following it would resend the credentials to wherever it points:
+		// the 3xx comes back as an HTTPError. A copy: the caller's client
+		// keeps its policy.
+		hc := *cfg.HTTPClient
+		hc.CheckRedirect = egress.NoRedirects
 		d.http = &hc
 	}
 	return d
@@ -57,26 +61,6 @@ func withPath(u *url.URL, p string) *url.URL {
 	v.RawPath = ""
 	return &v
 }
-
-func defaultHTTPClient() *http.Client {
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          32,
-			IdleConnTimeout:       90 * time.Second,
-			ExpectContinueTimeout: time.Second,
-		},
-		CheckRedirect: noRedirects,
-	}
-}
-
-// noRedirects stops at the first response: a redirect from an API endpoint
-// is a misconfiguration, and following it would resend the credentials to
-// wherever it points. The 3xx comes back as an HTTPError.
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // reply is a 2xx answer as read.
 type reply struct {

@@ -18,6 +18,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
@@ -95,8 +96,8 @@ type Handler struct {
 	// the default.
 	InitialDelay, MaxDelay time.Duration
 	// Now and Rand are injected; nil means the wall clock and math/rand/v2.
-	Now  func() time.Time
-	Rand func() float64
+	Clock clock.Clock
+	Rand  func() float64
 	// Log and Metrics; nil discards.
 	Log     *slog.Logger
 	Metrics Metrics
@@ -294,12 +295,7 @@ func (h *Handler) maxAttempts() int {
 	return DefaultMaxAttempts
 }
 
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
-}
+func (h *Handler) now() time.Time { return clock.Or(h.Clock).Now() }
 
 func (h *Handler) count(name string, class failure.Class) {
 	if h.Metrics != nil {

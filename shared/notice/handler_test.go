@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/audit"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -81,7 +82,7 @@ func httpErr(status int, header http.Header) error {
 
 type bundle struct {
 	h       *notice.Handler
-	clock   *stagetest.Clock
+	clock   *clock.Stub
 	q       *stagetest.Queues
 	ledger  *audit.Memory
 	items   *state.Memory
@@ -93,12 +94,12 @@ type bundle struct {
 
 func setup(t *testing.T, answers ...error) *bundle {
 	t.Helper()
-	b := &bundle{clock: stagetest.NewClock(t0), q: stagetest.NewQueues(), ledger: audit.NewMemory(), items: state.NewMemory(),
+	b := &bundle{clock: clock.NewStub(t0), q: stagetest.NewQueues(), ledger: audit.NewMemory(), items: state.NewMemory(),
 		poster: &poster{answers: answers}, metrics: &counter{}}
 	b.items.Put(state.Item{ID: "task-1", Kind: state.KindAction, CorrelationID: "corr", WebhookURL: "https://hooks.example.com/owner",
 		State: state.Deadletter, Stage: pipeline.LLM})
 	b.h = &notice.Handler{Items: b.items, Ledger: b.ledger, Poster: b.poster, SQS: b.q, QueueURL: queueURL,
-		Now: b.clock.Now, Rand: func() float64 { return 0.5 }, Metrics: b.metrics}
+		Clock: b.clock, Rand: func() float64 { return 0.5 }, Metrics: b.metrics}
 	b.n = notice.ForFailed(state.Item{ID: "task-1", Kind: state.KindAction, CorrelationID: "corr"}, actionFailed("locked"), "dl-1")
 	body, err := b.n.Encode()
 	if err != nil {

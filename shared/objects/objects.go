@@ -101,10 +101,9 @@ func NewClient(cfg aws.Config) *s3.Client {
 	})
 }
 
-// FromEnv returns the bucket named by BODIES_BUCKET, or a nil ObjectStore
-// when it is unset (every body then goes to the Bodies table).
-func FromEnv(getenv func(string) string, cfg aws.Config) state.ObjectStore {
-	name := getenv("BODIES_BUCKET")
+// Open returns the bucket called name, or a nil ObjectStore when name is
+// empty (every body then goes to the Bodies table).
+func Open(name string, cfg aws.Config) state.ObjectStore {
 	if name == "" {
 		return nil
 	}

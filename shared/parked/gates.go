@@ -291,9 +291,14 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 		return
 	}
 	spread := s.interval()
-	if d, ok := checker.(Drainer); ok {
-		// New callers queue behind the gate while it drains, for two
-		// intervals: the next run renews it while waiters are left.
+	limit := min(next.Rate, s.maxPerRun())
+	if d, ok := checker.(Drainer); ok && len(ws) >= limit {
+		// New callers queue behind the gate while it drains a backlog, for
+		// two intervals: the next run renews it while this one could not
+		// release every waiter. A run that empties the gate lets it lapse:
+		// the backlog is gone, and newcomers that parked only because of
+		// the mark would otherwise keep the gate populated — every arrival
+		// parked and released a run later, for as long as arrivals come.
 		if err := d.Drain(ctx, rec.Gate, now.Add(2*spread), now); err != nil && !errors.Is(err, breaker.ErrConflict) {
 			log.Warn("marking the gate's service as draining failed", "error", redact.String(err.Error()))
 		}

@@ -12,12 +12,12 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -51,7 +51,7 @@ type gateBundle struct {
 	gates    *state.MemoryGates
 	breakers *breaker.Memory
 	models   *health.Memory
-	clock    *stagetest.Clock
+	clock    *clock.Stub
 	sqs      *capture
 	sched    *parked.Scheduler
 }
@@ -59,7 +59,7 @@ type gateBundle struct {
 func setupGates(t *testing.T) *gateBundle {
 	t.Helper()
 	b := &gateBundle{items: state.NewMemory(), gates: state.NewMemoryGates(), breakers: breaker.NewMemory(), models: health.NewMemory(),
-		clock: stagetest.NewClock(t0), sqs: &capture{}}
+		clock: clock.NewStub(t0), sqs: &capture{}}
 	br := parked.Breakers{Store: b.breakers}
 	b.sched = &parked.Scheduler{
 		Store: b.items.ParkedStore(), Waiters: b.items.ParkedStore(), Gates: b.gates, SQS: b.sqs, Clock: b.clock,
@@ -281,5 +281,39 @@ func TestGateChecks(t *testing.T) {
 	b.park(t, gate.New(gate.Models, "a,b"), 3)
 	if res := b.run(t, "r"); res.Errors != 1 || len(b.items.Parked()) != 3 {
 		t.Fatalf("unknown kind: %+v, %d parked", res, len(b.items.Parked()))
+	}
+}
+
+// TestDrainingLapsesOnceTheBacklogIsOut: the scheduler marks a breaker's
+// service as draining while a run cannot release every waiter of its gate
+// (newcomers queue behind the backlog), and stops once a run empties the
+// gate; otherwise every arrival would park behind the mark and be released a
+// run later, for as long as arrivals come.
+func TestDrainingLapsesOnceTheBacklogIsOut(t *testing.T) {
+	t.Parallel()
+	b := setupGates(t)
+	ctx := context.Background()
+	g := gate.New(gate.Breaker, "api.example")
+	b.sched.Ramp = gate.RampConfig{Start: 10, NoSlowStart: true}
+	// A closed breaker record, then 15 waiters parked behind it.
+	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: failure.UpstreamUnavailable,
+		At: t0, Threshold: 5, OpenFor: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	b.park(t, g, 15)
+	b.clock.Advance(time.Hour) // a slow trickle: the ramp starts at 10
+	draining := func() bool {
+		r, err := b.breakers.Get(ctx, "api.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.DrainingGate == g && r.DrainingUntil.After(b.clock.Now())
+	}
+	if res := b.run(t, "r1"); res.Released != 10 || !draining() {
+		t.Fatalf("first run: %+v, draining %v; want 10 released of 15 and the service draining", res, draining())
+	}
+	b.clock.Advance(3 * time.Minute) // past the first run's mark
+	if res := b.run(t, "r2"); res.Released != 5 || draining() {
+		t.Fatalf("second run: %+v, draining %v; want the last 5 released and no new mark", res, draining())
 	}
 }

@@ -77,6 +77,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
@@ -112,9 +113,6 @@ type SQS interface {
 	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
 }
 
-// Clock tells the time.
-type Clock interface{ Now() time.Time }
-
 // Defaults of the Scheduler's optional fields.
 const (
 	// DefaultClaimFor is how long a claim holds a record: longer than a
@@ -146,7 +144,7 @@ type Scheduler struct {
 	// Queues maps each stage to its queue URL.
 	Queues map[pipeline.Stage]string
 	// Clock is injected; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Log receives a line per problem and one per run; nil discards.
 	Log *slog.Logger
 	// ClaimFor, MaxPerRun and Concurrency: see the Default constants.
@@ -397,10 +395,7 @@ func (s *Scheduler) claimFor() time.Duration {
 }
 
 func (s *Scheduler) now() time.Time {
-	if s.Clock == nil {
-		return time.Now()
-	}
-	return s.Clock.Now()
+	return clock.Or(s.Clock).Now()
 }
 
 func (s *Scheduler) log() *slog.Logger {

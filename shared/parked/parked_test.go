@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -34,7 +35,7 @@ type live struct {
 	sqs    *sqs.Client
 	items  *state.Items
 	store  *state.Parked
-	clock  *stagetest.Clock
+	clock  *clock.Stub
 	runner *stage.Runner
 	sched  *parked.Scheduler
 	calls  atomic.Int64
@@ -44,7 +45,7 @@ type live struct {
 func setupLive(t *testing.T) *live {
 	t.Helper()
 	env := localtest.Stack(t, nil)
-	l := &live{env: env, db: dynamodb.NewFromConfig(env.AWS), sqs: sqs.NewFromConfig(env.AWS), clock: stagetest.NewClock(t0)}
+	l := &live{env: env, db: dynamodb.NewFromConfig(env.AWS), sqs: sqs.NewFromConfig(env.AWS), clock: clock.NewStub(t0)}
 	l.items = &state.Items{DB: l.db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	l.store = &state.Parked{DB: l.db, Table: env.Stack.ParkedTable()}
 	profile := retry.Standard()
@@ -259,7 +260,7 @@ func TestSchedulerMemory(t *testing.T) {
 		}
 	}
 	q := stagetest.NewQueues()
-	clock := stagetest.NewClock(t0.Add(10 * time.Hour))
+	clock := clock.NewStub(t0.Add(10 * time.Hour))
 	s := &parked.Scheduler{Store: store.ParkedStore(), SQS: q, Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: clock, MaxPerRun: 3}
 	res, err := s.Run(ctx, "run1")
 	if err != nil || res.Due != 3 || res.Sent != 3 || res.Deleted != 3 {
@@ -287,7 +288,7 @@ func ExampleScheduler() {
 		state.Parking{DueAt: now.Add(24 * time.Hour), Envelope: pipeline.Envelope{ItemID: "story-1", Stage: pipeline.LLM, CorrelationID: "c"}})
 
 	q := stagetest.NewQueues()
-	clock := stagetest.NewClock(now.Add(24 * time.Hour))
+	clock := clock.NewStub(now.Add(24 * time.Hour))
 	s := &parked.Scheduler{Store: store.ParkedStore(), SQS: q, Queues: map[pipeline.Stage]string{pipeline.LLM: "llm-queue"}, Clock: clock}
 	res, _ := s.Run(ctx, "example")
 	fmt.Println(res.Sent, res.Deleted, q.Sent("llm-queue"))
@@ -304,7 +305,7 @@ func BenchmarkSchedulerPage(b *testing.B) {
 	env := localtest.Stack(b, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
 	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
-	clock := stagetest.NewClock(t0)
+	clock := clock.NewStub(t0)
 	s := &parked.Scheduler{Store: &state.Parked{DB: db, Table: env.Stack.ParkedTable()}, SQS: sqs.NewFromConfig(env.AWS),
 		Queues: map[pipeline.Stage]string{pipeline.LLM: env.Stack.QueueURL(pipeline.LLM)}, Clock: clock}
 	ctx := context.Background()

@@ -16,8 +16,8 @@ func TestDecide(t *testing.T) {
 	dead := state.Item{ID: "i", State: state.Deadletter, Stage: pipeline.LLM,
 		Attempts: map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 3}, ReplayCount: 1, UpdatedAt: now.Add(-time.Hour)}
 	current := deadletter.ID("i", pipeline.LLM, 3, 1)
-	payload := DeadLetter{Kind: KindTriage, ItemID: "i", Stage: pipeline.LLM, DeadLetterID: current, MessageID: "m1", Class: failure.AuthDenied}
-	raw := DeadLetter{Kind: KindBackstop, ItemID: "i", Stage: pipeline.LLM, MessageID: "m1"}
+	payload := DeadLetter{Kind: deadletter.KindTriage, ItemID: "i", Stage: pipeline.LLM, DeadLetterID: current, MessageID: "m1", Class: failure.AuthDenied}
+	raw := DeadLetter{Kind: deadletter.KindBackstop, ItemID: "i", Stage: pipeline.LLM, MessageID: "m1"}
 	with := func(it state.Item, f func(*state.Item)) *state.Item { f(&it); return &it }
 	pending := func(msg string) func(*state.Item) {
 		return func(it *state.Item) {
@@ -50,7 +50,7 @@ func TestDecide(t *testing.T) {
 		{"backstop: item at another stage", raw, with(dead, func(it *state.Item) { it.State, it.Stage = state.Retryable, pipeline.Notify }), Duplicate},
 		{"backstop: item done", raw, with(dead, func(it *state.Item) { it.State = state.Done }), Duplicate},
 		{"backstop: replay of this message not sent", raw, with(dead, pending("m1")), Resent},
-		{"unreadable", DeadLetter{Kind: KindUnreadable, ItemID: "i"}, &dead, Skipped},
+		{"unreadable", DeadLetter{Kind: deadletter.KindUnreadable, ItemID: "i"}, &dead, Skipped},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

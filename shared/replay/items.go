@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -56,7 +57,7 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 		if r.Progress != nil {
 			r.Progress(Progress{Done: i + 1, Total: len(items), Selected: sum.Selected, Replayed: sum.Replayed, Skipped: sum.Skipped, Errors: sum.Errors})
 		}
-		view := DeadLetter{ItemID: it.ID, Class: it.FailureClass(), Stage: it.Stage, FailedAt: it.LastFailureAt, Kind: KindBackstop}
+		view := DeadLetter{ItemID: it.ID, Class: it.FailureClass(), Stage: it.Stage, FailedAt: it.LastFailureAt, Kind: deadletter.KindBackstop}
 		if !req.Filter.Matches(view) {
 			continue
 		}

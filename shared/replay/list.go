@@ -58,14 +58,14 @@ func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error
 				if full() || !q.matchesID(dl) {
 					continue
 				}
-				if dl.Kind == KindUnreadable {
+				if dl.Kind == deadletter.KindUnreadable {
 					if unfiltered {
 						dl.Status = "skipped: not a triage dead letter or stage envelope"
 						out = append(out, dl)
 					}
 					continue
 				}
-				if dl.Kind == KindTriage && !q.Filter.Matches(dl) {
+				if dl.Kind == deadletter.KindTriage && !q.Filter.Matches(dl) {
 					continue
 				}
 				if r.Items != nil {
@@ -79,7 +79,7 @@ func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error
 					dl = dl.withItem(it)
 					dl.Status = decide(dl, it, r.now()).status()
 				}
-				if dl.Kind == KindBackstop && !q.Filter.Matches(dl) {
+				if dl.Kind == deadletter.KindBackstop && !q.Filter.Matches(dl) {
 					continue
 				}
 				out = append(out, dl)
@@ -157,7 +157,7 @@ func (r *Replayer) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateR
 	for _, st := range req.DLQs.orAll() {
 		err := s.each(ctx, st, func(_ context.Context, dls []DeadLetter) {
 			for _, dl := range dls {
-				if dl.Kind != KindUnreadable && (ListRequest{ID: req.ID}).matchesID(dl) {
+				if dl.Kind != deadletter.KindUnreadable && (ListRequest{ID: req.ID}).matchesID(dl) {
 					found = append(found, dl)
 					continue
 				}
@@ -196,7 +196,7 @@ func (r *Replayer) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateR
 	}
 	var deletes []DeadLetter
 	for _, dl := range found {
-		if dl.Kind != KindTriage {
+		if dl.Kind != deadletter.KindTriage {
 			res.Backstop++
 			s.hold(dl)
 			continue

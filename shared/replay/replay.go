@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
@@ -47,9 +49,6 @@ type Queues struct {
 	DLQ string
 }
 
-// Clock tells the time.
-type Clock interface{ Now() time.Time }
-
 // Defaults of the Replayer's optional fields.
 const (
 	// DefaultVisibility is how long a run holds each message it received.
@@ -83,7 +82,7 @@ type Replayer struct {
 	// Queues maps each stage to its queue URLs.
 	Queues map[pipeline.Stage]Queues
 	// Clock is injected; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Log receives one line per outcome; nil discards.
 	Log *slog.Logger
 	// Visibility, PollWait (negative: short polls, for local SQS where a
@@ -140,10 +139,7 @@ func (r *Replayer) by() string {
 }
 
 func (r *Replayer) now() time.Time {
-	if r.Clock == nil {
-		return time.Now()
-	}
-	return r.Clock.Now()
+	return clock.Or(r.Clock).Now()
 }
 
 func (r *Replayer) log() *slog.Logger {
@@ -192,13 +188,13 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 	var sends []sendable
 	var deletes []DeadLetter
 	for _, dl := range dls {
-		if dl.Kind == KindUnreadable {
+		if dl.Kind == deadletter.KindUnreadable {
 			run.scan.hold(dl)
 			continue
 		}
 		// Triage payloads are filtered before the item is read; a backstop
 		// message's class and failure time come from its item.
-		if dl.Kind == KindTriage && !run.req.Filter.Matches(dl) {
+		if dl.Kind == deadletter.KindTriage && !run.req.Filter.Matches(dl) {
 			run.scan.hold(dl)
 			continue
 		}
@@ -214,7 +210,7 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 			continue
 		}
 		dl = dl.withItem(it)
-		if dl.Kind == KindBackstop && !run.req.Filter.Matches(dl) {
+		if dl.Kind == deadletter.KindBackstop && !run.req.Filter.Matches(dl) {
 			run.scan.hold(dl)
 			continue
 		}

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/replay/replaytest"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -26,7 +26,7 @@ func dlqURL(st pipeline.Stage) string   { return "https://sqs.local/dlq-" + stri
 type bundle struct {
 	sqs   *replaytest.SQS
 	store *state.Memory
-	clock *stagetest.Clock
+	clock *clock.Stub
 	r     *replay.Replayer
 }
 
@@ -36,7 +36,7 @@ func setup(t *testing.T) *bundle {
 }
 
 func newBundle() *bundle {
-	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), clock: stagetest.NewClock(t0)}
+	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), clock: clock.NewStub(t0)}
 	qs := map[pipeline.Stage]replay.Queues{}
 	for _, st := range pipeline.Stages() {
 		qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}
@@ -263,7 +263,7 @@ func TestBackstopMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dls) != 2 || dls[0].Kind != replay.KindBackstop || dls[0].Status != "replayable" || dls[1].Kind != replay.KindUnreadable {
+	if len(dls) != 2 || dls[0].Kind != deadletter.KindBackstop || dls[0].Status != "replayable" || dls[1].Kind != deadletter.KindUnreadable {
 		t.Fatalf("list %+v", dls)
 	}
 	sum, err := b.r.Run(context.Background(), replay.Request{Note: "crash loop fixed in v42"})
@@ -373,10 +373,10 @@ func TestRequestJSON(t *testing.T) {
 func TestCountByClass(t *testing.T) {
 	t.Parallel()
 	dls := []replay.DeadLetter{
-		{Class: failure.RateLimited, Kind: replay.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
-		{Class: failure.AuthDenied, Kind: replay.KindTriage, Payload: &deadletter.Payload{}},
-		{Class: failure.RateLimited, Kind: replay.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
-		{Kind: replay.KindBackstop},
+		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Class: failure.AuthDenied, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{}},
+		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Kind: deadletter.KindBackstop},
 	}
 	got := replay.CountByClass(dls)
 	want := []replay.ClassCount{{Class: "", Count: 1, Retryable: 1}, {Class: failure.AuthDenied, Count: 1}, {Class: failure.RateLimited, Count: 2, Retryable: 2}}

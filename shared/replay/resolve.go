@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
@@ -48,12 +49,12 @@ type ResolveRequest struct {
 type Resolved struct {
 	// ItemID, DLQ, MessageID, DeadLetterID, Class and Kind describe the
 	// dead letter.
-	ItemID       string         `json:"item_id"`
-	DLQ          pipeline.Stage `json:"dlq"`
-	MessageID    string         `json:"message_id"`
-	DeadLetterID string         `json:"dead_letter_id,omitempty"`
-	Class        string         `json:"error_class,omitempty"`
-	Kind         Kind           `json:"kind"`
+	ItemID       string          `json:"item_id"`
+	DLQ          pipeline.Stage  `json:"dlq"`
+	MessageID    string          `json:"message_id"`
+	DeadLetterID string          `json:"dead_letter_id,omitempty"`
+	Class        string          `json:"error_class,omitempty"`
+	Kind         deadletter.Kind `json:"kind"`
 	// Action is resolved, would_resolve (dry run) or error.
 	Action string `json:"action"`
 	// OnItem is true when the resolution was recorded on the item as well
@@ -155,14 +156,14 @@ func (req ResolveRequest) selects(dl DeadLetter) bool {
 	if isZeroFilter(req.Filter) {
 		return true
 	}
-	return dl.Kind != KindUnreadable && req.Filter.Matches(dl)
+	return dl.Kind != deadletter.KindUnreadable && req.Filter.Matches(dl)
 }
 
 // resolveOne records one resolution (unless dry) and says what happened.
 func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLetter) Resolved {
 	out := Resolved{ItemID: dl.ItemID, DLQ: dl.DLQ, MessageID: dl.MessageID, DeadLetterID: dl.DeadLetterID,
 		Class: string(dl.Class), Kind: dl.Kind, Action: "resolved"}
-	itemDL := dl.Kind != KindUnreadable && (dl.Payload == nil || dl.Payload.Message == nil)
+	itemDL := dl.Kind != deadletter.KindUnreadable && (dl.Payload == nil || dl.Payload.Message == nil)
 	if out.ItemID == "" {
 		out.ItemID = "message:" + dl.MessageID
 	}

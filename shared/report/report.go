@@ -1,6 +1,5 @@
 // Package report answers an on-call operator's questions from the error
-// log, the Items table and the daily budget — the observability queries of
-// seeds/000 without SQL:
+// log, the Items table and the daily budget (docs/design.md "Reports"):
 //
 //	errors       error distribution by class: count, distinct items, average attempt, first and last seen
 //	top-failing  permanent failures (deadletter, failed) with the most failures
@@ -47,8 +46,8 @@ type ClassRow struct {
 	// Errors counts log entries; Items the distinct items among them.
 	Errors int `json:"errors"`
 	Items  int `json:"items"`
-	// AvgAttempt is the mean attempt number of the entries (seeds/000's
-	// avg_retry_count), rounded to one decimal.
+	// AvgAttempt is the mean attempt number of the entries, rounded to one
+	// decimal.
 	AvgAttempt float64 `json:"avg_attempt"`
 	// FirstSeen and LastSeen are the earliest and latest entries.
 	FirstSeen time.Time `json:"first_seen"`
@@ -219,7 +218,7 @@ type RepeatedItem struct {
 }
 
 // DefaultRepeatThreshold is RepeatedOf's threshold when asked for none:
-// more than 3 errors (seeds/000).
+// more than 3 errors (docs/design.md "Reports").
 const DefaultRepeatThreshold = 3
 
 // RepeatedOf lists items with more than threshold entries (zero is

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -15,9 +16,16 @@ type Input struct {
 	Stage pipeline.Stage
 	// Failure is the classified failure.
 	Failure failure.Classification
-	// Attempt is the 1-based attempt of this stage that just failed, counting
-	// only attempts that counted (budget waits do not). Values below 1 are 1.
+	// Attempt is the 1-based attempt of this stage that just failed if it
+	// counts: one more than the attempts already spent (budget waits spend
+	// none). Whether it counts is the decision's (Decision.Counts). Values
+	// below 1 are 1.
 	Attempt int
+	// Gate is the gate the failure names (gate.Of), if any: a provider's
+	// quota, the day's budget.
+	Gate gate.Name
+	// Released is the gate whose ramp released the record, if any.
+	Released gate.Name
 	// Now is the current time.
 	Now time.Time
 	// Rand returns a number in [0, 1) for jitter. Nil means no randomness:
@@ -29,6 +37,10 @@ type Input struct {
 type Decision interface {
 	// Reason explains the decision in one line, safe to log.
 	Reason() string
+	// Counts reports whether the failure spent an attempt: a retry and a
+	// dead letter do, a wait does not. It is decided here, once; the runner
+	// and the stores read it.
+	Counts() bool
 	decision()
 }
 
@@ -67,11 +79,28 @@ type Wait struct {
 	Class failure.Class
 	// Why names the limit being waited out.
 	Why string
+	// Gate is what the item waits behind; empty is a plain due time.
+	Gate gate.Name
+	// Park parks the item behind Gate whatever the wait's length (a record
+	// a gate released into a rate limit goes back behind that gate).
+	Park bool
+	// MaxAttempts is the class's attempt limit in the stage, for the
+	// record (zero: unlimited, as for a class that never counts).
+	MaxAttempts int
 }
 
 func (Retry) decision()      {}
 func (DeadLetter) decision() {}
 func (Wait) decision()       {}
+
+// Counts is true: a retry spends the attempt that failed.
+func (Retry) Counts() bool { return true }
+
+// Counts is true: a dead letter ends the attempt that failed.
+func (DeadLetter) Counts() bool { return true }
+
+// Counts is false: a wait spends no attempt.
+func (Wait) Counts() bool { return false }
 
 // Reason explains the retry.
 func (r Retry) Reason() string {
@@ -105,6 +134,10 @@ func (w Wait) Reason() string {
 // midnight (or BudgetRecheck, when sooner), a provider's quota for ProviderQuotaWait or as long as it asked;
 // counting classes retry until the attempt that just failed reaches
 // MaxAttempts, after a delay of max(backoff, min(requested, RequestedCap)).
+// A class that a gate's ramp caused (Policy.BackBehindGate) on a record the
+// ramp released goes back behind that gate, parked, after the first
+// attempt's delay, without spending an attempt: the ramp released it faster
+// than the upstream takes, which is the ramp's failure, not the item's.
 func (p *Profile) Decide(in Input) Decision {
 	class := in.Failure.Class
 	pol := p.Policy(in.Stage, class)
@@ -113,11 +146,24 @@ func (p *Profile) Decide(in Input) Decision {
 		return DeadLetter{Attempt: attempt, MaxAttempts: max(pol.MaxAttempts, 1), Class: class}
 	}
 	if !pol.Counts {
-		return p.wait(in, class)
+		w := p.wait(in, class)
+		w.MaxAttempts = pol.MaxAttempts
+		return w
+	}
+	if pol.BackBehindGate && in.Released != "" {
+		r := p.retry(in, pol, 1)
+		return Wait{Until: in.Now.Add(r.Delay), Class: class, Gate: in.Released, Park: true, MaxAttempts: pol.MaxAttempts,
+			Why: "released by " + string(in.Released) + " into the upstream's rate limit: back behind the gate, the ramp's attempt, not the item's"}
 	}
 	if pol.MaxAttempts > 0 && attempt >= pol.MaxAttempts {
 		return DeadLetter{Exhausted: true, Attempt: attempt, MaxAttempts: pol.MaxAttempts, Class: class}
 	}
+	return p.retry(in, pol, attempt)
+}
+
+// retry draws the delay after attempt from pol's backoff, raised to the
+// (capped) delay the upstream asked for.
+func (p *Profile) retry(in Input, pol Policy, attempt int) Retry {
 	lo, hi := pol.Backoff.Bounds(attempt)
 	r := 1.0
 	if in.Rand != nil {
@@ -130,20 +176,28 @@ func (p *Profile) Decide(in Input) Decision {
 		delay, lo, hi = max(delay, req), max(lo, req), max(hi, req)
 	}
 	return Retry{Delay: delay, Min: lo, Max: hi, Requested: req, Attempt: attempt,
-		MaxAttempts: pol.MaxAttempts, Class: class, Backoff: pol.description()}
+		MaxAttempts: pol.MaxAttempts, Class: in.Failure.Class, Backoff: pol.description()}
 }
 
+// wait is the wait of a class that spends no attempt, behind the gate the
+// failure names. A profile that rechecks a spent budget sooner than the day
+// turns (an operator may raise the cap) waits for a plain due time instead
+// of behind the day's budget gate.
 func (p *Profile) wait(in Input, class failure.Class) Wait {
+	g := in.Gate
+	if g.Kind() == gate.Budget && p.BudgetRecheck > 0 {
+		g = gate.DueName
+	}
 	if in.Failure.SelfImposed {
 		reset := NextUTCMidnight(in.Now)
 		if p.BudgetRecheck > 0 && in.Now.Add(p.BudgetRecheck).Before(reset) {
-			return Wait{Until: in.Now.Add(p.BudgetRecheck), Class: class,
+			return Wait{Until: in.Now.Add(p.BudgetRecheck), Class: class, Gate: g,
 				Why: "daily budget spent; checking again in " + p.BudgetRecheck.String() + " (it resets at 00:00 UTC)"}
 		}
-		return Wait{Until: reset, Class: class, Why: "daily budget resets at 00:00 UTC"}
+		return Wait{Until: reset, Class: class, Gate: g, Why: "daily budget resets at 00:00 UTC"}
 	}
 	d := max(p.ProviderQuotaWait, in.Failure.Requested.Resolve(in.Now))
-	return Wait{Until: in.Now.Add(d), Class: class, Why: "provider quota exhausted"}
+	return Wait{Until: in.Now.Add(d), Class: class, Gate: g, Why: "provider quota exhausted"}
 }
 
 // NextUTCMidnight returns the first 00:00 UTC strictly after t.

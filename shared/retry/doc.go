@@ -1,15 +1,25 @@
-// Package retry decides what happens after a classified failure: retry after
-// a delay, dead-letter, or wait without spending an attempt.
+// Package retry is triage's decision table: everything triage decides about
+// a classified failure, as data (docs/design.md "The decision table"), and
+// printed by `triage policy show`.
 //
-// Policies are data. A Profile is a table with one Policy per class (is it
-// retryable, does it spend an attempt, how many attempts a stage gets, which
-// Backoff schedule), optionally overridden per stage, plus the cap on delays
-// an upstream asks for. Three profiles ship: "standard" (the default),
-// "daily-batch" and "predictions"; Lookup selects one by name.
+// A Profile is a table with one Policy per class — is it retryable, does it
+// spend an attempt, how many attempts a stage gets, which Backoff schedule,
+// what it tells the upstream's circuit breaker (BreakerEffect), whether it
+// slows a gate's ramp, sends a released record back behind its gate, puts an
+// llm provider out for the item or escalates — optionally overridden per
+// stage, plus the cap on delays an upstream asks for. Three profiles ship:
+// "standard" (the default), "daily-batch" and "predictions"; Lookup selects
+// one by name. Holding decides how a record waits (SQS visibility or
+// parked), and Conflicts what a delivery whose claim lost does.
+//
+// Decide turns one failure into a Retry, a DeadLetter or a Wait, and the
+// decision says whether the failure spent an attempt (Decision.Counts):
+// that is decided here once, and the runner and the stores read it.
 //
 // Schedules are pure: Base is the jitter-free schedule, Bounds the jitter
 // range, and Delay draws from it with a random number the caller supplies.
 // Decide is a pure function of its Input — stage, classification, the
-// attempt that just failed, the time and a random source — so every decision
-// can be reproduced from a log line, simulated, or backtested.
+// attempt that just failed, the gates, the time and a random source — so
+// every decision can be reproduced from a log line, simulated, or
+// backtested.
 package retry

@@ -25,6 +25,26 @@ type Policy struct {
 	// Backoff is the schedule between attempts; nil for non-retryable classes
 	// and for waits.
 	Backoff Backoff
+	// Breaker is what the failure tells its upstream's circuit breaker.
+	Breaker BreakerEffect
+	// Congests is true for a class that is the upstream's congestion (a rate
+	// limit, a 5xx, a timeout): met by a record a gate's ramp released, it
+	// tells that gate's ramp to slow down.
+	Congests bool
+	// BackBehindGate is true for a class that, met by a record a gate's ramp
+	// released, is the ramp's failure, not the item's (RATE_LIMITED: the
+	// ramp released faster than the upstream takes): the record goes back
+	// behind the gate without spending an attempt.
+	BackBehindGate bool
+	// SkipsProvider is true for a class that says an llm provider can serve
+	// no model now (a revoked key, the provider's exhausted quota): the
+	// fallback chain goes on to the next provider's entries in the same
+	// invocation, without spending the item's attempt on it.
+	SkipsProvider bool
+	// Escalates is true for a class the fallback chain retries once, at
+	// once, on its escalation entry (a larger-context or differently
+	// moderated model) before the decision is applied.
+	Escalates bool
 
 	// desc is Backoff.String() computed once, for descOf, the backoff it was
 	// computed from. Formatting a description costs more than the rest of a
@@ -116,6 +136,8 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("profile %s: %s%s counts attempts but has no limit", p.Name, c, where)
 		case !pol.Retryable && pol.MaxAttempts > 1:
 			return fmt.Errorf("profile %s: %s%s is not retryable but allows %d attempts", p.Name, c, where, pol.MaxAttempts)
+		case pol.Breaker != "" && !slices.Contains(BreakerEffects(), pol.Breaker):
+			return fmt.Errorf("profile %s: %s%s has an unknown breaker effect %q", p.Name, c, where, pol.Breaker)
 		}
 		return nil
 	}
@@ -158,29 +180,29 @@ func (p *Profile) Validate() error {
 	return nil
 }
 
-// Standard is the default profile (DESIGN.md "Backoff"): full-jitter
+// Standard is the default profile (docs/design.md "Error classes and retry profiles"): full-jitter
 // exponential backoff, 1s × 2^(attempt−1) capped at 60 s; Retry-After honoured
 // up to 5 minutes; 5 attempts per stage, 3 for RESPONSE_INVALID, ACTION_FAILED
 // every 2 minutes 3 times; permanent classes dead-letter at once;
 // BUDGET_EXCEEDED waits without counting.
 func Standard() *Profile {
 	backoff := Exponential{Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: FullJitter}
-	return &Profile{
+	return withStages(&Profile{
 		Name:              "standard",
 		Description:       "full-jitter exponential 1s×2 ≤60s, Retry-After honoured up to 5 min",
 		Policies:          basePolicies(backoff, nil),
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
-	}
+	})
 }
 
-// DailyBatch is the profile of a once-a-day batch job (seeds/000): a rate
+// DailyBatch is the profile of a once-a-day batch job: a rate
 // limit cools down for 24 h, network and server failures and bad output for
 // 12 h. Waits this long exceed SQS's 12-hour visibility limit and are parked
 // for the scheduler.
 func DailyBatch() *Profile {
 	cool12 := Fixed{Interval: 12 * time.Hour}
-	return &Profile{
+	return withStages(&Profile{
 		Name:        "daily-batch",
 		Description: "cooldowns: rate limit 24h, network/server/parse/unknown 12h",
 		Policies: basePolicies(cool12, map[failure.Class]Backoff{
@@ -188,14 +210,14 @@ func DailyBatch() *Profile {
 		}),
 		RequestedCap:      24 * time.Hour,
 		ProviderQuotaWait: 24 * time.Hour,
-	}
+	})
 }
 
-// Predictions is the error-type-aware profile of seeds/004: rate limits wait
+// Predictions is the error-type-aware profile: rate limits wait
 // a fixed 60 s, timeouts back off linearly 5 s..30 s, bad output 5/10/20 s,
 // server errors exponentially with ±30% jitter.
 func Predictions() *Profile {
-	return &Profile{
+	return withStages(&Profile{
 		Name:        "predictions",
 		Description: "rate limit 60s fixed, timeout linear 5s..30s, parse 5/10/20s, server exponential ±30%",
 		Policies: basePolicies(Exponential{Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: ProportionalJitter, Fraction: 0.3},
@@ -206,40 +228,85 @@ func Predictions() *Profile {
 			}),
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
-	}
+	})
 }
 
-// basePolicies builds the class table shared by every profile: limits from
-// DESIGN.md, backoff from def unless overridden.
+// classTable is the decision table every profile starts from, one row per
+// class in the order of failure.Classes (docs/design.md "The decision
+// table"). A nil Backoff on a counting row takes the profile's schedule.
+var classTable = []struct {
+	class failure.Class
+	Policy
+}{
+	{failure.RateLimited, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Throttles, Congests: true, BackBehindGate: true}},
+	{failure.BudgetExceeded, Policy{Retryable: true, Breaker: Opens, SkipsProvider: true}},
+	{failure.NetworkTimeout, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
+	{failure.UpstreamUnavailable, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
+	{failure.Conflict, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Answered}},
+	{failure.ResponseInvalid, Policy{Retryable: true, Counts: true, MaxAttempts: 3, Breaker: Answered}},
+	{failure.ActionFailed, Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}, Breaker: Answered}},
+	{failure.SchemaInvalid, Policy{MaxAttempts: 1, Breaker: Silent}},
+	{failure.AuthDenied, Policy{MaxAttempts: 1, Breaker: Answered, SkipsProvider: true}},
+	{failure.NotFound, Policy{MaxAttempts: 1, Breaker: Answered}},
+	{failure.ContentPolicy, Policy{MaxAttempts: 1, Breaker: Answered, Escalates: true}},
+	{failure.TokenLimit, Policy{MaxAttempts: 1, Breaker: Answered, Escalates: true}},
+	{failure.ClientError, Policy{MaxAttempts: 1, Breaker: Answered}},
+	{failure.InternalBug, Policy{MaxAttempts: 1, Breaker: Silent}},
+	{failure.Unknown, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Silent}},
+}
+
+// stageTable overrides classTable for one stage. An llm provider's
+// breaker also trips on AUTH_DENIED: a provider whose key was revoked is
+// skipped by every item — one probe per open window asks it again —
+// instead of costing each item a call. (A host's 401 is one article's or
+// one webhook's, not the host's outage.)
+var stageTable = map[pipeline.Stage]map[failure.Class]func(Policy) Policy{
+	pipeline.LLM: {
+		failure.AuthDenied: func(p Policy) Policy { p.Breaker = Trips; return p },
+	},
+}
+
+// basePolicies builds a profile's class table from classTable, its
+// counting rows on schedule def unless over names the class.
 func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class]Policy {
-	pick := func(c failure.Class) Backoff {
-		if b, ok := over[c]; ok {
-			return b
+	out := make(map[failure.Class]Policy, len(classTable))
+	for _, row := range classTable {
+		pol := row.Policy
+		if pol.Counts && pol.Backoff == nil {
+			pol.Backoff = def
+			if b, ok := over[row.class]; ok {
+				pol.Backoff = b
+			}
 		}
-		return def
+		if pol.Backoff != nil {
+			pol = describe(pol)
+		}
+		out[row.class] = pol
 	}
-	out := make(map[failure.Class]Policy, len(failure.Classes()))
-	for _, c := range failure.Classes() {
-		t := c.Traits()
-		switch {
-		case !t.Retryable:
-			out[c] = Policy{MaxAttempts: 1}
-		case !t.Counts:
-			out[c] = Policy{Retryable: true}
-		case c == failure.ActionFailed:
-			out[c] = describe(Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}})
-		case c == failure.ResponseInvalid:
-			out[c] = describe(Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: pick(c)})
-		default:
-			out[c] = describe(Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Backoff: pick(c)})
+	return out
+}
+
+// stagePolicies applies stageTable to a profile's class table.
+func stagePolicies(base map[failure.Class]Policy) map[pipeline.Stage]map[failure.Class]Policy {
+	out := map[pipeline.Stage]map[failure.Class]Policy{}
+	for st, rows := range stageTable {
+		out[st] = map[failure.Class]Policy{}
+		for c, f := range rows {
+			out[st][c] = f(base[c])
 		}
 	}
 	return out
 }
 
 // DefaultMaxAttempts is the per-stage attempt budget of retryable classes,
-// counting the first attempt (seeds/001 §8.3).
+// counting the first attempt (docs/design.md "Error classes and retry profiles").
 const DefaultMaxAttempts = 5
+
+// withStages adds stageTable's overrides to a shipped profile.
+func withStages(p *Profile) *Profile {
+	p.Stages = stagePolicies(p.Policies)
+	return p
+}
 
 var builtins = []func() *Profile{Standard, DailyBatch, Predictions}
 

@@ -53,7 +53,7 @@ func secs(s ...float64) []time.Duration {
 	return out
 }
 
-// designLimits is DESIGN.md's "default max attempts" column; 0 is ∞ and
+// designLimits is the attempts column of docs/design.md "Error classes and retry profiles"; 0 is ∞ and
 // 1 is permanent.
 var designLimits = map[failure.Class]int{
 	failure.RateLimited:         5,
@@ -436,7 +436,7 @@ func TestDecideRequested(t *testing.T) {
 }
 
 // TestDecideAttemptLimits walks every class of every profile through
-// attempts 1..6 against DESIGN.md's limits.
+// attempts 1..6 against docs/design.md's limits.
 func TestDecideAttemptLimits(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -446,7 +446,7 @@ func TestDecideAttemptLimits(t *testing.T) {
 			t.Run(p.Name+" "+string(class), func(t *testing.T) {
 				t.Parallel()
 				if got := p.Policy(pipeline.Notify, class).MaxAttempts; got != limit {
-					t.Errorf("MaxAttempts = %d, DESIGN.md says %d", got, limit)
+					t.Errorf("MaxAttempts = %d, docs/design.md says %d", got, limit)
 				}
 				for attempt := 1; attempt <= 6; attempt++ {
 					d := p.Decide(retry.Input{Stage: pipeline.Notify, Failure: failure.Of(class, "t"), Attempt: attempt, Now: b.now, Rand: constRand(0.5)})

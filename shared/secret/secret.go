@@ -34,6 +34,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -51,11 +52,6 @@ type SSMAPI interface {
 // uses.
 type SecretsManagerAPI interface {
 	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
-}
-
-// Clock tells the time; the Resolver uses it only to expire cached values.
-type Clock interface {
-	Now() time.Time
 }
 
 // Source is where a reference points.
@@ -140,7 +136,7 @@ type Config struct {
 	// TTL disables caching (every Resolve calls the service).
 	TTL time.Duration
 	// Clock expires cached values; nil means the system clock.
-	Clock Clock
+	Clock clock.Clock
 	// Getenv reads env: references; nil means os.Getenv.
 	Getenv func(string) string
 }
@@ -154,7 +150,7 @@ type Resolver struct {
 	ssm    SSMAPI
 	sm     SecretsManagerAPI
 	ttl    time.Duration
-	clock  Clock
+	clock  clock.Clock
 	getenv func(string) string
 
 	mu       sync.Mutex
@@ -178,10 +174,6 @@ type call struct {
 	err   error
 }
 
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
 // NewResolver returns a Resolver with cfg's defaults applied.
 func NewResolver(cfg Config) *Resolver {
 	r := &Resolver{
@@ -196,9 +188,7 @@ func NewResolver(cfg Config) *Resolver {
 	if r.ttl == 0 {
 		r.ttl = DefaultTTL
 	}
-	if r.clock == nil {
-		r.clock = systemClock{}
-	}
+	r.clock = clock.Or(r.clock)
 	if r.getenv == nil {
 		r.getenv = os.Getenv
 	}

@@ -19,29 +19,12 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 )
 
 // The value every fake returns; tests check that it never reaches an error.
 const planted = "s3cr3t-VALUE-never-in-errors"
-
-// clockStub is a settable clock.
-type clockStub struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clockStub) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clockStub) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // fakeSSM answers GetParameter from params, or with err.
 type fakeSSM struct {
@@ -113,7 +96,7 @@ func sdkErr(service, op string, status int, apiErr error) error {
 }
 
 type testBundle struct {
-	clock *clockStub
+	clock *clock.Stub
 	ssm   *fakeSSM
 	sm    *fakeSM
 	env   map[string]string
@@ -123,7 +106,7 @@ type testBundle struct {
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	b := &testBundle{
-		clock: &clockStub{now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)},
+		clock: clock.NewStub(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)),
 		ssm: &fakeSSM{params: map[string]string{
 			"/triage/prod/openai-key":                                 planted,
 			"arn:aws:ssm:us-east-1:123456789012:parameter/triage/key": planted,

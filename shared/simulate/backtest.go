@@ -385,13 +385,12 @@ func backtestEpisode(ep []LoggedFailure, p *retry.Profile) Episode {
 	attempts := 0
 	var candTime, recTime time.Duration
 	for k, f := range ep {
-		pol := p.Policy(f.Stage, f.Class)
+		cl := failure.Of(f.Class, "recorded")
+		dec := p.Decide(retry.Input{Stage: f.Stage, Failure: cl, Attempt: attempts + 1, Now: f.OccurredAt, Rand: half})
 		attempt := attempts
-		if pol.Counts || !pol.Retryable {
+		if dec.Counts() {
 			attempt++
 		}
-		cl := failure.Of(f.Class, "recorded")
-		dec := p.Decide(retry.Input{Stage: f.Stage, Failure: cl, Attempt: max(attempt, 1), Now: f.OccurredAt, Rand: half})
 		if k > 0 {
 			recTime += f.OccurredAt.Sub(ep[k-1].OccurredAt)
 		}

@@ -15,7 +15,7 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-// BenchmarkRun100k is the scale: 100,000 items of the standard mix
+// BenchmarkRun100k is the simulator's reference scale: 100,000 items of the standard mix
 // under the standard profile. Run it on its own:
 //
 //	go test ./shared/simulate -run '^$' -bench Run100k -benchtime 1x

@@ -38,8 +38,8 @@ type Policy struct {
 	// Profile names the retry profile of a KindTriage policy (retry.Lookup).
 	Profile string `json:"profile,omitempty"`
 	// Breakers guards every upstream of a KindTriage policy with the shared
-	// circuit breakers of shared/breaker, as deployed (DESIGN.md "Model
-	// health and breakers").
+	// circuit breakers of shared/breaker, as deployed (docs/design.md "Circuit
+	// breakers").
 	Breakers bool `json:"breakers,omitempty"`
 }
 
@@ -72,9 +72,9 @@ var policies = []Policy{
 	{Name: "standard", Kind: KindTriage, Profile: "standard", Breakers: true,
 		Description: "triage, standard profile: full-jitter exponential 1s×2 ≤60s, Retry-After honoured, circuit breakers"},
 	{Name: "predictions", Kind: KindTriage, Profile: "predictions", Breakers: true,
-		Description: "triage, predictions profile: per-class schedules (seeds/004), circuit breakers"},
+		Description: "triage, predictions profile: per-class schedules, circuit breakers"},
 	{Name: "daily-batch", Kind: KindTriage, Profile: "daily-batch", Breakers: true,
-		Description: "triage, daily-batch profile: 24 h rate-limit and 12 h network cooldowns (seeds/000), circuit breakers"},
+		Description: "triage, daily-batch profile: 24 h rate-limit and 12 h network cooldowns, circuit breakers"},
 	{Name: "standard-no-breakers", Kind: KindTriage, Profile: "standard",
 		Description: "triage, standard profile without circuit breakers (ablation)"},
 	{Name: "naive-redrive", Kind: KindNaiveRedrive,

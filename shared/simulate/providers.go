@@ -27,7 +27,7 @@ import (
 
 // A scenario whose llm stage names a chain (StageConfig.Chain) runs the llm
 // stage as production does: the real fallback.Chain over the providers of
-// the chain, one shared circuit breaker per provider (fallback.ProviderTrips)
+// the chain, one shared circuit breaker per provider (the decision table's llm breaker column)
 // and model health in a shared store (health.Tracker per warm instance),
 // each provider answering in its own wire format. A window with a Provider
 // is a provider-wide outage of that provider alone.
@@ -150,7 +150,6 @@ func (e *engine) buildChain(sr *stageRT, entries []fallback.Entry, breakers brea
 		Clock:  &e.clock, Log: e.logger, Metrics: e.counters}
 	if e.pol.Breakers {
 		c.Breakers = &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,
-			Trips:    fallback.ProviderTrips,
 			NewOwner: func() string { e.owners++; return fmt.Sprintf("probe-%d", e.owners) }}
 	}
 	return c

@@ -13,6 +13,14 @@ import (
 	"github.com/triagehq/triage/shared/stage"
 )
 
+// The simulator models SQS and Lambda's SQS event source itself rather than
+// running infra/local/poller, the event source the tests, the demo and the
+// soak share: it runs in virtual time — no SQS API, no goroutine per batch,
+// no wall clock — so that 100,000 items take seconds. It keeps the same
+// semantics (visibility, receive counts, the redrive backstop, partial batch
+// responses, scaling of concurrent batches), and infra/local/crosscheck
+// holds one scenario's outcomes to the local stack's.
+
 // message is one SQS message.
 type message struct {
 	id       string

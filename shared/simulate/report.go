@@ -94,8 +94,8 @@ func fmtShare(capacity, share float64) string {
 	return fmt.Sprintf("%.0f%%", 100*share)
 }
 
-// Target is one of the issue's targets for triage's standard profile,
-// measured against naive redrive.
+// Target is one of the targets docs/simulation.md holds triage's standard
+// profile to, measured against naive redrive.
 type Target struct {
 	// Goal states the target.
 	Goal string `json:"goal"`
@@ -107,9 +107,9 @@ type Target struct {
 	Bound string `json:"bound,omitempty"`
 }
 
-// Targets measures the issue's targets: standard wastes at most 10% of the
-// calls naive redrive wastes, retries no permanent class, completes every
-// recoverable item, at no more than 1.2× naive redrive's AWS cost per
+// Targets measures the targets of docs/simulation.md: standard wastes at
+// most 10% of the calls naive redrive wastes, retries no permanent class,
+// completes every recoverable item, at no more than 1.0× naive redrive's AWS cost per
 // completed item (at p). It needs the "standard" and "naive-redrive" results.
 func Targets(results []*Result, p Prices) ([]Target, error) {
 	std, naive := find(results, targetPolicy), find(results, baselinePolicy)

@@ -63,7 +63,7 @@ func (b *testBundle) run(t testing.TB, policy string, opts Options) *Result {
 	return r
 }
 
-// TestQualitativeTargets holds standard to the targets on a small
+// TestQualitativeTargets holds standard to docs/simulation.md's targets on a small
 // scenario, against naive redrive: far fewer wasted calls, no retries of
 // permanent classes, every recoverable item completed, every dead letter
 // deserved.

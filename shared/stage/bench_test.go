@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -24,7 +25,7 @@ import (
 // counts the batch (docs/performance.md divides it by 10).
 func benchBatch(b *testing.B, workErr error) {
 	const batch = 10
-	clock := stagetest.NewClock(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
+	clock := clock.NewStub(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
 	store := state.NewMemory()
 	q := stagetest.NewQueues()
 	work := stage.WorkFunc(func(context.Context, state.Item) (state.Output, error) {

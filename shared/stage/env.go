@@ -1,20 +1,21 @@
 package stage
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Env is a stage function's configuration, read from the environment that
-// template.yaml gives it.
+// Env is what every stage function reads from the environment that
+// template.yaml gives it; a function's loader (functions/<name>/config.go)
+// reads it with ReadEnv beside its own variables.
 type Env struct {
+	// Process is the logging and metrics configuration.
+	Process       envconf.Process
 	Stage         pipeline.Stage
 	QueueURL      string
 	DLQURL        string
@@ -25,7 +26,7 @@ type Env struct {
 	GatesTable    string
 	// BodiesTable, BodiesBucket, BodyThreshold and BodyRetention say where
 	// documents and enrichments go (state.BodyConfig); the bucket is
-	// attached by the stage's main (shared/objects), which alone links S3.
+	// attached by the stage's build (shared/objects), which alone links S3.
 	BodiesTable      string
 	BodiesBucket     string
 	BodyThreshold    int
@@ -38,61 +39,40 @@ type Env struct {
 	NoticeQueueURL string
 }
 
-// LoadEnv reads and validates the stage environment. Every missing or
-// invalid variable is reported at once, so a bad deployment fails its first
-// cold start with the whole list instead of one variable per redeploy.
-func LoadEnv(getenv func(string) string) (Env, error) {
-	var errs []error
-	req := func(name string) string {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			errs = append(errs, fmt.Errorf("%s is required", name))
-		}
-		return v
+// ReadEnv reads the stage variables through r, which collects their errors:
+// STAGE, QUEUE_URL, DLQ_URL, NEXT_QUEUE_URL (but for the last stage),
+// ITEMS_TABLE, ERRORLOG_TABLE, PARKED_TABLE, GATES_TABLE, BODIES_TABLE
+// (required); BODIES_BUCKET, BODY_THRESHOLD_BYTES, BODY_RETENTION_DAYS,
+// PROFILE, BACKSTOP_MAX_RECEIVE_COUNT, CONCURRENCY, NOTICE_QUEUE_URL and the
+// process's own (envconf.Process).
+func ReadEnv(r *envconf.Reader) Env {
+	e := Env{Process: r.Process()}
+	if name := r.Required("STAGE"); name != "" {
+		st, err := pipeline.ParseStage(name)
+		r.Check("STAGE", err)
+		e.Stage = st
 	}
-	var e Env
-	st, err := pipeline.ParseStage(req("STAGE"))
-	if err != nil && getenv("STAGE") != "" {
-		errs = append(errs, fmt.Errorf("STAGE: %w", err))
+	e.QueueURL = r.Required("QUEUE_URL")
+	e.DLQURL = r.Required("DLQ_URL")
+	if _, hasNext := e.Stage.Next(); hasNext {
+		e.NextQueueURL = r.Required("NEXT_QUEUE_URL")
 	}
-	e.Stage = st
-	e.QueueURL = req("QUEUE_URL")
-	e.DLQURL = req("DLQ_URL")
-	if _, hasNext := st.Next(); hasNext {
-		e.NextQueueURL = req("NEXT_QUEUE_URL")
-	}
-	e.ItemsTable = req("ITEMS_TABLE")
-	e.ErrorLogTable = req("ERRORLOG_TABLE")
-	e.ParkedTable = req("PARKED_TABLE")
-	e.GatesTable = req("GATES_TABLE")
-	e.BodiesTable = req("BODIES_TABLE")
-	e.BodiesBucket = strings.TrimSpace(getenv("BODIES_BUCKET"))
-	e.BodyThreshold = intEnv(getenv, "BODY_THRESHOLD_BYTES", state.DefaultBodyThreshold, &errs)
+	e.ItemsTable = r.Required("ITEMS_TABLE")
+	e.ErrorLogTable = r.Required("ERRORLOG_TABLE")
+	e.ParkedTable = r.Required("PARKED_TABLE")
+	e.GatesTable = r.Required("GATES_TABLE")
+	e.BodiesTable = r.Required("BODIES_TABLE")
+	e.BodiesBucket = r.String("BODIES_BUCKET")
+	e.BodyThreshold = r.Int("BODY_THRESHOLD_BYTES", state.DefaultBodyThreshold)
 	if e.BodyThreshold > state.MaxTableBodyBytes {
-		errs = append(errs, fmt.Errorf("BODY_THRESHOLD_BYTES=%d is over the table's %d-byte limit", e.BodyThreshold, state.MaxTableBodyBytes))
+		r.Check("BODY_THRESHOLD_BYTES", fmt.Errorf("%d is over the table's %d-byte limit", e.BodyThreshold, state.MaxTableBodyBytes))
 	}
-	e.BodyRetention = time.Duration(intEnv(getenv, "BODY_RETENTION_DAYS", int(state.DefaultBodyRetention/(24*time.Hour)), &errs)) * 24 * time.Hour
-	if e.Profile, err = retry.Lookup(getenv("PROFILE")); err != nil {
-		errs = append(errs, fmt.Errorf("PROFILE: %w", err))
-	}
-	e.BackstopReceives = intEnv(getenv, "BACKSTOP_MAX_RECEIVE_COUNT", 0, &errs)
-	e.Concurrency = intEnv(getenv, "CONCURRENCY", DefaultConcurrency, &errs)
-	e.NoticeQueueURL = strings.TrimSpace(getenv("NOTICE_QUEUE_URL"))
-	if err := errors.Join(errs...); err != nil {
-		return Env{}, fmt.Errorf("stage configuration: %w", err)
-	}
-	return e, nil
-}
-
-func intEnv(getenv func(string) string, name string, def int, errs *[]error) int {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		*errs = append(*errs, fmt.Errorf("%s=%q is not a non-negative integer", name, v))
-		return def
-	}
-	return n
+	e.BodyRetention = time.Duration(r.Int("BODY_RETENTION_DAYS", int(state.DefaultBodyRetention/(24*time.Hour)))) * 24 * time.Hour
+	p, err := retry.Lookup(r.String("PROFILE"))
+	r.Check("PROFILE", err)
+	e.Profile = p
+	e.BackstopReceives = r.Int("BACKSTOP_MAX_RECEIVE_COUNT", 0)
+	e.Concurrency = r.Int("CONCURRENCY", DefaultConcurrency)
+	e.NoticeQueueURL = r.String("NOTICE_QUEUE_URL")
+	return e
 }

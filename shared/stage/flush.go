@@ -143,27 +143,6 @@ func (r *Runner) minRecordTime() time.Duration {
 	return DefaultMinRecordTime
 }
 
-func (r *Runner) maxVisibility() time.Duration {
-	if r.MaxVisibility > 0 {
-		return min(r.MaxVisibility, MaxVisibility)
-	}
-	return MaxVisibility
-}
-
-func (r *Runner) parkAfter() time.Duration {
-	if r.ParkAfter > 0 {
-		return r.ParkAfter
-	}
-	return DefaultParkAfter
-}
-
-func (r *Runner) parkAfterReceives() int {
-	if r.ParkAfterReceives > 0 {
-		return r.ParkAfterReceives
-	}
-	return DefaultParkAfterReceives
-}
-
 func (r *Runner) resendDelay() time.Duration {
 	if r.ResendDelay > 0 {
 		return r.ResendDelay

@@ -19,7 +19,9 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/poller"
 	"github.com/triagehq/triage/shared/awsconf"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
@@ -367,7 +369,7 @@ func TestLiveDuplicateOfFinishedWork(t *testing.T) {
 func TestLiveRecordsNotReachedBeforeTheDeadline(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, pipeline.Fetch)
-	clock := stagetest.NewClock(time.Now())
+	clock := clock.NewStub(time.Now())
 	l.runner.Clock, l.runner.Concurrency = clock, 1
 	l.work = func(context.Context, state.Item) (state.Output, error) {
 		clock.Advance(2 * time.Second) // each record takes 2 s
@@ -436,9 +438,10 @@ func TestLiveConcurrentHandlersNeverLoseAnUpdate(t *testing.T) {
 }
 
 // TestLiveAWSRequestsPerItem pins the cost of one stage: DynamoDB writes per
-// item on the happy path and per failure (issue target: ≤ 2 and ≤ 2 more),
-// with the owner's notices on as deployed: a story's requests are the same
-// with them, an action's dead letter adds one SendMessage (its item.failed).
+// item on the happy path and per failure (docs/design.md "One record, step
+// by step": ≤ 2 and ≤ 2 more), with the owner's notices on as deployed: a
+// story's requests are the same with them, an action's dead letter adds one
+// SendMessage (its item.failed).
 func TestLiveAWSRequestsPerItem(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, pipeline.LLM)
@@ -533,12 +536,12 @@ func oneRecord(t *testing.T, l *live) events.SQSEvent {
 	if err != nil || len(out.Messages) != 1 {
 		t.Fatalf("receive: %v (%d)", err, len(out.Messages))
 	}
-	return events.SQSEvent{Records: []events.SQSMessage{stagetest.ToEvent(out.Messages[0], l.runner.QueueURL)}}
+	return poller.Event(out.Messages[:1], stagetest.QueueARN(l.runner.QueueURL), "us-east-1")
 }
 
 // TestLiveHappyPathRequestsPerStage drives items through all three stages
 // against moto, each stage reading the body it needs (stage.WithBodies) and
-// writing its own, and pins the issue's target: at most 2 DynamoDB write
+// writing its own, and pins docs/design.md's figure: at most 2 DynamoDB write
 // requests per stage on the happy path, the llm stage included. A document
 // above the threshold costs one S3 PutObject (fetch) and one GetObject
 // (llm); a small one rides in the success transaction.

@@ -57,6 +57,12 @@ func (r *Runner) profile() *retry.Profile {
 	return r.Profile
 }
 
+// holding is the runner's configuration of how records wait.
+func (r *Runner) holding() retry.Holding {
+	return retry.Holding{MaxVisibility: r.MaxVisibility, ParkAfter: r.ParkAfter, ParkAfterReceives: r.ParkAfterReceives,
+		BackstopReceives: r.BackstopReceives}
+}
+
 // rand returns the injected random source, or math/rand/v2's.
 func (r *Runner) rand() func() float64 {
 	if r.Rand == nil {

@@ -3,13 +3,11 @@ package stage
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/redact"
-	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -55,7 +53,7 @@ func (b *batch) noticeFailed(ctx context.Context, log *slog.Logger, msg events.S
 	}
 	log.Error("enqueueing the owner's item.failed notice failed; record kept, its redelivery enqueues it (the dead letter is durable)",
 		"error", redact.String(err.Error()))
-	d := retry.Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: retry.FullJitter}.Delay(rc, r.rand()())
+	d := r.holding().Unrecorded(rc, r.rand()())
 	return outcome{visibility: max(d, r.resendDelay()), kind: "notice_unsent"}
 }
 

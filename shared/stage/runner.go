@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
@@ -62,17 +63,6 @@ type Queues interface {
 	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
 }
 
-// Clock tells the time. Decision code never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
-
-// SystemClock is the wall clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
 // Defaults for the Runner's optional fields.
 const (
 	// DefaultConcurrency is how many records of a batch run at once.
@@ -84,30 +74,21 @@ const (
 	// DefaultMinRecordTime is the least time a record needs; a record that
 	// cannot get it before the margin is returned unprocessed.
 	DefaultMinRecordTime = 2 * time.Second
-	// MaxVisibility is the longest wait SQS can hold a message for: 12 hours
-	// from receipt, less a margin for the time since the receive. Longer
-	// waits are parked for the scheduler.
-	MaxVisibility = 12*time.Hour - 15*time.Minute
+	// MaxVisibility, DefaultParkAfter, DefaultParkAfterReceives: see
+	// retry.Holding, which decides how a record waits.
+	MaxVisibility            = retry.MaxVisibility
+	DefaultParkAfter         = retry.DefaultParkAfter
+	DefaultParkAfterReceives = retry.DefaultParkAfterReceives
 	// DefaultResendDelay is the visibility of a record whose outcome could not
 	// be made durable (a forward or DLQ send failed): soon, but not hot.
 	DefaultResendDelay = 2 * time.Second
 	// DefaultLease is the lease when the context has no deadline (tests,
 	// local tools); in Lambda the lease ends at the invocation's deadline.
 	DefaultLease = 15 * time.Minute
-	// DefaultParkAfter is the longest wait held through SQS visibility;
-	// longer ones are parked. Two minutes: a wait that long costs the
-	// scheduler's minute of latency at most half of itself, and a parked
-	// wait costs a constant number of writes whatever its length, where
-	// each visibility round costs a claim and a release.
-	DefaultParkAfter = 2 * time.Minute
-	// DefaultParkAfterReceives parks a wait (an attempt-free hold) once its
-	// message has been received this many times: the receive count of a
-	// waiting message stays far from the redrive backstop whatever the
-	// outage's length.
-	DefaultParkAfterReceives = 3
 )
 
-// Runner is one stage's SQS batch handler: DESIGN.md "Per record", every step.
+// Runner is one stage's SQS batch handler: docs/design.md "One record, step
+// by step", every step.
 // Build it once in main and pass Handle to lambda.Start.
 type Runner struct {
 	// Stage is the stage this function runs.
@@ -125,7 +106,7 @@ type Runner struct {
 	// Profile decides retries; nil means retry.Standard().
 	Profile *retry.Profile
 	// Clock and Rand are injected; nil means the wall clock and math/rand/v2.
-	Clock Clock
+	Clock clock.Clock
 	Rand  func() float64
 	// Log receives structured logs; nil discards them.
 	Log *slog.Logger
@@ -201,11 +182,7 @@ type batch struct {
 
 func (r *Runner) newBatch(ctx context.Context, ev events.SQSEvent) *batch {
 	b := &batch{r: r, ctx: ctx, records: ev.Records, outcomes: make([]outcome, len(ev.Records))}
-	clock := r.Clock
-	if clock == nil {
-		clock = SystemClock{}
-	}
-	b.now = clock.Now
+	b.now = clock.Or(r.Clock).Now
 	b.log = r.logger()
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		b.log = b.log.With("request_id", lc.AwsRequestID)
@@ -323,9 +300,8 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 // failed on the store: nothing was recorded, nothing counts. It backs off on
 // the receive count; the queue's backstop bounds a permanent outage.
 func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
-	cl := failure.Classify(err)
-	d := retry.Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: retry.FullJitter}.
-		Delay(rc, b.r.rand()())
+	cl := failure.ClassOf(err)
+	d := b.r.holding().Unrecorded(rc, b.r.rand()())
 	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()))
 	b.r.metrics().Count(MetricStoreErrors, b.r.Stage, cl.Class, 1)
 	return outcome{visibility: max(d, time.Second), kind: "store_unavailable"}
@@ -371,7 +347,8 @@ func (rec *record) run() outcome {
 }
 
 // signalCongestion tells the gate that released this record that its
-// upstream is congested (RATE_LIMITED, 5xx, a timeout), so the gate's ramp
+// upstream is congested (the decision table's Congests: RATE_LIMITED, a
+// 5xx, a timeout), so the gate's ramp
 // slows down. Only the first delivery of the scheduler's message counts:
 // it is the call the ramp released, where a retry of it through
 // visibility is the item's own, which the ramp did not pace. Best effort:
@@ -381,9 +358,7 @@ func (rec *record) signalCongestion(ctx context.Context, werr error) {
 	if rec.delivery.Gate == "" || r.Gates == nil || rec.rc > 1 || errors.Is(werr, failure.ErrWaiting) {
 		return
 	}
-	switch failure.Classify(werr).Class {
-	case failure.RateLimited, failure.UpstreamUnavailable, failure.NetworkTimeout:
-	default:
+	if !r.profile().Policy(r.Stage, failure.ClassOf(werr).Class).Congests {
 		return
 	}
 	if err := r.Gates.Congested(ctx, rec.delivery.Gate, rec.b.now()); err != nil && !errors.Is(err, state.ErrConflict) {
@@ -422,27 +397,16 @@ func (rec *record) succeed(ctx context.Context, out state.Output) outcome {
 func (rec *record) fail(ctx context.Context, werr error) outcome {
 	b, r := rec.b, rec.b.r
 	now := b.now()
-	cl := failure.Classify(werr)
+	cl := failure.ClassOf(werr)
 	prev := rec.item.Attempts[r.Stage]
 	profile := r.profile()
+	g, _ := gate.Of(werr)
+	dec := profile.Decide(retry.Input{Stage: r.Stage, Failure: cl, Attempt: prev + 1, Now: now, Rand: r.rand(),
+		Gate: g, Released: rec.delivery.Gate})
 	attempt := prev
-	if profile.Policy(r.Stage, cl.Class).Counts || !profile.Policy(r.Stage, cl.Class).Retryable {
+	if dec.Counts() {
 		attempt = prev + 1
 	}
-	// A gate's ramp that released this record faster than the upstream
-	// takes made the rate limit, not the item: it is the ramp's attempt
-	// (which the congestion signal slows), and the item goes back behind
-	// the gate without spending one — not into a retry of its own, which
-	// would hit the same rate limit again before the ramp slows down.
-	rampLimited := rec.delivery.Gate != "" && cl.Class == failure.RateLimited
-	if rampLimited {
-		attempt = prev
-	}
-	in := retry.Input{Stage: r.Stage, Failure: cl, Attempt: max(attempt, 1), Now: now, Rand: r.rand()}
-	if rampLimited {
-		in.Attempt = 1
-	}
-	dec := profile.Decide(in)
 	errText := redact.String(werr.Error())
 	details := redact.Map(failure.Details(werr))
 	attrs := make([]any, 0, 10+2*len(details))
@@ -457,7 +421,7 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	le := state.LastError{
 		Component: r.Stage, ErrorClass: cl.Class, Error: truncate(errText, 1024), ErrorType: deadletter.ErrorType(werr),
 		ErrorCode: redact.String(cl.Code), FailedAt: now, CorrelationID: rec.env.CorrelationID,
-		RetryCount: attempt, Retryable: cl.Retryable, MaxRetries: profile.Policy(r.Stage, cl.Class).MaxAttempts,
+		RetryCount: attempt, Retryable: cl.Retryable,
 		Details: details,
 	}
 	if cl.Status != 0 {
@@ -474,25 +438,18 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	r.metrics().Count(MetricFailures, r.Stage, cl.Class, 1)
 	switch d := dec.(type) {
 	case retry.DeadLetter:
+		le.MaxRetries = d.MaxAttempts
 		return rec.deadLetter(ctx, log, werr, cl, d, le, entry)
 	case retry.Retry:
+		le.MaxRetries = d.MaxAttempts
 		until := now.Add(d.Delay)
 		le.RetryAt = &until
-		if rampLimited {
-			return rec.hold(ctx, hold{until: until, gate: rec.delivery.Gate, park: true, failure: &failed{le: le, entry: entry, log: log},
-				reason: "released by " + string(rec.delivery.Gate) + " into the upstream's rate limit: back behind the gate, the ramp's attempt, not the item's"})
-		}
-		return rec.hold(ctx, hold{until: until, counts: true, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
+		return rec.hold(ctx, hold{until: until, counts: d.Counts(), failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	case retry.Wait:
+		le.MaxRetries = d.MaxAttempts
 		until := d.Until
 		le.RetryAt = &until
-		g, _ := gate.Of(werr)
-		if g.Kind() == gate.Budget && profile.BudgetRecheck > 0 {
-			// The profile rechecks a spent budget sooner than the day
-			// turns (an operator may raise the cap): a due wait.
-			g = gate.DueName
-		}
-		return rec.hold(ctx, hold{until: until, gate: g, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
+		return rec.hold(ctx, hold{until: until, gate: d.Gate, park: d.Park, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
 	}
 	return outcome{visibility: r.resendDelay(), kind: "unknown_decision"}
 }
@@ -527,40 +484,8 @@ type failed struct {
 	log   *slog.Logger
 }
 
-// placement is where a hold puts its record.
-type placement int
-
-const (
-	// viaVisibility holds the message in its queue (ChangeMessageVisibility).
-	viaVisibility placement = iota
-	// parkIt parks the item for the scheduler and acknowledges the message.
-	parkIt
-)
-
-// place decides how a hold of delay, on a message received rc times, waits.
-// A wait behind a gate (onGate) is parked, however short it looks: a
-// gate's waiters are a queue the scheduler releases in order and at a
-// pace — held through visibility they would all come back the moment the
-// gate opens, together, and meet its upstream at once. Any other wait goes
-// through visibility while it is short (at most ParkAfter) and the message
-// far from the backstop, and is parked when it is longer than that or than
-// SQS can hold (MaxVisibility), when the backstop's receive count is near,
-// or — for a hold that spends no attempt — once the message has been
-// received ParkAfterReceives times.
-func (r *Runner) place(delay time.Duration, rc int, counts, onGate bool) placement {
-	switch {
-	case onGate, delay > r.maxVisibility(), delay > r.parkAfter():
-		return parkIt
-	case r.BackstopReceives > 0 && rc >= r.BackstopReceives-1:
-		return parkIt
-	case !counts && rc >= r.parkAfterReceives():
-		return parkIt
-	}
-	return viaVisibility
-}
-
 // hold records the wait and holds the record: through SQS visibility, or
-// parked (see place). A wait behind a gate is parked under the gate, whose
+// parked (retry.Holding decides). A wait behind a gate is parked under the gate, whose
 // record is touched first so that the scheduler finds it; if that fails the
 // item is parked for the plain due time instead, which the scheduler finds
 // by time.
@@ -582,7 +507,7 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 		h.gate = gate.DueName
 	}
 	delay := h.until.Sub(now)
-	park := h.park || r.place(delay, rec.rc, h.counts, !h.gate.IsDue() && r.Gates != nil) == parkIt
+	park := h.park || r.holding().Park(delay, rec.rc, h.counts, !h.gate.IsDue() && r.Gates != nil)
 	if park && !h.gate.IsDue() {
 		if err := r.touch(ctx, h.gate, now); err != nil {
 			log.Warn("the gate's record could not be touched; parked for its due time instead", "gate", string(h.gate),

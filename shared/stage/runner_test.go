@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
@@ -27,7 +28,7 @@ import (
 )
 
 type testBundle struct {
-	clock  *stagetest.Clock
+	clock  *clock.Stub
 	store  *state.Memory
 	sqs    *stagetest.Queues
 	runner *stage.Runner
@@ -40,7 +41,7 @@ func setup(t *testing.T, st pipeline.Stage) *testBundle {
 	t.Helper()
 	tb := &testBundle{
 		// A fixed time: the budget tests rely on it being 10:00 UTC.
-		clock: stagetest.NewClock(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)),
+		clock: clock.NewStub(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)),
 		store: state.NewMemory(),
 		sqs:   stagetest.NewQueues(),
 	}

@@ -12,7 +12,7 @@
 // sibling item in the Bodies table, put in the same transaction as the
 // success write, or an S3 object above BodyConfig.Threshold — and the item
 // keeps a reference (BodyRef) that readers follow with Hydrate. Every list
-// and string on the item is bounded (bounds.go, MaxReplays, MaxNotes), the
+// and string on the item is bounded (items_bounds.go, MaxReplays, MaxNotes), the
 // producer's metadata and an operator's resolution included, and Create
 // refuses a new item outside the bounds (ErrInvalidItem); the error log
 // keeps every replay, note and resolution. The indexes operators list from
@@ -22,6 +22,18 @@
 // Items enter the machine through Create, from a producer's spec (the fetch
 // stage, docs/design.md "Putting work in"): one conditional put, whose
 // *ExistsError carries the item already under the id.
+//
+// The package holds five stores, each in the files named for it, and one
+// in-memory twin of them all (Memory, held to the same rules by one
+// conformance suite):
+//
+//	store       table                     files
+//	Items       Items (state, replays)    items.go, items_*.go
+//	ItemIndex   Items, by-listed-state    items_index.go
+//	ErrorLog    ErrorLog, and a reader    errorlog.go, errorlog_reader.go
+//	Parked      Parked (waits)            parked.go
+//	Gates       Gates                     gates.go
+//	bodies      Bodies table, S3 objects  bodies.go
 //
 // Callers never see DynamoDB types: SDK errors are mapped to ErrNotFound,
 // ErrConflict and *ClaimError at the store boundary.

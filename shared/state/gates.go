@@ -155,20 +155,18 @@ func (s *Gates) Congested(ctx context.Context, g gate.Name, now time.Time) error
 // List reads every gate record (a strongly consistent scan of a table that
 // holds one record per gate with waiters), sorted by gate.
 func (s *Gates) List(ctx context.Context) ([]GateRecord, error) {
-	var out []GateRecord
-	err := dynamopage.Scan(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table, ConsistentRead: aws.Bool(true)}, maxGatePages,
-		func(av map[string]types.AttributeValue) error {
+	out, err := dynamopage.List(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table, ConsistentRead: aws.Bool(true)}, maxGatePages,
+		func(av map[string]types.AttributeValue) (GateRecord, error) {
 			var r gateRecord
 			if err := attributevalue.UnmarshalMap(av, &r); err != nil {
-				return fmt.Errorf("decode gate record: %w", err)
+				return GateRecord{}, fmt.Errorf("decode gate record: %w", err)
 			}
-			out = append(out, r.record())
-			return nil
-		})
+			return r.record(), nil
+		},
+		func(a, b GateRecord) int { return compareNames(a.Gate, b.Gate) })
 	if err != nil {
 		return nil, fmt.Errorf("list gates: %w", err)
 	}
-	slices.SortFunc(out, func(a, b GateRecord) int { return compareNames(a.Gate, b.Gate) })
 	return out, nil
 }
 

@@ -99,8 +99,8 @@ func (p *Parked) Due(ctx context.Context, now time.Time, fn func([]ParkedWait) e
 		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 		Limit: aws.Int32(size),
 	}
-	for {
-		out, err := p.DB.Query(ctx, in)
+	for pages := dynamodb.NewQueryPaginator(p.DB, in); pages.HasMorePages(); {
+		out, err := pages.NextPage(ctx)
 		if err != nil {
 			return fmt.Errorf("query due parked waits: %w", err)
 		}
@@ -120,11 +120,8 @@ func (p *Parked) Due(ctx context.Context, now time.Time, fn func([]ParkedWait) e
 				return err
 			}
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+	return nil
 }
 
 // Get reads one item's parked record (strongly consistent); ErrNotFound if
@@ -245,16 +242,16 @@ func (p *Parked) Count(ctx context.Context, g gate.Name) (int, error) {
 		KeyConditionExpression: &key, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}
 	n := 0
+	pages := dynamodb.NewQueryPaginator(p.DB, in)
 	for range maxCountPages {
-		page, err := p.DB.Query(ctx, in)
+		if !pages.HasMorePages() {
+			break
+		}
+		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return n, fmt.Errorf("count the waiters of %s: %w", g, err)
 		}
 		n += int(page.Count)
-		if len(page.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 	return n, nil
 }

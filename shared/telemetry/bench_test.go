@@ -4,6 +4,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -12,7 +13,7 @@ import (
 
 // BenchmarkEMFCount is the cost of one counter increment.
 func BenchmarkEMFCount(b *testing.B) {
-	e := telemetry.NewEMF(io.Discard, "triage", fixedClock(t0))
+	e := telemetry.NewEMF(io.Discard, "triage", clock.NewStub(t0))
 	b.ReportAllocs()
 	for b.Loop() {
 		e.Count(stage.MetricFailures, pipeline.LLM, failure.RateLimited, 1)
@@ -22,7 +23,7 @@ func BenchmarkEMFCount(b *testing.B) {
 // BenchmarkEMFBatch is one batch of ten records' counters and its flush:
 // the per-invocation cost of the metrics.
 func BenchmarkEMFBatch(b *testing.B) {
-	e := telemetry.NewEMF(io.Discard, "triage", fixedClock(t0))
+	e := telemetry.NewEMF(io.Discard, "triage", clock.NewStub(t0))
 	b.ReportAllocs()
 	for b.Loop() {
 		for range 7 {

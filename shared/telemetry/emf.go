@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 )
@@ -16,9 +16,6 @@ import (
 // DefaultNamespace is the CloudWatch namespace when none is configured;
 // template.yaml sets METRICS_NAMESPACE to "triage/<stack name>".
 const DefaultNamespace = "triage"
-
-// NamespaceEnv is the environment variable naming the namespace.
-const NamespaceEnv = "METRICS_NAMESPACE"
 
 // Dimension names of every EMF line. Stage is always present; Class only on
 // counters about a failure.
@@ -37,20 +34,6 @@ const (
 	MaxDimensionsPerSet = 30
 )
 
-// Clock tells the time; the EMF timestamp comes from it.
-type Clock interface {
-	Now() time.Time
-}
-
-// Namespace returns the namespace getenv configures (NamespaceEnv), or
-// DefaultNamespace.
-func Namespace(getenv func(string) string) string {
-	if ns := strings.TrimSpace(getenv(NamespaceEnv)); ns != "" {
-		return ns
-	}
-	return DefaultNamespace
-}
-
 // EMF is a stage.Metrics that aggregates counters in memory and writes them
 // as CloudWatch embedded-metric-format lines on Flush — one line per (stage,
 // class) pair seen since the last flush, each holding every counter of that
@@ -67,7 +50,7 @@ type EMF struct {
 	// Namespace is the CloudWatch namespace; empty means DefaultNamespace.
 	Namespace string
 	// Clock stamps each flush (_aws.Timestamp); nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Properties are extra top-level string members of every line (not
 	// dimensions), such as the function name, for Logs Insights queries; a
 	// property named like a dimension or a metric is overwritten by it.
@@ -90,8 +73,8 @@ type emfGroup struct {
 }
 
 // NewEMF returns an EMF writing to w in namespace (empty: DefaultNamespace).
-func NewEMF(w io.Writer, namespace string, clock Clock) *EMF {
-	return &EMF{W: w, Namespace: namespace, Clock: clock}
+func NewEMF(w io.Writer, namespace string, c clock.Clock) *EMF {
+	return &EMF{W: w, Namespace: namespace, Clock: c}
 }
 
 // Count adds n to the counter name for stage and class (class empty for
@@ -233,8 +216,5 @@ func (e *EMF) namespace() string {
 }
 
 func (e *EMF) now() time.Time {
-	if e.Clock == nil {
-		return time.Now()
-	}
-	return e.Clock.Now()
+	return clock.Or(e.Clock).Now()
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -21,10 +22,6 @@ import (
 )
 
 var _ stage.Metrics = (*telemetry.EMF)(nil)
-
-type fixedClock time.Time
-
-func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
@@ -163,7 +160,7 @@ func TestValidatorRejectsMalformedLines(t *testing.T) {
 func TestEMFLinesValidate(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	e := &telemetry.EMF{W: &buf, Namespace: "triage/prod", Clock: fixedClock(t0), Properties: map[string]string{"function": "llm"}}
+	e := &telemetry.EMF{W: &buf, Namespace: "triage/prod", Clock: clock.NewStub(t0), Properties: map[string]string{"function": "llm"}}
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Add(1)
@@ -216,29 +213,17 @@ func TestEMFLinesValidate(t *testing.T) {
 
 func TestEMFRejectsReservedNames(t *testing.T) {
 	t.Parallel()
-	e := telemetry.NewEMF(&bytes.Buffer{}, "", fixedClock(t0))
+	e := telemetry.NewEMF(&bytes.Buffer{}, "", clock.NewStub(t0))
 	e.Count("Stage", pipeline.LLM, "", 1)
 	if err := e.Flush(); err == nil {
 		t.Fatal("a metric named Stage was written")
 	}
 }
 
-func TestNamespace(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{}
-	if got := telemetry.Namespace(func(k string) string { return env[k] }); got != telemetry.DefaultNamespace {
-		t.Fatalf("= %q", got)
-	}
-	env[telemetry.NamespaceEnv] = " triage/prod "
-	if got := telemetry.Namespace(func(k string) string { return env[k] }); got != "triage/prod" {
-		t.Fatalf("= %q", got)
-	}
-}
-
 // The runner counts; the invocation's end flushes one line per stage and
 // class.
 func ExampleEMF() {
-	e := telemetry.NewEMF(os.Stdout, "triage/prod", fixedClock(t0))
+	e := telemetry.NewEMF(os.Stdout, "triage/prod", clock.NewStub(t0))
 	e.Count("Failures", pipeline.LLM, failure.ResponseInvalid, 1)
 	e.Count("Retries", pipeline.LLM, failure.ResponseInvalid, 1)
 	e.Count("Failures", pipeline.LLM, failure.ResponseInvalid, 1)

@@ -17,6 +17,7 @@ import (
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
@@ -79,7 +80,7 @@ func seededConsole(b *testing.B) *httptest.Server {
 			Trail: &audit.Trail{DB: ddb, Table: s.AuditTable()}, SQS: sq, Queues: qs,
 			Models: &health.Dynamo{DB: ddb, Table: out("ModelsTableName")}, Breakers: &breaker.Dynamo{DB: ddb, Table: out("BreakersTableName"), ConsistentReads: true},
 			Days: &budget.Daily{DB: ddb, Table: out("BudgetTableName"), Cap: 1, Cost: 1}, Profile: retry.Standard(), By: "bench",
-			Clock: fixedClock{t0}, Refresh: 10 * time.Second}, token)
+			Clock: clock.NewStub(t0), Refresh: 10 * time.Second}, token)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -90,10 +91,6 @@ func seededConsole(b *testing.B) *httptest.Server {
 	}
 	return localSrv
 }
-
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
 
 // BenchmarkPagesLocalStack renders the pages against moto holding 10,000
 // items: the DynamoDB and SQS reads a page makes are in the figure.

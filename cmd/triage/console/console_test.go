@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
@@ -24,7 +25,6 @@ import (
 	"github.com/triagehq/triage/shared/replay/replaytest"
 	"github.com/triagehq/triage/shared/report"
 	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -57,7 +57,7 @@ type bundle struct {
 	store    *state.Memory
 	models   *health.Memory
 	breakers *breaker.Memory
-	clock    *stagetest.Clock
+	clock    *clock.Stub
 	srv      *httptest.Server
 	client   *http.Client
 	csrf     string
@@ -77,7 +77,7 @@ func newBundle(tb testing.TB) *bundle { return newBundleRefresh(tb, 0) }
 func newBundleRefresh(tb testing.TB, refresh time.Duration) *bundle {
 	tb.Helper()
 	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), models: health.NewMemory(), breakers: breaker.NewMemory(),
-		clock: stagetest.NewClock(t0)}
+		clock: clock.NewStub(t0)}
 	qs := map[pipeline.Stage]replay.Queues{}
 	for _, st := range pipeline.Stages() {
 		qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}

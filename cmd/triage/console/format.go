@@ -31,6 +31,13 @@ func dash(s any) string {
 	return v
 }
 
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
 func fmtTime(t time.Time) string {
 	if t.IsZero() {
 		return "-"

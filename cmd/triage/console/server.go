@@ -23,6 +23,7 @@ import (
 
 	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
@@ -80,7 +81,7 @@ type Backend struct {
 	// overrides.
 	By string
 	// Clock is injected; nil is the wall clock.
-	Clock interface{ Now() time.Time }
+	Clock clock.Clock
 	// Log receives one line per action; nil discards.
 	Logger *slog.Logger
 	// Missing says, for a nil optional field, how to name it ("models":
@@ -160,12 +161,7 @@ func New(b Backend, token string, hosts ...string) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) now() time.Time {
-	if s.b.Clock != nil {
-		return s.b.Clock.Now()
-	}
-	return time.Now()
-}
+func (s *Server) now() time.Time { return clock.Or(s.b.Clock).Now() }
 
 // parse builds one template set per page: the layout, the shared parts and
 // the page's own content.
@@ -174,7 +170,7 @@ func (s *Server) parse() error {
 		"time": fmtTime, "ago": func(t time.Time) string { return ago(t, s.now()) },
 		"clean": clean, "dash": dash, "stages": pipeline.Stages, "csrf": func() string { return s.csrf },
 		"attempts": func(a map[pipeline.Stage]int, st pipeline.Stage) int { return a[st] },
-		"usd":      func(v any) string { return usd(v) }, "join": strings.Join, "add": func(a, b int) int { return a + b },
+		"usd":      func(v any) string { return usd(v) }, "yes": yes, "join": strings.Join, "add": func(a, b int) int { return a + b },
 	}
 	s.pages = map[string]*template.Template{}
 	for _, page := range []string{"overview", "dlq", "item", "errors", "policy", "action", "denied"} {

@@ -411,61 +411,24 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "errors", d)
 }
 
-type policyRow struct {
-	Class     failure.Class
-	Retryable bool
-	Counts    bool
-	Stages    []string
-}
-
 type policyData struct {
 	Title   string
 	Profile *retry.Profile
-	Rows    []policyRow
+	Rows    []retry.Row
 	Note    string
 }
 
-// policy is the deployed profile's table: for each class, whether it is
-// retried, whether it spends attempts, and each stage's attempts and
-// backoff.
+// policy is the deployed profile's decision table, the rows `triage policy
+// show` prints (retry.Profile.Rows): per class, and per stage where a stage
+// overrides it.
 func (s *Server) policy(w http.ResponseWriter, r *http.Request) {
 	d := policyData{Title: "Retry policy", Profile: s.b.Profile}
 	if s.b.Profile == nil {
 		d.Note = s.missing("profile")
 	} else {
-		for _, c := range failure.Classes() {
-			row := policyRow{Class: c}
-			for i, st := range pipeline.Stages() {
-				p := s.b.Profile.Policy(st, c)
-				if i == 0 {
-					row.Retryable, row.Counts = p.Retryable, p.Counts
-				}
-				row.Stages = append(row.Stages, policyText(p))
-			}
-			d.Rows = append(d.Rows, row)
-		}
+		d.Rows = s.b.Profile.Rows()
 	}
 	s.render(w, r, "policy", d)
-}
-
-func policyText(p retry.Policy) string {
-	switch {
-	case !p.Retryable:
-		return "dead-letter at once"
-	case !p.Counts:
-		if p.Backoff != nil {
-			return "wait (no attempt spent), " + p.Backoff.String()
-		}
-		return "wait (no attempt spent)"
-	}
-	attempts := "unlimited attempts"
-	if p.MaxAttempts > 0 {
-		attempts = fmt.Sprintf("%d attempts", p.MaxAttempts)
-	}
-	if p.Backoff == nil {
-		return attempts
-	}
-	return attempts + ", " + p.Backoff.String()
 }
 
 // maxLiveItems bounds the items one /states request reads.

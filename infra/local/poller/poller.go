@@ -19,6 +19,7 @@ import (
 
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/template"
+	"github.com/triagehq/triage/shared/clock"
 )
 
 // Invoker runs a function once; *lambda.Service implements it.
@@ -197,8 +198,8 @@ type Poller struct {
 	// goroutine that ran it).
 	OnBatch func(BatchReport)
 
-	// now is the clock of the batching window; nil means time.Now.
-	now func() time.Time
+	// clock times the batching window; nil means the wall clock.
+	clock clock.Clock
 
 	received, batches, deleted, kept          atomic.Int64
 	functionErrors, invalidResponses          atomic.Int64
@@ -226,7 +227,9 @@ type settings struct {
 	waitTime      time.Duration
 	deleteTimeout time.Duration
 	log           *slog.Logger
-	now           func() time.Time
+	clock         clock.Clock
+	// once makes gather return after one empty receive (Once).
+	once bool
 }
 
 func (p *Poller) settings() (settings, error) {
@@ -272,10 +275,7 @@ func (p *Poller) settings() (settings, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.now = p.now
-	if s.now == nil {
-		s.now = time.Now
-	}
+	s.clock = clock.Or(p.clock)
 	s.log = s.log.With("function", m.Function, "queue", m.QueueURL)
 	return s, nil
 }
@@ -351,7 +351,7 @@ func (p *Poller) gather(ctx context.Context, s settings) ([]types.Message, error
 	for len(batch) < s.m.BatchSize && ctx.Err() == nil {
 		wait := s.waitTime
 		if len(batch) > 0 {
-			remaining := windowEnd.Sub(s.now())
+			remaining := windowEnd.Sub(s.clock.Now())
 			if s.m.BatchingWindow == 0 || remaining <= 0 {
 				break
 			}
@@ -379,13 +379,16 @@ func (p *Poller) gather(ctx context.Context, s settings) ([]types.Message, error
 			return nil, err
 		}
 		if len(out.Messages) == 0 {
+			if len(batch) == 0 && s.once {
+				return nil, nil
+			}
 			if len(batch) > 0 && wait < time.Second {
 				break // the window's last short poll found nothing
 			}
 			continue
 		}
 		if len(batch) == 0 {
-			windowEnd = s.now().Add(s.m.BatchingWindow)
+			windowEnd = s.clock.Now().Add(s.m.BatchingWindow)
 		}
 		batch = append(batch, out.Messages...)
 		p.received.Add(int64(len(out.Messages)))
@@ -393,21 +396,61 @@ func (p *Poller) gather(ctx context.Context, s settings) ([]types.Message, error
 	return batch, nil
 }
 
-// process invokes the function with msgs and settles the batch.
-func (p *Poller) process(ctx context.Context, s settings, msgs []types.Message) {
+// Once does what the event source does once, in the caller's goroutine: it
+// receives one batch — waiting up to wait (0: a short poll) for the first
+// message, then the batching window — invokes the function with it and
+// settles it as Run does. A report with no Records means nothing arrived;
+// an error is a failed first receive or an incomplete Mapping.
+func (p *Poller) Once(ctx context.Context, wait time.Duration) (BatchReport, error) {
+	s, err := p.settings()
+	if err != nil {
+		return BatchReport{}, err
+	}
+	s.waitTime, s.once = min(wait.Truncate(time.Second), MaxWaitTime), true
+	batch, err := p.gather(ctx, s)
+	if len(batch) == 0 {
+		return BatchReport{}, err
+	}
+	return p.process(ctx, s, batch), nil
+}
+
+// Handler adapts an in-process SQS handler to an Invoker, as the Lambda
+// runtime runs it: the payload is decoded into the event and the response
+// encoded; a handler error is a function error.
+func Handler(h func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)) Invoker {
+	return handlerInvoker(h)
+}
+
+type handlerInvoker func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
+
+func (h handlerInvoker) Invoke(ctx context.Context, _ string, payload []byte) (lambda.Result, error) {
+	var ev events.SQSEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return lambda.Result{}, err
+	}
+	resp, err := h(ctx, ev)
+	if err != nil {
+		return lambda.Result{FunctionError: &lambda.FunctionError{Type: fmt.Sprintf("%T", err), Message: err.Error()}}, nil
+	}
+	out, err := json.Marshal(resp)
+	return lambda.Result{Payload: out}, err
+}
+
+// process invokes the function with msgs and settles the batch; a batch
+// split for size reports its last half.
+func (p *Poller) process(ctx context.Context, s settings, msgs []types.Message) BatchReport {
 	payload, err := json.Marshal(Event(msgs, s.m.QueueARN, s.m.Region))
 	if err != nil { // cannot happen: the event holds strings only
 		s.log.Error("encode event", "error", err.Error())
 		p.kept.Add(int64(len(msgs)))
-		return
+		return BatchReport{Function: s.m.Function, Records: len(msgs), Kept: len(msgs), Outcome: OutcomeInvokeError, Err: err}
 	}
 	// Lambda keeps a batch under the invocation payload limit; with
 	// messages of up to 1 MiB ten of them may not fit, so split.
 	if len(payload) > lambda.MaxPayloadSize && len(msgs) > 1 {
 		half := len(msgs) / 2
 		p.process(ctx, s, msgs[:half])
-		p.process(ctx, s, msgs[half:])
-		return
+		return p.process(ctx, s, msgs[half:])
 	}
 	p.batches.Add(1)
 	rep := BatchReport{Function: s.m.Function, Records: len(msgs)}
@@ -458,6 +501,7 @@ func (p *Poller) process(ctx context.Context, s settings, msgs []types.Message) 
 	if p.OnBatch != nil {
 		p.OnBatch(rep)
 	}
+	return rep
 }
 
 // delete deletes msgs in batches of ten. It runs on a context detached

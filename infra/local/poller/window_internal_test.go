@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/local/lambda"
+	"github.com/triagehq/triage/shared/clock"
 )
 
 // scriptedSQS answers ReceiveMessage from a script, one entry per call; an
@@ -23,7 +24,7 @@ import (
 type scriptedSQS struct {
 	mu      sync.Mutex
 	script  [][]types.Message
-	clock   *fakeClock
+	clock   *clock.Stub
 	max     []int32 // MaxNumberOfMessages of each call
 	waits   []int32 // WaitTimeSeconds of each call
 	deleted []string
@@ -42,7 +43,7 @@ func (f *scriptedSQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessage
 	f.script = f.script[1:]
 	f.mu.Unlock()
 	if len(msgs) == 0 {
-		f.clock.advance(time.Duration(in.WaitTimeSeconds) * time.Second)
+		f.clock.Advance(time.Duration(in.WaitTimeSeconds) * time.Second)
 	}
 	return &sqs.ReceiveMessageOutput{Messages: msgs}, nil
 }
@@ -54,23 +55,6 @@ func (f *scriptedSQS) DeleteMessageBatch(_ context.Context, in *sqs.DeleteMessag
 		f.deleted = append(f.deleted, aws.ToString(e.ReceiptHandle))
 	}
 	return &sqs.DeleteMessageBatchOutput{}, nil
-}
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
 }
 
 // recordingInvoker records the message ids of every batch and succeeds.
@@ -147,13 +131,13 @@ func TestBatchingWindow(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			fake := &scriptedSQS{script: tc.script, clock: clock}
+			clk := clock.NewStub(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			fake := &scriptedSQS{script: tc.script, clock: clk}
 			inv := &recordingInvoker{got: make(chan struct{}, len(tc.want))}
 			p := &Poller{
 				Mapping: Mapping{Function: "F", QueueURL: "q", QueueARN: "arn:aws:sqs:us-east-1:123456789012:q",
 					BatchSize: tc.batchSize, BatchingWindow: tc.window, MaxConcurrency: 1, ReportBatchItemFailures: true},
-				SQS: fake, Invoker: inv, now: clock.Now,
+				SQS: fake, Invoker: inv, clock: clk,
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan error, 1)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/triagehq/triage/shared/clock"
 )
 
 // AWSFaults is the fault model between the functions and moto: what share of
@@ -136,7 +138,7 @@ type Injector struct {
 	faults AWSFaults
 	next   string // the clean front, where dropped writes are forwarded
 	client *http.Client
-	now    func() time.Time
+	clock  clock.Clock
 
 	mu         sync.Mutex
 	rng        *rand.Rand
@@ -174,7 +176,7 @@ func (in *Injector) logf(r *http.Request, target, kind string, body []byte) {
 	if m := itemRE.FindSubmatch(body); m != nil {
 		item = string(m[1]) + string(m[2]) + string(m[3])
 	}
-	fmt.Fprintf(in.log, "%8.3fs %-45s %-55s %-22s op=%s item=%s\n", in.now().Sub(in.armedAt).Seconds(), target, kind,
+	fmt.Fprintf(in.log, "%8.3fs %-45s %-55s %-22s op=%s item=%s\n", in.clock.Now().Sub(in.armedAt).Seconds(), target, kind,
 		r.Header.Get("Amz-Sdk-Request"), r.Header.Get("Amz-Sdk-Invocation-Id"), item)
 }
 
@@ -185,7 +187,7 @@ func NewInjector(f AWSFaults, next string, seed uint64) *Injector {
 	return &Injector{
 		faults: f, next: strings.TrimSuffix(next, "/"),
 		client: &http.Client{Timeout: 30 * time.Second},
-		now:    time.Now,
+		clock:  clock.System{},
 		rng:    rand.New(rand.NewPCG(seed, seed^0x5eed_a75)),
 		dlqs:   map[string]bool{}, ops: map[string]bool{}, counts: map[string]int{}, seen: map[string]int{},
 	}
@@ -205,7 +207,7 @@ func (in *Injector) SetDLQs(urls ...string) {
 func (in *Injector) Arm() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.armed, in.armedAt = true, in.now()
+	in.armed, in.armedAt = true, in.clock.Now()
 }
 
 // Disarm stops injecting (the end of a run: the harness drains and checks).
@@ -327,7 +329,7 @@ func (in *Injector) refuseDLQ(body []byte) bool {
 	if !in.toDLQ(body) {
 		return false
 	}
-	now := in.now()
+	now := in.clock.Now()
 	if in.outageFrom.IsZero() {
 		if now.Sub(in.armedAt) < in.faults.DLQOutageAfter {
 			return false

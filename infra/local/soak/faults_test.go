@@ -21,6 +21,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 )
 
@@ -196,8 +197,9 @@ func TestInjector(t *testing.T) {
 		t.Parallel()
 		b := newBackend(t)
 		fr, in := front(t, b, AWSFaults{DLQOutageAfter: time.Minute, DLQOutageFor: time.Minute})
-		now := time.Unix(1_700_000_000, 0)
-		in.now = func() time.Time { return now }
+		t0 := time.Unix(1_700_000_000, 0)
+		c := clock.NewStub(t0)
+		in.clock = c
 		in.SetDLQs(fr.URL + "/123456789012/stack-FetchDLQ-ABC")
 		in.Arm()
 		_, q := clients(t, fr.URL, 1)
@@ -215,7 +217,7 @@ func TestInjector(t *testing.T) {
 			{2*time.Minute + 2*time.Second, queue, false}, // still not a DLQ
 		}
 		for _, s := range steps {
-			now = time.Unix(1_700_000_000, 0).Add(s.at)
+			c.Set(t0.Add(s.at))
 			err := sendMessage(t.Context(), q, s.url)
 			if (err != nil) != s.refused {
 				t.Fatalf("at %v to %s: err %v, want refused %v", s.at, queueName(s.url), err, s.refused)

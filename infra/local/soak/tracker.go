@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/infra/fakes"
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -33,7 +34,7 @@ type Overlap struct {
 // for concurrent use.
 type Tracker struct {
 	start time.Time
-	now   func() time.Time
+	clock clock.Clock
 
 	mu       sync.Mutex
 	inflight map[string]map[pipeline.Stage]int
@@ -55,7 +56,7 @@ func (t *Tracker) SetOnBegin(f func(id string, stage pipeline.Stage, port int)) 
 
 // NewTracker returns an empty Tracker.
 func NewTracker() *Tracker {
-	return &Tracker{start: time.Now(), now: time.Now, inflight: map[string]map[pipeline.Stage]int{},
+	return &Tracker{start: time.Now(), clock: clock.System{}, inflight: map[string]map[pipeline.Stage]int{},
 		busy: map[pipeline.Stage]int{}, calls: map[pipeline.Stage]int{}}
 }
 
@@ -84,7 +85,7 @@ func (t *Tracker) Wrap(stage pipeline.Stage, key func(*http.Request) string, h h
 func (t *Tracker) begin(id string, stage pipeline.Stage) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	at := t.now().Sub(t.start)
+	at := t.clock.Now().Sub(t.start)
 	running := t.inflight[id]
 	for _, s := range pipeline.Stages() {
 		if running[s] == 0 {

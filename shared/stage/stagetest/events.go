@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
@@ -61,7 +62,7 @@ func EventFiles(t *testing.T, st pipeline.Stage, seed Seed, work stage.Work) {
 				calls.Add(1)
 				return work.Run(ctx, it)
 			})
-			r := NewRunner(st, counted, store, q, NewClock(time.Now()))
+			r := NewRunner(st, counted, store, q, clock.NewStub(time.Now()))
 			resp, err := r.Handle(context.Background(), ev)
 			if err != nil {
 				t.Fatal(err)

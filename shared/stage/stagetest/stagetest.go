@@ -8,41 +8,18 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 )
-
-// Clock is a settable clock, safe for concurrent use.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// NewClock returns a clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{now: t} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // Queues is an SQS fake for the Runner: it records sends and visibility
 // changes and fails on demand.
@@ -142,11 +119,11 @@ const (
 
 // NewRunner returns a Runner for st over store and q, with the standard
 // profile, the clock and a fixed random source (0.5).
-func NewRunner(st pipeline.Stage, work stage.Work, store *state.Memory, q *Queues, clock *Clock) *stage.Runner {
+func NewRunner(st pipeline.Stage, work stage.Work, store *state.Memory, q *Queues, c *clock.Stub) *stage.Runner {
 	r := &stage.Runner{
 		Stage: st, Work: work, Items: store, ErrorLog: store, SQS: q,
 		QueueURL: QueueURL, DLQURL: DLQURL,
-		Profile: retry.Standard(), Clock: clock, Rand: func() float64 { return 0.5 },
+		Profile: retry.Standard(), Clock: c, Rand: func() float64 { return 0.5 },
 	}
 	if _, ok := st.Next(); ok {
 		r.NextQueueURL = NextQueueURL

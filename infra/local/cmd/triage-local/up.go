@@ -25,12 +25,12 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-// UnpublishedPrefix marks articles the local stack's article server answers
+// unpublishedPrefix marks articles the local stack's article server answers
 // 404 ("not published yet") the first time each is asked for, and serves
 // after: an item whose id starts with it fails at fetch with NOT_FOUND, is
 // dead-lettered, and succeeds when replayed — the README walkthrough's
 // failed item.
-const UnpublishedPrefix = "unpublished-"
+const unpublishedPrefix = "unpublished-"
 
 // upStatusEvery is how often `up` looks for changes to report.
 const upStatusEvery = 5 * time.Second
@@ -199,7 +199,7 @@ func upExports(st *devstack.Stack, stackName, root string) string {
 	}
 	fmt.Fprintf(&b, "export TRIAGE_STACK=%s\n", stackName)
 	fmt.Fprintf(&b, "export TRIAGE_ARTICLES=%s/articles   # the fake article server: any id is an article; %s* ones 404 once\n",
-		st.ArticleServer.URL, UnpublishedPrefix)
+		st.ArticleServer.URL, unpublishedPrefix)
 	fmt.Fprintf(&b, "export TRIAGE_WEBHOOK=%s/hooks   # the fake webhook receiver\n", st.HookServer.URL)
 	fmt.Fprintf(&b, "export PATH=%s:$PATH   # triage, built by make up\n", filepath.Join(root, ".build", "bin"))
 	return b.String()
@@ -219,7 +219,7 @@ func unpublishedOnce(next http.Handler) http.Handler {
 	seen := map[string]bool{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := strings.CutPrefix(r.URL.Path, "/articles/")
-		if ok && strings.HasPrefix(id, UnpublishedPrefix) {
+		if ok && strings.HasPrefix(id, unpublishedPrefix) {
 			mu.Lock()
 			first := !seen[id]
 			seen[id] = true

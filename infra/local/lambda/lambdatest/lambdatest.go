@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/localtest"
+	"github.com/triagehq/triage/infra/local/template"
 )
 
 // TestFunction is the import path of the test bootstrap: one aws-lambda-go
@@ -53,4 +55,29 @@ func Build(t testing.TB, pkg string) string {
 		t.Fatalf("lambdatest: go build %s: %v\n%s", pkg, err, stderr.Bytes())
 	}
 	return out
+}
+
+// Served is a function of the stack served by a local Lambda service.
+type Served struct {
+	// Service runs the function; it is closed when the test ends.
+	Service *lambda.Service
+	// Function is the function's template entry; Env the environment
+	// template.yaml gives it in the stack; Bootstrap the built binary.
+	Function  template.Function
+	Env       map[string]string
+	Bootstrap string
+}
+
+// Serve builds pkg's bootstrap and registers it in a new local Lambda
+// service as logicalID, with the environment and timeout template.yaml
+// gives logicalID in env's stack: a bootstrap test's setup.
+func Serve(t testing.TB, env *localtest.Env, logicalID, pkg string) Served {
+	t.Helper()
+	s := Served{Bootstrap: Build(t, pkg), Service: lambda.New(lambda.Options{BaseEnv: env.Environ()})}
+	t.Cleanup(func() { _ = s.Service.Close() })
+	s.Function, s.Env = env.Function(t, logicalID)
+	if err := s.Service.Register(lambda.Function{Name: logicalID, Bootstrap: s.Bootstrap, Env: s.Env, Timeout: s.Function.Timeout}); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

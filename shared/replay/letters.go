@@ -16,19 +16,6 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-// Kind is what a DLQ message holds.
-type Kind string
-
-const (
-	// KindTriage is a dead letter triage wrote (deadletter.Payload).
-	KindTriage Kind = "triage"
-	// KindBackstop is a stage envelope the queue's redrive backstop moved
-	// after maxReceiveCount receives.
-	KindBackstop Kind = "backstop"
-	// KindUnreadable is neither; it is never replayed.
-	KindUnreadable Kind = "unreadable"
-)
-
 // DeadLetter is one DLQ message as an operator sees it.
 type DeadLetter struct {
 	// DLQ is the stage whose dead-letter queue holds the message.
@@ -37,7 +24,7 @@ type DeadLetter struct {
 	MessageID string `json:"message_id"`
 	// Kind says whether it is a triage payload, a backstop message or
 	// neither.
-	Kind Kind `json:"kind"`
+	Kind deadletter.Kind `json:"kind"`
 	// ItemID is the item the message names (empty if unreadable).
 	ItemID string `json:"item_id,omitempty"`
 	// DeadLetterID identifies the dead-letter event (triage payloads only).
@@ -79,7 +66,7 @@ func (dl DeadLetter) Retryable() bool {
 	case dl.Class != "":
 		return dl.Class.Traits().Retryable
 	}
-	return dl.Kind == KindBackstop
+	return dl.Kind == deadletter.KindBackstop
 }
 
 // Body returns the raw message body.
@@ -95,24 +82,20 @@ func parseMessage(m sqstypes.Message, dlq pipeline.Stage) DeadLetter {
 		dl.SentAt = time.UnixMilli(ms).UTC()
 	}
 	dl.ReceiveCount, _ = strconv.Atoi(m.Attributes[string(sqstypes.MessageSystemAttributeNameApproximateReceiveCount)])
-	if p, err := deadletter.Parse([]byte(dl.body)); err == nil {
-		dl.Kind, dl.Payload = KindTriage, &p
+	dl.Kind, dl.Payload, dl.Envelope = deadletter.Read(dl.body)
+	switch p, env := dl.Payload, dl.Envelope; {
+	case p != nil:
 		dl.ItemID, dl.DeadLetterID, dl.Class, dl.Stage = p.ItemID, p.SanitizedContext.DeadLetterID, p.ErrorClass, p.Stage
 		dl.FailedAt = p.LastFailureAt
-		return dl
-	}
-	if env, err := pipeline.DecodeEnvelope(dl.body, ""); err == nil {
-		dl.Kind, dl.Envelope = KindBackstop, &env
+	case env != nil:
 		dl.ItemID, dl.Stage, dl.FailedAt = env.ItemID, env.Stage, dl.SentAt
-		return dl
 	}
-	dl.Kind = KindUnreadable
 	return dl
 }
 
 // withItem fills what a backstop message learns from its item.
 func (dl DeadLetter) withItem(it *state.Item) DeadLetter {
-	if dl.Kind != KindBackstop || it == nil {
+	if dl.Kind != deadletter.KindBackstop || it == nil {
 		return dl
 	}
 	dl.Class = it.FailureClass()
@@ -156,11 +139,11 @@ func decide(dl DeadLetter, it *state.Item, now time.Time) plan {
 		return plan{action: Duplicate, reason: fmt.Sprintf("item already replayed to %s", it.Stage)}
 	}
 	switch dl.Kind {
-	case KindTriage:
+	case deadletter.KindTriage:
 		if it.Stage == dl.Stage && slices.Contains(state.DeadLetterStates(), it.State) && CurrentDeadLetterID(*it) == dl.DeadLetterID {
 			return plan{action: Replayed, from: state.DeadLetterStates()}
 		}
-	case KindBackstop:
+	case deadletter.KindBackstop:
 		if it.Stage == dl.Stage && slices.Contains(state.BackstopStates(), it.State) {
 			if it.State == state.Working && !it.LeaseUntil.Before(now) {
 				return plan{action: Skipped, reason: "a stage invocation holds the item's lease"}

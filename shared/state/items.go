@@ -122,10 +122,10 @@ func allowedFrom(to State) []State {
 	return out
 }
 
-// EnrichmentStatus is the failure lifecycle of an item (seeds/000):
-// absent before anything ran, pending while it has failures that will be
-// retried, success after its most recent stage succeeded, permanent_failure
-// once it is dead-lettered.
+// EnrichmentStatus is the failure lifecycle of an item (docs/design.md
+// "Item state"): absent before anything ran, pending while it has failures
+// that will be retried, success after its most recent stage succeeded,
+// permanent_failure once it is dead-lettered.
 type EnrichmentStatus string
 
 const (
@@ -239,7 +239,8 @@ type Item struct {
 func (it Item) AttemptsOf(s pipeline.Stage) int { return it.Attempts[s] }
 
 // LastError is the structured record of the most recent failure
-// (seeds/003): which component failed, how, and what happens next.
+// (docs/design.md "The failure record"): which component failed, how, and
+// what happens next.
 type LastError struct {
 	Component     pipeline.Stage    `dynamodbav:"component" json:"component"`
 	ErrorClass    failure.Class     `dynamodbav:"error_class" json:"error_class"`

@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
@@ -29,7 +28,7 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 	now := b.now()
 	n, err := r.Items.Fail(ctx, state.FailRequest{
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
-		Counts: true, Next: state.Failed, LastError: le,
+		Counts: d.Counts(), Next: state.Failed, LastError: le,
 	})
 	if err != nil {
 		return rec.unrecorded(log, err, "the dead letter")
@@ -74,14 +73,9 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 		return outcome{visibility: r.resendDelay(), kind: "dlq_unavailable"}
 	}
 	_, err = r.SQS.SendMessage(ctx, &sqs.SendMessageInput{
-		QueueUrl:    aws.String(r.DLQURL),
-		MessageBody: aws.String(string(body)),
-		MessageAttributes: map[string]sqstypes.MessageAttributeValue{
-			"error_class":    stringAttr(string(p.ErrorClass)),
-			"stage":          stringAttr(string(p.Stage)),
-			"item_id":        stringAttr(p.ItemID),
-			"dead_letter_id": stringAttr(p.SanitizedContext.DeadLetterID),
-		},
+		QueueUrl:          aws.String(r.DLQURL),
+		MessageBody:       aws.String(string(body)),
+		MessageAttributes: p.Attributes(),
 	})
 	if err != nil {
 		log.Error("DLQ send failed; record stays in the queue", "send_error", redact.String(err.Error()))
@@ -129,7 +123,7 @@ func (b *batch) deadLetterMessage(msg events.SQSMessage, err error, correlationI
 	if correlationID == "" {
 		correlationID = lenientCorrelation
 	}
-	cl := failure.Classify(err)
+	cl := failure.ClassOf(err)
 	log := b.log.With("item_id", itemID, "correlation_id", correlationID, "message_id", msg.MessageId,
 		"class", string(cl.Class), "reason", cl.Reason)
 	b.r.metrics().Count(MetricFailures, b.r.Stage, cl.Class, 1)
@@ -240,8 +234,4 @@ func cloneAttempts(m map[pipeline.Stage]int) map[pipeline.Stage]int {
 		out[s] = m[s]
 	}
 	return out
-}
-
-func stringAttr(v string) sqstypes.MessageAttributeValue {
-	return sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
 }

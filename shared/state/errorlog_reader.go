@@ -102,8 +102,8 @@ func (r *ErrorLogReader) shard(ctx context.Context, c failure.Class, shard int, 
 		TableName: &r.Table, IndexName: aws.String(ByClassIndex),
 		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 	}
-	for {
-		out, err := r.DB.Query(ctx, in)
+	for pages := dynamodb.NewQueryPaginator(r.DB, in); pages.HasMorePages(); {
+		out, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read error log for %s: %w", c, err)
 		}
@@ -117,11 +117,8 @@ func (r *ErrorLogReader) shard(ctx context.Context, c failure.Class, shard int, 
 			}
 			recs = append(recs, rec)
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return recs, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+	return recs, nil
 }
 
 // ForItem returns one item's entries, oldest first, at most limit (zero is
@@ -137,8 +134,8 @@ func (r *ErrorLogReader) ForItem(ctx context.Context, itemID string, limit int) 
 		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(min(limit, 1000))),
 	}
 	var out []LogEntry
-	for len(out) < limit {
-		page, err := r.DB.Query(ctx, in)
+	for pages := dynamodb.NewQueryPaginator(r.DB, in); pages.HasMorePages() && len(out) < limit; {
+		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read error log of %s: %w", itemID, err)
 		}
@@ -149,10 +146,6 @@ func (r *ErrorLogReader) ForItem(ctx context.Context, itemID string, limit int) 
 			}
 			out = append(out, e)
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 	if len(out) > limit {
 		out = out[:limit]

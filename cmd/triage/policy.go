@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/triagehq/triage/shared/retry"
+)
+
+func init() {
+	commands["policy"] = command{"print the decision table of a retry profile (policy show)", runPolicy}
+}
+
+const policySynopsis = `policy show [--profile P] [--json]
+
+Prints every decision triage makes about a failure under profile P (default
+standard; ` + "`triage policy show --profile daily-batch`" + `): per class, whether it is
+retried, whether it spends an attempt, how many attempts and which backoff,
+whether it counts against the model, what it tells the upstream's circuit
+breaker, whether it slows a gate's ramp, sends a released record back behind
+its gate, puts an llm provider out for the item or escalates to the
+escalation model; then how waits are held (SQS visibility or parked) and what
+a delivery whose claim lost does (docs/design.md "The decision table").`
+
+// policyView is what policy show prints.
+type policyView struct {
+	Profile           string               `json:"profile"`
+	Description       string               `json:"description"`
+	RequestedCap      string               `json:"requested_cap"`
+	ProviderQuotaWait string               `json:"provider_quota_wait"`
+	BudgetRecheck     string               `json:"budget_recheck,omitempty"`
+	Classes           []retry.Row          `json:"classes"`
+	Holding           holdingView          `json:"holding"`
+	Conflicts         []retry.ConflictRule `json:"conflicts"`
+}
+
+type holdingView struct {
+	MaxVisibility     string `json:"max_visibility"`
+	ParkAfter         string `json:"park_after"`
+	ParkAfterReceives int    `json:"park_after_receives"`
+	Unrecorded        string `json:"unrecorded"`
+}
+
+func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
+	fs := newFlagSet("policy", policySynopsis)
+	profile := fs.String("profile", "standard", "the retry profile: "+strings.Join(retry.Profiles(), ", "))
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if len(args) == 0 || args[0] != "show" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fs.Usage()
+			return nil
+		}
+		fs.Usage()
+		return usageError{"missing subcommand: show"}
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{"policy show takes no arguments, got " + strings.Join(fs.Args(), " ")}
+	}
+	p, err := retry.Lookup(*profile)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var h retry.Holding
+	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
+		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts,
+		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
+			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()}}
+	if p.BudgetRecheck > 0 {
+		v.BudgetRecheck = p.BudgetRecheck.String()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	return printPolicy(stdout, v)
+}
+
+func printPolicy(w io.Writer, v policyView) error {
+	fmt.Fprintf(w, "profile %s: %s\n", v.Profile, v.Description)
+	budget := "until 00:00 UTC"
+	if v.BudgetRecheck != "" {
+		budget = "rechecked every " + v.BudgetRecheck
+	}
+	fmt.Fprintf(w, "Retry-After honoured up to %s; a provider's quota waits %s; triage's own budget waits %s\n\n",
+		v.RequestedCap, v.ProviderQuotaWait, budget)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLASS\tSTAGE\tRETRY\tCOUNTS\tATTEMPTS\tBACKOFF\tMODEL\tBREAKER\tCONGESTS\tBACK BEHIND GATE\tSKIPS PROVIDER\tESCALATES")
+	for _, r := range v.Classes {
+		stage, attempts, counts := "all", "-", yes(r.Counts)
+		if r.Stage != "" {
+			stage = string(r.Stage)
+		}
+		if !r.Retryable {
+			counts = "-" // dead-lettered at once: the one attempt ends there
+		}
+		if r.MaxAttempts > 0 {
+			attempts = fmt.Sprint(r.MaxAttempts)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Class, stage, yes(r.Retryable), counts, attempts,
+			orDash(r.Backoff), yes(r.ModelSpecific), r.Breaker, yes(r.Congests), yes(r.BackBehindGate), yes(r.SkipsProvider), yes(r.Escalates))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwaits: held through SQS visibility up to %s (at most %s); parked for the scheduler when longer, when\n"+
+		"behind a gate, at the redrive backstop's receive count − 1, or (a wait spending no attempt) at receive %d;\n"+
+		"a record whose outcome could not be written stays queued, %s on its receive count\n\n",
+		v.Holding.ParkAfter, v.Holding.MaxVisibility, v.Holding.ParkAfterReceives, v.Holding.Unrecorded)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LOST CLAIM: THE ITEM IS\tACTION\tDUPLICATE")
+	for _, c := range v.Conflicts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Conflict, c.Action, yes(c.Duplicate))
+	}
+	return tw.Flush()
+}

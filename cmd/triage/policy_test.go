@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/shared/retry"
+)
+
+// TestPolicyShow: the table names every class, the llm stage's override,
+// the holding rule and the conflict table; --json carries the same rows.
+func TestPolicyShow(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"policy", "show"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	text := out.String()
+	for _, want := range []string{
+		"profile standard", "RATE_LIMITED", "UNKNOWN", "AUTH_DENIED           llm", "throttles", "fixed 2m0s",
+		"parked for the scheduler", "resend the dead letter",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	out.Reset()
+	if code := run([]string{"policy", "show", "--profile", "daily-batch", "--json"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut.String())
+	}
+	var v policyView
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatalf("--json output: %v", err)
+	}
+	p, _ := retry.Lookup("daily-batch")
+	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(retry.Conflicts) {
+		t.Errorf("--json: profile %q, %d rows, %d conflicts", v.Profile, len(v.Classes), len(v.Conflicts))
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"policy"}, 2},
+		{[]string{"policy", "list"}, 2},
+		{[]string{"policy", "show", "--profile", "aggressive"}, 2},
+		{[]string{"policy", "show", "extra"}, 2},
+	} {
+		if code := run(tc.args, strings.NewReader(""), &out, &errOut); code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, tc.code)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/triagehq/triage/shared/envconf"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
+)
+
+// config is the redrive function's whole environment, read once by
+// loadConfig (the README's "Configuration" table lists every variable).
+type config struct {
+	Process envconf.Process
+	// Queues maps each stage to its queue and DLQ URLs
+	// (<STAGE>_QUEUE_URL, <STAGE>_DLQ_URL).
+	Queues map[pipeline.Stage]replay.Queues
+	// ItemsTable is ITEMS_TABLE.
+	ItemsTable string
+	// ErrorLogTable is ERRORLOG_TABLE: every replay's entry goes there, in
+	// the replay's transaction (the item keeps only its last replays).
+	ErrorLogTable string
+}
+
+// loadConfig reads and checks the redrive function's environment,
+// reporting every missing variable at once.
+func loadConfig(getenv func(string) string) (config, error) {
+	r := envconf.New(getenv)
+	c := config{Process: r.Process(), Queues: map[pipeline.Stage]replay.Queues{}}
+	for _, st := range pipeline.Stages() {
+		p := strings.ToUpper(string(st))
+		c.Queues[st] = replay.Queues{Queue: r.Required(p + "_QUEUE_URL"), DLQ: r.Required(p + "_DLQ_URL")}
+	}
+	c.ItemsTable = r.Required("ITEMS_TABLE")
+	c.ErrorLogTable = r.Required("ERRORLOG_TABLE")
+	return c, r.Err("redrive")
+}

@@ -1,0 +1,38 @@
+package egress_test
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/shared/egress"
+)
+
+func TestNewClient(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		o         egress.ClientOptions
+		proxy     bool
+		redirects bool
+	}{
+		"open":    {egress.ClientOptions{Timeout: 20 * time.Second, ResponseHeaderTimeout: 10 * time.Second}, true, true},
+		"guarded": {egress.ClientOptions{BlockPrivate: true, NoRedirects: true}, false, false},
+	}
+	for name, tc := range tests {
+		c := egress.NewClient(tc.o)
+		tr := c.Transport.(*http.Transport)
+		if c.Timeout != tc.o.Timeout || tr.ResponseHeaderTimeout != tc.o.ResponseHeaderTimeout || tr.TLSHandshakeTimeout != egress.TLSHandshakeTimeout {
+			t.Errorf("%s: timeouts %v, %v, %v", name, c.Timeout, tr.ResponseHeaderTimeout, tr.TLSHandshakeTimeout)
+		}
+		if (tr.Proxy != nil) != tc.proxy {
+			t.Errorf("%s: proxy from the environment %t, want %t", name, tr.Proxy != nil, tc.proxy)
+		}
+		if follows := c.CheckRedirect == nil; follows != tc.redirects {
+			t.Errorf("%s: follows redirects %t, want %t", name, follows, tc.redirects)
+		}
+	}
+	if err := egress.NoRedirects(nil, nil); !errors.Is(err, http.ErrUseLastResponse) {
+		t.Fatalf("NoRedirects = %v", err)
+	}
+}

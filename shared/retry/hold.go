@@ -1,0 +1,108 @@
+package retry
+
+import "time"
+
+// Defaults of Holding.
+const (
+	// MaxVisibility is the longest wait SQS can hold a message for: 12
+	// hours from receipt, less a margin for the time since the receive.
+	// Longer waits are parked for the scheduler.
+	MaxVisibility = 12*time.Hour - 15*time.Minute
+	// DefaultParkAfter is the longest wait held through SQS visibility;
+	// longer ones are parked. Two minutes: a wait that long costs the
+	// scheduler's minute of latency at most half of itself, and a parked
+	// wait costs a constant number of writes whatever its length, where
+	// each visibility round costs a claim and a release.
+	DefaultParkAfter = 2 * time.Minute
+	// DefaultParkAfterReceives parks a wait (an attempt-free hold) once its
+	// message has been received this many times: the receive count of a
+	// waiting message stays far from the redrive backstop whatever the
+	// outage's length.
+	DefaultParkAfterReceives = 3
+)
+
+// Holding decides how a record waits (docs/design.md "Waits and parking"):
+// held in its queue through SQS visibility, or parked for the scheduler.
+// The zero value holds the defaults.
+type Holding struct {
+	// MaxVisibility caps waits held through visibility; zero (or more than
+	// MaxVisibility) is MaxVisibility.
+	MaxVisibility time.Duration
+	// ParkAfter is the longest wait held through visibility; zero is
+	// DefaultParkAfter.
+	ParkAfter time.Duration
+	// ParkAfterReceives parks a hold that spends no attempt once its
+	// message has been received this many times; zero is
+	// DefaultParkAfterReceives.
+	ParkAfterReceives int
+	// BackstopReceives is the maxReceiveCount of the queue's redrive
+	// policy: a hold at receive count BackstopReceives-1 or more is parked,
+	// so the backstop never moves an item triage is deliberately retrying.
+	// Zero means no backstop.
+	BackstopReceives int
+}
+
+// Park reports whether a hold of delay, on a message received receives
+// times, is parked. A wait behind a gate (onGate) is parked however short it
+// looks: a gate's waiters are a queue the scheduler releases in order and at
+// a pace — held through visibility they would all come back the moment the
+// gate opens, together, and meet its upstream at once. Any other wait goes
+// through visibility while it is short (at most ParkAfter) and the message
+// far from the backstop, and is parked when it is longer than that or than
+// SQS can hold, when the backstop's receive count is near, or — for a hold
+// that spends no attempt (counts false) — once the message has been
+// received ParkAfterReceives times.
+func (h Holding) Park(delay time.Duration, receives int, counts, onGate bool) bool {
+	switch {
+	case onGate, delay > h.Visibility(), delay > h.parkAfter():
+		return true
+	case h.BackstopReceives > 0 && receives >= h.BackstopReceives-1:
+		return true
+	case !counts && receives >= h.parkAfterReceives():
+		return true
+	}
+	return false
+}
+
+// unrecorded is the backoff of a record whose outcome could not be
+// written: drawn on the message's receive count.
+var unrecorded = Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: FullJitter}
+
+// Unrecorded is how long a record whose outcome could not be written (the
+// store unreachable at its claim, the owner's notice unsent) stays in its
+// queue: full-jitter exponential on its receive count (r in [0, 1)), so
+// redeliveries back off, and the queue's redrive backstop bounds a lasting
+// outage. Nothing was recorded, so nothing counts.
+func (Holding) Unrecorded(receives int, r float64) time.Duration {
+	return unrecorded.Delay(receives, r)
+}
+
+// UnrecordedBackoff describes Unrecorded's schedule.
+func (Holding) UnrecordedBackoff() string { return unrecorded.String() }
+
+// Visibility is the longest wait held through SQS visibility.
+func (h Holding) Visibility() time.Duration {
+	if h.MaxVisibility > 0 {
+		return min(h.MaxVisibility, MaxVisibility)
+	}
+	return MaxVisibility
+}
+
+// Parked reports whether an item that waits delay more, with no message
+// carrying it, is parked: its wait is longer than any hold through
+// visibility, so the scheduler holds it.
+func (h Holding) Parked(delay time.Duration) bool { return delay > h.parkAfter() }
+
+func (h Holding) parkAfter() time.Duration {
+	if h.ParkAfter > 0 {
+		return h.ParkAfter
+	}
+	return DefaultParkAfter
+}
+
+func (h Holding) parkAfterReceives() int {
+	if h.ParkAfterReceives > 0 {
+		return h.ParkAfterReceives
+	}
+	return DefaultParkAfterReceives
+}

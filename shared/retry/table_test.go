@@ -1,0 +1,96 @@
+package retry_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
+)
+
+// TestStandardTable is the standard profile's decision table, as data: a
+// change to any decision shows here, and in docs/design.md "The decision
+// table", which prints the same rows.
+func TestStandardTable(t *testing.T) {
+	t.Parallel()
+	const exp = "exponential 1s×2 ≤1m0s full jitter"
+	want := []retry.Row{
+		{Class: failure.RateLimited, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: retry.Throttles, Congests: true, BackBehindGate: true},
+		{Class: failure.BudgetExceeded, Retryable: true, Breaker: retry.Opens, SkipsProvider: true},
+		{Class: failure.NetworkTimeout, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: retry.Trips, Congests: true},
+		{Class: failure.UpstreamUnavailable, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: retry.Trips, Congests: true},
+		{Class: failure.Conflict, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: retry.Answered},
+		{Class: failure.ResponseInvalid, Retryable: true, Counts: true, MaxAttempts: 3, Backoff: exp, ModelSpecific: true, Breaker: retry.Answered},
+		{Class: failure.ActionFailed, Retryable: true, Counts: true, MaxAttempts: 3, Backoff: "fixed 2m0s", Breaker: retry.Answered},
+		{Class: failure.SchemaInvalid, MaxAttempts: 1, Breaker: retry.Silent},
+		{Class: failure.AuthDenied, MaxAttempts: 1, Breaker: retry.Answered, SkipsProvider: true},
+		{Class: failure.AuthDenied, Stage: pipeline.LLM, MaxAttempts: 1, Breaker: retry.Trips, SkipsProvider: true},
+		{Class: failure.NotFound, MaxAttempts: 1, Breaker: retry.Answered},
+		{Class: failure.ContentPolicy, MaxAttempts: 1, Breaker: retry.Answered, Escalates: true},
+		{Class: failure.TokenLimit, MaxAttempts: 1, Breaker: retry.Answered, Escalates: true},
+		{Class: failure.ClientError, MaxAttempts: 1, ModelSpecific: true, Breaker: retry.Answered},
+		{Class: failure.InternalBug, MaxAttempts: 1, Breaker: retry.Silent},
+		{Class: failure.Unknown, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: retry.Silent},
+	}
+	got := retry.Standard().Rows()
+	if !slices.Equal(got, want) {
+		for i := range max(len(got), len(want)) {
+			var g, w retry.Row
+			if i < len(got) {
+				g = got[i]
+			}
+			if i < len(want) {
+				w = want[i]
+			}
+			if g != w {
+				t.Errorf("row %d:\n got %+v\nwant %+v", i, g, w)
+			}
+		}
+	}
+}
+
+// TestTableAgreesWithTraits: every shipped profile retries exactly the
+// classes failure calls retryable, and spends attempts exactly on those it
+// says count — the classes' meaning and the table never drift apart.
+func TestTableAgreesWithTraits(t *testing.T) {
+	t.Parallel()
+	for _, name := range retry.Profiles() {
+		p, _ := retry.Lookup(name)
+		for _, r := range p.Rows() {
+			tr := r.Class.Traits()
+			if r.Retryable != tr.Retryable || r.Counts != tr.Counts {
+				t.Errorf("%s %s (stage %q): retryable %v counts %v, traits say %v %v", name, r.Class, r.Stage, r.Retryable, r.Counts,
+					tr.Retryable, tr.Counts)
+			}
+		}
+	}
+}
+
+// TestConflictTable: one rule per situation, and an unknown one is kept
+// briefly, never acknowledged.
+func TestConflictTable(t *testing.T) {
+	t.Parallel()
+	seen := map[retry.Conflict]bool{}
+	for _, r := range retry.Conflicts {
+		if seen[r.Conflict] {
+			t.Errorf("two rules for %q", r.Conflict)
+		}
+		seen[r.Conflict] = true
+		if r.Kind == "" || r.Why == "" || r.Action == "" {
+			t.Errorf("rule %q is incomplete: %+v", r.Conflict, r)
+		}
+	}
+	if got := retry.ConflictOutcome("no such situation"); got.Action != retry.KeepBriefly {
+		t.Errorf("unknown situation: %+v", got)
+	}
+	for c, want := range map[retry.Conflict]retry.ConflictAction{
+		retry.ItemMissing: retry.DeadLetterMessage, retry.FailedCarried: retry.ResendDeadLetter, retry.DeadLetteredCarried: retry.Renotice,
+		retry.NextStageQueued: retry.Reforward, retry.WorkingCarried: retry.KeepUntilLease, retry.Cooling: retry.KeepUntilDue,
+		retry.ParkedLater: retry.Acknowledge, retry.WorkingOther: retry.Acknowledge,
+	} {
+		if got := retry.ConflictOutcome(c).Action; got != want {
+			t.Errorf("%s: %s, want %s", c, got, want)
+		}
+	}
+}
