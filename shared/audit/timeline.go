@@ -114,8 +114,10 @@ func BuildTimeline(it state.Item, log []state.LogEntry, trail []Entry) Timeline 
 		per[st] = &StageSummary{Stage: st, Attempts: it.Attempts[st]}
 	}
 	for _, e := range log {
-		if e.Class == state.ResolvedClass {
-			continue // the item's resolution says it
+		if e.Kind != state.LogFailure || e.Class == state.ResolvedClass {
+			// Replays, notes and resolutions are the item's own records,
+			// told from the item; in the log they are not failures.
+			continue
 		}
 		ev := fromLog(e)
 		if s := per[e.Stage]; s != nil {

@@ -75,6 +75,8 @@ func TestTimelineOfAFailedAction(t *testing.T) {
 		{ItemID: "task", Stage: pipeline.LLM, Class: failure.ActionFailed, Attempt: 2, OccurredAt: retryAt.Add(time.Second),
 			Decision: retry.DeadLetter{Exhausted: true, Attempt: 2, MaxAttempts: 2, Class: failure.ActionFailed}.Reason()},
 		{ItemID: "task", Stage: pipeline.LLM, Class: state.ResolvedClass, OccurredAt: retryAt.Add(2 * time.Hour)},
+		// The log's copy of a note: the item's note is the timeline's.
+		{Kind: state.LogNote, By: "oncall", ItemID: "task", Stage: pipeline.LLM, Message: "owner told", OccurredAt: retryAt.Add(time.Hour)},
 	}
 	trail := []audit.Entry{
 		{Execution: &audit.Execution{ItemID: "task", Stage: pipeline.LLM, Attempt: 1, StartedAt: t0.Add(-time.Second), Duration: time.Second,
