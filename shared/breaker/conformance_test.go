@@ -365,9 +365,6 @@ func TestDynamoConformance(t *testing.T) {
 func dynamoStore(t *testing.T) *breaker.Dynamo {
 	t.Helper()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("BreakersTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BreakersTableName")
 	return &breaker.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: table}
 }

@@ -310,10 +310,7 @@ func TestDynamoConformance(t *testing.T) {
 func dynamoStore(t *testing.T) *health.Dynamo {
 	t.Helper()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("ModelsTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "ModelsTableName")
 	return &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: table}
 }
 
