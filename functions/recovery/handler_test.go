@@ -87,10 +87,7 @@ func TestRecoveryMemory(t *testing.T) {
 func TestRecoveryDynamo(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("ModelsTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "ModelsTableName")
 	recoveryScenario(t, &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: table})
 }
 

@@ -63,6 +63,17 @@ type Env struct {
 // child processes such as the functions' bootstrap binaries.
 func (e *Env) Environ() []string { return moto.Environ(e.Endpoint, os.Environ()) }
 
+// Output is the stack's output key (a table's name, say); t fails when the
+// stack has none.
+func (e *Env) Output(t testing.TB, key string) string {
+	t.Helper()
+	v, err := e.Stack.Output(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // Timeouts. Creating a stack in moto takes about a second; the bounds are
 // generous for a loaded 2-core CI machine but keep a hung tool from eating
 // the whole test timeout.
