@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
-	"github.com/triagehq/triage/shared/dynamopage"
 	"github.com/triagehq/triage/shared/dynamorecord"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
@@ -105,11 +104,7 @@ func (s *Dynamo) Get(ctx context.Context, service string) (Record, error) {
 // List scans the table (bounded to maxScanPages pages) and returns every
 // breaker sorted by service.
 func (s *Dynamo) List(ctx context.Context) ([]Record, error) {
-	out, err := dynamopage.List(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table}, maxScanPages,
-		func(av map[string]types.AttributeValue) (Record, error) {
-			r, err := s.table().Decode(av)
-			return r.breaker(), err
-		},
+	out, err := dynamorecord.List(ctx, s.table(), false, maxScanPages, record.breaker,
 		func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
 	if err != nil {
 		return nil, fmt.Errorf("list breakers: %w", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
+	"github.com/triagehq/triage/shared/dynamopage"
 )
 
 // API is the part of the DynamoDB client a record store uses: GetItem and
@@ -123,6 +124,19 @@ func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemI
 		return Outcome[R]{}, fmt.Errorf("read after conflict: %w", err)
 	}
 	return Outcome[R]{Record: r, Exists: ok}, nil
+}
+
+// List scans the whole table (at most maxPages pages, consistent or not)
+// and returns every record converted by conv, sorted by cmp.
+func List[R, T any](ctx context.Context, t Table[R], consistent bool, maxPages int, conv func(R) T, cmp func(a, b T) int) ([]T, error) {
+	in := &dynamodb.ScanInput{TableName: &t.Name}
+	if consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return dynamopage.List(ctx, t.DB, in, maxPages, func(av map[string]types.AttributeValue) (T, error) {
+		r, err := t.Decode(av)
+		return conv(r), err
+	}, cmp)
 }
 
 // ConditionFailed reports whether err is DynamoDB's failed condition.

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
-	"github.com/triagehq/triage/shared/dynamopage"
 	"github.com/triagehq/triage/shared/dynamorecord"
 	"github.com/triagehq/triage/shared/failure"
 )
@@ -100,11 +98,7 @@ func (s *Dynamo) Get(ctx context.Context, model string) (Model, error) {
 // List scans the table (bounded to maxScanPages pages) and returns every
 // record sorted by name.
 func (s *Dynamo) List(ctx context.Context) ([]Model, error) {
-	out, err := dynamopage.List(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table, ConsistentRead: aws.Bool(true)}, maxScanPages,
-		func(av map[string]types.AttributeValue) (Model, error) {
-			r, err := s.table().Decode(av)
-			return r.model(), err
-		},
+	out, err := dynamorecord.List(ctx, s.table(), true, maxScanPages, record.model,
 		func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
 	if err != nil {
 		return nil, fmt.Errorf("list model health: %w", err)
