@@ -32,20 +32,16 @@ unreachable or failing.`
 func runBreakers(_ io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("breakers", breakersSynopsis)
 	conn := addHealthFlags(fs, os.Getenv)
-	pos, err := parseHealthArgs(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		fs.Usage()
-		return usageError{"missing subcommand: list or reset"}
+	sub, rest, err := subcommand(fs, pos, "list or reset")
+	if err != nil {
+		return err
 	}
-	sub, rest := pos[0], pos[1:]
 	switch sub {
 	case "list":
-		if len(rest) != 0 {
-			return usageError{"breakers list takes no arguments, got " + strings.Join(rest, " ")}
-		}
 	case "reset":
 		if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
 			return usageError{"breakers reset takes exactly one SERVICE (a host, as breakers list shows it)"}

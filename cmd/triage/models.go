@@ -43,21 +43,17 @@ func runModels(_ io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("models", modelsSynopsis)
 	conn := addHealthFlags(fs, os.Getenv)
 	reason := fs.String("reason", "", "why the model is disabled (models disable)")
-	pos, err := parseHealthArgs(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		fs.Usage()
-		return usageError{"missing subcommand: list, enable or disable"}
+	sub, rest, err := subcommand(fs, pos, "list, enable or disable")
+	if err != nil {
+		return err
 	}
-	sub, rest := pos[0], pos[1:]
 	var model string
 	switch sub {
 	case "list":
-		if len(rest) != 0 {
-			return usageError{"models list takes no arguments, got " + strings.Join(rest, " ")}
-		}
 	case "enable", "disable":
 		if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
 			return usageError{"models " + sub + " takes exactly one MODEL"}
@@ -156,24 +152,18 @@ func addHealthFlags(fs *flag.FlagSet, getenv func(string) string) *healthConn {
 	return c
 }
 
-// parseHealthArgs parses flags anywhere among the positional arguments
-// ("models disable gpt-4o --reason x" and "models --json list" alike).
-func parseHealthArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for range len(args) + 1 {
-		if err := parseFlags(fs, args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
+// subcommand splits pos into a subcommand (want lists them, for the
+// usage error) and its arguments; "list" takes none.
+func subcommand(fs *flag.FlagSet, pos []string, want string) (string, []string, error) {
+	if len(pos) == 0 {
+		fs.Usage()
+		return "", nil, usageError{"missing subcommand: " + want}
 	}
-	return pos, nil
+	sub, rest := pos[0], pos[1:]
+	if sub == "list" && len(rest) != 0 {
+		return "", nil, usageError{fs.Name() + " list takes no arguments, got " + strings.Join(rest, " ")}
+	}
+	return sub, rest, nil
 }
 
 // explain words an unreachable endpoint as the other commands do.
