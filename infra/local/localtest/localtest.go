@@ -63,6 +63,21 @@ type Env struct {
 // child processes such as the functions' bootstrap binaries.
 func (e *Env) Environ() []string { return moto.Environ(e.Endpoint, os.Environ()) }
 
+// Event reads the sample event events/<rel> of the module; t fails when
+// it cannot.
+func Event(t testing.TB, rel string) []byte {
+	t.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "events", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 // Output is the stack's output key (a table's name, say); t fails when the
 // stack has none.
 func (e *Env) Output(t testing.TB, key string) string {
