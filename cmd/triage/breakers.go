@@ -9,8 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/triagehq/triage/shared/breaker"
 )
 
@@ -96,13 +94,9 @@ func breakersTable(w io.Writer, recs []breaker.Record, now time.Time) error {
 }
 
 func (c *healthConn) breakersStore(ctx context.Context) (*breaker.Dynamo, error) {
-	cfg, err := c.config(ctx)
+	db, t, err := c.dynamo(ctx, c.breakersTable, "breakers-table", "BreakersTableName")
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.table(ctx, c.breakersTable, "breakers-table", "BreakersTableName")
-	if err != nil {
-		return nil, err
-	}
-	return &breaker.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: t, ConsistentReads: true}, nil
+	return &breaker.Dynamo{DB: db, Table: t, ConsistentReads: true}, nil
 }

@@ -215,11 +215,9 @@ func runDLQList(stdout io.Writer, args []string) error {
 		if aw.jsonOut {
 			return printJSON(stdout, counts)
 		}
-		tw := newTable(stdout, "CLASS", "COUNT", "RETRYABLE")
-		for _, cc := range counts {
-			addRow(tw, orDash(string(cc.Class)), cc.Count, cc.Retryable)
-		}
-		return tw.Flush()
+		return printTable(stdout, []string{"CLASS", "COUNT", "RETRYABLE"}, counts, func(cc replay.ClassCount) []any {
+			return []any{orDash(string(cc.Class)), cc.Count, cc.Retryable}
+		})
 	}
 	if aw.jsonOut {
 		return printJSON(stdout, nonNil(dls))
@@ -327,11 +325,9 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n== error log (newest %d)\n", *history)
-	tw := newTable(stdout, "AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE")
-	for _, e := range out.Errors {
-		addRow(tw, fmtTime(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message)
-	}
-	return tw.Flush()
+	return printTable(stdout, []string{"AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE"}, out.Errors, func(e state.LogEntry) []any {
+		return []any{fmtTime(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message}
+	})
 }
 
 func runDLQReplay(stdout io.Writer, args []string) error {
@@ -381,12 +377,11 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 			return err
 		}
 	} else {
-		tw := newTable(stdout, "ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON")
-		for _, o := range sum.Items {
-			addRow(tw, o.ItemID, orDash(string(o.DLQ)), orDash(string(o.Class)), orDash(string(o.FailedStage)), orDash(string(o.Target)),
-				o.Action, o.ReplayCount, orDash(o.Reason))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := printTable(stdout, []string{"ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON"}, sum.Items,
+			func(o replay.Outcome) []any {
+				return []any{o.ItemID, orDash(string(o.DLQ)), orDash(string(o.Class)), orDash(string(o.FailedStage)), orDash(string(o.Target)),
+					o.Action, o.ReplayCount, orDash(o.Reason)}
+			}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "selected %d, replayed %d, skipped %d, errors %d; scanned %d, released %d%s\n",
@@ -494,11 +489,10 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 			return err
 		}
 	} else {
-		tw := newTable(stdout, "ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON")
-		for _, o := range sum.Items {
-			addRow(tw, o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := printTable(stdout, []string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"}, sum.Items,
+			func(o replay.Resolved) []any {
+				return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason)}
+			}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun))
@@ -517,6 +511,15 @@ func newTable(w io.Writer, header ...string) *tabwriter.Writer {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	return tw
+}
+
+// printTable writes one row, row(r), for each of rows under header.
+func printTable[T any](w io.Writer, header []string, rows []T, row func(T) []any) error {
+	tw := newTable(w, header...)
+	for _, r := range rows {
+		addRow(tw, row(r)...)
+	}
+	return tw.Flush()
 }
 
 func addRow(tw *tabwriter.Writer, cells ...any) {

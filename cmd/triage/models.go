@@ -211,15 +211,22 @@ func (c *healthConn) table(ctx context.Context, given, flagName, outputKey strin
 }
 
 func (c *healthConn) modelsStore(ctx context.Context) (*health.Dynamo, error) {
+	db, t, err := c.dynamo(ctx, c.modelsTable, "models-table", "ModelsTableName")
+	if err != nil {
+		return nil, err
+	}
+	return &health.Dynamo{DB: db, Table: t}, nil
+}
+
+// dynamo is a DynamoDB client and the table given (or, when given is "",
+// read from the stack's output outputKey).
+func (c *healthConn) dynamo(ctx context.Context, given, flagName, outputKey string) (*dynamodb.Client, string, error) {
 	cfg, err := c.config(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	t, err := c.table(ctx, c.modelsTable, "models-table", "ModelsTableName")
-	if err != nil {
-		return nil, err
-	}
-	return &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: t}, nil
+	t, err := c.table(ctx, given, flagName, outputKey)
+	return dynamodb.NewFromConfig(cfg), t, err
 }
 
 func writeJSON(w io.Writer, v any) error {
