@@ -72,9 +72,9 @@ func breakersDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub str
 	}
 	if conn.json {
 		if sub == "reset" {
-			return writeJSON(stdout, recs[0])
+			return printJSON(stdout, recs[0])
 		}
-		return writeJSON(stdout, recs)
+		return printJSON(stdout, recs)
 	}
 	return breakersTable(stdout, recs, now)
 }
@@ -88,7 +88,7 @@ func breakersTable(w io.Writer, recs []breaker.Record, now time.Time) error {
 			st += " (probe due)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", cell(r.Service), cell(st), r.ConsecutiveFailures, ago(r.OpenUntil, now),
-			ago(r.ProbeUntil, now), r.Opens, ago(r.LastFailureAt, now), cell(dash(string(r.LastErrorType))))
+			ago(r.ProbeUntil, now), r.Opens, ago(r.LastFailureAt, now), cell(orDash(string(r.LastErrorType))))
 	}
 	return tw.Flush()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -83,7 +82,7 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 			return err
 		}
 		if conn.json {
-			return writeJSON(stdout, modelsReport{Models: models, Providers: providers})
+			return printJSON(stdout, modelsReport{Models: models, Providers: providers})
 		}
 		if err := modelsTable(stdout, models, time.Now()); err != nil || providers == nil {
 			return err
@@ -96,7 +95,7 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 			return err
 		}
 		if conn.json {
-			return writeJSON(stdout, m)
+			return printJSON(stdout, m)
 		}
 		return modelsTable(stdout, []health.Model{m}, time.Now())
 	}
@@ -119,7 +118,7 @@ func modelsTable(w io.Writer, models []health.Model, now time.Time) error {
 			reason = m.DisableReason
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), cell(st), m.ConsecutiveFailures, ago(m.LastFailureAt, now),
-			cell(dash(string(m.LastErrorType))), disabled, ago(m.RecoveredAt, now), cell(dash(reason)))
+			cell(orDash(string(m.LastErrorType))), disabled, ago(m.RecoveredAt, now), cell(orDash(reason)))
 	}
 	return tw.Flush()
 }
@@ -229,12 +228,6 @@ func (c *healthConn) dynamo(ctx context.Context, given, flagName, outputKey stri
 	return dynamodb.NewFromConfig(cfg), t, err
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 // ago renders t as "2026-11-21T10:00:00Z (5m ago)", or "-" for zero.
 func ago(t, now time.Time) string {
 	if t.IsZero() {
@@ -246,11 +239,4 @@ func ago(t, now time.Time) string {
 		rel = "in " + (-d).String()
 	}
 	return t.UTC().Format(time.RFC3339) + " (" + rel + ")"
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

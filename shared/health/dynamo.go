@@ -1,6 +1,7 @@
 package health
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -152,7 +153,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 	set := []string{
 		b.Name("last_failure_at") + " = " + b.Num(req.At.UnixMilli()),
 		b.Name("last_error_type") + " = " + b.Str(string(req.Class)),
-		b.Name("last_error") + " = " + b.Str(orDash(req.Reason)),
+		b.Name("last_error") + " = " + b.Str(cmp.Or(req.Reason, "-")),
 		b.Name("updated_at") + " = " + now,
 	}
 	one := b.Num(1)
@@ -249,7 +250,7 @@ func (s *Dynamo) SetDisabled(ctx context.Context, model string, disabled bool, r
 		update = "SET " + b.Name("disabled") + " = " + b.Bool(true) +
 			", " + b.Name("disabled_by") + " = " + b.Str(ByOperator) +
 			", " + b.Name("disabled_at") + " = " + ts +
-			", " + b.Name("disable_reason") + " = " + b.Str(orDash(reason)) +
+			", " + b.Name("disable_reason") + " = " + b.Str(cmp.Or(reason, "-")) +
 			", " + b.Name("consecutive_failures") + " = if_not_exists(" + b.Name("consecutive_failures") + ", " + b.Num(0) + ")" +
 			", " + b.Name("updated_at") + " = " + ts
 	} else {
@@ -267,11 +268,4 @@ func (s *Dynamo) SetDisabled(ctx context.Context, model string, disabled bool, r
 		return Model{}, fmt.Errorf("set model %s disabled=%t: %w", model, disabled, err)
 	}
 	return o.Record.model(), nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
