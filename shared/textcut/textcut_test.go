@@ -1,41 +1,24 @@
 package textcut_test
 
 import (
-	"testing"
-	"unicode/utf8"
+	"fmt"
 
 	"github.com/triagehq/triage/shared/textcut"
 )
 
-func TestCut(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		s            string
-		n            int
-		prefix, elli string
-	}{
-		"fits":                {s: "abc", n: 3, prefix: "abc", elli: "abc"},
-		"ascii":               {s: "abcdef", n: 4, prefix: "abcd", elli: "abcd…"},
-		"inside a character":  {s: "aé€b", n: 4, prefix: "aé", elli: "aé…"},
-		"on a boundary":       {s: "aé€b", n: 6, prefix: "aé€", elli: "aé€…"},
-		"nothing fits":        {s: "€", n: 2, prefix: "", elli: "…"},
-		"zero budget":         {s: "abc", n: 0, prefix: "", elli: "…"},
-		"negative budget":     {s: "abc", n: -1, prefix: "", elli: "…"},
-		"empty":               {s: "", n: 0, prefix: "", elli: ""},
-		"invalid byte is cut": {s: "ab\xffcd", n: 3, prefix: "ab\xff", elli: "ab\xff…"},
+// Cutting "aé€b" (1+2+3+1 bytes) never splits a character; a budget too
+// small for anything keeps nothing, and an invalid byte counts as one.
+func Example() {
+	for _, n := range []int{-1, 0, 2, 4, 6, 7} {
+		fmt.Printf("%d: %q %q\n", n, textcut.Prefix("aé€b", n), textcut.Ellipsis("aé€b", n))
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if got := textcut.Prefix(tc.s, tc.n); got != tc.prefix {
-				t.Errorf("Prefix(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.prefix)
-			}
-			if got := textcut.Ellipsis(tc.s, tc.n); got != tc.elli {
-				t.Errorf("Ellipsis(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.elli)
-			}
-			if utf8.ValidString(tc.s) && !utf8.ValidString(textcut.Prefix(tc.s, tc.n)) {
-				t.Errorf("Prefix(%q, %d) is not valid UTF-8", tc.s, tc.n)
-			}
-		})
-	}
+	fmt.Printf("%q %q\n", textcut.Prefix("€", 2), textcut.Prefix("ab\xffcd", 3))
+	// Output:
+	// -1: "" "…"
+	// 0: "" "…"
+	// 2: "a" "a…"
+	// 4: "aé" "aé…"
+	// 6: "aé€" "aé€…"
+	// 7: "aé€b" "aé€b"
+	// "" "ab\xff"
 }
