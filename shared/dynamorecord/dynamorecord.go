@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -22,6 +21,10 @@ import (
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/dynamopage"
 )
+
+// TimeFormat is how the stores write times people read (opened_at,
+// disabled_at, updated_at, …).
+const TimeFormat = time.RFC3339Nano
 
 // API is the part of the DynamoDB client a record store uses: GetItem and
 // UpdateItem for the stages, Scan for listing (the CLI, the recovery
@@ -31,10 +34,6 @@ type API interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
-
-// TimeFormat is how the stores write times people read (opened_at,
-// disabled_at, updated_at, …).
-const TimeFormat = time.RFC3339Nano
 
 // Table is one record table: its name, the name of its string hash key and
 // what its records are called in errors ("breaker", "model health").
@@ -62,7 +61,7 @@ func (t Table[R]) Decode(av map[string]types.AttributeValue) (R, error) {
 
 // Get reads the record id; ok is false, with no error, when there is none.
 func (t Table[R]) Get(ctx context.Context, id string, consistent bool) (r R, ok bool, err error) {
-	out, err := t.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.Name, Key: t.KeyOf(id), ConsistentRead: aws.Bool(consistent)})
+	out, err := t.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.Name, Key: t.KeyOf(id), ConsistentRead: &consistent})
 	if err != nil {
 		return r, false, fmt.Errorf("get %s %s: %w", t.What, id, err)
 	}
@@ -131,7 +130,7 @@ func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemI
 func List[R, T any](ctx context.Context, t Table[R], consistent bool, maxPages int, conv func(R) T, cmp func(a, b T) int) ([]T, error) {
 	in := &dynamodb.ScanInput{TableName: &t.Name}
 	if consistent {
-		in.ConsistentRead = aws.Bool(true)
+		in.ConsistentRead = &consistent
 	}
 	return dynamopage.List(ctx, t.DB, in, maxPages, func(av map[string]types.AttributeValue) (T, error) {
 		r, err := t.Decode(av)
