@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,12 +92,9 @@ func (s *Dynamo) table() dynamorecord.Table[record] {
 // Get reads the service's breaker (eventually consistent unless
 // ConsistentReads).
 func (s *Dynamo) Get(ctx context.Context, service string) (Record, error) {
-	r, ok, err := s.table().Get(ctx, service, s.ConsistentReads)
+	r, err := s.table().Find(ctx, service, s.ConsistentReads, ErrNotFound)
 	if err != nil {
 		return Record{}, err
-	}
-	if !ok {
-		return Record{}, fmt.Errorf("get breaker %s: %w", service, ErrNotFound)
 	}
 	return r.breaker(), nil
 }
@@ -104,12 +102,8 @@ func (s *Dynamo) Get(ctx context.Context, service string) (Record, error) {
 // List scans the table (bounded to maxScanPages pages) and returns every
 // breaker sorted by service.
 func (s *Dynamo) List(ctx context.Context) ([]Record, error) {
-	out, err := dynamorecord.List(ctx, s.table(), false, maxScanPages, record.breaker,
+	return dynamorecord.List(ctx, s.table(), false, maxScanPages, record.breaker,
 		func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
-	if err != nil {
-		return nil, fmt.Errorf("list breakers: %w", err)
-	}
-	return out, nil
 }
 
 // RecordFailure tries the counting update and, when the record is at
@@ -119,10 +113,7 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 	if req.Service == "" {
 		return FailureResult{}, errors.New("record breaker failure: service is required")
 	}
-	tok := req.Token
-	if tok == "" {
-		tok = NewOwner()
-	}
+	tok := cmp.Or(req.Token, NewOwner())
 	limit := threshold(req.Threshold) - 1
 	trip := false
 	for range maxRaces {

@@ -72,6 +72,15 @@ func (t Table[R]) Get(ctx context.Context, id string, consistent bool) (r R, ok 
 	return r, err == nil, err
 }
 
+// Find reads the record id; when there is none, the error wraps notFound.
+func (t Table[R]) Find(ctx context.Context, id string, consistent bool, notFound error) (R, error) {
+	r, ok, err := t.Get(ctx, id, consistent)
+	if err == nil && !ok {
+		err = fmt.Errorf("get %s %s: %w", t.What, id, notFound)
+	}
+	return r, err
+}
+
 // Update is the conditional UpdateItem of the record id, returning the new
 // record (ALL_NEW) and, when cond fails, the old one (ALL_OLD). An empty
 // cond makes it unconditional.
@@ -127,15 +136,20 @@ func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemI
 
 // List scans the whole table (at most maxPages pages, consistent or not)
 // and returns every record converted by conv, sorted by cmp.
+// Errors say "list <What> records".
 func List[R, T any](ctx context.Context, t Table[R], consistent bool, maxPages int, conv func(R) T, cmp func(a, b T) int) ([]T, error) {
 	in := &dynamodb.ScanInput{TableName: &t.Name}
 	if consistent {
 		in.ConsistentRead = &consistent
 	}
-	return dynamopage.List(ctx, t.DB, in, maxPages, func(av map[string]types.AttributeValue) (T, error) {
+	out, err := dynamopage.List(ctx, t.DB, in, maxPages, func(av map[string]types.AttributeValue) (T, error) {
 		r, err := t.Decode(av)
 		return conv(r), err
 	}, cmp)
+	if err != nil {
+		return nil, fmt.Errorf("list %s records: %w", t.What, err)
+	}
+	return out, nil
 }
 
 // ConditionFailed reports whether err is DynamoDB's failed condition.

@@ -86,12 +86,9 @@ func (s *Dynamo) table() dynamorecord.Table[record] {
 
 // Get reads the model's record with a strongly consistent read.
 func (s *Dynamo) Get(ctx context.Context, model string) (Model, error) {
-	r, ok, err := s.table().Get(ctx, model, true)
+	r, err := s.table().Find(ctx, model, true, ErrNotFound)
 	if err != nil {
 		return Model{}, err
-	}
-	if !ok {
-		return Model{}, fmt.Errorf("get %s: %w", model, ErrNotFound)
 	}
 	return r.model(), nil
 }
@@ -99,12 +96,8 @@ func (s *Dynamo) Get(ctx context.Context, model string) (Model, error) {
 // List scans the table (bounded to maxScanPages pages) and returns every
 // record sorted by name.
 func (s *Dynamo) List(ctx context.Context) ([]Model, error) {
-	out, err := dynamorecord.List(ctx, s.table(), true, maxScanPages, record.model,
+	return dynamorecord.List(ctx, s.table(), true, maxScanPages, record.model,
 		func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
-	if err != nil {
-		return nil, fmt.Errorf("list model health: %w", err)
-	}
-	return out, nil
 }
 
 // RecordFailure counts one failure. It first tries the counting update; when
@@ -116,10 +109,7 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 	if req.Model == "" {
 		return FailureResult{}, errors.New("record failure: model is required")
 	}
-	tok := req.Token
-	if tok == "" {
-		tok = newToken()
-	}
+	tok := cmp.Or(req.Token, newToken())
 	limit := threshold(req.Threshold) - 1
 	disable := false
 	for range maxRaces {
