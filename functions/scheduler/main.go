@@ -28,16 +28,10 @@ import (
 
 func main() {
 	ctx := context.Background()
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	cfg := envconf.Must(loadConfig(os.Getenv))
 	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
 	cfg.Process.WarnOverrides(log)
-	aws, err := awsconf.Load(ctx, nil)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	aws := envconf.Must(awsconf.Load(ctx, nil))
 	db := dynamodb.NewFromConfig(aws)
 	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
 	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}
