@@ -383,7 +383,7 @@ func (p *progressBar) replay(pr replay.Progress) {
 // as well as "replay --note x ID") and returns the positional ones.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
-	for {
+	for range len(args) + 1 { // each round takes at least one argument
 		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
@@ -394,9 +394,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		if rest[0] == "--" {
 			return append(pos, rest[1:]...), nil
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
+	return pos, nil
 }
 
 // parseWhen reads a time as RFC 3339 or as an age before now: "7d", "36h",

@@ -9,8 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/triagehq/triage/shared/breaker"
 )
 
@@ -32,20 +30,16 @@ unreachable or failing.`
 func runBreakers(_ io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("breakers", breakersSynopsis)
 	conn := addHealthFlags(fs, os.Getenv)
-	pos, err := parseHealthArgs(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		fs.Usage()
-		return usageError{"missing subcommand: list or reset"}
+	sub, rest, err := subcommand(fs, pos, "list or reset")
+	if err != nil {
+		return err
 	}
-	sub, rest := pos[0], pos[1:]
 	switch sub {
 	case "list":
-		if len(rest) != 0 {
-			return usageError{"breakers list takes no arguments, got " + strings.Join(rest, " ")}
-		}
 	case "reset":
 		if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
 			return usageError{"breakers reset takes exactly one SERVICE (a host, as breakers list shows it)"}
@@ -78,9 +72,9 @@ func breakersDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub str
 	}
 	if conn.json {
 		if sub == "reset" {
-			return writeJSON(stdout, recs[0])
+			return printJSON(stdout, recs[0])
 		}
-		return writeJSON(stdout, recs)
+		return printJSON(stdout, recs)
 	}
 	return breakersTable(stdout, recs, now)
 }
@@ -94,19 +88,15 @@ func breakersTable(w io.Writer, recs []breaker.Record, now time.Time) error {
 			st += " (probe due)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", cell(r.Service), cell(st), r.ConsecutiveFailures, ago(r.OpenUntil, now),
-			ago(r.ProbeUntil, now), r.Opens, ago(r.LastFailureAt, now), cell(dash(string(r.LastErrorType))))
+			ago(r.ProbeUntil, now), r.Opens, ago(r.LastFailureAt, now), cell(orDash(string(r.LastErrorType))))
 	}
 	return tw.Flush()
 }
 
 func (c *healthConn) breakersStore(ctx context.Context) (*breaker.Dynamo, error) {
-	cfg, err := c.config(ctx)
+	db, t, err := c.dynamo(ctx, c.breakersTable, "breakers-table", "BreakersTableName")
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.table(ctx, c.breakersTable, "breakers-table", "BreakersTableName")
-	if err != nil {
-		return nil, err
-	}
-	return &breaker.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: t, ConsistentReads: true}, nil
+	return &breaker.Dynamo{DB: db, Table: t, ConsistentReads: true}, nil
 }

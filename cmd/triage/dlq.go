@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -101,6 +102,56 @@ func (f *filterFlags) set() bool {
 	return f.classes != "" || f.stage != "" || len(f.items) > 0 || f.since != "" || f.before != "" || f.retryable != ""
 }
 
+// parse parses args into fs and builds the filter: the positional
+// arguments, the DLQs and the filter.
+func (f *filterFlags) parse(fs *flag.FlagSet, args []string) ([]string, replay.Stages, replay.Filter, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, nil, replay.Filter{}, err
+	}
+	dlqs, flt, err := f.build(time.Now())
+	return pos, dlqs, flt, err
+}
+
+// replayFlags are the flags of the replay commands (dlq replay, items
+// replay).
+type replayFlags struct {
+	note, by, mode *string
+	max            *int
+	dry            *bool
+}
+
+func addReplayFlags(fs *flag.FlagSet, noteHelp string) *replayFlags {
+	return &replayFlags{
+		note: fs.String("note", "", noteHelp),
+		by:   fs.String("by", whoAmI(), "who replays"),
+		mode: fs.String("mode", string(state.FromFailedStage), "from_failed_stage or full_restart"),
+		max:  fs.Int("max", 0, "replay at most N (0: no limit)"),
+		dry:  fs.Bool("dry-run", false, "report what would be replayed; change nothing"),
+	}
+}
+
+// request is the replay of src's records that flt selects, checked.
+func (f *replayFlags) request(src replay.Source, dlqs replay.Stages, flt replay.Filter) (replay.Request, error) {
+	m, err := state.ParseReplayMode(*f.mode)
+	if err != nil {
+		return replay.Request{}, usageError{"--mode: " + err.Error()}
+	}
+	req := replay.Request{Source: src, DLQs: dlqs, Filter: flt, Mode: m, Note: *f.note, By: *f.by, Max: *f.max, DryRun: *f.dry}
+	if err := req.Validate(); err != nil {
+		return replay.Request{}, usageError{err.Error()}
+	}
+	return req, nil
+}
+
+// dryRunNote is what a summary line says of a dry run.
+func dryRunNote(dry bool) string {
+	if dry {
+		return " (dry run: nothing changed)"
+	}
+	return ""
+}
+
 func (f *filterFlags) build(now time.Time) (replay.Stages, replay.Filter, error) {
 	var (
 		flt replay.Filter
@@ -143,10 +194,7 @@ func runDLQList(stdout io.Writer, args []string) error {
 	ff := addFilterFlags(fs, true)
 	byClass := fs.Bool("by-class", false, "print counts by error class instead of the dead letters")
 	limit := fs.Int("limit", 0, "list at most N (0: all)")
-	if _, err := parseInterspersed(fs, args); err != nil {
-		return err
-	}
-	dlqs, flt, err := ff.build(time.Now())
+	_, dlqs, flt, err := ff.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -169,11 +217,9 @@ func runDLQList(stdout io.Writer, args []string) error {
 		if aw.jsonOut {
 			return printJSON(stdout, counts)
 		}
-		tw := newTable(stdout, "CLASS", "COUNT", "RETRYABLE")
-		for _, cc := range counts {
-			addRow(tw, orDash(string(cc.Class)), cc.Count, cc.Retryable)
-		}
-		return tw.Flush()
+		return printTable(stdout, []string{"CLASS", "COUNT", "RETRYABLE"}, counts, func(cc replay.ClassCount) []any {
+			return []any{orDash(string(cc.Class)), cc.Count, cc.Retryable}
+		})
 	}
 	if aw.jsonOut {
 		return printJSON(stdout, nonNil(dls))
@@ -281,11 +327,9 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n== error log (newest %d)\n", *history)
-	tw := newTable(stdout, "AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE")
-	for _, e := range out.Errors {
-		addRow(tw, fmtTime(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message)
-	}
-	return tw.Flush()
+	return printTable(stdout, []string{"AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE"}, out.Errors, func(e state.LogEntry) []any {
+		return []any{fmtTime(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message}
+	})
 }
 
 func runDLQReplay(stdout io.Writer, args []string) error {
@@ -297,29 +341,18 @@ func runDLQReplay(stdout io.Writer, args []string) error {
 		"required. Exits 1 if any replay failed part-way (run it again to resume).")
 	aw := addStackFlags(fs)
 	ff := addFilterFlags(fs, true)
-	note := fs.String("note", "", "remediation note: what was fixed (required)")
-	by := fs.String("by", whoAmI(), "who replays")
-	mode := fs.String("mode", string(state.FromFailedStage), "from_failed_stage or full_restart")
-	maxN := fs.Int("max", 0, "replay at most N (0: no limit)")
-	dry := fs.Bool("dry-run", false, "report what would be replayed; change nothing")
+	rf := addReplayFlags(fs, "remediation note: what was fixed (required)")
 	all := fs.Bool("all", false, "replay every dead letter in the DLQs (no filter)")
-	if _, err := parseInterspersed(fs, args); err != nil {
-		return err
-	}
-	dlqs, flt, err := ff.build(time.Now())
+	_, dlqs, flt, err := ff.parse(fs, args)
 	if err != nil {
 		return err
-	}
-	m, err := state.ParseReplayMode(*mode)
-	if err != nil {
-		return usageError{"--mode: " + err.Error()}
 	}
 	if !ff.set() && ff.dlq == "all" && !*all {
 		return usageError{"refusing to replay every dead letter: give a filter (--class, --stage, --item, --since, --before, --retryable, --dlq) or --all"}
 	}
-	req := replay.Request{Source: replay.SourceDLQ, DLQs: dlqs, Filter: flt, Mode: m, Note: *note, By: *by, Max: *maxN, DryRun: *dry}
-	if err := req.Validate(); err != nil {
-		return usageError{err.Error()}
+	req, err := rf.request(replay.SourceDLQ, dlqs, flt)
+	if err != nil {
+		return err
 	}
 	return runReplay(stdout, aw, req)
 }
@@ -346,20 +379,15 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 			return err
 		}
 	} else {
-		tw := newTable(stdout, "ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON")
-		for _, o := range sum.Items {
-			addRow(tw, o.ItemID, orDash(string(o.DLQ)), orDash(string(o.Class)), orDash(string(o.FailedStage)), orDash(string(o.Target)),
-				o.Action, o.ReplayCount, orDash(o.Reason))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := printTable(stdout, []string{"ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON"}, sum.Items,
+			func(o replay.Outcome) []any {
+				return []any{o.ItemID, orDash(string(o.DLQ)), orDash(string(o.Class)), orDash(string(o.FailedStage)), orDash(string(o.Target)),
+					o.Action, o.ReplayCount, orDash(o.Reason)}
+			}); err != nil {
 			return err
 		}
-		dry := ""
-		if sum.DryRun {
-			dry = " (dry run: nothing changed)"
-		}
 		fmt.Fprintf(stdout, "selected %d, replayed %d, skipped %d, errors %d; scanned %d, released %d%s\n",
-			sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dry)
+			sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dryRunNote(sum.DryRun))
 	}
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d replays failed part-way; run the same command again to resume them", sum.Errors)
@@ -431,11 +459,7 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	by := fs.String("by", whoAmI(), "who resolves")
 	dry := fs.Bool("dry-run", false, "report what would be resolved; change nothing")
 	all := fs.Bool("all", false, "resolve every dead letter in the DLQs (no ids, no filter)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	dlqs, flt, err := ff.build(time.Now())
+	pos, dlqs, flt, err := ff.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -467,18 +491,13 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 			return err
 		}
 	} else {
-		tw := newTable(stdout, "ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON")
-		for _, o := range sum.Items {
-			addRow(tw, o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := printTable(stdout, []string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"}, sum.Items,
+			func(o replay.Resolved) []any {
+				return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason)}
+			}); err != nil {
 			return err
 		}
-		dryText := ""
-		if sum.DryRun {
-			dryText = " (dry run: nothing changed)"
-		}
-		fmt.Fprintf(stdout, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryText)
+		fmt.Fprintf(stdout, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun))
 	}
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)
@@ -494,6 +513,15 @@ func newTable(w io.Writer, header ...string) *tabwriter.Writer {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	return tw
+}
+
+// printTable writes one row, row(r), for each of rows under header.
+func printTable[T any](w io.Writer, header []string, rows []T, row func(T) []any) error {
+	tw := newTable(w, header...)
+	for _, r := range rows {
+		addRow(tw, row(r)...)
+	}
+	return tw.Flush()
 }
 
 func addRow(tw *tabwriter.Writer, cells ...any) {
@@ -521,12 +549,7 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func orDash(s string) string { return cmp.Or(s, "-") }
 
 func yesNo(b bool) string {
 	if b {

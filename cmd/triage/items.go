@@ -313,17 +313,9 @@ func runItemsReplay(stdout io.Writer, args []string) error {
 		"By id, or with --all-permanent every one the filters select.")
 	aw := addStackFlags(fs)
 	ff := addFilterFlags(fs, false)
-	note := fs.String("note", "", "remediation note (required)")
-	by := fs.String("by", whoAmI(), "who replays")
-	mode := fs.String("mode", string(state.FromFailedStage), "from_failed_stage or full_restart")
-	maxN := fs.Int("max", 0, "replay at most N (0: no limit)")
-	dry := fs.Bool("dry-run", false, "report what would be replayed; change nothing")
+	rf := addReplayFlags(fs, "remediation note (required)")
 	allPermanent := fs.Bool("all-permanent", false, "replay every permanent failure the filters select")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	_, flt, err := ff.build(time.Now())
+	pos, _, flt, err := ff.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -334,13 +326,9 @@ func runItemsReplay(stdout io.Writer, args []string) error {
 	case len(flt.ItemIDs) > 0 && *allPermanent:
 		return usageError{"give item IDs or --all-permanent, not both"}
 	}
-	m, err := state.ParseReplayMode(*mode)
+	req, err := rf.request(replay.SourceItems, nil, flt)
 	if err != nil {
-		return usageError{"--mode: " + err.Error()}
-	}
-	req := replay.Request{Source: replay.SourceItems, Filter: flt, Mode: m, Note: *note, By: *by, Max: *maxN, DryRun: *dry}
-	if err := req.Validate(); err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	return runReplay(stdout, aw, req)
 }

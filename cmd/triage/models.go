@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -43,21 +42,17 @@ func runModels(_ io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("models", modelsSynopsis)
 	conn := addHealthFlags(fs, os.Getenv)
 	reason := fs.String("reason", "", "why the model is disabled (models disable)")
-	pos, err := parseHealthArgs(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		fs.Usage()
-		return usageError{"missing subcommand: list, enable or disable"}
+	sub, rest, err := subcommand(fs, pos, "list, enable or disable")
+	if err != nil {
+		return err
 	}
-	sub, rest := pos[0], pos[1:]
 	var model string
 	switch sub {
 	case "list":
-		if len(rest) != 0 {
-			return usageError{"models list takes no arguments, got " + strings.Join(rest, " ")}
-		}
 	case "enable", "disable":
 		if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
 			return usageError{"models " + sub + " takes exactly one MODEL"}
@@ -87,7 +82,7 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 			return err
 		}
 		if conn.json {
-			return writeJSON(stdout, modelsReport{Models: models, Providers: providers})
+			return printJSON(stdout, modelsReport{Models: models, Providers: providers})
 		}
 		if err := modelsTable(stdout, models, time.Now()); err != nil || providers == nil {
 			return err
@@ -100,7 +95,7 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 			return err
 		}
 		if conn.json {
-			return writeJSON(stdout, m)
+			return printJSON(stdout, m)
 		}
 		return modelsTable(stdout, []health.Model{m}, time.Now())
 	}
@@ -123,7 +118,7 @@ func modelsTable(w io.Writer, models []health.Model, now time.Time) error {
 			reason = m.DisableReason
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), cell(st), m.ConsecutiveFailures, ago(m.LastFailureAt, now),
-			cell(dash(string(m.LastErrorType))), disabled, ago(m.RecoveredAt, now), cell(dash(reason)))
+			cell(orDash(string(m.LastErrorType))), disabled, ago(m.RecoveredAt, now), cell(orDash(reason)))
 	}
 	return tw.Flush()
 }
@@ -156,24 +151,18 @@ func addHealthFlags(fs *flag.FlagSet, getenv func(string) string) *healthConn {
 	return c
 }
 
-// parseHealthArgs parses flags anywhere among the positional arguments
-// ("models disable gpt-4o --reason x" and "models --json list" alike).
-func parseHealthArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for range len(args) + 1 {
-		if err := parseFlags(fs, args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
+// subcommand splits pos into a subcommand (want lists them, for the
+// usage error) and its arguments; "list" takes none.
+func subcommand(fs *flag.FlagSet, pos []string, want string) (string, []string, error) {
+	if len(pos) == 0 {
+		fs.Usage()
+		return "", nil, usageError{"missing subcommand: " + want}
 	}
-	return pos, nil
+	sub, rest := pos[0], pos[1:]
+	if sub == "list" && len(rest) != 0 {
+		return "", nil, usageError{fs.Name() + " list takes no arguments, got " + strings.Join(rest, " ")}
+	}
+	return sub, rest, nil
 }
 
 // explain words an unreachable endpoint as the other commands do.
@@ -221,21 +210,22 @@ func (c *healthConn) table(ctx context.Context, given, flagName, outputKey strin
 }
 
 func (c *healthConn) modelsStore(ctx context.Context) (*health.Dynamo, error) {
-	cfg, err := c.config(ctx)
+	db, t, err := c.dynamo(ctx, c.modelsTable, "models-table", "ModelsTableName")
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.table(ctx, c.modelsTable, "models-table", "ModelsTableName")
-	if err != nil {
-		return nil, err
-	}
-	return &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: t}, nil
+	return &health.Dynamo{DB: db, Table: t}, nil
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// dynamo is a DynamoDB client and the table given (or, when given is "",
+// read from the stack's output outputKey).
+func (c *healthConn) dynamo(ctx context.Context, given, flagName, outputKey string) (*dynamodb.Client, string, error) {
+	cfg, err := c.config(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	t, err := c.table(ctx, given, flagName, outputKey)
+	return dynamodb.NewFromConfig(cfg), t, err
 }
 
 // ago renders t as "2026-11-21T10:00:00Z (5m ago)", or "-" for zero.
@@ -249,11 +239,4 @@ func ago(t, now time.Time) string {
 		rel = "in " + (-d).String()
 	}
 	return t.UTC().Format(time.RFC3339) + " (" + rel + ")"
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -100,7 +100,7 @@ func providersTable(w io.Writer, ps []providerHealth, now time.Time) error {
 			models += fmt.Sprintf(" (%d disabled)", p.Disabled)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", p.Provider, st, r.ConsecutiveFailures, r.Opens, ago(r.OpenUntil, now),
-			ago(r.LastFailureAt, now), dash(string(r.LastErrorType)), models)
+			ago(r.LastFailureAt, now), orDash(string(r.LastErrorType)), models)
 	}
 	return tw.Flush()
 }

@@ -58,7 +58,7 @@ func TestHealthCommandsUsage(t *testing.T) {
 	}
 }
 
-func TestParseHealthArgs(t *testing.T) {
+func TestParseInterspersedHealthFlags(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ args, wantPos []string }{
 		{[]string{"disable", "gpt-4o", "--reason", "maintenance", "--json"}, []string{"disable", "gpt-4o"}},
@@ -68,7 +68,7 @@ func TestParseHealthArgs(t *testing.T) {
 		fs := newFlagSet("models", modelsSynopsis)
 		conn := addHealthFlags(fs, func(string) string { return "" })
 		reason := fs.String("reason", "", "")
-		pos, err := parseHealthArgs(fs, tc.args)
+		pos, err := parseInterspersed(fs, tc.args)
 		if err != nil || strings.Join(pos, " ") != strings.Join(tc.wantPos, " ") {
 			t.Fatalf("%v: positional %v, %v; want %v", tc.args, pos, err, tc.wantPos)
 		}

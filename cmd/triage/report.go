@@ -108,23 +108,17 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 	}
 	switch rs := rows.(type) {
 	case []report.ClassRow:
-		tw := newTable(stdout, "CLASS", "ERRORS", "ITEMS", "AVG_ATTEMPT", "FIRST_SEEN", "LAST_SEEN")
-		for _, r := range rs {
-			addRow(tw, r.Class, r.Errors, r.Items, fmt.Sprintf("%.1f", r.AvgAttempt), fmtTime(r.FirstSeen), fmtTime(r.LastSeen))
-		}
-		return tw.Flush()
+		return printTable(stdout, []string{"CLASS", "ERRORS", "ITEMS", "AVG_ATTEMPT", "FIRST_SEEN", "LAST_SEEN"}, rs, func(r report.ClassRow) []any {
+			return []any{r.Class, r.Errors, r.Items, fmt.Sprintf("%.1f", r.AvgAttempt), fmtTime(r.FirstSeen), fmtTime(r.LastSeen)}
+		})
 	case []report.FailingItem:
-		tw := newTable(stdout, "ITEM", "STATE", "STAGE", "FAILURES", "ERRORS_IN_WINDOW", "CLASS", "LAST_FAILURE", "REPLAYS", "LAST_ERROR")
-		for _, r := range rs {
-			addRow(tw, r.ItemID, r.State, r.Stage, r.FailureCount, r.Errors, orDash(string(r.Class)), fmtTime(r.LastFailure), r.Replays, orDash(r.LastError))
-		}
-		return tw.Flush()
+		return printTable(stdout, []string{"ITEM", "STATE", "STAGE", "FAILURES", "ERRORS_IN_WINDOW", "CLASS", "LAST_FAILURE", "REPLAYS", "LAST_ERROR"}, rs, func(r report.FailingItem) []any {
+			return []any{r.ItemID, r.State, r.Stage, r.FailureCount, r.Errors, orDash(string(r.Class)), fmtTime(r.LastFailure), r.Replays, orDash(r.LastError)}
+		})
 	case []report.RecoveryRow:
-		tw := newTable(stdout, "FIRST_CLASS", "ITEMS", "RECOVERED", "RECOVERED_PCT")
-		for _, r := range rs {
-			addRow(tw, r.Class, r.Items, r.Recovered, fmt.Sprintf("%.1f%%", r.Percent))
-		}
-		return tw.Flush()
+		return printTable(stdout, []string{"FIRST_CLASS", "ITEMS", "RECOVERED", "RECOVERED_PCT"}, rs, func(r report.RecoveryRow) []any {
+			return []any{r.Class, r.Items, r.Recovered, fmt.Sprintf("%.1f%%", r.Percent)}
+		})
 	case []report.RepeatedItem:
 		tw := newTable(stdout, "ITEM", "ERRORS", "CLASSES", "LAST_CLASS", "LAST_ERROR_AT", "STATE")
 		for _, r := range rs {
@@ -136,21 +130,17 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 		}
 		return tw.Flush()
 	case []state.Resolution:
-		tw := newTable(stdout, "RESOLVED_AT", "BY", "ITEM", "DLQ", "CLASS", "DEAD_LETTER", "MESSAGE_ID", "NOTE")
-		for _, r := range rs {
-			addRow(tw, fmtTime(r.At), r.By, r.ItemID, r.Stage, orDash(string(r.Class)), orDash(r.DeadLetterID), r.MessageID, r.Note)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := printTable(stdout, []string{"RESOLVED_AT", "BY", "ITEM", "DLQ", "CLASS", "DEAD_LETTER", "MESSAGE_ID", "NOTE"}, rs, func(r state.Resolution) []any {
+			return []any{fmtTime(r.At), r.By, r.ItemID, r.Stage, orDash(string(r.Class)), orDash(r.DeadLetterID), r.MessageID, r.Note}
+		}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%d dead letters resolved\n", len(rs))
 		return nil
 	case []report.BudgetRow:
-		tw := newTable(stdout, "DAY", "SPEND_USD", "CAP_USD", "CALLS", "BLOCKED", "BUDGET_ERRORS", "ITEMS_BLOCKED")
-		for _, r := range rs {
-			addRow(tw, r.Day, r.Spend, r.Cap, r.Calls, r.Blocked, r.BudgetErrors, r.ItemsBlocked)
-		}
-		return tw.Flush()
+		return printTable(stdout, []string{"DAY", "SPEND_USD", "CAP_USD", "CALLS", "BLOCKED", "BUDGET_ERRORS", "ITEMS_BLOCKED"}, rs, func(r report.BudgetRow) []any {
+			return []any{r.Day, r.Spend, r.Cap, r.Calls, r.Blocked, r.BudgetErrors, r.ItemsBlocked}
+		})
 	}
 	return nil
 }

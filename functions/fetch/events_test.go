@@ -13,11 +13,7 @@ import (
 // against the fake article server.
 func TestSampleEvents(t *testing.T) {
 	t.Parallel()
-	srv, err := fakes.Start("", fakes.NewArticles(fakes.ArticleOptions{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, fakes.NewArticles(fakes.ArticleOptions{}))
 	seed := func(store *state.Memory, id string, st pipeline.Stage) {
 		store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Received,
 			State: state.Queued, Stage: st, SourceURL: srv.URL + "/articles/" + id})

@@ -15,10 +15,7 @@ import (
 )
 
 func main() {
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	cfg := envconf.Must(loadConfig(os.Getenv))
 	stage.Start(cfg.stage, func(_ context.Context, d stage.Deps) (stage.Work, error) {
 		breakers := breaker.ForStage(d, pipeline.Fetch, cfg.breakersTable, cfg.breakerOpenFor)
 		// Documents above the threshold go to the bodies bucket.

@@ -23,6 +23,7 @@ import (
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // defaultMaxBytes is the default fetcher.MaxBytes: 200 KiB keeps the stored
@@ -245,7 +246,7 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 		text = tidyText(text)
 	}
 	if int64(len(text)) > maxBytes { // repairing invalid bytes can grow the text
-		text, truncated = cutRunes(text, int(maxBytes)), true
+		text, truncated = textcut.Prefix(text, int(maxBytes)), true
 	}
 	if text == "" {
 		return nil, detail(failure.New(failure.SchemaInvalid, "empty document"))
@@ -307,18 +308,6 @@ func decode(raw []byte, charset string, truncated bool) string {
 var cp1252 = [32]rune{
 	'€', '\uFFFD', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\uFFFD', 'Ž', '\uFFFD',
 	'\uFFFD', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\uFFFD', 'ž', 'Ÿ',
-}
-
-// cutRunes returns the longest prefix of s of at most n bytes ending on a
-// rune boundary.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // skipElements are elements whose content is not readable text.

@@ -21,11 +21,7 @@ func TestSampleEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := fakes.Start("", fake)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, fake)
 	client, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", APIKey: key})
 	if err != nil {
 		t.Fatal(err)

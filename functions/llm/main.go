@@ -28,10 +28,7 @@ import (
 )
 
 func main() {
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	cfg := envconf.Must(loadConfig(os.Getenv))
 	stage.Start(cfg.stage, cfg.build)
 }
 

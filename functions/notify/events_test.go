@@ -22,11 +22,7 @@ import (
 func TestSampleEvents(t *testing.T) {
 	t.Parallel()
 	const secret = "whsec_events_test_secret"
-	srv, err := fakes.Start("", fakes.NewWebhook(fakes.WebhookOptions{Secret: secret}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, fakes.NewWebhook(fakes.WebhookOptions{Secret: secret}))
 	seed := func(store *state.Memory, id string, st pipeline.Stage) {
 		store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Enriched,
 			State: state.Queued, Stage: st, WebhookURL: srv.URL + "/hooks/demo",
@@ -44,11 +40,7 @@ func TestSampleNoticeEvents(t *testing.T) {
 	t.Parallel()
 	const secret = "whsec_events_test_secret"
 	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
-	srv, err := fakes.Start("", hook)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, hook)
 	files, err := filepath.Glob(filepath.Join(stagetest.ModuleRoot(t), "events", "notify", "notices*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no sample notice events: %v", err)

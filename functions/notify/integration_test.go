@@ -33,11 +33,7 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	t.Parallel()
 	const secret = "whsec_integration_secret"
 	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
-	srv, err := fakes.Start("", hook)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, hook)
 	env := localtest.Stack(t, nil)
 	ctx := context.Background()
 	q := sqs.NewFromConfig(env.AWS)
@@ -94,11 +90,7 @@ func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	t.Parallel()
 	const secret = "whsec_notice_secret"
 	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
-	srv, err := fakes.Start("", hook)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, hook)
 	env := localtest.Stack(t, nil)
 	ctx := context.Background()
 	q := sqs.NewFromConfig(env.AWS)

@@ -17,14 +17,8 @@ import (
 
 func main() {
 	ctx := context.Background()
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	cfg := envconf.Must(loadConfig(os.Getenv))
 	log := telemetry.NewContextLogger(os.Stdout, cfg.stage.Process.LogLevel)
-	r, err := newRouter(ctx, log, cfg)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	r := envconf.Must(newRouter(ctx, log, cfg))
 	lambda.Start(r.Handle)
 }

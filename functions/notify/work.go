@@ -329,10 +329,3 @@ func kindOf(item state.Item) state.Kind {
 	}
 	return item.Kind
 }
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

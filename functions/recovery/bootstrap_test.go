@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,11 +39,7 @@ func TestRecoveryBootstrap(t *testing.T) {
 
 	store := &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["MODELS_TABLE"]}
 	disable(t, store, "bad-model", time.Now())
-	root, _ := localtest.ModuleRoot()
-	event, err := os.ReadFile(filepath.Join(root, "events", "recovery", "scheduled.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	event := localtest.Event(t, "recovery/scheduled.json")
 	for _, tc := range []struct {
 		fn        string
 		recovered string

@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -87,10 +84,7 @@ func TestRecoveryMemory(t *testing.T) {
 func TestRecoveryDynamo(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("ModelsTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "ModelsTableName")
 	recoveryScenario(t, &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: table})
 }
 
@@ -111,34 +105,19 @@ func TestRecoveryStoreError(t *testing.T) {
 // TestSampleEvents runs every events/recovery/*.json through the handler.
 func TestSampleEvents(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join(stagetest.ModuleRoot(t), "events", "recovery", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no sample events: %v", err)
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			t.Parallel()
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ev events.CloudWatchEvent
-			if err := json.Unmarshal(raw, &ev); err != nil {
-				t.Fatalf("%s is not an EventBridge event: %v", path, err)
-			}
-			if ev.DetailType != "Scheduled Event" || ev.Source != "aws.events" {
-				t.Fatalf("%s: %s from %s, want a Scheduled Event", path, ev.DetailType, ev.Source)
-			}
-			store := health.NewMemory()
-			disable(t, store, "old-model", ev.Time.Add(-2*time.Hour))
-			disable(t, store, "young-model", ev.Time.Add(-10*time.Minute))
-			h := &handler{Models: store, Clock: clock.NewStub(ev.Time)}
-			rep, err := h.Handle(context.Background(), ev)
-			if err != nil || strings.Join(rep.Recovered, ",") != "old-model" || len(rep.Pending) != 1 {
-				t.Fatalf("= %+v, %v", rep, err)
-			}
-		})
-	}
+	stagetest.EachEvent(t, "recovery/*.json", func(t *testing.T, path string, ev events.CloudWatchEvent) {
+		if ev.DetailType != "Scheduled Event" || ev.Source != "aws.events" {
+			t.Fatalf("%s: %s from %s, want a Scheduled Event", path, ev.DetailType, ev.Source)
+		}
+		store := health.NewMemory()
+		disable(t, store, "old-model", ev.Time.Add(-2*time.Hour))
+		disable(t, store, "young-model", ev.Time.Add(-10*time.Minute))
+		h := &handler{Models: store, Clock: clock.NewStub(ev.Time)}
+		rep, err := h.Handle(context.Background(), ev)
+		if err != nil || strings.Join(rep.Recovered, ",") != "old-model" || len(rep.Pending) != 1 {
+			t.Fatalf("= %+v, %v", rep, err)
+		}
+	})
 }
 
 func TestLoadConfigClockOffset(t *testing.T) {

@@ -19,16 +19,10 @@ import (
 
 func main() {
 	ctx := context.Background()
-	c, err := loadConfig(os.Getenv)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	c := envconf.Must(loadConfig(os.Getenv))
 	log := telemetry.NewLogger(os.Stdout, c.process.LogLevel).With("function", c.process.FunctionName)
 	c.process.WarnOverrides(log)
-	cfg, err := awsconf.Load(ctx, nil)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	cfg := envconf.Must(awsconf.Load(ctx, nil))
 	h := &handler{
 		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: c.modelsTable},
 		Clock:   c.clock,

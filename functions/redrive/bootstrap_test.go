@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -54,11 +52,7 @@ func TestRedriveBootstrap(t *testing.T) {
 	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(vars["LLM_DLQ_URL"]), MessageBody: aws.String(string(body))}); err != nil {
 		t.Fatal(err)
 	}
-	root, _ := localtest.ModuleRoot()
-	event, err := os.ReadFile(filepath.Join(root, "events", "redrive", "replay-llm-by-class.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	event := localtest.Event(t, "redrive/replay-llm-by-class.json")
 	res, err := svc.Invoke(ctx, "RedriveFunc", event)
 	if err != nil || res.FunctionError != nil {
 		t.Fatalf("invoke: %v %v\n%s", err, res.FunctionError, res.Logs)

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,55 +59,39 @@ func (b *bundle) deadLetter(t *testing.T, id string, st pipeline.Stage, c failur
 // TestSampleEvents runs every events/redrive/*.json through the handler.
 func TestSampleEvents(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join(stagetest.ModuleRoot(t), "events", "redrive", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no sample events: %v", err)
-	}
-	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".json")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var req replay.Request
-			if err := json.Unmarshal(raw, &req); err != nil {
-				t.Fatalf("%s is not a replay request: %v", path, err)
-			}
-			b := setup(t)
-			b.deadLetter(t, "story-000123", pipeline.LLM, failure.UpstreamUnavailable)
-			b.deadLetter(t, "story-000124", pipeline.LLM, failure.AuthDenied)
-			b.deadLetter(t, "story-000125", pipeline.Notify, failure.NotFound)
-			sum, err := b.h.Handle(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]int{"replay-llm-by-class": 1, "dry-run-all": 3, "full-restart": 1, "items-by-id": 1}[name]
-			if sum.Replayed != want || sum.Errors != 0 {
-				t.Fatalf("summary %+v, want %d replayed", sum, want)
-			}
-			if req.DryRun {
-				for _, id := range []string{"story-000123", "story-000124", "story-000125"} {
-					if it, _ := b.store.Get(context.Background(), id); it.State != state.Deadletter {
-						t.Fatalf("a dry run moved %s to %s", id, it.State)
-					}
+	stagetest.EachEvent(t, "redrive/*.json", func(t *testing.T, path string, req replay.Request) {
+		b := setup(t)
+		b.deadLetter(t, "story-000123", pipeline.LLM, failure.UpstreamUnavailable)
+		b.deadLetter(t, "story-000124", pipeline.LLM, failure.AuthDenied)
+		b.deadLetter(t, "story-000125", pipeline.Notify, failure.NotFound)
+		sum, err := b.h.Handle(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{"replay-llm-by-class": 1, "dry-run-all": 3, "full-restart": 1, "items-by-id": 1}[strings.TrimSuffix(filepath.Base(path), ".json")]
+		if sum.Replayed != want || sum.Errors != 0 {
+			t.Fatalf("summary %+v, want %d replayed", sum, want)
+		}
+		if req.DryRun {
+			for _, id := range []string{"story-000123", "story-000124", "story-000125"} {
+				if it, _ := b.store.Get(context.Background(), id); it.State != state.Deadletter {
+					t.Fatalf("a dry run moved %s to %s", id, it.State)
 				}
 			}
-			for _, o := range sum.Items {
-				if o.Action != replay.Replayed {
-					continue
-				}
-				it, _ := b.store.Get(context.Background(), o.ItemID)
-				if wantBy := req.By; it.Replays[0].By != wantBy && !(wantBy == "" && it.Replays[0].By == defaultBy) {
-					t.Fatalf("by %q", it.Replays[0].By)
-				}
+		}
+		for _, o := range sum.Items {
+			if o.Action != replay.Replayed {
+				continue
 			}
-			if !strings.Contains(b.logs.String(), `"msg":"replay done"`) {
-				t.Fatalf("logs: %s", b.logs.String())
+			it, _ := b.store.Get(context.Background(), o.ItemID)
+			if wantBy := req.By; it.Replays[0].By != wantBy && !(wantBy == "" && it.Replays[0].By == defaultBy) {
+				t.Fatalf("by %q", it.Replays[0].By)
 			}
-		})
-	}
+		}
+		if !strings.Contains(b.logs.String(), `"msg":"replay done"`) {
+			t.Fatalf("logs: %s", b.logs.String())
+		}
+	})
 }
 
 func TestInvalidRequestChangesNothing(t *testing.T) {

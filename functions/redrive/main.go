@@ -22,15 +22,9 @@ import (
 
 func main() {
 	ctx := context.Background()
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	cfg := envconf.Must(loadConfig(os.Getenv))
 	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
-	aws, err := awsconf.Load(ctx, nil)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	aws := envconf.Must(awsconf.Load(ctx, nil))
 	db := dynamodb.NewFromConfig(aws)
 	h := &handler{
 		Replayer: &replay.Replayer{

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -58,11 +56,7 @@ func TestSchedulerBootstrap(t *testing.T) {
 		state.Parking{Gate: g, Envelope: pipeline.Envelope{ItemID: "p2", Stage: pipeline.LLM, CorrelationID: "c"}}); err != nil {
 		t.Fatal(err)
 	}
-	root, _ := localtest.ModuleRoot()
-	event, err := os.ReadFile(filepath.Join(root, "events", "scheduler", "scheduled.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	event := localtest.Event(t, "scheduler/scheduled.json")
 	for i, want := range []parked.Result{{Sent: 2, Released: 1}, {Sent: 0}} {
 		res, err := svc.Invoke(ctx, "SchedulerFunc", event)
 		if err != nil || res.FunctionError != nil {

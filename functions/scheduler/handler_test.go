@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,45 +22,30 @@ var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 // over the in-memory parked store: due waits are sent once, the rest wait.
 func TestSampleEvents(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join(stagetest.ModuleRoot(t), "events", "scheduler", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no sample events: %v", err)
-	}
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".json"), func(t *testing.T) {
-			t.Parallel()
-			raw, err := os.ReadFile(path)
-			if err != nil {
+	stagetest.EachEvent(t, "scheduler/*.json", func(t *testing.T, path string, ev events.CloudWatchEvent) {
+		store := state.NewMemory()
+		ctx := context.Background()
+		for id, due := range map[string]time.Duration{"due": 24 * time.Hour, "later": 36 * time.Hour} {
+			store.Put(state.Item{ID: id, State: state.Working, Stage: pipeline.LLM, LeaseOwner: "o", CorrelationID: "c"})
+			if _, err := store.Park(ctx, state.FailRequest{ItemID: id, Stage: pipeline.LLM, Owner: "o", Now: t0},
+				state.Parking{DueAt: t0.Add(due), Envelope: pipeline.Envelope{ItemID: id, Stage: pipeline.LLM, CorrelationID: "c"}}); err != nil {
 				t.Fatal(err)
 			}
-			var ev events.CloudWatchEvent
-			if err := json.Unmarshal(raw, &ev); err != nil {
-				t.Fatalf("%s is not a scheduled event: %v", path, err)
-			}
-			store := state.NewMemory()
-			ctx := context.Background()
-			for id, due := range map[string]time.Duration{"due": 24 * time.Hour, "later": 36 * time.Hour} {
-				store.Put(state.Item{ID: id, State: state.Working, Stage: pipeline.LLM, LeaseOwner: "o", CorrelationID: "c"})
-				if _, err := store.Park(ctx, state.FailRequest{ItemID: id, Stage: pipeline.LLM, Owner: "o", Now: t0},
-					state.Parking{DueAt: t0.Add(due), Envelope: pipeline.Envelope{ItemID: id, Stage: pipeline.LLM, CorrelationID: "c"}}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			q := stagetest.NewQueues()
-			h := &handler{Scheduler: &parked.Scheduler{Store: store.ParkedStore(), SQS: q,
-				Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: clock.NewStub(ev.Time)}}
-			res, err := h.Handle(ctx, ev)
-			if err != nil || res.Sent != 1 || res.Deleted != 1 {
-				t.Fatalf("result %+v, %v", res, err)
-			}
-			if sent := q.Sent("llm"); len(sent) != 1 || !strings.Contains(sent[0], `"item_id":"due"`) {
-				t.Fatalf("sent %v", sent)
-			}
-			if res, _ := h.Handle(ctx, ev); res.Sent != 0 {
-				t.Fatalf("second run sent %d", res.Sent)
-			}
-		})
-	}
+		}
+		q := stagetest.NewQueues()
+		h := &handler{Scheduler: &parked.Scheduler{Store: store.ParkedStore(), SQS: q,
+			Queues: map[pipeline.Stage]string{pipeline.LLM: "llm"}, Clock: clock.NewStub(ev.Time)}}
+		res, err := h.Handle(ctx, ev)
+		if err != nil || res.Sent != 1 || res.Deleted != 1 {
+			t.Fatalf("result %+v, %v", res, err)
+		}
+		if sent := q.Sent("llm"); len(sent) != 1 || !strings.Contains(sent[0], `"item_id":"due"`) {
+			t.Fatalf("sent %v", sent)
+		}
+		if res, _ := h.Handle(ctx, ev); res.Sent != 0 {
+			t.Fatalf("second run sent %d", res.Sent)
+		}
+	})
 }
 
 func TestLoadConfig(t *testing.T) {

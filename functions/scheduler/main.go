@@ -6,6 +6,8 @@
 package main
 
 import (
+	"time"
+
 	"context"
 	"os"
 
@@ -26,20 +28,23 @@ import (
 
 func main() {
 	ctx := context.Background()
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	cfg := envconf.Must(loadConfig(os.Getenv))
 	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
 	cfg.Process.WarnOverrides(log)
-	aws, err := awsconf.Load(ctx, nil)
-	if err != nil {
-		envconf.Exit(err)
-	}
+	aws := envconf.Must(awsconf.Load(ctx, nil))
 	db := dynamodb.NewFromConfig(aws)
 	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
 	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}
-	breakers := parked.Breakers{Store: breakerStore}
+	// A probe the scheduler releases reports through its stage; a delivery
+	// that cannot run it (another delivery holds the item) never does, so
+	// its lease must lapse within a few runs, not DefaultProbeLease's two
+	// minutes of compressed local time: two intervals, at least 15 s (a
+	// probe's call), at most DefaultProbeLease.
+	probeLease := breaker.DefaultProbeLease
+	if cfg.Interval > 0 {
+		probeLease = min(probeLease, max(2*cfg.Interval, 15*time.Second))
+	}
+	breakers := parked.Breakers{Store: breakerStore, ProbeLease: probeLease}
 	h := &handler{
 		Scheduler: &parked.Scheduler{
 			Store:   store,
@@ -51,7 +56,8 @@ func main() {
 			Waiters: store,
 			Checkers: map[gate.Kind]parked.Checker{
 				gate.Breaker: breakers, gate.Quota: breakers,
-				gate.Models: parked.Models{Store: &health.Dynamo{DB: db, Table: cfg.ModelsTable}, Breakers: breakerStore},
+				gate.Models: parked.Models{Store: &health.Dynamo{DB: db, Table: cfg.ModelsTable}, Breakers: breakerStore,
+					ProbeLease: probeLease},
 				gate.Budget: parked.Budget{},
 			},
 			Ramp:     cfg.Ramp,

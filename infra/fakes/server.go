@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/triagehq/triage/shared/clock"
@@ -69,6 +70,18 @@ type Server struct {
 
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// StartTest starts h on a free loopback port for a test, and closes it
+// when the test ends; t fails if it cannot start.
+func StartTest(t testing.TB, h http.Handler) *Server {
+	t.Helper()
+	srv, err := Start("", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
 }
 
 // Start serves h on addr, which must name a loopback host ("127.0.0.1:8080",

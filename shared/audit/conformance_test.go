@@ -163,14 +163,10 @@ func conformance(t *testing.T, newStore func(t *testing.T) store) {
 	})
 }
 
-func TestMemoryConformance(t *testing.T) {
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	conformance(t, func(*testing.T) store { return audit.NewMemory() })
-}
-
-func TestDynamoConformance(t *testing.T) {
-	t.Parallel()
-	env := localtest.Stack(t, nil)
-	trail := &audit.Trail{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.AuditTable()}
-	conformance(t, func(*testing.T) store { return trail })
+	localtest.Conformance(t, conformance, func() store { return audit.NewMemory() }, func(t *testing.T) store {
+		env := localtest.Stack(t, nil)
+		return &audit.Trail{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.AuditTable()}
+	})
 }

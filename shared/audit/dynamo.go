@@ -15,9 +15,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
+	"github.com/triagehq/triage/shared/dynamorecord"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // API is the part of the DynamoDB client the Trail uses.
@@ -96,7 +98,7 @@ func executionRow(e Execution) row {
 		ItemID: e.ItemID, SK: executionKey(e), Kind: kindExecution, At: formatTime(e.StartedAt),
 		ExpiresAt: e.StartedAt.Add(Retention).Unix(), CorrelationID: e.CorrelationID, Stage: string(e.Stage),
 		Attempt: e.Attempt, Class: string(e.Class), Delivery: e.Delivery, DurationMS: e.Duration.Milliseconds(),
-		Outcome: string(e.Outcome), Reason: truncate(e.Reason, MaxReasonBytes), Model: e.Model, UpstreamStatus: e.UpstreamStatus,
+		Outcome: string(e.Outcome), Reason: textcut.Ellipsis(e.Reason, MaxReasonBytes), Model: e.Model, UpstreamStatus: e.UpstreamStatus,
 	}
 }
 
@@ -215,7 +217,7 @@ func (t *Trail) SettleNotice(ctx context.Context, s NoticeSettle) error {
 	}
 	if s.Class != "" {
 		set = append(set, b.Name("last_class")+" = "+b.Str(string(s.Class)),
-			b.Name("last_error")+" = "+b.Str(truncate(s.Error, MaxReasonBytes)))
+			b.Name("last_error")+" = "+b.Str(textcut.Ellipsis(s.Error, MaxReasonBytes)))
 	}
 	if s.State == NoticePending {
 		set = append(set, b.Name("not_before")+" = "+b.Num(s.NotBefore.UnixMilli()))
@@ -318,37 +320,8 @@ func decodeNotice(av map[string]types.AttributeValue) (Notice, error) {
 	return r.notice(), nil
 }
 
-func formatTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(state.TimeFormat) // fixed width: keys sort in time order
-}
-
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-func fromMillis(ms int64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}
+var (
+	formatTime = state.FormatTime
+	parseTime  = dynamorecord.ParseTime
+	fromMillis = dynamorecord.FromMillis
+)

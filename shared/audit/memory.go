@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // Memory is an in-memory Trail with the same rules, for handler tests and
@@ -29,7 +31,7 @@ func (m *Memory) Record(_ context.Context, e Execution) error {
 	if m.Fail != nil {
 		return m.Fail
 	}
-	e.Reason = truncate(e.Reason, MaxReasonBytes)
+	e.Reason = textcut.Ellipsis(e.Reason, MaxReasonBytes)
 	for i, x := range m.executions {
 		if x.ItemID == e.ItemID && executionKey(x) == executionKey(e) {
 			m.executions[i] = e
@@ -89,7 +91,7 @@ func (m *Memory) SettleNotice(_ context.Context, s NoticeSettle) error {
 		cur.Status = s.Status
 	}
 	if s.Class != "" {
-		cur.LastClass, cur.LastError = s.Class, truncate(s.Error, MaxReasonBytes)
+		cur.LastClass, cur.LastError = s.Class, textcut.Ellipsis(s.Error, MaxReasonBytes)
 	}
 	cur.NotBefore = time.Time{}
 	if s.State == NoticePending {

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -148,13 +149,13 @@ func BuildTimeline(it state.Item, log []state.LogEntry, trail []Entry) Timeline 
 	}
 	for _, r := range it.Replays {
 		add(Event{At: r.At, Kind: KindReplay, Stage: r.FromStage, Class: r.Class,
-			Text: fmt.Sprintf("replayed (%s) from %s by %s: %s", r.Mode, r.FromStage, orDash(r.By), r.Note)})
+			Text: fmt.Sprintf("replayed (%s) from %s by %s: %s", r.Mode, r.FromStage, cmp.Or(r.By, "-"), r.Note)})
 	}
 	for _, n := range it.Notes {
-		add(Event{At: n.At, Kind: KindNote, Text: fmt.Sprintf("note by %s: %s", orDash(n.By), n.Text)})
+		add(Event{At: n.At, Kind: KindNote, Text: fmt.Sprintf("note by %s: %s", cmp.Or(n.By, "-"), n.Text)})
 	}
 	if r := it.Resolution; r != nil {
-		add(Event{At: r.At, Kind: KindResolved, Stage: r.Stage, Class: r.Class, Text: fmt.Sprintf("resolved by %s: %s", orDash(r.By), r.Note)})
+		add(Event{At: r.At, Kind: KindResolved, Stage: r.Stage, Class: r.Class, Text: fmt.Sprintf("resolved by %s: %s", cmp.Or(r.By, "-"), r.Note)})
 	}
 	if d := it.Delivery; d != nil {
 		add(Event{At: d.DeliveredAt, Kind: KindDelivered, Stage: pipeline.Notify,
@@ -265,13 +266,6 @@ func kindOf(it state.Item) state.Kind {
 	return it.Kind
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // maxDetail bounds an event's text in Write, in runes.
 const maxDetail = 160
 
@@ -304,7 +298,7 @@ func (tl Timeline) Write(w io.Writer, gaps []string) error {
 		if r := []rune(detail); len(r) > maxDetail {
 			detail = string(r[:maxDetail-1]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(timeLayout), termsafe.String(orDash(string(e.Stage))),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(timeLayout), termsafe.String(cmp.Or(string(e.Stage), "-")),
 			termsafe.String(string(e.Kind)), attempt, detail)
 	}
 	if err := tw.Flush(); err != nil {

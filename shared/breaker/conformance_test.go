@@ -350,14 +350,11 @@ func conformance(t *testing.T, s breaker.Store) {
 	})
 }
 
-func TestMemoryConformance(t *testing.T) {
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	conformance(t, breaker.NewMemory())
-}
-
-func TestDynamoConformance(t *testing.T) {
-	t.Parallel()
-	conformance(t, dynamoStore(t))
+	localtest.Conformance(t, func(t *testing.T, newStore func(*testing.T) breaker.Store) { conformance(t, newStore(t)) },
+		func() breaker.Store { return breaker.NewMemory() },
+		func(t *testing.T) breaker.Store { return dynamoStore(t) })
 }
 
 // dynamoStore creates a stack in the shared moto and returns a store on its
@@ -365,9 +362,5 @@ func TestDynamoConformance(t *testing.T) {
 func dynamoStore(t *testing.T) *breaker.Dynamo {
 	t.Helper()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("BreakersTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &breaker.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: table}
+	return &breaker.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Output(t, "BreakersTableName")}
 }

@@ -1,32 +1,25 @@
 package breaker
 
 import (
+	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
-	"github.com/triagehq/triage/shared/dynamopage"
+	"github.com/triagehq/triage/shared/dynamorecord"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
 )
 
 // DynamoAPI is the part of the DynamoDB client the store uses. Scan is only
 // needed by List (the CLI); the stage functions need GetItem and UpdateItem.
-type DynamoAPI interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
-}
+type DynamoAPI = dynamorecord.API
 
 // Dynamo is the DynamoDB breaker store (template.yaml BreakersTable, key
 // "service"). Every transition is one conditional UpdateItem; the
@@ -44,7 +37,7 @@ type Dynamo struct {
 // TimeFormat is how times people read are stored (opened_at, closed_at,
 // last_failure_at, updated_at); open_until and probe_until, which
 // conditions compare, are Unix milliseconds.
-const TimeFormat = time.RFC3339Nano
+const TimeFormat = dynamorecord.TimeFormat
 
 const (
 	maxRaces     = 16
@@ -86,44 +79,31 @@ func (r record) breaker() Record {
 	}
 }
 
+var (
+	parseTime  = dynamorecord.ParseTime
+	fromMillis = dynamorecord.FromMillis
+)
+
+// table is the BreakersTable as a table of records keyed by service.
+func (s *Dynamo) table() dynamorecord.Table[record] {
+	return dynamorecord.Table[record]{DB: s.DB, Name: s.Table, Key: "service", What: "breaker"}
+}
+
 // Get reads the service's breaker (eventually consistent unless
 // ConsistentReads).
 func (s *Dynamo) Get(ctx context.Context, service string) (Record, error) {
-	r, ok, err := s.get(ctx, service, s.ConsistentReads)
+	r, err := s.table().Find(ctx, service, s.ConsistentReads, ErrNotFound)
 	if err != nil {
 		return Record{}, err
 	}
-	if !ok {
-		return Record{}, fmt.Errorf("get breaker %s: %w", service, ErrNotFound)
-	}
 	return r.breaker(), nil
-}
-
-func (s *Dynamo) get(ctx context.Context, service string, consistent bool) (record, bool, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: key(service), ConsistentRead: aws.Bool(consistent)})
-	if err != nil {
-		return record{}, false, fmt.Errorf("get breaker %s: %w", service, err)
-	}
-	if len(out.Item) == 0 {
-		return record{}, false, nil
-	}
-	r, err := decode(out.Item)
-	return r, err == nil, err
 }
 
 // List scans the table (bounded to maxScanPages pages) and returns every
 // breaker sorted by service.
 func (s *Dynamo) List(ctx context.Context) ([]Record, error) {
-	out, err := dynamopage.List(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table}, maxScanPages,
-		func(av map[string]types.AttributeValue) (Record, error) {
-			r, err := decode(av)
-			return r.breaker(), err
-		},
+	return dynamorecord.List(ctx, s.table(), false, maxScanPages, record.breaker,
 		func(a, b Record) int { return strings.Compare(a.Service, b.Service) })
-	if err != nil {
-		return nil, fmt.Errorf("list breakers: %w", err)
-	}
-	return out, nil
 }
 
 // RecordFailure tries the counting update and, when the record is at
@@ -133,25 +113,18 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 	if req.Service == "" {
 		return FailureResult{}, errors.New("record breaker failure: service is required")
 	}
-	tok := req.Token
-	if tok == "" {
-		tok = NewOwner()
-	}
+	tok := cmp.Or(req.Token, NewOwner())
 	limit := threshold(req.Threshold) - 1
 	trip := false
 	for range maxRaces {
-		out, err := s.DB.UpdateItem(ctx, s.failureUpdate(req, tok, limit, trip))
-		if err == nil {
-			r, derr := decode(out.Attributes)
-			return FailureResult{Record: r.breaker(), Counted: true, Opened: trip}, derr
-		}
-		if !isConditionFailed(err) {
+		o, err := s.table().Apply(ctx, req.Service, s.failureUpdate(req, tok, limit, trip))
+		if err != nil {
 			return FailureResult{}, fmt.Errorf("record failure of breaker %s: %w", req.Service, err)
 		}
-		cur, exists, err := s.current(ctx, req.Service, err)
-		if err != nil {
-			return FailureResult{}, fmt.Errorf("record failure of breaker %s: read after conflict: %w", req.Service, err)
+		if o.Applied {
+			return FailureResult{Record: o.Record.breaker(), Counted: true, Opened: trip}, nil
 		}
+		cur, exists := o.Record, o.Exists
 		if exists && cur.State != "" && State(cur.State) != Closed {
 			// Opened by this very write (a retried request) or by another
 			// caller; either way a failure of a non-closed breaker counts
@@ -202,7 +175,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip b
 			", " + b.Name("generation") + " " + one
 		cond = closedOrNew + " AND NOT " + countBelow
 	}
-	return s.update(req.Service, update, cond, b)
+	return s.table().Update(req.Service, update, cond, b)
 }
 
 // ResetFailures sets a closed breaker's count to zero:
@@ -215,10 +188,10 @@ func (s *Dynamo) ResetFailures(ctx context.Context, service string, generation i
 	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
 	cond := b.Name("state") + " = " + b.Str(string(Closed)) + " AND " + b.Name("consecutive_failures") + " > " + zero +
 		" AND " + generationIs(b, generation)
-	in := s.update(service, update, cond, b)
+	in := s.table().Update(service, update, cond, b)
 	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
 	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
-		if isConditionFailed(err) {
+		if dynamorecord.ConditionFailed(err) {
 			return false, nil
 		}
 		return false, fmt.Errorf("reset failures of breaker %s: %w", service, err)
@@ -309,15 +282,14 @@ func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Reco
 		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
 		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until")
 	cond := "attribute_exists(" + b.Name("service") + ")"
-	out, err := s.DB.UpdateItem(ctx, s.update(service, update, cond, b))
-	if err != nil {
-		if isConditionFailed(err) {
-			return Record{}, fmt.Errorf("reset breaker %s: %w", service, ErrNotFound)
-		}
+	o, err := s.table().Apply(ctx, service, s.table().Update(service, update, cond, b))
+	switch {
+	case err != nil:
 		return Record{}, fmt.Errorf("reset breaker %s: %w", service, err)
+	case !o.Applied:
+		return Record{}, fmt.Errorf("reset breaker %s: %w", service, ErrNotFound)
 	}
-	r, err := decode(out.Attributes)
-	return r.breaker(), err
+	return o.Record.breaker(), nil
 }
 
 // SetDraining marks a closed breaker's service as draining g's waiters:
@@ -349,88 +321,21 @@ func (s *Dynamo) probeHeld(b *dynamoexpr.Builder, owner string) string {
 // shows that this very write applied (applied, for a retried request) is a
 // success; otherwise it is a *ConflictError carrying the record.
 func (s *Dynamo) transition(ctx context.Context, service, op, update, cond string, b *dynamoexpr.Builder, applied func(record) bool) (Record, error) {
-	out, err := s.DB.UpdateItem(ctx, s.update(service, update, cond, b))
-	if err == nil {
-		r, derr := decode(out.Attributes)
-		return r.breaker(), derr
-	}
-	if !isConditionFailed(err) {
+	o, err := s.table().Apply(ctx, service, s.table().Update(service, update, cond, b))
+	switch {
+	case err != nil:
 		return Record{}, fmt.Errorf("breaker %s: %s: %w", service, op, err)
-	}
-	cur, exists, gerr := s.current(ctx, service, err)
-	if gerr != nil {
-		return Record{}, fmt.Errorf("breaker %s: %s: read after conflict: %w", service, op, gerr)
-	}
-	if exists && applied != nil && applied(cur) {
-		return cur.breaker(), nil
+	case o.Applied, o.Exists && applied != nil && applied(o.Record):
+		return o.Record.breaker(), nil
 	}
 	ce := &ConflictError{Service: service, Op: op}
-	if exists {
-		r := cur.breaker()
+	if o.Exists {
+		r := o.Record.breaker()
 		ce.Current = &r
 	}
 	return Record{}, ce
 }
 
-func (s *Dynamo) update(service, update, cond string, b *dynamoexpr.Builder) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(service), UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-}
-
-// current is the record a failed condition saw: the item the error carries,
-// or, from an implementation that does not return it, a consistent read.
-func (s *Dynamo) current(ctx context.Context, service string, err error) (record, bool, error) {
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) && len(ccf.Item) > 0 {
-		r, derr := decode(ccf.Item)
-		return r, derr == nil, derr
-	}
-	return s.get(ctx, service, true)
-}
-
-func decode(av map[string]types.AttributeValue) (record, error) {
-	var r record
-	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
-		return record{}, fmt.Errorf("decode breaker: %w", err)
-	}
-	return r, nil
-}
-
-func key(service string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"service": &types.AttributeValueMemberS{Value: service}}
-}
-
-func isConditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
-}
-
 // NewOwner returns a random probe owner (and write token): 24 hex digits.
 // Uniqueness is all it needs.
-func NewOwner() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(TimeFormat, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
-}
-
-func fromMillis(ms int64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
-}
+func NewOwner() string { return dynamorecord.NewToken() }

@@ -134,10 +134,7 @@ func TestDailyBudgetRules(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	table, err := env.Stack.Output("BudgetTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BudgetTableName")
 	// One table; each case charges its own day (the test's own t0 shifted
 	// by whole days keeps the cases apart).
 	var mu sync.Mutex
@@ -177,10 +174,7 @@ func (s shifted) Day(ctx context.Context, day time.Time) (budget.Day, error) {
 func TestConcurrentChargesNeverOverspend(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("BudgetTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BudgetTableName")
 	b, err := budget.New(dynamodb.NewFromConfig(env.AWS), table, 10_000, 700) // 14 calls fit (9 800), the 15th would not
 	if err != nil {
 		t.Fatal(err)
@@ -278,10 +272,7 @@ func (c *countingAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInp
 func TestEightInstancesSpendingAtOnce(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("BudgetTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BudgetTableName")
 	const (
 		instances = 8
 		dailyCap  = budget.Micros(1_000_000) // $1
@@ -316,10 +307,7 @@ func TestEightInstancesSpendingAtOnce(t *testing.T) {
 func TestLeasesStartFromADayWithoutThem(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("BudgetTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BudgetTableName")
 	db := dynamodb.NewFromConfig(env.AWS)
 	ctx := context.Background()
 	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
@@ -392,10 +380,7 @@ func TestBusyPocketsLeaseByTheirRate(t *testing.T) {
 func TestSettlingPocketsUnderConcurrentInstances(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("BudgetTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BudgetTableName")
 	const (
 		instances = 8
 		dailyCap  = budget.Micros(1_000_000) // $1

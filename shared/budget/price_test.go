@@ -144,10 +144,7 @@ func TestDailyChargeCostAndSettle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("BudgetTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BudgetTableName")
 	d, err := budget.New(dynamodb.NewFromConfig(env.AWS), table, 10_000, 3_000)
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // Limits on the payload. SQS accepts messages up to 256 KiB; a dead letter
@@ -363,11 +364,7 @@ func truncate(s string, n int) string {
 		return s
 	}
 	const mark = "…[truncated]"
-	cut := max(n-len(mark), 0)
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + mark
+	return textcut.Prefix(s, n-len(mark)) + mark
 }
 
 // truncateHex keeps the first n characters of a hex digest (nothing else is

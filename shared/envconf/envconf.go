@@ -163,6 +163,15 @@ func Exit(err error) {
 	os.Exit(1)
 }
 
+// Must returns v, or, when err is not nil, exits as Exit does: main's
+// one-line form of "load, or fail the init".
+func Must[T any](v T, err error) T {
+	if err != nil {
+		Exit(err)
+	}
+	return v
+}
+
 // Add records err, which names its variable itself, if any.
 func (r *Reader) Add(err error) {
 	if err != nil {

@@ -294,15 +294,10 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 	})
 }
 
-func TestMemoryConformance(t *testing.T) {
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	conformance(t, func(*testing.T) health.Store { return health.NewMemory() })
-}
-
-func TestDynamoConformance(t *testing.T) {
-	t.Parallel()
-	store := dynamoStore(t)
-	conformance(t, func(*testing.T) health.Store { return store })
+	localtest.Conformance(t, conformance, func() health.Store { return health.NewMemory() },
+		func(t *testing.T) health.Store { return dynamoStore(t) })
 }
 
 // dynamoStore creates a stack in the shared moto and returns a store on its
@@ -310,11 +305,7 @@ func TestDynamoConformance(t *testing.T) {
 func dynamoStore(t *testing.T) *health.Dynamo {
 	t.Helper()
 	env := localtest.Stack(t, nil)
-	table, err := env.Stack.Output("ModelsTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: table}
+	return &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Output(t, "ModelsTableName")}
 }
 
 // replayingDB sends every UpdateItem twice and answers with the second

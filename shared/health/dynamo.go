@@ -1,32 +1,25 @@
 package health
 
 import (
+	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/shared/dynamoexpr"
-	"github.com/triagehq/triage/shared/dynamopage"
+	"github.com/triagehq/triage/shared/dynamorecord"
 	"github.com/triagehq/triage/shared/failure"
 )
 
 // DynamoAPI is the part of the DynamoDB client the store uses. Scan is only
 // needed by List (the recovery function and the CLI).
-type DynamoAPI interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
-}
+type DynamoAPI = dynamorecord.API
 
 // Dynamo is the DynamoDB model-health store (template.yaml ModelsTable,
 // key "model"). Every write is one UpdateItem; see the package documentation
@@ -48,7 +41,7 @@ const maxScanPages = 100
 // TimeFormat is how times people read are stored (disabled_at,
 // recovered_at, updated_at); last_failure_at, which Recover compares, is Unix
 // milliseconds.
-const TimeFormat = time.RFC3339Nano
+const TimeFormat = dynamorecord.TimeFormat
 
 // record is a model's health as stored.
 type record struct {
@@ -80,40 +73,31 @@ func (r record) model() Model {
 	}
 }
 
+var (
+	parseTime  = dynamorecord.ParseTime
+	fromMillis = dynamorecord.FromMillis
+	newToken   = dynamorecord.NewToken
+)
+
+// table is the ModelsTable as a table of records keyed by model.
+func (s *Dynamo) table() dynamorecord.Table[record] {
+	return dynamorecord.Table[record]{DB: s.DB, Name: s.Table, Key: "model", What: "model health"}
+}
+
 // Get reads the model's record with a strongly consistent read.
 func (s *Dynamo) Get(ctx context.Context, model string) (Model, error) {
-	r, ok, err := s.get(ctx, model)
+	r, err := s.table().Find(ctx, model, true, ErrNotFound)
 	if err != nil {
 		return Model{}, err
 	}
-	if !ok {
-		return Model{}, fmt.Errorf("get %s: %w", model, ErrNotFound)
-	}
 	return r.model(), nil
-}
-
-func (s *Dynamo) get(ctx context.Context, model string) (record, bool, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: key(model), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return record{}, false, fmt.Errorf("get model health %s: %w", model, err)
-	}
-	if len(out.Item) == 0 {
-		return record{}, false, nil
-	}
-	r, err := decode(out.Item)
-	return r, err == nil, err
 }
 
 // List scans the table (bounded to maxScanPages pages) and returns every
 // record sorted by name.
 func (s *Dynamo) List(ctx context.Context) ([]Model, error) {
-	out, err := dynamopage.List(ctx, s.DB, &dynamodb.ScanInput{TableName: &s.Table, ConsistentRead: aws.Bool(true)}, maxScanPages,
-		func(av map[string]types.AttributeValue) (Model, error) { r, err := decode(av); return r.model(), err },
+	return dynamorecord.List(ctx, s.table(), true, maxScanPages, record.model,
 		func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
-	if err != nil {
-		return nil, fmt.Errorf("list model health: %w", err)
-	}
-	return out, nil
 }
 
 // RecordFailure counts one failure. It first tries the counting update; when
@@ -125,29 +109,18 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 	if req.Model == "" {
 		return FailureResult{}, errors.New("record failure: model is required")
 	}
-	tok := req.Token
-	if tok == "" {
-		tok = newToken()
-	}
+	tok := cmp.Or(req.Token, newToken())
 	limit := threshold(req.Threshold) - 1
 	disable := false
 	for range maxRaces {
-		out, err := s.DB.UpdateItem(ctx, s.failureUpdate(req, tok, limit, disable))
-		if err == nil {
-			r, derr := decode(out.Attributes)
-			if derr != nil {
-				return FailureResult{}, derr
-			}
-			return FailureResult{Model: r.model(), Disabled: disable}, nil
-		}
-		var ccf *types.ConditionalCheckFailedException
-		if !errors.As(err, &ccf) {
+		o, err := s.table().Apply(ctx, req.Model, s.failureUpdate(req, tok, limit, disable))
+		if err != nil {
 			return FailureResult{}, fmt.Errorf("record failure of model %s: %w", req.Model, err)
 		}
-		cur, exists, err := s.current(ctx, req.Model, ccf.Item)
-		if err != nil {
-			return FailureResult{}, fmt.Errorf("record failure of model %s: read after conflict: %w", req.Model, err)
+		if o.Applied {
+			return FailureResult{Model: o.Record.model(), Disabled: disable}, nil
 		}
+		cur, exists := o.Record, o.Exists
 		if exists && slices.Contains(cur.WriteTokens, tok) {
 			return FailureResult{Model: cur.model(), Disabled: cur.DisableToken == tok}, nil
 		}
@@ -170,7 +143,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 	set := []string{
 		b.Name("last_failure_at") + " = " + b.Num(req.At.UnixMilli()),
 		b.Name("last_error_type") + " = " + b.Str(string(req.Class)),
-		b.Name("last_error") + " = " + b.Str(orDash(req.Reason)),
+		b.Name("last_error") + " = " + b.Str(cmp.Or(req.Reason, "-")),
 		b.Name("updated_at") + " = " + now,
 	}
 	one := b.Num(1)
@@ -194,23 +167,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 		cond = "NOT " + countBelow + " AND (attribute_not_exists(" + b.Name("disabled") + ") OR " +
 			b.Name("disabled") + " = " + b.Bool(false) + ") AND " + fresh
 	}
-	return &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(req.Model),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-}
-
-// current is the record a failed condition saw: the item the error carries,
-// or, from an implementation that does not return it, a consistent read.
-func (s *Dynamo) current(ctx context.Context, model string, item map[string]types.AttributeValue) (record, bool, error) {
-	if len(item) > 0 {
-		r, err := decode(item)
-		return r, err == nil, err
-	}
-	return s.get(ctx, model)
+	return s.table().Update(req.Model, update, cond, b)
 }
 
 // ResetFailures sets an enabled model's count to zero:
@@ -225,12 +182,10 @@ func (s *Dynamo) ResetFailures(ctx context.Context, model string, now time.Time)
 	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat)) +
 		" REMOVE " + b.Name("write_tokens")
 	cond := b.Name("consecutive_failures") + " > " + zero + " AND " + b.Name("disabled") + " = " + b.Bool(false)
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(model), UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	})
-	if err != nil {
-		if isConditionFailed(err) {
+	in := s.table().Update(model, update, cond, b)
+	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
+	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
+		if dynamorecord.ConditionFailed(err) {
 			return false, nil
 		}
 		return false, fmt.Errorf("reset failures of model %s: %w", model, err)
@@ -255,25 +210,14 @@ func (s *Dynamo) Recover(ctx context.Context, req RecoverRequest) (Model, error)
 		" REMOVE " + b.Name("write_tokens") + ", " + b.Name("disable_token")
 	cond := b.Name("disabled") + " = " + b.Bool(true) + " AND " + b.Name("disabled_by") + " = " + b.Str(ByAuto) +
 		" AND " + b.Name("last_failure_at") + " <= " + b.Num(req.Now.Add(-cooldown(req.Cooldown)).UnixMilli())
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(req.Model), UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	if err == nil {
-		r, derr := decode(out.Attributes)
-		return r.model(), derr
-	}
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		return Model{}, fmt.Errorf("recover model %s: %w", req.Model, err)
-	}
-	cur, exists, gerr := s.current(ctx, req.Model, ccf.Item)
+	o, err := s.table().Apply(ctx, req.Model, s.table().Update(req.Model, update, cond, b))
+	cur := o.Record
 	switch {
-	case gerr != nil:
-		return Model{}, fmt.Errorf("recover model %s: read after conflict: %w", req.Model, gerr)
-	case !exists:
+	case err != nil:
+		return Model{}, fmt.Errorf("recover model %s: %w", req.Model, err)
+	case o.Applied:
+		return cur.model(), nil
+	case !o.Exists:
 		return Model{}, fmt.Errorf("recover model %s: %w", req.Model, ErrNotFound)
 	case !cur.Disabled && cur.RecoveredBy == ByRecovery && cur.RecoveredAt == now:
 		// A retried request whose first attempt applied.
@@ -296,7 +240,7 @@ func (s *Dynamo) SetDisabled(ctx context.Context, model string, disabled bool, r
 		update = "SET " + b.Name("disabled") + " = " + b.Bool(true) +
 			", " + b.Name("disabled_by") + " = " + b.Str(ByOperator) +
 			", " + b.Name("disabled_at") + " = " + ts +
-			", " + b.Name("disable_reason") + " = " + b.Str(orDash(reason)) +
+			", " + b.Name("disable_reason") + " = " + b.Str(cmp.Or(reason, "-")) +
 			", " + b.Name("consecutive_failures") + " = if_not_exists(" + b.Name("consecutive_failures") + ", " + b.Num(0) + ")" +
 			", " + b.Name("updated_at") + " = " + ts
 	} else {
@@ -307,63 +251,11 @@ func (s *Dynamo) SetDisabled(ctx context.Context, model string, disabled bool, r
 			", " + b.Name("updated_at") + " = " + ts +
 			" REMOVE " + b.Name("write_tokens") + ", " + b.Name("disable_token")
 	}
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(model), UpdateExpression: &update,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values, ReturnValues: types.ReturnValueAllNew,
-	})
+	in := s.table().Update(model, update, "", b)
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureNone
+	o, err := s.table().Apply(ctx, model, in)
 	if err != nil {
 		return Model{}, fmt.Errorf("set model %s disabled=%t: %w", model, disabled, err)
 	}
-	r, err := decode(out.Attributes)
-	return r.model(), err
-}
-
-func decode(av map[string]types.AttributeValue) (record, error) {
-	var r record
-	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
-		return record{}, fmt.Errorf("decode model health: %w", err)
-	}
-	return r, nil
-}
-
-func key(model string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"model": &types.AttributeValueMemberS{Value: model}}
-}
-
-func isConditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
-}
-
-// newToken returns a random write token. Uniqueness is all it needs; it
-// takes part in no decision.
-func newToken() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(TimeFormat, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
-}
-
-func fromMillis(ms int64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
+	return o.Record.model(), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // Limits of a spec. docs/item-message.schema.json states the same numbers;
@@ -244,7 +245,7 @@ func (s Spec) validate(present map[string]json.RawMessage) *Error {
 	}
 	if has(FieldKind, string(s.Kind)) {
 		if !slices.Contains(state.Kinds(), s.Kind) {
-			p = append(p, fmt.Sprintf("kind %q is not story, document or action", truncate(string(s.Kind), 32)))
+			p = append(p, fmt.Sprintf("kind %q is not story, document or action", textcut.Ellipsis(string(s.Kind), 32)))
 		}
 	}
 	p = append(p, checkURL(FieldSourceURL, s.SourceURL)...)
@@ -264,10 +265,10 @@ func (s Spec) validate(present map[string]json.RawMessage) *Error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
 		if !metadataKey.MatchString(k) {
-			p = append(p, fmt.Sprintf("metadata key %q must be 1 to %d of A-Z a-z 0-9 _ . : -", truncate(k, 32), MaxMetadataKeyLen))
+			p = append(p, fmt.Sprintf("metadata key %q must be 1 to %d of A-Z a-z 0-9 _ . : -", textcut.Ellipsis(k, 32), MaxMetadataKeyLen))
 		}
 		if n := utf8.RuneCountInString(s.Metadata[k]); n > MaxMetadataValueLen {
-			p = append(p, fmt.Sprintf("metadata %q is %d characters, at most %d are allowed", truncate(k, 32), n, MaxMetadataValueLen))
+			p = append(p, fmt.Sprintf("metadata %q is %d characters, at most %d are allowed", textcut.Ellipsis(k, 32), n, MaxMetadataValueLen))
 		}
 	}
 	if len(p) == 0 {
@@ -333,7 +334,7 @@ func decodeMetadata(raw json.RawMessage, dst *map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		var v string
 		if err := strictString(obj[k], &v); err != nil {
-			return fmt.Errorf("%q %v", truncate(k, 32), err)
+			return fmt.Errorf("%q %v", textcut.Ellipsis(k, 32), err)
 		}
 		out[k] = v
 	}
@@ -489,14 +490,4 @@ func readableID(id string) string {
 		return ""
 	}
 	return id
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

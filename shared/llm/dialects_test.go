@@ -35,11 +35,7 @@ func setupDialects(t *testing.T, timeout time.Duration) *dialectBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := fakes.Start("", fake)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, fake)
 	b := &dialectBundle{fake: fake, url: srv.URL, clients: map[failure.Provider]llm.Completer{}}
 	awsCfg := &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test-access-key", "test-secret-key", "")}
 	for _, cfg := range []llm.Config{

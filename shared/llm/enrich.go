@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // MaxTopEntities is the most entries top_entities may have.
@@ -58,24 +58,12 @@ func BuildMessages(kind state.Kind, text string, maxInputBytes int) []Message {
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	if maxInputBytes > 0 {
-		text = cutRunes(text, maxInputBytes)
+		text = textcut.Prefix(text, maxInputBytes)
 	}
 	return []Message{
 		{Role: RoleSystem, Content: system},
 		{Role: RoleUser, Content: text},
 	}
-}
-
-// cutRunes returns the longest prefix of s of at most n bytes that ends on a
-// rune boundary.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // ParseEnrichment validates a model's answer and returns the enrichment it

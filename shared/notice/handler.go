@@ -24,6 +24,7 @@ import (
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // Defaults of the Handler's optional fields.
@@ -206,7 +207,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 		// Logged and counted; the dead letter (or the retry) it tells of
 		// stands whatever happens here.
 		log.Error("notice abandoned: the owner was not told", "attempts", claimed.Attempts, "class", string(cl.Class),
-			"error", truncate(errText, 512))
+			"error", textcut.Ellipsis(errText, 512))
 		h.count(MetricAbandoned, cl.Class)
 		s.State = audit.NoticeAbandoned
 		return h.settle(ctx, log, s, claimed.Attempts, 0)
@@ -214,7 +215,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 	wait := h.delay(claimed.Attempts, cl, now)
 	s.State, s.NotBefore = audit.NoticePending, now.Add(wait)
 	log.Warn("notice attempt failed; will retry", "attempt", claimed.Attempts, "class", string(cl.Class),
-		"delay_ms", wait.Milliseconds(), "error", truncate(errText, 512))
+		"delay_ms", wait.Milliseconds(), "error", textcut.Ellipsis(errText, 512))
 	h.count(MetricRetried, cl.Class)
 	return h.settle(ctx, log, s, claimed.Attempts, wait)
 }

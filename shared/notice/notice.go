@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // Event is a notice's event type, sent as the body's "event" and the
@@ -162,10 +163,10 @@ func Reason(le state.LastError) string {
 	}
 	if le.ErrorClass == failure.ActionFailed {
 		if r, ok := failure.ActionReasonFromText(le.Error); ok && strings.TrimSpace(r) != "" {
-			s += ": " + truncate(strings.TrimSpace(r), maxActionReason)
+			s += ": " + textcut.Ellipsis(strings.TrimSpace(r), maxActionReason)
 		}
 	}
-	return truncate(redact.String(s), MaxReasonBytes)
+	return textcut.Ellipsis(redact.String(s), MaxReasonBytes)
 }
 
 // Encode returns the queue message body: n without SentAt.
@@ -189,21 +190,11 @@ func Decode(body string) (Notice, error) {
 	}
 	switch {
 	case n.Event != Failed && n.Event != RetryScheduled:
-		return Notice{}, fmt.Errorf("%w: event %q", ErrMalformed, truncate(string(n.Event), 40))
+		return Notice{}, fmt.Errorf("%w: event %q", ErrMalformed, textcut.Ellipsis(string(n.Event), 40))
 	case n.ID == "" || n.ItemID == "" || len(n.ItemID) > pipeline.MaxItemIDLen:
 		return Notice{}, fmt.Errorf("%w: notice_id or item_id missing", ErrMalformed)
 	case !strings.HasPrefix(n.ID, n.ItemID+":"):
 		return Notice{}, fmt.Errorf("%w: notice_id does not name the item", ErrMalformed)
 	}
 	return n, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -182,10 +182,7 @@ func TestReportsOnDynamoDB(t *testing.T) {
 	db := dynamodb.NewFromConfig(env.AWS)
 	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), Bodies: env.Bodies()}
 	log := &state.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}
-	table, err := env.Stack.Output("BudgetTableName")
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := env.Output(t, "BudgetTableName")
 	b, err := budget.New(db, table, 9000, 3000)
 	if err != nil {
 		t.Fatal(err)

@@ -250,20 +250,7 @@ func writeOutages(w io.Writer, rep Report) {
 		}
 	}
 	p("### Targets (long outages)\n\n| target | measured | met |\n|---|---|---|\n")
-	targets := OutageTargets(rep.Outages)
-	for _, t := range targets {
-		met := "yes"
-		if !t.Met {
-			met = "**no**"
-		}
-		p("| %s | %s | %s |\n", t.Goal, t.Measured, met)
-	}
-	p("\n")
-	for _, t := range targets {
-		if t.Bound != "" {
-			p("- *%s*: %s.\n", t.Goal, t.Bound)
-		}
-	}
+	writeTargets(p, OutageTargets(rep.Outages))
 	p("- **Reading the tables.** *Recovery* is the end of the last window, or the first 00:00 UTC after the budget was " +
 		"spent; the *backlog* is the items that arrived before it and had not passed the shut stage; *drain time* runs " +
 		"from recovery until the last of them passed it; the *drain rate* counts the stage's successes per second from the " +

@@ -425,19 +425,7 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 	targets, err := Targets(rep.Results, rep.Prices)
 	if err == nil {
 		p("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n")
-		for _, t := range targets {
-			met := "yes"
-			if !t.Met {
-				met = "**no**"
-			}
-			p("| %s | %s | %s |\n", t.Goal, t.Measured, met)
-		}
-		p("\n")
-		for _, t := range targets {
-			if t.Bound != "" {
-				p("- *%s*: %s.\n", t.Goal, t.Bound)
-			}
-		}
+		writeTargets(p, targets)
 		if rep.Also != nil {
 			std, naive := find(rep.Results, targetPolicy), find(rep.Results, baselinePolicy)
 			_, sc := std.CostPer(*rep.Also)
@@ -660,4 +648,22 @@ func breakdown64(m map[string]int64) string {
 		n[k] = int(v)
 	}
 	return breakdown(n)
+}
+
+// writeTargets writes the rows of a Markdown table of targets (goal,
+// measured, met) and then each target's bound, if any, as a list.
+func writeTargets(p func(format string, args ...any), targets []Target) {
+	for _, t := range targets {
+		met := "yes"
+		if !t.Met {
+			met = "**no**"
+		}
+		p("| %s | %s | %s |\n", t.Goal, t.Measured, met)
+	}
+	p("\n")
+	for _, t := range targets {
+		if t.Bound != "" {
+			p("- *%s*: %s.\n", t.Goal, t.Bound)
+		}
+	}
 }

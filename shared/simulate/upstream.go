@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"hash/fnv"
 	"time"
 
 	"github.com/triagehq/triage/infra/fakes"
@@ -417,11 +418,9 @@ func splitmix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
+// hashString is s's 64-bit FNV-1a hash.
 func hashString(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
 }

@@ -319,14 +319,10 @@ func conformance(t *testing.T, newStore func(t *testing.T) store) {
 	})
 }
 
-func TestMemoryConformance(t *testing.T) {
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	conformance(t, func(*testing.T) store { return state.NewMemory() })
-}
-
-func TestDynamoConformance(t *testing.T) {
-	t.Parallel()
-	env := localtest.Stack(t, nil)
-	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
-	conformance(t, func(*testing.T) store { return items })
+	localtest.Conformance(t, conformance, func() store { return state.NewMemory() }, func(t *testing.T) store {
+		env := localtest.Stack(t, nil)
+		return &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
+	})
 }

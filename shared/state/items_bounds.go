@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // Bounds on what an item holds. DynamoDB refuses an item over 400 KB, and
@@ -88,7 +89,7 @@ func boundLastError(le LastError) LastError {
 		if len(out) == MaxDetails {
 			break
 		}
-		out[cutText(k, MaxDetailKeyBytes)] = cutMarked(le.Details[k], MaxDetailBytes)
+		out[textcut.Prefix(k, MaxDetailKeyBytes)] = cutMarked(le.Details[k], MaxDetailBytes)
 	}
 	le.Details = out
 	return le
@@ -99,12 +100,12 @@ func boundOutput(o Output) Output {
 	switch {
 	case o.Document != nil:
 		d := *o.Document
-		d.ContentType = cutText(d.ContentType, MaxErrorFieldBytes)
+		d.ContentType = textcut.Prefix(d.ContentType, MaxErrorFieldBytes)
 		return Output{Document: &d}
 	case o.Enrichment != nil:
 		e := *o.Enrichment
-		e.Model = cutText(e.Model, MaxErrorFieldBytes)
-		e.ActionOutcome = cutText(e.ActionOutcome, MaxErrorFieldBytes)
+		e.Model = textcut.Prefix(e.Model, MaxErrorFieldBytes)
+		e.ActionOutcome = textcut.Prefix(e.ActionOutcome, MaxErrorFieldBytes)
 		return Output{Enrichment: &e}
 	}
 	return o
@@ -117,5 +118,5 @@ func cutMarked(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return cutText(s, n-len(mark)) + mark
+	return textcut.Prefix(s, n-len(mark)) + mark
 }

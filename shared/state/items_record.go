@@ -1,6 +1,7 @@
 package state
 
 import (
+	"github.com/triagehq/triage/shared/dynamorecord"
 	"strconv"
 	"time"
 
@@ -158,36 +159,26 @@ func toRecord(it Item) record {
 // range keys rely on it).
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
-func formatTime(t time.Time) string {
+// FormatTime writes t in TimeFormat, fixed width so keys sort in time
+// order; the zero time is "".
+func FormatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format(TimeFormat)
 }
 
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
+var (
+	formatTime = FormatTime
+	parseTime  = dynamorecord.ParseTime
+	fromMillis = dynamorecord.FromMillis
+)
 
 func toMillis(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
 	return t.UnixMilli()
-}
-
-func fromMillis(ms int64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
 }
 
 // writeToken names one logical write; retries of the write carry the same token.

@@ -17,6 +17,7 @@ import (
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/textcut"
 )
 
 // ReplayMode says where a replay resumes an item.
@@ -147,7 +148,7 @@ func (req ReplayRequest) normalize() (ReplayRequest, error) {
 	case !req.Class.Valid() && req.Class != "":
 		return req, fmt.Errorf("replay %s: unknown class %q", req.ItemID, req.Class)
 	}
-	req.Note = cutText(strings.TrimSpace(req.Note), MaxNoteBytes)
+	req.Note = textcut.Prefix(strings.TrimSpace(req.Note), MaxNoteBytes)
 	if req.From == nil {
 		req.From = DeadLetterStates()
 	}
@@ -472,17 +473,6 @@ func appendBounded[T any](list []T, v T, n int) []T {
 	return out
 }
 
-// cutText cuts s to at most n bytes on a rune boundary.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}
-
 // MaxNoteBytes bounds one operator note (and a replay's note).
 const MaxNoteBytes = 2048
 
@@ -592,7 +582,7 @@ func normalizeNote(itemID string, n Note) (Note, error) {
 	if len(n.DeadLetterID) > MaxRefBytes {
 		return n, fmt.Errorf("annotate %s: dead letter id longer than %d bytes", itemID, MaxRefBytes)
 	}
-	n.Text = cutText(n.Text, MaxNoteBytes)
+	n.Text = textcut.Prefix(n.Text, MaxNoteBytes)
 	n.At = n.At.UTC().Truncate(time.Millisecond)
 	return n, nil
 }

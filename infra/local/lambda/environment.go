@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -120,29 +119,15 @@ func (e *environment) start() {
 	cmd.Stderr = e.stderr.w
 	cmd.SysProcAttr = procgroup.Attr()
 
-	// The goroutine that starts the process stays locked to its OS thread
-	// and blocks in Wait until the process exits: Linux's parent-death
-	// signal follows the forking thread, so that thread must outlive the
-	// process. It also reaps the process, so no zombie is left.
-	started := make(chan error, 1)
 	e.started.Store(time.Now().UnixNano())
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		err := cmd.Wait()
+	if err := procgroup.Start(cmd, func(err error) {
 		// The output is complete once both pipes are drained; a
 		// grandchild holding them open is cut off after StopGrace.
 		_ = e.stdout.drain(e.svc.opts.StopGrace)
 		_ = e.stderr.drain(e.svc.opts.StopGrace)
 		e.exitErr = err
 		close(e.exited)
-	}()
-	if err := <-started; err != nil {
+	}); err != nil {
 		e.startErr = err
 		_ = e.stdout.drain(0)
 		_ = e.stderr.drain(0)

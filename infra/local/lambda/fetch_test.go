@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,10 +27,6 @@ func TestFetchBootstrap(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, map[string]string{"BlockPrivateNetworks": "false"})
 	bin := lambdatest.Build(t, "./functions/fetch")
-	root, err := localtest.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
@@ -44,10 +38,7 @@ func TestFetchBootstrap(t *testing.T) {
 	if err := svc.Register(lambda.Function{Name: fn.LogicalID, Bootstrap: bin, Env: vars, Timeout: fn.Timeout, MemoryMB: fn.MemorySize}); err != nil {
 		t.Fatal(err)
 	}
-	event, err := os.ReadFile(filepath.Join(root, "events", "fetch", "normal.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	event := localtest.Event(t, "fetch/normal.json")
 
 	for i, want := range []bool{true, false} { // cold, then warm
 		res, err := svc.Invoke(ctx, fn.LogicalID, event)

@@ -63,6 +63,48 @@ type Env struct {
 // child processes such as the functions' bootstrap binaries.
 func (e *Env) Environ() []string { return moto.Environ(e.Endpoint, os.Environ()) }
 
+// Conformance runs suite, a store's contract, against its in-memory twin
+// (a new one from memory per case) and against its DynamoDB store (built
+// once by dynamo, on a stack of its own, and shared by the cases), each as a
+// parallel subtest.
+func Conformance[S any](t *testing.T, suite func(t *testing.T, newStore func(*testing.T) S), memory func() S, dynamo func(*testing.T) S) {
+	t.Run("memory", func(t *testing.T) {
+		t.Parallel()
+		suite(t, func(*testing.T) S { return memory() })
+	})
+	t.Run("dynamo", func(t *testing.T) {
+		t.Parallel()
+		s := dynamo(t)
+		suite(t, func(*testing.T) S { return s })
+	})
+}
+
+// Event reads the sample event events/<rel> of the module; t fails when
+// it cannot.
+func Event(t testing.TB, rel string) []byte {
+	t.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "events", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// Output is the stack's output key (a table's name, say); t fails when the
+// stack has none.
+func (e *Env) Output(t testing.TB, key string) string {
+	t.Helper()
+	v, err := e.Stack.Output(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // Timeouts. Creating a stack in moto takes about a second; the bounds are
 // generous for a loaded 2-core CI machine but keep a hung tool from eating
 // the whole test timeout.

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,23 +165,8 @@ func launch(ctx context.Context, bin string, opts Options, port int) (*Server, e
 	cmd.Stderr = out
 	cmd.SysProcAttr = procgroup.Attr()
 
-	// The goroutine that starts the process stays locked to its OS thread
-	// and blocks in Wait until the process exits: Linux's parent-death
-	// signal follows the forking thread, so that thread must outlive the
-	// server. It also reaps the process, so Stop never leaves a zombie.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		s.waitErr = cmd.Wait()
-		close(s.done)
-	}()
-	if err := <-started; err != nil {
+	// procgroup.Start also reaps the process, so Stop never leaves a zombie.
+	if err := procgroup.Start(cmd, func(err error) { s.waitErr = err; close(s.done) }); err != nil {
 		s.closeLog()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}

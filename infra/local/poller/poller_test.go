@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,14 +81,7 @@ func TestParseBatchResponse(t *testing.T) {
 // event, as in events/fetch/normal.json.
 func TestEventShape(t *testing.T) {
 	t.Parallel()
-	root, err := localtest.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample, err := os.ReadFile(filepath.Join(root, "events", "fetch", "normal.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sample := localtest.Event(t, "fetch/normal.json")
 	var want struct{ Records []map[string]json.RawMessage }
 	if err := json.Unmarshal(sample, &want); err != nil {
 		t.Fatal(err)

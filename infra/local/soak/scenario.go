@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"hash/fnv"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -143,13 +144,11 @@ func draw(seed uint64, salt, key string) float64 {
 	return rand.New(rand.NewPCG(seed, hashString(salt+"\x00"+key))).Float64()
 }
 
+// hashString is s's 64-bit FNV-1a hash.
 func hashString(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
 }
 
 // plan is a run's items: ids, kinds, URLs and the scripted ones.

@@ -731,17 +731,8 @@ func (r *Resolver) listArg(fn string, arg any, depth int) ([]any, error) {
 }
 
 func toString(v, expr any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case int:
-		return strconv.Itoa(x), nil
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case nil:
-		return "", nil
+	if s, ok := scalarString(v); ok || v == nil {
+		return s, nil
 	}
 	return "", &UnresolvedError{Expr: shortAny(expr), Reason: fmt.Sprintf("evaluates to a %T, not a string", v)}
 }

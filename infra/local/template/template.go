@@ -629,18 +629,28 @@ func optString(m map[string]any, key, where string) (string, error) {
 	return s, nil
 }
 
+// scalarString renders a string, number or boolean as CloudFormation
+// passes it: numbers in decimal, booleans as "true"/"false"; ok is false
+// for anything else.
+func scalarString(v any) (s string, ok bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int:
+		return strconv.Itoa(x), true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
+}
+
 // literalString renders a scalar as CloudFormation passes it: numbers in
 // decimal, booleans as "true"/"false".
 func literalString(v any, where string) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case int:
-		return strconv.Itoa(x), nil
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
-	case bool:
-		return strconv.FormatBool(x), nil
+	if s, ok := scalarString(v); ok {
+		return s, nil
 	}
 	return "", &SyntaxError{Msg: fmt.Sprintf("%s must be a scalar, not %T", where, v)}
 }

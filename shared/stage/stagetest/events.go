@@ -23,6 +23,32 @@ import (
 // the stage needs (a source URL, fetched text, an enrichment and webhook).
 type Seed func(store *state.Memory, itemID string, st pipeline.Stage)
 
+// EachEvent runs fn, in a parallel subtest named by the file, on every
+// sample event file events/<pattern> (a filepath.Match pattern, such as
+// "recovery/*.json") unmarshalled into a T; it fails when there are none
+// or one does not unmarshal.
+func EachEvent[T any](t *testing.T, pattern string, fn func(t *testing.T, path string, ev T)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(ModuleRoot(t), "events", pattern))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sample events %s: %v", pattern, err)
+	}
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".json"), func(t *testing.T) {
+			t.Parallel()
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ev T
+			if err := json.Unmarshal(raw, &ev); err != nil {
+				t.Fatalf("%s is not a %T: %v", path, ev, err)
+			}
+			fn(t, path, ev)
+		})
+	}
+}
+
 // EventFiles runs every events/<st>/*.json file through a Runner over
 // state.Memory and the real Work, and checks what each file's name promises:
 //
