@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/triagehq/triage/infra/local/procgroup"
+	"github.com/triagehq/triage/infra/local/sqs"
 	"github.com/triagehq/triage/shared/awsconf"
 )
 
@@ -63,17 +64,54 @@ type Options struct {
 	LogPath string
 	// StartTimeout bounds the wait until the server answers HTTP; default 20s.
 	StartTimeout time.Duration
+	// SQS says which SQS answers: SQSLocal (the default) or SQSMoto. ""
+	// reads $TRIAGE_LOCAL_SQS ("local" or "moto"), so a whole test run can
+	// be pointed at moto's SQS for a comparison.
+	SQS SQSMode
+}
+
+// SQSMode picks the SQS behind a Server's URL.
+type SQSMode string
+
+// The SQS implementations a Server can answer with.
+const (
+	// SQSLocal is the emulator of package sqs, served by the Front in the
+	// test's (or the stack's) own process: O(1) per call at any depth.
+	SQSLocal SQSMode = "local"
+	// SQSMoto is moto's own SQS, kept for comparisons.
+	SQSMoto SQSMode = "moto"
+)
+
+// SQSEnv is the environment variable that picks the SQS when
+// Options.SQS is empty.
+const SQSEnv = "TRIAGE_LOCAL_SQS"
+
+func (m SQSMode) resolve() (SQSMode, error) {
+	if m == "" {
+		m = SQSMode(os.Getenv(SQSEnv))
+	}
+	switch m {
+	case "", SQSLocal:
+		return SQSLocal, nil
+	case SQSMoto:
+		return SQSMoto, nil
+	}
+	return "", fmt.Errorf("moto: SQS %q: want %q or %q", m, SQSLocal, SQSMoto)
 }
 
 // Server is a running moto_server started by Start.
 type Server struct {
 	// URL is the endpoint clients use: the Front proxy, which serializes
-	// DynamoDB requests, e.g. "http://127.0.0.1:43127" (no trailing slash).
+	// DynamoDB requests and answers SQS from the emulator, e.g.
+	// "http://127.0.0.1:43127" (no trailing slash).
 	URL string
 	// BackendURL is moto itself, without the Front.
 	BackendURL string
 	// Front is the proxy behind URL.
 	Front *Front
+	// SQS is the emulator that answers SQS requests at URL; nil when moto's
+	// own SQS does (Options.SQS).
+	SQS *sqs.Server
 	// PID is the server's process id, which is also its process group id.
 	PID int
 
@@ -112,6 +150,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = defaultStartTimeout
 	}
+	mode, err := opts.SQS.resolve()
+	if err != nil {
+		return nil, err
+	}
 	bin, err := exec.LookPath(opts.Bin)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s): %s", ErrNotInstalled, opts.Bin, InstallHint)
@@ -128,7 +170,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s, err := launch(ctx, bin, opts, port)
 		if err == nil {
-			if s.Front, err = StartFront(s.URL); err != nil {
+			var handler http.Handler
+			if mode == SQSLocal {
+				s.SQS = sqs.New(sqs.Options{Region: Region, AccountID: AccountID})
+				handler = s.SQS
+			}
+			if s.Front, err = startFront(s.URL, handler); err != nil {
 				_ = s.Stop()
 				return nil, err
 			}

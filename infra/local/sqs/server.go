@@ -105,6 +105,22 @@ var ops = map[string]operation{
 	"ListDeadLetterSourceQueues": (*Server).listDeadLetterSourceQueues,
 }
 
+// Reset deletes every queue, as moto's /moto-api/reset does its own.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	qs := s.queues
+	s.queues = map[string]*queue{}
+	s.mu.Unlock()
+	for _, q := range qs {
+		q.mu.Lock()
+		q.deleted = true
+		q.purge()
+		close(q.wake)
+		q.wake = make(chan struct{})
+		q.mu.Unlock()
+	}
+}
+
 // Calls returns how many requests each operation has had, by name
 // ("SendMessageBatch"), including the ones that failed.
 func (s *Server) Calls() map[string]int64 {
