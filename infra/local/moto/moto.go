@@ -11,6 +11,7 @@ package moto
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +66,10 @@ type Options struct {
 	LogPath string
 	// StartTimeout bounds the wait until the server answers HTTP; default 20s.
 	StartTimeout time.Duration
+	// Unpatched runs moto exactly as installed, without the change to its
+	// DynamoDB transactions that python/sitecustomize.py makes (for
+	// measuring that change; see the file).
+	Unpatched bool
 	// SQS says which SQS answers: SQSLocal (the default) or SQSMoto. ""
 	// reads $TRIAGE_LOCAL_SQS ("local" or "moto"), so a whole test run can
 	// be pointed at moto's SQS for a comparison.
@@ -117,6 +123,7 @@ type Server struct {
 
 	log      *tailBuffer
 	logFile  *os.File
+	patchDir string
 	done     chan struct{} // closed once the process has exited and been reaped
 	waitErr  error         // valid after done is closed
 	stopOnce sync.Once
@@ -208,6 +215,15 @@ func launch(ctx context.Context, bin string, opts Options, port int) (*Server, e
 		out = io.MultiWriter(f, s.log)
 	}
 	cmd := exec.Command(bin, "-H", opts.Host, "-p", strconv.Itoa(port))
+	if !opts.Unpatched {
+		dir, err := writePatch()
+		if err != nil {
+			s.closeLog()
+			return nil, err
+		}
+		s.patchDir = dir
+		cmd.Env = withPythonPath(os.Environ(), dir)
+	}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = procgroup.Attr()
@@ -398,6 +414,50 @@ func (s *Server) closeLog() {
 		_ = s.logFile.Close()
 		s.logFile = nil
 	}
+	if s.patchDir != "" {
+		_ = os.RemoveAll(s.patchDir)
+		s.patchDir = ""
+	}
+}
+
+// PatchedLine is what moto's log says first when the patch is in force.
+const PatchedLine = "triage: moto's TransactWriteItems copies only the items it names"
+
+// patch is python/sitecustomize.py: the moto_server Start starts imports
+// it before moto (PYTHONPATH), and it makes moto's DynamoDB transactions
+// copy only the items they name instead of whole tables.
+//
+//go:embed python/sitecustomize.py
+var patch []byte
+
+// writePatch writes the patch into a new temporary directory for
+// PYTHONPATH; closeLog removes it.
+func writePatch() (string, error) {
+	dir, err := os.MkdirTemp("", "triage-moto-")
+	if err != nil {
+		return "", fmt.Errorf("moto patch: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sitecustomize.py"), patch, 0o644); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("moto patch: %w", err)
+	}
+	return dir, nil
+}
+
+// withPythonPath returns env with dir first on PYTHONPATH.
+func withPythonPath(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	path := dir
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			if v != "" {
+				path += string(os.PathListSeparator) + v
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PYTHONPATH="+path)
 }
 
 // tailBuffer keeps the last max bytes written to it.
