@@ -1,8 +1,9 @@
 # Loaded by the moto_server that package moto starts (PYTHONPATH points at
-# this directory), before moto itself. It changes one thing in moto: how a
-# DynamoDB TransactWriteItems keeps what it needs to roll back.
+# this directory), before moto itself. It changes how moto spends its time,
+# never what it answers (docs/performance.md, "moto's memory and speed"):
 #
-# moto 5 deep-copies every table a transaction names before applying it, so
+# 1. How a DynamoDB TransactWriteItems keeps what it needs to roll back.
+#    moto 5 deep-copies every table a transaction names before applying it, so
 # that a failed transaction can put the tables back: the cost of each
 # TransactWriteItems grows with the size of the tables, not of the
 # transaction. The local stack writes every stage's success in a
@@ -13,8 +14,26 @@
 #
 # Here a transaction copies only the items it names, and a failed one puts
 # those back: the same all-or-nothing result, at the cost of the
-# transaction's own items. Nothing else in moto changes.
+# transaction's own items.
+#
+# 2. The per-request log line of werkzeug's development server, written to
+#    moto's stderr before each response: about a third of moto's time under
+#    load, and a response held back whenever the reader of that pipe is slow.
+#    Warnings and errors are still logged.
+#
+# 3. Connections: werkzeug's server speaks HTTP/1.0, so every request was a
+#    new TCP connection and a new thread. It speaks HTTP/1.1 here and keeps
+#    connections alive (the local stack's front proxy reuses them), with
+#    Nagle's algorithm off: a response goes out as its headers and then its
+#    body, and on a kept-alive connection the body waited for the client's
+#    delayed acknowledgement of the headers (up to 40 ms a response, while
+#    the front holds every other DynamoDB request back).
+#
+# 4. moto asks the file system for its list of services on every request
+#    that names its service by the Authorization header alone (every SDK
+#    request): the list is read once.
 import copy as _copy
+import logging as _logging
 
 
 def _patch():
@@ -87,8 +106,27 @@ def _patch():
     print(PATCHED, file=sys.stderr, flush=True)
 
 
+def _quieter_faster_server():
+    _logging.getLogger("werkzeug").setLevel(_logging.WARNING)
+    try:
+        from werkzeug.serving import WSGIRequestHandler
+
+        WSGIRequestHandler.protocol_version = "HTTP/1.1"
+        WSGIRequestHandler.disable_nagle_algorithm = True
+    except Exception:
+        pass
+    try:
+        from moto import backends
+
+        services = tuple(backends.list_of_moto_modules())
+        backends.list_of_moto_modules = lambda: services
+    except Exception:
+        pass
+
+
 # PATCHED is the line moto's log starts with when the patch is in force.
 PATCHED = "triage: moto's TransactWriteItems copies only the items it names"
 
 
+_quieter_faster_server()
 _patch()
