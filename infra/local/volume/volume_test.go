@@ -61,7 +61,7 @@ func TestLatencyQuantiles(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	from, at := map[string]time.Time{}, map[string]time.Time{}
 	for i := range 100 {
-		id := string(rune('A' + i%26)) + string(rune('a'+i/26))
+		id := string(rune('A'+i%26)) + string(rune('a'+i/26))
 		from[id] = t0
 		at[id] = t0.Add(time.Duration(i+1) * time.Second)
 	}
@@ -78,7 +78,7 @@ func TestLatencyQuantiles(t *testing.T) {
 func TestCheckNamesEveryMissedTarget(t *testing.T) {
 	t.Parallel()
 	ok := &Report{Items: 10, Done: 9, DeadLettered: 1, Elapsed: time.Minute, MotoPeakRSS: 300 << 20, MotoEndRSS: 290 << 20,
-		MotoIdleRSS: 300 << 20, IdleFor: time.Minute}
+		MotoIdleFrom: 295 << 20, MotoIdleRSS: 300 << 20, IdleFor: time.Minute}
 	if err := ok.Check(5 * time.Minute); err != nil {
 		t.Errorf("a run within every target: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	sqsMode := fs.String("sqs", string(moto.SQSLocal), "the SQS of the main run: local or moto")
 	doc := fs.String("doc", "", "write the figures into this file between its volume markers (docs/performance.md)")
 	dir := fs.String("dir", "", "logs and results (default .build/volume)")
+	from := fs.String("from", "", "comma-separated report.json files of earlier runs (the local one first): write their figures instead of running")
 	unpatched := fs.Bool("moto-unpatched", false, "run moto as installed, without the local stack's change to its transactions")
 	maxEnvs := fs.Int("max-environments", 0, "each function's concurrent environments (0: the local Lambda service's default, as make up)")
 	fs.Usage = func() {
@@ -55,6 +57,9 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		*dir = filepath.Join(root, ".build", "volume")
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(stderr, "triage-local volume: "+format+"\n", a...) }
+	if *from != "" {
+		return volumeFrom(strings.Split(*from, ","), *doc, stdout, stderr)
+	}
 	idleFor := *idle
 	if idleFor == 0 {
 		idleFor = -1
@@ -64,6 +69,7 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		rep, err := volume.Run(ctx, volume.Options{Items: n, SQS: mode, Deadline: d, Idle: idle, Dir: sub,
 			MaxEnvironments: *maxEnvs, MotoUnpatched: *unpatched, Progress: say})
 		if rep != nil {
+			rep.Command = strings.Join(args, " ")
 			if f, ferr := os.Create(filepath.Join(sub, "report.json")); ferr == nil {
 				_ = rep.WriteJSON(f)
 				_ = f.Close()
@@ -89,8 +95,7 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			say("the comparison on moto's SQS: %v", err)
 		}
 	}
-	command := "triage-local volume " + strings.Join(args, " ")
-	section := volume.Markdown(runs, strings.TrimSpace(command))
+	section := volume.Markdown(runs, strings.TrimSpace("triage-local volume "+strings.Join(args, " ")))
 	fmt.Fprintln(stdout, section)
 	if *doc != "" {
 		if err := volume.WriteDoc(*doc, section); err != nil {
@@ -105,5 +110,33 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	say("PASS: %d items done or dead-lettered in %v, 0 orphans, moto's RSS peaked at %d MiB", main.Done+main.DeadLettered,
 		main.Elapsed.Round(time.Second), main.MotoPeakRSS>>20)
+	return exitOK
+}
+
+// volumeFrom writes the figures of saved reports (each run's report.json)
+// to stdout and doc.
+func volumeFrom(paths []string, doc string, stdout, stderr io.Writer) int {
+	var runs []*volume.Report
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "triage-local volume: %v\n", err)
+			return exitUsage
+		}
+		var r volume.Report
+		if err := json.Unmarshal(raw, &r); err != nil {
+			fmt.Fprintf(stderr, "triage-local volume: %s: %v\n", p, err)
+			return exitUsage
+		}
+		runs = append(runs, &r)
+	}
+	section := volume.Markdown(runs, "triage-local volume "+runs[0].Command)
+	fmt.Fprintln(stdout, section)
+	if doc != "" {
+		if err := volume.WriteDoc(doc, section); err != nil {
+			fmt.Fprintf(stderr, "triage-local volume: %v\n", err)
+			return exitSetup
+		}
+	}
 	return exitOK
 }
