@@ -357,7 +357,7 @@ func testQueueDoesNotExist(t *testing.T, tg *target) {
 		t.Errorf("%s: GetQueueUrl of a missing queue: %v (code %q, status %d), want QueueDoesNotExist, AWS.SimpleQueueService.NonExistentQueue, 400",
 			tg.name, err, c, status)
 	}
-	url := strings.Replace(tg.queue(t, nil), "/"+strings.Split(t.Name(), "/")[0], "/TestX", 1) // any host, same account
+	url := tg.queue(t, nil)
 	_, err = tg.client.SendMessage(t.Context(), &awssqs.SendMessageInput{QueueUrl: aws.String(url[:strings.LastIndex(url, "/")] + "/nope"),
 		MessageBody: aws.String("x")})
 	if !errors.As(err, &missing) {

@@ -905,7 +905,7 @@ func (s *Server) receive(ctx context.Context, q *queue, n int, visibility, wait 
 		}
 		q.mu.Unlock()
 		if len(moved) > 0 {
-			s.deadLetter(dlq, moved, now)
+			s.deadLetter(q, dlq, moved, now)
 		}
 		if len(out) > 0 || !now.Before(deadline) {
 			if wake != nil {
@@ -940,20 +940,23 @@ func (q *queue) unwait() {
 	q.mu.Unlock()
 }
 
-// deadLetter puts msgs, moved from their source queue by its
-// RedrivePolicy, on dlq: same id, body, attributes, sent time and receive
-// count, visible at once.
-func (s *Server) deadLetter(dlq *queue, msgs []*message, now time.Time) {
+// deadLetter puts msgs, moved from src by its RedrivePolicy, on dlq: same
+// id, body, attributes, sent time and receive count, visible at once. A
+// dead-letter queue deleted meanwhile loses nothing: the messages go back
+// to src, as SQS keeps a message whose redrive target is gone.
+func (s *Server) deadLetter(src, dlq *queue, msgs []*message, now time.Time) {
 	dlq.mu.Lock()
-	defer dlq.mu.Unlock()
-	if dlq.deleted {
+	if !dlq.deleted {
+		dlq.advance(now)
+		for _, m := range msgs {
+			m.due, m.heapIndex = now, -1
+			dlq.add(m, now)
+		}
+		dlq.mu.Unlock()
 		return
 	}
-	dlq.advance(now)
-	for _, m := range msgs {
-		m.due, m.heapIndex = now, -1
-		dlq.add(m, now)
-	}
+	dlq.mu.Unlock()
+	_ = src.enqueue(now, msgs...) // src gone too: the messages went with it
 }
 
 type receiptEntry struct {
