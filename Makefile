@@ -203,3 +203,23 @@ soak-report: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local soak --runs 20 --items 200 --seed 1 --report docs/reliability.md \
 	  --notes docs/reliability-findings.md $(SOAKFLAGS)
 ## end soak --------------------------------------------------------------------
+
+## volume (docs/performance.md, "Volume") ---------------------------------------
+#
+# `make test-volume` runs the stack `make up` runs and submits VOLUME_ITEMS
+# items (10,000) with triage submit's producer: every item must be done or
+# dead-lettered within VOLUME_DEADLINE (5 minutes) with no orphan, and
+# moto's memory must stay under 1 GiB and flat while idle. It then runs
+# VOLUME_COMPARE items (1,000) on moto's own SQS for comparison, prints the
+# figures of both and writes them to docs/performance.md. Not part of `make
+# test`: it takes 10–20 minutes.
+
+VOLUME_ITEMS    ?= 10000
+VOLUME_DEADLINE ?= 5m
+VOLUME_COMPARE  ?= 1000
+VOLUMEFLAGS     ?=
+
+test-volume: tools-go tools-local
+	$(GO) run ./infra/local/cmd/triage-local volume --items $(VOLUME_ITEMS) --deadline $(VOLUME_DEADLINE) \
+	  --compare-items $(VOLUME_COMPARE) --doc docs/performance.md $(VOLUMEFLAGS)
+## end volume ------------------------------------------------------------------

@@ -106,6 +106,12 @@ type Options struct {
 	OnLog func(fn, line string)
 	// MotoLog appends moto's log to this file.
 	MotoLog string
+	// MotoSQS picks the SQS of a moto Start starts: the local emulator
+	// (moto.SQSLocal, the default) or moto's own (moto.SQSMoto), for
+	// comparisons.
+	MotoSQS moto.SQSMode
+	// MotoUnpatched starts moto exactly as installed (moto.Options.Unpatched).
+	MotoUnpatched bool
 	// Progress receives one line per setup step; nil is silent.
 	Progress func(format string, args ...any)
 	// MaxEnvironments bounds concurrent environments per function; 0 is the
@@ -234,7 +240,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	s.Endpoint = opts.Endpoint
 	if s.Endpoint == "" {
 		progress("starting moto_server")
-		if s.Moto, err = moto.Start(ctx, moto.Options{LogPath: opts.MotoLog}); err != nil {
+		if s.Moto, err = moto.Start(ctx, moto.Options{LogPath: opts.MotoLog, SQS: opts.MotoSQS, Unpatched: opts.MotoUnpatched}); err != nil {
 			return nil, err
 		}
 		s.closers = append(s.closers, s.Moto.Stop)

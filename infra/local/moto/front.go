@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -14,7 +15,9 @@ import (
 )
 
 // Front is a loopback reverse proxy in front of moto that makes it behave
-// like DynamoDB under concurrency, and the place where tests hook faults in.
+// like DynamoDB under concurrency, answers SQS from the local emulator
+// (package sqs) instead of moto's own, and is the place where tests hook
+// faults in.
 //
 // moto evaluates a ConditionExpression and applies the update without a
 // lock, so under concurrent requests two conditional writes to one item can
@@ -22,6 +25,11 @@ import (
 // CPU load had two winners). DynamoDB serializes writes to an item and never
 // allows that. Front runs DynamoDB requests one at a time; SQS and everything
 // else pass through concurrently, because long polls must not block.
+//
+// moto's SQS walks a queue's every message on each call and keeps every
+// receipt handle it issued, so its calls slow down with a queue's depth and
+// its memory only grows; a Front with an SQS handler (Start's default)
+// answers every "AmazonSQS.*" request from it and moto never sees one.
 type Front struct {
 	// URL is the proxy's endpoint; point AWS_ENDPOINT_URL at it.
 	URL string
@@ -30,6 +38,10 @@ type Front struct {
 	proxy   *httputil.ReverseProxy
 	srv     *http.Server
 	dynamo  sync.Mutex
+
+	sqs     http.Handler
+	callsMu sync.Mutex
+	calls   map[string]int64
 
 	mu        sync.RWMutex
 	intercept Interceptor
@@ -41,8 +53,13 @@ type Front struct {
 // "DynamoDB_20120810.UpdateItem" or "AmazonSQS.SendMessage".
 type Interceptor func(w http.ResponseWriter, r *http.Request, target string) bool
 
-// StartFront serves a Front for the moto at backendURL on a free loopback port.
-func StartFront(backendURL string) (*Front, error) {
+// StartFront serves a Front for the moto at backendURL on a free loopback
+// port that passes SQS requests through to it.
+func StartFront(backendURL string) (*Front, error) { return startFront(backendURL, nil) }
+
+// startFront serves a Front that answers SQS requests with sqs when it is
+// not nil.
+func startFront(backendURL string, sqs http.Handler) (*Front, error) {
 	u, err := url.Parse(backendURL)
 	if err != nil {
 		return nil, fmt.Errorf("moto front: backend %q: %w", backendURL, err)
@@ -51,7 +68,7 @@ func StartFront(backendURL string) (*Front, error) {
 	if err != nil {
 		return nil, fmt.Errorf("moto front: listen: %w", err)
 	}
-	f := &Front{URL: "http://" + ln.Addr().String(), backend: u}
+	f := &Front{URL: "http://" + ln.Addr().String(), backend: u, sqs: sqs, calls: map[string]int64{}}
 	f.proxy = httputil.NewSingleHostReverseProxy(u)
 	f.proxy.Transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 	f.proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
@@ -80,7 +97,18 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.RLock()
 	intercept := f.intercept
 	f.mu.RUnlock()
+	f.count(r, target)
 	if intercept != nil && intercept(w, r, target) {
+		return
+	}
+	if r.URL.Path == "/moto-api/reset" {
+		// moto's reset wipes its resources; the SQS in front goes too.
+		if rs, ok := f.sqs.(interface{ Reset() }); ok {
+			rs.Reset()
+		}
+	}
+	if f.sqs != nil && strings.HasPrefix(target, "AmazonSQS.") {
+		f.sqs.ServeHTTP(w, r)
 		return
 	}
 	if strings.HasPrefix(target, "DynamoDB_") {
@@ -88,6 +116,31 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer f.dynamo.Unlock()
 	}
 	f.proxy.ServeHTTP(w, r)
+}
+
+// count adds r to the requests by AWS operation: the X-Amz-Target
+// ("DynamoDB_20120810.UpdateItem"), or "S3 <method>" for S3's REST calls
+// and "other" for the rest.
+func (f *Front) count(r *http.Request, target string) {
+	key := target
+	switch {
+	case key != "":
+	case strings.Contains(r.Header.Get("Authorization"), "/s3/"):
+		key = "S3 " + r.Method
+	default:
+		key = "other"
+	}
+	f.callsMu.Lock()
+	f.calls[key]++
+	f.callsMu.Unlock()
+}
+
+// Calls returns the requests the Front has had, by operation (see count),
+// faults it injected included.
+func (f *Front) Calls() map[string]int64 {
+	f.callsMu.Lock()
+	defer f.callsMu.Unlock()
+	return maps.Clone(f.calls)
 }
 
 // Close stops the proxy.

@@ -11,6 +11,7 @@ package moto
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/triagehq/triage/infra/local/procgroup"
+	"github.com/triagehq/triage/infra/local/sqs"
 	"github.com/triagehq/triage/shared/awsconf"
 )
 
@@ -63,22 +66,64 @@ type Options struct {
 	LogPath string
 	// StartTimeout bounds the wait until the server answers HTTP; default 20s.
 	StartTimeout time.Duration
+	// Unpatched runs moto exactly as installed, without the change to its
+	// DynamoDB transactions that python/sitecustomize.py makes (for
+	// measuring that change; see the file).
+	Unpatched bool
+	// SQS says which SQS answers: SQSLocal (the default) or SQSMoto. ""
+	// reads $TRIAGE_LOCAL_SQS ("local" or "moto"), so a whole test run can
+	// be pointed at moto's SQS for a comparison.
+	SQS SQSMode
+}
+
+// SQSMode picks the SQS behind a Server's URL.
+type SQSMode string
+
+// The SQS implementations a Server can answer with.
+const (
+	// SQSLocal is the emulator of package sqs, served by the Front in the
+	// test's (or the stack's) own process: O(1) per call at any depth.
+	SQSLocal SQSMode = "local"
+	// SQSMoto is moto's own SQS, kept for comparisons.
+	SQSMoto SQSMode = "moto"
+)
+
+// SQSEnv is the environment variable that picks the SQS when
+// Options.SQS is empty.
+const SQSEnv = "TRIAGE_LOCAL_SQS"
+
+func (m SQSMode) resolve() (SQSMode, error) {
+	if m == "" {
+		m = SQSMode(os.Getenv(SQSEnv))
+	}
+	switch m {
+	case "", SQSLocal:
+		return SQSLocal, nil
+	case SQSMoto:
+		return SQSMoto, nil
+	}
+	return "", fmt.Errorf("moto: SQS %q: want %q or %q", m, SQSLocal, SQSMoto)
 }
 
 // Server is a running moto_server started by Start.
 type Server struct {
 	// URL is the endpoint clients use: the Front proxy, which serializes
-	// DynamoDB requests, e.g. "http://127.0.0.1:43127" (no trailing slash).
+	// DynamoDB requests and answers SQS from the emulator, e.g.
+	// "http://127.0.0.1:43127" (no trailing slash).
 	URL string
 	// BackendURL is moto itself, without the Front.
 	BackendURL string
 	// Front is the proxy behind URL.
 	Front *Front
+	// SQS is the emulator that answers SQS requests at URL; nil when moto's
+	// own SQS does (Options.SQS).
+	SQS *sqs.Server
 	// PID is the server's process id, which is also its process group id.
 	PID int
 
 	log      *tailBuffer
 	logFile  *os.File
+	patchDir string
 	done     chan struct{} // closed once the process has exited and been reaped
 	waitErr  error         // valid after done is closed
 	stopOnce sync.Once
@@ -112,6 +157,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = defaultStartTimeout
 	}
+	mode, err := opts.SQS.resolve()
+	if err != nil {
+		return nil, err
+	}
 	bin, err := exec.LookPath(opts.Bin)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s): %s", ErrNotInstalled, opts.Bin, InstallHint)
@@ -128,7 +177,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s, err := launch(ctx, bin, opts, port)
 		if err == nil {
-			if s.Front, err = StartFront(s.URL); err != nil {
+			var handler http.Handler
+			if mode == SQSLocal {
+				s.SQS = sqs.New(sqs.Options{Region: Region, AccountID: AccountID})
+				handler = s.SQS
+			}
+			if s.Front, err = startFront(s.URL, handler); err != nil {
 				_ = s.Stop()
 				return nil, err
 			}
@@ -161,6 +215,15 @@ func launch(ctx context.Context, bin string, opts Options, port int) (*Server, e
 		out = io.MultiWriter(f, s.log)
 	}
 	cmd := exec.Command(bin, "-H", opts.Host, "-p", strconv.Itoa(port))
+	if !opts.Unpatched {
+		dir, err := writePatch()
+		if err != nil {
+			s.closeLog()
+			return nil, err
+		}
+		s.patchDir = dir
+		cmd.Env = withPythonPath(os.Environ(), dir)
+	}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = procgroup.Attr()
@@ -351,6 +414,50 @@ func (s *Server) closeLog() {
 		_ = s.logFile.Close()
 		s.logFile = nil
 	}
+	if s.patchDir != "" {
+		_ = os.RemoveAll(s.patchDir)
+		s.patchDir = ""
+	}
+}
+
+// PatchedLine is what moto's log says first when the patch is in force.
+const PatchedLine = "triage: moto's TransactWriteItems copies only the items it names"
+
+// patch is python/sitecustomize.py: the moto_server Start starts imports
+// it before moto (PYTHONPATH), and it makes moto's DynamoDB transactions
+// copy only the items they name instead of whole tables.
+//
+//go:embed python/sitecustomize.py
+var patch []byte
+
+// writePatch writes the patch into a new temporary directory for
+// PYTHONPATH; closeLog removes it.
+func writePatch() (string, error) {
+	dir, err := os.MkdirTemp("", "triage-moto-")
+	if err != nil {
+		return "", fmt.Errorf("moto patch: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sitecustomize.py"), patch, 0o644); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("moto patch: %w", err)
+	}
+	return dir, nil
+}
+
+// withPythonPath returns env with dir first on PYTHONPATH.
+func withPythonPath(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	path := dir
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			if v != "" {
+				path += string(os.PathListSeparator) + v
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PYTHONPATH="+path)
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -132,6 +132,49 @@ func TestResetAndConfig(t *testing.T) {
 	}
 }
 
+// TestSQSMode: by default the Front answers SQS from the emulator and moto
+// never sees a queue; SQSMoto passes SQS through to moto's own.
+func TestSQSMode(t *testing.T) {
+	t.Parallel()
+	for mode, wantEmulator := range map[moto.SQSMode]bool{moto.SQSLocal: true, moto.SQSMoto: false} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			s := start(t, moto.Options{SQS: mode})
+			if (s.SQS != nil) != wantEmulator {
+				t.Fatalf("Server.SQS = %v, want an emulator: %v", s.SQS, wantEmulator)
+			}
+			ctx := t.Context()
+			front, err := moto.Config(ctx, s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			backend, err := moto.Config(ctx, s.BackendURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sqs.NewFromConfig(front).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("where")}); err != nil {
+				t.Fatal(err)
+			}
+			out, err := sqs.NewFromConfig(backend).ListQueues(ctx, &sqs.ListQueuesInput{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inMoto := len(out.QueueUrls) == 1; inMoto == wantEmulator {
+				t.Errorf("moto's own SQS has %v; want the queue there: %v", out.QueueUrls, !wantEmulator)
+			}
+			if wantEmulator && s.SQS.Calls()["CreateQueue"] != 1 {
+				t.Errorf("emulator calls %v, want one CreateQueue", s.SQS.Calls())
+			}
+			if got := s.Front.Calls()["AmazonSQS.CreateQueue"]; got != 1 {
+				t.Errorf("Front counted %d CreateQueue, want 1 (%v)", got, s.Front.Calls())
+			}
+		})
+	}
+	if _, err := moto.Start(t.Context(), moto.Options{SQS: "elasticmq"}); err == nil || !strings.Contains(err.Error(), "elasticmq") {
+		t.Errorf("Start with SQS elasticmq: %v, want an error naming it", err)
+	}
+}
+
 func TestStartErrors(t *testing.T) {
 	t.Parallel()
 

@@ -7,6 +7,10 @@
 //
 // moto creates the queues and tables and skips the AWS::Serverless::Function
 // resources, which is why template.yaml's Outputs never reference a function.
+// The local stack's SQS is not moto's but the emulator in front of it
+// (package sqs, served by moto's Front): Create creates the template's
+// queues there too, with their template properties, under the names moto
+// gave them, so the outputs' queue URLs name them.
 // moto's CloudFormation also ignores a table's TimeToLiveSpecification and
 // PointInTimeRecoverySpecification; Create applies those through the
 // DynamoDB API afterwards, so the local tables describe like deployed ones.
@@ -31,6 +35,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
@@ -139,6 +144,9 @@ type Stack struct {
 
 	endpoint string
 	cfn      *cloudformation.Client
+	sqs      *sqs.Client
+	// queues are the names of the stack's queues (createQueues).
+	queues []string
 }
 
 const (
@@ -179,7 +187,7 @@ func Create(ctx context.Context, opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
 	}
-	s := &Stack{Name: opts.Name, endpoint: opts.Endpoint, cfn: cloudformation.NewFromConfig(cfg)}
+	s := &Stack{Name: opts.Name, endpoint: opts.Endpoint, cfn: cloudformation.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg)}
 	params := make([]cfntypes.Parameter, 0, len(opts.Parameters))
 	for _, k := range slices.Sorted(maps.Keys(opts.Parameters)) {
 		params = append(params, cfntypes.Parameter{ParameterKey: aws.String(k), ParameterValue: aws.String(opts.Parameters[k])})
@@ -211,6 +219,9 @@ func Create(ctx context.Context, opts Options) (*Stack, error) {
 		return nil, fmt.Errorf("create stack %s: template.yaml lacks outputs %s", opts.Name, strings.Join(missing, ", "))
 	}
 	if err := s.fillMotoGaps(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
+	}
+	if err := s.createQueues(ctx, s.sqs, opts.TemplatePath); err != nil {
 		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
 	}
 	return s, nil
@@ -347,11 +358,11 @@ func (s *Stack) Delete(ctx context.Context) error {
 		info, err := cfnstack.Describe(ctx, s.cfn, s.Name)
 		switch {
 		case cfnstack.IsMissing(err):
-			return nil
+			return s.deleteQueues(ctx, s.sqs)
 		case err != nil:
 			return fmt.Errorf("delete stack %s: %w", s.Name, err)
 		case info.Status == string(cfntypes.StackStatusDeleteComplete):
-			return nil
+			return s.deleteQueues(ctx, s.sqs)
 		case info.Status == string(cfntypes.StackStatusDeleteFailed):
 			return fmt.Errorf("delete stack %s: %s %s", s.Name, info.Status, info.StatusReason)
 		}

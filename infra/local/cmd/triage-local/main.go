@@ -26,6 +26,7 @@ commands:
   demo     the pipeline end to end: seed stories, faults, retries, dead letters, summary
   up       the local stack, kept running until Ctrl-C, for triage submit and the operator CLI
   rate     the raw SendMessageBatch rate of the local AWS (the baseline of triage submit's)
+  volume   10,000 items through the stack make up runs: rate, latency, requests, moto's memory (make test-volume)
 
 run "triage-local <command> -h" for the flags.
 `
@@ -66,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runUp(ctx, args[1:], stdout, stderr)
 	case "rate":
 		return runRate(ctx, args[1:], stdout, stderr)
+	case "volume":
+		return runVolume(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
