@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,6 +56,7 @@ const (
 	outBodiesTable   = "BodiesTableName"
 	outBodiesBucket  = "BodiesBucketName"
 	outAuditTable    = "AuditTableName"
+	outIndexShards   = "ItemIndexShards"
 )
 
 // stackOutputPrefix is each stage's prefix in the stack's outputs ("LLM" +
@@ -70,6 +72,7 @@ type stackFlags struct {
 	parkedTable, budgetTable         string
 	bodiesTable, bodiesBucket        string
 	auditTable                       string
+	indexShards                      int
 	queues, dlqs                     map[pipeline.Stage]*string
 	pollWait                         time.Duration
 	jsonOut                          bool
@@ -89,6 +92,7 @@ func addStackFlags(fs *flag.FlagSet) *stackFlags {
 	fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
 	fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
 	fs.StringVar(&f.auditTable, "audit-table", "", "audit-trail table (default: the stack's "+outAuditTable+")")
+	fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per state and stage (default: the stack's %s, else %d)", outIndexShards, state.DefaultIndexShards))
 	for _, st := range pipeline.Stages() {
 		f.queues[st] = fs.String(string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
 		f.dlqs[st] = fs.String(string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
@@ -117,7 +121,10 @@ type stackConn struct {
 	itemsTable, errorLogTable, parkedTable, budgetTable string
 	bodiesTable, bodiesBucket                           string
 	auditTable                                          string
-	queues                                              map[pipeline.Stage]replay.Queues
+	// indexShards is the by-listed-state index's partitions per state and
+	// stage (state.ItemIndex.Shards).
+	indexShards int
+	queues      map[pipeline.Stage]replay.Queues
 	// params are the stack's parameters (empty without --stack).
 	params map[string]string
 }
@@ -175,7 +182,13 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	}
 	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), aws: cfg,
 		itemsTable: f.itemsTable, errorLogTable: f.errorLogTable, parkedTable: f.parkedTable, budgetTable: f.budgetTable,
-		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, auditTable: f.auditTable, queues: map[pipeline.Stage]replay.Queues{}}
+		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, auditTable: f.auditTable, indexShards: f.indexShards,
+		queues: map[pipeline.Stage]replay.Queues{}}
+	if f.indexShards != 0 {
+		if err := state.CheckIndexShards(f.indexShards); err != nil {
+			return nil, usageError{"--index-shards: " + err.Error()}
+		}
+	}
 	for _, st := range pipeline.Stages() {
 		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
 	}
@@ -198,6 +211,9 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		fill(&c.bodiesTable, outBodiesTable)
 		fill(&c.bodiesBucket, outBodiesBucket)
 		fill(&c.auditTable, outAuditTable)
+		if n, err := strconv.Atoi(outs[outIndexShards]); c.indexShards == 0 && err == nil {
+			c.indexShards = n
+		}
 		for _, st := range pipeline.Stages() {
 			q := c.queues[st]
 			fill(&q.Queue, stackOutputPrefix[st]+"QueueUrl")
@@ -271,14 +287,16 @@ func explainUnreachable(endpoint string, err error) error {
 // bucket, replays and notes logged in the error log when it is known.
 func (c *stackConn) items() *state.Items {
 	it := &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable, ErrorLogTable: c.errorLogTable,
-		Bodies: state.BodyConfig{Table: c.bodiesTable}}
+		IndexShards: c.indexShards, Bodies: state.BodyConfig{Table: c.bodiesTable}}
 	if c.bodiesBucket != "" {
 		it.Bodies.Objects = &objects.Bucket{S3: objects.NewClient(c.aws), Name: c.bodiesBucket}
 	}
 	return it
 }
 
-func (c *stackConn) index() *state.ItemIndex { return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable} }
+func (c *stackConn) index() *state.ItemIndex {
+	return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable, Shards: c.indexShards}
+}
 
 func (c *stackConn) errorLog() *state.ErrorLogReader {
 	return &state.ErrorLogReader{DB: c.ddb, Table: c.errorLogTable}

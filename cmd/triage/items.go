@@ -221,34 +221,31 @@ func shortHash(h string) string {
 }
 
 func runItemsList(stdout io.Writer, args []string) error {
-	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N] [--json]\n\n"+
-		"Lists items by state, newest first: failed and dead-lettered items through the Items\n"+
-		"table's sparse by-listed-state index, other states by a scan (bounded); without --state,\n"+
-		"every state.")
+	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N | --all] [--json]\n\n"+
+		"Lists items newest first (by their last write) through the Items table's by-listed-state\n"+
+		"index, which holds every item by state and stage; without --state, every state. At most\n"+
+		"--limit items; when there are more it says how many (\"showing 100 of 2345\"), and --all\n"+
+		"lists every one. An item that moves while the list is read is listed once.")
 	aw := addStackFlags(fs)
 	st := fs.String("state", "", "queued, working, retryable, failed, deadletter or done (default: all)")
 	stage := fs.String("stage", "", "keep items at this stage")
 	classes := fs.String("class", "", "keep items whose last failure has one of these classes")
 	since := fs.String("since", "", "keep items whose last failure is at or after: an age (7d) or RFC 3339")
-	limit := fs.Int("limit", 100, "list at most N per state")
+	limit := fs.Int("limit", 100, "list at most N items")
+	all := fs.Bool("all", false, "list every matching item (no --limit)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	var states []state.State
+	q := state.ItemQuery{Limit: *limit}
 	if *st == "" {
-		states = state.States()
+		q.States = state.States()
 	} else {
 		s := state.State(*st)
-		found := false
-		for _, x := range state.States() {
-			found = found || x == s
-		}
-		if !found {
+		if !slices.Contains(state.States(), s) {
 			return usageError{fmt.Sprintf("--state %q is not one of queued, working, retryable, failed, deadletter, done", *st)}
 		}
-		states = []state.State{s}
+		q.State = s
 	}
-	q := state.ItemQuery{Limit: *limit}
 	var err error
 	if *stage != "" {
 		if q.Stage, err = pipeline.ParseStage(*stage); err != nil {
@@ -263,7 +260,12 @@ func runItemsList(stdout io.Writer, args []string) error {
 	if q.Since, err = parseWhen(*since, time.Now()); err != nil {
 		return usageError{"--since: " + err.Error()}
 	}
-	if *limit <= 0 {
+	switch {
+	case *all && flagSet(fs, "limit"):
+		return usageError{"give --limit or --all, not both"}
+	case *all:
+		q.Limit, q.MaxScan = -1, -1
+	case *limit <= 0:
 		return usageError{"--limit must be positive"}
 	}
 	ctx, cancel := commandContext()
@@ -274,19 +276,32 @@ func runItemsList(stdout io.Writer, args []string) error {
 	}
 	p := newProgressBar("items")
 	var views []ops.ItemView
-	for _, s := range states {
-		q.State = s
-		if err := c.index().List(ctx, q, func(it state.Item) error {
-			views = append(views, ops.ViewItem(it))
-			p.update(len(views), 0, "")
-			return nil
-		}); err != nil {
-			p.done()
+	err = c.index().List(ctx, q, func(it state.Item) error {
+		views = append(views, ops.ViewItem(it))
+		p.update(len(views), 0, "")
+		return nil
+	})
+	p.done()
+	if err != nil {
+		return c.explain(err)
+	}
+	footer, cut := fmt.Sprintf("%d items", len(views)), false
+	if !*all && len(views) >= *limit {
+		total, exact, err := countItems(ctx, c.index(), q)
+		if err != nil {
 			return c.explain(err)
 		}
+		switch {
+		case exact && total > len(views):
+			footer, cut = fmt.Sprintf("showing %d of %d items, newest first (--limit N or --all for more)", len(views), total), true
+		case !exact:
+			footer, cut = fmt.Sprintf("showing %d of at least %d items, newest first (--limit N or --all for more)", len(views), total), true
+		}
 	}
-	p.done()
 	if aw.jsonOut {
+		if cut {
+			fmt.Fprintln(noteOutput, "triage items list: "+footer)
+		}
 		return printJSON(stdout, nonNil(views))
 	}
 	tw := newTable(stdout, "ITEM", "STATE", "STAGE", "STATUS", "PROGRESS", "ATTEMPTS", "CLASS", "LAST_FAILURE", "REPLAYS", "UPDATED")
@@ -301,8 +316,33 @@ func runItemsList(stdout io.Writer, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d items\n", len(views))
+	fmt.Fprintln(stdout, footer)
 	return nil
+}
+
+// countItems counts the items q selects: the index's count of its states
+// and stage when q filters on nothing else (exact), else the matches of a
+// listing bounded by state.DefaultMaxScan reads (exact unless the bound was
+// reached: then at least that many).
+func countItems(ctx context.Context, x *state.ItemIndex, q state.ItemQuery) (int, bool, error) {
+	if !q.Filtered() {
+		cq := state.CountQuery{States: q.States}
+		if q.State != "" {
+			cq.States = append(cq.States, q.State)
+		}
+		if q.Stage != "" {
+			cq.Stages = []pipeline.Stage{q.Stage}
+		}
+		c, err := x.Count(ctx, cq)
+		return c.All(), true, err
+	}
+	q.Limit, q.MaxScan = -1, 0
+	n := 0
+	err := x.List(ctx, q, func(state.Item) error { n++; return nil })
+	if errors.Is(err, state.ErrScanLimit) {
+		return n, false, nil
+	}
+	return n, true, err
 }
 
 func runItemsReplay(stdout io.Writer, args []string) error {

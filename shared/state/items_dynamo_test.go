@@ -3,6 +3,7 @@ package state_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,9 +137,10 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 	}
 }
 
-// TestListedStateIndexIsSparse: only a failed or dead-lettered item carries
-// list_key, so the happy path never writes the by-listed-state index.
-func TestListedStateIndexIsSparse(t *testing.T) {
+// TestEveryWriteSetsItsIndexKey: every write that moves an item puts it in
+// the by-listed-state partition of its new state and stage, in the same
+// request, so the index lists and counts every state.
+func TestEveryWriteSetsItsIndexKey(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	s := env.Items()
@@ -161,31 +163,51 @@ func TestListedStateIndexIsSparse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := s.Create(ctx, state.NewItem{ID: "sparse", Kind: state.KindStory, CorrelationID: "c", Now: t0})
+	const id = "indexed"
+	want := func(st state.State, stage pipeline.Stage) {
+		t.Helper()
+		if k, w := raw(id), state.ListKey(id, st, stage, 0); k != w {
+			t.Fatalf("%s at %s: list_key %q, want %q", st, stage, k, w)
+		}
+	}
+	_, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0})
 	must(err)
-	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Carrier: "o", Now: t0, LeaseFor: time.Minute})
+	want(state.Queued, pipeline.Fetch)
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#1", Carrier: "o", Now: t0, LeaseFor: time.Minute})
 	must(err)
-	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Now: t0, Counts: true, Next: state.Retryable,
+	want(state.Working, pipeline.Fetch)
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#1", Now: t0, Counts: true, Next: state.Retryable,
 		NotBefore: t0, LastError: state.LastError{ErrorClass: failure.NetworkTimeout}})
 	must(err)
-	if k := raw("sparse"); k != "" {
-		t.Fatalf("a retryable item carries list_key %q", k)
-	}
-	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Carrier: "o", Now: t0.Add(time.Minute), LeaseFor: time.Minute})
+	want(state.Retryable, pipeline.Fetch)
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#2", Carrier: "o", Now: t0.Add(time.Minute), LeaseFor: time.Minute})
 	must(err)
-	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Now: t0.Add(time.Minute), PrevAttempts: 1,
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#2", Now: t0.Add(time.Minute), PrevAttempts: 1,
 		Counts: true, Next: state.Failed, LastError: state.LastError{ErrorClass: failure.NotFound}})
 	must(err)
-	if k := raw("sparse"); !strings.HasPrefix(k, "failed#") {
-		t.Fatalf("a failed item carries list_key %q", k)
-	}
-	must(s.MarkDeadLettered(ctx, "sparse", pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0, Attempt: 2}, t0.Add(time.Minute)))
-	if k := raw("sparse"); !strings.HasPrefix(k, "deadletter#") {
-		t.Fatalf("a dead-lettered item carries list_key %q", k)
-	}
-	_, err = s.Replay(ctx, state.ReplayRequest{ItemID: "sparse", Stage: pipeline.Fetch, Note: "fixed", By: "oncall", Now: t0.Add(2 * time.Minute)})
+	want(state.Failed, pipeline.Fetch)
+	must(s.MarkDeadLettered(ctx, id, pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0, Attempt: 2}, t0.Add(time.Minute)))
+	want(state.Deadletter, pipeline.Fetch)
+	_, err = s.Replay(ctx, state.ReplayRequest{ItemID: id, Stage: pipeline.Fetch, Note: "fixed", By: "oncall", Now: t0.Add(2 * time.Minute)})
 	must(err)
-	if k := raw("sparse"); k != "" {
-		t.Fatalf("a replayed item carries list_key %q", k)
+	want(state.Queued, pipeline.Fetch)
+	now := t0.Add(3 * time.Minute)
+	for i, st := range pipeline.Stages() {
+		owner := fmt.Sprintf("p#%d", i)
+		_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
+		must(err)
+		if st == pipeline.LLM {
+			must(s.Release(ctx, state.ReleaseRequest{ItemID: id, Stage: st, Owner: owner, Now: now, NotBefore: now}))
+			want(state.Retryable, st)
+			owner += "b"
+			_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
+			must(err)
+		}
+		must(s.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: st, Owner: owner, Now: now}))
+		if next, ok := st.Next(); ok {
+			want(state.Queued, next)
+		} else {
+			want(state.Done, st)
+		}
 	}
 }

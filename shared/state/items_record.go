@@ -47,8 +47,9 @@ type record struct {
 	CreatedAt        string            `dynamodbav:"created_at,omitempty"`
 	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string            `dynamodbav:"last_write,omitempty"`
-	// ListKey puts a failed or dead-lettered item in the sparse
-	// by-listed-state index (see ItemIndex); absent in every other state.
+	// ListKey is the item's partition of the by-listed-state index,
+	// "<state>#<stage>#<shard>" (see ItemIndex); the store sets it with
+	// every write that moves the item (Items.record for a put).
 	ListKey string `dynamodbav:"list_key,omitempty"`
 }
 
@@ -150,7 +151,6 @@ func toRecord(it Item) record {
 		CreatedAt:        formatTime(it.CreatedAt),
 		UpdatedAt:        formatTime(it.UpdatedAt),
 		LastWrite:        it.LastWrite,
-		ListKey:          listKey(it.ID, it.State),
 	}
 }
 

@@ -61,7 +61,8 @@ type Backend struct {
 	// Replayer lists, replays and resolves dead letters, as `triage dlq`
 	// does; its ErrorLog must be set for resolve. Required.
 	Replayer *replay.Replayer
-	// Items reads items; Index lists them by state. Required.
+	// Items reads items; Index lists them by state, and counts them when it
+	// is a state.Counter (state.ItemIndex, state.Memory). Required.
 	Items Items
 	Index replay.Index
 	// Log reads the error log; Trail the audit trail (optional).
@@ -103,6 +104,9 @@ type Server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
+	// tally counts the items by state and stage (Index, when it counts).
+	tally *state.Tally
+
 	mu         sync.Mutex
 	snap       *aggregates
 	refreshing bool
@@ -139,6 +143,9 @@ func New(b Backend, token string, hosts ...string) (*Server, error) {
 	s := &Server{b: b, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), hosts: map[string]bool{}, mux: http.NewServeMux()}
 	for _, h := range hosts {
 		s.hosts[h] = true
+	}
+	if c, ok := b.Index.(state.Counter); ok {
+		s.tally = &state.Tally{Index: c}
 	}
 	if err := s.parse(); err != nil {
 		return nil, err

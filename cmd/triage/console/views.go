@@ -29,14 +29,8 @@ import (
 )
 
 // Bounds of the pages' reads: every page reads at most this much, and says
-// when a count is partial.
+// when what it shows is partial.
 const (
-	// CountLimit bounds the items counted in one state on the overview.
-	CountLimit = 1000
-	// CountMaxScan bounds the items a state's count reads when the state is
-	// not in the by-listed-state index (a Scan): such a count is of the
-	// first CountMaxScan items the Scan reads, and says so.
-	CountMaxScan = 1000
 	// GroupLimit bounds the dead-lettered items grouped by stage and class.
 	GroupLimit = 1000
 	// PageLimit is the rows of a listing.
@@ -53,7 +47,6 @@ type stateRow struct {
 	State   state.State
 	Total   int
 	ByStage []int
-	Partial bool
 	Err     string
 }
 
@@ -183,40 +176,32 @@ func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, 
 // explain is an error as a page shows it.
 func (s *Server) explain(err error) string { return clean(err.Error()) }
 
-// countStates counts items per state and stage, each state bounded by
-// CountLimit (and CountMaxScan for the states a Scan reads); the state
-// skip is left at zero, for the caller to fill.
-func (s *Server) countStates(ctx context.Context, skip state.State) []stateRow {
+// countStates counts the items of every state at every stage through the
+// index (state.Tally: every partition's count, the done items since a
+// watermark), exactly, whatever the tables hold.
+func (s *Server) countStates(ctx context.Context) []stateRow {
 	stages := pipeline.Stages()
 	rows := make([]stateRow, len(state.States()))
-	var fns []func()
-	for i, st := range state.States() {
-		rows[i] = stateRow{State: st, ByStage: make([]int, len(stages))}
-		if st == skip {
-			continue
-		}
-		fns = append(fns, func() {
-			row := rows[i]
-			err := s.b.Index.List(ctx, state.ItemQuery{State: st, Limit: CountLimit, MaxScan: CountMaxScan}, func(it state.Item) error {
-				row.Total++
-				if j := slices.Index(stages, it.Stage); j >= 0 {
-					row.ByStage[j]++
-				}
-				return nil
-			})
-			switch {
-			case errors.Is(err, state.ErrScanLimit):
-				row.Partial = true
-			case err != nil:
-				row.Err = s.explain(err)
-			}
-			if row.Total >= CountLimit {
-				row.Partial = true
-			}
-			rows[i] = row
-		})
+	var (
+		c   state.Counts
+		err error
+	)
+	if s.tally == nil {
+		err = errors.New("the item index cannot count")
+	} else {
+		c, err = s.tally.Counts(ctx, s.now())
 	}
-	parallel(fns...)
+	for i, st := range state.States() {
+		row := stateRow{State: st, ByStage: make([]int, len(stages))}
+		if err != nil {
+			row.Err = s.explain(err)
+		}
+		for j, stg := range stages {
+			row.ByStage[j] = c.Of(st, stg)
+		}
+		row.Total = c.Total(st)
+		rows[i] = row
+	}
 	return rows
 }
 

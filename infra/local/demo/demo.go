@@ -303,12 +303,8 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	lastPrint := time.Time{}
-	watched := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		watched[id] = true
-	}
 	for {
-		counts, err := stateCounts(ctx, st, watched)
+		counts, err := stateCountsOf(ctx, st, ids)
 		inFlight, qerr := st.QueueDepth(ctx, st.PipelineQueueURLs()...)
 		if err == nil && qerr == nil {
 			line := progressLine(counts, inFlight, len(ids), time.Since(start))
@@ -344,18 +340,6 @@ func progressLine(c map[state.State]int, inFlight, total int, elapsed time.Durat
 	return fmt.Sprintf("%5.1fs %s %3d/%d  done %d · dead %d · retrying %d · working %d · queued %d · in queues %d",
 		elapsed.Seconds(), bar, finished, total, c[state.Done], c[state.Deadletter], c[state.Retryable]+c[state.Failed],
 		c[state.Working], c[state.Queued], inFlight)
-}
-
-// stateCounts scans the Items table for the states of the watched items.
-func stateCounts(ctx context.Context, st *devstack.Stack, watched map[string]bool) (map[state.State]int, error) {
-	out := map[state.State]int{}
-	err := st.Scan(ctx, st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
-		if !watched[str(it["item_id"])] {
-			return
-		}
-		out[state.State(str(it["state"]))]++
-	})
-	return out, err
 }
 
 func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, error) {
