@@ -580,7 +580,7 @@ func (e *engine) arrive(n int) {
 		// The item and its entry in the by-listed-state index (queued at
 		// fetch).
 		w := wru(triageSizes().created)
-		e.dyn(ddbPutItem, load{key: itemKey(id), w: w}, e.indexLoad(id, state.Queued, pipeline.Fetch, w))
+		e.dyn(ddbPutItem, load{key: itemKey(id), w: w}, e.indexLoad(id, state.Queued, w))
 	} else {
 		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(itemBaseBytes)})
 	}

@@ -144,33 +144,33 @@ var (
 func itemKey(id string) string { return "items/" + id }
 
 // indexLoad is a write of w units to the by-listed-state partition of an
-// item in st at stage.
-func (e *engine) indexLoad(id string, st state.State, stage pipeline.Stage, w float64) load {
-	return load{key: "items:by-listed-state/" + state.ListKey(id, st, stage, e.sc.IndexShards), w: w}
+// item in st.
+func (e *engine) indexLoad(id string, st state.State, w float64) load {
+	return load{key: "items:by-listed-state/" + state.ListKey(id, st, e.sc.IndexShards), w: w}
 }
 
-// moved is the index's share of a write that took the item from (st,
-// stage) to where it is now: the old entry deleted and the new one put in
+// moved is the index's share of a write that took the item from st to
+// where it is now: the old entry deleted and the new one put in
 // another partition, or the entry rewritten in place.
-func (s *itemStore) moved(ctx context.Context, id string, st state.State, stage pipeline.Stage, w float64) []load {
+func (s *itemStore) moved(ctx context.Context, id string, st state.State, w float64) []load {
 	now, err := s.m.Get(ctx, id)
 	if err != nil {
 		return nil
 	}
-	to := s.e.indexLoad(id, now.State, now.Stage, w)
-	if from := s.e.indexLoad(id, st, stage, w); from.key != to.key {
+	to := s.e.indexLoad(id, now.State, w)
+	if from := s.e.indexLoad(id, st, w); from.key != to.key {
 		return []load{from, to}
 	}
 	return []load{to}
 }
 
-// where is the item's state and stage before a write.
-func (s *itemStore) where(ctx context.Context, id string) (state.State, pipeline.Stage) {
+// where is the item's state before a write.
+func (s *itemStore) where(ctx context.Context, id string) state.State {
 	it, err := s.m.Get(ctx, id)
 	if err != nil {
-		return "", ""
+		return ""
 	}
-	return it.State, it.Stage
+	return it.State
 }
 
 // Create makes an item from a producer's spec: one conditional PutItem.
@@ -179,7 +179,7 @@ func (s *itemStore) where(ctx context.Context, id string) (state.State, pipeline
 // simulator never sends.
 func (s *itemStore) Create(ctx context.Context, n state.NewItem) (state.Item, error) {
 	w := wru(triageSizes().created)
-	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: w}, s.e.indexLoad(n.ID, state.Queued, pipeline.Fetch, w))
+	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: w}, s.e.indexLoad(n.ID, state.Queued, w))
 	return s.m.Create(ctx, n)
 }
 
@@ -189,11 +189,11 @@ func (s *itemStore) Claim(ctx context.Context, req state.ClaimRequest) (state.It
 	s.e.clock.startRecord()
 	i := s.e.index[req.ItemID]
 	w := wru(s.e.stateBytes(i) + triageSizes().lease)
-	st, stage := s.where(ctx, req.ItemID)
+	st := s.where(ctx, req.ItemID)
 	it, err := s.m.Claim(ctx, req)
 	loads := []load{{key: itemKey(req.ItemID), w: w}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, stage, w)...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st, w)...)
 	}
 	s.e.dyn(ddbUpdateItem, loads...)
 	return it, err
@@ -204,7 +204,7 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 	e := s.e
 	i := e.index[req.ItemID]
 	before := e.stateBytes(i) + triageSizes().lease
-	fromState, fromStage := s.where(ctx, req.ItemID)
+	fromState := s.where(ctx, req.ItemID)
 	err := s.m.Complete(ctx, req)
 	if err == nil {
 		it := &e.items[i]
@@ -215,7 +215,7 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 	rec := load{key: itemKey(req.ItemID), w: wru(max(before, e.stateBytes(i)))}
 	var index []load
 	if err == nil {
-		index = s.moved(ctx, req.ItemID, fromState, fromStage, wru(e.stateBytes(i)))
+		index = s.moved(ctx, req.ItemID, fromState, wru(e.stateBytes(i)))
 	}
 	part, n := stageBody(req.Stage, e.sc.DocumentBytes)
 	switch {
@@ -295,11 +295,11 @@ func (s *itemStore) Fail(ctx context.Context, req state.FailRequest) (int, error
 	i := e.index[req.ItemID]
 	e.items[i].hasError = true
 	size := wru(e.stateBytes(i) + triageSizes().lease)
-	st, stage := s.where(ctx, req.ItemID)
+	st := s.where(ctx, req.ItemID)
 	n, err := s.m.Fail(ctx, req)
 	loads := []load{{key: itemKey(req.ItemID), w: size}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, stage, size)...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st, size)...)
 	}
 	e.dyn(ddbUpdateItem, loads...)
 	if req.Stage == pipeline.LLM && req.Counts {
@@ -314,12 +314,12 @@ func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Par
 	e := s.e
 	i := e.index[req.ItemID]
 	e.items[i].hasError = true
-	st, stage := s.where(ctx, req.ItemID)
+	st := s.where(ctx, req.ItemID)
 	n, err := s.m.Park(ctx, req, p)
 	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
 		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, stage, wru(e.stateBytes(i)))...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st, wru(e.stateBytes(i)))...)
 	}
 	e.dyn(ddbTransactWriteItems, loads...)
 	if err == nil && !p.OnGate() {
@@ -333,12 +333,12 @@ func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Par
 func (s *itemStore) ParkWait(ctx context.Context, req state.ReleaseRequest, p state.Parking) error {
 	e := s.e
 	i := e.index[req.ItemID]
-	st, stage := s.where(ctx, req.ItemID)
+	st := s.where(ctx, req.ItemID)
 	err := s.m.ParkWait(ctx, req, p)
 	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
 		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, stage, wru(e.stateBytes(i)))...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st, wru(e.stateBytes(i)))...)
 	}
 	e.dyn(ddbTransactWriteItems, loads...)
 	if err == nil && !p.OnGate() {
@@ -360,11 +360,11 @@ func parkedIndex(p state.Parking) load {
 func (s *itemStore) Release(ctx context.Context, req state.ReleaseRequest) error {
 	i := s.e.index[req.ItemID]
 	w := wru(s.e.stateBytes(i) + triageSizes().lease)
-	st, stage := s.where(ctx, req.ItemID)
+	st := s.where(ctx, req.ItemID)
 	err := s.m.Release(ctx, req)
 	loads := []load{{key: itemKey(req.ItemID), w: w}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, stage, w)...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st, w)...)
 	}
 	s.e.dyn(ddbUpdateItem, loads...)
 	return err
@@ -374,11 +374,11 @@ func (s *itemStore) Release(ctx context.Context, req state.ReleaseRequest) error
 // to the deadletter partition of the index.
 func (s *itemStore) MarkDeadLettered(ctx context.Context, itemID string, st pipeline.Stage, ref state.DeadLetterRef, now time.Time) error {
 	size := wru(s.e.stateBytes(s.e.index[itemID]))
-	from, stage := s.where(ctx, itemID)
+	from := s.where(ctx, itemID)
 	err := s.m.MarkDeadLettered(ctx, itemID, st, ref, now)
 	loads := []load{{key: itemKey(itemID), w: size}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, itemID, from, stage, size)...)
+		loads = append(loads, s.moved(ctx, itemID, from, size)...)
 	}
 	s.e.dyn(ddbUpdateItem, loads...)
 	return err

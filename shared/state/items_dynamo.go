@@ -42,21 +42,21 @@ type Items struct {
 	// same transaction as the item's update (the item keeps only the last
 	// MaxReplays and MaxNotes); empty writes none.
 	ErrorLogTable string
-	// IndexShards is the by-listed-state index's partitions per state and
-	// stage, the stack's ItemIndexShards (see ItemIndex); zero is
-	// DefaultIndexShards. Every write that moves the item sets its key.
+	// IndexShards is the by-listed-state index's partitions per state, the
+	// stack's ItemIndexShards (see ItemIndex); zero is DefaultIndexShards.
+	// Every write that moves the item sets its key.
 	IndexShards int
 }
 
-// listKey is the item's by-listed-state key in state st at stage.
-func (s *Items) listKey(id string, st State, stage pipeline.Stage) string {
-	return ListKey(id, st, stage, s.IndexShards)
+// listKey is the item's by-listed-state key in state st.
+func (s *Items) listKey(id string, st State) string {
+	return ListKey(id, st, s.IndexShards)
 }
 
 // record is it as the store writes it, its index key included.
 func (s *Items) record(it Item) record {
 	r := toRecord(it)
-	r.ListKey = s.listKey(it.ID, it.State, it.Stage)
+	r.ListKey = s.listKey(it.ID, it.State)
 	return r
 }
 
@@ -172,7 +172,7 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 		", lease_until = " + b.Num(toMillis(req.Now.Add(req.LeaseFor))) +
 		", carrier = " + b.Str(req.Carrier) +
 		", updated_at = " + b.Str(formatTime(req.Now)) +
-		", list_key = " + b.Str(s.listKey(req.ItemID, Working, req.Stage))
+		", list_key = " + b.Str(s.listKey(req.ItemID, Working))
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           &s.Table,
 		Key:                                 itemKey(req.ItemID),
@@ -236,7 +236,7 @@ func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 		"failure_count = " + b.Num(0),
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(tok),
-		"list_key = " + b.Str(s.listKey(req.ItemID, nextState, nextStage)),
+		"list_key = " + b.Str(s.listKey(req.ItemID, nextState)),
 	}
 	out := boundOutput(req.Output)
 	bd, err := outputBody(out)
@@ -418,7 +418,7 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		"updated_at = " + now,
 		"last_write = " + b.Str(writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)),
 	}
-	set = append(set, "list_key = "+b.Str(s.listKey(req.ItemID, req.Next, req.Stage)))
+	set = append(set, "list_key = "+b.Str(s.listKey(req.ItemID, req.Next)))
 	remove := []string{"lease_owner", "lease_until"}
 	if req.Next == Retryable && !req.NotBefore.IsZero() {
 		set = append(set, "not_before = "+b.Num(toMillis(req.NotBefore)))
@@ -457,7 +457,7 @@ func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, st
 		", not_before = " + b.Num(toMillis(req.NotBefore)) +
 		", updated_at = " + b.Str(formatTime(req.Now)) +
 		", last_write = " + b.Str(tok) +
-		", list_key = " + b.Str(s.listKey(req.ItemID, Retryable, req.Stage)) +
+		", list_key = " + b.Str(s.listKey(req.ItemID, Retryable)) +
 		" REMOVE lease_owner, lease_until"
 	cond := leaseCond(b, req.Stage, req.Owner)
 	return &dynamodb.UpdateItemInput{
@@ -484,7 +484,7 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipel
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Deadletter)) +
 		", dead_letter = " + b.Value(av) + ", updated_at = " + b.Str(formatTime(now)) +
-		", last_write = " + b.Str(tok) + ", list_key = " + b.Str(s.listKey(itemID, Deadletter, stage))
+		", last_write = " + b.Str(tok) + ", list_key = " + b.Str(s.listKey(itemID, Deadletter))
 	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage)) +
 		" AND " + numEquals(b, attemptsAttr(stage), ref.Attempt) + " AND " + numEquals(b, "replay_count", ref.Replay)
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{

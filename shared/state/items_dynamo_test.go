@@ -166,7 +166,7 @@ func TestEveryWriteSetsItsIndexKey(t *testing.T) {
 	const id = "indexed"
 	want := func(st state.State, stage pipeline.Stage) {
 		t.Helper()
-		if k, w := raw(id), state.ListKey(id, st, stage, 0); k != w {
+		if k, w := raw(id), state.ListKey(id, st, 0); k != w {
 			t.Fatalf("%s at %s: list_key %q, want %q", st, stage, k, w)
 		}
 	}

@@ -135,22 +135,22 @@ type ItemsQueryAPI interface {
 
 // ItemIndex lists and counts items by state through the Items table's
 // by-listed-state GSI (docs/design.md "Indexes"). Every item is in it, under
-// list_key "<state>#<stage>#<shard>" (range updated_at), which every write
-// that moves the item sets in the same request: a partition holds one
-// state at one stage, spread over Shards partitions by the id's hash so that
-// no partition is hot at the rate the deployment is sized for
-// (docs/scale.md). Listing reads the partitions of the states asked for
-// newest first and merges them; counting asks each partition for its count
-// (Select COUNT). GSI reads are eventually consistent: an item that changed
-// a moment ago may be listed in its old state, so callers that act on an
-// item re-check it with a conditional write.
+// list_key "<state>#<shard>" (range updated_at), which every write that
+// moves the item sets in the same request: a state's items are spread over
+// Shards partitions by the id's hash so that no partition is hot at the
+// rate the deployment is sized for (docs/scale.md). Listing reads the
+// partitions of the states asked for newest first and merges them;
+// counting reads each partition's entries' stage (the index's read units
+// are the entries' size either way; a Select COUNT would say nothing of the
+// stage). GSI reads are eventually consistent: an item that changed a
+// moment ago may be listed in its old state, so callers that act on an item
+// re-check it with a conditional write.
 type ItemIndex struct {
 	DB ItemsQueryAPI
 	// Table is the Items table name.
 	Table string
-	// Shards is the partitions per state and stage, the stack's
-	// ItemIndexShards: it must be the writers' (Items.IndexShards); zero is
-	// DefaultIndexShards.
+	// Shards is the partitions per state, the stack's ItemIndexShards: it
+	// must be the writers' (Items.IndexShards); zero is DefaultIndexShards.
 	Shards int
 	// PageSize is the Query page size; zero is 200.
 	PageSize int32
@@ -158,11 +158,11 @@ type ItemIndex struct {
 	Concurrency int
 }
 
-// ListedStateIndex is the Items table's GSI by state, stage and shard.
+// ListedStateIndex is the Items table's GSI by state and shard.
 const ListedStateIndex = "by-listed-state"
 
 // DefaultIndexShards is the template's ItemIndexShards: the partitions of
-// the by-listed-state index per state and stage.
+// the by-listed-state index per state.
 const DefaultIndexShards = 16
 
 // MaxIndexShards bounds ItemIndexShards.
@@ -191,14 +191,14 @@ func idHash(id string) uint32 {
 	return h.Sum32()
 }
 
-// ListKey is the item's key in ListedStateIndex in state s at stage st, for
-// an index of shards partitions per state and stage (zero is the default).
-func ListKey(id string, s State, st pipeline.Stage, shards int) string {
-	return partitionKey(s, st, int(idHash(id)%uint32(IndexShards(shards))))
+// ListKey is the item's key in ListedStateIndex in state s, for an index of
+// shards partitions per state (zero is the default).
+func ListKey(id string, s State, shards int) string {
+	return partitionKey(s, int(idHash(id)%uint32(IndexShards(shards))))
 }
 
-func partitionKey(s State, st pipeline.Stage, shard int) string {
-	return string(s) + "#" + string(st) + "#" + strconv.Itoa(shard)
+func partitionKey(s State, shard int) string {
+	return string(s) + "#" + strconv.Itoa(shard)
 }
 
 // CheckIndexShards says whether n is a shard count a deployment may set:
@@ -219,18 +219,12 @@ func (x *ItemIndex) page() int32 {
 	return 200
 }
 
-// partitions are the index partitions holding states at stages (every stage
-// when empty).
-func (x *ItemIndex) partitions(states []State, stages []pipeline.Stage) []string {
-	if len(stages) == 0 {
-		stages = pipeline.Stages()
-	}
+// partitions are the index partitions holding states.
+func (x *ItemIndex) partitions(states []State) []string {
 	var out []string
 	for _, s := range states {
-		for _, st := range stages {
-			for shard := range x.shards() {
-				out = append(out, partitionKey(s, st, shard))
-			}
+		for shard := range x.shards() {
+			out = append(out, partitionKey(s, shard))
 		}
 	}
 	return out
@@ -307,12 +301,12 @@ func (h *cursorHeap) Pop() any {
 
 // List calls fn for each item matching q, newest (updated_at) first, until
 // q's limit, ErrStop from fn or another error from fn (which List returns).
-// It reads the partitions of q's states (at q's stage, or every stage) page
-// by page, newest first, and merges them, so that a page of the newest
-// items costs about a page per partition whatever the state's size; at most
-// q.MaxScan items in all (ErrScanLimit beyond). Each id is delivered once:
-// an item that moves between the partitions read (a state or stage change
-// mid-listing) is listed in the first place it was read. Since narrows the
+// It reads the partitions of q's states page by page, newest first, and
+// merges them, so that a page of the newest items costs about a page per
+// partition whatever the state's size; at most q.MaxScan items in all
+// (ErrScanLimit beyond). Each id is delivered once: an item that moves
+// between the partitions read (a state change mid-listing) is listed in the
+// first place it was read. Since narrows the
 // key condition (updated_at ≥ Since, a superset: an item's updated_at is
 // never before its last failure); the other filters apply to each item
 // read.
@@ -324,11 +318,7 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 	if maxScan == 0 {
 		maxScan = DefaultMaxScan
 	}
-	var stages []pipeline.Stage
-	if q.Stage != "" {
-		stages = []pipeline.Stage{q.Stage}
-	}
-	keys := x.partitions(q.states(), stages)
+	keys := x.partitions(q.states())
 	page := x.page()
 	if l := q.limit(); l > 0 && int32(l) < page {
 		// The newest l items are among each partition's first l.
@@ -496,37 +486,43 @@ func (q CountQuery) stages() []pipeline.Stage {
 	return q.Stages
 }
 
-// Count counts the items of q's states at q's stages: one Select COUNT
-// Query per partition (and per 1 MB of it), the partitions at once. It
-// reads no item: what it costs is the index entries it counts (read units
-// by their size) and a request per partition.
+// Count counts the items of q's states at q's stages: one Query per
+// partition of each state (and per 1 MB of it), the partitions at once,
+// that returns only each entry's stage. What it costs is the index entries
+// it reads (read units by their size, as a Select COUNT would) and a
+// request per partition and page.
 func (x *ItemIndex) Count(ctx context.Context, q CountQuery) (Counts, error) {
 	type part struct {
 		s  State
-		st pipeline.Stage
 		k  string
-		n  int
+		by map[pipeline.Stage]int
 	}
 	var parts []*part
 	for _, s := range q.states() {
-		for _, st := range q.stages() {
-			for shard := range x.shards() {
-				parts = append(parts, &part{s: s, st: st, k: partitionKey(s, st, shard)})
-			}
+		for shard := range x.shards() {
+			parts = append(parts, &part{s: s, k: partitionKey(s, shard), by: map[pipeline.Stage]int{}})
 		}
 	}
+	stages := q.stages()
 	err := x.each(ctx, len(parts), func(i int) error {
 		p := parts[i]
 		b := dynamoexpr.New()
 		key := keyCondition(b, p.k, q.Since, q.Before)
+		proj := b.Name("stage")
 		in := &dynamodb.QueryInput{TableName: &x.Table, IndexName: aws.String(ListedStateIndex),
-			KeyConditionExpression: &key, ExpressionAttributeValues: b.Values, Select: types.SelectCount}
+			KeyConditionExpression: &key, ProjectionExpression: &proj,
+			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 		for {
 			out, err := x.DB.Query(ctx, in)
 			if err != nil {
 				return fmt.Errorf("count %s: %w", p.k, err)
 			}
-			p.n += int(out.Count)
+			for _, av := range out.Items {
+				st, _ := av["stage"].(*types.AttributeValueMemberS)
+				if st != nil && slices.Contains(stages, pipeline.Stage(st.Value)) {
+					p.by[pipeline.Stage(st.Value)]++
+				}
+			}
 			if len(out.LastEvaluatedKey) == 0 {
 				return nil
 			}
@@ -538,7 +534,9 @@ func (x *ItemIndex) Count(ctx context.Context, q CountQuery) (Counts, error) {
 	}
 	c := Counts{}
 	for _, p := range parts {
-		c.Add(p.s, p.st, p.n)
+		for st, n := range p.by {
+			c.Add(p.s, st, n)
+		}
 	}
 	return c, nil
 }

@@ -48,7 +48,7 @@ type record struct {
 	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string            `dynamodbav:"last_write,omitempty"`
 	// ListKey is the item's partition of the by-listed-state index,
-	// "<state>#<stage>#<shard>" (see ItemIndex); the store sets it with
+	// "<state>#<shard>" (see ItemIndex); the store sets it with
 	// every write that moves the item (Items.record for a put).
 	ListKey string `dynamodbav:"list_key,omitempty"`
 }

@@ -277,8 +277,8 @@ func runSchedule(ctx context.Context, st *devstack.Stack, fn string, every time.
 }
 
 // watchItems prints a line whenever the items' counts change, until ctx
-// ends. The counts are the index's (state.Tally: a Select COUNT per
-// partition, the done items since a watermark), never a Scan; moto answers
+// ends. The counts are the index's (state.Tally: each partition of the
+// states an item leaves, the done items since a watermark), never a Scan; moto answers
 // each Query by walking the table, so the next count waits at least ten
 // times as long as the last one took: the status line never takes more than
 // a tenth of moto's time (docs/performance.md).
