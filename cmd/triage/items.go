@@ -55,7 +55,8 @@ func printItem(w io.Writer, v ops.ItemView) error {
 	addRow(tw, "state", fmt.Sprintf("%s at %s", v.State, v.Stage))
 	addRow(tw, "enrichment_status", orDash(string(v.EnrichmentStatus)))
 	addRow(tw, "attempts", attemptsText(v.Attempts))
-	addRow(tw, "failure_count", v.FailureCount)
+	addRow(tw, "attempts_spent", attemptsText(v.AttemptsSpent)+" (failed, counted by the retry budget)")
+	addRow(tw, "failure_count", failureCountText(v))
 	if le := v.LastError; le != nil {
 		addRow(tw, "last_error", fmt.Sprintf("%s at %s (%s, attempt %d of %d, retryable %s)", le.ErrorClass, le.Component,
 			fmtTime(le.FailedAt), le.RetryCount, le.MaxRetries, yesNo(le.Retryable)))
@@ -64,7 +65,7 @@ func printItem(w io.Writer, v ops.ItemView) error {
 			addRow(tw, "last_error.retry_at", fmtTime(*le.RetryAt))
 		}
 	}
-	addRow(tw, "failures", fmt.Sprintf("first %s, last %s", fmtTime(v.FirstFailureAt), fmtTime(v.LastFailureAt)))
+	addRow(tw, "failures", failuresText(v))
 	if !v.NotBefore.IsZero() {
 		addRow(tw, "not_before", fmtTime(v.NotBefore))
 	}
@@ -125,6 +126,28 @@ func printItem(w io.Writer, v ops.ItemView) error {
 	return nil
 }
 
+// failureCountText is failure_count with what it counts: the failures
+// since the item's last success (or its replay).
+func failureCountText(v ops.ItemView) string {
+	if v.FailureCount == 0 && !v.LastFailureAt.IsZero() {
+		return "0 since the last success"
+	}
+	return strconv.Itoa(v.FailureCount)
+}
+
+// failuresText is the span of the current run of failures; an item whose
+// last success came after its failures has none, and says when the last
+// one was.
+func failuresText(v ops.ItemView) string {
+	switch {
+	case v.LastFailureAt.IsZero():
+		return "none"
+	case v.FailureCount == 0 && v.FirstFailureAt.IsZero():
+		return fmt.Sprintf("none since the last success (the last at %s; the timeline has them all)", fmtTime(v.LastFailureAt))
+	}
+	return fmt.Sprintf("first %s, last %s", fmtTime(v.FirstFailureAt), fmtTime(v.LastFailureAt))
+}
+
 func noticesText(n state.Notices) string {
 	var on []string
 	if n.Failed {
@@ -166,7 +189,7 @@ func runItemsGet(stdout io.Writer, args []string) error {
 		"action executions and the owner's notices (the audit trail), replays, notes,\n"+
 		"the dead letter and the delivery (the item), in time order. --text also\n"+
 		"prints the fetched document.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, audit: true})
 	text := fs.Bool("text", false, "also read back and print the fetched document's text")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -226,7 +249,7 @@ func runItemsList(stdout io.Writer, args []string) error {
 		"index, which holds every item by state and stage; without --state, every state. At most\n"+
 		"--limit items; when there are more it says how many (\"showing 100 of 2345\"), and --all\n"+
 		"lists every one. An item that moves while the list is read is listed once.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true})
 	st := fs.String("state", "", "queued, working, retryable, failed, deadletter or done (default: all)")
 	stage := fs.String("stage", "", "keep items at this stage")
 	classes := fs.String("class", "", "keep items whose last failure has one of these classes")
@@ -351,7 +374,7 @@ func runItemsReplay(stdout io.Writer, args []string) error {
 		"Replays permanent failures (items in deadletter or failed) from their item\n"+
 		"state — no DLQ message needed, so this works after the dead letter expired.\n"+
 		"By id, or with --all-permanent every one the filters select.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, false)
 	rf := addReplayFlags(fs, "remediation note (required)")
 	allPermanent := fs.Bool("all-permanent", false, "replay every permanent failure the filters select")
