@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"os/user"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,26 +79,52 @@ type stackFlags struct {
 	jsonOut                          bool
 }
 
-func addStackFlags(fs *flag.FlagSet) *stackFlags {
+// uses names the resources whose flags a command takes: each command's
+// --help lists only the tables and queues it reads or writes.
+type uses struct {
+	// items: the Items table, its index and the bodies; errorLog, audit and
+	// budget: those tables; queues: every stage's queue and DLQ (and the
+	// DLQs' read wait); fetchQueue: the fetch queue alone.
+	items, errorLog, audit, budget, queues, fetchQueue bool
+}
+
+// addStackFlags adds the flags of the AWS connection (endpoint, region,
+// profile, stack, timeout), --json, and those of the resources u names.
+func addStackFlags(fs *flag.FlagSet, u uses) *stackFlags {
 	f := &stackFlags{queues: map[pipeline.Stage]*string{}, dlqs: map[pipeline.Stage]*string{}}
 	fs.StringVar(&f.endpoint, "endpoint", os.Getenv("AWS_ENDPOINT_URL"), "AWS endpoint URL, e.g. a local stack (default $AWS_ENDPOINT_URL; empty is AWS itself)")
 	fs.StringVar(&f.region, "region", "", "AWS region (default $AWS_REGION, else us-east-1)")
 	fs.StringVar(&f.profile, "profile", "", "shared-config profile (default $AWS_PROFILE)")
 	fs.StringVar(&f.stack, "stack", os.Getenv(cliStackEnv), "CloudFormation stack whose Outputs name the queues and tables (default $"+cliStackEnv+")")
 	fs.DurationVar(&f.timeout, "timeout", cliRequestTimeout, "bound on each AWS request")
-	fs.StringVar(&f.itemsTable, "items-table", "", "Items table (default: the stack's "+outItemsTable+")")
-	fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
-	fs.StringVar(&f.parkedTable, "parked-table", "", "parked-waits table (default: the stack's "+outParkedTable+")")
-	fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
-	fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
-	fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
-	fs.StringVar(&f.auditTable, "audit-table", "", "audit-trail table (default: the stack's "+outAuditTable+")")
-	fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per state and stage (default: the stack's %s, else %d)", outIndexShards, state.DefaultIndexShards))
-	for _, st := range pipeline.Stages() {
-		f.queues[st] = fs.String(string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
-		f.dlqs[st] = fs.String(string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
+	if u.items {
+		fs.StringVar(&f.itemsTable, "items-table", "", "Items table (default: the stack's "+outItemsTable+")")
+		fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
+		fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
+		fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per state (default: the stack's %s, else %d)", outIndexShards, state.DefaultIndexShards))
 	}
-	fs.DurationVar(&f.pollWait, "wait", replay.DefaultPollWait, "DLQ reads: long-poll wait of each receive; one empty receive ends a queue's scan (0: short polls, enough for a local stack)")
+	if u.errorLog {
+		fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
+	}
+	if u.audit {
+		fs.StringVar(&f.auditTable, "audit-table", "", "audit-trail table (default: the stack's "+outAuditTable+")")
+	}
+	if u.budget {
+		fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
+	}
+	for _, st := range pipeline.Stages() {
+		f.queues[st], f.dlqs[st] = new(string), new(string)
+		if u.queues || (u.fetchQueue && st == pipeline.Stages()[0]) {
+			fs.StringVar(f.queues[st], string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
+		}
+		if u.queues {
+			fs.StringVar(f.dlqs[st], string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
+		}
+	}
+	f.pollWait = replay.DefaultPollWait
+	if u.queues {
+		fs.DurationVar(&f.pollWait, "wait", replay.DefaultPollWait, "DLQ reads: long-poll wait of each receive; one empty receive ends a queue's scan (0: short polls, enough for a local stack)")
+	}
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of a table")
 	return f
 }
@@ -121,8 +148,8 @@ type stackConn struct {
 	itemsTable, errorLogTable, parkedTable, budgetTable string
 	bodiesTable, bodiesBucket                           string
 	auditTable                                          string
-	// indexShards is the by-listed-state index's partitions per state and
-	// stage (state.ItemIndex.Shards).
+	// indexShards is the by-listed-state index's partitions per state
+	// (state.ItemIndex.Shards).
 	indexShards int
 	queues      map[pipeline.Stage]replay.Queues
 	// params are the stack's parameters (empty without --stack).
@@ -319,12 +346,16 @@ func (c *stackConn) replayer(by string) *replay.Replayer {
 }
 
 // whoAmI names the operator for replay records: $TRIAGE_OPERATOR, else
-// $USER, else "cli".
+// $USER or $USERNAME, else the OS account running triage (a container or
+// a cron job often sets no $USER), else "cli".
 func whoAmI() string {
 	for _, k := range []string{"TRIAGE_OPERATOR", "USER", "USERNAME"} {
 		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
 			return v
 		}
+	}
+	if u, err := user.Current(); err == nil && strings.TrimSpace(u.Username) != "" {
+		return strings.TrimSpace(u.Username)
 	}
 	return "cli"
 }
