@@ -20,9 +20,11 @@ import (
 	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/report"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
@@ -252,6 +254,12 @@ type dlqData struct {
 	Depth  []depthRow
 	Form   actionForm
 	AsOf   string
+	// Loose are the DLQ messages no dead-lettered item stands for (see
+	// looseDeadLetters); LooseNote and LooseErr say when the list is
+	// partial or could not be read.
+	Loose     []replay.DeadLetter
+	LooseNote string
+	LooseErr  string
 }
 
 func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
@@ -273,13 +281,56 @@ func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var dead []state.Item
 	parallel(func() {
 		a := s.current(ctx)
+		dead = a.Dead
 		d.Groups, d.Items = groupItems(a.Dead, d.Stage, d.Class, PageLimit)
 		d.Note, d.Err, d.AsOf = a.DeadNote, a.DeadErr, s.asOf(a)
 	}, func() { d.Depth = s.depth(ctx) })
+	queued := 0
+	for _, row := range d.Depth {
+		queued += row.Messages
+	}
+	if d.Stage == "" && d.Class == "" && queued > 0 {
+		d.Loose, d.LooseNote, d.LooseErr = s.looseDeadLetters(ctx, dead)
+	}
 	d.Form = actionForm{Stage: d.Stage, Class: d.Class}
 	s.render(w, r, "dlq", d)
+}
+
+// LooseLimit bounds the DLQ messages the dead-letter page reads.
+const LooseLimit = 1000
+
+// looseDeadLetters reads the DLQs as `triage dlq list` does — every message
+// received and released at once, nothing changed — and returns those that
+// no dead-lettered item of dead stands for: a malformed message or a spec
+// that conflicts with its item (SCHEMA_INVALID, no item of its own), a
+// backstop message, an older copy of an item's dead letter. With the
+// dead-lettered items they are every message the DLQ depth counts.
+func (s *Server) looseDeadLetters(ctx context.Context, dead []state.Item) ([]replay.DeadLetter, string, string) {
+	current := map[string]string{}
+	for _, it := range dead {
+		if it.DeadLetter != nil {
+			current[it.ID] = it.DeadLetter.ID
+		}
+	}
+	dls, err := s.b.Replayer.List(ctx, replay.ListRequest{Limit: LooseLimit})
+	var out []replay.DeadLetter
+	for _, dl := range dls {
+		if id, ok := current[dl.ItemID]; ok && dl.Kind == deadletter.KindTriage && id == dl.DeadLetterID {
+			continue
+		}
+		out = append(out, dl)
+	}
+	note := ""
+	if len(dls) >= LooseLimit {
+		note = fmt.Sprintf("read the first %d DLQ messages only", LooseLimit)
+	}
+	if err != nil {
+		return out, note, s.explain(err)
+	}
+	return out, note, ""
 }
 
 type itemData struct {
@@ -295,10 +346,13 @@ type itemData struct {
 func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
+	if r.URL.Path == "/item" {
+		id = r.URL.Query().Get("id")
+	}
 	it, err := s.b.Items.Get(ctx, id)
 	if errors.Is(err, state.ErrNotFound) {
 		w.WriteHeader(http.StatusNotFound)
-		s.render(w, r, "denied", struct{ Reason string }{fmt.Sprintf("item %q does not exist", clean(id))})
+		s.render(w, r, "denied", denied("Not found", fmt.Sprintf("item %q does not exist", clean(id))))
 		return
 	}
 	if err != nil {
@@ -444,10 +498,10 @@ func (s *Server) states(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) badRequest(w http.ResponseWriter, r *http.Request, msg string) {
 	w.WriteHeader(http.StatusBadRequest)
-	s.render(w, r, "denied", struct{ Reason string }{clean(msg)})
+	s.render(w, r, "denied", denied("Bad request", clean(msg)))
 }
 
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
 	w.WriteHeader(http.StatusBadGateway)
-	s.render(w, r, "denied", struct{ Reason string }{s.explain(err)})
+	s.render(w, r, "denied", denied("AWS failed", s.explain(err)))
 }
