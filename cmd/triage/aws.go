@@ -101,7 +101,7 @@ func addStackFlags(fs *flag.FlagSet, u uses) *stackFlags {
 		fs.StringVar(&f.itemsTable, "items-table", "", "Items table (default: the stack's "+outItemsTable+")")
 		fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
 		fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
-		fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per state (default: the stack's %s, else %d)", outIndexShards, state.DefaultIndexShards))
+		fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per group (default: the stack's %s, else %d)", outIndexShards, state.DefaultIndexShards))
 	}
 	if u.errorLog {
 		fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
@@ -148,7 +148,7 @@ type stackConn struct {
 	itemsTable, errorLogTable, parkedTable, budgetTable string
 	bodiesTable, bodiesBucket                           string
 	auditTable                                          string
-	// indexShards is the by-listed-state index's partitions per state
+	// indexShards is the by-listed-state index's partitions per group
 	// (state.ItemIndex.Shards).
 	indexShards int
 	queues      map[pipeline.Stage]replay.Queues

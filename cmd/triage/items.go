@@ -245,8 +245,9 @@ func shortHash(h string) string {
 
 func runItemsList(stdout io.Writer, args []string) error {
 	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N | --all] [--json]\n\n"+
-		"Lists items newest first (by their last write) through the Items table's by-listed-state\n"+
-		"index, which holds every item by state and stage; without --state, every state. At most\n"+
+		"Lists items newest first (failed, dead-lettered and done ones by when that happened,\n"+
+		"the others by their creation) through the Items table's by-listed-state index, which\n"+
+		"holds every item; without --state, every state. At most\n"+
 		"--limit items; when there are more it says how many (\"showing 100 of 2345\"), and --all\n"+
 		"lists every one. An item that moves while the list is read is listed once.")
 	aw := addStackFlags(fs, uses{items: true})
@@ -343,20 +344,29 @@ func runItemsList(stdout io.Writer, args []string) error {
 	return nil
 }
 
-// countItems counts the items q selects: the index's count of its states
-// and stage when q filters on nothing else (exact), else the matches of a
-// listing bounded by state.DefaultMaxScan reads (exact unless the bound was
-// reached: then at least that many).
+// countItems counts the items q selects: the index's count of its groups
+// when q asks for whole groups (every state a group holds; queued and
+// working share one) and filters on nothing else, exact; else the matches of
+// a listing bounded by state.DefaultMaxScan reads (exact unless the bound
+// was reached: then at least that many).
 func countItems(ctx context.Context, x *state.ItemIndex, q state.ItemQuery) (int, bool, error) {
-	if !q.Filtered() {
-		cq := state.CountQuery{States: q.States}
-		if q.State != "" {
-			cq.States = append(cq.States, q.State)
+	states := slices.Clone(q.States)
+	if q.State != "" {
+		states = append(states, q.State)
+	}
+	var groups []state.Group
+	whole := q.Stage == "" && !q.Filtered()
+	for _, s := range states {
+		g := state.GroupOf(s)
+		if !slices.Contains(groups, g) {
+			groups = append(groups, g)
 		}
-		if q.Stage != "" {
-			cq.Stages = []pipeline.Stage{q.Stage}
+		for _, held := range g.States() {
+			whole = whole && slices.Contains(states, held)
 		}
-		c, err := x.Count(ctx, cq)
+	}
+	if whole {
+		c, err := x.Count(ctx, state.CountQuery{Groups: groups})
 		return c.All(), true, err
 	}
 	q.Limit, q.MaxScan = -1, 0

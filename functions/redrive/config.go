@@ -22,7 +22,7 @@ type config struct {
 	// the replay's transaction (the item keeps only its last replays).
 	ErrorLogTable string
 	// IndexShards is ITEM_INDEX_SHARDS: the by-listed-state index's
-	// partitions per state, which replays write and read.
+	// partitions per group, which replays write and read.
 	IndexShards int
 }
 

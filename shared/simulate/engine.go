@@ -577,10 +577,8 @@ func (e *engine) arrive(n int) {
 		}
 	}
 	if e.mem != nil {
-		// The item and its entry in the by-listed-state index (queued at
-		// fetch).
-		w := wru(triageSizes().created)
-		e.dyn(ddbPutItem, load{key: itemKey(id), w: w}, e.indexLoad(id, state.Queued, w))
+		// The item and its entry in the by-listed-state index (in flight).
+		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(triageSizes().created)}, e.indexLoad(id, state.Queued))
 	} else {
 		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(itemBaseBytes)})
 	}

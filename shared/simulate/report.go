@@ -534,7 +534,7 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		"KiB of payload. Receives of the event source mapping that find a queue empty are not counted: they are a fixed "+
 		"cost of a deployed queue, not of items. DynamoDB capacity follows DynamoDB's rules: a write consumes one WRU per "+
 		"KB of the larger of the item before and after (transactions twice that, failed conditions too), and one more per "+
-		"index it writes (triage's sparse by-listed-state index, the error log's by-class-shard index, the parked "+
+		"index it writes (triage's by-listed-state index, KEYS_ONLY, written when an item changes group, the error log's by-class-shard index, the parked "+
 		"waits' by-due index); a strongly consistent read one RRU per 4 KB, an eventually consistent one half that. "+
 		"Triage's state item is sized by the real encoder (%d bytes queued, %d fetched, %d enriched); its bodies are "+
 		"stored gzip-compressed from %d bytes on (a document of %d bytes as %d, by the ratios measured on English prose), "+

@@ -30,7 +30,7 @@ type ScaleConfig struct {
 	// AccountConcurrency is the account's concurrent executions.
 	AccountConcurrency int `json:"account_concurrency"`
 	// IndexShards is the template's ItemIndexShards: the by-listed-state
-	// index's partitions per state.
+	// index's partitions per group.
 	IndexShards int `json:"index_shards"`
 }
 
@@ -38,13 +38,14 @@ type ScaleConfig struct {
 // the by-listed-state index take: a quarter of a partition's 1,000.
 const indexShardLoad = 250
 
-// indexShardsFor is the ItemIndexShards a rate needs: an item enters and
-// leaves the queued (and the working) partitions once per stage — six index
-// writes per item of the rate — spread so that no partition takes more than
-// indexShardLoad, in a power of two, at least the template's default.
+// indexShardsFor is the ItemIndexShards a rate needs: an item enters the
+// flight group at its creation and leaves it when done — two index writes
+// per item of the rate on the busiest group — spread so that no partition
+// takes more than indexShardLoad, in a power of two, at least the
+// template's default.
 func indexShardsFor(rate float64) int {
 	n := state.DefaultIndexShards
-	for float64(n)*indexShardLoad < 6*rate && n < state.MaxIndexShards {
+	for float64(n)*indexShardLoad < 2*rate && n < state.MaxIndexShards {
 		n *= 2
 	}
 	return n
@@ -60,7 +61,7 @@ const maxMappingConcurrency = 1000
 // in batches of 10 would need 2,000 at 10,000 items per second); each stage's
 // MaximumConcurrency is twice what its slowest batches need; the account's
 // concurrency is the default 1,000 unless the stages need more; the
-// by-listed-state index gets enough partitions per state
+// by-listed-state index gets enough partitions per group
 // (indexShardsFor).
 func ScaleFor(base *Scenario, rate, seconds float64) ScaleConfig {
 	c := ScaleConfig{Rate: rate, Seconds: seconds, BatchSize: 10, Lanes: 10, Concurrency: map[pipeline.Stage]int{},

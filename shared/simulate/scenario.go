@@ -270,7 +270,7 @@ type Scenario struct {
 	// real instances start over Lambda's minutes of scale-up.
 	KeyLoadFrom Duration `json:"key_load_from,omitempty"`
 	// IndexShards is the Items table's by-listed-state index's partitions
-	// per state (the template's ItemIndexShards); zero means
+	// per group (the template's ItemIndexShards); zero means
 	// state.DefaultIndexShards.
 	IndexShards int `json:"index_shards,omitempty"`
 	// ArticleHosts and WebhookHosts are how many distinct article and

@@ -143,25 +143,22 @@ var (
 
 func itemKey(id string) string { return "items/" + id }
 
-// indexLoad is a write of w units to the by-listed-state partition of an
-// item in st.
-func (e *engine) indexLoad(id string, st state.State, w float64) load {
-	return load{key: "items:by-listed-state/" + state.ListKey(id, st, e.sc.IndexShards), w: w}
+// indexLoad is a write to the by-listed-state partition of an item in st:
+// one unit, its entry is KEYS_ONLY.
+func (e *engine) indexLoad(id string, st state.State) load {
+	return load{key: "items:by-listed-state/" + state.ListKey(id, st, e.sc.IndexShards), w: 1}
 }
 
 // moved is the index's share of a write that took the item from st to
-// where it is now: the old entry deleted and the new one put in
-// another partition, or the entry rewritten in place.
-func (s *itemStore) moved(ctx context.Context, id string, st state.State, w float64) []load {
+// where it is now: when its group changed, the old entry deleted and the
+// new one put; else nothing (the entry's key and list_at are as they were,
+// and it projects no other attribute).
+func (s *itemStore) moved(ctx context.Context, id string, st state.State) []load {
 	now, err := s.m.Get(ctx, id)
-	if err != nil {
+	if err != nil || state.GroupOf(st) == state.GroupOf(now.State) {
 		return nil
 	}
-	to := s.e.indexLoad(id, now.State, w)
-	if from := s.e.indexLoad(id, st, w); from.key != to.key {
-		return []load{from, to}
-	}
-	return []load{to}
+	return []load{s.e.indexLoad(id, st), s.e.indexLoad(id, now.State)}
 }
 
 // where is the item's state before a write.
@@ -179,7 +176,7 @@ func (s *itemStore) where(ctx context.Context, id string) state.State {
 // simulator never sends.
 func (s *itemStore) Create(ctx context.Context, n state.NewItem) (state.Item, error) {
 	w := wru(triageSizes().created)
-	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: w}, s.e.indexLoad(n.ID, state.Queued, w))
+	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: w}, s.e.indexLoad(n.ID, state.Queued))
 	return s.m.Create(ctx, n)
 }
 
@@ -193,7 +190,7 @@ func (s *itemStore) Claim(ctx context.Context, req state.ClaimRequest) (state.It
 	it, err := s.m.Claim(ctx, req)
 	loads := []load{{key: itemKey(req.ItemID), w: w}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, w)...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
 	}
 	s.e.dyn(ddbUpdateItem, loads...)
 	return it, err
@@ -215,7 +212,7 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 	rec := load{key: itemKey(req.ItemID), w: wru(max(before, e.stateBytes(i)))}
 	var index []load
 	if err == nil {
-		index = s.moved(ctx, req.ItemID, fromState, wru(e.stateBytes(i)))
+		index = s.moved(ctx, req.ItemID, fromState)
 	}
 	part, n := stageBody(req.Stage, e.sc.DocumentBytes)
 	switch {
@@ -299,7 +296,7 @@ func (s *itemStore) Fail(ctx context.Context, req state.FailRequest) (int, error
 	n, err := s.m.Fail(ctx, req)
 	loads := []load{{key: itemKey(req.ItemID), w: size}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, size)...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
 	}
 	e.dyn(ddbUpdateItem, loads...)
 	if req.Stage == pipeline.LLM && req.Counts {
@@ -319,7 +316,7 @@ func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Par
 	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
 		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, wru(e.stateBytes(i)))...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
 	}
 	e.dyn(ddbTransactWriteItems, loads...)
 	if err == nil && !p.OnGate() {
@@ -338,7 +335,7 @@ func (s *itemStore) ParkWait(ctx context.Context, req state.ReleaseRequest, p st
 	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
 		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, wru(e.stateBytes(i)))...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
 	}
 	e.dyn(ddbTransactWriteItems, loads...)
 	if err == nil && !p.OnGate() {
@@ -364,7 +361,7 @@ func (s *itemStore) Release(ctx context.Context, req state.ReleaseRequest) error
 	err := s.m.Release(ctx, req)
 	loads := []load{{key: itemKey(req.ItemID), w: w}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st, w)...)
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
 	}
 	s.e.dyn(ddbUpdateItem, loads...)
 	return err
@@ -378,7 +375,7 @@ func (s *itemStore) MarkDeadLettered(ctx context.Context, itemID string, st pipe
 	err := s.m.MarkDeadLettered(ctx, itemID, st, ref, now)
 	loads := []load{{key: itemKey(itemID), w: size}}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, itemID, from, size)...)
+		loads = append(loads, s.moved(ctx, itemID, from)...)
 	}
 	s.e.dyn(ddbUpdateItem, loads...)
 	return err

@@ -128,28 +128,84 @@ func (q ItemQuery) validate() error {
 }
 
 // ItemsQueryAPI is the part of the DynamoDB client ItemIndex uses: Query
-// through the index.
+// through the index, BatchGetItem for the items its entries name.
 type ItemsQueryAPI interface {
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 }
 
-// ItemIndex lists and counts items by state through the Items table's
+// Group is where the by-listed-state index keeps an item: the states an
+// item moves between on its happy path share one, so that only a change of
+// group — a failure, a dead letter, the end — writes the index.
+type Group string
+
+const (
+	// GroupFlight holds queued and working items: on their way through a
+	// stage.
+	GroupFlight Group = "flight"
+	// GroupRetrying holds retryable items: a failure or a wait recorded,
+	// the next attempt due.
+	GroupRetrying Group = "retrying"
+	// GroupFailed, GroupDeadletter and GroupDone hold their state's items.
+	GroupFailed     Group = "failed"
+	GroupDeadletter Group = "deadletter"
+	GroupDone       Group = "done"
+)
+
+// Groups lists every group, in the order of the states they hold.
+func Groups() []Group {
+	return []Group{GroupFlight, GroupRetrying, GroupFailed, GroupDeadletter, GroupDone}
+}
+
+// GroupOf is the group that holds items in state s.
+func GroupOf(s State) Group {
+	switch s {
+	case Queued, Working:
+		return GroupFlight
+	case Retryable:
+		return GroupRetrying
+	}
+	return Group(s)
+}
+
+// States are the states g holds.
+func (g Group) States() []State {
+	var out []State
+	for _, s := range States() {
+		if GroupOf(s) == g {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// enteredAt reports whether an item's list_at in g is when it entered g
+// (failed, deadletter, done: the time of its failure, dead letter or end,
+// which is never before its last failure), rather than its creation
+// (flight, retrying: so that moving between queued, working and retryable
+// and failing again rewrites no key).
+func (g Group) enteredAt() bool { return g == GroupFailed || g == GroupDeadletter || g == GroupDone }
+
+// ItemIndex lists and counts items through the Items table's
 // by-listed-state GSI (docs/design.md "Indexes"). Every item is in it, under
-// list_key "<state>#<shard>" (range updated_at), which every write that
-// moves the item sets in the same request: a state's items are spread over
-// Shards partitions by the id's hash so that no partition is hot at the
-// rate the deployment is sized for (docs/scale.md). Listing reads the
-// partitions of the states asked for newest first and merges them;
-// counting reads each partition's entries' stage (the index's read units
-// are the entries' size either way; a Select COUNT would say nothing of the
-// stage). GSI reads are eventually consistent: an item that changed a
-// moment ago may be listed in its old state, so callers that act on an item
-// re-check it with a conditional write.
+// list_key "<group>#<shard>" and list_at (the range), projected KEYS_ONLY:
+// the writes that change an item's group set both in the same request, and
+// a write that leaves them as they were (a claim of a queued item, a stage's
+// success on its way, a second failure) writes nothing to the index. A
+// group's items are spread over Shards partitions by the id's hash so that
+// no partition is hot at the rate the deployment is sized for
+// (docs/scale.md). Listing reads the partitions of the groups that hold the
+// states asked for, newest list_at first, merges them, and reads the items
+// they name (BatchGetItem, strongly consistent) to filter and show them;
+// counting asks each partition for its count (Select COUNT). GSI reads are
+// eventually consistent: an item that changed a moment ago may be counted
+// in its old group, so callers that act on an item re-check it with a
+// conditional write.
 type ItemIndex struct {
 	DB ItemsQueryAPI
 	// Table is the Items table name.
 	Table string
-	// Shards is the partitions per state, the stack's ItemIndexShards: it
+	// Shards is the partitions per group, the stack's ItemIndexShards: it
 	// must be the writers' (Items.IndexShards); zero is DefaultIndexShards.
 	Shards int
 	// PageSize is the Query page size; zero is 200.
@@ -158,11 +214,11 @@ type ItemIndex struct {
 	Concurrency int
 }
 
-// ListedStateIndex is the Items table's GSI by state and shard.
+// ListedStateIndex is the Items table's GSI by group and shard.
 const ListedStateIndex = "by-listed-state"
 
 // DefaultIndexShards is the template's ItemIndexShards: the partitions of
-// the by-listed-state index per state.
+// the by-listed-state index per group.
 const DefaultIndexShards = 16
 
 // MaxIndexShards bounds ItemIndexShards.
@@ -175,6 +231,15 @@ func IndexShards(n int) int {
 		return DefaultIndexShards
 	}
 	return min(n, MaxIndexShards)
+}
+
+// CheckIndexShards says whether n is a shard count a deployment may set:
+// 1 to MaxIndexShards.
+func CheckIndexShards(n int) error {
+	if n < 1 || n > MaxIndexShards {
+		return fmt.Errorf("%d index shards: want 1 to %d", n, MaxIndexShards)
+	}
+	return nil
 }
 
 // ClassShards is how many partitions of the error log's by-class-shard
@@ -192,22 +257,31 @@ func idHash(id string) uint32 {
 }
 
 // ListKey is the item's key in ListedStateIndex in state s, for an index of
-// shards partitions per state (zero is the default).
+// shards partitions per group (zero is the default).
 func ListKey(id string, s State, shards int) string {
-	return partitionKey(s, int(idHash(id)%uint32(IndexShards(shards))))
+	return partitionKey(GroupOf(s), int(idHash(id)%uint32(IndexShards(shards))))
 }
 
-func partitionKey(s State, shard int) string {
-	return string(s) + "#" + strconv.Itoa(shard)
+func partitionKey(g Group, shard int) string {
+	return string(g) + "#" + strconv.Itoa(shard)
 }
 
-// CheckIndexShards says whether n is a shard count a deployment may set:
-// 1 to MaxIndexShards.
-func CheckIndexShards(n int) error {
-	if n < 1 || n > MaxIndexShards {
-		return fmt.Errorf("%d index shards: want 1 to %d", n, MaxIndexShards)
+// listEpoch is the list_at of an item with no time at all (test seeds): it
+// is indexed, oldest.
+const listEpoch = "1970-01-01T00:00:00.000Z"
+
+// listAt is it's list_at as a put writes it: the time it entered its group
+// for failed, dead-lettered and done items (their updated_at), its creation
+// otherwise.
+func listAt(it Item) string {
+	t := it.CreatedAt
+	if GroupOf(it.State).enteredAt() || t.IsZero() {
+		t = it.UpdatedAt
 	}
-	return nil
+	if t.IsZero() {
+		return listEpoch
+	}
+	return formatTime(t)
 }
 
 func (x *ItemIndex) shards() int { return IndexShards(x.Shards) }
@@ -219,45 +293,50 @@ func (x *ItemIndex) page() int32 {
 	return 200
 }
 
-// partitions are the index partitions holding states.
-func (x *ItemIndex) partitions(states []State) []string {
-	var out []string
+// groupsOf are the groups holding states, each once.
+func groupsOf(states []State) []Group {
+	var out []Group
 	for _, s := range states {
-		for shard := range x.shards() {
-			out = append(out, partitionKey(s, shard))
+		if g := GroupOf(s); !slices.Contains(out, g) {
+			out = append(out, g)
 		}
 	}
 	return out
 }
 
-// keyCondition is list_key = key, and updated_at in [since, before) where
-// set.
+// keyCondition is list_key = key, and list_at in [since, before) where set.
 func keyCondition(b *dynamoexpr.Builder, key string, since, before time.Time) string {
 	cond := "list_key = " + b.Str(key)
 	switch {
 	case !since.IsZero() && !before.IsZero():
-		// updated_at is fixed-width milliseconds: BETWEEN is inclusive.
-		cond += " AND updated_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(before.Add(-time.Millisecond)))
+		// list_at is fixed-width milliseconds: BETWEEN is inclusive.
+		cond += " AND list_at BETWEEN " + b.Str(formatTime(since)) + " AND " + b.Str(formatTime(before.Add(-time.Millisecond)))
 	case !since.IsZero():
-		cond += " AND updated_at >= " + b.Str(formatTime(since))
+		cond += " AND list_at >= " + b.Str(formatTime(since))
 	case !before.IsZero():
-		cond += " AND updated_at < " + b.Str(formatTime(before))
+		cond += " AND list_at < " + b.Str(formatTime(before))
 	}
 	return cond
+}
+
+// entry is one index entry: the item and its list_at.
+type entry struct {
+	id, at string
 }
 
 // cursor reads one partition newest first, a page at a time.
 type cursor struct {
 	key   string
-	buf   []Item
+	since time.Time
+	buf   []entry
 	start map[string]types.AttributeValue
 	done  bool
 }
 
-// fill reads the cursor's next page; it returns the items it read.
-func (x *ItemIndex) fill(ctx context.Context, c *cursor, since time.Time, page int32) (int, error) {
+// fill reads the cursor's next page of entries; it returns how many.
+func (x *ItemIndex) fill(ctx context.Context, c *cursor, page int32) (int, error) {
 	b := dynamoexpr.New()
-	key := keyCondition(b, c.key, since, time.Time{})
+	key := keyCondition(b, c.key, c.since, time.Time{})
 	out, err := x.DB.Query(ctx, &dynamodb.QueryInput{
 		TableName: &x.Table, IndexName: aws.String(ListedStateIndex),
 		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
@@ -267,31 +346,29 @@ func (x *ItemIndex) fill(ctx context.Context, c *cursor, since time.Time, page i
 		return 0, err
 	}
 	for _, av := range out.Items {
-		it, err := decodeItem(av)
-		if err != nil {
-			return 0, err
+		id, _ := av["item_id"].(*types.AttributeValueMemberS)
+		at, _ := av["list_at"].(*types.AttributeValueMemberS)
+		if id != nil && at != nil {
+			c.buf = append(c.buf, entry{id: id.Value, at: at.Value})
 		}
-		c.buf = append(c.buf, it)
 	}
 	c.start = out.LastEvaluatedKey
 	c.done = len(out.LastEvaluatedKey) == 0
 	return len(out.Items), nil
 }
 
-// newer orders items newest (updated_at) first, then by id.
-func newer(a, b Item) int {
-	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
-}
-
 type cursorHeap []*cursor
 
-func (h cursorHeap) Len() int           { return len(h) }
-func (h cursorHeap) Less(i, j int) bool { return newer(h[i].buf[0], h[j].buf[0]) < 0 }
-func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(v any)        { *h = append(*h, v.(*cursor)) }
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(i, j int) bool {
+	a, b := h[i].buf[0], h[j].buf[0]
+	if a.at != b.at {
+		return a.at > b.at
+	}
+	return a.id < b.id
+}
+func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(v any)   { *h = append(*h, v.(*cursor)) }
 func (h *cursorHeap) Pop() any {
 	old := *h
 	c := old[len(old)-1]
@@ -299,17 +376,19 @@ func (h *cursorHeap) Pop() any {
 	return c
 }
 
-// List calls fn for each item matching q, newest (updated_at) first, until
+// getBatch is BatchGetItem's limit of keys per request.
+const getBatch = 100
+
+// List calls fn for each item matching q, newest first (by list_at: when
+// it failed, was dead-lettered or ended, else when it was created), until
 // q's limit, ErrStop from fn or another error from fn (which List returns).
-// It reads the partitions of q's states page by page, newest first, and
-// merges them, so that a page of the newest items costs about a page per
-// partition whatever the state's size; at most q.MaxScan items in all
-// (ErrScanLimit beyond). Each id is delivered once: an item that moves
-// between the partitions read (a state change mid-listing) is listed in the
-// first place it was read. Since narrows the
-// key condition (updated_at ≥ Since, a superset: an item's updated_at is
-// never before its last failure); the other filters apply to each item
-// read.
+// It reads the partitions of the groups holding q's states page by page
+// and merges their entries, reads the items they name a hundred at a time
+// (BatchGetItem), and delivers those q matches — each id once, in the state
+// it is in now: an item that moved while the list was read is listed where
+// it is, or not at all if it left q's states. At most q.MaxScan entries are
+// read (ErrScanLimit beyond). Since narrows the key condition of the groups
+// whose list_at is a failure or later (failed, deadletter, done).
 func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) error {
 	if err := q.validate(); err != nil {
 		return err
@@ -318,22 +397,27 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 	if maxScan == 0 {
 		maxScan = DefaultMaxScan
 	}
-	keys := x.partitions(q.states())
-	page := x.page()
-	if l := q.limit(); l > 0 && int32(l) < page {
-		// The newest l items are among each partition's first l.
-		page = int32(l)
+	var cursors []*cursor
+	for _, g := range groupsOf(q.states()) {
+		var since time.Time
+		if g.enteredAt() {
+			since = q.Since
+		}
+		for shard := range x.shards() {
+			cursors = append(cursors, &cursor{key: partitionKey(g, shard), since: since})
+		}
 	}
-	cursors := make([]*cursor, len(keys))
-	for i, k := range keys {
-		cursors[i] = &cursor{key: k}
+	page := x.page()
+	if l := q.limit(); l > 0 && !q.Filtered() && int32(l) < page {
+		// The newest l items are among each partition's first l entries.
+		page = int32(l)
 	}
 	var (
 		mu      sync.Mutex
 		scanned int
 	)
 	err := x.each(ctx, len(cursors), func(i int) error {
-		n, err := x.fill(ctx, cursors[i], q.Since, page)
+		n, err := x.fill(ctx, cursors[i], page)
 		mu.Lock()
 		scanned += n
 		mu.Unlock()
@@ -351,28 +435,55 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 	heap.Init(&h)
 	seen := map[string]bool{}
 	delivered, limit := 0, q.limit()
-	for h.Len() > 0 {
-		c := h[0]
-		it := c.buf[0]
-		c.buf = c.buf[1:]
-		if !seen[it.ID] && q.Matches(it) {
-			seen[it.ID] = true
+	// deliver reads a batch of merged entries' items and hands on those q
+	// matches, in the entries' order; it reports whether the list is over.
+	deliver := func(batch []string) (bool, error) {
+		items, err := x.getItems(ctx, batch)
+		if err != nil {
+			return true, fmt.Errorf("list %s items: %w", stateNames(q.states()), err)
+		}
+		for _, id := range batch {
+			it, ok := items[id]
+			if !ok || !q.Matches(it) {
+				continue
+			}
 			if err := fn(it); err != nil {
 				if errors.Is(err, ErrStop) {
-					return nil
+					return true, nil
 				}
-				return err
+				return true, err
 			}
 			delivered++
 			if limit > 0 && delivered >= limit {
-				return nil
+				return true, nil
 			}
+		}
+		return false, nil
+	}
+	var batch []string
+	for h.Len() > 0 {
+		c := h[0]
+		e := c.buf[0]
+		c.buf = c.buf[1:]
+		if !seen[e.id] {
+			seen[e.id] = true
+			batch = append(batch, e.id)
+		}
+		// A batch as large as what is still wanted, at most getBatch.
+		if want := limit - delivered; len(batch) >= getBatch || (limit > 0 && len(batch) >= want) {
+			if over, err := deliver(batch); over || err != nil {
+				return err
+			}
+			batch = batch[:0]
 		}
 		if len(c.buf) == 0 && !c.done {
 			if maxScan > 0 && scanned >= maxScan {
+				if _, err := deliver(batch); err != nil {
+					return err
+				}
 				return fmt.Errorf("list %s items: %w (read %d)", stateNames(q.states()), ErrScanLimit, scanned)
 			}
-			n, err := x.fill(ctx, c, q.Since, x.page())
+			n, err := x.fill(ctx, c, x.page())
 			scanned += n
 			if err != nil {
 				return fmt.Errorf("list %s items: %w", stateNames(q.states()), err)
@@ -384,7 +495,44 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 			heap.Fix(&h, 0)
 		}
 	}
-	return nil
+	_, err = deliver(batch)
+	return err
+}
+
+// getItems reads the items ids name, strongly consistent, getBatch at a
+// time; an id with no item is left out.
+func (x *ItemIndex) getItems(ctx context.Context, ids []string) (map[string]Item, error) {
+	out := make(map[string]Item, len(ids))
+	for from := 0; from < len(ids); from += getBatch {
+		keys := make([]map[string]types.AttributeValue, 0, getBatch)
+		for _, id := range ids[from:min(from+getBatch, len(ids))] {
+			keys = append(keys, itemKey(id))
+		}
+		req := map[string]types.KeysAndAttributes{x.Table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+		for attempt := 0; len(req) > 0; attempt++ {
+			if attempt > 0 {
+				// Unprocessed keys: DynamoDB throttled part of the batch.
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(time.Duration(min(attempt, 10)) * 50 * time.Millisecond):
+				}
+			}
+			res, err := x.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return nil, err
+			}
+			for _, av := range res.Responses[x.Table] {
+				it, err := decodeItem(av)
+				if err != nil {
+					return nil, err
+				}
+				out[it.ID] = it
+			}
+			req = res.UnprocessedKeys
+		}
+	}
+	return out, nil
 }
 
 func stateNames(states []State) string {
@@ -429,100 +577,63 @@ func (x *ItemIndex) each(ctx context.Context, n int, fn func(i int) error) error
 	return <-errs
 }
 
-// CountQuery selects the partitions to count and a span of updated_at.
+// CountQuery selects the groups to count and a span of list_at.
 type CountQuery struct {
-	// States to count; empty is every state.
-	States []State
-	// Stages to count; empty is every stage.
-	Stages []pipeline.Stage
-	// Since and Before keep items whose updated_at is in [Since, Before);
-	// zero is unbounded.
+	// Groups to count; empty is every group.
+	Groups []Group
+	// Since and Before keep entries whose list_at is in [Since, Before);
+	// zero is unbounded. For done items list_at is when they were done.
 	Since, Before time.Time
 }
 
-// Counts are item counts by state and stage.
-type Counts map[State]map[pipeline.Stage]int
-
-// Add adds n items in state s at stage st.
-func (c Counts) Add(s State, st pipeline.Stage, n int) {
-	if c[s] == nil {
-		c[s] = map[pipeline.Stage]int{}
+func (q CountQuery) groups() []Group {
+	if len(q.Groups) == 0 {
+		return Groups()
 	}
-	c[s][st] += n
+	return q.Groups
 }
 
-// Of is the count of state s at stage st.
-func (c Counts) Of(s State, st pipeline.Stage) int { return c[s][st] }
+// Counts are item counts by group.
+type Counts map[Group]int
 
-// Total is the count of state s at every stage.
-func (c Counts) Total(s State) int {
+// All is the count of every group.
+func (c Counts) All() int {
 	n := 0
-	for _, v := range c[s] {
+	for _, v := range c {
 		n += v
 	}
 	return n
 }
 
-// All is the count of every state.
-func (c Counts) All() int {
-	n := 0
-	for s := range c {
-		n += c.Total(s)
-	}
-	return n
-}
-
-func (q CountQuery) states() []State {
-	if len(q.States) == 0 {
-		return States()
-	}
-	return q.States
-}
-
-func (q CountQuery) stages() []pipeline.Stage {
-	if len(q.Stages) == 0 {
-		return pipeline.Stages()
-	}
-	return q.Stages
-}
-
-// Count counts the items of q's states at q's stages: one Query per
-// partition of each state (and per 1 MB of it), the partitions at once,
-// that returns only each entry's stage. What it costs is the index entries
-// it reads (read units by their size, as a Select COUNT would) and a
-// request per partition and page.
+// Count counts the items of q's groups: one Select COUNT Query per
+// partition (and per 1 MB of it), the partitions at once. It reads no item:
+// what it costs is the index entries it reads (a read unit per 4 KB of
+// them, KEYS_ONLY entries of about a hundred bytes) and a request per
+// partition and page.
 func (x *ItemIndex) Count(ctx context.Context, q CountQuery) (Counts, error) {
 	type part struct {
-		s  State
-		k  string
-		by map[pipeline.Stage]int
+		g Group
+		k string
+		n int
 	}
 	var parts []*part
-	for _, s := range q.states() {
+	for _, g := range q.groups() {
 		for shard := range x.shards() {
-			parts = append(parts, &part{s: s, k: partitionKey(s, shard), by: map[pipeline.Stage]int{}})
+			parts = append(parts, &part{g: g, k: partitionKey(g, shard)})
 		}
 	}
-	stages := q.stages()
 	err := x.each(ctx, len(parts), func(i int) error {
 		p := parts[i]
 		b := dynamoexpr.New()
 		key := keyCondition(b, p.k, q.Since, q.Before)
-		proj := b.Name("stage")
 		in := &dynamodb.QueryInput{TableName: &x.Table, IndexName: aws.String(ListedStateIndex),
-			KeyConditionExpression: &key, ProjectionExpression: &proj,
-			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
+			KeyConditionExpression: &key, ExpressionAttributeValues: b.Values, Select: types.SelectCount}
 		for {
 			out, err := x.DB.Query(ctx, in)
 			if err != nil {
 				return fmt.Errorf("count %s: %w", p.k, err)
 			}
-			for _, av := range out.Items {
-				st, _ := av["stage"].(*types.AttributeValueMemberS)
-				if st != nil && slices.Contains(stages, pipeline.Stage(st.Value)) {
-					p.by[pipeline.Stage(st.Value)]++
-				}
-			}
+			p.n += int(out.Count)
 			if len(out.LastEvaluatedKey) == 0 {
 				return nil
 			}
@@ -534,14 +645,12 @@ func (x *ItemIndex) Count(ctx context.Context, q CountQuery) (Counts, error) {
 	}
 	c := Counts{}
 	for _, p := range parts {
-		for st, n := range p.by {
-			c.Add(p.s, st, n)
-		}
+		c[p.g] += p.n
 	}
 	return c, nil
 }
 
-// List calls fn for each matching item, newest (updated_at) first; see
+// List calls fn for each matching item, newest (list_at) first; see
 // ItemIndex.List.
 func (m *Memory) List(_ context.Context, q ItemQuery, fn func(Item) error) error {
 	if err := q.validate(); err != nil {
@@ -555,7 +664,12 @@ func (m *Memory) List(_ context.Context, q ItemQuery, fn func(Item) error) error
 		}
 	}
 	m.mu.Unlock()
-	slices.SortFunc(out, newer)
+	slices.SortFunc(out, func(a, b Item) int {
+		if c := strings.Compare(listAt(b), listAt(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	for i, it := range out {
 		if l := q.limit(); l > 0 && i >= l {
 			return nil
@@ -570,19 +684,20 @@ func (m *Memory) List(_ context.Context, q ItemQuery, fn func(Item) error) error
 	return nil
 }
 
-// Count counts the items of q's states at q's stages; see ItemIndex.Count.
+// Count counts the items of q's groups; see ItemIndex.Count.
 func (m *Memory) Count(_ context.Context, q CountQuery) (Counts, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := Counts{}
 	for _, it := range m.items {
-		if !slices.Contains(q.states(), it.State) || !slices.Contains(q.stages(), it.Stage) {
+		g, at := GroupOf(it.State), listAt(it)
+		if !slices.Contains(q.groups(), g) {
 			continue
 		}
-		if (!q.Since.IsZero() && it.UpdatedAt.Before(q.Since)) || (!q.Before.IsZero() && !it.UpdatedAt.Before(q.Before)) {
+		if (!q.Since.IsZero() && at < formatTime(q.Since)) || (!q.Before.IsZero() && at >= formatTime(q.Before)) {
 			continue
 		}
-		c.Add(it.State, it.Stage, 1)
+		c[g]++
 	}
 	return c, nil
 }

@@ -24,9 +24,10 @@ import (
 // moto with TRIAGE_BENCH_ITEMS items (default 10,000) in the Items table, a
 // pipeline caught mid-run (70% done, the rest queued, working, retryable and
 // dead-lettered across the stages): the status line's count (a Tally after
-// its first count), one full count, the newest 100 of every state, the
+// its first count; the console's is the same), one full count of every
+// group, the newest 100 of every state, the
 // newest 100 done, and — for comparison — the Scan of the whole table the
-// status line used to make. Each at 1 partition per state (the
+// status line used to make. Each at 1 partition per group (the
 // local stack's ItemIndexShards) and at the template's default 16. moto
 // answers every Query by walking and sorting the whole table, so a read
 // costs about one walk per partition it asks. docs/performance.md has the

@@ -47,10 +47,12 @@ type record struct {
 	CreatedAt        string            `dynamodbav:"created_at,omitempty"`
 	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string            `dynamodbav:"last_write,omitempty"`
-	// ListKey is the item's partition of the by-listed-state index,
-	// "<state>#<shard>" (see ItemIndex); the store sets it with
-	// every write that moves the item (Items.record for a put).
+	// ListKey and ListAt are the item's entry in the by-listed-state index:
+	// "<group>#<shard>" and the time it is listed by (see ItemIndex); the
+	// store sets them with every write that moves the item (Items.index,
+	// Items.record for a put).
 	ListKey string `dynamodbav:"list_key,omitempty"`
+	ListAt  string `dynamodbav:"list_at,omitempty"`
 }
 
 // attemptsAttr is the attribute holding stage's attempts.

@@ -300,7 +300,7 @@ func (req ReplayRequest) logEntry(count int) LogEntry {
 //	               [full_restart: #status = :received, attempts_<every stage> = :0],
 //	               replay_count = :prev + 1, replays = :last_MaxReplays_records,
 //	               enrichment_status = :pending, updated_at = :now, last_write = :token,
-//	               list_key = "queued#<shard>"
+//	               list_key = "flight#<shard>", list_at = if_not_exists(created_at, :now)
 //	           REMOVE lease_owner, lease_until, not_before, carrier
 //
 // The item is read first (a strongly consistent GetItem): the replays it
@@ -344,7 +344,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 		"enrichment_status = " + b.Str(string(EnrichmentPending)),
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(req.token()),
-		"list_key = " + b.Str(s.listKey(req.ItemID, Queued)),
+		s.index(b, req.ItemID, Queued, req.Now),
 	}
 	zero := b.Num(0)
 	if req.Mode == FullRestart {

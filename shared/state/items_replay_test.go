@@ -503,7 +503,7 @@ func TestItemIndexScanLimit(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	// One partition per state, so that its pages, not the
+	// One partition per group, so that its pages, not the
 	// shards, hold the five items.
 	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), Bodies: env.Bodies(), IndexShards: 1}
 	for i := range 5 {

@@ -22,7 +22,7 @@ const refreshTimeout = 2 * time.Minute
 // (bounded, but many requests), taken together.
 type aggregates struct {
 	At time.Time
-	// States are the item counts of every state and stage.
+	// States are the item counts of every group.
 	States []stateRow
 	// Dead are the newest GroupLimit dead-lettered items; DeadNote says the
 	// limit cut them short, DeadErr that they could not be read.
@@ -68,7 +68,7 @@ func (s *Server) collect(ctx context.Context) *aggregates {
 	if a.DeadNote != "" {
 		for _, row := range a.States {
 			switch {
-			case row.State != state.Deadletter || row.Err != "":
+			case row.Group != state.GroupDeadletter || row.Err != "":
 			case row.Total > len(a.Dead):
 				a.DeadNote = fmt.Sprintf("grouped the newest %d of the %d dead-lettered items", len(a.Dead), row.Total)
 			default:

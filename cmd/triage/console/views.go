@@ -44,12 +44,12 @@ const (
 	LogMaxRead = 5000
 )
 
-// stateRow is one state's items, by stage.
+// stateRow is one group's items: the states it holds and how many.
 type stateRow struct {
-	State   state.State
-	Total   int
-	ByStage []int
-	Err     string
+	Group  state.Group
+	States []state.State
+	Total  int
+	Err    string
 }
 
 // group is the dead letters of one class at one stage.
@@ -178,12 +178,10 @@ func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, 
 // explain is an error as a page shows it.
 func (s *Server) explain(err error) string { return clean(err.Error()) }
 
-// countStates counts the items of every state at every stage through the
-// index (state.Tally: every partition's count, the done items since a
+// countStates counts the items of every group through the index
+// (state.Tally: every partition's count, the done items since a
 // watermark), exactly, whatever the tables hold.
 func (s *Server) countStates(ctx context.Context) []stateRow {
-	stages := pipeline.Stages()
-	rows := make([]stateRow, len(state.States()))
 	var (
 		c   state.Counts
 		err error
@@ -193,16 +191,13 @@ func (s *Server) countStates(ctx context.Context) []stateRow {
 	} else {
 		c, err = s.tally.Counts(ctx, s.now())
 	}
-	for i, st := range state.States() {
-		row := stateRow{State: st, ByStage: make([]int, len(stages))}
+	rows := make([]stateRow, 0, len(state.Groups()))
+	for _, g := range state.Groups() {
+		row := stateRow{Group: g, States: g.States(), Total: c[g]}
 		if err != nil {
 			row.Err = s.explain(err)
 		}
-		for j, stg := range stages {
-			row.ByStage[j] = c.Of(st, stg)
-		}
-		row.Total = c.Total(st)
-		rows[i] = row
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -141,7 +141,7 @@ type Options struct {
 }
 
 // LocalIndexShards is the local stack's ItemIndexShards: one partition per
-// state. moto answers each Query by walking (and sorting) the whole table,
+// group. moto answers each Query by walking (and sorting) the whole table,
 // so a count costs a walk per partition; one machine's rates need no spread
 // (docs/performance.md has what a count costs at 10,000 items).
 const LocalIndexShards = "1"

@@ -278,7 +278,7 @@ func runSchedule(ctx context.Context, st *devstack.Stack, fn string, every time.
 
 // watchItems prints a line whenever the items' counts change, until ctx
 // ends. The counts are the index's (state.Tally: each partition of the
-// states an item leaves, the done items since a watermark), never a Scan; moto answers
+// groups an item leaves, the done items since a watermark), never a Scan; moto answers
 // each Query by walking the table, so the next count waits at least ten
 // times as long as the last one took: the status line never takes more than
 // a tenth of moto's time (docs/performance.md).
@@ -305,13 +305,13 @@ func watchItems(ctx context.Context, st *devstack.Stack, w io.Writer) {
 	}
 }
 
-// statusLine is the states with items, in the order of state.States():
-// "queued 12 · working 4 · done 980".
+// statusLine is the groups with items, in the order of state.Groups():
+// "flight 16 · retrying 4 · done 980" (flight: queued or working).
 func statusLine(c state.Counts) string {
 	var parts []string
-	for _, s := range state.States() {
-		if n := c.Total(s); n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", s, n))
+	for _, g := range state.Groups() {
+		if n := c[g]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", g, n))
 		}
 	}
 	return strings.Join(parts, " · ")
