@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os/user"
 	"regexp"
 	"slices"
 	"strings"
@@ -53,5 +54,25 @@ func TestEachHelpListsItsOwnFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTheConsoleActsAsItsOperator: without $TRIAGE_OPERATOR or $USER the
+// operator is the OS account, never "cli", and the console records it as
+// console:<operator>.
+func TestTheConsoleActsAsItsOperator(t *testing.T) {
+	t.Setenv("TRIAGE_OPERATOR", "")
+	t.Setenv("USER", "")
+	t.Setenv("USERNAME", "")
+	u, err := user.Current()
+	if err != nil || u.Username == "" {
+		t.Skipf("no OS account to compare with: %v", err)
+	}
+	if got := whoAmI(); got != u.Username {
+		t.Fatalf("whoAmI() = %q, want the OS account %q", got, u.Username)
+	}
+	t.Setenv("TRIAGE_OPERATOR", "ana")
+	if got := consoleBy(whoAmI()); got != "console:ana" {
+		t.Fatalf("consoleBy = %q, want console:ana", got)
 	}
 }
