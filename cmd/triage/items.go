@@ -247,9 +247,9 @@ func runItemsList(stdout io.Writer, args []string) error {
 	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N | --all] [--json]\n\n"+
 		"Lists items newest first (failed, dead-lettered and done ones by when that happened,\n"+
 		"the others by their creation) through the Items table's by-listed-state index, which\n"+
-		"holds every item; without --state, every state. At most\n"+
-		"--limit items; when there are more it says how many (\"showing 100 of 2345\"), and --all\n"+
-		"lists every one. An item that moves while the list is read is listed once.")
+		"holds every item; without --state, every state. At most --limit items; when there\n"+
+		"are more it says how many (\"showing 100 of 2345\"), and --all lists every one. An\n"+
+		"item that moves while the list is read is listed once, as it is now.")
 	aw := addStackFlags(fs, uses{items: true})
 	st := fs.String("state", "", "queued, working, retryable, failed, deadletter or done (default: all)")
 	stage := fs.String("stage", "", "keep items at this stage")

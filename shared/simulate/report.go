@@ -154,7 +154,8 @@ func Targets(results []*Result, p Prices) ([]Target, error) {
 		Met:      cr <= 1.0,
 		Bound: fmt.Sprintf("per 1,000 completed items, standard: SQS $%.4f, DynamoDB $%.4f, S3 $%.4f, Lambda $%.4f; naive redrive: "+
 			"SQS $%.4f, DynamoDB $%.4f, Lambda $%.4f. Standard writes %.1f WRU per completed item — a claim and an outcome "+
-			"write per stage attempt, an error-log entry per failure, the bodies once — on a state item of under 1 KB; "+
+			"write per stage attempt, an error-log entry per failure, the bodies once, the item index's entry when the item "+
+			"changes group — on a state item of under 1 KB; "+
 			"naive redrive %.1f, one output write per stage of an item that carries its document",
 			1000*sc.SQS, 1000*sc.DynamoDB, 1000*sc.S3, 1000*sc.Lambda, 1000*nc.SQS, 1000*nc.DynamoDB, 1000*nc.Lambda, stdWRU, naiveWRU),
 	})

@@ -478,7 +478,7 @@ func (x *ItemIndex) List(ctx context.Context, q ItemQuery, fn func(Item) error) 
 		}
 		if len(c.buf) == 0 && !c.done {
 			if maxScan > 0 && scanned >= maxScan {
-				if _, err := deliver(batch); err != nil {
+				if over, err := deliver(batch); over || err != nil {
 					return err
 				}
 				return fmt.Errorf("list %s items: %w (read %d)", stateNames(q.states()), ErrScanLimit, scanned)
