@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"os/user"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,6 +57,7 @@ const (
 	outBodiesTable   = "BodiesTableName"
 	outBodiesBucket  = "BodiesBucketName"
 	outAuditTable    = "AuditTableName"
+	outIndexShards   = "ItemIndexShards"
 )
 
 // stackOutputPrefix is each stage's prefix in the stack's outputs ("LLM" +
@@ -70,30 +73,58 @@ type stackFlags struct {
 	parkedTable, budgetTable         string
 	bodiesTable, bodiesBucket        string
 	auditTable                       string
+	indexShards                      int
 	queues, dlqs                     map[pipeline.Stage]*string
 	pollWait                         time.Duration
 	jsonOut                          bool
 }
 
-func addStackFlags(fs *flag.FlagSet) *stackFlags {
+// uses names the resources whose flags a command takes: each command's
+// --help lists only the tables and queues it reads or writes.
+type uses struct {
+	// items: the Items table, its index and the bodies; errorLog, audit and
+	// budget: those tables; queues: every stage's queue and DLQ (and the
+	// DLQs' read wait); fetchQueue: the fetch queue alone.
+	items, errorLog, audit, budget, queues, fetchQueue bool
+}
+
+// addStackFlags adds the flags of the AWS connection (endpoint, region,
+// profile, stack, timeout), --json, and those of the resources u names.
+func addStackFlags(fs *flag.FlagSet, u uses) *stackFlags {
 	f := &stackFlags{queues: map[pipeline.Stage]*string{}, dlqs: map[pipeline.Stage]*string{}}
 	fs.StringVar(&f.endpoint, "endpoint", os.Getenv("AWS_ENDPOINT_URL"), "AWS endpoint URL, e.g. a local stack (default $AWS_ENDPOINT_URL; empty is AWS itself)")
 	fs.StringVar(&f.region, "region", "", "AWS region (default $AWS_REGION, else us-east-1)")
 	fs.StringVar(&f.profile, "profile", "", "shared-config profile (default $AWS_PROFILE)")
 	fs.StringVar(&f.stack, "stack", os.Getenv(cliStackEnv), "CloudFormation stack whose Outputs name the queues and tables (default $"+cliStackEnv+")")
 	fs.DurationVar(&f.timeout, "timeout", cliRequestTimeout, "bound on each AWS request")
-	fs.StringVar(&f.itemsTable, "items-table", "", "Items table (default: the stack's "+outItemsTable+")")
-	fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
-	fs.StringVar(&f.parkedTable, "parked-table", "", "parked-waits table (default: the stack's "+outParkedTable+")")
-	fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
-	fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
-	fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
-	fs.StringVar(&f.auditTable, "audit-table", "", "audit-trail table (default: the stack's "+outAuditTable+")")
-	for _, st := range pipeline.Stages() {
-		f.queues[st] = fs.String(string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
-		f.dlqs[st] = fs.String(string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
+	if u.items {
+		fs.StringVar(&f.itemsTable, "items-table", "", "Items table (default: the stack's "+outItemsTable+")")
+		fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
+		fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
+		fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per group (default: the stack's %s, else %d)", outIndexShards, state.DefaultIndexShards))
 	}
-	fs.DurationVar(&f.pollWait, "wait", replay.DefaultPollWait, "DLQ reads: long-poll wait of each receive; one empty receive ends a queue's scan (0: short polls, enough for a local stack)")
+	if u.errorLog {
+		fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
+	}
+	if u.audit {
+		fs.StringVar(&f.auditTable, "audit-table", "", "audit-trail table (default: the stack's "+outAuditTable+")")
+	}
+	if u.budget {
+		fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
+	}
+	for _, st := range pipeline.Stages() {
+		f.queues[st], f.dlqs[st] = new(string), new(string)
+		if u.queues || (u.fetchQueue && st == pipeline.Stages()[0]) {
+			fs.StringVar(f.queues[st], string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
+		}
+		if u.queues {
+			fs.StringVar(f.dlqs[st], string(st)+"-dlq", "", "URL of the "+string(st)+" dead-letter queue (default: the stack's "+stackOutputPrefix[st]+"DLQUrl)")
+		}
+	}
+	f.pollWait = replay.DefaultPollWait
+	if u.queues {
+		fs.DurationVar(&f.pollWait, "wait", replay.DefaultPollWait, "DLQ reads: long-poll wait of each receive; one empty receive ends a queue's scan (0: short polls, enough for a local stack)")
+	}
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of a table")
 	return f
 }
@@ -117,7 +148,10 @@ type stackConn struct {
 	itemsTable, errorLogTable, parkedTable, budgetTable string
 	bodiesTable, bodiesBucket                           string
 	auditTable                                          string
-	queues                                              map[pipeline.Stage]replay.Queues
+	// indexShards is the by-listed-state index's partitions per group
+	// (state.ItemIndex.Shards).
+	indexShards int
+	queues      map[pipeline.Stage]replay.Queues
 	// params are the stack's parameters (empty without --stack).
 	params map[string]string
 }
@@ -175,7 +209,13 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	}
 	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), aws: cfg,
 		itemsTable: f.itemsTable, errorLogTable: f.errorLogTable, parkedTable: f.parkedTable, budgetTable: f.budgetTable,
-		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, auditTable: f.auditTable, queues: map[pipeline.Stage]replay.Queues{}}
+		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, auditTable: f.auditTable, indexShards: f.indexShards,
+		queues: map[pipeline.Stage]replay.Queues{}}
+	if f.indexShards != 0 {
+		if err := state.CheckIndexShards(f.indexShards); err != nil {
+			return nil, usageError{"--index-shards: " + err.Error()}
+		}
+	}
 	for _, st := range pipeline.Stages() {
 		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
 	}
@@ -198,6 +238,9 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		fill(&c.bodiesTable, outBodiesTable)
 		fill(&c.bodiesBucket, outBodiesBucket)
 		fill(&c.auditTable, outAuditTable)
+		if n, err := strconv.Atoi(outs[outIndexShards]); c.indexShards == 0 && err == nil {
+			c.indexShards = n
+		}
 		for _, st := range pipeline.Stages() {
 			q := c.queues[st]
 			fill(&q.Queue, stackOutputPrefix[st]+"QueueUrl")
@@ -271,14 +314,16 @@ func explainUnreachable(endpoint string, err error) error {
 // bucket, replays and notes logged in the error log when it is known.
 func (c *stackConn) items() *state.Items {
 	it := &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable, ErrorLogTable: c.errorLogTable,
-		Bodies: state.BodyConfig{Table: c.bodiesTable}}
+		IndexShards: c.indexShards, Bodies: state.BodyConfig{Table: c.bodiesTable}}
 	if c.bodiesBucket != "" {
 		it.Bodies.Objects = &objects.Bucket{S3: objects.NewClient(c.aws), Name: c.bodiesBucket}
 	}
 	return it
 }
 
-func (c *stackConn) index() *state.ItemIndex { return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable} }
+func (c *stackConn) index() *state.ItemIndex {
+	return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable, Shards: c.indexShards}
+}
 
 func (c *stackConn) errorLog() *state.ErrorLogReader {
 	return &state.ErrorLogReader{DB: c.ddb, Table: c.errorLogTable}
@@ -301,12 +346,16 @@ func (c *stackConn) replayer(by string) *replay.Replayer {
 }
 
 // whoAmI names the operator for replay records: $TRIAGE_OPERATOR, else
-// $USER, else "cli".
+// $USER or $USERNAME, else the OS account running triage (a container or
+// a cron job often sets no $USER), else "cli".
 func whoAmI() string {
 	for _, k := range []string{"TRIAGE_OPERATOR", "USER", "USERNAME"} {
 		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
 			return v
 		}
+	}
+	if u, err := user.Current(); err == nil && strings.TrimSpace(u.Username) != "" {
+		return strings.TrimSpace(u.Username)
 	}
 	return "cli"
 }

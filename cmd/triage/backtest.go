@@ -53,7 +53,7 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 	detail := fs.Bool("detail", false, "list every item-stage (table) or include them (--json)")
 	since := fs.String("since", "720h", "table: the oldest failure, RFC 3339 or a duration back from now (default: the 30-day retention)")
 	until := fs.String("until", "", "table: read failures before this time, RFC 3339 or a duration back from now")
-	sf := addStackFlags(fs)
+	sf := addStackFlags(fs, uses{errorLog: true})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -33,12 +33,12 @@ func runConsole(_ io.Reader, stdout io.Writer, args []string) error {
 		"breakers reset), each with a note and a confirmation. It prints a URL holding a\n"+
 		"random token: every page and action needs it. It reads and acts with your AWS\n"+
 		"credentials, through the same stack and endpoint flags as the other commands.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, audit: true, budget: true, queues: true})
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (port 0: a free port); anything but loopback exposes the console to that network")
 	modelsTable := fs.String("models-table", os.Getenv("MODELS_TABLE"), "model health table (default $MODELS_TABLE, else the stack's ModelsTableName)")
 	breakersTable := fs.String("breakers-table", os.Getenv("BREAKERS_TABLE"), "circuit breakers table (default $BREAKERS_TABLE, else the stack's BreakersTableName)")
 	profileName := fs.String("retry-profile", "", "the retry profile to show (default: the stack's Profile parameter, else "+retry.Standard().Name+")")
-	by := fs.String("by", whoAmI(), "who acts: recorded with every replay, resolution and model override")
+	by := fs.String("by", whoAmI(), "who acts (default: $TRIAGE_OPERATOR, $USER, else the OS account): recorded as console:<by> with every replay, resolution and model override")
 	refresh := fs.Duration("refresh", 10*time.Second, "keep item counts, dead-letter groups and the last 24 hours of the error log this long, read again in the background (0: read them for every page)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -56,7 +56,10 @@ func runConsole(_ io.Reader, stdout io.Writer, args []string) error {
 	if *refresh < 0 {
 		return usageError{"--refresh must not be negative"}
 	}
-	b, err := consoleBackend(ctx, c, aw, *modelsTable, *breakersTable, *profileName, *by)
+	if strings.TrimSpace(*by) == "" {
+		return usageError{"--by must name someone"}
+	}
+	b, err := consoleBackend(ctx, c, aw, *modelsTable, *breakersTable, *profileName, consoleBy(*by))
 	if err != nil {
 		return err
 	}
@@ -99,6 +102,10 @@ func runConsole(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	return nil
 }
+
+// consoleBy is how the console's actions name their operator: the
+// console, and who ran it ("console:alice").
+func consoleBy(by string) string { return "console:" + strings.TrimSpace(by) }
 
 // consoleBackend wires the console to the stores the CLI's commands use,
 // built the same way: c's replayer, items, index, error log, audit trail

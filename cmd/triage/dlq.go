@@ -190,7 +190,7 @@ func runDLQList(stdout io.Writer, args []string) error {
 	fs := newFlagSet("dlq list", "dlq list [filters] [--by-class] [--limit N] [--json]\n\n"+
 		"Lists the dead letters in the DLQs without changing them (each message is\n"+
 		"received and released at once). STATUS says what a replay would do now.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, true)
 	byClass := fs.Bool("by-class", false, "print counts by error class instead of the dead letters")
 	limit := fs.Int("limit", 0, "list at most N (0: all)")
@@ -252,7 +252,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		"Shows the dead letters of ID (an item id, a dead_letter_id or a DLQ message id):\n"+
 		"the sanitized payload, then the item — state, attempts, last error, replays,\n"+
 		"notes — and its error-log history.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	dlq := fs.String("dlq", "all", "DLQs to look in: all, or stages (fetch,llm,notify)")
 	history := fs.Int("history", 20, "show the item's newest N error-log entries")
 	pos, err := parseInterspersed(fs, args)
@@ -339,7 +339,7 @@ func runDLQReplay(stdout io.Writer, args []string) error {
 		"and the note recorded, its envelope is sent and the dead letter deleted.\n"+
 		"Unselected dead letters are released untouched. Without a filter, --all is\n"+
 		"required. Exits 1 if any replay failed part-way (run it again to resume).")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, true)
 	rf := addReplayFlags(fs, "remediation note: what was fixed (required)")
 	all := fs.Bool("all", false, "replay every dead letter in the DLQs (no filter)")
@@ -400,7 +400,7 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 		"Records an operator note on the item ID names (an item id, dead_letter_id or\n"+
 		"DLQ message id) and re-publishes its dead letters with the note appended to\n"+
 		"replay.notes.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	note := fs.String("note", "", "the note (required)")
 	by := fs.String("by", whoAmI(), "who writes it")
 	dlq := fs.String("dlq", "all", "DLQs to look in: all, or stages (fetch,llm,notify)")
@@ -453,7 +453,7 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		"ids, dead_letter_ids or DLQ message ids (a malformed message has only the last).\n"+
 		"Without IDs or a filter, --all is required. Exits 1 if any record failed (those\n"+
 		"stay on their DLQ; run the same command again).")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, true)
 	note := fs.String("note", "", "why the dead letters are closed (required)")
 	by := fs.String("by", whoAmI(), "who resolves")

@@ -55,7 +55,8 @@ func printItem(w io.Writer, v ops.ItemView) error {
 	addRow(tw, "state", fmt.Sprintf("%s at %s", v.State, v.Stage))
 	addRow(tw, "enrichment_status", orDash(string(v.EnrichmentStatus)))
 	addRow(tw, "attempts", attemptsText(v.Attempts))
-	addRow(tw, "failure_count", v.FailureCount)
+	addRow(tw, "attempts_spent", attemptsText(v.AttemptsSpent)+" (failed, counted by the retry budget)")
+	addRow(tw, "failure_count", failureCountText(v))
 	if le := v.LastError; le != nil {
 		addRow(tw, "last_error", fmt.Sprintf("%s at %s (%s, attempt %d of %d, retryable %s)", le.ErrorClass, le.Component,
 			fmtTime(le.FailedAt), le.RetryCount, le.MaxRetries, yesNo(le.Retryable)))
@@ -64,7 +65,7 @@ func printItem(w io.Writer, v ops.ItemView) error {
 			addRow(tw, "last_error.retry_at", fmtTime(*le.RetryAt))
 		}
 	}
-	addRow(tw, "failures", fmt.Sprintf("first %s, last %s", fmtTime(v.FirstFailureAt), fmtTime(v.LastFailureAt)))
+	addRow(tw, "failures", failuresText(v))
 	if !v.NotBefore.IsZero() {
 		addRow(tw, "not_before", fmtTime(v.NotBefore))
 	}
@@ -125,6 +126,28 @@ func printItem(w io.Writer, v ops.ItemView) error {
 	return nil
 }
 
+// failureCountText is failure_count with what it counts: the failures
+// since the item's last success (or its replay).
+func failureCountText(v ops.ItemView) string {
+	if v.FailureCount == 0 && !v.LastFailureAt.IsZero() {
+		return "0 since the last success"
+	}
+	return strconv.Itoa(v.FailureCount)
+}
+
+// failuresText is the span of the current run of failures; an item whose
+// last success came after its failures has none, and says when the last
+// one was.
+func failuresText(v ops.ItemView) string {
+	switch {
+	case v.LastFailureAt.IsZero():
+		return "none"
+	case v.FailureCount == 0 && v.FirstFailureAt.IsZero():
+		return fmt.Sprintf("none since the last success (the last at %s; the timeline has them all)", fmtTime(v.LastFailureAt))
+	}
+	return fmt.Sprintf("first %s, last %s", fmtTime(v.FirstFailureAt), fmtTime(v.LastFailureAt))
+}
+
 func noticesText(n state.Notices) string {
 	var on []string
 	if n.Failed {
@@ -166,7 +189,7 @@ func runItemsGet(stdout io.Writer, args []string) error {
 		"action executions and the owner's notices (the audit trail), replays, notes,\n"+
 		"the dead letter and the delivery (the item), in time order. --text also\n"+
 		"prints the fetched document.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, audit: true})
 	text := fs.Bool("text", false, "also read back and print the fetched document's text")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -221,34 +244,32 @@ func shortHash(h string) string {
 }
 
 func runItemsList(stdout io.Writer, args []string) error {
-	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N] [--json]\n\n"+
-		"Lists items by state, newest first: failed and dead-lettered items through the Items\n"+
-		"table's sparse by-listed-state index, other states by a scan (bounded); without --state,\n"+
-		"every state.")
-	aw := addStackFlags(fs)
+	fs := newFlagSet("items list", "items list [--state S] [--stage S] [--class C] [--since 7d] [--limit N | --all] [--json]\n\n"+
+		"Lists items newest first (failed, dead-lettered and done ones by when that happened,\n"+
+		"the others by their creation) through the Items table's by-listed-state index, which\n"+
+		"holds every item; without --state, every state. At most --limit items; when there\n"+
+		"are more it says how many (\"showing 100 of 2345\"), and --all lists every one. An\n"+
+		"item that moves while the list is read is listed once, as it is now.")
+	aw := addStackFlags(fs, uses{items: true})
 	st := fs.String("state", "", "queued, working, retryable, failed, deadletter or done (default: all)")
 	stage := fs.String("stage", "", "keep items at this stage")
 	classes := fs.String("class", "", "keep items whose last failure has one of these classes")
 	since := fs.String("since", "", "keep items whose last failure is at or after: an age (7d) or RFC 3339")
-	limit := fs.Int("limit", 100, "list at most N per state")
+	limit := fs.Int("limit", 100, "list at most N items")
+	all := fs.Bool("all", false, "list every matching item (no --limit)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	var states []state.State
+	q := state.ItemQuery{Limit: *limit}
 	if *st == "" {
-		states = state.States()
+		q.States = state.States()
 	} else {
 		s := state.State(*st)
-		found := false
-		for _, x := range state.States() {
-			found = found || x == s
-		}
-		if !found {
+		if !slices.Contains(state.States(), s) {
 			return usageError{fmt.Sprintf("--state %q is not one of queued, working, retryable, failed, deadletter, done", *st)}
 		}
-		states = []state.State{s}
+		q.State = s
 	}
-	q := state.ItemQuery{Limit: *limit}
 	var err error
 	if *stage != "" {
 		if q.Stage, err = pipeline.ParseStage(*stage); err != nil {
@@ -263,7 +284,12 @@ func runItemsList(stdout io.Writer, args []string) error {
 	if q.Since, err = parseWhen(*since, time.Now()); err != nil {
 		return usageError{"--since: " + err.Error()}
 	}
-	if *limit <= 0 {
+	switch {
+	case *all && flagSet(fs, "limit"):
+		return usageError{"give --limit or --all, not both"}
+	case *all:
+		q.Limit, q.MaxScan = -1, -1
+	case *limit <= 0:
 		return usageError{"--limit must be positive"}
 	}
 	ctx, cancel := commandContext()
@@ -274,19 +300,32 @@ func runItemsList(stdout io.Writer, args []string) error {
 	}
 	p := newProgressBar("items")
 	var views []ops.ItemView
-	for _, s := range states {
-		q.State = s
-		if err := c.index().List(ctx, q, func(it state.Item) error {
-			views = append(views, ops.ViewItem(it))
-			p.update(len(views), 0, "")
-			return nil
-		}); err != nil {
-			p.done()
+	err = c.index().List(ctx, q, func(it state.Item) error {
+		views = append(views, ops.ViewItem(it))
+		p.update(len(views), 0, "")
+		return nil
+	})
+	p.done()
+	if err != nil {
+		return c.explain(err)
+	}
+	footer, cut := fmt.Sprintf("%d items", len(views)), false
+	if !*all && len(views) >= *limit {
+		total, exact, err := countItems(ctx, c.index(), q)
+		if err != nil {
 			return c.explain(err)
 		}
+		switch {
+		case exact && total > len(views):
+			footer, cut = fmt.Sprintf("showing %d of %d items, newest first (--limit N or --all for more)", len(views), total), true
+		case !exact:
+			footer, cut = fmt.Sprintf("showing %d of at least %d items, newest first (--limit N or --all for more)", len(views), total), true
+		}
 	}
-	p.done()
 	if aw.jsonOut {
+		if cut {
+			fmt.Fprintln(noteOutput, "triage items list: "+footer)
+		}
 		return printJSON(stdout, nonNil(views))
 	}
 	tw := newTable(stdout, "ITEM", "STATE", "STAGE", "STATUS", "PROGRESS", "ATTEMPTS", "CLASS", "LAST_FAILURE", "REPLAYS", "UPDATED")
@@ -301,8 +340,42 @@ func runItemsList(stdout io.Writer, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d items\n", len(views))
+	fmt.Fprintln(stdout, footer)
 	return nil
+}
+
+// countItems counts the items q selects: the index's count of its groups
+// when q asks for whole groups (every state a group holds; queued and
+// working share one) and filters on nothing else, exact; else the matches of
+// a listing bounded by state.DefaultMaxScan reads (exact unless the bound
+// was reached: then at least that many).
+func countItems(ctx context.Context, x *state.ItemIndex, q state.ItemQuery) (int, bool, error) {
+	states := slices.Clone(q.States)
+	if q.State != "" {
+		states = append(states, q.State)
+	}
+	var groups []state.Group
+	whole := q.Stage == "" && !q.Filtered()
+	for _, s := range states {
+		g := state.GroupOf(s)
+		if !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+		for _, held := range g.States() {
+			whole = whole && slices.Contains(states, held)
+		}
+	}
+	if whole {
+		c, err := x.Count(ctx, state.CountQuery{Groups: groups})
+		return c.All(), true, err
+	}
+	q.Limit, q.MaxScan = -1, 0
+	n := 0
+	err := x.List(ctx, q, func(state.Item) error { n++; return nil })
+	if errors.Is(err, state.ErrScanLimit) {
+		return n, false, nil
+	}
+	return n, true, err
 }
 
 func runItemsReplay(stdout io.Writer, args []string) error {
@@ -311,7 +384,7 @@ func runItemsReplay(stdout io.Writer, args []string) error {
 		"Replays permanent failures (items in deadletter or failed) from their item\n"+
 		"state — no DLQ message needed, so this works after the dead letter expired.\n"+
 		"By id, or with --all-permanent every one the filters select.")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, false)
 	rf := addReplayFlags(fs, "remediation note (required)")
 	allPermanent := fs.Bool("all-permanent", false, "replay every permanent failure the filters select")

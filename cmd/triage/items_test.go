@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +97,117 @@ func TestItemsGetTimelineMoto(t *testing.T) {
 	code, out, errOut := runCLI("items", "get", "task", "--endpoint", e.url, "--region", "us-east-1", "--items-table", st.ItemsTable())
 	if code != 0 || !strings.Contains(out, "(timeline without the error log") || !strings.Contains(out, "(timeline without the audit trail") {
 		t.Fatalf("items get without the stack: %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestFailureFiguresSayWhatTheyCount: an item whose last success came
+// after its failures says it has none since, and when the last one was —
+// never "first -, last <time>" beside a count of 0.
+func TestFailureFiguresSayWhatTheyCount(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	tests := map[string]struct {
+		v              ops.ItemView
+		count, failure string
+	}{
+		"never failed": {ops.ItemView{}, "0", "none"},
+		"failing":      {ops.ItemView{FailureCount: 2, FirstFailureAt: at, LastFailureAt: at.Add(time.Minute)}, "2", "first 2026-11-21"},
+		"succeeded since": {ops.ItemView{LastFailureAt: at}, "0 since the last success",
+			"none since the last success (the last at 2026-11-21"},
+	}
+	for name, tc := range tests {
+		if got := failureCountText(tc.v); got != tc.count {
+			t.Errorf("%s: failure_count %q, want %q", name, got, tc.count)
+		}
+		if got := failuresText(tc.v); !strings.HasPrefix(got, tc.failure) {
+			t.Errorf("%s: failures %q, want %q…", name, got, tc.failure)
+		}
+	}
+}
+
+// TestItemsListPagesAndCounts: `items list` lists the newest items of
+// every state through the index, says how many there are when --limit cuts
+// the list, lists them all with --all, and counts a filtered list by
+// reading it.
+func TestItemsListPagesAndCounts(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	env := localtest.Stack(t, nil)
+	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
+	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	states := []state.State{state.Done, state.Done, state.Done, state.Done, state.Queued, state.Working, state.Deadletter}
+	for i, st := range states {
+		it := state.Item{ID: fmt.Sprintf("l%d", i), Kind: state.KindStory, CorrelationID: "c", State: st, Stage: pipeline.Notify,
+			UpdatedAt: at.Add(time.Duration(i) * time.Second)}
+		if st == state.Deadletter {
+			it.LastError, it.LastFailureAt = &state.LastError{ErrorClass: failure.NotFound}, at
+		}
+		if err := items.Put(ctx, it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(args ...string) (string, string) {
+		t.Helper()
+		code, out, errOut := runCLI(append([]string{"items", "list", "--endpoint", env.Endpoint, "--region", "us-east-1",
+			"--stack", env.Stack.Name}, args...)...)
+		if code != 0 {
+			t.Fatalf("items list %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		return out, errOut
+	}
+	rows := func(out string) []string {
+		var ids []string
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "l") {
+				ids = append(ids, f[0])
+			}
+		}
+		return ids
+	}
+	out, _ := list("--limit", "3")
+	if got := rows(out); strings.Join(got, " ") != "l6 l5 l4" || !strings.Contains(out, "showing 3 of 7 items, newest first") {
+		t.Fatalf("the newest 3: %v\n%s", got, out)
+	}
+	out, _ = list("--all")
+	if got := rows(out); len(got) != 7 || !strings.HasSuffix(strings.TrimSpace(out), "7 items") {
+		t.Fatalf("--all: %v\n%s", got, out)
+	}
+	out, _ = list("--state", "done", "--limit", "2")
+	if !strings.Contains(out, "showing 2 of 4 items") {
+		t.Fatalf("done, 2 of them:\n%s", out)
+	}
+	out, _ = list("--state", "done")
+	if strings.Contains(out, "showing") || !strings.HasSuffix(strings.TrimSpace(out), "4 items") {
+		t.Fatalf("every done item within the default limit:\n%s", out)
+	}
+	out, errOut := list("--class", "NOT_FOUND", "--limit", "1", "--json")
+	if v := decode[[]ops.ItemView](t, out); len(v) != 1 || v[0].ID != "l6" || strings.Contains(errOut, "showing") {
+		t.Fatalf("the one NOT_FOUND item: %+v %s", v, errOut)
+	}
+	if code, _, errOut := runCLI("items", "list", "--all", "--limit", "5", "--items-table", "x"); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Fatalf("--all and --limit: %d %s", code, errOut)
+	}
+}
+
+// TestItemsListJSONSaysWhenCut: a --json list cut at its --limit prints the
+// items alone on stdout and says how many there are on stderr. (Not
+// parallel: it reads the process's note output.)
+func TestItemsListJSONSaysWhenCut(t *testing.T) {
+	env := localtest.Stack(t, nil)
+	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
+	for i := range 3 {
+		if err := items.Put(t.Context(), state.Item{ID: fmt.Sprintf("j%d", i), Kind: state.KindStory, CorrelationID: "c", State: state.Done,
+			Stage: pipeline.Notify, UpdatedAt: time.Now().Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var notes bytes.Buffer
+	old := noteOutput
+	noteOutput = &notes
+	defer func() { noteOutput = old }()
+	code, out, errOut := runCLI("items", "list", "--state", "done", "--limit", "2", "--json", "--endpoint", env.Endpoint,
+		"--region", "us-east-1", "--stack", env.Stack.Name)
+	if v := decode[[]ops.ItemView](t, out); code != 0 || len(v) != 2 || !strings.Contains(notes.String(), "showing 2 of 3 items") {
+		t.Fatalf("exit %d, %d items, notes %q %s", code, len(v), notes.String(), errOut)
 	}
 }

@@ -102,6 +102,17 @@ func (e usageError) Error() string { return e.msg }
 // machine-readable output.
 var flagOutput io.Writer = os.Stderr
 
+// noteOutput receives what a command says beside machine-readable output
+// (a --json list cut at its --limit says so here).
+var noteOutput io.Writer = os.Stderr
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // newFlagSet returns a FlagSet that reports errors instead of exiting, with
 // a usage line naming the command.
 func newFlagSet(name, synopsis string) *flag.FlagSet {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/cfnstack"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/health"
 )
 
@@ -25,10 +28,14 @@ func init() {
 
 const modelsSynopsis = `models list|enable|disable [MODEL] [flags]
 
-  models list                   every model's health (provider:model): state,
+  models list                   the deployed chain (with --stack: its
+                                LLMModels and LLMEscalationModel) and every
+                                model's health (provider:model): state,
                                 consecutive model-specific failures, last
                                 failure; then each provider's breaker (from
-                                the breakers table, when known)
+                                the breakers table, when known). A model
+                                that never failed has no record yet and is
+                                shown enabled.
   models disable MODEL          take MODEL (provider:model, as the chain names
                                 it) out of the chain until an operator
                                 enables it (the recovery function leaves it)
@@ -73,18 +80,30 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 	}
 	switch sub {
 	case "list":
-		models, err := store.List(ctx)
+		recs, err := store.List(ctx)
 		if err != nil {
 			return err
 		}
-		providers, err := providerBreakers(ctx, conn, models)
+		ch, err := conn.chain(ctx)
+		if err != nil {
+			return err
+		}
+		rows := chainRows(ch, recs)
+		providers, err := providerBreakers(ctx, conn, rows)
 		if err != nil {
 			return err
 		}
 		if conn.json {
-			return printJSON(stdout, modelsReport{Models: models, Providers: providers})
+			return printJSON(stdout, modelsReport{Chain: ch.names(), Escalation: ch.escalation(), Models: recs, Providers: providers})
 		}
-		if err := modelsTable(stdout, models, time.Now()); err != nil || providers == nil {
+		if ch.known {
+			fmt.Fprintf(stdout, "chain (stack %s): %s", conn.stack, strings.Join(ch.names(), " → "))
+			if e := ch.escalation(); e != "" {
+				fmt.Fprintf(stdout, "; escalation %s", e)
+			}
+			fmt.Fprintln(stdout)
+		}
+		if err := modelRowsTable(stdout, rows, time.Now()); err != nil || providers == nil {
 			return err
 		}
 		fmt.Fprintln(stdout)
@@ -102,12 +121,64 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 }
 
 func modelsTable(w io.Writer, models []health.Model, now time.Time) error {
+	rows := make([]modelRow, len(models))
+	for i, m := range models {
+		rows[i] = modelRow{Model: m, recorded: true}
+	}
+	return modelRowsTable(w, rows, now)
+}
+
+// modelRow is one line of `models list`: a model's health record, its
+// place in the deployed chain ("1", "2", …, "escalation"; "" when not in
+// it), and whether it has a record (a model that never failed has none).
+type modelRow struct {
+	health.Model
+	Place    string
+	recorded bool
+}
+
+// chainRows are the chain's entries in order, then its escalation, each
+// with its record or none, then the records of models outside the chain.
+func chainRows(ch deployedChain, recs []health.Model) []modelRow {
+	by := map[string]health.Model{}
+	for _, m := range recs {
+		by[m.Name] = m
+	}
+	var rows []modelRow
+	seen := map[string]bool{}
+	add := func(name, place string) {
+		m, ok := by[name]
+		if !ok {
+			m = health.Model{Name: name}
+		}
+		rows = append(rows, modelRow{Model: m, Place: place, recorded: ok})
+		seen[name] = true
+	}
+	for i, e := range ch.entries {
+		add(e.String(), strconv.Itoa(i+1))
+	}
+	if ch.escalate != nil && !seen[ch.escalate.String()] {
+		add(ch.escalate.String(), "escalation")
+	}
+	for _, m := range recs {
+		if !seen[m.Name] {
+			rows = append(rows, modelRow{Model: m, recorded: true})
+		}
+	}
+	return rows
+}
+
+func modelRowsTable(w io.Writer, rows []modelRow, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tSTATE\tFAILURES\tLAST FAILURE\tLAST ERROR\tDISABLED\tRECOVERED\tREASON")
-	for _, m := range models {
+	fmt.Fprintln(tw, "MODEL\tCHAIN\tSTATE\tFAILURES\tLAST FAILURE\tLAST ERROR\tDISABLED\tRECOVERED\tREASON")
+	for _, r := range rows {
+		m := r.Model
 		st := "enabled"
-		if m.Disabled {
+		switch {
+		case m.Disabled:
 			st = "disabled (" + m.DisabledBy + ")"
+		case !r.recorded:
+			st = "enabled (no failure recorded)"
 		}
 		disabled := "-"
 		if m.Disabled {
@@ -117,7 +188,7 @@ func modelsTable(w io.Writer, models []health.Model, now time.Time) error {
 		if m.Disabled {
 			reason = m.DisableReason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), cell(st), m.ConsecutiveFailures, ago(m.LastFailureAt, now),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), orDash(r.Place), cell(st), m.ConsecutiveFailures, ago(m.LastFailureAt, now),
 			cell(orDash(string(m.LastErrorType))), disabled, ago(m.RecoveredAt, now), cell(orDash(reason)))
 	}
 	return tw.Flush()
@@ -133,7 +204,7 @@ type healthConn struct {
 	timeout                    time.Duration
 	json                       bool
 	cfg                        *aws.Config
-	outputs                    map[string]string
+	outputs, params            map[string]string
 	stackLoaded                bool
 }
 
@@ -190,23 +261,87 @@ func (c *healthConn) table(ctx context.Context, given, flagName, outputKey strin
 		return "", usageError{fmt.Sprintf("no table: pass --%s, set $%s, or pass --stack NAME",
 			flagName, strings.ToUpper(strings.ReplaceAll(flagName, "-", "_")))}
 	}
-	if !c.stackLoaded {
-		cfg, err := c.config(ctx)
-		if err != nil {
-			return "", err
-		}
-		info, err := cfnstack.Describe(ctx, cloudformation.NewFromConfig(cfg), c.stack)
-		if err != nil {
-			return "", err
-		}
-		c.outputs = info.Outputs
-		c.stackLoaded = true
+	if err := c.loadStack(ctx); err != nil {
+		return "", err
 	}
 	v := c.outputs[outputKey]
 	if v == "" {
 		return "", fmt.Errorf("stack %s has no output %s", c.stack, outputKey)
 	}
 	return v, nil
+}
+
+// loadStack reads the stack's outputs and parameters once.
+func (c *healthConn) loadStack(ctx context.Context) error {
+	if c.stackLoaded {
+		return nil
+	}
+	cfg, err := c.config(ctx)
+	if err != nil {
+		return err
+	}
+	info, err := cfnstack.Describe(ctx, cloudformation.NewFromConfig(cfg), c.stack)
+	if err != nil {
+		return err
+	}
+	c.outputs, c.params, c.stackLoaded = info.Outputs, info.Parameters, true
+	return nil
+}
+
+// deployedChain is the model chain a stack deploys (its LLMModels,
+// LLMProvider and LLMEscalationModel parameters); known is false without a
+// stack.
+type deployedChain struct {
+	known    bool
+	entries  []fallback.Entry
+	escalate *fallback.Entry
+}
+
+func (d deployedChain) names() []string {
+	out := make([]string, len(d.entries))
+	for i, e := range d.entries {
+		out[i] = e.String()
+	}
+	return out
+}
+
+func (d deployedChain) escalation() string {
+	if d.escalate == nil {
+		return ""
+	}
+	return d.escalate.String()
+}
+
+// chain reads the deployed chain from the stack's parameters; without a
+// stack it is not known.
+func (c *healthConn) chain(ctx context.Context) (deployedChain, error) {
+	if c.stack == "" {
+		return deployedChain{}, nil
+	}
+	if err := c.loadStack(ctx); err != nil {
+		return deployedChain{}, err
+	}
+	def := failure.Provider(cmpOr(c.params["LLMProvider"], string(failure.OpenAI)))
+	d := deployedChain{known: true}
+	var err error
+	if d.entries, err = fallback.ParseChain(c.params["LLMModels"], def); err != nil {
+		return deployedChain{}, fmt.Errorf("stack %s: LLMModels: %w", c.stack, err)
+	}
+	if esc := strings.TrimSpace(c.params["LLMEscalationModel"]); esc != "" {
+		e, err := fallback.ParseEntry(esc, def)
+		if err != nil {
+			return deployedChain{}, fmt.Errorf("stack %s: LLMEscalationModel: %w", c.stack, err)
+		}
+		d.escalate = &e
+	}
+	return d, nil
+}
+
+func cmpOr(a, b string) string {
+	if strings.TrimSpace(a) != "" {
+		return a
+	}
+	return b
 }
 
 func (c *healthConn) modelsStore(ctx context.Context) (*health.Dynamo, error) {

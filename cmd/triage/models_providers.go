@@ -30,6 +30,10 @@ type providerHealth struct {
 
 // modelsReport is `models list --json`.
 type modelsReport struct {
+	// Chain and Escalation are the deployed chain (with --stack), in order.
+	Chain      []string `json:"chain,omitempty"`
+	Escalation string   `json:"escalation,omitempty"`
+	// Models are the health records (a model that never failed has none).
 	Models []health.Model `json:"models"`
 	// Providers is nil when the breakers table is not known (no
 	// --breakers-table, $BREAKERS_TABLE or --stack).
@@ -38,9 +42,11 @@ type modelsReport struct {
 
 // providerBreakers reads the breaker of every model provider (one GetItem
 // each: the breakers table also holds every article and webhook host) and
-// counts each provider's models. It returns nil, nil when the breakers
-// table is not known.
-func providerBreakers(ctx context.Context, conn *healthConn, models []health.Model) ([]providerHealth, error) {
+// counts each provider's models: those of the chain and those with a
+// record. A provider of the chain is listed even before anything was
+// recorded; another only once its models or breaker have a record. It
+// returns nil, nil when the breakers table is not known.
+func providerBreakers(ctx context.Context, conn *healthConn, rows []modelRow) ([]providerHealth, error) {
 	if conn.breakersTable == "" && conn.stack == "" {
 		return nil, nil
 	}
@@ -60,7 +66,8 @@ func providerBreakers(ctx context.Context, conn *healthConn, models []health.Mod
 		}
 		byProvider[p] = &providerHealth{Provider: p, Breaker: rec}
 	}
-	for _, m := range models {
+	inChain := map[failure.Provider]bool{}
+	for _, m := range rows {
 		e, err := fallback.ParseEntry(m.Name, "")
 		if err != nil || byProvider[e.Provider] == nil || !strings.Contains(m.Name, ":") {
 			continue
@@ -70,12 +77,15 @@ func providerBreakers(ctx context.Context, conn *healthConn, models []health.Mod
 		if m.Disabled {
 			ph.Disabled++
 		}
+		if m.Place != "" {
+			inChain[e.Provider] = true
+		}
 	}
 	for _, p := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
 		ph := byProvider[p]
-		// A provider the chain never used has neither models nor a
-		// breaker record: leave it out.
-		if ph.Models > 0 || ph.Breaker.UpdatedAt != (time.Time{}) || ph.Breaker.Opens > 0 {
+		// A provider neither in the chain nor ever used has no models
+		// and no breaker record: leave it out.
+		if inChain[p] || ph.Models > 0 || ph.Breaker.UpdatedAt != (time.Time{}) || ph.Breaker.Opens > 0 {
 			out = append(out, *ph)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,45 @@ func TestHealthCommandsUnreachable(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errOut, "127.0.0.1:1") {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want 1 and the endpoint named", args, code, out, errOut)
 		}
+	}
+}
+
+// TestModelsListOnAFreshStack: before any model has failed there is no
+// health record, and `models list --stack` still shows the deployed chain
+// in order — its escalation model too — and the breaker of each of its
+// providers.
+func TestModelsListOnAFreshStack(t *testing.T) {
+	t.Parallel()
+	lenv := localtest.Stack(t, map[string]string{
+		"LLMModels":          "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0,gpt-4o-mini",
+		"LLMEscalationModel": "openai:gpt-4o",
+	})
+	code, out, errOut := cliProcess(t, lenv.Environ(), "models", "list", "--stack", lenv.Stack.Name, "--models-table=", "--breakers-table=")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	if want := "chain (stack " + lenv.Stack.Name + "): bedrock:anthropic.claude-3-5-haiku-20241022-v1:0 → openai:gpt-4o-mini; escalation openai:gpt-4o"; !strings.Contains(out, want) {
+		t.Errorf("models list lacks %q:\n%s", want, out)
+	}
+	for _, want := range []string{
+		`bedrock:anthropic.claude-3-5-haiku-20241022-v1:0\s+1\s+enabled \(no failure recorded\)`,
+		`openai:gpt-4o-mini\s+2\s+enabled \(no failure recorded\)`, `openai:gpt-4o\s+escalation\s+enabled`,
+		`(?s)PROVIDER.*openai\s+closed\s.*\s2\n`, `(?s)PROVIDER.*bedrock\s+closed\s.*\s1\n`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("models list does not match %s:\n%s", want, out)
+		}
+	}
+	code, out, errOut = cliProcess(t, lenv.Environ(), "models", "list", "--stack", lenv.Stack.Name, "--models-table=", "--breakers-table=", "--json")
+	var report struct {
+		Chain      []string `json:"chain"`
+		Escalation string   `json:"escalation"`
+		Providers  []struct {
+			Provider string `json:"provider"`
+		} `json:"providers"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &report) != nil || len(report.Chain) != 2 || report.Escalation != "openai:gpt-4o" ||
+		len(report.Providers) != 2 {
+		t.Fatalf("models list --json exit %d: %s%s", code, out, errOut)
 	}
 }

@@ -39,7 +39,7 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 			"BUDGET_EXCEEDED entries (our cap and providers' quotas), one row per UTC day."
 	}
 	fs := newFlagSet("report "+verb, "report "+verb+" [--since 7d] [--until T] [--json]\n\n"+source)
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{items: true, errorLog: true, budget: true})
 	since := fs.String("since", "7d", "start of the window: an age (7d, 36h) or RFC 3339")
 	until := fs.String("until", "", "end of the window (default now): an age or RFC 3339")
 	limit := fs.Int("limit", report.DefaultTop, "top-failing: rows to show")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -29,7 +30,9 @@ const exitPartial = 3
 // streams, so a file of any length uses bounded memory.
 const submitChunk = 500
 
-// maxLineBytes bounds one NDJSON line (SQS's message limit).
+// maxLineBytes bounds one NDJSON line: SQS's message limit (256 KiB). A
+// longer line cannot be one message; it is one rejected line, and the lines
+// after it are read as usual.
 const maxLineBytes = 256 << 10
 
 // submitLine is one input item: its line (1-based; 0 for flags) and spec,
@@ -40,21 +43,36 @@ type submitLine struct {
 	err  error
 }
 
+// The statuses of a line: sent, rejected (invalid, or refused by SQS) or
+// failed (not sent, SQS or the input failed); in a dry run valid or
+// invalid.
+const (
+	statusSent     = "sent"
+	statusRejected = "rejected"
+	statusFailed   = "failed"
+	statusValid    = "valid"
+	statusInvalid  = "invalid"
+)
+
 // submitResult is one line of the summary.
 type submitResult struct {
 	Line      int    `json:"line,omitempty"`
 	ItemID    string `json:"item_id,omitempty"`
-	Status    string `json:"status"` // sent, valid (dry run), rejected, failed
+	Status    string `json:"status"`
 	MessageID string `json:"message_id,omitempty"`
 	Attempts  int    `json:"attempts,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 }
 
-// submitSummary is `submit --json`.
+// submitSummary is `submit --json`: what was sent, and every line that was
+// not (with --all every line). A dry run sends nothing: it counts valid and
+// invalid lines.
 type submitSummary struct {
 	Sent     int  `json:"sent"`
 	Rejected int  `json:"rejected"`
 	Failed   int  `json:"failed"`
+	Valid    int  `json:"valid,omitempty"`
+	Invalid  int  `json:"invalid,omitempty"`
 	DryRun   bool `json:"dry_run"`
 	// Items lists every item that was not sent, and with --all every item.
 	Items []submitResult `json:"items"`
@@ -76,7 +94,7 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 		"Invalid lines are reported and skipped; the rest are sent.\n\n"+
 		"Exit status: 0 every item sent (--dry-run: valid), 1 none sent, 2 bad flags,\n"+
 		"3 some sent and some rejected or failed (listed).")
-	aw := addStackFlags(fs)
+	aw := addStackFlags(fs, uses{fetchQueue: true})
 	var (
 		spec     intake.Spec
 		kind     string
@@ -172,14 +190,18 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 				l.err = l.spec.Validate()
 			}
 			if l.err != nil {
-				sum.record(submitResult{Line: l.line, ItemID: l.spec.ItemID, Status: "rejected", Reason: l.err.Error()}, true)
+				st := statusRejected
+				if *dry {
+					st = statusInvalid
+				}
+				sum.record(submitResult{Line: l.line, ItemID: l.spec.ItemID, Status: st, Reason: l.err.Error()}, true)
 				continue
 			}
 			valid = append(valid, l)
 		}
 		if *dry {
 			for _, l := range valid {
-				sum.record(submitResult{Line: l.line, ItemID: l.spec.ItemID, Status: "valid"}, *all)
+				sum.record(submitResult{Line: l.line, ItemID: l.spec.ItemID, Status: statusValid}, *all)
 			}
 		} else if len(valid) > 0 {
 			specs := make([]intake.Spec, len(valid))
@@ -191,11 +213,11 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 				bar.update(base+n, 0, fmt.Sprintf("sent %d rejected %d failed %d", sum.Sent, sum.Rejected, sum.Failed))
 			}
 			for i, r := range p.SubmitBatch(ctx, specs) {
-				res := submitResult{Line: valid[i].line, ItemID: r.ItemID, MessageID: r.MessageID, Attempts: r.Attempts, Status: "sent"}
+				res := submitResult{Line: valid[i].line, ItemID: r.ItemID, MessageID: r.MessageID, Attempts: r.Attempts, Status: statusSent}
 				if r.Err != nil {
-					res.Status, res.Reason = "failed", r.Err.Error()
+					res.Status, res.Reason = statusFailed, r.Err.Error()
 					if producer.Rejected(r.Err) {
-						res.Status = "rejected"
+						res.Status = statusRejected
 					}
 				}
 				sum.record(res, *all || r.Err != nil)
@@ -208,11 +230,15 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 			if errors.Is(rerr, io.EOF) {
 				break
 			}
-			return rerr
+			// The input broke off: what was read is reported, and the rest
+			// of the input counts as one failed line.
+			sum.record(submitResult{Status: statusFailed, Reason: "the rest of the input was not read: " + rerr.Error()}, true)
+			break
 		}
 		if ctx.Err() != nil {
 			bar.done()
-			return fmt.Errorf("interrupted after %d items (sent %d)", done, sum.Sent)
+			sum.record(submitResult{Status: statusFailed, Reason: fmt.Sprintf("interrupted after %d lines: the rest was not read", done)}, true)
+			break
 		}
 	}
 	if aw.jsonOut {
@@ -229,9 +255,13 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 // record counts r and keeps it for the listing when list is set.
 func (s *submitSummary) record(r submitResult, list bool) {
 	switch r.Status {
-	case "sent", "valid":
+	case statusSent:
 		s.Sent++
-	case "rejected":
+	case statusValid:
+		s.Valid++
+	case statusInvalid:
+		s.Invalid++
+	case statusRejected:
 		s.Rejected++
 	default:
 		s.Failed++
@@ -239,6 +269,19 @@ func (s *submitSummary) record(r submitResult, list bool) {
 	if list {
 		s.Items = append(s.Items, r)
 	}
+}
+
+// counts words the summary: "3 sent, 1 rejected, 0 failed", or in a dry
+// run "3 valid, 1 invalid (dry run: nothing sent)".
+func (s *submitSummary) counts() string {
+	if s.DryRun {
+		out := fmt.Sprintf("%d valid, %d invalid", s.Valid, s.Invalid)
+		if s.Failed > 0 {
+			out += fmt.Sprintf(", %d not read", s.Failed)
+		}
+		return out + " (dry run: nothing sent)"
+	}
+	return fmt.Sprintf("%d sent, %d rejected, %d failed", s.Sent, s.Rejected, s.Failed)
 }
 
 func (s *submitSummary) print(w io.Writer) {
@@ -257,26 +300,28 @@ func (s *submitSummary) print(w io.Writer) {
 		}
 		_ = tw.Flush()
 	}
-	verb := "sent"
-	if s.DryRun {
-		verb = "valid (dry run: nothing sent)"
-	}
-	fmt.Fprintf(w, "%d %s, %d rejected, %d failed\n", s.Sent, verb, s.Rejected, s.Failed)
+	fmt.Fprintln(w, s.counts())
 }
 
-// exit maps the summary to the exit status: nil (0) when every item was
-// sent, exit 1 when none was, exitPartial otherwise.
+// exit maps the summary to the exit status: nil (0) when every line was
+// sent (a dry run: valid), exit 1 when none was, exitPartial otherwise; the
+// message says what was sent.
 func (s *submitSummary) exit() error {
-	bad := s.Rejected + s.Failed
+	good, bad := s.Sent, s.Rejected+s.Failed
+	if s.DryRun {
+		good, bad = s.Valid, s.Invalid+s.Failed
+	}
 	switch {
-	case bad == 0 && s.Sent > 0:
+	case bad == 0 && good > 0:
 		return nil
 	case bad == 0:
 		return errors.New("no items in the input")
-	case s.Sent == 0:
-		return fmt.Errorf("no item was sent: %d rejected, %d failed", s.Rejected, s.Failed)
+	case good == 0 && s.DryRun:
+		return fmt.Errorf("no item is valid: %s", s.counts())
+	case good == 0:
+		return fmt.Errorf("no item was sent: %s", s.counts())
 	}
-	return exitError{code: exitPartial, err: fmt.Errorf("partial: %d sent, %d rejected, %d failed", s.Sent, s.Rejected, s.Failed)}
+	return exitError{code: exitPartial, err: fmt.Errorf("partial: %s", s.counts())}
 }
 
 // parseMetadata reads KEY=VALUE pairs.
@@ -342,29 +387,67 @@ func (s *sliceSource) next(int) ([]submitLine, error) {
 	return out, io.EOF
 }
 
-// ndjsonSource reads one message per line; blank lines are skipped.
+// ndjsonSource reads one message per line; blank lines are skipped. A
+// line of any length is read: one over maxLineBytes is an error of that
+// line alone (its bytes are counted, not kept).
 type ndjsonSource struct {
-	sc   *bufio.Scanner
+	r    *bufio.Reader
 	line int
 }
 
 func newNDJSONSource(r io.Reader) *ndjsonSource {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
-	return &ndjsonSource{sc: sc}
+	return &ndjsonSource{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// readLine returns the next line without its end, or how long it was when
+// it is over maxLineBytes (then text is nil); io.EOF when there is none.
+func (s *ndjsonSource) readLine() (text []byte, n int, err error) {
+	var (
+		buf  []byte
+		over bool
+	)
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		n += len(chunk)
+		if !over && len(buf)+len(chunk) > maxLineBytes+2 { // + the line's end
+			over, buf = true, nil
+		}
+		if !over {
+			buf = append(buf, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && (!errors.Is(err, io.EOF) || n == 0):
+			return nil, n, err
+		case over:
+			// The line's length, without its end.
+			if err == nil {
+				n--
+			}
+			return nil, n, nil
+		}
+		buf = bytes.TrimSuffix(buf, []byte("\n"))
+		return bytes.TrimSuffix(buf, []byte("\r")), n, nil
+	}
 }
 
 func (s *ndjsonSource) next(n int) ([]submitLine, error) {
 	var out []submitLine
 	for len(out) < n {
-		if !s.sc.Scan() {
-			if err := s.sc.Err(); err != nil {
-				return out, fmt.Errorf("read line %d: %w", s.line+1, err)
+		raw, size, err := s.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, io.EOF
 			}
-			return out, io.EOF
+			return out, fmt.Errorf("read line %d: %w", s.line+1, err)
 		}
 		s.line++
-		text := strings.TrimSpace(s.sc.Text())
+		if raw == nil {
+			out = append(out, submitLine{line: s.line, err: fmt.Errorf("the line is %d bytes, over SQS's %d-byte message limit", size, maxLineBytes)})
+			continue
+		}
+		text := strings.TrimSpace(string(raw))
 		if text == "" {
 			continue
 		}

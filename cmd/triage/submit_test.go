@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -35,14 +37,20 @@ func TestSubmitDryRun(t *testing.T) {
 		code  int
 		out   []string
 	}{
-		"ndjson on stdin": {goodNDJSON, nil, 0, []string{"3 valid (dry run: nothing sent), 0 rejected, 0 failed"}},
+		"ndjson on stdin": {goodNDJSON, nil, 0, []string{"3 valid, 0 invalid (dry run: nothing sent)"}},
 		"a bad line is reported with its number": {
 			goodNDJSON + `{"item_id":"n4","source_url":"ftp://x/4","webhook_url":"https://hooks.example.com/t"}` + "\nnot json\n",
-			nil, exitPartial, []string{"3 valid", "2 rejected", "5 ", "n4", "http:// or https://", "6 ", "not a JSON object"}},
-		"nothing valid": {"{}\n", nil, 1, []string{"0 valid", "1 rejected", "item_id is required"}},
+			nil, exitPartial, []string{"3 valid, 2 invalid", "5 ", "n4", "http:// or https://", "6 ", "not a JSON object"}},
+		"nothing valid": {"{}\n", nil, 1, []string{"0 valid, 1 invalid", "item_id is required"}},
 		"empty input":   {"", nil, 1, nil},
+		// A line over SQS's message limit is one invalid line: the lines
+		// around it are read, and a long line within the limit is read
+		// whole (its unknown field is ignored, as the fetch stage does).
+		"lines of any length": {`{"item_id":"long","source_url":"https://news.example.com/l","webhook_url":"https://hooks.example.com/t","padding":"` +
+			strings.Repeat("x", 100<<10) + "\"}\n" + `{"item_id":"huge","pad":"` + strings.Repeat("y", 300<<10) + "\"}\n" + goodNDJSON,
+			nil, exitPartial, []string{"4 valid, 1 invalid", "2 ", "307227 bytes, over SQS's 262144-byte message limit"}},
 		"csv": {"item_id,kind,source_url,webhook_url,metadata.team\nc1,story,https://news.example.com/c1,https://hooks.example.com/t,news\nc2,video,https://news.example.com/c2,https://hooks.example.com/t,\n",
-			[]string{"--format", "csv"}, exitPartial, []string{"1 valid", "1 rejected", "3 ", "c2", `kind "video"`}},
+			[]string{"--format", "csv"}, exitPartial, []string{"1 valid, 1 invalid", "3 ", "c2", `kind "video"`}},
 		"one item from flags": {"", []string{"--id", "f1", "--source-url", "https://news.example.com/f1", "--webhook-url", "https://hooks.example.com/t",
 			"--metadata", "team=ops", "--kind", "document"}, 0, []string{"1 valid"}},
 		"one bad item from flags": {"", []string{"--id", "f1", "--source-url", "https://news.example.com/f1"}, 1, []string{"webhook_url is required"}},
@@ -50,7 +58,7 @@ func TestSubmitDryRun(t *testing.T) {
 			"a1,action,https://t.example.com/1,https://hooks.example.com/t,false,true\n" +
 			"a2,action,https://t.example.com/2,https://hooks.example.com/t,,\n" +
 			"a3,action,https://t.example.com/3,https://hooks.example.com/t,maybe,\n",
-			[]string{"--format", "csv"}, exitPartial, []string{"2 valid", "1 rejected", "a3", `notices.failed "maybe" is not true or false`}},
+			[]string{"--format", "csv"}, exitPartial, []string{"2 valid, 1 invalid", "a3", `notices.failed "maybe" is not true or false`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -64,7 +72,53 @@ func TestSubmitDryRun(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", w, out)
 				}
 			}
+			// A dry run sends nothing and says so; it never counts "sent"
+			// or "rejected" (the words of a real submit).
+			if said := sentWords.FindString(out + errOut); said != "" {
+				t.Errorf("a dry run says %q:\n%s%s", said, out, errOut)
+			}
 		})
+	}
+}
+
+// sentWords are a real submit's counts.
+var sentWords = regexp.MustCompile(`\d+ (sent|rejected|failed)`)
+
+// brokenReader yields its text, then fails.
+type brokenReader struct {
+	text string
+	err  error
+}
+
+func (r *brokenReader) Read(p []byte) (int, error) {
+	if r.text == "" {
+		return 0, r.err
+	}
+	n := copy(p, r.text)
+	r.text = r.text[n:]
+	return n, nil
+}
+
+// TestSubmitInputThatBreaksOff: input that fails mid-way still reports
+// every line read before it — the invalid ones listed — and the exit
+// status counts what was read, with the rest of the input as one line that
+// was not.
+func TestSubmitInputThatBreaksOff(t *testing.T) {
+	t.Parallel()
+	in := &brokenReader{text: goodNDJSON + "not json\n", err: errors.New("connection reset by peer")}
+	var out, errb bytes.Buffer
+	code := run([]string{"submit", "--dry-run"}, in, &out, &errb)
+	if code != exitPartial {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitPartial, out.String(), errb.String())
+	}
+	for _, w := range []string{"5 ", "not a JSON object", "the rest of the input was not read", "connection reset by peer",
+		"3 valid, 1 invalid, 1 not read (dry run: nothing sent)"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "partial: 3 valid") {
+		t.Errorf("stderr %q", errb.String())
 	}
 }
 
@@ -140,6 +194,16 @@ func TestSubmitMoto(t *testing.T) {
 	}
 	if len(got) != 12 || !got["n2"] || got["bad"] {
 		t.Fatalf("fetch queue holds %v", got)
+	}
+
+	// Input that breaks off after 12 lines: those sent are counted, the
+	// exit status is partial, and the summary says so.
+	var outb, errb bytes.Buffer
+	code = run([]string{"submit", "-", "--endpoint", env.Endpoint, "--region", "us-east-1", "--stack", env.Stack.Name, "--json"},
+		&brokenReader{text: b.String(), err: errors.New("unexpected EOF")}, &outb, &errb)
+	sum = decode[submitSummary](t, outb.String())
+	if code != exitPartial || sum.Sent != 12 || sum.Rejected != 1 || sum.Failed != 1 || !strings.Contains(errb.String(), "partial: 12 sent, 1 rejected, 1 failed") {
+		t.Fatalf("broken input: exit %d, summary %+v\n%s", code, sum, errb.String())
 	}
 
 	// The notice flags reach the message as the owner's explicit choices.

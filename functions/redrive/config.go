@@ -6,6 +6,7 @@ import (
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // config is the redrive function's whole environment, read once by
@@ -20,6 +21,9 @@ type config struct {
 	// ErrorLogTable is ERRORLOG_TABLE: every replay's entry goes there, in
 	// the replay's transaction (the item keeps only its last replays).
 	ErrorLogTable string
+	// IndexShards is ITEM_INDEX_SHARDS: the by-listed-state index's
+	// partitions per group, which replays write and read.
+	IndexShards int
 }
 
 // loadConfig reads and checks the redrive function's environment,
@@ -33,5 +37,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	c.ItemsTable = r.Required("ITEMS_TABLE")
 	c.ErrorLogTable = r.Required("ERRORLOG_TABLE")
+	c.IndexShards = r.Int("ITEM_INDEX_SHARDS", state.DefaultIndexShards)
+	r.Check("ITEM_INDEX_SHARDS", state.CheckIndexShards(c.IndexShards))
 	return c, r.Err("redrive")
 }

@@ -29,8 +29,8 @@ func main() {
 	h := &handler{
 		Replayer: &replay.Replayer{
 			SQS:       sqs.NewFromConfig(aws),
-			Items:     &state.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable},
-			Index:     &state.ItemIndex{DB: db, Table: cfg.ItemsTable},
+			Items:     &state.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable, IndexShards: cfg.IndexShards},
+			Index:     &state.ItemIndex{DB: db, Table: cfg.ItemsTable, Shards: cfg.IndexShards},
 			Queues:    cfg.Queues,
 			Clock:     clock.System{},
 			Log:       log,

@@ -111,8 +111,9 @@ func BuildTimeline(it state.Item, log []state.LogEntry, trail []Entry) Timeline 
 		add(Event{At: it.CreatedAt, Kind: KindCreated, Stage: pipeline.Stages()[0], Text: "created from its spec (" + string(kindOf(it)) + ")"})
 	}
 	per := map[pipeline.Stage]*StageSummary{}
+	made := AttemptsMade(it)
 	for _, st := range pipeline.Stages() {
-		per[st] = &StageSummary{Stage: st, Attempts: it.Attempts[st]}
+		per[st] = &StageSummary{Stage: st, Attempts: made[st]}
 	}
 	for _, e := range log {
 		if e.Kind != state.LogFailure || e.Class == state.ResolvedClass {
@@ -165,12 +166,25 @@ func BuildTimeline(it state.Item, log []state.LogEntry, trail []Entry) Timeline 
 	for _, st := range pipeline.Stages() {
 		s := per[st]
 		s.Status = stageStatus(it, st)
-		if s.Status == statusSucceeded {
-			s.Attempts++
-		}
 		tl.Stages = append(tl.Stages, *s)
 	}
 	return tl
+}
+
+// AttemptsMade are the attempts each stage made in the item's current run:
+// the failed ones its attempts count (a wait spends none), plus the one
+// that succeeded when the stage is behind it. The item's own counters hold
+// the failed ones alone — the retry budget — so a done item that never
+// failed made one attempt per stage and spent none.
+func AttemptsMade(it state.Item) map[pipeline.Stage]int {
+	out := make(map[pipeline.Stage]int, len(pipeline.Stages()))
+	for _, st := range pipeline.Stages() {
+		out[st] = it.Attempts[st]
+		if stageStatus(it, st) == statusSucceeded {
+			out[st]++
+		}
+	}
+	return out
 }
 
 // fromLog reads an error-log entry: its decision says what happened next.

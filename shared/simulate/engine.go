@@ -576,11 +576,12 @@ func (e *engine) arrive(n int) {
 			e.anomaly("create %s: %v", id, err)
 		}
 	}
-	created := itemBaseBytes
 	if e.mem != nil {
-		created = triageSizes().created
+		// The item and its entry in the by-listed-state index (in flight).
+		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(triageSizes().created)}, e.indexLoad(id, state.Queued))
+	} else {
+		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(itemBaseBytes)})
 	}
-	e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(created)})
 	body := pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "corr-" + id}.Encode()
 	e.meter.sqs(sqsSendMessage, len(body))
 	e.deliver(sqsOp{send: true, q: e.stages[0].q, id: e.newMessageID(), body: body})

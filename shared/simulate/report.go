@@ -154,7 +154,8 @@ func Targets(results []*Result, p Prices) ([]Target, error) {
 		Met:      cr <= 1.0,
 		Bound: fmt.Sprintf("per 1,000 completed items, standard: SQS $%.4f, DynamoDB $%.4f, S3 $%.4f, Lambda $%.4f; naive redrive: "+
 			"SQS $%.4f, DynamoDB $%.4f, Lambda $%.4f. Standard writes %.1f WRU per completed item — a claim and an outcome "+
-			"write per stage attempt, an error-log entry per failure, the bodies once — on a state item of under 1 KB; "+
+			"write per stage attempt, an error-log entry per failure, the bodies once, the item index's entry when the item "+
+			"changes group — on a state item of under 1 KB; "+
 			"naive redrive %.1f, one output write per stage of an item that carries its document",
 			1000*sc.SQS, 1000*sc.DynamoDB, 1000*sc.S3, 1000*sc.Lambda, 1000*nc.SQS, 1000*nc.DynamoDB, 1000*nc.Lambda, stdWRU, naiveWRU),
 	})
@@ -534,7 +535,7 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		"KiB of payload. Receives of the event source mapping that find a queue empty are not counted: they are a fixed "+
 		"cost of a deployed queue, not of items. DynamoDB capacity follows DynamoDB's rules: a write consumes one WRU per "+
 		"KB of the larger of the item before and after (transactions twice that, failed conditions too), and one more per "+
-		"index it writes (triage's sparse by-listed-state index, the error log's by-class-shard index, the parked "+
+		"index it writes (triage's by-listed-state index, KEYS_ONLY, written when an item changes group, the error log's by-class-shard index, the parked "+
 		"waits' by-due index); a strongly consistent read one RRU per 4 KB, an eventually consistent one half that. "+
 		"Triage's state item is sized by the real encoder (%d bytes queued, %d fetched, %d enriched); its bodies are "+
 		"stored gzip-compressed from %d bytes on (a document of %d bytes as %d, by the ratios measured on English prose), "+

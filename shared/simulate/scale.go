@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // ScaleConfig is how a scale run deploys triage for its rate: what an
@@ -28,6 +29,26 @@ type ScaleConfig struct {
 	Concurrency map[pipeline.Stage]int `json:"concurrency"`
 	// AccountConcurrency is the account's concurrent executions.
 	AccountConcurrency int `json:"account_concurrency"`
+	// IndexShards is the template's ItemIndexShards: the by-listed-state
+	// index's partitions per group.
+	IndexShards int `json:"index_shards"`
+}
+
+// indexShardLoad is the write units a second ScaleFor lets one partition of
+// the by-listed-state index take: a quarter of a partition's 1,000.
+const indexShardLoad = 250
+
+// indexShardsFor is the ItemIndexShards a rate needs: an item enters the
+// flight group at its creation and leaves it when done — two index writes
+// per item of the rate on the busiest group — spread so that no partition
+// takes more than indexShardLoad, in a power of two, at least the
+// template's default.
+func indexShardsFor(rate float64) int {
+	n := state.DefaultIndexShards
+	for float64(n)*indexShardLoad < 2*rate && n < state.MaxIndexShards {
+		n *= 2
+	}
+	return n
 }
 
 // maxMappingConcurrency is the most an SQS event source mapping runs at
@@ -39,9 +60,12 @@ const maxMappingConcurrency = 1000
 // above (a mapping runs at most 1,000 invocations, and a 1-second model call
 // in batches of 10 would need 2,000 at 10,000 items per second); each stage's
 // MaximumConcurrency is twice what its slowest batches need; the account's
-// concurrency is the default 1,000 unless the stages need more.
+// concurrency is the default 1,000 unless the stages need more; the
+// by-listed-state index gets enough partitions per group
+// (indexShardsFor).
 func ScaleFor(base *Scenario, rate, seconds float64) ScaleConfig {
-	c := ScaleConfig{Rate: rate, Seconds: seconds, BatchSize: 10, Lanes: 10, Concurrency: map[pipeline.Stage]int{}}
+	c := ScaleConfig{Rate: rate, Seconds: seconds, BatchSize: 10, Lanes: 10, Concurrency: map[pipeline.Stage]int{},
+		IndexShards: indexShardsFor(rate)}
 	if rate > 1000 {
 		c.BatchSize, c.Lanes = 50, 50
 	}
@@ -83,6 +107,7 @@ func ScaleScenario(base *Scenario, c ScaleConfig) (*Scenario, error) {
 	sc.KeyLoadFrom = Duration(scaleWarmUp)
 	sc.Lambda.AccountConcurrency = c.AccountConcurrency
 	sc.MaxEvents = 0
+	sc.IndexShards = c.IndexShards
 	for _, st := range pipeline.Stages() {
 		s := sc.Stages[st]
 		s.BatchSize, s.Lanes, s.Concurrency = c.BatchSize, c.Lanes, c.Concurrency[st]
@@ -181,8 +206,9 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow, p Prices) error {
 			f("; ")
 		}
 		c := r.Config
-		f("%s items/s: batches of %d, %d at once, MaximumConcurrency %d / %d / %d, account %d", fmtRate(c.Rate), c.BatchSize,
-			c.Lanes, c.Concurrency[pipeline.Fetch], c.Concurrency[pipeline.LLM], c.Concurrency[pipeline.Notify], c.AccountConcurrency)
+		f("%s items/s: batches of %d, %d at once, MaximumConcurrency %d / %d / %d, account %d, ItemIndexShards %d", fmtRate(c.Rate), c.BatchSize,
+			c.Lanes, c.Concurrency[pipeline.Fetch], c.Concurrency[pipeline.LLM], c.Concurrency[pipeline.Notify], c.AccountConcurrency,
+			state.IndexShards(c.IndexShards))
 	}
 	f(".\n")
 	_, err := io.WriteString(w, b.String())

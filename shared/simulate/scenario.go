@@ -269,6 +269,10 @@ type Scenario struct {
 	// starts at once with an empty cache and an empty budget pocket, where
 	// real instances start over Lambda's minutes of scale-up.
 	KeyLoadFrom Duration `json:"key_load_from,omitempty"`
+	// IndexShards is the Items table's by-listed-state index's partitions
+	// per group (the template's ItemIndexShards); zero means
+	// state.DefaultIndexShards.
+	IndexShards int `json:"index_shards,omitempty"`
 	// ArticleHosts and WebhookHosts are how many distinct article and
 	// webhook hosts items spread over (each host has its own circuit
 	// breaker); zero means 50 and 20.

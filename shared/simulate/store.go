@@ -126,10 +126,11 @@ func (e *engine) s3(api s3API) {
 // TransactWriteItems with the sibling item, one above the threshold an S3
 // PutObject then an UpdateItem; a two-item TransactWriteItems per Park; a
 // PutItem per error-log entry), each on the keys it touches — the item, the
-// sibling, and the partitions of the sparse by-listed-state index, the
-// error log's by-class-shard index and the parked table's by-due index it
-// writes — and adding its latency to the record's lane. It also observes
-// completions for the metrics.
+// sibling, and the partitions of the by-listed-state index (every write
+// that moves an item: a delete from its old partition and a put in its new
+// one), the error log's by-class-shard index and the parked table's by-due
+// index it writes — and adding its latency to the record's lane. It also
+// observes completions for the metrics.
 type itemStore struct {
 	e *engine
 	m *state.Memory
@@ -142,12 +143,40 @@ var (
 
 func itemKey(id string) string { return "items/" + id }
 
+// indexLoad is a write to the by-listed-state partition of an item in st:
+// one unit, its entry is KEYS_ONLY.
+func (e *engine) indexLoad(id string, st state.State) load {
+	return load{key: "items:by-listed-state/" + state.ListKey(id, st, e.sc.IndexShards), w: 1}
+}
+
+// moved is the index's share of a write that took the item from st to
+// where it is now: when its group changed, the old entry deleted and the
+// new one put; else nothing (the entry's key and list_at are as they were,
+// and it projects no other attribute).
+func (s *itemStore) moved(ctx context.Context, id string, st state.State) []load {
+	now, err := s.m.Get(ctx, id)
+	if err != nil || state.GroupOf(st) == state.GroupOf(now.State) {
+		return nil
+	}
+	return []load{s.e.indexLoad(id, st), s.e.indexLoad(id, now.State)}
+}
+
+// where is the item's state before a write.
+func (s *itemStore) where(ctx context.Context, id string) state.State {
+	it, err := s.m.Get(ctx, id)
+	if err != nil {
+		return ""
+	}
+	return it.State
+}
+
 // Create makes an item from a producer's spec: one conditional PutItem.
 // The simulator creates its items as they arrive (engine.arrive, billed
 // there), so the runner calls it only for a spec message, which the
 // simulator never sends.
 func (s *itemStore) Create(ctx context.Context, n state.NewItem) (state.Item, error) {
-	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: wru(triageSizes().created)})
+	w := wru(triageSizes().created)
+	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: w}, s.e.indexLoad(n.ID, state.Queued))
 	return s.m.Create(ctx, n)
 }
 
@@ -156,8 +185,15 @@ func (s *itemStore) Create(ctx context.Context, n state.NewItem) (state.Item, er
 func (s *itemStore) Claim(ctx context.Context, req state.ClaimRequest) (state.Item, error) {
 	s.e.clock.startRecord()
 	i := s.e.index[req.ItemID]
-	s.e.dyn(ddbUpdateItem, load{key: itemKey(req.ItemID), w: wru(s.e.stateBytes(i) + triageSizes().lease)})
-	return s.m.Claim(ctx, req)
+	w := wru(s.e.stateBytes(i) + triageSizes().lease)
+	st := s.where(ctx, req.ItemID)
+	it, err := s.m.Claim(ctx, req)
+	loads := []load{{key: itemKey(req.ItemID), w: w}}
+	if err == nil {
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
+	}
+	s.e.dyn(ddbUpdateItem, loads...)
+	return it, err
 }
 
 // Complete records a stage's success; notify's completes the item.
@@ -165,6 +201,7 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 	e := s.e
 	i := e.index[req.ItemID]
 	before := e.stateBytes(i) + triageSizes().lease
+	fromState := s.where(ctx, req.ItemID)
 	err := s.m.Complete(ctx, req)
 	if err == nil {
 		it := &e.items[i]
@@ -173,18 +210,22 @@ func (s *itemStore) Complete(ctx context.Context, req state.CompleteRequest) err
 		it.passed[req.Stage.Index()] = e.clock.lane()
 	}
 	rec := load{key: itemKey(req.ItemID), w: wru(max(before, e.stateBytes(i)))}
+	var index []load
+	if err == nil {
+		index = s.moved(ctx, req.ItemID, fromState)
+	}
 	part, n := stageBody(req.Stage, e.sc.DocumentBytes)
 	switch {
 	case part == "":
-		e.dyn(ddbUpdateItem, rec)
+		e.dyn(ddbUpdateItem, append([]load{rec}, index...)...)
 	case e.bodyPlacement(n) == state.StoreS3:
 		e.s3(s3PutObject)
-		e.dyn(ddbUpdateItem, rec)
+		e.dyn(ddbUpdateItem, append([]load{rec}, index...)...)
 	default:
 		e.meter.bodyW++
 		rec.w *= 2
-		e.dyn(ddbTransactWriteItems, rec,
-			load{key: "bodies/" + req.ItemID + "/" + string(part), w: 2 * wru(n+bodyItemOverhead)})
+		e.dyn(ddbTransactWriteItems, append([]load{rec,
+			{key: "bodies/" + req.ItemID + "/" + string(part), w: 2 * wru(n+bodyItemOverhead)}}, index...)...)
 	}
 	if err == nil && req.Stage == pipeline.Notify {
 		e.finish(i, outcomeDone, "", "", e.clock.lane())
@@ -251,15 +292,17 @@ func (s *itemStore) Fail(ctx context.Context, req state.FailRequest) (int, error
 	i := e.index[req.ItemID]
 	e.items[i].hasError = true
 	size := wru(e.stateBytes(i) + triageSizes().lease)
+	st := s.where(ctx, req.ItemID)
+	n, err := s.m.Fail(ctx, req)
 	loads := []load{{key: itemKey(req.ItemID), w: size}}
-	if req.Next == state.Failed {
-		loads = append(loads, load{key: "items:by-listed-state/" + state.ListKey(req.ItemID, state.Failed), w: size})
+	if err == nil {
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
 	}
 	e.dyn(ddbUpdateItem, loads...)
 	if req.Stage == pipeline.LLM && req.Counts {
 		e.noteLLMAttempt(req.Now)
 	}
-	return s.m.Fail(ctx, req)
+	return n, err
 }
 
 // Park records a failure and its parked wait in one transaction (twice the
@@ -268,10 +311,14 @@ func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Par
 	e := s.e
 	i := e.index[req.ItemID]
 	e.items[i].hasError = true
-	e.dyn(ddbTransactWriteItems,
-		load{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
-		load{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p))
+	st := s.where(ctx, req.ItemID)
 	n, err := s.m.Park(ctx, req, p)
+	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
+		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
+	if err == nil {
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
+	}
+	e.dyn(ddbTransactWriteItems, loads...)
 	if err == nil && !p.OnGate() {
 		e.parkedDue.push(fromTime(p.DueAt))
 	}
@@ -283,10 +330,14 @@ func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Par
 func (s *itemStore) ParkWait(ctx context.Context, req state.ReleaseRequest, p state.Parking) error {
 	e := s.e
 	i := e.index[req.ItemID]
-	e.dyn(ddbTransactWriteItems,
-		load{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
-		load{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p))
+	st := s.where(ctx, req.ItemID)
 	err := s.m.ParkWait(ctx, req, p)
+	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
+		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
+	if err == nil {
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
+	}
+	e.dyn(ddbTransactWriteItems, loads...)
 	if err == nil && !p.OnGate() {
 		e.parkedDue.push(fromTime(p.DueAt))
 	}
@@ -305,18 +356,29 @@ func parkedIndex(p state.Parking) load {
 // Release gives a lease back for a closed gate.
 func (s *itemStore) Release(ctx context.Context, req state.ReleaseRequest) error {
 	i := s.e.index[req.ItemID]
-	s.e.dyn(ddbUpdateItem, load{key: itemKey(req.ItemID), w: wru(s.e.stateBytes(i) + triageSizes().lease)})
-	return s.m.Release(ctx, req)
+	w := wru(s.e.stateBytes(i) + triageSizes().lease)
+	st := s.where(ctx, req.ItemID)
+	err := s.m.Release(ctx, req)
+	loads := []load{{key: itemKey(req.ItemID), w: w}}
+	if err == nil {
+		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
+	}
+	s.e.dyn(ddbUpdateItem, loads...)
+	return err
 }
 
 // MarkDeadLettered confirms a DLQ hand-off: the item moves from the failed
-// to the deadletter partition of the sparse index.
+// to the deadletter partition of the index.
 func (s *itemStore) MarkDeadLettered(ctx context.Context, itemID string, st pipeline.Stage, ref state.DeadLetterRef, now time.Time) error {
 	size := wru(s.e.stateBytes(s.e.index[itemID]))
-	s.e.dyn(ddbUpdateItem, load{key: itemKey(itemID), w: size},
-		load{key: "items:by-listed-state/" + state.ListKey(itemID, state.Failed), w: size},
-		load{key: "items:by-listed-state/" + state.ListKey(itemID, state.Deadletter), w: size})
-	return s.m.MarkDeadLettered(ctx, itemID, st, ref, now)
+	from := s.where(ctx, itemID)
+	err := s.m.MarkDeadLettered(ctx, itemID, st, ref, now)
+	loads := []load{{key: itemKey(itemID), w: size}}
+	if err == nil {
+		loads = append(loads, s.moved(ctx, itemID, from)...)
+	}
+	s.e.dyn(ddbUpdateItem, loads...)
+	return err
 }
 
 // Append writes an error-log entry and its copy in the by-class-shard
@@ -324,7 +386,7 @@ func (s *itemStore) MarkDeadLettered(ctx context.Context, itemID string, st pipe
 func (s *itemStore) Append(ctx context.Context, le state.LogEntry) error {
 	w := wru(logEntryBytes)
 	s.e.dyn(ddbPutItem, load{key: "errorlog/" + le.ItemID, w: w},
-		load{key: "errorlog:by-class-shard/" + string(le.Class) + "#" + state.IndexShard(le.ItemID), w: w})
+		load{key: "errorlog:by-class-shard/" + string(le.Class) + "#" + state.ClassShard(le.ItemID), w: w})
 	return s.m.Append(ctx, le)
 }
 

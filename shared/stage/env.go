@@ -24,6 +24,9 @@ type Env struct {
 	ErrorLogTable string
 	ParkedTable   string
 	GatesTable    string
+	// IndexShards is the by-listed-state index's partitions per state and
+	// stage (ITEM_INDEX_SHARDS, state.Items.IndexShards).
+	IndexShards int
 	// BodiesTable, BodiesBucket, BodyThreshold and BodyRetention say where
 	// documents and enrichments go (state.BodyConfig); the bucket is
 	// attached by the stage's build (shared/objects), which alone links S3.
@@ -42,9 +45,9 @@ type Env struct {
 // ReadEnv reads the stage variables through r, which collects their errors:
 // STAGE, QUEUE_URL, DLQ_URL, NEXT_QUEUE_URL (but for the last stage),
 // ITEMS_TABLE, ERRORLOG_TABLE, PARKED_TABLE, GATES_TABLE, BODIES_TABLE
-// (required); BODIES_BUCKET, BODY_THRESHOLD_BYTES, BODY_RETENTION_DAYS,
-// PROFILE, BACKSTOP_MAX_RECEIVE_COUNT, CONCURRENCY, NOTICE_QUEUE_URL and the
-// process's own (envconf.Process).
+// (required); ITEM_INDEX_SHARDS, BODIES_BUCKET, BODY_THRESHOLD_BYTES,
+// BODY_RETENTION_DAYS, PROFILE, BACKSTOP_MAX_RECEIVE_COUNT, CONCURRENCY,
+// NOTICE_QUEUE_URL and the process's own (envconf.Process).
 func ReadEnv(r *envconf.Reader) Env {
 	e := Env{Process: r.Process()}
 	if name := r.Required("STAGE"); name != "" {
@@ -61,6 +64,8 @@ func ReadEnv(r *envconf.Reader) Env {
 	e.ErrorLogTable = r.Required("ERRORLOG_TABLE")
 	e.ParkedTable = r.Required("PARKED_TABLE")
 	e.GatesTable = r.Required("GATES_TABLE")
+	e.IndexShards = r.Int("ITEM_INDEX_SHARDS", state.DefaultIndexShards)
+	r.Check("ITEM_INDEX_SHARDS", state.CheckIndexShards(e.IndexShards))
 	e.BodiesTable = r.Required("BODIES_TABLE")
 	e.BodiesBucket = r.String("BODIES_BUCKET")
 	e.BodyThreshold = r.Int("BODY_THRESHOLD_BYTES", state.DefaultBodyThreshold)

@@ -59,7 +59,7 @@ func NewRunner(ctx context.Context, log *slog.Logger, env Env,
 	env.Process.WarnOverrides(log)
 	emf := telemetry.NewEMF(os.Stdout, env.Process.MetricsNamespace, clock.System{})
 	db := dynamodb.NewFromConfig(cfg)
-	items := &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable, Bodies: state.BodyConfig{
+	items := &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable, IndexShards: env.IndexShards, Bodies: state.BodyConfig{
 		Table: env.BodiesTable, Threshold: env.BodyThreshold, Retention: env.BodyRetention,
 	}}
 	work, err := build(ctx, Deps{Env: env, AWS: cfg, Log: log, Metrics: emf, Items: items})

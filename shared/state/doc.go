@@ -15,9 +15,13 @@
 // and string on the item is bounded (items_bounds.go, MaxReplays, MaxNotes), the
 // producer's metadata and an operator's resolution included, and Create
 // refuses a new item outside the bounds (ErrInvalidItem); the error log
-// keeps every replay, note and resolution. The indexes operators list from
-// are sparse and sharded (ItemIndex, ErrorLogReader), so no partition of
-// them is hot. docs/design.md "Item state" has the rules and their prices.
+// keeps every replay, note and resolution. The indexes operators list and
+// count from are sharded (ItemIndex, which holds every item by group and is
+// written only when an item changes group; ErrorLogReader), so no partition
+// of them is hot, and no operator's read scans a table (Tally counts
+// repeatedly at a cost that does not grow with the done items).
+// docs/design.md "Item state" and "Indexes" have the rules and their
+// prices.
 //
 // Items enter the machine through Create, from a producer's spec (the fetch
 // stage, docs/design.md "Putting work in"): one conditional put, whose
@@ -29,7 +33,7 @@
 //
 //	store       table                     files
 //	Items       Items (state, replays)    items.go, items_*.go
-//	ItemIndex   Items, by-listed-state    items_index.go
+//	ItemIndex   Items, by-listed-state    items_index.go, items_tally.go
 //	ErrorLog    ErrorLog, and a reader    errorlog.go, errorlog_reader.go
 //	Parked      Parked (waits)            parked.go
 //	Gates       Gates                     gates.go

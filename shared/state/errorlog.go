@@ -62,7 +62,7 @@ func toLogRecord(e LogEntry) logRecord {
 	if e.Kind == LogFailure || e.Kind == LogResolution {
 		r.ExpiresAt = e.OccurredAt.Add(ErrorLogRetention).Unix()
 		if e.Class != "" {
-			r.ClassShard = string(e.Class) + "#" + shardOf(e.ItemID)
+			r.ClassShard = string(e.Class) + "#" + ClassShard(e.ItemID)
 		}
 	} else {
 		r.ErrorClass = ""

@@ -34,13 +34,13 @@ type ErrorLogReader struct {
 
 // ByClassIndex is the ErrorLog table's GSI by class (hash class_shard
 // "<class>#<shard>", range occurred_at): every class spread over
-// ListShards partitions by item, so that no class is a hot partition at any
+// ClassShards partitions by item, so that no class is a hot partition at any
 // failure rate (docs/scale.md). Replay and note entries are not in it.
 const ByClassIndex = "by-class-shard"
 
 // Between calls fn for every entry that occurred in [since, until) (a zero
 // until is unbounded), class by class of failure.Classes(), each class read
-// through its ListShards partitions of the by-class GSI and delivered
+// through its ClassShards partitions of the by-class GSI and delivered
 // oldest first. fn returning ErrStop ends the read without an error.
 // Entries older than ErrorLogRetention may already be gone (TTL).
 func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn func(LogEntry) error) error {
@@ -60,15 +60,15 @@ func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, unti
 	return r.query(ctx, c, since, until, func(rec logRecord) error { return fn(rec.entry()) })
 }
 
-// query reads one class in [since, until) through its ListShards
+// query reads one class in [since, until) through its ClassShards
 // partitions of the by-class index — the partitions at once, so that a read
-// costs one round trip per page rather than ListShards — and calls fn oldest
+// costs one round trip per page rather than ClassShards — and calls fn oldest
 // first.
 func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, until time.Time, fn func(logRecord) error) error {
-	shards := make([][]logRecord, ListShards)
-	errs := make([]error, ListShards)
+	shards := make([][]logRecord, ClassShards)
+	errs := make([]error, ClassShards)
 	var wg sync.WaitGroup
-	for shard := range ListShards {
+	for shard := range ClassShards {
 		wg.Go(func() { shards[shard], errs[shard] = r.shard(ctx, c, shard, since, until) })
 	}
 	wg.Wait()

@@ -42,6 +42,36 @@ type Items struct {
 	// same transaction as the item's update (the item keeps only the last
 	// MaxReplays and MaxNotes); empty writes none.
 	ErrorLogTable string
+	// IndexShards is the by-listed-state index's partitions per group, the
+	// stack's ItemIndexShards (see ItemIndex); zero is DefaultIndexShards.
+	// Every write that moves the item sets its key (Items.index).
+	IndexShards int
+}
+
+// listKey is the item's by-listed-state key in state st.
+func (s *Items) listKey(id string, st State) string {
+	return ListKey(id, st, s.IndexShards)
+}
+
+// index is the SET clauses that put an item in state st into its group of
+// the by-listed-state index: list_key, and list_at — now for a group an
+// item enters at a time (failed, deadletter, done), its creation for
+// flight and retrying. A write that leaves both as they were writes nothing
+// to the index (KEYS_ONLY): a claim of a queued item, a stage's success on
+// its way, a second failure in a row.
+func (s *Items) index(b *dynamoexpr.Builder, id string, st State, now time.Time) string {
+	at := b.Str(formatTime(now))
+	if !GroupOf(st).enteredAt() {
+		at = "if_not_exists(created_at, " + at + ")"
+	}
+	return "list_key = " + b.Str(s.listKey(id, st)) + ", list_at = " + at
+}
+
+// record is it as the store writes it, its index key included.
+func (s *Items) record(it Item) record {
+	r := toRecord(it)
+	r.ListKey, r.ListAt = s.listKey(it.ID, it.State), listAt(it)
+	return r
 }
 
 // Create stores a new item, queued for fetch, in one conditional PutItem:
@@ -60,7 +90,7 @@ func (s *Items) Create(ctx context.Context, n NewItem) (Item, error) {
 		return Item{}, err
 	}
 	it := newItem(n)
-	av, err := attributevalue.MarshalMap(toRecord(it))
+	av, err := attributevalue.MarshalMap(s.record(it))
 	if err != nil {
 		return Item{}, fmt.Errorf("create %s: encode: %w", n.ID, err)
 	}
@@ -107,7 +137,7 @@ func (s *Items) Put(ctx context.Context, it Item) error {
 	if it.Attempts == nil {
 		it.Attempts = map[pipeline.Stage]int{}
 	}
-	av, err := attributevalue.MarshalMap(toRecord(it))
+	av, err := attributevalue.MarshalMap(s.record(it))
 	if err != nil {
 		return fmt.Errorf("put %s: encode: %w", it.ID, err)
 	}
@@ -155,7 +185,8 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 		", lease_owner = " + b.Str(req.Owner) +
 		", lease_until = " + b.Num(toMillis(req.Now.Add(req.LeaseFor))) +
 		", carrier = " + b.Str(req.Carrier) +
-		", updated_at = " + b.Str(formatTime(req.Now))
+		", updated_at = " + b.Str(formatTime(req.Now)) +
+		", " + s.index(b, req.ItemID, Working, req.Now)
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           &s.Table,
 		Key:                                 itemKey(req.ItemID),
@@ -219,6 +250,7 @@ func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 		"failure_count = " + b.Num(0),
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(tok),
+		s.index(b, req.ItemID, nextState, req.Now),
 	}
 	out := boundOutput(req.Output)
 	bd, err := outputBody(out)
@@ -400,11 +432,8 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		"updated_at = " + now,
 		"last_write = " + b.Str(writeToken(req.Owner, "fail/"+strconv.Itoa(req.PrevAttempts), req.Now)),
 	}
+	set = append(set, s.index(b, req.ItemID, req.Next, req.Now))
 	remove := []string{"lease_owner", "lease_until"}
-	if req.Next == Failed {
-		// The operator's replay set: into the sparse index.
-		set = append(set, "list_key = "+b.Str(listKey(req.ItemID, Failed)))
-	}
 	if req.Next == Retryable && !req.NotBefore.IsZero() {
 		set = append(set, "not_before = "+b.Num(toMillis(req.NotBefore)))
 	} else {
@@ -442,6 +471,7 @@ func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, st
 		", not_before = " + b.Num(toMillis(req.NotBefore)) +
 		", updated_at = " + b.Str(formatTime(req.Now)) +
 		", last_write = " + b.Str(tok) +
+		", " + s.index(b, req.ItemID, Retryable, req.Now) +
 		" REMOVE lease_owner, lease_until"
 	cond := leaseCond(b, req.Stage, req.Owner)
 	return &dynamodb.UpdateItemInput{
@@ -468,7 +498,7 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage pipel
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Deadletter)) +
 		", dead_letter = " + b.Value(av) + ", updated_at = " + b.Str(formatTime(now)) +
-		", last_write = " + b.Str(tok) + ", list_key = " + b.Str(listKey(itemID, Deadletter))
+		", last_write = " + b.Str(tok) + ", " + s.index(b, itemID, Deadletter, now)
 	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage)) +
 		" AND " + numEquals(b, attemptsAttr(stage), ref.Attempt) + " AND " + numEquals(b, "replay_count", ref.Replay)
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{

@@ -3,6 +3,7 @@ package state_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,9 +137,12 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 	}
 }
 
-// TestListedStateIndexIsSparse: only a failed or dead-lettered item carries
-// list_key, so the happy path never writes the by-listed-state index.
-func TestListedStateIndexIsSparse(t *testing.T) {
+// TestEveryWriteSetsItsIndexKey: every write that moves an item puts it in
+// the by-listed-state partition of its new group, in the same request, so
+// the index lists and counts every state: listed by its creation while in
+// flight or retrying (so that those moves rewrite nothing), by the time it
+// failed, was dead-lettered or ended otherwise.
+func TestEveryWriteSetsItsIndexKey(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	s := env.Items()
@@ -150,10 +154,12 @@ func TestListedStateIndexIsSparse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, ok := out.Item["list_key"].(*types.AttributeValueMemberS); ok {
-			return v.Value
+		k, _ := out.Item["list_key"].(*types.AttributeValueMemberS)
+		at, _ := out.Item["list_at"].(*types.AttributeValueMemberS)
+		if k == nil || at == nil {
+			return ""
 		}
-		return ""
+		return k.Value + " " + at.Value
 	}
 	must := func(err error) {
 		t.Helper()
@@ -161,31 +167,53 @@ func TestListedStateIndexIsSparse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := s.Create(ctx, state.NewItem{ID: "sparse", Kind: state.KindStory, CorrelationID: "c", Now: t0})
+	const id = "indexed"
+	// want: the entry of the item's group, listed by its creation (t0) in
+	// flight and retrying, else by when it entered the group.
+	want := func(st state.State, stage pipeline.Stage, at time.Time) {
+		t.Helper()
+		if k, w := raw(id), state.ListKey(id, st, 0)+" "+state.FormatTime(at); k != w {
+			t.Fatalf("%s at %s: entry %q, want %q", st, stage, k, w)
+		}
+	}
+	_, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0})
 	must(err)
-	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Carrier: "o", Now: t0, LeaseFor: time.Minute})
+	want(state.Queued, pipeline.Fetch, t0)
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#1", Carrier: "o", Now: t0.Add(time.Second), LeaseFor: time.Minute})
 	must(err)
-	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#1", Now: t0, Counts: true, Next: state.Retryable,
+	want(state.Working, pipeline.Fetch, t0)
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#1", Now: t0.Add(time.Second), Counts: true, Next: state.Retryable,
 		NotBefore: t0, LastError: state.LastError{ErrorClass: failure.NetworkTimeout}})
 	must(err)
-	if k := raw("sparse"); k != "" {
-		t.Fatalf("a retryable item carries list_key %q", k)
-	}
-	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Carrier: "o", Now: t0.Add(time.Minute), LeaseFor: time.Minute})
+	want(state.Retryable, pipeline.Fetch, t0)
+	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#2", Carrier: "o", Now: t0.Add(time.Minute), LeaseFor: time.Minute})
 	must(err)
-	_, err = s.Fail(ctx, state.FailRequest{ItemID: "sparse", Stage: pipeline.Fetch, Owner: "o#2", Now: t0.Add(time.Minute), PrevAttempts: 1,
+	_, err = s.Fail(ctx, state.FailRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#2", Now: t0.Add(time.Minute), PrevAttempts: 1,
 		Counts: true, Next: state.Failed, LastError: state.LastError{ErrorClass: failure.NotFound}})
 	must(err)
-	if k := raw("sparse"); !strings.HasPrefix(k, "failed#") {
-		t.Fatalf("a failed item carries list_key %q", k)
-	}
-	must(s.MarkDeadLettered(ctx, "sparse", pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0, Attempt: 2}, t0.Add(time.Minute)))
-	if k := raw("sparse"); !strings.HasPrefix(k, "deadletter#") {
-		t.Fatalf("a dead-lettered item carries list_key %q", k)
-	}
-	_, err = s.Replay(ctx, state.ReplayRequest{ItemID: "sparse", Stage: pipeline.Fetch, Note: "fixed", By: "oncall", Now: t0.Add(2 * time.Minute)})
+	want(state.Failed, pipeline.Fetch, t0.Add(time.Minute))
+	must(s.MarkDeadLettered(ctx, id, pipeline.Fetch, state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0, Attempt: 2}, t0.Add(90*time.Second)))
+	want(state.Deadletter, pipeline.Fetch, t0.Add(90*time.Second))
+	_, err = s.Replay(ctx, state.ReplayRequest{ItemID: id, Stage: pipeline.Fetch, Note: "fixed", By: "oncall", Now: t0.Add(2 * time.Minute)})
 	must(err)
-	if k := raw("sparse"); k != "" {
-		t.Fatalf("a replayed item carries list_key %q", k)
+	want(state.Queued, pipeline.Fetch, t0)
+	now := t0.Add(3 * time.Minute)
+	for i, st := range pipeline.Stages() {
+		owner := fmt.Sprintf("p#%d", i)
+		_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
+		must(err)
+		if st == pipeline.LLM {
+			must(s.Release(ctx, state.ReleaseRequest{ItemID: id, Stage: st, Owner: owner, Now: now, NotBefore: now}))
+			want(state.Retryable, st, t0)
+			owner += "b"
+			_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
+			must(err)
+		}
+		must(s.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: st, Owner: owner, Now: now}))
+		if next, ok := st.Next(); ok {
+			want(state.Queued, next, t0)
+		} else {
+			want(state.Done, st, now)
+		}
 	}
 }

@@ -47,9 +47,12 @@ type record struct {
 	CreatedAt        string            `dynamodbav:"created_at,omitempty"`
 	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string            `dynamodbav:"last_write,omitempty"`
-	// ListKey puts a failed or dead-lettered item in the sparse
-	// by-listed-state index (see ItemIndex); absent in every other state.
+	// ListKey and ListAt are the item's entry in the by-listed-state index:
+	// "<group>#<shard>" and the time it is listed by (see ItemIndex); the
+	// store sets them with every write that moves the item (Items.index,
+	// Items.record for a put).
 	ListKey string `dynamodbav:"list_key,omitempty"`
+	ListAt  string `dynamodbav:"list_at,omitempty"`
 }
 
 // attemptsAttr is the attribute holding stage's attempts.
@@ -150,7 +153,6 @@ func toRecord(it Item) record {
 		CreatedAt:        formatTime(it.CreatedAt),
 		UpdatedAt:        formatTime(it.UpdatedAt),
 		LastWrite:        it.LastWrite,
-		ListKey:          listKey(it.ID, it.State),
 	}
 }
 

@@ -299,8 +299,9 @@ func (req ReplayRequest) logEntry(count int) LogEntry {
 //	update     SET #state = :queued, #stage = :target, attempts_<target> = :0
 //	               [full_restart: #status = :received, attempts_<every stage> = :0],
 //	               replay_count = :prev + 1, replays = :last_MaxReplays_records,
-//	               enrichment_status = :pending, updated_at = :now, last_write = :token
-//	           REMOVE lease_owner, lease_until, not_before, carrier, list_key
+//	               enrichment_status = :pending, updated_at = :now, last_write = :token,
+//	               list_key = "flight#<shard>", list_at = if_not_exists(created_at, :now)
+//	           REMOVE lease_owner, lease_until, not_before, carrier
 //
 // The item is read first (a strongly consistent GetItem): the replays it
 // keeps are the last MaxReplays of what it had and this one, and the
@@ -343,6 +344,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 		"enrichment_status = " + b.Str(string(EnrichmentPending)),
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(req.token()),
+		s.index(b, req.ItemID, Queued, req.Now),
 	}
 	zero := b.Num(0)
 	if req.Mode == FullRestart {
@@ -353,7 +355,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	} else {
 		set = append(set, attemptsAttr(target)+" = "+zero)
 	}
-	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier, list_key"
+	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier"
 
 	cond := "attribute_exists(item_id) AND " + b.Name("stage") + " = " + b.Str(string(req.Stage))
 	if req.PrevReplayCount == 0 {

@@ -503,7 +503,9 @@ func TestItemIndexScanLimit(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), Bodies: env.Bodies()}
+	// One partition per group, so that its pages, not the
+	// shards, hold the five items.
+	items := &state.Items{DB: db, Table: env.Stack.ItemsTable(), Bodies: env.Bodies(), IndexShards: 1}
 	for i := range 5 {
 		it := deadItem(fmt.Sprintf("s%d", i))
 		it.UpdatedAt = t0.Add(time.Duration(i) * time.Second)
@@ -511,13 +513,14 @@ func TestItemIndexScanLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	x := &state.ItemIndex{DB: db, Table: env.Stack.ItemsTable(), PageSize: 2}
+	x := &state.ItemIndex{DB: db, Table: env.Stack.ItemsTable(), PageSize: 2, Shards: 1}
 	none := func(state.Item) error { return nil }
-	err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Stage: pipeline.Notify, MaxScan: 3}, none)
+	policy := []failure.Class{failure.ContentPolicy}
+	err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Classes: policy, MaxScan: 3}, none)
 	if !errors.Is(err, state.ErrScanLimit) {
 		t.Fatalf("a filter matching nothing past MaxScan: %v, want ErrScanLimit", err)
 	}
-	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Stage: pipeline.Notify, MaxScan: 10}, none); err != nil {
+	if err := x.List(context.Background(), state.ItemQuery{State: state.Deadletter, Classes: policy, MaxScan: 10}, none); err != nil {
 		t.Fatalf("the whole state within MaxScan: %v", err)
 	}
 	// The newest 3 of 5, across the index's shards.
@@ -528,7 +531,7 @@ func TestItemIndexScanLimit(t *testing.T) {
 	}); err != nil || !equalStrings(got, []string{"s4", "s3", "s2"}) {
 		t.Fatalf("the newest 3: %v, %v", got, err)
 	}
-	// A state the index does not hold is scanned.
+	// Every state is in the index: retryable items too.
 	for i := range 2 {
 		it := deadItem(fmt.Sprintf("r%d", i))
 		it.State, it.UpdatedAt = state.Retryable, t0.Add(time.Duration(i)*time.Second)
@@ -541,6 +544,6 @@ func TestItemIndexScanLimit(t *testing.T) {
 		got = append(got, it.ID)
 		return nil
 	}); err != nil || !equalStrings(got, []string{"r1", "r0"}) {
-		t.Fatalf("retryable items by scan: %v, %v", got, err)
+		t.Fatalf("retryable items: %v, %v", got, err)
 	}
 }

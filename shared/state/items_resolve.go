@@ -169,7 +169,7 @@ func resolutionEntry(r Resolution) LogEntry {
 
 // Resolutions calls fn for every resolution in [since, until) (a zero until
 // is unbounded), oldest first: a Query of each of the pseudo-class's
-// ListShards partitions of the by-class index.
+// ClassShards partitions of the by-class index.
 func (r *ErrorLogReader) Resolutions(ctx context.Context, since, until time.Time, fn func(Resolution) error) error {
 	return r.query(ctx, ResolvedClass, since, until, func(rec logRecord) error {
 		return fn(Resolution{

@@ -81,7 +81,7 @@ func numberSize(s string) int {
 // StoredSize is it's size as the item store writes it (ItemSize of its
 // record).
 func StoredSize(it Item) (int, error) {
-	av, err := attributevalue.MarshalMap(toRecord(it))
+	av, err := attributevalue.MarshalMap((&Items{}).record(it))
 	if err != nil {
 		return 0, err
 	}

@@ -253,7 +253,7 @@ func (s *Server) model(w http.ResponseWriter, r *http.Request) {
 		}
 		return fmt.Sprintf("This %ss 1 model: %s.", f.Op, clean(f.Model)), ""
 	}, func(d *actionData) error {
-		m, err := s.b.Models.SetDisabled(r.Context(), d.Form.Model, d.Form.Op == "disable", d.Form.Note, s.now())
+		m, err := s.b.Models.SetDisabled(r.Context(), d.Form.Model, d.Form.Op == "disable", s.b.By+": "+d.Form.Note, s.now())
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ const refreshTimeout = 2 * time.Minute
 // (bounded, but many requests), taken together.
 type aggregates struct {
 	At time.Time
-	// States are the item counts, the dead-lettered row included.
+	// States are the item counts of every group.
 	States []stateRow
 	// Dead are the newest GroupLimit dead-lettered items; DeadNote says the
 	// limit cut them short, DeadErr that they could not be read.
@@ -41,7 +41,7 @@ type aggregates struct {
 func (s *Server) collect(ctx context.Context) *aggregates {
 	a := &aggregates{At: s.now()}
 	parallel(
-		func() { a.States = s.countStates(ctx, state.Deadletter) },
+		func() { a.States = s.countStates(ctx) },
 		func() {
 			err := s.b.Index.List(ctx, state.ItemQuery{State: state.Deadletter, Limit: GroupLimit}, func(it state.Item) error {
 				a.Dead = append(a.Dead, it)
@@ -65,18 +65,16 @@ func (s *Server) collect(ctx context.Context) *aggregates {
 			}
 		},
 	)
-	for i, row := range a.States {
-		if row.State != state.Deadletter {
-			continue
-		}
-		for _, it := range a.Dead {
-			row.Total++
-			if j := slices.Index(pipeline.Stages(), deadStage(it)); j >= 0 {
-				row.ByStage[j]++
+	if a.DeadNote != "" {
+		for _, row := range a.States {
+			switch {
+			case row.Group != state.GroupDeadletter || row.Err != "":
+			case row.Total > len(a.Dead):
+				a.DeadNote = fmt.Sprintf("grouped the newest %d of the %d dead-lettered items", len(a.Dead), row.Total)
+			default:
+				a.DeadNote = ""
 			}
 		}
-		row.Partial, row.Err = a.DeadNote != "", a.DeadErr
-		a.States[i] = row
 	}
 	return a
 }

@@ -150,16 +150,16 @@ func (b *bundle) post(t *testing.T, path string, form url.Values) (int, string) 
 func (b *bundle) deadLetter(tb testing.TB, id string, st pipeline.Stage, c failure.Class, msg string) {
 	tb.Helper()
 	attempts := map[pipeline.Stage]int{st: 1}
+	p := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "%s", msg),
+		Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: t0, LastFailureAt: t0})
 	b.store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.StatusAfter(pipeline.Fetch),
 		State: state.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: state.EnrichmentPermanentFailure,
 		SourceURL: "https://news.example/a/" + id, LastError: &state.LastError{Component: st, ErrorClass: c, Error: msg, FailedAt: t0},
-		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: t0}})
+		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &state.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: st, Class: c, At: t0}})
 	if err := b.store.Append(context.Background(), state.LogEntry{ItemID: id, Stage: st, Class: c, Message: msg, Attempt: 1,
 		Decision: "dead_letter", OccurredAt: t0.Add(-time.Minute)}); err != nil {
 		tb.Fatal(err)
 	}
-	p := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "%s", msg),
-		Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: t0, LastFailureAt: t0})
 	body, err := p.Marshal()
 	if err != nil {
 		tb.Fatal(err)
@@ -392,7 +392,7 @@ func TestModelAndBreakerActions(t *testing.T) {
 		t.Fatal("the confirmation step disabled the model")
 	}
 	status, body = b.post(t, "/actions/model", b.form("model", "openai:gpt-4o", "op", "disable", "note", "provider incident", "confirm", "yes", "count", "1"))
-	if m, _ := b.models.Get(ctx, "openai:gpt-4o"); status != http.StatusOK || !m.Disabled || m.DisableReason != "provider incident" || m.DisabledBy != health.ByOperator {
+	if m, _ := b.models.Get(ctx, "openai:gpt-4o"); status != http.StatusOK || !m.Disabled || m.DisableReason != "ana: provider incident" || m.DisabledBy != health.ByOperator {
 		t.Fatalf("%d %+v\n%s", status, m, body)
 	}
 	status, body = b.post(t, "/actions/breaker", b.form("service", "api.openai.com", "note", "incident over", "confirm", "yes", "count", "1"))

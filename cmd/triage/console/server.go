@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -61,7 +62,8 @@ type Backend struct {
 	// Replayer lists, replays and resolves dead letters, as `triage dlq`
 	// does; its ErrorLog must be set for resolve. Required.
 	Replayer *replay.Replayer
-	// Items reads items; Index lists them by state. Required.
+	// Items reads items; Index lists them by state, and counts them when it
+	// is a state.Counter (state.ItemIndex, state.Memory). Required.
 	Items Items
 	Index replay.Index
 	// Log reads the error log; Trail the audit trail (optional).
@@ -103,6 +105,9 @@ type Server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
+	// tally counts the items by state and stage (Index, when it counts).
+	tally *state.Tally
+
 	mu         sync.Mutex
 	snap       *aggregates
 	refreshing bool
@@ -140,6 +145,9 @@ func New(b Backend, token string, hosts ...string) (*Server, error) {
 	for _, h := range hosts {
 		s.hosts[h] = true
 	}
+	if c, ok := b.Index.(state.Counter); ok {
+		s.tally = &state.Tally{Index: c}
+	}
 	if err := s.parse(); err != nil {
 		return nil, err
 	}
@@ -151,6 +159,7 @@ func New(b Backend, token string, hosts ...string) (*Server, error) {
 	s.mux.HandleFunc("GET /{$}", s.overview)
 	s.mux.HandleFunc("GET /dlq", s.deadLetters)
 	s.mux.HandleFunc("GET /items/{id}", s.item)
+	s.mux.HandleFunc("GET /item", s.item)
 	s.mux.HandleFunc("GET /errors", s.errorLog)
 	s.mux.HandleFunc("GET /policy", s.policy)
 	s.mux.HandleFunc("GET /states", s.states)
@@ -171,6 +180,7 @@ func (s *Server) parse() error {
 		"clean": clean, "dash": dash, "stages": pipeline.Stages, "csrf": func() string { return s.csrf },
 		"attempts": func(a map[pipeline.Stage]int, st pipeline.Stage) int { return a[st] },
 		"usd":      func(v any) string { return usd(v) }, "yes": yes, "join": strings.Join, "add": func(a, b int) int { return a + b },
+		"itemURL": ItemURL,
 	}
 	s.pages = map[string]*template.Template{}
 	for _, page := range []string{"overview", "dlq", "item", "errors", "policy", "action", "denied"} {
@@ -219,7 +229,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		if err := s.checkPost(r); err != nil {
 			w.WriteHeader(http.StatusForbidden)
-			s.render(w, r, "denied", struct{ Reason string }{err.Error()})
+			s.render(w, r, "denied", denied("Refused", err.Error()))
 			return
 		}
 	}
@@ -248,24 +258,48 @@ func (s *Server) hostAllowed(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// checkPost is the CSRF check of an action: the form's csrf field, and an
-// Origin (when the browser sends one) of this console.
+// checkPost is the CSRF check of an action: the browser's fetch metadata
+// (Sec-Fetch-Site, when it sends it) says the request comes from this
+// console's own pages, its Origin (when it sends one) is this console's —
+// "null", what a sandboxed frame, a data: URL or a cross-origin redirect
+// sends, is refused — and the form carries the csrf field.
 func (s *Server) checkPost(r *http.Request) error {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return fmt.Errorf("a %s request (Sec-Fetch-Site): actions are taken from the console's own pages", clean(site))
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		return fmt.Errorf("a cross-origin request from %s", clean(o))
+	}
 	if err := r.ParseForm(); err != nil {
 		return fmt.Errorf("a malformed form: %v", err)
 	}
 	if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.csrf)) != 1 {
 		return errors.New("the form's CSRF token is missing or wrong: reload the page and try again")
 	}
-	if o := r.Header.Get("Origin"); o != "" && o != "null" && o != "http://"+r.Host {
-		return fmt.Errorf("a cross-origin request from %s", clean(o))
-	}
 	return nil
+}
+
+// deniedData is the error page's: a title and why.
+type deniedData struct{ Title, Reason string }
+
+func denied(title, reason string) deniedData { return deniedData{Title: title, Reason: reason} }
+
+// ItemURL is the console's address of an item's page: the id escaped as one
+// path segment, so that any id — slashes, percent signs, spaces, unicode —
+// comes back whole; an id that is "." or ".." (which a browser would
+// resolve away) goes in the query instead.
+func ItemURL(id string) string {
+	if id == "." || id == ".." || id == "" {
+		return "/item?id=" + url.QueryEscape(id)
+	}
+	return "/items/" + url.PathEscape(id)
 }
 
 func (s *Server) deny(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusUnauthorized)
-	s.render(w, r, "denied", struct{ Reason string }{"this console needs the token in the URL triage console printed"})
+	s.render(w, r, "denied", denied("Not signed in", "this console needs the token in the URL triage console printed"))
 }
 
 // render executes page's layout, or only its "fragment" template for a

@@ -20,23 +20,19 @@ import (
 	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/report"
 	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
 // Bounds of the pages' reads: every page reads at most this much, and says
-// when a count is partial.
+// when what it shows is partial.
 const (
-	// CountLimit bounds the items counted in one state on the overview.
-	CountLimit = 1000
-	// CountMaxScan bounds the items a state's count reads when the state is
-	// not in the by-listed-state index (a Scan): such a count is of the
-	// first CountMaxScan items the Scan reads, and says so.
-	CountMaxScan = 1000
 	// GroupLimit bounds the dead-lettered items grouped by stage and class.
 	GroupLimit = 1000
 	// PageLimit is the rows of a listing.
@@ -48,13 +44,12 @@ const (
 	LogMaxRead = 5000
 )
 
-// stateRow is one state's items, by stage.
+// stateRow is one group's items: the states it holds and how many.
 type stateRow struct {
-	State   state.State
-	Total   int
-	ByStage []int
-	Partial bool
-	Err     string
+	Group  state.Group
+	States []state.State
+	Total  int
+	Err    string
 }
 
 // group is the dead letters of one class at one stage.
@@ -183,40 +178,27 @@ func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, 
 // explain is an error as a page shows it.
 func (s *Server) explain(err error) string { return clean(err.Error()) }
 
-// countStates counts items per state and stage, each state bounded by
-// CountLimit (and CountMaxScan for the states a Scan reads); the state
-// skip is left at zero, for the caller to fill.
-func (s *Server) countStates(ctx context.Context, skip state.State) []stateRow {
-	stages := pipeline.Stages()
-	rows := make([]stateRow, len(state.States()))
-	var fns []func()
-	for i, st := range state.States() {
-		rows[i] = stateRow{State: st, ByStage: make([]int, len(stages))}
-		if st == skip {
-			continue
-		}
-		fns = append(fns, func() {
-			row := rows[i]
-			err := s.b.Index.List(ctx, state.ItemQuery{State: st, Limit: CountLimit, MaxScan: CountMaxScan}, func(it state.Item) error {
-				row.Total++
-				if j := slices.Index(stages, it.Stage); j >= 0 {
-					row.ByStage[j]++
-				}
-				return nil
-			})
-			switch {
-			case errors.Is(err, state.ErrScanLimit):
-				row.Partial = true
-			case err != nil:
-				row.Err = s.explain(err)
-			}
-			if row.Total >= CountLimit {
-				row.Partial = true
-			}
-			rows[i] = row
-		})
+// countStates counts the items of every group through the index
+// (state.Tally: every partition's count, the done items since a
+// watermark), exactly, whatever the tables hold.
+func (s *Server) countStates(ctx context.Context) []stateRow {
+	var (
+		c   state.Counts
+		err error
+	)
+	if s.tally == nil {
+		err = errors.New("the item index cannot count")
+	} else {
+		c, err = s.tally.Counts(ctx, s.now())
 	}
-	parallel(fns...)
+	rows := make([]stateRow, 0, len(state.Groups()))
+	for _, g := range state.Groups() {
+		row := stateRow{Group: g, States: g.States(), Total: c[g]}
+		if err != nil {
+			row.Err = s.explain(err)
+		}
+		rows = append(rows, row)
+	}
 	return rows
 }
 
@@ -267,6 +249,12 @@ type dlqData struct {
 	Depth  []depthRow
 	Form   actionForm
 	AsOf   string
+	// Loose are the DLQ messages no dead-lettered item stands for (see
+	// looseDeadLetters); LooseNote and LooseErr say when the list is
+	// partial or could not be read.
+	Loose     []replay.DeadLetter
+	LooseNote string
+	LooseErr  string
 }
 
 func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
@@ -288,13 +276,56 @@ func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var dead []state.Item
 	parallel(func() {
 		a := s.current(ctx)
+		dead = a.Dead
 		d.Groups, d.Items = groupItems(a.Dead, d.Stage, d.Class, PageLimit)
 		d.Note, d.Err, d.AsOf = a.DeadNote, a.DeadErr, s.asOf(a)
 	}, func() { d.Depth = s.depth(ctx) })
+	queued := 0
+	for _, row := range d.Depth {
+		queued += row.Messages
+	}
+	if d.Stage == "" && d.Class == "" && queued > 0 {
+		d.Loose, d.LooseNote, d.LooseErr = s.looseDeadLetters(ctx, dead)
+	}
 	d.Form = actionForm{Stage: d.Stage, Class: d.Class}
 	s.render(w, r, "dlq", d)
+}
+
+// LooseLimit bounds the DLQ messages the dead-letter page reads.
+const LooseLimit = 1000
+
+// looseDeadLetters reads the DLQs as `triage dlq list` does — every message
+// received and released at once, nothing changed — and returns those that
+// no dead-lettered item of dead stands for: a malformed message or a spec
+// that conflicts with its item (SCHEMA_INVALID, no item of its own), a
+// backstop message, an older copy of an item's dead letter. With the
+// dead-lettered items they are every message the DLQ depth counts.
+func (s *Server) looseDeadLetters(ctx context.Context, dead []state.Item) ([]replay.DeadLetter, string, string) {
+	current := map[string]string{}
+	for _, it := range dead {
+		if it.DeadLetter != nil {
+			current[it.ID] = it.DeadLetter.ID
+		}
+	}
+	dls, err := s.b.Replayer.List(ctx, replay.ListRequest{Limit: LooseLimit})
+	var out []replay.DeadLetter
+	for _, dl := range dls {
+		if id, ok := current[dl.ItemID]; ok && dl.Kind == deadletter.KindTriage && id == dl.DeadLetterID {
+			continue
+		}
+		out = append(out, dl)
+	}
+	note := ""
+	if len(dls) >= LooseLimit {
+		note = fmt.Sprintf("read the first %d DLQ messages only", LooseLimit)
+	}
+	if err != nil {
+		return out, note, s.explain(err)
+	}
+	return out, note, ""
 }
 
 type itemData struct {
@@ -310,10 +341,13 @@ type itemData struct {
 func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
+	if r.URL.Path == "/item" {
+		id = r.URL.Query().Get("id")
+	}
 	it, err := s.b.Items.Get(ctx, id)
 	if errors.Is(err, state.ErrNotFound) {
 		w.WriteHeader(http.StatusNotFound)
-		s.render(w, r, "denied", struct{ Reason string }{fmt.Sprintf("item %q does not exist", clean(id))})
+		s.render(w, r, "denied", denied("Not found", fmt.Sprintf("item %q does not exist", clean(id))))
 		return
 	}
 	if err != nil {
@@ -459,10 +493,10 @@ func (s *Server) states(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) badRequest(w http.ResponseWriter, r *http.Request, msg string) {
 	w.WriteHeader(http.StatusBadRequest)
-	s.render(w, r, "denied", struct{ Reason string }{clean(msg)})
+	s.render(w, r, "denied", denied("Bad request", clean(msg)))
 }
 
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
 	w.WriteHeader(http.StatusBadGateway)
-	s.render(w, r, "denied", struct{ Reason string }{s.explain(err)})
+	s.render(w, r, "denied", denied("AWS failed", s.explain(err)))
 }

@@ -19,13 +19,18 @@ import (
 // the source and webhook URLs redacted (their query strings and paths may
 // carry tokens).
 type ItemView struct {
-	ID               string                 `json:"item_id"`
-	Kind             state.Kind             `json:"kind"`
-	Status           state.Status           `json:"status"`
-	Progress         int                    `json:"progress_pct"`
-	State            state.State            `json:"state"`
-	Stage            pipeline.Stage         `json:"stage"`
+	ID       string         `json:"item_id"`
+	Kind     state.Kind     `json:"kind"`
+	Status   state.Status   `json:"status"`
+	Progress int            `json:"progress_pct"`
+	State    state.State    `json:"state"`
+	Stage    pipeline.Stage `json:"stage"`
+	// Attempts are the attempts each stage made, the one that succeeded
+	// included (audit.AttemptsMade: what the timeline counts);
+	// AttemptsSpent the failed ones the retry budget counted (the item's
+	// counters).
 	Attempts         map[pipeline.Stage]int `json:"attempts"`
+	AttemptsSpent    map[pipeline.Stage]int `json:"attempts_spent"`
 	EnrichmentStatus state.EnrichmentStatus `json:"enrichment_status,omitempty"`
 	FailureCount     int                    `json:"failure_count"`
 	LastError        *state.LastError       `json:"last_error,omitempty"`
@@ -60,13 +65,13 @@ type ItemView struct {
 
 // ViewItem is it as an operator sees it.
 func ViewItem(it state.Item) ItemView {
-	attempts := map[pipeline.Stage]int{}
+	spent := map[pipeline.Stage]int{}
 	for _, st := range pipeline.Stages() {
-		attempts[st] = it.Attempts[st]
+		spent[st] = it.Attempts[st]
 	}
 	return ItemView{
 		ID: it.ID, Kind: it.Kind, Status: it.Status, Progress: it.Status.Progress(), State: it.State, Stage: it.Stage,
-		Attempts: attempts, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
+		Attempts: audit.AttemptsMade(it), AttemptsSpent: spent, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
 		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
 		Resolution: it.Resolution, Metadata: it.Metadata, Notices: it.NoticeChoices(),

@@ -22,10 +22,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
+	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/intake"
@@ -52,7 +54,15 @@ type Options struct {
 	LogDir string
 	// Interactive redraws the progress line in place (a terminal).
 	Interactive bool
+	// Break keeps one phase's effect from happening, so that a test sees
+	// the demo fail on the claim it can no longer make: BreakModelHealth
+	// lets the bad model answer well. Empty breaks nothing.
+	Break string
 }
+
+// BreakModelHealth is Options.Break's phase 2: the chain's bad model
+// answers like a good one, so it is never disabled.
+const BreakModelHealth = "model-health"
 
 // Mixes are the demo's fault mixes per fake. Transient faults hit at most
 // a key's first two calls, so an item with only transient faults always
@@ -91,8 +101,10 @@ type Summary struct {
 	Elapsed      time.Duration
 
 	// OwnersToTell counts the dead-lettered items whose owner asked for
-	// item.failed; Told those whose webhook received it.
-	OwnersToTell, Told int
+	// item.failed; Told those whose webhook received it; Refused those
+	// whose webhook refused it for good (the notice's ledger says
+	// abandoned: the fault mix's deleted channel).
+	OwnersToTell, Told, Refused int
 }
 
 // Conserved reports the conservation check: every seeded item is done or
@@ -166,6 +178,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		// Bedrock as a whole cannot.
 		dsOpts.Params = map[string]string{"LLMModels": strings.Join([]string{badModel.String(), goodModel.String(), secondModel.String()}, ",")}
 		dsOpts.LLM.ModelFaults = map[string]fakes.Fault{badModel.Model: fakes.FaultInvalidJSON}
+		if opts.Break == BreakModelHealth {
+			dsOpts.LLM.ModelFaults = nil
+		}
 	}
 	st, err := devstack.Start(ctx, dsOpts)
 	if err != nil {
@@ -216,18 +231,27 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	case !sum.Conserved():
 		return sum, errors.New("conservation check failed: see the summary")
 	}
+	c := newClaims(opts.Out, "phase 1 (the pipeline)")
+	c.that(sum.ByState[state.Done]+sum.ByState[state.Deadletter] == sum.Seeded, "every story is done or dead-lettered (%d + %d of %d)",
+		sum.ByState[state.Done], sum.ByState[state.Deadletter], sum.Seeded)
+	c.that(sum.Conserved(), "one DLQ message per dead-lettered item, nothing in flight, nothing parked")
+	c.that(sum.Told+sum.Refused == sum.OwnersToTell, "every owner who asked for item.failed was told, or their webhook refused it for good (%d told, %d refused, of %d)",
+		sum.Told, sum.Refused, sum.OwnersToTell)
+	if err := c.err(); err != nil {
+		return sum, err
+	}
 	if !full {
 		sum.Elapsed = time.Since(started)
 		return sum, nil
 	}
 
 	say("\n== 2. model health: the bad model was disabled and the chain fell back ==")
-	if err := showModels(ctx, opts.Out, st, ids); err != nil {
+	if err := modelHealth(ctx, opts.Out, st, ids); err != nil {
 		return sum, err
 	}
 
 	say("\n== 3. a provider-wide outage of Bedrock: the chain moves to OpenAI, and back when Bedrock's breaker closes ==")
-	burst, err := providerOutage(pctx, opts.Out, st, 10)
+	burst, err := inPhase(ctx, func(ctx context.Context) ([]string, error) { return providerOutage(ctx, opts.Out, st, 10) })
 	if err != nil {
 		return sum, err
 	}
@@ -245,12 +269,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 
 	say("\n== 5. the operator: dead letters by class, the upstreams fixed, a replay from the failed stage ==")
-	if _, err := replayFixed(pctx, opts.Out, st, opts); err != nil {
+	if _, err := inPhase(ctx, func(ctx context.Context) ([]string, error) { return replayFixed(ctx, opts.Out, st, opts) }); err != nil {
 		return sum, err
 	}
 
 	say("\n== 6. the owner of an action task: told of the retry, then of the outcome; the item's timeline ==")
-	owners, err := ownerNotices(pctx, opts.Out, st)
+	owners, err := inPhase(ctx, func(ctx context.Context) ([]string, error) { return ownerNotices(ctx, opts.Out, st) })
 	if err != nil {
 		return sum, err
 	}
@@ -268,6 +292,18 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return final, errors.New("conservation check failed at the end: see the summary")
 	}
 	return final, nil
+}
+
+// phaseTimeout bounds each phase after the first (whose bound is
+// Options.Timeout), each on its own clock: a slow phase does not shorten
+// the next.
+const phaseTimeout = 2 * time.Minute
+
+// inPhase runs a phase under its own phaseTimeout.
+func inPhase(ctx context.Context, phase func(context.Context) ([]string, error)) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, phaseTimeout)
+	defer cancel()
+	return phase(ctx)
 }
 
 // seed submits the stories as a producer would: one message per item on
@@ -303,12 +339,8 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	lastPrint := time.Time{}
-	watched := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		watched[id] = true
-	}
 	for {
-		counts, err := stateCounts(ctx, st, watched)
+		counts, err := stateCountsOf(ctx, st, ids)
 		inFlight, qerr := st.QueueDepth(ctx, st.PipelineQueueURLs()...)
 		if err == nil && qerr == nil {
 			line := progressLine(counts, inFlight, len(ids), time.Since(start))
@@ -346,18 +378,6 @@ func progressLine(c map[state.State]int, inFlight, total int, elapsed time.Durat
 		c[state.Working], c[state.Queued], inFlight)
 }
 
-// stateCounts scans the Items table for the states of the watched items.
-func stateCounts(ctx context.Context, st *devstack.Stack, watched map[string]bool) (map[state.State]int, error) {
-	out := map[state.State]int{}
-	err := st.Scan(ctx, st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
-		if !watched[str(it["item_id"])] {
-			return
-		}
-		out[state.State(str(it["state"]))]++
-	})
-	return out, err
-}
-
 func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, error) {
 	s := Summary{Seeded: len(ids), ByState: map[state.State]int{}, DeadLetters: map[string]int{},
 		DLQMessages: map[pipeline.Stage]int{}, Failures: map[failure.Class]int{}, Retries: map[failure.Class]int{},
@@ -373,8 +393,14 @@ func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, 
 		}
 		if it.State == state.Deadletter && it.NoticeChoices().Failed {
 			s.OwnersToTell++
-			if st.Webhook.DeliveryCount(notice.FailedKey(it.ID, it.ReplayCount)) > 0 {
+			key := notice.FailedKey(it.ID, it.ReplayCount)
+			switch abandoned, err := noticeAbandoned(ctx, st, it.ID, key); {
+			case err != nil:
+				return s, err
+			case st.Webhook.DeliveryCount(key) > 0:
 				s.Told++
+			case abandoned:
+				s.Refused++
 			}
 		}
 	}
@@ -404,6 +430,22 @@ func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, 
 	}
 	err = st.Scan(ctx, st.Items.ParkedTable, "item_id", nil, func(map[string]dbtypes.AttributeValue) { s.Parked++ })
 	return s, err
+}
+
+// noticeAbandoned reports whether the notice key's ledger entry says its
+// delivery was given up: the webhook refused it for good.
+func noticeAbandoned(ctx context.Context, st *devstack.Stack, itemID, key string) (bool, error) {
+	trail := &audit.Trail{DB: dynamodb.NewFromConfig(st.AWS), Table: st.Info.Outputs["AuditTableName"]}
+	entries, err := trail.ForItem(ctx, itemID, 0)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if e.Notice != nil && e.Notice.Key == key && e.Notice.State == audit.NoticeAbandoned {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func str(v dbtypes.AttributeValue) string {
@@ -450,8 +492,12 @@ func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
 	fmt.Fprintf(tw, "on the DLQs\tfetch %d · llm %d · notify %d\t\t\n", s.DLQMessages[pipeline.Fetch], s.DLQMessages[pipeline.LLM], s.DLQMessages[pipeline.Notify])
 	tw.Flush()
 	if s.OwnersToTell > 0 {
-		fmt.Fprintf(w, "owners told: %d of the %d dead-lettered items whose owner asked for item.failed (action tasks by default) received it at their webhook\n",
+		fmt.Fprintf(w, "owners told: %d of the %d dead-lettered items whose owner asked for item.failed (action tasks by default) received it at their webhook",
 			s.Told, s.OwnersToTell)
+		if s.Refused > 0 {
+			fmt.Fprintf(w, "; %d webhooks refused it for good (the notice's ledger says abandoned)", s.Refused)
+		}
+		fmt.Fprintln(w)
 	}
 
 	fmt.Fprintln(w)

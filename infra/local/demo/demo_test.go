@@ -3,6 +3,7 @@ package demo_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,6 +86,24 @@ func TestDemoWithFaults(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "conservation: seeded 30") {
 		t.Fatalf("summary lacks the conservation line:\n%s", out.String())
+	}
+}
+
+// TestDemoFailsWhenAClaimDoesNotHold: with phase 2's effect kept from
+// happening (the bad model answers well, so nothing disables it), the demo
+// says which claim does not hold and fails, rather than printing its story.
+func TestDemoFailsWhenAClaimDoesNotHold(t *testing.T) {
+	requireTools(t)
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	_, err := demo.Run(ctx, demo.Options{Items: 10, Seed: 1, Out: &out, LogDir: t.TempDir(), Timeout: 2 * time.Minute, Break: demo.BreakModelHealth})
+	noChildren(t)
+	if !errors.Is(err, demo.ErrClaim) || !strings.Contains(err.Error(), "phase 2") || !strings.Contains(err.Error(), "was disabled by its model health") {
+		t.Fatalf("err = %v, want phase 2's claim\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "✗ bedrock:acme.bad-model-v1:0 was disabled") || strings.Contains(out.String(), "== 3.") {
+		t.Fatalf("the demo did not stop at the claim it could not make:\n%s", out.String())
 	}
 }
 

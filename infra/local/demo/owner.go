@@ -65,15 +65,21 @@ func ownerNotices(ctx context.Context, w io.Writer, st *devstack.Stack) ([]strin
 		ownerRetried, ownerFailed)
 	final := map[string]string{ownerRetried: "item.delivered", ownerFailed: string(notice.Failed)}
 	deadline := time.Now().Add(90 * time.Second)
-	for !received(st, final) {
-		if time.Now().After(deadline) {
-			return ids, fmt.Errorf("the owners' webhooks did not receive the outcomes in time: %v", eventsByHook(st))
-		}
+	for !received(st, final) && time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return ids, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
+	}
+	c := newClaims(w, "phase 6 (the owner's notices)")
+	got := eventsByHook(st)
+	for _, id := range ids {
+		c.that(received(st, map[string]string{id: final[id]}), "%s's webhook heard %s, then %s (it heard %s)", id, notice.RetryScheduled,
+			final[id], strings.Join(got[id], ", "))
+	}
+	if err := c.err(); err != nil {
+		return ids, err
 	}
 	for _, id := range ids {
 		fmt.Fprintf(w, "%s's webhook received:\n", id)

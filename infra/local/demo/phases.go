@@ -81,6 +81,41 @@ func showModels(ctx context.Context, w io.Writer, st *devstack.Stack, ids []stri
 	return nil
 }
 
+// modelHealth is phase 2: the bad model was disabled by its health, no
+// item was enriched by it, and the chain fell back to the next Bedrock
+// model. Each is checked; a model the fault mix took out besides it is
+// said, not hidden.
+func modelHealth(ctx context.Context, w io.Writer, st *devstack.Stack, ids []string) error {
+	if err := showModels(ctx, w, st, ids); err != nil {
+		return err
+	}
+	c := newClaims(w, "phase 2 (model health)")
+	bad, err := modelStore(st).Get(ctx, badModel.String())
+	if err != nil && !errors.Is(err, health.ErrNotFound) {
+		return err
+	}
+	c.that(bad.Disabled && bad.DisabledBy == health.ByAuto, "%s was disabled by its model health (%s, after %d model-specific failures in a row)",
+		badModel, orDash(string(bad.LastErrorType)), health.DefaultThreshold)
+	by, err := enrichedBy(ctx, st, ids)
+	if err != nil {
+		return err
+	}
+	c.that(by[badModel.String()] == 0, "no item was enriched by %s (%d were)", badModel, by[badModel.String()])
+	c.that(by[goodModel.String()] > 0, "the chain fell back to %s: %d items enriched by it", goodModel, by[goodModel.String()])
+	if good, err := modelStore(st).Get(ctx, goodModel.String()); err == nil && good.Disabled {
+		fmt.Fprintf(w, "  note: %s was disabled too, by %d model-specific failures in a row (%s): the fault mix's invalid answers\n",
+			goodModel, health.DefaultThreshold, good.LastErrorType)
+	}
+	return c.err()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 // enrichedBy counts the items' enrichments by model.
 func enrichedBy(ctx context.Context, st *devstack.Stack, ids []string) (map[string]int, error) {
 	by := map[string]int{}
@@ -136,13 +171,18 @@ func (b *breakerWatch) poll(ctx context.Context) breaker.State {
 // burst of stories arrives: Bedrock's breaker opens, every item is served by
 // OpenAI without spending an attempt once it is open, and when Bedrock is
 // back the next probe closes its breaker and the chain returns to it. It
-// reports what the outage cost.
+// reports what the outage cost, and checks each of these.
+//
+// The phase starts from a known state, whatever phase 1's fault mix left:
+// no fault mix, the chain's healthy Bedrock model enabled and both
+// providers' breakers closed (an operator's enable or reset when they are
+// not, said so, then the functions' caches waited out), so that what it
+// shows is the outage's alone.
 func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int) ([]string, error) {
-	// Only the outage fails calls in this phase, so attempts spent measure
-	// the outage alone.
-	if err := st.LLM.SetMix(fakes.Mix{}); err != nil {
+	if err := isolate(ctx, w, st); err != nil {
 		return nil, err
 	}
+	c := newClaims(w, "phase 3 (provider outage)")
 	watch := &breakerWatch{w: w, store: breakerStore(st), service: fallback.Service(failure.Bedrock), start: time.Now()}
 	watch.poll(ctx)
 	before := st.LLM.Stats().Dialects[fakes.DialectBedrock]
@@ -164,18 +204,22 @@ func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int)
 		}
 	}
 	// Wait for the burst to finish, through OpenAI.
-	for time.Now().Before(deadline) {
+	finished := false
+	for !finished && time.Now().Before(deadline) {
 		watch.poll(ctx)
-		c, err := stateCountsOf(ctx, st, ids)
-		if err == nil && c[state.Done]+c[state.Deadletter] == len(ids) {
-			break
-		}
-		if err := tick(); err != nil {
-			return ids, err
+		cnt, err := stateCountsOf(ctx, st, ids)
+		if finished = err == nil && cnt[state.Done]+cnt[state.Deadletter] == len(ids); !finished {
+			if err := tick(); err != nil {
+				return ids, err
+			}
 		}
 	}
 	calls := st.LLM.Stats().Dialects[fakes.DialectBedrock] - before
 	by, err := enrichedBy(ctx, st, ids)
+	if err != nil {
+		return ids, err
+	}
+	done, err := stateCountsOf(ctx, st, ids)
 	if err != nil {
 		return ids, err
 	}
@@ -197,6 +241,11 @@ func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int)
 		"llm attempts spent: %d, by %d items whose call failed before the breaker opened (at most %d per item); the other %d items,\n"+
 		"which met the open breaker, spent none: they moved on to OpenAI in the same invocation\n",
 		by[secondModel.String()], len(ids), secondModel, calls, breakerThreshold, spent, paid, maxSpent, len(ids)-paid)
+	c.that(finished && done[state.Done] == len(ids), "every item of the burst is done (%d of %d)", done[state.Done], len(ids))
+	c.that(calls >= breakerThreshold, "Bedrock was called (%d times) until its breaker opened", calls)
+	c.that(watch.opened, "Bedrock's breaker opened")
+	c.that(by[secondModel.String()] == len(ids), "every item of the burst was enriched by %s (%d of %d)", secondModel, by[secondModel.String()], len(ids))
+	c.that(paid < len(ids), "items that met the open breaker spent no attempt (%d of %d spent one)", paid, len(ids))
 
 	// Bedrock comes back. Nothing probes an open breaker but an item, so one
 	// item goes first; once its probe has closed the breaker, the rest go to
@@ -218,21 +267,23 @@ func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int)
 			}
 		}
 	}
-	if watch.poll(ctx) != breaker.Closed {
-		return ids, fmt.Errorf("bedrock's breaker did not close after the outage")
+	closed := watch.poll(ctx) == breaker.Closed
+	c.that(closed, "a probe closed Bedrock's breaker once Bedrock was back")
+	if !closed {
+		return ids, c.err()
 	}
 	back, err := seed(ctx, st, "back", n/2)
 	if err != nil {
 		return ids, err
 	}
 	after = append(after, back...)
-	for time.Now().Before(deadline) {
-		c, err := stateCountsOf(ctx, st, after)
-		if err == nil && c[state.Done]+c[state.Deadletter] == len(after) {
-			break
-		}
-		if err := tick(); err != nil {
-			return ids, err
+	finished = false
+	for !finished && time.Now().Before(deadline) {
+		cnt, err := stateCountsOf(ctx, st, after)
+		if finished = err == nil && cnt[state.Done]+cnt[state.Deadletter] == len(after); !finished {
+			if err := tick(); err != nil {
+				return ids, err
+			}
 		}
 	}
 	byBack, err := enrichedBy(ctx, st, back)
@@ -241,7 +292,53 @@ func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int)
 	}
 	fmt.Fprintf(w, "after the probe closed Bedrock's breaker: %d of %d new items enriched by %s again\n",
 		byBack[goodModel.String()], len(back), goodModel)
-	return append(ids, after...), nil
+	c.that(finished && byBack[goodModel.String()] == len(back), "every new item was enriched by %s again (%d of %d)",
+		goodModel, byBack[goodModel.String()], len(back))
+	return append(ids, after...), c.err()
+}
+
+// isolate makes phase 3 start from a known state: no fault mix at any
+// fake, the chain's healthy Bedrock model enabled, Bedrock's and OpenAI's
+// breakers closed. What it has to undo, it says.
+func isolate(ctx context.Context, w io.Writer, st *devstack.Stack) error {
+	for _, p := range []interface{ SetMix(fakes.Mix) error }{st.LLM, st.Articles, st.Webhook} {
+		if err := p.SetMix(fakes.Mix{}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w, "(this phase runs without the fault mix: what it shows is the outage's)")
+	changed := false
+	if m, err := modelStore(st).Get(ctx, goodModel.String()); err == nil && m.Disabled {
+		if _, err := modelStore(st).SetDisabled(ctx, goodModel.String(), false, "demo: the outage phase starts with it enabled", time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "(the operator re-enables %s, which phase 1's faults disabled: triage models enable %s)\n", goodModel, goodModel)
+		changed = true
+	}
+	for _, p := range []failure.Provider{failure.Bedrock, failure.OpenAI} {
+		rec, err := breakerStore(st).Get(ctx, fallback.Service(p))
+		if errors.Is(err, breaker.ErrNotFound) || (err == nil && rec.State == breaker.Closed) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := breakerStore(st).Reset(ctx, fallback.Service(p), time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "(the operator resets %s's breaker, which phase 1's faults left %s: triage breakers reset %s)\n", p, rec.State, fallback.Service(p))
+		changed = true
+	}
+	if changed {
+		// The functions trust their cached view of a model's health and a
+		// breaker this long.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(max(health.DefaultCacheTTL, breaker.DefaultCacheTTL) + time.Second):
+		}
+	}
+	return nil
 }
 
 func orClosed(s breaker.State) breaker.State {
@@ -265,7 +362,8 @@ func stateCountsOf(ctx context.Context, st *devstack.Stack, ids []string) (map[s
 }
 
 // recovery invokes the real recovery function, running an hour ahead, and
-// prints what it reports.
+// prints what it reports; it checks that the bad model, disabled in phase 2,
+// is enabled again by it.
 func recovery(ctx context.Context, w io.Writer, st *devstack.Stack) error {
 	ev := `{"version":"0","id":"demo","detail-type":"Scheduled Event","source":"aws.events","account":"123456789012","time":"` +
 		time.Now().UTC().Format(time.RFC3339) + `","region":"us-east-1","resources":[],"detail":{}}`
@@ -279,7 +377,14 @@ func recovery(ctx context.Context, w io.Writer, st *devstack.Stack) error {
 	var out map[string]any
 	_ = json.Unmarshal(res.Payload, &out)
 	fmt.Fprintf(w, "RecoveryFunc (clock +%v) answered %s\n", demoRecoveryOffset, strings.TrimSpace(string(res.Payload)))
-	return nil
+	c := newClaims(w, "phase 4 (recovery)")
+	m, err := modelStore(st).Get(ctx, badModel.String())
+	if err != nil {
+		return err
+	}
+	c.that(!m.Disabled && m.RecoveredBy == health.ByRecovery, "the recovery function re-enabled %s (disabled %v, recovered by %q)",
+		badModel, m.Disabled, m.RecoveredBy)
+	return c.err()
 }
 
 // remediable are the classes the demo's operator replays once the upstreams
@@ -302,10 +407,15 @@ func replayFixed(ctx context.Context, w io.Writer, st *devstack.Stack, watchOpts
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DEAD LETTERS BY CLASS\tCOUNT\tREPLAYED AFTER THE FIX")
+	fixable := 0
 	for _, c := range replay.CountByClass(dls) {
 		fmt.Fprintf(tw, "%s\t%d\t%v\n", c.Class, c.Count, slices.Contains(remediable, c.Class))
+		if slices.Contains(remediable, c.Class) {
+			fixable += c.Count
+		}
 	}
 	tw.Flush()
+	claim := newClaims(w, "phase 5 (replay)")
 	for _, p := range []interface{ SetFixed(bool) }{st.Articles, st.LLM, st.Webhook} {
 		p.SetFixed(true)
 	}
@@ -327,17 +437,18 @@ func replayFixed(ctx context.Context, w io.Writer, st *devstack.Stack, watchOpts
 		sum.Selected, sum.Replayed, sum.Skipped, sum.Errors)
 	fmt.Fprintf(w, "resumed at fetch %d · llm %d · notify %d (earlier stages are not run again)\n",
 		resumed[pipeline.Fetch], resumed[pipeline.LLM], resumed[pipeline.Notify])
+	claim.that(fixable > 0, "phase 1 left dead letters of the remediable classes (%d)", fixable)
+	claim.that(len(ids) == fixable && sum.Errors == 0, "every one of them was replayed (%d of %d, %d errors)", len(ids), fixable, sum.Errors)
 	if len(ids) == 0 {
-		return nil, nil
+		return nil, claim.err()
 	}
 	watchOpts.Interactive = false
-	if !watch(ctx, st, ids, watchOpts, time.Now()) {
-		return ids, fmt.Errorf("replayed items did not finish")
-	}
+	settled := watch(ctx, st, ids, watchOpts, time.Now())
 	c, err := stateCountsOf(ctx, st, ids)
 	if err != nil {
 		return ids, err
 	}
 	fmt.Fprintf(w, "replayed items: %d done, %d dead-lettered again\n", c[state.Done], c[state.Deadletter])
-	return ids, nil
+	claim.that(settled && c[state.Done] == len(ids), "every replayed item is done (%d of %d)", c[state.Done], len(ids))
+	return ids, claim.err()
 }

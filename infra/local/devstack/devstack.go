@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -145,6 +146,12 @@ type Options struct {
 	Scheduler time.Duration
 }
 
+// LocalIndexShards is the local stack's ItemIndexShards: one partition per
+// group. moto answers each Query by walking (and sorting) the whole table,
+// so a count costs a walk per partition; one machine's rates need no spread
+// (docs/performance.md has what a count costs at 10,000 items).
+const LocalIndexShards = "1"
+
 // SchedulerFunc is the logical id of the scheduler function.
 const SchedulerFunc = "SchedulerFunc"
 
@@ -184,15 +191,17 @@ type Stack struct {
 	LLMServer, ArticleServer, HookServer *fakes.Server
 	SQS                                  *sqs.Client
 	Items                                *state.Items
-	queues                               map[pipeline.Stage]string
-	dlqs                                 map[pipeline.Stage]string
-	stopPollers                          context.CancelFunc
-	pollWG                               sync.WaitGroup
-	stopSchedules                        context.CancelFunc
-	scheduleWG                           sync.WaitGroup
-	closeOnce                            sync.Once
-	closeErr                             error
-	closers                              []func() error
+	// Index lists and counts the items (the stack's ItemIndexShards).
+	Index         *state.ItemIndex
+	queues        map[pipeline.Stage]string
+	dlqs          map[pipeline.Stage]string
+	stopPollers   context.CancelFunc
+	pollWG        sync.WaitGroup
+	stopSchedules context.CancelFunc
+	scheduleWG    sync.WaitGroup
+	closeOnce     sync.Once
+	closeErr      error
+	closers       []func() error
 }
 
 // Start brings the pipeline up. On error everything started so far is
@@ -254,7 +263,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	// Anthropic's, and Bedrock Runtime's endpoint override (the SDK signs
 	// with the local credentials; the fake checks a signature is there).
 	params := map[string]string{"LLMBaseUrl": s.LLMServer.URL + "/v1", "AnthropicBaseUrl": s.LLMServer.URL,
-		"BedrockEndpointUrl": s.LLMServer.URL, "BlockPrivateNetworks": "false"}
+		"BedrockEndpointUrl": s.LLMServer.URL, "BlockPrivateNetworks": "false", "ItemIndexShards": LocalIndexShards}
 	maps.Copy(params, opts.Params)
 	for k := range params { // a template without these parameters takes none
 		if _, ok := s.Template.Parameters[k]; !ok {
@@ -291,10 +300,13 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	if err := s.readOutputs(); err != nil {
 		return nil, err
 	}
-	s.Items = &state.Items{DB: dynamodb.NewFromConfig(s.AWS), Table: s.Info.Outputs["ItemsTableName"], ParkedTable: s.Info.Outputs["ParkedTableName"],
-		ErrorLogTable: s.Info.Outputs["ErrorLogTableName"],
+	shards, _ := strconv.Atoi(s.Resolver.Parameters()["ItemIndexShards"])
+	db := dynamodb.NewFromConfig(s.AWS)
+	s.Items = &state.Items{DB: db, Table: s.Info.Outputs["ItemsTableName"], ParkedTable: s.Info.Outputs["ParkedTableName"],
+		ErrorLogTable: s.Info.Outputs["ErrorLogTableName"], IndexShards: shards,
 		Bodies: state.BodyConfig{Table: s.Info.Outputs["BodiesTableName"],
 			Objects: &objects.Bucket{S3: objects.NewClient(s.AWS), Name: s.Info.Outputs["BodiesBucketName"]}}}
+	s.Index = &state.ItemIndex{DB: db, Table: s.Items.Table, Shards: shards}
 
 	s.FunctionEndpoint = opts.FunctionEndpoint
 	if s.FunctionEndpoint == "" {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -282,7 +283,8 @@ func readEvent(path, root string) ([]byte, error) {
 // dead letters at the request's stage. Other functions (the scheduler, the
 // recovery) read tables that start empty: there is nothing to seed.
 func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event []byte, st *devstack.Stack) (int, error) {
-	items := &state.Items{DB: dynamodb.NewFromConfig(cfg), Table: env["ITEMS_TABLE"], ParkedTable: env["PARKED_TABLE"]}
+	shards, _ := strconv.Atoi(env["ITEM_INDEX_SHARDS"])
+	items := &state.Items{DB: dynamodb.NewFromConfig(cfg), Table: env["ITEMS_TABLE"], ParkedTable: env["PARKED_TABLE"], IndexShards: shards}
 	if env["STAGE"] == "" {
 		if env["FETCH_DLQ_URL"] != "" && items.Table != "" {
 			return seedReplayItems(ctx, items, event)
