@@ -94,7 +94,7 @@ func TestClassifyModelResponses(t *testing.T) {
 				t.Fatalf("no decision: %+v", got)
 			}
 		})
-		d, _ := responseDialect(tc.Input)
+		_, d, _ := responseDialect(tc.Input)
 		byDialect[d]++
 	}
 	for _, d := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
@@ -109,7 +109,7 @@ func TestClassifyModelResponses(t *testing.T) {
 // "accepted".
 func stageClass(t *testing.T, in classifyInput) string {
 	t.Helper()
-	dialect, err := responseDialect(in)
+	_, dialect, err := responseDialect(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestClassifyResponseInputErrors(t *testing.T) {
 	t.Parallel()
 	c := classifier{clock: clock.System{}, rand: func() float64 { return 0.5 }}
 	for in, want := range map[string]string{
-		`{"response":"{}","dialect":"webhook"}`:                                        "not openai, azure, anthropic or bedrock",
+		`{"response":"{}","dialect":"webhook"}`:                                        "not a model API's",
 		`{"response":"{}","kind":"poem"}`:                                              "kind",
 		`{"response":"{}","status":42}`:                                                "not an HTTP status",
 		`{"response":"{\"choices\":[{\"message\":{\"content\":\"{}\"}}]}","stauts":1}`: "invalid input",

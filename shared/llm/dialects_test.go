@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -303,11 +304,31 @@ func TestBedrockClientDoesNotRetry(t *testing.T) {
 	}
 }
 
-func TestNewCompleterRejectsNonModelProviders(t *testing.T) {
+// TestNewCompleterByDialect: the client is the provider's dialect's, any
+// name triage does not know is an OpenAI-compatible endpoint that reports
+// its own name (docs/design.md "Dialects"), and a provider that is no
+// model endpoint is a deployment's mistake.
+func TestNewCompleterByDialect(t *testing.T) {
 	t.Parallel()
-	for _, p := range []failure.Provider{failure.Webhook, failure.AWS, "mystery"} {
+	for _, p := range []failure.Provider{failure.Webhook, failure.AWS, failure.HTTP, "slack"} {
 		if _, err := llm.NewCompleter(llm.Config{Provider: p, BaseURL: "https://x.example"}); failure.Classify(err).Class != failure.InternalBug {
 			t.Errorf("%s: err = %v, want INTERNAL_BUG", p, err)
+		}
+	}
+	for p, want := range map[failure.Provider]string{
+		"groq": "*llm.Client", "mystery": "*llm.Client", "": "*llm.Client", failure.Azure: "*llm.Client",
+		failure.Anthropic: "*llm.AnthropicClient", failure.Gemini: "*llm.GeminiClient", failure.Vertex: "*llm.GeminiClient",
+	} {
+		c, err := llm.NewCompleter(llm.Config{Provider: p, BaseURL: "https://x.example"})
+		if err != nil {
+			t.Errorf("%q: %v", p, err)
+			continue
+		}
+		if got := fmt.Sprintf("%T", c); got != want {
+			t.Errorf("%q: client %s, want %s", p, got, want)
+		}
+		if p != "" && c.Provider() != p {
+			t.Errorf("%q: the client reports %s", p, c.Provider())
 		}
 	}
 	if _, err := llm.NewBedrock(llm.Config{}); failure.Classify(err).Class != failure.InternalBug {
