@@ -272,7 +272,7 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 	}
 	awsModel := ev.awsModel()
 	for _, code := range ev.codes[:ev.n] {
-		if GenericCodes[code] {
+		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 {
 			continue
 		}
 		c, ok := codeClass(awsModel, code)
@@ -382,10 +382,10 @@ func (ev *evidence) words(text string) (Classification, bool) {
 			continue
 		}
 		if ph, ok := matchPhrase(words, s); ok {
-			if ph.Class == ClientError {
+			if ph.Class == ClientError && ev.status != 0 {
 				// A request the endpoint does not accept: the words only
 				// keep other meanings from misreading it; the status says
-				// the rest.
+				// the rest (with no status, they say CLIENT_ERROR).
 				return Classification{}, false
 			}
 			cl := Of(ph.Class, reason(p, " model endpoint's message says \"", ph.Fragment, "\"", ev.status))

@@ -207,6 +207,10 @@ func TestQuotaPeriod(t *testing.T) {
 		"vertex per minute": {errors.New("google.api_core.exceptions.ResourceExhausted: 429 Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute_per_project_per_base_model with base model: gemini-pro. Please submit a quota increase request."), rl, 0},
 		"openai insufficient_quota is money, Retry-After or not": {httpErr(failure.OpenAI, 429, openAIQuota, "Retry-After", "20"), be, 20 * time.Second},
 		"a plain 429 stays a rate limit":                         {httpErr("acme", 429, ""), rl, 0},
+		"gemini quota spent, no window reopens": {httpErr(failure.Gemini, 429,
+			`{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}}`), be, 0},
+		"vertex capacity is no spent quota": {httpErr(failure.Vertex, 429,
+			`{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`), rl, 0},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -279,6 +283,7 @@ func TestErrorBodiesByShape(t *testing.T) {
 		"vllm's flat error": {400, `{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.","type":"BadRequestError","param":null,"code":400}`,
 			tl, "BadRequestError", 0},
 		"mistral's rate_limited type": {429, `{"object":"error","message":"Rate limit exceeded","type":"rate_limited","param":null,"code":"1300","raw_status_code":429}`, rl, "rate_limited", 0},
+		"a generic type on a 404":     {404, `{"error":{"message":"model \"llama3\" not found, try pulling it first","type":"api_error","param":null,"code":null}}`, ce, "api_error", 0},
 		"retry_after_ms":              {429, `{"error":{"message":"slow down","retry_after_ms":1500}}`, rl, "", 1500 * time.Millisecond},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -316,6 +321,21 @@ func TestErrorsInText(t *testing.T) {
 		"an UNKNOWN error occurred": failure.Unknown,
 	} {
 		if c := failure.Classify(errors.New(text)); c.Class != want {
+			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, want)
+		}
+	}
+}
+
+// TestModelWordsWithoutAStatus: a model endpoint's words decide when no
+// status does, the shield's (a model that is not there) included.
+func TestModelWordsWithoutAStatus(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]failure.Class{
+		"ollama._types.ResponseError: model 'llama2' not found, try pulling it first": ce,
+		"The API key you supplied has been revoked.":                                  ad,
+		"Input was flagged by our moderation endpoint.":                               cp,
+	} {
+		if c := failure.Classify(&failure.Evidence{Provider: "ollama", Text: text}); c.Class != want {
 			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, want)
 		}
 	}

@@ -294,6 +294,11 @@ var GenericCodes = map[string]bool{
 	"OUT_OF_RANGE": true, "UnprocessableEntityError": true,
 }
 
+// WeakCodes are codes some servers put on any error: Anthropic's api_error
+// is its 500, but OpenAI-compatible servers (Ollama) type a 404 so. They
+// decide only when no error status does (an error event after HTTP 200).
+var WeakCodes = map[string]bool{"api_error": true}
+
 // OverridePhrases are so definite that they beat a rate-limit code: OpenAI
 // answers a request larger than the organisation's tokens-per-minute limit
 // with a 429 and rate_limit_exceeded, but no wait will ever admit it.
@@ -342,7 +347,7 @@ var ProviderPhrases = []Phrase{
 	{"has not been used in project", AuthDenied}, // Google: the API is not enabled for the project
 	{"api has not been enabled", AuthDenied},     //
 	{"the response was blocked", ContentPolicy},  // Vertex AI
-	{"quota exceeded for", BudgetExceeded},       // Vertex AI "Quota exceeded for …per_minute…": refined by its period
+	{"quota exceeded for", RateLimited},          // Vertex AI "Quota exceeded for aiplatform.googleapis.com/…": per minute unless its period says otherwise
 	{"temporarily out of capacity", RateLimited}, // Vertex AI 429
 	{"didn't provide an api key", AuthDenied},
 	{"no api key provided", AuthDenied},

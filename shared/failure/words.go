@@ -130,14 +130,15 @@ var periodShort = []string{"minute", "per min", "second", "per sec", "rpm", "tpm
 // (docs/design.md "Defaults by role"): a quota whose limit is 0 (a plan
 // that has none) is BUDGET_EXCEEDED; one the upstream says to retry within
 // the hour is RATE_LIMITED; one per day, week or month is BUDGET_EXCEEDED;
-// one per minute or second is RATE_LIMITED. The words are read from the
-// message, Google's quota ids and the error's text.
+// one per minute or second is RATE_LIMITED; a quota the upstream says is
+// spent, with none of these, is BUDGET_EXCEEDED. The words are read from
+// the message, Google's quota ids and the error's text.
 func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	srcs := [3]string{msg, ev.body.Quota, ""}
 	if text != msg {
 		srcs[2] = text
 	}
-	long, zero := false, false
+	long, zero, spent := false, false, false
 	for _, s := range srcs {
 		if s == "" {
 			continue
@@ -146,11 +147,14 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		for _, w := range periodLong {
 			long = long || containsFoldASCII(s, w)
 		}
+		for _, w := range quotaSpent {
+			spent = spent || containsFoldASCII(s, w)
+		}
 	}
 	switch {
 	case zero:
 		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
-	case cl.Class == RateLimited && !long:
+	case cl.Class == RateLimited && !long && !spent:
 		return cl
 	}
 	if r, ok := ev.explicit(); ok && r.At.IsZero() && r.Delay < time.Hour {
@@ -166,8 +170,19 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 			}
 		}
 	}
+	if spent {
+		return ev.reclass(cl, BudgetExceeded, "a quota spent, with no window that reopens within minutes")
+	}
 	return cl
 }
+
+// quotaSpent are the words of a quota the upstream says is spent, as
+// opposed to a capacity or rate it is short of ("Resource has been
+// exhausted (e.g. check quota)", Vertex AI's per-minute "Quota exceeded
+// for …" are not): with no window that reopens within minutes, a spent
+// quota is a spent budget, whichever code came with it (Gemini's
+// RESOURCE_EXHAUSTED, OpenAI's insufficient_quota).
+var quotaSpent = []string{"exceeded your current quota"}
 
 // reclass returns cl as class c, its reason saying why, or cl itself when
 // it already is c.
