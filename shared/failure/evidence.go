@@ -454,8 +454,19 @@ func (ev *evidence) finish(c Classification) Classification {
 // given (docs/design.md "Delay hints"): the Retry-After headers, a body
 // field, a delay in the prose of the message, the body or the error's
 // text, and — for a 429 only — the rate-limit reset headers.
+//
+// Structure first: the exhausted limit's reset header (remaining 0) is read
+// before the prose, which says the same in words.
 func (ev *evidence) requested() Requested {
-	if r, ok := ev.explicit(); ok {
+	if r, ok := ev.explicitFields(); ok {
+		return r
+	}
+	if ev.status == 429 {
+		if r, ok := parseExhaustedReset(ev.header); ok {
+			return r
+		}
+	}
+	if r, ok := ev.prose(); ok {
 		return r
 	}
 	if ev.status == 429 {
@@ -469,12 +480,27 @@ func (ev *evidence) requested() Requested {
 // rate-limit reset headers every answer carries, which say when a window
 // resets whether or not it was the one that was hit.
 func (ev *evidence) explicit() (Requested, bool) {
+	if r, ok := ev.explicitFields(); ok {
+		return r, true
+	}
+	return ev.prose()
+}
+
+// explicitFields is the delay the Retry-After headers or a body field ask
+// for.
+func (ev *evidence) explicitFields() (Requested, bool) {
 	if r, ok := parseRetryAfterHeaders(ev.header); ok {
 		return r, true
 	}
 	if ev.bodyOK && ev.body.HasRetryAfter {
 		return Requested{Delay: ev.body.RetryAfter, Source: "body retry_after"}, true
 	}
+	return Requested{}, false
+}
+
+// prose is a delay written in the prose of the message, the body or the
+// error's text (ProseDelay).
+func (ev *evidence) prose() (Requested, bool) {
 	if d, ok := ProseDelay(ev.said); ok && d > 0 {
 		return Requested{Delay: d, Source: "message"}, true
 	}

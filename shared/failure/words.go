@@ -120,8 +120,48 @@ func quotaLike(c Class, what string) bool {
 	return false
 }
 
-// periodLong are the words of a quota that no wait of minutes lifts.
+// periodLong are the words of a quota that no wait of minutes lifts
+// (longPeriod finds them).
 var periodLong = []string{"day", "month", "week"}
+
+// longPeriod reports whether s holds one of periodLong, in any case: a
+// substring search for each word's tail, which is rarer than its head, on
+// every rate limit a classification refines.
+func longPeriod(s string) bool {
+	for _, w := range periodLong {
+		tail := w[1:]
+		for from := 0; from < len(s); {
+			i := indexFold(s[from:], tail)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			if at > 0 && s[at-1]|0x20 == w[0] {
+				return true
+			}
+			from = at + 1
+		}
+	}
+	return false
+}
+
+// indexFold is the index of the lowercase ASCII word w in s, in lower case
+// or in upper case ("ay", "AY"; "Day" holds "ay"), or -1.
+func indexFold(s, w string) int {
+	i := strings.Index(s, w)
+	var buf [8]byte
+	if len(w) > len(buf) {
+		return i
+	}
+	up := buf[:len(w)]
+	for k := 0; k < len(w); k++ {
+		up[k] = w[k] &^ 0x20
+	}
+	if j := strings.Index(s, string(up)); j >= 0 && (i < 0 || j < i) {
+		return j
+	}
+	return i
+}
 
 // periodShort are the words of a limit that resets within minutes.
 var periodShort = []string{"minute", "per min", "second", "per sec", "rpm", "tpm", "rps"}
@@ -144,11 +184,11 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 			continue
 		}
 		zero = zero || limitZero(s)
-		for _, w := range periodLong {
-			long = long || containsFoldASCII(s, w)
-		}
-		for _, w := range quotaSpent {
-			spent = spent || containsFoldASCII(s, w)
+		long = long || longPeriod(s)
+		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
+			for _, w := range quotaSpent {
+				spent = spent || containsFoldASCII(s, w)
+			}
 		}
 	}
 	switch {
