@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -50,7 +51,15 @@ func providerBreakers(ctx context.Context, conn *healthConn, models []health.Mod
 	}
 	byProvider := map[failure.Provider]*providerHealth{}
 	var out []providerHealth
-	for _, p := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+	// The chain's providers, and the default provider any model names
+	// (health keys are "provider:model", whatever the provider).
+	providers := fallback.ChainProviders()
+	for _, m := range models {
+		if p, _, ok := strings.Cut(m.Name, ":"); ok && !slices.Contains(providers, failure.Provider(p)) {
+			providers = append(providers, failure.Provider(p))
+		}
+	}
+	for _, p := range providers {
 		rec, err := store.Get(ctx, fallback.Service(p))
 		switch {
 		case errors.Is(err, breaker.ErrNotFound):
@@ -61,17 +70,17 @@ func providerBreakers(ctx context.Context, conn *healthConn, models []health.Mod
 		byProvider[p] = &providerHealth{Provider: p, Breaker: rec}
 	}
 	for _, m := range models {
-		e, err := fallback.ParseEntry(m.Name, "")
-		if err != nil || byProvider[e.Provider] == nil || !strings.Contains(m.Name, ":") {
+		p, _, ok := strings.Cut(m.Name, ":")
+		ph := byProvider[failure.Provider(p)]
+		if !ok || ph == nil {
 			continue
 		}
-		ph := byProvider[e.Provider]
 		ph.Models++
 		if m.Disabled {
 			ph.Disabled++
 		}
 	}
-	for _, p := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+	for _, p := range providers {
 		ph := byProvider[p]
 		// A provider the chain never used has neither models nor a
 		// breaker record: leave it out.

@@ -44,6 +44,7 @@ func setupDialects(t *testing.T, timeout time.Duration) *dialectBundle {
 		{Provider: failure.Azure, BaseURL: srv.URL + "/openai", APIKey: fakeKey},
 		{Provider: failure.Anthropic, BaseURL: srv.URL, APIKey: fakeKey},
 		{Provider: failure.Bedrock, BaseURL: srv.URL, AWS: awsCfg},
+		{Provider: failure.Gemini, BaseURL: srv.URL + "/v1beta", APIKey: fakeKey},
 	} {
 		cfg.Timeout = timeout
 		c, err := llm.NewCompleter(cfg)
@@ -72,7 +73,7 @@ func (b *dialectBundle) ask(t *testing.T, p failure.Provider, key string, kind s
 	return resp, enr, err
 }
 
-var dialects = []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock}
+var dialects = []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock, failure.Gemini}
 
 // TestEveryFailureClassFromEveryDialect serves every fault of the fake LLM
 // in each dialect and requires the class the llm stage would act on: each
@@ -94,32 +95,33 @@ func TestEveryFailureClassFromEveryDialect(t *testing.T) {
 		ce = failure.ClientError
 	)
 	// want is the class per fault, in the order openai, azure, anthropic,
-	// bedrock. Where dialects differ, the provider differs: Azure and
-	// Bedrock have no billing quota error (their "quota" is a throttle),
-	// a Bedrock model's refusal is plain text, and the Bedrock exceptions
-	// have their own classes.
-	want := map[fakes.Fault][4]failure.Class{
-		fakes.FaultRateLimit:      {rl, rl, rl, rl},
-		fakes.FaultQuota:          {be, rl, be, rl},
-		fakes.FaultServerError:    {uu, uu, uu, uu},
-		fakes.FaultUnavailable:    {uu, uu, uu, uu},
-		fakes.FaultBadGateway:     {uu, uu, uu, uu},
-		fakes.FaultReset:          {nt, nt, nt, nt},
-		fakes.FaultHang:           {nt, nt, nt, nt},
-		fakes.FaultInvalidJSON:    {ri, ri, ri, ri},
-		fakes.FaultSchemaMismatch: {ri, ri, ri, ri},
-		fakes.FaultEmpty:          {ri, ri, ri, ri},
-		fakes.FaultCutOff:         {ri, ri, ri, ri},
-		fakes.FaultContentPolicy:  {cp, cp, cp, cp},
-		fakes.FaultContentFilter:  {cp, cp, cp, cp},
-		fakes.FaultRefusal:        {cp, cp, cp, ri},
-		fakes.FaultContextLength:  {tl, tl, tl, tl},
-		fakes.FaultAuth:           {ad, ad, ad, ad},
-		fakes.FaultModelNotFound:  {ce, ce, ce, ce},
-		fakes.FaultModelTimeout:   {uu, uu, uu, nt},
-		fakes.FaultModelNotReady:  {uu, uu, uu, uu},
-		fakes.FaultModelError:     {uu, uu, uu, uu},
-		fakes.FaultActionFailed:   {af, af, af, af},
+	// bedrock, gemini. Where dialects differ, the provider differs: Azure
+	// and Bedrock have no billing quota error (their "quota" is a
+	// throttle), Gemini's spent quota is its per-day free tier, a Bedrock
+	// or Gemini model's refusal is plain text, and the Bedrock exceptions
+	// and Google's DEADLINE_EXCEEDED have their own classes.
+	want := map[fakes.Fault][5]failure.Class{
+		fakes.FaultRateLimit:      {rl, rl, rl, rl, rl},
+		fakes.FaultQuota:          {be, rl, be, rl, be},
+		fakes.FaultServerError:    {uu, uu, uu, uu, uu},
+		fakes.FaultUnavailable:    {uu, uu, uu, uu, uu},
+		fakes.FaultBadGateway:     {uu, uu, uu, uu, uu},
+		fakes.FaultReset:          {nt, nt, nt, nt, nt},
+		fakes.FaultHang:           {nt, nt, nt, nt, nt},
+		fakes.FaultInvalidJSON:    {ri, ri, ri, ri, ri},
+		fakes.FaultSchemaMismatch: {ri, ri, ri, ri, ri},
+		fakes.FaultEmpty:          {ri, ri, ri, ri, ri},
+		fakes.FaultCutOff:         {ri, ri, ri, ri, ri},
+		fakes.FaultContentPolicy:  {cp, cp, cp, cp, cp},
+		fakes.FaultContentFilter:  {cp, cp, cp, cp, cp},
+		fakes.FaultRefusal:        {cp, cp, cp, ri, ri},
+		fakes.FaultContextLength:  {tl, tl, tl, tl, tl},
+		fakes.FaultAuth:           {ad, ad, ad, ad, ad},
+		fakes.FaultModelNotFound:  {ce, ce, ce, ce, ce},
+		fakes.FaultModelTimeout:   {uu, uu, uu, nt, nt},
+		fakes.FaultModelNotReady:  {uu, uu, uu, uu, uu},
+		fakes.FaultModelError:     {uu, uu, uu, uu, uu},
+		fakes.FaultActionFailed:   {af, af, af, af, af},
 	}
 	for _, f := range fakes.LLMFaults() {
 		if _, ok := want[f]; !ok && f != fakes.FaultNone {

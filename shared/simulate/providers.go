@@ -60,6 +60,8 @@ func providerAnswers(p failure.Provider, c *StageConfig) (*answers, error) {
 		cfg.BaseURL += "/v1"
 	case failure.Azure:
 		cfg.BaseURL += "/openai"
+	case failure.Gemini, failure.Vertex:
+		cfg.BaseURL += "/v1beta"
 	case failure.Bedrock:
 		cfg.AWS = &aws.Config{Region: "us-east-1", HTTPClient: hc, Credentials: aws.CredentialsProviderFunc(
 			func(context.Context) (aws.Credentials, error) {
