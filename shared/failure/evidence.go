@@ -87,6 +87,7 @@ type evidence struct {
 	answered bool   // an HTTP answer (a status or a body) was seen
 	raw      []byte // the answer's body
 	said     string // the message the typed errors gave, before the text's
+	req      *Requested // requested, once computed
 
 	header   http.Header
 	body     detail
@@ -446,8 +447,18 @@ func (ev *evidence) finish(c Classification) Classification {
 		return c
 	}
 	c.Provider, c.Status, c.Code = Provider(cut(string(ev.provider), MaxProviderName)), ev.status, ev.bestCode()
-	c.Requested = ev.requested()
+	c.Requested = ev.requestedOnce()
 	return c
+}
+
+// requestedOnce is requested, computed once per classification: the period
+// of a limit and the classification's delay read it alike.
+func (ev *evidence) requestedOnce() Requested {
+	if ev.req == nil {
+		r := ev.requested()
+		ev.req = &r
+	}
+	return *ev.req
 }
 
 // requested reads the upstream's requested delay from everywhere it is

@@ -445,3 +445,25 @@ func TestOperatorRule(t *testing.T) {
 		t.Errorf("a failure no rule matches: %+v", c)
 	}
 }
+
+// TestLongDelayIsABudget: a limit the upstream asks to wait an hour or
+// more for is a spent quota (it waits without spending attempts), one it
+// asks to wait less for a rate limit.
+func TestLongDelayIsABudget(t *testing.T) {
+	t.Parallel()
+	azure := `{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-05-01-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 86400 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit."}}`
+	for name, tc := range map[string]struct {
+		err  error
+		want failure.Class
+	}{
+		"azure asks for a day":             {httpErr(failure.Azure, 429, azure), be},
+		"azure asks for seconds":           {httpErr(failure.Azure, 429, strings.Replace(azure, "86400", "7", 1)), rl},
+		"a Retry-After of two hours":       {httpErr("acme", 429, "", "Retry-After", "7200"), be},
+		"an exhausted daily request limit": {httpErr(failure.OpenAI, 429, "", "X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "3h12m0s"), be},
+		"a limit that is not exhausted":    {httpErr(failure.OpenAI, 429, "", "X-Ratelimit-Remaining-Requests", "5", "X-Ratelimit-Reset-Requests", "3h12m0s"), be},
+	} {
+		if c := failure.Classify(tc.err); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
+		}
+	}
+}

@@ -168,11 +168,13 @@ var periodShort = []string{"minute", "per min", "second", "per sec", "rpm", "tpm
 
 // period refines a rate limit or a quota by how long it lasts
 // (docs/design.md "Defaults by role"): a quota whose limit is 0 (a plan
-// that has none) is BUDGET_EXCEEDED; one the upstream says to retry within
-// the hour is RATE_LIMITED; one per day, week or month is BUDGET_EXCEEDED;
-// one per minute or second is RATE_LIMITED; a quota the upstream says is
-// spent, with none of these, is BUDGET_EXCEEDED. The words are read from
-// the message, Google's quota ids and the error's text.
+// that has none) is BUDGET_EXCEEDED; one the upstream asks to wait for an
+// hour or more (Retry-After, a body field, a reset header, prose) is
+// BUDGET_EXCEEDED, less than an hour RATE_LIMITED; one per day, week or
+// month is BUDGET_EXCEEDED; a quota (not a rate) per minute or second is
+// RATE_LIMITED; a quota the upstream says is spent, with none of these, is
+// BUDGET_EXCEEDED. The words are read from the message, Google's quota ids
+// and the error's text.
 func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	srcs := [3]string{msg, ev.body.Quota, ""}
 	if text != msg {
@@ -191,17 +193,23 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 			}
 		}
 	}
-	switch {
-	case zero:
+	if zero {
 		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
-	case cl.Class == RateLimited && !long && !spent:
-		return cl
 	}
-	if r, ok := ev.explicit(); ok && r.At.IsZero() && r.Delay < time.Hour {
+	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 {
+		if r.Delay >= time.Hour {
+			return ev.reclass(cl, BudgetExceeded, "the upstream asks to wait an hour or more")
+		}
 		return ev.reclass(cl, RateLimited, "retry within the hour")
 	}
 	if long {
 		return ev.reclass(cl, BudgetExceeded, "a quota per day or longer")
+	}
+	if cl.Class == RateLimited {
+		if spent {
+			return ev.reclass(cl, BudgetExceeded, "a quota spent, with no window that reopens within minutes")
+		}
+		return cl
 	}
 	for _, s := range srcs {
 		for _, w := range periodShort {
