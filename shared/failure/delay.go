@@ -12,8 +12,10 @@ import (
 // 6 seconds", "retry in 35.5s", "wait 2 minutes", "resets in 1m30s". Each
 // is lower case; it matches whatever the case of the text and however its
 // whitespace runs, at the start of a word (docs/design.md "Delay hints").
+// A client's own backoff ("Retrying in 32 seconds", tenacity's "Retrying
+// f in 2.0 seconds") is not the upstream's request and is not read.
 var DelayPhrases = []string{
-	"try again in", "try again after", "retry after", "retry in", "retrying in", "retry again in",
+	"try again in", "try again after", "retry after", "retry in", "retry again in",
 	"wait", "reset in", "resets in", "reset after", "resets after", "available in", "available again in",
 	"retry-after:",
 }
@@ -60,8 +62,8 @@ func ProseDelay(s string) (time.Duration, bool) {
 		if c != 't' && c != 'r' && c != 'w' && c != 'a' {
 			continue
 		}
-		if i > 0 && isLetter(s[i-1]) {
-			continue
+		if i > 0 && (isLetter(s[i-1]) || isDigitByte(s[i-1]) || s[i-1] == '_') {
+			continue // not the start of a word: "await", "_achat_with_retry in 2.0 seconds"
 		}
 		for _, ph := range DelayPhrases {
 			if ph[0] != c {

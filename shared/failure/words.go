@@ -122,7 +122,7 @@ func quotaLike(c Class, what string) bool {
 
 // periodLong are the words of a quota that no wait of minutes lifts
 // (longPeriod finds them).
-var periodLong = []string{"day", "month", "week"}
+var periodLong = []string{"day", "daily", "month", "week"}
 
 // longPeriod reports whether s holds one of periodLong, in any case: a
 // substring search for each word's tail, which is rarer than its head, on
@@ -168,14 +168,22 @@ var periodShort = []string{"minute", "per min", "second", "per sec", "rpm", "tpm
 
 // period refines a rate limit or a quota by how long it lasts
 // (docs/design.md "Defaults by role"): a quota whose limit is 0 (a plan
-// that has none) is BUDGET_EXCEEDED; one the upstream asks to wait for an
-// hour or more (Retry-After, a body field, a reset header, prose) is
-// BUDGET_EXCEEDED, less than an hour RATE_LIMITED; one per day, week or
-// month is BUDGET_EXCEEDED; a quota (not a rate) per minute or second is
-// RATE_LIMITED; a quota the upstream says is spent, with none of these, is
-// BUDGET_EXCEEDED. The words are read from the message, Google's quota ids
-// and the error's text.
+// that has none) is BUDGET_EXCEEDED; one the upstream asks to retry within
+// the hour (Retry-After, a body field, a reset header, prose) is
+// RATE_LIMITED; one per day, week or month is BUDGET_EXCEEDED; a quota
+// (not a rate) per minute or second is RATE_LIMITED; a quota the upstream
+// says is spent, with none of these, is BUDGET_EXCEEDED. A long delay
+// alone does not make a rate limit a spent quota: Azure OpenAI asks for
+// 86400 seconds on a tokens-per-minute limit. The words are read from the message, Google's quota ids
+// and the error's text. Quotas are model endpoints' (or an upstream
+// nothing names): a webhook's, a source's or AWS's limit stays a rate.
 func (ev *evidence) period(cl Classification, msg, text string) Classification {
+	switch ev.role() {
+	case RoleWebhook, RoleSource, RoleAWS:
+		// Their limits are rates; a webhook's Retry-After in the wrong
+		// unit (Discord's milliseconds) must not make one a spent quota.
+		return cl
+	}
 	srcs := [3]string{msg, ev.body.Quota, ""}
 	if text != msg {
 		srcs[2] = text
@@ -196,29 +204,25 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	if zero {
 		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
 	}
-	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 {
-		if r.Delay >= time.Hour {
-			return ev.reclass(cl, BudgetExceeded, "the upstream asks to wait an hour or more")
-		}
+	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 && r.Delay < time.Hour {
 		return ev.reclass(cl, RateLimited, "retry within the hour")
 	}
 	if long {
 		return ev.reclass(cl, BudgetExceeded, "a quota per day or longer")
 	}
-	if cl.Class == RateLimited {
-		if spent {
-			return ev.reclass(cl, BudgetExceeded, "a quota spent, with no window that reopens within minutes")
-		}
+	if cl.Class == RateLimited && !spent {
 		return cl
 	}
+	short := false
 	for _, s := range srcs {
 		for _, w := range periodShort {
-			if s != "" && containsFoldASCII(s, w) {
-				return ev.reclass(cl, RateLimited, "a limit per minute or second")
-			}
+			short = short || s != "" && containsFoldASCII(s, w)
 		}
 	}
-	if spent {
+	switch {
+	case short:
+		return ev.reclass(cl, RateLimited, "a limit per minute or second")
+	case spent:
 		return ev.reclass(cl, BudgetExceeded, "a quota spent, with no window that reopens within minutes")
 	}
 	return cl
