@@ -82,11 +82,11 @@ type evidence struct {
 	codes    [maxCodes]string
 	n        int
 	message  string
-	text     string // the text delays in prose are read from: Evidence.Text, or the error's when no answer was seen
-	model    bool   // an answer or error body only a model API writes
-	answered bool   // an HTTP answer (a status or a body) was seen
-	raw      []byte // the answer's body
-	said     string // the message the typed errors gave, before the text's
+	text     string     // the text delays in prose are read from: Evidence.Text, or the error's when no answer was seen
+	model    bool       // an answer or error body only a model API writes
+	answered bool       // an HTTP answer (a status or a body) was seen
+	raw      []byte     // the answer's body
+	said     string     // the message the typed errors gave, before the text's
 	req      *Requested // requested, once computed
 
 	header   http.Header
