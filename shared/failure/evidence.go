@@ -82,12 +82,13 @@ type evidence struct {
 	codes    [maxCodes]string
 	n        int
 	message  string
-	text     string     // the text delays in prose are read from: Evidence.Text, or the error's when no answer was seen
-	model    bool       // an answer or error body only a model API writes
-	answered bool       // an HTTP answer (a status or a body) was seen
-	raw      []byte     // the answer's body
-	said     string     // the message the typed errors gave, before the text's
-	req      *Requested // requested, once computed
+	text     string    // the text delays in prose are read from: Evidence.Text, or the error's when no answer was seen
+	model    bool      // an answer or error body only a model API writes
+	answered bool      // an HTTP answer (a status or a body) was seen
+	raw      []byte    // the answer's body
+	said     string    // the message the typed errors gave, before the text's
+	req      Requested // requested, once computed (reqOK)
+	reqOK    bool
 
 	header   http.Header
 	body     detail
@@ -454,11 +455,10 @@ func (ev *evidence) finish(c Classification) Classification {
 // requestedOnce is requested, computed once per classification: the period
 // of a limit and the classification's delay read it alike.
 func (ev *evidence) requestedOnce() Requested {
-	if ev.req == nil {
-		r := ev.requested()
-		ev.req = &r
+	if !ev.reqOK {
+		ev.req, ev.reqOK = ev.requested(), true
 	}
-	return *ev.req
+	return ev.req
 }
 
 // requested reads the upstream's requested delay from everywhere it is
