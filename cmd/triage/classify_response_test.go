@@ -97,7 +97,7 @@ func TestClassifyModelResponses(t *testing.T) {
 		_, d, _ := responseDialect(tc.Input)
 		byDialect[d]++
 	}
-	for _, d := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+	for _, d := range failure.Dialects() {
 		if byDialect[d] < 2 {
 			t.Errorf("only %d cases of %s", byDialect[d], d)
 		}
@@ -135,6 +135,8 @@ func stageClass(t *testing.T, in classifyInput) string {
 		cfg.BaseURL = srv.URL + "/v1"
 	case failure.Azure:
 		cfg.BaseURL = srv.URL + "/openai"
+	case failure.Gemini:
+		cfg.BaseURL = srv.URL + "/v1beta"
 	case failure.Bedrock:
 		cfg.AWS = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test-access-key", "test-secret-key", "")}
 	}
