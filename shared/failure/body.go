@@ -40,6 +40,9 @@ type detail struct {
 	// completion (choices, candidates, promptFeedback, stop_reason,
 	// stopReason) or Anthropic's error envelope.
 	Model bool
+	// JSON is true when the body was a JSON document: its words are its
+	// message's.
+	JSON bool
 }
 
 // codes returns the codes from most to least specific.
@@ -101,6 +104,7 @@ func parseBodyDepth(p Provider, body []byte, depth int) (detail, bool) {
 		s := scanner{buf: b}
 		if s.root() {
 			d = s.d
+			d.JSON = d != (detail{})
 			if depth < maxNestedBodies {
 				if m := strings.TrimSpace(d.Message); len(m) > 1 && (m[0] == '{' || m[0] == '[') {
 					if inner, ok := parseBodyDepth(p, []byte(m), depth+1); ok {
@@ -146,6 +150,7 @@ func (d detail) under(outer detail) detail {
 		d.RetryAfter, d.HasRetryAfter = outer.RetryAfter, outer.HasRetryAfter
 	}
 	d.Model = d.Model || outer.Model
+	d.JSON = d.JSON || outer.JSON
 	return d
 }
 

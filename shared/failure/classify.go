@@ -242,8 +242,8 @@ func reason(p Provider, what, subject, detail string, status int) string {
 }
 
 // codeClass looks a code up in the tables: Bedrock's first when AWS
-// codes speak about a model (awsModel), then the providers', Google's and
-// AWS's. Codes arrive spelt several ways: an event stream's
+// codes speak about a model (awsModel), then the providers', AWS's and
+// Google's. Codes arrive spelt several ways: an event stream's
 // "throttlingException", amazonka's and the Rust SDK's
 // "ProvisionedThroughputExceeded", the .NET SDK's
 // "QueueDoesNotExistException"; each is tried in the tables' spelling too.
@@ -281,10 +281,10 @@ func lookupCode(awsModel bool, code string) (Class, bool) {
 	if c, ok := ProviderCodes[code]; ok {
 		return c, true
 	}
-	if c, ok := GoogleCodes[code]; ok {
+	if c, ok := AWSCodes[code]; ok {
 		return c, true
 	}
-	if c, ok := AWSCodes[code]; ok {
+	if c, ok := GoogleCodes[code]; ok { // no Google code is spelt like another table's
 		return c, true
 	}
 	return "", false

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -13,7 +14,8 @@ import (
 // is lower case; it matches whatever the case of the text and however its
 // whitespace runs, at the start of a word (docs/design.md "Delay hints").
 // A client's own backoff ("Retrying in 32 seconds", tenacity's "Retrying
-// f in 2.0 seconds") is not the upstream's request and is not read.
+// f in 2.0 seconds") is not the upstream's request and is not read. The
+// table is indexed on first use: change it before the first classification.
 var DelayPhrases = []string{
 	"try again in", "try again after", "retry after", "retry in", "retry again in",
 	"wait", "reset in", "resets in", "reset after", "resets after", "available in", "available again in",
@@ -56,19 +58,20 @@ func ProseDelay(s string) (time.Duration, bool) {
 	if len(s) > maxDelayScan {
 		s = s[:maxDelayScan]
 	}
+	if !hasDigit(s) {
+		return 0, false // no number, no duration: most messages end here
+	}
+	first := delayFirst()
 	tries := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i] | 0x20 // ASCII lower case for letters
-		if c != 't' && c != 'r' && c != 'w' && c != 'a' {
+		group := first[s[i]]
+		if group == nil {
 			continue
 		}
 		if i > 0 && (isLetter(s[i-1]) || isDigitByte(s[i-1]) || s[i-1] == '_') {
 			continue // not the start of a word: "await", "_achat_with_retry in 2.0 seconds"
 		}
-		for _, ph := range DelayPhrases {
-			if ph[0] != c {
-				continue
-			}
+		for _, ph := range group {
 			n, ok := prefixFold(s[i:], ph)
 			if !ok {
 				continue
@@ -82,6 +85,28 @@ func ProseDelay(s string) (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+// delayFirst indexes DelayPhrases by their first byte, in both cases.
+var delayFirst = sync.OnceValue(func() *[256][]string {
+	var t [256][]string
+	for _, ph := range DelayPhrases {
+		c := ph[0]
+		t[c] = append(t[c], ph)
+		if c >= 'a' && c <= 'z' {
+			t[c-'a'+'A'] = append(t[c-'a'+'A'], ph)
+		}
+	}
+	return &t
+})
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i]-'0' < 10 {
+			return true
+		}
+	}
+	return false
 }
 
 // prefixFold reports whether s starts with the lowercase phrase ph,

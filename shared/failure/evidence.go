@@ -130,7 +130,6 @@ func (ev *evidence) typed(err error) {
 			ev.message = me.ErrorMessage()
 		}
 	}
-	defer func() { ev.said = ev.message }()
 	if ev.status == 0 {
 		if sc, ok := find[statusCoder](err); ok && sc.HTTPStatusCode() != 0 {
 			ev.upstream = true
@@ -140,6 +139,7 @@ func (ev *evidence) typed(err error) {
 			}
 		}
 	}
+	ev.said = ev.message
 }
 
 // answer records an HTTP answer: its status, the codes of its body (then
@@ -431,13 +431,16 @@ func (ev *evidence) statusClass(text string) (Classification, bool) {
 	if !ok {
 		return Classification{}, false
 	}
-	cl := Of(c, reason(ev.prov(), " HTTP ", strconv.Itoa(status), "", 0)+" ("+string(r)+" default)")
+	cl := Of(c, reason(ev.prov(), " HTTP ", strconv.Itoa(status), defaultSuffix[roleIndex(r)], 0))
 	cl.Default = true
 	if c == RateLimited {
 		cl = ev.period(cl, ev.message, text)
 	}
 	return cl, true
 }
+
+// defaultSuffix ends the reason of a status default, by roleIndex.
+var defaultSuffix = [5]string{" (model default)", " (source default)", " (webhook default)", " (aws default)", " (unknown default)"}
 
 // finish puts the evidence on c: provider, status, code, requested delay.
 func (ev *evidence) finish(c Classification) Classification {
@@ -515,8 +518,10 @@ func (ev *evidence) prose() (Requested, bool) {
 	if d, ok := ProseDelay(ev.said); ok && d > 0 {
 		return Requested{Delay: d, Source: "message"}, true
 	}
-	if d, ok := ProseDelay(bytesString(ev.raw)); ok && d > 0 {
-		return Requested{Delay: d, Source: "body"}, true
+	if !ev.body.JSON { // a JSON body's words are its message's, read above
+		if d, ok := ProseDelay(bytesString(ev.raw)); ok && d > 0 {
+			return Requested{Delay: d, Source: "body"}, true
+		}
 	}
 	if d, ok := ProseDelay(ev.text); ok && d > 0 {
 		return Requested{Delay: d, Source: "error text"}, true

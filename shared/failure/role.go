@@ -1,8 +1,6 @@
 package failure
 
 import (
-	"strings"
-
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -202,5 +200,17 @@ func opStage(op string) pipeline.Stage {
 	if op == "" || len(op) > 40 {
 		return ""
 	}
-	return opStages[strings.ToLower(op)]
+	if st, ok := opStages[op]; ok {
+		return st
+	}
+	var buf [40]byte
+	b := buf[:len(op)]
+	for i := 0; i < len(op); i++ {
+		c := op[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return opStages[string(b)] // no allocation: a map lookup by converted bytes
 }

@@ -521,17 +521,21 @@ func googleName(w string) string {
 // tableCode reports whether w is a code the tables know, spelt as a word of
 // an error's text.
 func tableCode(w string) bool {
-	if _, ok := CodeStatuses[w]; ok {
-		return true
-	}
 	switch {
 	case strings.IndexByte(w, '_') >= 0:
 		_, ok := ProviderCodes[w]
 		_, google := GoogleCodes[w]
-		return ok || google || GenericCodes[w]
+		_, status := CodeStatuses[w]
+		return ok || google || status || GenericCodes[w]
 	case camelCode(w):
-		_, ok := codeClass(false, w)
-		return ok
+		if _, ok := codeClass(false, w); ok {
+			return true
+		}
+		_, status := CodeStatuses[w]
+		return status
+	case upperSnake(w):
+		_, google := GoogleCodes[w]
+		return google
 	}
 	return false
 }

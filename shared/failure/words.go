@@ -124,43 +124,28 @@ func quotaLike(c Class, what string) bool {
 // (longPeriod finds them).
 var periodLong = []string{"day", "daily", "month", "week"}
 
-// longPeriod reports whether s holds one of periodLong, in any case: a
-// substring search for each word's tail, which is rarer than its head, on
-// every rate limit a classification refines.
+// longPeriod reports whether s holds one of periodLong, in any case. It
+// looks for each word's last letter, which is rare in text (y, h, k), and
+// checks the letters before it: it runs on every rate limit a
+// classification refines.
 func longPeriod(s string) bool {
 	for _, w := range periodLong {
-		tail := w[1:]
-		for from := 0; from < len(s); {
-			i := indexFold(s[from:], tail)
-			if i < 0 {
-				break
+		last := w[len(w)-1]
+		for _, c := range [2]byte{last, last &^ 0x20} {
+			for from := 0; from < len(s); {
+				i := strings.IndexByte(s[from:], c)
+				if i < 0 {
+					break
+				}
+				end := from + i + 1
+				if end >= len(w) && hasPrefixFoldASCII(s[end-len(w):end], w) {
+					return true
+				}
+				from = end
 			}
-			at := from + i
-			if at > 0 && s[at-1]|0x20 == w[0] {
-				return true
-			}
-			from = at + 1
 		}
 	}
 	return false
-}
-
-// indexFold is the index of the lowercase ASCII word w in s, in lower case
-// or in upper case ("ay", "AY"; "Day" holds "ay"), or -1.
-func indexFold(s, w string) int {
-	i := strings.Index(s, w)
-	var buf [8]byte
-	if len(w) > len(buf) {
-		return i
-	}
-	up := buf[:len(w)]
-	for k := 0; k < len(w); k++ {
-		up[k] = w[k] &^ 0x20
-	}
-	if j := strings.Index(s, string(up)); j >= 0 && (i < 0 || j < i) {
-		return j
-	}
-	return i
 }
 
 // periodShort are the words of a limit that resets within minutes.
@@ -188,24 +173,27 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	if text != msg {
 		srcs[2] = text
 	}
-	long, zero, spent := false, false, false
+	zero := false
 	for _, s := range srcs {
-		if s == "" {
-			continue
-		}
 		zero = zero || limitZero(s)
-		long = long || longPeriod(s)
-		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
-			for _, w := range quotaSpent {
-				spent = spent || containsFoldASCII(s, w)
-			}
-		}
 	}
 	if zero {
 		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
 	}
 	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 && r.Delay < time.Hour {
 		return ev.reclass(cl, RateLimited, "retry within the hour")
+	}
+	long, spent := false, false
+	for _, s := range srcs {
+		if s == "" {
+			continue
+		}
+		long = long || longPeriod(s)
+		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
+			for _, w := range quotaSpent {
+				spent = spent || containsFoldASCII(s, w)
+			}
+		}
 	}
 	if long {
 		return ev.reclass(cl, BudgetExceeded, "a quota per day or longer")
@@ -247,23 +235,31 @@ func (ev *evidence) reclass(cl Classification, c Class, why string) Classificati
 	return out
 }
 
-// limitZero reports whether s says a quota's limit is 0 ("limit: 0,"),
-// which no wait lifts.
+// limitZero reports whether s says a quota's limit is 0 ("limit: 0,",
+// "Limit 0"), which no wait lifts. It looks for a lone 0, rare in text,
+// and checks for "limit" before it.
 func limitZero(s string) bool {
-	for i := 0; i < len(s); {
-		j := strings.Index(s[i:], "imit")
-		if j < 0 {
+	for from := 0; from < len(s); {
+		i := strings.IndexByte(s[from:], '0')
+		if i < 0 {
 			return false
 		}
-		k := i + j + len("imit")
-		i = k
-		if k < len(s) && s[k] == ':' {
-			k++
+		k := from + i
+		from = k + 1
+		if k+1 < len(s) && (isDigitByte(s[k+1]) || s[k+1] == '.') {
+			continue
 		}
-		for k < len(s) && s[k] == ' ' {
-			k++
+		j := k
+		for j > 0 && s[j-1] == ' ' {
+			j--
 		}
-		if k < len(s) && s[k] == '0' && (k+1 == len(s) || !isDigitByte(s[k+1]) && s[k+1] != '.') {
+		if j == k && (j == 0 || s[j-1] != ':') {
+			continue // "10", "x0": not a lone 0 after a label
+		}
+		if j > 0 && s[j-1] == ':' {
+			j--
+		}
+		if j >= 5 && hasPrefixFoldASCII(s[j-5:j], "limit") {
 			return true
 		}
 	}
