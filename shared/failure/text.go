@@ -177,7 +177,7 @@ func parseText(s string) textEvidence {
 	}
 	t.body(s)
 	t.words(s)
-	if t.provider == "" && (t.n > 0 && camelCode(t.codes[0]) || strings.Contains(s, "operation error ")) {
+	if t.provider == "" && (t.n > 0 && awsCode(t.codes[0]) || strings.Contains(s, "operation error ")) {
 		t.provider = AWS
 	}
 	return t
@@ -483,6 +483,29 @@ func (t *textEvidence) words(s string) {
 			}
 		}
 	}
+}
+
+// awsCode reports whether code is an AWS code, in any of the spellings
+// codeClass reads (an SDK's error name such as RateLimitError is not).
+func awsCode(code string) bool {
+	if !camelCode(code) {
+		return false
+	}
+	if _, ok := AWSCodes[code]; ok {
+		return true
+	}
+	up := code
+	if b := code[0]; b >= 'a' && b <= 'z' {
+		up = string(b-('a'-'A')) + code[1:]
+	}
+	if base, ok := strings.CutSuffix(up, "Exception"); ok {
+		_, found := AWSCodes[base]
+		_, same := AWSCodes[up]
+		return found || same
+	}
+	_, plain := AWSCodes[up]
+	_, exc := AWSCodes[up+"Exception"]
+	return plain || exc
 }
 
 // ambiguousWords are codes of the tables that are also ordinary words of
