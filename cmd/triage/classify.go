@@ -60,6 +60,11 @@ type classifyOutput struct {
 	DelayMaxMS       int64  `json:"delay_max_ms"`
 	MaxAttempts      int    `json:"max_attempts"`
 	Reason           string `json:"reason,omitempty"`
+	// Role is the upstream's role the classification read the evidence
+	// by (docs/design.md "The role of the upstream").
+	Role string `json:"role,omitempty"`
+	// Default marks a class only a status default or nothing decided.
+	Default bool `json:"default,omitempty"`
 	// Line is the input line (or file) an error is about.
 	Line  int    `json:"-"`
 	Error string `json:"error,omitempty"`
@@ -90,15 +95,19 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 		"writes one JSON line per input with the class and the decision of the retry\n"+
 		"profile (--json, the default), or an aligned table (--table). Input fields\n"+
 		"(all optional, weighed together): status, headers, body, code, error (the\n"+
-		"error's text as a client, an SDK or a log printed it), provider\n"+
-		"(openai|azure|anthropic|bedrock|webhook|aws|http; omitted: the text may\n"+
-		"tell), stage (fetch|llm|notify), attempt, profile, now (RFC 3339), where\n"+
-		"(upstream|input|internal), output (an action task's model answer, judged\n"+
-		"by its ACTION_OUTCOME marker), response (a model's HTTP response body,\n"+
-		"judged as the llm stage judges it, with dialect openai|azure|anthropic|\n"+
-		"bedrock, kind story|document|action, and status and headers). A line\n"+
-		"that is not one JSON object (or longer than 1 MiB) gets an error line,\n"+
-		"and the stream goes on.")
+		"error's text as a client, an SDK or a log printed it), provider (any\n"+
+		"name: openai, azure, anthropic, bedrock, gemini, vertex, groq, mistral,\n"+
+		"webhook, aws, http, …; a name triage does not know is judged by the rest\n"+
+		"and by the stage; omitted: the text may tell), stage (fetch|llm|notify:\n"+
+		"the upstream's role, and the stage whose policy decides, llm when\n"+
+		"omitted), attempt, profile, now (RFC 3339), where (upstream|input|\n"+
+		"internal), output (an action task's model answer, judged by its\n"+
+		"ACTION_OUTCOME marker), response (a model's HTTP response body, judged\n"+
+		"as the llm stage judges it, with dialect — any model API's name —, kind\n"+
+		"story|document|action, and status and headers; a 2xx status with a body\n"+
+		"from a model endpoint is judged the same way). A line that is not one\n"+
+		"JSON object (or longer than 1 MiB) gets an error line, and the stream\n"+
+		"goes on.")
 	table := fs.Bool("table", false, "print an aligned table instead of JSON lines")
 	asJSON := fs.Bool("json", false, "print JSON lines (the default)")
 	if err := parseFlags(fs, args); err != nil {
@@ -269,11 +278,14 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	if in.Attempt < 0 {
 		return classifyOutput{}, errors.New("attempt must be 1 or more")
 	}
-	failErr, err := buildError(in)
+	failErr, role, err := buildError(in)
 	if err != nil {
 		return classifyOutput{}, err
 	}
 	cl := failure.Classify(failErr)
+	if role == "" {
+		role = failure.FactsOf(failErr).Role
+	}
 	d := profile.Decide(retry.Input{Stage: stage, Failure: cl, Attempt: max(in.Attempt, 1), Now: now, Rand: c.rand})
 	out := classifyOutput{
 		Name:             in.Name,
@@ -284,6 +296,8 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 		RequestedDelayMS: cl.Requested.Resolve(now).Milliseconds(),
 		MaxAttempts:      profile.Policy(stage, cl.Class).MaxAttempts,
 		Reason:           cl.Reason + "; " + d.Reason(),
+		Role:             string(role),
+		Default:          cl.Default,
 	}
 	switch d := d.(type) {
 	case retry.Retry:
@@ -297,32 +311,40 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	return out, nil
 }
 
-// buildError turns an input line into the error the stage would hold: an
-// action task's judged output, or the upstream's failure as evidence (its
-// HTTP answer, code and text together), wrapped as triage's own input or
-// internal failure when where says so.
-func buildError(in classifyInput) (error, error) {
-	var err error
+// buildError turns an input line into the error the stage would hold: a
+// model's answer judged as the llm stage judges it, an action task's judged
+// output, or the upstream's failure as evidence (its HTTP answer, code and
+// text together), wrapped as triage's own input or internal failure when
+// where says so. role is the upstream's role when the input form fixes it
+// (a model's answer), "" when the classification's evidence says it.
+func buildError(in classifyInput) (err error, role failure.Role, bad error) {
 	switch {
 	case in.Response != "":
-		var bad error
 		if err, bad = responseError(in); bad != nil {
-			return nil, bad
+			return nil, "", bad
 		}
+		role = failure.RoleModel
 	case in.Output != "":
 		if err = failure.ActionError(in.Output); err == nil {
-			return nil, errors.New("output reports ACTION_OUTCOME: success: nothing to classify")
+			return nil, "", errors.New("output reports ACTION_OUTCOME: success: nothing to classify")
 		}
+	case answerInput(in):
+		answer := in
+		answer.Response, answer.Body = in.Body, ""
+		if err, bad = responseError(answer); bad != nil {
+			return nil, "", bad
+		}
+		role = failure.RoleModel
 	case in.Status != 0 || in.Code != "" || in.Error != "" || in.Body != "" || len(in.Headers) > 0:
 		ev, everr := upstreamEvidence(in)
 		if everr != nil {
-			return nil, everr
+			return nil, "", everr
 		}
 		err = ev
 	case in.Where == "input" || in.Where == "internal":
 		err = errors.New(in.Where + " failure")
 	default:
-		return nil, errors.New("nothing to classify: give status, code, body, error or output")
+		return nil, "", errors.New("nothing to classify: give status, code, body, error or output")
 	}
 	switch in.Where {
 	case "", "upstream":
@@ -331,12 +353,39 @@ func buildError(in classifyInput) (error, error) {
 	case "internal":
 		err = failure.Wrap(failure.InternalBug, err, "triage's own defect")
 	default:
-		return nil, fmt.Errorf("where %q is not upstream, input or internal", in.Where)
+		return nil, "", fmt.Errorf("where %q is not upstream, input or internal", in.Where)
 	}
-	return err, nil
+	return err, role, nil
+}
+
+// answerInput reports whether status + body is a model's answer, to be
+// judged as the llm stage judges it (docs/design.md "What `triage
+// classify` reads"): a body from a model endpoint — the llm stage, a model
+// provider's name, or a body shaped like a model's answer — with a 2xx
+// status (or none, when the body is an answer's shape), and no error text
+// or code beside it (a transport error after a 200 is the error's to tell).
+func answerInput(in classifyInput) bool {
+	if in.Body == "" || in.Error != "" || in.Code != "" || in.Status != 0 && (in.Status < 200 || in.Status > 299) {
+		return false
+	}
+	p, err := failure.ParseProvider(in.Provider)
+	if err != nil {
+		return false
+	}
+	var stage pipeline.Stage
+	if in.Stage != "" {
+		stage = pipeline.Stage(in.Stage)
+	}
+	_, shaped := answerShape(in.Body)
+	if failure.RoleOf(p, stage, shaped) != failure.RoleModel {
+		return false
+	}
+	return in.Status != 0 || shaped
 }
 
 // upstreamEvidence is the upstream's failure as the input describes it.
+// Any provider name is accepted; the stage, when given, is the role of the
+// upstream its name does not say.
 func upstreamEvidence(in classifyInput) (*failure.Evidence, error) {
 	var provider failure.Provider
 	if in.Provider != "" {
@@ -349,7 +398,7 @@ func upstreamEvidence(in classifyInput) (*failure.Evidence, error) {
 	if in.Status != 0 && (in.Status < 100 || in.Status > 599) {
 		return nil, fmt.Errorf("status %d is not an HTTP status", in.Status)
 	}
-	ev := &failure.Evidence{Provider: provider, Status: in.Status, Code: in.Code, Text: in.Error}
+	ev := &failure.Evidence{Provider: provider, Stage: pipeline.Stage(in.Stage), Status: in.Status, Code: in.Code, Text: in.Error}
 	if len(in.Headers) > 0 {
 		ev.Header = http.Header{}
 		for k, v := range in.Headers {

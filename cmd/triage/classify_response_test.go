@@ -94,10 +94,10 @@ func TestClassifyModelResponses(t *testing.T) {
 				t.Fatalf("no decision: %+v", got)
 			}
 		})
-		d, _ := responseDialect(tc.Input)
+		_, d, _ := responseDialect(tc.Input)
 		byDialect[d]++
 	}
-	for _, d := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+	for _, d := range failure.Dialects() {
 		if byDialect[d] < 2 {
 			t.Errorf("only %d cases of %s", byDialect[d], d)
 		}
@@ -109,7 +109,7 @@ func TestClassifyModelResponses(t *testing.T) {
 // "accepted".
 func stageClass(t *testing.T, in classifyInput) string {
 	t.Helper()
-	dialect, err := responseDialect(in)
+	_, dialect, err := responseDialect(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +135,8 @@ func stageClass(t *testing.T, in classifyInput) string {
 		cfg.BaseURL = srv.URL + "/v1"
 	case failure.Azure:
 		cfg.BaseURL = srv.URL + "/openai"
+	case failure.Gemini:
+		cfg.BaseURL = srv.URL + "/v1beta"
 	case failure.Bedrock:
 		cfg.AWS = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test-access-key", "test-secret-key", "")}
 	}
@@ -162,7 +164,7 @@ func TestClassifyResponseInputErrors(t *testing.T) {
 	t.Parallel()
 	c := classifier{clock: clock.System{}, rand: func() float64 { return 0.5 }}
 	for in, want := range map[string]string{
-		`{"response":"{}","dialect":"webhook"}`:                                        "not openai, azure, anthropic or bedrock",
+		`{"response":"{}","dialect":"webhook"}`:                                        "not a model API's",
 		`{"response":"{}","kind":"poem"}`:                                              "kind",
 		`{"response":"{}","status":42}`:                                                "not an HTTP status",
 		`{"response":"{\"choices\":[{\"message\":{\"content\":\"{}\"}}]}","stauts":1}`: "invalid input",

@@ -21,55 +21,87 @@ func TestClassifyLines(t *testing.T) {
 	}{
 		"quota is budget, never rate limit": {
 			`{"provider":"openai","status":429,"body":"{\"error\":{\"code\":\"insufficient_quota\"}}"}`,
-			classifyOutput{Class: "BUDGET_EXCEEDED", Retryable: true, Decision: "wait", DelayMinMS: 3600000, DelayMaxMS: 3600000},
+			classifyOutput{Class: "BUDGET_EXCEEDED", Retryable: true, Decision: "wait", DelayMinMS: 3600000, DelayMaxMS: 3600000, Role: "model"},
 		},
 		"rate limit honours Retry-After": {
 			`{"provider":"openai","status":429,"headers":{"Retry-After":"20"},"attempt":2}`,
-			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, RequestedDelayMS: 20000, Decision: "retry", DelayMinMS: 20000, DelayMaxMS: 20000, MaxAttempts: 5},
+			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, RequestedDelayMS: 20000, Decision: "retry", DelayMinMS: 20000, DelayMaxMS: 20000, MaxAttempts: 5, Role: "model", Default: true},
 		},
 		"bad output dead-letters at the 3rd": {
 			`{"error":"invalid character 'S' looking for beginning of value","attempt":3}`,
-			classifyOutput{Class: "RESPONSE_INVALID", Retryable: true, Counts: true, ModelSpecific: true, Decision: "dead_letter", MaxAttempts: 3},
+			classifyOutput{Class: "RESPONSE_INVALID", Retryable: true, Counts: true, ModelSpecific: true, Decision: "dead_letter", MaxAttempts: 3, Role: "unknown"},
 		},
 		"malformed input": {
 			`{"where":"input","stage":"fetch"}`,
-			classifyOutput{Class: "SCHEMA_INVALID", Decision: "dead_letter", MaxAttempts: 1},
+			classifyOutput{Class: "SCHEMA_INVALID", Decision: "dead_letter", MaxAttempts: 1, Role: "unknown"},
 		},
 		"aws throttle": {
 			`{"provider":"aws","code":"ProvisionedThroughputExceededException","stage":"fetch"}`,
-			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5},
+			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5, Role: "aws"},
 		},
 		"action marker failed": {
 			`{"output":"{}\nACTION_OUTCOME: failed | nope","attempt":1}`,
-			classifyOutput{Class: "ACTION_FAILED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 120000, DelayMaxMS: 120000, MaxAttempts: 3},
+			classifyOutput{Class: "ACTION_FAILED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 120000, DelayMaxMS: 120000, MaxAttempts: 3, Role: "unknown"},
 		},
 		"aws throttle code with its HTTP 400": {
 			`{"provider":"aws","status":400,"code":"ProvisionedThroughputExceededException","stage":"fetch"}`,
-			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5},
+			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5, Role: "aws"},
 		},
 		"aws expired token with its HTTP 400": {
 			`{"provider":"aws","status":400,"code":"ExpiredToken","stage":"fetch"}`,
-			classifyOutput{Class: "AUTH_DENIED", Decision: "dead_letter", MaxAttempts: 1},
+			classifyOutput{Class: "AUTH_DENIED", Decision: "dead_letter", MaxAttempts: 1, Role: "aws"},
 		},
 		"the SDK's text alone": {
 			`{"error":"operation error DynamoDB: UpdateItem, exceeded maximum number of attempts, 3, https response error StatusCode: 400, RequestID: R1, api error ProvisionedThroughputExceededException: The level of configured provisioned throughput for the table was exceeded.","stage":"fetch"}`,
-			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5},
+			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5, Role: "aws"},
 		},
 		"a body-read timeout after HTTP 200": {
 			`{"provider":"openai","status":200,"error":"context deadline exceeded (Client.Timeout or context cancellation while reading body)"}`,
-			classifyOutput{Class: "NETWORK_TIMEOUT", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5},
+			classifyOutput{Class: "NETWORK_TIMEOUT", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5, Role: "model"},
 		},
 		"a quota message in a Go client's error beats the 429": {
 			`{"provider":"openai","status":429,"error":"POST \"https://api.openai.com/v1/chat/completions\": 429 Too Many Requests {\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"type\":\"insufficient_quota\"}"}`,
-			classifyOutput{Class: "BUDGET_EXCEEDED", Retryable: true, Decision: "wait", DelayMinMS: 3600000, DelayMaxMS: 3600000},
+			classifyOutput{Class: "BUDGET_EXCEEDED", Retryable: true, Decision: "wait", DelayMinMS: 3600000, DelayMaxMS: 3600000, Role: "model"},
 		},
 		"bedrock generic code refined by its message": {
 			`{"provider":"bedrock","status":400,"code":"ValidationException","error":"Input is too long for requested model."}`,
-			classifyOutput{Class: "TOKEN_LIMIT", Decision: "dead_letter", MaxAttempts: 1},
+			classifyOutput{Class: "TOKEN_LIMIT", Decision: "dead_letter", MaxAttempts: 1, Role: "model"},
+		},
+		"any provider: an unknown one at the llm stage is a model endpoint": {
+			`{"provider":"acme-llm","stage":"llm","status":422,"body":"{\"detail\":\"unprocessable\"}"}`,
+			classifyOutput{Class: "CLIENT_ERROR", ModelSpecific: true, Decision: "dead_letter", MaxAttempts: 1, Role: "model", Default: true},
+		},
+		"any provider: an unknown one at fetch is a source": {
+			`{"provider":"acme-cdn","stage":"fetch","status":422}`,
+			classifyOutput{Class: "SCHEMA_INVALID", Decision: "dead_letter", MaxAttempts: 1, Role: "source", Default: true},
+		},
+		"an OpenAI-compatible vendor's words refine its 4xx": {
+			`{"provider":"groq","status":400,"body":"{\"error\":{\"message\":\"Please reduce the length of your prompt: too many tokens\",\"type\":\"invalid_request_error\"}}"}`,
+			classifyOutput{Class: "TOKEN_LIMIT", Decision: "dead_letter", MaxAttempts: 1, Role: "model"},
+		},
+		"a 2xx with a body at the llm stage is the model's answer": {
+			`{"stage":"llm","provider":"mistral","status":200,"body":"{\"choices\":[{\"message\":{\"content\":\"{\"},\"finish_reason\":\"length\"}]}"}`,
+			classifyOutput{Class: "RESPONSE_INVALID", Retryable: true, Counts: true, ModelSpecific: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 3, Role: "model"},
+		},
+		"a gemini answer whose prompt was blocked, by its shape": {
+			`{"stage":"llm","status":200,"body":"{\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}"}`,
+			classifyOutput{Class: "CONTENT_POLICY", Decision: "dead_letter", MaxAttempts: 1, Role: "model"},
+		},
+		"an answer's shape makes an unknown provider a model endpoint": {
+			`{"provider":"acme","body":"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{\"}]},\"finishReason\":\"MAX_TOKENS\"}]}"}`,
+			classifyOutput{Class: "RESPONSE_INVALID", Retryable: true, Counts: true, ModelSpecific: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 3, Role: "model"},
+		},
+		"a webhook's 200 is no answer": {
+			`{"stage":"notify","status":200,"body":"{\"ok\":false}"}`,
+			classifyOutput{Class: "UNKNOWN", Retryable: true, Counts: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 5, Role: "webhook", Default: true},
+		},
+		"a delay in prose": {
+			`{"provider":"azure","status":429,"body":"{\"error\":{\"code\":\"429\",\"message\":\"Please retry after 7 seconds.\"}}"}`,
+			classifyOutput{Class: "RATE_LIMITED", Retryable: true, Counts: true, RequestedDelayMS: 7000, Decision: "retry", DelayMinMS: 7000, DelayMaxMS: 7000, MaxAttempts: 5, Role: "model", Default: true},
 		},
 		"not JSON":        {`{"status":`, classifyOutput{Error: "invalid input"}},
 		"trailing data":   {`{"status":503} x`, classifyOutput{Error: "trailing data"}},
-		"bad provider":    {`{"status":503,"provider":"gemini"}`, classifyOutput{Error: "unknown provider"}},
+		"bad provider":    {`{"status":503,"provider":"gemini:pro"}`, classifyOutput{Error: "a name is"}},
 		"unknown field":   {`{"stauts":500}`, classifyOutput{Error: "invalid input"}},
 		"bad status":      {`{"status":42}`, classifyOutput{Error: "not an HTTP status"}},
 		"nothing to say":  {`{"stage":"llm"}`, classifyOutput{Error: "nothing to classify"}},

@@ -24,10 +24,14 @@ type corpusCase struct {
 	Want   failure.Class
 	Source string
 	Note   string
+	// WantDelayMS, when set, is the delay the upstream asked for, in
+	// milliseconds (requested_delay_ms): a delay hint must be read too.
+	WantDelayMS *int64
 }
 
 // readCorpus reads a corpus file: one JSON object per line, the classify
-// input's fields plus "want", "source" and an optional "note".
+// input's fields plus "want", "source", an optional "note" and an optional
+// "want_delay_ms".
 func readCorpus(t *testing.T, path string) []corpusCase {
 	t.Helper()
 	f, err := os.Open(path)
@@ -56,6 +60,14 @@ func readCorpus(t *testing.T, path string) []corpusCase {
 				delete(fields, key)
 			}
 		}
+		if raw, ok := fields["want_delay_ms"]; ok {
+			var ms int64
+			if err := json.Unmarshal(raw, &ms); err != nil {
+				t.Fatalf("%s:%d: want_delay_ms: %v", path, n, err)
+			}
+			c.WantDelayMS = &ms
+			delete(fields, "want_delay_ms")
+		}
 		if !c.Want.Valid() {
 			t.Fatalf("%s:%d: want %q is not a class", path, n, c.Want)
 		}
@@ -82,8 +94,11 @@ func scoreCorpus(t *testing.T, cases []corpusCase) (misses []string) {
 			t.Errorf("line %d (%s): the input does not classify: %s", cc.Line, cc.Source, out.Error)
 			continue
 		}
-		if failure.Class(out.Class) != cc.Want {
+		switch {
+		case failure.Class(out.Class) != cc.Want:
 			misses = append(misses, fmt.Sprintf("line %d: got %s (%s), want %s — %s", cc.Line, out.Class, out.Reason, cc.Want, cc.Source))
+		case cc.WantDelayMS != nil && out.RequestedDelayMS != *cc.WantDelayMS:
+			misses = append(misses, fmt.Sprintf("line %d: requested delay %d ms, want %d ms — %s", cc.Line, out.RequestedDelayMS, *cc.WantDelayMS, cc.Source))
 		}
 	}
 	return misses

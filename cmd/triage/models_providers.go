@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -56,7 +57,15 @@ func providerBreakers(ctx context.Context, conn *healthConn, rows []modelRow) ([
 	}
 	byProvider := map[failure.Provider]*providerHealth{}
 	var out []providerHealth
-	for _, p := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+	// The chain's providers, and the default provider any model names
+	// (health keys are "provider:model", whatever the provider).
+	providers := fallback.ChainProviders()
+	for _, m := range rows {
+		if p, _, ok := strings.Cut(m.Name, ":"); ok && !slices.Contains(providers, failure.Provider(p)) {
+			providers = append(providers, failure.Provider(p))
+		}
+	}
+	for _, p := range providers {
 		rec, err := store.Get(ctx, fallback.Service(p))
 		switch {
 		case errors.Is(err, breaker.ErrNotFound):
@@ -68,20 +77,20 @@ func providerBreakers(ctx context.Context, conn *healthConn, rows []modelRow) ([
 	}
 	inChain := map[failure.Provider]bool{}
 	for _, m := range rows {
-		e, err := fallback.ParseEntry(m.Name, "")
-		if err != nil || byProvider[e.Provider] == nil || !strings.Contains(m.Name, ":") {
+		p, _, ok := strings.Cut(m.Name, ":")
+		ph := byProvider[failure.Provider(p)]
+		if !ok || ph == nil {
 			continue
 		}
-		ph := byProvider[e.Provider]
 		ph.Models++
 		if m.Disabled {
 			ph.Disabled++
 		}
 		if m.Place != "" {
-			inChain[e.Provider] = true
+			inChain[ph.Provider] = true
 		}
 	}
-	for _, p := range []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock} {
+	for _, p := range providers {
 		ph := byProvider[p]
 		// A provider neither in the chain nor ever used has no models
 		// and no breaker record: leave it out.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/retry"
 )
 
@@ -22,8 +23,10 @@ retried, whether it spends an attempt, how many attempts and which backoff,
 whether it counts against the model, what it tells the upstream's circuit
 breaker, whether it slows a gate's ramp, sends a released record back behind
 its gate, puts an llm provider out for the item or escalates to the
-escalation model; then how waits are held (SQS visibility or parked) and what
-a delivery whose claim lost does (docs/design.md "The decision table").`
+escalation model; then how waits are held (SQS visibility or parked), what
+a delivery whose claim lost does (docs/design.md "The decision table"), and
+the class a status gets by the upstream's role when nothing more specific
+decides (docs/design.md "Defaults by role").`
 
 // policyView is what policy show prints.
 type policyView struct {
@@ -35,6 +38,27 @@ type policyView struct {
 	Classes           []retry.Row          `json:"classes"`
 	Holding           holdingView          `json:"holding"`
 	Conflicts         []retry.ConflictRule `json:"conflicts"`
+	RoleDefaults      []roleDefaultView    `json:"role_defaults"`
+}
+
+// roleDefaultView is one row of failure.RoleDefaults: the statuses and
+// the class per role.
+type roleDefaultView struct {
+	Statuses string                  `json:"statuses"`
+	Classes  map[failure.Role]string `json:"classes"`
+	Note     string                  `json:"note,omitempty"`
+}
+
+func roleDefaults() []roleDefaultView {
+	var out []roleDefaultView
+	for _, row := range failure.RoleDefaults {
+		v := roleDefaultView{Statuses: row.Label(), Classes: map[failure.Role]string{}, Note: row.Note}
+		for _, r := range failure.Roles() {
+			v.Classes[r] = string(row.Class(r))
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 type holdingView struct {
@@ -68,7 +92,7 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	var h retry.Holding
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
-		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts,
+		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts, RoleDefaults: roleDefaults(),
 		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
 			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()}}
 	if p.BudgetRecheck > 0 {
@@ -117,6 +141,24 @@ func printPolicy(w io.Writer, v policyView) error {
 	fmt.Fprintln(tw, "LOST CLAIM: THE ITEM IS\tACTION\tDUPLICATE")
 	for _, c := range v.Conflicts {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Conflict, c.Action, yes(c.Duplicate))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwhen nothing more specific decides, the status by the upstream's role (a model endpoint's 2xx is its\n"+
+		"answer, judged as the llm stage judges it):\n\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := "STATUS"
+	for _, r := range failure.Roles() {
+		header += "\t" + strings.ToUpper(string(r))
+	}
+	fmt.Fprintln(tw, header)
+	for _, row := range v.RoleDefaults {
+		line := row.Statuses
+		for _, r := range failure.Roles() {
+			line += "\t" + row.Classes[r]
+		}
+		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
 }

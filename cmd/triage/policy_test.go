@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/retry"
 )
 
@@ -20,6 +21,7 @@ func TestPolicyShow(t *testing.T) {
 	for _, want := range []string{
 		"profile standard", "RATE_LIMITED", "UNKNOWN", "AUTH_DENIED           llm", "throttles", "fixed 2m0s",
 		"parked for the scheduler", "resend the dead letter",
+		"STATUS", "WEBHOOK", "404, 410", "CLIENT_ERROR", "other 4xx",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -34,8 +36,14 @@ func TestPolicyShow(t *testing.T) {
 		t.Fatalf("--json output: %v", err)
 	}
 	p, _ := retry.Lookup("daily-batch")
-	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(retry.Conflicts) {
-		t.Errorf("--json: profile %q, %d rows, %d conflicts", v.Profile, len(v.Classes), len(v.Conflicts))
+	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(retry.Conflicts) ||
+		len(v.RoleDefaults) != len(failure.RoleDefaults) {
+		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults", v.Profile, len(v.Classes), len(v.Conflicts), len(v.RoleDefaults))
+	}
+	for _, row := range v.RoleDefaults {
+		if row.Statuses == "" || len(row.Classes) != len(failure.Roles()) {
+			t.Errorf("--json: role default %+v", row)
+		}
 	}
 	for _, tc := range []struct {
 		args []string

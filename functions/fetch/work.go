@@ -22,6 +22,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/textcut"
 )
@@ -196,7 +197,7 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*state.Document, error
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, failure.MaxBodyBytes))
 		return nil, detail(&failure.HTTPError{
-			Provider: failure.HTTP, Op: opGet, Status: resp.StatusCode,
+			Provider: failure.HTTP, Stage: pipeline.Fetch, Op: opGet, Status: resp.StatusCode,
 			Header: resp.Header.Clone(), Body: body,
 		})
 	}

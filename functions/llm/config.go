@@ -74,10 +74,12 @@ const (
 	// bare model belongs to envProvider.
 	envModels = "LLM_MODELS"
 	// envProvider is the provider of bare entries and of envBaseURL and
-	// envAPIKeyParameter (openai by default).
+	// envAPIKeyParameter (openai by default): one of the chain's providers,
+	// or any OpenAI-compatible endpoint (groq, mistral, vllm, a name triage
+	// does not know).
 	envProvider = "LLM_PROVIDER"
-	// envBaseURL and envAPIKeyParameter configure envProvider when it is
-	// openai or azure.
+	// envBaseURL and envAPIKeyParameter configure envProvider, unless its
+	// own LLM_<PROVIDER>_BASE_URL and LLM_<PROVIDER>_API_KEY_PARAMETER do.
 	envBaseURL         = "LLM_BASE_URL"
 	envAPIKeyParameter = "LLM_API_KEY_PARAMETER"
 	// envEscalation is the escalation entry; empty disables it.
@@ -97,10 +99,24 @@ func providerEnv(p failure.Provider, what string) string {
 	return "LLM_" + strings.ToUpper(string(p)) + "_" + what
 }
 
-// Default base URLs of the HTTP providers.
+// Default base URLs of the HTTP providers: the dialects' own, Vertex AI's
+// express-mode publisher (a project's regional one is set in
+// LLM_VERTEX_BASE_URL), and the OpenAI-compatible vendors' documented
+// roots.
 var defaultBaseURL = map[failure.Provider]string{
 	failure.OpenAI:    "https://api.openai.com/v1",
 	failure.Anthropic: "https://api.anthropic.com",
+	failure.Gemini:    llm.DefaultGeminiBaseURL,
+	failure.Vertex:    "https://aiplatform.googleapis.com/v1/publishers/google",
+	"groq":            "https://api.groq.com/openai/v1",
+	"deepseek":        "https://api.deepseek.com/v1",
+	"mistral":         "https://api.mistral.ai/v1",
+	"together":        "https://api.together.xyz/v1",
+	"fireworks":       "https://api.fireworks.ai/inference/v1",
+	"openrouter":      "https://openrouter.ai/api/v1",
+	"xai":             "https://api.x.ai/v1",
+	"perplexity":      "https://api.perplexity.ai",
+	"cerebras":        "https://api.cerebras.ai/v1",
 }
 
 // chainConfig is the llm function's model configuration, read from the
@@ -126,8 +142,9 @@ func readChainConfig(getenv func(string) string) (chainConfig, error) {
 	if def == "" {
 		def = failure.OpenAI
 	}
-	if !def.IsModel() {
-		return chainConfig{}, fmt.Errorf("%s=%q is not openai, azure, anthropic or bedrock", envProvider, def)
+	if !fallback.ModelEndpoint(def) {
+		return chainConfig{}, fmt.Errorf("%s=%q is not a model endpoint (openai, azure, anthropic, bedrock, gemini, vertex, "+
+			"or an OpenAI-compatible one such as groq or vllm)", envProvider, def)
 	}
 	entries, err := fallback.ParseChain(getenv(envModels), def)
 	if err != nil {
@@ -144,7 +161,7 @@ func readChainConfig(getenv func(string) string) (chainConfig, error) {
 	}
 	c.providers = fallback.Providers(all)
 	for _, p := range c.providers {
-		if p == failure.Bedrock {
+		if p.Dialect() == failure.Bedrock {
 			continue
 		}
 		url := strings.TrimSpace(getenv(providerEnv(p, "BASE_URL")))
@@ -169,14 +186,16 @@ func readChainConfig(getenv func(string) string) (chainConfig, error) {
 	return c, nil
 }
 
-// clients builds one client per provider: the HTTP dialects with the key
-// resolve returns for their parameter (none when it is empty: local fakes),
-// Bedrock with awsCfg (the function's role) in its region.
+// clients builds one client per provider, of its dialect: the HTTP
+// dialects (OpenAI and the OpenAI-compatible, Azure, Anthropic, Gemini and
+// Vertex AI) with the key resolve returns for their parameter (none when it
+// is empty: local fakes), Bedrock with awsCfg (the function's role) in its
+// region.
 func (c chainConfig) clients(ctx context.Context, awsCfg aws.Config, resolve func(context.Context, string) (string, error)) (map[failure.Provider]completer, error) {
 	out := map[failure.Provider]completer{}
 	for _, p := range c.providers {
 		cfg := llm.Config{Provider: p, BaseURL: c.baseURL[p]}
-		if p == failure.Bedrock {
+		if p.Dialect() == failure.Bedrock {
 			bcfg := awsCfg.Copy()
 			if c.bedrockRegion != "" {
 				bcfg.Region = c.bedrockRegion

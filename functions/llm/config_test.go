@@ -73,6 +73,7 @@ func TestReadChainConfigErrors(t *testing.T) {
 	for name, vars := range map[string]map[string]string{
 		"no chain":                  {},
 		"bad default provider":      {envModels: "m", envProvider: "webhook"},
+		"http is no model endpoint": {envModels: "m", envProvider: "http"},
 		"azure without a base url":  {envModels: "azure:dep"},
 		"bad escalation":            {envModels: "m", envEscalation: "openai:"},
 		"a provider without models": {envModels: "bedrock:"},
@@ -81,8 +82,41 @@ func TestReadChainConfigErrors(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	// Gemini and Vertex AI join the chain by name, with their own base URL
+	// and key; an OpenAI-compatible vendor joins as the default provider,
+	// named by its own prefix or none, a name triage does not know too.
+	c, err := readChainConfig(env(map[string]string{envModels: "gemini:gemini-2.0-flash, vertex:gemini-2.5-pro, groq:llama-3.3-70b, qwen:7b",
+		envProvider: "groq", "LLM_GEMINI_API_KEY_PARAMETER": "/triage/gemini-api-key",
+		"LLM_VERTEX_BASE_URL": "https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.entries); got != "[gemini:gemini-2.0-flash vertex:gemini-2.5-pro groq:llama-3.3-70b groq:qwen:7b]" {
+		t.Errorf("entries = %s", got)
+	}
+	if c.baseURL[failure.Gemini] != llm.DefaultGeminiBaseURL || c.keyParam[failure.Gemini] != "/triage/gemini-api-key" ||
+		!strings.HasPrefix(c.baseURL[failure.Vertex], "https://us-central1-") || c.baseURL["groq"] != "https://api.groq.com/openai/v1" {
+		t.Errorf("base URLs %v, keys %v", c.baseURL, c.keyParam)
+	}
+	clients, err := c.clients(context.Background(), aws.Config{}, func(context.Context, string) (string, error) { return "k", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[failure.Provider]string{failure.Gemini: "*llm.GeminiClient", failure.Vertex: "*llm.GeminiClient", "groq": "*llm.Client"} {
+		if got := fmt.Sprintf("%T", clients[p]); got != want || clients[p].(llm.Completer).Provider() != p {
+			t.Errorf("client of %s: %s", p, got)
+		}
+	}
+	if c, err := readChainConfig(env(map[string]string{envModels: "m", envProvider: "acme-llm", envBaseURL: "https://llm.acme.example/v1"})); err != nil ||
+		c.entries[0].String() != "acme-llm:m" {
+		t.Errorf("an OpenAI-compatible endpoint triage does not know: %+v, %v", c, err)
+	}
+	if _, err := readChainConfig(env(map[string]string{envModels: "m", envProvider: "acme-llm"})); err == nil {
+		t.Error("an unknown provider without a base URL: no error")
+	}
+
 	// The default provider's legacy variables configure it.
-	c, err := readChainConfig(env(map[string]string{envModels: "dep", envProvider: "azure", envBaseURL: "https://r.openai.azure.com/openai"}))
+	c, err = readChainConfig(env(map[string]string{envModels: "dep", envProvider: "azure", envBaseURL: "https://r.openai.azure.com/openai"}))
 	if err != nil || c.entries[0].String() != "azure:dep" || c.baseURL[failure.Azure] != "https://r.openai.azure.com/openai" {
 		t.Errorf("azure default: %+v, %v", c, err)
 	}

@@ -1,5 +1,5 @@
 // Command llm is the llm stage: it asks the fallback chain's models — across
-// providers (OpenAI, Azure OpenAI, Anthropic, Bedrock), each provider behind
+// providers (OpenAI and any OpenAI-compatible endpoint, Azure OpenAI, Anthropic, Bedrock, Gemini and Vertex AI), each provider behind
 // its own shared circuit breaker, each model with its shared health,
 // charging the daily budget at the model's price — for each item's
 // enrichment, and forwards the item to the notify stage. Every execution of

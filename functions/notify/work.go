@@ -20,6 +20,7 @@ import (
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/notice"
+	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -308,7 +309,7 @@ func (n *notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt t
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, failure.MaxBodyBytes))
 		err := failure.WithDetail(&failure.HTTPError{
-			Provider: failure.Webhook, Op: opPost, Status: resp.StatusCode,
+			Provider: failure.Webhook, Stage: pipeline.Notify, Op: opPost, Status: resp.StatusCode,
 			Header: resp.Header.Clone(), Body: raw,
 		}, "upstream_status", strconv.Itoa(resp.StatusCode))
 		if id := resp.Header.Get("X-Request-Id"); id != "" {

@@ -1,6 +1,7 @@
 // Package fakes provides fault-injecting test doubles for triage's upstreams:
 // a model API speaking OpenAI chat completions, Azure OpenAI, the Anthropic
-// Messages API and the Bedrock Runtime Converse API (LLM), an article server
+// Messages API, the Bedrock Runtime Converse API and Google's
+// generateContent (Gemini API, Vertex AI) (LLM), an article server
 // (Articles) and a webhook receiver (Webhook). Unit tests, the local stack (make demo) and the
 // soak test use them. Each is an http.Handler; Start serves one on a loopback
 // port, and cmd/fakes serves all three.

@@ -29,7 +29,8 @@ type LLMOptions struct {
 	Shared
 	// APIKey, when set, is the only key the HTTP dialects accept — OpenAI's
 	// "Authorization: Bearer <key>", Azure's "api-key", Anthropic's
-	// "x-api-key"; a missing or different key answers the dialect's 401.
+	// "x-api-key", Gemini's "x-goog-api-key" (or ?key=); a missing or
+	// different key answers the dialect's 401 (Gemini's 403 or 400).
 	// Empty accepts every request, with or without a key. Bedrock requests
 	// need a SigV4 signature instead (its value is not checked).
 	APIKey string
@@ -66,11 +67,15 @@ const (
 	// /model/{modelId}/converse, SigV4-signed, where the AWS SDK's endpoint
 	// override points.
 	DialectBedrock Dialect = "bedrock"
+	// DialectGemini is Google's generateContent: POST
+	// /v1beta/models/{model}:generateContent (the Gemini API) or a Vertex
+	// AI publisher's path, "x-goog-api-key".
+	DialectGemini Dialect = "gemini"
 )
 
 // Dialects lists every dialect.
 func Dialects() []Dialect {
-	return []Dialect{DialectOpenAI, DialectAzure, DialectAnthropic, DialectBedrock}
+	return []Dialect{DialectOpenAI, DialectAzure, DialectAnthropic, DialectBedrock, DialectGemini}
 }
 
 // ParseDialect returns the dialect named s.
@@ -79,21 +84,25 @@ func ParseDialect(s string) (Dialect, error) {
 	if slices.Contains(Dialects(), d) {
 		return d, nil
 	}
-	return "", fmt.Errorf("unknown dialect %q (want openai, azure, anthropic or bedrock)", s)
+	return "", fmt.Errorf("unknown dialect %q (want openai, azure, anthropic, bedrock or gemini)", s)
 }
 
-// LLM is a fake model API speaking four dialects over one fault plan:
+// LLM is a fake model API speaking five dialects over one fault plan:
 //
 //	POST /v1/chat/completions                           OpenAI
 //	POST /openai/deployments/{deployment}/chat/completions  Azure OpenAI
 //	POST /v1/messages                                   Anthropic Messages
 //	POST /model/{modelId}/converse                      Bedrock Converse
+//	POST /v1beta/models/{model}:generateContent         Gemini API
+//	POST /v1/projects/{p}/locations/{l}/publishers/google/models/{model}:generateContent  Vertex AI
+//	POST /v1/publishers/google/models/{model}:generateContent  Vertex AI (express)
 //
 // Its fault plan is keyed on the X-Triage-Item-Id header, falling back to
 // "msg-" + FNV-1a hex of the last user message, and decides the fault of a
 // call whatever its dialect; each dialect renders the fault as its provider
 // does (see the dialect files: OpenAI's and Anthropic's error bodies,
-// Bedrock's X-Amzn-Errortype header with a {"message"} body). For one call,
+// Bedrock's X-Amzn-Errortype header with a {"message"} body, Google's
+// google.rpc.Status). For one call,
 // first match wins: the global outage; the dialect's own outage
 // (SetDialectOutage); missing or wrong credentials; a malformed request
 // (400, as the provider words it); a model not in Models (404, or Bedrock's
@@ -134,6 +143,9 @@ func NewLLM(opts LLMOptions) (*LLM, error) {
 	l.mux.HandleFunc("POST /openai/deployments/{deployment}/chat/completions", l.serve(DialectAzure))
 	l.mux.HandleFunc("POST /v1/messages", l.serve(DialectAnthropic))
 	l.mux.HandleFunc("POST /model/{modelId}/converse", l.serve(DialectBedrock))
+	l.mux.HandleFunc("POST /v1beta/models/{action}", l.serve(DialectGemini))
+	l.mux.HandleFunc("POST /v1/projects/{project}/locations/{location}/publishers/google/models/{action}", l.serve(DialectGemini))
+	l.mux.HandleFunc("POST /v1/publishers/google/models/{action}", l.serve(DialectGemini))
 	l.rec.register(l.mux, l.Stats, l.Reset)
 	l.mux.HandleFunc("POST /_fake/models", l.controlModels)
 	l.mux.HandleFunc("POST /_fake/dialect-outage", l.controlDialectOutage)
@@ -353,6 +365,8 @@ func (l *LLM) parse(d Dialect, r *http.Request, body []byte, readErr error) llmC
 		l.parseAnthropic(&c, r, body)
 	case DialectBedrock:
 		l.parseBedrock(&c, r, body)
+	case DialectGemini:
+		l.parseGemini(&c, r, body)
 	default:
 		l.parseChat(&c, r, body)
 	}
@@ -429,6 +443,8 @@ func (l *LLM) rejectRequest(w http.ResponseWriter, dec Decision, c llmCall) {
 		anthropicError(w, dec, c.bad.status, anthropicBadType(c.bad.status), c.bad.message)
 	case DialectBedrock:
 		bedrockError(w, dec, c.bad.status, bedrockBadCode(c.bad.status), c.bad.message)
+	case DialectGemini:
+		geminiError(w, c.bad.status, c.bad.message)
 	default:
 		l.headers(w, dec, false)
 		openAIError(w, c.bad.status, c.bad.message, "invalid_request_error", c.bad.param, c.bad.code)
@@ -442,6 +458,8 @@ func (l *LLM) fail(w http.ResponseWriter, dec Decision, c llmCall, fault Fault) 
 		l.failAnthropic(w, dec, c, fault)
 	case DialectBedrock:
 		l.failBedrock(w, dec, c, fault)
+	case DialectGemini:
+		l.failGemini(w, dec, c, fault)
 	case DialectAzure:
 		l.failAzure(w, dec, c, fault)
 	default:
@@ -458,6 +476,7 @@ const (
 	stopFilter                // a provider content filter
 	stopRefusal               // the model declined
 	stopGuardrail             // a Bedrock guardrail
+	stopBlocked               // a prompt Gemini blocked: no candidate at all
 )
 
 // answerText is a 200 answer: its text and why it stopped. refusal is the
@@ -479,7 +498,8 @@ const (
 
 // text returns the 200 answer of fault, or false for a fault that is an
 // error in c's dialect. Content policy is an error for OpenAI and Azure (a
-// 400) and a 200 elsewhere: Anthropic's refusal, a Bedrock guardrail.
+// 400) and a 200 elsewhere: Anthropic's refusal, a Bedrock guardrail,
+// Gemini's blocked prompt.
 func (l *LLM) text(fault Fault, c llmCall) (answerText, bool) {
 	switch fault {
 	case FaultNone:
@@ -511,6 +531,8 @@ func (l *LLM) text(fault Fault, c llmCall) (answerText, bool) {
 			return answerText{stop: stopRefusal, refusal: refusalText}, true
 		case DialectBedrock:
 			return answerText{content: guardrailText, stop: stopGuardrail}, true
+		case DialectGemini:
+			return answerText{stop: stopBlocked}, true
 		}
 	}
 	return answerText{}, false
@@ -525,6 +547,8 @@ func (l *LLM) complete(w http.ResponseWriter, dec Decision, c llmCall, a answerT
 		l.completeAnthropic(w, dec, c, a, in, out)
 	case DialectBedrock:
 		l.completeBedrock(w, dec, a, in, out)
+	case DialectGemini:
+		l.completeGemini(w, dec, c, a, in, out)
 	default:
 		l.completeChat(w, dec, c, a, in, out)
 	}

@@ -34,6 +34,11 @@ func (b *llmBundle) dialectRequest(t *testing.T, d Dialect, key, model string) *
 			"messages": []map[string]any{{"role": "user", "content": []map[string]string{{"text": userText}}}}})
 		url = b.base + "/model/" + model + "/converse"
 		h["Authorization"] = "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=abc"
+	case DialectGemini:
+		body, _ = json.Marshal(map[string]any{"systemInstruction": map[string]any{"parts": []map[string]string{{"text": "be brief"}}},
+			"contents": []map[string]any{{"role": "user", "parts": []map[string]string{{"text": userText}}}}})
+		url = b.base + "/v1beta/models/" + model + ":generateContent"
+		h["x-goog-api-key"] = testAPIKey
 	}
 	return newRequest(t, http.MethodPost, url, body, h)
 }
@@ -70,6 +75,17 @@ func TestLLMDialectShapes(t *testing.T) {
 		{DialectBedrock, FaultContextLength, 400, map[string]string{"X-Amzn-Errortype": "ValidationException:"}, `Input is too long`},
 		{DialectBedrock, FaultContentPolicy, 200, nil, `"stopReason":"guardrail_intervened"`},
 		{DialectBedrock, FaultContentFilter, 200, nil, `"stopReason":"content_filtered"`},
+		{DialectGemini, FaultNone, 200, nil, `"finishReason":"STOP"`},
+		{DialectGemini, FaultRateLimit, 429, nil, `"retryDelay":"2s"`},
+		{DialectGemini, FaultQuota, 429, nil, `PerDayPerProjectPerModel`},
+		{DialectGemini, FaultUnavailable, 503, nil, `"status":"UNAVAILABLE"`},
+		{DialectGemini, FaultModelTimeout, 504, nil, `"status":"DEADLINE_EXCEEDED"`},
+		{DialectGemini, FaultAuth, 400, nil, `"reason":"API_KEY_INVALID"`},
+		{DialectGemini, FaultModelNotFound, 404, nil, `"status":"NOT_FOUND"`},
+		{DialectGemini, FaultContextLength, 400, nil, `exceeds the maximum number of tokens`},
+		{DialectGemini, FaultCutOff, 200, nil, `"finishReason":"MAX_TOKENS"`},
+		{DialectGemini, FaultContentFilter, 200, nil, `"finishReason":"SAFETY"`},
+		{DialectGemini, FaultContentPolicy, 200, nil, `"blockReason":"SAFETY"`},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprintf("%s/%s", tc.dialect, tc.fault), func(t *testing.T) {
@@ -96,7 +112,7 @@ func TestLLMDialectShapes(t *testing.T) {
 	}
 }
 
-// TestLLMMixIsTheSameInEveryDialect posts one seeded mix to four fakes and
+// TestLLMMixIsTheSameInEveryDialect posts one seeded mix to five fakes and
 // asks each the same keys in a different dialect: every key gets the same
 // fault whatever the wire format.
 func TestLLMMixIsTheSameInEveryDialect(t *testing.T) {
@@ -143,7 +159,7 @@ func TestLLMDialectOutageControl(t *testing.T) {
 	if r := do(t, nil, b.dialectRequest(t, DialectOpenAI, "x", "m")); r.status != 200 {
 		t.Errorf("openai during anthropic's outage: %d", r.status)
 	}
-	for _, bad := range []string{`{"dialect":"gemini","on":true}`, `{"dialect":"anthropic"}`, `{"dialect":"bedrock","on":true,"mode":"slow"}`} {
+	for _, bad := range []string{`{"dialect":"cohere","on":true}`, `{"dialect":"anthropic"}`, `{"dialect":"bedrock","on":true,"mode":"slow"}`} {
 		req := newRequest(t, http.MethodPost, b.base+"/_fake/dialect-outage", []byte(bad), nil)
 		if r := do(t, nil, req); r.status != http.StatusBadRequest {
 			t.Errorf("%s: %d", bad, r.status)
@@ -152,5 +168,26 @@ func TestLLMDialectOutageControl(t *testing.T) {
 	b.llm.Reset()
 	if st := b.llm.Stats(); len(st.DialectOutages) != 0 {
 		t.Errorf("reset kept %v", st.DialectOutages)
+	}
+}
+
+// TestLLMGeminiPaths: the Gemini dialect answers on the Gemini API's path
+// and on Vertex AI's, with the key in the header or the query.
+func TestLLMGeminiPaths(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t, LLMOptions{APIKey: testAPIKey})
+	body, _ := json.Marshal(map[string]any{"contents": []map[string]any{{"role": "user", "parts": []map[string]string{{"text": userText}}}}})
+	for path, want := range map[string]int{
+		"/v1beta/models/gemini-2.0-flash:generateContent?key=" + testAPIKey:                                                 200,
+		"/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.0-flash:generateContent?key=" + testAPIKey: 200,
+		"/v1/publishers/google/models/gemini-2.0-flash:generateContent?key=" + testAPIKey:                                   200,
+		"/v1beta/models/gemini-2.0-flash:streamGenerateContent?key=" + testAPIKey:                                           404,
+		"/v1beta/models/gemini-2.0-flash:generateContent?key=wrong":                                                         400,
+		"/v1beta/models/gemini-2.0-flash:generateContent":                                                                   403,
+	} {
+		r := do(t, nil, newRequest(t, http.MethodPost, b.base+path, body, map[string]string{"Content-Type": "application/json"}))
+		if r.status != want {
+			t.Errorf("%s: %d %s, want %d", path, r.status, r.body, want)
+		}
 	}
 }

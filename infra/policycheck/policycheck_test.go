@@ -24,7 +24,8 @@ var reach = map[string][]string{
 	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"BodiesTable", "BodiesBucket", "NoticeQueue"},
 	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
-		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter", "BodiesTable", "BodiesBucket",
+		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter", "GeminiApiKeyParameter",
+		"VertexApiKeyParameter", "BodiesTable", "BodiesBucket",
 		"NoticeQueue", "AuditTable",
 		// the Bedrock models of the chain (bedrock:InvokeModel on exactly those)
 		"LLMModels", "LLMEscalationModel"},
@@ -267,6 +268,7 @@ func TestBedrockGrantIsTheChainsModels(t *testing.T) {
 		partition     string
 		wantBedrock   []string // nil: no Bedrock statement
 		wantAnthropic bool
+		wantGoogle    []string // the Gemini and Vertex AI key statements
 	}{
 		{name: "no bedrock, no anthropic", params: map[string]string{"LLMModels": "gpt-4o-mini,gpt-4o"}},
 		{name: "a bedrock model and an openai one",
@@ -277,6 +279,9 @@ func TestBedrockGrantIsTheChainsModels(t *testing.T) {
 				"LLMEscalationModel": "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0"},
 			wantBedrock:   []string{arn("aws", "anthropic:claude-3-5-haiku-latest"), arn("aws", "anthropic.claude-3-5-sonnet-20241022-v2:0")},
 			wantAnthropic: true},
+		{name: "gemini and vertex keys only when named",
+			params:     map[string]string{"LLMModels": "gemini:gemini-2.0-flash,openai:gpt-4o-mini", "LLMEscalationModel": "vertex:gemini-2.5-pro"},
+			wantGoogle: []string{"GeminiApiKey", "VertexApiKey"}},
 		{name: "govcloud", partition: "aws-us-gov",
 			params:      map[string]string{"LLMModels": "bedrock:amazon.nova-lite-v1:0,bedrock:meta.llama3-8b-instruct-v1:0"},
 			wantBedrock: []string{arn("aws-us-gov", "amazon.nova-lite-v1:0"), arn("aws-us-gov", "meta.llama3-8b-instruct-v1:0")}},
@@ -289,7 +294,7 @@ func TestBedrockGrantIsTheChainsModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var gotBedrock []string
+			var gotBedrock, gotGoogle []string
 			gotAnthropic := false
 			pols, _ := role.Properties["Policies"].([]any)
 			doc, _ := pols[0].(map[string]any)["PolicyDocument"].(map[string]any)
@@ -316,6 +321,8 @@ func TestBedrockGrantIsTheChainsModels(t *testing.T) {
 					}
 				case "AnthropicApiKey":
 					gotAnthropic = true
+				case "GeminiApiKey", "VertexApiKey":
+					gotGoogle = append(gotGoogle, res["Sid"].(string))
 				}
 			}
 			if fmt.Sprint(gotBedrock) != fmt.Sprint(tc.wantBedrock) {
@@ -323,6 +330,9 @@ func TestBedrockGrantIsTheChainsModels(t *testing.T) {
 			}
 			if gotAnthropic != tc.wantAnthropic {
 				t.Errorf("anthropic key statement = %v, want %v", gotAnthropic, tc.wantAnthropic)
+			}
+			if fmt.Sprint(gotGoogle) != fmt.Sprint(tc.wantGoogle) {
+				t.Errorf("google key statements = %v, want %v", gotGoogle, tc.wantGoogle)
 			}
 			// Every entry that is not a Bedrock model becomes an ARN no
 			// Bedrock model can have: model ids are vendor.name, never

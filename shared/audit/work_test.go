@@ -57,7 +57,7 @@ func TestWorkRecordsEachActionExecution(t *testing.T) {
 		"a provider error": {
 			err: provider,
 			want: audit.Execution{Outcome: audit.OutcomeError, Class: failure.UpstreamUnavailable, Model: "openai:gpt-4o-mini",
-				UpstreamStatus: 500, Reason: "openai HTTP 500"},
+				UpstreamStatus: 500, Reason: "openai HTTP 500 (model default)"},
 		},
 		"nothing askable": {
 			err:  &failure.WaitError{Until: time.Unix(0, 0), Reason: "every provider's breaker is open"},

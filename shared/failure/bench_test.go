@@ -65,3 +65,19 @@ func BenchmarkClassifyNetError(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClassifyHTML503 classifies an article host's 503 whose body is
+// an HTML page: no code, so the error's text is read for one, and the
+// status decides by the upstream's role.
+func BenchmarkClassifyHTML503(b *testing.B) {
+	err := error(&failure.HTTPError{Provider: failure.HTTP, Stage: "fetch", Op: "GET article", Status: 503,
+		Header: http.Header{"Content-Type": {"text/html"}},
+		Body: []byte("<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1>" +
+			"<p>The server is temporarily unable to service your request.</p></body></html>")})
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := failure.Classify(err); c.Class != failure.UpstreamUnavailable {
+			b.Fatalf("class = %s", c.Class)
+		}
+	}
+}

@@ -9,35 +9,69 @@ import (
 	"time"
 )
 
-// detail is what a provider's error body says, in the shapes we know:
+// detail is what a provider's error body says, read by its shape whatever
+// the provider (docs/design.md "Dialects"):
 //
-//	OpenAI, Azure   {"error":{"message","type","param","code","innererror":{"code"}}}
+//	OpenAI, Azure,  {"error":{"message","type","param","code","status","innererror":{"code"}}}
+//	Google          {"error":{"code":429,"message","status":"RESOURCE_EXHAUSTED","details":[{"@type","reason","retryDelay","violations":[{"quotaId"}]}]}}
+//	                [{"error":{…}}] (a stream's error), a message that is itself a JSON body
 //	Anthropic       {"type":"error","error":{"type","message","details":{"error_code"}}}
 //	AWS JSON        {"__type":"ns#Code","message"} or header x-amzn-ErrorType
+//	vLLM, others    {"object":"error","message","type","code":400}
+//	FastAPI         {"detail":"text"} / {"detail":[{"loc","msg","type"}]}
+//	lists           {"errors":[{"code","message"}]}
 //	Discord         {"message","code":10015,"retry_after":1.5,"global":false}
 //	Slack           plain text token: "channel_not_found"
 //	generic         {"error":"text"} / {"code":"x","message":"y"}
 type detail struct {
 	Code      string // provider error code ("insufficient_quota", "ThrottlingException", "channel_not_found")
 	Type      string // provider error type ("rate_limit_error", "invalid_request_error")
-	InnerCode string // Azure innererror.code ("ResponsibleAIPolicyViolation"), Anthropic details.error_code
+	InnerCode string // Azure innererror.code ("ResponsibleAIPolicyViolation"), Anthropic details.error_code, Google ErrorInfo.reason
+	Status    string // Google error.status ("RESOURCE_EXHAUSTED")
 	Message   string
+	// Quota holds the quota ids a Google QuotaFailure names
+	// ("GenerateRequestsPerMinutePerProjectPerModel-FreeTier"), bounded:
+	// their period says whether a wait lifts the quota.
+	Quota string
 
-	RetryAfter    time.Duration // body retry_after, seconds in the body
+	RetryAfter    time.Duration // body retry_after (seconds), retry_after_ms, Google RetryInfo.retryDelay
 	HasRetryAfter bool
+	// Model is true when the body has a shape only a model API writes: a
+	// completion (choices, candidates, promptFeedback, stop_reason,
+	// stopReason) or Anthropic's error envelope.
+	Model bool
+	// JSON is true when the body was a JSON document: its words are its
+	// message's.
+	JSON bool
 }
 
 // codes returns the codes from most to least specific.
-func (d detail) codes() [3]string { return [3]string{d.InnerCode, d.Code, d.Type} }
+func (d detail) codes() [4]string { return [4]string{d.InnerCode, d.Code, d.Status, d.Type} }
 
 // bestCode is the most specific non-empty code, for messages.
 func (d detail) bestCode() string {
+	for _, c := range d.codes() {
+		if c != "" && !numericCode(c) {
+			return truncate(c, maxCodeLen)
+		}
+	}
 	for _, c := range d.codes() {
 		if c != "" {
 			return truncate(c, maxCodeLen)
 		}
 	}
 	return ""
+}
+
+// numericCode reports whether c is a number (an HTTP status written as a
+// code, Discord's 10015): a word code says more.
+func numericCode(c string) bool {
+	for i := 0; i < len(c); i++ {
+		if !isDigitByte(c[i]) {
+			return false
+		}
+	}
+	return c != ""
 }
 
 // maxCodeLen bounds an error code taken from a body. Providers' codes are
@@ -48,22 +82,42 @@ const maxCodeLen = 100
 // maxScanDepth bounds nesting so a hostile body cannot exhaust the stack.
 const maxScanDepth = 64
 
+// maxNestedBodies bounds how deep a message holding a JSON body is read
+// (a proxy's error whose message is the upstream's error body).
+const maxNestedBodies = 2
+
 // parseBody extracts a detail from an error body. ok is false when the body
 // says nothing we recognise.
 func parseBody(p Provider, body []byte) (detail, bool) {
+	return parseBodyDepth(p, body, 0)
+}
+
+func parseBodyDepth(p Provider, body []byte, depth int) (detail, bool) {
 	b := bytes.TrimSpace(body)
 	if len(b) > MaxBodyBytes {
 		b = b[:MaxBodyBytes]
 	}
 	var d detail
-	if len(b) > 0 && b[0] == '{' {
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
 		// The scanner holds the detail by value: a pointer to a local would
 		// move it to the heap on every classification.
 		s := scanner{buf: b}
-		if s.object(ctxRoot, 0) {
-			return s.d, s.d != (detail{})
+		if s.root() {
+			d = s.d
+			d.JSON = d != (detail{})
+			if depth < maxNestedBodies {
+				if m := strings.TrimSpace(d.Message); len(m) > 1 && (m[0] == '{' || m[0] == '[') {
+					if inner, ok := parseBodyDepth(p, []byte(m), depth+1); ok {
+						d = inner.under(d)
+					}
+				}
+			}
+			return d, d != (detail{})
 		}
 		// A half-parsed body is not evidence: d stays empty.
+		if b[0] == '[' {
+			return detail{}, false
+		}
 	}
 	// Plain text. Slack's incoming webhooks answer errors with a bare token
 	// such as "invalid_token" or "channel_is_archived".
@@ -77,6 +131,27 @@ func parseBody(p Provider, body []byte) (detail, bool) {
 		return d, true
 	}
 	return d, false
+}
+
+// under returns d (a body found inside outer's message) with the slots it
+// leaves empty filled from outer.
+func (d detail) under(outer detail) detail {
+	fill := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	fill(&d.Code, outer.Code)
+	fill(&d.Type, outer.Type)
+	fill(&d.InnerCode, outer.InnerCode)
+	fill(&d.Status, outer.Status)
+	fill(&d.Quota, outer.Quota)
+	if !d.HasRetryAfter {
+		d.RetryAfter, d.HasRetryAfter = outer.RetryAfter, outer.HasRetryAfter
+	}
+	d.Model = d.Model || outer.Model
+	d.JSON = d.JSON || outer.JSON
+	return d
 }
 
 // headerCode reads the AWS error code from response headers, as
@@ -116,11 +191,17 @@ func isToken(s string) bool {
 
 // Object contexts the scanner records fields in.
 const (
-	ctxRoot  = iota // the top-level object
-	ctxError        // the object under "error"
-	ctxInner        // the object under "error.innererror" or "error.details"
-	ctxOther        // anything else: scanned, not recorded
+	ctxRoot      = iota // the top-level object
+	ctxError            // the object under "error"
+	ctxInner            // the object under "error.innererror" or "error.details"
+	ctxDetail           // an element of Google's "error.details" or "error.errors"
+	ctxViolation        // an element of a QuotaFailure's "violations"
+	ctxFirst            // the first element of "errors" or "detail": fills what is empty
+	ctxOther            // anything else: scanned, not recorded
 )
+
+// maxQuota bounds detail.Quota.
+const maxQuota = 240
 
 // scanner is a minimal JSON reader that records the handful of fields
 // classification needs and validates the rest without building values. It is
@@ -135,6 +216,16 @@ type scanner struct {
 	// keeps the root's "name" (the JavaScript SDKs' error name) in name.
 	lenient bool
 	name    string
+}
+
+// root scans a body: an object, or an array whose first element is one
+// (Google's streaming endpoints answer an error as [{"error":{…}}]).
+func (s *scanner) root() bool {
+	if s.peek() != '[' {
+		return s.object(ctxRoot, 0)
+	}
+	s.pos++
+	return s.object(ctxRoot, 1)
 }
 
 func (s *scanner) ws() {
@@ -200,11 +291,26 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 			child = ctxError
 		case ctx == ctxError && (string(key) == "innererror" || string(key) == "details"):
 			child = ctxInner
+		case ctx == ctxRoot && string(key) == "detail":
+			child = ctxFirst
+		case ctx == ctxRoot && (string(key) == "promptFeedback" || string(key) == "usageMetadata"):
+			s.d.Model = true
 		}
 		return s.object(child, depth+1)
 	}
 	if c == '[' {
-		return s.array(depth + 1)
+		elem := ctxOther
+		switch {
+		case ctx == ctxError && (string(key) == "details" || string(key) == "errors"):
+			elem = ctxDetail
+		case ctx == ctxDetail && string(key) == "violations":
+			elem = ctxViolation
+		case ctx == ctxRoot && (string(key) == "errors" || string(key) == "detail"):
+			elem = ctxFirst
+		case ctx == ctxRoot && (string(key) == "choices" || string(key) == "candidates"):
+			s.d.Model = true
+		}
+		return s.array(elem, depth+1)
 	}
 	start := s.pos
 	var raw []byte
@@ -243,6 +349,29 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		return string(raw)
 	}
 	d := &s.d
+	switch string(key) {
+	case "retry_after", "retryAfter", "retry_after_seconds":
+		if ctx != ctxViolation {
+			if secs, err := strconv.ParseFloat(strings.TrimSuffix(text(), "s"), 64); err == nil {
+				if dur, ok := secondsToDuration(secs); ok && !d.HasRetryAfter {
+					d.RetryAfter, d.HasRetryAfter = dur, true
+				}
+			}
+		}
+		return
+	case "retry_after_ms", "retryAfterMs":
+		if ms, err := strconv.ParseFloat(text(), 64); err == nil {
+			if dur, ok := secondsToDuration(ms / 1000); ok && !d.HasRetryAfter {
+				d.RetryAfter, d.HasRetryAfter = dur, true
+			}
+		}
+		return
+	case "retryDelay": // google.rpc.RetryInfo
+		if dur, ok := googleDuration(text()); ok && !d.HasRetryAfter {
+			d.RetryAfter, d.HasRetryAfter = dur, true
+		}
+		return
+	}
 	switch ctx {
 	case ctxInner:
 		// Anthropic's details.error_code tells a monthly spend cap apart
@@ -250,6 +379,22 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		if string(key) == "code" || string(key) == "error_code" {
 			if v := text(); v != "" {
 				d.InnerCode = v
+			}
+		}
+	case ctxDetail:
+		// google.rpc.ErrorInfo.reason ("API_KEY_INVALID",
+		// "RATE_LIMIT_EXCEEDED"), or a legacy Google error's reason
+		// ("rateLimitExceeded", "dailyLimitExceeded").
+		if string(key) == "reason" && d.InnerCode == "" {
+			d.InnerCode = text()
+		}
+	case ctxViolation:
+		if string(key) == "quotaId" || string(key) == "quotaMetric" {
+			if v := text(); v != "" && len(d.Quota)+len(v) < maxQuota {
+				if d.Quota != "" {
+					d.Quota += " "
+				}
+				d.Quota += v
 			}
 		}
 	case ctxError:
@@ -260,6 +405,29 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 			d.Type = text()
 		case "message", "Message":
 			d.Message = text()
+		case "status", "Status":
+			if v := text(); codeLike(v) {
+				d.Status = v
+			}
+		case "error_code", "errorCode":
+			if d.Code == "" {
+				d.Code = text()
+			}
+		}
+	case ctxFirst:
+		switch string(key) {
+		case "code", "error_code":
+			if d.Code == "" {
+				d.Code = text()
+			}
+		case "type":
+			if d.Type == "" {
+				d.Type = text()
+			}
+		case "message", "msg":
+			if d.Message == "" {
+				d.Message = text()
+			}
 		}
 	case ctxRoot:
 		switch string(key) {
@@ -271,20 +439,33 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 			if d.Code == "" {
 				d.Code = v
 			}
-		case "code", "Code":
+		case "code", "Code", "error_code", "errorCode":
 			if d.Code == "" {
 				d.Code = text()
+			}
+		case "status":
+			// {"status": 429} or {"status": "RESOURCE_EXHAUSTED"}, never
+			// {"status": "error"}.
+			if v := text(); d.Status == "" && (numericCode(v) || codeLike(v) && upperSnake(v)) {
+				d.Status = v
 			}
 		case "name":
 			if s.lenient && isStr {
 				s.name = truncate(text(), maxCodeLen)
 			}
 		case "type":
-			if v := text(); v != "error" && d.Type == "" { // Anthropic's envelope says "type":"error"
+			switch v := text(); {
+			case v == "error": // Anthropic's envelope says "type":"error"
+				d.Model = true
+			case d.Type == "":
 				d.Type = v
 			}
 		case "message", "Message":
 			if d.Message == "" {
+				d.Message = text()
+			}
+		case "detail":
+			if isStr && d.Message == "" {
 				d.Message = text()
 			}
 		case "error":
@@ -295,17 +476,26 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 					d.Message = v
 				}
 			}
-		case "retry_after":
-			if secs, err := strconv.ParseFloat(text(), 64); err == nil {
-				if dur, ok := secondsToDuration(secs); ok {
-					d.RetryAfter, d.HasRetryAfter = dur, true
-				}
-			}
+		case "stop_reason", "stopReason":
+			d.Model = true
 		}
 	}
 }
 
-func (s *scanner) array(depth int) bool {
+// upperSnake reports whether v is written LIKE_THIS: Google's status
+// names.
+func upperSnake(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return len(v) > 2
+}
+
+// array scans [...] at s.pos. Objects in it are read in context elem
+// (ctxFirst: only the first one).
+func (s *scanner) array(elem, depth int) bool {
 	if depth > maxScanDepth {
 		return false
 	}
@@ -314,22 +504,31 @@ func (s *scanner) array(depth int) bool {
 		s.pos++
 		return true
 	}
-	for {
+	for n := 0; ; n++ {
 		switch s.peek() {
 		case '{':
-			if !s.object(ctxOther, depth+1) {
+			ctx := elem
+			if elem == ctxFirst && n > 0 {
+				ctx = ctxOther
+			}
+			if !s.object(ctx, depth+1) {
 				return false
 			}
 		case '[':
-			if !s.array(depth + 1) {
+			if !s.array(ctxOther, depth+1) {
 				return false
 			}
 		case '"', '\'':
 			if c := s.peek(); c == '\'' && !s.lenient {
 				return false
 			}
-			if _, ok := s.str(); !ok {
+			v, ok := s.str()
+			if !ok {
 				return false
+			}
+			// {"detail": ["text"]}, {"errors": ["text"]}
+			if elem == ctxFirst && n == 0 && s.d.Message == "" && bytes.IndexByte(v, '\\') < 0 {
+				s.d.Message = string(v)
 			}
 		default:
 			if !s.literal() {

@@ -43,6 +43,10 @@ type Classification struct {
 	Status int `json:"status,omitempty"`
 	// Code is the provider or AWS error code, when there was one.
 	Code string `json:"code,omitempty"`
+	// Default marks a classification that nothing but a status read by the
+	// upstream's role decided, or that nothing decided at all (UNKNOWN):
+	// the failures a report of unrecognised failures groups.
+	Default bool `json:"default,omitempty"`
 }
 
 // Of returns a Classification of class c with its traits and reason.
@@ -92,8 +96,16 @@ var DefaultRules = Classifier{
 	RuleFunc(classifyUpstream),
 }
 
-// Classify classifies err with DefaultRules.
-func Classify(err error) Classification { return DefaultRules.Classify(err) }
+// Classify classifies err: the operator's rule first, when one is
+// installed (SetOperatorRule), then DefaultRules.
+func Classify(err error) Classification {
+	if err != nil {
+		if c, ok := classifyOperator(err); ok {
+			return c
+		}
+	}
+	return DefaultRules.Classify(err)
+}
 
 func classifyOwn(err error) (Classification, bool) {
 	e, ok := find[*Error](err)
@@ -131,24 +143,27 @@ func classifyPanic(err error) (Classification, bool) {
 }
 
 // classifyUpstream weighs everything err says about a failure, most specific
-// evidence first:
+// evidence first (docs/design.md "Precedence"):
 //
 //  1. a definite code: the provider's or AWS's error code from a body, a
 //     header, an API error or the error text (a phrase so definite that it
 //     beats a code comes first: "must be reduced in order to run
 //     successfully" is a request no token-rate limit will ever admit);
-//  2. a definite phrase of the provider's message or of the error text
+//  2. a transport error that arrived without an answer;
+//  3. a definite phrase of the provider's message or of the error text
 //     ("maximum context length", "credit balance is too low");
-//  3. a transport error: context deadline, syscall, TLS, net, EOF, typed
-//     or in Go's and the SDKs' words (TransportPhrases);
-//  4. a generic code (ValidationException, invalid_request_error), then the
-//     HTTP status — a 2xx decides nothing;
-//  5. a JSON error of model output;
-//  6. words of the error text (TextPhrases).
+//  4. a transport error after an answer, then transport strings in the
+//     text (TransportPhrases);
+//  5. the words of a model endpoint's 4xx (ModelWords), then a generic
+//     code (ValidationException, invalid_request_error), then the HTTP
+//     status read by the upstream's role (RoleDefaults) — a 2xx decides
+//     nothing;
+//  6. a JSON error of model output, words of the error text (TextPhrases).
 //
-// The error's text is read only when the typed errors leave the answer
-// open, so the common cases (an HTTP answer with a code, a syscall error)
-// never build it.
+// A rate limit or a quota is refined by its period wherever it is decided
+// (evidence.period). The error's text is read only when the typed errors
+// leave the answer open, so the common cases (an HTTP answer with a code,
+// a syscall error) never build it.
 func classifyUpstream(err error) (Classification, bool) {
 	var ev evidence
 	ev.typed(err)
@@ -165,6 +180,11 @@ func classifyUpstream(err error) (Classification, bool) {
 		return *t.own, true
 	}
 	ev.merge(&t)
+	if !ev.answered {
+		// Delays in prose are read from the text only when no HTTP answer
+		// was seen; an answer's message and body say them first.
+		ev.text = text
+	}
 	if c, ok := ev.definite(text); ok {
 		return ev.finish(c), true
 	}
@@ -180,10 +200,13 @@ func classifyUpstream(err error) (Classification, bool) {
 	if strings.EqualFold(strings.TrimSpace(text), "EOF") {
 		return ev.finish(Of(NetworkTimeout, "connection closed mid-response (error text)")), true
 	}
+	if c, ok := ev.words(text); ok {
+		return ev.finish(c), true
+	}
 	if c, ok := ev.generic(); ok {
 		return ev.finish(c), true
 	}
-	if c, ok := ev.statusClass(); ok {
+	if c, ok := ev.statusClass(text); ok {
 		return ev.finish(c), true
 	}
 	if c, ok := classifyJSON(err); ok {
@@ -192,33 +215,21 @@ func classifyUpstream(err error) (Classification, bool) {
 	if ph, ok := matchPhrase(TextPhrases, text); ok {
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
+	c := Of(Unknown, "no rule matched")
 	if ev.status != 0 {
-		return ev.finish(Of(Unknown, "HTTP "+strconv.Itoa(ev.status)+" decides nothing")), true
+		c = Of(Unknown, "HTTP "+strconv.Itoa(ev.status)+" decides nothing")
 	}
-	return ev.finish(Of(Unknown, "no rule matched")), true
-}
-
-// clientClass keeps CLIENT_ERROR for model providers only. CLIENT_ERROR
-// counts against a model's health, so a 4xx from anyone else must not be
-// one: from AWS it is a request we built wrong (INTERNAL_BUG, like
-// ValidationException), from a webhook or article host a payload or input it
-// rejects (SCHEMA_INVALID).
-func clientClass(p Provider, c Class) Class {
-	if c != ClientError || p.IsModel() {
-		return c
-	}
-	if p == AWS {
-		return InternalBug
-	}
-	return SchemaInvalid
+	c.Default = true
+	return ev.finish(c), true
 }
 
 // reason returns provider+what+subject+detail, then " (HTTP status)" when
 // there was a status, built in one allocation: it runs on every
-// classification of an upstream error.
+// classification of an upstream error. The provider's name is bounded
+// (MaxProviderName): any name is accepted, and a reason is logged.
 func reason(p Provider, what, subject, detail string, status int) string {
 	var buf [128]byte
-	b := append(buf[:0], p...)
+	b := append(buf[:0], cut(string(p), MaxProviderName)...)
 	b = append(b, what...)
 	b = append(b, subject...)
 	b = append(b, detail...)
@@ -230,13 +241,14 @@ func reason(p Provider, what, subject, detail string, status int) string {
 	return string(b)
 }
 
-// codeClass looks a code up in the provider's table, then the shared ones.
-// Codes arrive spelt several ways: an event stream's "throttlingException",
-// amazonka's and the Rust SDK's "ProvisionedThroughputExceeded", the .NET
-// SDK's "QueueDoesNotExistException"; each is tried in the tables' spelling
-// too.
-func codeClass(p Provider, code string) (Class, bool) {
-	if c, ok := lookupCode(p, code); ok || code == "" {
+// codeClass looks a code up in the tables: Bedrock's first when AWS
+// codes speak about a model (awsModel), then the providers', AWS's and
+// Google's. Codes arrive spelt several ways: an event stream's
+// "throttlingException", amazonka's and the Rust SDK's
+// "ProvisionedThroughputExceeded", the .NET SDK's
+// "QueueDoesNotExistException"; each is tried in the tables' spelling too.
+func codeClass(awsModel bool, code string) (Class, bool) {
+	if c, ok := lookupCode(awsModel, code); ok || code == "" {
 		return c, ok
 	}
 	if camel := camelCode(code); camel {
@@ -247,21 +259,21 @@ func codeClass(p Provider, code string) (Class, bool) {
 			}
 			up := append(buf[:0], code...)
 			up[0] = b - ('a' - 'A')
-			if c, ok := lookupCode(p, string(up)); ok {
+			if c, ok := lookupCode(awsModel, string(up)); ok {
 				return c, true
 			}
 			code = string(up)
 		}
 		if base, ok := strings.CutSuffix(code, "Exception"); ok {
-			return lookupCode(p, base) // the .NET and Java SDKs' QueueDoesNotExistException
+			return lookupCode(awsModel, base) // the .NET and Java SDKs' QueueDoesNotExistException
 		}
-		return lookupCode(p, code+"Exception")
+		return lookupCode(awsModel, code+"Exception")
 	}
 	return "", false
 }
 
-func lookupCode(p Provider, code string) (Class, bool) {
-	if p == Bedrock {
+func lookupCode(awsModel bool, code string) (Class, bool) {
+	if awsModel {
 		if c, ok := BedrockCodes[code]; ok {
 			return c, true
 		}
@@ -270,6 +282,9 @@ func lookupCode(p Provider, code string) (Class, bool) {
 		return c, true
 	}
 	if c, ok := AWSCodes[code]; ok {
+		return c, true
+	}
+	if c, ok := GoogleCodes[code]; ok { // no Google code is spelt like another table's
 		return c, true
 	}
 	return "", false
@@ -503,11 +518,11 @@ var (
 )
 
 // indexOf returns the index of a phrase table the classifier searches
-// often (ProviderPhrases, TransportPhrases, TextPhrases), built on first
+// often (ProviderPhrases, TransportPhrases, TextPhrases, ModelWords), built on first
 // use, or nil for another slice.
 func indexOf(phrases []Phrase) *phraseIndex {
 	phraseIndexOnce.Do(func() {
-		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases} {
+		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases, modelWords()} {
 			phraseIndexes = append(phraseIndexes, newPhraseIndex(t))
 		}
 	})

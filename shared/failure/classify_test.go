@@ -899,11 +899,21 @@ func TestClassifyTablesValid(t *testing.T) {
 	for code, c := range failure.BedrockCodes {
 		check("BedrockCodes["+code+"]", c)
 	}
-	for status, c := range failure.StatusClasses {
-		check(fmt.Sprint("StatusClasses[", status, "]"), c)
+	for code, c := range failure.GoogleCodes {
+		check("GoogleCodes["+code+"]", c)
 	}
-	for status, c := range failure.ModelStatusClasses {
-		check(fmt.Sprint("ModelStatusClasses[", status, "]"), c)
+	for i, row := range failure.RoleDefaults {
+		for _, r := range failure.Roles() {
+			check(fmt.Sprint("RoleDefaults[", i, "] (", row.Label(), ") for ", r), row.Class(r))
+		}
+	}
+	for _, m := range failure.ModelWords {
+		check("ModelWords", m.Class)
+		for _, w := range m.Words {
+			if w != strings.ToLower(w) {
+				t.Errorf("model word %q is not lowercase and can never match", w)
+			}
+		}
 	}
 	for _, ph := range slices.Concat(failure.ProviderPhrases, failure.OverridePhrases, failure.TransportPhrases, failure.TextPhrases) {
 		check("phrase "+ph.Fragment, ph.Class)

@@ -1,18 +1,24 @@
 package failure
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/triagehq/triage/shared/pipeline"
 )
 
-// Provider names the upstream that produced an error. It selects the body
-// parser and decides how ambiguous statuses read: a 404 from a model provider
-// is a bad model name (CLIENT_ERROR), from an article host a missing input
-// (NOT_FOUND).
+// Provider names the upstream that produced an error: any name. A name
+// KnownProviders holds says the upstream's role and, for a model endpoint,
+// the dialect its answers and errors are read in; any other name is
+// accepted too, and judged by the rest of the evidence and by the stage
+// (docs/design.md "The role of the upstream"). The constants below are the
+// names triage's own clients use.
 type Provider string
 
 const (
@@ -28,37 +34,46 @@ const (
 	Webhook Provider = "webhook"
 	// AWS is an AWS data-plane service (DynamoDB, SQS, KMS, STS, SSM).
 	AWS Provider = "aws"
-	// HTTP is any other HTTP upstream, such as an article host.
+	// HTTP is any other HTTP upstream, such as an article host; its role
+	// is the stage's.
 	HTTP Provider = "http"
 )
 
-// Providers lists every provider.
+// Providers lists the names triage's own clients and stages use, one per
+// dialect and role: openai, azure, anthropic, bedrock, webhook, aws, http
+// and gemini (last: fuzz seeds index this list). Any other name is a
+// Provider too (ParseProvider).
 func Providers() []Provider {
-	return []Provider{OpenAI, Azure, Anthropic, Bedrock, Webhook, AWS, HTTP}
+	return []Provider{OpenAI, Azure, Anthropic, Bedrock, Webhook, AWS, HTTP, Gemini}
 }
 
-// ParseProvider returns the provider named s; the empty string is HTTP.
+// MaxProviderName bounds a provider's name.
+const MaxProviderName = 64
+
+// ParseProvider returns the provider named s, trimmed and in lower case;
+// the empty string is HTTP. Any name is accepted — an unknown one is judged
+// by the rest of the evidence — except one longer than MaxProviderName or
+// holding characters no name has (control characters, quotes, ':').
 func ParseProvider(s string) (Provider, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" {
 		return HTTP, nil
 	}
-	for _, p := range Providers() {
-		if string(p) == s {
-			return p, nil
+	if len(s) > MaxProviderName {
+		return "", fmt.Errorf("provider name is %d bytes, at most %d", len(s), MaxProviderName)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == ':' || c == '\\' {
+			return "", fmt.Errorf("provider %q: a name is letters, digits and '-', '_', '.', '/', ' '", s)
 		}
 	}
-	return "", fmt.Errorf("unknown provider %q (want openai, azure, anthropic, bedrock, webhook, aws or http)", s)
+	return Provider(s), nil
 }
 
-// IsModel reports whether p serves models, so that its 4xx responses count
-// against the model's health.
-func (p Provider) IsModel() bool {
-	switch p {
-	case OpenAI, Azure, Anthropic, Bedrock:
-		return true
-	}
-	return false
-}
+// IsModel reports whether p's name says it serves models (KnownProviders),
+// so that its 4xx responses count against the model's health. An unknown
+// name is a model endpoint only at the llm stage (RoleOf).
+func (p Provider) IsModel() bool { return p.Role() == RoleModel }
 
 // MaxBodyBytes bounds the response body an HTTPError keeps. Provider error
 // bodies are a few hundred bytes; anything longer is an HTML error page.
@@ -69,9 +84,14 @@ const MaxBodyBytes = 16 << 10
 // for Retry-After, a bounded body for the provider's error code — and never the
 // request, so a prompt or an API key cannot leak through it.
 type HTTPError struct {
-	// Provider selects the body parser.
+	// Provider is who answered; a known name selects the dialect.
 	Provider Provider
-	// Op names the call, such as "chat.completions" or "GET article".
+	// Stage is the stage that made the call: the upstream's role when the
+	// provider's name does not say it (RoleOf). The stages set it.
+	Stage pipeline.Stage
+	// Op names the call, such as "chat.completions" or "GET article"; when
+	// it is empty, Error names the stage's (so that the text says the
+	// role).
 	Op string
 	// Status is the HTTP status code.
 	Status int
@@ -86,8 +106,8 @@ type HTTPError struct {
 // so it is redacted before it reaches a log or a dead letter.
 func (e *HTTPError) Error() string {
 	msg := string(e.Provider)
-	if e.Op != "" {
-		msg += " " + e.Op
+	if op := cmp.Or(e.Op, stageOp[e.Stage]); op != "" {
+		msg += " " + op
 	}
 	msg += ": HTTP " + strconv.Itoa(e.Status)
 	d, ok := parseBody(e.Provider, e.Body)

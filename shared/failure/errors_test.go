@@ -284,24 +284,36 @@ func TestClassInvalid(t *testing.T) {
 	}
 }
 
+// TestParseProvider: any name is a provider (docs/design.md "The role of
+// the upstream"); a known one says its role and dialect, an unknown one
+// says nothing, and only a name no upstream has is refused.
 func TestParseProvider(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		in      string
 		want    failure.Provider
-		model   bool
+		role    failure.Role
+		dialect failure.Provider
 		wantErr bool
 	}{
-		"empty is http": {in: "", want: failure.HTTP},
-		"openai":        {in: "openai", want: failure.OpenAI, model: true},
-		"azure":         {in: "azure", want: failure.Azure, model: true},
-		"anthropic":     {in: "anthropic", want: failure.Anthropic, model: true},
-		"bedrock":       {in: "bedrock", want: failure.Bedrock, model: true},
-		"webhook":       {in: "webhook", want: failure.Webhook},
-		"aws":           {in: "aws", want: failure.AWS},
-		"http":          {in: "http", want: failure.HTTP},
-		"case matters":  {in: "OpenAI", wantErr: true},
-		"unknown":       {in: "gemini", wantErr: true},
+		"empty is http":            {in: "", want: failure.HTTP, role: failure.RoleUnknown},
+		"openai":                   {in: "openai", want: failure.OpenAI, role: failure.RoleModel, dialect: failure.OpenAI},
+		"azure":                    {in: "azure", want: failure.Azure, role: failure.RoleModel, dialect: failure.Azure},
+		"anthropic":                {in: "anthropic", want: failure.Anthropic, role: failure.RoleModel, dialect: failure.Anthropic},
+		"bedrock":                  {in: "bedrock", want: failure.Bedrock, role: failure.RoleModel, dialect: failure.Bedrock},
+		"gemini":                   {in: "gemini", want: failure.Gemini, role: failure.RoleModel, dialect: failure.Gemini},
+		"vertex speaks gemini":     {in: "vertex_ai", want: "vertex_ai", role: failure.RoleModel, dialect: failure.Gemini},
+		"webhook":                  {in: "webhook", want: failure.Webhook, role: failure.RoleWebhook},
+		"slack is a webhook":       {in: "Slack", want: "slack", role: failure.RoleWebhook},
+		"aws":                      {in: "aws", want: failure.AWS, role: failure.RoleAWS},
+		"dynamodb is aws":          {in: "dynamodb", want: "dynamodb", role: failure.RoleAWS},
+		"http says nothing":        {in: "http", want: failure.HTTP, role: failure.RoleUnknown},
+		"case folds":               {in: " OpenAI ", want: failure.OpenAI, role: failure.RoleModel, dialect: failure.OpenAI},
+		"openai-compatible vendor": {in: "Together-AI", want: "together-ai", role: failure.RoleModel, dialect: failure.OpenAI},
+		"unknown is accepted":      {in: "acme-llm", want: "acme-llm", role: failure.RoleUnknown},
+		"too long":                 {in: strings.Repeat("a", failure.MaxProviderName+1), wantErr: true},
+		"control characters":       {in: "open\nai", wantErr: true},
+		"a colon":                  {in: "openai:gpt-4o", wantErr: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -310,13 +322,17 @@ func TestParseProvider(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}
-			if err == nil && (got != tc.want || got.IsModel() != tc.model) {
-				t.Errorf("ParseProvider(%q) = %s model=%v, want %s model=%v", tc.in, got, got.IsModel(), tc.want, tc.model)
+			if err != nil {
+				return
+			}
+			if got != tc.want || got.Role() != tc.role || got.Dialect() != tc.dialect || got.IsModel() != (tc.role == failure.RoleModel) {
+				t.Errorf("ParseProvider(%q) = %s role %s dialect %q, want %s role %s dialect %q", tc.in, got, got.Role(), got.Dialect(),
+					tc.want, tc.role, tc.dialect)
 			}
 		})
 	}
-	if n := len(failure.Providers()); n != 7 {
-		t.Errorf("%d providers, want 7", n)
+	if n := len(failure.Providers()); n != 8 {
+		t.Errorf("%d providers, want 8: one per dialect and role", n)
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/triagehq/triage/shared/pipeline"
 )
 
 // Evidence is a failure known by what was seen of it rather than by a
@@ -14,9 +17,14 @@ import (
 // errors' are: the most specific evidence wins (docs/design.md "Classifying
 // a failure").
 type Evidence struct {
-	// Provider is who answered; empty when unknown, and then the text may
-	// tell (a URL's host, "operation error Bedrock Runtime: …").
+	// Provider is who answered: any name. A known one selects its dialect
+	// (KnownProviders); an unknown one is judged by the rest of the
+	// evidence and by Stage. Empty when unknown, and then the text may tell
+	// (a URL's host, "operation error Bedrock Runtime: …").
 	Provider Provider
+	// Stage is the stage that met the failure, "" when unknown: the role of
+	// the upstream when the provider's name does not say it (RoleOf).
+	Stage pipeline.Stage
 	// Status is the HTTP status, or zero.
 	Status int
 	// Header holds the response headers (Retry-After, x-amzn-ErrorType).
@@ -40,9 +48,13 @@ func (e *Evidence) Error() string {
 	}
 	switch {
 	case e.Status != 0:
-		parts = append(parts, (&HTTPError{Provider: p, Status: e.Status, Header: e.Header, Body: e.Body}).Error())
+		parts = append(parts, (&HTTPError{Provider: p, Stage: e.Stage, Status: e.Status, Header: e.Header, Body: e.Body}).Error())
 	case len(e.Body) > 0:
-		parts = append(parts, string(p)+" answered: "+truncate(string(e.Body), 300))
+		who := string(p)
+		if op := stageOp[e.Stage]; op != "" {
+			who += " " + op
+		}
+		parts = append(parts, who+" answered: "+truncate(string(e.Body), 300))
 	}
 	if e.Code != "" {
 		parts = append(parts, string(p)+" code "+truncate(e.Code, maxCodeLen))
@@ -65,10 +77,18 @@ const maxCodes = 8
 // asked for.
 type evidence struct {
 	provider Provider // "" while unknown
+	stage    pipeline.Stage
 	status   int
 	codes    [maxCodes]string
 	n        int
 	message  string
+	text     string    // the text delays in prose are read from: Evidence.Text, or the error's when no answer was seen
+	model    bool      // an answer or error body only a model API writes
+	answered bool      // an HTTP answer (a status or a body) was seen
+	raw      []byte    // the answer's body
+	said     string    // the message the typed errors gave, before the text's
+	req      Requested // requested, once computed (reqOK)
+	reqOK    bool
 
 	header   http.Header
 	body     detail
@@ -83,12 +103,17 @@ func (ev *evidence) typed(err error) {
 	if e, ok := find[*Evidence](err); ok {
 		ev.upstream = true
 		ev.provider = e.Provider
+		ev.stage = e.Stage
+		ev.text = e.Text
 		ev.addCode(e.Code)
 		if e.Status != 0 || len(e.Body) > 0 || e.Header != nil {
 			ev.answer(e.Provider, e.Status, e.Header, e.Body)
 		}
 	}
 	if h, ok := find[*HTTPError](err); ok {
+		if ev.stage == "" {
+			ev.stage = h.Stage
+		}
 		ev.answer(h.Provider, h.Status, h.Header, h.Body)
 	}
 	if ce, ok := find[coder](err); ok {
@@ -114,12 +139,17 @@ func (ev *evidence) typed(err error) {
 			}
 		}
 	}
+	ev.said = ev.message
 }
 
 // answer records an HTTP answer: its status, the codes of its body (then
 // the x-amzn-ErrorType header's), its message.
 func (ev *evidence) answer(p Provider, status int, h http.Header, body []byte) {
 	ev.upstream = true
+	ev.answered = ev.answered || status != 0 || len(body) > 0
+	if ev.raw == nil {
+		ev.raw = body
+	}
 	if ev.provider == "" {
 		ev.provider = p
 	}
@@ -133,9 +163,11 @@ func (ev *evidence) answer(p Provider, status int, h http.Header, body []byte) {
 	if ok && !ev.bodyOK {
 		ev.body, ev.bodyOK = d, true
 	}
+	ev.model = ev.model || d.Model
 	ev.addCode(d.InnerCode)
 	ev.addCode(d.Code)
 	ev.addCode(headerCode(h))
+	ev.addCode(d.Status)
 	ev.addCode(d.Type)
 	if ev.message == "" {
 		ev.message = d.Message
@@ -149,6 +181,10 @@ func (ev *evidence) merge(t *textEvidence) {
 	if ev.provider == "" || ev.provider == HTTP && t.provider != "" {
 		ev.provider = t.provider
 	}
+	if ev.stage == "" {
+		ev.stage = t.stage
+	}
+	ev.model = ev.model || t.model
 	if t.status != 0 && (ev.status == 0 || ev.status >= 200 && ev.status < 300 && t.status >= 400) {
 		ev.status = t.status
 	}
@@ -157,6 +193,9 @@ func (ev *evidence) merge(t *textEvidence) {
 	}
 	if ev.message == "" {
 		ev.message = t.message
+	}
+	if !ev.answered && !ev.bodyOK && t.bodyOK {
+		ev.body, ev.bodyOK = t.detail, true
 	}
 }
 
@@ -168,6 +207,8 @@ func (ev *evidence) addCode(c string) {
 	}
 	if ev.status == 0 {
 		if s, ok := statusCode(c); ok {
+			ev.status = s
+		} else if s, ok := CodeStatuses[c]; ok {
 			ev.status = s
 		}
 	}
@@ -189,7 +230,7 @@ func statusCode(c string) (int, bool) {
 	return n, err == nil
 }
 
-// prov is the provider the tables read: HTTP while unknown.
+// prov is the provider the reasons name: HTTP while unknown.
 func (ev *evidence) prov() Provider {
 	if ev.provider == "" {
 		return HTTP
@@ -197,8 +238,25 @@ func (ev *evidence) prov() Provider {
 	return ev.provider
 }
 
-// bestCode is the most specific code, bounded, for the Classification.
+// role is the role of the upstream (RoleOf).
+func (ev *evidence) role() Role { return RoleOf(ev.provider, ev.stage, ev.model) }
+
+// awsModel reports whether AWS-style codes speak about a model: Bedrock's,
+// or those of a model endpoint whose name says nothing (at the llm stage,
+// an AWS code comes from Bedrock or a proxy in front of it).
+func (ev *evidence) awsModel() bool {
+	d := ev.provider.Dialect()
+	return d == Bedrock || d == "" && ev.role() == RoleModel
+}
+
+// bestCode is the most specific code, bounded, for the Classification: a
+// word code before a number.
 func (ev *evidence) bestCode() string {
+	for _, c := range ev.codes[:ev.n] {
+		if !numericCode(c) {
+			return truncate(c, maxCodeLen)
+		}
+	}
 	if ev.n == 0 {
 		return ""
 	}
@@ -214,11 +272,12 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 	if msg == "" {
 		msg = text
 	}
+	awsModel := ev.awsModel()
 	for _, code := range ev.codes[:ev.n] {
-		if GenericCodes[code] {
+		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 {
 			continue
 		}
-		c, ok := codeClass(p, code)
+		c, ok := codeClass(awsModel, code)
 		if !ok {
 			continue
 		}
@@ -246,19 +305,32 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
 		}
-		return Of(ev.codeClass(c), reason(p, " code ", code, "", ev.status)), true
+		cl := Of(ev.codeClass(c), reason(p, " code ", code, "", ev.status))
+		if quotaLike(c, code) {
+			cl = ev.period(cl, msg, text)
+		}
+		return cl, true
 	}
 	return Classification{}, false
 }
 
-// codeClass applies clientClass to a class a code decided. A code that
-// only model providers send (model_not_found, DeploymentNotFound) names a
-// model even when nothing says who answered.
+// codeClass applies the upstream's role to a class a code decided:
+// CLIENT_ERROR is a model endpoint's alone (it counts against the model's
+// health), so from AWS it is a request triage built wrong (INTERNAL_BUG),
+// from a source or a webhook an input or payload it rejects
+// (SCHEMA_INVALID). A code that only model APIs send (model_not_found,
+// DeploymentNotFound) names a model even when nothing says who answered.
 func (ev *evidence) codeClass(c Class) Class {
-	if ev.provider == "" && c == ClientError {
-		return ClientError
+	if c != ClientError {
+		return c
 	}
-	return clientClass(ev.prov(), c)
+	switch ev.role() {
+	case RoleModel, RoleUnknown:
+		return ClientError
+	case RoleAWS:
+		return InternalBug
+	}
+	return SchemaInvalid
 }
 
 // overridePhrase finds an OverridePhrase in the message or the text.
@@ -278,11 +350,52 @@ func (ev *evidence) phrase(text string) (Classification, bool) {
 	p := ev.prov()
 	if ev.message != "" {
 		if ph, ok := matchPhrase(ProviderPhrases, ev.message); ok {
-			return Of(ph.Class, reason(p, " message mentions \"", ph.Fragment, "\"", ev.status)), true
+			return ev.phraseClass(ph, reason(p, " message mentions \"", ph.Fragment, "\"", ev.status), text), true
 		}
 	}
 	if ph, ok := matchPhrase(ProviderPhrases, text); ok {
-		return Of(ph.Class, reason(p, " error text mentions \"", ph.Fragment, "\"", ev.status)), true
+		return ev.phraseClass(ph, reason(p, " error text mentions \"", ph.Fragment, "\"", ev.status), text), true
+	}
+	return Classification{}, false
+}
+
+// phraseClass is the classification a phrase decides, a quota's refined
+// by its period.
+func (ev *evidence) phraseClass(ph Phrase, why, text string) Classification {
+	cl := Of(ev.codeClass(ph.Class), why)
+	if quotaLike(ph.Class, ph.Fragment) {
+		cl = ev.period(cl, ev.message, text)
+	}
+	return cl
+}
+
+// words decides on the words of a model endpoint's 4xx (ModelWords): the
+// context window, safety, the key, money, a quota, the rate. Only a model
+// endpoint's: the same words from anyone else are not a model's failure.
+func (ev *evidence) words(text string) (Classification, bool) {
+	if ev.role() != RoleModel || ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
+		ev.status == 402 || ev.status == 451 { // payment and legal reasons say more than words
+		return Classification{}, false
+	}
+	p := ev.prov()
+	words := modelWords()
+	for _, s := range [2]string{ev.message, text} {
+		if s == "" {
+			continue
+		}
+		if ph, ok := matchPhrase(words, s); ok {
+			if ph.Class == ClientError && ev.status != 0 {
+				// A request the endpoint does not accept: the words only
+				// keep other meanings from misreading it; the status says
+				// the rest (with no status, they say CLIENT_ERROR).
+				return Classification{}, false
+			}
+			cl := Of(ph.Class, reason(p, " model endpoint's message says \"", ph.Fragment, "\"", ev.status))
+			if quotaLike(ph.Class, ph.Fragment) {
+				cl = ev.period(cl, ev.message, text)
+			}
+			return cl, true
+		}
 	}
 	return Classification{}, false
 }
@@ -292,63 +405,135 @@ func (ev *evidence) phrase(text string) (Classification, bool) {
 // Bedrock's model rejects).
 func (ev *evidence) generic() (Classification, bool) {
 	p := ev.prov()
+	awsModel := ev.awsModel()
 	for _, code := range ev.codes[:ev.n] {
 		if !GenericCodes[code] {
 			continue
 		}
-		if c, ok := codeClass(p, code); ok {
+		if c, ok := codeClass(awsModel, code); ok {
 			return Of(ev.codeClass(c), reason(p, " code ", code, "", ev.status)), true
 		}
 	}
 	return Classification{}, false
 }
 
-// statusClass decides on the HTTP status. A 2xx decides nothing: whatever
-// failed after it (a body cut short, a stream's error event) says more.
-func (ev *evidence) statusClass() (Classification, bool) {
-	status, p := ev.status, ev.prov()
-	if status == 0 || status >= 200 && status < 300 {
+// statusClass decides on the HTTP status, read by the upstream's role
+// (RoleDefaults). A 2xx decides nothing: whatever failed after it (a body
+// cut short, a stream's error event) says more, and a model's answer is
+// judged by the llm stage's client, not here.
+func (ev *evidence) statusClass(text string) (Classification, bool) {
+	status := ev.status
+	if status < 300 || status > 599 {
 		return Classification{}, false
 	}
-	if p.IsModel() {
-		if c, ok := ModelStatusClasses[status]; ok {
-			return Of(c, string(p)+" HTTP "+strconv.Itoa(status)), true
-		}
+	r := ev.role()
+	c, ok := DefaultClass(r, status)
+	if !ok {
+		return Classification{}, false
 	}
-	if c, ok := StatusClasses[status]; ok {
-		return Of(clientClass(p, c), string(p)+" HTTP "+strconv.Itoa(status)), true
+	cl := Of(c, reason(ev.prov(), " HTTP ", strconv.Itoa(status), defaultSuffix[roleIndex(r)], 0))
+	cl.Default = true
+	if c == RateLimited {
+		cl = ev.period(cl, ev.message, text)
 	}
-	switch {
-	case status >= 500 && status < 600:
-		return Of(UpstreamUnavailable, string(p)+" HTTP "+strconv.Itoa(status)), true
-	case status >= 400 && status < 500:
-		return Of(clientClass(p, ClientError), string(p)+" HTTP "+strconv.Itoa(status)), true
-	}
-	return Classification{}, false
+	return cl, true
 }
+
+// defaultSuffix ends the reason of a status default, by roleIndex.
+var defaultSuffix = [5]string{" (model default)", " (source default)", " (webhook default)", " (aws default)", " (unknown default)"}
 
 // finish puts the evidence on c: provider, status, code, requested delay.
 func (ev *evidence) finish(c Classification) Classification {
 	if !ev.upstream && ev.provider == "" && ev.status == 0 && ev.n == 0 {
+		if d, ok := ProseDelay(ev.text); ok && d > 0 {
+			c.Requested = Requested{Delay: d, Source: "error text"}
+		}
 		return c
 	}
-	c.Provider, c.Status, c.Code = ev.provider, ev.status, ev.bestCode()
-	c.Requested = ev.requested()
+	c.Provider, c.Status, c.Code = Provider(cut(string(ev.provider), MaxProviderName)), ev.status, ev.bestCode()
+	c.Requested = ev.requestedOnce()
 	return c
 }
 
-// requested reads the upstream's requested delay from the answer's headers
-// and body.
+// requestedOnce is requested, computed once per classification: the period
+// of a limit and the classification's delay read it alike.
+func (ev *evidence) requestedOnce() Requested {
+	if !ev.reqOK {
+		ev.req, ev.reqOK = ev.requested(), true
+	}
+	return ev.req
+}
+
+// requested reads the upstream's requested delay from everywhere it is
+// given (docs/design.md "Delay hints"): the Retry-After headers, a body
+// field, a delay in the prose of the message, the body or the error's
+// text, and — for a 429 only — the rate-limit reset headers.
+//
+// Structure first: the exhausted limit's reset header (remaining 0) is read
+// before the prose, which says the same in words.
 func (ev *evidence) requested() Requested {
-	if r, ok := parseRetryAfterHeaders(ev.header); ok {
+	if r, ok := ev.explicitFields(); ok {
 		return r
 	}
-	if ev.bodyOK && ev.body.HasRetryAfter {
-		return Requested{Delay: ev.body.RetryAfter, Source: "body retry_after"}
+	if ev.status == 429 {
+		if r, ok := parseExhaustedReset(ev.header); ok {
+			return r
+		}
+	}
+	if r, ok := ev.prose(); ok {
+		return r
 	}
 	if ev.status == 429 {
 		r, _ := parseResetHeaders(ev.header)
 		return r
 	}
 	return Requested{}
+}
+
+// explicit is the delay the upstream asked for in so many words: not the
+// rate-limit reset headers every answer carries, which say when a window
+// resets whether or not it was the one that was hit.
+func (ev *evidence) explicit() (Requested, bool) {
+	if r, ok := ev.explicitFields(); ok {
+		return r, true
+	}
+	return ev.prose()
+}
+
+// explicitFields is the delay the Retry-After headers or a body field ask
+// for.
+func (ev *evidence) explicitFields() (Requested, bool) {
+	if r, ok := parseRetryAfterHeaders(ev.header); ok {
+		return r, true
+	}
+	if ev.bodyOK && ev.body.HasRetryAfter {
+		return Requested{Delay: ev.body.RetryAfter, Source: "body retry_after"}, true
+	}
+	return Requested{}, false
+}
+
+// prose is a delay written in the prose of the message, the body or the
+// error's text (ProseDelay).
+func (ev *evidence) prose() (Requested, bool) {
+	if d, ok := ProseDelay(ev.said); ok && d > 0 {
+		return Requested{Delay: d, Source: "message"}, true
+	}
+	if !ev.body.JSON { // a JSON body's words are its message's, read above
+		if d, ok := ProseDelay(bytesString(ev.raw)); ok && d > 0 {
+			return Requested{Delay: d, Source: "body"}, true
+		}
+	}
+	if d, ok := ProseDelay(ev.text); ok && d > 0 {
+		return Requested{Delay: d, Source: "error text"}, true
+	}
+	return Requested{}, false
+}
+
+// bytesString is b as a string without a copy, for reading only: b is an
+// answer's body, which nothing writes after it was read.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

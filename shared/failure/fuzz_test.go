@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
 )
 
 // Seed corpora live in testdata/fuzz/<Name>: realistic provider responses
@@ -197,6 +198,56 @@ func FuzzParseActionOutcome(f *testing.F) {
 		}
 		if want == failure.ActionFailed && len(o.Reason) > 24 && strings.Contains(c.Reason, o.Reason) {
 			t.Fatalf("classification reason %q carries the model's text", c.Reason)
+		}
+	})
+}
+
+// FuzzProseDelay feeds arbitrary text to the prose delay reader: no panic,
+// a delay within bounds, and the same answer for the text inside a longer
+// one that starts with it (the reader looks at a bounded prefix).
+func FuzzProseDelay(f *testing.F) {
+	for _, s := range []string{"Please try again in 59.977s.", "retry after 2 seconds", "wait 1m30s", "resets in 1 hour and 2 minutes",
+		"retry in 99999999999999999999s", "try again in 1.2.3s", "wait ~ about 5 min", "Retry-After: 30", "wait wait wait 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := failure.ProseDelay(s)
+		if d < 0 || d > failure.MaxRequestedDelay || !ok && d != 0 {
+			t.Fatalf("ProseDelay(%q) = %v %v", s, d, ok)
+		}
+	})
+}
+
+// FuzzClassifyEvidence feeds arbitrary evidence — any provider name, stage,
+// status, code, body and text — to Classify and FactsOf.
+func FuzzClassifyEvidence(f *testing.F) {
+	f.Add("groq", uint8(1), 429, "", "", []byte(`{"error":{"message":"Please try again in 2s","code":"rate_limit_exceeded"}}`))
+	f.Add("gemini", uint8(1), 429, "", "", []byte(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"retryDelay":"21s"}]}}`))
+	f.Add("acme", uint8(0), 400, "E_X", "Error code: 400 - {'error': {'message': 'quota'}}", []byte(`[{"error":{"message":"{\"error\":{}}"}}]`))
+	f.Add("", uint8(3), 0, "", "rpc error: code = ResourceExhausted desc = x", []byte(nil))
+	f.Fuzz(func(t *testing.T, provider string, stage uint8, status int, code, text string, body []byte) {
+		stages := []pipeline.Stage{"", pipeline.Fetch, pipeline.LLM, pipeline.Notify}
+		ev := &failure.Evidence{Provider: failure.Provider(provider), Stage: stages[int(stage)%len(stages)], Status: status, Code: code,
+			Text: text, Body: body}
+		c := failure.Classify(ev)
+		want, ok := designTraits[c.Class]
+		if !ok || (failure.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}) != want {
+			t.Fatalf("%s carries traits {%t %t %t}, docs/design.md says %+v", c.Class, c.Retryable, c.Counts, c.ModelSpecific, want)
+		}
+		if c.Reason == "" || len(c.Reason) > 300 {
+			t.Fatalf("reason %q: empty or unbounded", c.Reason)
+		}
+		if len(c.Code) > 120 {
+			t.Fatalf("code is %d bytes: unbounded", len(c.Code))
+		}
+		checkRequested(t, c.Requested)
+		facts := failure.FactsOf(ev)
+		if len(facts.Text) > failure.MaxFactsText || len(facts.Body) > failure.MaxFactsText || len(facts.Message) > failure.MaxFactsMessage ||
+			len(facts.Codes) > 8 {
+			t.Fatalf("facts unbounded: %d %d %d %d", len(facts.Text), len(facts.Body), len(facts.Message), len(facts.Codes))
+		}
+		if t := failure.Classify(errors.New(ev.Error())); !t.Class.Valid() {
+			panic("invalid class from text")
 		}
 	})
 }

@@ -44,29 +44,28 @@ func (r Requested) Resolve(now time.Time) time.Duration {
 }
 
 // ParseRequested reads the delay an HTTP response asks for, in every form we
-// know, most explicit first:
+// know, most explicit first (docs/design.md "Delay hints"):
 //
 //	retry-after-ms: 1500                       (OpenAI, milliseconds)
 //	Retry-After: 120                           (RFC 9110 delta-seconds)
 //	Retry-After: Wed, 21 Oct 2026 07:28:00 GMT (RFC 9110 HTTP-date)
-//	{"retry_after": 64.57}                     (Discord and others, seconds in the body)
-//	x-ratelimit-reset-requests: 6m0s           (OpenAI, Go-style durations; 429 only)
-//	x-ratelimit-reset-tokens: 1.5s
+//	{"retry_after": 64.57}                     (Discord and others, seconds in the body;
+//	                                            retry_after_ms, Google's RetryInfo "retryDelay": "21s")
+//	x-ratelimit-reset-tokens: 1.5s             (a 429's exhausted limit: its remaining count is 0)
+//	"Please try again in 2.548s."              (a delay in the prose of the message or the body, ProseDelay)
+//	x-ratelimit-reset-requests: 6m0s           (OpenAI, Go-style durations; 429 only: the longest)
 //	anthropic-ratelimit-requests-reset: RFC 3339 time (429 only)
 //
 // Rate-limit reset headers ride on every OpenAI and Anthropic response, so they
-// are read only for a 429, and the one whose remaining count is 0 wins.
+// are read only for a 429: the exhausted limit's before the prose, the others
+// after it.
+// Classify reads an HTTPError's delay exactly so.
 func ParseRequested(status int, h http.Header, body []byte) (Requested, bool) {
-	if r, ok := parseRetryAfterHeaders(h); ok {
-		return r, true
-	}
-	if d, ok := parseBody(HTTP, body); ok && d.HasRetryAfter {
-		return Requested{Delay: d.RetryAfter, Source: "body retry_after"}, true
-	}
-	if status == http.StatusTooManyRequests {
-		return parseResetHeaders(h)
-	}
-	return Requested{}, false
+	var ev evidence
+	ev.answer(HTTP, status, h, body)
+	ev.said = ev.message
+	r := ev.requested()
+	return r, !r.IsZero() || r.Source != ""
 }
 
 func parseRetryAfterHeaders(h http.Header) (Requested, bool) {
@@ -112,6 +111,34 @@ func header(h http.Header, canonical string) string {
 		return v[0]
 	}
 	return ""
+}
+
+// parseExhaustedReset returns the longest reset among the limits whose
+// remaining count is 0: the limit that was hit.
+func parseExhaustedReset(h http.Header) (Requested, bool) {
+	if len(h) == 0 {
+		return Requested{}, false
+	}
+	var best Requested
+	found := false
+	for _, rh := range resetHeaders {
+		if strings.TrimSpace(header(h, rh.remaining)) != "0" {
+			continue
+		}
+		v := strings.TrimSpace(header(h, rh.reset))
+		if v == "" {
+			continue
+		}
+		r, ok := parseReset(v)
+		if !ok {
+			continue
+		}
+		r.Source = rh.source
+		if !found || later(r, best) {
+			best, found = r, true
+		}
+	}
+	return best, found
 }
 
 // parseResetHeaders returns the longest reset among the exhausted limits, or

@@ -1,7 +1,5 @@
 package failure
 
-import "net/http"
-
 // Rule tables. Classification reads structure first — codes, then statuses —
 // and text last. Every table here is data: to teach triage a new provider
 // code, add a row.
@@ -49,11 +47,14 @@ var ProviderCodes = map[string]Class{
 	"billing_error":                        BudgetExceeded, // Anthropic 402
 	"invalid_prompt":                       ContentPolicy,  // OpenAI usage-policy refusals of the prompt
 	"moderation_blocked":                   ContentPolicy,
-	"model_decommissioned":                 ClientError,    // Groq: a retired model
-	"RESOURCE_EXHAUSTED":                   RateLimited,    // Google (Gemini's OpenAI-compatible endpoint)
-	"PERMISSION_DENIED":                    AuthDenied,     // Google
-	"UNAUTHENTICATED":                      AuthDenied,     // Google
-	"DEADLINE_EXCEEDED":                    NetworkTimeout, // Google
+	"model_decommissioned":                 ClientError, // Groq: a retired model
+
+	// The error names of the SDKs that stand for more than a status
+	// (LiteLLM raises these on the provider's words; see CodeStatuses for
+	// the ones that stand for a status alone).
+	"ContextWindowExceededError":  TokenLimit,
+	"ContentPolicyViolationError": ContentPolicy,
+	"BudgetExceededError":         BudgetExceeded, // LiteLLM proxy: a key's or team's budget
 
 	// Slack incoming webhooks answer with bare tokens.
 	"invalid_payload":                   SchemaInvalid,
@@ -197,69 +198,76 @@ var BedrockCodes = map[string]Class{
 	"ModelErrorException":       UpstreamUnavailable,
 }
 
-// StatusClasses maps HTTP statuses to classes for every provider. Statuses
-// whose meaning depends on who answered are in ModelStatusClasses. ClientError
-// here means "a 4xx nothing else explains"; it stays CLIENT_ERROR only for a
-// model provider: from AWS it is our malformed request (INTERNAL_BUG), from a
-// webhook or article host our payload or input (SCHEMA_INVALID), because
-// neither says anything about a model.
-var StatusClasses = map[int]Class{
-	// triage's clients do not follow a redirect of a POST (the body and the
-	// signature would go elsewhere), and fetch gives up after 10: the
-	// destination has moved, and the URL needs an operator.
-	http.StatusMovedPermanently:           NotFound,
-	http.StatusFound:                      NotFound,
-	http.StatusSeeOther:                   NotFound,
-	http.StatusTemporaryRedirect:          NotFound,
-	http.StatusPermanentRedirect:          NotFound,
-	http.StatusBadRequest:                 ClientError,
-	http.StatusUnauthorized:               AuthDenied,
-	http.StatusPaymentRequired:            BudgetExceeded,
-	http.StatusForbidden:                  AuthDenied,
-	http.StatusNotFound:                   NotFound,
-	http.StatusMethodNotAllowed:           ClientError,
-	http.StatusNotAcceptable:              ClientError,
-	http.StatusProxyAuthRequired:          AuthDenied,
-	http.StatusRequestTimeout:             NetworkTimeout,
-	http.StatusConflict:                   Conflict,
-	http.StatusGone:                       NotFound,
-	http.StatusRequestEntityTooLarge:      TokenLimit,
-	http.StatusUnsupportedMediaType:       ClientError,
-	http.StatusUnprocessableEntity:        ClientError,
-	http.StatusTooEarly:                   UpstreamUnavailable,
-	http.StatusTooManyRequests:            RateLimited,
-	http.StatusUnavailableForLegalReasons: ContentPolicy,
-	http.StatusInternalServerError:        UpstreamUnavailable,
-	http.StatusNotImplemented:             ClientError,
-	http.StatusBadGateway:                 UpstreamUnavailable,
-	http.StatusServiceUnavailable:         UpstreamUnavailable,
-	http.StatusGatewayTimeout:             UpstreamUnavailable,
-	http.StatusHTTPVersionNotSupported:    ClientError,
-	http.StatusInsufficientStorage:        UpstreamUnavailable,
-	424:                                   UpstreamUnavailable, // Bedrock ModelErrorException: failed dependency
-	520:                                   UpstreamUnavailable, // Cloudflare: unknown error
-	521:                                   UpstreamUnavailable, // Cloudflare: origin down
-	522:                                   NetworkTimeout,      // Cloudflare: origin connection timed out
-	523:                                   UpstreamUnavailable, // Cloudflare: origin unreachable
-	524:                                   NetworkTimeout,      // Cloudflare: origin response timed out
-	529:                                   UpstreamUnavailable, // Anthropic: overloaded
-	598:                                   NetworkTimeout,      // network read timeout (proxies)
-	599:                                   NetworkTimeout,      // network connect timeout (proxies)
+// GoogleCodes maps Google's error vocabulary to classes: the google.rpc.Code
+// names the Gemini API and Vertex AI put in error.status, the reasons of
+// google.rpc.ErrorInfo in error.details, and the reasons of Google's older
+// JSON errors (error.errors[].reason). The generic ones (INVALID_ARGUMENT,
+// FAILED_PRECONDITION, OUT_OF_RANGE) are in GenericCodes too: the words and
+// the status say more. NOT_FOUND and UNIMPLEMENTED are statuses in words
+// (CodeStatuses), read by the upstream's role. Following AIP-194,
+// UNAVAILABLE is retried; RESOURCE_EXHAUSTED is a limit whose period
+// decides between a rate and a spent quota (evidence.period).
+var GoogleCodes = map[string]Class{
+	"RESOURCE_EXHAUSTED":  RateLimited,
+	"UNAVAILABLE":         UpstreamUnavailable,
+	"INTERNAL":            UpstreamUnavailable,
+	"UNKNOWN":             UpstreamUnavailable,
+	"DATA_LOSS":           UpstreamUnavailable,
+	"DEADLINE_EXCEEDED":   NetworkTimeout,
+	"CANCELLED":           NetworkTimeout,
+	"ABORTED":             Conflict,
+	"ALREADY_EXISTS":      Conflict,
+	"UNAUTHENTICATED":     AuthDenied,
+	"PERMISSION_DENIED":   AuthDenied,
+	"INVALID_ARGUMENT":    ClientError,
+	"FAILED_PRECONDITION": ClientError,
+	"OUT_OF_RANGE":        ClientError,
+
+	// google.rpc.ErrorInfo reasons
+	"API_KEY_INVALID":                 AuthDenied,
+	"API_KEY_EXPIRED":                 AuthDenied,
+	"API_KEY_SERVICE_BLOCKED":         AuthDenied,
+	"API_KEY_HTTP_REFERRER_BLOCKED":   AuthDenied,
+	"API_KEY_IP_ADDRESS_BLOCKED":      AuthDenied,
+	"API_KEY_ANDROID_APP_BLOCKED":     AuthDenied,
+	"API_KEY_IOS_APP_BLOCKED":         AuthDenied,
+	"SERVICE_DISABLED":                AuthDenied, // the API is not enabled for the project
+	"ACCESS_TOKEN_EXPIRED":            AuthDenied,
+	"ACCESS_TOKEN_SCOPE_INSUFFICIENT": AuthDenied,
+	"ACCOUNT_STATE_INVALID":           AuthDenied,
+	"CONSUMER_SUSPENDED":              AuthDenied,
+	"CONSUMER_INVALID":                AuthDenied,
+	"USER_PROJECT_DENIED":             AuthDenied,
+	"IAM_PERMISSION_DENIED":           AuthDenied,
+	"CREDENTIALS_MISSING":             AuthDenied,
+	"BILLING_DISABLED":                BudgetExceeded,
+	"RATE_LIMIT_EXCEEDED":             RateLimited,
+
+	// Google's older JSON errors
+	"rateLimitExceeded":     RateLimited,
+	"userRateLimitExceeded": RateLimited,
+	"quotaExceeded":         BudgetExceeded,
+	"dailyLimitExceeded":    BudgetExceeded,
+	"keyInvalid":            AuthDenied,
+	"keyExpired":            AuthDenied,
+	"backendError":          UpstreamUnavailable,
 }
 
-// ModelStatusClasses override StatusClasses for model providers: a 404 from a
-// model API means the model or deployment name is wrong, which says something
-// about the model, not about the item.
-var ModelStatusClasses = map[int]Class{
-	// A model API that redirects means our base URL is wrong (http for
-	// https, a moved endpoint): a deployment defect, not the model's.
-	http.StatusMovedPermanently:  InternalBug,
-	http.StatusFound:             InternalBug,
-	http.StatusSeeOther:          InternalBug,
-	http.StatusTemporaryRedirect: InternalBug,
-	http.StatusPermanentRedirect: InternalBug,
-	http.StatusNotFound:          ClientError,
-	http.StatusGone:              ClientError, // a retired model
+// CodeStatuses are codes that stand for an HTTP status and say no more:
+// Google's status names (with the statuses Google documents for them) and
+// the error names the OpenAI-style SDKs raise for a status ("RateLimitError"
+// is any 429, an exhausted quota included). They fill a status the
+// evidence lacks, which the upstream's role then reads (RoleDefaults).
+var CodeStatuses = map[string]int{
+	"INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "UNAUTHENTICATED": 401,
+	"PERMISSION_DENIED": 403, "NOT_FOUND": 404, "ABORTED": 409, "ALREADY_EXISTS": 409, "RESOURCE_EXHAUSTED": 429,
+	"CANCELLED": 499, "UNKNOWN": 500, "INTERNAL": 500, "DATA_LOSS": 500, "UNIMPLEMENTED": 501, "UNAVAILABLE": 503,
+	"DEADLINE_EXCEEDED": 504,
+
+	"BadRequestError": 400, "AuthenticationError": 401, "PermissionDeniedError": 403, "NotFoundError": 404,
+	"ConflictError": 409, "UnprocessableEntityError": 422, "RateLimitError": 429, "InternalServerError": 500,
+	"BadGatewayError": 502, "ServiceUnavailableError": 503, "OverloadedError": 529,
+	"GatewayTimeoutError": 504, "APITimeoutError": 408,
 }
 
 // Phrase is a message fragment that decides a class even when the status is
@@ -282,8 +290,14 @@ var GenericCodes = map[string]bool{
 	"invalid_request_error": true, "invalid_request": true, "bad_request": true, "BadRequest": true,
 	"BadRequestError": true, "BadRequestException": true, "ValidationException": true, "ValidationError": true,
 	"InvalidParameterValue": true, "InvalidParameterException": true, "InvalidRequestException": true,
-	"InvalidArgument": true, "INVALID_ARGUMENT": true, "invalid_argument": true,
+	"InvalidArgument": true, "INVALID_ARGUMENT": true, "invalid_argument": true, "FAILED_PRECONDITION": true,
+	"OUT_OF_RANGE": true, "UnprocessableEntityError": true,
 }
+
+// WeakCodes are codes some servers put on any error: Anthropic's api_error
+// is its 500, but OpenAI-compatible servers (Ollama) type a 404 so. They
+// decide only when no error status does (an error event after HTTP 200).
+var WeakCodes = map[string]bool{"api_error": true}
 
 // OverridePhrases are so definite that they beat a rate-limit code: OpenAI
 // answers a request larger than the organisation's tokens-per-minute limit
@@ -328,7 +342,13 @@ var ProviderPhrases = []Phrase{
 	{"invalid api key", AuthDenied},
 	{"incorrect api key", AuthDenied},
 	{"invalid x-api-key", AuthDenied},
-	{"api key not valid", AuthDenied}, // Google
+	{"api key not valid", AuthDenied},            // Google
+	{"location is not supported", AuthDenied},    // Gemini FAILED_PRECONDITION: "User location is not supported for the API use."
+	{"has not been used in project", AuthDenied}, // Google: the API is not enabled for the project
+	{"api has not been enabled", AuthDenied},     //
+	{"the response was blocked", ContentPolicy},  // Vertex AI
+	{"quota exceeded for", RateLimited},          // Vertex AI "Quota exceeded for aiplatform.googleapis.com/…": per minute unless its period says otherwise
+	{"temporarily out of capacity", RateLimited}, // Vertex AI 429
 	{"didn't provide an api key", AuthDenied},
 	{"no api key provided", AuthDenied},
 	{"invalid subscription key", AuthDenied},                          // Azure
@@ -457,6 +477,8 @@ var TextPhrases = []Phrase{
 	{"internal server error", UpstreamUnavailable},
 	{"internal_error", UpstreamUnavailable},
 	{"upstream connect error", UpstreamUnavailable}, // Envoy and service meshes
+	{"apiconnectionerror", NetworkTimeout},          // the OpenAI-style SDKs' (and LiteLLM's base case)
+	{"connection error", NetworkTimeout},
 	{"invalid api key", AuthDenied},
 	{"incorrect api key", AuthDenied},
 	{"unauthorized", AuthDenied},

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/triagehq/triage/shared/pipeline"
 )
 
 // The error's text, read when the typed errors leave the answer open. What
@@ -36,10 +38,14 @@ import (
 type textEvidence struct {
 	own      *Classification // triage's own class, or a Go panic, named in the text
 	provider Provider
+	stage    pipeline.Stage // from the operation or a "stage" label the text names
 	status   int
 	codes    [maxCodes]string
 	n        int
 	message  string
+	detail   detail // the body found in the text
+	bodyOK   bool
+	model    bool // the text holds a body only a model API writes
 }
 
 func (t *textEvidence) addCode(c string) {
@@ -79,6 +85,9 @@ var (
 	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+`)
 	// reHost is a URL's host.
 	reHost = regexp.MustCompile(`https?://([A-Za-z0-9.-]{1,253})`)
+	// reStage is a log line's stage label: stage=llm, "stage": "fetch",
+	// stage: notify.
+	reStage = regexp.MustCompile(`(?i)\bstage["']?\s*[:=]\s*["']?(fetch|llm|notify)\b`)
 )
 
 // bedrockOperations are the Bedrock runtime (and agent runtime) operations
@@ -99,10 +108,30 @@ func parseText(s string) textEvidence {
 	// The expressions run only when their literal part occurs: the stage
 	// runner classifies every failure, and a regexp search costs even when
 	// it fails.
-	if p, status, code, ok := ownHTTP(s); ok {
-		t.provider = Provider(p)
+	if p, op, status, code, ok := ownHTTP(s); ok {
+		if Provider(p).Known() {
+			t.provider = Provider(p)
+		}
+		t.stage = opStage(op)
 		t.status = status
 		t.addCode(code)
+	}
+	if i := strings.Index(s, "rpc error: code = "); i >= 0 {
+		// gRPC's status error: "rpc error: code = ResourceExhausted desc = …"
+		name := s[i+len("rpc error: code = "):]
+		if j := strings.IndexByte(name, ' '); j > 0 {
+			name = name[:j]
+		}
+		if g := googleName(name); g != "" {
+			t.addCode(g)
+		} else if g := strings.ToUpper(name); len(name) <= 20 && GoogleCodes[g] != "" {
+			t.addCode(g) // one word: Unavailable, Internal, Unknown, Aborted
+		}
+	}
+	if t.stage == "" && containsFoldASCII(s, "stage") {
+		if m := reStage.FindStringSubmatch(s); m != nil {
+			t.stage = pipeline.Stage(strings.ToLower(m[1]))
+		}
 	}
 	if strings.Contains(s, "operation error ") {
 		if m := reOperation.FindStringSubmatch(s); m != nil {
@@ -148,7 +177,7 @@ func parseText(s string) textEvidence {
 	}
 	t.body(s)
 	t.words(s)
-	if t.provider == "" && (t.n > 0 && camelCode(t.codes[0]) || strings.Contains(s, "operation error ")) {
+	if t.provider == "" && (t.n > 0 && awsCode(t.codes[0]) || strings.Contains(s, "operation error ")) {
 		t.provider = AWS
 	}
 	return t
@@ -175,21 +204,36 @@ func textStatus(s string) int {
 	return first
 }
 
-// ownProviders are the provider names HTTPError.Error starts with.
-var ownProviders = map[string]bool{"openai": true, "azure": true, "anthropic": true, "bedrock": true, "webhook": true, "aws": true, "http": true}
+// providerName reports whether name can be a provider's name as
+// HTTPError.Error writes it: 2 to 40 bytes of lower-case letters, digits,
+// '-', '_' and '.', starting with a letter.
+func providerName(name string) bool {
+	if len(name) < 2 || len(name) > 40 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
 
 // ownHTTP parses HTTPError.Error(), "openai chat.completions: HTTP 429
-// code: message", anywhere in s: at its start or after ": ", a provider, an
-// optional operation of up to 80 bytes without ':' or a newline, ": HTTP ",
-// the status, an optional code, then ':' or the end. It is the expression
-// `(?:^|: )(openai|…|http)(?: [^:\n]{0,80})?: HTTP ([1-5]\d\d)(?: ([^\s:]{1,100}))?(?::|$)`
+// code: message", anywhere in s: at its start or after ": ", a provider's
+// name, an optional operation of up to 80 bytes without ':' or a newline,
+// ": HTTP ", the status, an optional code, then ':' or the end. It is the
+// expression `(?:^|: )([a-z][a-z0-9._-]{1,39})(?: ([^:\n]{0,80}))?: HTTP ([1-5]\d\d)(?: ([^\s:]{1,100}))?(?::|$)`
 // by hand (TestOwnHTTPIsTheExpression): the regexp engine found no literal
-// to start from and cost most of a classification.
-func ownHTTP(s string) (provider string, status int, code string, ok bool) {
+// to start from and cost most of a classification. Any name is read (the
+// caller keeps it as the provider only when it is known); the operation
+// names the stage (opStage).
+func ownHTTP(s string) (provider, op string, status int, code string, ok bool) {
 	for from := 0; ; {
 		h := strings.Index(s[from:], ": HTTP ")
 		if h < 0 {
-			return "", 0, "", false
+			return "", "", 0, "", false
 		}
 		h += from
 		from = h + 1
@@ -204,7 +248,7 @@ func ownHTTP(s string) (provider string, status int, code string, ok bool) {
 			continue
 		}
 		name, op, hasOp := strings.Cut(seg, " ")
-		if !ownProviders[name] || hasOp && len(op) > 80 {
+		if !providerName(name) || hasOp && len(op) > 80 {
 			continue
 		}
 		d := h + len(": HTTP ")
@@ -214,7 +258,7 @@ func ownHTTP(s string) (provider string, status int, code string, ok bool) {
 		status = int(s[d]-'0')*100 + int(s[d+1]-'0')*10 + int(s[d+2]-'0')
 		rest := s[d+3:]
 		if rest == "" || rest[0] == ':' {
-			return name, status, "", true
+			return name, op, status, "", true
 		}
 		if rest[0] == ' ' {
 			c := rest[1:]
@@ -223,7 +267,7 @@ func ownHTTP(s string) (provider string, status int, code string, ok bool) {
 				n++
 			}
 			if n >= 1 && n <= 100 && (n == len(c) || c[n] == ':') {
-				return name, status, c[:n], true
+				return name, op, status, c[:n], true
 			}
 		}
 	}
@@ -306,6 +350,12 @@ func hostProvider(s string) Provider {
 			return Azure
 		case host == "api.anthropic.com":
 			return Anthropic
+		case host == "generativelanguage.googleapis.com":
+			return Gemini
+		case strings.HasSuffix(host, "aiplatform.googleapis.com"):
+			return Vertex
+		case modelHosts[host] != "":
+			return modelHosts[host]
 		case strings.HasPrefix(host, "bedrock-runtime.") || strings.HasPrefix(host, "bedrock-agent-runtime.") ||
 			strings.HasPrefix(host, "bedrock.") && strings.HasSuffix(host, ".amazonaws.com"):
 			return Bedrock
@@ -317,6 +367,16 @@ func hostProvider(s string) Provider {
 		}
 	}
 	return ""
+}
+
+// modelHosts are the API hosts of OpenAI-compatible model vendors.
+var modelHosts = map[string]Provider{
+	"api.groq.com": "groq", "api.deepseek.com": "deepseek", "api.mistral.ai": "mistral", "api.together.xyz": "together",
+	"api.together.ai": "together", "api.fireworks.ai": "fireworks", "openrouter.ai": "openrouter", "api.x.ai": "xai",
+	"api.perplexity.ai": "perplexity", "api.cohere.ai": "cohere", "api.cohere.com": "cohere", "api.cerebras.ai": "cerebras",
+	"api.sambanova.ai": "sambanova", "api.deepinfra.com": "deepinfra", "integrate.api.nvidia.com": "nvidia",
+	"api.moonshot.ai": "moonshot", "api.moonshot.cn": "moonshot", "dashscope.aliyuncs.com": "dashscope",
+	"api-inference.huggingface.co": "huggingface", "router.huggingface.co": "huggingface", "api.replicate.com": "replicate",
 }
 
 // serviceProvider is Bedrock for a Bedrock service id, AWS otherwise.
@@ -358,6 +418,12 @@ func (t *textEvidence) body(s string) {
 		sc.object(ctxRoot, 0) // a body cut short still says what it said before the cut
 		if sc.d != (detail{}) {
 			d := sc.d
+			if m := strings.TrimSpace(d.Message); len(m) > 1 && (m[0] == '{' || m[0] == '[') {
+				// a proxy's error whose message is the upstream's body
+				if inner, ok := parseBodyDepth("", []byte(m), 1); ok {
+					d = inner.under(d)
+				}
+			}
 			for _, c := range d.codes() {
 				t.addCode(afterHash(c))
 			}
@@ -365,6 +431,7 @@ func (t *textEvidence) body(s string) {
 			if t.message == "" {
 				t.message = d.Message
 			}
+			t.detail, t.bodyOK, t.model = d, true, d.Model
 			return
 		}
 		from = start + 1
@@ -372,8 +439,10 @@ func (t *textEvidence) body(s string) {
 }
 
 // words adds every word of s that is a code the tables know: an AWS code
-// (CamelCase or dotted, as the SDKs of every language print them) or a
-// provider code with an underscore.
+// (CamelCase or dotted, as the SDKs of every language print them), a
+// provider code with an underscore ("insufficient_quota"), a Google status
+// ("RESOURCE_EXHAUSTED"), or the name of an SDK's error ("RateLimitError",
+// "openai.AuthenticationError"), which stands for its status.
 func (t *textEvidence) words(s string) {
 	for i := 0; i < len(s) && t.n < len(t.codes); {
 		if !isCodeByte(s[i]) {
@@ -389,17 +458,109 @@ func (t *textEvidence) words(s string) {
 		if len(w) < 6 || len(w) > maxCodeLen {
 			continue
 		}
-		switch {
-		case strings.IndexByte(w, '_') >= 0:
-			if _, ok := ProviderCodes[w]; ok || GenericCodes[w] {
-				t.addCode(w)
-			}
-		case camelCode(w):
-			if _, ok := codeClass(AWS, w); ok {
-				t.addCode(w)
+		if ambiguousWords[w] {
+			continue
+		}
+		if tableCode(w) {
+			t.addCode(w)
+			continue
+		}
+		if g := googleName(w); g != "" {
+			t.addCode(g) // gRPC's and google-api-core's ResourceExhausted
+			continue
+		}
+		// "openai.RateLimitError", "litellm.InternalServerError": an SDK's
+		// error, which stands for its status (an AWS code of the same name
+		// is an AWS code only undotted); StatusCode.RESOURCE_EXHAUSTED
+		if k := strings.LastIndexByte(w, '.'); k >= 0 && len(w)-k-1 >= 6 {
+			last := w[k+1:]
+			if st, ok := CodeStatuses[last]; ok && camelCode(last) {
+				if t.status == 0 {
+					t.status = st
+				}
+			} else if tableCode(last) {
+				t.addCode(last)
 			}
 		}
 	}
+}
+
+// awsCode reports whether code is an AWS code, in any of the spellings
+// codeClass reads (an SDK's error name such as RateLimitError is not).
+func awsCode(code string) bool {
+	if !camelCode(code) {
+		return false
+	}
+	if _, ok := AWSCodes[code]; ok {
+		return true
+	}
+	up := code
+	if b := code[0]; b >= 'a' && b <= 'z' {
+		up = string(b-('a'-'A')) + code[1:]
+	}
+	if base, ok := strings.CutSuffix(up, "Exception"); ok {
+		_, found := AWSCodes[base]
+		_, same := AWSCodes[up]
+		return found || same
+	}
+	_, plain := AWSCodes[up]
+	_, exc := AWSCodes[up+"Exception"]
+	return plain || exc
+}
+
+// ambiguousWords are codes of the tables that are also ordinary words of
+// an error's text ("UNKNOWN error"): read in a body's status, not in prose.
+var ambiguousWords = map[string]bool{"UNKNOWN": true, "INTERNAL": true, "ABORTED": true, "CANCELLED": true}
+
+// googleName returns the Google status a CamelCase name of two or more
+// words spells ("ResourceExhausted" is RESOURCE_EXHAUSTED, as gRPC's
+// "rpc error: code = ResourceExhausted" and google-api-core's exceptions
+// write it), or "".
+func googleName(w string) string {
+	if len(w) > 40 || !camelCode(w) || w[0] < 'A' || w[0] > 'Z' || strings.IndexByte(w, '.') >= 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' && i > 0 {
+			b.WriteByte('_')
+		}
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	g := b.String()
+	if _, ok := GoogleCodes[g]; ok && strings.IndexByte(g, '_') > 0 {
+		return g
+	}
+	if _, ok := CodeStatuses[g]; ok && strings.IndexByte(g, '_') > 0 {
+		return g
+	}
+	return ""
+}
+
+// tableCode reports whether w is a code the tables know, spelt as a word of
+// an error's text.
+func tableCode(w string) bool {
+	switch {
+	case strings.IndexByte(w, '_') >= 0:
+		_, ok := ProviderCodes[w]
+		_, google := GoogleCodes[w]
+		_, status := CodeStatuses[w]
+		return ok || google || status || GenericCodes[w]
+	case camelCode(w):
+		if _, ok := codeClass(false, w); ok {
+			return true
+		}
+		_, status := CodeStatuses[w]
+		return status
+	case upperSnake(w):
+		_, google := GoogleCodes[w]
+		return google
+	}
+	return false
 }
 
 func isCodeByte(c byte) bool {

@@ -368,10 +368,20 @@ func TestParseChain(t *testing.T) {
 		"Anthropic:claude-3-5-haiku-latest":                                    "[anthropic:claude-3-5-haiku-latest]",
 		"ft:gpt-4o-mini-2024-07-18:acme::abc123":                               "[openai:ft:gpt-4o-mini-2024-07-18:acme::abc123]",
 		"openai:x,openai:x":                                                    "[openai:x]",
+		"gemini:gemini-2.0-flash, Vertex:gemini-2.5-pro":                       "[gemini:gemini-2.0-flash vertex:gemini-2.5-pro]",
+		"mistral:7b": "[openai:mistral:7b]", // a vendor's name is a provider only as the default: Ollama tags have colons
 	} {
 		got, err := fallback.ParseChain(in, failure.OpenAI)
 		if err != nil || fmt.Sprint(got) != want {
 			t.Errorf("ParseChain(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	// Any OpenAI-compatible endpoint is the default provider, by its own
+	// prefix or none.
+	for def, want := range map[failure.Provider]string{"groq": "[groq:llama-3.3-70b groq:qwen:7b openai:gpt-4o]", "acme-llm": "[acme-llm:llama-3.3-70b acme-llm:qwen:7b openai:gpt-4o]"} {
+		got, err := fallback.ParseChain(string(def)+":llama-3.3-70b, qwen:7b, openai:gpt-4o", def)
+		if err != nil || fmt.Sprint(got) != want {
+			t.Errorf("default %s: %v, %v; want %s", def, got, err, want)
 		}
 	}
 	for _, bad := range []string{" , ", "openai:", "bedrock: "} {
@@ -379,8 +389,10 @@ func TestParseChain(t *testing.T) {
 			t.Errorf("ParseChain(%q) parsed", bad)
 		}
 	}
-	if _, err := fallback.ParseChain("x", failure.Webhook); err == nil {
-		t.Error("a chain defaulting to a non-model provider parsed")
+	for _, def := range []failure.Provider{failure.Webhook, failure.AWS, failure.HTTP, "slack"} {
+		if _, err := fallback.ParseChain("x", def); err == nil {
+			t.Errorf("a chain defaulting to %s parsed", def)
+		}
 	}
 	long := strings.TrimSuffix(strings.Repeat("m,", fallback.MaxEntries+1), ",")
 	if _, err := fallback.ParseChain(long, failure.OpenAI); err != nil {

@@ -3,6 +3,7 @@ package fallback
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/triagehq/triage/shared/failure"
@@ -12,29 +13,56 @@ import (
 // "provider:model", is the key of the model's health, so the same model
 // name at two providers has two records.
 type Entry struct {
-	// Provider is the dialect that serves the model: failure.OpenAI,
-	// failure.Azure, failure.Anthropic or failure.Bedrock.
+	// Provider is the model endpoint that serves the model: one of
+	// ChainProviders, or the chain's default provider (any
+	// OpenAI-compatible endpoint, LLM_PROVIDER).
 	Provider failure.Provider
-	// Model is the model (OpenAI, Anthropic), deployment (Azure) or model
-	// id (Bedrock).
+	// Model is the model (OpenAI, Anthropic, Gemini), deployment (Azure) or
+	// model id (Bedrock).
 	Model string
 }
 
 // String returns "provider:model".
 func (e Entry) String() string { return string(e.Provider) + ":" + e.Model }
 
+// ChainProviders are the providers a chain entry may name, one per
+// dialect: openai, azure, anthropic, bedrock, gemini, and vertex (Vertex AI
+// in Gemini's wire format). Any other model endpoint joins the chain as its
+// default provider, whose bare entries are its models.
+func ChainProviders() []failure.Provider {
+	return []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock, failure.Gemini, failure.Vertex}
+}
+
+// ModelEndpoint reports whether p can be a chain's default provider: a
+// model endpoint by its name, or a name triage does not know (read in the
+// OpenAI-compatible dialect, docs/design.md "Dialects"); never a webhook,
+// AWS, or plain http.
+func ModelEndpoint(p failure.Provider) bool {
+	switch p.Role() {
+	case failure.RoleModel:
+		return true
+	case failure.RoleUnknown:
+		return p != "" && p != failure.HTTP
+	}
+	return false
+}
+
 // ParseEntry reads "provider:model". A prefix before the first ':' that is
-// not a model provider is part of the model name — Bedrock ids
-// ("anthropic.claude-3-5-haiku-20241022-v1:0") and OpenAI fine-tunes
-// ("ft:gpt-4o-mini:org::id") contain colons — and such an entry, like one
-// without a colon, belongs to def.
+// neither one of ChainProviders nor def is part of the model name — Bedrock
+// ids ("anthropic.claude-3-5-haiku-20241022-v1:0"), OpenAI fine-tunes
+// ("ft:gpt-4o-mini:org::id") and Ollama tags ("mistral:7b") contain colons
+// — and such an entry, like one without a colon, belongs to def.
 func ParseEntry(s string, def failure.Provider) (Entry, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return Entry{}, errors.New("empty chain entry")
 	}
+	if def == "" {
+		def = failure.OpenAI
+	}
 	if p, model, ok := strings.Cut(s, ":"); ok {
-		if prov := failure.Provider(strings.ToLower(p)); prov.IsModel() {
+		prov := failure.Provider(strings.ToLower(strings.TrimSpace(p)))
+		if slices.Contains(ChainProviders(), prov) || prov == def {
 			model = strings.TrimSpace(model)
 			if model == "" {
 				return Entry{}, fmt.Errorf("chain entry %q names no model", s)
@@ -42,11 +70,9 @@ func ParseEntry(s string, def failure.Provider) (Entry, error) {
 			return Entry{Provider: prov, Model: model}, nil
 		}
 	}
-	if def == "" {
-		def = failure.OpenAI
-	}
-	if !def.IsModel() {
-		return Entry{}, fmt.Errorf("default provider %q is not a model provider (want openai, azure, anthropic or bedrock)", def)
+	if !ModelEndpoint(def) {
+		return Entry{}, fmt.Errorf("default provider %q is not a model endpoint (openai, azure, anthropic, bedrock, gemini, vertex, "+
+			"or an OpenAI-compatible one)", def)
 	}
 	return Entry{Provider: def, Model: s}, nil
 }

@@ -40,6 +40,7 @@ func stopOf(table map[string]Stop, reason string) Stop {
 //	StopRefusal        CONTENT_POLICY    the model declined
 //	StopGuardrail      CONTENT_POLICY    a Bedrock guardrail intervened
 //	StopContextWindow  TOKEN_LIMIT       input and output overflow the context window
+//	StopPromptBlocked  CONTENT_POLICY    the provider blocked the prompt
 //	StopToolUse        RESPONSE_INVALID  a tool call; none was offered
 //	StopOther          RESPONSE_INVALID  an unexpected stop reason
 //
@@ -59,6 +60,8 @@ func CheckStop(r Response) error {
 		return failure.New(failure.ContentPolicy, "a guardrail intervened%s", why)
 	case StopContextWindow:
 		return failure.New(failure.TokenLimit, "input and answer exceed the model's context window%s", why)
+	case StopPromptBlocked:
+		return failure.New(failure.ContentPolicy, "the provider blocked the prompt%s", why)
 	case StopToolUse:
 		return failure.New(failure.ResponseInvalid, "model asked to call a tool, and none was offered%s", why)
 	}

@@ -37,10 +37,15 @@ func NewAnthropic(cfg Config) (*AnthropicClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &AnthropicClient{httpDialect: newHTTPDialect(cfg, failure.Anthropic, AnthropicOp), endpoint: withPath(u, "/v1/messages")}, nil
+	p := failure.Anthropic
+	if cfg.Provider.Dialect() == failure.Anthropic {
+		p = cfg.Provider
+	}
+	return &AnthropicClient{httpDialect: newHTTPDialect(cfg, p, AnthropicOp), endpoint: withPath(u, "/v1/messages")}, nil
 }
 
-// Provider returns failure.Anthropic.
+// Provider returns the provider the client reports (failure.Anthropic
+// unless the Config named another of Anthropic's dialect).
 func (c *AnthropicClient) Provider() failure.Provider { return c.provider }
 
 type anthropicRequest struct {

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -43,6 +44,7 @@ func setupDialects(t *testing.T, timeout time.Duration) *dialectBundle {
 		{Provider: failure.Azure, BaseURL: srv.URL + "/openai", APIKey: fakeKey},
 		{Provider: failure.Anthropic, BaseURL: srv.URL, APIKey: fakeKey},
 		{Provider: failure.Bedrock, BaseURL: srv.URL, AWS: awsCfg},
+		{Provider: failure.Gemini, BaseURL: srv.URL + "/v1beta", APIKey: fakeKey},
 	} {
 		cfg.Timeout = timeout
 		c, err := llm.NewCompleter(cfg)
@@ -71,7 +73,7 @@ func (b *dialectBundle) ask(t *testing.T, p failure.Provider, key string, kind s
 	return resp, enr, err
 }
 
-var dialects = []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock}
+var dialects = []failure.Provider{failure.OpenAI, failure.Azure, failure.Anthropic, failure.Bedrock, failure.Gemini}
 
 // TestEveryFailureClassFromEveryDialect serves every fault of the fake LLM
 // in each dialect and requires the class the llm stage would act on: each
@@ -93,32 +95,33 @@ func TestEveryFailureClassFromEveryDialect(t *testing.T) {
 		ce = failure.ClientError
 	)
 	// want is the class per fault, in the order openai, azure, anthropic,
-	// bedrock. Where dialects differ, the provider differs: Azure and
-	// Bedrock have no billing quota error (their "quota" is a throttle),
-	// a Bedrock model's refusal is plain text, and the Bedrock exceptions
-	// have their own classes.
-	want := map[fakes.Fault][4]failure.Class{
-		fakes.FaultRateLimit:      {rl, rl, rl, rl},
-		fakes.FaultQuota:          {be, rl, be, rl},
-		fakes.FaultServerError:    {uu, uu, uu, uu},
-		fakes.FaultUnavailable:    {uu, uu, uu, uu},
-		fakes.FaultBadGateway:     {uu, uu, uu, uu},
-		fakes.FaultReset:          {nt, nt, nt, nt},
-		fakes.FaultHang:           {nt, nt, nt, nt},
-		fakes.FaultInvalidJSON:    {ri, ri, ri, ri},
-		fakes.FaultSchemaMismatch: {ri, ri, ri, ri},
-		fakes.FaultEmpty:          {ri, ri, ri, ri},
-		fakes.FaultCutOff:         {ri, ri, ri, ri},
-		fakes.FaultContentPolicy:  {cp, cp, cp, cp},
-		fakes.FaultContentFilter:  {cp, cp, cp, cp},
-		fakes.FaultRefusal:        {cp, cp, cp, ri},
-		fakes.FaultContextLength:  {tl, tl, tl, tl},
-		fakes.FaultAuth:           {ad, ad, ad, ad},
-		fakes.FaultModelNotFound:  {ce, ce, ce, ce},
-		fakes.FaultModelTimeout:   {uu, uu, uu, nt},
-		fakes.FaultModelNotReady:  {uu, uu, uu, uu},
-		fakes.FaultModelError:     {uu, uu, uu, uu},
-		fakes.FaultActionFailed:   {af, af, af, af},
+	// bedrock, gemini. Where dialects differ, the provider differs: Azure
+	// and Bedrock have no billing quota error (their "quota" is a
+	// throttle), Gemini's spent quota is its per-day free tier, a Bedrock
+	// or Gemini model's refusal is plain text, and the Bedrock exceptions
+	// and Google's DEADLINE_EXCEEDED have their own classes.
+	want := map[fakes.Fault][5]failure.Class{
+		fakes.FaultRateLimit:      {rl, rl, rl, rl, rl},
+		fakes.FaultQuota:          {be, rl, be, rl, be},
+		fakes.FaultServerError:    {uu, uu, uu, uu, uu},
+		fakes.FaultUnavailable:    {uu, uu, uu, uu, uu},
+		fakes.FaultBadGateway:     {uu, uu, uu, uu, uu},
+		fakes.FaultReset:          {nt, nt, nt, nt, nt},
+		fakes.FaultHang:           {nt, nt, nt, nt, nt},
+		fakes.FaultInvalidJSON:    {ri, ri, ri, ri, ri},
+		fakes.FaultSchemaMismatch: {ri, ri, ri, ri, ri},
+		fakes.FaultEmpty:          {ri, ri, ri, ri, ri},
+		fakes.FaultCutOff:         {ri, ri, ri, ri, ri},
+		fakes.FaultContentPolicy:  {cp, cp, cp, cp, cp},
+		fakes.FaultContentFilter:  {cp, cp, cp, cp, cp},
+		fakes.FaultRefusal:        {cp, cp, cp, ri, ri},
+		fakes.FaultContextLength:  {tl, tl, tl, tl, tl},
+		fakes.FaultAuth:           {ad, ad, ad, ad, ad},
+		fakes.FaultModelNotFound:  {ce, ce, ce, ce, ce},
+		fakes.FaultModelTimeout:   {uu, uu, uu, nt, nt},
+		fakes.FaultModelNotReady:  {uu, uu, uu, uu, uu},
+		fakes.FaultModelError:     {uu, uu, uu, uu, uu},
+		fakes.FaultActionFailed:   {af, af, af, af, af},
 	}
 	for _, f := range fakes.LLMFaults() {
 		if _, ok := want[f]; !ok && f != fakes.FaultNone {
@@ -303,11 +306,31 @@ func TestBedrockClientDoesNotRetry(t *testing.T) {
 	}
 }
 
-func TestNewCompleterRejectsNonModelProviders(t *testing.T) {
+// TestNewCompleterByDialect: the client is the provider's dialect's, any
+// name triage does not know is an OpenAI-compatible endpoint that reports
+// its own name (docs/design.md "Dialects"), and a provider that is no
+// model endpoint is a deployment's mistake.
+func TestNewCompleterByDialect(t *testing.T) {
 	t.Parallel()
-	for _, p := range []failure.Provider{failure.Webhook, failure.AWS, "mystery"} {
+	for _, p := range []failure.Provider{failure.Webhook, failure.AWS, failure.HTTP, "slack"} {
 		if _, err := llm.NewCompleter(llm.Config{Provider: p, BaseURL: "https://x.example"}); failure.Classify(err).Class != failure.InternalBug {
 			t.Errorf("%s: err = %v, want INTERNAL_BUG", p, err)
+		}
+	}
+	for p, want := range map[failure.Provider]string{
+		"groq": "*llm.Client", "mystery": "*llm.Client", "": "*llm.Client", failure.Azure: "*llm.Client",
+		failure.Anthropic: "*llm.AnthropicClient", failure.Gemini: "*llm.GeminiClient", failure.Vertex: "*llm.GeminiClient",
+	} {
+		c, err := llm.NewCompleter(llm.Config{Provider: p, BaseURL: "https://x.example"})
+		if err != nil {
+			t.Errorf("%q: %v", p, err)
+			continue
+		}
+		if got := fmt.Sprintf("%T", c); got != want {
+			t.Errorf("%q: client %s, want %s", p, got, want)
+		}
+		if p != "" && c.Provider() != p {
+			t.Errorf("%q: the client reports %s", p, c.Provider())
 		}
 	}
 	if _, err := llm.NewBedrock(llm.Config{}); failure.Classify(err).Class != failure.InternalBug {

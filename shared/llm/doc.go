@@ -1,7 +1,9 @@
-// Package llm is triage's model client: one Completer interface over four
-// wire dialects — OpenAI chat completions, Azure OpenAI, the Anthropic
-// Messages API and the Amazon Bedrock Runtime Converse API — plus the
-// enrichment prompt and the judgement of the model's answer.
+// Package llm is triage's model client: one Completer interface over five
+// wire dialects — OpenAI chat completions (and every OpenAI-compatible
+// endpoint), Azure OpenAI, the Anthropic Messages API, the Amazon Bedrock
+// Runtime Converse API and Google's generateContent (the Gemini API and
+// Vertex AI) — plus the enrichment prompt and the judgement of the model's
+// answer. NewCompleter picks the client by the provider's dialect.
 //
 // # One judgement, whatever the dialect
 //
@@ -9,7 +11,8 @@
 // a Stop normalised from the provider's own stop reason, the reported token
 // usage — and its failures onto errors failure.Classify reads:
 //
-//   - a non-2xx answer is a *failure.HTTPError (OpenAI, Azure, Anthropic) or
+//   - a non-2xx answer is a *failure.HTTPError (OpenAI, Azure, Anthropic,
+//     Gemini; its Stage is the llm stage) or
 //     the AWS SDK's typed exception inside a *smithy.OperationError
 //     (Bedrock: ThrottlingException, ModelTimeoutException, …);
 //   - a transport failure keeps net.Error, syscall errnos and context errors

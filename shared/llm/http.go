@@ -15,6 +15,7 @@ import (
 
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
 )
 
 // httpDialect is what the HTTP dialects (OpenAI, Azure, Anthropic) share:
@@ -92,7 +93,7 @@ func (r reply) eventStream() bool {
 // httpError is the *failure.HTTPError of an answer, its body scrubbed and
 // bounded.
 func (c *httpDialect) httpError(status int, h http.Header, body []byte) *failure.HTTPError {
-	return &failure.HTTPError{Provider: c.provider, Op: c.op, Status: status, Header: h.Clone(),
+	return &failure.HTTPError{Provider: c.provider, Stage: pipeline.LLM, Op: c.op, Status: status, Header: h.Clone(),
 		Body: c.scrub(truncateBytes(body, failure.MaxBodyBytes))}
 }
 

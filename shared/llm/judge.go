@@ -25,14 +25,17 @@ type Recorded struct {
 	Body []byte
 }
 
-// JudgeRecorded runs provider's real client over a recorded response — the request
-// goes nowhere: the client's HTTP transport answers with rec — and judges
-// the answer as the llm stage does (Judge after Complete), for an item of
-// kind. It returns the enrichment of a usable answer, or the error the llm
-// stage would have failed the item with; failure.Classify gives its class.
-// The same code decodes, so an OpenAI, Azure, Anthropic or Bedrock Converse
-// answer, a stream with an error event after HTTP 200, and a non-2xx error
-// answer all reach the stage's decision.
+// JudgeRecorded runs the real client of provider's dialect over a recorded
+// response — the request goes nowhere: the client's HTTP transport answers
+// with rec — and judges the answer as the llm stage does (Judge after
+// Complete), for an item of kind. Any provider name is accepted: a name
+// triage does not know is read in the OpenAI-compatible dialect. It
+// returns the enrichment of a usable answer, or the error the llm stage
+// would have failed the item with; failure.Classify gives its class. The
+// same code decodes, so an OpenAI(-compatible), Azure, Anthropic, Bedrock
+// Converse or Gemini generateContent answer, a stream with an error event
+// after HTTP 200, and a non-2xx error answer all reach the stage's
+// decision.
 func JudgeRecorded(ctx context.Context, provider failure.Provider, kind state.Kind, rec Recorded) (state.Enrichment, error) {
 	if rec.Status == 0 {
 		rec.Status = http.StatusOK
@@ -42,7 +45,11 @@ func JudgeRecorded(ctx context.Context, provider failure.Provider, kind state.Ki
 	}
 	hc := &http.Client{Transport: replayTransport{rec}}
 	cfg := Config{Provider: provider, HTTPClient: hc}
-	switch provider {
+	if provider == "" || provider == failure.HTTP {
+		provider = failure.OpenAI
+	}
+	cfg.Provider = provider
+	switch provider.Dialect() {
 	case failure.Bedrock:
 		// Placeholder credentials: the request is signed and goes nowhere.
 		// (Anonymous credentials make the SDK pick Bedrock's bearer-token
@@ -55,6 +62,8 @@ func JudgeRecorded(ctx context.Context, provider failure.Provider, kind state.Ki
 		cfg.BaseURL = "https://judge.openai.azure.com/openai/deployments/judge?api-version=" + DefaultAzureAPIVersion
 	case failure.Anthropic:
 		cfg.BaseURL = "https://judge.anthropic.invalid"
+	case failure.Gemini:
+		cfg.BaseURL = "https://judge.googleapis.invalid/v1beta"
 	default:
 		cfg.BaseURL = "https://judge.openai.invalid/v1"
 	}

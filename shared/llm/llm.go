@@ -82,13 +82,16 @@ type Stop string
 // Stops. The provider's own spelling stays in Response.StopReason.
 const (
 	// StopEnd is a natural end: OpenAI "stop", Anthropic and Bedrock
-	// "end_turn" and "stop_sequence", or a server that sent no reason.
+	// "end_turn" and "stop_sequence", Gemini "STOP", or a server that sent
+	// no reason.
 	StopEnd Stop = "end"
 	// StopMaxTokens is an answer cut off at the output token limit: OpenAI
-	// "length", Anthropic and Bedrock "max_tokens".
+	// "length", Anthropic and Bedrock "max_tokens", Gemini "MAX_TOKENS".
 	StopMaxTokens Stop = "max_tokens"
 	// StopContentFilter is an answer a provider filter stopped: OpenAI and
-	// Azure "content_filter", Bedrock "content_filtered".
+	// Azure "content_filter", Bedrock "content_filtered", Gemini "SAFETY",
+	// "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+	// "IMAGE_SAFETY".
 	StopContentFilter Stop = "content_filter"
 	// StopRefusal is the model declining: Anthropic "refusal", or an OpenAI
 	// message whose refusal is set and content empty.
@@ -97,20 +100,25 @@ const (
 	// ("guardrail_intervened").
 	StopGuardrail Stop = "guardrail"
 	// StopToolUse is a tool call (OpenAI "tool_calls" and "function_call",
-	// Anthropic and Bedrock "tool_use"); triage offers no tool.
+	// Anthropic and Bedrock "tool_use", Gemini "MALFORMED_FUNCTION_CALL",
+	// "UNEXPECTED_TOOL_CALL"); triage offers no tool.
 	StopToolUse Stop = "tool_use"
 	// StopContextWindow is input and output filling the model's context
 	// window ("model_context_window_exceeded").
 	StopContextWindow Stop = "context_window"
+	// StopPromptBlocked is a prompt the provider refused to answer: Gemini's
+	// promptFeedback.blockReason with no candidates.
+	StopPromptBlocked Stop = "prompt_blocked"
 	// StopOther is any other reason (Anthropic "pause_turn", Bedrock
-	// "malformed_model_output", a value added after this code).
+	// "malformed_model_output", Gemini "OTHER", a value added after this
+	// code).
 	StopOther Stop = "other"
 )
 
 // Stops lists every Stop, the usable one first.
 func Stops() []Stop {
 	return []Stop{StopEnd, StopMaxTokens, StopContentFilter, StopRefusal, StopGuardrail, StopToolUse,
-		StopContextWindow, StopOther}
+		StopContextWindow, StopPromptBlocked, StopOther}
 }
 
 // Usage is the token usage a provider reported for one call.
@@ -159,19 +167,27 @@ type Completer interface {
 
 // Config configures a client.
 type Config struct {
-	// Provider selects the dialect: failure.OpenAI (the default),
-	// failure.Azure, failure.Anthropic or failure.Bedrock.
+	// Provider names the model endpoint, and its dialect
+	// (failure.Provider.Dialect) selects the client: failure.OpenAI (the
+	// default, and every OpenAI-compatible endpoint: groq, mistral, vllm,
+	// a name triage does not know, …), failure.Azure, failure.Anthropic,
+	// failure.Bedrock or failure.Gemini (the Gemini API and Vertex AI). The
+	// client reports the name given.
 	Provider failure.Provider
 	// BaseURL is the API root: "https://api.openai.com/v1" (the client
 	// POSTs to BaseURL + "/chat/completions"), an Azure resource's
 	// "https://NAME.openai.azure.com/openai" (deployments/<model>/… is
 	// added per request, api-version defaulting to DefaultAzureAPIVersion)
 	// or a full deployment URL, "https://api.anthropic.com" (+
-	// "/v1/messages"). Required except for Bedrock, where it overrides the
-	// SDK's endpoint (a VPC endpoint, a local fake). A query string is kept.
+	// "/v1/messages"), DefaultGeminiBaseURL or a Vertex AI publisher's root
+	// (+ "/models/<model>:generateContent"). Required except for Bedrock,
+	// where it overrides the SDK's endpoint (a VPC endpoint, a local fake),
+	// and Gemini, where it defaults to DefaultGeminiBaseURL. A query string
+	// is kept.
 	BaseURL string
 	// APIKey authenticates the HTTP dialects: "Authorization: Bearer"
-	// (OpenAI), "api-key" (Azure), "x-api-key" (Anthropic). Empty sends none
+	// (OpenAI), "api-key" (Azure), "x-api-key" (Anthropic),
+	// "x-goog-api-key" (Gemini, Vertex AI). Empty sends none
 	// (local fakes). It is scrubbed from any error body kept. Bedrock
 	// ignores it: it signs with AWS credentials.
 	APIKey string
@@ -187,19 +203,24 @@ type Config struct {
 	AWS *aws.Config
 }
 
-// NewCompleter returns the client of cfg.Provider. An unknown provider or an
-// invalid configuration is an INTERNAL_BUG (a deployment's configuration).
+// NewCompleter returns the client of cfg.Provider's dialect; a name triage
+// does not know is an OpenAI-compatible endpoint (docs/design.md
+// "Dialects"). A provider that is not a model endpoint (a webhook, AWS) or
+// an invalid configuration is an INTERNAL_BUG (a deployment's
+// configuration).
 func NewCompleter(cfg Config) (Completer, error) {
-	switch cfg.Provider {
-	case "", failure.OpenAI, failure.Azure:
-		return New(cfg)
+	if r := cfg.Provider.Role(); r != failure.RoleModel && r != failure.RoleUnknown || cfg.Provider == failure.HTTP {
+		return nil, failure.New(failure.InternalBug, "llm provider %q is not a model endpoint", truncateString(string(cfg.Provider), 40))
+	}
+	switch cfg.Provider.Dialect() {
 	case failure.Anthropic:
 		return NewAnthropic(cfg)
 	case failure.Bedrock:
 		return NewBedrock(cfg)
+	case failure.Gemini:
+		return NewGemini(cfg)
 	}
-	return nil, failure.New(failure.InternalBug, "llm provider %q is not a model dialect (want openai, azure, anthropic or bedrock)",
-		truncateString(string(cfg.Provider), 40))
+	return New(cfg)
 }
 
 func timeoutOr(d time.Duration) time.Duration {

@@ -32,23 +32,27 @@ type Client struct {
 
 var _ Completer = (*Client)(nil)
 
-// New returns a Client for cfg (Provider failure.OpenAI, the default, or
-// failure.Azure), with its defaults applied. A BaseURL that is not an
-// absolute http or https URL, or another provider, is an INTERNAL_BUG.
+// New returns a Client for cfg — Provider failure.OpenAI (the default),
+// any OpenAI-compatible endpoint (a provider whose dialect is OpenAI's, or
+// whose name triage does not know: it reports that name), or one speaking
+// Azure's dialect — with its defaults applied. A BaseURL that is not an
+// absolute http or https URL, or a provider of another dialect, is an
+// INTERNAL_BUG.
 func New(cfg Config) (*Client, error) {
 	p := cfg.Provider
 	if p == "" {
 		p = failure.OpenAI
 	}
-	if p != failure.OpenAI && p != failure.Azure {
-		return nil, failure.New(failure.InternalBug, "llm.New speaks openai and azure, not %q", truncateString(string(p), 40))
+	dialect := p.Dialect()
+	if dialect != "" && dialect != failure.OpenAI && dialect != failure.Azure || p.Role() != failure.RoleModel && p.Role() != failure.RoleUnknown {
+		return nil, failure.New(failure.InternalBug, "llm.New speaks the openai and azure dialects, not %q", truncateString(string(p), 40))
 	}
 	u, err := parseBaseURL(cfg.BaseURL)
 	if err != nil {
 		return nil, err
 	}
 	c := &Client{httpDialect: newHTTPDialect(cfg, p, Op)}
-	if p == failure.Azure && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/openai") {
+	if dialect == failure.Azure && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/openai") {
 		c.azureResource = true
 		if u.Query().Get("api-version") == "" {
 			q := u.Query()
@@ -133,7 +137,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	h.Set("Accept", "application/json")
 	setIDs(h, req)
 	if c.apiKey != "" {
-		if c.provider == failure.Azure {
+		if c.provider.Dialect() == failure.Azure {
 			h.Set("api-key", c.apiKey)
 		} else {
 			h.Set("Authorization", "Bearer "+c.apiKey)

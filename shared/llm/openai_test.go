@@ -516,7 +516,11 @@ func TestNewValidatesConfig(t *testing.T) {
 		{name: "relative base URL", cfg: llm.Config{BaseURL: "/v1"}},
 		{name: "ftp base URL", cfg: llm.Config{BaseURL: "ftp://example.com/v1"}},
 		{name: "no host", cfg: llm.Config{BaseURL: "https:///v1"}},
-		{name: "unknown provider", cfg: llm.Config{BaseURL: "https://api.openai.com/v1", Provider: "mystery"}},
+		// A name triage does not know is an OpenAI-compatible endpoint
+		// (TestNewCompleterByDialect); another dialect's or a non-model's
+		// is a mistake.
+		{name: "another dialect", cfg: llm.Config{BaseURL: "https://api.openai.com/v1", Provider: failure.Anthropic}},
+		{name: "not a model endpoint", cfg: llm.Config{BaseURL: "https://api.openai.com/v1", Provider: failure.Webhook}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -75,7 +75,7 @@ func newAnswers(st pipeline.Stage, c *StageConfig) *answers {
 		if st == pipeline.Notify {
 			p, op = failure.Webhook, webhookOp
 		}
-		return failure.WithDetail(&failure.HTTPError{Provider: p, Op: op, Status: status, Header: h, Body: []byte(body)},
+		return failure.WithDetail(&failure.HTTPError{Provider: p, Stage: st, Op: op, Status: status, Header: h, Body: []byte(body)},
 			"upstream_status", strconv.Itoa(status))
 	}
 	retryAfter := http.Header{"Retry-After": {seconds(c.RetryAfter.D())}}
@@ -101,7 +101,7 @@ func newAnswers(st pipeline.Stage, c *StageConfig) *answers {
 		a.byFault[fakes.FaultRateLimitSlack] = text(http.StatusTooManyRequests, "rate_limited", retryAfter.Clone())
 		after := strconv.FormatFloat(c.RetryAfterDiscord.D().Seconds(), 'f', -1, 64)
 		a.byFault[fakes.FaultRateLimitDiscord] = failure.WithDetail(&failure.HTTPError{
-			Provider: failure.Webhook, Op: webhookOp, Status: http.StatusTooManyRequests,
+			Provider: failure.Webhook, Stage: pipeline.Notify, Op: webhookOp, Status: http.StatusTooManyRequests,
 			Header: http.Header{"Retry-After": {seconds(c.RetryAfterDiscord.D())}, "X-Ratelimit-Limit": {"5"},
 				"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset-After": {after}, "X-Ratelimit-Scope": {"user"},
 				"Content-Type": {"application/json"}},
@@ -111,7 +111,7 @@ func newAnswers(st pipeline.Stage, c *StageConfig) *answers {
 		a.byFault[fakes.FaultArchived] = text(http.StatusGone, "channel_is_archived", nil)
 		a.byFault[fakes.FaultInvalidPayload] = text(http.StatusBadRequest, "invalid_payload", nil)
 		a.byFault[fakes.FaultUnauthorized] = failure.WithDetail(&failure.HTTPError{
-			Provider: failure.Webhook, Op: webhookOp, Status: http.StatusUnauthorized,
+			Provider: failure.Webhook, Stage: pipeline.Notify, Op: webhookOp, Status: http.StatusUnauthorized,
 			Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"message": "401: Unauthorized", "code": 0}`),
 		}, "upstream_status", "401")
 		// The fake's reset comes after a 200 status line; the notifier only
@@ -153,7 +153,7 @@ func (a *answers) llm(c *StageConfig) {
 			e["code"] = code
 		}
 		body, _ := json.Marshal(map[string]any{"error": e})
-		err := failure.WithDetail(&failure.HTTPError{Provider: failure.OpenAI, Op: llmOp, Status: status, Header: h, Body: body},
+		err := failure.WithDetail(&failure.HTTPError{Provider: failure.OpenAI, Stage: pipeline.LLM, Op: llmOp, Status: status, Header: h, Body: body},
 			"upstream_status", strconv.Itoa(status))
 		return failure.WithDetail(failure.WithDetail(err, "request_id", "req_simulated"), "model", llmModel)
 	}
@@ -178,7 +178,7 @@ func (a *answers) llm(c *StageConfig) {
 	a.byFault[fakes.FaultUnavailable] = apiErr(http.StatusServiceUnavailable, headers(false),
 		"The engine is currently overloaded, please try again later.", "server_error", "", "engine_overloaded")
 	a.byFault[fakes.FaultBadGateway] = failure.WithDetail(failure.WithDetail(&failure.HTTPError{
-		Provider: failure.OpenAI, Op: llmOp, Status: http.StatusBadGateway, Header: http.Header{"Content-Type": {"text/html"}},
+		Provider: failure.OpenAI, Stage: pipeline.LLM, Op: llmOp, Status: http.StatusBadGateway, Header: http.Header{"Content-Type": {"text/html"}},
 		Body: []byte("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n" +
 			"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n"),
 	}, "upstream_status", "502"), "model", llmModel)
@@ -201,7 +201,7 @@ func (a *answers) llm(c *StageConfig) {
 	a.byFault[fakes.FaultReset] = failure.WithDetail(fmt.Errorf("%s: read response: %w", llmPrefix, io.ErrUnexpectedEOF), "model", llmModel)
 	a.timeout = failure.WithDetail(failure.WithDetail(fmt.Errorf("%s: %w", llmPrefix,
 		&url.Error{Op: notifyVerb, URL: endpoint + "/v1/chat/completions", Err: context.DeadlineExceeded}), "host", llmHost), "model", llmModel)
-	a.gateway = failure.WithDetail(&failure.HTTPError{Provider: failure.OpenAI, Op: llmOp, Status: http.StatusGatewayTimeout,
+	a.gateway = failure.WithDetail(&failure.HTTPError{Provider: failure.OpenAI, Stage: pipeline.LLM, Op: llmOp, Status: http.StatusGatewayTimeout,
 		Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte("upstream request timeout")}, "model", llmModel)
 	a.deadline = a.timeout
 }

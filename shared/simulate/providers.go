@@ -60,6 +60,8 @@ func providerAnswers(p failure.Provider, c *StageConfig) (*answers, error) {
 		cfg.BaseURL += "/v1"
 	case failure.Azure:
 		cfg.BaseURL += "/openai"
+	case failure.Gemini, failure.Vertex:
+		cfg.BaseURL += "/v1beta"
 	case failure.Bedrock:
 		cfg.AWS = &aws.Config{Region: "us-east-1", HTTPClient: hc, Credentials: aws.CredentialsProviderFunc(
 			func(context.Context) (aws.Credentials, error) {
@@ -94,7 +96,7 @@ func providerAnswers(p failure.Provider, c *StageConfig) (*answers, error) {
 	prefix := string(p) + " " + llmOp
 	a.byFault[fakes.FaultReset] = fmt.Errorf("%s: read response: %w", prefix, io.ErrUnexpectedEOF)
 	a.timeout = fmt.Errorf("%s: %w", prefix, &timeoutError{"net/http: timeout awaiting response headers"})
-	a.gateway = &failure.HTTPError{Provider: p, Op: llmOp, Status: http.StatusGatewayTimeout,
+	a.gateway = &failure.HTTPError{Provider: p, Stage: pipeline.LLM, Op: llmOp, Status: http.StatusGatewayTimeout,
 		Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte("upstream request timeout")}
 	a.deadline = fmt.Errorf("%s: %w", prefix, context.DeadlineExceeded)
 	return a, nil

@@ -1,0 +1,267 @@
+package failure
+
+import (
+	"strings"
+	"sync"
+	"time"
+)
+
+// Meaning is a class and the words that say it.
+type Meaning struct {
+	// Class is what the words mean.
+	Class Class
+	// Words are lowercase fragments; a space matches any run of
+	// whitespace, and case is ignored.
+	Words []string
+}
+
+// ModelWords are what the words of a model endpoint's 4xx mean when no
+// code or definite phrase decided (docs/design.md "Defaults by role"): they
+// refine the endpoint's default, CLIENT_ERROR, before its status does. They
+// are grouped by meaning, and the meanings are weighed in this order — the
+// first that any word of the provider's message (then of the error's text)
+// says wins:
+//
+//   - a request the endpoint does not accept (a parameter, a value, a model
+//     that is not there): its words would otherwise read as another
+//     meaning's ("safety_settings", "max_tokens", "not found or your project
+//     does not have access"), so they stop the search and leave the status
+//     to decide;
+//   - the rate: requests or tokens per minute, concurrency, capacity;
+//   - money: credit, billing, balance, payment;
+//   - a quota: a spent budget, unless it resets within minutes (period);
+//   - the context window or the input's length;
+//   - the key, the credentials, the permission to use the model;
+//   - safety, moderation, a policy block.
+//
+// They are broad on purpose, for wordings nobody listed: at a model
+// endpoint a 4xx that mentions a quota is about a quota. They are read
+// only from a model endpoint's 4xx (or a failure with no status) other
+// than 402 and 451, whose statuses say more, never from a source's or a
+// webhook's.
+var ModelWords = []Meaning{
+	{ClientError, []string{
+		"unsupported parameter", "unsupported value", "unknown parameter", "unrecognized request argument",
+		"unrecognized parameter", "invalid parameter", "invalid value", "invalid type", "extra inputs are not permitted",
+		"extra fields not permitted", "additional properties are not allowed", "is not supported with this model",
+		"is not supported by this model", "not supported for this model", "does not support", "must be one of",
+		"field required", "missing required", "is required", "invalid json", "could not parse", "malformed",
+		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
+		"completion tokens", "not found", "does not exist", "no such model", "unknown model", "model not available",
+	}},
+	{RateLimited, []string{
+		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
+		"concurrency", "concurrent requests", "requests per minute", "tokens per minute", "per minute", "per second",
+		"requests per min", "tokens per min", "throttl", "slow down", "capacity exceeded", "out of capacity",
+		"over capacity", "at capacity", "request limit", "requests limit",
+	}},
+	{BudgetExceeded, []string{
+		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
+		"balance too low", "negative balance", "payment", "insufficient funds", "spending limit", "spend limit",
+		"budget", "top up", "top-up", "prepaid", "paid plan", "usage limit", "free tier", "trial key", "trial limit",
+	}},
+	{BudgetExceeded, []string{"quota"}},
+	{TokenLimit, []string{
+		"context length", "context_length", "context window", "context size", "context limit", "maximum context",
+		"max context", "too many tokens", "too many input tokens", "token limit", "tokens limit", "input token count",
+		"maximum number of tokens", "maximum allowed number of tokens", "prompt is too long", "input is too long",
+		"prompt too long", "input too long", "too long for", "string too long", "is too long", "are too long",
+		"longer than the model", "exceed context", "exceeds context", "maximum input length",
+		"input length", "input tokens exceed", "tokens exceed", "tokens exceeds", "exceeds token", "exceeds the token",
+		"reduce the length", "reduce your prompt", "reduce the prompt", "shorten", "payload size exceeds",
+		"request payload size", "request entity too large", "payload too large", "request too large",
+		"input too large", "prompt too large", "`inputs` tokens", "length limit exceeded", "maximum length",
+		"sequence length", "too large for the model",
+	}},
+	{AuthDenied, []string{
+		"api key", "api_key", "apikey", "api-key", "authentication", "authenticate", "unauthenticated",
+		"unauthorized", "unauthorised", "not authorized", "not authorised", "permission", "access denied",
+		"access is denied", "forbidden", "credential", "invalid token", "token is invalid", "invalid bearer",
+		"bearer token", "token has expired", "token expired", "expired token", "access token", "auth token",
+		"has been disabled", "account is disabled", "account disabled", "deactivated", "suspended", "banned",
+		"not have access", "no access to", "not allowed to access", "must be verified", "not verified",
+		"country", "location is not supported", "region is not supported", "unsupported region",
+		"not available in your", "not available in this region",
+	}},
+	{ContentPolicy, []string{
+		"content policy", "content_policy", "content filter", "content_filter", "content management",
+		"content moderation", "moderation", "safety system", "safety filter", "safety reason", "safety polic",
+		"safety guideline", "safety concern", "for safety", "unsafe", "harmful", "flagged", "usage polic",
+		"violat", "prohibited", "response was blocked", "prompt was blocked", "blocked due to", "blocked by the",
+		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
+		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
+		"hate speech", "recitation",
+	}},
+}
+
+// modelWords is ModelWords as one phrase table, in order, built on first
+// use and indexed like the other phrase tables (indexOf).
+var modelWords = sync.OnceValue(func() []Phrase {
+	var out []Phrase
+	for _, m := range ModelWords {
+		for _, w := range m.Words {
+			out = append(out, Phrase{w, m.Class})
+		}
+	}
+	return out
+})
+
+// quotaLike reports whether a class decided by code or fragment (a code,
+// a phrase) is a limit whose period decides it: a rate limit, or a quota
+// that is not money (insufficient_quota, a credit balance and a spend
+// limit are money whatever the period).
+func quotaLike(c Class, what string) bool {
+	switch c {
+	case RateLimited:
+		return true
+	case BudgetExceeded:
+		return containsFoldASCII(what, "quota") && !containsFoldASCII(what, "insufficient_quota")
+	}
+	return false
+}
+
+// periodLong are the words of a quota that no wait of minutes lifts
+// (longPeriod finds them).
+var periodLong = []string{"day", "daily", "month", "week"}
+
+// longPeriod reports whether s holds one of periodLong, in any case. It
+// looks for each word's last letter, which is rare in text (y, h, k), and
+// checks the letters before it: it runs on every rate limit a
+// classification refines.
+func longPeriod(s string) bool {
+	for _, w := range periodLong {
+		last := w[len(w)-1]
+		for _, c := range [2]byte{last, last &^ 0x20} {
+			for from := 0; from < len(s); {
+				i := strings.IndexByte(s[from:], c)
+				if i < 0 {
+					break
+				}
+				end := from + i + 1
+				if end >= len(w) && hasPrefixFoldASCII(s[end-len(w):end], w) {
+					return true
+				}
+				from = end
+			}
+		}
+	}
+	return false
+}
+
+// periodShort are the words of a limit that resets within minutes.
+var periodShort = []string{"minute", "per min", "second", "per sec", "rpm", "tpm", "rps"}
+
+// period refines a rate limit or a quota by how long it lasts
+// (docs/design.md "Defaults by role"): a quota whose limit is 0 (a plan
+// that has none) is BUDGET_EXCEEDED; one the upstream asks to retry within
+// the hour (Retry-After, a body field, a reset header, prose) is
+// RATE_LIMITED; one per day, week or month is BUDGET_EXCEEDED; a quota
+// (not a rate) per minute or second is RATE_LIMITED; a quota the upstream
+// says is spent, with none of these, is BUDGET_EXCEEDED. A long delay
+// alone does not make a rate limit a spent quota: Azure OpenAI asks for
+// 86400 seconds on a tokens-per-minute limit. The words are read from the message, Google's quota ids
+// and the error's text. Quotas are model endpoints' (or an upstream
+// nothing names): a webhook's, a source's or AWS's limit stays a rate.
+func (ev *evidence) period(cl Classification, msg, text string) Classification {
+	switch ev.role() {
+	case RoleWebhook, RoleSource, RoleAWS:
+		// Their limits are rates; a webhook's Retry-After in the wrong
+		// unit (Discord's milliseconds) must not make one a spent quota.
+		return cl
+	}
+	srcs := [3]string{msg, ev.body.Quota, ""}
+	if text != msg {
+		srcs[2] = text
+	}
+	zero := false
+	for _, s := range srcs {
+		zero = zero || limitZero(s)
+	}
+	if zero {
+		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
+	}
+	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 && r.Delay < time.Hour {
+		return ev.reclass(cl, RateLimited, "retry within the hour")
+	}
+	long, spent := false, false
+	for _, s := range srcs {
+		if s == "" {
+			continue
+		}
+		long = long || longPeriod(s)
+		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
+			for _, w := range quotaSpent {
+				spent = spent || containsFoldASCII(s, w)
+			}
+		}
+	}
+	if long {
+		return ev.reclass(cl, BudgetExceeded, "a quota per day or longer")
+	}
+	if cl.Class == RateLimited && !spent {
+		return cl
+	}
+	short := false
+	for _, s := range srcs {
+		for _, w := range periodShort {
+			short = short || s != "" && containsFoldASCII(s, w)
+		}
+	}
+	switch {
+	case short:
+		return ev.reclass(cl, RateLimited, "a limit per minute or second")
+	case spent:
+		return ev.reclass(cl, BudgetExceeded, "a quota spent, with no window that reopens within minutes")
+	}
+	return cl
+}
+
+// quotaSpent are the words of a quota the upstream says is spent, as
+// opposed to a capacity or rate it is short of ("Resource has been
+// exhausted (e.g. check quota)", Vertex AI's per-minute "Quota exceeded
+// for …" are not): with no window that reopens within minutes, a spent
+// quota is a spent budget, whichever code came with it (Gemini's
+// RESOURCE_EXHAUSTED, OpenAI's insufficient_quota).
+var quotaSpent = []string{"exceeded your current quota"}
+
+// reclass returns cl as class c, its reason saying why, or cl itself when
+// it already is c.
+func (ev *evidence) reclass(cl Classification, c Class, why string) Classification {
+	if cl.Class == c {
+		return cl
+	}
+	out := Of(c, cl.Reason+": "+why)
+	out.Default = cl.Default
+	return out
+}
+
+// limitZero reports whether s says a quota's limit is 0 ("limit: 0,",
+// "Limit 0"), which no wait lifts. It looks for a lone 0, rare in text,
+// and checks for "limit" before it.
+func limitZero(s string) bool {
+	for from := 0; from < len(s); {
+		i := strings.IndexByte(s[from:], '0')
+		if i < 0 {
+			return false
+		}
+		k := from + i
+		from = k + 1
+		if k+1 < len(s) && (isDigitByte(s[k+1]) || s[k+1] == '.') {
+			continue
+		}
+		j := k
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+		if j == k && (j == 0 || s[j-1] != ':') {
+			continue // "10", "x0": not a lone 0 after a label
+		}
+		if j > 0 && s[j-1] == ':' {
+			j--
+		}
+		if j >= 5 && hasPrefixFoldASCII(s[j-5:j], "limit") {
+			return true
+		}
+	}
+	return false
+}
