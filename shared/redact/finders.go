@@ -39,12 +39,35 @@ func findKeyValue(s string, from int) []int {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
 		}
 		vs, ve, end := valueAt(s, v, kind == KindCookie, quote)
-		if ve <= vs {
+		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
 			continue
 		}
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// proseAfterLabel reports whether the bare value s[vs:ve] after a ':' is
+// the first word of a sentence rather than a credential: a plain word
+// (letters only, at most one capital, first) followed by a space and
+// another word — "ExpiredToken: The security token…", "failed to retrieve
+// credentials: failed to refresh…".
+func proseAfterLabel(s string, vs, ve int) bool {
+	if vs > 0 && (s[vs-1] == '"' || s[vs-1] == '\'') || ve-vs > 20 || ve+1 >= len(s) || s[ve] != ' ' || !isLetter(s[ve+1]) {
+		return false
+	}
+	for k := vs; k < ve; k++ {
+		if c := s[k]; !(isLower(c) || k == vs && isUpper(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathUnderPWD reports whether the value is the working directory of a
+// shell or sudo log (PWD=/home/vagrant), not a password.
+func pathUnderPWD(s string, ks, ke, vs, ve int) bool {
+	return strings.EqualFold(s[ks:ke], "pwd") && vs < ve && s[vs] == '/' && !strings.ContainsAny(s[vs:ve], "@:")
 }
 
 // keyInContext reports whether the key at [start, end), followed by the
@@ -127,6 +150,10 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 var keyNeedles = []string{
 	"pass", "pwd", "secret", "token", "key", "auth", "cookie", "sess",
 	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf",
+	// Keys that name personal data (PersonalKeys).
+	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
+	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",
+	"tel", "account", "pan", "mrn", "national",
 }
 
 // needlesByFirst indexes keyNeedles by their first byte.

@@ -95,6 +95,11 @@ var TextKeys = map[string]bool{
 	"prompttext": true, "fulltext": true, "rawtext": true, "article": true,
 	"articletext": true, "articlebody": true, "transcript": true,
 	"instructions": true, "html": true, "rawhtml": true, "markdown": true,
+	"query": true, "question": true, "questions": true, "parts": true,
+	"document": true, "documents": true, "preamble": true, "chathistory": true,
+	"generatedtext": true, "usermessage": true, "systemmessage": true,
+	"assistantmessage": true, "humanmessage": true, "chatmessage": true,
+	"userinput": true, "inputtexts": true, "promptvariables": true,
 }
 
 // TextKeySuffixes extend TextKeys to any key whose last word is one of them:
@@ -164,6 +169,9 @@ func roleOf(key string) keyRole {
 	if kind := secretKind(words); kind != "" {
 		return keyRole{kind: kind}
 	}
+	if kind := personalKind(words); kind != "" {
+		return keyRole{kind: kind}
+	}
 	var nbuf [64]byte
 	norm := nbuf[:0]
 	for _, w := range words {
@@ -184,6 +192,10 @@ func secretKind(words []string) Kind {
 		switch {
 		case k != "":
 		case (w == "key" || w == "keys" || w == "tokens") && i > 0 && KeyPrefixes[words[i-1]]:
+			k = KindSecret
+		case (w == "key" || w == "keys") && i > 0 && !NonSecretKeyQualifiers[words[i-1]] && !isAllDigits(words[i-1]):
+			// A vendor's key (AZURE_OPENAI_KEY, stripe_key, MAILGUN_KEY):
+			// any qualifier but those that make a key something else.
 			k = KindSecret
 		default:
 			continue

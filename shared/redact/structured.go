@@ -208,11 +208,32 @@ func member(k string, x any, depth int) any {
 		return Text(canonical(x))
 	}
 	if role.payload {
-		if s, ok := x.(string); ok {
-			return payloadString(s)
+		switch t := x.(type) {
+		case string:
+			return payloadString(t)
+		case []any:
+			if plainStrings(t) {
+				return Text(canonical(x))
+			}
 		}
 	}
 	return value(x, depth)
+}
+
+// plainStrings reports whether a holds strings (and numbers) only, with at
+// least one string: a payload of content, not of records.
+func plainStrings(a []any) bool {
+	str := false
+	for _, x := range a {
+		switch x.(type) {
+		case string:
+			str = true
+		case float64, json.Number, nil, bool:
+		default:
+			return false
+		}
+	}
+	return str
 }
 
 // put stores x under k in m, renaming k with a "#n" suffix if it is taken.
@@ -236,7 +257,7 @@ func freeKey[V any](m map[string]V, k string) string {
 // secretString is the replacement of a string under a secret key: empty
 // strings and markers stay; an Authorization value keeps its scheme.
 func secretString(kind Kind, s string) string {
-	if s == "" || isMarker(s) {
+	if s == "" || isMarker(s) || !plausible(kind, s) {
 		return s
 	}
 	if kind == KindBearer {
@@ -454,6 +475,22 @@ func (w *walker) member(key string) {
 		s := decodeString(raw)
 		w.emitString(raw, s, payloadString(s))
 		return
+	}
+	if role.payload && w.peek() == '[' {
+		// A payload of plain strings (an embeddings input, a batch of
+		// prompts) is content; one holding objects is walked.
+		start := w.i
+		raw := w.skip()
+		if bytes.IndexByte(raw, '{') < 0 && bytes.IndexByte(raw, '"') >= 0 {
+			var x any
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if dec.Decode(&x) == nil {
+				w.out = appendQuoted(w.out, Text(canonical(x)))
+				return
+			}
+		}
+		w.i = start
 	}
 	w.value()
 }

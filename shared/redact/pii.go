@@ -1,0 +1,248 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Personal data beyond the shapes of piiPatterns: IBANs in every written
+// grouping (checked mod 97, as Presidio's recognizer does), phone numbers
+// in national formats after a word that says so (Presidio's context
+// words), e-mail addresses written to dodge a filter, and the values of
+// keys that name personal data.
+
+// KindIBAN is an International Bank Account Number that passes its mod-97
+// check, spaced, dashed or not.
+const KindIBAN Kind = "iban"
+
+// KindPersonal is the value of a key that names personal data (first_name,
+// date_of_birth, street_address, passport_number, …).
+const KindPersonal Kind = "personal"
+
+// ibanLengths is the length of an IBAN by country (the SWIFT IBAN
+// registry).
+var ibanLengths = map[string]int{
+	"AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
+	"BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,
+	"DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27,
+	"GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
+	"IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32,
+	"LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22, "MK": 19,
+	"MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23, "PK": 24,
+	"PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31,
+	"SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23,
+	"TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
+}
+
+// findIBAN finds an IBAN: a country code, two check digits, then letters
+// and digits in groups separated by single spaces or dashes (or none), as
+// long as the country's IBAN, passing mod 97.
+func findIBAN(s string, from int) []int {
+	for i := from; i+4 <= len(s); i++ {
+		c0, c1 := s[i]&^0x20, s[i+1]&^0x20
+		if !isUpper(c0) || !isUpper(c1) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
+			continue
+		}
+		if i > 0 && (isWord(s[i-1]) || strings.HasPrefix(s[max(0, i-len(markerPrefix)):], markerPrefix)) {
+			continue
+		}
+		want := ibanLengths[string([]byte{c0, c1})]
+		if want == 0 {
+			continue
+		}
+		var buf [34]byte
+		n, k, end := 0, i, i
+		for k < len(s) && n < want {
+			c := s[k]
+			switch {
+			case isAlnum(c):
+				buf[n] = c
+				n++
+				k++
+				end = k
+			case (c == ' ' || c == '-') && k+1 < len(s) && isAlnum(s[k+1]) && n >= 4:
+				k++
+			default:
+				k = len(s) + 1
+			}
+		}
+		if n != want || end < len(s) && isAlnum(s[end]) {
+			continue
+		}
+		if mod97(buf[:n]) {
+			return []int{i, end, -1, -1, i, end}
+		}
+	}
+	return nil
+}
+
+// mod97 reports whether the IBAN iban (letters and digits) passes ISO
+// 13616's check: moved four characters to the end, letters as 10–35, the
+// number mod 97 is 1.
+func mod97(iban []byte) bool {
+	r := 0
+	add := func(c byte) bool {
+		switch {
+		case isDigit(c):
+			r = (r*10 + int(c-'0')) % 97
+		case isLetter(c):
+			v := int(c&^0x20-'A') + 10
+			r = (r*100 + v) % 97
+		default:
+			return false
+		}
+		return true
+	}
+	for _, c := range iban[4:] {
+		if !add(c) {
+			return false
+		}
+	}
+	for _, c := range iban[:4] {
+		if !add(c) {
+			return false
+		}
+	}
+	return r == 1
+}
+
+// PhoneWords are the labels after which a run of digits is a phone number
+// in any national format ("tel: 020 7946 0958", "mobile 06 12 34 56 78").
+var PhoneWords = map[string]bool{
+	"phone": true, "telephone": true, "tel": true, "mobile": true, "cell": true,
+	"cellphone": true, "fax": true, "whatsapp": true, "sms": true, "msisdn": true,
+	"phonenumber": true, "mobilenumber": true, "contactnumber": true, "call": true,
+	"landline": true, "handy": true, "telefon": true, "telefono": true, "téléphone": true,
+}
+
+// findLabelledPhone finds 7 to 15 digits, in groups separated by spaces,
+// dots, dashes or parentheses, right after a phone label.
+func findLabelledPhone(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		if !isDigit(s[i]) && s[i] != '+' && s[i] != '(' {
+			continue
+		}
+		if i > 0 && (isWord(s[i-1]) || s[i-1] == '.' || s[i-1] == '-' || s[i-1] == '/') {
+			for i < len(s) && (isWord(s[i]) || s[i] == '.' || s[i] == '-') {
+				i++
+			}
+			continue
+		}
+		k, digits, last := i, 0, i
+		for k < len(s) && k-i < 24 {
+			c := s[k]
+			if isDigit(c) {
+				digits++
+				last = k + 1
+			} else if !(c == ' ' || c == '.' || c == '-' || c == '(' || c == ')' || c == '+' && k == i) {
+				break
+			} else if c == ' ' && k+1 < len(s) && !isDigit(s[k+1]) && s[k+1] != '(' {
+				break
+			}
+			k++
+		}
+		if digits < 7 || digits > 15 || last < len(s) && isWord(s[last]) {
+			i = max(i, last-1)
+			continue
+		}
+		if phoneLabel(s, i) {
+			return []int{i, last, -1, -1, i, last}
+		}
+		i = max(i, last-1)
+	}
+	return nil
+}
+
+// phoneLabel reports whether one of PhoneWords stands just before s[i]
+// (past ':', '=', quotes and spaces), as a word or as the last word of a
+// key (phone_number, contactPhone).
+func phoneLabel(s string, i int) bool {
+	k := i
+	lo := max(0, i-40)
+	for k > lo && strings.IndexByte(" \t:=\"'", s[k-1]) >= 0 {
+		k--
+	}
+	e := k
+	for k > lo && (isAlnum(s[k-1]) || s[k-1] == '_' || s[k-1] == '-' || s[k-1] >= 0x80) {
+		k--
+	}
+	if k == e {
+		return false
+	}
+	var buf [16]string
+	words := splitWords(s[k:e], buf[:0])
+	if len(words) == 0 {
+		return false
+	}
+	joined := strings.Join(words, "")
+	return PhoneWords[words[len(words)-1]] || PhoneWords[joined] || strings.HasSuffix(joined, "phone") || strings.HasSuffix(joined, "phonenumber")
+}
+
+// obfuscatedEmail finds an address written to dodge a filter: "jane.doe
+// [at] example [dot] com", "jane(at)example(dot)com", "jane at example
+// dot com" with the brackets.
+var obfuscatedEmail = regexp.MustCompile(`(?i)[a-z0-9._%+-]+\s*[\[({<]\s*at\s*[\])}>]\s*[a-z0-9-]+(?:\s*(?:[\[({<]\s*dot\s*[\])}>]|\.)\s*[a-z0-9-]+)+`)
+
+// PersonalKeys are keys, compared without case and separators, whose
+// values are personal data: the key rule replaces them as it replaces a
+// credential, with the kind given.
+var PersonalKeys = map[string]Kind{
+	"email": KindEmail, "emailaddress": KindEmail, "useremail": KindEmail,
+	"customeremail": KindEmail, "contactemail": KindEmail,
+	"phone": KindPhone, "phonenumber": KindPhone, "mobilenumber": KindPhone,
+	"telephone": KindPhone, "tel": KindPhone, "fax": KindPhone, "msisdn": KindPhone,
+	"contactnumber": KindPhone, "cellphone": KindPhone,
+	"ssn": KindSSN, "socialsecuritynumber": KindSSN,
+	"iban": KindIBAN, "bankaccount": KindIBAN, "accountnumber": KindIBAN, "bankaccountnumber": KindIBAN,
+	"cardnumber": KindCard, "creditcard": KindCard, "creditcardnumber": KindCard, "pan": KindCard,
+	"cvv": KindCard, "cvc": KindCard, "cvv2": KindCard, "cardcvc": KindCard,
+	"firstname": KindPersonal, "lastname": KindPersonal, "fullname": KindPersonal,
+	"givenname": KindPersonal, "familyname": KindPersonal, "surname": KindPersonal,
+	"middlename": KindPersonal, "customername": KindPersonal, "patientname": KindPersonal,
+	"dateofbirth": KindPersonal, "dob": KindPersonal, "birthdate": KindPersonal, "birthday": KindPersonal,
+	"streetaddress": KindPersonal, "street": KindPersonal,
+	"homeaddress": KindPersonal, "billingaddress": KindPersonal, "shippingaddress": KindPersonal,
+	"mailingaddress": KindPersonal, "addressline1": KindPersonal, "addressline2": KindPersonal,
+	"postalcode": KindPersonal, "zipcode": KindPersonal, "postcode": KindPersonal,
+	"passport": KindPersonal, "passportnumber": KindPersonal, "nationalid": KindPersonal,
+	"taxid": KindPersonal, "driverslicense": KindPersonal, "driverlicense": KindPersonal,
+	"licensenumber": KindPersonal, "medicalrecordnumber": KindPersonal, "mrn": KindPersonal,
+}
+
+// personalKind returns the kind of a key, given as its lowercase words,
+// that names personal data — the whole key or its last one to three words
+// ("customer_first_name" is a first name) — or "".
+func personalKind(words []string) Kind {
+	for n := min(3, len(words)); n >= 1; n-- {
+		if k := PersonalKeys[strings.Join(words[len(words)-n:], "")]; k != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// plausible reports whether v could be personal data of kind: a phone
+// number, a card, an SSN or an IBAN holds digits, an e-mail address an
+// '@' (or its escapes); "unknown", "n/a" and "redacted" are none of them.
+// Credentials' kinds are always plausible: their values go whatever their
+// shape.
+func plausible(kind Kind, v string) bool {
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			digits++
+		}
+	}
+	switch kind {
+	case KindPhone, KindSSN, KindCard:
+		return digits >= 3
+	case KindIBAN:
+		return digits >= 2
+	case KindEmail:
+		return strings.ContainsAny(v, "@") || strings.Contains(strings.ToLower(v), "%40") || strings.Contains(strings.ToLower(v), "at")
+	case KindPersonal:
+		l := strings.ToLower(strings.TrimSpace(v))
+		return l != "unknown" && l != "n/a" && l != "none" && l != "redacted" && l != "-"
+	}
+	return true
+}

@@ -1,0 +1,55 @@
+package redact
+
+// Bounds on the work one input can cause. Decoding only ever shrinks text
+// (percent-, base64- and escape-decoding all do), so what is bounded is how
+// often the same bytes are looked at again: at most maxDecodeDepth nested
+// encodings, and at most maxDecodedBytes of decoded text per input.
+const (
+	// maxDecodeDepth bounds nested encodings: a base64 blob holding a
+	// percent-encoded form holding an escaped JSON string is depth 3.
+	maxDecodeDepth = 4
+	// maxDecodedBytes bounds the decoded bytes one input may cause to be
+	// looked at again. A blob that would go over it is not looked into and
+	// is redacted whole (deny by default), so that redaction stays
+	// idempotent.
+	maxDecodedBytes = 64 << 10
+)
+
+// state is what one call of String (or JSON, Value, …) shares with the
+// calls it makes on decoded and nested text.
+type state struct {
+	depth int
+	// noTokens turns the random-token rule off: the text is the value of
+	// an identifier's key (request_id, ETag), which the operator needs.
+	noTokens bool
+	sh       *shared
+}
+
+// shared is the part of a state that nested calls share.
+type shared struct {
+	budget int // decoded bytes left
+}
+
+func newState() *state { return &state{sh: &shared{budget: maxDecodedBytes}} }
+
+// deeper returns the state for text decoded from the text st describes.
+func (st *state) deeper() *state {
+	return &state{depth: st.depth + 1, sh: st.sh}
+}
+
+// withoutTokens returns st for an identifier's value.
+func (st *state) withoutTokens() *state {
+	c := *st
+	c.noTokens = true
+	return &c
+}
+
+// canDecode reports whether n more decoded bytes may be looked at: the
+// depth and the budget allow it. It spends the budget when they do.
+func (st *state) canDecode(n int) bool {
+	if st.depth >= maxDecodeDepth || st.sh.budget < n {
+		return false
+	}
+	st.sh.budget -= n
+	return true
+}
