@@ -159,6 +159,7 @@ type keyRole struct {
 	kind    Kind // secret, with this marker kind; "" if not
 	text    bool // free text: Text replaces it
 	payload bool // a body: walked when JSON, Text otherwise
+	id      bool // an identifier: the random-token rule does not apply
 }
 
 // roleOf splits key into words once and reads every table.
@@ -180,6 +181,7 @@ func roleOf(key string) keyRole {
 	return keyRole{
 		text:    TextKeys[string(norm)] || len(words) > 0 && TextKeySuffixes[words[len(words)-1]],
 		payload: PayloadKeys[string(norm)],
+		id:      isIDLabel(key),
 	}
 }
 
@@ -193,7 +195,7 @@ func secretKind(words []string) Kind {
 		case k != "":
 		case (w == "key" || w == "keys" || w == "tokens") && i > 0 && KeyPrefixes[words[i-1]]:
 			k = KindSecret
-		case (w == "key" || w == "keys") && i > 0 && !NonSecretKeyQualifiers[words[i-1]] && !isAllDigits(words[i-1]):
+		case (w == "key" || w == "keys") && i > 0 && !NonSecretKeyQualifiers[words[i-1]] && !MetaWords[words[i-1]] && !isAllDigits(words[i-1]):
 			// A vendor's key (AZURE_OPENAI_KEY, stripe_key, MAILGUN_KEY):
 			// any qualifier but those that make a key something else.
 			k = KindSecret

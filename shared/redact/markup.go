@@ -253,11 +253,11 @@ func findContentValue(s string, from int) []int {
 		default:
 			continue
 		}
-		if ve <= vs {
+		if ve <= vs || startsWithMarker(s, vs) {
 			continue
 		}
 		v := s[vs:ve]
-		if isMarker(v) || isTextMarker(v) || isLiteral(v) || isNumber(v) {
+		if isLiteral(v) || isNumber(v) {
 			continue
 		}
 		if role.payload && !role.text && (v[0] == '{' || v[0] == '[') {
@@ -478,4 +478,17 @@ func quotedSpan(s string, q int) (int, int) {
 		return q + 1, len(s)
 	}
 	return q + 1, q + e
+}
+
+// startsWithMarker reports whether a marker of String or of Text starts
+// at s[i]: a value redacted already, whatever delimits it.
+func startsWithMarker(s string, i int) bool {
+	if skipMarker(s, i) != i {
+		return true
+	}
+	if !strings.HasPrefix(s[i:], "[text ") {
+		return false
+	}
+	j := strings.IndexByte(s[i:], ']')
+	return j > 0 && isTextMarker(s[i:i+j+1])
 }

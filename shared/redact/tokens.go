@@ -158,6 +158,7 @@ const (
 	labelNone   labelContext = iota
 	labelSecret              // a credential's label: password, token, "API key"
 	labelID                  // an identifier's label: request_id, ETag, x-amz-id-2
+	labelOther               // another key with ':' or '=' after it
 )
 
 // judgeRun returns the span to redact in the run s[i:j) of token bytes, or
@@ -213,6 +214,12 @@ func judgeToken(in *probe, s string, i, j int) []int {
 	}
 	if !long {
 		return nil
+	}
+	if ctx == labelOther && isHexKey(tok) {
+		// 32 hex digits or more as the value of a key that names neither
+		// an identifier nor a digest: a vendor's key (cloudsmith:
+		// 6fd00a2c…, TOGETHER=…), not a request id.
+		return []int{i, j, -1, -1, i, j}
 	}
 	if in != nil && in.st != nil {
 		if m, ok := decodeBlob(tok, in.st); ok {
@@ -349,8 +356,11 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 	w1 := s[start:end]
 	if !hasNeedle(w1) && !isFiller(w1) {
 		// Cheap way out for most words: no credential's label.
-		if wantID && isIDLabel(w1) {
+		switch {
+		case wantID && isIDLabel(w1):
 			return start, end, labelID
+		case sep:
+			return start, end, labelOther
 		}
 		return -1, -1, labelNone
 	}
@@ -402,6 +412,9 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 	}
 	if isIDLabel(w1) {
 		return start, end, labelID
+	}
+	if sep {
+		return start, end, labelOther
 	}
 	return -1, -1, labelNone
 }
@@ -459,12 +472,27 @@ func isIDLabel(label string) bool {
 		if IDWords[w] {
 			return true
 		}
-		if stem, ok := strings.CutSuffix(w, "id"); ok && IDNouns[stem] {
+		if stem, ok := strings.CutSuffix(w, "id"); ok && (IDNouns[stem] || len(stem) >= 4 && !notIDWords[w]) {
 			return true
+		}
+		// A digest's algorithm anywhere in the key: Content-MD5,
+		// x-amz-content-sha256, MD5OfMessageBody, ChecksumSHA256.
+		for _, x := range words {
+			switch x {
+			case "md5", "sha1", "sha256", "sha512", "crc32", "crc32c", "checksum", "digest", "etag":
+				return true
+			}
 		}
 		return false
 	}
 	return false
+}
+
+// notIDWords are words that end in "id" and are not an identifier's name.
+var notIDWords = map[string]bool{
+	"invalid": true, "android": true, "liquid": true, "hybrid": true, "stupid": true,
+	"splendid": true, "pyramid": true, "orchid": true, "candid": true, "squid": true,
+	"humanoid": true, "asteroid": true, "paranoid": true, "tabloid": true, "steroid": true,
 }
 
 func isAllDigits(s string) bool {
@@ -538,6 +566,12 @@ func prefixedKey(tok string) bool {
 		a = b + 1
 	}
 	return hexDigits >= 32
+}
+
+// isHexKey reports whether tok is 32 hex digits or more of one case,
+// without dashes (a UUID's dashes make it an identifier).
+func isHexKey(tok string) bool {
+	return len(tok) >= 32 && isHexPiece(tok)
 }
 
 // isUUID reports whether s is 8-4-4-4-12 hex digits.
