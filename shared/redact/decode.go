@@ -20,7 +20,7 @@ const minBlobLen = 16
 
 // encodedRuns applies the decoding layer to s.
 func encodedRuns(s string, st *state) string {
-	if strings.IndexAny(s, "%\\&") < 0 {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '&') < 0 {
 		return s
 	}
 	var out []byte

@@ -164,6 +164,31 @@ var needlesByFirst = func() (t [256][]string) {
 	return t
 }()
 
+// needlePairs marks the first two bytes of every needle, so that a key is
+// searched for its needles with one table look-up a byte.
+var needlePairs = func() (t [1 << 16]bool) {
+	for _, n := range keyNeedles {
+		t[uint16(n[0])<<8|uint16(n[1])] = true
+	}
+	return t
+}()
+
+// hasKeyNeedle reports whether lower, a lower-cased key, holds one of
+// keyNeedles.
+func hasKeyNeedle(lower []byte) bool {
+	for i := 0; i+1 < len(lower); i++ {
+		if !needlePairs[uint16(lower[i])<<8|uint16(lower[i+1])] {
+			continue
+		}
+		for _, n := range needlesByFirst[lower[i]] {
+			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // secretKeyCandidate returns the kind of key, the word(s) before a
 // separator, or "" if it is not a secret key.
 func secretKeyCandidate(key string) Kind {
@@ -173,21 +198,13 @@ func secretKeyCandidate(key string) Kind {
 	}
 	lower := buf[:len(key)]
 	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
+		lower[i] = lowerASCII(key[i])
 	}
-	for i, c := range lower {
-		for _, n := range needlesByFirst[c] {
-			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
-				kind, _ := KeyKind(key)
-				return kind
-			}
-		}
+	if !hasKeyNeedle(lower) {
+		return ""
 	}
-	return ""
+	kind, _ := KeyKind(key)
+	return kind
 }
 
 // valueAt parses the value starting at v (after spaces and an optional auth

@@ -181,7 +181,6 @@ func roleOf(key string) keyRole {
 	return keyRole{
 		text:    TextKeys[string(norm)] || len(words) > 0 && TextKeySuffixes[words[len(words)-1]],
 		payload: PayloadKeys[string(norm)],
-		id:      isIDLabel(key),
 	}
 }
 
@@ -299,10 +298,17 @@ func kindRank(k Kind) int {
 // letters and digits, split again at camel-case humps ("apiKey" → api|key,
 // "APIKey" → api|key, "OAuthToken" → o|auth|token). Other bytes separate.
 func splitWords(key string, dst []string) []string {
+	lower := key
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c >= 'A' && c <= 'Z' {
+			lower = strings.ToLower(key) // once per key, and only with capitals
+			break
+		}
+	}
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			dst = append(dst, strings.ToLower(key[start:end]))
+			dst = append(dst, lower[start:end])
 		}
 		start = -1
 	}

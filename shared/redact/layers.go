@@ -32,7 +32,7 @@ func layers(s string, st *state) string {
 
 // structures applies the structure layer to s (see the comment above).
 func structures(s string, st *state) string {
-	if strings.IndexAny(s, "{[\"") < 0 {
+	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 && strings.IndexByte(s, '"') < 0 && !strings.Contains(s, "map[") {
 		return s
 	}
 	var out []byte

@@ -58,6 +58,9 @@ func xmlElement(s string, from int, want func(keyRole) bool) []int {
 			continue
 		}
 		role := roleOf(localName(name))
+		if htmlElements[strings.ToLower(name)] {
+			role = keyRole{}
+		}
 		if !want(role) {
 			if r, ok := attrNameRole(s[after : after+gt]); ok && want(r) {
 				role = r
@@ -156,6 +159,11 @@ func findXMLText(s string, from int) []int {
 	return xmlElement(s, from, func(r keyRole) bool { return r.text })
 }
 
+// htmlElements are the elements of an HTML page, which an error body often
+// is: their text (a title, "Service Unavailable") is what the operator
+// reads, not content someone sent.
+var htmlElements = map[string]bool{"html": true, "body": true, "head": true, "title": true}
+
 // checkXMLSecret gives the element's text the kind of its name, or of the
 // name its attributes give.
 func checkXMLSecret(m Match) (Kind, bool) {
@@ -231,13 +239,19 @@ func findContentValue(s string, from int) []int {
 		if ks == ke || ke-ks > 64 {
 			continue
 		}
-		role := roleOf(s[ks:ke])
-		if nk := normKey(s[ks:ke]); !role.text && !(role.payload && (nk == "input" || nk == "inputs")) {
-			continue
-		}
 		before := byte('\n')
 		if ks > 0 {
 			before = s[ks-1]
+		}
+		// Where a key may stand, before what it is: cheap tests first.
+		if s[sep] == '=' && strings.IndexByte(" \t&?;,({\n\r", before) < 0 ||
+			s[sep] == ':' && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
+			!hasContentNeedle(s[ks:ke]) {
+			continue
+		}
+		role := roleOf(s[ks:ke])
+		if nk := normKey(s[ks:ke]); !role.text && !(role.payload && (nk == "input" || nk == "inputs")) {
+			continue
 		}
 		lineStart := ks == 0 || lineIndentStart(s, ks)
 		var vs, ve int
@@ -492,3 +506,28 @@ func startsWithMarker(s string, i int) bool {
 	j := strings.IndexByte(s[i:], ']')
 	return j > 0 && isTextMarker(s[i:i+j+1])
 }
+
+// hasContentNeedle reports whether key holds one of contentNeedles,
+// ignoring case: a cheap test before roleOf splits it into words.
+func hasContentNeedle(key string) bool {
+	for i := 0; i+1 < len(key); i++ {
+		a, b := lowerASCII(key[i]), lowerASCII(key[i+1])
+		if !contentPairs[uint16(a)<<8|uint16(b)] {
+			continue
+		}
+		for _, n := range contentNeedles {
+			if n[0] == a && hasPrefixFold(key[i:], n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// contentPairs marks the first two bytes of every content needle.
+var contentPairs = func() (t [1 << 16]bool) {
+	for _, n := range contentNeedles {
+		t[uint16(n[0])<<8|uint16(n[1])] = true
+	}
+	return t
+}()

@@ -121,7 +121,7 @@ var structurePatterns = []Pattern{
 	},
 	{
 		Kind:     KindSecret,
-		Triggers: []string{"prompt", "message", "complet", "instruction", "transcript", "conversation"},
+		Triggers: []string{":\n", ":\r"},
 		Find:     findLabelBlock,
 		textKind: true,
 	},
@@ -310,8 +310,10 @@ var secretPatterns = []Pattern{
 // piiPatterns find personal data.
 var piiPatterns = []Pattern{
 	{
-		Kind: KindIBAN,
-		Find: findIBAN,
+		// Every IBAN holds a run of eight digits or more (in groups).
+		Kind:      KindIBAN,
+		MinDigits: 8,
+		findIn:    findIBAN,
 	},
 	{
 		Kind:     KindEmail,
@@ -351,8 +353,7 @@ var piiPatterns = []Pattern{
 		// Any national format after a word that says it is a phone.
 		Kind:      KindPhone,
 		MinDigits: 7,
-		Triggers:  []string{"phone", "tel", "mobile", "cell", "fax", "whatsapp", "sms", "msisdn", "contact", "call", "handy"},
-		Find:      findLabelledPhone,
+		findIn:    findLabelledPhone,
 	},
 }
 

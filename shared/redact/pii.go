@@ -36,44 +36,58 @@ var ibanLengths = map[string]int{
 
 // findIBAN finds an IBAN: a country code, two check digits, then letters
 // and digits in groups separated by single spaces or dashes (or none), as
-// long as the country's IBAN, passing mod 97.
-func findIBAN(s string, from int) []int {
-	for i := from; i+4 <= len(s); i++ {
-		c0, c1 := s[i]&^0x20, s[i+1]&^0x20
-		if !isUpper(c0) || !isUpper(c1) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
+// long as the country's IBAN, passing mod 97. It looks only where the
+// text's runs of digits are: an IBAN's check digits start one, or a run
+// of eight digits or more lies inside it.
+func findIBAN(in *probe, s string, from int) []int {
+	for _, r := range in.digitRuns() {
+		if r.hi <= from || r.digits < 2 {
 			continue
 		}
-		if i > 0 && (isWord(s[i-1]) || strings.HasPrefix(s[max(0, i-len(markerPrefix)):], markerPrefix)) {
-			continue
-		}
-		want := ibanLengths[string([]byte{c0, c1})]
-		if want == 0 {
-			continue
-		}
-		var buf [34]byte
-		n, k, end := 0, i, i
-		for k < len(s) && n < want {
-			c := s[k]
-			switch {
-			case isAlnum(c):
-				buf[n] = c
-				n++
-				k++
-				end = k
-			case (c == ' ' || c == '-') && k+1 < len(s) && isAlnum(s[k+1]) && n >= 4:
-				k++
-			default:
-				k = len(s) + 1
+		// The country code and check digits start at most 34 bytes before
+		// the run's end.
+		for i := max(from, r.lo-34); i < r.hi && i+4 <= len(s); i++ {
+			if loc := ibanAt(s, i); loc != nil {
+				return loc
 			}
-		}
-		if n != want || end < len(s) && isAlnum(s[end]) {
-			continue
-		}
-		if mod97(buf[:n]) {
-			return []int{i, end, -1, -1, i, end}
 		}
 	}
 	return nil
+}
+
+// ibanAt returns the IBAN that starts at s[i], or nil.
+func ibanAt(s string, i int) []int {
+	c0, c1 := s[i]&^0x20, s[i+1]&^0x20
+	if !isUpper(c0) || !isUpper(c1) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
+		return nil
+	}
+	if i > 0 && (isWord(s[i-1]) || strings.HasPrefix(s[max(0, i-len(markerPrefix)):], markerPrefix)) {
+		return nil
+	}
+	want := ibanLengths[string([]byte{c0, c1})]
+	if want == 0 {
+		return nil
+	}
+	var buf [34]byte
+	n, k, end := 0, i, i
+	for k < len(s) && n < want {
+		c := s[k]
+		switch {
+		case isAlnum(c):
+			buf[n] = c
+			n++
+			k++
+			end = k
+		case (c == ' ' || c == '-') && k+1 < len(s) && isAlnum(s[k+1]) && n >= 4:
+			k++
+		default:
+			k = len(s) + 1
+		}
+	}
+	if n != want || end < len(s) && isAlnum(s[end]) || !mod97(buf[:n]) {
+		return nil
+	}
+	return []int{i, end, -1, -1, i, end}
 }
 
 // mod97 reports whether the IBAN iban (letters and digits) passes ISO
@@ -116,41 +130,47 @@ var PhoneWords = map[string]bool{
 }
 
 // findLabelledPhone finds 7 to 15 digits, in groups separated by spaces,
-// dots, dashes or parentheses, right after a phone label.
-func findLabelledPhone(s string, from int) []int {
-	for i := from; i < len(s); i++ {
-		if !isDigit(s[i]) && s[i] != '+' && s[i] != '(' {
+// dots, dashes or parentheses, right after a phone label. It looks only
+// at the text's runs of at least seven digits.
+func findLabelledPhone(in *probe, s string, from int) []int {
+	for _, r := range in.digitRuns() {
+		if r.hi <= from || r.digits < 7 {
 			continue
 		}
-		if i > 0 && (isWord(s[i-1]) || s[i-1] == '.' || s[i-1] == '-' || s[i-1] == '/') {
-			for i < len(s) && (isWord(s[i]) || s[i] == '.' || s[i] == '-') {
-				i++
+		for i := max(from, r.lo); i < r.hi; i++ {
+			if loc := phoneAt(s, i); loc != nil {
+				return loc
 			}
-			continue
 		}
-		k, digits, last := i, 0, i
-		for k < len(s) && k-i < 24 {
-			c := s[k]
-			if isDigit(c) {
-				digits++
-				last = k + 1
-			} else if !(c == ' ' || c == '.' || c == '-' || c == '(' || c == ')' || c == '+' && k == i) {
-				break
-			} else if c == ' ' && k+1 < len(s) && !isDigit(s[k+1]) && s[k+1] != '(' {
-				break
-			}
-			k++
-		}
-		if digits < 7 || digits > 15 || last < len(s) && isWord(s[last]) {
-			i = max(i, last-1)
-			continue
-		}
-		if phoneLabel(s, i) {
-			return []int{i, last, -1, -1, i, last}
-		}
-		i = max(i, last-1)
 	}
 	return nil
+}
+
+// phoneAt returns the labelled phone number that starts at s[i], or nil.
+func phoneAt(s string, i int) []int {
+	if !isDigit(s[i]) && s[i] != '+' && s[i] != '(' {
+		return nil
+	}
+	if i > 0 && (isWord(s[i-1]) || s[i-1] == '.' || s[i-1] == '-' || s[i-1] == '/' || s[i-1] == '+' || s[i-1] == '(' || isDigit(s[i-1])) {
+		return nil
+	}
+	k, digits, last := i, 0, i
+	for k < len(s) && k-i < 24 {
+		c := s[k]
+		if isDigit(c) {
+			digits++
+			last = k + 1
+		} else if !(c == ' ' || c == '.' || c == '-' || c == '(' || c == ')' || c == '+' && k == i) {
+			break
+		} else if c == ' ' && k+1 < len(s) && !isDigit(s[k+1]) && s[k+1] != '(' {
+			break
+		}
+		k++
+	}
+	if digits < 7 || digits > 15 || last < len(s) && isWord(s[last]) || !phoneLabel(s, i) {
+		return nil
+	}
+	return []int{i, last, -1, -1, i, last}
 }
 
 // phoneLabel reports whether one of PhoneWords stands just before s[i]

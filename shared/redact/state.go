@@ -22,19 +22,20 @@ type state struct {
 	// noTokens turns the random-token rule off: the text is the value of
 	// an identifier's key (request_id, ETag), which the operator needs.
 	noTokens bool
-	sh       *shared
+	// root is the state of the top-level call, which holds the budget.
+	root   *state
+	budget int // decoded bytes left; in the root only
 }
 
-// shared is the part of a state that nested calls share.
-type shared struct {
-	budget int // decoded bytes left
+func newState() *state {
+	st := &state{budget: maxDecodedBytes}
+	st.root = st
+	return st
 }
-
-func newState() *state { return &state{sh: &shared{budget: maxDecodedBytes}} }
 
 // deeper returns the state for text decoded from the text st describes.
 func (st *state) deeper() *state {
-	return &state{depth: st.depth + 1, sh: st.sh}
+	return &state{depth: st.depth + 1, root: st.root}
 }
 
 // withoutTokens returns st for an identifier's value.
@@ -47,9 +48,9 @@ func (st *state) withoutTokens() *state {
 // canDecode reports whether n more decoded bytes may be looked at: the
 // depth and the budget allow it. It spends the budget when they do.
 func (st *state) canDecode(n int) bool {
-	if st.depth >= maxDecodeDepth || st.sh.budget < n {
+	if st.depth >= maxDecodeDepth || st.root.budget < n {
 		return false
 	}
-	st.sh.budget -= n
+	st.root.budget -= n
 	return true
 }

@@ -40,7 +40,7 @@ func JSON(b []byte) []byte {
 
 // walk redacts b, a valid JSON document.
 func walk(b []byte) []byte {
-	w := walker{in: b, out: make([]byte, 0, len(b)+len(b)/8), st: newState()}
+	w := walker{in: b, out: make([]byte, 0, len(b)+len(b)/8), st: newState(), pairs: mayHavePairs(b)}
 	w.ws()
 	w.value()
 	w.ws()
@@ -355,10 +355,34 @@ func canonical(x any) string {
 // json.Valid has vouched for in; the bounds checks are only there so that no
 // input can make it panic.
 type walker struct {
-	in  []byte
-	i   int
-	out []byte
-	st  *state
+	in    []byte
+	i     int
+	out   []byte
+	st    *state
+	pairs bool // the document may hold name/value pairs (mayHavePairs)
+}
+
+// mayHavePairs reports whether b holds a key of ValueKeys, quoted, in any
+// case: only then can an object be a name/value pair.
+func mayHavePairs(b []byte) bool {
+	for i := bytes.IndexByte(b, ':'); i >= 0; {
+		k := i - 1
+		for k >= 0 && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
+			k--
+		}
+		if k > 0 && b[k] == '"' {
+			j := bytes.LastIndexByte(b[:k], '"')
+			if j >= 0 && ValueKeys[normKey(string(b[j+1:k]))] {
+				return true
+			}
+		}
+		n := bytes.IndexByte(b[i+1:], ':')
+		if n < 0 {
+			break
+		}
+		i += n + 1
+	}
+	return false
 }
 
 func (w *walker) peek() byte {
@@ -411,7 +435,11 @@ func (w *walker) value() {
 }
 
 func (w *walker) object() {
-	pr, pair := pairRole(w.in, w.i)
+	var pr keyRole
+	pair := false
+	if w.pairs {
+		pr, pair = pairRole(w.in, w.i)
+	}
 	w.copyByte() // {
 	for w.i < len(w.in) {
 		w.ws()
@@ -498,7 +526,11 @@ func (w *walker) skipWS() {
 
 // member copies the value of key, redacting it by the key's role.
 func (w *walker) member(key string) {
-	w.memberRole(roleOf(key))
+	role := roleOf(key)
+	if role.kind == "" && !role.text && !role.payload {
+		role.id = isIDLabel(key)
+	}
+	w.memberRole(role)
 }
 
 // memberRole copies a member's value, redacting it by role.

@@ -198,7 +198,7 @@ func judgeToken(in *probe, s string, i, j int) []int {
 	}
 	tok := s[i:j]
 	long := j-i >= minRandomLen
-	if !long && !credentialLike(tok) || inARN(s, i) {
+	if !long && !credentialLike(tok) {
 		return nil
 	}
 	ks, ke, ctx := labelBefore(s, i, long)
@@ -206,13 +206,16 @@ func judgeToken(in *probe, s string, i, j int) []int {
 	case labelID:
 		return nil
 	case labelSecret:
+		if inARN(s, i) {
+			return nil
+		}
 		ve := bareValueEnd(s, i)
 		if v := s[i:ve]; credentialLike(v) && !isMarker(v) && !(ve < len(s) && s[ve-1] == '=' && (s[ve] == '"' || s[ve] == '\'')) {
 			return []int{ks, ve, ks, ke, i, ve}
 		}
 		return nil
 	}
-	if !long {
+	if !long || inARN(s, i) {
 		return nil
 	}
 	if ctx == labelOther && isHexKey(tok) {
@@ -428,14 +431,15 @@ func isFiller(w string) bool {
 // hasNeedle reports whether w holds one of keyNeedles, ignoring case: no
 // secret key lacks one.
 func hasNeedle(w string) bool {
-	for i := 0; i < len(w); i++ {
-		for _, n := range needlesByFirst[lowerASCII(w[i])] {
-			if hasPrefixFold(w[i:], n) {
-				return true
-			}
-		}
+	var buf [64]byte
+	if len(w) > len(buf) {
+		return true // let the full test decide
 	}
-	return false
+	lower := buf[:len(w)]
+	for i := 0; i < len(w); i++ {
+		lower[i] = lowerASCII(w[i])
+	}
+	return hasKeyNeedle(lower)
 }
 
 // ProseLabels are the words that label a credential in prose, without a
