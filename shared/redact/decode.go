@@ -101,12 +101,10 @@ type piece struct {
 // percent-encoded (so that the names stay); the blob after the last inner
 // '=' when it is base64.
 func pieces(s string, a, b int, pct, esc, b64 bool) []piece {
+	if run := s[a:b]; esc && (strings.Contains(run, `\u`) || strings.Contains(run, `\x`) || strings.Contains(run, "&#")) {
+		return []piece{{a, b, encEscapes}}
+	}
 	switch {
-	case esc:
-		run := s[a:b]
-		if strings.Contains(run, `\u`) || strings.Contains(run, `\x`) || strings.Contains(run, "&#") {
-			return []piece{{a, b, encEscapes}}
-		}
 	case pct:
 		var out []piece
 		for k := a; k < b; {

@@ -39,12 +39,74 @@ func findKeyValue(s string, from int) []int {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
 		}
 		vs, ve, end := valueAt(s, v, kind == KindCookie, quote)
-		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
+		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) && !personal(kind) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
 			continue
+		}
+		if ve == end && personal(kind) {
+			// A bare phone number, card or name runs over its spaces.
+			ve = personalEnd(s, vs, ve, kind)
+			end = ve
 		}
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// personal reports whether kind is personal data rather than a credential.
+func personal(kind Kind) bool {
+	switch kind {
+	case KindEmail, KindPhone, KindCard, KindSSN, KindIBAN, KindPersonal:
+		return true
+	}
+	return false
+}
+
+// personalEnd extends the bare value s[vs:ve] of a personal key over the
+// spaces its data is written with: the digit groups of a phone number,
+// card, SSN or IBAN; the words of a name or an address, to the end of the
+// line or the next ',', ';', '&', quote or "key=".
+func personalEnd(s string, vs, ve int, kind Kind) int {
+	k := ve
+	switch kind {
+	case KindEmail:
+		return ve
+	case KindPhone, KindCard, KindSSN, KindIBAN:
+		for k < len(s) {
+			if c := s[k]; c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' {
+				if k+1 < len(s) && (isDigit(s[k+1]) || s[k+1] == '(' || kind == KindIBAN && isAlnum(s[k+1])) {
+					k++
+					continue
+				}
+				break
+			}
+			if !isAlnum(s[k]) {
+				break
+			}
+			k++
+		}
+		return k
+	}
+	for k < len(s) {
+		switch c := s[k]; c {
+		case '\n', '\r', ',', ';', '&', '"', '\'', '|':
+			return k
+		case ' ':
+			if nextIsPair(s, k+1) {
+				return k
+			}
+		}
+		k++
+	}
+	return k
+}
+
+// nextIsPair reports whether s[i:] starts a key and '=' or ':'.
+func nextIsPair(s string, i int) bool {
+	k := i
+	for k < len(s) && isKeyByte(s[k]) {
+		k++
+	}
+	return k > i && k < len(s) && (s[k] == '=' || s[k] == ':')
 }
 
 // proseAfterLabel reports whether the bare value s[vs:ve] after a ':' is

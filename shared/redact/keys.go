@@ -41,8 +41,10 @@ var SecretFragments = map[string]Kind{
 
 // KeyPrefixes make the word "key" after them secret (api_key, access-key,
 // PrivateKey, signing_key), and the plural "tokens" after them (access_tokens,
-// refresh_tokens). Elsewhere "key" (partition_key, idempotency_key, S3's Key)
-// and "tokens" (max_tokens, prompt_tokens) are not secret.
+// refresh_tokens). "key" after another word is secret too unless the word is
+// one of NonSecretKeyQualifiers or MetaWords (partition_key,
+// idempotency_key, max_keys); alone (S3's Key) it is not, nor are "tokens"
+// elsewhere (max_tokens, prompt_tokens).
 var KeyPrefixes = map[string]bool{
 	"api": true, "access": true, "secret": true, "private": true, "signing": true,
 	"encryption": true, "master": true, "account": true, "subscription": true,
@@ -125,14 +127,17 @@ var ParamNames = map[string]bool{
 	"key": true, "code": true, "sig": true,
 }
 
-// KeyKind reports whether values under key are secret, and which marker kind
-// they get: KindPassword for password-like keys, KindCookie for cookies,
-// KindBearer for Authorization, KindSecret for the rest. Keys are matched
-// without case and separators, and as words inside longer keys
-// (openai_api_key, x-api-key, client_secret, db_password); counters and
-// metadata (max_tokens, prompt_tokens, token_count, secret_arn) and "author"
-// are not secret. Markers inside the key are ignored. The empty key is not
-// secret.
+// KeyKind reports whether values under key are secret or personal data, and
+// which marker kind they get: KindPassword for password-like keys,
+// KindCookie for cookies, KindBearer for Authorization, the kind of the data
+// for PersonalKeys (KindEmail, KindPhone, KindPersonal, …), KindSecret for
+// the rest. Keys are matched without case and separators, and as words
+// inside longer keys (openai_api_key, x-api-key, client_secret,
+// db_password); "key" is secret after a KeyPrefixes word or after any word
+// but NonSecretKeyQualifiers and MetaWords (AZURE_OPENAI_KEY, stripe_key;
+// not partition_key, max_keys). Counters and metadata (max_tokens,
+// prompt_tokens, token_count, secret_arn) and "author" are not secret.
+// Markers inside the key are ignored. The empty key is not secret.
 func KeyKind(key string) (Kind, bool) {
 	r := roleOf(key)
 	return r.kind, r.kind != ""

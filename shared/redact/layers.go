@@ -368,8 +368,7 @@ func (p *lenient) value(i int, role *keyRole) (int, valueKind) {
 	case c == '"' || c == '\'':
 		return p.stringValue(i, role)
 	case (c == 'b' || c == 'u' || c == 'r') && i+1 < len(p.s) && (p.s[i+1] == '\'' || p.s[i+1] == '"'):
-		end, _ := p.stringValue(i+1, role)
-		return end, vString
+		return p.stringValue(i+1, role)
 	}
 	end := p.bareEnd(i)
 	if end > i && role != nil {
@@ -598,6 +597,10 @@ func (p *lenient) element(start, end int, kind valueKind) objMember {
 		if m.quote != '"' && m.quote != '\'' {
 			m.quote = p.s[start+1]
 			m.start++
+		}
+		if m.start+1 > end-1 {
+			m.kind = vNone
+			return m
 		}
 		body := p.s[m.start+1 : end-1]
 		m.text = body

@@ -103,7 +103,9 @@ func isMarker(s string) bool {
 // and unallocated; a marker is never redacted again. Invalid UTF-8 is kept
 // byte for byte outside the replaced spans.
 func String(s string) string {
-	return redactText(s, newState())
+	st := newState()
+	st.perPass = true
+	return redactText(s, st)
 }
 
 // redactText is String for text met at the depth and with the budget st
@@ -119,6 +121,12 @@ func redactText(s string, st *state) string {
 	// ends; real text needs one pass, or two when it held a secret.
 	out := pass(s, st)
 	for n := 1; out != s && n < maxPasses; n++ {
+		if st.perPass {
+			// Each pass looks at the same encodings again: the budget
+			// bounds one pass, and a pass decides as the one before did
+			// up to where the text changed.
+			st.budget = maxDecodedBytes
+		}
 		s, out = out, pass(out, st)
 	}
 	return out
@@ -130,6 +138,7 @@ const maxPasses = 8
 // pass applies every layer once: structure and encodings first
 // (layers.go), then every pattern of the table.
 func pass(s string, st *state) string {
+	st.root.work += len(s)
 	return patterns(layers(s, st), st)
 }
 

@@ -9,9 +9,9 @@ const (
 	// percent-encoded form holding an escaped JSON string is depth 3.
 	maxDecodeDepth = 4
 	// maxDecodedBytes bounds the decoded bytes one input may cause to be
-	// looked at again. A blob that would go over it is not looked into and
-	// is redacted whole (deny by default), so that redaction stays
-	// idempotent.
+	// looked at again, in one pass over it. A blob that would go over it is
+	// not looked into and is redacted whole (deny by default), so that
+	// redaction stays idempotent.
 	maxDecodedBytes = 64 << 10
 )
 
@@ -25,6 +25,13 @@ type state struct {
 	// root is the state of the top-level call, which holds the budget.
 	root   *state
 	budget int // decoded bytes left; in the root only
+	// perPass renews the budget for every pass of the top-level text
+	// (String); a JSON document's strings share one budget.
+	perPass bool
+	// work counts the bytes of every text redacted under the root, and
+	// deepest the deepest nesting reached: the tests hold them to their
+	// bounds.
+	work, deepest int
 }
 
 func newState() *state {
@@ -35,7 +42,9 @@ func newState() *state {
 
 // deeper returns the state for text decoded from the text st describes.
 func (st *state) deeper() *state {
-	return &state{depth: st.depth + 1, root: st.root}
+	d := &state{depth: st.depth + 1, root: st.root}
+	st.root.deepest = max(st.root.deepest, d.depth)
+	return d
 }
 
 // withoutTokens returns st for an identifier's value.
