@@ -42,6 +42,13 @@ func findKeyValue(s string, from int) []int {
 		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) && !personal(kind) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
 			continue
 		}
+		if s[sep] == ':' && ve == end && isBlockIndicator(s[vs:ve]) {
+			// A YAML block scalar: the secret is the indented block below.
+			if bs, be := yamlValue(s, keyStart, sep+1); be > bs {
+				return []int{keyStart, be, keyStart, keyEnd, vs, be}
+			}
+			continue
+		}
 		if ve == end && personal(kind) {
 			// A bare phone number, card or name runs over its spaces.
 			ve = personalEnd(s, vs, ve, kind)
@@ -50,6 +57,12 @@ func findKeyValue(s string, from int) []int {
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// isBlockIndicator reports whether v is a YAML block scalar's indicator:
+// | or > with an optional chomping sign and indentation.
+func isBlockIndicator(v string) bool {
+	return v != "" && (v[0] == '|' || v[0] == '>') && strings.Trim(v[1:], "+-0123456789") == ""
 }
 
 // personal reports whether kind is personal data rather than a credential.

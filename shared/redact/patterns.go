@@ -317,7 +317,7 @@ var piiPatterns = []Pattern{
 	},
 	{
 		Kind:     KindEmail,
-		Triggers: []string{"at]", "at)", "at}", "at>"},
+		Triggers: []string{"at]", "at)", "at}", "at>", " at "},
 		Regexp:   obfuscatedEmail,
 	},
 	{
@@ -334,9 +334,10 @@ var piiPatterns = []Pattern{
 		Check:     checkCard,
 	},
 	{
+		// Dashed, or spaced or unseparated after a word that says SSN.
 		Kind:      KindSSN,
 		MinDigits: 9,
-		Regexp:    regexp.MustCompile(`\d{3}-\d{2}-\d{4}`),
+		Regexp:    regexp.MustCompile(`\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4}|\d{9}`),
 		Check:     checkSSN,
 	},
 	{
@@ -596,12 +597,27 @@ func checkSSN(m Match) (Kind, bool) {
 		return "", false
 	}
 	s := m.Input[m.Start:m.End]
+	if s[3] != '-' {
+		if !ssnLabel(m.Input, m.Start) {
+			return "", false
+		}
+		if len(s) == 9 {
+			s = s[:3] + "-" + s[3:5] + "-" + s[5:]
+		}
+	}
 	area, group, serial := s[0:3], s[4:6], s[7:11]
 	// The SSA never issues area 000, 666 or 900–999, group 00 or serial 0000.
 	if area == "000" || area == "666" || area[0] == '9' || group == "00" || serial == "0000" {
 		return "", false
 	}
 	return "", true
+}
+
+// ssnLabel reports whether "ssn" or "social security" stands in the 32
+// bytes before s[i].
+func ssnLabel(s string, i int) bool {
+	w := strings.ToLower(s[max(0, i-32):i])
+	return strings.Contains(w, "ssn") || strings.Contains(w, "social security")
 }
 
 func checkPhone(m Match) (Kind, bool) {

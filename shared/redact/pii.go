@@ -201,7 +201,8 @@ func phoneLabel(s string, i int) bool {
 // obfuscatedEmail finds an address written to dodge a filter: "jane.doe
 // [at] example [dot] com", "jane(at)example(dot)com", "jane at example
 // dot com" with the brackets.
-var obfuscatedEmail = regexp.MustCompile(`(?i)[a-z0-9._%+-]+\s*[\[({<]\s*at\s*[\])}>]\s*[a-z0-9-]+(?:\s*(?:[\[({<]\s*dot\s*[\])}>]|\.)\s*[a-z0-9-]+)+`)
+var obfuscatedEmail = regexp.MustCompile(`(?i)[a-z0-9._%+-]+\s*[\[({<]\s*at\s*[\])}>]\s*[a-z0-9-]+(?:\s*(?:[\[({<]\s*dot\s*[\])}>]|\.)\s*[a-z0-9-]+)+` +
+	`|(?i)\b[a-z0-9._%+-]+ at [a-z0-9-]+(?: dot [a-z0-9-]+)* dot (?:com|org|net|edu|gov|io|co|de|fr|uk|es|it|nl|ch|ca|au|jp)\b`)
 
 // PersonalKeys are keys, compared without case and separators, whose
 // values are personal data: the key rule replaces them as it replaces a
