@@ -409,6 +409,11 @@ func isNumber(v string) bool {
 func (p *lenient) bareEnd(i int) int {
 	k := i
 	for k < len(p.s) {
+		if p.s[k] == '[' && startsWithMarker(p.s, k) {
+			// A marker is one word: its ']' closes nothing.
+			k += strings.IndexByte(p.s[k:], ']') + 1
+			continue
+		}
 		switch p.s[k] {
 		case ',', '}', ']', '\n', '\r':
 			return k
@@ -525,6 +530,15 @@ func (p *lenient) container(start, from int, close byte, role *keyRole) (int, va
 	}
 	if role != nil && (role.kind != "" || role.text) && end > start {
 		// The key decides for the whole value: drop what was edited inside.
+		// A value that did not close (cut short, or quoted in a way the
+		// parser lost) runs to the end of its line: deny by default.
+		if !ok {
+			if e := strings.IndexByte(p.s[end:], '\n'); e >= 0 {
+				end += e
+			} else {
+				end = len(p.s)
+			}
+		}
 		p.edits = p.edits[:mark]
 		raw := p.s[start:end]
 		q := p.quote

@@ -531,3 +531,92 @@ var contentPairs = func() (t [1 << 16]bool) {
 	}
 	return t
 }()
+
+// ProseContentWords are the words that, in the few words before a ':' on a
+// line, say the quoted text or the list after it is content: "Chat history
+// with David Wong is: ['…']", "Returned completion: '…'", "Final prompt:
+// \"…\"".
+var ProseContentWords = map[string]bool{
+	"prompt": true, "prompts": true, "messages": true, "completion": true, "completions": true,
+	"instructions": true, "transcript": true, "conversation": true, "history": true,
+	"question": true, "query": true,
+}
+
+// findProseContent finds a quoted string or a list after ': ' whose label —
+// at most six words before the ':' on its line — holds one of
+// ProseContentWords, and returns the value (a string over lines to its
+// closing quote; a list to its closing bracket).
+func findProseContent(s string, from int) []int {
+	for i := from; i < len(s); {
+		c := strings.Index(s[i:], ": ")
+		if c < 0 {
+			return nil
+		}
+		c += i
+		i = c + 2
+		v := c + 2
+		if v >= len(s) || s[v] != '\'' && s[v] != '"' && s[v] != '[' {
+			continue
+		}
+		// The label is prose: the words after the last delimiter of code or
+		// structure on the line, so a value of a dict ("…the messages.",
+		// 'type': …) is no label.
+		ls := max(lineStartOf(s, c), c-80)
+		if d := strings.LastIndexAny(s[ls:c], "'\"{}[](),;=|:<>`"); d >= 0 {
+			ls += d + 1
+		}
+		words := strings.FieldsFunc(s[ls:c], func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+		if len(words) > 6 {
+			words = words[len(words)-6:]
+		}
+		found := false
+		for _, w := range words {
+			found = found || ProseContentWords[strings.ToLower(w)]
+		}
+		if !found || startsWithMarker(s, v) {
+			continue
+		}
+		var vs, ve int
+		if s[v] == '[' {
+			vs, ve = v, bracketEnd(s, v)
+		} else {
+			vs, ve = quotedSpan(s, v)
+		}
+		if ve <= vs {
+			continue
+		}
+		return []int{ls, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// bracketEnd returns the end of the list opened at s[i] (past its closing
+// bracket, quotes respected), or the end of the line when it does not close
+// within maxDecodedBytes.
+func bracketEnd(s string, i int) int {
+	depth := 0
+	var q byte
+	for k := i; k < len(s) && k-i < maxDecodedBytes; k++ {
+		c := s[k]
+		switch {
+		case q != 0:
+			if c == '\\' {
+				k++
+			} else if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		case c == '[':
+			depth++
+		case c == ']':
+			if depth--; depth == 0 {
+				return k + 1
+			}
+		}
+	}
+	if e := strings.IndexByte(s[i:], '\n'); e >= 0 {
+		return i + e
+	}
+	return len(s)
+}

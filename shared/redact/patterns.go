@@ -127,6 +127,12 @@ var structurePatterns = []Pattern{
 	},
 	{
 		Kind:     KindSecret,
+		Triggers: []string{"prompt", "message", "complet", "instruction", "transcript", "conversation", "history", "question", "query"},
+		Find:     findProseContent,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
 		Triggers: []string{"</"},
 		Find:     findXMLText,
 		textKind: true,
