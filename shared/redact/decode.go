@@ -165,7 +165,7 @@ func decodeBlob(tok string, st *state) (string, bool) {
 		return "", false
 	}
 	dec, ok := base64Text(tok)
-	if !ok || len(dec) < minSecretLen || !st.canDecode(len(dec)) {
+	if !ok || len(dec) < minSecretLen || plainWords(dec) || !st.canDecode(len(dec)) {
 		return "", false
 	}
 	inner := redactText(dec, st.deeper())
@@ -173,6 +173,17 @@ func decodeBlob(tok string, st *state) (string, bool) {
 		return "", false
 	}
 	return blobMarker(dec, inner), true
+}
+
+// plainWords reports whether s is letters and spaces only: text in which no
+// rule can find anything, not worth a nested redaction.
+func plainWords(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && c != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // blobMarker is the replacement of an encoded run whose decoded form dec

@@ -110,7 +110,9 @@ func quotedText(s string, i int, st *state) (end int, edits []edit) {
 		k++
 	}
 	if k >= len(s) || s[k] != '"' {
-		return i, nil
+		// No quote closes this one on its line, so none after it does
+		// either: skip the line rather than scan it again from each quote.
+		return k, nil
 	}
 	body := s[i+1 : k]
 	if r, ok := redactQuoted(body, '"', esc, st, nil); ok {
@@ -155,7 +157,7 @@ func redactQuoted(body string, q byte, esc bool, st *state, role *keyRole) (stri
 // as text, and escaped back.
 func escapedStructure(s string, i int, st *state) (end int, edits []edit, ok bool) {
 	j := i + 1
-	for j < len(s) && (s[j] == '{' || s[j] == '[' || s[j] == ' ') {
+	for j < len(s) && j-i < 4 && (s[j] == '{' || s[j] == '[' || s[j] == ' ') {
 		j++
 	}
 	if j >= len(s) || s[j] != '\\' {
@@ -191,7 +193,9 @@ func escapedStructure(s string, i int, st *state) (end int, edits []edit, ok boo
 	for range levels {
 		d, ok := unescape(dec)
 		if !ok || !st.canDecode(len(d)) {
-			return i, nil, false
+			// Not escaped JSON after all, or past the budget: the region is
+			// left to the patterns, and not searched again.
+			return k, nil, true
 		}
 		dec = d
 	}
@@ -733,7 +737,7 @@ var NameKeys = map[string]bool{
 	"parameterkey": true, "parametername": true, "optionname": true, "variable": true,
 	"var": true, "field": true, "fieldname": true, "label": true, "id": true,
 	"attribute": true, "attributename": true, "setting": true, "property": true,
-	"propertyname": true, "secretname": false, "envname": true, "k": true,
+	"propertyname": true, "envname": true, "k": true,
 }
 
 // ValueKeys are the keys of a name/value pair's value.

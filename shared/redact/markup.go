@@ -62,13 +62,11 @@ func xmlElement(s string, from int, want func(keyRole) bool) []int {
 			role = keyRole{}
 		}
 		if !want(role) {
-			if r, ok := attrNameRole(s[after : after+gt]); ok && want(r) {
-				role = r
-			} else {
+			// <entry key="password">…</entry>: the name is an attribute.
+			if r, ok := attrNameRole(s[after : after+gt]); !ok || !want(r) {
 				continue
 			}
 		}
-		_ = role
 		// Trim the text's surrounding blanks so that the layout stays.
 		for ts < te && isSpace(s[ts]) {
 			ts++
@@ -193,19 +191,15 @@ func findXMLAttrPair(s string, from int) []int {
 			continue
 		}
 		attrs := xmlAttrs(tag)
-		var role keyRole
 		found := false
 		for _, a := range attrs {
-			if NameKeys[normKey(a.name)] {
-				if r := roleOf(a.value); r.kind != "" {
-					role, found = r, true
-				}
+			if NameKeys[normKey(a.name)] && roleOf(a.value).kind != "" {
+				found = true
 			}
 		}
 		if !found {
 			continue
 		}
-		_ = role
 		for _, a := range attrs {
 			if ValueKeys[normKey(a.name)] && a.value != "" && !isMarker(a.value) {
 				return []int{o, o + e, -1, -1, o + a.vs, o + a.ve}
@@ -388,8 +382,11 @@ func yamlValue(s string, ks, v int) (int, int) {
 	return start, end
 }
 
+// lineStartOf returns where the line holding s[i] starts, looking back at
+// most 256 bytes (a label or an indentation is no longer).
 func lineStartOf(s string, i int) int {
-	return strings.LastIndexAny(s[:i], "\n\r") + 1
+	lo := max(0, i-256)
+	return lo + strings.LastIndexAny(s[lo:i], "\n\r") + 1
 }
 
 // LabelWords are words that, in a line of prose ending with ':', say the

@@ -83,7 +83,7 @@ var NonSecretKeyQualifiers = map[string]bool{
 	"object": true, "s3": true, "cache": true, "dedup": true, "deduplication": true,
 	"routing": true, "shard": true, "hash": true, "range": true, "composite": true,
 	"sequence": true, "message": true, "group": true, "row": true, "lookup": true,
-	"map": true, "public": true, "pub": true, "publishable": true, "the": false,
+	"map": true, "public": true, "pub": true, "publishable": true,
 	"index": true, "unique": true, "duplicate": true, "missing": true, "unknown": true,
 	"invalid": true, "no": true, "by": true, "per": true, "kms": true, "cmk": true,
 	"natural": true, "surrogate": true, "dict": true, "item": true, "record": true,
@@ -95,7 +95,7 @@ var NonSecretKeyQualifiers = map[string]bool{
 	"column": true, "attribute": true, "attr": true, "label": true, "tag": true,
 	"name": true, "entry": true, "hot": true, "registry": true, "redis": true,
 	"memcache": true, "lock": true, "rate": true, "ratelimit": true, "throttle": true,
-	"sharding": true, "dynamo": true, "ddb": true, "json": false, "x": true, "amz": true,
+	"sharding": true, "dynamo": true, "ddb": true, "x": true, "amz": true,
 }
 
 // SafeIDPrefixes are the prefixes of object ids that are not credentials
@@ -113,7 +113,7 @@ var SafeIDPrefixes = map[string]bool{
 	"vsfile": true, "step": true, "modr": true, "embd": true, "img": true,
 	"trace": true, "span": true, "item": true, "story": true, "job": true,
 	"task": true, "conv": true, "chat": true, "gen": true, "fp": true, "pk": true,
-	"user": true, "team": true, "ws": true, "wrkspc": true, "apikey": false,
+	"user": true, "team": true, "ws": true, "wrkspc": true,
 	"i": true, "ami": true, "sg": true, "subnet": true, "vpc": true, "eni": true,
 	"vol": true, "snap": true, "igw": true, "nat": true, "rtb": true, "acl": true,
 	"lt": true, "tgw": true, "eipalloc": true, "r": true, "sir": true,
@@ -267,7 +267,7 @@ func insideMarker(s string, i int) bool {
 // spaces and quotes around it) is an ARN.
 func inARN(s string, i int) bool {
 	k := i
-	for k > 0 && i-k < 2048 && !isFieldStop(s[k-1]) {
+	for k > 0 && i-k < 512 && !isFieldStop(s[k-1]) {
 		k--
 	}
 	return hasPrefixFold(s[k:], "arn:")
