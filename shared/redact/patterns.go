@@ -323,8 +323,8 @@ var piiPatterns = []Pattern{
 	},
 	{
 		Kind:     KindEmail,
-		Triggers: []string{"at]", "at)", "at}", "at>", " at "},
-		Regexp:   obfuscatedEmail,
+		Triggers: []string{"at]", "at)", "at}", "at>", " dot "},
+		Find:     findObfuscatedEmail,
 	},
 	{
 		Kind:     KindEmail,
@@ -340,11 +340,16 @@ var piiPatterns = []Pattern{
 		Check:     checkCard,
 	},
 	{
-		// Dashed, or spaced or unseparated after a word that says SSN.
 		Kind:      KindSSN,
 		MinDigits: 9,
-		Regexp:    regexp.MustCompile(`\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4}|\d{9}`),
+		Regexp:    regexp.MustCompile(`\d{3}-\d{2}-\d{4}`),
 		Check:     checkSSN,
+	},
+	{
+		// Spaced or unseparated, after a word that says SSN.
+		Kind:     KindSSN,
+		Triggers: []string{"ssn", "social security"},
+		Find:     findLabelledSSN,
 	},
 	{
 		// International numbers start with '+'; North American ones need
@@ -603,27 +608,57 @@ func checkSSN(m Match) (Kind, bool) {
 		return "", false
 	}
 	s := m.Input[m.Start:m.End]
-	if s[3] != '-' {
-		if !ssnLabel(m.Input, m.Start) {
-			return "", false
-		}
-		if len(s) == 9 {
-			s = s[:3] + "-" + s[3:5] + "-" + s[5:]
-		}
-	}
-	area, group, serial := s[0:3], s[4:6], s[7:11]
-	// The SSA never issues area 000, 666 or 900–999, group 00 or serial 0000.
-	if area == "000" || area == "666" || area[0] == '9' || group == "00" || serial == "0000" {
-		return "", false
-	}
-	return "", true
+	return "", validSSN(s[0:3], s[4:6], s[7:11])
 }
 
-// ssnLabel reports whether "ssn" or "social security" stands in the 32
-// bytes before s[i].
-func ssnLabel(s string, i int) bool {
-	w := strings.ToLower(s[max(0, i-32):i])
-	return strings.Contains(w, "ssn") || strings.Contains(w, "social security")
+// validSSN reports whether the parts could be issued: the SSA never issues
+// area 000, 666 or 900–999, group 00 or serial 0000.
+func validSSN(area, group, serial string) bool {
+	return area != "000" && area != "666" && area[0] != '9' && group != "00" && serial != "0000"
+}
+
+// findLabelledSSN finds nine digits, grouped 3-2-4 by spaces or dashes or
+// not at all, right after "ssn" or "social security" (and ':', '=', '#',
+// "no", "number").
+func findLabelledSSN(s string, from int) []int {
+	for i := from; i < len(s); {
+		a := indexFold(s[i:], "ssn")
+		b := indexFold(s[i:], "social security")
+		switch {
+		case a < 0 && b < 0:
+			return nil
+		case a < 0 || b >= 0 && b < a:
+			a = b + len("social security")
+		default:
+			a += len("ssn")
+		}
+		a += i
+		i = a
+		k := a
+		for k < len(s) && k-a < 24 && !isDigit(s[k]) && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#' || s[k] == '"' || s[k] == '\'' || isLetter(s[k])) {
+			k++
+		}
+		var d [9]byte
+		n, e := 0, k
+		for e < len(s) && n < 9 {
+			switch c := s[e]; {
+			case isDigit(c):
+				d[n] = c
+				n++
+			case (c == ' ' || c == '-') && (n == 3 || n == 5):
+			default:
+				e = len(s) + 1
+			}
+			e++
+		}
+		if n != 9 || e <= len(s) && e < len(s) && isAlnum(s[e]) {
+			continue
+		}
+		if validSSN(string(d[0:3]), string(d[3:5]), string(d[5:9])) {
+			return []int{k, e, -1, -1, k, e}
+		}
+	}
+	return nil
 }
 
 func checkPhone(m Match) (Kind, bool) {

@@ -1,9 +1,6 @@
 package redact
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Personal data beyond the shapes of piiPatterns: IBANs in every written
 // grouping (checked mod 97, as Presidio's recognizer does), phone numbers
@@ -198,11 +195,120 @@ func phoneLabel(s string, i int) bool {
 	return PhoneWords[words[len(words)-1]] || PhoneWords[joined] || strings.HasSuffix(joined, "phone") || strings.HasSuffix(joined, "phonenumber")
 }
 
-// obfuscatedEmail finds an address written to dodge a filter: "jane.doe
-// [at] example [dot] com", "jane(at)example(dot)com", "jane at example
-// dot com" with the brackets.
-var obfuscatedEmail = regexp.MustCompile(`(?i)[a-z0-9._%+-]+\s*[\[({<]\s*at\s*[\])}>]\s*[a-z0-9-]+(?:\s*(?:[\[({<]\s*dot\s*[\])}>]|\.)\s*[a-z0-9-]+)+` +
-	`|(?i)\b[a-z0-9._%+-]+ at [a-z0-9-]+(?: dot [a-z0-9-]+)* dot (?:com|org|net|edu|gov|io|co|de|fr|uk|es|it|nl|ch|ca|au|jp)\b`)
+// findObfuscatedEmail finds an address written to dodge a filter:
+// "jane.doe [at] example [dot] com", "jane(at)example(dot)com",
+// "jane at example dot com" (with a common top-level domain), parsed by
+// hand around each "at" so that no expression runs over the whole text.
+func findObfuscatedEmail(s string, from int) []int {
+	for i := from; i < len(s); {
+		a := indexFold(s[i:], "at")
+		if a < 0 {
+			return nil
+		}
+		a += i
+		i = a + 2
+		bracketed, ls, re := wordToken(s, a, 2)
+		if ls < 0 {
+			continue
+		}
+		// The local part ends just before the token.
+		le := ls
+		for le > 0 && s[le-1] == ' ' {
+			le--
+		}
+		lb := le
+		for lb > 0 && le-lb < 64 && (isAlnum(s[lb-1]) || strings.IndexByte("._%+-", s[lb-1]) >= 0) {
+			lb--
+		}
+		if lb == le {
+			continue
+		}
+		// The domain: labels joined by '.', "[dot]" or " dot ".
+		k, labels, wordDots, last := re, 0, 0, ""
+		for {
+			for k < len(s) && s[k] == ' ' {
+				k++
+			}
+			ds := k
+			for k < len(s) && k-ds < 63 && (isAlnum(s[k]) || s[k] == '-') {
+				k++
+			}
+			if k == ds {
+				break
+			}
+			labels++
+			last = strings.ToLower(s[ds:k])
+			end := k
+			if k < len(s) && s[k] == '.' && k+1 < len(s) && isAlnum(s[k+1]) {
+				k++
+				continue
+			}
+			if j := indexFold(s[k:min(len(s), k+8)], "dot"); j >= 0 {
+				if b, _, de := wordToken(s, k+j, 3); de > 0 && (b || strings.TrimSpace(s[k:k+j]) == "") {
+					wordDots++
+					k = de
+					continue
+				}
+			}
+			k = end
+			break
+		}
+		if labels < 2 || !bracketed && (wordDots == 0 || !commonTLDs[last]) {
+			continue
+		}
+		return []int{lb, k, -1, -1, lb, k}
+	}
+	return nil
+}
+
+// wordToken reports whether the word of n bytes at s[i] ("at", "dot")
+// stands as a token: in brackets ([at], (at), {at}, <at>, spaces allowed
+// inside) or between spaces. It returns whether it was bracketed and the
+// token's bounds, brackets included; ls is -1 when it is no token.
+func wordToken(s string, i, n int) (bracketed bool, ls, le int) {
+	b, e := i, i+n
+	for b > 0 && s[b-1] == ' ' {
+		b--
+	}
+	for e < len(s) && s[e] == ' ' {
+		e++
+	}
+	if b > 0 && e < len(s) && strings.IndexByte("[({<", s[b-1]) >= 0 && strings.IndexByte("])}>", s[e]) >= 0 {
+		return true, b - 1, e + 1
+	}
+	if i > 0 && s[i-1] == ' ' && i+n < len(s) && s[i+n] == ' ' {
+		return false, i - 1, i + n + 1
+	}
+	return false, -1, -1
+}
+
+// indexFold is strings.Index ignoring ASCII case, for a lowercase word: it
+// hops between the occurrences of the word's first byte in either case.
+func indexFold(s, w string) int {
+	up := w[0] - 'a' + 'A'
+	for i := 0; i+len(w) <= len(s); {
+		j := strings.IndexByte(s[i:], w[0])
+		if k := strings.IndexByte(s[i:], up); k >= 0 && (j < 0 || k < j) {
+			j = k
+		}
+		if j < 0 {
+			return -1
+		}
+		if i += j; i+len(w) <= len(s) && hasPrefixFold(s[i:], w) {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// commonTLDs are the top-level domains an address written in words must
+// end with: "jane at example dot com".
+var commonTLDs = map[string]bool{
+	"com": true, "org": true, "net": true, "edu": true, "gov": true, "io": true, "co": true,
+	"de": true, "fr": true, "uk": true, "es": true, "it": true, "nl": true, "ch": true,
+	"ca": true, "au": true, "jp": true, "ai": true, "dev": true, "app": true,
+}
 
 // PersonalKeys are keys, compared without case and separators, whose
 // values are personal data: the key rule replaces them as it replaces a
