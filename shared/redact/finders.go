@@ -403,7 +403,7 @@ func isBareStop(c byte) bool {
 	return false
 }
 
-func isKeyByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
+func isKeyByte(c byte) bool { return byteClass[c]&clKey != 0 }
 
 // findParam finds "name=value" after '?', '&', '#', an escaped "\u0026"
 // (Go's JSON encoder) or "&amp;" (HTML), where IsSecretParam(name). The

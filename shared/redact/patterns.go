@@ -722,10 +722,37 @@ func gluedAfter(s string, i int) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func isAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+// Byte classes, looked up rather than compared: the finders ask them of
+// every byte.
+const (
+	clAlnum = 1 << iota
+	clWord
+	clKey
+	clToken
+)
 
-func isWord(c byte) bool { return isAlnum(c) || c == '_' }
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		alnum := b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+		if alnum {
+			t[c] |= clAlnum
+		}
+		if alnum || b == '_' {
+			t[c] |= clWord
+		}
+		if alnum || b == '_' || b == '.' || b == '-' {
+			t[c] |= clKey
+		}
+		if alnum || strings.IndexByte("-_+/=.~", b) >= 0 {
+			t[c] |= clToken
+		}
+	}
+	return t
+}()
+
+func isAlnum(c byte) bool { return byteClass[c]&clAlnum != 0 }
+
+func isWord(c byte) bool { return byteClass[c]&clWord != 0 }
 
 func isBase64(c byte) bool { return isAlnum(c) || c == '/' || c == '+' || c == '=' }

@@ -121,9 +121,7 @@ var SafeIDPrefixes = map[string]bool{
 
 // isTokenByte reports whether c may be part of a token: the base64 and
 // base64url alphabets, and the '.' and '~' of paths and JWTs.
-func isTokenByte(c byte) bool {
-	return isAlnum(c) || c == '-' || c == '_' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~'
-}
+func isTokenByte(c byte) bool { return byteClass[c]&clToken != 0 }
 
 // findToken is the Find of the random-token pattern: the first token at or
 // after from that looks random (or that a secret label in prose names),
