@@ -53,7 +53,7 @@ func UpstreamOf(h *failure.HTTPError) Upstream {
 		if json.Unmarshal(body, &doc) == nil {
 			u.fromJSON(doc)
 		}
-	case len(body) > 0 && body[0] == '<':
+	case len(body) > 0 && body[0] == '<' && !isHTML(body):
 		u.fromXML(body)
 	case isBareCode(body):
 		u.Code = string(body) // Slack's incoming webhooks: "channel_not_found"
@@ -130,6 +130,12 @@ func (u *Upstream) fromJSON(doc map[string]any) {
 	if t := firstString(obj, "type"); t != "error" && isBareCode([]byte(t)) { // "error" is Anthropic's envelope
 		u.Type = t
 	}
+}
+
+// isHTML reports whether body is an HTML page, which holds no error fields.
+func isHTML(body []byte) bool {
+	head := body[:min(len(body), 16)]
+	return bytes.HasPrefix(bytes.ToLower(head), []byte("<html")) || bytes.HasPrefix(bytes.ToLower(head), []byte("<!doctype"))
 }
 
 // fromXML reads an AWS XML error: <Error><Code>…</Code><Message>…</Message>.
