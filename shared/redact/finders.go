@@ -49,6 +49,20 @@ func findKeyValue(s string, from int) []int {
 			}
 			continue
 		}
+		if kind == KindBearer && s[sep] == ':' && ve == end && headerLineStart(s, keyStart) {
+			// An Authorization header's credential runs to the end of its
+			// line: a Digest or AWS4 value has parameters after commas.
+			for ve < len(s) && s[ve] != '\n' && s[ve] != '\r' {
+				ve++
+			}
+			for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
+				ve--
+			}
+			if strings.Contains(s[vs:ve], markerPrefix) {
+				ve = end // already redacted in part by a more specific rule
+			}
+			end = ve
+		}
 		if ve == end && personal(kind) {
 			// A bare phone number, card or name runs over its spaces.
 			ve = personalEnd(s, vs, ve, kind)
@@ -57,6 +71,19 @@ func findKeyValue(s string, from int) []int {
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// headerLineStart reports whether the key at s[i] starts a line, as an
+// HTTP header does (also after curl -v's "> " and "< ").
+func headerLineStart(s string, i int) bool {
+	k := i
+	if k >= 2 && (s[k-2] == '>' || s[k-2] == '<') && s[k-1] == ' ' {
+		k -= 2
+	}
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	return k == 0 || s[k-1] == '\n' || s[k-1] == '\r'
 }
 
 // isBlockIndicator reports whether v is a YAML block scalar's indicator:

@@ -1117,6 +1117,7 @@ func TestDenyByDefault(t *testing.T) {
 		"email in words":            {"write to jane.doe at example dot com please", "write to [REDACTED:email] please"},
 		"spaced SSN after a label":  {"SSN 078 05 1120 on file", "SSN [REDACTED:ssn] on file"},
 		"spaced digits, no label":   {"ids 078 05 1120 on file", "ids 078 05 1120 on file"},
+		"digest authorization":      {"Authorization: Digest username=\"ops\", response=\"6629fae49393a05397450978507c4ef1\"\nHost: x", "Authorization: Digest [REDACTED:bearer]\nHost: x"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
