@@ -52,7 +52,7 @@ var IDWords = map[string]bool{
 	"crc32": true, "crc32c": true, "fingerprint": true, "commit": true, "revision": true,
 	"rev": true, "integrity": true, "arn": true, "trace": true, "traceparent": true,
 	"span": true, "root": true, "parent": true, "hostid": true, "request": true,
-	"ref": true, "reference": true,
+	"ref": true, "reference": true, "version": true, "handle": true,
 }
 
 // IDNouns are the nouns that make "<noun>id" an identifier's label.
@@ -117,6 +117,8 @@ var SafeIDPrefixes = map[string]bool{
 	"i": true, "ami": true, "sg": true, "subnet": true, "vpc": true, "eni": true,
 	"vol": true, "snap": true, "igw": true, "nat": true, "rtb": true, "acl": true,
 	"lt": true, "tgw": true, "eipalloc": true, "r": true, "sir": true,
+	"card": true, "src": true, "tok": true, "cs": true, "si": true, "il": true, "ii": true,
+	"dp": true, "du": true, "ipi": true, "plink": true, "promo": true, "cn": true,
 }
 
 // isTokenByte reports whether c may be part of a token: the base64 and
@@ -616,6 +618,9 @@ func safeShape(tok string) bool {
 	}
 	if digitsOnly || hexOnly && !(lowerHex && upperHex) {
 		return true
+	}
+	if len(tok) == 34 && isUpper(tok[0]) && isUpper(tok[1]) && isHexPiece(tok[2:]) {
+		return true // a Twilio SID: AC, SM, CA… and 32 hex digits
 	}
 	if p := strings.IndexAny(tok, "_-"); p > 0 {
 		if SafeIDPrefixes[strings.ToLower(tok[:p])] {
