@@ -15,6 +15,7 @@ import (
 var SecretWords = map[string]Kind{
 	"password": KindPassword, "passwords": KindPassword, "passwd": KindPassword,
 	"pwd": KindPassword, "pass": KindPassword, "passphrase": KindPassword,
+	"passcode": KindPassword, "pincode": KindPassword,
 	"secret": KindSecret, "secrets": KindSecret, "clientsecret": KindSecret,
 	"token": KindSecret, "auth": KindSecret, "authn": KindSecret, "authz": KindSecret,
 	"credential": KindSecret, "credentials": KindSecret, "creds": KindSecret,

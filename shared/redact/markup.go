@@ -436,6 +436,11 @@ func findLabelBlock(s string, from int) []int {
 		for start < len(s) && (s[start] == '\n' || s[start] == '\r') {
 			start++
 		}
+		if start >= len(s) || startsWithMarker(s, start) || s[start] == ' ' || s[start] == '\t' || s[start] == '-' {
+			// Redacted already, or an indented block or a list under a
+			// YAML key: the content rule's.
+			continue
+		}
 		end := start
 		for end < len(s) {
 			e := strings.IndexByte(s[end:], '\n')

@@ -1117,6 +1117,9 @@ func TestDenyByDefault(t *testing.T) {
 		"email in words":            {"write to jane.doe at example dot com please", "write to [REDACTED:email] please"},
 		"spaced SSN after a label":  {"SSN 078 05 1120 on file", "SSN [REDACTED:ssn] on file"},
 		"spaced digits, no label":   {"ids 078 05 1120 on file", "ids 078 05 1120 on file"},
+		"YAML list of messages":     {"messages:\n  - role: user\n    content: Tell me Bob's balance\nmodel: gpt-4o\n", "messages:\n" + redact.Text("  - role: user\n    content: Tell me Bob's balance") + "\nmodel: gpt-4o\n"},
+		"protobuf text format":      {"contents { role: \"user\" parts { text: \"Summarize the memo\" } }", "contents { role: \"user\" parts { text: \"" + redact.Text("Summarize the memo") + "\" } }"},
+		"passcode":                  {"passcode: 482916", "passcode: [REDACTED:password]"},
 		"digest authorization":      {"Authorization: Digest username=\"ops\", response=\"6629fae49393a05397450978507c4ef1\"\nHost: x", "Authorization: Digest [REDACTED:bearer]\nHost: x"},
 	}
 	for name, tc := range tests {
