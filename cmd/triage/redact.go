@@ -21,17 +21,21 @@ const maxRedactInput = 16 << 20
 func runRedact(stdin io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("redact", `redact [--json] < INPUT > OUTPUT
 
-Copies stdin to stdout with secrets and PII replaced by markers such as
-[REDACTED:openai-key]: API keys and tokens (every rule of gitleaks' default
-configuration), Authorization and Cookie values, JWTs, private keys, URL
-passwords and secret query parameters, webhook URL secrets, emails, phone
-numbers, card numbers, SSNs. The input is read whole, never line by line:
-every JSON value in it — one document, JSON Lines, several pretty-printed
-documents — is redacted by structure (values under secret keys go whole,
-prompts and completions become [text N bytes sha256:…]), and the text
-between them as one text, so that a PEM key or a secret on the line after
-its label goes too. Layout is kept byte for byte. Input is limited to
-16 MiB.`)
+Copies stdin to stdout with secrets, prompts and personal data replaced,
+denying by default (docs/design.md "Redaction"): markers such as
+[REDACTED:openai-key] replace API keys and tokens (every rule of gitleaks'
+default configuration, and any random-looking token no rule names),
+Authorization and Cookie values, JWTs, private keys, URL passwords, secret
+query parameters, webhook URL secrets, emails, phone numbers, IBANs, card
+numbers, SSNs. What is encoded (percent, base64, \u escapes) is decoded and
+looked at; structure is parsed wherever it stands — JSON and Python dicts in
+log lines, YAML, logfmt, XML/SOAP, query strings and form bodies — so values
+under credential keys go whole and prompts become [text N bytes sha256:…].
+The input is read whole, never line by line: every JSON value in it — one
+document, JSON Lines, several pretty-printed documents — is redacted by
+structure, and the text between them in pieces of about 32 KiB cut at a line
+that starts a new block, so that a PEM key or a secret on the line after its
+label goes too. Layout is kept byte for byte. Input is limited to 16 MiB.`)
 	jsonOnly := fs.Bool("json", false, "the input is JSON values only (a document, JSON Lines, a stream); anything else is an error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -84,7 +88,7 @@ func redactAll(data []byte, jsonOnly bool) ([]byte, error) {
 				if jsonOnly && !blank(data[text:i]) {
 					return nil, notJSONError(data, text)
 				}
-				out = append(out, redact.String(string(data[text:i]))...)
+				out = appendText(out, data[text:i])
 				out = append(out, redact.JSON(data[i:i+n])...)
 				i += n
 				text = i
@@ -99,7 +103,54 @@ func redactAll(data []byte, jsonOnly bool) ([]byte, error) {
 	if jsonOnly && !blank(data[text:]) {
 		return nil, notJSONError(data, text)
 	}
-	return append(out, redact.String(string(data[text:]))...), nil
+	return appendText(out, data[text:]), nil
+}
+
+// textChunk is the size around which appendText cuts text: redaction
+// decodes at most 64 KiB of encoded text per call (docs/design.md
+// "Redaction"), so a large log is redacted in pieces.
+const textChunk = 32 << 10
+
+// appendText appends text redacted, in pieces of about textChunk bytes cut
+// before a line that starts at its first column and outside a PEM block,
+// so that what spans lines (a key's label and its value, a private key)
+// stays in one piece.
+func appendText(out, text []byte) []byte {
+	for len(text) > 2*textChunk {
+		cut := chunkEnd(text)
+		if cut <= 0 || cut >= len(text) {
+			break
+		}
+		out = append(out, redact.String(string(text[:cut]))...)
+		text = text[cut:]
+	}
+	return append(out, redact.String(string(text))...)
+}
+
+// chunkEnd returns where to cut text after about textChunk bytes: the
+// start of the first line after that which begins with neither a blank
+// nor a continuation of a block, with no PEM block open before it; 0 when
+// there is none within 4 × textChunk.
+func chunkEnd(text []byte) int {
+	for i := textChunk; i < len(text) && i < 4*textChunk; {
+		nl := bytes.IndexByte(text[i:], '\n')
+		if nl < 0 {
+			return 0
+		}
+		i += nl + 1
+		if i >= len(text) {
+			return 0
+		}
+		if c := text[i]; c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '-' && bytes.HasPrefix(text[i:], []byte("-----END")) {
+			continue
+		}
+		head := text[:i]
+		if bytes.LastIndex(head, []byte("-----BEGIN")) > bytes.LastIndex(head, []byte("-----END")) {
+			continue
+		}
+		return i
+	}
+	return 0
 }
 
 // jsonValueAt returns the length of the JSON object or array b starts

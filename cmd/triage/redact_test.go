@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +182,74 @@ func TestRunRedactTooLarge(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("wrote %d bytes for a refused input", out.Len())
+	}
+}
+
+// The redaction corpus (shared/redact/testdata/corpus) through the
+// command's own input path: nothing it names survives.
+func TestRunRedactCorpus(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open("../../shared/redact/testdata/corpus/secrets.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		var c struct {
+			Name    string   `json:"name"`
+			In      string   `json:"in"`
+			Secrets []string `json:"secrets"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		var out bytes.Buffer
+		if err := runRedact(strings.NewReader(c.In), &out, nil); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		for _, s := range c.Secrets {
+			if strings.Contains(out.String(), s) {
+				t.Errorf("%s: %q survived\nout: %s", c.Name, s, out.String())
+			}
+		}
+	}
+	if n < 90 {
+		t.Fatalf("read %d cases", n)
+	}
+}
+
+// A large input is redacted in pieces: percent-encoded URLs far past the
+// first 64 KiB of decoding are still looked into rather than denied
+// wholesale, and a private key across a piece's natural end goes whole.
+func TestRunRedactLargeInput(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	urls := 0
+	for i := 0; in.Len() < 400<<10; i++ {
+		urls++
+		fmt.Fprintf(&in, "GET /search?q=caf%%C3%%A9%%20au%%20lait&page=%d 200\n", i)
+		if i == 1500 {
+			in.WriteString("-----BEGIN RSA PRIVATE KEY-----\n")
+			for range 40 {
+				in.WriteString("MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgwMbRvI0MBZhpF\n")
+			}
+			in.WriteString("-----END RSA PRIVATE KEY-----\n")
+		}
+	}
+	in.WriteString("GET /reset?email=jane.doe%40example.com 302\n")
+	var out bytes.Buffer
+	if err := runRedact(strings.NewReader(in.String()), &out, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if strings.Contains(got, "MIIEowIBAAKCAQEA") || strings.Contains(got, "jane.doe") {
+		t.Fatal("a secret survived a large input")
+	}
+	if c := strings.Count(got, "q=caf%C3%A9%20au%20lait"); c != urls {
+		t.Fatalf("%d of the %d clean URLs kept: encoded text was denied wholesale", c, urls)
 	}
 }

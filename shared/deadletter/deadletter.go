@@ -2,11 +2,18 @@
 // stage's dead-letter queue — everything an on-call operator needs to decide
 // and replay (class, stage, attempts per stage, failure times, the redacted
 // error chain and a sanitized context) and nothing they must not see (no
-// secrets, tokens, API keys, full prompts or raw PII) — the message
-// attributes it is sent with (Payload.Attributes), and the reading of what a
-// dead-letter queue holds (Read: a payload, a backstop's envelope, or
-// neither). The stage runner's hand-off (shared/stage) and operator replay
-// (shared/replay) use it; neither defines the format.
+// secrets, tokens, API keys, full prompts or raw PII, no upstream body) —
+// the message attributes it is sent with (Payload.Attributes), and the
+// reading of what a dead-letter queue holds (Read: a payload, a backstop's
+// envelope, or neither). The stage runner's hand-off (shared/stage) and
+// operator replay (shared/replay) use it; neither defines the format.
+//
+// It also owns what of a failure may leave a stage anywhere: ErrorText
+// renders an error chain with every upstream answer reduced to its status,
+// error code and type and its own message (Upstream, read from the fields
+// providers put it in, redacted, at most MaxUpstreamMessageBytes), never
+// its body, which can echo the request. last_error, the error log, the
+// runner's log lines and notices use it as the dead letter does.
 package deadletter
 
 import (
@@ -96,13 +103,19 @@ type Context struct {
 	MessageID string `json:"message_id,omitempty"`
 	// ReceiveCount is its ApproximateReceiveCount.
 	ReceiveCount int `json:"receive_count,omitempty"`
-	// Provider, UpstreamStatus, UpstreamCode and RequestID describe the
-	// upstream response, when there was one.
+	// Provider, UpstreamStatus, UpstreamCode, UpstreamType and RequestID
+	// describe the upstream response, when there was one.
 	Provider       string `json:"provider,omitempty"`
 	UpstreamStatus int    `json:"upstream_status,omitempty"`
 	UpstreamCode   string `json:"upstream_code,omitempty"`
+	UpstreamType   string `json:"upstream_type,omitempty"`
 	RequestID      string `json:"request_id,omitempty"`
-	// Error is the redacted, truncated error message.
+	// UpstreamMessage is the provider's own error message (its message
+	// field), redacted, at most MaxUpstreamMessageBytes — never its body.
+	UpstreamMessage string `json:"upstream_message,omitempty"`
+	// Error is the error chain's text (ErrorText: upstream answers by their
+	// status, code and message, never their bodies), redacted, at most
+	// 1 KiB.
 	Error string `json:"error"`
 	// ErrorType is the Go type of the outermost meaningful error.
 	ErrorType string `json:"error_type"`
@@ -177,7 +190,7 @@ func Build(in Input) Payload {
 		Provider:       string(in.Failure.Provider),
 		UpstreamStatus: in.Failure.Status,
 		UpstreamCode:   redact.String(in.Failure.Code),
-		Error:          truncate(redact.String(errorText(in.Err)), 1024),
+		Error:          truncate(ErrorText(in.Err), 1024),
 		ErrorType:      ErrorType(in.Err),
 		Details:        sanitizeDetails(details),
 	}
@@ -186,8 +199,15 @@ func Build(in Input) Payload {
 		delete(ctx.Details, "request_id")
 	}
 	var h *failure.HTTPError
-	if errors.As(in.Err, &h) && ctx.RequestID == "" {
-		ctx.RequestID = redact.String(h.RequestID())
+	if errors.As(in.Err, &h) {
+		if ctx.RequestID == "" {
+			ctx.RequestID = redact.String(h.RequestID())
+		}
+		u := UpstreamOf(h)
+		if ctx.UpstreamCode == "" {
+			ctx.UpstreamCode = redact.String(u.Code)
+		}
+		ctx.UpstreamType, ctx.UpstreamMessage = redact.String(u.Type), u.Message
 	}
 	if in.InputText != "" {
 		sum := sha256.Sum256([]byte(in.InputText))
@@ -298,12 +318,12 @@ func Stack(err error) string {
 		}
 		e = errors.Unwrap(e)
 	}
+	text := withoutBodies(err, b.String())
 	var p *failure.PanicError
 	if errors.As(err, &p) && len(p.Stack) > 0 {
-		b.WriteString("\n\n")
-		b.Write(p.Stack)
+		text += "\n\n" + string(p.Stack)
 	}
-	return truncate(redact.String(b.String()), MaxStackBytes)
+	return truncate(redact.String(text), MaxStackBytes)
 }
 
 // ErrorType names the Go type of the first error in the chain that is not a

@@ -19,6 +19,7 @@ import (
 
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
@@ -201,7 +202,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 			State: audit.NoticeDelivered, Status: status}, claimed.Attempts, 0)
 	}
 	cl := failure.Classify(perr)
-	errText := redact.String(perr.Error())
+	errText := deadletter.ErrorText(perr) // the owner's webhook answer by status, code and message: never its body
 	s := audit.NoticeSettle{ItemID: n.ItemID, Key: n.ID, Owner: owner, Now: now, Status: cl.Status, Class: cl.Class, Error: errText}
 	if !cl.Retryable || claimed.Attempts >= h.maxAttempts() {
 		// Logged and counted; the dead letter (or the retry) it tells of

@@ -135,3 +135,26 @@ func BenchmarkGitleaksError(b *testing.B)  { benchGitleaks(b, benchError) }
 func BenchmarkGitleaksClean(b *testing.B)  { benchGitleaks(b, benchClean) }
 func BenchmarkGitleaksTokens(b *testing.B) { benchGitleaks(b, benchTokens) }
 func BenchmarkGitleaksJSON(b *testing.B)   { benchGitleaks(b, string(benchJSON)) }
+
+// BenchmarkStringAdversarial is 256 KiB of each shape that makes a layer
+// work hardest: unclosed escaped quotes, nested brackets, base64 blobs of
+// text, a label and a quote repeated, key=value chains, tokens.
+func BenchmarkStringAdversarial(b *testing.B) {
+	for name, unit := range map[string]string{
+		"escaped quotes": `\"`,
+		"brackets":       "[{",
+		"base64 blobs":   "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo= ",
+		"label quote":    "Returned completion: '",
+		"pairs":          "a=b=c=d&",
+		"tokens":         "Zx9Qw8Er7Ty6Ui5Op4As ",
+		"xml":            "<a>x</a><password>",
+	} {
+		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				_ = redact.String(s)
+			}
+		})
+	}
+}

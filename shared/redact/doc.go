@@ -1,68 +1,93 @@
 // Package redact sanitizes text and structured values before they reach a log
-// line or a dead-letter payload.
+// line or a dead-letter payload, and it denies by default.
 //
 // Nothing secret may survive; everything else stays readable for the operator
-// on call: item ids, UUIDs, request ids, HTTP statuses, error classes, model
-// names, timestamps, durations, URLs without their secrets, ordinary prose.
+// on call: item ids, UUIDs, request and trace ids, HTTP statuses, error
+// classes, model names, timestamps, durations, hosts, URLs without their
+// secrets, ordinary prose. Anything that is, holds or looks like a secret, a
+// prompt or personal data becomes a marker naming its kind,
+// "[REDACTED:openai-key]", "[REDACTED:token]", or, for content, Text:
+// "[text 1234 bytes sha256:1a2b3c4d5e6f]".
 //
 // # Text
 //
-// String replaces every match of the Patterns table by a marker naming what
-// was there, "[REDACTED:openai-key]", "[REDACTED:email]". The table finds:
+// String applies its layers in one pass, each to what the one before left,
+// and repeats the pass until the text stops changing (at most 8 passes):
 //
-//   - provider keys by their shape: OpenAI sk-/sk-proj-, Anthropic sk-ant-,
-//     AWS access key ids (AKIA/ASIA), GitHub ghp_/gho_/ghu_/ghs_/ghr_ and
-//     github_pat_, Slack xox?-, Google AIza, Stripe sk_live_/rk_live_/sk_test_,
-//     webhook signing secrets whsec_;
-//   - AWS secret access keys: after aws_secret_access_key, SecretAccessKey,
-//     secret_key and kin, right after an access key id (also on the next
-//     line), or standing alone as exactly 40 characters of the key's
-//     alphabet mixing upper case, lower case and digits. Hex digests, git
-//     object ids, padded base64 digests and paths survive;
-//   - JWTs and PEM private key blocks, also with their newlines escaped as \n;
-//   - credentials in context: Authorization (the scheme stays), Cookie and
-//     Set-Cookie, and any "name: value", "name=value" or "name": "value"
-//     whose name the key matcher calls secret (x-api-key, db_password, …);
-//   - URL secrets: the password of user:pass@host, secret query parameters
-//     (token, api_key, key, sig, code, X-Amz-Signature, …) and the secret
-//     path of webhook URLs (Slack, Discord, Microsoft Teams, Zapier,
-//     Telegram). Scheme, host, path prefix and parameter names stay;
-//   - every other credential gitleaks knows: the rules of its default
+//  1. Structure wherever it stands (layers.go, markup.go). JSON and its kin
+//     — Python and Ruby reprs, JavaScript literals, Go's %v of structs and
+//     maps, documents cut short — are parsed where they stand in the text,
+//     and the key rules below apply to their members, name/value pairs
+//     ({"name": "Authorization", "value": …}) and (name, value) tuples
+//     included. Quoted strings holding escapes are decoded, redacted one
+//     level deeper and escaped back; JSON escaped into text without its
+//     quotes is unescaped level by level. Content keys of YAML (with block
+//     scalars), logfmt, env lines, queries and form bodies, content labels
+//     in prose, and XML and SOAP elements and name/value attributes follow
+//     the same rules (structurePatterns).
+//  2. Decode before looking (decode.go). Percent- and form-encoded runs and
+//     runs of \uXXXX, \xXX and &#NN; escapes are decoded and redacted one
+//     level deeper; base64 and base64url blobs are decoded by the token rule
+//     (4). A run whose decoded form held anything to redact is replaced
+//     whole by the marker of the first kind found in it. At most 4 nested
+//     encodings (maxDecodeDepth) and 64 KiB of decoded text a pass
+//     (maxDecodedBytes); past the budget a run is not looked into and is
+//     denied whole.
+//  3. Known shapes (patterns.go, finders.go, ported.go): provider keys
+//     (OpenAI, Anthropic, AWS, GitHub, Slack, Google, Stripe, webhook
+//     secrets), JWTs, PEM private keys, Authorization, Cookie and
+//     Set-Cookie, any "name: value", "name=value" or "name": "value" whose
+//     name KeyKind calls secret, URL passwords, secret query parameters,
+//     webhook URL secrets; then every rule of gitleaks' default
 //     configuration (gitleaks_rules.go, generated from the version go.mod
-//     requires) run after the purpose-built ones, as gitleaks' detector runs
-//     them — only when a keyword occurs, the secret group only, gitleaks'
-//     entropy floors and allowlists — and mark "[REDACTED:credential]":
-//     glpat-…, dop_v1_…, hf_…, xoxe-…, DATADOG_API_KEY=…, and so on. The
-//     tests hold the whole table to gitleaks' own verdict (oracle_test.go);
-//   - PII: email addresses, phone numbers, Luhn-valid card numbers, US SSNs.
+//     requires), run as gitleaks' detector runs them — only when a keyword
+//     occurs, the secret group only, gitleaks' entropy floors and
+//     allowlists — marking "[REDACTED:credential]". The tests hold the
+//     table to gitleaks' own verdict (oracle_test.go).
+//  4. Random-looking tokens (tokens.go). A token no rule named goes when the
+//     label before it names a credential and it looks like one, or when —
+//     long enough, outside an ARN, after no identifier's label — it is a
+//     vendor's hex key shape or looks random: not a safe identifier shape
+//     (digits, hex of one case — digests, UUIDs, trace ids —, an object id
+//     with one of SafeIDPrefixes, an algorithm-tagged digest, an ISO basic
+//     timestamp), mixed character classes, half of it and at least 12
+//     characters explained by no word-like segment (commonBigrams), number,
+//     hex piece or acronym, and a Shannon entropy above its length's
+//     floor. A base64 blob of text is decoded first (2).
+//  5. Personal data (patterns.go, pii.go): e-mail addresses (also written
+//     "[at] … [dot]"), phone numbers (international, North American, and
+//     any national format after a phone word), IBANs checked mod 97, cards
+//     checked by Luhn in their printed groupings, US SSNs.
 //
 // Each pattern carries cheap pre-checks (literal triggers found in one pass
 // over the text, a minimum run of digits), so that clean text rarely reaches
 // a regular expression, and a ported rule's expression is compiled only when
 // its keyword first occurs; the rules that meet almost every log line
-// (key-value pairs, query parameters, URL passwords) are parsed by hand. RE2 cannot look
-// around, so digit patterns check their neighbours in code: a number glued to
-// letters or to a longer number (an id, a UUID, a decimal) is not PII.
+// (key-value pairs, query parameters, URL passwords, tokens) are parsed by
+// hand. RE2 cannot look around, so digit patterns check their neighbours in
+// code: a number glued to letters or to a longer number (an id, a UUID, a
+// decimal) is not PII.
 //
 // # Keys
 //
-// In maps and JSON objects the key decides first. KeyKind splits a key into
-// words (snake, kebab and camel case) and calls it secret when a word is one
-// of SecretWords, contains one of SecretFragments, or is "key" after one of
-// KeyPrefixes (api key, access key, private key) — unless a word after the
-// secret names metadata about it (MetaWords: token_count, secret_arn,
-// password_length). "max_tokens", "prompt_tokens" and "author" are not secret.
-// The same matcher picks the keys of "key: value" pairs in text.
-// A secret key's value is replaced whole, whatever its shape; null, booleans
-// and the empty string stay, because they reveal nothing and tell the operator
-// whether the credential was set at all.
+// In structure the key decides first. KeyKind splits a key into words (snake,
+// kebab and camel case) and calls it secret when a word is one of
+// SecretWords, contains one of SecretFragments, or is "key" after one of
+// KeyPrefixes or after any word but NonSecretKeyQualifiers and MetaWords
+// (AZURE_OPENAI_KEY is secret, partition_key and max_keys are not) — unless
+// a word after the secret names metadata about it (MetaWords: token_count,
+// secret_arn, password_length) — or when its last words are one of
+// PersonalKeys (first_name, date_of_birth, phone_number), whose values go
+// when they could be that data. A secret key's value is replaced whole,
+// whatever its shape; null, booleans and the empty string stay.
 //
 // Values under TextKeys (prompt, messages, content, completion, text,
-// system, article, …) are replaced by Text: their length and a short SHA-256,
-// "[text 1234 bytes sha256:1a2b3c4d5e6f]", so that two dead letters can be
-// compared without revealing what was sent. Values under PayloadKeys (body,
-// input, output) are walked when they are JSON — an SQS body or a provider's
-// error body keeps its ids and error codes — and hashed like text otherwise.
+// system, instructions, query, parts, article, …) are replaced by Text;
+// values under PayloadKeys (body, input, output) are walked when they are
+// JSON, and replaced by Text when they are text or an array of plain
+// strings. Values under an identifier's key (IDWords, IDNouns: request_id,
+// x-amz-id-2, ETag) are not subject to the random-token rule. A name/value
+// pair (NameKeys, ValueKeys) is judged by its name.
 //
 // # Safety
 //

@@ -39,12 +39,137 @@ func findKeyValue(s string, from int) []int {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
 		}
 		vs, ve, end := valueAt(s, v, kind == KindCookie, quote)
-		if ve <= vs {
+		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) && !personal(kind) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
 			continue
+		}
+		if s[sep] == ':' && ve == end && isBlockIndicator(s[vs:ve]) {
+			// A YAML block scalar: the secret is the indented block below.
+			if bs, be := yamlValue(s, keyStart, sep+1); be > bs {
+				return []int{keyStart, be, keyStart, keyEnd, vs, be}
+			}
+			continue
+		}
+		if kind == KindBearer && s[sep] == ':' && ve == end && headerLineStart(s, keyStart) {
+			// An Authorization header's credential runs to the end of its
+			// line: a Digest or AWS4 value has parameters after commas.
+			for ve < len(s) && s[ve] != '\n' && s[ve] != '\r' {
+				ve++
+			}
+			for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
+				ve--
+			}
+			if strings.Contains(s[vs:ve], markerPrefix) {
+				ve = end // already redacted in part by a more specific rule
+			}
+			end = ve
+		}
+		if ve == end && personal(kind) {
+			// A bare phone number, card or name runs over its spaces.
+			ve = personalEnd(s, vs, ve, kind)
+			end = ve
 		}
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// headerLineStart reports whether the key at s[i] starts a line, as an
+// HTTP header does (also after curl -v's "> " and "< ").
+func headerLineStart(s string, i int) bool {
+	k := i
+	if k >= 2 && (s[k-2] == '>' || s[k-2] == '<') && s[k-1] == ' ' {
+		k -= 2
+	}
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	return k == 0 || s[k-1] == '\n' || s[k-1] == '\r'
+}
+
+// isBlockIndicator reports whether v is a YAML block scalar's indicator:
+// | or > with an optional chomping sign and indentation.
+func isBlockIndicator(v string) bool {
+	return v != "" && (v[0] == '|' || v[0] == '>') && strings.Trim(v[1:], "+-0123456789") == ""
+}
+
+// personal reports whether kind is personal data rather than a credential.
+func personal(kind Kind) bool {
+	switch kind {
+	case KindEmail, KindPhone, KindCard, KindSSN, KindIBAN, KindPersonal:
+		return true
+	}
+	return false
+}
+
+// personalEnd extends the bare value s[vs:ve] of a personal key over the
+// spaces its data is written with: the digit groups of a phone number,
+// card, SSN or IBAN; the words of a name or an address, to the end of the
+// line or the next ',', ';', '&', quote or "key=".
+func personalEnd(s string, vs, ve int, kind Kind) int {
+	k := ve
+	switch kind {
+	case KindEmail:
+		return ve
+	case KindPhone, KindCard, KindSSN, KindIBAN:
+		for k < len(s) {
+			if c := s[k]; c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' {
+				if k+1 < len(s) && (isDigit(s[k+1]) || s[k+1] == '(' || kind == KindIBAN && isAlnum(s[k+1])) {
+					k++
+					continue
+				}
+				break
+			}
+			if !isAlnum(s[k]) {
+				break
+			}
+			k++
+		}
+		return k
+	}
+	for k < len(s) {
+		switch c := s[k]; c {
+		case '\n', '\r', ',', ';', '&', '"', '\'', '|':
+			return k
+		case ' ':
+			if nextIsPair(s, k+1) {
+				return k
+			}
+		}
+		k++
+	}
+	return k
+}
+
+// nextIsPair reports whether s[i:] starts a key and '=' or ':'.
+func nextIsPair(s string, i int) bool {
+	k := i
+	for k < len(s) && isKeyByte(s[k]) {
+		k++
+	}
+	return k > i && k < len(s) && (s[k] == '=' || s[k] == ':')
+}
+
+// proseAfterLabel reports whether the bare value s[vs:ve] after a ':' is
+// the first word of a sentence rather than a credential: a plain word
+// (letters only, at most one capital, first) followed by a space and
+// another word — "ExpiredToken: The security token…", "failed to retrieve
+// credentials: failed to refresh…".
+func proseAfterLabel(s string, vs, ve int) bool {
+	if vs > 0 && (s[vs-1] == '"' || s[vs-1] == '\'') || ve-vs > 20 || ve+1 >= len(s) || s[ve] != ' ' || !isLetter(s[ve+1]) {
+		return false
+	}
+	for k := vs; k < ve; k++ {
+		if c := s[k]; !(isLower(c) || k == vs && isUpper(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathUnderPWD reports whether the value is the working directory of a
+// shell or sudo log (PWD=/home/vagrant), not a password.
+func pathUnderPWD(s string, ks, ke, vs, ve int) bool {
+	return strings.EqualFold(s[ks:ke], "pwd") && vs < ve && s[vs] == '/' && !strings.ContainsAny(s[vs:ve], "@:")
 }
 
 // keyInContext reports whether the key at [start, end), followed by the
@@ -127,6 +252,10 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 var keyNeedles = []string{
 	"pass", "pwd", "secret", "token", "key", "auth", "cookie", "sess",
 	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf",
+	// Keys that name personal data (PersonalKeys).
+	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
+	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",
+	"tel", "account", "pan", "mrn", "national",
 }
 
 // needlesByFirst indexes keyNeedles by their first byte.
@@ -137,6 +266,31 @@ var needlesByFirst = func() (t [256][]string) {
 	return t
 }()
 
+// needlePairs marks the first two bytes of every needle, so that a key is
+// searched for its needles with one table look-up a byte.
+var needlePairs = func() (t [1 << 16]bool) {
+	for _, n := range keyNeedles {
+		t[uint16(n[0])<<8|uint16(n[1])] = true
+	}
+	return t
+}()
+
+// hasKeyNeedle reports whether lower, a lower-cased key, holds one of
+// keyNeedles.
+func hasKeyNeedle(lower []byte) bool {
+	for i := 0; i+1 < len(lower); i++ {
+		if !needlePairs[uint16(lower[i])<<8|uint16(lower[i+1])] {
+			continue
+		}
+		for _, n := range needlesByFirst[lower[i]] {
+			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // secretKeyCandidate returns the kind of key, the word(s) before a
 // separator, or "" if it is not a secret key.
 func secretKeyCandidate(key string) Kind {
@@ -146,21 +300,13 @@ func secretKeyCandidate(key string) Kind {
 	}
 	lower := buf[:len(key)]
 	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
+		lower[i] = lowerASCII(key[i])
 	}
-	for i, c := range lower {
-		for _, n := range needlesByFirst[c] {
-			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
-				kind, _ := KeyKind(key)
-				return kind
-			}
-		}
+	if !hasKeyNeedle(lower) {
+		return ""
 	}
-	return ""
+	kind, _ := KeyKind(key)
+	return kind
 }
 
 // valueAt parses the value starting at v (after spaces and an optional auth
@@ -284,7 +430,7 @@ func isBareStop(c byte) bool {
 	return false
 }
 
-func isKeyByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
+func isKeyByte(c byte) bool { return byteClass[c]&clKey != 0 }
 
 // findParam finds "name=value" after '?', '&', '#', an escaped "\u0026"
 // (Go's JSON encoder) or "&amp;" (HTML), where IsSecretParam(name). The

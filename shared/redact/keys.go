@@ -15,6 +15,7 @@ import (
 var SecretWords = map[string]Kind{
 	"password": KindPassword, "passwords": KindPassword, "passwd": KindPassword,
 	"pwd": KindPassword, "pass": KindPassword, "passphrase": KindPassword,
+	"passcode": KindPassword, "pincode": KindPassword,
 	"secret": KindSecret, "secrets": KindSecret, "clientsecret": KindSecret,
 	"token": KindSecret, "auth": KindSecret, "authn": KindSecret, "authz": KindSecret,
 	"credential": KindSecret, "credentials": KindSecret, "creds": KindSecret,
@@ -41,8 +42,10 @@ var SecretFragments = map[string]Kind{
 
 // KeyPrefixes make the word "key" after them secret (api_key, access-key,
 // PrivateKey, signing_key), and the plural "tokens" after them (access_tokens,
-// refresh_tokens). Elsewhere "key" (partition_key, idempotency_key, S3's Key)
-// and "tokens" (max_tokens, prompt_tokens) are not secret.
+// refresh_tokens). "key" after another word is secret too unless the word is
+// one of NonSecretKeyQualifiers or MetaWords (partition_key,
+// idempotency_key, max_keys); alone (S3's Key) it is not, nor are "tokens"
+// elsewhere (max_tokens, prompt_tokens).
 var KeyPrefixes = map[string]bool{
 	"api": true, "access": true, "secret": true, "private": true, "signing": true,
 	"encryption": true, "master": true, "account": true, "subscription": true,
@@ -95,6 +98,11 @@ var TextKeys = map[string]bool{
 	"prompttext": true, "fulltext": true, "rawtext": true, "article": true,
 	"articletext": true, "articlebody": true, "transcript": true,
 	"instructions": true, "html": true, "rawhtml": true, "markdown": true,
+	"query": true, "question": true, "questions": true, "parts": true,
+	"document": true, "documents": true, "preamble": true, "chathistory": true,
+	"generatedtext": true, "usermessage": true, "systemmessage": true,
+	"assistantmessage": true, "humanmessage": true, "chatmessage": true,
+	"userinput": true, "inputtexts": true, "promptvariables": true,
 }
 
 // TextKeySuffixes extend TextKeys to any key whose last word is one of them:
@@ -120,14 +128,17 @@ var ParamNames = map[string]bool{
 	"key": true, "code": true, "sig": true,
 }
 
-// KeyKind reports whether values under key are secret, and which marker kind
-// they get: KindPassword for password-like keys, KindCookie for cookies,
-// KindBearer for Authorization, KindSecret for the rest. Keys are matched
-// without case and separators, and as words inside longer keys
-// (openai_api_key, x-api-key, client_secret, db_password); counters and
-// metadata (max_tokens, prompt_tokens, token_count, secret_arn) and "author"
-// are not secret. Markers inside the key are ignored. The empty key is not
-// secret.
+// KeyKind reports whether values under key are secret or personal data, and
+// which marker kind they get: KindPassword for password-like keys,
+// KindCookie for cookies, KindBearer for Authorization, the kind of the data
+// for PersonalKeys (KindEmail, KindPhone, KindPersonal, …), KindSecret for
+// the rest. Keys are matched without case and separators, and as words
+// inside longer keys (openai_api_key, x-api-key, client_secret,
+// db_password); "key" is secret after a KeyPrefixes word or after any word
+// but NonSecretKeyQualifiers and MetaWords (AZURE_OPENAI_KEY, stripe_key;
+// not partition_key, max_keys). Counters and metadata (max_tokens,
+// prompt_tokens, token_count, secret_arn) and "author" are not secret.
+// Markers inside the key are ignored. The empty key is not secret.
 func KeyKind(key string) (Kind, bool) {
 	r := roleOf(key)
 	return r.kind, r.kind != ""
@@ -154,6 +165,7 @@ type keyRole struct {
 	kind    Kind // secret, with this marker kind; "" if not
 	text    bool // free text: Text replaces it
 	payload bool // a body: walked when JSON, Text otherwise
+	id      bool // an identifier: the random-token rule does not apply
 }
 
 // roleOf splits key into words once and reads every table.
@@ -162,6 +174,9 @@ func roleOf(key string) keyRole {
 	var buf [16]string
 	words := splitWords(key, buf[:0])
 	if kind := secretKind(words); kind != "" {
+		return keyRole{kind: kind}
+	}
+	if kind := personalKind(words); kind != "" {
 		return keyRole{kind: kind}
 	}
 	var nbuf [64]byte
@@ -184,6 +199,10 @@ func secretKind(words []string) Kind {
 		switch {
 		case k != "":
 		case (w == "key" || w == "keys" || w == "tokens") && i > 0 && KeyPrefixes[words[i-1]]:
+			k = KindSecret
+		case (w == "key" || w == "keys") && i > 0 && !NonSecretKeyQualifiers[words[i-1]] && !MetaWords[words[i-1]] && !isAllDigits(words[i-1]):
+			// A vendor's key (AZURE_OPENAI_KEY, stripe_key, MAILGUN_KEY):
+			// any qualifier but those that make a key something else.
 			k = KindSecret
 		default:
 			continue
@@ -285,10 +304,17 @@ func kindRank(k Kind) int {
 // letters and digits, split again at camel-case humps ("apiKey" → api|key,
 // "APIKey" → api|key, "OAuthToken" → o|auth|token). Other bytes separate.
 func splitWords(key string, dst []string) []string {
+	lower := key
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c >= 'A' && c <= 'Z' {
+			lower = strings.ToLower(key) // once per key, and only with capitals
+			break
+		}
+	}
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			dst = append(dst, strings.ToLower(key[start:end]))
+			dst = append(dst, lower[start:end])
 		}
 		start = -1
 	}

@@ -51,6 +51,17 @@ type Pattern struct {
 	// positional asks String for the positions of the triggers, not only
 	// whether they occur.
 	positional bool
+	// findIn, when set, is Find with the probe: the random-token rule
+	// decodes base64 blobs at the depth and with the budget it describes,
+	// and leaves the replacement of a blob that held a secret in
+	// probe.blob.
+	findIn func(in *probe, s string, from int) []int
+	// tokens marks the random-token rule, which the values of identifier
+	// keys skip.
+	tokens bool
+	// textKind replaces a match's span with Text of it instead of a marker
+	// (content under a prompt's key).
+	textKind bool
 }
 
 // Match is a candidate offered to a Pattern's Check.
@@ -74,7 +85,78 @@ const kvSep = `(?:\\?["'])?\s*(?:=>|[:=])[ \t]*`
 // (they skip values an earlier rule already marked); then the rules ported
 // from gitleaks' default configuration, for every credential the ones before
 // did not name; PII last, digits after everything that may contain digits.
-var Patterns = slices.Concat(secretPatterns, portedPatterns(), piiPatterns)
+var Patterns = slices.Concat(structurePatterns, secretPatterns, portedPatterns(), tokenPatterns, piiPatterns)
+
+// tokenPatterns deny by default: a random-looking token no rule before
+// named, or a credential-like value after a secret label in prose (see
+// findToken).
+var tokenPatterns = []Pattern{
+	{
+		Kind:   KindToken,
+		Check:  checkToken,
+		tokens: true,
+	},
+}
+
+// The token rule's finder decodes blobs, which redacts what they hold with
+// Patterns: it is set here, after Patterns exists.
+func init() {
+	for i := range Patterns {
+		if Patterns[i].tokens {
+			Patterns[i].findIn = findToken
+		}
+	}
+}
+
+// structurePatterns apply the key rules to structure in text that is not
+// JSON (the structure layer handles JSON and its kin): content keys of
+// YAML, logfmt, env lines, queries and forms become Text; XML elements and
+// name/value attributes that name a credential lose their value.
+var structurePatterns = []Pattern{
+	{
+		Kind:     KindSecret,
+		Triggers: contentNeedles,
+		Find:     findContentValue,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{":\n", ":\r"},
+		Find:     findLabelBlock,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"prompt", "message", "complet", "instruction", "transcript", "conversation", "history", "question", "query"},
+		Find:     findProseContent,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"</"},
+		Find:     findXMLText,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"</"},
+		Find:     findXMLSecret,
+		Check:    checkXMLSecret,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"value="},
+		Find:     findXMLAttrPair,
+	},
+}
+
+// contentNeedles are lowercase fragments of every content key (TextKeys,
+// TextKeySuffixes, input): the triggers of the content rule.
+var contentNeedles = []string{
+	"prompt", "message", "system", "complet", "content", "text", "article", "transcript",
+	"instruction", "html", "markdown", "input", "query", "question", "document", "parts",
+	"preamble", "history",
+}
 
 // secretPatterns are the purpose-built rules for credentials.
 var secretPatterns = []Pattern{
@@ -204,6 +286,12 @@ var secretPatterns = []Pattern{
 		Find: findBareAWSSecret,
 	},
 	{
+		// The MySQL and MariaDB clients take a password glued to -p.
+		Kind:     KindPassword,
+		Triggers: []string{"mysql", "mariadb"},
+		Regexp:   regexp.MustCompile(`(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"]+)`),
+	},
+	{
 		// A standalone "Bearer …" or "Basic …" credential, in an error message
 		// or a dumped request. The token must look random, so "Bearer
 		// authentication failed" stays.
@@ -228,6 +316,17 @@ var secretPatterns = []Pattern{
 // piiPatterns find personal data.
 var piiPatterns = []Pattern{
 	{
+		// Every IBAN holds a run of eight digits or more (in groups).
+		Kind:      KindIBAN,
+		MinDigits: 8,
+		findIn:    findIBAN,
+	},
+	{
+		Kind:     KindEmail,
+		Triggers: []string{"at]", "at)", "at}", "at>", " dot "},
+		Find:     findObfuscatedEmail,
+	},
+	{
 		Kind:     KindEmail,
 		Triggers: []string{"@"},
 		Regexp:   regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
@@ -237,7 +336,7 @@ var piiPatterns = []Pattern{
 		// 4-6-5, 4-6-4); Check wants Luhn and a card network's first digit.
 		Kind:      KindCard,
 		MinDigits: 13,
-		Regexp:    regexp.MustCompile(`\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{1,4}(?:[ -]\d{3})?|\d{4}[ -]\d{6}[ -]\d{4,5}|\d{13,19}`),
+		Regexp:    regexp.MustCompile(`\d{4}[ .-]\d{4}[ .-]\d{4}[ .-]\d{1,4}(?:[ .-]\d{3})?|\d{4}[ .-]\d{6}[ .-]\d{4,5}|\d{13,19}`),
 		Check:     checkCard,
 	},
 	{
@@ -245,6 +344,12 @@ var piiPatterns = []Pattern{
 		MinDigits: 9,
 		Regexp:    regexp.MustCompile(`\d{3}-\d{2}-\d{4}`),
 		Check:     checkSSN,
+	},
+	{
+		// Spaced or unseparated, after a word that says SSN.
+		Kind:     KindSSN,
+		Triggers: []string{"ssn", "social security"},
+		Find:     findLabelledSSN,
 	},
 	{
 		// International numbers start with '+'; North American ones need
@@ -255,6 +360,12 @@ var piiPatterns = []Pattern{
 		Regexp: regexp.MustCompile(`\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,5}){1,6}` +
 			`|(?:1[ .-]?)?(?:\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}-\d{3}-\d{4}|\d{3}\.\d{3}\.\d{4}|[2-9]\d{2} [2-9]\d{2} \d{4})`),
 		Check: checkPhone,
+	},
+	{
+		// Any national format after a word that says it is a phone.
+		Kind:      KindPhone,
+		MinDigits: 7,
+		findIn:    findLabelledPhone,
 	},
 }
 
@@ -267,7 +378,7 @@ const digitMatchMax = 32
 func (p *Pattern) replace(s string, in *probe) string {
 	// Find's candidates have two groups: the key and the secret.
 	keyGroup, numGroups := 1, 2
-	if p.Find == nil {
+	if p.Find == nil && p.findIn == nil {
 		keyGroup, numGroups = p.Regexp.SubexpIndex("key"), p.Regexp.NumSubexp()
 	}
 	secretGroups := numGroups
@@ -316,15 +427,28 @@ func (p *Pattern) replace(s string, in *probe) string {
 		marker := kind.Marker()
 		for _, sp := range spans[:n] {
 			out = append(out, s[copied:sp[0]]...)
-			out = append(out, marker...)
+			switch {
+			case in.blob != "":
+				out = append(out, in.blob...)
+			case p.textKind:
+				out = append(out, Text(s[sp[0]:sp[1]])...)
+			default:
+				out = append(out, marker...)
+			}
 			copied = sp[1]
 		}
 		return true
 	}
 	switch {
-	case p.Find != nil:
+	case p.Find != nil || p.findIn != nil:
 		for pos := 0; pos < len(s); {
-			loc := p.Find(s, pos)
+			var loc []int
+			if p.findIn != nil {
+				in.blob = ""
+				loc = p.findIn(in, s, pos)
+			} else {
+				loc = p.Find(s, pos)
+			}
 			if loc == nil || loc[0] < pos {
 				break
 			}
@@ -390,10 +514,24 @@ func checkWordStart(m Match) (Kind, bool) {
 	return "", !gluedBefore(m.Input, m.Start)
 }
 
+// checkToken gives a value found after a secret label the kind of its
+// label ("password hunter2" is a password); a token judged by its shape
+// alone is KindToken.
+func checkToken(m Match) (Kind, bool) {
+	if m.Key != "" {
+		if k, ok := KeyKind(m.Key); ok {
+			return k, true
+		}
+		return KindSecret, true
+	}
+	return "", true
+}
+
 // checkKeyValue gives a key-value candidate the kind of its key;
 // findKeyValue has vetted the key already.
 func checkKeyValue(m Match) (Kind, bool) {
-	return KeyKind(m.Key)
+	k, ok := KeyKind(m.Key)
+	return k, ok && plausible(k, m.Secret)
 }
 
 func checkAWSSecret(m Match) (Kind, bool) {
@@ -470,12 +608,57 @@ func checkSSN(m Match) (Kind, bool) {
 		return "", false
 	}
 	s := m.Input[m.Start:m.End]
-	area, group, serial := s[0:3], s[4:6], s[7:11]
-	// The SSA never issues area 000, 666 or 900–999, group 00 or serial 0000.
-	if area == "000" || area == "666" || area[0] == '9' || group == "00" || serial == "0000" {
-		return "", false
+	return "", validSSN(s[0:3], s[4:6], s[7:11])
+}
+
+// validSSN reports whether the parts could be issued: the SSA never issues
+// area 000, 666 or 900–999, group 00 or serial 0000.
+func validSSN(area, group, serial string) bool {
+	return area != "000" && area != "666" && area[0] != '9' && group != "00" && serial != "0000"
+}
+
+// findLabelledSSN finds nine digits, grouped 3-2-4 by spaces or dashes or
+// not at all, right after "ssn" or "social security" (and ':', '=', '#',
+// "no", "number").
+func findLabelledSSN(s string, from int) []int {
+	for i := from; i < len(s); {
+		a := indexFold(s[i:], "ssn")
+		b := indexFold(s[i:], "social security")
+		switch {
+		case a < 0 && b < 0:
+			return nil
+		case a < 0 || b >= 0 && b < a:
+			a = b + len("social security")
+		default:
+			a += len("ssn")
+		}
+		a += i
+		i = a
+		k := a
+		for k < len(s) && k-a < 24 && !isDigit(s[k]) && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#' || s[k] == '"' || s[k] == '\'' || isLetter(s[k])) {
+			k++
+		}
+		var d [9]byte
+		n, e := 0, k
+		for e < len(s) && n < 9 {
+			switch c := s[e]; {
+			case isDigit(c):
+				d[n] = c
+				n++
+			case (c == ' ' || c == '-') && (n == 3 || n == 5):
+			default:
+				e = len(s) + 1
+			}
+			e++
+		}
+		if n != 9 || e <= len(s) && e < len(s) && isAlnum(s[e]) {
+			continue
+		}
+		if validSSN(string(d[0:3]), string(d[3:5]), string(d[5:9])) {
+			return []int{k, e, -1, -1, k, e}
+		}
 	}
-	return "", true
+	return nil
 }
 
 func checkPhone(m Match) (Kind, bool) {
@@ -539,10 +722,37 @@ func gluedAfter(s string, i int) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func isAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+// Byte classes, looked up rather than compared: the finders ask them of
+// every byte.
+const (
+	clAlnum = 1 << iota
+	clWord
+	clKey
+	clToken
+)
 
-func isWord(c byte) bool { return isAlnum(c) || c == '_' }
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		alnum := b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+		if alnum {
+			t[c] |= clAlnum
+		}
+		if alnum || b == '_' {
+			t[c] |= clWord
+		}
+		if alnum || b == '_' || b == '.' || b == '-' {
+			t[c] |= clKey
+		}
+		if alnum || strings.IndexByte("-_+/=.~", b) >= 0 {
+			t[c] |= clToken
+		}
+	}
+	return t
+}()
+
+func isAlnum(c byte) bool { return byteClass[c]&clAlnum != 0 }
+
+func isWord(c byte) bool { return byteClass[c]&clWord != 0 }
 
 func isBase64(c byte) bool { return isAlnum(c) || c == '/' || c == '+' || c == '=' }

@@ -69,7 +69,8 @@ func Kinds() []Kind {
 		KindOpenAIKey, KindAnthropicKey, KindAWSAccessKey, KindAWSSecret, KindGitHubToken,
 		KindSlackToken, KindGoogleKey, KindStripeKey, KindWebhookSecret, KindBearer,
 		KindCookie, KindJWT, KindPrivateKey, KindPassword, KindURLSecret,
-		KindEmail, KindPhone, KindCard, KindSSN, KindSecret, KindCredential,
+		KindEmail, KindPhone, KindCard, KindSSN, KindSecret, KindCredential, KindToken,
+		KindIBAN, KindPersonal,
 	}
 }
 
@@ -102,6 +103,14 @@ func isMarker(s string) bool {
 // and unallocated; a marker is never redacted again. Invalid UTF-8 is kept
 // byte for byte outside the replaced spans.
 func String(s string) string {
+	st := newState()
+	st.perPass = true
+	return redactText(s, st)
+}
+
+// redactText is String for text met at the depth and with the budget st
+// describes.
+func redactText(s string, st *state) string {
 	if len(s) < minSecretLen {
 		return s
 	}
@@ -110,9 +119,15 @@ func String(s string) string {
 	// table runs again until the text stops changing. Each pass that
 	// changes anything turns text outside markers into markers, so this
 	// ends; real text needs one pass, or two when it held a secret.
-	out := pass(s)
+	out := pass(s, st)
 	for n := 1; out != s && n < maxPasses; n++ {
-		s, out = out, pass(out)
+		if st.perPass {
+			// Each pass looks at the same encodings again: the budget
+			// bounds one pass, and a pass decides as the one before did
+			// up to where the text changed.
+			st.budget = maxDecodedBytes
+		}
+		s, out = out, pass(out, st)
 	}
 	return out
 }
@@ -120,10 +135,27 @@ func String(s string) string {
 // maxPasses bounds the passes of String over one text.
 const maxPasses = 8
 
-// pass applies every pattern of the table once.
-func pass(s string) string {
+// pass applies every layer once: structure and encodings first
+// (layers.go), then every pattern of the table.
+func pass(s string, st *state) string {
+	st.root.work += len(s)
+	return patterns(layers(s, st), st)
+}
+
+// surface is String without the structure and decoding layers: what the
+// patterns alone make of s, which those layers compare with.
+func surface(s string, st *state) string {
+	out := patterns(s, st)
+	for n := 1; out != s && n < maxPasses; n++ {
+		s, out = out, patterns(out, st)
+	}
+	return out
+}
+
+// patterns applies every pattern of the table once.
+func patterns(s string, st *state) string {
 	t := loadTriggers()
-	in := probe{s: s, minDigits: t.minDigits, triggers: t}
+	in := probe{s: s, minDigits: t.minDigits, triggers: t, st: st}
 	in.found, in.occ = t.scan(s, nil)
 	in.occDone = true
 	active := t.active(&in.found)
@@ -147,6 +179,9 @@ func pass(s string) string {
 		}
 		p := &Patterns[i]
 		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits {
+			continue
+		}
+		if p.tokens && st.noTokens {
 			continue
 		}
 		var out string
@@ -223,6 +258,8 @@ type probe struct {
 	triggers  *triggerTable
 	occ       []occurrence
 	occDone   bool
+	st        *state
+	blob      string // the replacement of the blob findIn found, if any
 }
 
 // occurrence is where a positional trigger occurs in the text.

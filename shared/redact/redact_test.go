@@ -1084,3 +1084,50 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyByDefault: what no vendor rule names, in the layers of
+// docs/design.md "Redaction", with the marker each gets.
+func TestDenyByDefault(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ in, want string }{
+		"unknown vendor token":      {"retry with gsk_Iw23uPOzcF3U9lY6snmaWGdyb3FY7rFwT2FFaGHt", "retry with [REDACTED:token]"},
+		"prefixed hex key":          {"key pri_099889f14d114dfaae476569b395eade ok", "key [REDACTED:token] ok"},
+		"password in prose":         {"the password is Tr0ub4dor3 now", "the password is [REDACTED:password] now"},
+		"plain word after a label":  {"Login failed: password is incorrect", "Login failed: password is incorrect"},
+		"vendor key variable":       {"AZURE_OPENAI_KEY=57d2de35873840b5ad59d742e90e974e", "AZURE_OPENAI_KEY=[REDACTED:secret]"},
+		"hex under a vendor key":    {"cloudsmith: 6fd00a2cfd7bbc51e1c4db6ac2f29d59629afd22", "cloudsmith: [REDACTED:token]"},
+		"hex under a request id":    {"x-request-id: 6fd00a2cfd7bbc51e1c4db6ac2f29d59629afd22", "x-request-id: 6fd00a2cfd7bbc51e1c4db6ac2f29d59629afd22"},
+		"random under an id label":  {"x-amz-id-2: BsCfJedfuSnds2QFoxi+E/O7M6OEWzJnw4dUaes/2hyA363sONRJKzB7", "x-amz-id-2: BsCfJedfuSnds2QFoxi+E/O7M6OEWzJnw4dUaes/2hyA363sONRJKzB7"},
+		"object ids stay":           {"id chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT msg_013Zva2CMHLNnXjNJJKqJ2EF", "id chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT msg_013Zva2CMHLNnXjNJJKqJ2EF"},
+		"model ids stay":            {"model anthropic.claude-3-5-sonnet-20240620-v1:0 and gpt-4o-mini-2024-07-18", "model anthropic.claude-3-5-sonnet-20240620-v1:0 and gpt-4o-mini-2024-07-18"},
+		"words stay":                {"ProvisionedThroughputExceededException on table nonprod-processing-assets", "ProvisionedThroughputExceededException on table nonprod-processing-assets"},
+		"percent-encoded email":     {"GET /u?email=jane.doe%40example.org&page=2", "GET /u?email=[REDACTED:email]&page=2"},
+		"encoded secret":            {"next=https%3A%2F%2Fa.example%2Fcb%3Fpassword%3Dhunter2xyz", "next=[REDACTED:url-secret]"},
+		"spaced IBAN":               {"IBAN DE89 3704 0044 0532 0130 00 closed", "IBAN [REDACTED:iban] closed"},
+		"IBAN failing mod 97":       {"ref DE89 3704 0044 0532 0130 01 closed", "ref DE89 3704 0044 0532 0130 01 closed"},
+		"labelled national phone":   {"tel: 020 7946 0958", "tel: [REDACTED:phone]"},
+		"unlabelled digits stay":    {"ids 020 7946 0958", "ids 020 7946 0958"},
+		"prompt in logfmt":          {`level=info prompt="Write a poem" model=m`, `level=info prompt="` + redact.Text("Write a poem") + `" model=m`},
+		"prompt in a log line":      {`request body: {"messages":[{"role":"user","content":"hi there"}],"model":"m"}`, `request body: {"messages":"` + redact.Text(`[{"content":"hi there","role":"user"}]`) + `","model":"m"}`},
+		"SOAP password":             {`<wsse:Password Type="t">s3cr3t!</wsse:Password>`, `<wsse:Password Type="t">[REDACTED:password]</wsse:Password>`},
+		"name/value pair":           {`{"key":"x-api-key","value":"abc123def456"}`, `{"key":"x-api-key","value":"[REDACTED:secret]"}`},
+		"personal data under keys":  {"first_name=Jane Marie last_name=Roe city=Paris", "first_name=[REDACTED:personal] last_name=[REDACTED:personal] city=Paris"},
+		"YAML block under a secret": {"db:\n  password: |-\n    hunter2\n  host: db.internal\n", "db:\n  password: [REDACTED:password]\n  host: db.internal\n"},
+		"00 international phone":    {"call 0044 20 7946 0958 today", "call [REDACTED:phone] today"},
+		"email in words":            {"write to jane.doe at example dot com please", "write to [REDACTED:email] please"},
+		"spaced SSN after a label":  {"SSN 078 05 1120 on file", "SSN [REDACTED:ssn] on file"},
+		"spaced digits, no label":   {"ids 078 05 1120 on file", "ids 078 05 1120 on file"},
+		"YAML list of messages":     {"messages:\n  - role: user\n    content: Tell me Bob's balance\nmodel: gpt-4o\n", "messages:\n" + redact.Text("  - role: user\n    content: Tell me Bob's balance") + "\nmodel: gpt-4o\n"},
+		"protobuf text format":      {"contents { role: \"user\" parts { text: \"Summarize the memo\" } }", "contents { role: \"user\" parts { text: \"" + redact.Text("Summarize the memo") + "\" } }"},
+		"passcode":                  {"passcode: 482916", "passcode: [REDACTED:password]"},
+		"digest authorization":      {"Authorization: Digest username=\"ops\", response=\"6629fae49393a05397450978507c4ef1\"\nHost: x", "Authorization: Digest [REDACTED:bearer]\nHost: x"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := redact.String(tc.in); got != tc.want {
+				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func JSON(b []byte) []byte {
 
 // walk redacts b, a valid JSON document.
 func walk(b []byte) []byte {
-	w := walker{in: b, out: make([]byte, 0, len(b)+len(b)/8)}
+	w := walker{in: b, out: make([]byte, 0, len(b)+len(b)/8), st: newState(), pairs: mayHavePairs(b)}
 	w.ws()
 	w.value()
 	w.ws()
@@ -91,8 +91,21 @@ func value(v any, depth int) any {
 		return json.RawMessage(JSON(t))
 	case map[string]any:
 		m := make(map[string]any, len(t))
+		var pr keyRole
+		pair := false
+		for k, x := range t {
+			if v, ok := x.(string); ok && NameKeys[normKey(k)] {
+				if r := roleOf(v); r.kind != "" || r.text {
+					pr, pair = r, true
+				}
+			}
+		}
 		for k, x := range t {
 			rk := String(k)
+			if pair && ValueKeys[normKey(rk)] {
+				put(m, rk, memberOf(pr, x, depth+1))
+				continue
+			}
 			put(m, rk, member(rk, x, depth+1))
 		}
 		return m
@@ -188,7 +201,11 @@ func Header(h http.Header) http.Header {
 
 // member redacts the value x found under key k of a decoded object.
 func member(k string, x any, depth int) any {
-	role := roleOf(k)
+	return memberOf(roleOf(k), x, depth)
+}
+
+// memberOf redacts the value x of a decoded object by its key's role.
+func memberOf(role keyRole, x any, depth int) any {
 	if kind := role.kind; kind != "" {
 		switch t := x.(type) {
 		case nil, bool:
@@ -208,11 +225,32 @@ func member(k string, x any, depth int) any {
 		return Text(canonical(x))
 	}
 	if role.payload {
-		if s, ok := x.(string); ok {
-			return payloadString(s)
+		switch t := x.(type) {
+		case string:
+			return payloadString(t)
+		case []any:
+			if plainStrings(t) {
+				return Text(canonical(x))
+			}
 		}
 	}
 	return value(x, depth)
+}
+
+// plainStrings reports whether a holds strings (and numbers) only, with at
+// least one string: a payload of content, not of records.
+func plainStrings(a []any) bool {
+	str := false
+	for _, x := range a {
+		switch x.(type) {
+		case string:
+			str = true
+		case float64, json.Number, nil, bool:
+		default:
+			return false
+		}
+	}
+	return str
 }
 
 // put stores x under k in m, renaming k with a "#n" suffix if it is taken.
@@ -236,7 +274,7 @@ func freeKey[V any](m map[string]V, k string) string {
 // secretString is the replacement of a string under a secret key: empty
 // strings and markers stay; an Authorization value keeps its scheme.
 func secretString(kind Kind, s string) string {
-	if s == "" || isMarker(s) {
+	if s == "" || isMarker(s) || !plausible(kind, s) {
 		return s
 	}
 	if kind == KindBearer {
@@ -260,11 +298,14 @@ var authSchemes = map[string]bool{
 
 // scrub redacts a string value: as JSON if it holds a JSON object or array,
 // with String otherwise.
-func scrub(s string) string {
+func scrub(s string) string { return scrubState(s, newState()) }
+
+// scrubState is scrub at the depth and with the budget of st.
+func scrubState(s string, st *state) string {
 	if r, ok := embeddedJSON(s); ok {
 		return r
 	}
-	return String(s)
+	return redactText(s, st)
 }
 
 // payloadString redacts a string under a payload key: walked if it holds a
@@ -314,9 +355,34 @@ func canonical(x any) string {
 // json.Valid has vouched for in; the bounds checks are only there so that no
 // input can make it panic.
 type walker struct {
-	in  []byte
-	i   int
-	out []byte
+	in    []byte
+	i     int
+	out   []byte
+	st    *state
+	pairs bool // the document may hold name/value pairs (mayHavePairs)
+}
+
+// mayHavePairs reports whether b holds a key of ValueKeys, quoted, in any
+// case: only then can an object be a name/value pair.
+func mayHavePairs(b []byte) bool {
+	for i := bytes.IndexByte(b, ':'); i >= 0; {
+		k := i - 1
+		for k >= 0 && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
+			k--
+		}
+		if k > 0 && b[k] == '"' {
+			j := bytes.LastIndexByte(b[:k], '"')
+			if j >= 0 && ValueKeys[normKey(string(b[j+1:k]))] {
+				return true
+			}
+		}
+		n := bytes.IndexByte(b[i+1:], ':')
+		if n < 0 {
+			break
+		}
+		i += n + 1
+	}
+	return false
 }
 
 func (w *walker) peek() byte {
@@ -356,7 +422,7 @@ func (w *walker) value() {
 	case '"':
 		raw := w.skip()
 		s := decodeString(raw)
-		w.emitString(raw, s, scrub(s))
+		w.emitString(raw, s, scrubState(s, w.st))
 	case 0:
 	default:
 		raw := w.skip()
@@ -369,6 +435,11 @@ func (w *walker) value() {
 }
 
 func (w *walker) object() {
+	var pr keyRole
+	pair := false
+	if w.pairs {
+		pr, pair = pairRole(w.in, w.i)
+	}
 	w.copyByte() // {
 	for w.i < len(w.in) {
 		w.ws()
@@ -385,7 +456,11 @@ func (w *walker) object() {
 		w.ws()
 		w.copyByte() // :
 		w.ws()
-		w.member(rkey)
+		if pair && ValueKeys[normKey(rkey)] {
+			w.memberRole(pr)
+		} else {
+			w.member(rkey)
+		}
 		w.ws()
 		if w.peek() != ',' {
 			w.copyByte() // }
@@ -413,9 +488,60 @@ func (w *walker) array() {
 	}
 }
 
+// pairRole reads the object starting at in[i] and returns the role of its
+// name/value pair's name (NameKeys) when that names a credential or
+// content: {"name": "Authorization", "value": "…"}.
+func pairRole(in []byte, i int) (keyRole, bool) {
+	r := walker{in: in, i: i + 1}
+	for r.i < len(r.in) {
+		r.skipWS()
+		if r.peek() != '"' {
+			return keyRole{}, false
+		}
+		key := decodeString(r.skip())
+		r.skipWS()
+		r.i++ // :
+		r.skipWS()
+		raw := r.skip()
+		if NameKeys[normKey(key)] && firstByte(raw) == '"' {
+			if role := roleOf(decodeString(raw)); role.kind != "" || role.text {
+				return role, true
+			}
+		}
+		r.skipWS()
+		if r.peek() != ',' {
+			return keyRole{}, false
+		}
+		r.i++
+	}
+	return keyRole{}, false
+}
+
+// skipWS skips whitespace without copying it.
+func (w *walker) skipWS() {
+	for w.i < len(w.in) && (w.in[w.i] == ' ' || w.in[w.i] == '\t' || w.in[w.i] == '\n' || w.in[w.i] == '\r') {
+		w.i++
+	}
+}
+
 // member copies the value of key, redacting it by the key's role.
 func (w *walker) member(key string) {
 	role := roleOf(key)
+	if role.kind == "" && !role.text && !role.payload {
+		role.id = isIDLabel(key)
+	}
+	w.memberRole(role)
+}
+
+// memberRole copies a member's value, redacting it by role.
+func (w *walker) memberRole(role keyRole) {
+	if role.id && w.peek() != '{' && w.peek() != '[' {
+		// An identifier's value: the operator needs it, so the
+		// random-token rule does not apply (named rules still do).
+		st := w.st
+		w.st = st.withoutTokens()
+		defer func() { w.st = st }()
+	}
 	if kind := role.kind; kind != "" {
 		raw := w.skip()
 		switch c := firstByte(raw); {
@@ -454,6 +580,22 @@ func (w *walker) member(key string) {
 		s := decodeString(raw)
 		w.emitString(raw, s, payloadString(s))
 		return
+	}
+	if role.payload && w.peek() == '[' {
+		// A payload of plain strings (an embeddings input, a batch of
+		// prompts) is content; one holding objects is walked.
+		start := w.i
+		raw := w.skip()
+		if bytes.IndexByte(raw, '{') < 0 && bytes.IndexByte(raw, '"') >= 0 {
+			var x any
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if dec.Decode(&x) == nil {
+				w.out = appendQuoted(w.out, Text(canonical(x)))
+				return
+			}
+		}
+		w.i = start
 	}
 	w.value()
 }

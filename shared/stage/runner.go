@@ -407,7 +407,7 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	if dec.Counts() {
 		attempt = prev + 1
 	}
-	errText := redact.String(werr.Error())
+	errText := deadletter.ErrorText(werr) // upstream answers by status, code and message: never a body
 	details := redact.Map(failure.Details(werr))
 	attrs := make([]any, 0, 10+2*len(details))
 	attrs = append(attrs, "class", string(cl.Class), "attempt", attempt, "reason", cl.Reason, "error", truncate(errText, 512))

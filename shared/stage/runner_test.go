@@ -786,3 +786,58 @@ func TestRetryAfterBeyondSQSLimitIsParked(t *testing.T) {
 		t.Fatalf("parked = %+v, want due in 13 h at notify", parked)
 	}
 }
+
+// An upstream's body can echo the request: what the runner keeps of a
+// failure — last_error, the error-log entry, the log line, the dead
+// letter — holds the upstream's status, codes and own message, and none of
+// the body around them.
+func TestFailureKeepsNoUpstreamBody(t *testing.T) {
+	t.Parallel()
+	const prompt = "Summarize the attached contract for Jane Roe, account 4471"
+	bodies := map[string]struct {
+		status int
+		body   string
+	}{
+		"retried, HTML":       {503, `<html><body>overloaded while handling: ` + prompt + `</body></html>`},
+		"retried, prose":      {500, `internal error while handling: ` + prompt},
+		"dead-lettered, echo": {400, `{"error":{"message":"Invalid 'messages[0].content'","code":"bad_request"},"echo":{"messages":[{"content":"` + prompt + `"}]}}`},
+	}
+	for name, tc := range bodies {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := setup(t, pipeline.LLM)
+			var buf bytes.Buffer
+			tb.runner.Log = slog.New(slog.NewJSONHandler(&buf, nil))
+			tb.seed(t, "item-1", pipeline.LLM)
+			tb.work = func(context.Context, state.Item) (state.Output, error) {
+				return state.Output{}, httpErr(failure.OpenAI, tc.status, tc.body)
+			}
+			tb.handle(t, context.Background(), msg("item-1", pipeline.LLM, "m1", 1))
+			le := tb.item(t, "item-1").LastError
+			if le == nil {
+				t.Fatal("no last_error")
+			}
+			kept := []string{buf.String(), le.Error, fmt.Sprint(le.Details)}
+			for _, e := range tb.store.Log() {
+				kept = append(kept, e.Message)
+			}
+			for _, p := range tb.deadLetters(t) {
+				b, _ := p.Marshal()
+				kept = append(kept, string(b))
+			}
+			for _, k := range kept {
+				for _, frag := range []string{"Jane Roe", "attached contract", "account 4471"} {
+					if strings.Contains(k, frag) {
+						t.Fatalf("the upstream's body reached what the runner keeps (%q):\n%s", frag, k)
+					}
+				}
+			}
+			if !strings.Contains(le.Error, fmt.Sprintf("HTTP %d", tc.status)) {
+				t.Errorf("last_error lost the upstream's status: %q", le.Error)
+			}
+			if tc.status == 400 && !strings.Contains(le.Error, "Invalid 'messages[0].content'") {
+				t.Errorf("last_error lost the provider's own message: %q", le.Error)
+			}
+		})
+	}
+}

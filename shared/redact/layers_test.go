@@ -1,0 +1,219 @@
+package redact
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestPercentDecode(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in, want string
+		ok       bool
+	}{
+		"escapes":       {"jane.doe%40example.com", "jane.doe@example.com", true},
+		"form plus":     {"a+b%3Dc", "a b=c", true},
+		"double":        {"%2540", "%40", true},
+		"none":          {"plain", "plain", false},
+		"broken escape": {"100%", "100%", false},
+		"lower hex":     {"%2f%2F", "//", true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := percentDecode(tc.in)
+			if ok != tc.ok || ok && got != tc.want {
+				t.Errorf("percentDecode(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestUnescapeRun(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ in, want string }{
+		"unicode":       {`\u0073\u006b-proj`, "sk-proj"},
+		"surrogates":    {`\ud83d\ude00`, "😀"},
+		"hex":           {`\x73\x6b`, "sk"},
+		"json":          {`a\"b\\c\/d\n`, "a\"b\\c/d\n"},
+		"entities":      {"&#115;&#x6B;-x", "sk-x"},
+		"entity broken": {"&#115 x", "&#115 x"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got, ok := unescapeRun(tc.in); !ok || got != tc.want {
+				t.Errorf("unescapeRun(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+			}
+		})
+	}
+	if _, ok := unescapeRun(`C:\Users\new`); ok {
+		t.Error(`a Windows path is not an escaped run`)
+	}
+}
+
+func TestBase64Text(t *testing.T) {
+	t.Parallel()
+	enc := func(e *base64.Encoding, s string) string { return e.EncodeToString([]byte(s)) }
+	for name, in := range map[string]string{
+		"std":     enc(base64.StdEncoding, `{"auths":{"r":{"auth":"dXNlcjpwYXNz"}}}`),
+		"raw url": enc(base64.RawURLEncoding, "client_secret=8fKq2LzW9xRt4VbN"),
+	} {
+		if _, ok := base64Text(in); !ok {
+			t.Errorf("%s: %q not decoded", name, in)
+		}
+	}
+	for name, in := range map[string]string{
+		"hex digest": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+		"binary":     enc(base64.StdEncoding, "\x00\x01\x02\xff\xfe random bytes \x03"),
+		"camel case": "ThisIsAVeryLongCamelCaseIdentifierName12",
+		"one case":   "abcdefghijklmnopqrstuvwx",
+	} {
+		if d, ok := base64Text(in); ok {
+			t.Errorf("%s: %q decoded as text %q", name, in, d)
+		}
+	}
+}
+
+// Every layer looks at what the one before exposed, down to
+// maxDecodeDepth nested encodings.
+func TestNestedEncodings(t *testing.T) {
+	t.Parallel()
+	const secret = "password=hunter2-Zq8"
+	wrap := func(s string, n int) string {
+		for range n {
+			s = url.QueryEscape(s)
+		}
+		return s
+	}
+	for n := 1; n <= maxDecodeDepth; n++ {
+		in := "next=" + wrap(secret, n)
+		st := newState()
+		got := redactText(in, st)
+		if got != "next="+KindPassword.Marker() {
+			t.Errorf("%d nested encodings: %q, want the blob redacted whole", n, got)
+		}
+		if st.deepest > maxDecodeDepth {
+			t.Errorf("%d nested encodings: decoded %d deep", n, st.deepest)
+		}
+	}
+	// Deeper than the bound: looked into no further, and the work stays
+	// bounded.
+	st := newState()
+	redactText("next="+wrap(secret, 12), st)
+	if st.deepest > maxDecodeDepth {
+		t.Errorf("decoded %d deep, want at most %d", st.deepest, maxDecodeDepth)
+	}
+	b64 := secret
+	for range 6 {
+		b64 = base64.StdEncoding.EncodeToString([]byte(b64))
+	}
+	if got := String("blob " + b64); strings.Contains(got, b64[:20]) {
+		t.Errorf("a deeply wrapped blob survived: %q", got)
+	}
+}
+
+// Decoding spends a budget of maxDecodedBytes a pass: past it, what would
+// be decoded is denied whole, and the output is idempotent.
+func TestDecodeBudget(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for b.Len() < 3*maxDecodedBytes {
+		b.WriteString("GET /s?q=caf%C3%A9%20au%20lait%20noir 200\n")
+	}
+	in := b.String()
+	out := String(in)
+	if !strings.Contains(out, "q=caf%C3%A9%20au%20lait%20noir") {
+		t.Fatal("the first URLs, within the budget, were not kept")
+	}
+	if !strings.Contains(out, "q="+KindToken.Marker()) {
+		t.Fatal("the URLs past the budget were not denied")
+	}
+	if again := String(out); again != out {
+		t.Fatal("not idempotent past the budget")
+	}
+}
+
+// lenient returns its edits in order, within the text, never overlapping.
+func checkEdits(t *testing.T, s string, edits []edit) {
+	t.Helper()
+	last := 0
+	for _, e := range edits {
+		if e.start < last || e.end < e.start || e.end > len(s) {
+			t.Fatalf("edit %+v out of order or range (last %d, len %d) in %q", e, last, len(s), s)
+		}
+		last = e.end
+	}
+}
+
+func TestLenient(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ in, want string }{
+		"python dict":  {`{'role': 'user', 'content': 'hi there'}`, `{'role': 'user', 'content': '` + Text("hi there") + `'}`},
+		"js literal":   {`{ apiKey: "3375e3ad9a874cd6", baseURL: "https://x" }`, `{ apiKey: "[REDACTED:secret]", baseURL: "https://x" }`},
+		"ruby hash":    {`{"api_key"=>"abc123def", "region"=>"eu"}`, `{"api_key"=>"[REDACTED:secret]", "region"=>"eu"}`},
+		"go struct":    {`{Model:gpt-4o Content:Hello there}`, `{Model:gpt-4o Content:` + Text("Hello there") + `}`},
+		"go map":       {`map[Authorization:[Bearer abc123] X-Trace:[t1]]`, `map[Authorization:"[REDACTED:bearer]" X-Trace:[t1]]`},
+		"name/value":   {`{"name": "Authorization", "value": "Bearer abc123"}`, `{"name": "Authorization", "value": "Bearer [REDACTED:bearer]"}`},
+		"tuple":        {`[(b'Set-Cookie', b'sid=abc123; path=/')]`, `[(b'Set-Cookie', b'[REDACTED:cookie]')]`},
+		"cut short":    {`{"messages":[{"role":"user","content":"tell me`, `{"messages":"` + Text(`[{"role":"user","content":"tell me`) + `"`},
+		"no structure": {`see [the docs] and {curly} prose`, `see [the docs] and {curly} prose`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := structures(tc.in, newState()); got != tc.want {
+				t.Errorf("structures(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzLayers(f *testing.F) {
+	seeds := []string{
+		`{"messages":[{"role":"user","content":"hi"}],"api_key":"k"}`,
+		`{'a': 'b', 'prompt': 'x'} {Model:m Content:c} map[K:[v]]`,
+		`next=` + url.QueryEscape(url.QueryEscape("password=hunter2")),
+		`body="{\"token\":\"abc\\\"def\"}" [{\"a\"`,
+		`\u0073\u006b-&#115;&#x6b; %25%32%35`,
+		base64.StdEncoding.EncodeToString([]byte(`{"auth":"` + base64.StdEncoding.EncodeToString([]byte("u:p")) + `"}`)),
+		"<wsse:Password>p</wsse:Password><add key=\"ApiKey\" value=\"v\"/>",
+		"prompt: |\n  line one\n  line two\nnext: 1",
+		"[[[[[[[[[[{{{{{{{{'''''\"\"\"\\\\\\",
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st := newState()
+		st.perPass = true
+		out := redactText(s, st)
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Fatalf("valid UTF-8 in, invalid out:\n in %q\nout %q", s, out)
+		}
+		if again := String(out); again != out {
+			t.Fatalf("not idempotent:\n   in %q\n once %q\ntwice %q", s, out, again)
+		}
+		if st.deepest > maxDecodeDepth {
+			t.Fatalf("decoded %d deep", st.deepest)
+		}
+		// Every pass looks at the input once and at no more than the
+		// budget of decoded text again, at every depth.
+		if bound := maxPasses * (len(s) + (maxDecodeDepth+1)*maxDecodedBytes); st.work > bound {
+			t.Fatalf("looked at %d bytes for %d of input (bound %d)", st.work, len(s), bound)
+		}
+		p := lenient{s: s, st: newState()}
+		if end := p.parse(0); end < 0 || end > len(s) {
+			t.Fatalf("parse ended at %d of %d", end, len(s))
+		}
+		checkEdits(t, s, p.sorted())
+		for _, dec := range []func(string) (string, bool){percentDecode, unescapeRun, base64Text} {
+			if d, ok := dec(s); ok && len(d) > len(s) {
+				t.Fatalf("decoding grew %d bytes to %d", len(s), len(d))
+			}
+		}
+	})
+}

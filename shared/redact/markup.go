@@ -1,0 +1,624 @@
+package redact
+
+import "strings"
+
+// Structure in text that is not JSON: XML and SOAP elements and attributes,
+// and the content keys of YAML, logfmt, env files, query strings and form
+// bodies. The key rules are those of KeyKind and IsTextKey.
+
+// xmlElement finds the next leaf element <name …>text</name> at or after
+// from whose local name (the part after a namespace prefix) has the role
+// want asks for, or whose name/value attributes name one
+// (<entry key="password">…</entry>). It returns the Find indices: the
+// element, its name, its text.
+func xmlElement(s string, from int, want func(keyRole) bool) []int {
+	for i := from; i < len(s); {
+		c := strings.Index(s[i:], "</")
+		if c < 0 {
+			return nil
+		}
+		c += i
+		i = c + 2
+		ns := c + 2
+		ne := ns
+		for ne < len(s) && isXMLNameByte(s[ne]) {
+			ne++
+		}
+		if ne == ns || ne >= len(s) || s[ne] != '>' {
+			continue
+		}
+		name := s[ns:ne]
+		// The opening tag is the last '<' before the text, which holds no
+		// other element (CDATA aside).
+		o := strings.LastIndexByte(s[from:c], '<')
+		if o < 0 {
+			continue
+		}
+		o += from
+		if strings.HasPrefix(s[o:], "<![CDATA[") {
+			o2 := strings.LastIndexByte(s[from:o], '<')
+			if o2 < 0 {
+				continue
+			}
+			o = o2 + from
+		}
+		if !strings.HasPrefix(s[o+1:], name) {
+			continue
+		}
+		after := o + 1 + len(name)
+		if after >= len(s) || !(s[after] == '>' || s[after] == ' ' || s[after] == '\t' || s[after] == '\n' || s[after] == '\r') {
+			continue
+		}
+		gt := strings.IndexByte(s[after:c], '>')
+		if gt < 0 || s[after+gt-1] == '/' {
+			continue
+		}
+		ts, te := after+gt+1, c
+		if ts >= te || strings.TrimSpace(s[ts:te]) == "" {
+			continue
+		}
+		role := roleOf(localName(name))
+		if htmlElements[strings.ToLower(name)] {
+			role = keyRole{}
+		}
+		if !want(role) {
+			// <entry key="password">…</entry>: the name is an attribute.
+			if r, ok := attrNameRole(s[after : after+gt]); !ok || !want(r) {
+				continue
+			}
+		}
+		// Trim the text's surrounding blanks so that the layout stays.
+		for ts < te && isSpace(s[ts]) {
+			ts++
+		}
+		for te > ts && isSpace(s[te-1]) {
+			te--
+		}
+		if isMarker(s[ts:te]) || isTextMarker(s[ts:te]) {
+			continue
+		}
+		return []int{o, ne + 1, o + 1, o + 1 + len(name), ts, te}
+	}
+	return nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isXMLNameByte(c byte) bool { return isWord(c) || c == ':' || c == '-' || c == '.' }
+
+// localName returns name without its namespace prefix: wsse:Password →
+// Password.
+func localName(name string) string {
+	if i := strings.LastIndexByte(name, ':'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// attrNameRole reads the attributes of a tag and returns the role of the
+// one a name/value pair names (key="password", name="ApiKey").
+func attrNameRole(attrs string) (keyRole, bool) {
+	for _, a := range xmlAttrs(attrs) {
+		if NameKeys[normKey(a.name)] {
+			if r := roleOf(a.value); r.kind != "" || r.text {
+				return r, true
+			}
+		}
+	}
+	return keyRole{}, false
+}
+
+type xmlAttr struct {
+	name, value string
+	vs, ve      int // the value's bounds in the attribute text
+}
+
+// xmlAttrs parses name="value" and name='value' attributes.
+func xmlAttrs(s string) []xmlAttr {
+	var out []xmlAttr
+	for i := 0; i < len(s); {
+		for i < len(s) && !isXMLNameByte(s[i]) {
+			i++
+		}
+		ns := i
+		for i < len(s) && isXMLNameByte(s[i]) {
+			i++
+		}
+		name := s[ns:i]
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i >= len(s) || s[i] != '=' {
+			continue
+		}
+		i++
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i >= len(s) || s[i] != '"' && s[i] != '\'' {
+			continue
+		}
+		q := s[i]
+		e := strings.IndexByte(s[i+1:], q)
+		if e < 0 {
+			return out
+		}
+		out = append(out, xmlAttr{name: name, value: s[i+1 : i+1+e], vs: i + 1, ve: i + 1 + e})
+		i += e + 2
+	}
+	return out
+}
+
+func findXMLSecret(s string, from int) []int {
+	return xmlElement(s, from, func(r keyRole) bool { return r.kind != "" })
+}
+
+func findXMLText(s string, from int) []int {
+	return xmlElement(s, from, func(r keyRole) bool { return r.text })
+}
+
+// htmlElements are the elements of an HTML page, which an error body often
+// is: their text (a title, "Service Unavailable") is what the operator
+// reads, not content someone sent.
+var htmlElements = map[string]bool{"html": true, "body": true, "head": true, "title": true}
+
+// checkXMLSecret gives the element's text the kind of its name, or of the
+// name its attributes give.
+func checkXMLSecret(m Match) (Kind, bool) {
+	if k, ok := KeyKind(localName(m.Key)); ok {
+		return k, true
+	}
+	return KindSecret, true
+}
+
+// findXMLAttrPair finds the value attribute of a tag whose name attribute
+// names a credential: <add key="ApiKey" value="…"/>, <property
+// name="password" value="…"/>.
+func findXMLAttrPair(s string, from int) []int {
+	for i := from; i < len(s); {
+		o := strings.IndexByte(s[i:], '<')
+		if o < 0 {
+			return nil
+		}
+		o += i
+		i = o + 1
+		e := strings.IndexByte(s[o:], '>')
+		if e < 0 {
+			return nil
+		}
+		tag := s[o : o+e]
+		if strings.IndexByte(tag[1:], '<') >= 0 {
+			continue
+		}
+		attrs := xmlAttrs(tag)
+		found := false
+		for _, a := range attrs {
+			if NameKeys[normKey(a.name)] && roleOf(a.value).kind != "" {
+				found = true
+			}
+		}
+		if !found {
+			continue
+		}
+		for _, a := range attrs {
+			if ValueKeys[normKey(a.name)] && a.value != "" && !isMarker(a.value) {
+				return []int{o, o + e, -1, -1, o + a.vs, o + a.ve}
+			}
+		}
+	}
+	return nil
+}
+
+// findContentValue finds the value of a content key (IsTextKey; a payload
+// key whose value is not JSON) written as YAML or an HTTP header line
+// ("prompt: …" at the start of a line, with its block scalar or indented
+// block), as logfmt or an env line (prompt="…", PROMPT=…), or as a query or
+// form parameter (?prompt=…&). Quoted JSON keys are the structure
+// layer's.
+func findContentValue(s string, from int) []int {
+	for i := from; i < len(s); {
+		sep := i
+		for sep < len(s) && s[sep] != ':' && s[sep] != '=' {
+			sep++
+		}
+		if sep >= len(s) {
+			return nil
+		}
+		i = sep + 1
+		ke := sep
+		ks := ke
+		for ks > from && isKeyByte(s[ks-1]) {
+			ks--
+		}
+		if ks == ke || ke-ks > 64 {
+			continue
+		}
+		before := byte('\n')
+		if ks > 0 {
+			before = s[ks-1]
+		}
+		// Where a key may stand, before what it is: cheap tests first.
+		if s[sep] == '=' && strings.IndexByte(" \t&?;,({\n\r", before) < 0 ||
+			s[sep] == ':' && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
+			!hasContentNeedle(s[ks:ke]) {
+			continue
+		}
+		role := roleOf(s[ks:ke])
+		if nk := normKey(s[ks:ke]); !role.text && !(role.payload && (nk == "input" || nk == "inputs")) {
+			continue
+		}
+		lineStart := ks == 0 || lineIndentStart(s, ks)
+		var vs, ve int
+		switch {
+		case s[sep] == '=' && (lineStart || strings.IndexByte(" \t&?;,({", before) >= 0):
+			vs, ve = assignedValue(s, sep+1, before == '&' || before == '?', lineStart)
+		case s[sep] == ':' && lineStart && sep+1 < len(s) && (s[sep+1] == ' ' || s[sep+1] == '\t' || s[sep+1] == '\n' || s[sep+1] == '\r'):
+			vs, ve = yamlValue(s, ks, sep+1)
+		case s[sep] == ':' && before == ' ' && sep+2 < len(s) && s[sep+1] == ' ' && (s[sep+2] == '\'' || s[sep+2] == '"') && role.text:
+			// A label in prose with its quoted value, which may run over
+			// lines: "Returned completion: '1. …'".
+			vs, ve = quotedSpan(s, sep+2)
+		default:
+			continue
+		}
+		if ve <= vs || startsWithMarker(s, vs) {
+			continue
+		}
+		v := s[vs:ve]
+		if isLiteral(v) || isNumber(v) {
+			continue
+		}
+		if role.payload && !role.text && (v[0] == '{' || v[0] == '[') {
+			continue // JSON: the structure layer's
+		}
+		return []int{ks, ve, ks, ke, vs, ve}
+	}
+	return nil
+}
+
+// lineIndentStart reports whether only indentation, or a YAML list dash,
+// stands between the start of the line and s[i].
+func lineIndentStart(s string, i int) bool {
+	k := i
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && s[k-1] == '-' {
+		k--
+		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+			k--
+		}
+	}
+	if k > 0 && s[k-1] == '#' { // a commented-out line
+		return false
+	}
+	if k >= 7 && s[k-7:k] == "export " {
+		k -= 7
+	}
+	return k == 0 || s[k-1] == '\n' || s[k-1] == '\r'
+}
+
+// assignedValue returns the value after '=' at v: quoted (to the closing
+// quote, escapes allowed), or bare — to '&' or '#' in a query, to the end
+// of the line on a line of its own, to whitespace elsewhere.
+func assignedValue(s string, v int, query, line bool) (int, int) {
+	if v >= len(s) {
+		return v, v
+	}
+	if q := s[v]; q == '"' || q == '\'' {
+		k := v + 1
+		for k < len(s) && s[k] != q && s[k] != '\n' {
+			if s[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		return v + 1, min(k, len(s))
+	}
+	k := v
+	for k < len(s) {
+		c := s[k]
+		if c == '\n' || c == '\r' || query && (c == '&' || c == '#' || c == ' ' || c == '"' || c == '\'') || !query && !line && (c == ' ' || c == '\t' || c == '"') {
+			break
+		}
+		k++
+	}
+	return v, k
+}
+
+// yamlValue returns the value of the YAML key that starts at ks, its ':'
+// just before v: the rest of the line, or — when that is empty or a block
+// indicator (| > with chomping) — the lines indented deeper than the key
+// (or list items at its indentation).
+func yamlValue(s string, ks, v int) (int, int) {
+	k := v
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	eol := k
+	for eol < len(s) && s[eol] != '\n' && s[eol] != '\r' {
+		eol++
+	}
+	rest := strings.TrimSpace(s[k:eol])
+	if rest != "" && strings.Trim(rest, "|>-+0123456789") != "" {
+		if q := rest[0]; (q == '"' || q == '\'') && len(rest) > 1 && rest[len(rest)-1] == q {
+			return k + 1, k + len(rest) - 1
+		}
+		return k, k + len(rest)
+	}
+	indent := ks - lineStartOf(s, ks)
+	end := eol
+	for p := eol; p < len(s); {
+		for p < len(s) && (s[p] == '\n' || s[p] == '\r') {
+			p++
+		}
+		ls := p
+		for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+			p++
+		}
+		le := p
+		for le < len(s) && s[le] != '\n' && s[le] != '\r' {
+			le++
+		}
+		if ls >= len(s) || le == p {
+			break
+		}
+		if d := p - ls; d <= indent && !(d == indent && s[p] == '-' && p+1 < len(s) && s[p+1] == ' ') {
+			break
+		}
+		end, p = le, le
+	}
+	if end == eol {
+		if strings.Trim(rest, "|>-+0123456789") == "" {
+			return k, k // a block indicator with no block
+		}
+		return k, k + len(rest)
+	}
+	// The block, from the line after the key.
+	start := eol
+	for start < end && (s[start] == '\n' || s[start] == '\r') {
+		start++
+	}
+	return start, end
+}
+
+// lineStartOf returns where the line holding s[i] starts, looking back at
+// most 256 bytes (a label or an indentation is no longer).
+func lineStartOf(s string, i int) int {
+	lo := max(0, i-256)
+	return lo + strings.LastIndexAny(s[lo:i], "\n\r") + 1
+}
+
+// LabelWords are words that, in a line of prose ending with ':', say the
+// lines after it are content: "Prompt after formatting:", "System
+// prompt:", "User messages:".
+var LabelWords = map[string]bool{
+	"prompt": true, "prompts": true, "messages": true, "completion": true,
+	"instructions": true, "transcript": true, "conversation": true,
+}
+
+// findLabelBlock finds a line that is only a label of at most six words,
+// one of them in LabelWords, and a ':', and returns the lines after it up
+// to the next blank line.
+func findLabelBlock(s string, from int) []int {
+	for i := from; i < len(s); {
+		c := strings.IndexByte(s[i:], ':')
+		if c < 0 {
+			return nil
+		}
+		c += i
+		i = c + 1
+		eol := c + 1
+		for eol < len(s) && (s[eol] == ' ' || s[eol] == '\t') {
+			eol++
+		}
+		if eol < len(s) && s[eol] != '\n' && s[eol] != '\r' {
+			continue
+		}
+		ls := lineStartOf(s, c)
+		label := strings.TrimSpace(s[ls:c])
+		words := strings.Fields(label)
+		if len(words) == 0 || len(words) > 6 {
+			continue
+		}
+		found := false
+		for _, w := range words {
+			if !isPlainWord(w) {
+				found = false
+				break
+			}
+			found = found || LabelWords[strings.ToLower(w)]
+		}
+		if !found {
+			continue
+		}
+		start := eol
+		for start < len(s) && (s[start] == '\n' || s[start] == '\r') {
+			start++
+		}
+		if start >= len(s) || startsWithMarker(s, start) || s[start] == ' ' || s[start] == '\t' || s[start] == '-' {
+			// Redacted already, or an indented block or a list under a
+			// YAML key: the content rule's.
+			continue
+		}
+		end := start
+		for end < len(s) {
+			e := strings.IndexByte(s[end:], '\n')
+			if e < 0 {
+				end = len(s)
+				break
+			}
+			if strings.TrimSpace(s[end:end+e]) == "" {
+				break
+			}
+			end += e + 1
+		}
+		for end > start && (s[end-1] == '\n' || s[end-1] == '\r') {
+			end--
+		}
+		v := s[start:end]
+		if end <= start || isTextMarker(v) || isMarker(v) {
+			continue
+		}
+		return []int{ls, end, ls, c, start, end}
+	}
+	return nil
+}
+
+func isPlainWord(w string) bool {
+	for k := 0; k < len(w); k++ {
+		if !isLetter(w[k]) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// quotedSpan returns the content of the string quoted at s[q], to its
+// closing quote (over lines, escapes allowed, at most maxDecodedBytes) or
+// the end of the line when there is none.
+func quotedSpan(s string, q int) (int, int) {
+	c := s[q]
+	k := q + 1
+	for k < len(s) && s[k] != c && k-q < maxDecodedBytes {
+		if s[k] == '\\' {
+			k++
+		}
+		k++
+	}
+	if k < len(s) && s[k] == c {
+		return q + 1, k
+	}
+	e := strings.IndexByte(s[q:], '\n')
+	if e < 0 {
+		return q + 1, len(s)
+	}
+	return q + 1, q + e
+}
+
+// startsWithMarker reports whether a marker of String or of Text starts
+// at s[i]: a value redacted already, whatever delimits it.
+func startsWithMarker(s string, i int) bool {
+	if skipMarker(s, i) != i {
+		return true
+	}
+	if !strings.HasPrefix(s[i:], "[text ") {
+		return false
+	}
+	j := strings.IndexByte(s[i:], ']')
+	return j > 0 && isTextMarker(s[i:i+j+1])
+}
+
+// hasContentNeedle reports whether key holds one of contentNeedles,
+// ignoring case: a cheap test before roleOf splits it into words.
+func hasContentNeedle(key string) bool {
+	for i := 0; i+1 < len(key); i++ {
+		a, b := lowerASCII(key[i]), lowerASCII(key[i+1])
+		if !contentPairs[uint16(a)<<8|uint16(b)] {
+			continue
+		}
+		for _, n := range contentNeedles {
+			if n[0] == a && hasPrefixFold(key[i:], n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// contentPairs marks the first two bytes of every content needle.
+var contentPairs = func() (t [1 << 16]bool) {
+	for _, n := range contentNeedles {
+		t[uint16(n[0])<<8|uint16(n[1])] = true
+	}
+	return t
+}()
+
+// ProseContentWords are the words that, in the few words before a ':' on a
+// line, say the quoted text or the list after it is content: "Chat history
+// with David Wong is: ['…']", "Returned completion: '…'", "Final prompt:
+// \"…\"".
+var ProseContentWords = map[string]bool{
+	"prompt": true, "prompts": true, "messages": true, "completion": true, "completions": true,
+	"instructions": true, "transcript": true, "conversation": true, "history": true,
+	"question": true, "query": true,
+}
+
+// findProseContent finds a quoted string or a list after ': ' whose label —
+// at most six words before the ':' on its line — holds one of
+// ProseContentWords, and returns the value (a string over lines to its
+// closing quote; a list to its closing bracket).
+func findProseContent(s string, from int) []int {
+	for i := from; i < len(s); {
+		c := strings.Index(s[i:], ": ")
+		if c < 0 {
+			return nil
+		}
+		c += i
+		i = c + 2
+		v := c + 2
+		if v >= len(s) || s[v] != '\'' && s[v] != '"' && s[v] != '[' {
+			continue
+		}
+		// The label is prose: the words after the last delimiter of code or
+		// structure on the line, so a value of a dict ("…the messages.",
+		// 'type': …) is no label.
+		ls := max(lineStartOf(s, c), c-80)
+		if d := strings.LastIndexAny(s[ls:c], "'\"{}[](),;=|:<>`"); d >= 0 {
+			ls += d + 1
+		}
+		words := strings.FieldsFunc(s[ls:c], func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+		if len(words) > 6 {
+			words = words[len(words)-6:]
+		}
+		found := false
+		for _, w := range words {
+			found = found || ProseContentWords[strings.ToLower(w)]
+		}
+		if !found || startsWithMarker(s, v) {
+			continue
+		}
+		var vs, ve int
+		if s[v] == '[' {
+			vs, ve = v, bracketEnd(s, v)
+		} else {
+			vs, ve = quotedSpan(s, v)
+		}
+		if ve <= vs {
+			continue
+		}
+		return []int{ls, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// bracketEnd returns the end of the list opened at s[i] (past its closing
+// bracket, quotes respected), or the end of the line when it does not close
+// within maxDecodedBytes.
+func bracketEnd(s string, i int) int {
+	depth := 0
+	var q byte
+	for k := i; k < len(s) && k-i < maxDecodedBytes; k++ {
+		c := s[k]
+		switch {
+		case q != 0:
+			if c == '\\' {
+				k++
+			} else if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		case c == '[':
+			depth++
+		case c == ']':
+			if depth--; depth == 0 {
+				return k + 1
+			}
+		}
+	}
+	if e := strings.IndexByte(s[i:], '\n'); e >= 0 {
+		return i + e
+	}
+	return len(s)
+}

@@ -1,0 +1,375 @@
+package redact
+
+import "strings"
+
+// Personal data beyond the shapes of piiPatterns: IBANs in every written
+// grouping (checked mod 97, as Presidio's recognizer does), phone numbers
+// in national formats after a word that says so (Presidio's context
+// words), e-mail addresses written to dodge a filter, and the values of
+// keys that name personal data.
+
+// KindIBAN is an International Bank Account Number that passes its mod-97
+// check, spaced, dashed or not.
+const KindIBAN Kind = "iban"
+
+// KindPersonal is the value of a key that names personal data (first_name,
+// date_of_birth, street_address, passport_number, …).
+const KindPersonal Kind = "personal"
+
+// ibanLengths is the length of an IBAN by country (the SWIFT IBAN
+// registry).
+var ibanLengths = map[string]int{
+	"AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
+	"BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,
+	"DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27,
+	"GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
+	"IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32,
+	"LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22, "MK": 19,
+	"MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23, "PK": 24,
+	"PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31,
+	"SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23,
+	"TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
+}
+
+// findIBAN finds an IBAN: a country code, two check digits, then letters
+// and digits in groups separated by single spaces or dashes (or none), as
+// long as the country's IBAN, passing mod 97. It looks only where the
+// text's runs of digits are: an IBAN's check digits start one, or a run
+// of eight digits or more lies inside it.
+func findIBAN(in *probe, s string, from int) []int {
+	for _, r := range in.digitRuns() {
+		if r.hi <= from || r.digits < 2 {
+			continue
+		}
+		// The country code and check digits start at most 34 bytes before
+		// the run's end.
+		for i := max(from, r.lo-34); i < r.hi && i+4 <= len(s); i++ {
+			if loc := ibanAt(s, i); loc != nil {
+				return loc
+			}
+		}
+	}
+	return nil
+}
+
+// ibanAt returns the IBAN that starts at s[i], or nil.
+func ibanAt(s string, i int) []int {
+	c0, c1 := s[i]&^0x20, s[i+1]&^0x20
+	if !isUpper(c0) || !isUpper(c1) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
+		return nil
+	}
+	if i > 0 && (isWord(s[i-1]) || strings.HasPrefix(s[max(0, i-len(markerPrefix)):], markerPrefix)) {
+		return nil
+	}
+	want := ibanLengths[string([]byte{c0, c1})]
+	if want == 0 {
+		return nil
+	}
+	var buf [34]byte
+	n, k, end := 0, i, i
+	for k < len(s) && n < want {
+		c := s[k]
+		switch {
+		case isAlnum(c):
+			buf[n] = c
+			n++
+			k++
+			end = k
+		case (c == ' ' || c == '-') && k+1 < len(s) && isAlnum(s[k+1]) && n >= 4:
+			k++
+		default:
+			k = len(s) + 1
+		}
+	}
+	if n != want || end < len(s) && isAlnum(s[end]) || !mod97(buf[:n]) {
+		return nil
+	}
+	return []int{i, end, -1, -1, i, end}
+}
+
+// mod97 reports whether the IBAN iban (letters and digits) passes ISO
+// 13616's check: moved four characters to the end, letters as 10–35, the
+// number mod 97 is 1.
+func mod97(iban []byte) bool {
+	r := 0
+	add := func(c byte) bool {
+		switch {
+		case isDigit(c):
+			r = (r*10 + int(c-'0')) % 97
+		case isLetter(c):
+			v := int(c&^0x20-'A') + 10
+			r = (r*100 + v) % 97
+		default:
+			return false
+		}
+		return true
+	}
+	for _, c := range iban[4:] {
+		if !add(c) {
+			return false
+		}
+	}
+	for _, c := range iban[:4] {
+		if !add(c) {
+			return false
+		}
+	}
+	return r == 1
+}
+
+// PhoneWords are the labels after which a run of digits is a phone number
+// in any national format ("tel: 020 7946 0958", "mobile 06 12 34 56 78").
+var PhoneWords = map[string]bool{
+	"phone": true, "telephone": true, "tel": true, "mobile": true, "cell": true,
+	"cellphone": true, "fax": true, "whatsapp": true, "sms": true, "msisdn": true,
+	"phonenumber": true, "mobilenumber": true, "contactnumber": true, "call": true,
+	"landline": true, "handy": true, "telefon": true, "telefono": true, "téléphone": true,
+}
+
+// findLabelledPhone finds 7 to 15 digits, in groups separated by spaces,
+// dots, dashes or parentheses, right after a phone label. It looks only
+// at the text's runs of at least seven digits.
+func findLabelledPhone(in *probe, s string, from int) []int {
+	for _, r := range in.digitRuns() {
+		if r.hi <= from || r.digits < 7 {
+			continue
+		}
+		for i := max(from, r.lo); i < r.hi; i++ {
+			if loc := phoneAt(s, i); loc != nil {
+				return loc
+			}
+		}
+	}
+	return nil
+}
+
+// phoneAt returns the labelled phone number that starts at s[i], or nil.
+func phoneAt(s string, i int) []int {
+	if !isDigit(s[i]) && s[i] != '+' && s[i] != '(' {
+		return nil
+	}
+	if i > 0 && (isWord(s[i-1]) || s[i-1] == '.' || s[i-1] == '-' || s[i-1] == '/' || s[i-1] == '+' || s[i-1] == '(' || isDigit(s[i-1])) {
+		return nil
+	}
+	k, digits, last := i, 0, i
+	for k < len(s) && k-i < 24 {
+		c := s[k]
+		if isDigit(c) {
+			digits++
+			last = k + 1
+		} else if !(c == ' ' || c == '.' || c == '-' || c == '(' || c == ')' || c == '+' && k == i) {
+			break
+		} else if c == ' ' && k+1 < len(s) && !isDigit(s[k+1]) && s[k+1] != '(' {
+			break
+		}
+		k++
+	}
+	if digits < 7 || digits > 15 || last < len(s) && isWord(s[last]) || !phoneLabel(s, i) {
+		return nil
+	}
+	return []int{i, last, -1, -1, i, last}
+}
+
+// phoneLabel reports whether one of PhoneWords stands just before s[i]
+// (past ':', '=', quotes and spaces), as a word or as the last word of a
+// key (phone_number, contactPhone).
+func phoneLabel(s string, i int) bool {
+	k := i
+	lo := max(0, i-40)
+	for k > lo && strings.IndexByte(" \t:=\"'", s[k-1]) >= 0 {
+		k--
+	}
+	e := k
+	for k > lo && (isAlnum(s[k-1]) || s[k-1] == '_' || s[k-1] == '-' || s[k-1] >= 0x80) {
+		k--
+	}
+	if k == e {
+		return false
+	}
+	var buf [16]string
+	words := splitWords(s[k:e], buf[:0])
+	if len(words) == 0 {
+		return false
+	}
+	joined := strings.Join(words, "")
+	return PhoneWords[words[len(words)-1]] || PhoneWords[joined] || strings.HasSuffix(joined, "phone") || strings.HasSuffix(joined, "phonenumber")
+}
+
+// findObfuscatedEmail finds an address written to dodge a filter:
+// "jane.doe [at] example [dot] com", "jane(at)example(dot)com",
+// "jane at example dot com" (with a common top-level domain), parsed by
+// hand around each "at" so that no expression runs over the whole text.
+func findObfuscatedEmail(s string, from int) []int {
+	for i := from; i < len(s); {
+		a := indexFold(s[i:], "at")
+		if a < 0 {
+			return nil
+		}
+		a += i
+		i = a + 2
+		bracketed, ls, re := wordToken(s, a, 2)
+		if ls < 0 {
+			continue
+		}
+		// The local part ends just before the token.
+		le := ls
+		for le > 0 && s[le-1] == ' ' {
+			le--
+		}
+		lb := le
+		for lb > 0 && le-lb < 64 && (isAlnum(s[lb-1]) || strings.IndexByte("._%+-", s[lb-1]) >= 0) {
+			lb--
+		}
+		if lb == le {
+			continue
+		}
+		// The domain: labels joined by '.', "[dot]" or " dot ".
+		k, labels, wordDots, last := re, 0, 0, ""
+		for {
+			for k < len(s) && s[k] == ' ' {
+				k++
+			}
+			ds := k
+			for k < len(s) && k-ds < 63 && (isAlnum(s[k]) || s[k] == '-') {
+				k++
+			}
+			if k == ds {
+				break
+			}
+			labels++
+			last = strings.ToLower(s[ds:k])
+			end := k
+			if k < len(s) && s[k] == '.' && k+1 < len(s) && isAlnum(s[k+1]) {
+				k++
+				continue
+			}
+			if j := indexFold(s[k:min(len(s), k+8)], "dot"); j >= 0 {
+				if b, _, de := wordToken(s, k+j, 3); de > 0 && (b || strings.TrimSpace(s[k:k+j]) == "") {
+					wordDots++
+					k = de
+					continue
+				}
+			}
+			k = end
+			break
+		}
+		if labels < 2 || !bracketed && (wordDots == 0 || !commonTLDs[last]) {
+			continue
+		}
+		return []int{lb, k, -1, -1, lb, k}
+	}
+	return nil
+}
+
+// wordToken reports whether the word of n bytes at s[i] ("at", "dot")
+// stands as a token: in brackets ([at], (at), {at}, <at>, spaces allowed
+// inside) or between spaces. It returns whether it was bracketed and the
+// token's bounds, brackets included; ls is -1 when it is no token.
+func wordToken(s string, i, n int) (bracketed bool, ls, le int) {
+	b, e := i, i+n
+	for b > 0 && s[b-1] == ' ' {
+		b--
+	}
+	for e < len(s) && s[e] == ' ' {
+		e++
+	}
+	if b > 0 && e < len(s) && strings.IndexByte("[({<", s[b-1]) >= 0 && strings.IndexByte("])}>", s[e]) >= 0 {
+		return true, b - 1, e + 1
+	}
+	if i > 0 && s[i-1] == ' ' && i+n < len(s) && s[i+n] == ' ' {
+		return false, i - 1, i + n + 1
+	}
+	return false, -1, -1
+}
+
+// indexFold is strings.Index ignoring ASCII case, for a lowercase word: it
+// hops between the occurrences of the word's first byte in either case.
+func indexFold(s, w string) int {
+	up := w[0] - 'a' + 'A'
+	for i := 0; i+len(w) <= len(s); {
+		j := strings.IndexByte(s[i:], w[0])
+		if k := strings.IndexByte(s[i:], up); k >= 0 && (j < 0 || k < j) {
+			j = k
+		}
+		if j < 0 {
+			return -1
+		}
+		if i += j; i+len(w) <= len(s) && hasPrefixFold(s[i:], w) {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// commonTLDs are the top-level domains an address written in words must
+// end with: "jane at example dot com".
+var commonTLDs = map[string]bool{
+	"com": true, "org": true, "net": true, "edu": true, "gov": true, "io": true, "co": true,
+	"de": true, "fr": true, "uk": true, "es": true, "it": true, "nl": true, "ch": true,
+	"ca": true, "au": true, "jp": true, "ai": true, "dev": true, "app": true,
+}
+
+// PersonalKeys are keys, compared without case and separators, whose
+// values are personal data: the key rule replaces them as it replaces a
+// credential, with the kind given.
+var PersonalKeys = map[string]Kind{
+	"email": KindEmail, "emailaddress": KindEmail, "useremail": KindEmail,
+	"customeremail": KindEmail, "contactemail": KindEmail,
+	"phone": KindPhone, "phonenumber": KindPhone, "mobilenumber": KindPhone,
+	"telephone": KindPhone, "tel": KindPhone, "fax": KindPhone, "msisdn": KindPhone,
+	"contactnumber": KindPhone, "cellphone": KindPhone,
+	"ssn": KindSSN, "socialsecuritynumber": KindSSN,
+	"iban": KindIBAN, "bankaccount": KindIBAN, "accountnumber": KindIBAN, "bankaccountnumber": KindIBAN,
+	"cardnumber": KindCard, "creditcard": KindCard, "creditcardnumber": KindCard, "pan": KindCard,
+	"cvv": KindCard, "cvc": KindCard, "cvv2": KindCard, "cardcvc": KindCard,
+	"firstname": KindPersonal, "lastname": KindPersonal, "fullname": KindPersonal,
+	"givenname": KindPersonal, "familyname": KindPersonal, "surname": KindPersonal,
+	"middlename": KindPersonal, "customername": KindPersonal, "patientname": KindPersonal,
+	"dateofbirth": KindPersonal, "dob": KindPersonal, "birthdate": KindPersonal, "birthday": KindPersonal,
+	"streetaddress": KindPersonal, "street": KindPersonal,
+	"homeaddress": KindPersonal, "billingaddress": KindPersonal, "shippingaddress": KindPersonal,
+	"mailingaddress": KindPersonal, "addressline1": KindPersonal, "addressline2": KindPersonal,
+	"postalcode": KindPersonal, "zipcode": KindPersonal, "postcode": KindPersonal,
+	"passport": KindPersonal, "passportnumber": KindPersonal, "nationalid": KindPersonal,
+	"taxid": KindPersonal, "driverslicense": KindPersonal, "driverlicense": KindPersonal,
+	"licensenumber": KindPersonal, "medicalrecordnumber": KindPersonal, "mrn": KindPersonal,
+}
+
+// personalKind returns the kind of a key, given as its lowercase words,
+// that names personal data — the whole key or its last one to three words
+// ("customer_first_name" is a first name) — or "".
+func personalKind(words []string) Kind {
+	for n := min(3, len(words)); n >= 1; n-- {
+		if k := PersonalKeys[strings.Join(words[len(words)-n:], "")]; k != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// plausible reports whether v could be personal data of kind: a phone
+// number, a card, an SSN or an IBAN holds digits, an e-mail address an
+// '@' (or its escapes); "unknown", "n/a" and "redacted" are none of them.
+// Credentials' kinds are always plausible: their values go whatever their
+// shape.
+func plausible(kind Kind, v string) bool {
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			digits++
+		}
+	}
+	switch kind {
+	case KindPhone, KindSSN, KindCard:
+		return digits >= 3
+	case KindIBAN:
+		return digits >= 2
+	case KindEmail:
+		return strings.ContainsAny(v, "@") || strings.Contains(strings.ToLower(v), "%40") || strings.Contains(strings.ToLower(v), "at")
+	case KindPersonal:
+		l := strings.ToLower(strings.TrimSpace(v))
+		return l != "unknown" && l != "n/a" && l != "none" && l != "redacted" && l != "-"
+	}
+	return true
+}

@@ -1,0 +1,821 @@
+package redact
+
+import (
+	"strings"
+)
+
+// The random-token layer: deny by default. A token that no rule named is
+// redacted when it looks like a credential rather than a word, a number or
+// an identifier an operator needs. The rule needs no vendor: it reads the
+// token's shape (length, alphabet, how its characters mix, Shannon entropy)
+// and the label just before it, as detect-secrets' entropy plugins and
+// Presidio's context words do.
+
+// KindToken is a random-looking token that no other rule named: another
+// vendor's key, a session id, an opaque credential.
+const KindToken Kind = "token"
+
+// Thresholds of the random-token test.
+const (
+	// minRandomLen is the shortest token judged by its shape alone.
+	minRandomLen = 16
+	// minLabelledLen is the shortest value taken after a secret label in
+	// prose ("password hunter2", "token 9f86d081…").
+	minLabelledLen = 6
+	// minJunk is how many characters of a token must be unexplained by
+	// words, numbers and hex pieces for it to be random.
+	minJunk = 12
+)
+
+// entropyFloor is the Shannon entropy (bits per character) a token of n
+// characters must exceed to be random: a random string over a key's
+// alphabet reaches about 3.7 at 16 characters and 4.5 at 32; words and
+// repeated characters stay below.
+func entropyFloor(n int) float64 {
+	switch {
+	case n < 28:
+		return 3.2
+	default:
+		return 3.6
+	}
+}
+
+// IDWords are label words that say the value after them is an identifier an
+// operator needs: the random-token test does not apply to it (request_id,
+// x-amz-id-2, traceId, ETag, digest). Named rules still do. A word ending in
+// "id" counts when what comes before is one of IDNouns (requestid,
+// correlationid).
+var IDWords = map[string]bool{
+	"id": true, "ids": true, "uuid": true, "guid": true, "rid": true,
+	"etag": true, "digest": true, "checksum": true, "hash": true, "sha": true,
+	"sha1": true, "sha256": true, "sha384": true, "sha512": true, "md5": true,
+	"crc32": true, "crc32c": true, "fingerprint": true, "commit": true, "revision": true,
+	"rev": true, "integrity": true, "arn": true, "trace": true, "traceparent": true,
+	"span": true, "root": true, "parent": true, "hostid": true, "request": true,
+	"ref": true, "reference": true, "version": true, "handle": true,
+}
+
+// IDNouns are the nouns that make "<noun>id" an identifier's label.
+var IDNouns = map[string]bool{
+	"request": true, "trace": true, "span": true, "correlation": true, "message": true,
+	"execution": true, "invocation": true, "event": true, "job": true, "run": true,
+	"item": true, "object": true, "resource": true, "host": true, "cf": true,
+	"amz": true, "amzn": true, "client": true, "account": true, "user": true,
+	"org": true, "organization": true, "project": true, "tenant": true,
+	"transaction": true, "txn": true, "order": true, "customer": true, "device": true,
+	"instance": true, "task": true, "container": true, "image": true, "build": true,
+	"deployment": true, "version": true, "group": true, "parent": true, "root": true,
+	"segment": true, "thread": true, "response": true, "completion": true, "chat": true,
+	"conversation": true, "batch": true, "file": true, "model": true, "record": true,
+	"entity": true, "subscription": true, "connection": true, "principal": true,
+	"role": true, "query": true, "operation": true, "activity": true, "workflow": true,
+	"node": true, "cluster": true, "volume": true, "snapshot": true, "receipt": true,
+	"dedup": true, "deduplication": true, "idempotency": true, "upload": true,
+	"part": true, "multipart": true, "change": true, "stack": true, "kms": true,
+}
+
+// NonSecretKeyQualifiers are the words before "key" that make it something
+// other than a credential: "partition key", "idempotency key", "public
+// key". Any other word before "key" in prose ("API2CART key is …",
+// "Using key …") labels a credential.
+var NonSecretKeyQualifiers = map[string]bool{
+	"idempotency": true, "partition": true, "sort": true, "primary": true, "foreign": true,
+	"object": true, "s3": true, "cache": true, "dedup": true, "deduplication": true,
+	"routing": true, "shard": true, "hash": true, "range": true, "composite": true,
+	"sequence": true, "message": true, "group": true, "row": true, "lookup": true,
+	"map": true, "public": true, "pub": true, "publishable": true,
+	"index": true, "unique": true, "duplicate": true, "missing": true, "unknown": true,
+	"invalid": true, "no": true, "by": true, "per": true, "kms": true, "cmk": true,
+	"natural": true, "surrogate": true, "dict": true, "item": true, "record": true,
+	"table": true, "bucket": true, "file": true, "path": true, "cluster": true,
+	"order": true, "ordering": true, "meta": true, "metadata": true, "idem": true,
+	"job": true, "task": true, "event": true, "request": true, "trace": true,
+	"correlation": true, "cursor": true, "page": true, "pagination": true,
+	"config": true, "setting": true, "settings": true, "env": true, "field": true,
+	"column": true, "attribute": true, "attr": true, "label": true, "tag": true,
+	"name": true, "entry": true, "hot": true, "registry": true, "redis": true,
+	"memcache": true, "lock": true, "rate": true, "ratelimit": true, "throttle": true,
+	"sharding": true, "dynamo": true, "ddb": true, "x": true, "amz": true,
+}
+
+// SafeIDPrefixes are the prefixes of object ids that are not credentials
+// (OpenAI's chatcmpl-, req_, resp_, file-; Anthropic's msg_, toolu_;
+// Stripe's cus_, ch_, pi_): a token that starts with one and a '_' or '-' is
+// an identifier, however random its rest.
+var SafeIDPrefixes = map[string]bool{
+	"req": true, "request": true, "msg": true, "chatcmpl": true, "cmpl": true,
+	"compl": true, "resp": true, "run": true, "thread": true, "asst": true,
+	"file": true, "batch": true, "ft": true, "ftjob": true, "ftckpt": true,
+	"org": true, "proj": true, "call": true, "toolu": true, "srvtoolu": true,
+	"msgbatch": true, "evt": true, "ch": true, "pi": true, "cus": true,
+	"in": true, "sub": true, "price": true, "prod": true, "txn": true, "pm": true,
+	"seti": true, "acct": true, "po": true, "tr": true, "py": true, "vs": true,
+	"vsfile": true, "step": true, "modr": true, "embd": true, "img": true,
+	"trace": true, "span": true, "item": true, "story": true, "job": true,
+	"task": true, "conv": true, "chat": true, "gen": true, "fp": true, "pk": true,
+	"user": true, "team": true, "ws": true, "wrkspc": true,
+	"i": true, "ami": true, "sg": true, "subnet": true, "vpc": true, "eni": true,
+	"vol": true, "snap": true, "igw": true, "nat": true, "rtb": true, "acl": true,
+	"lt": true, "tgw": true, "eipalloc": true, "r": true, "sir": true,
+	"card": true, "src": true, "tok": true, "cs": true, "si": true, "il": true, "ii": true,
+	"dp": true, "du": true, "ipi": true, "plink": true, "promo": true, "cn": true,
+}
+
+// isTokenByte reports whether c may be part of a token: the base64 and
+// base64url alphabets, and the '.' and '~' of paths and JWTs.
+func isTokenByte(c byte) bool { return byteClass[c]&clToken != 0 }
+
+// findToken is the Find of the random-token pattern: the first token at or
+// after from that looks random (or that a secret label in prose names),
+// with the label as its key when there is one.
+func findToken(in *probe, s string, from int) []int {
+	i := from
+	// A search resumed inside a run (after a part of it was taken) judges
+	// the rest of the run.
+	for i < len(s) {
+		if !isTokenByte(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isTokenByte(s[j]) {
+			j++
+		}
+		if j-i >= minLabelledLen {
+			if loc := judgeRun(in, s, i, j); loc != nil {
+				return loc
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// labelContext is what the label before a value says about it.
+type labelContext int
+
+const (
+	labelNone   labelContext = iota
+	labelSecret              // a credential's label: password, token, "API key"
+	labelID                  // an identifier's label: request_id, ETag, x-amz-id-2
+	labelOther               // another key with ':' or '=' after it
+)
+
+// judgeRun returns the span to redact in the run s[i:j) of token bytes, or
+// nil. A run holding '=' other than base64 padding is pairs
+// (key=value): each side is judged on its own.
+func judgeRun(in *probe, s string, i, j int) []int {
+	for a := i; a < j; {
+		b := a
+		for b < j && s[b] != '=' {
+			b++
+		}
+		e := b
+		for e < j && s[e] == '=' {
+			e++
+		}
+		if e == j || e < j && !isTokenByte(s[e]) {
+			b = e // trailing padding belongs to the token
+		}
+		if loc := judgeToken(in, s, a, b); loc != nil {
+			return loc
+		}
+		a = e
+	}
+	return nil
+}
+
+// judgeToken judges the token s[i:j).
+func judgeToken(in *probe, s string, i, j int) []int {
+	for i < j && strings.IndexByte("-_.=/~+", s[i]) >= 0 {
+		i++
+	}
+	for j > i && strings.IndexByte(".-_/~", s[j-1]) >= 0 {
+		j--
+	}
+	if j-i < minLabelledLen || insideMarker(s, i) {
+		return nil
+	}
+	tok := s[i:j]
+	long := j-i >= minRandomLen
+	if !long && !credentialLike(tok) {
+		return nil
+	}
+	ks, ke, ctx := labelBefore(s, i, long)
+	switch ctx {
+	case labelID:
+		return nil
+	case labelSecret:
+		if inARN(s, i) {
+			return nil
+		}
+		ve := bareValueEnd(s, i)
+		if v := s[i:ve]; credentialLike(v) && !isMarker(v) && !(ve < len(s) && s[ve-1] == '=' && (s[ve] == '"' || s[ve] == '\'')) {
+			return []int{ks, ve, ks, ke, i, ve}
+		}
+		return nil
+	}
+	if !long || inARN(s, i) {
+		return nil
+	}
+	if ctx == labelOther && isHexKey(tok) {
+		// 32 hex digits or more as the value of a key that names neither
+		// an identifier nor a digest: a vendor's key (cloudsmith:
+		// 6fd00a2c…, TOGETHER=…), not a request id.
+		return []int{i, j, -1, -1, i, j}
+	}
+	if in != nil && in.st != nil {
+		if m, ok := decodeBlob(tok, in.st); ok {
+			in.blob = m
+			return []int{i, j, -1, -1, i, j}
+		}
+	}
+	if wholeToken(tok) {
+		if randomLooking(tok) {
+			return []int{i, j, -1, -1, i, j}
+		}
+		return nil
+	}
+	// A path, a host name or dotted segments: judge each part, so that a
+	// host and the words of a path stay.
+	for a := i; a < j; {
+		b := a
+		for b < j && s[b] != '/' && s[b] != '.' {
+			b++
+		}
+		if b-a >= minRandomLen && randomLooking(s[a:b]) {
+			return []int{a, b, -1, -1, a, b}
+		}
+		a = b + 1
+	}
+	return nil
+}
+
+// wholeToken reports whether tok is judged whole rather than part by part:
+// base64 (a '+' or '=' padding in it) or no '/' or '.' at all.
+func wholeToken(tok string) bool {
+	return strings.ContainsAny(tok, "+=") || !strings.ContainsAny(tok, "/.")
+}
+
+// insideMarker reports whether s[i:] continues a marker ("[REDACTED:" just
+// before it).
+func insideMarker(s string, i int) bool {
+	return i >= len(markerPrefix) && s[i-len(markerPrefix):i] == markerPrefix
+}
+
+// inARN reports whether the field holding s[i] (the run of bytes without
+// spaces and quotes around it) is an ARN.
+func inARN(s string, i int) bool {
+	k := i
+	for k > 0 && i-k < 512 && !isFieldStop(s[k-1]) {
+		k--
+	}
+	return hasPrefixFold(s[k:], "arn:")
+}
+
+func isFieldStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '`', '(', '[', '{', '<', ',', ';', '=':
+		return true
+	}
+	return false
+}
+
+// bareValueEnd returns where the bare value starting at s[i] ends:
+// whitespace, a quote or one of `,;&<>()[]{}\`.
+func bareValueEnd(s string, i int) int {
+	for i < len(s) && !isBareStop(s[i]) && s[i] != '\'' && s[i] != '[' && s[i] != ']' {
+		i++
+	}
+	return i
+}
+
+// credentialLike reports whether v could be a credential rather than a word
+// or a number: at least minLabelledLen bytes, and digits mixed with letters,
+// or upper case after lower case, or a symbol among letters.
+func credentialLike(v string) bool {
+	if len(v) < minLabelledLen {
+		return false
+	}
+	var digit, letter, lowerSeen, upperAfterLower, symbol bool
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		switch {
+		case isDigit(c):
+			digit = true
+		case c >= 'a' && c <= 'z':
+			letter, lowerSeen = true, true
+		case c >= 'A' && c <= 'Z':
+			letter = true
+			upperAfterLower = upperAfterLower || lowerSeen
+		case c == '.' || c == '-' || c == '_' || c == '/' || c == ':':
+		default:
+			symbol = true
+		}
+	}
+	return letter && (digit || upperAfterLower || symbol)
+}
+
+// labelBefore reads the label that ends just before s[i] — a key with ':'
+// or '=' after it, or one or two words in prose, optionally followed by
+// "is" — and says what it makes of the value: a credential, an identifier,
+// or nothing. ks and ke bound the label (-1 when there is none).
+func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
+	k := i
+	lo := max(0, i-96)
+	skip := func() {
+		for k > lo && (s[k-1] == ' ' || s[k-1] == '\t' || s[k-1] == '"' || s[k-1] == '\'' || s[k-1] == '\\' || s[k-1] == '(') {
+			k--
+		}
+	}
+	skip()
+	sep, sepPos := false, 0
+	if k > lo && (s[k-1] == ':' || s[k-1] == '=') {
+		k--
+		sepPos = k
+		if k > lo && s[k-1] == '=' || k > lo && s[k-1] == ':' {
+			k--
+		}
+		sep = true
+		skip()
+	} else if k > lo && s[k-1] == '>' && k-1 > lo && s[k-2] == '=' {
+		k -= 2
+		sepPos = k
+		sep = true
+		skip()
+	}
+	end := k
+	start := k
+	for start > lo && isKeyByte(s[start-1]) {
+		start--
+	}
+	if start == end {
+		return -1, -1, labelNone
+	}
+	if sep && !keyInContext(s, start, end, sepPos) || !sep && start > 0 && strings.IndexByte("/@:.", s[start-1]) >= 0 {
+		// A host, a path or a field of an ARN or URN, not a label.
+		return -1, -1, labelNone
+	}
+	w1 := s[start:end]
+	if !hasNeedle(w1) && !isFiller(w1) {
+		// Cheap way out for most words: no credential's label.
+		switch {
+		case wantID && isIDLabel(w1):
+			return start, end, labelID
+		case sep:
+			return start, end, labelOther
+		}
+		return -1, -1, labelNone
+	}
+	if w1[0] == '-' {
+		// A command-line flag (--password X, -token X): its value follows.
+		sep = true
+	}
+	if !sep && isFiller(w1) {
+		// "API key is …": the label is before the verb.
+		k = start
+		for k > lo && s[k-1] == ' ' {
+			k--
+		}
+		end, start = k, k
+		for start > lo && isKeyByte(s[start-1]) {
+			start--
+		}
+		if start == end {
+			return -1, -1, labelNone
+		}
+		w1 = s[start:end]
+	}
+	// A second word only in prose order: "API key", "access token", not
+	// the value of an earlier pair ("Bucket=b Key=…").
+	w2, s2 := "", start
+	if start-1 > lo && s[start-1] == ' ' && isKeyByte(s[start-2]) {
+		b := start - 1
+		a := b
+		for a > lo && isKeyByte(s[a-1]) {
+			a--
+		}
+		if a == lo || !(s[a-1] == '=' || s[a-1] == ':' && !sep) {
+			w2, s2 = s[a:b], a
+		}
+	}
+	if w2 != "" {
+		if _, ok := KeyKind(w2 + " " + w1); ok && (sep || proseLabel(w1)) {
+			return s2, end, labelSecret
+		}
+	}
+	if _, ok := KeyKind(w1); ok && (sep || proseLabel(w1)) {
+		return start, end, labelSecret
+	}
+	if strings.EqualFold(w1, "key") || strings.EqualFold(w1, "keys") {
+		if w2 != "" && !NonSecretKeyQualifiers[strings.ToLower(w2)] && !isIDLabel(w2) {
+			return s2, end, labelSecret
+		}
+		return -1, -1, labelNone
+	}
+	if isIDLabel(w1) {
+		return start, end, labelID
+	}
+	if sep {
+		return start, end, labelOther
+	}
+	return -1, -1, labelNone
+}
+
+// isFiller reports whether w is a verb or preposition between a label in
+// prose and its value ("API key is …").
+func isFiller(w string) bool {
+	return strings.EqualFold(w, "is") || strings.EqualFold(w, "was") || strings.EqualFold(w, "of")
+}
+
+// hasNeedle reports whether w holds one of keyNeedles, ignoring case: no
+// secret key lacks one.
+func hasNeedle(w string) bool {
+	var buf [64]byte
+	if len(w) > len(buf) {
+		return true // let the full test decide
+	}
+	lower := buf[:len(w)]
+	for i := 0; i < len(w); i++ {
+		lower[i] = lowerASCII(w[i])
+	}
+	return hasKeyNeedle(lower)
+}
+
+// ProseLabels are the words that label a credential in prose, without a
+// ':' or '=' after them ("password hunter2", "API key is …", "token
+// 9f86d0…"): a label must end with one of them. Elsewhere a secret word
+// is an adjective or an enum ("AUTH_DENIED reason=…", "session ended").
+var ProseLabels = []string{
+	"password", "passwd", "pwd", "passphrase", "token", "secret", "key", "apikey",
+	"credential", "credentials", "bearer",
+}
+
+// proseLabel reports whether the label w ends with one of ProseLabels.
+func proseLabel(w string) bool {
+	lw := strings.ToLower(w)
+	for _, p := range ProseLabels {
+		if strings.HasSuffix(lw, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isIDLabel reports whether a label names an identifier (IDWords, or
+// "<noun>id" with the noun in IDNouns), judging its last word that is not
+// a number: x-amz-id-2, request_id, requestId, ETag.
+func isIDLabel(label string) bool {
+	var buf [16]string
+	words := splitWords(label, buf[:0])
+	for n := len(words) - 1; n >= 0; n-- {
+		w := words[n]
+		if isAllDigits(w) {
+			continue
+		}
+		if IDWords[w] {
+			return true
+		}
+		if stem, ok := strings.CutSuffix(w, "id"); ok && (IDNouns[stem] || len(stem) >= 4 && !notIDWords[w]) {
+			return true
+		}
+		// A digest's algorithm anywhere in the key: Content-MD5,
+		// x-amz-content-sha256, MD5OfMessageBody, ChecksumSHA256.
+		for _, x := range words {
+			switch x {
+			case "md5", "sha1", "sha256", "sha512", "crc32", "crc32c", "checksum", "digest", "etag":
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// notIDWords are words that end in "id" and are not an identifier's name.
+var notIDWords = map[string]bool{
+	"invalid": true, "android": true, "liquid": true, "hybrid": true, "stupid": true,
+	"splendid": true, "pyramid": true, "orchid": true, "candid": true, "squid": true,
+	"humanoid": true, "asteroid": true, "paranoid": true, "tabloid": true, "steroid": true,
+}
+
+func isAllDigits(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !isDigit(s[k]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// randomLooking reports whether tok, a run of token bytes at least
+// minRandomLen long, looks like a random credential rather than one of the
+// safe shapes (safeShape) or a run of words and numbers: enough of its
+// characters are explained by nothing (see junk) and its entropy is above
+// the floor for its length.
+func randomLooking(tok string) bool {
+	n := len(tok)
+	if n < minRandomLen || safeShape(tok) {
+		return false
+	}
+	if prefixedKey(tok) {
+		return true
+	}
+	if !mixedClasses(tok) && n < 32 {
+		return false
+	}
+	j, counted := junk(tok)
+	if j < minJunk || 2*j < counted {
+		return false
+	}
+	return shannonEntropy(tok) > entropyFloor(n)
+}
+
+// mixedClasses reports whether tok has digits among its letters, or both
+// cases: a run of one case of letters only is a word or a placeholder
+// unless it is long.
+func mixedClasses(tok string) bool {
+	var upper, lower, digit bool
+	for k := 0; k < len(tok); k++ {
+		c := tok[k]
+		upper = upper || isUpper(c)
+		lower = lower || isLower(c)
+		digit = digit || isDigit(c)
+	}
+	return digit && (upper || lower) || upper && lower
+}
+
+// prefixedKey reports whether tok is a vendor's key shape: a short prefix
+// word (not one of SafeIDPrefixes), '_' or '-', then a body holding at
+// least 32 hex digits in its pieces (pri_099889f1…, lsv2_pt_f7993350…) that
+// is not a UUID.
+func prefixedKey(tok string) bool {
+	p := strings.IndexAny(tok, "_-")
+	if p <= 0 || p > 10 || !isLetter(tok[0]) || SafeIDPrefixes[strings.ToLower(tok[:p])] {
+		return false
+	}
+	body := tok[p+1:]
+	if isUUID(body) {
+		return false
+	}
+	hexDigits := 0
+	for a := 0; a < len(body); {
+		b := a
+		for b < len(body) && body[b] != '_' && body[b] != '-' {
+			b++
+		}
+		if piece := body[a:b]; len(piece) >= 8 && isHexPiece(piece) {
+			hexDigits += len(piece)
+		}
+		a = b + 1
+	}
+	return hexDigits >= 32
+}
+
+// isHexKey reports whether tok is 32 hex digits or more of one case,
+// without dashes (a UUID's dashes make it an identifier).
+func isHexKey(tok string) bool {
+	return len(tok) >= 32 && isHexPiece(tok)
+}
+
+// isUUID reports whether s is 8-4-4-4-12 hex digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for k := 0; k < len(s); k++ {
+		if k == 8 || k == 13 || k == 18 || k == 23 {
+			if s[k] != '-' {
+				return false
+			}
+		} else if unhex(s[k]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// safeShape reports whether tok has the shape of an identifier an operator
+// needs: digits and separators only, hex (a digest, a git object id, a
+// UUID or a trace id with its dashes), an object id with a known prefix
+// (SafeIDPrefixes), a digest with its algorithm ("sha512-…"), an ISO 8601
+// basic timestamp ("20240115T103000Z").
+func safeShape(tok string) bool {
+	hexOnly, digitsOnly := true, true
+	var lowerHex, upperHex bool
+	for k := 0; k < len(tok); k++ {
+		c := tok[k]
+		switch {
+		case isDigit(c):
+		case c >= 'a' && c <= 'f':
+			digitsOnly, lowerHex = false, true
+		case c >= 'A' && c <= 'F':
+			digitsOnly, upperHex = false, true
+		case c == '-' || c == '_' || c == '.' || c == ':':
+		default:
+			hexOnly, digitsOnly = false, false
+		}
+	}
+	if digitsOnly || hexOnly && !(lowerHex && upperHex) {
+		return true
+	}
+	if len(tok) == 34 && isUpper(tok[0]) && isUpper(tok[1]) && isHexPiece(tok[2:]) {
+		return true // a Twilio SID: AC, SM, CA… and 32 hex digits
+	}
+	if p := strings.IndexAny(tok, "_-"); p > 0 {
+		if SafeIDPrefixes[strings.ToLower(tok[:p])] {
+			return true
+		}
+		switch strings.ToLower(tok[:p]) {
+		case "sha1", "sha256", "sha384", "sha512", "md5":
+			return true
+		}
+	}
+	return isBasicTimestamp(tok)
+}
+
+// isBasicTimestamp reports whether tok is an ISO 8601 basic date-time,
+// 20240115T103000Z or with fractions.
+func isBasicTimestamp(tok string) bool {
+	if len(tok) < 15 || tok[8] != 'T' {
+		return false
+	}
+	for k := 0; k < len(tok); k++ {
+		if c := tok[k]; !(isDigit(c) || k == 8 || c == 'Z' && k == len(tok)-1 || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// junk returns how many characters of tok nothing explains, and how many
+// were counted (separators are not). Explained are: letters of word-like
+// segments (four letters or more, split at camel-case humps, with vowels
+// and no long consonant cluster), digits of numbers standing between
+// separators, and hex pieces between separators (a UUID or hex id inside a
+// longer token).
+func junk(tok string) (junk, counted int) {
+	for a := 0; a < len(tok); {
+		if isSep(tok[a]) {
+			a++
+			continue
+		}
+		b := a
+		for b < len(tok) && !isSep(tok[b]) {
+			b++
+		}
+		piece := tok[a:b]
+		counted += len(piece)
+		switch {
+		case len(piece) >= 4 && isHexPiece(piece), isAllDigits(piece), isAcronym(piece):
+		default:
+			junk += len(piece) - explainedLetters(piece)
+		}
+		a = b
+	}
+	return junk, counted
+}
+
+// isAcronym reports whether p is two to six capitals and up to four
+// digits: RSA, AES128, SHA256, HMAC, TLSv1 is not.
+func isAcronym(p string) bool {
+	k := 0
+	for k < len(p) && isUpper(p[k]) {
+		k++
+	}
+	if k < 2 || k > 6 || len(p)-k > 4 {
+		return false
+	}
+	return isAllDigits(p[k:]) || k == len(p)
+}
+
+func isSep(c byte) bool {
+	return c == '-' || c == '_' || c == '.' || c == '/' || c == '+' || c == '=' || c == '~'
+}
+
+// isHexPiece reports whether p is hex digits of one case with at least one
+// digit (so that "cafe" and "dead" stay words for explainedLetters).
+func isHexPiece(p string) bool {
+	var digit, lower, upper bool
+	for k := 0; k < len(p); k++ {
+		c := p[k]
+		switch {
+		case isDigit(c):
+			digit = true
+		case c >= 'a' && c <= 'f':
+			lower = true
+		case c >= 'A' && c <= 'F':
+			upper = true
+		default:
+			return false
+		}
+	}
+	return digit && !(lower && upper)
+}
+
+// explainedLetters returns how many letters of p belong to word-like
+// segments.
+func explainedLetters(p string) int {
+	n := 0
+	for a := 0; a < len(p); {
+		if !isLetter(p[a]) {
+			a++
+			continue
+		}
+		// A segment: an upper-case run followed by lower case splits before
+		// its last capital ("APIKey" → API|Key); a lower-case run ends at
+		// the next capital.
+		b := a + 1
+		if isUpper(p[a]) {
+			for b < len(p) && isUpper(p[b]) {
+				b++
+			}
+			if b < len(p) && isLower(p[b]) {
+				if b-a > 1 {
+					b-- // the last capital starts the next word
+				} else {
+					for b < len(p) && isLower(p[b]) {
+						b++
+					}
+				}
+			}
+		} else {
+			for b < len(p) && isLower(p[b]) {
+				b++
+			}
+		}
+		if wordLike(p[a:b]) {
+			n += b - a
+		}
+		a = b
+	}
+	return n
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// commonBigrams lists, for each letter, the letters that commonly follow
+// it inside words: the pairs that make up 98% of the letter pairs of the
+// words in Go's standard library source (identifiers split at camel-case
+// humps, and comments). Random letters pair rarely so.
+var commonBigrams = [26]string{
+	"abcdefgiklmnprstuvwxy",
+	"aceijlorsuy",
+	"acdefghiklmoprstuv",
+	"acdefilnorsuwxy",
+	"abcdefgilmnopqrstuvwxy",
+	"acdefilmoprstuy",
+	"acehilnorstu",
+	"aeimortu",
+	"abcdefglmnoprstvxz",
+	"es",
+	"aegins",
+	"adefilostuy",
+	"abdeilmopstu",
+	"acdefgiklmnopstuvy",
+	"abcdefgiklmnoprstuvw",
+	"acdefhikloprstuy",
+	"u",
+	"acdefgiklmnoprstuvy",
+	"acdeghiklmnoprstuwy",
+	"acdefhilmoprstuwxy",
+	"abcdefgilmnprst",
+	"aeios",
+	"aehinors",
+	"acdefipt",
+	"lmnprst",
+	"e",
+}
+
+// wordLike reports whether a run of letters reads like a word: four letters
+// or more, at least a quarter of them vowels (y included), no more than
+// four consonants in a row, and three quarters of its letter pairs common
+// (commonBigrams).
+func wordLike(w string) bool {
+	if len(w) < 4 {
+		return false
+	}
+	common := 0
+	for k := 0; k+1 < len(w); k++ {
+		a, b := w[k]|0x20, w[k+1]|0x20
+		if a >= 'a' && a <= 'z' && strings.IndexByte(commonBigrams[a-'a'], b) >= 0 {
+			common++
+		}
+	}
+	if 4*common < 3*(len(w)-1) {
+		return false
+	}
+	vowels, run, maxRun := 0, 0, 0
+	for k := 0; k < len(w); k++ {
+		switch w[k] | 0x20 {
+		case 'a', 'e', 'i', 'o', 'u', 'y':
+			vowels++
+			run = 0
+		default:
+			run++
+			maxRun = max(maxRun, run)
+		}
+	}
+	return 4*vowels >= len(w) && maxRun <= 4
+}
