@@ -518,11 +518,11 @@ var (
 )
 
 // indexOf returns the index of a phrase table the classifier searches
-// often (ProviderPhrases, TransportPhrases, TextPhrases, ModelWords), built on first
-// use, or nil for another slice.
+// often (ProviderPhrases, TransportPhrases, TextPhrases, ModelWords,
+// UpstreamWords), built on first use, or nil for another slice.
 func indexOf(phrases []Phrase) *phraseIndex {
 	phraseIndexOnce.Do(func() {
-		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases, modelWords()} {
+		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases, modelWords(), upstreamWords()} {
 			phraseIndexes = append(phraseIndexes, newPhraseIndex(t))
 		}
 	})
