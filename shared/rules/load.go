@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -94,19 +95,37 @@ func readFile(path string) ([]byte, error) {
 }
 
 // Install loads src's rules and puts them in front of the built-in tables
-// for every classification in the process (failure.SetOperatorRule); no
-// rules install nothing, so a process without rules pays nothing for
-// them. It returns the rules installed. Call it once, at start, before the
-// first failure is classified.
+// for every classification in the process (failure.SetOperatorRule). No
+// rules install nothing — a process without rules pays nothing for them
+// — and leave the process's rule as it is. It returns the rules read. Call
+// it once, at start, before the first failure is classified.
 func Install(ctx context.Context, src Source, params ParameterAPI) (*Set, error) {
 	set, err := Load(ctx, src, params)
 	if err != nil {
 		return nil, err
 	}
-	if set.Len() == 0 {
-		failure.SetOperatorRule(nil)
-		return set, nil
+	if set.Len() > 0 {
+		failure.SetOperatorRule(set)
 	}
-	failure.SetOperatorRule(set)
+	return set, nil
+}
+
+// ForFunction installs a function's rules at its start (Install), reading
+// the parameter, when src names one, with an SSM client of cfg, and logs
+// how many it installed and from where. The error names the file or
+// parameter, the line and the reason: main fails the function's init with
+// it.
+func ForFunction(ctx context.Context, src Source, cfg aws.Config, log *slog.Logger) (*Set, error) {
+	var params ParameterAPI
+	if src.Parameter != "" {
+		params = ssm.NewFromConfig(cfg)
+	}
+	set, err := Install(ctx, src, params)
+	if err != nil {
+		return nil, fmt.Errorf("classification rules: %w", err)
+	}
+	if set.Len() > 0 && log != nil {
+		log.Info("classification rules installed", "rules", set.Len(), "source", set.Source)
+	}
 	return set, nil
 }

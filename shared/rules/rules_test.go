@@ -313,7 +313,15 @@ func TestInstall(t *testing.T) {
 	if _, err := rules.Install(context.Background(), rules.Source{File: filepath.Join(dir, "none.yaml")}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if failure.OperatorRule() != nil {
-		t.Error("no rules left a rule installed")
+	if failure.OperatorRule() != failure.Rule(set) {
+		t.Error("a process with no rules changed the installed ones")
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("rules:\n  - name: x\n    pattern: '('\n    class: RATE_LIMITED\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = rules.ForFunction(context.Background(), rules.Source{File: bad}, aws.Config{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "classification rules: "+bad+`:3: rule "x": pattern does not compile`) {
+		t.Errorf("a bad rule at start: %v", err)
 	}
 }
