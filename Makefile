@@ -125,7 +125,8 @@ clean:
 #
 # `sam build` (BuildMethod: makefile, CodeUri: .) runs `make build-<LogicalId>`
 # with ARTIFACTS_DIR set; each target leaves the function's `bootstrap` there
-# for provided.al2023 on arm64. `make bootstraps` builds the same binaries for
+# for provided.al2023 on arm64, with the bundled classification rules
+# (rules.yaml, docs/design.md "Operator rules") beside it. `make bootstraps` builds the same binaries for
 # this machine into .build/<LogicalId>/bootstrap for the local Lambda runtime.
 #
 # FUNCTIONS lists <LogicalId>:<package under ./functions>; adding a function
@@ -143,6 +144,7 @@ define sam_build_target
 build-$(call fn_id,$(1)):
 	@[ -n "$$(ARTIFACTS_DIR)" ] || { echo "make: ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 1; }
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $$(GO) build $$(LAMBDA_BUILD_FLAGS) -o $$(ARTIFACTS_DIR)/bootstrap ./functions/$(call fn_pkg,$(1))
+	cp rules.yaml $$(ARTIFACTS_DIR)/rules.yaml
 endef
 $(foreach f,$(FUNCTIONS),$(eval $(call sam_build_target,$(f))))
 
@@ -159,6 +161,7 @@ bootstraps: tools-go
 	  echo "bootstrap .build/$$id/bootstrap <- ./functions/$$pkg"; \
 	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 \
 	    $(GO) build $(LAMBDA_BUILD_FLAGS) -o .build/$$id/bootstrap ./functions/$$pkg; \
+	  cp rules.yaml .build/$$id/rules.yaml; \
 	done
 
 ## simulate (the policy simulator, docs/simulation.md) ------------------------
