@@ -23,14 +23,14 @@
 //	          IF state = closed AND consecutive_failures > 0 AND generation = :gen
 //	probe     open → half_open      SET state = half_open, probe_owner = :me, probe_until = now+ProbeLease
 //	          IF (state = open AND open_until <= now) OR (state = half_open AND probe_until <= now)
-//	close     half_open → closed    SET state = closed, consecutive_failures = 0; ADD generation 1
+//	close     half_open → closed    SET state = closed, consecutive_failures = 0; ADD generation 1; REMOVE reopens
 //	          IF state = half_open AND probe_owner = :me
-//	reopen    half_open → open      SET state = open, open_until = now+OpenFor; ADD opens 1, generation 1
+//	reopen    half_open → open      SET state = open, open_until = now+window; ADD opens 1, reopens 1, generation 1
 //	          IF state = half_open AND probe_owner = :me
 //	release   half_open → open      SET state = open, open_until = now (the next caller may probe)
 //	          IF state = half_open AND probe_owner = :me
 //	drain     closed → closed       SET draining_until, draining_gate   IF state = closed
-//	operator  any → closed          ADD generation 1   IF attribute_exists(service)   (triage breakers reset)
+//	operator  any → closed          ADD generation 1; REMOVE reopens   IF attribute_exists(service)   (triage breakers reset)
 //
 // The probe's holder is either a caller that found the breaker past
 // open_until, or a waiter the scheduler released as the probe when every

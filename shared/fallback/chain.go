@@ -283,9 +283,19 @@ func (c *Chain) nothingServed(now time.Time, w *walk) error {
 	if w.disabled > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d model(s) disabled", w.disabled))
 	}
-	return gate.Wrap(&failure.WaitError{Until: until,
+	wait := gate.Wrap(&failure.WaitError{Until: until,
 		Reason: fmt.Sprintf("no usable entry in the model chain (%s; skipped %s)", strings.Join(reasons, "; "), strings.Join(w.skipped, ", "))},
 		c.Gate())
+	// The chain's gate replaces the providers' waits; the item's run of
+	// outage failures they carried (the breaker's evidence of a failure
+	// that follows the item) goes on with it — the first provider's, in
+	// chain order.
+	for _, p := range Providers(c.Entries) {
+		if s := state.SuspectOf(w.waits[p]); s != nil {
+			return state.WithSuspect(wait, *s)
+		}
+	}
+	return wait
 }
 
 // Gate is the chain's gate: an item waits behind it when no entry can be
@@ -404,6 +414,9 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 	}()
 	enr, err = c.Enricher.Enrich(ctx, item, e)
 	done = true
+	// The item's run of outage failures is the breaker's evidence that a
+	// failure follows the item rather than the provider.
+	t.Suspect = item.Suspect
 	// Classified once, here, where the failure is first seen: the
 	// breaker, model health, the escalation and the runner read it.
 	err = failure.Mark(err)

@@ -100,6 +100,10 @@ type Profile struct {
 	// after an operator raises the cap (a try that finds the budget still
 	// spent waits again and spends no attempt).
 	BudgetRecheck time.Duration
+	// Probing tells an item's failure from its upstream's and paces the
+	// probes of a breaker that keeps failing them (Blame, Probing.Interval);
+	// zero fields are its defaults.
+	Probing Probing
 }
 
 // Policy returns the policy for class in stage: the stage override, else
@@ -150,6 +154,9 @@ func (p *Profile) Validate() error {
 	if p.ProviderQuotaWait <= 0 {
 		return fmt.Errorf("profile %s: ProviderQuotaWait %s must be positive", p.Name, p.ProviderQuotaWait)
 	}
+	if pr := p.Probing; pr.SameFailures < 0 || pr.MaxProbes < 0 || pr.IntervalCap < 0 || (pr.IntervalMultiplier != 0 && pr.IntervalMultiplier < 1) {
+		return fmt.Errorf("profile %s: probing %+v: counts and the cap must not be negative, the multiplier at least 1", p.Name, pr)
+	}
 	for _, c := range failure.Classes() {
 		pol, ok := p.Policies[c]
 		if !ok {
@@ -193,6 +200,8 @@ func Standard() *Profile {
 		Policies:          basePolicies(backoff, nil),
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
+		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
+			IntervalCap: DefaultIntervalCap},
 	})
 }
 
@@ -210,6 +219,10 @@ func DailyBatch() *Profile {
 		}),
 		RequestedCap:      24 * time.Hour,
 		ProviderQuotaWait: 24 * time.Hour,
+		// A batch that waits hours anyway probes a failing upstream less
+		// often: at most every 2 hours.
+		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
+			IntervalCap: 2 * time.Hour},
 	})
 }
 
@@ -228,6 +241,8 @@ func Predictions() *Profile {
 			}),
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
+		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
+			IntervalCap: DefaultIntervalCap},
 	})
 }
 
