@@ -67,9 +67,11 @@ type Probing struct {
 	MaxProbes int `json:"max_probes"`
 	// IntervalMultiplier grows a breaker's open window with each probe
 	// that fails in a row (the breaker's base window × multiplier^reopens),
-	// up to IntervalCap.
-	IntervalMultiplier float64       `json:"interval_multiplier"`
-	IntervalCap        time.Duration `json:"interval_cap"`
+	// up to MaxInterval times the base window. The cap is a multiple of the
+	// base, not a duration, so that a base compressed for a test or a demo
+	// compresses the whole schedule.
+	IntervalMultiplier float64 `json:"interval_multiplier"`
+	MaxInterval        float64 `json:"max_interval"`
 }
 
 // Defaults of Probing (the standard profile's).
@@ -81,8 +83,8 @@ const (
 	// windows of a flapping upstream keeps its attempts.
 	DefaultSameFailures = 3
 	// DefaultMaxProbes: an item is the probe at most five times (five open
-	// windows, backed off: 95 minutes at the standard profile's 5-minute
-	// base) before its failure is judged its own. The scheduler prefers
+	// windows, backed off: an hour at the breakers' 5-minute base) before
+	// its failure is judged its own. The scheduler prefers
 	// waiters that served fewer, so in a gate of many waiters no item comes
 	// near it; an item that reaches it has tested the upstream alone for
 	// that long — nobody else was waiting on the upstream, or every caller
@@ -91,9 +93,10 @@ const (
 	// DefaultIntervalMultiplier doubles a failing breaker's window per
 	// failed probe in a row.
 	DefaultIntervalMultiplier = 2.0
-	// DefaultIntervalCap caps that window: an outage over is found at most
-	// this long after it ended.
-	DefaultIntervalCap = 30 * time.Minute
+	// DefaultMaxInterval caps that window at three base windows (15 min at
+	// the breakers' 5): an outage over is found at most that long after it
+	// ended, and a long one costs four probes an hour instead of twelve.
+	DefaultMaxInterval = 3.0
 )
 
 // WithDefaults returns pr with its zero fields set to the Defaults.
@@ -107,23 +110,23 @@ func (pr Probing) WithDefaults() Probing {
 	if pr.IntervalMultiplier < 1 {
 		pr.IntervalMultiplier = DefaultIntervalMultiplier
 	}
-	if pr.IntervalCap <= 0 {
-		pr.IntervalCap = DefaultIntervalCap
+	if pr.MaxInterval < 1 {
+		pr.MaxInterval = DefaultMaxInterval
 	}
 	return pr
 }
 
 // Interval is how long a breaker stays open after its reopens-th failed
 // probe in a row (1 for the first): base × multiplier^reopens, at most
-// IntervalCap, and never less than base (a base above the cap stays as it
-// is). reopens 0 — the breaker tripped from closed — is base.
+// base × MaxInterval. reopens 0 — the breaker tripped from closed — is
+// base.
 func (pr Probing) Interval(base time.Duration, reopens int) time.Duration {
 	pr = pr.WithDefaults()
 	if base <= 0 || reopens <= 0 {
 		return base
 	}
-	d := Exponential{Initial: base, Multiplier: pr.IntervalMultiplier, Max: max(pr.IntervalCap, base)}.Base(reopens + 1)
-	return max(d, base)
+	most := time.Duration(float64(base) * pr.MaxInterval)
+	return Exponential{Initial: base, Multiplier: pr.IntervalMultiplier, Max: most}.Base(reopens + 1)
 }
 
 // Blames is the blame table, in the order its rows are tried.
@@ -149,7 +152,7 @@ var Blames = []BlameRule{
 	{
 		Evidence: "anything else: every caller may be failing alike",
 		Blame:    BlameUpstream, Item: "waits behind the breaker's gate, no attempt spent; the probe rotates to another waiter",
-		Breaker: "counted (trips, or reopens a probe for base × multiplier^reopens, at most the cap)",
+		Breaker: "counted (trips; a failed probe reopens it for base × multiplier^reopens, at most base × the cap)",
 		applies: func(Probing, Evidence) bool { return true },
 	},
 }

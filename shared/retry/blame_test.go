@@ -71,13 +71,12 @@ func TestProbeInterval(t *testing.T) {
 	}{
 		{"tripped from closed", std, 5 * time.Minute, 0, 5 * time.Minute},
 		{"first failed probe", std, 5 * time.Minute, 1, 10 * time.Minute},
-		{"second", std, 5 * time.Minute, 2, 20 * time.Minute},
-		{"third reaches the cap", std, 5 * time.Minute, 3, 30 * time.Minute},
-		{"and stays there", std, 5 * time.Minute, 40, 30 * time.Minute},
-		{"a compressed base", std, 3 * time.Second, 4, 48 * time.Second},
-		{"a base above the cap is kept", std, time.Hour, 3, time.Hour},
+		{"second reaches the cap", std, 5 * time.Minute, 2, 15 * time.Minute},
+		{"and stays there", std, 5 * time.Minute, 40, 15 * time.Minute},
+		{"a compressed base compresses the schedule", std, 3 * time.Second, 4, 9 * time.Second},
+		{"daily-batch", batch.Probing, 5 * time.Minute, 4, 80 * time.Minute},
 		{"daily-batch caps at 2 h", batch.Probing, 5 * time.Minute, 6, 2 * time.Hour},
-		{"zero value is the defaults", retry.Probing{}, 5 * time.Minute, 2, 20 * time.Minute},
+		{"zero value is the defaults", retry.Probing{}, 5 * time.Minute, 1, 10 * time.Minute},
 		{"no base", std, 0, 3, 0},
 	}
 	for _, tc := range tests {
@@ -91,10 +90,10 @@ func TestProbeInterval(t *testing.T) {
 func TestProbingValidate(t *testing.T) {
 	t.Parallel()
 	for name, pr := range map[string]retry.Probing{
-		"negative N":        {SameFailures: -1},
-		"negative cap":      {MaxProbes: -1},
-		"shrinking windows": {IntervalMultiplier: 0.5},
-		"negative cap time": {IntervalCap: -time.Minute},
+		"negative N":         {SameFailures: -1},
+		"negative cap":       {MaxProbes: -1},
+		"shrinking windows":  {IntervalMultiplier: 0.5},
+		"cap below the base": {MaxInterval: 0.5},
 	} {
 		p := retry.Standard()
 		p.Probing = pr

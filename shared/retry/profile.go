@@ -154,8 +154,9 @@ func (p *Profile) Validate() error {
 	if p.ProviderQuotaWait <= 0 {
 		return fmt.Errorf("profile %s: ProviderQuotaWait %s must be positive", p.Name, p.ProviderQuotaWait)
 	}
-	if pr := p.Probing; pr.SameFailures < 0 || pr.MaxProbes < 0 || pr.IntervalCap < 0 || (pr.IntervalMultiplier != 0 && pr.IntervalMultiplier < 1) {
-		return fmt.Errorf("profile %s: probing %+v: counts and the cap must not be negative, the multiplier at least 1", p.Name, pr)
+	if pr := p.Probing; pr.SameFailures < 0 || pr.MaxProbes < 0 || (pr.MaxInterval != 0 && pr.MaxInterval < 1) ||
+		(pr.IntervalMultiplier != 0 && pr.IntervalMultiplier < 1) {
+		return fmt.Errorf("profile %s: probing %+v: counts must not be negative, the multiplier and the cap at least 1", p.Name, pr)
 	}
 	for _, c := range failure.Classes() {
 		pol, ok := p.Policies[c]
@@ -201,7 +202,7 @@ func Standard() *Profile {
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
 		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
-			IntervalCap: DefaultIntervalCap},
+			MaxInterval: DefaultMaxInterval},
 	})
 }
 
@@ -220,9 +221,9 @@ func DailyBatch() *Profile {
 		RequestedCap:      24 * time.Hour,
 		ProviderQuotaWait: 24 * time.Hour,
 		// A batch that waits hours anyway probes a failing upstream less
-		// often: at most every 2 hours.
+		// often: at most every 24 base windows (2 hours at 5 minutes).
 		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
-			IntervalCap: 2 * time.Hour},
+			MaxInterval: 24},
 	})
 }
 
@@ -242,7 +243,7 @@ func Predictions() *Profile {
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
 		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
-			IntervalCap: DefaultIntervalCap},
+			MaxInterval: DefaultMaxInterval},
 	})
 }
 
