@@ -20,6 +20,7 @@ func TestPolicyShow(t *testing.T) {
 	for _, want := range []string{
 		"profile standard", "RATE_LIMITED", "UNKNOWN", "AUTH_DENIED           llm", "throttles", "fixed 2m0s",
 		"parked for the scheduler", "resend the dead letter",
+		"whose failure", "the item's 3rd provider-wide failure", "the item's 5th failed probe", "at most ×3 (15m0s at the breakers' 5m0s)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -34,8 +35,10 @@ func TestPolicyShow(t *testing.T) {
 		t.Fatalf("--json output: %v", err)
 	}
 	p, _ := retry.Lookup("daily-batch")
-	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(retry.Conflicts) {
-		t.Errorf("--json: profile %q, %d rows, %d conflicts", v.Profile, len(v.Classes), len(v.Conflicts))
+	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(retry.Conflicts) ||
+		len(v.Blame) != len(retry.Blames) || v.Probing.MaxInterval != 24 || v.Probing.SameFailures != retry.DefaultSameFailures {
+		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d blame rows, probing %+v", v.Profile, len(v.Classes), len(v.Conflicts),
+			len(v.Blame), v.Probing)
 	}
 	for _, tc := range []struct {
 		args []string
