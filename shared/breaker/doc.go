@@ -37,9 +37,19 @@
 // waiter of the breaker's gate was parked (shared/parked): the scheduler
 // takes the lease and the waiter presents it (AllowProbe). A failed probe is
 // the system's attempt, not the item's: Done returns a wait behind the
-// breaker's gate, and the item parks again without spending an attempt. So
-// does the failure that trips the breaker, and one that ends after it
-// opened: they are the outage's.
+// breaker's gate, and the item parks again without spending an attempt; the
+// breaker reopens for a window that grows with each probe that failed in a
+// row (retry.Probing.Interval). So does the failure that trips the breaker,
+// and one that ends after it opened: they are the outage's.
+//
+// Unless it is the item's: an outage failure is first judged on the item's
+// run of such failures (Ticket.Suspect) and the breaker's record (when a
+// probe last closed it) by the decision table's blame rows
+// (retry.Profile.Blame, docs/design.md "A failure that follows one item"). A
+// failure that follows one item — a poison prompt the provider always
+// fails, one item's 403 — counts for nothing, releases a probe's lease for
+// another waiter, and goes back to the item's stage to be judged by its
+// class.
 //
 // While the scheduler releases a gate's waiters in a ramp, it marks the
 // service as draining (drain): a new caller queues behind the gate instead
