@@ -349,7 +349,7 @@ func (b *Breakers) itemsOwn(ctx context.Context, t Ticket, callErr error, cl fai
 	log := b.logger().With("service", t.Service)
 	if t.Probe {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		r, err := b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
+		r, err := verdict(wctx, func() (Record, error) { return b.Store.ReleaseProbe(wctx, t.Service, t.owner, now) })
 		cancel()
 		b.after(ctx, t.Service, r, err, now, log)
 	}
@@ -462,7 +462,7 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.Breake
 		if o == retry.Opens {
 			openFor = b.quotaOpenFor(cl, now)
 		}
-		r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor)
+		r, err = verdict(wctx, func() (Record, error) { return b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor) })
 		if err == nil {
 			b.count(MetricBreakerOpens, cl.Class)
 			log.WarnContext(ctx, "breaker probe failed; open again; the probe's item waits without spending an attempt",
@@ -477,19 +477,40 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.Breake
 		return gate.Wrap(&failure.WaitError{Until: until, Reason: "the breaker's probe failed with " + string(cl.Class) +
 			"; open again for " + t.Service}, GateOf(failed))
 	case retry.Answered, retry.Throttles:
-		r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
+		r, err = verdict(wctx, func() (Record, error) { return b.Store.CloseProbe(wctx, t.Service, t.owner, now) })
 		if err == nil {
 			b.count(MetricBreakerCloses, "")
 			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", string(o), "generation", r.Generation)
 		}
 	default:
-		r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
+		r, err = verdict(wctx, func() (Record, error) { return b.Store.ReleaseProbe(wctx, t.Service, t.owner, now) })
 		if err == nil {
 			log.InfoContext(ctx, "breaker probe inconclusive; released for the next caller")
 		}
 	}
 	b.after(ctx, t.Service, r, err, now, log)
 	return nil
+}
+
+// verdictTries bounds the operations that record one probe's verdict.
+const verdictTries = 3
+
+// verdict records a probe's verdict with write, trying again — a new
+// operation, each with the SDK's own retries — while it fails for another
+// reason than its condition, within ctx: a verdict left unwritten holds the
+// breaker half-open, every caller waiting, until the probe's lease lapses
+// (DefaultProbeLease), so it is worth more than one request.
+func verdict(ctx context.Context, write func() (Record, error)) (Record, error) {
+	var (
+		r   Record
+		err error
+	)
+	for range verdictTries {
+		if r, err = write(); err == nil || errors.Is(err, ErrConflict) || ctx.Err() != nil {
+			return r, err
+		}
+	}
+	return r, err
 }
 
 // quotaOpenFor is how long a provider's exhausted quota keeps the breaker

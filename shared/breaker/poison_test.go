@@ -172,3 +172,57 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 		}
 	})
 }
+
+// refusingStore refuses its next refusals probe verdicts, as a store whose
+// operation failed on every attempt.
+type refusingStore struct {
+	breaker.Store
+	refusals int
+}
+
+func (s *refusingStore) refuse() error {
+	if s.refusals > 0 {
+		s.refusals--
+		return errors.New("ProvisionedThroughputExceededException: exceeded maximum number of attempts, 3")
+	}
+	return nil
+}
+
+func (s *refusingStore) ReopenProbe(ctx context.Context, svc, owner string, c failure.Class, now time.Time, d time.Duration) (breaker.Record, error) {
+	if err := s.refuse(); err != nil {
+		return breaker.Record{}, err
+	}
+	return s.Store.ReopenProbe(ctx, svc, owner, c, now, d)
+}
+
+func (s *refusingStore) CloseProbe(ctx context.Context, svc, owner string, now time.Time) (breaker.Record, error) {
+	if err := s.refuse(); err != nil {
+		return breaker.Record{}, err
+	}
+	return s.Store.CloseProbe(ctx, svc, owner, now)
+}
+
+// TestProbeVerdictIsWrittenDespiteARefusedOperation: a probe's verdict that
+// a store refuses is written again, as a new operation, so the breaker is
+// not left half-open — every caller waiting — until the probe's lease
+// lapses. (A fresh soak seed found a breaker held half-open for the lease's
+// two minutes after one refused reopen.)
+func TestProbeVerdictIsWrittenDespiteARefusedOperation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, probeErr := range map[string]error{"reopen": unavailable, "close": nil} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			b.open(t, "api.example")
+			store := &refusingStore{Store: b.store, refusals: 2}
+			b.breakers.Store = store
+			tk := b.probeNow(t, "api.example")
+			b.breakers.Done(ctx, tk, probeErr)
+			r, _ := b.store.Get(ctx, "api.example")
+			if r.State == breaker.HalfOpen || store.refusals != 0 {
+				t.Fatalf("after two refused verdicts: %+v (refusals left %d), want the third written", r, store.refusals)
+			}
+		})
+	}
+}
