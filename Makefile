@@ -165,17 +165,18 @@ bootstraps: tools-go
 #
 # `make simulate` runs scenarios/standard-mix.json (100,000 items) through
 # triage's real stage runner and the baselines in virtual time, then the
-# long-outage scenarios (OUTAGES), and writes the comparison to
-# docs/simulation.md with its plots in docs/img/. SIMFLAGS adds flags, e.g.
-# SIMFLAGS="--items 20000".
+# long-outage scenarios (OUTAGES) and the poison-item scenarios (POISON),
+# and writes the comparison to docs/simulation.md with its plots in
+# docs/img/. SIMFLAGS adds flags, e.g. SIMFLAGS="--items 20000".
 
 SIMFLAGS ?=
 OUTAGES  ?= scenarios/outage-1h.json,scenarios/outage-6h.json,scenarios/outage-24h.json,scenarios/outage-3d.json,scenarios/quota-12h.json,scenarios/budget-0900.json
+POISON   ?= scenarios/poison-401.json,scenarios/poison-403.json,scenarios/poison-500.json,scenarios/poison-timeout.json,scenarios/poison-quiet.json,scenarios/poison-outage.json
 
 .PHONY: simulate
 simulate: tools-go
 	$(GO) run ./cmd/triage simulate --scenario scenarios/standard-mix.json --doc docs/simulation.md --img docs/img \
-	  --outages $(OUTAGES) $(SIMFLAGS)
+	  --outages $(OUTAGES) --poison $(POISON) $(SIMFLAGS)
 ## end simulate ----------------------------------------------------------------
 
 ## soak (nothing lost under faults, docs/reliability.md) ----------------------
