@@ -31,6 +31,8 @@
 // time, an auto-disabled model's cooldown — or NoModelWait; when every
 // provider that was asked failed provider-wide and nothing is expected
 // back, that failure is returned (AUTH_DENIED everywhere needs an operator).
+// A disabled model of a provider that refused the item for good is nothing
+// to wait for.
 //
 // # Gates
 //
