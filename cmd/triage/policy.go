@@ -137,7 +137,7 @@ func printPolicy(w io.Writer, v policyView) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "probes: a failing breaker's window grows ×%g per failed probe in a row, at most ×%g (%s at the breakers' %s);\n"+
+	fmt.Fprintf(w, "probes: a failing breaker's window grows ×%g per failed probe in a row after the first, at most ×%g (%s at the breakers' %s);\n"+
 		"the scheduler probes with a waiter that is no suspect, else the one that served the fewest probes\n",
 		v.Probing.IntervalMultiplier, v.Probing.MaxInterval, v.Probing.Interval(breaker.DefaultOpenFor, math.MaxInt32), breaker.DefaultOpenFor)
 	fmt.Fprintf(w, "\nwaits: held through SQS visibility up to %s (at most %s); parked for the scheduler when longer, when\n"+

@@ -245,7 +245,7 @@ func TestProbe(t *testing.T) {
 						t.Fatalf("released probe: open until %v, want now", r.OpenUntil)
 					}
 				} else if want := b.clock.Now().Add(reopenedFor(1)); !r.OpenUntil.Equal(want) || r.Reopens != 1 {
-					t.Fatalf("reopened until %v (reopens %d), want a new window, twice the first: %v", r.OpenUntil, r.Reopens, want)
+					t.Fatalf("reopened until %v (reopens %d), want a new window: %v", r.OpenUntil, r.Reopens, want)
 				}
 			case breaker.Closed:
 				if _, err := b.breakers.Allow(ctx, "api.example"); err != nil {

@@ -197,9 +197,8 @@ func TestOutage(t *testing.T) {
 				}
 			}
 
-			// Two half-open windows during the outage: one probe each, the
-			// second after a window twice the first (a failed probe backs
-			// the breaker's window off).
+			// Two half-open windows during the outage: one probe each (the
+			// windows back off from the second failed probe on).
 			for window := 1; window <= 2; window++ {
 				f.clock.Advance(reopenedFor(window-1) + time.Second)
 				if calls := f.deliver(len(f.runners), f.pending(ids)); calls != 1 {

@@ -134,7 +134,7 @@ func TestLLMStageSingleProviderOutage(t *testing.T) {
 		t.Fatalf("requests before the breaker opened = %d, want %d", n, breaker.DefaultThreshold)
 	}
 	for window := 1; window <= 2; window++ {
-		// Each failed probe doubles the next window.
+		// Failed probes back the window off (from the second on).
 		b.clock.Advance(reopenedFor(window-1) + time.Second)
 		if n := b.deliver(t, 4); n != 1 {
 			t.Fatalf("window %d: %d requests reached the LLM, want 1 probe", window, n)
@@ -238,9 +238,8 @@ func TestProviderWideOutageMovesToTheNextProvider(t *testing.T) {
 		t.Fatalf("the item that carried the failed probe: %+v", it)
 	}
 
-	// Bedrock is back: the next probe — after a window twice the first,
-	// one probe having failed — closes its breaker, and the chain returns
-	// to its first entry.
+	// Bedrock is back: the next probe — one window after the failed one —
+	// closes its breaker, and the chain returns to its first entry.
 	if err := b.fake.SetDialectOutage(fakes.DialectBedrock, false, ""); err != nil {
 		t.Fatal(err)
 	}

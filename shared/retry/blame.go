@@ -66,8 +66,10 @@ type Probing struct {
 	// MaxProbes-th failed probe is judged its own, whatever else is known.
 	MaxProbes int `json:"max_probes"`
 	// IntervalMultiplier grows a breaker's open window with each probe
-	// that fails in a row (the breaker's base window × multiplier^reopens),
-	// up to MaxInterval times the base window. The cap is a multiple of the
+	// that fails in a row after the first (the breaker's base window ×
+	// multiplier^(reopens−1)), up to MaxInterval times the base window. The
+	// first failed probe reopens for the base window, so a short outage is
+	// found over as soon as without backoff. The cap is a multiple of the
 	// base, not a duration, so that a base compressed for a test or a demo
 	// compresses the whole schedule.
 	IntervalMultiplier float64 `json:"interval_multiplier"`
@@ -83,8 +85,8 @@ const (
 	// windows of a flapping upstream keeps its attempts.
 	DefaultSameFailures = 3
 	// DefaultMaxProbes: an item is the probe at most five times (five open
-	// windows, backed off: an hour at the breakers' 5-minute base) before
-	// its failure is judged its own. The scheduler prefers
+	// windows, backed off: 50 minutes at the breakers' 5-minute base)
+	// before its failure is judged its own. The scheduler prefers
 	// waiters that served fewer, so in a gate of many waiters no item comes
 	// near it; an item that reaches it has tested the upstream alone for
 	// that long — nobody else was waiting on the upstream, or every caller
@@ -117,16 +119,16 @@ func (pr Probing) WithDefaults() Probing {
 }
 
 // Interval is how long a breaker stays open after its reopens-th failed
-// probe in a row (1 for the first): base × multiplier^reopens, at most
-// base × MaxInterval. reopens 0 — the breaker tripped from closed — is
-// base.
+// probe in a row (1 for the first): base × multiplier^(reopens−1), at most
+// base × MaxInterval. reopens 0 — the breaker tripped from closed — and 1
+// are base: 5, 5, 10, 15, 15 … minutes at the standard profile's numbers.
 func (pr Probing) Interval(base time.Duration, reopens int) time.Duration {
 	pr = pr.WithDefaults()
-	if base <= 0 || reopens <= 0 {
+	if base <= 0 || reopens <= 1 {
 		return base
 	}
 	most := time.Duration(float64(base) * pr.MaxInterval)
-	return Exponential{Initial: base, Multiplier: pr.IntervalMultiplier, Max: most}.Base(reopens + 1)
+	return Exponential{Initial: base, Multiplier: pr.IntervalMultiplier, Max: most}.Base(reopens)
 }
 
 // Blames is the blame table, in the order its rows are tried.
@@ -152,7 +154,7 @@ var Blames = []BlameRule{
 	{
 		Evidence: "anything else: every caller may be failing alike",
 		Blame:    BlameUpstream, Item: "waits behind the breaker's gate, no attempt spent; the probe rotates to another waiter",
-		Breaker: "counted (trips; a failed probe reopens it for base × multiplier^reopens, at most base × the cap)",
+		Breaker: "counted (trips; a failed probe reopens it for base × multiplier^(reopens−1), at most base × the cap)",
 		applies: func(Probing, Evidence) bool { return true },
 	},
 }

@@ -57,7 +57,7 @@ func TestBlameRespectsTheProfile(t *testing.T) {
 }
 
 // TestProbeInterval is the schedule of a breaker whose probes keep failing:
-// the base window doubling per failed probe in a row, capped.
+// the base window, then doubling per failed probe in a row, capped.
 func TestProbeInterval(t *testing.T) {
 	t.Parallel()
 	std := retry.Standard().Probing
@@ -70,13 +70,14 @@ func TestProbeInterval(t *testing.T) {
 		want    time.Duration
 	}{
 		{"tripped from closed", std, 5 * time.Minute, 0, 5 * time.Minute},
-		{"first failed probe", std, 5 * time.Minute, 1, 10 * time.Minute},
-		{"second reaches the cap", std, 5 * time.Minute, 2, 15 * time.Minute},
+		{"first failed probe: the base, so a short outage is found as soon as before", std, 5 * time.Minute, 1, 5 * time.Minute},
+		{"second doubles", std, 5 * time.Minute, 2, 10 * time.Minute},
+		{"third reaches the cap", std, 5 * time.Minute, 3, 15 * time.Minute},
 		{"and stays there", std, 5 * time.Minute, 40, 15 * time.Minute},
 		{"a compressed base compresses the schedule", std, 3 * time.Second, 4, 9 * time.Second},
-		{"daily-batch", batch.Probing, 5 * time.Minute, 4, 80 * time.Minute},
-		{"daily-batch caps at 2 h", batch.Probing, 5 * time.Minute, 6, 2 * time.Hour},
-		{"zero value is the defaults", retry.Probing{}, 5 * time.Minute, 1, 10 * time.Minute},
+		{"daily-batch", batch.Probing, 5 * time.Minute, 5, 80 * time.Minute},
+		{"daily-batch caps at 2 h", batch.Probing, 5 * time.Minute, 7, 2 * time.Hour},
+		{"zero value is the defaults", retry.Probing{}, 5 * time.Minute, 2, 10 * time.Minute},
 		{"no base", std, 0, 3, 0},
 	}
 	for _, tc := range tests {
