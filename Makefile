@@ -168,17 +168,18 @@ bootstraps: tools-go
 #
 # `make simulate` runs scenarios/standard-mix.json (100,000 items) through
 # triage's real stage runner and the baselines in virtual time, then the
-# long-outage scenarios (OUTAGES), and writes the comparison to
-# docs/simulation.md with its plots in docs/img/. SIMFLAGS adds flags, e.g.
-# SIMFLAGS="--items 20000".
+# long-outage scenarios (OUTAGES) and the poison-item scenarios (POISON),
+# and writes the comparison to docs/simulation.md with its plots in
+# docs/img/. SIMFLAGS adds flags, e.g. SIMFLAGS="--items 20000".
 
 SIMFLAGS ?=
 OUTAGES  ?= scenarios/outage-1h.json,scenarios/outage-6h.json,scenarios/outage-24h.json,scenarios/outage-3d.json,scenarios/quota-12h.json,scenarios/budget-0900.json
+POISON   ?= scenarios/poison-401.json,scenarios/poison-403.json,scenarios/poison-500.json,scenarios/poison-timeout.json,scenarios/poison-quiet.json,scenarios/poison-outage.json
 
 .PHONY: simulate
 simulate: tools-go
 	$(GO) run ./cmd/triage simulate --scenario scenarios/standard-mix.json --doc docs/simulation.md --img docs/img \
-	  --outages $(OUTAGES) $(SIMFLAGS)
+	  --outages $(OUTAGES) --poison $(POISON) $(SIMFLAGS)
 ## end simulate ----------------------------------------------------------------
 
 ## soak (nothing lost under faults, docs/reliability.md) ----------------------
@@ -189,22 +190,32 @@ simulate: tools-go
 # lost responses between the functions and moto, killed bootstraps,
 # duplicate deliveries, a DLQ outage, planted secrets — and ends with the
 # conservation check; it exits non-zero on any violation. A short variant
-# runs in `make test` (infra/local/soak TestShortSoak). `make soak-report`
-# reruns the 20 seeded runs behind docs/reliability.md (about an hour: 2–3
-# minutes a run).
+# runs in `make test` (infra/local/soak TestShortSoak: a fixed seed and a
+# fresh one). `make soak-report` reruns 20 seeded runs into
+# docs/reliability.md (about an hour: 2–3 minutes a run). `make soak-seeds`
+# runs SOAK_SEEDS runs of 300 items on fresh random seeds — seeds nobody
+# tuned the code for — each printed, so a failing one can be rerun (`make
+# soak SOAK_ITEMS=300 SOAK_SEED=<seed>`); its results go to
+# .build/soak/seeds.json (`triage-local soak --from .build/soak/seeds.json
+# --report docs/reliability.md` writes their report). 4–6 minutes a run.
 
 SOAK_ITEMS ?= 200
 SOAK_SEED  ?= 1
 SOAK_RUNS  ?= 1
+SOAK_SEEDS ?= 20
 SOAKFLAGS  ?=
 
-.PHONY: soak soak-report
+.PHONY: soak soak-report soak-seeds
 soak: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local soak --items $(SOAK_ITEMS) --seed $(SOAK_SEED) --runs $(SOAK_RUNS) $(SOAKFLAGS)
 
 soak-report: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local soak --runs 20 --items 200 --seed 1 --report docs/reliability.md \
 	  --notes docs/reliability-findings.md $(SOAKFLAGS)
+
+soak-seeds: tools-go tools-local
+	@mkdir -p .build/soak
+	$(GO) run ./infra/local/cmd/triage-local soak --fresh --runs $(SOAK_SEEDS) --items 300 --results .build/soak/seeds.json $(SOAKFLAGS)
 ## end soak --------------------------------------------------------------------
 
 ## volume (docs/performance.md, "Volume") ---------------------------------------
