@@ -891,3 +891,31 @@ func TestFailureKeepsNoUpstreamBody(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorLogRecordsDefault: the error log says whether only a default
+// decided the class, so that `triage report unknown` finds the failures
+// nothing recognised.
+func TestErrorLogRecordsDefault(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		err       error
+		class     failure.Class
+		isDefault bool
+	}{
+		"a status alone":       {httpErr(failure.OpenAI, 418, `{"error":{"message":"I am a teapot"}}`), failure.ClientError, true},
+		"nothing recognised":   {errors.New("frobnicator wedged"), failure.Unknown, true},
+		"a code the table has": {httpErr(failure.OpenAI, 429, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`), failure.RateLimited, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := setup(t, pipeline.LLM)
+			tb.seed(t, "a", pipeline.LLM)
+			tb.work = func(context.Context, state.Item) (state.Output, error) { return state.Output{}, tc.err }
+			tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+			log := tb.store.Log()
+			if len(log) != 1 || log[0].Class != tc.class || log[0].Default != tc.isDefault {
+				t.Fatalf("error log = %+v, want one %s entry with Default %v", log, tc.class, tc.isDefault)
+			}
+		})
+	}
+}

@@ -44,7 +44,14 @@ type logRecord struct {
 	CorrelationID string `dynamodbav:"correlation_id,omitempty"`
 	Decision      string `dynamodbav:"decision"`
 	Retryable     bool   `dynamodbav:"retryable"`
-	ExpiresAt     int64  `dynamodbav:"expires_at,omitempty"`
+	// Default is LogEntry.Default, absent when false.
+	Default bool `dynamodbav:"default,omitempty"`
+	// UnrecognisedShard is the entry's key in the unrecognised index
+	// (UnrecognisedIndex), the item's ClassShard: present only on failures
+	// nothing recognised (LogEntry.Unrecognised), so that the index is
+	// sparse and holds them alone.
+	UnrecognisedShard string `dynamodbav:"unrecognised_shard,omitempty"`
+	ExpiresAt         int64  `dynamodbav:"expires_at,omitempty"`
 	// ResolvedClass and DeadLetterID are set on resolutions only (Kind
 	// LogResolution, error_class ResolvedClass).
 	ResolvedClass string `dynamodbav:"resolved_class,omitempty"`
@@ -63,6 +70,12 @@ func toLogRecord(e LogEntry) logRecord {
 		r.ExpiresAt = e.OccurredAt.Add(ErrorLogRetention).Unix()
 		if e.Class != "" {
 			r.ClassShard = string(e.Class) + "#" + ClassShard(e.ItemID)
+		}
+		if e.Kind == LogFailure {
+			r.Default = e.Default
+			if e.Class != "" && e.Unrecognised() {
+				r.UnrecognisedShard = ClassShard(e.ItemID)
+			}
 		}
 	} else {
 		r.ErrorClass = ""

@@ -214,7 +214,19 @@ type LogEntry struct {
 	CorrelationID string
 	Decision      string
 	Retryable     bool
-	OccurredAt    time.Time
+	// Default is the classification's Default (failure.Classification):
+	// nothing but a status read by the upstream's role decided the class,
+	// or nothing did (UNKNOWN). A failure that is UNKNOWN or Default is
+	// one nothing recognised: the error log keeps it in its unrecognised
+	// index too (UnrecognisedIndex), which `triage report unknown` reads.
+	Default    bool
+	OccurredAt time.Time
+}
+
+// Unrecognised reports whether e is a failure nothing recognised: its
+// class is UNKNOWN, or only a default decided it (Default).
+func (e LogEntry) Unrecognised() bool {
+	return e.Kind == LogFailure && (e.Class == failure.Unknown || e.Default)
 }
 
 // ErrorLogRetention is how long error-log entries live (DynamoDB TTL).
