@@ -217,12 +217,13 @@ type Fingerprint struct {
 	Shape string `json:"shape"`
 }
 
-// FingerprintOf is the fingerprint of a failure at stage whose logged text
-// is text: the provider and the status as the classifier reads them in it
-// (failure.FactsOf), and its Shape.
-func FingerprintOf(stage pipeline.Stage, text string) Fingerprint {
-	f := failure.FactsOf(&failure.Evidence{Stage: stage, Text: text})
-	return Fingerprint{Provider: f.Provider, Stage: stage, Status: f.Status, Shape: Shape(text)}
+// FingerprintOf is the fingerprint of a failure as the error log recorded
+// it (state.LogEntry.Evidence): the provider and the status as the
+// classifier reads them in the evidence (failure.FactsOf: the recorded
+// fields, else the text), its stage, and its text's Shape.
+func FingerprintOf(ev *failure.Evidence) Fingerprint {
+	f := failure.FactsOf(ev)
+	return Fingerprint{Provider: f.Provider, Stage: ev.Stage, Status: f.Status, Shape: Shape(ev.Text)}
 }
 
 // ID is a short stable name of fp: 12 hex digits of a SHA-256 of its

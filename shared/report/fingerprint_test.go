@@ -75,7 +75,7 @@ func TestShape(t *testing.T) {
 // fingerprint; a different provider, status, stage or wording does not.
 func TestFingerprintFamilies(t *testing.T) {
 	t.Parallel()
-	fp := report.FingerprintOf
+	fp := fingerprint
 	same := [][2]report.Fingerprint{
 		{fp(pipeline.LLM, `openai chat: HTTP 418 teapot: I am a teapot for request req_abc123`),
 			fp(pipeline.LLM, `openai chat: HTTP 418 teapot: I am a teapot for request req_9f8e7d`)},
@@ -103,9 +103,19 @@ func TestFingerprintFamilies(t *testing.T) {
 			t.Errorf("%s: the same fingerprint %s as %+v", name, other.ID(), base)
 		}
 	}
+	// The provider the error log recorded, which the text alone does not
+	// give (a name the classifier does not know).
+	acme := report.FingerprintOf(&failure.Evidence{Provider: "acme", Stage: pipeline.LLM, Status: 400, Text: "acme chat: HTTP 400 E_SLOWDOWN: slow"})
+	if acme.Provider != "acme" || acme.Status != 400 || fp(pipeline.LLM, "acme chat: HTTP 400 E_SLOWDOWN: slow") == acme {
+		t.Errorf("the recorded provider: %+v", acme)
+	}
 	if id := base.ID(); len(id) != 12 {
 		t.Errorf("ID %q: want 12 hex digits", id)
 	}
+}
+
+func fingerprint(stage pipeline.Stage, text string) report.Fingerprint {
+	return report.FingerprintOf(&failure.Evidence{Stage: stage, Text: text})
 }
 
 // seedUnknown are failures nothing recognised (and two that are left out:
@@ -148,8 +158,8 @@ func checkUnknown(t *testing.T, add func(state.LogEntry) error, r func() *report
 	}
 	teapot := report.Fingerprint{Provider: failure.OpenAI, Stage: pipeline.LLM, Status: 418,
 		Shape: "openai chat: HTTP <n> teapot: I am a teapot for request <id>"}
-	fetch := report.FingerprintOf(pipeline.Fetch, seedUnknown[3].Message)
-	frob := report.FingerprintOf(pipeline.Notify, seedUnknown[4].Message)
+	fetch := report.FingerprintOf(seedUnknown[3].Evidence())
+	frob := report.FingerprintOf(seedUnknown[4].Evidence())
 	want := []report.UnknownRow{
 		{ID: teapot.ID(), Fingerprint: teapot, Classes: []failure.Class{failure.ClientError, failure.Unknown},
 			Count: 3, Items: 2, FirstSeen: at(-3 * day), LastSeen: at(-1 * day), Sample: seedUnknown[2].Message},

@@ -53,7 +53,7 @@ func UnknownOf(entries []state.LogEntry) []UnknownRow {
 		if !e.Unrecognised() {
 			continue
 		}
-		fp := FingerprintOf(e.Stage, e.Message)
+		fp := FingerprintOf(e.Evidence())
 		a := by[fp]
 		if a == nil {
 			a = &acc{row: UnknownRow{ID: fp.ID(), Fingerprint: fp, FirstSeen: e.OccurredAt, LastSeen: e.OccurredAt},

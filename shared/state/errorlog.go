@@ -39,6 +39,9 @@ type logRecord struct {
 	// ByClassIndex); absent for replays and notes.
 	ClassShard    string `dynamodbav:"class_shard,omitempty"`
 	Message       string `dynamodbav:"message"`
+	Provider      string `dynamodbav:"provider,omitempty"`
+	Status        int    `dynamodbav:"status,omitempty"`
+	Code          string `dynamodbav:"code,omitempty"`
 	Attempt       int    `dynamodbav:"attempt"`
 	MessageID     string `dynamodbav:"message_id,omitempty"`
 	CorrelationID string `dynamodbav:"correlation_id,omitempty"`
@@ -64,6 +67,7 @@ func toLogRecord(e LogEntry) logRecord {
 		ItemID: e.ItemID, OccurredAt: at + "#" + e.MessageID, At: at, Day: e.OccurredAt.UTC().Format("2006-01-02"),
 		Kind: e.Kind, By: e.By,
 		Stage: string(e.Stage), ErrorClass: string(e.Class), Message: e.Message, Attempt: e.Attempt,
+		Provider: string(e.Provider), Status: e.Status, Code: e.Code,
 		MessageID: e.MessageID, CorrelationID: e.CorrelationID, Decision: e.Decision, Retryable: e.Retryable,
 	}
 	if e.Kind == LogFailure || e.Kind == LogResolution {

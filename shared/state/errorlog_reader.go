@@ -195,6 +195,7 @@ func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
 func (r logRecord) entry() LogEntry {
 	return LogEntry{
 		Kind: r.Kind, By: r.By, ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
+		Provider: failure.Provider(r.Provider), Status: r.Status, Code: r.Code,
 		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
 		Retryable: r.Retryable, Default: r.Default, OccurredAt: parseTime(r.At),
 	}

@@ -44,7 +44,7 @@ func TestUnrecognisedIndex(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	for i, e := range []state.LogEntry{
 		{ItemID: "u1", Stage: pipeline.LLM, Class: failure.Unknown, Default: true, Message: "weird"},
-		{ItemID: "u2", Stage: pipeline.Fetch, Class: failure.NotFound, Default: true, Message: "HTTP 404"},
+		{ItemID: "u2", Stage: pipeline.Fetch, Class: failure.NotFound, Default: true, Message: "HTTP 404", Provider: "acme", Status: 404, Code: "E_GONE"},
 		{ItemID: "r1", Stage: pipeline.LLM, Class: failure.RateLimited, Message: "openai code rate_limit_exceeded"},
 		{ItemID: "u3", Stage: pipeline.Notify, Class: failure.Unknown, Message: "old entry without the flag"},
 	} {
@@ -61,7 +61,8 @@ func TestUnrecognisedIndex(t *testing.T) {
 	if len(got) != 3 || got[0].ItemID != "u1" || got[1].ItemID != "u2" || got[2].ItemID != "u3" {
 		t.Fatalf("unrecognised, oldest first: %+v", got)
 	}
-	if !got[0].Default || !got[1].Default || got[2].Default || got[1].Class != failure.NotFound || got[1].Stage != pipeline.Fetch {
+	if !got[0].Default || !got[1].Default || got[2].Default || got[1].Class != failure.NotFound || got[1].Stage != pipeline.Fetch ||
+		got[1].Provider != "acme" || got[1].Status != 404 || got[1].Code != "E_GONE" || got[0].Provider != "" || got[0].Status != 0 {
 		t.Errorf("the flag and the fields do not round-trip: %+v", got)
 	}
 	got = got[:0]

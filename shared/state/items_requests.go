@@ -208,7 +208,14 @@ type LogEntry struct {
 	Stage  pipeline.Stage
 	Class  failure.Class
 	// Message is the redacted error text.
-	Message       string
+	Message string
+	// Provider, Status and Code are the upstream's name, HTTP status and
+	// error code as the classification read them (failure.Classification),
+	// when it had them: an operator's rule weighed against the log
+	// (`triage rules test`) and a fingerprint read them, not only the text.
+	Provider      failure.Provider
+	Status        int
+	Code          string
 	Attempt       int
 	MessageID     string
 	CorrelationID string
@@ -221,6 +228,14 @@ type LogEntry struct {
 	// index too (UnrecognisedIndex), which `triage report unknown` reads.
 	Default    bool
 	OccurredAt time.Time
+}
+
+// Evidence is the failure as the log recorded it — its provider, stage,
+// status, code and text — for what weighs a failure again after the fact
+// (an operator's rule, a fingerprint): it reads as the classifier read the
+// original, so far as the log kept it.
+func (e LogEntry) Evidence() *failure.Evidence {
+	return &failure.Evidence{Provider: e.Provider, Stage: e.Stage, Status: e.Status, Code: e.Code, Text: e.Message}
 }
 
 // Unrecognised reports whether e is a failure nothing recognised: its
