@@ -320,6 +320,7 @@ func TestEveryCommandTakesJSON(t *testing.T) {
 		"backtest": {"backtest"}, "breakers": {"breakers", "list"}, "classify": {"classify"}, "dlq": {"dlq", "list"},
 		"items": {"items", "get"}, "models": {"models", "list"}, "redact": {"redact"}, "report": {"report", "errors"},
 		"simulate": {"simulate"}, "submit": {"submit"}, "policy": {"policy", "show"}, "console": {"console"},
+		"rules": {"rules", "test"},
 	}
 	for name := range commands {
 		args, ok := invocations[name]
