@@ -34,15 +34,19 @@ func TestShape(t *testing.T) {
 		"node": {`Error: connect ECONNREFUSED 127.0.0.1:8080`, `Error: connect ECONNREFUSED <ip>`},
 		"python requests, quoted hosts and a path": {
 			`HTTPSConnectionPool(host='hooks.slack.com', port=443): Max retries exceeded with url: /services/T000/B000/XXXX (Caused by ReadTimeoutError("read timeout=10"))`,
-			`HTTPSConnectionPool(host='<q>', port=<n>): Max retries exceeded with url: /<id> (Caused by ReadTimeoutError("<q>"))`,
+			`HTTPSConnectionPool(host='<q>', port=<n>): Max retries exceeded with url: /services/<id>/<id>/XXXX (Caused by ReadTimeoutError("<q>"))`,
 		},
-		"openai rate limit: model, organization, numbers, a delay": {
+		"openai rate limit: the model stays, the organization's id goes, numbers, a delay": {
 			`Rate limit reached for gpt-4o in organization org-AbC123 on tokens per min (TPM): Limit 30000, Used 29750, Requested 1200. Please try again in 1.9s.`,
-			`Rate limit reached for <id> in organization <id> on tokens per min (TPM): Limit <n>, Used <n>, Requested <n>. Please try again in <n>.`,
+			`Rate limit reached for gpt-4o in organization org-<id> on tokens per min (TPM): Limit <n>, Used <n>, Requested <n>. Please try again in <n>.`,
 		},
 		"a URL's variable parts, a timestamp, a digest": {
 			`fetch https://news.example.com/a/2026/11/story-8812.html?utm=x: HTTP 451: blocked at 2026-11-20T09:01:02.123Z trace 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b`,
 			`fetch https://news.example.com/a/<id>/<id>/<id>: HTTP <n>: blocked at <time> trace <hex>`,
+		},
+		"a host's address and port": {
+			`Get "https://10.0.0.7:8443/feed": EOF; GET http://hooks.example.com:8080/x: HTTP 502`,
+			`Get "https://<ip>:<n>/feed": EOF; GET http://hooks.example.com:<n>/x: HTTP <n>`,
 		},
 		"a tenant's host": {
 			`GET https://abc123xyz.execute-api.us-east-1.amazonaws.com/prod/items/77: HTTP 502`,
@@ -60,7 +64,15 @@ func TestShape(t *testing.T) {
 			`io.grpc.StatusRuntimeException: RESOURCE_EXHAUSTED: Quota exceeded with base model: gemini-1.5-pro.`,
 			`io.grpc.StatusRuntimeException: RESOURCE_EXHAUSTED: Quota exceeded with base model: gemini-<n>-pro.`,
 		},
-		"white space": {"  a\t\tb\n\nc  ", "a b c"},
+		"white space": {"  a\t\tb\n\nc\u00a0 d  ", "a b c d"},
+		"numbers with units, exponents, percentages; words that are no number": {
+			`took 644ms then 59.977s, 1.5e3 tokens, 8KiB, 20% at 10:30; 5min 3x v2 0x1F e2e 12abc`,
+			`took <n> then <n>, <n> tokens, <n>, <n> at <n>:<n>; <n> 3x v2 <hex> e2e <id>`,
+		},
+		"quotes: unclosed, escaped, a JSON key with a digit": {
+			`say "a \"b\" c" and 'x then {"k1": "v"} and "open`,
+			`say "<q>" and 'x then {"<q>": "<q>"} and "open`,
+		},
 	} {
 		if got := report.Shape(tc.in); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, tc.want)
