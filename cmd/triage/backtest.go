@@ -42,7 +42,8 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("backtest", "backtest [--retry-profile NAME] [--json] [--detail] [FILE...]\n"+
 		"       triage backtest (--stack NAME | --errorlog-table NAME) [--endpoint URL] [--since T] [--until T] [--retry-profile NAME]\n\n"+
 		"Replays recorded failures — an ErrorLog export (JSON lines or a JSON array of item_id, stage,\n"+
-		"error_class, message, attempt, occurred_at, decision, retryable) from FILEs or stdin, or the\n"+
+		"error_class, message, attempt, occurred_at, decision, retryable, and provider, status and code,\n"+
+		"which `triage rules test` reads) from FILEs or stdin, or the\n"+
 		"ErrorLog table itself (with --stack or --errorlog-table; with neither and no FILE, stdin is read) —\n"+
 		"through a retry profile, and reports per error class what would have\n"+
 		"changed: retries saved or added, items dead-lettered earlier or instead of completing, items\n"+
