@@ -1,11 +1,15 @@
 package simulate_test
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
@@ -114,5 +118,84 @@ func TestDecisionSummary(t *testing.T) {
 		if got := simulate.DecisionSummary(d); got != want {
 			t.Errorf("DecisionSummary(%+v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestRulesOnTheLogDecideAsTheFunction: a failure recorded as the stage
+// records it (its redacted text, provider, status and code) is decided by
+// the same rule as the live failure in a function that loaded the file —
+// except a pattern over the answer's body alone, which the log never
+// keeps (docs/design.md "Operator rules").
+func TestRulesOnTheLogDecideAsTheFunction(t *testing.T) {
+	t.Parallel()
+	set, err := rules.Parse("rules.yaml", []byte(`version: 1
+rules:
+  - name: acme-slowdown
+    provider: acme
+    code: E_SLOWDOWN
+    class: RATE_LIMITED
+  - name: gateway-rotating
+    stage: llm
+    status: 409
+    pattern: (?i)upstream (is )?rotating
+    class: UPSTREAM_UNAVAILABLE
+  - name: hook-maintenance
+    stage: notify
+    status: 5xx
+    class: UPSTREAM_UNAVAILABLE
+    delay: 5m
+  - name: bodies-trace-field
+    pattern: '"trace_hint"'
+    class: NETWORK_TIMEOUT
+  - name: sdk-text
+    pattern: FrobnicatorWedged
+    class: UPSTREAM_UNAVAILABLE
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, _ := retry.Lookup("standard")
+	httpErr := func(p failure.Provider, st pipeline.Stage, status int, body string) error {
+		return &failure.HTTPError{Provider: p, Stage: st, Status: status, Header: http.Header{}, Body: []byte(body)}
+	}
+	for name, tc := range map[string]struct {
+		stage    pipeline.Stage
+		err      error
+		want     string // the rule that decides, live and from the log
+		onlyLive bool   // the live failure matches, the logged one cannot
+	}{
+		"an unknown provider's code": {pipeline.LLM, httpErr("acme", pipeline.LLM, 400, `{"error":{"code":"E_SLOWDOWN","message":"slow down"}}`), "acme-slowdown", false},
+		"a gateway's words":          {pipeline.LLM, httpErr("gateway", pipeline.LLM, 409, `{"error":{"message":"upstream is rotating"}}`), "gateway-rotating", false},
+		"a webhook's 503":            {pipeline.Notify, httpErr(failure.Webhook, pipeline.Notify, 503, `maintenance`), "hook-maintenance", false},
+		"an SDK's text":              {pipeline.Fetch, fmt.Errorf("source: %w", errors.New("operation error S3: GetObject, api error FrobnicatorWedged: x")), "sdk-text", false},
+		"no rule":                    {pipeline.LLM, httpErr(failure.OpenAI, pipeline.LLM, 418, `{"error":{"message":"teapot"}}`), "", false},
+		"a field of the body alone":  {pipeline.LLM, httpErr("acme", pipeline.LLM, 400, `{"error":{"message":"bad"},"trace_hint":"x"}`), "bodies-trace-field", true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			live := *set
+			live.Stage = tc.stage
+			cl := failure.ClassifyWith(&live, tc.err)
+			if got := strings.TrimPrefix(cl.Reason, "rule "); tc.want != "" && got != tc.want || tc.want == "" && strings.HasPrefix(cl.Reason, "rule ") {
+				t.Fatalf("live: %q, want rule %q", cl.Reason, tc.want)
+			}
+			plain := failure.Classify(tc.err)
+			logged := simulate.LoggedFailure{ItemID: "i", Stage: tc.stage, Class: plain.Class, Attempt: 1, OccurredAt: time.Now(),
+				Message: deadletter.ErrorText(tc.err), Provider: plain.Provider, Status: plain.Status, Code: plain.Code}
+			rep := simulate.TestRules(set, []simulate.LoggedFailure{logged}, profile)
+			var decided string
+			for _, r := range rep.Rules {
+				if r.Matched > 0 {
+					decided = r.Rule
+				}
+			}
+			want := tc.want
+			if tc.onlyLive {
+				want = ""
+			}
+			if decided != want {
+				t.Errorf("from the log (%q): rule %q, want %q", logged.Message, decided, want)
+			}
+		})
 	}
 }
