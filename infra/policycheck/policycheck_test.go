@@ -19,21 +19,23 @@ import (
 // tables, the gates it parks behind, its breakers and the notice queue (the
 // llm and notify stages the audit table too); the scheduler the stage
 // queues, the parked waits and their gates, and the breakers and model
-// health those gates are; nothing else.
+// health those gates are; every function the operator's classification
+// rules parameter (read at its start, docs/design.md "Operator rules");
+// nothing else.
 var reach = map[string][]string{
 	"FetchFunc": {"FetchQueue", "FetchDLQ", "LLMQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
-		"BodiesTable", "BodiesBucket", "NoticeQueue"},
+		"BodiesTable", "BodiesBucket", "NoticeQueue", "ClassificationRulesParameter"},
 	"LLMFunc": {"LLMQueue", "LLMDLQ", "NotifyQueue", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"ModelsTable", "BudgetTable", "LLMApiKeyParameter", "AnthropicApiKeyParameter", "GeminiApiKeyParameter",
 		"VertexApiKeyParameter", "BodiesTable", "BodiesBucket",
 		"NoticeQueue", "AuditTable",
 		// the Bedrock models of the chain (bedrock:InvokeModel on exactly those)
-		"LLMModels", "LLMEscalationModel"},
+		"LLMModels", "LLMEscalationModel", "ClassificationRulesParameter"},
 	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
-		"WebhookSecretParameter", "BodiesTable", "BodiesBucket", "NoticeQueue", "AuditTable"},
-	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable", "ErrorLogTable"},
-	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable", "GatesTable", "BreakersTable", "ModelsTable"},
-	"RecoveryFunc":  {"ModelsTable"},
+		"WebhookSecretParameter", "BodiesTable", "BodiesBucket", "NoticeQueue", "AuditTable", "ClassificationRulesParameter"},
+	"RedriveFunc":   {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ClassificationRulesParameter"},
+	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable", "GatesTable", "BreakersTable", "ModelsTable", "ClassificationRulesParameter"},
+	"RecoveryFunc":  {"ModelsTable", "ClassificationRulesParameter"},
 }
 
 func root(t *testing.T) string {
