@@ -42,7 +42,8 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("backtest", "backtest [--retry-profile NAME] [--json] [--detail] [FILE...]\n"+
 		"       triage backtest (--stack NAME | --errorlog-table NAME) [--endpoint URL] [--since T] [--until T] [--retry-profile NAME]\n\n"+
 		"Replays recorded failures — an ErrorLog export (JSON lines or a JSON array of item_id, stage,\n"+
-		"error_class, message, attempt, occurred_at, decision, retryable) from FILEs or stdin, or the\n"+
+		"error_class, message, attempt, occurred_at, decision, retryable, and provider, status and code,\n"+
+		"which `triage rules test` reads) from FILEs or stdin, or the\n"+
 		"ErrorLog table itself (with --stack or --errorlog-table; with neither and no FILE, stdin is read) —\n"+
 		"through a retry profile, and reports per error class what would have\n"+
 		"changed: retries saved or added, items dead-lettered earlier or instead of completing, items\n"+
@@ -62,46 +63,9 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	var log []simulate.LoggedFailure
-	switch {
-	case fs.NArg() == 0 && (sf.errorLogTable != "" || sf.stack != ""):
-		from, err := backtestTime(*since)
-		if err != nil {
-			return usageError{"--since: " + err.Error()}
-		}
-		to, err := backtestTime(*until)
-		if err != nil {
-			return usageError{"--until: " + err.Error()}
-		}
-		ctx := context.Background()
-		src, err := newErrorLogSource(ctx, sf)
-		if err != nil {
-			return err
-		}
-		err = src.Between(ctx, from, to, func(e state.LogEntry) error {
-			log = append(log, simulate.FromLogEntry(e))
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("read the error log: %w", err)
-		}
-	case fs.NArg() == 0:
-		if log, err = simulate.ReadFailures(stdin); err != nil {
-			return err
-		}
-	default:
-		for _, path := range fs.Args() {
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			part, err := simulate.ReadFailures(f)
-			f.Close()
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			log = append(log, part...)
-		}
+	log, err := readFailureLog(stdin, sf, *since, *until, fs.Args())
+	if err != nil {
+		return err
 	}
 	rep := simulate.Backtest(log, profile)
 	if *asJSON {
@@ -136,6 +100,53 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", cell(e.ItemID), cell(string(e.Stage)), e.Failures, cell(string(e.Class)), cell(e.Recorded), cell(change), calls)
 	}
 	return tw.Flush()
+}
+
+// readFailureLog reads recorded failures as `triage backtest` does: the
+// ErrorLog table in [since, until) when sf names it (--stack or
+// --errorlog-table) and no file is given, else the exports in files, else
+// an export on stdin.
+func readFailureLog(stdin io.Reader, sf *stackFlags, since, until string, files []string) ([]simulate.LoggedFailure, error) {
+	var log []simulate.LoggedFailure
+	switch {
+	case len(files) == 0 && (sf.errorLogTable != "" || sf.stack != ""):
+		from, err := backtestTime(since)
+		if err != nil {
+			return nil, usageError{"--since: " + err.Error()}
+		}
+		to, err := backtestTime(until)
+		if err != nil {
+			return nil, usageError{"--until: " + err.Error()}
+		}
+		ctx := context.Background()
+		src, err := newErrorLogSource(ctx, sf)
+		if err != nil {
+			return nil, err
+		}
+		err = src.Between(ctx, from, to, func(e state.LogEntry) error {
+			log = append(log, simulate.FromLogEntry(e))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read the error log: %w", err)
+		}
+	case len(files) == 0:
+		return simulate.ReadFailures(stdin)
+	default:
+		for _, path := range files {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			part, err := simulate.ReadFailures(f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			log = append(log, part...)
+		}
+	}
+	return log, nil
 }
 
 // backtestTime parses an RFC 3339 time or a duration back from now; ""

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/rules"
 )
 
 // classifyInput is one failure to classify. Every field is optional, and
@@ -65,6 +67,9 @@ type classifyOutput struct {
 	Role string `json:"role,omitempty"`
 	// Default marks a class only a status default or nothing decided.
 	Default bool `json:"default,omitempty"`
+	// Rule names the operator's rule that decided (--rules), "" when none
+	// did.
+	Rule string `json:"rule,omitempty"`
 	// Line is the input line (or file) an error is about.
 	Line  int    `json:"-"`
 	Error string `json:"error,omitempty"`
@@ -90,7 +95,7 @@ func (o classifyOutput) MarshalJSON() ([]byte, error) {
 const maxClassifyLine = 1 << 20
 
 func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
-	fs := newFlagSet("classify", "classify [--json | --table] [FILE...]\n\n"+
+	fs := newFlagSet("classify", "classify [--json | --table] [--rules FILE] [FILE...]\n\n"+
 		"Reads one JSON object per line on stdin (or one JSON document per FILE) and\n"+
 		"writes one JSON line per input with the class and the decision of the retry\n"+
 		"profile (--json, the default), or an aligned table (--table). Input fields\n"+
@@ -110,6 +115,9 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 		"goes on.")
 	table := fs.Bool("table", false, "print an aligned table instead of JSON lines")
 	asJSON := fs.Bool("json", false, "print JSON lines (the default)")
+	rulesFile := fs.String("rules", "", "classify with the operator's rules FILE first, as a function that loaded it would\n"+
+		"(docs/design.md \"Operator rules\"): the reason names the rule that decided (\"rule NAME\"),\n"+
+		"or says that no rule matched; a bad rule is refused with its line and reason")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -117,6 +125,13 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 		return usageError{"--json and --table exclude each other"}
 	}
 	c := classifier{clock: clock.System{}, rand: rand.Float64}
+	if *rulesFile != "" {
+		set, err := loadRulesFile(*rulesFile)
+		if err != nil {
+			return err
+		}
+		c.rules = set
+	}
 	var outs []classifyOutput
 	emit := func(o classifyOutput) error {
 		if *table {
@@ -226,6 +241,20 @@ func readBounded(path string, max int64) ([]byte, error) {
 type classifier struct {
 	clock clock.Clock
 	rand  func() float64
+	// rules, when set, are the operator's rules (--rules), tried first.
+	rules *rules.Set
+}
+
+// loadRulesFile reads an operator's rules file through the loader every
+// function uses at its start (rules.Load): a bad rule is an error naming
+// the file, the line and the reason. A file that does not exist is an
+// error too — the functions take it as "no rules", an operator who names
+// it means one.
+func loadRulesFile(path string) (*rules.Set, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	return rules.Load(context.Background(), rules.Source{File: path}, nil)
 }
 
 // line classifies one JSON input. Errors become an output with Error set, so
@@ -282,7 +311,7 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	if err != nil {
 		return classifyOutput{}, err
 	}
-	cl := failure.Classify(failErr)
+	cl, rule := c.classifyErr(failErr, stage)
 	if role == "" {
 		role = failure.FactsOf(failErr).Role
 	}
@@ -298,6 +327,10 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 		Reason:           cl.Reason + "; " + d.Reason(),
 		Role:             string(role),
 		Default:          cl.Default,
+		Rule:             rule,
+	}
+	if c.rules != nil && rule == "" {
+		out.Reason = cl.Reason + " (no operator rule matched); " + d.Reason()
 	}
 	switch d := d.(type) {
 	case retry.Retry:
@@ -309,6 +342,23 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 		out.Decision, out.DelayMinMS, out.DelayMaxMS = "wait", w, w
 	}
 	return out, nil
+}
+
+// classifyErr classifies err as a function of stage would: with the
+// operator's rules first when --rules gave them (failure.ClassifyWith,
+// without installing them), else as failure.Classify does. rule names the
+// operator's rule that decided, "" when none did.
+func (c classifier) classifyErr(err error, stage pipeline.Stage) (cl failure.Classification, rule string) {
+	if c.rules == nil {
+		return failure.Classify(err), ""
+	}
+	set := *c.rules
+	set.Stage = stage // a failure that names no stage was met at the input's
+	cl = failure.ClassifyWith(&set, err)
+	if r := set.Match(failure.FactsOf(err)); r != nil && cl.Reason == "rule "+r.Name {
+		rule = r.Name
+	}
+	return cl, rule
 }
 
 // buildError turns an input line into the error the stage would hold: a

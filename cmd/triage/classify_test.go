@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -319,6 +320,7 @@ func TestEveryCommandTakesJSON(t *testing.T) {
 		"backtest": {"backtest"}, "breakers": {"breakers", "list"}, "classify": {"classify"}, "dlq": {"dlq", "list"},
 		"items": {"items", "get"}, "models": {"models", "list"}, "redact": {"redact"}, "report": {"report", "errors"},
 		"simulate": {"simulate"}, "submit": {"submit"}, "policy": {"policy", "show"}, "console": {"console"},
+		"rules": {"rules", "test"},
 	}
 	for name := range commands {
 		args, ok := invocations[name]
@@ -330,5 +332,93 @@ func TestEveryCommandTakesJSON(t *testing.T) {
 		if code := run(append(slices.Clone(args), "--json", "--help"), strings.NewReader(""), &out, &errOut); code != 0 {
 			t.Errorf("triage %s --json --help: exit %d: %s", strings.Join(args, " "), code, errOut.String())
 		}
+	}
+}
+
+// TestClassifyWithRules: --rules puts the operator's rules first, as a
+// function that loaded them would; the output names the rule that decided,
+// or says that none matched; a bad or missing file is refused.
+func TestClassifyWithRules(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rules.yaml")
+	writeFile(t, path, `version: 1
+rules:
+  - name: acme-slowdown
+    provider: acme
+    code: E_SLOWDOWN
+    class: RATE_LIMITED
+    delay: 30s
+  - name: teapot-at-notify
+    stage: notify
+    status: 418
+    class: UPSTREAM_UNAVAILABLE
+  - name: teapot-at-llm
+    stage: llm
+    status: 418
+    class: CONTENT_POLICY
+`)
+	in := strings.Join([]string{
+		`{"name":"acme","provider":"acme","status":400,"code":"E_SLOWDOWN"}`,
+		`{"name":"teapot","provider":"openai","status":418,"body":"{\"error\":{\"message\":\"teapot\"}}"}`,
+		`{"name":"teapot-notify","provider":"webhook","stage":"notify","status":418}`,
+		`{"name":"quota","provider":"openai","status":429,"body":"{\"error\":{\"code\":\"insufficient_quota\"}}"}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	if code := run([]string{"classify", "--rules", path}, strings.NewReader(in), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	got := map[string]classifyOutput{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var o classifyOutput
+		if err := json.Unmarshal([]byte(l), &o); err != nil {
+			t.Fatal(err)
+		}
+		got[o.Name] = o
+	}
+	for name, want := range map[string]struct {
+		class, rule string
+		delayMS     int64
+	}{
+		"acme":          {"RATE_LIMITED", "acme-slowdown", 30000},
+		"teapot":        {"CONTENT_POLICY", "teapot-at-llm", 0}, // no stage given: the llm stage's, as the policy's
+		"teapot-notify": {"UPSTREAM_UNAVAILABLE", "teapot-at-notify", 0},
+		"quota":         {"BUDGET_EXCEEDED", "", 0},
+	} {
+		o := got[name]
+		if o.Class != want.class || o.Rule != want.rule || o.RequestedDelayMS != want.delayMS {
+			t.Errorf("%s: class %s rule %q delay %dms, want %s %q %dms (%+v)", name, o.Class, o.Rule, o.RequestedDelayMS, want.class, want.rule, want.delayMS, o)
+		}
+		switch {
+		case want.rule != "" && !strings.HasPrefix(o.Reason, "rule "+want.rule+";"):
+			t.Errorf("%s: reason %q does not name the rule", name, o.Reason)
+		case want.rule == "" && !strings.Contains(o.Reason, "(no operator rule matched)"):
+			t.Errorf("%s: reason %q does not say that no rule matched", name, o.Reason)
+		}
+	}
+	// Without --rules the tables decide, and nothing speaks of rules.
+	out.Reset()
+	if code := run([]string{"classify"}, strings.NewReader(in), &out, &errOut); code != 0 {
+		t.Fatal(errOut.String())
+	}
+	if strings.Contains(out.String(), "rule") || !strings.Contains(out.String(), `"class":"CLIENT_ERROR"`) {
+		t.Errorf("without --rules:\n%s", out.String())
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	writeFile(t, bad, "version: 1\nrules:\n  - name: x\n    status: 999\n    class: RATE_LIMITED\n")
+	for file, want := range map[string]string{bad: `bad.yaml:4: rule "x": status "999"`, filepath.Join(dir, "none.yaml"): "no such file"} {
+		out.Reset()
+		errOut.Reset()
+		if code := run([]string{"classify", "--rules", file}, strings.NewReader(in), &out, &errOut); code != 1 || !strings.Contains(errOut.String(), want) || out.Len() != 0 {
+			t.Errorf("--rules %s: exit %d, stderr %q, stdout %q; want 1, %q and nothing classified", file, code, errOut.String(), out.String(), want)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -181,7 +181,11 @@ func setupOps(t *testing.T) *opsEnv {
 			LastError: &state.LastError{Component: stg, ErrorClass: c, Error: "boom", FailedAt: now}, LastFailureAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
-		if err := log.Append(ctx, state.LogEntry{ItemID: id, Stage: stg, Class: c, Attempt: 1, MessageID: "m-" + id, OccurredAt: now, Message: "boom"}); err != nil {
+		entry := state.LogEntry{ItemID: id, Stage: stg, Class: c, Attempt: 1, MessageID: "m-" + id, OccurredAt: now, Message: "boom"}
+		if id == "p1" { // a source's 404: only the default by status decided it
+			entry.Message, entry.Default = "source GET https://news.example.com/a/8812?k=v: HTTP 404: gone", true
+		}
+		if err := log.Append(ctx, entry); err != nil {
 			t.Fatal(err)
 		}
 		if !withMessage {
@@ -299,6 +303,15 @@ func TestOpsCommandsMoto(t *testing.T) {
 	}
 	if out := e.cli(t, "report", "budget"); !strings.Contains(out, "0.006") || !strings.Contains(out, "BLOCKED") {
 		t.Fatalf("report budget:\n%s", out)
+	}
+	unknown := decode[[]report.UnknownRow](t, e.cli(t, "report", "unknown", "--since", "1d", "--json"))
+	if len(unknown) != 1 || unknown[0].Count != 1 || unknown[0].Stage != pipeline.Fetch || unknown[0].Status != 404 ||
+		unknown[0].Shape != "source GET https://news.example.com/a/<id>: HTTP <n>: gone" || !strings.Contains(unknown[0].Sample, "8812") {
+		t.Fatalf("report unknown: %+v", unknown)
+	}
+	if out := e.cli(t, "report", "unknown"); !strings.Contains(out, "FINGERPRINT") || !strings.Contains(out, unknown[0].ID) ||
+		!strings.Contains(out, "NOT_FOUND") || !strings.Contains(out, "1 family of 1 failure nothing recognised") {
+		t.Fatalf("report unknown table:\n%s", out)
 	}
 	for _, verb := range []string{"recovery", "repeated"} {
 		e.cli(t, "report", verb)

@@ -27,6 +27,9 @@ func TestEachHelpListsItsOwnFlags(t *testing.T) {
 		{[]string{"items", "replay"}, []string{"items-table", "fetch-queue", "notify-dlq"}, []string{"audit-table", "budget-table"}},
 		{[]string{"dlq", "list"}, []string{"fetch-dlq", "llm-dlq", "notify-dlq", "wait"}, []string{"audit-table", "budget-table"}},
 		{[]string{"report", "errors"}, []string{"errorlog-table", "budget-table"}, []string{"fetch-queue", "fetch-dlq", "audit-table", "wait"}},
+		{[]string{"report", "unknown"}, []string{"errorlog-table", "since", "until", "json"}, []string{"fetch-queue", "fetch-dlq", "audit-table", "wait"}},
+		{[]string{"rules", "test"}, []string{"errorlog-table", "retry-profile", "since", "json"}, []string{"items-table", "fetch-queue", "budget-table"}},
+		{[]string{"rules", "check"}, []string{"json"}, []string{"errorlog-table", "stack", "items-table"}},
 		{[]string{"backtest"}, []string{"errorlog-table"}, []string{"items-table", "fetch-queue", "budget-table"}},
 		{[]string{"console"}, []string{"items-table", "errorlog-table", "audit-table", "budget-table", "fetch-dlq", "models-table"}, nil},
 	}

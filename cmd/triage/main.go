@@ -1,7 +1,8 @@
 // Command triage is the operator's tool: classify a failure, redact a payload,
 // and (against a deployed or local stack) inspect and replay dead letters.
 //
-//	triage classify [--table] [FILE...]   classify failures (JSON lines on stdin, or files)
+//	triage classify [--table] [--rules F] [FILE...]   classify failures (JSON lines on stdin, or files)
+//	triage rules check|test FILE           check an operator's rules file; weigh it against the error log
 //	triage redact                          sanitize stdin (text or JSON) to stdout
 //	triage submit [FILE | --id …]          put items into the pipeline (NDJSON, CSV or flags)
 //	triage items|dlq|report|models|breakers …  inspect, replay, resolve, report on a stack

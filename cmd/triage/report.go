@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	commands["report"] = command{"error-log reports (report errors|top-failing|recovery|repeated|budget|resolved)", runReport}
+	commands["report"] = command{"error-log reports (report errors|top-failing|recovery|repeated|budget|resolved|unknown)", runReport}
 }
 
 func runReport(_ io.Reader, stdout io.Writer, args []string) error {
@@ -22,6 +22,7 @@ func runReport(_ io.Reader, stdout io.Writer, args []string) error {
 		"repeated":    {"items with more than --threshold errors (default 3)", reportVerb("repeated")},
 		"budget":      {"budget exhaustion timeline: spend, calls, blocked per UTC day", reportVerb("budget")},
 		"resolved":    {"dead letters operators closed (triage dlq resolve): who, when, why", reportVerb("resolved")},
+		"unknown":     {"failures nothing recognised (UNKNOWN or a status default), grouped by fingerprint", reportVerb("unknown")},
 	}, stdout, args)
 }
 
@@ -33,6 +34,13 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 	source := "Reads the error log (30-day retention) through its by-class index."
 	if verb == "resolved" {
 		source = "Reads the resolutions in the error log (30-day retention) through its by-class index."
+	}
+	if verb == "unknown" {
+		source = "Groups the failures nothing recognised — UNKNOWN, or a class only a default by status\n" +
+			"decided — by fingerprint: the provider, stage, status and the error text with ids, numbers,\n" +
+			"hex, UUIDs, timestamps, addresses, URLs' variable parts and quoted values stripped\n" +
+			"(docs/design.md \"Reports\"); most failures first, with one redacted sample each. Reads the\n" +
+			"error log's unrecognised index alone (30-day retention)."
 	}
 	if verb == "budget" {
 		source = "Reads the budget table (spend, calls and blocked calls per UTC day) and the error log's\n" +
@@ -67,7 +75,7 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 	}
 	ctx, cancel := commandContext()
 	defer cancel()
-	c, err := aw.connect(ctx, needs{items: verb != "errors" && verb != "budget" && verb != "resolved", errorLog: true, budget: verb == "budget"})
+	c, err := aw.connect(ctx, needs{items: verb != "errors" && verb != "budget" && verb != "resolved" && verb != "unknown", errorLog: true, budget: verb == "budget"})
 	if err != nil {
 		return err
 	}
@@ -91,6 +99,8 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 		rows, err = r.Repeated(ctx, w, *threshold)
 	case "budget":
 		rows, err = r.Budget(ctx, w, now)
+	case "unknown":
+		rows, err = r.Unknown(ctx, w)
 	case "resolved":
 		var rs []state.Resolution
 		err = c.errorLog().Resolutions(ctx, w.Since, w.Until, func(res state.Resolution) error {
@@ -137,10 +147,47 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 		}
 		fmt.Fprintf(stdout, "%d dead letters resolved\n", len(rs))
 		return nil
+	case []report.UnknownRow:
+		return printUnknown(stdout, rs)
 	case []report.BudgetRow:
 		return printTable(stdout, []string{"DAY", "SPEND_USD", "CAP_USD", "CALLS", "BLOCKED", "BUDGET_ERRORS", "ITEMS_BLOCKED"}, rs, func(r report.BudgetRow) []any {
 			return []any{r.Day, r.Spend, r.Cap, r.Calls, r.Blocked, r.BudgetErrors, r.ItemsBlocked}
 		})
 	}
 	return nil
+}
+
+// printUnknown writes the unknown report: a row per fingerprint, its
+// sample on the next line, then a count.
+func printUnknown(w io.Writer, rows []report.UnknownRow) error {
+	tw := newTable(w, "FINGERPRINT", "COUNT", "ITEMS", "PROVIDER", "STAGE", "STATUS", "CLASSES", "FIRST_SEEN", "LAST_SEEN", "SHAPE")
+	failures := 0
+	for _, r := range rows {
+		failures += r.Count
+		cls := make([]string, len(r.Classes))
+		for i, c := range r.Classes {
+			cls[i] = string(c)
+		}
+		status := "-"
+		if r.Status != 0 {
+			status = fmt.Sprint(r.Status)
+		}
+		addRow(tw, r.ID, r.Count, r.Items, orDash(string(r.Provider)), orDash(string(r.Stage)), status, strings.Join(cls, ","),
+			fmtTime(r.FirstSeen), fmtTime(r.LastSeen), r.Shape)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s sample: %s\n", r.ID, cell(r.Sample))
+	}
+	fmt.Fprintf(w, "%s of %s nothing recognised\n", plural(len(rows), "family", "families"), plural(failures, "failure", "failures"))
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

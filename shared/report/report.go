@@ -8,6 +8,12 @@
 //	repeated     items with more than 3 errors in the window (potential bugs)
 //	budget       per UTC day: estimated spend, calls, blocked calls, BUDGET_EXCEEDED errors and
 //	             distinct items blocked
+//	unknown      failures nothing recognised (UNKNOWN, or a class only a default by status
+//	             decided) grouped by fingerprint — provider, stage, status and the text's Shape
+//	             — with counts, first and last seen and one redacted sample
+//
+// The fingerprint and its normaliser (Shape) live here, and only here: the
+// CLI and the console group by them.
 //
 // The *Of functions compute a report from data in memory; Reporter loads the
 // data (error log through its by-class index, items, budget days) and calls

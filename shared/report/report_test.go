@@ -174,6 +174,8 @@ func TestReportsInMemory(t *testing.T) {
 		charge: b,
 	})
 	reports(t, &report.Reporter{Log: report.LogSlice(store.Log()), Items: store, Index: store, Days: b})
+	checkUnknown(t, func(e state.LogEntry) error { return store.Append(context.Background(), e) },
+		func() *report.Reporter { return &report.Reporter{Log: report.LogSlice(store.Log())} })
 }
 
 func TestReportsOnDynamoDB(t *testing.T) {
@@ -196,6 +198,10 @@ func TestReportsOnDynamoDB(t *testing.T) {
 		Log:   &state.ErrorLogReader{DB: db, Table: env.Stack.ErrorLogTable()},
 		Items: items, Index: &state.ItemIndex{DB: db, Table: env.Stack.ItemsTable()}, Days: b,
 	})
+	checkUnknown(t, func(e state.LogEntry) error { return log.Append(context.Background(), e) },
+		func() *report.Reporter {
+			return &report.Reporter{Log: &state.ErrorLogReader{DB: db, Table: env.Stack.ErrorLogTable()}}
+		})
 	// One item's history, oldest first.
 	hist, err := (&state.ErrorLogReader{DB: db, Table: env.Stack.ErrorLogTable()}).ForItem(context.Background(), "i5", 3)
 	if err != nil || len(hist) != 3 || hist[0].Class != failure.BudgetExceeded || hist[2].Class != failure.ResponseInvalid || hist[2].Attempt != 2 {

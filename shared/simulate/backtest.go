@@ -28,6 +28,12 @@ type LoggedFailure struct {
 	Class failure.Class `json:"error_class"`
 	// Message is the redacted error text (not used by the backtest).
 	Message string `json:"message,omitempty"`
+	// Provider, Status and Code are the upstream's name, HTTP status and
+	// code as the classification read them, when the log kept them (an
+	// operator's rule weighed against the log reads them; TestRules).
+	Provider failure.Provider `json:"provider,omitempty"`
+	Status   int              `json:"status,omitempty"`
+	Code     string           `json:"code,omitempty"`
 	// Attempt is the stage's attempt count after the failure.
 	Attempt int `json:"attempt"`
 	// OccurredAt is when the failure happened; required.
@@ -44,7 +50,15 @@ type LoggedFailure struct {
 // FromLogEntry converts an error-log entry read from the table.
 func FromLogEntry(e state.LogEntry) LoggedFailure {
 	return LoggedFailure{ItemID: e.ItemID, Stage: e.Stage, Class: e.Class, Message: e.Message, Attempt: e.Attempt,
+		Provider: e.Provider, Status: e.Status, Code: e.Code,
 		OccurredAt: e.OccurredAt, Decision: e.Decision, Retryable: e.Retryable}
+}
+
+// entry is f as an error-log entry, for what reads one
+// (state.LogEntry.Evidence).
+func (f LoggedFailure) entry() state.LogEntry {
+	return state.LogEntry{ItemID: f.ItemID, Stage: f.Stage, Class: f.Class, Message: f.Message, Provider: f.Provider,
+		Status: f.Status, Code: f.Code, Attempt: f.Attempt, OccurredAt: f.OccurredAt, Decision: f.Decision, Retryable: f.Retryable}
 }
 
 // ReadFailures reads an export: JSON lines, or one JSON array. Blank lines

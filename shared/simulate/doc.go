@@ -6,7 +6,9 @@
 // items that still failed, completion times, AWS requests and dollars, DLQ
 // precision, and the load on every DynamoDB key. `triage simulate` and `make simulate` run
 // it; docs/simulation.md is its report. Backtest, the other half of the
-// package, replays a recorded error log through a profile.
+// package, replays a recorded error log through a profile; TestRules
+// weighs an operator's classification rules against it (`triage rules
+// test`).
 //
 // # What runs
 //

@@ -382,11 +382,16 @@ func (s *itemStore) MarkDeadLettered(ctx context.Context, itemID string, st pipe
 }
 
 // Append writes an error-log entry and its copy in the by-class-shard
-// index.
+// index, and in the sparse by-unrecognised index when nothing recognised
+// the failure.
 func (s *itemStore) Append(ctx context.Context, le state.LogEntry) error {
 	w := wru(logEntryBytes)
-	s.e.dyn(ddbPutItem, load{key: "errorlog/" + le.ItemID, w: w},
-		load{key: "errorlog:by-class-shard/" + string(le.Class) + "#" + state.ClassShard(le.ItemID), w: w})
+	loads := []load{{key: "errorlog/" + le.ItemID, w: w},
+		{key: "errorlog:by-class-shard/" + string(le.Class) + "#" + state.ClassShard(le.ItemID), w: w}}
+	if le.Unrecognised() {
+		loads = append(loads, load{key: "errorlog:by-unrecognised/" + state.ClassShard(le.ItemID), w: w})
+	}
+	s.e.dyn(ddbPutItem, loads...)
 	return s.m.Append(ctx, le)
 }
 

@@ -153,7 +153,8 @@ func (b *batch) deadLetterMessage(msg events.SQSMessage, err error, correlationI
 	if b.r.ErrorLog != nil {
 		if lerr := b.r.ErrorLog.Append(ctx, state.LogEntry{
 			ItemID: itemID, Stage: b.r.Stage, Class: cl.Class, Message: truncate(deadletter.ErrorText(err), 1024),
-			Attempt: 1, MessageID: msg.MessageId, CorrelationID: correlationID, Decision: in.Decision, OccurredAt: now,
+			Attempt: 1, MessageID: msg.MessageId, CorrelationID: correlationID, Decision: in.Decision, Default: cl.Default,
+			Provider: cl.Provider, Status: cl.Status, Code: redact.String(cl.Code), OccurredAt: now,
 		}); lerr != nil {
 			log.Error("error log append failed", "store_error", redact.String(lerr.Error()))
 		}

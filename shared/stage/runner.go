@@ -434,7 +434,8 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	entry := state.LogEntry{
 		ItemID: rec.item.ID, Stage: r.Stage, Class: cl.Class, Message: truncate(errText, 1024), Attempt: attempt,
 		MessageID: rec.msg.MessageId, CorrelationID: rec.env.CorrelationID, Decision: dec.Reason(),
-		Retryable: cl.Retryable, OccurredAt: now,
+		Retryable: cl.Retryable, Default: cl.Default, Provider: cl.Provider, Status: cl.Status, Code: redact.String(cl.Code),
+		OccurredAt: now,
 	}
 	r.metrics().Count(MetricFailures, r.Stage, cl.Class, 1)
 	// A failure the upstream's breaker judged (docs/design.md "A failure

@@ -891,3 +891,38 @@ func TestFailureKeepsNoUpstreamBody(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorLogRecordsDefault: the error log says whether only a default
+// decided the class, so that `triage report unknown` finds the failures
+// nothing recognised.
+func TestErrorLogRecordsDefault(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		err       error
+		class     failure.Class
+		isDefault bool
+		status    int
+		code      string
+	}{
+		"a status alone":       {httpErr(failure.OpenAI, 418, `{"error":{"message":"I am a teapot"}}`), failure.ClientError, true, 418, ""},
+		"nothing recognised":   {errors.New("frobnicator wedged"), failure.Unknown, true, 0, ""},
+		"a code the table has": {httpErr("acme", 429, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`), failure.RateLimited, false, 429, "rate_limit_exceeded"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := setup(t, pipeline.LLM)
+			tb.seed(t, "a", pipeline.LLM)
+			tb.work = func(context.Context, state.Item) (state.Output, error) { return state.Output{}, tc.err }
+			tb.handle(t, context.Background(), msg("a", pipeline.LLM, "m1", 1))
+			log := tb.store.Log()
+			if len(log) != 1 || log[0].Class != tc.class || log[0].Default != tc.isDefault {
+				t.Fatalf("error log = %+v, want one %s entry with Default %v", log, tc.class, tc.isDefault)
+			}
+			// What an operator's rule and a fingerprint read again.
+			cl := failure.Classify(tc.err)
+			if log[0].Provider != cl.Provider || log[0].Status != tc.status || log[0].Code != tc.code {
+				t.Errorf("recorded provider %q status %d code %q, want %q %d %q", log[0].Provider, log[0].Status, log[0].Code, cl.Provider, tc.status, tc.code)
+			}
+		})
+	}
+}

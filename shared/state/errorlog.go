@@ -39,12 +39,22 @@ type logRecord struct {
 	// ByClassIndex); absent for replays and notes.
 	ClassShard    string `dynamodbav:"class_shard,omitempty"`
 	Message       string `dynamodbav:"message"`
+	Provider      string `dynamodbav:"provider,omitempty"`
+	Status        int    `dynamodbav:"status,omitempty"`
+	Code          string `dynamodbav:"code,omitempty"`
 	Attempt       int    `dynamodbav:"attempt"`
 	MessageID     string `dynamodbav:"message_id,omitempty"`
 	CorrelationID string `dynamodbav:"correlation_id,omitempty"`
 	Decision      string `dynamodbav:"decision"`
 	Retryable     bool   `dynamodbav:"retryable"`
-	ExpiresAt     int64  `dynamodbav:"expires_at,omitempty"`
+	// Default is LogEntry.Default, absent when false.
+	Default bool `dynamodbav:"default,omitempty"`
+	// UnrecognisedShard is the entry's key in the unrecognised index
+	// (UnrecognisedIndex), the item's ClassShard: present only on failures
+	// nothing recognised (LogEntry.Unrecognised), so that the index is
+	// sparse and holds them alone.
+	UnrecognisedShard string `dynamodbav:"unrecognised_shard,omitempty"`
+	ExpiresAt         int64  `dynamodbav:"expires_at,omitempty"`
 	// ResolvedClass and DeadLetterID are set on resolutions only (Kind
 	// LogResolution, error_class ResolvedClass).
 	ResolvedClass string `dynamodbav:"resolved_class,omitempty"`
@@ -57,12 +67,19 @@ func toLogRecord(e LogEntry) logRecord {
 		ItemID: e.ItemID, OccurredAt: at + "#" + e.MessageID, At: at, Day: e.OccurredAt.UTC().Format("2006-01-02"),
 		Kind: e.Kind, By: e.By,
 		Stage: string(e.Stage), ErrorClass: string(e.Class), Message: e.Message, Attempt: e.Attempt,
+		Provider: string(e.Provider), Status: e.Status, Code: e.Code,
 		MessageID: e.MessageID, CorrelationID: e.CorrelationID, Decision: e.Decision, Retryable: e.Retryable,
 	}
 	if e.Kind == LogFailure || e.Kind == LogResolution {
 		r.ExpiresAt = e.OccurredAt.Add(ErrorLogRetention).Unix()
 		if e.Class != "" {
 			r.ClassShard = string(e.Class) + "#" + ClassShard(e.ItemID)
+		}
+		if e.Kind == LogFailure {
+			r.Default = e.Default
+			if e.Class != "" && e.Unrecognised() {
+				r.UnrecognisedShard = ClassShard(e.ItemID)
+			}
 		}
 	} else {
 		r.ErrorClass = ""

@@ -38,6 +38,13 @@ type ErrorLogReader struct {
 // failure rate (docs/scale.md). Replay and note entries are not in it.
 const ByClassIndex = "by-class-shard"
 
+// UnrecognisedIndex is the ErrorLog table's sparse GSI of the failures
+// nothing recognised (LogEntry.Unrecognised: UNKNOWN, or a class only a
+// default decided): hash unrecognised_shard (the item's ClassShard), range
+// occurred_at. Only those entries carry unrecognised_shard, so a report of
+// them reads them alone, never the whole log.
+const UnrecognisedIndex = "by-unrecognised"
+
 // Between calls fn for every entry that occurred in [since, until) (a zero
 // until is unbounded), class by class of failure.Classes(), each class read
 // through its ClassShards partitions of the by-class GSI and delivered
@@ -60,16 +67,39 @@ func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, unti
 	return r.query(ctx, c, since, until, func(rec logRecord) error { return fn(rec.entry()) })
 }
 
+// Unrecognised calls fn for every failure nothing recognised
+// (LogEntry.Unrecognised) that occurred in [since, until) (a zero until is
+// unbounded), oldest first, read through the ClassShards partitions of
+// UnrecognisedIndex. fn returning ErrStop ends the read without an error.
+func (r *ErrorLogReader) Unrecognised(ctx context.Context, since, until time.Time, fn func(LogEntry) error) error {
+	err := r.read(ctx, UnrecognisedIndex, "unrecognised_shard", func(shard string) string { return shard }, "unrecognised failures", since, until,
+		func(rec logRecord) error { return fn(rec.entry()) })
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
 // query reads one class in [since, until) through its ClassShards
 // partitions of the by-class index — the partitions at once, so that a read
 // costs one round trip per page rather than ClassShards — and calls fn oldest
 // first.
 func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, until time.Time, fn func(logRecord) error) error {
+	return r.read(ctx, ByClassIndex, "class_shard", func(shard string) string { return string(c) + "#" + shard }, string(c), since, until, fn)
+}
+
+// read reads the ClassShards partitions of a sharded index by time —
+// hash attribute attr, whose value for a shard ("07") is key(shard),
+// range occurred_at — in [since, until), the partitions at once, and
+// calls fn oldest first. what names the read in errors.
+func (r *ErrorLogReader) read(ctx context.Context, index, attr string, key func(shard string) string, what string, since, until time.Time, fn func(logRecord) error) error {
 	shards := make([][]logRecord, ClassShards)
 	errs := make([]error, ClassShards)
 	var wg sync.WaitGroup
 	for shard := range ClassShards {
-		wg.Go(func() { shards[shard], errs[shard] = r.shard(ctx, c, shard, since, until) })
+		wg.Go(func() {
+			shards[shard], errs[shard] = r.shard(ctx, index, attr, key(fmt.Sprintf("%02d", shard)), what, since, until)
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -85,11 +115,11 @@ func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, unti
 	return nil
 }
 
-// shard reads one partition of one class in [since, until).
-func (r *ErrorLogReader) shard(ctx context.Context, c failure.Class, shard int, since, until time.Time) ([]logRecord, error) {
+// shard reads one partition of an index in [since, until).
+func (r *ErrorLogReader) shard(ctx context.Context, index, attr, value, what string, since, until time.Time) ([]logRecord, error) {
 	var recs []logRecord
 	b := dynamoexpr.New()
-	key := "class_shard = " + b.Str(string(c)+"#"+fmt.Sprintf("%02d", shard))
+	key := attr + " = " + b.Str(value)
 	switch {
 	case !until.IsZero():
 		// occurred_at is "<time>#<message id>", which sorts after "<time>":
@@ -99,13 +129,13 @@ func (r *ErrorLogReader) shard(ctx context.Context, c failure.Class, shard int, 
 		key += " AND occurred_at >= " + b.Str(formatTime(since))
 	}
 	in := &dynamodb.QueryInput{
-		TableName: &r.Table, IndexName: aws.String(ByClassIndex),
+		TableName: &r.Table, IndexName: aws.String(index),
 		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 	}
 	for pages := dynamodb.NewQueryPaginator(r.DB, in); pages.HasMorePages(); {
 		out, err := pages.NextPage(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("read error log for %s: %w", c, err)
+			return nil, fmt.Errorf("read error log for %s: %w", what, err)
 		}
 		for _, av := range out.Items {
 			var rec logRecord
@@ -165,7 +195,8 @@ func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
 func (r logRecord) entry() LogEntry {
 	return LogEntry{
 		Kind: r.Kind, By: r.By, ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
+		Provider: failure.Provider(r.Provider), Status: r.Status, Code: r.Code,
 		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
-		Retryable: r.Retryable, OccurredAt: parseTime(r.At),
+		Retryable: r.Retryable, Default: r.Default, OccurredAt: parseTime(r.At),
 	}
 }

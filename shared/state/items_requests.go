@@ -208,13 +208,40 @@ type LogEntry struct {
 	Stage  pipeline.Stage
 	Class  failure.Class
 	// Message is the redacted error text.
-	Message       string
+	Message string
+	// Provider, Status and Code are the upstream's name, HTTP status and
+	// error code as the classification read them (failure.Classification),
+	// when it had them: an operator's rule weighed against the log
+	// (`triage rules test`) and a fingerprint read them, not only the text.
+	Provider      failure.Provider
+	Status        int
+	Code          string
 	Attempt       int
 	MessageID     string
 	CorrelationID string
 	Decision      string
 	Retryable     bool
-	OccurredAt    time.Time
+	// Default is the classification's Default (failure.Classification):
+	// nothing but a status read by the upstream's role decided the class,
+	// or nothing did (UNKNOWN). A failure that is UNKNOWN or Default is
+	// one nothing recognised: the error log keeps it in its unrecognised
+	// index too (UnrecognisedIndex), which `triage report unknown` reads.
+	Default    bool
+	OccurredAt time.Time
+}
+
+// Evidence is the failure as the log recorded it — its provider, stage,
+// status, code and text — for what weighs a failure again after the fact
+// (an operator's rule, a fingerprint): it reads as the classifier read the
+// original, so far as the log kept it.
+func (e LogEntry) Evidence() *failure.Evidence {
+	return &failure.Evidence{Provider: e.Provider, Stage: e.Stage, Status: e.Status, Code: e.Code, Text: e.Message}
+}
+
+// Unrecognised reports whether e is a failure nothing recognised: its
+// class is UNKNOWN, or only a default decided it (Default).
+func (e LogEntry) Unrecognised() bool {
+	return e.Kind == LogFailure && (e.Class == failure.Unknown || e.Default)
 }
 
 // ErrorLogRetention is how long error-log entries live (DynamoDB TTL).

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,10 @@ func (l memLog) ForItem(_ context.Context, id string, limit int) ([]state.LogEnt
 
 func (l memLog) Between(ctx context.Context, since, until time.Time, fn func(state.LogEntry) error) error {
 	return report.LogSlice(l.m.Log()).Between(ctx, since, until, fn)
+}
+
+func (l memLog) Unrecognised(ctx context.Context, since, until time.Time, fn func(state.LogEntry) error) error {
+	return report.LogSlice(l.m.Log()).Unrecognised(ctx, since, until, fn)
 }
 
 type bundle struct {
@@ -187,7 +192,7 @@ func (b *bundle) form(kv ...string) url.Values {
 func TestEveryRequestNeedsTheToken(t *testing.T) {
 	t.Parallel()
 	b := newBundle(t)
-	for _, path := range []string{"/", "/dlq", "/items/x", "/errors", "/policy", "/states?item=x", "/?token=wrong"} {
+	for _, path := range []string{"/", "/dlq", "/items/x", "/errors", "/unknown", "/policy", "/states?item=x", "/?token=wrong"} {
 		resp, err := b.client.Get(b.srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
@@ -517,4 +522,47 @@ func ExampleNewToken() {
 	t, _ := console.NewToken()
 	fmt.Println(len(t))
 	// Output: 64
+}
+
+// TestUnknownFailuresPage renders `triage report unknown`'s table: the
+// failures nothing recognised by fingerprint, most first, every text
+// escaped and redacted, recognised failures left out.
+func TestUnknownFailuresPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+	for i, e := range []state.LogEntry{
+		{ItemID: "u1", Stage: pipeline.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
+			Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_abc123"},
+		{ItemID: "u2", Stage: pipeline.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
+			Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_def456"},
+		{ItemID: "u3", Stage: pipeline.Notify, Class: failure.Unknown, Default: true,
+			Message: `hook said <script>alert("x")</script> with ` + key},
+		{ItemID: "r1", Stage: pipeline.LLM, Class: failure.RateLimited, Message: "openai chat: HTTP 429 rate_limit_exceeded: recognised"},
+	} {
+		e.MessageID, e.Attempt, e.OccurredAt = "m"+strconv.Itoa(i), 1, t0.Add(-time.Duration(4-i)*time.Hour)
+		if err := b.store.Append(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := b.get(t, "/unknown?since=7d", http.StatusOK)
+	rows := regexp.MustCompile(`(?s)<tr><td><code>([0-9a-f]{12})</code></td><td>(\d+)</td>`).FindAllStringSubmatch(page, -1)
+	if len(rows) != 2 || rows[0][2] != "2" || rows[1][2] != "1" {
+		t.Fatalf("want two fingerprints, 2 failures then 1:\n%s", page)
+	}
+	for _, want := range []string{"2 fingerprints, 3 failures", "I am a teapot for request &lt;id&gt;", "req_def456", "<code>CLIENT_ERROR</code>",
+		"&lt;script&gt;", "[REDACTED:openai-key]", `href="/unknown"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	for _, lack := range []string{"<script>", key, "HTTP 429", "rate_limit_exceeded"} {
+		if strings.Contains(page, lack) {
+			t.Errorf("the page shows %q", lack)
+		}
+	}
+	if page := b.get(t, "/unknown?since=1h", http.StatusOK); !strings.Contains(page, "No unrecognised failures.") {
+		t.Errorf("an hour back holds none of them:\n%s", page)
+	}
+	b.get(t, "/unknown?since=yesterday", http.StatusBadRequest)
 }

@@ -41,11 +41,13 @@ type Items interface {
 	Get(ctx context.Context, id string) (state.Item, error)
 }
 
-// ErrorLog reads the error log: one item's history, and a window of it
-// through the by-class index (state.ErrorLogReader).
+// ErrorLog reads the error log: one item's history, a window of it
+// through the by-class index, and the failures nothing recognised through
+// the unrecognised index (state.ErrorLogReader).
 type ErrorLog interface {
 	ops.ItemLog
 	report.LogReader
+	report.UnrecognisedReader
 }
 
 // QueueDepth is the part of SQS the overview reads: a DLQ's approximate
@@ -161,6 +163,7 @@ func New(b Backend, token string, hosts ...string) (*Server, error) {
 	s.mux.HandleFunc("GET /items/{id}", s.item)
 	s.mux.HandleFunc("GET /item", s.item)
 	s.mux.HandleFunc("GET /errors", s.errorLog)
+	s.mux.HandleFunc("GET /unknown", s.unknown)
 	s.mux.HandleFunc("GET /policy", s.policy)
 	s.mux.HandleFunc("GET /states", s.states)
 	s.mux.HandleFunc("POST /actions/replay", s.replay)
@@ -183,7 +186,7 @@ func (s *Server) parse() error {
 		"itemURL": ItemURL,
 	}
 	s.pages = map[string]*template.Template{}
-	for _, page := range []string{"overview", "dlq", "item", "errors", "policy", "action", "denied"} {
+	for _, page := range []string{"overview", "dlq", "item", "errors", "unknown", "policy", "action", "denied"} {
 		t, err := template.New(page).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/parts.html", "templates/"+page+".html")
 		if err != nil {
 			return fmt.Errorf("console templates: %w", err)

@@ -445,6 +445,39 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "errors", d)
 }
 
+type unknownData struct {
+	Title, Since, Err string
+	Rows              []report.UnknownRow
+	Failures          int
+}
+
+// unknown is `triage report unknown` over a window: the failures nothing
+// recognised, by fingerprint (report.Reporter.Unknown, through the error
+// log's unrecognised index), at most LogMaxRead of them read.
+func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
+	d := unknownData{Title: "Unknown failures", Since: cmp.Or(r.URL.Query().Get("since"), "7d")}
+	now := s.now()
+	since, err := parseAge(d.Since, now)
+	if err != nil {
+		s.badRequest(w, r, "since: "+err.Error())
+		return
+	}
+	if s.b.Log == nil {
+		d.Err = s.missing("errorlog")
+		s.render(w, r, "unknown", d)
+		return
+	}
+	rep := &report.Reporter{Log: s.b.Log, MaxEntries: LogMaxRead}
+	d.Rows, err = rep.Unknown(r.Context(), report.Window{Since: since, Until: now})
+	if err != nil {
+		d.Err = s.explain(err)
+	}
+	for _, row := range d.Rows {
+		d.Failures += row.Count
+	}
+	s.render(w, r, "unknown", d)
+}
+
 type policyData struct {
 	Title   string
 	Profile *retry.Profile

@@ -111,7 +111,7 @@ func TestCreate(t *testing.T) {
 			pitr             bool
 		}{
 			{st.ItemsTable(), "item_id", "", []index{{"by-listed-state", "list_key", "list_at", "KEYS_ONLY"}}, "", true},
-			{st.ErrorLogTable(), "item_id", "occurred_at", []index{{"by-class-shard", "class_shard", "occurred_at", "ALL"}}, "expires_at", false},
+			{st.ErrorLogTable(), "item_id", "occurred_at", []index{{"by-class-shard", "class_shard", "occurred_at", "ALL"}, {"by-unrecognised", "unrecognised_shard", "occurred_at", "ALL"}}, "expires_at", false},
 			{st.ParkedTable(), "item_id", "", []index{{"by-due", "shard", "due_at", "ALL"}, {"by-gate", "gate", "parked_at", "ALL"}}, "expires_at", false},
 			{st.GatesTable(), "gate", "", nil, "", false},
 		} {
