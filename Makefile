@@ -125,7 +125,8 @@ clean:
 #
 # `sam build` (BuildMethod: makefile, CodeUri: .) runs `make build-<LogicalId>`
 # with ARTIFACTS_DIR set; each target leaves the function's `bootstrap` there
-# for provided.al2023 on arm64. `make bootstraps` builds the same binaries for
+# for provided.al2023 on arm64, with the bundled classification rules
+# (rules.yaml, docs/design.md "Operator rules") beside it. `make bootstraps` builds the same binaries for
 # this machine into .build/<LogicalId>/bootstrap for the local Lambda runtime.
 #
 # FUNCTIONS lists <LogicalId>:<package under ./functions>; adding a function
@@ -143,6 +144,7 @@ define sam_build_target
 build-$(call fn_id,$(1)):
 	@[ -n "$$(ARTIFACTS_DIR)" ] || { echo "make: ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 1; }
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $$(GO) build $$(LAMBDA_BUILD_FLAGS) -o $$(ARTIFACTS_DIR)/bootstrap ./functions/$(call fn_pkg,$(1))
+	cp rules.yaml $$(ARTIFACTS_DIR)/rules.yaml
 endef
 $(foreach f,$(FUNCTIONS),$(eval $(call sam_build_target,$(f))))
 
@@ -159,23 +161,25 @@ bootstraps: tools-go
 	  echo "bootstrap .build/$$id/bootstrap <- ./functions/$$pkg"; \
 	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 \
 	    $(GO) build $(LAMBDA_BUILD_FLAGS) -o .build/$$id/bootstrap ./functions/$$pkg; \
+	  cp rules.yaml .build/$$id/rules.yaml; \
 	done
 
 ## simulate (the policy simulator, docs/simulation.md) ------------------------
 #
 # `make simulate` runs scenarios/standard-mix.json (100,000 items) through
 # triage's real stage runner and the baselines in virtual time, then the
-# long-outage scenarios (OUTAGES), and writes the comparison to
-# docs/simulation.md with its plots in docs/img/. SIMFLAGS adds flags, e.g.
-# SIMFLAGS="--items 20000".
+# long-outage scenarios (OUTAGES) and the poison-item scenarios (POISON),
+# and writes the comparison to docs/simulation.md with its plots in
+# docs/img/. SIMFLAGS adds flags, e.g. SIMFLAGS="--items 20000".
 
 SIMFLAGS ?=
 OUTAGES  ?= scenarios/outage-1h.json,scenarios/outage-6h.json,scenarios/outage-24h.json,scenarios/outage-3d.json,scenarios/quota-12h.json,scenarios/budget-0900.json
+POISON   ?= scenarios/poison-401.json,scenarios/poison-403.json,scenarios/poison-500.json,scenarios/poison-timeout.json,scenarios/poison-quiet.json,scenarios/poison-outage.json
 
 .PHONY: simulate
 simulate: tools-go
 	$(GO) run ./cmd/triage simulate --scenario scenarios/standard-mix.json --doc docs/simulation.md --img docs/img \
-	  --outages $(OUTAGES) $(SIMFLAGS)
+	  --outages $(OUTAGES) --poison $(POISON) $(SIMFLAGS)
 ## end simulate ----------------------------------------------------------------
 
 ## soak (nothing lost under faults, docs/reliability.md) ----------------------
@@ -186,22 +190,32 @@ simulate: tools-go
 # lost responses between the functions and moto, killed bootstraps,
 # duplicate deliveries, a DLQ outage, planted secrets — and ends with the
 # conservation check; it exits non-zero on any violation. A short variant
-# runs in `make test` (infra/local/soak TestShortSoak). `make soak-report`
-# reruns the 20 seeded runs behind docs/reliability.md (about an hour: 2–3
-# minutes a run).
+# runs in `make test` (infra/local/soak TestShortSoak: a fixed seed and a
+# fresh one). `make soak-report` reruns 20 seeded runs into
+# docs/reliability.md (about an hour: 2–3 minutes a run). `make soak-seeds`
+# runs SOAK_SEEDS runs of 300 items on fresh random seeds — seeds nobody
+# tuned the code for — each printed, so a failing one can be rerun (`make
+# soak SOAK_ITEMS=300 SOAK_SEED=<seed>`); its results go to
+# .build/soak/seeds.json (`triage-local soak --from .build/soak/seeds.json
+# --report docs/reliability.md` writes their report). 4–6 minutes a run.
 
 SOAK_ITEMS ?= 200
 SOAK_SEED  ?= 1
 SOAK_RUNS  ?= 1
+SOAK_SEEDS ?= 20
 SOAKFLAGS  ?=
 
-.PHONY: soak soak-report
+.PHONY: soak soak-report soak-seeds
 soak: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local soak --items $(SOAK_ITEMS) --seed $(SOAK_SEED) --runs $(SOAK_RUNS) $(SOAKFLAGS)
 
 soak-report: tools-go tools-local
 	$(GO) run ./infra/local/cmd/triage-local soak --runs 20 --items 200 --seed 1 --report docs/reliability.md \
 	  --notes docs/reliability-findings.md $(SOAKFLAGS)
+
+soak-seeds: tools-go tools-local
+	@mkdir -p .build/soak
+	$(GO) run ./infra/local/cmd/triage-local soak --fresh --runs $(SOAK_SEEDS) --items 300 --results .build/soak/seeds.json $(SOAKFLAGS)
 ## end soak --------------------------------------------------------------------
 
 ## volume (docs/performance.md, "Volume") ---------------------------------------

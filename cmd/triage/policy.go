@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/retry"
 )
@@ -23,10 +25,12 @@ retried, whether it spends an attempt, how many attempts and which backoff,
 whether it counts against the model, what it tells the upstream's circuit
 breaker, whether it slows a gate's ramp, sends a released record back behind
 its gate, puts an llm provider out for the item or escalates to the
-escalation model; then how waits are held (SQS visibility or parked), what
-a delivery whose claim lost does (docs/design.md "The decision table"), and
-the class a status gets by the upstream's role when nothing more specific
-decides (docs/design.md "Defaults by role").`
+escalation model; then whose a provider-wide failure is (the upstream's, or
+the item's own: the blame table) and how a failing breaker's probes are
+paced; how waits are held (SQS visibility or parked), what a delivery whose
+claim lost does (docs/design.md "The decision table"), and the class a
+status gets by the upstream's role when nothing more specific decides
+(docs/design.md "Defaults by role").`
 
 // policyView is what policy show prints.
 type policyView struct {
@@ -36,6 +40,8 @@ type policyView struct {
 	ProviderQuotaWait string               `json:"provider_quota_wait"`
 	BudgetRecheck     string               `json:"budget_recheck,omitempty"`
 	Classes           []retry.Row          `json:"classes"`
+	Probing           retry.Probing        `json:"probing"`
+	Blame             []blameView          `json:"blame"`
 	Holding           holdingView          `json:"holding"`
 	Conflicts         []retry.ConflictRule `json:"conflicts"`
 	RoleDefaults      []roleDefaultView    `json:"role_defaults"`
@@ -59,6 +65,14 @@ func roleDefaults() []roleDefaultView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// blameView is one row of the blame table with the profile's numbers.
+type blameView struct {
+	Evidence string      `json:"evidence"`
+	Blame    retry.Blame `json:"blame"`
+	Item     string      `json:"item"`
+	Breaker  string      `json:"breaker"`
 }
 
 type holdingView struct {
@@ -91,8 +105,13 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 		return usageError{err.Error()}
 	}
 	var h retry.Holding
+	pr := p.Probing.WithDefaults()
+	var blame []blameView
+	for _, r := range retry.Blames {
+		blame = append(blame, blameView{Evidence: r.Describe(pr), Blame: r.Blame, Item: r.Item, Breaker: r.Breaker})
+	}
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
-		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts, RoleDefaults: roleDefaults(),
+		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
 		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
 			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()}}
 	if p.BudgetRecheck > 0 {
@@ -133,6 +152,18 @@ func printPolicy(w io.Writer, v policyView) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "\nwhose failure: a provider-wide failure (a class whose BREAKER is trips) is judged by the first row that holds\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "EVIDENCE\tBLAME\tTHE ITEM\tTHE BREAKER")
+	for _, b := range v.Blame {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", b.Evidence, b.Blame, b.Item, b.Breaker)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "probes: a failing breaker's window grows ×%g per failed probe in a row after the first, at most ×%g (%s at the breakers' %s);\n"+
+		"the scheduler probes with a waiter that is no suspect, else the one that served the fewest probes\n",
+		v.Probing.IntervalMultiplier, v.Probing.MaxInterval, v.Probing.Interval(breaker.DefaultOpenFor, math.MaxInt32), breaker.DefaultOpenFor)
 	fmt.Fprintf(w, "\nwaits: held through SQS visibility up to %s (at most %s); parked for the scheduler when longer, when\n"+
 		"behind a gate, at the redrive backstop's receive count − 1, or (a wait spending no attempt) at receive %d;\n"+
 		"a record whose outcome could not be written stays queued, %s on its receive count\n\n",

@@ -22,6 +22,7 @@ func TestPolicyShow(t *testing.T) {
 		"profile standard", "RATE_LIMITED", "UNKNOWN", "AUTH_DENIED           llm", "throttles", "fixed 2m0s",
 		"parked for the scheduler", "resend the dead letter",
 		"STATUS", "WEBHOOK", "404, 410", "CLIENT_ERROR", "other 4xx",
+		"whose failure", "the item's 3rd provider-wide failure", "the item's 5th failed probe", "at most ×3 (15m0s at the breakers' 5m0s)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -37,8 +38,10 @@ func TestPolicyShow(t *testing.T) {
 	}
 	p, _ := retry.Lookup("daily-batch")
 	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(retry.Conflicts) ||
-		len(v.RoleDefaults) != len(failure.RoleDefaults) {
-		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults", v.Profile, len(v.Classes), len(v.Conflicts), len(v.RoleDefaults))
+		len(v.RoleDefaults) != len(failure.RoleDefaults) ||
+		len(v.Blame) != len(retry.Blames) || v.Probing.MaxInterval != 24 || v.Probing.SameFailures != retry.DefaultSameFailures {
+		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults, %d blame rows, probing %+v", v.Profile, len(v.Classes), len(v.Conflicts),
+			len(v.RoleDefaults), len(v.Blame), v.Probing)
 	}
 	for _, row := range v.RoleDefaults {
 		if row.Statuses == "" || len(row.Classes) != len(failure.Roles()) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,6 +48,8 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "policies simulated at once")
 	logs := fs.Bool("log", false, "write triage's runner, breaker and scheduler logs (virtual times) to stderr")
 	outages := fs.String("outages", "", "with --doc: comma-separated long-outage scenario files for its \"Long outages\" section (with --img: their timelines)")
+	poison := fs.String("poison", "", "comma-separated poison-item scenario files (scenarios/poison-*.json), each run under the standard profile with and without its poison items: "+
+		"with --doc, its \"Poison items\" section; without, the comparison and its targets printed")
 	scale := fs.String("scale", "", "instead: run the scenario's workload through triage's standard profile at these rates (items per second, comma-separated) and print the DynamoDB key load and Lambda concurrency of each")
 	scaleSeconds := fs.Float64("scale-seconds", 30, "with --scale: seconds of arrivals per rate")
 	scaleDoc := fs.String("scale-doc", "", "with --scale: replace the figures between the scale markers of FILE (docs/scale.md)")
@@ -58,6 +61,13 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	if *asJSON && *terminal {
 		return usageError{"--json and --terminal are exclusive"}
+	}
+	if *poison != "" && *doc == "" {
+		runs, err := poisonRuns(context.Background(), *poison, max(*parallel, 1))
+		if err != nil {
+			return err
+		}
+		return printPoison(stdout, runs, *asJSON)
 	}
 	sc, err := simulate.Load(*scenarioPath)
 	if err != nil {
@@ -170,6 +180,9 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 	if rep.Outages, err = outageRuns(ctx, *outages, max(*parallel, 1)); err != nil {
 		return err
 	}
+	if rep.Poison, err = poisonRuns(ctx, *poison, max(*parallel, 1)); err != nil {
+		return err
+	}
 	if *img != "" && len(rep.Outages) > 0 {
 		if err := simulate.WriteOutagePlots(*img, rep.Outages); err != nil {
 			return err
@@ -263,6 +276,80 @@ func outageRuns(ctx context.Context, list string, parallel int) ([]simulate.Outa
 		out = append(out, simulate.OutageRun{Scenario: sc, Results: rs})
 	}
 	return out, nil
+}
+
+// poisonRuns runs each poison-item scenario of the list under the standard
+// profile, with its poison items and without them.
+func poisonRuns(ctx context.Context, list string, parallel int) ([]simulate.PoisonRun, error) {
+	std, err := simulate.LookupPolicy("standard")
+	if err != nil {
+		return nil, err
+	}
+	var out []simulate.PoisonRun
+	for _, path := range strings.Split(list, ",") {
+		if path = strings.TrimSpace(path); path == "" {
+			continue
+		}
+		sc, err := simulate.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(sc.Poison) == 0 {
+			return nil, fmt.Errorf("%s names no poison item", path)
+		}
+		without, err := sc.WithoutPoison()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var rs [2]*simulate.Result
+		var errs [2]error
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, parallel)
+		for i, s := range []*simulate.Scenario{sc, without} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				start := time.Now()
+				rs[i], errs[i] = simulate.Run(ctx, s, std, simulate.Options{})
+				if errs[i] == nil {
+					fmt.Fprintf(simulateStderr, "simulated %s: %d items, %d events in %s\n", s.Name, s.Items, rs[i].Events,
+						time.Since(start).Round(time.Millisecond))
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs[:]...); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, simulate.PoisonRun{Scenario: sc, With: rs[0], Without: rs[1]})
+	}
+	return out, nil
+}
+
+// printPoison prints the poison runs' outcomes and targets.
+func printPoison(w io.Writer, runs []simulate.PoisonRun, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(runs)
+	}
+	for _, run := range runs {
+		h, wo := run.With.Healthy, run.Without.Healthy
+		for _, o := range run.With.Poison {
+			fmt.Fprintf(w, "%s: %s %s %s/%s after %s, %d probes, %d calls; others p50 %s (without %s), p99 %s (without %s)\n",
+				run.Scenario.Name, o.ItemID, o.State, o.Stage, o.Class, o.After.D(), o.Probes, o.Calls, h.P50.D(), wo.P50.D(), h.P99.D(), wo.P99.D())
+		}
+	}
+	for _, t := range simulate.PoisonTargets(runs) {
+		mark := "met"
+		if !t.Met {
+			mark = "MISSED"
+		}
+		fmt.Fprintf(w, "%-6s %s: %s\n", mark, t.Goal, t.Measured)
+	}
+	return nil
 }
 
 // sensitivityRuns re-measures standard against naive redrive at other

@@ -80,6 +80,30 @@ func TestSimulateCommand(t *testing.T) {
 	}
 }
 
+// quiet is the quick poison scenario (300 items).
+const quiet = "../../scenarios/poison-quiet.json"
+
+// TestSimulatePoison runs a poison scenario with and without its poison
+// item and prints its outcome and the targets.
+func TestSimulatePoison(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if code := run([]string{"simulate", "--poison", quiet}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, s := range []string{"poison-quiet: item-000150 deadletter llm/UPSTREAM_UNAVAILABLE", "met    the poison item is dead-lettered"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "MISSED") {
+		t.Errorf("a target missed:\n%s", out.String())
+	}
+	if code := run([]string{"simulate", "--poison", "../../scenarios/outage-1h.json"}, strings.NewReader(""), &out, &errOut); code == 0 {
+		t.Error("a scenario without poison items was accepted")
+	}
+}
+
 func TestSimulateWritesTheReport(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -89,7 +113,7 @@ func TestSimulateWritesTheReport(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	args := []string{"simulate", "--scenario", tinyScenario(t), "--policies", "standard,naive-redrive",
-		"--doc", doc, "--img", img, "--sensitivity", "500", "--sensitivity-items", "100"}
+		"--doc", doc, "--img", img, "--sensitivity", "500", "--sensitivity-items", "100", "--poison", quiet}
 	if code := run(args, strings.NewReader(""), &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
@@ -97,7 +121,8 @@ func TestSimulateWritesTheReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"](img/simulation-completion.png)", "| 500 |", "## Targets"} {
+	for _, s := range []string{"](img/simulation-completion.png)", "| 500 |", "## Targets", "## Poison items", "| `poison-quiet` | 300 |",
+		"### Targets (poison items)"} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("report lacks %q", s)
 		}

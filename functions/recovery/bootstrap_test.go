@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
 	"github.com/triagehq/triage/infra/local/lambda"
 	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
@@ -59,5 +65,76 @@ func TestRecoveryBootstrap(t *testing.T) {
 	m, err := store.Get(ctx, "bad-model")
 	if err != nil || m.Disabled || m.ConsecutiveFailures != health.DefaultResetTo {
 		t.Fatalf("after the run: %+v, %v", m, err)
+	}
+}
+
+// TestRulesAtInit runs the real recovery bootstrap with the classification
+// rules its configuration names (docs/design.md "Operator rules"): the
+// SSM parameter ClassificationRulesParameter gives it, read with the
+// template's environment, and the rules.yaml bundled beside the bootstrap.
+// Good rules are installed and logged; a bad rule fails the init with its
+// source, line and reason.
+func TestRulesAtInit(t *testing.T) {
+	t.Parallel()
+	param := "/" + localtest.UniqueName(t) + "/rules"
+	env := localtest.Stack(t, map[string]string{"ClassificationRulesParameter": param})
+	served := lambdatest.Serve(t, env, "RecoveryFunc", "./functions/recovery")
+	svc, fn, vars := served.Service, served.Function, served.Env
+	if vars["CLASSIFICATION_RULES_PARAMETER"] != param {
+		t.Fatalf("the template gives CLASSIFICATION_RULES_PARAMETER=%q, want %q", vars["CLASSIFICATION_RULES_PARAMETER"], param)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	params := ssm.NewFromConfig(env.AWS)
+	put := func(value string) {
+		t.Helper()
+		if _, err := params.PutParameter(ctx, &ssm.PutParameterInput{Name: aws.String(param), Value: aws.String(value),
+			Type: ssmtypes.ParameterTypeString, Overwrite: aws.Bool(true)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	event := localtest.Event(t, "recovery/scheduled.json")
+	bundled := filepath.Join(filepath.Dir(served.Bootstrap), "rules.yaml")
+	withoutParam := maps.Clone(vars)
+	delete(withoutParam, "CLASSIFICATION_RULES_PARAMETER")
+	for i, tc := range []struct {
+		name    string
+		env     map[string]string
+		ssm     string
+		bundled string
+		want    string // in the logs
+		fails   bool
+	}{
+		{name: "good rules from the parameter", env: vars, ssm: "rules:\n  - name: acme\n    code: E_SLOWDOWN\n    class: RATE_LIMITED\n",
+			bundled: "rules:\n  - name: bundled\n    code: X\n    class: NOT_FOUND\n  - name: b2\n    code: Y\n    class: NOT_FOUND\n",
+			want:    `"rules":1,"source":"ssm:` + param + `"`},
+		{name: "a bad rule in the parameter", env: vars, ssm: "rules:\n  - name: acme\n    code: E_SLOWDOWN\n    class: SLOW\n",
+			want: `ssm:` + param + `:4: rule \"acme\": class \"SLOW\" is not one of`, fails: true},
+		{name: "the bundled file without a parameter", env: withoutParam,
+			bundled: "rules:\n  - name: bundled\n    code: X\n    class: NOT_FOUND\n  - name: b2\n    code: Y\n    class: NOT_FOUND\n",
+			want:    `"rules":2,"source":"` + bundled + `"`},
+		{name: "a bad bundled file", env: withoutParam, bundled: "rules:\n  - name: bundled\n    pattern: '(x'\n    class: NOT_FOUND\n",
+			want: bundled + `:3: rule \"bundled\": pattern does not compile`, fails: true},
+	} {
+		if tc.ssm != "" {
+			put(tc.ssm)
+		}
+		if err := os.WriteFile(bundled, []byte(tc.bundled), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("RecoveryRules%d", i)
+		if err := svc.Register(lambda.Function{Name: name, Bootstrap: served.Bootstrap, Env: tc.env, Timeout: fn.Timeout}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := svc.Invoke(ctx, name, event)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if (res.FunctionError != nil) != tc.fails {
+			t.Errorf("%s: function error %v, want failing %v\n%s", tc.name, res.FunctionError, tc.fails, res.Logs)
+		}
+		if !strings.Contains(res.Logs, tc.want) {
+			t.Errorf("%s: logs lack %s\n%s", tc.name, tc.want, res.Logs)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
@@ -23,6 +24,9 @@ func main() {
 	log := telemetry.NewLogger(os.Stdout, c.process.LogLevel).With("function", c.process.FunctionName)
 	c.process.WarnOverrides(log)
 	cfg := envconf.Must(awsconf.Load(ctx, nil))
+	// The operator's classification rules, as every function loads them
+	// (docs/design.md "Operator rules"): a bad rule fails the init.
+	envconf.Must(rules.ForFunction(ctx, rules.Source{Parameter: c.process.RulesParameter, File: c.process.RulesFile}, cfg, log))
 	h := &handler{
 		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: c.modelsTable},
 		Clock:   c.clock,

@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -25,6 +26,9 @@ func main() {
 	cfg := envconf.Must(loadConfig(os.Getenv))
 	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
 	aws := envconf.Must(awsconf.Load(ctx, nil))
+	// The operator's classification rules, as every function loads them
+	// (docs/design.md "Operator rules"): a bad rule fails the init.
+	envconf.Must(rules.ForFunction(ctx, rules.Source{Parameter: cfg.Process.RulesParameter, File: cfg.Process.RulesFile}, aws, log))
 	db := dynamodb.NewFromConfig(aws)
 	h := &handler{
 		Replayer: &replay.Replayer{

@@ -22,6 +22,7 @@ import (
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
+	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -32,6 +33,9 @@ func main() {
 	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
 	cfg.Process.WarnOverrides(log)
 	aws := envconf.Must(awsconf.Load(ctx, nil))
+	// The operator's classification rules, as every function loads them
+	// (docs/design.md "Operator rules"): a bad rule fails the init.
+	envconf.Must(rules.ForFunction(ctx, rules.Source{Parameter: cfg.Process.RulesParameter, File: cfg.Process.RulesFile}, aws, log))
 	db := dynamodb.NewFromConfig(aws)
 	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
 	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}

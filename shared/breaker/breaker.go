@@ -117,6 +117,9 @@ type Record struct {
 	LastErrorType failure.Class `json:"last_error_type,omitempty"`
 	// Opens counts how often the breaker opened, probes that failed included.
 	Opens int `json:"opens"`
+	// Reopens counts the probes that failed in a row since the breaker last
+	// closed: each grows its next open window (retry.Probing.Interval).
+	Reopens int `json:"reopens,omitempty"`
 	// Generation numbers the breaker's windows: every transition that opens
 	// or closes it (a trip, a failed probe, a successful probe, an
 	// operator's reset) starts a new one. A call's outcome counts only in
@@ -233,6 +236,16 @@ func GateOf(r Record) gate.Name {
 		return gate.New(gate.Quota, r.Service)
 	}
 	return gate.New(gate.Breaker, r.Service)
+}
+
+// AnsweredAt is when r's upstream last answered someone as far as the
+// breaker knows: the close of its last successful probe (an operator's
+// reset is no answer); zero when none is known.
+func AnsweredAt(r Record) time.Time {
+	if r.ClosedBy == "" || r.ClosedBy == ByOperator {
+		return time.Time{}
+	}
+	return r.ClosedAt
 }
 
 // ProbeDue reports whether r may be probed at now: open past OpenUntil, or

@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/recordcache"
 	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/state"
 )
 
 // Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
@@ -31,6 +32,9 @@ const (
 	MetricBreakerProbes = "BreakerProbes"
 	// MetricBreakerRejects counts calls refused while open or probing.
 	MetricBreakerRejects = "BreakerRejects"
+	// MetricPoisonFailures counts provider-wide failures judged their
+	// item's own (class: the failure's), which the breaker did not count.
+	MetricPoisonFailures = "PoisonFailures"
 )
 
 // OutcomeOf judges a call's error by the effect the decision table gives
@@ -62,8 +66,19 @@ type Ticket struct {
 	// Generation is the breaker's window the call starts in; Done counts
 	// its outcome only in that window.
 	Generation int64
+	// Suspect is the calling item's run of provider-wide failures
+	// (state.Item.Suspect), set by the caller before Done: with the
+	// breaker's record it is the evidence Done judges a failure that may
+	// follow the item by (docs/design.md "A failure that follows one
+	// item"). Nil is an item with none.
+	Suspect *state.Suspect
 
 	owner string
+	// answered is when the upstream last answered someone as the breaker's
+	// record said when the ticket was issued (AnsweredAt); reopens the
+	// record's failed probes in a row (for a probe's next window).
+	answered time.Time
+	reopens  int
 }
 
 // Breakers is the shared circuit breaker of every upstream service, for one
@@ -174,7 +189,7 @@ func (b *Breakers) AllowProbe(ctx context.Context, service, token string) (Ticke
 		if r.State == HalfOpen && r.ProbeOwner == token && r.ProbeUntil.After(now) {
 			b.logger().InfoContext(ctx, "breaker half-open: this call is the probe the scheduler released", "service", service,
 				"opens", r.Opens, "probe_until", r.ProbeUntil.Format(time.RFC3339))
-			return Ticket{Service: service, Probe: true, Generation: r.Generation, owner: token}, nil
+			return Ticket{Service: service, Probe: true, Generation: r.Generation, owner: token, answered: AnsweredAt(r), reopens: r.Reopens}, nil
 		}
 	}
 	return b.Allow(ctx, service)
@@ -183,7 +198,7 @@ func (b *Breakers) AllowProbe(ctx context.Context, service, token string) (Ticke
 func (b *Breakers) decide(ctx context.Context, service string, rec Record, now time.Time, mayProbe bool) (Ticket, error) {
 	switch {
 	case rec.State == Closed || rec.State == "":
-		return Ticket{Service: service, Generation: rec.Generation}, nil
+		return Ticket{Service: service, Generation: rec.Generation, answered: AnsweredAt(rec)}, nil
 	case rec.State == Open && rec.OpenUntil.After(now):
 		return Ticket{}, b.reject(service, rec, rec.OpenUntil, now)
 	case rec.State == HalfOpen && rec.ProbeUntil.After(now), !mayProbe:
@@ -196,7 +211,7 @@ func (b *Breakers) decide(ctx context.Context, service string, rec Record, now t
 		b.count(MetricBreakerProbes, "")
 		b.logger().InfoContext(ctx, "breaker half-open: this call is the probe", "service", service, "opens", r.Opens,
 			"probe_until", r.ProbeUntil.Format(time.RFC3339))
-		return Ticket{Service: service, Probe: true, Generation: r.Generation, owner: owner}, nil
+		return Ticket{Service: service, Probe: true, Generation: r.Generation, owner: owner, answered: AnsweredAt(r), reopens: r.Reopens}, nil
 	}
 	var ce *ConflictError
 	if errors.As(err, &ce) && ce.Current != nil {
@@ -246,17 +261,32 @@ func (b *Breakers) reject(service string, rec Record, until, now time.Time) erro
 // a probe's verdict is recorded even when the call used up the work
 // deadline.
 //
-// Done returns non-nil when the outcome makes the call's item wait instead
-// of fail, which the caller returns in place of callErr:
+// An outage failure (the decision table's trips) is first judged: the
+// item's run of such failures (t.Suspect) and the breaker's record are the
+// evidence, the profile's blame table the rule (retry.Profile.Blame). A
+// failure judged the item's own — it follows the item, not the upstream —
+// counts for nothing here: a probe's lease is released for another caller,
+// nothing else is written.
+//
+// Done returns non-nil when the outcome changes what the caller returns in
+// place of callErr:
 //
 //   - a failed probe: a *failure.WaitError until the breaker may be probed
-//     again, behind its gate. The probe is the system's attempt, not the
-//     item's: the item waits with the others, spending nothing.
+//     again, behind its gate — base × multiplier^reopens after the probes
+//     that failed in a row (retry.Probing.Interval). The probe is the
+//     system's attempt, not the item's: the item waits with the others,
+//     spending nothing.
 //   - an outage failure that opened the breaker, or that ended after it
 //     opened: likewise a wait behind the breaker. The outage is known; its
 //     last failures are its own, not the items' that made them.
 //   - a provider's exhausted quota: callErr wrapped with the quota's gate,
 //     so the item waits behind it like every later caller.
+//   - a failure judged the item's own: callErr itself, marked (detail
+//     "blame": "item"), for the decision table to judge by its class.
+//
+// The waits of an outage failure and a failure judged the item's own carry
+// the item's updated run (state.WithSuspect), which the runner records
+// with the outcome.
 func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	if t.Service == "" {
 		return nil
@@ -266,6 +296,73 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 		o = retry.Silent
 	}
 	now := b.now()
+	var cl failure.Classification
+	if callErr != nil && o != retry.Silent {
+		cl = failure.ClassOf(callErr)
+	}
+	var run state.Suspect
+	if o == retry.Trips {
+		var (
+			blame retry.Blame
+			rule  retry.BlameRule
+		)
+		run, blame, rule = b.judge(t, cl, now)
+		if blame == retry.BlameItem {
+			return b.itemsOwn(ctx, t, callErr, cl, run, rule, now)
+		}
+	}
+	wait := b.done(ctx, t, o, cl, callErr, now)
+	if wait != nil && o == retry.Trips {
+		return state.WithSuspect(wait, run)
+	}
+	return wait
+}
+
+// judge weighs an outage failure of t's call: the item's run as it stands
+// after this failure, and whose failure the profile's blame table says it
+// is.
+func (b *Breakers) judge(t Ticket, cl failure.Classification, now time.Time) (state.Suspect, retry.Blame, retry.BlameRule) {
+	run := state.Suspect{Service: t.Service, Class: cl.Class, Count: 1, First: now, Last: now}
+	if prev := t.Suspect; prev != nil && prev.Service == t.Service {
+		run.Probes = prev.Probes
+		if prev.Class == cl.Class {
+			run.Count, run.First, run.Judged = prev.Count+1, prev.First, prev.Judged
+		}
+	}
+	if t.Probe {
+		run.Probes++
+	}
+	blame, rule := b.profile().Blame(retry.Evidence{Judged: run.Judged, Same: run.Count, Probes: run.Probes,
+		Answered: t.answered.After(run.First)})
+	if blame == retry.BlameItem {
+		run.Judged = true
+	}
+	return run, blame, rule
+}
+
+// itemsOwn handles a failure judged the item's own: nothing counts toward
+// the breaker; a probe's lease is released (the breaker open, probe-able at
+// once by another caller or waiter); the failure goes back to the caller
+// marked, with the item's run.
+func (b *Breakers) itemsOwn(ctx context.Context, t Ticket, callErr error, cl failure.Classification, run state.Suspect,
+	rule retry.BlameRule, now time.Time) error {
+	log := b.logger().With("service", t.Service)
+	if t.Probe {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		r, err := verdict(wctx, func() (Record, error) { return b.Store.ReleaseProbe(wctx, t.Service, t.owner, now) })
+		cancel()
+		b.after(ctx, t.Service, r, err, now, log)
+	}
+	b.count(MetricPoisonFailures, cl.Class)
+	log.WarnContext(ctx, "a failure that follows its item: judged the item's own, not counted toward the breaker",
+		"class", string(cl.Class), "probe", t.Probe, "same_failures", run.Count, "probes", run.Probes,
+		"rule", rule.Describe(b.profile().Probing))
+	return state.WithSuspect(failure.WithDetail(callErr, "blame", string(retry.BlameItem)), run)
+}
+
+// done records the outcome o of t's call (see Done), judged the upstream's
+// when it is an outage failure.
+func (b *Breakers) done(ctx context.Context, t Ticket, o retry.BreakerEffect, cl failure.Classification, callErr error, now time.Time) error {
 	writes := 1
 	if !t.Probe {
 		switch o {
@@ -296,10 +393,6 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	log := b.logger().With("service", t.Service)
-	var cl failure.Classification
-	if callErr != nil && o != retry.Silent {
-		cl = failure.ClassOf(callErr)
-	}
 	if t.Probe {
 		return b.probeDone(ctx, wctx, t, o, cl, now, log)
 	}
@@ -355,6 +448,8 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 }
 
 // probeDone records a probe's verdict; a failed probe makes its item wait.
+// An outage's failed probe reopens the breaker for the base window grown
+// by the probes that failed in a row before it (retry.Probing.Interval).
 func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.BreakerEffect, cl failure.Classification, now time.Time,
 	log *slog.Logger) error {
 	var (
@@ -363,38 +458,59 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.Breake
 	)
 	switch o {
 	case retry.Trips, retry.Opens:
-		openFor := b.OpenFor
+		openFor := b.profile().Probing.Interval(orDefault(b.OpenFor, DefaultOpenFor), t.reopens+1)
 		if o == retry.Opens {
 			openFor = b.quotaOpenFor(cl, now)
 		}
-		r, err = b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor)
+		r, err = verdict(wctx, func() (Record, error) { return b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor) })
 		if err == nil {
 			b.count(MetricBreakerOpens, cl.Class)
 			log.WarnContext(ctx, "breaker probe failed; open again; the probe's item waits without spending an attempt",
-				"class", string(cl.Class), "open_until", r.OpenUntil.Format(time.RFC3339), "opens", r.Opens)
+				"class", string(cl.Class), "open_until", r.OpenUntil.Format(time.RFC3339), "opens", r.Opens, "reopens", r.Reopens)
 		}
 		b.after(ctx, t.Service, r, err, now, log)
 		until := r.OpenUntil
 		if err != nil || !until.After(now) {
-			until = now.Add(orDefault(openFor, DefaultOpenFor))
+			until = now.Add(openFor)
 		}
 		failed := Record{Service: t.Service, LastErrorType: cl.Class}
 		return gate.Wrap(&failure.WaitError{Until: until, Reason: "the breaker's probe failed with " + string(cl.Class) +
 			"; open again for " + t.Service}, GateOf(failed))
 	case retry.Answered, retry.Throttles:
-		r, err = b.Store.CloseProbe(wctx, t.Service, t.owner, now)
+		r, err = verdict(wctx, func() (Record, error) { return b.Store.CloseProbe(wctx, t.Service, t.owner, now) })
 		if err == nil {
 			b.count(MetricBreakerCloses, "")
 			log.InfoContext(ctx, "breaker probe succeeded; closed", "outcome", string(o), "generation", r.Generation)
 		}
 	default:
-		r, err = b.Store.ReleaseProbe(wctx, t.Service, t.owner, now)
+		r, err = verdict(wctx, func() (Record, error) { return b.Store.ReleaseProbe(wctx, t.Service, t.owner, now) })
 		if err == nil {
 			log.InfoContext(ctx, "breaker probe inconclusive; released for the next caller")
 		}
 	}
 	b.after(ctx, t.Service, r, err, now, log)
 	return nil
+}
+
+// verdictTries bounds the operations that record one probe's verdict.
+const verdictTries = 3
+
+// verdict records a probe's verdict with write, trying again — a new
+// operation, each with the SDK's own retries — while it fails for another
+// reason than its condition, within ctx: a verdict left unwritten holds the
+// breaker half-open, every caller waiting, until the probe's lease lapses
+// (DefaultProbeLease), so it is worth more than one request.
+func verdict(ctx context.Context, write func() (Record, error)) (Record, error) {
+	var (
+		r   Record
+		err error
+	)
+	for range verdictTries {
+		if r, err = write(); err == nil || errors.Is(err, ErrConflict) || ctx.Err() != nil {
+			return r, err
+		}
+	}
+	return r, err
 }
 
 // quotaOpenFor is how long a provider's exhausted quota keeps the breaker
@@ -466,6 +582,13 @@ func (b *Breakers) ttl() time.Duration {
 		return DefaultCacheTTL
 	}
 	return b.CacheTTL
+}
+
+func (b *Breakers) profile() *retry.Profile {
+	if b.Profile == nil {
+		return standard
+	}
+	return b.Profile
 }
 
 func (b *Breakers) halfOpenWait() time.Duration {

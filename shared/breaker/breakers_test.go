@@ -244,8 +244,8 @@ func TestProbe(t *testing.T) {
 					if !r.OpenUntil.Equal(b.clock.Now()) {
 						t.Fatalf("released probe: open until %v, want now", r.OpenUntil)
 					}
-				} else if !r.OpenUntil.Equal(b.clock.Now().Add(breaker.DefaultOpenFor)) {
-					t.Fatalf("reopened until %v, want a new window", r.OpenUntil)
+				} else if want := b.clock.Now().Add(reopenedFor(1)); !r.OpenUntil.Equal(want) || r.Reopens != 1 {
+					t.Fatalf("reopened until %v (reopens %d), want a new window: %v", r.OpenUntil, r.Reopens, want)
 				}
 			case breaker.Closed:
 				if _, err := b.breakers.Allow(ctx, "api.example"); err != nil {
@@ -373,7 +373,7 @@ func TestFailedProbeIsAWaitNotAnAttempt(t *testing.T) {
 		gate    string
 		openFor time.Duration
 	}{
-		"outage": {unavailable, "breaker:news.example", breaker.DefaultOpenFor},
+		"outage": {unavailable, "breaker:news.example", reopenedFor(1)},
 		"quota":  {quotaExhausted, "quota:news.example", breaker.DefaultQuotaOpenFor},
 	}
 	for name, tc := range tests {
@@ -598,4 +598,11 @@ func TestIsolatedFailuresStayLocal(t *testing.T) {
 	if opened < 5 || opened > len(fleet)+3 {
 		t.Fatalf("the breaker opened at failed call %d; want between 5 and %d", opened, len(fleet)+3)
 	}
+}
+
+// reopenedFor is how long the breaker stays open after the reopens-th probe
+// in a row failed (0: after it tripped), under the standard profile:
+// DefaultOpenFor doubling per failed probe, capped.
+func reopenedFor(reopens int) time.Duration {
+	return retry.Standard().Probing.Interval(breaker.DefaultOpenFor, reopens)
 }

@@ -201,6 +201,25 @@ func conformance(t *testing.T, s breaker.Store) {
 		if _, err := probe("p2", v, due.Add(2*time.Second)); !errors.Is(err, breaker.ErrConflict) {
 			t.Fatalf("probe inside the new window: %v, want ErrConflict", err)
 		}
+		// Failed probes in a row are counted (each grows the next window);
+		// a probe's success clears the count.
+		if r.Reopens != 1 {
+			t.Fatalf("reopens after one failed probe = %d, want 1", r.Reopens)
+		}
+		next := r.OpenUntil
+		if _, err := probe("p3", v, next); err != nil {
+			t.Fatal(err)
+		}
+		if r, err = s.ReopenProbe(ctx, v, "p3", failure.NetworkTimeout, next, 2*breaker.DefaultOpenFor); err != nil || r.Reopens != 2 ||
+			!r.OpenUntil.Equal(next.Add(2*breaker.DefaultOpenFor)) {
+			t.Fatalf("second reopen = %+v, %v", r, err)
+		}
+		if _, err := probe("p4", v, r.OpenUntil); err != nil {
+			t.Fatal(err)
+		}
+		if r, err = s.CloseProbe(ctx, v, "p4", r.OpenUntil); err != nil || r.Reopens != 0 || r.State != breaker.Closed {
+			t.Fatalf("close after two failed probes = %+v, %v; want reopens cleared", r, err)
+		}
 	})
 
 	t.Run("released and expired probes can be taken over", func(t *testing.T) {
@@ -232,8 +251,15 @@ func conformance(t *testing.T, s breaker.Store) {
 		t.Parallel()
 		v := svc(t)
 		open(t, v, t0)
-		r, err := s.Reset(ctx, v, t0.Add(time.Minute))
-		if err != nil || r.State != breaker.Closed || r.ConsecutiveFailures != 0 || r.ClosedBy != breaker.ByOperator || !r.OpenUntil.IsZero() {
+		if _, err := probe("p", v, t0.Add(breaker.DefaultOpenFor)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ReopenProbe(ctx, v, "p", failure.NetworkTimeout, t0.Add(breaker.DefaultOpenFor), 0); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Reset(ctx, v, t0.Add(breaker.DefaultOpenFor+time.Minute))
+		if err != nil || r.State != breaker.Closed || r.ConsecutiveFailures != 0 || r.ClosedBy != breaker.ByOperator || !r.OpenUntil.IsZero() ||
+			r.Reopens != 0 {
 			t.Fatalf("reset = %+v, %v", r, err)
 		}
 	})

@@ -23,23 +23,33 @@
 //	          IF state = closed AND consecutive_failures > 0 AND generation = :gen
 //	probe     open → half_open      SET state = half_open, probe_owner = :me, probe_until = now+ProbeLease
 //	          IF (state = open AND open_until <= now) OR (state = half_open AND probe_until <= now)
-//	close     half_open → closed    SET state = closed, consecutive_failures = 0; ADD generation 1
+//	close     half_open → closed    SET state = closed, consecutive_failures = 0; ADD generation 1; REMOVE reopens
 //	          IF state = half_open AND probe_owner = :me
-//	reopen    half_open → open      SET state = open, open_until = now+OpenFor; ADD opens 1, generation 1
+//	reopen    half_open → open      SET state = open, open_until = now+window; ADD opens 1, reopens 1, generation 1
 //	          IF state = half_open AND probe_owner = :me
 //	release   half_open → open      SET state = open, open_until = now (the next caller may probe)
 //	          IF state = half_open AND probe_owner = :me
 //	drain     closed → closed       SET draining_until, draining_gate   IF state = closed
-//	operator  any → closed          ADD generation 1   IF attribute_exists(service)   (triage breakers reset)
+//	operator  any → closed          ADD generation 1; REMOVE reopens   IF attribute_exists(service)   (triage breakers reset)
 //
 // The probe's holder is either a caller that found the breaker past
 // open_until, or a waiter the scheduler released as the probe when every
 // waiter of the breaker's gate was parked (shared/parked): the scheduler
 // takes the lease and the waiter presents it (AllowProbe). A failed probe is
 // the system's attempt, not the item's: Done returns a wait behind the
-// breaker's gate, and the item parks again without spending an attempt. So
-// does the failure that trips the breaker, and one that ends after it
-// opened: they are the outage's.
+// breaker's gate, and the item parks again without spending an attempt; the
+// breaker reopens for a window that grows with each probe that failed in a
+// row (retry.Probing.Interval). So does the failure that trips the breaker,
+// and one that ends after it opened: they are the outage's.
+//
+// Unless it is the item's: an outage failure is first judged on the item's
+// run of such failures (Ticket.Suspect) and the breaker's record (when a
+// probe last closed it) by the decision table's blame rows
+// (retry.Profile.Blame, docs/design.md "A failure that follows one item"). A
+// failure that follows one item — a poison prompt the provider always
+// fails, one item's 403 — counts for nothing, releases a probe's lease for
+// another waiter, and goes back to the item's stage to be judged by its
+// class.
 //
 // While the scheduler releases a gate's waiters in a ramp, it marks the
 // service as draining (drain): a new caller queues behind the gate instead

@@ -60,6 +60,7 @@ type record struct {
 	LastFailureAt       string `dynamodbav:"last_failure_at,omitempty"`
 	LastErrorType       string `dynamodbav:"last_error_type,omitempty"`
 	Opens               int    `dynamodbav:"opens,omitempty"`
+	Reopens             int    `dynamodbav:"reopens,omitempty"`
 	Generation          int64  `dynamodbav:"generation,omitempty"`
 	UpdatedAt           string `dynamodbav:"updated_at,omitempty"`
 }
@@ -74,7 +75,7 @@ func (r record) breaker() Record {
 		OpenedAt: parseTime(r.OpenedAt), OpenUntil: fromMillis(r.OpenUntil), ProbeOwner: r.ProbeOwner,
 		ProbeUntil: fromMillis(r.ProbeUntil), ClosedAt: parseTime(r.ClosedAt), ClosedBy: r.ClosedBy,
 		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType),
-		Opens: r.Opens, Generation: r.Generation, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
+		Opens: r.Opens, Reopens: r.Reopens, Generation: r.Generation, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
 		DrainingUntil: fromMillis(r.DrainingUntil), DrainingGate: gate.Name(r.DrainingGate),
 	}
 }
@@ -220,7 +221,7 @@ func (s *Dynamo) AcquireProbe(ctx context.Context, req ProbeRequest) (Record, er
 // CloseProbe closes the breaker after owner's probe succeeded:
 //
 //	SET state = closed, consecutive_failures = 0, closed_at, closed_by = :owner
-//	ADD generation 1 REMOVE probe_owner, probe_until, open_until
+//	ADD generation 1 REMOVE probe_owner, probe_until, open_until, reopens
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
 	b := dynamoexpr.New()
@@ -229,7 +230,7 @@ func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time
 		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
 		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(owner) +
 		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
-		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until")
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
 	return s.transition(ctx, service, "close probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Closed && cur.ClosedBy == owner
 	})
@@ -238,7 +239,7 @@ func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time
 // ReopenProbe opens the breaker again after owner's probe failed:
 //
 //	SET state = open, opened_at, open_until = :now + openFor, opened_by = :owner
-//	ADD opens 1, generation 1 REMOVE probe_owner, probe_until
+//	ADD opens 1, reopens 1, generation 1 REMOVE probe_owner, probe_until
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (Record, error) {
 	b := dynamoexpr.New()
@@ -249,7 +250,7 @@ func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class f
 		", " + b.Name("opened_by") + " = " + b.Str(owner) +
 		", " + b.Name("last_failure_at") + " = " + ts + ", " + b.Name("last_error_type") + " = " + b.Str(string(class)) +
 		", " + b.Name("updated_at") + " = " + ts +
-		" ADD " + b.Name("opens") + " " + b.Num(1) + ", " + b.Name("generation") + " " + b.Num(1) +
+		" ADD " + b.Name("opens") + " " + b.Num(1) + ", " + b.Name("reopens") + " " + b.Num(1) + ", " + b.Name("generation") + " " + b.Num(1) +
 		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until")
 	return s.transition(ctx, service, "reopen probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Open && cur.OpenedBy == owner
@@ -272,7 +273,7 @@ func (s *Dynamo) ReleaseProbe(ctx context.Context, service, owner string, now ti
 // Reset closes the breaker whatever its state (the operator's reset):
 //
 //	SET state = closed, consecutive_failures = 0, closed_by = "operator"
-//	ADD generation 1 REMOVE probe_owner, probe_until, open_until IF attribute_exists(service)
+//	ADD generation 1 REMOVE probe_owner, probe_until, open_until, reopens IF attribute_exists(service)
 func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Record, error) {
 	b := dynamoexpr.New()
 	ts := b.Str(now.UTC().Format(TimeFormat))
@@ -280,7 +281,7 @@ func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Reco
 		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
 		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(ByOperator) +
 		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
-		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until")
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
 	cond := "attribute_exists(" + b.Name("service") + ")"
 	o, err := s.table().Apply(ctx, service, s.table().Update(service, update, cond, b))
 	switch {

@@ -37,8 +37,9 @@ var _ stage.Work = Guard{}
 // its lease still holds; one a gate's ramp released goes ahead while the
 // service drains, where a new record queues behind the gate. A failed probe, and a provider's exhausted quota,
 // come back as the wait Breakers.Done returns, so the item spends no
-// attempt on them. If Inner panics while holding the probe lease, the lease
-// is released before the panic continues to the runner.
+// attempt on them; an outage failure Done judges the item's own comes back
+// marked, for the decision table. If Inner panics while holding the probe
+// lease, the lease is released before the panic continues to the runner.
 func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err error) {
 	if g.Breakers == nil || g.Service == nil {
 		return g.Inner.Run(ctx, item)
@@ -58,6 +59,9 @@ func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err 
 	if err != nil {
 		return state.Output{}, err
 	}
+	// The item's run of outage failures is Done's evidence that a failure
+	// follows the item rather than the service.
+	t.Suspect = item.Suspect
 	done := false
 	defer func() {
 		if !done {

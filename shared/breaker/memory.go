@@ -106,7 +106,7 @@ func (s *Memory) AcquireProbe(_ context.Context, req ProbeRequest) (Record, erro
 func (s *Memory) CloseProbe(_ context.Context, service, owner string, now time.Time) (Record, error) {
 	return s.endProbe(service, owner, "close", func(r *Record) {
 		r.State, r.ConsecutiveFailures, r.ClosedAt, r.ClosedBy = Closed, 0, now.UTC(), owner
-		r.OpenUntil = time.Time{}
+		r.OpenUntil, r.Reopens = time.Time{}, 0
 		r.Generation++
 	}, now)
 }
@@ -117,6 +117,7 @@ func (s *Memory) ReopenProbe(_ context.Context, service, owner string, class fai
 		r.State, r.OpenedAt, r.OpenUntil = Open, now.UTC(), now.Add(orDefault(openFor, DefaultOpenFor)).UTC()
 		r.LastFailureAt, r.LastErrorType = now.UTC(), class
 		r.Opens++
+		r.Reopens++
 		r.Generation++
 	}, now)
 }
@@ -150,7 +151,7 @@ func (s *Memory) Reset(_ context.Context, service string, now time.Time) (Record
 		return Record{}, fmt.Errorf("reset breaker %s: %w", service, ErrNotFound)
 	}
 	r.State, r.ConsecutiveFailures, r.ClosedAt, r.ClosedBy, r.UpdatedAt = Closed, 0, now.UTC(), ByOperator, now.UTC()
-	r.OpenUntil, r.ProbeOwner, r.ProbeUntil = time.Time{}, "", time.Time{}
+	r.OpenUntil, r.ProbeOwner, r.ProbeUntil, r.Reopens = time.Time{}, "", time.Time{}, 0
 	r.Generation++
 	s.breakers[service] = r
 	return r, nil

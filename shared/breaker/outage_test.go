@@ -197,9 +197,10 @@ func TestOutage(t *testing.T) {
 				}
 			}
 
-			// Two half-open windows during the outage: one probe each.
+			// Two half-open windows during the outage: one probe each (the
+			// windows back off from the second failed probe on).
 			for window := 1; window <= 2; window++ {
-				f.clock.Advance(breaker.DefaultOpenFor + time.Second)
+				f.clock.Advance(reopenedFor(window-1) + time.Second)
 				if calls := f.deliver(len(f.runners), f.pending(ids)); calls != 1 {
 					t.Fatalf("window %d: the host got %d calls, want exactly 1 probe", window, calls)
 				}
@@ -210,7 +211,7 @@ func TestOutage(t *testing.T) {
 
 			// The outage ends: the next window's probe closes the breaker.
 			f.host.set(false)
-			f.clock.Advance(breaker.DefaultOpenFor + time.Second)
+			f.clock.Advance(reopenedFor(2) + time.Second)
 			if calls := f.deliver(len(f.runners), f.pending(ids)); calls < 1 {
 				t.Fatal("no probe after the outage")
 			}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -136,6 +137,15 @@ type Process struct {
 	// Overrides are the test and demo overrides that are set (see
 	// TestOverride); a deployed function has none.
 	Overrides map[string]string
+	// RulesParameter is CLASSIFICATION_RULES_PARAMETER: the SSM parameter
+	// holding the operator's classification rules (docs/design.md
+	// "Operator rules"), a name starting with '/'; empty for none, and
+	// then the bundled file is read.
+	RulesParameter string
+	// RulesFile is the bundled rules file: rules.yaml in the function's
+	// directory (LAMBDA_TASK_ROOT, set by Lambda and the local runtime);
+	// empty outside a function.
+	RulesFile string
 }
 
 // WarnOverrides logs the overrides p carries, if any: a function that runs
@@ -146,13 +156,22 @@ func (p Process) WarnOverrides(log *slog.Logger) {
 	}
 }
 
-// Process reads LOG_LEVEL, AWS_LAMBDA_FUNCTION_NAME and METRICS_NAMESPACE.
+// Process reads LOG_LEVEL, AWS_LAMBDA_FUNCTION_NAME, METRICS_NAMESPACE,
+// CLASSIFICATION_RULES_PARAMETER and LAMBDA_TASK_ROOT.
 func (r *Reader) Process() Process {
 	ns := r.String("METRICS_NAMESPACE")
 	if ns == "" {
 		ns = telemetry.DefaultNamespace
 	}
-	return Process{LogLevel: r.String("LOG_LEVEL"), FunctionName: r.String("AWS_LAMBDA_FUNCTION_NAME"), MetricsNamespace: ns}
+	p := Process{LogLevel: r.String("LOG_LEVEL"), FunctionName: r.String("AWS_LAMBDA_FUNCTION_NAME"), MetricsNamespace: ns,
+		RulesParameter: r.String("CLASSIFICATION_RULES_PARAMETER")}
+	if p.RulesParameter != "" && !strings.HasPrefix(p.RulesParameter, "/") {
+		r.errs = append(r.errs, fmt.Errorf("CLASSIFICATION_RULES_PARAMETER=%q is not an SSM parameter name starting with '/'", p.RulesParameter))
+	}
+	if root := r.String("LAMBDA_TASK_ROOT"); root != "" {
+		p.RulesFile = filepath.Join(root, "rules.yaml")
+	}
+	return p
 }
 
 // Exit logs err as the function's init error and exits 1 before serving,

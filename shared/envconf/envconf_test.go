@@ -76,3 +76,22 @@ func TestProcessNamespace(t *testing.T) {
 		t.Fatalf("process %+v", p)
 	}
 }
+
+// TestProcessRules: the rules' parameter and the bundled file's place are
+// read with the rest of the process; a parameter name that is no SSM path
+// fails the start.
+func TestProcessRules(t *testing.T) {
+	t.Parallel()
+	r := envconf.New(env(map[string]string{"CLASSIFICATION_RULES_PARAMETER": " /triage/rules ", "LAMBDA_TASK_ROOT": "/var/task"}))
+	if p := r.Process(); p.RulesParameter != "/triage/rules" || p.RulesFile != "/var/task/rules.yaml" || r.Err("x") != nil {
+		t.Errorf("process %+v, %v", p, r.Err("x"))
+	}
+	if p := envconf.New(env(map[string]string{})).Process(); p.RulesParameter != "" || p.RulesFile != "" {
+		t.Errorf("outside a function: %+v", p)
+	}
+	r = envconf.New(env(map[string]string{"CLASSIFICATION_RULES_PARAMETER": "triage-rules"}))
+	r.Process()
+	if err := r.Err("fetch"); err == nil || !strings.Contains(err.Error(), "CLASSIFICATION_RULES_PARAMETER") {
+		t.Errorf("a name without '/': %v", err)
+	}
+}

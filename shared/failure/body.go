@@ -21,6 +21,7 @@ import (
 //	FastAPI         {"detail":"text"} / {"detail":[{"loc","msg","type"}]}
 //	lists           {"errors":[{"code","message"}]}
 //	Discord         {"message","code":10015,"retry_after":1.5,"global":false}
+//	Telegram, OAuth {"ok":false,"error_code":400,"description"} / {"error","error_description"}
 //	Slack           plain text token: "channel_not_found"
 //	generic         {"error":"text"} / {"code":"x","message":"y"}
 type detail struct {
@@ -464,7 +465,10 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 			if d.Message == "" {
 				d.Message = text()
 			}
-		case "detail":
+		case "detail", "description", "error_description":
+			// FastAPI's {"detail": "text"}, Telegram's {"ok": false,
+			// "error_code": 400, "description": "…"}, OAuth's
+			// error_description.
 			if isStr && d.Message == "" {
 				d.Message = text()
 			}

@@ -107,6 +107,20 @@ func Classify(err error) Classification {
 	return DefaultRules.Classify(err)
 }
 
+// ClassifyWith classifies err with r in front of DefaultRules, exactly as
+// Classify does with r installed, without installing it: for a process
+// that weighs rules it has not deployed (`triage classify --rules`,
+// `triage rules test`) while other goroutines classify with the installed
+// one. A nil r is DefaultRules alone.
+func ClassifyWith(r Rule, err error) Classification {
+	if err != nil && r != nil {
+		if c, ok := classifyRule(r, err); ok {
+			return c
+		}
+	}
+	return DefaultRules.Classify(err)
+}
+
 func classifyOwn(err error) (Classification, bool) {
 	e, ok := find[*Error](err)
 	if !ok || !e.Class.Valid() {
@@ -518,11 +532,11 @@ var (
 )
 
 // indexOf returns the index of a phrase table the classifier searches
-// often (ProviderPhrases, TransportPhrases, TextPhrases, ModelWords), built on first
-// use, or nil for another slice.
+// often (ProviderPhrases, TransportPhrases, TextPhrases, ModelWords,
+// UpstreamWords), built on first use, or nil for another slice.
 func indexOf(phrases []Phrase) *phraseIndex {
 	phraseIndexOnce.Do(func() {
-		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases, modelWords()} {
+		for _, t := range [][]Phrase{ProviderPhrases, TransportPhrases, TextPhrases, modelWords(), upstreamWords()} {
 			phraseIndexes = append(phraseIndexes, newPhraseIndex(t))
 		}
 	})

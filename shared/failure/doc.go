@@ -28,11 +28,14 @@
 //     ("exceeded your current quota" is BUDGET_EXCEEDED whatever the
 //     status);
 //  5. a transport error after an answer (a timeout while reading a 200's
-//     body), then Go's, Python's, curl's and Node's transport strings in
-//     the text;
+//     body), then the transport strings of Go, curl and the common HTTP
+//     clients of Python, Node, the JVM, .NET and Rust in the text
+//     (TransportPhrases);
 //  6. a model's answer, judged by the llm stage's client (shared/llm), which
 //     raises 1's error or an HTTPError with the error object;
-//  7. the words of a model endpoint's 4xx (ModelWords), a generic code
+//  7. the words of a 4xx by the upstream's role (a model endpoint's
+//     ModelWords with their TranslatedWords, a source's or a webhook's
+//     UpstreamWords), a generic code
 //     (invalid_request_error, ValidationException, INVALID_ARGUMENT), then
 //     the status read by the upstream's role (RoleDefaults) — a 2xx
 //     decides nothing;
@@ -50,7 +53,8 @@
 // (Code) when calling the Op operation", gRPC's "rpc error: code = X desc =
 // …", Go clients' `METHOD "url": STATUS {body}`, the Python and JavaScript
 // SDKs' "Error code: 429 - {…}", "429 {…}" and error names, labelled codes
-// and statuses, the provider of a URL's host, and JSON (or Python-literal)
+// and statuses, a status written in a sentence ("Request failed with status
+// code 503", "Server returned HTTP response code: 429"), the provider of a URL's host, and JSON (or Python-literal)
 // bodies embedded in the text. A property test holds the text path to the
 // typed one: Classify(errors.New(err.Error())) classifies every typed case
 // alike. Delays are read from headers, body fields and prose

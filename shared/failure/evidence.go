@@ -369,11 +369,25 @@ func (ev *evidence) phraseClass(ph Phrase, why, text string) Classification {
 	return cl
 }
 
-// words decides on the words of a model endpoint's 4xx (ModelWords): the
-// context window, safety, the key, money, a quota, the rate. Only a model
-// endpoint's: the same words from anyone else are not a model's failure.
+// words decides on the words of a 4xx, or of a failure with no status, by
+// the upstream's role: a model endpoint's (ModelWords: the context window,
+// safety, the key, money, a quota, the rate, a model still loading), a
+// source's or a webhook's (UpstreamWords: the rate, a permission, a
+// destination that is gone). The same words mean other things from other
+// upstreams, and AWS's failures have codes.
 func (ev *evidence) words(text string) (Classification, bool) {
-	if ev.role() != RoleModel || ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
+	switch r := ev.role(); r {
+	case RoleModel:
+		return ev.modelWords(text)
+	case RoleSource, RoleWebhook:
+		return ev.upstreamWords(r, text)
+	}
+	return Classification{}, false
+}
+
+// modelWords decides on the words of a model endpoint's 4xx (ModelWords).
+func (ev *evidence) modelWords(text string) (Classification, bool) {
+	if ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
 		ev.status == 402 || ev.status == 451 { // payment and legal reasons say more than words
 		return Classification{}, false
 	}
@@ -395,6 +409,31 @@ func (ev *evidence) words(text string) (Classification, bool) {
 				cl = ev.period(cl, ev.message, text)
 			}
 			return cl, true
+		}
+	}
+	return Classification{}, false
+}
+
+// upstreamWords decides on the words of a source's or a webhook's 4xx
+// whose default is the generic one, or of its failure with no status
+// (UpstreamWords).
+func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
+	if ev.status != 0 {
+		if c, ok := DefaultClass(r, ev.status); !ok || c != SchemaInvalid || ev.status < 400 || ev.status > 499 {
+			return Classification{}, false
+		}
+	}
+	who := " source's message says \""
+	if r == RoleWebhook {
+		who = " webhook's message says \""
+	}
+	words := upstreamWords()
+	for _, s := range [2]string{ev.message, text} {
+		if s == "" {
+			continue
+		}
+		if ph, ok := matchPhrase(words, s); ok {
+			return Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status)), true
 		}
 	}
 	return Classification{}, false

@@ -147,7 +147,13 @@ func classifyOperator(err error) (Classification, bool) {
 	if b == nil {
 		return Classification{}, false
 	}
-	c, ok := b.r.Classify(err)
+	return classifyRule(b.r, err)
+}
+
+// classifyRule asks r, and checks and completes what it answers (see
+// SetOperatorRule).
+func classifyRule(r Rule, err error) (Classification, bool) {
+	c, ok := r.Classify(err)
 	if !ok || !c.Class.Valid() {
 		return Classification{}, false
 	}

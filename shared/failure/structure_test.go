@@ -446,6 +446,18 @@ func TestOperatorRule(t *testing.T) {
 	if c := failure.Classify(httpErr(failure.OpenAI, 429, openAIQuota)); c.Class != failure.BudgetExceeded || strings.HasPrefix(c.Reason, "rule ") {
 		t.Errorf("a failure no rule matches: %+v", c)
 	}
+	// ClassifyWith weighs the rule it is given, not the one installed, and
+	// completes its answer alike.
+	if c := failure.ClassifyWith(nil, slow); c.Reason == "rule acme-slowdown" {
+		t.Errorf("ClassifyWith(nil) used the installed rule: %+v", c)
+	}
+	failure.SetOperatorRule(nil)
+	if c := failure.ClassifyWith(rule, slow); c.Reason != "rule acme-slowdown" || !c.Retryable || c.Status != 400 || c.Requested.Delay != 90*time.Second {
+		t.Errorf("ClassifyWith(rule): %+v", c)
+	}
+	if failure.OperatorRule() != nil {
+		t.Error("ClassifyWith installed its rule")
+	}
 }
 
 // TestLongDelayStaysARate: a delay alone, however long, does not make a

@@ -159,6 +159,23 @@ var AWSCodes = mergeCodes(map[string]Class{
 	"AuthFailure":                          AuthDenied,
 	"UnauthorizedOperation":                AuthDenied,
 
+	// S3 and the S3-compatible stores (MinIO, Cloudflare R2, Backblaze B2,
+	// IBM COS, DigitalOcean Spaces, Wasabi), whichever SDK prints them: an
+	// object or a bucket that is not there is gone (a body past its
+	// retention, a source's document), whoever asked
+	"NoSuchKey":                  NotFound,
+	"NoSuchBucket":               NotFound,
+	"NoSuchVersion":              NotFound,
+	"NoSuchUpload":               NotFound,
+	"InvalidAccessKeyId":         AuthDenied,
+	"AccountProblem":             AuthDenied,
+	"AllAccessDisabled":          AuthDenied,
+	"RequestTimeTooSkewed":       AuthDenied,  // the signer's clock: an operator fixes it
+	"PermanentRedirect":          InternalBug, // the bucket is in another region than the endpoint
+	"XMinioServerNotInitialized": UpstreamUnavailable,
+	"XMinioStorageFull":          UpstreamUnavailable,
+	"OperationAborted":           Conflict, // a conflicting operation on the bucket is in progress
+
 	// our input
 	"InvalidMessageContents":                   SchemaInvalid, // SQS
 	"ItemCollectionSizeLimitExceededException": SchemaInvalid,
@@ -374,8 +391,10 @@ var ProviderPhrases = []Phrase{
 	{"request rate is too high", RateLimited},
 	{"throughput exceeds the current capacity", RateLimited}, // DynamoDB on-demand
 	{"provisioned throughput", RateLimited},
-	{"rate exceeded", RateLimited},          // AWS Throttling
-	{"request limit exceeded", RateLimited}, // EC2 RequestLimitExceeded
+	{"rate exceeded", RateLimited},            // AWS Throttling
+	{"reduce your request rate", RateLimited}, // S3 SlowDown, in any SDK's words
+	{"slow down", RateLimited},                // S3's 503 Slow Down
+	{"request limit exceeded", RateLimited},   // EC2 RequestLimitExceeded
 	{"has been throttled", RateLimited},
 	{"resource has been exhausted", RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
 	{"resource exhausted", RateLimited},
@@ -440,6 +459,45 @@ var TransportPhrases = []Phrase{
 	{"etimedout", NetworkTimeout},
 	{"econnreset", NetworkTimeout},
 	{"econnrefused", NetworkTimeout},
+	// every client's own words for the same failures, after the certificate
+	// phrases above (a wrapper's text around a TLS verdict keeps its
+	// verdict): httpx and httpcore, h11, aiohttp, requests and urllib3,
+	// undici and Bun, OkHttp, Netty and reactor-netty, the JDK's
+	// HttpClient, .NET's HttpClient, reqwest and hyper
+	{"invalid peer certificate", AuthDenied},                 // rustls
+	{"remote certificate is invalid", AuthDenied},            // .NET
+	{"peer closed connection", NetworkTimeout},               // h11, httpx: "without sending complete message body"
+	{"all connection attempts failed", NetworkTimeout},       // httpcore (anyio)
+	{"response payload is not completed", NetworkTimeout},    // aiohttp
+	{"cannot connect to host", NetworkTimeout},               // aiohttp
+	{"connection broken:", NetworkTimeout},                   // urllib3: IncompleteRead, InvalidChunkLength
+	{"failed to establish a new connection", NetworkTimeout}, // urllib3
+	{"name or service not known", NetworkTimeout},            // getaddrinfo
+	{"temporary failure in name resolution", NetworkTimeout},
+	{"nodename nor servname provided", NetworkTimeout},
+	{"no such host is known", NetworkTimeout}, // .NET, Windows
+	{"other side closed", NetworkTimeout},     // undici UND_ERR_SOCKET
+	{"und_err_socket", NetworkTimeout},
+	{"und_err_connect_timeout", NetworkTimeout},
+	{"und_err_headers_timeout", NetworkTimeout},
+	{"und_err_body_timeout", NetworkTimeout},
+	{"typeerror: fetch failed", NetworkTimeout},                   // undici: the cause, when printed, says more (above)
+	{"socket connection was closed unexpectedly", NetworkTimeout}, // Bun
+	{"unexpected end of stream", NetworkTimeout},                  // OkHttp
+	{"stream was reset", NetworkTimeout},                          // OkHttp HTTP/2
+	{"failed to connect to", NetworkTimeout},                      // OkHttp
+	{"connection prematurely closed", NetworkTimeout},             // reactor-netty
+	{"header parser received no bytes", NetworkTimeout},           // the JDK's HttpClient
+	{"eof reached while reading", NetworkTimeout},
+	{"response ended prematurely", NetworkTimeout}, // .NET HttpClient
+	{"forcibly closed by the remote host", NetworkTimeout},
+	{"unable to read data from the transport connection", NetworkTimeout},
+	{"did not properly respond after a period of time", NetworkTimeout},
+	{"an error occurred while sending the request", NetworkTimeout}, // .NET: no answer was read
+	{"connection closed before message completed", NetworkTimeout},  // hyper IncompleteMessage
+	{"error trying to connect", NetworkTimeout},                     // hyper, reqwest
+	{"failed to lookup address information", NetworkTimeout},
+	{"error sending request for url", NetworkTimeout}, // reqwest: no answer was read
 }
 
 // TextPhrases are the last resort: words of providers' and people's error

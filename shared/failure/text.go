@@ -83,6 +83,14 @@ var (
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
 	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'".
 	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+`)
+	// reStatusProse is a status written in prose a few words after a word
+	// that says so: "Request failed with status code 503", "Request failed
+	// with code 503", "Response status code does not indicate success:
+	// 503", "Server returned HTTP response code: 429", "Request returned
+	// failure 404", "returned code 400", "Bad response status for read:
+	// 522", "statuscode_reason, 429" — an error status (4xx, 5xx), at most
+	// 30 bytes after the word with no digit or line break between.
+	reStatusProse = regexp.MustCompile(`(?i)(?:status|response code|failure|returned|failed with|error code)[^\d\n]{0,30}?\b([45]\d\d)\b()`)
 	// reHost is a URL's host.
 	reHost = regexp.MustCompile(`https?://([A-Za-z0-9.-]{1,253})`)
 	// reStage is a log line's stage label: stage=llm, "stage": "fetch",
@@ -190,7 +198,14 @@ func textStatus(s string) int {
 		return 0
 	}
 	first := 0
-	for _, re := range [...]*regexp.Regexp{reStatusLabel, reStatusLead} {
+	res := [3]*regexp.Regexp{reStatusLabel, reStatusLead}
+	if statusWords(s) {
+		res[2] = reStatusProse
+	}
+	for _, re := range res {
+		if re == nil {
+			break
+		}
 		for _, m := range re.FindAllStringSubmatch(s, 8) {
 			n, _ := strconv.Atoi(m[1] + m[2])
 			if n >= 400 {
@@ -202,6 +217,17 @@ func textStatus(s string) int {
 		}
 	}
 	return first
+}
+
+// statusWords reports whether s holds a word reStatusProse starts from,
+// in any case: the expression runs only then.
+func statusWords(s string) bool {
+	for _, w := range [...]string{"status", "response code", "failure", "returned", "failed with", "error code"} {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // providerName reports whether name can be a provider's name as

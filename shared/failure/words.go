@@ -10,6 +10,9 @@ import (
 type Meaning struct {
 	// Class is what the words mean.
 	Class Class
+	// Name names the meaning ("rate", "money", "quota", "length", …): the
+	// key TranslatedWords add their words under.
+	Name string
 	// Words are lowercase fragments; a space matches any run of
 	// whitespace, and case is ignored.
 	Words []string
@@ -22,46 +25,53 @@ type Meaning struct {
 // first that any word of the provider's message (then of the error's text)
 // says wins:
 //
-//   - a request the endpoint does not accept (a parameter, a value, a model
-//     that is not there): its words would otherwise read as another
-//     meaning's ("safety_settings", "max_tokens", "not found or your project
-//     does not have access"), so they stop the search and leave the status
-//     to decide;
+//   - a request the endpoint does not accept (an unsupported parameter or
+//     value, a model that is not there): its words would otherwise read as
+//     another meaning's ("safety_settings", "not found or your project does
+//     not have access"), so they stop the search and leave the status to
+//     decide;
 //   - the rate: requests or tokens per minute, concurrency, capacity;
 //   - money: credit, billing, balance, payment;
 //   - a quota: a spent budget, unless it resets within minutes (period);
 //   - the context window or the input's length;
+//   - a parameter named without saying more ("max_tokens", "completion
+//     tokens"): a request the endpoint does not accept unless the words
+//     before it said the input is too long — "too many tokens … or a
+//     smaller max_tokens value" is a length, "max_tokens is too large" a
+//     parameter;
 //   - the key, the credentials, the permission to use the model;
-//   - safety, moderation, a policy block.
+//   - safety, moderation, a policy block;
+//   - a model that is still loading or warming up: the endpoint is there
+//     but not serving yet (UPSTREAM_UNAVAILABLE).
 //
 // They are broad on purpose, for wordings nobody listed: at a model
 // endpoint a 4xx that mentions a quota is about a quota. They are read
 // only from a model endpoint's 4xx (or a failure with no status) other
 // than 402 and 451, whose statuses say more, never from a source's or a
-// webhook's.
+// webhook's (UpstreamWords are theirs). TranslatedWords add the words of
+// other languages to the same meanings.
 var ModelWords = []Meaning{
-	{ClientError, []string{
+	{ClientError, "request", []string{
 		"unsupported parameter", "unsupported value", "unknown parameter", "unrecognized request argument",
 		"unrecognized parameter", "invalid parameter", "invalid value", "invalid type", "extra inputs are not permitted",
 		"extra fields not permitted", "additional properties are not allowed", "is not supported with this model",
 		"is not supported by this model", "not supported for this model", "does not support", "must be one of",
 		"field required", "missing required", "is required", "invalid json", "could not parse", "malformed",
-		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
-		"completion tokens", "not found", "does not exist", "no such model", "unknown model", "model not available",
+		"not found", "does not exist", "no such model", "unknown model", "model not available",
 	}},
-	{RateLimited, []string{
+	{RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
 		"concurrency", "concurrent requests", "requests per minute", "tokens per minute", "per minute", "per second",
 		"requests per min", "tokens per min", "throttl", "slow down", "capacity exceeded", "out of capacity",
 		"over capacity", "at capacity", "request limit", "requests limit",
 	}},
-	{BudgetExceeded, []string{
+	{BudgetExceeded, "money", []string{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
 		"balance too low", "negative balance", "payment", "insufficient funds", "spending limit", "spend limit",
 		"budget", "top up", "top-up", "prepaid", "paid plan", "usage limit", "free tier", "trial key", "trial limit",
 	}},
-	{BudgetExceeded, []string{"quota"}},
-	{TokenLimit, []string{
+	{BudgetExceeded, "quota", []string{"quota"}},
+	{TokenLimit, "length", []string{
 		"context length", "context_length", "context window", "context size", "context limit", "maximum context",
 		"max context", "too many tokens", "too many input tokens", "token limit", "tokens limit", "input token count",
 		"maximum number of tokens", "maximum allowed number of tokens", "prompt is too long", "input is too long",
@@ -73,7 +83,11 @@ var ModelWords = []Meaning{
 		"input too large", "prompt too large", "`inputs` tokens", "length limit exceeded", "maximum length",
 		"sequence length", "too large for the model",
 	}},
-	{AuthDenied, []string{
+	{ClientError, "parameter", []string{
+		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
+		"completion tokens",
+	}},
+	{AuthDenied, "key", []string{
 		"api key", "api_key", "apikey", "api-key", "authentication", "authenticate", "unauthenticated",
 		"unauthorized", "unauthorised", "not authorized", "not authorised", "permission", "access denied",
 		"access is denied", "forbidden", "credential", "invalid token", "token is invalid", "invalid bearer",
@@ -83,7 +97,7 @@ var ModelWords = []Meaning{
 		"country", "location is not supported", "region is not supported", "unsupported region",
 		"not available in your", "not available in this region",
 	}},
-	{ContentPolicy, []string{
+	{ContentPolicy, "policy", []string{
 		"content policy", "content_policy", "content filter", "content_filter", "content management",
 		"content moderation", "moderation", "safety system", "safety filter", "safety reason", "safety polic",
 		"safety guideline", "safety concern", "for safety", "unsafe", "harmful", "flagged", "usage polic",
@@ -92,13 +106,98 @@ var ModelWords = []Meaning{
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
 		"hate speech", "recitation",
 	}},
+	{UpstreamUnavailable, "loading", []string{
+		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
+		"is not ready", "not yet ready", "warming up", "warm up", "warm-up", "cold start", "is starting up",
+		"scaled to zero",
+	}},
 }
 
-// modelWords is ModelWords as one phrase table, in order, built on first
-// use and indexed like the other phrase tables (indexOf).
+// TranslatedWords are ModelWords in other languages, by the Name of the
+// meaning they join: the words providers write in Chinese (Simplified and
+// Traditional), Japanese, Spanish, Portuguese, German and French for a
+// balance, a quota and a rate. Only the letters of ASCII fold, so a word
+// with an accent matches as written (lowercase).
+var TranslatedWords = []struct {
+	// Lang is the language's code (BCP 47).
+	Lang string
+	// Meaning is the Name of the ModelWords meaning the words join.
+	Meaning string
+	Words   []string
+}{
+	{"zh", "money", []string{"余额不足", "餘額不足", "额度不足", "額度不足", "余额", "餘額", "欠费", "欠費", "充值", "资源包", "資源包"}},
+	{"zh", "quota", []string{"配额", "配額", "额度已用", "額度已用", "用量已用尽", "用量已用盡"}},
+	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數"}},
+	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
+	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
+	{"ja", "rate", []string{"レート制限", "リクエストが多すぎ", "リクエスト数の上限", "リクエスト制限"}},
+	{"es", "money", []string{"saldo insuficiente", "sin saldo", "crédito insuficiente", "créditos insuficientes", "fondos insuficientes", "facturación"}},
+	{"es", "quota", []string{"cuota"}},
+	{"es", "rate", []string{"demasiadas solicitudes", "límite de solicitudes", "límite de tasa", "límite de velocidad"}},
+	{"pt", "money", []string{"saldo insuficiente", "sem saldo", "créditos insuficientes", "crédito insuficiente", "faturamento", "pagamento"}},
+	{"pt", "quota", []string{"cota excedida", "cota esgotada", "limite de uso"}},
+	{"pt", "rate", []string{"muitas requisições", "muitas solicitações", "limite de requisições", "limite de taxa"}},
+	{"de", "money", []string{"guthaben", "zahlung", "abrechnung", "kontostand"}},
+	{"de", "quota", []string{"kontingent", "quote überschritten", "nutzungslimit"}},
+	{"de", "rate", []string{"zu viele anfragen", "ratenlimit", "anfragelimit", "anfragen pro minute"}},
+	{"fr", "money", []string{"solde insuffisant", "crédit insuffisant", "crédits insuffisants", "paiement", "facturation"}},
+	{"fr", "quota", []string{"quota dépassé", "quota épuisé"}},
+	{"fr", "rate", []string{"trop de requêtes", "trop de demandes", "limite de débit", "limite de requêtes"}},
+}
+
+// modelWords is ModelWords as one phrase table, in order, each meaning's
+// TranslatedWords after its own, built on first use and indexed like the
+// other phrase tables (indexOf).
 var modelWords = sync.OnceValue(func() []Phrase {
 	var out []Phrase
 	for _, m := range ModelWords {
+		for _, w := range m.Words {
+			out = append(out, Phrase{w, m.Class})
+		}
+		for _, t := range TranslatedWords {
+			if t.Meaning != m.Name {
+				continue
+			}
+			for _, w := range t.Words {
+				out = append(out, Phrase{w, m.Class})
+			}
+		}
+	}
+	return out
+})
+
+// UpstreamWords are what the words of a source's or a webhook's 4xx mean
+// when no code or definite phrase decided: they refine the role's generic
+// default (SCHEMA_INVALID, docs/design.md "Defaults by role") and say what
+// a failure with no status is. The meanings are weighed in this order, the
+// first that any word of the message (then of the error's text) says
+// wins: the rate, a permission or credential the receiver refuses (an
+// operator fixes it: AUTH_DENIED), a destination that is not there or no
+// longer is (NOT_FOUND). They are read from a 4xx whose default is the
+// generic one (a 401, 403, 404 or 429 says as much alone), never from a
+// 5xx or a model endpoint's answer.
+var UpstreamWords = []Meaning{
+	{RateLimited, "rate", []string{
+		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
+		"reduce your request rate",
+	}},
+	{AuthDenied, "permission", []string{
+		"not authorized", "not authorised", "unauthorized", "unauthorised", "permission", "forbidden",
+		"access denied", "missing access", "no rights", "not enough rights", "not allowed to", "invalid token",
+		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
+		"authentication", "credentials", "was blocked by the user", "was kicked", "not a member",
+	}},
+	{NotFound, "gone", []string{
+		"not found", "not_found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
+		"no such", "does not exist", "doesn't exist", "no longer exists", "archived", "has been deleted",
+		"was deleted", "has been removed",
+	}},
+}
+
+// upstreamWords is UpstreamWords as one phrase table, in order.
+var upstreamWords = sync.OnceValue(func() []Phrase {
+	var out []Phrase
+	for _, m := range UpstreamWords {
 		for _, w := range m.Words {
 			out = append(out, Phrase{w, m.Class})
 		}

@@ -31,6 +31,8 @@
 // time, an auto-disabled model's cooldown — or NoModelWait; when every
 // provider that was asked failed provider-wide and nothing is expected
 // back, that failure is returned (AUTH_DENIED everywhere needs an operator).
+// A disabled model of a provider that refused the item for good is nothing
+// to wait for.
 //
 // # Gates
 //
@@ -164,13 +166,40 @@ var _ stage.Work = (*Chain)(nil)
 type walk struct {
 	skipped  []string                    // entries skipped, "provider:model"
 	out      map[failure.Provider]string // providers put out, and why
-	disabled int                         // entries skipped for a disabled model
+	disabled int                         // entries skipped for a disabled model (see settleDisabled)
 	breaker  bool                        // a provider is out behind an open breaker
 	wakeAt   time.Time                   // earliest expected recovery
 	wideErr  error                       // the last provider-wide failure
 	// waits are the breakers' waits of the providers out behind an open
 	// breaker (their gates).
 	waits map[failure.Provider]error
+	// gone are the providers out for a failure no wait fixes (the wide
+	// failures without a wait: AUTH_DENIED); offline the entries skipped
+	// for a disabled model, with their expected recovery (zero: none).
+	gone    map[failure.Provider]bool
+	offline []disabledEntry
+}
+
+// disabledEntry is an entry skipped for its disabled model.
+type disabledEntry struct {
+	provider failure.Provider
+	due      time.Time
+}
+
+// settleDisabled counts the entries skipped for a disabled model, and wakes
+// the walk at their expected recovery — those of providers still able to
+// serve the item: a model re-enabled at a provider that refused the item
+// for good (its key revoked for it, its access denied) would not serve it,
+// and waiting for it would only bring the item back to the same refusal.
+func (w *walk) settleDisabled() {
+	for _, d := range w.offline {
+		if w.gone[d.provider] {
+			continue
+		}
+		w.disabled++
+		w.wake(d.due)
+	}
+	w.offline = nil
 }
 
 func (w *walk) wake(t time.Time) {
@@ -188,7 +217,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
 	now := c.now()
-	w := &walk{out: map[failure.Provider]string{}, waits: map[failure.Provider]error{}}
+	w := &walk{out: map[failure.Provider]string{}, waits: map[failure.Provider]error{}, gone: map[failure.Provider]bool{}}
 	for i, e := range c.Entries {
 		if _, out := w.out[e.Provider]; out {
 			w.skipped = append(w.skipped, e.String())
@@ -197,10 +226,11 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 		h, ok := c.status(ctx, e)
 		if !ok {
 			w.skipped = append(w.skipped, e.String())
-			w.disabled++
+			d := disabledEntry{provider: e.Provider}
 			if due, auto := h.ExpectedRecovery(c.cooldown()); auto {
-				w.wake(due)
+				d.due = due
 			}
+			w.offline = append(w.offline, d)
 			continue
 		}
 		t, err := c.allow(ctx, e.Provider)
@@ -228,6 +258,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 				w.wake(waitUntil(wait))
 			} else {
 				w.wideErr = err
+				w.gone[e.Provider] = true
 			}
 			continue
 		}
@@ -255,6 +286,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 // a wait for the earliest recovery, or the provider-wide failure when
 // nothing is expected back.
 func (c *Chain) nothingServed(now time.Time, w *walk) error {
+	w.settleDisabled()
 	if w.wideErr != nil && w.wakeAt.IsZero() && w.disabled == 0 && !w.breaker {
 		// Every provider asked failed for good (a revoked key everywhere):
 		// waiting fixes nothing; the failure decides.
@@ -283,9 +315,19 @@ func (c *Chain) nothingServed(now time.Time, w *walk) error {
 	if w.disabled > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d model(s) disabled", w.disabled))
 	}
-	return gate.Wrap(&failure.WaitError{Until: until,
+	wait := gate.Wrap(&failure.WaitError{Until: until,
 		Reason: fmt.Sprintf("no usable entry in the model chain (%s; skipped %s)", strings.Join(reasons, "; "), strings.Join(w.skipped, ", "))},
 		c.Gate())
+	// The chain's gate replaces the providers' waits; the item's run of
+	// outage failures they carried (the breaker's evidence of a failure
+	// that follows the item) goes on with it — the first provider's, in
+	// chain order.
+	for _, p := range Providers(c.Entries) {
+		if s := state.SuspectOf(w.waits[p]); s != nil {
+			return state.WithSuspect(wait, *s)
+		}
+	}
+	return wait
 }
 
 // Gate is the chain's gate: an item waits behind it when no entry can be
@@ -404,6 +446,9 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 	}()
 	enr, err = c.Enricher.Enrich(ctx, item, e)
 	done = true
+	// The item's run of outage failures is the breaker's evidence that a
+	// failure follows the item rather than the provider.
+	t.Suspect = item.Suspect
 	// Classified once, here, where the failure is first seen: the
 	// breaker, model health, the escalation and the runner read it.
 	err = failure.Mark(err)

@@ -424,3 +424,41 @@ func TestChainClassifiesOnce(t *testing.T) {
 		t.Error("the chain's failure was marked again")
 	}
 }
+
+// TestRefusedForGoodDoesNotWaitForADisabledSibling: when a provider refuses
+// an item for good (AUTH_DENIED, which puts the whole provider out) and the
+// chain's only other entries are that provider's disabled models, the item
+// is judged by its class — dead-lettered — instead of waiting behind the
+// chain's gate for a model that, re-enabled, would meet the same refusal:
+// the gate would open as soon as any entry is usable and bring the item
+// straight back to it, round after round (the soak's poisoned items parked
+// behind the model-chain gate). A disabled model of another provider, which
+// might serve it, is still waited for.
+func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	denied := &failure.HTTPError{Provider: failure.OpenAI, Status: 401,
+		Body: []byte(`{"error":{"code":"invalid_api_key","type":"invalid_request_error","message":"Incorrect API key provided"}}`)}
+
+	// The disabled model comes first: the walk skips it before the
+	// provider refuses the item at the next entry.
+	b := setup(t, "primary", "secondary")
+	b.disable(t, "primary", t0)
+	b.models.errs["secondary"] = denied
+	_, err := b.chain.Run(ctx, item)
+	if errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != failure.AuthDenied {
+		t.Fatalf("Run = %v, want the AUTH_DENIED itself", err)
+	}
+
+	other := setup(t)
+	other.chain.Entries = append([]fallback.Entry{{Provider: failure.Anthropic, Model: "claude"}}, entries(t, "primary")...)
+	other.models.errs["primary"] = denied
+	for range health.DefaultThreshold {
+		if _, err := other.store.RecordFailure(ctx, health.FailureRequest{Model: "anthropic:claude", Class: failure.ResponseInvalid, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := other.chain.Run(ctx, item); !errors.Is(err, failure.ErrWaiting) {
+		t.Fatalf("Run = %v, want a wait for the other provider's disabled model", err)
+	}
+}

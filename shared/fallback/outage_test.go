@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
@@ -133,7 +134,8 @@ func TestLLMStageSingleProviderOutage(t *testing.T) {
 		t.Fatalf("requests before the breaker opened = %d, want %d", n, breaker.DefaultThreshold)
 	}
 	for window := 1; window <= 2; window++ {
-		b.clock.Advance(breaker.DefaultOpenFor + time.Second)
+		// Failed probes back the window off (from the second on).
+		b.clock.Advance(reopenedFor(window-1) + time.Second)
 		if n := b.deliver(t, 4); n != 1 {
 			t.Fatalf("window %d: %d requests reached the LLM, want 1 probe", window, n)
 		}
@@ -155,7 +157,7 @@ func TestLLMStageSingleProviderOutage(t *testing.T) {
 
 	b.fake.SetOutage(false)
 	for round := 0; round < 4; round++ {
-		b.clock.Advance(breaker.DefaultOpenFor + time.Second)
+		b.clock.Advance(reopenedFor(2) + time.Second)
 		b.deliver(t, 4)
 	}
 	for _, id := range b.ids {
@@ -236,12 +238,12 @@ func TestProviderWideOutageMovesToTheNextProvider(t *testing.T) {
 		t.Fatalf("the item that carried the failed probe: %+v", it)
 	}
 
-	// Bedrock is back: the next probe closes its breaker, and the chain
-	// returns to its first entry.
+	// Bedrock is back: the next probe — one window after the failed one —
+	// closes its breaker, and the chain returns to its first entry.
 	if err := b.fake.SetDialectOutage(fakes.DialectBedrock, false, ""); err != nil {
 		t.Fatal(err)
 	}
-	b.clock.Advance(breaker.DefaultOpenFor + time.Second)
+	b.clock.Advance(reopenedFor(1) + time.Second)
 	for _, id := range []string{"after-1", "after-2", "after-3"} {
 		b.add(id)
 	}
@@ -302,4 +304,11 @@ func TestProviderWideFailuresSkipTheProvider(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reopenedFor is how long a provider's breaker stays open after the
+// reopens-th failed probe in a row (0: after it tripped), under the
+// standard profile.
+func reopenedFor(reopens int) time.Duration {
+	return retry.Standard().Probing.Interval(breaker.DefaultOpenFor, reopens)
 }

@@ -312,13 +312,22 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 		"total", next.Total, "congested", rec.Congested-rec.Ramp.Seen, "noise", next.Noise)
 }
 
-// probe releases a closed gate's oldest waiter alone, with the probe lease
-// the Prober took for it.
+// ProbeCandidates is how many of a closed gate's oldest waiters the
+// scheduler considers for its probe.
+const ProbeCandidates = 10
+
+// probe releases one waiter of a closed gate alone, with the probe lease the
+// Prober took for it: of its ProbeCandidates oldest waiters, the first that
+// is no suspect (has not failed provider-wide), else the one that served
+// the fewest probes — so the probe rotates among distinct waiters, and a
+// waiter whose failures follow it does not test the upstream for everyone
+// (docs/design.md "A failure that follows one item").
 func (s *Scheduler) probe(ctx context.Context, rec state.GateRecord, p Prober, now time.Time, res *Result, log *slog.Logger) {
-	ws, err := s.Waiters.Waiting(ctx, rec.Gate, 1)
+	ws, err := s.Waiters.Waiting(ctx, rec.Gate, ProbeCandidates)
 	if err != nil || len(ws) == 0 {
 		return
 	}
+	ws = []state.ParkedWait{ProbeCandidate(ws)}
 	token, err := p.Probe(ctx, rec.Gate, now)
 	if err != nil {
 		// Another caller (an arrival) took it: its call is the probe.
@@ -333,7 +342,22 @@ func (s *Scheduler) probe(ctx context.Context, rec state.GateRecord, p Prober, n
 	}
 	res.Probes++
 	s.unpark(ctx, sent, res)
-	log.Info("gate's probe due: released its oldest waiter as the probe", "item_id", ws[0].ItemID)
+	log.Info("gate's probe due: released a waiter as the probe", "item_id", ws[0].ItemID, "suspect", ws[0].Suspect,
+		"probes_served", ws[0].Probes)
+}
+
+// ProbeCandidate returns the waiter of ws (oldest first) to release as a
+// gate's probe: the oldest that is no suspect, else the oldest of those
+// that served the fewest probes. ws must not be empty.
+func ProbeCandidate(ws []state.ParkedWait) state.ParkedWait {
+	best := 0
+	for i, w := range ws[1:] {
+		b := ws[best]
+		if b.Suspect && (!w.Suspect || w.Probes < b.Probes) {
+			best = i + 1
+		}
+	}
+	return ws[best]
 }
 
 // unpark retires sent gate waits; one that parked again since keeps its

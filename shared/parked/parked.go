@@ -39,11 +39,14 @@
 //   - closed, and a probe due (a breaker past its open_until, whose
 //     waiters are all parked so that no caller would probe it; for a model
 //     chain's gate, the first provider of an enabled entry whose breaker
-//     is): it takes the breaker's probe lease and releases the gate's
-//     oldest waiter alone, carrying the lease's owner (gate.AttrProbe); the
-//     stage's breaker.Guard, or the llm stage's fallback chain, makes that
-//     call the probe. A failed probe re-parks its item without spending an
-//     attempt.
+//     is): it takes the breaker's probe lease and releases one waiter
+//     alone (ProbeCandidate: of the oldest, one that is no suspect, else the
+//     one that served the fewest probes), carrying the lease's owner
+//     (gate.AttrProbe); the stage's breaker.Guard, or the llm stage's
+//     fallback chain, makes that call the probe. A failed probe judged the
+//     upstream's re-parks its item without spending an attempt; one judged
+//     the item's own is judged by its class (docs/design.md "A failure that
+//     follows one item").
 //   - open: it takes the gate's lease for the run, which also moves the
 //     gate's ramp (gate.RampConfig: start low — at the rate the waiters
 //     arrived at, when that is higher — grow while released items meet no

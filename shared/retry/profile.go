@@ -100,6 +100,10 @@ type Profile struct {
 	// after an operator raises the cap (a try that finds the budget still
 	// spent waits again and spends no attempt).
 	BudgetRecheck time.Duration
+	// Probing tells an item's failure from its upstream's and paces the
+	// probes of a breaker that keeps failing them (Blame, Probing.Interval);
+	// zero fields are its defaults.
+	Probing Probing
 }
 
 // Policy returns the policy for class in stage: the stage override, else
@@ -150,6 +154,10 @@ func (p *Profile) Validate() error {
 	if p.ProviderQuotaWait <= 0 {
 		return fmt.Errorf("profile %s: ProviderQuotaWait %s must be positive", p.Name, p.ProviderQuotaWait)
 	}
+	if pr := p.Probing; pr.SameFailures < 0 || pr.MaxProbes < 0 || (pr.MaxInterval != 0 && pr.MaxInterval < 1) ||
+		(pr.IntervalMultiplier != 0 && pr.IntervalMultiplier < 1) {
+		return fmt.Errorf("profile %s: probing %+v: counts must not be negative, the multiplier and the cap at least 1", p.Name, pr)
+	}
 	for _, c := range failure.Classes() {
 		pol, ok := p.Policies[c]
 		if !ok {
@@ -193,6 +201,8 @@ func Standard() *Profile {
 		Policies:          basePolicies(backoff, nil),
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
+		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
+			MaxInterval: DefaultMaxInterval},
 	})
 }
 
@@ -210,6 +220,10 @@ func DailyBatch() *Profile {
 		}),
 		RequestedCap:      24 * time.Hour,
 		ProviderQuotaWait: 24 * time.Hour,
+		// A batch that waits hours anyway probes a failing upstream less
+		// often: at most every 24 base windows (2 hours at 5 minutes).
+		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
+			MaxInterval: 24},
 	})
 }
 
@@ -228,6 +242,8 @@ func Predictions() *Profile {
 			}),
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
+		Probing: Probing{SameFailures: DefaultSameFailures, MaxProbes: DefaultMaxProbes, IntervalMultiplier: DefaultIntervalMultiplier,
+			MaxInterval: DefaultMaxInterval},
 	})
 }
 

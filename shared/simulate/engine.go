@@ -140,6 +140,8 @@ type engine struct {
 	now    vt
 	agenda minHeap[event]
 	seq    uint64
+	// probed counts, per item, the deliveries released as a breaker's probe.
+	probed []int32
 	nmsg   uint64
 	events int64
 
@@ -221,6 +223,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 	e := &engine{
 		ctx: ctx, base: context.WithoutCancel(ctx), sc: sc, pol: p, opts: opts,
 		items:    make([]item, sc.Items),
+		probed:   make([]int32, sc.Items),
 		index:    make(map[string]int32, sc.Items),
 		open:     sc.Items,
 		arrivals: rand.New(rand.NewPCG(sc.Seed, 0x617272697661)),
@@ -350,6 +353,7 @@ func (e *engine) buildTriage() error {
 					NewOwner: func() string { e.owners++; return "probe-" + strconv.FormatUint(e.owners, 10) }}
 				work = breaker.Guard{Inner: work, Service: breakerService(sr.st), Breakers: b}
 			}
+			work = e.countProbes(work)
 			// The stages that read a body read it before the breaker is
 			// asked, as functions/llm and functions/notify do.
 			switch sr.st {
@@ -375,6 +379,17 @@ func (e *engine) buildTriage() error {
 		}
 	}
 	return nil
+}
+
+// countProbes counts, per item, the deliveries the scheduler released as a
+// breaker's probe (Result.Poison reads them).
+func (e *engine) countProbes(w stage.Work) stage.Work {
+	return stage.WorkFunc(func(ctx context.Context, it state.Item) (state.Output, error) {
+		if i, ok := e.index[it.ID]; ok && stage.DeliveryFrom(ctx).Probe != "" {
+			e.probed[i]++
+		}
+		return w.Run(ctx, it)
+	})
 }
 
 // breakerService names the breaker each stage's calls go through, as the

@@ -347,6 +347,9 @@ type Report struct {
 	// Outages are the long-outage scenarios, for the "Long outages"
 	// section (none: no section).
 	Outages []OutageRun
+	// Poison are the poison-item scenarios, for the "Poison items" section
+	// (none: no section).
+	Poison []PoisonRun
 	// Command regenerates the document.
 	Command string
 }
@@ -512,6 +515,9 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 
 	if len(rep.Outages) > 0 {
 		writeOutages(&b, rep)
+	}
+	if len(rep.Poison) > 0 {
+		writePoison(&b, rep)
 	}
 
 	p("\n## Definitions\n\n")

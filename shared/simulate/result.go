@@ -155,6 +155,10 @@ type Result struct {
 	Drain *Drain `json:"drain,omitempty"`
 	// Timeline samples the run every minute when Options.Timeline asked.
 	Timeline *Timeline `json:"-"`
+	// Poison is the outcome of each of the scenario's poison items
+	// (Scenario.Poison); Healthy the completion times of every other item.
+	Poison  []PoisonOutcome `json:"poison,omitempty"`
+	Healthy *Completion     `json:"healthy,omitempty"`
 
 	// completion holds the sorted completion times, for plots.
 	completion []time.Duration
@@ -330,6 +334,7 @@ func (e *engine) result(limit string) *Result {
 	if r.Completed > 0 {
 		r.CallsPerCompleted = float64(r.Calls) / float64(r.Completed)
 	}
+	e.poisonResult(r)
 	if r.DeadLettered > 0 {
 		p := float64(r.DeadLettersPrecise) / float64(r.DeadLettered)
 		r.DLQPrecision = &p

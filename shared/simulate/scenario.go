@@ -304,6 +304,14 @@ type Scenario struct {
 	// Policies names the policies to compare (Policies lists them); empty
 	// means all of them.
 	Policies []string `json:"policies,omitempty"`
+	// Poison names items whose scripts make every call of theirs fail (a
+	// prompt the provider always answers 500 to, one item's 401 or 403, a
+	// request it always times out on): each must have a script. Results
+	// report them apart (Result.Poison) and the other items' completion
+	// times apart (Result.Healthy); `triage simulate --poison` runs the
+	// scenario again without their scripts (WithoutPoison) to compare
+	// (docs/simulation.md "Poison items").
+	Poison []string `json:"poison,omitempty"`
 
 	validated bool
 }
@@ -494,6 +502,17 @@ func (sc *Scenario) Validate() error {
 	for _, p := range sc.Policies {
 		if _, err := LookupPolicy(p); err != nil {
 			bad("policies: %v", err)
+		}
+	}
+	for _, id := range sc.Poison {
+		n, ok := itemIndex(sc.ItemPrefix, id)
+		scripted := false
+		for _, c := range sc.Stages {
+			_, has := c.Scripts[id]
+			scripted = scripted || has
+		}
+		if !ok || n < 1 || n > sc.Items || !scripted {
+			bad("poison: %q is not an item of the scenario with a script", id)
 		}
 	}
 	err := errors.Join(errs...)
@@ -763,4 +782,31 @@ func defaultDur(v *Duration, d time.Duration) {
 	if *v == 0 {
 		*v = Duration(d)
 	}
+}
+
+// WithoutPoison returns a copy of sc whose poison items have no scripts: the
+// same workload with every item healthy where the poison ones failed, to
+// compare the others against. The copy keeps the Poison list, so its results
+// report the same items apart.
+func (sc *Scenario) WithoutPoison() (*Scenario, error) {
+	b, err := json.Marshal(sc)
+	if err != nil {
+		return nil, err
+	}
+	out, err := Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range out.Stages {
+		for _, id := range out.Poison {
+			delete(c.Scripts, id)
+		}
+	}
+	out.Poison = nil
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	out.Poison = slices.Clone(sc.Poison)
+	out.Name = sc.Name + " (without its poison items)"
+	return out, nil
 }

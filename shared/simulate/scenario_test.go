@@ -120,7 +120,8 @@ func TestFaultsAreTheFakes(t *testing.T) {
 
 func TestShippedScenariosParse(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"standard-mix", "cross-check", "provider-outage"} {
+	for _, name := range []string{"standard-mix", "cross-check", "provider-outage", "poison-401", "poison-403", "poison-500",
+		"poison-timeout", "poison-quiet", "poison-outage"} {
 		if _, err := Load("../../scenarios/" + name + ".json"); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

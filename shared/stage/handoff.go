@@ -3,6 +3,7 @@ package stage
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 
@@ -20,15 +21,16 @@ import (
 
 // deadLetter records the permanent failure (state failed), hands the payload
 // to the DLQ, then confirms the hand-off (state deadletter). If the DLQ send
-// fails the record stays in its queue: the item is failed, and the next
-// delivery completes the hand-off without calling the upstream again.
+// or the confirmation fails the record stays in its queue: the item is
+// failed, and the next delivery completes the hand-off without calling the
+// upstream again.
 func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error, cl failure.Classification,
-	d retry.DeadLetter, le state.LastError, entry state.LogEntry) outcome {
+	d retry.DeadLetter, le state.LastError, entry state.LogEntry, susp *state.Suspect) outcome {
 	b, r := rec.b, rec.b.r
 	now := b.now()
 	n, err := r.Items.Fail(ctx, state.FailRequest{
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
-		Counts: d.Counts(), Next: state.Failed, LastError: le,
+		Counts: d.Counts(), Next: state.Failed, LastError: le, Suspect: susp,
 	})
 	if err != nil {
 		return rec.unrecorded(log, err, "the dead letter")
@@ -97,10 +99,25 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 	if hasItem {
 		ref := state.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: r.Stage, Class: p.ErrorClass,
 			At: b.now(), Escalated: p.Replay.Escalated, Attempt: p.Attempts[r.Stage], Replay: p.Replay.Count}
-		if err := r.Items.MarkDeadLettered(ctx, p.ItemID, r.Stage, ref, b.now()); err != nil {
-			// The dead letter is durable; the item stays "failed", which
-			// operators see and can replay like a dead letter.
-			log.Error("confirming the DLQ hand-off on the item failed", "store_error", redact.String(err.Error()))
+		err := r.Items.MarkDeadLettered(ctx, p.ItemID, r.Stage, ref, b.now())
+		switch {
+		case errors.Is(err, state.ErrConflict):
+			// The item is no longer failed with this failure (an operator
+			// replayed it, or a confirmation of the same dead letter came
+			// first): nothing is left to settle.
+			log.Warn("the item moved on before its DLQ hand-off was confirmed; nothing to confirm", "store_error", redact.String(err.Error()))
+		case err != nil:
+			// The dead letter is durable but the item still says failed:
+			// the record stays, and its redelivery (the item failed,
+			// carried by this message) sends the same dead letter again —
+			// a duplicate of one dead_letter_id, which consumers drop —
+			// and confirms it under the same condition. Every dead letter's
+			// item ends deadletter (docs/design.md "Dead letters").
+			r.metrics().Count(MetricStoreErrors, r.Stage, p.ErrorClass, 1)
+			d := r.holding().Unrecorded(receiveCount(msg), r.rand()())
+			log.Error("confirming the DLQ hand-off on the item failed; record kept, its redelivery confirms it",
+				"store_error", redact.String(err.Error()))
+			return outcome{visibility: max(d, r.resendDelay()), kind: "deadletter_unconfirmed"}
 		}
 	}
 	return outcome{ack: true, kind: "dead_letter"}

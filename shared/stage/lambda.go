@@ -15,6 +15,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/notice"
+	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -57,6 +58,12 @@ func NewRunner(ctx context.Context, log *slog.Logger, env Env,
 	}
 	log = log.With("function", env.Process.FunctionName)
 	env.Process.WarnOverrides(log)
+	// The operator's rules go in front of the built-in tables before the
+	// first failure is classified (docs/design.md "Operator rules").
+	src := rules.Source{Parameter: env.Process.RulesParameter, File: env.Process.RulesFile, Stage: env.Stage}
+	if _, err := rules.ForFunction(ctx, src, cfg, log); err != nil {
+		return nil, err
+	}
 	emf := telemetry.NewEMF(os.Stdout, env.Process.MetricsNamespace, clock.System{})
 	db := dynamodb.NewFromConfig(cfg)
 	items := &state.Items{DB: db, Table: env.ItemsTable, ParkedTable: env.ParkedTable, IndexShards: env.IndexShards, Bodies: state.BodyConfig{

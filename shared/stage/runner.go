@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -341,7 +342,7 @@ func (rec *record) run() outcome {
 	var wait *failure.WaitError
 	if errors.As(werr, &wait) {
 		g, _ := gate.Of(werr)
-		return rec.hold(ctx, hold{until: wait.Until, gate: g, reason: wait.Reason})
+		return rec.hold(ctx, hold{until: wait.Until, gate: g, reason: wait.Reason, suspect: state.SuspectOf(werr)})
 	}
 	return rec.fail(ctx, werr)
 }
@@ -436,20 +437,26 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 		Retryable: cl.Retryable, OccurredAt: now,
 	}
 	r.metrics().Count(MetricFailures, r.Stage, cl.Class, 1)
+	// A failure the upstream's breaker judged (docs/design.md "A failure
+	// that follows one item") carries the item's run of outage failures,
+	// recorded with the outcome.
+	susp := state.SuspectOf(werr)
 	switch d := dec.(type) {
 	case retry.DeadLetter:
 		le.MaxRetries = d.MaxAttempts
-		return rec.deadLetter(ctx, log, werr, cl, d, le, entry)
+		return rec.deadLetter(ctx, log, werr, cl, d, le, entry, susp)
 	case retry.Retry:
 		le.MaxRetries = d.MaxAttempts
 		until := now.Add(d.Delay)
 		le.RetryAt = &until
-		return rec.hold(ctx, hold{until: until, counts: d.Counts(), failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
+		return rec.hold(ctx, hold{until: until, counts: d.Counts(), failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason(),
+			suspect: susp})
 	case retry.Wait:
 		le.MaxRetries = d.MaxAttempts
 		until := d.Until
 		le.RetryAt = &until
-		return rec.hold(ctx, hold{until: until, gate: d.Gate, park: d.Park, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason()})
+		return rec.hold(ctx, hold{until: until, gate: d.Gate, park: d.Park, failure: &failed{le: le, entry: entry, log: log}, reason: d.Reason(),
+			suspect: susp})
 	}
 	return outcome{visibility: r.resendDelay(), kind: "unknown_decision"}
 }
@@ -475,6 +482,10 @@ type hold struct {
 	failure *failed
 	// reason explains the decision, for logs.
 	reason string
+	// suspect is the item's run of outage failures as the upstream's
+	// breaker judged this one, recorded with the hold; nil leaves the
+	// item's as it is.
+	suspect *state.Suspect
 }
 
 // failed is a failure to record with a hold.
@@ -516,7 +527,12 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 		}
 	}
 	parking := state.Parking{DueAt: h.until, Gate: h.gate, Envelope: rec.env, Reason: h.reason}
-	rel := state.ReleaseRequest{ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, NotBefore: h.until, Reason: h.reason}
+	if s := cmp.Or(h.suspect, rec.item.Suspect); s != nil {
+		// What the scheduler reads when it picks a gate's probe.
+		parking.Probes, parking.Suspect = s.Probes, true
+	}
+	rel := state.ReleaseRequest{ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, NotBefore: h.until, Reason: h.reason,
+		Suspect: h.suspect}
 	var (
 		n   int
 		err error
@@ -526,7 +542,7 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 		parking.Reason = string(h.failure.le.ErrorClass)
 		req := state.FailRequest{
 			ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
-			Counts: h.counts, Next: state.Retryable, NotBefore: h.until, LastError: h.failure.le,
+			Counts: h.counts, Next: state.Retryable, NotBefore: h.until, LastError: h.failure.le, Suspect: h.suspect,
 		}
 		if park {
 			n, err = r.Items.Park(ctx, req, parking)

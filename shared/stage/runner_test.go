@@ -388,6 +388,56 @@ func TestDLQSendFailureKeepsTheRecord(t *testing.T) {
 	}
 }
 
+// failingConfirm is the item store whose confirmation of a DLQ hand-off
+// fails while failing is set, as a write the store refused.
+type failingConfirm struct {
+	*state.Memory
+	failing atomic.Bool
+}
+
+func (f *failingConfirm) MarkDeadLettered(ctx context.Context, id string, st pipeline.Stage, ref state.DeadLetterRef, now time.Time) error {
+	if f.failing.Load() {
+		return errors.New("ProvisionedThroughputExceededException: throughput exceeded")
+	}
+	return f.Memory.MarkDeadLettered(ctx, id, st, ref, now)
+}
+
+// TestConfirmFailureKeepsTheRecord: when the write that confirms a DLQ
+// hand-off fails after the send, the record is kept; its redelivery sends
+// the same dead letter again (one dead_letter_id) without calling the
+// upstream and confirms it, so the item ends deadletter, not failed.
+func TestConfirmFailureKeepsTheRecord(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Notify)
+	store := &failingConfirm{Memory: tb.store}
+	tb.runner.Items = store
+	tb.seed(t, "a", pipeline.Notify)
+	tb.work = func(context.Context, state.Item) (state.Output, error) {
+		return state.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
+	}
+	store.failing.Store(true)
+	resp := tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 1))
+	if got := failedIDs(resp); len(got) != 1 {
+		t.Fatalf("failures = %v, want the record kept: its dead letter is sent but the item still says failed", got)
+	}
+	if it := tb.item(t, "a"); it.State != state.Failed || len(tb.deadLetters(t)) != 1 {
+		t.Fatalf("state = %s with %d dead letters, want failed with one", it.State, len(tb.deadLetters(t)))
+	}
+	store.failing.Store(false)
+	before := tb.calls.Load()
+	resp = tb.handle(t, context.Background(), msg("a", pipeline.Notify, "m1", 2))
+	if len(resp.BatchItemFailures) != 0 || tb.calls.Load() != before {
+		t.Fatalf("redelivery: failures %v, upstream calls %d → %d", failedIDs(resp), before, tb.calls.Load())
+	}
+	ps := tb.deadLetters(t)
+	if len(ps) != 2 || ps[0].SanitizedContext.DeadLetterID != ps[1].SanitizedContext.DeadLetterID {
+		t.Fatalf("dead letters = %+v, want the same one twice", ps)
+	}
+	if it := tb.item(t, "a"); it.State != state.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != ps[0].SanitizedContext.DeadLetterID {
+		t.Fatalf("item = %s %+v, want deadletter with its dead letter", it.State, it.DeadLetter)
+	}
+}
+
 func TestDuplicateOfFinishedWorkNeverCallsTheUpstream(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, pipeline.Notify)

@@ -222,6 +222,9 @@ type Item struct {
 	// Resolution is the operator's closing of the item's latest resolved
 	// dead letter (triage dlq resolve); nil if none was resolved.
 	Resolution *Resolution
+	// Suspect is the item's run of provider-wide failures at one upstream
+	// (see Suspect); nil when it has none since its last success.
+	Suspect *Suspect
 
 	Document   *Document
 	Enrichment *Enrichment

@@ -228,8 +228,8 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 
 // Complete records req.Stage's success in one conditional write: the output,
 // the next stage (queued) or done, status, and the reset of every failure
-// field (failure_count 0, last_error and first_failure_at removed,
-// enrichment_status success).
+// field (failure_count 0, last_error, first_failure_at and the suspect
+// record removed, enrichment_status success).
 //
 // A document or an enrichment is not stored on the item but as a body (see
 // Part): up to the threshold, a sibling item put in the same
@@ -271,7 +271,7 @@ func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 	}
 	// The carrier goes too: the item leaves this stage's queue, and the
 	// next stage's claim names its own.
-	update := "SET " + strings.Join(set, ", ") + " REMOVE last_error, first_failure_at, lease_owner, lease_until, not_before, carrier"
+	update := "SET " + strings.Join(set, ", ") + " REMOVE last_error, first_failure_at, lease_owner, lease_until, not_before, carrier, suspect"
 	cond := leaseCond(b, req.Stage, req.Owner)
 	if put == nil {
 		_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -363,9 +363,12 @@ func (s *Items) Park(ctx context.Context, req FailRequest, p Parking) (int, erro
 // spent and last_error is left as it was.
 func (s *Items) ParkWait(ctx context.Context, req ReleaseRequest, p Parking) error {
 	req.NotBefore = parkedNotBefore(req.Now, p)
-	upd, tok := s.releaseUpdate(req)
+	upd, tok, err := s.releaseUpdate(req)
+	if err != nil {
+		return err
+	}
 	*upd.UpdateExpression += ", carrier"
-	_, _, err := s.park(ctx, upd, req.ItemID, req.Stage, req.Now, p, tok)
+	_, _, err = s.park(ctx, upd, req.ItemID, req.Stage, req.Now, p, tok)
 	return err
 }
 
@@ -434,6 +437,13 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 	}
 	set = append(set, s.index(b, req.ItemID, req.Next, req.Now))
 	remove := []string{"lease_owner", "lease_until"}
+	if req.Suspect != nil {
+		sv, err := attributevalue.Marshal(req.Suspect.bound())
+		if err != nil {
+			return nil, fmt.Errorf("record failure of %s: encode suspect: %w", req.ItemID, err)
+		}
+		set = append(set, "suspect = "+b.Value(sv))
+	}
 	if req.Next == Retryable && !req.NotBefore.IsZero() {
 		set = append(set, "not_before = "+b.Num(toMillis(req.NotBefore)))
 	} else {
@@ -455,7 +465,10 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 // Release gives the lease back without a failure: the item is retryable at
 // req.NotBefore and no attempt is spent.
 func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
-	in, tok := s.releaseUpdate(req)
+	in, tok, err := s.releaseUpdate(req)
+	if err != nil {
+		return err
+	}
 	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
 		if _, err := s.settle(ctx, req.ItemID, tok, err); err != nil {
 			return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, err)
@@ -464,22 +477,29 @@ func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
 	return nil
 }
 
-func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, string) {
+func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, string, error) {
 	tok := writeToken(req.Owner, "release", req.Now)
 	b := dynamoexpr.New()
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Retryable)) +
 		", not_before = " + b.Num(toMillis(req.NotBefore)) +
 		", updated_at = " + b.Str(formatTime(req.Now)) +
 		", last_write = " + b.Str(tok) +
-		", " + s.index(b, req.ItemID, Retryable, req.Now) +
-		" REMOVE lease_owner, lease_until"
+		", " + s.index(b, req.ItemID, Retryable, req.Now)
+	if req.Suspect != nil {
+		sv, err := attributevalue.Marshal(req.Suspect.bound())
+		if err != nil {
+			return nil, "", fmt.Errorf("release %s: encode suspect: %w", req.ItemID, err)
+		}
+		update += ", suspect = " + b.Value(sv)
+	}
+	update += " REMOVE lease_owner, lease_until"
 	cond := leaseCond(b, req.Stage, req.Owner)
 	return &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: itemKey(req.ItemID),
 		UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, tok
+	}, tok, nil
 }
 
 // MarkDeadLettered confirms the DLQ hand-off: failed → deadletter, on an
@@ -597,13 +617,17 @@ type parkedRecord struct {
 	ExpiresAt int64  `dynamodbav:"expires_at,omitempty"`
 	ClaimedBy string `dynamodbav:"claimed_by,omitempty"`
 	ClaimedAt int64  `dynamodbav:"claimed_at,omitempty"`
+	// Probes and Suspect are the item's suspect record as the scheduler
+	// reads it when it picks a gate's probe (Parking).
+	Probes  int  `dynamodbav:"probes,omitempty"`
+	Suspect bool `dynamodbav:"suspect,omitempty"`
 	// ClaimedUntil is when the scheduler's claim expires (ms); see Parked.
 	ClaimedUntil int64 `dynamodbav:"claimed_until,omitempty"`
 }
 
 func newParkedRecord(itemID string, stage pipeline.Stage, now time.Time, p Parking) parkedRecord {
 	r := parkedRecord{ItemID: itemID, Stage: string(stage), DueAt: toMillis(p.DueAt), Envelope: p.Envelope.Encode(),
-		Reason: p.Reason, ParkedAt: formatTime(now)}
+		Reason: p.Reason, ParkedAt: formatTime(now), Probes: p.Probes, Suspect: p.Suspect}
 	if p.OnGate() {
 		r.Gate = string(p.Gate)
 		return r

@@ -44,6 +44,7 @@ type record struct {
 	Delivery         *Delivery         `dynamodbav:"delivery,omitempty"`
 	DeadLetter       *DeadLetterRef    `dynamodbav:"dead_letter,omitempty"`
 	Resolution       *Resolution       `dynamodbav:"resolution,omitempty"`
+	Suspect          *Suspect          `dynamodbav:"suspect,omitempty"`
 	CreatedAt        string            `dynamodbav:"created_at,omitempty"`
 	UpdatedAt        string            `dynamodbav:"updated_at,omitempty"`
 	LastWrite        string            `dynamodbav:"last_write,omitempty"`
@@ -106,6 +107,7 @@ func (r record) item() Item {
 		Delivery:         r.Delivery,
 		DeadLetter:       r.DeadLetter,
 		Resolution:       r.Resolution,
+		Suspect:          r.Suspect,
 		CreatedAt:        parseTime(r.CreatedAt),
 		UpdatedAt:        parseTime(r.UpdatedAt),
 		LastWrite:        r.LastWrite,
@@ -150,6 +152,7 @@ func toRecord(it Item) record {
 		Delivery:         it.Delivery,
 		DeadLetter:       it.DeadLetter,
 		Resolution:       it.Resolution,
+		Suspect:          it.Suspect,
 		CreatedAt:        formatTime(it.CreatedAt),
 		UpdatedAt:        formatTime(it.UpdatedAt),
 		LastWrite:        it.LastWrite,

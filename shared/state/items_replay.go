@@ -214,6 +214,9 @@ func applyReplay(cur Item, req ReplayRequest) Item {
 	cur.Replays = appendBounded(cur.Replays, req.record(), MaxReplays)
 	cur.EnrichmentStatus = EnrichmentPending
 	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore, cur.Carrier = "", time.Time{}, time.Time{}, ""
+	// A replay starts the item's evidence afresh: whatever was judged of
+	// its failures before the operator acted is not held against it.
+	cur.Suspect = nil
 	cur.UpdatedAt = req.Now
 	cur.LastWrite = req.token()
 	return cur
@@ -301,7 +304,7 @@ func (req ReplayRequest) logEntry(count int) LogEntry {
 //	               replay_count = :prev + 1, replays = :last_MaxReplays_records,
 //	               enrichment_status = :pending, updated_at = :now, last_write = :token,
 //	               list_key = "flight#<shard>", list_at = if_not_exists(created_at, :now)
-//	           REMOVE lease_owner, lease_until, not_before, carrier
+//	           REMOVE lease_owner, lease_until, not_before, carrier, suspect
 //
 // The item is read first (a strongly consistent GetItem): the replays it
 // keeps are the last MaxReplays of what it had and this one, and the
@@ -355,7 +358,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	} else {
 		set = append(set, attemptsAttr(target)+" = "+zero)
 	}
-	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier"
+	update := "SET " + strings.Join(set, ", ") + " REMOVE lease_owner, lease_until, not_before, carrier, suspect"
 
 	cond := "attribute_exists(item_id) AND " + b.Name("stage") + " = " + b.Str(string(req.Stage))
 	if req.PrevReplayCount == 0 {

@@ -122,6 +122,9 @@ type FailRequest struct {
 	NotBefore time.Time
 	// LastError is the structured failure record.
 	LastError LastError
+	// Suspect, when set, replaces the item's suspect record in the same
+	// write (a failure judged the item's own); nil leaves it as it is.
+	Suspect *Suspect
 }
 
 // Parking is a wait the scheduler ends (docs/design.md "Waits and
@@ -139,6 +142,11 @@ type Parking struct {
 	Envelope pipeline.Envelope
 	// Reason says why, for operators (a failure class, a gate's reason).
 	Reason string
+	// Probes and Suspect copy the item's suspect record for the scheduler,
+	// which prefers as a gate's probe a waiter that is no suspect, then
+	// one that served fewer probes (docs/design.md "Waits and parking").
+	Probes  int
+	Suspect bool
 }
 
 // OnGate reports whether p waits behind a gate rather than for a due time.
@@ -153,6 +161,9 @@ type ReleaseRequest struct {
 	Now       time.Time
 	NotBefore time.Time
 	Reason    string
+	// Suspect, when set, replaces the item's suspect record in the same
+	// write (the provider-wide failure that makes it wait); nil leaves it.
+	Suspect *Suspect
 }
 
 // DeadLetterRef records the dead letter an item's failure produced.

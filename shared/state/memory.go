@@ -142,7 +142,7 @@ func (m *Memory) Complete(_ context.Context, req CompleteRequest) error {
 	cur.State, cur.Stage = nextAfterSuccess(req.Stage)
 	cur.Status = StatusAfter(req.Stage)
 	cur.EnrichmentStatus, cur.FailureCount = EnrichmentSuccess, 0
-	cur.LastError, cur.FirstFailureAt = nil, time.Time{}
+	cur.LastError, cur.FirstFailureAt, cur.Suspect = nil, time.Time{}, nil
 	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore, cur.Carrier = "", time.Time{}, time.Time{}, ""
 	cur.UpdatedAt = req.Now
 	cur.LastWrite = writeToken(req.Owner, "complete", req.Now)
@@ -260,6 +260,10 @@ func (m *Memory) fail(req FailRequest) (int, error) {
 	cur.FailureCount += inc
 	le := boundLastError(req.LastError)
 	cur.LastError = &le
+	if req.Suspect != nil {
+		s := req.Suspect.bound()
+		cur.Suspect = &s
+	}
 	cur.LastFailureAt = req.Now
 	if cur.FirstFailureAt.IsZero() {
 		cur.FirstFailureAt = req.Now
@@ -326,6 +330,10 @@ func (m *Memory) release(req ReleaseRequest) error {
 		return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, ErrConflict)
 	}
 	cur.State, cur.NotBefore = Retryable, req.NotBefore
+	if req.Suspect != nil {
+		s := req.Suspect.bound()
+		cur.Suspect = &s
+	}
 	cur.LeaseOwner, cur.LeaseUntil, cur.UpdatedAt = "", time.Time{}, req.Now
 	cur.LastWrite = writeToken(req.Owner, "release", req.Now)
 	m.items[req.ItemID] = cur
@@ -429,6 +437,10 @@ func clone(it Item) Item {
 	if it.Resolution != nil {
 		r := *it.Resolution
 		it.Resolution = &r
+	}
+	if it.Suspect != nil {
+		s := *it.Suspect
+		it.Suspect = &s
 	}
 	return it
 }

@@ -41,6 +41,11 @@ type ParkedWait struct {
 	// if any; a claim past ClaimedUntil may be taken over.
 	ClaimedBy    string
 	ClaimedUntil time.Time
+	// Probes and Suspect are the item's suspect record when it parked
+	// (state.Parking): the probes it served and failed, and whether it has
+	// failed provider-wide at all.
+	Probes  int
+	Suspect bool
 }
 
 // ParkedAPI is the part of the DynamoDB client the parked store uses.
@@ -284,6 +289,7 @@ func (r parkedRecord) wait() ParkedWait {
 	return ParkedWait{
 		ItemID: r.ItemID, Stage: pipeline.Stage(r.Stage), Gate: g, DueAt: fromMillis(r.DueAt), Envelope: r.Envelope,
 		Reason: r.Reason, ParkedAt: parseTime(r.ParkedAt), ClaimedBy: r.ClaimedBy, ClaimedUntil: fromMillis(r.ClaimedUntil),
+		Probes: r.Probes, Suspect: r.Suspect,
 	}
 }
 
@@ -378,7 +384,7 @@ func (m *Memory) waitOf(id string, pk memParked) ParkedWait {
 		g = gate.DueName
 	}
 	return ParkedWait{ItemID: id, Stage: pk.Envelope.Stage, Gate: g, DueAt: pk.DueAt, Envelope: pk.Envelope.Encode(),
-		Reason: pk.Reason, ParkedAt: pk.at}
+		Reason: pk.Reason, ParkedAt: pk.at, Probes: pk.Probes, Suspect: pk.Suspect}
 }
 
 // Due calls fn once with every plain due wait due at now, oldest first.

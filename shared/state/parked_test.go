@@ -149,6 +149,54 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 		}
 	})
 
+	t.Run("a suspect record goes with the wait and the failure, and a success clears it", func(t *testing.T) {
+		b, id := setup(t)
+		g := gate.New(gate.Breaker, "llm:"+id)
+		run := state.Suspect{Service: "llm:" + id, Class: failure.AuthDenied, Count: 2, Probes: 1, First: t0, Last: t0.Add(time.Minute)}
+		claim(t, b, id, "m1", t0)
+		rel := state.ReleaseRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "m1#1", Now: t0.Add(time.Minute), Suspect: &run}
+		if err := b.items.ParkWait(ctx, rel, state.Parking{Gate: g, Envelope: env(id), Probes: run.Probes, Suspect: true}); err != nil {
+			t.Fatal(err)
+		}
+		it, _ := b.items.Get(ctx, id)
+		if it.Suspect == nil || it.Suspect.Service != run.Service || it.Suspect.Class != run.Class || it.Suspect.Count != 2 ||
+			it.Suspect.Probes != 1 || !it.Suspect.First.Equal(t0) || !it.Suspect.Last.Equal(run.Last) || it.Suspect.Judged {
+			t.Fatalf("item's suspect record after the wait: %+v", it.Suspect)
+		}
+		if ws, err := b.parked.Waiting(ctx, g, 10); err != nil || len(ws) != 1 || !ws[0].Suspect || ws[0].Probes != 1 {
+			t.Fatalf("the waiter as the scheduler lists it: %+v, %v", ws, err)
+		}
+		// A wait that names no record leaves the item's as it is.
+		claim(t, b, id, "m2", t0.Add(2*time.Minute))
+		if err := b.items.Release(ctx, state.ReleaseRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "m2#1", Now: t0.Add(2 * time.Minute),
+			NotBefore: t0.Add(3 * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		if it, _ := b.items.Get(ctx, id); it.Suspect == nil || it.Suspect.Count != 2 {
+			t.Fatalf("after a release without a record: %+v", it.Suspect)
+		}
+		// A failure judged the item's own is recorded with it.
+		judged := run
+		judged.Count, judged.Judged = 3, true
+		claim(t, b, id, "m3", t0.Add(3*time.Minute))
+		req := state.FailRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "m3#1", Now: t0.Add(3 * time.Minute), Counts: true,
+			Next: state.Retryable, NotBefore: t0.Add(4 * time.Minute), Suspect: &judged,
+			LastError: state.LastError{Component: pipeline.Fetch, ErrorClass: failure.UpstreamUnavailable, Error: "503", Retryable: true}}
+		if _, err := b.items.Fail(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if it, _ := b.items.Get(ctx, id); it.Suspect == nil || !it.Suspect.Judged || it.Suspect.Count != 3 {
+			t.Fatalf("after the judged failure: %+v", it.Suspect)
+		}
+		claim(t, b, id, "m4", t0.Add(4*time.Minute))
+		if err := b.items.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "m4#1", Now: t0.Add(4 * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		if it, _ := b.items.Get(ctx, id); it.Suspect != nil {
+			t.Fatalf("a success left the suspect record: %+v", it.Suspect)
+		}
+	})
+
 	t.Run("a dead letter is confirmed only on the failure it was built from", func(t *testing.T) {
 		b, id := setup(t)
 		claim(t, b, id, "m1", t0)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -679,8 +680,28 @@ func buildBootstraps(ctx context.Context, root string, fns []template.Function, 
 		if err := os.Rename(filepath.Join(tmp, filepath.Base(pkg)), out); err != nil {
 			return nil, fmt.Errorf("devstack: install %s: %w", out, err)
 		}
+		if err := bundleRules(root, filepath.Dir(out)); err != nil {
+			return nil, err
+		}
 	}
 	return bins, nil
+}
+
+// bundleRules puts the repository's rules.yaml beside a bootstrap it
+// built, as `sam build` and `make bootstraps` deploy it (docs/design.md
+// "Operator rules"); a tree without one bundles none.
+func bundleRules(root, dir string) error {
+	b, err := os.ReadFile(filepath.Join(root, "rules.yaml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("devstack: bundle rules.yaml: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), b, 0o644); err != nil {
+		return fmt.Errorf("devstack: bundle rules.yaml: %w", err)
+	}
+	return nil
 }
 
 // BootstrapPath is where a function's bootstrap is built: buildDir (default

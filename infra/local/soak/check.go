@@ -21,6 +21,7 @@ import (
 	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -61,6 +62,15 @@ const (
 	ViolationSecret = "planted secret found"
 	// ViolationNotSettled: the pipeline did not settle within the timeout.
 	ViolationNotSettled = "pipeline did not settle"
+	// ViolationUnconfirmed: a dead letter on the DLQ whose item is not
+	// deadletter (the confirming write failed after the send, and nothing
+	// settled it).
+	ViolationUnconfirmed = "dead letter whose item is not deadletter"
+	// ViolationProbeHostage: an item was the failed probe of its upstream's
+	// breaker more often than the profile lets one item be the probe: a
+	// poison item holding the breaker (docs/design.md "A failure that
+	// follows one item").
+	ViolationProbeHostage = "item was the failed breaker probe too often"
 )
 
 // Violation is one broken invariant with the items it concerns.
@@ -102,9 +112,13 @@ type Result struct {
 	DLQ      DLQReport
 	// HandOffUnconfirmed lists items whose dead letter is on the DLQ (once)
 	// while the item stayed "failed": the confirming UpdateItem failed
-	// after the send, and the runner acknowledged the record anyway, as
-	// shared/stage documents. They count as dead-lettered.
+	// after the send and nothing settled it. Each is a violation
+	// (ViolationUnconfirmed); they count as dead-lettered.
 	HandOffUnconfirmed []string
+	// FailedProbes counts, per item, the breaker probes it served that
+	// failed and reopened the breaker; Judged, per item, the failures the
+	// breaker judged the item's own (both read from the function log).
+	FailedProbes, Judged map[string]int
 	// DeliveredByStatusOnly lists done items whose webhook answered a 200
 	// status line and then reset the connection (the fake records no
 	// delivery; notify rightly takes the status as the answer).
@@ -267,10 +281,10 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 				mismatch = append(mismatch, id)
 			}
 		case it.State == state.Failed && len(dls) == 1 && dls[0].Stage == it.Stage:
-			// The dead letter is on the DLQ, but confirming it on the item
-			// failed: the runner logs that and acknowledges (by design,
-			// shared/stage handOff), so the item stays failed. It is
-			// dead-lettered once; only its state lags.
+			// The dead letter is on the DLQ, but the item was never
+			// confirmed: the runner keeps a record whose confirmation
+			// failed, and its redelivery confirms it, so this is a
+			// violation. It is dead-lettered once; only its state lags.
 			res.HandOffUnconfirmed = append(res.HandOffUnconfirmed, fmt.Sprintf("%s (%s at %s, dead letter %s)", id,
 				dls[0].ErrorClass, dls[0].Stage, dls[0].SanitizedContext.DeadLetterID))
 		default:
@@ -293,6 +307,21 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 	}
 	if depth > 0 || parked > 0 {
 		res.violate(ViolationQueues, fmt.Sprintf("%d messages in the stage and notice queues, %d parked", depth, parked))
+	}
+	res.violate(ViolationUnconfirmed, "", res.HandOffUnconfirmed...)
+
+	// No item holds its upstream's breaker as its probe: the scheduler
+	// rotates the probe and the decision table bounds one item's probes.
+	res.FailedProbes, res.Judged = r.probes.counts()
+	most := retry.Standard().Probing.WithDefaults().MaxProbes
+	var hostages []string
+	for id, n := range res.FailedProbes {
+		if n > most {
+			hostages = append(hostages, fmt.Sprintf("%s (%d failed probes)", id, n))
+		}
+	}
+	if len(hostages) > 0 {
+		res.violate(ViolationProbeHostage, fmt.Sprintf("at most %d per item", most), hostages...)
 	}
 
 	// Every dead-lettered item whose owner asked was told; nobody else.

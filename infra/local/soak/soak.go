@@ -242,6 +242,12 @@ func (o Options) LongestWait() time.Duration {
 	return kill
 }
 
+// FreshSeed draws a seed nobody chose (math/rand/v2's randomly seeded
+// source): every fault of a run is a function of its seed, so a seed no one
+// tuned the code or its timings for tests what a fixed one cannot. It is
+// below 2^31, easy to type back to rerun the run.
+func FreshSeed() uint64 { return rand.Uint64N(1 << 31) }
+
 // Kill is one bootstrap process the soak killed.
 type Kill struct {
 	// At is the time since the pipeline phase began.
@@ -316,6 +322,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	extra := newExtras(opts.Seed, opts.Extra, scripted)
 	tracker := NewTracker()
 	calls := &devstack.AWSCalls{}
+	probes := newProbeLog()
 
 	srv, err := moto.Start(ctx, moto.Options{LogPath: filepath.Join(dir, "moto-"+seedName+".log")})
 	if err != nil {
@@ -372,6 +379,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		OnLog: func(fn, line string) {
 			scan.Line(fn, line)
 			calls.Observe(fn, line)
+			probes.Observe(fn, line)
 		},
 		Progress: func(format string, args ...any) { say("  · "+format, args...) },
 	})
@@ -381,7 +389,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	defer st.Close()
 
 	r := &runner{opts: opts, st: st, inj: inj, tracker: tracker, planted: planted, scan: scan, plan: pl, extra: extra,
-		calls: calls, rng: rng, say: say, seededAt: map[string]time.Time{}, terminalAt: map[string]time.Time{},
+		calls: calls, probes: probes, rng: rng, say: say, seededAt: map[string]time.Time{}, terminalAt: map[string]time.Time{},
 		killer: newKiller(st.Lambda, opts.Kills, opts.KillEvery, opts.Seed)}
 	tracker.SetOnBegin(r.killer.onCall)
 	if err := r.prepare(ctx); err != nil {
@@ -418,6 +426,7 @@ type runner struct {
 	plan    *plan
 	extra   *extras
 	calls   *devstack.AWSCalls
+	probes  *probeLog
 	rng     *rand.Rand
 	say     func(string, ...any)
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	items := fs.Int("items", soak.DefaultItems, "items per run")
 	seed := fs.Uint64("seed", 1, "seed of the first run; run i uses seed+i")
+	fresh := fs.Bool("fresh", false, "draw every run's seed at random — seeds nobody tuned for — each printed, so a failing one can be rerun with --seed S --runs 1")
 	runs := fs.Int("runs", 1, "seeded runs, one after the other, each on a fresh stack")
 	wave := fs.Int("wave", soak.DefaultWave, "items seeded at once")
 	timeout := fs.Duration("timeout", 0, "bound on each run's pipeline phase (0: 3 min + 1 s per item, + 2 min with --action-failures)")
@@ -42,6 +44,12 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == flag.ErrHelp {
 			return exitOK
 		}
+		return exitUsage
+	}
+	seedSet := false
+	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
+	if *fresh && seedSet {
+		fmt.Fprintln(stderr, "triage-local soak: --fresh draws the seeds; --seed names one: give one or the other")
 		return exitUsage
 	}
 	if fs.NArg() > 0 || *items <= 0 || *runs <= 0 || *wave <= 0 || *timeout < 0 || *actionFailures < 0 {
@@ -66,11 +74,18 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			path = filepath.Join(root, ".build", "soak", "results.json")
 		}
 	}
+	seeds := make([]uint64, *runs)
+	for i := range seeds {
+		seeds[i] = *seed + uint64(i)
+		if *fresh {
+			seeds[i] = soak.FreshSeed()
+		}
+	}
 	var runsDone []*soak.Result
 	record := func() soak.Record {
 		o := opts
-		o.Seed = *seed
-		return soak.Record{Command: strings.TrimSpace("triage-local soak " + strings.Join(args, " ")), Options: o, Runs: runsDone}
+		o.Seed = seeds[0]
+		return soak.Record{Command: strings.TrimSpace("triage-local soak " + strings.Join(args, " ")), Options: o, Runs: runsDone, Fresh: *fresh}
 	}
 	// The results are saved after every run, so an interrupted long soak
 	// keeps the runs it finished (--from writes their report).
@@ -86,14 +101,22 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "triage-local soak: save the results: %v\n", err)
 		}
 	}
+	if *fresh {
+		fmt.Fprintf(stdout, "fresh seeds: %s\n", joinSeeds(seeds))
+	}
 	failed := 0
+	var failedSeeds []uint64
 	for i := range *runs {
-		opts.Seed = *seed + uint64(i)
+		opts.Seed = seeds[i]
 		opts.Build = devstack.BuildAlways
 		if i > 0 {
 			opts.Build = devstack.BuildMissing
 		}
-		fmt.Fprintf(stdout, "\n== soak run %d/%d (seed %d) ==\n", i+1, *runs, opts.Seed)
+		rerun := ""
+		if *fresh {
+			rerun = fmt.Sprintf("; rerun: triage-local soak --items %d --seed %d", *items, opts.Seed)
+		}
+		fmt.Fprintf(stdout, "\n== soak run %d/%d (seed %d%s) ==\n", i+1, *runs, opts.Seed, rerun)
 		res, err := soak.Run(ctx, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "triage-local soak: seed %d: %v\n", opts.Seed, err)
@@ -107,6 +130,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		save()
 		if !res.OK() {
 			failed++
+			failedSeeds = append(failedSeeds, opts.Seed)
 		}
 	}
 	t := soak.Sum(runsDone)
@@ -124,7 +148,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "report written to %s\n", *report)
 	}
 	if failed > 0 {
-		fmt.Fprintf(stderr, "triage-local soak: %d of %d runs broke an invariant (see VIOLATIONS above)\n", failed, len(runsDone))
+		fmt.Fprintf(stderr, "triage-local soak: %d of %d runs broke an invariant (see VIOLATIONS above); seeds %s\n", failed, len(runsDone),
+			joinSeeds(failedSeeds))
 		return exitFunctionError
 	}
 	return exitOK
@@ -167,4 +192,12 @@ func writeReport(path, notes string, rec soak.Record) error {
 	var b bytes.Buffer
 	rec.WriteReport(&b)
 	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+func joinSeeds(seeds []uint64) string {
+	out := make([]string, len(seeds))
+	for i, s := range seeds {
+		out[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(out, " ")
 }
