@@ -39,6 +39,19 @@ func findKeyValue(s string, from int) []int {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
 		}
 		vs, ve, end := valueAt(s, v, kind == KindCookie, quote)
+		if kind == KindBearer && ve == end && ve > vs {
+			if cs, ce, ok := credentialSlot(s, vs, ve); ok {
+				if s[sep] == ':' && headerLineStart(s, keyStart) {
+					for ce < len(s) && s[ce] != '\n' && s[ce] != '\r' {
+						ce++ // a header line's credential runs to its end
+					}
+					for ce > cs && (s[ce-1] == ' ' || s[ce-1] == '\t') {
+						ce--
+					}
+				}
+				return []int{keyStart, ce, keyStart, keyEnd, cs, ce}
+			}
+		}
 		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) && !personal(kind) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
 			continue
 		}
@@ -71,6 +84,76 @@ func findKeyValue(s string, from int) []int {
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// credentialSlot reads an Authorization value written bare, s[vs:ve] being
+// its first word: when that word is an auth scheme (RFC 7235: a token of
+// letters, digits and "-._", any vendor's — Bearer, GenieKey, SSWS, Splunk,
+// DeepL-Auth-Key) and a credential follows it after a space, the
+// credential is the secret whatever its shape, a UUID or a short word
+// included. The credential is a token68 (with ':' for account:signature
+// forms) or a list of auth-params (Hawk id="…", mac="…"), and ends where
+// the header's value does: at whitespace that no ", name=" follows, a
+// quote or bracket closing what holds the header, or the end of the line.
+func credentialSlot(s string, vs, ve int) (cs, ce int, ok bool) {
+	if ve-vs > 32 || !isLetter(s[vs]) || ve >= len(s) || s[ve] != ' ' {
+		return 0, 0, false
+	}
+	for k := vs; k < ve; k++ {
+		if c := s[k]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return 0, 0, false
+		}
+	}
+	cs = skipBlanks(s, ve)
+	k := cs
+	for {
+		st := k
+		for k < len(s) && (isAlnum(s[k]) || strings.IndexByte("-._~+/:=", s[k]) >= 0) {
+			k++
+		}
+		if k == st {
+			break
+		}
+		if s[k-1] == '=' && k < len(s) && s[k] == '"' { // an auth-param's quoted value
+			q := k + 1
+			for q < len(s) && s[q] != '"' && s[q] != '\n' {
+				q++
+			}
+			if q >= len(s) || s[q] != '"' {
+				break
+			}
+			k = q + 1
+		}
+		if k+1 < len(s) && s[k] == ',' {
+			if n := skipBlanks(s, k+1); n < len(s) && isLetter(s[n]) {
+				if e := strings.IndexByte(s[n:min(len(s), n+32)], '='); e > 0 {
+					k = n
+					continue
+				}
+			}
+		}
+		break
+	}
+	if k-cs < 4 {
+		return 0, 0, false
+	}
+	// Auth-params that name their secret (AWS4's Credential=, Signature=)
+	// are redacted by name, and the names that describe them stay.
+	for p := cs; p < k; {
+		e := strings.IndexByte(s[p:k], '=')
+		if e <= 0 {
+			break
+		}
+		if _, secret := KeyKind(strings.TrimLeft(s[p:p+e], ", ")); secret {
+			return 0, 0, false
+		}
+		n := strings.IndexByte(s[p+e:k], ',')
+		if n < 0 {
+			break
+		}
+		p += e + n + 1
+	}
+	return cs, k, true
 }
 
 // headerLineStart reports whether the key at s[i] starts a line, as an

@@ -276,11 +276,16 @@ func findContentValue(s string, from int) []int {
 	return nil
 }
 
-// lineIndentStart reports whether only indentation, or a YAML list dash,
-// stands between the start of the line and s[i].
+// lineIndentStart reports whether only indentation, or a list marker — a
+// YAML dash, or the "->" of OpenTelemetry's debug exporter ("-> gen_ai.
+// prompt.0.content: Str(…)") —, stands between the start of the line and
+// s[i].
 func lineIndentStart(s string, i int) bool {
 	k := i
 	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	if k > 1 && s[k-1] == '>' && s[k-2] == '-' {
 		k--
 	}
 	if k > 0 && s[k-1] == '-' {

@@ -155,7 +155,7 @@ var structurePatterns = []Pattern{
 var contentNeedles = []string{
 	"prompt", "message", "system", "complet", "content", "text", "article", "transcript",
 	"instruction", "html", "markdown", "input", "query", "question", "document", "parts",
-	"preamble", "history",
+	"preamble", "history", "argument", "args", "utterance", "output", "msg",
 }
 
 // secretPatterns are the purpose-built rules for credentials.
