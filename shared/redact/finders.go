@@ -105,6 +105,9 @@ func credentialSlot(s string, vs, ve int) (cs, ce int, ok bool) {
 		}
 	}
 	cs = skipBlanks(s, ve)
+	if e := skipMarker(s, cs); e > cs {
+		return cs, e + 1, true // redacted already: the scheme stays
+	}
 	k := cs
 	for {
 		st := k

@@ -286,6 +286,18 @@ var secretPatterns = []Pattern{
 		Find: findBareAWSSecret,
 	},
 	{
+		// A command line's password and token flags (cli.go).
+		Kind:     KindPassword,
+		Triggers: []string{" -", "\t-"},
+		Find:     findCLIFlag,
+	},
+	{
+		// user/password@//host: a database connect string (cli.go).
+		Kind:     KindPassword,
+		Triggers: []string{"@"},
+		Find:     findConnectString,
+	},
+	{
 		// The MySQL and MariaDB clients take a password glued to -p.
 		Kind:     KindPassword,
 		Triggers: []string{"mysql", "mariadb"},

@@ -210,6 +210,9 @@ func judgeToken(in *probe, s string, i, j int) []int {
 			return nil
 		}
 		ve := bareValueEnd(s, i)
+		if ve < len(s) && s[ve] == ' ' && startsWithMarker(s, skipBlanks(s, ve)) && roleOf(s[ks:ke]).kind == KindBearer {
+			return nil // the scheme before an Authorization credential
+		}
 		if v := s[i:ve]; credentialLike(v) && !isMarker(v) && !(ve < len(s) && s[ve-1] == '=' && (s[ve] == '"' || s[ve] == '\'')) {
 			return []int{ks, ve, ks, ke, i, ve}
 		}

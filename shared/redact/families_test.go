@@ -1,0 +1,72 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// familyCases hold members of the families the holdout's first reading
+// found that neither the holdout nor the corpus holds — other vendors,
+// other tools, other spellings — to show each rule reasons about the
+// structure, and the plain facts next to them that must stay.
+var familyCases = []struct {
+	name string
+	in   string
+	gone []string // must not survive
+	kept []string // must survive unchanged
+}{
+	// The credential slot of an Authorization header.
+	{"custom scheme with a short token", "retry 2: 401 (Authorization: Acme-Token 7f3k9q) at https://api.acme.example/v1",
+		[]string{"7f3k9q"}, []string{"Acme-Token", "https://api.acme.example/v1"}},
+	{"proxy header with a UUID", "Proxy-Authorization: Custom 0b9d4a3c-7e21-4f5a-9c1d-2e3f4a5b6c7d\nHost: x",
+		[]string{"0b9d4a3c-7e21-4f5a-9c1d-2e3f4a5b6c7d"}, []string{"Host: x"}},
+	{"auth-params without secret names", `sent Authorization: MyScheme keyid="k-17-x", nonce="n0nce99", mac="Zm9vYmFyYmF6"`,
+		[]string{"k-17-x", "Zm9vYmFyYmF6"}, []string{"MyScheme"}},
+	{"auth-params that name their secret", `sent Authorization: MyScheme keyId="k-17", sig="Zm9vYmFyYmF6"`,
+		[]string{"Zm9vYmFyYmF6"}, nil},
+	// Command lines.
+	{"long password flag", "+ vault login --method=userpass --username=ops --password=Hunter22 -address=https://vault:8200",
+		[]string{"Hunter22"}, []string{"--username=ops", "--method=userpass"}},
+	{"single-dash pass flag", "+ jarsigner -keystore rel.jks -keypass S3cret!x -storetype JKS app.apk",
+		[]string{"S3cret!x"}, []string{"-storetype JKS"}},
+	{"short flags that stay", "+ docker run -p 8080:80 -t app:v2 nginx && ssh -p 2222 h && curl -w '%{http_code}' -a x && kubectl logs -p api-7d9f8",
+		nil, []string{"-p 8080:80", "-t app:v2", "-p 2222", "'%{http_code}'", "-p api-7d9f8"}},
+	{"short password flag", "+ mysqladmin -u root -p Zx9!wq ping && influx -t 5e0c6a1d-2b3f-4c8e-9d7a-1f2e3d4c5b6a query",
+		[]string{"Zx9!wq", "5e0c6a1d-2b3f-4c8e-9d7a-1f2e3d4c5b6a"}, []string{"-u root"}},
+	{"password from stdin names no secret", "+ docker login --password-stdin registry.acme.example",
+		nil, []string{"registry.acme.example"}},
+	{"connect string", "+ rman target sys/Orcl_2026x@db01.corp:1521/ORCL",
+		[]string{"Orcl_2026x"}, []string{"db01.corp:1521/ORCL"}},
+	{"image digest is no connect string", "image library/ubuntu@sha256:6216f64ab88fc51d311e38c7f69ca3f9aaba621492b4f1fa93ddf63093768845",
+		nil, []string{"library/ubuntu@sha256:6216f64ab88fc51d311e38c7f69ca3f9aaba621492b4f1fa93ddf63093768845"}},
+	// Compound content keys.
+	{"compound content keys", `{"system_prompt": "You are Ada's tutor", "user_message": "my exam is on May 3", "retrieval.documents.1.document.content": "Clause 4 lets Bob sublet", "content_type": "text/plain", "error_message": "quota exceeded", "prompt_tokens": 12}`,
+		[]string{"Ada's tutor", "exam is on May 3", "Bob sublet"}, []string{`"content_type": "text/plain"`, `"error_message": "quota exceeded"`, `"prompt_tokens": 12`}},
+	{"debug exporter attribute", "     -> llm.input_messages.0.message.content: Str(Please cancel Maria's order)\n     -> llm.model_name: Str(gpt-4o)",
+		[]string{"cancel Maria's order"}, []string{"llm.model_name: Str(gpt-4o)"}},
+	{"a turn's message, an error's message", `turns=[{"speaker": "customer", "message": "my card ending 4421 was charged twice"}] err={"message": "upstream timeout", "code": 504}`,
+		[]string{"charged twice"}, []string{`"message": "upstream timeout"`}},
+}
+
+func TestFamilies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range familyCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := String(tc.in)
+			for _, s := range tc.gone {
+				if strings.Contains(got, s) {
+					t.Errorf("%q survived\n in: %s\nout: %s", s, tc.in, got)
+				}
+			}
+			for _, s := range tc.kept {
+				if !strings.Contains(got, s) {
+					t.Errorf("lost %q\n in: %s\nout: %s", s, tc.in, got)
+				}
+			}
+			if again := String(got); again != got {
+				t.Errorf("not idempotent\n once: %s\ntwice: %s", got, again)
+			}
+		})
+	}
+}
