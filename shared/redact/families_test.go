@@ -39,6 +39,18 @@ var familyCases = []struct {
 		[]string{"Orcl_2026x"}, []string{"db01.corp:1521/ORCL"}},
 	{"image digest is no connect string", "image library/ubuntu@sha256:6216f64ab88fc51d311e38c7f69ca3f9aaba621492b4f1fa93ddf63093768845",
 		nil, []string{"library/ubuntu@sha256:6216f64ab88fc51d311e38c7f69ca3f9aaba621492b4f1fa93ddf63093768845"}},
+	// Tokens in URL paths.
+	{"intake token after a named segment", "POST https://collector.acme.example/v2/ingest/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/events -> 403",
+		[]string{"6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"}, []string{"collector.acme.example/v2/ingest/", "/events -> 403"}},
+	{"key right after the host", "curl https://status.acme.example/0f9e8d7c6b5a49382716a5b4c3d2e1f0 failed",
+		[]string{"0f9e8d7c6b5a49382716a5b4c3d2e1f0"}, []string{"status.acme.example"}},
+	{"resource ids stay", "GET https://api.acme.example/v1/users/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/orders and s3://bucket/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/part-0",
+		nil, []string{"/v1/users/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/orders", "s3://bucket/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/part-0"}},
+	// PHP dumps.
+	{"print_r of an object", "App\\Mailer Object\n(\n    [host:protected] => smtp.acme.example\n    [smtpPass:App\\Mailer:private] => pl41n-w0rd\n    [port] => 587\n)",
+		[]string{"pl41n-w0rd"}, []string{"[host:protected] => smtp.acme.example", "[port] => 587"}},
+	{"var_dump of a prompt with quotes inside", "array(2) {\n  [\"prompt\"]=>\n  string(34) \"Tell \"Sam\" his MRI is on Friday\"\n  [\"max_tokens\"]=>\n  int(64)\n}",
+		[]string{"MRI is on Friday", "Sam"}, []string{"int(64)", `["max_tokens"]=>`}},
 	// Compound content keys.
 	{"compound content keys", `{"system_prompt": "You are Ada's tutor", "user_message": "my exam is on May 3", "retrieval.documents.1.document.content": "Clause 4 lets Bob sublet", "content_type": "text/plain", "error_message": "quota exceeded", "prompt_tokens": 12}`,
 		[]string{"Ada's tutor", "exam is on May 3", "Bob sublet"}, []string{`"content_type": "text/plain"`, `"error_message": "quota exceeded"`, `"prompt_tokens": 12`}},

@@ -31,6 +31,9 @@ func findKeyValue(s string, from int) []int {
 			continue
 		}
 		v := sep + 1
+		if s[sep] == ':' && phpVisibility(s, v) {
+			continue // ["secret":protected]=>: a var_dump member's key
+		}
 		if v < len(s) && (s[v] == '>' && s[sep] == '=' || s[v] == '=' && s[sep] == ':') { // => and :=
 			v++
 		}

@@ -148,6 +148,19 @@ var structurePatterns = []Pattern{
 		Triggers: []string{"value="},
 		Find:     findXMLAttrPair,
 	},
+	{
+		// PHP var_dump and print_r members (dump.go).
+		Kind:     KindSecret,
+		Triggers: []string{"]=>", "] =>"},
+		Find:     findPHPSecret,
+		Check:    checkPHPSecret,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"]=>", "] =>"},
+		Find:     findPHPText,
+		textKind: true,
+	},
 }
 
 // contentNeedles are lowercase fragments of every content key (TextKeys,
@@ -226,6 +239,13 @@ var secretPatterns = []Pattern{
 		Kind:     KindPassword,
 		Triggers: []string{"://"},
 		Find:     findURLPassword,
+	},
+	{
+		// A key-shaped path segment after the host or a credential's or
+		// an intake's segment (urlpath.go).
+		Kind:     KindURLSecret,
+		Triggers: []string{"://"},
+		Find:     findPathSecret,
 	},
 	{
 		Kind:     KindURLSecret,
