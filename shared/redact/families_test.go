@@ -51,6 +51,16 @@ var familyCases = []struct {
 		[]string{"pl41n-w0rd"}, []string{"[host:protected] => smtp.acme.example", "[port] => 587"}},
 	{"var_dump of a prompt with quotes inside", "array(2) {\n  [\"prompt\"]=>\n  string(34) \"Tell \"Sam\" his MRI is on Friday\"\n  [\"max_tokens\"]=>\n  int(64)\n}",
 		[]string{"MRI is on Friday", "Sam"}, []string{"int(64)", `["max_tokens"]=>`}},
+	// Session ids in prose.
+	{"session id in prose", "WARN c.e.web.SessionFilter : Session 9F8E7D6C5B4A39281706F5E4D3C2B1A0 invalidated; PHP: unknown session id 7hq2mvx0c3kd9e1fw8p4zt6nr5 in /srv/app.php; session ended normally",
+		[]string{"9F8E7D6C5B4A39281706F5E4D3C2B1A0", "7hq2mvx0c3kd9e1fw8p4zt6nr5"}, []string{"c.e.web.SessionFilter", "session ended normally", "/srv/app.php"}},
+	{"a logger's name is no key", "INFO c.e.auth.TokenService : Token refreshed for user 42",
+		nil, []string{"c.e.auth.TokenService : Token refreshed for user 42"}},
+	// Phone numbers in national groupings, with no label.
+	{"national groupings", "rappel au 04 78 12 34 56; Brussel 0470 12 34 56; Zürich 044 668 18 00; Milano 02 1234 5678; Wien 0043 1 234 56 78",
+		[]string{"04 78 12 34 56", "0470 12 34 56", "044 668 18 00", "02 1234 5678", "0043 1 234 56 78"}, []string{"rappel au", "Zürich"}},
+	{"groups that are no phone", "ids 020 7946 0958; dump 00000010  16 03 01 02 00 01 00 01; date 2026-03-02 10:11:12; v0.4.12; order 0412-5551",
+		nil, []string{"ids 020 7946 0958", "16 03 01 02 00 01 00 01", "2026-03-02 10:11:12", "v0.4.12", "0412-5551"}},
 	// Compound content keys.
 	{"compound content keys", `{"system_prompt": "You are Ada's tutor", "user_message": "my exam is on May 3", "retrieval.documents.1.document.content": "Clause 4 lets Bob sublet", "content_type": "text/plain", "error_message": "quota exceeded", "prompt_tokens": 12}`,
 		[]string{"Ada's tutor", "exam is on May 3", "Bob sublet"}, []string{`"content_type": "text/plain"`, `"error_message": "quota exceeded"`, `"prompt_tokens": 12`}},

@@ -268,6 +268,9 @@ func pathUnderPWD(s string, ks, ke, vs, ve int) bool {
 // (arn:aws:secretsmanager:…:secret:prod/openai), and host.name:port is an
 // address.
 func keyInContext(s string, start, end, sep int) bool {
+	if loggerName(s[start:end]) {
+		return false
+	}
 	if start > 0 {
 		switch s[start-1] {
 		case '/', '@':
@@ -288,6 +291,26 @@ func keyInContext(s string, start, end, sep int) bool {
 		}
 	}
 	return true
+}
+
+// loggerName reports whether key is a logger's name — dotted package
+// segments and a class name (o.a.c.session.ManagerBase), as Java and .NET
+// logs print it before " : " and the message — rather than a key.
+func loggerName(key string) bool {
+	d := strings.LastIndexByte(key, '.')
+	if d < 0 || strings.Count(key, ".") < 2 || d+2 >= len(key) {
+		return false
+	}
+	cls := key[d+1:]
+	if !isUpper(cls[0]) {
+		return false
+	}
+	for k := 1; k < len(cls); k++ {
+		if isLower(cls[k]) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyBefore returns the secret key that ends just before the separator at

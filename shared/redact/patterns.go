@@ -394,6 +394,21 @@ var piiPatterns = []Pattern{
 		Check: checkPhone,
 	},
 	{
+		// National numbers written in groups, which no other run of digits
+		// is: a trunk prefix 0 and an area or mobile code, then the
+		// subscriber number in groups of two to four digits (06 12 34 56 78,
+		// 01.42.68.53.00, 0470 12 34 56, 044 668 18 00, 020 7946 0958) or in
+		// one group (030 12345678, 06-12345678); or the international
+		// prefix 00 and a country code (0033 6 12 34 56 78). Ten digits at
+		// least, standing alone (checkGroupedPhone).
+		Kind:      KindPhone,
+		MinDigits: 10,
+		Regexp: regexp.MustCompile(`00[1-9]\d{0,2}(?:[ .-]\d{1,4}){2,6}` +
+			`|0\d{1,4}(?:[ .-]\d{2,4}){2,4}` +
+			`|0\d{1,4}[ /-]\d{5,8}`),
+		Check: checkGroupedPhone,
+	},
+	{
 		// Any national format after a word that says it is a phone.
 		Kind:      KindPhone,
 		MinDigits: 7,
@@ -691,6 +706,54 @@ func findLabelledSSN(s string, from int) []int {
 		}
 	}
 	return nil
+}
+
+// checkGroupedPhone vets a national number written in groups: it stands
+// alone (no group of digits continues it, as in a hex dump), no
+// identifier's label (isIDLabel: ids, ref, order_id) stands before it, its
+// separators are of one kind, and it holds 10 to 15 digits (10 or 11 after
+// a trunk prefix).
+func checkGroupedPhone(m Match) (Kind, bool) {
+	if !isolated(m.Input, m.Start, m.End) {
+		return "", false
+	}
+	s, v := m.Input, m.Input[m.Start:m.End]
+	if m.Start >= 2 && strings.IndexByte(" .-", s[m.Start-1]) >= 0 && isDigit(s[m.Start-2]) ||
+		m.End+1 < len(s) && strings.IndexByte(" .-", s[m.End]) >= 0 && isDigit(s[m.End+1]) {
+		return "", false // a longer run of groups: a hex dump, a table
+	}
+	if idLabelBefore(s, m.Start) {
+		return "", false // "ids 020 7946 0958": the label says what they are
+	}
+	n, sep := 0, byte(0)
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			n++
+		case sep == 0:
+			sep = c
+		case c != sep:
+			return "", false
+		}
+	}
+	if strings.HasPrefix(v, "00") {
+		return "", n >= 11 && n <= 15
+	}
+	return "", n >= 10 && n <= 11
+}
+
+// idLabelBefore reports whether the word just before s[i] (past blanks,
+// ':', '=', '#' and quotes) is an identifier's label.
+func idLabelBefore(s string, i int) bool {
+	k := i
+	for k > 0 && i-k < 8 && strings.IndexByte(" \t:=#\"'", s[k-1]) >= 0 {
+		k--
+	}
+	e := k
+	for k > 0 && e-k < 40 && (isAlnum(s[k-1]) || s[k-1] == '_' || s[k-1] == '-') {
+		k--
+	}
+	return k < e && isIDLabel(s[k:e])
 }
 
 func checkPhone(m Match) (Kind, bool) {
