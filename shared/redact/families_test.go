@@ -56,6 +56,15 @@ var familyCases = []struct {
 		[]string{"9F8E7D6C5B4A39281706F5E4D3C2B1A0", "7hq2mvx0c3kd9e1fw8p4zt6nr5"}, []string{"c.e.web.SessionFilter", "session ended normally", "/srv/app.php"}},
 	{"a logger's name is no key", "INFO c.e.auth.TokenService : Token refreshed for user 42",
 		nil, []string{"c.e.auth.TokenService : Token refreshed for user 42"}},
+	// toString() dumps and input lists.
+	{"Java toString with a bare prompt", "retry 1 of LlmRequest{model=claude-3-haiku, prompt=Summarise Ana's claim (urgent), then reply, temperature=0.1, stop=null} -> 529",
+		[]string{"Ana's claim", "then reply"}, []string{"model=claude-3-haiku", "temperature=0.1", "stop=null} -> 529"}},
+	{"Kotlin toString with a list of turns", "failed: Conversation(id=conv-81, turns=[Turn(role=user, text=Is Kofi's MRI booked?)], tokens=12)",
+		[]string{"Kofi's MRI"}, []string{"id=conv-81", "tokens=12)"}},
+	{"toString without content stays", "pool: DbConfig(host=db.internal, port=5432, user=app, maxIdle=4)",
+		nil, []string{"DbConfig(host=db.internal, port=5432, user=app, maxIdle=4)"}},
+	{"input list after '='", "embed failed: model=voyage-3 input=[\"Ana's lab results\", \"Ben's referral\"] truncation=true",
+		[]string{"Ana's lab results", "Ben's referral"}, []string{"model=voyage-3", "truncation=true"}},
 	// Phone numbers in national groupings, with no label.
 	{"national groupings", "rappel au 04 78 12 34 56; Brussel 0470 12 34 56; Zürich 044 668 18 00; Milano 02 1234 5678; Wien 0043 1 234 56 78",
 		[]string{"04 78 12 34 56", "0470 12 34 56", "044 668 18 00", "02 1234 5678", "0043 1 234 56 78"}, []string{"rappel au", "Zürich"}},

@@ -250,6 +250,15 @@ func findContentValue(s string, from int) []int {
 		lineStart := ks == 0 || lineIndentStart(s, ks)
 		var vs, ve int
 		switch {
+		case s[sep] == '=' && strings.IndexByte(" ,({", before) >= 0 && inToString(s, ks):
+			vs, ve = toStringValue(s, sep+1)
+		case s[sep] == '=' && role.payload && !role.text && sep+1 < len(s) && s[sep+1] == '[':
+			// An input list written after '=' (a repr, a log line): plain
+			// strings are content, a list holding objects is walked.
+			vs, ve = sep+1, bracketEnd(s, sep+1)
+			if strings.IndexByte(s[vs:ve], '{') >= 0 || strings.IndexAny(s[vs:ve], "'\"") < 0 {
+				continue
+			}
 		case s[sep] == '=' && (lineStart || strings.IndexByte(" \t&?;,({", before) >= 0):
 			vs, ve = assignedValue(s, sep+1, before == '&' || before == '?', lineStart)
 		case s[sep] == ':' && lineStart && sep+1 < len(s) && (s[sep+1] == ' ' || s[sep+1] == '\t' || s[sep+1] == '\n' || s[sep+1] == '\r'):
@@ -268,12 +277,103 @@ func findContentValue(s string, from int) []int {
 		if isLiteral(v) || isNumber(v) {
 			continue
 		}
-		if role.payload && !role.text && (v[0] == '{' || v[0] == '[') {
+		if role.payload && !role.text && (v[0] == '{' || v[0] == '[' && s[sep] != '=') {
 			continue // JSON: the structure layer's
 		}
 		return []int{ks, ve, ks, ke, vs, ve}
 	}
 	return nil
+}
+
+// inToString reports whether the key at s[ks] is a field of a toString()
+// dump — Lombok's Type(a=…, b=…), Kotlin's data classes, Java's
+// Type{a=…, b=…} —: an unclosed '(' or '{' right after an identifier
+// stands before it, within 512 bytes, with fields "name=" after it.
+func inToString(s string, ks int) bool {
+	depth := 0
+	for k := ks - 1; k >= 0 && ks-k < 512; k-- {
+		switch s[k] {
+		case ')', '}', ']':
+			depth++
+		case '[':
+			if depth > 0 {
+				depth--
+			}
+		case '(', '{':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			return k > 0 && (isAlnum(s[k-1]) || s[k-1] == '_' || s[k-1] == ' ' && k > 1 && isAlnum(s[k-2]))
+		case '\n':
+			return false
+		}
+	}
+	return false
+}
+
+// toStringValue returns the value of a toString() field that starts at v:
+// a quoted string to its quote, a bracketed value to its bracket, or bare
+// text — which may hold spaces, commas and brackets of its own — to the
+// ", name=" of the next field or the bracket that closes the dump, at the
+// same depth.
+func toStringValue(s string, v int) (int, int) {
+	if v >= len(s) {
+		return v, v
+	}
+	if q := s[v]; q == '\'' || q == '"' {
+		k := v + 1
+		for k < len(s) && s[k] != q && s[k] != '\n' {
+			if s[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		return v + 1, min(k, len(s))
+	}
+	depth := 0
+	for k := v; k < len(s) && k-v < maxDecodedBytes; k++ {
+		switch c := s[k]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return v, k
+			}
+			if depth--; depth == 0 && s[v] == opener(c) {
+				return v, k + 1 // a bracketed value: [Message(…), …]
+			}
+		case ',':
+			if depth == 0 && nextField(s, k+1) {
+				return v, k
+			}
+		case '\n':
+			return v, k
+		}
+	}
+	return v, min(len(s), v+maxDecodedBytes)
+}
+
+// opener returns the bracket that the closing bracket c closes.
+func opener(c byte) byte {
+	switch c {
+	case ')':
+		return '('
+	case ']':
+		return '['
+	}
+	return '{'
+}
+
+// nextField reports whether s[i:] is " name=" (or "name="): the next field
+// of a toString() dump.
+func nextField(s string, i int) bool {
+	i = skipBlanks(s, i)
+	k := i
+	for k < len(s) && (isAlnum(s[k]) || s[k] == '_') && k-i < 64 {
+		k++
+	}
+	return k > i && k < len(s) && s[k] == '=' && isLetter(s[i])
 }
 
 // lineIndentStart reports whether only indentation, or a list marker — a
