@@ -65,6 +65,17 @@ var familyCases = []struct {
 		nil, []string{"DbConfig(host=db.internal, port=5432, user=app, maxIdle=4)"}},
 	{"input list after '='", "embed failed: model=voyage-3 input=[\"Ana's lab results\", \"Ben's referral\"] truncation=true",
 		[]string{"Ana's lab results", "Ben's referral"}, []string{"model=voyage-3", "truncation=true"}},
+	// Rendered prompts and retrieved passages in log prose.
+	{"rendered prompt over lines", "2026-03-02 10:00:01 DEBUG Formatted prompt: You are Mr Osei's pension adviser.\n  Question: can he retire at 60?\n2026-03-02 10:00:02 ERROR 429 from api.openai.com",
+		[]string{"Osei's pension", "retire at 60"}, []string{"ERROR 429 from api.openai.com"}},
+	{"tool output label", "agent step 3 | Tool output: Found 2 invoices for Keller GmbH totalling 4,210 EUR",
+		[]string{"Keller GmbH"}, []string{"agent step 3"}},
+	{"error sentences and plain labels stay", "Error: Unable to parse the prompt: unexpected token\nResult: 200 OK\nStatus: degraded",
+		nil, []string{"Unable to parse the prompt: unexpected token", "Result: 200 OK", "Status: degraded"}},
+	{"retrieval hit", "- [doc-17] [score=0.91] Maria Lopez was diagnosed with asthma in 2019\n- [doc-4] [score=0.55] Policy renewal is due in May",
+		[]string{"diagnosed with asthma", "renewal is due"}, []string{"[doc-17] [score=0.91]", "[doc-4] [score=0.55]"}},
+	{"a credential tuple", "HTTPError 401 for GET https://api.acme.example/v1 (auth=('svc-reports', 'q9Zx2Lw8Rt5'), timeout=30)",
+		[]string{"q9Zx2Lw8Rt5"}, []string{"timeout=30", "https://api.acme.example/v1"}},
 	// Phone numbers in national groupings, with no label.
 	{"national groupings", "rappel au 04 78 12 34 56; Brussel 0470 12 34 56; Zürich 044 668 18 00; Milano 02 1234 5678; Wien 0043 1 234 56 78",
 		[]string{"04 78 12 34 56", "0470 12 34 56", "044 668 18 00", "02 1234 5678", "0043 1 234 56 78"}, []string{"rappel au", "Zürich"}},

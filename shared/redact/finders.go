@@ -37,6 +37,13 @@ func findKeyValue(s string, from int) []int {
 		if v < len(s) && (s[v] == '>' && s[sep] == '=' || s[v] == '=' && s[sep] == ':') { // => and :=
 			v++
 		}
+		if t := skipBlanks(s, v); t < len(s) && s[t] == '(' && kind != KindCookie {
+			// A tuple under a secret key (requests' auth=('user', 'pass')):
+			// every member is the secret.
+			if e := tupleEnd(s, t); e > t+1 {
+				return []int{keyStart, e + 1, keyStart, keyEnd, t + 1, e}
+			}
+		}
 		var quote byte
 		if keyStart > 0 && s[keyStart-1] == '\'' {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
@@ -87,6 +94,36 @@ func findKeyValue(s string, from int) []int {
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// tupleEnd returns the index of the ')' that closes the tuple opened at
+// s[i] on its line, quotes respected, when it holds quoted members only;
+// -1 otherwise.
+func tupleEnd(s string, i int) int {
+	var q byte
+	quoted := false
+	for k := i + 1; k < len(s) && k-i < 512; k++ {
+		switch c := s[k]; {
+		case q != 0:
+			if c == '\\' {
+				k++
+			} else if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q, quoted = c, true
+		case c == ')':
+			if quoted {
+				return k
+			}
+			return -1
+		case c == '\n', c == '(', c == '[', c == '{':
+			return -1
+		case c != ',' && c != ' ':
+			return -1
+		}
+	}
+	return -1
 }
 
 // credentialSlot reads an Authorization value written bare, s[vs:ve] being

@@ -133,6 +133,18 @@ var structurePatterns = []Pattern{
 	},
 	{
 		Kind:     KindSecret,
+		Triggers: []string{"prompt", "message", "complet", "instruction", "transcript", "conversation", "history", "question", "query", "context", "result", "output", "response", "answer", "arg", "reply"},
+		Find:     findLabelLine,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"score", "similarity", "relevance", "distance"},
+		Find:     findRetrievalHit,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
 		Triggers: []string{"</"},
 		Find:     findXMLText,
 		textKind: true,
