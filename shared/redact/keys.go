@@ -203,9 +203,11 @@ func IsSecretParam(name string) bool {
 }
 
 // IsTextKey reports whether values under key are free text that Text
-// replaces: one of TextKeys, compared without case and separators, or a key
-// whose last word is one of TextKeySuffixes. prompt_tokens, content_type and
-// error messages are not text keys; a secret key never is.
+// replaces: one of TextKeys, compared without case and separators, or a
+// compound key by its words (compoundText: a content suffix, a turn's
+// message, a carrier after a content word, no descriptor before).
+// prompt_tokens, content_type, error_text and error messages are not text
+// keys; a secret key never is.
 func IsTextKey(key string) bool { return roleOf(key).text }
 
 // keyRole is what a key says about its value.
