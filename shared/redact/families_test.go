@@ -84,6 +84,8 @@ var familyCases = []struct {
 	// Compound content keys.
 	{"compound content keys", `{"system_prompt": "You are Ada's tutor", "user_message": "my exam is on May 3", "retrieval.documents.1.document.content": "Clause 4 lets Bob sublet", "content_type": "text/plain", "error_message": "quota exceeded", "prompt_tokens": 12}`,
 		[]string{"Ada's tutor", "exam is on May 3", "Bob sublet"}, []string{`"content_type": "text/plain"`, `"error_message": "quota exceeded"`, `"prompt_tokens": 12`}},
+	{"a digest of content is no content", `{"MD5OfMessageBody": "2e5a1c0b7f3d9e8a6b4c2d1f0e9a8b7c", "content_sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "input.value": "Ana's lab results"}`,
+		[]string{"Ana's lab results"}, []string{"2e5a1c0b7f3d9e8a6b4c2d1f0e9a8b7c", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}},
 	{"debug exporter attribute", "     -> llm.input_messages.0.message.content: Str(Please cancel Maria's order)\n     -> llm.model_name: Str(gpt-4o)",
 		[]string{"cancel Maria's order"}, []string{"llm.model_name: Str(gpt-4o)"}},
 	{"a turn's message, an error's message", `turns=[{"speaker": "customer", "message": "my card ending 4421 was charged twice"}] err={"message": "upstream timeout", "code": 504}`,

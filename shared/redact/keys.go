@@ -150,14 +150,17 @@ var ContentWords = map[string]bool{
 	"instructions": true, "document": true, "documents": true,
 }
 
-// DescriptorWords, anywhere before a key's last word, say its text is the
-// system's own description, not content: error_text, statusText,
-// errorMessages, exception.message, fault_string.
+// DescriptorWords, anywhere before a key's last word, say its value is the
+// system's own description of something, not content: error_text,
+// statusText, errorMessages, exception.message, or a digest of the content
+// (MD5OfMessageBody, content_sha256 — a digest word before the last).
 var DescriptorWords = map[string]bool{
 	"error": true, "errors": true, "err": true, "status": true, "fault": true,
 	"exception": true, "warning": true, "reason": true, "alt": true,
 	"help": true, "hint": true, "label": true, "placeholder": true,
-	"validation": true, "log": true, "commit": true,
+	"validation": true, "log": true, "commit": true, "md5": true, "sha": true,
+	"sha1": true, "sha256": true, "sha512": true, "hash": true, "checksum": true,
+	"digest": true, "crc32": true, "crc32c": true, "etag": true, "fingerprint": true,
 }
 
 // PayloadKeys are keys whose values are walked like any other value when
