@@ -44,6 +44,10 @@ var familyCases = []struct {
 		[]string{"6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"}, []string{"collector.acme.example/v2/ingest/", "/events -> 403"}},
 	{"key right after the host", "curl https://status.acme.example/0f9e8d7c6b5a49382716a5b4c3d2e1f0 failed",
 		[]string{"0f9e8d7c6b5a49382716a5b4c3d2e1f0"}, []string{"status.acme.example"}},
+	{"short token after a webhook segment", "POST https://n8n.acme.example/webhook/2c7e9a4f1b3d5e6f -> 404; POST https://acme.example/webhook/order-created-v2 -> 200",
+		[]string{"2c7e9a4f1b3d5e6f"}, []string{"/webhook/order-created-v2 -> 200"}},
+	{"one-time codes and HMACs in a query", "GET https://x.example/cb?hmac=8f2a9c1e7b3d&verification_code=482913&country_code=FR&currency_code=EUR&status_code=200",
+		[]string{"8f2a9c1e7b3d", "482913"}, []string{"country_code=FR", "currency_code=EUR", "status_code=200"}},
 	{"resource ids stay", "GET https://api.acme.example/v1/users/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/orders and s3://bucket/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/part-0",
 		nil, []string{"/v1/users/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/orders", "s3://bucket/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/part-0"}},
 	// PHP dumps.

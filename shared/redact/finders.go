@@ -126,6 +126,48 @@ func tupleEnd(s string, i int) int {
 	return -1
 }
 
+// codeParam reports whether a query parameter's name ends in "code" with
+// no word before it that makes the code a description (status_code,
+// error_code, country_code are not secrets; verification_code, otp_code,
+// auth_code are): a one-time code.
+func codeParam(name string) bool {
+	var buf [8]string
+	words := splitWords(name, buf[:0])
+	if len(words) < 2 || words[len(words)-1] != "code" {
+		return false
+	}
+	for _, w := range words[:len(words)-1] {
+		if MetaWords[w] || DescriptorWords[w] || codeQualifiers[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// codeQualifiers make a code a classification, not a secret.
+var codeQualifiers = map[string]bool{
+	"country": true, "currency": true, "lang": true, "language": true, "locale": true,
+	"zip": true, "postal": true, "post": true, "area": true, "http": true, "response": true,
+	"exit": true, "return": true, "promo": true, "discount": true, "coupon": true,
+	"product": true, "item": true, "airport": true, "iata": true, "icao": true, "source": true,
+}
+
+// codeValue reports whether a code's value could be a one-time code or a
+// grant: six digits or more, or letters and digits together (FR, USD and
+// 75001 are not).
+func codeValue(v string) bool {
+	digits, letters := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch {
+		case isDigit(v[i]):
+			digits++
+		case isLetter(v[i]):
+			letters++
+		}
+	}
+	return digits >= 6 || digits > 0 && letters > 0 && len(v) >= 6
+}
+
 // credentialSlot reads an Authorization value written bare, s[vs:ve] being
 // its first word: when that word is an auth scheme (RFC 7235: a token of
 // letters, digits and "-._", any vendor's — Bearer, GenieKey, SSWS, Splunk,
@@ -608,7 +650,11 @@ func findParam(s string, from int) []int {
 		}
 		// Decide on the name before scanning the value, so that a text of
 		// many harmless parameters is read once.
-		if k == name || k >= len(s) || s[k] != '=' || !IsSecretParam(s[name:k]) {
+		if k == name || k >= len(s) || s[k] != '=' {
+			continue
+		}
+		secret := IsSecretParam(s[name:k])
+		if !secret && !codeParam(s[name:k]) {
 			continue
 		}
 		ve := k + 1
@@ -616,6 +662,9 @@ func findParam(s string, from int) []int {
 			ve++
 		}
 		if ve == k+1 || strings.HasPrefix(s[k+1:], markerPrefix) { // empty, or redacted already (see valueAt)
+			continue
+		}
+		if !secret && !codeValue(s[k+1:ve]) {
 			continue
 		}
 		return []int{a, ve, name, k, k + 1, ve}

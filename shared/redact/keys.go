@@ -22,7 +22,7 @@ var SecretWords = map[string]Kind{
 	"apikey": KindSecret, "apikeys": KindSecret, "accesskey": KindSecret,
 	"secretkey": KindSecret, "privatekey": KindSecret,
 	"session": KindSecret, "sessionid": KindSecret, "sessid": KindSecret,
-	"signature": KindSecret, "sig": KindSecret, "jwt": KindSecret,
+	"signature": KindSecret, "sig": KindSecret, "jwt": KindSecret, "hmac": KindSecret,
 	"otp": KindSecret, "totp": KindSecret, "csrf": KindSecret, "xsrf": KindSecret,
 	"authorization": KindBearer, "bearer": KindBearer,
 	"cookie": KindCookie, "cookies": KindCookie, "setcookie": KindCookie,

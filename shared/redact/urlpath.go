@@ -6,9 +6,11 @@ import "strings"
 // (/inputs/<uuid>/), a health check's ping URL (hc-ping.com/<uuid>), an
 // integration key (/integration/<hex>/enqueue). A path segment is such a
 // capability when it has a key's shape — a UUID, or 20 hex digits or more
-// — and it stands right after the host of a web URL, or after a segment that names a
-// credential (KeyKind: key, token, secret) or an intake (IntakeWords:
-// inputs, bulk, integration, hooks). A key's shape elsewhere in a path is
+// — and it stands right after the host of a web URL, or when it stands
+// after a segment that names a credential (KeyKind: key, token, secret) or
+// an intake (IntakeWords: inputs, bulk, integration, hooks, webhook) and
+// has a key's or a shorter token's shape (tokenShaped). A key's shape
+// elsewhere in a path is
 // a resource's id and stays (/users/<uuid>, /blobs/sha256/<digest>); a
 // random-looking segment goes wherever it stands (the token rule).
 
@@ -48,7 +50,7 @@ func findPathSecret(s string, from int) []int {
 				b++
 			}
 			seg := s[a:b]
-			if keyShaped(seg) && !startsWithMarker(s, a) && (prev == "" && web || prev != "" && capabilityLabel(prev)) {
+			if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) || prev != "" && capabilityLabel(prev) && (keyShaped(seg) || tokenShaped(seg))) {
 				return []int{a, b, -1, -1, a, b}
 			}
 			if b >= len(s) || s[b] != '/' {
@@ -67,9 +69,45 @@ func urlByte(c byte) bool {
 }
 
 // keyShaped reports whether a path segment has a key's shape: a UUID, or
-// 20 hex digits or more of one case.
+// 20 hex digits or more of one case, letters among them.
 func keyShaped(seg string) bool {
-	return isUUID(seg) || len(seg) >= 20 && isHexPiece(seg)
+	return isUUID(seg) || len(seg) >= 20 && isHexPiece(seg) && hasLetter(seg)
+}
+
+// hasLetter reports whether s holds an ASCII letter: a run of digits is a
+// number or an id (a Discord webhook's id), not a key.
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isLetter(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenShaped reports whether a segment after a credential's or an
+// intake's segment looks like its token though shorter than a key: 12
+// characters or more of letters, digits, '-' and '_', with digits, and
+// either hex of one case or both cases of letters ("2c7e9a4f1b3d5e6f",
+// "bQ4xR7tYz2Wm"; not "order-created-v2").
+func tokenShaped(seg string) bool {
+	if len(seg) < 12 {
+		return false
+	}
+	var digit, upper, lower bool
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; {
+		case isDigit(c):
+			digit = true
+		case isUpper(c):
+			upper = true
+		case isLower(c):
+			lower = true
+		case c != '-' && c != '_':
+			return false
+		}
+	}
+	return digit && (isHexPiece(seg) && (upper || lower) || upper && lower)
 }
 
 // capabilityLabel reports whether a path segment names a credential or an
