@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -94,6 +95,30 @@ var familyCases = []struct {
 		[]string{"cancel Maria's order"}, []string{"llm.model_name: Str(gpt-4o)"}},
 	{"a turn's message, an error's message", `turns=[{"speaker": "customer", "message": "my card ending 4421 was charged twice"}] err={"message": "upstream timeout", "code": 504}`,
 		[]string{"charged twice"}, []string{`"message": "upstream timeout"`}},
+}
+
+// TestTurnsInJSON: a turn's message is content in a JSON document, through
+// JSON and Value alike; an error's message and a log record's stay.
+func TestTurnsInJSON(t *testing.T) {
+	t.Parallel()
+	doc := `{"chat_history":[{"role":"USER","message":"my son Callum is 9"}],"message":"can he join?","turns":[{"speaker":"agent","msg":"Ines is allergic"}],"error":{"message":"rate limited","code":429},"log":{"level":"warn","msg":"completion rejected","completion":"take 20mg"}}`
+	outs := map[string]string{"JSON": string(JSON([]byte(doc)))}
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(Value(v))
+	outs["Value"] = string(b)
+	for name, out := range outs {
+		for _, s := range []string{"Callum", "can he join", "Ines is allergic", "take 20mg"} {
+			if strings.Contains(out, s) {
+				t.Errorf("%s: %q survived: %s", name, s, out)
+			}
+		}
+		if !strings.Contains(out, `"message":"rate limited"`) || !strings.Contains(out, `"msg":"completion rejected"`) {
+			t.Errorf("%s: the error's message is lost: %s", name, out)
+		}
+	}
 }
 
 func TestFamilies(t *testing.T) {

@@ -698,19 +698,16 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 }
 
 // turn replaces the "message" (or "msg") of an object that also holds a
-// TurnKeys member or a content key (IsTextKey: Cohere's preamble and
-// chat_history beside its message): a chat turn's message or a request's,
-// which is content. An error's message, in an object with
-// neither, stays.
+// TurnKeys member, or a content key (IsTextKey: Cohere's preamble and
+// chat_history beside its message) when it is no log record
+// (LogRecordKeys): a chat turn's message or a request's, which is content.
+// An error's message, and a log record's, stay.
 func (p *lenient) turn(members []objMember) {
-	found := false
+	var tc turnCount
 	for _, m := range members {
-		if nk := normKey(m.key); TurnKeys[nk] || m.edited && hasContentNeedle(m.key) && roleOf(m.key).text {
-			found = true
-			break
-		}
+		tc.add(m.key)
 	}
-	if !found {
+	if !tc.turn() {
 		return
 	}
 	text := keyRole{text: true}
