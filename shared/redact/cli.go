@@ -90,10 +90,10 @@ func findCLIFlag(s string, from int) []int {
 }
 
 // secretFlag reports whether a long flag's name says its value is a
-// credential: a secret key (KeyKind), or a last word ending in "pass" or
-// starting with "pass" (storepass, keypass, passin, passout). A flag
-// naming where the secret comes from (--password-stdin, --token-file) is
-// not.
+// credential: a secret key (KeyKind), or a last word ending in "pass"
+// (storepass, keypass) or OpenSSL's passin and passout. A flag naming
+// where the secret comes from (--password-stdin, --token-file) or a switch
+// (--no-password) is not.
 func secretFlag(name string) bool {
 	var buf [8]string
 	words := splitWords(name, buf[:0])
@@ -101,13 +101,13 @@ func secretFlag(name string) bool {
 		return false
 	}
 	last := words[len(words)-1]
-	if last == "stdin" || last == "env" || last == "prompt" || last == "cmd" || last == "command" {
-		return false
+	if last == "stdin" || last == "env" || last == "prompt" || last == "cmd" || last == "command" || words[0] == "no" {
+		return false // where the secret comes from, or a switch (--no-password)
 	}
 	if _, ok := KeyKind(name); ok {
 		return true
 	}
-	return strings.HasSuffix(last, "pass") || strings.HasPrefix(last, "pass") && len(last) <= 8
+	return strings.HasSuffix(last, "pass") || last == "passin" || last == "passout"
 }
 
 // credentialArg reports whether a one-letter flag's value looks like a
