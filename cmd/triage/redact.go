@@ -63,7 +63,8 @@ label goes too. Layout is kept byte for byte. Input is limited to 16 MiB.`)
 
 // redactAll redacts data as a whole. It splits data into JSON values and
 // the text around them: a value is an object or array that starts a line
-// (after blanks) or follows another value, and decodes completely. Values
+// (after blanks) or follows another value, decodes completely, and is no
+// dump's key (keyOfDump). Values
 // go through redact.JSON; each stretch of text between them goes through
 // redact.String in one piece, so what spans lines is seen whole. With
 // jsonOnly, text other than whitespace is an error naming its offset.
@@ -84,7 +85,7 @@ func redactAll(data []byte, jsonOnly bool) ([]byte, error) {
 			continue
 		}
 		if lineStart && (c == '{' || c == '[') && i >= scanned {
-			if n, failedAt := jsonValueAt(data[i:]); n > 0 {
+			if n, failedAt := jsonValueAt(data[i:]); n > 0 && !keyOfDump(data[i+n:]) {
 				if jsonOnly && !blank(data[text:i]) {
 					return nil, notJSONError(data, text)
 				}
@@ -93,6 +94,8 @@ func redactAll(data []byte, jsonOnly bool) ([]byte, error) {
 				i += n
 				text = i
 				continue // a value may follow on the same line
+			} else if n > 0 {
+				scanned = i + n
 			} else {
 				scanned = i + failedAt
 			}
@@ -104,6 +107,15 @@ func redactAll(data []byte, jsonOnly bool) ([]byte, error) {
 		return nil, notJSONError(data, text)
 	}
 	return appendText(out, data[text:]), nil
+}
+
+// keyOfDump reports whether what follows a JSON value on its line makes
+// the value a key of a dump rather than a document: PHP's var_dump prints
+// a member as ["name"]=> and its value on the next line, which only the
+// text redactor reads as one.
+func keyOfDump(rest []byte) bool {
+	rest = bytes.TrimLeft(rest, " \t")
+	return bytes.HasPrefix(rest, []byte("=>"))
 }
 
 // textChunk is the size around which appendText cuts text: redaction

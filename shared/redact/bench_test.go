@@ -148,6 +148,13 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"pairs":          "a=b=c=d&",
 		"tokens":         "Zx9Qw8Er7Ty6Ui5Op4As ",
 		"xml":            "<a>x</a><password>",
+		"toString":       "Msg(content=a, b(",
+		"label lines":    "Rendered prompt: x\n",
+		"retrieval hits": "> [Node 1] [score: 0.5] x\n",
+		"php dumps":      "[\"password\"]=>\nstring(9) \"",
+		"cli flags":      " -p Zx9!wq --token=",
+		"url paths":      "https://h.example/inputs/",
+		"auth schemes":   "Authorization: X ",
 	} {
 		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]
 		b.Run(name, func(b *testing.B) {

@@ -24,7 +24,11 @@
 //     quotes is unescaped level by level. Content keys of YAML (with block
 //     scalars), logfmt, env lines, queries and form bodies, content labels
 //     in prose, and XML and SOAP elements and name/value attributes follow
-//     the same rules (structurePatterns).
+//     the same rules (structurePatterns), and so do the fields of
+//     toString() dumps (markup.go), PHP var_dump and print_r members
+//     (dump.go), OpenTelemetry debug-exporter attributes, heading-like
+//     labels of content in log lines ("Rendered prompt: …") with the lines
+//     after them up to the next log record, and retrieval hits.
 //  2. Decode before looking (decode.go). Percent- and form-encoded runs and
 //     runs of \uXXXX, \xXX and &#NN; escapes are decoded and redacted one
 //     level deeper; base64 and base64url blobs are decoded by the token rule
@@ -36,9 +40,13 @@
 //  3. Known shapes (patterns.go, finders.go, ported.go): provider keys
 //     (OpenAI, Anthropic, AWS, GitHub, Slack, Google, Stripe, webhook
 //     secrets), JWTs, PEM private keys, Authorization, Cookie and
-//     Set-Cookie, any "name: value", "name=value" or "name": "value" whose
-//     name KeyKind calls secret, URL passwords, secret query parameters,
-//     webhook URL secrets; then every rule of gitleaks' default
+//     Set-Cookie — an Authorization value's credential slot after any
+//     scheme, whatever its shape —, any "name: value", "name=value" or
+//     "name": "value" whose name KeyKind calls secret, URL passwords,
+//     secret query parameters, webhook URL secrets, key-shaped URL path
+//     segments after the host or a credential's or intake's segment
+//     (urlpath.go), command-line password and token flags and connect
+//     strings (cli.go); then every rule of gitleaks' default
 //     configuration (gitleaks_rules.go, generated from the version go.mod
 //     requires), run as gitleaks' detector runs them — only when a keyword
 //     occurs, the secret group only, gitleaks' entropy floors and
@@ -56,7 +64,8 @@
 //     floor. A base64 blob of text is decoded first (2).
 //  5. Personal data (patterns.go, pii.go): e-mail addresses (also written
 //     "[at] … [dot]"), phone numbers (international, North American, and
-//     any national format after a phone word), IBANs checked mod 97, cards
+//     any national format after a phone word, national numbers written
+//     in groups after a trunk prefix or 00), IBANs checked mod 97, cards
 //     checked by Luhn in their printed groupings, US SSNs.
 //
 // Each pattern carries cheap pre-checks (literal triggers found in one pass
@@ -82,7 +91,12 @@
 // whatever its shape; null, booleans and the empty string stay.
 //
 // Values under TextKeys (prompt, messages, content, completion, text,
-// system, instructions, query, parts, article, …) are replaced by Text;
+// system, instructions, query, parts, article, …) and under compound keys
+// whose last word is a content word (TextKeySuffixes: system_prompt,
+// gen_ai.prompt.0.content, additional_instructions), a turn's message
+// (TurnWords: user_message) or a carrier of an earlier content word
+// (CarrierWords: input.value) — with no DescriptorWords before it
+// (error_text) — are replaced by Text;
 // values under PayloadKeys (body, input, output) are walked when they are
 // JSON, and replaced by Text when they are text or an array of plain
 // strings. Values under an identifier's key (IDWords, IDNouns: request_id,

@@ -31,14 +31,37 @@ func findKeyValue(s string, from int) []int {
 			continue
 		}
 		v := sep + 1
+		if s[sep] == ':' && phpVisibility(s, v) {
+			continue // ["secret":protected]=>: a var_dump member's key
+		}
 		if v < len(s) && (s[v] == '>' && s[sep] == '=' || s[v] == '=' && s[sep] == ':') { // => and :=
 			v++
+		}
+		if t := skipBlanks(s, v); t < len(s) && s[t] == '(' && kind != KindCookie {
+			// A tuple under a secret key (requests' auth=('user', 'pass')):
+			// every member is the secret.
+			if e := tupleEnd(s, t); e > t+1 {
+				return []int{keyStart, e + 1, keyStart, keyEnd, t + 1, e}
+			}
 		}
 		var quote byte
 		if keyStart > 0 && s[keyStart-1] == '\'' {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
 		}
 		vs, ve, end := valueAt(s, v, kind == KindCookie, quote)
+		if kind == KindBearer && ve == end && ve > vs {
+			if cs, ce, ok := credentialSlot(s, vs, ve); ok {
+				if s[sep] == ':' && headerLineStart(s, keyStart) {
+					for ce < len(s) && s[ce] != '\n' && s[ce] != '\r' {
+						ce++ // a header line's credential runs to its end
+					}
+					for ce > cs && (s[ce-1] == ' ' || s[ce-1] == '\t') {
+						ce--
+					}
+				}
+				return []int{keyStart, ce, keyStart, keyEnd, cs, ce}
+			}
+		}
 		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) && !personal(kind) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
 			continue
 		}
@@ -71,6 +94,151 @@ func findKeyValue(s string, from int) []int {
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// tupleEnd returns the index of the ')' that closes the tuple opened at
+// s[i] on its line, quotes respected, when it holds quoted members only;
+// -1 otherwise.
+func tupleEnd(s string, i int) int {
+	var q byte
+	quoted := false
+	for k := i + 1; k < len(s) && k-i < 512; k++ {
+		switch c := s[k]; {
+		case q != 0:
+			if c == '\\' {
+				k++
+			} else if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q, quoted = c, true
+		case c == ')':
+			if quoted {
+				return k
+			}
+			return -1
+		case c == '\n', c == '(', c == '[', c == '{':
+			return -1
+		case c != ',' && c != ' ':
+			return -1
+		}
+	}
+	return -1
+}
+
+// codeParam reports whether a query parameter's name ends in "code" with
+// no word before it that makes the code a description (status_code,
+// error_code, country_code are not secrets; verification_code, otp_code,
+// auth_code are): a one-time code.
+func codeParam(name string) bool {
+	var buf [8]string
+	words := splitWords(name, buf[:0])
+	if len(words) < 2 || words[len(words)-1] != "code" {
+		return false
+	}
+	for _, w := range words[:len(words)-1] {
+		if MetaWords[w] || DescriptorWords[w] || codeQualifiers[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// codeQualifiers make a code a classification, not a secret.
+var codeQualifiers = map[string]bool{
+	"country": true, "currency": true, "lang": true, "language": true, "locale": true,
+	"zip": true, "postal": true, "post": true, "area": true, "http": true, "response": true,
+	"exit": true, "return": true, "promo": true, "discount": true, "coupon": true,
+	"product": true, "item": true, "airport": true, "iata": true, "icao": true, "source": true,
+}
+
+// codeValue reports whether a code's value could be a one-time code or a
+// grant: six digits or more, or letters and digits together (FR, USD and
+// 75001 are not).
+func codeValue(v string) bool {
+	digits, letters := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch {
+		case isDigit(v[i]):
+			digits++
+		case isLetter(v[i]):
+			letters++
+		}
+	}
+	return digits >= 6 || digits > 0 && letters > 0 && len(v) >= 6
+}
+
+// credentialSlot reads an Authorization value written bare, s[vs:ve] being
+// its first word: when that word is an auth scheme (RFC 7235: a token of
+// letters, digits and "-._", any vendor's — Bearer, GenieKey, SSWS, Splunk,
+// DeepL-Auth-Key) and a credential follows it after a space, the
+// credential is the secret whatever its shape, a UUID or a short word
+// included. The credential is a token68 (with ':' for account:signature
+// forms) or a list of auth-params (Hawk id="…", mac="…"), and ends where
+// the header's value does: at whitespace that no ", name=" follows, a
+// quote or bracket closing what holds the header, or the end of the line.
+func credentialSlot(s string, vs, ve int) (cs, ce int, ok bool) {
+	if ve-vs > 32 || !isLetter(s[vs]) || ve >= len(s) || s[ve] != ' ' {
+		return 0, 0, false
+	}
+	for k := vs; k < ve; k++ {
+		if c := s[k]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return 0, 0, false
+		}
+	}
+	cs = skipBlanks(s, ve)
+	if e := skipMarker(s, cs); e > cs {
+		return cs, e + 1, true // redacted already: the scheme stays
+	}
+	k := cs
+	for {
+		st := k
+		for k < len(s) && (isAlnum(s[k]) || strings.IndexByte("-._~+/:=", s[k]) >= 0) {
+			k++
+		}
+		if k == st {
+			break
+		}
+		if s[k-1] == '=' && k < len(s) && s[k] == '"' { // an auth-param's quoted value
+			q := k + 1
+			for q < len(s) && s[q] != '"' && s[q] != '\n' {
+				q++
+			}
+			if q >= len(s) || s[q] != '"' {
+				break
+			}
+			k = q + 1
+		}
+		if k+1 < len(s) && s[k] == ',' {
+			if n := skipBlanks(s, k+1); n < len(s) && isLetter(s[n]) {
+				if e := strings.IndexByte(s[n:min(len(s), n+32)], '='); e > 0 {
+					k = n
+					continue
+				}
+			}
+		}
+		break
+	}
+	if k-cs < 4 {
+		return 0, 0, false
+	}
+	// Auth-params that name their secret (AWS4's Credential=, Signature=)
+	// are redacted by name, and the names that describe them stay.
+	for p := cs; p < k; {
+		e := strings.IndexByte(s[p:k], '=')
+		if e <= 0 {
+			break
+		}
+		if _, secret := KeyKind(strings.TrimLeft(s[p:p+e], ", ")); secret {
+			return 0, 0, false
+		}
+		n := strings.IndexByte(s[p+e:k], ',')
+		if n < 0 {
+			break
+		}
+		p += e + n + 1
+	}
+	return cs, k, true
 }
 
 // headerLineStart reports whether the key at s[i] starts a line, as an
@@ -179,6 +347,9 @@ func pathUnderPWD(s string, ks, ke, vs, ve int) bool {
 // (arn:aws:secretsmanager:…:secret:prod/openai), and host.name:port is an
 // address.
 func keyInContext(s string, start, end, sep int) bool {
+	if loggerName(s[start:end]) {
+		return false
+	}
 	if start > 0 {
 		switch s[start-1] {
 		case '/', '@':
@@ -199,6 +370,26 @@ func keyInContext(s string, start, end, sep int) bool {
 		}
 	}
 	return true
+}
+
+// loggerName reports whether key is a logger's name — dotted package
+// segments and a class name (o.a.c.session.ManagerBase), as Java and .NET
+// logs print it before " : " and the message — rather than a key.
+func loggerName(key string) bool {
+	d := strings.LastIndexByte(key, '.')
+	if d < 0 || strings.Count(key, ".") < 2 || d+2 >= len(key) {
+		return false
+	}
+	cls := key[d+1:]
+	if !isUpper(cls[0]) {
+		return false
+	}
+	for k := 1; k < len(cls); k++ {
+		if isLower(cls[k]) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyBefore returns the secret key that ends just before the separator at
@@ -459,7 +650,11 @@ func findParam(s string, from int) []int {
 		}
 		// Decide on the name before scanning the value, so that a text of
 		// many harmless parameters is read once.
-		if k == name || k >= len(s) || s[k] != '=' || !IsSecretParam(s[name:k]) {
+		if k == name || k >= len(s) || s[k] != '=' {
+			continue
+		}
+		secret := IsSecretParam(s[name:k])
+		if !secret && !codeParam(s[name:k]) {
 			continue
 		}
 		ve := k + 1
@@ -467,6 +662,9 @@ func findParam(s string, from int) []int {
 			ve++
 		}
 		if ve == k+1 || strings.HasPrefix(s[k+1:], markerPrefix) { // empty, or redacted already (see valueAt)
+			continue
+		}
+		if !secret && !codeValue(s[k+1:ve]) {
 			continue
 		}
 		return []int{a, ve, name, k, k + 1, ve}

@@ -22,7 +22,7 @@ var SecretWords = map[string]Kind{
 	"apikey": KindSecret, "apikeys": KindSecret, "accesskey": KindSecret,
 	"secretkey": KindSecret, "privatekey": KindSecret,
 	"session": KindSecret, "sessionid": KindSecret, "sessid": KindSecret,
-	"signature": KindSecret, "sig": KindSecret, "jwt": KindSecret,
+	"signature": KindSecret, "sig": KindSecret, "jwt": KindSecret, "hmac": KindSecret,
 	"otp": KindSecret, "totp": KindSecret, "csrf": KindSecret, "xsrf": KindSecret,
 	"authorization": KindBearer, "bearer": KindBearer,
 	"cookie": KindCookie, "cookies": KindCookie, "setcookie": KindCookie,
@@ -105,11 +105,62 @@ var TextKeys = map[string]bool{
 	"userinput": true, "inputtexts": true, "promptvariables": true,
 }
 
-// TextKeySuffixes extend TextKeys to any key whose last word is one of them:
-// rendered_prompt, chatCompletion, call_transcript.
+// TextKeySuffixes extend TextKeys to any compound key whose last word
+// (past an index: gen_ai.prompt.0.content) is one of them: rendered_prompt,
+// chatCompletion, additional_instructions, page_content, system_prompt,
+// gen_ai.input.messages, retrieval.documents.0.document.content,
+// ai.response.text, gen_ai.tool.call.arguments — unless a word before it
+// says the text is the system's own (DescriptorWords: error-text,
+// statusText).
 var TextKeySuffixes = map[string]bool{
 	"prompt": true, "prompts": true, "completion": true, "completions": true,
-	"transcript": true,
+	"transcript": true, "content": true, "contents": true, "text": true,
+	"texts": true, "instruction": true, "instructions": true, "preamble": true,
+	"messages": true, "question": true, "questions": true, "query": true,
+	"queries": true, "arguments": true, "history": true, "documents": true,
+	"utterance": true, "utterances": true,
+}
+
+// TurnWords, before "message" or "msg" at the end of a key, say the
+// message is a turn of a conversation, not an error's: user_message,
+// gen_ai.input.message, chat.msg. "message" alone is an error's.
+var TurnWords = map[string]bool{
+	"user": true, "system": true, "assistant": true, "human": true, "ai": true,
+	"chat": true, "input": true, "output": true, "tool": true, "bot": true,
+	"llm": true, "prompt": true, "model": true, "developer": true, "agent": true,
+	"customer": true, "last": true, "first": true, "initial": true, "next": true,
+}
+
+// CarrierWords, at the end of a key, hold whatever an earlier content word
+// (ContentWords) names: input.value, output.value,
+// llm.prompt_template.template, llm.prompt_template.variables,
+// ai.toolCall.args, messages.raw.
+var CarrierWords = map[string]bool{
+	"value": true, "values": true, "template": true, "variables": true,
+	"vars": true, "args": true, "raw": true, "body": true, "str": true,
+	"string": true, "rendered": true, "formatted": true,
+}
+
+// ContentWords are the words that make a key about content when a
+// CarrierWords word ends it.
+var ContentWords = map[string]bool{
+	"prompt": true, "prompts": true, "input": true, "inputs": true, "output": true,
+	"outputs": true, "completion": true, "message": true, "messages": true,
+	"content": true, "contents": true, "call": true, "text": true, "query": true,
+	"instructions": true, "document": true, "documents": true,
+}
+
+// DescriptorWords, anywhere before a key's last word, say its value is the
+// system's own description of something, not content: error_text,
+// statusText, errorMessages, exception.message, or a digest of the content
+// (MD5OfMessageBody, content_sha256 — a digest word before the last).
+var DescriptorWords = map[string]bool{
+	"error": true, "errors": true, "err": true, "status": true, "fault": true,
+	"exception": true, "warning": true, "reason": true, "alt": true,
+	"help": true, "hint": true, "label": true, "placeholder": true,
+	"validation": true, "log": true, "commit": true, "md5": true, "sha": true,
+	"sha1": true, "sha256": true, "sha512": true, "hash": true, "checksum": true,
+	"digest": true, "crc32": true, "crc32c": true, "etag": true, "fingerprint": true,
 }
 
 // PayloadKeys are keys whose values are walked like any other value when
@@ -155,9 +206,11 @@ func IsSecretParam(name string) bool {
 }
 
 // IsTextKey reports whether values under key are free text that Text
-// replaces: one of TextKeys, compared without case and separators, or a key
-// whose last word is one of TextKeySuffixes. prompt_tokens, content_type and
-// error messages are not text keys; a secret key never is.
+// replaces: one of TextKeys, compared without case and separators, or a
+// compound key by its words (compoundText: a content suffix, a turn's
+// message, a carrier after a content word, no descriptor before).
+// prompt_tokens, content_type, error_text and error messages are not text
+// keys; a secret key never is.
 func IsTextKey(key string) bool { return roleOf(key).text }
 
 // keyRole is what a key says about its value.
@@ -185,9 +238,48 @@ func roleOf(key string) keyRole {
 		norm = append(norm, w...)
 	}
 	return keyRole{
-		text:    TextKeys[string(norm)] || len(words) > 0 && TextKeySuffixes[words[len(words)-1]],
+		text:    TextKeys[string(norm)] || compoundText(words),
 		payload: PayloadKeys[string(norm)],
 	}
+}
+
+// compoundText applies the compound content-key rules to the lowercase
+// words of a key: its last word, past an index, is a content suffix
+// (TextKeySuffixes), a conversation's message (TurnWords before "message"),
+// or a carrier of an earlier content word (CarrierWords after one of
+// ContentWords); and no word before it describes the system's own text
+// (DescriptorWords).
+func compoundText(words []string) bool {
+	n := len(words)
+	for n > 1 && isAllDigits(words[n-1]) {
+		n--
+	}
+	if n == 0 {
+		return false
+	}
+	last, head := words[n-1], words[:n-1]
+	for _, w := range head {
+		if DescriptorWords[w] {
+			return false
+		}
+	}
+	switch {
+	case TextKeySuffixes[last]:
+		return true
+	case last == "message" || last == "msg":
+		for _, w := range head {
+			if TurnWords[w] {
+				return true
+			}
+		}
+	case CarrierWords[last]:
+		for _, w := range head {
+			if ContentWords[w] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // secretKind applies the secret-key rules to the lowercase words of a key.

@@ -697,6 +697,28 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 	return i, closed
 }
 
+// turn replaces the "message" (or "msg") of an object that also holds a
+// TurnKeys member, or a content key (IsTextKey: Cohere's preamble and
+// chat_history beside its message) when it is no log record
+// (LogRecordKeys): a chat turn's message or a request's, which is content.
+// An error's message, and a log record's, stay.
+func (p *lenient) turn(members []objMember) {
+	var tc turnCount
+	for _, m := range members {
+		tc.add(m.key)
+	}
+	if !tc.turn() {
+		return
+	}
+	text := keyRole{text: true}
+	for i, m := range members {
+		if nk := normKey(m.key); (nk == "message" || nk == "msg") && m.kind == vString && !m.edited && !isLiteral(m.text) {
+			p.applyString(m.start+1, m.end-1, p.s[m.start+1:m.end-1], m.quote, m.text != p.s[m.start+1:m.end-1], &text)
+			members[i].edited = true
+		}
+	}
+}
+
 // key reads a member's key at i: a quoted string or a bare identifier.
 func (p *lenient) key(i int) (start, end int, key string, ok bool) {
 	if c := p.s[i]; c == '"' || c == '\'' {
@@ -760,8 +782,16 @@ func normKey(k string) string {
 	return b.String()
 }
 
-// pairs judges the name/value pairs of an object's members.
+// TurnKeys are the members that make an object a turn of a conversation
+// ({"role": "user", "message": …}): its "message" is content, not an
+// error's. A structured log record's "model" does not: its "message" is the
+// log's.
+var TurnKeys = map[string]bool{"role": true, "speaker": true, "sender": true}
+
+// pairs judges the name/value pairs of an object's members, and the
+// message of a conversation's turn.
 func (p *lenient) pairs(members []objMember) {
+	p.turn(members)
 	var role keyRole
 	found := false
 	for _, m := range members {

@@ -183,6 +183,12 @@ func FuzzLayers(f *testing.F) {
 		"<wsse:Password>p</wsse:Password><add key=\"ApiKey\" value=\"v\"/>",
 		"prompt: |\n  line one\n  line two\nnext: 1",
 		"[[[[[[[[[[{{{{{{{{'''''\"\"\"\\\\\\",
+		"ChatRequest(model=m, messages=[Message(role=user, content=a (b), c)], n=1) Type{text='x', k=v}",
+		"array(1) {\n  [\"api_key\":protected]=>\n  string(3) \"abc\"\n}\n[password] => p\n",
+		"     -> gen_ai.prompt.0.content: Str(x)\n    Rendered prompt: a\n  b\nINFO next\n> [Node 1] [score: 0.5] text",
+		"Authorization: Hawk id=\"a\", mac=\"b\" (Authorization: GenieKey 3a6f2c1e-8b4d-4f7a-9c2e-5d1b0a9e8f7c)",
+		"+ cmd -p 'P@ss!1' --token=x -passin pass:y u/p@//h:1521/s https://h.example/inputs/3a6f2c1e-8b4d-4f7a-9c2e-5d1b0a9e8f7c/t",
+		"tel 06 12 34 56 78 to=447700900123 auth=('u', 'p')",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -210,6 +216,12 @@ func FuzzLayers(f *testing.F) {
 			t.Fatalf("parse ended at %d of %d", end, len(s))
 		}
 		checkEdits(t, s, p.sorted())
+		for _, find := range []func(string, int) []int{findKeyValue, findContentValue, findCLIFlag, findConnectString,
+			findPathSecret, findPHPSecret, findPHPText, findLabelLine, findRetrievalHit} {
+			if loc := find(s, 0); loc != nil && !(0 <= loc[0] && loc[0] <= loc[4] && loc[4] <= loc[5] && loc[5] <= loc[1] && loc[1] <= len(s)) {
+				t.Fatalf("finder returned %v for %d bytes", loc, len(s))
+			}
+		}
 		for _, dec := range []func(string) (string, bool){percentDecode, unescapeRun, base64Text} {
 			if d, ok := dec(s); ok && len(d) > len(s) {
 				t.Fatalf("decoding grew %d bytes to %d", len(s), len(d))

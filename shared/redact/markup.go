@@ -250,6 +250,15 @@ func findContentValue(s string, from int) []int {
 		lineStart := ks == 0 || lineIndentStart(s, ks)
 		var vs, ve int
 		switch {
+		case s[sep] == '=' && strings.IndexByte(" ,({", before) >= 0 && inToString(s, ks):
+			vs, ve = toStringValue(s, sep+1)
+		case s[sep] == '=' && role.payload && !role.text && sep+1 < len(s) && s[sep+1] == '[':
+			// An input list written after '=' (a repr, a log line): plain
+			// strings are content, a list holding objects is walked.
+			vs, ve = sep+1, bracketEnd(s, sep+1)
+			if strings.IndexByte(s[vs:ve], '{') >= 0 || strings.IndexAny(s[vs:ve], "'\"") < 0 {
+				continue
+			}
 		case s[sep] == '=' && (lineStart || strings.IndexByte(" \t&?;,({", before) >= 0):
 			vs, ve = assignedValue(s, sep+1, before == '&' || before == '?', lineStart)
 		case s[sep] == ':' && lineStart && sep+1 < len(s) && (s[sep+1] == ' ' || s[sep+1] == '\t' || s[sep+1] == '\n' || s[sep+1] == '\r'):
@@ -268,7 +277,7 @@ func findContentValue(s string, from int) []int {
 		if isLiteral(v) || isNumber(v) {
 			continue
 		}
-		if role.payload && !role.text && (v[0] == '{' || v[0] == '[') {
+		if role.payload && !role.text && (v[0] == '{' || v[0] == '[' && s[sep] != '=') {
 			continue // JSON: the structure layer's
 		}
 		return []int{ks, ve, ks, ke, vs, ve}
@@ -276,11 +285,107 @@ func findContentValue(s string, from int) []int {
 	return nil
 }
 
-// lineIndentStart reports whether only indentation, or a YAML list dash,
-// stands between the start of the line and s[i].
+// inToString reports whether the key at s[ks] is a field of a toString()
+// dump — Lombok's Type(a=…, b=…), Kotlin's data classes, Java's
+// Type{a=…, b=…} —: an unclosed '(' or '{' right after an identifier
+// stands before it, within 512 bytes, with fields "name=" after it.
+func inToString(s string, ks int) bool {
+	depth := 0
+	for k := ks - 1; k >= 0 && ks-k < 512; k-- {
+		switch s[k] {
+		case ')', '}', ']':
+			depth++
+		case '[':
+			if depth > 0 {
+				depth--
+			}
+		case '(', '{':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			return k > 0 && (isAlnum(s[k-1]) || s[k-1] == '_' || s[k-1] == ' ' && k > 1 && isAlnum(s[k-2]))
+		case '\n':
+			return false
+		}
+	}
+	return false
+}
+
+// toStringValue returns the value of a toString() field that starts at v:
+// a quoted string to its quote, a bracketed value to its bracket, or bare
+// text — which may hold spaces, commas and brackets of its own — to the
+// ", name=" of the next field or the bracket that closes the dump, at the
+// same depth.
+func toStringValue(s string, v int) (int, int) {
+	if v >= len(s) {
+		return v, v
+	}
+	if q := s[v]; q == '\'' || q == '"' {
+		k := v + 1
+		for k < len(s) && s[k] != q && s[k] != '\n' {
+			if s[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		return v + 1, min(k, len(s))
+	}
+	depth := 0
+	for k := v; k < len(s) && k-v < maxDecodedBytes; k++ {
+		switch c := s[k]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return v, k
+			}
+			if depth--; depth == 0 && s[v] == opener(c) {
+				return v, k + 1 // a bracketed value: [Message(…), …]
+			}
+		case ',':
+			if depth == 0 && nextField(s, k+1) {
+				return v, k
+			}
+		case '\n':
+			return v, k
+		}
+	}
+	return v, min(len(s), v+maxDecodedBytes)
+}
+
+// opener returns the bracket that the closing bracket c closes.
+func opener(c byte) byte {
+	switch c {
+	case ')':
+		return '('
+	case ']':
+		return '['
+	}
+	return '{'
+}
+
+// nextField reports whether s[i:] is " name=" (or "name="): the next field
+// of a toString() dump.
+func nextField(s string, i int) bool {
+	i = skipBlanks(s, i)
+	k := i
+	for k < len(s) && (isAlnum(s[k]) || s[k] == '_') && k-i < 64 {
+		k++
+	}
+	return k > i && k < len(s) && s[k] == '=' && isLetter(s[i])
+}
+
+// lineIndentStart reports whether only indentation, or a list marker — a
+// YAML dash, or the "->" of OpenTelemetry's debug exporter ("-> gen_ai.
+// prompt.0.content: Str(…)") —, stands between the start of the line and
+// s[i].
 func lineIndentStart(s string, i int) bool {
 	k := i
 	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	if k > 1 && s[k-1] == '>' && s[k-2] == '-' {
 		k--
 	}
 	if k > 0 && s[k-1] == '-' {
@@ -621,4 +726,194 @@ func bracketEnd(s string, i int) int {
 		return i + e
 	}
 	return len(s)
+}
+
+// ProseResultWords end a label of a tool's or a model's output ("Function
+// result:", "LLM response:", "Tool output:") when one of AgentWords stands
+// before them in the label: alone ("Result: OK") they are the system's.
+var ProseResultWords = map[string]bool{
+	"result": true, "results": true, "output": true, "response": true, "answer": true,
+	"arguments": true, "args": true, "reply": true,
+}
+
+// AgentWords are the words that make a result in a label a model's or a
+// tool's.
+var AgentWords = map[string]bool{
+	"function": true, "tool": true, "llm": true, "model": true, "agent": true,
+	"chain": true, "assistant": true, "chat": true, "generated": true,
+}
+
+// findLabelLine finds content after a heading-like label in a log line —
+// one to four words after the line's start or its logger prefix, the first
+// capitalized, none a function word (a heading, not a sentence), the last one of ProseContentWords or "context" ("Rendered
+// prompt: You are…", "Condensed question: Does…", "Context: …") or one of
+// ProseResultWords after one of AgentWords ("Function result: …") — and
+// returns the text after it: the rest of the line and the lines after it
+// up to the next line that starts a log record (logRecordStart), so that a
+// rendered prompt over several lines goes whole. A quoted value or a list
+// is findProseContent's; a label alone on its line, findLabelBlock's.
+func findLabelLine(s string, from int) []int {
+	for i := from; i < len(s); {
+		c := strings.Index(s[i:], ": ")
+		if c < 0 {
+			return nil
+		}
+		c += i
+		i = c + 2
+		vs := skipBlanks(s, c+2)
+		if vs >= len(s) || strings.IndexByte("'\"[{\n\r", s[vs]) >= 0 || startsWithMarker(s, vs) {
+			continue
+		}
+		w := c
+		for w > 0 && c-w < 16 && isLetter(s[w-1]) {
+			w--
+		}
+		if lw := strings.ToLower(s[w:c]); !ProseContentWords[lw] && lw != "context" && !ProseResultWords[lw] {
+			continue // cheap way out: no content word before the ':'
+		}
+		ls := lineStartOf(s, c)
+		ln := ls
+		if d := strings.LastIndexAny(s[ls:c], "'\"{}[](),;=|:<>`"); d >= 0 {
+			ln += d + 1
+		}
+		// The label is the plain words that end the region: a timestamp
+		// or a level before them is the log's prefix.
+		for k := c; k > ln; k-- {
+			if s[k-1] == ' ' || s[k-1] == '\t' {
+				if w := strings.TrimSpace(s[ln:k]); w != "" && !isPlainWord(w[strings.LastIndexAny(w, " \t")+1:]) {
+					ln = k
+					break
+				}
+			}
+		}
+		ln = skipBlanks(s, ln)
+		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) {
+			continue
+		}
+		ve := lineEnd(s, vs)
+		for ve < len(s) && ve-vs < maxDecodedBytes {
+			next := ve
+			for next < len(s) && (s[next] == '\n' || s[next] == '\r') {
+				next++
+			}
+			if next >= len(s) || logRecordStart(s, next) {
+				break
+			}
+			ve = lineEnd(s, next)
+		}
+		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
+			ve--
+		}
+		if ve <= vs {
+			continue
+		}
+		return []int{ln, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// labelIsContent reports whether a label of one to four plain words names
+// content (see findLabelLine).
+func labelIsContent(label string) bool {
+	words := strings.Fields(label)
+	if len(words) == 0 || len(words) > 4 {
+		return false
+	}
+	for _, w := range words {
+		if !isPlainWord(w) || functionWords[strings.ToLower(w)] {
+			return false // a sentence ("Unable to process messages:"), not a heading
+		}
+	}
+	last := strings.ToLower(words[len(words)-1])
+	if ProseContentWords[last] || last == "context" {
+		return true
+	}
+	if ProseResultWords[last] {
+		for _, w := range words[:len(words)-1] {
+			if AgentWords[strings.ToLower(w)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// functionWords make a label a sentence rather than a heading.
+var functionWords = map[string]bool{
+	"to": true, "of": true, "for": true, "the": true, "a": true, "an": true,
+	"with": true, "in": true, "on": true, "from": true, "at": true, "by": true,
+	"is": true, "was": true, "not": true, "no": true, "and": true, "or": true,
+	"unable": true, "cannot": true, "failed": true, "invalid": true,
+}
+
+// lineEnd returns the end of the line holding s[i].
+func lineEnd(s string, i int) int {
+	if e := strings.IndexAny(s[i:], "\n\r"); e >= 0 {
+		return i + e
+	}
+	return len(s)
+}
+
+// logRecordStart reports whether the line at s[i] starts a new log record:
+// a timestamp or a bracket, a level word (INFO, DEBUG, WARN, ERROR, …, and
+// .NET's info, dbug, trce, warn, fail, crit) followed by ':', ' ' or ']',
+// a "> " quote, or a traceback.
+func logRecordStart(s string, i int) bool {
+	if i >= len(s) {
+		return true
+	}
+	switch c := s[i]; {
+	case isDigit(c), c == '[', c == '>':
+		return true
+	}
+	e := i
+	for e < len(s) && isLetter(s[e]) && e-i < 10 {
+		e++
+	}
+	if e == i || e >= len(s) || s[e] != ':' && s[e] != ' ' && s[e] != ']' {
+		return false
+	}
+	switch strings.ToLower(s[i:e]) {
+	case "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical",
+		"notice", "dbug", "trce", "fail", "crit", "traceback":
+		return true
+	}
+	return false
+}
+
+// findRetrievalHit finds the passage of a retrieval hit printed as a line:
+// bracketed metadata at the line's start (after "> " or "- "), one group
+// holding a relevance score ("[Node 3c1d…] [Similarity score: 0.87]
+// Flat 9 at…", "[doc-7] [score=0.81] …"), then the passage, which is
+// content. The metadata stays.
+func findRetrievalHit(s string, from int) []int {
+	for i := from; i < len(s); {
+		ls := i
+		le := lineEnd(s, i)
+		i = le + 1
+		k := skipBlanks(s, ls)
+		if k+1 < len(s) && (s[k] == '>' || s[k] == '-') && s[k+1] == ' ' {
+			k = skipBlanks(s, k+2)
+		}
+		scored := false
+		for k < le && s[k] == '[' {
+			e := strings.IndexByte(s[k:le], ']')
+			if e < 0 {
+				break
+			}
+			if g := strings.ToLower(s[k : k+e]); strings.Contains(g, "score") || strings.Contains(g, "similarity") || strings.Contains(g, "relevance") || strings.Contains(g, "distance") {
+				scored = true
+			}
+			k = skipBlanks(s, k+e+1)
+		}
+		if !scored || k >= le || startsWithMarker(s, k) {
+			continue
+		}
+		ve := le
+		for ve > k && (s[ve-1] == ' ' || s[ve-1] == '\t') {
+			ve--
+		}
+		return []int{k, ve, -1, -1, k, ve}
+	}
+	return nil
 }

@@ -133,6 +133,18 @@ var structurePatterns = []Pattern{
 	},
 	{
 		Kind:     KindSecret,
+		Triggers: []string{"prompt", "message", "complet", "instruction", "transcript", "conversation", "history", "question", "query", "context", "result", "output", "response", "answer", "arg", "reply"},
+		Find:     findLabelLine,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"score", "similarity", "relevance", "distance"},
+		Find:     findRetrievalHit,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
 		Triggers: []string{"</"},
 		Find:     findXMLText,
 		textKind: true,
@@ -148,6 +160,19 @@ var structurePatterns = []Pattern{
 		Triggers: []string{"value="},
 		Find:     findXMLAttrPair,
 	},
+	{
+		// PHP var_dump and print_r members (dump.go).
+		Kind:     KindSecret,
+		Triggers: []string{"]=>", "] =>"},
+		Find:     findPHPSecret,
+		Check:    checkPHPSecret,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"]=>", "] =>"},
+		Find:     findPHPText,
+		textKind: true,
+	},
 }
 
 // contentNeedles are lowercase fragments of every content key (TextKeys,
@@ -155,7 +180,7 @@ var structurePatterns = []Pattern{
 var contentNeedles = []string{
 	"prompt", "message", "system", "complet", "content", "text", "article", "transcript",
 	"instruction", "html", "markdown", "input", "query", "question", "document", "parts",
-	"preamble", "history",
+	"preamble", "history", "argument", "args", "utterance", "output", "msg",
 }
 
 // secretPatterns are the purpose-built rules for credentials.
@@ -228,6 +253,13 @@ var secretPatterns = []Pattern{
 		Find:     findURLPassword,
 	},
 	{
+		// A key-shaped path segment after the host or a credential's or
+		// an intake's segment (urlpath.go).
+		Kind:     KindURLSecret,
+		Triggers: []string{"://"},
+		Find:     findPathSecret,
+	},
+	{
 		Kind:     KindURLSecret,
 		Triggers: []string{"hooks.slack.com"},
 		Regexp:   regexp.MustCompile(`(?i)hooks\.slack\.com/(?:services|workflows|triggers|actions)/([^\s"'<>?#\\),;]+)`),
@@ -284,6 +316,18 @@ var secretPatterns = []Pattern{
 		// URL) stay.
 		Kind: KindAWSSecret,
 		Find: findBareAWSSecret,
+	},
+	{
+		// A command line's password and token flags (cli.go).
+		Kind:     KindPassword,
+		Triggers: []string{" -", "\t-"},
+		Find:     findCLIFlag,
+	},
+	{
+		// user/password@//host: a database connect string (cli.go).
+		Kind:     KindPassword,
+		Triggers: []string{"@"},
+		Find:     findConnectString,
 	},
 	{
 		// The MySQL and MariaDB clients take a password glued to -p.
@@ -360,6 +404,21 @@ var piiPatterns = []Pattern{
 		Regexp: regexp.MustCompile(`\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,5}){1,6}` +
 			`|(?:1[ .-]?)?(?:\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}-\d{3}-\d{4}|\d{3}\.\d{3}\.\d{4}|[2-9]\d{2} [2-9]\d{2} \d{4})`),
 		Check: checkPhone,
+	},
+	{
+		// National numbers written in groups, which no other run of digits
+		// is: a trunk prefix 0 and an area or mobile code, then the
+		// subscriber number in groups of two to four digits (06 12 34 56 78,
+		// 01.42.68.53.00, 0470 12 34 56, 044 668 18 00, 020 7946 0958) or in
+		// one group (030 12345678, 06-12345678); or the international
+		// prefix 00 and a country code (0033 6 12 34 56 78). Ten digits at
+		// least, standing alone (checkGroupedPhone).
+		Kind:      KindPhone,
+		MinDigits: 10,
+		Regexp: regexp.MustCompile(`00[1-9]\d{0,2}(?:[ .-]\d{1,4}){2,6}` +
+			`|0\d{1,4}(?:[ .-]\d{2,4}){2,4}` +
+			`|0\d{1,4}[ /-]\d{5,8}`),
+		Check: checkGroupedPhone,
 	},
 	{
 		// Any national format after a word that says it is a phone.
@@ -659,6 +718,54 @@ func findLabelledSSN(s string, from int) []int {
 		}
 	}
 	return nil
+}
+
+// checkGroupedPhone vets a national number written in groups: it stands
+// alone (no group of digits continues it, as in a hex dump), no
+// identifier's label (isIDLabel: ids, ref, order_id) stands before it, its
+// separators are of one kind, and it holds 10 to 15 digits (10 or 11 after
+// a trunk prefix).
+func checkGroupedPhone(m Match) (Kind, bool) {
+	if !isolated(m.Input, m.Start, m.End) {
+		return "", false
+	}
+	s, v := m.Input, m.Input[m.Start:m.End]
+	if m.Start >= 2 && strings.IndexByte(" .-", s[m.Start-1]) >= 0 && isDigit(s[m.Start-2]) ||
+		m.End+1 < len(s) && strings.IndexByte(" .-", s[m.End]) >= 0 && isDigit(s[m.End+1]) {
+		return "", false // a longer run of groups: a hex dump, a table
+	}
+	if idLabelBefore(s, m.Start) {
+		return "", false // "ids 020 7946 0958": the label says what they are
+	}
+	n, sep := 0, byte(0)
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			n++
+		case sep == 0:
+			sep = c
+		case c != sep:
+			return "", false
+		}
+	}
+	if strings.HasPrefix(v, "00") {
+		return "", n >= 11 && n <= 15
+	}
+	return "", n >= 10 && n <= 11
+}
+
+// idLabelBefore reports whether the word just before s[i] (past blanks,
+// ':', '=', '#' and quotes) is an identifier's label.
+func idLabelBefore(s string, i int) bool {
+	k := i
+	for k > 0 && i-k < 8 && strings.IndexByte(" \t:=#\"'", s[k-1]) >= 0 {
+		k--
+	}
+	e := k
+	for k > 0 && e-k < 40 && (isAlnum(s[k-1]) || s[k-1] == '_' || s[k-1] == '-') {
+		k--
+	}
+	return k < e && isIDLabel(s[k:e])
 }
 
 func checkPhone(m Match) (Kind, bool) {

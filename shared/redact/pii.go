@@ -164,10 +164,60 @@ func phoneAt(s string, i int) []int {
 		}
 		k++
 	}
-	if digits < 7 || digits > 15 || last < len(s) && isWord(s[last]) || !phoneLabel(s, i) {
+	if digits < 7 || digits > 15 || last < len(s) && isWord(s[last]) {
+		return nil
+	}
+	if !phoneLabel(s, i) && !(digits >= 11 && last-i == digits+b2i(s[i] == '+') && !epochMillis(s[i:last]) && partyLabel(s, i)) {
 		return nil
 	}
 	return []int{i, last, -1, -1, i, last}
+}
+
+// PartyWords are the keys that name a party of a message (to=, from=,
+// recipient=): their value is a phone number when it is one written
+// whole in international form — 11 to 15 digits, the country code first
+// and no '+' (447700900123, as SMS APIs take it), and not a time in
+// milliseconds.
+var PartyWords = map[string]bool{
+	"to": true, "from": true, "recipient": true, "recipients": true, "sender": true,
+	"dest": true, "destination": true, "caller": true, "callee": true, "number": true,
+}
+
+// partyLabel reports whether one of PartyWords, followed by '=' or ':',
+// stands just before s[i].
+func partyLabel(s string, i int) bool {
+	k := i
+	if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
+		k--
+	}
+	for k > 0 && i-k < 4 && (s[k-1] == ' ' || s[k-1] == '"' || s[k-1] == '\'') {
+		k--
+	}
+	if k == 0 || s[k-1] != '=' && s[k-1] != ':' {
+		return false
+	}
+	e := k - 1
+	for e > 0 && (s[e-1] == '"' || s[e-1] == '\'') {
+		e--
+	}
+	b := e
+	for b > 0 && e-b < 16 && isAlnum(s[b-1]) {
+		b--
+	}
+	return PartyWords[strings.ToLower(s[b:e])]
+}
+
+// epochMillis reports whether digits read as a Unix time in milliseconds
+// from 2001 to 2065 (13 digits, a leading 1 or 2).
+func epochMillis(d string) bool {
+	return len(d) == 13 && (d[0] == '1' || d[0] == '2')
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // phoneLabel reports whether one of PhoneWords stands just before s[i]

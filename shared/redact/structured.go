@@ -40,7 +40,7 @@ func JSON(b []byte) []byte {
 
 // walk redacts b, a valid JSON document.
 func walk(b []byte) []byte {
-	w := walker{in: b, out: make([]byte, 0, len(b)+len(b)/8), st: newState(), pairs: mayHavePairs(b)}
+	w := walker{in: b, out: make([]byte, 0, len(b)+len(b)/8), st: newState(), pairs: mayHavePairs(b), turns: mayHaveTurns(b)}
 	w.ws()
 	w.value()
 	w.ws()
@@ -93,17 +93,24 @@ func value(v any, depth int) any {
 		m := make(map[string]any, len(t))
 		var pr keyRole
 		pair := false
+		var tc turnCount
 		for k, x := range t {
 			if v, ok := x.(string); ok && NameKeys[normKey(k)] {
 				if r := roleOf(v); r.kind != "" || r.text {
 					pr, pair = r, true
 				}
 			}
+			tc.add(k)
 		}
+		turn := tc.turn()
 		for k, x := range t {
 			rk := String(k)
 			if pair && ValueKeys[normKey(rk)] {
 				put(m, rk, memberOf(pr, x, depth+1))
+				continue
+			}
+			if _, ok := x.(string); ok && turn && isMessageKey(rk) {
+				put(m, rk, memberOf(keyRole{text: true}, x, depth+1))
 				continue
 			}
 			put(m, rk, member(rk, x, depth+1))
@@ -360,6 +367,7 @@ type walker struct {
 	out   []byte
 	st    *state
 	pairs bool // the document may hold name/value pairs (mayHavePairs)
+	turns bool // the document may hold a conversation's turns (mayHaveTurns)
 }
 
 // mayHavePairs reports whether b holds a key of ValueKeys, quoted, in any
@@ -440,6 +448,7 @@ func (w *walker) object() {
 	if w.pairs {
 		pr, pair = pairRole(w.in, w.i)
 	}
+	turn := w.turns && turnObject(w.in, w.i)
 	w.copyByte() // {
 	for w.i < len(w.in) {
 		w.ws()
@@ -456,9 +465,12 @@ func (w *walker) object() {
 		w.ws()
 		w.copyByte() // :
 		w.ws()
-		if pair && ValueKeys[normKey(rkey)] {
+		switch {
+		case pair && ValueKeys[normKey(rkey)]:
 			w.memberRole(pr)
-		} else {
+		case turn && isMessageKey(rkey) && w.peek() == '"':
+			w.memberRole(keyRole{text: true})
+		default:
 			w.member(rkey)
 		}
 		w.ws()
@@ -491,6 +503,75 @@ func (w *walker) array() {
 // pairRole reads the object starting at in[i] and returns the role of its
 // name/value pair's name (NameKeys) when that names a credential or
 // content: {"name": "Authorization", "value": "…"}.
+// mayHaveTurns reports whether b holds a quoted "message" or "msg" key, in
+// any case: only then can an object be a turn whose message is content.
+func mayHaveTurns(b []byte) bool {
+	for _, k := range [...]string{`message"`, `Message"`, `msg"`, `MESSAGE"`} {
+		if bytes.Contains(b, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// LogRecordKeys mark an object as a structured log record, whose message
+// is the log's even beside a content key ({"level": …, "msg": …,
+// "completion": …}).
+var LogRecordKeys = map[string]bool{
+	"level": true, "severity": true, "loglevel": true, "levelname": true,
+	"time": true, "timestamp": true, "ts": true, "logger": true,
+}
+
+// turnKind says what a member's key makes of its object: a turn (one of
+// TurnKeys), a request holding content (a content key), or a log record.
+func turnKind(key string) (turn, content, record bool) {
+	nk := normKey(key)
+	return TurnKeys[nk], hasContentNeedle(key) && roleOf(key).text, LogRecordKeys[nk]
+}
+
+// isMessageKey reports whether key is a turn's message: "message" or "msg".
+func isMessageKey(key string) bool {
+	nk := normKey(key)
+	return nk == "message" || nk == "msg"
+}
+
+// turnObject reports whether the object at in[i] is a turn whose message
+// is content (see turnMembers).
+func turnObject(in []byte, i int) bool {
+	var tc turnCount
+	r := walker{in: in, i: i + 1}
+	for r.i < len(r.in) {
+		r.skipWS()
+		if r.peek() != '"' {
+			break
+		}
+		tc.add(decodeString(r.skip()))
+		r.skipWS()
+		r.i++ // :
+		r.skipWS()
+		r.skip()
+		r.skipWS()
+		if r.peek() != ',' {
+			break
+		}
+		r.i++
+	}
+	return tc.turn()
+}
+
+// turnCount gathers what an object's keys say of it.
+type turnCount struct{ turnKey, content, record bool }
+
+func (tc *turnCount) add(key string) {
+	t, c, r := turnKind(key)
+	tc.turnKey, tc.content, tc.record = tc.turnKey || t, tc.content || c, tc.record || r
+}
+
+// turn: an object is a turn of a conversation, its "message" content, when
+// it has a role, speaker or sender, or a content key beside its message
+// and it is no log record.
+func (tc turnCount) turn() bool { return tc.turnKey || tc.content && !tc.record }
+
 func pairRole(in []byte, i int) (keyRole, bool) {
 	r := walker{in: in, i: i + 1}
 	for r.i < len(r.in) {

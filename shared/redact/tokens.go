@@ -210,6 +210,9 @@ func judgeToken(in *probe, s string, i, j int) []int {
 			return nil
 		}
 		ve := bareValueEnd(s, i)
+		if ve < len(s) && s[ve] == ' ' && startsWithMarker(s, skipBlanks(s, ve)) && roleOf(s[ks:ke]).kind == KindBearer {
+			return nil // the scheme before an Authorization credential
+		}
 		if v := s[i:ve]; credentialLike(v) && !isMarker(v) && !(ve < len(s) && s[ve-1] == '=' && (s[ve] == '"' || s[ve] == '\'')) {
 			return []int{ks, ve, ks, ke, i, ve}
 		}
@@ -357,6 +360,19 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 		return -1, -1, labelNone
 	}
 	w1 := s[start:end]
+	if !sep && strings.EqualFold(w1, "id") && start-1 > lo && s[start-1] == ' ' {
+		// "session id q3k8…": an identifier's noun that names a credential.
+		b := start - 1
+		a := b
+		for a > lo && isKeyByte(s[a-1]) {
+			a--
+		}
+		if w := s[a:b] + w1; a < b && proseLabel(w) {
+			if _, ok := KeyKind(w); ok {
+				return a, end, labelSecret
+			}
+		}
+	}
 	if !hasNeedle(w1) && !isFiller(w1) {
 		// Cheap way out for most words: no credential's label.
 		switch {
@@ -400,7 +416,7 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 		}
 	}
 	if w2 != "" {
-		if _, ok := KeyKind(w2 + " " + w1); ok && (sep || proseLabel(w1)) {
+		if _, ok := KeyKind(w2 + " " + w1); ok && (sep || proseLabel(w1) || proseLabel(w2+w1)) {
 			return s2, end, labelSecret
 		}
 	}
@@ -444,11 +460,13 @@ func hasNeedle(w string) bool {
 
 // ProseLabels are the words that label a credential in prose, without a
 // ':' or '=' after them ("password hunter2", "API key is …", "token
-// 9f86d0…"): a label must end with one of them. Elsewhere a secret word
-// is an adjective or an enum ("AUTH_DENIED reason=…", "session ended").
+// 9f86d0…", "Session 4C1A9E… expired", "session id q3k8…"): a label must
+// end with one of them, and the value must look like a credential
+// (credentialLike), so "session ended" stays. Elsewhere a secret word is
+// an adjective or an enum ("AUTH_DENIED reason=…").
 var ProseLabels = []string{
 	"password", "passwd", "pwd", "passphrase", "token", "secret", "key", "apikey",
-	"credential", "credentials", "bearer",
+	"credential", "credentials", "bearer", "session", "sessionid",
 }
 
 // proseLabel reports whether the label w ends with one of ProseLabels.

@@ -1,0 +1,182 @@
+package redact
+
+import "strings"
+
+// Command lines (a shell trace, a CI log, a process listing) pass
+// credentials as arguments. Two rules read them:
+//
+//   - a flag whose name the key matcher calls secret, or whose last word
+//     ends in "pass" (--password, --token=, -storepass, -passin,
+//     --api-key), takes its value as a secret whatever its shape;
+//   - a one-letter flag that command-line tools give to passwords and
+//     tokens (-p, -P, -w, -a, -t) takes its value as a secret when the value
+//     looks like one (credentialArg): at least six characters, a UUID or
+//     letters mixed with symbols or with both cases and digits, and none of
+//     the punctuation of a path, a host, an address, a tag or a format
+//     (/ . : @ = % $ {) — so "-p 5432", "-t app:v2", "-w '%{http_code}'",
+//     "logs -p api-7d9f8" stay.
+//
+// A connect string user/password@//host or user/password@host:port
+// (Oracle's EZConnect, after sqlplus, rman, expdp) loses its password.
+
+// cliShortSecret are the one-letter flags whose value may be a credential.
+const cliShortSecret = "pPwat"
+
+// findCLIFlag finds a flag's secret value, or a connect string's password,
+// starting at or after from.
+func findCLIFlag(s string, from int) []int {
+	for i := from; i < len(s); {
+		d := strings.IndexByte(s[i:], '-')
+		if d < 0 {
+			return nil
+		}
+		d += i
+		i = d + 1
+		if d == 0 || s[d-1] != ' ' && s[d-1] != '\t' {
+			continue
+		}
+		ns := d + 1
+		if ns < len(s) && s[ns] == '-' {
+			ns++
+		}
+		ne := ns
+		for ne < len(s) && (isAlnum(s[ne]) || s[ne] == '-' || s[ne] == '_') {
+			ne++
+		}
+		if ne == ns || !isLetter(s[ns]) || ne >= len(s) {
+			continue
+		}
+		name := s[ns:ne]
+		short := ns == d+1 && len(name) == 1
+		if short && strings.IndexByte(cliShortSecret, name[0]) < 0 || !short && !secretFlag(name) {
+			continue
+		}
+		v := ne
+		switch {
+		case s[v] == '=' && !short:
+			v++
+		case s[v] == ' ' || s[v] == '\t':
+			v = skipBlanks(s, v)
+		default:
+			continue
+		}
+		if v >= len(s) || s[v] == '-' || s[v] == '\n' || s[v] == '\r' {
+			continue
+		}
+		vs, ve := v, v
+		if q := s[v]; q == '\'' || q == '"' {
+			ve = v + 1
+			for ve < len(s) && s[ve] != q && s[ve] != '\n' {
+				ve++
+			}
+			if ve >= len(s) || s[ve] != q {
+				continue
+			}
+			vs++
+		} else {
+			for ve < len(s) && s[ve] != ' ' && s[ve] != '\t' && s[ve] != '\n' && s[ve] != '\r' {
+				ve++
+			}
+		}
+		if ve <= vs || startsWithMarker(s, vs) || isLiteral(s[vs:ve]) {
+			continue
+		}
+		if short && !credentialArg(s[vs:ve]) {
+			continue
+		}
+		return []int{d, ve, d, ne, vs, ve}
+	}
+	return nil
+}
+
+// secretFlag reports whether a long flag's name says its value is a
+// credential: a secret key (KeyKind), or a last word ending in "pass"
+// (storepass, keypass) or OpenSSL's passin and passout. A flag naming
+// where the secret comes from (--password-stdin, --token-file) or a switch
+// (--no-password) is not.
+func secretFlag(name string) bool {
+	var buf [8]string
+	words := splitWords(name, buf[:0])
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	if last == "stdin" || last == "env" || last == "prompt" || last == "cmd" || last == "command" || words[0] == "no" {
+		return false // where the secret comes from, or a switch (--no-password)
+	}
+	if _, ok := KeyKind(name); ok {
+		return true
+	}
+	return strings.HasSuffix(last, "pass") || last == "passin" || last == "passout"
+}
+
+// credentialArg reports whether a one-letter flag's value looks like a
+// credential rather than a port, a path, a host, a tag, a name or a word:
+// a UUID, letters with a symbol other than '-' and '_', or upper case,
+// lower case and digits together ("podname-7d9f8" and "Release" stay).
+func credentialArg(v string) bool {
+	if len(v) < 6 || strings.ContainsAny(v, "/.:@=%${") {
+		return false
+	}
+	if isUUID(v) {
+		return true
+	}
+	var digit, symbol, upper, lower bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isUpper(c):
+			upper = true
+		case isLower(c):
+			lower = true
+		case isDigit(c):
+			digit = true
+		case c != '-' && c != '_':
+			symbol = true
+		}
+	}
+	return (upper || lower) && symbol || upper && lower && digit
+}
+
+// findConnectString finds the password of user/password@//host or
+// user/password@host:port, after whitespace or a quote.
+func findConnectString(s string, from int) []int {
+	for i := from; i < len(s); {
+		a := strings.IndexByte(s[i:], '@')
+		if a < 0 {
+			return nil
+		}
+		a += i
+		i = a + 1
+		// After '@': "//" or a host and a port.
+		h := a + 1
+		if !strings.HasPrefix(s[h:], "//") {
+			for h < len(s) && (isAlnum(s[h]) || s[h] == '.' || s[h] == '-') {
+				h++
+			}
+			p := h + 1
+			for p < len(s) && isDigit(s[p]) {
+				p++
+			}
+			if h == a+1 || h >= len(s) || s[h] != ':' || p == h+1 || p-h > 6 || p < len(s) && isAlnum(s[p]) {
+				continue // not host:port (an image digest's sha256:… is not)
+			}
+		}
+		// Before '@': user/password, the user an identifier after a blank.
+		ps := a
+		for ps > from && s[ps-1] != '/' && s[ps-1] != ' ' && s[ps-1] != '\n' && s[ps-1] != '\t' && a-ps < 128 {
+			ps--
+		}
+		if ps == a || ps == from || s[ps-1] != '/' {
+			continue
+		}
+		us := ps - 1
+		for us > from && (isAlnum(s[us-1]) || s[us-1] == '_' || s[us-1] == '$' || s[us-1] == '#') {
+			us--
+		}
+		if us == ps-1 || us > from && s[us-1] != ' ' && s[us-1] != '\t' && s[us-1] != '\'' && s[us-1] != '"' && s[us-1] != '\n' || startsWithMarker(s, ps) {
+			continue
+		}
+		return []int{us, a, us, ps - 1, ps, a}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package redact
+
+import "strings"
+
+// A URL's path may hold its credential: a logging intake's token
+// (/inputs/<uuid>/), a health check's ping URL (hc-ping.com/<uuid>), an
+// integration key (/integration/<hex>/enqueue). A path segment is such a
+// capability when it has a key's shape — a UUID, or 20 hex digits or more
+// — and it stands right after the host of a web URL, or when it stands
+// after a segment that names a credential (KeyKind: key, token, secret) or
+// an intake (IntakeWords: inputs, bulk, integration, hooks, webhook) and
+// has a key's or a shorter token's shape (tokenShaped). A key's shape
+// elsewhere in a path is
+// a resource's id and stays (/users/<uuid>, /blobs/sha256/<digest>); a
+// random-looking segment goes wherever it stands (the token rule).
+
+// IntakeWords are path segments after which a key-shaped segment is the
+// credential of an intake endpoint.
+var IntakeWords = map[string]bool{
+	"input": true, "inputs": true, "bulk": true, "integration": true,
+	"integrations": true, "hook": true, "hooks": true, "webhook": true,
+	"webhooks": true, "intake": true, "ingest": true, "collect": true,
+	"ping": true, "trigger": true, "triggers": true, "notify": true,
+}
+
+// findPathSecret finds a capability segment of a URL's path at or after
+// from.
+func findPathSecret(s string, from int) []int {
+	for i := from; i < len(s); {
+		p := strings.Index(s[i:], "://")
+		if p < 0 {
+			return nil
+		}
+		p += i + 3
+		i = p
+		// The host, then the segments, to the query, the fragment or the
+		// end of the URL.
+		h := p
+		for h < len(s) && s[h] != '/' && urlByte(s[h]) {
+			h++
+		}
+		if h == p || h >= len(s) || s[h] != '/' {
+			continue
+		}
+		web := strings.HasSuffix(s[max(0, p-8):p-3], "http") || strings.HasSuffix(s[max(0, p-8):p-3], "https")
+		prev := "" // the host
+		for a := h + 1; a < len(s); {
+			b := a
+			for b < len(s) && s[b] != '/' && urlByte(s[b]) {
+				b++
+			}
+			seg := s[a:b]
+			if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) || prev != "" && capabilityLabel(prev) && (keyShaped(seg) || tokenShaped(seg))) {
+				return []int{a, b, -1, -1, a, b}
+			}
+			if b >= len(s) || s[b] != '/' {
+				i = b
+				break
+			}
+			prev, a = seg, b+1
+		}
+	}
+	return nil
+}
+
+// urlByte reports whether c may stand in a URL's host or path segment.
+func urlByte(c byte) bool {
+	return isAlnum(c) || strings.IndexByte("-._~%!$&'*+,;=:@", c) >= 0 && c != '?' && c != '#'
+}
+
+// keyShaped reports whether a path segment has a key's shape: a UUID, or
+// 20 hex digits or more of one case, letters among them.
+func keyShaped(seg string) bool {
+	return isUUID(seg) || len(seg) >= 20 && isHexPiece(seg) && hasLetter(seg)
+}
+
+// hasLetter reports whether s holds an ASCII letter: a run of digits is a
+// number or an id (a Discord webhook's id), not a key.
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isLetter(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenShaped reports whether a segment after a credential's or an
+// intake's segment looks like its token though shorter than a key: 12
+// characters or more of letters, digits, '-' and '_', with digits, and
+// either hex of one case or both cases of letters ("2c7e9a4f1b3d5e6f",
+// "bQ4xR7tYz2Wm"; not "order-created-v2").
+func tokenShaped(seg string) bool {
+	if len(seg) < 12 {
+		return false
+	}
+	var digit, upper, lower bool
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; {
+		case isDigit(c):
+			digit = true
+		case isUpper(c):
+			upper = true
+		case isLower(c):
+			lower = true
+		case c != '-' && c != '_':
+			return false
+		}
+	}
+	return digit && (isHexPiece(seg) && (upper || lower) || upper && lower)
+}
+
+// capabilityLabel reports whether a path segment names a credential or an
+// intake, so that a key-shaped segment after it is one.
+func capabilityLabel(seg string) bool {
+	if IntakeWords[strings.ToLower(seg)] {
+		return true
+	}
+	_, ok := KeyKind(seg)
+	return ok
+}
