@@ -301,6 +301,13 @@ func lookupCode(awsModel bool, code string) (Class, bool) {
 	if c, ok := GoogleCodes[code]; ok { // no Google code is spelt like another table's
 		return c, true
 	}
+	if code != "" && code[0] >= 'a' && code[0] <= 'z' {
+		for _, s := range GoogleReasonSuffixes {
+			if len(code) > len(s.Suffix) && strings.HasSuffix(code, s.Suffix) {
+				return s.Class, true
+			}
+		}
+	}
 	return "", false
 }
 
