@@ -426,7 +426,9 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 				d.Code = text()
 			}
 		case "param":
-			d.paramStatus(text())
+			if isStr {
+				d.paramStatus(text())
+			}
 		}
 	case ctxFirst:
 		switch string(key) {
@@ -480,7 +482,9 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 				d.Message = text()
 			}
 		case "param":
-			d.paramStatus(text())
+			if isStr {
+				d.paramStatus(text())
+			}
 		case "detail", "description", "error_description":
 			// FastAPI's {"detail": "text"}, Telegram's {"ok": false,
 			// "error_code": 400, "description": "…"}, OAuth's

@@ -620,7 +620,8 @@ func matchPhraseFold(phrases []Phrase, s string) (Phrase, bool) {
 
 // containsFoldASCII reports whether s contains the lowercase ASCII
 // fragment frag, ignoring ASCII case; a space in frag matches any run of
-// whitespace in s.
+// whitespace in s. It visits the places where frag's first letter occurs
+// in either case, finding each with IndexByte once.
 func containsFoldASCII(s, frag string) bool {
 	if frag == "" {
 		return true
@@ -629,21 +630,30 @@ func containsFoldASCII(s, frag string) bool {
 	if first >= 'a' && first <= 'z' {
 		upper = first - ('a' - 'A')
 	}
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], first)
-		if upper != first {
-			if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
-				j = k
-			}
+	next := func(c byte, from int) int {
+		if from >= len(s) {
+			return -1
 		}
-		if j < 0 {
-			return false
+		if k := strings.IndexByte(s[from:], c); k >= 0 {
+			return from + k
 		}
-		at := i + j
+		return -1
+	}
+	lo, up := next(first, 0), -1
+	if upper != first {
+		up = next(upper, 0)
+	}
+	for lo >= 0 || up >= 0 {
+		at := lo
+		if lo < 0 || up >= 0 && up < lo {
+			at = up
+			up = next(upper, up+1)
+		} else {
+			lo = next(first, lo+1)
+		}
 		if hasPrefixFoldASCII(s[at:], frag) {
 			return true
 		}
-		i = at + 1
 	}
 	return false
 }

@@ -259,24 +259,36 @@ func quotaLike(c Class, what string) bool {
 var periodLong = []string{"day", "daily", "month", "week"}
 
 // longPeriod reports whether s holds one of periodLong, in any case. It
-// looks for each word's last letter, which is rare in text (y, h, k), and
-// checks the letters before it: it runs on every rate limit a
-// classification refines.
+// runs on every rate limit a classification refines, so it first looks,
+// with IndexByte, for the letters that end the words (y, k) or for
+// "onth", which most texts lack; then it checks the letters before each
+// y, k and h.
 func longPeriod(s string) bool {
-	for _, w := range periodLong {
-		last := w[len(w)-1]
-		for _, c := range [2]byte{last, last &^ 0x20} {
-			for from := 0; from < len(s); {
-				i := strings.IndexByte(s[from:], c)
-				if i < 0 {
-					break
-				}
-				end := from + i + 1
-				if end >= len(w) && hasPrefixFoldASCII(s[end-len(w):end], w) {
-					return true
-				}
-				from = end
+	if strings.IndexByte(s, 'y') < 0 && strings.IndexByte(s, 'Y') < 0 && strings.IndexByte(s, 'k') < 0 &&
+		strings.IndexByte(s, 'K') < 0 && !strings.Contains(s, "onth") && !strings.Contains(s, "ONTH") {
+		return false
+	}
+	for _, c := range [...]byte{'y', 'Y', 'h', 'H', 'k', 'K'} {
+		for from := 0; from < len(s); {
+			i := strings.IndexByte(s[from:], c)
+			if i < 0 {
+				break
 			}
+			if periodEndsAt(s, from+i+1) {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
+}
+
+// periodEndsAt reports whether a word of periodLong ends at s[end-1].
+func periodEndsAt(s string, end int) bool {
+	last := s[end-1] | 0x20
+	for _, w := range periodLong {
+		if w[len(w)-1] == last && end >= len(w) && hasPrefixFoldASCII(s[end-len(w):end], w) {
+			return true
 		}
 	}
 	return false
@@ -336,8 +348,10 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 				spent = spent || containsFoldASCII(s, w)
 			}
 		}
-		for _, w := range allowanceSpent {
-			spent = spent || containsFoldASCII(s, w)
+		if strings.Contains(s, "ontinue") { // every allowanceSpent word holds it
+			for _, w := range allowanceSpent {
+				spent = spent || containsFoldASCII(s, w)
+			}
 		}
 	}
 	if long {
@@ -372,7 +386,8 @@ var quotaSpent = []string{"exceeded your current quota"}
 // allowanceSpent are the words of a limit the upstream says only an
 // upgrade or its staff lift ("You have reached your request limit, email
 // … to continue using the API"): spent, like quotaSpent, unless a window
-// of minutes is named.
+// of minutes is named. Each holds "continue", which period looks for
+// first.
 var allowanceSpent = []string{"to continue using", "upgrade your plan to continue"}
 
 // reclass returns cl as class c, its reason saying why, or cl itself when
