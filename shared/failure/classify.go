@@ -262,6 +262,19 @@ func reason(p Provider, what, subject, detail string, status int) string {
 // "ProvisionedThroughputExceeded", the .NET SDK's
 // "QueueDoesNotExistException"; each is tried in the tables' spelling too.
 func codeClass(awsModel bool, code string) (Class, bool) {
+	if c, ok := codeSpellings(awsModel, code); ok {
+		return c, true
+	}
+	// Alibaba Cloud's dotted codes say the most at their end:
+	// "InternalError.Algo.DataInspectionFailed" is DashScope's moderation.
+	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) {
+		return codeSpellings(awsModel, code[i+1:])
+	}
+	return "", false
+}
+
+// codeSpellings looks code up in the spellings codeClass reads.
+func codeSpellings(awsModel bool, code string) (Class, bool) {
 	if c, ok := lookupCode(awsModel, code); ok || code == "" {
 		return c, ok
 	}
