@@ -151,11 +151,11 @@ var TranslatedWords = []struct {
 	{"zh", "money", []string{"余额不足", "餘額不足", "额度不足", "額度不足", "余额", "餘額", "欠费", "欠費", "充值", "资源包", "資源包"}},
 	{"zh", "quota", []string{"配额", "配額", "额度已用", "額度已用", "用量已用尽", "用量已用盡"}},
 	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數"}},
-	{"zh", "policy", []string{"敏感", "不安全", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
+	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
 	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
 	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
 	{"ja", "rate", []string{"レート制限", "リクエストが多すぎ", "リクエスト数の上限", "リクエスト制限"}},
-	{"ja", "policy", []string{"不適切", "ポリシー違反", "安全性"}},
+	{"ja", "policy", []string{"不適切", "ポリシー違反"}},
 	{"es", "money", []string{"saldo insuficiente", "sin saldo", "crédito insuficiente", "créditos insuficientes", "fondos insuficientes", "facturación"}},
 	{"es", "quota", []string{"cuota"}},
 	{"es", "rate", []string{"demasiadas solicitudes", "límite de solicitudes", "límite de tasa", "límite de velocidad"}},
@@ -215,7 +215,7 @@ var UpstreamWords = []Meaning{
 		"access denied", "missing access", "no rights", "not enough rights", "not allowed to", "invalid token",
 		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
 		"authentication", "credentials", "was blocked by the user", "was kicked", "not a member",
-		"token is invalid", "key is invalid", "invalid key", "invalid api key", "bad credentials", "not verified",
+		"token is invalid", "key is invalid", "bad credentials", "not verified",
 		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
 	}},
 	{NotFound, "gone", []string{
@@ -316,9 +316,17 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		// quota); no delay, no quota word alone makes one a spent budget
 		// (a webhook's Retry-After in the wrong unit, Discord's
 		// milliseconds, must not).
-		for _, s := range [2]string{msg, text} {
-			if s != "" && longPeriod(s) {
-				return ev.reclass(cl, BudgetExceeded, "a limit per day or longer")
+		// Their message says it, or the error's text when no answer was
+		// seen (an SMTP client's line); never an answer's HTML page, whose
+		// dates are not the limit's. The words must name the quota or the
+		// limit they give a period to.
+		srcs := [2]string{msg, ""}
+		if !ev.answered && text != msg {
+			srcs[1] = text
+		}
+		for _, s := range srcs {
+			if s != "" && longPeriod(s) && (containsFoldASCII(s, "quota") || containsFoldASCII(s, "limit")) {
+				return ev.reclass(cl, BudgetExceeded, "a quota or limit per day or longer")
 			}
 		}
 		return cl
