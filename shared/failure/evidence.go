@@ -437,8 +437,9 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 }
 
 // upstreamWords decides on the words of a source's or a webhook's 4xx
-// whose default is the generic one, or of its failure with no status
-// (UpstreamWords).
+// whose default is the generic one, of its 409, or of its failure with no
+// status (UpstreamWords); of its 404 or 410 only a permission's words (a
+// resource hidden from this credential). A rate is read by its period.
 func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 	permissionOnly := false
 	switch c, ok := DefaultClass(r, ev.status); {
