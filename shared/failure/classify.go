@@ -220,6 +220,15 @@ func classifyUpstream(err error) (Classification, bool) {
 	if c, ok := ev.generic(); ok {
 		return ev.finish(c), true
 	}
+	if ev.status == 0 && redirectLoop(text) {
+		// A client that stopped following redirects (a loop, or more
+		// than it follows) met a redirect it did not follow: the 3xx row
+		// of the upstream's role decides.
+		r := ev.role()
+		if c, ok := DefaultClass(r, 300); ok {
+			return ev.finish(Of(c, reason(ev.prov(), " client stopped following redirects", "", defaultSuffix[roleIndex(r)], 0))), true
+		}
+	}
 	if c, ok := ev.statusClass(text); ok {
 		return ev.finish(c), true
 	}
@@ -235,6 +244,32 @@ func classifyUpstream(err error) (Classification, bool) {
 	}
 	c.Default = true
 	return ev.finish(c), true
+}
+
+// RedirectPhrases are a client's words for a redirect it stopped
+// following: requests' TooManyRedirects ("Exceeded 30 redirects"), Go's
+// "stopped after 10 redirects", curl's "Maximum (50) redirects followed",
+// the JDK's "Server redirected too many times", Chromium's
+// ERR_TOO_MANY_REDIRECTS. They are read only from a text that says
+// "redirect".
+var RedirectPhrases = []string{
+	"too many redirect", "toomanyredirect", "too_many_redirect", "redirected too many", "redirects followed",
+	"redirections exceeded", "redirects exceeded", "maximum number of redirect", "redirect loop",
+}
+
+// redirectLoop reports whether s holds a client's verdict that it stopped
+// following redirects (RedirectPhrases, or "stopped after"/"exceeded" and
+// "redirects").
+func redirectLoop(s string) bool {
+	if !containsFoldASCII(s, "redirect") {
+		return false
+	}
+	for _, w := range RedirectPhrases {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return containsFoldASCII(s, "redirects") && (containsFoldASCII(s, "stopped after") || containsFoldASCII(s, "exceeded"))
 }
 
 // reason returns provider+what+subject+detail, then " (HTTP status)" when

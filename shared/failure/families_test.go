@@ -263,6 +263,9 @@ func TestRound5Families(t *testing.T) {
 		{"allowance only staff lift", failure.Evidence{Provider: "nixtla", Stage: pipeline.LLM, Status: 429, Text: "Too many requests: You have reached your request limit, email ops@example.com to continue using the API"}, be},
 		{"a rate per minute stays a rate", failure.Evidence{Provider: "nixtla", Stage: pipeline.LLM, Status: 429, Text: "Too many requests: limit of 60 per minute reached"}, rl},
 		{"sdk error named by its http reason", failure.Evidence{Provider: "webex", Stage: pipeline.Notify, Text: "BadGateway: Failed to create room."}, uu},
+		{"a source's redirect loop is its 3xx", failure.Evidence{Stage: pipeline.Fetch, Text: "requests.exceptions.TooManyRedirects: Exceeded 30 redirects."}, nf},
+		{"a model endpoint's redirect loop is a wrong base URL", failure.Evidence{Stage: pipeline.LLM, Text: `Post "https://llm.example/v1/chat/completions": stopped after 10 redirects`}, ib},
+		{"a redirect followed is no loop", failure.Evidence{Stage: pipeline.Fetch, Text: "redirect to https followed; exceeded the time budget"}, failure.Unknown},
 		{"conflict words", failure.Evidence{Provider: "notion", Stage: pipeline.Notify, Text: "APIResponseError: Conflict occurred while saving. Please try again."}, cf},
 	} {
 		if c := failure.Classify(&tc.ev); c.Class != tc.want {
