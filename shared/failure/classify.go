@@ -302,8 +302,12 @@ func codeClass(awsModel bool, code string) (Class, bool) {
 	}
 	// Alibaba Cloud's dotted codes say the most at their end:
 	// "InternalError.Algo.DataInspectionFailed" is DashScope's moderation.
+	// An SDK's error name after its package ("litellm.InternalServerError")
+	// stands for a status only (CodeStatuses), which the role reads.
 	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) {
-		return codeSpellings(awsModel, code[i+1:])
+		if _, status := CodeStatuses[code[i+1:]]; !status {
+			return codeSpellings(awsModel, code[i+1:])
+		}
 	}
 	return "", false
 }

@@ -256,6 +256,7 @@ func TestRound5Families(t *testing.T) {
 		{"model 400 answer cut by length is no code", failure.Evidence{Provider: "azure-foundry", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"choices":[{"index":0,"finish_reason":"length"}]}`)}, ce},
 		{"deepseek risk words", failure.Evidence{Provider: "deepseek", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"error":{"message":"Content Exists Risk","type":"invalid_request_error"}}`)}, cp},
 		{"zhipu moderation in chinese", failure.Evidence{Provider: "zhipu", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"error":{"code":"1301","message":"系统检测到输入或生成内容可能包含不安全或敏感内容"}}`)}, cp},
+		{"an SDK's dotted error name stands for its status, below a transport phrase", failure.Evidence{Text: "litellm.InternalServerError: AnthropicException - [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol"}, nt},
 		{"dashscope native code", failure.Evidence{Provider: "qwen", Stage: pipeline.LLM, Text: "400 <400> InternalError.Algo.DataInspectionFailed: Input text data may contain inappropriate content."}, cp},
 		{"answer not json, no status", failure.Evidence{Provider: "openrouter", Stage: pipeline.LLM, Text: "Failed to parse LLM response as JSON: parse error at line 1, column 1"}, ri},
 		{"request malformed with a status stays the request's", failure.Evidence{Provider: "openrouter", Stage: pipeline.LLM, Status: 400, Text: "malformed request body: could not parse"}, ce},
