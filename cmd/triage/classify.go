@@ -32,7 +32,7 @@ type classifyInput struct {
 	Name     string            `json:"name,omitempty"`
 	Status   int               `json:"status,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
-	Body     string            `json:"body,omitempty"`
+	Body     jsonText          `json:"body,omitempty"`
 	Error    string            `json:"error,omitempty"`
 	Code     string            `json:"code,omitempty"`
 	Provider string            `json:"provider,omitempty"`
@@ -44,9 +44,35 @@ type classifyInput struct {
 	Output   string            `json:"output,omitempty"`
 	// Response, with Dialect and Kind, is a model's HTTP response judged as
 	// the llm stage judges it (classify_response.go).
-	Response string `json:"response,omitempty"`
-	Dialect  string `json:"dialect,omitempty"`
-	Kind     string `json:"kind,omitempty"`
+	Response jsonText `json:"response,omitempty"`
+	Dialect  string   `json:"dialect,omitempty"`
+	Kind     string   `json:"kind,omitempty"`
+}
+
+// jsonText is an input field that takes any JSON value, so that no form
+// of the same evidence is refused: a string is its text, any other value
+// (an object, an array, a number) is that value's JSON — a model's answer
+// or an error body given as an object is the same answer as its JSON
+// written in a string.
+type jsonText string
+
+// UnmarshalJSON keeps a string's text and any other value's JSON; null is
+// empty.
+func (t *jsonText) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = jsonText(s)
+	case string(b) == "null":
+		*t = ""
+	default:
+		*t = jsonText(b)
+	}
+	return nil
 }
 
 // classifyOutput is the answer for one input line.
@@ -426,7 +452,7 @@ func answerInput(in classifyInput) bool {
 	if in.Stage != "" {
 		stage = pipeline.Stage(in.Stage)
 	}
-	_, shaped := answerShape(in.Body)
+	_, shaped := answerShape(string(in.Body))
 	if failure.RoleOf(p, stage, shaped) != failure.RoleModel {
 		return false
 	}

@@ -45,7 +45,7 @@ func responseError(in classifyInput) (error, error) {
 		if kind, err = state.ParseKind(in.Kind); err != nil {
 			return nil, err
 		}
-	case strings.Contains(strings.ToUpper(in.Response), failure.ActionMarker):
+	case strings.Contains(strings.ToUpper(string(in.Response)), failure.ActionMarker):
 		kind = state.KindAction
 	}
 	h := http.Header{}
@@ -93,7 +93,7 @@ func responseDialect(in classifyInput) (provider, dialect failure.Provider, err 
 			return orProvider(provider, failure.Bedrock), failure.Bedrock, nil
 		}
 	}
-	d, ok := answerShape(in.Response)
+	d, ok := answerShape(string(in.Response))
 	if !ok {
 		d = failure.OpenAI
 	}

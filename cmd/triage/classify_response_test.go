@@ -126,7 +126,7 @@ func stageClass(t *testing.T, in classifyInput) string {
 			status = http.StatusOK
 		}
 		w.WriteHeader(status)
-		_, _ = io.WriteString(w, in.Response)
+		_, _ = io.WriteString(w, string(in.Response))
 	}))
 	t.Cleanup(srv.Close)
 	cfg := llm.Config{Provider: dialect, BaseURL: srv.URL, Timeout: 5 * time.Second}
@@ -147,7 +147,7 @@ func stageClass(t *testing.T, in classifyInput) string {
 	kind := state.KindStory
 	if in.Kind != "" {
 		kind = state.Kind(in.Kind)
-	} else if strings.Contains(in.Response, failure.ActionMarker) {
+	} else if strings.Contains(string(in.Response), failure.ActionMarker) {
 		kind = state.KindAction
 	}
 	resp, err := client.Complete(t.Context(), llm.Request{Model: "m", Messages: llm.BuildMessages(kind, "a document", 0)})

@@ -32,6 +32,18 @@ func TestClassifyLines(t *testing.T) {
 			`{"error":"invalid character 'S' looking for beginning of value","attempt":3}`,
 			classifyOutput{Class: "RESPONSE_INVALID", Retryable: true, Counts: true, ModelSpecific: true, Decision: "dead_letter", MaxAttempts: 3, Role: "unknown"},
 		},
+		"a model's answer given as a JSON object, not a string": {
+			`{"provider":"ollama","stage":"llm","dialect":"openai","response":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hello"},"finish_reason":"length"}]}}`,
+			classifyOutput{Class: "RESPONSE_INVALID", Retryable: true, Counts: true, ModelSpecific: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 3, Role: "model"},
+		},
+		"the same answer as a string": {
+			`{"provider":"ollama","stage":"llm","dialect":"openai","response":"{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"length\"}]}"}`,
+			classifyOutput{Class: "RESPONSE_INVALID", Retryable: true, Counts: true, ModelSpecific: true, Decision: "retry", DelayMinMS: 0, DelayMaxMS: 1000, MaxAttempts: 3, Role: "model"},
+		},
+		"an error body given as a JSON object": {
+			`{"provider":"openai","status":429,"body":{"error":{"code":"insufficient_quota"}}}`,
+			classifyOutput{Class: "BUDGET_EXCEEDED", Retryable: true, Decision: "wait", DelayMinMS: 3600000, DelayMaxMS: 3600000, Role: "model"},
+		},
 		"malformed input": {
 			`{"where":"input","stage":"fetch"}`,
 			classifyOutput{Class: "SCHEMA_INVALID", Decision: "dead_letter", MaxAttempts: 1, Role: "unknown"},

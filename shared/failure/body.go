@@ -198,6 +198,7 @@ const (
 	ctxDetail           // an element of Google's "error.details" or "error.errors"
 	ctxViolation        // an element of a QuotaFailure's "violations"
 	ctxFirst            // the first element of "errors" or "detail": fills what is empty
+	ctxChoice           // the first element of an answer's "choices"
 	ctxOther            // anything else: scanned, not recorded
 )
 
@@ -308,7 +309,10 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 			elem = ctxViolation
 		case ctx == ctxRoot && (string(key) == "errors" || string(key) == "detail"):
 			elem = ctxFirst
-		case ctx == ctxRoot && (string(key) == "choices" || string(key) == "candidates"):
+		case ctx == ctxRoot && string(key) == "choices":
+			s.d.Model = true
+			elem = ctxChoice
+		case ctx == ctxRoot && string(key) == "candidates":
 			s.d.Model = true
 		}
 		return s.array(elem, depth+1)
@@ -389,6 +393,13 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		if string(key) == "reason" && d.InnerCode == "" {
 			d.InnerCode = text()
 		}
+	case ctxChoice:
+		// An answer given with an error status (Azure AI Foundry answers
+		// an output its content filter blocked with HTTP 400 and a
+		// chat.completion): its finish reason is the code.
+		if string(key) == "finish_reason" && d.InnerCode == "" {
+			d.InnerCode = text()
+		}
 	case ctxViolation:
 		if string(key) == "quotaId" || string(key) == "quotaMetric" {
 			if v := text(); v != "" && len(d.Quota)+len(v) < maxQuota {
@@ -413,6 +424,10 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		case "error_code", "errorCode":
 			if d.Code == "" {
 				d.Code = text()
+			}
+		case "param":
+			if isStr {
+				d.paramStatus(text())
 			}
 		}
 	case ctxFirst:
@@ -461,9 +476,14 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 			case d.Type == "":
 				d.Type = v
 			}
-		case "message", "Message":
+		case "message", "Message", "msg", "errmsg", "error_msg":
+			// Zulip's and many Chinese platforms' {"code", "msg"}
 			if d.Message == "" {
 				d.Message = text()
+			}
+		case "param":
+			if isStr {
+				d.paramStatus(text())
 			}
 		case "detail", "description", "error_description":
 			// FastAPI's {"detail": "text"}, Telegram's {"ok": false,
@@ -483,6 +503,16 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		case "stop_reason", "stopReason":
 			d.Model = true
 		}
+	}
+}
+
+// paramStatus reads an OpenAI-shaped error's param that is an HTTP error
+// status as the status: the one-api family of relays (one-api, new-api)
+// put the upstream's status there ({"type":"upstream_error","param":"524",
+// "code":"bad_response_status_code"}); no parameter is named 524.
+func (d *detail) paramStatus(v string) {
+	if _, ok := statusCode(v); ok && d.Status == "" {
+		d.Status = v
 	}
 }
 
@@ -512,7 +542,7 @@ func (s *scanner) array(elem, depth int) bool {
 		switch s.peek() {
 		case '{':
 			ctx := elem
-			if elem == ctxFirst && n > 0 {
+			if (elem == ctxFirst || elem == ctxChoice) && n > 0 {
 				ctx = ctxOther
 			}
 			if !s.object(ctx, depth+1) {

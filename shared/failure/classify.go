@@ -220,6 +220,15 @@ func classifyUpstream(err error) (Classification, bool) {
 	if c, ok := ev.generic(); ok {
 		return ev.finish(c), true
 	}
+	if ev.status == 0 && redirectLoop(text) {
+		// A client that stopped following redirects (a loop, or more
+		// than it follows) met a redirect it did not follow: the 3xx row
+		// of the upstream's role decides.
+		r := ev.role()
+		if c, ok := DefaultClass(r, 300); ok {
+			return ev.finish(Of(c, reason(ev.prov(), " client stopped following redirects", "", defaultSuffix[roleIndex(r)], 0))), true
+		}
+	}
 	if c, ok := ev.statusClass(text); ok {
 		return ev.finish(c), true
 	}
@@ -235,6 +244,32 @@ func classifyUpstream(err error) (Classification, bool) {
 	}
 	c.Default = true
 	return ev.finish(c), true
+}
+
+// RedirectPhrases are a client's words for a redirect it stopped
+// following: requests' TooManyRedirects ("Exceeded 30 redirects"), Go's
+// "stopped after 10 redirects", curl's "Maximum (50) redirects followed",
+// the JDK's "Server redirected too many times", Chromium's
+// ERR_TOO_MANY_REDIRECTS. They are read only from a text that says
+// "redirect".
+var RedirectPhrases = []string{
+	"too many redirect", "toomanyredirect", "too_many_redirect", "redirected too many", "redirects followed",
+	"redirections exceeded", "redirects exceeded", "maximum number of redirect", "redirect loop",
+}
+
+// redirectLoop reports whether s holds a client's verdict that it stopped
+// following redirects (RedirectPhrases, or "stopped after"/"exceeded" and
+// "redirects").
+func redirectLoop(s string) bool {
+	if !containsFoldASCII(s, "redirect") {
+		return false
+	}
+	for _, w := range RedirectPhrases {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return containsFoldASCII(s, "redirects") && (containsFoldASCII(s, "stopped after") || containsFoldASCII(s, "exceeded"))
 }
 
 // reason returns provider+what+subject+detail, then " (HTTP status)" when
@@ -262,6 +297,23 @@ func reason(p Provider, what, subject, detail string, status int) string {
 // "ProvisionedThroughputExceeded", the .NET SDK's
 // "QueueDoesNotExistException"; each is tried in the tables' spelling too.
 func codeClass(awsModel bool, code string) (Class, bool) {
+	if c, ok := codeSpellings(awsModel, code); ok {
+		return c, true
+	}
+	// Alibaba Cloud's dotted codes say the most at their end:
+	// "InternalError.Algo.DataInspectionFailed" is DashScope's moderation.
+	// An SDK's error name after its package ("litellm.InternalServerError")
+	// stands for a status only (CodeStatuses), which the role reads.
+	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) {
+		if _, status := CodeStatuses[code[i+1:]]; !status {
+			return codeSpellings(awsModel, code[i+1:])
+		}
+	}
+	return "", false
+}
+
+// codeSpellings looks code up in the spellings codeClass reads.
+func codeSpellings(awsModel bool, code string) (Class, bool) {
 	if c, ok := lookupCode(awsModel, code); ok || code == "" {
 		return c, ok
 	}
@@ -300,6 +352,13 @@ func lookupCode(awsModel bool, code string) (Class, bool) {
 	}
 	if c, ok := GoogleCodes[code]; ok { // no Google code is spelt like another table's
 		return c, true
+	}
+	if code != "" && code[0] >= 'a' && code[0] <= 'z' {
+		for _, s := range GoogleReasonSuffixes {
+			if len(code) > len(s.Suffix) && strings.HasSuffix(code, s.Suffix) {
+				return s.Class, true
+			}
+		}
 	}
 	return "", false
 }
@@ -613,7 +672,8 @@ func matchPhraseFold(phrases []Phrase, s string) (Phrase, bool) {
 
 // containsFoldASCII reports whether s contains the lowercase ASCII
 // fragment frag, ignoring ASCII case; a space in frag matches any run of
-// whitespace in s.
+// whitespace in s. It visits the places where frag's first letter occurs
+// in either case, finding each with IndexByte once.
 func containsFoldASCII(s, frag string) bool {
 	if frag == "" {
 		return true
@@ -622,21 +682,30 @@ func containsFoldASCII(s, frag string) bool {
 	if first >= 'a' && first <= 'z' {
 		upper = first - ('a' - 'A')
 	}
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], first)
-		if upper != first {
-			if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
-				j = k
-			}
+	next := func(c byte, from int) int {
+		if from >= len(s) {
+			return -1
 		}
-		if j < 0 {
-			return false
+		if k := strings.IndexByte(s[from:], c); k >= 0 {
+			return from + k
 		}
-		at := i + j
+		return -1
+	}
+	lo, up := next(first, 0), -1
+	if upper != first {
+		up = next(upper, 0)
+	}
+	for lo >= 0 || up >= 0 {
+		at := lo
+		if lo < 0 || up >= 0 && up < lo {
+			at = up
+			up = next(upper, up+1)
+		} else {
+			lo = next(first, lo+1)
+		}
 		if hasPrefixFoldASCII(s[at:], frag) {
 			return true
 		}
-		i = at + 1
 	}
 	return false
 }

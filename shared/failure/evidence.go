@@ -298,6 +298,16 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
 		}
+		// gRPC's UNAVAILABLE (and UNKNOWN, INTERNAL) carries the
+		// transport's own failures: "transport is closing", "connection
+		// refused" say which.
+		if c == UpstreamUnavailable && GoogleCodes[code] != "" {
+			for _, s := range [2]string{msg, text} {
+				if ph, ok := matchPhrase(TransportPhrases, s); ok && s != "" {
+					return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
+				}
+			}
+		}
 		// A code that only says "bad request" for this model (an unknown
 		// parameter) is refined by a definite phrase.
 		if c == ClientError && msg != "" {
@@ -392,13 +402,25 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 		return Classification{}, false
 	}
 	p := ev.prov()
+	if ev.status == 0 {
+		// No status: a client that read the answer says it could not use
+		// it (AnswerWords) before any word of a request.
+		for _, s := range [2]string{ev.message, text} {
+			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" {
+				return Of(ph.Class, reason(p, " model endpoint's answer: \"", ph.Fragment, "\"", 0)), true
+			}
+		}
+	}
 	words := modelWords()
 	for _, s := range [2]string{ev.message, text} {
 		if s == "" {
 			continue
 		}
 		if ph, ok := matchPhrase(words, s); ok {
-			if ph.Class == ClientError && ev.status != 0 {
+			// A 424 is the model's container answering for the endpoint
+			// (AzureML, SageMaker): read like no status, so its words of a
+			// request it does not accept (the container's 404) decide.
+			if ph.Class == ClientError && ev.status != 0 && ev.status != 424 {
 				// A request the endpoint does not accept: the words only
 				// keep other meanings from misreading it; the status says
 				// the rest (with no status, they say CLIENT_ERROR).
@@ -415,13 +437,17 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 }
 
 // upstreamWords decides on the words of a source's or a webhook's 4xx
-// whose default is the generic one, or of its failure with no status
-// (UpstreamWords).
+// whose default is the generic one, of its 409, or of its failure with no
+// status (UpstreamWords); of its 404 or 410 only a permission's words (a
+// resource hidden from this credential). A rate is read by its period.
 func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
-	if ev.status != 0 {
-		if c, ok := DefaultClass(r, ev.status); !ok || c != SchemaInvalid || ev.status < 400 || ev.status > 499 {
-			return Classification{}, false
-		}
+	permissionOnly := false
+	switch c, ok := DefaultClass(r, ev.status); {
+	case ev.status == 0, ev.status == 409: // Dropbox's 409 carries every endpoint's error
+	case ev.status == 404, ev.status == 410:
+		permissionOnly = true // a resource hidden from this credential
+	case !ok || c != SchemaInvalid || ev.status < 400 || ev.status > 499:
+		return Classification{}, false
 	}
 	who := " source's message says \""
 	if r == RoleWebhook {
@@ -432,8 +458,12 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 		if s == "" {
 			continue
 		}
-		if ph, ok := matchPhrase(words, s); ok {
-			return Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status)), true
+		if ph, ok := matchPhrase(words, s); ok && (!permissionOnly || ph.Class == AuthDenied) {
+			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
+			if ph.Class == RateLimited {
+				cl = ev.period(cl, ev.message, text)
+			}
+			return cl, true
 		}
 	}
 	return Classification{}, false

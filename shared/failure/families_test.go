@@ -202,3 +202,81 @@ func TestTranslatedWordsJoinTheirMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestRound5Families: the families holdout round 5 found, each by its rule
+// rather than its line — a webhook's and a mailer's words on a 4xx and on
+// SMTP's reply codes, a daily limit of any upstream, the AWS SDKs of other
+// languages and gRPC's transport, a size limit worded as a quota, the
+// JDK's certificate verdict, a source's 409 and a hidden 404, a model
+// endpoint's 424, its answer a client could not use, and the moderation
+// words of other markets. Each case has a twin that must not move.
+func TestRound5Families(t *testing.T) {
+	t.Parallel()
+	ri := failure.ResponseInvalid
+	for _, tc := range []struct {
+		name string
+		ev   failure.Evidence
+		want failure.Class
+	}{
+		{"webhook 400 not verified", failure.Evidence{Provider: "ses", Stage: pipeline.Notify, Status: 400, Text: "MessageRejected: Email address is not verified."}, ad},
+		{"webhook 400 without words", failure.Evidence{Provider: "ses", Stage: pipeline.Notify, Status: 400, Text: "MessageRejected: bad header"}, si},
+		{"webhook token is invalid, no status", failure.Evidence{Provider: "pushover", Stage: pipeline.Notify, Text: "Error: application token is invalid"}, ad},
+		{"webhook payload words, no status", failure.Evidence{Provider: "teams", Stage: pipeline.Notify, Text: "Summary or Text is required."}, si},
+		{"zulip msg field", failure.Evidence{Provider: "zulip", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"code":"BAD_REQUEST","msg":"Stream 'x' does not exist","result":"error"}`)}, nf},
+		{"smtp 554 is no HTTP 5xx", failure.Evidence{Provider: "ses", Stage: pipeline.Notify, Text: "Net::SMTPFatalError: 554 Message rejected: Email address is not verified."}, ad},
+		{"smtp 535 login refused", failure.Evidence{Stage: pipeline.Notify, Text: "smtplib.SMTPAuthenticationError: (535, b'5.7.8 Username and Password not accepted')"}, ad},
+		{"HTTP 554 without smtp stays a 5xx", failure.Evidence{Stage: pipeline.Notify, Text: "Error: 554 from relay"}, uu},
+		{"webhook daily quota", failure.Evidence{Provider: "ntfy", Stage: pipeline.Notify, Status: 429, Body: []byte(`{"code":42908,"http":429,"error":"limit reached: daily message quota reached"}`)}, be},
+		{"a source's HTML 429 page with a date stays a rate", failure.Evidence{Stage: pipeline.Fetch, Status: 429, Body: []byte("<html><head><title>Monday, 3 May: Too Many Requests</title></head><body>daily news limit</body></html>")}, rl},
+		{"a webhook's 'today' without a quota stays a rate", failure.Evidence{Provider: "slack", Stage: pipeline.Notify, Status: 429, Body: []byte(`{"error":"too many requests, try again later today"}`)}, rl},
+		{"an invalid key of a payload is no credential", failure.Evidence{Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"invalid key 'colour' in attachment"}`)}, si},
+		{"case-sensitive in Chinese is no moderation", failure.Evidence{Provider: "zhipu", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"error":{"code":"1211","message":"模型名称大小写敏感，请检查"}}`)}, ce},
+		{"webhook 429 per second stays a rate", failure.Evidence{Provider: "ses", Stage: pipeline.Notify, Status: 429, Text: "Maximum sending rate exceeded."}, rl},
+		{"smtp daily throttling", failure.Evidence{Provider: "ses", Stage: pipeline.Notify, Text: "Net::SMTPServerBusy: 454 Throttling failure: Daily message quota exceeded."}, be},
+		{"google reason by suffix: quota", failure.Evidence{Stage: pipeline.Fetch, Status: 403, Body: []byte(`{"error":{"errors":[{"reason":"downloadQuotaExceeded"}],"code":403,"message":"The download quota for this file has been exceeded."}}`)}, be},
+		{"google reason by suffix: rate", failure.Evidence{Stage: pipeline.Fetch, Status: 403, Body: []byte(`{"error":{"errors":[{"reason":"sharingRateLimitExceeded"}],"code":403,"message":"Sharing rate limit exceeded."}}`)}, rl},
+		{"rust sdk dispatch failure", failure.Evidence{Provider: "aws", Text: "DispatchFailure(DispatchFailure { source: ConnectorError { kind: Other(None), source: TimedOutError(5s), connection: Unknown } })"}, nt},
+		{"hyper incomplete message", failure.Evidence{Provider: "aws", Text: "Unhandled(DispatchFailure(ConnectorError { err: hyper::Error(IncompleteMessage), kind: Other(Some(TransientError)) }))"}, nt},
+		{"elixir atom", failure.Evidence{Provider: "s3", Text: "ExAws: HTTP ERROR: :nxdomain"}, nt},
+		{"elixir http_error tuple", failure.Evidence{Provider: "sns", Stage: pipeline.Notify, Text: `{:error, {:http_error, 400, "<Code>InvalidAction</Code>"}}`}, ib},
+		{"grpc unavailable, transport closing", failure.Evidence{Text: "RPC error: code = unavailable desc = transport is closing"}, nt},
+		{"grpc unavailable, no transport words", failure.Evidence{Text: "rpc error: code = Unavailable desc = service draining"}, uu},
+		{"grpc size limit", failure.Evidence{Stage: pipeline.Fetch, Text: "rpc error: code = ResourceExhausted desc = grpc: received message larger than max (18696402 vs. 4194304)"}, ib},
+		{"grpc quota stays a rate", failure.Evidence{Stage: pipeline.Fetch, Text: "rpc error: code = ResourceExhausted desc = Quota exceeded for quota metric 'Read requests' per minute"}, rl},
+		{"jdk pkix", failure.Evidence{Stage: pipeline.Fetch, Text: "javax.net.ssl.SSLHandshakeException: PKIX path building failed: unable to find valid certification path to requested target"}, ad},
+		{"source 409 path not found", failure.Evidence{Provider: "dropbox", Stage: pipeline.Fetch, Status: 409, Body: []byte(`{"error_summary": "path/not_found/..", "error": {".tag": "path"}}`)}, nf},
+		{"source 409 without words", failure.Evidence{Stage: pipeline.Fetch, Status: 409, Body: []byte(`{"message":"Version must be incremented"}`)}, cf},
+		{"source 404 not shared", failure.Evidence{Provider: "notion", Stage: pipeline.Fetch, Status: 404, Body: []byte(`{"code":"object_not_found","message":"Could not find page. Make sure the relevant pages and databases are shared with your integration."}`)}, ad},
+		{"source 404 gone", failure.Evidence{Stage: pipeline.Fetch, Status: 404, Body: []byte(`{"message":"page does not exist"}`)}, nf},
+		{"relay's param status", failure.Evidence{Provider: "new-api", Stage: pipeline.LLM, Body: []byte(`{"message":"","type":"upstream_error","param":"524","code":"bad_response_status_code"}`)}, nt},
+		{"model 424 container 404", failure.Evidence{Provider: "azureml", Stage: pipeline.LLM, Status: 424, Body: []byte(`{"detail":"Not Found"}`)}, ce},
+		{"model 424 without words", failure.Evidence{Provider: "azureml", Stage: pipeline.LLM, Status: 424}, uu},
+		{"model 422 input validation", failure.Evidence{Provider: "huggingface", Stage: pipeline.LLM, Status: 422, Text: "Input validation error: `inputs` must have less than 4096 tokens. Given: 4545"}, tl},
+		{"model 400 answer with content_filter", failure.Evidence{Provider: "azure-foundry", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"content_filter"}],"object":"chat.completion"}`)}, cp},
+		{"model 400 answer cut by length is no code", failure.Evidence{Provider: "azure-foundry", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"choices":[{"index":0,"finish_reason":"length"}]}`)}, ce},
+		{"deepseek risk words", failure.Evidence{Provider: "deepseek", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"error":{"message":"Content Exists Risk","type":"invalid_request_error"}}`)}, cp},
+		{"zhipu moderation in chinese", failure.Evidence{Provider: "zhipu", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"error":{"code":"1301","message":"系统检测到输入或生成内容可能包含不安全或敏感内容"}}`)}, cp},
+		{"an SDK's dotted error name stands for its status, below a transport phrase", failure.Evidence{Text: "litellm.InternalServerError: AnthropicException - [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol"}, nt},
+		{"dashscope native code", failure.Evidence{Provider: "qwen", Stage: pipeline.LLM, Text: "400 <400> InternalError.Algo.DataInspectionFailed: Input text data may contain inappropriate content."}, cp},
+		{"answer not json, no status", failure.Evidence{Provider: "openrouter", Stage: pipeline.LLM, Text: "Failed to parse LLM response as JSON: parse error at line 1, column 1"}, ri},
+		{"request malformed with a status stays the request's", failure.Evidence{Provider: "openrouter", Stage: pipeline.LLM, Status: 400, Text: "malformed request body: could not parse"}, ce},
+		{"daily free allocation", failure.Evidence{Provider: "workers-ai", Stage: pipeline.LLM, Text: "4006: you have used up your daily free allocation of 10,000 neurons"}, be},
+		{"allowance only staff lift", failure.Evidence{Provider: "nixtla", Stage: pipeline.LLM, Status: 429, Text: "Too many requests: You have reached your request limit, email ops@example.com to continue using the API"}, be},
+		{"a rate per minute stays a rate", failure.Evidence{Provider: "nixtla", Stage: pipeline.LLM, Status: 429, Text: "Too many requests: limit of 60 per minute reached"}, rl},
+		{"sdk error named by its http reason", failure.Evidence{Provider: "webex", Stage: pipeline.Notify, Text: "BadGateway: Failed to create room."}, uu},
+		{"a source's redirect loop is its 3xx", failure.Evidence{Stage: pipeline.Fetch, Text: "requests.exceptions.TooManyRedirects: Exceeded 30 redirects."}, nf},
+		{"a model endpoint's redirect loop is a wrong base URL", failure.Evidence{Stage: pipeline.LLM, Text: `Post "https://llm.example/v1/chat/completions": stopped after 10 redirects`}, ib},
+		{"a redirect followed is no loop", failure.Evidence{Stage: pipeline.Fetch, Text: "redirect to https followed; exceeded the time budget"}, failure.Unknown},
+		{"conflict words", failure.Evidence{Provider: "notion", Stage: pipeline.Notify, Text: "APIResponseError: Conflict occurred while saving. Please try again."}, cf},
+	} {
+		if c := failure.Classify(&tc.ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, c.Class, c.Reason, tc.want)
+		}
+		// The text alone, as a log line keeps it, says the same.
+		if tc.ev.Status == 0 && len(tc.ev.Body) == 0 {
+			if c := failure.Classify(errors.New(tc.ev.Text)); tc.ev.Provider == "" && tc.ev.Stage == "" && c.Class != tc.want {
+				t.Errorf("%s (text alone): %s (%s), want %s", tc.name, c.Class, c.Reason, tc.want)
+			}
+		}
+	}
+}

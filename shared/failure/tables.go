@@ -47,7 +47,9 @@ var ProviderCodes = map[string]Class{
 	"billing_error":                        BudgetExceeded, // Anthropic 402
 	"invalid_prompt":                       ContentPolicy,  // OpenAI usage-policy refusals of the prompt
 	"moderation_blocked":                   ContentPolicy,
-	"model_decommissioned":                 ClientError, // Groq: a retired model
+	"model_decommissioned":                 ClientError,   // Groq: a retired model
+	"data_inspection_failed":               ContentPolicy, // Alibaba DashScope (Qwen) moderation, OpenAI-compatible spelling
+	"DataInspectionFailed":                 ContentPolicy, // DashScope's native InternalError.Algo.DataInspectionFailed
 
 	// The error names of the SDKs that stand for more than a status
 	// (LiteLLM raises these on the provider's words; see CodeStatuses for
@@ -205,6 +207,7 @@ var AWSCodes = mergeCodes(map[string]Class{
 	"AWS.SimpleQueueService.TooManyEntriesInBatchRequest": InternalBug,
 	"BatchRequestTooLong":                                 InternalBug,
 	"UnsupportedOperation":                                InternalBug,
+	"InvalidAction":                                       InternalBug, // the query protocols: an action the service does not have (a client's misspelling)
 }, AWSThrottleCodes, RateLimited)
 
 // BedrockCodes override AWSCodes for Bedrock runtime, where the codes speak
@@ -285,6 +288,24 @@ var CodeStatuses = map[string]int{
 	"ConflictError": 409, "UnprocessableEntityError": 422, "RateLimitError": 429, "InternalServerError": 500,
 	"BadGatewayError": 502, "ServiceUnavailableError": 503, "OverloadedError": 529,
 	"GatewayTimeoutError": 504, "APITimeoutError": 408,
+
+	// HTTP reasons as the SDKs name their errors (webex-js-sdk's
+	// BadGateway, .NET's HttpStatusCode names)
+	"BadGateway": 502, "GatewayTimeout": 504, "TooManyRequests": 429, "UnprocessableEntity": 422,
+	"PayloadTooLarge": 413, "RequestEntityTooLarge": 413,
+}
+
+// GoogleReasonSuffixes class the reasons of Google's older JSON errors
+// (error.errors[].reason) no table lists by how they end: Drive's
+// "downloadQuotaExceeded" is a quota, "sharingRateLimitExceeded" a rate.
+// They are read from a reason spelt as Google spells them (lowerCamel);
+// the first suffix that matches decides.
+var GoogleReasonSuffixes = []struct {
+	Suffix string
+	Class  Class
+}{
+	{"RateLimitExceeded", RateLimited},
+	{"QuotaExceeded", BudgetExceeded},
 }
 
 // Phrase is a message fragment that decides a class even when the status is
@@ -321,7 +342,8 @@ var WeakCodes = map[string]bool{"api_error": true}
 // with a 429 and rate_limit_exceeded, but no wait will ever admit it.
 var OverridePhrases = []Phrase{
 	{"must be reduced in order to run successfully", TokenLimit},
-	{"request too large for", TokenLimit}, // OpenAI, Groq: one request above the tokens-per-minute limit
+	{"message larger than max", InternalBug}, // gRPC's RESOURCE_EXHAUSTED for a size limit the deployment configures, not a quota
+	{"request too large for", TokenLimit},    // OpenAI, Groq: one request above the tokens-per-minute limit
 }
 
 // ProviderPhrases are high-precision fragments of providers' and AWS's
@@ -396,6 +418,7 @@ var ProviderPhrases = []Phrase{
 	{"slow down", RateLimited},                // S3's 503 Slow Down
 	{"request limit exceeded", RateLimited},   // EC2 RequestLimitExceeded
 	{"has been throttled", RateLimited},
+	{"message larger than max", InternalBug},     // gRPC: a message above the configured size limit ("received message larger than max (N vs. M)")
 	{"resource has been exhausted", RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
 	{"resource exhausted", RateLimited},
 	{"overloaded", UpstreamUnavailable},
@@ -416,6 +439,11 @@ var TransportPhrases = []Phrase{
 	{"self signed certificate", AuthDenied},                    // OpenSSL
 	{"unable to verify the first certificate", AuthDenied},     // Node.js
 	{"certificate has expired", AuthDenied},                    // Node.js, OpenSSL
+	{"pkix path building failed", AuthDenied},                  // the JDK: no trust path to the host's certificate
+	{"unable to find valid certification path", AuthDenied},    // the JDK
+	{"certificate_verify_failed", AuthDenied},                  // Python's ssl, upper case
+	{"ssl certificate problem", AuthDenied},                    // curl
+	{"unable to get local issuer certificate", AuthDenied},     // OpenSSL, Node.js
 	{"does not look like a tls handshake", InternalBug},        // an https URL to a plain-HTTP port
 	{"server gave http response to https client", InternalBug}, // the same, seen by net/http
 	{"tls handshake timeout", NetworkTimeout},
@@ -498,6 +526,20 @@ var TransportPhrases = []Phrase{
 	{"error trying to connect", NetworkTimeout},                     // hyper, reqwest
 	{"failed to lookup address information", NetworkTimeout},
 	{"error sending request for url", NetworkTimeout}, // reqwest: no answer was read
+	// the Rust AWS SDK and hyper in their Debug renderings, gRPC's
+	// transport, Elixir's (ExAws, HTTPoison, Mint) transport atoms
+	{"dispatchfailure", NetworkTimeout}, // smithy-rs: the request could not be sent or its answer read
+	{"dispatch failure", NetworkTimeout},
+	{"connectorerror", NetworkTimeout},
+	{"incompletemessage", NetworkTimeout}, // hyper: the connection closed before the message completed
+	{"timedout", NetworkTimeout},          // io::ErrorKind::TimedOut, TimedOutError, reqwest's "source: TimedOut"
+	{"transport is closing", NetworkTimeout},
+	{"error reading from server", NetworkTimeout}, // grpc-go
+	{"nxdomain", NetworkTimeout},
+	{"http error: :timeout", NetworkTimeout},
+	{"{:error, :timeout}", NetworkTimeout},
+	{"reason: :timeout", NetworkTimeout},
+	{"reason: :closed", NetworkTimeout},
 }
 
 // TextPhrases are the last resort: words of providers' and people's error
@@ -551,8 +593,13 @@ var TextPhrases = []Phrase{
 	{"cannot unmarshal", ResponseInvalid},
 	{"invalid json", ResponseInvalid},
 	{"json parse", ResponseInvalid},
+	{"expecting value: line", ResponseInvalid},            // Python's json: the model answered something else than JSON
+	{"unterminated string in json", ResponseInvalid},      // JavaScript's JSON.parse: an answer cut short
+	{"syntax error while parsing value", ResponseInvalid}, // nlohmann/json
+	{"unexpected token", ResponseInvalid},                 // JavaScript's JSON.parse
 	{"version conflict", Conflict},
 	{"optimistic lock", Conflict},
+	{"conflict", Conflict}, // "Conflict occurred while saving", an SDK's ConflictError, HTTP 409's reason
 	{"conditional request failed", Conflict},
 	{"nil pointer dereference", InternalBug},
 	{"index out of range", InternalBug},

@@ -81,8 +81,9 @@ var (
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
-	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'".
-	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+`)
+	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'",
+	// Elixir's "{:error, {:http_error, 400, …}}".
+	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:
@@ -124,9 +125,10 @@ func parseText(s string) textEvidence {
 		t.status = status
 		t.addCode(code)
 	}
-	if i := strings.Index(s, "rpc error: code = "); i >= 0 {
-		// gRPC's status error: "rpc error: code = ResourceExhausted desc = …"
-		name := s[i+len("rpc error: code = "):]
+	if i := rpcError(s); i >= 0 {
+		// gRPC's status error: "rpc error: code = ResourceExhausted desc = …",
+		// in any case ("RPC error: code = unavailable desc = …")
+		name := s[i:]
 		if j := strings.IndexByte(name, ' '); j > 0 {
 			name = name[:j]
 		}
@@ -180,6 +182,9 @@ func parseText(s string) textEvidence {
 		// A 2xx (Teams answers 200 and reports "returned HTTP error 429"
 		// in the body) gives way to an error status the text names.
 		if st := textStatus(s); st >= 400 || t.status == 0 {
+			if h, ok := SMTPReplies[st]; ok && containsFoldASCII(s, "smtp") {
+				st = h // an SMTP client's reply code, not an HTTP status
+			}
 			t.status = st
 		}
 	}
@@ -189,6 +194,40 @@ func parseText(s string) textEvidence {
 		t.provider = AWS
 	}
 	return t
+}
+
+// rpcError returns where the code name of gRPC's status error starts in
+// s ("rpc error: code = " in any case), or -1.
+func rpcError(s string) int {
+	const lead = "rpc error: code = "
+	if i := strings.Index(s, lead); i >= 0 {
+		return i + len(lead)
+	}
+	if !strings.Contains(s, "code = ") {
+		return -1
+	}
+	for i := 0; i+len(lead) <= len(s); i++ {
+		if s[i] == 'r' || s[i] == 'R' {
+			if strings.EqualFold(s[i:i+len(lead)], lead) {
+				return i + len(lead)
+			}
+		}
+	}
+	return -1
+}
+
+// SMTPReplies are the SMTP reply codes a mail client writes in its error
+// ("Net::SMTPFatalError: 554 Message rejected: …", smtplib's
+// SMTPDataError(554, …)) that are not the HTTP status of the same number,
+// each as the HTTP status that means the same, so the upstream's role reads
+// it (docs/design.md "Defaults by role"): a transient 4xx is a server not
+// serving now, a 535 a login refused, a 550 a mailbox that is not there, a
+// 554 a message refused — whose words then say why. They apply only to a
+// text that names SMTP.
+var SMTPReplies = map[int]int{
+	421: 503, 450: 503, 451: 503, 452: 503, 454: 503,
+	530: 401, 534: 401, 535: 401,
+	550: 404, 551: 404, 552: 413, 553: 400, 554: 400,
 }
 
 // textStatus is the first error status (4xx, 5xx) the text names, or

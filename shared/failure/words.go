@@ -70,7 +70,7 @@ var ModelWords = []Meaning{
 		"balance too low", "negative balance", "payment", "insufficient funds", "spending limit", "spend limit",
 		"budget", "top up", "top-up", "prepaid", "paid plan", "usage limit", "free tier", "trial key", "trial limit",
 	}},
-	{BudgetExceeded, "quota", []string{"quota"}},
+	{BudgetExceeded, "quota", []string{"quota", "free allocation", "used up your"}},
 	{TokenLimit, "length", []string{
 		"context length", "context_length", "context window", "context size", "context limit", "maximum context",
 		"max context", "too many tokens", "too many input tokens", "token limit", "tokens limit", "input token count",
@@ -81,7 +81,7 @@ var ModelWords = []Meaning{
 		"reduce the length", "reduce your prompt", "reduce the prompt", "shorten", "payload size exceeds",
 		"request payload size", "request entity too large", "payload too large", "request too large",
 		"input too large", "prompt too large", "`inputs` tokens", "length limit exceeded", "maximum length",
-		"sequence length", "too large for the model",
+		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 	}},
 	{ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
@@ -104,7 +104,7 @@ var ModelWords = []Meaning{
 		"violat", "prohibited", "response was blocked", "prompt was blocked", "blocked due to", "blocked by the",
 		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
-		"hate speech", "recitation",
+		"hate speech", "recitation", "exists risk", "content risk", "sensitive content", "data inspection",
 	}},
 	{UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
@@ -113,10 +113,33 @@ var ModelWords = []Meaning{
 	}},
 }
 
+// AnswerWords are the words of a model endpoint's failure with no status
+// that say its answer could not be used — empty, cut short, not the JSON
+// that was asked for — as a client that read it reports it:
+// RESPONSE_INVALID, like the answer itself judged (docs/design.md
+// "Defaults by role"). They are read before ModelWords, whose "malformed"
+// and "could not parse" speak of a request, and never from a status: a 4xx
+// is the endpoint refusing the request, not an answer.
+var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
+	"empty stream", "empty response", "no finish_reason", "malformed sse", "malformed response",
+	"response as json", "not valid json", "expecting value: line", "unterminated string in json",
+	"unexpected end of json", "parse error at line", "syntax error while parsing value", "jsondecodeerror",
+}}
+
+// answerWords is AnswerWords as a phrase table.
+var answerWords = sync.OnceValue(func() []Phrase {
+	out := make([]Phrase, len(AnswerWords.Words))
+	for i, w := range AnswerWords.Words {
+		out[i] = Phrase{w, AnswerWords.Class}
+	}
+	return out
+})
+
 // TranslatedWords are ModelWords in other languages, by the Name of the
 // meaning they join: the words providers write in Chinese (Simplified and
 // Traditional), Japanese, Spanish, Portuguese, German and French for a
-// balance, a quota and a rate. Only the letters of ASCII fold, so a word
+// balance, a quota and a rate, and in Chinese and Japanese for a
+// moderation block (Zhipu's "系统检测到输入或生成内容可能包含不安全或敏感内容"). Only the letters of ASCII fold, so a word
 // with an accent matches as written (lowercase).
 var TranslatedWords = []struct {
 	// Lang is the language's code (BCP 47).
@@ -128,9 +151,11 @@ var TranslatedWords = []struct {
 	{"zh", "money", []string{"余额不足", "餘額不足", "额度不足", "額度不足", "余额", "餘額", "欠费", "欠費", "充值", "资源包", "資源包"}},
 	{"zh", "quota", []string{"配额", "配額", "额度已用", "額度已用", "用量已用尽", "用量已用盡"}},
 	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數"}},
+	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
 	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
 	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
 	{"ja", "rate", []string{"レート制限", "リクエストが多すぎ", "リクエスト数の上限", "リクエスト制限"}},
+	{"ja", "policy", []string{"不適切", "ポリシー違反"}},
 	{"es", "money", []string{"saldo insuficiente", "sin saldo", "crédito insuficiente", "créditos insuficientes", "fondos insuficientes", "facturación"}},
 	{"es", "quota", []string{"cuota"}},
 	{"es", "rate", []string{"demasiadas solicitudes", "límite de solicitudes", "límite de tasa", "límite de velocidad"}},
@@ -173,24 +198,34 @@ var modelWords = sync.OnceValue(func() []Phrase {
 // first that any word of the message (then of the error's text) says
 // wins: the rate, a permission or credential the receiver refuses (an
 // operator fixes it: AUTH_DENIED), a destination that is not there or no
-// longer is (NOT_FOUND). They are read from a 4xx whose default is the
-// generic one (a 401, 403, 404 or 429 says as much alone), never from a
-// 5xx or a model endpoint's answer.
+// longer is (NOT_FOUND), a payload it cannot take (SCHEMA_INVALID). They
+// are read from a 4xx whose default is the generic one and from a 409
+// (Dropbox answers every endpoint's error with 409: "path/not_found");
+// from a 404 or 410 only a permission's words are read (Notion hides a
+// page not shared with the integration behind a 404: an operator shares
+// it); a 401, 403 or 429 says as much alone, and they are never read from
+// a 5xx or a model endpoint's answer.
 var UpstreamWords = []Meaning{
 	{RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
-		"reduce your request rate",
+		"reduce your request rate", "too_many_requests", "too_many_write",
 	}},
 	{AuthDenied, "permission", []string{
 		"not authorized", "not authorised", "unauthorized", "unauthorised", "permission", "forbidden",
 		"access denied", "missing access", "no rights", "not enough rights", "not allowed to", "invalid token",
 		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
 		"authentication", "credentials", "was blocked by the user", "was kicked", "not a member",
+		"token is invalid", "key is invalid", "bad credentials", "not verified",
+		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
 	}},
 	{NotFound, "gone", []string{
 		"not found", "not_found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
 		"no such", "does not exist", "doesn't exist", "no longer exists", "archived", "has been deleted",
 		"was deleted", "has been removed",
+	}},
+	{SchemaInvalid, "payload", []string{
+		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
+		"invalid payload", "malformed", "invalid json", "could not parse",
 	}},
 }
 
@@ -224,24 +259,36 @@ func quotaLike(c Class, what string) bool {
 var periodLong = []string{"day", "daily", "month", "week"}
 
 // longPeriod reports whether s holds one of periodLong, in any case. It
-// looks for each word's last letter, which is rare in text (y, h, k), and
-// checks the letters before it: it runs on every rate limit a
-// classification refines.
+// runs on every rate limit a classification refines, so it first looks,
+// with IndexByte, for the letters that end the words (y, k) or for
+// "onth", which most texts lack; then it checks the letters before each
+// y, k and h.
 func longPeriod(s string) bool {
-	for _, w := range periodLong {
-		last := w[len(w)-1]
-		for _, c := range [2]byte{last, last &^ 0x20} {
-			for from := 0; from < len(s); {
-				i := strings.IndexByte(s[from:], c)
-				if i < 0 {
-					break
-				}
-				end := from + i + 1
-				if end >= len(w) && hasPrefixFoldASCII(s[end-len(w):end], w) {
-					return true
-				}
-				from = end
+	if strings.IndexByte(s, 'y') < 0 && strings.IndexByte(s, 'Y') < 0 && strings.IndexByte(s, 'k') < 0 &&
+		strings.IndexByte(s, 'K') < 0 && !strings.Contains(s, "onth") && !strings.Contains(s, "ONTH") {
+		return false
+	}
+	for _, c := range [...]byte{'y', 'Y', 'h', 'H', 'k', 'K'} {
+		for from := 0; from < len(s); {
+			i := strings.IndexByte(s[from:], c)
+			if i < 0 {
+				break
 			}
+			if periodEndsAt(s, from+i+1) {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
+}
+
+// periodEndsAt reports whether a word of periodLong ends at s[end-1].
+func periodEndsAt(s string, end int) bool {
+	last := s[end-1] | 0x20
+	for _, w := range periodLong {
+		if w[len(w)-1] == last && end >= len(w) && hasPrefixFoldASCII(s[end-len(w):end], w) {
+			return true
 		}
 	}
 	return false
@@ -264,8 +311,24 @@ var periodShort = []string{"minute", "per min", "second", "per sec", "rpm", "tpm
 func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	switch ev.role() {
 	case RoleWebhook, RoleSource, RoleAWS:
-		// Their limits are rates; a webhook's Retry-After in the wrong
-		// unit (Discord's milliseconds) must not make one a spent quota.
+		// Their limits are rates unless their words say a day or longer
+		// (SES's "Daily message quota exceeded", ntfy's daily message
+		// quota); no delay, no quota word alone makes one a spent budget
+		// (a webhook's Retry-After in the wrong unit, Discord's
+		// milliseconds, must not).
+		// Their message says it, or the error's text when no answer was
+		// seen (an SMTP client's line); never an answer's HTML page, whose
+		// dates are not the limit's. The words must name the quota or the
+		// limit they give a period to.
+		srcs := [2]string{msg, ""}
+		if !ev.answered && text != msg {
+			srcs[1] = text
+		}
+		for _, s := range srcs {
+			if s != "" && longPeriod(s) && (containsFoldASCII(s, "quota") || containsFoldASCII(s, "limit")) {
+				return ev.reclass(cl, BudgetExceeded, "a quota or limit per day or longer")
+			}
+		}
 		return cl
 	}
 	srcs := [3]string{msg, ev.body.Quota, ""}
@@ -290,6 +353,11 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		long = long || longPeriod(s)
 		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
 			for _, w := range quotaSpent {
+				spent = spent || containsFoldASCII(s, w)
+			}
+		}
+		if strings.Contains(s, "ontinue") { // every allowanceSpent word holds it
+			for _, w := range allowanceSpent {
 				spent = spent || containsFoldASCII(s, w)
 			}
 		}
@@ -322,6 +390,13 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 // quota is a spent budget, whichever code came with it (Gemini's
 // RESOURCE_EXHAUSTED, OpenAI's insufficient_quota).
 var quotaSpent = []string{"exceeded your current quota"}
+
+// allowanceSpent are the words of a limit the upstream says only an
+// upgrade or its staff lift ("You have reached your request limit, email
+// … to continue using the API"): spent, like quotaSpent, unless a window
+// of minutes is named. Each holds "continue", which period looks for
+// first.
+var allowanceSpent = []string{"to continue using", "upgrade your plan to continue"}
 
 // reclass returns cl as class c, its reason saying why, or cl itself when
 // it already is c.
