@@ -133,8 +133,9 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 		"the upstream's role, and the stage whose policy decides, llm when\n"+
 		"omitted), attempt, profile, now (RFC 3339), where (upstream|input|\n"+
 		"internal), output (an action task's model answer, judged by its\n"+
-		"ACTION_OUTCOME marker), response (a model's HTTP response body, judged\n"+
-		"as the llm stage judges it, with dialect — any model API's name —, kind\n"+
+		"ACTION_OUTCOME marker), response (a model's HTTP response body — a\n"+
+		"JSON string is its text, any other JSON value the answer's JSON itself —\n"+
+		"judged as the llm stage judges it, with dialect — any model API's name —, kind\n"+
 		"story|document|action, and status and headers; a 2xx status with a body\n"+
 		"from a model endpoint is judged the same way). A line that is not one\n"+
 		"JSON object (or longer than 1 MiB) gets an error line, and the stream\n"+
