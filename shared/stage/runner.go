@@ -299,11 +299,14 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 
 // storeUnavailable returns a record whose first write (create or claim)
 // failed on the store: nothing was recorded, nothing counts. It backs off on
-// the receive count; the queue's backstop bounds a permanent outage.
+// the receive count (retry.Holding.Unrecorded), so that the backstop's
+// receives span a store outage of retry.StoreOutageTolerance; a longer one
+// leaves a backstop message in the DLQ, which replay resumes.
 func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
 	cl := failure.ClassOf(err)
 	d := b.r.holding().Unrecorded(rc, b.r.rand()())
-	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()))
+	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()),
+		"visibility_ms", d.Milliseconds())
 	b.r.metrics().Count(MetricStoreErrors, b.r.Stage, cl.Class, 1)
 	return outcome{visibility: max(d, time.Second), kind: "store_unavailable"}
 }
@@ -640,14 +643,20 @@ func (c *touchCache) mark(g gate.Name, now time.Time) {
 // unrecorded handles an outcome write that failed. A lost lease means the
 // lease expired and another delivery took the item over: its outcome is the
 // one that counts, and this record is acknowledged. Any other error left
-// nothing recorded: the record goes back to the queue soon.
+// nothing recorded: the record goes back to the queue, backing off on its
+// receive count as a failed claim does (retry.Holding.Unrecorded), so that
+// a store outage spends the backstop's receives no faster on this path.
 func (rec *record) unrecorded(log *slog.Logger, err error, what string) outcome {
 	if errors.Is(err, state.ErrConflict) {
 		log.Warn("lease lost before " + what + " was recorded; the other delivery owns the item")
 		return outcome{ack: true, kind: "lease_lost"}
 	}
-	log.Error("recording "+what+" failed; record returned to the queue", "store_error", redact.String(err.Error()))
-	return outcome{visibility: rec.b.r.resendDelay(), kind: "store_unavailable"}
+	r := rec.b.r
+	r.metrics().Count(MetricStoreErrors, r.Stage, failure.ClassOf(err).Class, 1)
+	d := r.holding().Unrecorded(rec.rc, r.rand()())
+	log.Error("recording "+what+" failed; record returned to the queue", "store_error", redact.String(err.Error()),
+		"visibility_ms", d.Milliseconds())
+	return outcome{visibility: max(d, r.resendDelay()), kind: "store_unavailable"}
 }
 
 func (rec *record) appendLog(ctx context.Context, log *slog.Logger, e state.LogEntry) {
