@@ -133,6 +133,34 @@ func exprScript() [][2]string {
 			add("UpdateItem", body+"}")
 		}
 	}
+	// Conditions of every form the lexer reads, each against two items (the
+	// kept tokens) and, for the failing ones, twice: functions, IN,
+	// BETWEEN, NOT, nested paths and list indexes, a syntax error, a
+	// reserved word, a placeholder left undefined.
+	for _, c := range []struct{ cond, names, values string }{
+		{"begins_with(list_key, :q) AND size(l) < :n AND contains(ss, :a) AND NOT attribute_exists(nope)", ``,
+			`":q":{"S":"queued"},":n":{"N":"9"},":a":{"S":"a"}`},
+		{"n IN (:n, :one, :two) OR n BETWEEN :one AND :n", ``, `":n":{"N":"9"},":one":{"N":"1"},":two":{"N":"2"}`},
+		{"m.a = :x AND m.b[1] = :y AND (attempts.#f >= :one)", `"#f":"fetch"`, `":y":{"S":"y"},":one":{"N":"1"}`},
+		{"attribute_type(m, :mtype) AND #n <> :n", `"#n":"n"`, `":mtype":{"S":"M"},":n":{"N":"9"}`},
+		{"attribute_exists(id) AND", ``, ``},
+		{"size = :n", ``, `":n":{"N":"9"}`},
+		{"n = :undefined", ``, ``},
+	} {
+		for _, id := range []string{"i8", "i9", "i8"} {
+			body := fmt.Sprintf(`{"TableName":"items","Key":{"id":{"S":%q},"part":{"S":"state"}},"UpdateExpression":"SET c = :x",
+				"ConditionExpression":%q,"ReturnValues":"UPDATED_NEW","ReturnValuesOnConditionCheckFailure":"ALL_OLD",
+				"ExpressionAttributeValues":{":x":{"S":"x"}`, id, c.cond)
+			if c.values != "" {
+				body += "," + c.values
+			}
+			body += "}"
+			if c.names != "" {
+				body += `,"ExpressionAttributeNames":{` + c.names + "}"
+			}
+			add("UpdateItem", body+"}")
+		}
+	}
 	// Transactions: one that commits, one cancelled by its condition check
 	// (the update before it undone), one naming an item twice.
 	txUpdate := `{"Update":{"TableName":"items","Key":{"id":{"S":"i3"},"part":{"S":"state"}},"UpdateExpression":"SET #st = :done, list_key = :lk ADD n :one REMOVE lease_owner",

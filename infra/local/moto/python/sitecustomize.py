@@ -55,6 +55,11 @@
 #       L (each of the type JSON gives it) serializes to itself, so it is
 #       copied as it is; any other (a binary, an odd type) goes the model's
 #       way.
+#    e. every condition expression was lexed with its patterns compiled (a
+#       regular-expression cache lookup) anew for each token, twice per
+#       UpdateItem: the tokens of an expression are kept by its text, and
+#       each parse gets fresh ones, as lexed (an expression that fails to lex
+#       fails every time).
 #    Each is held to moto as installed by infra/local/moto's tests
 #    (TestExpressionPatchesAnswerAsInstalled).
 import copy as _copy
@@ -145,6 +150,7 @@ def _patch_expressions():
     if getattr(moto, "__version__", None) != "5.2.1":
         return  # written against 5.2.1's code: leave another version be
     import pickle
+    from collections import deque as _deque
 
     Node = ast_nodes.Node
     DFT = ast_nodes.DepthFirstTraverser
@@ -306,6 +312,35 @@ def _patch_expressions():
             return structure(self, serialized, value, shape, key)
 
         JSON._serialize_type_structure = serialize_structure
+
+    # e. Condition tokens kept by the expression's text.
+    try:
+        from moto.dynamodb import comparisons as _comparisons
+    except Exception:
+        _comparisons = None
+    if _comparisons is not None:
+        CEP = _comparisons.ConditionExpressionParser
+        lex = CEP._lex_condition_expression
+        lexed = {}  # expression text -> its tokens' fields
+
+        def lex_condition_expression(self):
+            text = self.condition_expression
+            if type(self) is not CEP or not isinstance(text, str):
+                return lex(self)
+            fields = lexed.get(text)
+            if fields is None:
+                nodes = lex(self)  # raises as it did for an expression that does not lex
+                fields = tuple((n.nonterminal, n.kind, n.text, n.value) for n in nodes)
+                if any(n.children for n in nodes):
+                    return nodes
+                with lock:
+                    if len(lexed) >= 1024:
+                        lexed.clear()
+                    lexed[text] = fields
+            node = CEP.Node
+            return _deque(node(nt, kind, t, v, []) for nt, kind, t, v in fields)
+
+        CEP._lex_condition_expression = lex_condition_expression
 
     DFT.traverse = traverse
     validators.ActionCountValidator.verify_action_counts = verify_action_counts
