@@ -111,8 +111,8 @@ func (h Holding) Unrecorded(receives int, r float64) time.Duration {
 
 // UnrecordedBackoff describes Unrecorded's schedule.
 func (Holding) UnrecordedBackoff() string {
-	return unrecorded.String() + " from base/2 to base; the hold before the backstop's last delivery stretched to span " +
-		StoreOutageTolerance.String() + " of store outage"
+	return unrecorded.String() + " (each hold from half its base to its base; the one before the backstop's last delivery" +
+		" stretched so that the holds span " + StoreOutageTolerance.String() + ")"
 }
 
 // Visibility is the longest wait held through SQS visibility.
