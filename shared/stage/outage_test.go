@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -97,5 +100,52 @@ func TestStoreOutageNeverReachesTheBackstop(t *testing.T) {
 				t.Fatalf("forwards %v, want one to llm", tb.forwards())
 			}
 		})
+	}
+}
+
+// hangingStore is a store whose claim hangs until its context ends, as a
+// saturated DynamoDB endpoint does.
+type hangingStore struct{ *state.Memory }
+
+func (s hangingStore) Claim(ctx context.Context, _ state.ClaimRequest) (state.Item, error) {
+	<-ctx.Done()
+	return state.Item{}, ctx.Err()
+}
+
+// deadlineQueues refuses a call whose context has ended, as the SDK does.
+type deadlineQueues struct{ stage.Queues }
+
+func (q deadlineQueues) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput,
+	opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return q.Queues.ChangeMessageVisibilityBatch(ctx, in, opts...)
+}
+
+// TestHangingStoreLeavesTimeForTheVisibilityChange: a claim that hangs
+// until the record's writes must end still leaves the batch the time to set
+// the record's decided hold — cut by the deadline, the visibility change
+// would fail and the record come back after the queue's default, spending a
+// receive of the backstop's for nothing (the 2,000-item soak saw it).
+func TestHangingStoreLeavesTimeForTheVisibilityChange(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, pipeline.Fetch)
+	tb.seed(t, "a", pipeline.Fetch)
+	tb.runner.Items = hangingStore{tb.store}
+	tb.runner.SQS = deadlineQueues{tb.sqs}
+	tb.runner.BackstopReceives = 8
+	ctx, cancel := context.WithTimeout(context.Background(), stage.FinishReserve+500*time.Millisecond)
+	defer cancel()
+	m := msg("a", pipeline.Fetch, "m1", 7)
+	if f := failedIDs(tb.handle(t, ctx, m)); len(f) != 1 {
+		t.Fatalf("kept %v, want the record kept", f)
+	}
+	v, ok := tb.sqs.Visibility(m.ReceiptHandle)
+	if !ok {
+		t.Fatal("no visibility change reached SQS: the hang took the batch's time")
+	}
+	if time.Duration(v)*time.Second < retry.StoreOutageTolerance-5*time.Minute {
+		t.Fatalf("visibility %d s: want the stretched hold before the backstop's last delivery", v)
 	}
 }

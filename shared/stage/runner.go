@@ -86,6 +86,10 @@ const (
 	// DefaultLease is the lease when the context has no deadline (tests,
 	// local tools); in Lambda the lease ends at the invocation's deadline.
 	DefaultLease = 15 * time.Minute
+	// FinishReserve is the end of an invocation kept for the batch's own
+	// SQS calls (the forwards, the visibility changes): a record's store
+	// writes end this long before the deadline.
+	FinishReserve = 1500 * time.Millisecond
 )
 
 // Runner is one stage's SQS batch handler: docs/design.md "One record, step
@@ -230,9 +234,25 @@ func (b *batch) run() {
 	}
 }
 
-// bookkeeping returns a context for durable writes after the work: it
-// survives the work's cancellation but not the invocation's end.
+// bookkeeping returns a context for a record's durable writes (its claim,
+// its outcome): it survives the work's cancellation, and it ends
+// FinishReserve before the invocation does, so that a store that hangs
+// cannot take the time the batch's own SQS calls need (finishing).
 func (b *batch) bookkeeping() (context.Context, context.CancelFunc) {
+	ctx := context.WithoutCancel(b.ctx)
+	if !b.deadline.IsZero() {
+		return context.WithDeadline(ctx, b.deadline.Add(-FinishReserve))
+	}
+	return context.WithTimeout(ctx, 30*time.Second)
+}
+
+// finishing returns the context of the batch's last calls — the forwards
+// and the visibility changes of the records kept —, which ends just before
+// the invocation does. A visibility change cut short would bring its record
+// back after the queue's default visibility instead of its decided hold,
+// and spend a receive of the redrive backstop's (docs/design.md "A store
+// that cannot be reached").
+func (b *batch) finishing() (context.Context, context.CancelFunc) {
 	ctx := context.WithoutCancel(b.ctx)
 	if !b.deadline.IsZero() {
 		return context.WithDeadline(ctx, b.deadline.Add(-200*time.Millisecond))
