@@ -40,6 +40,9 @@ type Holding struct {
 	// so the backstop never moves an item triage is deliberately retrying.
 	// Zero means no backstop.
 	BackstopReceives int
+	// StoreOutageTolerance overrides the package's StoreOutageTolerance
+	// (zero keeps it): the soak compresses it with the rest of its time.
+	StoreOutageTolerance time.Duration
 }
 
 // Park reports whether a hold of delay, on a message received receives
@@ -104,15 +107,15 @@ func (h Holding) Unrecorded(receives int, r float64) time.Duration {
 		for n := 1; n < receives; n++ {
 			spent += unrecorded.Base(n) / 2
 		}
-		d = max(d, StoreOutageTolerance-spent)
+		d = max(d, h.storeOutageTolerance()-spent)
 	}
 	return min(d, h.Visibility())
 }
 
 // UnrecordedBackoff describes Unrecorded's schedule.
-func (Holding) UnrecordedBackoff() string {
+func (h Holding) UnrecordedBackoff() string {
 	return unrecorded.String() + " (each hold from half its base to its base; the one before the backstop's last delivery" +
-		" stretched so that the holds span " + StoreOutageTolerance.String() + ")"
+		" stretched so that the holds span " + h.storeOutageTolerance().String() + ")"
 }
 
 // Visibility is the longest wait held through SQS visibility.
@@ -133,6 +136,13 @@ func (h Holding) parkAfter() time.Duration {
 		return h.ParkAfter
 	}
 	return DefaultParkAfter
+}
+
+func (h Holding) storeOutageTolerance() time.Duration {
+	if h.StoreOutageTolerance > 0 {
+		return h.StoreOutageTolerance
+	}
+	return StoreOutageTolerance
 }
 
 func (h Holding) parkAfterReceives() int {

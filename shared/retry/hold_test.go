@@ -92,6 +92,15 @@ func TestUnrecordedSpansTheToleratedStoreOutage(t *testing.T) {
 			}
 		}
 	}
+	// An override (the soak's compressed time) is spanned the same way.
+	short := retry.Holding{BackstopReceives: 8, StoreOutageTolerance: 90 * time.Second}
+	var span time.Duration
+	for rc := 1; rc < 8; rc++ {
+		span += short.Unrecorded(rc, 0)
+	}
+	if span < 90*time.Second || span > 3*time.Minute {
+		t.Errorf("a 90 s tolerance: the holds span %s", span)
+	}
 	// The receive count SQS reports is approximate: a count past the
 	// backstop's is held as the backoff says, never longer than SQS allows.
 	h := retry.Holding{BackstopReceives: 8, MaxVisibility: time.Minute}

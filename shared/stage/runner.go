@@ -133,6 +133,10 @@ type Runner struct {
 	// BackstopReceives-1 or more is parked instead, so the backstop never
 	// moves an item that triage is deliberately retrying. Zero disables it.
 	BackstopReceives int
+	// StoreOutageTolerance overrides retry.StoreOutageTolerance, the store
+	// outage a record's holds span before the backstop's last delivery;
+	// zero keeps it (STORE_OUTAGE_TOLERANCE, a test and demo override).
+	StoreOutageTolerance time.Duration
 	// Gates lists the gates items wait behind and takes the ramps'
 	// congestion signals; nil parks every wait as a plain due wait (the
 	// scheduler can find a gate's waiters only through the gate's record).
