@@ -89,7 +89,7 @@ const (
 	// FinishReserve is the end of an invocation kept for the batch's own
 	// SQS calls (the forwards, the visibility changes): a record's store
 	// writes end this long before the deadline.
-	FinishReserve = 1500 * time.Millisecond
+	FinishReserve = time.Second
 )
 
 // Runner is one stage's SQS batch handler: docs/design.md "One record, step
