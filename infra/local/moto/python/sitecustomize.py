@@ -242,7 +242,7 @@ def _patch_expressions():
         except Exception:
             return tree
         with lock:
-            if len(parsed) >= 1024:
+            if len(parsed) >= 256:
                 parsed.clear()
                 pickled.clear()
             parsed[expression_str] = tree
@@ -334,7 +334,7 @@ def _patch_expressions():
                 if any(n.children for n in nodes):
                     return nodes
                 with lock:
-                    if len(lexed) >= 1024:
+                    if len(lexed) >= 256:
                         lexed.clear()
                     lexed[text] = fields
             node = CEP.Node
