@@ -166,7 +166,7 @@ func printPolicy(w io.Writer, v policyView) error {
 		v.Probing.IntervalMultiplier, v.Probing.MaxInterval, v.Probing.Interval(breaker.DefaultOpenFor, math.MaxInt32), breaker.DefaultOpenFor)
 	fmt.Fprintf(w, "\nwaits: held through SQS visibility up to %s (at most %s); parked for the scheduler when longer, when\n"+
 		"behind a gate, at the redrive backstop's receive count − 1, or (a wait spending no attempt) at receive %d;\n"+
-		"a record whose outcome could not be written stays queued, %s on its receive count\n\n",
+		"a record whose outcome could not be written stays queued, on its receive count: %s\n\n",
 		v.Holding.ParkAfter, v.Holding.MaxVisibility, v.Holding.ParkAfterReceives, v.Holding.Unrecorded)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOST CLAIM: THE ITEM IS\tACTION\tDUPLICATE")

@@ -31,8 +31,16 @@ func TestRedriveBootstrap(t *testing.T) {
 	svc, fn, vars := served.Service, served.Function, served.Env
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	if len(fn.Events) != 0 {
-		t.Fatalf("RedriveFunc events = %+v, want none (invoked directly)", fn.Events)
+	// One event: the schedule that resumes what the queues' redrive
+	// backstop moved, whose input is a valid replay of backstop messages
+	// only (an operator invokes the function directly for the rest).
+	if len(fn.Events) != 1 || fn.Events[0].Type != "Schedule" {
+		t.Fatalf("RedriveFunc events = %+v, want the backstop's schedule alone", fn.Events)
+	}
+	input, _ := fn.Events[0].Properties["Input"].(string)
+	var backstop replay.Request
+	if err := json.Unmarshal([]byte(input), &backstop); err != nil || backstop.Validate() != nil || !backstop.Filter.Backstop {
+		t.Fatalf("the backstop schedule's input %q: %+v, %v", input, backstop, err)
 	}
 
 	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["ITEMS_TABLE"]}
@@ -52,8 +60,32 @@ func TestRedriveBootstrap(t *testing.T) {
 	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(vars["LLM_DLQ_URL"]), MessageBody: aws.String(string(body))}); err != nil {
 		t.Fatal(err)
 	}
+	// The schedule's run resumes a raw envelope the fetch queue's backstop
+	// moved and leaves triage's dead letter to the operator.
+	if err := items.Put(ctx, state.Item{ID: "story-000124", Kind: state.KindStory, CorrelationID: "c2", Status: state.Received,
+		State: state.Retryable, Stage: pipeline.Fetch, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	raw := pipeline.Envelope{ItemID: "story-000124", Stage: pipeline.Fetch, CorrelationID: "c2"}.Encode()
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(vars["FETCH_DLQ_URL"]), MessageBody: aws.String(raw)}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Invoke(ctx, "RedriveFunc", []byte(input))
+	if err != nil || res.FunctionError != nil {
+		t.Fatalf("invoke the backstop's schedule: %v %v\n%s", err, res.FunctionError, res.Logs)
+	}
+	var bsum replay.Summary
+	if err := json.Unmarshal(res.Payload, &bsum); err != nil || bsum.Replayed != 1 || bsum.Items[0].ItemID != "story-000124" {
+		t.Fatalf("backstop summary %s (%v)\n%s", res.Payload, err, res.Logs)
+	}
+	if it, err := items.Get(ctx, "story-000124"); err != nil || it.State != state.Queued || it.Replays[0].By != "backstop" {
+		t.Fatalf("item after the backstop's run: %+v, %v", it, err)
+	}
+	if it, err := items.Get(ctx, "story-000123"); err != nil || it.State != state.Deadletter {
+		t.Fatalf("triage's dead letter after the backstop's run: %+v, %v", it, err)
+	}
 	event := localtest.Event(t, "redrive/replay-llm-by-class.json")
-	res, err := svc.Invoke(ctx, "RedriveFunc", event)
+	res, err = svc.Invoke(ctx, "RedriveFunc", event)
 	if err != nil || res.FunctionError != nil {
 		t.Fatalf("invoke: %v %v\n%s", err, res.FunctionError, res.Logs)
 	}

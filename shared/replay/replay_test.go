@@ -278,6 +278,51 @@ func TestBackstopMessages(t *testing.T) {
 	}
 }
 
+// TestBackstopFilterResumesOnlyBackstopMessages: the redrive function's
+// schedule (Filter.Backstop) resumes the items whose raw envelope a queue's
+// backstop moved — one stuck working under an expired lease, one retryable
+// — deletes a backstop message whose item has moved on, and leaves
+// triage's own dead letters, which are an operator's to judge, where they
+// are.
+func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.Put(state.Item{ID: "s1", State: state.Working, Stage: pipeline.LLM, CorrelationID: "corr-s1",
+		LeaseOwner: "m#8", LeaseUntil: t0.Add(-time.Minute)})
+	b.store.Put(state.Item{ID: "s2", State: state.Retryable, Stage: pipeline.Fetch, CorrelationID: "corr-s2"})
+	b.store.Put(state.Item{ID: "s3", State: state.Done, Stage: pipeline.Notify, CorrelationID: "corr-s3"})
+	b.sqs.Put(dlqURL(pipeline.LLM), pipeline.Envelope{ItemID: "s1", Stage: pipeline.LLM, CorrelationID: "corr-s1"}.Encode())
+	b.sqs.Put(dlqURL(pipeline.Fetch), pipeline.Envelope{ItemID: "s2", Stage: pipeline.Fetch, CorrelationID: "corr-s2"}.Encode())
+	b.sqs.Put(dlqURL(pipeline.Notify), pipeline.Envelope{ItemID: "s3", Stage: pipeline.Notify, CorrelationID: "corr-s3"}.Encode())
+	b.deadLetter("d1", pipeline.LLM, failure.UpstreamUnavailable)
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+		Note: "moved by the redrive backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 2 {
+		t.Fatalf("summary %+v: want s1 and s2 resumed", sum)
+	}
+	for id, st := range map[string]pipeline.Stage{"s1": pipeline.LLM, "s2": pipeline.Fetch} {
+		if it := b.item(t, id); it.State != state.Queued || it.Stage != st || it.ReplayCount != 1 {
+			t.Fatalf("%s after the backstop's replay: %s at %s, replays %d", id, it.State, it.Stage, it.ReplayCount)
+		}
+	}
+	if it := b.item(t, "s3"); it.State != state.Done || it.ReplayCount != 0 {
+		t.Fatalf("a done item was replayed: %+v", it)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(pipeline.Notify))); n != 0 {
+		t.Fatalf("the backstop message of a done item is still in its DLQ (%d)", n)
+	}
+	bodies := b.sqs.Bodies(dlqURL(pipeline.LLM))
+	if len(bodies) != 1 || !strings.Contains(bodies[0], `"d1"`) {
+		t.Fatalf("LLM DLQ %v: want only triage's dead letter of d1, untouched", bodies)
+	}
+	if it := b.item(t, "d1"); it.State != state.Deadletter || it.ReplayCount != 0 {
+		t.Fatalf("triage's dead letter was replayed: %+v", it)
+	}
+}
+
 func TestAnnotate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

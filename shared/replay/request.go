@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/shared/deadletter"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
@@ -146,10 +147,18 @@ type Filter struct {
 	// Retryable, when set, keeps dead letters whose class is (or is not)
 	// retryable: true selects what may succeed once the upstream is fixed.
 	Retryable *bool `json:"retryable,omitempty"`
+	// Backstop keeps only the raw stage envelopes a queue's redrive
+	// backstop moved (its item never dead-lettered by triage): what the
+	// redrive function's schedule resumes (docs/design.md "Waits and
+	// parking", "A store that cannot be reached").
+	Backstop bool `json:"backstop,omitempty"`
 }
 
 // Matches reports whether dl passes the filter.
 func (f Filter) Matches(dl DeadLetter) bool {
+	if f.Backstop && dl.Kind != deadletter.KindBackstop {
+		return false
+	}
 	if len(f.ErrorClass) > 0 && !slices.Contains(f.ErrorClass, dl.Class) {
 		return false
 	}

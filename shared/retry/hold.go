@@ -40,6 +40,9 @@ type Holding struct {
 	// so the backstop never moves an item triage is deliberately retrying.
 	// Zero means no backstop.
 	BackstopReceives int
+	// StoreOutageTolerance overrides the package's StoreOutageTolerance
+	// (zero keeps it): the soak compresses it with the rest of its time.
+	StoreOutageTolerance time.Duration
 }
 
 // Park reports whether a hold of delay, on a message received receives
@@ -64,21 +67,56 @@ func (h Holding) Park(delay time.Duration, receives int, counts, onGate bool) bo
 	return false
 }
 
-// unrecorded is the backoff of a record whose outcome could not be
-// written: drawn on the message's receive count.
-var unrecorded = Exponential{Initial: time.Second, Multiplier: 2, Max: 5 * time.Minute, Jitter: FullJitter}
+// StoreOutageTolerance is the outage of the store (DynamoDB unreachable,
+// throttled, timing out) that a record whose outcome could not be written
+// outlasts in its queue: whatever the queue's redrive backstop (the
+// template allows 5 receives and more), the deliveries before its last are
+// spread over at least this long, so its last delivery comes after the
+// outage and the backstop never moves a record for a store outage this
+// short. With the template's default backstop (50 receives) the backoff
+// alone spans about 1 h 45 min. A longer outage ends with the record in the
+// DLQ as a backstop message, whose item replay finds in its stage
+// (docs/design.md "Waits and parking").
+const StoreOutageTolerance = 15 * time.Minute
+
+// unrecorded is the backoff of a record whose outcome could not be written:
+// its base on the message's receive count, each delay drawn from [base/2,
+// base] (equal jitter), so that a run of receives has a floor — full
+// jitter's can be close to zero, and seven receives of 1 s doubling spent
+// 18 s of a minute-long stall of the store before the backstop took the
+// record.
+var unrecorded = Exponential{Initial: 2 * time.Second, Multiplier: 2, Max: 5 * time.Minute}
 
 // Unrecorded is how long a record whose outcome could not be written (the
-// store unreachable at its claim, the owner's notice unsent) stays in its
-// queue: full-jitter exponential on its receive count (r in [0, 1)), so
-// redeliveries back off, and the queue's redrive backstop bounds a lasting
-// outage. Nothing was recorded, so nothing counts.
-func (Holding) Unrecorded(receives int, r float64) time.Duration {
-	return unrecorded.Delay(receives, r)
+// store unreachable at its claim or its outcome, a dead letter's hand-off
+// unconfirmed, the owner's notice unsent) stays in its queue before its
+// next delivery: exponential on its receive count (r in [0, 1) draws from
+// [base/2, base]), so redeliveries back off, and nothing counts — nothing
+// was recorded. On the delivery before the backstop's last (receive count
+// BackstopReceives−1) the hold is stretched so that the deliveries so far
+// and this hold together span StoreOutageTolerance at the least: the last
+// delivery is the backstop's, and it comes after the outage the policy
+// tolerates.
+func (h Holding) Unrecorded(receives int, r float64) time.Duration {
+	receives = max(receives, 1)
+	base := unrecorded.Base(receives)
+	d := base/2 + time.Duration(float64(base-base/2)*min(max(r, 0), 1))
+	if h.BackstopReceives > 0 && receives == h.BackstopReceives-1 {
+		// The least the earlier holds took: each at least half its base.
+		var spent time.Duration
+		for n := 1; n < receives; n++ {
+			spent += unrecorded.Base(n) / 2
+		}
+		d = max(d, h.storeOutageTolerance()-spent)
+	}
+	return min(d, h.Visibility())
 }
 
 // UnrecordedBackoff describes Unrecorded's schedule.
-func (Holding) UnrecordedBackoff() string { return unrecorded.String() }
+func (h Holding) UnrecordedBackoff() string {
+	return unrecorded.String() + " (each hold from half its base to its base; the one before the backstop's last delivery" +
+		" stretched so that the holds span " + h.storeOutageTolerance().String() + ")"
+}
 
 // Visibility is the longest wait held through SQS visibility.
 func (h Holding) Visibility() time.Duration {
@@ -98,6 +136,13 @@ func (h Holding) parkAfter() time.Duration {
 		return h.ParkAfter
 	}
 	return DefaultParkAfter
+}
+
+func (h Holding) storeOutageTolerance() time.Duration {
+	if h.StoreOutageTolerance > 0 {
+		return h.StoreOutageTolerance
+	}
+	return StoreOutageTolerance
 }
 
 func (h Holding) parkAfterReceives() int {

@@ -50,16 +50,64 @@ func TestHoldingPark(t *testing.T) {
 }
 
 // TestHoldingUnrecorded: an unwritten outcome backs off on the receive
-// count, within full jitter's bounds, capped at five minutes.
+// count, drawn from [base/2, base], capped at five minutes.
 func TestHoldingUnrecorded(t *testing.T) {
 	t.Parallel()
 	var h retry.Holding
-	for receives, hi := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 20: 5 * time.Minute} {
+	for receives, hi := range map[int]time.Duration{1: 2 * time.Second, 2: 4 * time.Second, 4: 16 * time.Second, 20: 5 * time.Minute} {
 		if got := h.Unrecorded(receives, 1); got != hi {
 			t.Errorf("receive %d, r=1: %s, want %s", receives, got, hi)
 		}
-		if got := h.Unrecorded(receives, 0); got != 0 {
-			t.Errorf("receive %d, r=0: %s, want 0", receives, got)
+		if got := h.Unrecorded(receives, 0); got != hi/2 {
+			t.Errorf("receive %d, r=0: %s, want %s", receives, got, hi/2)
 		}
+	}
+}
+
+// TestUnrecordedSpansTheToleratedStoreOutage: whatever the backstop the
+// template allows, the holds of a record whose store stays unreachable
+// put its backstop's last delivery at least StoreOutageTolerance after
+// its first — with the least jitter at every draw — so a store outage that
+// long never lets the backstop move the record; and the stretch is only on
+// the delivery before the last, the earlier ones keep the short backoff.
+func TestUnrecordedSpansTheToleratedStoreOutage(t *testing.T) {
+	t.Parallel()
+	for _, backstop := range []int{5, 8, 10, 50, 1000} {
+		h := retry.Holding{BackstopReceives: backstop}
+		for _, r := range []float64{0, 0.5, 0.999} {
+			var span time.Duration
+			for rc := 1; rc < backstop; rc++ {
+				d := h.Unrecorded(rc, r)
+				if rc < backstop-1 && d > 5*time.Minute {
+					t.Errorf("backstop %d, receive %d: hold %s, longer than the backoff's cap", backstop, rc, d)
+				}
+				span += d
+			}
+			if span < retry.StoreOutageTolerance {
+				t.Errorf("backstop %d, r=%g: the %d holds before the last delivery span %s, less than %s", backstop, r, backstop-1, span,
+					retry.StoreOutageTolerance)
+			}
+			if span > retry.StoreOutageTolerance+10*time.Minute && backstop <= 10 {
+				t.Errorf("backstop %d, r=%g: the holds span %s, far past the tolerance: the stretch is too long", backstop, r, span)
+			}
+		}
+	}
+	// An override (the soak's compressed time) is spanned the same way.
+	short := retry.Holding{BackstopReceives: 8, StoreOutageTolerance: 90 * time.Second}
+	var span time.Duration
+	for rc := 1; rc < 8; rc++ {
+		span += short.Unrecorded(rc, 0)
+	}
+	if span < 90*time.Second || span > 3*time.Minute {
+		t.Errorf("a 90 s tolerance: the holds span %s", span)
+	}
+	// The receive count SQS reports is approximate: a count past the
+	// backstop's is held as the backoff says, never longer than SQS allows.
+	h := retry.Holding{BackstopReceives: 8, MaxVisibility: time.Minute}
+	if got := h.Unrecorded(7, 0); got != time.Minute {
+		t.Errorf("the stretch ignores MaxVisibility: %s", got)
+	}
+	if got := (retry.Holding{BackstopReceives: 8}).Unrecorded(9, 1); got != 5*time.Minute {
+		t.Errorf("past the backstop: %s, want the backoff's 5m", got)
 	}
 }

@@ -36,7 +36,10 @@ type Env struct {
 	BodyRetention    time.Duration
 	Profile          *retry.Profile
 	BackstopReceives int
-	Concurrency      int
+	// StoreOutageTolerance is STORE_OUTAGE_TOLERANCE, a test and demo
+	// override of retry.StoreOutageTolerance (0: the policy's).
+	StoreOutageTolerance time.Duration
+	Concurrency          int
 	// NoticeQueueURL is the owner-notice queue (package notice); empty
 	// sends no notices.
 	NoticeQueueURL string
@@ -47,7 +50,8 @@ type Env struct {
 // ITEMS_TABLE, ERRORLOG_TABLE, PARKED_TABLE, GATES_TABLE, BODIES_TABLE
 // (required); ITEM_INDEX_SHARDS, BODIES_BUCKET, BODY_THRESHOLD_BYTES,
 // BODY_RETENTION_DAYS, PROFILE, BACKSTOP_MAX_RECEIVE_COUNT, CONCURRENCY,
-// NOTICE_QUEUE_URL and the process's own (envconf.Process).
+// NOTICE_QUEUE_URL, the test and demo override STORE_OUTAGE_TOLERANCE and
+// the process's own (envconf.Process).
 func ReadEnv(r *envconf.Reader) Env {
 	e := Env{Process: r.Process()}
 	if name := r.Required("STAGE"); name != "" {
@@ -77,6 +81,7 @@ func ReadEnv(r *envconf.Reader) Env {
 	r.Check("PROFILE", err)
 	e.Profile = p
 	e.BackstopReceives = r.Int("BACKSTOP_MAX_RECEIVE_COUNT", 0)
+	e.StoreOutageTolerance = r.TestOverride("STORE_OUTAGE_TOLERANCE")
 	e.Concurrency = r.Int("CONCURRENCY", DefaultConcurrency)
 	e.NoticeQueueURL = r.String("NOTICE_QUEUE_URL")
 	return e

@@ -21,7 +21,7 @@ const maxBatchEntries = 10
 // acknowledged — a failed forward keeps the record —, and every kept record
 // gets its decided visibility (ChangeMessageVisibilityBatch).
 func (b *batch) finish() events.SQSEventResponse {
-	ctx, cancel := b.bookkeeping()
+	ctx, cancel := b.finishing()
 	defer cancel()
 	b.forward(ctx)
 	b.changeVisibility(ctx)

@@ -60,7 +60,7 @@ func (r *Runner) profile() *retry.Profile {
 // holding is the runner's configuration of how records wait.
 func (r *Runner) holding() retry.Holding {
 	return retry.Holding{MaxVisibility: r.MaxVisibility, ParkAfter: r.ParkAfter, ParkAfterReceives: r.ParkAfterReceives,
-		BackstopReceives: r.BackstopReceives}
+		BackstopReceives: r.BackstopReceives, StoreOutageTolerance: r.StoreOutageTolerance}
 }
 
 // rand returns the injected random source, or math/rand/v2's.

@@ -207,8 +207,8 @@ func TestUnsentFailedNoticeGivesWayToTheBackstop(t *testing.T) {
 	if f := failedIDs(tb.handle(t, context.Background(), msg("task", pipeline.LLM, "m1", 5))); len(f) != 1 {
 		t.Fatalf("receive 5 of 10: kept %v, want the record kept", f)
 	}
-	if v := tb.visibility(t, "rh-m1"); v < 2 || v > 16 {
-		t.Fatalf("visibility %d, want a backoff on the receive count (2..16 s)", v)
+	if v := tb.visibility(t, "rh-m1"); v < 16 || v > 32 {
+		t.Fatalf("visibility %d, want a backoff on the receive count (16..32 s)", v)
 	}
 	if f := failedIDs(tb.handle(t, context.Background(), msg("task", pipeline.LLM, "m1", 8))); len(f) != 0 {
 		t.Fatalf("receive 8 of 10: kept %v, want the notice given up and the record acknowledged", f)

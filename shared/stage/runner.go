@@ -86,6 +86,10 @@ const (
 	// DefaultLease is the lease when the context has no deadline (tests,
 	// local tools); in Lambda the lease ends at the invocation's deadline.
 	DefaultLease = 15 * time.Minute
+	// FinishReserve is the end of an invocation kept for the batch's own
+	// SQS calls (the forwards, the visibility changes): a record's store
+	// writes end this long before the deadline.
+	FinishReserve = time.Second
 )
 
 // Runner is one stage's SQS batch handler: docs/design.md "One record, step
@@ -129,6 +133,10 @@ type Runner struct {
 	// BackstopReceives-1 or more is parked instead, so the backstop never
 	// moves an item that triage is deliberately retrying. Zero disables it.
 	BackstopReceives int
+	// StoreOutageTolerance overrides retry.StoreOutageTolerance, the store
+	// outage a record's holds span before the backstop's last delivery;
+	// zero keeps it (STORE_OUTAGE_TOLERANCE, a test and demo override).
+	StoreOutageTolerance time.Duration
 	// Gates lists the gates items wait behind and takes the ramps'
 	// congestion signals; nil parks every wait as a plain due wait (the
 	// scheduler can find a gate's waiters only through the gate's record).
@@ -230,9 +238,25 @@ func (b *batch) run() {
 	}
 }
 
-// bookkeeping returns a context for durable writes after the work: it
-// survives the work's cancellation but not the invocation's end.
+// bookkeeping returns a context for a record's durable writes (its claim,
+// its outcome): it survives the work's cancellation, and it ends
+// FinishReserve before the invocation does, so that a store that hangs
+// cannot take the time the batch's own SQS calls need (finishing).
 func (b *batch) bookkeeping() (context.Context, context.CancelFunc) {
+	ctx := context.WithoutCancel(b.ctx)
+	if !b.deadline.IsZero() {
+		return context.WithDeadline(ctx, b.deadline.Add(-FinishReserve))
+	}
+	return context.WithTimeout(ctx, 30*time.Second)
+}
+
+// finishing returns the context of the batch's last calls — the forwards
+// and the visibility changes of the records kept —, which ends just before
+// the invocation does. A visibility change cut short would bring its record
+// back after the queue's default visibility instead of its decided hold,
+// and spend a receive of the redrive backstop's (docs/design.md "A store
+// that cannot be reached").
+func (b *batch) finishing() (context.Context, context.CancelFunc) {
 	ctx := context.WithoutCancel(b.ctx)
 	if !b.deadline.IsZero() {
 		return context.WithDeadline(ctx, b.deadline.Add(-200*time.Millisecond))
@@ -299,11 +323,14 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 
 // storeUnavailable returns a record whose first write (create or claim)
 // failed on the store: nothing was recorded, nothing counts. It backs off on
-// the receive count; the queue's backstop bounds a permanent outage.
+// the receive count (retry.Holding.Unrecorded), so that the backstop's
+// receives span a store outage of retry.StoreOutageTolerance; a longer one
+// leaves a backstop message in the DLQ, which replay resumes.
 func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
 	cl := failure.ClassOf(err)
 	d := b.r.holding().Unrecorded(rc, b.r.rand()())
-	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()))
+	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()),
+		"visibility_ms", d.Milliseconds())
 	b.r.metrics().Count(MetricStoreErrors, b.r.Stage, cl.Class, 1)
 	return outcome{visibility: max(d, time.Second), kind: "store_unavailable"}
 }
@@ -641,14 +668,20 @@ func (c *touchCache) mark(g gate.Name, now time.Time) {
 // unrecorded handles an outcome write that failed. A lost lease means the
 // lease expired and another delivery took the item over: its outcome is the
 // one that counts, and this record is acknowledged. Any other error left
-// nothing recorded: the record goes back to the queue soon.
+// nothing recorded: the record goes back to the queue, backing off on its
+// receive count as a failed claim does (retry.Holding.Unrecorded), so that
+// a store outage spends the backstop's receives no faster on this path.
 func (rec *record) unrecorded(log *slog.Logger, err error, what string) outcome {
 	if errors.Is(err, state.ErrConflict) {
 		log.Warn("lease lost before " + what + " was recorded; the other delivery owns the item")
 		return outcome{ack: true, kind: "lease_lost"}
 	}
-	log.Error("recording "+what+" failed; record returned to the queue", "store_error", redact.String(err.Error()))
-	return outcome{visibility: rec.b.r.resendDelay(), kind: "store_unavailable"}
+	r := rec.b.r
+	r.metrics().Count(MetricStoreErrors, r.Stage, failure.ClassOf(err).Class, 1)
+	d := r.holding().Unrecorded(rec.rc, r.rand()())
+	log.Error("recording "+what+" failed; record returned to the queue", "store_error", redact.String(err.Error()),
+		"visibility_ms", d.Milliseconds())
+	return outcome{visibility: max(d, r.resendDelay()), kind: "store_unavailable"}
 }
 
 func (rec *record) appendLog(ctx context.Context, log *slog.Logger, e state.LogEntry) {

@@ -373,6 +373,21 @@ func withScheduler(opts Options) Options {
 	return opts
 }
 
+// scheduleInput is the Input of the named function's Schedule event, or "".
+func scheduleInput(fns []template.Function, name string) string {
+	for _, f := range fns {
+		if f.LogicalID != name {
+			continue
+		}
+		for _, ev := range f.Events {
+			if ev.Type == template.EventSchedule && ev.Input != "" {
+				return ev.Input
+			}
+		}
+	}
+	return ""
+}
+
 // startSchedules invokes each scheduled function on its ticker until Close.
 func (s *Stack) startSchedules(fns []template.Function, every map[string]time.Duration) error {
 	if len(every) == 0 {
@@ -398,6 +413,9 @@ func (s *Stack) startSchedules(fns []template.Function, every map[string]time.Du
 					ev := fmt.Sprintf(`{"version":"0","id":"local-%s-%d","detail-type":"Scheduled Event","source":"aws.events",`+
 						`"account":"123456789012","time":%q,"region":"us-east-1","resources":[],"detail":{}}`,
 						name, n, now.UTC().Format(time.RFC3339))
+					if in := scheduleInput(fns, name); in != "" {
+						ev = in // EventBridge delivers a target's Input instead of the event
+					}
 					ictx, icancel := context.WithTimeout(ctx, 2*time.Minute)
 					res, err := s.Lambda.Invoke(ictx, name, []byte(ev))
 					icancel()

@@ -423,6 +423,10 @@ func (s *Server) closeLog() {
 // PatchedLine is what moto's log says first when the patch is in force.
 const PatchedLine = "triage: moto's TransactWriteItems copies only the items it names"
 
+// ExpressionsPatchedLine is what moto's log says when the patches to its
+// update expressions are in force (moto 5.2.1 only).
+const ExpressionsPatchedLine = "triage: moto's update expressions are parsed once and walked in linear time"
+
 // patch is python/sitecustomize.py: the moto_server Start starts imports
 // it before moto (PYTHONPATH), and it makes moto's DynamoDB transactions
 // copy only the items they name instead of whole tables.

@@ -271,12 +271,13 @@ func (rec Record) WriteReport(w io.Writer) {
 		"which is less than the visibility timeout less the 1 s batching window, so a message never becomes visible again while the "+
 		"delivery that received it may still hold the item. The LLM provider is down for %v, from %v into the pipeline phase, and the "+
 		"stage queues' redrive backstop is %d receives: a wait held in its queue at each breaker window would cross it; waits park, "+
-		"and the scheduler runs every %v. The breakers stay open %v instead of 5 minutes; fakes' hangs last %v, longer "+
+		"and the scheduler runs every %v. The breakers stay open %v instead of 5 minutes, and a record whose store write fails "+
+		"holds so that its deliveries before the backstop's last span %v instead of 15 minutes; fakes' hangs last %v, longer "+
 		"than a function's deadline, so a hung upstream ends as a NETWORK_TIMEOUT of the work's context. Left out: the provider's "+
 		"insufficient_quota (BUDGET_EXCEEDED waits an hour in the standard profile) and the daily budget (a wait until 00:00 UTC); "+
 		"INTERNAL_BUG from a panic has its own tests. The scenario's longest wait is %v (%s).\n\n",
 		opts.FunctionTimeout, opts.Visibility, opts.FunctionTimeout+3*time.Second, opts.Outage, opts.OutageAt, opts.Backstop,
-		DefaultSchedule, DefaultBreakerOpenFor, DefaultMaxHang,
+		DefaultSchedule, DefaultBreakerOpenFor, DefaultStoreOutageTolerance, DefaultMaxHang,
 		opts.LongestWait(), longestWaitWhy(opts))
 
 	fmt.Fprintf(w, "## Checks\n\n")

@@ -171,6 +171,9 @@ type Event struct {
 	Enabled bool
 	// Schedule is the Schedule event's expression, e.g. "rate(30 minutes)".
 	Schedule string
+	// Input is the Schedule event's Input: the JSON EventBridge delivers
+	// instead of its scheduled event; empty when unset.
+	Input string
 	// Properties are the event's properties, unresolved.
 	Properties map[string]any
 }
@@ -538,6 +541,9 @@ func buildEvent(fn, name string, v any) (Event, error) {
 		}
 		if ev.Schedule == "" {
 			return ev, &SyntaxError{Msg: where + " has no Schedule"}
+		}
+		if ev.Input, err = optString(p, "Input", where); err != nil {
+			return ev, err
 		}
 	}
 	return ev, nil

@@ -510,7 +510,7 @@ Resources:
           Properties: {Queue: arn:aws:sqs:us-east-1:123456789012:q}
         Tick:
           Type: Schedule
-          Properties: {Schedule: rate(5 minutes), Enabled: false}
+          Properties: {Schedule: rate(5 minutes), Enabled: false, Input: '{"note":"n"}'}
   H:
     Type: AWS::Serverless::Function
     Properties: {Handler: bootstrap, Runtime: go1.x, MemorySize: 1024}
@@ -542,7 +542,7 @@ Resources:
 	if q.BatchSize != 10 || q.MaximumBatchingWindowInSeconds != 0 || q.ReportsBatchItemFailures() || q.MaximumConcurrency != 0 || !q.Enabled {
 		t.Errorf("SQS defaults not applied: %+v", q)
 	}
-	if tick.Type != template.EventSchedule || tick.Schedule != "rate(5 minutes)" || tick.Enabled {
+	if tick.Type != template.EventSchedule || tick.Schedule != "rate(5 minutes)" || tick.Enabled || tick.Input != `{"note":"n"}` {
 		t.Errorf("schedule = %+v", tick)
 	}
 

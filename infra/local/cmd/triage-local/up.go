@@ -176,7 +176,7 @@ func up(ctx context.Context, f upFlags, apiKey string, stdout, stderrRaw io.Writ
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				runSchedule(ctx, st, fn.LogicalID, every, say)
+				runSchedule(ctx, st, fn.LogicalID, ev.Input, every, say)
 			}()
 		}
 	}
@@ -250,8 +250,9 @@ func parseRate(expr string) (time.Duration, bool) {
 }
 
 // runSchedule invokes fn with an EventBridge scheduled event every period,
-// as its Schedule event would in AWS, until ctx ends.
-func runSchedule(ctx context.Context, st *devstack.Stack, fn string, every time.Duration, say func(string, ...any)) {
+// as its Schedule event would in AWS, until ctx ends; with the event's
+// Input instead, when it has one (as EventBridge delivers it).
+func runSchedule(ctx context.Context, st *devstack.Stack, fn, input string, every time.Duration, say func(string, ...any)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -261,6 +262,9 @@ func runSchedule(ctx context.Context, st *devstack.Stack, fn string, every time.
 		case now := <-t.C:
 			ev := fmt.Sprintf(`{"version":"0","id":"local-%d","detail-type":"Scheduled Event","source":"aws.events","account":%q,`+
 				`"time":%q,"region":%q,"resources":[],"detail":{}}`, now.UnixNano(), moto.AccountID, now.UTC().Format(time.RFC3339), moto.Region)
+			if input != "" {
+				ev = input
+			}
 			ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 			res, err := st.Lambda.Invoke(ictx, fn, []byte(ev))
 			cancel()
