@@ -73,7 +73,7 @@ func structures(s string, st *state) string {
 				i = end
 				continue
 			}
-			p := lenient{s: s, st: st}
+			p := lenient{s: s, st: st, parent: structLabel(s, i)}
 			end := p.parse(i)
 			emit(p.sorted())
 			if end > i {
@@ -297,6 +297,9 @@ type lenient struct {
 	edits []edit
 	depth int
 	quote byte // the quote of the structure's strings, for what edits insert
+	// parent is the key the object being parsed stands under (or the
+	// label before the structure): its record's key.
+	parent string
 }
 
 // maxNesting bounds how deep lenient follows nested objects and arrays.
@@ -649,6 +652,9 @@ func (p *lenient) tuple(elems []objMember) {
 func (p *lenient) object(i int, close byte) (int, bool) {
 	var members []objMember
 	closed := false
+	parent, from := p.parent, i
+	defer func() { p.parent = parent }()
+	var rec *record
 	for {
 		i = p.ws(i)
 		if i >= len(p.s) {
@@ -675,6 +681,13 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		}
 		i = p.ws(i)
 		role := roleOf(key)
+		if contextKey(key) {
+			if rec == nil {
+				rec = p.record(from, close, parent)
+			}
+			role = rec.roleIn(key, rec.members[normKey(key)], role)
+		}
+		p.parent = key
 		var rp *keyRole
 		if role.kind != "" || role.text || role.payload {
 			rp = &role
