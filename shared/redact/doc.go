@@ -84,7 +84,9 @@
 // (CleansedPhoneNumberE164), and a name whose owner is one of
 // NameOwnerWords (holder_name, caller_name, customer.name). A secret key's
 // value is replaced whole, whatever its shape; null, booleans and the empty
-// string stay.
+// string stay. A list under a personal key is judged element by element: a
+// string or a number by the key's kind (so a field's validation error, "is
+// invalid", stays), an object as a record under the key.
 //
 // A name, a display name, an address line, a number or a login is judged
 // by its record (records.go): the key the object stands under (or the

@@ -300,6 +300,8 @@ type lenient struct {
 	// parent is the key the object being parsed stands under (or the
 	// label before the structure): its record's key.
 	parent string
+	// elem is the role of the scalars of a list under a personal key.
+	elem *keyRole
 }
 
 // maxNesting bounds how deep lenient follows nested objects and arrays.
@@ -524,10 +526,21 @@ func (p *lenient) container(start, from int, close byte, role *keyRole) (int, va
 	mark := len(p.edits)
 	var end int
 	var ok bool
+	// A list under a personal key (emails, phone_numbers, a field's
+	// validation errors) is judged element by element (personalList).
+	list := role != nil && personal(role.kind) && p.s[start] == '['
+	if list {
+		elem := p.elem
+		p.elem = role
+		defer func() { p.elem = elem }()
+	}
 	if close == '}' || p.s[start] == 'm' {
 		end, ok = p.object(from, close)
 	} else {
 		end, ok = p.array(from, close)
+	}
+	if list && ok {
+		return end, vContainer
 	}
 	if role != nil && role.payload && !role.text && ok && strings.IndexByte(p.s[start+1:end], '{') < 0 && p.s[start] == '[' {
 		// A payload of plain strings (an embeddings input, a batch of
@@ -596,7 +609,11 @@ func (p *lenient) array(i int, close byte) (int, bool) {
 		if p.s[i] == close {
 			return i + 1, true
 		}
-		end, kind := p.value(i, nil)
+		var er *keyRole
+		if c := p.s[i]; c != '{' && c != '[' {
+			er = p.elem
+		}
+		end, kind := p.value(i, er)
 		if kind == vNone || end <= i {
 			return end, false
 		}
@@ -652,8 +669,9 @@ func (p *lenient) tuple(elems []objMember) {
 func (p *lenient) object(i int, close byte) (int, bool) {
 	var members []objMember
 	closed := false
-	parent, from := p.parent, i
-	defer func() { p.parent = parent }()
+	parent, from, elem := p.parent, i, p.elem
+	p.elem = nil
+	defer func() { p.parent, p.elem = parent, elem }()
 	var rec *record
 	for {
 		i = p.ws(i)

@@ -119,6 +119,12 @@ var recordCases = []planted{
 		keep:    []string{"https://lookups.twilio.com/v2/PhoneNumbers/", "Fields=line_type_intelligence"},
 	},
 	{
+		name:    "a field's validation errors and a list of phone records",
+		in:      `{"errors": {"email": ["has already been taken"], "phone": ["+1 415 555 0142", "is invalid"]}, "phone_numbers": [{"data": "1112224444", "type": "home"}]}`,
+		secrets: []string{"+1 415 555 0142", "1112224444"},
+		keep:    []string{`"email": ["has already been taken"]`, `"is invalid"`, `"type": "home"`},
+	},
+	{
 		name: "null under a personal key",
 		in:   `{"billing_details": {"address": {"country": "US", "postal_code": null}}}`,
 		keep: []string{`"postal_code": null}}}`},
@@ -156,19 +162,22 @@ func TestValueJudgesRecords(t *testing.T) {
 		"customer": map[string]any{"name": "Ingrid Solberg", "email": "i@example.no"},
 		"queue":    map[string]any{"name": "fetch-dlq"},
 		"owners":   []any{map[string]any{"displayName": "Lucie Fournier"}},
+		"phones":   []any{map[string]any{"number": "6175550144", "type": "home"}, "+1 415 555 0142", "is invalid"},
 	}
 	b, err := json.Marshal(redact.Value(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := string(b)
-	for _, s := range []string{"Ingrid Solberg", "Lucie Fournier", "i@example.no"} {
+	for _, s := range []string{"Ingrid Solberg", "Lucie Fournier", "i@example.no", "6175550144", "+1 415 555 0142"} {
 		if strings.Contains(out, s) {
 			t.Errorf("Value keeps %q: %s", s, out)
 		}
 	}
-	if !strings.Contains(out, `"name":"fetch-dlq"`) {
-		t.Errorf("Value loses the queue's name: %s", out)
+	for _, k := range []string{`"name":"fetch-dlq"`, `"type":"home"`, `"is invalid"`} {
+		if !strings.Contains(out, k) {
+			t.Errorf("Value loses %s: %s", k, out)
+		}
 	}
 }
 

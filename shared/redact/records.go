@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // People's names and postal addresses are personal data by the record they
 // stand in, not by their key alone: "name" is a person's under customer,
@@ -969,4 +972,64 @@ func mapRecord(m map[string]any, parent string) *record {
 		r.member(k, v)
 	}
 	return r
+}
+
+// A list under a personal key — emails, phone_numbers, names, or a
+// field's validation errors ({"email": ["has already been taken"]}) — is
+// judged element by element: a string or a number by the key's kind (so
+// "+1 415 555 0142" goes and "is invalid" stays), an object as a record
+// under the key (its data, value or number gets the kind).
+
+// personalList walks the JSON array at w.i under a key of kind.
+func (w *walker) personalList(kind Kind) {
+	w.copyByte() // [
+	for w.i < len(w.in) {
+		w.ws()
+		switch c := w.peek(); {
+		case c == ']':
+			w.copyByte()
+			return
+		case c == '{' || c == '[':
+			w.value()
+		case c == '"':
+			raw := w.skip()
+			s := decodeString(raw)
+			w.emitString(raw, s, secretString(kind, s))
+		default:
+			raw := w.skip()
+			if c == 'n' || c == 't' || c == 'f' || !plausible(kind, string(raw)) {
+				w.out = append(w.out, raw...)
+			} else {
+				w.out = appendQuoted(w.out, kind.Marker())
+			}
+		}
+		w.ws()
+		if w.peek() != ',' {
+			w.copyByte() // ]
+			return
+		}
+		w.copyByte()
+	}
+}
+
+// personalList redacts a decoded list under the key k of kind.
+func personalList(kind Kind, a []any, depth int, k string) []any {
+	out := make([]any, len(a))
+	for i, x := range a {
+		switch t := x.(type) {
+		case string:
+			out[i] = secretString(kind, t)
+		case nil, bool:
+			out[i] = t
+		case map[string]any, []any:
+			out[i] = valueIn(t, depth+1, k)
+		default:
+			if plausible(kind, fmt.Sprint(t)) {
+				out[i] = kind.Marker()
+			} else {
+				out[i] = t
+			}
+		}
+	}
+	return out
 }

@@ -125,6 +125,10 @@ func valueIn(v any, depth int, parent string) any {
 					continue
 				}
 			}
+			if a, ok := x.([]any); ok && personal(role.kind) {
+				put(m, rk, personalList(role.kind, a, depth+1, rk))
+				continue
+			}
 			put(m, rk, memberOf(role, x, depth+1))
 		}
 		return m
@@ -584,6 +588,10 @@ func (w *walker) memberRole(role keyRole) {
 		st := w.st
 		w.st = st.withoutTokens()
 		defer func() { w.st = st }()
+	}
+	if kind := role.kind; kind != "" && personal(kind) && w.peek() == '[' {
+		w.personalList(kind)
+		return
 	}
 	if kind := role.kind; kind != "" {
 		raw := w.skip()
