@@ -703,7 +703,7 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 			if rec == nil {
 				rec = p.record(from, close, parent)
 			}
-			role = rec.roleIn(key, rec.members[normKey(key)], role)
+			role = rec.roleIn(key, rec.members[recordKey(key)], role)
 		}
 		p.parent = key
 		var rp *keyRole

@@ -394,9 +394,14 @@ func personalKind(words []string) Kind {
 	for end > 1 && FormatWords[words[end-1]] {
 		end--
 	}
+	var buf [96]byte
 	for e := len(words); e >= end; e-- {
 		for n := min(3, e); n >= 1; n-- {
-			if k := PersonalKeys[strings.Join(words[e-n:e], "")]; k != "" {
+			b := buf[:0]
+			for _, w := range words[e-n : e] {
+				b = append(b, w...)
+			}
+			if k := PersonalKeys[string(b)]; k != "" {
 				return k
 			}
 		}

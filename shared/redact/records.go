@@ -185,7 +185,7 @@ func (r *record) member(key, val string) {
 	if r.members == nil {
 		r.members = make(map[string]string, 8)
 	}
-	nk := normKey(stripMarkers(key))
+	nk := recordKey(stripMarkers(key))
 	if _, seen := r.members[nk]; !seen {
 		r.members[nk] = val
 	}
@@ -206,7 +206,7 @@ func (r *record) member(key, val string) {
 	}
 	switch nk {
 	case "type", "object", "kind", "recordtype", "resourcetype", "documenttype", "doctype", "objecttype":
-		v := normKey(val)
+		v := recordKey(val)
 		if identityDocuments[v] {
 			r.document = true
 		}
@@ -226,7 +226,7 @@ func (r *record) member(key, val string) {
 // (personal data), "" with ok (a name that stays, in a thing's record), or
 // ok false (the key decides alone).
 func (r *record) kindOf(key, val string) (Kind, bool) {
-	nk := normKey(stripMarkers(key))
+	nk := recordKey(stripMarkers(key))
 	if r.thing {
 		if personNameKeys[nk] {
 			return "", true
@@ -268,13 +268,13 @@ func (r *record) kindOf(key, val string) (Kind, bool) {
 // name, an address line, a datum, a login. It is the cheap test before a
 // record is read.
 func contextKey(key string) bool {
-	nk := normKey(stripMarkers(key))
+	nk := recordKey(stripMarkers(key))
 	return personNameKeys[nk] || addressLineKeys[nk] || inheritKeys[nk] || handleKeys[nk]
 }
 
 // roleIn is role, the key's own, as the record changes it.
 func (r *record) roleIn(key, val string, role keyRole) keyRole {
-	if role.kind != "" && !personNameKeys[normKey(stripMarkers(key))] || role.text {
+	if role.kind != "" && !personNameKeys[recordKey(stripMarkers(key))] || role.text {
 		return role
 	}
 	k, ok := r.kindOf(key, val)
@@ -524,7 +524,7 @@ func findTextRecord(s string, from int) []int {
 		for ks > from && isKeyByte(s[ks-1]) {
 			ks--
 		}
-		if nk := normKey(s[ks:ke]); ks == ke || ke-ks > 40 || !(personNameKeys[nk] || addressLineKeys[nk] || handleKeys[nk]) {
+		if nk := recordKey(s[ks:ke]); ks == ke || ke-ks > 40 || !(personNameKeys[nk] || addressLineKeys[nk] || handleKeys[nk]) {
 			continue
 		}
 		if ks > 0 && (s[ks-1] == '"' || s[ks-1] == '\'' || s[ks-1] == '/' || s[ks-1] == '@' || s[ks-1] == '<') {
@@ -943,7 +943,7 @@ func sqlParameters(s string, i int) [][2]int {
 // …}): the object's opening brace is found by counting brackets back, at
 // most 4 KiB.
 func inThingRecord(s string, ks, ke int) bool {
-	if !personNameKeys[normKey(s[ks:ke])] {
+	if !personNameKeys[recordKey(s[ks:ke])] {
 		return false
 	}
 	depth := 0
@@ -1032,4 +1032,15 @@ func personalList(kind Kind, a []any, depth int, k string) []any {
 		}
 	}
 	return out
+}
+
+// recordKey is normKey without an allocation for a key that is already
+// lower case letters and digits, as most are.
+func recordKey(k string) string {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return normKey(k)
+		}
+	}
+	return k
 }

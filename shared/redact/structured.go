@@ -500,7 +500,7 @@ func (w *walker) object() {
 				rec = jsonRecord(w.in, start, parent)
 			}
 			role := roleOf(rkey)
-			if nr := rec.roleIn(rkey, rec.members[normKey(rkey)], role); nr != role {
+			if nr := rec.roleIn(rkey, rec.members[recordKey(rkey)], role); nr != role {
 				w.memberRole(nr)
 			} else {
 				w.member(rkey)
