@@ -148,6 +148,12 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"pairs":          "a=b=c=d&",
 		"tokens":         "Zx9Qw8Er7Ty6Ui5Op4As ",
 		"xml":            "<a>x</a><password>",
+		"yaml names":     "name: x\n",
+		"xml names":      "<Dbtr><Nm>Jo Do</Nm>",
+		"logfmt names":   "name=x email=y ",
+		"sql keys":       "Key (full_name)=(x) ",
+		"sql parameters": "INSERT INTO t (name, email) VALUES (?, ?) [parameters: ('x', 'y')] ",
+		"records":        `{"user": {"name": "x", "a": `,
 	} {
 		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]
 		b.Run(name, func(b *testing.B) {

@@ -384,7 +384,8 @@ func structLabel(s string, i int) string {
 // anything, and judges it with its parent's key.
 func (p *lenient) record(i int, close byte, parent string) *record {
 	r := newRecord(parent)
-	for n := 0; n < 256; n++ {
+	limit := i + recordReach
+	for n := 0; n < 256 && i < limit; n++ {
 		i = p.ws(i)
 		if i >= len(p.s) || p.s[i] == close {
 			break
@@ -428,7 +429,7 @@ func (p *lenient) record(i int, close byte, parent string) *record {
 			}
 			i = k + 1
 		case '{', '[', '(':
-			i = skipNested(p.s, i)
+			i = skipNested(p.s[:min(len(p.s), limit)], i)
 		default:
 			e := p.bareEnd(i)
 			val = strings.TrimSpace(p.s[i:e])
@@ -445,6 +446,11 @@ func (p *lenient) record(i int, close byte, parent string) *record {
 	}
 	return r
 }
+
+// recordReach bounds how far a record's members are read: a record's
+// members stand within 4 KiB of its start, and nested records are read
+// once per level, not to the end of the text each.
+const recordReach = 4 << 10
 
 // skipNested returns the end of the bracketed value at s[i], past its
 // closing bracket (strings inside skipped), or the end of the line where
@@ -477,7 +483,7 @@ func skipNested(s string, i int) int {
 // and the text of strings — and judges it with its parent's key.
 func jsonRecord(in []byte, i int, parent string) *record {
 	rec := newRecord(parent)
-	r := walker{in: in, i: i + 1}
+	r := walker{in: in[:min(len(in), i+recordReach)], i: i + 1}
 	for n := 0; n < 256 && r.i < len(r.in); n++ {
 		r.skipWS()
 		if r.peek() != '"' {
@@ -600,7 +606,8 @@ func lineRecord(s string, ks, end int) *record {
 
 // yamlRecord judges the record of the YAML key at ks: the key of the
 // mapping it belongs to (the nearest line above indented less) and the
-// keys beside it (the lines around at its indentation, up to 64).
+// keys beside it (the lines around at its indentation, up to 16 lines and
+// 1 KiB each way).
 func yamlRecord(s string, ks int) *record {
 	ls := lineStartOf(s, ks)
 	indent := ks - ls
@@ -608,7 +615,7 @@ func yamlRecord(s string, ks int) *record {
 	// Up: siblings, then the parent.
 	var siblings []string
 	p := ls
-	for n := 0; n < 64 && p > 0; n++ {
+	for n := 0; n < 16 && p > 0 && ls-p < 1024; n++ {
 		pe := p - 1
 		if pe > 0 && s[pe] == '\n' && s[pe-1] == '\r' {
 			pe--
@@ -632,7 +639,7 @@ func yamlRecord(s string, ks int) *record {
 	}
 	// Down: siblings.
 	q := ks
-	for n := 0; n < 64 && q < len(s); n++ {
+	for n := 0; n < 16 && q < len(s) && q-ks < 1024; n++ {
 		e := strings.IndexAny(s[q:], "\n\r")
 		if e < 0 {
 			break
@@ -744,25 +751,30 @@ func xmlParent(s string, o int) string {
 
 // findDBRecord finds the next value at or after from that a database
 // error's columns call personal data. The error's head may stand before
-// from: it looks back up to 4 KiB.
+// from, on its line: it starts at the nearest head in the line's 1 KiB
+// before from.
 func findDBRecord(s string, from int) []int {
-	for i := max(0, from-4096); i < len(s); {
-		a, b, c := indexFold(s[i:], "key ("), indexFold(s[i:], "duplicate entry '"), strings.Index(s[i:], "[parameters: ")
-		next := -1
-		for _, x := range []int{a, b, c} {
-			if x >= 0 && (next < 0 || x < next) {
-				next = x
+	i := from
+back:
+	for k := from - 1; k >= 0 && from-k <= 1024 && s[k] != '\n'; k-- {
+		switch s[k] {
+		case 'k', 'K', 'd', 'D', '[':
+			if h, _ := nextDBHead(s[:min(len(s), k+20)], k); h == k {
+				i = k
+				break back
 			}
 		}
-		if next < 0 {
+	}
+	for i < len(s) {
+		at, head := nextDBHead(s, i)
+		if at < 0 {
 			return nil
 		}
-		at := i + next
 		var spans [][2]int
-		switch next {
-		case a:
+		switch head {
+		case 'k':
 			spans = pgKeyValues(s, at+len("key ("))
-		case b:
+		case 'd':
 			spans = mysqlDupEntry(s, at+len("duplicate entry '"))
 		default:
 			spans = sqlParameters(s, at)
@@ -775,6 +787,29 @@ func findDBRecord(s string, from int) []int {
 		i = at + 1
 	}
 	return nil
+}
+
+// nextDBHead returns where the next head of a database error stands at or
+// after i — "Key (", "Duplicate entry '", "[parameters: " — and which it
+// is ('k', 'd', 'p'), in one pass over the text.
+func nextDBHead(s string, i int) (int, byte) {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case 'k', 'K':
+			if hasPrefixFold(s[i:], "key (") {
+				return i, 'k'
+			}
+		case 'd', 'D':
+			if hasPrefixFold(s[i:], "duplicate entry '") {
+				return i, 'd'
+			}
+		case '[':
+			if strings.HasPrefix(s[i:], "[parameters: ") {
+				return i, 'p'
+			}
+		}
+	}
+	return -1, 0
 }
 
 // columnKinds returns the kind each column gives its value ("" for none),
@@ -815,7 +850,7 @@ func pgKeyValues(s string, i int) [][2]int {
 	}
 	vs := i + j + 3
 	eol := vs
-	for eol < len(s) && s[eol] != '\n' && s[eol] != '\r' {
+	for eol < len(s) && eol-vs < 1024 && s[eol] != '\n' && s[eol] != '\r' {
 		eol++
 	}
 	ve := strings.LastIndexByte(s[vs:eol], ')')
@@ -874,14 +909,14 @@ func mysqlDupEntry(s string, i int) [][2]int {
 // structure layer's: its keys are the columns.
 func sqlParameters(s string, i int) [][2]int {
 	head := s[max(0, i-4096):i]
-	ins := strings.LastIndex(strings.ToUpper(head), "INSERT INTO ")
+	ins := max(strings.LastIndex(head, "INSERT INTO "), strings.LastIndex(head, "insert into "))
 	if ins < 0 {
 		return nil
 	}
 	rest := head[ins+len("INSERT INTO "):]
 	open := strings.IndexByte(rest, '(')
 	cl := strings.IndexByte(rest, ')')
-	if open <= 0 || cl < open || !strings.Contains(strings.ToUpper(rest[cl:]), "VALUES") {
+	if open <= 0 || cl < open || indexFold(rest[cl:], "values") < 0 {
 		return nil
 	}
 	table := strings.Trim(strings.TrimSpace(rest[:open]), "`\"")
