@@ -585,11 +585,12 @@ func lineRecord(s string, ks, end int) *record {
 	r := newRecord("")
 	ls := lineStartOf(s, ks)
 	le := end
-	for le < len(s) && le-end < 512 && s[le] != '\n' && s[le] != '\r' {
+	for le < len(s) && le-end < 256 && s[le] != '\n' && s[le] != '\r' {
 		le++
 	}
 	line := s[ls:le]
-	for k := 0; k < len(line); k++ {
+	var buf [16]string
+	for k := 0; k < len(line) && !r.sure; k++ {
 		if line[k] != '=' {
 			continue
 		}
@@ -597,8 +598,8 @@ func lineRecord(s string, ks, end int) *record {
 		for b > 0 && isKeyByte(line[b-1]) {
 			b--
 		}
-		if b < k && ls+b != ks {
-			r.member(line[b:k], "")
+		if b < k && ls+b != ks && k-b <= 40 && personalKind(splitWords(line[b:k], buf[:0])) != "" {
+			r.person, r.sure = true, true
 		}
 	}
 	return r
@@ -668,8 +669,14 @@ func yamlRecord(s string, ks int) *record {
 		}
 	}
 	r := newRecord(parent)
+	var buf [16]string
 	for _, k := range siblings {
-		r.member(k, "")
+		if r.thing || r.sure {
+			break
+		}
+		if personalKind(splitWords(k, buf[:0])) != "" {
+			r.person, r.sure = true, true
+		}
 	}
 	return r
 }
