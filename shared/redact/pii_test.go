@@ -125,6 +125,12 @@ var recordCases = []planted{
 		keep:    []string{`"email": ["has already been taken"]`, `"is invalid"`, `"type": "home"`},
 	},
 	{
+		name:    "the parts of a name's record (FHIR HumanName)",
+		in:      `{"resourceType": "Patient", "name": [{"use": "official", "family": "Chalmers", "given": ["Peter", "James"]}], "gender": "male"}`,
+		secrets: []string{"Chalmers", "Peter", "James"},
+		keep:    []string{`"use": "official"`, `"gender": "male"`},
+	},
+	{
 		name: "null under a personal key",
 		in:   `{"billing_details": {"address": {"country": "US", "postal_code": null}}}`,
 		keep: []string{`"postal_code": null}}}`},

@@ -98,6 +98,15 @@ var addressLineKeys = map[string]bool{
 	"line": true, "lines": true,
 }
 
+// namePartKeys are the parts of a person's name in a name's record:
+// {"name": {"first": …, "last": …}}, FHIR's HumanName {"family": …,
+// "given": […], "text": …}.
+var namePartKeys = map[string]bool{
+	"first": true, "last": true, "given": true, "family": true, "middle": true,
+	"full": true, "formatted": true, "display": true, "text": true, "prefix": true,
+	"suffix": true, "initials": true, "maiden": true, "nick": true, "preferred": true,
+}
+
 // inheritKeys hold the datum of their record — {"phone": {"number": …}},
 // {"type": "passport", "unique_identifier": …} — and get its kind.
 var inheritKeys = map[string]bool{
@@ -140,6 +149,7 @@ type record struct {
 	document bool // its type names an identity document
 	phone    bool // a member is a phone number
 	address  bool // the record is an address
+	name     bool // the record is a person's name: {"first": …, "last": …}
 	members  map[string]string
 }
 
@@ -158,6 +168,9 @@ func newRecord(parent string) *record {
 		return r
 	}
 	joined := strings.Join(words, "")
+	if last := words[len(words)-1]; last == "name" || last == "names" || last == "nm" || last == "humanname" {
+		r.name = true
+	}
 	for _, w := range words {
 		if PersonWords[w] {
 			r.person = true
@@ -258,6 +271,9 @@ func (r *record) kindOf(key, val string) (Kind, bool) {
 	if r.person && r.address && addressLineKeys[nk] {
 		return KindPersonal, true
 	}
+	if r.name && namePartKeys[nk] {
+		return KindPersonal, true
+	}
 	if r.person && nk == "address" && val != "" && looksLikeStreet(val) {
 		return KindPersonal, true
 	}
@@ -269,7 +285,7 @@ func (r *record) kindOf(key, val string) (Kind, bool) {
 // record is read.
 func contextKey(key string) bool {
 	nk := recordKey(stripMarkers(key))
-	return personNameKeys[nk] || addressLineKeys[nk] || inheritKeys[nk] || handleKeys[nk]
+	return personNameKeys[nk] || addressLineKeys[nk] || inheritKeys[nk] || handleKeys[nk] || namePartKeys[nk]
 }
 
 // roleIn is role, the key's own, as the record changes it.
