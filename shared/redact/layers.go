@@ -368,6 +368,9 @@ func (p *lenient) value(i int, role *keyRole) (int, valueKind) {
 	switch c := p.s[i]; {
 	case c == '{':
 		return p.container(i, i+1, '}', role)
+	case c == '[' && startsWithMarker(p.s, i):
+		// A bare marker an earlier pass left is one word, not a list.
+		return i + strings.IndexByte(p.s[i:], ']') + 1, vBare
 	case c == '[':
 		return p.container(i, i+1, ']', role)
 	case c == '(' && i+1 < len(p.s) && (p.s[i+1] == '\'' || p.s[i+1] == '"' || p.s[i+1] == 'b' && i+2 < len(p.s) && (p.s[i+2] == '\'' || p.s[i+2] == '"')):
