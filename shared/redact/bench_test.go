@@ -155,6 +155,12 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"cli flags":      " -p Zx9!wq --token=",
 		"url paths":      "https://h.example/inputs/",
 		"auth schemes":   "Authorization: X ",
+		"yaml names":     "name: x\n",
+		"xml names":      "<Dbtr><Nm>Jo Do</Nm>",
+		"logfmt names":   "name=x email=y ",
+		"sql keys":       "Key (full_name)=(x) ",
+		"sql parameters": "INSERT INTO t (name, email) VALUES (?, ?) [parameters: ('x', 'y')] ",
+		"records":        `{"user": {"name": "x", "a": `,
 	} {
 		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]
 		b.Run(name, func(b *testing.B) {
@@ -163,5 +169,39 @@ func BenchmarkStringAdversarial(b *testing.B) {
 				_ = redact.String(s)
 			}
 		})
+	}
+}
+
+// benchRecord is personal data in records (docs/design.md "Redaction",
+// personal data): a customer object after a label, a logfmt line with a
+// customer's name, and a PostgreSQL key naming its columns.
+const benchRecord = `stripe.error.InvalidRequestError: Request req_Nb3Xk2Qm8Lp4Tz: No such payment_method: 'pm_1QxY2z3A4b5C6d' ` +
+	`customer={"id": "cus_RkL9m2N3o4P5q6", "object": "customer", "email": "avery.q@example.org", "name": "Avery Quinlan", ` +
+	`"phone": "+1 202 555 0143", "address": {"line1": "221B Baker Street", "city": "London", "postal_code": "NW1 6XE", "country": "GB"}, ` +
+	`"metadata": {"queue": "fetch", "plan": "pro"}, "created": 1773400000, "livemode": true}` + "\n" +
+	`level=error msg="sync failed" queue.name=crm-sync customer.name="Avery Quinlan" email=avery.q@example.org status=409` + "\n" +
+	`DETAIL:  Key (full_name, date_of_birth)=(Avery Quinlan, 1984-07-19) already exists.`
+
+// benchRecordJSON is a customer record as a JSON document, beside a
+// group's record whose name stays.
+var benchRecordJSON = []byte(`{"id": "cus_RkL9m2N3o4P5q6", "object": "customer", "email": "avery.q@example.org", "name": "Avery Quinlan", "phone": "+1 202 555 0143", "address": {"line1": "221B Baker Street", "city": "London", "postal_code": "NW1 6XE", "country": "GB"}, "metadata": {"queue": "fetch", "plan": "pro"}, "owner": {"name": "billing-team", "type": "group"}, "created": 1773400000}`)
+
+func BenchmarkStringRecord(b *testing.B) {
+	b.SetBytes(int64(len(benchRecord)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := redact.String(benchRecord); strings.Contains(out, "Quinlan") {
+			b.Fatal("name survived")
+		}
+	}
+}
+
+func BenchmarkJSONRecord(b *testing.B) {
+	b.SetBytes(int64(len(benchRecordJSON)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := redact.JSON(benchRecordJSON); strings.Contains(string(out), "Quinlan") || !strings.Contains(string(out), "billing-team") {
+			b.Fatal("record misjudged")
+		}
 	}
 }

@@ -66,7 +66,9 @@
 //     "[at] … [dot]"), phone numbers (international, North American, and
 //     any national format after a phone word, national numbers written
 //     in groups after a trunk prefix or 00), IBANs checked mod 97, cards
-//     checked by Luhn in their printed groupings, US SSNs.
+//     checked by Luhn in their printed groupings, US SSNs, an E.164 number
+//     as a URL path segment, values a database error names by a personal
+//     column (records.go).
 //
 // Each pattern carries cheap pre-checks (literal triggers found in one pass
 // over the text, a minimum run of digits), so that clean text rarely reaches
@@ -87,8 +89,24 @@
 // a word after the secret names metadata about it (MetaWords: token_count,
 // secret_arn, password_length) — or when its last words are one of
 // PersonalKeys (first_name, date_of_birth, phone_number), whose values go
-// when they could be that data. A secret key's value is replaced whole,
-// whatever its shape; null, booleans and the empty string stay.
+// when they could be that data — also before a format word
+// (CleansedPhoneNumberE164), and a name whose owner is one of
+// NameOwnerWords (holder_name, caller_name, customer.name). A secret key's
+// value is replaced whole, whatever its shape; null, booleans and the empty
+// string stay. A list under a personal key is judged element by element: a
+// string or a number by the key's kind (so a field's validation error, "is
+// invalid", stays), an object as a record under the key.
+//
+// A name, a display name, an address line, a number or a login is judged
+// by its record (records.go): the key the object stands under (or the
+// label before it, or a YAML mapping's parent, or an XML element's parent)
+// and its members. A record whose key's last word is one of ThingWords (a
+// queue, a model, a repository) keeps its names; one whose key holds
+// PersonWords, or with a personal member (an e-mail address, a phone
+// number) or a type naming a person, is a person's: its name goes (when
+// only its key says so, when it reads as a person's full name), and so do
+// its address lines. A number goes under a phone's key, beside an E.164
+// number, or in an identity document's record.
 //
 // Values under TextKeys (prompt, messages, content, completion, text,
 // system, instructions, query, parts, article, …) and under compound keys

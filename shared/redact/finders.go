@@ -86,6 +86,9 @@ func findKeyValue(s string, from int) []int {
 			}
 			end = ve
 		}
+		if personal(kind) && (isLiteral(s[vs:ve]) || inThingRecord(s, keyStart, keyEnd)) {
+			continue // null, or a repository's full_name
+		}
 		if ve == end && personal(kind) {
 			// A bare phone number, card or name runs over its spaces.
 			ve = personalEnd(s, vs, ve, kind)
@@ -296,7 +299,7 @@ func personalEnd(s string, vs, ve int, kind Kind) int {
 	}
 	for k < len(s) {
 		switch c := s[k]; c {
-		case '\n', '\r', ',', ';', '&', '"', '\'', '|':
+		case '\n', '\r', ',', ';', '&', '"', '\'', '|', '}', ']', '<':
 			return k
 		case ' ':
 			if nextIsPair(s, k+1) {

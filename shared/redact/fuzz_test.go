@@ -25,6 +25,9 @@ func FuzzString(f *testing.F) {
 	for _, tc := range plantedCorpus {
 		f.Add(tc.in)
 	}
+	for _, tc := range recordCases {
+		f.Add(tc.in)
+	}
 	for _, s := range survivors {
 		f.Add(s)
 	}
@@ -55,6 +58,9 @@ func FuzzString(f *testing.F) {
 
 func FuzzJSON(f *testing.F) {
 	for _, tc := range plantedCorpus {
+		f.Add([]byte(tc.in))
+	}
+	for _, tc := range recordCases {
 		f.Add([]byte(tc.in))
 	}
 	f.Add([]byte(`{"api_key":"abc","messages":[{"role":"user","content":"hi"}],"body":"{\"token\":\"x\"}"}`))

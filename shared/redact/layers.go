@@ -73,7 +73,7 @@ func structures(s string, st *state) string {
 				i = end
 				continue
 			}
-			p := lenient{s: s, st: st}
+			p := lenient{s: s, st: st, parent: structLabel(s, i)}
 			end := p.parse(i)
 			emit(p.sorted())
 			if end > i {
@@ -297,6 +297,11 @@ type lenient struct {
 	edits []edit
 	depth int
 	quote byte // the quote of the structure's strings, for what edits insert
+	// parent is the key the object being parsed stands under (or the
+	// label before the structure): its record's key.
+	parent string
+	// elem is the role of the scalars of a list under a personal key.
+	elem *keyRole
 }
 
 // maxNesting bounds how deep lenient follows nested objects and arrays.
@@ -363,6 +368,9 @@ func (p *lenient) value(i int, role *keyRole) (int, valueKind) {
 	switch c := p.s[i]; {
 	case c == '{':
 		return p.container(i, i+1, '}', role)
+	case c == '[' && startsWithMarker(p.s, i):
+		// A bare marker an earlier pass left is one word, not a list.
+		return i + strings.IndexByte(p.s[i:], ']') + 1, vBare
 	case c == '[':
 		return p.container(i, i+1, ']', role)
 	case c == '(' && i+1 < len(p.s) && (p.s[i+1] == '\'' || p.s[i+1] == '"' || p.s[i+1] == 'b' && i+2 < len(p.s) && (p.s[i+2] == '\'' || p.s[i+2] == '"')):
@@ -521,10 +529,21 @@ func (p *lenient) container(start, from int, close byte, role *keyRole) (int, va
 	mark := len(p.edits)
 	var end int
 	var ok bool
+	// A list under a personal key (emails, phone_numbers, a field's
+	// validation errors) is judged element by element (personalList).
+	list := role != nil && personal(role.kind) && p.s[start] == '['
+	if list {
+		elem := p.elem
+		p.elem = role
+		defer func() { p.elem = elem }()
+	}
 	if close == '}' || p.s[start] == 'm' {
 		end, ok = p.object(from, close)
 	} else {
 		end, ok = p.array(from, close)
+	}
+	if list && ok {
+		return end, vContainer
 	}
 	if role != nil && role.payload && !role.text && ok && strings.IndexByte(p.s[start+1:end], '{') < 0 && p.s[start] == '[' {
 		// A payload of plain strings (an embeddings input, a batch of
@@ -593,7 +612,11 @@ func (p *lenient) array(i int, close byte) (int, bool) {
 		if p.s[i] == close {
 			return i + 1, true
 		}
-		end, kind := p.value(i, nil)
+		var er *keyRole
+		if c := p.s[i]; c != '{' && c != '[' {
+			er = p.elem
+		}
+		end, kind := p.value(i, er)
 		if kind == vNone || end <= i {
 			return end, false
 		}
@@ -649,6 +672,10 @@ func (p *lenient) tuple(elems []objMember) {
 func (p *lenient) object(i int, close byte) (int, bool) {
 	var members []objMember
 	closed := false
+	parent, from, elem := p.parent, i, p.elem
+	p.elem = nil
+	defer func() { p.parent, p.elem = parent, elem }()
+	var rec *record
 	for {
 		i = p.ws(i)
 		if i >= len(p.s) {
@@ -675,6 +702,13 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		}
 		i = p.ws(i)
 		role := roleOf(key)
+		if contextKey(key) {
+			if rec == nil {
+				rec = p.record(from, close, parent)
+			}
+			role = rec.roleIn(key, rec.members[recordKey(key)], role)
+		}
+		p.parent = key
 		var rp *keyRole
 		if role.kind != "" || role.text || role.payload {
 			rp = &role

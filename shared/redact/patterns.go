@@ -360,6 +360,26 @@ var secretPatterns = []Pattern{
 // piiPatterns find personal data.
 var piiPatterns = []Pattern{
 	{
+		// A name or an address line under a person's record in YAML,
+		// logfmt or XML (see findTextRecord, findXMLRecord).
+		Kind:     KindPersonal,
+		Triggers: []string{"name", "line", "address", "login", "owner", "handle"},
+		Find:     findTextRecord,
+		Check:    checkTextRecord,
+	},
+	{
+		// A value a database's error names by its column.
+		Kind:     KindPersonal,
+		Triggers: []string{"key (", "duplicate entry", "[parameters:"},
+		Find:     findDBRecord,
+	},
+	{
+		Kind:     KindPersonal,
+		Triggers: []string{"name>", "nm>", "line1>", "line2>", "address>", "line>"},
+		Find:     findXMLRecord,
+		Check:    checkTextRecord,
+	},
+	{
 		// Every IBAN holds a run of eight digits or more (in groups).
 		Kind:      KindIBAN,
 		MinDigits: 8,
@@ -769,7 +789,7 @@ func idLabelBefore(s string, i int) bool {
 }
 
 func checkPhone(m Match) (Kind, bool) {
-	if !isolated(m.Input, m.Start, m.End) {
+	if !isolated(m.Input, m.Start, m.End) && !pathE164(m.Input, m.Start, m.End) {
 		return "", false
 	}
 	n := 0

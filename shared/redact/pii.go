@@ -273,6 +273,39 @@ func findObfuscatedEmail(s string, from int) []int {
 		if lb == le {
 			continue
 		}
+		// The local part may itself be written with "dot": "marta dot
+		// lindqvist at …".
+		for n := 0; n < 4; n++ {
+			d := lb
+			for d > 0 && s[d-1] == ' ' {
+				d--
+			}
+			if d > 0 && strings.IndexByte("])}>", s[d-1]) >= 0 {
+				d--
+				for d > 0 && s[d-1] == ' ' {
+					d--
+				}
+			}
+			if d < 3 || !hasPrefixFold(s[d-3:], "dot") {
+				break
+			}
+			if _, ts, te := wordToken(s, d-3, 3); ts < 0 || te != lb && strings.TrimSpace(s[te:lb]) != "" {
+				break
+			} else {
+				k := ts
+				for k > 0 && s[k-1] == ' ' {
+					k--
+				}
+				b := k
+				for b > 0 && k-b < 64 && (isAlnum(s[b-1]) || strings.IndexByte("._%+-", s[b-1]) >= 0) {
+					b--
+				}
+				if b == k {
+					break
+				}
+				lb = b
+			}
+		}
 		// The domain: labels joined by '.', "[dot]" or " dot ".
 		k, labels, wordDots, last := re, 0, 0, ""
 		for {
@@ -303,7 +336,7 @@ func findObfuscatedEmail(s string, from int) []int {
 			k = end
 			break
 		}
-		if labels < 2 || !bracketed && (wordDots == 0 || !commonTLDs[last]) {
+		if labels < 2 || !bracketed && (wordDots == 0 || !commonTLDs[last] && !countryTLD(last)) {
 			continue
 		}
 		return []int{lb, k, -1, -1, lb, k}
@@ -384,16 +417,49 @@ var PersonalKeys = map[string]Kind{
 	"passport": KindPersonal, "passportnumber": KindPersonal, "nationalid": KindPersonal,
 	"taxid": KindPersonal, "driverslicense": KindPersonal, "driverlicense": KindPersonal,
 	"licensenumber": KindPersonal, "medicalrecordnumber": KindPersonal, "mrn": KindPersonal,
+	"fname": KindPersonal, "lname": KindPersonal, "realname": KindPersonal, "legalname": KindPersonal,
+	"maidenname": KindPersonal, "bornon": KindPersonal, "placeofbirth": KindPersonal,
+	"birthplace": KindPersonal, "street1": KindPersonal, "street2": KindPersonal,
+	"street3": KindPersonal, "address1": KindPersonal, "address2": KindPersonal,
+	"address3": KindPersonal, "addr1": KindPersonal, "addr2": KindPersonal,
+	"addressline": KindPersonal, "addressline3": KindPersonal, "housenumber": KindPersonal,
+	"passportno": KindPersonal, "passportid": KindPersonal, "nationalidnumber": KindPersonal,
+	"nationalidentifier": KindPersonal, "nationalidentificationnumber": KindPersonal,
+	"idnumber": KindPersonal, "idcardnumber": KindPersonal, "identitycardnumber": KindPersonal,
+	"identitynumber": KindPersonal, "personalnumber": KindPersonal, "personalid": KindPersonal,
+	"nino": KindPersonal, "nationalinsurancenumber": KindPersonal, "socialinsurancenumber": KindPersonal,
+	"taxpayerid": KindPersonal, "personnummer": KindPersonal, "cpf": KindPersonal,
+	"dni": KindPersonal, "curp": KindPersonal, "pesel": KindPersonal, "aadhaar": KindPersonal,
+	"bsn": KindPersonal, "codicefiscale": KindPersonal,
+	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
 // personalKind returns the kind of a key, given as its lowercase words,
 // that names personal data — the whole key or its last one to three words
 // ("customer_first_name" is a first name) — or "".
 func personalKind(words []string) Kind {
-	for n := min(3, len(words)); n >= 1; n-- {
-		if k := PersonalKeys[strings.Join(words[len(words)-n:], "")]; k != "" {
-			return k
+	// The key's last words, or the words before a format word
+	// (CleansedPhoneNumberE164).
+	end := len(words)
+	for end > 1 && FormatWords[words[end-1]] {
+		end--
+	}
+	var buf [96]byte
+	for e := len(words); e >= end; e-- {
+		for n := min(3, e); n >= 1; n-- {
+			b := buf[:0]
+			for _, w := range words[e-n : e] {
+				b = append(b, w...)
+			}
+			if k := PersonalKeys[string(b)]; k != "" {
+				return k
+			}
 		}
+	}
+	// A name whose owner is a person: holder_name, caller_name,
+	// customer.name, AttentionName.
+	if n := len(words); n >= 2 && (words[n-1] == "name" || words[n-1] == "names" || words[n-1] == "nm") && NameOwnerWords[words[n-2]] {
+		return KindPersonal
 	}
 	return ""
 }
@@ -422,4 +488,21 @@ func plausible(kind Kind, v string) bool {
 		return l != "unknown" && l != "n/a" && l != "none" && l != "redacted" && l != "-"
 	}
 	return true
+}
+
+// pathE164 reports whether s[start:end] is a phone number in E.164 that is
+// a whole segment of a URL path (a lookup API's /PhoneNumbers/+4477…): an
+// id never starts with '+'.
+func pathE164(s string, start, end int) bool {
+	if start == 0 || s[start-1] != '/' || !isE164(s[start:end]) {
+		return false
+	}
+	return end == len(s) || strings.IndexByte("/?#&\"' )\n\r", s[end]) >= 0
+}
+
+// countryTLD reports whether the lowercase label is two letters: a
+// country's top-level domain, which an address written in words may end
+// with ("… at example dot se").
+func countryTLD(l string) bool {
+	return len(l) == 2 && isLower(l[0]) && isLower(l[1])
 }

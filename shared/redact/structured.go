@@ -73,7 +73,10 @@ func Value(v any) (out any) {
 // a stack overflow.
 const maxDepth = 10000
 
-func value(v any, depth int) any {
+func value(v any, depth int) any { return valueIn(v, depth, "") }
+
+// valueIn is value for v under the key parent (its record's key).
+func valueIn(v any, depth int, parent string) any {
 	if depth > maxDepth {
 		return "[unencodable: nested deeper than 10000]"
 	}
@@ -103,6 +106,7 @@ func value(v any, depth int) any {
 			tc.add(k)
 		}
 		turn := tc.turn()
+		var rec *record
 		for k, x := range t {
 			rk := String(k)
 			if pair && ValueKeys[normKey(rk)] {
@@ -113,13 +117,32 @@ func value(v any, depth int) any {
 				put(m, rk, memberOf(keyRole{text: true}, x, depth+1))
 				continue
 			}
-			put(m, rk, member(rk, x, depth+1))
+			role := roleOf(rk)
+			if contextKey(rk) {
+				if rec == nil {
+					rec = mapRecord(t, parent)
+				}
+				v, _ := x.(string)
+				role = rec.roleIn(rk, v, role)
+			}
+			switch x.(type) {
+			case map[string]any, []any:
+				if role == (keyRole{}) {
+					put(m, rk, valueIn(x, depth+1, rk))
+					continue
+				}
+			}
+			if a, ok := x.([]any); ok && personal(role.kind) {
+				put(m, rk, personalList(role.kind, a, depth+1, rk))
+				continue
+			}
+			put(m, rk, memberOf(role, x, depth+1))
 		}
 		return m
 	case []any:
 		s := make([]any, len(t))
 		for i, x := range t {
-			s[i] = value(x, depth+1)
+			s[i] = valueIn(x, depth+1, parent)
 		}
 		return s
 	case map[string]string:
@@ -158,10 +181,21 @@ func Map(m map[string]string) map[string]string {
 		return nil
 	}
 	out := make(map[string]string, len(m))
+	var rec *record
 	for key, v := range m {
 		k := String(key)
 		var r string
-		switch role := roleOf(k); {
+		role := roleOf(k)
+		if contextKey(k) {
+			if rec == nil {
+				rec = newRecord("")
+				for mk, mv := range m {
+					rec.member(mk, mv)
+				}
+			}
+			role = rec.roleIn(k, v, role)
+		}
+		switch {
 		case role.kind != "":
 			r = secretString(role.kind, v)
 		case role.text:
@@ -204,11 +238,6 @@ func Header(h http.Header) http.Header {
 		out[name] = rv
 	}
 	return out
-}
-
-// member redacts the value x found under key k of a decoded object.
-func member(k string, x any, depth int) any {
-	return memberOf(roleOf(k), x, depth)
 }
 
 // memberOf redacts the value x of a decoded object by its key's role.
@@ -368,6 +397,9 @@ type walker struct {
 	st    *state
 	pairs bool // the document may hold name/value pairs (mayHavePairs)
 	turns bool // the document may hold a conversation's turns (mayHaveTurns)
+	// parent is the key the object being walked stands under: its
+	// record's key.
+	parent string
 }
 
 // mayHavePairs reports whether b holds a key of ValueKeys, quoted, in any
@@ -449,6 +481,9 @@ func (w *walker) object() {
 		pr, pair = pairRole(w.in, w.i)
 	}
 	turn := w.turns && turnObject(w.in, w.i)
+	parent, start := w.parent, w.i
+	defer func() { w.parent = parent }()
+	var rec *record
 	w.copyByte() // {
 	for w.i < len(w.in) {
 		w.ws()
@@ -465,11 +500,22 @@ func (w *walker) object() {
 		w.ws()
 		w.copyByte() // :
 		w.ws()
+		w.parent = rkey
 		switch {
 		case pair && ValueKeys[normKey(rkey)]:
 			w.memberRole(pr)
 		case turn && isMessageKey(rkey) && w.peek() == '"':
 			w.memberRole(keyRole{text: true})
+		case contextKey(rkey):
+			if rec == nil {
+				rec = jsonRecord(w.in, start, parent)
+			}
+			role := roleOf(rkey)
+			if nr := rec.roleIn(rkey, rec.members[recordKey(rkey)], role); nr != role {
+				w.memberRole(nr)
+			} else {
+				w.member(rkey)
+			}
 		default:
 			w.member(rkey)
 		}
@@ -622,6 +668,10 @@ func (w *walker) memberRole(role keyRole) {
 		st := w.st
 		w.st = st.withoutTokens()
 		defer func() { w.st = st }()
+	}
+	if kind := role.kind; kind != "" && personal(kind) && w.peek() == '[' {
+		w.personalList(kind)
+		return
 	}
 	if kind := role.kind; kind != "" {
 		raw := w.skip()

@@ -1,0 +1,1104 @@
+package redact
+
+import (
+	"fmt"
+	"strings"
+)
+
+// People's names and postal addresses are personal data by the record they
+// stand in, not by their key alone: "name" is a person's under customer,
+// user, contact, owner, billing_details or shipping, or beside an e-mail
+// address or a phone number, and a queue's, a model's or a function's
+// elsewhere. A record is an object (JSON and its relatives, a YAML block)
+// judged by its parent's key and its members.
+
+// NameOwnerWords, right before "name" in a key, make it a person's name
+// wherever it stands: holder_name, accountHolderName, caller_name,
+// customer.name, AttentionName, real_name.
+var NameOwnerWords = map[string]bool{
+	"holder": true, "cardholder": true, "accountholder": true, "caller": true,
+	"customer": true, "contact": true, "recipient": true, "payer": true, "payee": true,
+	"beneficiary": true, "debtor": true, "creditor": true, "patient": true,
+	"employee": true, "traveler": true, "traveller": true, "passenger": true,
+	"guest": true, "applicant": true, "candidate": true, "person": true,
+	"shopper": true, "buyer": true, "consignee": true, "attention": true,
+	"real": true, "legal": true, "maiden": true, "birth": true, "student": true,
+}
+
+// PersonWords, in the key of the record a value stands in, say the record
+// describes a person or a person's postal address: its name, display name,
+// address lines and numbers are personal data.
+var PersonWords = map[string]bool{
+	"customer": true, "customers": true, "user": true, "users": true, "contact": true,
+	"contacts": true, "owner": true, "owners": true, "holder": true, "cardholder": true,
+	"payer": true, "payee": true, "recipient": true, "recipients": true,
+	"beneficiary": true, "debtor": true, "creditor": true, "dbtr": true, "cdtr": true,
+	"ultmtdbtr": true, "ultmtcdtr": true, "traveler": true, "travelers": true,
+	"traveller": true, "travellers": true, "passenger": true, "passengers": true,
+	"patient": true, "patients": true, "employee": true, "employees": true,
+	"person": true, "people": true, "persons": true, "profile": true, "identity": true,
+	"individual": true, "actor": true, "author": true, "committer": true,
+	"requester": true, "assignee": true, "reporter": true, "applicant": true,
+	"candidate": true, "guest": true, "guests": true, "buyer": true, "shopper": true,
+	"signer": true, "attendee": true, "attendees": true, "participant": true,
+	"participants": true, "subscriber": true, "student": true, "driver": true,
+	"visitor": true, "lead": true, "consignee": true, "caller": true, "billing": true,
+	"shipping": true, "delivery": true, "address": true, "addresses": true,
+	"shipto": true, "billto": true, "soldto": true, "mailing": true, "home": true,
+	"residence": true, "name": true, "names": true, "accountholder": true,
+}
+
+// ThingWords, as the last word of the record's key, say it describes a
+// thing an operator needs by name — a queue, a model, a function, a
+// repository, a carrier — whatever its members hold.
+var ThingWords = map[string]bool{
+	"error": true, "errors": true, "exception": true, "function": true, "functions": true,
+	"tool": true, "tools": true, "model": true, "models": true, "queue": true, "queues": true,
+	"table": true, "tables": true, "bucket": true, "buckets": true, "service": true,
+	"services": true, "stage": true, "stages": true, "file": true, "files": true,
+	"resource": true, "resources": true, "repository": true, "repositories": true,
+	"repo": true, "repos": true, "project": true, "projects": true, "app": true, "apps": true,
+	"application": true, "applications": true, "client": true, "clients": true, "org": true,
+	"organization": true, "organisation": true, "company": true, "team": true, "teams": true,
+	"group": true, "groups": true, "pool": true, "pools": true, "role": true, "roles": true,
+	"policy": true, "workspace": true, "index": true, "topic": true, "topics": true,
+	"stream": true, "job": true, "jobs": true, "task": true, "tasks": true, "workflow": true,
+	"step": true, "steps": true, "rule": true, "rules": true, "metric": true, "metrics": true,
+	"span": true, "spans": true, "package": true, "module": true, "image": true,
+	"container": true, "containers": true, "cluster": true, "database": true, "db": true,
+	"schema": true, "column": true, "columns": true, "field": true, "fields": true,
+	"parameter": true, "parameters": true, "param": true, "params": true, "header": true,
+	"headers": true, "plan": true, "product": true, "products": true, "price": true,
+	"region": true, "zone": true, "channel": true, "connection": true, "provider": true,
+	"vendor": true, "carrier": true, "merchant": true, "browser": true, "os": true,
+	"device": true, "sdk": true, "library": true, "runtime": true, "instance": true,
+	"instances": true, "node": true, "nodes": true, "host": true, "pod": true,
+	"deployment": true, "namespace": true, "metadata": true, "label": true, "labels": true,
+	"tag": true, "tags": true, "secret": true, "certificate": true, "domain": true,
+	"endpoint": true, "operation": true, "method": true, "class": true, "layer": true,
+	"layers": true, "branch": true, "build": true, "pipeline": true, "environment": true,
+	"env": true, "site": true, "page": true, "template": true, "dataset": true,
+	"attachment": true, "feature": true, "flag": true, "setting": true, "config": true,
+	"configuration": true, "status": true, "state": true, "priority": true,
+	"component": true, "version": true, "release": true, "category": true,
+	"machine": true, "statemachine": true, "store": true, "shop": true, "tenant": true,
+	"account": true, "issuetype": true, "queuename": true, "event": true, "target": true,
+}
+
+// personNameKeys hold a name that is a person's only in a person's record
+// (compared without case and separators).
+var personNameKeys = map[string]bool{
+	"name": true, "names": true, "nm": true, "displayname": true, "nickname": true,
+	"preferredname": true, "fullname": true, "formattedname": true,
+}
+
+// addressLineKeys hold a line of a postal address in an address's record.
+var addressLineKeys = map[string]bool{
+	"line1": true, "line2": true, "line3": true, "address": true, "addressline": true,
+	"line": true, "lines": true,
+}
+
+// namePartKeys are the parts of a person's name in a name's record:
+// {"name": {"first": …, "last": …}}, FHIR's HumanName {"family": …,
+// "given": […], "text": …}.
+var namePartKeys = map[string]bool{
+	"first": true, "last": true, "given": true, "family": true, "middle": true,
+	"full": true, "formatted": true, "display": true, "text": true, "prefix": true,
+	"suffix": true, "initials": true, "maiden": true, "nick": true, "preferred": true,
+}
+
+// inheritKeys hold the datum of their record — {"phone": {"number": …}},
+// {"type": "passport", "unique_identifier": …} — and get its kind.
+var inheritKeys = map[string]bool{
+	"number": true, "value": true, "data": true, "identifier": true,
+	"uniqueidentifier": true, "documentnumber": true, "idnumber": true,
+	"nationalnumber": true, "localformat": true, "nationalformat": true,
+	"internationalformat": true, "e164": true, "formatted": true,
+}
+
+// handleKeys hold a login, which an operator needs, unless it is a
+// person's e-mail address or full name.
+var handleKeys = map[string]bool{
+	"username": true, "login": true, "screenname": true, "handle": true,
+	"owner": true, "alternateid": true, "principalname": true, "userprincipalname": true,
+}
+
+// identityDocuments are the values of a record's type that make its number
+// an identity document's.
+var identityDocuments = map[string]bool{
+	"passport": true, "nationalid": true, "nationalidentitycard": true, "idcard": true,
+	"identitycard": true, "driverslicense": true, "driverlicense": true,
+	"drivinglicence": true, "drivinglicense": true, "residencepermit": true, "visa": true,
+	"nationalidentitydocument": true, "taxid": true, "ssn": true,
+}
+
+// FormatWords may follow the words of a personal key without changing
+// what it holds: CleansedPhoneNumberE164, phone_number_national.
+var FormatWords = map[string]bool{
+	"e164": true, "national": true, "international": true, "formatted": true,
+	"normalized": true, "normalised": true, "cleansed": true, "raw": true,
+	"original": true, "primary": true, "full": true, "local": true,
+}
+
+// record is what a record's key and members say about whom it describes.
+type record struct {
+	person   bool // a person or a person's address
+	sure     bool // a member, not only the record's key, says so
+	thing    bool // a thing: its names stay
+	inherit  Kind // the record's key names personal data: its datum gets the kind
+	document bool // its type names an identity document
+	phone    bool // a member is a phone number
+	address  bool // the record is an address
+	name     bool // the record is a person's name: {"first": …, "last": …}
+	members  map[string]string
+}
+
+// newRecord judges a record by its key (the key it stands under, or the
+// label before it in text).
+func newRecord(parent string) *record {
+	r := &record{}
+	parent = stripMarkers(parent)
+	var buf [16]string
+	words := splitWords(parent, buf[:0])
+	if len(words) == 0 {
+		return r
+	}
+	if ThingWords[words[len(words)-1]] {
+		r.thing = true
+		return r
+	}
+	joined := strings.Join(words, "")
+	if last := words[len(words)-1]; last == "name" || last == "names" || last == "nm" || last == "humanname" {
+		r.name = true
+	}
+	for _, w := range words {
+		if PersonWords[w] {
+			r.person = true
+		}
+		if w == "address" || w == "addresses" || w == "street" || w == "shipto" || w == "billto" {
+			r.address = true
+		}
+	}
+	if PersonWords[joined] {
+		r.person = true
+	}
+	if k := personalKind(words); k != "" {
+		r.inherit = k
+	} else if strings.HasSuffix(joined, "phone") || words[len(words)-1] == "phones" {
+		r.inherit = KindPhone
+	}
+	return r
+}
+
+// member adds what one member of the record says: a personal key or an
+// e-mail address says it is a person's (a thing's record stays one), a
+// type names a person or an identity document, an E.164 number makes its
+// numbers phones. val is a string member's text, or "".
+func (r *record) member(key, val string) {
+	if r.members == nil {
+		r.members = make(map[string]string, 8)
+	}
+	nk := recordKey(stripMarkers(key))
+	if _, seen := r.members[nk]; !seen {
+		r.members[nk] = val
+	}
+	if r.thing {
+		return
+	}
+	var buf [16]string
+	words := splitWords(key, buf[:0])
+	switch k := personalKind(words); k {
+	case "":
+	case KindPhone:
+		r.person, r.sure, r.phone = true, true, true
+	default:
+		r.person, r.sure = true, true
+	}
+	if val == "" {
+		return
+	}
+	switch nk {
+	case "type", "object", "kind", "recordtype", "resourcetype", "documenttype", "doctype", "objecttype":
+		v := recordKey(val)
+		if identityDocuments[v] {
+			r.document = true
+		}
+		if PersonWords[v] || NameOwnerWords[v] {
+			r.person, r.sure = true, true
+		}
+	}
+	if isE164(val) {
+		r.phone = true
+	}
+	if looksLikeEmail(val) {
+		r.person, r.sure = true, true
+	}
+}
+
+// kindOf returns what the record makes of the value under key: a kind
+// (personal data), "" with ok (a name that stays, in a thing's record), or
+// ok false (the key decides alone).
+func (r *record) kindOf(key, val string) (Kind, bool) {
+	nk := recordKey(stripMarkers(key))
+	if r.thing {
+		if personNameKeys[nk] {
+			return "", true
+		}
+		return "", false
+	}
+	if handleKeys[nk] {
+		if looksLikeEmail(val) || looksLikePersonName(val) {
+			return KindPersonal, true
+		}
+		return "", false
+	}
+	if inheritKeys[nk] {
+		switch {
+		case r.inherit != "":
+			return r.inherit, true
+		case r.document:
+			return KindPersonal, true
+		case r.phone && digitCount(val) >= 7:
+			return KindPhone, true
+		}
+	}
+	if r.person && personNameKeys[nk] && (r.sure || looksLikePersonName(val)) {
+		// The record's key alone (users:, owner) also heads records of
+		// logins and service accounts: a name goes when it reads as a
+		// person's.
+		return KindPersonal, true
+	}
+	if r.person && r.address && addressLineKeys[nk] {
+		return KindPersonal, true
+	}
+	if r.name && namePartKeys[nk] {
+		return KindPersonal, true
+	}
+	if r.person && nk == "address" && val != "" && looksLikeStreet(val) {
+		return KindPersonal, true
+	}
+	return "", false
+}
+
+// contextKey reports whether a key's value may depend on its record: a
+// name, an address line, a datum, a login. It is the cheap test before a
+// record is read.
+func contextKey(key string) bool {
+	nk := recordKey(stripMarkers(key))
+	return personNameKeys[nk] || addressLineKeys[nk] || inheritKeys[nk] || handleKeys[nk] || namePartKeys[nk]
+}
+
+// roleIn is role, the key's own, as the record changes it.
+func (r *record) roleIn(key, val string, role keyRole) keyRole {
+	if role.kind != "" && !personNameKeys[recordKey(stripMarkers(key))] || role.text {
+		return role
+	}
+	k, ok := r.kindOf(key, val)
+	if !ok {
+		return role
+	}
+	return keyRole{kind: k}
+}
+
+// isE164 reports whether v is a phone number in E.164: '+' and 8 to 15
+// digits.
+func isE164(v string) bool {
+	if len(v) < 9 || len(v) > 16 || v[0] != '+' {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if !isDigit(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func digitCount(v string) int {
+	n := 0
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// looksLikeEmail reports whether v is an e-mail address and nothing else.
+func looksLikeEmail(v string) bool {
+	at := strings.IndexByte(v, '@')
+	if at <= 0 || at != strings.LastIndexByte(v, '@') || strings.ContainsAny(v, " \t\n/:") {
+		return false
+	}
+	dot := strings.LastIndexByte(v[at:], '.')
+	return dot > 1 && at+dot < len(v)-2
+}
+
+// looksLikePersonName reports whether v is written as a person's full
+// name: two to five words of letters (apostrophes, hyphens and dots
+// inside), each capitalised or all in capitals, lower-case particles
+// (de, van, bin) between them — "Pieter de Vries", "MARCUS HOLLOWAY".
+func looksLikePersonName(v string) bool {
+	words := strings.Fields(v)
+	if len(words) < 2 || len(words) > 5 {
+		return false
+	}
+	caps := 0
+	for _, w := range words {
+		for i := 0; i < len(w); i++ {
+			if c := w[i]; !(isLetter(c) || c >= 0x80 || i > 0 && (c == '\'' || c == '-' || c == '.')) {
+				return false
+			}
+		}
+		if isUpper(w[0]) || w[0] >= 0x80 {
+			caps++
+		} else if !nameParticles[w] {
+			return false
+		}
+	}
+	return caps >= 2
+}
+
+// nameParticles are the lower-case words inside a person's name.
+var nameParticles = map[string]bool{
+	"de": true, "da": true, "di": true, "del": true, "della": true, "van": true,
+	"von": true, "der": true, "den": true, "la": true, "le": true, "bin": true,
+	"bint": true, "al": true, "ibn": true, "dos": true, "das": true, "du": true, "y": true,
+}
+
+// looksLikeStreet reports whether v reads as a street address: words with
+// a house number, not a host, a path or an IP address.
+func looksLikeStreet(v string) bool {
+	if strings.ContainsAny(v, "/@:") || !strings.Contains(v, " ") {
+		return false
+	}
+	letters := false
+	for i := 0; i < len(v); i++ {
+		if isLetter(v[i]) {
+			letters = true
+		}
+	}
+	return letters && digitCount(v) > 0
+}
+
+// structLabel returns the key or label just before a structure at s[i]:
+// customer={…}, "user": {…}, UserRecord {…}, owners=[…].
+func structLabel(s string, i int) string {
+	k := i
+	for k > 0 && i-k < 8 && (s[k-1] == ' ' || s[k-1] == '=' || s[k-1] == ':' || s[k-1] == '>' || s[k-1] == '"' || s[k-1] == '\'') {
+		k--
+	}
+	e := k
+	for k > 0 && e-k < 64 && (isKeyByte(s[k-1]) || s[k-1] == '$') {
+		k--
+	}
+	return s[k:e]
+}
+
+// record reads the members of the object whose content starts at i and
+// ends with close — keys, and the text of strings — without editing
+// anything, and judges it with its parent's key.
+func (p *lenient) record(i int, close byte, parent string) *record {
+	r := newRecord(parent)
+	limit := i + recordReach
+	for n := 0; n < 256 && i < limit; n++ {
+		i = p.ws(i)
+		if i >= len(p.s) || p.s[i] == close {
+			break
+		}
+		_, ke, key, ok := p.key(i)
+		if !ok {
+			break
+		}
+		i = p.ws(ke)
+		switch {
+		case i < len(p.s) && p.s[i] == ':':
+			i++
+		case strings.HasPrefix(p.s[i:], "=>"):
+			i += 2
+		default:
+			return r
+		}
+		i = p.ws(i)
+		if i >= len(p.s) {
+			break
+		}
+		val := ""
+		switch c := p.s[i]; c {
+		case '"', '\'':
+			k := i + 1
+			for k < len(p.s) && p.s[k] != c && p.s[k] != '\n' {
+				if p.s[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= len(p.s) {
+				r.member(key, "")
+				return r
+			}
+			val = p.s[i+1 : k]
+			if strings.IndexByte(val, '\\') >= 0 {
+				if d, ok := unescape(val); ok {
+					val = d
+				}
+			}
+			i = k + 1
+		case '{', '[', '(':
+			i = skipNested(p.s[:min(len(p.s), limit)], i)
+		default:
+			e := p.bareEnd(i)
+			val = strings.TrimSpace(p.s[i:e])
+			if isLiteral(val) {
+				val = ""
+			}
+			i = e
+		}
+		r.member(key, val)
+		i = p.ws(i)
+		if i < len(p.s) && p.s[i] == ',' {
+			i++
+		}
+	}
+	return r
+}
+
+// recordReach bounds how far a record's members are read: a record's
+// members stand within 4 KiB of its start, and nested records are read
+// once per level, not to the end of the text each.
+const recordReach = 4 << 10
+
+// skipNested returns the end of the bracketed value at s[i], past its
+// closing bracket (strings inside skipped), or the end of the line where
+// it is cut short.
+func skipNested(s string, i int) int {
+	depth := 0
+	for k := i; k < len(s); k++ {
+		switch c := s[k]; c {
+		case '{', '[', '(':
+			depth++
+		case '}', ']', ')':
+			depth--
+			if depth == 0 {
+				return k + 1
+			}
+		case '"', '\'':
+			k++
+			for k < len(s) && s[k] != c && s[k] != '\n' {
+				if s[k] == '\\' {
+					k++
+				}
+				k++
+			}
+		}
+	}
+	return len(s)
+}
+
+// jsonRecord reads the members of the JSON object starting at in[i] — keys
+// and the text of strings — and judges it with its parent's key.
+func jsonRecord(in []byte, i int, parent string) *record {
+	rec := newRecord(parent)
+	r := walker{in: in[:min(len(in), i+recordReach)], i: i + 1}
+	for n := 0; n < 256 && r.i < len(r.in); n++ {
+		r.skipWS()
+		if r.peek() != '"' {
+			break
+		}
+		key := decodeString(r.skip())
+		r.skipWS()
+		r.i++ // :
+		r.skipWS()
+		raw := r.skip()
+		val := ""
+		if firstByte(raw) == '"' {
+			val = decodeString(raw)
+		}
+		rec.member(key, val)
+		r.skipWS()
+		if r.peek() != ',' {
+			break
+		}
+		r.i++
+	}
+	return rec
+}
+
+// findTextRecord finds, outside quoted structure, the value of a key that
+// holds a name, an address line or a login (contextKey) when its record
+// makes it personal data: a YAML mapping (its parent's key, the keys
+// beside it at its indentation) or a logfmt, form or query line (the
+// other keys on the line: name="…" beside email=…). customer.name and
+// holder_name are personal keys anywhere (personalKind), for the
+// key-value rule.
+func findTextRecord(s string, from int) []int {
+	for i := from; i < len(s); {
+		sep := i
+		for sep < len(s) && s[sep] != ':' && s[sep] != '=' {
+			sep++
+		}
+		if sep >= len(s) {
+			return nil
+		}
+		i = sep + 1
+		ke := sep
+		ks := ke
+		for ks > from && isKeyByte(s[ks-1]) {
+			ks--
+		}
+		if nk := recordKey(s[ks:ke]); ks == ke || ke-ks > 40 || !(personNameKeys[nk] || addressLineKeys[nk] || handleKeys[nk]) {
+			continue
+		}
+		if ks > 0 && (s[ks-1] == '"' || s[ks-1] == '\'' || s[ks-1] == '/' || s[ks-1] == '@' || s[ks-1] == '<') {
+			continue // a quoted key is the structure layer's; a path or a tag is no key
+		}
+		key := s[ks:ke]
+		var rec *record
+		var vs, ve, end int
+		switch {
+		case s[sep] == ':' && lineIndentStart(s, ks) && sep+1 < len(s) && (s[sep+1] == ' ' || s[sep+1] == '\t'):
+			vs, ve = yamlValue(s, ks, sep+1)
+			if ve <= vs || strings.ContainsAny(s[vs:ve], "\n\r") {
+				continue
+			}
+			end = ve
+			rec = yamlRecord(s, ks)
+		case s[sep] == '=':
+			vs, ve, end = valueAt(s, sep+1, false, 0)
+			if ve <= vs {
+				continue
+			}
+			if ve == end {
+				ve = personalEnd(s, vs, ve, KindPersonal)
+				end = ve
+			}
+			rec = lineRecord(s, ks, end)
+		default:
+			continue
+		}
+		val := s[vs:ve]
+		if isMarker(val) || isLiteral(val) || startsWithMarker(s, vs) {
+			continue
+		}
+		if k, ok := rec.kindOf(key, strings.ReplaceAll(val, "+", " ")); ok && k != "" && plausible(k, val) {
+			return []int{ks, end, ks, ke, vs, ve}
+		}
+	}
+	return nil
+}
+
+// checkTextRecord gives a record's value the kind its record says.
+func checkTextRecord(m Match) (Kind, bool) {
+	if k := personalKind(splitWords(m.Key, nil)); k != "" {
+		return k, true
+	}
+	return KindPersonal, true
+}
+
+// lineRecord judges the record of a key=value pair by the other keys on
+// its line.
+func lineRecord(s string, ks, end int) *record {
+	r := newRecord("")
+	ls := lineStartOf(s, ks)
+	le := end
+	for le < len(s) && le-end < 256 && s[le] != '\n' && s[le] != '\r' {
+		le++
+	}
+	line := s[ls:le]
+	var buf [16]string
+	for k := 0; k < len(line) && !r.sure; k++ {
+		if line[k] != '=' {
+			continue
+		}
+		b := k
+		for b > 0 && isKeyByte(line[b-1]) {
+			b--
+		}
+		if b < k && ls+b != ks && k-b <= 40 && personalKind(splitWords(line[b:k], buf[:0])) != "" {
+			r.person, r.sure = true, true
+		}
+	}
+	return r
+}
+
+// yamlRecord judges the record of the YAML key at ks: the key of the
+// mapping it belongs to (the nearest line above indented less) and the
+// keys beside it (the lines around at its indentation, up to 16 lines and
+// 1 KiB each way).
+func yamlRecord(s string, ks int) *record {
+	ls := lineStartOf(s, ks)
+	indent := ks - ls
+	parent := ""
+	// Up: siblings, then the parent.
+	var siblings []string
+	p := ls
+	for n := 0; n < 16 && p > 0 && ls-p < 1024; n++ {
+		pe := p - 1
+		if pe > 0 && s[pe] == '\n' && s[pe-1] == '\r' {
+			pe--
+		}
+		pl := lineStartOf(s, pe)
+		line := s[pl:pe]
+		p = pl
+		t := strings.TrimLeft(line, " \t")
+		if t == "" {
+			continue
+		}
+		d := len(line) - len(t)
+		k := yamlKey(t)
+		if d < indent {
+			parent = k
+			break
+		}
+		if d == indent && k != "" {
+			siblings = append(siblings, k)
+		}
+	}
+	// Down: siblings.
+	q := ks
+	for n := 0; n < 16 && q < len(s) && q-ks < 1024; n++ {
+		e := strings.IndexAny(s[q:], "\n\r")
+		if e < 0 {
+			break
+		}
+		q += e
+		for q < len(s) && (s[q] == '\n' || s[q] == '\r') {
+			q++
+		}
+		le := q
+		for le < len(s) && s[le] != '\n' && s[le] != '\r' {
+			le++
+		}
+		line := s[q:le]
+		t := strings.TrimLeft(line, " \t")
+		if t == "" {
+			continue
+		}
+		d := len(line) - len(t)
+		if d < indent {
+			break
+		}
+		if d == indent {
+			if k := yamlKey(t); k != "" {
+				siblings = append(siblings, k)
+			}
+		}
+	}
+	r := newRecord(parent)
+	var buf [16]string
+	for _, k := range siblings {
+		if r.thing || r.sure {
+			break
+		}
+		if personalKind(splitWords(k, buf[:0])) != "" {
+			r.person, r.sure = true, true
+		}
+	}
+	return r
+}
+
+// yamlKey returns the key of a YAML line "key: …" (after a list dash), or "".
+func yamlKey(t string) string {
+	t = strings.TrimPrefix(t, "- ")
+	k := 0
+	for k < len(t) && isKeyByte(t[k]) {
+		k++
+	}
+	if k == 0 || k >= len(t) || t[k] != ':' {
+		return ""
+	}
+	return t[:k]
+}
+
+// findXMLRecord finds the text of a leaf element that holds a name or an
+// address line (contextKey) inside an element that names a person or an
+// address: <Dbtr><Nm>…</Nm></Dbtr>, <ShipTo><Name>…</Name></ShipTo>.
+func findXMLRecord(s string, from int) []int {
+	for from < len(s) {
+		loc := xmlElement(s, from, func(keyRole) bool { return true })
+		if loc == nil {
+			return nil
+		}
+		from = loc[1]
+		name := localName(s[loc[2]:loc[3]])
+		if !contextKey(name) {
+			continue
+		}
+		rec := newRecord(xmlParent(s, loc[0]))
+		if k, ok := rec.kindOf(name, s[loc[4]:loc[5]]); ok && k != "" {
+			return loc
+		}
+	}
+	return nil
+}
+
+// xmlParent returns the local name of the element that holds the tag at
+// s[o], looking back over at most 32 tags.
+func xmlParent(s string, o int) string {
+	depth := 0
+	for n := 0; n < 32 && o > 0; n++ {
+		lt := strings.LastIndexByte(s[:o], '<')
+		if lt < 0 {
+			return ""
+		}
+		gt := strings.IndexByte(s[lt:o], '>')
+		o = lt
+		if gt < 0 || lt+1 >= len(s) {
+			continue
+		}
+		tag := s[lt+1 : lt+gt]
+		switch {
+		case tag == "" || tag[0] == '?' || tag[0] == '!' || tag[len(tag)-1] == '/':
+		case tag[0] == '/':
+			depth++
+		case depth > 0:
+			depth--
+		default:
+			e := 0
+			for e < len(tag) && isXMLNameByte(tag[e]) {
+				e++
+			}
+			return localName(tag[:e])
+		}
+	}
+	return ""
+}
+
+// A database's error names the columns a value belongs to: PostgreSQL's
+// "Key (full_name, date_of_birth)=(Ana Souza, 1990-01-31) already
+// exists", MySQL's "Duplicate entry 'Ana Souza-1990-01-31' for key
+// 'uniq_full_name_birthdate'", SQLAlchemy's "[SQL: INSERT INTO members
+// (email, display_name) VALUES (?, ?)] [parameters: ('…', '…')]". A value
+// is judged by its column as a member of a record whose other members are
+// the other columns (display_name beside email is a person's).
+
+// findDBRecord finds the next value at or after from that a database
+// error's columns call personal data. The error's head may stand before
+// from, on its line: it starts at the nearest head in the line's 1 KiB
+// before from.
+func findDBRecord(s string, from int) []int {
+	i := from
+back:
+	for k := from - 1; k >= 0 && from-k <= 1024 && s[k] != '\n'; k-- {
+		switch s[k] {
+		case 'k', 'K', 'd', 'D', '[':
+			if h, _ := nextDBHead(s[:min(len(s), k+20)], k); h == k {
+				i = k
+				break back
+			}
+		}
+	}
+	for i < len(s) {
+		at, head := nextDBHead(s, i)
+		if at < 0 {
+			return nil
+		}
+		var spans [][2]int
+		switch head {
+		case 'k':
+			spans = pgKeyValues(s, at+len("key ("))
+		case 'd':
+			spans = mysqlDupEntry(s, at+len("duplicate entry '"))
+		default:
+			spans = sqlParameters(s, at)
+		}
+		for _, sp := range spans {
+			if sp[0] >= from && sp[1] > sp[0] && !isMarker(s[sp[0]:sp[1]]) {
+				return []int{sp[0], sp[1], -1, -1, sp[0], sp[1]}
+			}
+		}
+		i = at + 1
+	}
+	return nil
+}
+
+// nextDBHead returns where the next head of a database error stands at or
+// after i — "Key (", "Duplicate entry '", "[parameters: " — and which it
+// is ('k', 'd', 'p'), in one pass over the text.
+func nextDBHead(s string, i int) (int, byte) {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case 'k', 'K':
+			if hasPrefixFold(s[i:], "key (") {
+				return i, 'k'
+			}
+		case 'd', 'D':
+			if hasPrefixFold(s[i:], "duplicate entry '") {
+				return i, 'd'
+			}
+		case '[':
+			if strings.HasPrefix(s[i:], "[parameters: ") {
+				return i, 'p'
+			}
+		}
+	}
+	return -1, 0
+}
+
+// columnKinds returns the kind each column gives its value ("" for none),
+// the columns judged together as one record's keys.
+func columnKinds(table string, cols []string, vals []string) []Kind {
+	rec := newRecord(table)
+	for _, c := range cols {
+		rec.member(c, "")
+	}
+	kinds := make([]Kind, len(cols))
+	for j, c := range cols {
+		if k := personalKind(splitWords(c, nil)); k != "" {
+			kinds[j] = k
+			continue
+		}
+		v := ""
+		if j < len(vals) {
+			v = vals[j]
+		}
+		if k, ok := rec.kindOf(c, v); ok {
+			kinds[j] = k
+		}
+	}
+	return kinds
+}
+
+// pgKeyValues reads "cols)=(vals)" at s[i] and returns the spans of the
+// personal values: each value by its column, or all of them when the
+// values do not split as the columns do (a value holding ", ").
+func pgKeyValues(s string, i int) [][2]int {
+	j := strings.Index(s[i:min(len(s), i+512)], ")=(")
+	if j < 0 {
+		return nil
+	}
+	cols := strings.Split(s[i:i+j], ",")
+	for k := range cols {
+		cols[k] = strings.Trim(strings.TrimSpace(cols[k]), `"`)
+	}
+	vs := i + j + 3
+	eol := vs
+	for eol < len(s) && eol-vs < 1024 && s[eol] != '\n' && s[eol] != '\r' {
+		eol++
+	}
+	ve := strings.LastIndexByte(s[vs:eol], ')')
+	if ve < 0 {
+		return nil
+	}
+	ve += vs
+	if k := strings.Index(s[vs:eol], ") "); k >= 0 && vs+k < ve {
+		ve = vs + k
+	}
+	vals := strings.Split(s[vs:ve], ", ")
+	kinds := columnKinds("", cols, vals)
+	var out [][2]int
+	if len(vals) != len(cols) {
+		for _, k := range kinds {
+			if k != "" {
+				return [][2]int{{vs, ve}}
+			}
+		}
+		return nil
+	}
+	p := vs
+	for k, v := range vals {
+		if kinds[k] != "" && plausible(kinds[k], v) {
+			out = append(out, [2]int{p, p + len(v)})
+		}
+		p += len(v) + 2
+	}
+	return out
+}
+
+// mysqlDupEntry reads "V' for key 'K'" at s[i] and returns V's span when
+// the words of the index K name personal data.
+func mysqlDupEntry(s string, i int) [][2]int {
+	j := strings.Index(s[i:min(len(s), i+1024)], "' for key '")
+	if j < 0 {
+		return nil
+	}
+	k0 := i + j + len("' for key '")
+	k1 := strings.IndexByte(s[k0:min(len(s), k0+256)], '\'')
+	if k1 < 0 {
+		return nil
+	}
+	words := splitWords(s[k0:k0+k1], nil)
+	for e := len(words); e >= 1; e-- {
+		if personalKind(words[:e]) != "" {
+			return [][2]int{{i, i + j}}
+		}
+	}
+	return nil
+}
+
+// sqlParameters reads SQLAlchemy's "[parameters: (…)]" (or a list of
+// tuples) at s[i] and returns the spans of the values whose columns, in
+// the INSERT before it, are personal data. A dict of parameters is the
+// structure layer's: its keys are the columns.
+func sqlParameters(s string, i int) [][2]int {
+	head := s[max(0, i-4096):i]
+	ins := max(strings.LastIndex(head, "INSERT INTO "), strings.LastIndex(head, "insert into "))
+	if ins < 0 {
+		return nil
+	}
+	rest := head[ins+len("INSERT INTO "):]
+	open := strings.IndexByte(rest, '(')
+	cl := strings.IndexByte(rest, ')')
+	if open <= 0 || cl < open || indexFold(rest[cl:], "values") < 0 {
+		return nil
+	}
+	table := strings.Trim(strings.TrimSpace(rest[:open]), "`\"")
+	cols := strings.Split(rest[open+1:cl], ",")
+	for k := range cols {
+		cols[k] = strings.Trim(strings.TrimSpace(cols[k]), "`\"")
+	}
+	kinds := columnKinds(table, cols, nil)
+	var out [][2]int
+	p := i + len("[parameters: ")
+	if p < len(s) && s[p] == '[' {
+		p++
+	}
+	for t := 0; t < 64 && p < len(s) && s[p] == '('; t++ {
+		p++
+		for col := 0; p < len(s) && s[p] != ')'; col++ {
+			for p < len(s) && s[p] == ' ' {
+				p++
+			}
+			vs, ve := p, p
+			if p < len(s) && (s[p] == '\'' || s[p] == '"') {
+				q := s[p]
+				k := p + 1
+				for k < len(s) && s[k] != q && s[k] != '\n' {
+					if s[k] == '\\' {
+						k++
+					}
+					k++
+				}
+				vs, ve, p = p+1, min(k, len(s)), min(k+1, len(s))
+			} else {
+				for p < len(s) && s[p] != ',' && s[p] != ')' && s[p] != '\n' {
+					p++
+				}
+				ve = p
+			}
+			if col < len(kinds) && kinds[col] != "" && ve > vs && plausible(kinds[col], s[vs:ve]) && !isLiteral(s[vs:ve]) {
+				out = append(out, [2]int{vs, ve})
+			}
+			for p < len(s) && s[p] == ' ' {
+				p++
+			}
+			if p < len(s) && s[p] == ',' {
+				p++
+			} else if p >= len(s) || s[p] != ')' {
+				return out
+			}
+		}
+		p++ // )
+		for p < len(s) && (s[p] == ',' || s[p] == ' ') {
+			p++
+		}
+	}
+	return out
+}
+
+// inThingRecord reports whether the key at s[ks:ke], a name's, stands in
+// an object whose own key names a thing ("repository": {…, "full_name":
+// …}): the object's opening brace is found by counting brackets back, at
+// most 4 KiB.
+func inThingRecord(s string, ks, ke int) bool {
+	if !personNameKeys[recordKey(s[ks:ke])] {
+		return false
+	}
+	depth := 0
+	for k := ks - 1; k >= 0 && ks-k < 4096; k-- {
+		switch s[k] {
+		case '}', ']':
+			depth++
+		case '[':
+			depth--
+		case '{':
+			if depth == 0 {
+				return newRecord(structLabel(s, k)).thing
+			}
+			depth--
+		}
+	}
+	return false
+}
+
+// mapRecord judges a decoded object (Value) by its parent's key and its
+// members.
+func mapRecord(m map[string]any, parent string) *record {
+	r := newRecord(parent)
+	for k, x := range m {
+		v, _ := x.(string)
+		r.member(k, v)
+	}
+	return r
+}
+
+// A list under a personal key — emails, phone_numbers, names, or a
+// field's validation errors ({"email": ["has already been taken"]}) — is
+// judged element by element: a string or a number by the key's kind (so
+// "+1 415 555 0142" goes and "is invalid" stays), an object as a record
+// under the key (its data, value or number gets the kind).
+
+// personalList walks the JSON array at w.i under a key of kind.
+func (w *walker) personalList(kind Kind) {
+	w.copyByte() // [
+	for w.i < len(w.in) {
+		w.ws()
+		switch c := w.peek(); {
+		case c == ']':
+			w.copyByte()
+			return
+		case c == '{' || c == '[':
+			w.value()
+		case c == '"':
+			raw := w.skip()
+			s := decodeString(raw)
+			w.emitString(raw, s, secretString(kind, s))
+		default:
+			raw := w.skip()
+			if c == 'n' || c == 't' || c == 'f' || !plausible(kind, string(raw)) {
+				w.out = append(w.out, raw...)
+			} else {
+				w.out = appendQuoted(w.out, kind.Marker())
+			}
+		}
+		w.ws()
+		if w.peek() != ',' {
+			w.copyByte() // ]
+			return
+		}
+		w.copyByte()
+	}
+}
+
+// personalList redacts a decoded list under the key k of kind.
+func personalList(kind Kind, a []any, depth int, k string) []any {
+	out := make([]any, len(a))
+	for i, x := range a {
+		switch t := x.(type) {
+		case string:
+			out[i] = secretString(kind, t)
+		case nil, bool:
+			out[i] = t
+		case map[string]any, []any:
+			out[i] = valueIn(t, depth+1, k)
+		default:
+			if plausible(kind, fmt.Sprint(t)) {
+				out[i] = kind.Marker()
+			} else {
+				out[i] = t
+			}
+		}
+	}
+	return out
+}
+
+// recordKey is normKey without an allocation for a key that is already
+// lower case letters and digits, as most are.
+func recordKey(k string) string {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return normKey(k)
+		}
+	}
+	return k
+}
