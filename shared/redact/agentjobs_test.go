@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,42 @@ var agentJobCases = []struct {
 		[]string{"0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"}, []string{"/Account 401"}},
 	{"ids after an API version and digests elsewhere stay", "GET https://api.acme.example/v1/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/items and https://r.acme.example/v2/app/blobs/sha256/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 		nil, []string{"/v1/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/items", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}},
+	// A job's arguments.
+	{"Celery tuple without brackets elsewhere", "Task t.reply[9] raised: E()\nargs=(4412, 'Please tell my landlord the boiler failed again', 'FULL')",
+		[]string{"boiler failed again"}, []string{"args=(4412, '", "', 'FULL')"}},
+	{"kwargs judged by key, then by shape", `kwargs: {'api_key': 'abc123XYZ789', 'note': 'call her back after six, she is worried', 'region': 'eu-west-1', 'when': '2026-03-14 10:42:55'}`,
+		[]string{"abc123XYZ789", "she is worried"}, []string{"'region': 'eu-west-1'", "'when': '2026-03-14 10:42:55'"}},
+	{"Ruby hash args", `WARN: {"class"=>"ReplyJob", "args"=>["usr_9", "my parcel never came and I am moving abroad"], "jid"=>"b3dbe9255da3b2a74aa43c74"}`,
+		[]string{"my parcel never came"}, []string{`"usr_9"`, "b3dbe9255da3b2a74aa43c74"}},
+	{"free text outside a job's arguments stays", `{"error_message": "the server responded with status 429 after a long wait", "argv": ["run", "--mode", "a quick test of the batch"]}`,
+		nil, []string{"the server responded with status 429 after a long wait", "a quick test of the batch"}},
+}
+
+// TestJobArgsInJSON: JSON and Value judge a job's arguments as String does.
+func TestJobArgsInJSON(t *testing.T) {
+	t.Parallel()
+	doc := `{"class":"ReplyJob","args":["tkt_1",{"ticket":"T-9","note":"she asked for a refund of both charges"}],"kwargs":{"lang":"en"},"error_message":"status 429 from the upstream service"}`
+	outs := map[string]string{"JSON": string(JSON([]byte(doc)))}
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(Value(v))
+	outs["Value"] = string(b)
+	for name, out := range outs {
+		if strings.Contains(out, "refund of both charges") {
+			t.Errorf("%s: an argument survived: %s", name, out)
+		}
+		for _, k := range []string{`"tkt_1"`, `"ticket":"T-9"`, `"lang":"en"`, `"error_message":"status 429 from the upstream service"`} {
+			if !strings.Contains(out, k) {
+				t.Errorf("%s: lost %s: %s", name, k, out)
+			}
+		}
+	}
+	plain := `{"class":"ReindexJob","args": [1042, "eu-west-1"]}`
+	if out := string(JSON([]byte(plain))); out != plain {
+		t.Errorf("arguments without free text changed: %s", out)
+	}
 }
 
 func TestAgentJobFamilies(t *testing.T) {
