@@ -34,6 +34,25 @@ var agentJobCases = []struct {
 		[]string{"my parcel never came"}, []string{`"usr_9"`, "b3dbe9255da3b2a74aa43c74"}},
 	{"free text outside a job's arguments stays", `{"error_message": "the server responded with status 429 after a long wait", "argv": ["run", "--mode", "a quick test of the batch"]}`,
 		nil, []string{"the server responded with status 429 after a long wait", "a quick test of the batch"}},
+	// Transcripts: the header stays, the text under it goes.
+	{"DSPy headers with colour codes", "\x1b[31mUser message:\x1b[0m\n\n[[ ## claim ## ]]\nMy roof leaked onto the new piano in March\n\n\x1b[31mResponse:\x1b[0m\n\n[[ ## verdict ## ]]\ncovered under water damage",
+		[]string{"roof leaked onto the new piano", "covered under water damage"}, []string{"User message:", "[[ ## claim ## ]]", "[[ ## verdict ## ]]"}},
+	{"framed speakers and a summary that stays", "-------------------- Tool Message --------------------\nSven's balance is 4 310 kroner\n---------- Summary ----------\nTotal tokens: 812, Duration: 3.2 s",
+		[]string{"Sven's balance"}, []string{"Tool Message", "Total tokens: 812, Duration: 3.2 s"}},
+	{"speaker line up to the traceback", "Critic (to Writer):\n\nThe draft names the patient, remove it.\nTraceback (most recent call last):\n  File \"x.py\", line 3",
+		[]string{"names the patient"}, []string{"Critic (to Writer):", "Traceback (most recent call last):", `File "x.py", line 3`}},
+	{"Markdown heading labels, speakers stay, comments stay", "# Agent: Claims Reviewer\n## Thought: the claimant Ola lives alone\n# created: 2026-03-01\n# public key: age1qgfqwx4cwxnf",
+		[]string{"the claimant Ola lives alone"}, []string{"# Agent: Claims Reviewer", "# created: 2026-03-01", "# public key: "}},
+	{"role keys over indented text, a mapping under user stays", "system:\n  You are terse with Ms Dahl.\nuser:\n  name: ops\n  uid: 1001",
+		[]string{"terse with Ms Dahl"}, []string{"name: ops", "uid: 1001"}},
+	{"PEM armour is no framed heading", "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\nverifier ready",
+		nil, []string{"verifier ready", "-----END PUBLIC KEY-----"}},
+	// Role calls.
+	{"role calls in code", `prompt = system("Be brief with Mr Lund") + user('He owes 300 kroner') ; UserMessage.from("Karin asked twice"); AIMessage('Sure, Karin') ; print('done') ; ValueError('user message content is empty')`,
+		[]string{"Be brief with Mr Lund", "He owes 300 kroner", "Karin asked twice", "Sure, Karin"}, []string{"print('done')", "ValueError('user message content is empty')"}},
+	// A content key's value over lines.
+	{"content key over lines up to the next key", "last_prompt: <data>\nrow 1\n</data>\n\nFind Per's overdue invoices\nmodel: gpt-4o\nprompt: hi there\nERROR: timeout",
+		[]string{"Find Per's overdue invoices", "hi there"}, []string{"model: gpt-4o", "ERROR: timeout"}},
 }
 
 // TestJobArgsInJSON: JSON and Value judge a job's arguments as String does.
