@@ -34,6 +34,8 @@ var agentJobCases = []struct {
 		[]string{"my parcel never came"}, []string{`"usr_9"`, "b3dbe9255da3b2a74aa43c74"}},
 	{"free text outside a job's arguments stays", `{"error_message": "the server responded with status 429 after a long wait", "argv": ["run", "--mode", "a quick test of the batch"]}`,
 		nil, []string{"the server responded with status 429 after a long wait", "a quick test of the batch"}},
+	{"Active Job's arguments in prose", `[ActiveJob] Enqueued ReplyJob (Job ID: 61fbc6aa) to Sidekiq(llm) with arguments: "usr_551", "How do I cancel without paying the exit fee?", 42`,
+		[]string{"cancel without paying"}, []string{"Sidekiq(llm) with arguments: ", ", 42"}},
 	// Transcripts: the header stays, the text under it goes.
 	{"DSPy headers with colour codes", "\x1b[31mUser message:\x1b[0m\n\n[[ ## claim ## ]]\nMy roof leaked onto the new piano in March\n\n\x1b[31mResponse:\x1b[0m\n\n[[ ## verdict ## ]]\ncovered under water damage",
 		[]string{"roof leaked onto the new piano", "covered under water damage"}, []string{"User message:", "[[ ## claim ## ]]", "[[ ## verdict ## ]]"}},

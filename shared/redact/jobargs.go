@@ -121,3 +121,44 @@ func argsKeyBefore(s string, i int) bool {
 	}
 	return e > k && JobArgKeys[normKey(s[k:e])]
 }
+
+// argsLabelBefore reports whether a job's arguments are labelled in prose
+// before the quote at i: "with arguments: ", "args: ".
+func argsLabelBefore(s string, i int) bool {
+	if i < 2 || s[i-1] != ' ' || s[i-2] != ':' {
+		return false
+	}
+	k := i - 2
+	e := k
+	for k > 0 && e-k < 16 && isLetter(s[k-1]) {
+		k--
+	}
+	w := strings.ToLower(s[k:e])
+	return w == "arguments" || JobArgKeys[w]
+}
+
+// argList parses the values of a list written without brackets, from i to
+// the end of its line, and returns where it ended (i when nothing was
+// read).
+func (p *lenient) argList(i int) int {
+	end := i
+	for k := i; k < len(p.s); {
+		e, kind := p.value(k, nil)
+		if kind == vNone || e <= k {
+			break
+		}
+		end = e
+		k = e
+		for k < len(p.s) && p.s[k] == ' ' {
+			k++
+		}
+		if k >= len(p.s) || p.s[k] != ',' {
+			break
+		}
+		k++
+		for k < len(p.s) && p.s[k] == ' ' {
+			k++
+		}
+	}
+	return end
+}

@@ -96,6 +96,16 @@ func structures(s string, st *state) string {
 				}
 			}
 		case '"':
+			if argsLabelBefore(s, i) {
+				// Active Job's "with arguments: "…", "…"": a job's
+				// arguments as a list to the end of the line.
+				p := lenient{s: s, st: st, args: 1}
+				if end := p.argList(i); end > i {
+					emit(p.sorted())
+					i = end
+					continue
+				}
+			}
 			if end, edits := quotedText(s, i, st); end > i {
 				emit(edits)
 				i = end
