@@ -155,6 +155,11 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"cli flags":      " -p Zx9!wq --token=",
 		"url paths":      "https://h.example/inputs/",
 		"auth schemes":   "Authorization: X ",
+		"turn headers":   "User message:\n\nx\n",
+		"framed turns":   "---------- user ----------\n",
+		"role calls":     "user('",
+		"job arguments":  "args=('a b c d', ",
+		"content lines":  "prompt: x\ny\n",
 	} {
 		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]
 		b.Run(name, func(b *testing.B) {
