@@ -36,6 +36,10 @@ var agentJobCases = []struct {
 		nil, []string{"the server responded with status 429 after a long wait", "a quick test of the batch"}},
 	{"Active Job's arguments in prose", `[ActiveJob] Enqueued ReplyJob (Job ID: 61fbc6aa) to Sidekiq(llm) with arguments: "usr_551", "How do I cancel without paying the exit fee?", 42`,
 		[]string{"cancel without paying"}, []string{"Sidekiq(llm) with arguments: ", ", 42"}},
+	{"a job printed as a call", "[ERROR] Failed to process message answer_ticket('tkt_9', 'The invoice address is wrong since June', retries=3) with unhandled exception.\ndefault: tasks.summarize('Translate the lease for the Berg family today', 'FULL') (7c1f2e3d)",
+		[]string{"invoice address is wrong", "lease for the Berg family"}, []string{"answer_ticket('tkt_9', '", "retries=3) with unhandled exception.", "tasks.summarize('", "', 'FULL') (7c1f2e3d)"}},
+	{"an exception's message and a function's short literal stay", "ValueError('user message content is empty here') in load('config.yaml') and get('a b')",
+		nil, []string{"ValueError('user message content is empty here')", "load('config.yaml')", "get('a b')"}},
 	// Transcripts: the header stays, the text under it goes.
 	{"DSPy headers with colour codes", "\x1b[31mUser message:\x1b[0m\n\n[[ ## claim ## ]]\nMy roof leaked onto the new piano in March\n\n\x1b[31mResponse:\x1b[0m\n\n[[ ## verdict ## ]]\ncovered under water damage",
 		[]string{"roof leaked onto the new piano", "covered under water damage"}, []string{"User message:", "[[ ## claim ## ]]", "[[ ## verdict ## ]]"}},

@@ -147,7 +147,7 @@ var structurePatterns = []Pattern{
 	{
 		// The string literal of a role's call (transcript.go).
 		Kind:     KindSecret,
-		Triggers: []string{"user(", "system(", "assistant(", "message(", "human(", "ai(", "developer(", ".from("},
+		Triggers: []string{"('", "(\"", "( '", "( \""},
 		Find:     findRoleCall,
 		textKind: true,
 	},

@@ -354,12 +354,23 @@ func findRoleCall(s string, from int) []int {
 		for ns > 0 && ne-ns < 40 && isWord(s[ns-1]) {
 			ns--
 		}
-		if ns == ne || !roleCallName(s[ns:ne]) {
+		if ns == ne {
+			continue
+		}
+		role := roleCallName(s[ns:ne])
+		if !role && !jobCallName(s, ns, ne) {
 			continue
 		}
 		vs, ve := quotedSpan(s, q)
 		if ve <= vs || ve >= len(s) || s[ve] != s[q] {
 			continue
+		}
+		if !role {
+			// A job's call: the first of its arguments that is free text.
+			vs, ve = proseArgument(s, q)
+			if ve <= vs {
+				continue
+			}
 		}
 		return []int{ns, ve, -1, -1, vs, ve}
 	}
@@ -374,4 +385,48 @@ func roleCallName(name string) bool {
 	}
 	base, ok := strings.CutSuffix(name, "Message")
 	return ok && base != "" && RoleWords[strings.ToLower(base)]
+}
+
+// A job printed as a call — RQ's description "tasks.summarize('…', 3)",
+// Dramatiq's "Failed to process message answer_ticket('tkt_9', '…')" — holds
+// the job's arguments: a function's name (lower case, snake case, dotted
+// by its module) and not an exception's (ValueError('…') is capitalized).
+// Its arguments are judged like a job's (jobargs.go): free text goes.
+
+// jobCallName reports whether s[ns:ne] names a function: lower case
+// letters, digits and '_', with its module before it ("tasks.summarize").
+func jobCallName(s string, ns, ne int) bool {
+	if !isLower(s[ns]) {
+		return false
+	}
+	for k := ns; k < ne; k++ {
+		if isUpper(s[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// proseArgument returns the first string literal among a call's arguments,
+// from the quote at q to the call's ')' on its line, that is free text.
+func proseArgument(s string, q int) (int, int) {
+	le := lineEnd(s, q)
+	for k := q; k < le; {
+		switch s[k] {
+		case ')':
+			return 0, 0
+		case '\'', '"':
+			vs, ve := quotedSpan(s, k)
+			if ve > le || ve >= len(s) || s[ve] != s[k] {
+				return 0, 0
+			}
+			if isProse(s[vs:ve]) && !startsWithMarker(s, vs) {
+				return vs, ve
+			}
+			k = ve + 1
+		default:
+			k++
+		}
+	}
+	return 0, 0
 }
