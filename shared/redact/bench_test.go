@@ -161,6 +161,11 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"sql keys":       "Key (full_name)=(x) ",
 		"sql parameters": "INSERT INTO t (name, email) VALUES (?, ?) [parameters: ('x', 'y')] ",
 		"records":        `{"user": {"name": "x", "a": `,
+		"turn headers":   "User message:\n\nx\n",
+		"framed turns":   "---------- user ----------\n",
+		"role calls":     "user('",
+		"job arguments":  "args=('a b c d', ",
+		"content lines":  "prompt: x\ny\n",
 	} {
 		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]
 		b.Run(name, func(b *testing.B) {

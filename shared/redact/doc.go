@@ -28,7 +28,12 @@
 //     toString() dumps (markup.go), PHP var_dump and print_r members
 //     (dump.go), OpenTelemetry debug-exporter attributes, heading-like
 //     labels of content in log lines ("Rendered prompt: …") with the lines
-//     after them up to the next log record, and retrieval hits.
+//     after them up to the next log record, and retrieval hits. The text
+//     under a transcript's header (DSPy, AutoGen, LangGraph, CrewAI, a
+//     prompt file's role keys) and a role's call literal (system('…'),
+//     HumanMessage("…")) are content (transcript.go); a job's arguments
+//     (args, kwargs of Celery, Sidekiq, RQ, …) lose what is free text and
+//     keep identifiers (jobargs.go).
 //  2. Decode before looking (decode.go). Percent- and form-encoded runs and
 //     runs of \uXXXX, \xXX and &#NN; escapes are decoded and redacted one
 //     level deeper; base64 and base64url blobs are decoded by the token rule

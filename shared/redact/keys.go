@@ -219,6 +219,7 @@ type keyRole struct {
 	text    bool // free text: Text replaces it
 	payload bool // a body: walked when JSON, Text otherwise
 	id      bool // an identifier: the random-token rule does not apply
+	args    bool // a job's arguments: free text in them is content (jobargs.go)
 }
 
 // roleOf splits key into words once and reads every table.
@@ -240,6 +241,7 @@ func roleOf(key string) keyRole {
 	return keyRole{
 		text:    TextKeys[string(norm)] || compoundText(words),
 		payload: PayloadKeys[string(norm)],
+		args:    JobArgKeys[string(norm)],
 	}
 }
 

@@ -32,7 +32,7 @@ func layers(s string, st *state) string {
 
 // structures applies the structure layer to s (see the comment above).
 func structures(s string, st *state) string {
-	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 && strings.IndexByte(s, '"') < 0 && !strings.Contains(s, "map[") {
+	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 && strings.IndexByte(s, '"') < 0 && !strings.Contains(s, "map[") && !strings.Contains(s, "args") {
 		return s
 	}
 	var out []byte
@@ -74,13 +74,38 @@ func structures(s string, st *state) string {
 				continue
 			}
 			p := lenient{s: s, st: st, parent: structLabel(s, i)}
-			end := p.parse(i)
+			var end int
+			if c != 'm' && argsKeyBefore(s, i) {
+				end, _ = p.value(i, &keyRole{args: true})
+			} else {
+				end = p.parse(i)
+			}
 			emit(p.sorted())
 			if end > i {
 				i = end
 				continue
 			}
+		case '(':
+			if argsKeyBefore(s, i) {
+				// A job's positional arguments as a tuple: args=('…', …).
+				p := lenient{s: s, st: st}
+				if end, _ := p.container(i, i+1, ')', &keyRole{args: true}); end > i {
+					emit(p.sorted())
+					i = end
+					continue
+				}
+			}
 		case '"':
+			if argsLabelBefore(s, i) {
+				// Active Job's "with arguments: "…", "…"": a job's
+				// arguments as a list to the end of the line.
+				p := lenient{s: s, st: st, args: 1}
+				if end := p.argList(i); end > i {
+					emit(p.sorted())
+					i = end
+					continue
+				}
+			}
 			if end, edits := quotedText(s, i, st); end > i {
 				emit(edits)
 				i = end
@@ -302,6 +327,7 @@ type lenient struct {
 	parent string
 	// elem is the role of the scalars of a list under a personal key.
 	elem *keyRole
+	args int // how many job arguments' containers enclose the value
 }
 
 // maxNesting bounds how deep lenient follows nested objects and arrays.
@@ -510,6 +536,9 @@ func (p *lenient) applyString(a, b int, body string, q byte, esc bool, role *key
 			return
 		}
 		p.edits = append(p.edits, edit{a, b, Text(text)})
+	case (p.args > 0 || role != nil && role.args) && isProse(text):
+		// A job's argument that is free text (jobargs.go).
+		p.edits = append(p.edits, edit{a, b, Text(text)})
 	default:
 		if r, ok := redactQuoted(body, q, esc, p.st, role); ok {
 			p.edits = append(p.edits, edit{a, b, r})
@@ -526,6 +555,10 @@ func (p *lenient) container(start, from int, close byte, role *keyRole) (int, va
 	}
 	p.depth++
 	defer func() { p.depth-- }()
+	if role != nil && role.args {
+		p.args++
+		defer func() { p.args-- }()
+	}
 	mark := len(p.edits)
 	var end int
 	var ok bool
@@ -710,7 +743,7 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		}
 		p.parent = key
 		var rp *keyRole
-		if role.kind != "" || role.text || role.payload {
+		if role.kind != "" || role.text || role.payload || role.args {
 			rp = &role
 		}
 		mark := len(p.edits)

@@ -189,6 +189,9 @@ func FuzzLayers(f *testing.F) {
 		"Authorization: Hawk id=\"a\", mac=\"b\" (Authorization: GenieKey 3a6f2c1e-8b4d-4f7a-9c2e-5d1b0a9e8f7c)",
 		"+ cmd -p 'P@ss!1' --token=x -passin pass:y u/p@//h:1521/s https://h.example/inputs/3a6f2c1e-8b4d-4f7a-9c2e-5d1b0a9e8f7c/t",
 		"tel 06 12 34 56 78 to=447700900123 auth=('u', 'p')",
+		"\x1b[31mUser message:\x1b[0m\n\n[[ ## q ## ]]\nhi there\n---------- TextMessage (user) ----------\nx\nA (to B):\n\ny\n## Task: z\nuser:\n  w\nlast_prompt: <d>\nv\n",
+		"system('a b') + HumanMessage(\"c\") UserMessage.from('d') args=('x y z w v', 1) kwargs: {'k': 'a b c d e'} with arguments: \"p q r s t\", 2",
+		"https://h.example/webhook/n/0a1b2c3d4e5f60718293a4b5c6d7e8f9 https://h.example/rest/v3.1/0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9/x",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -217,7 +220,7 @@ func FuzzLayers(f *testing.F) {
 		}
 		checkEdits(t, s, p.sorted())
 		for _, find := range []func(string, int) []int{findKeyValue, findContentValue, findCLIFlag, findConnectString,
-			findPathSecret, findPHPSecret, findPHPText, findLabelLine, findRetrievalHit} {
+			findPathSecret, findPHPSecret, findPHPText, findLabelLine, findRetrievalHit, findTurnText, findRoleCall} {
 			if loc := find(s, 0); loc != nil && !(0 <= loc[0] && loc[0] <= loc[4] && loc[4] <= loc[5] && loc[5] <= loc[1] && loc[1] <= len(s)) {
 				t.Fatalf("finder returned %v for %d bytes", loc, len(s))
 			}

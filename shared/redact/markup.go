@@ -263,6 +263,7 @@ func findContentValue(s string, from int) []int {
 			vs, ve = assignedValue(s, sep+1, before == '&' || before == '?', lineStart)
 		case s[sep] == ':' && lineStart && sep+1 < len(s) && (s[sep+1] == ' ' || s[sep+1] == '\t' || s[sep+1] == '\n' || s[sep+1] == '\r'):
 			vs, ve = yamlValue(s, ks, sep+1)
+			ve = lineContinuation(s, ks, vs, ve)
 		case s[sep] == ':' && before == ' ' && sep+2 < len(s) && s[sep+1] == ' ' && (s[sep+2] == '\'' || s[sep+2] == '"') && role.text:
 			// A label in prose with its quoted value, which may run over
 			// lines: "Returned completion: '1. …'".

@@ -138,6 +138,20 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// The text under a transcript's header (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:"},
+		Find:     findTurnText,
+		textKind: true,
+	},
+	{
+		// The string literal of a role's call (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"('", "(\"", "( '", "( \""},
+		Find:     findRoleCall,
+		textKind: true,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: []string{"score", "similarity", "relevance", "distance"},
 		Find:     findRetrievalHit,

@@ -260,6 +260,9 @@ func memberOf(role keyRole, x any, depth int) any {
 		}
 		return Text(canonical(x))
 	}
+	if role.args {
+		return argsValue(x, depth)
+	}
 	if role.payload {
 		switch t := x.(type) {
 		case string:
@@ -704,6 +707,10 @@ func (w *walker) memberRole(role keyRole) {
 		default:
 			w.out = append(w.out, raw...)
 		}
+		return
+	}
+	if role.args {
+		w.out = append(w.out, argsJSON(w.skip())...)
 		return
 	}
 	if role.payload && w.peek() == '"' {

@@ -9,7 +9,9 @@ import "strings"
 // — and it stands right after the host of a web URL, or when it stands
 // after a segment that names a credential (KeyKind: key, token, secret) or
 // an intake (IntakeWords: inputs, bulk, integration, hooks, webhook) and
-// has a key's or a shorter token's shape (tokenShaped). A key's shape
+// has a key's or a shorter token's shape (tokenShaped), or at any depth
+// after a webhook's segment (HookWords), or, 32 hex digits or more, right
+// after an API version segment (isAPIVersion). A key's shape
 // elsewhere in a path is
 // a resource's id and stays (/users/<uuid>, /blobs/sha256/<digest>); a
 // random-looking segment goes wherever it stands (the token rule).
@@ -43,24 +45,49 @@ func findPathSecret(s string, from int) []int {
 			continue
 		}
 		web := strings.HasSuffix(s[max(0, p-8):p-3], "http") || strings.HasSuffix(s[max(0, p-8):p-3], "https")
-		prev := "" // the host
+		prev := ""    // the host
+		hook := false // a webhook's segment stood before
 		for a := h + 1; a < len(s); {
 			b := a
 			for b < len(s) && s[b] != '/' && urlByte(s[b]) {
 				b++
 			}
 			seg := s[a:b]
-			if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) || prev != "" && capabilityLabel(prev) && (keyShaped(seg) || tokenShaped(seg))) {
+			if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) ||
+				prev != "" && (capabilityLabel(prev) || hook) && (keyShaped(seg) || tokenShaped(seg)) ||
+				isAPIVersion(prev) && len(seg) >= 32 && isHexPiece(seg) && hasLetter(seg) && !isUUID(seg)) {
 				return []int{a, b, -1, -1, a, b}
 			}
 			if b >= len(s) || s[b] != '/' {
 				i = b
 				break
 			}
+			hook = hook || HookWords[strings.ToLower(seg)]
 			prev, a = seg, b+1
 		}
 	}
 	return nil
+}
+
+// HookWords are path segments that make the URL a webhook's: its secret
+// may stand any number of segments after them, past the webhook's name or
+// id (/webhook/<name>/<secret>, /hooks/<id>/<name>/<secret>).
+var HookWords = map[string]bool{"hook": true, "hooks": true, "webhook": true, "webhooks": true}
+
+// isAPIVersion reports whether a path segment is an API's version (v3,
+// v3.1): a key of 32 hex digits or more right after it is the caller's
+// credential (SoftLayer's /rest/v3.1/<key>/…), where a resource would
+// otherwise be a collection's name.
+func isAPIVersion(seg string) bool {
+	if len(seg) < 2 || seg[0] != 'v' && seg[0] != 'V' || !isDigit(seg[1]) {
+		return false
+	}
+	for i := 2; i < len(seg); i++ {
+		if !isDigit(seg[i]) && seg[i] != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // urlByte reports whether c may stand in a URL's host or path segment.

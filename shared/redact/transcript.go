@@ -1,0 +1,432 @@
+package redact
+
+import "strings"
+
+// Agent frameworks print a conversation as a transcript: a header line
+// names a turn or a field, and the text under it is what was said — DSPy's
+// inspect_history ("System message:", "User message:", "[[ ## ticket ##
+// ]]"), AutoGen's console ("---------- TextMessage (user) ----------",
+// "Planner (to chat_manager):"), LangGraph's pretty_print ("==== Human
+// Message ===="), CrewAI's verbose output ("## Task: …", "## Final
+// Answer:"), a prompt file's role blocks ("user:" over indented text).
+// The header stays; the text under it is content, from the header (or the
+// text after a heading's label) up to the next header, a rule line, a line
+// that starts a log record or an exception, or, under a role key, the end
+// of its indented block.
+
+// turnHeader is what a line says about the lines after it.
+type turnHeader int
+
+const (
+	noHeader     turnHeader = iota
+	blockHeader             // the turn's text is on the lines after it
+	inlineHeader            // the turn's text starts after the label on the line
+	roleKey                 // a role key: the turn's text is the indented block after it
+	speakerLine             // a header whose value names a speaker, not content
+)
+
+// RoleWords are the roles of a conversation's turns.
+var RoleWords = map[string]bool{
+	"system": true, "user": true, "assistant": true, "human": true, "ai": true,
+	"developer": true, "tool": true, "function": true, "model": true,
+}
+
+// ReportWords name a run's own report in a framed heading ("----------
+// Summary ----------"): its lines are the system's, not a turn's.
+var ReportWords = map[string]bool{
+	"summary": true, "usage": true, "stats": true, "statistics": true, "error": true,
+	"errors": true, "warning": true, "warnings": true, "traceback": true, "debug": true,
+}
+
+// SpeakerLabels are heading labels whose value names the speaker (CrewAI's
+// "# Agent: Support Lead"), which stays.
+var SpeakerLabels = map[string]bool{
+	"agent": true, "role": true, "speaker": true, "sender": true, "name": true,
+	"model": true, "using tool": true, "tool": true,
+}
+
+// stripANSI returns the line without terminal colour codes (ESC [ … m).
+func stripANSI(line string) string {
+	if strings.IndexByte(line, 0x1b) < 0 {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if line[i] == 0x1b && i+1 < len(line) && line[i+1] == '[' {
+			j := i + 2
+			for j < len(line) && (isDigit(line[j]) || line[j] == ';') {
+				j++
+			}
+			if j < len(line) && line[j] == 'm' {
+				i = j
+				continue
+			}
+		}
+		b.WriteByte(line[i])
+	}
+	return b.String()
+}
+
+// classifyTurnLine says whether a line (colour codes removed) is a
+// transcript's header, and for an inline header where its label ends.
+func classifyTurnLine(line string) (turnHeader, int) {
+	t := strings.TrimRight(line, " \t\r")
+	if t == "" {
+		return noHeader, 0
+	}
+	switch {
+	case strings.HasPrefix(t, "[[ ## ") && strings.HasSuffix(t, " ## ]]"):
+		return blockHeader, 0 // DSPy's field
+	case t[0] == '-' || t[0] == '=':
+		// A framed heading: a rule, one to four words, a rule (eight
+		// characters or more each: a PEM armour line has five).
+		c := t[0]
+		a := 0
+		for a < len(t) && t[a] == c {
+			a++
+		}
+		b := len(t)
+		for b > a && t[b-1] == c {
+			b--
+		}
+		if a < 8 || len(t)-b < 8 || b <= a {
+			return noHeader, 0
+		}
+		words := strings.Fields(t[a:b])
+		if len(words) == 0 || len(words) > 4 {
+			return noHeader, 0
+		}
+		for _, w := range words {
+			if ReportWords[strings.ToLower(w)] {
+				return noHeader, 0
+			}
+		}
+		return blockHeader, 0
+	case t[0] == '#':
+		// A Markdown heading written as a label: "## Task: …".
+		h := 0
+		for h < len(t) && t[h] == '#' {
+			h++
+		}
+		if h > 6 || h >= len(t) || t[h] != ' ' {
+			return noHeader, 0
+		}
+		c := strings.IndexByte(t, ':')
+		if c < 0 || c != len(t)-1 && t[c+1] != ' ' {
+			return noHeader, 0
+		}
+		label := strings.TrimSpace(t[h:c])
+		words := strings.Fields(label)
+		if len(words) == 0 || len(words) > 4 || !isUpper(words[0][0]) {
+			// A comment ("# public key: …") is no heading.
+			return noHeader, 0
+		}
+		for _, w := range words {
+			if !isPlainWord(w) {
+				return noHeader, 0
+			}
+		}
+		if SpeakerLabels[strings.ToLower(label)] {
+			return speakerLine, 0
+		}
+		if c == len(t)-1 {
+			return blockHeader, 0
+		}
+		return inlineHeader, c + 1
+	}
+	if t[len(t)-1] != ':' {
+		return noHeader, 0
+	}
+	body := t[:len(t)-1]
+	// "Planner (to chat_manager):" — AutoGen's speaker line.
+	if p := strings.Index(body, " (to "); p > 0 && strings.HasSuffix(body, ")") && strings.IndexAny(body[:p], " \t") < 0 && strings.IndexAny(body[p+5:len(body)-1], " \t") < 0 {
+		return blockHeader, 0
+	}
+	words := strings.Fields(body)
+	switch {
+	case len(words) == 2 && RoleWords[strings.ToLower(words[0])] && (strings.EqualFold(words[1], "message") || strings.EqualFold(words[1], "prompt")):
+		return blockHeader, 0 // DSPy's "User message:"
+	case len(words) == 1 && body == words[0] && RoleWords[body]:
+		return roleKey, 0 // a prompt file's "user:" at the line's start
+	}
+	return noHeader, 0
+}
+
+// turnTextEnds reports whether the line (colour codes removed) ends a
+// turn's text: another header, a rule, a log record, an exception.
+func turnTextEnds(line string) bool {
+	t := strings.TrimRight(line, " \t\r")
+	if t == "" {
+		return false
+	}
+	if h, _ := classifyTurnLine(t); h != noHeader {
+		return true
+	}
+	if len(t) >= 5 && strings.Trim(t, "-=_*") == "" || framed(t) {
+		return true // a rule, or a heading framed by rules ("---------- Summary ----------")
+	}
+	if t[0] == '#' {
+		// A heading or a comment written as a label ("# created: …").
+		if c := strings.IndexByte(t, ':'); c > 0 && isPlainWord(strings.ReplaceAll(strings.TrimLeft(t[:c], "# "), " ", "")) {
+			return true
+		}
+	}
+	if len(t) >= 10 && isDigit(t[0]) && isDigit(t[1]) && isDigit(t[2]) && isDigit(t[3]) && t[4] == '-' ||
+		t[0] == '[' && len(t) >= 11 && isDigit(t[1]) && isDigit(t[2]) && isDigit(t[3]) && isDigit(t[4]) && t[5] == '-' {
+		return true // a timestamp
+	}
+	if (isLetter(t[0]) || t[0] == '[') && logRecordStart(t, 0) {
+		return true
+	}
+	// An exception: a dotted name ending in Error or Exception, then ':'.
+	k := 0
+	for k < len(t) && (isWord(t[k]) || t[k] == '.') {
+		k++
+	}
+	name := t[:k]
+	return k < len(t) && t[k] == ':' && (strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
+}
+
+// framed reports whether a line is words between two rules of eight
+// characters or more.
+func framed(t string) bool {
+	if len(t) < 17 || t[0] != '-' && t[0] != '=' {
+		return false
+	}
+	c := t[0]
+	a := strings.IndexFunc(t, func(r rune) bool { return byte(r) != c })
+	b := strings.LastIndexFunc(t, func(r rune) bool { return byte(r) != c }) + 1
+	return a >= 8 && len(t)-b >= 8 && strings.TrimSpace(t[a:b]) != ""
+}
+
+// findTurnText finds the text under a transcript's header (see above).
+func findTurnText(s string, from int) []int {
+	for ls := from; ls < len(s); {
+		le := lineEnd(s, ls)
+		next := le + 1
+		if le < len(s) && s[le] == '\r' && next < len(s) && s[next] == '\n' {
+			next++
+		}
+		line := stripANSI(s[ls:le])
+		h, label := classifyTurnLine(line)
+		if h == noHeader || h == speakerLine || ls > 0 && s[ls-1] != '\n' && s[ls-1] != '\r' && ls != from {
+			ls = next
+			continue
+		}
+		var vs int
+		switch h {
+		case inlineHeader:
+			// The label ends at the same place with or without colour
+			// codes when the line has none before it.
+			raw := s[ls:le]
+			c := strings.IndexByte(raw, ':')
+			if c < 0 || stripANSI(raw[:c+1]) != line[:label] {
+				ls = next
+				continue
+			}
+			vs = skipBlanks(s, ls+c+1)
+		default:
+			vs = next
+			for vs < len(s) {
+				e := lineEnd(s, vs)
+				if strings.TrimSpace(s[vs:e]) != "" {
+					break
+				}
+				vs = e + 1
+			}
+		}
+		if vs >= len(s) {
+			return nil
+		}
+		if h != inlineHeader && turnTextEnds(stripANSI(s[vs:lineEnd(s, vs)])) {
+			ls = next
+			continue // no text under it: the next header's
+		}
+		if h == roleKey && s[vs] != ' ' && s[vs] != '\t' {
+			ls = next
+			continue // a key with no indented block: YAML's, not a turn
+		}
+		// The text runs line by line to what ends it.
+		ve := lineEnd(s, vs)
+		for k := ve + 1; k < len(s) && k-vs < maxDecodedBytes; {
+			e := lineEnd(s, k)
+			l := stripANSI(s[k:e])
+			if h == roleKey && strings.TrimSpace(l) != "" && l[0] != ' ' && l[0] != '\t' {
+				break
+			}
+			if turnTextEnds(l) {
+				break
+			}
+			if strings.TrimSpace(l) != "" {
+				ve = e
+			}
+			k = e + 1
+		}
+		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t' || s[ve-1] == '\r') {
+			ve--
+		}
+		if ve <= vs || startsWithMarker(s, vs) && isTextMarker(strings.TrimSpace(s[vs:ve])) {
+			ls = next
+			continue
+		}
+		if h == roleKey {
+			// A mapping under the key ("user:\n  name: bob") is
+			// configuration, not a turn.
+			first := strings.TrimSpace(s[vs:lineEnd(s, vs)])
+			if c := strings.Index(first, ": "); c > 0 && strings.IndexByte(first[:c], ' ') < 0 || strings.HasSuffix(first, ":") || strings.HasPrefix(first, "- ") {
+				ls = next
+				continue
+			}
+			vs = skipBlanks(s, vs)
+		}
+		return []int{ls, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// lineContinuation extends the value s[vs:ve] of a content key written at
+// the start of an unindented line ("last_prompt: <dataframe>") over the
+// lines after it that are neither a key of their own ("model: …") nor the
+// start of a log record, an exception or a transcript's header — blank
+// lines included, as a prompt holds them — and returns the new end. A
+// value quoted on its line, or a block under the key, is yamlValue's.
+func lineContinuation(s string, ks, vs, ve int) int {
+	if ks != lineStartOf(s, ks) || ve >= len(s) || ve != lineEnd(s, vs) {
+		return ve
+	}
+	end := ve
+	for k := ve + 1; k < len(s) && k-vs < maxDecodedBytes; {
+		e := lineEnd(s, k)
+		l := s[k:e]
+		if t := strings.TrimSpace(l); t != "" {
+			if startsWithKey(l) || turnTextEnds(l) {
+				break
+			}
+			end = e
+		}
+		k = e + 1
+	}
+	for end > ve && (s[end-1] == ' ' || s[end-1] == '\t' || s[end-1] == '\r') {
+		end--
+	}
+	return end
+}
+
+// startsWithKey reports whether a line starts with a key and its ':' —
+// "model: gpt-4o", "max_tokens:" — at any indentation.
+func startsWithKey(l string) bool {
+	k := 0
+	for k < len(l) && (l[k] == ' ' || l[k] == '\t' || l[k] == '-') {
+		k++
+	}
+	j := k
+	for j < len(l) && (isWord(l[j]) || l[j] == '.' || l[j] == '-') {
+		j++
+	}
+	return j > k && isLetter(l[k]) && j < len(l) && l[j] == ':' && (j+1 == len(l) || l[j+1] == ' ' || l[j+1] == '\t' || l[j+1] == '\r')
+}
+
+// A prompt built in code names its turns by calls: guidance's
+// system('…') + user('…'), LangChain's SystemMessage('…') and
+// HumanMessage("…"), LangChain4j's UserMessage.from("…"). A string literal
+// that is the first argument of a call named by a role (RoleWords), or by
+// a role and "Message", is content, wherever the call is printed (a
+// program in an exception, a traceback's code line).
+
+// findRoleCall finds the string literal of a role's call.
+func findRoleCall(s string, from int) []int {
+	for i := from; i < len(s); {
+		p := strings.IndexByte(s[i:], '(')
+		if p < 0 {
+			return nil
+		}
+		p += i
+		i = p + 1
+		q := skipBlanks(s, p+1)
+		if q >= len(s) || s[q] != '\'' && s[q] != '"' || startsWithMarker(s, q+1) {
+			continue
+		}
+		ne := p
+		if strings.HasSuffix(s[:ne], ".from") || strings.HasSuffix(s[:ne], ".of") {
+			ne = strings.LastIndexByte(s[:ne], '.')
+		}
+		ns := ne
+		for ns > 0 && ne-ns < 40 && isWord(s[ns-1]) {
+			ns--
+		}
+		if ns == ne {
+			continue
+		}
+		role := roleCallName(s[ns:ne])
+		if !role && !jobCallName(s, ns, ne) {
+			continue
+		}
+		vs, ve := quotedSpan(s, q)
+		if ve <= vs || ve >= len(s) || s[ve] != s[q] {
+			continue
+		}
+		if !role {
+			// A job's call: the first of its arguments that is free text.
+			vs, ve = proseArgument(s, q)
+			if ve <= vs {
+				continue
+			}
+		}
+		return []int{ns, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// roleCallName reports whether a call's name is a role's: "user",
+// "system", "SystemMessage", "HumanMessage", "AIMessage".
+func roleCallName(name string) bool {
+	if RoleWords[name] {
+		return true
+	}
+	base, ok := strings.CutSuffix(name, "Message")
+	return ok && base != "" && RoleWords[strings.ToLower(base)]
+}
+
+// A job printed as a call — RQ's description "tasks.summarize('…', 3)",
+// Dramatiq's "Failed to process message answer_ticket('tkt_9', '…')" — holds
+// the job's arguments: a function's name (lower case, snake case, dotted
+// by its module) and not an exception's (ValueError('…') is capitalized).
+// Its arguments are judged like a job's (jobargs.go): free text goes.
+
+// jobCallName reports whether s[ns:ne] names a function: lower case
+// letters, digits and '_', with its module before it ("tasks.summarize").
+func jobCallName(s string, ns, ne int) bool {
+	if !isLower(s[ns]) {
+		return false
+	}
+	for k := ns; k < ne; k++ {
+		if isUpper(s[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// proseArgument returns the first string literal among a call's arguments,
+// from the quote at q to the call's ')' on its line, that is free text.
+func proseArgument(s string, q int) (int, int) {
+	le := lineEnd(s, q)
+	for k := q; k < le; {
+		switch s[k] {
+		case ')':
+			return 0, 0
+		case '\'', '"':
+			vs, ve := quotedSpan(s, k)
+			if ve > le || ve >= len(s) || s[ve] != s[k] {
+				return 0, 0
+			}
+			if isProse(s[vs:ve]) && !startsWithMarker(s, vs) {
+				return vs, ve
+			}
+			k = ve + 1
+		default:
+			k++
+		}
+	}
+	return 0, 0
+}
