@@ -162,10 +162,8 @@ func (d detail) under(outer detail) detail {
 // names the exception ("serviceUnavailableException", "throttlingException")
 // whatever status the stream began with.
 func headerCode(h http.Header) string {
-	for _, k := range [...]string{":exception-type", ":error-code"} {
-		if v := header(h, k); v != "" {
-			return v
-		}
+	if v := header(h, ":exception-type"); v != "" {
+		return v
 	}
 	if v := header(h, "X-Amzn-Errortype"); v != "" {
 		if i := strings.IndexAny(v, ":"); i >= 0 {

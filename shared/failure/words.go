@@ -355,16 +355,17 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	if text != msg {
 		srcs[2] = text
 	}
-	zero, none := false, false
+	zero := false
 	for _, s := range srcs {
 		zero = zero || limitZero(s)
-		none = none || planHasNone(s)
 	}
 	if zero {
 		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
 	}
-	if none {
-		return ev.reclass(cl, BudgetExceeded, "a plan that has none")
+	for _, s := range srcs {
+		if s != "" && planHasNone(s) {
+			return ev.reclass(cl, BudgetExceeded, "a plan that has none")
+		}
 	}
 	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 && r.Delay < time.Hour {
 		return ev.reclass(cl, RateLimited, "retry within the hour")
@@ -425,8 +426,7 @@ var allowanceSpent = []string{"to continue using", "upgrade your plan to continu
 // planNone are the words of a limit the plan does not include at all —
 // the words for `limit: 0` ("Gemini 2.5 Pro Preview doesn't have a free
 // quota tier"): no wait lifts it, whatever delay came with it, until the
-// plan changes. Each holds "free tier" or "free quota", which planHasNone
-// looks for first.
+// plan changes. Each holds "free ", which planHasNone looks for first.
 var planNone = []string{
 	"n't have a free", "not have a free", "no free quota", "no free tier",
 	"not available on the free tier", "not available in the free tier", "not included in the free tier",
@@ -435,7 +435,7 @@ var planNone = []string{
 // planHasNone reports whether s says the plan has no allowance for what
 // was asked (planNone).
 func planHasNone(s string) bool {
-	if !containsFoldASCII(s, "free tier") && !containsFoldASCII(s, "free quota") {
+	if !containsFoldASCII(s, "free ") {
 		return false
 	}
 	for _, w := range planNone {
