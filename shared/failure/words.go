@@ -105,7 +105,7 @@ var ModelWords = []Meaning{
 		"violat", "prohibited", "response was blocked", "prompt was blocked", "blocked due to", "blocked by the",
 		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
-		"hate speech", "recitation", "exists risk", "blocked for reason", "reason: safety", "content risk", "sensitive content", "data inspection",
+		"hate speech", "recitation", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
 	}},
 	{UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
