@@ -157,8 +157,14 @@ func (d detail) under(outer detail) detail {
 
 // headerCode reads the AWS error code from response headers, as
 // x-amzn-ErrorType "ThrottlingException:http://internal.amazon.com/..." or
-// the query protocol's x-amzn-query-error "AWS.SimpleQueueService.X;Sender".
+// the query protocol's x-amzn-query-error "AWS.SimpleQueueService.X;Sender",
+// or an event stream's exception frame, whose ":exception-type" header
+// names the exception ("serviceUnavailableException", "throttlingException")
+// whatever status the stream began with.
 func headerCode(h http.Header) string {
+	if v := header(h, ":exception-type"); v != "" {
+		return v
+	}
 	if v := header(h, "X-Amzn-Errortype"); v != "" {
 		if i := strings.IndexAny(v, ":"); i >= 0 {
 			v = v[:i]

@@ -407,6 +407,15 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 		// it (AnswerWords) before any word of a request.
 		for _, s := range [2]string{ev.message, text} {
 			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" {
+				// An answer withheld for safety is a block, however the
+				// client words its absence ("quick accessor … but none were
+				// returned … block_reason: SAFETY"): judged as the answer
+				// itself would be.
+				for _, t := range [2]string{ev.message, text} {
+					if pol, ok := matchPhraseFold(policyWords(), t); ok && t != "" {
+						return Of(pol.Class, reason(p, " model endpoint's answer: \"", ph.Fragment, "\", \""+pol.Fragment+"\"", 0)), true
+					}
+				}
 				return Of(ph.Class, reason(p, " model endpoint's answer: \"", ph.Fragment, "\"", 0)), true
 			}
 		}

@@ -280,3 +280,49 @@ func TestRound5Families(t *testing.T) {
 		}
 	}
 }
+
+// TestRound6Families: the families holdout round 6 showed, each with the
+// neighbour that must not move.
+func TestRound6Families(t *testing.T) {
+	t.Parallel()
+	ri := failure.ResponseInvalid
+	bedrockFrame := func(typ, msg string) failure.Evidence {
+		return failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Status: 400,
+			Header: map[string][]string{":exception-type": {typ}, ":message-type": {"exception"}},
+			Body:   []byte(`{"message":"` + msg + `"}`)}
+	}
+	for _, tc := range []struct {
+		name string
+		ev   failure.Evidence
+		want failure.Class
+	}{
+		{"bedrock 503 please wait is the service", failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "API Error (503 Too many connections, please wait before trying again.)"}, uu},
+		{"bedrock ServiceUnavailableException please wait", failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "botocore.errorfactory.ServiceUnavailableException: An error occurred (ServiceUnavailableException) when calling the Converse operation: Too many connections, please wait before trying again."}, uu},
+		{"bedrock 429 please wait stays a rate", failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "429 Too many tokens, please wait before trying again."}, rl},
+		{"bedrock please wait, no status, stays a rate", failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "Too many tokens, please wait before trying again."}, rl},
+		{"event-stream frame names the service", bedrockFrame("serviceUnavailableException", "Bedrock is unable to process your request."), uu},
+		{"event-stream frame names the throttle", bedrockFrame("throttlingException", "Too many requests"), rl},
+		{"event-stream frame names a validation", bedrockFrame("validationException", "Input is too long for requested model."), tl},
+		{"bedrock input above its maxLength", failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "botocore.errorfactory.ValidationException: An error occurred (ValidationException) when calling the InvokeModel operation: Malformed input request: expected maxLength: 42000, actual: 46735, please reformat your input and try again."}, tl},
+		{"bedrock malformed input without a length stays the request's", failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "botocore.errorfactory.ValidationException: An error occurred (ValidationException) when calling the InvokeModel operation: Malformed input request: #: extraneous key [foo] is not permitted"}, ce},
+		{"a plan with no free tier, delay or not", failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "Encountered ResourceExhausted: 429 Gemini 2.5 Pro Preview doesn't have a free quota tier. [retry_delay { seconds: 33 } ]"}, be},
+		{"a free tier's per-minute quota with a delay stays a rate", failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "429 RESOURCE_EXHAUSTED: Quota exceeded for metric: generate_content_free_tier_requests, per minute. Please retry in 21s."}, rl},
+		{"curl TLS handshake cut", failure.Evidence{Stage: pipeline.Fetch, Text: "curl: (35) OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to example.com:443"}, nt},
+		{"curl certificate verdict stays one", failure.Evidence{Stage: pipeline.Fetch, Text: "curl: (60) SSL certificate problem: certificate has expired"}, ad},
+		{"nghttp2 stream reset", failure.Evidence{Stage: pipeline.Fetch, Text: "RequestError: Stream closed with error code NGHTTP2_PROTOCOL_ERROR"}, nt},
+		{"hyper http2 error", failure.Evidence{Stage: pipeline.Fetch, Text: "http2 error: protocol error: not a result of an error"}, nt},
+		{"aws sdk js http2 handler", failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "Unexpected error: http2 request did not get a response"}, nt},
+		{"answer cut at its length, as the sdk parses it", failure.Evidence{Provider: "openai", Stage: pipeline.LLM, Text: "openai.LengthFinishReasonError: Could not parse response content as the length limit was reached"}, ri},
+		{"gemini answer with no text part", failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "ValueError: The `response.text` quick accessor only works for simple (single-`Part`) text responses. This response is not simple text."}, ri},
+		{"gemini answer withheld for safety is a block", failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "ValueError: The `response.parts` quick accessor only works for a single candidate, but none were returned. Check the `response.prompt_feedback` to see if the prompt was blocked.\nblock_reason: SAFETY"}, cp},
+		{"a relay's words for a safety block", failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Body: []byte(`{"error": true, "message": "Message is being blocked for reason: SAFETY"}`)}, cp},
+		{"smtp 550 unverified sender", failure.Evidence{Provider: "sendgrid", Stage: pipeline.Notify, Text: "Net::SMTPFatalError: 550 The from address does not match a verified Sender Identity."}, ad},
+		{"a mail client's 550 that names no smtp", failure.Evidence{Stage: pipeline.Notify, Text: "response: '550 The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved.'"}, ad},
+		{"a mail client's 550 mailbox unknown", failure.Evidence{Stage: pipeline.Notify, Text: "response: '550 Requested action not taken: mailbox unavailable'"}, nf},
+		{"a 550 that names no mail stays a 5xx", failure.Evidence{Stage: pipeline.Notify, Text: "response: '550 upstream refused'"}, uu},
+	} {
+		if c := failure.Classify(&tc.ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, c.Class, c.Reason, tc.want)
+		}
+	}
+}

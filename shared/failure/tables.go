@@ -365,6 +365,7 @@ var ProviderPhrases = []Phrase{
 	{"context_length_exceeded", TokenLimit},
 	{"prompt is too long", TokenLimit}, // Anthropic
 	{"input is too long", TokenLimit},  // Bedrock
+	{"expected maxlength", TokenLimit}, // Bedrock's schema check of the model's input: "Malformed input request: expected maxLength: 42000, actual: 46735"
 	{"too many input tokens", TokenLimit},
 	{"context window", TokenLimit},
 	{"exceed context limit", TokenLimit},                 // Anthropic: "input length and `max_tokens` exceed context limit"
@@ -408,8 +409,7 @@ var ProviderPhrases = []Phrase{
 	{"rate limit reached", RateLimited},
 	{"rate limit exceeded", RateLimited},
 	{"too many requests", RateLimited},
-	{"you are being rate limited", RateLimited},      // Discord
-	{"please wait before trying again", RateLimited}, // Bedrock: "Too many tokens, please wait before trying again."
+	{"you are being rate limited", RateLimited}, // Discord
 	{"request rate is too high", RateLimited},
 	{"throughput exceeds the current capacity", RateLimited}, // DynamoDB on-demand
 	{"provisioned throughput", RateLimited},
@@ -526,6 +526,14 @@ var TransportPhrases = []Phrase{
 	{"error trying to connect", NetworkTimeout},                     // hyper, reqwest
 	{"failed to lookup address information", NetworkTimeout},
 	{"error sending request for url", NetworkTimeout}, // reqwest: no answer was read
+	{"http2 error", NetworkTimeout},                   // hyper, reqwest: "http2 error: protocol error: …", a stream or connection the peer reset
+	// a TLS handshake the peer or a middlebox cut, with no verdict on the
+	// certificate (curl's "(35) OpenSSL SSL_connect: SSL_ERROR_SYSCALL"),
+	// HTTP/2 streams and sessions nghttp2 (Node's http2, got, curl) or the
+	// AWS SDK for JavaScript's http2 handler closed before an answer
+	{"ssl_error_syscall", NetworkTimeout},
+	{"nghttp2_", NetworkTimeout}, // NGHTTP2_PROTOCOL_ERROR, NGHTTP2_INTERNAL_ERROR, NGHTTP2_REFUSED_STREAM
+	{"http2 request did not get a response", NetworkTimeout},
 	// the Rust AWS SDK and hyper in their Debug renderings, gRPC's
 	// transport, Elixir's (ExAws, HTTPoison, Mint) transport atoms
 	{"dispatchfailure", NetworkTimeout}, // smithy-rs: the request could not be sent or its answer read

@@ -182,7 +182,7 @@ func parseText(s string) textEvidence {
 		// A 2xx (Teams answers 200 and reports "returned HTTP error 429"
 		// in the body) gives way to an error status the text names.
 		if st := textStatus(s); st >= 400 || t.status == 0 {
-			if h, ok := SMTPReplies[st]; ok && containsFoldASCII(s, "smtp") {
+			if h, ok := SMTPReplies[st]; ok && (containsFoldASCII(s, "smtp") || containsFoldASCII(s, "mail")) {
 				st = h // an SMTP client's reply code, not an HTTP status
 			}
 			t.status = st
@@ -223,7 +223,8 @@ func rpcError(s string) int {
 // it (docs/design.md "Defaults by role"): a transient 4xx is a server not
 // serving now, a 535 a login refused, a 550 a mailbox that is not there, a
 // 554 a message refused — whose words then say why. They apply only to a
-// text that names SMTP.
+// text that names SMTP or mail ("Mail cannot be sent", nodemailer's
+// "response: '550 …'", an e-mail address).
 var SMTPReplies = map[int]int{
 	421: 503, 450: 503, 451: 503, 452: 503, 454: 503,
 	530: 401, 534: 401, 535: 401,

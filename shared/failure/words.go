@@ -64,6 +64,7 @@ var ModelWords = []Meaning{
 		"concurrency", "concurrent requests", "requests per minute", "tokens per minute", "per minute", "per second",
 		"requests per min", "tokens per min", "throttl", "slow down", "capacity exceeded", "out of capacity",
 		"over capacity", "at capacity", "request limit", "requests limit",
+		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
 	}},
 	{BudgetExceeded, "money", []string{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
@@ -104,7 +105,7 @@ var ModelWords = []Meaning{
 		"violat", "prohibited", "response was blocked", "prompt was blocked", "blocked due to", "blocked by the",
 		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
-		"hate speech", "recitation", "exists risk", "content risk", "sensitive content", "data inspection",
+		"hate speech", "recitation", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
 	}},
 	{UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
@@ -124,6 +125,12 @@ var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
 	"empty stream", "empty response", "no finish_reason", "malformed sse", "malformed response",
 	"response as json", "not valid json", "expecting value: line", "unterminated string in json",
 	"unexpected end of json", "parse error at line", "syntax error while parsing value", "jsondecodeerror",
+	// an answer cut at its length limit, as the SDKs' parse helpers say it
+	// (openai-python's LengthFinishReasonError "Could not parse response
+	// content as the length limit was reached"), and an answer with no
+	// text part (google-generativeai's `response.text` quick accessor)
+	"could not parse response content", "length limit was reached", "lengthfinishreasonerror",
+	"quick accessor", "response is not simple text",
 }}
 
 // answerWords is AnswerWords as a phrase table.
@@ -131,6 +138,19 @@ var answerWords = sync.OnceValue(func() []Phrase {
 	out := make([]Phrase, len(AnswerWords.Words))
 	for i, w := range AnswerWords.Words {
 		out[i] = Phrase{w, AnswerWords.Class}
+	}
+	return out
+})
+
+// policyWords are ModelWords' moderation words (their TranslatedWords
+// included), read beside AnswerWords: a client's words for an answer it
+// did not get that also say the answer was blocked are a block.
+var policyWords = sync.OnceValue(func() []Phrase {
+	var out []Phrase
+	for _, ph := range modelWords() {
+		if ph.Class == ContentPolicy {
+			out = append(out, ph)
+		}
 	}
 	return out
 })
@@ -215,7 +235,7 @@ var UpstreamWords = []Meaning{
 		"access denied", "missing access", "no rights", "not enough rights", "not allowed to", "invalid token",
 		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
 		"authentication", "credentials", "was blocked by the user", "was kicked", "not a member",
-		"token is invalid", "key is invalid", "bad credentials", "not verified",
+		"token is invalid", "key is invalid", "bad credentials", "not verified", "verified sender", // SendGrid: "does not match a verified Sender Identity"
 		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
 	}},
 	{NotFound, "gone", []string{
@@ -342,6 +362,11 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	if zero {
 		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
 	}
+	for _, s := range srcs {
+		if s != "" && planHasNone(s) {
+			return ev.reclass(cl, BudgetExceeded, "a plan that has none")
+		}
+	}
 	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 && r.Delay < time.Hour {
 		return ev.reclass(cl, RateLimited, "retry within the hour")
 	}
@@ -397,6 +422,29 @@ var quotaSpent = []string{"exceeded your current quota"}
 // of minutes is named. Each holds "continue", which period looks for
 // first.
 var allowanceSpent = []string{"to continue using", "upgrade your plan to continue"}
+
+// planNone are the words of a limit the plan does not include at all —
+// the words for `limit: 0` ("Gemini 2.5 Pro Preview doesn't have a free
+// quota tier"): no wait lifts it, whatever delay came with it, until the
+// plan changes. Each holds "free ", which planHasNone looks for first.
+var planNone = []string{
+	"n't have a free", "not have a free", "no free quota", "no free tier",
+	"not available on the free tier", "not available in the free tier", "not included in the free tier",
+}
+
+// planHasNone reports whether s says the plan has no allowance for what
+// was asked (planNone).
+func planHasNone(s string) bool {
+	if !containsFoldASCII(s, "free ") {
+		return false
+	}
+	for _, w := range planNone {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // reclass returns cl as class c, its reason saying why, or cl itself when
 // it already is c.
