@@ -400,6 +400,13 @@ var piiPatterns = []Pattern{
 		findIn:    findIBAN,
 	},
 	{
+		// National identity numbers by their check digits in their written
+		// shapes, or under a label naming one (idnumbers.go).
+		Kind:      KindNationalID,
+		MinDigits: 6,
+		findIn:    findNationalID,
+	},
+	{
 		Kind:     KindEmail,
 		Triggers: []string{"at]", "at)", "at}", "at>", " dot "},
 		Find:     findObfuscatedEmail,
