@@ -45,7 +45,7 @@ func TestNationalIDs(t *testing.T) {
 		"source: PESEL 440514 01359":                 "440514 01359",
 		"metadata.bsn not allowed (got '111222333')": "111222333",
 		"SIN 046 454 286 on file":                    "046 454 286",
-		`{"tfn":"123 456 782"}`:                      "123 456 782",
+		`{"ref":"123 456 782"}`:                      "123 456 782",
 		"aadhaar 2341-2341-2346 linked":              "2341-2341-2346",
 		"nif_cliente=\"54362315K\"":                  "54362315K",
 		"NIE X2482300W":                              "X2482300W",

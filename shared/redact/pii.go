@@ -431,6 +431,12 @@ var PersonalKeys = map[string]Kind{
 	"taxpayerid": KindPersonal, "personnummer": KindPersonal, "cpf": KindPersonal,
 	"dni": KindPersonal, "curp": KindPersonal, "pesel": KindPersonal, "aadhaar": KindPersonal,
 	"bsn": KindPersonal, "codicefiscale": KindPersonal,
+	"nif": KindPersonal, "tfn": KindPersonal, "hetu": KindPersonal, "henkilotunnus": KindPersonal,
+	"nome": KindPersonal, "nomecompleto": KindPersonal, "titulaire": KindPersonal,
+	"kontoinhaber": KindPersonal, "cardholder": KindPersonal, "accountholder": KindPersonal,
+	"employee": KindPersonal, "payer": KindPersonal, "holder": KindPersonal,
+	"adresse": KindPersonal, "endereco": KindPersonal, "indirizzo": KindPersonal, "direccion": KindPersonal,
+	"telefone": KindPhone, "telefono": KindPhone,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
