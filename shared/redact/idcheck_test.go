@@ -75,3 +75,11 @@ func TestNationalIDs(t *testing.T) {
 		}
 	}
 }
+
+// A label's reach ends at its own number: a date after it stays.
+func TestNationalIDLabelEndsAtItsNumber(t *testing.T) {
+	in := "Nr PESEL: 44051401359, data urodzenia 1944-05-14"
+	if out := String(in); !strings.Contains(out, "1944-05-14") || strings.Contains(out, "44051401359") {
+		t.Errorf("String(%q) = %q", in, out)
+	}
+}

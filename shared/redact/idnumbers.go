@@ -9,7 +9,7 @@ import "strings"
 const KindNationalID Kind = "national-id"
 
 // idLabels name an identity number; a number of 6 to 18 digits within
-// idLabelReach bytes after one, with no other digit between, goes whatever
+// idLabelReach bytes after one, with no other digit or marker between, goes whatever
 // its check digits. Words that are common words elsewhere (sin, nie, pan)
 // count only as a key: followed by ':' or '=' (after a quote).
 var (
@@ -165,7 +165,9 @@ func ninoAt(s string, lo, hi int) []int {
 // most idLabelReach bytes before s[lo], with no digit between.
 func idLabelled(s string, lo int) bool {
 	w := s[max(0, lo-idLabelReach):lo]
-	if k := strings.LastIndexFunc(w, func(r rune) bool { return r >= '0' && r <= '9' }); k >= 0 {
+	// A digit or a marker between the label and the number means the
+	// label's own number came first (and may be redacted already).
+	if k := strings.LastIndexFunc(w, func(r rune) bool { return r >= '0' && r <= '9' || r == ']' }); k >= 0 {
 		w = w[k+1:]
 	}
 	lw := strings.ToLower(w)

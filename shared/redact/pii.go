@@ -434,7 +434,7 @@ var PersonalKeys = map[string]Kind{
 	"nif": KindPersonal, "tfn": KindPersonal, "hetu": KindPersonal, "henkilotunnus": KindPersonal,
 	"nome": KindPersonal, "nomecompleto": KindPersonal, "titulaire": KindPersonal,
 	"kontoinhaber": KindPersonal, "cardholder": KindPersonal, "accountholder": KindPersonal,
-	"employee": KindPersonal, "payer": KindPersonal, "holder": KindPersonal,
+	"employee": KindPersonal, "holder": KindPersonal,
 	"adresse": KindPersonal, "endereco": KindPersonal, "indirizzo": KindPersonal, "direccion": KindPersonal,
 	"telefone": KindPhone, "telefono": KindPhone,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
