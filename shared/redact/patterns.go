@@ -400,6 +400,12 @@ var piiPatterns = []Pattern{
 		findIn:    findIBAN,
 	},
 	{
+		// A vCard's name, address, phone and e-mail lines (vcard.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"begin:vcard"},
+		Find:     findVCard,
+	},
+	{
 		// National identity numbers by their check digits in their written
 		// shapes, or under a label naming one (idnumbers.go).
 		Kind:      KindNationalID,
