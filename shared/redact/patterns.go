@@ -400,6 +400,12 @@ var piiPatterns = []Pattern{
 		findIn:    findIBAN,
 	},
 	{
+		// A person's name after a label that says so (namelabels.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名"},
+		Find:     findLabelledName,
+	},
+	{
 		// A vCard's name, address, phone and e-mail lines (vcard.go).
 		Kind:     KindPersonal,
 		Triggers: []string{"begin:vcard"},
