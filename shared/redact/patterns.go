@@ -120,6 +120,14 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A content key's string in Go's %#v, PHP's var_export and EDN
+		// (dumpstrings.go).
+		Kind:     KindSecret,
+		Triggers: []string{":\"", "=>", " :"},
+		Find:     findDumpedContent,
+		textKind: true,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: []string{":\n", ":\r"},
 		Find:     findLabelBlock,
