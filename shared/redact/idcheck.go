@@ -111,12 +111,11 @@ func dniValid(d string) bool {
 	if len(d) != 9 {
 		return false
 	}
-	lead := map[byte]byte{'X': '0', 'Y': '1', 'Z': '2'}
 	n := 0
 	for i := 0; i < 8; i++ {
 		c := d[i]
-		if i == 0 && lead[c] != 0 {
-			c = lead[c]
+		if i == 0 && c >= 'X' && c <= 'Z' { // NIE: X, Y, Z stand for 0, 1, 2
+			c = '0' + c - 'X'
 		}
 		if !isDigit(c) {
 			return false

@@ -27,6 +27,16 @@ const idLabelReach = 64
 // findNationalID looks only at the text's runs of six digits or more and
 // tries the written shapes of the numbers whose check digits it knows.
 func findNationalID(in *probe, s string, from int) []int {
+	return findNationalIDs(in, s, from, false)
+}
+
+// findLabelledNationalID is findNationalID that also takes a number under
+// a label; its pattern runs only when a label occurs (its Triggers).
+func findLabelledNationalID(in *probe, s string, from int) []int {
+	return findNationalIDs(in, s, from, true)
+}
+
+func findNationalIDs(in *probe, s string, from int, labels bool) []int {
 	for _, r := range in.digitRuns() {
 		if r.hi <= from || r.digits < 6 {
 			continue
@@ -38,7 +48,7 @@ func findNationalID(in *probe, s string, from int) []int {
 		if lo < from {
 			continue
 		}
-		if loc := nationalIDAt(s, lo, r.hi); loc != nil {
+		if loc := nationalIDAt(s, lo, r.hi, labels); loc != nil {
 			return loc
 		}
 	}
@@ -47,7 +57,7 @@ func findNationalID(in *probe, s string, from int) []int {
 
 // nationalIDAt returns the identity number around the run of digits
 // s[lo:hi], or nil.
-func nationalIDAt(s string, lo, hi int) []int {
+func nationalIDAt(s string, lo, hi int, labels bool) []int {
 	span := func(a, b int) []int {
 		if a > 0 && isAlnum(s[a-1]) || b < len(s) && isAlnum(s[b]) {
 			return nil
@@ -116,7 +126,7 @@ func nationalIDAt(s string, lo, hi int) []int {
 	case len(g) == 1 && nd == 18 && cnRIValid(digits) && (digits[6:8] == "19" || digits[6:8] == "20"):
 		return span(lo, hi)
 	}
-	if nd <= 18 && idLabelled(s, lo) {
+	if labels && nd <= 18 && idLabelled(s, lo) {
 		end := hi
 		if end < len(s) && isUpper(s[end]&^0x20) && (end+1 == len(s) || !isAlnum(s[end+1])) {
 			end++
@@ -170,35 +180,38 @@ func idLabelled(s string, lo int) bool {
 	if k := strings.LastIndexFunc(w, func(r rune) bool { return r >= '0' && r <= '9' || r == ']' }); k >= 0 {
 		w = w[k+1:]
 	}
-	lw := strings.ToLower(w)
+	// indexFold folds ASCII case without allocating: a window holds
+	// lower- and upper-case labels alike.
 	word := func(i, n int) bool {
-		return (i == 0 || !isLetter(lw[i-1])) && (i+n == len(lw) || !isLetter(lw[i+n]))
+		return (i == 0 || !isLetter(w[i-1])) && (i+n == len(w) || !isLetter(w[i+n]))
 	}
-	for _, l := range idLabels {
-		for i := strings.Index(lw, l); i >= 0; {
-			if word(i, len(l)) {
+	at := func(l string, ok func(i int) bool) bool {
+		for i := 0; i < len(w); {
+			k := indexFold(w[i:], l)
+			if k < 0 {
+				return false
+			}
+			if ok(i + k) {
 				return true
 			}
-			j := strings.Index(lw[i+1:], l)
-			if j < 0 {
-				break
-			}
-			i += 1 + j
+			i += k + 1
+		}
+		return false
+	}
+	for _, l := range idLabels {
+		if at(l, func(i int) bool { return word(i, len(l)) }) {
+			return true
 		}
 	}
 	for _, l := range idKeyLabels {
-		for i := strings.Index(lw, l); i >= 0; {
-			if word(i, len(l)) {
-				rest := strings.TrimLeft(lw[i+len(l):], `"' `)
-				if rest != "" && (rest[0] == ':' || rest[0] == '=') {
-					return true
-				}
+		if at(l, func(i int) bool {
+			if !word(i, len(l)) {
+				return false
 			}
-			j := strings.Index(lw[i+1:], l)
-			if j < 0 {
-				break
-			}
-			i += 1 + j
+			rest := strings.TrimLeft(w[i+len(l):], `"' `)
+			return rest != "" && (rest[0] == ':' || rest[0] == '=')
+		}) {
+			return true
 		}
 	}
 	return false

@@ -427,6 +427,13 @@ var piiPatterns = []Pattern{
 		findIn:    findNationalID,
 	},
 	{
+		// The same with a label naming one, when one occurs.
+		Kind:      KindNationalID,
+		MinDigits: 6,
+		Triggers:  append(append([]string{}, idLabels...), idKeyLabels...),
+		findIn:    findLabelledNationalID,
+	},
+	{
 		Kind:     KindEmail,
 		Triggers: []string{"at]", "at)", "at}", "at>", " dot "},
 		Find:     findObfuscatedEmail,
