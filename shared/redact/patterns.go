@@ -120,6 +120,14 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A content key's string in Go's %#v, PHP's var_export and EDN
+		// (dumpstrings.go).
+		Kind:     KindSecret,
+		Triggers: []string{":\"", "=>", " :"},
+		Find:     findDumpedContent,
+		textKind: true,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: []string{":\n", ":\r"},
 		Find:     findLabelBlock,
@@ -398,6 +406,32 @@ var piiPatterns = []Pattern{
 		Kind:      KindIBAN,
 		MinDigits: 8,
 		findIn:    findIBAN,
+	},
+	{
+		// A person's name after a label that says so (namelabels.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名"},
+		Find:     findLabelledName,
+	},
+	{
+		// A vCard's name, address, phone and e-mail lines (vcard.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"begin:vcard"},
+		Find:     findVCard,
+	},
+	{
+		// National identity numbers by their check digits in their written
+		// shapes, or under a label naming one (idnumbers.go).
+		Kind:      KindNationalID,
+		MinDigits: 6,
+		findIn:    findNationalID,
+	},
+	{
+		// The same with a label naming one, when one occurs.
+		Kind:      KindNationalID,
+		MinDigits: 6,
+		Triggers:  append(append([]string{}, idLabels...), idKeyLabels...),
+		findIn:    findLabelledNationalID,
 	},
 	{
 		Kind:     KindEmail,

@@ -38,7 +38,9 @@ var ibanLengths = map[string]int{
 // of eight digits or more lies inside it.
 func findIBAN(in *probe, s string, from int) []int {
 	for _, r := range in.digitRuns() {
-		if r.hi <= from || r.digits < 2 {
+		// Runs of fewer than seven digits are the identity-number rule's
+		// (its own MinDigits lowers the table's); no IBAN is made of them.
+		if r.hi <= from || r.digits < 7 {
 			continue
 		}
 		// The country code and check digits start at most 34 bytes before
@@ -431,6 +433,12 @@ var PersonalKeys = map[string]Kind{
 	"taxpayerid": KindPersonal, "personnummer": KindPersonal, "cpf": KindPersonal,
 	"dni": KindPersonal, "curp": KindPersonal, "pesel": KindPersonal, "aadhaar": KindPersonal,
 	"bsn": KindPersonal, "codicefiscale": KindPersonal,
+	"nif": KindPersonal, "tfn": KindPersonal, "hetu": KindPersonal, "henkilotunnus": KindPersonal,
+	"nome": KindPersonal, "nomecompleto": KindPersonal, "titulaire": KindPersonal,
+	"kontoinhaber": KindPersonal, "cardholder": KindPersonal, "accountholder": KindPersonal,
+	"employee": KindPersonal, "holder": KindPersonal,
+	"adresse": KindPersonal, "endereco": KindPersonal, "indirizzo": KindPersonal, "direccion": KindPersonal,
+	"telefone": KindPhone, "telefono": KindPhone,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 

@@ -70,7 +70,7 @@ func Kinds() []Kind {
 		KindSlackToken, KindGoogleKey, KindStripeKey, KindWebhookSecret, KindBearer,
 		KindCookie, KindJWT, KindPrivateKey, KindPassword, KindURLSecret,
 		KindEmail, KindPhone, KindCard, KindSSN, KindSecret, KindCredential, KindToken,
-		KindIBAN, KindPersonal,
+		KindIBAN, KindPersonal, KindNationalID,
 	}
 }
 

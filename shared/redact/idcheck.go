@@ -1,0 +1,211 @@
+package redact
+
+// Check digits of national identity numbers (the algorithms of
+// python-stdnum). Each takes the number's characters without separators
+// and reports whether its check digit or letter is right; the finder in
+// idnumbers.go gives them only text in the number's written shape.
+
+// cpfValid: Brazil's CPF, 11 digits, two check digits mod 11.
+func cpfValid(d string) bool {
+	if len(d) != 11 || !allDigits(d) || d == "00000000000" {
+		return false
+	}
+	for n := 9; n <= 10; n++ {
+		sum := 0
+		for i := 0; i < n; i++ {
+			sum += int(d[i]-'0') * (n + 1 - i)
+		}
+		c := (11 - sum%11) % 11 % 10
+		if int(d[n]-'0') != c {
+			return false
+		}
+	}
+	return true
+}
+
+// peselValid: Poland's PESEL, 11 digits, weights 1 3 7 9, and a month
+// that encodes the century (01–12, 21–32, 41–52, 61–72, 81–92).
+func peselValid(d string) bool {
+	if len(d) != 11 || !allDigits(d) {
+		return false
+	}
+	if m := int(d[2]-'0')*10 + int(d[3]-'0'); m%20 < 1 || m%20 > 12 {
+		return false
+	}
+	w := [10]int{1, 3, 7, 9, 1, 3, 7, 9, 1, 3}
+	sum := 0
+	for i, x := range w {
+		sum += int(d[i]-'0') * x
+	}
+	return (10-sum%10)%10 == int(d[10]-'0')
+}
+
+// bsnValid: the Netherlands' BSN, 9 digits, the 11-test (weights 9…2,
+// then -1).
+func bsnValid(d string) bool {
+	if len(d) != 9 || !allDigits(d) || d == "000000000" {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 8; i++ {
+		sum += int(d[i]-'0') * (9 - i)
+	}
+	sum -= int(d[8] - '0')
+	return sum%11 == 0
+}
+
+// sinValid: Canada's SIN, 9 digits passing Luhn, not starting 8.
+func sinValid(d string) bool {
+	if len(d) != 9 || !allDigits(d) || d[0] == '8' {
+		return false
+	}
+	return luhn(digitValues(d))
+}
+
+// tfnValid: Australia's TFN, 9 digits, weights 1 4 3 7 5 8 6 9 10 mod 11.
+func tfnValid(d string) bool {
+	if len(d) != 9 || !allDigits(d) {
+		return false
+	}
+	w := [9]int{1, 4, 3, 7, 5, 8, 6, 9, 10}
+	sum := 0
+	for i, x := range w {
+		sum += int(d[i]-'0') * x
+	}
+	return sum%11 == 0
+}
+
+// verhoeff tables (dihedral group D5).
+var (
+	verhoeffD = [10][10]byte{
+		{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 0, 6, 7, 8, 9, 5},
+		{2, 3, 4, 0, 1, 7, 8, 9, 5, 6}, {3, 4, 0, 1, 2, 8, 9, 5, 6, 7},
+		{4, 0, 1, 2, 3, 9, 5, 6, 7, 8}, {5, 9, 8, 7, 6, 0, 4, 3, 2, 1},
+		{6, 5, 9, 8, 7, 1, 0, 4, 3, 2}, {7, 6, 5, 9, 8, 2, 1, 0, 4, 3},
+		{8, 7, 6, 5, 9, 3, 2, 1, 0, 4}, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+	}
+	verhoeffP = [8][10]byte{
+		{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 5, 7, 6, 2, 8, 3, 0, 9, 4},
+		{5, 8, 0, 3, 7, 9, 6, 1, 4, 2}, {8, 9, 1, 6, 0, 4, 3, 5, 2, 7},
+		{9, 4, 5, 3, 1, 2, 7, 6, 8, 0}, {4, 2, 8, 6, 5, 7, 3, 9, 0, 1},
+		{2, 7, 9, 3, 8, 0, 6, 4, 1, 5}, {7, 0, 4, 6, 9, 1, 3, 2, 5, 8},
+	}
+)
+
+// aadhaarValid: India's Aadhaar, 12 digits, not starting 0 or 1, and
+// Verhoeff's check.
+func aadhaarValid(d string) bool {
+	if len(d) != 12 || !allDigits(d) || d[0] < '2' {
+		return false
+	}
+	c := byte(0)
+	for i := 0; i < len(d); i++ {
+		c = verhoeffD[c][verhoeffP[i%8][d[len(d)-1-i]-'0']]
+	}
+	return c == 0
+}
+
+// dniValid: Spain's DNI (8 digits and a letter) or NIE (X, Y or Z, 7
+// digits and a letter): the letter is the number mod 23.
+func dniValid(d string) bool {
+	if len(d) != 9 {
+		return false
+	}
+	n := 0
+	for i := 0; i < 8; i++ {
+		c := d[i]
+		if i == 0 && c >= 'X' && c <= 'Z' { // NIE: X, Y, Z stand for 0, 1, 2
+			c = '0' + c - 'X'
+		}
+		if !isDigit(c) {
+			return false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return "TRWAGMYFPDXBNJZSQVHLCKE"[n%23] == d[8]
+}
+
+// cnRIValid: China's resident id, 17 digits and a check character (0–9
+// or X), ISO 7064 mod 11-2, with a birth month 01–12 and day 01–31.
+func cnRIValid(d string) bool {
+	if len(d) != 18 || !allDigits(d[:17]) {
+		return false
+	}
+	if m := atoi2(d[10:12]); m < 1 || m > 12 {
+		return false
+	}
+	if day := atoi2(d[12:14]); day < 1 || day > 31 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 17; i++ {
+		w := 1
+		for k := 0; k < 17-i; k++ {
+			w = w * 2 % 11
+		}
+		sum += int(d[i]-'0') * w
+	}
+	return "10X98765432"[sum%11] == d[17]
+}
+
+// hetuValid: Finland's HETU, ddmmyy, a century sign, three digits and a
+// check character: the nine digits mod 31.
+func hetuValid(d string) bool {
+	if len(d) != 11 || !allDigits(d[:6]) || !allDigits(d[7:10]) {
+		return false
+	}
+	switch d[6] {
+	case '+', '-', 'A', 'B', 'C', 'D', 'E', 'F', 'U', 'V', 'W', 'X', 'Y':
+	default:
+		return false
+	}
+	if day, m := atoi2(d[0:2]), atoi2(d[2:4]); day < 1 || day > 31 || m < 1 || m > 12 {
+		return false
+	}
+	n := 0
+	for _, c := range d[:6] + d[7:10] {
+		n = n*10 + int(c-'0')
+	}
+	return "0123456789ABCDEFHJKLMNPRSTUVWXY"[n%31] == d[10]
+}
+
+// ninoValid: the UK's National Insurance number, two prefix letters
+// (neither D, F, I, Q, U or V, the second not O, and not BG, GB, KN, NK,
+// NT, TN or ZZ), six digits and a suffix A–D.
+func ninoValid(d string) bool {
+	if len(d) != 9 || !isUpper(d[0]) || !isUpper(d[1]) || !allDigits(d[2:8]) || d[8] < 'A' || d[8] > 'D' {
+		return false
+	}
+	const never = "DFIQUV"
+	for _, c := range d[:2] {
+		for _, x := range never {
+			if c == x {
+				return false
+			}
+		}
+	}
+	switch d[:2] {
+	case "BG", "GB", "KN", "NK", "NT", "TN", "ZZ":
+		return false
+	}
+	return d[1] != 'O'
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+func digitValues(s string) []byte {
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		b[i] = s[i] - '0'
+	}
+	return b
+}

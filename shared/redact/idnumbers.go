@@ -1,0 +1,218 @@
+package redact
+
+import "strings"
+
+// KindNationalID is a national identity number (CPF, PESEL, BSN, NINO,
+// SIN, Aadhaar, DNI/NIE, China's resident id, HETU, TFN) that passes its
+// check digits in its written shape, or any number under a label naming
+// one.
+const KindNationalID Kind = "national-id"
+
+// idLabels name an identity number; a number of 6 to 18 digits within
+// idLabelReach bytes after one, with no other digit or marker between, goes whatever
+// its check digits. Words that are common words elsewhere (sin, nie, pan)
+// count only as a key: followed by ':' or '=' (after a quote).
+var (
+	idLabels = []string{
+		"cpf", "pesel", "bsn", "burgerservicenummer", "nino", "ni number", "ni no",
+		"national insurance", "social insurance", "aadhaar", "aadhar", "dni", "nif",
+		"hetu", "henkilötunnus", "tfn", "tax file number", "codice fiscale",
+		"codice_fiscale", "身份证",
+	}
+	idKeyLabels = []string{"sin", "nie", "pan"}
+)
+
+const idLabelReach = 64
+
+// findNationalID looks only at the text's runs of six digits or more and
+// tries the written shapes of the numbers whose check digits it knows.
+func findNationalID(in *probe, s string, from int) []int {
+	return findNationalIDs(in, s, from, false)
+}
+
+// findLabelledNationalID is findNationalID that also takes a number under
+// a label; its pattern runs only when a label occurs (its Triggers).
+func findLabelledNationalID(in *probe, s string, from int) []int {
+	return findNationalIDs(in, s, from, true)
+}
+
+func findNationalIDs(in *probe, s string, from int, labels bool) []int {
+	for _, r := range in.digitRuns() {
+		if r.hi <= from || r.digits < 6 {
+			continue
+		}
+		lo := r.lo
+		for lo < r.hi && !isDigit(s[lo]) {
+			lo++
+		}
+		if lo < from {
+			continue
+		}
+		if loc := nationalIDAt(s, lo, r.hi, labels); loc != nil {
+			return loc
+		}
+	}
+	return nil
+}
+
+// nationalIDAt returns the identity number around the run of digits
+// s[lo:hi], or nil.
+func nationalIDAt(s string, lo, hi int, labels bool) []int {
+	span := func(a, b int) []int {
+		if a > 0 && isAlnum(s[a-1]) || b < len(s) && isAlnum(s[b]) {
+			return nil
+		}
+		return []int{a, b, -1, -1, a, b}
+	}
+	// Shapes with a letter: HETU (ddmmyy-nnnC), DNI (8 digits and a
+	// letter), NIE (X/Y/Z, 7 digits, a letter), NINO (AA 12 34 56 C).
+	if lo+11 <= len(s) && hetuValid(s[lo:lo+11]) {
+		if loc := span(lo, lo+11); loc != nil {
+			return loc
+		}
+	}
+	if lo+9 <= len(s) && dniValid(s[lo:lo+9]) {
+		if loc := span(lo, lo+9); loc != nil {
+			return loc
+		}
+	}
+	if lo >= 1 && lo+8 <= len(s) && dniValid(s[lo-1:lo+8]) {
+		if loc := span(lo-1, lo+8); loc != nil {
+			return loc
+		}
+	}
+	if loc := ninoAt(s, lo, hi); loc != nil {
+		return loc
+	}
+	var groups [8]int
+	var d [20]byte
+	ng, nd, seps := 0, 0, ""
+	for i := lo; i < hi; i++ {
+		if isDigit(s[i]) {
+			if nd == len(d) {
+				return nil
+			}
+			d[nd] = s[i]
+			nd++
+			if i == lo || !isDigit(s[i-1]) {
+				if ng == len(groups) {
+					return nil
+				}
+				ng++
+			}
+			groups[ng-1]++
+		} else {
+			seps += s[i : i+1]
+		}
+	}
+	digits, g := string(d[:nd]), groups[:ng]
+	uniform := func(n int, sep string) bool {
+		return len(g) == n && strings.Count(seps, sep[:1]) == len(seps) && len(seps) == n-1
+	}
+	switch {
+	case len(g) == 4 && g[0] == 3 && g[1] == 3 && g[2] == 3 && g[3] == 2 && seps == "..-" && cpfValid(digits):
+		return span(lo, hi)
+	case len(g) == 3 && g[0] == 3 && g[1] == 3 && g[2] == 3 && (uniform(3, " ") || uniform(3, "-")) &&
+		(sinValid(digits) || tfnValid(digits)):
+		return span(lo, hi)
+	case len(g) == 3 && g[0] == 4 && g[1] == 4 && g[2] == 4 && (uniform(3, " ") || uniform(3, "-")) && aadhaarValid(digits):
+		return span(lo, hi)
+	case len(g) == 2 && g[0] == 6 && g[1] == 5 && seps == " " && peselValid(digits):
+		return span(lo, hi)
+	case len(g) == 1 && nd == 17 && hi < len(s) && (s[hi] == 'X' || s[hi] == 'x'):
+		if cnRIValid(digits + "X") {
+			return span(lo, hi+1)
+		}
+	case len(g) == 1 && nd == 18 && cnRIValid(digits) && (digits[6:8] == "19" || digits[6:8] == "20"):
+		return span(lo, hi)
+	}
+	if labels && nd <= 18 && idLabelled(s, lo) {
+		end := hi
+		if end < len(s) && isUpper(s[end]&^0x20) && (end+1 == len(s) || !isAlnum(s[end+1])) {
+			end++
+		}
+		return span(lo, end)
+	}
+	return nil
+}
+
+// ninoAt returns a UK National Insurance number whose six digits are
+// s[lo:hi] (grouped 2-2-2 by spaces, or not), or nil.
+func ninoAt(s string, lo, hi int) []int {
+	a := lo - 2
+	if a >= 1 && s[a+1] == ' ' {
+		a--
+	}
+	b := hi
+	if b+1 < len(s) && s[b] == ' ' {
+		b++
+	}
+	if a < 0 || b >= len(s) {
+		return nil
+	}
+	var n [9]byte
+	k := 0
+	for i := a; i <= b; i++ {
+		if s[i] == ' ' {
+			continue
+		}
+		if k == len(n) {
+			return nil
+		}
+		n[k] = s[i]
+		k++
+	}
+	if k != 9 || !ninoValid(string(n[:])) {
+		return nil
+	}
+	if a > 0 && isAlnum(s[a-1]) || b+1 < len(s) && isAlnum(s[b+1]) {
+		return nil
+	}
+	return []int{a, b + 1, -1, -1, a, b + 1}
+}
+
+// idLabelled reports whether a label naming an identity number ends at
+// most idLabelReach bytes before s[lo], with no digit between.
+func idLabelled(s string, lo int) bool {
+	w := s[max(0, lo-idLabelReach):lo]
+	// A digit or a marker between the label and the number means the
+	// label's own number came first (and may be redacted already).
+	if k := strings.LastIndexFunc(w, func(r rune) bool { return r >= '0' && r <= '9' || r == ']' }); k >= 0 {
+		w = w[k+1:]
+	}
+	// indexFold folds ASCII case without allocating: a window holds
+	// lower- and upper-case labels alike.
+	word := func(i, n int) bool {
+		return (i == 0 || !isLetter(w[i-1])) && (i+n == len(w) || !isLetter(w[i+n]))
+	}
+	at := func(l string, ok func(i int) bool) bool {
+		for i := 0; i < len(w); {
+			k := indexFold(w[i:], l)
+			if k < 0 {
+				return false
+			}
+			if ok(i + k) {
+				return true
+			}
+			i += k + 1
+		}
+		return false
+	}
+	for _, l := range idLabels {
+		if at(l, func(i int) bool { return word(i, len(l)) }) {
+			return true
+		}
+	}
+	for _, l := range idKeyLabels {
+		if at(l, func(i int) bool {
+			if !word(i, len(l)) {
+				return false
+			}
+			rest := strings.TrimLeft(w[i+len(l):], `"' `)
+			return rest != "" && (rest[0] == ':' || rest[0] == '=')
+		}) {
+			return true
+		}
+	}
+	return false
+}
