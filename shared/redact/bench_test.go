@@ -165,6 +165,8 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"framed turns":   "---------- user ----------\n",
 		"role calls":     "user('",
 		"job arguments":  "args=('a b c d', ",
+		"vcards":         "BEGIN:VCARD\nFN:",
+		"name labels":    "姓名",
 		"content lines":  "prompt: x\ny\n",
 	} {
 		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]

@@ -14,26 +14,36 @@ var nameLabels = []string{
 // ':', '=' or a quote: two to four capitalised words (initials, accents,
 // apostrophes and hyphens allowed), or after 姓名 a run of CJK characters.
 func findLabelledName(s string, from int) []int {
-	best := []int(nil)
-	for _, l := range nameLabels {
-		for i := from; i < len(s); {
-			k := indexFold(s[i:], l)
-			if k < 0 {
-				break
-			}
-			ls := i + k
-			i = ls + len(l)
-			if ls > 0 && isWord(s[ls-1]) || i < len(s) && isWord(s[i]) {
+	// One pass from `from` to the first label that a name follows: each
+	// call costs the distance to its match, so a text of labels is linear.
+	for ls := from; ls < len(s); ls++ {
+		c := lowerASCII(s[ls])
+		if !nameLabelStart[c] || ls > 0 && isWord(s[ls-1]) {
+			continue
+		}
+		for _, l := range nameLabels {
+			if l[0] != c && lowerASCII(l[0]) != c || !hasPrefixFold(s[ls:], l) {
 				continue
 			}
-			if loc := nameAfter(s, i, l == "姓名"); loc != nil && (best == nil || loc[0] < best[0]) {
-				best = loc
+			i := ls + len(l)
+			if i < len(s) && isWord(s[i]) {
+				continue
 			}
-			break
+			if loc := nameAfter(s, i, l == "姓名"); loc != nil {
+				return loc
+			}
 		}
 	}
-	return best
+	return nil
 }
+
+// nameLabelStart holds the first bytes of nameLabels, lower case.
+var nameLabelStart = func() (t [256]bool) {
+	for _, l := range nameLabels {
+		t[lowerASCII(l[0])] = true
+	}
+	return t
+}()
 
 // nameAfter returns the name after a label ending at s[i], or nil.
 func nameAfter(s string, i int, cjk bool) []int {

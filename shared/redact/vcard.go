@@ -48,9 +48,7 @@ func vcardLine(s string, ls, le int) []int {
 	if !vcardPersonal[strings.ToLower(name)] {
 		return nil
 	}
-	before := strings.ToLower(s[:ls])
-	b := strings.LastIndex(before, "begin:vcard")
-	if b < 0 || strings.LastIndex(before, "end:vcard") > b {
+	if !inVCard(s, ls) {
 		return nil
 	}
 	vs, ve := ls+colon+1, le
@@ -61,4 +59,35 @@ func vcardLine(s string, ls, le int) []int {
 		return nil
 	}
 	return []int{vs, ve, -1, -1, vs, ve}
+}
+
+// vcardLookback bounds how far before a property line inVCard looks for
+// its BEGIN:VCARD, so that a text of property lines costs linear time: a
+// property further than this after its card's start (past a long PHOTO) is
+// not judged as a vCard's.
+const vcardLookback = 8 << 10
+
+// inVCard reports whether the line starting at ls lies inside a vCard: the
+// nearest BEGIN:VCARD or END:VCARD line before it, within vcardLookback
+// bytes, is a BEGIN.
+func inVCard(s string, ls int) bool {
+	lo := ls - vcardLookback
+	if lo < 0 {
+		lo = 0
+	}
+	for end := ls - 1; end > lo; {
+		start := strings.LastIndexByte(s[lo:end], '\n') + 1 + lo
+		if start <= lo && lo > 0 {
+			return false // the window starts inside this line
+		}
+		line := strings.TrimLeft(s[start:end], " \t")
+		switch {
+		case hasPrefixFold(line, "begin:vcard"):
+			return true
+		case hasPrefixFold(line, "end:vcard"):
+			return false
+		}
+		end = start - 1
+	}
+	return false
 }
