@@ -7,6 +7,19 @@ import "strings"
 // (`Content:"…"`), PHP's var_export (`'content' => '…'`) and Clojure's
 // EDN (`:content "…"`). It returns the string's text between its quotes.
 func findDumpedContent(s string, from int) []int {
+	return findDumpedMember(s, from, func(r keyRole) bool { return r.text })
+}
+
+// findDumpedSecret finds a quoted string under a credential's key in the
+// same dumps (`:sasl.password "…"`, `Password:"…"`, `'api_key' => '…'`);
+// checkPHPSecret gives it its key's kind.
+func findDumpedSecret(s string, from int) []int {
+	return findDumpedMember(s, from, func(r keyRole) bool { return r.kind != "" })
+}
+
+// findDumpedMember returns the whole member, its key and the text between
+// the quotes of the first dumped string whose key's role is wanted.
+func findDumpedMember(s string, from int, want func(keyRole) bool) []int {
 	for i := from; i < len(s); {
 		k := strings.IndexAny(s[i:], `"'`)
 		if k < 0 {
@@ -14,8 +27,8 @@ func findDumpedContent(s string, from int) []int {
 		}
 		q := i + k
 		i = q + 1
-		key := dumpKeyBefore(s, q)
-		if key == "" || !IsTextKey(key) {
+		ks, ke := dumpKeyBefore(s, q)
+		if ks < from || ke <= ks || !want(roleOf(s[ks:ke])) {
 			continue
 		}
 		end := closingQuote(s, q)
@@ -27,15 +40,18 @@ func findDumpedContent(s string, from int) []int {
 			i = end + 1
 			continue
 		}
-		return []int{vs, end, -1, -1, vs, end}
+		return []int{ks, end, ks, ke, vs, end}
 	}
 	return nil
 }
 
-// dumpKeyBefore returns the key whose value is the string opening at
-// s[q], in Go's, PHP's or EDN's way of writing one, or "".
-func dumpKeyBefore(s string, q int) string {
+// dumpKeyBefore returns the span of the key whose value is the string
+// opening at s[q], in Go's, PHP's or EDN's way of writing one (an EDN
+// keyword may hold dots and a namespace: `:sasl.password`, `:db/password`),
+// or an empty span.
+func dumpKeyBefore(s string, q int) (int, int) {
 	isKey := func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+	isEDNKey := func(c byte) bool { return isKey(c) || c == '.' || c == '/' }
 	switch {
 	case q > 0 && s[q-1] == ':' && s[q] == '"': // Go: Content:"…"
 		ks := q - 1
@@ -43,33 +59,33 @@ func dumpKeyBefore(s string, q int) string {
 			ks--
 		}
 		if ks == q-1 || ks > 0 && (s[ks-1] == '"' || s[ks-1] == '\'') {
-			return ""
+			return 0, 0
 		}
-		return s[ks : q-1]
+		return ks, q - 1
 	case q > 0 && s[q-1] == ' ' && s[q] == '"': // EDN: :content "…"
 		ke := q - 1
 		ks := ke
-		for ks > 0 && isKey(s[ks-1]) {
+		for ks > 0 && isEDNKey(s[ks-1]) {
 			ks--
 		}
 		if ks == ke || ks < 2 || s[ks-1] != ':' || isWord(s[ks-2]) || s[ks-2] == ':' {
-			return ""
+			return 0, 0
 		}
-		return s[ks:ke]
+		return ks, ke
 	default: // PHP: 'content' => '…'
 		j := q
 		for j > 0 && s[j-1] == ' ' {
 			j--
 		}
 		if j < 2 || s[j-2:j] != "=>" {
-			return ""
+			return 0, 0
 		}
 		j -= 2
 		for j > 0 && s[j-1] == ' ' {
 			j--
 		}
 		if j < 2 || s[j-1] != '\'' && s[j-1] != '"' {
-			return ""
+			return 0, 0
 		}
 		ke := j - 1
 		ks := ke
@@ -77,9 +93,9 @@ func dumpKeyBefore(s string, q int) string {
 			ks--
 		}
 		if ks == 0 || s[ks-1] != s[ke] {
-			return ""
+			return 0, 0
 		}
-		return s[ks:ke]
+		return ks, ke
 	}
 }
 

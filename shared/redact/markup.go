@@ -769,7 +769,7 @@ func findLabelLine(s string, from int) []int {
 		for w > 0 && c-w < 16 && isLetter(s[w-1]) {
 			w--
 		}
-		if lw := strings.ToLower(s[w:c]); !ProseContentWords[lw] && lw != "context" && !ProseResultWords[lw] {
+		if lw := strings.ToLower(s[w:c]); !ProseContentWords[lw] && lw != "context" && lw != "input" && lw != "inputs" && !ProseResultWords[lw] {
 			continue // cheap way out: no content word before the ':'
 		}
 		ls := lineStartOf(s, c)
@@ -817,6 +817,9 @@ func findLabelLine(s string, from int) []int {
 // content (see findLabelLine).
 func labelIsContent(label string) bool {
 	words := strings.Fields(label)
+	if withContent(words) {
+		return true
+	}
 	if len(words) == 0 || len(words) > 4 {
 		return false
 	}
@@ -837,6 +840,32 @@ func labelIsContent(label string) bool {
 		}
 	}
 	return false
+}
+
+// withContent reports whether a label of up to six plain words ends in
+// "with" and a content word — a step that names what it sends ("Entering
+// LLM with prompt:", "Running chain with input:") — and says nothing
+// failed ("failed with messages: expected an array" is the system's).
+func withContent(words []string) bool {
+	n := len(words)
+	if n < 3 || n > 6 || !strings.EqualFold(words[n-2], "with") {
+		return false
+	}
+	if last := strings.ToLower(words[n-1]); !ProseContentWords[last] && last != "input" && last != "inputs" {
+		return false
+	}
+	for _, w := range words {
+		if !isPlainWord(w) || failureWords[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return true
+}
+
+// failureWords in a label say it reports the system's own failure.
+var failureWords = map[string]bool{
+	"unable": true, "cannot": true, "failed": true, "invalid": true, "not": true, "no": true,
+	"error": true, "errored": true, "rejected": true, "missing": true,
 }
 
 // functionWords make a label a sentence rather than a heading.

@@ -104,3 +104,135 @@ func nameAfter(s string, i int, cjk bool) []int {
 	}
 	return []int{start, end, -1, -1, start, end}
 }
+
+// findMailboxName finds the display name of a mailbox written as RFC 5322
+// does, `Aino Virtanen <aino@example.fi>` or `"Aino Virtanen"
+// <aino@example.fi>`: two to four capitalised words right before an
+// angle-bracketed address (or its marker). The address is the e-mail
+// rule's.
+func findMailboxName(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.IndexByte(s[i:], '<')
+		if k < 0 {
+			return nil
+		}
+		lt := i + k
+		i = lt + 1
+		gt := strings.IndexByte(s[lt:min(len(s), lt+256)], '>')
+		if gt < 0 || strings.IndexByte(s[lt:lt+gt], '@') < 0 && !strings.HasPrefix(s[lt+1:], markerPrefix+string(KindEmail)) {
+			continue
+		}
+		e := lt
+		for e > from && s[e-1] == ' ' {
+			e--
+		}
+		if e > from && s[e-1] == '"' { // a quoted display name
+			e--
+		}
+		if e == lt {
+			continue
+		}
+		if st := nameBefore(s, from, e); st >= 0 {
+			return []int{st, e, -1, -1, st, e}
+		}
+	}
+	return nil
+}
+
+// nameBefore returns the start of two to four capitalised words (initials,
+// accents, O'Brien, Anne-Marie) that end at s[e] and start at a word's
+// start, or -1.
+func nameBefore(s string, from, e int) int {
+	st, words := e, 0
+	for words < 4 {
+		w := st
+		for w > from {
+			c := s[w-1]
+			inner := (c == '\'' || c == '-' || c == '.') && w-1 > from && isLetterOrHigh(s[w-2]) // O'Brien, Anne-Marie, J.
+			if !isLetterOrHigh(c) && !inner {
+				break
+			}
+			w--
+		}
+		if w == st || !isUpper(s[w]) && s[w] < 0xC0 {
+			break
+		}
+		words++
+		st = w
+		if words < 4 && w-1 > from && s[w-1] == ' ' && isLetterOrHigh(s[w-2]) {
+			st = w - 1
+			continue
+		}
+		break
+	}
+	if st < e && s[st] == ' ' {
+		st++
+	}
+	if words < 2 || st > 0 && (isAlnum(s[st-1]) || s[st-1] == '_') || strings.HasPrefix(s[st:], markerPrefix) {
+		return -1
+	}
+	return st
+}
+
+// recordLabels are the words that, right after a person's name in prose,
+// say the record is a person's: an identity number's label, a birth or a
+// residence ("Giuseppe Bianchi, C.F. …", "Jan Novák (born 1980)").
+var recordLabels = append([]string{
+	"c.f.", "ssn", "social security", "passport", "tax id", "date of birth", "dob", "born",
+	"nato", "nata", "né ", "née", "geboren", "nacido", "nacida", "residente", "resident", "domicilié", "wohnhaft",
+}, idLabels...)
+
+// findNameBeforeRecord finds a person's name written right before one of
+// recordLabels: after it only a comma, a space or an opening parenthesis.
+func findNameBeforeRecord(s string, from int) []int {
+	low := lowerString(s[from:])
+	best := -1
+	for _, l := range recordLabels {
+		for off := 0; ; {
+			k := strings.Index(low[off:], l)
+			if k < 0 {
+				break
+			}
+			p := from + off + k
+			off += k + len(l)
+			if best >= 0 && p >= best {
+				break
+			}
+			if p > 0 && isAlnum(s[p-1]) {
+				continue
+			}
+			e := p
+			for e > from && p-e < 3 && (s[e-1] == ' ' || s[e-1] == ',' || s[e-1] == '(') {
+				e--
+			}
+			if e == p {
+				continue
+			}
+			if nameBefore(s, from, e) >= 0 {
+				best = p
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	e := best
+	for e > from && best-e < 3 && (s[e-1] == ' ' || s[e-1] == ',' || s[e-1] == '(') {
+		e--
+	}
+	st := nameBefore(s, from, e)
+	return []int{st, e, -1, -1, st, e}
+}
+
+func isLetterOrHigh(c byte) bool { return isLetter(c) || c >= 0x80 }
+
+// lowerString lowers s's ASCII letters only, so that offsets in it are
+// offsets in s.
+func lowerString(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lowerASCII(c)
+	}
+	return string(b)
+}

@@ -128,6 +128,13 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A credential key's string in the same dumps.
+		Kind:     KindSecret,
+		Triggers: []string{":\"", "=>", " :"},
+		Find:     findDumpedSecret,
+		Check:    checkPHPSecret,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: []string{":\n", ":\r"},
 		Find:     findLabelBlock,
@@ -141,7 +148,7 @@ var structurePatterns = []Pattern{
 	},
 	{
 		Kind:     KindSecret,
-		Triggers: []string{"prompt", "message", "complet", "instruction", "transcript", "conversation", "history", "question", "query", "context", "result", "output", "response", "answer", "arg", "reply"},
+		Triggers: []string{"prompt", "message", "complet", "instruction", "transcript", "conversation", "history", "question", "query", "context", "result", "output", "response", "answer", "arg", "reply", "input"},
 		Find:     findLabelLine,
 		textKind: true,
 	},
@@ -412,6 +419,25 @@ var piiPatterns = []Pattern{
 		Kind:     KindPersonal,
 		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名"},
 		Find:     findLabelledName,
+	},
+	{
+		// A person's name right before an identity number's label, a birth
+		// or a residence (namelabels.go).
+		Kind:     KindPersonal,
+		Triggers: recordLabels,
+		Find:     findNameBeforeRecord,
+	},
+	{
+		// A street address in prose, by its street word (addresses.go).
+		Kind:     KindPersonal,
+		Triggers: streetTriggers,
+		Find:     findStreetAddress,
+	},
+	{
+		// A mailbox's display name: `Aino Virtanen <aino@…>` (namelabels.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"@"},
+		Find:     findMailboxName,
 	},
 	{
 		// A vCard's name, address, phone and e-mail lines (vcard.go).

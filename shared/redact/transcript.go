@@ -242,16 +242,23 @@ func findTurnText(s string, from int) []int {
 			ls = next
 			continue // no text under it: the next header's
 		}
-		if h == roleKey && s[vs] != ' ' && s[vs] != '\t' {
+		// Under a role key the turn is its indented block, or — as prompt
+		// files (Prompty, chat markdown) write it — unindented prose up to a
+		// blank line; an unindented key, list item or nothing is YAML's.
+		bare := h == roleKey && s[vs] != ' ' && s[vs] != '\t'
+		if bare && !proseLine(s[vs:lineEnd(s, vs)]) {
 			ls = next
-			continue // a key with no indented block: YAML's, not a turn
+			continue
 		}
 		// The text runs line by line to what ends it.
 		ve := lineEnd(s, vs)
 		for k := ve + 1; k < len(s) && k-vs < maxDecodedBytes; {
 			e := lineEnd(s, k)
 			l := stripANSI(s[k:e])
-			if h == roleKey && strings.TrimSpace(l) != "" && l[0] != ' ' && l[0] != '\t' {
+			if bare && strings.TrimSpace(l) == "" {
+				break
+			}
+			if h == roleKey && !bare && strings.TrimSpace(l) != "" && l[0] != ' ' && l[0] != '\t' {
 				break
 			}
 			if turnTextEnds(l) {
@@ -282,6 +289,19 @@ func findTurnText(s string, from int) []int {
 		return []int{ls, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// proseLine reports whether an unindented line under a role key is prose
+// (three words at least, no "key:" of its own, no list item), not YAML.
+func proseLine(l string) bool {
+	l = strings.TrimSpace(l)
+	if strings.HasPrefix(l, "- ") || strings.HasSuffix(l, ":") || strings.Count(l, " ") < 2 {
+		return false
+	}
+	if c := strings.Index(l, ": "); c > 0 && strings.IndexByte(l[:c], ' ') < 0 {
+		return false
+	}
+	return true
 }
 
 // lineContinuation extends the value s[vs:ve] of a content key written at

@@ -1,0 +1,109 @@
+package redact
+
+import "regexp"
+
+// A street address written in prose — "Via Garibaldi 12, 20121 Milano",
+// "12 rue de Rivoli, 75001 Paris", "Hauptstraße 5, 10115 Berlin", "221B
+// Baker Street" — is found by its street word in the languages' orders:
+// the word before the street's name and number (Via, Rue, Calle, Rua,
+// ul.), after the number and name (Street, Road, Avenue), or fused to the
+// name (-straße, -gasse, -katu, -gatan). A postcode and a city after it go
+// with it. Street words are written capitalised; the match wants a house
+// number, so "the main road" or "via the API" stay.
+var streetAddress = regexp.MustCompile(
+	// Via Garibaldi 12[, 20121 Milano]; Calle de Alcalá 45; ul. Długa 7
+	`(?:\b(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Calle|Avenida|Avda\.|Paseo|Plaza|Rua|Travessa|Praça|Ulica|ul\.|Aleja|al\.)` +
+		`(?:[ \t]+(?:de|del|della|delle|dei|di|da|do|dos|das|la|las|los)\b)*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
+		// 12 rue de Rivoli; 45 Avenue des Champs-Élysées
+		`|\b\d{1,4}(?:[ \t]?(?:bis|ter))?,?[ \t]+(?:rue|avenue|boulevard|place|chemin|allée|impasse|quai|Rue|Avenue|Boulevard|Place|Chemin|Allée|Impasse|Quai)` +
+		`(?:[ \t]+(?:de|du|des|la|le|l'|d')\b)*(?:[ \t]*\p{Lu}[\p{L}'’.-]*){1,4}` +
+		// 221B Baker Street; 1600 Pennsylvania Avenue NW
+		`|\b\d{1,5}[A-Za-z]?[ \t]+(?:\p{Lu}[\p{L}'’.-]*[ \t]+){1,3}(?:Street|St\.|Road|Rd\.|Avenue|Ave\.?|Lane|Ln\.|Drive|Dr\.|Boulevard|Blvd\.?|Court|Ct\.|Terrace|Crescent|Close)(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?` +
+		// Hauptstraße 5; Mannerheimintie 12 A; Drottninggatan 3
+		`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht)[ \t]+\d{1,4}[A-Za-z]?)` +
+		// , 20121 Milano; , 75001 Paris; , SW1A 1AA London — the postcode and city
+		`(?:,?[ \t]+(?:\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})[ \t]+\p{Lu}[\p{L}-]+(?:[ \t]+\p{Lu}[\p{L}-]+)?)?`)
+
+// streetWords are the street words, lower case, that stand as words of
+// their own; streetSuffixes are those fused to a street's name.
+var (
+	streetWords = map[string]bool{
+		"via": true, "viale": true, "piazza": true, "piazzale": true, "corso": true, "largo": true, "vicolo": true,
+		"calle": true, "avenida": true, "avda": true, "paseo": true, "plaza": true, "rua": true, "travessa": true,
+		"praça": true, "ulica": true, "ul": true, "aleja": true, "al": true, "rue": true, "avenue": true,
+		"boulevard": true, "bd": true, "place": true, "chemin": true, "allée": true, "impasse": true, "quai": true,
+		"street": true, "st": true, "road": true, "rd": true, "ave": true, "lane": true, "ln": true, "drive": true,
+		"dr": true, "blvd": true, "court": true, "ct": true, "terrace": true, "crescent": true, "close": true,
+	}
+	streetSuffixes = []string{
+		"straße", "strasse", "gasse", "weg", "allee", "platz", "ring", "katu", "tie", "gatan", "vägen",
+		"gade", "vej", "laan", "straat", "gracht",
+	}
+)
+
+// streetReach bounds the text around a street word that streetAddress is
+// matched in: an address's number, name, postcode and city fit in it.
+const streetReach = 64
+
+// findStreetAddress finds a street address around a street word: each word
+// of the text is looked up once, and only around a street word is
+// streetAddress matched, in a window of streetReach bytes each side.
+func findStreetAddress(s string, from int) []int {
+	var buf [24]byte
+	for i := from; i < len(s); {
+		if !isLetterOrHigh(s[i]) {
+			i++
+			continue
+		}
+		a := i
+		for i < len(s) && isLetterOrHigh(s[i]) {
+			i++
+		}
+		if a > 0 && (isAlnum(s[a-1]) || s[a-1] >= 0x80) || i-a > len(buf) || i-a < 2 {
+			continue
+		}
+		w := buf[:0]
+		for k := a; k < i; k++ {
+			w = append(w, lowerASCII(s[k]))
+		}
+		if !streetWords[string(w)] && !(isUpper(s[a]) && fusedStreet(w) && i+1 < len(s) && s[i] == ' ' && isDigit(s[i+1])) {
+			continue
+		}
+		// An address starts at the street word or at a house number before
+		// it; the anchored expression is tried at each.
+		lo, hi := max(from, a-streetReach), min(len(s), i+streetReach)
+		for st := lo; st <= a; st++ {
+			if st != a && !(isDigit(s[st]) && (st == 0 || !isAlnum(s[st-1]))) {
+				continue
+			}
+			if m := streetAddressAt.FindStringIndex(s[st:hi]); m != nil && st+m[1] >= i {
+				return []int{st, st + m[1], -1, -1, st, st + m[1]}
+			}
+		}
+	}
+	return nil
+}
+
+// streetAddressAt is streetAddress anchored where it is tried.
+var streetAddressAt = regexp.MustCompile(`^(?:` + streetAddress.String() + `)`)
+
+// fusedStreet reports whether a lower-case word ends in a street suffix
+// after a name of its own (Hauptstraße, Drottninggatan).
+func fusedStreet(w []byte) bool {
+	for _, suf := range streetSuffixes {
+		if len(w) > len(suf)+2 && string(w[len(w)-len(suf):]) == suf {
+			return true
+		}
+	}
+	return false
+}
+
+// streetTriggers are the street words' lower-case forms: the address rule
+// runs only when one occurs.
+var streetTriggers = []string{
+	"via ", "viale ", "piazza", "corso ", "largo ", "vicolo ", "calle ", "avenida ", "avda.", "paseo ", "plaza ",
+	"rua ", "travessa ", "praça ", "ulica ", "ul. ", "aleja ", "al. ", "rue ", "avenue", "boulevard", "place ",
+	"chemin ", "allée ", "impasse ", "quai ", "street", "st. ", "road", "rd. ", "ave ", "ave.", "lane", "ln. ", "drive",
+	"dr. ", "blvd", "court", "ct. ", "terrace", "crescent", "close", "straße ", "strasse ", "gasse ", "weg ",
+	"allee ", "platz ", "ring ", "katu ", "tie ", "gatan ", "vägen ", "gade ", "vej ", "laan ", "straat ", "gracht ",
+}
