@@ -44,6 +44,9 @@ type detail struct {
 	// JSON is true when the body was a JSON document: its words are its
 	// message's.
 	JSON bool
+	// Raw is a gateway's copy of the upstream's own error (OpenRouter's
+	// error.metadata.raw), read as a body inside the body.
+	Raw string
 }
 
 // codes returns the codes from most to least specific.
@@ -109,6 +112,14 @@ func parseBodyDepth(p Provider, body []byte, depth int) (detail, bool) {
 			if depth < maxNestedBodies {
 				if m := strings.TrimSpace(d.Message); len(m) > 1 && (m[0] == '{' || m[0] == '[') {
 					if inner, ok := parseBodyDepth(p, []byte(m), depth+1); ok {
+						d = inner.under(d)
+					}
+				}
+				// A gateway's generic message ("Provider returned error")
+				// over the upstream's own answer: the upstream's says more.
+				if raw := strings.TrimSpace(d.Raw); raw != "" {
+					d.Raw = ""
+					if inner, ok := parseBodyDepth(p, []byte(raw), depth+1); ok && inner.Message != "" {
 						d = inner.under(d)
 					}
 				}
@@ -205,6 +216,7 @@ const (
 	ctxViolation        // an element of a QuotaFailure's "violations"
 	ctxFirst            // the first element of "errors" or "detail": fills what is empty
 	ctxChoice           // the first element of an answer's "choices"
+	ctxMeta             // the object under "error.metadata" (OpenRouter)
 	ctxOther            // anything else: scanned, not recorded
 )
 
@@ -299,6 +311,8 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 			child = ctxError
 		case ctx == ctxError && (string(key) == "innererror" || string(key) == "details"):
 			child = ctxInner
+		case ctx == ctxError && string(key) == "metadata":
+			child = ctxMeta
 		case ctx == ctxRoot && string(key) == "detail":
 			child = ctxFirst
 		case ctx == ctxRoot && (string(key) == "promptFeedback" || string(key) == "usageMetadata"):
@@ -398,6 +412,10 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		// ("rateLimitExceeded", "dailyLimitExceeded").
 		if string(key) == "reason" && d.InnerCode == "" {
 			d.InnerCode = text()
+		}
+	case ctxMeta:
+		if string(key) == "raw" && isStr {
+			d.Raw = text()
 		}
 	case ctxChoice:
 		// An answer given with an error status (Azure AI Foundry answers

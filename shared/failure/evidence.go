@@ -281,6 +281,9 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		if !ok {
 			continue
 		}
+		if c == InternalBug && ev.awsDefectElsewhere(code) {
+			continue
+		}
 		if code == "TransactionCanceledException" && msg != "" {
 			// Cancellation reasons other than a condition or a conflict (a
 			// throttle, a validation error) mean something else.
@@ -322,6 +325,19 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		return cl, true
 	}
 	return Classification{}, false
+}
+
+// awsDefectElsewhere reports whether code is one of AWS's deployment
+// defects (a table, a queue, a parameter that should exist) said by a
+// source or a webhook that is not AWS: GCS's "NotFoundException: 404
+// gs://…" is a document that is not there, which the source's status and
+// words say; the code decides nothing there.
+func (ev *evidence) awsDefectElsewhere(code string) bool {
+	if r := ev.role(); r != RoleSource && r != RoleWebhook {
+		return false
+	}
+	_, provider := ProviderCodes[code]
+	return !provider && AWSCodes[strings.TrimSuffix(code, "Exception")] == InternalBug || AWSCodes[code] == InternalBug
 }
 
 // codeClass applies the upstream's role to a class a code decided:
@@ -448,13 +464,17 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 // upstreamWords decides on the words of a source's or a webhook's 4xx
 // whose default is the generic one, of its 409, or of its failure with no
 // status (UpstreamWords); of its 404 or 410 only a permission's words (a
-// resource hidden from this credential). A rate is read by its period.
+// resource hidden from this credential), of its 403 only the rate's (GitHub
+// answers its primary and secondary rate limits with 403). A rate is read
+// by its period.
 func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
-	permissionOnly := false
+	permissionOnly, rateOnly := false, false
 	switch c, ok := DefaultClass(r, ev.status); {
 	case ev.status == 0, ev.status == 409: // Dropbox's 409 carries every endpoint's error
 	case ev.status == 404, ev.status == 410:
 		permissionOnly = true // a resource hidden from this credential
+	case ev.status == 403:
+		rateOnly = true // GitHub answers its rate limits with 403
 	case !ok || c != SchemaInvalid || ev.status < 400 || ev.status > 499:
 		return Classification{}, false
 	}
@@ -467,7 +487,7 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 		if s == "" {
 			continue
 		}
-		if ph, ok := matchPhrase(words, s); ok && (!permissionOnly || ph.Class == AuthDenied) {
+		if ph, ok := matchPhrase(words, s); ok && (!permissionOnly || ph.Class == AuthDenied) && (!rateOnly || ph.Class == RateLimited) {
 			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
 			if ph.Class == RateLimited {
 				cl = ev.period(cl, ev.message, text)

@@ -47,9 +47,10 @@ var ProviderCodes = map[string]Class{
 	"billing_error":                        BudgetExceeded, // Anthropic 402
 	"invalid_prompt":                       ContentPolicy,  // OpenAI usage-policy refusals of the prompt
 	"moderation_blocked":                   ContentPolicy,
-	"model_decommissioned":                 ClientError,   // Groq: a retired model
-	"data_inspection_failed":               ContentPolicy, // Alibaba DashScope (Qwen) moderation, OpenAI-compatible spelling
-	"DataInspectionFailed":                 ContentPolicy, // DashScope's native InternalError.Algo.DataInspectionFailed
+	"model_decommissioned":                 ClientError,    // Groq: a retired model
+	"data_inspection_failed":               ContentPolicy,  // Alibaba DashScope (Qwen) moderation, OpenAI-compatible spelling
+	"DataInspectionFailed":                 ContentPolicy,  // DashScope's native InternalError.Algo.DataInspectionFailed
+	"Arrearage":                            BudgetExceeded, // Alibaba Cloud (DashScope): the account's payment is overdue
 
 	// The error names of the SDKs that stand for more than a status
 	// (LiteLLM raises these on the provider's words; see CodeStatuses for
@@ -195,6 +196,7 @@ var AWSCodes = mergeCodes(map[string]Class{
 	"ParameterNotFound":                                   InternalBug, // SSM
 	"DecryptionFailure":                                   InternalBug, // Secrets Manager
 	"RegionDisabledException":                             InternalBug,
+	"InvalidParameter":                                    InternalBug, // SNS, SES and the query protocols' common error
 	"InvalidParameterValue":                               InternalBug,
 	"InvalidParameterCombination":                         InternalBug,
 	"MissingParameter":                                    InternalBug,
@@ -443,6 +445,7 @@ var TransportPhrases = []Phrase{
 	{"unable to find valid certification path", AuthDenied},    // the JDK
 	{"certificate_verify_failed", AuthDenied},                  // Python's ssl, upper case
 	{"ssl certificate problem", AuthDenied},                    // curl
+	{"peer certificate cannot be authenticated", AuthDenied},   // curl 60 (CURLE_PEER_FAILED_VERIFICATION), older wording
 	{"unable to get local issuer certificate", AuthDenied},     // OpenSSL, Node.js
 	{"does not look like a tls handshake", InternalBug},        // an https URL to a plain-HTTP port
 	{"server gave http response to https client", InternalBug}, // the same, seen by net/http
@@ -483,7 +486,9 @@ var TransportPhrases = []Phrase{
 	{"connection aborted", NetworkTimeout},
 	{"eof occurred in violation of protocol", NetworkTimeout},
 	{"was not closed cleanly", NetworkTimeout}, // curl: an HTTP/2 stream reset
-	{"enotfound", NetworkTimeout},              // Node.js: getaddrinfo ENOTFOUND
+	{" enotfound", NetworkTimeout},             // Node.js: getaddrinfo ENOTFOUND — as a word: "ResourceNotFound" holds the letters too
+	{"'enotfound", NetworkTimeout},             // code: 'ENOTFOUND'
+	{"\"enotfound", NetworkTimeout},
 	{"etimedout", NetworkTimeout},
 	{"econnreset", NetworkTimeout},
 	{"econnrefused", NetworkTimeout},
@@ -510,6 +515,7 @@ var TransportPhrases = []Phrase{
 	{"und_err_headers_timeout", NetworkTimeout},
 	{"und_err_body_timeout", NetworkTimeout},
 	{"typeerror: fetch failed", NetworkTimeout},                   // undici: the cause, when printed, says more (above)
+	{"<no response> fetch failed", NetworkTimeout},                // ofetch around undici: no answer at all
 	{"socket connection was closed unexpectedly", NetworkTimeout}, // Bun
 	{"unexpected end of stream", NetworkTimeout},                  // OkHttp
 	{"stream was reset", NetworkTimeout},                          // OkHttp HTTP/2

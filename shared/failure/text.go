@@ -91,7 +91,9 @@ var (
 	// failure 404", "returned code 400", "Bad response status for read:
 	// 522", "statuscode_reason, 429" — an error status (4xx, 5xx), at most
 	// 30 bytes after the word with no digit or line break between.
-	reStatusProse = regexp.MustCompile(`(?i)(?:status|response code|failure|returned|failed with|error code)[^\d\n]{0,30}?\b([45]\d\d)\b()`)
+	// "failed(302)", "failed (503)": a status in parentheses glued to the
+	// word, as log lines write it.
+	reStatusProse = regexp.MustCompile(`(?i)(?:status|response code|failure|returned|failed with|error code)[^\d\n]{0,30}?\b([45]\d\d)\b()|failed ?\(()([345]\d\d)\)`)
 	// reHost is a URL's host.
 	reHost = regexp.MustCompile(`https?://([A-Za-z0-9.-]{1,253})`)
 	// reStage is a log line's stage label: stage=llm, "stage": "fetch",
@@ -247,7 +249,7 @@ func textStatus(s string) int {
 			break
 		}
 		for _, m := range re.FindAllStringSubmatch(s, 8) {
-			n, _ := strconv.Atoi(m[1] + m[2])
+			n, _ := strconv.Atoi(strings.Join(m[1:], ""))
 			if n >= 400 {
 				return n
 			}
@@ -262,7 +264,7 @@ func textStatus(s string) int {
 // statusWords reports whether s holds a word reStatusProse starts from,
 // in any case: the expression runs only then.
 func statusWords(s string) bool {
-	for _, w := range [...]string{"status", "response code", "failure", "returned", "failed with", "error code"} {
+	for _, w := range [...]string{"status", "response code", "failure", "returned", "failed with", "error code", "failed(", "failed ("} {
 		if containsFoldASCII(s, w) {
 			return true
 		}
@@ -385,11 +387,27 @@ func ownClass(s string) (Classification, bool) {
 	}
 	switch {
 	case strings.HasPrefix(s, "panic: "), strings.Contains(s, ": panic: "):
+		if upstreamPanic(s) {
+			return Classification{}, false
+		}
 		return Of(InternalBug, "recovered panic (error text)"), true
 	case strings.Contains(s, "runtime error: "), strings.Contains(s, "assignment to entry in nil map"):
 		return Of(InternalBug, "runtime error (error text)"), true
 	}
 	return Classification{}, false
+}
+
+// upstreamPanic reports whether a panic's text is an upstream's error that
+// a program panicked with — its message starts with a code of the tables
+// ("panic: AccessDeniedException: …"): the answer decides, not the panic.
+func upstreamPanic(s string) bool {
+	_, msg, _ := strings.Cut(s, "panic: ")
+	code, _, ok := strings.Cut(msg, ":")
+	if !ok || len(code) < 4 || len(code) > maxCodeLen || strings.ContainsAny(code, " \t\n") {
+		return false
+	}
+	_, known := codeClass(false, code)
+	return known
 }
 
 // classIndex maps each class name to its place in Classes.

@@ -70,6 +70,7 @@ var ModelWords = []Meaning{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
 		"balance too low", "negative balance", "payment", "insufficient funds", "spending limit", "spend limit",
 		"budget", "top up", "top-up", "prepaid", "paid plan", "usage limit", "free tier", "trial key", "trial limit",
+		"arrear", "overdue", "good standing",
 	}},
 	{BudgetExceeded, "quota", []string{"quota", "free allocation", "used up your"}},
 	{TokenLimit, "length", []string{
@@ -82,6 +83,7 @@ var ModelWords = []Meaning{
 		"reduce the length", "reduce your prompt", "reduce the prompt", "shorten", "payload size exceeds",
 		"request payload size", "request entity too large", "payload too large", "request too large",
 		"input too large", "prompt too large", "`inputs` tokens", "length limit exceeded", "maximum length",
+		"tokens per request", "tokens too long",
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 	}},
 	{ClientError, "parameter", []string{
@@ -105,7 +107,7 @@ var ModelWords = []Meaning{
 		"violat", "prohibited", "response was blocked", "prompt was blocked", "blocked due to", "blocked by the",
 		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
-		"hate speech", "recitation", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
+		"hate speech", "recitation", "nsfw", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
 	}},
 	{UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
@@ -125,6 +127,7 @@ var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
 	"empty stream", "empty response", "no finish_reason", "malformed sse", "malformed response",
 	"response as json", "not valid json", "expecting value: line", "unterminated string in json",
 	"unexpected end of json", "parse error at line", "syntax error while parsing value", "jsondecodeerror",
+	"unterminated string starting at", "error decoding json", // Python's json module, and the logs around it
 	// an answer cut at its length limit, as the SDKs' parse helpers say it
 	// (openai-python's LengthFinishReasonError "Could not parse response
 	// content as the length limit was reached"), and an answer with no
@@ -245,7 +248,7 @@ var UpstreamWords = []Meaning{
 	}},
 	{SchemaInvalid, "payload", []string{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
-		"invalid payload", "malformed", "invalid json", "could not parse",
+		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
 	}},
 }
 
