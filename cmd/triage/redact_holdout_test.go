@@ -91,6 +91,9 @@ func TestRedactHoldout(t *testing.T) {
 	}{
 		{"round1.jsonl", 368},
 		{"round1-extra.jsonl", 103},
+		{"round2.jsonl", 258},
+		{"round3.jsonl", 205},
+		{"round4.jsonl", 207},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

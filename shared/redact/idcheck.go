@@ -209,3 +209,32 @@ func digitValues(s string) []byte {
 	}
 	return b
 }
+
+// isikukoodValid: Estonia's and Lithuania's personal code, 11 digits — a
+// century and sex digit (1–6), YYMMDD, a serial, a check digit by weights
+// 1…9,1 then, when that gives 10, 3…9,1,2,3.
+func isikukoodValid(d string) bool {
+	if len(d) != 11 || !allDigits(d) || d[0] < '1' || d[0] > '6' {
+		return false
+	}
+	if m := int(d[3]-'0')*10 + int(d[4]-'0'); m < 1 || m > 12 {
+		return false
+	}
+	if day := int(d[5]-'0')*10 + int(d[6]-'0'); day < 1 || day > 31 {
+		return false
+	}
+	check := func(w [10]int) int {
+		sum := 0
+		for i, x := range w {
+			sum += int(d[i]-'0') * x
+		}
+		return sum % 11
+	}
+	c := check([10]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 1})
+	if c == 10 {
+		if c = check([10]int{3, 4, 5, 6, 7, 8, 9, 1, 2, 3}); c == 10 {
+			c = 0
+		}
+	}
+	return c == int(d[10]-'0')
+}

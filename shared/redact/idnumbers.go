@@ -18,8 +18,15 @@ var (
 		"national insurance", "social insurance", "aadhaar", "aadhar", "dni", "nif",
 		"hetu", "henkilötunnus", "tfn", "tax file number", "codice fiscale",
 		"codice_fiscale", "身份证",
+		// other countries' numbers by their own names
+		"cpr", "teudat_zehut", "teudat zehut", "מספר זהות", "curp", "tc kimlik", "tckimlik", "kimlik no",
+		"cuil", "cuit", "rut", "주민등록번호", "isikukood", "fødselsnummer", "fodselsnummer",
+		"personnummer", "oib", "ahv", "sécurité sociale", "securite sociale", "social security",
+		"steuer-identifikationsnummer", "steuer-idnr", "steueridentifikationsnummer", "egn", "егн", "ЕГН",
+		"rodné číslo", "rodne cislo", "ssin", "rijksregisternummer", "national register", "cnp",
+		"個人番号", "マイナンバー", "my number",
 	}
-	idKeyLabels = []string{"sin", "nie", "pan"}
+	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr"}
 )
 
 const idLabelReach = 64
@@ -118,6 +125,13 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 	case len(g) == 3 && g[0] == 4 && g[1] == 4 && g[2] == 4 && (uniform(3, " ") || uniform(3, "-")) && aadhaarValid(digits):
 		return span(lo, hi)
 	case len(g) == 2 && g[0] == 6 && g[1] == 5 && seps == " " && peselValid(digits):
+		return span(lo, hi)
+	case len(g) == 1 && nd == 11 && isikukoodValid(digits):
+		// Estonia's and Lithuania's personal code, bare or after its
+		// country (X-Road's userId "EE48504178696").
+		if lo >= 2 && (s[lo-2:lo] == "EE" || s[lo-2:lo] == "LT") {
+			return span(lo-2, hi)
+		}
 		return span(lo, hi)
 	case len(g) == 1 && nd == 17 && hi < len(s) && (s[hi] == 'X' || s[hi] == 'x'):
 		if cnRIValid(digits + "X") {

@@ -22,6 +22,9 @@ import (
 var JobArgKeys = map[string]bool{
 	"args": true, "kwargs": true, "argsrepr": true, "kwargsrepr": true,
 	"jobargs": true, "jobkwargs": true, "taskargs": true, "taskkwargs": true,
+	// a flow's, a chain's or a prompt template's input: free text in it is
+	// the user's, whatever its own key says ({"input": {"theme": "…"}})
+	"input": true, "inputs": true, "variables": true, "inputvariables": true, "templatevariables": true,
 }
 
 // isProse reports whether an argument is free text: four words or more,

@@ -103,6 +103,7 @@ var TextKeys = map[string]bool{
 	"generatedtext": true, "usermessage": true, "systemmessage": true,
 	"assistantmessage": true, "humanmessage": true, "chatmessage": true,
 	"userinput": true, "inputtexts": true, "promptvariables": true,
+	"generated": true, "generation": true,
 }
 
 // TextKeySuffixes extend TextKeys to any compound key whose last word
@@ -276,12 +277,29 @@ func compoundText(words []string) bool {
 		}
 	case CarrierWords[last]:
 		for _, w := range head {
-			if ContentWords[w] {
+			if ContentWords[w] || last == "template" && TurnWords[w] {
+				return true // llm.prompt_template.template, user_template
+			}
+		}
+	case last == "output" || last == "outputs" || last == "context":
+		// A model's or a test case's output (actual_output,
+		// expected_output, generated_output), the documents retrieved for
+		// a prompt (retrieval_context).
+		for _, w := range head {
+			if TurnWords[w] || AnswerQualifiers[w] {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// AnswerQualifiers, before "output", "context" or a carrier at the end of
+// a key, say it holds a model's answer, a test case's expected one, or the
+// documents retrieved for a prompt.
+var AnswerQualifiers = map[string]bool{
+	"actual": true, "expected": true, "generated": true, "retrieval": true, "retrieved": true,
+	"rag": true, "final": true, "reference": true,
 }
 
 // secretKind applies the secret-key rules to the lowercase words of a key.

@@ -536,6 +536,17 @@ func (p *lenient) applyString(a, b int, body string, q byte, esc bool, role *key
 			return
 		}
 		if t[0] == '{' || t[0] == '[' {
+			if role.args {
+				// A flow's input written as a JSON string: free text in it
+				// is content whatever its own keys say.
+				if r := string(argsJSON([]byte(text))); r != text {
+					if esc {
+						r = escapeFor(r, q)
+					}
+					p.edits = append(p.edits, edit{a, b, r})
+					return
+				}
+			}
 			if r, ok := redactQuoted(body, q, esc, p.st, role); ok {
 				p.edits = append(p.edits, edit{a, b, r})
 			}

@@ -238,7 +238,10 @@ func findContentValue(s string, from int) []int {
 			before = s[ks-1]
 		}
 		// Where a key may stand, before what it is: cheap tests first.
-		if s[sep] == '=' && strings.IndexByte(" \t&?;,({\n\r", before) < 0 ||
+		// A namespace before the key (genkit:input=, gen_ai:prompt=) is
+		// no separator of its own.
+		namespaced := before == ':' && ks > 1 && isKeyByte(s[ks-2])
+		if s[sep] == '=' && strings.IndexByte(" \t&?;,({\n\r", before) < 0 && !namespaced ||
 			s[sep] == ':' && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
 			!hasContentNeedle(s[ks:ke]) {
 			continue
@@ -259,7 +262,7 @@ func findContentValue(s string, from int) []int {
 			if strings.IndexByte(s[vs:ve], '{') >= 0 || strings.IndexAny(s[vs:ve], "'\"") < 0 {
 				continue
 			}
-		case s[sep] == '=' && (lineStart || strings.IndexByte(" \t&?;,({", before) >= 0):
+		case s[sep] == '=' && (lineStart || namespaced || strings.IndexByte(" \t&?;,({", before) >= 0):
 			vs, ve = assignedValue(s, sep+1, before == '&' || before == '?', lineStart)
 		case s[sep] == ':' && lineStart && sep+1 < len(s) && (s[sep+1] == ' ' || s[sep+1] == '\t' || s[sep+1] == '\n' || s[sep+1] == '\r'):
 			vs, ve = yamlValue(s, ks, sep+1)
@@ -278,8 +281,11 @@ func findContentValue(s string, from int) []int {
 		if isLiteral(v) || isNumber(v) {
 			continue
 		}
-		if role.payload && !role.text && (v[0] == '{' || v[0] == '[' && s[sep] != '=') {
+		if role.payload && !role.text && !role.args && (v[0] == '{' || v[0] == '[' && s[sep] != '=') {
 			continue // JSON: the structure layer's
+		}
+		if role.args && v[0] == '{' && !strings.Contains(v, "\\\"") {
+			continue // plain JSON: the structure layer's, which reads it as arguments
 		}
 		return []int{ks, ve, ks, ke, vs, ve}
 	}
@@ -504,8 +510,9 @@ var LabelWords = map[string]bool{
 }
 
 // findLabelBlock finds a line that is only a label of at most six words,
-// one of them in LabelWords, and a ':', and returns the lines after it up
-// to the next blank line.
+// one of them in LabelWords or all of them one of TextKeys ("System
+// Instruction", "Contents"), and a ':', and returns the lines after
+// it up to the next blank line.
 func findLabelBlock(s string, from int) []int {
 	for i := from; i < len(s); {
 		c := strings.IndexByte(s[i:], ':')
@@ -535,8 +542,8 @@ func findLabelBlock(s string, from int) []int {
 			}
 			found = found || LabelWords[strings.ToLower(w)]
 		}
-		if !found {
-			continue
+		if !found && !TextKeys[strings.ToLower(strings.Join(words, ""))] {
+			continue // "System Instruction:" is a content key written as words
 		}
 		start := eol
 		for start < len(s) && (s[start] == '\n' || s[start] == '\r') {
@@ -554,10 +561,15 @@ func findLabelBlock(s string, from int) []int {
 				end = len(s)
 				break
 			}
-			if strings.TrimSpace(s[end:end+e]) == "" {
-				break
+			if l := strings.TrimSpace(s[end : end+e]); l == "" || end > start && (strings.HasPrefix(l, "---") || strings.HasPrefix(l, "===")) {
+				break // a blank line, or a rule between sections
 			}
 			end += e + 1
+		}
+		if end == len(s) {
+			if l := strings.TrimSpace(s[lineStartOf(s, max(start, end-1)):end]); end > start && lineStartOf(s, end-1) > start && (strings.HasPrefix(l, "---") || strings.HasPrefix(l, "===")) {
+				end = lineStartOf(s, end-1)
+			}
 		}
 		for end > start && (s[end-1] == '\n' || s[end-1] == '\r') {
 			end--

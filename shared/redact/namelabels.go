@@ -1,13 +1,17 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // nameLabels are the words after which a person's name is written in
 // prose and documents: `Employee: Olivia Pemberton`, `holder="Samuel K.
 // Ortiz"`, `Kontoinhaber: Maximilian Oberhuber`, `buyer 'Lucía Fernández'`.
 var nameLabels = []string{
 	"employee", "holder", "cardholder", "kontoinhaber", "titulaire", "payer", "payee",
-	"buyer", "beneficiary", "nome", "patient", "姓名",
+	"buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -29,7 +33,7 @@ func findLabelledName(s string, from int) []int {
 			if i < len(s) && isWord(s[i]) {
 				continue
 			}
-			if loc := nameAfter(s, i, l == "姓名"); loc != nil {
+			if loc := nameAfter(s, i, l[0] >= 0x80); loc != nil {
 				return loc
 			}
 		}
@@ -70,7 +74,9 @@ func nameAfter(s string, i int, cjk bool) []int {
 	}
 	start, j, words := i, i, 0
 	if cjk {
-		for j < len(s) && s[j] >= 0x80 && j-start < 24 {
+		// A name in a script without case: its run of letters, and one
+		// more after a single space (山田 花子, Иванов Пётр).
+		for j < len(s) && j-start < 48 && (s[j] >= 0x80 || s[j] == ' ' && j > start && j+1 < len(s) && s[j+1] >= 0x80 && s[j-1] >= 0x80) {
 			j++
 		}
 		if j-start < 6 { // two CJK characters at least
@@ -235,4 +241,108 @@ func lowerString(s string) string {
 		b[i] = lowerASCII(c)
 	}
 	return string(b)
+}
+
+// honorifics stand before a person's name: "bénéficiaire Mme Camille
+// Lefèvre-Roux", "Herr Jonas Weber", "Sra. Lucía Pérez".
+var honorifics = []string{
+	"Mr.", "Mrs.", "Ms.", "Mr", "Mrs", "Ms", "Mme", "Mlle", "M.", "Herr", "Frau", "Sr.", "Sra.", "Srta.",
+	"Dr.", "Sig.", "Sig.ra", "Dott.", "Pan", "Pani", "Mevrouw", "Meneer", "Dhr.", "Mevr.",
+}
+
+// findHonorificName finds two to four capitalised words after an
+// honorific (a title that only a person has).
+func findHonorificName(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		c := s[i]
+		if !isUpper(c) || i > 0 && (isAlnum(s[i-1]) || s[i-1] >= 0x80) {
+			continue
+		}
+		for _, h := range honorifics {
+			if !strings.HasPrefix(s[i:], h) || i+len(h) >= len(s) || s[i+len(h)] != ' ' {
+				continue
+			}
+			if st, e := namesAfter(s, i+len(h)+1, 2); e > st {
+				return []int{st, e, -1, -1, st, e}
+			}
+		}
+	}
+	return nil
+}
+
+// findNameAfterID finds a person's name written just after an identity
+// number already redacted — "CNP [REDACTED:national-id] (Ion-Andrei
+// Popescu)", "ЕГН … на лицето Петър Иванов Георгиев", "rodné číslo …, Jana
+// Dvořáková": within a few bytes of punctuation and lower-case words, two
+// to four capitalised words in any script.
+func findNameAfterID(s string, from int) []int {
+	marker := markerPrefix + string(KindNationalID) + "]"
+	for i := from; ; {
+		k := strings.Index(s[i:], marker)
+		if k < 0 {
+			return nil
+		}
+		j := i + k + len(marker)
+		i = j
+		// Skip punctuation, spaces and up to three lower-case words.
+		lower := 0
+		for j < len(s) && j-i < 32 {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			switch {
+			case r == ' ' || r == ',' || r == '(' || r == ':' || r == '-' || r == '–':
+				j += n
+				continue
+			case unicode.IsLower(r) && lower < 3:
+				for j < len(s) {
+					r, n := utf8.DecodeRuneInString(s[j:])
+					if !unicode.IsLetter(r) {
+						break
+					}
+					j += n
+				}
+				lower++
+				continue
+			}
+			break
+		}
+		if st, e := namesAfter(s, j, 2); e > st {
+			return []int{st, e, -1, -1, st, e}
+		}
+	}
+}
+
+// namesAfter returns the span of min to four capitalised words (letters of
+// any script, hyphens and apostrophes inside, initials) starting at s[i],
+// or an empty span.
+func namesAfter(s string, i, min int) (int, int) {
+	end, words := i, 0
+	for j := i; words < 4 && j < len(s); {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if !unicode.IsUpper(r) {
+			break
+		}
+		w := j + n
+		for w < len(s) {
+			r, n := utf8.DecodeRuneInString(s[w:])
+			if unicode.IsLetter(r) || (r == '-' || r == '\'' || r == '.') && w+n < len(s) && s[w+n] != ' ' {
+				w += n
+				continue
+			}
+			break
+		}
+		if w < len(s) && s[w] == '.' && w-j == n { // an initial
+			w++
+		}
+		words++
+		end = w
+		if w+1 < len(s) && s[w] == ' ' {
+			j = w + 1
+			continue
+		}
+		break
+	}
+	if words < min || strings.HasPrefix(s[i:], markerPrefix) {
+		return i, i
+	}
+	return i, end
 }

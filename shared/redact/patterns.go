@@ -155,8 +155,37 @@ var structurePatterns = []Pattern{
 	{
 		// The text under a transcript's header (transcript.go).
 		Kind:     KindSecret,
-		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:"},
+		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:", "user (", "assistant (", "system ("},
 		Find:     findTurnText,
+		textKind: true,
+	},
+	{
+		// A turn of a prompt rendered with a chat template's tokens
+		// (chattemplate.go).
+		Kind:     KindSecret,
+		Triggers: []string{"<|im_start|>", "<|start_header_id|>", "[inst]", "<start_of_turn>", "<|user|>", "<|system|>", "<|assistant|>", "<｜user｜>", "<｜assistant｜>"},
+		Find:     findChatTurn,
+		textKind: true,
+	},
+	{
+		// A framed turn in a log whose lines carry a level (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"===", "---"},
+		Find:     findPrefixedTurn,
+		textKind: true,
+	},
+	{
+		// A panel's body whose title names a task (chattemplate.go).
+		Kind:     KindSecret,
+		Triggers: []string{"╭"},
+		Find:     findBoxedContent,
+		textKind: true,
+	},
+	{
+		// A speaker's message quoted in prose (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"user ", "human ", "customer ", "bot ", "assistant ", "agent ", "caller "},
+		Find:     findTurnQuoted,
 		textKind: true,
 	},
 	{
@@ -209,7 +238,8 @@ var structurePatterns = []Pattern{
 var contentNeedles = []string{
 	"prompt", "message", "system", "complet", "content", "text", "article", "transcript",
 	"instruction", "html", "markdown", "input", "query", "question", "document", "parts",
-	"preamble", "history", "argument", "args", "utterance", "output", "msg",
+	"preamble", "history", "argument", "args", "utterance", "output", "msg", "template", "context", "generat",
+	"variables",
 }
 
 // secretPatterns are the purpose-built rules for credentials.
@@ -404,7 +434,7 @@ var piiPatterns = []Pattern{
 	},
 	{
 		Kind:     KindPersonal,
-		Triggers: []string{"name>", "nm>", "line1>", "line2>", "address>", "line>"},
+		Triggers: []string{"name>", "nm>", "line1>", "line2>", "address>", "line>", "strtnm>", "adrline>"},
 		Find:     findXMLRecord,
 		Check:    checkTextRecord,
 	},
@@ -417,7 +447,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after a label that says so (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名"},
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО"},
 		Find:     findLabelledName,
 	},
 	{
@@ -458,6 +488,19 @@ var piiPatterns = []Pattern{
 		MinDigits: 6,
 		Triggers:  append(append([]string{}, idLabels...), idKeyLabels...),
 		findIn:    findLabelledNationalID,
+	},
+	{
+		// A person's name just after an identity number redacted above
+		// (namelabels.go).
+		Kind:      KindPersonal,
+		MinDigits: 6,
+		Find:      findNameAfterID,
+	},
+	{
+		// A person's name after an honorific (namelabels.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"mr", "ms", "mme", "mlle", "m. ", "herr", "frau", "sr.", "sra.", "srta.", "dr.", "sig.", "dott.", "pan", "mevr", "meneer", "dhr."},
+		Find:     findHonorificName,
 	},
 	{
 		Kind:     KindEmail,

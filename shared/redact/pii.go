@@ -439,6 +439,22 @@ var PersonalKeys = map[string]Kind{
 	"employee": KindPersonal, "holder": KindPersonal,
 	"adresse": KindPersonal, "endereco": KindPersonal, "indirizzo": KindPersonal, "direccion": KindPersonal,
 	"telefone": KindPhone, "telefono": KindPhone,
+	// identity numbers and names under their own languages' keys
+	"cpr": KindPersonal, "cprnummer": KindPersonal, "teudatzehut": KindPersonal, "rfc": KindPersonal,
+	"tckimlikno": KindPersonal, "kimlikno": KindPersonal, "cuil": KindPersonal, "cuit": KindPersonal,
+	"rut": KindPersonal, "run": KindPersonal, "isikukood": KindPersonal, "fodselsnummer": KindPersonal,
+	"fødselsnummer": KindPersonal, "oib": KindPersonal, "ahv": KindPersonal, "ahvnummer": KindPersonal,
+	"avs": KindPersonal, "nir": KindPersonal, "steuerid": KindPersonal, "steueridnr": KindPersonal,
+	"idnr": KindPersonal, "egn": KindPersonal, "rodnecislo": KindPersonal, "ssin": KindPersonal,
+	"rijksregisternummer": KindPersonal, "cnp": KindPersonal, "mynumber": KindPersonal,
+	"nameoncard": KindPersonal, "cardholdername": KindPersonal, "officialname": KindPersonal,
+	"navn": KindPersonal, "fornavn": KindPersonal, "efternavn": KindPersonal, "etternavn": KindPersonal,
+	"nombre": KindPersonal, "apellido": KindPersonal, "apellidos": KindPersonal, "nombrecompleto": KindPersonal,
+	"soyad": KindPersonal, "soyadi": KindPersonal, "vorname": KindPersonal, "nachname": KindPersonal,
+	"prenom": KindPersonal, "prénom": KindPersonal, "nomdefamille": KindPersonal, "cognome": KindPersonal,
+	"imie": KindPersonal, "nazwisko": KindPersonal, "jmeno": KindPersonal, "prijmeni": KindPersonal,
+	"achternaam": KindPersonal, "voornaam": KindPersonal, "sukunimi": KindPersonal, "etunimi": KindPersonal,
+	"fullnavn": KindPersonal, "fuldenavn": KindPersonal, "adsoyad": KindPersonal,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 

@@ -96,6 +96,7 @@ var personNameKeys = map[string]bool{
 var addressLineKeys = map[string]bool{
 	"line1": true, "line2": true, "line3": true, "address": true, "addressline": true,
 	"line": true, "lines": true,
+	"strtnm": true, "adrline": true, "streetname": true, // ISO 20022's postal address
 }
 
 // namePartKeys are the parts of a person's name in a name's record:
@@ -181,6 +182,11 @@ func newRecord(parent string) *record {
 	}
 	if PersonWords[joined] {
 		r.person = true
+	}
+	if joined == "pstladr" {
+		// ISO 20022's postal address of a payment's party (Dbtr, Cdtr,
+		// UltmtCdtr): a person's, unless a thing's record says otherwise.
+		r.person, r.address = true, true
 	}
 	if k := personalKind(words); k != "" {
 		r.inherit = k

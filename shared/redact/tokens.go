@@ -649,7 +649,32 @@ func safeShape(tok string) bool {
 			return true
 		}
 	}
-	return isBasicTimestamp(tok)
+	if strings.HasPrefix(tok, "h1:") && len(tok) == 47 && tok[46] == '=' {
+		return true // a Go module's checksum (go.sum's h1: and base64 SHA-256)
+	}
+	return isULID(tok) || isBasicTimestamp(tok)
+}
+
+// isULID reports whether p is a ULID: 26 characters of Crockford's base32
+// (digits and capitals but I, L, O and U), the first at most 7 — a time
+// then randomness, an identifier (a job's, an item's), never a credential
+// vendors issue in that alphabet.
+func isULID(p string) bool {
+	if len(p) != 26 || p[0] < '0' || p[0] > '7' {
+		return false
+	}
+	letters := 0
+	for k := 0; k < len(p); k++ {
+		c := p[k]
+		switch {
+		case isDigit(c):
+		case c >= 'A' && c <= 'Z' && c != 'I' && c != 'L' && c != 'O' && c != 'U':
+			letters++
+		default:
+			return false
+		}
+	}
+	return letters > 0
 }
 
 // isBasicTimestamp reports whether tok is an ISO 8601 basic date-time,
@@ -685,7 +710,7 @@ func junk(tok string) (junk, counted int) {
 		piece := tok[a:b]
 		counted += len(piece)
 		switch {
-		case len(piece) >= 4 && isHexPiece(piece), isAllDigits(piece), isAcronym(piece):
+		case len(piece) >= 4 && isHexPiece(piece), isAllDigits(piece), isAcronym(piece), isULID(piece):
 		default:
 			junk += len(piece) - explainedLetters(piece)
 		}

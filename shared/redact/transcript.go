@@ -134,6 +134,9 @@ func classifyTurnLine(line string) (turnHeader, int) {
 		}
 		return inlineHeader, c + 1
 	}
+	if c := inlineRole(t); c > 0 {
+		return inlineHeader, c + 1
+	}
 	if t[len(t)-1] != ':' {
 		return noHeader, 0
 	}
@@ -141,6 +144,14 @@ func classifyTurnLine(line string) (turnHeader, int) {
 	// "Planner (to chat_manager):" — AutoGen's speaker line.
 	if p := strings.Index(body, " (to "); p > 0 && strings.HasSuffix(body, ")") && strings.IndexAny(body[:p], " \t") < 0 && strings.IndexAny(body[p+5:len(body)-1], " \t") < 0 {
 		return blockHeader, 0
+	}
+	// "AI Assistant (Booking Bot):" — CAMEL's role-play speaker: a role's
+	// words, then who plays it in parentheses.
+	if p := strings.Index(body, " ("); p > 0 && strings.HasSuffix(body, ")") && !strings.Contains(body[p+2:], "(") {
+		role := strings.Fields(body[:p])
+		if len(role) <= 3 && len(role) > 0 && RoleWords[strings.ToLower(role[len(role)-1])] {
+			return blockHeader, 0
+		}
 	}
 	words := strings.Fields(body)
 	switch {
@@ -152,6 +163,28 @@ func classifyTurnLine(line string) (turnHeader, int) {
 	return noHeader, 0
 }
 
+// inlineRoles are the roles whose label starts a turn written on its own
+// line with its text after it ("user: Invoice 2026-0913 from …").
+var inlineRoles = map[string]bool{
+	"user": true, "system": true, "assistant": true, "human": true, "ai": true, "developer": true,
+	"bot": true, "customer": true,
+}
+
+// inlineRole returns the index of the ':' of a role's label that starts a
+// line (after its indentation) and is followed by prose — three words at
+// least, so that "user: alice" stays a login — or -1.
+func inlineRole(t string) int {
+	ind := len(t) - len(strings.TrimLeft(t, " \t"))
+	c := strings.Index(t[ind:], ": ")
+	if c < 2 || c > 12 || !inlineRoles[strings.ToLower(t[ind:ind+c])] {
+		return -1
+	}
+	if rest := strings.TrimSpace(t[ind+c+2:]); strings.Count(rest, " ") < 2 || strings.HasPrefix(rest, markerPrefix) || strings.HasPrefix(rest, "[text ") {
+		return -1
+	}
+	return ind + c
+}
+
 // turnTextEnds reports whether the line (colour codes removed) ends a
 // turn's text: another header, a rule, a log record, an exception.
 func turnTextEnds(line string) bool {
@@ -161,6 +194,9 @@ func turnTextEnds(line string) bool {
 	}
 	if h, _ := classifyTurnLine(t); h != noHeader {
 		return true
+	}
+	if lt := strings.TrimLeft(t, " \t"); strings.HasPrefix(lt, "---") || strings.HasPrefix(lt, "===") {
+		return true // a rule or a section's marker ("---LLM REPLY---")
 	}
 	if len(t) >= 5 && strings.Trim(t, "-=_*") == "" || framed(t) {
 		return true // a rule, or a heading framed by rules ("---------- Summary ----------")
@@ -449,4 +485,101 @@ func proseArgument(s string, q int) (int, int) {
 		}
 	}
 	return 0, 0
+}
+
+// turnSpeakers and turnNouns name a conversation's message in prose:
+// "Received user message '…'", "Bot utterance '…'", "customer query "…"".
+var (
+	turnSpeakers = []string{"user", "human", "customer", "bot", "assistant", "agent", "caller"}
+	turnNouns    = []string{"message", "utterance", "input", "query", "question", "reply", "response", "text"}
+)
+
+// findTurnQuoted finds the quoted text right after a speaker and a
+// message noun ("user message 'my card was charged twice'"): a turn of a
+// conversation, content whatever the log line around it.
+func findTurnQuoted(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		c := lowerASCII(s[i])
+		if i > 0 && isAlnum(s[i-1]) {
+			continue
+		}
+		for _, sp := range turnSpeakers {
+			if sp[0] != c || !hasPrefixFold(s[i:], sp) {
+				continue
+			}
+			j := i + len(sp)
+			if j >= len(s) || s[j] != ' ' {
+				continue
+			}
+			j++
+			for _, n := range turnNouns {
+				if !hasPrefixFold(s[j:], n) {
+					continue
+				}
+				q := j + len(n)
+				if q+1 < len(s) && s[q] == ' ' && (s[q+1] == '\'' || s[q+1] == '"') && !startsWithMarker(s, q+2) {
+					if vs, ve := quotedSpan(s, q+1); ve-vs >= 2 {
+						return []int{vs, ve, -1, -1, vs, ve}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// levelPrefix returns the length of a log level word and the blanks after
+// it at the start of line ("DEBUG ", "INFO  "), or 0.
+func levelPrefix(line string) int {
+	for _, l := range [...]string{"DEBUG", "INFO", "WARNING", "WARN", "ERROR", "TRACE"} {
+		if strings.HasPrefix(line, l) && len(line) > len(l) && (line[len(l)] == ' ' || line[len(l)] == '\t') {
+			k := len(l)
+			for k < len(line) && (line[k] == ' ' || line[k] == '\t') {
+				k++
+			}
+			return k
+		}
+	}
+	return 0
+}
+
+// findPrefixedTurn finds a turn framed by a heading (==== user ====) when
+// every line of the log carries a level word first ("DEBUG ==== system
+// ====", "DEBUG You triage tickets…", as Agno's debug log writes a run):
+// the text is the lines after the heading that carry the same level, up
+// to the next heading, rule or record of another level.
+func findPrefixedTurn(s string, from int) []int {
+	for ls := from; ls < len(s); {
+		le := lineEnd(s, ls)
+		next := min(len(s), le+1)
+		line := s[ls:le]
+		p := levelPrefix(line)
+		if p == 0 {
+			ls = next
+			continue
+		}
+		if h, _ := classifyTurnLine(line[p:]); h != blockHeader {
+			ls = next
+			continue
+		}
+		level := line[:p]
+		vs, ve := next, next
+		for k := next; k < len(s); {
+			e := lineEnd(s, k)
+			l := s[k:e]
+			if !strings.HasPrefix(l, level) || turnTextEnds(l[p:]) {
+				break
+			}
+			if ve == next {
+				vs = k + p
+			}
+			ve = e
+			k = min(len(s), e+1)
+		}
+		if ve > vs && !startsWithMarker(s, vs) {
+			return []int{vs, ve, -1, -1, vs, ve}
+		}
+		ls = next
+	}
+	return nil
 }

@@ -1,0 +1,139 @@
+package redact
+
+import "strings"
+
+// Chat templates — the tokens a model's prompt is rendered with before it
+// is tokenised (ChatML's <|im_start|>user … <|im_end|>, Llama 3's
+// <|start_header_id|>user<|end_header_id|> … <|eot_id|>, Llama 2's and
+// Mistral's [INST] … [/INST], Gemma's <start_of_turn>user … <end_of_turn>,
+// Zephyr's and Phi's <|user|> … </s>) — mark every turn of a prompt
+// whatever the log around them: the text after a turn's opening token is
+// content up to the token that closes it, the next turn's, or the next log
+// record.
+
+// chatOpeners open a turn; a role word may follow up to the line's end.
+var chatOpeners = []string{
+	"<|im_start|>", "<|start_header_id|>", "[INST]", "<start_of_turn>", "<|user|>", "<|system|>",
+	"<|assistant|>", "<｜User｜>", "<｜Assistant｜>", "<|User|>", "<|Assistant|>",
+}
+
+// chatClosers close a turn (an opener closes it too).
+var chatClosers = []string{
+	"<|im_end|>", "<|eot_id|>", "[/INST]", "<end_of_turn>", "</s>", "<|end|>", "<｜end▁of▁sentence｜>",
+}
+
+// findChatTurn returns the text of the first turn after from.
+func findChatTurn(s string, from int) []int {
+	for i := from; i < len(s); {
+		o, ol := -1, 0
+		for _, t := range chatOpeners {
+			if k := strings.Index(s[i:], t); k >= 0 && (o < 0 || i+k < o) {
+				o, ol = i+k, len(t)
+			}
+		}
+		if o < 0 {
+			return nil
+		}
+		vs := o + ol
+		i = vs
+		// A role word and its header's end (<|end_header_id|>), then the
+		// line break: what follows is the turn's text.
+		if k := strings.Index(s[vs:min(len(s), vs+48)], "<|end_header_id|>"); k >= 0 {
+			vs += k + len("<|end_header_id|>")
+		} else if s[o] == '<' && !strings.HasPrefix(s[o:], "<|user|>") && !strings.HasPrefix(s[o:], "<|system|>") && !strings.HasPrefix(s[o:], "<|assistant|>") {
+			for vs < len(s) && isAlnum(s[vs]) {
+				vs++ // the role word after <|im_start|> or <start_of_turn>
+			}
+		}
+		for vs < len(s) && (s[vs] == ' ' || s[vs] == '\n' || s[vs] == '\r' || s[vs] == '\\' && vs+1 < len(s) && s[vs+1] == 'n') {
+			if s[vs] == '\\' {
+				vs++
+			}
+			vs++
+		}
+		if vs < len(s) && vs > 0 && s[vs-1] == '\n' && logRecordStart(s, vs) {
+			continue // an empty turn (the assistant's, left for the model), then the log
+		}
+		ve := len(s)
+		for _, t := range append(chatClosers[:len(chatClosers):len(chatClosers)], chatOpeners...) {
+			if k := strings.Index(s[vs:], t); k >= 0 && vs+k < ve {
+				ve = vs + k
+			}
+		}
+		// Without a closing token, the turn ends at the next log record.
+		for k := vs; k < ve; {
+			e := strings.IndexByte(s[k:ve], '\n')
+			if e < 0 {
+				break
+			}
+			if next := k + e + 1; next < ve && logRecordStart(s, next) {
+				ve = k + e
+				break
+			}
+			k += e + 1
+		}
+		ve = min(ve, vs+maxDecodedBytes)
+		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\n' || s[ve-1] == '\r') {
+			ve--
+		}
+		if ve-vs < 2 || startsWithMarker(s, vs) {
+			continue
+		}
+		return []int{vs, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// boxTitleWords, in the title of a panel drawn with box characters (rich's
+// Panel, as smolagents, CrewAI and Agno print a run's task), say its body
+// is the task or a message given to the model.
+var boxTitleWords = []string{"run", "task", "prompt", "input", "message", "question", "instruction", "query", "user"}
+
+// findBoxedContent finds the body of a panel drawn with box characters
+// whose title names a task or a message: the lines between its top border
+// (╭─ New run ─╮) and its bottom border (╰─…─╯), each between its '│'.
+func findBoxedContent(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], "╭")
+		if k < 0 {
+			return nil
+		}
+		top := i + k
+		i = top + len("╭")
+		te := lineEnd(s, top)
+		title := strings.ToLower(strings.Trim(s[top:te], "╭╮─━ \t"))
+		named := false
+		for _, w := range boxTitleWords {
+			if j := strings.Index(title, w); j >= 0 && (j == 0 || !isAlnum(title[j-1])) && (j+len(w) == len(title) || !isAlnum(title[j+len(w)])) {
+				named = true
+				break
+			}
+		}
+		if !named || te >= len(s) {
+			continue
+		}
+		bs := te + 1
+		be := strings.Index(s[bs:min(len(s), bs+maxDecodedBytes)], "╰")
+		if be < 0 {
+			continue
+		}
+		be += bs
+		// The body's lines, from the first '│' to the last one's end.
+		vs := strings.Index(s[bs:be], "│")
+		if vs < 0 {
+			continue
+		}
+		vs += bs + len("│")
+		ve := strings.LastIndex(s[vs:be], "│")
+		if ve < 0 {
+			continue
+		}
+		ve += vs
+		if strings.TrimSpace(strings.ReplaceAll(s[vs:ve], "│", "")) == "" || startsWithMarker(s, skipBlanks(s, vs)) {
+			i = be
+			continue
+		}
+		return []int{vs, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
