@@ -168,6 +168,15 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"vcards":         "BEGIN:VCARD\nFN:",
 		"name labels":    "姓名",
 		"content lines":  "prompt: x\ny\n",
+		"names by ids":   "Jan Novak (born 1980), CNP 1770418394803 (Ion Popescu) ",
+		"honorifics":     "Mme Anne Roy ",
+		"mailboxes":      "Aino Virtanen <a@b.fi> ",
+		"addresses":      "Via Roma 1, 20121 Milano ",
+		"chat templates": "<|im_start|>user\nhi there<|im_end|>",
+		"panels":         "╭─ New run ─╮\n│ do it │\n╰─╯\n",
+		"level turns":    "DEBUG ==== user ====\nDEBUG hi\n",
+		"quoted turns":   "user message 'hi' ",
+		"emails":         "a.b.c.d.e.f.g.h@",
 	} {
 		s := strings.Repeat(unit, (256<<10)/len(unit)+1)[:256<<10]
 		b.Run(name, func(b *testing.B) {

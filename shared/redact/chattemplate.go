@@ -22,20 +22,39 @@ var chatClosers = []string{
 	"<|im_end|>", "<|eot_id|>", "[/INST]", "<end_of_turn>", "</s>", "<|end|>", "<｜end▁of▁sentence｜>",
 }
 
-// findChatTurn returns the text of the first turn after from.
-func findChatTurn(s string, from int) []int {
-	for i := from; i < len(s); {
-		o, ol := -1, 0
-		for _, t := range chatOpeners {
-			if k := strings.Index(s[i:], t); k >= 0 && (o < 0 || i+k < o) {
-				o, ol = i+k, len(t)
-			}
+// chatToken returns the length of the opener (open) or closer at s[i], or 0.
+func chatToken(s string, i int) (n int, open bool) {
+	if c := s[i]; c != '<' && c != '[' {
+		return 0, false
+	}
+	for _, t := range chatOpeners {
+		if strings.HasPrefix(s[i:], t) {
+			return len(t), true
 		}
-		if o < 0 {
+	}
+	for _, t := range chatClosers {
+		if strings.HasPrefix(s[i:], t) {
+			return len(t), false
+		}
+	}
+	return 0, false
+}
+
+// findChatTurn returns the text of the first turn after from. It visits
+// each '<' and '[' once, so a text of many turns is linear.
+func findChatTurn(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		k := strings.IndexAny(s[i:], "<[")
+		if k < 0 {
 			return nil
 		}
+		o := i + k
+		i = o
+		ol, open := chatToken(s, o)
+		if ol == 0 || !open {
+			continue
+		}
 		vs := o + ol
-		i = vs
 		// A role word and its header's end (<|end_header_id|>), then the
 		// line break: what follows is the turn's text.
 		if k := strings.Index(s[vs:min(len(s), vs+48)], "<|end_header_id|>"); k >= 0 {
@@ -52,31 +71,29 @@ func findChatTurn(s string, from int) []int {
 			vs++
 		}
 		if vs < len(s) && vs > 0 && s[vs-1] == '\n' && logRecordStart(s, vs) {
+			i = vs - 1
 			continue // an empty turn (the assistant's, left for the model), then the log
 		}
-		ve := len(s)
-		for _, t := range append(chatClosers[:len(chatClosers):len(chatClosers)], chatOpeners...) {
-			if k := strings.Index(s[vs:], t); k >= 0 && vs+k < ve {
-				ve = vs + k
+		// The turn ends at the next token, or without one at the next log
+		// record, within maxDecodedBytes.
+		ve := min(len(s), vs+maxDecodedBytes)
+		for k := vs; k < ve; k++ {
+			switch s[k] {
+			case '<', '[':
+				if n, _ := chatToken(s, k); n > 0 {
+					ve = k
+				}
+			case '\n':
+				if k+1 < ve && logRecordStart(s, k+1) {
+					ve = k
+				}
 			}
 		}
-		// Without a closing token, the turn ends at the next log record.
-		for k := vs; k < ve; {
-			e := strings.IndexByte(s[k:ve], '\n')
-			if e < 0 {
-				break
-			}
-			if next := k + e + 1; next < ve && logRecordStart(s, next) {
-				ve = k + e
-				break
-			}
-			k += e + 1
-		}
-		ve = min(ve, vs+maxDecodedBytes)
 		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\n' || s[ve-1] == '\r') {
 			ve--
 		}
 		if ve-vs < 2 || startsWithMarker(s, vs) {
+			i = max(i, ve-1)
 			continue
 		}
 		return []int{vs, ve, -1, -1, vs, ve}

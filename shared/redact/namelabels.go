@@ -190,21 +190,15 @@ var recordLabels = append([]string{
 
 // findNameBeforeRecord finds a person's name written right before one of
 // recordLabels: after it only a comma, a space or an opening parenthesis.
+// One pass from from to the first such label, so a text of them is linear.
 func findNameBeforeRecord(s string, from int) []int {
-	low := lowerString(s[from:])
-	best := -1
-	for _, l := range recordLabels {
-		for off := 0; ; {
-			k := strings.Index(low[off:], l)
-			if k < 0 {
-				break
-			}
-			p := from + off + k
-			off += k + len(l)
-			if best >= 0 && p >= best {
-				break
-			}
-			if p > 0 && isAlnum(s[p-1]) {
+	for p := from; p < len(s); p++ {
+		c := lowerASCII(s[p])
+		if !recordLabelStart[c] || p > 0 && isAlnum(s[p-1]) {
+			continue
+		}
+		for _, l := range recordLabels {
+			if l[0] != c || !hasPrefixFold(s[p:], l) {
 				continue
 			}
 			e := p
@@ -212,24 +206,24 @@ func findNameBeforeRecord(s string, from int) []int {
 				e--
 			}
 			if e == p {
-				continue
-			}
-			if nameBefore(s, from, e) >= 0 {
-				best = p
 				break
 			}
+			if st := nameBefore(s, from, e); st >= 0 {
+				return []int{st, e, -1, -1, st, e}
+			}
+			break
 		}
 	}
-	if best < 0 {
-		return nil
-	}
-	e := best
-	for e > from && best-e < 3 && (s[e-1] == ' ' || s[e-1] == ',' || s[e-1] == '(') {
-		e--
-	}
-	st := nameBefore(s, from, e)
-	return []int{st, e, -1, -1, st, e}
+	return nil
 }
+
+// recordLabelStart holds the first bytes of recordLabels, lower case.
+var recordLabelStart = func() (t [256]bool) {
+	for _, l := range recordLabels {
+		t[lowerASCII(l[0])] = true
+	}
+	return t
+}()
 
 func isLetterOrHigh(c byte) bool { return isLetter(c) || c >= 0x80 }
 
@@ -246,19 +240,30 @@ func lowerString(s string) string {
 // honorifics stand before a person's name: "bénéficiaire Mme Camille
 // Lefèvre-Roux", "Herr Jonas Weber", "Sra. Lucía Pérez".
 var honorifics = []string{
-	"Mr.", "Mrs.", "Ms.", "Mr", "Mrs", "Ms", "Mme", "Mlle", "M.", "Herr", "Frau", "Sr.", "Sra.", "Srta.",
+	"Mr.", "Mrs.", "Ms.", "Mr", "Mrs", "Ms", "Mme", "Mlle", "Herr", "Frau", "Sr.", "Sra.", "Srta.",
 	"Dr.", "Sig.", "Sig.ra", "Dott.", "Pan", "Pani", "Mevrouw", "Meneer", "Dhr.", "Mevr.",
 }
+
+// honorificStart holds the first bytes of honorifics.
+var honorificStart = func() (t [256]bool) {
+	for _, h := range honorifics {
+		t[h[0]] = true
+	}
+	return t
+}()
 
 // findHonorificName finds two to four capitalised words after an
 // honorific (a title that only a person has).
 func findHonorificName(s string, from int) []int {
 	for i := from; i < len(s); i++ {
 		c := s[i]
-		if !isUpper(c) || i > 0 && (isAlnum(s[i-1]) || s[i-1] >= 0x80) {
+		if !honorificStart[c] || i > 0 && (isAlnum(s[i-1]) || s[i-1] >= 0x80) {
 			continue
 		}
 		for _, h := range honorifics {
+			if h[0] != c {
+				continue
+			}
 			if !strings.HasPrefix(s[i:], h) || i+len(h) >= len(s) || s[i+len(h)] != ' ' {
 				continue
 			}

@@ -499,7 +499,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after an honorific (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"mr", "ms", "mme", "mlle", "m. ", "herr", "frau", "sr.", "sra.", "srta.", "dr.", "sig.", "dott.", "pan", "mevr", "meneer", "dhr."},
+		Triggers: []string{"mr ", "mr.", "mrs", "ms ", "ms.", "mme ", "mlle ", "herr ", "frau ", "sr. ", "sra. ", "srta. ", "dr. ", "sig. ", "sig.ra", "dott. ", "pan ", "pani ", "mevrouw ", "meneer ", "dhr. ", "mevr. "},
 		Find:     findHonorificName,
 	},
 	{
@@ -510,7 +510,7 @@ var piiPatterns = []Pattern{
 	{
 		Kind:     KindEmail,
 		Triggers: []string{"@"},
-		Regexp:   regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`),
+		Find:     findEmail, // email.go
 	},
 	{
 		// 13–19 digits, contiguous or in the printed groupings (4-4-4-4[-3],

@@ -282,8 +282,10 @@ func (in *probe) occurrences() []occurrence {
 // it holds.
 type digitRun struct{ lo, hi, digits int }
 
-// triggerSet holds one bit per distinct trigger of Patterns.
-type triggerSet [8]uint64
+// triggerSet holds one bit per distinct trigger of Patterns: 1,024 of
+// them. A pattern whose triggers do not fit runs on every text
+// (TestTriggersFit keeps them in).
+type triggerSet [16]uint64
 
 // patternSet holds one bit per pattern of Patterns.
 type patternSet [8]uint64
@@ -350,7 +352,7 @@ func buildTriggers(ps []Pattern) *triggerTable {
 			t.minDigits = p.MinDigits
 		}
 		for _, w := range p.Triggers {
-			w = strings.ToLower(w)
+			w = lowerString(w) // ASCII letters only, as scan lowers a text
 			id, ok := ids[w]
 			if !ok {
 				if w == "" || len(t.words) == len(triggerSet{})*64 {
@@ -429,9 +431,17 @@ func (t *triggerTable) scan(s string, occ []occurrence) (triggerSet, []occurrenc
 		}
 		next := lowerASCII(s[i+1])
 		if l := t.pairs[uint16(c)<<8|uint16(next)]; l != 0 {
+			var third byte
+			if i+2 < len(s) {
+				third = lowerASCII(s[i+2])
+			}
 			for _, id := range t.lists[l] {
+				w := t.words[id]
+				if len(w) > 2 && w[2] != third {
+					continue // the third byte tells most words of a common pair apart
+				}
 				seen := found[id>>6]&(1<<(id&63)) != 0
-				if seen && !t.positional[id] || !hasPrefixFold(s[i:], t.words[id]) {
+				if seen && !t.positional[id] || !hasPrefixFold(s[i:], w) {
 					continue
 				}
 				found[id>>6] |= 1 << (id & 63)
