@@ -235,7 +235,7 @@ func classifyUpstream(err error) (Classification, bool) {
 	if c, ok := classifyJSON(err); ok {
 		return ev.finish(c), true
 	}
-	if ph, ok := matchPhrase(TextPhrases, text); ok {
+	if ph, ok := matchPhrase(TextPhrases, withoutQuestions(text)); ok {
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
 	c := Of(Unknown, "no rule matched")

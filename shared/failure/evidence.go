@@ -375,11 +375,11 @@ func overridePhrase(msg, text string) (Phrase, bool) {
 func (ev *evidence) phrase(text string) (Classification, bool) {
 	p := ev.prov()
 	if ev.message != "" {
-		if ph, ok := matchPhrase(ProviderPhrases, ev.message); ok {
+		if ph, ok := matchPhrase(ProviderPhrases, withoutQuestions(ev.message)); ok {
 			return ev.phraseClass(ph, reason(p, " message mentions \"", ph.Fragment, "\"", ev.status), text), true
 		}
 	}
-	if ph, ok := matchPhrase(ProviderPhrases, text); ok {
+	if ph, ok := matchPhrase(ProviderPhrases, withoutQuestions(text)); ok {
 		return ev.phraseClass(ph, reason(p, " error text mentions \"", ph.Fragment, "\"", ev.status), text), true
 	}
 	return Classification{}, false
@@ -411,6 +411,27 @@ func (ev *evidence) words(text string) (Classification, bool) {
 	return Classification{}, false
 }
 
+// withoutQuestions returns t without the questions a client asks its
+// reader about a block ("Check the response.prompt_feedback to see if the
+// prompt was blocked"): they say no block happened; a block_reason printed
+// after them still does.
+func withoutQuestions(t string) string {
+	if !containsFoldASCII(t, "was blocked") {
+		return t
+	}
+	for _, q := range [...]string{"if the prompt was blocked", "whether the prompt was blocked",
+		"if the response was blocked", "whether the response was blocked"} {
+		for {
+			k := indexFoldASCII(t, q)
+			if k < 0 {
+				break
+			}
+			t = t[:k] + t[k+len(q):]
+		}
+	}
+	return t
+}
+
 // modelWords decides on the words of a model endpoint's 4xx (ModelWords).
 func (ev *evidence) modelWords(text string) (Classification, bool) {
 	if ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
@@ -428,7 +449,7 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 				// returned … block_reason: SAFETY"): judged as the answer
 				// itself would be.
 				for _, t := range [2]string{ev.message, text} {
-					if pol, ok := matchPhraseFold(policyWords(), t); ok && t != "" {
+					if pol, ok := matchPhraseFold(policyWords(), withoutQuestions(t)); ok && t != "" {
 						return Of(pol.Class, reason(p, " model endpoint's answer: \"", ph.Fragment, "\", \""+pol.Fragment+"\"", 0)), true
 					}
 				}
@@ -634,4 +655,26 @@ func bytesString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// indexFoldASCII returns the index of the lower-case ASCII fragment frag in
+// s, ignoring ASCII case, or -1.
+func indexFoldASCII(s, frag string) int {
+	for i := 0; i+len(frag) <= len(s); i++ {
+		j := 0
+		for j < len(frag) {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != frag[j] {
+				break
+			}
+			j++
+		}
+		if j == len(frag) {
+			return i
+		}
+	}
+	return -1
 }

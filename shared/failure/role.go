@@ -78,6 +78,12 @@ var KnownProviders = map[string]struct {
 	"webhook": {RoleWebhook, ""}, "slack": {RoleWebhook, ""}, "discord": {RoleWebhook, ""}, "teams": {RoleWebhook, ""},
 	"msteams": {RoleWebhook, ""}, "mattermost": {RoleWebhook, ""}, "zapier": {RoleWebhook, ""}, "googlechat": {RoleWebhook, ""},
 	"pagerduty": {RoleWebhook, ""}, "opsgenie": {RoleWebhook, ""}, "notify": {RoleWebhook, ""},
+	"rocketchat": {RoleWebhook, ""}, "telegram": {RoleWebhook, ""}, "zulip": {RoleWebhook, ""}, "webex": {RoleWebhook, ""},
+	"ntfy": {RoleWebhook, ""}, "pushover": {RoleWebhook, ""}, "twilio": {RoleWebhook, ""}, "dingtalk": {RoleWebhook, ""},
+	"wechat": {RoleWebhook, ""}, "wecom": {RoleWebhook, ""}, "feishu": {RoleWebhook, ""}, "lark": {RoleWebhook, ""},
+	// mailers: a notice's receivers too (SES is an AWS API, but its role here is delivery)
+	"ses": {RoleWebhook, ""}, "sendgrid": {RoleWebhook, ""}, "mailgun": {RoleWebhook, ""}, "postmark": {RoleWebhook, ""},
+	"smtp": {RoleWebhook, ""}, "mail": {RoleWebhook, ""},
 	// AWS APIs
 	"aws": {RoleAWS, ""}, "amazon": {RoleAWS, ""}, "dynamodb": {RoleAWS, ""}, "sqs": {RoleAWS, ""}, "s3": {RoleAWS, ""},
 	"kms": {RoleAWS, ""}, "sts": {RoleAWS, ""}, "ssm": {RoleAWS, ""}, "secretsmanager": {RoleAWS, ""}, "sns": {RoleAWS, ""},

@@ -514,8 +514,11 @@ var TransportPhrases = []Phrase{
 	{"und_err_connect_timeout", NetworkTimeout},
 	{"und_err_headers_timeout", NetworkTimeout},
 	{"und_err_body_timeout", NetworkTimeout},
-	{"typeerror: fetch failed", NetworkTimeout},                   // undici: the cause, when printed, says more (above)
-	{"<no response> fetch failed", NetworkTimeout},                // ofetch around undici: no answer at all
+	{"typeerror: fetch failed", NetworkTimeout},    // undici: the cause, when printed, says more (above)
+	{"<no response> fetch failed", NetworkTimeout}, // ofetch around undici: no answer at all
+	{"empty reply from server", NetworkTimeout},    // curl (52): the connection closed with no answer
+	{"mint.transporterror", NetworkTimeout},        // Elixir's Mint: closed, timeout, econnrefused
+	{"socket closed", NetworkTimeout},
 	{"socket connection was closed unexpectedly", NetworkTimeout}, // Bun
 	{"unexpected end of stream", NetworkTimeout},                  // OkHttp
 	{"stream was reset", NetworkTimeout},                          // OkHttp HTTP/2

@@ -82,8 +82,9 @@ var (
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
 	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'",
-	// Elixir's "{:error, {:http_error, 400, …}}".
-	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+`)
+	// Elixir's "{:error, {:http_error, 400, …}}", "Client error - 404 when
+	// posting", "…/items- 404 error".
+	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:

@@ -83,7 +83,7 @@ var ModelWords = []Meaning{
 		"reduce the length", "reduce your prompt", "reduce the prompt", "shorten", "payload size exceeds",
 		"request payload size", "request entity too large", "payload too large", "request too large",
 		"input too large", "prompt too large", "`inputs` tokens", "length limit exceeded", "maximum length",
-		"tokens per request", "tokens too long",
+		"tokens per request", "tokens too long", "context overflow", "context the overflows", "overflows the context",
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 	}},
 	{ClientError, "parameter", []string{
@@ -231,7 +231,8 @@ var modelWords = sync.OnceValue(func() []Phrase {
 var UpstreamWords = []Meaning{
 	{RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
-		"reduce your request rate", "too_many_requests", "too_many_write",
+		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
+		"quota", // a limit: read by its period (a daily one is spent)
 	}},
 	{AuthDenied, "permission", []string{
 		"not authorized", "not authorised", "unauthorized", "unauthorised", "permission", "forbidden",

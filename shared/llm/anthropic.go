@@ -66,6 +66,7 @@ type anthropicMessage struct {
 type anthropicMessageBody struct {
 	ID      string `json:"id"`
 	Type    string `json:"type"`
+	Role    string `json:"role"`
 	Model   string `json:"model"`
 	Content []struct {
 		Type string `json:"type"`
@@ -142,7 +143,9 @@ func (c *AnthropicClient) decode(r reply) (Response, error) {
 	if m.Type == "error" || hasErrorObject(m.Error) {
 		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
 	}
-	if m.Type != "message" {
+	// A message whose envelope a gateway trimmed of its type keeps its
+	// role, content and stop reason: judged as the message it is.
+	if m.Type != "message" && !(m.Type == "" && m.Role == "assistant" && (m.StopReason != nil || len(m.Content) > 0)) {
 		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, fmt.Errorf("type %q, want message", truncateString(m.Type, 40)),
 			"malformed answer envelope"))
 	}

@@ -1,0 +1,43 @@
+package failure_test
+
+import (
+	"testing"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// TestFamiliesOfRoundEight holds members of the families holdout round 8
+// showed (cmd/triage/testdata/corpus/README.md), in wordings other than
+// the round's.
+func TestFamiliesOfRoundEight(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		ev   failure.Evidence
+		want failure.Class
+	}{
+		// A status after "error -", or before "error".
+		"error - 410":   {failure.Evidence{Stage: pipeline.Notify, Text: "Server error - 503 when posting to https://hooks.example.org/x"}, failure.UpstreamUnavailable},
+		"a 404 error":   {failure.Evidence{Stage: pipeline.Fetch, Text: "GET https://example.org/feed.xml - 404 error"}, nf},
+		"not a status":  {failure.Evidence{Stage: pipeline.Fetch, Text: "parsed 404 entries without error"}, failure.Unknown},
+		"curl 52":       {failure.Evidence{Stage: pipeline.Notify, Text: "curl: (52) Empty reply from server"}, nt},
+		"Mint closed":   {failure.Evidence{Provider: "anthropic", Stage: pipeline.LLM, Text: "** (Mint.TransportError) timeout"}, nt},
+		"socket closed": {failure.Evidence{Stage: pipeline.Fetch, Text: "read tcp: socket closed"}, nt},
+		// A receiver's words of a limit: a rate per minute, a quota by its period.
+		"a bot's rate":          {failure.Evidence{Provider: "feishu", Stage: pipeline.Notify, Text: "code 9499: request too fast, 100 times per minute"}, rl},
+		"a daily message quota": {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"daily message quota exceeded"}`)}, be},
+		"a quota, no period":    {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"quota exceeded"}`)}, rl},
+		// A mailer is a notice's receiver whatever stage is named.
+		"SES not verified, no stage": {failure.Evidence{Provider: "ses", Text: "MessageRejected: Email address is not verified. The following identities failed the check in region EU-WEST-1: ops@example.org"}, ad},
+		// A context that overflows is a length.
+		"context overflow": {failure.Evidence{Provider: "lmstudio", Stage: pipeline.LLM, Status: 400, Body: []byte(`{"error":"Context overflow: the prompt has 9000 tokens, the context 8192"}`)}, tl},
+		// A client's question about a block says no block.
+		"asked, not blocked":  {failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "ValueError: The `response.text` quick accessor only works when the response contains a valid `Part`, but none was returned. Check the `candidate.safety_ratings` to see if the response was blocked."}, failure.ResponseInvalid},
+		"asked, then blocked": {failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "ValueError: The `response.parts` quick accessor only works for a single candidate, but none were returned. Check the `response.prompt_feedback` to see if the prompt was blocked.\nblock_reason: OTHER\nreason: SAFETY"}, cp},
+	} {
+		ev := tc.ev
+		if c := failure.Classify(&ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
+		}
+	}
+}
