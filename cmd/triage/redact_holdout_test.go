@@ -94,6 +94,7 @@ func TestRedactHoldout(t *testing.T) {
 		{"round2.jsonl", 258},
 		{"round3.jsonl", 205},
 		{"round4.jsonl", 207},
+		{"round5.jsonl", 201},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

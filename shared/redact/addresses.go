@@ -20,9 +20,9 @@ var streetAddress = regexp.MustCompile(
 		// 221B Baker Street; 1600 Pennsylvania Avenue NW
 		`|\b\d{1,5}[A-Za-z]?[ \t]+(?:\p{Lu}[\p{L}'’.-]*[ \t]+){1,3}(?:Street|St\.|Road|Rd\.|Avenue|Ave\.?|Lane|Ln\.|Drive|Dr\.|Boulevard|Blvd\.?|Court|Ct\.|Terrace|Crescent|Close)(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?` +
 		// Hauptstraße 5; Mannerheimintie 12 A; Drottninggatan 3
-		`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht)[ \t]+\d{1,4}[A-Za-z]?)` +
+		`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht|gata|vegur|veien|vei|braut)[ \t]+\d{1,4}[A-Za-z]?)` +
 		// , 20121 Milano; , 75001 Paris; , SW1A 1AA London — the postcode and city
-		`(?:,?[ \t]+(?:\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})[ \t]+\p{Lu}[\p{L}-]+(?:[ \t]+\p{Lu}[\p{L}-]+)?)?`)
+		`(?:,?[ \t]+(?:\d{3,5}|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})[ \t]+\p{Lu}[\p{L}-]+(?:[ \t]+\p{Lu}[\p{L}-]+)?)?`)
 
 // streetWords are the street words, lower case, that stand as words of
 // their own; streetSuffixes are those fused to a street's name.
@@ -37,7 +37,7 @@ var (
 	}
 	streetSuffixes = []string{
 		"straße", "strasse", "gasse", "weg", "allee", "platz", "ring", "katu", "tie", "gatan", "vägen",
-		"gade", "vej", "laan", "straat", "gracht",
+		"gade", "vej", "laan", "straat", "gracht", "gata", "vegur", "veien", "vei", "braut",
 	}
 )
 
@@ -106,5 +106,5 @@ var streetTriggers = []string{
 	"via ", "viale ", "piazza", "corso ", "calle ", "avenida ", "rua ", "travessa ", "ulica ", "ul. ",
 	"rue ", "avenue", "boulevard", "chemin ", "impasse ", "street", "road ", "lane ", "drive ", "terrace",
 	"crescent", "straße", "strasse", "gasse ", "allee ", "platz ", "katu ", "gatan ", "vägen ", "straat ",
-	"gracht ",
+	"gracht ", "gata ", "vegur ", "veien ", "braut ",
 }

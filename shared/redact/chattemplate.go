@@ -64,9 +64,11 @@ func findChatTurn(s string, from int) []int {
 				vs++ // the role word after <|im_start|> or <start_of_turn>
 			}
 		}
+		escaped := false // the template written inside a quoted string, its line breaks as \n
 		for vs < len(s) && (s[vs] == ' ' || s[vs] == '\n' || s[vs] == '\r' || s[vs] == '\\' && vs+1 < len(s) && s[vs+1] == 'n') {
 			if s[vs] == '\\' {
 				vs++
+				escaped = true
 			}
 			vs++
 		}
@@ -85,6 +87,17 @@ func findChatTurn(s string, from int) []int {
 				}
 			case '\n':
 				if k+1 < ve && logRecordStart(s, k+1) {
+					ve = k
+				}
+			}
+		}
+		if escaped {
+			// Inside a string (a Python repr, a JSON value): the turn ends
+			// with its line, or at the string's closing quote.
+			ve = min(ve, lineEnd(s, vs))
+			ls := lineStartOf(s, o)
+			if q := strings.LastIndexAny(s[ls:o], "'\""); q >= 0 {
+				if k := closingQuote(s, ls+q); k >= vs && k < ve {
 					ve = k
 				}
 			}

@@ -62,6 +62,13 @@ func dumpKeyBefore(s string, q int) (int, int) {
 			return 0, 0
 		}
 		return ks, q - 1
+	case q >= 4 && s[q-3:q] == " = " && isKey(s[q-4]): // Java's toString with spaced '=': text = "…" (LangChain4j)
+		ke := q - 3
+		ks := ke
+		for ks > 0 && isKey(s[ks-1]) {
+			ks--
+		}
+		return ks, ke
 	case q > 0 && s[q-1] == ' ' && s[q] == '"': // EDN: :content "…"
 		ke := q - 1
 		ks := ke
@@ -72,7 +79,7 @@ func dumpKeyBefore(s string, q int) (int, int) {
 			return 0, 0
 		}
 		return ks, ke
-	default: // PHP: 'content' => '…'
+	default: // PHP: 'content' => '…'; Ruby: :content=>"…"
 		j := q
 		for j > 0 && s[j-1] == ' ' {
 			j--
@@ -83,6 +90,16 @@ func dumpKeyBefore(s string, q int) (int, int) {
 		j -= 2
 		for j > 0 && s[j-1] == ' ' {
 			j--
+		}
+		if j > 0 && isKey(s[j-1]) { // a Ruby symbol's key
+			ks := j
+			for ks > 0 && isKey(s[ks-1]) {
+				ks--
+			}
+			if ks > 0 && s[ks-1] == ':' {
+				return ks, j
+			}
+			return 0, 0
 		}
 		if j < 2 || s[j-1] != '\'' && s[j-1] != '"' {
 			return 0, 0

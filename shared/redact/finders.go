@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Hand-written finders for Pattern.Find. Each one hops between the bytes
 // that must be there (':' or '=', '?' or '&', "://") with the strings
@@ -49,6 +52,9 @@ func findKeyValue(s string, from int) []int {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
 		}
 		vs, ve, end := valueAt(s, v, kind == KindCookie, quote)
+		if vs < len(s) && startsWithMarker(s, vs) {
+			continue // redacted already: a content rule's Text, or a marker
+		}
 		if kind == KindBearer && ve == end && ve > vs {
 			if cs, ce, ok := credentialSlot(s, vs, ve); ok {
 				if s[sep] == ':' && headerLineStart(s, keyStart) {
@@ -443,21 +449,53 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 // keyNeedles are lowercase fragments every secret key contains (see
 // SecretWords, SecretFragments, KeyPrefixes): a cheap test before KeyKind
 // splits a key into words, and the triggers of the key-value rule.
-var keyNeedles = []string{
+var keyNeedles = withPersonalKeys(keyTriggers)
+
+// keyTriggers are keyNeedles but the personal keys withPersonalKeys adds:
+// the key-value rule's triggers. A text that names a rarer personal key
+// (kennitala=, ird_number=) nearly always holds one of these too (a name,
+// a key, an account), and the added keys' pairs of bytes, common in words,
+// would make every text's trigger scan slower.
+var keyTriggers = ([]string{
 	"pass", "pwd", "secret", "token", "key", "auth", "cookie", "sess",
 	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf",
-	// Keys that name personal data (PersonalKeys).
+	// Keys that name personal data (PersonalKeys; the others are added).
 	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
 	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",
 	"tel", "account", "pan", "mrn", "national",
+})
+
+// withPersonalKeys adds to needles every key of PersonalKeys that holds
+// none of them (cpf, kennitala, nombre, 성명), so that the key-value rule
+// wakes for each in text as the structure layer reads each in JSON.
+func withPersonalKeys(needles []string) []string {
+	var add []string
+	for k := range PersonalKeys {
+		lk := lowerString(k)
+		if slices.Contains(nameLabels, lk) {
+			continue // a name label's value is findLabelledName's: a name, not any value (holder=worker-3)
+		}
+		covered := false
+		for _, n := range needles {
+			covered = covered || strings.Contains(lk, n)
+		}
+		if !covered {
+			add = append(add, lk)
+		}
+	}
+	slices.Sort(add)
+	return append(needles, add...)
 }
 
-// needlesByFirst indexes keyNeedles by their first byte.
-var needlesByFirst = func() (t [256][]string) {
+// needlesByPair indexes keyNeedles by their first two bytes: past the
+// needlePairs test, a key compares only the needles that start there.
+var needlesByPair = func() map[uint16][]string {
+	m := map[uint16][]string{}
 	for _, n := range keyNeedles {
-		t[n[0]] = append(t[n[0]], n)
+		k := uint16(n[0])<<8 | uint16(n[1])
+		m[k] = append(m[k], n)
 	}
-	return t
+	return m
 }()
 
 // needlePairs marks the first two bytes of every needle, so that a key is
@@ -476,7 +514,7 @@ func hasKeyNeedle(lower []byte) bool {
 		if !needlePairs[uint16(lower[i])<<8|uint16(lower[i+1])] {
 			continue
 		}
-		for _, n := range needlesByFirst[lower[i]] {
+		for _, n := range needlesByPair[uint16(lower[i])<<8|uint16(lower[i+1])] {
 			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
 				return true
 			}
@@ -492,9 +530,11 @@ func secretKeyCandidate(key string) Kind {
 	if len(key) < 3 || len(key) > len(buf) {
 		return "" // too short for a needle, or a long run of word characters
 	}
-	lower := buf[:len(key)]
+	lower := buf[:0]
 	for i := 0; i < len(key); i++ {
-		lower[i] = lowerASCII(key[i])
+		if c := key[i]; c != '_' && c != '-' && c != '.' {
+			lower = append(lower, lowerASCII(c)) // without separators, as the keys are normalized (ird_number: irdnumber)
+		}
 	}
 	if !hasKeyNeedle(lower) {
 		return ""

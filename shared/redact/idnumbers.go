@@ -25,6 +25,8 @@ var (
 		"steuer-identifikationsnummer", "steuer-idnr", "steueridentifikationsnummer", "egn", "егн", "ЕГН",
 		"rodné číslo", "rodne cislo", "ssin", "rijksregisternummer", "national register", "cnp",
 		"個人番号", "マイナンバー", "my number",
+		"kennitala", "emšo", "emso", "ppsn", "pps number", "amka", "cédula", "cedula", "ird number",
+		"rnokpp", "рнокпп", "іпн", "инн", "снилс", "thai id", "เลขประจำตัวประชาชน",
 	}
 	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr"}
 )

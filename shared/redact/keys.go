@@ -302,6 +302,18 @@ var AnswerQualifiers = map[string]bool{
 	"rag": true, "final": true, "reference": true,
 }
 
+// lowerKey lowers a key's ASCII letters and keeps its offsets: Go's
+// ToLower (one allocation) for an ASCII key, byte by byte for one with
+// letters of other scripts, whose lower case may differ in length.
+func lowerKey(key string) string {
+	for i := 0; i < len(key); i++ {
+		if key[i] >= 0x80 {
+			return lowerString(key)
+		}
+	}
+	return strings.ToLower(key)
+}
+
 // secretKind applies the secret-key rules to the lowercase words of a key.
 func secretKind(words []string) Kind {
 	last := -1
@@ -419,7 +431,7 @@ func splitWords(key string, dst []string) []string {
 	lower := key
 	for i := 0; i < len(key); i++ {
 		if c := key[i]; c >= 'A' && c <= 'Z' {
-			lower = strings.ToLower(key) // once per key, and only with capitals
+			lower = lowerKey(key) // once per key, and only with capitals
 			break
 		}
 	}
@@ -432,7 +444,7 @@ func splitWords(key string, dst []string) []string {
 	}
 	for i := 0; i < len(key); i++ {
 		c := key[i]
-		if !isAlnum(c) {
+		if !isAlnum(c) && c < 0x80 { // letters of other scripts are a word's too (ПІБ, 성명)
 			flush(i)
 			continue
 		}

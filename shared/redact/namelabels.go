@@ -12,6 +12,7 @@ import (
 var nameLabels = []string{
 	"employee", "holder", "cardholder", "kontoinhaber", "titulaire", "payer", "payee",
 	"buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО",
+	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -33,7 +34,7 @@ func findLabelledName(s string, from int) []int {
 			if i < len(s) && isWord(s[i]) {
 				continue
 			}
-			if loc := nameAfter(s, i, l[0] >= 0x80); loc != nil {
+			if loc := nameAfter(s, i, l[0] >= 0x80, bareNameLabels[l]); loc != nil {
 				return loc
 			}
 		}
@@ -49,8 +50,17 @@ var nameLabelStart = func() (t [256]bool) {
 	return t
 }()
 
-// nameAfter returns the name after a label ending at s[i], or nil.
-func nameAfter(s string, i int, cjk bool) []int {
+// bareNameLabels are the name labels a name may follow with no ':' or
+// quote between ("recipient Kari Nordmann, …"): two capitalised words at
+// least still make the name.
+var bareNameLabels = map[string]bool{
+	"recipient": true, "comprador": true, "destinatario": true, "adresát": true, "bénéficiaire": true,
+	"beneficiary": true, "payee": true, "titulaire": true, "kontoinhaber": true,
+}
+
+// nameAfter returns the name after a label ending at s[i], or nil; bare
+// lets it follow the label with no separator.
+func nameAfter(s string, i int, cjk, bare bool) []int {
 	for i < len(s) && s[i] == ' ' {
 		i++
 	}
@@ -69,7 +79,7 @@ func nameAfter(s string, i int, cjk bool) []int {
 		sep = true
 		i++
 	}
-	if !sep && !cjk {
+	if !sep && !cjk && !bare {
 		return nil
 	}
 	start, j, words := i, i, 0

@@ -114,6 +114,15 @@ func init() {
 // name/value attributes that name a credential lose their value.
 var structurePatterns = []Pattern{
 	{
+		// A turn of a prompt rendered with a chat template's tokens
+		// (chattemplate.go), before the labels a
+		// template may stand after ("prompt: [INST] …").
+		Kind:     KindSecret,
+		Triggers: []string{"<|im_start|>", "<|start_header_id|>", "[inst]", "<start_of_turn>", "<|user|>", "<|system|>", "<|assistant|>", "<｜user｜>", "<｜assistant｜>"},
+		Find:     findChatTurn,
+		textKind: true,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: contentNeedles,
 		Find:     findContentValue,
@@ -123,14 +132,14 @@ var structurePatterns = []Pattern{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :"},
+		Triggers: []string{":\"", "=>", " :", " = \""},
 		Find:     findDumpedContent,
 		textKind: true,
 	},
 	{
 		// A credential key's string in the same dumps.
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :"},
+		Triggers: []string{":\"", "=>", " :", " = \""},
 		Find:     findDumpedSecret,
 		Check:    checkPHPSecret,
 	},
@@ -157,14 +166,6 @@ var structurePatterns = []Pattern{
 		Kind:     KindSecret,
 		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:", "user (", "assistant (", "system ("},
 		Find:     findTurnText,
-		textKind: true,
-	},
-	{
-		// A turn of a prompt rendered with a chat template's tokens
-		// (chattemplate.go).
-		Kind:     KindSecret,
-		Triggers: []string{"<|im_start|>", "<|start_header_id|>", "[inst]", "<start_of_turn>", "<|user|>", "<|system|>", "<|assistant|>", "<｜user｜>", "<｜assistant｜>"},
-		Find:     findChatTurn,
 		textKind: true,
 	},
 	{
@@ -410,7 +411,7 @@ var secretPatterns = []Pattern{
 		// An auth scheme before the value stays; a Cookie or Set-Cookie
 		// value goes with all its "; "-separated pairs. See findKeyValue.
 		Kind:     KindSecret,
-		Triggers: keyNeedles,
+		Triggers: keyTriggers,
 		Find:     findKeyValue,
 		Check:    checkKeyValue,
 	},
@@ -447,7 +448,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after a label that says so (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО"},
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire"},
 		Find:     findLabelledName,
 	},
 	{
@@ -462,6 +463,12 @@ var piiPatterns = []Pattern{
 		Kind:     KindPersonal,
 		Triggers: streetTriggers,
 		Find:     findStreetAddress,
+	},
+	{
+		// A patient's fields of an HL7 v2 message (hl7.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"pid|", "nk1|"},
+		Find:     findHL7Field,
 	},
 	{
 		// A mailbox's display name: `Aino Virtanen <aino@…>` (namelabels.go).

@@ -442,7 +442,7 @@ var PersonalKeys = map[string]Kind{
 	// identity numbers and names under their own languages' keys
 	"cpr": KindPersonal, "cprnummer": KindPersonal, "teudatzehut": KindPersonal, "rfc": KindPersonal,
 	"tckimlikno": KindPersonal, "kimlikno": KindPersonal, "cuil": KindPersonal, "cuit": KindPersonal,
-	"rut": KindPersonal, "run": KindPersonal, "isikukood": KindPersonal, "fodselsnummer": KindPersonal,
+	"rut": KindPersonal, "isikukood": KindPersonal, "fodselsnummer": KindPersonal,
 	"fødselsnummer": KindPersonal, "oib": KindPersonal, "ahv": KindPersonal, "ahvnummer": KindPersonal,
 	"avs": KindPersonal, "nir": KindPersonal, "steuerid": KindPersonal, "steueridnr": KindPersonal,
 	"idnr": KindPersonal, "egn": KindPersonal, "rodnecislo": KindPersonal, "ssin": KindPersonal,
@@ -455,6 +455,12 @@ var PersonalKeys = map[string]Kind{
 	"imie": KindPersonal, "nazwisko": KindPersonal, "jmeno": KindPersonal, "prijmeni": KindPersonal,
 	"achternaam": KindPersonal, "voornaam": KindPersonal, "sukunimi": KindPersonal, "etunimi": KindPersonal,
 	"fullnavn": KindPersonal, "fuldenavn": KindPersonal, "adsoyad": KindPersonal,
+	"kennitala": KindPersonal, "emso": KindPersonal, "ppsn": KindPersonal, "ppsnumber": KindPersonal,
+	"amka": KindPersonal, "cedula": KindPersonal, "cédula": KindPersonal, "irdnumber": KindPersonal,
+	"rnokpp": KindPersonal, "snils": KindPersonal, "pinthai": KindPersonal,
+	"piб": KindPersonal, "піб": KindPersonal, "ПІБ": KindPersonal, "фио": KindPersonal, "ФИО": KindPersonal,
+	"성명": KindPersonal, "이름": KindPersonal, "氏名": KindPersonal, "姓名": KindPersonal, "名前": KindPersonal,
+	"comprador": KindPersonal, "destinatario": KindPersonal,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 

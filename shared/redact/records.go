@@ -1103,8 +1103,24 @@ func personalList(kind Kind, a []any, depth int, k string) []any {
 func recordKey(k string) string {
 	for i := 0; i < len(k); i++ {
 		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return normKey(k)
+			return withoutLanguage(normKey(k))
 		}
 	}
 	return k
+}
+
+// withoutLanguage returns a name's key without the language tag a
+// multilingual record writes after it (name_th, name_en, fullName_ja).
+func withoutLanguage(nk string) string {
+	if n := len(nk); n > 4 && languageTags[nk[n-2:]] && personNameKeys[nk[:n-2]] {
+		return nk[:n-2]
+	}
+	return nk
+}
+
+// languageTags are ISO 639-1 codes a record's keys end in.
+var languageTags = map[string]bool{
+	"en": true, "th": true, "ja": true, "ko": true, "zh": true, "ru": true, "uk": true, "el": true,
+	"ar": true, "he": true, "fr": true, "de": true, "es": true, "it": true, "pt": true, "hi": true,
+	"vi": true, "tr": true, "pl": true, "nl": true, "sv": true, "fi": true, "is": true, "cs": true,
 }
