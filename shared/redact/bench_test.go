@@ -154,6 +154,7 @@ func BenchmarkStringAdversarial(b *testing.B) {
 		"php dumps":      "[\"password\"]=>\nstring(9) \"",
 		"cli flags":      " -p Zx9!wq --token=",
 		"url paths":      "https://h.example/inputs/",
+		"webhook paths":  "https://h.example/webhook/a/",
 		"auth schemes":   "Authorization: X ",
 		"yaml names":     "name: x\n",
 		"xml names":      "<Dbtr><Nm>Jo Do</Nm>",

@@ -64,6 +64,7 @@ func findPathSecret(s string, from int) []int {
 			}
 			hook = hook || HookWords[strings.ToLower(seg)]
 			prev, a = seg, b+1
+			i = a // a path that ends in '/' leaves the loop here: the next URL is searched past it
 		}
 	}
 	return nil
