@@ -407,6 +407,17 @@ func (ev *evidence) words(text string) (Classification, bool) {
 		return ev.modelWords(text)
 	case RoleSource, RoleWebhook:
 		return ev.upstreamWords(r, text)
+	case RoleAWS:
+		// AWS answers some throttling with 403 (SQS's RequestThrottled,
+		// "Request is throttled"): the rate's words decide before the 403
+		// row, as they do for a source's 403.
+		if ev.status == 403 || ev.status == 0 {
+			for _, s := range [2]string{ev.message, text} {
+				if s != "" && (containsFoldASCII(s, "throttl") || containsFoldASCII(s, "rate exceeded")) {
+					return Of(RateLimited, reason(ev.prov(), " AWS's message says it is throttled", "", "", ev.status)), true
+				}
+			}
+		}
 	}
 	return Classification{}, false
 }

@@ -517,6 +517,10 @@ var TransportPhrases = []Phrase{
 	{"typeerror: fetch failed", NetworkTimeout},    // undici: the cause, when printed, says more (above)
 	{"<no response> fetch failed", NetworkTimeout}, // ofetch around undici: no answer at all
 	{"empty reply from server", NetworkTimeout},    // curl (52): the connection closed with no answer
+	{"serverdisconnectederror", NetworkTimeout},    // aiohttp's exception, printed with no message
+	{"clientconnectorerror", NetworkTimeout},       // aiohttp
+	{"net::err_cert_", AuthDenied},                 // Chromium (Puppeteer, Playwright): a certificate's verdict
+	{"net::err_", NetworkTimeout},                  // Chromium: name not resolved, refused, reset, timed out
 	{"mint.transporterror", NetworkTimeout},        // Elixir's Mint: closed, timeout, econnrefused
 	{"socket closed", NetworkTimeout},
 	{"socket connection was closed unexpectedly", NetworkTimeout}, // Bun

@@ -77,14 +77,14 @@ var (
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
 	// "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]code|http[ _]status|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b`)
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
 	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'",
 	// Elixir's "{:error, {:http_error, 400, …}}", "Client error - 404 when
 	// posting", "…/items- 404 error".
-	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b`)
+	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:

@@ -62,7 +62,8 @@ var ModelWords = []Meaning{
 	{RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
 		"concurrency", "concurrent requests", "requests per minute", "tokens per minute", "per minute", "per second",
-		"requests per min", "tokens per min", "throttl", "slow down", "capacity exceeded", "out of capacity",
+		"requests per min", "tokens per min", "max rpm", "max tpm", "rpm limit", "tpm limit", "rpm:", "tpm:",
+		"throttl", "slow down", "capacity exceeded", "out of capacity",
 		"over capacity", "at capacity", "request limit", "requests limit",
 		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
 	}},
@@ -128,6 +129,7 @@ var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
 	"response as json", "not valid json", "expecting value: line", "unterminated string in json",
 	"unexpected end of json", "parse error at line", "syntax error while parsing value", "jsondecodeerror",
 	"unterminated string starting at", "error decoding json", // Python's json module, and the logs around it
+	"without finish_reason", "without a finish reason", "structured output as json", "output as json",
 	// an answer cut at its length limit, as the SDKs' parse helpers say it
 	// (openai-python's LengthFinishReasonError "Could not parse response
 	// content as the length limit was reached"), and an answer with no
@@ -250,6 +252,7 @@ var UpstreamWords = []Meaning{
 	{SchemaInvalid, "payload", []string{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
 		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
+		"unable to parse", "failed to parse",
 	}},
 }
 
