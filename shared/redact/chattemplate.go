@@ -13,13 +13,25 @@ import "strings"
 
 // chatOpeners open a turn; a role word may follow up to the line's end.
 var chatOpeners = []string{
-	"<|im_start|>", "<|start_header_id|>", "[INST]", "<start_of_turn>", "<|user|>", "<|system|>",
+	"<|im_start|>", "<|start_header_id|>", "<|header_start|>", "<|start|>", "[INST]", "<start_of_turn>", "<|user|>", "<|system|>",
 	"<|assistant|>", "<｜User｜>", "<｜Assistant｜>", "<|User|>", "<|Assistant|>",
 }
 
 // chatClosers close a turn (an opener closes it too).
 var chatClosers = []string{
-	"<|im_end|>", "<|eot_id|>", "[/INST]", "<end_of_turn>", "</s>", "<|end|>", "<｜end▁of▁sentence｜>",
+	"<|im_end|>", "<|eot_id|>", "<|eot|>", "<|end|>", "<|return|>", "<|call|>", "[/INST]", "<end_of_turn>", "</s>", "<|end|>", "<｜end▁of▁sentence｜>",
+}
+
+// headerEnd finds the token that ends a turn's header (Llama 3's
+// <|end_header_id|>, Llama 4's <|header_end|>, the harmony format's
+// <|message|>) in h, and its length.
+func headerEnd(h string) (int, int) {
+	for _, t := range [...]string{"<|end_header_id|>", "<|header_end|>", "<|message|>"} {
+		if k := strings.Index(h, t); k >= 0 {
+			return k, len(t)
+		}
+	}
+	return -1, 0
 }
 
 // chatToken returns the length of the opener (open) or closer at s[i], or 0.
@@ -57,8 +69,10 @@ func findChatTurn(s string, from int) []int {
 		vs := o + ol
 		// A role word and its header's end (<|end_header_id|>), then the
 		// line break: what follows is the turn's text.
-		if k := strings.Index(s[vs:min(len(s), vs+48)], "<|end_header_id|>"); k >= 0 {
-			vs += k + len("<|end_header_id|>")
+		if k, n := headerEnd(s[vs:min(len(s), vs+48)]); k >= 0 {
+			vs += k + n
+		} else if strings.HasPrefix(s[o:], "<|start|>") || strings.HasPrefix(s[o:], "<|header_start|>") {
+			continue // a header with no end: the turn left for the model to write
 		} else if s[o] == '<' && !strings.HasPrefix(s[o:], "<|user|>") && !strings.HasPrefix(s[o:], "<|system|>") && !strings.HasPrefix(s[o:], "<|assistant|>") {
 			for vs < len(s) && isAlnum(s[vs]) {
 				vs++ // the role word after <|im_start|> or <start_of_turn>

@@ -76,10 +76,11 @@ func findPHPMember(s string, from int, want func(keyRole) bool) []int {
 		} else if k := strings.IndexByte(inner, ':'); k >= 0 {
 			ke, name = o+1+k, inner[:k] // [name:protected], [name:Class:private]
 		}
-		if name == "" || !want(roleOf(name)) {
+		role := roleOf(name)
+		if name == "" || !want(role) {
 			continue
 		}
-		vs, ve := phpValue(s, i, varDump)
+		vs, ve := phpValue(s, i, varDump, role.kind != "")
 		if ve <= vs || startsWithMarker(s, vs) {
 			continue
 		}
@@ -92,7 +93,7 @@ func findPHPMember(s string, from int, want func(keyRole) bool) []int {
 // for var_dump the string on the next line (string(N) "…", by its length),
 // for print_r the rest of the line; an empty span for an array, an object,
 // NULL or a number.
-func phpValue(s string, v int, varDump bool) (int, int) {
+func phpValue(s string, v int, varDump, numbers bool) (int, int) {
 	if !varDump {
 		vs := skipBlanks(s, v)
 		ve := vs
@@ -102,7 +103,7 @@ func phpValue(s string, v int, varDump bool) (int, int) {
 		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
 			ve--
 		}
-		if v := s[vs:ve]; v == "Array" || strings.HasSuffix(v, " Object") || isNumber(v) {
+		if v := s[vs:ve]; v == "Array" || strings.HasSuffix(v, " Object") || isNumber(v) && !numbers {
 			return 0, 0
 		}
 		return vs, ve

@@ -62,6 +62,21 @@ func dumpKeyBefore(s string, q int) (int, int) {
 			return 0, 0
 		}
 		return ks, q - 1
+	case q >= 3 && s[q-1] == '=' && isKey(s[q-2]): // Ruby's inspect: @content="…"
+		ks := q - 1
+		for ks > 0 && isKey(s[ks-1]) {
+			ks--
+		}
+		if ks == 0 || s[ks-1] != '@' {
+			return 0, 0
+		}
+		return ks, q - 1
+	case q >= 2 && s[q-1] == ' ' && isKey(s[q-2]) && groovyKey(s, q-1): // Groovy's DSL: password 'p…'
+		ks := q - 1
+		for ks > 0 && isKey(s[ks-1]) {
+			ks--
+		}
+		return ks, q - 1
 	case q >= 4 && s[q-3:q] == " = " && isKey(s[q-4]): // Java's toString with spaced '=': text = "…" (LangChain4j)
 		ke := q - 3
 		ks := ke
@@ -114,6 +129,19 @@ func dumpKeyBefore(s string, q int) (int, int) {
 		}
 		return ks, ke
 	}
+}
+
+// groovyKey reports whether the word ending at s[e] starts its line (after
+// its indentation): a Groovy or Gradle DSL call, `password 'p…'`.
+func groovyKey(s string, e int) bool {
+	ks := e
+	for ks > 0 && (isAlnum(s[ks-1]) || s[ks-1] == '_') {
+		ks--
+	}
+	for ks > 0 && (s[ks-1] == ' ' || s[ks-1] == '\t') {
+		ks--
+	}
+	return ks == 0 || s[ks-1] == '\n'
 }
 
 // closingQuote returns the index of the quote that closes the string

@@ -851,3 +851,27 @@ func bareAWSSecret(s string, i, j int) bool {
 	}
 	return upper && lower && digit
 }
+
+// findSecureString finds the quoted string PowerShell's
+// ConvertTo-SecureString turns into a credential (with -AsPlainText, the
+// password itself), after the cmdlet or its -String parameter.
+func findSecureString(s string, from int) []int {
+	const cmd = "convertto-securestring"
+	for i := from; i < len(s); {
+		k := indexFold(s[i:], cmd)
+		if k < 0 {
+			return nil
+		}
+		j := skipBlanks(s, i+k+len(cmd))
+		i = j
+		if hasPrefixFold(s[j:], "-string") {
+			j = skipBlanks(s, j+len("-string"))
+		}
+		if j < len(s) && (s[j] == '\'' || s[j] == '"') {
+			if e := closingQuote(s, j); e > j+1 && !startsWithMarker(s, j+1) {
+				return []int{j + 1, e, -1, -1, j + 1, e}
+			}
+		}
+	}
+	return nil
+}

@@ -27,6 +27,7 @@ var (
 		"個人番号", "マイナンバー", "my number",
 		"kennitala", "emšo", "emso", "ppsn", "pps number", "amka", "cédula", "cedula", "ird number",
 		"rnokpp", "рнокпп", "іпн", "инн", "снилс", "thai id", "เลขประจำตัวประชาชน",
+		"cnic", "mykad", "nric", "ת.ז.", "ת\"ז", "תעודת זהות", "cccd", "cmnd", "nik ",
 	}
 	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr"}
 )

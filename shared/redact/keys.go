@@ -104,6 +104,7 @@ var TextKeys = map[string]bool{
 	"assistantmessage": true, "humanmessage": true, "chatmessage": true,
 	"userinput": true, "inputtexts": true, "promptvariables": true,
 	"generated": true, "generation": true,
+	"speechresult": true, "unstablespeechresult": true, "transcriptiontext": true, "speech": true,
 }
 
 // TextKeySuffixes extend TextKeys to any compound key whose last word

@@ -271,6 +271,11 @@ func findContentValue(s string, from int) []int {
 			// A label in prose with its quoted value, which may run over
 			// lines: "Returned completion: '1. …'".
 			vs, ve = quotedSpan(s, sep+2)
+		case s[sep] == ':' && before == ' ' && ks >= 2 && s[ks-2] == '|' && sep+1 < len(s) && s[sep+1] == ' ' && role.text && TextKeys[normKey(s[ks:ke])] && proseTail(s, sep+2):
+			// A content key as a field of a log line whose fields '|'
+			// separates, with prose after it to the line's end: "| ERROR |
+			// stderr | prompt: A chat between …".
+			vs, ve = sep+2, lineEnd(s, sep+2)
 		default:
 			continue
 		}
@@ -290,6 +295,13 @@ func findContentValue(s string, from int) []int {
 		return []int{ks, ve, ks, ke, vs, ve}
 	}
 	return nil
+}
+
+// proseTail reports whether the rest of the line from s[i] is prose: five
+// words or more, starting with a letter (not markup, a quote or a marker).
+func proseTail(s string, i int) bool {
+	t := s[i:lineEnd(s, i)]
+	return i < len(s) && isLetter(s[i]) && strings.Count(strings.TrimSpace(t), " ") >= 4
 }
 
 // inToString reports whether the key at s[ks] is a field of a toString()
@@ -506,7 +518,7 @@ func lineStartOf(s string, i int) int {
 // prompt:", "User messages:".
 var LabelWords = map[string]bool{
 	"prompt": true, "prompts": true, "messages": true, "completion": true,
-	"instructions": true, "transcript": true, "conversation": true,
+	"instructions": true, "transcript": true, "conversation": true, "template": true,
 }
 
 // findLabelBlock finds a line that is only a label of at most six words,

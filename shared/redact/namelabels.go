@@ -12,7 +12,7 @@ import (
 var nameLabels = []string{
 	"employee", "holder", "cardholder", "kontoinhaber", "titulaire", "payer", "payee",
 	"buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО",
-	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
+	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire", "customer", "applicant",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -54,7 +54,7 @@ var nameLabelStart = func() (t [256]bool) {
 // quote between ("recipient Kari Nordmann, …"): two capitalised words at
 // least still make the name.
 var bareNameLabels = map[string]bool{
-	"recipient": true, "comprador": true, "destinatario": true, "adresát": true, "bénéficiaire": true,
+	"customer": true, "applicant": true, "patient": true, "recipient": true, "comprador": true, "destinatario": true, "adresát": true, "bénéficiaire": true,
 	"beneficiary": true, "payee": true, "titulaire": true, "kontoinhaber": true,
 }
 
@@ -95,9 +95,27 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		return []int{start, j, -1, -1, start, j}
 	}
 	end := start
+	if r, _ := utf8.DecodeRuneInString(s[j:]); unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsLower(r) {
+		// A name in a script without case (Hebrew, Arabic, Devanagari,
+		// Thai, CJK): up to four of its words.
+		if st, e := caselessWords(s, j); e > st {
+			return []int{st, e, -1, -1, st, e}
+		}
+		return nil
+	}
 	for words < 4 && j < len(s) {
 		c := s[j]
 		if !isUpper(c) && c < 0xC0 {
+			if words > 0 && j > 0 && s[j-1] == ' ' {
+				w := j
+				for w < len(s) && isLetter(s[w]) {
+					w++
+				}
+				if nameParticles[s[j:w]] && w+1 < len(s) && s[w] == ' ' && isUpper(s[w+1]) {
+					j = w + 1
+					continue
+				}
+			}
 			break
 		}
 		w := j + 1
@@ -170,7 +188,16 @@ func nameBefore(s string, from, e int) int {
 			}
 			w--
 		}
-		if w == st || !isUpper(s[w]) && s[w] < 0xC0 {
+		if w == st {
+			break
+		}
+		if !isUpper(s[w]) && s[w] < 0xC0 {
+			// A particle between a name's words (Nurul Aisyah binti Kamal,
+			// Ludwig van Beethoven) continues it; any other word ends it.
+			if words > 0 && nameParticles[s[w:st]] && w-1 > from && s[w-1] == ' ' {
+				st = w - 1
+				continue
+			}
 			break
 		}
 		words++
@@ -189,6 +216,7 @@ func nameBefore(s string, from, e int) int {
 	}
 	return st
 }
+
 
 // recordLabels are the words that, right after a person's name in prose,
 // say the record is a person's: an identity number's label, a birth or a
@@ -234,6 +262,33 @@ var recordLabelStart = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// caselessWords returns the span of one to four words of letters in a
+// script without case (marks and '-' inside them) starting at s[i].
+func caselessWords(s string, i int) (int, int) {
+	end, words := i, 0
+	for j := i; words < 4 && j < len(s); {
+		w := j
+		for w < len(s) {
+			r, n := utf8.DecodeRuneInString(s[w:])
+			if !(unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsLower(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || r == '-' && w > j) {
+				break
+			}
+			w += n
+		}
+		if w == j {
+			break
+		}
+		words++
+		end = w
+		if w+1 < len(s) && s[w] == ' ' {
+			j = w + 1
+			continue
+		}
+		break
+	}
+	return i, end
+}
 
 func isLetterOrHigh(c byte) bool { return isLetter(c) || c >= 0x80 }
 

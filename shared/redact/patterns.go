@@ -118,7 +118,7 @@ var structurePatterns = []Pattern{
 		// (chattemplate.go), before the labels a
 		// template may stand after ("prompt: [INST] …").
 		Kind:     KindSecret,
-		Triggers: []string{"<|im_start|>", "<|start_header_id|>", "[inst]", "<start_of_turn>", "<|user|>", "<|system|>", "<|assistant|>", "<｜user｜>", "<｜assistant｜>"},
+		Triggers: []string{"<|im_start|>", "<|start_header_id|>", "<|header_start|>", "<|start|>", "[inst]", "<start_of_turn>", "<|user|>", "<|system|>", "<|assistant|>", "<｜user｜>", "<｜assistant｜>"},
 		Find:     findChatTurn,
 		textKind: true,
 	},
@@ -132,14 +132,14 @@ var structurePatterns = []Pattern{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :", " = \""},
+		Triggers: []string{":\"", "=>", " :", " = \"", "=\"", " '", " \""},
 		Find:     findDumpedContent,
 		textKind: true,
 	},
 	{
 		// A credential key's string in the same dumps.
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :", " = \""},
+		Triggers: []string{":\"", "=>", " :", " = \"", "=\"", " '", " \""},
 		Find:     findDumpedSecret,
 		Check:    checkPHPSecret,
 	},
@@ -239,7 +239,7 @@ var structurePatterns = []Pattern{
 var contentNeedles = []string{
 	"prompt", "message", "system", "complet", "content", "text", "article", "transcript",
 	"instruction", "html", "markdown", "input", "query", "question", "document", "parts",
-	"preamble", "history", "argument", "args", "utterance", "output", "msg", "template", "context", "generat",
+	"preamble", "history", "argument", "args", "utterance", "output", "msg", "template", "context", "generat", "speech",
 	"variables",
 }
 
@@ -305,6 +305,13 @@ var secretPatterns = []Pattern{
 		Triggers: []string{"whsec_"},
 		Regexp:   regexp.MustCompile(`whsec_[A-Za-z0-9+/=_-]{8,}`),
 		Check:    checkWordStart,
+	},
+	{
+		// PowerShell's plain-text SecureString: ConvertTo-SecureString
+		// 'p…' -AsPlainText (finders.go).
+		Kind:     KindPassword,
+		Triggers: []string{"convertto-securestring"},
+		Find:     findSecureString,
 	},
 	{
 		// scheme://user:password@host: the user and host stay.
@@ -448,7 +455,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after a label that says so (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire"},
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire", "customer", "applicant"},
 		Find:     findLabelledName,
 	},
 	{

@@ -461,6 +461,10 @@ var PersonalKeys = map[string]Kind{
 	"piб": KindPersonal, "піб": KindPersonal, "ПІБ": KindPersonal, "фио": KindPersonal, "ФИО": KindPersonal,
 	"성명": KindPersonal, "이름": KindPersonal, "氏名": KindPersonal, "姓名": KindPersonal, "名前": KindPersonal,
 	"comprador": KindPersonal, "destinatario": KindPersonal,
+	"hoten": KindPersonal, "socccd": KindPersonal, "cccd": KindPersonal, "cmnd": KindPersonal, "diachi": KindPersonal,
+	"nama": KindPersonal, "namalengkap": KindPersonal, "nik": KindPersonal, "tgllahir": KindPersonal, "tanggallahir": KindPersonal,
+	"idcard": KindPersonal, "idcardno": KindPersonal, "cnic": KindPersonal, "mykad": KindPersonal, "nric": KindPersonal,
+	"sendername": KindPersonal,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 

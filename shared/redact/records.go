@@ -30,6 +30,8 @@ var NameOwnerWords = map[string]bool{
 // address lines and numbers are personal data.
 var PersonWords = map[string]bool{
 	"customer": true, "customers": true, "user": true, "users": true, "contact": true,
+	"addressee": true, "policyholder": true, "insured": true, "borrower": true,
+	"member": true, "members": true, "sender": true, "client": true,
 	"contacts": true, "owner": true, "owners": true, "holder": true, "cardholder": true,
 	"payer": true, "payee": true, "recipient": true, "recipients": true,
 	"beneficiary": true, "debtor": true, "creditor": true, "dbtr": true, "cdtr": true,
@@ -88,7 +90,7 @@ var ThingWords = map[string]bool{
 // personNameKeys hold a name that is a person's only in a person's record
 // (compared without case and separators).
 var personNameKeys = map[string]bool{
-	"name": true, "names": true, "nm": true, "displayname": true, "nickname": true,
+	"name": true, "names": true, "nm": true, "lglnm": true, "displayname": true, "nickname": true,
 	"preferredname": true, "fullname": true, "formattedname": true,
 }
 
@@ -369,22 +371,22 @@ func looksLikePersonName(v string) bool {
 var nameParticles = map[string]bool{
 	"de": true, "da": true, "di": true, "del": true, "della": true, "van": true,
 	"von": true, "der": true, "den": true, "la": true, "le": true, "bin": true,
-	"bint": true, "al": true, "ibn": true, "dos": true, "das": true, "du": true, "y": true,
+	"bint": true, "binti": true, "al": true, "el": true, "ibn": true, "dos": true, "das": true, "du": true, "y": true,
 }
 
 // looksLikeStreet reports whether v reads as a street address: words with
 // a house number, not a host, a path or an IP address.
 func looksLikeStreet(v string) bool {
-	if strings.ContainsAny(v, "/@:") || !strings.Contains(v, " ") {
+	if strings.ContainsAny(v, "/@:") || !strings.Contains(v, " ") && !hasHighByte(v) {
 		return false
 	}
 	letters := false
 	for i := 0; i < len(v); i++ {
-		if isLetter(v[i]) {
+		if isLetter(v[i]) || v[i] >= 0x80 { // letters of any script: 北京市朝阳区建国路88号, רחוב הרצל 12
 			letters = true
 		}
 	}
-	return letters && digitCount(v) > 0
+	return letters && (digitCount(v) > 0 || strings.ContainsAny(v, "٠١٢٣٤٥٦٧٨٩"))
 }
 
 // structLabel returns the key or label just before a structure at s[i]:
@@ -1123,4 +1125,15 @@ var languageTags = map[string]bool{
 	"en": true, "th": true, "ja": true, "ko": true, "zh": true, "ru": true, "uk": true, "el": true,
 	"ar": true, "he": true, "fr": true, "de": true, "es": true, "it": true, "pt": true, "hi": true,
 	"vi": true, "tr": true, "pl": true, "nl": true, "sv": true, "fi": true, "is": true, "cs": true,
+}
+
+// hasHighByte reports whether v holds a byte of a non-ASCII letter: an
+// address written in a script that puts no spaces between its words.
+func hasHighByte(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
