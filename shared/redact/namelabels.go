@@ -12,7 +12,7 @@ import (
 var nameLabels = []string{
 	"employee", "holder", "cardholder", "kontoinhaber", "titulaire", "payer", "payee",
 	"buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО",
-	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire", "customer", "applicant",
+	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -26,8 +26,8 @@ func findLabelledName(s string, from int) []int {
 		if !nameLabelStart[c] || ls > 0 && isWord(s[ls-1]) {
 			continue
 		}
-		for _, l := range nameLabels {
-			if l[0] != c && lowerASCII(l[0]) != c || !hasPrefixFold(s[ls:], l) {
+		for _, l := range nameLabelsByFirst[c] {
+			if !hasPrefixFold(s[ls:], l) {
 				continue
 			}
 			i := ls + len(l)
@@ -42,6 +42,14 @@ func findLabelledName(s string, from int) []int {
 	return nil
 }
 
+// nameLabelsByFirst indexes nameLabels by their first byte, lower case.
+var nameLabelsByFirst = func() (t [256][]string) {
+	for _, l := range nameLabels {
+		t[lowerASCII(l[0])] = append(t[lowerASCII(l[0])], l)
+	}
+	return t
+}()
+
 // nameLabelStart holds the first bytes of nameLabels, lower case.
 var nameLabelStart = func() (t [256]bool) {
 	for _, l := range nameLabels {
@@ -54,7 +62,7 @@ var nameLabelStart = func() (t [256]bool) {
 // quote between ("recipient Kari Nordmann, …"): two capitalised words at
 // least still make the name.
 var bareNameLabels = map[string]bool{
-	"customer": true, "applicant": true, "patient": true, "recipient": true, "comprador": true, "destinatario": true, "adresát": true, "bénéficiaire": true,
+	"patient": true, "recipient": true, "comprador": true, "destinatario": true, "adresát": true, "bénéficiaire": true,
 	"beneficiary": true, "payee": true, "titulaire": true, "kontoinhaber": true,
 }
 

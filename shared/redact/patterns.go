@@ -132,14 +132,14 @@ var structurePatterns = []Pattern{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :", " = \"", "=\"", " '", " \""},
+		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '"},
 		Find:     findDumpedContent,
 		textKind: true,
 	},
 	{
 		// A credential key's string in the same dumps.
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :", " = \"", "=\"", " '", " \""},
+		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '"},
 		Find:     findDumpedSecret,
 		Check:    checkPHPSecret,
 	},
@@ -455,7 +455,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after a label that says so (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire", "customer", "applicant"},
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire"},
 		Find:     findLabelledName,
 	},
 	{
