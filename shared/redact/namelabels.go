@@ -225,7 +225,6 @@ func nameBefore(s string, from, e int) int {
 	return st
 }
 
-
 // recordLabels are the words that, right after a person's name in prose,
 // say the record is a person's: an identity number's label, a birth or a
 // residence ("Giuseppe Bianchi, C.F. …", "Jan Novák (born 1980)").

@@ -465,7 +465,7 @@ var PersonalKeys = map[string]Kind{
 	"nama": KindPersonal, "namalengkap": KindPersonal, "nik": KindPersonal, "tgllahir": KindPersonal, "tanggallahir": KindPersonal,
 	"idcard": KindPersonal, "idcardno": KindPersonal, "cnic": KindPersonal, "mykad": KindPersonal, "nric": KindPersonal,
 	"sendername": KindPersonal,
-	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
+	"emails":     KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
 // personalKind returns the kind of a key, given as its lowercase words,
