@@ -337,7 +337,7 @@ func (ev *evidence) awsDefectElsewhere(code string) bool {
 		return false
 	}
 	_, provider := ProviderCodes[code]
-	return !provider && AWSCodes[strings.TrimSuffix(code, "Exception")] == InternalBug || AWSCodes[code] == InternalBug
+	return !provider && (AWSCodes[strings.TrimSuffix(code, "Exception")] == InternalBug || AWSCodes[code] == InternalBug)
 }
 
 // codeClass applies the upstream's role to a class a code decided:
