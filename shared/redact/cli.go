@@ -115,7 +115,9 @@ func secretFlag(name string) bool {
 // a UUID, letters with a symbol other than '-' and '_', or upper case,
 // lower case and digits together ("podname-7d9f8" and "Release" stay).
 func credentialArg(v string) bool {
-	if len(v) < 6 || strings.ContainsAny(v, "/.:@=%${") {
+	// An '@' is a user@host's, but not as the last character: a host
+	// follows it (PsExec's "-p 3yqKMRT4Baa@" is a password).
+	if len(v) < 6 || strings.ContainsAny(v, "/.:=%${") || strings.Contains(v[:len(v)-1], "@") {
 		return false
 	}
 	if isUUID(v) {

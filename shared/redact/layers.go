@@ -32,7 +32,7 @@ func layers(s string, st *state) string {
 
 // structures applies the structure layer to s (see the comment above).
 func structures(s string, st *state) string {
-	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 && strings.IndexByte(s, '"') < 0 && !strings.Contains(s, "map[") && !strings.Contains(s, "args") {
+	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 && strings.IndexByte(s, '"') < 0 && !strings.Contains(s, "map[") && !strings.Contains(s, "args") && !strings.Contains(s, "((") {
 		return s
 	}
 	var out []byte
@@ -90,6 +90,17 @@ func structures(s string, st *state) string {
 				// A job's positional arguments as a tuple: args=('…', …).
 				p := lenient{s: s, st: st}
 				if end, _ := p.container(i, i+1, ')', &keyRole{args: true}); end > i {
+					emit(p.sorted())
+					i = end
+					continue
+				}
+			}
+			if i+1 < len(s) && s[i+1] == '(' {
+				// A tuple of tuples, as Python prints gRPC metadata:
+				// (('authorization', 'Key …'),) — its pairs are name/value
+				// pairs as in a list.
+				p := lenient{s: s, st: st}
+				if end, _ := p.container(i, i+1, ')', nil); end > i {
 					emit(p.sorted())
 					i = end
 					continue
