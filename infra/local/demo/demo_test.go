@@ -19,24 +19,6 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-// logDir is a directory for a run's function logs that is kept, and named
-// in the test's output, when the test fails: a run that loses an item under
-// a loaded machine can then be read afterwards.
-func logDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "triage-demo-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the run's logs are in %s", dir)
-			return
-		}
-		_ = os.RemoveAll(dir)
-	})
-	return dir
-}
-
 func requireTools(t *testing.T) {
 	t.Helper()
 	localtest.Require(t, "moto_server", moto.InstallHint)
@@ -58,7 +40,7 @@ func TestDemoHappyPathCost(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	sum, err := demo.Run(ctx, demo.Options{Items: items, Faults: "none", Out: &out, LogDir: logDir(t), Timeout: time.Minute})
+	sum, err := demo.Run(ctx, demo.Options{Items: items, Faults: "none", Out: &out, LogDir: localtest.KeptDir(t, "triage-demo-"), Timeout: time.Minute})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -94,7 +76,7 @@ func TestDemoWithFaults(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	sum, err := demo.Run(ctx, demo.Options{Items: 30, Seed: 7, Out: &out, LogDir: logDir(t), Timeout: 2 * time.Minute})
+	sum, err := demo.Run(ctx, demo.Options{Items: 30, Seed: 7, Out: &out, LogDir: localtest.KeptDir(t, "triage-demo-"), Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -115,7 +97,7 @@ func TestDemoFailsWhenAClaimDoesNotHold(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	_, err := demo.Run(ctx, demo.Options{Items: 10, Seed: 1, Out: &out, LogDir: logDir(t), Timeout: 2 * time.Minute, Break: demo.BreakModelHealth})
+	_, err := demo.Run(ctx, demo.Options{Items: 10, Seed: 1, Out: &out, LogDir: localtest.KeptDir(t, "triage-demo-"), Timeout: 2 * time.Minute, Break: demo.BreakModelHealth})
 	noChildren(t)
 	if !errors.Is(err, demo.ErrClaim) || !strings.Contains(err.Error(), "phase 2") || !strings.Contains(err.Error(), "was disabled by its model health") {
 		t.Fatalf("err = %v, want phase 2's claim\n%s", err, out.String())

@@ -341,3 +341,22 @@ func ModuleRoot() (string, error) {
 	})
 	return root, rootErr
 }
+
+// KeptDir returns a new directory for a run's logs (its name starting with
+// prefix) that is removed when the test passes and kept, and named in the
+// test's output, when it fails, so a failed run can be read afterwards.
+func KeptDir(t *testing.T, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the run's logs are in %s", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	})
+	return dir
+}

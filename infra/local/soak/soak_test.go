@@ -39,7 +39,7 @@ func shortOptions(t *testing.T) Options {
 		AWS: &AWSFaults{AttemptRate: 0.08, OperationRate: 0.015, DropRate: 0.03, DLQOutageAfter: 2 * time.Second,
 			DLQOutageFor: 6 * time.Second, EveryKind: true},
 		Kills: 2, KillEvery: 3 * time.Second, DuplicateRate: 0.15, DuplicateWithin: 8 * time.Second,
-		LogDir: logDir(t), BuildDir: buildDir(t),
+		LogDir: localtest.KeptDir(t, "triage-soak-"), BuildDir: buildDir(t),
 	}
 }
 
@@ -51,23 +51,6 @@ func buildDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return filepath.Join(root, ".build", "soak-test")
-}
-
-// logDir is a directory for the run's logs that is kept, and named in the
-// test's output, when the test fails.
-func logDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "triage-soak-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the run's logs are in %s", dir)
-			return
-		}
-		_ = os.RemoveAll(dir)
-	})
-	return dir
 }
 
 func requireLocalAWS(t *testing.T) {
