@@ -875,3 +875,19 @@ func findSecureString(s string, from int) []int {
 	}
 	return nil
 }
+
+// nextKey returns the next ':' or '=' at or after i (sep, -1 when none is
+// left) and the run of key bytes before it, no further back than from:
+// where the line-structure finders look for a key and its value.
+func nextKey(s string, from, i int) (ks, ke, sep int) {
+	k := strings.IndexAny(s[i:], ":=")
+	if k < 0 {
+		return 0, 0, -1
+	}
+	sep = i + k
+	ks = sep
+	for ks > from && isKeyByte(s[ks-1]) {
+		ks--
+	}
+	return ks, sep, sep
+}

@@ -217,19 +217,11 @@ func findXMLAttrPair(s string, from int) []int {
 // layer's.
 func findContentValue(s string, from int) []int {
 	for i := from; i < len(s); {
-		sep := i
-		for sep < len(s) && s[sep] != ':' && s[sep] != '=' {
-			sep++
-		}
-		if sep >= len(s) {
+		ks, ke, sep := nextKey(s, from, i)
+		if sep < 0 {
 			return nil
 		}
 		i = sep + 1
-		ke := sep
-		ks := ke
-		for ks > from && isKeyByte(s[ks-1]) {
-			ks--
-		}
 		if ks == ke || ke-ks > 64 {
 			continue
 		}

@@ -23,7 +23,7 @@ func findLabelledName(s string, from int) []int {
 	// call costs the distance to its match, so a text of labels is linear.
 	for ls := from; ls < len(s); ls++ {
 		c := lowerASCII(s[ls])
-		if !nameLabelStart[c] || ls > 0 && isWord(s[ls-1]) {
+		if len(nameLabelsByFirst[c]) == 0 || ls > 0 && isWord(s[ls-1]) {
 			continue
 		}
 		for _, l := range nameLabelsByFirst[c] {
@@ -46,14 +46,6 @@ func findLabelledName(s string, from int) []int {
 var nameLabelsByFirst = func() (t [256][]string) {
 	for _, l := range nameLabels {
 		t[lowerASCII(l[0])] = append(t[lowerASCII(l[0])], l)
-	}
-	return t
-}()
-
-// nameLabelStart holds the first bytes of nameLabels, lower case.
-var nameLabelStart = func() (t [256]bool) {
-	for _, l := range nameLabels {
-		t[lowerASCII(l[0])] = true
 	}
 	return t
 }()
@@ -388,10 +380,10 @@ func findNameAfterID(s string, from int) []int {
 	}
 }
 
-// namesAfter returns the span of min to four capitalised words (letters of
+// namesAfter returns the span of least to four capitalised words (letters of
 // any script, hyphens and apostrophes inside, initials) starting at s[i],
 // or an empty span.
-func namesAfter(s string, i, min int) (int, int) {
+func namesAfter(s string, i, least int) (int, int) {
 	end, words := i, 0
 	for j := i; words < 4 && j < len(s); {
 		r, n := utf8.DecodeRuneInString(s[j:])
@@ -418,7 +410,7 @@ func namesAfter(s string, i, min int) (int, int) {
 		}
 		break
 	}
-	if words < min || strings.HasPrefix(s[i:], markerPrefix) {
+	if words < least || strings.HasPrefix(s[i:], markerPrefix) {
 		return i, i
 	}
 	return i, end

@@ -541,19 +541,11 @@ func jsonRecord(in []byte, i int, parent string) *record {
 // key-value rule.
 func findTextRecord(s string, from int) []int {
 	for i := from; i < len(s); {
-		sep := i
-		for sep < len(s) && s[sep] != ':' && s[sep] != '=' {
-			sep++
-		}
-		if sep >= len(s) {
+		ks, ke, sep := nextKey(s, from, i)
+		if sep < 0 {
 			return nil
 		}
 		i = sep + 1
-		ke := sep
-		ks := ke
-		for ks > from && isKeyByte(s[ks-1]) {
-			ks--
-		}
 		if nk := recordKey(s[ks:ke]); ks == ke || ke-ks > 40 || !(personNameKeys[nk] || addressLineKeys[nk] || handleKeys[nk]) {
 			continue
 		}
