@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode"
 )
 
 // A job queue's record of a failed job — Celery's args and kwargs, Sidekiq's
@@ -35,12 +36,21 @@ func isProse(s string) bool {
 	if len(s) < 20 || isTextMarker(s) || isMarker(s) {
 		return false
 	}
+	if t := strings.TrimSpace(s); t[0] == '{' || t[0] == '[' {
+		return false // a document: the structure layer walks it
+	}
 	words, wordy := 0, 0
-	for _, f := range strings.Fields(s) {
+	for i := 0; i < len(s); {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		words++
 		letters := 0
-		for i := 0; i < len(f) && letters < 2; i++ {
-			if isLetter(f[i]) {
+		for ; i < len(s) && !isSpace(s[i]); i++ {
+			if letters < 2 && isLetter(s[i]) {
 				letters++
 			}
 		}
@@ -49,6 +59,60 @@ func isProse(s string) bool {
 		}
 	}
 	return words >= 4 && wordy >= 3
+}
+
+// isFreeText reports whether s is free text that somebody wrote rather
+// than a value the system printed: prose (isProse) whose words are mostly
+// words — four or more of letters alone (an apostrophe, a hyphen or a
+// closing punctuation mark allowed), at least half of its fields — so a
+// DSN ("host=db port=5432 …"), a struct, a status line ("HTTP/1.1 429 Too
+// Many Requests") or a date is none. The prose rule's test (proseKey).
+func isFreeText(s string) bool {
+	if !isProse(s) || strings.IndexByte(s, '{') >= 0 {
+		return false
+	}
+	fields, words := 0, 0
+	for i := 0; i < len(s); {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		fields++
+		if wordField(s[i:j]) {
+			words++
+		}
+		i = j
+	}
+	return words >= 4 && 2*words >= fields
+}
+
+// wordField reports whether a field of text is a word: two letters or
+// more and nothing else but an apostrophe or a hyphen inside, and quotes,
+// brackets or punctuation around it.
+func wordField(f string) bool {
+	for f != "" && strings.IndexByte(".,;:!?)\"'", f[len(f)-1]) >= 0 {
+		f = f[:len(f)-1]
+	}
+	for f != "" && strings.IndexByte("(\"'", f[0]) >= 0 {
+		f = f[1:]
+	}
+	letters := 0
+	for _, r := range f {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case r == '\'' || r == '-' || r == '’':
+		default:
+			return false
+		}
+	}
+	return letters >= 2
 }
 
 // argsValue redacts a decoded job argument (see above).

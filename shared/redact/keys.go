@@ -222,6 +222,76 @@ type keyRole struct {
 	payload bool // a body: walked when JSON, Text otherwise
 	id      bool // an identifier: the random-token rule does not apply
 	args    bool // a job's arguments: free text in them is content (jobargs.go)
+	// proseOf is the key of a member that has no other role, set by the
+	// readers of structure (roleOf never sets it): free text under it is
+	// content when proseKey(proseOf) — judged only when a value is free
+	// text (isFreeText), which is rarer than a key.
+	proseOf string
+}
+
+// prose reports whether text under a member of role r is content by the
+// prose rule (proseKey).
+func (r *keyRole) prose(text string) bool {
+	return r != nil && r.proseOf != "" && isFreeText(text) && proseKey(r.proseOf)
+}
+
+// OwnTextWords are the words of keys whose free text is the system's own —
+// an error's or a log's message, a reason, a hint, a title, a command —
+// which the operator needs. Free text under any other key that holds no
+// other role (a ticket's "Body", a record's "notes", a RAG "context", a
+// form's "SpeechResult") is what somebody sent, so it is content: deny by
+// default (proseKey).
+var OwnTextWords = map[string]bool{
+	"message": true, "msg": true, "m": true, "mt": true, "x": true,
+	"error": true, "errors": true, "err": true, "errmsg": true, "detail": true,
+	"details": true, "description": true, "desc": true, "reason": true,
+	"cause": true, "hint": true, "help": true, "title": true, "status": true,
+	"statustext": true, "type": true, "code": true, "explanation": true,
+	"suggestion": true, "remedy": true, "resolution": true, "advice": true,
+	"action": true, "fix": true, "warning": true, "warnings": true, "info": true,
+	"log": true, "event": true, "operation": true, "exception": true,
+	"fault": true, "faultstring": true, "trace": true, "stack": true,
+	"stacktrace": true, "backtrace": true, "traceback": true, "path": true,
+	"file": true, "url": true, "uri": true, "endpoint": true, "host": true,
+	"command": true, "cmd": true, "sql": true, "stmt": true, "statement": true,
+	"expression": true, "expr": true, "filter": true, "condition": true,
+	"constraint": true, "rule": true, "policy": true, "name": true,
+	"label": true, "version": true, "summary": true, "outcome": true,
+	"state": true, "phase": true, "stage": true, "step": true, "category": true,
+	"kind": true, "class": true, "severity": true, "level": true, "source": true,
+	"component": true, "service": true, "logger": true, "caller": true,
+	"function": true, "func": true, "method": true, "module": true,
+	"verdict": true, "problem": true,
+	"issue": true, "diagnosis": true, "notice": true,
+	"alert": true, "user": true, "agent": true, "ua": true,
+	"useragent": true, "format": true, "pattern": true,
+	"schedule": true, "cron": true, "sort": true, "order": true,
+	"scope": true, "scopes": true, "permission": true, "permissions": true,
+	"role": true, "tier": true, "plan": true, "region": true, "zone": true,
+	"date": true, "time": true, "timestamp": true, "duration": true,
+	"unit": true, "units": true, "limit": true, "quota": true, "reset": true,
+	"retry": true, "after": true, "note": true, "fatal": true, "panic": true, "critical": true, "crit": true, "debug": true, "warn": true, "remote": true, "usage": true, "example": true, "expected": true, "actual": true, "got": true, "want": true, "stderr": true, "stdout": true, "value": true, "values": true, "diagnostics": true, "diagnostic": true, "why": true, "what": true,
+}
+
+// proseKey reports whether free text under key is content (OwnTextWords):
+// a key of words none of which is the system's own text or describes it
+// (DescriptorWords). An empty key, or one that is no identifier, is not.
+func proseKey(key string) bool {
+	key = stripMarkers(key)
+	if key == "" || len(key) > 64 {
+		return false
+	}
+	var buf [16]string
+	words := splitWords(key, buf[:0])
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if OwnTextWords[w] || DescriptorWords[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // roleOf splits key into words once and reads every table.

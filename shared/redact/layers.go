@@ -433,6 +433,10 @@ func (p *lenient) value(i int, role *keyRole) (int, valueKind) {
 			p.edits = append(p.edits, edit{i, i + len(v), secretString(role.kind, v)})
 		case role.text && !isLiteral(v) && !isNumber(v) && !isTextMarker(v):
 			p.edits = append(p.edits, edit{i, i + len(v), Text(v)})
+		case role.payload && isProse(v) || role.prose(v):
+			// Free text under a body or under a key that says nothing of
+			// it: Go's %v of a ticket, map[Body:I was charged twice …].
+			p.edits = append(p.edits, edit{i, i + len(v), Text(v)})
 		}
 	}
 	return end, vBare
@@ -564,8 +568,9 @@ func (p *lenient) applyString(a, b int, body string, q byte, esc bool, role *key
 			return
 		}
 		p.edits = append(p.edits, edit{a, b, Text(text)})
-	case (p.args > 0 || role != nil && role.args) && isProse(text):
-		// A job's argument that is free text (jobargs.go).
+	case (p.args > 0 || role != nil && role.args) && isProse(text) || role.prose(text):
+		// A job's argument that is free text (jobargs.go), or free text
+		// under a key that says nothing of it (proseKey).
 		p.edits = append(p.edits, edit{a, b, Text(text)})
 	default:
 		if r, ok := redactQuoted(body, q, esc, p.st, role); ok {
@@ -772,6 +777,9 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		p.parent = key
 		var rp *keyRole
 		if role.kind != "" || role.text || role.payload || role.args {
+			rp = &role
+		} else {
+			role.proseOf = key
 			rp = &role
 		}
 		mark := len(p.edits)

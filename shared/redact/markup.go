@@ -963,3 +963,128 @@ func findRetrievalHit(s string, from int) []int {
 	}
 	return nil
 }
+
+// findProseValue finds free text under a key that says nothing of it
+// (proseKey) written as logfmt or an env line with a quoted value
+// (notes="Customer says …") or as a YAML line whose key is lower case
+// (context: Tenant may not …, user_feedback: "…"): deny by default, as
+// the structure layer does for objects. A capitalized word before a colon
+// is a label in prose ("Reason: …"), which findContentValue and the
+// heading rules judge.
+func findProseValue(s string, from int) []int {
+	q, y := proseAssigned(s, from), proseYAML(s, from)
+	switch {
+	case q == nil:
+		return y
+	case y == nil || q[0] <= y[0]:
+		return q
+	}
+	return y
+}
+
+// proseAssigned finds the first key="free text" (or '…') from s[from].
+func proseAssigned(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], "=\"")
+		if k2 := strings.Index(s[i:], "='"); k2 >= 0 && (k < 0 || k2 < k) {
+			k = k2
+		}
+		if k < 0 {
+			return nil
+		}
+		sep := i + k
+		i = sep + 2
+		ks := sep
+		for ks > from && isKeyByte(s[ks-1]) {
+			ks--
+		}
+		if ks == sep || sep-ks > 64 || ks > 0 && strings.IndexByte(" \t,;({\n\r", s[ks-1]) < 0 {
+			continue
+		}
+		vs, ve := assignedValue(s, sep+1, false, false)
+		if ve >= len(s) || s[ve] != s[sep+1] {
+			continue // not closed on its line
+		}
+		if r := proseSpan(s, ks, sep, vs, ve); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// proseYAML finds the first line "key: free text" from s[from] whose key
+// is lower case: quoted, or unquoted beside a content key's line.
+func proseYAML(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], ": ")
+		if k < 0 {
+			return nil
+		}
+		sep := i + k
+		i = sep + 2
+		ks := sep
+		for ks > from && isKeyByte(s[ks-1]) {
+			ks--
+		}
+		if ks == sep || !isLower(s[ks]) || !lineIndentStart(s, ks) || !proseKey(s[ks:sep]) {
+			continue
+		}
+		vs, ve := sep+2, lineEnd(s, sep+2)
+		quoted := ve-vs > 1 && (s[vs] == '"' || s[vs] == '\'') && s[ve-1] == s[vs] && strings.IndexByte(s[vs+1:ve-1], s[vs]) < 0
+		if quoted {
+			vs, ve = vs+1, ve-1
+		}
+		// An unquoted line is content only in a record that holds
+		// content: "send: b'GET …'", "curl: (52) Empty reply from server"
+		// and "llm_load_tensors: offloaded …" are a program's messages.
+		if r := proseSpan(s, ks, sep, vs, ve); r != nil && (quoted || besideContent(s, ks, sep)) {
+			return r
+		}
+	}
+	return nil
+}
+
+// proseSpan is the match of free text s[vs:ve] under the key s[ks:ke],
+// or nil when the key or the text is not the prose rule's.
+func proseSpan(s string, ks, ke, vs, ve int) []int {
+	if ve-vs < 20 || ke-ks > 64 || startsWithMarker(s, vs) || !proseKey(s[ks:ke]) || !isFreeText(s[vs:ve]) {
+		return nil
+	}
+	if r := roleOf(s[ks:ke]); r.kind != "" || r.text || r.payload || r.args || isIDLabel(s[ks:ke]) {
+		return nil // another rule's
+	}
+	return []int{ks, ve, ks, ke, vs, ve}
+}
+
+// besideContent reports whether the "key: value" line whose key is s[ks:ke]
+// has a neighbour — the line before or after it, at the same indent — whose
+// key is a content key (question: …, then context: …): a record of a
+// prompt's parts.
+func besideContent(s string, ks, ke int) bool {
+	ls := strings.LastIndexByte(s[:ks], '\n') + 1
+	indent := s[ls:ks]
+	content := func(line string) bool {
+		rest, ok := strings.CutPrefix(line, indent)
+		if !ok || rest == "" || !isLower(rest[0]) {
+			return false
+		}
+		k := 0
+		for k < len(rest) && isKeyByte(rest[k]) {
+			k++
+		}
+		return k < len(rest) && rest[k] == ':' && roleOf(rest[:k]).text
+	}
+	if ls > 0 {
+		ps := strings.LastIndexByte(s[:ls-1], '\n') + 1
+		if content(strings.TrimRight(s[ps:ls-1], "\r")) {
+			return true
+		}
+	}
+	if le := lineEnd(s, ke); le < len(s) {
+		ns := le + 1
+		if content(s[ns:lineEnd(s, ns)]) {
+			return true
+		}
+	}
+	return false
+}

@@ -129,6 +129,13 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// Free text under a key that says nothing of it (markup.go).
+		Kind:     KindSecret,
+		Triggers: []string{"=\"", "='", ": "},
+		Find:     findProseValue,
+		textKind: true,
+	},
+	{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,

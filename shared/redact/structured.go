@@ -132,6 +132,10 @@ func valueIn(v any, depth int, parent string) any {
 					continue
 				}
 			}
+			if v, ok := x.(string); ok && role == (keyRole{}) && isFreeText(v) && proseKey(rk) {
+				put(m, rk, Text(v))
+				continue
+			}
 			if a, ok := x.([]any); ok && personal(role.kind) {
 				put(m, rk, personalList(role.kind, a, depth+1, rk))
 				continue
@@ -202,6 +206,8 @@ func Map(m map[string]string) map[string]string {
 			r = Text(v)
 		case role.payload:
 			r = payloadString(v)
+		case isFreeText(v) && proseKey(k):
+			r = Text(v)
 		default:
 			r = scrub(v)
 		}
@@ -659,6 +665,9 @@ func (w *walker) member(key string) {
 	role := roleOf(key)
 	if role.kind == "" && !role.text && !role.payload {
 		role.id = isIDLabel(key)
+		if !role.args && !role.id {
+			role.proseOf = key
+		}
 	}
 	w.memberRole(role)
 }
@@ -712,6 +721,18 @@ func (w *walker) memberRole(role keyRole) {
 	if role.args {
 		w.out = append(w.out, argsJSON(w.skip())...)
 		return
+	}
+	if role.proseOf != "" && w.peek() == '"' {
+		start := w.i
+		raw := w.skip()
+		// Free text has four words: a short or a spaceless string is none.
+		if len(raw) >= 22 && bytes.IndexByte(raw, ' ') >= 0 {
+			if s := decodeString(raw); role.prose(s) {
+				w.emitString(raw, s, Text(s))
+				return
+			}
+		}
+		w.i = start
 	}
 	if role.payload && w.peek() == '"' {
 		raw := w.skip()

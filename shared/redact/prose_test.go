@@ -1,0 +1,88 @@
+package redact_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/shared/redact"
+)
+
+// proseCases hold free text under keys that say nothing of it, and the
+// system's own text under keys that do (docs/design.md "Redaction": free
+// text under a key that says nothing of it). The keys and wordings are
+// none of the holdout rounds'.
+var proseCases = []planted{
+	{
+		name:    "a Go map's unknown member",
+		in:      `render failed: data: map[Lang:en Order:map[Remark:please leave the parcel with the neighbour at number twelve Ref:ord_551]]`,
+		secrets: []string{"leave the parcel with the neighbour"},
+		keep:    []string{"ord_551", "render failed", "Lang:en"},
+	},
+	{
+		name:    "a JSON member no table names",
+		in:      `{"ticket_ref": "t-88", "complaint": "My daughter's inhaler was delivered to the wrong flat twice", "priority": "high"}`,
+		secrets: []string{"inhaler was delivered to the wrong flat"},
+		keep:    []string{"t-88", "priority", "high"},
+	},
+	{
+		name:    "logfmt's quoted value",
+		in:      `level=warn msg="moderation skipped" transcript_snippet="we talked about moving the appointment to friday morning" call=CA77`,
+		secrets: []string{"moving the appointment to friday"},
+		keep:    []string{`msg="moderation skipped"`, "call=CA77"},
+	},
+	{
+		name:    "a YAML line beside a question",
+		in:      "question: When does the warranty on the boiler end?\nbackground: The boiler was fitted by the previous owner in the spring of last year.\n",
+		secrets: []string{"fitted by the previous owner"},
+	},
+	{
+		name: "the system's own text stays",
+		in:   `{"error": {"message": "The model is overloaded, please try again later", "hint": "Lower the request rate or switch to another model", "type": "overloaded_error"}}`,
+		keep: []string{"The model is overloaded, please try again later", "Lower the request rate or switch to another model"},
+	},
+	{
+		name: "a DSN, a date and a status line are no free text",
+		in:   `conn="host=db.internal port=5432 dbname=app sslmode=require" when="Tue, 03 Feb 2026 10:00:00 GMT" line="HTTP/1.1 503 Service Unavailable"`,
+		keep: []string{"db.internal", "Tue, 03 Feb 2026 10:00:00 GMT", "503 Service Unavailable"},
+	},
+	{
+		name: "programs' messages at a line's start",
+		in:   "curl: (7) Failed to connect to feeds.example.org port 443 after 3 ms\nfatal: unable to access the remote repository over https\n",
+		keep: []string{"Failed to connect to feeds.example.org port 443", "unable to access the remote repository"},
+	},
+}
+
+func TestProseUnderUnknownKeys(t *testing.T) {
+	t.Parallel()
+	for _, c := range proseCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			outs := map[string]string{"String": redact.String(c.in)}
+			if json.Valid([]byte(c.in)) {
+				outs["JSON"] = string(redact.JSON([]byte(c.in)))
+				var v any
+				if err := json.Unmarshal([]byte(c.in), &v); err != nil {
+					t.Fatal(err)
+				}
+				b, err := json.Marshal(redact.Value(v))
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs["Value"] = string(b)
+			}
+			for via, out := range outs {
+				for _, s := range c.secrets {
+					if strings.Contains(out, s) {
+						t.Errorf("%s keeps %q\nout: %s", via, s, out)
+					}
+				}
+				for _, k := range c.keep {
+					if !strings.Contains(out, k) {
+						t.Errorf("%s loses %q\nout: %s", via, k, out)
+					}
+				}
+			}
+		})
+	}
+}
