@@ -217,11 +217,24 @@ const (
 	ctxFirst            // the first element of "errors" or "detail": fills what is empty
 	ctxChoice           // the first element of an answer's "choices"
 	ctxMeta             // the object under "error.metadata" (OpenRouter)
+	ctxInfoMeta         // a Google ErrorInfo's "metadata": its quota's id and limit
 	ctxOther            // anything else: scanned, not recorded
 )
 
 // maxQuota bounds detail.Quota.
 const maxQuota = 240
+
+// addQuota adds what names a quota (its id, its limit) to d.Quota, within
+// maxQuota.
+func (d *detail) addQuota(v string) {
+	if v == "" || len(d.Quota)+len(v) >= maxQuota {
+		return
+	}
+	if d.Quota != "" {
+		d.Quota += " "
+	}
+	d.Quota += v
+}
 
 // scanner is a minimal JSON reader that records the handful of fields
 // classification needs and validates the rest without building values. It is
@@ -313,6 +326,8 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 			child = ctxInner
 		case ctx == ctxError && string(key) == "metadata":
 			child = ctxMeta
+		case ctx == ctxDetail && string(key) == "metadata":
+			child = ctxInfoMeta
 		case ctx == ctxRoot && string(key) == "detail":
 			child = ctxFirst
 		case ctx == ctxRoot && (string(key) == "promptFeedback" || string(key) == "usageMetadata"):
@@ -426,11 +441,17 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 		}
 	case ctxViolation:
 		if string(key) == "quotaId" || string(key) == "quotaMetric" {
-			if v := text(); v != "" && len(d.Quota)+len(v) < maxQuota {
-				if d.Quota != "" {
-					d.Quota += " "
-				}
-				d.Quota += v
+			d.addQuota(text())
+		}
+	case ctxInfoMeta:
+		// google.rpc.ErrorInfo's metadata names the quota too, and its
+		// limit: "quota_limit_value": "0" is a plan that has none.
+		switch string(key) {
+		case "quota_limit", "quota_metric":
+			d.addQuota(text())
+		case "quota_limit_value":
+			if v := text(); v != "" {
+				d.addQuota("limit_value: " + v)
 			}
 		}
 	case ctxError:

@@ -336,8 +336,16 @@ func (ev *evidence) awsDefectElsewhere(code string) bool {
 	if r := ev.role(); r != RoleSource && r != RoleWebhook {
 		return false
 	}
-	_, provider := ProviderCodes[code]
-	return !provider && (AWSCodes[strings.TrimSuffix(code, "Exception")] == InternalBug || AWSCodes[code] == InternalBug)
+	if _, provider := ProviderCodes[code]; provider {
+		return false
+	}
+	// In every spelling codeClass reads: an SDK's exception after its
+	// package (discord.errors.NotFound), with or without "Exception".
+	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) {
+		code = code[i+1:]
+	}
+	base := strings.TrimSuffix(code, "Exception")
+	return AWSCodes[base] == InternalBug || AWSCodes[base+"Exception"] == InternalBug
 }
 
 // codeClass applies the upstream's role to a class a code decided:
@@ -496,7 +504,8 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 // upstreamWords decides on the words of a source's or a webhook's 4xx
 // whose default is the generic one, of its 409, or of its failure with no
 // status (UpstreamWords); of its 404 or 410 only a permission's words (a
-// resource hidden from this credential), of its 403 only the rate's (GitHub
+// resource hidden from this credential) and the rate's (an SMTP 550 read as
+// 404 says a daily sending quota), of its 403 only the rate's (GitHub
 // answers its primary and secondary rate limits with 403). A rate is read
 // by its period.
 func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
@@ -504,7 +513,10 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 	switch c, ok := DefaultClass(r, ev.status); {
 	case ev.status == 0, ev.status == 409: // Dropbox's 409 carries every endpoint's error
 	case ev.status == 404, ev.status == 410:
-		permissionOnly = true // a resource hidden from this credential
+		// A resource hidden from this credential, or a limit: an SMTP
+		// server's 550 (read as 404) says "Daily user sending quota
+		// exceeded" as often as "no such user".
+		permissionOnly = true
 	case ev.status == 403:
 		rateOnly = true // GitHub answers its rate limits with 403
 	case !ok || c != SchemaInvalid || ev.status < 400 || ev.status > 499:
@@ -519,7 +531,7 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 		if s == "" {
 			continue
 		}
-		if ph, ok := matchPhrase(words, s); ok && (!permissionOnly || ph.Class == AuthDenied) && (!rateOnly || ph.Class == RateLimited) {
+		if ph, ok := matchPhrase(words, s); ok && (!permissionOnly || ph.Class == AuthDenied || ph.Class == RateLimited) && (!rateOnly || ph.Class == RateLimited) {
 			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
 			if ph.Class == RateLimited {
 				cl = ev.period(cl, ev.message, text)

@@ -368,6 +368,10 @@ var ProviderPhrases = []Phrase{
 	{"prompt is too long", TokenLimit}, // Anthropic
 	{"input is too long", TokenLimit},  // Bedrock
 	{"expected maxlength", TokenLimit}, // Bedrock's schema check of the model's input: "Malformed input request: expected maxLength: 42000, actual: 46735"
+	// AWS's own length check of the request's content — InvokeModel's whole
+	// body, an embedding's inputText — rather than of a parameter
+	{"at 'body' failed to satisfy constraint: member must have length", TokenLimit},
+	{"at 'inputtext' failed to satisfy constraint: member must have length", TokenLimit},
 	{"too many input tokens", TokenLimit},
 	{"context window", TokenLimit},
 	{"exceed context limit", TokenLimit},                 // Anthropic: "input length and `max_tokens` exceed context limit"
@@ -545,6 +549,45 @@ var TransportPhrases = []Phrase{
 	// HTTP/2 streams and sessions nghttp2 (Node's http2, got, curl) or the
 	// AWS SDK for JavaScript's http2 handler closed before an answer
 	{"ssl_error_syscall", NetworkTimeout},
+	// libcurl's own messages (curl_easy_strerror, in its older "Couldn't"
+	// and newer "Could not" wordings, and the CLI's), whatever wraps them:
+	// PHP's "cURL error 6: …", a locale's prefix, R's and Rust's bindings.
+	// Its certificate verdicts are read above ("ssl certificate
+	// problem", "peer certificate …").
+	{"could not resolve host", NetworkTimeout}, // CURLE_COULDNT_RESOLVE_HOST, also "Could not resolve hostname"
+	{"couldn't resolve host", NetworkTimeout},
+	{"could not resolve proxy", NetworkTimeout},
+	{"couldn't resolve proxy", NetworkTimeout},
+	{"could not connect to server", NetworkTimeout},
+	{"couldn't connect to server", NetworkTimeout},
+	{"ssl connect error", NetworkTimeout},                         // CURLE_SSL_CONNECT_ERROR: the handshake failed, no verdict on the certificate
+	{"failure when receiving data from the peer", NetworkTimeout}, // CURLE_RECV_ERROR
+	{"failed sending data to the peer", NetworkTimeout},           // CURLE_SEND_ERROR
+	{"server returned nothing", NetworkTimeout},                   // CURLE_GOT_NOTHING
+	{"transferred a partial file", NetworkTimeout},                // CURLE_PARTIAL_FILE
+	{"timeout was reached", NetworkTimeout},                       // CURLE_OPERATION_TIMEDOUT
+	{"weird server reply", NetworkTimeout},                        // CURLE_WEIRD_SERVER_REPLY
+	{"error in the http2 framing layer", NetworkTimeout},
+	{"stream error in the http/2 framing layer", NetworkTimeout},
+	{"quic connection error", NetworkTimeout},
+	{"proxy handshake error", NetworkTimeout},
+	// TLS alerts and handshakes that end without a verdict on the
+	// certificate, as the JDK, .NET and OpenSSL print them (the verdicts —
+	// PKIX, "certificate verify failed" — are read above, and an alert
+	// about a certificate is one)
+	{"alert bad certificate", AuthDenied},
+	{"alert unknown ca", AuthDenied},
+	{"alert certificate", AuthDenied}, // certificate_expired, certificate_unknown, certificate_revoked
+	{"fatal alert: bad_certificate", AuthDenied},
+	{"fatal alert: certificate_", AuthDenied},
+	{"fatal alert: unknown_ca", AuthDenied},
+	{"received fatal alert", NetworkTimeout},                 // the JDK: handshake_failure, protocol_version
+	{"remote host terminated the handshake", NetworkTimeout}, // the JDK
+	{"sslhandshakeexception", NetworkTimeout},
+	{"ssl handshake failed", NetworkTimeout},
+	{"the ssl connection could not be established", NetworkTimeout}, // .NET
+	{"alert handshake failure", NetworkTimeout},                     // OpenSSL: "sslv3 alert handshake failure"
+	{"alert protocol version", NetworkTimeout},
 	{"nghttp2_", NetworkTimeout}, // NGHTTP2_PROTOCOL_ERROR, NGHTTP2_INTERNAL_ERROR, NGHTTP2_REFUSED_STREAM
 	{"http2 request did not get a response", NetworkTimeout},
 	// the Rust AWS SDK and hyper in their Debug renderings, gRPC's

@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -141,6 +142,11 @@ func parseText(s string) textEvidence {
 			t.addCode(g) // one word: Unavailable, Internal, Unknown, Aborted
 		}
 	}
+	if containsFoldASCII(s, "status") {
+		if g := labelledGoogleStatus(s); g != "" {
+			t.addCode(g)
+		}
+	}
 	if t.stage == "" && containsFoldASCII(s, "stage") {
 		if m := reStage.FindStringSubmatch(s); m != nil {
 			t.stage = pipeline.Stage(strings.ToLower(m[1]))
@@ -219,6 +225,37 @@ func rpcError(s string) int {
 	return -1
 }
 
+// labelledGoogleStatus returns a Google status name written after the word
+// "status" in text — "Status ABORTED The operation was aborted", "status:
+// UNAVAILABLE", `"status": "RESOURCE_EXHAUSTED"` in a log's repr — or "".
+// A label says it is a status, so the names that are also words of prose
+// (UNKNOWN, INTERNAL, ABORTED, CANCELLED) are read here too, in capitals.
+func labelledGoogleStatus(s string) string {
+	for from := 0; from < len(s); {
+		i := indexFoldASCII(s[from:], "status")
+		if i < 0 {
+			return ""
+		}
+		k := from + i + len("status")
+		from = k
+		j := k
+		for j < len(s) && j-k < 4 && (s[j] == ' ' || s[j] == ':' || s[j] == '=' || s[j] == '"' || s[j] == '\'') {
+			j++
+		}
+		if j == k {
+			continue
+		}
+		e := j
+		for e < len(s) && (s[e] >= 'A' && s[e] <= 'Z' || s[e] == '_') {
+			e++
+		}
+		if e-j >= 4 && (e == len(s) || !isCodeByte(s[e])) && GoogleCodes[s[j:e]] != "" {
+			return s[j:e]
+		}
+	}
+	return ""
+}
+
 // SMTPReplies are the SMTP reply codes a mail client writes in its error
 // ("Net::SMTPFatalError: 554 Message rejected: …", smtplib's
 // SMTPDataError(554, …)) that are not the HTTP status of the same number,
@@ -259,7 +296,45 @@ func textStatus(s string) int {
 			}
 		}
 	}
+	if n := reasonStatus(s); n != 0 {
+		return n
+	}
 	return first
+}
+
+// reasonStatus is the first error status written with its own reason
+// phrase, whatever stands between them — "400 - Bad Request", "503:
+// Service Unavailable", "429 — Too Many Requests", "404 not found" — or 0.
+// The phrase is the status's as HTTP names it, so a number that only
+// happens to stand before words is none.
+func reasonStatus(s string) int {
+	for i := 0; i+3 <= len(s); i++ {
+		if s[i] != '4' && s[i] != '5' || i > 0 && isDigitByte(s[i-1]) {
+			continue
+		}
+		if !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) || i+3 < len(s) && isDigitByte(s[i+3]) {
+			continue
+		}
+		n := int(s[i]-'0')*100 + int(s[i+1]-'0')*10 + int(s[i+2]-'0')
+		phrase := http.StatusText(n)
+		if phrase == "" {
+			continue
+		}
+		k := i + 3
+		for k < len(s) && k-i-3 < 8 {
+			if c := s[k]; c == ' ' || c == '\t' || c == '-' || c == ':' {
+				k++
+			} else if strings.HasPrefix(s[k:], "–") || strings.HasPrefix(s[k:], "—") {
+				k += len("–")
+			} else {
+				break
+			}
+		}
+		if k > i+3 && len(s)-k >= len(phrase) && strings.EqualFold(s[k:k+len(phrase)], phrase) {
+			return n
+		}
+	}
+	return 0
 }
 
 // statusWords reports whether s holds a word reStatusProse starts from,

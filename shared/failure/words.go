@@ -109,6 +109,7 @@ var ModelWords = []Meaning{
 		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
 		"hate speech", "recitation", "nsfw", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
+		"sensitive word", "sensitive_word", "sensitive information detected",
 	}},
 	{UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
@@ -136,6 +137,14 @@ var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
 	// text part (google-generativeai's `response.text` quick accessor)
 	"could not parse response content", "length limit was reached", "lengthfinishreasonerror",
 	"quick accessor", "response is not simple text",
+	// a client's parser of the answer (LangChain's OutputParserException,
+	// "did not output … json") and the JSON decoders' own words: Python's
+	// json, Go's encoding/json, JavaScript's JSON.parse, Jackson, serde
+	"outputparserexception", "output parser", "invalid json output", "did not output", "json format as expected",
+	"expecting ',' delimiter", "expecting ':' delimiter", "expecting property name", "invalid control character at",
+	"extra data: line", "looking for beginning of value", "after top-level value", "in json at position",
+	"is not valid json", "unexpected end-of-input", "unrecognized token", "eof while parsing",
+	"expected value at line", "trailing characters at line",
 }}
 
 // answerWords is AnswerWords as a phrase table.
@@ -234,6 +243,7 @@ var UpstreamWords = []Meaning{
 	{RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
+		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
 	{AuthDenied, "permission", []string{
@@ -245,7 +255,7 @@ var UpstreamWords = []Meaning{
 		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
 	}},
 	{NotFound, "gone", []string{
-		"not found", "not_found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
+		"not found", "not_found", "not be found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
 		"no such", "does not exist", "doesn't exist", "no longer exists", "archived", "has been deleted",
 		"was deleted", "has been removed",
 	}},
@@ -478,17 +488,21 @@ func limitZero(s string) bool {
 		if k+1 < len(s) && (isDigitByte(s[k+1]) || s[k+1] == '.') {
 			continue
 		}
-		j := k
-		for j > 0 && s[j-1] == ' ' {
+		// Back over what stands between a label and its value: spaces,
+		// a colon or an equals sign, quotes ("quota_limit_value": "0").
+		j, colon := k, false
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == ':' || s[j-1] == '=' || s[j-1] == '"' || s[j-1] == '\'') {
+			colon = colon || s[j-1] == ':' || s[j-1] == '='
 			j--
 		}
-		if j == k && (j == 0 || s[j-1] != ':') {
-			continue // "10", "x0": not a lone 0 after a label
+		if j == k || !colon && (k-j > 1 || s[k-1] != ' ') {
+			continue // "10", "x0", `limit "0"`: not a lone 0 after a label
 		}
-		if j > 0 && s[j-1] == ':' {
-			j--
+		label := s[:j]
+		if n := len(label); n >= 6 && hasPrefixFoldASCII(label[n-6:], "_value") {
+			label = label[:n-6]
 		}
-		if j >= 5 && hasPrefixFoldASCII(s[j-5:j], "limit") {
+		if n := len(label); n >= 5 && hasPrefixFoldASCII(label[n-5:], "limit") {
 			return true
 		}
 	}

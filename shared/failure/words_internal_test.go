@@ -16,7 +16,8 @@ func TestPeriodWords(t *testing.T) {
 	}
 	for s, want := range map[string]bool{
 		"limit: 0, model: gemini": true, "Limit 0, Used 0": true, "limit:0": true, "LIMIT: 0": true, "limit: 0": true,
-		"limit: 10": false, "limit: 0.5": false, "Limit 30000": false, "limit_value: \"0\"": false, "0": false, "the 0 limit": false,
+		"limit: 10": false, "limit: 0.5": false, "Limit 30000": false, "limit_value: \"0\"": true, "\"quota_limit_value\": \"0\"": true,
+		"quota_limit_value: \"10\"": false, "0": false, "the 0 limit": false, "limit \"0\"": false,
 	} {
 		if got := limitZero(s); got != want {
 			t.Errorf("limitZero(%q) = %v, want %v", s, got, want)
