@@ -725,9 +725,11 @@ func (w *walker) memberRole(role keyRole) {
 	if role.proseOf != "" && w.peek() == '"' {
 		start := w.i
 		raw := w.skip()
-		// Free text has four words: a short or a spaceless string is none.
-		if len(raw) >= 22 && bytes.IndexByte(raw, ' ') >= 0 {
-			if s := decodeString(raw); role.prose(s) {
+		// Free text has four words: a short string, or one with fewer than
+		// three spaces, is none; the key is judged before the string is
+		// decoded.
+		if len(raw) >= 22 && bytes.Count(raw, space) >= 3 && proseKey(role.proseOf) {
+			if s := decodeString(raw); isFreeText(s) {
 				w.emitString(raw, s, Text(s))
 				return
 			}
@@ -758,6 +760,8 @@ func (w *walker) memberRole(role keyRole) {
 	}
 	w.value()
 }
+
+var space = []byte{' '}
 
 // emitString writes the redacted string r, or the original bytes raw when
 // redaction changed nothing, so that escapes survive as written.
