@@ -501,13 +501,25 @@ var TransportPhrases = []Phrase{
 	// verdict): httpx and httpcore, h11, aiohttp, requests and urllib3,
 	// undici and Bun, OkHttp, Netty and reactor-netty, the JDK's
 	// HttpClient, .NET's HttpClient, reqwest and hyper
-	{"invalid peer certificate", AuthDenied},                 // rustls
-	{"remote certificate is invalid", AuthDenied},            // .NET
-	{"peer closed connection", NetworkTimeout},               // h11, httpx: "without sending complete message body"
-	{"all connection attempts failed", NetworkTimeout},       // httpcore (anyio)
-	{"response payload is not completed", NetworkTimeout},    // aiohttp
-	{"cannot connect to host", NetworkTimeout},               // aiohttp
-	{"connection broken:", NetworkTimeout},                   // urllib3: IncompleteRead, InvalidChunkLength
+	{"invalid peer certificate", AuthDenied},              // rustls
+	{"remote certificate is invalid", AuthDenied},         // .NET
+	{"peer closed connection", NetworkTimeout},            // h11, httpx: "without sending complete message body"
+	{"all connection attempts failed", NetworkTimeout},    // httpcore (anyio)
+	{"response payload is not completed", NetworkTimeout}, // aiohttp
+	{"cannot connect to host", NetworkTimeout},            // aiohttp
+	{"connection broken:", NetworkTimeout},                // urllib3: IncompleteRead, InvalidChunkLength
+	{"incompleteread", NetworkTimeout},                    // http.client and urllib3: the body was cut short
+	{"invalidchunklength", NetworkTimeout},
+	{"chunkedencodingerror", NetworkTimeout}, // requests
+	// botocore's own HTTP failures (EndpointConnectionError,
+	// ConnectionClosedError, ConnectTimeoutError, ReadTimeoutError,
+	// ProxyConnectionError): no answer from the endpoint
+	{"could not connect to the endpoint url", NetworkTimeout},
+	{"endpointconnectionerror", NetworkTimeout},
+	{"connection was closed before we received a valid response", NetworkTimeout},
+	{"connect timeout on endpoint url", NetworkTimeout},
+	{"read timeout on endpoint url", NetworkTimeout},
+	{"failed to connect to proxy url", NetworkTimeout},
 	{"failed to establish a new connection", NetworkTimeout}, // urllib3
 	{"name or service not known", NetworkTimeout},            // getaddrinfo
 	{"temporary failure in name resolution", NetworkTimeout},

@@ -78,14 +78,14 @@ var (
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
 	// "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b`)
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
 	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'",
 	// Elixir's "{:error, {:http_error, 400, …}}", "Client error - 404 when
 	// posting", "…/items- 404 error".
-	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b`)
+	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response) )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:
@@ -191,7 +191,7 @@ func parseText(s string) textEvidence {
 		// A 2xx (Teams answers 200 and reports "returned HTTP error 429"
 		// in the body) gives way to an error status the text names.
 		if st := textStatus(s); st >= 400 || t.status == 0 {
-			if h, ok := SMTPReplies[st]; ok && (containsFoldASCII(s, "smtp") || containsFoldASCII(s, "mail")) {
+			if h, ok := SMTPReplies[st]; ok && (containsFoldASCII(s, "smtp") || containsFoldASCII(s, "mail") || smtpReply(s) == st) {
 				st = h // an SMTP client's reply code, not an HTTP status
 			}
 			t.status = st
@@ -299,7 +299,38 @@ func textStatus(s string) int {
 	if n := reasonStatus(s); n != 0 {
 		return n
 	}
+	if n := smtpReply(s); n != 0 {
+		return n
+	}
 	return first
+}
+
+// smtpReply is an SMTP server's error reply as a client prints it — a
+// 4xx or 5xx code at the start of the text, of a line or after ": ",
+// followed by an enhanced status code ("550 5.4.5 Daily user sending
+// limit exceeded", "550-5.4.5 …", a multi-line reply's dash) or by the
+// dash of a multi-line reply ("550-Requested action not taken: mailbox
+// unavailable") — or 0. SMTPReplies then reads it as the HTTP status that
+// means the same.
+func smtpReply(s string) int {
+	for i := 0; i+4 <= len(s); i++ {
+		if s[i] != '4' && s[i] != '5' || !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) {
+			continue
+		}
+		if i > 0 && !(s[i-1] == '\n' || i >= 2 && s[i-2] == ':' && s[i-1] == ' ') {
+			continue
+		}
+		sep := s[i+3]
+		if sep != '-' && sep != ' ' {
+			continue
+		}
+		rest := s[i+4:]
+		enhanced := len(rest) >= 5 && isDigitByte(rest[0]) && rest[1] == '.' && isDigitByte(rest[2])
+		if enhanced || sep == '-' && len(rest) > 0 && rest[0] >= 'A' && rest[0] <= 'Z' {
+			return int(s[i]-'0')*100 + int(s[i+1]-'0')*10 + int(s[i+2]-'0')
+		}
+	}
+	return 0
 }
 
 // reasonStatus is the first error status written with its own reason

@@ -145,6 +145,11 @@ var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
 	"extra data: line", "looking for beginning of value", "after top-level value", "in json at position",
 	"is not valid json", "unexpected end-of-input", "unrecognized token", "eof while parsing",
 	"expected value at line", "trailing characters at line",
+	// the Vercel AI SDK's errors about an answer (NoObjectGeneratedError,
+	// TypeValidationError, JSONParseError, NoContentGeneratedError,
+	// EmptyResponseBodyError, InvalidResponseDataError)
+	"no object generated", "did not match schema", "type validation failed", "ai_jsonparseerror",
+	"no content generated", "empty response body", "invalid response data",
 }}
 
 // answerWords is AnswerWords as a phrase table.
@@ -244,6 +249,7 @@ var UpstreamWords = []Meaning{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
 		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
+		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
 	{AuthDenied, "permission", []string{

@@ -1,0 +1,37 @@
+package failure_test
+
+import (
+	"testing"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// TestFamiliesOfRoundEleven holds members of the families holdout round 11
+// showed (cmd/triage/testdata/corpus/README.md), in wordings other than
+// the round's.
+func TestFamiliesOfRoundEleven(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		ev   failure.Evidence
+		want failure.Class
+	}{
+		"an SMTP reply's dash, a mailbox":      {failure.Evidence{Provider: "smtp", Stage: pipeline.Notify, Text: "550-Mailbox unavailable, recipient rejected"}, nf},
+		"an SMTP reply's enhanced code, login": {failure.Evidence{Provider: "mailer", Stage: pipeline.Notify, Text: "send failed: 535 5.7.8 Username and Password not accepted"}, ad},
+		"an SMTP daily limit":                  {failure.Evidence{Provider: "mailer", Stage: pipeline.Notify, Text: "javax.mail.SendFailedException: 554 5.4.6 Daily sending limit exceeded for this sender"}, failure.BudgetExceeded},
+		"an SMTP server busy":                  {failure.Evidence{Provider: "mailer", Stage: pipeline.Notify, Text: "451 4.3.0 Mail server temporarily rejected message"}, failure.UpstreamUnavailable},
+		"botocore cannot reach the endpoint":   {failure.Evidence{Provider: "dynamodb", Text: "botocore.exceptions.ConnectTimeoutError: Connect timeout on endpoint URL: \"https://dynamodb.eu-west-1.amazonaws.com/\""}, nt},
+		"botocore's closed connection":         {failure.Evidence{Provider: "s3", Text: "ConnectionClosedError: Connection was closed before we received a valid response from endpoint URL"}, nt},
+		"a body cut short (http.client)":       {failure.Evidence{Stage: pipeline.Fetch, Text: "http.client.IncompleteRead: IncompleteRead(5120 bytes read)"}, nt},
+		"requests' chunked encoding":           {failure.Evidence{Stage: pipeline.Fetch, Text: "requests.exceptions.ChunkedEncodingError: ('Connection broken: InvalidChunkLength(got length b'', 0 bytes read)'"}, nt},
+		"the AI SDK's object not generated":    {failure.Evidence{Provider: "groq", Stage: pipeline.LLM, Text: "AI_NoObjectGeneratedError: No object generated: could not parse the response."}, failure.ResponseInvalid},
+		"the AI SDK's type validation":         {failure.Evidence{Provider: "groq", Stage: pipeline.LLM, Text: "AI_TypeValidationError: Type validation failed: Value: {\"title\":null}"}, failure.ResponseInvalid},
+		"a status after a call's parenthesis":  {failure.Evidence{Provider: "together", Stage: pipeline.LLM, Text: "request failed (try 2 of 3): 404 Model not served here"}, ce},
+		"a labelled errorCode in an inspect":   {failure.Evidence{Provider: "feeds", Stage: pipeline.Fetch, Text: "#<Client::Error errorCode=502 errorMessage=\"upstream went away\">"}, failure.UpstreamUnavailable},
+	} {
+		ev := tc.ev
+		if c := failure.Classify(&ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
+		}
+	}
+}
