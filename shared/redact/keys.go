@@ -294,8 +294,43 @@ func proseKey(key string) bool {
 	return true
 }
 
-// roleOf splits key into words once and reads every table.
+// roles memoizes roleOf, which is pure: a log's keys repeat (every line of
+// a service writes the same few), and judging one splits it into words and
+// reads a dozen tables. It holds the first maxRoles distinct keys of up to
+// 64 bytes, so its memory is bounded whatever the text; the tables are
+// read once, before any key is judged, and never change after.
+var roles struct {
+	sync.RWMutex
+	m map[string]keyRole
+}
+
+const maxRoles = 8192
+
+// roleOf is judgeKey, memoized (roles).
 func roleOf(key string) keyRole {
+	if len(key) > 64 {
+		return judgeKey(key)
+	}
+	roles.RLock()
+	r, ok := roles.m[key]
+	roles.RUnlock()
+	if ok {
+		return r
+	}
+	r = judgeKey(key)
+	roles.Lock()
+	if roles.m == nil {
+		roles.m = make(map[string]keyRole)
+	}
+	if len(roles.m) < maxRoles {
+		roles.m[strings.Clone(key)] = r
+	}
+	roles.Unlock()
+	return r
+}
+
+// judgeKey splits key into words once and reads every table.
+func judgeKey(key string) keyRole {
 	key = stripMarkers(key)
 	var buf [16]string
 	words := splitWords(key, buf[:0])

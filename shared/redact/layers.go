@@ -875,14 +875,22 @@ var ValueKeys = map[string]bool{
 
 // normKey lower-cases a key and drops its separators.
 func normKey(k string) string {
-	var b strings.Builder
-	for i := 0; i < len(k); i++ {
+	clean := true
+	for i := 0; i < len(k) && clean; i++ {
 		c := k[i]
-		if isAlnum(c) {
-			b.WriteByte(lowerASCII(c))
+		clean = c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	}
+	if clean {
+		return k // most keys: no copy
+	}
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; isAlnum(c) {
+			b = append(b, lowerASCII(c))
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // TurnKeys are the members that make an object a turn of a conversation

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -231,4 +232,27 @@ func FuzzLayers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRolesMemoized holds roleOf's memo to judgeKey: the same role for
+// every key, and no more than maxRoles keys kept whatever the text.
+func TestRolesMemoized(t *testing.T) {
+	keys := []string{"api_key", "X-Api-Key", "messages", "customer.name", "prompt_tokens", "notes", "request_id", "", "body"}
+	for i := 0; i < maxRoles+500; i++ {
+		keys = append(keys, fmt.Sprintf("field_%d_token", i))
+	}
+	for _, k := range keys {
+		if got, want := roleOf(k), judgeKey(k); got != want {
+			t.Fatalf("roleOf(%q) = %+v, judgeKey says %+v", k, got, want)
+		}
+		if got, want := roleOf(k), judgeKey(k); got != want { // from the memo this time
+			t.Fatalf("roleOf(%q) again = %+v, judgeKey says %+v", k, got, want)
+		}
+	}
+	roles.RLock()
+	n := len(roles.m)
+	roles.RUnlock()
+	if n > maxRoles {
+		t.Fatalf("the memo holds %d keys, more than %d", n, maxRoles)
+	}
 }
