@@ -60,9 +60,16 @@ var ProviderCodes = map[string]Class{
 	"BudgetExceededError":         BudgetExceeded, // LiteLLM proxy: a key's or team's budget
 
 	// Slack incoming webhooks answer with bare tokens.
-	"invalid_payload":                   SchemaInvalid,
-	"no_text":                           SchemaInvalid,
-	"too_many_attachments":              SchemaInvalid,
+	"invalid_payload":      SchemaInvalid,
+	"no_text":              SchemaInvalid,
+	"too_many_attachments": SchemaInvalid,
+	// the Web API's (chat.postMessage answers 200 with ok:false): a message
+	// it cannot take
+	"invalid_blocks":                    SchemaInvalid,
+	"invalid_blocks_format":             SchemaInvalid,
+	"msg_too_long":                      SchemaInvalid,
+	"invalid_attachments":               SchemaInvalid,
+	"invalid_arguments":                 SchemaInvalid,
 	"invalid_token":                     AuthDenied,
 	"action_prohibited":                 AuthDenied,
 	"posting_to_general_channel_denied": AuthDenied,
@@ -494,6 +501,13 @@ var TransportPhrases = []Phrase{
 	{"'enotfound", NetworkTimeout},             // code: 'ENOTFOUND'
 	{"\"enotfound", NetworkTimeout},
 	{"etimedout", NetworkTimeout},
+	{"eai_again", NetworkTimeout}, // getaddrinfo: a DNS answer that did not come
+	{"eai_noname", NetworkTimeout},
+	{"eai_fail", NetworkTimeout},
+	{"enetunreach", NetworkTimeout},
+	{"ehostunreach", NetworkTimeout},
+	{"econnaborted", NetworkTimeout},
+	{"esockettimedout", NetworkTimeout},
 	{"econnreset", NetworkTimeout},
 	{"econnrefused", NetworkTimeout},
 	// every client's own words for the same failures, after the certificate
@@ -661,6 +675,8 @@ var TextPhrases = []Phrase{
 	{"forbidden", AuthDenied},
 	{"permission denied", AuthDenied},
 	{"access denied", AuthDenied},
+	{"access was denied", AuthDenied},     // Lambda: "KMS access was denied"
+	{"accessdeniedexception", AuthDenied}, // a code glued to its service's name (Lambda's "AccessDeniedExceptionKMS")
 	{"expired token", AuthDenied},
 	{"token expired", AuthDenied},
 	// encoding/json, reading model output

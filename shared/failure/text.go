@@ -353,7 +353,7 @@ func reasonStatus(s string) int {
 		}
 		k := i + 3
 		for k < len(s) && k-i-3 < 8 {
-			if c := s[k]; c == ' ' || c == '\t' || c == '-' || c == ':' {
+			if c := s[k]; c == ' ' || c == '\t' || c == '-' || c == ':' || c == '=' || c == '>' {
 				k++
 			} else if strings.HasPrefix(s[k:], "–") || strings.HasPrefix(s[k:], "—") {
 				k += len("–")
@@ -361,11 +361,45 @@ func reasonStatus(s string) int {
 				break
 			}
 		}
-		if k > i+3 && len(s)-k >= len(phrase) && strings.EqualFold(s[k:k+len(phrase)], phrase) {
+		if k == i+3 {
+			continue
+		}
+		// The phrase as HTTP writes it, or as a class or a constant names
+		// it: Ruby's Net::HTTPNotFound, Spring's NOT_FOUND.
+		rest := s[k:]
+		for _, p := range [...]string{"Net::HTTP", "HTTP"} {
+			if r, ok := strings.CutPrefix(rest, p); ok {
+				rest = r
+				break
+			}
+		}
+		if samePhrase(rest, phrase) {
 			return n
 		}
 	}
 	return 0
+}
+
+// samePhrase reports whether s starts with phrase, compared by letters
+// alone in any case, with or without the spaces between its words ("Not
+// Found", "NOT_FOUND", "NotFound"); the phrase's last letter must end a
+// word of s.
+func samePhrase(s, phrase string) bool {
+	k := 0
+	for i := 0; i < len(phrase); i++ {
+		c := phrase[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			continue
+		}
+		for k < len(s) && (s[k] == ' ' || s[k] == '_' || s[k] == '-') {
+			k++
+		}
+		if k >= len(s) || lowerASCII(s[k]) != lowerASCII(c) {
+			return false
+		}
+		k++
+	}
+	return k == len(s) || !(s[k] >= 'a' && s[k] <= 'z')
 }
 
 // statusWords reports whether s holds a word reStatusProse starts from,
@@ -500,6 +534,11 @@ func ownClass(s string) (Classification, bool) {
 		return Of(InternalBug, "recovered panic (error text)"), true
 	case strings.Contains(s, "runtime error: "), strings.Contains(s, "assignment to entry in nil map"):
 		return Of(InternalBug, "runtime error (error text)"), true
+	case strings.Contains(s, "' panicked at "), strings.HasPrefix(s, "fatal error: "):
+		// Rust's panic ("thread 'main' panicked at …", an unwrap of an
+		// error the program did not handle) and Go's fatal runtime error:
+		// a program's bug, whatever error it held.
+		return Of(InternalBug, "panic (error text)"), true
 	}
 	return Classification{}, false
 }
@@ -756,4 +795,12 @@ func tableCode(w string) bool {
 
 func isCodeByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '#'
+}
+
+// lowerASCII lowers an ASCII capital letter.
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -90,6 +90,10 @@ var ModelWords = []Meaning{
 	{ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
 		"completion tokens",
+		// the sampling parameters a model may not take ("invalid temperature:
+		// only 1 is allowed for this model")
+		"temperature", "top_p", "top_k", "presence_penalty", "frequency_penalty", "response_format", "tool_choice",
+		"logprobs", "allowed for this model",
 	}},
 	{AuthDenied, "key", []string{
 		"api key", "api_key", "apikey", "api-key", "authentication", "authenticate", "unauthenticated",
@@ -150,6 +154,10 @@ var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
 	// EmptyResponseBodyError, InvalidResponseDataError)
 	"no object generated", "did not match schema", "type validation failed", "ai_jsonparseerror",
 	"no content generated", "empty response body", "invalid response data",
+	// a log's field for an answer cut at its length or left empty
+	// ("summarize_empty_response model=… finish_reason=length")
+	"empty_response", "empty_completion", "empty completion", "finish_reason=length", "finish_reason: length",
+	"finish_reason='length'", "finish_reason=max_tokens", "stop_reason=max_tokens", "stop_reason: max_tokens",
 }}
 
 // answerWords is AnswerWords as a phrase table.
@@ -250,6 +258,8 @@ var UpstreamWords = []Meaning{
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
 		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
 		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
+		"exceeded current limit", "exceeded its limit", "exceeded your limit", "exceeded limit", "over the limit",
+		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
 	{AuthDenied, "permission", []string{
@@ -268,7 +278,7 @@ var UpstreamWords = []Meaning{
 	{SchemaInvalid, "payload", []string{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
 		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
-		"unable to parse", "failed to parse",
+		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
 	}},
 }
 
@@ -337,6 +347,18 @@ func periodEndsAt(s string, end int) bool {
 	return false
 }
 
+// perLongPeriod reports whether s counts something per day, week or month
+// ("only 10 messages per day", "7500/month"): a limit named by its period
+// alone.
+func perLongPeriod(s string) bool {
+	for _, w := range [...]string{"per day", "per week", "per month", "/day", "/month"} {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // periodShort are the words of a limit that resets within minutes.
 var periodShort = []string{"minute", "per min", "second", "per sec", "rpm", "tpm", "rps"}
 
@@ -368,7 +390,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 			srcs[1] = text
 		}
 		for _, s := range srcs {
-			if s != "" && longPeriod(s) && (containsFoldASCII(s, "quota") || containsFoldASCII(s, "limit")) {
+			if s != "" && longPeriod(s) && (containsFoldASCII(s, "quota") || containsFoldASCII(s, "limit") || perLongPeriod(s)) {
 				return ev.reclass(cl, BudgetExceeded, "a quota or limit per day or longer")
 			}
 		}
