@@ -208,7 +208,11 @@ func classifyUpstream(err error) (Classification, bool) {
 	if hasTransport {
 		return ev.finish(transport), true
 	}
-	if ph, ok := matchPhrase(TransportPhrases, text); ok {
+	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == AuthDenied || reasonStatus(text) == 0) {
+		// A status written with its reason phrase ("Failed to connect to
+		// OpenRouter API: 404 Not Found {…}") is an answer the client
+		// read: its prefix's transport words do not decide, the answer
+		// does. A certificate's verdict still does.
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
 	if strings.EqualFold(strings.TrimSpace(text), "EOF") {

@@ -491,6 +491,12 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 				// the rest (with no status, they say CLIENT_ERROR).
 				return Classification{}, false
 			}
+			if ph.Class == TokenLimit && ev.status == 429 && waitWords(s) {
+				// Too many tokens within a window, and a wait lifts it
+				// ("exceeded the maximum number of tokens allowed within a
+				// given time frame. Wait a bit and try again"): a rate.
+				return Of(RateLimited, reason(p, " model endpoint's message says \"", ph.Fragment, "\" within a window", ev.status)), true
+			}
 			cl := Of(ph.Class, reason(p, " model endpoint's message says \"", ph.Fragment, "\"", ev.status))
 			if quotaLike(ph.Class, ph.Fragment) {
 				cl = ev.period(cl, ev.message, text)
@@ -530,6 +536,12 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 	for _, s := range [2]string{ev.message, text} {
 		if s == "" {
 			continue
+		}
+		if f := exceededLimit(s); f != "" {
+			// "Exceeded daily email limit for the operation", "limit of
+			// 500 messages exceeded": a limit, whatever else the message
+			// goes on to say ("If a higher limit is required, …").
+			return ev.period(Of(RateLimited, reason(ev.prov(), who, f, "\"", ev.status)), ev.message, text), true
 		}
 		if ph, ok := matchPhrase(words, s); ok && (!permissionOnly || ph.Class == AuthDenied || ph.Class == RateLimited) && (!rateOnly || ph.Class == RateLimited) {
 			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
@@ -700,4 +712,43 @@ func indexFoldASCII(s, frag string) int {
 		}
 	}
 	return -1
+}
+
+// waitWords reports whether s says a wait lifts what it refuses: "try
+// again", "wait", "time frame", "per minute".
+func waitWords(s string) bool {
+	for _, w := range [...]string{"try again", "wait a", "time frame", "timeframe", "per minute", "per min"} {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// exceededLimit returns the words of s that say a limit or a quota was
+// exceeded — "exceeded" (or "exceeds") and "limit" or "quota" within 40
+// bytes of each other on a line, in either order — or "".
+func exceededLimit(s string) string {
+	for from := 0; from < len(s); {
+		i := indexFoldASCII(s[from:], "exceed")
+		if i < 0 {
+			return ""
+		}
+		i += from
+		from = i + 6
+		lo, hi := max(0, i-40), min(len(s), i+6+40)
+		w := s[lo:hi]
+		if k := strings.LastIndexByte(s[lo:i], '\n'); k >= 0 {
+			w = s[lo+k+1 : hi]
+		}
+		if k := strings.IndexByte(s[i:hi], '\n'); k >= 0 {
+			w = w[:len(w)-(hi-i-k)]
+		}
+		for _, l := range [...]string{"limit", "quota"} {
+			if containsFoldASCII(w, l) {
+				return "exceeded … " + l
+			}
+		}
+	}
+	return ""
 }

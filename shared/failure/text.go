@@ -78,7 +78,7 @@ var (
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
 	// "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b`)
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
@@ -317,8 +317,8 @@ func smtpReply(s string) int {
 		if s[i] != '4' && s[i] != '5' || !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) {
 			continue
 		}
-		if i > 0 && !(s[i-1] == '\n' || i >= 2 && s[i-2] == ':' && s[i-1] == ' ') {
-			continue
+		if i > 0 && !(s[i-1] == '\n' || s[i-1] == '=' || s[i-1] == '\'' || s[i-1] == '"' || i >= 2 && s[i-2] == ':' && s[i-1] == ' ') {
+			continue // at a line's start, after ": ", "response=" or a quote
 		}
 		sep := s[i+3]
 		if sep != '-' && sep != ' ' {
@@ -683,6 +683,7 @@ func (t *textEvidence) words(s string) {
 		for j < len(s) && isCodeByte(s[j]) {
 			j++
 		}
+		start := i
 		w := strings.TrimRight(afterHash(s[i:j]), ".")
 		i = j
 		if len(w) < 6 || len(w) > maxCodeLen {
@@ -693,6 +694,12 @@ func (t *textEvidence) words(s string) {
 		}
 		if tableCode(w) {
 			t.addCode(w)
+			continue
+		}
+		if c := snakeProviderCode(s[max(0, start-40):start] + w); c != "" {
+			// An SDK's error class named after the provider's code:
+			// Slack::Web::Api::Errors::InvalidBlocks is invalid_blocks.
+			t.addCode(c)
 			continue
 		}
 		if g := googleName(w); g != "" {
@@ -803,4 +810,47 @@ func lowerASCII(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+// snakeProviderCode returns the provider code (ProviderCodes) that the last
+// part of an SDK's error class spells in snake case —
+// "Slack::Web::Api::Errors::InvalidBlocks" and "slack.errors.ChannelNotFound"
+// give invalid_blocks and channel_not_found — or "".
+func snakeProviderCode(w string) string {
+	k := strings.LastIndexAny(w, ".:")
+	if k < 0 {
+		return ""
+	}
+	// Only in an SDK's errors module (Errors::, .errors., Exceptions::),
+	// and not a generic name that ends as one (ApiError).
+	module := strings.TrimRight(w[:k], ".:")
+	if j := strings.LastIndexAny(module, ".:"); j >= 0 {
+		module = module[j+1:]
+	}
+	switch strings.ToLower(module) {
+	case "errors", "error", "exceptions":
+	default:
+		return ""
+	}
+	w = w[k+1:]
+	if len(w) < 6 || len(w) > 40 || w[0] < 'A' || w[0] > 'Z' || !camelCode(w) ||
+		strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") {
+		return ""
+	}
+	var buf [48]byte
+	b := buf[:0]
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' {
+			if i > 0 {
+				b = append(b, '_')
+			}
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	if _, ok := ProviderCodes[string(b)]; ok {
+		return string(b)
+	}
+	return ""
 }

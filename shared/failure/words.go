@@ -269,6 +269,7 @@ var UpstreamWords = []Meaning{
 		"authentication", "credentials", "was blocked by the user", "was kicked", "not a member",
 		"token is invalid", "key is invalid", "bad credentials", "not verified", "verified sender", // SendGrid: "does not match a verified Sender Identity"
 		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
+		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
 	}},
 	{NotFound, "gone", []string{
 		"not found", "not_found", "not be found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
@@ -347,6 +348,35 @@ func periodEndsAt(s string, end int) bool {
 	return false
 }
 
+// periodNearLimit reports whether a period of a day or longer (longPeriod)
+// stands on the line of the quota or the limit it gives a period to
+// ("Daily message quota exceeded", "fewer daily messages, … higher rate
+// limits") — not a date on another line of a log record's fields
+// ("visitor_seen=<today>" below "visitor_messages_limit=17280").
+func periodNearLimit(s string) bool {
+	for _, l := range [...]string{"quota", "limit"} {
+		for from := 0; from < len(s); {
+			i := indexFoldASCII(s[from:], l)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(l)
+			ls := strings.LastIndexByte(s[:i], '\n') + 1
+			le := strings.IndexByte(s[i:], '\n')
+			if le < 0 {
+				le = len(s)
+			} else {
+				le += i
+			}
+			if longPeriod(s[ls:le]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // perLongPeriod reports whether s counts something per day, week or month
 // ("only 10 messages per day", "7500/month"): a limit named by its period
 // alone.
@@ -390,7 +420,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 			srcs[1] = text
 		}
 		for _, s := range srcs {
-			if s != "" && longPeriod(s) && (containsFoldASCII(s, "quota") || containsFoldASCII(s, "limit") || perLongPeriod(s)) {
+			if s != "" && (periodNearLimit(s) || perLongPeriod(s)) {
 				return ev.reclass(cl, BudgetExceeded, "a quota or limit per day or longer")
 			}
 		}
