@@ -55,6 +55,12 @@ func findKeyValue(s string, from int) []int {
 		if vs < len(s) && startsWithMarker(s, vs) {
 			continue // redacted already: a content rule's Text, or a marker
 		}
+		if ve > vs && (isLiteral(s[vs:ve]) || isReference(s, vs)) {
+			continue // null, a boolean, or where the secret is kept: ${DB_PASSWORD}, !secret name
+		}
+		if kind == KindBearer && ve == end && ve > vs && ve < len(s) && s[ve] == ' ' && isReference(s, skipBlanks(s, ve)) {
+			continue // Bearer {{token}}: a template's variable
+		}
 		if kind == KindBearer && ve == end && ve > vs {
 			if cs, ce, ok := credentialSlot(s, vs, ve); ok {
 				if s[sep] == ':' && headerLineStart(s, keyStart) {
@@ -103,6 +109,67 @@ func findKeyValue(s string, from int) []int {
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// isReference reports whether the value at s[i] names where a secret is
+// kept rather than being one: a variable of a shell, a config file or a
+// template (${DB_PASSWORD}, ${?APPLICATION_SECRET}, {{token}}, %(secret)s,
+// {env:VAR}), or a YAML tag that looks a value up by name (Home Assistant's
+// `!secret name`, MkDocs' `!ENV NAME`, CloudFormation's `!Ref Param`), the
+// name a plain identifier. The whole value must be the reference.
+func isReference(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	end := func(k int) bool {
+		return k >= len(s) || s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r' ||
+			s[k] == '"' || s[k] == '\'' || s[k] == ',' || s[k] == '}' || s[k] == ')' || s[k] == ']' || s[k] == ';'
+	}
+	name := func(k int) int { // the end of an identifier at k
+		for k < len(s) && (isAlnum(s[k]) || s[k] == '_' || s[k] == '.' || s[k] == '-') {
+			k++
+		}
+		return k
+	}
+	switch {
+	case strings.HasPrefix(s[i:], "${"), strings.HasPrefix(s[i:], "{{"), strings.HasPrefix(s[i:], "%("):
+		open, close := 2, "}"
+		switch s[i] {
+		case '{':
+			close = "}}"
+		case '%':
+			close = ")s"
+		}
+		k := i + open
+		for k < len(s) && (s[k] == ' ' || s[k] == '?' || s[k] == '$') {
+			k++ // ${?OPTIONAL} (HOCON), {{ token }}, {{$dotenv NAME}}
+		}
+		n := name(k)
+		if s[i] == '{' && n < len(s) && s[n] == ' ' {
+			n = name(n + 1) // {{$dotenv NAME}}
+		}
+		for n < len(s) && s[n] == ' ' {
+			n++
+		}
+		// A default (${DB_PASSWORD:-changeme}) may be the secret itself.
+		return n > k && strings.HasPrefix(s[n:], close) && end(n+len(close))
+	case s[i] == '!':
+		t := i + 1
+		for t < len(s) && isLetter(s[t]) || t < len(s) && s[t] == '_' {
+			t++
+		}
+		switch strings.ToLower(s[i+1 : t]) {
+		case "secret", "env", "env_var", "ref", "getatt", "import":
+		default:
+			return false
+		}
+		if t >= len(s) || s[t] != ' ' {
+			return false
+		}
+		n := name(t + 1)
+		return n > t+1 && end(n)
+	}
+	return false
 }
 
 // tupleEnd returns the index of the ')' that closes the tuple opened at
