@@ -491,6 +491,36 @@ var piiPatterns = []Pattern{
 		Find:     findMailboxName,
 	},
 	{
+		// An LDIF entry's person attributes (interchange.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"dn:"},
+		Find:     findLDIF,
+	},
+	{
+		// An iCalendar attendee's or organizer's common name.
+		Kind:     KindPersonal,
+		Triggers: []string{"attendee;", "organizer;"},
+		Find:     findICalName,
+	},
+	{
+		// A DICOM dump's person names and patient fields.
+		Kind:     KindPersonal,
+		Triggers: []string{"(0010,", "(0010, ", " pn ", " pn: "},
+		Find:     findDICOM,
+	},
+	{
+		// An X12 person's name, address, birth date, phones and numbers.
+		Kind:     KindPersonal,
+		Triggers: []string{"nm1*", "n3*", "dmg*", "per*", "ref*"},
+		Find:     findX12,
+	},
+	{
+		// A SWIFT MT payment's ordering customer and beneficiary.
+		Kind:     KindPersonal,
+		Triggers: []string{":50k:", ":50f:", ":59:", ":59f:", ":50h:"},
+		Find:     findSwiftParty,
+	},
+	{
 		// A vCard's name, address, phone and e-mail lines (vcard.go).
 		Kind:     KindPersonal,
 		Triggers: []string{"begin:vcard"},
