@@ -499,19 +499,19 @@ var piiPatterns = []Pattern{
 	{
 		// An iCalendar attendee's or organizer's common name.
 		Kind:     KindPersonal,
-		Triggers: []string{"attendee;", "organizer;"},
+		Triggers: []string{";cn="},
 		Find:     findICalName,
 	},
 	{
 		// A DICOM dump's person names and patient fields.
 		Kind:     KindPersonal,
-		Triggers: []string{"(0010,", "(0010, ", " pn ", " pn: "},
+		Triggers: []string{"(0010,", "pn [", "pn: "},
 		Find:     findDICOM,
 	},
 	{
 		// An X12 person's name, address, birth date, phones and numbers.
 		Kind:     KindPersonal,
-		Triggers: []string{"nm1*", "n3*", "dmg*", "per*", "ref*"},
+		Triggers: []string{"nm1*", "n3*", "dmg*", "~per*", "~ref*"},
 		Find:     findX12,
 	},
 	{
