@@ -28,6 +28,8 @@ var (
 		"kennitala", "emšo", "emso", "ppsn", "pps number", "amka", "cédula", "cedula", "ird number",
 		"rnokpp", "рнокпп", "іпн", "инн", "снилс", "thai id", "เลขประจำตัวประชาชน",
 		"cnic", "mykad", "nric", "ת.ז.", "ת\"ז", "תעודת זהות", "cccd", "cmnd", "nik ",
+		"ΑΜΚΑ", "αμκα", "ΑΦΜ", "αφμ", "РНОКПП", "ІПН", "ИНН", "СНИЛС", "رقم الهوية", "الهوية الوطنية",
+		"رقم الإقامة", "आधार", "身分證", "住民票コード",
 	}
 	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr"}
 )

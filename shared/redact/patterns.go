@@ -24,6 +24,11 @@ type Pattern struct {
 	// '+' or '(' before the first); a match must lie within one run and be
 	// at most 32 bytes long. Zero means Regexp searches the whole text.
 	MinDigits int
+	// AfterMarker makes the pattern run only when the text holds a marker
+	// already: a rule that reads what stands beside a redacted value (the
+	// name after an identity number that went). Triggers cannot say it, as
+	// the trigger scan skips markers.
+	AfterMarker bool
 	// Regexp finds candidates. Every capturing group except one named "key"
 	// marks a span to replace; a regexp without such groups replaces its
 	// whole match. Groups that did not participate, empty spans and spans
@@ -425,7 +430,7 @@ var secretPatterns = []Pattern{
 		// An auth scheme before the value stays; a Cookie or Set-Cookie
 		// value goes with all its "; "-separated pairs. See findKeyValue.
 		Kind:     KindSecret,
-		Triggers: keyTriggers,
+		Triggers: keyValueTriggers,
 		Find:     findKeyValue,
 		Check:    checkKeyValue,
 	},
@@ -461,9 +466,12 @@ var piiPatterns = []Pattern{
 	},
 	{
 		// A person's name after a label that says so (namelabels.go).
-		Kind:     KindPersonal,
-		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire"},
-		Find:     findLabelledName,
+		Kind: KindPersonal,
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
+			"नाम", "ชื่อ", "שם", "الاسم", "имя", "име", "ім'я", "όνομα", "Όνομα", "nimi", "naam", "isim",
+			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
+			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante"},
+		Find: findLabelledName,
 	},
 	{
 		// A person's name right before an identity number's label, a birth
@@ -543,9 +551,9 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name just after an identity number redacted above
 		// (namelabels.go).
-		Kind:      KindPersonal,
-		MinDigits: 6,
-		Find:      findNameAfterID,
+		Kind:        KindPersonal,
+		AfterMarker: true,
+		Find:        findNameAfterID,
 	},
 	{
 		// A person's name after an honorific (namelabels.go).

@@ -465,7 +465,23 @@ var PersonalKeys = map[string]Kind{
 	"nama": KindPersonal, "namalengkap": KindPersonal, "nik": KindPersonal, "tgllahir": KindPersonal, "tanggallahir": KindPersonal,
 	"idcard": KindPersonal, "idcardno": KindPersonal, "cnic": KindPersonal, "mykad": KindPersonal, "nric": KindPersonal,
 	"sendername": KindPersonal,
-	"emails":     KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
+	// a postal address, a phone and an identity number under other
+	// languages' keys and labels (Cyrillic and Greek in both cases: keys
+	// are lowered in ASCII only)
+	"adres": KindPersonal, "adresa": KindPersonal, "anschrift": KindPersonal, "osoite": KindPersonal,
+	"aadress": KindPersonal, "cím": KindPersonal, "lakcím": KindPersonal, "morada": KindPersonal,
+	"endereço": KindPersonal, "dirección": KindPersonal, "адрес": KindPersonal, "Адрес": KindPersonal,
+	"адреса": KindPersonal, "Адреса": KindPersonal, "διεύθυνση": KindPersonal, "Διεύθυνση": KindPersonal,
+	"כתובת": KindPersonal, "العنوان": KindPersonal, "عنوان": KindPersonal, "पता": KindPersonal,
+	"ที่อยู่": KindPersonal, "住所": KindPersonal, "주소": KindPersonal, "地址": KindPersonal, "住址": KindPersonal,
+	"手机": KindPhone, "手机号": KindPhone, "手机号码": KindPhone, "电话": KindPhone, "電話番号": KindPhone,
+	"携帯電話": KindPhone, "휴대전화": KindPhone, "전화번호": KindPhone, "телефон": KindPhone, "Телефон": KindPhone,
+	"τηλέφωνο": KindPhone, "Τηλέφωνο": KindPhone, "טלפון": KindPhone, "الجوال": KindPhone, "الهاتف": KindPhone,
+	"मोबाइल": KindPhone, "फ़ोन": KindPhone, "โทรศัพท์": KindPhone, "puhelin": KindPhone,
+	"рнокпп": KindPersonal, "РНОКПП": KindPersonal, "іпн": KindPersonal, "ІПН": KindPersonal,
+	"инн": KindPersonal, "ИНН": KindPersonal, "снилс": KindPersonal, "СНИЛС": KindPersonal,
+	"αμκα": KindPersonal, "ΑΜΚΑ": KindPersonal, "αφμ": KindPersonal, "ΑΦΜ": KindPersonal,
+	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
 // personalKind returns the kind of a key, given as its lowercase words,

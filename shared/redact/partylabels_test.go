@@ -1,0 +1,75 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/shared/redact"
+)
+
+// partyCases are people named beside their identity numbers and accounts,
+// and under labels and keys of other languages and scripts
+// (docs/design.md "Redaction", 5). The people, numbers and wordings are
+// none of the holdout rounds'.
+var partyCases = []planted{
+	{
+		name:    "a name four lower-case words after an identity number",
+		in:      "weryfikacja: PESEL 02270803628 nie pasuje do osoby Katarzyna Nowak-Wiśniewska (wniosek 5512)",
+		secrets: []string{"02270803628", "Katarzyna Nowak-Wiśniewska"},
+		keep:    []string{"wniosek 5512"},
+	},
+	{
+		name:    "an account's holder in brackets after its IBAN",
+		in:      "payout rejected: IBAN ES91 2100 0418 4502 0005 1332 rechazado (Lucía Romero); IBAN DE89 3704 0044 0532 0130 00, Referenz Miete",
+		secrets: []string{"ES91 2100 0418 4502 0005 1332", "Lucía Romero", "DE89 3704 0044 0532 0130 00"},
+		keep:    []string{"Referenz Miete"},
+	},
+	{
+		name:    "a clause in a script without case after an identity number",
+		in:      "שגיאה: ת.ז. 000000018 של משה כהן לא נמצאה (בקשה 91)",
+		secrets: []string{"000000018", "משה כהן"},
+		keep:    []string{"(בקשה 91)"},
+	},
+	{
+		name:    "a name after a label of another language",
+		in:      "ошибка проверки: имя: Ольга Смирнова, όνομα: Νίκος Αλεξίου",
+		secrets: []string{"Ольга Смирнова", "Νίκος Αλεξίου"},
+	},
+	{
+		name:    "a party named bare, a title before it",
+		in:      "zustellung: klant Pieter Bakker niet thuis; destinataire Claire Dubois absente; Empfänger Frau Anna Vogel; Kunde erreichbar unter Rufnummer",
+		secrets: []string{"Pieter Bakker", "Claire Dubois", "Anna Vogel"},
+		keep:    []string{"Kunde erreichbar unter Rufnummer"},
+	},
+	{
+		name:    "an address under a key of another script runs over its commas",
+		in:      "заказ не доставлен, адрес: ул. Ленина 5, кв. 3, Москва 101000 (заказ 77)\n住所: 大阪府大阪市北区梅田3-1 社員番号: X-9912\nפרטים: כתובת: שדרות רוטשילד 10, חיפה (פנייה 12)",
+		secrets: []string{"ул. Ленина 5", "кв. 3", "Москва 101000", "大阪府大阪市北区梅田3-1", "שדרות רוטשילד 10", "חיפה"},
+		keep:    []string{"(заказ 77)", "社員番号: X-9912", "(פנייה 12)"},
+	},
+	{
+		name:    "identity numbers under their own scripts' labels",
+		in:      "ΣΦΑΛΜΑ: ΑΜΚΑ 01018012344 άκυρο; رقم الهوية 2098765432 مرفوض; {\"СНИЛС\": \"112-233-445 95\"}",
+		secrets: []string{"01018012344", "2098765432", "112-233-445 95"},
+	},
+}
+
+func TestPartiesBesideTheirNumbers(t *testing.T) {
+	t.Parallel()
+	for _, c := range partyCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
