@@ -457,15 +457,22 @@ var (
 
 // nextOwnedMarker returns the offset and length of the first marker at or
 // after i of a number that has an owner (an identity number, an IBAN) or of
-// a name, or -1.
+// a name, or -1: one scan for the markers' common prefix.
 func nextOwnedMarker(s string, i int) (int, int) {
-	best, blen := -1, 0
-	for _, m := range ownedMarkers {
-		if k := strings.Index(s[i:], m); k >= 0 && (best < 0 || i+k < best) {
-			best, blen = i+k, len(m)
+	for i < len(s) {
+		k := strings.Index(s[i:], markerPrefix)
+		if k < 0 {
+			return -1, 0
 		}
+		k += i
+		for _, m := range ownedMarkers {
+			if strings.HasPrefix(s[k:], m) {
+				return k, len(m)
+			}
+		}
+		i = k + len(markerPrefix)
 	}
-	return best, blen
+	return -1, 0
 }
 
 // caselessClause returns the span of one to six words of a script without
