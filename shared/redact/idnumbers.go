@@ -96,6 +96,11 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 	if loc := ninoAt(s, lo, hi); loc != nil {
 		return loc
 	}
+	if hi-lo == 7 && lo >= 1 && hi < len(s) && nricValid(s[lo-1:hi+1]) {
+		if loc := span(lo-1, hi+1); loc != nil {
+			return loc
+		}
+	}
 	var groups [8]int
 	var d [20]byte
 	ng, nd, seps := 0, 0, ""
@@ -153,6 +158,40 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		return span(lo, end)
 	}
 	return nil
+}
+
+// nricValid reports whether n is a Singapore NRIC or FIN: S, T, F, G or M,
+// seven digits, and the check letter of their weighted sum (weights 2 7 6
+// 5 4 3 2; T and G add 4, M adds 3; S and T map by JZIHGFEDCBA, F and G by
+// XWUTRQPNMLK, M by XWUTRQPNJLK).
+func nricValid(n string) bool {
+	if len(n) != 9 {
+		return false
+	}
+	sum := 0
+	for k, w := range [7]int{2, 7, 6, 5, 4, 3, 2} {
+		c := n[1+k]
+		if !isDigit(c) {
+			return false
+		}
+		sum += int(c-'0') * w
+	}
+	var table string
+	switch n[0] {
+	case 'S':
+		table = "JZIHGFEDCBA"
+	case 'T':
+		table, sum = "JZIHGFEDCBA", sum+4
+	case 'F':
+		table = "XWUTRQPNMLK"
+	case 'G':
+		table, sum = "XWUTRQPNMLK", sum+4
+	case 'M':
+		table, sum = "XWUTRQPNJLK", sum+3
+	default:
+		return false
+	}
+	return n[8] == table[sum%11]
 }
 
 // ninoAt returns a UK National Insurance number whose six digits are

@@ -352,3 +352,40 @@ func findSwiftParty(s string, from int) []int {
 	}
 	return nil
 }
+
+// findFullWidthKeyValue finds the value of a personal key written in a
+// script other than Latin before the full-width colon of CJK text
+// (`手机：138…`, `地址：北京市…`): the key is the run of its script's
+// characters back to a delimiter, the value runs to the next full-width
+// comma, semicolon, full stop, space or line end.
+func findFullWidthKeyValue(s string, from int) []int {
+	const colon = "："
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], colon)
+		if k < 0 {
+			return nil
+		}
+		k += i
+		i = k + len(colon)
+		ks := k
+		for ks > 0 && ks > k-48 && s[ks-1] >= 0x80 && !strings.HasSuffix(s[:ks], "，") && !strings.HasSuffix(s[:ks], "、") && !strings.HasSuffix(s[:ks], "；") && !strings.HasSuffix(s[:ks], colon) {
+			ks--
+		}
+		for ks < k && s[ks]&0xC0 == 0x80 {
+			ks++ // not inside a character
+		}
+		kind := PersonalKeys[s[ks:k]]
+		if kind == "" {
+			continue
+		}
+		vs, ve := i, i
+		for ve < len(s) && s[ve] != ' ' && s[ve] != '\n' && s[ve] != '\r' && s[ve] != '\t' &&
+			!strings.HasPrefix(s[ve:], "，") && !strings.HasPrefix(s[ve:], "；") && !strings.HasPrefix(s[ve:], "。") && !strings.HasPrefix(s[ve:], "、") {
+			ve++
+		}
+		if ve > vs && !startsWithMarker(s, vs) && plausible(kind, s[vs:ve]) {
+			return []int{ks, ve, ks, k, vs, ve}
+		}
+	}
+	return nil
+}

@@ -15,6 +15,7 @@ var nameLabels = []string{
 	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
 	// "name" in other languages and scripts, before ':' or a quote
 	"नाम", "ชื่อ", "שם", "الاسم", "имя", "име", "ім'я", "όνομα", "Όνομα", "nimi", "naam", "isim",
+	"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
 	// a party named bare: a recipient, a customer, an applicant
 	"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
 	"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
@@ -117,6 +118,12 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		// A name in a script without case: its run of letters, and one
 		// more after a single space (山田 花子, Иванов Пётр).
 		for j < len(s) && j-start < 48 && (s[j] >= 0x80 || s[j] == ' ' && j > start && j+1 < len(s) && s[j+1] >= 0x80 && s[j-1] >= 0x80) {
+			if r, n := utf8.DecodeRuneInString(s[j:]); r != utf8.RuneError && unicode.IsPunct(r) {
+				break // 王晓明，手机：…: the name ends at the full-width comma
+			} else if n > 1 {
+				j += n
+				continue
+			}
 			j++
 		}
 		for j > start && j < len(s) && s[j]&0xC0 == 0x80 {

@@ -73,3 +73,59 @@ func TestPartiesBesideTheirNumbers(t *testing.T) {
 		})
 	}
 }
+
+// writtenVariantCases are personal data in national written forms: phones
+// by their countries' groupings, an address spelled out in another
+// language, an NRIC by its check letter, CJK keys before a full-width
+// colon, a record whose type names an identity document.
+var writtenVariantCases = []planted{
+	{
+		name:    "phones in their national groupings",
+		in:      "retorno pedido no (21) 98765-4321; Rückruf an 0172 98765432; ticket 4471-2209",
+		secrets: []string{"(21) 98765-4321", "0172 98765432"},
+		keep:    []string{"ticket 4471-2209"},
+	},
+	{
+		name:    "an address spelled out with another language's dot",
+		in:      "kirjoita osoitteeseen: ville punkt nieminen at esimerkki punkt fi; escribe a ana at ejemplo punto es",
+		secrets: []string{"ville punkt nieminen at esimerkki punkt fi", "ana at ejemplo punto es"},
+	},
+	{
+		name:    "an NRIC or FIN by its check letter; a wrong letter stays",
+		in:      "myinfo: FIN F9876543M and NRIC T0412345F mismatch; part S1234567A ok",
+		secrets: []string{"F9876543M", "T0412345F"},
+		keep:    []string{"S1234567A"},
+	},
+	{
+		name:    "CJK keys before a full-width colon",
+		in:      "实名认证失败，联系人：李雷，手机号：13912345678，住址：上海市浦东新区世纪大道100号，单号：SO-88",
+		secrets: []string{"李雷", "13912345678", "上海市浦东新区世纪大道100号"},
+		keep:    []string{"单号：SO-88"},
+	},
+	{
+		name:    "a record whose type names an identity document",
+		in:      `kyc={"identities": [{"type": "social_security", "value": "078-05-1120X"}, {"type": "utility_bill", "value": "scan-7781"}]}`,
+		secrets: []string{"078-05-1120X"},
+		keep:    []string{"scan-7781"},
+	},
+}
+
+func TestWrittenVariants(t *testing.T) {
+	t.Parallel()
+	for _, c := range writtenVariantCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}

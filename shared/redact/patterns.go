@@ -469,6 +469,7 @@ var piiPatterns = []Pattern{
 		Kind: KindPersonal,
 		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
 			"नाम", "ชื่อ", "שם", "الاسم", "имя", "име", "ім'я", "όνομα", "Όνομα", "nimi", "naam", "isim",
+			"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
 			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
 			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante"},
 		Find: findLabelledName,
@@ -497,6 +498,14 @@ var piiPatterns = []Pattern{
 		Kind:     KindPersonal,
 		Triggers: []string{"@"},
 		Find:     findMailboxName,
+	},
+	{
+		// A personal key of CJK text before its full-width colon
+		// (interchange.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"："},
+		Find:     findFullWidthKeyValue,
+		Check:    checkFullWidthKey,
 	},
 	{
 		// An LDIF entry's person attributes (interchange.go).
@@ -563,7 +572,7 @@ var piiPatterns = []Pattern{
 	},
 	{
 		Kind:     KindEmail,
-		Triggers: []string{"at]", "at)", "at}", "at>", " dot "},
+		Triggers: []string{"at]", "at)", "at}", "at>", " dot ", " punkt ", " punto ", " ponto ", " point ", " kropka "},
 		Find:     findObfuscatedEmail,
 	},
 	{
@@ -606,14 +615,17 @@ var piiPatterns = []Pattern{
 		// is: a trunk prefix 0 and an area or mobile code, then the
 		// subscriber number in groups of two to four digits (06 12 34 56 78,
 		// 01.42.68.53.00, 0470 12 34 56, 044 668 18 00, 020 7946 0958) or in
-		// one group (030 12345678, 06-12345678); or the international
-		// prefix 00 and a country code (0033 6 12 34 56 78). Ten digits at
-		// least, standing alone (checkGroupedPhone).
+		// one group (030 12345678, 06-12345678, 0151 23456789); or the
+		// international prefix 00 and a country code (0033 6 12 34 56 78);
+		// or a bracketed area code and the subscriber number split by a
+		// dash ((11) 91234-5678). Ten digits at least, standing alone
+		// (checkGroupedPhone).
 		Kind:      KindPhone,
 		MinDigits: 10,
 		Regexp: regexp.MustCompile(`00[1-9]\d{0,2}(?:[ .-]\d{1,4}){2,6}` +
 			`|0\d{1,4}(?:[ .-]\d{2,4}){2,4}` +
-			`|0\d{1,4}[ /-]\d{5,8}`),
+			`|0\d{1,4}[ /-]\d{5,8}` +
+			`|\(0?\d{2}\) ?9?\d{4}-\d{4}`),
 		Check: checkGroupedPhone,
 	},
 	{
@@ -784,6 +796,11 @@ func checkToken(m Match) (Kind, bool) {
 
 // checkKeyValue gives a key-value candidate the kind of its key;
 // findKeyValue has vetted the key already.
+// checkFullWidthKey gives the value the kind its key names.
+func checkFullWidthKey(m Match) (Kind, bool) {
+	return PersonalKeys[m.Key], true
+}
+
 func checkKeyValue(m Match) (Kind, bool) {
 	k, ok := KeyKind(m.Key)
 	return k, ok && plausible(k, m.Secret)
@@ -933,21 +950,37 @@ func checkGroupedPhone(m Match) (Kind, bool) {
 	if idLabelBefore(s, m.Start) {
 		return "", false // "ids 020 7946 0958": the label says what they are
 	}
-	n, sep := 0, byte(0)
+	if v[0] == '(' {
+		// A bracketed area code, the subscriber number in two groups by
+		// a dash: Brazil's (11) 91234-5678.
+		n := 0
+		for i := 0; i < len(v); i++ {
+			if isDigit(v[i]) {
+				n++
+			}
+		}
+		return "", n >= 10 && n <= 12
+	}
+	n, sep, groups := 0, byte(0), 1
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; {
 		case isDigit(c):
 			n++
 		case sep == 0:
 			sep = c
+			groups++
 		case c != sep:
 			return "", false
+		default:
+			groups++
 		}
 	}
 	if strings.HasPrefix(v, "00") {
 		return "", n >= 11 && n <= 15
 	}
-	return "", n >= 10 && n <= 11
+	// A code and the subscriber number in one group may hold 12 digits
+	// (a German mobile number, 0151 23456789).
+	return "", n >= 10 && (n <= 11 || n == 12 && groups == 2)
 }
 
 // idLabelBefore reports whether the word just before s[i] (past blanks,

@@ -288,10 +288,11 @@ func findObfuscatedEmail(s string, from int) []int {
 					d--
 				}
 			}
-			if d < 3 || !hasPrefixFold(s[d-3:], "dot") {
+			dw := dotWordBefore(s, d)
+			if dw == 0 {
 				break
 			}
-			if _, ts, te := wordToken(s, d-3, 3); ts < 0 || te != lb && strings.TrimSpace(s[te:lb]) != "" {
+			if _, ts, te := wordToken(s, d-dw, dw); ts < 0 || te != lb && strings.TrimSpace(s[te:lb]) != "" {
 				break
 			} else {
 				k := ts
@@ -328,8 +329,8 @@ func findObfuscatedEmail(s string, from int) []int {
 				k++
 				continue
 			}
-			if j := indexFold(s[k:min(len(s), k+8)], "dot"); j >= 0 {
-				if b, _, de := wordToken(s, k+j, 3); de > 0 && (b || strings.TrimSpace(s[k:k+j]) == "") {
+			if j, dw := dotWordIn(s[k:min(len(s), k+10)]); j >= 0 {
+				if b, _, de := wordToken(s, k+j, dw); de > 0 && (b || strings.TrimSpace(s[k:k+j]) == "") {
 					wordDots++
 					k = de
 					continue
@@ -344,6 +345,32 @@ func findObfuscatedEmail(s string, from int) []int {
 		return []int{lb, k, -1, -1, lb, k}
 	}
 	return nil
+}
+
+// dotWords are "dot" in the languages an address is spelled out in to
+// dodge a filter: `lena punkt brandt at example punkt de`, `punto`, `ponto`.
+var dotWords = []string{"dot", "punkt", "punto", "ponto", "point", "kropka"}
+
+// dotWordBefore returns the length of the dot word ending at s[d], or 0.
+func dotWordBefore(s string, d int) int {
+	for _, w := range dotWords {
+		if d >= len(w) && hasPrefixFold(s[d-len(w):], w) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// dotWordIn returns the offset and length of the first dot word in w, or
+// -1.
+func dotWordIn(w string) (int, int) {
+	best, bl := -1, 0
+	for _, d := range dotWords {
+		if j := indexFold(w, d); j >= 0 && (best < 0 || j < best) {
+			best, bl = j, len(d)
+		}
+	}
+	return best, bl
 }
 
 // wordToken reports whether the word of n bytes at s[i] ("at", "dot")
