@@ -129,3 +129,48 @@ func TestWrittenVariants(t *testing.T) {
 		})
 	}
 }
+
+// proseAddressCases are street addresses in prose by their street words in
+// more languages' orders and scripts.
+var proseAddressCases = []planted{
+	{
+		name:    "a street word before the name, in scripts \\b does not see",
+		in:      "παράδοση απέτυχε: Λεωφόρος Κηφισίας 120, 11526 Αθήνα; entrega en Av. Libertador 4520, Buenos Aires; משלוח: שדרות בן גוריון 5",
+		secrets: []string{"Λεωφόρος Κηφισίας 120", "Av. Libertador 4520", "שדרות בן גוריון 5"},
+	},
+	{
+		name:    "a street word after the name, with its building and door numbers",
+		in:      "teslimat: Atatürk Bulvarı No:45 D:3 Çankaya; saatja: Pärnu mnt 22, 10141 Tallinn; kuller: Hämeentie 30 A 4, 00530 Helsinki",
+		secrets: []string{"Atatürk Bulvarı No:45 D:3", "Pärnu mnt 22", "Hämeentie 30 A 4", "00530 Helsinki"},
+	},
+	{
+		name:    "a Singapore block",
+		in:      "address mismatch: Blk 456 Jurong West Street 42 #05-112 Singapore 640456",
+		secrets: []string{"Blk 456 Jurong West Street 42 #05-112"},
+	},
+	{
+		name: "street words without a house number stay",
+		in:   "Boarding via the API; Av. rate limited; Narva mnt closed for works",
+		keep: []string{"Boarding via the API; Av. rate limited; Narva mnt closed for works"},
+	},
+}
+
+func TestStreetAddressesInProse(t *testing.T) {
+	t.Parallel()
+	for _, c := range proseAddressCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
