@@ -238,7 +238,11 @@ var x12PersonRefs = map[string]bool{"SY": true, "0F": true, "1W": true, "23": tr
 // findX12 finds the next personal element of an X12 segment at or after
 // from: segments end at '~' or a line's end, elements are split by '*'.
 func findX12(s string, from int) []int {
-	for ss := from; ss < len(s); {
+	ss := from // the start of the segment holding from: its later elements are still to judge
+	for ss > 0 && from-ss < 512 && s[ss-1] != '~' && s[ss-1] != '\n' && s[ss-1] != '\r' {
+		ss--
+	}
+	for ss < len(s) {
 		for ss < len(s) && (s[ss] == '~' || s[ss] == '\n' || s[ss] == '\r') {
 			ss++
 		}
