@@ -616,17 +616,21 @@ var piiPatterns = []Pattern{
 		// subscriber number in groups of two to four digits (06 12 34 56 78,
 		// 01.42.68.53.00, 0470 12 34 56, 044 668 18 00, 020 7946 0958) or in
 		// one group (030 12345678, 06-12345678, 0151 23456789); or the
-		// international prefix 00 and a country code (0033 6 12 34 56 78);
-		// or a bracketed area code and the subscriber number split by a
-		// dash ((11) 91234-5678). Ten digits at least, standing alone
-		// (checkGroupedPhone).
+		// international prefix 00 and a country code (0033 6 12 34 56 78).
+		// Ten digits at least, standing alone (checkGroupedPhone).
 		Kind:      KindPhone,
 		MinDigits: 10,
 		Regexp: regexp.MustCompile(`00[1-9]\d{0,2}(?:[ .-]\d{1,4}){2,6}` +
 			`|0\d{1,4}(?:[ .-]\d{2,4}){2,4}` +
-			`|0\d{1,4}[ /-]\d{5,8}` +
-			`|\(0?\d{2}\) ?9?\d{4}-\d{4}`),
+			`|0\d{1,4}[ /-]\d{5,8}`),
 		Check: checkGroupedPhone,
+	},
+	{
+		// A bracketed area code and the subscriber number split by a dash:
+		// Brazil's (11) 91234-5678 (pii.go).
+		Kind:      KindPhone,
+		MinDigits: 8,
+		Find:      findBracketedPhone,
 	},
 	{
 		// Any national format after a word that says it is a phone.
@@ -949,17 +953,6 @@ func checkGroupedPhone(m Match) (Kind, bool) {
 	}
 	if idLabelBefore(s, m.Start) {
 		return "", false // "ids 020 7946 0958": the label says what they are
-	}
-	if v[0] == '(' {
-		// A bracketed area code, the subscriber number in two groups by
-		// a dash: Brazil's (11) 91234-5678.
-		n := 0
-		for i := 0; i < len(v); i++ {
-			if isDigit(v[i]) {
-				n++
-			}
-		}
-		return "", n >= 10 && n <= 12
 	}
 	n, sep, groups := 0, byte(0), 1
 	for i := 0; i < len(v); i++ {

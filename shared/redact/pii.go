@@ -222,6 +222,48 @@ func b2i(b bool) int {
 	return 0
 }
 
+// findBracketedPhone finds a phone number written with its area code in
+// brackets and the subscriber number split by a dash — (11) 91234-5678,
+// (021) 3456-7890 — standing alone: by hand from each '(', as it costs
+// nothing where no bracket is followed by digits.
+func findBracketedPhone(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		k := strings.IndexByte(s[i:], '(')
+		if k < 0 {
+			return nil
+		}
+		i += k
+		if i > 0 && isAlnum(s[i-1]) {
+			continue
+		}
+		j := i + 1
+		digits := func(min, max int) bool {
+			n := 0
+			for j < len(s) && isDigit(s[j]) && n < max {
+				j++
+				n++
+			}
+			return n >= min && !(j < len(s) && isDigit(s[j]))
+		}
+		if !digits(2, 3) || j >= len(s) || s[j] != ')' {
+			continue
+		}
+		j++
+		if j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if !digits(4, 5) || j >= len(s) || s[j] != '-' {
+			continue
+		}
+		j++
+		if !digits(4, 4) || j < len(s) && isAlnum(s[j]) {
+			continue
+		}
+		return []int{i, j, -1, -1, i, j}
+	}
+	return nil
+}
+
 // phoneLabel reports whether one of PhoneWords stands just before s[i]
 // (past ':', '=', quotes and spaces), as a word or as the last word of a
 // key (phone_number, contactPhone).
