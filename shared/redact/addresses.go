@@ -19,8 +19,15 @@ var streetAddress = regexp.MustCompile(
 		`(?:[ \t]+(?:de|du|des|la|le|l'|d')\b)*(?:[ \t]*\p{Lu}[\p{L}'’.-]*){1,4}` +
 		// 221B Baker Street; 1600 Pennsylvania Avenue NW
 		`|\b\d{1,5}[A-Za-z]?[ \t]+(?:\p{Lu}[\p{L}'’.-]*[ \t]+){1,3}(?:Street|St\.|Road|Rd\.|Avenue|Ave\.?|Lane|Ln\.|Drive|Dr\.|Boulevard|Blvd\.?|Court|Ct\.|Terrace|Crescent|Close)(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?` +
-		// Hauptstraße 5; Mannerheimintie 12 A; Drottninggatan 3
-		`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht|gata|vegur|veien|vei|braut)[ \t]+\d{1,4}[A-Za-z]?)` +
+		// Hauptstraße 5; Mannerheimintie 12 B 7; Drottninggatan 3
+		`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht|gata|vegur|veien|vei|braut)[ \t]+\d{1,4}[A-Za-z]?(?:[ \t]+[A-Z](?:[ \t]+\d{1,4})?\b)?` +
+		// οδός Ερμού 45; Av. Providencia 1208; רחוב הרצל 21; طريق الملك فهد 2410 — a street
+		// word before the name in scripts \b does not see, names of any script
+		`|(?:Av\.|οδός|Οδός|οδ\.|Λεωφόρος|λεωφόρος|ул\.|бул\.|вул\.|просп\.|רחוב|שדרות|طريق|شارع)(?:[ \t]+[\p{Lu}\p{Lo}][\p{L}\p{M}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
+		// Bağdat Caddesi No:212 D:5; Narva mnt 7 — a street word after the name
+		`|\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){0,2}[ \t]+(?:Caddesi|Cad\.|Sokak|Sokağı|Sok\.|Bulvarı|mnt\.?|maantee|tänav|pst\.?|puiestee)[ \t]+(?:No[:.]?[ \t]?)?\d{1,4}[A-Za-z]?(?:[ \t]+D[:.][ \t]?\d{1,4})?` +
+		// Blk 123 Ang Mo Kio Avenue 6 #08-1234 — a Singapore block
+		`|Blk[ \t]+\d{1,4}[A-Z]?(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4}(?:[ \t]+\d{1,3})?(?:[ \t]+#\d{2}-\d{2,5})?)` +
 		// , 20121 Milano; , 75001 Paris; , SW1A 1AA London — the postcode and city
 		`(?:,?[ \t]+(?:\d{3,5}|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})[ \t]+\p{Lu}[\p{L}-]+(?:[ \t]+\p{Lu}[\p{L}-]+)?)?`)
 
@@ -34,6 +41,17 @@ var (
 		"boulevard": true, "bd": true, "place": true, "chemin": true, "allée": true, "impasse": true, "quai": true,
 		"street": true, "st": true, "road": true, "rd": true, "ave": true, "lane": true, "ln": true, "drive": true,
 		"dr": true, "blvd": true, "court": true, "ct": true, "terrace": true, "crescent": true, "close": true,
+		"av": true, "οδός": true, "Οδός": true, "οδ": true, "λεωφόρος": true, "Λεωφόρος": true, "ул": true,
+		"бул": true, "вул": true, "просп": true, "רחוב": true, "שדרות": true, "طريق": true, "شارع": true,
+		"blk": true, "caddesi": true, "cad": true, "sokak": true, "sokağı": true, "sok": true, "bulvarı": true,
+		"mnt": true, "maantee": true, "tänav": true, "pst": true, "puiestee": true,
+	}
+	// streetAfterName are the street words written after the street's
+	// name (Bağdat Caddesi 12, Narva mnt 7): the address starts at the
+	// name's first capitalised word.
+	streetAfterName = map[string]bool{
+		"caddesi": true, "cad": true, "sokak": true, "sokağı": true, "sok": true, "bulvarı": true,
+		"mnt": true, "maantee": true, "tänav": true, "pst": true, "puiestee": true,
 	}
 	streetSuffixes = []string{
 		"straße", "strasse", "gasse", "weg", "allee", "platz", "ring", "katu", "tie", "gatan", "vägen",
@@ -72,8 +90,10 @@ func findStreetAddress(s string, from int) []int {
 		// An address starts at the street word or at a house number before
 		// it; the anchored expression is tried at each.
 		lo, hi := max(from, a-streetReach), min(len(s), i+streetReach)
+		after := streetAfterName[string(w)]
 		for st := lo; st <= a; st++ {
-			if st != a && !(isDigit(s[st]) && (st == 0 || !isAlnum(s[st-1]))) {
+			if st != a && !(isDigit(s[st]) && (st == 0 || !isAlnum(s[st-1]))) &&
+				!(after && (isUpper(s[st]) || s[st] >= 0xC0) && st > 0 && s[st-1] == ' ') {
 				continue
 			}
 			if m := streetAddressAt.FindStringIndex(s[st:hi]); m != nil && st+m[1] >= i {
@@ -107,4 +127,7 @@ var streetTriggers = []string{
 	"rue ", "avenue", "boulevard", "chemin ", "impasse ", "street", "road ", "lane ", "drive ", "terrace",
 	"crescent", "straße", "strasse", "gasse ", "allee ", "platz ", "katu ", "gatan ", "vägen ", "straat ",
 	"gracht ", "gata ", "vegur ", "veien ", "braut ",
+	"av. ", "οδός", "Οδός", "λεωφόρος", "Λεωφόρος", "ул. ", "бул. ", "вул. ", "просп. ", "רחוב", "שדרות",
+	"طريق", "شارع", "blk ", "caddesi", "cad. ", "sokak", "sokağı", "bulvarı", " mnt ", "maantee",
+	"tänav", "puiestee", "tie ",
 }

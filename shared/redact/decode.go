@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 )
@@ -158,8 +159,10 @@ func decodeRun(run string, how encoding, st *state) (string, bool) {
 
 // decodeBlob decodes tok, a long token of the random-token rule, when it
 // is base64 or base64url of text, and returns the blob's replacement when
-// the text held something to redact. A blob that the budget does not let
-// it look into is left to the token's shape (deny by default).
+// the text held something to redact — or "" and true when the text is a
+// JSON document with nothing to redact, which stays. A blob that the
+// budget does not let it look into is left to the token's shape (deny by
+// default).
 func decodeBlob(tok string, st *state) (string, bool) {
 	if st.depth >= maxDecodeDepth {
 		return "", false
@@ -170,9 +173,23 @@ func decodeBlob(tok string, st *state) (string, bool) {
 	}
 	inner := redactText(dec, st.deeper())
 	if inner == dec {
+		if jsonDocument(dec) {
+			return "", true // a JSON document with nothing to hide: a message's data
+		}
 		return "", false
 	}
 	return blobMarker(dec, inner), true
+}
+
+// jsonDocument reports whether s is one JSON object or array: data a
+// message carries (Pub/Sub's data, a Kinesis record), read whole by the
+// key rules when decoded, so the encoding is no credential's.
+func jsonDocument(s string) bool {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return false
+	}
+	return json.Valid([]byte(t))
 }
 
 // plainWords reports whether s is letters and spaces only: text in which no

@@ -43,11 +43,44 @@ func findEmail(s string, from int) []int {
 			}
 			k++
 		}
-		if end > 0 {
+		if end > 0 && !messageID(s, ls, i, end) {
 			return []int{ls, end, -1, -1, ls, end}
 		}
 	}
 	return nil
+}
+
+// messageID reports whether the address s[ls:end] (its '@' at at) is a
+// message's id (RFC 5322's msg-id, a Message-ID or an API's message id),
+// not a mailbox: in angle brackets, its local part two or more pieces
+// between dots, none a word — a time of 8 digits or more, a counter, hex
+// (<20260314102201.8f2a1c@mailer.example.net>). A mailbox's local part
+// holds a name or is one number (a QQ mailbox).
+func messageID(s string, ls, at, end int) bool {
+	if ls == 0 || s[ls-1] != '<' || end >= len(s) || s[end] != '>' {
+		return false
+	}
+	pieces, long := 0, false
+	for a := ls; a < at; {
+		b := a
+		for b < at && s[b] != '.' {
+			b++
+		}
+		p := s[a:b]
+		switch {
+		case p == "":
+			return false
+		case isAllDigits(p):
+			long = long || len(p) >= 8
+		case isHexPiece(p):
+			long = long || len(p) >= 8
+		default:
+			return false
+		}
+		pieces++
+		a = b + 1
+	}
+	return pieces >= 2 && long
 }
 
 func emailLocal(c byte) bool {

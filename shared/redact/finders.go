@@ -55,6 +55,12 @@ func findKeyValue(s string, from int) []int {
 		if vs < len(s) && startsWithMarker(s, vs) {
 			continue // redacted already: a content rule's Text, or a marker
 		}
+		if ve > vs && (isLiteral(s[vs:ve]) || isReference(s, vs)) {
+			continue // null, a boolean, or where the secret is kept: ${DB_PASSWORD}, !secret name
+		}
+		if kind == KindBearer && ve == end && ve > vs && ve < len(s) && s[ve] == ' ' && isReference(s, skipBlanks(s, ve)) {
+			continue // Bearer {{token}}: a template's variable
+		}
 		if kind == KindBearer && ve == end && ve > vs {
 			if cs, ce, ok := credentialSlot(s, vs, ve); ok {
 				if s[sep] == ':' && headerLineStart(s, keyStart) {
@@ -98,11 +104,75 @@ func findKeyValue(s string, from int) []int {
 		if ve == end && personal(kind) {
 			// A bare phone number, card or name runs over its spaces.
 			ve = personalEnd(s, vs, ve, kind)
+			if kind == KindPersonal && addressKey(s[keyStart:keyEnd]) {
+				ve = addressEnd(s, vs, ve)
+			}
 			end = ve
 		}
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// isReference reports whether the value at s[i] names where a secret is
+// kept rather than being one: a variable of a shell, a config file or a
+// template (${DB_PASSWORD}, ${?APPLICATION_SECRET}, {{token}}, %(secret)s,
+// {env:VAR}), or a YAML tag that looks a value up by name (Home Assistant's
+// `!secret name`, MkDocs' `!ENV NAME`, CloudFormation's `!Ref Param`), the
+// name a plain identifier. The whole value must be the reference.
+func isReference(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	end := func(k int) bool {
+		return k >= len(s) || s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r' ||
+			s[k] == '"' || s[k] == '\'' || s[k] == ',' || s[k] == '}' || s[k] == ')' || s[k] == ']' || s[k] == ';'
+	}
+	name := func(k int) int { // the end of an identifier at k
+		for k < len(s) && (isAlnum(s[k]) || s[k] == '_' || s[k] == '.' || s[k] == '-') {
+			k++
+		}
+		return k
+	}
+	switch {
+	case strings.HasPrefix(s[i:], "${"), strings.HasPrefix(s[i:], "{{"), strings.HasPrefix(s[i:], "%("):
+		open, close := 2, "}"
+		switch s[i] {
+		case '{':
+			close = "}}"
+		case '%':
+			close = ")s"
+		}
+		k := i + open
+		for k < len(s) && (s[k] == ' ' || s[k] == '?' || s[k] == '$') {
+			k++ // ${?OPTIONAL} (HOCON), {{ token }}, {{$dotenv NAME}}
+		}
+		n := name(k)
+		if s[i] == '{' && n < len(s) && s[n] == ' ' {
+			n = name(n + 1) // {{$dotenv NAME}}
+		}
+		for n < len(s) && s[n] == ' ' {
+			n++
+		}
+		// A default (${DB_PASSWORD:-changeme}) may be the secret itself.
+		return n > k && strings.HasPrefix(s[n:], close) && end(n+len(close))
+	case s[i] == '!':
+		t := i + 1
+		for t < len(s) && isLetter(s[t]) || t < len(s) && s[t] == '_' {
+			t++
+		}
+		switch strings.ToLower(s[i+1 : t]) {
+		case "secret", "env", "env_var", "ref", "getatt", "import":
+		default:
+			return false
+		}
+		if t >= len(s) || s[t] != ' ' {
+			return false
+		}
+		n := name(t + 1)
+		return n > t+1 && end(n)
+	}
+	return false
 }
 
 // tupleEnd returns the index of the ')' that closes the tuple opened at
@@ -308,7 +378,11 @@ func personalEnd(s string, vs, ve int, kind Kind) int {
 		case '\n', '\r', ',', ';', '&', '"', '\'', '|', '}', ']', '<':
 			return k
 		case ' ':
-			if nextIsPair(s, k+1) {
+			if nextIsPair(s, k+1) || k+1 < len(s) && s[k+1] == '(' {
+				return k
+			}
+		case 0xD8: // the Arabic comma, U+060C
+			if k+1 < len(s) && s[k+1] == 0x8C {
 				return k
 			}
 		}
@@ -317,13 +391,60 @@ func personalEnd(s string, vs, ve int, kind Kind) int {
 	return k
 }
 
-// nextIsPair reports whether s[i:] starts a key and '=' or ':'.
+// nextIsPair reports whether s[i:] starts a key and '=' or ':' (or the
+// full-width colon of CJK text): a key of any script.
 func nextIsPair(s string, i int) bool {
 	k := i
-	for k < len(s) && isKeyByte(s[k]) {
+	for k < len(s) && (isKeyByte(s[k]) || s[k] >= 0x80 && !strings.HasPrefix(s[k:], "：")) {
 		k++
 	}
-	return k > i && k < len(s) && (s[k] == '=' || s[k] == ':')
+	return k > i && k < len(s) && (s[k] == '=' || s[k] == ':' || strings.HasPrefix(s[k:], "："))
+}
+
+// addressEnd extends the bare address at s[vs:ve] under an address's key
+// over its comma-separated parts — the street, then the postcode and city
+// (`пта: 12, गांधी मार्ग, जयपुर 302001`) — up to the next key, a bracket, a
+// line's end or 200 bytes.
+func addressEnd(s string, vs, ve int) int {
+	for ve < len(s) && ve-vs < 200 {
+		k := ve
+		switch {
+		case s[k] == ',':
+			k++
+		case strings.HasPrefix(s[k:], "،"):
+			k += len("،")
+		default:
+			return ve
+		}
+		for k < len(s) && s[k] == ' ' {
+			k++
+		}
+		if k >= len(s) || s[k] == '(' || nextIsPair(s, k) {
+			return ve
+		}
+		e := personalEnd(s, k, k, KindPersonal)
+		if e == k {
+			return ve
+		}
+		ve = e
+	}
+	return ve
+}
+
+// addressKey reports whether a personal key names a postal address, in
+// any of the languages PersonalKeys holds.
+func addressKey(key string) bool {
+	lk := strings.ToLower(key)
+	if strings.Contains(lk, "addr") || strings.Contains(lk, "adres") || strings.Contains(lk, "adress") {
+		return true
+	}
+	switch lk {
+	case "anschrift", "osoite", "aadress", "cím", "lakcím", "morada", "endereço", "endereco", "indirizzo",
+		"direccion", "dirección", "адрес", "адреса", "διεύθυνση", "כתובת", "العنوان", "عنوان", "पता",
+		"ที่อยู่", "住所", "주소", "地址", "住址":
+		return true
+	}
+	return false
 }
 
 // proseAfterLabel reports whether the bare value s[vs:ve] after a ':' is
@@ -420,6 +541,17 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 	for k > from && isKeyByte(s[k-1]) {
 		k--
 	}
+	if k == end && end > from && s[end-1] >= 0x80 {
+		// A key in a script other than Latin (адрес:, כתובת:, पता:): a
+		// personal key's, one word.
+		for k > from && s[k-1] >= 0x80 {
+			k--
+		}
+		if kind := PersonalKeys[s[k:end]]; kind != "" {
+			return k, end, kind
+		}
+		return -1, -1, ""
+	}
 	if k == end || k == from && from > 0 && isKeyByte(s[from-1]) {
 		return -1, -1, ""
 	}
@@ -464,6 +596,21 @@ var keyTriggers = ([]string{
 	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",
 	"tel", "account", "pan", "mrn", "national",
 })
+
+// keyValueTriggers are the key-value rule's triggers: keyTriggers, and the
+// personal keys written in a script other than Latin (адреса, 住所, כתובת),
+// whose bytes never occur in ASCII text, so they cost clean text nothing,
+// and the Nordic and Germanic name's and address's keys (navn, adres…).
+var keyValueTriggers = func() []string {
+	t := append([]string{}, keyTriggers...)
+	for k := range PersonalKeys {
+		if k[0] >= 0x80 && !slices.Contains(nameLabels, k) {
+			t = append(t, lowerString(k))
+		}
+	}
+	slices.Sort(t[len(keyTriggers):])
+	return append(t, "navn", "adres")
+}()
 
 // withPersonalKeys adds to needles every key of PersonalKeys that holds
 // none of them (cpf, kennitala, nombre, 성명), so that the key-value rule

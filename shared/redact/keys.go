@@ -61,6 +61,7 @@ var KeyPrefixes = map[string]bool{
 // auth_type, token_expires_at, signature_version, api_key_present.
 var MetaWords = map[string]bool{
 	"count": true, "counts": true, "limit": true, "limits": true, "used": true,
+	"algo": true, "user": true, "username": true, "login": true,
 	"usage": true, "type": true, "types": true, "kind": true, "name": true,
 	"names": true, "arn": true, "len": true, "length": true, "size": true,
 	"version": true, "url": true, "uri": true, "endpoint": true, "path": true,

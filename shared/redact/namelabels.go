@@ -13,6 +13,12 @@ var nameLabels = []string{
 	"employee", "holder", "cardholder", "kontoinhaber", "titulaire", "payer", "payee",
 	"buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО",
 	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
+	// "name" in other languages and scripts, before ':' or a quote
+	"नाम", "ชื่อ", "שם", "الاسم", "имя", "име", "ім'я", "όνομα", "Όνομα", "nimi", "naam", "isim",
+	"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
+	// a party named bare: a recipient, a customer, an applicant
+	"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
+	"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -31,7 +37,7 @@ func findLabelledName(s string, from int) []int {
 				continue
 			}
 			i := ls + len(l)
-			if i < len(s) && isWord(s[i]) {
+			if i < len(s) && isWord(s[i]) || l[0] >= 0x80 && !runeBoundary(s, ls, i) {
 				continue
 			}
 			if loc := nameAfter(s, i, l[0] >= 0x80, bareNameLabels[l]); loc != nil {
@@ -40,6 +46,28 @@ func findLabelledName(s string, from int) []int {
 		}
 	}
 	return nil
+}
+
+// runeBoundary reports whether the label s[ls:i] in a script other than
+// Latin stands as a word: no letter of a script with spaces (Cyrillic,
+// Greek, Devanagari, Hebrew, Arabic) right before or after it ("име" is
+// not the start of "името"). CJK labels need no spaces around them.
+func runeBoundary(s string, ls, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[ls:])
+	if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+		return true
+	}
+	if i < len(s) {
+		if a, _ := utf8.DecodeRuneInString(s[i:]); unicode.IsLetter(a) || unicode.Is(unicode.Mn, a) || unicode.Is(unicode.Mc, a) {
+			return false
+		}
+	}
+	if ls > 0 {
+		if b, _ := utf8.DecodeLastRuneInString(s[:ls]); unicode.IsLetter(b) {
+			return false
+		}
+	}
+	return true
 }
 
 // nameLabelsByFirst indexes nameLabels by their first byte, lower case.
@@ -56,6 +84,9 @@ var nameLabelsByFirst = func() (t [256][]string) {
 var bareNameLabels = map[string]bool{
 	"patient": true, "recipient": true, "comprador": true, "destinatario": true, "adresát": true, "bénéficiaire": true,
 	"beneficiary": true, "payee": true, "titulaire": true, "kontoinhaber": true,
+	"ontvanger": true, "empfänger": true, "destinataire": true, "mottaker": true, "mottagare": true,
+	"vastaanottaja": true, "odbiorca": true, "cliente": true, "klant": true, "kunde": true, "kundin": true,
+	"asiakas": true, "applicant": true, "solicitante": true,
 }
 
 // nameAfter returns the name after a label ending at s[i], or nil; bare
@@ -87,7 +118,19 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		// A name in a script without case: its run of letters, and one
 		// more after a single space (山田 花子, Иванов Пётр).
 		for j < len(s) && j-start < 48 && (s[j] >= 0x80 || s[j] == ' ' && j > start && j+1 < len(s) && s[j+1] >= 0x80 && s[j-1] >= 0x80) {
+			if r, n := utf8.DecodeRuneInString(s[j:]); r != utf8.RuneError && unicode.IsPunct(r) {
+				break // 王晓明，手机：…: the name ends at the full-width comma
+			} else if n > 1 {
+				j += n
+				continue
+			}
 			j++
+		}
+		for j > start && j < len(s) && s[j]&0xC0 == 0x80 {
+			j-- // not inside a character
+		}
+		for j > start && s[j-1] == ' ' {
+			j--
 		}
 		if j-start < 6 { // two CJK characters at least
 			return nil
@@ -102,6 +145,15 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 			return []int{st, e, -1, -1, st, e}
 		}
 		return nil
+	}
+	if bare {
+		// "Empfänger Herr Dr. Klaus Eberhardt": the honorific's rule takes
+		// the name after the titles.
+		for _, h := range honorifics {
+			if strings.HasPrefix(s[j:], h+" ") {
+				return nil
+			}
+		}
 	}
 	for words < 4 && j < len(s) {
 		c := s[j]
@@ -340,28 +392,44 @@ func findHonorificName(s string, from int) []int {
 }
 
 // findNameAfterID finds a person's name written just after an identity
-// number already redacted — "CNP [REDACTED:national-id] (Ion-Andrei
-// Popescu)", "ЕГН … на лицето Петър Иванов Георгиев", "rodné číslo …, Jana
-// Dvořáková": within a few bytes of punctuation and lower-case words, two
-// to four capitalised words in any script.
+// number or an account (IBAN) already redacted — "CNP [REDACTED:national-id]
+// (Ion-Andrei Popescu)", "ЕГН … не съвпада с името Петър Иванов Георгиев",
+// "rodné číslo …, Jana Dvořáková", "IBAN … elutasítva (Kovács Péter)":
+// within a few bytes of punctuation and up to five lower-case words, two to
+// four capitalised words in any script. In a script without case (Hebrew,
+// Arabic, Thai, Devanagari) nothing marks where the name starts, so the
+// clause after the number — up to six words, to the next punctuation — goes
+// whole. A name in another script in brackets right after a name that went
+// ("[REDACTED:personal] (عائشہ صدیقی)") is the same person's.
 func findNameAfterID(s string, from int) []int {
-	marker := markerPrefix + string(KindNationalID) + "]"
 	for i := from; ; {
-		k := strings.Index(s[i:], marker)
+		k, mlen := nextOwnedMarker(s, i)
 		if k < 0 {
 			return nil
 		}
-		j := i + k + len(marker)
+		j := k + mlen
 		i = j
-		// Skip punctuation, spaces and up to three lower-case words.
+		if strings.HasPrefix(s[k:], personalMarker) {
+			if j+2 < len(s) && s[j] == ' ' && s[j+1] == '(' {
+				st, e := caselessWords(s, j+2)
+				if e == st {
+					st, e = namesAfter(s, j+2, 2)
+				}
+				if e > st && e < len(s) && s[e] == ')' {
+					return []int{st, e, -1, -1, st, e}
+				}
+			}
+			continue
+		}
+		// Skip punctuation, spaces and up to five lower-case words.
 		lower := 0
-		for j < len(s) && j-i < 32 {
+		for j < len(s) && j-i < 96 {
 			r, n := utf8.DecodeRuneInString(s[j:])
 			switch {
 			case r == ' ' || r == ',' || r == '(' || r == ':' || r == '-' || r == '–':
 				j += n
 				continue
-			case unicode.IsLower(r) && lower < 3:
+			case unicode.IsLower(r) && lower < 5:
 				for j < len(s) {
 					r, n := utf8.DecodeRuneInString(s[j:])
 					if !unicode.IsLetter(r) {
@@ -374,10 +442,73 @@ func findNameAfterID(s string, from int) []int {
 			}
 			break
 		}
-		if st, e := namesAfter(s, j, 2); e > st {
+		// An account's holder is written in brackets after it ("(Kovács
+		// Péter)"); a capitalised noun after an IBAN is the next field's
+		// label (", Mandatsreferenz …").
+		iban := strings.HasPrefix(s[k:], markerPrefix+string(KindIBAN))
+		if st, e := namesAfter(s, j, 2); e > st && (!iban || j > 0 && s[j-1] == '(') && !(e < len(s) && isDigit(s[e])) {
 			return []int{st, e, -1, -1, st, e}
 		}
+		if lower == 0 {
+			if st, e := caselessClause(s, j); e > st {
+				return []int{st, e, -1, -1, st, e}
+			}
+		}
 	}
+}
+
+var (
+	personalMarker = markerPrefix + string(KindPersonal) + "]"
+	ownedMarkers   = []string{markerPrefix + string(KindNationalID) + "]", markerPrefix + string(KindIBAN) + "]", personalMarker}
+)
+
+// nextOwnedMarker returns the offset and length of the first marker at or
+// after i of a number that has an owner (an identity number, an IBAN) or of
+// a name, or -1: one scan for the markers' common prefix.
+func nextOwnedMarker(s string, i int) (int, int) {
+	for i < len(s) {
+		k := strings.Index(s[i:], markerPrefix)
+		if k < 0 {
+			return -1, 0
+		}
+		k += i
+		for _, m := range ownedMarkers {
+			if strings.HasPrefix(s[k:], m) {
+				return k, len(m)
+			}
+		}
+		i = k + len(markerPrefix)
+	}
+	return -1, 0
+}
+
+// caselessClause returns the span of one to six words of a script without
+// case starting at s[i], to the next punctuation, a Latin letter, a digit
+// or a label (a word with ':' after it: 氏名:).
+func caselessClause(s string, i int) (int, int) {
+	end := i
+	if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+		return i, i // no spaces between words: the clause would be the sentence; names there have their labels (氏名)
+	}
+	for j, words := i, 0; words < 6 && j < len(s); words++ {
+		st, e := caselessWords(s, j)
+		if e == st {
+			break
+		}
+		if sp := strings.IndexByte(s[st:e], ' '); sp >= 0 {
+			e = st + sp // one word
+		}
+		if e < len(s) && (s[e] == ':' || strings.HasPrefix(s[e:], "：")) {
+			break
+		}
+		end = e
+		if e+1 < len(s) && s[e] == ' ' {
+			j = e + 1
+			continue
+		}
+		break
+	}
+	return i, end
 }
 
 // namesAfter returns the span of least to four capitalised words (letters of

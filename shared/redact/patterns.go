@@ -24,6 +24,11 @@ type Pattern struct {
 	// '+' or '(' before the first); a match must lie within one run and be
 	// at most 32 bytes long. Zero means Regexp searches the whole text.
 	MinDigits int
+	// AfterMarker makes the pattern run only when the text holds a marker
+	// already: a rule that reads what stands beside a redacted value (the
+	// name after an identity number that went). Triggers cannot say it, as
+	// the trigger scan skips markers.
+	AfterMarker bool
 	// Regexp finds candidates. Every capturing group except one named "key"
 	// marks a span to replace; a regexp without such groups replaces its
 	// whole match. Groups that did not participate, empty spans and spans
@@ -425,7 +430,7 @@ var secretPatterns = []Pattern{
 		// An auth scheme before the value stays; a Cookie or Set-Cookie
 		// value goes with all its "; "-separated pairs. See findKeyValue.
 		Kind:     KindSecret,
-		Triggers: keyTriggers,
+		Triggers: keyValueTriggers,
 		Find:     findKeyValue,
 		Check:    checkKeyValue,
 	},
@@ -461,9 +466,13 @@ var piiPatterns = []Pattern{
 	},
 	{
 		// A person's name after a label that says so (namelabels.go).
-		Kind:     KindPersonal,
-		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire"},
-		Find:     findLabelledName,
+		Kind: KindPersonal,
+		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
+			"नाम", "ชื่อ", "שם", "الاسم", "имя", "име", "ім'я", "όνομα", "Όνομα", "nimi", "naam", "isim",
+			"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
+			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
+			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante"},
+		Find: findLabelledName,
 	},
 	{
 		// A person's name right before an identity number's label, a birth
@@ -491,6 +500,44 @@ var piiPatterns = []Pattern{
 		Find:     findMailboxName,
 	},
 	{
+		// A personal key of CJK text before its full-width colon
+		// (interchange.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"："},
+		Find:     findFullWidthKeyValue,
+		Check:    checkFullWidthKey,
+	},
+	{
+		// An LDIF entry's person attributes (interchange.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"dn:"},
+		Find:     findLDIF,
+	},
+	{
+		// An iCalendar attendee's or organizer's common name.
+		Kind:     KindPersonal,
+		Triggers: []string{";cn="},
+		Find:     findICalName,
+	},
+	{
+		// A DICOM dump's person names and patient fields.
+		Kind:     KindPersonal,
+		Triggers: []string{"(0010,", "pn [", "pn: "},
+		Find:     findDICOM,
+	},
+	{
+		// An X12 person's name, address, birth date, phones and numbers.
+		Kind:     KindPersonal,
+		Triggers: []string{"nm1*", "n3*", "dmg*", "~per*", "~ref*"},
+		Find:     findX12,
+	},
+	{
+		// A SWIFT MT payment's ordering customer and beneficiary.
+		Kind:     KindPersonal,
+		Triggers: []string{":50k:", ":50f:", ":59:", ":59f:", ":50h:"},
+		Find:     findSwiftParty,
+	},
+	{
 		// A vCard's name, address, phone and e-mail lines (vcard.go).
 		Kind:     KindPersonal,
 		Triggers: []string{"begin:vcard"},
@@ -513,9 +560,9 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name just after an identity number redacted above
 		// (namelabels.go).
-		Kind:      KindPersonal,
-		MinDigits: 6,
-		Find:      findNameAfterID,
+		Kind:        KindPersonal,
+		AfterMarker: true,
+		Find:        findNameAfterID,
 	},
 	{
 		// A person's name after an honorific (namelabels.go).
@@ -525,7 +572,7 @@ var piiPatterns = []Pattern{
 	},
 	{
 		Kind:     KindEmail,
-		Triggers: []string{"at]", "at)", "at}", "at>", " dot "},
+		Triggers: []string{"at]", "at)", "at}", "at>", " dot ", " punkt ", " punto ", " ponto ", " point ", " kropka "},
 		Find:     findObfuscatedEmail,
 	},
 	{
@@ -568,15 +615,22 @@ var piiPatterns = []Pattern{
 		// is: a trunk prefix 0 and an area or mobile code, then the
 		// subscriber number in groups of two to four digits (06 12 34 56 78,
 		// 01.42.68.53.00, 0470 12 34 56, 044 668 18 00, 020 7946 0958) or in
-		// one group (030 12345678, 06-12345678); or the international
-		// prefix 00 and a country code (0033 6 12 34 56 78). Ten digits at
-		// least, standing alone (checkGroupedPhone).
+		// one group (030 12345678, 06-12345678, 0151 23456789); or the
+		// international prefix 00 and a country code (0033 6 12 34 56 78).
+		// Ten digits at least, standing alone (checkGroupedPhone).
 		Kind:      KindPhone,
 		MinDigits: 10,
 		Regexp: regexp.MustCompile(`00[1-9]\d{0,2}(?:[ .-]\d{1,4}){2,6}` +
 			`|0\d{1,4}(?:[ .-]\d{2,4}){2,4}` +
 			`|0\d{1,4}[ /-]\d{5,8}`),
 		Check: checkGroupedPhone,
+	},
+	{
+		// A bracketed area code and the subscriber number split by a dash:
+		// Brazil's (11) 91234-5678 (pii.go).
+		Kind:      KindPhone,
+		MinDigits: 8,
+		Find:      findBracketedPhone,
 	},
 	{
 		// Any national format after a word that says it is a phone.
@@ -746,6 +800,11 @@ func checkToken(m Match) (Kind, bool) {
 
 // checkKeyValue gives a key-value candidate the kind of its key;
 // findKeyValue has vetted the key already.
+// checkFullWidthKey gives the value the kind its key names.
+func checkFullWidthKey(m Match) (Kind, bool) {
+	return PersonalKeys[m.Key], true
+}
+
 func checkKeyValue(m Match) (Kind, bool) {
 	k, ok := KeyKind(m.Key)
 	return k, ok && plausible(k, m.Secret)
@@ -895,21 +954,26 @@ func checkGroupedPhone(m Match) (Kind, bool) {
 	if idLabelBefore(s, m.Start) {
 		return "", false // "ids 020 7946 0958": the label says what they are
 	}
-	n, sep := 0, byte(0)
+	n, sep, groups := 0, byte(0), 1
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; {
 		case isDigit(c):
 			n++
 		case sep == 0:
 			sep = c
+			groups++
 		case c != sep:
 			return "", false
+		default:
+			groups++
 		}
 	}
 	if strings.HasPrefix(v, "00") {
 		return "", n >= 11 && n <= 15
 	}
-	return "", n >= 10 && n <= 11
+	// A code and the subscriber number in one group may hold 12 digits
+	// (a German mobile number, 0151 23456789).
+	return "", n >= 10 && (n <= 11 || n == 12 && groups == 2)
 }
 
 // idLabelBefore reports whether the word just before s[i] (past blanks,

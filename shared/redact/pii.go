@@ -222,6 +222,48 @@ func b2i(b bool) int {
 	return 0
 }
 
+// findBracketedPhone finds a phone number written with its area code in
+// brackets and the subscriber number split by a dash — (11) 91234-5678,
+// (021) 3456-7890 — standing alone: by hand from each '(', as it costs
+// nothing where no bracket is followed by digits.
+func findBracketedPhone(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		k := strings.IndexByte(s[i:], '(')
+		if k < 0 {
+			return nil
+		}
+		i += k
+		if i > 0 && isAlnum(s[i-1]) {
+			continue
+		}
+		j := i + 1
+		digits := func(min, max int) bool {
+			n := 0
+			for j < len(s) && isDigit(s[j]) && n < max {
+				j++
+				n++
+			}
+			return n >= min && !(j < len(s) && isDigit(s[j]))
+		}
+		if !digits(2, 3) || j >= len(s) || s[j] != ')' {
+			continue
+		}
+		j++
+		if j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if !digits(4, 5) || j >= len(s) || s[j] != '-' {
+			continue
+		}
+		j++
+		if !digits(4, 4) || j < len(s) && isAlnum(s[j]) {
+			continue
+		}
+		return []int{i, j, -1, -1, i, j}
+	}
+	return nil
+}
+
 // phoneLabel reports whether one of PhoneWords stands just before s[i]
 // (past ':', '=', quotes and spaces), as a word or as the last word of a
 // key (phone_number, contactPhone).
@@ -288,10 +330,11 @@ func findObfuscatedEmail(s string, from int) []int {
 					d--
 				}
 			}
-			if d < 3 || !hasPrefixFold(s[d-3:], "dot") {
+			dw := dotWordBefore(s, d)
+			if dw == 0 {
 				break
 			}
-			if _, ts, te := wordToken(s, d-3, 3); ts < 0 || te != lb && strings.TrimSpace(s[te:lb]) != "" {
+			if _, ts, te := wordToken(s, d-dw, dw); ts < 0 || te != lb && strings.TrimSpace(s[te:lb]) != "" {
 				break
 			} else {
 				k := ts
@@ -328,8 +371,8 @@ func findObfuscatedEmail(s string, from int) []int {
 				k++
 				continue
 			}
-			if j := indexFold(s[k:min(len(s), k+8)], "dot"); j >= 0 {
-				if b, _, de := wordToken(s, k+j, 3); de > 0 && (b || strings.TrimSpace(s[k:k+j]) == "") {
+			if j, dw := dotWordIn(s[k:min(len(s), k+10)]); j >= 0 {
+				if b, _, de := wordToken(s, k+j, dw); de > 0 && (b || strings.TrimSpace(s[k:k+j]) == "") {
 					wordDots++
 					k = de
 					continue
@@ -344,6 +387,32 @@ func findObfuscatedEmail(s string, from int) []int {
 		return []int{lb, k, -1, -1, lb, k}
 	}
 	return nil
+}
+
+// dotWords are "dot" in the languages an address is spelled out in to
+// dodge a filter: `lena punkt brandt at example punkt de`, `punto`, `ponto`.
+var dotWords = []string{"dot", "punkt", "punto", "ponto", "point", "kropka"}
+
+// dotWordBefore returns the length of the dot word ending at s[d], or 0.
+func dotWordBefore(s string, d int) int {
+	for _, w := range dotWords {
+		if d >= len(w) && hasPrefixFold(s[d-len(w):], w) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// dotWordIn returns the offset and length of the first dot word in w, or
+// -1.
+func dotWordIn(w string) (int, int) {
+	best, bl := -1, 0
+	for _, d := range dotWords {
+		if j := indexFold(w, d); j >= 0 && (best < 0 || j < best) {
+			best, bl = j, len(d)
+		}
+	}
+	return best, bl
 }
 
 // wordToken reports whether the word of n bytes at s[i] ("at", "dot")
@@ -465,7 +534,23 @@ var PersonalKeys = map[string]Kind{
 	"nama": KindPersonal, "namalengkap": KindPersonal, "nik": KindPersonal, "tgllahir": KindPersonal, "tanggallahir": KindPersonal,
 	"idcard": KindPersonal, "idcardno": KindPersonal, "cnic": KindPersonal, "mykad": KindPersonal, "nric": KindPersonal,
 	"sendername": KindPersonal,
-	"emails":     KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
+	// a postal address, a phone and an identity number under other
+	// languages' keys and labels (Cyrillic and Greek in both cases: keys
+	// are lowered in ASCII only)
+	"adres": KindPersonal, "adresa": KindPersonal, "anschrift": KindPersonal, "osoite": KindPersonal,
+	"aadress": KindPersonal, "cím": KindPersonal, "lakcím": KindPersonal, "morada": KindPersonal,
+	"endereço": KindPersonal, "dirección": KindPersonal, "адрес": KindPersonal, "Адрес": KindPersonal,
+	"адреса": KindPersonal, "Адреса": KindPersonal, "διεύθυνση": KindPersonal, "Διεύθυνση": KindPersonal,
+	"כתובת": KindPersonal, "العنوان": KindPersonal, "عنوان": KindPersonal, "पता": KindPersonal,
+	"ที่อยู่": KindPersonal, "住所": KindPersonal, "주소": KindPersonal, "地址": KindPersonal, "住址": KindPersonal,
+	"手机": KindPhone, "手机号": KindPhone, "手机号码": KindPhone, "电话": KindPhone, "電話番号": KindPhone,
+	"携帯電話": KindPhone, "휴대전화": KindPhone, "전화번호": KindPhone, "телефон": KindPhone, "Телефон": KindPhone,
+	"τηλέφωνο": KindPhone, "Τηλέφωνο": KindPhone, "טלפון": KindPhone, "الجوال": KindPhone, "الهاتف": KindPhone,
+	"मोबाइल": KindPhone, "फ़ोन": KindPhone, "โทรศัพท์": KindPhone, "puhelin": KindPhone,
+	"рнокпп": KindPersonal, "РНОКПП": KindPersonal, "іпн": KindPersonal, "ІПН": KindPersonal,
+	"инн": KindPersonal, "ИНН": KindPersonal, "снилс": KindPersonal, "СНИЛС": KindPersonal,
+	"αμκα": KindPersonal, "ΑΜΚΑ": KindPersonal, "αφμ": KindPersonal, "ΑΦΜ": KindPersonal,
+	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
 // personalKind returns the kind of a key, given as its lowercase words,

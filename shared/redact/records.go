@@ -133,6 +133,10 @@ var identityDocuments = map[string]bool{
 	"identitycard": true, "driverslicense": true, "driverlicense": true,
 	"drivinglicence": true, "drivinglicense": true, "residencepermit": true, "visa": true,
 	"nationalidentitydocument": true, "taxid": true, "ssn": true,
+	"nationalinsurance": true, "nationalinsurancenumber": true, "socialinsurance": true,
+	"socialsecurity": true, "socialsecuritynumber": true, "taxpayerid": true, "taxnumber": true,
+	"tin": true, "personalnumber": true, "identitynumber": true, "nino": true, "sin": true,
+	"cpf": true, "curp": true, "nric": true, "aadhaar": true, "bsn": true, "pesel": true,
 }
 
 // FormatWords may follow the words of a personal key without changing

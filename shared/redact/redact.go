@@ -178,7 +178,7 @@ func patterns(s string, st *state) string {
 			continue
 		}
 		p := &Patterns[i]
-		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits {
+		if p.MinDigits > 0 && in.maxDigits() < p.MinDigits || p.AfterMarker && !strings.Contains(in.s, markerPrefix) {
 			continue
 		}
 		if p.tokens && st.noTokens {

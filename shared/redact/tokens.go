@@ -53,6 +53,7 @@ var IDWords = map[string]bool{
 	"rev": true, "integrity": true, "arn": true, "trace": true, "traceparent": true,
 	"span": true, "root": true, "parent": true, "hostid": true, "request": true,
 	"ref": true, "reference": true, "version": true, "handle": true,
+	"number": true, "numbers": true, "sequence": true,
 }
 
 // IDNouns are the nouns that make "<noun>id" an identifier's label.
@@ -187,6 +188,7 @@ func judgeRun(in *probe, s string, i, j int) []int {
 
 // judgeToken judges the token s[i:j).
 func judgeToken(in *probe, s string, i, j int) []int {
+	i0 := i // a base64url id may start with '-': its label stands before it
 	for i < j && strings.IndexByte("-_.=/~+", s[i]) >= 0 {
 		i++
 	}
@@ -202,6 +204,9 @@ func judgeToken(in *probe, s string, i, j int) []int {
 		return nil
 	}
 	ks, ke, ctx := labelBefore(s, i, long)
+	if i0 < i && s[i0] == '-' && ctx == labelNone {
+		ks, ke, ctx = labelBefore(s, i0, long)
+	}
 	switch ctx {
 	case labelID:
 		return nil
@@ -229,6 +234,9 @@ func judgeToken(in *probe, s string, i, j int) []int {
 	}
 	if in != nil && in.st != nil {
 		if m, ok := decodeBlob(tok, in.st); ok {
+			if m == "" {
+				return nil // decoded, and nothing in it to hide
+			}
 			in.blob = m
 			return []int{i, j, -1, -1, i, j}
 		}
@@ -241,17 +249,68 @@ func judgeToken(in *probe, s string, i, j int) []int {
 	}
 	// A path, a host name or dotted segments: judge each part, so that a
 	// host and the words of a path stay.
+	prev := ""
 	for a := i; a < j; {
 		b := a
 		for b < j && s[b] != '/' && s[b] != '.' {
 			b++
 		}
-		if b-a >= minRandomLen && randomLooking(s[a:b]) {
+		if b-a >= minRandomLen && !(a > 0 && s[a-1] == '/' && collectionSegment(prev)) && !onionHost(s, a, b) && randomLooking(s[a:b]) {
 			return []int{a, b, -1, -1, a, b}
+		}
+		if a > 0 && s[a-1] == '/' || a == i {
+			prev = s[a:b]
 		}
 		a = b + 1
 	}
 	return nil
+}
+
+// collectionSegment reports whether a path segment names a collection of
+// resources, so that the segment after it is a resource's id
+// (/drive/v3/files/<id>, /v2/checkout/orders/<id>,
+// …/documents/orders/<id>): a plural noun of lower-case letters, four or
+// more, that names no credential (keys, tokens, secrets), no intake or
+// webhook (IntakeWords: a key after it is its capability) and no link that
+// is one (CapabilityWords: /invites/<token>, /shares/<token>).
+func collectionSegment(seg string) bool {
+	if len(seg) < 4 || len(seg) > 24 || seg[len(seg)-1] != 's' {
+		return false
+	}
+	for k := 0; k < len(seg); k++ {
+		if c := seg[k]; !isLower(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	if IntakeWords[seg] || CapabilityWords[seg] {
+		return false
+	}
+	_, secret := KeyKind(seg)
+	return !secret && !strings.HasSuffix(seg, "keys")
+}
+
+// onionHost reports whether s[a:b] is a Tor v3 onion service's name: 56
+// characters of lower-case base32 before ".onion" — the service's public
+// key, its published address.
+func onionHost(s string, a, b int) bool {
+	if b-a != 56 || !strings.HasPrefix(s[b:], ".onion") {
+		return false
+	}
+	for k := a; k < b; k++ {
+		if c := s[k]; !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// CapabilityWords are plural path segments whose next segment is the link's
+// own credential, not a resource's id.
+var CapabilityWords = map[string]bool{
+	"invites": true, "invitations": true, "shares": true, "links": true,
+	"resets": true, "confirmations": true, "verifications": true, "grants": true,
+	"magic-links": true, "passes": true, "sessions": true, "tickets": true,
+	"unsubscribes": true, "downloads": true, "attachments": true, "signups": true,
 }
 
 // wholeToken reports whether tok is judged whole rather than part by part:
@@ -355,6 +414,9 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 	if start == end {
 		return -1, -1, labelNone
 	}
+	if sep && wantID && s[sepPos] == ':' && sepPos == end && urnChain(s, start, end, lo) {
+		return start, end, labelID
+	}
 	if sep && !keyInContext(s, start, end, sepPos) || !sep && start > 0 && strings.IndexByte("/@:.", s[start-1]) >= 0 {
 		// A host, a path or a field of an ARN or URN, not a label.
 		return -1, -1, labelNone
@@ -436,6 +498,34 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 		return start, end, labelOther
 	}
 	return -1, -1, labelNone
+}
+
+// urnChain reports whether the word s[start:end] before a ':' ends a
+// URI's chain of lower-case words joined by ':' (spotify:track:<id>,
+// urn:li:activity:<id>): the token after it is the resource's id. No word
+// of the chain may name a credential (vault:secret:…).
+func urnChain(s string, start, end, lo int) bool {
+	if start <= lo || s[start-1] != ':' {
+		return false
+	}
+	p := start - 1
+	for p > lo && isLower(s[p-1]) {
+		p--
+	}
+	if p == start-1 || p > 0 && (isAlnum(s[p-1]) || s[p-1] == '/' || s[p-1] == '.') {
+		return false
+	}
+	for _, w := range [2]string{s[p : start-1], s[start:end]} {
+		for k := 0; k < len(w); k++ {
+			if !isLower(w[k]) {
+				return false
+			}
+		}
+		if hasNeedle(w) {
+			return false
+		}
+	}
+	return true
 }
 
 // isFiller reports whether w is a verb or preposition between a label in
@@ -569,7 +659,7 @@ func mixedClasses(tok string) bool {
 // is not a UUID.
 func prefixedKey(tok string) bool {
 	p := strings.IndexAny(tok, "_-")
-	if p <= 0 || p > 10 || !isLetter(tok[0]) || SafeIDPrefixes[strings.ToLower(tok[:p])] {
+	if p <= 0 || p > 10 || !isLetter(tok[0]) || SafeIDPrefixes[strings.ToLower(tok[:p])] || titleWord(tok[:p]) {
 		return false
 	}
 	body := tok[p+1:]
@@ -588,6 +678,21 @@ func prefixedKey(tok string) bool {
 		a = b + 1
 	}
 	return hexDigits >= 32
+}
+
+// titleWord reports whether p is a capitalized word (a capital, then four
+// lower-case letters or more): the first word of a page's title in a slug
+// (Notion's Incident-runbook-<32 hex>), never a vendor's key prefix.
+func titleWord(p string) bool {
+	if len(p) < 5 || !isUpper(p[0]) {
+		return false
+	}
+	for k := 1; k < len(p); k++ {
+		if !isLower(p[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // isHexKey reports whether tok is 32 hex digits or more of one case,
@@ -652,7 +757,88 @@ func safeShape(tok string) bool {
 	if strings.HasPrefix(tok, "h1:") && len(tok) == 47 && tok[46] == '=' {
 		return true // a Go module's checksum (go.sum's h1: and base64 SHA-256)
 	}
-	return isULID(tok) || isBasicTimestamp(tok)
+	return isULID(tok) || isBasicTimestamp(tok) || isPublicAddress(tok)
+}
+
+// isPublicAddress reports whether tok is a public key or an address that
+// says so by its own shape, so that it is published, not kept: a Bech32 or
+// Bech32m string (BIP 173, 350) whose checksum holds — an age recipient
+// (age1…), a Bitcoin or Cosmos address (bc1…, cosmos1…), a Lightning
+// invoice — unless its human-readable part names a secret (Nostr's nsec1…,
+// a …secret…, …priv… or …sk part); an Ethereum address (0x and 40 hex
+// digits, either case: EIP-55 writes its checksum in the case); an IPFS
+// content id (CIDv1 in base32, "baf…", or CIDv0, "Qm" and 44 base58).
+func isPublicAddress(tok string) bool {
+	switch {
+	case len(tok) == 42 && tok[0] == '0' && tok[1] == 'x':
+		for k := 2; k < len(tok); k++ {
+			if unhex(tok[k]) < 0 {
+				return false
+			}
+		}
+		return true
+	case len(tok) == 46 && strings.HasPrefix(tok, "Qm"):
+		for k := 2; k < len(tok); k++ {
+			if c := tok[k]; !isAlnum(c) || c == '0' || c == 'O' || c == 'I' || c == 'l' {
+				return false
+			}
+		}
+		return true
+	case len(tok) >= 50 && strings.HasPrefix(tok, "baf"):
+		for k := 3; k < len(tok); k++ {
+			if c := tok[k]; !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+				return false
+			}
+		}
+		return true
+	}
+	return isBech32(tok)
+}
+
+// bech32Charset is Bech32's alphabet, by value.
+const bech32Charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+// isBech32 reports whether tok is a lower-case Bech32 or Bech32m string
+// with a valid checksum and a human-readable part that names no secret.
+func isBech32(tok string) bool {
+	sep := strings.LastIndexByte(tok, '1')
+	if sep < 1 || sep > 83 || len(tok)-sep-1 < 6+32 || len(tok) > 1023 {
+		return false
+	}
+	hrp := tok[:sep]
+	for k := 0; k < len(hrp); k++ {
+		if c := hrp[k]; !(c >= 'a' && c <= 'z' || isDigit(c)) {
+			return false
+		}
+	}
+	if strings.Contains(hrp, "sec") || strings.Contains(hrp, "priv") || strings.HasSuffix(hrp, "sk") {
+		return false // nsec1…, a private key's or a secret's encoding
+	}
+	chk := uint32(1)
+	step := func(v uint32) {
+		b := chk >> 25
+		chk = (chk&0x1ffffff)<<5 ^ v
+		for i, g := range [5]uint32{0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3} {
+			if b>>i&1 != 0 {
+				chk ^= g
+			}
+		}
+	}
+	for k := 0; k < len(hrp); k++ {
+		step(uint32(hrp[k]) >> 5)
+	}
+	step(0)
+	for k := 0; k < len(hrp); k++ {
+		step(uint32(hrp[k]) & 31)
+	}
+	for k := sep + 1; k < len(tok); k++ {
+		v := strings.IndexByte(bech32Charset, tok[k])
+		if v < 0 {
+			return false
+		}
+		step(uint32(v))
+	}
+	return chk == 1 || chk == 0x2bc830a3
 }
 
 // isULID reports whether p is a ULID: 26 characters of Crockford's base32

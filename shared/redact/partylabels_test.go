@@ -1,0 +1,176 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/shared/redact"
+)
+
+// partyCases are people named beside their identity numbers and accounts,
+// and under labels and keys of other languages and scripts
+// (docs/design.md "Redaction", 5). The people, numbers and wordings are
+// none of the holdout rounds'.
+var partyCases = []planted{
+	{
+		name:    "a name four lower-case words after an identity number",
+		in:      "weryfikacja: PESEL 02270803628 nie pasuje do osoby Katarzyna Nowak-Wiśniewska (wniosek 5512)",
+		secrets: []string{"02270803628", "Katarzyna Nowak-Wiśniewska"},
+		keep:    []string{"wniosek 5512"},
+	},
+	{
+		name:    "an account's holder in brackets after its IBAN",
+		in:      "payout rejected: IBAN ES91 2100 0418 4502 0005 1332 rechazado (Lucía Romero); IBAN DE89 3704 0044 0532 0130 00, Referenz Miete",
+		secrets: []string{"ES91 2100 0418 4502 0005 1332", "Lucía Romero", "DE89 3704 0044 0532 0130 00"},
+		keep:    []string{"Referenz Miete"},
+	},
+	{
+		name:    "a clause in a script without case after an identity number",
+		in:      "שגיאה: ת.ז. 000000018 של משה כהן לא נמצאה (בקשה 91)",
+		secrets: []string{"000000018", "משה כהן"},
+		keep:    []string{"(בקשה 91)"},
+	},
+	{
+		name:    "a name after a label of another language",
+		in:      "ошибка проверки: имя: Ольга Смирнова, όνομα: Νίκος Αλεξίου",
+		secrets: []string{"Ольга Смирнова", "Νίκος Αλεξίου"},
+	},
+	{
+		name:    "a party named bare, a title before it",
+		in:      "zustellung: klant Pieter Bakker niet thuis; destinataire Claire Dubois absente; Empfänger Frau Anna Vogel; Kunde erreichbar unter Rufnummer",
+		secrets: []string{"Pieter Bakker", "Claire Dubois", "Anna Vogel"},
+		keep:    []string{"Kunde erreichbar unter Rufnummer"},
+	},
+	{
+		name:    "an address under a key of another script runs over its commas",
+		in:      "заказ не доставлен, адрес: ул. Ленина 5, кв. 3, Москва 101000 (заказ 77)\n住所: 大阪府大阪市北区梅田3-1 社員番号: X-9912\nפרטים: כתובת: שדרות רוטשילד 10, חיפה (פנייה 12)",
+		secrets: []string{"ул. Ленина 5", "кв. 3", "Москва 101000", "大阪府大阪市北区梅田3-1", "שדרות רוטשילד 10", "חיפה"},
+		keep:    []string{"(заказ 77)", "社員番号: X-9912", "(פנייה 12)"},
+	},
+	{
+		name:    "identity numbers under their own scripts' labels",
+		in:      "ΣΦΑΛΜΑ: ΑΜΚΑ 01018012344 άκυρο; رقم الهوية 2098765432 مرفوض; {\"СНИЛС\": \"112-233-445 95\"}",
+		secrets: []string{"01018012344", "2098765432", "112-233-445 95"},
+	},
+}
+
+func TestPartiesBesideTheirNumbers(t *testing.T) {
+	t.Parallel()
+	for _, c := range partyCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
+
+// writtenVariantCases are personal data in national written forms: phones
+// by their countries' groupings, an address spelled out in another
+// language, an NRIC by its check letter, CJK keys before a full-width
+// colon, a record whose type names an identity document.
+var writtenVariantCases = []planted{
+	{
+		name:    "phones in their national groupings",
+		in:      "retorno pedido no (21) 98765-4321; Rückruf an 0172 98765432; ticket 4471-2209",
+		secrets: []string{"(21) 98765-4321", "0172 98765432"},
+		keep:    []string{"ticket 4471-2209"},
+	},
+	{
+		name:    "an address spelled out with another language's dot",
+		in:      "kirjoita osoitteeseen: ville punkt nieminen at esimerkki punkt fi; escribe a ana at ejemplo punto es",
+		secrets: []string{"ville punkt nieminen at esimerkki punkt fi", "ana at ejemplo punto es"},
+	},
+	{
+		name:    "an NRIC or FIN by its check letter; a wrong letter stays",
+		in:      "myinfo: FIN F9876543M and NRIC T0412345F mismatch; part S1234567A ok",
+		secrets: []string{"F9876543M", "T0412345F"},
+		keep:    []string{"S1234567A"},
+	},
+	{
+		name:    "CJK keys before a full-width colon",
+		in:      "实名认证失败，联系人：李雷，手机号：13912345678，住址：上海市浦东新区世纪大道100号，单号：SO-88",
+		secrets: []string{"李雷", "13912345678", "上海市浦东新区世纪大道100号"},
+		keep:    []string{"单号：SO-88"},
+	},
+	{
+		name:    "a record whose type names an identity document",
+		in:      `kyc={"identities": [{"type": "social_security", "value": "078-05-1120X"}, {"type": "utility_bill", "value": "scan-7781"}]}`,
+		secrets: []string{"078-05-1120X"},
+		keep:    []string{"scan-7781"},
+	},
+}
+
+func TestWrittenVariants(t *testing.T) {
+	t.Parallel()
+	for _, c := range writtenVariantCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
+
+// proseAddressCases are street addresses in prose by their street words in
+// more languages' orders and scripts.
+var proseAddressCases = []planted{
+	{
+		name:    "a street word before the name, in scripts \\b does not see",
+		in:      "παράδοση απέτυχε: Λεωφόρος Κηφισίας 120, 11526 Αθήνα; entrega en Av. Libertador 4520, Buenos Aires; משלוח: שדרות בן גוריון 5",
+		secrets: []string{"Λεωφόρος Κηφισίας 120", "Av. Libertador 4520", "שדרות בן גוריון 5"},
+	},
+	{
+		name:    "a street word after the name, with its building and door numbers",
+		in:      "teslimat: Atatürk Bulvarı No:45 D:3 Çankaya; saatja: Pärnu mnt 22, 10141 Tallinn; kuller: Hämeentie 30 A 4, 00530 Helsinki",
+		secrets: []string{"Atatürk Bulvarı No:45 D:3", "Pärnu mnt 22", "Hämeentie 30 A 4", "00530 Helsinki"},
+	},
+	{
+		name:    "a Singapore block",
+		in:      "address mismatch: Blk 456 Jurong West Street 42 #05-112 Singapore 640456",
+		secrets: []string{"Blk 456 Jurong West Street 42 #05-112"},
+	},
+	{
+		name: "street words without a house number stay",
+		in:   "Boarding via the API; Av. rate limited; Narva mnt closed for works",
+		keep: []string{"Boarding via the API; Av. rate limited; Narva mnt closed for works"},
+	},
+}
+
+func TestStreetAddressesInProse(t *testing.T) {
+	t.Parallel()
+	for _, c := range proseAddressCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
