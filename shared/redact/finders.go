@@ -458,7 +458,7 @@ var keyNeedles = withPersonalKeys(keyTriggers)
 // would make every text's trigger scan slower.
 var keyTriggers = ([]string{
 	"pass", "pwd", "secret", "token", "key", "auth", "cookie", "sess",
-	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf",
+	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf", "psk",
 	// Keys that name personal data (PersonalKeys; the others are added).
 	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
 	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",

@@ -15,7 +15,7 @@ import (
 var SecretWords = map[string]Kind{
 	"password": KindPassword, "passwords": KindPassword, "passwd": KindPassword,
 	"pwd": KindPassword, "pass": KindPassword, "passphrase": KindPassword,
-	"passcode": KindPassword, "pincode": KindPassword,
+	"passcode": KindPassword, "pincode": KindPassword, "psk": KindPassword,
 	"secret": KindSecret, "secrets": KindSecret, "clientsecret": KindSecret,
 	"token": KindSecret, "auth": KindSecret, "authn": KindSecret, "authz": KindSecret,
 	"credential": KindSecret, "credentials": KindSecret, "creds": KindSecret,
@@ -76,6 +76,7 @@ var MetaWords = map[string]bool{
 	"error": true, "errors": true, "field": true, "ref": true, "location": true,
 	"region": true, "rotation": true, "rotated": true, "lifetime": true,
 	"duration": true, "timeout": true, "age": true, "hint": true, "policy": true,
+	"ssid": true, "flags": true, "sec": true, "secs": true, "seconds": true, "ms": true,
 }
 
 // HarmlessWords are never secret although they contain a fragment.

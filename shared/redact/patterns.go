@@ -398,6 +398,44 @@ var secretPatterns = []Pattern{
 		Find:     findCLIFlag,
 	},
 	{
+		// Credentials by their position or definition (positional.go).
+		Kind:     KindPassword,
+		Triggers: []string{"define", "setenv"},
+		Find:     findDefinition,
+		Check:    checkNamedSecret,
+	},
+	{
+		Kind:     KindPassword,
+		Triggers: []string{"credential", "auth(", "password("},
+		Find:     findCredentialCall,
+		Check:    checkNamedSecret,
+	},
+	{
+		Kind:     KindPassword,
+		Triggers: []string{"pass", "secret", "token"},
+		Find:     findConfigDirective,
+		Check:    checkNamedSecret,
+	},
+	{
+		Kind: KindPassword,
+		Find: findColonFields,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{": psk ", ": eap ", ": xauth ", ": ntlm ", ": rsa ", ": ecdsa ", ": p12 ", ": bliss ", ": pkcs8 "},
+		Find:     findIPsecSecret,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"config "},
+		Find:     findConfigCommand,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{":\n", ":\r"},
+		Find:     findAnnouncedSecret,
+	},
+	{
 		// user/password@//host: a database connect string (cli.go).
 		Kind:     KindPassword,
 		Triggers: []string{"@"},
