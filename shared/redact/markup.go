@@ -222,6 +222,17 @@ func findContentValue(s string, from int) []int {
 			return nil
 		}
 		i = sep + 1
+		// A dump's field may be spaced around '=': C#'s anonymous types and
+		// records, `{ Role = user, Content = … }`.
+		spaced := false
+		if ks == ke && s[sep] == '=' && sep >= 2 && s[sep-1] == ' ' && sep+1 < len(s) && s[sep+1] == ' ' {
+			ke = sep - 1
+			ks = ke
+			for ks > from && isKeyByte(s[ks-1]) {
+				ks--
+			}
+			spaced = true
+		}
 		if ks == ke || ke-ks > 64 {
 			continue
 		}
@@ -229,12 +240,19 @@ func findContentValue(s string, from int) []int {
 		if ks > 0 {
 			before = s[ks-1]
 		}
+		// A dump's field may follow its name after ':' — Thrift's
+		// `Type(prompt:…, model:…)`, Dart's `Type(role: user, content: …)`.
+		dumpColon := s[sep] == ':' && (before == '(' || before == ' ' && ks >= 2 && s[ks-2] == ',' || before == ',') &&
+			hasContentNeedle(s[ks:ke]) && inToString(s, ks)
+		if spaced && !(strings.IndexByte(" ,({", before) >= 0 && hasContentNeedle(s[ks:ke]) && inToString(s, ks)) {
+			continue
+		}
 		// Where a key may stand, before what it is: cheap tests first.
 		// A namespace before the key (genkit:input=, gen_ai:prompt=) is
 		// no separator of its own.
 		namespaced := before == ':' && ks > 1 && isKeyByte(s[ks-2])
 		if s[sep] == '=' && strings.IndexByte(" \t&?;,({\n\r", before) < 0 && !namespaced ||
-			s[sep] == ':' && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
+			s[sep] == ':' && !dumpColon && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
 			!hasContentNeedle(s[ks:ke]) {
 			continue
 		}
@@ -245,8 +263,15 @@ func findContentValue(s string, from int) []int {
 		lineStart := ks == 0 || lineIndentStart(s, ks)
 		var vs, ve int
 		switch {
+		case spaced:
+			vs, ve = toStringValue(s, sep+2, " =")
+			for ve > vs && s[ve-1] == ' ' {
+				ve--
+			}
+		case dumpColon:
+			vs, ve = toStringValue(s, skipBlanks(s, sep+1), ":")
 		case s[sep] == '=' && strings.IndexByte(" ,({", before) >= 0 && inToString(s, ks):
-			vs, ve = toStringValue(s, sep+1)
+			vs, ve = toStringValue(s, sep+1, "=")
 		case s[sep] == '=' && role.payload && !role.text && sep+1 < len(s) && s[sep+1] == '[':
 			// An input list written after '=' (a repr, a log line): plain
 			// strings are content, a list holding objects is walked.
@@ -326,9 +351,10 @@ func inToString(s string, ks int) bool {
 // toStringValue returns the value of a toString() field that starts at v:
 // a quoted string to its quote, a bracketed value to its bracket, or bare
 // text — which may hold spaces, commas and brackets of its own — to the
-// ", name=" of the next field or the bracket that closes the dump, at the
-// same depth.
-func toStringValue(s string, v int) (int, int) {
+// ", name=" of the next field (", name:", ", Name =" in dumps that write
+// their fields so: sep) or the bracket that closes the dump, at the same
+// depth.
+func toStringValue(s string, v int, sep string) (int, int) {
 	if v >= len(s) {
 		return v, v
 	}
@@ -355,7 +381,7 @@ func toStringValue(s string, v int) (int, int) {
 				return v, k + 1 // a bracketed value: [Message(…), …]
 			}
 		case ',':
-			if depth == 0 && nextField(s, k+1) {
+			if depth == 0 && nextField(s, k+1, sep) {
 				return v, k
 			}
 		case '\n':
@@ -376,15 +402,15 @@ func opener(c byte) byte {
 	return '{'
 }
 
-// nextField reports whether s[i:] is " name=" (or "name="): the next field
-// of a toString() dump.
-func nextField(s string, i int) bool {
+// nextField reports whether s[i:] is " name" and sep ("=", ":" or " ="):
+// the next field of a toString() dump.
+func nextField(s string, i int, sep string) bool {
 	i = skipBlanks(s, i)
 	k := i
 	for k < len(s) && (isAlnum(s[k]) || s[k] == '_') && k-i < 64 {
 		k++
 	}
-	return k > i && k < len(s) && s[k] == '=' && isLetter(s[i])
+	return k > i && strings.HasPrefix(s[k:], sep) && isLetter(s[i])
 }
 
 // lineIndentStart reports whether only indentation, or a list marker — a

@@ -139,7 +139,7 @@ var structurePatterns = []Pattern{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '"},
+		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '", ": chr \"", ": str \""},
 		Find:     findDumpedContent,
 		textKind: true,
 	},
@@ -201,6 +201,13 @@ var structurePatterns = []Pattern{
 		Kind:     KindSecret,
 		Triggers: []string{"('", "(\"", "( '", "( \""},
 		Find:     findRoleCall,
+		textKind: true,
+	},
+	{
+		// A message printed as a call with its role first (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"message(", "turn("},
+		Find:     findRoleArgCall,
 		textKind: true,
 	},
 	{

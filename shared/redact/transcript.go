@@ -433,6 +433,80 @@ func findRoleCall(s string, from int) []int {
 	return nil
 }
 
+// findRoleArgCall finds the text of a message printed as a call whose
+// first argument is its role — Scala's case class `Message(user,…)`, a
+// constructor's `ChatMessage("user", "…")`, `Message(Role.USER, "…")`: the
+// call's name is a message's or a turn's, and the rest of its arguments, to
+// the bracket that closes it, is the turn's text.
+func findRoleArgCall(s string, from int) []int {
+	for i := from; i < len(s); {
+		p := strings.IndexByte(s[i:], '(')
+		if p < 0 {
+			return nil
+		}
+		p += i
+		i = p + 1
+		ns := p
+		for ns > from && p-ns < 40 && isWord(s[ns-1]) {
+			ns--
+		}
+		name := strings.ToLower(s[ns:p])
+		if !strings.HasSuffix(name, "message") && !strings.HasSuffix(name, "turn") {
+			continue
+		}
+		// The role: bare, quoted, or an enum's member (Role.USER).
+		r := skipBlanks(s, p+1)
+		re := r
+		for re < len(s) && (isWord(s[re]) || s[re] == '.' || s[re] == '"' || s[re] == '\'') {
+			re++
+		}
+		role := strings.Trim(s[r:re], "\"'")
+		if d := strings.LastIndexByte(role, '.'); d >= 0 {
+			role = role[d+1:]
+		}
+		if !RoleWords[strings.ToLower(role)] || re >= len(s) || s[re] != ',' {
+			continue
+		}
+		vs := skipBlanks(s, re+1)
+		if vs >= len(s) || startsWithMarker(s, vs) {
+			continue
+		}
+		var ve int
+		if q := s[vs]; q == '"' || q == '\'' {
+			if e := closingQuote(s, vs); e > vs+1 {
+				vs, ve = vs+1, e
+			}
+		} else {
+			ve = closeOfCall(s, vs)
+		}
+		if ve <= vs || startsWithMarker(s, vs) || strings.Count(s[vs:ve], " ") < 2 {
+			continue
+		}
+		return []int{ns, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// closeOfCall returns where the bare text from v ends: the ')' that closes
+// the call it stands in, at its depth, or the line's end.
+func closeOfCall(s string, v int) int {
+	depth := 0
+	for k := v; k < len(s) && k-v < maxDecodedBytes; k++ {
+		switch s[k] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return k
+			}
+			depth--
+		case '\n', '\r':
+			return k
+		}
+	}
+	return v
+}
+
 // roleCallName reports whether a call's name is a role's: "user",
 // "system", "SystemMessage", "HumanMessage", "AIMessage".
 func roleCallName(name string) bool {

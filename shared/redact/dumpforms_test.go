@@ -1,0 +1,82 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/shared/redact"
+)
+
+// dumpFormCases hold prompts printed by languages' own dump formats
+// (docs/design.md "Redaction", 1): fields after ':' or a spaced '=', a
+// message printed as a call with its role first, pairs written with '=>',
+// a member with its type between name and string, a map keyed by roles.
+// The languages' wordings and values are none of the holdout rounds'.
+var dumpFormCases = []planted{
+	{
+		name:    "fields after ':' with no blank",
+		in:      `call failed: CompletionArgs(model:mixtral-8x7b, prompt:List three risks of storing the spare keys under the doormat, seed:7)`,
+		secrets: []string{"spare keys under the doormat"},
+		keep:    []string{"model:mixtral-8x7b", "seed:7)"},
+	},
+	{
+		name:    "fields after ': '",
+		in:      `W/app: enqueue: Turn(speaker: assistant, text: Your parcel will arrive between nine and noon tomorrow, ts: 1767225600)`,
+		secrets: []string{"parcel will arrive between nine and noon"},
+		keep:    []string{"speaker: assistant", "ts: 1767225600)"},
+	},
+	{
+		name:    "a record with spaced '='",
+		in:      `Posting ChatTurn { Author = customer, Prompt = Translate the lease clause about subletting into plain Spanish, Tokens = 212 } failed`,
+		secrets: []string{"lease clause about subletting"},
+		keep:    []string{"Author = customer", "Tokens = 212 }"},
+	},
+	{
+		name:    "a message printed with its role first",
+		in:      `retrying Conversation(Vector(ChatMessage("assistant", "Sure, the boiler service is booked for the fourth"), Message(Role.USER, plan a route past the old mill and back before dark)))`,
+		secrets: []string{"boiler service is booked", "route past the old mill"},
+		keep:    []string{"retrying Conversation(Vector(ChatMessage("},
+	},
+	{
+		name:    "pairs written with '=>' and double quotes",
+		in:      `payload = Dict("model" => "qwen2.5:14b", "prompt" => "Estimate the paint needed for a fence forty metres long")`,
+		secrets: []string{"paint needed for a fence"},
+		keep:    []string{`"model" => "qwen2.5:14b"`},
+	},
+	{
+		name:    "a member with its type between name and string",
+		in:      " $ query : chr \"which of the pumps in hall B failed its pressure test last week\"\n $ engine: chr \"sonar-small\"\n",
+		secrets: []string{"pumps in hall B failed"},
+		keep:    []string{`$ engine: chr "sonar-small"`},
+	},
+	{
+		name:    "a map keyed by roles",
+		in:      "turns: Map(2) {\n  \"assistant\" => \"I have moved your dentist appointment to Tuesday\",\n  \"user\" => \"can you move my dentist appointment again please\"\n}",
+		secrets: []string{"moved your dentist appointment", "move my dentist appointment again"},
+	},
+	{
+		name: "a role's key over a login stays",
+		in:   `owners: Map(2) { "user" => "ops-bot", "system" => "billing" }`,
+		keep: []string{`"user" => "ops-bot"`},
+	},
+}
+
+func TestDumpForms(t *testing.T) {
+	t.Parallel()
+	for _, c := range dumpFormCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
