@@ -204,6 +204,13 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A prompt's literal in a SQL call to a model (sqlcalls.go).
+		Kind:     KindSecret,
+		Triggers: []string{"complet", "generate", "prompt(", "chat", "summari", "translate(", "ai_", "ai.", "llm_", "cortex.", "_gen("},
+		Find:     findModelCallLiteral,
+		textKind: true,
+	},
+	{
 		// A message printed as a call with its role first (transcript.go).
 		Kind:     KindSecret,
 		Triggers: []string{"message(", "turn("},
