@@ -1,11 +1,6 @@
 package redact_test
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/triagehq/triage/shared/redact"
-)
+import "testing"
 
 // dumpFormCases hold prompts printed by languages' own dump formats
 // (docs/design.md "Redaction", 1): fields after ':' or a spaced '=', a
@@ -62,21 +57,32 @@ var dumpFormCases = []planted{
 }
 
 func TestDumpForms(t *testing.T) {
+	stringCases(t, dumpFormCases)
+}
+
+// markdownTurnCases hold chat logs written in Markdown (docs/design.md
+// "Redaction", 1: a transcript's turns), in other tools' wordings.
+var markdownTurnCases = []planted{
+	{
+		name:    "headings that name a turn",
+		in:      "# session 2026-02-01\n\nModel: `mistral-small`\n\n## User message\n\nDraft a note to the landlord about the damp in the bathroom ceiling.\n\n## Answer\n\nDear Mr Price, the damp patch in the bathroom ceiling has grown.\n",
+		secrets: []string{"damp in the bathroom ceiling", "Dear Mr Price"},
+		keep:    []string{"Model: `mistral-small`", "# session 2026-02-01"},
+	},
+	{
+		name:    "a turn written as a heading, the tool's quoted output after it",
+		in:      "### please rename the helper so that it says what it parses\n\nI renamed `parse` to `parseInvoiceLine` in all three callers.\n\n> Applied edit to billing/lines.go\n> Tokens: 2.1k sent, 300 received.\n",
+		secrets: []string{"rename the helper so that it says", "renamed `parse` to `parseInvoiceLine`"},
+		keep:    []string{"> Applied edit to billing/lines.go", "Tokens: 2.1k sent, 300 received."},
+	},
+	{
+		name: "a document's headings stay",
+		in:   "## Summary\n\nThe nightly export failed twice.\n\n## Next steps\n\nRe-run the export after the schema fix.\n",
+		keep: []string{"The nightly export failed twice.", "Re-run the export after the schema fix."},
+	},
+}
+
+func TestMarkdownTurns(t *testing.T) {
 	t.Parallel()
-	for _, c := range dumpFormCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			out := redact.String(c.in)
-			for _, s := range c.secrets {
-				if strings.Contains(out, s) {
-					t.Errorf("keeps %q\nout: %s", s, out)
-				}
-			}
-			for _, k := range c.keep {
-				if !strings.Contains(out, k) {
-					t.Errorf("loses %q\nout: %s", k, out)
-				}
-			}
-		})
-	}
+	stringCases(t, markdownTurnCases)
 }

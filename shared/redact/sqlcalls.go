@@ -65,7 +65,7 @@ func findModelCallLiteral(s string, from int) []int {
 }
 
 // sqlStringEnd returns the quote that closes the SQL string literal
-// opening at s[q] ('' is an escaped quote), or -1.
+// opening at s[q] (” is an escaped quote), or -1.
 func sqlStringEnd(s string, q int) int {
 	for j := q + 1; j < len(s); j++ {
 		if s[j] == '\'' {
