@@ -158,6 +158,52 @@ func passwordBesideUser(s string, d int, v string) bool {
 	return false
 }
 
+// findContentFlag finds the value of a long flag whose name is a content
+// key (--prompt, --system-prompt, --message, --query): a quoted string, or
+// one word, after a blank or '='.
+func findContentFlag(s string, from int) []int {
+	for i := from; i < len(s); {
+		d := strings.Index(s[i:], " --")
+		if d < 0 {
+			return nil
+		}
+		d += i
+		i = d + 3
+		ns := d + 3
+		ne := ns
+		for ne < len(s) && (isAlnum(s[ne]) || s[ne] == '-' || s[ne] == '_') {
+			ne++
+		}
+		if ne == ns || ne >= len(s) || s[ne] != ' ' && s[ne] != '=' || !hasContentNeedle(s[ns:ne]) || !roleOf(s[ns:ne]).text {
+			continue
+		}
+		v := ne + 1
+		if s[ne] == ' ' {
+			v = skipBlanks(s, ne)
+		}
+		if v >= len(s) || s[v] == '-' || s[v] == '\n' || s[v] == '\r' || startsWithMarker(s, v) {
+			continue
+		}
+		vs, ve := v, v
+		if q := s[v]; q == '\'' || q == '"' {
+			e := closingQuote(s, v)
+			if e < 0 {
+				continue
+			}
+			vs, ve = v+1, e
+		} else {
+			for ve < len(s) && !isSpace(s[ve]) {
+				ve++
+			}
+		}
+		if ve <= vs || isLiteral(s[vs:ve]) || startsWithMarker(s, vs) {
+			continue
+		}
+		return []int{d + 1, ve, ns, ne, vs, ve}
+	}
+	return nil
+}
+
 // findConnectString finds the password of user/password@//host or
 // user/password@host:port, after whitespace or a quote.
 func findConnectString(s string, from int) []int {

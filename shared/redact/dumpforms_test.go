@@ -86,3 +86,36 @@ func TestMarkdownTurns(t *testing.T) {
 	t.Parallel()
 	stringCases(t, markdownTurnCases)
 }
+
+// promptFlagCases hold a prompt given on a command line, a run's
+// statistics after a label of content, and a model's output as a YAML-like
+// line (docs/design.md "Redaction", 1), in other tools' wordings.
+var promptFlagCases = []planted{
+	{
+		name:    "a prompt flag and a system prompt flag",
+		in:      "+ llama-cli -m models/phi-3.gguf --system-prompt 'You answer as the purser of a ferry' --prompt=\"List the cabins that still need fresh linen today\" -n 128\n",
+		secrets: []string{"purser of a ferry", "cabins that still need fresh linen"},
+		keep:    []string{"-m models/phi-3.gguf", "-n 128"},
+	},
+	{
+		name: "a run's statistics after a label of content",
+		in:   "Prompt: 57 tokens, 312.5 tokens-per-sec\nCompletion: 210 tokens, 28.4 tokens-per-sec\nPeak RSS: 9.1 GB\n",
+		keep: []string{"57 tokens, 312.5 tokens-per-sec", "210 tokens, 28.4 tokens-per-sec", "Peak RSS: 9.1 GB"},
+	},
+	{
+		name:    "a model's output as a line of a record",
+		in:      "event: generation.done\nmodel: qwen2.5-7b\noutput: 'Der Zug nach Basel fällt heute wegen Bauarbeiten aus.'\nlatency_ms: 812\n",
+		secrets: []string{"Der Zug nach Basel"},
+		keep:    []string{"event: generation.done", "latency_ms: 812"},
+	},
+	{
+		name: "an output setting stays",
+		in:   "output: json\n# kubectl get pods -> error: You must be logged in to the server (Unauthorized)\n",
+		keep: []string{"output: json", "You must be logged in to the server"},
+	},
+}
+
+func TestPromptFlags(t *testing.T) {
+	t.Parallel()
+	stringCases(t, promptFlagCases)
+}

@@ -257,7 +257,9 @@ func findContentValue(s string, from int) []int {
 			continue
 		}
 		role := roleOf(s[ks:ke])
-		if nk := normKey(s[ks:ke]); !role.text && !(role.payload && (nk == "input" || nk == "inputs")) {
+		nk := normKey(s[ks:ke])
+		output := !role.text && role.payload && (nk == "output" || nk == "outputs")
+		if !role.text && !(role.payload && (nk == "input" || nk == "inputs")) && !output {
 			continue
 		}
 		lineStart := ks == 0 || lineIndentStart(s, ks)
@@ -299,9 +301,12 @@ func findContentValue(s string, from int) []int {
 		if ve <= vs || startsWithMarker(s, vs) {
 			continue
 		}
+		if output {
+			ve = min(ve, lineEnd(s, vs)) // its line alone: "output: text" over a comment is a setting
+		}
 		v := s[vs:ve]
-		if isLiteral(v) || isNumber(v) {
-			continue
+		if isLiteral(v) || isNumber(v) || measurement(s, vs) || output && !isFreeText(strings.Trim(v, "\"'")) {
+			continue // a model's output is content when it is prose; a command's is the system's
 		}
 		if role.payload && !role.text && !role.args && (v[0] == '{' || v[0] == '[' && s[sep] != '=') {
 			continue // JSON: the structure layer's
@@ -830,7 +835,7 @@ func findLabelLine(s string, from int) []int {
 			}
 		}
 		ln = skipBlanks(s, ln)
-		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) {
+		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) || measurement(s, vs) {
 			continue
 		}
 		ve := lineEnd(s, vs)
@@ -853,6 +858,33 @@ func findLabelLine(s string, from int) []int {
 		return []int{ln, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// MeasureUnits are the units of a count a label of content may be
+// followed by: a run's statistics ("Prompt: 31 tokens, 148.2
+// tokens-per-sec"), not its text.
+var MeasureUnits = map[string]bool{
+	"tokens": true, "token": true, "toks": true, "bytes": true, "chars": true,
+	"characters": true, "words": true, "lines": true, "messages": true, "turns": true,
+	"ms": true, "s": true, "kb": true, "kib": true, "mb": true, "mib": true,
+}
+
+// measurement reports whether the text at s[v] starts with a number and a
+// unit of count (MeasureUnits).
+func measurement(s string, v int) bool {
+	k := v
+	for k < len(s) && (isDigit(s[k]) || s[k] == '.' || s[k] == ',') {
+		k++
+	}
+	if k == v || k >= len(s) || s[k] != ' ' {
+		return false
+	}
+	u := k + 1
+	e := u
+	for e < len(s) && isLetter(s[e]) {
+		e++
+	}
+	return e > u && MeasureUnits[strings.ToLower(s[u:e])]
 }
 
 // labelIsContent reports whether a label of one to four plain words names

@@ -204,6 +204,13 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A command line's prompt flag (cli.go).
+		Kind:     KindSecret,
+		Triggers: []string{" --"},
+		Find:     findContentFlag,
+		textKind: true,
+	},
+	{
 		// A prompt's literal in a SQL call to a model (sqlcalls.go).
 		Kind:     KindSecret,
 		Triggers: []string{"complet", "generate", "prompt(", "chat", "summari", "translate(", "ai_", "ai.", "llm_", "cortex.", "_gen("},
