@@ -353,7 +353,7 @@ func compoundText(words []string) bool {
 				return true // llm.prompt_template.template, user_template
 			}
 		}
-	case last == "output" || last == "outputs" || last == "context":
+	case last == "output" || last == "outputs" || last == "context" || last == "contexts":
 		// A model's or a test case's output (actual_output,
 		// expected_output, generated_output), the documents retrieved for
 		// a prompt (retrieval_context).
