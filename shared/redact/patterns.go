@@ -139,7 +139,7 @@ var structurePatterns = []Pattern{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '", ": chr \"", ": str \""},
+		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '", "$ "},
 		Find:     findDumpedContent,
 		textKind: true,
 	},
@@ -213,14 +213,14 @@ var structurePatterns = []Pattern{
 	{
 		// A prompt's literal in a SQL call to a model (sqlcalls.go).
 		Kind:     KindSecret,
-		Triggers: []string{"complet", "generate", "prompt(", "chat", "summari", "translate(", "ai_", "ai.", "llm_", "cortex.", "_gen("},
+		Triggers: []string{"complete(", "generate", "i_query(", "i_gen(", "cortex."},
 		Find:     findModelCallLiteral,
 		textKind: true,
 	},
 	{
 		// A message printed as a call with its role first (transcript.go).
 		Kind:     KindSecret,
-		Triggers: []string{"message(", "turn("},
+		Triggers: []string{"message("},
 		Find:     findRoleArgCall,
 		textKind: true,
 	},
@@ -421,7 +421,7 @@ var secretPatterns = []Pattern{
 	{
 		// Credentials by their position or definition (positional.go).
 		Kind:     KindPassword,
-		Triggers: []string{"define", "setenv"},
+		Triggers: []string{"#define", "efine(", "efine (", "setenv "},
 		Find:     findDefinition,
 		Check:    checkNamedSecret,
 	},
@@ -433,17 +433,18 @@ var secretPatterns = []Pattern{
 	},
 	{
 		Kind:     KindPassword,
-		Triggers: []string{"pass", "secret", "token"},
+		Triggers: []string{"pass", "secret", "token", "psk"},
 		Find:     findConfigDirective,
 		Check:    checkNamedSecret,
 	},
 	{
-		Kind: KindPassword,
-		Find: findColonFields,
+		Kind:     KindPassword,
+		Triggers: []string{":"},
+		Find:     findColonFields,
 	},
 	{
 		Kind:     KindSecret,
-		Triggers: []string{": psk ", ": eap ", ": xauth ", ": ntlm ", ": rsa ", ": ecdsa ", ": p12 ", ": bliss ", ": pkcs8 "},
+		Triggers: []string{" : ", "\n: "},
 		Find:     findIPsecSecret,
 	},
 	{

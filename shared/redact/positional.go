@@ -180,17 +180,47 @@ func findCredentialCall(s string, from int) []int {
 }
 
 // findConfigDirective finds the value of a directive line "key value"
-// whose key is secret, in a file of such lines.
+// whose key is secret, in a file of such lines. Line by line, a lower-case
+// key at the line's start that holds a secret's word (directiveWords) is
+// read further.
 func findConfigDirective(s string, from int) []int {
 	for ls := from; ls < len(s); {
-		le := lineEnd(s, ls)
-		if ks, ke, vs, ve, ok := directive(s, ls, le); ok && secretName(s[ks:ke]) &&
-			!startsWithMarker(s, vs) && !isLiteral(s[vs:ve]) && besideDirective(s, ls, le) {
-			return []int{ks, ve, ks, ke, vs, ve}
+		if ls > 0 && s[ls-1] != '\n' && s[ls-1] != '\r' {
+			n := strings.IndexByte(s[ls:], '\n')
+			if n < 0 {
+				return nil
+			}
+			ls += n + 1
+			continue
 		}
-		ls = nextLine(s, le)
+		ke := ls
+		for ke < len(s) && (isLower(s[ke]) || isDigit(s[ke]) || s[ke] == '_' || s[ke] == '-') {
+			ke++
+		}
+		if ke > ls && ke < len(s) && (s[ke] == ' ' || s[ke] == '\t') && hasDirectiveWord(s[ls:ke]) {
+			le := lineEnd(s, ke)
+			if ks, ke, vs, ve, ok := directive(s, ls, le); ok && secretName(s[ks:ke]) &&
+				!startsWithMarker(s, vs) && !isLiteral(s[vs:ve]) && besideDirective(s, ls, le) {
+				return []int{ks, ve, ks, ke, vs, ve}
+			}
+		}
+		ls = ke + 1
 	}
 	return nil
+}
+
+// directiveWords are the secret words a directive's key holds, lower case.
+var directiveWords = []string{"pass", "secret", "token", "psk"}
+
+// hasDirectiveWord reports whether a lower-case key holds one of
+// directiveWords.
+func hasDirectiveWord(key string) bool {
+	for _, w := range directiveWords {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // directive parses the line s[ls:le] as "key<blanks>value": a lower-case
@@ -247,55 +277,68 @@ func nextLine(s string, le int) int {
 	return le
 }
 
-// findColonFields finds the password of a line host:port:database:user:password.
+// findColonFields finds the password of a line host:port:database:user:password,
+// line by line.
 func findColonFields(s string, from int) []int {
-	for i := from; i < len(s); {
-		c := strings.IndexByte(s[i:], ':')
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 1
-		// The port: digits or '*', then ':'.
-		p := c + 1
-		for p < len(s) && p-c <= 6 && isDigit(s[p]) {
-			p++
-		}
-		if p == c+1 && p < len(s) && s[p] == '*' {
-			p++
-		}
-		if p == c+1 || p >= len(s) || s[p] != ':' {
-			continue
-		}
-		// The host: a name, an address or '*', at the line's start.
-		ls := lineStartOf(s, c)
-		host := s[ls:c]
-		if host == "" || host != "*" && (!hasLetter(host) && strings.Count(host, ".") != 3 || strings.ContainsAny(host, " \t/@=\"'")) {
-			continue
-		}
-		// The database and the user: names or '*'.
-		f := p + 1
-		for n := 0; n < 2; n++ {
-			e := f
-			for e < len(s) && (isWordByte(s[e]) || s[e] == '*' || s[e] == '-' || s[e] == '.' || s[e] == '$') {
-				e++
+	if strings.Count(s[from:], ":") < 4 {
+		return nil
+	}
+	for ls := from; ls < len(s); {
+		if ls > 0 && s[ls-1] != '\n' && s[ls-1] != '\r' {
+			n := strings.IndexByte(s[ls:], '\n')
+			if n < 0 {
+				return nil
 			}
-			if e == f || e >= len(s) || s[e] != ':' {
-				f = -1
-				break
+			ls += n + 1
+			continue
+		}
+		// The host: a name, an address or '*'.
+		c := ls
+		for c < len(s) && c-ls < 256 && (isAlnum(s[c]) || s[c] == '.' || s[c] == '-' || s[c] == '_' || s[c] == '*') {
+			c++
+		}
+		if f := colonFields(s, ls, c); f > 0 {
+			le := lineEnd(s, f)
+			if le > f && !strings.ContainsAny(s[f:le], " \t") && !startsWithMarker(s, f) {
+				return []int{ls, le, -1, -1, f, le}
 			}
-			f = e + 1
 		}
-		if f < 0 {
-			continue
-		}
-		le := lineEnd(s, f)
-		if le == f || strings.ContainsAny(s[f:le], " \t") || startsWithMarker(s, f) {
-			continue
-		}
-		return []int{ls, le, -1, -1, f, le}
+		ls = c + 1
 	}
 	return nil
+}
+
+// colonFields returns where the password field starts when s[ls:c] is a
+// host and port, database and user fields follow it, or -1.
+func colonFields(s string, ls, c int) int {
+	host := s[ls:c]
+	if c >= len(s) || s[c] != ':' || host == "" || host != "*" && !hasLetter(host) && strings.Count(host, ".") != 3 {
+		return -1
+	}
+	// The port: digits or '*', then ':'.
+	p := c + 1
+	for p < len(s) && p-c <= 6 && isDigit(s[p]) {
+		p++
+	}
+	if p == c+1 && p < len(s) && s[p] == '*' {
+		p++
+	}
+	if p == c+1 || p >= len(s) || s[p] != ':' {
+		return -1
+	}
+	// The database and the user: names or '*'.
+	f := p + 1
+	for n := 0; n < 2; n++ {
+		e := f
+		for e < len(s) && (isWordByte(s[e]) || s[e] == '*' || s[e] == '-' || s[e] == '.' || s[e] == '$') {
+			e++
+		}
+		if e == f || e >= len(s) || s[e] != ':' {
+			return -1
+		}
+		f = e + 1
+	}
+	return f
 }
 
 // IPsecSecretTypes are the types of an IPsec secrets file's entry whose
@@ -309,15 +352,24 @@ var (
 // findIPsecSecret finds the secret of an entry "ids : TYPE secret".
 func findIPsecSecret(s string, from int) []int {
 	for i := from; i < len(s); {
-		c := strings.Index(s[i:], ": ")
+		c := strings.Index(s[i:], " : ")
 		if c < 0 {
-			return nil
+			if strings.HasPrefix(s[i:], ": ") && (i == 0 || s[i-1] == '\n') {
+				c = i - 1 // an entry without ids at the text's start
+			} else if k := strings.Index(s[i:], "\n: "); k >= 0 {
+				c = i + k
+			} else {
+				return nil
+			}
+		} else {
+			// An entry without ids starts its line with ": ".
+			if k := strings.Index(s[i:i+c], "\n: "); k >= 0 {
+				c = k
+			}
+			c += i
 		}
-		c += i
+		c++ // the ':'
 		i = c + 2
-		if c > 0 && s[c-1] != ' ' && s[c-1] != '\t' && s[c-1] != '\n' {
-			continue
-		}
 		t := skipBlanks(s, c+1)
 		te := t
 		for te < len(s) && isAlnum(s[te]) {
@@ -461,21 +513,26 @@ func configCredential(key string) bool {
 // prose that names a credential and ends with ':'.
 func findAnnouncedSecret(s string, from int) []int {
 	for i := from; i < len(s); {
-		c := strings.Index(s[i:], ":\n")
-		if c2 := strings.Index(s[i:], ":\r\n"); c2 >= 0 && (c < 0 || c2 < c) {
-			c = c2
-		}
-		if c < 0 {
+		// A line that ends with ':' ("…:\n", "…:\r\n").
+		n := strings.IndexByte(s[i:], '\n')
+		if n < 0 {
 			return nil
 		}
-		c += i
-		i = c + 1
+		n += i
+		i = n + 1
+		c := n - 1
+		if c >= 0 && s[c] == '\r' {
+			c--
+		}
+		if c < 0 || s[c] != ':' {
+			continue
+		}
 		ls := lineStartOf(s, c)
 		if !announcesSecret(s[ls:c]) {
 			continue
 		}
 		// The next line not blank past the prefix both lines share.
-		n := nextLine(s, lineEnd(s, c))
+		n = nextLine(s, lineEnd(s, c))
 		for tries := 0; n < len(s) && tries < 3; tries++ {
 			ne := lineEnd(s, n)
 			vs := n + sharedPrefix(s[ls:c], s[n:ne])
@@ -499,28 +556,41 @@ func findAnnouncedSecret(s string, from int) []int {
 
 // announcesSecret reports whether a line ending with ':' is prose that
 // names a credential: three words of letters or more, one of them a
-// secret's word ("password", "token", "passphrase").
+// secret's word (AnnouncedWords).
 func announcesSecret(line string) bool {
 	if len(line) > 256 {
 		return false
 	}
 	words, secret := 0, false
-	for _, f := range strings.Fields(line) {
-		f = strings.Trim(f, ",;()\"'")
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		f := strings.Trim(line[i:j], ",;()\"'")
+		i = j
 		letters := f != ""
-		for i := 0; i < len(f); i++ {
-			letters = letters && isLetter(f[i])
+		for k := 0; k < len(f) && letters; k++ {
+			letters = isLetter(f[k])
 		}
 		if !letters {
 			continue
 		}
 		words++
-		if k := SecretWords[strings.ToLower(f)]; k != "" && k != KindCookie && !strings.EqualFold(f, "session") {
-			secret = true
+		for _, w := range AnnouncedWords {
+			if strings.EqualFold(f, w) {
+				secret = true
+			}
 		}
 	}
 	return words >= 3 && secret
 }
+
+// AnnouncedWords are the words of a credential a line of prose announces.
+var AnnouncedWords = []string{"password", "passphrase", "passcode", "passwd", "token", "secret", "credential", "credentials"}
 
 // sharedPrefix returns the length of the prefix two lines share, cut back
 // to just after a blank or a '|' (a log's prefix: "web-1  | ").

@@ -570,10 +570,11 @@ func (w *walker) array() {
 // pairRole reads the object starting at in[i] and returns the role of its
 // name/value pair's name (NameKeys) when that names a credential or
 // content: {"name": "Authorization", "value": "…"}.
-// mayHaveTurns reports whether b holds a quoted "message" or "msg" key, in
-// any case: only then can an object be a turn whose message is content.
+// mayHaveTurns reports whether b holds a quoted "message", "msg" or
+// "summary" key, in any case: only then can an object be a turn whose
+// message (or summary) is content.
 func mayHaveTurns(b []byte) bool {
-	for _, k := range [...]string{`message"`, `Message"`, `msg"`, `MESSAGE"`, `summary"`, `Summary"`} {
+	for _, k := range [...]string{`message"`, `Message"`, `msg"`, `MESSAGE"`, `ummary"`} {
 		if bytes.Contains(b, []byte(k)) {
 			return true
 		}

@@ -491,7 +491,7 @@ func findRoleArgCall(s string, from int) []int {
 			ns--
 		}
 		name := strings.ToLower(s[ns:p])
-		if !strings.HasSuffix(name, "message") && !strings.HasSuffix(name, "turn") {
+		if !strings.HasSuffix(name, "message") {
 			continue
 		}
 		// The role: bare, quoted, or an enum's member (Role.USER).
