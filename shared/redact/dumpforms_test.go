@@ -119,3 +119,24 @@ func TestPromptFlags(t *testing.T) {
 	t.Parallel()
 	stringCases(t, promptFlagCases)
 }
+
+// labelledDumpCases hold a dump after a label of content: the dump's
+// fields are judged one by one (docs/design.md "Redaction", 1).
+var labelledDumpCases = []planted{
+	{
+		name:    "a completion printed as a dump after its label",
+		in:      "2026-02-01 08:00:00 Model output: AssistantReply(text='Your booking for two at eight is confirmed', reply_id='rep_55Qx', finish='stop')\n",
+		secrets: []string{"booking for two at eight"},
+		keep:    []string{"reply_id='rep_55Qx'", "finish='stop'"},
+	},
+	{
+		name:    "a dump that names no content field goes whole",
+		in:      "2026-02-01 08:00:00 Rendered prompt: PromptValue(value='Write to the tenant about the boiler visit')\n",
+		secrets: []string{"tenant about the boiler visit"},
+	},
+}
+
+func TestLabelledDumps(t *testing.T) {
+	t.Parallel()
+	stringCases(t, labelledDumpCases)
+}

@@ -835,7 +835,7 @@ func findLabelLine(s string, from int) []int {
 			}
 		}
 		ln = skipBlanks(s, ln)
-		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) || measurement(s, vs) {
+		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) || measurement(s, vs) || dumpAt(s, vs) {
 			continue
 		}
 		ve := lineEnd(s, vs)
@@ -858,6 +858,35 @@ func findLabelLine(s string, from int) []int {
 		return []int{ln, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// dumpAt reports whether a toString() dump with named fields starts at
+// s[v] — `ChatCompletionMessage(content=None, role='assistant', …)` —
+// with a content key's field among them on the line, whose fields the dump
+// rules judge one by one: the ids and names in it stay, its content goes.
+func dumpAt(s string, v int) bool {
+	k := v
+	for k < len(s) && k-v < 64 && (isAlnum(s[k]) || s[k] == '_' || s[k] == '.') {
+		k++
+	}
+	if k == v || !isUpper(s[v]) || k >= len(s) || s[k] != '(' || !nextField(s, k+1, "=") {
+		return false
+	}
+	// The dump names where its content is: a content key's field.
+	le := lineEnd(s, k)
+	for i := k + 1; i < le; i++ {
+		if s[i] != '=' {
+			continue
+		}
+		ks := i
+		for ks > k && (isAlnum(s[ks-1]) || s[ks-1] == '_') {
+			ks--
+		}
+		if ks < i && (s[ks-1] == '(' || s[ks-1] == ' ' || s[ks-1] == ',') && roleOf(s[ks:i]).text {
+			return true
+		}
+	}
+	return false
 }
 
 // MeasureUnits are the units of a count a label of content may be
