@@ -432,15 +432,11 @@ var secretPatterns = []Pattern{
 		Check:    checkNamedSecret,
 	},
 	{
+		// A secret key's directive line, a password file's colon fields.
 		Kind:     KindPassword,
-		Triggers: []string{"pass", "secret", "token", "psk"},
-		Find:     findConfigDirective,
+		Triggers: []string{"pass", "secret", "token", "psk", ":"},
+		Find:     findLineCredential,
 		Check:    checkNamedSecret,
-	},
-	{
-		Kind:     KindPassword,
-		Triggers: []string{":"},
-		Find:     findColonFields,
 	},
 	{
 		Kind:     KindSecret,

@@ -16,9 +16,9 @@ import "strings"
 //     (findCredentialCall);
 //   - a line of a whitespace-aligned configuration file (msmtp, netrc,
 //     fetchmail): a secret key at the line's start, blanks, one value, and
-//     another such directive line beside it (findConfigDirective);
+//     another such directive line beside it (findLineCredential);
 //   - a PostgreSQL password file's line host:port:database:user:password
-//     loses everything after its fourth colon (findColonFields);
+//     loses everything after its fourth colon (findLineCredential);
 //   - an IPsec secrets file's entry "ids : PSK|EAP|XAUTH|NTLM secret", and
 //     the passphrase after an RSA or ECDSA key's file (findIPsecSecret);
 //   - a tool's "config" command that sets a credential's key — poetry's
@@ -179,11 +179,12 @@ func findCredentialCall(s string, from int) []int {
 	return nil
 }
 
-// findConfigDirective finds the value of a directive line "key value"
-// whose key is secret, in a file of such lines. Line by line, a lower-case
-// key at the line's start that holds a secret's word (directiveWords) is
-// read further.
-func findConfigDirective(s string, from int) []int {
+// findLineCredential finds, line by line, the value of a directive line
+// "key value" whose key is secret in a file of such lines, or the password
+// of a line host:port:database:user:password: both read the run a line
+// starts with, once.
+func findLineCredential(s string, from int) []int {
+	colons := strings.Count(s[from:], ":") >= 4
 	for ls := from; ls < len(s); {
 		if ls > 0 && s[ls-1] != '\n' && s[ls-1] != '\r' {
 			n := strings.IndexByte(s[ls:], '\n')
@@ -193,18 +194,37 @@ func findConfigDirective(s string, from int) []int {
 			ls += n + 1
 			continue
 		}
-		ke := ls
-		for ke < len(s) && (isLower(s[ke]) || isDigit(s[ke]) || s[ke] == '_' || s[ke] == '-') {
-			ke++
+		// The run the line starts with: a host, or a lower-case key.
+		e, lower := ls, true
+		for e < len(s) && e-ls < 256 {
+			c := s[e]
+			if isLower(c) || isDigit(c) || c == '_' || c == '-' {
+				e++
+				continue
+			}
+			if isUpper(c) || c == '.' || c == '*' {
+				e, lower = e+1, false
+				continue
+			}
+			break
 		}
-		if ke > ls && ke < len(s) && (s[ke] == ' ' || s[ke] == '\t') && hasDirectiveWord(s[ls:ke]) {
-			le := lineEnd(s, ke)
+		switch {
+		case e == ls || e >= len(s):
+		case s[e] == ':' && colons:
+			if f := colonFields(s, ls, e); f > 0 {
+				le := lineEnd(s, f)
+				if le > f && !strings.ContainsAny(s[f:le], " \t") && !startsWithMarker(s, f) {
+					return []int{ls, le, -1, -1, f, le}
+				}
+			}
+		case (s[e] == ' ' || s[e] == '\t') && lower && hasDirectiveWord(s[ls:e]):
+			le := lineEnd(s, e)
 			if ks, ke, vs, ve, ok := directive(s, ls, le); ok && secretName(s[ks:ke]) &&
 				!startsWithMarker(s, vs) && !isLiteral(s[vs:ve]) && besideDirective(s, ls, le) {
 				return []int{ks, ve, ks, ke, vs, ve}
 			}
 		}
-		ls = ke + 1
+		ls = e + 1
 	}
 	return nil
 }
@@ -275,37 +295,6 @@ func nextLine(s string, le int) int {
 		return len(s)
 	}
 	return le
-}
-
-// findColonFields finds the password of a line host:port:database:user:password,
-// line by line.
-func findColonFields(s string, from int) []int {
-	if strings.Count(s[from:], ":") < 4 {
-		return nil
-	}
-	for ls := from; ls < len(s); {
-		if ls > 0 && s[ls-1] != '\n' && s[ls-1] != '\r' {
-			n := strings.IndexByte(s[ls:], '\n')
-			if n < 0 {
-				return nil
-			}
-			ls += n + 1
-			continue
-		}
-		// The host: a name, an address or '*'.
-		c := ls
-		for c < len(s) && c-ls < 256 && (isAlnum(s[c]) || s[c] == '.' || s[c] == '-' || s[c] == '_' || s[c] == '*') {
-			c++
-		}
-		if f := colonFields(s, ls, c); f > 0 {
-			le := lineEnd(s, f)
-			if le > f && !strings.ContainsAny(s[f:le], " \t") && !startsWithMarker(s, f) {
-				return []int{ls, le, -1, -1, f, le}
-			}
-		}
-		ls = c + 1
-	}
-	return nil
 }
 
 // colonFields returns where the password field starts when s[ls:c] is a
