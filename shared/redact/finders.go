@@ -55,8 +55,11 @@ func findKeyValue(s string, from int) []int {
 		if vs < len(s) && startsWithMarker(s, vs) {
 			continue // redacted already: a content rule's Text, or a marker
 		}
+		if vs < len(s) && (reference(s, vs) || kind == KindBearer && reference(s, afterWord(s, vs)) || !personal(kind) && isLiteral(s[vs:ve])) {
+			continue // where the secret comes from (${?APP_SECRET}), or none (False)
+		}
 		if kind == KindBearer && ve == end && ve > vs {
-			if cs, ce, ok := credentialSlot(s, vs, ve); ok {
+			if cs, ce, ok := credentialSlot(s, vs, ve); ok && !reference(s, cs) {
 				if s[sep] == ':' && headerLineStart(s, keyStart) {
 					for ce < len(s) && s[ce] != '\n' && s[ce] != '\r' {
 						ce++ // a header line's credential runs to its end
@@ -103,6 +106,45 @@ func findKeyValue(s string, from int) []int {
 		return []int{keyStart, end, keyStart, keyEnd, vs, ve}
 	}
 	return nil
+}
+
+// reference reports whether the value at s[v] names where a secret comes
+// from rather than being one: a variable's or a template's placeholder —
+// `${APP_SECRET}`, `${?DB_PASSWORD}` (HOCON), `{{token}}`, `{{ .Values.key }}`
+// — or Home Assistant's `!secret name`. A placeholder ends at its closing
+// braces with nothing glued after it, and holds a name only: a default
+// written in it (`${DB_PASSWORD:-…}`) is a value.
+func reference(s string, v int) bool {
+	switch {
+	case strings.HasPrefix(s[v:], "!secret "):
+		return true
+	case strings.HasPrefix(s[v:], "${"), strings.HasPrefix(s[v:], "{{"):
+		closer := "}"
+		if s[v] == '{' {
+			closer = "}}"
+		}
+		e := strings.Index(s[v:min(len(s), v+128)], closer)
+		if e < 0 {
+			return false
+		}
+		for k := v + 2; k < v+e; k++ {
+			if c := s[k]; !isAlnum(c) && c != '_' && c != '.' && c != '?' && c != ' ' {
+				return false // a default after the name (${DB_PASSWORD:-…}) is a value
+			}
+		}
+		e += v + len(closer)
+		return e == len(s) || !isKeyByte(s[e])
+	}
+	return false
+}
+
+// afterWord returns where the text after the word at s[v] and the blanks
+// after it starts: past an Authorization value's scheme.
+func afterWord(s string, v int) int {
+	for v < len(s) && isAlnum(s[v]) {
+		v++
+	}
+	return skipBlanks(s, v)
 }
 
 // tupleEnd returns the index of the ')' that closes the tuple opened at

@@ -77,6 +77,7 @@ var MetaWords = map[string]bool{
 	"region": true, "rotation": true, "rotated": true, "lifetime": true,
 	"duration": true, "timeout": true, "age": true, "hint": true, "policy": true,
 	"ssid": true, "flags": true, "sec": true, "secs": true, "seconds": true, "ms": true,
+	"algo": true, "user": true, "username": true,
 }
 
 // HarmlessWords are never secret although they contain a fragment.

@@ -124,3 +124,25 @@ func stringCases(t *testing.T, cases []planted) {
 		})
 	}
 }
+
+// referenceCases hold values that say where a secret comes from, and
+// values that are no secret, under secret keys (docs/design.md
+// "Redaction", 3).
+var referenceCases = []planted{
+	{
+		name:    "placeholders stay, a default inside one goes",
+		in:      "auth.token = ${?RELAY_TOKEN}\nredis.password = ${REDIS_PASSWORD:-Xq7rLm2pZ9}\nAuthorization: Bearer {{ access_token }}\nsmtp_password: !secret mail_relay_pw\n",
+		secrets: []string{"Xq7rLm2pZ9"},
+		keep:    []string{"${?RELAY_TOKEN}", "Bearer {{ access_token }}", "!secret mail_relay_pw"},
+	},
+	{
+		name: "literals and a secret's user and algorithm stay",
+		in:   "sign_secret = None\nuse_signature = False\nTOKEN_HASH_ALGO = argon2id\nbasicAuthUser: 88213\n",
+		keep: []string{"sign_secret = None", "use_signature = False", "TOKEN_HASH_ALGO = argon2id", "basicAuthUser: 88213"},
+	},
+}
+
+func TestReferencesAreNoSecrets(t *testing.T) {
+	t.Parallel()
+	stringCases(t, referenceCases)
+}
