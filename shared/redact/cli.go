@@ -14,7 +14,9 @@ import "strings"
 //     letters mixed with symbols or with both cases and digits, and none of
 //     the punctuation of a path, a host, an address, a tag or a format
 //     (/ . : @ = % $ {) — so "-p 5432", "-t app:v2", "-w '%{http_code}'",
-//     "logs -p api-7d9f8" stay.
+//     "logs -p api-7d9f8" stay; beside a user's flag (-u, -U, --user) a
+//     -p or -P takes any value of six characters or more that is no number
+//     and has none of that punctuation (altool's "-u … -p abcd-efgh-ijkl-mnop").
 //
 // A connect string user/password@//host or user/password@host:port
 // (Oracle's EZConnect, after sqlplus, rman, expdp) loses its password.
@@ -81,7 +83,7 @@ func findCLIFlag(s string, from int) []int {
 		if ve <= vs || startsWithMarker(s, vs) || isLiteral(s[vs:ve]) {
 			continue
 		}
-		if short && !credentialArg(s[vs:ve]) {
+		if short && !credentialArg(s[vs:ve]) && !(name[0] == 'p' || name[0] == 'P') || short && (name[0] == 'p' || name[0] == 'P') && !credentialArg(s[vs:ve]) && !passwordBesideUser(s, d, s[vs:ve]) {
 			continue
 		}
 		return []int{d, ve, d, ne, vs, ve}
@@ -137,6 +139,69 @@ func credentialArg(v string) bool {
 		}
 	}
 	return (upper || lower) && symbol || upper && lower && digit
+}
+
+// passwordBesideUser reports whether a -p flag's value v is a password
+// because the same command line names a user (-u, -U, --user, --username):
+// six characters or more, not a number (psql's "-U app -p 5432" is a port)
+// and none of the punctuation of a path, a host or a format.
+func passwordBesideUser(s string, d int, v string) bool {
+	if len(v) < 6 || isAllDigits(v) || strings.ContainsAny(v, "/.:=%${@") {
+		return false
+	}
+	line := s[lineStartOf(s, d):lineEnd(s, d)]
+	for _, f := range []string{" -u ", " -U ", " --user ", " --user=", " --username ", " --username="} {
+		if strings.Contains(line, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// findContentFlag finds the value of a long flag whose name is a content
+// key (--prompt, --system-prompt, --message, --query): a quoted string, or
+// one word, after a blank or '='.
+func findContentFlag(s string, from int) []int {
+	for i := from; i < len(s); {
+		d := strings.Index(s[i:], " --")
+		if d < 0 {
+			return nil
+		}
+		d += i
+		i = d + 3
+		ns := d + 3
+		ne := ns
+		for ne < len(s) && (isAlnum(s[ne]) || s[ne] == '-' || s[ne] == '_') {
+			ne++
+		}
+		if ne == ns || ne >= len(s) || s[ne] != ' ' && s[ne] != '=' || !hasContentNeedle(s[ns:ne]) || !roleOf(s[ns:ne]).text {
+			continue
+		}
+		v := ne + 1
+		if s[ne] == ' ' {
+			v = skipBlanks(s, ne)
+		}
+		if v >= len(s) || s[v] == '-' || s[v] == '\n' || s[v] == '\r' || startsWithMarker(s, v) {
+			continue
+		}
+		vs, ve := v, v
+		if q := s[v]; q == '\'' || q == '"' {
+			e := closingQuote(s, v)
+			if e < 0 {
+				continue
+			}
+			vs, ve = v+1, e
+		} else {
+			for ve < len(s) && !isSpace(s[ve]) {
+				ve++
+			}
+		}
+		if ve <= vs || isLiteral(s[vs:ve]) || startsWithMarker(s, vs) {
+			continue
+		}
+		return []int{d + 1, ve, ns, ne, vs, ve}
+	}
+	return nil
 }
 
 // findConnectString finds the password of user/password@//host or

@@ -33,7 +33,8 @@
 //     prompt file's role keys) and a role's call literal (system('…'),
 //     HumanMessage("…")) are content (transcript.go); a job's arguments
 //     (args, kwargs of Celery, Sidekiq, RQ, …) lose what is free text and
-//     keep identifiers (jobargs.go).
+//     keep identifiers (jobargs.go); a prompt passed as a SQL literal to a
+//     function that asks a model for text is content (sqlcalls.go).
 //  2. Decode before looking (decode.go). Percent- and form-encoded runs and
 //     runs of \uXXXX, \xXX and &#NN; escapes are decoded and redacted one
 //     level deeper; base64 and base64url blobs are decoded by the token rule
@@ -51,7 +52,10 @@
 //     secret query parameters, webhook URL secrets, key-shaped URL path
 //     segments after the host or a credential's or intake's segment
 //     (urlpath.go), command-line password and token flags and connect
-//     strings (cli.go); then every rule of gitleaks' default
+//     strings (cli.go), credentials placed by position or definition —
+//     #define, define(), a credentials call, config directives, password
+//     files, IPsec secrets, a tool's config command, a password announced
+//     on the line before it (positional.go); then every rule of gitleaks' default
 //     configuration (gitleaks_rules.go, generated from the version go.mod
 //     requires), run as gitleaks' detector runs them — only when a keyword
 //     occurs, the secret group only, gitleaks' entropy floors and

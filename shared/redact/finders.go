@@ -55,14 +55,11 @@ func findKeyValue(s string, from int) []int {
 		if vs < len(s) && startsWithMarker(s, vs) {
 			continue // redacted already: a content rule's Text, or a marker
 		}
-		if ve > vs && (isLiteral(s[vs:ve]) || isReference(s, vs)) {
-			continue // null, a boolean, or where the secret is kept: ${DB_PASSWORD}, !secret name
-		}
-		if kind == KindBearer && ve == end && ve > vs && ve < len(s) && s[ve] == ' ' && isReference(s, skipBlanks(s, ve)) {
-			continue // Bearer {{token}}: a template's variable
+		if vs < len(s) && (isReference(s, vs) || kind == KindBearer && isReference(s, afterWord(s, vs)) || ve > vs && !personal(kind) && isLiteral(s[vs:ve])) {
+			continue // where the secret is kept (${DB_PASSWORD}, !secret name, Bearer {{token}}), or none (False)
 		}
 		if kind == KindBearer && ve == end && ve > vs {
-			if cs, ce, ok := credentialSlot(s, vs, ve); ok {
+			if cs, ce, ok := credentialSlot(s, vs, ve); ok && !isReference(s, cs) {
 				if s[sep] == ':' && headerLineStart(s, keyStart) {
 					for ce < len(s) && s[ce] != '\n' && s[ce] != '\r' {
 						ce++ // a header line's credential runs to its end
@@ -173,6 +170,15 @@ func isReference(s string, i int) bool {
 		return n > t+1 && end(n)
 	}
 	return false
+}
+
+// afterWord returns where the text after the word at s[v] and the blanks
+// after it starts: past an Authorization value's scheme.
+func afterWord(s string, v int) int {
+	for v < len(s) && isAlnum(s[v]) {
+		v++
+	}
+	return skipBlanks(s, v)
 }
 
 // tupleEnd returns the index of the ')' that closes the tuple opened at
@@ -590,7 +596,7 @@ var keyNeedles = withPersonalKeys(keyTriggers)
 // would make every text's trigger scan slower.
 var keyTriggers = ([]string{
 	"pass", "pwd", "secret", "token", "key", "auth", "cookie", "sess",
-	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf",
+	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf", "psk",
 	// Keys that name personal data (PersonalKeys; the others are added).
 	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
 	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",

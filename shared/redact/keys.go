@@ -15,7 +15,7 @@ import (
 var SecretWords = map[string]Kind{
 	"password": KindPassword, "passwords": KindPassword, "passwd": KindPassword,
 	"pwd": KindPassword, "pass": KindPassword, "passphrase": KindPassword,
-	"passcode": KindPassword, "pincode": KindPassword,
+	"passcode": KindPassword, "pincode": KindPassword, "psk": KindPassword,
 	"secret": KindSecret, "secrets": KindSecret, "clientsecret": KindSecret,
 	"token": KindSecret, "auth": KindSecret, "authn": KindSecret, "authz": KindSecret,
 	"credential": KindSecret, "credentials": KindSecret, "creds": KindSecret,
@@ -77,6 +77,7 @@ var MetaWords = map[string]bool{
 	"error": true, "errors": true, "field": true, "ref": true, "location": true,
 	"region": true, "rotation": true, "rotated": true, "lifetime": true,
 	"duration": true, "timeout": true, "age": true, "hint": true, "policy": true,
+	"ssid": true, "flags": true, "sec": true, "secs": true, "seconds": true, "ms": true,
 }
 
 // HarmlessWords are never secret although they contain a fragment.
@@ -388,7 +389,7 @@ func compoundText(words []string) bool {
 				return true // llm.prompt_template.template, user_template
 			}
 		}
-	case last == "output" || last == "outputs" || last == "context":
+	case last == "output" || last == "outputs" || last == "context" || last == "contexts":
 		// A model's or a test case's output (actual_output,
 		// expected_output, generated_output), the documents retrieved for
 		// a prompt (retrieval_context).

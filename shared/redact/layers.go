@@ -815,7 +815,7 @@ func (p *lenient) turn(members []objMember) {
 	}
 	text := keyRole{text: true}
 	for i, m := range members {
-		if nk := normKey(m.key); (nk == "message" || nk == "msg") && m.kind == vString && !m.edited && !isLiteral(m.text) {
+		if nk := normKey(m.key); (nk == "message" || nk == "msg" || SummaryKeys[nk] && isFreeText(m.text)) && m.kind == vString && !m.edited && !isLiteral(m.text) {
 			p.applyString(m.start+1, m.end-1, p.s[m.start+1:m.end-1], m.quote, m.text != p.s[m.start+1:m.end-1], &text)
 			members[i].edited = true
 		}

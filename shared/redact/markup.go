@@ -222,6 +222,17 @@ func findContentValue(s string, from int) []int {
 			return nil
 		}
 		i = sep + 1
+		// A dump's field may be spaced around '=': C#'s anonymous types and
+		// records, `{ Role = user, Content = … }`.
+		spaced := false
+		if ks == ke && s[sep] == '=' && sep >= 2 && s[sep-1] == ' ' && sep+1 < len(s) && s[sep+1] == ' ' {
+			ke = sep - 1
+			ks = ke
+			for ks > from && isKeyByte(s[ks-1]) {
+				ks--
+			}
+			spaced = true
+		}
 		if ks == ke || ke-ks > 64 {
 			continue
 		}
@@ -229,24 +240,40 @@ func findContentValue(s string, from int) []int {
 		if ks > 0 {
 			before = s[ks-1]
 		}
+		// A dump's field may follow its name after ':' — Thrift's
+		// `Type(prompt:…, model:…)`, Dart's `Type(role: user, content: …)`.
+		dumpColon := s[sep] == ':' && (before == '(' || before == ' ' && ks >= 2 && s[ks-2] == ',' || before == ',') &&
+			hasContentNeedle(s[ks:ke]) && inToString(s, ks)
+		if spaced && !(strings.IndexByte(" ,({", before) >= 0 && hasContentNeedle(s[ks:ke]) && inToString(s, ks)) {
+			continue
+		}
 		// Where a key may stand, before what it is: cheap tests first.
 		// A namespace before the key (genkit:input=, gen_ai:prompt=) is
 		// no separator of its own.
 		namespaced := before == ':' && ks > 1 && isKeyByte(s[ks-2])
 		if s[sep] == '=' && strings.IndexByte(" \t&?;,({\n\r", before) < 0 && !namespaced ||
-			s[sep] == ':' && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
+			s[sep] == ':' && !dumpColon && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
 			!hasContentNeedle(s[ks:ke]) {
 			continue
 		}
 		role := roleOf(s[ks:ke])
-		if nk := normKey(s[ks:ke]); !role.text && !(role.payload && (nk == "input" || nk == "inputs")) {
+		nk := normKey(s[ks:ke])
+		output := !role.text && role.payload && (nk == "output" || nk == "outputs")
+		if !role.text && !(role.payload && (nk == "input" || nk == "inputs")) && !output {
 			continue
 		}
 		lineStart := ks == 0 || lineIndentStart(s, ks)
 		var vs, ve int
 		switch {
+		case spaced:
+			vs, ve = toStringValue(s, sep+2, " =")
+			for ve > vs && s[ve-1] == ' ' {
+				ve--
+			}
+		case dumpColon:
+			vs, ve = toStringValue(s, skipBlanks(s, sep+1), ":")
 		case s[sep] == '=' && strings.IndexByte(" ,({", before) >= 0 && inToString(s, ks):
-			vs, ve = toStringValue(s, sep+1)
+			vs, ve = toStringValue(s, sep+1, "=")
 		case s[sep] == '=' && role.payload && !role.text && sep+1 < len(s) && s[sep+1] == '[':
 			// An input list written after '=' (a repr, a log line): plain
 			// strings are content, a list holding objects is walked.
@@ -274,9 +301,12 @@ func findContentValue(s string, from int) []int {
 		if ve <= vs || startsWithMarker(s, vs) {
 			continue
 		}
+		if output {
+			ve = min(ve, lineEnd(s, vs)) // its line alone: "output: text" over a comment is a setting
+		}
 		v := s[vs:ve]
-		if isLiteral(v) || isNumber(v) {
-			continue
+		if isLiteral(v) || isNumber(v) || measurement(s, vs) || output && !isFreeText(strings.Trim(v, "\"'")) {
+			continue // a model's output is content when it is prose; a command's is the system's
 		}
 		if role.payload && !role.text && !role.args && (v[0] == '{' || v[0] == '[' && s[sep] != '=') {
 			continue // JSON: the structure layer's
@@ -326,9 +356,10 @@ func inToString(s string, ks int) bool {
 // toStringValue returns the value of a toString() field that starts at v:
 // a quoted string to its quote, a bracketed value to its bracket, or bare
 // text — which may hold spaces, commas and brackets of its own — to the
-// ", name=" of the next field or the bracket that closes the dump, at the
-// same depth.
-func toStringValue(s string, v int) (int, int) {
+// ", name=" of the next field (", name:", ", Name =" in dumps that write
+// their fields so: sep) or the bracket that closes the dump, at the same
+// depth.
+func toStringValue(s string, v int, sep string) (int, int) {
 	if v >= len(s) {
 		return v, v
 	}
@@ -355,7 +386,7 @@ func toStringValue(s string, v int) (int, int) {
 				return v, k + 1 // a bracketed value: [Message(…), …]
 			}
 		case ',':
-			if depth == 0 && nextField(s, k+1) {
+			if depth == 0 && nextField(s, k+1, sep) {
 				return v, k
 			}
 		case '\n':
@@ -376,15 +407,15 @@ func opener(c byte) byte {
 	return '{'
 }
 
-// nextField reports whether s[i:] is " name=" (or "name="): the next field
-// of a toString() dump.
-func nextField(s string, i int) bool {
+// nextField reports whether s[i:] is " name" and sep ("=", ":" or " ="):
+// the next field of a toString() dump.
+func nextField(s string, i int, sep string) bool {
 	i = skipBlanks(s, i)
 	k := i
 	for k < len(s) && (isAlnum(s[k]) || s[k] == '_') && k-i < 64 {
 		k++
 	}
-	return k > i && k < len(s) && s[k] == '=' && isLetter(s[i])
+	return k > i && strings.HasPrefix(s[k:], sep) && isLetter(s[i])
 }
 
 // lineIndentStart reports whether only indentation, or a list marker — a
@@ -804,7 +835,7 @@ func findLabelLine(s string, from int) []int {
 			}
 		}
 		ln = skipBlanks(s, ln)
-		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) {
+		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) || measurement(s, vs) || dumpAt(s, vs) {
 			continue
 		}
 		ve := lineEnd(s, vs)
@@ -827,6 +858,62 @@ func findLabelLine(s string, from int) []int {
 		return []int{ln, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// dumpAt reports whether a toString() dump with named fields starts at
+// s[v] — `ChatCompletionMessage(content=None, role='assistant', …)` —
+// with a content key's field among them on the line, whose fields the dump
+// rules judge one by one: the ids and names in it stay, its content goes.
+func dumpAt(s string, v int) bool {
+	k := v
+	for k < len(s) && k-v < 64 && (isAlnum(s[k]) || s[k] == '_' || s[k] == '.') {
+		k++
+	}
+	if k == v || !isUpper(s[v]) || k >= len(s) || s[k] != '(' || !nextField(s, k+1, "=") {
+		return false
+	}
+	// The dump names where its content is: a content key's field.
+	le := lineEnd(s, k)
+	for i := k + 1; i < le; i++ {
+		if s[i] != '=' {
+			continue
+		}
+		ks := i
+		for ks > k && (isAlnum(s[ks-1]) || s[ks-1] == '_') {
+			ks--
+		}
+		if ks < i && (s[ks-1] == '(' || s[ks-1] == ' ' || s[ks-1] == ',') && roleOf(s[ks:i]).text {
+			return true
+		}
+	}
+	return false
+}
+
+// MeasureUnits are the units of a count a label of content may be
+// followed by: a run's statistics ("Prompt: 31 tokens, 148.2
+// tokens-per-sec"), not its text.
+var MeasureUnits = map[string]bool{
+	"tokens": true, "token": true, "toks": true, "bytes": true, "chars": true,
+	"characters": true, "words": true, "lines": true, "messages": true, "turns": true,
+	"ms": true, "s": true, "kb": true, "kib": true, "mb": true, "mib": true,
+}
+
+// measurement reports whether the text at s[v] starts with a number and a
+// unit of count (MeasureUnits).
+func measurement(s string, v int) bool {
+	k := v
+	for k < len(s) && (isDigit(s[k]) || s[k] == '.' || s[k] == ',') {
+		k++
+	}
+	if k == v || k >= len(s) || s[k] != ' ' {
+		return false
+	}
+	u := k + 1
+	e := u
+	for e < len(s) && isLetter(s[e]) {
+		e++
+	}
+	return e > u && MeasureUnits[strings.ToLower(s[u:e])]
 }
 
 // labelIsContent reports whether a label of one to four plain words names

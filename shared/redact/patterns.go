@@ -144,7 +144,7 @@ var structurePatterns = []Pattern{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
-		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '"},
+		Triggers: []string{":\"", "=>", " :", " = \"", "#<", "password '", "password \"", "secret '", "token '", "passphrase '", "$ "},
 		Find:     findDumpedContent,
 		textKind: true,
 	},
@@ -206,6 +206,27 @@ var structurePatterns = []Pattern{
 		Kind:     KindSecret,
 		Triggers: []string{"('", "(\"", "( '", "( \""},
 		Find:     findRoleCall,
+		textKind: true,
+	},
+	{
+		// A command line's prompt flag (cli.go).
+		Kind:     KindSecret,
+		Triggers: []string{" --"},
+		Find:     findContentFlag,
+		textKind: true,
+	},
+	{
+		// A prompt's literal in a SQL call to a model (sqlcalls.go).
+		Kind:     KindSecret,
+		Triggers: []string{"complete(", "generate", "i_query(", "i_gen(", "cortex."},
+		Find:     findModelCallLiteral,
+		textKind: true,
+	},
+	{
+		// A message printed as a call with its role first (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"message("},
+		Find:     findRoleArgCall,
 		textKind: true,
 	},
 	{
@@ -401,6 +422,41 @@ var secretPatterns = []Pattern{
 		Kind:     KindPassword,
 		Triggers: []string{" -", "\t-"},
 		Find:     findCLIFlag,
+	},
+	{
+		// Credentials by their position or definition (positional.go).
+		Kind:     KindPassword,
+		Triggers: []string{"#define", "efine(", "efine (", "setenv "},
+		Find:     findDefinition,
+		Check:    checkNamedSecret,
+	},
+	{
+		Kind:     KindPassword,
+		Triggers: []string{"credential", "auth(", "password("},
+		Find:     findCredentialCall,
+		Check:    checkNamedSecret,
+	},
+	{
+		// A secret key's directive line, a password file's colon fields.
+		Kind:     KindPassword,
+		Triggers: []string{"pass", "secret", "token", "psk", ":"},
+		Find:     findLineCredential,
+		Check:    checkNamedSecret,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{" : ", "\n: "},
+		Find:     findIPsecSecret,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"config "},
+		Find:     findConfigCommand,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{":\n", ":\r"},
+		Find:     findAnnouncedSecret,
 	},
 	{
 		// user/password@//host: a database connect string (cli.go).

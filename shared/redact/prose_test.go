@@ -86,3 +86,60 @@ func TestProseUnderUnknownKeys(t *testing.T) {
 		})
 	}
 }
+
+// summaryCases hold a summary beside the content it summarizes, and the
+// documents retrieved for a prompt under a plural key (docs/design.md
+// "Redaction", 1), in other vendors' wordings.
+var summaryCases = []planted{
+	{
+		name:    "a call's summary beside its transcript",
+		in:      `{"event": "call.completed", "call_id": "c-7731", "messages": [{"role": "bot", "text": "Hello"}], "recap": "Caller wants to move her smear test to a Saturday morning", "duration_ms": 48000}`,
+		secrets: []string{"move her smear test to a Saturday"},
+		keep:    []string{"c-7731", "call.completed", `"duration_ms": 48000`},
+	},
+	{
+		name: "a run's summary stays",
+		in:   `{"job": "nightly-export", "summary": "Exported 4120 rows to the warehouse in three batches", "status": "ok"}`,
+		keep: []string{"Exported 4120 rows to the warehouse in three batches"},
+	},
+	{
+		name:    "retrieved contexts in a repr",
+		in:      `EvalRow(question_id=q-19, retrieval_contexts=['Tenants must give eight weeks notice before moving out of the flat.'], score=0.42)`,
+		secrets: []string{"eight weeks notice before moving out"},
+		keep:    []string{"question_id=q-19", "score=0.42"},
+	},
+}
+
+func TestSummaryBesideContent(t *testing.T) {
+	t.Parallel()
+	stringCases(t, summaryCases)
+	for _, c := range summaryCases {
+		if !json.Valid([]byte(c.in)) {
+			continue
+		}
+		out := string(redact.JSON([]byte(c.in)))
+		for _, s := range c.secrets {
+			if strings.Contains(out, s) {
+				t.Errorf("%s: JSON keeps %q\nout: %s", c.name, s, out)
+			}
+		}
+		for _, k := range c.keep {
+			if !strings.Contains(out, k) {
+				t.Errorf("%s: JSON loses %q\nout: %s", c.name, k, out)
+			}
+		}
+		var v any
+		if err := json.Unmarshal([]byte(c.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(redact.Value(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range c.secrets {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s: Value keeps %q\nout: %s", c.name, s, b)
+			}
+		}
+	}
+}

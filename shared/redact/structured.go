@@ -117,6 +117,10 @@ func valueIn(v any, depth int, parent string) any {
 				put(m, rk, memberOf(keyRole{text: true}, x, depth+1))
 				continue
 			}
+			if v, ok := x.(string); ok && turn && isSummaryKey(rk) && isFreeText(v) {
+				put(m, rk, Text(v))
+				continue
+			}
 			role := roleOf(rk)
 			if contextKey(rk) {
 				if rec == nil {
@@ -515,6 +519,14 @@ func (w *walker) object() {
 			w.memberRole(pr)
 		case turn && isMessageKey(rkey) && w.peek() == '"':
 			w.memberRole(keyRole{text: true})
+		case turn && isSummaryKey(rkey) && w.peek() == '"':
+			raw := w.skip()
+			v := decodeString(raw)
+			if isFreeText(v) {
+				w.emitString(raw, v, Text(v))
+			} else {
+				w.emitString(raw, v, String(v))
+			}
 		case contextKey(rkey):
 			if rec == nil {
 				rec = jsonRecord(w.in, start, parent)
@@ -558,10 +570,11 @@ func (w *walker) array() {
 // pairRole reads the object starting at in[i] and returns the role of its
 // name/value pair's name (NameKeys) when that names a credential or
 // content: {"name": "Authorization", "value": "…"}.
-// mayHaveTurns reports whether b holds a quoted "message" or "msg" key, in
-// any case: only then can an object be a turn whose message is content.
+// mayHaveTurns reports whether b holds a quoted "message", "msg" or
+// "summary" key, in any case: only then can an object be a turn whose
+// message (or summary) is content.
 func mayHaveTurns(b []byte) bool {
-	for _, k := range [...]string{`message"`, `Message"`, `msg"`, `MESSAGE"`} {
+	for _, k := range [...]string{`message"`, `Message"`, `msg"`, `MESSAGE"`, `ummary"`} {
 		if bytes.Contains(b, []byte(k)) {
 			return true
 		}
@@ -583,6 +596,18 @@ func turnKind(key string) (turn, content, record bool) {
 	nk := normKey(key)
 	return TurnKeys[nk], hasContentNeedle(key) && roleOf(key).text, LogRecordKeys[nk]
 }
+
+// SummaryKeys are the keys of a summary of what an object holds: beside a
+// content key it summarizes the content (a call's transcript, a chat's
+// messages), so its free text is content too, and elsewhere (a run's
+// report, a ticket's title) it is the system's own.
+var SummaryKeys = map[string]bool{
+	"summary": true, "recap": true, "synopsis": true, "gist": true, "callsummary": true,
+	"conversationsummary": true,
+}
+
+// isSummaryKey reports whether key is a summary's (SummaryKeys).
+func isSummaryKey(key string) bool { return SummaryKeys[normKey(key)] }
 
 // isMessageKey reports whether key is a turn's message: "message" or "msg".
 func isMessageKey(key string) bool {

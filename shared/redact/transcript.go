@@ -23,7 +23,17 @@ const (
 	inlineHeader            // the turn's text starts after the label on the line
 	roleKey                 // a role key: the turn's text is the indented block after it
 	speakerLine             // a header whose value names a speaker, not content
+	sentenceHead            // a Markdown heading that is a sentence: a turn written as a heading
 )
+
+// HeadingTurnWords are the words that, alone or last in a Markdown heading
+// of one or two words without a colon ("## Prompt", "### Response",
+// "## User message"), make it a turn's header.
+var HeadingTurnWords = map[string]bool{
+	"prompt": true, "response": true, "completion": true, "answer": true, "question": true,
+	"reply": true, "instructions": true, "message": true, "messages": true,
+	"system": true, "user": true, "assistant": true, "human": true, "ai": true,
+}
 
 // RoleWords are the roles of a conversation's turns.
 var RoleWords = map[string]bool{
@@ -112,7 +122,10 @@ func classifyTurnLine(line string) (turnHeader, int) {
 			return noHeader, 0
 		}
 		c := strings.IndexByte(t, ':')
-		if c < 0 || c != len(t)-1 && t[c+1] != ' ' {
+		if c < 0 {
+			return markdownTurn(t, h)
+		}
+		if c != len(t)-1 && t[c+1] != ' ' {
 			return noHeader, 0
 		}
 		label := strings.TrimSpace(t[h:c])
@@ -159,6 +172,28 @@ func classifyTurnLine(line string) (turnHeader, int) {
 		return blockHeader, 0 // DSPy's "User message:"
 	case len(words) == 1 && body == words[0] && RoleWords[body]:
 		return roleKey, 0 // a prompt file's "user:" at the line's start
+	}
+	return noHeader, 0
+}
+
+// markdownTurn classifies a Markdown heading without a colon (its '#'s
+// end at t[h]): one or two words, the last naming a turn or a part of it
+// ("## Prompt", "## Response"), head the lines under it; a heading of two
+// '#'s or more that reads as a sentence — a lower-case first word and four
+// words or more — is a turn written as a heading (a chat log's
+// "#### refactor the exporter so …"), its text the rest of the line.
+func markdownTurn(t string, h int) (turnHeader, int) {
+	words := strings.Fields(t[h:])
+	switch {
+	case len(words) >= 1 && len(words) <= 2 && isUpper(words[0][0]) && HeadingTurnWords[strings.ToLower(words[len(words)-1])]:
+		for _, w := range words {
+			if !isPlainWord(w) {
+				return noHeader, 0
+			}
+		}
+		return blockHeader, 0
+	case h >= 2 && len(words) >= 4 && isLower(words[0][0]) && isPlainWord(words[0]):
+		return sentenceHead, h + 1
 	}
 	return noHeader, 0
 }
@@ -261,6 +296,8 @@ func findTurnText(s string, from int) []int {
 				continue
 			}
 			vs = skipBlanks(s, ls+c+1)
+		case sentenceHead:
+			vs = ls + label
 		default:
 			vs = next
 			for vs < len(s) {
@@ -274,7 +311,7 @@ func findTurnText(s string, from int) []int {
 		if vs >= len(s) {
 			return nil
 		}
-		if h != inlineHeader && turnTextEnds(stripANSI(s[vs:lineEnd(s, vs)])) {
+		if h != inlineHeader && h != sentenceHead && turnTextEnds(stripANSI(s[vs:lineEnd(s, vs)])) {
 			ls = next
 			continue // no text under it: the next header's
 		}
@@ -299,6 +336,9 @@ func findTurnText(s string, from int) []int {
 			}
 			if turnTextEnds(l) {
 				break
+			}
+			if h == sentenceHead && strings.HasPrefix(l, ">") {
+				break // the tool's own output, quoted, ends the turn and its reply
 			}
 			if strings.TrimSpace(l) != "" {
 				ve = e
@@ -431,6 +471,80 @@ func findRoleCall(s string, from int) []int {
 		return []int{ns, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// findRoleArgCall finds the text of a message printed as a call whose
+// first argument is its role — Scala's case class `Message(user,…)`, a
+// constructor's `ChatMessage("user", "…")`, `Message(Role.USER, "…")`: the
+// call's name is a message's or a turn's, and the rest of its arguments, to
+// the bracket that closes it, is the turn's text.
+func findRoleArgCall(s string, from int) []int {
+	for i := from; i < len(s); {
+		p := strings.IndexByte(s[i:], '(')
+		if p < 0 {
+			return nil
+		}
+		p += i
+		i = p + 1
+		ns := p
+		for ns > from && p-ns < 40 && isWord(s[ns-1]) {
+			ns--
+		}
+		name := strings.ToLower(s[ns:p])
+		if !strings.HasSuffix(name, "message") {
+			continue
+		}
+		// The role: bare, quoted, or an enum's member (Role.USER).
+		r := skipBlanks(s, p+1)
+		re := r
+		for re < len(s) && (isWord(s[re]) || s[re] == '.' || s[re] == '"' || s[re] == '\'') {
+			re++
+		}
+		role := strings.Trim(s[r:re], "\"'")
+		if d := strings.LastIndexByte(role, '.'); d >= 0 {
+			role = role[d+1:]
+		}
+		if !RoleWords[strings.ToLower(role)] || re >= len(s) || s[re] != ',' {
+			continue
+		}
+		vs := skipBlanks(s, re+1)
+		if vs >= len(s) || startsWithMarker(s, vs) {
+			continue
+		}
+		var ve int
+		if q := s[vs]; q == '"' || q == '\'' {
+			if e := closingQuote(s, vs); e > vs+1 {
+				vs, ve = vs+1, e
+			}
+		} else {
+			ve = closeOfCall(s, vs)
+		}
+		if ve <= vs || startsWithMarker(s, vs) || strings.Count(s[vs:ve], " ") < 2 {
+			continue
+		}
+		return []int{ns, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// closeOfCall returns where the bare text from v ends: the ')' that closes
+// the call it stands in, at its depth, or the line's end.
+func closeOfCall(s string, v int) int {
+	depth := 0
+	for k := v; k < len(s) && k-v < maxDecodedBytes; k++ {
+		switch s[k] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return k
+			}
+			depth--
+		case '\n', '\r':
+			return k
+		}
+	}
+	return v
 }
 
 // roleCallName reports whether a call's name is a role's: "user",

@@ -9,7 +9,9 @@ import "strings"
 // — and it stands right after the host of a web URL, or when it stands
 // after a segment that names a credential (KeyKind: key, token, secret) or
 // an intake (IntakeWords: inputs, bulk, integration, hooks, webhook) and
-// has a key's or a shorter token's shape (tokenShaped), or at any depth
+// has a key's or a shorter token's shape (tokenShaped), or a key's shape
+// after a one-letter segment that abbreviates one (/t/<token>/, /k/<key>/:
+// a package channel's token), or at any depth
 // after a webhook's segment (HookWords), or, 32 hex digits or more, right
 // after an API version segment (isAPIVersion). A key's shape
 // elsewhere in a path is
@@ -55,6 +57,7 @@ func findPathSecret(s string, from int) []int {
 			seg := s[a:b]
 			if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) ||
 				prev != "" && (capabilityLabel(prev) || hook) && (keyShaped(seg) || tokenShaped(seg)) ||
+				(prev == "t" || prev == "k") && keyShaped(seg) ||
 				isAPIVersion(prev) && len(seg) >= 32 && isHexPiece(seg) && hasLetter(seg) && !isUUID(seg)) {
 				return []int{a, b, -1, -1, a, b}
 			}
@@ -96,10 +99,29 @@ func urlByte(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("-._~%!$&'*+,;=:@", c) >= 0 && c != '?' && c != '#'
 }
 
-// keyShaped reports whether a path segment has a key's shape: a UUID, or
-// 20 hex digits or more of one case, letters among them.
+// keyShaped reports whether a path segment has a key's shape: a UUID (also
+// after a short prefix of letters: "ex-<uuid>", "tok_<uuid>"), or 20 hex
+// digits or more of one case, letters among them.
 func keyShaped(seg string) bool {
-	return isUUID(seg) || len(seg) >= 20 && isHexPiece(seg) && hasLetter(seg)
+	return isUUID(seg) || prefixedUUID(seg) || len(seg) >= 20 && isHexPiece(seg) && hasLetter(seg)
+}
+
+// prefixedUUID reports whether seg is a UUID after one to four letters and
+// a '-' or '_'.
+func prefixedUUID(seg string) bool {
+	if len(seg) < 38 || len(seg) > 41 {
+		return false
+	}
+	p := len(seg) - 36
+	if seg[p-1] != '-' && seg[p-1] != '_' {
+		return false
+	}
+	for i := 0; i < p-1; i++ {
+		if !isLetter(seg[i]) {
+			return false
+		}
+	}
+	return isUUID(seg[p:])
 }
 
 // hasLetter reports whether s holds an ASCII letter: a run of digits is a

@@ -1,0 +1,148 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/shared/redact"
+)
+
+// positionalCases hold credentials that a format places by position or
+// definition rather than after "name: value" (docs/design.md "Redaction",
+// 3), and the plain facts beside them. The formats' wordings, keys and
+// values are none of the holdout rounds'.
+var positionalCases = []planted{
+	{
+		name:    "a C header's definitions",
+		in:      "// config.h\n#define WIFI_SSID \"barn-mesh\"\n#define MQTT_PASSWORD \"q7#Lm!2vRt\"\n#define MQTT_PORT 8883\n",
+		secrets: []string{"q7#Lm!2vRt"},
+		keep:    []string{`WIFI_SSID "barn-mesh"`, "MQTT_PORT 8883"},
+	},
+	{
+		name:    "csh's setenv",
+		in:      "setenv REGISTRY_TOKEN xk29fjq8Zp01mm\nsetenv REGISTRY_HOST registry.example.net\n",
+		secrets: []string{"xk29fjq8Zp01mm"},
+		keep:    []string{"REGISTRY_HOST registry.example.net"},
+	},
+	{
+		name:    "PHP's define() of a constant",
+		in:      "define('MAIL_SMTP_PASS', 'h&J2w*Lq:9z');\ndefine('MAIL_SMTP_HOST', 'smtp.example.org');\ndefine( \"NONCE_SALT\", 'nothing-secret-here' );\n",
+		secrets: []string{"h&J2w*Lq:9z"},
+		keep:    []string{"smtp.example.org", "nothing-secret-here"},
+	},
+	{
+		name:    "a credentials call's last argument",
+		in:      `val creds = new UsernamePasswordCredentials("svc-builder", "Tr0ub4dor&3x")` + "\nauth = HTTPBasicAuth('metrics', 'plain-words-pass')\n",
+		secrets: []string{"Tr0ub4dor&3x", "plain-words-pass"},
+		keep:    []string{"svc-builder", "'metrics'"},
+	},
+	{
+		name:    "a whitespace-aligned configuration file",
+		in:      "machine_name   relay\nlogin          relay-bot\npassphrase     lanternfishmeadow\nport           465\n",
+		secrets: []string{"lanternfishmeadow"},
+		keep:    []string{"relay-bot", "port           465"},
+	},
+	{
+		name: "prose that starts with a secret's word keeps its words",
+		in:   "password expired\nplease reset it from the console\n",
+		keep: []string{"password expired"},
+	},
+	{
+		name:    "a password file's colon fields",
+		in:      "db-replica.example.net:6432:*:reporting:pl4in:col0n-pw\n10.1.2.3:*:analytics:etl:Zq9Rm3LxTt\n",
+		secrets: []string{"pl4in:col0n-pw", "Zq9Rm3LxTt"},
+		keep:    []string{"db-replica.example.net:6432:*:reporting:", "10.1.2.3:*:analytics:etl:"},
+	},
+	{
+		name: "timestamps and host:port pairs are no password file",
+		in:   "2026-02-03 11:04:55:812 worker started\ncache.internal:6379: connection refused: dial tcp\n",
+		keep: []string{"11:04:55:812 worker started", "cache.internal:6379: connection refused"},
+	},
+	{
+		name:    "an IPsec secrets file",
+		in:      "gw-east.example.com : XAUTH \"rota-Kx8!\"\ndave@example.com : NTLM hunter2hunter2\n: ECDSA gw.key.pem \"unlock-Me-9\"\n: RSA plain.pem\n",
+		secrets: []string{"rota-Kx8!", "hunter2hunter2", "unlock-Me-9"},
+		keep:    []string{"gw-east.example.com : XAUTH", "ECDSA gw.key.pem", ": RSA plain.pem"},
+	},
+	{
+		name:    "a tool's config command that sets a credential",
+		in:      "$ poetry config http-basic.mirror deploy-ci Hq?u9-Lr7\n$ pnpm config set //npm.example.com/:_authToken npm_9f3b1c2a4d\n$ poetry config repositories.mirror https://pypi.example.com/simple/\n",
+		secrets: []string{"Hq?u9-Lr7", "npm_9f3b1c2a4d"},
+		keep:    []string{"deploy-ci", "https://pypi.example.com/simple/"},
+	},
+	{
+		name:    "a credential announced on the line before it",
+		in:      "gitlab-1  | Your root password has been generated. Use it to sign in:\ngitlab-1  |\ngitlab-1  |   mK2pQ8wZr4Lx7nYb\ngitlab-1  | It is stored in /etc/gitlab/initial_root_password\n",
+		secrets: []string{"mK2pQ8wZr4Lx7nYb"},
+		keep:    []string{"It is stored in /etc/gitlab/initial_root_password"},
+	},
+	{
+		name: "a label that names no credential keeps the line after it",
+		in:   "The following nodes were drained during the upgrade:\nworker-0a7f3c9e1b\n",
+		keep: []string{"worker-0a7f3c9e1b"},
+	},
+	{
+		name:    "a pre-shared key's key",
+		in:      "wifi-sec.psk:             amber-otter-lantern7\nwifi-sec.psk-flags:       0 (none)\n",
+		secrets: []string{"amber-otter-lantern7"},
+		keep:    []string{"0 (none)"},
+	},
+	{
+		name:    "a password beside a user's flag",
+		in:      "$ notarytool-legacy --upload -u builds@example.com -p wxyz-abcd-efgh-ijkl --team T1\n$ psql -U app -h db.internal -p 5432 orders\n",
+		secrets: []string{"wxyz-abcd-efgh-ijkl"},
+		keep:    []string{"-p 5432"},
+	},
+	{
+		name:    "a channel token after a one-letter segment",
+		in:      "GET https://packages.example.org/t/qa-9b2d4c6e-1f3a-4b5c-8d7e-0a1b2c3d4e5f/private/linux-64/repodata.json 403\nhttps://forum.example.org/t/upgrade-notes-for-2026/4412\n",
+		secrets: []string{"qa-9b2d4c6e-1f3a-4b5c-8d7e-0a1b2c3d4e5f"},
+		keep:    []string{"/private/linux-64/repodata.json", "/t/upgrade-notes-for-2026/4412"},
+	},
+}
+
+func TestPositionalCredentials(t *testing.T) {
+	stringCases(t, positionalCases)
+}
+
+// stringCases runs String over each case: its secrets gone, its facts kept.
+func stringCases(t *testing.T, cases []planted) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
+
+// referenceCases hold values that say where a secret comes from, and
+// values that are no secret, under secret keys (docs/design.md
+// "Redaction", 3).
+var referenceCases = []planted{
+	{
+		name:    "placeholders stay, a default inside one goes",
+		in:      "auth.token = ${?RELAY_TOKEN}\nredis.password = ${REDIS_PASSWORD:-Xq7rLm2pZ9}\nAuthorization: Bearer {{ access_token }}\nsmtp_password: !secret mail_relay_pw\n",
+		secrets: []string{"Xq7rLm2pZ9"},
+		keep:    []string{"${?RELAY_TOKEN}", "Bearer {{ access_token }}", "!secret mail_relay_pw"},
+	},
+	{
+		name: "literals and a secret's user and algorithm stay",
+		in:   "sign_secret = None\nuse_signature = False\nTOKEN_HASH_ALGO = argon2id\nbasicAuthUser: 88213\n",
+		keep: []string{"sign_secret = None", "use_signature = False", "TOKEN_HASH_ALGO = argon2id", "basicAuthUser: 88213"},
+	},
+}
+
+func TestReferencesAreNoSecrets(t *testing.T) {
+	t.Parallel()
+	stringCases(t, referenceCases)
+}
