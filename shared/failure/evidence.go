@@ -295,8 +295,9 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 			}
 		}
 		// A rate limit that no wait lifts (a request larger than the
-		// tokens-per-minute limit) is not one.
-		if c == RateLimited {
+		// tokens-per-minute limit) is not one, and neither is a rate's or
+		// a permission's code whose message says money.
+		if c == RateLimited || c == AuthDenied {
 			if ph, ok := overridePhrase(msg, text); ok {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}

@@ -66,6 +66,7 @@ var ProviderCodes = map[string]Class{
 	// the Web API's (chat.postMessage answers 200 with ok:false): a message
 	// it cannot take
 	"invalid_blocks":                    SchemaInvalid,
+	"msg_blocks_too_long":               SchemaInvalid,
 	"invalid_blocks_format":             SchemaInvalid,
 	"msg_too_long":                      SchemaInvalid,
 	"invalid_attachments":               SchemaInvalid,
@@ -353,6 +354,17 @@ var OverridePhrases = []Phrase{
 	{"must be reduced in order to run successfully", TokenLimit},
 	{"message larger than max", InternalBug}, // gRPC's RESOURCE_EXHAUSTED for a size limit the deployment configures, not a quota
 	{"request too large for", TokenLimit},    // OpenAI, Groq: one request above the tokens-per-minute limit
+	// money under a rate's or a permission's code: Z.ai's rate_limit_error
+	// "Insufficient balance or no resource package. Please recharge.",
+	// xAI's PERMISSION_DENIED "doesn't have any credits or licenses yet"
+	{"insufficient balance", BudgetExceeded},
+	{"please recharge", BudgetExceeded},
+	{"no resource package", BudgetExceeded},
+	{"any credits", BudgetExceeded},
+	{"out of credits", BudgetExceeded},
+	{"no credits", BudgetExceeded},
+	{"insufficient credits", BudgetExceeded},
+	{"you can purchase", BudgetExceeded},
 }
 
 // ProviderPhrases are high-precision fragments of providers' and AWS's

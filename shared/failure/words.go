@@ -57,6 +57,7 @@ var ModelWords = []Meaning{
 		"extra fields not permitted", "additional properties are not allowed", "is not supported with this model",
 		"is not supported by this model", "not supported for this model", "does not support", "must be one of",
 		"field required", "missing required", "is required", "invalid json", "could not parse", "malformed",
+		"failed to parse the request", "request body",
 		"not found", "does not exist", "no such model", "unknown model", "model not available",
 	}},
 	{RateLimited, "rate", []string{
@@ -66,6 +67,7 @@ var ModelWords = []Meaning{
 		"throttl", "slow down", "capacity exceeded", "out of capacity",
 		"over capacity", "at capacity", "request limit", "requests limit",
 		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
+		"request rate", "too quickly",     // DashScope: "Request rate increased too quickly"
 	}},
 	{BudgetExceeded, "money", []string{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
@@ -86,6 +88,7 @@ var ModelWords = []Meaning{
 		"input too large", "prompt too large", "`inputs` tokens", "length limit exceeded", "maximum length",
 		"tokens per request", "tokens too long", "context overflow", "context the overflows", "overflows the context",
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
+		"token count of", "maximum model length", "longer than the maximum", // vLLM: "is longer than the maximum model length of 16384"
 	}},
 	{ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
@@ -156,6 +159,7 @@ var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
 	"no content generated", "empty response body", "invalid response data",
 	// a log's field for an answer cut at its length or left empty
 	// ("summarize_empty_response model=… finish_reason=length")
+	"did not respond with valid json", "cannot get the response text",
 	"empty_response", "empty_completion", "empty completion", "finish_reason=length", "finish_reason: length",
 	"finish_reason='length'", "finish_reason=max_tokens", "stop_reason=max_tokens", "stop_reason: max_tokens",
 }}
@@ -197,7 +201,7 @@ var TranslatedWords = []struct {
 }{
 	{"zh", "money", []string{"余额不足", "餘額不足", "额度不足", "額度不足", "余额", "餘額", "欠费", "欠費", "充值", "资源包", "資源包"}},
 	{"zh", "quota", []string{"配额", "配額", "额度已用", "額度已用", "用量已用尽", "用量已用盡"}},
-	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數"}},
+	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "过于频繁", "過於頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數", "请求过多", "請求過多"}},
 	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
 	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
 	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
@@ -280,6 +284,7 @@ var UpstreamWords = []Meaning{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
 		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
 		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
+		"can't parse", "cannot parse", "bad request:", // Telegram: "Bad Request: can't parse entities"
 	}},
 }
 
@@ -432,7 +437,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	}
 	zero := false
 	for _, s := range srcs {
-		zero = zero || limitZero(s)
+		zero = zero || limitZero(s) || protoLimitZero(s)
 	}
 	if zero {
 		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
@@ -565,4 +570,22 @@ func limitZero(s string) bool {
 		}
 	}
 	return false
+}
+
+// protoLimitZero reports whether s holds Google's ErrorInfo printed in
+// protobuf's text format with a quota limit of 0 — `key:
+// "quota_limit_value"` and, next, `value: "0"` — as google-api-core's
+// exceptions print their details.
+func protoLimitZero(s string) bool {
+	i := strings.Index(s, `"quota_limit_value"`)
+	if i < 0 {
+		return false
+	}
+	rest := s[i+len(`"quota_limit_value"`):]
+	j := strings.Index(rest, "value:")
+	if j < 0 || j > 40 {
+		return false
+	}
+	v := strings.TrimLeft(rest[j+len("value:"):], " \t")
+	return strings.HasPrefix(v, `"0"`)
 }
