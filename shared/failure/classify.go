@@ -208,11 +208,12 @@ func classifyUpstream(err error) (Classification, bool) {
 	if hasTransport {
 		return ev.finish(transport), true
 	}
-	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == AuthDenied || reasonStatus(text) == 0) {
-		// A status written with its reason phrase ("Failed to connect to
-		// OpenRouter API: 404 Not Found {…}") is an answer the client
-		// read: its prefix's transport words do not decide, the answer
-		// does. A certificate's verdict still does.
+	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == AuthDenied || reasonStatus(text) == 0 && !labelledCode(text)) {
+		// An error status the text names — with its reason phrase
+		// ("Failed to connect to OpenRouter API: 404 Not Found {…}") or
+		// its label (a log's "code=400 … [details: EOF]") — is an answer
+		// the client read: the transport words around it do not decide,
+		// the answer does. A certificate's verdict still does.
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
 	if strings.EqualFold(strings.TrimSpace(text), "EOF") {

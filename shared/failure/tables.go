@@ -420,6 +420,9 @@ var ProviderPhrases = []Phrase{
 	{"security token included in the request is invalid", AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
 	{"security token included in the request is expired", AuthDenied}, // AWS ExpiredToken
 	{"signature we calculated does not match", AuthDenied},
+	// S3's documented messages, whoever prints them without the code
+	{"the specified key does not exist", NotFound},
+	{"the specified bucket does not exist", NotFound},
 	{"is not authorized to perform", AuthDenied},                               // IAM
 	{"does not exist or you do not have access", ClientError},                  // OpenAI model_not_found: the model name is wrong for this key
 	{"the model: `", ClientError},                                              // OpenAI's older "The model: `gpt-4` does not exist"

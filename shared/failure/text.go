@@ -78,7 +78,7 @@ var (
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
 	// "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b`)
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\bcode=([45]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
@@ -288,6 +288,9 @@ func textStatus(s string) int {
 		}
 		for _, m := range re.FindAllStringSubmatch(s, 8) {
 			n, _ := strconv.Atoi(strings.Join(m[1:], ""))
+			if !httpStatus(n) {
+				continue // "(port 443)": a number, not a status
+			}
 			if n >= 400 {
 				return n
 			}
@@ -853,4 +856,29 @@ func snakeProviderCode(w string) string {
 		return string(b)
 	}
 	return ""
+}
+
+// httpStatus reports whether n is a status HTTP names, one the common
+// servers and proxies answer with (nginx's 499, Cloudflare's 520–530,
+// Anthropic's 529), or an SMTP reply SMTPReplies reads.
+func httpStatus(n int) bool {
+	_, smtp := SMTPReplies[n]
+	return http.StatusText(n) != "" || smtp || n == 499 || n >= 520 && n <= 530 || n == 598 || n == 599
+}
+
+// labelledCode reports whether s labels an error status "code=" — a log's
+// "code=400 … [details: EOF]".
+func labelledCode(s string) bool {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], "code=")
+		if i < 0 {
+			return false
+		}
+		k := from + i + len("code=")
+		from = k
+		if k+3 <= len(s) && (s[k] == '4' || s[k] == '5') && isDigitByte(s[k+1]) && isDigitByte(s[k+2]) && (k+3 == len(s) || !isDigitByte(s[k+3])) {
+			return true
+		}
+	}
+	return false
 }

@@ -59,6 +59,7 @@ var ModelWords = []Meaning{
 		"field required", "missing required", "is required", "invalid json", "could not parse", "malformed",
 		"failed to parse the request", "request body",
 		"not found", "does not exist", "no such model", "unknown model", "model not available",
+		"invalid model", "permitted models", "model is not supported",
 	}},
 	{RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
@@ -274,6 +275,7 @@ var UpstreamWords = []Meaning{
 		"token is invalid", "key is invalid", "bad credentials", "not verified", "verified sender", // SendGrid: "does not match a verified Sender Identity"
 		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
 		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
+		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
 	}},
 	{NotFound, "gone", []string{
 		"not found", "not_found", "not be found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
