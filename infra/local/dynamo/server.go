@@ -40,6 +40,7 @@ type Server struct {
 // does not keep or does not describe.
 type table struct {
 	keys      []string // the primary key's attribute names, hash first
+	indexKeys []string // the key attributes of its secondary indexes
 	attrDefs  json.RawMessage
 	billing   string
 	created   time.Time
@@ -235,7 +236,13 @@ func (s *Server) createTable(body []byte, in map[string]json.RawMessage) result 
 			AttributeName string
 			KeyType       string
 		}
-		BillingMode string
+		BillingMode            string
+		GlobalSecondaryIndexes []struct {
+			KeySchema []struct{ AttributeName string }
+		}
+		LocalSecondaryIndexes []struct {
+			KeySchema []struct{ AttributeName string }
+		}
 	}
 	if err := json.Unmarshal(body, &spec); err != nil {
 		return errorResult(http.StatusBadRequest, "SerializationException", err.Error())
@@ -253,6 +260,11 @@ func (s *Server) createTable(body []byte, in map[string]json.RawMessage) result 
 			t.keys = append([]string{k.AttributeName}, t.keys...)
 		} else {
 			t.keys = append(t.keys, k.AttributeName)
+		}
+	}
+	for _, idx := range append(spec.GlobalSecondaryIndexes, spec.LocalSecondaryIndexes...) {
+		for _, k := range idx.KeySchema {
+			t.indexKeys = append(t.indexKeys, k.AttributeName)
 		}
 	}
 	s.tables[spec.TableName] = t
@@ -495,9 +507,15 @@ func (s *Server) updateRemoving(req map[string]json.RawMessage, tableName string
 		delete(item, a)
 	}
 	newItem := mustJSON(item)
-	// A delete first: minidyn's put keeps an item in a sparse index whose
-	// key attribute it no longer has.
-	s.callJSON("DeleteItem", map[string]any{"TableName": tableName, "Key": key})
+	// minidyn's put keeps an item in a sparse index whose key attribute it
+	// no longer has, so an item that loses one is deleted first. Not
+	// always: a new key costs minidyn a sort of the table's keys.
+	for _, a := range attrs {
+		if slices.Contains(s.tables[tableName].indexKeys, a) {
+			s.callJSON("DeleteItem", map[string]any{"TableName": tableName, "Key": key})
+			break
+		}
+	}
 	if res := s.callJSON("PutItem", map[string]any{"TableName": tableName, "Item": newItem}); !res.ok() {
 		return res
 	}

@@ -225,6 +225,17 @@ func Endpoint(t testing.TB) string {
 	return server.URL
 }
 
+// MotoDynamoDBEndpoint returns the endpoint of the shared moto_server at
+// which moto's own DynamoDB answers (moto.Server.MotoDynamoDBURL), for tests
+// that compare the local DynamoDB with it.
+func MotoDynamoDBEndpoint(t testing.TB) string {
+	t.Helper()
+	Endpoint(t)
+	serverMu.Lock()
+	defer serverMu.Unlock()
+	return server.MotoDynamoDBURL
+}
+
 // Stack creates a uniquely named stack from the module's template.yaml with
 // params overriding template parameters, and returns it with an SDK config
 // for the local AWS. Stacks are not deleted: names never repeat within a
