@@ -84,7 +84,7 @@ func claim(e env, id string, now int) *dynamodb.UpdateItemInput {
 		TableName: &e.table, Key: key(id),
 		UpdateExpression: aws.String("SET #st = :working, lease_owner = :owner, lease_until = :until, attempts.#stage = if_not_exists(attempts.#stage, :zero) + :one, " +
 			"last_write = :tok, carrier = :owner, updated_at = :now REMOVE not_before, suspect"),
-		ConditionExpression: aws.String("attribute_exists(k) AND (attribute_not_exists(lease_until) OR lease_until < :now)"),
+		ConditionExpression:      aws.String("attribute_exists(k) AND (attribute_not_exists(lease_until) OR lease_until < :now)"),
 		ExpressionAttributeNames: map[string]string{"#st": "state", "#stage": "fetch"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":working": s("working"), ":owner": s("m1#" + strconv.Itoa(now)),
 			":until": n(now + 1), ":zero": n(0), ":one": n(1), ":tok": s("tok-" + strconv.Itoa(now)), ":now": n(now)},
