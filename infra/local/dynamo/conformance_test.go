@@ -344,3 +344,47 @@ func TestUnknownOperation(t *testing.T) {
 		t.Fatalf("err = %v, want UnknownOperationException", err)
 	}
 }
+
+// TestKnownDifferences holds the list of docs/performance.md, "The local
+// DynamoDB": what the local DynamoDB still answers differently from
+// DynamoDB (and moto), each case asserting that it still does, so the list
+// stays true. None is on a path the project's code takes.
+func TestKnownDifferences(t *testing.T) {
+	t.Parallel()
+	answer := func(err error) string {
+		var api smithy.APIError
+		if errors.As(err, &api) {
+			return api.ErrorCode()
+		}
+		if err != nil {
+			return err.Error()
+		}
+		return "no error"
+	}
+	for name, tc := range map[string]struct {
+		run         func(t *testing.T, e env) error
+		local, moto string
+	}{
+		"a filter's contains on an absent attribute fails the query (DynamoDB: the item is filtered out)": {func(t *testing.T, e env) error {
+			e.put(t, map[string]types.AttributeValue{"k": s("a"), "g": s("x"), "r": n(1)})
+			_, err := e.db.Query(t.Context(), &dynamodb.QueryInput{TableName: &e.table, IndexName: aws.String("by-g"),
+				KeyConditionExpression: aws.String("g = :g"), FilterExpression: aws.String("contains(w, :t)"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":g": s("x"), ":t": s("tok")}})
+			return err
+		}, "ValidationException", "no error"},
+		"an update naming a value it does not define is applied (DynamoDB: ValidationException)": {func(t *testing.T, e env) error {
+			_, err := e.db.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{TableName: &e.table, Key: key("a"),
+				UpdateExpression: aws.String("SET z = :undefined, y = :y"), ExpressionAttributeValues: map[string]types.AttributeValue{":y": n(1)}})
+			return err
+		}, "no error", "ValidationException"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tg := targets(t)
+			local, ref := answer(tc.run(t, setup(t, tg["local"]))), answer(tc.run(t, setup(t, tg["moto"])))
+			if local != tc.local || ref != tc.moto {
+				t.Errorf("local: %s, moto: %s; the list says local %s, moto %s: correct docs/performance.md, \"The local DynamoDB\"", local, ref, tc.local, tc.moto)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 // Package moto starts and stops a moto_server (a local AWS) for the
-// Docker-free local stack and the integration tests, and builds the
-// environment and SDK configuration that point at it.
+// Docker-free local stack and the integration tests, with the front proxy
+// that answers SQS and DynamoDB from the local ones (packages sqs and
+// dynamo), and builds the environment and SDK configuration that point at
+// it.
 //
 // A Server runs in its own process group on a loopback port and is stopped by
 // that group's id only: Stop never signals a process this package did not

@@ -59,7 +59,7 @@ func whose(mode string) string {
 	return "moto's"
 }
 
-// Markdown renders runs (the local SQS's first, then any comparison) as
+// Markdown renders runs (the main run first, then any comparison) as
 // the section docs/performance.md keeps between its volume markers.
 func Markdown(runs []*Report, command string) string {
 	var b strings.Builder

@@ -17,8 +17,8 @@ import (
 )
 
 // runVolume is `triage-local volume` (make test-volume): the items through
-// the stack `make up` runs, on the local SQS and, for comparison, on moto's
-// own; it prints the figures, writes them to --doc, and exits non-zero when
+// the stack `make up` runs, on the local SQS and DynamoDB and, for
+// comparison, on moto's own; it prints the figures, writes them to --doc, and exits non-zero when
 // the local run misses a target.
 func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("triage-local volume", flag.ContinueOnError)
