@@ -205,6 +205,36 @@ func TestConformance(t *testing.T) {
 				t.Errorf("item = %v", got)
 			}
 		},
+		"REMOVE of nested paths, and of an absent item's attribute, as DynamoDB": func(t *testing.T, e env) {
+			e.put(t, map[string]types.AttributeValue{"k": s("a"), "m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"x": n(1), "y": n(2)}},
+				"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{s("p"), s("q")}}})
+			if _, err := e.db.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{TableName: &e.table, Key: key("a"),
+				UpdateExpression: aws.String("SET v = :v REMOVE m.x, l[0]"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": n(1)}}); err != nil {
+				t.Fatal(err)
+			}
+			got := e.get(t, "a")
+			m, _ := got["m"].(*types.AttributeValueMemberM)
+			l, _ := got["l"].(*types.AttributeValueMemberL)
+			if m == nil || len(m.Value) != 1 || str(m.Value, "y") != "2" || l == nil || len(l.Value) != 1 || str(got, "v") != "1" {
+				t.Errorf("item = %v", got)
+			}
+			out, err := e.db.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{TableName: &e.table, Key: key("new"),
+				UpdateExpression: aws.String("REMOVE w"), ReturnValues: types.ReturnValueAllNew})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Attributes) != 1 || str(out.Attributes, "k") != "new" || len(e.get(t, "new")) != 1 {
+				t.Errorf("ALL_NEW %v, item %v; want the key alone", out.Attributes, e.get(t, "new"))
+			}
+			var ccf *types.ConditionalCheckFailedException
+			_, err = e.db.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{TableName: &e.table, Key: key("a"),
+				UpdateExpression: aws.String("REMOVE v"), ConditionExpression: aws.String("v = :two"),
+				ExpressionAttributeValues:           map[string]types.AttributeValue{":two": n(2)},
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+			if !errors.As(err, &ccf) || str(ccf.Item, "v") != "1" || str(e.get(t, "a"), "v") != "1" {
+				t.Errorf("a REMOVE whose condition fails: %v (item %v); want the failure with the item, v kept", err, ccf)
+			}
+		},
 		"REMOVE of an index key takes the item out of the sparse index": func(t *testing.T, e env) {
 			e.put(t, map[string]types.AttributeValue{"k": s("a"), "g": s("x"), "r": n(1)})
 			e.put(t, map[string]types.AttributeValue{"k": s("b"), "g": s("x"), "r": n(2)})

@@ -134,7 +134,8 @@ func splitRemove(expr string) (rest string, removed []string) {
 // type contains does not look into (a number, a map, a boolean, null) —
 // minidyn: "contains is not supported for path=NULL" — and size(P) <op> X
 // whose P item lacks — minidyn: "type not supported: size NULL". Each
-// becomes attribute_exists(P), false there. dropped lists the values the
+// becomes attribute_exists(P), false of an absent P (or, for a contains of
+// a present P, attribute_not_exists(P)). dropped lists the values the
 // rewritten condition no longer names, so the caller can drop those named
 // nowhere else.
 func onAbsent(cond string, names map[string]string, item map[string]map[string]any) (string, []string) {
@@ -152,11 +153,15 @@ func onAbsent(cond string, names map[string]string, item map[string]map[string]a
 		fn := strings.ToLower(toks[i].text)
 		var end int // the last token the rewrite replaces
 		var operand string
+		falsehood := "attribute_exists(" // false of an absent attribute
 		switch {
 		case fn == "contains" && toks[i+1].text == "(" && toks[i+3].text == "," && toks[i+5].text == ")":
 			a := attr(toks[i+2].text)
 			if a == "" || containerType(item[a]) {
 				continue
+			}
+			if _, present := item[a]; present {
+				falsehood = "attribute_not_exists(" // false of a present one
 			}
 			end, operand = i+5, toks[i+4].text
 		case fn == "size" && toks[i+1].text == "(" && toks[i+3].text == ")" && comparison(toks[i+4].text):
@@ -169,7 +174,7 @@ func onAbsent(cond string, names map[string]string, item map[string]map[string]a
 			continue
 		}
 		b.WriteString(cond[last:toks[i].start])
-		b.WriteString("attribute_exists(" + toks[i+2].text + ")")
+		b.WriteString(falsehood + toks[i+2].text + ")")
 		last = toks[end].end
 		if strings.HasPrefix(operand, ":") {
 			dropped = append(dropped, operand)

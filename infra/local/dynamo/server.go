@@ -490,7 +490,7 @@ func (s *Server) updateRemoving(req map[string]json.RawMessage, tableName string
 				check[m] = req[m]
 			}
 		}
-		if res := s.callJSON("DeleteItem", check); !res.ok() {
+		if res := s.write("DeleteItem", check); !res.ok() { // write: the item on a failure
 			return res
 		}
 	}
