@@ -640,14 +640,3 @@ func (s *Server) getItem(tableName string, key json.RawMessage) json.RawMessage 
 	}
 	return out.Item
 }
-
-// Tables returns the names of the tables, sorted.
-func (s *Server) Tables() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	names := make([]string, 0, len(s.tables))
-	for n := range s.tables {
-		names = append(names, n)
-	}
-	return slices.Sorted(slices.Values(names))
-}
