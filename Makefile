@@ -233,9 +233,9 @@ soak-seeds: tools-go tools-local
 # items (10,000) with triage submit's producer: every item must be done or
 # dead-lettered within VOLUME_DEADLINE (5 minutes) with no orphan, and
 # moto's memory must stay under 1 GiB and flat while idle. It then runs
-# VOLUME_COMPARE items (1,000) on moto's own SQS for comparison, prints the
-# figures of both and writes them to docs/performance.md. Not part of `make
-# test`: it takes 10–20 minutes.
+# VOLUME_COMPARE items (1,000) on moto's own SQS and DynamoDB for comparison,
+# prints the figures of both and writes them to docs/performance.md. Not part
+# of `make test`: it takes about 10 minutes, most of it the comparison.
 
 VOLUME_ITEMS    ?= 10000
 VOLUME_DEADLINE ?= 5m

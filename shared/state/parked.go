@@ -94,14 +94,16 @@ const MaxWaitingPage = 1000
 // which Claim's condition catches.
 func (p *Parked) Due(ctx context.Context, now time.Time, fn func([]ParkedWait) error) error {
 	b := dynamoexpr.New()
-	key := "shard = " + b.Str(ParkedShard) + " AND due_at <= " + b.Num(toMillis(now))
+	// shard is a DynamoDB reserved word: named through a placeholder, or
+	// DynamoDB refuses the query (moto does not check reserved words).
+	key := b.Name("shard") + " = " + b.Str(ParkedShard) + " AND due_at <= " + b.Num(toMillis(now))
 	size := p.PageSize
 	if size <= 0 {
 		size = DefaultParkedPage
 	}
 	in := &dynamodb.QueryInput{
 		TableName: &p.Table, IndexName: aws.String(ByDueIndex),
-		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
+		KeyConditionExpression: &key, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		Limit: aws.Int32(size),
 	}
 	for pages := dynamodb.NewQueryPaginator(p.DB, in); pages.HasMorePages(); {

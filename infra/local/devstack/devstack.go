@@ -114,6 +114,10 @@ type Options struct {
 	MotoSQS moto.SQSMode
 	// MotoUnpatched starts moto exactly as installed (moto.Options.Unpatched).
 	MotoUnpatched bool
+	// MotoDynamoDB picks the DynamoDB of a moto Start starts: the local
+	// one (package dynamo, the default; "" reads $TRIAGE_LOCAL_DYNAMODB) or
+	// moto's own.
+	MotoDynamoDB moto.DynamoDBMode
 	// Progress receives one line per setup step; nil is silent.
 	Progress func(format string, args ...any)
 	// MaxEnvironments bounds concurrent environments per function; 0 is the
@@ -250,7 +254,7 @@ func Start(ctx context.Context, opts Options) (_ *Stack, err error) {
 	s.Endpoint = opts.Endpoint
 	if s.Endpoint == "" {
 		progress("starting moto_server")
-		if s.Moto, err = moto.Start(ctx, moto.Options{LogPath: opts.MotoLog, SQS: opts.MotoSQS, Unpatched: opts.MotoUnpatched}); err != nil {
+		if s.Moto, err = moto.Start(ctx, moto.Options{LogPath: opts.MotoLog, SQS: opts.MotoSQS, Unpatched: opts.MotoUnpatched, DynamoDB: opts.MotoDynamoDB}); err != nil {
 			return nil, err
 		}
 		s.closers = append(s.closers, s.Moto.Stop)

@@ -66,7 +66,11 @@ func (e *Env) Environ() []string { return moto.Environ(e.Endpoint, os.Environ())
 // Conformance runs suite, a store's contract, against its in-memory twin
 // (a new one from memory per case) and against its DynamoDB store (built
 // once by dynamo, on a stack of its own, and shared by the cases), each as a
-// parallel subtest.
+// parallel subtest. The DynamoDB store runs twice: "dynamo" on the local
+// DynamoDB the tests use (package dynamo, unless TRIAGE_LOCAL_DYNAMODB=moto)
+// and "moto" on moto's own, the reference where moto is right, so the local
+// one is held to the same contract (docs/performance.md, "The local
+// DynamoDB"). Inside "moto", Stack creates the stack on moto's DynamoDB.
 func Conformance[S any](t *testing.T, suite func(t *testing.T, newStore func(*testing.T) S), memory func() S, dynamo func(*testing.T) S) {
 	t.Run("memory", func(t *testing.T) {
 		t.Parallel()
@@ -77,7 +81,18 @@ func Conformance[S any](t *testing.T, suite func(t *testing.T, newStore func(*te
 		s := dynamo(t)
 		suite(t, func(*testing.T) S { return s })
 	})
+	t.Run("moto", func(t *testing.T) {
+		t.Parallel()
+		onMoto.Store(t, true)
+		s := dynamo(t)
+		onMoto.Delete(t)
+		suite(t, func(*testing.T) S { return s })
+	})
 }
+
+// onMoto holds the tests (Conformance's "moto" subtests, while their store
+// is built) whose Stack is created on moto's own DynamoDB.
+var onMoto sync.Map // testing.TB → bool
 
 // Event reads the sample event events/<rel> of the module; t fails when
 // it cannot.
@@ -182,7 +197,9 @@ func Require(t testing.TB, bin, hint string) {
 }
 
 // Endpoint returns the URL of the test binary's shared moto_server, starting
-// it on first use (see Require for when it skips).
+// it on first use (see Require for when it skips): its Front, whose DynamoDB
+// is the local one unless TRIAGE_LOCAL_DYNAMODB=moto — or moto's own inside
+// Conformance's "moto" subtest.
 func Endpoint(t testing.TB) string {
 	t.Helper()
 	Require(t, "moto_server", moto.InstallHint)
@@ -202,7 +219,21 @@ func Endpoint(t testing.TB) string {
 	if serverErr != nil {
 		t.Fatalf("localtest: start moto_server: %v", serverErr)
 	}
+	if _, ok := onMoto.Load(t); ok {
+		return server.MotoDynamoDBURL
+	}
 	return server.URL
+}
+
+// MotoDynamoDBEndpoint returns the endpoint of the shared moto_server at
+// which moto's own DynamoDB answers (moto.Server.MotoDynamoDBURL), for tests
+// that compare the local DynamoDB with it.
+func MotoDynamoDBEndpoint(t testing.TB) string {
+	t.Helper()
+	Endpoint(t)
+	serverMu.Lock()
+	defer serverMu.Unlock()
+	return server.MotoDynamoDBURL
 }
 
 // Stack creates a uniquely named stack from the module's template.yaml with

@@ -203,7 +203,7 @@ func exprScript() [][2]string {
 // is patched.
 func TestExpressionPatchesAnswerAsInstalled(t *testing.T) {
 	t.Parallel()
-	patched, installed := start(t, moto.Options{}), start(t, moto.Options{Unpatched: true})
+	patched, installed := start(t, moto.Options{DynamoDB: moto.DynamoDBMoto}), start(t, moto.Options{Unpatched: true, DynamoDB: moto.DynamoDBMoto})
 	if !strings.Contains(patched.Log(), moto.ExpressionsPatchedLine) {
 		t.Fatalf("moto's log does not say the expressions are patched:\n%s", patched.Log())
 	}

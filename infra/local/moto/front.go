@@ -14,10 +14,11 @@ import (
 	"time"
 )
 
-// Front is a loopback reverse proxy in front of moto that makes it behave
-// like DynamoDB under concurrency, answers SQS from the local emulator
-// (package sqs) instead of moto's own, and is the place where tests hook
-// faults in.
+// Front is a loopback reverse proxy in front of moto that answers SQS from
+// the local emulator (package sqs) and DynamoDB from the local DynamoDB
+// (package dynamo) instead of moto's own, makes moto's DynamoDB, when it
+// answers, behave like DynamoDB under concurrency, and is the place where
+// tests hook faults in.
 //
 // moto evaluates a ConditionExpression and applies the update without a
 // lock, so under concurrent requests two conditional writes to one item can
@@ -30,6 +31,9 @@ import (
 // receipt handle it issued, so its calls slow down with a queue's depth and
 // its memory only grows; a Front with an SQS handler (Start's default)
 // answers every "AmazonSQS.*" request from it and moto never sees one.
+// moto's DynamoDB costs milliseconds of Python a request; a Front with a
+// DynamoDB handler (Start's default) answers every "DynamoDB_*" request
+// from it.
 type Front struct {
 	// URL is the proxy's endpoint; point AWS_ENDPOINT_URL at it.
 	URL string
@@ -40,6 +44,7 @@ type Front struct {
 	dynamo  sync.Mutex
 
 	sqs     http.Handler
+	ddb     http.Handler
 	callsMu sync.Mutex
 	calls   map[string]int64
 
@@ -54,12 +59,12 @@ type Front struct {
 type Interceptor func(w http.ResponseWriter, r *http.Request, target string) bool
 
 // StartFront serves a Front for the moto at backendURL on a free loopback
-// port that passes SQS requests through to it.
-func StartFront(backendURL string) (*Front, error) { return startFront(backendURL, nil) }
+// port that passes SQS and DynamoDB requests through to it.
+func StartFront(backendURL string) (*Front, error) { return startFront(backendURL, nil, nil) }
 
-// startFront serves a Front that answers SQS requests with sqs when it is
-// not nil.
-func startFront(backendURL string, sqs http.Handler) (*Front, error) {
+// startFront serves a Front that answers SQS requests with sqs and
+// DynamoDB requests with ddb, each when it is not nil.
+func startFront(backendURL string, sqs, ddb http.Handler) (*Front, error) {
 	u, err := url.Parse(backendURL)
 	if err != nil {
 		return nil, fmt.Errorf("moto front: backend %q: %w", backendURL, err)
@@ -68,7 +73,7 @@ func startFront(backendURL string, sqs http.Handler) (*Front, error) {
 	if err != nil {
 		return nil, fmt.Errorf("moto front: listen: %w", err)
 	}
-	f := &Front{URL: "http://" + ln.Addr().String(), backend: u, sqs: sqs, calls: map[string]int64{}}
+	f := &Front{URL: "http://" + ln.Addr().String(), backend: u, sqs: sqs, ddb: ddb, calls: map[string]int64{}}
 	f.proxy = httputil.NewSingleHostReverseProxy(u)
 	f.proxy.Transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 	f.proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
@@ -102,13 +107,19 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path == "/moto-api/reset" {
-		// moto's reset wipes its resources; the SQS in front goes too.
-		if rs, ok := f.sqs.(interface{ Reset() }); ok {
-			rs.Reset()
+		// moto's reset wipes its resources; the SQS and DynamoDB in front go too.
+		for _, h := range []http.Handler{f.sqs, f.ddb} {
+			if rs, ok := h.(interface{ Reset() }); ok {
+				rs.Reset()
+			}
 		}
 	}
 	if f.sqs != nil && strings.HasPrefix(target, "AmazonSQS.") {
 		f.sqs.ServeHTTP(w, r)
+		return
+	}
+	if strings.HasPrefix(target, "DynamoDB_") && f.ddb != nil {
+		f.ddb.ServeHTTP(w, r) // the local DynamoDB serializes its requests itself
 		return
 	}
 	if strings.HasPrefix(target, "DynamoDB_") {

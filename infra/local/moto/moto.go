@@ -1,6 +1,8 @@
 // Package moto starts and stops a moto_server (a local AWS) for the
-// Docker-free local stack and the integration tests, and builds the
-// environment and SDK configuration that point at it.
+// Docker-free local stack and the integration tests, with the front proxy
+// that answers SQS and DynamoDB from the local ones (packages sqs and
+// dynamo), and builds the environment and SDK configuration that point at
+// it.
 //
 // A Server runs in its own process group on a loopback port and is stopped by
 // that group's id only: Stop never signals a process this package did not
@@ -28,6 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 
+	"github.com/triagehq/triage/infra/local/dynamo"
 	"github.com/triagehq/triage/infra/local/procgroup"
 	"github.com/triagehq/triage/infra/local/sqs"
 	"github.com/triagehq/triage/shared/awsconf"
@@ -74,6 +77,39 @@ type Options struct {
 	// reads $TRIAGE_LOCAL_SQS ("local" or "moto"), so a whole test run can
 	// be pointed at moto's SQS for a comparison.
 	SQS SQSMode
+	// DynamoDB says which DynamoDB answers: DynamoDBLocal (the default) or
+	// DynamoDBMoto. "" reads $TRIAGE_LOCAL_DYNAMODB ("local" or "moto").
+	DynamoDB DynamoDBMode
+}
+
+// DynamoDBMode picks the DynamoDB behind a Server's URL.
+type DynamoDBMode string
+
+// The DynamoDB implementations a Server can answer with.
+const (
+	// DynamoDBLocal is package dynamo (minidyn behind our handler), served
+	// by the Front in the test's (or the stack's) own process.
+	DynamoDBLocal DynamoDBMode = "local"
+	// DynamoDBMoto is moto's own DynamoDB, kept for comparisons and for the
+	// conformance suites, which run against both.
+	DynamoDBMoto DynamoDBMode = "moto"
+)
+
+// DynamoDBEnv is the environment variable that picks the DynamoDB when
+// Options.DynamoDB is empty.
+const DynamoDBEnv = "TRIAGE_LOCAL_DYNAMODB"
+
+func (m DynamoDBMode) resolve() (DynamoDBMode, error) {
+	if m == "" {
+		m = DynamoDBMode(os.Getenv(DynamoDBEnv))
+	}
+	switch m {
+	case "", DynamoDBLocal:
+		return DynamoDBLocal, nil
+	case DynamoDBMoto:
+		return DynamoDBMoto, nil
+	}
+	return "", fmt.Errorf("moto: DynamoDB %q: want %q or %q", m, DynamoDBLocal, DynamoDBMoto)
 }
 
 // SQSMode picks the SQS behind a Server's URL.
@@ -118,6 +154,15 @@ type Server struct {
 	// SQS is the emulator that answers SQS requests at URL; nil when moto's
 	// own SQS does (Options.SQS).
 	SQS *sqs.Server
+	// DynamoDB is the local DynamoDB that answers DynamoDB requests at URL;
+	// nil when moto's own does (Options.DynamoDB).
+	DynamoDB *dynamo.Server
+	// MotoDynamoDBURL is a second endpoint, the same as URL except that
+	// moto's own DynamoDB answers its DynamoDB requests (serialized): what
+	// the conformance suites compare the local DynamoDB with. It is URL
+	// when moto's DynamoDB answers there already.
+	MotoDynamoDBURL string
+	motoFront       *Front
 	// PID is the server's process id, which is also its process group id.
 	PID int
 
@@ -161,6 +206,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	ddbMode, err := opts.DynamoDB.resolve()
+	if err != nil {
+		return nil, err
+	}
 	bin, err := exec.LookPath(opts.Bin)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s): %s", ErrNotInstalled, opts.Bin, InstallHint)
@@ -177,14 +226,26 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s, err := launch(ctx, bin, opts, port)
 		if err == nil {
-			var handler http.Handler
+			var sqsHandler, ddbHandler http.Handler
 			if mode == SQSLocal {
 				s.SQS = sqs.New(sqs.Options{Region: Region, AccountID: AccountID})
-				handler = s.SQS
+				sqsHandler = s.SQS
 			}
-			if s.Front, err = startFront(s.URL, handler); err != nil {
+			if ddbMode == DynamoDBLocal {
+				s.DynamoDB = dynamo.New(dynamo.Options{Region: Region, AccountID: AccountID})
+				ddbHandler = s.DynamoDB
+			}
+			if s.Front, err = startFront(s.URL, sqsHandler, ddbHandler); err != nil {
 				_ = s.Stop()
 				return nil, err
+			}
+			s.MotoDynamoDBURL = s.Front.URL
+			if ddbHandler != nil {
+				if s.motoFront, err = startFront(s.URL, sqsHandler, nil); err != nil {
+					_ = s.Stop()
+					return nil, err
+				}
+				s.MotoDynamoDBURL = s.motoFront.URL
 			}
 			s.BackendURL, s.URL = s.URL, s.Front.URL
 			return s, nil
@@ -277,7 +338,7 @@ func (s *Server) Stop() error {
 		return nil
 	}
 	s.stopOnce.Do(func() {
-		s.stopErr = errors.Join(s.Front.Close(), s.stop())
+		s.stopErr = errors.Join(s.Front.Close(), s.motoFront.Close(), s.stop())
 		s.closeLog()
 	})
 	return s.stopErr

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/infra/local/localtest"
@@ -172,6 +174,60 @@ func TestSQSMode(t *testing.T) {
 	}
 	if _, err := moto.Start(t.Context(), moto.Options{SQS: "elasticmq"}); err == nil || !strings.Contains(err.Error(), "elasticmq") {
 		t.Errorf("Start with SQS elasticmq: %v, want an error naming it", err)
+	}
+}
+
+// TestDynamoDBMode: by default the Front answers DynamoDB from the local
+// DynamoDB and moto never sees a table; DynamoDBMoto passes DynamoDB through
+// to moto's own, and MotoDynamoDBURL reaches moto's own in either mode.
+func TestDynamoDBMode(t *testing.T) {
+	t.Parallel()
+	for mode, wantLocal := range map[moto.DynamoDBMode]bool{moto.DynamoDBLocal: true, moto.DynamoDBMoto: false} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			s := start(t, moto.Options{DynamoDB: mode})
+			if (s.DynamoDB != nil) != wantLocal {
+				t.Fatalf("Server.DynamoDB = %v, want the local one: %v", s.DynamoDB, wantLocal)
+			}
+			ctx := t.Context()
+			tables := func(url string) []string {
+				t.Helper()
+				cfg, err := moto.Config(ctx, url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := dynamodb.NewFromConfig(cfg).ListTables(ctx, &dynamodb.ListTablesInput{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out.TableNames
+			}
+			cfg, err := moto.Config(ctx, s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = dynamodb.NewFromConfig(cfg).CreateTable(ctx, &dynamodb.CreateTableInput{
+				TableName:            aws.String("where"),
+				AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String("k"), AttributeType: ddbtypes.ScalarAttributeTypeS}},
+				KeySchema:            []ddbtypes.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: ddbtypes.KeyTypeHash}},
+				BillingMode:          ddbtypes.BillingModePayPerRequest,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tables(s.BackendURL); slices.Contains(got, "where") == wantLocal {
+				t.Errorf("moto's own DynamoDB has %v; want the table there: %v", got, !wantLocal)
+			}
+			if got := tables(s.MotoDynamoDBURL); slices.Contains(got, "where") == wantLocal {
+				t.Errorf("MotoDynamoDBURL lists %v; want moto's own tables", got)
+			}
+			if got := s.Front.Calls()["DynamoDB_20120810.CreateTable"]; got != 1 {
+				t.Errorf("Front counted %d CreateTable, want 1 (%v)", got, s.Front.Calls())
+			}
+		})
+	}
+	if _, err := moto.Start(t.Context(), moto.Options{DynamoDB: "dynalite"}); err == nil || !strings.Contains(err.Error(), "dynalite") {
+		t.Errorf("Start with DynamoDB dynalite: %v, want an error naming it", err)
 	}
 }
 

@@ -66,7 +66,7 @@ func TestTransactionsStayAtomic(t *testing.T) {
 	for name, unpatched := range map[string]bool{"patched": false, "as installed": true} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv := start(t, moto.Options{Unpatched: unpatched})
+			srv := start(t, moto.Options{Unpatched: unpatched, DynamoDB: moto.DynamoDBMoto})
 			if patched := strings.Contains(srv.Log(), moto.PatchedLine); patched == unpatched {
 				t.Fatalf("moto's log says patched: %v; want %v:\n%s", patched, !unpatched, srv.Log())
 			}
@@ -125,7 +125,7 @@ func BenchmarkTransactWriteItems(b *testing.B) {
 	for _, unpatched := range []bool{true, false} {
 		for _, n := range []int{0, 1000, 5000} {
 			b.Run(fmt.Sprintf("unpatched=%v/items=%d", unpatched, n), func(b *testing.B) {
-				srv, err := moto.Start(context.Background(), moto.Options{Unpatched: unpatched})
+				srv, err := moto.Start(context.Background(), moto.Options{Unpatched: unpatched, DynamoDB: moto.DynamoDBMoto})
 				if err != nil {
 					b.Skip(err)
 				}

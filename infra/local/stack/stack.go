@@ -11,6 +11,9 @@
 // (package sqs, served by moto's Front): Create creates the template's
 // queues there too, with their template properties, under the names moto
 // gave them, so the outputs' queue URLs name them.
+// The same holds for DynamoDB: the local stack's is package dynamo in front
+// of moto, and Create creates the template's tables there, with their keys
+// and indexes, under the names moto gave them.
 // moto's CloudFormation also ignores a table's TimeToLiveSpecification and
 // PointInTimeRecoverySpecification; Create applies those through the
 // DynamoDB API afterwards, so the local tables describe like deployed ones.
@@ -147,6 +150,9 @@ type Stack struct {
 	sqs      *sqs.Client
 	// queues are the names of the stack's queues (createQueues).
 	queues []string
+	db     *dynamodb.Client
+	// tables are the tables createTables created in the local DynamoDB.
+	tables []string
 }
 
 const (
@@ -187,7 +193,8 @@ func Create(ctx context.Context, opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
 	}
-	s := &Stack{Name: opts.Name, endpoint: opts.Endpoint, cfn: cloudformation.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg)}
+	s := &Stack{Name: opts.Name, endpoint: opts.Endpoint, cfn: cloudformation.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg),
+		db: dynamodb.NewFromConfig(cfg)}
 	params := make([]cfntypes.Parameter, 0, len(opts.Parameters))
 	for _, k := range slices.Sorted(maps.Keys(opts.Parameters)) {
 		params = append(params, cfntypes.Parameter{ParameterKey: aws.String(k), ParameterValue: aws.String(opts.Parameters[k])})
@@ -217,6 +224,9 @@ func Create(ctx context.Context, opts Options) (*Stack, error) {
 	}
 	if missing := s.missingOutputs(); len(missing) > 0 {
 		return nil, fmt.Errorf("create stack %s: template.yaml lacks outputs %s", opts.Name, strings.Join(missing, ", "))
+	}
+	if err := s.createTables(ctx, s.db, opts.TemplatePath); err != nil {
+		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
 	}
 	if err := s.fillMotoGaps(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("create stack %s: %w", opts.Name, err)
@@ -357,12 +367,10 @@ func (s *Stack) Delete(ctx context.Context) error {
 		// it no longer exists. Poll by name and treat "does not exist" as done.
 		info, err := cfnstack.Describe(ctx, s.cfn, s.Name)
 		switch {
-		case cfnstack.IsMissing(err):
-			return s.deleteQueues(ctx, s.sqs)
+		case cfnstack.IsMissing(err), err == nil && info.Status == string(cfntypes.StackStatusDeleteComplete):
+			return errors.Join(s.deleteQueues(ctx, s.sqs), s.deleteTables(ctx, s.db))
 		case err != nil:
 			return fmt.Errorf("delete stack %s: %w", s.Name, err)
-		case info.Status == string(cfntypes.StackStatusDeleteComplete):
-			return s.deleteQueues(ctx, s.sqs)
 		case info.Status == string(cfntypes.StackStatusDeleteFailed):
 			return fmt.Errorf("delete stack %s: %s %s", s.Name, info.Status, info.StatusReason)
 		}

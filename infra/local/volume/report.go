@@ -1,6 +1,7 @@
 package volume
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -49,7 +50,16 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
-// Markdown renders runs (the local SQS's first, then any comparison) as
+// whose names a run's SQS or DynamoDB in a column's heading: "local", or
+// "moto's" (a report from before the local DynamoDB says "").
+func whose(mode string) string {
+	if mode == "local" {
+		return "local"
+	}
+	return "moto's"
+}
+
+// Markdown renders runs (the main run first, then any comparison) as
 // the section docs/performance.md keeps between its volume markers.
 func Markdown(runs []*Report, command string) string {
 	var b strings.Builder
@@ -67,7 +77,7 @@ func Markdown(runs []*Report, command string) string {
 		if r.Unpatched {
 			moto = ", moto unpatched"
 		}
-		fmt.Fprintf(&b, " %s SQS%s, %d items |", map[string]string{"local": "local", "moto": "moto's"}[string(r.SQS)], moto, r.Items)
+		fmt.Fprintf(&b, " %s SQS, %s DynamoDB%s, %d items |", whose(string(r.SQS)), whose(string(r.DynamoDB)), moto, r.Items)
 	}
 	b.WriteString("\n|---|" + strings.Repeat("--:|", len(runs)) + "\n")
 	col("load average at start / end (2 CPUs)", func(r *Report) string { return r.LoadStart + " / " + r.LoadEnd })
@@ -118,14 +128,14 @@ func Markdown(runs []*Report, command string) string {
 		}
 		return fmt.Sprintf("%s / %s (%v)", mib(r.MotoIdleFrom), mib(r.MotoIdleRSS), r.IdleFor)
 	})
-	col("harness RSS peak (emulator, pollers, Runtime API)", func(r *Report) string { return mib(r.HarnessRSS) })
+	col("harness RSS peak (local SQS and DynamoDB, pollers, Runtime API)", func(r *Report) string { return mib(r.HarnessRSS) })
 	col("CPU: moto / harness / bootstraps", func(r *Report) string {
 		return fmt.Sprintf("%s / %s / %s", ms(r.CPU["moto"]), ms(r.CPU["harness"]), ms(r.CPU["bootstraps"]))
 	})
 	b.WriteString("\nRequests by operation while the items flowed (all callers: functions, pollers, producer, schedules):\n\n")
 	b.WriteString("| operation |")
 	for _, r := range runs {
-		fmt.Fprintf(&b, " %s SQS |", r.SQS)
+		fmt.Fprintf(&b, " %s SQS, %s DynamoDB |", r.SQS, cmp.Or(string(r.DynamoDB), "moto"))
 	}
 	b.WriteString("\n|---|" + strings.Repeat("--:|", len(runs)) + "\n")
 	ops := map[string]bool{}

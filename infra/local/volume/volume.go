@@ -69,6 +69,9 @@ type Options struct {
 	Items int
 	// SQS picks the local SQS (the emulator, the default) or moto's own.
 	SQS moto.SQSMode
+	// DynamoDB picks the local DynamoDB (package dynamo, the default) or
+	// moto's own.
+	DynamoDB moto.DynamoDBMode
 	// MotoUnpatched runs moto as installed, without the local stack's
 	// change to its transactions (moto.Options.Unpatched).
 	MotoUnpatched bool
@@ -102,9 +105,12 @@ type Latency struct {
 // Report is what a run measured.
 type Report struct {
 	// Command is the command line's flags, for the record.
-	Command      string
-	Items        int
-	SQS          moto.SQSMode
+	Command string
+	Items   int
+	SQS     moto.SQSMode
+	// DynamoDB is the DynamoDB the run used; "" in the reports of runs
+	// made before the local DynamoDB, which were on moto's.
+	DynamoDB     moto.DynamoDBMode `json:",omitempty"`
 	Unpatched    bool
 	Started      time.Time
 	Submitted    int
@@ -184,11 +190,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	maps.Copy(params, opts.Params)
 
 	tr := newTracker(opts.Items)
-	say("starting the stack (SQS: %s)", cmp.Or(string(opts.SQS), "local"))
+	say("starting the stack (SQS: %s, DynamoDB: %s)", cmp.Or(string(opts.SQS), "local"), cmp.Or(string(opts.DynamoDB), "local"))
 	st, err := devstack.Start(ctx, devstack.Options{
 		Root: root, Pollers: true, Functions: fns, Schedules: schedules, Params: params, Build: devstack.BuildAlways,
 		Logs: logs, OnLog: tr.observe, MotoLog: filepath.Join(opts.Dir, "moto.log"), MotoSQS: opts.SQS,
-		MotoUnpatched:   opts.MotoUnpatched,
+		MotoUnpatched: opts.MotoUnpatched, MotoDynamoDB: cmp.Or(opts.DynamoDB, moto.DynamoDBLocal),
 		MaxEnvironments: opts.MaxEnvironments, Progress: func(f string, a ...any) { say(f, a...) },
 	})
 	if err != nil {
@@ -196,7 +202,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	defer st.Close()
 
-	rep := &Report{Items: opts.Items, SQS: cmp.Or(opts.SQS, moto.SQSLocal), Unpatched: opts.MotoUnpatched, Started: time.Now(), LoadStart: loadavg(),
+	rep := &Report{Items: opts.Items, SQS: cmp.Or(opts.SQS, moto.SQSLocal), DynamoDB: cmp.Or(opts.DynamoDB, moto.DynamoDBLocal), Unpatched: opts.MotoUnpatched, Started: time.Now(), LoadStart: loadavg(),
 		CPU: map[string]time.Duration{}}
 	mem := newSampler(st.Moto.PID)
 	go mem.run(ctx)

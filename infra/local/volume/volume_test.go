@@ -99,7 +99,7 @@ func TestWriteDocReplacesTheSection(t *testing.T) {
 	if err := os.WriteFile(path, []byte("# Perf\n\nbefore\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &Report{Items: 2, SQS: moto.SQSLocal, Started: time.Unix(0, 0), Submitted: 2, SubmitTime: time.Second, Done: 2,
+	r := &Report{Items: 2, SQS: moto.SQSLocal, DynamoDB: moto.DynamoDBLocal, Started: time.Unix(0, 0), Submitted: 2, SubmitTime: time.Second, Done: 2,
 		Elapsed: 2 * time.Second, ItemsPerSec: 1, Requests: map[string]int64{"DynamoDB_20120810.UpdateItem": 8}}
 	for range 2 { // twice: the second replaces the first
 		if err := WriteDoc(path, Markdown([]*Report{r}, "triage-local volume --items 2")); err != nil {
@@ -112,7 +112,7 @@ func TestWriteDocReplacesTheSection(t *testing.T) {
 	}
 	doc := string(raw)
 	if strings.Count(doc, beginMarker) != 1 || strings.Count(doc, endMarker) != 1 || !strings.HasPrefix(doc, "# Perf\n\nbefore\n") ||
-		!strings.Contains(doc, "| `DynamoDB_20120810.UpdateItem` | 8 |") || !strings.Contains(doc, "local SQS, 2 items") {
+		!strings.Contains(doc, "| `DynamoDB_20120810.UpdateItem` | 8 |") || !strings.Contains(doc, "local SQS, local DynamoDB, 2 items") {
 		t.Errorf("doc:\n%s", doc)
 	}
 	if err := WriteDoc(filepath.Join(t.TempDir(), "missing.md"), "x"); !errors.Is(err, os.ErrNotExist) {

@@ -17,8 +17,8 @@ import (
 )
 
 // runVolume is `triage-local volume` (make test-volume): the items through
-// the stack `make up` runs, on the local SQS and, for comparison, on moto's
-// own; it prints the figures, writes them to --doc, and exits non-zero when
+// the stack `make up` runs, on the local SQS and DynamoDB and, for
+// comparison, on moto's own; it prints the figures, writes them to --doc, and exits non-zero when
 // the local run misses a target.
 func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("triage-local volume", flag.ContinueOnError)
@@ -29,6 +29,8 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	compare := fs.Int("compare-items", 0, "then the same run on moto's own SQS with this many items (0: none)")
 	compareDeadline := fs.Duration("compare-deadline", 10*time.Minute, "bound on the moto comparison's pipeline phase")
 	sqsMode := fs.String("sqs", string(moto.SQSLocal), "the SQS of the main run: local or moto")
+	ddbMode := fs.String("dynamodb", string(moto.DynamoDBLocal), "the DynamoDB of the main run: local or moto")
+	compareDDB := fs.String("compare-dynamodb", string(moto.DynamoDBMoto), "the DynamoDB of the comparison on moto's SQS: local or moto")
 	doc := fs.String("doc", "", "write the figures into this file between its volume markers (docs/performance.md)")
 	dir := fs.String("dir", "", "logs and results (default .build/volume)")
 	from := fs.String("from", "", "comma-separated report.json files of earlier runs (the local one first): write their figures instead of running")
@@ -64,9 +66,9 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if idleFor == 0 {
 		idleFor = -1
 	}
-	run := func(mode moto.SQSMode, n int, d time.Duration, idle time.Duration) (*volume.Report, error) {
-		sub := filepath.Join(*dir, string(mode))
-		rep, err := volume.Run(ctx, volume.Options{Items: n, SQS: mode, Deadline: d, Idle: idle, Dir: sub,
+	run := func(mode moto.SQSMode, ddb moto.DynamoDBMode, n int, d time.Duration, idle time.Duration) (*volume.Report, error) {
+		sub := filepath.Join(*dir, string(mode)+"-sqs-"+string(ddb)+"-dynamodb")
+		rep, err := volume.Run(ctx, volume.Options{Items: n, SQS: mode, DynamoDB: ddb, Deadline: d, Idle: idle, Dir: sub,
 			MaxEnvironments: *maxEnvs, MotoUnpatched: *unpatched, Progress: say})
 		if rep != nil {
 			rep.Command = strings.Join(args, " ")
@@ -77,7 +79,7 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return rep, err
 	}
-	main, err := run(moto.SQSMode(*sqsMode), *items, *deadline, idleFor)
+	main, err := run(moto.SQSMode(*sqsMode), moto.DynamoDBMode(*ddbMode), *items, *deadline, idleFor)
 	if err != nil && main == nil {
 		fmt.Fprintf(stderr, "triage-local volume: %v\n", err)
 		return exitSetup
@@ -87,7 +89,7 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	runs := []*volume.Report{main}
 	if *compare > 0 && ctx.Err() == nil {
-		cmp, err := run(moto.SQSMoto, *compare, *compareDeadline, -1)
+		cmp, err := run(moto.SQSMoto, moto.DynamoDBMode(*compareDDB), *compare, *compareDeadline, -1)
 		if cmp != nil {
 			runs = append(runs, cmp)
 		}
