@@ -505,7 +505,7 @@ var piiPatterns = []Pattern{
 	{
 		// A value a database's error names by its column.
 		Kind:     KindPersonal,
-		Triggers: []string{"key (", "duplicate entry", "[parameters:"},
+		Triggers: []string{"key (", "duplicate entry", "[parameters:", "insert into ", "failing row contains", "duplicate key value"},
 		Find:     findDBRecord,
 	},
 	{
