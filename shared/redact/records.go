@@ -92,6 +92,7 @@ var ThingWords = map[string]bool{
 var personNameKeys = map[string]bool{
 	"name": true, "names": true, "nm": true, "lglnm": true, "displayname": true, "nickname": true,
 	"preferredname": true, "fullname": true, "formattedname": true,
+	"ad": true, "adı": true, "isim": true, // Turkish: beside soyad, a TC kimlik no
 }
 
 // addressLineKeys hold a line of a postal address in an address's record.
@@ -550,6 +551,9 @@ func findTextRecord(s string, from int) []int {
 			return nil
 		}
 		i = sep + 1
+		if s[sep] == ':' {
+			ks = spacedKeyStart(s, ks)
+		}
 		if nk := recordKey(s[ks:ke]); ks == ke || ke-ks > 40 || !(personNameKeys[nk] || addressLineKeys[nk] || handleKeys[nk]) {
 			continue
 		}
@@ -701,17 +705,44 @@ func yamlRecord(s string, ks int) *record {
 	return r
 }
 
-// yamlKey returns the key of a YAML line "key: …" (after a list dash), or "".
+// yamlKey returns the key of a YAML line "key: …" (after a list dash), or
+// "": also a label of up to four words, as a report's block of fields
+// writes it ("Date of Birth:", a Windows event's "User Principal Name:").
 func yamlKey(t string) string {
 	t = strings.TrimPrefix(t, "- ")
 	k := 0
-	for k < len(t) && isKeyByte(t[k]) {
-		k++
+	for words := 1; ; words++ {
+		for k < len(t) && isKeyByte(t[k]) {
+			k++
+		}
+		if words < 4 && k+1 < len(t) && t[k] == ' ' && isKeyByte(t[k+1]) {
+			k++
+			continue
+		}
+		break
 	}
 	if k == 0 || k >= len(t) || t[k] != ':' {
 		return ""
 	}
 	return t[:k]
+}
+
+// spacedKeyStart returns where the key ending in the word at s[ks] starts
+// when it is a label of up to four words standing at its line's start
+// ("\tDisplay Name:\t\tIda Ström"), or ks.
+func spacedKeyStart(s string, ks int) int {
+	st := ks
+	for words := 1; words < 4 && st > 1 && s[st-1] == ' ' && isKeyByte(s[st-2]); words++ {
+		w := st - 1
+		for w > 0 && isKeyByte(s[w-1]) {
+			w--
+		}
+		st = w
+		if lineIndentStart(s, st) {
+			return st
+		}
+	}
+	return ks
 }
 
 // findXMLRecord finds the text of a leaf element that holds a name or an
@@ -786,6 +817,9 @@ back:
 	for k := from - 1; k >= 0 && from-k <= 1024 && s[k] != '\n'; k-- {
 		switch s[k] {
 		case 'k', 'K', 'd', 'D', '[', 'i', 'I', 'f', 'F':
+			if k+1 < len(s) && strings.IndexByte("eEuUpPnNaA", s[k+1]) < 0 {
+				continue // no head's second byte
+			}
 			if h, _ := nextDBHead(s[:min(len(s), k+32)], k); h == k {
 				i = k
 				break back
@@ -828,6 +862,9 @@ back:
 // is ('k', 'd', 'p', 'i', 'f', 's'), in one pass over the text.
 func nextDBHead(s string, i int) (int, byte) {
 	for ; i < len(s); i++ {
+		if !dbHeadStart[s[i]] {
+			continue
+		}
 		switch s[i] {
 		case 'k', 'K':
 			if hasPrefixFold(s[i:], "key (") {
@@ -841,11 +878,12 @@ func nextDBHead(s string, i int) (int, byte) {
 				return i, 's'
 			}
 		case 'i', 'I':
-			if hasPrefixFold(s[i:], "insert into ") && (i == 0 || !isWord(s[i-1])) {
+			// The second byte first: 'i' starts many words.
+			if i+1 < len(s) && s[i+1]|0x20 == 'n' && hasPrefixFold(s[i:], "insert into ") && (i == 0 || !isWord(s[i-1])) {
 				return i, 'i'
 			}
 		case 'f', 'F':
-			if hasPrefixFold(s[i:], "failing row contains (") {
+			if i+1 < len(s) && s[i+1]|0x20 == 'a' && hasPrefixFold(s[i:], "failing row contains (") {
 				return i, 'f'
 			}
 		case '[':
@@ -856,6 +894,14 @@ func nextDBHead(s string, i int) (int, byte) {
 	}
 	return -1, 0
 }
+
+// dbHeadStart holds the first bytes of the heads nextDBHead finds.
+var dbHeadStart = func() (t [256]bool) {
+	for _, c := range "kKdDiIfF[" {
+		t[c] = true
+	}
+	return t
+}()
 
 // columnKinds returns the kind each column gives its value ("" for none),
 // the columns judged together as one record's keys.
