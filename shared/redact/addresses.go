@@ -97,7 +97,16 @@ func findStreetAddress(s string, from int) []int {
 				continue
 			}
 			if m := streetAddressAt.FindStringIndex(s[st:hi]); m != nil && st+m[1] >= i {
-				return []int{st, st + m[1], -1, -1, st, st + m[1]}
+				// The addressee written right before the address, a comma
+				// between, is a person's name ("for Kari Nordmann, Storgata
+				// 17B, 0184 Oslo").
+				ns := st
+				if st-2 > from && s[st-2] == ',' && s[st-1] == ' ' {
+					if n := nameBefore(s, from, st-2); n >= 0 {
+						ns = n
+					}
+				}
+				return []int{ns, st + m[1], -1, -1, ns, st + m[1]}
 			}
 		}
 	}

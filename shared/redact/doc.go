@@ -76,8 +76,9 @@
 //     any national format after a phone word, national numbers written
 //     in groups after a trunk prefix or 00), IBANs checked mod 97, cards
 //     checked by Luhn in their printed groupings, US SSNs, an E.164 number
-//     as a URL path segment, values a database error names by a personal
-//     column (records.go).
+//     as a URL path segment, values a database's error or log prints
+//     beside a personal column — a key's values, an INSERT's literals or
+//     bound values, a failing row (records.go).
 //
 // Each pattern carries cheap pre-checks (literal triggers found in one pass
 // over the text, a minimum run of digits), so that clean text rarely reaches

@@ -30,6 +30,10 @@ var (
 		"cnic", "mykad", "nric", "ת.ז.", "ת\"ז", "תעודת זהות", "cccd", "cmnd", "nik ",
 		"ΑΜΚΑ", "αμκα", "ΑΦΜ", "αφμ", "РНОКПП", "ІПН", "ИНН", "СНИЛС", "رقم الهوية", "الهوية الوطنية",
 		"رقم الإقامة", "आधार", "身分證", "住民票コード",
+		// health services' numbers of a person
+		"nhs number", "nhs_number", "nhsnumber", "nhs no", "chi number", "medicare number", "medicare no",
+		"krankenversichertennummer", "versichertennummer", "kvnr", "health card number", "ohip",
+		"統一證號", "居留證", "건강보험",
 	}
 	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr"}
 )
@@ -132,7 +136,8 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 	case len(g) == 3 && g[0] == 3 && g[1] == 3 && g[2] == 3 && (uniform(3, " ") || uniform(3, "-")) &&
 		(sinValid(digits) || tfnValid(digits)):
 		return span(lo, hi)
-	case len(g) == 3 && g[0] == 4 && g[1] == 4 && g[2] == 4 && (uniform(3, " ") || uniform(3, "-")) && aadhaarValid(digits):
+	case len(g) == 3 && g[0] == 4 && g[1] == 4 && g[2] == 4 && (uniform(3, " ") || uniform(3, "-")) &&
+		aadhaarValid(digits):
 		return span(lo, hi)
 	case len(g) == 2 && g[0] == 6 && g[1] == 5 && seps == " " && peselValid(digits):
 		return span(lo, hi)
@@ -151,11 +156,16 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		return span(lo, hi)
 	}
 	if labels && nd <= 18 && idLabelled(s, lo) {
-		end := hi
+		// A letter may open the number (Taiwan's A123456789, Germany's
+		// health insurance number) or close it.
+		start, end := lo, hi
+		if start >= 1 && isUpper(s[start-1]) && (start == 1 || !isAlnum(s[start-2])) {
+			start--
+		}
 		if end < len(s) && isUpper(s[end]&^0x20) && (end+1 == len(s) || !isAlnum(s[end+1])) {
 			end++
 		}
-		return span(lo, end)
+		return span(start, end)
 	}
 	return nil
 }

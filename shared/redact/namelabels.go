@@ -19,6 +19,9 @@ var nameLabels = []string{
 	// a party named bare: a recipient, a customer, an applicant
 	"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
 	"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
+	// a name's and an account holder's labels in other languages
+	"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver",
+	"tilinomistaja",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -116,8 +119,16 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 	start, j, words := i, i, 0
 	if cjk {
 		// A name in a script without case: its run of letters, and one
-		// more after a single space (山田 花子, Иванов Пётр).
-		for j < len(s) && j-start < 48 && (s[j] >= 0x80 || s[j] == ' ' && j > start && j+1 < len(s) && s[j+1] >= 0x80 && s[j-1] >= 0x80) {
+		// more after a single space (山田 花子, Иванов Пётр); a run that
+		// ends in '=' or ':' is the next field's label.
+		spaces := 0
+		for j < len(s) && j-start < 48 && (s[j] >= 0x80 || s[j] == ' ' && spaces == 0 && j > start && j+1 < len(s) && s[j+1] >= 0x80 && s[j-1] >= 0x80) {
+			if s[j] == ' ' {
+				if w := nextLabelEnd(s, j+1); w > 0 {
+					break
+				}
+				spaces++
+			}
 			if r, n := utf8.DecodeRuneInString(s[j:]); r != utf8.RuneError && unicode.IsPunct(r) {
 				break // 王晓明，手机：…: the name ends at the full-width comma
 			} else if n > 1 {
@@ -189,6 +200,75 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		return nil
 	}
 	return []int{start, end, -1, -1, start, end}
+}
+
+// nextLabelEnd returns the end of the run of letters at s[i] when a ':' or
+// '=' follows it (a field's label: 個人番号=…), or 0.
+func nextLabelEnd(s string, i int) int {
+	k := i
+	for k < len(s) && s[k] >= 0x80 && !strings.HasPrefix(s[k:], "：") {
+		k++
+	}
+	if k > i && k < len(s) && (s[k] == ':' || s[k] == '=' || strings.HasPrefix(s[k:], "：")) {
+		return k
+	}
+	return 0
+}
+
+// nameBeforeID returns the span of a person's name written before the
+// identity number's or account's marker at s[k], with the number's label
+// and the words that join them between ("al trabajador Felisa Sabater
+// Fabregat con NIE [REDACTED:national-id]", "Jan Novák, rodné číslo …"):
+// up to four words in lower case or all capitals (a label, an acronym, a
+// preposition) and punctuation, within 48 bytes, then two to four
+// capitalised words; or -1, -1.
+func nameBeforeID(s string, from, k int) (int, int) {
+	e := k
+	for words := 0; e > from && k-e < 48; {
+		c := s[e-1]
+		if c == ' ' || c == ',' || c == ':' || c == '=' || c == '(' || c == '#' {
+			e--
+			continue
+		}
+		if words == 4 {
+			break
+		}
+		w := e
+		for w > from && (isLetterOrHigh(s[w-1]) || s[w-1] == '.') {
+			w--
+		}
+		if w == e || !labelWord(s[w:e]) {
+			break
+		}
+		e = w
+		words++
+	}
+	for e < k && s[e] == ' ' {
+		e++
+	}
+	n := e
+	for n > from && (s[n-1] == ' ' || s[n-1] == ',') {
+		n--
+	}
+	if st := nameBefore(s, from, n); st >= 0 {
+		return st, n
+	}
+	return -1, -1
+}
+
+// labelWord reports whether w is written as a label's or a joining word is,
+// not as a name: all lower case (con, rodné, with), or all capitals and
+// dots (NIE, RFC, C.F.).
+func labelWord(w string) bool {
+	lower, upper := true, true
+	for _, r := range w {
+		if unicode.IsUpper(r) {
+			lower = false
+		} else if unicode.IsLower(r) {
+			upper = false
+		}
+	}
+	return lower || upper && len(w) >= 2
 }
 
 // findMailboxName finds the display name of a mailbox written as RFC 5322
@@ -391,8 +471,8 @@ func findHonorificName(s string, from int) []int {
 	return nil
 }
 
-// findNameAfterID finds a person's name written just after an identity
-// number or an account (IBAN) already redacted — "CNP [REDACTED:national-id]
+// findNameAfterID finds a person's name written just before (nameBeforeID)
+// or after an identity number or an account (IBAN) already redacted — "CNP [REDACTED:national-id]
 // (Ion-Andrei Popescu)", "ЕГН … не съвпада с името Петър Иванов Георгиев",
 // "rodné číslo …, Jana Dvořáková", "IBAN … elutasítva (Kovács Péter)":
 // within a few bytes of punctuation and up to five lower-case words, two to
@@ -409,6 +489,12 @@ func findNameAfterID(s string, from int) []int {
 		}
 		j := k + mlen
 		i = j
+		if !strings.HasPrefix(s[k:], personalMarker) {
+			// The number's owner may be named before it too.
+			if st, e := nameBeforeID(s, from, k); st >= 0 {
+				return []int{st, e, -1, -1, st, e}
+			}
+		}
 		if strings.HasPrefix(s[k:], personalMarker) {
 			if j+2 < len(s) && s[j] == ' ' && s[j+1] == '(' {
 				st, e := caselessWords(s, j+2)

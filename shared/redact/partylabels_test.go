@@ -54,6 +54,91 @@ var partyCases = []planted{
 	},
 }
 
+// labelCases are identity numbers under labels of more languages and
+// shapes (a leading letter, health services' numbers), and people named
+// beside them, beside an address or under their own languages' labels.
+var labelCases = []planted{
+	{
+		name:    "a resident id with a leading letter after its Traditional Chinese label",
+		in:      "申請失敗：身分證字號 F131104093 與戶籍資料不符（錯誤 RIS-88）",
+		secrets: []string{"F131104093"},
+		keep:    []string{"RIS-88"},
+	},
+	{
+		name:    "a health insurance number with a leading letter",
+		in:      "eGK-Prüfung: Krankenversichertennummer T555558884 unbekannt; retry=false",
+		secrets: []string{"T555558884"},
+		keep:    []string{"retry=false"},
+	},
+	{
+		name:    "a health service's number under its key",
+		in:      `spine lookup failed nhsNumber=9434765919 ods=Y02345 {"nhs_no": "4010232137"}`,
+		secrets: []string{"9434765919", "4010232137"},
+		keep:    []string{"ods=Y02345"},
+	},
+	{
+		name:    "a name under a caseless label ends before the next field's label",
+		in:      "取込エラー 氏名=佐藤 健太 マイナンバー=4712 0386 2191 区分=A",
+		secrets: []string{"佐藤 健太", "4712 0386 2191"},
+		keep:    []string{"区分=A"},
+	},
+	{
+		name:    "a name before an identity number, a joining word and its label between",
+		in:      "alta rechazada para Andrés Gil Romero con DNI 12345678Z (código 4471); could not match Oliver Hartley with NI number AB 12 34 56 C",
+		secrets: []string{"Andrés Gil Romero", "12345678Z", "Oliver Hartley", "AB 12 34 56 C"},
+		keep:    []string{"código 4471"},
+	},
+	{
+		name:    "an addressee right before a street address",
+		in:      "Zustellung an Jonas Weber, Lindenstraße 12, 10115 Berlin gescheitert (Sendung 00340434161094042557)",
+		secrets: []string{"Jonas Weber", "Lindenstraße 12"},
+		keep:    []string{"gescheitert", "Sendung 00340434161094042557"},
+	},
+	{
+		name:    "names under other languages' labels and keys",
+		in:      "factura rechazada — Nombre: Rocío Ibáñez Soler; estado=RECHAZADO &{Conta:12 Titular:João Pedro Matos Estado:FALHOU}",
+		secrets: []string{"Rocío Ibáñez Soler", "João Pedro Matos"},
+		keep:    []string{"estado=RECHAZADO", "Estado:FALHOU"},
+	},
+	{
+		name:    "a Turkish first name beside its surname",
+		in:      `{"musteri": {"Ad": "Elif", "Soyad": "Yıldırım", "sehir": "İzmir"}}`,
+		secrets: []string{"Elif", "Yıldırım"},
+		keep:    []string{"İzmir"},
+	},
+	{
+		name:    "a display name in a block of spaced labels beside a birth date",
+		in:      "A user account was changed.\n\nAttributes:\n\tLogon Name:\tmvoss\n\tDisplay Name:\t\tMarlene Voss\n\tDate of Birth:\t-\n",
+		secrets: []string{"Marlene Voss"},
+		keep:    []string{"mvoss"},
+	},
+	{
+		name: "a service's display name in a block of spaced labels",
+		in:   "Service:\n\tService Name:\tW3SVC\n\tDisplay Name:\tWorld Wide Web Publishing Service\n\tStart Type:\tAuto\n",
+		keep: []string{"World Wide Web Publishing Service"},
+	},
+}
+
+func TestLabelsOfMoreLanguages(t *testing.T) {
+	t.Parallel()
+	for _, c := range labelCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(c.in)
+			for _, s := range c.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("keeps %q\nout: %s", s, out)
+				}
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("loses %q\nout: %s", k, out)
+				}
+			}
+		})
+	}
+}
+
 func TestPartiesBesideTheirNumbers(t *testing.T) {
 	t.Parallel()
 	for _, c := range partyCases {

@@ -505,7 +505,7 @@ var piiPatterns = []Pattern{
 	{
 		// A value a database's error names by its column.
 		Kind:     KindPersonal,
-		Triggers: []string{"key (", "duplicate entry", "[parameters:"},
+		Triggers: []string{"key (", "duplicate entry", "[parameters:", "insert into ", "failing row contains", "duplicate key value"},
 		Find:     findDBRecord,
 	},
 	{
@@ -527,7 +527,8 @@ var piiPatterns = []Pattern{
 			"नाम", "ชื่อ", "שם", "الاسم", "имя", "име", "ім'я", "όνομα", "Όνομα", "nimi", "naam", "isim",
 			"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
 			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
-			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante"},
+			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
+			"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver", "tilinomistaja"},
 		Find: findLabelledName,
 	},
 	{
@@ -614,8 +615,8 @@ var piiPatterns = []Pattern{
 		findIn:    findLabelledNationalID,
 	},
 	{
-		// A person's name just after an identity number redacted above
-		// (namelabels.go).
+		// A person's name just after an identity number redacted above, or
+		// before it with its label between (namelabels.go).
 		Kind:        KindPersonal,
 		AfterMarker: true,
 		Find:        findNameAfterID,

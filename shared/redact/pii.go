@@ -534,6 +534,9 @@ var PersonalKeys = map[string]Kind{
 	"nama": KindPersonal, "namalengkap": KindPersonal, "nik": KindPersonal, "tgllahir": KindPersonal, "tanggallahir": KindPersonal,
 	"idcard": KindPersonal, "idcardno": KindPersonal, "cnic": KindPersonal, "mykad": KindPersonal, "nric": KindPersonal,
 	"sendername": KindPersonal,
+	"titular":    KindPersonal, "intestatario": KindPersonal, "rekeninghouder": KindPersonal,
+	"kontohavare": KindPersonal, "kontohaver": KindPersonal, "tilinomistaja": KindPersonal,
+	"nhsnumber": KindPersonal, "nhsno": KindPersonal, "chinumber": KindPersonal,
 	// a postal address, a phone and an identity number under other
 	// languages' keys and labels (Cyrillic and Greek in both cases: keys
 	// are lowered in ASCII only)

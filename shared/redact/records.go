@@ -92,6 +92,7 @@ var ThingWords = map[string]bool{
 var personNameKeys = map[string]bool{
 	"name": true, "names": true, "nm": true, "lglnm": true, "displayname": true, "nickname": true,
 	"preferredname": true, "fullname": true, "formattedname": true,
+	"ad": true, "adı": true, "isim": true, // Turkish: beside soyad, a TC kimlik no
 }
 
 // addressLineKeys hold a line of a postal address in an address's record.
@@ -550,6 +551,9 @@ func findTextRecord(s string, from int) []int {
 			return nil
 		}
 		i = sep + 1
+		if s[sep] == ':' {
+			ks = spacedKeyStart(s, ks)
+		}
 		if nk := recordKey(s[ks:ke]); ks == ke || ke-ks > 40 || !(personNameKeys[nk] || addressLineKeys[nk] || handleKeys[nk]) {
 			continue
 		}
@@ -701,17 +705,44 @@ func yamlRecord(s string, ks int) *record {
 	return r
 }
 
-// yamlKey returns the key of a YAML line "key: …" (after a list dash), or "".
+// yamlKey returns the key of a YAML line "key: …" (after a list dash), or
+// "": also a label of up to four words, as a report's block of fields
+// writes it ("Date of Birth:", a Windows event's "User Principal Name:").
 func yamlKey(t string) string {
 	t = strings.TrimPrefix(t, "- ")
 	k := 0
-	for k < len(t) && isKeyByte(t[k]) {
-		k++
+	for words := 1; ; words++ {
+		for k < len(t) && isKeyByte(t[k]) {
+			k++
+		}
+		if words < 4 && k+1 < len(t) && t[k] == ' ' && isKeyByte(t[k+1]) {
+			k++
+			continue
+		}
+		break
 	}
 	if k == 0 || k >= len(t) || t[k] != ':' {
 		return ""
 	}
 	return t[:k]
+}
+
+// spacedKeyStart returns where the key ending in the word at s[ks] starts
+// when it is a label of up to four words standing at its line's start
+// ("\tDisplay Name:\t\tIda Ström"), or ks.
+func spacedKeyStart(s string, ks int) int {
+	st := ks
+	for words := 1; words < 4 && st > 1 && s[st-1] == ' ' && isKeyByte(s[st-2]); words++ {
+		w := st - 1
+		for w > 0 && isKeyByte(s[w-1]) {
+			w--
+		}
+		st = w
+		if lineIndentStart(s, st) {
+			return st
+		}
+	}
+	return ks
 }
 
 // findXMLRecord finds the text of a leaf element that holds a name or an
@@ -785,8 +816,11 @@ func findDBRecord(s string, from int) []int {
 back:
 	for k := from - 1; k >= 0 && from-k <= 1024 && s[k] != '\n'; k-- {
 		switch s[k] {
-		case 'k', 'K', 'd', 'D', '[':
-			if h, _ := nextDBHead(s[:min(len(s), k+20)], k); h == k {
+		case 'k', 'K', 'd', 'D', '[', 'i', 'I', 'f', 'F':
+			if k+1 < len(s) && strings.IndexByte("eEuUpPnNaA", s[k+1]) < 0 {
+				continue // no head's second byte
+			}
+			if h, _ := nextDBHead(s[:min(len(s), k+32)], k); h == k {
 				i = k
 				break back
 			}
@@ -803,6 +837,12 @@ back:
 			spans = pgKeyValues(s, at+len("key ("))
 		case 'd':
 			spans = mysqlDupEntry(s, at+len("duplicate entry '"))
+		case 'i':
+			spans = insertValues(s, at)
+		case 'f':
+			spans = failingRow(s, at+len("failing row contains ("))
+		case 's':
+			spans = duplicateKeyValue(s, at, at+len("duplicate key value is ("))
 		default:
 			spans = sqlParameters(s, at)
 		}
@@ -817,10 +857,14 @@ back:
 }
 
 // nextDBHead returns where the next head of a database error stands at or
-// after i — "Key (", "Duplicate entry '", "[parameters: " — and which it
-// is ('k', 'd', 'p'), in one pass over the text.
+// after i — "Key (", "Duplicate entry '", "[parameters: ", "INSERT INTO",
+// "Failing row contains (", "The duplicate key value is (" — and which it
+// is ('k', 'd', 'p', 'i', 'f', 's'), in one pass over the text.
 func nextDBHead(s string, i int) (int, byte) {
 	for ; i < len(s); i++ {
+		if !dbHeadStart[s[i]] {
+			continue
+		}
 		switch s[i] {
 		case 'k', 'K':
 			if hasPrefixFold(s[i:], "key (") {
@@ -830,6 +874,18 @@ func nextDBHead(s string, i int) (int, byte) {
 			if hasPrefixFold(s[i:], "duplicate entry '") {
 				return i, 'd'
 			}
+			if hasPrefixFold(s[i:], "duplicate key value is (") {
+				return i, 's'
+			}
+		case 'i', 'I':
+			// The second byte first: 'i' starts many words.
+			if i+1 < len(s) && s[i+1]|0x20 == 'n' && hasPrefixFold(s[i:], "insert into ") && (i == 0 || !isWord(s[i-1])) {
+				return i, 'i'
+			}
+		case 'f', 'F':
+			if i+1 < len(s) && s[i+1]|0x20 == 'a' && hasPrefixFold(s[i:], "failing row contains (") {
+				return i, 'f'
+			}
 		case '[':
 			if strings.HasPrefix(s[i:], "[parameters: ") {
 				return i, 'p'
@@ -838,6 +894,14 @@ func nextDBHead(s string, i int) (int, byte) {
 	}
 	return -1, 0
 }
+
+// dbHeadStart holds the first bytes of the heads nextDBHead finds.
+var dbHeadStart = func() (t [256]bool) {
+	for _, c := range "kKdDiIfF[" {
+		t[c] = true
+	}
+	return t
+}()
 
 // columnKinds returns the kind each column gives its value ("" for none),
 // the columns judged together as one record's keys.
@@ -998,6 +1062,260 @@ func sqlParameters(s string, i int) [][2]int {
 		}
 	}
 	return out
+}
+
+// insertColumns reads "INSERT INTO t (a, b)" at s[at] and returns the
+// table, its columns and the offset past the columns' closing bracket, or
+// ok false.
+func insertColumns(s string, at int) (table string, cols []string, end int, ok bool) {
+	rest := s[at+len("insert into ") : min(len(s), at+2048)]
+	open := strings.IndexByte(rest, '(')
+	if open <= 0 || strings.IndexAny(rest[:open], "\n;") >= 0 {
+		return "", nil, 0, false
+	}
+	cl := strings.IndexByte(rest[open:], ')')
+	if cl < 0 {
+		return "", nil, 0, false
+	}
+	cl += open
+	table = strings.Trim(strings.TrimSpace(rest[:open]), "`\"[]")
+	cols = strings.Split(rest[open+1:cl], ",")
+	for k := range cols {
+		cols[k] = strings.Trim(strings.TrimSpace(cols[k]), "`\"[]")
+	}
+	return table, cols, at + len("insert into ") + cl + 1, true
+}
+
+// sqlValues reads the values of a list whose opening bracket is s[p] —
+// quoted strings (the quotes left out) or bare text up to the next comma —
+// and returns their spans and the offset past its closing bracket, or ok
+// false when the list is cut short.
+func sqlValues(s string, p int) (vals [][2]int, end int, ok bool) {
+	closer := byte(')')
+	if s[p] == '[' {
+		closer = ']'
+	}
+	p++
+	for len(vals) < 256 && p < len(s) {
+		for p < len(s) && s[p] == ' ' {
+			p++
+		}
+		if p < len(s) && s[p] == closer && len(vals) == 0 {
+			return nil, p + 1, true
+		}
+		vs, ve := p, p
+		if p < len(s) && (s[p] == '\'' || s[p] == '"') {
+			q := s[p]
+			k := p + 1
+			for k < len(s) && s[k] != '\n' {
+				if s[k] == '\\' {
+					k += 2
+					continue
+				}
+				if s[k] == q {
+					if q == '\'' && k+1 < len(s) && s[k+1] == q { // SQL's doubled quote
+						k += 2
+						continue
+					}
+					break
+				}
+				k++
+			}
+			if k >= len(s) || s[k] != q {
+				return vals, p, false
+			}
+			vs, ve, p = p+1, k, k+1
+		} else {
+			for p < len(s) && s[p] != ',' && s[p] != closer && s[p] != '\n' {
+				p++
+			}
+			ve = p
+			for ve > vs && s[ve-1] == ' ' {
+				ve--
+			}
+		}
+		vals = append(vals, [2]int{vs, ve})
+		for p < len(s) && s[p] == ' ' {
+			p++
+		}
+		if p < len(s) && s[p] == ',' {
+			p++
+			continue
+		}
+		if p < len(s) && s[p] == closer {
+			return vals, p + 1, true
+		}
+		return vals, p, false
+	}
+	return vals, p, false
+}
+
+// placeholder reports whether a statement's value is a bound parameter's
+// place: ?, $1, :name, %s, %(name)s, @p1.
+func placeholder(v string) bool {
+	if v == "" {
+		return false
+	}
+	switch v[0] {
+	case '?', '$':
+		return true
+	case ':', '@':
+		return len(v) > 1 && isWord(v[1])
+	case '%':
+		return len(v) > 1 && (v[1] == 's' || v[1] == '(' || v[1] == 'd')
+	}
+	return false
+}
+
+// paramHeads name the list of a statement's bound values after it:
+// Doctrine's "with params [", TypeORM's "-- PARAMETERS: [", "bindings: [",
+// "binds: [".
+var paramHeads = []string{"params", "parameters", "bindings", "binds", "bind variables", "values"}
+
+// insertValues reads "INSERT INTO t (cols) VALUES (…)" at s[at] and
+// returns the spans of the values its columns call personal data: the
+// statement's own literals (quoted, or bare as Laravel prints its
+// bindings into the SQL), or, when the statement holds placeholders, the
+// list of bound values a driver prints after it (with params […],
+// parameters: […], bindings: […]).
+func insertValues(s string, at int) [][2]int {
+	table, cols, p, ok := insertColumns(s, at)
+	if !ok {
+		return nil
+	}
+	for p < len(s) && s[p] == ' ' {
+		p++
+	}
+	if !hasPrefixFold(s[p:], "values") {
+		return nil
+	}
+	p += len("values")
+	for p < len(s) && s[p] == ' ' {
+		p++
+	}
+	if p >= len(s) || s[p] != '(' {
+		return nil
+	}
+	vals, end, whole := sqlValues(s, p)
+	if len(vals) > 0 && placeholder(s[vals[0][0]:vals[0][1]]) {
+		lp := boundList(s, end)
+		if lp < 0 {
+			return nil
+		}
+		if s[lp+1] == '(' { // a list of rows: SQLAlchemy's executemany
+			lp++
+		}
+		vals, _, whole = sqlValues(s, lp)
+	}
+	return byColumn(s, table, cols, vals, whole)
+}
+
+// boundList returns the offset of the opening bracket of the bound values'
+// list that a driver prints within 256 bytes after a statement's end, or
+// -1.
+func boundList(s string, end int) int {
+	w := s[end:min(len(s), end+256)]
+	for _, h := range paramHeads {
+		k := indexFold(w, h)
+		if k < 0 {
+			continue
+		}
+		p := k + len(h)
+		for p < len(w) && (w[p] == ' ' || w[p] == ':' || w[p] == '=' || w[p] == '>') {
+			p++
+		}
+		if p+1 < len(w) && (w[p] == '[' || w[p] == '(') {
+			return end + p
+		}
+	}
+	return -1
+}
+
+// byColumn returns the spans of the values that their columns call
+// personal data, judged together as one record's; when the values do not
+// split as the columns do (a bare value holding a comma, a list cut short)
+// and a column is personal, the list goes whole.
+func byColumn(s, table string, cols []string, vals [][2]int, whole bool) [][2]int {
+	if len(vals) == 0 {
+		return nil
+	}
+	texts := make([]string, len(vals))
+	for k, v := range vals {
+		texts[k] = s[v[0]:v[1]]
+	}
+	kinds := columnKinds(table, cols, texts)
+	if len(vals) != len(cols) || !whole {
+		for _, k := range kinds {
+			if k != "" {
+				return [][2]int{{vals[0][0], vals[len(vals)-1][1]}}
+			}
+		}
+		return nil
+	}
+	var out [][2]int
+	for k, v := range texts {
+		if kinds[k] != "" && plausible(kinds[k], v) && !isLiteral(v) && !strings.EqualFold(v, "null") && !placeholder(v) {
+			out = append(out, vals[k])
+		}
+	}
+	return out
+}
+
+// failingRow reads PostgreSQL's "Failing row contains (…)" at s[i] — a
+// row's values, the table's columns in order — and judges them by the
+// columns of the INSERT that failed, printed before or after it (its
+// STATEMENT line). Without a statement whose columns match the values in
+// number, a value written as a person's full name goes.
+func failingRow(s string, i int) [][2]int {
+	vals, _, whole := sqlValues(s, i-1)
+	ins := -1
+	if k := strings.LastIndex(lowerString(s[max(0, i-4096):i]), "insert into "); k >= 0 {
+		ins = max(0, i-4096) + k
+	}
+	if k := indexFold(s[i:min(len(s), i+4096)], "insert into "); k >= 0 && (ins < 0 || k < i-ins) {
+		ins = i + k
+	}
+	if ins >= 0 {
+		if table, cols, _, ok := insertColumns(s, ins); ok && len(cols) == len(vals) && whole {
+			return byColumn(s, table, cols, vals, whole)
+		}
+	}
+	var out [][2]int
+	for _, v := range vals {
+		if looksLikePersonName(s[v[0]:v[1]]) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// duplicateKeyValue reads SQL Server's "The duplicate key value is (…)" at
+// s[i]: the values go whole when the words of the index or constraint
+// named before it ("unique index 'IX_customers_full_name_dob'") name
+// personal data, as MySQL's duplicate entry does.
+func duplicateKeyValue(s string, at, i int) [][2]int {
+	vals, _, _ := sqlValues(s, i-1)
+	if len(vals) == 0 {
+		return nil
+	}
+	head := s[max(0, at-512):at]
+	for q := len(head); ; {
+		q = strings.LastIndexByte(head[:q], '\'')
+		if q < 0 {
+			return nil
+		}
+		o := strings.LastIndexByte(head[:q], '\'')
+		if o < 0 {
+			return nil
+		}
+		words := splitWords(head[o+1:q], nil)
+		for e := len(words); e >= 1; e-- {
+			if personalKind(words[:e]) != "" {
+				return [][2]int{{vals[0][0], vals[len(vals)-1][1]}}
+			}
+		}
+		q = o
+	}
 }
 
 // inThingRecord reports whether the key at s[ks:ke], a name's, stands in
