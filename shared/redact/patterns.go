@@ -454,6 +454,20 @@ var secretPatterns = []Pattern{
 		Find:     findConfigCommand,
 	},
 	{
+		// A protocol's login command (wire.go).
+		Kind:     KindPassword,
+		Triggers: []string{"login ", "pass ", "auth "},
+		Find:     findWireLogin,
+	},
+	{
+		// A table's row: a secret's name in one cell, its value in the
+		// next (wire.go).
+		Kind:     KindSecret,
+		Triggers: []string{"│", "┃", "║", "|"},
+		Find:     findTableCredential,
+		Check:    checkNamedSecret,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: []string{":\n", ":\r"},
 		Find:     findAnnouncedSecret,

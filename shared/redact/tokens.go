@@ -659,10 +659,13 @@ func mixedClasses(tok string) bool {
 // is not a UUID.
 func prefixedKey(tok string) bool {
 	p := strings.IndexAny(tok, "_-")
-	if p <= 0 || p > 10 || !isLetter(tok[0]) || SafeIDPrefixes[strings.ToLower(tok[:p])] || titleWord(tok[:p]) {
+	if p <= 0 || p > 10 || !isLetter(tok[0]) || titleWord(tok[:p]) {
 		return false
 	}
 	body := tok[p+1:]
+	if safePrefix(tok, p) {
+		return false
+	}
 	if isUUID(body) {
 		return false
 	}
@@ -678,6 +681,19 @@ func prefixedKey(tok string) bool {
 		a = b + 1
 	}
 	return hexDigits >= 32
+}
+
+// safePrefix reports whether tok[:p] is one of SafeIDPrefixes and shields
+// tok: a key's own prefix among them — pk, a private key's or a
+// publishable one's — shields only what a publishable key looks like
+// (Stripe's pk_live_… of mixed letters); before a bare body of 32 hex
+// digits or more it is a private key's (pk_90ab…).
+func safePrefix(tok string, p int) bool {
+	pre := strings.ToLower(tok[:p])
+	if !SafeIDPrefixes[pre] {
+		return false
+	}
+	return pre != "pk" || len(tok)-p-1 < 32 || !isHexPiece(tok[p+1:])
 }
 
 // titleWord reports whether p is a capitalized word (a capital, then four
@@ -746,7 +762,7 @@ func safeShape(tok string) bool {
 		return true // a Twilio SID: AC, SM, CA… and 32 hex digits
 	}
 	if p := strings.IndexAny(tok, "_-"); p > 0 {
-		if SafeIDPrefixes[strings.ToLower(tok[:p])] {
+		if safePrefix(tok, p) {
 			return true
 		}
 		switch strings.ToLower(tok[:p]) {
