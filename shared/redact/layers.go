@@ -670,6 +670,14 @@ func (p *lenient) container(start, from int, close byte, role *keyRole) (int, va
 		tr := keyRole{text: true}
 		role = &tr
 	}
+	if role != nil && role.text && role.kind == "" && ok && p.s[start] == '[' && end > start {
+		// A queue's records under a content key keep what was judged
+		// member by member (recordList).
+		var x any
+		if json.Unmarshal([]byte(p.s[start:end]), &x) == nil && recordList(x) {
+			return end, vContainer
+		}
+	}
 	if role != nil && (role.kind != "" || role.text) && end > start {
 		// The key decides for the whole value: drop what was edited inside.
 		// A value that did not close (cut short, or quoted in a way the

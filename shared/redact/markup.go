@@ -61,6 +61,13 @@ func xmlElement(s string, from int, want func(keyRole) bool) []int {
 		if htmlElements[strings.ToLower(name)] {
 			role = keyRole{}
 		}
+		if role.text && role.kind == "" {
+			// The text of the system's own element — SOAP 1.2's
+			// <Reason><Text>, an <Error><Message> — is its message.
+			if p := strings.ToLower(xmlParent(s, o)); OwnTextWords[p] || p == "fault" {
+				role = keyRole{}
+			}
+		}
 		if !want(role) {
 			// <entry key="password">…</entry>: the name is an attribute.
 			if r, ok := attrNameRole(s[after : after+gt]); !ok || !want(r) {

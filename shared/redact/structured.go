@@ -268,6 +268,9 @@ func memberOf(role keyRole, x any, depth int) any {
 		case string:
 			return Text(t)
 		}
+		if recordList(x) {
+			return value(x, depth)
+		}
 		return Text(canonical(x))
 	}
 	if role.args {
@@ -284,6 +287,30 @@ func memberOf(role keyRole, x any, depth int) any {
 		}
 	}
 	return value(x, depth)
+}
+
+// recordList reports whether x, under a content key, is a list of records
+// that are no turns of a conversation: objects none of whose keys is a
+// turn's (role, speaker, sender) or a content key — SQS's ReceiveMessage
+// "Messages" (MessageId, Body, Attributes), a mail API's "messages" of ids.
+// Their members are judged by their own keys.
+func recordList(x any) bool {
+	a, ok := x.([]any)
+	if !ok || len(a) == 0 {
+		return false
+	}
+	for _, e := range a {
+		m, ok := e.(map[string]any)
+		if !ok || len(m) == 0 {
+			return false
+		}
+		for k := range m {
+			if TurnKeys[normKey(k)] || roleOf(k).text {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // plainStrings reports whether a holds strings (and numbers) only, with at
@@ -722,6 +749,19 @@ func (w *walker) memberRole(role keyRole) {
 			w.out = appendQuoted(w.out, kind.Marker())
 		}
 		return
+	}
+	if role.text && w.peek() == '[' {
+		start := w.i
+		raw := w.skip()
+		var x any
+		if json.Unmarshal(raw, &x) == nil && recordList(x) {
+			// A queue's messages, not a chat's: records walked member by
+			// member.
+			w.i = start
+			w.value()
+			return
+		}
+		w.i = start
 	}
 	if role.text {
 		raw := w.skip()

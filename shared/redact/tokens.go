@@ -54,6 +54,8 @@ var IDWords = map[string]bool{
 	"span": true, "root": true, "parent": true, "hostid": true, "request": true,
 	"ref": true, "reference": true, "version": true, "handle": true,
 	"number": true, "numbers": true, "sequence": true,
+	// A chain's transaction names its record (tx, txid).
+	"tx": true, "txid": true,
 }
 
 // IDNouns are the nouns that make "<noun>id" an identifier's label.
