@@ -128,6 +128,10 @@ func findChatTurn(s string, from int) []int {
 			}
 			vs++
 		}
+		if vs < len(s) && (s[vs] == '"' || s[vs] == '\'') && (vs+1 == len(s) || strings.IndexByte(",;)}] \t\r\n", s[vs+1]) >= 0) {
+			i = vs
+			continue // an empty turn left for the model, then the string that held the template closes
+		}
 		if vs < len(s) && vs > 0 && s[vs-1] == '\n' && logRecordStart(s, vs) {
 			i = vs - 1
 			continue // an empty turn (the assistant's, left for the model), then the log

@@ -49,6 +49,17 @@ var promptShapeCases = []planted{
 		keep:    []string{"NumberFormatException", "Invalid value: 'express'"},
 	},
 	{
+		name:    "a template in a string, the model's turn left empty",
+		in:      `INFO llm_engine: Added request 7f3a: inputs='<|im_start|>system
+You answer for a pharmacy.<|im_end|>
+<|im_start|>user
+Can I take ibuprofen with my blood thinners?<|im_end|>
+<|im_start|>assistant
+', sampling_params=SamplingParams(n=1, top_p=0.9), lora=None`,
+		secrets: []string{"take ibuprofen with my blood thinners", "answer for a pharmacy"},
+		keep:    []string{"sampling_params=SamplingParams(n=1, top_p=0.9), lora=None"},
+	},
+	{
 		name:    "a content key's list after '='",
 		in:      "ValidationError: [type=list_type, prompt_messages=[{'role': 'user', 'content': 'Which of my two pension pots has the lower fees?'}], input_type=str]",
 		secrets: []string{"two pension pots has the lower fees"},
