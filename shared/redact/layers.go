@@ -674,7 +674,7 @@ func (p *lenient) container(start, from int, close byte, role *keyRole) (int, va
 		// A queue's records under a content key keep what was judged
 		// member by member (recordList).
 		var x any
-		if json.Unmarshal([]byte(p.s[start:end]), &x) == nil && recordList(x) {
+		if raw := p.s[start:end]; mayBeRecordsText(raw) && json.Unmarshal([]byte(raw), &x) == nil && recordList(x) {
 			return end, vContainer
 		}
 	}

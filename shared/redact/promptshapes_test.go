@@ -49,8 +49,8 @@ var promptShapeCases = []planted{
 		keep:    []string{"NumberFormatException", "Invalid value: 'express'"},
 	},
 	{
-		name:    "a template in a string, the model's turn left empty",
-		in:      `INFO llm_engine: Added request 7f3a: inputs='<|im_start|>system
+		name: "a template in a string, the model's turn left empty",
+		in: `INFO llm_engine: Added request 7f3a: inputs='<|im_start|>system
 You answer for a pharmacy.<|im_end|>
 <|im_start|>user
 Can I take ibuprofen with my blood thinners?<|im_end|>

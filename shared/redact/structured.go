@@ -313,6 +313,35 @@ func recordList(x any) bool {
 	return true
 }
 
+// mayBeRecords is recordList's cheap test on a list's bytes: a list of
+// objects that names none of a chat's common keys.
+func mayBeRecords(raw []byte) bool {
+	t := bytes.TrimLeft(raw[1:], " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	for _, k := range [...]string{`"role"`, `"content"`, `"text"`, `"parts"`} {
+		if bytes.Contains(raw, []byte(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayBeRecordsText is mayBeRecords on text.
+func mayBeRecordsText(raw string) bool {
+	t := strings.TrimLeft(raw[1:], " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	for _, k := range [...]string{`"role"`, `"content"`, `"text"`, `"parts"`} {
+		if strings.Contains(raw, k) {
+			return false
+		}
+	}
+	return true
+}
+
 // plainStrings reports whether a holds strings (and numbers) only, with at
 // least one string: a payload of content, not of records.
 func plainStrings(a []any) bool {
@@ -750,21 +779,24 @@ func (w *walker) memberRole(role keyRole) {
 		}
 		return
 	}
+	var skipped []byte
 	if role.text && w.peek() == '[' {
 		start := w.i
-		raw := w.skip()
+		skipped = w.skip()
 		var x any
-		if json.Unmarshal(raw, &x) == nil && recordList(x) {
+		if mayBeRecords(skipped) && json.Unmarshal(skipped, &x) == nil && recordList(x) {
 			// A queue's messages, not a chat's: records walked member by
 			// member.
 			w.i = start
 			w.value()
 			return
 		}
-		w.i = start
 	}
 	if role.text {
-		raw := w.skip()
+		raw := skipped
+		if raw == nil {
+			raw = w.skip()
+		}
 		switch firstByte(raw) {
 		case '"':
 			s := decodeString(raw)
