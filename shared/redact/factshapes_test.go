@@ -27,6 +27,12 @@ var factShapeCases = []planted{
 		keep:    []string{"Person im Register nicht gefunden", "The text field exceeds the allowed length"},
 	},
 	{
+		name:    "a platform's generated host stays, a token in the URL goes",
+		in:      "POST https://summarizer-q8w3e5r7t9-uc.a.run.app/v1/jobs?token=Ab3kZ9qLm2Xc7Vb1Nw4 -> 503\nGET https://web-3f9c2a1b7d-acme.vercel.app/api/health -> 200",
+		secrets: []string{"Ab3kZ9qLm2Xc7Vb1Nw4"},
+		keep:    []string{"https://summarizer-q8w3e5r7t9-uc.a.run.app/v1/jobs", "https://web-3f9c2a1b7d-acme.vercel.app/api/health"},
+	},
+	{
 		name:    "a transaction's hash stays, a private key goes",
 		in:      "WARN relayer: nonce too low txid=0x9a3f51c7d2e84b06f1a2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718 chain=polygon\nsigner_private_key=0x4c0883a69102937d6231471b5dbb6204fe512961708279f3c0f1e1a6b1d7e0b2",
 		secrets: []string{"4c0883a69102937d6231471b5dbb6204fe512961708279f3c0f1e1a6b1d7e0b2"},

@@ -257,7 +257,7 @@ func judgeToken(in *probe, s string, i, j int) []int {
 		for b < j && s[b] != '/' && s[b] != '.' {
 			b++
 		}
-		if b-a >= minRandomLen && !(a > 0 && s[a-1] == '/' && collectionSegment(prev)) && !onionHost(s, a, b) && randomLooking(s[a:b]) {
+		if b-a >= minRandomLen && !(a > 0 && s[a-1] == '/' && collectionSegment(prev)) && !onionHost(s, a, b) && !generatedHostLabel(s, a, b) && randomLooking(s[a:b]) {
 			return []int{a, b, -1, -1, a, b}
 		}
 		if a > 0 && s[a-1] == '/' || a == i {
@@ -289,6 +289,37 @@ func collectionSegment(seg string) bool {
 	}
 	_, secret := KeyKind(seg)
 	return !secret && !strings.HasSuffix(seg, "keys")
+}
+
+// generatedHostLabel reports whether s[a:b] is a label of a URL's host
+// that a platform generated from a service's name (Cloud Run's
+// llm-gw-7x2k3p4q5a-ew.a.run.app, a preview deployment's
+// web-3f9c2a1b7d-team): lower-case letters, digits and '-', a word of
+// letters among its '-'-separated pieces and none of them 20 characters or
+// more. A host is where the request went, not a credential.
+func generatedHostLabel(s string, a, b int) bool {
+	h := a
+	for h > 0 && (isLower(s[h-1]) || isDigit(s[h-1]) || s[h-1] == '-' || s[h-1] == '.') {
+		h--
+	}
+	if h < 3 || s[h-3:h] != "://" {
+		return false
+	}
+	word := false
+	for _, p := range strings.Split(s[a:b], "-") {
+		if len(p) >= 20 || p == "" {
+			return false
+		}
+		allLetters := len(p) >= 2
+		for k := 0; k < len(p); k++ {
+			if !isLower(p[k]) && !isDigit(p[k]) {
+				return false
+			}
+			allLetters = allLetters && isLower(p[k])
+		}
+		word = word || allLetters
+	}
+	return word
 }
 
 // onionHost reports whether s[a:b] is a Tor v3 onion service's name: 56
