@@ -49,7 +49,49 @@ func chatToken(s string, i int) (n int, open bool) {
 			return len(t), false
 		}
 	}
+	if s[i] == '[' {
+		return bracketTurnTag(s, i)
+	}
 	return 0, false
+}
+
+// turnTagWords name a turn or its part in a bracketed tag of a template
+// (Mistral's [SYSTEM_PROMPT] … [/SYSTEM_PROMPT], [TOOL_RESULTS] …
+// [/TOOL_RESULTS]).
+var turnTagWords = []string{"SYSTEM", "PROMPT", "USER", "ASSISTANT", "TOOL", "RESULTS", "INSTRUCTIONS", "CONTEXT", "QUERY", "QUESTION", "MESSAGE", "INPUT", "DOCUMENT", "DOCUMENTS"}
+
+// bracketTurnTag returns the length of a bracketed tag at s[i] that opens
+// or closes a turn: upper-case words joined by '_', one of them a
+// turnTagWords, "[NAME]" opening when "[/NAME]" closes it further on, so
+// a log's "[USER] signed in" stays.
+func bracketTurnTag(s string, i int) (n int, open bool) {
+	j := i + 1
+	closing := j < len(s) && s[j] == '/'
+	if closing {
+		j++
+	}
+	ns := j
+	for j < len(s) && j-ns <= 24 && (isUpper(s[j]) || s[j] == '_') {
+		j++
+	}
+	if j == ns || j >= len(s) || s[j] != ']' {
+		return 0, false
+	}
+	name := s[ns:j]
+	turn := false
+	for _, w := range strings.Split(name, "_") {
+		turn = turn || containsWord(turnTagWords, w)
+	}
+	if !turn {
+		return 0, false
+	}
+	if closing {
+		return j + 1 - i, false
+	}
+	if !strings.Contains(s[j+1:min(len(s), j+1+maxDecodedBytes)], "[/"+name+"]") {
+		return 0, false
+	}
+	return j + 1 - i, true
 }
 
 // findChatTurn returns the text of the first turn after from. It visits
@@ -85,6 +127,10 @@ func findChatTurn(s string, from int) []int {
 				escaped = true
 			}
 			vs++
+		}
+		if vs < len(s) && (s[vs] == '"' || s[vs] == '\'') && (vs+1 == len(s) || strings.IndexByte(",;)}] \t\r\n", s[vs+1]) >= 0) {
+			i = vs
+			continue // an empty turn left for the model, then the string that held the template closes
 		}
 		if vs < len(s) && vs > 0 && s[vs-1] == '\n' && logRecordStart(s, vs) {
 			i = vs - 1

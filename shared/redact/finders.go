@@ -71,7 +71,7 @@ func findKeyValue(s string, from int) []int {
 				return []int{keyStart, ce, keyStart, keyEnd, cs, ce}
 			}
 		}
-		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) && !personal(kind) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) {
+		if ve <= vs || s[sep] == ':' && proseAfterLabel(s, vs, ve) && !personal(kind) || pathUnderPWD(s, keyStart, keyEnd, vs, ve) || statusAnswer(s, vs, ve) {
 			continue
 		}
 		if s[sep] == ':' && ve == end && isBlockIndicator(s[vs:ve]) {
@@ -1043,4 +1043,15 @@ func nextKey(s string, from, i int) (ks, ke, sep int) {
 		ks--
 	}
 	return ks, sep, sep
+}
+
+// statusAnswer reports whether the value s[vs:ve] is an HTTP status with
+// its reason phrase after it ("unable to fetch secrets: 401
+// Unauthorized", "token: 403 Forbidden"): the answer to a request for the
+// secret, not the secret.
+func statusAnswer(s string, vs, ve int) bool {
+	if ve-vs != 3 || s[vs] < '1' || s[vs] > '5' || !isAllDigits(s[vs:ve]) {
+		return false
+	}
+	return ve+1 < len(s) && s[ve] == ' ' && isUpper(s[ve+1])
 }

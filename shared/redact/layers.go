@@ -520,12 +520,65 @@ func (p *lenient) stringValue(i int, role *keyRole) (int, valueKind) {
 	end := k
 	if closed {
 		end = k + 1
+		if role != nil && (role.text || role.kind != "") {
+			if e, joined, ok := p.adjacentLiterals(end, q); ok {
+				// Python's adjacent literals are one string: pprint wraps a
+				// long one so, 'You are … never speculate about '\n 'liability.'
+				text := body
+				if esc {
+					if d, ok := unescape(body); ok {
+						text = d
+					}
+				}
+				p.applyString(i+1, e-1, text+joined, q, false, role)
+				return e, vString
+			}
+		}
 	}
 	p.applyString(i+1, k, body, q, esc, role)
 	if !closed {
 		return end, vNone // cut short: stop here
 	}
 	return end, vString
+}
+
+// adjacentLiterals reads the string literals quoted with q that follow
+// s[i] with only blanks and line breaks before each (Python's implicit
+// concatenation) and returns the end of the last, their bodies joined
+// (unescaped), and whether there was one.
+func (p *lenient) adjacentLiterals(i int, q byte) (end int, joined string, ok bool) {
+	var b strings.Builder
+	end = i
+	for n := 0; n < 256; n++ {
+		j := end
+		for j < len(p.s) && (p.s[j] == ' ' || p.s[j] == '\t' || p.s[j] == '\n' || p.s[j] == '\r') {
+			j++
+		}
+		if j >= len(p.s) || p.s[j] != q {
+			break
+		}
+		k := j + 1
+		esc := false
+		for k < len(p.s) && p.s[k] != q && p.s[k] != '\n' {
+			if p.s[k] == '\\' {
+				esc = true
+				k++
+			}
+			k++
+		}
+		if k >= len(p.s) || p.s[k] != q {
+			break
+		}
+		body := p.s[j+1 : k]
+		if esc {
+			if d, ok := unescape(body); ok {
+				body = d
+			}
+		}
+		b.WriteString(body)
+		end, ok = k+1, true
+	}
+	return end, b.String(), ok
 }
 
 // applyString edits the string body s[a:b] by role.
@@ -616,6 +669,14 @@ func (p *lenient) container(start, from int, close byte, role *keyRole) (int, va
 		// prompts) is content.
 		tr := keyRole{text: true}
 		role = &tr
+	}
+	if role != nil && role.text && role.kind == "" && ok && p.s[start] == '[' && end > start {
+		// A queue's records under a content key keep what was judged
+		// member by member (recordList).
+		var x any
+		if raw := p.s[start:end]; mayBeRecordsText(raw) && json.Unmarshal([]byte(raw), &x) == nil && recordList(x) {
+			return end, vContainer
+		}
 	}
 	if role != nil && (role.kind != "" || role.text) && end > start {
 		// The key decides for the whole value: drop what was edited inside.

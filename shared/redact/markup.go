@@ -61,6 +61,13 @@ func xmlElement(s string, from int, want func(keyRole) bool) []int {
 		if htmlElements[strings.ToLower(name)] {
 			role = keyRole{}
 		}
+		if role.text && role.kind == "" {
+			// The text of the system's own element — SOAP 1.2's
+			// <Reason><Text>, an <Error><Message> — is its message.
+			if p := strings.ToLower(xmlParent(s, o)); OwnTextWords[p] || p == "fault" {
+				role = keyRole{}
+			}
+		}
 		if !want(role) {
 			// <entry key="password">…</entry>: the name is an attribute.
 			if r, ok := attrNameRole(s[after : after+gt]); !ok || !want(r) {
@@ -233,6 +240,23 @@ func findContentValue(s string, from int) []int {
 			}
 			spaced = true
 		}
+		// A property list's line pads its name to align the colons:
+		// PowerShell's Format-List, `content : …`.
+		padded := false
+		if ks == ke && s[sep] == ':' && sep >= 2 && s[sep-1] == ' ' && sep+1 < len(s) && s[sep+1] == ' ' {
+			ke = sep - 1
+			for ke > from && s[ke-1] == ' ' {
+				ke--
+			}
+			ks = ke
+			for ks > from && isKeyByte(s[ks-1]) {
+				ks--
+			}
+			padded = ks < ke && (ks == 0 || s[ks-1] == '\n' || s[ks-1] == '\r')
+			if !padded {
+				continue
+			}
+		}
 		if ks == ke || ke-ks > 64 {
 			continue
 		}
@@ -265,6 +289,11 @@ func findContentValue(s string, from int) []int {
 		lineStart := ks == 0 || lineIndentStart(s, ks)
 		var vs, ve int
 		switch {
+		case padded:
+			if !role.text {
+				continue
+			}
+			vs, ve = sep+2, wrappedLine(s, ks, sep+2)
 		case spaced:
 			vs, ve = toStringValue(s, sep+2, " =")
 			for ve > vs && s[ve-1] == ' ' {
@@ -274,6 +303,11 @@ func findContentValue(s string, from int) []int {
 			vs, ve = toStringValue(s, skipBlanks(s, sep+1), ":")
 		case s[sep] == '=' && strings.IndexByte(" ,({", before) >= 0 && inToString(s, ks):
 			vs, ve = toStringValue(s, sep+1, "=")
+		case s[sep] == '=' && role.text && sep+1 < len(s) && s[sep+1] == '[' && strings.IndexByte(" \t,({", before) >= 0 && bracketEnd(s, sep+1) > sep+2:
+			// A content key's list written after '=' (a repr in a validation
+			// error: input_value=[{'type': 'text', …}]) goes whole, as under
+			// a JSON key.
+			vs, ve = sep+1, bracketEnd(s, sep+1)
 		case s[sep] == '=' && role.payload && !role.text && sep+1 < len(s) && s[sep+1] == '[':
 			// An input list written after '=' (a repr, a log line): plain
 			// strings are content, a list holding objects is walked.
@@ -317,6 +351,29 @@ func findContentValue(s string, from int) []int {
 		return []int{ks, ve, ks, ke, vs, ve}
 	}
 	return nil
+}
+
+// wrappedLine returns the end of a property's value that starts at s[vs]
+// on the line that starts at s[ls]: its line, and the lines after it
+// indented to the value's column (Format-List wraps a long value so).
+func wrappedLine(s string, ls, vs int) int {
+	ve := lineEnd(s, vs)
+	col := vs - ls
+	for ve < len(s) {
+		n := ve + 1
+		if s[ve] == '\r' && n < len(s) && s[n] == '\n' {
+			n++
+		}
+		k := n
+		for k < len(s) && k-n < col && s[k] == ' ' {
+			k++
+		}
+		if k-n != col || k >= len(s) || s[k] == ' ' || s[k] == '\n' || s[k] == '\r' {
+			break
+		}
+		ve = lineEnd(s, k)
+	}
+	return ve
 }
 
 // proseTail reports whether the rest of the line from s[i] is prose: five

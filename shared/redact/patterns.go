@@ -123,7 +123,7 @@ var structurePatterns = []Pattern{
 		// (chattemplate.go), before the labels a
 		// template may stand after ("prompt: [INST] …").
 		Kind:     KindSecret,
-		Triggers: []string{"<|im_start|>", "<|start_header_id|>", "<|header_start|>", "<|start|>", "[inst]", "<start_of_turn>", "<|user|>", "<|system|>", "<|assistant|>", "<｜user｜>", "<｜assistant｜>"},
+		Triggers: []string{"<|im_start|>", "<|start_header_id|>", "<|header_start|>", "<|start|>", "[inst]", "<start_of_turn>", "<|user|>", "<|system|>", "<|assistant|>", "<｜user｜>", "<｜assistant｜>", "[/"},
 		Find:     findChatTurn,
 		textKind: true,
 	},
@@ -221,6 +221,25 @@ var structurePatterns = []Pattern{
 		Triggers: []string{"complete(", "generate", "i_query(", "i_gen(", "cortex."},
 		Find:     findModelCallLiteral,
 		textKind: true,
+	},
+	{
+		// A parser's error quoting its input (sqlcalls.go).
+		Kind:     KindSecret,
+		Triggers: []string{"value: ", "input: ", "string: "},
+		Find:     findEchoedInput,
+		textKind: true,
+	},
+	{
+		// An INSERT's literals by their columns (sqlcalls.go).
+		Kind:     KindSecret,
+		Triggers: []string{"insert into "},
+		Find:     findInsertContent,
+		textKind: true,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"insert into "},
+		Find:     findInsertCredential,
 	},
 	{
 		// A message printed as a call with its role first (transcript.go).
@@ -452,6 +471,20 @@ var secretPatterns = []Pattern{
 		Kind:     KindSecret,
 		Triggers: []string{"config "},
 		Find:     findConfigCommand,
+	},
+	{
+		// A protocol's login command (wire.go).
+		Kind:     KindPassword,
+		Triggers: []string{"login ", "pass ", "auth "},
+		Find:     findWireLogin,
+	},
+	{
+		// A table's row: a secret's name in one cell, its value in the
+		// next (wire.go).
+		Kind:     KindSecret,
+		Triggers: []string{"│", "┃", "║", "|"},
+		Find:     findTableCredential,
+		Check:    checkNamedSecret,
 	},
 	{
 		Kind:     KindSecret,

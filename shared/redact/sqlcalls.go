@@ -97,3 +97,158 @@ func modelCallName(name string) bool {
 	}
 	return false
 }
+
+// An INSERT written out whole — a statement log (PostgreSQL's
+// log_min_duration_statement, MySQL's general log), an ORM's echo, an
+// error that quotes its statement — names each literal's column: a
+// literal under a column the key rules call content (prompt, messages,
+// system_prompt, completion) or a credential's (password, api_key) goes by
+// that key, as the member of a JSON object would (docs/design.md
+// "Redaction", 1).
+
+// findInsertLiteral finds the next literal at or after from of an INSERT
+// INTO t (cols) VALUES (…), (…) whose column is content (text true) or a
+// credential's (text false).
+func findInsertLiteral(s string, from int, text bool) []int {
+	for i := from; i < len(s); {
+		k := indexFold(s[i:], "insert into ")
+		if k < 0 {
+			return nil
+		}
+		at := i + k
+		i = at + 1
+		rest := s[at+len("insert into ") : min(len(s), at+4096)]
+		open := strings.IndexByte(rest, '(')
+		if open <= 0 || strings.ContainsAny(rest[:open], "\n;") {
+			continue
+		}
+		cl := strings.IndexByte(rest, ')')
+		if cl < open {
+			continue
+		}
+		v := indexFold(rest[cl:], "values")
+		if v < 0 || strings.TrimSpace(rest[cl+1:cl+v]) != "" {
+			continue
+		}
+		cols := strings.Split(rest[open+1:cl], ",")
+		judge := make([]bool, len(cols))
+		any := false
+		for c := range cols {
+			name := strings.Trim(strings.TrimSpace(cols[c]), "`\"[]")
+			r := roleOf(name)
+			judge[c] = text && r.text || !text && r.kind != "" && !personal(r.kind)
+			any = any || judge[c]
+		}
+		if !any {
+			continue
+		}
+		p := at + len("insert into ") + cl + v + len("values")
+		for t := 0; t < 64; t++ {
+			p = skipBlanks(s, p)
+			if p >= len(s) || s[p] != '(' {
+				break
+			}
+			p++
+			for col := 0; p < len(s) && s[p] != ')'; col++ {
+				p = skipBlanks(s, p)
+				if p < len(s) && s[p] == '\'' {
+					e := sqlStringEnd(s, p)
+					if e < 0 {
+						return nil
+					}
+					if col < len(judge) && judge[col] && e > p+1 && p+1 >= from && !startsWithMarker(s, p+1) && !isLiteral(s[p+1:e]) {
+						return []int{p + 1, e, -1, -1, p + 1, e}
+					}
+					p = e + 1
+				} else {
+					depth := 0
+					for p < len(s) && (depth > 0 || s[p] != ',' && s[p] != ')') && s[p] != '\n' {
+						switch s[p] {
+						case '(':
+							depth++
+						case ')':
+							depth--
+						}
+						p++
+					}
+				}
+				p = skipBlanks(s, p)
+				if p < len(s) && s[p] == ',' {
+					p++
+				} else if p >= len(s) || s[p] != ')' {
+					break
+				}
+			}
+			if p >= len(s) || s[p] != ')' {
+				break
+			}
+			p++
+			p = skipBlanks(s, p)
+			if p >= len(s) || s[p] != ',' {
+				break
+			}
+			p++
+		}
+	}
+	return nil
+}
+
+func findInsertContent(s string, from int) []int    { return findInsertLiteral(s, from, true) }
+func findInsertCredential(s string, from int) []int { return findInsertLiteral(s, from, false) }
+
+// A parser's error quotes the input it could not read: Elasticsearch's
+// "Preview of field's value: '…'", Java's NumberFormatException "For
+// input string: "…"", a validator's "invalid value: '…'". The quoted text
+// after a label whose last word names the input — value, input, or
+// "input string" — is the item's, and content when it is prose (isProse:
+// four words or more); an enum's or a number's echo stays.
+
+// findEchoedInput finds the next quoted prose after such a label.
+func findEchoedInput(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], ": ")
+		if k < 0 {
+			return nil
+		}
+		c := i + k
+		i = c + 2
+		q := c + 2
+		if q < len(s) && s[q] == '\\' && q+1 < len(s) && s[q+1] == '"' {
+			q++ // an escaped quote, inside a JSON string
+		}
+		if q >= len(s) || s[q] != '\'' && s[q] != '"' || !echoLabel(s, c) {
+			continue
+		}
+		vs, ve := quotedSpan(s, q)
+		if s[q-1] == '\\' && ve > vs && s[ve-1] == '\\' {
+			ve--
+		}
+		if ve <= vs || startsWithMarker(s, vs) || !isProse(s[vs:ve]) {
+			continue
+		}
+		return []int{vs, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// echoLabel reports whether the words before the colon at s[c] end with
+// one naming a parser's input: "value" (also "field's value"), "input",
+// "input string".
+func echoLabel(s string, c int) bool {
+	w := c
+	for w > 0 && isLetter(s[w-1]) {
+		w--
+	}
+	last := strings.ToLower(s[w:c])
+	switch last {
+	case "value", "input":
+		return true
+	case "string":
+		p := w - 1
+		for p > 0 && s[p-1] == ' ' {
+			p--
+		}
+		return p >= 5 && strings.EqualFold(s[p-5:p], "input")
+	}
+	return false
+}

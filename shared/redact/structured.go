@@ -268,6 +268,9 @@ func memberOf(role keyRole, x any, depth int) any {
 		case string:
 			return Text(t)
 		}
+		if recordList(x) {
+			return value(x, depth)
+		}
 		return Text(canonical(x))
 	}
 	if role.args {
@@ -284,6 +287,59 @@ func memberOf(role keyRole, x any, depth int) any {
 		}
 	}
 	return value(x, depth)
+}
+
+// recordList reports whether x, under a content key, is a list of records
+// that are no turns of a conversation: objects none of whose keys is a
+// turn's (role, speaker, sender) or a content key — SQS's ReceiveMessage
+// "Messages" (MessageId, Body, Attributes), a mail API's "messages" of ids.
+// Their members are judged by their own keys.
+func recordList(x any) bool {
+	a, ok := x.([]any)
+	if !ok || len(a) == 0 {
+		return false
+	}
+	for _, e := range a {
+		m, ok := e.(map[string]any)
+		if !ok || len(m) == 0 {
+			return false
+		}
+		for k := range m {
+			if TurnKeys[normKey(k)] || roleOf(k).text {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mayBeRecords is recordList's cheap test on a list's bytes: a list of
+// objects that names none of a chat's common keys.
+func mayBeRecords(raw []byte) bool {
+	t := bytes.TrimLeft(raw[1:], " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	for _, k := range [...]string{`"role"`, `"content"`, `"text"`, `"parts"`} {
+		if bytes.Contains(raw, []byte(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayBeRecordsText is mayBeRecords on text.
+func mayBeRecordsText(raw string) bool {
+	t := strings.TrimLeft(raw[1:], " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	for _, k := range [...]string{`"role"`, `"content"`, `"text"`, `"parts"`} {
+		if strings.Contains(raw, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainStrings reports whether a holds strings (and numbers) only, with at
@@ -723,8 +779,24 @@ func (w *walker) memberRole(role keyRole) {
 		}
 		return
 	}
+	var skipped []byte
+	if role.text && w.peek() == '[' {
+		start := w.i
+		skipped = w.skip()
+		var x any
+		if mayBeRecords(skipped) && json.Unmarshal(skipped, &x) == nil && recordList(x) {
+			// A queue's messages, not a chat's: records walked member by
+			// member.
+			w.i = start
+			w.value()
+			return
+		}
+	}
 	if role.text {
-		raw := w.skip()
+		raw := skipped
+		if raw == nil {
+			raw = w.skip()
+		}
 		switch firstByte(raw) {
 		case '"':
 			s := decodeString(raw)

@@ -54,6 +54,8 @@ var IDWords = map[string]bool{
 	"span": true, "root": true, "parent": true, "hostid": true, "request": true,
 	"ref": true, "reference": true, "version": true, "handle": true,
 	"number": true, "numbers": true, "sequence": true,
+	// A chain's transaction names its record (tx, txid).
+	"tx": true, "txid": true,
 }
 
 // IDNouns are the nouns that make "<noun>id" an identifier's label.
@@ -255,7 +257,7 @@ func judgeToken(in *probe, s string, i, j int) []int {
 		for b < j && s[b] != '/' && s[b] != '.' {
 			b++
 		}
-		if b-a >= minRandomLen && !(a > 0 && s[a-1] == '/' && collectionSegment(prev)) && !onionHost(s, a, b) && randomLooking(s[a:b]) {
+		if b-a >= minRandomLen && !(a > 0 && s[a-1] == '/' && collectionSegment(prev)) && !onionHost(s, a, b) && !generatedHostLabel(s, a, b) && randomLooking(s[a:b]) {
 			return []int{a, b, -1, -1, a, b}
 		}
 		if a > 0 && s[a-1] == '/' || a == i {
@@ -287,6 +289,37 @@ func collectionSegment(seg string) bool {
 	}
 	_, secret := KeyKind(seg)
 	return !secret && !strings.HasSuffix(seg, "keys")
+}
+
+// generatedHostLabel reports whether s[a:b] is a label of a URL's host
+// that a platform generated from a service's name (Cloud Run's
+// llm-gw-7x2k3p4q5a-ew.a.run.app, a preview deployment's
+// web-3f9c2a1b7d-team): lower-case letters, digits and '-', a word of
+// letters among its '-'-separated pieces and none of them 20 characters or
+// more. A host is where the request went, not a credential.
+func generatedHostLabel(s string, a, b int) bool {
+	h := a
+	for h > 0 && (isLower(s[h-1]) || isDigit(s[h-1]) || s[h-1] == '-' || s[h-1] == '.') {
+		h--
+	}
+	if h < 3 || s[h-3:h] != "://" {
+		return false
+	}
+	word := false
+	for _, p := range strings.Split(s[a:b], "-") {
+		if len(p) >= 20 || p == "" {
+			return false
+		}
+		allLetters := len(p) >= 2
+		for k := 0; k < len(p); k++ {
+			if !isLower(p[k]) && !isDigit(p[k]) {
+				return false
+			}
+			allLetters = allLetters && isLower(p[k])
+		}
+		word = word || allLetters
+	}
+	return word
 }
 
 // onionHost reports whether s[a:b] is a Tor v3 onion service's name: 56
@@ -659,10 +692,13 @@ func mixedClasses(tok string) bool {
 // is not a UUID.
 func prefixedKey(tok string) bool {
 	p := strings.IndexAny(tok, "_-")
-	if p <= 0 || p > 10 || !isLetter(tok[0]) || SafeIDPrefixes[strings.ToLower(tok[:p])] || titleWord(tok[:p]) {
+	if p <= 0 || p > 10 || !isLetter(tok[0]) || titleWord(tok[:p]) {
 		return false
 	}
 	body := tok[p+1:]
+	if safePrefix(tok, p) {
+		return false
+	}
 	if isUUID(body) {
 		return false
 	}
@@ -678,6 +714,19 @@ func prefixedKey(tok string) bool {
 		a = b + 1
 	}
 	return hexDigits >= 32
+}
+
+// safePrefix reports whether tok[:p] is one of SafeIDPrefixes and shields
+// tok: a key's own prefix among them — pk, a private key's or a
+// publishable one's — shields only what a publishable key looks like
+// (Stripe's pk_live_… of mixed letters); before a bare body of 32 hex
+// digits or more it is a private key's (pk_90ab…).
+func safePrefix(tok string, p int) bool {
+	pre := strings.ToLower(tok[:p])
+	if !SafeIDPrefixes[pre] {
+		return false
+	}
+	return pre != "pk" || len(tok)-p-1 < 32 || !isHexPiece(tok[p+1:])
 }
 
 // titleWord reports whether p is a capitalized word (a capital, then four
@@ -746,7 +795,7 @@ func safeShape(tok string) bool {
 		return true // a Twilio SID: AC, SM, CA… and 32 hex digits
 	}
 	if p := strings.IndexAny(tok, "_-"); p > 0 {
-		if SafeIDPrefixes[strings.ToLower(tok[:p])] {
+		if safePrefix(tok, p) {
 			return true
 		}
 		switch strings.ToLower(tok[:p]) {
