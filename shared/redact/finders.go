@@ -1055,3 +1055,43 @@ func statusAnswer(s string, vs, ve int) bool {
 	}
 	return ve+1 < len(s) && s[ve] == ' ' && isUpper(s[ve+1])
 }
+
+// findVaultPayload finds the payload of an Ansible Vault — the lines of
+// hex digits after its "$ANSIBLE_VAULT;1.1;AES256" header, indented as a
+// YAML block scalar or not — at or after from. The payload is the secret
+// encrypted with the vault's password: whoever holds the password reads
+// it, so it leaves no log or dead letter.
+func findVaultPayload(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], "$ANSIBLE_VAULT;")
+		if k < 0 {
+			return nil
+		}
+		k += i
+		i = k + 1
+		ls := lineEnd(s, k)
+		if ls >= len(s) {
+			return nil
+		}
+		start, end := ls+1, ls+1
+		for end < len(s) {
+			le := lineEnd(s, end)
+			line := strings.TrimSpace(s[end:le])
+			if line == "" || !isHexPiece(line) {
+				break
+			}
+			end = le
+			if end < len(s) {
+				end++
+			}
+		}
+		for end > start && (s[end-1] == '\n' || s[end-1] == '\r') {
+			end--
+		}
+		if end > start && !startsWithMarker(s, skipBlanks(s, start)) {
+			vs := skipBlanks(s, start)
+			return []int{vs, end, -1, -1, vs, end}
+		}
+	}
+	return nil
+}

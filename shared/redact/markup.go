@@ -653,8 +653,12 @@ func findLabelBlock(s string, from int) []int {
 				end = len(s)
 				break
 			}
-			if l := strings.TrimSpace(s[end : end+e]); l == "" || end > start && (strings.HasPrefix(l, "---") || strings.HasPrefix(l, "===")) {
-				break // a blank line, or a rule between sections
+			l := strings.TrimSpace(s[end : end+e])
+			if end > start && (strings.HasPrefix(l, "---") || strings.HasPrefix(l, "===")) {
+				break // a rule between sections
+			}
+			if l == "" && !paragraphFollows(s, end+e+1) {
+				break // a blank line before a log record or the end
 			}
 			end += e + 1
 		}
@@ -673,6 +677,36 @@ func findLabelBlock(s string, from int) []int {
 		return []int{ls, end, ls, c, start, end}
 	}
 	return nil
+}
+
+// paragraphFollows reports whether the next line from s[i] that is not
+// blank is another paragraph of the same content — prose, not the start
+// of a log record or a chain's marker ("> Finished chain.", a timestamp,
+// a bracket, a level word, a rule, a traceback): a rendered prompt's
+// paragraphs are separated by blank lines ("Use the following pieces of
+// context…", the context, "Question: …").
+func paragraphFollows(s string, i int) bool {
+	for i < len(s) && (s[i] == '\n' || s[i] == '\r' || s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i >= len(s) {
+		return false
+	}
+	switch c := s[i]; {
+	case c == '>' || c == '[' || c == '{' || c == '#' || c == '-' || c == '=' || c == '*' || c == '|' || isDigit(c):
+		return false
+	case !isLetter(c) && c < 0x80:
+		return false
+	}
+	first := s[i:lineEnd(s, i)]
+	if j := strings.IndexAny(first, " :"); j >= 0 {
+		first = first[:j]
+	}
+	switch strings.ToUpper(first) {
+	case "INFO", "DEBUG", "WARN", "WARNING", "ERROR", "TRACE", "FATAL", "CRITICAL", "TRACEBACK", "PANIC":
+		return false
+	}
+	return true
 }
 
 func isPlainWord(w string) bool {

@@ -373,10 +373,17 @@ var secretPatterns = []Pattern{
 	},
 	{
 		// A key-shaped path segment after the host or a credential's or
-		// an intake's segment (urlpath.go).
+		// an intake's segment (urlpath.go), in a URL or a request line.
 		Kind:     KindURLSecret,
-		Triggers: []string{"://"},
+		Triggers: []string{"://", "get /", "post /", "put /", "patch /", "delete /", "head /"},
 		Find:     findPathSecret,
+	},
+	{
+		// An encrypted envelope's payload: an Ansible Vault's hex lines
+		// after its $ANSIBLE_VAULT header (finders.go).
+		Kind:     KindSecret,
+		Triggers: []string{"$ansible_vault;"},
+		Find:     findVaultPayload,
 	},
 	{
 		Kind:     KindURLSecret,

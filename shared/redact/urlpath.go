@@ -28,8 +28,21 @@ var IntakeWords = map[string]bool{
 }
 
 // findPathSecret finds a capability segment of a URL's path at or after
-// from.
+// from, or of the path of a request line (an access log's `"POST
+// /webhook/<uuid> HTTP/1.1"`, which writes no scheme or host).
 func findPathSecret(s string, from int) []int {
+	u, r := findURLPathSecret(s, from), findRequestPathSecret(s, from)
+	switch {
+	case u == nil:
+		return r
+	case r == nil || u[0] <= r[0]:
+		return u
+	}
+	return r
+}
+
+// findURLPathSecret finds a capability segment of a URL's path.
+func findURLPathSecret(s string, from int) []int {
 	for i := from; i < len(s); {
 		p := strings.Index(s[i:], "://")
 		if p < 0 {
@@ -47,30 +60,69 @@ func findPathSecret(s string, from int) []int {
 			continue
 		}
 		web := strings.HasSuffix(s[max(0, p-8):p-3], "http") || strings.HasSuffix(s[max(0, p-8):p-3], "https")
-		prev := ""    // the host
-		hook := false // a webhook's segment stood before
-		for a := h + 1; a < len(s); {
-			b := a
-			for b < len(s) && s[b] != '/' && urlByte(s[b]) {
-				b++
-			}
-			seg := s[a:b]
-			if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) ||
-				prev != "" && (capabilityLabel(prev) || hook) && (keyShaped(seg) || tokenShaped(seg)) ||
-				(prev == "t" || prev == "k") && keyShaped(seg) ||
-				isAPIVersion(prev) && len(seg) >= 32 && isHexPiece(seg) && hasLetter(seg) && !isUUID(seg)) {
-				return []int{a, b, -1, -1, a, b}
-			}
-			if b >= len(s) || s[b] != '/' {
-				i = b
-				break
-			}
-			hook = hook || HookWords[strings.ToLower(seg)]
-			prev, a = seg, b+1
-			i = a // a path that ends in '/' leaves the loop here: the next URL is searched past it
+		m, next := pathSecret(s, h, web)
+		if m != nil {
+			return m
 		}
+		i = max(i, next)
 	}
 	return nil
+}
+
+// requestMethods start a request line's path.
+var requestMethods = [...]string{"GET /", "POST /", "PUT /", "PATCH /", "DELETE /", "HEAD /"}
+
+// findRequestPathSecret finds a capability segment in the path of a
+// request line: a method, a space and a path starting with '/'.
+func findRequestPathSecret(s string, from int) []int {
+	best := []int(nil)
+	for _, m := range requestMethods {
+		for i := from; i < len(s); {
+			k := strings.Index(s[i:], m)
+			if k < 0 {
+				break
+			}
+			k += i
+			i = k + len(m)
+			if k > 0 && isAlnum(s[k-1]) {
+				continue
+			}
+			if best != nil && k >= best[0] {
+				break
+			}
+			if r, _ := pathSecret(s, k+len(m)-1, false); r != nil {
+				best = r
+				break
+			}
+		}
+	}
+	return best
+}
+
+// pathSecret reads the segments of a path whose '/' stands at s[h] and
+// returns the capability segment's match, or nil and where the path ended.
+func pathSecret(s string, h int, web bool) ([]int, int) {
+	prev := ""    // the host
+	hook := false // a webhook's segment stood before
+	for a := h + 1; a < len(s); {
+		b := a
+		for b < len(s) && s[b] != '/' && urlByte(s[b]) {
+			b++
+		}
+		seg := s[a:b]
+		if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) ||
+			prev != "" && (capabilityLabel(prev) || hook) && (keyShaped(seg) || tokenShaped(seg)) ||
+			(prev == "t" || prev == "k") && keyShaped(seg) ||
+			isAPIVersion(prev) && len(seg) >= 32 && isHexPiece(seg) && hasLetter(seg) && !isUUID(seg)) {
+			return []int{a, b, -1, -1, a, b}, b
+		}
+		if b >= len(s) || s[b] != '/' {
+			return nil, b
+		}
+		hook = hook || HookWords[strings.ToLower(seg)]
+		prev, a = seg, b+1
+	}
+	return nil, len(s) // a path that ends in '/': the next URL is searched past it
 }
 
 // HookWords are path segments that make the URL a webhook's: its secret
