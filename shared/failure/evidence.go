@@ -374,9 +374,34 @@ func overridePhrase(msg, text string) (Phrase, bool) {
 		return ph, true
 	}
 	if text != "" && text != msg {
-		return matchPhraseFold(OverridePhrases, text)
+		if ph, ok := matchPhraseFold(OverridePhrases, text); ok {
+			return ph, true
+		}
+	}
+	// Money is read from the provider's message, or from the text when
+	// there is none (a gRPC status printed whole).
+	if s := msg; s != "" || text != "" {
+		if s == "" {
+			s = text
+		}
+		if moneyHint(s) {
+			return matchPhraseFold(MoneyOverridePhrases, s)
+		}
 	}
 	return Phrase{}, false
+}
+
+// moneyHint reports whether s may hold one of MoneyOverridePhrases: one of
+// their rarer pieces in lower case ("Insufficient balance", "Please
+// recharge", "credits", "purchase", "resource package"), found with a few
+// substring searches before any phrase is compared in either case.
+func moneyHint(s string) bool {
+	for _, h := range [...]string{"alance", "echarge", "redit", "urchase", "ackage"} {
+		if strings.Contains(s, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // phrase decides on a definite phrase of the provider's message, then of

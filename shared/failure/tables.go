@@ -354,9 +354,14 @@ var OverridePhrases = []Phrase{
 	{"must be reduced in order to run successfully", TokenLimit},
 	{"message larger than max", InternalBug}, // gRPC's RESOURCE_EXHAUSTED for a size limit the deployment configures, not a quota
 	{"request too large for", TokenLimit},    // OpenAI, Groq: one request above the tokens-per-minute limit
-	// money under a rate's or a permission's code: Z.ai's rate_limit_error
-	// "Insufficient balance or no resource package. Please recharge.",
-	// xAI's PERMISSION_DENIED "doesn't have any credits or licenses yet"
+}
+
+// MoneyOverridePhrases say money under a rate's or a permission's code —
+// Z.ai's rate_limit_error "Insufficient balance or no resource package.
+// Please recharge.", xAI's PERMISSION_DENIED "doesn't have any credits or
+// licenses yet": a spent budget, which waits, not a rate or a refusal.
+// They are read only when the message holds one of moneyHints.
+var MoneyOverridePhrases = []Phrase{
 	{"insufficient balance", BudgetExceeded},
 	{"please recharge", BudgetExceeded},
 	{"no resource package", BudgetExceeded},
