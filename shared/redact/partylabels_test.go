@@ -1,11 +1,6 @@
 package redact_test
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/triagehq/triage/shared/redact"
-)
+import "testing"
 
 // partyCases are people named beside their identity numbers and accounts,
 // and under labels and keys of other languages and scripts
@@ -121,42 +116,12 @@ var labelCases = []planted{
 
 func TestLabelsOfMoreLanguages(t *testing.T) {
 	t.Parallel()
-	for _, c := range labelCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			out := redact.String(c.in)
-			for _, s := range c.secrets {
-				if strings.Contains(out, s) {
-					t.Errorf("keeps %q\nout: %s", s, out)
-				}
-			}
-			for _, k := range c.keep {
-				if !strings.Contains(out, k) {
-					t.Errorf("loses %q\nout: %s", k, out)
-				}
-			}
-		})
-	}
+	stringCases(t, labelCases)
 }
 
 func TestPartiesBesideTheirNumbers(t *testing.T) {
 	t.Parallel()
-	for _, c := range partyCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			out := redact.String(c.in)
-			for _, s := range c.secrets {
-				if strings.Contains(out, s) {
-					t.Errorf("keeps %q\nout: %s", s, out)
-				}
-			}
-			for _, k := range c.keep {
-				if !strings.Contains(out, k) {
-					t.Errorf("loses %q\nout: %s", k, out)
-				}
-			}
-		})
-	}
+	stringCases(t, partyCases)
 }
 
 // writtenVariantCases are personal data in national written forms: phones
@@ -197,22 +162,7 @@ var writtenVariantCases = []planted{
 
 func TestWrittenVariants(t *testing.T) {
 	t.Parallel()
-	for _, c := range writtenVariantCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			out := redact.String(c.in)
-			for _, s := range c.secrets {
-				if strings.Contains(out, s) {
-					t.Errorf("keeps %q\nout: %s", s, out)
-				}
-			}
-			for _, k := range c.keep {
-				if !strings.Contains(out, k) {
-					t.Errorf("loses %q\nout: %s", k, out)
-				}
-			}
-		})
-	}
+	stringCases(t, writtenVariantCases)
 }
 
 // proseAddressCases are street addresses in prose by their street words in
@@ -242,20 +192,5 @@ var proseAddressCases = []planted{
 
 func TestStreetAddressesInProse(t *testing.T) {
 	t.Parallel()
-	for _, c := range proseAddressCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			out := redact.String(c.in)
-			for _, s := range c.secrets {
-				if strings.Contains(out, s) {
-					t.Errorf("keeps %q\nout: %s", s, out)
-				}
-			}
-			for _, k := range c.keep {
-				if !strings.Contains(out, k) {
-					t.Errorf("loses %q\nout: %s", k, out)
-				}
-			}
-		})
-	}
+	stringCases(t, proseAddressCases)
 }

@@ -1,11 +1,6 @@
 package redact_test
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/triagehq/triage/shared/redact"
-)
+import "testing"
 
 // TestRoundNineFamilies holds members of the families redaction holdout
 // round 9 showed (testdata/holdout/README.md), in wordings other than the
@@ -13,7 +8,7 @@ import (
 // Ansible Vault's payload, a rendered prompt's paragraphs after its label.
 func TestRoundNineFamilies(t *testing.T) {
 	t.Parallel()
-	for _, c := range []planted{
+	stringCases(t, []planted{
 		{
 			name:    "a hook's token in an Apache request line",
 			in:      `203.0.113.9 - - [02/Mar/2026:08:00:01 +0000] "PUT /hooks/catch/6fe1c2d8a9b04e3f8c7d6e5f4a3b2c1d HTTP/2.0" 200 12`,
@@ -39,17 +34,5 @@ func TestRoundNineFamilies(t *testing.T) {
 			secrets: []string{"damp in the north bedroom", "Answer from the notes only"},
 			keep:    []string{"Prompt after formatting:"},
 		},
-	} {
-		out := redact.String(c.in)
-		for _, s := range c.secrets {
-			if strings.Contains(out, s) {
-				t.Errorf("%s: keeps %q\nout: %s", c.name, s, out)
-			}
-		}
-		for _, k := range c.keep {
-			if !strings.Contains(out, k) {
-				t.Errorf("%s: loses %q\nout: %s", c.name, k, out)
-			}
-		}
-	}
+	})
 }

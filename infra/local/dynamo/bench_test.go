@@ -34,30 +34,7 @@ func benchEnv(b *testing.B, url string, size int) env {
 		srv := newLocal(b)
 		url = srv
 	}
-	cfg, err := moto.Config(b.Context(), url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e := env{db: dynamodb.NewFromConfig(cfg), table: "bench-" + strconv.FormatInt(tableSeq.Add(1), 10)}
-	_, err = e.db.CreateTable(b.Context(), &dynamodb.CreateTableInput{
-		TableName: aws.String(e.table),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("k"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("r"), AttributeType: types.ScalarAttributeTypeN},
-		},
-		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String("by-g"),
-			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String("r"), KeyType: types.KeyTypeRange}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
-		}},
-		BillingMode: types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := newTable(b, url, "bench-", types.ProjectionTypeKeysOnly)
 	for i := range size {
 		if _, err := e.db.PutItem(b.Context(), &dynamodb.PutItemInput{TableName: &e.table, Item: map[string]types.AttributeValue{
 			"k": s("item-" + strconv.Itoa(i)), "state": s("queued"), "g": s("flight#" + strconv.Itoa(i%4)), "r": n(i),

@@ -44,12 +44,20 @@ func httptestServer() *httptest.Server { return httptest.NewServer(dynamo.New(dy
 
 func setup(t *testing.T, url string) env {
 	t.Helper()
-	cfg, err := moto.Config(t.Context(), url)
+	return newTable(t, url, "conf-", types.ProjectionTypeAll)
+}
+
+// newTable creates a table of its own on the DynamoDB at url — a string key
+// k, and an index by-g on g and r of the given projection — for a case or
+// a benchmark.
+func newTable(tb testing.TB, url, prefix string, proj types.ProjectionType) env {
+	tb.Helper()
+	cfg, err := moto.Config(tb.Context(), url)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	e := env{db: dynamodb.NewFromConfig(cfg), table: "conf-" + strconv.FormatInt(tableSeq.Add(1), 10)}
-	_, err = e.db.CreateTable(t.Context(), &dynamodb.CreateTableInput{
+	e := env{db: dynamodb.NewFromConfig(cfg), table: prefix + strconv.FormatInt(tableSeq.Add(1), 10)}
+	_, err = e.db.CreateTable(tb.Context(), &dynamodb.CreateTableInput{
 		TableName: aws.String(e.table),
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("k"), AttributeType: types.ScalarAttributeTypeS},
@@ -61,12 +69,12 @@ func setup(t *testing.T, url string) env {
 			IndexName: aws.String("by-g"),
 			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String("r"), KeyType: types.KeyTypeRange}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: &types.Projection{ProjectionType: proj},
 		}},
 		BillingMode: types.BillingModePayPerRequest,
 	})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return e
 }
