@@ -699,7 +699,7 @@ func (t *textEvidence) words(s string) {
 			t.addCode(w)
 			continue
 		}
-		if c := snakeProviderCode(s[max(0, start-40):start] + w); c != "" {
+		if c := snakeProviderCode(s[max(0, start-40):start], w); c != "" {
 			// An SDK's error class named after the provider's code:
 			// Slack::Web::Api::Errors::InvalidBlocks is invalid_blocks.
 			t.addCode(c)
@@ -819,25 +819,29 @@ func lowerASCII(c byte) byte {
 // part of an SDK's error class spells in snake case —
 // "Slack::Web::Api::Errors::InvalidBlocks" and "slack.errors.ChannelNotFound"
 // give invalid_blocks and channel_not_found — or "".
-func snakeProviderCode(w string) string {
-	k := strings.LastIndexAny(w, ".:")
-	if k < 0 {
+func snakeProviderCode(before, w string) string {
+	// The module is the dotted part of the word (slack.errors.NotFound)
+	// or, for Ruby's "::", the text just before it.
+	path := before
+	if k := strings.LastIndexByte(w, '.'); k >= 0 {
+		path, w = w[:k+1], w[k+1:]
+	}
+	if len(w) < 6 || len(w) > 40 || w[0] < 'A' || w[0] > 'Z' || !camelCode(w) ||
+		strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") {
 		return ""
 	}
 	// Only in an SDK's errors module (Errors::, .errors., Exceptions::),
 	// and not a generic name that ends as one (ApiError).
-	module := strings.TrimRight(w[:k], ".:")
-	if j := strings.LastIndexAny(module, ".:"); j >= 0 {
+	module := strings.TrimRight(path, ".:")
+	if len(module) == len(path) {
+		return "" // no separator right before the name
+	}
+	if j := strings.LastIndexAny(module, ".: \t\n"); j >= 0 {
 		module = module[j+1:]
 	}
 	switch strings.ToLower(module) {
 	case "errors", "error", "exceptions":
 	default:
-		return ""
-	}
-	w = w[k+1:]
-	if len(w) < 6 || len(w) > 40 || w[0] < 'A' || w[0] > 'Z' || !camelCode(w) ||
-		strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") {
 		return ""
 	}
 	var buf [48]byte
