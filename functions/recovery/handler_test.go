@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func recoveryScenario(t *testing.T, store health.Store) {
 	}
 	tr := &health.Tracker{Store: store, Clock: clock}
 	for i := 1; i <= 3; i++ {
-		res, err := tr.RecordFailure(ctx, "gpt-4o-mini", failure.Of(failure.ClientError, "HTTP 400"))
+		res, err := tr.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("item-", i), failure.Of(failure.ClientError, "HTTP 400"))
 		if err != nil || res.Disabled != (i == 3) {
 			t.Fatalf("failure %d after recovery: %+v, %v", i, res, err)
 		}

@@ -80,7 +80,7 @@ type Enricher interface {
 // Entry.String(); *health.Tracker implements it.
 type Health interface {
 	Status(ctx context.Context, model string) (health.Model, error)
-	RecordFailure(ctx context.Context, model string, cl failure.Classification) (health.FailureResult, error)
+	RecordFailure(ctx context.Context, model, item string, cl failure.Classification) (health.FailureResult, error)
 	RecordSuccess(ctx context.Context, model string) error
 }
 
@@ -477,7 +477,7 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 		// A closed gate or our own deadline says nothing about the model.
 		return enr, err
 	}
-	if _, herr := c.Health.RecordFailure(ctx, key, failure.ClassOf(err)); herr != nil {
+	if _, herr := c.Health.RecordFailure(ctx, key, item.ID, failure.ClassOf(err)); herr != nil {
 		c.logger().ErrorContext(ctx, "recording a model failure failed", "model", key, "error", herr.Error())
 	}
 	return enr, err

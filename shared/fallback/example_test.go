@@ -21,7 +21,8 @@ func (f enrichFunc) Enrich(ctx context.Context, it state.Item, e fallback.Entry)
 }
 
 // A model that keeps answering invalid output is disabled by its fifth
-// failure, and the chain moves on to the next; with every model disabled
+// failure (five items: one item failing again is the item's, not the
+// model's), and the chain moves on to the next; with every model disabled
 // the item waits, without spending an attempt, until the first is expected
 // back.
 func ExampleChain() {
@@ -40,8 +41,9 @@ func ExampleChain() {
 		Health: &health.Tracker{Store: store, Clock: clock},
 		Clock:  clock,
 	}
-	it := state.Item{ID: "item-1", Kind: state.KindStory}
-	for range 6 {
+	var it state.Item
+	for i := range 6 {
+		it = state.Item{ID: fmt.Sprint("item-", i+1), Kind: state.KindStory}
 		out, err := chain.Run(ctx, it)
 		if err != nil {
 			fmt.Println(failure.Classify(err).Class)

@@ -72,6 +72,46 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 		}
 	})
 
+	t.Run("a streak counts distinct items", func(t *testing.T) {
+		t.Parallel()
+		s, m := newStore(t), modelName(t)
+		failOn := func(item string, at time.Time) health.FailureResult {
+			t.Helper()
+			res, err := s.RecordFailure(ctx, health.FailureRequest{Model: m, Item: item, Class: failure.ResponseInvalid, Reason: "not JSON", At: at})
+			if err != nil {
+				t.Fatalf("record failure of %s: %v", item, err)
+			}
+			return res
+		}
+		// One poison item failing ten times is one failure of the model.
+		for i := range 10 {
+			res := failOn("poison", t0.Add(time.Duration(i)*time.Second))
+			if res.Model.ConsecutiveFailures != 1 || res.Disabled || res.Repeat != (i > 0) {
+				t.Fatalf("poison item, failure %d: %+v; want count 1, repeat after the first", i+1, res)
+			}
+		}
+		// Four more items make five: the model is disabled, once.
+		for i, it := range []string{"a", "b", "c", "d"} {
+			res := failOn(it, t0.Add(time.Minute))
+			if res.Repeat || res.Model.ConsecutiveFailures != i+2 || res.Disabled != (i == 3) {
+				t.Fatalf("item %s: %+v; want count %d", it, res, i+2)
+			}
+		}
+		// A success ends the streak: the poison item counts again in the next.
+		if _, err := s.SetDisabled(ctx, m, false, "", t0.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if res := failOn("poison", t0.Add(3*time.Minute)); res.Repeat || res.Model.ConsecutiveFailures != 1 {
+			t.Fatalf("poison item after an enable: %+v; want count 1", res)
+		}
+		if changed, err := s.ResetFailures(ctx, m, t0.Add(4*time.Minute)); !changed || err != nil {
+			t.Fatalf("reset = %t, %v", changed, err)
+		}
+		if res := failOn("poison", t0.Add(5*time.Minute)); res.Repeat || res.Model.ConsecutiveFailures != 1 {
+			t.Fatalf("poison item after a success: %+v; want count 1", res)
+		}
+	})
+
 	t.Run("fifth failure disables in the same write", func(t *testing.T) {
 		t.Parallel()
 		s, m := newStore(t), modelName(t)
@@ -260,7 +300,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 		fail(t, s, m, t0) // a count of 1 to start from
 		transient := []failure.Class{failure.RateLimited, failure.NetworkTimeout}
 		for i := range 10 {
-			res, err := tr.RecordFailure(ctx, m, failure.Of(transient[i%2], "transient"))
+			res, err := tr.RecordFailure(ctx, m, newItem(), failure.Of(transient[i%2], "transient"))
 			if err != nil || res.Disabled {
 				t.Fatalf("transient failure %d: %+v, %v", i, res, err)
 			}
@@ -273,7 +313,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 		}
 		disabled := 0
 		for i := range 5 {
-			res, err := tr.RecordFailure(ctx, m, invalid("output is not JSON"))
+			res, err := tr.RecordFailure(ctx, m, newItem(), invalid("output is not JSON"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,6 +60,7 @@ type record struct {
 	Recoveries          int      `dynamodbav:"recoveries,omitempty"`
 	UpdatedAt           string   `dynamodbav:"updated_at,omitempty"`
 	WriteTokens         []string `dynamodbav:"write_tokens,stringset,omitempty"`
+	StreakItems         []string `dynamodbav:"streak_items,stringset,omitempty"`
 	DisableToken        string   `dynamodbav:"disable_token,omitempty"`
 }
 
@@ -124,6 +125,9 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 		if exists && slices.Contains(cur.WriteTokens, tok) {
 			return FailureResult{Model: cur.model(), Disabled: cur.DisableToken == tok}, nil
 		}
+		if exists && req.Item != "" && slices.Contains(cur.StreakItems, req.Item) {
+			return FailureResult{Model: cur.model(), Repeat: true}, nil
+		}
 		below := (!exists && limit > 0) || (exists && cur.ConsecutiveFailures < limit)
 		disable = !below && !cur.Disabled
 	}
@@ -140,6 +144,13 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 		countBelow = "(attribute_not_exists(" + b.Name("consecutive_failures") + ") OR " + countBelow + ")"
 	}
 	fresh := "(attribute_not_exists(" + b.Name("write_tokens") + ") OR NOT contains(" + b.Name("write_tokens") + ", " + b.Str(tok) + "))"
+	addItem := ""
+	if req.Item != "" {
+		// A streak counts distinct items: the item's own repeated
+		// failures are its, not the model's.
+		fresh += " AND (attribute_not_exists(" + b.Name("streak_items") + ") OR NOT contains(" + b.Name("streak_items") + ", " + b.Str(req.Item) + "))"
+		addItem = ", " + b.Name("streak_items") + " " + b.Value(&types.AttributeValueMemberSS{Value: []string{req.Item}})
+	}
 	set := []string{
 		b.Name("last_failure_at") + " = " + b.Num(req.At.UnixMilli()),
 		b.Name("last_error_type") + " = " + b.Str(string(req.Class)),
@@ -151,7 +162,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 	if !disable {
 		set = append(set, b.Name("disabled")+" = if_not_exists("+b.Name("disabled")+", "+b.Bool(false)+")")
 		update = "SET " + strings.Join(set, ", ") +
-			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("write_tokens") + " " + tokset
+			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("write_tokens") + " " + tokset + addItem
 		cond = "(" + countBelow + " OR " + b.Name("disabled") + " = " + b.Bool(true) + ") AND " + fresh
 	} else {
 		set = append(set,
@@ -163,7 +174,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 			b.Name("write_tokens")+" = "+tokset,
 		)
 		update = "SET " + strings.Join(set, ", ") +
-			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("disables") + " " + one
+			" ADD " + b.Name("consecutive_failures") + " " + one + ", " + b.Name("disables") + " " + one + addItem
 		cond = "NOT " + countBelow + " AND (attribute_not_exists(" + b.Name("disabled") + ") OR " +
 			b.Name("disabled") + " = " + b.Bool(false) + ") AND " + fresh
 	}
@@ -172,7 +183,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 
 // ResetFailures sets an enabled model's count to zero:
 //
-//	SET consecutive_failures = 0 REMOVE write_tokens
+//	SET consecutive_failures = 0 REMOVE write_tokens, streak_items
 //	IF consecutive_failures > 0 AND disabled = false
 //
 // A failed condition is not an error: there was nothing to reset.
@@ -180,7 +191,7 @@ func (s *Dynamo) ResetFailures(ctx context.Context, model string, now time.Time)
 	b := dynamoexpr.New()
 	zero := b.Num(0)
 	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat)) +
-		" REMOVE " + b.Name("write_tokens")
+		" REMOVE " + b.Name("write_tokens") + ", " + b.Name("streak_items")
 	cond := b.Name("consecutive_failures") + " > " + zero + " AND " + b.Name("disabled") + " = " + b.Bool(false)
 	in := s.table().Update(model, update, cond, b)
 	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
@@ -196,7 +207,7 @@ func (s *Dynamo) ResetFailures(ctx context.Context, model string, now time.Time)
 // Recover re-enables an auto-disabled model whose cooldown has passed:
 //
 //	SET disabled = false, consecutive_failures = :reset, recovered_at, recovered_by = "recovery"
-//	ADD recoveries 1 REMOVE write_tokens, disable_token
+//	ADD recoveries 1 REMOVE write_tokens, streak_items, disable_token
 //	IF disabled = true AND disabled_by = "auto" AND last_failure_at <= :now - cooldown
 func (s *Dynamo) Recover(ctx context.Context, req RecoverRequest) (Model, error) {
 	b := dynamoexpr.New()
@@ -207,7 +218,7 @@ func (s *Dynamo) Recover(ctx context.Context, req RecoverRequest) (Model, error)
 		", " + b.Name("recovered_by") + " = " + b.Str(ByRecovery) +
 		", " + b.Name("updated_at") + " = " + b.Str(now) +
 		" ADD " + b.Name("recoveries") + " " + b.Num(1) +
-		" REMOVE " + b.Name("write_tokens") + ", " + b.Name("disable_token")
+		" REMOVE " + b.Name("write_tokens") + ", " + b.Name("streak_items") + ", " + b.Name("disable_token")
 	cond := b.Name("disabled") + " = " + b.Bool(true) + " AND " + b.Name("disabled_by") + " = " + b.Str(ByAuto) +
 		" AND " + b.Name("last_failure_at") + " <= " + b.Num(req.Now.Add(-cooldown(req.Cooldown)).UnixMilli())
 	o, err := s.table().Apply(ctx, req.Model, s.table().Update(req.Model, update, cond, b))
@@ -249,7 +260,7 @@ func (s *Dynamo) SetDisabled(ctx context.Context, model string, disabled bool, r
 			", " + b.Name("recovered_at") + " = " + ts +
 			", " + b.Name("recovered_by") + " = " + b.Str(ByOperator) +
 			", " + b.Name("updated_at") + " = " + ts +
-			" REMOVE " + b.Name("write_tokens") + ", " + b.Name("disable_token")
+			" REMOVE " + b.Name("write_tokens") + ", " + b.Name("streak_items") + ", " + b.Name("disable_token")
 	}
 	in := s.table().Update(model, update, "", b)
 	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureNone

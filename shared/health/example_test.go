@@ -19,12 +19,13 @@ func ExampleTracker() {
 	store := health.NewMemory()
 	tracker := &health.Tracker{Store: store, Clock: clock}
 
-	for range 10 {
-		_, _ = tracker.RecordFailure(ctx, "gpt-4o-mini", failure.Of(failure.RateLimited, "HTTP 429"))
+	for i := range 10 {
+		_, _ = tracker.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("item-", i), failure.Of(failure.RateLimited, "HTTP 429"))
 	}
-	// The first failure of a streak is written with the second.
-	for range 5 {
-		res, _ := tracker.RecordFailure(ctx, "gpt-4o-mini", failure.Of(failure.ResponseInvalid, "not JSON"))
+	// The first failure of a streak is written with the second; a streak
+	// counts distinct items.
+	for i := range 5 {
+		res, _ := tracker.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("doc-", i), failure.Of(failure.ResponseInvalid, "not JSON"))
 		fmt.Println("count", res.Model.ConsecutiveFailures, "disabled now:", res.Disabled)
 	}
 

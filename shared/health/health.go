@@ -104,6 +104,10 @@ type FailureRequest struct {
 	// Threshold is the count that disables the model; zero or less means
 	// DefaultThreshold.
 	Threshold int
+	// Item is the item whose call failed: a streak counts distinct items,
+	// so an item already in the model's current streak is a repeat of its
+	// own failure and is not counted again. Empty counts every failure.
+	Item string
 	// Token identifies this write so that a retried request is not counted
 	// twice; empty means a random one.
 	Token string
@@ -116,6 +120,9 @@ type FailureResult struct {
 	// Disabled is true only for the write that disabled the model: of any
 	// number of concurrent failures, exactly one reports it.
 	Disabled bool
+	// Repeat is true when the item had already failed in the model's
+	// current streak: nothing was written.
+	Repeat bool
 }
 
 // RecoverRequest re-enables one auto-disabled model.
@@ -140,7 +147,8 @@ type Store interface {
 	Get(ctx context.Context, model string) (Model, error)
 	// List returns every record, sorted by name.
 	List(ctx context.Context) ([]Model, error)
-	// RecordFailure counts one failure and disables the model in the same
+	// RecordFailure counts one failure — unless req.Item is already in the
+	// model's current streak (Repeat) — and disables the model in the same
 	// atomic update when the count reaches the threshold.
 	RecordFailure(ctx context.Context, req FailureRequest) (FailureResult, error)
 	// ResetFailures sets the count of an enabled model to zero; changed is

@@ -20,6 +20,7 @@ type Memory struct {
 type memModel struct {
 	m            Model
 	tokens       map[string]bool
+	items        map[string]bool // the current streak's items
 	disableToken string
 }
 
@@ -69,6 +70,15 @@ func (s *Memory) RecordFailure(_ context.Context, req FailureRequest) (FailureRe
 	if r.tokens[tok] {
 		return FailureResult{Model: r.m, Disabled: r.disableToken == tok}, nil
 	}
+	if req.Item != "" && r.items[req.Item] {
+		return FailureResult{Model: r.m, Repeat: true}, nil
+	}
+	if req.Item != "" {
+		if r.items == nil {
+			r.items = map[string]bool{}
+		}
+		r.items[req.Item] = true
+	}
 	limit := threshold(req.Threshold) - 1
 	below := (!ok && limit > 0) || (ok && r.m.ConsecutiveFailures < limit)
 	r.m.ConsecutiveFailures++
@@ -94,7 +104,7 @@ func (s *Memory) ResetFailures(_ context.Context, model string, now time.Time) (
 		return false, nil
 	}
 	r.m.ConsecutiveFailures, r.m.UpdatedAt = 0, now.UTC()
-	r.tokens = map[string]bool{}
+	r.tokens, r.items = map[string]bool{}, nil
 	return true, nil
 }
 
@@ -113,7 +123,7 @@ func (s *Memory) Recover(_ context.Context, req RecoverRequest) (Model, error) {
 	r.m.Disabled, r.m.ConsecutiveFailures = false, resetTo(req.ResetTo)
 	r.m.RecoveredAt, r.m.RecoveredBy, r.m.UpdatedAt = req.Now.UTC(), ByRecovery, req.Now.UTC()
 	r.m.Recoveries++
-	r.tokens, r.disableToken = map[string]bool{}, ""
+	r.tokens, r.items, r.disableToken = map[string]bool{}, nil, ""
 	return r.m, nil
 }
 
@@ -136,6 +146,6 @@ func (s *Memory) SetDisabled(_ context.Context, model string, disabled bool, rea
 	}
 	r.m.Disabled, r.m.ConsecutiveFailures = false, 0
 	r.m.RecoveredAt, r.m.RecoveredBy = now.UTC(), ByOperator
-	r.tokens, r.disableToken = map[string]bool{}, ""
+	r.tokens, r.items, r.disableToken = map[string]bool{}, nil, ""
 	return r.m, nil
 }

@@ -51,8 +51,8 @@ type Tracker struct {
 
 	cache recordcache.Cache[Model]
 	// streak is this process's own run of model-specific failures per
-	// model, since its last success of the model.
-	streak recordcache.Streaks
+	// model, in distinct items, since its last success of the model.
+	streak recordcache.Members
 }
 
 // Status returns the model's health, from the cache when it is fresh. A
@@ -79,13 +79,17 @@ func (t *Tracker) Status(ctx context.Context, model string) (Model, error) {
 	return m, nil
 }
 
-// RecordFailure records a failure of model classified as cl. Only
-// model-specific classes count (cl.Class.ModelSpecific()); any other class
-// (a rate limit, a timeout, a 5xx: the provider, not the model) is logged
-// and nothing is written. The result's Disabled is
+// RecordFailure records a failure of model, on item, classified as cl.
+// Only model-specific classes count (cl.Class.ModelSpecific()); any other
+// class (a rate limit, a timeout, a 5xx: the provider, not the model) is
+// logged and nothing is written. A streak counts distinct items: an item
+// that fails again within the model's current streak — on this instance or
+// in the shared record — is a repeat of its own failure (Repeat), not
+// evidence against the model; item "" counts every failure. The result's
+// Disabled is
 // true for the one failure that disabled the model, which is logged as a
 // warning and counted as MetricModelDisables.
-func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Classification) (FailureResult, error) {
+func (t *Tracker) RecordFailure(ctx context.Context, model, item string, cl failure.Classification) (FailureResult, error) {
 	if !cl.Class.ModelSpecific() {
 		t.logger().InfoContext(ctx, "transient failure not counted against the model", "model", model, "class", string(cl.Class),
 			"reason", cl.Reason)
@@ -99,24 +103,30 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 	// before). At scale, one item's bad answers and a provider's sporadic
 	// ones never reach the model's key; a broken model fails every call,
 	// and every instance's streak reaches the shared count at once.
-	n := t.streak.Fail(model)
+	n, repeat := t.streak.Fail(model, item)
+	if repeat {
+		t.logger().InfoContext(ctx, "item failed again on the model; counted once", "model", model,
+			"class", string(cl.Class), "reason", cl.Reason)
+		m, _ := t.cached(model, now, false)
+		return FailureResult{Model: m, Repeat: true}, nil
+	}
 	if n == 1 {
 		t.logger().InfoContext(ctx, "model-specific failure; counted if another follows on this instance", "model", model,
 			"class", string(cl.Class), "reason", cl.Reason)
 		m, _ := t.cached(model, now, false)
 		return FailureResult{Model: m}, nil
 	}
-	writes := 1
+	items := []string{item}
 	if n == 2 {
-		writes = 2 // the streak's first failure, then this one
+		items = t.streak.Items(model) // the streak's first failure, then this one
 	}
 	var (
 		res FailureResult
 		err error
 	)
-	for range writes {
+	for _, it := range items {
 		if res, err = t.Store.RecordFailure(ctx, FailureRequest{
-			Model: model, Class: cl.Class, Reason: cl.Reason, At: now, Threshold: t.Threshold,
+			Model: model, Item: it, Class: cl.Class, Reason: cl.Reason, At: now, Threshold: t.Threshold,
 		}); err != nil || res.Disabled {
 			break
 		}
@@ -126,6 +136,11 @@ func (t *Tracker) RecordFailure(ctx context.Context, model string, cl failure.Cl
 		return FailureResult{}, err
 	}
 	t.remember(res.Model, now)
+	if res.Repeat {
+		t.logger().InfoContext(ctx, "item failed again on the model; counted once", "model", model,
+			"class", string(cl.Class), "reason", cl.Reason, "consecutive_failures", res.Model.ConsecutiveFailures)
+		return res, nil
+	}
 	t.count(MetricModelFailures, cl.Class)
 	if res.Disabled {
 		t.count(MetricModelDisables, cl.Class)

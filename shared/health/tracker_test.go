@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -117,7 +118,7 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 		t.Fatalf("resets for a model known at zero = %d, want 0", n)
 	}
 	// An isolated failure is not written, so there is nothing to reset.
-	if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+	if _, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
@@ -127,7 +128,7 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 		t.Fatalf("an isolated failure and a success: %d failure writes, %d resets; want none", w, n)
 	}
 	for range 2 {
-		if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+		if _, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -164,7 +165,7 @@ func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
 	}
 	for round := range 4 {
 		for range 3 {
-			if _, err := a.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+			if _, err := a.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -202,7 +203,7 @@ func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
 	}
 	// The bound: a failure counted elsewhere within b's fresh view is not
 	// b's to reset; the failing instance's own next success resets it.
-	if _, err := a.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+	if _, err := a.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.RecordSuccess(ctx, "gpt"); err != nil {
@@ -246,7 +247,7 @@ func TestTrackerRecordFailure(t *testing.T) {
 			b := setupTracker(t)
 			disables := 0
 			for _, c := range tc.classes {
-				res, err := b.tracker.RecordFailure(ctx, "m", failure.Of(c, "test"))
+				res, err := b.tracker.RecordFailure(ctx, "m", newItem(), failure.Of(c, "test"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -348,7 +349,7 @@ func TestTrackerCountsLocalStreaks(t *testing.T) {
 	ctx := context.Background()
 	b := setupTracker(t)
 	for range 100 { // 1 call in 2 fails, never twice in a row here
-		if _, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON")); err != nil {
+		if _, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
 			t.Fatal(err)
 		}
 		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
@@ -360,7 +361,7 @@ func TestTrackerCountsLocalStreaks(t *testing.T) {
 	}
 	var disabledAt int
 	for i := range 5 {
-		res, err := b.tracker.RecordFailure(ctx, "gpt", invalid("bad JSON"))
+		res, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,5 +371,44 @@ func TestTrackerCountsLocalStreaks(t *testing.T) {
 	}
 	if disabledAt != 5 || b.store.failures.Load() != 5 {
 		t.Fatalf("a broken model disabled at failure %d with %d writes; want the fifth, 5", disabledAt, b.store.failures.Load())
+	}
+}
+
+// TestTrackerCountsDistinctItems: an item that fails again and again on one
+// instance, or on several, is one failure of the model — a poison item
+// does not take a healthy model out of rotation; five items do.
+func TestTrackerCountsDistinctItems(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := setupTracker(t)
+	b := &health.Tracker{Store: a.store, Clock: a.clock}
+	for i := range 20 {
+		tr := a.tracker
+		if i%3 == 0 {
+			tr = b
+		}
+		res, err := tr.RecordFailure(ctx, "gpt", "poison", invalid("bad JSON"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Disabled || res.Model.Disabled {
+			t.Fatalf("poison item's failure %d disabled the model: %+v", i+1, res)
+		}
+	}
+	if m, err := a.store.Get(ctx, "gpt"); err == nil && m.ConsecutiveFailures > 1 {
+		t.Fatalf("one item's 20 failures counted %d times, want at most once", m.ConsecutiveFailures)
+	}
+	disabledAt := 0
+	for i := range 6 {
+		res, err := a.tracker.RecordFailure(ctx, "gpt", fmt.Sprint("doc-", i), invalid("bad JSON"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Disabled {
+			disabledAt = i + 1
+		}
+	}
+	if disabledAt == 0 || disabledAt > 5 {
+		t.Fatalf("distinct items after the poison one: disabled at %d, want by the fifth", disabledAt)
 	}
 }

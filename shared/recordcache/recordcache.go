@@ -2,16 +2,18 @@
 // reads on the hot path — a service's circuit breaker, a model's health — so
 // that a call costs no DynamoDB request: the last record seen per key with
 // the time it was seen (Cache), and the instance's own run of failures per
-// key since its last success there (Streaks). docs/design.md "Shared records
+// key since its last success there (Streaks), or of distinct items that
+// failed there (Members). docs/design.md "Shared records
 // at scale" says how breaker and health use them.
 package recordcache
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
 
-// MaxKeys bounds a Cache and a Streaks: past it, a Cache sweeps the entries
+// MaxKeys bounds a Cache, a Streaks and a Members: past it, a Cache sweeps the entries
 // older than the TTL on its next Put, and a Streaks forgets every streak
 // (keys that failed once and were never called again), which at worst
 // delays a later streak's count by one failure. Fetch and notify see one
@@ -102,6 +104,55 @@ func (s *Streaks) Fail(key string) int {
 
 // Reset ends key's streak: a success.
 func (s *Streaks) Reset(key string) {
+	s.mu.Lock()
+	delete(s.m, key)
+	s.mu.Unlock()
+}
+
+// MaxMembers bounds the members a Members streak remembers per key; a
+// streak past it counts every further failure as a new member.
+const MaxMembers = 64
+
+// Members counts, per key, the distinct members (items) that failed on this
+// instance since its last success there: a member that fails again within
+// the streak is a repeat, not a longer streak. The zero value is ready; it
+// is safe for concurrent use.
+type Members struct {
+	mu sync.Mutex
+	m  map[string][]string
+}
+
+// Fail adds member's failure to key's streak and returns the streak's
+// length in distinct members, and whether member was already in it. An
+// empty member is always new.
+func (s *Members) Fail(key, member string) (n int, repeat bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m) > MaxKeys {
+		s.m = map[string][]string{}
+	}
+	ms := s.m[key]
+	if member != "" && slices.Contains(ms, member) {
+		return len(ms), true
+	}
+	if len(ms) < MaxMembers {
+		ms = append(ms, member)
+	} else {
+		ms = append(ms[:MaxMembers-1:MaxMembers-1], member)
+	}
+	s.m[key] = ms
+	return len(ms), false
+}
+
+// Items returns a copy of key's streak, oldest first.
+func (s *Members) Items(key string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.m[key])
+}
+
+// Reset ends key's streak: a success.
+func (s *Members) Reset(key string) {
 	s.mu.Lock()
 	delete(s.m, key)
 	s.mu.Unlock()

@@ -450,7 +450,7 @@ func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pock
 			if err == nil {
 				_ = hs.RecordSuccess(ctx, llmModel)
 			} else {
-				_, _ = hs.RecordFailure(ctx, llmModel, failure.Classify(err))
+				_, _ = hs.RecordFailure(ctx, llmModel, it.ID, failure.Classify(err))
 			}
 		}
 		if err != nil {
