@@ -16,7 +16,12 @@
 // while isolated failures spread over many instances — one item's bad
 // answers, a provider's sporadic ones — never reach the model's key. A
 // broken model fails every call, so every instance's streak counts: it is
-// disabled within the number of instances plus three failures. A
+// disabled within the number of instances plus three failures. A streak
+// counts distinct items: an item that fails again within the model's
+// current streak (its retries, on any instance) is a repeat of its own
+// failure and writes nothing, so a poison item retried on every model
+// disables none of them; the record keeps the streak's items in a string
+// set, streak_items, that a success, a recovery and an enable remove. A
 // success resets the shared count to zero: the count is of consecutive
 // failures across every llm instance, so a success reads the record when
 // this process's view of it may be stale (older than the cache TTL, 5 s),
@@ -30,8 +35,8 @@
 // Every change is one conditional UpdateItem; the condition expressions are
 // in dynamo.go and the Memory twin applies the same rules:
 //
-//	failure (count)     ADD consecutive_failures 1
-//	                    if the failure is not the disabling one:
+//	failure (count)     ADD consecutive_failures 1, streak_items {item}
+//	                    if the item is not in streak_items and the failure is not the disabling one:
 //	                    (count absent OR count < threshold-1) OR disabled = true
 //	failure (disable)   ADD consecutive_failures 1, SET disabled = true, disabled_at, disabled_by = "auto"
 //	                    if NOT (count absent OR count < threshold-1) AND (disabled absent OR disabled = false)
