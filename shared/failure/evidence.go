@@ -2,6 +2,7 @@ package failure
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -576,8 +577,59 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 			}
 			return cl, true
 		}
+		if f := refusedCredential(s); f != "" && !rateOnly {
+			return Of(AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
+		}
 	}
 	return Classification{}, false
+}
+
+// credentialNouns and credentialKeys are what a receiver calls the secret
+// it refused (a bare "key" may be a payload's); credentialVerdicts what it
+// says of it.
+var (
+	credentialNouns    = []string{"token", "secret", "password", "credential"}
+	credentialKeys     = []string{"api key", "user key", "app key", "access key", "auth key", "bot key"}
+	credentialVerdicts = [...]string{"invalid ", "expired ", "revoked ", "wrong ", "bad ", "incorrect ", "unknown "}
+)
+
+// refusedCredential finds a verdict on a credential, with at most one
+// qualifying word between them — "invalid recipient token", "expired bot
+// token", "wrong user key" — the wording of receivers no phrase names (the bare
+// "invalid token" is a phrase); it returns what it found, or "".
+func refusedCredential(s string) string {
+	for _, v := range credentialVerdicts {
+		for from := 0; from < len(s); {
+			i := indexFoldASCII(s[from:], v)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(v)
+			if i > 0 && isCodeByte(s[i-1]) {
+				continue
+			}
+			rest := s[from:]
+			for _, n := range credentialKeys { // "wrong user key": the noun's own qualifier
+				if hasPrefixFoldASCII(rest, n) {
+					return strings.TrimSpace(v) + " " + n
+				}
+			}
+			word := 0
+			for word < len(rest) && (isCodeByte(rest[word]) || rest[word] == '-') {
+				word++
+			}
+			if word == 0 || word >= len(rest) || rest[word] != ' ' {
+				continue
+			}
+			for _, n := range slices.Concat(credentialNouns, credentialKeys) {
+				if hasPrefixFoldASCII(rest[word+1:], n) {
+					return strings.TrimSpace(v) + " " + rest[:word] + " " + n
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // generic decides on a generic code the tables still know

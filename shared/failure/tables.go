@@ -559,6 +559,22 @@ var TransportPhrases = []Phrase{
 	{"temporary failure in name resolution", NetworkTimeout},
 	{"nodename nor servname provided", NetworkTimeout},
 	{"no such host is known", NetworkTimeout}, // .NET, Windows
+	// Windows: Go names the Winsock call that failed (net.OpError on
+	// Windows), and every runtime prints Winsock's own message for the
+	// error (WSAECONNREFUSED, WSAECONNABORTED, WSAENETUNREACH,
+	// WSAEHOSTUNREACH, WSATRY_AGAIN, WSANO_RECOVERY, WSANO_DATA)
+	{"connectex: ", NetworkTimeout},
+	{"wsarecv: ", NetworkTimeout},
+	{"wsasend: ", NetworkTimeout},
+	{"wsarecvfrom: ", NetworkTimeout},
+	{"wsasendto: ", NetworkTimeout},
+	{"getaddrinfow: ", NetworkTimeout},
+	{"target machine actively refused", NetworkTimeout},
+	{"connection was aborted by the software in your host", NetworkTimeout},
+	{"attempted to an unreachable", NetworkTimeout}, // network, host
+	{"temporary error during hostname resolution", NetworkTimeout},
+	{"non-recoverable error occurred during a database lookup", NetworkTimeout},
+	{"no data of the requested type was found", NetworkTimeout},
 	{"other side closed", NetworkTimeout},     // undici UND_ERR_SOCKET
 	{"und_err_socket", NetworkTimeout},
 	{"und_err_connect_timeout", NetworkTimeout},

@@ -60,6 +60,7 @@ var ModelWords = []Meaning{
 		"failed to parse the request", "request body",
 		"not found", "does not exist", "no such model", "unknown model", "model not available",
 		"invalid model", "permitted models", "model is not supported",
+		"identifier is invalid", "not a valid model", "model id is invalid", "model name is invalid", // Bedrock: "The provided model identifier is invalid."
 	}},
 	{RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
@@ -202,11 +203,11 @@ var TranslatedWords = []struct {
 }{
 	{"zh", "money", []string{"余额不足", "餘額不足", "额度不足", "額度不足", "余额", "餘額", "欠费", "欠費", "充值", "资源包", "資源包"}},
 	{"zh", "quota", []string{"配额", "配額", "额度已用", "額度已用", "用量已用尽", "用量已用盡"}},
-	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "过于频繁", "過於頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數", "请求过多", "請求過多"}},
+	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "过于频繁", "過於頻繁", "频繁", "頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數", "请求过多", "請求過多"}},
 	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
 	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
 	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
-	{"ja", "rate", []string{"レート制限", "リクエストが多すぎ", "リクエスト数の上限", "リクエスト制限"}},
+	{"ja", "rate", []string{"レート制限", "リクエストが多すぎ", "リクエスト数の上限", "リクエスト制限", "頻繁"}},
 	{"ja", "policy", []string{"不適切", "ポリシー違反"}},
 	{"es", "money", []string{"saldo insuficiente", "sin saldo", "crédito insuficiente", "créditos insuficientes", "fondos insuficientes", "facturación"}},
 	{"es", "quota", []string{"cuota"}},
@@ -290,12 +291,23 @@ var UpstreamWords = []Meaning{
 	}},
 }
 
-// upstreamWords is UpstreamWords as one phrase table, in order.
+// upstreamWords is UpstreamWords as one phrase table, in order, each
+// meaning's TranslatedWords after its own.
 var upstreamWords = sync.OnceValue(func() []Phrase {
 	var out []Phrase
 	for _, m := range UpstreamWords {
 		for _, w := range m.Words {
 			out = append(out, Phrase{w, m.Class})
+		}
+		// A receiver writes a rate in its own language as a model does
+		// (WeChat's "操作过于频繁，可稍后再试").
+		for _, t := range TranslatedWords {
+			if t.Meaning != m.Name {
+				continue
+			}
+			for _, w := range t.Words {
+				out = append(out, Phrase{w, m.Class})
+			}
 		}
 	}
 	return out
