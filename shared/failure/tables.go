@@ -575,7 +575,7 @@ var TransportPhrases = []Phrase{
 	{"temporary error during hostname resolution", NetworkTimeout},
 	{"non-recoverable error occurred during a database lookup", NetworkTimeout},
 	{"no data of the requested type was found", NetworkTimeout},
-	{"other side closed", NetworkTimeout},     // undici UND_ERR_SOCKET
+	{"other side closed", NetworkTimeout}, // undici UND_ERR_SOCKET
 	{"und_err_socket", NetworkTimeout},
 	{"und_err_connect_timeout", NetworkTimeout},
 	{"und_err_headers_timeout", NetworkTimeout},

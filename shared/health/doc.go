@@ -11,12 +11,14 @@
 // rate limit, a timeout or a 5xx says something about the provider, not the
 // model; Tracker logs them and writes nothing. A model-specific failure
 // joins the shared count when it is part of a streak on the instance that
-// saw it: the first failure of a streak is written with the second, and
-// each later one at once, so one instance alone counts exactly as before,
-// while isolated failures spread over many instances — one item's bad
-// answers, a provider's sporadic ones — never reach the model's key. A
-// broken model fails every call, so every instance's streak counts: it is
-// disabled within the number of instances plus three failures. A streak
+// saw it that is also most of the instance's calls of the model: its last
+// two calls failed and more than half of its last 10 did. Then the run
+// since its last success is written, and each later failure at once.
+// Isolated failures spread over many instances, and the pairs and triples
+// a model answering 15% of its calls badly makes at volume, never reach
+// the model's key. A broken model fails every call, so every instance's
+// streak counts: it is disabled within the number of instances plus three
+// failures (plus four on an instance whose last 10 calls succeeded). A streak
 // counts distinct items: an item that fails again within the model's
 // current streak (its retries, on any instance) is a repeat of its own
 // failure and writes nothing, so a poison item retried on every model

@@ -50,9 +50,9 @@ type Tracker struct {
 	Metrics Metrics
 
 	cache recordcache.Cache[Model]
-	// streak is this process's own run of model-specific failures per
-	// model, in distinct items, since its last success of the model.
-	streak recordcache.Members
+	// calls are this process's latest calls per model: what decides
+	// whether a model-specific failure joins the shared count.
+	calls recordcache.Outcomes
 }
 
 // Status returns the model's health, from the cache when it is fresh. A
@@ -97,28 +97,24 @@ func (t *Tracker) RecordFailure(ctx context.Context, model, item string, cl fail
 		return FailureResult{Model: m}, nil
 	}
 	now := t.now()
-	// An isolated failure on this instance is not written: it joins the
-	// shared count when a second follows it here with no success between,
-	// and then both are written (so one instance alone counts exactly as
-	// before). At scale, one item's bad answers and a provider's sporadic
-	// ones never reach the model's key; a broken model fails every call,
-	// and every instance's streak reaches the shared count at once.
-	n, repeat := t.streak.Fail(model, item)
+	// A failure on this instance is written when a second follows it here
+	// with no success between and most of the instance's last calls of the
+	// model failed; then the run is written. At scale, one item's bad
+	// answers and a model's sporadic ones never reach the model's key; a
+	// broken model fails every call, and every instance's run reaches the
+	// shared count at once.
+	items, repeat := t.calls.Fail(model, item)
 	if repeat {
 		t.logger().InfoContext(ctx, "item failed again on the model; counted once", "model", model,
 			"class", string(cl.Class), "reason", cl.Reason)
 		m, _ := t.cached(model, now, false)
 		return FailureResult{Model: m, Repeat: true}, nil
 	}
-	if n == 1 {
-		t.logger().InfoContext(ctx, "model-specific failure; counted if another follows on this instance", "model", model,
+	if len(items) == 0 {
+		t.logger().InfoContext(ctx, "model-specific failure; counted once this instance's calls of the model fail in a row and mostly", "model", model,
 			"class", string(cl.Class), "reason", cl.Reason)
 		m, _ := t.cached(model, now, false)
 		return FailureResult{Model: m}, nil
-	}
-	items := []string{item}
-	if n == 2 {
-		items = t.streak.Items(model) // the streak's first failure, then this one
 	}
 	var (
 		res FailureResult
@@ -167,7 +163,7 @@ func (t *Tracker) RecordFailure(ctx context.Context, model, item string, cl fail
 // or an operator re-enables it.
 func (t *Tracker) RecordSuccess(ctx context.Context, model string) error {
 	now := t.now()
-	t.streak.Reset(model)
+	t.calls.Succeed(model)
 	m, fresh := t.cached(model, now, true)
 	if !fresh {
 		got, err := t.Store.Get(ctx, model)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -127,21 +128,36 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 	if n, w := b.store.resets.Load(), b.store.failures.Load(); n != 0 || w != 0 {
 		t.Fatalf("an isolated failure and a success: %d failure writes, %d resets; want none", w, n)
 	}
+	// Two failures in a row, but most of this instance's calls succeeded:
+	// sporadic, not written.
 	for range 2 {
 		if _, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+	if w := b.store.failures.Load(); w != 0 {
+		t.Fatalf("two failures after seven successes: %d failure writes, want none", w)
+	}
+	// A model whose calls here fail in a row and mostly: written, and a
+	// success resets it once.
+	for range 2 {
+		if _, err := b.tracker.RecordFailure(ctx, "gpt-b", newItem(), invalid("bad JSON")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := b.store.failures.Load(); w != 2 {
+		t.Fatalf("a new model's two failures: %d failure writes, want 2", w)
+	}
+	if err := b.tracker.RecordSuccess(ctx, "gpt-b"); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+	if err := b.tracker.RecordSuccess(ctx, "gpt-b"); err != nil {
 		t.Fatal(err)
 	}
 	if n := b.store.resets.Load(); n != 1 {
 		t.Fatalf("resets = %d, want 1 (the second success knows the count is zero)", n)
 	}
-	if m, _ := b.store.Store.Get(ctx, "gpt"); m.ConsecutiveFailures != 0 {
+	if m, _ := b.store.Store.Get(ctx, "gpt-b"); m.ConsecutiveFailures != 0 {
 		t.Fatalf("count %d after success", m.ConsecutiveFailures)
 	}
 }
@@ -411,4 +427,61 @@ func TestTrackerCountsDistinctItems(t *testing.T) {
 	if disabledAt == 0 || disabledAt > 5 {
 		t.Fatalf("distinct items after the poison one: disabled at %d, want by the fifth", disabledAt)
 	}
+}
+
+// TestTrackerSporadicFailuresNeverDisable: a model that answers 15% of
+// its calls badly, each item its own, is not taken out of rotation by the
+// pairs and triples such a rate makes; the same model broken after a
+// hundred good calls is, within six calls of one instance.
+func TestTrackerSporadicFailuresNeverDisable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTracker(t)
+	rng := rand.New(rand.NewPCG(7, 15))
+	failures, pairs := 0, 0
+	last := false
+	for i := range 5000 {
+		if rng.Float64() < 0.15 {
+			failures++
+			if last {
+				pairs++
+			}
+			last = true
+			res, err := b.tracker.RecordFailure(ctx, "gpt", fmt.Sprint("w-", i), invalid("bad JSON"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Disabled || res.Model.Disabled {
+				t.Fatalf("call %d: a model failing 15%% of its calls was disabled: %+v", i, res.Model)
+			}
+			continue
+		}
+		last = false
+		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pairs == 0 {
+		t.Fatal("the sequence has no two failures in a row: it tests nothing")
+	}
+	// The old reading, a streak of two on the instance, wrote every pair.
+	if w := b.store.failures.Load(); w > int64(failures/100) {
+		t.Fatalf("%d failures, %d in a row after another: %d written, want at most 1%%", failures, pairs, w)
+	}
+	for i := range 100 {
+		_ = i
+		if err := b.tracker.RecordSuccess(ctx, "broken"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 6; i++ {
+		res, err := b.tracker.RecordFailure(ctx, "broken", fmt.Sprint("b-", i), invalid("bad JSON"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Disabled {
+			return
+		}
+	}
+	t.Fatal("a model failing every call after a hundred good ones was not disabled within six failures")
 }

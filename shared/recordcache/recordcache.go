@@ -2,18 +2,17 @@
 // reads on the hot path — a service's circuit breaker, a model's health — so
 // that a call costs no DynamoDB request: the last record seen per key with
 // the time it was seen (Cache), and the instance's own run of failures per
-// key since its last success there (Streaks), or of distinct items that
-// failed there (Members). docs/design.md "Shared records
+// key since its last success there (Streaks), or its latest calls per key
+// (Outcomes). docs/design.md "Shared records
 // at scale" says how breaker and health use them.
 package recordcache
 
 import (
-	"slices"
 	"sync"
 	"time"
 )
 
-// MaxKeys bounds a Cache, a Streaks and a Members: past it, a Cache sweeps the entries
+// MaxKeys bounds a Cache, a Streaks and an Outcomes: past it, a Cache sweeps the entries
 // older than the TTL on its next Put, and a Streaks forgets every streak
 // (keys that failed once and were never called again), which at worst
 // delays a later streak's count by one failure. Fetch and notify see one
@@ -109,51 +108,100 @@ func (s *Streaks) Reset(key string) {
 	s.mu.Unlock()
 }
 
-// MaxMembers bounds the members a Members streak remembers per key; a
-// streak past it counts every further failure as a new member.
-const MaxMembers = 64
+// WindowSize is how many of its latest calls per key an Outcomes
+// remembers.
+const WindowSize = 10
 
-// Members counts, per key, the distinct members (items) that failed on this
-// instance since its last success there: a member that fails again within
-// the streak is a repeat, not a longer streak. The zero value is ready; it
-// is safe for concurrent use.
-type Members struct {
+// Outcomes keeps, per key, this instance's latest WindowSize calls — a
+// success, or a failure with the item it failed on — so that a failure
+// joins a shared count only when the instance's own calls say the key is
+// failing, not one item or a chance cluster of sporadic failures. The zero
+// value is ready; it is safe for concurrent use.
+type Outcomes struct {
 	mu sync.Mutex
-	m  map[string][]string
+	m  map[string]*window
 }
 
-// Fail adds member's failure to key's streak and returns the streak's
-// length in distinct members, and whether member was already in it. An
-// empty member is always new.
-func (s *Members) Fail(key, member string) (n int, repeat bool) {
+type window struct {
+	calls [WindowSize]call
+	n     int // calls held, at most WindowSize
+	next  int // where the next call goes
+}
+
+type call struct {
+	failed, written bool
+	item            string
+}
+
+// Fail records a failure of key on item. An item that already failed in
+// the window is a repeat: nothing is recorded and repeat is true (an empty
+// item is never one). Otherwise the failure is held, and when the last two
+// calls failed and more than half of the window did, write returns the
+// items of the window's failures not yet returned — this one last — and
+// marks them returned: the caller writes them to the shared count.
+func (s *Outcomes) Fail(key, item string) (write []string, repeat bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	w := s.window(key)
+	if item != "" {
+		for i := range w.n {
+			if c := w.calls[i]; c.failed && c.item == item {
+				return nil, true
+			}
+		}
+	}
+	w.push(call{failed: true, item: item})
+	failed := 0
+	for i := range w.n {
+		if w.calls[i].failed {
+			failed++
+		}
+	}
+	if !w.at(2).failed || failed*2 <= w.n {
+		return nil, false
+	}
+	run := 1
+	for run < w.n && w.at(run+1).failed {
+		run++
+	}
+	for k := run; k >= 1; k-- { // the run since the last success, oldest first
+		if c := w.at(k); !c.written {
+			c.written = true
+			write = append(write, c.item)
+		}
+	}
+	return write, false
+}
+
+// Succeed records a success of key.
+func (s *Outcomes) Succeed(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.window(key).push(call{})
+}
+
+func (s *Outcomes) window(key string) *window {
 	if s.m == nil || len(s.m) > MaxKeys {
-		s.m = map[string][]string{}
+		s.m = map[string]*window{}
 	}
-	ms := s.m[key]
-	if member != "" && slices.Contains(ms, member) {
-		return len(ms), true
+	w, ok := s.m[key]
+	if !ok {
+		w = &window{}
+		s.m[key] = w
 	}
-	if len(ms) < MaxMembers {
-		ms = append(ms, member)
-	} else {
-		ms = append(ms[:MaxMembers-1:MaxMembers-1], member)
-	}
-	s.m[key] = ms
-	return len(ms), false
+	return w
 }
 
-// Items returns a copy of key's streak, oldest first.
-func (s *Members) Items(key string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.m[key])
+func (w *window) push(c call) {
+	w.calls[w.next] = c
+	w.next = (w.next + 1) % WindowSize
+	w.n = min(w.n+1, WindowSize)
 }
 
-// Reset ends key's streak: a success.
-func (s *Members) Reset(key string) {
-	s.mu.Lock()
-	delete(s.m, key)
-	s.mu.Unlock()
+// at returns the k-th latest call (1 is the latest).
+func (w *window) at(k int) *call {
+	if k > w.n {
+		return &call{}
+	}
+	return &w.calls[(w.next-k+WindowSize)%WindowSize]
 }

@@ -86,3 +86,39 @@ func TestStreaks(t *testing.T) {
 		t.Fatalf("past Max: %d, want a fresh streak", n)
 	}
 }
+
+// TestOutcomes: a failure is returned for writing when the last two calls
+// failed and more than half of the window did, with the run since the
+// last success that was not returned before; an item's second failure in
+// the window is a repeat.
+func TestOutcomes(t *testing.T) {
+	t.Parallel()
+	var o recordcache.Outcomes
+	step := func(item string, wantWrite []string, wantRepeat bool) {
+		t.Helper()
+		var w []string
+		var rep bool
+		if item == "" {
+			o.Succeed("m")
+		} else {
+			w, rep = o.Fail("m", item)
+		}
+		if fmt.Sprint(w) != fmt.Sprint(wantWrite) || rep != wantRepeat {
+			t.Fatalf("after %q: write %v repeat %t; want %v %t", item, w, rep, wantWrite, wantRepeat)
+		}
+	}
+	step("a", nil, false)                // one failure: isolated
+	step("b", []string{"a", "b"}, false) // two in a row, all of the window
+	step("b", nil, true)                 // b again: its own
+	step("c", []string{"c"}, false)      // a run: each later one at once
+	for range 7 {                        // seven successes: 3 of 10 failed
+		step("", nil, false)
+	}
+	for _, it := range []string{"d", "e", "f", "g", "h"} { // in a row, but at most half of the window
+		step(it, nil, false)
+	}
+	step("i", []string{"d", "e", "f", "g", "h", "i"}, false) // 6 of 10: the run since the last success
+	if w, rep := o.Fail("other", "a"); w != nil || rep {
+		t.Fatalf("another key shares nothing: %v %t", w, rep)
+	}
+}
