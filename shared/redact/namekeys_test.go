@@ -65,6 +65,49 @@ var nameKeyCases = []planted{
 		secrets: []string{"33612345678", "4915112345678"},
 		keep:    []string{`"sent_at":"1764230400123"`, `"originator":"Clinic"`},
 	},
+	{
+		name:    "a given name alone under its label, the surname under the next",
+		in:      "kargo: alıcı Ad: Emre Soyad: Kaplan sipariş=88123; signup: First name: Priya, Surname: Raman, plan=gold; Vorname=Jonas Nachname=Weber",
+		secrets: []string{"Emre", "Kaplan", "Priya", "Raman", "Jonas", "Weber"},
+		keep:    []string{"sipariş=88123", "plan=gold"},
+	},
+	{
+		name: "a one-word value under a given name's label with no surname's after it stays",
+		in:   "form: first name: required, ad: Banner",
+		keep: []string{"first name: required", "ad: Banner"},
+	},
+	{
+		name:    "a South Asian house and street number, an Arabic address in its order",
+		in:      "courier: consignee unreachable at Flat 12, Road 4, Gulshan; return to H. No. 77, Lane 9; المرسل: ١٤ شارع الجمهورية، عابدين",
+		secrets: []string{"Flat 12, Road 4", "H. No. 77, Lane 9", "١٤ شارع الجمهورية"},
+		keep:    []string{"courier: consignee unreachable at"},
+	},
+}
+
+// formProseCases are free text form-encoded in form bodies and queries
+// (docs/design.md "Redaction", 6).
+var formProseCases = []planted{
+	{
+		name:    "a messaging webhook's form body: the message's text goes, its ids stay",
+		in:      "webhook 500 payload=MessageSid=MM81c2d0&AccountSid=AC19f0&Body=Hola%2C+soy+Marta+Ruiz+y+necesito+cambiar+la+cita+del+jueves&NumSegments=1",
+		secrets: []string{"Marta+Ruiz", "cambiar+la+cita"},
+		keep:    []string{"MessageSid=MM81c2d0", "NumSegments=1"},
+	},
+	{
+		name:    "a feedback form's first pair, a query's free-text parameter",
+		in:      "POST /feedback body=remarks=Driver+left+the+box+at+flat+9+with+my+neighbour+Tomasz&score=2\nGET /help?lang=en&question=why+was+my+card+charged+twice+this+month HTTP/1.1",
+		secrets: []string{"neighbour+Tomasz", "charged+twice"},
+		keep:    []string{"score=2", "lang=en", "HTTP/1.1"},
+	},
+	{
+		name: "the system's own encoded text stays, and short or unspaced values",
+		in:   "redirect?error=access_denied&error_description=The+user+denied+the+consent+request&state=af0ifjsldkj&scope=openid+profile+email",
+		keep: []string{"error_description=The+user+denied+the+consent+request", "state=af0ifjsldkj", "scope=openid+profile+email"},
+	},
+}
+
+func TestFormProse(t *testing.T) {
+	stringCases(t, formProseCases)
 }
 
 func TestNameKeys(t *testing.T) {

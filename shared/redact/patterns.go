@@ -141,6 +141,13 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// Free text form-encoded in a form body or a query (markup.go).
+		Kind:     KindSecret,
+		Triggers: []string{"&"},
+		Find:     findProseForm,
+		textKind: true,
+	},
+	{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
@@ -568,7 +575,8 @@ var piiPatterns = []Pattern{
 			"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
 			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
 			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
-			"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver", "tilinomistaja"},
+			"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver", "tilinomistaja",
+			"ad:", "ad=", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn"},
 		Find: findLabelledName,
 	},
 	{

@@ -579,7 +579,7 @@ var PersonalKeys = map[string]Kind{
 	"contactaddress": KindPersonal, "pickupaddress": KindPersonal, "dropoffaddress": KindPersonal,
 	"correspondenceaddress": KindPersonal, "domicileaddress": KindPersonal,
 	// the value of an identity document beside its type (id_type, id_value)
-	"idvalue": KindPersonal, "documentvalue": KindPersonal,
+	"idvalue": KindPersonal,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
