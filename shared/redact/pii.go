@@ -580,7 +580,7 @@ var PersonalKeys = map[string]Kind{
 	"correspondenceaddress": KindPersonal, "domicileaddress": KindPersonal,
 	// the value of an identity document beside its type (id_type, id_value)
 	"idvalue": KindPersonal,
-	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
+	"emails":  KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
 // personalKind returns the kind of a key, given as its lowercase words,
