@@ -487,6 +487,12 @@ var secretPatterns = []Pattern{
 		Find:     findConfigCommand,
 	},
 	{
+		// A credential an XML-RPC call passes by position (positional.go).
+		Kind:     KindPassword,
+		Triggers: []string{"<methodcall"},
+		Find:     findXMLRPCCredential,
+	},
+	{
 		// A protocol's login command (wire.go).
 		Kind:     KindPassword,
 		Triggers: []string{"login ", "pass ", "auth "},
