@@ -141,6 +141,13 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A query language's prompt in its program's source (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"argmax", "sample", "beam", "best_k"},
+		Find:     findQuerySource,
+		textKind: true,
+	},
+	{
 		// Free text form-encoded in a form body or a query (markup.go).
 		Kind:     KindSecret,
 		Triggers: []string{"&"},
