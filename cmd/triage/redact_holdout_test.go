@@ -95,6 +95,8 @@ func TestRedactHoldout(t *testing.T) {
 		{"round3.jsonl", 205},
 		{"round4.jsonl", 207},
 		{"round5.jsonl", 201},
+		{"round7.jsonl", 256},
+		{"round9.jsonl", 169},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

@@ -1,6 +1,9 @@
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // A street address written in prose — "Via Garibaldi 12, 20121 Milano",
 // "12 rue de Rivoli, 75001 Paris", "Hauptstraße 5, 10115 Berlin", "221B
@@ -26,6 +29,12 @@ var streetAddress = regexp.MustCompile(
 		`|(?:Av\.|οδός|Οδός|οδ\.|Λεωφόρος|λεωφόρος|ул\.|бул\.|вул\.|просп\.|רחוב|שדרות|طريق|شارع)(?:[ \t]+[\p{Lu}\p{Lo}][\p{L}\p{M}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
 		// Bağdat Caddesi No:212 D:5; Narva mnt 7 — a street word after the name
 		`|\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){0,2}[ \t]+(?:Caddesi|Cad\.|Sokak|Sokağı|Sok\.|Bulvarı|mnt\.?|maantee|tänav|pst\.?|puiestee)[ \t]+(?:No[:.]?[ \t]?)?\d{1,4}[A-Za-z]?(?:[ \t]+D[:.][ \t]?\d{1,4})?` +
+		// ٢٥ شارع التحرير; 12 طريق الملك — a number before the street word,
+		// Arabic's order, in Arabic-Indic or ASCII digits
+		`|(?:\b\d{1,4}|[٠-٩]{1,4})[ \t]+(?:شارع|طريق)(?:[ \t]+\p{Lo}[\p{L}\p{M}'’.-]*){1,4}` +
+		// House 14, Street 7, F-7/2; H. No. 221, Road 3 — South Asia's house
+		// and street numbers, and a sector
+		`|\b(?:House|H\.[ \t]?No\.|Flat|Plot)[ \t]+(?:No\.?[ \t]*)?#?\d{1,5}[A-Za-z]?,[ \t]+(?:Street|St\.|Road|Rd\.|Lane|Gali|Block)[ \t]+(?:No\.?[ \t]*)?\d{1,4}[A-Za-z]?(?:,[ \t]+(?:Sector[ \t]+)?[A-Z]{1,2}-\d{1,2}(?:/\d{1,2})?)?` +
 		// Blk 123 Ang Mo Kio Avenue 6 #08-1234 — a Singapore block
 		`|Blk[ \t]+\d{1,4}[A-Z]?(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4}(?:[ \t]+\d{1,3})?(?:[ \t]+#\d{2}-\d{2,5})?)` +
 		// , 20121 Milano; , 75001 Paris; , SW1A 1AA London — the postcode and city
@@ -93,7 +102,8 @@ func findStreetAddress(s string, from int) []int {
 		after := streetAfterName[string(w)]
 		for st := lo; st <= a; st++ {
 			if st != a && !(isDigit(s[st]) && (st == 0 || !isAlnum(s[st-1]))) &&
-				!(after && (isUpper(s[st]) || s[st] >= 0xC0) && st > 0 && s[st-1] == ' ') {
+				!(after && (isUpper(s[st]) || s[st] >= 0xC0) && st > 0 && s[st-1] == ' ') &&
+				!houseStart(s, st) {
 				continue
 			}
 			if m := streetAddressAt.FindStringIndex(s[st:hi]); m != nil && st+m[1] >= i {
@@ -111,6 +121,23 @@ func findStreetAddress(s string, from int) []int {
 		}
 	}
 	return nil
+}
+
+// houseStart reports whether an address may start at s[st] before its
+// street word other than by an ASCII digit: an Arabic-Indic digit (٢٥ شارع
+// …) or a house's word (House 14, Street 7; Flat 3, Road 9).
+func houseStart(s string, st int) bool {
+	if st > 0 && (isAlnum(s[st-1]) || s[st-1] >= 0x80) {
+		return false
+	}
+	switch s[st] {
+	case 0xD9: // U+0660–U+0669 are D9 A0 – D9 A9
+		return st+1 < len(s) && s[st+1] >= 0xA0 && s[st+1] <= 0xA9
+	case 'H', 'F', 'P':
+		return strings.HasPrefix(s[st:], "House ") || strings.HasPrefix(s[st:], "H. No") || strings.HasPrefix(s[st:], "H.No") ||
+			strings.HasPrefix(s[st:], "Flat ") || strings.HasPrefix(s[st:], "Plot ")
+	}
+	return false
 }
 
 // streetAddressAt is streetAddress anchored where it is tried.

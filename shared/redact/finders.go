@@ -622,6 +622,9 @@ var keyValueTriggers = func() []string {
 // none of them (cpf, kennitala, nombre, 성명), so that the key-value rule
 // wakes for each in text as the structure layer reads each in JSON.
 func withPersonalKeys(needles []string) []string {
+	// One needle for the addresses by their purpose (homeaddress,
+	// registrationaddress, …): one pair of bytes, not one a purpose.
+	needles = append(needles[:len(needles):len(needles)], "address")
 	var add []string
 	for k := range PersonalKeys {
 		lk := lowerString(k)

@@ -148,6 +148,10 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 			return span(lo-2, hi)
 		}
 		return span(lo, hi)
+	case len(g) == 1 && nd == 9 && teudatKeyBefore(s, lo) && israelIDValid(digits):
+		// Israel's teudat zehut under its abbreviation as a key (tz=,
+		// "tz": …): a time zone is never nine digits.
+		return span(lo, hi)
 	case len(g) == 1 && nd == 17 && hi < len(s) && (s[hi] == 'X' || s[hi] == 'x'):
 		if cnRIValid(digits + "X") {
 			return span(lo, hi+1)
@@ -283,4 +287,40 @@ func idLabelled(s string, lo int) bool {
 		}
 	}
 	return false
+}
+
+// teudatKeyBefore reports whether the key tz or t.z (any case, quoted or
+// not) and ':' or '=' stand right before s[lo].
+func teudatKeyBefore(s string, lo int) bool {
+	k := lo
+	for k > 0 && (s[k-1] == '"' || s[k-1] == '\'' || s[k-1] == ' ') && lo-k < 3 {
+		k--
+	}
+	if k == 0 || s[k-1] != '=' && s[k-1] != ':' {
+		return false
+	}
+	k--
+	for k > 0 && (s[k-1] == '"' || s[k-1] == '\'') && lo-k < 5 {
+		k--
+	}
+	for _, key := range [...]string{"tz", "t.z", "t.z."} {
+		if k >= len(key) && strings.EqualFold(s[k-len(key):k], key) && (k == len(key) || !isAlnum(s[k-len(key)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// israelIDValid: Israel's identity number, nine digits whose Luhn sum
+// (weights 1, 2 from the left) is a multiple of ten.
+func israelIDValid(d string) bool {
+	if len(d) != 9 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 9; i++ {
+		v := int(d[i]-'0') * (1 + i%2)
+		sum += v/10 + v%10
+	}
+	return sum%10 == 0
 }

@@ -835,6 +835,11 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 			}
 			role = rec.roleIn(key, rec.members[recordKey(key)], role)
 		}
+		if role == (keyRole{}) && i < len(p.s) && p.s[i] == '"' {
+			if e := strings.IndexByte(p.s[i+1:min(len(p.s), i+18)], '"'); e >= 11 && partyPhone(key, p.s[i+1:i+1+e]) {
+				role.kind = KindPhone
+			}
+		}
 		p.parent = key
 		var rp *keyRole
 		if role.kind != "" || role.text || role.payload || role.args {
@@ -934,7 +939,8 @@ var ValueKeys = map[string]bool{
 	"src": true, "string": true, "stringvalue": true, "secretstring": true,
 }
 
-// normKey lower-cases a key and drops its separators.
+// normKey lower-cases a key and drops its separators; letters of other
+// scripts stay as written (الاسم, שם).
 func normKey(k string) string {
 	clean := true
 	for i := 0; i < len(k) && clean; i++ {
@@ -947,7 +953,7 @@ func normKey(k string) string {
 	var buf [64]byte
 	b := buf[:0]
 	for i := 0; i < len(k); i++ {
-		if c := k[i]; isAlnum(c) {
+		if c := k[i]; isAlnum(c) || c >= 0x80 {
 			b = append(b, lowerASCII(c))
 		}
 	}

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // Structure in text that is not JSON: XML and SOAP elements and attributes,
 // and the content keys of YAML, logfmt, env files, query strings and form
@@ -1265,4 +1268,93 @@ func besideContent(s string, ks, ke int) bool {
 		}
 	}
 	return false
+}
+
+// findProseForm finds free text written form-encoded (spaces as '+' or
+// %20) as the value of a pair of a form body or a query string — an SMS
+// webhook's Body=Hi+this+is+…, a feedback form's comment=… — under a key
+// that says nothing of it (proseKey) or a body's (PayloadKeys: not JSON
+// when encoded so): decoded, it is content as the same text under the
+// same key in JSON is. A pair counts when '&' stands before or after it.
+func findProseForm(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.IndexByte(s[i:], '&')
+		if k < 0 {
+			return nil
+		}
+		amp := i + k
+		i = amp + 1
+		// The pair after '&', and the pair before it when it is a form's
+		// first (its key after '?', '=', a space or the line's start).
+		if r := proseFormPair(s, amp+1); r != nil {
+			return r
+		}
+		ve := amp
+		vs := ve
+		for vs > from && s[vs-1] != '=' && formValueByte(s[vs-1]) {
+			vs--
+		}
+		if vs > from && s[vs-1] == '=' && (vs-1 <= from || s[vs-2] != '=') {
+			ks := vs - 1
+			for ks > from && isKeyByte(s[ks-1]) {
+				ks--
+			}
+			if ks < vs-1 && (ks == from || strings.IndexByte("?= \t\n\r&", s[ks-1]) >= 0) {
+				if r := proseFormSpan(s, ks, vs-1, vs, ve); r != nil {
+					return r
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// proseFormPair judges the pair key=value starting at s[ks].
+func proseFormPair(s string, ks int) []int {
+	ke := ks
+	for ke < len(s) && isKeyByte(s[ke]) {
+		ke++
+	}
+	if ke == ks || ke >= len(s) || s[ke] != '=' {
+		return nil
+	}
+	ve := ke + 1
+	for ve < len(s) && formValueByte(s[ve]) {
+		ve++
+	}
+	return proseFormSpan(s, ks, ke, ke+1, ve)
+}
+
+// formValueByte reports whether c may stand inside a form-encoded value:
+// no space, quote, '&' or line break.
+func formValueByte(c byte) bool {
+	return c > ' ' && c != '&' && c != '"' && c != '\'' && c != '<' && c != '>'
+}
+
+// proseFormSpan is the match of the form-encoded value s[vs:ve] under the
+// key s[ks:ke] when, decoded, it is free text under a key the prose rule or
+// a body's holds.
+func proseFormSpan(s string, ks, ke, vs, ve int) []int {
+	if ve-vs < 20 || ke-ks > 64 || startsWithMarker(s, vs) {
+		return nil
+	}
+	v := s[vs:ve]
+	if strings.Count(v, "+")+strings.Count(v, "%20") < 3 {
+		return nil
+	}
+	d := strings.ReplaceAll(v, "+", " ")
+	if u, err := url.PathUnescape(d); err == nil {
+		d = u
+	}
+	if !isFreeText(d) {
+		return nil
+	}
+	key := s[ks:ke]
+	r := roleOf(key)
+	switch {
+	case r.text || r.payload:
+	case r.kind != "" || r.args || isIDLabel(key) || !proseKey(key):
+		return nil // another rule's, or the system's own text
+	}
+	return []int{ks, ve, ks, ke, vs, ve}
 }

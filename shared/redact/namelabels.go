@@ -22,6 +22,8 @@ var nameLabels = []string{
 	// a name's and an account holder's labels in other languages
 	"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver",
 	"tilinomistaja",
+	// a given name's labels, written before the surname's (Ad: … Soyad: …)
+	"ad", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -188,6 +190,9 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		if w < len(s) && s[w] == '.' && w == j+1 { // an initial
 			w++
 		}
+		if w < len(s) && (s[w] == ':' || s[w] == '=') {
+			break // the next field's label (Ad: Zeynep Soyad: …)
+		}
 		words++
 		end = w
 		if w+1 < len(s) && s[w] == ' ' && s[w+1] != ' ' {
@@ -196,10 +201,37 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		}
 		break
 	}
+	if words == 1 && sep && surnameLabelAt(s, end) {
+		// A given name alone, its surname under the next label.
+		words = 2
+	}
 	if words < 2 || strings.HasPrefix(s[start:], markerPrefix) {
 		return nil
 	}
 	return []int{start, end, -1, -1, start, end}
+}
+
+// surnameLabelAt reports whether a surname's label — a key of a person's
+// name part (Soyad, Surname, Nachname, Apellido, Last name) and ':' or
+// '=' — follows s[i] after spaces or a comma.
+func surnameLabelAt(s string, i int) bool {
+	for i < len(s) && (s[i] == ' ' || s[i] == ',' || s[i] == ';' || s[i] == '|') {
+		i++
+	}
+	k := i
+	for k < len(s) && k-i < 24 && (isLetterOrHigh(s[k]) || s[k] == '_' || s[k] == ' ' && k+1 < len(s) && isLetter(s[k+1])) {
+		k++
+	}
+	if k == i || k >= len(s) || s[k] != ':' && s[k] != '=' {
+		return false
+	}
+	var buf [4]string
+	switch strings.Join(splitWords(s[i:k], buf[:0]), "") {
+	case "soyad", "soyadı", "soyadi", "surname", "lastname", "familyname", "nachname", "apellido", "apellidos",
+		"nom", "nomdefamille", "nazwisko", "příjmení", "prijmeni", "sukunimi", "etternavn", "efternavn", "cognome":
+		return true
+	}
+	return false
 }
 
 // nextLabelEnd returns the end of the run of letters at s[i] when a ':' or

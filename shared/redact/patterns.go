@@ -141,6 +141,20 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A query language's prompt in its program's source (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"argmax", "sample", "beam", "best_k"},
+		Find:     findQuerySource,
+		textKind: true,
+	},
+	{
+		// Free text form-encoded in a form body or a query (markup.go).
+		Kind:     KindSecret,
+		Triggers: []string{"&"},
+		Find:     findProseForm,
+		textKind: true,
+	},
+	{
 		// A content key's string in Go's %#v, PHP's var_export and EDN
 		// (dumpstrings.go).
 		Kind:     KindSecret,
@@ -480,6 +494,12 @@ var secretPatterns = []Pattern{
 		Find:     findConfigCommand,
 	},
 	{
+		// A credential an XML-RPC call passes by position (positional.go).
+		Kind:     KindPassword,
+		Triggers: []string{"<methodcall"},
+		Find:     findXMLRPCCredential,
+	},
+	{
 		// A protocol's login command (wire.go).
 		Kind:     KindPassword,
 		Triggers: []string{"login ", "pass ", "auth "},
@@ -568,7 +588,8 @@ var piiPatterns = []Pattern{
 			"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
 			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
 			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
-			"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver", "tilinomistaja"},
+			"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver", "tilinomistaja",
+			"ad:", "ad=", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn"},
 		Find: findLabelledName,
 	},
 	{

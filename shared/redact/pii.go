@@ -185,6 +185,24 @@ var PartyWords = map[string]bool{
 	"dest": true, "destination": true, "caller": true, "callee": true, "number": true,
 }
 
+// partyPhone reports whether val, a whole value under key, is a phone
+// number by PartyWords' rule: the key names a party of a message and the
+// value is 11 to 15 digits (after an optional '+'), no time in
+// milliseconds. A JSON member's value ("to": "447700900123") is read so as
+// a key=value's is.
+func partyPhone(key, val string) bool {
+	d := strings.TrimPrefix(val, "+")
+	if len(d) < 11 || len(d) > 15 || len(key) > 16 || epochMillis(d) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if !isDigit(d[i]) {
+			return false
+		}
+	}
+	return PartyWords[normKey(key)]
+}
+
 // partyLabel reports whether one of PartyWords, followed by '=' or ':',
 // stands just before s[i].
 func partyLabel(s string, i int) bool {
@@ -553,7 +571,16 @@ var PersonalKeys = map[string]Kind{
 	"рнокпп": KindPersonal, "РНОКПП": KindPersonal, "іпн": KindPersonal, "ІПН": KindPersonal,
 	"инн": KindPersonal, "ИНН": KindPersonal, "снилс": KindPersonal, "СНИЛС": KindPersonal,
 	"αμκα": KindPersonal, "ΑΜΚΑ": KindPersonal, "αφμ": KindPersonal, "ΑΦΜ": KindPersonal,
-	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
+	// a person's address by what it is for: registered, residential,
+	// postal, delivery
+	"registrationaddress": KindPersonal, "registeredaddress": KindPersonal, "residentialaddress": KindPersonal,
+	"residenceaddress": KindPersonal, "postaladdress": KindPersonal, "deliveryaddress": KindPersonal,
+	"permanentaddress": KindPersonal, "currentaddress": KindPersonal, "legaladdress": KindPersonal,
+	"contactaddress": KindPersonal, "pickupaddress": KindPersonal, "dropoffaddress": KindPersonal,
+	"correspondenceaddress": KindPersonal, "domicileaddress": KindPersonal,
+	// the value of an identity document beside its type (id_type, id_value)
+	"idvalue": KindPersonal,
+	"emails":  KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
 // personalKind returns the kind of a key, given as its lowercase words,

@@ -593,3 +593,85 @@ func sharedPrefix(a, b string) int {
 	}
 	return n
 }
+
+// findXMLRPCCredential finds a credential an XML-RPC call passes by
+// position: a <methodCall>'s params carry no names, and the APIs that
+// authenticate in the call put a login and its password side by side
+// near the front — WordPress's wp.*(blog_id, username, password, …),
+// MetaWeblog's and Movable Type's (id, username, password, …), Blogger's
+// (appkey, id, username, password, …), Odoo's authenticate(db, login,
+// password, …) and execute_kw(db, uid, password, …). So among the first
+// four params, a string that follows a string goes, and the third when a
+// string and an integer (a database and a user id) come before it.
+func findXMLRPCCredential(s string, from int) []int {
+	i := from
+	if b := strings.LastIndex(s[:from], "<methodCall"); b >= 0 {
+		i = b // the call a credential went from: the next may follow
+	}
+	for i < len(s) {
+		k := strings.Index(s[i:], "<methodCall")
+		if k < 0 {
+			return nil
+		}
+		k += i
+		i = k + len("<methodCall")
+		end := strings.Index(s[i:], "</methodCall>")
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += i
+		}
+		var types [4]byte // 's' a string, 'i' an integer, 'o' anything else
+		p := i
+		for n := 0; n < len(types); n++ {
+			q := strings.Index(s[p:end], "<param>")
+			if q < 0 {
+				break
+			}
+			p += q + len("<param>")
+			typ, vs, ve := xmlrpcValue(s, p, end)
+			types[n] = typ
+			if typ == 's' && ve > vs && n > 0 && (types[n-1] == 's' || n == 2 && types[0] == 's' && types[1] == 'i') &&
+				vs >= from && !startsWithMarker(s, vs) {
+				return []int{vs, ve, -1, -1, vs, ve}
+			}
+		}
+	}
+	return nil
+}
+
+// xmlrpcValue reads the <value> of a param whose body starts at s[p]: its
+// type and the span of a string's text.
+func xmlrpcValue(s string, p, end int) (typ byte, vs, ve int) {
+	skip := func(j int) int {
+		for j < end && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+			j++
+		}
+		return j
+	}
+	j := skip(p)
+	if !strings.HasPrefix(s[j:end], "<value>") {
+		return 'o', 0, 0
+	}
+	j += len("<value>")
+	t := skip(j)
+	switch {
+	case strings.HasPrefix(s[t:end], "<string>"):
+		vs = t + len("<string>")
+		e := strings.Index(s[vs:end], "</string>")
+		if e < 0 {
+			return 'o', 0, 0
+		}
+		return 's', vs, vs + e
+	case strings.HasPrefix(s[t:end], "<int>"), strings.HasPrefix(s[t:end], "<i4>"), strings.HasPrefix(s[t:end], "<i8>"):
+		return 'i', 0, 0
+	case t < end && s[t] != '<':
+		// An untyped value is a string.
+		e := strings.Index(s[j:end], "</value>")
+		if e < 0 {
+			return 'o', 0, 0
+		}
+		return 's', j, j + e
+	}
+	return 'o', 0, 0
+}

@@ -125,6 +125,39 @@ func stringCases(t *testing.T, cases []planted) {
 	}
 }
 
+// xmlrpcCases are credentials XML-RPC calls pass by position
+// (docs/design.md "Redaction", 3).
+var xmlrpcCases = []planted{
+	{
+		name: "a login and its password side by side, pretty-printed, untyped",
+		in: "odoo: AccessDenied\n<?xml version='1.0'?>\n<methodCall>\n<methodName>authenticate</methodName>\n<params>\n" +
+			"<param>\n<value><string>acme_prod</string></value>\n</param>\n<param>\n<value>ops@acme.test</value>\n</param>\n" +
+			"<param>\n<value><string>Wq9!rT2#vLp4</string></value>\n</param>\n<param>\n<value><struct></struct></value>\n</param>\n</params>\n</methodCall>",
+		secrets: []string{"Wq9!rT2#vLp4", "ops@acme.test"},
+		keep:    []string{"<methodName>authenticate</methodName>", "acme_prod"},
+	},
+	{
+		name: "a password after a database and a user id; an appkey's call",
+		in: `<methodCall><methodName>execute_kw</methodName><params><param><value><string>erp</string></value></param>` +
+			`<param><value><int>7</int></value></param><param><value><string>hX4mQ8zN1c</string></value></param>` +
+			`<param><value><string>res.partner</string></value></param></params></methodCall> ` +
+			`<methodCall><methodName>blogger.deletePost</methodName><params><param><value><string>0123456789ABCDEF</string></value></param>` +
+			`<param><value><string>9912</string></value></param><param><value><string>editor</string></value></param>` +
+			`<param><value><string>s3cr3t-Pa55</string></value></param><param><value><boolean>1</boolean></value></param></params></methodCall>`,
+		secrets: []string{"hX4mQ8zN1c", "s3cr3t-Pa55"},
+		keep:    []string{"execute_kw", "<int>7</int>", "blogger.deletePost", "<boolean>1</boolean>"},
+	},
+	{
+		name: "a call with one string keeps it",
+		in:   `<methodCall><methodName>examples.getStateName</methodName><params><param><value><i4>41</i4></value></param><param><value><string>South Dakota</string></value></param></params></methodCall>`,
+		keep: []string{"South Dakota", "<i4>41</i4>"},
+	},
+}
+
+func TestXMLRPCCredential(t *testing.T) {
+	stringCases(t, xmlrpcCases)
+}
+
 // referenceCases hold values that say where a secret comes from, and
 // values that are no secret, under secret keys (docs/design.md
 // "Redaction", 3).

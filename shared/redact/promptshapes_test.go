@@ -9,6 +9,18 @@ import "testing"
 // other tools', vendors' and languages' wordings than the holdout rounds'.
 var promptShapeCases = []planted{
 	{
+		name: "a query program's prompt between its decoder and its model",
+		in: "query failed: TokenLimitExceeded\n  sample(temperature=0.8, n=2)\n    'Summarize the tenant complaint about the broken boiler in flat 3B:\\n'\n" +
+			"    '[SUMMARY]'\n  from 'local:llama.cpp:mistral-7b.gguf'\n  where len(TOKENS(SUMMARY)) < 120\n",
+		secrets: []string{"tenant complaint about the broken boiler"},
+		keep:    []string{"sample(temperature=0.8, n=2)", "from 'local:llama.cpp:mistral-7b.gguf'", "where len(TOKENS(SUMMARY)) < 120"},
+	},
+	{
+		name: "a decoder's word in prose opens no block",
+		in:   "argmax\nselected the sample with the highest score\nfrom the batch",
+		keep: []string{"selected the sample with the highest score"},
+	},
+	{
 		name:    "Format-List of a turn, wrapped",
 		in:      "PS> $body.input | Format-List\n\nrole : user\ntext : Draft a polite reminder to the landlord that the boiler has been broken\n       for three weeks now.\n\nPS> $r.StatusCode\n503",
 		secrets: []string{"polite reminder to the landlord", "for three weeks now"},

@@ -2,7 +2,9 @@ package redact
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
+	"unicode"
 )
 
 // People's names and postal addresses are personal data by the record they
@@ -93,6 +95,9 @@ var personNameKeys = map[string]bool{
 	"name": true, "names": true, "nm": true, "lglnm": true, "displayname": true, "nickname": true,
 	"preferredname": true, "fullname": true, "formattedname": true,
 	"ad": true, "adı": true, "isim": true, // Turkish: beside soyad, a TC kimlik no
+	// "name" in scripts without case: Arabic, Hebrew, Devanagari, Thai
+	"الاسم": true, "اسم": true, "الاسمالكامل": true, "שם": true, "שםמלא": true, "नाम": true, "ชื่อ": true,
+	"имя": true, "Имя": true, "όνομα": true, "Όνομα": true,
 }
 
 // addressLineKeys hold a line of a postal address in an address's record.
@@ -275,6 +280,12 @@ func (r *record) kindOf(key, val string) (Kind, bool) {
 			return KindPhone, true
 		}
 	}
+	if personNameKeys[nk] && caselessName(val) {
+		// A thing's name (a service's, a queue's, a model's) is an
+		// identifier; words of a script without case under a name are a
+		// person's, whatever the record says.
+		return KindPersonal, true
+	}
 	if r.person && personNameKeys[nk] && (r.sure || looksLikePersonName(val)) {
 		// The record's key alone (users:, owner) also heads records of
 		// logins and service accounts: a name goes when it reads as a
@@ -370,6 +381,34 @@ func looksLikePersonName(v string) bool {
 		}
 	}
 	return caps >= 2
+}
+
+// caselessName reports whether v, percent-decoded when a query or a form
+// writes it so, is two to five words of letters in a script without case
+// (Hebrew, Arabic, Devanagari, Thai): a person's name, never an
+// identifier.
+func caselessName(v string) bool {
+	if len(v) < 4 || v[0] < 0x80 && v[0] != '%' {
+		return false
+	}
+	if v[0] == '%' {
+		d, err := url.PathUnescape(v)
+		if err != nil {
+			return false
+		}
+		v = d
+	}
+	words, letters := 0, 0
+	for _, w := range strings.Fields(v) {
+		for _, r := range w {
+			if !(unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsLower(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || r == '-' || r == '\'' || r == '.') {
+				return false
+			}
+			letters++
+		}
+		words++
+	}
+	return words >= 2 && words <= 5 && letters >= 4
 }
 
 // nameParticles are the lower-case words inside a person's name.

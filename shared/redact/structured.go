@@ -129,6 +129,9 @@ func valueIn(v any, depth int, parent string) any {
 				v, _ := x.(string)
 				role = rec.roleIn(rk, v, role)
 			}
+			if v, ok := x.(string); ok && role == (keyRole{}) && partyPhone(rk, v) {
+				role.kind = KindPhone
+			}
 			switch x.(type) {
 			case map[string]any, []any:
 				if role == (keyRole{}) {
@@ -580,6 +583,14 @@ func (w *walker) object() {
 			v := decodeString(raw)
 			if isFreeText(v) {
 				w.emitString(raw, v, Text(v))
+			} else {
+				w.emitString(raw, v, String(v))
+			}
+		case PartyWords[normKey(rkey)] && !contextKey(rkey) && w.peek() == '"':
+			raw := w.skip()
+			v := decodeString(raw)
+			if partyPhone(rkey, v) {
+				w.emitString(raw, v, secretString(KindPhone, v))
 			} else {
 				w.emitString(raw, v, String(v))
 			}

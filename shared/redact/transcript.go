@@ -697,3 +697,55 @@ func findPrefixedTurn(s string, from int) []int {
 	}
 	return nil
 }
+
+// findQuerySource finds the prompt of a query language's program: LMQL's
+// decoder clause (argmax, sample, beam, beam_var, best_k, each alone on its
+// line or with its arguments) opens a block of string lines — the prompt
+// the model is given, written as the program's source — that the model's
+// clause (`from "…"`) closes. The string lines go as content; the decoder,
+// the model and the constraints (`where …`) stay.
+func findQuerySource(s string, from int) []int {
+	for i := from; i < len(s); {
+		le := lineEnd(s, i)
+		t := strings.TrimLeft(s[i:le], " \t")
+		next := le + 1
+		if querySourceDecoder(strings.TrimRight(t, " \t\r")) {
+			start, end := -1, -1
+			for j := next; j < len(s); {
+				je := lineEnd(s, j)
+				line := strings.TrimSpace(s[j:je])
+				switch {
+				case line == "":
+				case line[0] == '"' || line[0] == '\'' || strings.HasPrefix(line, "f\""):
+					if start < 0 {
+						start = j + strings.Index(s[j:je], line[:1])
+						if line[0] == 'f' {
+							start = j + strings.Index(s[j:je], "f\"")
+						}
+					}
+					end = j + strings.LastIndexAny(s[j:je], "\"'") + 1
+				default:
+					if start >= 0 && end > start && strings.HasPrefix(line, "from ") {
+						return []int{start, end, -1, -1, start, end}
+					}
+					j = len(s)
+					continue
+				}
+				j = je + 1
+			}
+		}
+		i = next
+	}
+	return nil
+}
+
+// querySourceDecoder reports whether a trimmed line is an LMQL decoder
+// clause: the decoder's name alone or with its arguments.
+func querySourceDecoder(t string) bool {
+	for _, d := range [...]string{"argmax", "sample", "beam", "beam_var", "beam_sample", "best_k", "var"} {
+		if rest, ok := strings.CutPrefix(t, d); ok && (rest == "" || rest[0] == '(' && rest[len(rest)-1] == ')') {
+			return true
+		}
+	}
+	return false
+}
