@@ -82,13 +82,12 @@ func (t *Tracker) Status(ctx context.Context, model string) (Model, error) {
 // RecordFailure records a failure of model, on item, classified as cl.
 // Only model-specific classes count (cl.Class.ModelSpecific()); any other
 // class (a rate limit, a timeout, a 5xx: the provider, not the model) is
-// logged and nothing is written. A streak counts distinct items: an item
-// that fails again within the model's current streak — on this instance or
-// in the shared record — is a repeat of its own failure (Repeat), not
-// evidence against the model; item "" counts every failure. The result's
-// Disabled is
-// true for the one failure that disabled the model, which is logged as a
-// warning and counted as MetricModelDisables.
+// logged and nothing is written. An item that already failed on the model
+// within this instance's last calls of it, or within the shared record's
+// current streak, is a repeat of its own failure (Repeat), not evidence
+// against the model; item "" counts every failure. The result's Disabled
+// is true for the one failure that disabled the model, which is logged as
+// a warning and counted as MetricModelDisables.
 func (t *Tracker) RecordFailure(ctx context.Context, model, item string, cl failure.Classification) (FailureResult, error) {
 	if !cl.Class.ModelSpecific() {
 		t.logger().InfoContext(ctx, "transient failure not counted against the model", "model", model, "class", string(cl.Class),

@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// MaxKeys bounds a Cache, a Streaks and an Outcomes: past it, a Cache sweeps the entries
-// older than the TTL on its next Put, and a Streaks forgets every streak
+// MaxKeys bounds a Cache, a Streaks and an Outcomes: past it, a Cache
+// sweeps the entries older than the TTL on its next Put, and a Streaks (an
+// Outcomes) forgets every streak (every window)
 // (keys that failed once and were never called again), which at worst
 // delays a later streak's count by one failure. Fetch and notify see one
 // key per host.
@@ -137,8 +138,9 @@ type call struct {
 // the window is a repeat: nothing is recorded and repeat is true (an empty
 // item is never one). Otherwise the failure is held, and when the last two
 // calls failed and more than half of the window did, write returns the
-// items of the window's failures not yet returned — this one last — and
-// marks them returned: the caller writes them to the shared count.
+// items of the failures since the last success not yet returned — this one
+// last — and marks them returned: the caller writes them to the shared
+// count.
 func (s *Outcomes) Fail(key, item string) (write []string, repeat bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
