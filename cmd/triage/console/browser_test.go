@@ -54,6 +54,9 @@ func requireChromium(t *testing.T) string {
 const (
 	browserSettle = 4 * time.Minute
 	browserDone   = 4 * time.Minute
+	// browserStep bounds one step of the page: a navigation or a click
+	// and what it must show.
+	browserStep = 2 * time.Minute
 )
 
 // TestBrowserReplayADeadLetteredClass is the console as an operator uses
@@ -139,8 +142,20 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 			return os.WriteFile(filepath.Join(shots, "console-"+name+".png"), png, 0o644)
 		})
 	}
+	// Each step is bounded: a page that never shows what a step waits for
+	// fails the test with the page, instead of hanging it.
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, scancel := context.WithTimeout(bctx, browserStep)
+		defer scancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
+			loc, _ := chromedp.Run(bctx, chromedp.Location())
+			page, _ := chromedp.Run(bctx, chromedp.OuterHTML(css(`body`)))
+			t.Fatalf("%s: %v\nat %s:\n%s", what, err, redactToken(loc), page)
+		}
+	}
 	groupLink := css(fmt.Sprintf(`#dlq-groups a[href="/dlq?stage=fetch&class=%s"]`, class))
-	if err := chromedp.Do(bctx,
+	do("open the overview, the class's dead letters, and ask for a replay",
 		chromedp.Navigate(consoleURL),
 		chromedp.WaitVisible(groupLink),
 		shot("overview"),
@@ -150,9 +165,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 		shot("dlq"),
 		chromedp.Click(css(`form[action="/actions/replay"] button[type=submit]`)),
 		chromedp.WaitVisible(css(`button[data-confirm]`)),
-	); err != nil {
-		t.Fatal(err)
-	}
+	)
 	summary, err := chromedp.Run(bctx, chromedp.Text(css(`[data-summary]`)))
 	if err != nil || !strings.Contains(summary, fmt.Sprintf("This replays %d items", want)) {
 		t.Fatalf("confirmation %q (%v), want it to say %d items", summary, err, want)
@@ -165,15 +178,14 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	liveDone := `(() => { const s = [...document.querySelectorAll("[data-live] [data-item]")];
 		const want = ` + jsList(unpublished) + `;
 		return want.every(id => s.some(e => e.dataset.item === id && e.textContent === "done")); })()`
-	if err := chromedp.Do(bctx,
+	do("confirm the replay",
 		chromedp.Click(css(`button[data-confirm]`)),
 		chromedp.WaitVisible(css(`[data-summary].done`)),
-	); err != nil {
-		t.Fatalf("confirm: %v", err)
-	}
+	)
 	done, err := chromedp.Run(bctx, chromedp.Text(css(`[data-summary]`)))
 	if err != nil || !strings.Contains(done, fmt.Sprintf("Replayed %d items", want)) {
-		t.Fatalf("answer %q (%v)", done, err)
+		box, _ := chromedp.Run(bctx, chromedp.OuterHTML(css(`[data-action-box]`)))
+		t.Fatalf("answer %q (%v), want %d replayed; the answer:\n%s", done, err, want, box)
 	}
 	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](liveDone, chromedp.WithPollingTimeout(browserDone), chromedp.WithPollingInterval(time.Second))); err != nil {
 		t.Fatalf("the replayed items did not show done on the page in %s: %v", browserDone, err)
@@ -258,6 +270,11 @@ func cmpOr(a, b string) string {
 func jsList(ids []string) string { return `["` + strings.Join(ids, `","`) + `"]` }
 
 func base(u string) string { return u[:strings.Index(u, "/?token=")] }
+
+// redactToken keeps a console URL's token out of a failure's message.
+func redactToken(u string) string { return tokenRE.ReplaceAllString(u, "token=…") }
+
+var tokenRE = regexp.MustCompile(`token=[0-9a-f]+`)
 
 // waitDeadLettered waits until every id is dead-lettered and returns their
 // class (one class for all).
