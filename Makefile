@@ -13,7 +13,7 @@ SHORTFUZZ  ?= 10000x
 BENCHTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
-.PHONY: all test unit lint fuzz fuzz-short fuzz-run bench build demo up invoke tools-go tools-lint tools-local tools-browser clean
+.PHONY: all test unit test-bootstraps lint fuzz fuzz-short fuzz-run bench build demo up invoke tools-go tools-lint tools-local tools-browser clean
 
 all: build
 
@@ -52,9 +52,28 @@ lint: tools-lint
 # The short soak (infra/local/soak) runs on its own after the other
 # packages: it times a pipeline under faults, and sharing two CPUs with the
 # other integration tests only slows it down.
-unit: tools-go
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/infra/local/soak$$')
-	$(GO) test -count=1 ./infra/local/soak/
+#
+# The integration tests' local stacks (demo, outage, cross-check, soak) take
+# the functions' bootstraps from TEST_BOOTSTRAPS, built once per run by
+# test-bootstraps (devstack.PrebuiltEnv); each stack linked its own before.
+TEST_BOOTSTRAPS := $(CURDIR)/.build/test
+unit: tools-go test-bootstraps
+	TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 $$($(GO) list ./... | grep -v '/infra/local/soak$$')
+	TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 ./infra/local/soak/
+
+# test-bootstraps builds every function's bootstrap for this machine into
+# TEST_BOOTSTRAPS/<LogicalId>/bootstrap, rules.yaml beside it, as
+# `make bootstraps` lays them out: one go build (the links run in
+# parallel), each binary renamed into place, so a stack still running an
+# older one keeps it.
+test-bootstraps: tools-go
+	@set -e; mkdir -p $(TEST_BOOTSTRAPS); tmp=$$(mktemp -d $(TEST_BOOTSTRAPS)/.tmp-XXXXXX); trap 'rm -rf $$tmp' EXIT; \
+	  pkgs=""; for f in $(FUNCTIONS); do pkgs="$$pkgs ./functions/$${f#*:}"; done; \
+	  echo "bootstraps $(TEST_BOOTSTRAPS)/<LogicalId>/bootstrap <-$$pkgs"; \
+	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_BUILD_FLAGS) -o $$tmp/ $$pkgs; \
+	  for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; mkdir -p $(TEST_BOOTSTRAPS)/$$id; \
+	    cp rules.yaml $$tmp/$$pkg.rules.yaml; mv -f $$tmp/$$pkg.rules.yaml $(TEST_BOOTSTRAPS)/$$id/rules.yaml; \
+	    mv -f $$tmp/$$pkg $(TEST_BOOTSTRAPS)/$$id/bootstrap; done
 
 test: lint tools-browser unit fuzz-short
 
