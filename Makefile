@@ -49,6 +49,16 @@ lint: tools-lint
 	  rc=0; if [ -n "$$cfn" ]; then wait $$cfn || rc=$$?; echo "cfn-lint template.yaml"; cat $$cfnlog; rm -f $$cfnlog; fi; \
 	  [ $$vet = 0 ] && [ $$rc = 0 ]
 
+# make test's builds are path-independent (-trimpath, added to GOFLAGS):
+# without it every package of the module compiles under a key holding its
+# directory, so each clean clone (a new directory) compiled the whole module
+# again although go's cache held it, and a tree's lambdatest builds did not
+# share the bootstraps' compile. With it, a package compiled once, by any
+# checkout of the same sources, is not compiled again. Stack traces name
+# files by import path (github.com/triagehq/triage/…) instead of disk path.
+TEST_GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
+test lint unit test-bootstraps fuzz fuzz-short fuzz-run: export GOFLAGS = $(TEST_GOFLAGS)
+
 # The short soak (infra/local/soak) runs on its own after the other
 # packages: it times a pipeline under faults, and sharing two CPUs with the
 # other integration tests only slows it down.
