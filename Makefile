@@ -13,7 +13,7 @@ SHORTFUZZ  ?= 10000x
 BENCHTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
-.PHONY: all test unit lint fuzz fuzz-short bench build demo up invoke tools-go tools-lint tools-local tools-browser clean
+.PHONY: all test unit test-bootstraps lint fuzz fuzz-short fuzz-run bench build demo up invoke tools-go tools-lint tools-local tools-browser clean
 
 all: build
 
@@ -38,18 +38,52 @@ tools-browser:
 
 ## quality --------------------------------------------------------------------
 
+# cfn-lint (one Python process on one CPU, about 6 s) runs while go vet
+# compiles; its output is held and printed after vet's, so the two never
+# interleave, and either failing fails lint.
 lint: tools-lint
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	@if [ -f template.yaml ]; then echo "cfn-lint template.yaml"; cfn-lint template.yaml; fi
+	@cfn=""; if [ -f template.yaml ]; then cfnlog=$$(mktemp); cfn-lint template.yaml >$$cfnlog 2>&1 & cfn=$$!; fi; \
+	  echo "$(GO) vet ./..."; $(GO) vet ./...; vet=$$?; \
+	  rc=0; if [ -n "$$cfn" ]; then wait $$cfn || rc=$$?; echo "cfn-lint template.yaml"; cat $$cfnlog; rm -f $$cfnlog; fi; \
+	  [ $$vet = 0 ] && [ $$rc = 0 ]
+
+# make test's builds are path-independent (-trimpath, added to GOFLAGS):
+# without it every package of the module compiles under a key holding its
+# directory, so each clean clone (a new directory) compiled the whole module
+# again although go's cache held it, and a tree's lambdatest builds did not
+# share the bootstraps' compile. With it, a package compiled once, by any
+# checkout of the same sources, is not compiled again. Stack traces name
+# files by import path (github.com/triagehq/triage/…) instead of disk path.
+TEST_GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
+test lint unit test-bootstraps fuzz fuzz-short fuzz-run: export GOFLAGS = $(TEST_GOFLAGS)
 
 # The short soak (infra/local/soak) runs on its own after the other
 # packages: it times a pipeline under faults, and sharing two CPUs with the
 # other integration tests only slows it down.
-unit: tools-go
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/infra/local/soak$$')
-	$(GO) test -count=1 ./infra/local/soak/
+#
+# The integration tests' local stacks (demo, outage, cross-check, soak) take
+# the functions' bootstraps from TEST_BOOTSTRAPS, built once per run by
+# test-bootstraps (devstack.PrebuiltEnv); each stack linked its own before.
+TEST_BOOTSTRAPS := $(CURDIR)/.build/test
+unit: tools-go test-bootstraps
+	TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 $$($(GO) list ./... | grep -v '/infra/local/soak$$')
+	TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 ./infra/local/soak/
+
+# test-bootstraps builds every function's bootstrap for this machine into
+# TEST_BOOTSTRAPS/<LogicalId>/bootstrap, rules.yaml beside it, as
+# `make bootstraps` lays them out: one go build (the links run in
+# parallel), each binary renamed into place, so a stack still running an
+# older one keeps it.
+test-bootstraps: tools-go
+	@set -e; mkdir -p $(TEST_BOOTSTRAPS); tmp=$$(mktemp -d $(TEST_BOOTSTRAPS)/.tmp-XXXXXX); trap 'rm -rf $$tmp' EXIT; \
+	  pkgs=""; for f in $(FUNCTIONS); do pkgs="$$pkgs ./functions/$${f#*:}"; done; \
+	  echo "bootstraps $(TEST_BOOTSTRAPS)/<LogicalId>/bootstrap <-$$pkgs"; \
+	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_BUILD_FLAGS) -o $$tmp/ $$pkgs; \
+	  for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; mkdir -p $(TEST_BOOTSTRAPS)/$$id; \
+	    cp rules.yaml $$tmp/$$pkg.rules.yaml; mv -f $$tmp/$$pkg.rules.yaml $(TEST_BOOTSTRAPS)/$$id/rules.yaml; \
+	    mv -f $$tmp/$$pkg $(TEST_BOOTSTRAPS)/$$id/bootstrap; done
 
 test: lint tools-browser unit fuzz-short
 
@@ -70,6 +104,13 @@ test: lint tools-browser unit fuzz-short
 # The short runs minimize each new input for at most 1s (FMT) instead of the
 # default 60s: minimizing one new-coverage input of FuzzParse took over a
 # minute of `make test`'s time, and a failing input is written either way.
+#
+# Each package's instrumented test binary is built once (`go test -c -fuzz`)
+# and run for each of its targets, as `go test -fuzz` runs it: in the
+# package's directory (its testdata/fuzz corpus, where a failing input is
+# written) with the go command's fuzz cache (-test.fuzzcachedir). One
+# `go test -fuzz` per target linked the same instrumented binary again for
+# each of a package's targets (13 links for 8 packages).
 fuzz: tools-go
 	@$(MAKE) --no-print-directory fuzz-run FT=$(FUZZTIME) FMT=60s
 
@@ -77,12 +118,18 @@ fuzz-short: tools-go
 	@$(MAKE) --no-print-directory fuzz-run FT=$(SHORTFUZZ) FMT=1s
 
 fuzz-run:
-	@set -e; for pkg in $$(git grep -l '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' -- '*_test.go' | xargs -n1 dirname | sort -u); do \
-	  for t in $$(git grep -h -o '^func Fuzz[A-Za-z0-9_]*' -- ":(glob)$$pkg/*_test.go" | sed 's/^func //'); do \
-	    pkg=./$${pkg#./}; \
+	@set -e; bins=$$(mktemp -d); trap 'rm -rf $$bins' EXIT; \
+	cache=$$($(GO) env GOCACHE)/fuzz; \
+	for pkg in $$(git grep -l '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' -- '*_test.go' | xargs -n1 dirname | sort -u); do \
+	  pkg=./$${pkg#./}; \
+	  bin=$$bins/$$(echo $${pkg#./} | tr / -).test; \
+	  $(GO) test -c -fuzz . -o $$bin $$pkg; \
+	  importpath=$$($(GO) list $$pkg); \
+	  for t in $$(git grep -h -o '^func Fuzz[A-Za-z0-9_]*' -- ":(glob)$${pkg#./}/*_test.go" | sed 's/^func //'); do \
 	    echo "fuzz $$pkg $$t ($(FT))"; \
 	    log=$$(mktemp); \
-	    if ! $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FT) -fuzzminimizetime $(FMT) >$$log 2>&1; then \
+	    if ! (cd $$pkg && $$bin -test.paniconexit0 -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(FT) \
+	        -test.fuzzminimizetime $(FMT) -test.fuzzcachedir $$cache/$$importpath) >$$log 2>&1; then \
 	      if grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
 	        echo "    the -fuzztime shutdown race of go.dev/issue/75804 (no failing input): not a finding"; \
 	      else cat $$log; rm -f $$log; exit 1; fi; \

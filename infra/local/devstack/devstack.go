@@ -70,6 +70,18 @@ const (
 	BuildNever BuildMode = "never"
 )
 
+// PrebuiltEnv names the environment variable holding a directory of
+// bootstraps laid out as `make bootstraps` lays them out
+// (<dir>/<LogicalId>/bootstrap, rules.yaml beside each). Start takes a
+// function's bootstrap from there when Options.Build is unset and
+// Options.Bootstraps does not name it; a function missing there is an
+// error, never a silent build. `make test` builds the bootstraps of the
+// tree under test once, into a directory of its own, and sets it, so that
+// its dozen local stacks do not each link the same binaries again (go's
+// cache skips the compile, not the link into a fresh directory). Unset,
+// Start builds as Build says.
+const PrebuiltEnv = "TRIAGE_BOOTSTRAPS"
+
 // Options configure Start. The zero value runs every SQS-triggered
 // function of template.yaml with pollers off, on a fresh moto.
 type Options struct {
@@ -93,7 +105,9 @@ type Options struct {
 	// running function.
 	Pollers bool
 	// Bootstraps maps a logical id to a prebuilt binary; others are built
-	// into BuildDir/<LogicalId>/bootstrap according to Build.
+	// into BuildDir/<LogicalId>/bootstrap according to Build. When Build
+	// is unset and $TRIAGE_BOOTSTRAPS (PrebuiltEnv) names a directory, the
+	// others are taken from there instead (see PrebuiltEnv).
 	Bootstraps map[string]string
 	Build      BuildMode
 	BuildDir   string
@@ -647,9 +661,13 @@ func seedSecrets(ctx context.Context, cfg aws.Config, params map[string]string) 
 // in one go invocation (as `make bootstraps` does, for this machine).
 func buildBootstraps(ctx context.Context, root string, fns []template.Function, opts Options,
 	progress func(string, ...any)) (map[string]string, error) {
-	mode := opts.Build
+	mode, buildDir, prebuilt := opts.Build, opts.BuildDir, false
 	if mode == "" {
 		mode = BuildAlways
+		if dir := os.Getenv(PrebuiltEnv); dir != "" {
+			mode, buildDir, prebuilt = BuildNever, dir, true
+			progress("using the bootstraps in %s ($%s)", dir, PrebuiltEnv)
+		}
 	}
 	bins := map[string]string{}
 	var pkgs, ids []string
@@ -658,13 +676,15 @@ func buildBootstraps(ctx context.Context, root string, fns []template.Function, 
 			bins[fn.LogicalID] = b
 			continue
 		}
-		out, err := BootstrapPath(root, opts.BuildDir, fn.LogicalID)
+		out, err := BootstrapPath(root, buildDir, fn.LogicalID)
 		if err != nil {
 			return nil, err
 		}
 		bins[fn.LogicalID] = out
 		_, statErr := os.Stat(out)
 		switch {
+		case prebuilt && statErr != nil:
+			return nil, fmt.Errorf("devstack: $%s=%s lacks %s's bootstrap: %w", PrebuiltEnv, buildDir, fn.LogicalID, statErr)
 		case mode == BuildNever && statErr != nil:
 			return nil, fmt.Errorf("devstack: build never, but %s: %w", out, statErr)
 		case mode == BuildNever, mode == BuildMissing && statErr == nil:

@@ -127,7 +127,7 @@ func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
 		ids[n] = "outage-" + pad(n)
 	}
 	states := map[state.State]int{}
-	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(time.Second) {
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
 		clear(states)
 		for _, id := range ids {
 			it, err := st.Items.Get(ctx, id)

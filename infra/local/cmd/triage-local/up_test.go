@@ -57,8 +57,11 @@ func parseExports(s string) map[string]string {
 // the stack stays up, and from outside it — the triage binary, with nothing
 // but the printed exports — a newcomer submits an item and sees it done,
 // submits one that fails, finds its dead letter and replays it to done.
-// Ctrl-C (the context) then stops everything.
+// Ctrl-C (the context) then stops everything. It runs beside the
+// package's other tests: its stack (its own moto, a stack of its own name)
+// shares nothing with theirs, and it mostly waits on the pipeline.
 func TestUpWalkthrough(t *testing.T) {
+	t.Parallel()
 	localtest.Require(t, "moto_server", moto.InstallHint)
 	triage := lambdatest.Build(t, "./cmd/triage")
 	ctx, cancel := context.WithCancel(t.Context())
@@ -118,7 +121,7 @@ func TestUpWalkthrough(t *testing.T) {
 	waitState := func(id, want string) map[string]any {
 		t.Helper()
 		var last string
-		for end := time.Now().Add(90 * time.Second); time.Now().Before(end); time.Sleep(time.Second) {
+		for end := time.Now().Add(90 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
 			out, err := triageCmd("items", "get", id, "--json")
 			if err != nil {
 				last = err.Error()
