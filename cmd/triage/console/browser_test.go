@@ -13,9 +13,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/chromedp/chromedp"
 
 	"github.com/triagehq/triage/infra/fakes"
@@ -122,7 +126,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 		}
 	}
 
-	consoleURL := startConsole(ctx, t, triage, st.Endpoint, stackName)
+	consoleURL, consoleLog := startConsole(ctx, t, triage, st.Endpoint, stackName)
 	shots := os.Getenv("CONSOLE_SCREENSHOTS")
 	alloc, acancel := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900))...)
@@ -141,6 +145,11 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 			}
 			return os.WriteFile(filepath.Join(shots, "console-"+name+".png"), png, 0o644)
 		})
+	}
+	// The browser starts on bctx itself: a tab first used under a step's
+	// shorter context would close with it.
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatal(err)
 	}
 	// Each step is bounded: a page that never shows what a step waits for
 	// fails the test with the page, instead of hanging it.
@@ -185,7 +194,10 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	done, err := chromedp.Run(bctx, chromedp.Text(css(`[data-summary]`)))
 	if err != nil || !strings.Contains(done, fmt.Sprintf("Replayed %d items", want)) {
 		box, _ := chromedp.Run(bctx, chromedp.OuterHTML(css(`[data-action-box]`)))
-		t.Fatalf("answer %q (%v), want %d replayed; the answer:\n%s", done, err, want, box)
+		attrs, aerr := st.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(st.DLQURL(pipeline.Fetch)),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll}})
+		t.Fatalf("answer %q (%v), want %d replayed; the answer:\n%s\nthe fetch DLQ now: %v (%v)\nthe console's log:\n%s",
+			done, err, want, box, attrs.Attributes, aerr, consoleLog())
 	}
 	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](liveDone, chromedp.WithPollingTimeout(browserDone), chromedp.WithPollingInterval(time.Second))); err != nil {
 		t.Fatalf("the replayed items did not show done on the page in %s: %v", browserDone, err)
@@ -309,8 +321,9 @@ var urlRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}`)
 
 // startConsole runs `triage console` against the stack, as an operator
 // would after sourcing the exports of `triage-local up`, and returns the
-// URL it prints. The process is stopped (by its pid) at the end of the test.
-func startConsole(ctx context.Context, t *testing.T, triage, endpoint, stackName string) string {
+// URL it prints and what it has logged so far. The process is stopped (by
+// its pid) at the end of the test.
+func startConsole(ctx context.Context, t *testing.T, triage, endpoint, stackName string) (string, func() string) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, triage, "console", "--endpoint", endpoint, "--stack", stackName, "--wait", "0", "--by", "browser-test")
 	cmd.Env = append(os.Environ(), moto.Env(endpoint)...)
@@ -318,8 +331,8 @@ func startConsole(ctx context.Context, t *testing.T, triage, endpoint, stackName
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -351,9 +364,27 @@ func startConsole(ctx context.Context, t *testing.T, triage, endpoint, stackName
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("without the token: %d, want 401", resp.StatusCode)
 		}
-		return u
+		return u, stderr.String
 	case <-time.After(time.Minute):
 		t.Fatalf("triage console printed no URL in a minute\n%s", stderr.String())
 	}
-	return ""
+	return "", nil
+}
+
+// lockedBuffer is a process's stderr, read while the process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
