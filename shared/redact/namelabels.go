@@ -527,6 +527,9 @@ func findNameAfterID(s string, from int) []int {
 		j := k + mlen
 		i = j
 		if !strings.HasPrefix(s[k:], personalMarker) {
+			if loc := rowNameBesideID(s, k, mlen); loc != nil && loc[0] >= from {
+				return loc
+			}
 			// The number's owner may be named before it too.
 			if st, e := nameBeforeID(s, from, k); st >= 0 {
 				return []int{st, e, -1, -1, st, e}
@@ -695,44 +698,30 @@ func afterTitle(s string, st, e int) int {
 	return -1
 }
 
-// findRowNameBesideID finds a person's name in the field right before or
-// right after an identity number's or an account's field in a delimited
-// row (a bank statement's CSV line, a spreadsheet's row): the field holds
-// two to four capitalised words and nothing else, quoted or not, between
-// the row's separators (';', ',', '|', a tab).
-func findRowNameBesideID(s string, from int) []int {
+// rowNameBesideID finds a person's name in the field right before or
+// right after the field of the identity number's or account's marker at
+// s[k:k+mlen] in a delimited row (a bank statement's CSV line, a
+// spreadsheet's row): the field holds two to four capitalised words and
+// nothing else, quoted or not, between the row's separators (';', ',',
+// '|', a tab).
+func rowNameBesideID(s string, k, mlen int) []int {
 	isSep := func(c byte) bool { return c == ';' || c == ',' || c == '|' || c == '\t' }
-	for i := from; ; {
-		k, mlen := nextOwnedMarker(s, i)
-		if k < 0 {
-			return nil
-		}
-		i = k + mlen
-		if strings.HasPrefix(s[k:], personalMarker) {
+	a, b := k, k+mlen
+	if a > 0 && b < len(s) && (s[a-1] == '"' || s[a-1] == '\'') && s[b] == s[a-1] {
+		a, b = a-1, b+1
+	}
+	for _, f := range [2][3]int{{a - 1, -1}, {b, 1}} {
+		sep, dir := f[0], f[1]
+		if sep < 0 || sep >= len(s) || !isSep(s[sep]) {
 			continue
 		}
-		// The marker's field and its separators.
-		a, b := k, k+mlen
-		if a > 0 && b < len(s) && (s[a-1] == '"' || s[a-1] == '\'') && s[b] == s[a-1] {
-			a, b = a-1, b+1
-		}
-		var fields [][2]int
-		if a > 0 && isSep(s[a-1]) {
-			if fs, fe := rowField(s, a-1, -1); fe > fs {
-				fields = append(fields, [2]int{fs, fe})
-			}
-		}
-		if b < len(s) && isSep(s[b]) {
-			if fs, fe := rowField(s, b, 1); fe > fs {
-				fields = append(fields, [2]int{fs, fe})
-			}
-		}
-		for _, f := range fields {
-			if st, e := namesAfter(s, f[0], 2); st == f[0] && e == f[1] {
+		if fs, fe := rowField(s, sep, dir); fe > fs {
+			if st, e := namesAfter(s, fs, 2); st == fs && e == fe {
 				return []int{st, e, -1, -1, st, e}
 			}
 		}
 	}
+	return nil
 }
 
 // rowField returns the content of the field beside the separator at

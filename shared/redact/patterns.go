@@ -189,9 +189,18 @@ var structurePatterns = []Pattern{
 	},
 	{
 		// The text under a transcript's header (transcript.go).
-		Kind:     KindSecret,
-		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:", "user (", "assistant (", "system ("},
+		Kind: KindSecret,
+		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:", "user (", "assistant (", "system (",
+			"customer:", "agent:", "caller:", "visitor:", "advisor:", "operator:", "client:", "cliente:"},
 		Find:     findTurnText,
+		textKind: true,
+	},
+	{
+		// A model's answer quoted back by a parser or a validator that
+		// rejected it (parsefail.go).
+		Kind:     KindSecret,
+		Triggers: parseEchoTriggers,
+		Find:     findParseEcho,
 		textKind: true,
 	},
 	{
@@ -619,17 +628,11 @@ var piiPatterns = []Pattern{
 	},
 	{
 		// A date of birth after its label, with or without a colon ("DOB
-		// 1961-09-23", "geb. 03.04.1977", "born 12/03/1980").
+		// 1961-09-23", "geb. 03.04.1977", "born 12/03/1980"), and a
+		// surname after its label with no colon (pii.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"dob", "d.o.b", "birth", "born", "geb", "nacimiento", "nascita", "geboorte", "naissance"},
-		Regexp:   regexp.MustCompile(`(?i:\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|born(?: on)?|geb\.|geboren(?: am)?|geburtsdatum|fecha de nacimiento|data di nascita|geboortedatum|date de naissance))[ \t:=("']{1,4}(\d{1,4}[-./]\d{1,2}[-./]\d{2,4})\b`),
-	},
-	{
-		// A surname after its label with no colon ("surname Pritchard-Evans",
-		// "Nachname Müller-Lüdenscheidt"): one or two capitalised words.
-		Kind:     KindPersonal,
-		Triggers: []string{"surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
-		Regexp:   regexp.MustCompile(`(?i:\b(?:surname|last name|family name|nachname|apellidos?|achternaam|cognome|nazwisko))[ \t]+(\p{Lu}[\p{L}'’-]+(?: \p{Lu}[\p{L}'’-]+)?)`),
+		Triggers: []string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
+		Find:     findBareLabelledPersonal,
 	},
 	{
 		// A person's name right before an identity number's label, a birth
@@ -716,18 +719,11 @@ var piiPatterns = []Pattern{
 	},
 	{
 		// A person's name just after an identity number redacted above, or
-		// before it with its label between (namelabels.go).
+		// before it with its label between, or in the field beside it in a
+		// delimited row (namelabels.go).
 		Kind:        KindPersonal,
 		AfterMarker: true,
 		Find:        findNameAfterID,
-	},
-	{
-		// A person's name in the field beside an identity number's or an
-		// account's in a delimited row (namelabels.go).
-		Kind:        KindPersonal,
-		AfterMarker: true,
-		Triggers:    []string{";", ",", "|", "\t"},
-		Find:        findRowNameBesideID,
 	},
 	{
 		// A person's name after an honorific (namelabels.go).

@@ -111,5 +111,46 @@ func TestRoundTenFamilies(t *testing.T) {
 			secrets: []string{"วิชัย รักษ์ดี"},
 			keep:    []string{"parcel P-88 held"},
 		},
+		{
+			name:    "a party's number in prose after a preposition; an order's number stays",
+			in:      "delivery failed for recipient 4915112345678 (blocked); order number 20261127000123 queued",
+			secrets: []string{"4915112345678"},
+			keep:    []string{"order number 20261127000123"},
+		},
+		{
+			name: "a support chat's turns by their speakers",
+			in: "classify_chat failed: context too long\nVisitor: hi, the parcel with my insulin pens never arrived and I leave tomorrow\n" +
+				"Rep: I am sorry to hear that, can you confirm the delivery postcode please?\n",
+			secrets: []string{"insulin pens never arrived", "confirm the delivery postcode"},
+			keep:    []string{"classify_chat failed: context too long"},
+		},
+		{
+			name: "a support speaker's word alone in a log stays",
+			in:   "run 7 done\nClient: ollama-local (llama3.1:8b) - 912ms. StopReason: stop\nuser: summarise the attached note please",
+			keep: []string{"ollama-local (llama3.1:8b) - 912ms"},
+		},
+		{
+			name: "an agent's config after its key stays",
+			in:   "boot failed\n    agent: { name: 'router', retries: 3, backoff: 'linear' }",
+			keep: []string{"name: 'router'"},
+		},
+		{
+			name:    "a model's answer in a parser's error",
+			in:      `OutputParserException: Invalid json output: {"reply": "Your claim for the water damage in the cellar was approved on Friday" "ok": true}`,
+			secrets: []string{"water damage in the cellar"},
+			keep:    []string{"OutputParserException: Invalid json output:"},
+		},
+		{
+			name:    "a decoder's document after its position",
+			in:      `JSONDecodeError: Expecting value: line 1 column 1 (char 0) doc: 'Sure! The patient was discharged after two nights on the ward'`,
+			secrets: []string{"discharged after two nights"},
+			keep:    []string{"Expecting value: line 1 column 1 (char 0)"},
+		},
+		{
+			name:    "a validator's echo of the value it checked",
+			in:      `ValidationError: Validation failed for field summary: value: "He told me his divorce hearing is set for the ninth" failed ToxicLanguage; attempts=3`,
+			secrets: []string{"divorce hearing is set"},
+			keep:    []string{"Validation failed for field summary", "attempts=3"},
+		},
 	})
 }

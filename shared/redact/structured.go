@@ -1099,6 +1099,14 @@ func appendQuoted(b []byte, s string) []byte {
 // fills in for one recipient (a name, a claim number, a date), personal
 // data whatever their keys.
 func mergeFieldsKey(key string) bool {
+	if len(key) < 9 || len(key) > 26 {
+		return false // the cheap test first: most keys are shorter
+	}
+	switch lowerASCII(key[0]) {
+	case 'p', 'd', 't', 'm', 'g':
+	default:
+		return false
+	}
 	switch normKey(key) {
 	case "personalisation", "personalization", "dynamictemplatedata", "templatemodel",
 		"mergevars", "globalmergevars", "mergefields", "templatepersonalisation":
