@@ -96,7 +96,9 @@ func TestRedactHoldout(t *testing.T) {
 		{"round4.jsonl", 207},
 		{"round5.jsonl", 201},
 		{"round7.jsonl", 256},
+		{"round8.jsonl", 250},
 		{"round9.jsonl", 169},
+		{"round10.jsonl", 199},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

@@ -47,6 +47,16 @@ func findKeyValue(s string, from int) []int {
 				return []int{keyStart, e + 1, keyStart, keyEnd, t + 1, e}
 			}
 		}
+		if t := v; s[sep] == '=' && t+1 < len(s) && s[t] == '{' && s[t+1] != ' ' && s[t+1] != '\n' && !personal(kind) && kind != KindCookie && !isReference(s, t) {
+			// An ODBC or ADO connection string's braced value
+			// (Pwd={s3;cr}}et}), the brace right after '=': it runs to
+			// the lone '}', "}}" standing for one, and may hold ';' and
+			// '='. A code's object ("creds = { password: … }") has
+			// blanks around its brace.
+			if e := bracedValueEnd(s, t); e > t+1 {
+				return []int{keyStart, e + 1, keyStart, keyEnd, t + 1, e}
+			}
+		}
 		var quote byte
 		if keyStart > 0 && s[keyStart-1] == '\'' {
 			quote = '\'' // 'Authorization: Token …': the value ends at the quote
@@ -1097,4 +1107,27 @@ func findVaultPayload(s string, from int) []int {
 		}
 	}
 	return nil
+}
+
+// bracedValueEnd returns the index of the '}' that closes the ODBC braced
+// value opened at s[i] ("}}" inside stands for one brace), when a ';', a
+// quote, a blank or the end follows it and no line break or '{' is inside;
+// -1 otherwise.
+func bracedValueEnd(s string, i int) int {
+	for k := i + 1; k < len(s) && k-i < 256; k++ {
+		switch s[k] {
+		case '\n', '\r', '{':
+			return -1
+		case '}':
+			if k+1 < len(s) && s[k+1] == '}' {
+				k++
+				continue
+			}
+			if k+1 == len(s) || strings.IndexByte(";'\" \t\r\n", s[k+1]) >= 0 {
+				return k
+			}
+			return -1
+		}
+	}
+	return -1
 }

@@ -238,3 +238,53 @@ func isikukoodValid(d string) bool {
 	}
 	return c == int(d[10]-'0')
 }
+
+// svnrValid: Austria's social insurance number, a serial of three digits,
+// a check digit and the birth date DDMMYY; the check is the sum of the
+// other digits weighted 3 7 9 · 5 8 4 2 1 6, modulo 11 (never 10).
+func svnrValid(d string) bool {
+	if len(d) != 10 || !allDigits(d) || d[0] == '0' {
+		return false
+	}
+	if dd, mm := atoi2(d[4:6]), atoi2(d[6:8]); dd < 1 || dd > 31 || mm < 1 || mm > 12 {
+		return false
+	}
+	sum := 0
+	for i, w := range [10]int{3, 7, 9, 0, 5, 8, 4, 2, 1, 6} {
+		sum += int(d[i]-'0') * w
+	}
+	return sum%11 != 10 && sum%11 == int(d[3]-'0')
+}
+
+// phnValid: British Columbia's personal health number, ten digits opening
+// with 9; the last is 11 minus the sum of the second to ninth weighted
+// 2 4 8 5 10 9 7 3, modulo 11.
+func phnValid(d string) bool {
+	if len(d) != 10 || !allDigits(d) || d[0] != '9' {
+		return false
+	}
+	sum := 0
+	for i, w := range [8]int{2, 4, 8, 5, 10, 9, 7, 3} {
+		sum += int(d[1+i]-'0') * w
+	}
+	c := 11 - sum%11
+	return c < 10 && c == int(d[9]-'0')
+}
+
+// mykadValid: Malaysia's identity card number (YYMMDD-PB-###G) has no
+// check digit; its shape, a birth date that exists and a place-of-birth
+// code in use (01–16 the states, 21–59 the states again, 60–99 abroad less
+// the unassigned 69, 70, 73, 80, 81) are what it has.
+func mykadValid(d string) bool {
+	if len(d) != 12 || !allDigits(d) {
+		return false
+	}
+	if mm, dd := atoi2(d[2:4]), atoi2(d[4:6]); mm < 1 || mm > 12 || dd < 1 || dd > 31 {
+		return false
+	}
+	switch pb := atoi2(d[6:8]); {
+	case pb == 0, pb >= 17 && pb <= 20, pb == 69, pb == 70, pb == 73, pb == 80, pb == 81:
+		return false
+	}
+	return true
+}

@@ -34,6 +34,8 @@ var (
 		"nhs number", "nhs_number", "nhsnumber", "nhs no", "chi number", "medicare number", "medicare no",
 		"krankenversichertennummer", "versichertennummer", "kvnr", "health card number", "ohip",
 		"統一證號", "居留證", "건강보험",
+		"sv-nummer", "svnr", "sozialversicherungsnummer", "phn", "personal health number",
+		"ic no", "ic number", "no. kp", "no kp",
 	}
 	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr"}
 )
@@ -140,6 +142,12 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		aadhaarValid(digits):
 		return span(lo, hi)
 	case len(g) == 2 && g[0] == 6 && g[1] == 5 && seps == " " && peselValid(digits):
+		return span(lo, hi)
+	case len(g) == 2 && g[0] == 4 && g[1] == 6 && seps == " " && svnrValid(digits):
+		return span(lo, hi)
+	case len(g) == 3 && g[0] == 4 && g[1] == 3 && g[2] == 3 && (uniform(3, " ") || uniform(3, "-")) && phnValid(digits):
+		return span(lo, hi)
+	case len(g) == 3 && g[0] == 6 && g[1] == 2 && g[2] == 4 && seps == "--" && mykadValid(digits):
 		return span(lo, hi)
 	case len(g) == 1 && nd == 11 && isikukoodValid(digits):
 		// Estonia's and Lithuania's personal code, bare or after its
@@ -250,6 +258,12 @@ func idLabelled(s string, lo int) bool {
 	// A digit or a marker between the label and the number means the
 	// label's own number came first (and may be redacted already).
 	if k := strings.LastIndexFunc(w, func(r rune) bool { return r >= '0' && r <= '9' || r == ']' }); k >= 0 {
+		// A second number right after a labelled one, a word or a comma
+		// between ("is … not …", "… or …"), shares its label.
+		if w[k] == ']' && strings.HasSuffix(w[:k+1], "[REDACTED:"+string(KindNationalID)+"]") && len(w)-k-1 <= 6 &&
+			strings.IndexFunc(w[k+1:], func(r rune) bool { return r != ' ' && r != ',' && r != '/' && !(r >= 'a' && r <= 'z') }) < 0 {
+			return true
+		}
 		w = w[k+1:]
 	}
 	// indexFold folds ASCII case without allocating: a window holds

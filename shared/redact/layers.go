@@ -829,6 +829,9 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		}
 		i = p.ws(i)
 		role := roleOf(key)
+		if role == (keyRole{}) && mergeFieldsKey(parent) && i < len(p.s) && p.s[i] != '{' && p.s[i] != '[' {
+			role.kind = KindPersonal
+		}
 		if contextKey(key) {
 			if rec == nil {
 				rec = p.record(from, close, parent)

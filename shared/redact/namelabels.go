@@ -24,6 +24,8 @@ var nameLabels = []string{
 	"tilinomistaja",
 	// a given name's labels, written before the surname's (Ad: … Soyad: …)
 	"ad", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn",
+	// a patient and a recipient in other languages and scripts
+	"patiënt", "paciente", "patiente", "patientin", "ผู้รับ", "ผู้ส่ง", "ชื่อผู้รับ",
 }
 
 // findLabelledName finds a person's name right after a name label and
@@ -92,6 +94,7 @@ var bareNameLabels = map[string]bool{
 	"ontvanger": true, "empfänger": true, "destinataire": true, "mottaker": true, "mottagare": true,
 	"vastaanottaja": true, "odbiorca": true, "cliente": true, "klant": true, "kunde": true, "kundin": true,
 	"asiakas": true, "applicant": true, "solicitante": true,
+	"patiënt": true, "paciente": true, "patiente": true, "patientin": true,
 }
 
 // nameAfter returns the name after a label ending at s[i], or nil; bare
@@ -470,6 +473,8 @@ func lowerString(s string) string {
 var honorifics = []string{
 	"Mr.", "Mrs.", "Ms.", "Mr", "Mrs", "Ms", "Mme", "Mlle", "Herr", "Frau", "Sr.", "Sra.", "Srta.",
 	"Dr.", "Sig.", "Sig.ra", "Dott.", "Pan", "Pani", "Mevrouw", "Meneer", "Dhr.", "Mevr.",
+	// academic titles written before a name (Austria's, Czechia's, Slovakia's)
+	"Mag.", "Prof.", "Dipl.-Ing.", "Ing.", "Mgr.", "Bc.", "DDr.",
 }
 
 // honorificStart holds the first bytes of honorifics.
@@ -522,6 +527,9 @@ func findNameAfterID(s string, from int) []int {
 		j := k + mlen
 		i = j
 		if !strings.HasPrefix(s[k:], personalMarker) {
+			if loc := rowNameBesideID(s, k, mlen); loc != nil && loc[0] >= from {
+				return loc
+			}
 			// The number's owner may be named before it too.
 			if st, e := nameBeforeID(s, from, k); st >= 0 {
 				return []int{st, e, -1, -1, st, e}
@@ -565,6 +573,14 @@ func findNameAfterID(s string, from int) []int {
 		// label (", Mandatsreferenz …").
 		iban := strings.HasPrefix(s[k:], markerPrefix+string(KindIBAN))
 		if st, e := namesAfter(s, j, 2); e > st && (!iban || j > 0 && s[j-1] == '(') && !(e < len(s) && isDigit(s[e])) {
+			// A capitalised noun and a title ("der Versicherten Mag. Lena
+			// …"): the name is the one after the title.
+			if t := afterTitle(s, st, e+1); t > 0 {
+				if ts, te := namesAfter(s, t, 2); te > ts {
+					return []int{ts, te, -1, -1, ts, te}
+				}
+				continue
+			}
 			return []int{st, e, -1, -1, st, e}
 		}
 		if lower == 0 {
@@ -663,4 +679,85 @@ func namesAfter(s string, i, least int) (int, int) {
 		return i, i
 	}
 	return i, end
+}
+
+// afterTitle returns where the words after the first honorific or title
+// within s[st:e] start (at a word's start, a blank after it), or -1.
+func afterTitle(s string, st, e int) int {
+	e = min(e, len(s))
+	for i := st; i < e; i++ {
+		if i > st && s[i-1] != ' ' || !honorificStart[s[i]] {
+			continue
+		}
+		for _, h := range honorifics {
+			if strings.HasPrefix(s[i:], h+" ") && i+len(h) <= e {
+				return i + len(h) + 1
+			}
+		}
+	}
+	return -1
+}
+
+// rowNameBesideID finds a person's name in the field right before or
+// right after the field of the identity number's or account's marker at
+// s[k:k+mlen] in a delimited row (a bank statement's CSV line, a
+// spreadsheet's row): the field holds two to four capitalised words and
+// nothing else, quoted or not, between the row's separators (';', ',',
+// '|', a tab).
+func rowNameBesideID(s string, k, mlen int) []int {
+	isSep := func(c byte) bool { return c == ';' || c == ',' || c == '|' || c == '\t' }
+	a, b := k, k+mlen
+	if a > 0 && b < len(s) && (s[a-1] == '"' || s[a-1] == '\'') && s[b] == s[a-1] {
+		a, b = a-1, b+1
+	}
+	for _, f := range [2][3]int{{a - 1, -1}, {b, 1}} {
+		sep, dir := f[0], f[1]
+		if sep < 0 || sep >= len(s) || !isSep(s[sep]) {
+			continue
+		}
+		if fs, fe := rowField(s, sep, dir); fe > fs {
+			if st, e := namesAfter(s, fs, 2); st == fs && e == fe {
+				return []int{st, e, -1, -1, st, e}
+			}
+		}
+	}
+	return nil
+}
+
+// rowField returns the content of the field beside the separator at
+// s[sep] (dir -1 before it, 1 after it), its quotes left out, or an empty
+// span when it has no closing quote or runs past a line or 96 bytes.
+func rowField(s string, sep, dir int) (int, int) {
+	j := sep + dir
+	if j < 0 || j >= len(s) {
+		return 0, 0
+	}
+	q := s[j]
+	if q != '"' && q != '\'' {
+		q = 0
+	}
+	k := j
+	if q != 0 {
+		k += dir
+	}
+	start := k
+	for k >= 0 && k < len(s) && (k-start)*dir < 96 {
+		c := s[k]
+		if q != 0 && c == q || q == 0 && (c == ';' || c == ',' || c == '|' || c == '\t') || c == '\n' || c == '\r' {
+			break
+		}
+		k += dir
+	}
+	if k < 0 || k >= len(s) {
+		if q != 0 {
+			return 0, 0
+		}
+		k = max(-1, min(k, len(s)))
+	} else if q != 0 && s[k] != q {
+		return 0, 0
+	}
+	if dir < 0 {
+		return k + 1, start + 1
+	}
+	return start, k
 }

@@ -189,9 +189,18 @@ var structurePatterns = []Pattern{
 	},
 	{
 		// The text under a transcript's header (transcript.go).
-		Kind:     KindSecret,
-		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:", "user (", "assistant (", "system ("},
+		Kind: KindSecret,
+		Triggers: []string{"message", "[[ ## ", "---", "===", " (to ", "# ", "user:", "system:", "assistant:", "human:", "ai:", "developer:", "model:", "user (", "assistant (", "system (",
+			"customer:", "agent:", "caller:", "visitor:", "advisor:", "operator:", "client:", "cliente:"},
 		Find:     findTurnText,
+		textKind: true,
+	},
+	{
+		// A model's answer quoted back by a parser or a validator that
+		// rejected it (parsefail.go).
+		Kind:     KindSecret,
+		Triggers: parseEchoTriggers,
+		Find:     findParseEcho,
 		textKind: true,
 	},
 	{
@@ -367,6 +376,22 @@ var secretPatterns = []Pattern{
 		Regexp:   regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`),
 	},
 	{
+		// An object's client secret: its id, "_secret_" and a random part
+		// (a payment or setup intent's pi_…_secret_…, seti_…_secret_…),
+		// any vendor's. Whoever holds it can confirm the object.
+		Kind:     KindSecret,
+		Triggers: []string{"_secret_"},
+		Regexp:   regexp.MustCompile(`\b[a-z]{2,8}_[A-Za-z0-9]{8,}_secret_[A-Za-z0-9]{8,}`),
+	},
+	{
+		// A publish, subscribe or secret key of a messaging service: a
+		// short prefix and a UUID (sub-c-…, pub-c-…, sec-c-…). A bare UUID
+		// is an id; the prefix makes it a key.
+		Kind:     KindSecret,
+		Triggers: []string{"-c-"},
+		Regexp:   regexp.MustCompile(`\b(?:sub|pub|sec)-c-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`),
+	},
+	{
 		Kind:     KindWebhookSecret,
 		Triggers: []string{"whsec_"},
 		Regexp:   regexp.MustCompile(`whsec_[A-Za-z0-9+/=_-]{8,}`),
@@ -431,6 +456,14 @@ var secretPatterns = []Pattern{
 		Kind:     KindURLSecret,
 		Triggers: []string{"="},
 		Find:     findParam,
+	},
+	{
+		// A person's name or address line under a bracketed form key
+		// (card[name]=…, billing_details%5Bname%5D=…) (records.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"]=", "%5d="},
+		Find:     findFormPersonParam,
+		Check:    func(m Match) (Kind, bool) { return formKeyKind(m.Key), true },
 	},
 	{
 		// AWS secret access keys by the name before them (any value of 40
@@ -589,8 +622,17 @@ var piiPatterns = []Pattern{
 			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
 			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
 			"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver", "tilinomistaja",
-			"ad:", "ad=", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn"},
+			"ad:", "ad=", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn",
+			"patiënt", "paciente", "ผู้รับ", "ผู้ส่ง"},
 		Find: findLabelledName,
+	},
+	{
+		// A date of birth after its label, with or without a colon ("DOB
+		// 1961-09-23", "geb. 03.04.1977", "born 12/03/1980"), and a
+		// surname after its label with no colon (pii.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
+		Find:     findBareLabelledPersonal,
 	},
 	{
 		// A person's name right before an identity number's label, a birth
@@ -677,7 +719,8 @@ var piiPatterns = []Pattern{
 	},
 	{
 		// A person's name just after an identity number redacted above, or
-		// before it with its label between (namelabels.go).
+		// before it with its label between, or in the field beside it in a
+		// delimited row (namelabels.go).
 		Kind:        KindPersonal,
 		AfterMarker: true,
 		Find:        findNameAfterID,
@@ -685,7 +728,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after an honorific (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"mr ", "mr.", "mrs", "ms ", "ms.", "mme ", "mlle ", "herr ", "frau ", "sr. ", "sra. ", "srta. ", "dr. ", "sig. ", "sig.ra", "dott. ", "pan ", "pani ", "mevrouw ", "meneer ", "dhr. ", "mevr. "},
+		Triggers: []string{"mr ", "mr.", "mrs", "ms ", "ms.", "mme ", "mlle ", "herr ", "frau ", "sr. ", "sra. ", "srta. ", "dr. ", "sig. ", "sig.ra", "dott. ", "pan ", "pani ", "mevrouw ", "meneer ", "dhr. ", "mevr. ", "mag. ", "prof. ", "ing. ", "mgr. ", "bc. ", "ddr. "},
 		Find:     findHonorificName,
 	},
 	{
@@ -1028,8 +1071,15 @@ func findLabelledSSN(s string, from int) []int {
 		}
 		a += i
 		i = a
+		reach := 24
+		if a < len(s) && s[a] == ']' && strings.HasSuffix(s[:a+1], KindSSN.Marker()) {
+			// A second number right after one that went, a word between
+			// ("is … not …", "… or …"), is under the same label.
+			a++
+			reach = 6
+		}
 		k := a
-		for k < len(s) && k-a < 24 && !isDigit(s[k]) && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#' || s[k] == '"' || s[k] == '\'' || isLetter(s[k])) {
+		for k < len(s) && k-a < reach && !isDigit(s[k]) && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#' || s[k] == '"' || s[k] == '\'' || isLetter(s[k])) {
 			k++
 		}
 		var d [9]byte

@@ -204,8 +204,33 @@ func partyPhone(key, val string) bool {
 }
 
 // partyLabel reports whether one of PartyWords, followed by '=' or ':',
-// stands just before s[i].
+// stands just before s[i] — or, in prose, a party's noun (number,
+// recipient, caller, callee) after a preposition or an article, a blank
+// between ("Error on number 972528814306", "for recipient 4477…"): an
+// order's or an invoice's number has its noun before it.
 func partyLabel(s string, i int) bool {
+	if i >= 2 && s[i-1] == ' ' {
+		e := i - 1
+		b := e
+		for b > 0 && e-b < 10 && isLetter(s[b-1]) {
+			b--
+		}
+		switch strings.ToLower(s[b:e]) {
+		case "number", "recipient", "caller", "callee":
+			p := b - 1
+			if p < 0 || s[p] != ' ' {
+				break
+			}
+			q := p
+			for q > 0 && p-q < 6 && isLetter(s[q-1]) {
+				q--
+			}
+			switch strings.ToLower(s[q:p]) {
+			case "on", "for", "to", "from", "at", "the", "with", "by":
+				return true
+			}
+		}
+	}
 	k := i
 	if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
 		k--
@@ -654,4 +679,105 @@ func pathE164(s string, start, end int) bool {
 // with ("… at example dot se").
 func countryTLD(l string) bool {
 	return len(l) == 2 && isLower(l[0]) && isLower(l[1])
+}
+
+// birthLabels and surnameLabels label a date of birth and a surname that
+// may follow with no colon; they are matched in any ASCII case.
+var (
+	birthLabels = []string{"dob", "d.o.b.", "d.o.b", "date of birth", "birth date", "born on", "born",
+		"geb.", "geboren am", "geboren", "geburtsdatum", "fecha de nacimiento", "data di nascita",
+		"geboortedatum", "date de naissance", "née le", "né le"}
+	surnameLabels = []string{"surname", "last name", "family name", "nachname", "apellidos", "apellido",
+		"achternaam", "cognome", "nazwisko"}
+)
+
+// findBareLabelledPersonal finds a date of birth (digits in three groups
+// split by '-', '/' or '.') right after a birth label, blanks, ':', '=',
+// '(' or a quote between (four bytes at most), and one or two capitalised
+// words (any script with case; hyphens and apostrophes inside) right
+// after a surname's label and blanks.
+func findBareLabelledPersonal(s string, from int) []int {
+	// One pass over the label's first bytes, as findLabelledName does.
+	for a := from; a < len(s); a++ {
+		c := lowerASCII(s[a])
+		if !bareLabelFirst[c] || a > 0 && isAlnum(s[a-1]) {
+			continue
+		}
+		for _, l := range birthLabels {
+			if l[0] != c || !hasPrefixFold(s[a:], l) {
+				continue
+			}
+			e := a + len(l)
+			if e < len(s) && isLetter(s[e]) && isLetter(l[len(l)-1]) {
+				continue
+			}
+			j := e
+			for j < len(s) && j-e < 4 && strings.IndexByte(" \t:=(\"'", s[j]) >= 0 {
+				j++
+			}
+			if de := dateEnd(s, j); j > e && de > j {
+				return []int{j, de, -1, -1, j, de}
+			}
+		}
+		for _, l := range surnameLabels {
+			if l[0] != c || !hasPrefixFold(s[a:], l) {
+				continue
+			}
+			e := a + len(l)
+			if e >= len(s) || s[e] != ' ' && s[e] != '\t' {
+				continue
+			}
+			if st, en := namesAfter(s, skipBlanks(s, e), 1); en > st {
+				// one or two words
+				if w := strings.IndexByte(s[st:en], ' '); w >= 0 {
+					if w2 := strings.IndexByte(s[st+w+1:en], ' '); w2 >= 0 {
+						en = st + w + 1 + w2
+					}
+				}
+				return []int{st, en, -1, -1, st, en}
+			}
+		}
+	}
+	return nil
+}
+
+// bareLabelFirst holds the first bytes of birthLabels and surnameLabels.
+var bareLabelFirst = func() (t [256]bool) {
+	for _, l := range birthLabels {
+		t[l[0]] = true
+	}
+	for _, l := range surnameLabels {
+		t[l[0]] = true
+	}
+	return t
+}()
+
+// dateEnd returns the end of a date written as three groups of digits
+// (one to four, one or two, two to four) split by the same '-', '/' or
+// '.', standing alone, at s[i], or i.
+func dateEnd(s string, i int) int {
+	group := func(j, lo, hi int) int {
+		k := j
+		for k < len(s) && isDigit(s[k]) && k-j < hi {
+			k++
+		}
+		if k-j < lo {
+			return -1
+		}
+		return k
+	}
+	a := group(i, 1, 4)
+	if a < 0 || a >= len(s) || s[a] != '-' && s[a] != '/' && s[a] != '.' {
+		return i
+	}
+	sep := s[a]
+	b := group(a+1, 1, 2)
+	if b < 0 || b >= len(s) || s[b] != sep {
+		return i
+	}
+	c := group(b+1, 2, 4)
+	if c < 0 || c < len(s) && isAlnum(s[c]) {
+		return i
+	}
+	return c
 }

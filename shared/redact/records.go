@@ -25,6 +25,8 @@ var NameOwnerWords = map[string]bool{
 	"guest": true, "applicant": true, "candidate": true, "person": true,
 	"shopper": true, "buyer": true, "consignee": true, "attention": true,
 	"real": true, "legal": true, "maiden": true, "birth": true, "student": true,
+	"consumer": true, "member": true, "insured": true, "policyholder": true, "borrower": true,
+	"subscriber": true, "signer": true, "remitter": true, "addressee": true, "depositor": true,
 }
 
 // PersonWords, in the key of the record a value stands in, say the record
@@ -50,6 +52,7 @@ var PersonWords = map[string]bool{
 	"shipping": true, "delivery": true, "address": true, "addresses": true,
 	"shipto": true, "billto": true, "soldto": true, "mailing": true, "home": true,
 	"residence": true, "name": true, "names": true, "accountholder": true,
+	"consumer": true, "remitter": true, "depositor": true,
 }
 
 // ThingWords, as the last word of the record's key, say it describes a
@@ -245,7 +248,7 @@ func (r *record) member(key, val string) {
 			r.person, r.sure = true, true
 		}
 	}
-	if isE164(val) {
+	if isE164(val) || val == KindPhone.Marker() || messengerKeys[nk] && digitCount(val) >= 7 {
 		r.phone = true
 	}
 	if looksLikeEmail(val) {
@@ -292,6 +295,9 @@ func (r *record) kindOf(key, val string) (Kind, bool) {
 		// person's.
 		return KindPersonal, true
 	}
+	if partyNameKeys[nk] && (r.phone || r.sure) && looksLikePersonName(val) {
+		return KindPersonal, true
+	}
 	if r.person && r.address && addressLineKeys[nk] {
 		return KindPersonal, true
 	}
@@ -309,7 +315,28 @@ func (r *record) kindOf(key, val string) (Kind, bool) {
 // record is read.
 func contextKey(key string) bool {
 	nk := recordKey(stripMarkers(key))
-	return personNameKeys[nk] || addressLineKeys[nk] || inheritKeys[nk] || handleKeys[nk] || namePartKeys[nk]
+	return personNameKeys[nk] || addressLineKeys[nk] || inheritKeys[nk] || handleKeys[nk] || namePartKeys[nk] || partyNameKeys[nk]
+}
+
+// messengerKeys name a messaging channel whose address is a phone number
+// ({"whatsapp": "(21) 98734-5512"}).
+var messengerKeys = map[string]bool{
+	"whatsapp": true, "sms": true, "viber": true, "signal": true, "telegram": true, "imessage": true,
+	"mobile": true, "cell": true, "celular": true, "handy": true, "movil": true, "móvil": true,
+}
+
+// partyNameKeys name a party by its role, in any language — the customer,
+// the recipient, the patient — rather than saying "name": their value is a
+// person's name when it reads as one in a record that also holds a phone
+// number or says it is a person's ({"whatsapp": "…", "cliente": "Rafaela
+// Monteiro"}).
+var partyNameKeys = map[string]bool{
+	"customer": true, "client": true, "cliente": true, "klant": true, "kunde": true, "kundin": true,
+	"recipient": true, "destinatario": true, "destinataire": true, "empfanger": true, "empfänger": true,
+	"ontvanger": true, "receiver": true, "addressee": true, "sender": true, "remitente": true,
+	"patient": true, "paciente": true, "patiente": true, "passenger": true, "pasajero": true, "guest": true,
+	"huesped": true, "hóspede": true, "hospede": true, "contact": true, "contato": true, "contacto": true,
+	"buyer": true, "comprador": true, "usuario": true, "utente": true, "titular": true, "beneficiario": true,
 }
 
 // roleIn is role, the key's own, as the record changes it.
@@ -1489,4 +1516,68 @@ func hasHighByte(v string) bool {
 		}
 	}
 	return false
+}
+
+// findFormPersonParam finds a person's name in a form-encoded body or a
+// query under a bracketed key (card[name]=Hamid+Rahimi,
+// billing_details%5Bname%5D=…, owner[address][line1]=…, customer[first_name]=…):
+// the last part a name's or an address line's key, an outer part a
+// person's record (PersonWords) or a payment card, whose name is its
+// holder's.
+func findFormPersonParam(s string, from int) []int {
+	for i := from; i < len(s); {
+		j := strings.IndexAny(s[i:], "?&")
+		if j < 0 {
+			return nil
+		}
+		name := i + j + 1
+		i = name
+		k := name
+		for k < len(s) && isParamByte(s[k]) {
+			k++
+		}
+		if k == name || k >= len(s) || s[k] != '=' || formKeyKind(s[name:k]) == "" {
+			continue
+		}
+		ve := k + 1
+		for ve < len(s) && !isParamStop(s[ve]) {
+			ve++
+		}
+		if ve == k+1 || strings.HasPrefix(s[k+1:], markerPrefix) {
+			continue
+		}
+		return []int{name, ve, name, k, k + 1, ve}
+	}
+	return nil
+}
+
+// formKeyKind returns the kind of personal data a bracketed form key
+// names (see findFormPersonParam), or "": its last part's own kind
+// (card[cvc], customer[email], payer[phone]), or a person's name or
+// address line under a person's record or a card.
+func formKeyKind(key string) Kind {
+	if !strings.Contains(key, "[") && !strings.Contains(key, "%5B") && !strings.Contains(key, "%5b") {
+		return ""
+	}
+	key = strings.NewReplacer("%5B", "[", "%5b", "[", "%5D", "]", "%5d", "]").Replace(key)
+	var parts []string
+	for _, p := range strings.FieldsFunc(key, func(r rune) bool { return r == '[' || r == ']' }) {
+		parts = append(parts, normKey(p))
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	last := parts[len(parts)-1]
+	if k := PersonalKeys[last]; k != "" {
+		return k
+	}
+	if !personNameKeys[last] && !namePartKeys[last] && !addressLineKeys[last] {
+		return ""
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if PersonWords[p] || p == "card" || p == "billingdetails" || p == "shippingdetails" || p == "owner" {
+			return KindPersonal
+		}
+	}
+	return ""
 }

@@ -122,6 +122,13 @@ func valueIn(v any, depth int, parent string) any {
 				continue
 			}
 			role := roleOf(rk)
+			if mergeFieldsKey(parent) && role == (keyRole{}) {
+				switch x.(type) {
+				case map[string]any, []any:
+				default:
+					role.kind = KindPersonal
+				}
+			}
 			if contextKey(rk) {
 				if rec == nil {
 					rec = mapRecord(t, parent)
@@ -574,6 +581,8 @@ func (w *walker) object() {
 		w.ws()
 		w.parent = rkey
 		switch {
+		case mergeFieldsKey(parent) && w.peek() != '{' && w.peek() != '[':
+			w.memberRole(keyRole{kind: KindPersonal})
 		case pair && ValueKeys[normKey(rkey)]:
 			w.memberRole(pr)
 		case turn && isMessageKey(rkey) && w.peek() == '"':
@@ -1082,4 +1091,26 @@ func appendQuoted(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// mergeFieldsKey reports whether key heads a notification's merge fields —
+// GOV.UK Notify's personalisation, SendGrid's dynamic_template_data,
+// Postmark's TemplateModel, Mandrill's merge_vars: the values a template
+// fills in for one recipient (a name, a claim number, a date), personal
+// data whatever their keys.
+func mergeFieldsKey(key string) bool {
+	if len(key) < 9 || len(key) > 26 {
+		return false // the cheap test first: most keys are shorter
+	}
+	switch lowerASCII(key[0]) {
+	case 'p', 'd', 't', 'm', 'g':
+	default:
+		return false
+	}
+	switch normKey(key) {
+	case "personalisation", "personalization", "dynamictemplatedata", "templatemodel",
+		"mergevars", "globalmergevars", "mergefields", "templatepersonalisation":
+		return true
+	}
+	return false
 }

@@ -205,13 +205,53 @@ var inlineRoles = map[string]bool{
 	"bot": true, "customer": true,
 }
 
+// supportSpeakers are the speakers of a support call's or chat's
+// transcript. Their labels are common words of logs too ("Client: GPT4o
+// (…) - 2381ms", "agent: { name: … }"), so a line they start is a turn only
+// in a dialogue: another line starts with a different speaker's label.
+var supportSpeakers = map[string]bool{
+	"customer": true, "agent": true, "caller": true, "client": true, "visitor": true, "rep": true,
+	"representative": true, "advisor": true, "adviser": true, "operator": true, "patient": true,
+	"csr": true, "member": true, "kunde": true, "cliente": true, "klant": true, "agente": true,
+	"atendente": true, "bot": true,
+}
+
+// speakerLabel returns the lower-case label of a speaker that starts the
+// line t (after its indentation) and is followed by ": ", or "".
+func speakerLabel(t string) string {
+	t = strings.TrimLeft(t, " \t")
+	c := strings.Index(t, ": ")
+	if c < 2 || c > 14 {
+		return ""
+	}
+	if l := strings.ToLower(t[:c]); supportSpeakers[l] {
+		return l
+	}
+	return ""
+}
+
+// inDialogue reports whether a line of s other than the one at ls starts
+// with a speaker's label other than label.
+func inDialogue(s string, ls int, label string) bool {
+	for i, n := 0, 0; i < len(s) && n < 400; n++ {
+		e := lineEnd(s, i)
+		if i != ls {
+			if l := speakerLabel(s[i:e]); l != "" && l != label {
+				return true
+			}
+		}
+		i = e + 1
+	}
+	return false
+}
+
 // inlineRole returns the index of the ':' of a role's label that starts a
 // line (after its indentation) and is followed by prose — three words at
 // least, so that "user: alice" stays a login — or -1.
 func inlineRole(t string) int {
 	ind := len(t) - len(strings.TrimLeft(t, " \t"))
 	c := strings.Index(t[ind:], ": ")
-	if c < 2 || c > 12 || !inlineRoles[strings.ToLower(t[ind:ind+c])] {
+	if c < 2 || c > 14 || !inlineRoles[strings.ToLower(t[ind:ind+c])] && !supportSpeakers[strings.ToLower(t[ind:ind+c])] {
 		return -1
 	}
 	if rest := strings.TrimSpace(t[ind+c+2:]); strings.Count(rest, " ") < 2 || strings.HasPrefix(rest, markerPrefix) || strings.HasPrefix(rest, "[text ") {
@@ -294,6 +334,10 @@ func findTurnText(s string, from int) []int {
 			if c < 0 || stripANSI(raw[:c+1]) != line[:label] {
 				ls = next
 				continue
+			}
+			if l := speakerLabel(raw); l != "" && !inlineRoles[l] && !inDialogue(s, ls, l) {
+				ls = next
+				continue // a support speaker's label alone: a log's word
 			}
 			vs = skipBlanks(s, ls+c+1)
 		case sentenceHead:
