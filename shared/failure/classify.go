@@ -208,8 +208,11 @@ func classifyUpstream(err error) (Classification, bool) {
 	if hasTransport {
 		return ev.finish(transport), true
 	}
-	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == AuthDenied || reasonStatus(text) == 0 && !labelledCode(text)) {
-		// An error status the text names — with its reason phrase
+	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == AuthDenied || !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text)) {
+		// An error status — an HTTP answer's (a 500 whose body says
+		// "unexpected EOF" is the server's failure, not the connection's;
+		// a 200 whose stream died after it is the connection's), or one the
+		// text names with its reason phrase
 		// ("Failed to connect to OpenRouter API: 404 Not Found {…}") or
 		// its label (a log's "code=400 … [details: EOF]") — is an answer
 		// the client read: the transport words around it do not decide,

@@ -72,6 +72,15 @@ var ProviderCodes = map[string]Class{
 	"invalid_attachments":               SchemaInvalid,
 	"invalid_arguments":                 SchemaInvalid,
 	"invalid_token":                     AuthDenied,
+	"invalid_auth":                      AuthDenied, // Slack's Web API: the token is wrong, revoked or lacks a scope
+	"not_authed":                        AuthDenied,
+	"account_inactive":                  AuthDenied,
+	"token_revoked":                     AuthDenied,
+	"token_expired":                     AuthDenied,
+	"missing_scope":                     AuthDenied,
+	"no_permission":                     AuthDenied,
+	"not_in_channel":                    AuthDenied, // the bot was never invited: an operator adds it
+	"restricted_action":                 AuthDenied,
 	"action_prohibited":                 AuthDenied,
 	"posting_to_general_channel_denied": AuthDenied,
 	"no_service":                        NotFound,
@@ -468,7 +477,9 @@ var TransportPhrases = []Phrase{
 	// crypto/tls and crypto/x509: an operator fixes the trust
 	{"x509: ", AuthDenied}, // unknown authority, expired, wrong host
 	{"failed to verify certificate", AuthDenied},
-	{"self-signed certificate", AuthDenied},                    // Node.js
+	{"self-signed certificate", AuthDenied}, // Node.js
+	{"certificate is invalid", AuthDenied},  // any client's terse verdict
+	{"invalid certificate", AuthDenied},
 	{"self signed certificate", AuthDenied},                    // OpenSSL
 	{"unable to verify the first certificate", AuthDenied},     // Node.js
 	{"certificate has expired", AuthDenied},                    // Node.js, OpenSSL
@@ -569,6 +580,7 @@ var TransportPhrases = []Phrase{
 	{"wsarecvfrom: ", NetworkTimeout},
 	{"wsasendto: ", NetworkTimeout},
 	{"getaddrinfow: ", NetworkTimeout},
+	{"(getaddrinfo: ", NetworkTimeout}, // Ruby's Net::HTTP: "Failed to open TCP connection to …:443 (getaddrinfo: Try again)"
 	{"target machine actively refused", NetworkTimeout},
 	{"connection was aborted by the software in your host", NetworkTimeout},
 	{"attempted to an unreachable", NetworkTimeout}, // network, host

@@ -88,6 +88,7 @@ var ModelWords = []Meaning{
 		"reduce the length", "reduce your prompt", "reduce the prompt", "shorten", "payload size exceeds",
 		"request payload size", "request entity too large", "payload too large", "request too large",
 		"input too large", "prompt too large", "`inputs` tokens", "length limit exceeded", "maximum length",
+		"exceeds max length", "exceeds the max length", "exceeds maximum length", "prompt_limit", // Zhipu; a relay's code
 		"tokens per request", "tokens too long", "context overflow", "context the overflows", "overflows the context",
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 		"token count of", "maximum model length", "longer than the maximum", // vLLM: "is longer than the maximum model length of 16384"
@@ -191,8 +192,8 @@ var policyWords = sync.OnceValue(func() []Phrase {
 // TranslatedWords are ModelWords in other languages, by the Name of the
 // meaning they join: the words providers write in Chinese (Simplified and
 // Traditional), Japanese, Spanish, Portuguese, German and French for a
-// balance, a quota and a rate, and in Chinese and Japanese for a
-// moderation block (Zhipu's "系统检测到输入或生成内容可能包含不安全或敏感内容"). Only the letters of ASCII fold, so a word
+// balance, a quota and a rate, and in Chinese and Japanese for an input
+// too long and a moderation block (Zhipu's "系统检测到输入或生成内容可能包含不安全或敏感内容"). Only the letters of ASCII fold, so a word
 // with an accent matches as written (lowercase).
 var TranslatedWords = []struct {
 	// Lang is the language's code (BCP 47).
@@ -204,6 +205,8 @@ var TranslatedWords = []struct {
 	{"zh", "money", []string{"余额不足", "餘額不足", "额度不足", "額度不足", "余额", "餘額", "欠费", "欠費", "充值", "资源包", "資源包"}},
 	{"zh", "quota", []string{"配额", "配額", "额度已用", "額度已用", "用量已用尽", "用量已用盡"}},
 	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "过于频繁", "過於頻繁", "频繁", "頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數", "请求过多", "請求過多"}},
+	{"zh", "length", []string{"过长", "過長", "超长", "超長", "超过最大长度", "超過最大長度", "超出最大长度", "上下文长度", "上下文長度"}},
+	{"ja", "length", []string{"長すぎ", "最大長", "コンテキスト長"}},
 	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
 	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
 	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
@@ -277,17 +280,21 @@ var UpstreamWords = []Meaning{
 		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
 		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
+		"denied",                                                                                // Office 365's SendAsDenied, "request denied"
+		"sign not match", "signature mismatch", "signature does not match", "invalid signature", // a signing secret
 	}},
 	{NotFound, "gone", []string{
 		"not found", "not_found", "not be found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
 		"no such", "does not exist", "doesn't exist", "no longer exists", "archived", "has been deleted",
 		"was deleted", "has been removed",
+		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
 	}},
 	{SchemaInvalid, "payload", []string{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
 		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
 		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
 		"can't parse", "cannot parse", "bad request:", // Telegram: "Bad Request: can't parse entities"
+		"not a valid", "is not valid", // Twilio: "The 'To' number … is not a valid phone number"
 	}},
 }
 
