@@ -497,6 +497,12 @@ var secretPatterns = []Pattern{
 		Find:     findCLIFlag,
 	},
 	{
+		// A credential as an auth verb's positional argument (cli.go).
+		Kind:     KindPassword,
+		Triggers: []string{" auth", " login ", " token ", "\tauth", "\tlogin", "\ttoken"},
+		Find:     findAuthArg,
+	},
+	{
 		// Credentials by their position or definition (positional.go).
 		Kind:     KindPassword,
 		Triggers: []string{"#define", "efine(", "efine (", "setenv "},
