@@ -85,6 +85,18 @@ func structures(s string, st *state) string {
 				i = end
 				continue
 			}
+		case '#':
+			// Ruby's inspect of an object: #<SEPA::DebtorTransaction
+			// name: "…", iban: "…">, a record under its class's name.
+			if cs, ce := rubyInspectHead(s, i); ce > cs {
+				p := lenient{s: s, st: st, parent: s[cs:ce]}
+				p.depth++
+				if end, ok := p.object(ce+1, '>'); ok {
+					emit(p.sorted())
+					i = end
+					continue
+				}
+			}
 		case '(':
 			if argsKeyBefore(s, i) {
 				// A job's positional arguments as a tuple: args=('…', …).
@@ -129,6 +141,26 @@ func structures(s string, st *state) string {
 		return s
 	}
 	return string(append(out, s[copied:]...))
+}
+
+// rubyInspectHead reads the head of Ruby's inspect of an object at s[i],
+// "#<Module::Class " with a member's key after it, and returns the
+// bounds of the class's own name (past its modules), or 0, 0.
+func rubyInspectHead(s string, i int) (int, int) {
+	if i+2 >= len(s) || s[i+1] != '<' || !isUpper(s[i+2]) {
+		return 0, 0
+	}
+	cs, k := i+2, i+2
+	for k < len(s) && k-i < 128 && (isAlnum(s[k]) || s[k] == '_' || s[k] == ':') {
+		if s[k] == ':' {
+			cs = k + 1
+		}
+		k++
+	}
+	if k+1 >= len(s) || s[k] != ' ' || !isLetter(s[k+1]) || cs >= k {
+		return 0, 0
+	}
+	return cs, k
 }
 
 // quotedText handles a double-quoted string standing in text at s[i]: its
