@@ -580,7 +580,7 @@ var PersonalKeys = map[string]Kind{
 	"namn": KindPersonal, "fornamn": KindPersonal, "efternamn": KindPersonal, "förnamn": KindPersonal,
 	"geslachtsnaam": KindPersonal, "voornamen": KindPersonal, "tussenvoegsel": KindPersonal,
 	"geslachtsnaamtussenvoegsel": KindPersonal, "adisoyadi": KindPersonal, "adısoyadı": KindPersonal,
-	"titular":    KindPersonal, "intestatario": KindPersonal, "rekeninghouder": KindPersonal,
+	"titular": KindPersonal, "intestatario": KindPersonal, "rekeninghouder": KindPersonal,
 	"kontohavare": KindPersonal, "kontohaver": KindPersonal, "tilinomistaja": KindPersonal,
 	"nhsnumber": KindPersonal, "nhsno": KindPersonal, "chinumber": KindPersonal,
 	// a postal address, a phone and an identity number under other
@@ -663,7 +663,6 @@ var partyWords = map[string]bool{
 	"comprador": true, "acheteur": true, "pagador": true, "holder": true, "contato": true,
 	"contacto": true, "contatto": true, "musteri": true, "mailing": true, "cardholder": true,
 }
-
 
 // plausible reports whether v could be personal data of kind: a phone
 // number, a card, an SSN or an IBAN holds digits, an e-mail address an
