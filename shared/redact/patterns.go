@@ -196,6 +196,14 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// An agent's step in its run log: a task's description, its output,
+		// a final answer (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"starting task", "task output", "final answer", "task description", "== task:", "task="},
+		Find:     findAgentStep,
+		textKind: true,
+	},
+	{
 		// A model's answer quoted back by a parser or a validator that
 		// rejected it (parsefail.go).
 		Kind:     KindSecret,

@@ -110,3 +110,38 @@ func TestRoundElevenPersonal(t *testing.T) {
 		},
 	})
 }
+
+// TestRoundElevenAgentSteps holds members of the prompt family round 11
+// showed, in other wordings: an agent framework's run log, whose task
+// descriptions, task outputs and final answers are content while the
+// agent's name, the status and the times stay.
+func TestRoundElevenAgentSteps(t *testing.T) {
+	t.Parallel()
+	stringCases(t, []planted{
+		{
+			name: "a verbose run's task and its output",
+			in: "[2026-03-02 10:01:12][DEBUG]: == Working Agent: Claims Triage\n" +
+				"[2026-03-02 10:01:12][INFO]: == Starting Task: Summarise the claim filed by the tenant about water damage in flat 4B\n" +
+				"[2026-03-02 10:01:40][DEBUG]: == [Claims Triage] Task output: The tenant reports a burst pipe under the sink since Tuesday\n",
+			secrets: []string{"water damage in flat 4B", "burst pipe under the sink"},
+			keep:    []string{"== Working Agent: Claims Triage", "[2026-03-02 10:01:40]"},
+		},
+		{
+			name:    "a ReAct agent's final answer over two lines",
+			in:      "Thought: I know enough now\nFinal Answer: Refund the order for the customer in Leeds\nand send the apology template.\n\nFinished chain.",
+			secrets: []string{"Refund the order for the customer in Leeds", "send the apology template"},
+			keep:    []string{"Finished chain."},
+		},
+		{
+			name:    "a run's log file with the task's description as a field",
+			in:      "agent=Researcher2026-05-01 08:00:03: task=find the home phone of the applicant named in the form2026-05-01 08:00:03: status=started",
+			secrets: []string{"home phone of the applicant"},
+			keep:    []string{"agent=Researcher", "status=started"},
+		},
+		{
+			name: "a task's name in a worker's log stays",
+			in:   "worker=celery@w1 agent=beat task=reports.send_digest status=retry",
+			keep: []string{"task=reports.send_digest", "status=retry"},
+		},
+	})
+}
