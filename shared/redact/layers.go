@@ -898,7 +898,25 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		}
 	}
 	p.pairs(members)
+	p.sameName(members)
 	return i, closed
+}
+
+// sameName replaces, in one object, a string equal to a person's name that
+// went under a personal key (Mailing_Name, customer_name): the same name
+// under a key that says nothing of it (Alpha_Name, label) is the same
+// person's.
+func (p *lenient) sameName(members []objMember) {
+	for _, m := range members {
+		if m.kind != vString || !m.edited || personalKind(splitWords(m.key, nil)) != KindPersonal || len(strings.Fields(m.text)) < 2 {
+			continue
+		}
+		for _, n := range members {
+			if n.kind == vString && !n.edited && n.text == m.text && n.end-n.start >= 2 {
+				p.applyString(n.start+1, n.end-1, p.s[n.start+1:n.end-1], n.quote, n.text != p.s[n.start+1:n.end-1], &keyRole{kind: KindPersonal})
+			}
+		}
+	}
 }
 
 // turn replaces the "message" (or "msg") of an object that also holds a

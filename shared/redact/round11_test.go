@@ -74,6 +74,12 @@ func TestRoundElevenPersonal(t *testing.T) {
 			keep:    []string{"ddlMonth=07", `"City": "Perth"`},
 		},
 		{
+			name:    "the same name under a key that says nothing of it",
+			in:      `upsert failed: {'label': 'Nora af Lindgren', 'customer_name': 'Nora af Lindgren', 'tier': 'gold'}`,
+			secrets: []string{"Nora af Lindgren"},
+			keep:    []string{"'tier': 'gold'"},
+		},
+		{
 			name:    "a Ruby object's inspect under a debtor's class",
 			in:      `#<Billing::CreditorPayment name: "Ottokar Brandstätter", iban: "DE89370400440532013000", reference: "INV-2026-0042">`,
 			secrets: []string{"Ottokar Brandstätter", "DE89370400440532013000"},
