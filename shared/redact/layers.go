@@ -907,14 +907,22 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 // under a key that says nothing of it (Alpha_Name, label) is the same
 // person's.
 func (p *lenient) sameName(members []objMember) {
+	var names map[string]bool
 	for _, m := range members {
-		if m.kind != vString || !m.edited || personalKind(splitWords(m.key, nil)) != KindPersonal || len(strings.Fields(m.text)) < 2 {
+		if m.kind != vString || !m.edited || strings.IndexByte(m.text, ' ') < 0 || personalKind(splitWords(m.key, nil)) != KindPersonal || len(strings.Fields(m.text)) < 2 {
 			continue
 		}
-		for _, n := range members {
-			if n.kind == vString && !n.edited && n.text == m.text && n.end-n.start >= 2 {
-				p.applyString(n.start+1, n.end-1, p.s[n.start+1:n.end-1], n.quote, n.text != p.s[n.start+1:n.end-1], &keyRole{kind: KindPersonal})
-			}
+		if names == nil {
+			names = make(map[string]bool, 4)
+		}
+		names[m.text] = true
+	}
+	if names == nil {
+		return
+	}
+	for _, n := range members {
+		if n.kind == vString && !n.edited && names[n.text] && n.end-n.start >= 2 {
+			p.applyString(n.start+1, n.end-1, p.s[n.start+1:n.end-1], n.quote, n.text != p.s[n.start+1:n.end-1], &keyRole{kind: KindPersonal})
 		}
 	}
 }
