@@ -99,6 +99,7 @@ func TestRedactHoldout(t *testing.T) {
 		{"round8.jsonl", 250},
 		{"round9.jsonl", 169},
 		{"round10.jsonl", 199},
+		{"round11.jsonl", 213},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

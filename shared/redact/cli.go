@@ -247,3 +247,86 @@ func findConnectString(s string, from int) []int {
 	}
 	return nil
 }
+
+// authVerbs are the subcommands a command-line tool takes a credential
+// after, as a positional argument: "snyk auth <token>", "<tool> login
+// <token>", "ngrok authtoken <token>", "<tool> config add-authtoken …".
+var authVerbs = []string{"auth", "login", "token", "authenticate", "authtoken", "add-authtoken", "set-token"}
+
+// authVerbSubs may stand between an auth verb and its credential ("<tool>
+// auth login <token>", "<tool> token set <token>").
+var authVerbSubs = map[string]bool{"login": true, "set": true, "add": true, "token": true}
+
+// findAuthArg finds the credential a command line passes as the positional
+// argument of an auth verb: the verb follows the tool's name (a word and a
+// blank), and the argument is a UUID or random-looking — letters and
+// digits mixed, twenty characters or more, or a credential's shape by
+// credentialArg. "gh auth login --web", "docker login registry.example.com"
+// and "npm token list" stay: a flag, a host and a word are no credential.
+func findAuthArg(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' {
+			continue
+		}
+		// The tool's name before the blank.
+		if i == 0 || !(isAlnum(s[i-1]) || s[i-1] == '-' || s[i-1] == '_') {
+			continue
+		}
+		vs := i + 1
+		verb := ""
+		for _, v := range authVerbs {
+			if hasPrefixFold(s[vs:], v) && vs+len(v) < len(s) && (s[vs+len(v)] == ' ' || s[vs+len(v)] == '\t') {
+				verb = v
+				break
+			}
+		}
+		if verb == "" {
+			continue
+		}
+		a := skipBlanks(s, vs+len(verb))
+		for n := 0; n < 2; n++ {
+			e := a
+			for e < len(s) && !isSpace(s[e]) {
+				e++
+			}
+			if !authVerbSubs[strings.ToLower(s[a:e])] || e >= len(s) || s[e] == '\n' || s[e] == '\r' {
+				break
+			}
+			a = skipBlanks(s, e)
+		}
+		ve := a
+		for ve < len(s) && !isSpace(s[ve]) && s[ve] != '"' && s[ve] != '\'' {
+			ve++
+		}
+		if ve == a || s[a] == '-' || startsWithMarker(s, a) || isLiteral(s[a:ve]) || !randomArg(s[a:ve]) {
+			continue
+		}
+		return []int{vs, ve, vs, vs + len(verb), a, ve}
+	}
+	return nil
+}
+
+// randomArg reports whether a positional argument reads as a credential: a
+// UUID, a credential's shape (credentialArg), or twenty characters or more
+// of letters and digits mixed (with '-' and '_') and no path or host
+// punctuation.
+func randomArg(v string) bool {
+	if isUUID(v) || credentialArg(v) {
+		return true
+	}
+	if len(v) < 20 || strings.ContainsAny(v, "/.:@=%${") {
+		return false
+	}
+	var letter, digit int
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isLetter(c):
+			letter++
+		case isDigit(c):
+			digit++
+		case c != '-' && c != '_':
+			return false
+		}
+	}
+	return letter > 0 && digit >= 3
+}

@@ -394,7 +394,7 @@ func personalEnd(s string, vs, ve int, kind Kind) int {
 		case '\n', '\r', ',', ';', '&', '"', '\'', '|', '}', ']', '<':
 			return k
 		case ' ':
-			if nextIsPair(s, k+1) || k+1 < len(s) && s[k+1] == '(' {
+			if nextIsPair(s, k+1) || k+1 < len(s) && s[k+1] == '(' || idLabelAt(s, k+1) {
 				return k
 			}
 		case 0xD8: // the Arabic comma, U+060C
@@ -405,6 +405,21 @@ func personalEnd(s string, vs, ve int, kind Kind) int {
 		k++
 	}
 	return k
+}
+
+// idLabelAt reports whether an identity number's label (idLabels, any
+// case) starts s[i:] as a word: a name written before it ends there
+// ("Soyad: Çağlayan TC Kimlik No: …").
+func idLabelAt(s string, i int) bool {
+	if i >= len(s) || !isLetter(s[i]) {
+		return false
+	}
+	for _, l := range idLabels {
+		if len(s)-i >= len(l) && strings.EqualFold(s[i:i+len(l)], l) && (i+len(l) == len(s) || !isWord(s[i+len(l)])) {
+			return true
+		}
+	}
+	return false
 }
 
 // nextIsPair reports whether s[i:] starts a key and '=' or ':' (or the
@@ -557,6 +572,17 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 	for k > from && isKeyByte(s[k-1]) {
 		k--
 	}
+	if k < end && k > from && s[k-1] >= 0x80 {
+		// A Latin key with a letter outside ASCII (förnamn=, fødselsnummer:,
+		// Adı=): a personal key's, one word.
+		k2 := k
+		for k2 > from && (isKeyByte(s[k2-1]) || s[k2-1] >= 0x80) {
+			k2--
+		}
+		if kind := PersonalKeys[lowerString(s[k2:end])]; kind != "" {
+			return k2, end, kind
+		}
+	}
 	if k == end && end > from && s[end-1] >= 0x80 {
 		// A key in a script other than Latin (адрес:, כתובת:, पता:): a
 		// personal key's, one word.
@@ -625,7 +651,7 @@ var keyValueTriggers = func() []string {
 		}
 	}
 	slices.Sort(t[len(keyTriggers):])
-	return append(t, "navn", "adres")
+	return append(t, "navn", "adres", "namn", "kimlik", "soyad")
 }()
 
 // withPersonalKeys adds to needles every key of PersonalKeys that holds

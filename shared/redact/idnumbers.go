@@ -19,7 +19,8 @@ var (
 		"hetu", "henkilötunnus", "tfn", "tax file number", "codice fiscale",
 		"codice_fiscale", "身份证",
 		// other countries' numbers by their own names
-		"cpr", "teudat_zehut", "teudat zehut", "מספר זהות", "curp", "tc kimlik", "tckimlik", "kimlik no",
+		"cpr", "teudat_zehut", "teudat zehut", "מספר זהות", "curp", "tc kimlik", "tckimlik", "kimlik no", "tckn", "kimlik numarası", "kimlik numarasi",
+		"t.c. no", "tc no",
 		"cuil", "cuit", "rut", "주민등록번호", "isikukood", "fødselsnummer", "fodselsnummer",
 		"personnummer", "oib", "ahv", "sécurité sociale", "securite sociale", "social security",
 		"steuer-identifikationsnummer", "steuer-idnr", "steueridentifikationsnummer", "egn", "егн", "ЕГН",

@@ -85,6 +85,18 @@ func structures(s string, st *state) string {
 				i = end
 				continue
 			}
+		case '#':
+			// Ruby's inspect of an object: #<SEPA::DebtorTransaction
+			// name: "…", iban: "…">, a record under its class's name.
+			if cs, ce := rubyInspectHead(s, i); ce > cs {
+				p := lenient{s: s, st: st, parent: s[cs:ce]}
+				p.depth++
+				if end, ok := p.object(ce+1, '>'); ok {
+					emit(p.sorted())
+					i = end
+					continue
+				}
+			}
 		case '(':
 			if argsKeyBefore(s, i) {
 				// A job's positional arguments as a tuple: args=('…', …).
@@ -129,6 +141,26 @@ func structures(s string, st *state) string {
 		return s
 	}
 	return string(append(out, s[copied:]...))
+}
+
+// rubyInspectHead reads the head of Ruby's inspect of an object at s[i],
+// "#<Module::Class " with a member's key after it, and returns the
+// bounds of the class's own name (past its modules), or 0, 0.
+func rubyInspectHead(s string, i int) (int, int) {
+	if i+2 >= len(s) || s[i+1] != '<' || !isUpper(s[i+2]) {
+		return 0, 0
+	}
+	cs, k := i+2, i+2
+	for k < len(s) && k-i < 128 && (isAlnum(s[k]) || s[k] == '_' || s[k] == ':') {
+		if s[k] == ':' {
+			cs = k + 1
+		}
+		k++
+	}
+	if k+1 >= len(s) || s[k] != ' ' || !isLetter(s[k+1]) || cs >= k {
+		return 0, 0
+	}
+	return cs, k
 }
 
 // quotedText handles a double-quoted string standing in text at s[i]: its
@@ -866,7 +898,33 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		}
 	}
 	p.pairs(members)
+	p.sameName(members)
 	return i, closed
+}
+
+// sameName replaces, in one object, a string equal to a person's name that
+// went under a personal key (Mailing_Name, customer_name): the same name
+// under a key that says nothing of it (Alpha_Name, label) is the same
+// person's.
+func (p *lenient) sameName(members []objMember) {
+	var names map[string]bool
+	for _, m := range members {
+		if m.kind != vString || !m.edited || strings.IndexByte(m.text, ' ') < 0 || personalKind(splitWords(m.key, nil)) != KindPersonal || len(strings.Fields(m.text)) < 2 {
+			continue
+		}
+		if names == nil {
+			names = make(map[string]bool, 4)
+		}
+		names[m.text] = true
+	}
+	if names == nil {
+		return
+	}
+	for _, n := range members {
+		if n.kind == vString && !n.edited && names[n.text] && n.end-n.start >= 2 {
+			p.applyString(n.start+1, n.end-1, p.s[n.start+1:n.end-1], n.quote, n.text != p.s[n.start+1:n.end-1], &keyRole{kind: KindPersonal})
+		}
+	}
 }
 
 // turn replaces the "message" (or "msg") of an object that also holds a

@@ -272,6 +272,13 @@ func nameBeforeID(s string, from, k int) (int, int) {
 		for w > from && (isLetterOrHigh(s[w-1]) || s[w-1] == '.') {
 			w--
 		}
+		if l := nationalIDLabelEnding(s[from:e]); l > 0 {
+			// The number's own label in capitalised words (TC Kimlik No,
+			// Rodné Číslo) is no name.
+			e -= l
+			words++
+			continue
+		}
 		if w == e || !labelWord(s[w:e]) {
 			break
 		}
@@ -289,6 +296,17 @@ func nameBeforeID(s string, from, k int) (int, int) {
 		return st, n
 	}
 	return -1, -1
+}
+
+// nationalIDLabelEnding returns the length of the identity number's label
+// (idLabels, any case) that s ends with as a whole word, or 0.
+func nationalIDLabelEnding(s string) int {
+	for _, l := range idLabels {
+		if n := len(s) - len(l); n >= 0 && strings.EqualFold(s[n:], l) && (n == 0 || !isWord(s[n-1])) {
+			return len(l)
+		}
+	}
+	return 0
 }
 
 // labelWord reports whether w is written as a label's or a joining word is,

@@ -196,6 +196,14 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// An agent's step in its run log: a task's description, its output,
+		// a final answer (transcript.go).
+		Kind:     KindSecret,
+		Triggers: []string{"starting task", "task output", "final answer", "task description", "== task:", "task="},
+		Find:     findAgentStep,
+		textKind: true,
+	},
+	{
 		// A model's answer quoted back by a parser or a validator that
 		// rejected it (parsefail.go).
 		Kind:     KindSecret,
@@ -495,6 +503,12 @@ var secretPatterns = []Pattern{
 		Kind:     KindPassword,
 		Triggers: []string{" -", "\t-"},
 		Find:     findCLIFlag,
+	},
+	{
+		// A credential as an auth verb's positional argument (cli.go).
+		Kind:     KindPassword,
+		Triggers: []string{" auth", " login ", " token ", "\tauth", "\tlogin", "\ttoken"},
+		Find:     findAuthArg,
 	},
 	{
 		// Credentials by their position or definition (positional.go).

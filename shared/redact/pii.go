@@ -576,8 +576,11 @@ var PersonalKeys = map[string]Kind{
 	"hoten": KindPersonal, "socccd": KindPersonal, "cccd": KindPersonal, "cmnd": KindPersonal, "diachi": KindPersonal,
 	"nama": KindPersonal, "namalengkap": KindPersonal, "nik": KindPersonal, "tgllahir": KindPersonal, "tanggallahir": KindPersonal,
 	"idcard": KindPersonal, "idcardno": KindPersonal, "cnic": KindPersonal, "mykad": KindPersonal, "nric": KindPersonal,
-	"sendername": KindPersonal,
-	"titular":    KindPersonal, "intestatario": KindPersonal, "rekeninghouder": KindPersonal,
+	"sendername": KindPersonal, "mailingname": KindPersonal, "cardname": KindPersonal,
+	"namn": KindPersonal, "fornamn": KindPersonal, "efternamn": KindPersonal, "förnamn": KindPersonal,
+	"geslachtsnaam": KindPersonal, "voornamen": KindPersonal, "tussenvoegsel": KindPersonal,
+	"geslachtsnaamtussenvoegsel": KindPersonal, "adisoyadi": KindPersonal, "adısoyadı": KindPersonal,
+	"titular": KindPersonal, "intestatario": KindPersonal, "rekeninghouder": KindPersonal,
 	"kontohavare": KindPersonal, "kontohaver": KindPersonal, "tilinomistaja": KindPersonal,
 	"nhsnumber": KindPersonal, "nhsno": KindPersonal, "chinumber": KindPersonal,
 	// a postal address, a phone and an identity number under other
@@ -635,7 +638,30 @@ func personalKind(words []string) Kind {
 	if n := len(words); n >= 2 && (words[n-1] == "name" || words[n-1] == "names" || words[n-1] == "nm") && NameOwnerWords[words[n-2]] {
 		return KindPersonal
 	}
+	// The same in languages that write the name before its owner and in
+	// their own words: nomeCliente, nombre_titular, naamKlant,
+	// kunde_navn, cliente_nome.
+	if n := len(words); n >= 2 && (nameWords[words[0]] && partyWords[words[1]] || nameWords[words[n-1]] && partyWords[words[n-2]]) {
+		return KindPersonal
+	}
 	return ""
+}
+
+// nameWords say "name" in other languages, as a word of a key.
+var nameWords = map[string]bool{
+	"nome": true, "nombre": true, "nom": true, "naam": true, "navn": true, "namn": true,
+	"nimi": true, "imie": true, "jmeno": true, "isim": true, "ad": true, "name": true,
+}
+
+// partyWords name a person by the role the record gives them, in English
+// and other languages, as a word of a key beside a name's word.
+var partyWords = map[string]bool{
+	"cliente": true, "clienti": true, "klant": true, "kunde": true, "kund": true, "asiakas": true,
+	"titular": true, "titulaire": true, "paciente": true, "patient": true, "usuario": true,
+	"utente": true, "utilisateur": true, "gebruiker": true, "benutzer": true, "customer": true,
+	"destinatario": true, "destinataire": true, "ontvanger": true, "empfanger": true,
+	"comprador": true, "acheteur": true, "pagador": true, "holder": true, "contato": true,
+	"contacto": true, "contatto": true, "musteri": true, "mailing": true, "cardholder": true,
 }
 
 // plausible reports whether v could be personal data of kind: a phone

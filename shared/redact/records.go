@@ -103,6 +103,18 @@ var personNameKeys = map[string]bool{
 	"имя": true, "Имя": true, "όνομα": true, "Όνομα": true,
 }
 
+// displayNameKeys hold the name an account shows, which beside the
+// account's own e-mail address (emailKeys) is a person's even in a thing's
+// record: {"event": {"email": …, "displayName": …}}.
+var displayNameKeys = map[string]bool{
+	"displayname": true, "fullname": true, "realname": true, "preferredname": true,
+	"formattedname": true, "legalname": true,
+}
+
+// emailKeys are the keys of a record's own e-mail address (not an
+// owner's or a contact's: owner_email).
+var emailKeys = map[string]bool{"email": true, "emailaddress": true, "mail": true, "primaryemail": true}
+
 // addressLineKeys hold a line of a postal address in an address's record.
 var addressLineKeys = map[string]bool{
 	"line1": true, "line2": true, "line3": true, "address": true, "addressline": true,
@@ -166,6 +178,7 @@ type record struct {
 	phone    bool // a member is a phone number
 	address  bool // the record is an address
 	name     bool // the record is a person's name: {"first": …, "last": …}
+	email    bool // a member under an e-mail key is an e-mail address
 	members  map[string]string
 }
 
@@ -224,6 +237,9 @@ func (r *record) member(key, val string) {
 		r.members[nk] = val
 	}
 	if r.thing {
+		if emailKeys[nk] && looksLikeEmail(val) {
+			r.email = true
+		}
 		return
 	}
 	var buf [16]string
@@ -262,6 +278,12 @@ func (r *record) member(key, val string) {
 func (r *record) kindOf(key, val string) (Kind, bool) {
 	nk := recordKey(stripMarkers(key))
 	if r.thing {
+		if r.email && displayNameKeys[nk] && looksLikePersonName(val) {
+			// An account's own e-mail address beside its display name
+			// makes the name a person's, whatever the record's key
+			// (an event's payload, a statement's parameters).
+			return KindPersonal, true
+		}
 		if personNameKeys[nk] {
 			return "", true
 		}
@@ -1081,9 +1103,12 @@ func sqlParameters(s string, i int) [][2]int {
 	for k := range cols {
 		cols[k] = strings.Trim(strings.TrimSpace(cols[k]), "`\"")
 	}
+	p := i + len("[parameters: ")
+	if p < len(s) && s[p] == '{' {
+		return sqlParamDict(s, p, table)
+	}
 	kinds := columnKinds(table, cols, nil)
 	var out [][2]int
-	p := i + len("[parameters: ")
 	if p < len(s) && s[p] == '[' {
 		p++
 	}
@@ -1125,6 +1150,80 @@ func sqlParameters(s string, i int) [][2]int {
 		p++ // )
 		for p < len(s) && (s[p] == ',' || s[p] == ' ') {
 			p++
+		}
+	}
+	return out
+}
+
+// sqlParamDict reads a dict of named parameters ({'email': '…',
+// 'display_name': '…'}) whose opening brace is s[p] and returns the spans
+// of the values its keys call personal data, the keys judged together as
+// one record under the INSERT's table (a "user" row's display name beside
+// its e-mail address is a person's).
+func sqlParamDict(s string, p int, table string) [][2]int {
+	type member struct {
+		key    string
+		vs, ve int
+	}
+	var ms []member
+	p++
+	for len(ms) < 128 && p < len(s) {
+		for p < len(s) && s[p] == ' ' {
+			p++
+		}
+		if p >= len(s) || s[p] != '\'' && s[p] != '"' {
+			break
+		}
+		q := s[p]
+		ke := strings.IndexByte(s[p+1:min(len(s), p+130)], q)
+		if ke < 0 {
+			break
+		}
+		key := s[p+1 : p+1+ke]
+		p += ke + 2
+		if !strings.HasPrefix(s[p:], ": ") {
+			break
+		}
+		p += 2
+		vs, ve := p, p
+		if p < len(s) && (s[p] == '\'' || s[p] == '"') {
+			q := s[p]
+			k := p + 1
+			for k < len(s) && s[k] != q && s[k] != '\n' {
+				if s[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			vs, ve, p = p+1, min(k, len(s)), min(k+1, len(s))
+		} else {
+			for p < len(s) && s[p] != ',' && s[p] != '}' && s[p] != '\n' {
+				p++
+			}
+			ve = p
+		}
+		ms = append(ms, member{key, vs, ve})
+		if p >= len(s) || s[p] != ',' {
+			break
+		}
+		p++
+	}
+	rec := newRecord(table)
+	for _, m := range ms {
+		rec.member(m.key, s[m.vs:m.ve])
+	}
+	var out [][2]int
+	for _, m := range ms {
+		v := s[m.vs:m.ve]
+		if m.ve <= m.vs || isLiteral(v) {
+			continue
+		}
+		k := personalKind(splitWords(m.key, nil))
+		if k == "" {
+			k, _ = rec.kindOf(m.key, v)
+		}
+		if k != "" && plausible(k, v) {
+			out = append(out, [2]int{m.vs, m.ve})
 		}
 	}
 	return out

@@ -793,3 +793,117 @@ func querySourceDecoder(t string) bool {
 	}
 	return false
 }
+
+// An agent framework's run log names its steps in lines of their own — an
+// older CrewAI's verbose output ("[INFO]: == Starting Task: …",
+// "[DEBUG]: == [Agent] Task output: …"), a ReAct agent's "Final Answer:
+// …" — and its log file writes a task's description as a field
+// ("agent=…<time>: task=…<time>: status=started"). A task's description,
+// its output and a final answer are content; the agent's name ("==
+// Working Agent: …"), the status and the times stay.
+
+// agentStepLabels head content to the end of their line; a final answer
+// runs on over the lines after it to a blank line or what ends a turn.
+var agentStepLabels = []string{"starting task:", "task output:", "final answer:", "task description:", "task:"}
+
+// findAgentStep finds the content after an agent step's label, or a task
+// field's description in an agent's log file.
+func findAgentStep(s string, from int) []int {
+	for ls := from; ls < len(s); {
+		le := lineEnd(s, ls)
+		if loc := agentStepIn(s, ls, le); loc != nil {
+			return loc
+		}
+		ls = le + 1
+	}
+	return nil
+}
+
+// agentStepIn looks in the line s[ls:le] for a step's label where a step
+// starts — the line's start, or after "== ", "]: ", "] " or "> " — or for
+// a task field beside an agent's.
+func agentStepIn(s string, ls, le int) []int {
+	line := s[ls:le]
+	for _, l := range agentStepLabels {
+		k := indexFold(line, l)
+		if k < 0 {
+			continue
+		}
+		if l == "task:" && (k < 3 || line[k-3:k] != "== ") {
+			continue // "task:" alone is too common a word; CrewAI writes "== Task:"
+		}
+		if pre := strings.TrimRight(line[:k], " \t"); pre != "" && !strings.HasSuffix(pre, "==") && !strings.HasSuffix(pre, "]:") && !strings.HasSuffix(pre, "]") && !strings.HasSuffix(pre, ">") {
+			continue
+		}
+		vs := skipBlanks(s, ls+k+len(l))
+		ve := le
+		if l == "final answer:" {
+			for k := le + 1; k < len(s) && k-vs < maxDecodedBytes; {
+				e := lineEnd(s, k)
+				t := stripANSI(s[k:e])
+				if strings.TrimSpace(t) == "" || turnTextEnds(t) {
+					break
+				}
+				ve = e
+				k = e + 1
+			}
+		}
+		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t' || s[ve-1] == '\r') {
+			ve--
+		}
+		if ve > vs && !startsWithMarker(s, vs) {
+			return []int{ls + k, ve, ls + k, ls + k + len(l), vs, ve}
+		}
+	}
+	// The log file's task field: "task=<description><time>: status=…".
+	t := strings.Index(line, "task=")
+	if t < 0 || t > 0 && isWord(line[t-1]) || !strings.Contains(line, "agent=") {
+		return nil
+	}
+	vs := ls + t + len("task=")
+	ve := le
+	for k := vs; k+19 <= le; k++ {
+		if isDigit(s[k]) && isLogTime(s[k:k+19]) {
+			ve = k
+			break
+		}
+	}
+	for k := vs; k < ve; k++ {
+		if s[k] == ' ' && nextIsPair(s, k+1) {
+			ve = k // the next field: " status=…"
+			if s[k-1] == ',' {
+				ve--
+			}
+			break
+		}
+	}
+	if ve <= vs || strings.IndexByte(s[vs:ve], ' ') < 0 || startsWithMarker(s, vs) {
+		return nil // one word: a task's name (tasks.send_email), not its description
+	}
+	return []int{ls + t, ve, ls + t, vs - 1, vs, ve}
+}
+
+// isLogTime reports whether t is a log's time, "2006-01-02 15:04:05".
+func isLogTime(t string) bool {
+	for i := 0; i < 19; i++ {
+		switch i {
+		case 4, 7:
+			if t[i] != '-' {
+				return false
+			}
+		case 10:
+			if t[i] != ' ' && t[i] != 'T' {
+				return false
+			}
+		case 13, 16:
+			if t[i] != ':' {
+				return false
+			}
+		default:
+			if !isDigit(t[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
