@@ -711,6 +711,7 @@ var TextPhrases = []Phrase{
 	{"tls handshake", NetworkTimeout},
 	{"overloaded", UpstreamUnavailable},
 	{"service unavailable", UpstreamUnavailable},
+	{"temporarily unavailable", UpstreamUnavailable}, // "Feature temporarily unavailable", "Service temporarily unavailable"
 	{"bad gateway", UpstreamUnavailable},
 	{"internal server error", UpstreamUnavailable},
 	{"internal_error", UpstreamUnavailable},

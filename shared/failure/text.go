@@ -78,7 +78,7 @@ var (
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
 	// "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\bcode=([45]\d\d)\b`)
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error)=([45]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
@@ -870,15 +870,19 @@ func httpStatus(n int) bool {
 	return http.StatusText(n) != "" || smtp || n == 499 || n >= 520 && n <= 530 || n == 598 || n == 599
 }
 
-// labelledCode reports whether s labels an error status "code=" — a log's
-// "code=400 … [details: EOF]".
+// labelledCode reports whether s labels an error status "code=" or
+// "error=" — a log's "code=400 … [details: EOF]", apprise's "…, error=400.".
 func labelledCode(s string) bool {
+	return labelled(s, "code=") || labelled(s, "error=")
+}
+
+func labelled(s, label string) bool {
 	for from := 0; from < len(s); {
-		i := strings.Index(s[from:], "code=")
+		i := strings.Index(s[from:], label)
 		if i < 0 {
 			return false
 		}
-		k := from + i + len("code=")
+		k := from + i + len(label)
 		from = k
 		if k+3 <= len(s) && (s[k] == '4' || s[k] == '5') && isDigitByte(s[k+1]) && isDigitByte(s[k+2]) && (k+3 == len(s) || !isDigitByte(s[k+3])) {
 			return true

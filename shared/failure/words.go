@@ -266,6 +266,7 @@ var UpstreamWords = []Meaning{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
 		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
+		"flood",                                                 // Telegram's "Flood control exceeded", FLOOD_WAIT
 		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
 		"exceeded current limit", "exceeded its limit", "exceeded your limit", "exceeded limit", "over the limit",
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
