@@ -1136,13 +1136,17 @@ func findVaultPayload(s string, from int) []int {
 }
 
 // bracedValueEnd returns the index of the '}' that closes the ODBC braced
-// value opened at s[i] ("}}" inside stands for one brace), when a ';', a
-// quote, a blank or the end follows it and no line break or '{' is inside;
-// -1 otherwise.
+// value opened at s[i] ("}}" inside stands for one brace; '{', ';' and '='
+// inside are the value's own), when a ';', a quote, a blank or the end
+// follows it and no line break is inside; -1 otherwise. A value that opens
+// with a second brace ("={{ name }}") is a template's reference.
 func bracedValueEnd(s string, i int) int {
+	if i+1 < len(s) && s[i+1] == '{' {
+		return -1
+	}
 	for k := i + 1; k < len(s) && k-i < 256; k++ {
 		switch s[k] {
-		case '\n', '\r', '{':
+		case '\n', '\r':
 			return -1
 		case '}':
 			if k+1 < len(s) && s[k+1] == '}' {

@@ -531,6 +531,18 @@ var secretPatterns = []Pattern{
 		Check:    checkNamedSecret,
 	},
 	{
+		// A database driver's connect call's positional password.
+		Kind:     KindPassword,
+		Triggers: []string{"connect(", "__construct(", "connection(", "pdo("},
+		Find:     findConnectCall,
+	},
+	{
+		// A password file's entry quoted after the file's name.
+		Kind:     KindPassword,
+		Triggers: []string{"pgpass"},
+		Find:     findPgpassEntry,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: []string{" : ", "\n: "},
 		Find:     findIPsecSecret,

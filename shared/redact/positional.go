@@ -229,6 +229,161 @@ func findLineCredential(s string, from int) []int {
 	return nil
 }
 
+// findConnectCall finds the password among a database driver's connect
+// call's positional string arguments, as a stack trace or a line of code
+// shows them: PHP's `PDO->__construct('mysql:host=…', 'user', '…')`,
+// `new PDO(…)`, `mysqli_connect('host', 'user', '…', 'db')`,
+// `mysqli_real_connect(Object(mysqli), 'host', 'user', '…')`, Python's
+// `pymysql.connect('host', 'user', '…')`, Java's
+// `DriverManager.getConnection("jdbc:…", "user", "…")`. The call is named
+// connect, pconnect, real_connect, …_connect, getConnection, or it builds
+// a PDO or mysqli object; its string arguments (other arguments — Array,
+// NULL, an object, a port — may stand among them) are host or DSN, user,
+// password, and the third goes when the first reads as a host or a DSN;
+// when the third reads as one and the first does not (Oracle's
+// `oci_connect('user', '…', 'host/db')`, `cx_Oracle.connect(…)`), the
+// second goes.
+func findConnectCall(s string, from int) []int {
+	for i := from; i < len(s); {
+		p := strings.IndexByte(s[i:], '(')
+		if p < 0 {
+			return nil
+		}
+		p += i
+		i = p + 1
+		ns := p
+		for ns > from && p-ns < 96 && (isWordByte(s[ns-1]) || s[ns-1] == '.' || s[ns-1] == '>' && ns-1 > from && s[ns-2] == '-' || s[ns-1] == '-' && s[ns] == '>' || s[ns-1] == ':' || s[ns-1] == '\\' || s[ns-1] == ' ' && ns-4 >= from && s[ns-4:ns-1] == "new") {
+			ns--
+		}
+		if !connectCallName(s[ns:p]) {
+			continue
+		}
+		var args [6][2]int
+		n := 0
+		j := skipBlanks(s, p+1)
+		for j < len(s) && s[j] != ')' && n < len(args) {
+			if s[j] == '\'' || s[j] == '"' {
+				q := closingQuote(s, j)
+				if q < 0 || strings.ContainsAny(s[j:q], "\n\r") {
+					break
+				}
+				args[n], n = [2]int{j + 1, q}, n+1
+				j = q + 1
+			} else {
+				// Another argument: a word, a number, Object(mysqli).
+				for j < len(s) && s[j] != ',' && s[j] != ')' && s[j] != '\n' && s[j] != '\'' && s[j] != '"' {
+					if s[j] == '(' {
+						if e := strings.IndexByte(s[j:], ')'); e > 0 && !strings.ContainsAny(s[j:j+e], "\n'\"") {
+							j += e
+						}
+					}
+					j++
+				}
+			}
+			j = skipBlanks(s, j)
+			if j < len(s) && s[j] == ',' {
+				j = skipBlanks(s, j+1)
+			} else if j < len(s) && s[j] != ')' {
+				break
+			}
+		}
+		if n < 3 {
+			continue
+		}
+		pw := -1
+		switch {
+		case hostOrDSN(s[args[0][0]:args[0][1]]):
+			pw = 2
+		case hostOrDSN(s[args[2][0]:args[2][1]]):
+			pw = 1
+		}
+		if pw < 0 {
+			continue
+		}
+		vs, ve := args[pw][0], args[pw][1]
+		if ve <= vs || startsWithMarker(s, vs) || isLiteral(s[vs:ve]) || isReference(s, vs) || strings.Trim(s[vs:ve], "*x.") == "" {
+			continue
+		}
+		return []int{ns, ve, -1, -1, vs, ve}
+	}
+	return nil
+}
+
+// connectCallName reports whether a call's name (with its receiver) says
+// it opens a database connection: connect, pconnect, real_connect, a name
+// ending in _connect, getConnection, or the constructor of PDO or mysqli.
+func connectCallName(name string) bool {
+	if name == "" {
+		return false
+	}
+	last := name
+	if k := strings.LastIndexAny(last, ".>:\\ "); k >= 0 {
+		last = last[k+1:]
+	}
+	l := strings.ToLower(last)
+	switch {
+	case l == "connect" || l == "pconnect" || l == "real_connect" || l == "getconnection" ||
+		strings.HasSuffix(l, "_connect") || strings.HasSuffix(l, "_pconnect"):
+		return true
+	case l == "__construct" || strings.HasPrefix(strings.ToLower(name), "new "):
+		ln := strings.ToLower(name)
+		return strings.Contains(ln, "pdo") || strings.Contains(ln, "mysqli")
+	}
+	return false
+}
+
+// hostOrDSN reports whether a connect call's argument reads as where to
+// connect: a DSN (`mysql:host=…`, `jdbc:…`, `host=… dbname=…`), an
+// address, a host name with a dot, localhost, or Oracle's `host/service`.
+func hostOrDSN(a string) bool {
+	if a == "" || strings.ContainsAny(a, " \t") && !strings.Contains(a, "=") {
+		return false
+	}
+	return strings.Contains(a, "://") || strings.Contains(a, "host=") || strings.Contains(a, "dbname=") ||
+		strings.HasPrefix(a, "jdbc:") || strings.EqualFold(a, "localhost") || strings.HasPrefix(a, "localhost:") ||
+		strings.Contains(a, ".") && hasLetter(a) && !strings.ContainsAny(a, "!@#$%^&") ||
+		strings.Count(a, ".") == 3 || strings.Contains(a, "/") && !strings.ContainsAny(a, "!#$%^&")
+}
+
+// findPgpassEntry finds a PostgreSQL password file's entry that follows
+// the file's name on its line — a warning or a listing that quotes the
+// file (`/home/u/.pgpass: host:5432:db:user:…`, grep's `.pgpass:3:host:…`):
+// the first word after the name that reads as host:port:database:user
+// loses what follows its fourth colon, as at a line's start.
+func findPgpassEntry(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := indexFold(s[i:], "pgpass")
+		if k < 0 {
+			return nil
+		}
+		i += k + len("pgpass")
+		le := lineEnd(s, i)
+		for ws := i; ws < le; ws++ {
+			if c := s[ws-1]; c != ' ' && c != '\t' && c != ':' {
+				continue
+			}
+			e := ws
+			for e < le && (isWordByte(s[e]) || s[e] == '.' || s[e] == '-' || s[e] == '*') {
+				e++
+			}
+			if e == ws || e >= le || s[e] != ':' || !hasLetter(s[ws:e]) && strings.Count(s[ws:e], ".") != 3 && s[ws:e] != "*" {
+				continue
+			}
+			if f := colonFields(s, ws, e); f > 0 {
+				ve := f
+				for ve < le && s[ve] != ' ' && s[ve] != '\t' && s[ve] != '\r' {
+					ve++
+				}
+				if ve > f && !startsWithMarker(s, f) {
+					return []int{ws, ve, -1, -1, f, ve}
+				}
+			}
+		}
+		i = le
+	}
+	return nil
+}
+
 // directiveWords are the secret words a directive's key holds, lower case.
 var directiveWords = []string{"pass", "secret", "token", "psk"}
 
