@@ -277,7 +277,9 @@ func findContentValue(s string, from int) []int {
 		// Where a key may stand, before what it is: cheap tests first.
 		// A namespace before the key (genkit:input=, gen_ai:prompt=) is
 		// no separator of its own.
-		namespaced := before == ':' && ks > 1 && isKeyByte(s[ks-2])
+		namespaced := before == ':' && ks > 1 && isKeyByte(s[ks-2]) ||
+			// An indexed path's last key (messages[0].content='…').
+			before == ']' && s[sep] == '=' && s[ks] == '.'
 		if s[sep] == '=' && strings.IndexByte(" \t&?;,({\n\r", before) < 0 && !namespaced ||
 			s[sep] == ':' && !dumpColon && !(before == '\n' || before == '\r' || before == ' ' || before == '\t' || before == '-' || ks == 0) ||
 			!hasContentNeedle(s[ks:ke]) {

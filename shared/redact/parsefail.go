@@ -16,13 +16,19 @@ var parseEchoLabels = []string{
 	"raw output:", "raw output was:", "raw response:", "raw completion:",
 	"raw_llm_output=", "raw_llm_output:", "validated_output=", "validated_output:", "doc:",
 	"failed to parse:", "unparseable output:", "unparsable output:",
+	// A parser that names the answer right before its target type:
+	// LangChain4j's `Failed to parse "…" into Plan`, "Cannot parse '…' as
+	// JSON", "Unable to parse `…` to Answer". The label ends at the quote.
+	"failed to parse \"", "failed to parse '", "failed to parse `",
+	"cannot parse \"", "cannot parse '", "unable to parse \"", "unable to parse '",
+	"could not parse \"", "could not parse '",
 }
 
 // parseEchoTriggers are the triggers of findParseEcho.
 var parseEchoTriggers = []string{
 	"invalid json output", "could not parse", "raw output", "raw response", "raw completion",
 	"raw_llm_output", "validated_output", "doc:", "failed to parse", "unparseable", "unparsable",
-	"validation failed for field",
+	"validation failed for field", "cannot parse", "unable to parse",
 }
 
 // findParseEcho finds the answer quoted after a parse failure's label
@@ -51,6 +57,9 @@ func findParseEcho(s string, from int) []int {
 			return nil
 		}
 		i = best + blen
+		if c := s[i-1]; c == '"' || c == '\'' || c == '`' {
+			i-- // the quote opens the answer
+		}
 		if best > 0 && isWord(s[best-1]) {
 			continue
 		}
@@ -88,4 +97,83 @@ func findParseEcho(s string, from int) []int {
 		return []int{vs, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// A request validator that rejects a parameter's value echoes the value:
+// botocore's ParamValidationError ("Invalid type for parameter
+// messages[0].content, value: …, type: <class 'str'>, valid types: …"),
+// a JSON Schema validator behind a model endpoint (Bedrock's "Malformed
+// input request: #/messages/0/content/0/text: string […] does not match
+// pattern …"). Under a content key (the path's last name) the value is the
+// request's content.
+
+// paramEchoTriggers are the triggers of findParamEcho.
+var paramEchoTriggers = []string{"for parameter ", ": string ["}
+
+// findParamEcho finds the value a request validator echoes for a
+// parameter whose path ends in a content key: botocore's "value: …" to
+// the line's last ", type: <class", a schema validator's "string […]"
+// to the "] does not" or "] is not" that closes it.
+func findParamEcho(s string, from int) []int {
+	for i := from; i < len(s); {
+		b := indexFold(s[i:], "for parameter ")
+		j := strings.Index(s[i:], ": string [")
+		if b < 0 && j < 0 {
+			return nil
+		}
+		if b >= 0 && (j < 0 || b < j) {
+			ps := i + b + len("for parameter ")
+			i = ps
+			le := lineEnd(s, ps)
+			c := strings.Index(s[ps:le], ", value: ")
+			if c < 0 || !contentPath(s[ps:ps+c]) {
+				continue
+			}
+			vs := ps + c + len(", value: ")
+			t := strings.LastIndex(s[vs:le], ", type: <")
+			if t <= 0 || startsWithMarker(s, vs) {
+				continue
+			}
+			return []int{ps, vs + t, -1, -1, vs, vs + t}
+		}
+		pe := i + j
+		i = pe + len(": string [")
+		ps := pe
+		for ps > from && s[ps-1] != ' ' && s[ps-1] != '\n' && s[ps-1] != '\t' {
+			ps--
+		}
+		if ps >= pe || s[ps] != '#' || !contentPath(s[ps:pe]) {
+			continue
+		}
+		vs := i
+		le := lineEnd(s, vs)
+		ve := -1
+		for _, end := range [...]string{"] does not", "] is not"} {
+			if k := strings.LastIndex(s[vs:le], end); k > 0 && k > ve {
+				ve = k
+			}
+		}
+		if ve <= 0 || startsWithMarker(s, vs) {
+			continue
+		}
+		return []int{ps, vs + ve, -1, -1, vs, vs + ve}
+	}
+	return nil
+}
+
+// contentPath reports whether a parameter's path (messages[0].content,
+// #/messages/0/content/0/text) ends in a content key, indices aside.
+func contentPath(p string) bool {
+	for p != "" {
+		k := strings.LastIndexAny(p, "./#[")
+		name := p[k+1:]
+		p = p[:max(k, 0)]
+		name = strings.TrimSuffix(name, "]")
+		if name == "" || isAllDigits(name) {
+			continue
+		}
+		r := roleOf(name)
+		return r.text || r.payload
+	}
+	return false
 }

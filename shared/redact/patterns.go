@@ -212,6 +212,20 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A question quoted in a query's WHERE clause (sqlcalls.go).
+		Kind:     KindSecret,
+		Triggers: []string{"where "},
+		Find:     findWhereTextLiteral,
+		textKind: true,
+	},
+	{
+		// A parameter's value echoed by a request validator (parsefail.go).
+		Kind:     KindSecret,
+		Triggers: paramEchoTriggers,
+		Find:     findParamEcho,
+		textKind: true,
+	},
+	{
 		// A framed turn in a log whose lines carry a level (transcript.go).
 		Kind:     KindSecret,
 		Triggers: []string{"===", "---"},

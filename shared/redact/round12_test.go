@@ -57,3 +57,71 @@ func TestRoundTwelveSecrets(t *testing.T) {
 		},
 	})
 }
+
+// TestRoundTwelvePrompts holds members of the content families round 12
+// showed, in other wordings: a question quoted in a query's WHERE clause,
+// a request validator's echo of a content parameter (botocore's, a JSON
+// Schema validator's behind a model endpoint), a content key at the end of
+// an indexed path, a parser's failure that quotes the answer before its
+// target type.
+func TestRoundTwelvePrompts(t *testing.T) {
+	t.Parallel()
+	stringCases(t, []planted{
+		{
+			name:    "a stored question searched with ILIKE",
+			in:      "QueryCanceled: canceling statement due to statement timeout: SELECT id FROM chat_log m WHERE m.tenant_id = 42 AND m.question ILIKE '%can I get a refund for the blender I bought%' ORDER BY id",
+			secrets: []string{"can I get a refund for the blender I bought"},
+			keep:    []string{"m.tenant_id = 42", "ORDER BY id", "statement timeout"},
+		},
+		{
+			name:    "an agent table's prompt column compared with =",
+			in:      `agent error: SELECT completion FROM support_agent WHERE "prompt" = 'Why was my card declined at the pharmacy yesterday?' USING max_tokens = 200;`,
+			secrets: []string{"Why was my card declined at the pharmacy"},
+			keep:    []string{"support_agent", "max_tokens = 200"},
+		},
+		{
+			name: "a WHERE clause over other columns keeps its literals",
+			in:   "ERROR: SELECT * FROM jobs WHERE status = 'failed' AND owner = 'Ops team on call rota for this week'",
+			keep: []string{"'failed'", "Ops team on call rota for this week"},
+		},
+		{
+			name:    "botocore's invalid type echoing a dict under inputText",
+			in:      "ParamValidationError: Parameter validation failed:\nInvalid type for parameter inputText, value: {'q': 'Write a limerick about our third quarter churn'}, type: <class 'dict'>, valid types: <class 'str'>",
+			secrets: []string{"Write a limerick about our third quarter churn"},
+			keep:    []string{"parameter inputText", "valid types: <class 'str'>"},
+		},
+		{
+			name: "botocore's echo of a parameter that holds no content stays",
+			in:   "Invalid type for parameter MaxResults, value: ten, type: <class 'str'>, valid types: <class 'int'>",
+			keep: []string{"value: ten"},
+		},
+		{
+			name:    "a schema validator's string under a content path",
+			in:      `ValidationException: Malformed input request: #/messages/0/content/0/text: string [Translate the attached lease into plain English for the tenant] does not match pattern ^\S.*$, please reformat your input and try again.`,
+			secrets: []string{"Translate the attached lease into plain English"},
+			keep:    []string{"#/messages/0/content/0/text", "does not match pattern"},
+		},
+		{
+			name: "a schema validator's string under a version stays",
+			in:   "Malformed input request: #/anthropic_version: string [bedrock-2022] is not a valid enum value",
+			keep: []string{"string [bedrock-2022]"},
+		},
+		{
+			name:    "a content key at the end of an indexed path",
+			in:      `DEBUG gateway: body.messages[2].text="Draft a polite reply to the landlord about the leak" items[3].count=5`,
+			secrets: []string{"Draft a polite reply to the landlord"},
+			keep:    []string{"items[3].count=5"},
+		},
+		{
+			name:    "a parser that cannot parse a quoted answer as its type",
+			in:      "OutputParserException: Cannot parse 'Sure! Here is the summary of the call with Dr. Okafor' as JSON\n\tat com.example.Planner.plan(Planner.java:88)",
+			secrets: []string{"Here is the summary of the call with Dr. Okafor"},
+			keep:    []string{"as JSON", "Planner.java:88"},
+		},
+		{
+			name: "a parse failure of a short value stays",
+			in:   `Failed to parse "42x" into java.lang.Integer`,
+			keep: []string{`"42x"`, "java.lang.Integer"},
+		},
+	})
+}

@@ -252,3 +252,91 @@ func echoLabel(s string, c int) bool {
 	}
 	return false
 }
+
+// A query that looks a conversation up by what was asked — an SQL agent's
+// (MindsDB's `SELECT … FROM agent WHERE input = '…'`), a search over
+// stored prompts (`WHERE m.question LIKE '%…%'`) — quotes the question in
+// its WHERE clause. A string literal compared (=, LIKE, ILIKE, !=, <>)
+// there with a column whose name is a content key (a text key, input,
+// question, query) is content when it is prose (isProse); ids, states and
+// dates compared with other columns stay.
+
+// findWhereTextLiteral finds a prose literal compared with a content
+// column in a WHERE clause, the clause read to its line's end.
+func findWhereTextLiteral(s string, from int) []int {
+	for i := from; i < len(s); {
+		w := indexFold(s[i:], "where ")
+		if w < 0 {
+			return nil
+		}
+		w += i
+		i = w + len("where ")
+		if w > 0 && isWordByte(s[w-1]) {
+			continue
+		}
+		le := lineEnd(s, i)
+		for q := i; q < le; q++ {
+			if s[q] != '\'' {
+				continue
+			}
+			// The literal, '' standing for a quote.
+			e := q + 1
+			for e < le && !(s[e] == '\'' && (e+1 >= le || s[e+1] != '\'')) {
+				if s[e] == '\'' {
+					e++
+				}
+				e++
+			}
+			if e >= le {
+				break
+			}
+			if whereTextColumn(s, i, q) {
+				vs, ve := q+1, e
+				for vs < ve && s[vs] == '%' {
+					vs++
+				}
+				for ve > vs && s[ve-1] == '%' {
+					ve--
+				}
+				if isProse(s[vs:ve]) && !startsWithMarker(s, vs) {
+					return []int{q, e + 1, -1, -1, vs, ve}
+				}
+			}
+			q = e
+		}
+	}
+	return nil
+}
+
+// whereTextColumn reports whether the literal opened at s[q] is compared
+// with a content column: "col = '", "t.col LIKE '", read back to from.
+func whereTextColumn(s string, from, q int) bool {
+	p := q
+	for p > from && s[p-1] == ' ' {
+		p--
+	}
+	op := p
+	for op > from && (isLetter(s[op-1]) || strings.IndexByte("=!<>", s[op-1]) >= 0) {
+		op--
+	}
+	switch strings.ToLower(s[op:p]) {
+	case "=", "==", "!=", "<>", "like", "ilike":
+	default:
+		return false
+	}
+	p = op
+	for p > from && s[p-1] == ' ' {
+		p--
+	}
+	ke := p
+	for p > from && (isWordByte(s[p-1]) || s[p-1] == '"' || s[p-1] == '`') {
+		p--
+	}
+	name := strings.Trim(s[p:ke], "\"`")
+	if name == "" {
+		return false
+	}
+	r := roleOf(name)
+	nk := normKey(name)
+	return r.text || nk == "input" || nk == "question" || nk == "query" || nk == "inputs"
+}
