@@ -115,11 +115,27 @@ var paramEchoTriggers = []string{"for parameter ", ": string ["}
 // the line's last ", type: <class", a schema validator's "string […]"
 // to the "] does not" or "] is not" that closes it.
 func findParamEcho(s string, from int) []int {
+	nb, nj := -2, -2 // the next of each label at or after i; -1: none left, -2: not looked for
 	for i := from; i < len(s); {
-		b := indexFold(s[i:], "for parameter ")
-		j := strings.Index(s[i:], ": string [")
-		if b < 0 && j < 0 {
+		if nb != -1 && nb < i {
+			if nb = indexFold(s[i:], "for parameter "); nb >= 0 {
+				nb += i
+			}
+		}
+		if nj != -1 && nj < i {
+			if nj = strings.Index(s[i:], ": string ["); nj >= 0 {
+				nj += i
+			}
+		}
+		if nb < 0 && nj < 0 {
 			return nil
+		}
+		b, j := -1, -1
+		if nb >= 0 {
+			b = nb - i
+		}
+		if nj >= 0 {
+			j = nj - i
 		}
 		if b >= 0 && (j < 0 || b < j) {
 			ps := i + b + len("for parameter ")

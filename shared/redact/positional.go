@@ -258,6 +258,8 @@ func findConnectCall(s string, from int) []int {
 		if !connectCallName(s[ns:p]) {
 			continue
 		}
+		// The arguments are read within 512 bytes of the parenthesis.
+		s := s[:min(len(s), p+512)]
 		var args [6][2]int
 		n := 0
 		j := skipBlanks(s, p+1)
@@ -357,7 +359,11 @@ func findPgpassEntry(s string, from int) []int {
 			return nil
 		}
 		i += k + len("pgpass")
-		le := lineEnd(s, i)
+		// The entry follows the name within 256 bytes on its line.
+		le := min(len(s), i+256)
+		if n := strings.IndexAny(s[i:le], "\n\r"); n >= 0 {
+			le = i + n
+		}
 		for ws := i; ws < le; ws++ {
 			if c := s[ws-1]; c != ' ' && c != '\t' && c != ':' {
 				continue

@@ -304,6 +304,7 @@ func findWhereTextLiteral(s string, from int) []int {
 			}
 			q = e
 		}
+		i = le // the clause ran to the line's end: later WHEREs on it were read
 	}
 	return nil
 }
