@@ -1118,23 +1118,8 @@ func sqlParameters(s string, i int) [][2]int {
 			for p < len(s) && s[p] == ' ' {
 				p++
 			}
-			vs, ve := p, p
-			if p < len(s) && (s[p] == '\'' || s[p] == '"') {
-				q := s[p]
-				k := p + 1
-				for k < len(s) && s[k] != q && s[k] != '\n' {
-					if s[k] == '\\' {
-						k++
-					}
-					k++
-				}
-				vs, ve, p = p+1, min(k, len(s)), min(k+1, len(s))
-			} else {
-				for p < len(s) && s[p] != ',' && s[p] != ')' && s[p] != '\n' {
-					p++
-				}
-				ve = p
-			}
+			var vs, ve int
+			vs, ve, p = lineValue(s, p, ')')
 			if col < len(kinds) && kinds[col] != "" && ve > vs && plausible(kinds[col], s[vs:ve]) && !isLiteral(s[vs:ve]) {
 				out = append(out, [2]int{vs, ve})
 			}
@@ -1185,23 +1170,8 @@ func sqlParamDict(s string, p int, table string) [][2]int {
 			break
 		}
 		p += 2
-		vs, ve := p, p
-		if p < len(s) && (s[p] == '\'' || s[p] == '"') {
-			q := s[p]
-			k := p + 1
-			for k < len(s) && s[k] != q && s[k] != '\n' {
-				if s[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			vs, ve, p = p+1, min(k, len(s)), min(k+1, len(s))
-		} else {
-			for p < len(s) && s[p] != ',' && s[p] != '}' && s[p] != '\n' {
-				p++
-			}
-			ve = p
-		}
+		var vs, ve int
+		vs, ve, p = lineValue(s, p, '}')
 		ms = append(ms, member{key, vs, ve})
 		if p >= len(s) || s[p] != ',' {
 			break
@@ -1679,4 +1649,27 @@ func formKeyKind(key string) Kind {
 		}
 	}
 	return ""
+}
+
+// lineValue reads the value starting at s[p] within its line: a quoted one
+// (a backslash escapes) without its quotes, or a bare one up to a comma,
+// close or the line's end. It returns the value's bounds and where reading
+// goes on (past a closing quote).
+func lineValue(s string, p int, close byte) (vs, ve, next int) {
+	if p < len(s) && (s[p] == '\'' || s[p] == '"') {
+		q := s[p]
+		k := p + 1
+		for k < len(s) && s[k] != q && s[k] != '\n' {
+			if s[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		return p + 1, min(k, len(s)), min(k+1, len(s))
+	}
+	e := p
+	for e < len(s) && s[e] != ',' && s[e] != close && s[e] != '\n' {
+		e++
+	}
+	return p, e, e
 }
