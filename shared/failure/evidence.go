@@ -591,6 +591,7 @@ var (
 	credentialNouns    = []string{"token", "secret", "password", "credential"}
 	credentialKeys     = []string{"api key", "user key", "app key", "access key", "auth key", "bot key"}
 	credentialVerdicts = [...]string{"invalid ", "expired ", "revoked ", "wrong ", "bad ", "incorrect ", "unknown "}
+	credentialAll      = slices.Concat(credentialNouns, credentialKeys)
 )
 
 // refusedCredential finds a verdict on a credential, with at most one
@@ -622,7 +623,7 @@ func refusedCredential(s string) string {
 			if word == 0 || word >= len(rest) || rest[word] != ' ' {
 				continue
 			}
-			for _, n := range slices.Concat(credentialNouns, credentialKeys) {
+			for _, n := range credentialAll {
 				if hasPrefixFoldASCII(rest[word+1:], n) {
 					return strings.TrimSpace(v) + " " + rest[:word] + " " + n
 				}
