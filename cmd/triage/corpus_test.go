@@ -24,14 +24,18 @@ type corpusCase struct {
 	Want   failure.Class
 	Source string
 	Note   string
+	// WantDecision, when set, is the decision the line's failure gets at
+	// its first attempt in the standard profile: retry, wait or
+	// dead-letter (dead_letter, as classify prints it).
+	WantDecision string
 	// WantDelayMS, when set, is the delay the upstream asked for, in
 	// milliseconds (requested_delay_ms): a delay hint must be read too.
 	WantDelayMS *int64
 }
 
 // readCorpus reads a corpus file: one JSON object per line, the classify
-// input's fields plus "want", "source", an optional "note" and an optional
-// "want_delay_ms".
+// input's fields plus "want", "source", an optional "note", an optional
+// "want_decision" and an optional "want_delay_ms".
 func readCorpus(t *testing.T, path string) []corpusCase {
 	t.Helper()
 	f, err := os.Open(path)
@@ -52,7 +56,7 @@ func readCorpus(t *testing.T, path string) []corpusCase {
 			t.Fatalf("%s:%d: %v", path, n, err)
 		}
 		c := corpusCase{Line: n}
-		for key, dst := range map[string]*string{"want": (*string)(&c.Want), "source": &c.Source, "note": &c.Note} {
+		for key, dst := range map[string]*string{"want": (*string)(&c.Want), "source": &c.Source, "note": &c.Note, "want_decision": &c.WantDecision} {
 			if raw, ok := fields[key]; ok {
 				if err := json.Unmarshal(raw, dst); err != nil {
 					t.Fatalf("%s:%d: %s: %v", path, n, key, err)
@@ -67,6 +71,12 @@ func readCorpus(t *testing.T, path string) []corpusCase {
 			}
 			c.WantDelayMS = &ms
 			delete(fields, "want_delay_ms")
+		}
+		c.WantDecision = strings.ReplaceAll(c.WantDecision, "-", "_")
+		switch c.WantDecision {
+		case "", "retry", "wait", "dead_letter":
+		default:
+			t.Fatalf("%s:%d: want_decision %q is not retry, wait or dead-letter", path, n, c.WantDecision)
 		}
 		if !c.Want.Valid() {
 			t.Fatalf("%s:%d: want %q is not a class", path, n, c.Want)
@@ -97,6 +107,8 @@ func scoreCorpus(t *testing.T, cases []corpusCase) (misses []string) {
 		switch {
 		case failure.Class(out.Class) != cc.Want:
 			misses = append(misses, fmt.Sprintf("line %d: got %s (%s), want %s — %s", cc.Line, out.Class, out.Reason, cc.Want, cc.Source))
+		case cc.WantDecision != "" && out.Decision != cc.WantDecision:
+			misses = append(misses, fmt.Sprintf("line %d: decision %s (%s), want %s — %s", cc.Line, out.Decision, out.Reason, cc.WantDecision, cc.Source))
 		case cc.WantDelayMS != nil && out.RequestedDelayMS != *cc.WantDelayMS:
 			misses = append(misses, fmt.Sprintf("line %d: requested delay %d ms, want %d ms — %s", cc.Line, out.RequestedDelayMS, *cc.WantDelayMS, cc.Source))
 		}

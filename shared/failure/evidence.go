@@ -95,6 +95,7 @@ type evidence struct {
 	body     detail
 	bodyOK   bool
 	upstream bool // an HTTP answer, an API error or an Evidence was found
+	reply    int  // the SMTP reply code status was read from (SMTPReplies), or 0
 }
 
 // typed reads the typed errors in err's tree: an *Evidence, an *HTTPError,
@@ -187,7 +188,12 @@ func (ev *evidence) merge(t *textEvidence) {
 	}
 	ev.model = ev.model || t.model
 	if t.status != 0 && (ev.status == 0 || ev.status >= 200 && ev.status < 300 && t.status >= 400) {
-		ev.status = t.status
+		ev.status, ev.reply = t.status, t.reply
+		if h, ok := SMTPReplies[ev.status]; ok && ev.provider.Mailer() {
+			ev.reply, ev.status = ev.status, h // a mailer's reply code, not an HTTP status
+		}
+	} else if t.smtp != 0 && ev.status == 0 && ev.provider.Mailer() {
+		ev.reply, ev.status = t.smtp, SMTPReplies[t.smtp]
 	}
 	for _, c := range t.codes[:t.n] {
 		ev.addCode(c)
@@ -201,7 +207,8 @@ func (ev *evidence) merge(t *textEvidence) {
 }
 
 // addCode appends a code candidate once. A code that is an HTTP status
-// (Azure's "429", a body's "code": 400) stands in for a missing status.
+// (Azure's "429", a body's "code": 400) stands in for a missing status or
+// a 2xx.
 func (ev *evidence) addCode(c string) {
 	if c == "" || ev.n == len(ev.codes) {
 		return
@@ -210,6 +217,12 @@ func (ev *evidence) addCode(c string) {
 		if s, ok := statusCode(c); ok {
 			ev.status = s
 		} else if s, ok := CodeStatuses[c]; ok {
+			ev.status = s
+		}
+	} else if ev.status >= 200 && ev.status < 300 {
+		// A 2xx whose error object's code is an error status (a gateway's
+		// 200 carrying {"error": {"code": 429, …}}) failed with that status.
+		if s, ok := statusCode(c); ok {
 			ev.status = s
 		}
 	}
@@ -457,6 +470,19 @@ func (ev *evidence) words(text string) (Classification, bool) {
 	return Classification{}, false
 }
 
+// failedBody reports whether the answer's body reports a failure beside a
+// 2xx: a non-zero numeric code (errcode, code, errno) with a message —
+// {"errcode":310000,"errmsg":"sign not match"}. A zero code
+// ({"errcode":0,"errmsg":"ok"}) is a success.
+func (ev *evidence) failedBody() bool {
+	c := ev.body.Code
+	c = strings.TrimPrefix(c, "-")
+	if !ev.bodyOK || ev.body.Message == "" || !numericCode(c) {
+		return false
+	}
+	return strings.TrimLeft(c, "0") != ""
+}
+
 // withoutQuestions returns t without the questions a client asks its
 // reader about a block ("Check the response.prompt_feedback to see if the
 // prompt was blocked"): they say no block happened; a block_reason printed
@@ -544,7 +570,16 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 	permissionOnly, rateOnly := false, false
 	switch c, ok := DefaultClass(r, ev.status); {
+	case ev.reply >= 400 && ev.reply < 500:
+		// A transient SMTP reply (421, 450, 451, 452, 454) is a server
+		// not serving now, unless it names the rate or a limit: SES's
+		// "454 Throttling failure: Daily message quota exceeded".
+		rateOnly = true
 	case ev.status == 0, ev.status == 409: // Dropbox's 409 carries every endpoint's error
+	case ev.status >= 200 && ev.status < 300 && ev.failedBody():
+		// A receiver that answers 200 with its error in the body
+		// (DingTalk's and WeCom's errcode, Feishu's code): its words are
+		// the answer, as a failure's with no status.
 	case ev.status == 404, ev.status == 410:
 		// A resource hidden from this credential, or a limit: an SMTP
 		// server's 550 (read as 404) says "Daily user sending quota

@@ -83,7 +83,7 @@ var KnownProviders = map[string]struct {
 	"wechat": {RoleWebhook, ""}, "wecom": {RoleWebhook, ""}, "feishu": {RoleWebhook, ""}, "lark": {RoleWebhook, ""},
 	// mailers: a notice's receivers too (SES is an AWS API, but its role here is delivery)
 	"ses": {RoleWebhook, ""}, "sendgrid": {RoleWebhook, ""}, "mailgun": {RoleWebhook, ""}, "postmark": {RoleWebhook, ""},
-	"smtp": {RoleWebhook, ""}, "mail": {RoleWebhook, ""},
+	"smtp": {RoleWebhook, ""}, "mail": {RoleWebhook, ""}, "email": {RoleWebhook, ""},
 	// AWS APIs
 	"aws": {RoleAWS, ""}, "amazon": {RoleAWS, ""}, "dynamodb": {RoleAWS, ""}, "sqs": {RoleAWS, ""}, "s3": {RoleAWS, ""},
 	"kms": {RoleAWS, ""}, "sts": {RoleAWS, ""}, "ssm": {RoleAWS, ""}, "secretsmanager": {RoleAWS, ""}, "sns": {RoleAWS, ""},
@@ -158,6 +158,19 @@ func (p Provider) Dialect() Provider {
 func (p Provider) Known() bool {
 	_, _, ok := lookupProvider(p)
 	return ok
+}
+
+// Mailers are the providers that deliver mail: their errors' reply codes
+// are SMTP's (SMTPReplies), whatever the text around them says; a relay's
+// API (SES, SendGrid, Mailgun, Postmark) passes the receiving server's
+// reply on. Names are folded as KnownProviders' are.
+var Mailers = map[string]bool{
+	"smtp": true, "mail": true, "email": true, "ses": true, "sendgrid": true, "mailgun": true, "postmark": true,
+}
+
+// Mailer reports whether p is a mailer (Mailers).
+func (p Provider) Mailer() bool {
+	return p != "" && Mailers[foldName(string(p))]
 }
 
 // RoleOf is the role of the upstream that failed, from the most specific

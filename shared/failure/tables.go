@@ -480,9 +480,35 @@ var TransportPhrases = []Phrase{
 	{"self-signed certificate", AuthDenied}, // Node.js
 	{"certificate is invalid", AuthDenied},  // any client's terse verdict
 	{"invalid certificate", AuthDenied},
-	{"self signed certificate", AuthDenied},                    // OpenSSL
-	{"unable to verify the first certificate", AuthDenied},     // Node.js
-	{"certificate has expired", AuthDenied},                    // Node.js, OpenSSL
+	{"self signed certificate", AuthDenied},                // OpenSSL
+	{"unable to verify the first certificate", AuthDenied}, // Node.js
+	{"certificate has expired", AuthDenied},                // Node.js, OpenSSL
+	// a certificate out of its validity period, in each client's words:
+	// Node's error code, Chromium's net error name without its "net::"
+	// (ERR_CERT_DATE_INVALID, ERR_CERT_AUTHORITY_INVALID), NSS's and
+	// Firefox's codes, the JDK's exceptions, webpki's and rustls' variants,
+	// and the prose around them ("The certificate expired on …",
+	// "Expired SSL Certificate", "certificate is not yet valid")
+	{"cert_has_expired", AuthDenied},
+	{"cert_not_yet_valid", AuthDenied},
+	{"err_cert_", AuthDenied},
+	{"sec_error_expired", AuthDenied}, // sec_error_expired_certificate, sec_error_expired_issuer_certificate
+	{"sec_error_unknown_issuer", AuthDenied},
+	{"sec_error_untrusted", AuthDenied},
+	{"sec_error_revoked_certificate", AuthDenied},
+	{"ssl_error_bad_cert_domain", AuthDenied},
+	{"mozilla_pkix_error_", AuthDenied},
+	{"certificateexpiredexception", AuthDenied},
+	{"certificatenotyetvalidexception", AuthDenied},
+	{"certexpired", AuthDenied},     // webpki, rustls: CertExpired, InvalidCertificate(Expired)
+	{"certnotvalidyet", AuthDenied}, // webpki: CertNotValidYet
+	{"certificate expired", AuthDenied},
+	{"certificate is expired", AuthDenied},
+	{"expired certificate", AuthDenied},
+	{"expired ssl certificate", AuthDenied},
+	{"expired tls certificate", AuthDenied},
+	{"certificate is not yet valid", AuthDenied},
+	{"certificate not yet valid", AuthDenied},
 	{"pkix path building failed", AuthDenied},                  // the JDK: no trust path to the host's certificate
 	{"unable to find valid certification path", AuthDenied},    // the JDK
 	{"certificate_verify_failed", AuthDenied},                  // Python's ssl, upper case
@@ -546,9 +572,23 @@ var TransportPhrases = []Phrase{
 	// verdict): httpx and httpcore, h11, aiohttp, requests and urllib3,
 	// undici and Bun, OkHttp, Netty and reactor-netty, the JDK's
 	// HttpClient, .NET's HttpClient, reqwest and hyper
-	{"invalid peer certificate", AuthDenied},              // rustls
-	{"remote certificate is invalid", AuthDenied},         // .NET
-	{"peer closed connection", NetworkTimeout},            // h11, httpx: "without sending complete message body"
+	{"invalid peer certificate", AuthDenied},      // rustls
+	{"remote certificate is invalid", AuthDenied}, // .NET
+	{"peer closed", NetworkTimeout},               // h11, httpx: "peer closed connection without sending complete message body"
+	// a peer that closed or dropped the connection, in any client's words
+	// ("Remote peer disconnected", "connection closed by peer", "Connection
+	// closed by remote host", "disconnected by the remote peer")
+	{"peer disconnected", NetworkTimeout},
+	{"closed by peer", NetworkTimeout},
+	{"closed by the peer", NetworkTimeout},
+	{"closed by remote", NetworkTimeout},
+	{"closed by the remote", NetworkTimeout},
+	{"disconnected by peer", NetworkTimeout},
+	{"disconnected by the peer", NetworkTimeout},
+	{"disconnected by remote", NetworkTimeout},
+	{"disconnected by the remote", NetworkTimeout},
+	{"remote host closed", NetworkTimeout},
+	{"remote peer closed", NetworkTimeout},
 	{"all connection attempts failed", NetworkTimeout},    // httpcore (anyio)
 	{"response payload is not completed", NetworkTimeout}, // aiohttp
 	{"cannot connect to host", NetworkTimeout},            // aiohttp
@@ -597,7 +637,6 @@ var TransportPhrases = []Phrase{
 	{"empty reply from server", NetworkTimeout},    // curl (52): the connection closed with no answer
 	{"serverdisconnectederror", NetworkTimeout},    // aiohttp's exception, printed with no message
 	{"clientconnectorerror", NetworkTimeout},       // aiohttp
-	{"net::err_cert_", AuthDenied},                 // Chromium (Puppeteer, Playwright): a certificate's verdict
 	{"net::err_", NetworkTimeout},                  // Chromium: name not resolved, refused, reset, timed out
 	{"mint.transporterror", NetworkTimeout},        // Elixir's Mint: closed, timeout, econnrefused
 	{"socket closed", NetworkTimeout},

@@ -47,6 +47,12 @@ type textEvidence struct {
 	detail   detail // the body found in the text
 	bodyOK   bool
 	model    bool // the text holds a body only a model API writes
+	// smtp is an SMTP reply code at a line's start (smtpLineReply) in a
+	// text that named no status: a mailer's reply when the provider is a
+	// mailer (evidence.merge).
+	smtp int
+	// reply is the SMTP reply code read as an HTTP status (SMTPReplies).
+	reply int
 }
 
 func (t *textEvidence) addCode(c string) {
@@ -191,8 +197,18 @@ func parseText(s string) textEvidence {
 		// A 2xx (Teams answers 200 and reports "returned HTTP error 429"
 		// in the body) gives way to an error status the text names.
 		if st := textStatus(s); st >= 400 || t.status == 0 {
-			if h, ok := SMTPReplies[st]; ok && (containsFoldASCII(s, "smtp") || containsFoldASCII(s, "mail") || smtpReply(s) == st) {
-				st = h // an SMTP client's reply code, not an HTTP status
+			smtpText := containsFoldASCII(s, "smtp") || containsFoldASCII(s, "mail")
+			if st == 0 {
+				// A reply at a line's start with no enhanced status code
+				// ("Invalid greeting from server:\n451 ESMTP … too busy")
+				// is SMTP's in a text that names SMTP or mail, or from a
+				// mailer.
+				if t.smtp = smtpLineReply(s); smtpText {
+					st = t.smtp
+				}
+			}
+			if h, ok := SMTPReplies[st]; ok && (smtpText || smtpReply(s) == st) {
+				t.reply, st = st, h // an SMTP client's reply code, not an HTTP status
 			}
 			t.status = st
 		}
@@ -332,6 +348,30 @@ func smtpReply(s string) int {
 		if enhanced || sep == '-' && len(rest) > 0 && rest[0] >= 'A' && rest[0] <= 'Z' {
 			return int(s[i]-'0')*100 + int(s[i+1]-'0')*10 + int(s[i+2]-'0')
 		}
+	}
+	return 0
+}
+
+// smtpLineReply is an SMTP reply code SMTPReplies reads at the start of
+// the text or of a line, followed by a space, a dash or the line's end
+// ("451 ESMTP MailEnable Service temporarily refused connection"), or 0.
+// With no enhanced status code it says SMTP only in a text that names
+// SMTP or mail, or from a mailer.
+func smtpLineReply(s string) int {
+	for start := 0; start+3 <= len(s); {
+		l := s[start:]
+		if (l[0] == '4' || l[0] == '5') && isDigitByte(l[1]) && isDigitByte(l[2]) &&
+			(len(l) == 3 || l[3] == ' ' || l[3] == '-' || l[3] == '\r' || l[3] == '\n') {
+			n := int(l[0]-'0')*100 + int(l[1]-'0')*10 + int(l[2]-'0')
+			if _, ok := SMTPReplies[n]; ok {
+				return n
+			}
+		}
+		k := strings.IndexByte(l, '\n')
+		if k < 0 {
+			return 0
+		}
+		start += k + 1
 	}
 	return 0
 }

@@ -281,8 +281,10 @@ var UpstreamWords = []Meaning{
 		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
 		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
-		"denied",                                                                                // Office 365's SendAsDenied, "request denied"
-		"sign not match", "signature mismatch", "signature does not match", "invalid signature", // a signing secret
+		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
+		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
+		"sign match fail", "signature match fail", "signature verification fail", "signature validation fail",
+		"signature check fail", "signature verify fail", "signature invalid", "bad signature", "wrong signature",
 	}},
 	{NotFound, "gone", []string{
 		"not found", "not_found", "not be found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",

@@ -163,10 +163,14 @@ func (c *Client) decode(r reply) (Response, error) {
 	if err := json.Unmarshal(r.body, &w); err != nil {
 		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope"))
 	}
+	if hasErrorObject(w.Error) && !w.answered() {
+		// A gateway that answers 200 with an error object beside choices
+		// that hold no text (OpenRouter's "Provider returned error" with
+		// code 429 and an empty message) reports the upstream's failure:
+		// the error object is the answer, judged as its code says.
+		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
+	}
 	if len(w.Choices) == 0 {
-		if hasErrorObject(w.Error) {
-			return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
-		}
 		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, errors.New("no choices"), "malformed answer envelope"))
 	}
 	out := Response{Provider: c.provider, Model: w.Model, RequestID: r.requestID}
@@ -189,6 +193,16 @@ func (c *Client) decode(r reply) (Response, error) {
 	}
 	out.Stop = openAIStop(out.StopReason, out.Content, refusal)
 	return out, nil
+}
+
+// answered reports whether the first choice carries text or a refusal:
+// an answer an error object beside it does not replace.
+func (w *wireResponse) answered() bool {
+	if len(w.Choices) == 0 {
+		return false
+	}
+	m := w.Choices[0].Message
+	return m.Content != nil && strings.TrimSpace(*m.Content) != "" || m.Refusal != nil && strings.TrimSpace(*m.Refusal) != ""
 }
 
 // openAIStop maps a finish_reason; a refusal with no content is a refusal

@@ -278,6 +278,12 @@ func TestCompleteFailureClasses(t *testing.T) {
 		{name: "200 no choices", handle: respond(200, `{"id":"x","choices":[]}`), wantClass: failure.ResponseInvalid},
 		{name: "200 error object", handle: respond(200, `{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`),
 			wantClass: failure.RateLimited, wantHTTP: 200},
+		{name: "200 error object beside an empty choice", // a gateway's relayed upstream failure
+			handle:    respond(200, `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"error"}],"error":{"message":"Upstream error","code":502}}`),
+			wantClass: failure.UpstreamUnavailable, wantHTTP: 200},
+		{name: "200 error object beside a usable answer", // the answer stands
+			handle:    respond(200, `{"choices":[{"message":{"role":"assistant","content":"{\"summary_neutral\":\"s\"}"},"finish_reason":"stop"}],"error":{"message":"usage report failed","code":500}}`),
+			wantClass: failure.ResponseInvalid, judged: true},
 		{name: "200 content_filter", handle: respond(200, completion("", "content_filter")), wantClass: failure.ContentPolicy, judged: true},
 		{name: "200 length", handle: respond(200, completion(`{"summary_neutral":"cut`, "length")), wantClass: failure.ResponseInvalid, judged: true},
 		{name: "200 tool_calls", handle: respond(200, completion("", "tool_calls")), wantClass: failure.ResponseInvalid, judged: true},
