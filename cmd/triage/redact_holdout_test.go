@@ -100,6 +100,7 @@ func TestRedactHoldout(t *testing.T) {
 		{"round9.jsonl", 169},
 		{"round10.jsonl", 199},
 		{"round11.jsonl", 213},
+		{"round13.jsonl", 175},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

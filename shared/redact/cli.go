@@ -18,6 +18,13 @@ import "strings"
 //     -p or -P takes any value of six characters or more that is no number
 //     and has none of that punctuation (altool's "-u … -p abcd-efgh-ijkl-mnop").
 //
+// A user's flag whose value is user:password (curl's -u and --user, -U and
+// --proxy-user, git's and httpie's --auth) loses the part after the first
+// ':' — unless the pair is a container's or a file's user:group (docker
+// run -u 1000:1000, --user app:app): a number, the user's name again, or
+// a line that runs a container or changes an owner. sshpass's -p is a
+// password whatever its shape.
+//
 // A connect string user/password@//host or user/password@host:port
 // (Oracle's EZConnect, after sqlplus, rman, expdp) loses its password.
 
@@ -50,7 +57,9 @@ func findCLIFlag(s string, from int) []int {
 		}
 		name := s[ns:ne]
 		short := ns == d+1 && len(name) == 1
-		if short && strings.IndexByte(cliShortSecret, name[0]) < 0 || !short && !secretFlag(name) {
+		pair := short && (name[0] == 'u' || name[0] == 'U') || !short && userPairFlags[strings.ToLower(name)]
+		secret := short && strings.IndexByte(cliShortSecret, name[0]) >= 0 || !short && secretFlag(name)
+		if !pair && !secret {
 			continue
 		}
 		v := ne
@@ -82,6 +91,17 @@ func findCLIFlag(s string, from int) []int {
 		}
 		if ve <= vs || startsWithMarker(s, vs) || isLiteral(s[vs:ve]) {
 			continue
+		}
+		if pair {
+			if ps := userPairPassword(s, d, vs, ve); ps > 0 {
+				return []int{d, ve, d, ne, ps, ve}
+			}
+			if !secret {
+				continue
+			}
+		}
+		if short && name[0] == 'p' && s[vs] != '$' && strings.Contains(s[lineStartOf(s, d):d], "sshpass") {
+			return []int{d, ve, d, ne, vs, ve} // sshpass -p takes the password itself, whatever its shape
 		}
 		if short && !credentialArg(s[vs:ve]) && !(name[0] == 'p' || name[0] == 'P') || short && (name[0] == 'p' || name[0] == 'P') && !credentialArg(s[vs:ve]) && !passwordBesideUser(s, d, s[vs:ve]) {
 			continue
@@ -329,4 +349,92 @@ func randomArg(v string) bool {
 		}
 	}
 	return letter > 0 && digit >= 3
+}
+
+// userPairFlags are the long flags whose value may be user:password.
+var userPairFlags = map[string]bool{
+	"user": true, "proxy-user": true, "proxy_user": true, "auth": true, "basic-auth": true,
+	"basic_auth": true, "credentials": true, "creds": true, "userpass": true,
+}
+
+// userPairPassword returns where the password of a user's flag's value
+// s[vs:ve] starts when the value is user:password, or -1: the user part a
+// name (no '/', no space, no '('), the password neither a number, nor the
+// user's name again (user:group), nor a variable, on a line that runs no
+// container and changes no owner.
+func userPairPassword(s string, d, vs, ve int) int {
+	v := s[vs:ve]
+	c := strings.IndexByte(v, ':')
+	if c <= 0 || c == len(v)-1 || strings.ContainsAny(v[:c], "/( ") {
+		return -1
+	}
+	user, pass := v[:c], v[c+1:]
+	if isAllDigits(pass) || pass == user || pass[0] == '$' || startsWithMarker(pass, 0) {
+		return -1
+	}
+	pre := strings.ToLower(s[lineStartOf(s, d):d])
+	for _, w := range []string{"docker", "podman", "nerdctl", "kubectl", "chown", "chgrp", "runuser", "crictl", "ctr "} {
+		if strings.Contains(pre, w) {
+			return -1
+		}
+	}
+	return vs + c + 1
+}
+
+// A Basic credential is built in a shell by piping user:password into
+// base64 (echo -n user:password | base64), and a shell's trace (set -x)
+// prints the pipe's commands on lines of their own: "++ echo -n
+// user:password" and then "++ base64 -w 0". An echo's or a printf's
+// argument that is user:password, on a line that pipes into base64 or
+// before a traced base64 line, loses its password.
+
+// findEncodedPair finds the password of a user:password echoed into base64.
+func findEncodedPair(s string, from int) []int {
+	for ls := from; ls < len(s); {
+		le := lineEnd(s, ls)
+		if loc := encodedPairIn(s, ls, le); loc != nil {
+			return loc
+		}
+		ls = le + 1
+	}
+	return nil
+}
+
+func encodedPairIn(s string, ls, le int) []int {
+	line := s[ls:le]
+	k := strings.Index(line, "echo ")
+	if k < 0 {
+		k = strings.Index(line, "printf ")
+	}
+	if k < 0 || k > 0 && isWord(line[k-1]) {
+		return nil
+	}
+	end := len(line)
+	if p := strings.IndexByte(line[k:], '|'); p >= 0 {
+		end = k + p
+		if !strings.Contains(line[end:], "base64") {
+			return nil
+		}
+	} else {
+		next := ""
+		if le+1 < len(s) {
+			next = strings.TrimLeft(s[le+1:lineEnd(s, le+1)], "+ \t")
+		}
+		if !strings.HasPrefix(next, "base64") {
+			return nil
+		}
+	}
+	args := strings.TrimRight(line[k:end], " \t\r")
+	a := strings.LastIndexAny(args, " \t") + 1
+	vs, ve := ls+k+a, ls+k+len(args)
+	if vs < ve && (s[vs] == '\'' || s[vs] == '"') && s[ve-1] == s[vs] {
+		vs++
+		ve--
+	}
+	v := s[vs:ve]
+	c := strings.IndexByte(v, ':')
+	if c <= 0 || c == len(v)-1 || v[c+1] == '$' || strings.ContainsAny(v[:c], "/ ") || startsWithMarker(s, vs+c+1) {
+		return nil
+	}
+	return []int{ls + k, ve, -1, -1, vs + c + 1, ve}
 }

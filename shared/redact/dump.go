@@ -149,3 +149,112 @@ func phpVisibility(s string, i int) bool {
 	}
 	return false
 }
+
+// A dump of name/value pairs — a CRM's properties as [{name: firstname,
+// value: …}] printed by var_dump, Xdebug's var_dump ('name' => string
+// 'firstname' (length=9)) or print_r ([name] => firstname) — names a
+// member's meaning in one member and holds its value in the next: the
+// value under a value's key ('value', 'passed_value') on the lines after a
+// name's key whose value is a secret or personal key is that key's.
+
+// findDumpNamedValue finds the value of a dumped name/value pair whose name
+// is a secret or personal key; the key span is the name.
+func findDumpNamedValue(s string, from int) []int {
+	for i := from; i < len(s); {
+		a := strings.Index(s[i:], "=>")
+		if a < 0 {
+			return nil
+		}
+		a += i
+		i = a + 2
+		ls := lineStartOf(s, a)
+		key, ok := dumpKey(s[ls:a])
+		if !ok || !NameKeys[normKey(key)] {
+			continue
+		}
+		ns, ne := dumpScalar(s, a+2)
+		if ne <= ns || ne-ns > 64 {
+			continue
+		}
+		if r := roleOf(s[ns:ne]); r.kind == "" {
+			continue
+		}
+		// The value's member: on the next lines, at the name's indentation.
+		indent := s[ls:a]
+		indent = indent[:len(indent)-len(strings.TrimLeft(indent, " \t"))]
+		for k, n := lineEnd(s, a)+1, 0; k < len(s) && n < 4; n++ {
+			le := lineEnd(s, k)
+			line := s[k:le]
+			if !strings.HasPrefix(line, indent) || len(line) > len(indent) && (line[len(indent)] == ' ' || line[len(indent)] == '\t') && !strings.Contains(line, "=>") {
+				break
+			}
+			if d := strings.Index(line, "=>"); d >= 0 {
+				if vk, ok := dumpKey(line[:d]); ok && isValueKey(normKey(vk)) {
+					vs, ve := dumpScalar(s, k+d+2)
+					if ve > vs && !startsWithMarker(s, vs) {
+						return []int{ns, ve, ns, ne, vs, ve}
+					}
+					break
+				}
+			}
+			k = le + 1
+		}
+	}
+	return nil
+}
+
+// dumpKey reads a dump member's key before its "=>": 'k', "k", [k], ["k"]
+// or [k:protected], alone on its line but for the indentation.
+func dumpKey(before string) (string, bool) {
+	t := strings.TrimSpace(before)
+	if len(t) < 3 {
+		return "", false
+	}
+	if t[0] == '[' && t[len(t)-1] == ']' {
+		t = t[1 : len(t)-1]
+		if k := strings.IndexByte(t, ':'); k > 0 && t[0] != '"' {
+			t = t[:k]
+		}
+	}
+	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] {
+		t = t[1 : len(t)-1]
+	}
+	if t == "" || strings.ContainsAny(t, " \t'\"[]") {
+		return "", false
+	}
+	return t, true
+}
+
+// dumpScalar reads the scalar after a dump member's "=>" at v: Xdebug's
+// string 'v' (length=N), var_dump's string(N) "v" on the next line, a
+// quoted string, or print_r's bare rest of the line.
+func dumpScalar(s string, v int) (int, int) {
+	vs := skipBlanks(s, v)
+	le := lineEnd(s, vs)
+	if vs >= le {
+		return phpValue(s, v, true, false)
+	}
+	rest := s[vs:le]
+	if strings.HasPrefix(rest, "string '") {
+		e := strings.LastIndex(rest, "' (length=")
+		if e < 0 {
+			e = strings.LastIndexByte(rest, '\'')
+		}
+		if e <= len("string '") {
+			return 0, 0
+		}
+		return vs + len("string '"), vs + e
+	}
+	if q := rest[0]; q == '\'' || q == '"' {
+		e := strings.LastIndexByte(rest, q)
+		if e <= 0 {
+			return 0, 0
+		}
+		return vs + 1, vs + e
+	}
+	rest = strings.TrimRight(rest, " \t\r,")
+	if rest == "Array" || strings.HasSuffix(rest, " Object") || strings.HasPrefix(rest, "array") {
+		return 0, 0
+	}
+	return vs, vs + len(rest)
+}

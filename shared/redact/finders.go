@@ -923,7 +923,9 @@ func isParamStop(c byte) bool {
 // authority ends at '/', '?', '#', whitespace, a quote, '<', '>' or a
 // backslash; the last '@' in it ends the user information, and the first
 // ':' before that starts the password, so a password may hold ':' and '@'
-// and a user name may be an email address.
+// and a user name may be an email address. User information is always a
+// credential: with an empty password (token:@host) or none and a
+// key-shaped user (token@host) the user part is the secret.
 func findURLPassword(s string, from int) []int {
 	for i := from; i < len(s); {
 		j := strings.Index(s[i:], "://")
@@ -953,7 +955,15 @@ func findURLPassword(s string, from int) []int {
 		}
 		user := s[a : a+at]
 		colon := indexOutsideMarkers(user, ':')
-		if colon < 0 || colon == len(user)-1 {
+		switch {
+		case colon == len(user)-1 && colon > 0 && !startsWithMarker(s, a):
+			// user:@host — a token as the user with an empty password
+			// (an API key written where basic auth's user goes).
+			return []int{start, a + at + 1, -1, -1, a, a + colon}
+		case colon < 0 && len(user) >= 20 && tokenShaped(user):
+			// token@host — a key-shaped user with no password at all.
+			return []int{start, a + at + 1, -1, -1, a, a + at}
+		case colon < 0 || colon == len(user)-1:
 			continue
 		}
 		return []int{start, a + at + 1, -1, -1, a + colon + 1, a + at}

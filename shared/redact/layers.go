@@ -27,7 +27,7 @@ type edit struct {
 // layers applies the structure and decoding layers to s once.
 func layers(s string, st *state) string {
 	s = structures(s, st)
-	return encodedRuns(s, st)
+	return entityText(encodedRuns(s, st), st)
 }
 
 // structures applies the structure layer to s (see the comment above).
@@ -1000,6 +1000,14 @@ var ValueKeys = map[string]bool{
 	"src": true, "string": true, "stringvalue": true, "secretstring": true,
 }
 
+// isValueKey reports whether a normalized key holds a name/value pair's
+// value: one of ValueKeys, or any key that ends in "value" — a validator's
+// echo of what it was given (passed_value, rejectedValue, invalid_value,
+// received_value) beside the parameter's name.
+func isValueKey(k string) bool {
+	return ValueKeys[k] || len(k) > 5 && strings.HasSuffix(k, "value")
+}
+
 // normKey lower-cases a key and drops its separators; letters of other
 // scripts stay as written (الاسم, שם).
 func normKey(k string) string {
@@ -1045,7 +1053,7 @@ func (p *lenient) pairs(members []objMember) {
 		return
 	}
 	for _, m := range members {
-		if !ValueKeys[normKey(m.key)] || m.edited {
+		if !isValueKey(normKey(m.key)) || m.edited {
 			continue
 		}
 		switch m.kind {

@@ -211,7 +211,7 @@ func findXMLAttrPair(s string, from int) []int {
 			continue
 		}
 		for _, a := range attrs {
-			if ValueKeys[normKey(a.name)] && a.value != "" && !isMarker(a.value) {
+			if isValueKey(normKey(a.name)) && a.value != "" && !isMarker(a.value) {
 				return []int{o, o + e, -1, -1, o + a.vs, o + a.ve}
 			}
 		}

@@ -199,7 +199,7 @@ var structurePatterns = []Pattern{
 		// An agent's step in its run log: a task's description, its output,
 		// a final answer (transcript.go).
 		Kind:     KindSecret,
-		Triggers: []string{"starting task", "task output", "final answer", "task description", "== task:", "task="},
+		Triggers: []string{"starting task", "task output", "final answer", "task description", "== task:", "task=", "thought:", "answer:", "action input:"},
 		Find:     findAgentStep,
 		textKind: true,
 	},
@@ -321,6 +321,13 @@ var structurePatterns = []Pattern{
 		Kind:     KindSecret,
 		Triggers: []string{"]=>", "] =>"},
 		Find:     findPHPSecret,
+		Check:    checkPHPSecret,
+	},
+	{
+		// A dumped name/value pair's value, by the key its name names.
+		Kind:     KindSecret,
+		Triggers: []string{"=>"},
+		Find:     findDumpNamedValue,
 		Check:    checkPHPSecret,
 	},
 	{
@@ -517,6 +524,12 @@ var secretPatterns = []Pattern{
 		Kind:     KindPassword,
 		Triggers: []string{" -", "\t-"},
 		Find:     findCLIFlag,
+	},
+	{
+		// A user:password echoed into base64 (cli.go).
+		Kind:     KindPassword,
+		Triggers: []string{"base64"},
+		Find:     findEncodedPair,
 	},
 	{
 		// A credential as an auth verb's positional argument (cli.go).

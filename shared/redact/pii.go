@@ -634,8 +634,10 @@ func personalKind(words []string) Kind {
 		}
 	}
 	// A name whose owner is a person: holder_name, caller_name,
-	// customer.name, AttentionName.
-	if n := len(words); n >= 2 && (words[n-1] == "name" || words[n-1] == "names" || words[n-1] == "nm") && NameOwnerWords[words[n-2]] {
+	// customer.name, AttentionName — and, as a key's own words, an
+	// account's owner (OwnerName, owner_name; "owner" as a record's key
+	// is as often a team's or a service's, so it is no NameOwnerWord).
+	if n := len(words); n >= 2 && (words[n-1] == "name" || words[n-1] == "names" || words[n-1] == "nm") && (NameOwnerWords[words[n-2]] || words[n-2] == "owner" || words[n-2] == "owners") {
 		return KindPersonal
 	}
 	// The same in languages that write the name before its owner and in

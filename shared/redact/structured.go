@@ -109,7 +109,7 @@ func valueIn(v any, depth int, parent string) any {
 		var rec *record
 		for k, x := range t {
 			rk := String(k)
-			if pair && ValueKeys[normKey(rk)] {
+			if pair && isValueKey(normKey(rk)) {
 				put(m, rk, memberOf(pr, x, depth+1))
 				continue
 			}
@@ -491,7 +491,7 @@ func mayHavePairs(b []byte) bool {
 		}
 		if k > 0 && b[k] == '"' {
 			j := bytes.LastIndexByte(b[:k], '"')
-			if j >= 0 && ValueKeys[normKey(string(b[j+1:k]))] {
+			if j >= 0 && isValueKey(normKey(string(b[j+1:k]))) {
 				return true
 			}
 		}
@@ -583,7 +583,7 @@ func (w *walker) object() {
 		switch {
 		case mergeFieldsKey(parent) && w.peek() != '{' && w.peek() != '[':
 			w.memberRole(keyRole{kind: KindPersonal})
-		case pair && ValueKeys[normKey(rkey)]:
+		case pair && isValueKey(normKey(rkey)):
 			w.memberRole(pr)
 		case turn && isMessageKey(rkey) && w.peek() == '"':
 			w.memberRole(keyRole{text: true})

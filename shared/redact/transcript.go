@@ -797,14 +797,22 @@ func querySourceDecoder(t string) bool {
 // An agent framework's run log names its steps in lines of their own — an
 // older CrewAI's verbose output ("[INFO]: == Starting Task: …",
 // "[DEBUG]: == [Agent] Task output: …"), a ReAct agent's "Final Answer:
-// …" — and its log file writes a task's description as a field
+// …", its "Thought:", "Action Input:" and "Answer:" lines) — and its log
+// file writes a task's description as a field
 // ("agent=…<time>: task=…<time>: status=started"). A task's description,
 // its output and a final answer are content; the agent's name ("==
 // Working Agent: …"), the status and the times stay.
 
 // agentStepLabels head content to the end of their line; a final answer
 // runs on over the lines after it to a blank line or what ends a turn.
-var agentStepLabels = []string{"starting task:", "task output:", "final answer:", "task description:", "task:"}
+var agentStepLabels = []string{"starting task:", "task output:", "final answer:", "task description:", "task:", "thought:", "action input:", "answer:"}
+
+// reactLabel reports whether an agent step's label is one of a ReAct
+// transcript's lines of model output (Thought, Action Input, Answer): they
+// count only written with a capital, as the prompt format writes them, and
+// may also stand after a ':' — an agent's parse error quoting the model's
+// text ("Could not extract tool use from input text: Thought: …").
+func reactLabel(l string) bool { return l == "thought:" || l == "action input:" || l == "answer:" }
 
 // findAgentStep finds the content after an agent step's label, or a task
 // field's description in an agent's log file.
@@ -832,7 +840,11 @@ func agentStepIn(s string, ls, le int) []int {
 		if l == "task:" && (k < 3 || line[k-3:k] != "== ") {
 			continue // "task:" alone is too common a word; CrewAI writes "== Task:"
 		}
-		if pre := strings.TrimRight(line[:k], " \t"); pre != "" && !strings.HasSuffix(pre, "==") && !strings.HasSuffix(pre, "]:") && !strings.HasSuffix(pre, "]") && !strings.HasSuffix(pre, ">") {
+		react := reactLabel(l)
+		if react && (!isUpper(line[k]) || k > 0 && isWord(line[k-1])) {
+			continue
+		}
+		if pre := strings.TrimRight(line[:k], " \t"); pre != "" && !strings.HasSuffix(pre, "==") && !strings.HasSuffix(pre, "]:") && !strings.HasSuffix(pre, "]") && !strings.HasSuffix(pre, ">") && !(react && strings.HasSuffix(pre, ":")) {
 			continue
 		}
 		vs := skipBlanks(s, ls+k+len(l))
