@@ -137,7 +137,7 @@ func classifyOwn(err error) (Classification, bool) {
 		var ev evidence
 		ev.typed(inner)
 		if ev.upstream {
-			c.Provider, c.Status, c.Code = ev.provider, ev.status, ev.bestCode()
+			c.Provider, c.Status, c.Code = ev.provider, ev.answeredStatus(), ev.bestCode()
 			if c.Requested.IsZero() {
 				c.Requested = ev.requested()
 			}

@@ -96,6 +96,10 @@ type evidence struct {
 	bodyOK   bool
 	upstream bool // an HTTP answer, an API error or an Evidence was found
 	reply    int  // the SMTP reply code status was read from (SMTPReplies), or 0
+	// answered2xx is the 2xx the answer carried when its body's error code
+	// stands in for it (status is then that code): the evidence reports
+	// the status as answered, the judgement reads the code.
+	answered2xx int
 }
 
 // typed reads the typed errors in err's tree: an *Evidence, an *HTTPError,
@@ -223,7 +227,7 @@ func (ev *evidence) addCode(c string) {
 		// A 2xx whose error object's code is an error status (a gateway's
 		// 200 carrying {"error": {"code": 429, …}}) failed with that status.
 		if s, ok := statusCode(c); ok {
-			ev.status = s
+			ev.answered2xx, ev.status = ev.status, s
 		}
 	}
 	for _, x := range ev.codes[:ev.n] {
@@ -718,9 +722,18 @@ func (ev *evidence) finish(c Classification) Classification {
 		}
 		return c
 	}
-	c.Provider, c.Status, c.Code = Provider(cut(string(ev.provider), MaxProviderName)), ev.status, ev.bestCode()
+	c.Provider, c.Status, c.Code = Provider(cut(string(ev.provider), MaxProviderName)), ev.answeredStatus(), ev.bestCode()
 	c.Requested = ev.requestedOnce()
 	return c
+}
+
+// answeredStatus is the status the upstream answered with: a 2xx whose
+// body's error code was judged in its place is still reported as the 2xx.
+func (ev *evidence) answeredStatus() int {
+	if ev.answered2xx != 0 {
+		return ev.answered2xx
+	}
+	return ev.status
 }
 
 // requestedOnce is requested, computed once per classification: the period

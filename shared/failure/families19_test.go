@@ -60,3 +60,16 @@ func TestFamiliesOfRoundNineteen(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorObjectBesideA2xxKeepsTheAnsweredStatus: a gateway's 200 whose
+// error object carries an HTTP error status is judged by that status, and
+// the evidence an operator reads still says what was answered — the 200,
+// with the status the body named as its code.
+func TestErrorObjectBesideA2xxKeepsTheAnsweredStatus(t *testing.T) {
+	t.Parallel()
+	c := failure.Classify(&failure.HTTPError{Provider: "openrouter", Op: "chat", Status: 200,
+		Body: []byte(`{"choices":[],"error":{"message":"Provider returned error","code":429}}`)})
+	if c.Class != rl || c.Status != 200 || c.Code != "429" {
+		t.Fatalf("got %s status %d code %q, want %s status 200 code \"429\"", c.Class, c.Status, c.Code, rl)
+	}
+}
