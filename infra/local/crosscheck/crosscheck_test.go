@@ -81,8 +81,31 @@ func TestSimulatorMatchesTheLocalStack(t *testing.T) {
 		}
 	}
 
+	// Items enter the fetch queue as the simulator's arrivals do: a burst
+	// at once, uniform arrivals spaced at the scenario's rate. Sent all at
+	// once, a uniform scenario's failures clustered, an upstream's breaker
+	// could open where the simulator's spread arrivals never opened it, and
+	// an item whose rate limit met a record the gate released spent no
+	// attempt (docs/design.md "The decision table"): done on the stack,
+	// dead-lettered in the simulator.
+	var gap time.Duration
+	switch sc.Arrival.Pattern {
+	case simulate.ArrivalBurst:
+	case simulate.ArrivalUniform:
+		gap = time.Duration(float64(time.Second) / sc.Arrival.RatePerSecond)
+	default:
+		t.Fatalf("arrival pattern %q: the cross-check sends burst or uniform arrivals only", sc.Arrival.Pattern)
+	}
+	start := time.Now()
 	var ids []string
 	for n := 1; n <= sc.Items; n++ {
+		if wait := time.Until(start.Add(time.Duration(n-1) * gap)); wait > 0 {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("sending item %d of %d: %v", n, sc.Items, ctx.Err())
+			case <-time.After(wait):
+			}
+		}
 		id := sc.ItemID(n)
 		ids = append(ids, id)
 		if _, err := st.Items.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id,
