@@ -320,6 +320,14 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
 		}
+		// A server's code (InternalServerError) whose message says money
+		// is a spent budget too: the definite phrase beats the status it
+		// stands for.
+		if c == UpstreamUnavailable {
+			if ph, ok := moneyPhrase(msg, text); ok {
+				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
+			}
+		}
 		// gRPC's UNAVAILABLE (and UNKNOWN, INTERNAL) carries the
 		// transport's own failures: "transport is closing", "connection
 		// refused" say which.
@@ -396,15 +404,18 @@ func overridePhrase(msg, text string) (Phrase, bool) {
 			return ph, true
 		}
 	}
-	// Money is read from the provider's message, or from the text when
-	// there is none (a gRPC status printed whole).
-	if s := msg; s != "" || text != "" {
-		if s == "" {
-			s = text
-		}
-		if moneyHint(s) {
-			return matchPhraseFold(MoneyOverridePhrases, s)
-		}
+	return moneyPhrase(msg, text)
+}
+
+// moneyPhrase finds a MoneyOverridePhrase in the provider's message, or in
+// the text when there is none (a gRPC status printed whole).
+func moneyPhrase(msg, text string) (Phrase, bool) {
+	s := msg
+	if s == "" {
+		s = text
+	}
+	if s != "" && moneyHint(s) {
+		return matchPhraseFold(MoneyOverridePhrases, s)
 	}
 	return Phrase{}, false
 }
@@ -609,7 +620,16 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 			// goes on to say ("If a higher limit is required, …").
 			return ev.period(Of(RateLimited, reason(ev.prov(), who, f, "\"", ev.status)), ev.message, text), true
 		}
-		if ph, ok := matchPhrase(words, s); ok && (!permissionOnly || ph.Class == AuthDenied || ph.Class == RateLimited) && (!rateOnly || ph.Class == RateLimited) {
+		ph, ok := matchPhrase(words, s)
+		if ok && (ph.Class == NotFound || ph.Class == SchemaInvalid) && !rateOnly {
+			// A credential refused outranks a destination's or a payload's
+			// words: "… is not a valid user, group, or subscribed user key"
+			// is the key's verdict, not a malformed value's.
+			if f := refusedCredential(s); f != "" {
+				return Of(AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
+			}
+		}
+		if ok && (!permissionOnly || ph.Class == AuthDenied || ph.Class == RateLimited) && (!rateOnly || ph.Class == RateLimited) {
 			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
 			if ph.Class == RateLimited {
 				cl = ev.period(cl, ev.message, text)
@@ -627,17 +647,39 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 // it refused (a bare "key" may be a payload's); credentialVerdicts what it
 // says of it.
 var (
-	credentialNouns    = []string{"token", "secret", "password", "credential"}
-	credentialKeys     = []string{"api key", "user key", "app key", "access key", "auth key", "bot key"}
+	credentialNouns = []string{"token", "secret", "password", "credential"}
+	credentialKeys  = []string{
+		"api key", "user key", "app key", "access key", "auth key", "bot key",
+		// the keys a receiver routes or bills by: PagerDuty's routing and
+		// integration keys, a service's, a licence's, a subscription's
+		"routing key", "integration key", "service key", "license key", "licence key", "subscription key",
+		"secret key", "server key", "account key", "client key", "project key", "sending key",
+	}
 	credentialVerdicts = [...]string{"invalid ", "expired ", "revoked ", "wrong ", "bad ", "incorrect ", "unknown "}
 	credentialAll      = slices.Concat(credentialNouns, credentialKeys)
 )
+
+// credentialClause is how far (bytes) a verdict's clause runs to the
+// credential it names: "not a valid user, group, or subscribed user key".
+const credentialClause = 64
 
 // refusedCredential finds a verdict on a credential, with at most one
 // qualifying word between them — "invalid recipient token", "expired bot
 // token", "wrong user key" — the wording of receivers no phrase names (the bare
 // "invalid token" is a phrase); it returns what it found, or "".
+//
+// It also finds the verdict after the credential — "API KEY is not valid",
+// "the routing key is invalid", read loosely ("is not vaild") — and a
+// value the receiver says "is not a valid" credential within the same
+// clause ("user identifier is not a valid user, group, or subscribed user
+// key").
 func refusedCredential(s string) string {
+	if f := credentialThenVerdict(s); f != "" {
+		return f
+	}
+	if f := notAValidCredential(s); f != "" {
+		return f
+	}
 	for _, v := range credentialVerdicts {
 		for from := 0; from < len(s); {
 			i := indexFoldASCII(s[from:], v)
@@ -666,6 +708,89 @@ func refusedCredential(s string) string {
 				if hasPrefixFoldASCII(rest[word+1:], n) {
 					return strings.TrimSpace(v) + " " + rest[:word] + " " + n
 				}
+			}
+		}
+	}
+	return ""
+}
+
+// credentialThenVerdict finds a credential followed, within its clause's
+// next three words, by "invalid" or "not" and a spelling of "valid".
+func credentialThenVerdict(s string) string {
+	for _, n := range credentialAll {
+		for from := 0; from < len(s); {
+			i := indexFoldASCII(s[from:], n)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(n)
+			if i > 0 && isCodeByte(s[i-1]) || from < len(s) && isCodeByte(s[from]) && s[from] != 's' {
+				continue
+			}
+			rest := s[from:]
+			for w := 0; w < 3; w++ {
+				word := nextWord(&rest)
+				if word == "" {
+					break
+				}
+				if strings.EqualFold(word, "invalid") {
+					return n + " invalid"
+				}
+				if strings.EqualFold(word, "not") {
+					if looseValid(nextWord(&rest)) {
+						return n + " not valid"
+					}
+					break
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// nextWord returns the next run of letters after spaces in *s and advances
+// *s past it; a clause's end (any other byte) gives "".
+func nextWord(s *string) string {
+	r := *s
+	i := 0
+	for i < len(r) && r[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(r) && (r[j]|0x20 >= 'a' && r[j]|0x20 <= 'z') {
+		j++
+	}
+	*s = r[j:]
+	return r[i:j]
+}
+
+// looseValid reports whether w is "valid" or a misspelling of it that keeps
+// its letters ("vaild", "vlaid"): a receiver's typo says the same.
+func looseValid(w string) bool {
+	if len(w) < 4 || len(w) > 6 || w[0]|0x20 != 'v' {
+		return false
+	}
+	l := strings.ToLower(w)
+	return strings.ContainsRune(l, 'a') && strings.ContainsRune(l, 'l') && strings.ContainsRune(l, 'i') && strings.ContainsRune(l, 'd')
+}
+
+// notAValidCredential finds "not a valid" followed, within its clause
+// (credentialClause bytes, up to a period or a semicolon), by a credential.
+func notAValidCredential(s string) string {
+	for from := 0; from < len(s); {
+		i := indexFoldASCII(s[from:], "not a valid ")
+		if i < 0 {
+			return ""
+		}
+		from += i + len("not a valid ")
+		clause := s[from:min(len(s), from+credentialClause)]
+		if e := strings.IndexAny(clause, ".;\n"); e >= 0 {
+			clause = clause[:e]
+		}
+		for _, n := range credentialAll {
+			if containsFoldASCII(clause, n) {
+				return "not a valid " + n
 			}
 		}
 	}

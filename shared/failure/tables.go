@@ -92,8 +92,13 @@ var ProviderCodes = map[string]Class{
 	"channel_is_archived":               NotFound,
 	"user_not_found":                    NotFound,
 	"rollup_error":                      UpstreamUnavailable,
-	"ratelimited":                       RateLimited,
-	"rate_limited":                      RateLimited,
+	// a push registration the platform dropped: the device is gone (FCM's
+	// legacy NotRegistered comes in a 200's results, which decides nothing;
+	// in a text it is a word of UpstreamWords)
+	"UNREGISTERED": NotFound, // FCM v1's errorCode
+	"Unregistered": NotFound, // APNs' reason, with its 410
+	"ratelimited":  RateLimited,
+	"rate_limited": RateLimited,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as

@@ -58,6 +58,7 @@ var ModelWords = []Meaning{
 		"is not supported by this model", "not supported for this model", "does not support", "must be one of",
 		"field required", "missing required", "is required", "invalid json", "could not parse", "malformed",
 		"failed to parse the request", "request body",
+		"missing parameter", "required parameter", "parameter is missing", "parameters are missing", // "Missing Parameters"
 		"not found", "does not exist", "no such model", "unknown model", "model not available",
 		"invalid model", "permitted models", "model is not supported",
 		"identifier is invalid", "not a valid model", "model id is invalid", "model name is invalid", // Bedrock: "The provided model identifier is invalid."
@@ -204,7 +205,8 @@ var TranslatedWords = []struct {
 }{
 	{"zh", "money", []string{"余额不足", "餘額不足", "额度不足", "額度不足", "余额", "餘額", "欠费", "欠費", "充值", "资源包", "資源包"}},
 	{"zh", "quota", []string{"配额", "配額", "额度已用", "額度已用", "用量已用尽", "用量已用盡"}},
-	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "过于频繁", "過於頻繁", "频繁", "頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发数", "並發數", "请求过多", "請求過多"}},
+	{"zh", "rate", []string{"请求过于频繁", "請求過於頻繁", "过于频繁", "過於頻繁", "频繁", "頻繁", "频率限制", "頻率限制", "速率限制", "限流", "并发", "並發", // 并发超限: concurrency over the limit
+		"请求过多", "請求過多"}},
 	{"zh", "length", []string{"过长", "過長", "超长", "超長", "超过最大长度", "超過最大長度", "超出最大长度", "上下文长度", "上下文長度"}},
 	{"ja", "length", []string{"長すぎ", "最大長", "コンテキスト長"}},
 	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
@@ -266,6 +268,7 @@ var UpstreamWords = []Meaning{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
 		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
+		"too many concurrent", "concurrency limit", "concurrent requests", "concurrent request limit", // a limit on requests in flight
 		"flood",                                                 // Telegram's "Flood control exceeded", FLOOD_WAIT
 		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
 		"exceeded current limit", "exceeded its limit", "exceeded your limit", "exceeded limit", "over the limit",
@@ -278,7 +281,8 @@ var UpstreamWords = []Meaning{
 		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
 		"authentication", "credentials", "was blocked by the user", "was kicked", "not a member",
 		"token is invalid", "key is invalid", "bad credentials", "not verified", "verified sender", // SendGrid: "does not match a verified Sender Identity"
-		"unverified", "shared with your integration", "not shared with", "do not have access", "don't have access",
+		"unverified", "not authenticated", "unauthenticated", // a sender domain not authenticated
+		"shared with your integration", "not shared with", "do not have access", "don't have access",
 		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
@@ -291,9 +295,16 @@ var UpstreamWords = []Meaning{
 		"no such", "does not exist", "doesn't exist", "no longer exists", "archived", "has been deleted",
 		"was deleted", "has been removed",
 		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
+		// a push registration the platform dropped: APNs' Unregistered,
+		// FCM's UNREGISTERED and NotRegistered, Ably's expired registration
+		"registration expired", "registration has expired", "registration is no longer valid",
+		"registration no longer valid", "not_registered", "not-registered", "notregistered", "registration token is not registered",
+		"device token is inactive", "device is no longer registered",
 	}},
 	{SchemaInvalid, "payload", []string{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
+		"missing parameter", "required parameter", "parameter is missing", "parameters are missing", // Vonage's "Missing Parameters"
+		"missing field", "missing argument", "required argument",
 		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
 		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
 		"can't parse", "cannot parse", "bad request:", // Telegram: "Bad Request: can't parse entities"
@@ -406,6 +417,52 @@ func periodNearLimit(s string) bool {
 	return false
 }
 
+// cjkPeriods and cjkLimits are a day or longer and a limit in Chinese
+// (Simplified and Traditional) and Japanese: "该 API 已达今日调用次数限额"
+// is a count per day spent (cjkLongPeriod).
+var (
+	cjkPeriods = []string{"今日", "今天", "每日", "每天", "当日", "當日", "本日", "日调用", "日調用", "日限额", "日限額",
+		"本月", "每月", "当月", "當月", "本周", "每周", "本週", "每週"}
+	cjkLimits = []string{"限额", "限額", "次数", "次數", "上限", "配额", "配額", "额度", "額度", "用量", "限制"}
+)
+
+// cjkLongPeriod reports whether a line of s names a day, a week or a month
+// and a limit in Chinese or Japanese words. Their letters are all outside
+// ASCII, so a text without the first byte they share (0xE4–0xE9, the
+// CJK ideographs' leading bytes in UTF-8) is passed over at once.
+func cjkLongPeriod(s string) bool {
+	cjk := false
+	for i := 0; i < len(s) && !cjk; i++ {
+		cjk = s[i] >= 0xE4 && s[i] <= 0xE9
+	}
+	if !cjk {
+		return false
+	}
+	for _, p := range cjkPeriods {
+		for from := 0; from < len(s); {
+			i := strings.Index(s[from:], p)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(p)
+			ls := strings.LastIndexByte(s[:i], '\n') + 1
+			le := strings.IndexByte(s[i:], '\n')
+			if le < 0 {
+				le = len(s)
+			} else {
+				le += i
+			}
+			for _, l := range cjkLimits {
+				if strings.Contains(s[ls:le], l) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // perLongPeriod reports whether s counts something per day, week or month
 // ("only 10 messages per day", "7500/month"): a limit named by its period
 // alone.
@@ -449,7 +506,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 			srcs[1] = text
 		}
 		for _, s := range srcs {
-			if s != "" && (periodNearLimit(s) || perLongPeriod(s)) {
+			if s != "" && (periodNearLimit(s) || perLongPeriod(s) || cjkLongPeriod(s)) {
 				return ev.reclass(cl, BudgetExceeded, "a quota or limit per day or longer")
 			}
 		}
@@ -479,7 +536,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		if s == "" {
 			continue
 		}
-		long = long || longPeriod(s)
+		long = long || longPeriod(s) || cjkLongPeriod(s)
 		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
 			for _, w := range quotaSpent {
 				spent = spent || containsFoldASCII(s, w)
