@@ -1154,13 +1154,20 @@ func bracedValueEnd(s string, i int) int {
 	if i+1 < len(s) && s[i+1] == '{' {
 		return -1
 	}
+	// A value no lone '}' closes before the line's end was written with
+	// its closing brace doubled (PWD={s3cr}};…): it ends at the first
+	// "}}" a separator follows.
+	open := -1
 	for k := i + 1; k < len(s) && k-i < 256; k++ {
 		switch s[k] {
 		case '\n', '\r':
-			return -1
+			return open
 		case '}':
 			if k+1 < len(s) && s[k+1] == '}' {
 				k++
+				if open < 0 && (k+1 == len(s) || strings.IndexByte(";'\" \t\r\n", s[k+1]) >= 0) {
+					open = k
+				}
 				continue
 			}
 			if k+1 == len(s) || strings.IndexByte(";'\" \t\r\n", s[k+1]) >= 0 {
@@ -1169,5 +1176,73 @@ func bracedValueEnd(s string, i int) int {
 			return -1
 		}
 	}
-	return -1
+	return open
 }
+
+// findSchemeCredential finds the credential of an authorization value
+// echoed back under a label of its own, after a line names authorization,
+// authentication or a credential: "…token validation failed. Received:
+// Wallet 0fa0…", "credential rejected: Foo Zk4…". Whatever the scheme's
+// word — one the header rules list or not — a capitalised word after a
+// label's ':' or '=' or an opening quote, one blank, then a value of
+// sixteen characters or more of a token's alphabet with letters and
+// digits is a scheme and its credential; a UUID (a request's id) stays.
+func findSchemeCredential(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := -1
+		for _, w := range schemeLineWords {
+			if j := strings.Index(s[i:], w); j >= 0 && (k < 0 || j < k) {
+				k = j
+			}
+		}
+		if k < 0 {
+			return nil
+		}
+		k += i
+		le := min(lineEnd(s, k), k+512)
+		for j := k; j < le; j++ {
+			d := strings.IndexAny(s[j:le], ":='\"")
+			if d < 0 {
+				break
+			}
+			j += d
+			w := j + 1
+			if s[j] == ':' || s[j] == '=' {
+				w = skipBlanks(s, w)
+			}
+			if w >= le || !isUpper(s[w]) {
+				continue
+			}
+			we := w + 1
+			for we < le && isLetter(s[we]) {
+				we++
+			}
+			if we-w < 2 || we-w > 32 || we+1 >= le || s[we] != ' ' {
+				continue
+			}
+			vs := we + 1
+			ve := vs
+			letter, digit := false, false
+			for ve < le && (isAlnum(s[ve]) || strings.IndexByte("-._~+/=", s[ve]) >= 0) {
+				letter = letter || isLetter(s[ve])
+				digit = digit || isDigit(s[ve])
+				ve++
+			}
+			for ve > vs && (s[ve-1] == '.' || s[ve-1] == '-') {
+				ve--
+			}
+			if ve-vs < 16 || !letter || !digit || isUUID(s[vs:ve]) || startsWithMarker(s, vs) {
+				continue
+			}
+			return []int{w, ve, w, we, vs, ve}
+		}
+		i = k + 1
+	}
+	return nil
+}
+
+// schemeLineWords are the words after which a line's "Scheme value" is a
+// credential (findSchemeCredential), less their first letter, in lower
+// and upper case: authorization (authorisation), authentication,
+// credential.
+var schemeLineWords = []string{"uthorization", "UTHORIZATION", "uthorisation", "uthentication", "UTHENTICATION", "redential", "REDENTIAL"}
