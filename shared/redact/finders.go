@@ -1178,4 +1178,3 @@ func bracedValueEnd(s string, i int) int {
 	}
 	return open
 }
-
