@@ -29,7 +29,7 @@ import "strings"
 // (Oracle's EZConnect, after sqlplus, rman, expdp) loses its password.
 
 // cliShortSecret are the one-letter flags whose value may be a credential.
-const cliShortSecret = "pPwat"
+const cliShortSecret = "pPwatkK"
 
 // findCLIFlag finds a flag's secret value, or a connect string's password,
 // starting at or after from.
@@ -142,7 +142,7 @@ func credentialArg(v string) bool {
 	if len(v) < 6 || strings.ContainsAny(v, "/.:=%${") || strings.Contains(v[:len(v)-1], "@") {
 		return false
 	}
-	if isUUID(v) {
+	if isUUID(v) || keyHex(v) {
 		return true
 	}
 	var digit, symbol, upper, lower bool
@@ -159,6 +159,28 @@ func credentialArg(v string) bool {
 		}
 	}
 	return (upper || lower) && symbol || upper && lower && digit
+}
+
+// keyHex reports whether a flag's value is 32 hex digits or more with
+// letters among them: after a key's, a token's or a password's flag that
+// is an API key written in hex (a 40-digit one is no commit's digest
+// there), while a tag, a port or a word stays.
+func keyHex(v string) bool {
+	if len(v) < 32 {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case isDigit(c):
+		case c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F':
+			letter = true
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 // passwordBesideUser reports whether a -p flag's value v is a password

@@ -1154,13 +1154,20 @@ func bracedValueEnd(s string, i int) int {
 	if i+1 < len(s) && s[i+1] == '{' {
 		return -1
 	}
+	// A value no lone '}' closes before the line's end was written with
+	// its closing brace doubled (PWD={s3cr}};…): it ends at the first
+	// "}}" a separator follows.
+	open := -1
 	for k := i + 1; k < len(s) && k-i < 256; k++ {
 		switch s[k] {
 		case '\n', '\r':
-			return -1
+			return open
 		case '}':
 			if k+1 < len(s) && s[k+1] == '}' {
 				k++
+				if open < 0 && (k+1 == len(s) || strings.IndexByte(";'\" \t\r\n", s[k+1]) >= 0) {
+					open = k
+				}
 				continue
 			}
 			if k+1 == len(s) || strings.IndexByte(";'\" \t\r\n", s[k+1]) >= 0 {
@@ -1169,5 +1176,5 @@ func bracedValueEnd(s string, i int) int {
 			return -1
 		}
 	}
-	return -1
+	return open
 }

@@ -199,7 +199,7 @@ var structurePatterns = []Pattern{
 		// An agent's step in its run log: a task's description, its output,
 		// a final answer (transcript.go).
 		Kind:     KindSecret,
-		Triggers: []string{"starting task", "task output", "final answer", "task description", "== task:", "task=", "thought:", "answer:", "action input:"},
+		Triggers: []string{"starting task", "task output", "final answer", "task description", "task:", "task text", "task=", "plan:", "tool output", "tool result", "thought:", "answer:", "action input:"},
 		Find:     findAgentStep,
 		textKind: true,
 	},
@@ -558,9 +558,9 @@ var secretPatterns = []Pattern{
 		Check:    checkNamedSecret,
 	},
 	{
-		// A database driver's connect call's positional password.
+		// A connect, login or bind call's positional password.
 		Kind:     KindPassword,
-		Triggers: []string{"connect(", "__construct(", "connection(", "pdo("},
+		Triggers: []string{"connect(", "__construct(", "connection(", "pdo(", "('", "(\"", "( '", "( \"", "bind(", "login(", "logon("},
 		Find:     findConnectCall,
 	},
 	{
@@ -588,7 +588,7 @@ var secretPatterns = []Pattern{
 	{
 		// A protocol's login command (wire.go).
 		Kind:     KindPassword,
-		Triggers: []string{"login ", "pass ", "auth "},
+		Triggers: []string{"login ", "pass ", "auth ", "auth\" \"", "login\" \"", "pass\" \""},
 		Find:     findWireLogin,
 	},
 	{

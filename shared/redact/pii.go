@@ -761,12 +761,35 @@ func findBareLabelledPersonal(s string, from int) []int {
 					if w2 := strings.IndexByte(s[st+w+1:en], ' '); w2 >= 0 {
 						en = st + w + 1 + w2
 					}
+					if nextLabel(s[st+w+1 : en]) {
+						en = st + w // the next field's label ("… DOB 1961-…", "… NHS number")
+					}
 				}
 				return []int{st, en, -1, -1, st, en}
 			}
 		}
 	}
 	return nil
+}
+
+// nextLabel reports whether the second word after a surname's label is
+// the next field's label rather than a name: a birth label, or an
+// acronym of capitals (DOB, NHS, MRN, SSN).
+func nextLabel(w string) bool {
+	for _, l := range birthLabels {
+		if strings.EqualFold(w, l) {
+			return true
+		}
+	}
+	if len(w) < 2 || len(w) > 5 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if !isUpper(w[i]) && w[i] != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // bareLabelFirst holds the first bytes of birthLabels and surnameLabels.

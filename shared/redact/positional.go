@@ -255,7 +255,8 @@ func findConnectCall(s string, from int) []int {
 		for ns > from && p-ns < 96 && (isWordByte(s[ns-1]) || s[ns-1] == '.' || s[ns-1] == '>' && ns-1 > from && s[ns-2] == '-' || s[ns-1] == '-' && s[ns] == '>' || s[ns-1] == ':' || s[ns-1] == '\\' || s[ns-1] == ' ' && ns-4 >= from && s[ns-4:ns-1] == "new") {
 			ns--
 		}
-		if !connectCallName(s[ns:p]) {
+		call := connectCallName(s[ns:p])
+		if call == callNone {
 			continue
 		}
 		// The arguments are read within 512 bytes of the parenthesis.
@@ -289,49 +290,91 @@ func findConnectCall(s string, from int) []int {
 				break
 			}
 		}
-		if n < 3 {
-			continue
-		}
 		pw := -1
 		switch {
-		case hostOrDSN(s[args[0][0]:args[0][1]]):
-			pw = 2
-		case hostOrDSN(s[args[2][0]:args[2][1]]):
+		case n >= 2 && distinguishedName(s[args[0][0]:args[0][1]]):
+			pw = 1 // a bind's DN, then its password
+		case n >= 3 && hostOrDSN(s[args[0][0]:args[0][1]]):
+			// Where, then who, then the password: past more
+			// addresses (SMTP's HELO domain) to the first that is
+			// none, the user.
+			u := 1
+			for u < n-1 && hostOrDSN(s[args[u][0]:args[u][1]]) {
+				u++
+			}
+			if distinguishedName(s[args[u][0]:args[u][1]]) || !strings.ContainsAny(s[args[u][0]:args[u][1]], " /") {
+				pw = u + 1
+			}
+			if call == callDatabase {
+				pw = 2
+			}
+		case n >= 3 && call == callDatabase && hostOrDSN(s[args[2][0]:args[2][1]]):
 			pw = 1
+		case n == 2 && call == callLogin && !hostOrDSN(s[args[0][0]:args[0][1]]):
+			pw = 1 // login(user, password)
 		}
-		if pw < 0 {
+		if pw < 0 || pw >= n {
 			continue
 		}
 		vs, ve := args[pw][0], args[pw][1]
 		if ve <= vs || startsWithMarker(s, vs) || isLiteral(s[vs:ve]) || isReference(s, vs) || strings.Trim(s[vs:ve], "*x.") == "" {
 			continue
 		}
+		if call != callDatabase && (strings.ContainsAny(s[vs:ve], " \t") || hostOrDSN(s[vs:ve])) {
+			continue // a phrase, a path or an address is no password
+		}
 		return []int{ns, ve, -1, -1, vs, ve}
 	}
 	return nil
 }
 
-// connectCallName reports whether a call's name (with its receiver) says
-// it opens a database connection: connect, pconnect, real_connect, a name
-// ending in _connect, getConnection, or the constructor of PDO or mysqli.
-func connectCallName(name string) bool {
+// The calls whose positional string arguments findConnectCall reads.
+const (
+	callNone     = iota
+	callDatabase // a database driver's connect call
+	callOpen     // a constructor, or a call that connects, opens or starts a session
+	callLogin    // a call that logs in, binds or authenticates
+)
+
+// connectCallName says what a call's name (with its receiver) opens. A
+// database connection: connect, pconnect, real_connect, a name ending in
+// _connect, getConnection, or the constructor of PDO or mysqli. A login:
+// a name holding login, logon, bind or auth (ldap_bind, ftp.login,
+// authenticate). Any other connection by its shape alone: a constructor
+// (__construct, "new X", X.new, X::new) or a name holding connect, open or
+// start (Net::SMTP.start, AMQPStreamConnection->__construct, new
+// Client(…)) — whose arguments must then read as host, user, password.
+func connectCallName(name string) int {
 	if name == "" {
-		return false
+		return callNone
 	}
 	last := name
 	if k := strings.LastIndexAny(last, ".>:\\ "); k >= 0 {
 		last = last[k+1:]
 	}
 	l := strings.ToLower(last)
+	ln := strings.ToLower(name)
 	switch {
 	case l == "connect" || l == "pconnect" || l == "real_connect" || l == "getconnection" ||
 		strings.HasSuffix(l, "_connect") || strings.HasSuffix(l, "_pconnect"):
-		return true
-	case l == "__construct" || strings.HasPrefix(strings.ToLower(name), "new "):
-		ln := strings.ToLower(name)
-		return strings.Contains(ln, "pdo") || strings.Contains(ln, "mysqli")
+		return callDatabase
+	case (l == "__construct" || strings.HasPrefix(ln, "new ")) && (strings.Contains(ln, "pdo") || strings.Contains(ln, "mysqli")):
+		return callDatabase
+	case strings.Contains(l, "login") || strings.Contains(l, "logon") || strings.Contains(l, "bind") || strings.Contains(l, "auth"):
+		return callLogin
+	case l == "__construct" || l == "new" || strings.HasPrefix(ln, "new ") ||
+		strings.Contains(l, "connect") || strings.Contains(l, "open") || l == "start":
+		return callOpen
 	}
-	return false
+	return callNone
+}
+
+// distinguishedName reports whether a bind's argument reads as an LDAP
+// distinguished name: attribute=value pairs (cn=, uid=, dc=, ou=) joined
+// by ','.
+func distinguishedName(a string) bool {
+	l := strings.ToLower(a)
+	return strings.Contains(l, ",") && (strings.HasPrefix(l, "cn=") || strings.HasPrefix(l, "uid=") || strings.HasPrefix(l, "ou=") || strings.Contains(l, ",dc=") || strings.Contains(l, ", dc="))
 }
 
 // hostOrDSN reports whether a connect call's argument reads as where to

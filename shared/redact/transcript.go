@@ -805,7 +805,36 @@ func querySourceDecoder(t string) bool {
 
 // agentStepLabels head content to the end of their line; a final answer
 // runs on over the lines after it to a blank line or what ends a turn.
-var agentStepLabels = []string{"starting task:", "task output:", "final answer:", "task description:", "task:", "thought:", "action input:", "answer:"}
+var agentStepLabels = []string{"starting task:", "task output:", "final answer:", "task description:", "task text:", "task:", "plan:", "tool output:", "tool result:", "thought:", "action input:", "answer:"}
+
+// proseStepLabel reports whether a step's label is a word common enough
+// outside agents' logs ("task:", "plan:") that it heads content only
+// before prose: three words or more.
+func proseStepLabel(l string) bool { return l == "task:" || l == "plan:" }
+
+// toolOutputLabel reports whether a step's label heads a tool's output,
+// which runs on over the lines after it to the next log record.
+func toolOutputLabel(l string) bool { return l == "tool output:" || l == "tool result:" }
+
+// stampedRecord reports whether a line starts a log record by its stamp:
+// a bracketed time or level ("[2026-…", "[INFO]"), or a log's time.
+func stampedRecord(t string) bool {
+	return len(t) > 1 && t[0] == '[' && (isDigit(t[1]) || isUpper(t[1])) || len(t) >= 19 && isDigit(t[0]) && isLogTime(t[:19])
+}
+
+// inQuotedString reports whether the line's text before it leaves a
+// double-quoted string open: a log message inside a JSON record.
+func inQuotedString(pre string) bool {
+	open := false
+	for i := 0; i < len(pre); i++ {
+		if pre[i] == '\\' {
+			i++
+		} else if pre[i] == '"' {
+			open = !open
+		}
+	}
+	return open
+}
 
 // reactLabel reports whether an agent step's label is one of a ReAct
 // transcript's lines of model output (Thought, Action Input, Answer): they
@@ -837,18 +866,55 @@ func agentStepIn(s string, ls, le int) []int {
 		if k < 0 {
 			continue
 		}
+		prose := proseStepLabel(l)
+		if k > 0 && isWord(line[k-1]) && l != "answer:" {
+			continue // part of a longer word or label
+		}
 		if l == "task:" && (k < 3 || line[k-3:k] != "== ") {
-			continue // "task:" alone is too common a word; CrewAI writes "== Task:"
+			prose = true // "task:" alone is too common a word; CrewAI writes "== Task:"
 		}
 		react := reactLabel(l)
 		if react && (!isUpper(line[k]) || k > 0 && isWord(line[k-1])) {
 			continue
 		}
-		if pre := strings.TrimRight(line[:k], " \t"); pre != "" && !strings.HasSuffix(pre, "==") && !strings.HasSuffix(pre, "]:") && !strings.HasSuffix(pre, "]") && !strings.HasSuffix(pre, ">") && !(react && strings.HasSuffix(pre, ":")) {
+		pre := strings.TrimRight(line[:k], " \t")
+		if l == "plan:" {
+			if pre == "" {
+				continue // a tool's own summary line (Terraform's "Plan: 1 to add")
+			}
+			pre = numberedStep(pre) // a planner's "Task 2 plan:", "Step 3 plan:"
+		}
+		if pre != "" && !strings.HasSuffix(pre, "==") && !strings.HasSuffix(pre, "]:") && !strings.HasSuffix(pre, "]") && !strings.HasSuffix(pre, ">") && !(react && strings.HasSuffix(pre, ":")) {
 			continue
 		}
 		vs := skipBlanks(s, ls+k+len(l))
 		ve := le
+		if inQuotedString(line[:k]) {
+			for q := vs; q < le; q++ {
+				if s[q] == '\\' {
+					q++
+				} else if s[q] == '"' {
+					ve = q // the message's string ends the content
+					break
+				}
+			}
+		}
+		if prose && strings.Count(strings.TrimSpace(s[vs:ve]), " ") < 2 {
+			continue
+		}
+		if toolOutputLabel(l) {
+			for k := le + 1; k < len(s) && k-vs < maxDecodedBytes; {
+				e := lineEnd(s, k)
+				t := stripANSI(s[k:e])
+				if stampedRecord(t) || turnTextEnds(t) {
+					break
+				}
+				if strings.TrimSpace(t) != "" {
+					ve = e
+				}
+				k = e + 1
+			}
+		}
 		if l == "final answer:" {
 			for k := le + 1; k < len(s) && k-vs < maxDecodedBytes; {
 				e := lineEnd(s, k)
@@ -893,6 +959,26 @@ func agentStepIn(s string, ls, le int) []int {
 		return nil // one word: a task's name (tasks.send_email), not its description
 	}
 	return []int{ls + t, ve, ls + t, vs - 1, vs, ve}
+}
+
+// numberedStep returns what stands before a numbered step's name at the
+// end of pre ("Task 2", "Step 3"), "" when pre is that alone.
+func numberedStep(pre string) string {
+	e := len(pre)
+	for e > 0 && isDigit(pre[e-1]) {
+		e--
+	}
+	if e == len(pre) || e == 0 || pre[e-1] != ' ' {
+		return pre
+	}
+	w := e - 1
+	for w > 0 && isLetter(pre[w-1]) {
+		w--
+	}
+	if l := strings.ToLower(pre[w : e-1]); l != "task" && l != "step" {
+		return pre
+	}
+	return strings.TrimRight(pre[:w], " \t")
 }
 
 // isLogTime reports whether t is a log's time, "2006-01-02 15:04:05".

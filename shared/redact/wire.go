@@ -100,12 +100,19 @@ func findWireLogin(s string, from int) []int {
 		case strings.HasPrefix(s[i:], "AUTH "):
 			cmd = "AUTH"
 		default:
-			continue
+			cmd = quotedCommand(s, i)
+			if cmd == "" {
+				continue
+			}
 		}
 		if !commandPosition(s, i, cmd == "LOGIN") {
 			continue
 		}
-		args, end := wireArgs(s, i+len(cmd)+1)
+		at := i + len(cmd) + 1
+		if s[i+len(cmd)] == '"' {
+			at++ // a monitor's quoted command: "AUTH" "user" "password"
+		}
+		args, end := wireArgs(s, at)
 		i += len(cmd)
 		var a [2]int
 		switch cmd {
@@ -141,6 +148,20 @@ func findWireLogin(s string, from int) []int {
 		return []int{a[0], a[1], -1, -1, a[0], a[1]}
 	}
 	return nil
+}
+
+// quotedCommand returns the login command a monitor prints quoted with its
+// arguments at s[i] (Redis MONITOR's "AUTH" "user" "password"), or "".
+func quotedCommand(s string, i int) string {
+	if i == 0 || s[i-1] != '"' {
+		return ""
+	}
+	for _, c := range []string{"AUTH", "LOGIN", "PASS"} {
+		if strings.HasPrefix(s[i:], c) && strings.HasPrefix(s[i+len(c):], "\" \"") {
+			return c
+		}
+	}
+	return ""
 }
 
 // commandPosition reports whether a protocol's command word at s[i] stands
