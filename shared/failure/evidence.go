@@ -630,6 +630,19 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 			}
 		}
 		if ok && (!permissionOnly || ph.Class == AuthDenied || ph.Class == RateLimited) && (!rateOnly || ph.Class == RateLimited) {
+			if ph.Class == AuthDenied {
+				// A code that says the destination is no longer there
+				// (Expo's DeviceNotRegistered) outranks a permission's word
+				// of the same answer ("… until you get a token from it and
+				// still have its permission"): the device is gone.
+				if f := goneCode(ev.message, text); f != "" {
+					whose := " source's code "
+					if r == RoleWebhook {
+						whose = " webhook's code "
+					}
+					return Of(NotFound, reason(ev.prov(), whose, f, " (a destination gone, before a permission's word)", ev.status)), true
+				}
+			}
 			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
 			if ph.Class == RateLimited {
 				cl = ev.period(cl, ev.message, text)
@@ -641,6 +654,59 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 		}
 	}
 	return Classification{}, false
+}
+
+// GoneCodeWords are what a receiver's code says of a destination that was
+// there and no longer is: a push registration the platform dropped
+// (Expo's DeviceNotRegistered, FCM's registration-token-not-registered,
+// APNs' Unregistered), a channel archived, a user deleted. Read only inside
+// a code — a word joined by '_' or '-', or written in camel case — they
+// outrank a permission's word of the same answer (goneCode). A plain "not
+// found" is not one of them: a receiver hides what a credential may not
+// see behind it (Notion's object_not_found "… shared with your
+// integration").
+var GoneCodeWords = []string{"notregistered", "not_registered", "not-registered", "unregistered", "archived", "deleted"}
+
+// goneCode returns the first code of msg, then of text, that holds one of
+// GoneCodeWords, or "".
+func goneCode(msg, text string) string {
+	for _, s := range [2]string{msg, text} {
+		for _, w := range GoneCodeWords {
+			for from := 0; from < len(s); {
+				i := indexFoldASCII(s[from:], w)
+				if i < 0 {
+					break
+				}
+				i += from
+				from = i + len(w)
+				lo, hi := i, from
+				for lo > 0 && (isCodeByte(s[lo-1]) || s[lo-1] == '-') {
+					lo--
+				}
+				for hi < len(s) && (isCodeByte(s[hi]) || s[hi] == '-') {
+					hi++
+				}
+				if tok := strings.Trim(s[lo:hi], ".-_#"); joinedCode(tok) {
+					return tok
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// joinedCode reports whether w is written as a code rather than a word of
+// prose: parts joined by '_' or '-', or a capital after its first letter.
+func joinedCode(w string) bool {
+	if strings.ContainsAny(w, "_-") {
+		return len(w) > 1
+	}
+	for i := 1; i < len(w); i++ {
+		if c := w[i]; c >= 'A' && c <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
 }
 
 // credentialNouns and credentialKeys are what a receiver calls the secret

@@ -1,0 +1,33 @@
+package failure_test
+
+import (
+	"testing"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// TestFamiliesOfRoundTwentyOne holds members of the families holdout round
+// 21 showed (cmd/triage/testdata/corpus/README.md), in wordings other than
+// the round's, and what the new rules must leave alone.
+func TestFamiliesOfRoundTwentyOne(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		ev   failure.Evidence
+		want failure.Class
+	}{
+		// a code of a destination that is gone outranks a permission's word
+		"FCM's code beside a permission's word":  {failure.Evidence{Provider: "firebase", Stage: pipeline.Notify, Text: `messaging/registration-token-not-registered: the app no longer has permission to notify this instance`}, nf},
+		"a push SDK's camel-case code":           {failure.Evidence{Provider: "pushy", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"code":"DeviceUnregistered","error":"the user revoked notification permission on this device"}`)}, nf},
+		"an archived channel, not a forbidden":   {failure.Evidence{Provider: "chatops", Stage: pipeline.Notify, Text: `post refused: forbidden (code=channel_is_archived)`}, nf},
+		"a deleted user's code in a 400":         {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"user_deleted","message":"you do not have permission to message this user"}`)}, nf},
+		"a permission alone stays a permission":  {failure.Evidence{Provider: "pushy", Stage: pipeline.Notify, Text: "the app lost its permission to send notifications"}, ad},
+		"prose 'deleted' is no code":             {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"message":"permission denied: the token was deleted by an admin"}`)}, ad},
+		"a hidden page's not_found stays hidden": {failure.Evidence{Provider: "notion", Stage: pipeline.Fetch, Status: 404, Body: []byte(`{"object":"error","status":404,"code":"object_not_found","message":"Could not find page. Make sure the relevant pages and databases are shared with your integration."}`)}, ad},
+	} {
+		ev := tc.ev
+		if c := failure.Classify(&ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
+		}
+	}
+}
