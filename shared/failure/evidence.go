@@ -300,6 +300,13 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 			continue
 		}
 		if c == InternalBug && ev.awsDefectElsewhere(code) {
+			if ev.role() == RoleModel && notFoundCode(code) {
+				// A model provider's code that the model or the endpoint
+				// is not there (Volcengine Ark's
+				// InvalidEndpointOrModel.NotFound), with or without its
+				// 404: the model endpoint's 404 row, CLIENT_ERROR.
+				return Of(ClientError, reason(p, " code ", code, " (a model or endpoint that is not there)", ev.status)), true
+			}
 			continue
 		}
 		if code == "TransactionCanceledException" && msg != "" {
@@ -355,12 +362,14 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 }
 
 // awsDefectElsewhere reports whether code is one of AWS's deployment
-// defects (a table, a queue, a parameter that should exist) said by a
-// source or a webhook that is not AWS: GCS's "NotFoundException: 404
-// gs://…" is a document that is not there, which the source's status and
-// words say; the code decides nothing there.
+// defects (a table, a queue, a parameter that should exist) said by an
+// upstream that is not AWS: GCS's "NotFoundException: 404 gs://…" is a
+// document that is not there, which the source's status and words say, and
+// a model provider's "InvalidEndpointOrModel.NotFound" a model that is not
+// there, which the model endpoint's 404 says (Bedrock's own codes are
+// BedrockCodes, read before); the code decides nothing there.
 func (ev *evidence) awsDefectElsewhere(code string) bool {
-	if r := ev.role(); r != RoleSource && r != RoleWebhook {
+	if r := ev.role(); r != RoleSource && r != RoleWebhook && r != RoleModel {
 		return false
 	}
 	if _, provider := ProviderCodes[code]; provider {

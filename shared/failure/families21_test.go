@@ -24,6 +24,14 @@ func TestFamiliesOfRoundTwentyOne(t *testing.T) {
 		"a permission alone stays a permission":  {failure.Evidence{Provider: "pushy", Stage: pipeline.Notify, Text: "the app lost its permission to send notifications"}, ad},
 		"prose 'deleted' is no code":             {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"message":"permission denied: the token was deleted by an admin"}`)}, ad},
 		"a hidden page's not_found stays hidden": {failure.Evidence{Provider: "notion", Stage: pipeline.Fetch, Status: 404, Body: []byte(`{"object":"error","status":404,"code":"object_not_found","message":"Could not find page. Make sure the relevant pages and databases are shared with your integration."}`)}, ad},
+		// a model provider's code that the model or endpoint is not there
+		"another dotted NotFound with a 404":  {failure.Evidence{Provider: "hunyuan", Stage: pipeline.LLM, Status: 404, Body: []byte(`{"error":{"code":"ResourceNotFound.Model","message":"the requested model is unavailable"}}`)}, ce},
+		"a dotted endpoint code, no status":   {failure.Evidence{Provider: "volcengine", Stage: pipeline.LLM, Text: "ark: InvalidEndpoint.NotFound: ep-20250101-xxxxx"}, ce},
+		"a camel-case ModelNotFound":          {failure.Evidence{Provider: "dashscope", Stage: pipeline.LLM, Text: "request failed: code=ModelNotFound, request_id=0000"}, ce},
+		"ModelNotFound with nothing named":    {failure.Evidence{Text: "InvokeModel rejected: ModelNotFoundError for qwen-max-latest"}, ce},
+		"model_not_found in a 404 body":       {failure.Evidence{Provider: "mistral", Stage: pipeline.LLM, Status: 404, Body: []byte(`{"object":"error","message":"","type":"invalid_request_error","code":"model_not_found"}`)}, ce},
+		"AWS's NotFoundException stays AWS's": {failure.Evidence{Provider: "dynamodb", Stage: pipeline.LLM, Text: "operation error DynamoDB: GetItem, https response error StatusCode: 400, RequestID: X, ResourceNotFoundException: Requested resource not found"}, ib},
+		"Bedrock's unknown model id":          {failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Status: 404, Body: []byte(`{"message":"Could not resolve the foundation model from the provided model identifier."}`), Code: "ResourceNotFoundException"}, ce},
 	} {
 		ev := tc.ev
 		if c := failure.Classify(&ev); c.Class != tc.want {
