@@ -291,8 +291,11 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		msg = text
 	}
 	awsModel := ev.awsModel()
-	for _, code := range ev.codes[:ev.n] {
+	for i, code := range ev.codes[:ev.n] {
 		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 {
+			continue
+		}
+		if code == "UNKNOWN" && ev.wrapsAnswer(awsModel, i) {
 			continue
 		}
 		c, ok := codeClass(awsModel, code)
@@ -359,6 +362,23 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		return cl, true
 	}
 	return Classification{}, false
+}
+
+// wrapsAnswer reports whether gRPC's UNKNOWN, the i-th code, wraps an
+// answer that says more: UNKNOWN is what a server returns for an error
+// that carries no gRPC status (a plugin's call to an object store that
+// answered "StatusCode=403, ErrorCode=AccessDenied"), so an error status,
+// or a code the tables read, inside its desc decides instead.
+func (ev *evidence) wrapsAnswer(awsModel bool, i int) bool {
+	if ev.status >= 400 && ev.status != CodeStatuses["UNKNOWN"] { // not the 500 UNKNOWN stands for
+		return true
+	}
+	for _, c := range ev.codes[i+1 : ev.n] {
+		if _, ok := codeClass(awsModel, c); ok && !GenericCodes[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // awsDefectElsewhere reports whether code is one of AWS's deployment

@@ -32,6 +32,15 @@ func TestFamiliesOfRoundTwentyOne(t *testing.T) {
 		"model_not_found in a 404 body":       {failure.Evidence{Provider: "mistral", Stage: pipeline.LLM, Status: 404, Body: []byte(`{"object":"error","message":"","type":"invalid_request_error","code":"model_not_found"}`)}, ce},
 		"AWS's NotFoundException stays AWS's": {failure.Evidence{Provider: "dynamodb", Stage: pipeline.LLM, Text: "operation error DynamoDB: GetItem, https response error StatusCode: 400, RequestID: X, ResourceNotFoundException: Requested resource not found"}, ib},
 		"Bedrock's unknown model id":          {failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Status: 404, Body: []byte(`{"message":"Could not resolve the foundation model from the provided model identifier."}`), Code: "ResourceNotFoundException"}, ce},
+		// an object store's answer inside gRPC's UNKNOWN
+		"COS's 403 inside gRPC's Unknown":      {failure.Evidence{Provider: "velero-cos", Stage: pipeline.Fetch, Text: "rpc error: code = Unknown desc = GET https://bkt-1250000000.cos.ap-guangzhou.myqcloud.com/backups: 403 AccessDenied(Message: Access Denied., RequestId: NjA=)"}, ad},
+		"MinIO's code inside gRPC's Unknown":   {failure.Evidence{Provider: "restic", Stage: pipeline.Fetch, Text: "rpc error: code = Unknown desc = AccessDenied: Access Denied. (bucket backups)"}, ad},
+		"Java gRPC's UNKNOWN around OSS's key": {failure.Evidence{Provider: "oss-plugin", Stage: pipeline.Fetch, Text: "io.grpc.StatusRuntimeException: UNKNOWN: com.aliyun.oss.OSSException: The OSS Access Key Id you provided does not exist in our records. [ErrorCode]: InvalidAccessKeyId [RequestId]: 5C3A"}, ad},
+		"a 503 inside gRPC's Unknown":          {failure.Evidence{Provider: "velero-oss", Stage: pipeline.Fetch, Text: "rpc error: code = Unknown desc = oss: service returned error: StatusCode=503, ErrorCode=ServiceUnavailable"}, uu},
+		"gRPC's Unknown alone stays a 5xx":     {failure.Evidence{Provider: "velero-oss", Stage: pipeline.Fetch, Text: "rpc error: code = Unknown desc = plugin crashed while listing"}, uu},
+		"gRPC's Unknown with a transport word": {failure.Evidence{Stage: pipeline.Fetch, Text: "rpc error: code = Unknown desc = transport is closing"}, nt},
+		"Java gRPC's UNKNOWN alone":            {failure.Evidence{Provider: "oss-plugin", Stage: pipeline.Fetch, Text: "io.grpc.StatusRuntimeException: UNKNOWN: plugin exited unexpectedly"}, uu},
+		"triage's own UNKNOWN stays its own":   {failure.Evidence{Stage: pipeline.Fetch, Text: "fetch: UNKNOWN: no rule matched"}, failure.Unknown},
 	} {
 		ev := tc.ev
 		if c := failure.Classify(&ev); c.Class != tc.want {
