@@ -1074,8 +1074,14 @@ func waitWords(s string) bool {
 
 // exceededLimit returns the words of s that say a limit or a quota was
 // exceeded — "exceeded" (or "exceeds") and "limit" or "quota" within 40
-// bytes of each other on a line, in either order — or "".
+// bytes of each other on a line, in either order, or "out of" followed by
+// the limit or the quota it names within the same run of words ("out of
+// response count limit", "api freq out of limit", "ran out of quota") — or
+// "".
 func exceededLimit(s string) string {
+	if f := outOfLimit(s); f != "" {
+		return f
+	}
 	for from := 0; from < len(s); {
 		i := indexFoldASCII(s[from:], "exceed")
 		if i < 0 {
@@ -1094,6 +1100,31 @@ func exceededLimit(s string) string {
 		for _, l := range [...]string{"limit", "quota"} {
 			if containsFoldASCII(w, l) {
 				return "exceeded … " + l
+			}
+		}
+	}
+	return ""
+}
+
+// outOfLimit returns "out of … limit" (or "… quota") when s says "out of"
+// and then, within 40 bytes of nothing but letters, digits and spaces, a
+// limit or a quota — or "". Punctuation between them ("out of range:
+// limit must be 100") ends the run: the limit is then a value's.
+func outOfLimit(s string) string {
+	for from := 0; from < len(s); {
+		i := indexFoldASCII(s[from:], "out of ")
+		if i < 0 {
+			return ""
+		}
+		i += from
+		from = i + len("out of ")
+		end := from
+		for end < len(s) && end-from < 40 && (isCodeByte(s[end]) && s[end] != '.' && s[end] != '#' || s[end] == ' ') {
+			end++
+		}
+		for _, l := range [...]string{"limit", "quota"} {
+			if containsFoldASCII(s[from:end], l) {
+				return "out of … " + l
 			}
 		}
 	}

@@ -41,6 +41,12 @@ func TestFamiliesOfRoundTwentyOne(t *testing.T) {
 		"gRPC's Unknown with a transport word": {failure.Evidence{Stage: pipeline.Fetch, Text: "rpc error: code = Unknown desc = transport is closing"}, nt},
 		"Java gRPC's UNKNOWN alone":            {failure.Evidence{Provider: "oss-plugin", Stage: pipeline.Fetch, Text: "io.grpc.StatusRuntimeException: UNKNOWN: plugin exited unexpectedly"}, uu},
 		"triage's own UNKNOWN stays its own":   {failure.Evidence{Stage: pipeline.Fetch, Text: "fetch: UNKNOWN: no rule matched"}, failure.Unknown},
+		// a limit the receiver says is used up: "out of … limit"
+		"a robot's 200 out of its send count":    {failure.Evidence{Provider: "wecom", Stage: pipeline.Notify, Status: 200, Body: []byte(`{"errcode":45033,"errmsg":"out of send count limit, hint: [x]"}`)}, rl},
+		"a source's 2xx out of a daily limit":    {failure.Evidence{Stage: pipeline.Fetch, Status: 200, Body: []byte(`{"errno":1003,"message":"account out of daily call limit"}`)}, be},
+		"a 400 out of its request limit":         {failure.Evidence{Provider: "sms-gateway", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"sender is out of request limit, try later"}`)}, rl},
+		"a text that ran out of its quota":       {failure.Evidence{Provider: "mailer", Stage: pipeline.Notify, Text: "send failed: ran out of quota for this sender"}, rl},
+		"out of range before a limit is a value": {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"index out of range: limit must be at most 100"}`)}, si},
 	} {
 		ev := tc.ev
 		if c := failure.Classify(&ev); c.Class != tc.want {
