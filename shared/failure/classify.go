@@ -339,11 +339,39 @@ func codeSpellings(awsModel bool, code string) (Class, bool) {
 			code = string(up)
 		}
 		if base, ok := strings.CutSuffix(code, "Exception"); ok {
-			return lookupCode(awsModel, base) // the .NET and Java SDKs' QueueDoesNotExistException
+			if c, ok := lookupCode(awsModel, base); ok { // the .NET and Java SDKs' QueueDoesNotExistException
+				return c, true
+			}
+		} else if c, ok := lookupCode(awsModel, code+"Exception"); ok {
+			return c, true
 		}
-		return lookupCode(awsModel, code+"Exception")
 	}
-	return "", false
+	return modelNotFound(code)
+}
+
+// notFoundSpellings are how a code says "not found" or "does not exist".
+var notFoundSpellings = [...]string{"notfound", "not_found", "not-found", "doesnotexist", "does_not_exist", "notexist", "not_exist"}
+
+// modelNotFound reads a code no table lists that names a model and says it
+// is not there — ModelNotFound, ModelNotFoundError, a provider's
+// Model.NotExist — as model_not_found is read: CLIENT_ERROR, a code only
+// model APIs send. It runs only after every table missed.
+func modelNotFound(code string) (Class, bool) {
+	if len(code) < 13 || !containsFoldASCII(code, "model") {
+		return "", false
+	}
+	return ClientError, notFoundCode(code)
+}
+
+// notFoundCode reports whether code says "not found" in one of
+// notFoundSpellings, in any case.
+func notFoundCode(code string) bool {
+	for _, w := range notFoundSpellings {
+		if containsFoldASCII(code, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func lookupCode(awsModel bool, code string) (Class, bool) {

@@ -291,8 +291,11 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		msg = text
 	}
 	awsModel := ev.awsModel()
-	for _, code := range ev.codes[:ev.n] {
+	for i, code := range ev.codes[:ev.n] {
 		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 {
+			continue
+		}
+		if code == "UNKNOWN" && ev.wrapsAnswer(awsModel, i) {
 			continue
 		}
 		c, ok := codeClass(awsModel, code)
@@ -300,6 +303,13 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 			continue
 		}
 		if c == InternalBug && ev.awsDefectElsewhere(code) {
+			if ev.role() == RoleModel && notFoundCode(code) {
+				// A model provider's code that the model or the endpoint
+				// is not there (Volcengine Ark's
+				// InvalidEndpointOrModel.NotFound), with or without its
+				// 404: the model endpoint's 404 row, CLIENT_ERROR.
+				return Of(ClientError, reason(p, " code ", code, " (a model or endpoint that is not there)", ev.status)), true
+			}
 			continue
 		}
 		if code == "TransactionCanceledException" && msg != "" {
@@ -354,13 +364,32 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 	return Classification{}, false
 }
 
+// wrapsAnswer reports whether gRPC's UNKNOWN, the i-th code, wraps an
+// answer that says more: UNKNOWN is what a server returns for an error
+// that carries no gRPC status (a plugin's call to an object store that
+// answered "StatusCode=403, ErrorCode=AccessDenied"), so an error status,
+// or a code the tables read, inside its desc decides instead.
+func (ev *evidence) wrapsAnswer(awsModel bool, i int) bool {
+	if ev.status >= 400 && ev.status != CodeStatuses["UNKNOWN"] { // not the 500 UNKNOWN stands for
+		return true
+	}
+	for _, c := range ev.codes[i+1 : ev.n] {
+		if _, ok := codeClass(awsModel, c); ok && !GenericCodes[c] {
+			return true
+		}
+	}
+	return false
+}
+
 // awsDefectElsewhere reports whether code is one of AWS's deployment
-// defects (a table, a queue, a parameter that should exist) said by a
-// source or a webhook that is not AWS: GCS's "NotFoundException: 404
-// gs://…" is a document that is not there, which the source's status and
-// words say; the code decides nothing there.
+// defects (a table, a queue, a parameter that should exist) said by an
+// upstream that is not AWS: GCS's "NotFoundException: 404 gs://…" is a
+// document that is not there, which the source's status and words say, and
+// a model provider's "InvalidEndpointOrModel.NotFound" a model that is not
+// there, which the model endpoint's 404 says (Bedrock's own codes are
+// BedrockCodes, read before); the code decides nothing there.
 func (ev *evidence) awsDefectElsewhere(code string) bool {
-	if r := ev.role(); r != RoleSource && r != RoleWebhook {
+	if r := ev.role(); r != RoleSource && r != RoleWebhook && r != RoleModel {
 		return false
 	}
 	if _, provider := ProviderCodes[code]; provider {
@@ -630,6 +659,19 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 			}
 		}
 		if ok && (!permissionOnly || ph.Class == AuthDenied || ph.Class == RateLimited) && (!rateOnly || ph.Class == RateLimited) {
+			if ph.Class == AuthDenied {
+				// A code that says the destination is no longer there
+				// (Expo's DeviceNotRegistered) outranks a permission's word
+				// of the same answer ("… until you get a token from it and
+				// still have its permission"): the device is gone.
+				if f := goneCode(ev.message, text); f != "" {
+					whose := " source's code "
+					if r == RoleWebhook {
+						whose = " webhook's code "
+					}
+					return Of(NotFound, reason(ev.prov(), whose, f, " (a destination gone, before a permission's word)", ev.status)), true
+				}
+			}
 			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
 			if ph.Class == RateLimited {
 				cl = ev.period(cl, ev.message, text)
@@ -641,6 +683,59 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 		}
 	}
 	return Classification{}, false
+}
+
+// GoneCodeWords are what a receiver's code says of a destination that was
+// there and no longer is: a push registration the platform dropped
+// (Expo's DeviceNotRegistered, FCM's registration-token-not-registered,
+// APNs' Unregistered), a channel archived, a user deleted. Read only inside
+// a code — a word joined by '_' or '-', or written in camel case — they
+// outrank a permission's word of the same answer (goneCode). A plain "not
+// found" is not one of them: a receiver hides what a credential may not
+// see behind it (Notion's object_not_found "… shared with your
+// integration").
+var GoneCodeWords = []string{"notregistered", "not_registered", "not-registered", "unregistered", "archived", "deleted"}
+
+// goneCode returns the first code of msg, then of text, that holds one of
+// GoneCodeWords, or "".
+func goneCode(msg, text string) string {
+	for _, s := range [2]string{msg, text} {
+		for _, w := range GoneCodeWords {
+			for from := 0; from < len(s); {
+				i := indexFoldASCII(s[from:], w)
+				if i < 0 {
+					break
+				}
+				i += from
+				from = i + len(w)
+				lo, hi := i, from
+				for lo > 0 && (isCodeByte(s[lo-1]) || s[lo-1] == '-') {
+					lo--
+				}
+				for hi < len(s) && (isCodeByte(s[hi]) || s[hi] == '-') {
+					hi++
+				}
+				if tok := strings.Trim(s[lo:hi], ".-_#"); joinedCode(tok) {
+					return tok
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// joinedCode reports whether w is written as a code rather than a word of
+// prose: parts joined by '_' or '-', or a capital after its first letter.
+func joinedCode(w string) bool {
+	if strings.ContainsAny(w, "_-") {
+		return len(w) > 1
+	}
+	for i := 1; i < len(w); i++ {
+		if c := w[i]; c >= 'A' && c <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
 }
 
 // credentialNouns and credentialKeys are what a receiver calls the secret
@@ -979,8 +1074,14 @@ func waitWords(s string) bool {
 
 // exceededLimit returns the words of s that say a limit or a quota was
 // exceeded — "exceeded" (or "exceeds") and "limit" or "quota" within 40
-// bytes of each other on a line, in either order — or "".
+// bytes of each other on a line, in either order, or "out of" followed by
+// the limit or the quota it names within the same run of words ("out of
+// response count limit", "api freq out of limit", "ran out of quota") — or
+// "".
 func exceededLimit(s string) string {
+	if f := outOfLimit(s); f != "" {
+		return f
+	}
 	for from := 0; from < len(s); {
 		i := indexFoldASCII(s[from:], "exceed")
 		if i < 0 {
@@ -999,6 +1100,31 @@ func exceededLimit(s string) string {
 		for _, l := range [...]string{"limit", "quota"} {
 			if containsFoldASCII(w, l) {
 				return "exceeded … " + l
+			}
+		}
+	}
+	return ""
+}
+
+// outOfLimit returns "out of … limit" (or "… quota") when s says "out of"
+// and then, within 40 bytes of nothing but letters, digits and spaces, a
+// limit or a quota — or "". Punctuation between them ("out of range:
+// limit must be 100") ends the run: the limit is then a value's.
+func outOfLimit(s string) string {
+	for from := 0; from < len(s); {
+		i := indexFoldASCII(s[from:], "out of ")
+		if i < 0 {
+			return ""
+		}
+		i += from
+		from = i + len("out of ")
+		end := from
+		for end < len(s) && end-from < 40 && (isCodeByte(s[end]) && s[end] != '.' && s[end] != '#' || s[end] == ' ') {
+			end++
+		}
+		for _, l := range [...]string{"limit", "quota"} {
+			if containsFoldASCII(s[from:end], l) {
+				return "out of … " + l
 			}
 		}
 	}

@@ -148,6 +148,9 @@ func parseText(s string) textEvidence {
 			t.addCode(g) // one word: Unavailable, Internal, Unknown, Aborted
 		}
 	}
+	if g := grpcJavaCode(s); g != "" {
+		t.addCode(g) // grpc-java's "io.grpc.StatusRuntimeException: UNKNOWN: …"
+	}
 	if containsFoldASCII(s, "status") {
 		if g := labelledGoogleStatus(s); g != "" {
 			t.addCode(g)
@@ -542,6 +545,32 @@ func hasStatusDigits(s string) bool {
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
+// grpcJavaStatus reports whether before, the text before a status name,
+// ends as grpc-java renders a Status ("io.grpc.StatusRuntimeException:
+// UNKNOWN: …"): the name is gRPC's code, not one of triage's classes.
+func grpcJavaStatus(before string) bool {
+	return strings.HasSuffix(before, "StatusRuntimeException: ") || strings.HasSuffix(before, "StatusException: ")
+}
+
+// grpcJavaCode returns the gRPC code grpc-java writes after its status
+// exception's name ("io.grpc.StatusRuntimeException: UNKNOWN: …",
+// "StatusException: UNAVAILABLE: io exception"), or "".
+func grpcJavaCode(s string) string {
+	for _, lead := range [...]string{"StatusRuntimeException: ", "StatusException: "} {
+		i := strings.Index(s, lead)
+		if i < 0 {
+			continue
+		}
+		name := s[i+len(lead):]
+		if j := strings.IndexByte(name, ':'); j > 0 && j <= 20 {
+			if g := name[:j]; GoogleCodes[g] != "" {
+				return g
+			}
+		}
+	}
+	return ""
+}
+
 // ownClass recognises text triage's own errors produce: "CLASS: reason"
 // (an *Error), "panic: …" (a recovered panic), and Go's runtime errors,
 // which are always our defect.
@@ -554,7 +583,7 @@ func ownClass(s string) (Classification, bool) {
 		for end < len(s) && (s[end] >= 'A' && s[end] <= 'Z' || s[end] == '_') {
 			end++
 		}
-		if end > at && (end == len(s) || s[end] == ':') {
+		if end > at && (end == len(s) || s[end] == ':') && !grpcJavaStatus(s[:at]) {
 			if i, ok := classIndex()[s[at:end]]; ok && (best < 0 || i < best) {
 				best = i
 			}
