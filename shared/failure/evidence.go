@@ -649,6 +649,12 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 			// goes on to say ("If a higher limit is required, …").
 			return ev.period(Of(RateLimited, reason(ev.prov(), who, f, "\"", ev.status)), ev.message, text), true
 		}
+		if f := lacksAccess(s); f != "" && !rateOnly {
+			// "Anonymous caller does not have storage.objects.get access to
+			// the Google Cloud Storage object": a permission the caller
+			// lacks, however the service names it.
+			return Of(AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
+		}
 		ph, ok := matchPhrase(words, s)
 		if ok && (ph.Class == NotFound || ph.Class == SchemaInvalid) && !rateOnly {
 			// A credential refused outranks a destination's or a payload's
@@ -1100,6 +1106,32 @@ func exceededLimit(s string) string {
 		for _, l := range [...]string{"limit", "quota"} {
 			if containsFoldASCII(w, l) {
 				return "exceeded … " + l
+			}
+		}
+	}
+	return ""
+}
+
+// lacksAccess returns "does not have … access" (or "… permission") when s
+// says the caller "does not have", "doesn't have" or "has no" and then,
+// within 40 bytes of one run of words — a permission's name may hold dots
+// and hyphens (storage.objects.get) —, "access" or "permission"; or "".
+func lacksAccess(s string) string {
+	for _, lead := range [...]string{"does not have ", "doesn't have ", "has no "} {
+		for from := 0; from < len(s); {
+			i := indexFoldASCII(s[from:], lead)
+			if i < 0 {
+				break
+			}
+			from += i + len(lead)
+			end := from
+			for end < len(s) && end-from < 40 && (isCodeByte(s[end]) || s[end] == '-' || s[end] == ' ') {
+				end++
+			}
+			for _, w := range [...]string{"access", "permission"} {
+				if containsFoldASCII(s[from:end], w) {
+					return strings.TrimSpace(lead) + " … " + w
+				}
 			}
 		}
 	}
