@@ -335,3 +335,99 @@ func textLike(b []byte) bool {
 	}
 	return true
 }
+
+// A mail body in quoted-printable (Content-Transfer-Encoding:
+// quoted-printable) writes '=' as =3D, other bytes as =XX and breaks long
+// lines with a soft break ("=" at a line's end): key=3Dvalue, a token cut
+// over two lines. Such a body is decoded and redacted as text one level
+// deeper; when that changes anything, the redacted text is written back
+// encoded again ('=' as =3D, bytes outside ASCII as =XX), its soft breaks
+// joined. It is looked for only where =3D occurs ('=' must be written so,
+// and a credential stands after one); the body is what follows the
+// header's blank line to the next MIME boundary, or the whole text when no
+// header says so.
+
+// findQuotedPrintable finds, once per text, a quoted-printable body whose
+// decoded text held anything to redact, and leaves its redacted text,
+// encoded again, in in.blob.
+func findQuotedPrintable(in *probe, s string, from int) []int {
+	if from > 0 || !strings.Contains(s, "=3D") {
+		return nil
+	}
+	st := in.st
+	a, b := 0, len(s)
+	if h := strings.Index(s, "uoted-printable"); h >= 0 {
+		if k := strings.Index(s[h:], "\n\n"); k >= 0 {
+			a = h + k + 2
+		} else if k := strings.Index(s[h:], "\r\n\r\n"); k >= 0 {
+			a = h + k + 4
+		} else {
+			return nil
+		}
+		if k := strings.Index(s[a:], "\n--"); k >= 0 {
+			b = a + k
+		}
+	}
+	dec, ok := qpDecode(s[a:b])
+	if !ok || len(dec) < minSecretLen || st.depth >= maxDecodeDepth || a >= b {
+		return nil
+	}
+	if !st.canDecode(len(dec)) {
+		in.blob = KindToken.Marker() // not looked into: deny by default
+		return []int{a, b, -1, -1, a, b}
+	}
+	inner := redactText(dec, st.deeper())
+	if inner == dec {
+		return nil
+	}
+	in.blob = qpEncode(inner)
+	return []int{a, b, -1, -1, a, b}
+}
+
+// qpDecode decodes quoted-printable text; ok is false when nothing in it
+// was encoded.
+func qpDecode(s string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '=' {
+			b.WriteByte(c)
+			continue
+		}
+		switch {
+		case i+1 < len(s) && s[i+1] == '\n':
+			i++
+			changed = true
+		case i+2 < len(s) && s[i+1] == '\r' && s[i+2] == '\n':
+			i += 2
+			changed = true
+		case i+2 < len(s) && unhex(s[i+1]) >= 0 && unhex(s[i+2]) >= 0 && !isLowerHex(s[i+1]) && !isLowerHex(s[i+2]):
+			b.WriteByte(byte(unhex(s[i+1])<<4 | unhex(s[i+2])))
+			i += 2
+			changed = true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), changed
+}
+
+func isLowerHex(c byte) bool { return c >= 'a' && c <= 'f' }
+
+// qpEncode writes text back in quoted-printable: '=' and bytes outside
+// ASCII as =XX, lines as they are.
+func qpEncode(s string) string {
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '=' || c >= 0x80 {
+			b.WriteByte('=')
+			b.WriteByte(hexd[c>>4])
+			b.WriteByte(hexd[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

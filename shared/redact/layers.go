@@ -764,6 +764,8 @@ func (p *lenient) array(i int, close byte) (int, bool) {
 	var elems []objMember
 	defer func() { p.tuple(elems) }()
 	for {
+		var end int
+		var kind valueKind
 		i = p.ws(i)
 		if i >= len(p.s) {
 			return i, false
@@ -774,8 +776,18 @@ func (p *lenient) array(i int, close byte) (int, bool) {
 		var er *keyRole
 		if c := p.s[i]; c != '{' && c != '[' {
 			er = p.elem
+			if isLetter(c) {
+				// A keyword argument whose value is a structure, as an
+				// exception prints a request: [request_body={'contents':
+				// …}]. Its value is parsed under its key.
+				if ve, vk, ok := p.assigned(i); ok {
+					end, kind = ve, vk
+				}
+			}
 		}
-		end, kind := p.value(i, er)
+		if end <= i {
+			end, kind = p.value(i, er)
+		}
 		if kind == vNone || end <= i {
 			return end, false
 		}
@@ -787,6 +799,29 @@ func (p *lenient) array(i int, close byte) (int, bool) {
 			i++
 		}
 	}
+}
+
+// assigned parses, at i, an identifier, '=' and an object or a list (a
+// keyword argument printed inside a list or a message; Go's map[…]
+// too), the value under
+// the identifier's key. ok is false when s[i:] is not of that shape.
+func (p *lenient) assigned(i int) (int, valueKind, bool) {
+	k := i
+	for k < len(p.s) && k-i < 64 && (isWord(p.s[k]) || p.s[k] == '.') {
+		k++
+	}
+	if k+1 >= len(p.s) || p.s[k] != '=' || p.s[k+1] != '{' && p.s[k+1] != '[' && !strings.HasPrefix(p.s[k+1:], "map[") {
+		return 0, vNone, false
+	}
+	role := roleOf(p.s[i:k])
+	parent := p.parent
+	p.parent = p.s[i:k]
+	end, kind := p.value(k+1, &role)
+	p.parent = parent
+	if kind == vNone || end <= k+1 {
+		return 0, vNone, false
+	}
+	return end, kind, true
 }
 
 // element describes the value s[start:end] of the given kind.
@@ -870,9 +905,11 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 			}
 			role = rec.roleIn(key, rec.members[recordKey(key)], role)
 		}
-		if role == (keyRole{}) && i < len(p.s) && p.s[i] == '"' {
-			if e := strings.IndexByte(p.s[i+1:min(len(p.s), i+18)], '"'); e >= 11 && partyPhone(key, p.s[i+1:i+1+e]) {
-				role.kind = KindPhone
+		if role == (keyRole{}) && i < len(p.s) {
+			if c := p.s[i]; c == '"' || c == '\'' {
+				if e := strings.IndexByte(p.s[i+1:min(len(p.s), i+18)], c); e >= 7 && partyPhone(key, p.s[i+1:i+1+e]) {
+					role.kind = KindPhone
+				}
 			}
 		}
 		p.parent = key

@@ -63,6 +63,8 @@ func xmlElement(s string, from int, want func(keyRole) bool) []int {
 		role := roleOf(localName(name))
 		if htmlElements[strings.ToLower(name)] {
 			role = keyRole{}
+		} else if role == (keyRole{}) && promptTags[strings.ToLower(localName(name))] && isProse(s[ts:te]) {
+			role.text = true
 		}
 		if role.text && role.kind == "" {
 			// The text of the system's own element — SOAP 1.2's
@@ -165,6 +167,18 @@ func findXMLSecret(s string, from int) []int {
 
 func findXMLText(s string, from int) []int {
 	return xmlElement(s, from, func(r keyRole) bool { return r.text })
+}
+
+// promptTags name the elements a prompt is written in (an agent's <task>,
+// a prompt's <context>, <goal>, <examples>): prose in one is content, as
+// a content key's value is. Their names are common words (a build's
+// <goal>clean</goal>), so only prose counts.
+var promptTags = map[string]bool{
+	"task": true, "context": true, "goal": true, "objective": true, "instruction": true,
+	"example": true, "examples": true, "background": true, "requirements": true,
+	"constraints": true, "rules": true, "persona": true, "user_input": true, "user_query": true,
+	"user_request": true, "thinking": true, "answer": true, "draft": true,
+	"environment_details": true, "attempt_completion": true,
 }
 
 // htmlElements are the elements of an HTML page, which an error body often

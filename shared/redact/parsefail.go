@@ -22,6 +22,10 @@ var parseEchoLabels = []string{
 	"failed to parse \"", "failed to parse '", "failed to parse `",
 	"cannot parse \"", "cannot parse '", "unable to parse \"", "unable to parse '",
 	"could not parse \"", "could not parse '",
+	// A parser that names its target, then where it read the answer:
+	// Ragas' "Failed to parse StatementOutput from completion {…}" (the
+	// failure's words are the triggers).
+	"from completion:", "from completion", "from llm output:", "from model output:",
 }
 
 // parseEchoTriggers are the triggers of findParseEcho.
@@ -29,6 +33,62 @@ var parseEchoTriggers = []string{
 	"invalid json output", "could not parse", "raw output", "raw response", "raw completion",
 	"raw_llm_output", "validated_output", "doc:", "failed to parse", "unparseable", "unparsable",
 	"validation failed for field", "cannot parse", "unable to parse",
+}
+
+// parseEchoTrailers are the sentences a parser writes after the answer it
+// quotes (LangChain's troubleshooting link, Ragas' "Got: <validation
+// error>"): the answer ends before them.
+var parseEchoTrailers = []string{"For troubleshooting, visit:", ". Got: ", " Got: "}
+
+// parseEchoEnd returns where an unquoted answer that starts at vs ends:
+// before a parser's trailing sentence on its line; else, when it reaches
+// the line's end le, it runs on over the lines after it (a model's answer
+// has lines) to a line that starts a trailing sentence, a traceback or a
+// stamped log record.
+func parseEchoEnd(s string, vs, le int) int {
+	for _, t := range parseEchoTrailers {
+		if k := strings.Index(s[vs:le], t); k > 0 {
+			return vs + k
+		}
+	}
+	for le < len(s) {
+		ns := le + 1
+		if s[le] == '\r' && ns < len(s) && s[ns] == '\n' {
+			ns++
+		}
+		nle := lineEnd(s, ns)
+		if parseEchoStop(s[ns:nle]) {
+			break
+		}
+		le = nle
+	}
+	for le > vs && isSpace(s[le-1]) {
+		le--
+	}
+	return le
+}
+
+// parseEchoStop reports whether a line ends a quoted answer that runs over
+// lines: a parser's trailing sentence, a traceback's line, a stamped log
+// record, or an exception's head (Name: message, Name being a dotted
+// identifier ending in Error or Exception).
+func parseEchoStop(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	for _, p := range [...]string{"For troubleshooting", "Got:", "Traceback", "File \"", "During handling", "The above exception"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	if len(t) < len(line) && strings.HasPrefix(t, "at ") || stampedRecord(t) {
+		return true
+	}
+	if c := strings.IndexByte(t, ':'); c > 0 {
+		h := t[:c]
+		if (strings.HasSuffix(h, "Error") || strings.HasSuffix(h, "Exception")) && strings.IndexByte(h, ' ') < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // findParseEcho finds the answer quoted after a parse failure's label
@@ -63,6 +123,13 @@ func findParseEcho(s string, from int) []int {
 		if best > 0 && isWord(s[best-1]) {
 			continue
 		}
+		if hasPrefixFold(s[best:], "from ") {
+			// "from completion" counts only after a parse failure on its
+			// line: the answer the parser read from.
+			if ls := strings.LastIndexAny(s[:best], "\n\r") + 1; indexFold(s[ls:best], "pars") < 0 {
+				continue
+			}
+		}
 		if strings.EqualFold(s[best:best+blen], "doc:") {
 			if lower == "" {
 				lower = strings.ToLower(s)
@@ -83,6 +150,8 @@ func findParseEcho(s string, from int) []int {
 				continue
 			}
 			vs, ve = vs+1, vs+1+k
+		} else {
+			ve = parseEchoEnd(s, vs, le)
 		}
 		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t' || s[ve-1] == '\r') {
 			ve--

@@ -64,6 +64,9 @@ type Pattern struct {
 	// tokens marks the random-token rule, which the values of identifier
 	// keys skip.
 	tokens bool
+	// quotedPrintable marks the quoted-printable rule (its findIn is set
+	// in init).
+	quotedPrintable bool
 	// textKind replaces a match's span with Text of it instead of a marker
 	// (content under a prompt's key).
 	textKind bool
@@ -103,12 +106,16 @@ var tokenPatterns = []Pattern{
 	},
 }
 
-// The token rule's finder decodes blobs, which redacts what they hold with
-// Patterns: it is set here, after Patterns exists.
+// The token rule's finder decodes blobs, and the quoted-printable rule's
+// decodes a body, which redacts what they hold with Patterns: they are set
+// here, after Patterns exists.
 func init() {
 	for i := range Patterns {
 		if Patterns[i].tokens {
 			Patterns[i].findIn = findToken
+		}
+		if Patterns[i].quotedPrintable {
+			Patterns[i].findIn = findQuotedPrintable
 		}
 	}
 }
@@ -118,6 +125,13 @@ func init() {
 // YAML, logfmt, env lines, queries and forms become Text; XML elements and
 // name/value attributes that name a credential lose their value.
 var structurePatterns = []Pattern{
+	{
+		// A quoted-printable body, decoded and redacted one level deeper
+		// (decode.go).
+		Kind:            KindSecret,
+		Triggers:        []string{"=3d"},
+		quotedPrintable: true,
+	},
 	{
 		// A turn of a prompt rendered with a chat template's tokens
 		// (chattemplate.go), before the labels a
@@ -403,6 +417,13 @@ var secretPatterns = []Pattern{
 		Kind:     KindStripeKey,
 		Triggers: []string{"_live_", "_test_"},
 		Regexp:   regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`),
+	},
+	{
+		// A vendor's key that names its mode: rzp_live_…, FLWSECK_TEST-…; after Stripe's own
+		// (tokens.go).
+		Kind:     KindSecret,
+		Triggers: []string{"_live_", "_test_"},
+		Find:     findModeKey,
 	},
 	{
 		// An object's client secret: its id, "_secret_" and a random part
@@ -943,6 +964,7 @@ func (p *Pattern) replace(s string, in *probe) string {
 				pos = loc[3] // past the rejected key
 			}
 		}
+		in.blob = "" // a match that ended the text leaves none to the next rule
 	case p.MinDigits > 0:
 		// Digit patterns search only the runs of digits long enough for
 		// them, and without look-around a rejected candidate may hide an

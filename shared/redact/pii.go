@@ -192,15 +192,54 @@ var PartyWords = map[string]bool{
 // a key=value's is.
 func partyPhone(key, val string) bool {
 	d := strings.TrimPrefix(val, "+")
-	if len(d) < 11 || len(d) > 15 || len(key) > 16 || epochMillis(d) {
+	if len(d) < 7 || len(d) > 15 || len(key) > 24 || epochMillis(d) {
 		return false
+	}
+	if len(d) < 11 || len(key) > 16 {
+		// Fewer digits (a national number, 2155550147) count only under
+		// a key that names a phone line.
+		for i := 0; i < len(d); i++ {
+			if !isDigit(d[i]) {
+				return false
+			}
+		}
+		return phoneLineKey(normKey(key))
 	}
 	for i := 0; i < len(d); i++ {
 		if !isDigit(d[i]) {
 			return false
 		}
 	}
-	return PartyWords[normKey(key)]
+	nk := normKey(key)
+	return PartyWords[nk] || phoneLineKey(nk)
+}
+
+// phoneLineKeys name a phone line (mobile, msisdn, cell, handy): a value
+// of digits alone under one, or under a key ending in one of the longer
+// (customerMobile, contact_msisdn, workPhoneNumber), is a phone number.
+var phoneLineKeys = map[string]bool{
+	"tel": true, "cell": true, "fax": true, "handy": true, "celular": true, "movil": true,
+	"telefon": true, "telefono": true, "telefone": true, "mobil": true, "gsm": true,
+}
+
+// phoneLineSuffixes end a normalized key that names a phone line.
+var phoneLineSuffixes = []string{
+	"mobile", "mobileno", "mobilenumber", "mobilephone", "msisdn", "phone", "phoneno",
+	"phonenumber", "cellno", "cellnumber", "cellphone", "telephone", "whatsapp", "landline",
+	"telno", "handynummer", "mobilnummer", "telefonnummer",
+}
+
+// phoneLineKey reports whether a normalized key names a phone line.
+func phoneLineKey(nk string) bool {
+	if phoneLineKeys[nk] {
+		return true
+	}
+	for _, sfx := range phoneLineSuffixes {
+		if strings.HasSuffix(nk, sfx) {
+			return true
+		}
+	}
+	return false
 }
 
 // partyLabel reports whether one of PartyWords, followed by '=' or ':',

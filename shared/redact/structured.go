@@ -595,7 +595,7 @@ func (w *walker) object() {
 			} else {
 				w.emitString(raw, v, String(v))
 			}
-		case PartyWords[normKey(rkey)] && !contextKey(rkey) && w.peek() == '"':
+		case w.peek() == '"' && (PartyWords[normKey(rkey)] || digitsString(w.in, w.i) && phoneLineKey(normKey(rkey)) && roleOf(rkey).kind == "") && !contextKey(rkey):
 			raw := w.skip()
 			v := decodeString(raw)
 			if partyPhone(rkey, v) {
@@ -1113,4 +1113,19 @@ func mergeFieldsKey(key string) bool {
 		return true
 	}
 	return false
+}
+
+// digitsString reports whether the JSON string at b[i] holds 7 to 15
+// digits alone, after an optional '+': a phone number's shape.
+func digitsString(b []byte, i int) bool {
+	k := i + 1
+	if k < len(b) && b[k] == '+' {
+		k++
+	}
+	n := 0
+	for k < len(b) && isDigit(b[k]) && n <= 15 {
+		k++
+		n++
+	}
+	return n >= 7 && n <= 15 && k < len(b) && b[k] == '"'
 }

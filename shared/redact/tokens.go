@@ -1097,3 +1097,53 @@ func wordLike(w string) bool {
 	}
 	return 4*vowels >= len(w) && maxRun <= 4
 }
+
+// A vendor's API key often names the mode it works in between its prefix
+// and its body: Razorpay's rzp_live_…, Stripe's sk_test_… and rk_live_…,
+// and others'. Such a token — a prefix of two
+// to ten letters (not one of SafeIDPrefixes: a publishable pk_live_ stays),
+// "live" or "test" in one case, '_', then a body of twelve
+// characters or more that mixes upper- and lower-case letters or letters
+// and digits — is a credential wherever it stands: an identifier has no
+// mode, and a snake_case name's words are of one case.
+
+// findModeKey finds a key that names its mode (see above).
+func findModeKey(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := indexFold(s[i:], "_live")
+		if t := indexFold(s[i:], "_test"); t >= 0 && (k < 0 || t < k) {
+			k = t
+		}
+		if k < 0 {
+			return nil
+		}
+		m := i + k
+		i = m + 5
+		if i >= len(s) || s[i] != '_' {
+			continue
+		}
+		if w := s[m+1 : i]; w != "live" && w != "test" && w != "LIVE" && w != "TEST" {
+			continue
+		}
+		a := m
+		for a > 0 && isLetter(s[a-1]) {
+			a--
+		}
+		if m-a < 2 || m-a > 10 || a > 0 && (isAlnum(s[a-1]) || s[a-1] == '_' || s[a-1] == '-') || SafeIDPrefixes[strings.ToLower(s[a:m])] {
+			continue
+		}
+		bs := i + 1
+		b := bs
+		var upper, lower, digit bool
+		for b < len(s) && isAlnum(s[b]) {
+			c := s[b]
+			upper, lower, digit = upper || isUpper(c), lower || isLower(c), digit || isDigit(c)
+			b++
+		}
+		if b-bs < 12 || !(upper && lower || digit && (upper || lower)) || b < len(s) && (s[b] == '_' || s[b] == '-') {
+			continue
+		}
+		return []int{a, b, -1, -1, a, b}
+	}
+	return nil
+}
