@@ -1082,11 +1082,13 @@ func findSecureString(s string, from int) []int {
 // left) and the run of key bytes before it, no further back than from:
 // where the line-structure finders look for a key and its value.
 func nextKey(s string, from, i int) (ks, ke, sep int) {
-	k := strings.IndexAny(s[i:], ":=")
-	if k < 0 {
+	sep = i
+	for sep < len(s) && s[sep] != ':' && s[sep] != '=' {
+		sep++ // a byte loop: strings.IndexAny builds its set on every call
+	}
+	if sep >= len(s) {
 		return 0, 0, -1
 	}
-	sep = i + k
 	ks = sep
 	for ks > from && isKeyByte(s[ks-1]) {
 		ks--
