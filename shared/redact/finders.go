@@ -679,34 +679,31 @@ func withPersonalKeys(needles []string) []string {
 	return append(needles, add...)
 }
 
-// needlesByPair indexes keyNeedles by their first two bytes: past the
-// needlePairs test, a key compares only the needles that start there.
-var needlesByPair = func() map[uint16][]string {
-	m := map[uint16][]string{}
+// needlePairs indexes needleLists by the first two bytes of keyNeedles (0:
+// no needle starts so), so that a key is searched for its needles with one
+// table look-up a byte and compares only the needles that start there.
+var needlePairs, needleLists = func() (t [1 << 16]uint16, lists [][]string) {
+	lists = [][]string{nil}
 	for _, n := range keyNeedles {
 		k := uint16(n[0])<<8 | uint16(n[1])
-		m[k] = append(m[k], n)
+		if t[k] == 0 {
+			t[k] = uint16(len(lists))
+			lists = append(lists, nil)
+		}
+		lists[t[k]] = append(lists[t[k]], n)
 	}
-	return m
-}()
-
-// needlePairs marks the first two bytes of every needle, so that a key is
-// searched for its needles with one table look-up a byte.
-var needlePairs = func() (t [1 << 16]bool) {
-	for _, n := range keyNeedles {
-		t[uint16(n[0])<<8|uint16(n[1])] = true
-	}
-	return t
+	return t, lists
 }()
 
 // hasKeyNeedle reports whether lower, a lower-cased key, holds one of
 // keyNeedles.
 func hasKeyNeedle(lower []byte) bool {
 	for i := 0; i+1 < len(lower); i++ {
-		if !needlePairs[uint16(lower[i])<<8|uint16(lower[i+1])] {
+		l := needlePairs[uint16(lower[i])<<8|uint16(lower[i+1])]
+		if l == 0 {
 			continue
 		}
-		for _, n := range needlesByPair[uint16(lower[i])<<8|uint16(lower[i+1])] {
+		for _, n := range needleLists[l] {
 			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
 				return true
 			}
@@ -1082,11 +1079,13 @@ func findSecureString(s string, from int) []int {
 // left) and the run of key bytes before it, no further back than from:
 // where the line-structure finders look for a key and its value.
 func nextKey(s string, from, i int) (ks, ke, sep int) {
-	k := strings.IndexAny(s[i:], ":=")
-	if k < 0 {
+	sep = i
+	for sep < len(s) && s[sep] != ':' && s[sep] != '=' {
+		sep++ // a byte loop: strings.IndexAny builds its set on every call
+	}
+	if sep >= len(s) {
 		return 0, 0, -1
 	}
-	sep = i + k
 	ks = sep
 	for ks > from && isKeyByte(s[ks-1]) {
 		ks--

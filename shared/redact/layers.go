@@ -864,7 +864,8 @@ func (p *lenient) tuple(elems []objMember) {
 // object parses members from i to close and returns the end and whether
 // it closed. After the members are read, name/value pairs are judged.
 func (p *lenient) object(i int, close byte) (int, bool) {
-	var members []objMember
+	var buf [8]objMember // most objects' members, without growing a slice
+	members := buf[:0]
 	closed := false
 	parent, from, elem := p.parent, i, p.elem
 	p.elem = nil

@@ -776,12 +776,12 @@ func startsWithMarker(s string, i int) bool {
 // ignoring case: a cheap test before roleOf splits it into words.
 func hasContentNeedle(key string) bool {
 	for i := 0; i+1 < len(key); i++ {
-		a, b := lowerASCII(key[i]), lowerASCII(key[i+1])
-		if !contentPairs[uint16(a)<<8|uint16(b)] {
+		l := contentPairs[uint16(lowerASCII(key[i]))<<8|uint16(lowerASCII(key[i+1]))]
+		if l == 0 {
 			continue
 		}
-		for _, n := range contentNeedles {
-			if n[0] == a && hasPrefixFold(key[i:], n) {
+		for _, n := range contentLists[l] {
+			if hasPrefixFold(key[i:], n) {
 				return true
 			}
 		}
@@ -789,12 +789,23 @@ func hasContentNeedle(key string) bool {
 	return false
 }
 
-// contentPairs marks the first two bytes of every content needle.
-var contentPairs = func() (t [1 << 16]bool) {
+// contentPairs indexes contentLists by the first two bytes of the content
+// needles (0: none starts so), so that a key's byte pair is compared only
+// with the needles it may start.
+var contentPairs, contentLists = func() (t [1 << 16]uint8, lists [][]string) {
+	lists = [][]string{nil}
 	for _, n := range contentNeedles {
-		t[uint16(n[0])<<8|uint16(n[1])] = true
+		k := uint16(n[0])<<8 | uint16(n[1])
+		if t[k] == 0 {
+			if len(lists) > 255 {
+				panic("redact: more content needles' pairs than contentPairs indexes")
+			}
+			t[k] = uint8(len(lists))
+			lists = append(lists, nil)
+		}
+		lists[t[k]] = append(lists[t[k]], n)
 	}
-	return t
+	return t, lists
 }()
 
 // ProseContentWords are the words that, in the few words before a ':' on a

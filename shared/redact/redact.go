@@ -312,17 +312,26 @@ func (t *triggerTable) active(found *triggerSet) *patternSet {
 
 func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }
 
-// triggerTable indexes the Triggers of Patterns by their first two bytes
-// (lower-cased), so that one pass over the input finds every trigger in
-// it, instead of one search per trigger. It also keeps the table's smallest
-// MinDigits.
+// triggerTable indexes the Triggers of Patterns by their first two bytes,
+// in either ASCII case, so that one pass over the input finds every trigger
+// in it, instead of one search per trigger. It also keeps the table's
+// smallest MinDigits.
 type triggerTable struct {
-	words     []string
-	single    [256][]uint16 // triggers of one byte, by that byte
-	hasSingle [256]bool
-	pairs     [1 << 16]uint16
-	lists     [][]uint16 // pairs[k] indexes lists; 0 means none
-	of        [][]uint16 // per pattern, its triggers; nil means always run
+	words  []string
+	single [256][]uint16 // triggers of one byte, by that byte in either case
+	flags  [256]uint8    // per byte: flagSingle, flagMarker
+	pairs  [1 << 16]uint16
+	lists  [][]pairEntry // pairs[k]&^pairFlagged indexes lists; 0 means none
+
+	// By the first two bytes' list and the third byte: thirds[l] has a
+	// bit for each third byte of a trigger of list l; then tri holds the
+	// triggers of the list that may start with the three bytes (those of
+	// two bytes and those of that third), in the list's order. short[l]
+	// holds the list's triggers of two bytes, for any other third byte.
+	thirds [][4]uint64
+	short  [][]pairEntry
+	tri    []triSlot  // open addressing by triKey; a power of two long
+	of     [][]uint16 // per pattern, its triggers; nil means always run
 
 	patterns []patternSet // per trigger, the patterns it lets run
 	always   patternSet   // the patterns without triggers
@@ -331,6 +340,49 @@ type triggerTable struct {
 	positional []bool // per trigger: a Pattern wants its positions
 
 	minDigits int // the smallest positive MinDigits
+}
+
+// The flags of a byte in triggerTable.flags.
+const (
+	flagSingle = 1 << iota // a trigger of one byte is this byte
+	flagMarker             // '[': a marker may start here
+)
+
+// pairFlagged marks in triggerTable.pairs the pairs whose first byte has
+// flags, so that scan reads one table per byte.
+const pairFlagged = 1 << 15
+
+// pairEntry is a trigger of two bytes or more in the list of its first
+// two: its id, its third byte (0 when it has two), and whether a Pattern
+// wants its positions, so that scan tells most entries apart without
+// reading the word.
+// triSlot is a slot of triggerTable.tri: its key (list<<8 | third byte,
+// 0 when free) and its triggers.
+type triSlot struct {
+	key   uint32
+	words []pairEntry
+}
+
+func triHash(key uint32, n int) int { return int((key*0x9E3779B1)>>7) & (n - 1) }
+
+// triLookup returns the triggers of list l whose third byte is c, or that
+// have two bytes.
+func (t *triggerTable) triLookup(l uint16, c byte) []pairEntry {
+	key := uint32(l)<<8 | uint32(c)
+	for h := triHash(key, len(t.tri)); ; h = (h + 1) & (len(t.tri) - 1) {
+		switch t.tri[h].key {
+		case key:
+			return t.tri[h].words
+		case 0:
+			return t.short[l]
+		}
+	}
+}
+
+type pairEntry struct {
+	id         uint16
+	third      byte
+	positional bool
 }
 
 var (
@@ -345,14 +397,16 @@ func loadTriggers() *triggerTable {
 }
 
 func buildTriggers(ps []Pattern) *triggerTable {
-	t := &triggerTable{of: make([][]uint16, len(ps)), lists: [][]uint16{nil}}
+	t := &triggerTable{of: make([][]uint16, len(ps)), lists: [][]pairEntry{nil}}
+	t.flags['['] = flagMarker
 	ids := map[string]uint16{}
+	var pairWords [][]uint16 // per list, its triggers in the order met
 	for i, p := range ps {
 		if p.MinDigits > 0 && (t.minDigits == 0 || p.MinDigits < t.minDigits) {
 			t.minDigits = p.MinDigits
 		}
 		for _, w := range p.Triggers {
-			w = lowerString(w) // ASCII letters only, as scan lowers a text
+			w = lowerString(w) // ASCII letters only, as scan folds a text
 			id, ok := ids[w]
 			if !ok {
 				if w == "" || len(t.words) == len(triggerSet{})*64 {
@@ -363,15 +417,23 @@ func buildTriggers(ps []Pattern) *triggerTable {
 				ids[w] = id
 				t.words = append(t.words, w)
 				if len(w) == 1 {
-					t.single[w[0]] = append(t.single[w[0]], id)
-					t.hasSingle[w[0]] = true
+					for _, c := range caseForms(w[0]) {
+						t.single[c] = append(t.single[c], id)
+						t.flags[c] |= flagSingle
+					}
 				} else {
 					k := uint16(w[0])<<8 | uint16(w[1])
 					if t.pairs[k] == 0 {
-						t.pairs[k] = uint16(len(t.lists))
+						l := uint16(len(t.lists))
+						for _, a := range caseForms(w[0]) {
+							for _, b := range caseForms(w[1]) {
+								t.pairs[uint16(a)<<8|uint16(b)] = l
+							}
+						}
 						t.lists = append(t.lists, nil)
+						pairWords = append(pairWords, nil)
 					}
-					t.lists[t.pairs[k]] = append(t.lists[t.pairs[k]], id)
+					pairWords[t.pairs[k]-1] = append(pairWords[t.pairs[k]-1], id)
 				}
 			}
 			t.of[i] = append(t.of[i], id)
@@ -398,7 +460,70 @@ func buildTriggers(ps []Pattern) *triggerTable {
 			}
 		}
 	}
+	for l, ws := range pairWords {
+		for _, id := range ws {
+			e := pairEntry{id: id, positional: t.positional[id]}
+			if w := t.words[id]; len(w) > 2 {
+				e.third = w[2]
+			}
+			t.lists[l+1] = append(t.lists[l+1], e)
+		}
+	}
+	for c, f := range t.flags {
+		if f != 0 {
+			for b := range 256 {
+				t.pairs[c<<8|b] |= pairFlagged
+			}
+		}
+	}
+	t.thirds = make([][4]uint64, len(t.lists))
+	t.short = make([][]pairEntry, len(t.lists))
+	n := 0
+	for l, es := range t.lists {
+		for _, e := range es {
+			if e.third == 0 {
+				t.short[l] = append(t.short[l], e)
+			} else if t.thirds[l][e.third>>6]&(1<<(e.third&63)) == 0 {
+				t.thirds[l][e.third>>6] |= 1 << (e.third & 63)
+				n++
+			}
+		}
+	}
+	size := 64
+	for size < 4*n {
+		size *= 2
+	}
+	t.tri = make([]triSlot, size)
+	for l, es := range t.lists {
+		for _, e := range es {
+			if e.third == 0 {
+				continue
+			}
+			key := uint32(l)<<8 | uint32(e.third)
+			h := triHash(key, size)
+			for t.tri[h].key != 0 && t.tri[h].key != key {
+				h = (h + 1) & (size - 1)
+			}
+			if t.tri[h].key == key {
+				continue // the list's words of this third are in already
+			}
+			t.tri[h].key = key
+			for _, f := range es {
+				if f.third == 0 || f.third == e.third {
+					t.tri[h].words = append(t.tri[h].words, f)
+				}
+			}
+		}
+	}
 	return t
+}
+
+// caseForms returns c and, for a lower-case ASCII letter, its upper case.
+func caseForms(c byte) []byte {
+	if c >= 'a' && c <= 'z' {
+		return []byte{c, c - 'a' + 'A'}
+	}
+	return []byte{c}
 }
 
 // scan returns the triggers that occur in s, ignoring ASCII case and the
@@ -410,50 +535,53 @@ func (t *triggerTable) scan(s string, occ []occurrence) (triggerSet, []occurrenc
 	if len(s) == 0 || len(s) > math.MaxInt32 {
 		return found, occ
 	}
-	c := lowerASCII(s[0])
-	for i := 0; i < len(s); i++ {
-		if s[i] == '[' {
-			if j := skipMarker(s, i); j != i {
-				if i = j; i+1 >= len(s) {
-					break
+	last := len(s) - 1
+	i := 0
+	for ; i < last; i++ {
+		l := t.pairs[uint16(s[i])<<8|uint16(s[i+1])]
+		if l == 0 {
+			continue
+		}
+		if l&pairFlagged != 0 {
+			if s[i] == '[' {
+				if j := skipMarker(s, i); j != i {
+					i = j
+					continue
 				}
-				c = lowerASCII(s[i+1])
+			}
+			for _, id := range t.single[s[i]] {
+				found[id>>6] |= 1 << (id & 63)
+			}
+			if l &^= pairFlagged; l == 0 {
 				continue
 			}
 		}
-		if t.hasSingle[c] {
-			for _, id := range t.single[c] {
-				found[id>>6] |= 1 << (id & 63)
+		// The third byte tells most words of a common pair apart.
+		es := t.short[l]
+		if i+2 < len(s) {
+			if c := lowerASCII(s[i+2]); t.thirds[l][c>>6]&(1<<(c&63)) != 0 {
+				es = t.triLookup(l, c)
 			}
 		}
-		if i+1 == len(s) {
-			break
-		}
-		next := lowerASCII(s[i+1])
-		if l := t.pairs[uint16(c)<<8|uint16(next)]; l != 0 {
-			var third byte
-			if i+2 < len(s) {
-				third = lowerASCII(s[i+2])
+		for _, e := range es {
+			id := e.id
+			seen := found[id>>6]&(1<<(id&63)) != 0
+			if seen && !e.positional || !hasPrefixFold(s[i:], t.words[id]) {
+				continue
 			}
-			for _, id := range t.lists[l] {
-				w := t.words[id]
-				if len(w) > 2 && w[2] != third {
-					continue // the third byte tells most words of a common pair apart
+			found[id>>6] |= 1 << (id & 63)
+			if e.positional {
+				if occ == nil {
+					occ = make([]occurrence, 0, 16)
 				}
-				seen := found[id>>6]&(1<<(id&63)) != 0
-				if seen && !t.positional[id] || !hasPrefixFold(s[i:], w) {
-					continue
-				}
-				found[id>>6] |= 1 << (id & 63)
-				if t.positional[id] {
-					if occ == nil {
-						occ = make([]occurrence, 0, 16)
-					}
-					occ = append(occ, occurrence{id: id, pos: int32(i)})
-				}
+				occ = append(occ, occurrence{id: id, pos: int32(i)})
 			}
 		}
-		c = next
+	}
+	if i == last { // the last byte, unless a marker ended there
+		for _, id := range t.single[s[i]] {
+			found[id>>6] |= 1 << (id & 63)
+		}
 	}
 	return found, occ
 }
