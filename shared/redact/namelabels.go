@@ -797,7 +797,8 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 // name — "partner" and "person" alone name companies and types as often.
 
 // accountParties name a payment's party.
-var accountParties = []string{"partner", "person", "debtor", "creditor", "account owner", "owner", "member", "customer", "client"}
+var accountParties = []string{"partner", "person", "debtor", "creditor", "account owner", "owner", "member", "customer", "client",
+	"recipient", "beneficiary", "payee", "empfaenger", "empfänger", "beguenstigter", "begünstigter"}
 
 // accountLineWords say a line is about a bank account.
 var accountLineWords = []string{"iban", "mandate", "sepa", "direct debit", "lastschrift"}
@@ -833,7 +834,14 @@ func findAccountParty(s string, from int) []int {
 		if !named && !strings.Contains(line, "[REDACTED:iban]") && !hasIBANShape(line) {
 			continue
 		}
-		if loc := nameAfter(s, i, false, false); loc != nil {
+		j := i
+		if hasPrefixFold(s[j:], " name") && (j+5 == len(s) || !isAlnum(s[j+5])) {
+			j += 5 // "recipient name '…'"
+		}
+		if j+1 < len(s) && (s[j] == '"' || s[j] == '\'') && (s[j+1] == ':' || s[j+1] == '=') {
+			j++ // a key's closing quote: "empfaenger": "…"
+		}
+		if loc := nameAfter(s, j, false, false); loc != nil {
 			return withoutClosingQuote(s, loc)
 		}
 	}

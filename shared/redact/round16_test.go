@@ -41,6 +41,12 @@ func TestRound16Families(t *testing.T) {
 		{"a partner named away from any account stays",
 			`sync: partner 'Acme Logistics' has 3 open orders`,
 			nil, []string{"Acme Logistics"}},
+		{"a beneficiary's name beside a spaced IBAN in JSON",
+			`Überweisung abgelehnt: {"begünstigter": "Hannelore Brückner", "iban": "DE89 3704 0044 0532 0130 00", "status": "RJCT"}`,
+			[]string{"Hannelore Brückner"}, []string{`"status": "RJCT"`}},
+		{"a payee's name before the word name on a SEPA line",
+			`SEPA payout 5512 rejected: payee name "Tomasz Wiśniewski" differs from the account's holder (reason AM05)`,
+			[]string{"Tomasz Wiśniewski"}, []string{"payout 5512", "reason AM05"}},
 		// A name among a frame's local variables.
 		{"a Sentry frame's vars map",
 			`{"function": "create_payee", "vars": {"payee_id": "'p_8812'", "name": "'Oluwaseun Adeyemi'", "retries": "0"}}`,
