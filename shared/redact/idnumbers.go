@@ -148,6 +148,10 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		return span(lo, hi)
 	case len(g) == 3 && g[0] == 4 && g[1] == 3 && g[2] == 3 && (uniform(3, " ") || uniform(3, "-")) && phnValid(digits):
 		return span(lo, hi)
+	case len(g) == 2 && g[0] == 6 && g[1] == 4 && seps == "-" && personnummerValid(digits):
+		// Sweden's personnummer (YYMMDD-NNNN), bare: a valid date and the
+		// Luhn digit of its ten.
+		return span(lo, hi)
 	case len(g) == 3 && g[0] == 6 && g[1] == 2 && g[2] == 4 && seps == "--" && mykadValid(digits):
 		return span(lo, hi)
 	case len(g) == 1 && nd == 11 && isikukoodValid(digits):
@@ -338,4 +342,23 @@ func israelIDValid(d string) bool {
 		sum += v/10 + v%10
 	}
 	return sum%10 == 0
+}
+
+// personnummerValid reports whether d, ten digits, is a Swedish
+// personnummer or samordningsnummer: a month 01–12, a day 01–31 (61–91
+// for a coordination number) and the Luhn check digit.
+func personnummerValid(d string) bool {
+	if len(d) != 10 {
+		return false
+	}
+	m := int(d[2]-'0')*10 + int(d[3]-'0')
+	day := int(d[4]-'0')*10 + int(d[5]-'0')
+	if day > 60 {
+		day -= 60
+	}
+	var v [10]byte
+	for i := range v {
+		v[i] = d[i] - '0'
+	}
+	return m >= 1 && m <= 12 && day >= 1 && day <= 31 && luhn(v[:])
 }

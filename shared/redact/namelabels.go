@@ -36,7 +36,8 @@ func findLabelledName(s string, from int) []int {
 	// call costs the distance to its match, so a text of labels is linear.
 	for ls := from; ls < len(s); ls++ {
 		c := lowerASCII(s[ls])
-		if len(nameLabelsByFirst[c]) == 0 || ls > 0 && isWord(s[ls-1]) {
+		// A label may be a key's last word (nombre_titular, account_holder).
+		if len(nameLabelsByFirst[c]) == 0 || ls > 0 && isWord(s[ls-1]) && s[ls-1] != '_' {
 			continue
 		}
 		for _, l := range nameLabelsByFirst[c] {
@@ -121,6 +122,9 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 	if !sep && !cjk && !bare {
 		return nil
 	}
+	// After '=' a form's value writes its spaces as '+' and its other
+	// bytes as %XX escapes (titular=Carmen+Ruiz+Beltr%C3%A1n).
+	form := i > 0 && s[i-1] == '='
 	start, j, words := i, i, 0
 	if cjk {
 		// A name in a script without case: its run of letters, and one
@@ -187,7 +191,10 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 			break
 		}
 		w := j + 1
-		for w < len(s) && (isLetter(s[w]) || s[w] >= 0x80 || s[w] == '\'' || s[w] == '-') {
+		for w < len(s) && (isLetter(s[w]) || s[w] >= 0x80 || s[w] == '\'' || s[w] == '-' || form && s[w] == '%' && w+2 < len(s) && isHex(s[w+1]) && isHex(s[w+2])) {
+			if s[w] == '%' {
+				w += 2
+			}
 			w++
 		}
 		if w < len(s) && s[w] == '.' && w == j+1 { // an initial
@@ -198,7 +205,7 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		}
 		words++
 		end = w
-		if w+1 < len(s) && s[w] == ' ' && s[w+1] != ' ' {
+		if w+1 < len(s) && (s[w] == ' ' || form && s[w] == '+') && s[w+1] != ' ' {
 			j = w + 1
 			continue
 		}
@@ -778,4 +785,168 @@ func rowField(s string, sep, dir int) (int, int) {
 		return k + 1, start + 1
 	}
 	return start, k
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// A payment's party is named beside its account: Odoo's "account … of
+// partner 'Pieter Claes'", a direct debit's `person="Jan de Vries"
+// iban=…`, a mandate's debtor. On a line that names a bank account (an
+// IBAN, a mandate, SEPA, a direct debit), a party's word (accountParties)
+// followed by ':', '=' or a quote and two capitalised words is a person's
+// name — "partner" and "person" alone name companies and types as often.
+
+// accountParties name a payment's party.
+var accountParties = []string{"partner", "person", "debtor", "creditor", "account owner", "owner", "member", "customer", "client",
+	"recipient", "beneficiary", "payee", "empfaenger", "empfänger", "beguenstigter", "begünstigter"}
+
+// accountLineWords say a line is about a bank account.
+var accountLineWords = []string{"iban", "mandate", "sepa", "direct debit", "lastschrift"}
+
+// accountTextWords are the triggers of findAccountParty: a text that names
+// a bank account in words, or a party that only a payment has (a debtor, a
+// creditor, a partner in an accounting system's log); "customer" and
+// "person" name a party in too many texts to wake the rule alone.
+var accountTextWords = append(append([]string{}, accountLineWords...), "partner", "debtor", "creditor")
+
+// findAccountParty finds a party's name on a line naming a bank account.
+func findAccountParty(s string, from int) []int {
+	for i := from; i < len(s); {
+		k, kl := -1, 0
+		for _, p := range accountParties {
+			if j := indexFold(s[i:], p); j >= 0 && (k < 0 || i+j < k) {
+				k, kl = i+j, len(p)
+			}
+		}
+		if k < 0 {
+			return nil
+		}
+		i = k + kl
+		if k > 0 && isAlnum(s[k-1]) || i < len(s) && isAlnum(s[i]) {
+			continue
+		}
+		ls := strings.LastIndexAny(s[:k], "\n\r") + 1
+		line := s[ls:lineEnd(s, k)]
+		named := false
+		for _, w := range accountLineWords {
+			named = named || indexFold(line, w) >= 0
+		}
+		if !named && !strings.Contains(line, "[REDACTED:iban]") && !hasIBANShape(line) {
+			continue
+		}
+		j := i
+		if hasPrefixFold(s[j:], " name") && (j+5 == len(s) || !isAlnum(s[j+5])) {
+			j += 5 // "recipient name '…'"
+		}
+		if j+1 < len(s) && (s[j] == '"' || s[j] == '\'') && (s[j+1] == ':' || s[j+1] == '=') {
+			j++ // a key's closing quote: "empfaenger": "…"
+		}
+		if loc := nameAfter(s, j, false, false); loc != nil {
+			return withoutClosingQuote(s, loc)
+		}
+	}
+	return nil
+}
+
+// withoutClosingQuote ends a quoted name's span before its closing quote,
+// which nameAfter takes as an apostrophe's byte.
+func withoutClosingQuote(s string, loc []int) []int {
+	for loc[1] > loc[0] && (s[loc[1]-1] == '\'' || s[loc[1]-1] == '"') {
+		loc[1]--
+		loc[5] = loc[1]
+	}
+	return loc
+}
+
+// hasIBANShape reports whether line holds a word shaped as an IBAN: two
+// capital letters, two digits and 10 to 30 more capitals and digits.
+func hasIBANShape(line string) bool {
+	for i := 0; i+14 <= len(line); i++ {
+		if (i > 0 && isAlnum(line[i-1])) || !isUpper(line[i]) || !isUpper(line[i+1]) || !isDigit(line[i+2]) || !isDigit(line[i+3]) {
+			continue
+		}
+		j := i + 4
+		for j < len(line) && (isDigit(line[j]) || isUpper(line[j])) {
+			j++
+		}
+		if n := j - i; n >= 14 && n <= 34 && (j == len(line) || !isAlnum(line[j])) {
+			return true
+		}
+	}
+	return false
+}
+
+// A traceback's frame lists its local variables (Python's and Sentry's
+// "Local variables:", a "locals" or "vars" map): there `name` is a local
+// of the code that handled a person — a customer being created, a payee —
+// and two capitalised words under it are that person's name.
+
+// localsTriggers say a text lists a frame's local variables.
+var localsTriggers = []string{"local variables", "locals", "\"vars\"", "'vars'"}
+
+// findLocalsName finds a name under the key `name` in a text that lists a
+// frame's local variables: `name = 'Ada Obi'`, `"name": "'Ada Obi'"`.
+func findLocalsName(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := indexFold(s[i:], "name")
+		if k < 0 {
+			return nil
+		}
+		k += i
+		i = k + 4
+		if k > 0 && isAlnum(s[k-1]) || i < len(s) && isAlnum(s[i]) {
+			continue
+		}
+		j := i
+		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+			j++ // the key's closing quote
+		}
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if j >= len(s) || s[j] != '=' && s[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		q := j
+		for q < len(s) && q-j < 2 && (s[q] == '"' || s[q] == '\'') {
+			q++ // a repr inside a JSON string: "'Ada Obi'"
+		}
+		if q == j {
+			continue
+		}
+		if loc := nameAfter(s, q, false, true); loc != nil {
+			return withoutClosingQuote(s, loc)
+		}
+	}
+	return nil
+}
+
+// A SEPA purpose line (MT940's and CAMT's field 86, DATEV's `SVWZ+`) holds
+// the remittance text the payer wrote: free text, personal as often as
+// not. From `SVWZ+` to the next tag (EREF+, ABWA+, …), a quote or the line's
+// end it is redacted, the tag with it.
+
+// findRemittanceText finds a SEPA purpose line's remittance text.
+func findRemittanceText(s string, from int) []int {
+	k := indexFold(s[from:], "svwz+")
+	if k < 0 {
+		return nil
+	}
+	vs := from + k
+	ve := vs + len("svwz+")
+	for ve < len(s) && s[ve] != '\'' && s[ve] != '"' && s[ve] != '\n' && s[ve] != '\r' && s[ve] != '?' {
+		if s[ve] == '+' && ve-4 >= vs+5 && isUpper(s[ve-1]) && isUpper(s[ve-2]) && isUpper(s[ve-3]) && isUpper(s[ve-4]) {
+			ve -= 4 // the next tag: EREF+, ABWA+
+			break
+		}
+		ve++
+	}
+	for ve > vs && s[ve-1] == ' ' {
+		ve--
+	}
+	return []int{vs, ve, -1, -1, vs, ve}
 }

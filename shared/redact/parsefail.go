@@ -262,3 +262,114 @@ func contentPath(p string) bool {
 	}
 	return false
 }
+
+// A structured-output failure quotes what the model returned, in any
+// wording: magentic's "Failed to parse model output '…'", a dataframe
+// engine's "validation failed … returned content that does not match it:
+// "…"", an application's "structured output parse failed … raw='{…". On a
+// line that says a parse or validation failed (answerEchoTriggers), the
+// quoted text that follows a word naming the answer (answerNouns) within
+// answerNounReach bytes is content: to its closing quote (a quote followed
+// by a letter is an apostrophe), or, for a JSON answer cut short with no
+// closing quote, to the line's end — every string value of any key in it
+// is the model's.
+
+// answerEchoTriggers say, on the answer's line, that a parse or a
+// validation failed.
+var answerEchoTriggers = []string{
+	"failed to parse", "does not match", "validation failed", "parse failed", "parsing failed",
+	"structuredoutputerror", "could not be parsed", "cannot be parsed", "failed to validate",
+}
+
+// answerNouns name the model's answer; a quote after one opens it.
+var answerNouns = []string{"output", "completion", "response", "returned", "raw", "answer", "generation"}
+
+// answerNounReach bounds the words between an answer's noun and its
+// opening quote ("returned content that does not match it: \"").
+const answerNounReach = 48
+
+// findAnswerEcho finds the answer a structured-output failure quotes.
+func findAnswerEcho(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := -1
+		for _, t := range answerEchoTriggers {
+			if j := indexFold(s[i:], t); j >= 0 && (k < 0 || i+j < k) {
+				k = i + j
+			}
+		}
+		if k < 0 {
+			return nil
+		}
+		ls := strings.LastIndexAny(s[:k], "\n\r") + 1
+		le := lineEnd(s, k)
+		if loc := answerOnLine(s, max(ls, from), le); loc != nil {
+			return loc
+		}
+		i = le + 1
+	}
+	return nil
+}
+
+// answerOnLine returns the first quoted answer in s[ls:le] after one of
+// answerNouns, or nil.
+func answerOnLine(s string, ls, le int) []int {
+	line := s[ls:le]
+	for n := 0; n < len(line); n++ {
+		if n > 0 && isAlnum(line[n-1]) {
+			continue
+		}
+		noun := ""
+		for _, w := range answerNouns {
+			if hasPrefixFold(line[n:], w) {
+				noun = w
+				break
+			}
+		}
+		if noun == "" {
+			continue
+		}
+		q := strings.IndexAny(line[n+len(noun):], "'\"`")
+		if q < 0 {
+			return nil
+		}
+		if q > answerNounReach {
+			continue
+		}
+		qs := n + len(noun) + q
+		vs := qs + 1
+		ve := answerClose(line, vs, line[qs])
+		if ve < 0 {
+			if vs >= len(line) || line[vs] != '{' && line[vs] != '[' {
+				continue
+			}
+			ve = len(line) // a JSON answer cut short
+		}
+		body := line[vs:ve]
+		if body == "" || strings.HasPrefix(body, markerPrefix) || strings.HasPrefix(body, "[text ") {
+			continue
+		}
+		if strings.Count(body, " ") < 3 && body[0] != '{' && body[0] != '[' {
+			continue
+		}
+		return []int{ls + vs, ls + ve, -1, -1, ls + vs, ls + ve}
+	}
+	return nil
+}
+
+// answerClose returns where the quote q that opened an answer at line[vs]
+// closes: the first q not escaped and not followed by a letter or a digit
+// (patient's), or -1.
+func answerClose(line string, vs int, q byte) int {
+	for j := vs; j < len(line); j++ {
+		switch line[j] {
+		case '\\':
+			j++
+		case q:
+			if j+1 < len(line) && isAlnum(line[j+1]) {
+				continue
+			}
+			return j
+		}
+	}
+	return -1
+}

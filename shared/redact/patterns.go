@@ -226,6 +226,33 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A payment's party named beside its account (namelabels.go), read
+		// before the IBAN rule replaces the account.
+		Kind:     KindPersonal,
+		Triggers: accountTextWords,
+		Find:     findAccountParty,
+	},
+	{
+		// A person's name among a frame's local variables (namelabels.go).
+		Kind:     KindPersonal,
+		Triggers: localsTriggers,
+		Find:     findLocalsName,
+	},
+	{
+		// A SEPA purpose line's remittance text (namelabels.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"svwz+"},
+		Find:     findRemittanceText,
+	},
+	{
+		// The answer a structured-output failure quotes after a word
+		// naming it (parsefail.go).
+		Kind:     KindSecret,
+		Triggers: answerEchoTriggers,
+		Find:     findAnswerEcho,
+		textKind: true,
+	},
+	{
 		// A question quoted in a query's WHERE clause (sqlcalls.go).
 		Kind:     KindSecret,
 		Triggers: []string{"where "},

@@ -679,6 +679,20 @@ func personalKind(words []string) Kind {
 	if n := len(words); n >= 2 && (words[n-1] == "name" || words[n-1] == "names" || words[n-1] == "nm") && (NameOwnerWords[words[n-2]] || words[n-2] == "owner" || words[n-2] == "owners") {
 		return KindPersonal
 	}
+	// A name's key with a language tag before or after it (name_en,
+	// en_name, enName, fullName_ja): a record that writes a name in two
+	// scripts writes a person's, in their own and a transliterated one.
+	if n := len(words); (n == 2 || n == 3) && (len(words[0]) == 2 || len(words[n-1]) == 2) {
+		inner := words
+		if len(words[n-1]) == 2 && languageTags[words[n-1]] {
+			inner = words[:n-1]
+		} else if len(words[0]) == 2 && languageTags[words[0]] {
+			inner = words[1:]
+		}
+		if len(inner) < n && (len(inner) == 1 && inner[0] == "name" || personalKind(inner) == KindPersonal) {
+			return KindPersonal
+		}
+	}
 	// The same in languages that write the name before its owner and in
 	// their own words: nomeCliente, nombre_titular, naamKlant,
 	// kunde_navn, cliente_nome.
