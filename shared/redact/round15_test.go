@@ -1,20 +1,13 @@
 package redact_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/triagehq/triage/shared/redact"
 )
 
 // The families of the fifteenth set, each in other vendors', languages'
 // and formats' wordings: a secret must go, a fact must stay.
 func TestRound15Families(t *testing.T) {
-	cases := []struct {
-		name, in string
-		gone     []string
-		kept     []string
-	}{
+	checkFamilies(t, []familyCase{
 		// A structure under a keyword argument, inside a list or a message.
 		{"a Python dict under a keyword argument in brackets",
 			"openai.BadRequestError: Error code: 400 [payload={'messages': [{'role': 'user', 'content': 'Summarise the Q3 churn interviews for the Osaka retail team'}], 'max_tokens': 512}]",
@@ -75,20 +68,5 @@ func TestRound15Families(t *testing.T) {
 		{"a device flag under mobile stays",
 			`{"mobile": true, "mobile_app_version": "5.12.0", "hotel": "2155550147"}`,
 			nil, []string{`"mobile": true`, `"5.12.0"`, "2155550147"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out := redact.String(c.in)
-			for _, g := range c.gone {
-				if strings.Contains(out, g) {
-					t.Errorf("%q survived:\n%s", g, out)
-				}
-			}
-			for _, k := range c.kept {
-				if !strings.Contains(out, k) {
-					t.Errorf("fact %q lost:\n%s", k, out)
-				}
-			}
-		})
-	}
+	})
 }

@@ -1,20 +1,13 @@
 package redact_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/triagehq/triage/shared/redact"
 )
 
 // The families of the sixteenth set, each in other vendors', languages'
 // and formats' wordings: a secret must go, a fact must stay.
 func TestRound16Families(t *testing.T) {
-	cases := []struct {
-		name, in string
-		gone     []string
-		kept     []string
-	}{
+	checkFamilies(t, []familyCase{
 		// A structured-output failure quoting the model's answer.
 		{"a completion quoted after a validation failure",
 			`instructor.exceptions.InstructorRetryException: validation failed after 3 attempts, last completion: "Dear Mr Okafor, your loan application for the Leeds flat was declined" (TicketReply)`,
@@ -76,20 +69,5 @@ func TestRound16Families(t *testing.T) {
 		{"a URL-encoded holder's name",
 			`POST /mandates body: account_holder=Jos%C3%A9+Mar%C3%ADa+Olmedo&amount=12.00`,
 			[]string{"Jos%C3%A9+Mar%C3%ADa+Olmedo"}, []string{"amount=12.00"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out := redact.String(c.in)
-			for _, g := range c.gone {
-				if strings.Contains(out, g) {
-					t.Errorf("%q survived:\n%s", g, out)
-				}
-			}
-			for _, k := range c.kept {
-				if !strings.Contains(out, k) {
-					t.Errorf("fact %q lost:\n%s", k, out)
-				}
-			}
-		})
-	}
+	})
 }
