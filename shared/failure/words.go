@@ -402,19 +402,23 @@ func periodNearLimit(s string) bool {
 			}
 			i += from
 			from = i + len(l)
-			ls := strings.LastIndexByte(s[:i], '\n') + 1
-			le := strings.IndexByte(s[i:], '\n')
-			if le < 0 {
-				le = len(s)
-			} else {
-				le += i
-			}
-			if longPeriod(s[ls:le]) {
+			if longPeriod(lineAt(s, i)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// lineAt returns the line of s that holds the byte at i, without its
+// newline.
+func lineAt(s string, i int) string {
+	ls := strings.LastIndexByte(s[:i], '\n') + 1
+	le := strings.IndexByte(s[i:], '\n')
+	if le < 0 {
+		return s[ls:]
+	}
+	return s[ls : i+le]
 }
 
 // cjkPeriods and cjkLimits are a day or longer and a limit in Chinese
@@ -446,15 +450,9 @@ func cjkLongPeriod(s string) bool {
 			}
 			i += from
 			from = i + len(p)
-			ls := strings.LastIndexByte(s[:i], '\n') + 1
-			le := strings.IndexByte(s[i:], '\n')
-			if le < 0 {
-				le = len(s)
-			} else {
-				le += i
-			}
+			line := lineAt(s, i)
 			for _, l := range cjkLimits {
-				if strings.Contains(s[ls:le], l) {
+				if strings.Contains(line, l) {
 					return true
 				}
 			}
