@@ -364,6 +364,22 @@ func personal(kind Kind) bool {
 	return false
 }
 
+// ibanComplete reports whether v, its spaces and dashes left out, is as
+// long as its country's IBAN: a group after it is another word's.
+func ibanComplete(v string) bool {
+	n := 0
+	for i := 0; i < len(v); i++ {
+		if isAlnum(v[i]) {
+			n++
+		}
+	}
+	if len(v) < 2 {
+		return false
+	}
+	want := ibanLengths[strings.ToUpper(v[:2])]
+	return want > 0 && n >= want
+}
+
 // personalEnd extends the bare value s[vs:ve] of a personal key over the
 // spaces its data is written with: the digit groups of a phone number,
 // card, SSN or IBAN; the words of a name or an address, to the end of the
@@ -376,6 +392,9 @@ func personalEnd(s string, vs, ve int, kind Kind) int {
 	case KindPhone, KindCard, KindSSN, KindIBAN:
 		for k < len(s) {
 			if c := s[k]; c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' {
+				if kind == KindIBAN && (nextIsPair(s, k+1) || ibanComplete(s[vs:k])) {
+					break // the next word is another pair's key, or the IBAN is whole
+				}
 				if k+1 < len(s) && (isDigit(s[k+1]) || s[k+1] == '(' || kind == KindIBAN && isAlnum(s[k+1])) {
 					k++
 					continue
