@@ -468,7 +468,7 @@ var ProviderPhrases = []Phrase{
 	{"message larger than max", InternalBug},     // gRPC: a message above the configured size limit ("received message larger than max (N vs. M)")
 	{"resource has been exhausted", RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
 	{"resource exhausted", RateLimited},
-	{"overloaded", UpstreamUnavailable},
+	{"overload", UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
 }
 
 // TransportPhrases are the error strings of a failed connection or call,
@@ -753,7 +753,7 @@ var TextPhrases = []Phrase{
 	{"connection reset", NetworkTimeout},
 	{"connection closed", NetworkTimeout},
 	{"tls handshake", NetworkTimeout},
-	{"overloaded", UpstreamUnavailable},
+	{"overload", UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
 	{"service unavailable", UpstreamUnavailable},
 	{"temporarily unavailable", UpstreamUnavailable}, // "Feature temporarily unavailable", "Service temporarily unavailable"
 	{"bad gateway", UpstreamUnavailable},

@@ -83,8 +83,8 @@ var (
 	reCodeLabel = regexp.MustCompile(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
-	// "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)? ([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error)=([45]\d\d)\b`)
+	// "HTTP:401", "HTTP/1.1 502".
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)?[ :]([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error)=([45]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",

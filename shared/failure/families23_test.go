@@ -1,0 +1,37 @@
+package failure_test
+
+import (
+	"testing"
+
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/pipeline"
+)
+
+// TestFamiliesOfRoundTwentyThree holds members of the families holdout
+// round 23 showed (cmd/triage/testdata/corpus/README.md) — a status glued
+// to "HTTP:", an overload in its noun — in wordings other than the round's.
+func TestFamiliesOfRoundTwentyThree(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		ev   failure.Evidence
+		want failure.Class
+	}{
+		"HTTP:429 before a Chinese word": {failure.Evidence{Provider: "qianfan", Stage: pipeline.LLM, Text: "调用失败 HTTP:429错误，请稍后"}, rl},
+		"HTTP:503 in an English log":     {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Text: "delivery failed, HTTP:503 from receiver"}, uu},
+		"an overload in its noun":        {failure.Evidence{Provider: "gateway", Stage: pipeline.LLM, Text: "upstream overload: please retry the request later"}, uu},
+		"a code named for the overload":  {failure.Evidence{Provider: "relay", Stage: pipeline.LLM, Text: "server_overload: capacity reached"}, uu},
+	} {
+		ev := tc.ev
+		if c := failure.Classify(&ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
+		}
+	}
+}
+
+// TestAPortAfterHTTPColonIsNoStatus: "http:5000" is a port, not a 500.
+func TestAPortAfterHTTPColonIsNoStatus(t *testing.T) {
+	t.Parallel()
+	if c := failure.Classify(&failure.Evidence{Stage: pipeline.Fetch, Text: "dial failed for http:5000/feed"}); c.Status != 0 {
+		t.Fatalf("status %d (%s), want none", c.Status, c.Reason)
+	}
+}
