@@ -1,6 +1,8 @@
 package failure_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/triagehq/triage/shared/failure"
@@ -33,5 +35,19 @@ func TestAPortAfterHTTPColonIsNoStatus(t *testing.T) {
 	t.Parallel()
 	if c := failure.Classify(&failure.Evidence{Stage: pipeline.Fetch, Text: "dial failed for http:5000/feed"}); c.Status != 0 {
 		t.Fatalf("status %d (%s), want none", c.Status, c.Reason)
+	}
+}
+
+// TestATruncatedBodysLengthIsNoStatus: an HTTPError prints a long body cut,
+// with its length — "…(450 bytes)" —, which is a size, never a status: a
+// 2xx answer keeps its status, a text names none.
+func TestATruncatedBodysLengthIsNoStatus(t *testing.T) {
+	t.Parallel()
+	body := []byte("<html>" + strings.Repeat("x", 444))
+	if c := failure.Classify(&failure.HTTPError{Provider: "bedrock", Op: "invoke", Status: 200, Body: body}); c.Status != 200 {
+		t.Errorf("a 200 whose %d-byte body was cut: status %d (%s), want 200", len(body), c.Status, c.Reason)
+	}
+	if c := failure.Classify(errors.New("webhook: upstream said <html>…(503 bytes)")); c.Status != 0 {
+		t.Errorf("a text whose body was cut: status %d (%s), want none", c.Status, c.Reason)
 	}
 }

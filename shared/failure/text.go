@@ -305,10 +305,17 @@ func textStatus(s string) int {
 		if re == nil {
 			break
 		}
-		for _, m := range re.FindAllStringSubmatch(s, 8) {
-			n, _ := strconv.Atoi(strings.Join(m[1:], ""))
-			if !httpStatus(n) {
-				continue // "(port 443)": a number, not a status
+		for _, m := range re.FindAllStringSubmatchIndex(s, 8) {
+			n, end := 0, 0
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 && m[g+1] > m[g] {
+					n, _ = strconv.Atoi(s[m[g]:m[g+1]])
+					end = m[g+1]
+					break
+				}
+			}
+			if !httpStatus(n) || isSize(s[end:]) {
+				continue // "(port 443)", "…(402 bytes)": a number, not a status
 			}
 			if n >= 400 {
 				return n
@@ -325,6 +332,12 @@ func textStatus(s string) int {
 		return n
 	}
 	return first
+}
+
+// isSize reports whether the text after a number makes it a size: "…(402
+// bytes)", the length a truncated body is printed with.
+func isSize(rest string) bool {
+	return strings.HasPrefix(rest, " bytes") || strings.HasPrefix(rest, " byte)") || strings.HasPrefix(rest, " B)")
 }
 
 // smtpReply is an SMTP server's error reply as a client prints it — a
