@@ -192,6 +192,11 @@ func (ev *evidence) merge(t *textEvidence) {
 	}
 	ev.model = ev.model || t.model
 	if t.status != 0 && (ev.status == 0 || ev.status >= 200 && ev.status < 300 && t.status >= 400) {
+		if ev.status != 0 && ev.answered2xx == 0 {
+			// A 2xx whose body reports the real status (Teams' 200 "…
+			// HTTP error 429"): judged by that status, reported as answered.
+			ev.answered2xx = ev.status
+		}
 		ev.status, ev.reply = t.status, t.reply
 		if h, ok := SMTPReplies[ev.status]; ok && ev.provider.Mailer() {
 			ev.reply, ev.status = ev.status, h // a mailer's reply code, not an HTTP status

@@ -51,3 +51,15 @@ func TestATruncatedBodysLengthIsNoStatus(t *testing.T) {
 		t.Errorf("a text whose body was cut: status %d (%s), want none", c.Status, c.Reason)
 	}
 }
+
+// TestA2xxWhoseBodyNamesTheStatusKeepsTheAnsweredStatus: a receiver's 200
+// whose body reports the real status (Teams' "… returned HTTP error 429")
+// is judged by that status and reported as the 200 it answered.
+func TestA2xxWhoseBodyNamesTheStatusKeepsTheAnsweredStatus(t *testing.T) {
+	t.Parallel()
+	c := failure.Classify(&failure.HTTPError{Provider: "teams", Op: "post", Status: 200,
+		Body: []byte("Webhook message delivery failed with error: Microsoft Teams endpoint returned HTTP error 429 with ContextId tcid=0")})
+	if c.Class != rl || c.Status != 200 {
+		t.Fatalf("got %s status %d (%s), want %s status 200", c.Class, c.Status, c.Reason, rl)
+	}
+}
