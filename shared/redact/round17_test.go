@@ -37,6 +37,13 @@ func TestRound17Families(t *testing.T) {
 		{"a Prompty-like turn element in single quotes",
 			`PromptRenderError: unknown variable 'locale' in <turn role='user'>Explain my Vienna tax refund in simple words</turn>`,
 			[]string{"Explain my Vienna tax refund"}, []string{"PromptRenderError", "unknown variable 'locale'"}},
+		// A content key as a field of a pipe-separated log line.
+		{"a question field with spaces and braces up to the next separator",
+			`2024-03-02 08:15:44 | WARNING | rag.retriever | no hits | question=wie beantrage ich {Elternzeit} für meinen Sohn | collection=hr_de`,
+			[]string{"wie beantrage ich", "für meinen Sohn"}, []string{"collection=hr_de", "no hits"}},
+		{"a model field in the same log stays",
+			`2024-03-02 08:15:44 | INFO | rag.llm | model=gpt-4o-mini | temperature=0.2`,
+			nil, []string{"model=gpt-4o-mini", "temperature=0.2"}},
 		// A credential key misspelt.
 		{"a password key missing a letter",
 			"environment:\n  - MYSQL_ROOT_PASWORD=Gq7!pz2Lm0\n  - MYSQL_DATABASE=orders",
