@@ -227,3 +227,52 @@ func findBoxedContent(s string, from int) []int {
 	}
 	return nil
 }
+
+// findRoleTag finds an element of a prompt template whose opening tag
+// carries a role attribute — Semantic Kernel's and Prompty's
+// <message role="user">…</message>, a <turn role='system'> — and returns
+// its text up to the element's closing tag (or the next opening tag of a
+// turn, or the line's end when it never closes on the line): the turn is
+// content whatever the role.
+func findRoleTag(s string, from int) []int {
+	for i := from; i < len(s); {
+		r := strings.Index(s[i:], "role=")
+		if r < 0 {
+			return nil
+		}
+		r += i
+		i = r + 5
+		if i >= len(s) || s[i] != '"' && s[i] != '\'' || r == 0 || s[r-1] != ' ' {
+			continue
+		}
+		// The tag's name: '<' and a word before the attributes.
+		lt := strings.LastIndexByte(s[max(0, r-128):r], '<')
+		if lt < 0 {
+			continue
+		}
+		lt += max(0, r-128)
+		ne := lt + 1
+		for ne < r && (isAlnum(s[ne]) || s[ne] == '_' || s[ne] == '-' || s[ne] == ':') {
+			ne++
+		}
+		if ne == lt+1 || s[ne] != ' ' || strings.ContainsAny(s[ne:r], "<>\n") {
+			continue
+		}
+		gt := strings.IndexByte(s[i:], '>')
+		if gt < 0 || gt > 256 || s[i+gt-1] == '/' {
+			continue
+		}
+		vs := i + gt + 1
+		closer := "</" + s[lt+1:ne] + ">"
+		ve := strings.Index(s[vs:min(len(s), vs+maxDecodedBytes)], closer)
+		if ve < 0 {
+			ve = lineEnd(s, vs) - vs
+		}
+		ve += vs
+		if ve <= vs || startsWithMarker(s, vs) && isTextMarker(strings.TrimSpace(s[vs:ve])) {
+			continue
+		}
+		return []int{lt, ve, -1, -1, vs, ve}
+	}
+	return nil
+}

@@ -652,6 +652,9 @@ var keyNeedles = withPersonalKeys(keyTriggers)
 var keyTriggers = ([]string{
 	"pass", "pwd", "secret", "token", "key", "auth", "cookie", "sess",
 	"credential", "creds", "sig", "jwt", "bearer", "otp", "csrf", "xsrf", "psk",
+	// A credential word misspelt (misspeltKind): "pasword", "secert",
+	// "credentail"; "passwrod" holds "pass".
+	"pasw", "secer", "secr", "credent",
 	// Keys that name personal data (PersonalKeys; the others are added).
 	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
 	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",

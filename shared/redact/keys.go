@@ -485,7 +485,70 @@ func wordKind(w string) Kind {
 	if strings.HasSuffix(w, "token") {
 		return KindSecret
 	}
+	return misspeltKind(w)
+}
+
+// MisspeltTargets are the credential words whose misspellings — one letter
+// dropped, added, changed or two swapped ("passwrod", "pasword",
+// "secert", "credentail") — still name a credential: a key is written by
+// hand as often as by a program. Words of six letters or more only, the
+// first two letters kept, so that a short word is never a typo of one.
+var MisspeltTargets = map[string]Kind{
+	"password": KindPassword, "passwd": KindPassword, "passphrase": KindPassword,
+	"secret": KindSecret, "credential": KindSecret, "credentials": KindSecret,
+	"apikey": KindSecret, "privatekey": KindSecret, "secretkey": KindSecret,
+}
+
+// NotMisspelt are words one edit from a credential word that are words of
+// their own.
+var NotMisspelt = map[string]bool{"passed": true, "passes": true, "secrete": true, "secreted": true}
+
+// misspeltKind returns the kind of the credential word w is one edit
+// from (MisspeltTargets), or "".
+func misspeltKind(w string) Kind {
+	if len(w) < 6 || w[0] != 'p' && w[0] != 's' && w[0] != 'c' && w[0] != 'a' {
+		return "" // cheap way out: no target starts so
+	}
+	for _, t := range misspeltOrder {
+		if w[0] == t[0] && w[1] == t[1] && len(w)-len(t) <= 1 && len(t)-len(w) <= 1 && oneEdit(w, t) && !NotMisspelt[w] {
+			return MisspeltTargets[t]
+		}
+	}
 	return ""
+}
+
+// misspeltOrder is MisspeltTargets' words in a fixed order: a map's
+// iteration costs more than the comparisons.
+var misspeltOrder = func() []string {
+	o := make([]string, 0, len(MisspeltTargets))
+	for t := range MisspeltTargets {
+		o = append(o, t)
+	}
+	sort.Strings(o)
+	return o
+}()
+
+// oneEdit reports whether a and b differ by exactly one letter dropped,
+// added or changed, or two neighbours swapped.
+func oneEdit(a, b string) bool {
+	if a == b {
+		return false
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case len(a) == len(b):
+		if a[i+1:] == b[i+1:] {
+			return true // changed
+		}
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:] // swapped
+	case len(a) == len(b)+1:
+		return a[i+1:] == b[i:]
+	default:
+		return b[i+1:] == a[i:]
+	}
 }
 
 type fragment struct {

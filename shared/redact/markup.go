@@ -334,6 +334,14 @@ func findContentValue(s string, from int) []int {
 			if strings.IndexByte(s[vs:ve], '{') >= 0 || strings.IndexAny(s[vs:ve], "'\"") < 0 {
 				continue
 			}
+		case s[sep] == '=' && before == ' ' && ks >= 2 && s[ks-2] == '|' && role.text && TextKeys[normKey(s[ks:ke])]:
+			// A content key as a field of a log line whose fields " | "
+			// separates: "| query=… | kb=hr": the text runs to the next
+			// separator, spaces and braces within it.
+			vs, ve = sep+1, lineEnd(s, sep+1)
+			if k := strings.Index(s[vs:ve], " | "); k >= 0 {
+				ve = vs + k
+			}
 		case s[sep] == '=' && (lineStart || namespaced || strings.IndexByte(" \t&?;,({", before) >= 0):
 			vs, ve = assignedValue(s, sep+1, before == '&' || before == '?', lineStart)
 		case s[sep] == ':' && lineStart && sep+1 < len(s) && (s[sep+1] == ' ' || s[sep+1] == '\t' || s[sep+1] == '\n' || s[sep+1] == '\r'):
@@ -660,9 +668,20 @@ func findLabelBlock(s string, from int) []int {
 		for start < len(s) && (s[start] == '\n' || s[start] == '\r') {
 			start++
 		}
-		if start >= len(s) || startsWithMarker(s, start) || s[start] == ' ' || s[start] == '\t' || s[start] == '-' {
-			// Redacted already, or an indented block or a list under a
-			// YAML key: the content rule's.
+		if start >= len(s) || startsWithMarker(s, start) || s[start] == '-' {
+			continue // redacted already, or a list under a YAML key: the content rule's
+		}
+		if s[start] == ' ' || s[start] == '\t' {
+			// An indented block under a label of words ("Prompt after
+			// formatting:", a chain's verbose log) is the label's, blank
+			// lines within it too, up to the next line that is not
+			// indented; under a one-word YAML key, the content rule's.
+			if len(words) < 2 {
+				continue
+			}
+			if ie := indentedBlockEnd(s, start); ie > start && !startsWithMarker(s, skipBlanks(s, start)) {
+				return []int{ls, ie, ls, c, start, ie}
+			}
 			continue
 		}
 		end := start
@@ -696,6 +715,28 @@ func findLabelBlock(s string, from int) []int {
 		return []int{ls, end, ls, c, start, end}
 	}
 	return nil
+}
+
+// indentedBlockEnd returns the end of the block of indented lines that
+// starts at s[i] — blank lines within it included, trailing ones not — up
+// to the first line that is not indented.
+func indentedBlockEnd(s string, i int) int {
+	end := i
+	for k := i; k < len(s) && k-i < maxDecodedBytes; {
+		e := lineEnd(s, k)
+		l := s[k:e]
+		if strings.TrimSpace(l) != "" {
+			if l[0] != ' ' && l[0] != '\t' {
+				break
+			}
+			end = e
+		}
+		k = e + 1
+	}
+	for end > i && (s[end-1] == '\r' || s[end-1] == ' ' || s[end-1] == '\t') {
+		end--
+	}
+	return end
 }
 
 // paragraphFollows reports whether the next line from s[i] that is not
@@ -937,7 +978,7 @@ func findLabelLine(s string, from int) []int {
 		for w > 0 && c-w < 16 && isLetter(s[w-1]) {
 			w--
 		}
-		if lw := strings.ToLower(s[w:c]); !ProseContentWords[lw] && lw != "context" && lw != "input" && lw != "inputs" && !ProseResultWords[lw] {
+		if lw := strings.ToLower(s[w:c]); !ProseContentWords[lw] && lw != "context" && lw != "input" && lw != "inputs" && !ProseResultWords[lw] && !SpokenWords[lw] {
 			continue // cheap way out: no content word before the ':'
 		}
 		ls := lineStartOf(s, c)
@@ -956,7 +997,7 @@ func findLabelLine(s string, from int) []int {
 			}
 		}
 		ln = skipBlanks(s, ln)
-		if ln >= c || !isUpper(s[ln]) || !labelIsContent(s[ln:c]) || measurement(s, vs) || dumpAt(s, vs) {
+		if ln >= c || !(isUpper(s[ln]) && labelIsContent(s[ln:c]) || spokenLabel(s[ln:c])) || measurement(s, vs) || dumpAt(s, vs) {
 			continue
 		}
 		ve := lineEnd(s, vs)
@@ -1064,6 +1105,44 @@ func labelIsContent(label string) bool {
 		}
 	}
 	return false
+}
+
+// SpokenWords end a label of what someone sent a model, written in lower
+// case within a log line ("attack prompt: …", "last user message: …",
+// "user request: …"), when the label says who spoke (SpeakerWords) or
+// names a prompt.
+var SpokenWords = map[string]bool{
+	"prompt": true, "message": true, "request": true, "query": true, "question": true,
+}
+
+// SpeakerWords say who sent a message or a request to a model.
+var SpeakerWords = map[string]bool{
+	"user": true, "human": true, "customer": true, "client": true, "attack": true,
+	"adversarial": true, "jailbreak": true, "rendered": true, "formatted": true,
+}
+
+// spokenLabel reports whether a label of two to four plain words, none a
+// failure's or a function word, ends in one of SpokenWords and is a prompt
+// or holds one of SpeakerWords: "attack prompt", "last user message" —
+// not "error message" nor "status message".
+func spokenLabel(label string) bool {
+	words := strings.Fields(label)
+	if len(words) < 2 || len(words) > 4 {
+		return false
+	}
+	last := strings.ToLower(words[len(words)-1])
+	if !SpokenWords[last] {
+		return false
+	}
+	speaker := last == "prompt"
+	for _, w := range words {
+		lw := strings.ToLower(w)
+		if !isPlainWord(w) || failureWords[lw] || functionWords[lw] {
+			return false
+		}
+		speaker = speaker || SpeakerWords[lw]
+	}
+	return speaker
 }
 
 // withContent reports whether a label of up to six plain words ends in

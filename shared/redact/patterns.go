@@ -142,6 +142,21 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A password a sentence states: "Password for user X is Y"
+		// (tokens.go).
+		Kind:     KindPassword,
+		Triggers: []string{"word is ", "word was ", "word for ", "word of "},
+		Find:     findProsePassword,
+	},
+	{
+		// A template's turn written as an element with a role attribute
+		// (chattemplate.go): <message role="user">…</message>.
+		Kind:     KindSecret,
+		Triggers: []string{"role=\"", "role='"},
+		Find:     findRoleTag,
+		textKind: true,
+	},
+	{
 		Kind:     KindSecret,
 		Triggers: contentNeedles,
 		Find:     findContentValue,

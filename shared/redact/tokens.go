@@ -1147,3 +1147,68 @@ func findModeKey(s string, from int) []int {
 	}
 	return nil
 }
+
+// findProsePassword finds a password a sentence states — "Password for
+// user admin is w_Ux7…", "the password is Kq2!mz…", "root password was
+// …" — and returns the value: the run of bytes after the verb up to a
+// space or the quote, comma or escape of the string it stands in, less the
+// sentence's closing punctuation, when it could be a
+// credential (credentialLike, symbols included: a password is not a
+// token's alphabet). "password is incorrect" keeps its word.
+func findProsePassword(s string, from int) []int {
+	for i := from; i < len(s); {
+		p := indexFold(s[i:], "password")
+		if p < 0 {
+			return nil
+		}
+		p += i
+		i = p + 8
+		k := i
+		if k < len(s) && (s[k] == 's' || s[k] == 'S') {
+			k++
+		}
+		// "for user admin", "of bob": at most four words to the verb.
+		le := lineEnd(s, k)
+		lim := min(le, k+96)
+		verb := -1
+		for w, n := k, 0; w < lim && n < 6; n++ {
+			for w < lim && s[w] == ' ' {
+				w++
+			}
+			e := w
+			for e < lim && s[e] != ' ' {
+				e++
+			}
+			word := strings.ToLower(s[w:e])
+			if word == "is" || word == "was" {
+				verb = e
+				break
+			}
+			if n == 0 && word != "for" && word != "of" {
+				break
+			}
+			w = e
+		}
+		if verb < 0 {
+			continue
+		}
+		vs := skipBlanks(s, verb)
+		if vs < le && (s[vs] == '"' || s[vs] == '\'') {
+			vs++
+		}
+		// The value ends at a space, or at the quote, comma or escape of
+		// the string or record the sentence stands in.
+		ve := vs
+		for ve < le && strings.IndexByte(" \t\"',;\\<>", s[ve]) < 0 {
+			ve++
+		}
+		for ve > vs && strings.IndexByte(".:)", s[ve-1]) >= 0 {
+			ve--
+		}
+		if ve <= vs || startsWithMarker(s, vs) || !credentialLike(s[vs:ve]) {
+			continue
+		}
+		return []int{p, ve, p, p + 8, vs, ve}
+	}
+	return nil
+}

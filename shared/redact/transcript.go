@@ -251,7 +251,14 @@ func inDialogue(s string, ls int, label string) bool {
 func inlineRole(t string) int {
 	ind := len(t) - len(strings.TrimLeft(t, " \t"))
 	c := strings.Index(t[ind:], ": ")
-	if c < 2 || c > 14 || !inlineRoles[strings.ToLower(t[ind:ind+c])] && !supportSpeakers[strings.ToLower(t[ind:ind+c])] {
+	if c < 2 || c > 48 {
+		return -1
+	}
+	key := strings.ToLower(t[ind : ind+c])
+	if p := strings.Index(key, " ("); p > 0 && key[len(key)-1] == ')' && !strings.ContainsAny(key[p+2:len(key)-1], "()") {
+		key = key[:p] // "User (Zaesar): …" — a role, then who plays it
+	}
+	if len(key) > 14 || !inlineRoles[key] && !supportSpeakers[key] {
 		return -1
 	}
 	if rest := strings.TrimSpace(t[ind+c+2:]); strings.Count(rest, " ") < 2 || strings.HasPrefix(rest, markerPrefix) || strings.HasPrefix(rest, "[text ") {
@@ -318,9 +325,22 @@ func findTurnText(s string, from int) []int {
 		if le < len(s) && s[le] == '\r' && next < len(s) && s[next] == '\n' {
 			next++
 		}
+		if ls > 0 && s[ls-1] != '\n' && s[ls-1] != '\r' && ls != from {
+			ls = next
+			continue
+		}
 		line := stripANSI(s[ls:le])
 		h, label := classifyTurnLine(line)
-		if h == noHeader || h == speakerLine || ls > 0 && s[ls-1] != '\n' && s[ls-1] != '\r' && ls != from {
+		escaped := false
+		if h == noHeader {
+			// A prompt printed with its newlines escaped, in a JSON string
+			// or a log line ("…\nUser: …\nAssistant:"), starts a turn
+			// after an escape; its text ends at the next one.
+			if ts, tl, th, tlabel := escapedTurn(s, ls, le); th == inlineHeader {
+				ls, le, line, h, label, escaped = ts, tl, stripANSI(s[ts:tl]), th, tlabel, true
+			}
+		}
+		if h == noHeader || h == speakerLine {
 			ls = next
 			continue
 		}
@@ -369,7 +389,10 @@ func findTurnText(s string, from int) []int {
 		}
 		// The text runs line by line to what ends it.
 		ve := lineEnd(s, vs)
-		for k := ve + 1; k < len(s) && k-vs < maxDecodedBytes; {
+		if escaped {
+			ve = min(ve, le)
+		}
+		for k := ve + 1; !escaped && k < len(s) && k-vs < maxDecodedBytes; {
 			e := lineEnd(s, k)
 			l := stripANSI(s[k:e])
 			if bare && strings.TrimSpace(l) == "" {
@@ -409,6 +432,35 @@ func findTurnText(s string, from int) []int {
 		return []int{ls, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// escapedTurn finds, in the line s[ls:le], an escaped newline ("\\n")
+// followed by a role's label and prose — a turn of a prompt printed with
+// its newlines escaped — and returns where the turn starts, where its
+// text ends (the next escaped newline or the line's end) and its header.
+func escapedTurn(s string, ls, le int) (int, int, turnHeader, int) {
+	for i, n := ls, 0; i < le && n < 64; n++ {
+		e := strings.Index(s[i:le], "\\n")
+		if e < 0 {
+			break
+		}
+		ts := i + e + 2
+		for ts+1 < le && s[ts] == '\\' && s[ts+1] == 'n' {
+			ts += 2
+		}
+		i = ts
+		if ts >= le || !isLetter(s[ts]) {
+			continue
+		}
+		tl := le
+		if f := strings.Index(s[ts:le], "\\n"); f >= 0 {
+			tl = ts + f
+		}
+		if h, label := classifyTurnLine(s[ts:tl]); h == inlineHeader {
+			return ts, tl, h, label
+		}
+	}
+	return ls, le, noHeader, 0
 }
 
 // proseLine reports whether an unindented line under a role key is prose
