@@ -251,7 +251,7 @@ func TestRecordsCutShort(t *testing.T) {
 // groups an IBAN is written in, never over the next pair or a word after a
 // whole IBAN.
 func TestIBANValueEndsWhereItsAccountEnds(t *testing.T) {
-	checkFamilies(t, []familyCase{
+	stringCases(t, []planted{
 		{"the next pair after a compact IBAN", "mandate iban=NL94RABO1096251429 bic=RABONL2U status=active",
 			[]string{"NL94RABO1096251429"}, []string{"bic=RABONL2U", "status=active"}},
 		{"a word after a whole grouped IBAN", "iban: DE89 3704 0044 0532 0130 00 rejected by the bank",

@@ -7,7 +7,7 @@ import (
 // The families of the fourteenth set, each in other vendors', languages'
 // and formats' wordings: a secret must go, a fact must stay.
 func TestRound14Families(t *testing.T) {
-	checkFamilies(t, []familyCase{
+	stringCases(t, []planted{
 		{"constructor's positional password in a stack trace",
 			"#3 /srv/app/Mail.php(88): Vendor\\Smtp\\SmtpTransport->__construct('smtp.mail.example', 587, 'notify', 'Kq7#vL2pXz', 'tls')",
 			[]string{"Kq7#vL2pXz"}, []string{"smtp.mail.example", "'notify'", "Mail.php(88)"}},

@@ -7,7 +7,7 @@ import (
 // The families of the fifteenth set, each in other vendors', languages'
 // and formats' wordings: a secret must go, a fact must stay.
 func TestRound15Families(t *testing.T) {
-	checkFamilies(t, []familyCase{
+	stringCases(t, []planted{
 		// A structure under a keyword argument, inside a list or a message.
 		{"a Python dict under a keyword argument in brackets",
 			"openai.BadRequestError: Error code: 400 [payload={'messages': [{'role': 'user', 'content': 'Summarise the Q3 churn interviews for the Osaka retail team'}], 'max_tokens': 512}]",

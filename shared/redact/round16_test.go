@@ -7,7 +7,7 @@ import (
 // The families of the sixteenth set, each in other vendors', languages'
 // and formats' wordings: a secret must go, a fact must stay.
 func TestRound16Families(t *testing.T) {
-	checkFamilies(t, []familyCase{
+	stringCases(t, []planted{
 		// A structured-output failure quoting the model's answer.
 		{"a completion quoted after a validation failure",
 			`instructor.exceptions.InstructorRetryException: validation failed after 3 attempts, last completion: "Dear Mr Okafor, your loan application for the Leeds flat was declined" (TicketReply)`,

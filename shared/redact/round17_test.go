@@ -7,7 +7,7 @@ import (
 // The families of the seventeenth set, each in other frameworks', vendors'
 // and wordings: a secret must go, a fact must stay.
 func TestRound17Families(t *testing.T) {
-	checkFamilies(t, []familyCase{
+	stringCases(t, []planted{
 		// A rendered prompt under a label of words, indented, with blank
 		// lines between its paragraphs.
 		{"an indented rendered prompt up to the chain's next marker",
