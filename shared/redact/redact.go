@@ -136,10 +136,15 @@ func redactText(s string, st *state) string {
 const maxPasses = 8
 
 // pass applies every layer once: structure and encodings first
-// (layers.go), then every pattern of the table.
+// (layers.go), then every pattern of the table, then the prose rule to what
+// is left (prose.go).
 func pass(s string, st *state) string {
 	st.root.work += len(s)
-	return patterns(layers(s, st), st)
+	out := patterns(layers(s, st), st)
+	if st.noProse {
+		return out
+	}
+	return prose(out)
 }
 
 // surface is String without the structure and decoding layers: what the

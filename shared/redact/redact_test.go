@@ -546,7 +546,7 @@ var survivors = []string{
 	"https://example.com/articles/42?page=2",
 	"https://example.com/search?q=golang&page=2&sort=desc#results",
 	"https://hooks.slack.com/ is the host",
-	"The quick brown fox jumps over the lazy dog.",
+	"The security token included in the request is expired.",
 	"1700000000",
 	"1700000000123",
 	"429",

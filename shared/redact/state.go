@@ -22,6 +22,11 @@ type state struct {
 	// noTokens turns the random-token rule off: the text is the value of
 	// an identifier's key (request_id, ETag), which the operator needs.
 	noTokens bool
+	// noProse turns the prose layer (prose.go) off: the text is a quoted
+	// string decoded from its escapes, which the rules of the text around
+	// it judge whole after this; the prose layer then reads it there, its
+	// escapes being delimiters of its own.
+	noProse bool
 	// root is the state of the top-level call, which holds the budget.
 	root   *state
 	budget int // decoded bytes left; in the root only
@@ -42,9 +47,16 @@ func newState() *state {
 
 // deeper returns the state for text decoded from the text st describes.
 func (st *state) deeper() *state {
-	d := &state{depth: st.depth + 1, root: st.root}
+	d := &state{depth: st.depth + 1, root: st.root, noProse: st.noProse}
 	st.root.deepest = max(st.root.deepest, d.depth)
 	return d
+}
+
+// withoutProse returns the state for a quoted string's decoded text.
+func (st *state) withoutProse() *state {
+	c := *st
+	c.noProse = true
+	return &c
 }
 
 // withoutTokens returns st for an identifier's value.
