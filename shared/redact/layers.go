@@ -211,7 +211,7 @@ func redactQuoted(body string, q byte, esc bool, st *state, role *keyRole) (stri
 	if !ok || !st.canDecode(len(dec)) {
 		return "", false
 	}
-	r := redactText(dec, st.deeper().withoutProse())
+	r := redactText(dec, st.deeperWithoutProse())
 	if r == dec {
 		return "", false
 	}

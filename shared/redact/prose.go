@@ -77,66 +77,144 @@ het een en of maar niet is zijn was werd wordt van voor met op aan bij naar uit 
 // personWords are the first person, which a system's message does not use.
 const personWords = `i me my mine myself we us our ours`
 
-var proseVocabulary = sync.OnceValue(func() map[string]uint8 {
-	m := make(map[string]uint8, 4096)
+// proseVocabulary is the vocabulary as a table of hashes: no pointers, so
+// the garbage collector never scans it.
+var proseVocabulary = sync.OnceValue(func() *hashTable {
+	t := newHashTable(4096)
 	for _, w := range strings.Fields(systemWordList) {
-		m[w] = wordSystem
+		t.put(hashWord(w), wordSystem)
 	}
 	for _, w := range strings.Fields(proseFunctionWords) {
-		m[w] = wordFunction
+		t.put(hashWord(w), wordFunction)
 	}
 	for _, w := range strings.Fields(personWords) {
-		m[w] = wordPerson
+		t.put(hashWord(w), wordPerson)
 	}
-	return m
+	return t
 })
 
-var systemPairs = sync.OnceValue(func() map[string]struct{} {
-	m := make(map[string]struct{}, 512)
+// systemPairs holds the CJK pairs of systemPairList by their runes.
+var systemPairs = sync.OnceValue(func() *hashTable {
+	t := newHashTable(512)
 	for _, p := range strings.Fields(systemPairList) {
-		m[p] = struct{}{}
+		r1, n := utf8.DecodeRuneInString(p)
+		r2, _ := utf8.DecodeRuneInString(p[n:])
+		t.put(pairKey(r1, r2), 1)
 	}
-	return m
+	return t
 })
+
+// hashTable is an open-addressing set of 64-bit keys with a class each.
+type hashTable struct {
+	keys  []uint64
+	class []uint8
+	mask  uint64
+}
+
+func newHashTable(n int) *hashTable {
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	return &hashTable{keys: make([]uint64, size), class: make([]uint8, size), mask: uint64(size - 1)}
+}
+
+func (t *hashTable) put(k uint64, class uint8) {
+	i := k & t.mask
+	for t.keys[i] != 0 && t.keys[i] != k {
+		i = (i + 1) & t.mask
+	}
+	t.keys[i], t.class[i] = k, class
+}
+
+func (t *hashTable) get(k uint64) uint8 {
+	for i := k & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case k:
+			return t.class[i]
+		case 0:
+			return 0
+		}
+	}
+}
+
+// hashWord is FNV-1a of w's bytes, never 0 (the empty slot).
+func hashWord(w string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint64(w[i])) * 1099511628211
+	}
+	return h | 1
+}
+
+func pairKey(a, b rune) uint64 { return uint64(a)<<32 | uint64(b) }
 
 // prose replaces the runs of words of s that are content by the prose rule
 // with Text markers.
 func prose(s string) string {
-	var b strings.Builder
-	last := 0
-	emit := func(a, z int) {
-		if b.Len() == 0 && last == 0 {
-			b.Grow(len(s))
-		}
-		b.WriteString(s[last:a])
-		b.WriteString(Text(s[a:z]))
-		last = z
+	if len(s) < 2*minForeignWords {
+		return s
 	}
-	start := 0
+	w := proseOut{s: s}
+	start, spaces := 0, 0
 	for i := 0; i <= len(s); {
 		n := 0
 		if i < len(s) {
-			n = proseSeparator(s, i)
-			if n == 0 {
+			c := s[i]
+			if c == ' ' {
+				spaces++
+			}
+			if !maySeparate[c] {
+				i++
+				continue
+			}
+			if n = proseSeparator(s, i); n == 0 {
 				i++
 				continue
 			}
 		}
-		if i-start >= 2*minForeignWords {
-			proseSegment(s, start, i, i < len(s) && s[i] == '=', emit)
+		// A segment of fewer words than minForeignWords (spaces + 1) can be
+		// content only as CJK, which writes none.
+		if i-start >= 2*minForeignWords && (spaces >= minForeignWords-1 || hasCJK(s[start:i])) {
+			proseSegment(&w, start, i, i < len(s) && s[i] == '=')
 		}
 		if i == len(s) {
 			break
 		}
 		i += n
-		start = i
+		start, spaces = i, 0
 	}
-	if last == 0 {
+	if w.out == nil {
 		return s
 	}
-	b.WriteString(s[last:])
-	return b.String()
+	return string(append(w.out, s[w.last:]...))
 }
+
+// proseOut builds prose's output: the text up to last copied, the runs
+// emit is given replaced.
+type proseOut struct {
+	s    string
+	out  []byte
+	last int
+}
+
+// emit replaces s[a:z] with its Text marker.
+func (w *proseOut) emit(a, z int) {
+	if w.out == nil {
+		w.out = make([]byte, 0, len(w.s))
+	}
+	w.out = append(w.out, w.s[w.last:a]...)
+	w.out = append(w.out, Text(w.s[a:z])...)
+	w.last = z
+}
+
+// maySeparate marks the bytes a delimiter of proseSeparator starts with.
+var maySeparate = func() (t [256]bool) {
+	for _, c := range []byte("\n\r\t\"`(){}<>=|];[:\\'\x1b") {
+		t[c] = true
+	}
+	return t
+}()
 
 // proseSeparator returns the length of the delimiter that starts at s[i],
 // or 0.
@@ -189,10 +267,11 @@ func letterByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// proseSegment judges the segment s[lo:hi] and calls emit for each run to
-// replace. atKey says the segment ends where a '=' follows its last token,
-// which is then a key and stays.
-func proseSegment(s string, lo, hi int, atKey bool, emit func(a, z int)) {
+// proseSegment judges the segment s[lo:hi] of w's text and emits each run
+// to replace. atKey says the segment ends where a '=' follows its last
+// token, which is then a key and stays.
+func proseSegment(w *proseOut, lo, hi int, atKey bool) {
+	s := w.s
 	vocab := proseVocabulary()
 	words, foreign, cjk := 0, 0, false
 	for i := lo; i < hi; {
@@ -205,11 +284,11 @@ func proseSegment(s string, lo, hi int, atKey bool, emit func(a, z int)) {
 			cjk = true
 			continue
 		}
-		w, ok := proseWord(s, a, z)
+		word, ok := proseWord(s, a, z)
 		if !ok {
 			continue
 		}
-		switch class := wordClass(vocab, w); class {
+		switch class := wordClass(vocab, word); class {
 		case wordFunction:
 		case wordPerson:
 			words++
@@ -218,7 +297,7 @@ func proseSegment(s string, lo, hi int, atKey bool, emit func(a, z int)) {
 			words++
 		default:
 			words++
-			if utf8.RuneCountInString(w) >= 2 {
+			if utf8.RuneCountInString(word) >= 2 {
 				foreign++
 			}
 		}
@@ -230,7 +309,7 @@ func proseSegment(s string, lo, hi int, atKey bool, emit func(a, z int)) {
 	runStart, runEnd, runWords := 0, 0, 0
 	flush := func() {
 		if runWords >= minRunWords {
-			emit(runStart, runEnd)
+			w.emit(runStart, runEnd)
 		}
 		runWords = 0
 	}
@@ -243,7 +322,7 @@ func proseSegment(s string, lo, hi int, atKey bool, emit func(a, z int)) {
 		if hasCJK(s[a:z]) {
 			flush()
 			if cjkContent(s[a:z]) {
-				emit(cjkExtent(s, a, z))
+				w.emit(cjkExtent(s, a, z))
 			}
 			continue
 		}
@@ -300,21 +379,44 @@ func proseWord(s string, a, z int) (string, bool) {
 	w := s[a:z]
 	upper, lower, hump := 0, 0, false
 	prevLetter, prevLower := false, false
-	for _, r := range w {
+	for i := 0; i < len(w); {
+		c := w[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c >= 'a' && c <= 'z':
+				lower++
+				prevLetter, prevLower = true, true
+				continue
+			case c >= 'A' && c <= 'Z':
+				upper++
+				hump = hump || prevLower
+				prevLetter, prevLower = true, false
+				continue
+			case c == '\'' || c == '-':
+				if !prevLetter {
+					return "", false
+				}
+				prevLetter, prevLower = false, false
+				continue
+			default:
+				return "", false
+			}
+		}
+		r, n := utf8.DecodeRuneInString(w[i:])
+		i += n
 		switch {
 		case unicode.IsLetter(r) || unicode.IsMark(r):
 			if unicode.IsUpper(r) {
 				upper++
-				if prevLower {
-					hump = true
-				}
+				hump = hump || prevLower
 				prevLower = false
 			} else {
 				lower++
 				prevLower = unicode.IsLower(r)
 			}
 			prevLetter = true
-		case r == '\'' || r == '’' || r == '-':
+		case r == '’':
 			if !prevLetter {
 				return "", false
 			}
@@ -330,23 +432,16 @@ func proseWord(s string, a, z int) (string, bool) {
 }
 
 // wordClass returns the vocabulary's class of w, in any case (0: foreign).
-func wordClass(vocab map[string]uint8, w string) uint8 {
-	var buf [32]byte
-	if len(w) <= len(buf) {
-		ascii := true
-		for i := 0; i < len(w); i++ {
-			c := w[i]
-			if c >= 0x80 {
-				ascii = false
-				break
-			}
-			buf[i] = lowerASCII(c)
+func wordClass(vocab *hashTable, w string) uint8 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			return vocab.get(hashWord(strings.ToLower(w)))
 		}
-		if ascii {
-			return vocab[string(buf[:len(w)])]
-		}
+		h = (h ^ uint64(lowerASCII(c))) * 1099511628211
 	}
-	return vocab[strings.ToLower(w)]
+	return vocab.get(h | 1)
 }
 
 func isCJKRune(r rune) bool {
@@ -372,7 +467,6 @@ func cjkContent(t string) bool {
 	pairs := systemPairs()
 	chars, known, total := 0, 0, 0
 	var prev rune
-	var buf [8]byte
 	for _, r := range t {
 		if !isCJKRune(r) {
 			prev = 0
@@ -381,9 +475,7 @@ func cjkContent(t string) bool {
 		chars++
 		if prev != 0 {
 			total++
-			n := utf8.EncodeRune(buf[:], prev)
-			n += utf8.EncodeRune(buf[n:], r)
-			if _, ok := pairs[string(buf[:n])]; ok {
+			if pairs.get(pairKey(prev, r)) != 0 {
 				known++
 			}
 		}

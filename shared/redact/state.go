@@ -52,11 +52,12 @@ func (st *state) deeper() *state {
 	return d
 }
 
-// withoutProse returns the state for a quoted string's decoded text.
-func (st *state) withoutProse() *state {
-	c := *st
-	c.noProse = true
-	return &c
+// deeperWithoutProse is deeper for a quoted string's decoded text, which
+// the prose layer reads where it stands (noProse).
+func (st *state) deeperWithoutProse() *state {
+	d := st.deeper()
+	d.noProse = true
+	return d
 }
 
 // withoutTokens returns st for an identifier's value.
