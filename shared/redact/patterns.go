@@ -104,6 +104,14 @@ var tokenPatterns = []Pattern{
 		Check:  checkToken,
 		tokens: true,
 	},
+	{
+		// A quoted password whatever its key: symbols among mixed
+		// letters and digits (tokens.go).
+		Kind:     KindToken,
+		Triggers: []string{"#", "!", "$", "%", "&", "*", "@", "^", "?", "~"},
+		Find:     findQuotedPassword,
+		tokens:   true,
+	},
 }
 
 // The token rule's finder decodes blobs, and the quoted-printable rule's
@@ -111,7 +119,7 @@ var tokenPatterns = []Pattern{
 // here, after Patterns exists.
 func init() {
 	for i := range Patterns {
-		if Patterns[i].tokens {
+		if Patterns[i].tokens && Patterns[i].Find == nil {
 			Patterns[i].findIn = findToken
 		}
 		if Patterns[i].quotedPrintable {

@@ -96,3 +96,37 @@ func TestProseOfSystemsStays(t *testing.T) {
 		}
 	}
 }
+
+// passwordShapes are passwords by their shape alone — symbols among mixed
+// letters and digits, random-looking — quoted under a key that says
+// nothing, or bare in a struct printed by position; and values of the same
+// characters that are no password (docs/design.md "Redaction", 4).
+var passwordShapes = []planted{
+	{
+		name:    "a secret store's answer, quoted under value",
+		in:      `GET https://kv-prod-7.vault.azure.net/secrets/ledger-db/3f2a -> 200 {"value":"Wq7!zRm4Tp2Lx","attributes":{"enabled":true}}`,
+		secrets: []string{"Wq7!zRm4Tp2Lx"},
+		keep:    []string{"kv-prod-7.vault.azure.net/secrets/ledger-db/3f2a", `"enabled":true`},
+	},
+	{
+		name:    "a Python repr's unnamed field",
+		in:      `connect() failed: args=('reporting', 'h$8GmQ2vYk4Rn', 'pg-ro.internal', 5432)`,
+		secrets: []string{"h$8GmQ2vYk4Rn"},
+		keep:    []string{"reporting", "pg-ro.internal", "5432"},
+	},
+	{
+		name:    "bare in a struct printed by position",
+		in:      `pool init: cfg={{etl_loader Zp4%cV9nW2qHs8 WAREHOUSE01 true} {4 16 30s}} err=connection reset`,
+		secrets: []string{"Zp4%cV9nW2qHs8"},
+		keep:    []string{"etl_loader", "WAREHOUSE01", "err=connection reset"},
+	},
+	{
+		name: "tags, codes and request labels of the same characters stay",
+		in:   `[Req#7c3e] campaign "#Spring2026Launch" code "50%OFF-B2B" segment "error^HL70357" ref "C#12.0-Preview"`,
+		keep: []string{"[Req#7c3e]", "#Spring2026Launch", "50%OFF-B2B", "error^HL70357", "C#12.0-Preview"},
+	},
+}
+
+func TestPasswordShapes(t *testing.T) {
+	stringCases(t, passwordShapes)
+}

@@ -154,6 +154,123 @@ func findToken(in *probe, s string, from int) []int {
 	return nil
 }
 
+// Bounds of a quoted password (findQuotedPassword).
+const (
+	minQuotedPassword = 10
+	maxQuotedPassword = 64
+)
+
+// findQuotedPassword finds a password by its shape whatever its key (a
+// secret store's answer, a dump's field), quoted or standing bare between
+// spaces (a struct printed positionally): one run without spaces of 10 to
+// 64 characters holding lower case, upper case, a
+// digit and a symbol a password takes (passwordSymbol), not a URL, a path,
+// an e-mail address or a host, and random-looking — most of it explained
+// by no word, number or hex piece, and of varied characters. Labelled
+// values and tokens of a key's alphabet are the token rule's (findToken).
+func findQuotedPassword(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		if !passwordSymbol(s[i]) {
+			continue
+		}
+		a := i
+		for a > 0 && a > i-maxQuotedPassword && s[a-1] != '"' && s[a-1] != '\'' && s[a-1] > ' ' {
+			a--
+		}
+		b := i + 1
+		for b < len(s) && b < i+maxQuotedPassword && s[b] != '"' && s[b] != '\'' && s[b] > ' ' {
+			b++
+		}
+		if b-a < minQuotedPassword || b-a > maxQuotedPassword {
+			i = b
+			continue
+		}
+		quoted := a > 0 && b < len(s) && (s[b] == '"' || s[b] == '\'') && s[a-1] == s[b]
+		bare := (a == 0 || isSpace(s[a-1])) && (b == len(s) || isSpace(s[b])) && bareWordBytes(s[a:b])
+		if (quoted || bare) && quotedPassword(s[a:b], bare) {
+			return []int{a, b, -1, -1, a, b}
+		}
+		i = b
+	}
+	return nil
+}
+
+// bareWordBytes reports whether v is letters, digits, '-', '_' and
+// password symbols only: a password standing bare between spaces (a
+// struct printed positionally), not a bracketed or assigned field.
+func bareWordBytes(v string) bool {
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		if !isLetter(c) && !isDigit(c) && c != '-' && c != '_' && !passwordSymbol(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// passwordSymbol reports whether c is a symbol passwords hold and ids,
+// paths and numbers do not.
+func passwordSymbol(c byte) bool { return passwordSymbols[c] }
+
+var passwordSymbols = func() (t [256]bool) {
+	for _, c := range []byte("#!$%&*@^?~") {
+		t[c] = true
+	}
+	return t
+}()
+
+// quotedPassword judges a run for findQuotedPassword: half of its letters
+// and digits explained by no word-like segment and no number ("#Spring2026
+// Launch" is a tag), two thirds for a bare one (no quotes around it), so a
+// code's words joined by a format's separator (HL7's "error^HL70357") stay.
+func quotedPassword(v string, bare bool) bool {
+	var lower, upper, digit, symbol bool
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		switch {
+		case isLower(c):
+			lower = true
+		case isUpper(c):
+			upper = true
+		case isDigit(c):
+			digit = true
+		case passwordSymbol(c):
+			symbol = true
+		case c == '/' || c == ':' || c == '.' || c == '\\' || c >= 0x80:
+			return false // a URL, a path, a host, an e-mail address, a time
+		}
+	}
+	if !(lower && upper && digit && symbol) || isMarker(v) {
+		return false
+	}
+	// Explained are the letters of word-like segments and the digits of
+	// numbers (two digits or more); the rest is junk.
+	counted, numbers := 0, 0
+	for k := 0; k < len(v); {
+		if !isDigit(v[k]) {
+			if isLetter(v[k]) {
+				counted++
+			}
+			k++
+			continue
+		}
+		e := k
+		for e < len(v) && isDigit(v[e]) {
+			e++
+		}
+		counted += e - k
+		if e-k >= 2 {
+			numbers += e - k
+		}
+		k = e
+	}
+	j := counted - numbers - explainedLetters(v)
+	if bare {
+		return 3*j >= 2*counted && shannonEntropy(v) > 3.0
+	}
+	return 2*j >= counted && shannonEntropy(v) > 3.0
+}
+
 // labelContext is what the label before a value says about it.
 type labelContext int
 
