@@ -130,3 +130,30 @@ var passwordShapes = []planted{
 func TestPasswordShapes(t *testing.T) {
 	stringCases(t, passwordShapes)
 }
+
+// linkTokens are one-time links' credentials in a URL's path after the
+// action the link does; a resource's id after its collection stays
+// (docs/design.md "Redaction", 3).
+var linkTokens = []planted{
+	{
+		name:    "an e-mail confirmation link",
+		in:      `GET https://accounts.example.io/email/confirm/0f4e9a7c2b1d83e6f5a4c3b2d1e0f9a8b7c6d5e4 -> 410 Gone`,
+		secrets: []string{"0f4e9a7c2b1d83e6f5a4c3b2d1e0f9a8b7c6d5e4"},
+		keep:    []string{"accounts.example.io/email/confirm/", "410 Gone"},
+	},
+	{
+		name:    "an invitation's UUID",
+		in:      `render failed for https://app.example.com/team/invite/7d1f3c9e-2a4b-4c8d-9e0f-1a2b3c4d5e6f?lang=de`,
+		secrets: []string{"7d1f3c9e-2a4b-4c8d-9e0f-1a2b3c4d5e6f"},
+		keep:    []string{"app.example.com/team/invite/", "lang=de"},
+	},
+	{
+		name: "a collection's id stays",
+		in:   `GET https://api.example.com/orders/7d1f3c9e-2a4b-4c8d-9e0f-1a2b3c4d5e6f/items 404`,
+		keep: []string{"/orders/7d1f3c9e-2a4b-4c8d-9e0f-1a2b3c4d5e6f/items"},
+	},
+}
+
+func TestLinkTokens(t *testing.T) {
+	stringCases(t, linkTokens)
+}

@@ -8,7 +8,8 @@ import "strings"
 // capability when it has a key's shape — a UUID, or 20 hex digits or more
 // — and it stands right after the host of a web URL, or when it stands
 // after a segment that names a credential (KeyKind: key, token, secret) or
-// an intake (IntakeWords: inputs, bulk, integration, hooks, webhook) and
+// an intake (IntakeWords: inputs, bulk, integration, hooks, webhook) or a
+// one-time link's action (LinkActionWords: reset, verify, invite) and
 // has a key's or a shorter token's shape (tokenShaped), or a key's shape
 // after a one-letter segment that abbreviates one (/t/<token>/, /k/<key>/:
 // a package channel's token), or at any depth
@@ -25,6 +26,17 @@ var IntakeWords = map[string]bool{
 	"integrations": true, "hook": true, "hooks": true, "webhook": true,
 	"webhooks": true, "intake": true, "ingest": true, "collect": true,
 	"ping": true, "trigger": true, "triggers": true, "notify": true,
+}
+
+// LinkActionWords are path segments naming what a one-time link does: the
+// segment after them is the link's own credential (/password/reset/<hex>,
+// /email/verify/<token>, /invite/<uuid>), which whoever holds it can use.
+var LinkActionWords = map[string]bool{
+	"reset": true, "resets": true, "confirm": true, "confirmation": true,
+	"verify": true, "verification": true, "activate": true, "activation": true,
+	"invite": true, "invitation": true, "unsubscribe": true, "validate": true,
+	"validation": true, "recover": true, "recovery": true, "magic": true,
+	"magic-link": true, "claim": true, "accept": true,
 }
 
 // findPathSecret finds a capability segment of a URL's path at or after
@@ -215,7 +227,7 @@ func tokenShaped(seg string) bool {
 // capabilityLabel reports whether a path segment names a credential or an
 // intake, so that a key-shaped segment after it is one.
 func capabilityLabel(seg string) bool {
-	if IntakeWords[strings.ToLower(seg)] {
+	if l := strings.ToLower(seg); IntakeWords[l] || LinkActionWords[l] {
 		return true
 	}
 	_, ok := KeyKind(seg)
