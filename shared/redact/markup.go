@@ -285,7 +285,11 @@ func findContentValue(s string, from int) []int {
 		// `Type(prompt:…, model:…)`, Dart's `Type(role: user, content: …)`.
 		dumpColon := s[sep] == ':' && (before == '(' || before == ' ' && ks >= 2 && s[ks-2] == ',' || before == ',') &&
 			hasContentNeedle(s[ks:ke]) && inToString(s, ks)
-		if spaced && !(strings.IndexByte(" ,({", before) >= 0 && hasContentNeedle(s[ks:ke]) && inToString(s, ks)) {
+		// Or a variable assigned a quoted string wherever it is printed —
+		// a debugger's or a traceback's locals (`prompt = '…'`), a REPL.
+		assignedQuote := spaced && sep+2 < len(s) && (s[sep+2] == '\'' || s[sep+2] == '"') &&
+			(before == ' ' || before == '\t' || before == '\n' || ks == 0)
+		if spaced && !assignedQuote && !(strings.IndexByte(" ,({", before) >= 0 && hasContentNeedle(s[ks:ke]) && inToString(s, ks)) {
 			continue
 		}
 		// Where a key may stand, before what it is: cheap tests first.
@@ -313,6 +317,18 @@ func findContentValue(s string, from int) []int {
 				continue
 			}
 			vs, ve = sep+2, wrappedLine(s, ks, sep+2)
+		case assignedQuote:
+			if !role.text {
+				continue
+			}
+			// One variable a line: the string ends at the line's last quote
+			// of its kind, so quotes a repr left unescaped stay inside.
+			vs, ve = quotedSpan(s, sep+2)
+			if le := lineEnd(s, vs); ve < le {
+				if k := strings.LastIndexByte(s[ve:le], s[sep+2]); k > 0 {
+					ve += k
+				}
+			}
 		case spaced:
 			vs, ve = toStringValue(s, sep+2, " =")
 			for ve > vs && s[ve-1] == ' ' {

@@ -157,3 +157,26 @@ var linkTokens = []planted{
 func TestLinkTokens(t *testing.T) {
 	stringCases(t, linkTokens)
 }
+
+// assignedContent is a content variable assigned a quoted string where a
+// debugger, a traceback's locals or a REPL prints it, quotes left
+// unescaped inside included; other variables stay (docs/design.md
+// "Redaction", 1).
+var assignedContent = []planted{
+	{
+		name:    "a traceback's locals panel",
+		in:      "│ │   user_input = 'can you check whether the clause \"net 30\" applies to the Porto invoices'   │\n│ │        model = 'gpt-4o-mini'   │\n│ │      retries = 3   │",
+		secrets: []string{"whether the clause", "applies to the Porto invoices"},
+		keep:    []string{"model = 'gpt-4o-mini'", "retries = 3"},
+	},
+	{
+		name:    "a debugger's print of a template with quotes inside",
+		in:      `(Pdb) system_prompt = "You answer as the leasing desk's assistant; never quote the customer's "hardship" note back"` + "\n(Pdb) c",
+		secrets: []string{"leasing desk's assistant", "hardship"},
+		keep:    []string{"(Pdb) c"},
+	},
+}
+
+func TestAssignedContent(t *testing.T) {
+	stringCases(t, assignedContent)
+}
