@@ -101,6 +101,7 @@ func TestRedactHoldout(t *testing.T) {
 		{"round10.jsonl", 199},
 		{"round11.jsonl", 213},
 		{"round13.jsonl", 175},
+		{"round15.jsonl", 174},
 		{"round16.jsonl", 178},
 	} {
 		t.Run(file.name, func(t *testing.T) {
