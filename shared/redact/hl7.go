@@ -75,7 +75,7 @@ func hl7SegmentEnd(s string, i int) int {
 	for k := i + 1; k < le; k++ {
 		switch s[k] {
 		case '\\':
-			if t := s[k+1:le]; strings.HasPrefix(t, "r") || strings.HasPrefix(t, "n") ||
+			if t := s[k+1 : le]; strings.HasPrefix(t, "r") || strings.HasPrefix(t, "n") ||
 				strings.HasPrefix(t, "X0D\\") || strings.HasPrefix(t, "X0A\\") || strings.HasPrefix(t, "x0d\\") || strings.HasPrefix(t, "x0a\\") {
 				return k
 			}
