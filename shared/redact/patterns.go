@@ -755,7 +755,7 @@ var piiPatterns = []Pattern{
 		// 1961-09-23", "geb. 03.04.1977", "born 12/03/1980"), and a
 		// surname after its label with no colon (pii.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
+		Triggers: []string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascimento", "urodzenia", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
 		Find:     findBareLabelledPersonal,
 	},
 	{

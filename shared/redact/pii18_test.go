@@ -25,5 +25,25 @@ func TestPII18Families(t *testing.T) {
 		{"a lower-case word ending in pid is no segment",
 			`cupid|1||a^b||c||d|e`,
 			nil, []string{`cupid|1||a^b||c||d|e`}},
+		// A record's fields printed key=value: a surname's and a birth
+		// date's keys in other languages.
+		{"a Lombok toString's surname in Italian",
+			`ValidationException: Paziente(nome=Giulia, cognome=Bernardi, codiceFiscale=null, reparto=3)`,
+			[]string{"Bernardi"}, []string{"reparto=3", "ValidationException"}},
+		{"a data class's Spanish birth date key in snake case",
+			`failed to upsert Socio(id=9912, fecha_nacimiento=1983-11-05, plan=gold)`,
+			[]string{"1983-11-05"}, []string{"id=9912", "plan=gold"}},
+		{"a camel-case Portuguese birth date key after a colon",
+			`beneficiario {"dataNascimento":"04/09/1961"} cadastroDataNascimento: 04/09/1961`,
+			[]string{"04/09/1961"}, nil},
+		{"a Polish birth date key with a date suffix",
+			`Pacjent[data_urodzenia=1975-01-30, oddzial=7]`,
+			[]string{"1975-01-30"}, []string{"oddzial=7"}},
+		{"a surname key with a lower-case value is no name",
+			`lint: field nazwisko=wymagane`,
+			nil, []string{"lint: field"}},
+		{"a birth word without a date stays",
+			`column dataNascimento=NULL rejected`,
+			nil, []string{"dataNascimento=NULL rejected"}},
 	})
 }
