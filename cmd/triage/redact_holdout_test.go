@@ -102,6 +102,7 @@ func TestRedactHoldout(t *testing.T) {
 		{"round11.jsonl", 213},
 		{"round13.jsonl", 175},
 		{"round16.jsonl", 178},
+		{"round19.jsonl", 165},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

@@ -772,6 +772,14 @@ var piiPatterns = []Pattern{
 		Find:     findStreetAddress,
 	},
 	{
+		// A print_r member's name or address line judged by its record
+		// (dump.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"] =>"},
+		Find:     findPHPRecordMember,
+		Check:    checkTextRecord,
+	},
+	{
 		// A patient's fields of an HL7 v2 message (hl7.go).
 		Kind:     KindPersonal,
 		Triggers: []string{"pid|", "nk1|"},

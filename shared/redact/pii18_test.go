@@ -45,5 +45,15 @@ func TestPII18Families(t *testing.T) {
 		{"a birth word without a date stays",
 			`column dataNascimento=NULL rejected`,
 			nil, []string{"dataNascimento=NULL rejected"}},
+		// A print_r member judged by the array it stands in.
+		{"a print_r of a billing contact under its key",
+			"Mollie request: Array\n(\n    [amount] => 12.50\n    [billingAddress] => Array\n        (\n            [givenName] => x\n            [name] => Teodora Ivanova\n            [streetAndNumber] => Vitosha 12\n        )\n)",
+			[]string{"Teodora Ivanova"}, []string{"[amount] => 12.50"}},
+		{"a print_r of a create-customer call's arguments after a log's words",
+			"DEBUG paddle_create_customer_payload: Array\n(\n    [name] => Oskar Brandt\n    [locale] => de\n)",
+			[]string{"Oskar Brandt"}, []string{"[locale] => de"}},
+		{"a print_r of a product keeps its name",
+			"cart item: Array\n(\n    [product] => Array\n        (\n            [name] => Walnut Desk Lamp\n            [sku] => WDL-2\n        )\n)",
+			nil, []string{"[name] => Walnut Desk Lamp", "[sku] => WDL-2"}},
 	})
 }
