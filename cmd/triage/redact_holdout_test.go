@@ -103,6 +103,7 @@ func TestRedactHoldout(t *testing.T) {
 		{"round13.jsonl", 175},
 		{"round15.jsonl", 174},
 		{"round16.jsonl", 178},
+		{"round19.jsonl", 165},
 	} {
 		t.Run(file.name, func(t *testing.T) {
 			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)

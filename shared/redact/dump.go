@@ -258,3 +258,87 @@ func dumpScalar(s string, v int) (int, int) {
 	}
 	return vs, vs + len(rest)
 }
+
+// A print_r member's name or address line ([name] => …, [line1] => …) is
+// judged by its record as a JSON object's is: the label of the array it
+// stands in — the key before "=> Array" ([customer] => Array) or the words
+// a log wrote before it (wc_stripe_create_customer_args: Array) — and the
+// members beside it at its indentation.
+
+// findPHPRecordMember finds a print_r member whose key names a name or an
+// address line and whose record is a person's.
+func findPHPRecordMember(s string, from int) []int {
+	for i := from; i < len(s); {
+		a := strings.Index(s[i:], "] =>")
+		if a < 0 {
+			return nil
+		}
+		a += i
+		i = a + 4
+		o := strings.LastIndexByte(s[max(from, a-48):a], '[')
+		if o < 0 {
+			continue
+		}
+		o += max(from, a-48)
+		key := s[o+1 : a]
+		nk := recordKey(key)
+		if key == "" || !(personNameKeys[nk] || addressLineKeys[nk]) {
+			continue
+		}
+		vs, ve := phpValue(s, i, false, false)
+		if ve <= vs || startsWithMarker(s, vs) {
+			continue
+		}
+		val := s[vs:ve]
+		if rec := printRRecord(s, o); rec != nil {
+			if k, ok := rec.kindOf(key, val); ok && k != "" && plausible(k, val) {
+				return []int{o + 1, ve, o + 1, a, vs, ve}
+			}
+		}
+	}
+	return nil
+}
+
+// printRRecord returns the record of the print_r member whose '[' is at
+// s[o]: the array's label above it and the members beside it, or nil when
+// the member stands in no array.
+func printRRecord(s string, o int) *record {
+	ls := lineStartOf(s, o)
+	ind := o - ls
+	var sib [][2]string
+	parent := ""
+	found := false
+	for p, n := ls, 0; p > 0 && n < 40; n++ {
+		pe := p - 1
+		p = lineStartOf(s, pe)
+		line := s[p:pe]
+		t := strings.TrimLeft(line, " \t")
+		pi := len(line) - len(t)
+		if pi == ind && strings.HasPrefix(t, "[") {
+			if k := strings.Index(t, "] => "); k > 0 {
+				sib = append(sib, [2]string{t[1:k], t[k+5:]})
+			}
+			continue
+		}
+		if pi < ind && strings.TrimRight(t, " \r") == "(" && p > 0 {
+			label := strings.TrimRight(s[lineStartOf(s, p-1):p-1], " \r")
+			label = strings.TrimSuffix(label, "Array")
+			label = strings.TrimRight(label, " :=>")
+			if b := strings.LastIndexByte(label, '['); b >= 0 {
+				label = strings.Trim(label[b:], "[]")
+			} else if b := strings.LastIndexAny(label, " \t"); b >= 0 {
+				label = label[b+1:]
+			}
+			parent, found = label, true
+			break
+		}
+	}
+	if !found {
+		return nil
+	}
+	r := newRecord(parent)
+	for _, m := range sib {
+		r.member(m[0], m[1])
+	}
+	return r
+}

@@ -755,7 +755,7 @@ var piiPatterns = []Pattern{
 		// 1961-09-23", "geb. 03.04.1977", "born 12/03/1980"), and a
 		// surname after its label with no colon (pii.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
+		Triggers: []string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascimento", "urodzenia", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
 		Find:     findBareLabelledPersonal,
 	},
 	{
@@ -770,6 +770,14 @@ var piiPatterns = []Pattern{
 		Kind:     KindPersonal,
 		Triggers: streetTriggers,
 		Find:     findStreetAddress,
+	},
+	{
+		// A print_r member's name or address line judged by its record
+		// (dump.go).
+		Kind:     KindPersonal,
+		Triggers: []string{"] =>"},
+		Find:     findPHPRecordMember,
+		Check:    checkTextRecord,
 	},
 	{
 		// A patient's fields of an HL7 v2 message (hl7.go).

@@ -781,8 +781,23 @@ func findBareLabelledPersonal(s string, from int) []int {
 	// One pass over the label's first bytes, as findLabelledName does.
 	for a := from; a < len(s); a++ {
 		c := lowerASCII(s[a])
-		if !bareLabelFirst[c] || a > 0 && isAlnum(s[a-1]) {
+		if !bareLabelFirst[c] {
 			continue
+		}
+		if a > 0 && isAlnum(s[a-1]) {
+			// A birth word as a key's last word (dataNascimento=,
+			// fecha_nacimiento:, data_urodzenia=): the date after it.
+			if isUpper(s[a]) && isLower(s[a-1]) {
+				if loc := birthKeyDate(s, a); loc != nil {
+					return loc
+				}
+			}
+			continue
+		}
+		if a > 0 && s[a-1] == '_' {
+			if loc := birthKeyDate(s, a); loc != nil {
+				return loc
+			}
 		}
 		for _, l := range birthLabels {
 			if l[0] != c || !hasPrefixFold(s[a:], l) {
@@ -805,6 +820,18 @@ func findBareLabelledPersonal(s string, from int) []int {
 				continue
 			}
 			e := a + len(l)
+			if e < len(s) && (s[e] == '=' || s[e] == ':') && e+1 < len(s) && s[e+1] != ' ' {
+				// A record's field printed key=value (a toString(), a
+				// logfmt line): one capitalised word or two, the value.
+				e++
+				if e < len(s) && (s[e] == '"' || s[e] == '\'') {
+					e++
+				}
+				if st, en := namesAfter(s, e, 1); st == e && en > st {
+					return []int{st, en, -1, -1, st, en}
+				}
+				continue
+			}
 			if e >= len(s) || s[e] != ' ' && s[e] != '\t' {
 				continue
 			}
@@ -821,6 +848,44 @@ func findBareLabelledPersonal(s string, from int) []int {
 				return []int{st, en, -1, -1, st, en}
 			}
 		}
+	}
+	return nil
+}
+
+// birthKeyWords are the words for birth that end a key naming a birth
+// date in other languages (dataNascimento, fecha_nacimiento,
+// data_urodzenia, geboorteDatum).
+var birthKeyWords = []string{"nascimento", "nacimiento", "nascita", "naissance", "urodzenia", "geboorte"}
+
+// birthKeyDate returns the date after the birth word at s[a] that ends a
+// key ("date" or "datum" may follow it), '=' or ':' and blanks or a quote
+// between, or nil.
+func birthKeyDate(s string, a int) []int {
+	for _, w := range birthKeyWords {
+		if !hasPrefixFold(s[a:], w) {
+			continue
+		}
+		e := a + len(w)
+		for _, t := range [...]string{"_date", "date", "datum", "_datum"} {
+			if hasPrefixFold(s[e:], t) {
+				e += len(t)
+				break
+			}
+		}
+		if e < len(s) && (s[e] == '"' || s[e] == '\'') {
+			e++ // a quoted key's closing quote
+		}
+		if e >= len(s) || s[e] != '=' && s[e] != ':' {
+			return nil
+		}
+		j := e + 1
+		for j < len(s) && j-e < 3 && strings.IndexByte(" \t\"'", s[j]) >= 0 {
+			j++
+		}
+		if de := dateEnd(s, j); de > j {
+			return []int{j, de, -1, -1, j, de}
+		}
+		return nil
 	}
 	return nil
 }
@@ -851,6 +916,9 @@ var bareLabelFirst = func() (t [256]bool) {
 		t[l[0]] = true
 	}
 	for _, l := range surnameLabels {
+		t[l[0]] = true
+	}
+	for _, l := range birthKeyWords {
 		t[l[0]] = true
 	}
 	return t
