@@ -478,8 +478,9 @@ func encodedPairIn(s string, ls, le int) []int {
 //     and RAR's "-pSECRET") when it looks like a credential: "-pthread",
 //     "-pedantic" and "-p2222" stay;
 //   - a tool that gives a flag to a credential takes that flag's value
-//     whatever its shape (toolFlags: SNMP's community -c and v3 passphrases
-//     -A and -X, ipmitool's -P and Kg keys, redis-cli's -a, mosquitto's -P);
+//     whatever its shape but a path's (toolFlags: SNMP's community -c and v3
+//     passphrases -A and -X, ipmitool's -P and Kg keys, redis-cli's -a,
+//     mosquitto's -P); snmpd's "-c /etc/snmp/snmpd.conf" is a file;
 //   - a tool that takes a password by position (htpasswd -b FILE USER PASS,
 //     htpasswd -nb USER PASS, net user NAME PASS) loses that argument;
 //   - a process's argument vector printed with its NUL separators
@@ -617,7 +618,7 @@ func findToolFlag(s string, from int) []int {
 				for ve < len(line) && (q == 0 && !isSpace(line[ve]) || q != 0 && line[ve] != q) {
 					ve++
 				}
-				if ve == vs || ls+vs < from || line[vs] == '-' || line[vs] == '$' || startsWithMarker(line, vs) || isLiteral(line[vs:ve]) {
+				if ve == vs || ls+vs < from || line[vs] == '-' || line[vs] == '$' || line[vs] == '~' || strings.Contains(line[vs:ve], "/") || startsWithMarker(line, vs) || isLiteral(line[vs:ve]) {
 					continue
 				}
 				return []int{ls + j, ls + ve, ls + j, ls + j + 2, ls + vs, ls + ve}
