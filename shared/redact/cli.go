@@ -19,8 +19,9 @@ import "strings"
 //     and has none of that punctuation (altool's "-u … -p abcd-efgh-ijkl-mnop").
 //
 // A user's flag whose value is user:password (curl's -u and --user, -U and
-// --proxy-user, git's and httpie's --auth) loses the part after the first
-// ':' — unless the pair is a container's or a file's user:group (docker
+// --proxy-user, git's and httpie's --auth), or user%password after -U
+// (Samba's smbclient, rpcclient, smbcacls), loses the part after the first
+// ':' or '%' — unless the pair is a container's or a file's user:group (docker
 // run -u 1000:1000, --user app:app): a number, the user's name again, or
 // a line that runs a container or changes an owner. sshpass's -p is a
 // password whatever its shape.
@@ -387,6 +388,9 @@ var userPairFlags = map[string]bool{
 func userPairPassword(s string, d, vs, ve int) int {
 	v := s[vs:ve]
 	c := strings.IndexByte(v, ':')
+	if c < 0 && s[d+1] == 'U' {
+		c = strings.IndexByte(v, '%') // Samba's -U user%password
+	}
 	if c <= 0 || c == len(v)-1 || strings.ContainsAny(v[:c], "/( ") {
 		return -1
 	}
@@ -459,4 +463,294 @@ func encodedPairIn(s string, ls, le int) []int {
 		return nil
 	}
 	return []int{ls + k, ve, -1, -1, vs + c + 1, ve}
+}
+
+// Tools also name a credential by their own convention, where no flag's
+// name says "password":
+//
+//   - a Windows-style flag /p:, /pass:, /password:, /pwd: or /rp (a task's
+//     run-as password), with ':' or a blank before its value (FreeRDP's
+//     "/p:…", schtasks' "/rp …"), takes a value that looks like a credential
+//     (credentialArg), or beside a user's /u, /user or /ru any value of six
+//     characters or more that is no number and has no path, host or format
+//     punctuation; MSBuild's "/p:Configuration=Release" stays;
+//   - a password fused to a lower-case -p after a blank or a quote (7-Zip's
+//     and RAR's "-pSECRET") when it looks like a credential: "-pthread",
+//     "-pedantic" and "-p2222" stay;
+//   - a tool that gives a flag to a credential takes that flag's value
+//     whatever its shape but a path's (toolFlags: SNMP's community -c and v3
+//     passphrases -A and -X, ipmitool's -P and Kg keys, redis-cli's -a,
+//     mosquitto's -P); snmpd's "-c /etc/snmp/snmpd.conf" is a file;
+//   - a tool that takes a password by position (htpasswd -b FILE USER PASS,
+//     htpasswd -nb USER PASS, net user NAME PASS) loses that argument;
+//   - a process's argument vector printed with its NUL separators
+//     (/proc/<pid>/cmdline, an audit EXECVE record: "\x00", "\0", "^@",
+//     "\u0000" or the byte itself between arguments) is read as a command
+//     line whose separators are blanks.
+
+// slashSecretFlags are the Windows-style flags whose value is a password.
+var slashSecretFlags = []string{"password", "pass", "pwd", "rp", "p"}
+
+// findSlashFlag finds the value of a Windows-style password flag.
+func findSlashFlag(s string, from int) []int {
+	for i := from; i < len(s); {
+		d := strings.IndexByte(s[i:], '/')
+		if d < 0 {
+			return nil
+		}
+		d += i
+		i = d + 1
+		if d == 0 || s[d-1] != ' ' && s[d-1] != '\t' {
+			continue
+		}
+		ne := d + 1
+		for ne < len(s) && isLetter(s[ne]) {
+			ne++
+		}
+		if ne >= len(s) || s[ne] != ':' && s[ne] != ' ' {
+			continue
+		}
+		name := strings.ToLower(s[d+1 : ne])
+		known := false
+		for _, f := range slashSecretFlags {
+			known = known || name == f
+		}
+		if !known {
+			continue
+		}
+		vs := ne + 1
+		if s[ne] == ' ' {
+			vs = skipBlanks(s, ne)
+		}
+		if vs >= len(s) {
+			return nil
+		}
+		q := s[vs]
+		if q == '"' || q == '\'' {
+			vs++
+		}
+		ve := vs
+		for ve < len(s) && !isSpace(s[ve]) && (q != '"' && q != '\'' || s[ve] != q) {
+			ve++
+		}
+		if ve == vs || s[vs] == '/' || startsWithMarker(s, vs) || isLiteral(s[vs:ve]) {
+			continue
+		}
+		v := s[vs:ve]
+		if !credentialArg(v) && !slashBesideUser(s, d, v) {
+			continue
+		}
+		return []int{d, ve, d, ne, vs, ve}
+	}
+	return nil
+}
+
+// slashBesideUser reports whether a Windows-style password flag's value v
+// is a password because its line names a user (/u, /user, /ru).
+func slashBesideUser(s string, d int, v string) bool {
+	if len(v) < 6 || isAllDigits(v) || strings.ContainsAny(v, "/.:=%${@*") {
+		return false
+	}
+	line := strings.ToLower(s[lineStartOf(s, d):lineEnd(s, d)])
+	for _, f := range []string{" /u:", " /u ", " /user:", " /ru "} {
+		if strings.Contains(line, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// findFusedPassword finds a password fused to a lower-case -p.
+func findFusedPassword(s string, from int) []int {
+	for i := from; i < len(s); {
+		d := strings.Index(s[i:], "-p")
+		if d < 0 {
+			return nil
+		}
+		d += i
+		i = d + 2
+		if d == 0 || s[d-1] != ' ' && s[d-1] != '\t' && s[d-1] != '\'' && s[d-1] != '"' {
+			continue
+		}
+		vs, ve := d+2, d+2
+		for ve < len(s) && !isSpace(s[ve]) && s[ve] != '\'' && s[ve] != '"' && s[ve] != ',' && s[ve] != ']' && s[ve] != ')' {
+			ve++
+		}
+		if ve == vs || startsWithMarker(s, vs) || !credentialArg(s[vs:ve]) {
+			continue
+		}
+		return []int{d, ve, d, vs, vs, ve}
+	}
+	return nil
+}
+
+// toolFlags are the tools that give a one-letter flag to a credential, and
+// those flags: the value goes whatever its shape.
+var toolFlags = []struct{ tool, flags string }{
+	{"snmp", "cAX"},     // community; v3 authentication and privacy passphrases
+	{"ipmitool", "Pky"}, // password; Kg key, in text and in hex
+	{"redis-cli", "a"},  // password
+	{"mosquitto_", "P"}, // password
+}
+
+// findToolFlag finds the value of a flag toolFlags names on a line that
+// runs its tool.
+func findToolFlag(s string, from int) []int {
+	for ls := lineStartOf(s, from); ls < len(s); {
+		le := lineEnd(s, ls)
+		line := s[ls:le]
+		for _, t := range toolFlags {
+			at := strings.Index(line, t.tool)
+			if at < 0 {
+				continue
+			}
+			for j := at + len(t.tool); j+2 < len(line); j++ {
+				if line[j] != '-' || !isSpace(line[j-1]) || strings.IndexByte(t.flags, line[j+1]) < 0 || line[j+2] != ' ' {
+					continue
+				}
+				vs := skipBlanks(line, j+2)
+				q := byte(0)
+				if vs < len(line) && (line[vs] == '\'' || line[vs] == '"') {
+					q = line[vs]
+					vs++
+				}
+				ve := vs
+				for ve < len(line) && (q == 0 && !isSpace(line[ve]) || q != 0 && line[ve] != q) {
+					ve++
+				}
+				if ve == vs || ls+vs < from || line[vs] == '-' || line[vs] == '$' || line[vs] == '~' || strings.Contains(line[vs:ve], "/") || startsWithMarker(line, vs) || isLiteral(line[vs:ve]) {
+					continue
+				}
+				return []int{ls + j, ls + ve, ls + j, ls + j + 2, ls + vs, ls + ve}
+			}
+		}
+		ls = le + 1
+	}
+	return nil
+}
+
+// findPositionalPassword finds the password a tool takes by position:
+// htpasswd's last argument in batch mode (-b; after FILE and USER, or
+// after USER alone with -n), net user's second.
+func findPositionalPassword(s string, from int) []int {
+	for ls := lineStartOf(s, from); ls < len(s); {
+		le := lineEnd(s, ls)
+		line := s[ls:le]
+		if at := strings.Index(line, "htpasswd "); at >= 0 {
+			if vs, ve := htpasswdPassword(line, at+len("htpasswd ")); ve > vs && ls+vs >= from {
+				return []int{ls + at, ls + ve, ls + at, ls + at + 8, ls + vs, ls + ve}
+			}
+		}
+		if at := strings.Index(strings.ToLower(line), "net user "); at >= 0 {
+			args := argsOf(line, at+len("net user "), 2)
+			if len(args) == 2 {
+				vs, ve := args[1][0], args[1][1]
+				if v := line[vs:ve]; v != "*" && v[0] != '/' && v[0] != '$' && v[0] != '%' && ls+vs >= from && !startsWithMarker(line, vs) {
+					return []int{ls + at, ls + ve, ls + at, ls + at + 8, ls + vs, ls + ve}
+				}
+			}
+		}
+		ls = le + 1
+	}
+	return nil
+}
+
+// htpasswdPassword returns the bounds of the password in htpasswd's
+// arguments starting at i, or (0, 0) when the line is not in batch mode.
+func htpasswdPassword(line string, i int) (int, int) {
+	batch, nofile := false, false
+	var pos [][2]int
+	for _, a := range argsOf(line, i, 8) {
+		v := line[a[0]:a[1]]
+		if len(pos) == 0 && len(v) > 1 && v[0] == '-' {
+			batch = batch || strings.IndexByte(v, 'b') > 0
+			nofile = nofile || strings.IndexByte(v, 'n') > 0
+			continue
+		}
+		if len(pos) == 0 && len(v) > 0 && isAllDigits(v) {
+			continue // -C's cost, -r's rounds
+		}
+		pos = append(pos, a)
+	}
+	want := 3
+	if nofile {
+		want = 2
+	}
+	if !batch || len(pos) < want {
+		return 0, 0
+	}
+	a := pos[want-1]
+	if v := line[a[0]:a[1]]; v[0] == '$' || startsWithMarker(line, a[0]) {
+		return 0, 0
+	}
+	return a[0], a[1]
+}
+
+// argsOf splits up to n blank-separated arguments of line from i, each
+// without its quotes.
+func argsOf(line string, i, n int) [][2]int {
+	var out [][2]int
+	for len(out) < n {
+		i = skipBlanks(line, i)
+		if i >= len(line) {
+			break
+		}
+		if q := line[i]; q == '\'' || q == '"' {
+			e := strings.IndexByte(line[i+1:], q)
+			if e < 0 {
+				break
+			}
+			if e > 0 {
+				out = append(out, [2]int{i + 1, i + 1 + e})
+			}
+			i += e + 2
+			continue
+		}
+		e := i
+		for e < len(line) && !isSpace(line[e]) && line[e] != ';' && line[e] != '|' && line[e] != '&' {
+			e++
+		}
+		if e == i {
+			break
+		}
+		out = append(out, [2]int{i, e})
+		i = e
+	}
+	return out
+}
+
+// argvSeparators are how a NUL between a process's arguments is printed.
+var argvSeparators = []string{`\u0000`, `\x00`, `\0`, "^@", "\x00"}
+
+// findArgvFlag reads a NUL-separated argument vector as a command line:
+// each separator becomes as many blanks, so the flag rules' offsets hold
+// (findCLIFlag's and a fused -p's).
+func findArgvFlag(s string, from int) []int {
+	b := []byte(s)
+	for _, sep := range argvSeparators {
+		for i := 0; ; {
+			j := strings.Index(s[i:], sep)
+			if j < 0 {
+				break
+			}
+			j += i
+			if sep == `\0` && j+2 < len(s) && isDigit(s[j+2]) {
+				i = j + 2 // an octal escape \012 is no separator
+				continue
+			}
+			for k := j; k < j+len(sep); k++ {
+				b[k] = ' '
+			}
+			i = j + len(sep)
+		}
+	}
+	n := string(b)
+	if n == s {
+		return nil
+	}
+	loc := findCLIFlag(n, from)
+	if f := findFusedPassword(n, from); f != nil && (loc == nil || f[0] < loc[0]) {
+		loc = f
+	}
+	return loc
 }

@@ -597,6 +597,57 @@ var secretPatterns = []Pattern{
 		Find:     findCLIFlag,
 	},
 	{
+		// Tools' own credential conventions (cli.go): Windows-style
+		// password flags, a password fused to -p, a tool's credential
+		// flags, a password by position, a NUL-separated argument vector.
+		Kind:     KindPassword,
+		Triggers: []string{" /p:", " /p ", " /rp ", " /pass:", " /password:", " /pwd:", "\t/p:"},
+		Find:     findSlashFlag,
+	},
+	{
+		Kind:     KindPassword,
+		Triggers: []string{" -p", "'-p", "\"-p", "\t-p"},
+		Find:     findFusedPassword,
+	},
+	{
+		Kind:     KindPassword,
+		Triggers: []string{"snmp", "ipmitool", "redis-cli", "mosquitto_"},
+		Find:     findToolFlag,
+	},
+	{
+		Kind:     KindPassword,
+		Triggers: []string{"htpasswd ", "net user "},
+		Find:     findPositionalPassword,
+	},
+	{
+		Kind:     KindPassword,
+		Triggers: []string{`\x00-`, `\0-`, "^@-", `\u0000-`, "\x00-"},
+		Find:     findArgvFlag,
+	},
+	{
+		// Credentials by the shape of what holds them (echoes.go).
+		Kind:     KindPassword,
+		Triggers: []string{`>>,<<"`, `>>, <<"`},
+		Find:     findErlangBinaryCredential,
+	},
+	{
+		Kind:     KindPrivateKey,
+		Triggers: []string{"[0", "[1", "[2", "[3", "[4", "[5", "[6", "[7", "[8", "[9", "[ "},
+		Find:     findByteArrayKey,
+	},
+	{
+		Kind:     KindSecret,
+		Triggers: []string{"key `", "token `", "secret `", "password `", "passphrase `", "credential `"},
+		Find:     findEchoedSecret,
+	},
+	{
+		// A Plaid access, processor or public token: its kind, its
+		// environment and a UUID.
+		Kind:     KindSecret,
+		Triggers: []string{"-production-", "-sandbox-", "-development-"},
+		Regexp:   regexp.MustCompile(`\b(?:access|processor|public)-(?:production|sandbox|development)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),
+	},
+	{
 		// A user:password echoed into base64 (cli.go).
 		Kind:     KindPassword,
 		Triggers: []string{"base64"},
