@@ -65,6 +65,9 @@ func findKeyValue(s string, from int) []int {
 		if vs < len(s) && startsWithMarker(s, vs) {
 			continue // redacted already: a content rule's Text, or a marker
 		}
+		if versionPin(s, keyEnd, vs, ve) {
+			continue // a requirement's pin: a package named like a secret (keytar==7.9.0)
+		}
 		if vs < len(s) && (isReference(s, vs) || kind == KindBearer && isReference(s, afterWord(s, vs)) || ve > vs && !personal(kind) && isLiteral(s[vs:ve])) {
 			continue // where the secret is kept (${DB_PASSWORD}, !secret name, Bearer {{token}}), or none (False)
 		}

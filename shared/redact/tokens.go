@@ -56,6 +56,12 @@ var IDWords = map[string]bool{
 	"number": true, "numbers": true, "sequence": true,
 	// A chain's transaction names its record (tx, txid).
 	"tx": true, "txid": true,
+	// A protocol's one-time value, public by design (ACME's Replay-Nonce,
+	// OIDC's nonce), and the thing a pipeline moves, named in prose
+	// ("event 2Nq… dropped", "skipped item Nq4z…").
+	"nonce": true, "event": true, "item": true,
+	// A Go module's dirhash after its algorithm (h1:<base64 sha256>).
+	"h1": true,
 }
 
 // IDNouns are the nouns that make "<noun>id" an identifier's label.
@@ -99,6 +105,11 @@ var NonSecretKeyQualifiers = map[string]bool{
 	"name": true, "entry": true, "hot": true, "registry": true, "redis": true,
 	"memcache": true, "lock": true, "rate": true, "ratelimit": true, "throttle": true,
 	"sharding": true, "dynamo": true, "ddb": true, "x": true, "amz": true,
+	// A public key's algorithm or format: gpg's "using RSA key 3AA5C343…"
+	// names a key by its id; a private key's body is a named shape or
+	// random-looking all the same.
+	"rsa": true, "dsa": true, "ecdsa": true, "ed25519": true, "eddsa": true,
+	"gpg": true, "pgp": true, "openpgp": true,
 }
 
 // SafeIDPrefixes are the prefixes of object ids that are not credentials
@@ -307,7 +318,7 @@ func judgeRun(in *probe, s string, i, j int) []int {
 
 // judgeToken judges the token s[i:j).
 func judgeToken(in *probe, s string, i, j int) []int {
-	i0 := i // a base64url id may start with '-': its label stands before it
+	i0 := i // an id may start with a symbol: its label stands before it
 	for i < j && strings.IndexByte("-_.=/~+", s[i]) >= 0 {
 		i++
 	}
@@ -323,8 +334,17 @@ func judgeToken(in *probe, s string, i, j int) []int {
 		return nil
 	}
 	ks, ke, ctx := labelBefore(s, i, long)
-	if i0 < i && s[i0] == '-' && ctx == labelNone {
+	if i0 < i && ctx == labelNone && (s[i0] == '-' || s[i0] == '_' || i0 > 0 && s[i0-1] == '>') {
+		// A base64url id's own '-' or '_', or any first byte of an XML
+		// element's text (<HostId>/LHE1…).
 		ks, ke, ctx = labelBefore(s, i0, long)
+	}
+	if ctx == labelNone && i0 > 5 && s[i0-1] == '(' {
+		// An optional's wrapper (Scala's and Rust's Some(…), Java's
+		// Optional(…)) is no label: the label stands before it.
+		if w := optionWrapper(s, i0-1); w > 0 {
+			ks, ke, ctx = labelBefore(s, w, long)
+		}
 	}
 	switch ctx {
 	case labelID:
@@ -383,6 +403,55 @@ func judgeToken(in *probe, s string, i, j int) []int {
 		a = b + 1
 	}
 	return nil
+}
+
+// optionWrapper returns where the word before the '(' at s[p] starts
+// when it wraps an optional value (Some, Optional), or 0.
+func optionWrapper(s string, p int) int {
+	for _, w := range [...]string{"Some", "Optional"} {
+		if p >= len(w)+1 && s[p-len(w):p] == w && !isKeyByte(s[p-len(w)-1]) {
+			return p - len(w)
+		}
+	}
+	return 0
+}
+
+// versionPin reports whether the value s[i:ve] after the label ending at
+// s[ke] is a package's pinned version: "==" between them (pip's
+// requirements, a lock file) and a version of digits and dots
+// (0.8.0, 2.31.0rc1). A package's name may hold a credential's word
+// (tiktoken, keyring, passlib), but not be a credential's word itself
+// (SecretWords).
+func versionPin(s string, ke, i, ve int) bool {
+	if i-ke != 2 || s[ke] != '=' || s[ke+1] != '=' || ve-i > 24 || !isDigit(s[i]) {
+		return false
+	}
+	var buf [16]string
+	for _, w := range splitWords(s[keyStartBefore(s, ke):ke], buf[:0]) {
+		if _, ok := SecretWords[w]; ok {
+			return false // password==1.2.3 is a password's value
+		}
+	}
+	dots := 0
+	for k := i; k < ve; k++ {
+		switch c := s[k]; {
+		case c == '.':
+			dots++
+		case isDigit(c), isLower(c) && dots > 0:
+		default:
+			return false
+		}
+	}
+	return dots > 0
+}
+
+// keyStartBefore returns where the key that ends at s[ke] starts.
+func keyStartBefore(s string, ke int) int {
+	ks := ke
+	for ks > 0 && isKeyByte(s[ks-1]) {
+		ks--
+	}
+	return ks
 }
 
 // collectionSegment reports whether a path segment names a collection of
@@ -555,6 +624,16 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 		sepPos = k
 		sep = true
 		skip()
+	} else if wantID && k > lo && s[k-1] == '>' {
+		// An XML element's name before its text: <HostId>…, <RequestId>….
+		b := k - 1
+		for b > lo && isKeyByte(s[b-1]) {
+			b--
+		}
+		if b < k-1 && b > lo && s[b-1] == '<' && isIDLabel(s[b:k-1]) {
+			return b, k - 1, labelID
+		}
+		return -1, -1, labelNone
 	}
 	end := k
 	start := k
