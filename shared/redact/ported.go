@@ -115,77 +115,7 @@ func (r *portedRule) finding(s string, start, end, a, b int) bool {
 			return false
 		}
 	}
-	return !publicValue(s, start, a, secret)
-}
-
-// PublicKeyPrefixes are the prefixes of keys public by design — a
-// browser's publishable key (Stripe's, Clerk's, Paystack's pk_live_ and
-// pk_test_): what a semi-generic rule finds under a name with "key" in it
-// is no secret when it starts with one.
-var PublicKeyPrefixes = []string{"pk_live_", "pk_test_"}
-
-// publicKeyPrefix reports whether v starts with one of PublicKeyPrefixes.
-func publicKeyPrefix(v string) bool {
-	if len(v) < 8 || v[0] != 'p' {
-		return false
-	}
-	for _, p := range PublicKeyPrefixes {
-		if strings.HasPrefix(v, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// publicValue reports whether the candidate secret found at s[a] by a
-// ported rule whose match starts at s[start] is public: a public key by its
-// prefix (PublicKeyPrefixes), or the value of a name that says it is an
-// object's id and names no credential (nounID: apim-request-id=…,
-// x-ms-client-request-id: …; not secret_id, session-id, api-hash).
-func publicValue(s string, start, a int, secret string) bool {
-	if publicKeyPrefix(secret) {
-		return true
-	}
-	e := a
-	for e > start && strings.IndexByte(" \t'\"`=:>,|?", s[e-1]) >= 0 {
-		e--
-	}
-	b := e
-	for b > start && isKeyByte(s[b-1]) {
-		b--
-	}
-	if b == e || e == a {
-		return false
-	}
-	label := s[b:e]
-	if _, secretKey := KeyKind(label); secretKey {
-		return false
-	}
-	return nounID(label)
-}
-
-// nounID reports whether a label names an object's id: its last word
-// (numbers aside) is id, uuid or guid after one of IDNouns (request-id,
-// x-ms-client-request-id), or one of IDNouns glued to "id" (requestId).
-// Narrower than isIDLabel: a digest's word is no id here (a ported rule's
-// api-hash=… is a vendor's secret).
-func nounID(label string) bool {
-	var buf [16]string
-	words := splitWords(label, buf[:0])
-	n := len(words)
-	for n > 0 && isAllDigits(words[n-1]) {
-		n--
-	}
-	if n == 0 {
-		return false
-	}
-	switch w := words[n-1]; w {
-	case "id", "ids", "uuid", "guid":
-		return n >= 2 && IDNouns[words[n-2]]
-	default:
-		stem, ok := strings.CutSuffix(w, "id")
-		return ok && IDNouns[stem]
-	}
+	return true
 }
 
 // allows reports whether the allowlist lets the candidate secret of the

@@ -62,16 +62,6 @@ var r21FactCases = []planted{
 		in:      "debug: compare secret==4.2.0 and db_password==7.9.1",
 		secrets: []string{"4.2.0", "7.9.1"},
 	},
-	{
-		name: "a publishable key and a request id under names a generic rule reads as a key's",
-		in:   "checkout init failed: paymentsPublicKey=pk_test_9Vx2LmRt7Kp4Wz8Nb3Yc6Hd1Jf5Gs0AeUo2Ik9Pl x-api-client-request-id=0f8e7d6c-5b4a-4392-8170-a1b2c3d4e5f6",
-		keep: []string{"pk_test_9Vx2LmRt7Kp4Wz8Nb3Yc6Hd1Jf5Gs0AeUo2Ik9Pl", "0f8e7d6c-5b4a-4392-8170-a1b2c3d4e5f6"},
-	},
-	{
-		name:    "a secret key, a secret's id and a hash under the same rule still go",
-		in:      "checkout init failed: paymentsApiKey=sk_test_9Vx2LmRt7Kp4Wz8Nb3Yc6Hd1Jf5Gs0AeUo2Ik9Pl auth-secret-id=Rt7Kp4Wz8Nb3Yc6Hd1Jf5Gs0Ae api-hash=9e107d9d372bb6826bd81d3542a419d6",
-		secrets: []string{"sk_test_9Vx2LmRt7Kp4Wz8Nb3Yc6Hd1Jf5Gs0AeUo2Ik9Pl", "Rt7Kp4Wz8Nb3Yc6Hd1Jf5Gs0Ae", "9e107d9d372bb6826bd81d3542a419d6"},
-	},
 }
 
 func TestR21Facts(t *testing.T) {
