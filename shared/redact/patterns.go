@@ -648,6 +648,14 @@ var secretPatterns = []Pattern{
 		Regexp:   regexp.MustCompile(`\b(?:access|processor|public)-(?:production|sandbox|development)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),
 	},
 	{
+		// A password hash dumped as pwdump and impacket's secretsdump write
+		// one a line — user:rid:LM hash:NT hash::: —, which whoever holds
+		// it can pass as the password.
+		Kind:     KindPassword,
+		Triggers: []string{":::"},
+		Regexp:   regexp.MustCompile(`(?m)^[^\s:]+:\d+:([0-9a-fA-F]{32}):([0-9a-fA-F]{32}):::`),
+	},
+	{
 		// A user:password echoed into base64 (cli.go).
 		Kind:     KindPassword,
 		Triggers: []string{"base64"},

@@ -180,3 +180,23 @@ var assignedContent = []planted{
 func TestAssignedContent(t *testing.T) {
 	stringCases(t, assignedContent)
 }
+
+// hashDumps are password hashes dumped one account a line, which pass as
+// the password (docs/design.md "Redaction", 3).
+var hashDumps = []planted{
+	{
+		name:    "pwdump's line",
+		in:      "[*] Dumping local SAM hashes\nbackup_operator:1017:aad3b435b51404eeaad3b435b51404ee:31d6cfe0d16ae931b73c59d7e0c089c0:::\n[*] done",
+		secrets: []string{"31d6cfe0d16ae931b73c59d7e0c089c0", "aad3b435b51404eeaad3b435b51404ee"},
+		keep:    []string{"backup_operator:1017:", "[*] Dumping local SAM hashes", "[*] done"},
+	},
+	{
+		name: "an IPv6 address and a digest stay",
+		in:   "bind [fe80::1]:8443 digest 31d6cfe0d16ae931b73c59d7e0c089c0",
+		keep: []string{"fe80::1", "31d6cfe0d16ae931b73c59d7e0c089c0"},
+	},
+}
+
+func TestHashDumps(t *testing.T) {
+	stringCases(t, hashDumps)
+}
