@@ -1480,3 +1480,64 @@ func proseFormSpan(s string, ks, ke, vs, ve int) []int {
 	}
 	return []int{ks, ve, ks, ke, vs, ve}
 }
+
+// findLabelledField finds the value of a CEF extension's custom field
+// (cs1…cs6, cn1…, flexString1, …) whose label — csNLabel=<label> on the
+// same line — names content or a credential by the key rules: the field
+// is what its label says (cs2Label=userPrompt cs2=…). The value runs to
+// the next " key=" of the extension or the line's end, as CEF writes it.
+func findLabelledField(s string, from int) []int {
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], "Label=")
+		if k < 0 {
+			return nil
+		}
+		k += i
+		i = k + len("Label=")
+		ns := k
+		for ns > 0 && isKeyByte(s[ns-1]) {
+			ns--
+		}
+		if ns == k || ns > 0 && s[ns-1] != ' ' && s[ns-1] != '|' {
+			continue
+		}
+		field := s[ns:k] // cs2
+		le := i
+		for le < len(s) && s[le] != ' ' && s[le] != '\n' {
+			le++
+		}
+		label := s[i:le]
+		if r := roleOf(label); !r.text && r.kind == "" {
+			continue
+		}
+		// The field itself, on the same line: " cs2=".
+		line := lineEnd(s, i)
+		needle := " " + field + "="
+		f := strings.Index(s[lineStartOf(s, k):line], needle)
+		if f < 0 {
+			continue
+		}
+		vs := lineStartOf(s, k) + f + len(needle)
+		ve := vs
+		for ve < line {
+			if s[ve] == ' ' && cefKeyAt(s, ve+1, line) {
+				break
+			}
+			ve++
+		}
+		if ve > vs && !startsWithMarker(s, vs) {
+			return []int{vs, ve, -1, -1, vs, ve}
+		}
+	}
+	return nil
+}
+
+// cefKeyAt reports whether a CEF extension's key and its '=' start at
+// s[i] (before end).
+func cefKeyAt(s string, i, end int) bool {
+	j := i
+	for j < end && isKeyByte(s[j]) {
+		j++
+	}
+	return j > i && j < end && s[j] == '='
+}

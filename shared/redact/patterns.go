@@ -178,6 +178,13 @@ var structurePatterns = []Pattern{
 		textKind: true,
 	},
 	{
+		// A CEF extension's custom field named by its label (markup.go).
+		Kind:     KindSecret,
+		Triggers: []string{"label="},
+		Find:     findLabelledField,
+		textKind: true,
+	},
+	{
 		// A query language's prompt in its program's source (transcript.go).
 		Kind:     KindSecret,
 		Triggers: []string{"argmax", "sample", "beam", "best_k"},

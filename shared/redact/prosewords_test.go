@@ -200,3 +200,23 @@ var hashDumps = []planted{
 func TestHashDumps(t *testing.T) {
 	stringCases(t, hashDumps)
 }
+
+// labelledFields are a CEF extension's custom fields, judged by the label
+// the line gives them (docs/design.md "Redaction", 1).
+var labelledFields = []planted{
+	{
+		name:    "a custom string labelled as the request",
+		in:      "CEF:0|Vendor|AIProxy|1.4|200|request_flagged|5|src=203.0.113.9 cs3Label=requestText cs3=summarise the pension letter I got from my employer last week cs4Label=tenant cs4=acme-eu",
+		secrets: []string{"summarise the pension letter", "from my employer last week"},
+		keep:    []string{"cs4Label=tenant cs4=acme-eu", "src=203.0.113.9"},
+	},
+	{
+		name: "a custom string labelled as an id stays",
+		in:   "CEF:0|Vendor|AIProxy|1.4|200|request_flagged|5|cs1Label=deploymentName cs1=gpt4o-eu-prod cn1Label=latencyMs cn1=812",
+		keep: []string{"cs1=gpt4o-eu-prod", "cn1=812"},
+	},
+}
+
+func TestLabelledFields(t *testing.T) {
+	stringCases(t, labelledFields)
+}
