@@ -48,7 +48,7 @@ const (
 // Word classes of the prose layer's vocabulary.
 const (
 	wordSystem   = 1 // a word systems use when they report
-	wordFunction = 2 // an English function word: counted for nothing
+	wordFunction = 2 // a function word (proseFunctionWords): counted for nothing
 	wordPerson   = 3 // a first-person pronoun: people write it, systems do not
 )
 
