@@ -100,6 +100,9 @@ type evidence struct {
 	// stands in for it (status is then that code): the evidence reports
 	// the status as answered, the judgement reads the code.
 	answered2xx int
+	// plainBody says the message is an answer's body that is no document
+	// (plain text, HTML), read as its own message.
+	plainBody bool
 }
 
 // typed reads the typed errors in err's tree: an *Evidence, an *HTTPError,
@@ -177,6 +180,9 @@ func (ev *evidence) answer(p Provider, status int, h http.Header, body []byte) {
 	ev.addCode(d.Type)
 	if ev.message == "" {
 		ev.message = d.Message
+		// A body that is no document is its own message: a delay in it is
+		// the body's, whichever parser read it.
+		ev.plainBody = d.Message != "" && !d.JSON
 	}
 }
 
@@ -1028,6 +1034,9 @@ func (ev *evidence) explicitFields() (Requested, bool) {
 // error's text (ProseDelay).
 func (ev *evidence) prose() (Requested, bool) {
 	if d, ok := ProseDelay(ev.said); ok && d > 0 {
+		if ev.plainBody && ev.said == ev.message {
+			return Requested{Delay: d, Source: "body"}, true
+		}
 		return Requested{Delay: d, Source: "message"}, true
 	}
 	if !ev.body.JSON { // a JSON body's words are its message's, read above

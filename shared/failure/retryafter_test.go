@@ -268,3 +268,21 @@ func TestRequestedResolve(t *testing.T) {
 		})
 	}
 }
+
+// A plain-text body's delay is the body's whichever provider's parser read
+// it: one that takes plain text as the message (any HTTP upstream) and one
+// that does not (AWS's XML or JSON) report the same source — the fuzz
+// target found them apart.
+func TestPlainBodyDelaySource(t *testing.T) {
+	body := []byte("Slow down, please retry after 3 seconds")
+	want, _ := failure.ParseRequested(429, http.Header{}, body)
+	if want.Delay != 3*time.Second || want.Source != "body" {
+		t.Fatalf("ParseRequested: %+v, want 3s from the body", want)
+	}
+	for _, p := range []failure.Provider{failure.HTTP, "aws"} {
+		c := failure.Classify(&failure.HTTPError{Provider: p, Op: "call", Status: 429, Body: body})
+		if c.Requested != want {
+			t.Errorf("%s: requested %+v, want %+v", p, c.Requested, want)
+		}
+	}
+}
