@@ -189,11 +189,22 @@ func keyHex(v string) bool {
 // six characters or more, not a number (psql's "-U app -p 5432" is a port)
 // and none of the punctuation of a path, a host or a format.
 func passwordBesideUser(s string, d int, v string) bool {
-	if len(v) < 6 || isAllDigits(v) || strings.ContainsAny(v, "/.:=%${@") {
+	return besideUser(s, d, v, "/.:=%${@", false, " -u ", " -U ", " --user ", " --user=", " --username ", " --username=")
+}
+
+// besideUser reports whether v, a password flag's value at s[d], is a
+// password because its line names a user by one of userFlags (compared
+// lower-cased when fold): six characters or more, not all digits, none of
+// notPassword (a path's, a host's or a format's punctuation).
+func besideUser(s string, d int, v, notPassword string, fold bool, userFlags ...string) bool {
+	if len(v) < 6 || isAllDigits(v) || strings.ContainsAny(v, notPassword) {
 		return false
 	}
 	line := s[lineStartOf(s, d):lineEnd(s, d)]
-	for _, f := range []string{" -u ", " -U ", " --user ", " --user=", " --username ", " --username="} {
+	if fold {
+		line = strings.ToLower(line)
+	}
+	for _, f := range userFlags {
 		if strings.Contains(line, f) {
 			return true
 		}
@@ -548,16 +559,7 @@ func findSlashFlag(s string, from int) []int {
 // slashBesideUser reports whether a Windows-style password flag's value v
 // is a password because its line names a user (/u, /user, /ru).
 func slashBesideUser(s string, d int, v string) bool {
-	if len(v) < 6 || isAllDigits(v) || strings.ContainsAny(v, "/.:=%${@*") {
-		return false
-	}
-	line := strings.ToLower(s[lineStartOf(s, d):lineEnd(s, d)])
-	for _, f := range []string{" /u:", " /u ", " /user:", " /ru "} {
-		if strings.Contains(line, f) {
-			return true
-		}
-	}
-	return false
+	return besideUser(s, d, v, "/.:=%${@*", true, " /u:", " /u ", " /user:", " /ru ")
 }
 
 // findFusedPassword finds a password fused to a lower-case -p.
