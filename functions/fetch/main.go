@@ -17,7 +17,7 @@ import (
 func main() {
 	cfg := envconf.Must(loadConfig(os.Getenv))
 	stage.Start(cfg.stage, func(_ context.Context, d stage.Deps) (stage.Work, error) {
-		breakers := breaker.ForStage(d, pipeline.Fetch, cfg.breakersTable, cfg.breakerOpenFor)
+		breakers := breaker.ForStage(d.AWS, d.Env.Profile, d.Log, d.Metrics, pipeline.Fetch, cfg.breakersTable, cfg.breakerOpenFor)
 		// Documents above the threshold go to the bodies bucket.
 		d.Items.Bodies.Objects = objects.Open(d.Env.BodiesBucket, d.AWS)
 		f := newFetcher(fetcherConfig{BlockPrivate: cfg.blockPrivate})

@@ -22,6 +22,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/textcut"
@@ -161,7 +162,7 @@ func (f *fetcher) client() *http.Client {
 // Errors carry the "host" detail and, after a response, "upstream_status"
 // and "request_id". Neither the URL's path nor its query ever appears in an
 // error: they may hold access tokens.
-func (f *fetcher) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (f *fetcher) Run(ctx context.Context, item state.Item, _ gate.Delivery) (state.Output, error) {
 	u, err := egress.ParseURL(item.SourceURL)
 	if err != nil {
 		return state.Output{}, failure.New(failure.SchemaInvalid, "source URL: %s", err)

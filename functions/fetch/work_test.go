@@ -18,13 +18,14 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/state"
 )
 
 // fetcher has stage.Work's method set (spelled out so these tests do not
 // depend on the stage runner's package).
 var _ interface {
-	Run(context.Context, state.Item) (state.Output, error)
+	Run(context.Context, state.Item, gate.Delivery) (state.Output, error)
 } = (*fetcher)(nil)
 
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -106,7 +107,7 @@ func TestRunStoresReadableText(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, serve(200, tt.contentType, tt.body))
-			out, err := b.f.Run(t.Context(), b.item("/a"))
+			out, err := b.f.Run(t.Context(), b.item("/a"), gate.Delivery{})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -130,7 +131,7 @@ func TestRunStoresReadableText(t *testing.T) {
 func TestRunSendsHeaders(t *testing.T) {
 	t.Parallel()
 	b := setup(t, serve(200, "text/plain", "hello"))
-	if _, err := b.f.Run(t.Context(), b.item("/a")); err != nil {
+	if _, err := b.f.Run(t.Context(), b.item("/a"), gate.Delivery{}); err != nil {
 		t.Fatal(err)
 	}
 	r := b.last.Load()
@@ -192,7 +193,7 @@ func TestRunSizeLimit(t *testing.T) {
 			b := setup(t, serve(200, "text/plain; charset=utf-8", tt.body))
 			ct := &countingTransport{}
 			f := newFetcher(fetcherConfig{Client: &http.Client{Transport: ct}, MaxBytes: max, Clock: clock.NewStub(fixedNow)})
-			out, err := f.Run(t.Context(), b.item("/big"))
+			out, err := f.Run(t.Context(), b.item("/big"), gate.Delivery{})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -264,7 +265,7 @@ func TestRunFailureClasses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tt.handle)
-			_, err := b.f.Run(t.Context(), b.item("/a"))
+			_, err := b.f.Run(t.Context(), b.item("/a"), gate.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want error")
 			}
@@ -297,7 +298,7 @@ func TestRunFailureClasses(t *testing.T) {
 func TestRunRetryAfterReachesClassifier(t *testing.T) {
 	t.Parallel()
 	b := setup(t, serve(429, "text/plain", "slow down", "Retry-After", "30"))
-	_, err := b.f.Run(t.Context(), b.item("/a"))
+	_, err := b.f.Run(t.Context(), b.item("/a"), gate.Delivery{})
 	if c := failure.Classify(err); c.Requested.Delay != 30*time.Second {
 		t.Errorf("requested = %+v, want 30s", c.Requested)
 	}
@@ -306,7 +307,7 @@ func TestRunRetryAfterReachesClassifier(t *testing.T) {
 func TestRunErrorBodyIsBounded(t *testing.T) {
 	t.Parallel()
 	b := setup(t, serve(500, "text/plain", strings.Repeat("x", 3*failure.MaxBodyBytes)))
-	_, err := b.f.Run(t.Context(), b.item("/a"))
+	_, err := b.f.Run(t.Context(), b.item("/a"), gate.Delivery{})
 	var h *failure.HTTPError
 	if !errors.As(err, &h) || len(h.Body) != failure.MaxBodyBytes {
 		t.Fatalf("err = %v", err)
@@ -320,7 +321,7 @@ func TestRunInvalidSourceURL(t *testing.T) {
 		t.Run(u, func(t *testing.T) {
 			t.Parallel()
 			f := newFetcher(fetcherConfig{})
-			_, err := f.Run(t.Context(), state.Item{ID: "item-1", SourceURL: u})
+			_, err := f.Run(t.Context(), state.Item{ID: "item-1", SourceURL: u}, gate.Delivery{})
 			if c := failure.Classify(err); err == nil || c.Class != failure.SchemaInvalid {
 				t.Errorf("Run(%q) err = %v (class %s), want SCHEMA_INVALID", u, err, c.Class)
 			}
@@ -375,7 +376,7 @@ func TestRunTransportFailures(t *testing.T) {
 			if tt.closed {
 				b.srv.Close()
 			}
-			out, err := f.Run(t.Context(), b.item("/a"))
+			out, err := f.Run(t.Context(), b.item("/a"), gate.Delivery{})
 			if err == nil {
 				t.Fatalf("Run succeeded with %+v, want error", out.Document)
 			}
@@ -417,7 +418,7 @@ func TestRunURLNeverInErrors(t *testing.T) {
 			if tt.closed {
 				b.srv.Close()
 			}
-			_, err := f.Run(t.Context(), b.item("/private/"+token+"?access_token="+token))
+			_, err := f.Run(t.Context(), b.item("/private/"+token+"?access_token="+token), gate.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want error")
 			}
@@ -449,7 +450,7 @@ func TestRunBlockPrivate(t *testing.T) {
 			if tt.host != "" {
 				item.SourceURL = strings.Replace(item.SourceURL, "127.0.0.1", tt.host, 1)
 			}
-			_, err := tt.f().Run(t.Context(), item)
+			_, err := tt.f().Run(t.Context(), item, gate.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want the address refused")
 			}
@@ -469,7 +470,7 @@ func TestRunBlockPrivate(t *testing.T) {
 func TestRunBlockPrivateOffReachesLoopback(t *testing.T) {
 	t.Parallel()
 	b := setup(t, serve(200, "text/plain", "local fake"))
-	out, err := (&fetcher{}).Run(t.Context(), b.item("/a"))
+	out, err := (&fetcher{}).Run(t.Context(), b.item("/a"), gate.Delivery{})
 	if err != nil || out.Document.Text != "local fake" {
 		t.Fatalf("Run = %+v, %v", out.Document, err)
 	}

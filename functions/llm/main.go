@@ -41,7 +41,7 @@ func (c config) build(ctx context.Context, d stage.Deps) (stage.Work, error) {
 	}
 	db := dynamodb.NewFromConfig(d.AWS)
 	c.spend.DB = db
-	breakers := breaker.ForStage(d, pipeline.LLM, c.breakersTable, c.breakerOpenFor)
+	breakers := breaker.ForStage(d.AWS, d.Env.Profile, d.Log, d.Metrics, pipeline.LLM, c.breakersTable, c.breakerOpenFor)
 	chain := &fallback.Chain{
 		Enricher: &enricher{Clients: clients, Budget: c.spend, Prices: c.prices, Log: d.Log},
 		Entries:  c.chain.entries, Escalation: c.chain.escalation, Breakers: breakers, Profile: d.Env.Profile,

@@ -10,6 +10,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -69,7 +70,7 @@ type enricher struct {
 }
 
 // Run enriches item with e.Entry; see Enrich.
-func (e *enricher) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (e *enricher) Run(ctx context.Context, item state.Item, _ gate.Delivery) (state.Output, error) {
 	enr, err := e.Enrich(ctx, item, e.Entry)
 	if err != nil {
 		return state.Output{}, err

@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -23,7 +24,7 @@ import (
 // enricher has stage.Work's method set (spelled out so these tests do not
 // depend on the stage runner's package).
 var _ interface {
-	Run(context.Context, state.Item) (state.Output, error)
+	Run(context.Context, state.Item, gate.Delivery) (state.Output, error)
 } = (*enricher)(nil)
 
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -86,7 +87,7 @@ func TestRunEnriches(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			b.llm.resp.Content = tt.answer
-			out, err := b.e.Run(t.Context(), item(tt.kind, "The SEC fined Acme."))
+			out, err := b.e.Run(t.Context(), item(tt.kind, "The SEC fined Acme."), gate.Delivery{})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -135,7 +136,7 @@ func TestRunCutsInput(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			b.e.MaxInputBytes = tt.max
-			if _, err := b.e.Run(t.Context(), item(state.KindStory, strings.Repeat("a", tt.textLen))); err != nil {
+			if _, err := b.e.Run(t.Context(), item(state.KindStory, strings.Repeat("a", tt.textLen)), gate.Delivery{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := len(b.llm.reqs[0].Messages[1].Content); got != tt.wantLen {
@@ -170,7 +171,7 @@ func TestRunRejectsBeforeCalling(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(b.e)
 			}
-			_, err := b.e.Run(t.Context(), tt.item)
+			_, err := b.e.Run(t.Context(), tt.item, gate.Delivery{})
 			if c := failure.Classify(err); err == nil || c.Class != tt.wantClass {
 				t.Fatalf("err = %v (class %s), want %s", err, c.Class, tt.wantClass)
 			}
@@ -208,7 +209,7 @@ func TestRunErrorDetails(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			b.llm.resp, b.llm.err = tt.resp, tt.err
-			_, err := b.e.Run(t.Context(), item(state.KindStory, "text"))
+			_, err := b.e.Run(t.Context(), item(state.KindStory, "text"), gate.Delivery{})
 			if c := failure.Classify(err); c.Class != tt.wantClass {
 				t.Errorf("class = %s, want %s", c.Class, tt.wantClass)
 			}
@@ -289,7 +290,7 @@ func TestRunThroughClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: client}, Entry: gpt4oMini, Clock: clock.NewStub(fixedNow)}
-			out, err := e.Run(t.Context(), item(tt.kind, "The SEC fined Acme."))
+			out, err := e.Run(t.Context(), item(tt.kind, "The SEC fined Acme."), gate.Delivery{})
 			if gotItem != "item-1" {
 				t.Errorf("server saw item id %q", gotItem)
 			}

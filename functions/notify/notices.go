@@ -39,7 +39,7 @@ type router struct {
 func newRouter(ctx context.Context, log *slog.Logger, cfg config) (*router, error) {
 	rt := &router{log: log}
 	r, err := stage.NewRunner(ctx, log, cfg.stage, func(_ context.Context, d stage.Deps) (stage.Work, error) {
-		breakers := breaker.ForStage(d, pipeline.Notify, cfg.breakersTable, cfg.breakerOpenFor)
+		breakers := breaker.ForStage(d.AWS, d.Env.Profile, d.Log, d.Metrics, pipeline.Notify, cfg.breakersTable, cfg.breakerOpenFor)
 		secrets := secret.NewResolver(secret.Config{SSM: ssm.NewFromConfig(d.AWS), SecretsManager: secretsmanager.NewFromConfig(d.AWS)})
 		n := newNotifier(notifierConfig{Secret: secrets.BytesFunc(cfg.webhookSecret), BlockPrivate: cfg.blockPrivate})
 		rt.notices = cfg.noticeHandler(d, n)

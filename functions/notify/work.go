@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/egress"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/notice"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
@@ -177,7 +178,7 @@ func sign(secret []byte, ts int64, body []byte) string {
 //
 // The webhook URL may hold a secret token in its path (Slack, Discord), so
 // no error and no detail ever contains it: only its host, as "host".
-func (n *notifier) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (n *notifier) Run(ctx context.Context, item state.Item, _ gate.Delivery) (state.Output, error) {
 	u, err := egress.ParseURL(item.WebhookURL)
 	if err != nil {
 		return state.Output{}, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)

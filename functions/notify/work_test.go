@@ -20,13 +20,14 @@ import (
 
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/state"
 )
 
 // notifier has stage.Work's method set (spelled out so these tests do not
 // depend on the stage runner's package).
 var _ interface {
-	Run(context.Context, state.Item) (state.Output, error)
+	Run(context.Context, state.Item, gate.Delivery) (state.Output, error)
 } = (*notifier)(nil)
 
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -146,7 +147,7 @@ func TestRunDelivers(t *testing.T) {
 			if status == 204 {
 				b = setup(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
 			}
-			out, err := b.n.Run(t.Context(), b.item())
+			out, err := b.n.Run(t.Context(), b.item(), gate.Delivery{})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -214,7 +215,7 @@ func TestRunIdempotencyKeyIsStable(t *testing.T) {
 	c := clock.NewStub(fixedNow)
 	b.n.Clock = c
 	for range 2 {
-		if _, err := b.n.Run(t.Context(), b.item()); err != nil {
+		if _, err := b.n.Run(t.Context(), b.item(), gate.Delivery{}); err != nil {
 			t.Fatal(err)
 		}
 		c.Advance(90 * time.Second) // a retry, later
@@ -271,7 +272,7 @@ func TestRunFailureClasses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tt.handle)
-			_, err := b.n.Run(t.Context(), b.item())
+			_, err := b.n.Run(t.Context(), b.item(), gate.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want error")
 			}
@@ -324,7 +325,7 @@ func TestRunTransportFailures(t *testing.T) {
 			if tt.closed {
 				b.srv.Close()
 			}
-			_, err := b.n.Run(t.Context(), b.item())
+			_, err := b.n.Run(t.Context(), b.item(), gate.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want error")
 			}
@@ -372,7 +373,7 @@ func TestRunWebhookURLNeverInErrors(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(&it)
 			}
-			_, err := b.n.Run(t.Context(), it)
+			_, err := b.n.Run(t.Context(), it, gate.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want error")
 			}
@@ -415,7 +416,7 @@ func TestRunRejectsItem(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(&it)
 			}
-			_, err := b.n.Run(t.Context(), it)
+			_, err := b.n.Run(t.Context(), it, gate.Delivery{})
 			if c := failure.Classify(err); err == nil || c.Class != tt.wantClass {
 				t.Fatalf("err = %v (class %s), want %s", err, c.Class, tt.wantClass)
 			}
@@ -441,7 +442,7 @@ func TestNotifierDefaults(t *testing.T) {
 
 	b := setup(t, answer(200, "text/plain", "ok"))
 	zero := &notifier{Secret: b.n.Secret}
-	if out, err := zero.Run(t.Context(), b.item()); err != nil || out.Delivery.Status != 200 {
+	if out, err := zero.Run(t.Context(), b.item(), gate.Delivery{}); err != nil || out.Delivery.Status != 200 {
 		t.Errorf("zero-value Notifier: %+v, %v", out, err)
 	}
 }
@@ -451,7 +452,7 @@ func TestRunEmptyKindIsStory(t *testing.T) {
 	b := setup(t, answer(200, "text/plain", "ok"))
 	it := b.item()
 	it.Kind = ""
-	if _, err := b.n.Run(t.Context(), it); err != nil {
+	if _, err := b.n.Run(t.Context(), it, gate.Delivery{}); err != nil {
 		t.Fatal(err)
 	}
 	var p payload
@@ -470,7 +471,7 @@ func TestBlockPrivateRefusesLoopbackWebhooks(t *testing.T) {
 	t.Cleanup(srv.Close)
 	n := newNotifier(notifierConfig{BlockPrivate: true, Secret: func(context.Context) ([]byte, error) { return []byte("s"), nil }})
 	_, err := n.Run(context.Background(), state.Item{ID: "i", WebhookURL: srv.URL + "/hook",
-		Enrichment: &state.Enrichment{SummaryNeutral: "n", Category: "c", Severity: "low"}})
+		Enrichment: &state.Enrichment{SummaryNeutral: "n", Category: "c", Severity: "low"}}, gate.Delivery{})
 	if c := failure.Classify(err); c.Class != failure.SchemaInvalid {
 		t.Fatalf("class %s (%v), want SCHEMA_INVALID", c.Class, err)
 	}

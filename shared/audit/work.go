@@ -11,6 +11,7 @@ import (
 
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/redact"
 	"github.com/triagehq/triage/shared/state"
@@ -21,9 +22,10 @@ import (
 // most of it to the outcome's write.
 const DefaultWriteTimeout = time.Second
 
-// Runner is the work Work wraps (stage.Work).
+// Runner is the work Work wraps (the runner's Work): d is how the record
+// came, passed on untouched.
 type Runner interface {
-	Run(ctx context.Context, item state.Item) (state.Output, error)
+	Run(ctx context.Context, item state.Item, d gate.Delivery) (state.Output, error)
 }
 
 // Recorder stores executions (*Trail, *Memory).
@@ -52,9 +54,9 @@ type Work struct {
 }
 
 // Run runs Inner and records the run when item is an action task.
-func (w *Work) Run(ctx context.Context, item state.Item) (out state.Output, err error) {
+func (w *Work) Run(ctx context.Context, item state.Item, d gate.Delivery) (out state.Output, err error) {
 	if item.Kind != state.KindAction {
-		return w.Inner.Run(ctx, item)
+		return w.Inner.Run(ctx, item, d)
 	}
 	now := clock.Or(w.Clock).Now
 	start := now()
@@ -74,7 +76,7 @@ func (w *Work) Run(ctx context.Context, item state.Item) (out state.Output, err 
 			panic(v)
 		}
 	}()
-	return w.Inner.Run(ctx, item)
+	return w.Inner.Run(ctx, item, d)
 }
 
 // describe fills the outcome of a run from what Inner returned.
@@ -87,9 +89,16 @@ func describe(e *Execution, out state.Output, err error) {
 		return
 	}
 	e.Model = redact.String(failure.Details(err)["model"])
-	var wait *failure.WaitError
-	if errors.As(err, &wait) {
+	var (
+		wait   *failure.WaitError
+		closed interface{ WaitReason() string } // a gate provider's report of a closed gate (the policy's Closed)
+	)
+	switch {
+	case errors.As(err, &wait):
 		e.Outcome, e.Reason = OutcomeWait, "nothing asked: "+redact.String(wait.Reason)
+		return
+	case errors.Is(err, failure.ErrWaiting) && errors.As(err, &closed):
+		e.Outcome, e.Reason = OutcomeWait, "nothing asked: "+redact.String(closed.WaitReason())
 		return
 	}
 	cl := failure.ClassOf(err)

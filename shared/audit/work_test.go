@@ -10,6 +10,7 @@ import (
 	"github.com/triagehq/triage/shared/audit"
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -31,7 +32,9 @@ func wrap(mem *audit.Memory, c clock.Clock, out state.Output, err error) *audit.
 
 type runFunc func(context.Context, state.Item) (state.Output, error)
 
-func (f runFunc) Run(ctx context.Context, it state.Item) (state.Output, error) { return f(ctx, it) }
+func (f runFunc) Run(ctx context.Context, it state.Item, _ gate.Delivery) (state.Output, error) {
+	return f(ctx, it)
+}
 
 // Each run of an action task is one record saying how it ended, with the
 // model, the attempt and the duration; never upstream message text.
@@ -67,7 +70,7 @@ func TestWorkRecordsEachActionExecution(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			mem, c := audit.NewMemory(), stepping(t0)
-			out, err := wrap(mem, c, tc.out, tc.err).Run(context.Background(), actionItem())
+			out, err := wrap(mem, c, tc.out, tc.err).Run(context.Background(), actionItem(), gate.Delivery{})
 			if !errors.Is(err, tc.err) || out.Enrichment != tc.out.Enrichment {
 				t.Fatalf("Run changed the result: %v, %v", out, err)
 			}
@@ -94,7 +97,7 @@ func TestWorkCostsNothingForOtherKindsAndNeverChangesTheOutcome(t *testing.T) {
 	mem, c := audit.NewMemory(), stepping(t0)
 	w := wrap(mem, c, state.Output{Enrichment: &state.Enrichment{Model: "m"}}, nil)
 	for _, k := range []state.Kind{state.KindStory, state.KindDocument, ""} {
-		if _, err := w.Run(context.Background(), state.Item{ID: "s", Kind: k}); err != nil {
+		if _, err := w.Run(context.Background(), state.Item{ID: "s", Kind: k}, gate.Delivery{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,7 +105,7 @@ func TestWorkCostsNothingForOtherKindsAndNeverChangesTheOutcome(t *testing.T) {
 		t.Fatalf("%d records for stories and documents, want 0", n)
 	}
 	mem.Fail = errors.New("ProvisionedThroughputExceededException")
-	out, err := w.Run(context.Background(), actionItem())
+	out, err := w.Run(context.Background(), actionItem(), gate.Delivery{})
 	if err != nil || out.Enrichment == nil {
 		t.Fatalf("a failed audit write changed the outcome: %v, %v", out, err)
 	}
@@ -120,7 +123,7 @@ func TestWorkRecordsAPanic(t *testing.T) {
 				t.Fatal("the panic was swallowed")
 			}
 		}()
-		_, _ = w.Run(context.Background(), actionItem())
+		_, _ = w.Run(context.Background(), actionItem(), gate.Delivery{})
 	}()
 	got := mem.Executions()
 	if len(got) != 1 || got[0].Outcome != audit.OutcomeError || got[0].Class != failure.InternalBug {

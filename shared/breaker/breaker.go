@@ -38,9 +38,6 @@ const (
 	// the lease over (its holder is presumed dead). It exceeds the LLM
 	// client's 60 s timeout.
 	DefaultProbeLease = 2 * time.Minute
-	// DefaultHalfOpenWait is how long callers wait while another caller's
-	// probe is in flight: probes usually end within seconds.
-	DefaultHalfOpenWait = 15 * time.Second
 	// DefaultCacheTTL is how long Breakers trusts its in-process copy of a
 	// breaker.
 	DefaultCacheTTL = 2 * time.Second

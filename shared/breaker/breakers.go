@@ -92,12 +92,11 @@ type Breakers struct {
 	Clock clock.Clock
 	// Stage is the metrics dimension of this process's counters.
 	Stage pipeline.Stage
-	// Threshold, OpenFor, ProbeLease, HalfOpenWait, CacheTTL, QuotaOpenFor:
-	// see the Default constants. A negative CacheTTL disables the cache.
+	// Threshold, OpenFor, ProbeLease, CacheTTL, QuotaOpenFor: see the
+	// Default constants. A negative CacheTTL disables the cache.
 	Threshold    int
 	OpenFor      time.Duration
 	ProbeLease   time.Duration
-	HalfOpenWait time.Duration
 	CacheTTL     time.Duration
 	QuotaOpenFor time.Duration
 	// Profile is the decision table whose breaker column (in Stage) says
@@ -129,10 +128,12 @@ func (b *Breakers) AllowReleased(ctx context.Context, service string, released g
 // Allow decides whether a call to service may go ahead. While the service
 // is draining a gate's waiters (Record.DrainingUntil), a new call waits
 // behind that gate too, so the backlog goes first, at the ramp's rate,
-// and new items do not compete with it for the service's rate. It returns a
-// *failure.WaitError (match with errors.Is(err, failure.ErrWaiting)) while
-// the breaker is open — until it may be probed — or while another caller's
-// probe is in flight, for at most HalfOpenWait. When an open breaker may be
+// and new items do not compete with it for the service's rate. It returns
+// the breaker's state, a *retry.Closed (match with errors.Is(err,
+// failure.ErrWaiting)), while the breaker is open — until it may be probed
+// — or while another caller's probe is in flight (until the probe's lease
+// ends, when known): the policy decides the caller's wait
+// (retry.Profile.Reopens). When an open breaker may be
 // probed, exactly one caller across all processes wins the probe lease and
 // gets a Ticket with Probe set. A store that cannot be read fails open: the
 // call goes ahead, and the error is logged.
@@ -165,8 +166,9 @@ func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ti
 		// (the ramp decides), so the runner parks the item behind the
 		// gate rather than holding it through visibility.
 		b.count(MetricBreakerRejects, "")
-		return Ticket{}, rec, gate.Wrap(&failure.WaitError{Until: rec.DrainingUntil.Add(orDefault(b.OpenFor, DefaultOpenFor)),
-			Reason: service + " is draining " + string(rec.DrainingGate) + "'s waiters: queued behind them"}, rec.DrainingGate)
+		return Ticket{}, rec, &retry.Closed{Gate: rec.DrainingGate, State: retry.GateDraining, At: now,
+			Until: rec.DrainingUntil.Add(orDefault(b.OpenFor, DefaultOpenFor)),
+			Why:   service + " is draining " + string(rec.DrainingGate) + "'s waiters: queued behind them"}
 	}
 	t, err := b.decide(ctx, service, rec, now, true)
 	return t, rec, err
@@ -200,9 +202,9 @@ func (b *Breakers) decide(ctx context.Context, service string, rec Record, now t
 	case rec.State == Closed || rec.State == "":
 		return Ticket{Service: service, Generation: rec.Generation, answered: AnsweredAt(rec)}, nil
 	case rec.State == Open && rec.OpenUntil.After(now):
-		return Ticket{}, b.reject(service, rec, rec.OpenUntil, now)
+		return Ticket{}, b.reject(service, rec, retry.GateOpen, rec.OpenUntil, now)
 	case rec.State == HalfOpen && rec.ProbeUntil.After(now), !mayProbe:
-		return Ticket{}, b.reject(service, rec, b.halfOpenUntil(rec, now), now)
+		return Ticket{}, b.reject(service, rec, retry.GateProbing, probeUntil(rec), now)
 	}
 	owner := b.newOwner()
 	r, err := b.Store.AcquireProbe(ctx, ProbeRequest{Service: service, Owner: owner, Now: now, Lease: b.ProbeLease})
@@ -221,23 +223,21 @@ func (b *Breakers) decide(ctx context.Context, service string, rec Record, now t
 	}
 	b.forget(service)
 	b.logger().WarnContext(ctx, "breaker probe lease unavailable; waiting", "service", service, "error", err.Error())
-	return Ticket{}, b.reject(service, rec, now.Add(b.halfOpenWait()), now)
+	return Ticket{}, b.reject(service, rec, retry.GateProbing, time.Time{}, now)
 }
 
-func (b *Breakers) halfOpenUntil(rec Record, now time.Time) time.Time {
-	until := now.Add(b.halfOpenWait())
-	if rec.State == HalfOpen && rec.ProbeUntil.After(now) && rec.ProbeUntil.Before(until) {
+// probeUntil is the end of the probe lease of a half-open rec; zero when rec
+// is not half-open.
+func probeUntil(rec Record) time.Time {
+	if rec.State == HalfOpen {
 		return rec.ProbeUntil
 	}
-	return until
+	return time.Time{}
 }
 
-// reject refuses a call while rec is open or probing: a wait until `until`
-// behind the breaker's gate (GateOf).
-func (b *Breakers) reject(service string, rec Record, until, now time.Time) error {
-	if !until.After(now) {
-		until = now.Add(time.Second)
-	}
+// reject refuses a call while rec is open or probing: the breaker's state
+// (st, until `until`, seen at now) behind its gate (GateOf).
+func (b *Breakers) reject(service string, rec Record, st retry.GateState, until, now time.Time) error {
 	b.count(MetricBreakerRejects, "")
 	rec.Service = service
 	reason := "circuit breaker " + string(rec.State) + " for " + service
@@ -247,7 +247,7 @@ func (b *Breakers) reject(service string, rec Record, until, now time.Time) erro
 	if rec.State == HalfOpen {
 		reason += " (another caller is probing)"
 	}
-	return gate.Wrap(&failure.WaitError{Until: until, Reason: reason}, GateOf(rec))
+	return &retry.Closed{Gate: GateOf(rec), State: st, Until: until, At: now, Why: reason}
 }
 
 // Done records the outcome of the call t allowed (see OutcomeOf; a call
@@ -269,24 +269,25 @@ func (b *Breakers) reject(service string, rec Record, until, now time.Time) erro
 // nothing else is written.
 //
 // Done returns non-nil when the outcome changes what the caller returns in
-// place of callErr:
+// place of callErr — a fact, for the policy to decide by (retry.Decide):
 //
-//   - a failed probe: a *failure.WaitError until the breaker may be probed
-//     again, behind its gate — base × multiplier^reopens after the probes
+//   - a failed probe: the breaker's state, a *retry.Closed open until it
+//     may be probed again — base × multiplier^reopens after the probes
 //     that failed in a row (retry.Probing.Interval). The probe is the
 //     system's attempt, not the item's: the item waits with the others,
 //     spending nothing.
 //   - an outage failure that opened the breaker, or that ended after it
-//     opened: likewise a wait behind the breaker. The outage is known; its
-//     last failures are its own, not the items' that made them.
+//     opened: likewise the breaker's state (open until its probe time, or
+//     probing). The outage is known; its last failures are its own, not
+//     the items' that made them.
 //   - a provider's exhausted quota: callErr wrapped with the quota's gate,
 //     so the item waits behind it like every later caller.
 //   - a failure judged the item's own: callErr itself, marked (detail
 //     "blame": "item"), for the decision table to judge by its class.
 //
-// The waits of an outage failure and a failure judged the item's own carry
-// the item's updated run (state.WithSuspect), which the runner records
-// with the outcome.
+// The outcomes of an outage failure and a failure judged the item's own
+// carry the item's updated run (state.WithSuspect), which the runner
+// records with the outcome.
 func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	if t.Service == "" {
 		return nil
@@ -311,11 +312,11 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 			return b.itemsOwn(ctx, t, callErr, cl, run, rule, now)
 		}
 	}
-	wait := b.done(ctx, t, o, cl, callErr, now)
-	if wait != nil && o == retry.Trips {
-		return state.WithSuspect(wait, run)
+	verdict := b.done(ctx, t, o, cl, callErr, now)
+	if verdict != nil && o == retry.Trips {
+		return state.WithSuspect(verdict, run)
 	}
-	return wait
+	return verdict
 }
 
 // judge weighs an outage failure of t's call: the item's run as it stands
@@ -426,13 +427,14 @@ func (b *Breakers) done(ctx context.Context, t Ticket, o retry.BreakerEffect, cl
 			// it opened, is the outage's, not the item's: the item waits
 			// behind the breaker with the others. (Otherwise the item that
 			// meets an outage alone would spend its last attempt on the
-			// threshold's last failure and be dead-lettered for it.)
-			until := res.Record.OpenUntil
+			// threshold's last failure and be dead-lettered for it.) The
+			// breaker is open until its probe time, or past it: probing.
+			st, until := retry.GateOpen, res.Record.OpenUntil
 			if !until.After(now) {
-				until = now.Add(b.halfOpenWait())
+				st, until = retry.GateProbing, time.Time{}
 			}
-			return gate.Wrap(&failure.WaitError{Until: until, Reason: "the call failed with " + string(cl.Class) +
-				" as the breaker for " + t.Service + " opened"}, GateOf(res.Record))
+			return &retry.Closed{Gate: GateOf(res.Record), State: st, Until: until, At: now,
+				Why: "the call failed with " + string(cl.Class) + " as the breaker for " + t.Service + " opened"}
 		}
 	case retry.Answered:
 		changed, err := b.Store.ResetFailures(wctx, t.Service, t.Generation, now)
@@ -447,7 +449,8 @@ func (b *Breakers) done(ctx context.Context, t Ticket, o retry.BreakerEffect, cl
 	return nil
 }
 
-// probeDone records a probe's verdict; a failed probe makes its item wait.
+// probeDone records a probe's verdict; a failed probe reports the breaker
+// open again, for its item to wait behind.
 // An outage's failed probe reopens the breaker for the base window grown
 // by the probes that failed in a row before it (retry.Probing.Interval).
 func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.BreakerEffect, cl failure.Classification, now time.Time,
@@ -474,8 +477,8 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o retry.Breake
 			until = now.Add(openFor)
 		}
 		failed := Record{Service: t.Service, LastErrorType: cl.Class}
-		return gate.Wrap(&failure.WaitError{Until: until, Reason: "the breaker's probe failed with " + string(cl.Class) +
-			"; open again for " + t.Service}, GateOf(failed))
+		return &retry.Closed{Gate: GateOf(failed), State: retry.GateOpen, Until: until, At: now,
+			Why: "the breaker's probe failed with " + string(cl.Class) + "; open again for " + t.Service}
 	case retry.Answered, retry.Throttles:
 		r, err = verdict(wctx, func() (Record, error) { return b.Store.CloseProbe(wctx, t.Service, t.owner, now) })
 		if err == nil {
@@ -589,10 +592,6 @@ func (b *Breakers) profile() *retry.Profile {
 		return standard
 	}
 	return b.Profile
-}
-
-func (b *Breakers) halfOpenWait() time.Duration {
-	return orDefault(b.HalfOpenWait, DefaultHalfOpenWait)
 }
 
 func (b *Breakers) newOwner() string {

@@ -177,8 +177,7 @@ func TestRateLimitsDoNotTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := call(nil)
-	var w *failure.WaitError
-	if !errors.As(err, &w) || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
+	if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
 		t.Fatalf("call after the 5th outage: %v, want a WaitError until %v", err, t0.Add(breaker.DefaultOpenFor))
 	}
 	if b.metrics.get(breaker.MetricBreakerOpens) != 1 || b.metrics.get(breaker.MetricBreakerRejects) != 1 {
@@ -229,8 +228,7 @@ func TestProbe(t *testing.T) {
 				t.Fatalf("first call after the window: %+v, %v; want the probe", tk, err)
 			}
 			_, err = b.breakers.Allow(ctx, "api.example")
-			var w *failure.WaitError
-			if !errors.As(err, &w) || !w.Until.Equal(b.clock.Now().Add(breaker.DefaultHalfOpenWait)) {
+			if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(retry.ProbeWait)) {
 				t.Fatalf("second caller during the probe: %v, want a short wait", err)
 			}
 			b.breakers.Done(ctx, tk, tc.probeErr)
@@ -324,7 +322,7 @@ func ExampleGuard() {
 		Breakers: &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock}}
 	it := state.Item{ID: "item-1", SourceURL: "https://news.example/a/1"}
 	for range 7 {
-		_, err := work.Run(ctx, it)
+		_, err := work.Run(ctx, it, gate.Delivery{})
 		if errors.Is(err, failure.ErrWaiting) {
 			fmt.Println(err)
 			continue
@@ -388,8 +386,7 @@ func TestFailedProbeIsAWaitNotAnAttempt(t *testing.T) {
 				t.Fatalf("allow after open_until: %+v, %v; want the probe", tk, err)
 			}
 			wait := b.breakers.Done(ctx, tk, tc.err)
-			var w *failure.WaitError
-			if !errors.As(wait, &w) || !w.Until.Equal(b.clock.Now().Add(tc.openFor)) {
+			if w, ok := waitOf(wait, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(tc.openFor)) {
 				t.Fatalf("Done after a failed probe = %v, want a wait of %v", wait, tc.openFor)
 			}
 			if g, ok := gate.Of(wait); !ok || g.String() != tc.gate {
@@ -418,8 +415,7 @@ func TestQuotaAnswerOpensTheBreakerAtOnce(t *testing.T) {
 		t.Fatalf("Done after the quota answer = %v (gate %q)", wait, g)
 	}
 	_, err := b.breakers.Allow(ctx, "api.example")
-	var w *failure.WaitError
-	if !errors.As(err, &w) || !w.Until.Equal(t0.Add(2*time.Hour)) {
+	if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(2*time.Hour)) {
 		t.Fatalf("the next caller: %v, want a wait of 2 h", err)
 	}
 	if g, _ := gate.Of(err); g.String() != "quota:api.example" {
@@ -471,10 +467,10 @@ func TestScheduledProbe(t *testing.T) {
 	calls := 0
 	g := breaker.Guard{Breakers: c.breakers, Service: breaker.Fixed("news.example"), Inner: stage.WorkFunc(
 		func(context.Context, state.Item) (state.Output, error) { calls++; return state.Output{}, nil })}
-	if _, err := g.Run(ctx, state.Item{ID: "a"}); !errors.Is(err, failure.ErrWaiting) || calls != 0 {
+	if _, err := g.Run(ctx, state.Item{ID: "a"}, gate.Delivery{}); !errors.Is(err, failure.ErrWaiting) || calls != 0 {
 		t.Fatalf("a plain delivery while the scheduler's probe runs: %v, %d calls", err, calls)
 	}
-	if _, err := g.Run(stage.WithDelivery(ctx, stage.Delivery{Probe: "tok"}), state.Item{ID: "b"}); err != nil || calls != 1 {
+	if _, err := g.Run(ctx, state.Item{ID: "b"}, gate.Delivery{Probe: "tok"}); err != nil || calls != 1 {
 		t.Fatalf("the released probe through the guard: %v, %d calls", err, calls)
 	}
 }
@@ -523,8 +519,8 @@ func TestDrainingQueuesNewCallers(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := b.breakers.Allow(ctx, "api.example")
-	var w *failure.WaitError
-	if got, _ := gate.Of(err); !errors.As(err, &w) || got != g || !w.Until.After(t0.Add(stage.DefaultParkAfter)) {
+	w, ok := waitOf(err, b.clock.Now())
+	if got, _ := gate.Of(err); !ok || got != g || !w.Until.After(t0.Add(stage.DefaultParkAfter)) {
 		t.Fatalf("a new call while draining: %v (gate %q); want a wait behind %s long enough to park", err, got, g)
 	}
 	released, err := b.breakers.AllowReleased(ctx, "api.example", g)
@@ -605,4 +601,15 @@ func TestIsolatedFailuresStayLocal(t *testing.T) {
 // DefaultOpenFor doubling per failed probe, capped.
 func reopenedFor(reopens int) time.Duration {
 	return retry.Standard().Probing.Interval(breaker.DefaultOpenFor, reopens)
+}
+
+// waitOf is the wait the policy decides for what a gate's provider reported
+// in err at now (retry.Profile.Decide on the fact), and whether err
+// reported a closed gate at all.
+func waitOf(err error, now time.Time) (retry.Wait, bool) {
+	c, ok := retry.ClosedOf(err)
+	if !ok {
+		return retry.Wait{}, false
+	}
+	return retry.Standard().Decide(retry.Input{Closed: &c, Now: now}).(retry.Wait), true
 }

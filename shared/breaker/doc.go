@@ -98,7 +98,7 @@
 //
 // Breakers caches each service's record for CacheTTL (2 s), so the closed
 // path costs no DynamoDB read per call, and a success writes only when the
-// cached count is non-zero. While a breaker is open callers get a
-// *failure.WaitError until it may be probed, without calling the upstream:
-// the stage runner releases the item without spending an attempt.
+// cached count is non-zero. While a breaker is open callers get its state
+// (a *retry.Closed: open until it may be probed), without calling the
+// upstream; the policy decides their wait, which spends no attempt.
 package breaker

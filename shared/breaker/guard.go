@@ -7,20 +7,26 @@ import (
 	"strings"
 
 	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/stage"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
-// Guard is a stage.Work decorator: it asks Breakers before running Inner
-// and tells it the outcome after. While the item's service's breaker is
-// open, Run returns a *failure.WaitError without calling Inner, so the
-// runner releases the item without spending an attempt.
+// Work is a stage's work as the runner runs it (the runner's Work): Guard
+// guards one and is one.
+type Work interface {
+	Run(ctx context.Context, item state.Item, d gate.Delivery) (state.Output, error)
+}
+
+// Guard is a Work decorator: it asks Breakers before running Inner and
+// tells it the outcome after. While the item's service's breaker is open,
+// Run returns the breaker's state (a *retry.Closed) without calling Inner,
+// and the policy makes the item wait without spending an attempt.
 //
 //	work := breaker.Guard{Inner: fetcher, Service: breaker.SourceHost, Breakers: b}
 type Guard struct {
 	// Inner is the stage's work. Required.
-	Inner stage.Work
+	Inner Work
 	// Service names the upstream an item's call goes to (SourceHost,
 	// WebhookHost, Fixed(host)); an empty name, or a nil Service, leaves the
 	// item unguarded.
@@ -29,28 +35,29 @@ type Guard struct {
 	Breakers *Breakers
 }
 
-var _ stage.Work = Guard{}
+var _ Work = Guard{}
 
 // Run guards one call of Inner. The context Inner gets carries the item and
 // correlation ids for a telemetry.ContextHandler. A record the scheduler
-// released as the breaker's probe (stage.DeliveryFrom) is the probe when
-// its lease still holds; one a gate's ramp released goes ahead while the
-// service drains, where a new record queues behind the gate. A failed probe, and a provider's exhausted quota,
-// come back as the wait Breakers.Done returns, so the item spends no
+// released as the breaker's probe (d.Probe) is the probe when its lease
+// still holds; one a gate's ramp released (d.Gate) goes ahead while the
+// service drains, where a new record queues behind the gate. A failed
+// probe, and a provider's exhausted quota, come back as what Breakers.Done
+// reports (the breaker's state, the quota's gate), so the item spends no
 // attempt on them; an outage failure Done judges the item's own comes back
 // marked, for the decision table. If Inner panics while holding the probe
 // lease, the lease is released before the panic continues to the runner.
-func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err error) {
+func (g Guard) Run(ctx context.Context, item state.Item, d gate.Delivery) (out state.Output, err error) {
 	if g.Breakers == nil || g.Service == nil {
-		return g.Inner.Run(ctx, item)
+		return g.Inner.Run(ctx, item, d)
 	}
 	svc := g.Service(item)
 	if svc == "" {
-		return g.Inner.Run(ctx, item)
+		return g.Inner.Run(ctx, item, d)
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
 	var t Ticket
-	switch d := stage.DeliveryFrom(ctx); {
+	switch {
 	case d.Probe != "":
 		t, err = g.Breakers.AllowProbe(ctx, svc, d.Probe)
 	default:
@@ -68,13 +75,13 @@ func (g Guard) Run(ctx context.Context, item state.Item) (out state.Output, err 
 			g.Breakers.Done(ctx, t, &failure.WaitError{Reason: "work panicked"})
 		}
 	}()
-	out, err = g.Inner.Run(ctx, item)
+	out, err = g.Inner.Run(ctx, item, d)
 	done = true
 	// Classified once, here, where the failure is first seen: the breaker
 	// and the runner read it.
 	err = failure.Mark(err)
-	if wait := g.Breakers.Done(ctx, t, err); wait != nil {
-		return state.Output{}, wait
+	if verdict := g.Breakers.Done(ctx, t, err); verdict != nil {
+		return state.Output{}, verdict
 	}
 	return out, err
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
@@ -46,7 +48,7 @@ type articleHost struct {
 	failed map[string]int
 }
 
-func (h *articleHost) Run(_ context.Context, it state.Item) (state.Output, error) {
+func (h *articleHost) Run(_ context.Context, it state.Item, _ gate.Delivery) (state.Output, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.calls++
@@ -216,7 +218,7 @@ func TestOutage(t *testing.T) {
 				t.Fatal("no probe after the outage")
 			}
 			for round := 0; round < 3 && len(f.pending(ids)) > 0; round++ {
-				f.clock.Advance(breaker.DefaultHalfOpenWait + time.Second)
+				f.clock.Advance(retry.ProbeWait + time.Second)
 				f.deliver(len(f.runners), f.pending(ids))
 			}
 			if p := f.pending(ids); len(p) != 0 {

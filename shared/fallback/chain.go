@@ -1,5 +1,5 @@
 // Package fallback is the llm stage's model fallback chain across
-// providers: a stage.Work that asks the first usable entry of an ordered
+// providers: the stage's work, which asks the first usable entry of an ordered
 // list of provider:model entries, records each model-specific failure
 // against that entry's model health (shared/health), keeps one circuit
 // breaker per provider (shared/breaker), and makes the item wait — without
@@ -26,9 +26,11 @@
 //     later, by when a bad model may have been disabled or a provider's
 //     breaker opened, and the walk moves on.
 //
-// When no entry can be asked the item waits (a *failure.WaitError: no
-// attempt) until the earliest expected recovery — an open breaker's probe
-// time, an auto-disabled model's cooldown — or NoModelWait; when every
+// When no entry can be asked the chain reports its gate closed (a
+// *retry.Closed, no usable model) until the earliest expected recovery —
+// an open breaker's probe time, an auto-disabled model's cooldown — or
+// none known, and the policy decides the item's wait (retry.NoModelWait
+// when none is known; no attempt spent); when every
 // provider that was asked failed provider-wide and nothing is expected
 // back, that failure is returned (AUTH_DENIED everywhere needs an operator).
 // A disabled model of a provider that refused the item for good is nothing
@@ -36,18 +38,19 @@
 //
 // # Gates
 //
-// The wait names the gate it is behind (docs/design.md "Waits and
-// parking"), so the runner parks the item and the scheduler releases it
-// when the gate opens. When one provider's breaker is all that stands in
-// the way (a one-provider chain, the usual case), that is the breaker's own
-// gate — its wait as the breaker gave it, a provider quota's included —
+// The closed gate is named (docs/design.md "Waits and parking"), so the
+// runner parks the item and the scheduler releases it when the gate
+// opens. When one provider's breaker is all that stands in the way (a
+// one-provider chain, the usual case), that is the breaker's own gate —
+// its state as the breaker reported it, a provider quota's included —
 // and the scheduler probes the breaker with one of its waiters. Otherwise
 // it is the chain's gate (ModelsGate), which opens when any entry is usable
 // again: its model enabled and its provider's breaker closed; while every
 // such provider's breaker is open, the scheduler releases one waiter as the
-// probe of the first whose probe is due. A record released by a gate asks
-// the breakers as released (breaker.Breakers.AllowReleased), and one
-// released as a probe presents its probe lease (AllowProbe).
+// probe of the first whose probe is due. A record released by a gate (its
+// delivery, Run's argument) asks the breakers as released
+// (breaker.Breakers.AllowReleased), and one released as a probe presents
+// its probe lease (AllowProbe).
 package fallback
 
 import (
@@ -65,13 +68,12 @@ import (
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
-// Enricher asks one entry's model for an item's enrichment; the llm
-// stage's *enricher (functions/llm) implements it.
+// Enricher asks one entry's model for an item's enrichment: the model
+// call the chain is given (the llm function passes its enricher).
 type Enricher interface {
 	Enrich(ctx context.Context, item state.Item, e Entry) (state.Enrichment, error)
 }
@@ -87,8 +89,9 @@ type Health interface {
 // Breakers are the providers' shared circuit breakers, keyed by Service;
 // *breaker.Breakers implements them (in the llm stage, whose breaker
 // column trips a provider's breaker on AUTH_DENIED too). Done
-// returns the wait a failed probe, a tripping failure or a provider's
-// exhausted quota puts its item in (breaker.Breakers.Done).
+// reports what a failed probe, a tripping failure or a provider's
+// exhausted quota leaves the breaker in (breaker.Breakers.Done): its
+// state, or the quota's gate.
 type Breakers interface {
 	Allow(ctx context.Context, service string) (breaker.Ticket, error)
 	AllowReleased(ctx context.Context, service string, released gate.Name) (breaker.Ticket, error)
@@ -117,14 +120,6 @@ const (
 	MetricProviderSkips = "ProviderSkips"
 )
 
-// Defaults of the chain's waits.
-const (
-	// DefaultNoModelWait is how long an item waits when no entry can be
-	// asked and no recovery is expected sooner (an overdue recovery run,
-	// models an operator disabled).
-	DefaultNoModelWait = 5 * time.Minute
-)
-
 // Chain is the llm stage's Work (see the package documentation). Build it
 // once in main; it is safe for concurrent use.
 type Chain struct {
@@ -150,8 +145,6 @@ type Chain struct {
 	// Cooldown is health's recovery cooldown, for the expected end of a
 	// disable: zero means health.DefaultCooldown.
 	Cooldown time.Duration
-	// NoModelWait: see DefaultNoModelWait; zero means the default.
-	NoModelWait time.Duration
 	// Clock tells the time; nil means the wall clock.
 	Clock clock.Clock
 	// Log receives skips and escalations; nil discards them.
@@ -160,7 +153,7 @@ type Chain struct {
 	Metrics Metrics
 }
 
-var _ stage.Work = (*Chain)(nil)
+var _ breaker.Work = (*Chain)(nil)
 
 // walk is one item's walk down the chain.
 type walk struct {
@@ -170,8 +163,8 @@ type walk struct {
 	breaker  bool                        // a provider is out behind an open breaker
 	wakeAt   time.Time                   // earliest expected recovery
 	wideErr  error                       // the last provider-wide failure
-	// waits are the breakers' waits of the providers out behind an open
-	// breaker (their gates).
+	// waits are what the breakers reported of the providers out behind an
+	// open breaker (their states, their gates).
 	waits map[failure.Provider]error
 	// gone are the providers out for a failure no wait fixes (the wide
 	// failures without a wait: AUTH_DENIED); offline the entries skipped
@@ -208,10 +201,10 @@ func (w *walk) wake(t time.Time) {
 	}
 }
 
-// Run enriches item through the chain (see the package documentation). A
-// health store or breaker that cannot be read fails open: the model is
-// asked.
-func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) {
+// Run enriches item through the chain (see the package documentation); d
+// is how the record came, for the providers' breakers. A health store or
+// breaker that cannot be read fails open: the model is asked.
+func (c *Chain) Run(ctx context.Context, item state.Item, d gate.Delivery) (state.Output, error) {
 	if c.Enricher == nil || len(c.Entries) == 0 {
 		return state.Output{}, failure.New(failure.InternalBug, "llm fallback chain has no entries or no enricher configured")
 	}
@@ -233,12 +226,12 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 			w.offline = append(w.offline, d)
 			continue
 		}
-		t, err := c.allow(ctx, e.Provider)
+		t, err := c.allow(ctx, e.Provider, d)
 		if err != nil {
 			c.putOut(ctx, w, e.Provider, "circuit breaker open", "")
 			w.skipped, w.breaker = append(w.skipped, e.String()), true
 			w.waits[e.Provider] = err
-			w.wake(waitUntil(err))
+			w.wake(c.reopens(err, now))
 			continue
 		}
 		if i > 0 {
@@ -255,7 +248,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 			if wait != nil {
 				w.breaker = true
 				w.waits[e.Provider] = wait
-				w.wake(waitUntil(wait))
+				w.wake(c.reopens(wait, now))
 			} else {
 				w.wideErr = err
 				w.gone[e.Provider] = true
@@ -267,7 +260,7 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 			c.count(MetricModelEscalations, class)
 			c.logger().WarnContext(ctx, "escalating to the escalation model", "model", e.String(), "escalation_model", esc.String(),
 				"class", string(class))
-			et, eerr := c.allow(ctx, esc.Provider)
+			et, eerr := c.allow(ctx, esc.Provider, d)
 			if eerr == nil {
 				enr, eerr = c.ask(ctx, item, esc, et)
 				if eerr == nil {
@@ -283,8 +276,8 @@ func (c *Chain) Run(ctx context.Context, item state.Item) (state.Output, error) 
 }
 
 // nothingServed is the outcome of a walk that asked no entry successfully:
-// a wait for the earliest recovery, or the provider-wide failure when
-// nothing is expected back.
+// the chain's gate closed until the earliest recovery, or the
+// provider-wide failure when nothing is expected back.
 func (c *Chain) nothingServed(now time.Time, w *walk) error {
 	w.settleDisabled()
 	if w.wideErr != nil && w.wakeAt.IsZero() && w.disabled == 0 && !w.breaker {
@@ -294,14 +287,14 @@ func (c *Chain) nothingServed(now time.Time, w *walk) error {
 	}
 	if len(w.out) == 1 && len(w.waits) == 1 && w.disabled == 0 {
 		// One provider's breaker is all that stands in the way: wait
-		// behind it, as its wait says (its gate, its time, a drain's
-		// congestion).
+		// behind it, as the breaker reported it (its gate, its state, a
+		// drain's congestion).
 		c.count(MetricNoModel, "")
 		for _, wait := range w.waits {
 			return c.detail(wait, w)
 		}
 	}
-	until := now.Add(c.noModelWait())
+	var until time.Time // none known: the policy's NoModelWait
 	if w.wakeAt.After(now) {
 		until = w.wakeAt
 	}
@@ -315,9 +308,8 @@ func (c *Chain) nothingServed(now time.Time, w *walk) error {
 	if w.disabled > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d model(s) disabled", w.disabled))
 	}
-	wait := gate.Wrap(&failure.WaitError{Until: until,
-		Reason: fmt.Sprintf("no usable entry in the model chain (%s; skipped %s)", strings.Join(reasons, "; "), strings.Join(w.skipped, ", "))},
-		c.Gate())
+	var wait error = &retry.Closed{Gate: c.Gate(), State: retry.GateNoModel, Until: until, At: now,
+		Why: fmt.Sprintf("no usable entry in the model chain (%s; skipped %s)", strings.Join(reasons, "; "), strings.Join(w.skipped, ", "))}
 	// The chain's gate replaces the providers' waits; the item's run of
 	// outage failures they carried (the breaker's evidence of a failure
 	// that follows the item) goes on with it — the first provider's, in
@@ -355,11 +347,12 @@ func GateEntries(g gate.Name) ([]Entry, error) {
 	return ParseChain(g.Key(), failure.OpenAI)
 }
 
-// waitUntil is a *failure.WaitError's Until, zero for other errors.
-func waitUntil(err error) time.Time {
-	var we *failure.WaitError
-	if errors.As(err, &we) {
-		return we.Until
+// reopens is when the wait behind the gate a breaker reported closed (err)
+// ends, as the policy decides it (retry.Profile.Reopens); zero for an err
+// that reports no closed gate.
+func (c *Chain) reopens(err error, now time.Time) time.Time {
+	if closed, ok := retry.ClosedOf(err); ok {
+		return c.profile().Reopens(closed, now)
 	}
 	return time.Time{}
 }
@@ -389,8 +382,8 @@ func (c *Chain) putOut(ctx context.Context, w *walk, p failure.Provider, why str
 }
 
 // providerWide reports whether err says provider can serve no model now:
-// the provider's breaker put it out (wait is then the breaker's wait: a
-// failed probe, the failure that opened it or came after it opened, the
+// the provider's breaker put it out (wait is then what the breaker
+// reported: a failed probe, the failure that opened it or came after it opened, the
 // provider's exhausted quota), or AUTH_DENIED or the provider's own
 // BUDGET_EXCEEDED without an open breaker (wait nil). Triage's daily budget
 // (self-imposed) is not the provider's: the whole stage waits for it.
@@ -399,7 +392,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 		// ask returned the breaker's verdict (Breakers.Done).
 		why = "circuit breaker opened"
 		if !errors.Is(err, failure.ErrWaiting) {
-			// A quota's failure: the wait is the breaker's, now open.
+			// A quota's failure: the breaker, now open, reports its state.
 			why += " (" + string(failure.ClassOf(err).Class) + ")"
 			if _, werr := c.Breakers.Allow(ctx, Service(p)); errors.Is(werr, failure.ErrWaiting) {
 				return why, werr, true
@@ -419,12 +412,12 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 
 // allow asks provider p's breaker for a ticket: as the probe the scheduler
 // released this record as, as a record a gate released, or as any call
-// (stage.DeliveryFrom).
-func (c *Chain) allow(ctx context.Context, p failure.Provider) (breaker.Ticket, error) {
+// (the record's delivery d).
+func (c *Chain) allow(ctx context.Context, p failure.Provider, d gate.Delivery) (breaker.Ticket, error) {
 	if c.Breakers == nil {
 		return breaker.Ticket{}, nil
 	}
-	switch d := stage.DeliveryFrom(ctx); {
+	switch {
 	case d.Probe != "":
 		// The lease is one provider's; AllowProbe reads which.
 		return c.Breakers.AllowProbe(ctx, Service(p), d.Probe)
@@ -457,10 +450,10 @@ func (c *Chain) ask(ctx context.Context, item state.Item, e Entry, t breaker.Tic
 		if err != nil && failure.ClassOf(err).SelfImposed {
 			verdict = &failure.WaitError{Reason: "triage's daily budget: the provider was not called"}
 		}
-		if wait := c.Breakers.Done(ctx, t, verdict); wait != nil {
+		if closed := c.Breakers.Done(ctx, t, verdict); closed != nil {
 			// The outage's or the quota's, not the model's: the item
 			// waits behind the breaker, and health records nothing.
-			return enr, wait
+			return enr, closed
 		}
 	}
 	if c.Health == nil {
@@ -531,13 +524,6 @@ func (c *Chain) cooldown() time.Duration {
 		return c.Cooldown
 	}
 	return health.DefaultCooldown
-}
-
-func (c *Chain) noModelWait() time.Duration {
-	if c.NoModelWait > 0 {
-		return c.NoModelWait
-	}
-	return DefaultNoModelWait
 }
 
 func (c *Chain) now() time.Time {

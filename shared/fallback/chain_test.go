@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/llm"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/stage/stagetest"
 	"github.com/triagehq/triage/shared/state"
 )
@@ -116,12 +117,12 @@ func TestChainPicksFirstEnabledModel(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t, "primary", "secondary", "tertiary")
-	out, err := b.chain.Run(ctx, item)
+	out, err := b.chain.Run(ctx, item, gate.Delivery{})
 	if err != nil || out.Enrichment == nil || out.Enrichment.Model != "primary" {
 		t.Fatalf("= %+v, %v", out, err)
 	}
 	b.disable(t, "primary", t0)
-	out, err = b.chain.Run(ctx, item)
+	out, err = b.chain.Run(ctx, item, gate.Delivery{})
 	if err != nil || out.Enrichment.Model != "secondary" {
 		t.Fatalf("with primary disabled: %+v, %v", out, err)
 	}
@@ -170,7 +171,7 @@ func TestChainFailures(t *testing.T) {
 			}
 			b.models.errs["primary"] = tc.primaryErr
 			b.models.errs["large"] = tc.escErr
-			out, err := b.chain.Run(ctx, item)
+			out, err := b.chain.Run(ctx, item, gate.Delivery{})
 			switch {
 			case tc.wantClass == "" && (err != nil || out.Enrichment.Model != tc.wantModel):
 				t.Fatalf("= %+v, %v; want success by %s", out, err, tc.wantModel)
@@ -202,7 +203,7 @@ func TestChainEscalationModelDisabled(t *testing.T) {
 	b.chain.Escalation = fallback.Entry{Provider: failure.OpenAI, Model: "large"}
 	b.models.errs["primary"] = contentPolicy
 	b.disable(t, "large", t0)
-	_, err := b.chain.Run(context.Background(), item)
+	_, err := b.chain.Run(context.Background(), item, gate.Delivery{})
 	if failure.Classify(err).Class != failure.ContentPolicy || len(b.models.calls) != 1 {
 		t.Fatalf("= %v after calls %v; want the primary's failure, no escalation", err, b.models.calls)
 	}
@@ -223,23 +224,22 @@ func TestChainNoModelWaits(t *testing.T) {
 		{"a few minutes when the recovery is overdue", func(t *testing.T, b *bundle) {
 			b.disable(t, "primary", t0.Add(-2*time.Hour))
 			b.disable(t, "secondary", t0.Add(-3*time.Hour))
-		}, t0.Add(fallback.DefaultNoModelWait)},
+		}, t0.Add(retry.NoModelWait)},
 		{"a few minutes when an operator disabled them", func(t *testing.T, b *bundle) {
 			for _, m := range []string{"primary", "secondary"} {
 				if _, err := b.store.SetDisabled(ctx, key(m), true, "maintenance", t0); err != nil {
 					t.Fatal(err)
 				}
 			}
-		}, t0.Add(fallback.DefaultNoModelWait)},
+		}, t0.Add(retry.NoModelWait)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, "primary", "secondary")
 			tc.prepare(t, b)
-			_, err := b.chain.Run(ctx, item)
-			var w *failure.WaitError
-			if !errors.As(err, &w) || !w.Until.Equal(tc.wantUntil) {
+			_, err := b.chain.Run(ctx, item, gate.Delivery{})
+			if w, ok := waitOf(err, t0); !ok || !w.Until.Equal(tc.wantUntil) {
 				t.Fatalf("= %v, want a WaitError until %v", err, tc.wantUntil)
 			}
 			if g, _ := gate.Of(err); g != b.chain.Gate() {
@@ -340,7 +340,7 @@ func TestChainWithFakeLLM(t *testing.T) {
 	var served []string
 	for i := range 8 {
 		it := state.Item{ID: "i" + string(rune('0'+i)), Kind: state.KindStory, Document: &state.Document{Text: fakes.ArticleText("a", 400)}}
-		out, err := b.chain.Run(ctx, it)
+		out, err := b.chain.Run(ctx, it, gate.Delivery{})
 		switch {
 		case i < health.DefaultThreshold:
 			if failure.Classify(err).Class != failure.ResponseInvalid {
@@ -415,7 +415,7 @@ func TestChainClassifiesOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "primary")
 	b.models.errs["primary"] = invalidOutput
-	_, err := b.chain.Run(context.Background(), item)
+	_, err := b.chain.Run(context.Background(), item, gate.Delivery{})
 	var c *failure.Classified
 	if !errors.As(err, &c) || c.Classification.Class != failure.ResponseInvalid {
 		t.Fatalf("Run = %v (%T), want a failure carrying RESPONSE_INVALID", err, err)
@@ -445,7 +445,7 @@ func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
 	b := setup(t, "primary", "secondary")
 	b.disable(t, "primary", t0)
 	b.models.errs["secondary"] = denied
-	_, err := b.chain.Run(ctx, item)
+	_, err := b.chain.Run(ctx, item, gate.Delivery{})
 	if errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != failure.AuthDenied {
 		t.Fatalf("Run = %v, want the AUTH_DENIED itself", err)
 	}
@@ -458,7 +458,18 @@ func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := other.chain.Run(ctx, item); !errors.Is(err, failure.ErrWaiting) {
+	if _, err := other.chain.Run(ctx, item, gate.Delivery{}); !errors.Is(err, failure.ErrWaiting) {
 		t.Fatalf("Run = %v, want a wait for the other provider's disabled model", err)
 	}
+}
+
+// waitOf is the wait the policy decides for what a gate's provider reported
+// in err at now (retry.Profile.Decide on the fact), and whether err
+// reported a closed gate at all.
+func waitOf(err error, now time.Time) (retry.Wait, bool) {
+	c, ok := retry.ClosedOf(err)
+	if !ok {
+		return retry.Wait{}, false
+	}
+	return retry.Standard().Decide(retry.Input{Closed: &c, Now: now}).(retry.Wait), true
 }

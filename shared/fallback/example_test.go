@@ -2,14 +2,15 @@ package fallback_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -44,7 +45,7 @@ func ExampleChain() {
 	var it state.Item
 	for i := range 6 {
 		it = state.Item{ID: fmt.Sprint("item-", i+1), Kind: state.KindStory}
-		out, err := chain.Run(ctx, it)
+		out, err := chain.Run(ctx, it, gate.Delivery{})
 		if err != nil {
 			fmt.Println(failure.Classify(err).Class)
 			continue
@@ -53,9 +54,11 @@ func ExampleChain() {
 	}
 	_, _ = store.SetDisabled(ctx, "bedrock:large", true, "maintenance", clock.Now())
 	chain.Health = &health.Tracker{Store: store, Clock: clock}
-	_, err := chain.Run(ctx, it)
-	var w *failure.WaitError
-	fmt.Println(errors.As(err, &w), w.Until.Sub(clock.Now()))
+	_, err := chain.Run(ctx, it, gate.Delivery{})
+	// The chain reports its gate closed; the policy decides the wait.
+	closed, ok := retry.ClosedOf(err)
+	w := retry.Standard().Decide(retry.Input{Closed: &closed, Now: clock.Now()})
+	fmt.Println(ok, w.(retry.Wait).Until.Sub(clock.Now()))
 	// Output:
 	// RESPONSE_INVALID
 	// RESPONSE_INVALID

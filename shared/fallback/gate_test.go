@@ -12,7 +12,6 @@ import (
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/stage"
 )
 
 // TestChainWaitsBehindItsGates: a chain whose one provider's breaker is
@@ -32,7 +31,7 @@ func TestChainWaitsBehindItsGates(t *testing.T) {
 
 	// Both providers fail: each failure opens its breaker, which is the
 	// outage's, not the item's: a wait behind the chain's gate.
-	_, err := b.chain.Run(ctx, item)
+	_, err := b.chain.Run(ctx, item, gate.Delivery{})
 	g, _ := gate.Of(err)
 	if !errors.Is(err, failure.ErrWaiting) || g != b.chain.Gate() {
 		t.Fatalf("= %v behind %q, want a wait behind the chain's gate %q", err, g, b.chain.Gate())
@@ -43,7 +42,7 @@ func TestChainWaitsBehindItsGates(t *testing.T) {
 	if got, err := fallback.GateEntries(g); err != nil || len(got) != 2 || got[0] != b.chain.Entries[0] {
 		t.Fatalf("GateEntries(%q) = %v, %v", g, got, err)
 	}
-	if _, err := b.chain.Run(ctx, item); !errors.Is(err, failure.ErrWaiting) || len(b.models.calls) != 2 {
+	if _, err := b.chain.Run(ctx, item, gate.Delivery{}); !errors.Is(err, failure.ErrWaiting) || len(b.models.calls) != 2 {
 		t.Fatalf("second item: %v after calls %v; want a wait without a call", err, b.models.calls)
 	}
 
@@ -67,8 +66,7 @@ func TestChainWaitsBehindItsGates(t *testing.T) {
 	// The released probe: Anthropic is back; the waiter carries the lease.
 	delete(b.models.errs, "claude")
 	b.models.calls = nil
-	probeCtx := stage.WithDelivery(ctx, stage.Delivery{Gate: g, Probe: token})
-	out, err := b.chain.Run(probeCtx, item)
+	out, err := b.chain.Run(ctx, item, gate.Delivery{Gate: g, Probe: token})
 	if err != nil || out.Enrichment == nil || out.Enrichment.Model != "claude" {
 		t.Fatalf("the probe = %+v, %v after calls %v", out.Enrichment, err, b.models.calls)
 	}
@@ -79,14 +77,14 @@ func TestChainWaitsBehindItsGates(t *testing.T) {
 	// A failed probe of a chain's provider is no attempt either: the item
 	// goes on waiting behind the chain.
 	b.models.errs["claude"] = &failure.HTTPError{Provider: failure.Anthropic, Status: 503}
-	if _, err := b.chain.Run(ctx, item); !errors.Is(err, failure.ErrWaiting) {
+	if _, err := b.chain.Run(ctx, item, gate.Delivery{}); !errors.Is(err, failure.ErrWaiting) {
 		t.Fatalf("after anthropic failed again: %v", err)
 	}
 	b.clock.Advance(breaker.DefaultOpenFor + time.Second)
 	if token, err = check.Probe(ctx, g, b.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.chain.Run(stage.WithDelivery(ctx, stage.Delivery{Gate: g, Probe: token}), item)
+	_, err = b.chain.Run(ctx, item, gate.Delivery{Gate: g, Probe: token})
 	if g2, _ := gate.Of(err); !errors.Is(err, failure.ErrWaiting) || g2 != g {
 		t.Fatalf("failed probe = %v behind %q, want a wait behind %q", err, g2, g)
 	}
@@ -99,7 +97,7 @@ func TestChainWaitsBehindItsGates(t *testing.T) {
 	one.chain.Breakers = &breaker.Breakers{Store: breaker.NewMemory(), Clock: one.clock, Stage: pipeline.LLM,
 		Threshold: 1}
 	one.models.errs["gpt"] = overloaded
-	_, err = one.chain.Run(ctx, item)
+	_, err = one.chain.Run(ctx, item, gate.Delivery{})
 	if g, _ := gate.Of(err); !errors.Is(err, failure.ErrWaiting) || g != gate.New(gate.Breaker, fallback.Service(failure.OpenAI)) {
 		t.Fatalf("one provider: %v behind %q, want a wait behind its breaker's gate", err, g)
 	}

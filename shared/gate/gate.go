@@ -134,8 +134,15 @@ func Wrap(err error, n Name) error {
 	return &Error{Err: err, Gate: n}
 }
 
-// Of returns the gate err is behind, the innermost Wrap's; ok is false
-// when err names none.
+// Named is an error that reports a gate of its own (a gate provider's
+// report that the gate is closed); Of reads it.
+type Named interface {
+	error
+	GateName() Name
+}
+
+// Of returns the gate err is behind: the innermost Wrap's, or, innermost
+// still, a Named error's; ok is false when err names none.
 func Of(err error) (n Name, ok bool) {
 	for err != nil {
 		var ge *Error
@@ -144,6 +151,10 @@ func Of(err error) (n Name, ok bool) {
 		}
 		n, ok = ge.Gate, true
 		err = ge.Err
+	}
+	var named Named
+	if err != nil && errors.As(err, &named) && named.GateName() != "" {
+		n, ok = named.GateName(), true
 	}
 	return n, ok
 }
@@ -155,3 +166,18 @@ const (
 	AttrGate  = "triage_gate"
 	AttrProbe = "triage_probe"
 )
+
+// Delivery is what a record's message says about how it came: the gate
+// whose waiters the scheduler released it from, and, for the one waiter
+// released as a breaker's probe, the probe lease the scheduler took for it
+// (docs/design.md "Waits and parking"). The runner reads it from the
+// message (AttrGate, AttrProbe) and hands it to the stage's work as an
+// argument. The zero value is a plain delivery.
+type Delivery struct {
+	// Gate is the gate the scheduler released the record from; empty for a
+	// message that did not wait behind a gate.
+	Gate Name
+	// Probe is the owner of the breaker's probe lease this record carries;
+	// empty when it is no probe.
+	Probe string
+}

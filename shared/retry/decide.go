@@ -26,6 +26,10 @@ type Input struct {
 	Gate gate.Name
 	// Released is the gate whose ramp released the record, if any.
 	Released gate.Name
+	// Closed is the fact a gate's provider reported in place of a result
+	// (ClosedOf): the gate that kept the work from running, its state and
+	// the time it is known closed until. Nil when the work ran.
+	Closed *Closed
 	// Now is the current time.
 	Now time.Time
 	// Rand returns a number in [0, 1) for jitter. Nil means no randomness:
@@ -129,7 +133,9 @@ func (w Wait) Reason() string {
 	return s
 }
 
-// Decide applies p to one failure. Non-retryable classes dead-letter at once;
+// Decide applies p to one outcome. Work kept from running by a closed gate
+// (in.Closed) waits behind it, spending no attempt (GateWait). Otherwise
+// Decide judges the failure: non-retryable classes dead-letter at once;
 // non-counting classes (BUDGET_EXCEEDED) wait — our own cap until the next UTC
 // midnight (or BudgetRecheck, when sooner), a provider's quota for ProviderQuotaWait or as long as it asked;
 // counting classes retry until the attempt that just failed reaches
@@ -139,6 +145,9 @@ func (w Wait) Reason() string {
 // attempt's delay, without spending an attempt: the ramp released it faster
 // than the upstream takes, which is the ramp's failure, not the item's.
 func (p *Profile) Decide(in Input) Decision {
+	if in.Closed != nil {
+		return p.GateWait(*in.Closed, in.Now)
+	}
 	class := in.Failure.Class
 	pol := p.Policy(in.Stage, class)
 	attempt := max(in.Attempt, 1)

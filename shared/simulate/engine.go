@@ -384,12 +384,20 @@ func (e *engine) buildTriage() error {
 // countProbes counts, per item, the deliveries the scheduler released as a
 // breaker's probe (Result.Poison reads them).
 func (e *engine) countProbes(w stage.Work) stage.Work {
-	return stage.WorkFunc(func(ctx context.Context, it state.Item) (state.Output, error) {
-		if i, ok := e.index[it.ID]; ok && stage.DeliveryFrom(ctx).Probe != "" {
-			e.probed[i]++
-		}
-		return w.Run(ctx, it)
-	})
+	return probeCounter{e: e, w: w}
+}
+
+// probeCounter is countProbes's Work.
+type probeCounter struct {
+	e *engine
+	w stage.Work
+}
+
+func (p probeCounter) Run(ctx context.Context, it state.Item, d gate.Delivery) (state.Output, error) {
+	if i, ok := p.e.index[it.ID]; ok && d.Probe != "" {
+		p.e.probed[i]++
+	}
+	return p.w.Run(ctx, it, d)
 }
 
 // breakerService names the breaker each stage's calls go through, as the

@@ -8,23 +8,15 @@ import (
 	"github.com/triagehq/triage/shared/gate"
 )
 
-// Delivery is what a record's message says about how it came: the gate
-// whose waiters the scheduler released it from, and, for the one waiter
-// released as a breaker's probe, the probe lease the scheduler took for it
-// (docs/design.md "Waits and parking"). The zero value is a plain delivery.
-type Delivery struct {
-	// Gate is the gate the scheduler released the record from; empty for a
-	// message that did not wait behind a gate.
-	Gate gate.Name
-	// Probe is the owner of the breaker's probe lease this record carries;
-	// empty when it is no probe.
-	Probe string
-}
+// Delivery is how a record came (gate.Delivery): the runner reads it from
+// the message and passes it to Work.Run.
+type Delivery = gate.Delivery
 
 type deliveryKey struct{}
 
-// WithDelivery returns ctx carrying d, for Work (breaker.Guard reads the
-// probe lease from it).
+// WithDelivery returns ctx carrying d too, for code inside a Work that
+// has only the context (a test's work counting probes). Work receives its
+// delivery as Run's argument; gate providers read it from there.
 func WithDelivery(ctx context.Context, d Delivery) context.Context {
 	if d == (Delivery{}) {
 		return ctx

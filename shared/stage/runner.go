@@ -366,10 +366,11 @@ func (rec *record) run() outcome {
 		return rec.succeed(ctx, out)
 	}
 	rec.signalCongestion(ctx, werr)
-	var wait *failure.WaitError
-	if errors.As(werr, &wait) {
-		g, _ := gate.Of(werr)
-		return rec.hold(ctx, hold{until: wait.Until, gate: g, reason: wait.Reason, suspect: state.SuspectOf(werr)})
+	if closed, ok := retry.ClosedOf(werr); ok {
+		// A gate kept the work from running: the policy decides the wait.
+		r := b.r
+		w := r.profile().Decide(retry.Input{Stage: r.Stage, Closed: &closed, Now: b.now(), Released: rec.delivery.Gate}).(retry.Wait)
+		return rec.hold(ctx, hold{until: w.Until, gate: w.Gate, reason: w.Why, suspect: state.SuspectOf(werr)})
 	}
 	return rec.fail(ctx, werr)
 }
@@ -402,7 +403,7 @@ func (rec *record) work(ctx context.Context) (out state.Output, err error) {
 			err = failure.Recovered(v)
 		}
 	}()
-	return rec.b.r.Work.Run(ctx, rec.item)
+	return rec.b.r.Work.Run(ctx, rec.item, rec.delivery)
 }
 
 func (rec *record) succeed(ctx context.Context, out state.Output) outcome {
@@ -534,10 +535,6 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 	log := rec.log
 	if h.failure != nil {
 		log = h.failure.log
-	}
-	if h.failure == nil && !h.until.After(now) {
-		// A gate that says "wait until now" is about to open: not hot.
-		h.until = now.Add(time.Second)
 	}
 	if h.until.Before(now) {
 		h.until = now

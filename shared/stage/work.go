@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -15,17 +16,21 @@ import (
 // Errors are classified by failure.Classify, so return what the upstream
 // said (*failure.HTTPError, SDK errors) or a *failure.Error of a known class;
 // wrap with failure.WithDetail to add context for the dead letter. A
-// *failure.WaitError means a gate is closed (an open breaker, no enabled
-// model): the item waits until then without spending an attempt.
+// *retry.Closed (or a *failure.WaitError) reports a closed gate (an open
+// breaker, no usable model): the policy decides the wait, which spends no
+// attempt.
+//
+// d is how the record came (gate.Delivery): the gate whose ramp released
+// it and the probe lease it carries, for the breakers the work asks.
 type Work interface {
-	Run(ctx context.Context, item state.Item) (state.Output, error)
+	Run(ctx context.Context, item state.Item, d gate.Delivery) (state.Output, error)
 }
 
-// WorkFunc adapts a function to Work.
+// WorkFunc adapts a function that needs no delivery to Work.
 type WorkFunc func(ctx context.Context, item state.Item) (state.Output, error)
 
 // Run calls f.
-func (f WorkFunc) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (f WorkFunc) Run(ctx context.Context, item state.Item, _ gate.Delivery) (state.Output, error) {
 	return f(ctx, item)
 }
 
@@ -50,7 +55,7 @@ type WithBodies struct {
 }
 
 // Run loads the parts and runs Inner.
-func (w WithBodies) Run(ctx context.Context, item state.Item) (state.Output, error) {
+func (w WithBodies) Run(ctx context.Context, item state.Item, d gate.Delivery) (state.Output, error) {
 	if w.Bodies == nil {
 		return state.Output{}, failure.New(failure.InternalBug, "the stage has no body store to read the item's %v", w.Parts)
 	}
@@ -64,5 +69,5 @@ func (w WithBodies) Run(ctx context.Context, item state.Item) (state.Output, err
 	case err != nil:
 		return state.Output{}, err
 	}
-	return w.Inner.Run(ctx, it)
+	return w.Inner.Run(ctx, it, d)
 }

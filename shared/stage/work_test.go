@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
@@ -47,7 +48,7 @@ func TestWithBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = ""
-		_, err = w.Run(ctx, it)
+		_, err = w.Run(ctx, it, gate.Delivery{})
 		return err
 	}
 	if err := load("ok"); err != nil || got != "the text of ok" {
@@ -59,12 +60,12 @@ func TestWithBodies(t *testing.T) {
 			t.Errorf("%s: %v classified %s (work called: %t), want %s", id, err, c.Class, got != "", class)
 		}
 	}
-	if _, err := (stage.WithBodies{Inner: w.Inner}).Run(ctx, state.Item{}); failure.Classify(err).Class != failure.InternalBug {
+	if _, err := (stage.WithBodies{Inner: w.Inner}).Run(ctx, state.Item{}, gate.Delivery{}); failure.Classify(err).Class != failure.InternalBug {
 		t.Errorf("no body store: %v", err)
 	}
 	// A transient read failure is returned as it is, for the classifier.
 	flaky := stage.WithBodies{Bodies: failingBodies{}, Inner: w.Inner, Parts: w.Parts}
-	if _, err := flaky.Run(ctx, state.Item{}); !errors.Is(err, errFlaky) {
+	if _, err := flaky.Run(ctx, state.Item{}, gate.Delivery{}); !errors.Is(err, errFlaky) {
 		t.Errorf("a failed read: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/stage"
 	"github.com/triagehq/triage/shared/state"
@@ -84,10 +85,7 @@ func EventFiles(t *testing.T, st pipeline.Stage, seed Seed, work stage.Work) {
 			store := NewStoreFor(ev, st, seed)
 			q := NewQueues()
 			var calls atomic.Int64
-			counted := stage.WorkFunc(func(ctx context.Context, it state.Item) (state.Output, error) {
-				calls.Add(1)
-				return work.Run(ctx, it)
-			})
+			counted := counting{work: work, calls: &calls}
 			r := NewRunner(st, counted, store, q, clock.NewStub(time.Now()))
 			resp, err := r.Handle(context.Background(), ev)
 			if err != nil {
@@ -171,4 +169,15 @@ func ModuleRoot(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// counting is a stage.Work that counts the calls of work.
+type counting struct {
+	work  stage.Work
+	calls *atomic.Int64
+}
+
+func (c counting) Run(ctx context.Context, it state.Item, d gate.Delivery) (state.Output, error) {
+	c.calls.Add(1)
+	return c.work.Run(ctx, it, d)
 }
