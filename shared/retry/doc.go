@@ -16,14 +16,17 @@
 // breaker keep, and a profile's Probing paces a failing breaker's probes
 // (docs/design.md "A failure that follows one item").
 //
-// Decide turns one failure into a Retry, a DeadLetter or a Wait, and the
+// Decide turns one outcome into a Retry, a DeadLetter or a Wait, and the
 // decision says whether the failure spent an attempt (Decision.Counts):
-// that is decided here once, and the runner and the stores read it.
+// that is decided here once, and the runner and the stores read it. Gates'
+// providers (breakers, the model chain) report facts — a Closed gate, its
+// state, the time it is known closed until — and Decide decides the wait
+// behind it (Profile.Reopens: ProbeWait, NoModelWait, GateWaitFloor).
 //
 // Schedules are pure: Base is the jitter-free schedule, Bounds the jitter
 // range, and Delay draws from it with a random number the caller supplies.
 // Decide is a pure function of its Input — stage, classification, the
-// attempt that just failed, the gates, the time and a random source — so
+// attempt that just failed, the gates' states, the time and a random source — so
 // every decision can be reproduced from a log line, simulated, or
 // backtested.
 package retry
