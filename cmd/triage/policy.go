@@ -43,6 +43,7 @@ type policyView struct {
 	Probing           retry.Probing        `json:"probing"`
 	Blame             []blameView          `json:"blame"`
 	Holding           holdingView          `json:"holding"`
+	GateWaits         gateWaitsView        `json:"gate_waits"`
 	Conflicts         []retry.ConflictRule `json:"conflicts"`
 	RoleDefaults      []roleDefaultView    `json:"role_defaults"`
 }
@@ -73,6 +74,14 @@ type blameView struct {
 	Blame    retry.Blame `json:"blame"`
 	Item     string      `json:"item"`
 	Breaker  string      `json:"breaker"`
+}
+
+// gateWaitsView is how long a wait behind a closed gate lasts where the
+// gate's provider knows no time (retry.Profile.Reopens).
+type gateWaitsView struct {
+	Probing string `json:"probing"`
+	NoModel string `json:"no_model"`
+	Floor   string `json:"floor"`
 }
 
 type holdingView struct {
@@ -113,7 +122,8 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
 		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
 		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
-			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()}}
+			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()},
+		GateWaits: gateWaitsView{Probing: retry.ProbeWait.String(), NoModel: retry.NoModelWait.String(), Floor: retry.GateWaitFloor.String()}}
 	if p.BudgetRecheck > 0 {
 		v.BudgetRecheck = p.BudgetRecheck.String()
 	}
@@ -168,6 +178,9 @@ func printPolicy(w io.Writer, v policyView) error {
 		"behind a gate, at the redrive backstop's receive count − 1, or (a wait spending no attempt) at receive %d;\n"+
 		"a record whose outcome could not be written stays queued, on its receive count: %s\n\n",
 		v.Holding.ParkAfter, v.Holding.MaxVisibility, v.Holding.ParkAfterReceives, v.Holding.Unrecorded)
+	fmt.Fprintf(w, "behind a closed gate (its provider reports its state; the policy decides the wait): until the time the provider\n"+
+		"knows; while another caller probes, the probe's lease end, at most %s; no usable model and no recovery expected, %s;\n"+
+		"a gate said closed until a time past, %s\n\n", v.GateWaits.Probing, v.GateWaits.NoModel, v.GateWaits.Floor)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOST CLAIM: THE ITEM IS\tACTION\tDUPLICATE")
 	for _, c := range v.Conflicts {
