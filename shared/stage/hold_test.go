@@ -269,7 +269,7 @@ func TestReleasedRecordSignalsCongestion(t *testing.T) {
 }
 
 // TestDeliveryReachesTheWork: the gate and probe attributes the scheduler
-// sets reach the Work through its context; malformed ones are ignored.
+// sets reach the Work as Run's argument; malformed ones are ignored.
 func TestDeliveryReachesTheWork(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
@@ -286,18 +286,14 @@ func TestDeliveryReachesTheWork(t *testing.T) {
 			t.Parallel()
 			tb := setup(t, pipeline.LLM)
 			tb.seed(t, "a", pipeline.LLM)
-			var got stage.Delivery
-			tb.work = func(ctx context.Context, _ state.Item) (state.Output, error) {
-				got = stage.DeliveryFrom(ctx)
-				return okOutput(pipeline.LLM), nil
-			}
+			tb.delivery = stage.Delivery{Probe: "not run"}
 			m := msg("a", pipeline.LLM, "m1", 1)
 			m.MessageAttributes = map[string]events.SQSMessageAttribute{}
 			for k, v := range tc.attrs {
 				m.MessageAttributes[k] = events.SQSMessageAttribute{StringValue: strPtr(v), DataType: "String"}
 			}
 			tb.handle(t, context.Background(), m)
-			if got != tc.want {
+			if got := tb.delivery; got != tc.want {
 				t.Fatalf("delivery %+v, want %+v", got, tc.want)
 			}
 		})

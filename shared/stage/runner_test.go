@@ -35,6 +35,18 @@ type testBundle struct {
 	calls  atomic.Int64
 	// work is what the stage does; tests replace it.
 	work func(ctx context.Context, it state.Item) (state.Output, error)
+	// delivery is the delivery the runner passed to the last run.
+	delivery stage.Delivery
+}
+
+// bundleWork is the Work of a testBundle: it counts the calls, keeps the
+// delivery, and runs tb.work.
+type bundleWork struct{ tb *testBundle }
+
+func (w bundleWork) Run(ctx context.Context, it state.Item, d stage.Delivery) (state.Output, error) {
+	w.tb.calls.Add(1)
+	w.tb.delivery = d
+	return w.tb.work(ctx, it)
 }
 
 func setup(t *testing.T, st pipeline.Stage) *testBundle {
@@ -46,11 +58,7 @@ func setup(t *testing.T, st pipeline.Stage) *testBundle {
 		sqs:   stagetest.NewQueues(),
 	}
 	tb.work = func(context.Context, state.Item) (state.Output, error) { return okOutput(st), nil }
-	work := stage.WorkFunc(func(ctx context.Context, it state.Item) (state.Output, error) {
-		tb.calls.Add(1)
-		return tb.work(ctx, it)
-	})
-	tb.runner = stagetest.NewRunner(st, work, tb.store, tb.sqs, tb.clock)
+	tb.runner = stagetest.NewRunner(st, bundleWork{tb}, tb.store, tb.sqs, tb.clock)
 	return tb
 }
 
