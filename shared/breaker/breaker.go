@@ -8,6 +8,7 @@ import (
 
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
+	"github.com/triagehq/triage/shared/retry"
 )
 
 // State is where a breaker is.
@@ -32,8 +33,9 @@ const (
 	// DefaultThreshold is how many consecutive outage failures open a
 	// breaker.
 	DefaultThreshold = 5
-	// DefaultOpenFor is how long a breaker stays open before a probe.
-	DefaultOpenFor = 5 * time.Minute
+	// DefaultOpenFor is how long a breaker stays open before a probe: the
+	// policy's window (retry.BreakerOpenFor), which its callers wait out.
+	DefaultOpenFor = retry.BreakerOpenFor
 	// DefaultProbeLease bounds a probe: after it, another caller may take
 	// the lease over (its holder is presumed dead). It exceeds the LLM
 	// client's 60 s timeout.

@@ -12,6 +12,10 @@ import (
 // gate's provider reports what it knows (Closed), Decide turns it into a
 // Wait with these.
 const (
+	// BreakerOpenFor is how long a circuit breaker stays open before a
+	// probe (docs/design.md "Circuit breakers"): the wait of its callers,
+	// and the base window a failing breaker's probes grow from (Probing).
+	BreakerOpenFor = 5 * time.Minute
 	// ProbeWait is how long a caller waits while another caller's probe of
 	// a breaker is in flight, when the probe's lease ends later than that
 	// or is not known: a probe that succeeds closes the breaker within
