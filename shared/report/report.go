@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -256,15 +257,7 @@ func RepeatedOf(entries []state.LogEntry, items map[string]state.Item, threshold
 		if a.row.Errors <= threshold {
 			continue
 		}
-		for c := range a.classes {
-			a.row.Classes = append(a.row.Classes, c)
-		}
-		slices.SortFunc(a.row.Classes, func(x, y failure.Class) int {
-			if c := cmp.Compare(a.classes[y], a.classes[x]); c != 0 {
-				return c
-			}
-			return cmp.Compare(x, y)
-		})
+		a.row.Classes = mostFirst(a.classes)
 		if it, ok := items[id]; ok {
 			a.row.State = it.State
 		}
@@ -278,6 +271,18 @@ func RepeatedOf(entries []state.LogEntry, items map[string]state.Item, threshold
 			return c
 		}
 		return cmp.Compare(a.ItemID, b.ItemID)
+	})
+	return out
+}
+
+// mostFirst lists the classes counted, most frequent first (then by name).
+func mostFirst(counts map[failure.Class]int) []failure.Class {
+	out := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(out, func(x, y failure.Class) int {
+		if c := cmp.Compare(counts[y], counts[x]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
 	})
 	return out
 }

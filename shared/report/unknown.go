@@ -73,15 +73,7 @@ func UnknownOf(entries []state.LogEntry) []UnknownRow {
 	out := make([]UnknownRow, 0, len(by))
 	for _, a := range by {
 		a.row.Items = len(a.items)
-		for c := range a.classes {
-			a.row.Classes = append(a.row.Classes, c)
-		}
-		slices.SortFunc(a.row.Classes, func(x, y failure.Class) int {
-			if c := cmp.Compare(a.classes[y], a.classes[x]); c != 0 {
-				return c
-			}
-			return cmp.Compare(x, y)
-		})
+		a.row.Classes = mostFirst(a.classes)
 		a.row.Sample = Sample(a.sample)
 		out = append(out, a.row)
 	}
