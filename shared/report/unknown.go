@@ -78,13 +78,7 @@ func UnknownOf(entries []state.LogEntry) []UnknownRow {
 		out = append(out, a.row)
 	}
 	slices.SortFunc(out, func(a, b UnknownRow) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
-			return c
-		}
-		if c := b.LastSeen.Compare(a.LastSeen); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
+		return cmp.Or(cmp.Compare(b.Count, a.Count), b.LastSeen.Compare(a.LastSeen), cmp.Compare(a.ID, b.ID))
 	})
 	return out
 }
