@@ -327,3 +327,20 @@ func classifiesAs(t *testing.T, of func(text string) error, want map[string]fail
 		}
 	}
 }
+
+// evidenceCase is evidence and the class it must get.
+type evidenceCase struct {
+	ev   failure.Evidence
+	want failure.Class
+}
+
+// evidenceClasses checks that each case's evidence classifies as its class.
+func evidenceClasses(t *testing.T, cases map[string]evidenceCase) {
+	t.Helper()
+	for name, tc := range cases {
+		ev := tc.ev
+		if c := failure.Classify(&ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
+		}
+	}
+}
