@@ -373,21 +373,14 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 	if err != nil {
 		return c.explain(err)
 	}
-	if aw.jsonOut {
-		sum.Items = nonNil(sum.Items)
-		if err := printJSON(stdout, sum); err != nil {
-			return err
-		}
-	} else {
-		if err := printTable(stdout, []string{"ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON"}, sum.Items,
-			func(o replay.Outcome) []any {
-				return []any{o.ItemID, orDash(string(o.DLQ)), orDash(string(o.Class)), orDash(string(o.FailedStage)), orDash(string(o.Target)),
-					o.Action, o.ReplayCount, orDash(o.Reason)}
-			}); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "selected %d, replayed %d, skipped %d, errors %d; scanned %d, released %d%s\n",
-			sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dryRunNote(sum.DryRun))
+	if err := printSummary(stdout, aw.jsonOut, &sum, &sum.Items,
+		[]string{"ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON"},
+		func(o replay.Outcome) []any {
+			return []any{o.ItemID, orDash(string(o.DLQ)), orDash(string(o.Class)), orDash(string(o.FailedStage)), orDash(string(o.Target)),
+				o.Action, o.ReplayCount, orDash(o.Reason)}
+		}, "selected %d, replayed %d, skipped %d, errors %d; scanned %d, released %d%s\n",
+		sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dryRunNote(sum.DryRun)); err != nil {
+		return err
 	}
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d replays failed part-way; run the same command again to resume them", sum.Errors)
@@ -485,19 +478,12 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	if err != nil {
 		return c.explain(err)
 	}
-	if aw.jsonOut {
-		sum.Items = nonNil(sum.Items)
-		if err := printJSON(stdout, sum); err != nil {
-			return err
-		}
-	} else {
-		if err := printTable(stdout, []string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"}, sum.Items,
-			func(o replay.Resolved) []any {
-				return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason)}
-			}); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun))
+	if err := printSummary(stdout, aw.jsonOut, &sum, &sum.Items,
+		[]string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"},
+		func(o replay.Resolved) []any {
+			return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason)}
+		}, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun)); err != nil {
+		return err
 	}
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)
@@ -540,6 +526,21 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// printSummary prints a run's summary sum: as JSON (its items, *items,
+// never null), or as a table of the items with row and a closing line.
+func printSummary[T any](stdout io.Writer, asJSON bool, sum any, items *[]T, header []string, row func(T) []any,
+	closing string, a ...any) error {
+	if asJSON {
+		*items = nonNil(*items)
+		return printJSON(stdout, sum)
+	}
+	if err := printTable(stdout, header, *items, row); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, closing, a...)
+	return nil
 }
 
 func nonNil[T any](s []T) []T {

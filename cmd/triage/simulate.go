@@ -248,15 +248,7 @@ func runPolicies(ctx context.Context, sc *simulate.Scenario, policies []simulate
 // outageRuns runs each long-outage scenario of the list for its policies,
 // with timelines.
 func outageRuns(ctx context.Context, list string, parallel int) ([]simulate.OutageRun, error) {
-	var out []simulate.OutageRun
-	for _, path := range strings.Split(list, ",") {
-		if path = strings.TrimSpace(path); path == "" {
-			continue
-		}
-		sc, err := simulate.Load(path)
-		if err != nil {
-			return nil, err
-		}
+	return eachScenario(list, func(sc *simulate.Scenario) (simulate.OutageRun, error) {
 		names := sc.Policies
 		if len(names) == 0 {
 			names = policyNames()
@@ -265,15 +257,32 @@ func outageRuns(ctx context.Context, list string, parallel int) ([]simulate.Outa
 		for _, n := range names {
 			p, err := simulate.LookupPolicy(n)
 			if err != nil {
-				return nil, err
+				return simulate.OutageRun{}, err
 			}
 			policies = append(policies, p)
 		}
 		rs, err := runPolicies(ctx, sc, policies, simulate.Options{Timeline: true}, parallel)
+		return simulate.OutageRun{Scenario: sc, Results: rs}, err
+	})
+}
+
+// eachScenario loads each scenario file of the comma-separated list (blank
+// names passed over) and runs run on it; run's error names the file.
+func eachScenario[T any](list string, run func(sc *simulate.Scenario) (T, error)) ([]T, error) {
+	var out []T
+	for _, path := range strings.Split(list, ",") {
+		if path = strings.TrimSpace(path); path == "" {
+			continue
+		}
+		sc, err := simulate.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		r, err := run(sc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		out = append(out, simulate.OutageRun{Scenario: sc, Results: rs})
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -285,21 +294,13 @@ func poisonRuns(ctx context.Context, list string, parallel int) ([]simulate.Pois
 	if err != nil {
 		return nil, err
 	}
-	var out []simulate.PoisonRun
-	for _, path := range strings.Split(list, ",") {
-		if path = strings.TrimSpace(path); path == "" {
-			continue
-		}
-		sc, err := simulate.Load(path)
-		if err != nil {
-			return nil, err
-		}
+	return eachScenario(list, func(sc *simulate.Scenario) (simulate.PoisonRun, error) {
 		if len(sc.Poison) == 0 {
-			return nil, fmt.Errorf("%s names no poison item", path)
+			return simulate.PoisonRun{}, errors.New("names no poison item")
 		}
 		without, err := sc.WithoutPoison()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return simulate.PoisonRun{}, err
 		}
 		var rs [2]*simulate.Result
 		var errs [2]error
@@ -320,12 +321,8 @@ func poisonRuns(ctx context.Context, list string, parallel int) ([]simulate.Pois
 			}()
 		}
 		wg.Wait()
-		if err := errors.Join(errs[:]...); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out = append(out, simulate.PoisonRun{Scenario: sc, With: rs[0], Without: rs[1]})
-	}
-	return out, nil
+		return simulate.PoisonRun{Scenario: sc, With: rs[0], Without: rs[1]}, errors.Join(errs[:]...)
+	})
 }
 
 // printPoison prints the poison runs' outcomes and targets.

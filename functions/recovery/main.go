@@ -10,23 +10,16 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/telemetry"
 )
 
 func main() {
 	ctx := context.Background()
 	c := envconf.Must(loadConfig(os.Getenv))
-	log := telemetry.NewLogger(os.Stdout, c.process.LogLevel).With("function", c.process.FunctionName)
-	c.process.WarnOverrides(log)
-	cfg := envconf.Must(awsconf.Load(ctx, nil))
-	// The operator's classification rules, as every function loads them
-	// (docs/design.md "Operator rules"): a bad rule fails the init.
-	envconf.Must(rules.ForFunction(ctx, rules.Source{Parameter: c.process.RulesParameter, File: c.process.RulesFile}, cfg, log))
+	cfg, log := c.process.MustBoot(ctx, telemetry.NewLogger(os.Stdout, c.process.LogLevel))
 	h := &handler{
 		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: c.modelsTable},
 		Clock:   c.clock,

@@ -12,11 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -24,11 +22,7 @@ import (
 func main() {
 	ctx := context.Background()
 	cfg := envconf.Must(loadConfig(os.Getenv))
-	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
-	aws := envconf.Must(awsconf.Load(ctx, nil))
-	// The operator's classification rules, as every function loads them
-	// (docs/design.md "Operator rules"): a bad rule fails the init.
-	envconf.Must(rules.ForFunction(ctx, rules.Source{Parameter: cfg.Process.RulesParameter, File: cfg.Process.RulesFile}, aws, log))
+	aws, log := cfg.Process.MustBoot(ctx, telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel))
 	db := dynamodb.NewFromConfig(aws)
 	h := &handler{
 		Replayer: &replay.Replayer{

@@ -15,14 +15,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/triagehq/triage/shared/awsconf"
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/parked"
-	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -30,12 +28,7 @@ import (
 func main() {
 	ctx := context.Background()
 	cfg := envconf.Must(loadConfig(os.Getenv))
-	log := telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel).With("function", cfg.Process.FunctionName)
-	cfg.Process.WarnOverrides(log)
-	aws := envconf.Must(awsconf.Load(ctx, nil))
-	// The operator's classification rules, as every function loads them
-	// (docs/design.md "Operator rules"): a bad rule fails the init.
-	envconf.Must(rules.ForFunction(ctx, rules.Source{Parameter: cfg.Process.RulesParameter, File: cfg.Process.RulesFile}, aws, log))
+	aws, log := cfg.Process.MustBoot(ctx, telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel))
 	db := dynamodb.NewFromConfig(aws)
 	store := &state.Parked{DB: db, Table: cfg.ParkedTable}
 	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}

@@ -3,6 +3,7 @@ package fakes
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -754,9 +755,5 @@ func (p *Plan) Calls(key string) int {
 func (p *Plan) CallCounts() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.calls))
-	for k, v := range p.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.calls)
 }

@@ -4,7 +4,8 @@
 // variable, so a bad deployment fails its first cold start with the whole
 // list instead of one variable per redeploy. Shared packages take values,
 // never the environment. The README's "Configuration" table lists every
-// variable.
+// variable. Process.Boot is the start-up every function shares: logger, AWS
+// configuration and the operator's rules.
 package envconf
 
 import (

@@ -12,10 +12,7 @@ import (
 // the round's.
 func TestFamiliesOfRoundTen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"an SDK's exception named like an AWS defect": {failure.Evidence{Provider: "slack", Stage: pipeline.Notify, Text: "slack_sdk.errors.NotFound: 404 Not Found: channel_not_found"}, nf},
 		"a status with its reason phrase, dashed":     {failure.Evidence{Provider: "ntfy", Stage: pipeline.Notify, Text: "publish failed: 413 - Request Entity Too Large"}, si},
 		"a status with its reason phrase, colon":      {failure.Evidence{Provider: "rss", Stage: pipeline.Fetch, Text: "feed host said 502: Bad Gateway"}, failure.UpstreamUnavailable},
@@ -39,10 +36,5 @@ func TestFamiliesOfRoundTen(t *testing.T) {
 		"AWS's length check of a parameter":     {failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "ValidationException: 1 validation error detected: Value at 'modelId' failed to satisfy constraint: Member must have length less than or equal to 2048"}, ce},
 		"a parser of the model's output":        {failure.Evidence{Provider: "mistral", Stage: pipeline.LLM, Text: "failed to decode the completion: invalid character 'T' looking for beginning of value"}, failure.ResponseInvalid},
 		"serde on the model's output":           {failure.Evidence{Provider: "ollama", Stage: pipeline.LLM, Text: "Error(\"EOF while parsing an object\", line: 1, column: 812)"}, failure.ResponseInvalid},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

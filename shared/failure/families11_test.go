@@ -12,10 +12,7 @@ import (
 // the round's.
 func TestFamiliesOfRoundEleven(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"an SMTP reply's dash, a mailbox":      {failure.Evidence{Provider: "smtp", Stage: pipeline.Notify, Text: "550-Mailbox unavailable, recipient rejected"}, nf},
 		"an SMTP reply's enhanced code, login": {failure.Evidence{Provider: "mailer", Stage: pipeline.Notify, Text: "send failed: 535 5.7.8 Username and Password not accepted"}, ad},
 		"an SMTP daily limit":                  {failure.Evidence{Provider: "mailer", Stage: pipeline.Notify, Text: "javax.mail.SendFailedException: 554 5.4.6 Daily sending limit exceeded for this sender"}, failure.BudgetExceeded},
@@ -28,10 +25,5 @@ func TestFamiliesOfRoundEleven(t *testing.T) {
 		"the AI SDK's type validation":         {failure.Evidence{Provider: "groq", Stage: pipeline.LLM, Text: "AI_TypeValidationError: Type validation failed: Value: {\"title\":null}"}, failure.ResponseInvalid},
 		"a status after a call's parenthesis":  {failure.Evidence{Provider: "together", Stage: pipeline.LLM, Text: "request failed (try 2 of 3): 404 Model not served here"}, ce},
 		"a labelled errorCode in an inspect":   {failure.Evidence{Provider: "feeds", Stage: pipeline.Fetch, Text: "#<Client::Error errorCode=502 errorMessage=\"upstream went away\">"}, failure.UpstreamUnavailable},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -12,10 +12,7 @@ import (
 // the round's.
 func TestFamiliesOfRoundTwelve(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"a receiver's exceeded limit":              {failure.Evidence{Provider: "gotify", Stage: pipeline.Notify, Text: `{"error":"client has exceeded its limit of 500 messages"}`}, rl},
 		"a receiver's count per day":               {failure.Evidence{Provider: "smtp", Stage: pipeline.Notify, Text: "server said: relaying refused, at most 50 emails per day for this account"}, failure.BudgetExceeded},
 		"a glued AWS denial":                       {failure.Evidence{Provider: "lambda", Text: "KMS Exception: AccessDeniedExceptionKMS Message: not allowed to use the key"}, ad},
@@ -29,10 +26,5 @@ func TestFamiliesOfRoundTwelve(t *testing.T) {
 		"Ruby's response class after a status":     {failure.Evidence{Stage: pipeline.Fetch, Text: "Mechanize::ResponseCodeError: 503 => Net::HTTPServiceUnavailable for https://example.org/feed"}, failure.UpstreamUnavailable},
 		"Spring's status constant":                 {failure.Evidence{Stage: pipeline.Fetch, Text: "org.springframework.web.client.HttpClientErrorException: 410 GONE"}, nf},
 		"a status before a word that is no phrase": {failure.Evidence{Stage: pipeline.Fetch, Text: "fetched 404 => NotTheSame as before"}, failure.Unknown},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

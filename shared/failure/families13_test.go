@@ -12,10 +12,7 @@ import (
 // the round's.
 func TestFamiliesOfRoundThirteen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"a receiver's access token refused":       {failure.Evidence{Provider: "dingtalk", Stage: pipeline.Notify, Text: `{"errcode":40001,"errmsg":"invalid access_token"}`}, ad},
 		"a window of tokens with a wait":          {failure.Evidence{Provider: "llama-host", Stage: pipeline.LLM, Status: 429, Body: []byte(`{"detail":"Too many tokens in the current time frame, please wait and try again"}`)}, rl},
 		"a request of too many tokens, no wait":   {failure.Evidence{Provider: "llama-host", Stage: pipeline.LLM, Status: 429, Body: []byte(`{"detail":"This request exceeds the maximum number of tokens the model accepts"}`)}, tl},
@@ -27,10 +24,5 @@ func TestFamiliesOfRoundThirteen(t *testing.T) {
 		"a connect prefix before an answer":       {failure.Evidence{Provider: "groq", Stage: pipeline.LLM, Text: "Failed to connect to Groq API: 400 Bad Request {\"error\":{\"message\":\"unsupported value for response_format\"}}"}, ce},
 		"a connect failure with no answer":        {failure.Evidence{Provider: "groq", Stage: pipeline.LLM, Text: "Failed to connect to api.groq.com port 443: Connection timed out"}, nt},
 		"a period on another line of a record":    {failure.Evidence{Provider: "ntfy", Stage: pipeline.Notify, Text: "publish failed, unexpected HTTP status: 429 (\n\tvisitor_messages_limit=17280,\n\tvisitor_seen=today\n)"}, rl},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -12,10 +12,7 @@ import (
 // the round's.
 func TestFamiliesOfRoundFourteen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"money under a rate's code": {failure.Evidence{Provider: "gateway", Stage: pipeline.LLM, Status: 429,
 			Body: []byte(`{"error":{"type":"rate_limit_error","message":"Account is out of credits, please recharge"}}`)}, failure.BudgetExceeded},
 		"money under a permission's code":   {failure.Evidence{Provider: "grok", Stage: pipeline.LLM, Text: "rpc error: code = PermissionDenied desc = this team has no credits yet"}, failure.BudgetExceeded},
@@ -33,10 +30,5 @@ func TestFamiliesOfRoundFourteen(t *testing.T) {
 		"protobuf text of a zero quota": {failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Status: 429,
 			Text: "429 Quota exceeded for quota metric 'requests per minute' [reason: \"RATE_LIMIT_EXCEEDED\"\nmetadata {\n  key: \"quota_limit_value\"\n  value: \"0\"\n}\n]"}, failure.BudgetExceeded},
 		"Slack's blocks too long": {failure.Evidence{Provider: "slack", Stage: pipeline.Notify, Text: `{"ok":false,"error":"msg_blocks_too_long"}`}, si},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

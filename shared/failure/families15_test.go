@@ -12,20 +12,12 @@ import (
 // the round's, and the number that is no status beside them.
 func TestFamiliesOfRoundFifteen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"an invalid model, no status":      {failure.Evidence{Provider: "fireworks", Stage: pipeline.LLM, Text: "Error: Invalid model 'accounts/x/models/gone-7b'"}, ce},
 		"a mailer's refused login":         {failure.Evidence{Provider: "smtp", Stage: pipeline.Notify, Text: "SMTP Error: Could not authenticate. Invalid login"}, ad},
 		"a log's code= before a transport": {failure.Evidence{Provider: "rocketchat", Stage: pipeline.Notify, Text: "webhook rejected code=400 msg=\"bad payload\" err=unexpected EOF"}, si},
 		"a transport failure with no code": {failure.Evidence{Provider: "rocketchat", Stage: pipeline.Notify, Text: "webhook post: unexpected EOF"}, nt},
 		"S3's message without its code":    {failure.Evidence{Provider: "aws", Text: "copy failed: The specified bucket does not exist"}, nf},
 		"a port in brackets is no status":  {failure.Evidence{Stage: pipeline.Fetch, Text: "connect timed out to feeds.example.org (port 443) after 30000ms"}, nt},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -12,10 +12,7 @@ import (
 // the round's, and what the new rules must leave alone.
 func TestFamiliesOfRoundSixteen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"a model id the endpoint refuses":    {failure.Evidence{Provider: "bedrock", Stage: pipeline.LLM, Text: "ValidationException: The model ID is invalid for on-demand throughput"}, ce},
 		"not a valid model":                  {failure.Evidence{Provider: "novita", Stage: pipeline.LLM, Text: "error: 'qwen-9000' is not a valid model name"}, ce},
 		"Go on Windows, refused":             {failure.Evidence{Stage: pipeline.Fetch, Text: "Get https://feeds.example.org/rss: dial tcp 203.0.113.9:443: connectex: No connection could be made because the target machine actively refused it."}, nt},
@@ -29,10 +26,5 @@ func TestFamiliesOfRoundSixteen(t *testing.T) {
 		// Left alone: a token of JSON is not a credential, and a qualifier
 		// must be one word.
 		"a JSON token is no credential": {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Text: "Unexpected token < in JSON at position 0"}, si},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -12,10 +12,7 @@ import (
 // the round's, and what the new rules must leave alone.
 func TestFamiliesOfRoundSeventeen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"an input over the maximum length":       {failure.Evidence{Provider: "minimax", Stage: pipeline.LLM, Status: 400, Text: "request failed: messages exceeds maximum length of the model"}, tl},
 		"an input too long, in Chinese":          {failure.Evidence{Provider: "baichuan", Stage: pipeline.LLM, Status: 400, Text: "请求失败：上下文长度超出限制，请缩短输入"}, tl},
 		"an input too long, in Japanese":         {failure.Evidence{Provider: "sakura", Stage: pipeline.LLM, Status: 400, Text: "入力が長すぎます"}, tl},
@@ -28,10 +25,5 @@ func TestFamiliesOfRoundSeventeen(t *testing.T) {
 		"a terse certificate verdict":            {failure.Evidence{Stage: pipeline.Fetch, Text: "feed refresh: invalid certificate for feeds.example.org"}, ad},
 		"Ruby's DNS failure":                     {failure.Evidence{Stage: pipeline.Fetch, Text: "Failed to open TCP connection to feeds.example.org:443 (getaddrinfo: Name or service not known)"}, nt},
 		"transport words inside an answered 5xx": {failure.Evidence{Provider: "localai", Stage: pipeline.LLM, Status: 502, Body: []byte(`{"error":"backend connection reset by peer"}`)}, uu},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -12,19 +12,11 @@ import (
 // the round's, and what the new rules must leave alone.
 func TestFamiliesOfRoundEighteen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"a status labelled error=":          {failure.Evidence{Provider: "gotify", Stage: pipeline.Notify, Text: "notify failed: Unprocessable Entity, error=422."}, si},
 		"a 5xx labelled error=":             {failure.Evidence{Provider: "ntfy", Stage: pipeline.Notify, Text: "publish: upstream said no, error=503"}, uu},
 		"error= with no status is no label": {failure.Evidence{Provider: "gotify", Stage: pipeline.Notify, Text: "notify failed, error=4221 retries left"}, failure.Unknown},
 		"a receiver's flood wait":           {failure.Evidence{Provider: "telegram", Stage: pipeline.Notify, Text: "telethon.errors.FloodWaitError: A wait of 30 seconds is required"}, rl},
 		"a service temporarily unavailable": {failure.Evidence{Provider: "wecom", Stage: pipeline.Notify, Text: "send: Service temporarily unavailable, please try later"}, uu},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -12,10 +12,7 @@ import (
 // the round's, and what the new rules must leave alone.
 func TestFamiliesOfRoundNineteen(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		// a receiver's 200 whose body reports the failure
 		"WeCom's errcode beside a 200":             {failure.Evidence{Provider: "wecom", Stage: pipeline.Notify, Status: 200, Body: []byte(`{"errcode":40014,"errmsg":"invalid access_token, hint: [1690000000_xx]"}`)}, ad},
 		"a robot's errno and message beside a 200": {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 200, Body: []byte(`{"errno":45009,"message":"api freq out of limit"}`)}, rl},
@@ -53,12 +50,7 @@ func TestFamiliesOfRoundNineteen(t *testing.T) {
 		// an overload's words at a 429: the design's precedence reads the
 		// definite phrase before the status
 		"a 429 that says overloaded": {failure.Evidence{Provider: "zhipu", Stage: pipeline.LLM, Status: 429, Body: []byte(`{"error":{"message":"The service is overloaded, please try again later","type":"server_overloaded"}}`)}, uu},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }
 
 // TestErrorObjectBesideA2xxKeepsTheAnsweredStatus: a gateway's 200 whose

@@ -12,10 +12,7 @@ import (
 // round's, and what the new rules must leave alone.
 func TestFamiliesOfRoundTwenty(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		// a receiver's credential or sender refused in words no phrase names
 		"an invalid integration key":           {failure.Evidence{Provider: "victorops", Stage: pipeline.Notify, Text: "alert rejected: Invalid integration key"}, ad},
 		"a subscription key not valid":         {failure.Evidence{Stage: pipeline.Notify, Text: "send failed: subscription key is not valid for this region"}, ad},
@@ -52,10 +49,5 @@ func TestFamiliesOfRoundTwenty(t *testing.T) {
 		"a registration token not registered":  {failure.Evidence{Provider: "firebase", Stage: pipeline.Notify, Text: "messaging/registration-token-not-registered"}, nf},
 		"an access token no longer valid":      {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Text: "the access token is no longer valid"}, ad},
 		"legacy FCM's 200 results decide none": {failure.Evidence{Provider: "fcm", Stage: pipeline.Notify, Status: 200, Body: []byte(`{"success":0,"failure":1,"results":[{"error":"NotRegistered"}]}`)}, failure.Unknown},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -12,10 +12,7 @@ import (
 // the round's, and what the new rules must leave alone.
 func TestFamiliesOfRoundTwentyOne(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		// a code of a destination that is gone outranks a permission's word
 		"FCM's code beside a permission's word":  {failure.Evidence{Provider: "firebase", Stage: pipeline.Notify, Text: `messaging/registration-token-not-registered: the app no longer has permission to notify this instance`}, nf},
 		"a push SDK's camel-case code":           {failure.Evidence{Provider: "pushy", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"code":"DeviceUnregistered","error":"the user revoked notification permission on this device"}`)}, nf},
@@ -47,10 +44,5 @@ func TestFamiliesOfRoundTwentyOne(t *testing.T) {
 		"a 400 out of its request limit":         {failure.Evidence{Provider: "sms-gateway", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"sender is out of request limit, try later"}`)}, rl},
 		"a text that ran out of its quota":       {failure.Evidence{Provider: "mailer", Stage: pipeline.Notify, Text: "send failed: ran out of quota for this sender"}, rl},
 		"out of range before a limit is a value": {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"error":"index out of range: limit must be at most 100"}`)}, si},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -13,10 +13,7 @@ import (
 // round's, and what the rule must leave alone.
 func TestFamiliesOfRoundTwentyTwo(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"a service account lacking an IAM permission": {failure.Evidence{Provider: "pubsub", Stage: pipeline.Notify, Text: "rpc: the caller does not have pubsub.topics.publish access to topic alerts"}, ad},
 		"a bucket with no read access":                {failure.Evidence{Provider: "minio", Stage: pipeline.Fetch, Text: "reader-svc has no read-only access to bucket exports"}, ad},
 		"doesn't have … permission":                   {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"message":"the bot doesn't have the manage_messages permission in this guild"}`)}, ad},
@@ -25,10 +22,5 @@ func TestFamiliesOfRoundTwentyTwo(t *testing.T) {
 		"punctuation ends the run":      {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"message":"payload does not have a title; access the docs for the schema"}`)}, si},
 		"a lack of anything else":       {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Status: 400, Body: []byte(`{"message":"the embed does not have a valid color value"}`)}, si},
 		"a rate's 403 stays the rate's": {failure.Evidence{Provider: "github", Stage: pipeline.Fetch, Status: 403, Body: []byte(`{"message":"API rate limit exceeded for installation; it has no remaining access until reset"}`)}, rl},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

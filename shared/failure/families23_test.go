@@ -14,20 +14,12 @@ import (
 // to "HTTP:", an overload in its noun — in wordings other than the round's.
 func TestFamiliesOfRoundTwentyThree(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"HTTP:429 before a Chinese word": {failure.Evidence{Provider: "qianfan", Stage: pipeline.LLM, Text: "调用失败 HTTP:429错误，请稍后"}, rl},
 		"HTTP:503 in an English log":     {failure.Evidence{Provider: "webhook", Stage: pipeline.Notify, Text: "delivery failed, HTTP:503 from receiver"}, uu},
 		"an overload in its noun":        {failure.Evidence{Provider: "gateway", Stage: pipeline.LLM, Text: "upstream overload: please retry the request later"}, uu},
 		"a code named for the overload":  {failure.Evidence{Provider: "relay", Stage: pipeline.LLM, Text: "server_overload: capacity reached"}, uu},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }
 
 // TestAPortAfterHTTPColonIsNoStatus: "http:5000" is a port, not a 500.

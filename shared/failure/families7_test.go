@@ -12,10 +12,7 @@ import (
 // the round's: each case could fail the way the round's line did.
 func TestFamiliesOfRoundSeven(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		// An errno name is a word: a code that holds its letters is not it.
 		"ResourceNotFound is no ENOTFOUND": {failure.Evidence{Provider: "azure-blob", Stage: pipeline.Fetch,
 			Text: "ResourceNotFoundError: The specified container does not exist. ErrorCode:ContainerNotFound"}, nf},
@@ -54,10 +51,5 @@ func TestFamiliesOfRoundSeven(t *testing.T) {
 		"ofetch no response": {failure.Evidence{Stage: pipeline.Fetch, Text: `[GET] "https://example.org/feed": <no response> fetch failed`}, nt},
 		"SNS InvalidParameter": {failure.Evidence{Provider: "aws",
 			Text: "An error occurred (InvalidParameter) when calling the Publish operation: Invalid parameter: TopicArn"}, ib},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

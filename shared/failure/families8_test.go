@@ -12,10 +12,7 @@ import (
 // the round's.
 func TestFamiliesOfRoundEight(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		// A status after "error -", or before "error".
 		"error - 410":   {failure.Evidence{Stage: pipeline.Notify, Text: "Server error - 503 when posting to https://hooks.example.org/x"}, failure.UpstreamUnavailable},
 		"a 404 error":   {failure.Evidence{Stage: pipeline.Fetch, Text: "GET https://example.org/feed.xml - 404 error"}, nf},
@@ -34,10 +31,5 @@ func TestFamiliesOfRoundEight(t *testing.T) {
 		// A client's question about a block says no block.
 		"asked, not blocked":  {failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "ValueError: The `response.text` quick accessor only works when the response contains a valid `Part`, but none was returned. Check the `candidate.safety_ratings` to see if the response was blocked."}, failure.ResponseInvalid},
 		"asked, then blocked": {failure.Evidence{Provider: "gemini", Stage: pipeline.LLM, Text: "ValueError: The `response.parts` quick accessor only works for a single candidate, but none were returned. Check the `response.prompt_feedback` to see if the prompt was blocked.\nblock_reason: OTHER\nreason: SAFETY"}, cp},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

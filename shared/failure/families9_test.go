@@ -12,10 +12,7 @@ import (
 // the round's.
 func TestFamiliesOfRoundNine(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		ev   failure.Evidence
-		want failure.Class
-	}{
+	evidenceClasses(t, map[string]evidenceCase{
 		"AWS throttling as a 403":    {failure.Evidence{Provider: "sqs", Status: 403, Text: "RequestThrottled: Request is throttled."}, rl},
 		"AWS 403 without the rate":   {failure.Evidence{Provider: "sqs", Status: 403, Text: "AccessDenied: not authorized to perform sqs:SendMessage"}, ad},
 		"a status in brackets":       {failure.Evidence{Provider: "acme", Stage: pipeline.LLM, Text: "upstream failed [404]: model gpt-9 not found"}, ce},
@@ -26,10 +23,5 @@ func TestFamiliesOfRoundNine(t *testing.T) {
 		"structured output not JSON": {failure.Evidence{Provider: "acme", Stage: pipeline.LLM, Text: "could not read the model's output as JSON: unexpected token"}, failure.ResponseInvalid},
 		"no finish reason":           {failure.Evidence{Provider: "acme", Stage: pipeline.LLM, Text: "stream closed without a finish reason"}, failure.ResponseInvalid},
 		"a receiver's http_code":     {failure.Evidence{Provider: "mattermost", Stage: pipeline.Notify, Text: `{"msg":"Unable to parse incoming data.","http_code":400}`}, si},
-	} {
-		ev := tc.ev
-		if c := failure.Classify(&ev); c.Class != tc.want {
-			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
-		}
-	}
+	})
 }

@@ -14,7 +14,7 @@ import (
 // not a status beside those words is not one.
 func TestStatusInProse(t *testing.T) {
 	t.Parallel()
-	for text, want := range map[string]failure.Class{
+	classifiesAs(t, fetchText, map[string]failure.Class{
 		"Error: Request failed with status code 429":                                                  rl,
 		"Error: Request failed with code 502":                                                         uu,
 		"HttpRequestException: Response status code does not indicate success: 404 (Not Found).":      nf,
@@ -28,12 +28,7 @@ func TestStatusInProse(t *testing.T) {
 		"fetch returned 3 items, status ok":                failure.Unknown,
 		"status: degraded (4040 pending)":                  failure.Unknown,
 		"failed with exit code 1 after 450ms on port 8080": failure.Unknown,
-	} {
-		err := &failure.Evidence{Stage: pipeline.Fetch, Text: text}
-		if c := failure.Classify(err); c.Class != want {
-			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, want)
-		}
-	}
+	})
 }
 
 // TestModelWordsPrecedence: among a model endpoint's words an input too
@@ -124,7 +119,7 @@ func TestUpstreamWordsRefineA4xx(t *testing.T) {
 // SDK's text, with or without an AWS context.
 func TestStorageCodes(t *testing.T) {
 	t.Parallel()
-	for text, want := range map[string]failure.Class{
+	classifiesAs(t, fetchText, map[string]failure.Class{
 		"minio.error.NoSuchKey: NoSuchKey: message: The specified key does not exist.":                                              nf,
 		"S3Error: S3 operation failed; code: NoSuchBucket, message: The specified bucket does not exist":                            nf,
 		"An error occurred (NoSuchUpload) when calling the CompleteMultipartUpload operation: upload not found":                     nf,
@@ -133,11 +128,7 @@ func TestStorageCodes(t *testing.T) {
 		"s3 upload: 503 Slow Down: Please reduce your request rate.":                                                                rl,
 		"HTTP Error 503: Slow Down":   rl,
 		"AccessDenied: Access Denied": ad,
-	} {
-		if c := failure.Classify(&failure.Evidence{Stage: pipeline.Fetch, Text: text}); c.Class != want {
-			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, want)
-		}
-	}
+	})
 }
 
 // TestClientTransportWordings: every HTTP client's words for a connection
@@ -146,7 +137,7 @@ func TestStorageCodes(t *testing.T) {
 // wrapper's words beat an unrelated status the text names.
 func TestClientTransportWordings(t *testing.T) {
 	t.Parallel()
-	for text, want := range map[string]failure.Class{
+	classifiesAs(t, fetchText, map[string]failure.Class{
 		"httpx.RemoteProtocolError: peer closed connection without sending complete message body (received 0 bytes, expected 17)":                                                                nt,
 		"httpx.ConnectError: All connection attempts failed":                                                                                                                                     nt,
 		"aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host example.com:443 ssl:default [Connect call failed]":                                                               nt,
@@ -166,11 +157,7 @@ func TestClientTransportWordings(t *testing.T) {
 		"reqwest::Error { kind: Request, url: \"https://example.com/\", source: hyper::Error(Connect, \"error trying to connect: tcp connect error: Connection refused (os error 111)\") }":      nt,
 		"error sending request for url (https://example.com/): connection closed before message completed":                                                                                       nt,
 		"error sending request for url (https://example.com/): invalid peer certificate: UnknownIssuer":                                                                                          ad,
-	} {
-		if c := failure.Classify(&failure.Evidence{Stage: pipeline.Fetch, Text: text}); c.Class != want {
-			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, want)
-		}
-	}
+	})
 }
 
 // TestTranslatedWordsJoinTheirMeaning: every translation names a meaning
@@ -323,6 +310,37 @@ func TestRound6Families(t *testing.T) {
 	} {
 		if c := failure.Classify(&tc.ev); c.Class != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, c.Class, c.Reason, tc.want)
+		}
+	}
+}
+
+// fetchText is text as the fetch stage's evidence.
+func fetchText(text string) error { return &failure.Evidence{Stage: pipeline.Fetch, Text: text} }
+
+// classifiesAs checks that each text of want, as of makes it an error,
+// classifies as its class.
+func classifiesAs(t *testing.T, of func(text string) error, want map[string]failure.Class) {
+	t.Helper()
+	for text, class := range want {
+		if c := failure.Classify(of(text)); c.Class != class {
+			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, class)
+		}
+	}
+}
+
+// evidenceCase is evidence and the class it must get.
+type evidenceCase struct {
+	ev   failure.Evidence
+	want failure.Class
+}
+
+// evidenceClasses checks that each case's evidence classifies as its class.
+func evidenceClasses(t *testing.T, cases map[string]evidenceCase) {
+	t.Helper()
+	for name, tc := range cases {
+		ev := tc.ev
+		if c := failure.Classify(&ev); c.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", name, c.Class, c.Reason, tc.want)
 		}
 	}
 }

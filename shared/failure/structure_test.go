@@ -309,7 +309,7 @@ func TestErrorBodiesByShape(t *testing.T) {
 // typed errors do.
 func TestErrorsInText(t *testing.T) {
 	t.Parallel()
-	for text, want := range map[string]failure.Class{
+	classifiesAs(t, errors.New, map[string]failure.Class{
 		"Error code: 429 - {'error': {'message': 'Rate limit reached for model `llama3-70b-8192` in organization `org_0` on tokens per minute (TPM): Limit 7000, Used 0, Requested ~12903. Please try again in 50.597142857s.', 'type': 'tokens', 'code': 'rate_limit_exceeded'}}": rl,
 		`Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again later."}}`:                                                                                                                 rl,
 		"openai.AuthenticationError: Error code: 401 - {'error': {'message': 'Incorrect API key provided', 'type': 'invalid_request_error', 'code': 'invalid_api_key'}}":                                                                                                           ad,
@@ -321,26 +321,18 @@ func TestErrorsInText(t *testing.T) {
 		"API error occurred: Status 429 Content-Type application/json Body \n{\"object\":\"error\",\"message\":\"Rate limit exceeded\",\"type\":\"rate_limited\",\"param\":null,\"code\":\"1300\"}": rl,
 		"402 Insufficient Balance":  be,
 		"an UNKNOWN error occurred": failure.Unknown,
-	} {
-		if c := failure.Classify(errors.New(text)); c.Class != want {
-			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, want)
-		}
-	}
+	})
 }
 
 // TestModelWordsWithoutAStatus: a model endpoint's words decide when no
 // status does, the shield's (a model that is not there) included.
 func TestModelWordsWithoutAStatus(t *testing.T) {
 	t.Parallel()
-	for text, want := range map[string]failure.Class{
+	classifiesAs(t, func(text string) error { return &failure.Evidence{Provider: "ollama", Text: text} }, map[string]failure.Class{
 		"ollama._types.ResponseError: model 'llama2' not found, try pulling it first": ce,
 		"The API key you supplied has been revoked.":                                  ad,
 		"Input was flagged by our moderation endpoint.":                               cp,
-	} {
-		if c := failure.Classify(&failure.Evidence{Provider: "ollama", Text: text}); c.Class != want {
-			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, want)
-		}
-	}
+	})
 }
 
 // TestStageIsEvidence: the stage that met a failure says the role of an

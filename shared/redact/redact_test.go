@@ -26,6 +26,51 @@ type planted struct {
 	keep    []string
 }
 
+// check fails t for each of c's secrets out keeps and each of the values c
+// keeps that out loses; via names the entry point that gave out.
+func (c planted) check(t *testing.T, via, out string) {
+	t.Helper()
+	for _, s := range c.secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("%s keeps %q\nout: %s", via, s, out)
+		}
+	}
+	for _, k := range c.keep {
+		if !strings.Contains(out, k) {
+			t.Errorf("%s loses %q\nout: %s", via, k, out)
+		}
+	}
+}
+
+// everyWay checks c as String redacts it and, when c.in is JSON, as JSON
+// does and (with value) as Value does to the decoded document.
+func (c planted) everyWay(t *testing.T, value bool) {
+	t.Helper()
+	c.check(t, "String", redact.String(c.in))
+	if !json.Valid([]byte(c.in)) {
+		return
+	}
+	c.check(t, "JSON", string(redact.JSON([]byte(c.in))))
+	if value {
+		c.check(t, "Value", valueOf(t, c.in))
+	}
+}
+
+// valueOf is the JSON document in as Value redacts it, decoded and encoded
+// again.
+func valueOf(t *testing.T, in string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(in), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(redact.Value(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // plantedCorpus is realistic text with realistic (fake) secrets in the
 // contexts triage meets them: error messages, provider bodies, dumped
 // requests, URLs, stack traces, log lines, env dumps, escaped JSON.

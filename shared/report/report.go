@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -92,10 +93,7 @@ func ErrorsOf(entries []state.LogEntry) []ClassRow {
 		out = append(out, a.row)
 	}
 	slices.SortFunc(out, func(a, b ClassRow) int {
-		if c := cmp.Compare(b.Errors, a.Errors); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Class, b.Class)
+		return cmp.Or(cmp.Compare(b.Errors, a.Errors), cmp.Compare(a.Class, b.Class))
 	})
 	return out
 }
@@ -145,16 +143,8 @@ func TopFailingOf(items []state.Item, entries []state.LogEntry, n int) []Failing
 		out = append(out, row)
 	}
 	slices.SortFunc(out, func(a, b FailingItem) int {
-		if c := cmp.Compare(b.FailureCount, a.FailureCount); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Errors, a.Errors); c != 0 {
-			return c
-		}
-		if c := b.LastFailure.Compare(a.LastFailure); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ItemID, b.ItemID)
+		return cmp.Or(cmp.Compare(b.FailureCount, a.FailureCount), cmp.Compare(b.Errors, a.Errors),
+			b.LastFailure.Compare(a.LastFailure), cmp.Compare(a.ItemID, b.ItemID))
 	})
 	return out[:min(n, len(out))]
 }
@@ -201,10 +191,7 @@ func RecoveryOf(entries []state.LogEntry, items map[string]state.Item) []Recover
 		out = append(out, *r)
 	}
 	slices.SortFunc(out, func(a, b RecoveryRow) int {
-		if c := cmp.Compare(b.Items, a.Items); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Class, b.Class)
+		return cmp.Or(cmp.Compare(b.Items, a.Items), cmp.Compare(a.Class, b.Class))
 	})
 	return out
 }
@@ -256,28 +243,23 @@ func RepeatedOf(entries []state.LogEntry, items map[string]state.Item, threshold
 		if a.row.Errors <= threshold {
 			continue
 		}
-		for c := range a.classes {
-			a.row.Classes = append(a.row.Classes, c)
-		}
-		slices.SortFunc(a.row.Classes, func(x, y failure.Class) int {
-			if c := cmp.Compare(a.classes[y], a.classes[x]); c != 0 {
-				return c
-			}
-			return cmp.Compare(x, y)
-		})
+		a.row.Classes = mostFirst(a.classes)
 		if it, ok := items[id]; ok {
 			a.row.State = it.State
 		}
 		out = append(out, a.row)
 	}
 	slices.SortFunc(out, func(a, b RepeatedItem) int {
-		if c := cmp.Compare(b.Errors, a.Errors); c != 0 {
-			return c
-		}
-		if c := b.LastErrorAt.Compare(a.LastErrorAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ItemID, b.ItemID)
+		return cmp.Or(cmp.Compare(b.Errors, a.Errors), b.LastErrorAt.Compare(a.LastErrorAt), cmp.Compare(a.ItemID, b.ItemID))
+	})
+	return out
+}
+
+// mostFirst lists the classes counted, most frequent first (then by name).
+func mostFirst(counts map[failure.Class]int) []failure.Class {
+	out := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(out, func(x, y failure.Class) int {
+		return cmp.Or(cmp.Compare(counts[y], counts[x]), cmp.Compare(x, y))
 	})
 	return out
 }

@@ -73,26 +73,12 @@ func UnknownOf(entries []state.LogEntry) []UnknownRow {
 	out := make([]UnknownRow, 0, len(by))
 	for _, a := range by {
 		a.row.Items = len(a.items)
-		for c := range a.classes {
-			a.row.Classes = append(a.row.Classes, c)
-		}
-		slices.SortFunc(a.row.Classes, func(x, y failure.Class) int {
-			if c := cmp.Compare(a.classes[y], a.classes[x]); c != 0 {
-				return c
-			}
-			return cmp.Compare(x, y)
-		})
+		a.row.Classes = mostFirst(a.classes)
 		a.row.Sample = Sample(a.sample)
 		out = append(out, a.row)
 	}
 	slices.SortFunc(out, func(a, b UnknownRow) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
-			return c
-		}
-		if c := b.LastSeen.Compare(a.LastSeen); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
+		return cmp.Or(cmp.Compare(b.Count, a.Count), b.LastSeen.Compare(a.LastSeen), cmp.Compare(a.ID, b.ID))
 	})
 	return out
 }

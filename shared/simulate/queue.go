@@ -151,6 +151,16 @@ func (s *sqsSim) queue(url *string) (*queue, error) {
 	return q, nil
 }
 
+// batchQueue is the queue url names for a batch call op of n entries,
+// which SQS takes 1 to 10 of.
+func (s *sqsSim) batchQueue(url *string, op string, n int) (*queue, error) {
+	q, err := s.queue(url)
+	if err == nil && (n == 0 || n > 10) {
+		err = fmt.Errorf("simulated SQS: %s with %d entries", op, n)
+	}
+	return q, err
+}
+
 // SendMessage sends one message (a dead letter, or the scheduler's
 // re-enqueue).
 func (s *sqsSim) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
@@ -175,12 +185,9 @@ func (s *sqsSim) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...f
 
 // SendMessageBatch sends up to 10 messages (the runner's forwards).
 func (s *sqsSim) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
-	q, err := s.queue(in.QueueUrl)
+	q, err := s.batchQueue(in.QueueUrl, "SendMessageBatch", len(in.Entries))
 	if err != nil {
 		return nil, err
-	}
-	if len(in.Entries) == 0 || len(in.Entries) > 10 {
-		return nil, fmt.Errorf("simulated SQS: SendMessageBatch with %d entries", len(in.Entries))
 	}
 	out := &sqs.SendMessageBatchOutput{Successful: make([]sqstypes.SendMessageBatchResultEntry, 0, len(in.Entries))}
 	size := 0
@@ -205,12 +212,9 @@ func (s *sqsSim) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInp
 
 // ChangeMessageVisibilityBatch sets the visibility of received messages.
 func (s *sqsSim) ChangeMessageVisibilityBatch(_ context.Context, in *sqs.ChangeMessageVisibilityBatchInput, _ ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
-	q, err := s.queue(in.QueueUrl)
+	q, err := s.batchQueue(in.QueueUrl, "ChangeMessageVisibilityBatch", len(in.Entries))
 	if err != nil {
 		return nil, err
-	}
-	if len(in.Entries) == 0 || len(in.Entries) > 10 {
-		return nil, fmt.Errorf("simulated SQS: ChangeMessageVisibilityBatch with %d entries", len(in.Entries))
 	}
 	out := &sqs.ChangeMessageVisibilityBatchOutput{}
 	for _, en := range in.Entries {

@@ -308,40 +308,38 @@ func (s *itemStore) Fail(ctx context.Context, req state.FailRequest) (int, error
 // Park records a failure and its parked wait in one transaction (twice the
 // WRU of both writes), and the wait's copy in the by-due index.
 func (s *itemStore) Park(ctx context.Context, req state.FailRequest, p state.Parking) (int, error) {
-	e := s.e
-	i := e.index[req.ItemID]
-	e.items[i].hasError = true
+	s.e.items[s.e.index[req.ItemID]].hasError = true
 	st := s.where(ctx, req.ItemID)
 	n, err := s.m.Park(ctx, req, p)
-	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
-		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
-	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
-	}
-	e.dyn(ddbTransactWriteItems, loads...)
-	if err == nil && !p.OnGate() {
-		e.parkedDue.push(fromTime(p.DueAt))
-	}
+	s.parked(ctx, req.ItemID, st, p, err)
 	return n, err
 }
 
 // ParkWait gives a lease back for a closed gate and parks the item, in one
 // transaction (twice the WRU of both writes).
 func (s *itemStore) ParkWait(ctx context.Context, req state.ReleaseRequest, p state.Parking) error {
-	e := s.e
-	i := e.index[req.ItemID]
 	st := s.where(ctx, req.ItemID)
 	err := s.m.ParkWait(ctx, req, p)
-	loads := []load{{key: itemKey(req.ItemID), w: 2 * wru(e.stateBytes(i)+triageSizes().lease)},
-		{key: "parked/" + req.ItemID, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
+	s.parked(ctx, req.ItemID, st, p, err)
+	return err
+}
+
+// parked charges the transaction that parked item id, which was in state st
+// (err is the transaction's outcome): the item's and the parked record's
+// writes, twice their WRU, the wait's copy in the by-due index and, once it
+// applied, the item's move between state indexes; a timed wait that applied
+// joins the due heap.
+func (s *itemStore) parked(ctx context.Context, id string, st state.State, p state.Parking, err error) {
+	e := s.e
+	loads := []load{{key: itemKey(id), w: 2 * wru(e.stateBytes(e.index[id])+triageSizes().lease)},
+		{key: "parked/" + id, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
 	if err == nil {
-		loads = append(loads, s.moved(ctx, req.ItemID, st)...)
+		loads = append(loads, s.moved(ctx, id, st)...)
 	}
 	e.dyn(ddbTransactWriteItems, loads...)
 	if err == nil && !p.OnGate() {
 		e.parkedDue.push(fromTime(p.DueAt))
 	}
-	return err
 }
 
 // parkedIndex is the index write of parking p: the by-due index's shard for

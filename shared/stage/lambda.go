@@ -15,7 +15,6 @@ import (
 	"github.com/triagehq/triage/shared/clock"
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/notice"
-	"github.com/triagehq/triage/shared/rules"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/telemetry"
 )
@@ -52,16 +51,8 @@ func Start(env Env, build func(ctx context.Context, d Deps) (Work, error)) {
 func NewRunner(ctx context.Context, log *slog.Logger, env Env,
 	build func(ctx context.Context, d Deps) (Work, error)) (*Runner, error) {
 	counter := awsconf.NewCounter()
-	cfg, err := awsconf.Load(ctx, counter)
+	cfg, log, err := env.Process.Boot(ctx, log, env.Stage, counter)
 	if err != nil {
-		return nil, err
-	}
-	log = log.With("function", env.Process.FunctionName)
-	env.Process.WarnOverrides(log)
-	// The operator's rules go in front of the built-in tables before the
-	// first failure is classified (docs/design.md "Operator rules").
-	src := rules.Source{Parameter: env.Process.RulesParameter, File: env.Process.RulesFile, Stage: env.Stage}
-	if _, err := rules.ForFunction(ctx, src, cfg, log); err != nil {
 		return nil, err
 	}
 	emf := telemetry.NewEMF(os.Stdout, env.Process.MetricsNamespace, clock.System{})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"regexp"
@@ -221,11 +222,7 @@ func (in *Injector) Disarm() {
 func (in *Injector) Counts() map[string]int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	out := make(map[string]int, len(in.counts))
-	for k, v := range in.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(in.counts)
 }
 
 // Requests returns how many requests the Injector saw, by service
@@ -233,11 +230,7 @@ func (in *Injector) Counts() map[string]int {
 func (in *Injector) Requests() map[string]int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	out := make(map[string]int, len(in.seen))
-	for k, v := range in.seen {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(in.seen)
 }
 
 // OutageWindow reports when the DLQ outage opened and for how long; the

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -132,11 +133,7 @@ func (x *extras) wrap(fake string, key func(*http.Request) string, h http.Handle
 func (x *extras) Counts() map[string]int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	out := make(map[string]int, len(x.counts))
-	for k, v := range x.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(x.counts)
 }
 
 // draw is a uniform number in [0, 1) fixed by (seed, salt, key).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -428,11 +429,7 @@ func (s *SecretScan) Search(corpus, where, text string) {
 func (s *SecretScan) Searched() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.searched))
-	for k, v := range s.searched {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.searched)
 }
 
 // Leaks returns every match so far.

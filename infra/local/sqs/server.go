@@ -235,6 +235,15 @@ func (s *Server) lookup(queueURL string) (*queue, *apiError) {
 	return q, nil
 }
 
+// decodeQueue decodes body into in and looks up the queue its QueueUrl
+// (read through queueURL, a field of in) names.
+func (s *Server) decodeQueue(body []byte, in any, queueURL *string) (*queue, *apiError) {
+	if err := decode(body, in); err != nil {
+		return nil, err
+	}
+	return s.lookup(*queueURL)
+}
+
 func (s *Server) queueByARN(arn string) *queue {
 	name, ok := strings.CutPrefix(arn, "arn:aws:sqs:"+s.region+":"+s.account+":")
 	if !ok {
@@ -380,10 +389,7 @@ type queueInput struct {
 
 func (s *Server) deleteQueue(_ context.Context, body []byte, _ string) (any, *apiError) {
 	var in queueInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -403,10 +409,7 @@ func (s *Server) deleteQueue(_ context.Context, body []byte, _ string) (any, *ap
 
 func (s *Server) purgeQueue(_ context.Context, body []byte, _ string) (any, *apiError) {
 	var in queueInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -426,10 +429,7 @@ func (s *Server) getQueueAttributes(_ context.Context, body []byte, _ string) (a
 		QueueURL string   `json:"QueueUrl"`
 		Names    []string `json:"AttributeNames"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -467,10 +467,7 @@ func (s *Server) setQueueAttributes(_ context.Context, body []byte, _ string) (a
 		QueueURL   string            `json:"QueueUrl"`
 		Attributes map[string]string `json:"Attributes"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -497,10 +494,7 @@ func (s *Server) tagQueue(_ context.Context, body []byte, _ string) (any, *apiEr
 		QueueURL string            `json:"QueueUrl"`
 		Tags     map[string]string `json:"Tags"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -515,10 +509,7 @@ func (s *Server) untagQueue(_ context.Context, body []byte, _ string) (any, *api
 		QueueURL string   `json:"QueueUrl"`
 		Keys     []string `json:"TagKeys"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -532,10 +523,7 @@ func (s *Server) untagQueue(_ context.Context, body []byte, _ string) (any, *api
 
 func (s *Server) listQueueTags(_ context.Context, body []byte, _ string) (any, *apiError) {
 	var in queueInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -549,10 +537,7 @@ func (s *Server) listQueueTags(_ context.Context, body []byte, _ string) (any, *
 
 func (s *Server) listDeadLetterSourceQueues(_ context.Context, body []byte, host string) (any, *apiError) {
 	var in queueInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	dlq, err := s.lookup(in.QueueURL)
+	dlq, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -659,10 +644,7 @@ func (s *Server) sendMessage(_ context.Context, body []byte, _ string) (any, *ap
 		QueueURL string `json:"QueueUrl"`
 		sendEntry
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -711,10 +693,7 @@ func (s *Server) sendMessageBatch(_ context.Context, body []byte, _ string) (any
 		QueueURL string      `json:"QueueUrl"`
 		Entries  []sendEntry `json:"Entries"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -786,10 +765,7 @@ func (s *Server) receiveMessage(ctx context.Context, body []byte, _ string) (any
 		VisibilityTimeout *int     `json:"VisibilityTimeout"`
 		WaitTimeSeconds   *int     `json:"WaitTimeSeconds"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -989,10 +965,7 @@ func (s *Server) deleteMessage(_ context.Context, body []byte, _ string) (any, *
 		QueueURL string `json:"QueueUrl"`
 		receiptEntry
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -1008,10 +981,7 @@ func (s *Server) deleteMessageBatch(_ context.Context, body []byte, _ string) (a
 		QueueURL string         `json:"QueueUrl"`
 		Entries  []receiptEntry `json:"Entries"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -1070,10 +1040,7 @@ func (s *Server) changeMessageVisibility(_ context.Context, body []byte, _ strin
 		QueueURL string `json:"QueueUrl"`
 		receiptEntry
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -1095,10 +1062,7 @@ func (s *Server) changeMessageVisibilityBatch(_ context.Context, body []byte, _ 
 		QueueURL string         `json:"QueueUrl"`
 		Entries  []receiptEntry `json:"Entries"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	q, err := s.lookup(in.QueueURL)
+	q, err := s.decodeQueue(body, &in, &in.QueueURL)
 	if err != nil {
 		return nil, err
 	}

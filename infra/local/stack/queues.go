@@ -17,7 +17,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/infra/local/template"
-	"github.com/triagehq/triage/shared/cfnstack"
 )
 
 // queueAttribute maps an AWS::SQS::Queue property to the SQS attribute it
@@ -52,7 +51,7 @@ type stackQueue struct {
 // of the outputs work against either: both read a URL by its account and
 // name.
 func (s *Stack) createQueues(ctx context.Context, client *sqs.Client, tplPath string) error {
-	queues, err := s.templateQueues(ctx, tplPath)
+	queues, err := templateResources(ctx, s, tplPath, "AWS::SQS::Queue", "queue", resolveQueue)
 	if err != nil {
 		return err
 	}
@@ -89,36 +88,6 @@ func ensureQueue(ctx context.Context, client *sqs.Client, q stackQueue) error {
 		return fmt.Errorf("create queue %s (%s) in the local SQS: %w", q.logicalID, q.name, err)
 	}
 	return nil
-}
-
-// templateQueues resolves the properties of the stack's queues.
-func (s *Stack) templateQueues(ctx context.Context, tplPath string) ([]stackQueue, error) {
-	tpl, err := template.ParseFile(tplPath)
-	if err != nil {
-		return nil, err
-	}
-	info, err := cfnstack.DescribeResources(ctx, s.cfn, s.Name)
-	if err != nil {
-		return nil, err
-	}
-	r, err := template.StackResolver(tpl, info)
-	if err != nil {
-		return nil, err
-	}
-	var out []stackQueue
-	for _, id := range slices.Sorted(maps.Keys(tpl.Resources)) {
-		res := tpl.Resources[id]
-		phys := info.Physical[id]
-		if res.Type != "AWS::SQS::Queue" || phys == "" { // a queue whose Condition is false has no physical id
-			continue
-		}
-		q, err := resolveQueue(r, id, phys, res.Properties)
-		if err != nil {
-			return nil, fmt.Errorf("queue %s: %w", id, err)
-		}
-		out = append(out, q)
-	}
-	return out, nil
 }
 
 func resolveQueue(r *template.Resolver, id, physical string, props map[string]any) (stackQueue, error) {

@@ -39,7 +39,10 @@ var tableLaterProperty = map[string]bool{
 // template.yaml declares them. A table the endpoint already has (moto's own
 // DynamoDB answering) is left as it is.
 func (s *Stack) createTables(ctx context.Context, db *dynamodb.Client, tplPath string) error {
-	tables, err := s.templateTables(ctx, tplPath)
+	tables, err := templateResources(ctx, s, tplPath, "AWS::DynamoDB::Table", "table",
+		func(r *template.Resolver, _, physical string, props map[string]any) (*dynamodb.CreateTableInput, error) {
+			return resolveTable(r, physical, props)
+		})
 	if err != nil {
 		return err
 	}
@@ -58,37 +61,6 @@ func (s *Stack) createTables(ctx context.Context, db *dynamodb.Client, tplPath s
 		s.tables = append(s.tables, aws.ToString(in.TableName))
 	}
 	return nil
-}
-
-// templateTables resolves the CreateTable input of each of the stack's
-// tables.
-func (s *Stack) templateTables(ctx context.Context, tplPath string) ([]*dynamodb.CreateTableInput, error) {
-	tpl, err := template.ParseFile(tplPath)
-	if err != nil {
-		return nil, err
-	}
-	info, err := cfnstack.DescribeResources(ctx, s.cfn, s.Name)
-	if err != nil {
-		return nil, err
-	}
-	r, err := template.StackResolver(tpl, info)
-	if err != nil {
-		return nil, err
-	}
-	var out []*dynamodb.CreateTableInput
-	for _, id := range slices.Sorted(maps.Keys(tpl.Resources)) {
-		res := tpl.Resources[id]
-		phys := info.Physical[id]
-		if res.Type != "AWS::DynamoDB::Table" || phys == "" {
-			continue
-		}
-		in, err := resolveTable(r, phys, res.Properties)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", id, err)
-		}
-		out = append(out, in)
-	}
-	return out, nil
 }
 
 // resolveTable turns a table's template properties into CreateTable's
@@ -133,4 +105,38 @@ func (s *Stack) deleteTables(ctx context.Context, db *dynamodb.Client) error {
 	}
 	s.tables = nil
 	return nil
+}
+
+// templateResources resolves each of the stack's resources of type typ, in
+// logical-id order, with resolve: the queues' attributes, the tables'
+// CreateTable inputs. A resource whose Condition is false has no physical
+// id and is passed over.
+func templateResources[T any](ctx context.Context, s *Stack, tplPath, typ, what string,
+	resolve func(r *template.Resolver, id, physical string, props map[string]any) (T, error)) ([]T, error) {
+	tpl, err := template.ParseFile(tplPath)
+	if err != nil {
+		return nil, err
+	}
+	info, err := cfnstack.DescribeResources(ctx, s.cfn, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := template.StackResolver(tpl, info)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for _, id := range slices.Sorted(maps.Keys(tpl.Resources)) {
+		res := tpl.Resources[id]
+		phys := info.Physical[id]
+		if res.Type != typ || phys == "" {
+			continue
+		}
+		v, err := resolve(r, id, phys, res.Properties)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", what, id, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

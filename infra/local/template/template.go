@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,6 +177,28 @@ type Event struct {
 	Input string
 	// Properties are the event's properties, unresolved.
 	Properties map[string]any
+}
+
+var rateRE = regexp.MustCompile(`^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$`)
+
+// Rate is the period of a Schedule event whose expression is a rate
+// ("rate(5 minutes)"); false for a cron expression and any other event.
+func (e Event) Rate() (time.Duration, bool) {
+	if e.Type != EventSchedule {
+		return 0, false
+	}
+	expr := e.Schedule
+	m := rateRE.FindStringSubmatch(strings.TrimSpace(expr))
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	unit := map[string]time.Duration{"minute": time.Minute, "minutes": time.Minute, "hour": time.Hour, "hours": time.Hour,
+		"day": 24 * time.Hour, "days": 24 * time.Hour}[m[2]]
+	return time.Duration(n) * unit, true
 }
 
 // ReportsBatchItemFailures reports whether FunctionResponseTypes holds

@@ -609,3 +609,16 @@ func TestIntrinsic(t *testing.T) {
 		}
 	}
 }
+
+func TestEventRate(t *testing.T) {
+	t.Parallel()
+	for expr, want := range map[string]time.Duration{"rate(1 minute)": time.Minute, "rate(5 minutes)": 5 * time.Minute,
+		"rate(2 hours)": 2 * time.Hour, "cron(0 * * * ? *)": 0, "rate(0 minutes)": 0} {
+		if got, _ := (template.Event{Type: template.EventSchedule, Schedule: expr}).Rate(); got != want {
+			t.Errorf("rate(%q) = %v, want %v", expr, got, want)
+		}
+	}
+	if got, ok := (template.Event{Type: template.EventSQS, Schedule: "rate(1 minute)"}).Rate(); ok {
+		t.Errorf("an SQS event's rate = %v, want none", got)
+	}
+}

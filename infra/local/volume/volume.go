@@ -30,7 +30,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -299,28 +298,12 @@ func upFunctions(tpl *template.Template) ([]string, map[string]time.Duration) {
 	for _, fn := range tpl.Functions() {
 		fns = append(fns, fn.LogicalID)
 		for _, ev := range fn.Events {
-			if d, ok := rate(ev.Schedule); ev.Type == template.EventSchedule && ok {
+			if d, ok := ev.Rate(); ok {
 				schedules[fn.LogicalID] = d
 			}
 		}
 	}
 	return fns, schedules
-}
-
-var rateRE = regexp.MustCompile(`^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$`)
-
-func rate(expr string) (time.Duration, bool) {
-	m := rateRE.FindStringSubmatch(strings.TrimSpace(expr))
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil || n <= 0 {
-		return 0, false
-	}
-	unit := map[string]time.Duration{"minute": time.Minute, "minutes": time.Minute, "hour": time.Hour, "hours": time.Hour,
-		"day": 24 * time.Hour, "days": 24 * time.Hour}[m[2]]
-	return time.Duration(n) * unit, true
 }
 
 func diff[V int64 | time.Duration](now, before map[string]V) map[string]int64 {

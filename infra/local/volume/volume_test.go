@@ -119,13 +119,3 @@ func TestWriteDocReplacesTheSection(t *testing.T) {
 		t.Errorf("WriteDoc of a missing file: %v", err)
 	}
 }
-
-func TestUpFunctionsRunsTheSchedulesAtTheirRate(t *testing.T) {
-	t.Parallel()
-	for expr, want := range map[string]time.Duration{"rate(1 minute)": time.Minute, "rate(5 minutes)": 5 * time.Minute,
-		"rate(2 hours)": 2 * time.Hour, "cron(0 * * * ? *)": 0, "rate(0 minutes)": 0} {
-		if got, _ := rate(expr); got != want {
-			t.Errorf("rate(%q) = %v, want %v", expr, got, want)
-		}
-	}
-}

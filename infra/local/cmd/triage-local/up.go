@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -169,8 +167,8 @@ func up(ctx context.Context, f upFlags, apiKey string, stdout, stderrRaw io.Writ
 	var wg sync.WaitGroup
 	for _, fn := range tpl.Functions() {
 		for _, ev := range fn.Events {
-			every, ok := parseRate(ev.Schedule)
-			if ev.Type != template.EventSchedule || !ok {
+			every, ok := ev.Rate()
+			if !ok {
 				continue
 			}
 			wg.Add(1)
@@ -230,23 +228,6 @@ func unpublishedOnce(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-var rateRE = regexp.MustCompile(`^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$`)
-
-// parseRate reads a SAM Schedule event's rate expression.
-func parseRate(expr string) (time.Duration, bool) {
-	m := rateRE.FindStringSubmatch(strings.TrimSpace(expr))
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil || n <= 0 {
-		return 0, false
-	}
-	unit := map[string]time.Duration{"minute": time.Minute, "minutes": time.Minute, "hour": time.Hour, "hours": time.Hour,
-		"day": 24 * time.Hour, "days": 24 * time.Hour}[m[2]]
-	return time.Duration(n) * unit, true
 }
 
 // runSchedule invokes fn with an EventBridge scheduled event every period,
