@@ -13,6 +13,8 @@ import (
 
 	"github.com/triagehq/triage"
 	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/retry"
 )
 
 // fakeClock moves only when Do waits: each Sleep advances it by the wait
@@ -91,4 +93,8 @@ func newClient(t *testing.T, cfg triage.Config) *triage.Client {
 
 func item(id string) triage.Item {
 	return triage.Item{ItemID: id, SourceURL: "https://news.example.com/" + id, WebhookURL: "https://hooks.example.com/t"}
+}
+
+func retryInput(stage triage.Stage, err error, attempt int) retry.Input {
+	return retry.Input{Stage: stage, Failure: failure.ClassOf(err), Attempt: attempt, Now: t0}
 }
