@@ -11,6 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/triagehq/triage"
 )
 
@@ -99,4 +103,26 @@ func ExampleClient_RoundTripper() {
 	fmt.Println(resp.Status, "after", sends.Load(), "sends; waited", clk.waits())
 	// Output:
 	// 200 OK after 2 sends; waited [2s]
+}
+
+// Example is the README's inline path: it compiles with the README's lines.
+func Example() {
+	var (
+		ctx                                     = context.Background()
+		breakersTable, modelsTable, budgetTable = "triage-Breakers", "triage-Models", "triage-Budget"
+		fetchQueueURL                           = "https://sqs.us-east-1.amazonaws.com/123456789012/triage-FetchQueue"
+		story, spec                             = "story text", item("story-1")
+		enrich                                  = func(context.Context, string) error { return nil }
+	)
+	cfg, _ := config.LoadDefaultConfig(ctx)
+	dailyCap, _ := triage.ParseUSD("5")     // the stack's DailyBudgetUSD
+	callCost, _ := triage.ParseUSD("0.003") // its CostPerCallUSD
+	client, err := triage.New(triage.Config{
+		Stores:   triage.DynamoStores(dynamodb.NewFromConfig(cfg), triage.Tables{Breakers: breakersTable, Models: modelsTable, Budget: budgetTable}),
+		DailyCap: dailyCap, CallCost: callCost,
+		SQS: sqs.NewFromConfig(cfg), FetchQueueURL: fetchQueueURL, // the stack's outputs
+	})
+	err = client.Do(ctx, func(ctx context.Context) error { return enrich(ctx, story) },
+		triage.Service("llm:openai"), triage.Model("openai:gpt-4o-mini"), triage.ForItem(spec))
+	_ = err
 }
