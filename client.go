@@ -46,6 +46,9 @@ type Stores struct {
 	breakers breaker.Store
 	models   health.Store
 	budget   func(cap, cost USD) (budget.Priced, error)
+	// capped is true for a budget table the caller named: it needs a cap
+	// and a call's cost.
+	capped bool
 }
 
 // DynamoStores are the stack's tables in DynamoDB: the inline path and the
@@ -60,6 +63,7 @@ func DynamoStores(db DynamoDB, t Tables) Stores {
 		s.models = &health.Dynamo{DB: db, Table: t.Models}
 	}
 	if t.Budget != "" {
+		s.capped = true
 		s.budget = func(dailyCap, cost USD) (budget.Priced, error) { return budget.New(db, t.Budget, dailyCap, cost) }
 	}
 	return s
@@ -104,8 +108,9 @@ type Config struct {
 	// Stores hold the gates; the zero value checks none.
 	Stores Stores
 	// DailyCap is the day's budget (the stack's DailyBudgetUSD) and
-	// CallCost a call's estimate (CostPerCallUSD): with both set and a
-	// budget store, each call is charged before it is made.
+	// CallCost a call's estimate (CostPerCallUSD): each call is charged
+	// before it is made. A budget table needs both; both need a budget
+	// store.
 	DailyCap, CallCost USD
 	// SQS and FetchQueueURL (the stack's FetchQueueUrl) are where Do hands
 	// an item it gives up on; without them it returns the error.
@@ -157,7 +162,14 @@ func New(cfg Config) (*Client, error) {
 	if s := cfg.Stores.models; s != nil {
 		c.health = &health.Tracker{Store: s, Clock: c.clock, Log: cfg.Log}
 	}
-	if cfg.Stores.budget != nil && cfg.DailyCap > 0 && cfg.CallCost > 0 {
+	priced := cfg.DailyCap > 0 || cfg.CallCost > 0
+	switch {
+	case priced && cfg.Stores.budget == nil:
+		return nil, errors.New("triage: DailyCap and CallCost need a budget table (Tables.Budget)")
+	case cfg.Stores.capped && (cfg.DailyCap <= 0 || cfg.CallCost <= 0):
+		return nil, errors.New("triage: a budget table needs DailyCap and CallCost (the stack's DailyBudgetUSD and CostPerCallUSD)")
+	}
+	if priced {
 		b, err := cfg.Stores.budget(cfg.DailyCap, cfg.CallCost)
 		if err != nil {
 			return nil, err

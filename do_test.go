@@ -170,7 +170,7 @@ func TestDoCountsNoAttemptForAProviderQuota(t *testing.T) {
 			t.Fatalf("item %d: Do = %v, want it queued", i, err)
 		}
 		w, ok := e.Decision.(triage.Wait)
-		if !ok || !strings.HasPrefix(string(w.Gate), "quota:") && !strings.HasPrefix(string(w.Gate), "breaker:") {
+		if !ok || w.Gate != "quota:llm:openai" {
 			t.Fatalf("item %d: decision %#v, want a wait behind the provider's gate", i, e.Decision)
 		}
 	}
@@ -270,5 +270,22 @@ func TestDoEndsWithTheCallersContext(t *testing.T) {
 	err := c.Do(ctx, func(context.Context) error { calls++; cancel(); return status(503) }, triage.ForItem(item("c-1")))
 	if calls != 1 || !errors.Is(err, triage.ErrQueued) || len(q.sent()) != 1 {
 		t.Fatalf("Do = %v after %d calls, %d sent; want one call and the item queued", err, calls, len(q.sent()))
+	}
+}
+
+// TestNewRefusesAHalfConfiguredBudget: a cap without a budget table, or a
+// budget table without a cap, is a configuration error, not a budget
+// silently left out.
+func TestNewRefusesAHalfConfiguredBudget(t *testing.T) {
+	cost, _ := triage.ParseUSD("0.003")
+	for name, cfg := range map[string]triage.Config{
+		"cap without a table": {DailyCap: 10 * cost, CallCost: cost},
+		"table without a cap": {Stores: triage.DynamoStores(nil, triage.Tables{Budget: "b"})},
+		"queue without SQS":   {FetchQueueURL: "https://sqs.example/q"},
+		"unknown stage":       {Stage: "enrich"},
+	} {
+		if _, err := triage.New(cfg); err == nil {
+			t.Errorf("%s: New accepted it", name)
+		}
 	}
 }
