@@ -78,17 +78,24 @@ func (e *Error) Is(target error) bool { return target == ErrQueued && e.MessageI
 //     ErrQueued), and returns the *Error otherwise.
 //
 // fn gets ctx; Do never extends the caller's deadline. It returns nil when
-// a call succeeds.
+// a call succeeds, and ctx's error, calling nothing, when ctx is already
+// done.
 func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ...CallOption) error {
 	cl := call{cost: c.cost}
 	for _, o := range opts {
 		o(&cl)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	var (
 		spent, calls int
 		suspect      *state.Suspect
 	)
-	for {
+	// Each round is a delivery in the worker's terms: a call, or a refusal
+	// by a closed gate. The policy's holding rule bounds the rounds a wait
+	// that spends no attempt may take (retry.Holding.Park).
+	for rounds := 1; ; rounds++ {
 		err, called := c.once(ctx, cl, fn, &suspect)
 		if called {
 			calls++
@@ -101,7 +108,7 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 		if cl.single && calls > 0 {
 			return c.giveUp(ctx, cl, err, dec, calls)
 		}
-		if d, ok := c.holds(ctx, dec, now, calls); ok && c.clock.Sleep(ctx, d) == nil {
+		if d, ok := c.holds(ctx, dec, now, rounds); ok && c.clock.Sleep(ctx, d) == nil {
 			if dec.Counts() {
 				spent++
 			}
@@ -112,7 +119,7 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 }
 
 // holds returns how long to wait for dec, and whether Do waits it out.
-func (c *Client) holds(ctx context.Context, dec Decision, now time.Time, calls int) (time.Duration, bool) {
+func (c *Client) holds(ctx context.Context, dec Decision, now time.Time, rounds int) (time.Duration, bool) {
 	var d time.Duration
 	switch x := dec.(type) {
 	case retry.Retry:
@@ -125,7 +132,7 @@ func (c *Client) holds(ctx context.Context, dec Decision, now time.Time, calls i
 	if deadline, ok := ctx.Deadline(); ok && !now.Add(d).Before(deadline) {
 		return d, false
 	}
-	return d, ctx.Err() == nil && holdsInProcess(dec, d, calls)
+	return d, ctx.Err() == nil && holdsInProcess(dec, d, rounds)
 }
 
 // once checks the gates, makes one call and feeds its outcome to them. The

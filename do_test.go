@@ -289,3 +289,15 @@ func TestNewRefusesAHalfConfiguredBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestDoCallsNothingOnADoneContext: a context already done calls nothing
+// and returns its error.
+func TestDoCallsNothingOnADoneContext(t *testing.T) {
+	c := newClient(t, triage.Config{Clock: newClock()})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := 0
+	if err := c.Do(ctx, flaky(&calls)); !errors.Is(err, context.Canceled) || calls != 0 {
+		t.Fatalf("Do = %v after %d calls", err, calls)
+	}
+}

@@ -40,13 +40,13 @@ func decide(p *retry.Profile, f facts) retry.Decision {
 
 // holdsInProcess reports whether the inline path may wait d for the policy's
 // decision in the caller's goroutine: exactly the waits the worker would
-// hold in its queue rather than park (retry.Holding.Park), calls standing
-// for receives. A wait behind a gate is never held here: the gate's waiters
+// hold in its queue rather than park (retry.Holding.Park), rounds (calls
+// and refusals by a closed gate) standing for receives. A wait behind a gate is never held here: the gate's waiters
 // are the scheduler's to release in a ramp.
-func holdsInProcess(dec retry.Decision, d time.Duration, calls int) bool {
+func holdsInProcess(dec retry.Decision, d time.Duration, rounds int) bool {
 	onGate := false
 	if w, ok := dec.(retry.Wait); ok {
 		onGate = !w.Gate.IsDue()
 	}
-	return !retry.Holding{}.Park(d, calls, dec.Counts(), onGate)
+	return !retry.Holding{}.Park(d, rounds, dec.Counts(), onGate)
 }

@@ -88,6 +88,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		opts = append(opts[:len(opts):len(opts)], func(c *call) { c.single = true })
 	}
 	err := t.c.Do(req.Context(), send, opts...)
+	if sent == 0 && req.Body != nil {
+		_ = req.Body.Close() // a RoundTripper closes the body, also unsent
+	}
 	var e *Error
 	switch {
 	case err == nil:

@@ -193,3 +193,34 @@ func TestDecideIsThePolicys(t *testing.T) {
 		}
 	}
 }
+
+// closeCounter is a request body that counts its Close calls.
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// TestRoundTripperClosesABodyAClosedGateKeptBack: a request the open
+// breaker refuses is never sent, and its body is still closed, as a
+// RoundTripper must.
+func TestRoundTripperClosesABodyAClosedGateKeptBack(t *testing.T) {
+	u, url := serve(t, answer(503, "down"))
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	rt := c.RoundTripper(nil, triage.Service("llm:down"))
+	for range 5 { // open the breaker
+		req, _ := http.NewRequestWithContext(within(t, clk, 10*time.Second), http.MethodGet, url, nil)
+		if resp, err := rt.RoundTrip(req); err == nil {
+			resp.Body.Close()
+		}
+	}
+	sends := len(u.received())
+	body := &closeCounter{Reader: strings.NewReader("x")}
+	req, _ := http.NewRequestWithContext(within(t, clk, 10*time.Second), http.MethodPost, url, body)
+	resp, err := rt.RoundTrip(req)
+	if resp != nil || !errors.Is(err, triage.ErrWaiting) || len(u.received()) != sends || body.closed != 1 {
+		t.Fatalf("RoundTrip = %v, %v; %d more sends, body closed %d times", resp, err, len(u.received())-sends, body.closed)
+	}
+}
