@@ -56,8 +56,11 @@ func Classify(err error) Classification { return failure.ClassOf(err) }
 // its status, headers (Retry-After and kin) and body (at most its first
 // 16 KiB are read). The request's host, when resp carries the request,
 // names the provider; its path and query (which may hold a key) are not
-// read.
+// read. A nil resp is INTERNAL_BUG, as a nil error is to Classify.
 func ClassifyResponse(resp *http.Response, body []byte) Classification {
+	if resp == nil {
+		return failure.Classify(nil)
+	}
 	return failure.Classify(evidence(resp, body, ""))
 }
 
