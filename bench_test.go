@@ -15,9 +15,8 @@ import (
 // gate on, against the memory stores: the model's health and the breaker
 // from their caches, the budget from the pocket.
 func BenchmarkDo(b *testing.B) {
-	cost, _ := triage.ParseUSD("0.000001")
 	clk := newClock()
-	c, err := triage.New(triage.Config{Stores: triage.MemoryStores(), DailyCap: cost * 1 << 40, CallCost: cost, Clock: clk})
+	c, err := triage.New(triage.Config{Stores: triage.MemoryStores(), DailyBudgetUSD: "1000000", CostPerCallUSD: "0.000001", Clock: clk})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -107,11 +107,11 @@ type Config struct {
 	Stage Stage
 	// Stores hold the gates; the zero value checks none.
 	Stores Stores
-	// DailyCap is the day's budget (the stack's DailyBudgetUSD) and
-	// CallCost a call's estimate (CostPerCallUSD): each call is charged
-	// before it is made. A budget table needs both; both need a budget
-	// store.
-	DailyCap, CallCost USD
+	// DailyBudgetUSD is the day's budget and CostPerCallUSD a call's
+	// estimate, in dollars ("5", "0.003"), as the stack's parameters of
+	// those names give them: each call is charged before it is made. A
+	// budget table needs both; both need a budget store.
+	DailyBudgetUSD, CostPerCallUSD string
 	// SQS and FetchQueueURL (the stack's FetchQueueUrl) are where Do hands
 	// an item it gives up on; without them it returns the error.
 	SQS           SQS
@@ -140,7 +140,11 @@ type Client struct {
 
 // New returns a Client for cfg.
 func New(cfg Config) (*Client, error) {
-	c := &Client{profile: cfg.Profile, stage: cfg.Stage, clock: cfg.Clock, rand: cfg.Rand, cost: cfg.CallCost}
+	dailyCap, cost, err := prices(cfg.DailyBudgetUSD, cfg.CostPerCallUSD)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{profile: cfg.Profile, stage: cfg.Stage, clock: cfg.Clock, rand: cfg.Rand, cost: cost}
 	if c.profile == nil {
 		c.profile = retry.Standard()
 	}
@@ -162,15 +166,15 @@ func New(cfg Config) (*Client, error) {
 	if s := cfg.Stores.models; s != nil {
 		c.health = &health.Tracker{Store: s, Clock: c.clock, Log: cfg.Log}
 	}
-	priced := cfg.DailyCap > 0 || cfg.CallCost > 0
+	priced := cfg.DailyBudgetUSD != "" || cfg.CostPerCallUSD != ""
 	switch {
 	case priced && cfg.Stores.budget == nil:
-		return nil, errors.New("triage: DailyCap and CallCost need a budget table (Tables.Budget)")
-	case cfg.Stores.capped && (cfg.DailyCap <= 0 || cfg.CallCost <= 0):
-		return nil, errors.New("triage: a budget table needs DailyCap and CallCost (the stack's DailyBudgetUSD and CostPerCallUSD)")
+		return nil, errors.New("triage: DailyBudgetUSD and CostPerCallUSD need a budget table (Tables.Budget)")
+	case priced && (dailyCap <= 0 || cost <= 0), cfg.Stores.capped && !priced:
+		return nil, errors.New("triage: a budget needs a positive DailyBudgetUSD and CostPerCallUSD (the stack's parameters)")
 	}
 	if priced {
-		b, err := cfg.Stores.budget(cfg.DailyCap, cfg.CallCost)
+		b, err := cfg.Stores.budget(dailyCap, cost)
 		if err != nil {
 			return nil, err
 		}
@@ -183,6 +187,21 @@ func New(cfg Config) (*Client, error) {
 		c.producer = &producer.Producer{SQS: cfg.SQS, QueueURL: cfg.FetchQueueURL, Rand: c.rand, Sleep: c.clock.Sleep}
 	}
 	return c, nil
+}
+
+// prices reads the day's cap and a call's estimate; empty is zero.
+func prices(dailyUSD, callUSD string) (dailyCap, cost USD, err error) {
+	if dailyUSD != "" {
+		if dailyCap, err = ParseUSD(dailyUSD); err != nil {
+			return 0, 0, errors.New("triage: DailyBudgetUSD: " + err.Error())
+		}
+	}
+	if callUSD != "" {
+		if cost, err = ParseUSD(callUSD); err != nil {
+			return 0, 0, errors.New("triage: CostPerCallUSD: " + err.Error())
+		}
+	}
+	return dailyCap, cost, nil
 }
 
 // Decide is the policy's decision about err, the attempt-th failure, with
@@ -220,5 +239,5 @@ func Model(entry string) CallOption { return func(c *call) { c.model = entry } }
 func ForItem(spec Item) CallOption { return func(c *call) { c.item = &spec } }
 
 // Cost is the call's estimate, charged to the day's budget in place of the
-// Config's CallCost.
+// Config's CostPerCallUSD.
 func Cost(usd USD) CallOption { return func(c *call) { c.cost = usd } }

@@ -239,8 +239,7 @@ func TestDoDisablesABrokenModel(t *testing.T) {
 // attempt and goes to the queue.
 func TestDoChargesTheDailyBudget(t *testing.T) {
 	clk, q := newClock(), &fakeSQS{}
-	cost, _ := triage.ParseUSD("0.01")
-	c := newClient(t, triage.Config{Clock: clk, Stores: triage.MemoryStores(), DailyCap: 2 * cost, CallCost: cost,
+	c := newClient(t, triage.Config{Clock: clk, Stores: triage.MemoryStores(), DailyBudgetUSD: "0.02", CostPerCallUSD: "0.01",
 		SQS: q, FetchQueueURL: "https://sqs.example/q"})
 	calls := 0
 	ok := func(context.Context) error { calls++; return nil }
@@ -277,12 +276,13 @@ func TestDoEndsWithTheCallersContext(t *testing.T) {
 // budget table without a cap, is a configuration error, not a budget
 // silently left out.
 func TestNewRefusesAHalfConfiguredBudget(t *testing.T) {
-	cost, _ := triage.ParseUSD("0.003")
 	for name, cfg := range map[string]triage.Config{
-		"cap without a table": {DailyCap: 10 * cost, CallCost: cost},
-		"table without a cap": {Stores: triage.DynamoStores(nil, triage.Tables{Budget: "b"})},
-		"queue without SQS":   {FetchQueueURL: "https://sqs.example/q"},
-		"unknown stage":       {Stage: "enrich"},
+		"cap without a table":     {DailyBudgetUSD: "5", CostPerCallUSD: "0.003"},
+		"cap without a cost":      {Stores: triage.MemoryStores(), DailyBudgetUSD: "5"},
+		"a cap that is no amount": {Stores: triage.MemoryStores(), DailyBudgetUSD: "five", CostPerCallUSD: "0.003"},
+		"table without a cap":     {Stores: triage.DynamoStores(nil, triage.Tables{Budget: "b"})},
+		"queue without SQS":       {FetchQueueURL: "https://sqs.example/q"},
+		"unknown stage":           {Stage: "enrich"},
 	} {
 		if _, err := triage.New(cfg); err == nil {
 			t.Errorf("%s: New accepted it", name)

@@ -9,9 +9,9 @@
 // every worker) and the producer that puts items on the fetch queue:
 //
 //	c, err := triage.New(triage.Config{
-//		Stores:   triage.DynamoStores(dynamodb.NewFromConfig(cfg), tables),
-//		DailyCap: dailyCap, CallCost: callCost,
-//		SQS:      sqs.NewFromConfig(cfg), FetchQueueURL: fetchQueueURL,
+//		Stores:         triage.DynamoStores(dynamodb.NewFromConfig(cfg), tables),
+//		DailyBudgetUSD: "5", CostPerCallUSD: "0.003",
+//		SQS:            sqs.NewFromConfig(cfg), FetchQueueURL: fetchQueueURL,
 //	})
 //	err = c.Do(ctx, enrich, triage.Service("llm:openai"), triage.Model("openai:gpt-4o-mini"), triage.ForItem(spec))
 //

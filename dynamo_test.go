@@ -33,9 +33,8 @@ func TestInlineSharesTheWorkersRecords(t *testing.T) {
 	tables := triage.Tables{Breakers: env.Output(t, "BreakersTableName"), Models: env.Output(t, "ModelsTableName"),
 		Budget: env.Output(t, "BudgetTableName")}
 	queue := env.Stack.QueueURL(pipeline.Fetch)
-	cost, _ := triage.ParseUSD("0.003")
 	clk := newClock()
-	c := newClient(t, triage.Config{Stores: triage.DynamoStores(db, tables), DailyCap: 100 * cost, CallCost: cost,
+	c := newClient(t, triage.Config{Stores: triage.DynamoStores(db, tables), DailyBudgetUSD: "0.3", CostPerCallUSD: "0.003",
 		SQS: sq, FetchQueueURL: queue, Clock: clk, Rand: half})
 
 	calls := 0

@@ -108,21 +108,22 @@ func ExampleClient_RoundTripper() {
 // Example is the README's inline path: it compiles with the README's lines.
 func Example() {
 	var (
-		ctx                                     = context.Background()
 		breakersTable, modelsTable, budgetTable = "triage-Breakers", "triage-Models", "triage-Budget"
 		fetchQueueURL                           = "https://sqs.us-east-1.amazonaws.com/123456789012/triage-FetchQueue"
-		story, spec                             = "story text", item("story-1")
-		enrich                                  = func(context.Context, string) error { return nil }
+		spec                                    = item("story-1")
+		enrich                                  = func(context.Context) error { return nil }
 	)
-	cfg, _ := config.LoadDefaultConfig(ctx)
-	dailyCap, _ := triage.ParseUSD("5")     // the stack's DailyBudgetUSD
-	callCost, _ := triage.ParseUSD("0.003") // its CostPerCallUSD
-	client, err := triage.New(triage.Config{
-		Stores:   triage.DynamoStores(dynamodb.NewFromConfig(cfg), triage.Tables{Breakers: breakersTable, Models: modelsTable, Budget: budgetTable}),
-		DailyCap: dailyCap, CallCost: callCost,
-		SQS: sqs.NewFromConfig(cfg), FetchQueueURL: fetchQueueURL, // the stack's outputs
-	})
-	err = client.Do(ctx, func(ctx context.Context) error { return enrich(ctx, story) },
-		triage.Service("llm:openai"), triage.Model("openai:gpt-4o-mini"), triage.ForItem(spec))
-	_ = err
+	inline := func(ctx context.Context) error {
+		cfg, _ := config.LoadDefaultConfig(ctx)
+		client, err := triage.New(triage.Config{
+			Stores:         triage.DynamoStores(dynamodb.NewFromConfig(cfg), triage.Tables{Breakers: breakersTable, Models: modelsTable, Budget: budgetTable}),
+			DailyBudgetUSD: "5", CostPerCallUSD: "0.003", // the stack's parameters
+			SQS: sqs.NewFromConfig(cfg), FetchQueueURL: fetchQueueURL, // and outputs
+		})
+		if err != nil {
+			return err
+		}
+		return client.Do(ctx, enrich, triage.Service("llm:openai"), triage.Model("openai:gpt-4o-mini"), triage.ForItem(spec))
+	}
+	_ = inline
 }

@@ -30,11 +30,12 @@ func TestReadmeShowsTheExample(t *testing.T) {
 	}
 	lines := strings.Split(body, "\n")
 	for i, l := range lines {
-		if strings.TrimPrefix(l, "\t") != want[0] {
+		indent, ok := strings.CutSuffix(l, want[0])
+		if !ok || strings.Trim(indent, "\t") != "" {
 			continue
 		}
 		for j, w := range want {
-			if i+j >= len(lines) || strings.TrimPrefix(lines[i+j], "\t") != w {
+			if i+j >= len(lines) || lines[i+j] != indent+w {
 				t.Fatalf("README line %d %q; Example has %q", j+1, w, lines[min(i+j, len(lines)-1)])
 			}
 		}
