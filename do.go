@@ -96,7 +96,7 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 	// by a closed gate. The policy's holding rule bounds the rounds a wait
 	// that spends no attempt may take (retry.Holding.Park).
 	for rounds := 1; ; rounds++ {
-		err, called := c.once(ctx, cl, fn, &suspect)
+		called, err := c.once(ctx, cl, fn, &suspect)
 		if called {
 			calls++
 		}
@@ -137,26 +137,45 @@ func (c *Client) holds(ctx context.Context, dec Decision, now time.Time, rounds 
 
 // once checks the gates, makes one call and feeds its outcome to them. The
 // error is the call's, a closed gate's wait, or the breaker's verdict in
-// place of the call's failure (a wait behind it, a quota's gate).
-func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) error, suspect **state.Suspect) (error, bool) {
+// place of the call's failure (a wait behind it, a quota's gate); called
+// is false when a gate kept the call back.
+func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) error, suspect **state.Suspect) (called bool, err error) {
 	if err := c.modelGate(ctx, cl.model); err != nil {
-		return err, false
+		return false, err
 	}
 	var t breaker.Ticket
 	if c.breakers != nil && cl.service != "" {
-		var err error
 		if t, err = c.breakers.Allow(ctx, cl.service); err != nil {
-			return err, false
+			return false, err
 		}
 		t.Suspect = *suspect
 	}
 	if c.budget != nil && cl.cost > 0 {
 		if err := c.budget.ChargeCost(ctx, c.clock.Now(), cl.cost); err != nil {
-			c.done(ctx, t, err) // silent: the upstream was not called; a probe's lease goes to the next caller
-			return err, false
+			// Neutral for the breaker, as in the llm stage's chain: the
+			// upstream was not called; a probe's lease goes to the next
+			// caller.
+			c.done(ctx, t, &failure.WaitError{Reason: "the budget was not charged: the upstream was not called"})
+			return false, err
 		}
 	}
-	err := failure.Mark(fn(ctx))
+	finished := false
+	defer func() {
+		if !finished { // fn panicked: release a probe's lease, then let the panic go on
+			c.done(ctx, t, &failure.WaitError{Reason: "the call panicked"})
+		}
+	}()
+	err = failure.Mark(fn(ctx))
+	finished = true
+	if v := c.done(ctx, t, err); v != nil {
+		// The outage's or the quota's, not the model's, as in the llm
+		// stage's chain: the item waits behind the breaker, and the
+		// model's health records nothing.
+		if s := state.SuspectOf(v); s != nil {
+			*suspect = s
+		}
+		return true, v
+	}
 	if c.health != nil && cl.model != "" {
 		if err == nil {
 			_ = c.health.RecordSuccess(ctx, cl.model) // bookkeeping: never the call's outcome
@@ -164,13 +183,7 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 			_, _ = c.health.RecordFailure(ctx, cl.model, cl.itemID(), failure.ClassOf(err))
 		}
 	}
-	if v := c.done(ctx, t, err); v != nil {
-		if s := state.SuspectOf(v); s != nil {
-			*suspect = s
-		}
-		err = v
-	}
-	return err, true
+	return true, err
 }
 
 func (c *Client) done(ctx context.Context, t breaker.Ticket, err error) error {

@@ -301,3 +301,32 @@ func TestDoCallsNothingOnADoneContext(t *testing.T) {
 		t.Fatalf("Do = %v after %d calls", err, calls)
 	}
 }
+
+// TestDoReleasesTheProbeOfACallThatPanicked: the call that won an open
+// breaker's probe panics; the panic goes on to the caller, and the probe's
+// lease is released, so the next caller probes at once rather than after
+// the lease.
+func TestDoReleasesTheProbeOfACallThatPanicked(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	down := func(context.Context) error { return status(503) }
+	for i := range 5 {
+		_ = c.Do(within(t, clk, 15*time.Second), down, triage.Service("llm:p"), triage.ForItem(item("p-"+strconv.Itoa(i))))
+	}
+	if err := c.Do(within(t, clk, time.Minute), down, triage.Service("llm:p")); !errors.Is(err, triage.ErrWaiting) {
+		t.Fatalf("the breaker is not open: %v", err)
+	}
+	clk.Advance(time.Hour) // past the open window: the next caller is the probe
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the panic did not reach the caller")
+			}
+		}()
+		_ = c.Do(within(t, clk, time.Minute), func(context.Context) error { panic("boom") }, triage.Service("llm:p"))
+	}()
+	calls := 0
+	if err := c.Do(within(t, clk, time.Minute), flaky(&calls), triage.Service("llm:p")); err != nil || calls != 1 {
+		t.Fatalf("Do = %v after %d calls; want the next caller to probe and close the breaker", err, calls)
+	}
+}
