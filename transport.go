@@ -30,7 +30,8 @@ func WithCall(ctx context.Context, opts ...CallOption) context.Context {
 // upstream sent it, so the provider's client reports its own error; on a
 // transport error, a closed gate or a hand-off to the fetch queue (an
 // item in WithCall), the *Error. Turn off the provider client's own
-// retries: the policy decides them.
+// retries (option.WithMaxRetries(0) in the OpenAI and Anthropic Go SDKs):
+// the policy decides them.
 func (c *Client) RoundTripper(next http.RoundTripper, opts ...CallOption) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
