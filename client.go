@@ -233,9 +233,9 @@ func Service(name string) CallOption { return func(c *call) { c.service = name }
 func Model(entry string) CallOption { return func(c *call) { c.model = entry } }
 
 // ForItem is the item the call works for: its id keeps one item's repeated
-// failures from counting twice against the model or the breaker, and Do
-// hands its spec to the fetch queue when it gives up on a failure the
-// queue may still get past.
+// failures from counting twice against the model (docs/design.md "Model
+// health"), and Do hands its spec to the fetch queue when it gives up on a
+// failure the queue may still get past.
 func ForItem(spec Item) CallOption { return func(c *call) { c.item = &spec } }
 
 // Cost is the call's estimate, charged to the day's budget in place of the
