@@ -61,8 +61,8 @@ test lint unit test-bootstraps fuzz fuzz-short fuzz-run: export GOFLAGS = $(TEST
 
 # The short soak (infra/local/soak) runs beside the other packages, in its
 # own go test: it mostly waits (its LLM outage, the breakers' windows, the
-# backoffs), as does the outage test, which alone holds the package phase's
-# last minute. Beside them, `make test` takes about the longer of the two
+# backoffs), as do the other local-stack tests (outage, cross-check, the
+# walkthrough of `triage-local up`). Beside them, `make test` takes about the longer of the two
 # phases, not their sum. Its output is held and printed
 # after the other packages', so the two never interleave, and either failing
 # fails unit.
@@ -96,7 +96,7 @@ test-bootstraps: tools-go
 
 # The short fuzz runs go beside the package tests at the lowest CPU
 # priority (nice 19): they are CPU-bound, the package phase mostly waits
-# (the outage test alone holds its last minute), so they take the CPU the
+# (the local-stack tests wait on their pipelines), so they take the CPU the
 # tests leave and yield it whenever a test wants it. Their output is held
 # and printed after unit's; either failing fails test.
 test: lint tools-browser

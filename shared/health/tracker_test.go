@@ -166,8 +166,8 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 // answers are never valid JSON, retried); the other, whose view says zero,
 // has successes in between. The count is of consecutive failures across
 // instances, so the successes must reset it and the model must stay
-// enabled. (The demo found this: successes on an instance with a stale view
-// wrote nothing, and a healthy fallback model was disabled.) A success
+// enabled. (Were successes on an instance with a stale view to write
+// nothing, a healthy fallback model would be disabled.) A success
 // trusts a view younger than the cache TTL and reads an older one: b's
 // first success after its view aged past the TTL resets the count, and no
 // success costs more than one read per TTL.
