@@ -62,10 +62,10 @@ test lint unit test-bootstraps fuzz fuzz-short fuzz-run: export GOFLAGS = $(TEST
 # The short soak (infra/local/soak) runs beside the other packages, in its
 # own go test: it mostly waits (its LLM outage, the breakers' windows, the
 # backoffs), as do the other local-stack tests (outage, cross-check, the
-# walkthrough of `triage-local up`). Beside them, `make test` takes about the longer of the two
-# phases, not their sum. Its output is held and printed
-# after the other packages', so the two never interleave, and either failing
-# fails unit.
+# walkthrough of `triage-local up`). Beside them, `make test` takes about
+# the longer of the two phases, not their sum. Its output is held and
+# printed after the other packages', so the two never interleave, and
+# either failing fails unit.
 #
 # The integration tests' local stacks (demo, outage, cross-check, soak) take
 # the functions' bootstraps from TEST_BOOTSTRAPS, built once per run by
