@@ -51,8 +51,8 @@ lint: tools-lint
 
 # make test's builds are path-independent (-trimpath, added to GOFLAGS):
 # without it every package of the module compiles under a key holding its
-# directory, so each clean clone (a new directory) compiled the whole module
-# again although go's cache held it, and a tree's lambdatest builds did not
+# directory, so each clean clone (a new directory) compiles the whole module
+# again although go's cache holds it, and a tree's lambdatest builds do not
 # share the bootstraps' compile. With it, a package compiled once, by any
 # checkout of the same sources, is not compiled again. Stack traces name
 # files by import path (github.com/triagehq/triage/…) instead of disk path.
@@ -61,15 +61,15 @@ test lint unit test-bootstraps fuzz fuzz-short fuzz-run: export GOFLAGS = $(TEST
 
 # The short soak (infra/local/soak) runs beside the other packages, in its
 # own go test: it mostly waits (its LLM outage, the breakers' windows, the
-# backoffs), as does the outage test, which alone holds the package phase's
-# last minute. After the soak ran on its own, `make test` was the sum of the
-# two phases; now it is about the longer. Its output is held and printed
-# after the other packages', so the two never interleave, and either failing
-# fails unit.
+# backoffs), as do the other local-stack tests (outage, cross-check, the
+# walkthrough of `triage-local up`). Beside them, `make test` takes about
+# the longer of the two phases, not their sum. Its output is held and
+# printed after the other packages', so the two never interleave, and
+# either failing fails unit.
 #
 # The integration tests' local stacks (demo, outage, cross-check, soak) take
 # the functions' bootstraps from TEST_BOOTSTRAPS, built once per run by
-# test-bootstraps (devstack.PrebuiltEnv); each stack linked its own before.
+# test-bootstraps (devstack.PrebuiltEnv), rather than each linking its own.
 TEST_BOOTSTRAPS := $(CURDIR)/.build/test
 unit: tools-go test-bootstraps
 	@soaklog=$$(mktemp); trap 'rm -f $$soaklog' EXIT; \
@@ -96,7 +96,7 @@ test-bootstraps: tools-go
 
 # The short fuzz runs go beside the package tests at the lowest CPU
 # priority (nice 19): they are CPU-bound, the package phase mostly waits
-# (the outage test alone holds its last minute), so they take the CPU the
+# (the local-stack tests wait on their pipelines), so they take the CPU the
 # tests leave and yield it whenever a test wants it. Their output is held
 # and printed after unit's; either failing fails test.
 test: lint tools-browser
@@ -122,15 +122,15 @@ test: lint tools-browser
 # more (a minute and a half on two CPUs).
 #
 # The short runs minimize each new input for at most 1s (FMT) instead of the
-# default 60s: minimizing one new-coverage input of FuzzParse took over a
-# minute of `make test`'s time, and a failing input is written either way.
+# default 60s: minimizing one new-coverage input of FuzzParse can take over
+# a minute of `make test`'s time, and a failing input is written either way.
 #
 # Each package's instrumented test binary is built once (`go test -c -fuzz`)
 # and run for each of its targets, as `go test -fuzz` runs it: in the
 # package's directory (its testdata/fuzz corpus, where a failing input is
 # written) with the go command's fuzz cache (-test.fuzzcachedir). One
-# `go test -fuzz` per target linked the same instrumented binary again for
-# each of a package's targets (13 links for 8 packages).
+# `go test -fuzz` per target would link the same instrumented binary again
+# for each of a package's targets (13 links for 8 packages).
 fuzz: tools-go
 	@$(MAKE) --no-print-directory fuzz-run FT=$(FUZZTIME) FMT=60s
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,25 +134,80 @@ func TestParseWhen(t *testing.T) {
 	}
 }
 
-// TestOpsCommandsUnreachable: an endpoint nobody listens on exits 1 fast,
-// naming the endpoint.
+// opsCommands are the AWS commands TestOpsCommandsUnreachable runs against
+// an endpoint that does not answer, each with the requests its first round
+// trip makes at once: one, but for the error report's first class, read
+// through its ClassShards partitions together.
+var opsCommands = []struct {
+	args     []string
+	requests int
+}{
+	{[]string{"dlq", "list", "--stack", "s"}, 1},
+	{[]string{"dlq", "replay", "--all", "--note", "x", "--stack", "s"}, 1},
+	{[]string{"items", "get", "x", "--items-table", "t"}, 1},
+	{[]string{"report", "errors", "--errorlog-table", "t"}, state.ClassShards},
+	{[]string{"models", "list", "--models-table", "t"}, 1},
+	{[]string{"breakers", "reset", "api.openai.com", "--breakers-table", "t"}, 1},
+}
+
+// TestOpsCommandsUnreachable: an endpoint nobody listens on exits 1, naming
+// the endpoint; one that resets every connection is tried cliMaxAttempts
+// times for each request of the command's first round trip and never
+// again, so an unreachable endpoint costs one round trip's attempts, with
+// backoffs of at most half a second (loadAWSConfig's cap).
 func TestOpsCommandsUnreachable(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{
-		{"dlq", "list", "--stack", "s"},
-		{"dlq", "replay", "--all", "--note", "x", "--stack", "s"},
-		{"items", "get", "x", "--items-table", "t"},
-		{"report", "errors", "--errorlog-table", "t"},
-		{"models", "list", "--models-table", "t"},
-		{"breakers", "reset", "api.openai.com", "--breakers-table", "t"},
-	} {
-		start := time.Now()
+	for _, c := range opsCommands {
+		args := c.args
 		code, out, errOut := runCLI(append(args, "--endpoint", "http://127.0.0.1:1", "--region", "us-east-1")...)
 		if code != 1 || out != "" || !strings.Contains(errOut, "cannot reach http://127.0.0.1:1") {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("%v took %v against a closed port", args, d)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var accepted atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.(*net.TCPConn).SetLinger(0) // close with a reset, as a dead peer does
+			c.Close()
+		}
+	}()
+	endpoint := "http://" + ln.Addr().String()
+	for _, c := range opsCommands {
+		args := c.args
+		before := accepted.Load()
+		code, out, errOut := runCLI(append(args, "--endpoint", endpoint, "--region", "us-east-1")...)
+		if code != 1 || out != "" || !strings.Contains(errOut, "cannot reach "+endpoint) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+		if n, want := accepted.Load()-before, int64(c.requests*cliMaxAttempts); n != want {
+			t.Fatalf("%v: %d connections to an endpoint that resets each, want %d (%d attempts of %d requests)", args, n, want, cliMaxAttempts, c.requests)
+		}
+	}
+
+	cfg, err := loadAWSConfig(t.Context(), endpoint, "us-east-1", "", cliRequestTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxBackoff = 500 * time.Millisecond
+	r := cfg.Retryer()
+	if r.MaxAttempts() != cliMaxAttempts {
+		t.Fatalf("the retryer makes %d attempts, want %d", r.MaxAttempts(), cliMaxAttempts)
+	}
+	for attempt := 1; attempt <= 8; attempt++ {
+		d, err := r.RetryDelay(attempt, &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED})
+		if err != nil || d > maxBackoff {
+			t.Fatalf("backoff before attempt %d: %v, %v; want at most %v", attempt+1, d, err, maxBackoff)
 		}
 	}
 }

@@ -373,8 +373,8 @@ func (b *Breakers) done(ctx context.Context, t Ticket, o retry.BreakerEffect, cl
 			// An isolated failure on this process is not written: it joins
 			// the shared count when a second follows it here with no
 			// success between (both are written then), and each later one
-			// at once. One process alone counts exactly as before; an
-			// outage fails every call, so every process's streak counts;
+			// at once. A process alone counts every failure of a streak;
+			// an outage fails every call, so every process's streak counts;
 			// a provider's sporadic 5xx spread over a fleet never reach
 			// the service's key (docs/scale.md). A threshold of 1 opens at
 			// the first failure: nothing to wait for.

@@ -15,7 +15,7 @@ import (
 )
 
 // Seed corpora live in testdata/fuzz/<Name>: realistic provider responses
-// plus the shapes that broke parsers before (deep nesting, escapes, values
+// plus the shapes that break parsers (deep nesting, escapes, values
 // at the limits of float parsing, invalid UTF-8).
 
 // fuzzNows are the clocks requested delays are resolved against: ordinary,

@@ -166,8 +166,8 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 // answers are never valid JSON, retried); the other, whose view says zero,
 // has successes in between. The count is of consecutive failures across
 // instances, so the successes must reset it and the model must stay
-// enabled. (The demo found this: successes on an instance with a stale view
-// wrote nothing, and a healthy fallback model was disabled.) A success
+// enabled. (Were successes on an instance with a stale view to write
+// nothing, a healthy fallback model would be disabled.) A success
 // trusts a view younger than the cache TTL and reads an older one: b's
 // first success after its view aged past the TTL resets the count, and no
 // success costs more than one read per TTL.
@@ -358,8 +358,8 @@ func TestRecover(t *testing.T) {
 // reaches the shared count — at scale, one item's bad answers and a
 // provider's sporadic ones would otherwise make the model's key the
 // hottest of the system — while a streak on one instance counts every
-// failure of it, so one instance alone disables a broken model exactly as
-// before, at the fifth failure.
+// failure of it, so one instance alone disables a broken model at the fifth
+// failure, as a count of every failure would.
 func TestTrackerCountsLocalStreaks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -464,7 +464,7 @@ func TestTrackerSporadicFailuresNeverDisable(t *testing.T) {
 	if pairs == 0 {
 		t.Fatal("the sequence has no two failures in a row: it tests nothing")
 	}
-	// The old reading, a streak of two on the instance, wrote every pair.
+	// A write at a streak of two on the instance would write every pair.
 	if w := b.store.failures.Load(); w > int64(failures/100) {
 		t.Fatalf("%d failures, %d in a row after another: %d written, want at most 1%%", failures, pairs, w)
 	}

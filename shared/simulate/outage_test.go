@@ -6,14 +6,13 @@ import (
 	"time"
 )
 
-// TestLongOutageLosesNothing is the long-outage regression: the llm
-// provider answers 503 for 6 hours while 300 items arrive before and during
+// TestLongOutageLosesNothing: the llm provider answers 503 for 6 hours while 300 items arrive before and during
 // it (scenarios/outage-6h-300.json), then a 3-day outage with items
 // arriving at the same rate throughout. Triage's shipped profiles wait behind the breaker's gate, parked
 // (docs/design.md "Waits and parking"): every item done, nothing
 // dead-lettered, no message near the queues' backstop, a constant number of
 // DynamoDB writes per item whatever the outage's length. Naive redrive
-// still loses most of them, so the scenario still bites.
+// loses most of them, so the scenario bites.
 func TestLongOutageLosesNothing(t *testing.T) {
 	sc, err := Load("../../scenarios/outage-6h-300.json")
 	if err != nil {

@@ -763,7 +763,7 @@ func uniqueKeys(t *testing.T, line string) map[string]bool {
 // TestDeadLetterLogKeysAreUnique: every line the dead-letter paths log —
 // a permanent failure, a malformed message, a message for a missing item,
 // a hand-off completed by a later delivery — holds each key once (the
-// classifier's reason and the decision used to share "reason").
+// classifier's reason is "reason", the decision's "decision").
 func TestDeadLetterLogKeysAreUnique(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, pipeline.Fetch)

@@ -26,8 +26,8 @@ import (
 // dead-lettered across the stages): the status line's count (a Tally after
 // its first count; the console's is the same), one full count of every
 // group, the newest 100 of every state, the
-// newest 100 done, and — for comparison — the Scan of the whole table the
-// status line used to make. Each at 1 partition per group (the
+// newest 100 done, and — for comparison — a Scan of the whole table, the
+// status line's count without the index. Each at 1 partition per group (the
 // local stack's ItemIndexShards) and at the template's default 16. moto
 // answers every Query by walking and sorting the whole table, so a read
 // costs about one walk per partition it asks. docs/performance.md has the

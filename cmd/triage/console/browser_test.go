@@ -85,7 +85,18 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 
 	planted := soak.PlantSecrets(rand.New(rand.NewPCG(18, 0x5ec7)), plantedIDs())
 	stackName := localtest.UniqueName(t)
+	// A stage's item writes are durable when its batch ends: each "batch
+	// done" line is when an item may have been dead-lettered.
+	batches := make(chan struct{}, 1)
 	st, err := devstack.Start(ctx, devstack.Options{StackName: stackName, Pollers: true, Build: devstack.BuildAlways,
+		OnLog: func(_, line string) {
+			if strings.Contains(line, `"msg":"batch done"`) {
+				select {
+				case batches <- struct{}{}:
+				default:
+				}
+			}
+		},
 		Params:   map[string]string{"DailyBudgetUSD": "100000"},
 		Env:      map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": "2s"}},
 		Articles: fakes.ArticleOptions{Shared: fakes.Shared{MaxHang: 5 * time.Second}, RetryAfter: time.Second, Text: planted.ArticleText},
@@ -118,7 +129,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	}
 	// The unpublished items (and the planted one whose article server
 	// echoes its URL in a 404) dead-letter at fetch as NOT_FOUND.
-	class := waitDeadLettered(ctx, t, st, unpublished)
+	class := waitDeadLettered(ctx, t, st, batches, unpublished)
 	want := 0
 	for _, id := range ids {
 		if it, err := st.Items.Get(ctx, id); err == nil && it.State == state.Deadletter && it.FailureClass() == class && it.DeadLetter.Stage == pipeline.Fetch {
@@ -289,10 +300,15 @@ func redactToken(u string) string { return tokenRE.ReplaceAllString(u, "token=â€
 var tokenRE = regexp.MustCompile(`token=[0-9a-f]+`)
 
 // waitDeadLettered waits until every id is dead-lettered and returns their
-// class (one class for all).
-func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, ids []string) failure.Class {
+// class (one class for all). It reads the items after every batch that
+// ended since its last read, or after a second without one, for at most
+// browserSettle.
+func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string) failure.Class {
 	t.Helper()
-	deadline := time.Now().Add(browserSettle)
+	settle := time.NewTimer(browserSettle)
+	defer settle.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	for {
 		var class failure.Class
 		n := 0
@@ -306,13 +322,13 @@ func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, ids
 		if n == len(ids) {
 			return class
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %v dead-lettered in %s", n, ids, browserSettle)
-		}
 		select {
 		case <-ctx.Done():
 			t.Fatal(ctx.Err())
-		case <-time.After(time.Second):
+		case <-settle.C:
+			t.Fatalf("%d of %v dead-lettered in %s", n, ids, browserSettle)
+		case <-batches:
+		case <-tick.C:
 		}
 	}
 }

@@ -1,13 +1,10 @@
-// Package crosscheck_test holds the simulator honest: the same scripted
-// scenario, run by the policy simulator over its modelled SQS and Lambda and
-// by the real bootstrap binaries on the local stack, must leave every item in
-// the same terminal state.
 package crosscheck_test
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,11 +46,22 @@ func TestSimulatorMatchesTheLocalStack(t *testing.T) {
 	// cannot leave the chain without a model (the outcome does not depend on
 	// which model answers); breakers reopen after seconds, not minutes, and
 	// the scheduler ends the waits behind them every second.
+	// A stage's item writes are durable when its batch ends: each "batch
+	// done" line is when an item may have become terminal.
+	batches := make(chan struct{}, 1)
 	st, err := devstack.Start(ctx, devstack.Options{
 		Root: root, Pollers: true, StackName: "crosscheck",
 		Params:   map[string]string{"LLMModels": "gpt-4o-mini,gpt-4o"},
 		Env:      map[string]map[string]string{"*": {"BREAKER_OPEN_FOR": "2s"}},
 		BuildDir: t.TempDir(), Scheduler: time.Second,
+		OnLog: func(_, line string) {
+			if strings.Contains(line, `"msg":"batch done"`) {
+				select {
+				case batches <- struct{}{}:
+				default:
+				}
+			}
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -116,8 +124,14 @@ func TestSimulatorMatchesTheLocalStack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The items are read after every batch that ended since the last
+	// read, or after a second without one, for at most 3 minutes.
 	got := map[string]state.Item{}
-	for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(time.Second) {
+	drain, cancelDrain := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelDrain()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
 		terminal := 0
 		for _, id := range ids {
 			it, err := st.Items.Get(ctx, id)
@@ -130,6 +144,14 @@ func TestSimulatorMatchesTheLocalStack(t *testing.T) {
 			}
 		}
 		if terminal == len(ids) {
+			break
+		}
+		select {
+		case <-batches:
+		case <-tick.C:
+		case <-drain.Done():
+		}
+		if drain.Err() != nil {
 			break
 		}
 	}

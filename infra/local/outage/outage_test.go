@@ -1,12 +1,3 @@
-// Package outage_test runs an LLM provider outage on the local stack — the
-// real fetch, llm, notify and scheduler bootstraps behind the local Lambda
-// Runtime API, moto, the fakes — in compressed time: the queues' redrive
-// backstop at 5 receives, breakers open for 1 s, the scheduler every
-// second, and an outage of 60 s while items keep arriving. Under the old
-// wait path every waiting message was received again every few seconds and
-// the backstop moved it to the DLQ within the outage; here nothing is
-// dead-lettered, every item is done, and no message is received as often
-// as the backstop.
 package outage_test
 
 import (
@@ -33,20 +24,25 @@ import (
 
 const (
 	backstop = 5
-	outage   = 60 * time.Second
 	items    = 16
+	waves    = 4
 )
 
 // receives records the highest ApproximateReceiveCount the runner logged,
-// and what the functions said about parking and the breaker.
+// and what the functions said about parking and the breaker; changed is
+// signalled after every line that counted and at the end of every batch.
 type receives struct {
-	mu      sync.Mutex
-	max     int
-	parked  int
-	opened  int
-	probes  int
-	release int
+	mu       sync.Mutex
+	max      int
+	parked   int
+	opened   int
+	reopened int
+	probes   int
+	release  int
+	changed  chan struct{}
 }
+
+func newReceives() *receives { return &receives{changed: make(chan struct{}, 1)} }
 
 func (r *receives) observe(fn, line string) {
 	var v struct {
@@ -58,18 +54,50 @@ func (r *receives) observe(fn, line string) {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.max = max(r.max, v.ReceiveCount)
 	switch {
 	case v.Msg == "parked for the scheduler":
 		r.parked++
 	case v.Msg == "breaker opened":
 		r.opened++
+	case strings.HasPrefix(v.Msg, "breaker probe failed; open again"):
+		r.reopened++
 	case strings.HasPrefix(v.Msg, "gate's probe due"):
 		r.probes++
 	case strings.HasPrefix(v.Msg, "gate open: released waiters"):
 		r.release += v.Released
+	case v.Msg != "batch done": // the end of a batch, when its item writes are durable
+		r.mu.Unlock()
+		return
 	}
+	r.mu.Unlock()
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+}
+
+// reopens returns how often the breaker's probe failed and opened it again.
+func (r *receives) reopens() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reopened
+}
+
+// await reports whether ok held before the deadline of ctx, checking it
+// after every line that signals changed, and every second when none came.
+func (r *receives) await(ctx context.Context, ok func() bool) bool {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for !ok() {
+		select {
+		case <-r.changed:
+		case <-tick.C:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
 }
 
 func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
@@ -84,7 +112,7 @@ func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var seen receives
+	seen := newReceives()
 	st, err := devstack.Start(ctx, devstack.Options{
 		Root: root, Pollers: true, StackName: "outage", BuildDir: t.TempDir(),
 		Params:    map[string]string{"BackstopMaxReceiveCount": "5"},
@@ -112,22 +140,37 @@ func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
 			}
 		}
 	}
-	// Items arrive before, throughout and after the outage.
+	// Items arrive before and throughout the outage, a wave per failed
+	// probe, and the provider stays down until the breaker has opened
+	// again backstop times after the last wave: every item waits through
+	// at least backstop of the breaker's windows, each of which, were the
+	// waiters received again at its end, would spend one of the backstop's
+	// receives.
 	st.LLM.SetOutage(true)
 	start := time.Now()
-	for wave := range 4 {
-		seed(wave*items/4, (wave+1)*items/4)
-		time.Sleep(outage / 4)
+	for wave := range waves {
+		seed(wave*items/waves, (wave+1)*items/waves)
+		if wave == waves-1 {
+			break
+		}
+		from := seen.reopens()
+		if !seen.await(ctx, func() bool { return seen.reopens() > from }) {
+			t.Fatalf("wave %d: the breaker failed no probe in %v of outage", wave, time.Since(start).Round(time.Second))
+		}
+	}
+	from := seen.reopens()
+	if !seen.await(ctx, func() bool { return seen.reopens() >= from+backstop }) {
+		t.Fatalf("the breaker failed %d probes after the last wave, want %d", seen.reopens()-from, backstop)
 	}
 	st.LLM.SetOutage(false)
-	t.Logf("the provider was down for %v", time.Since(start).Round(time.Second))
+	t.Logf("the provider was down for %v, %d failed probes", time.Since(start).Round(time.Second), seen.reopens())
 
 	ids := make([]string, items)
 	for n := range items {
 		ids[n] = "outage-" + pad(n)
 	}
 	states := map[state.State]int{}
-	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+	settled := func() bool {
 		clear(states)
 		for _, id := range ids {
 			it, err := st.Items.Get(ctx, id)
@@ -136,14 +179,15 @@ func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
 			}
 			states[it.State]++
 		}
-		if states[state.Done]+states[state.Deadletter] == items {
-			break
-		}
+		return states[state.Done]+states[state.Deadletter] == items
 	}
+	drain, cancelDrain := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelDrain()
+	seen.await(drain, settled)
 	seen.mu.Lock()
 	defer seen.mu.Unlock()
-	t.Logf("after %v: %v; %d parks, %d breaker opens, %d probes released, %d waiters released; highest receive count %d",
-		time.Since(start).Round(time.Second), states, seen.parked, seen.opened, seen.probes, seen.release, seen.max)
+	t.Logf("after %v: %v; %d parks, %d breaker opens, %d reopens, %d probes released, %d waiters released; highest receive count %d",
+		time.Since(start).Round(time.Second), states, seen.parked, seen.opened, seen.reopened, seen.probes, seen.release, seen.max)
 	if states[state.Done] != items {
 		t.Fatalf("items by state %v, want all %d done", states, items)
 	}

@@ -20,17 +20,17 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-// TestWriteAfterLostResponseAndFailedRead pins what the soak found (seed 1:
-// item-0068 and item-0035; the short soak: item-0021) and de3504e fixed. A
-// write after the claim — Complete, Fail, Release — is applied by DynamoDB
-// but its response is lost; the SDK's retry fails the condition its own
-// first attempt changed; and every read of the item fails. The store used to
-// call that ErrConflict, a lost race that never happened, and the runner
-// acknowledged the record ("lease lost before … was recorded; the other
-// delivery owns the item"): after Complete the item was queued for the next
-// stage with no message sent, after Fail or Release retryable with none left.
-// A conflict the store cannot verify must not be reported as one, so the
-// runner keeps the record and a redelivery sorts it out.
+// TestWriteAfterLostResponseAndFailedRead pins a case the soak finds (seed 1:
+// item-0068 and item-0035; the short soak: item-0021). A write after the
+// claim — Complete, Fail, Release — is applied by DynamoDB but its response
+// is lost; the SDK's retry fails the condition its own first attempt
+// changed; and every read of the item fails. Were the store to call that
+// ErrConflict, a lost race that never happened, the runner would acknowledge
+// the record ("lease lost before … was recorded; the other delivery owns the
+// item"): after Complete the item would be queued for the next stage with no
+// message sent, after Fail or Release retryable with none left. A conflict
+// the store cannot verify is not reported as one, so the runner keeps the
+// record and a redelivery sorts it out.
 func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
 	env := localtest.Stack(t, nil)
 	tests := map[string]func(ctx context.Context, items *state.Items, owner string, now time.Time) error{

@@ -17,16 +17,25 @@ import (
 	"github.com/triagehq/triage/infra/local/moto"
 )
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+// syncBuffer is a bytes.Buffer safe for a writer and a reader; wrote, when
+// set, is signalled after every write.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+	n, err := s.b.Write(p)
+	s.mu.Unlock()
+	if s.wrote != nil {
+		select {
+		case s.wrote <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
 }
 
 func (s *syncBuffer) String() string {
@@ -67,20 +76,20 @@ func TestUpWalkthrough(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	dir := t.TempDir()
-	var stdout, stderr syncBuffer
+	stdout, stderr := syncBuffer{wrote: make(chan struct{}, 1)}, syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"up", "--stack", localtest.UniqueName(t), "--build", buildAlways,
 			"--env-file", filepath.Join(dir, "local.env"), "--logs", filepath.Join(dir, "functions.log")}, &stdout, &stderr)
 	}()
-	deadline := time.Now().Add(3 * time.Minute)
+	ready := time.NewTimer(3 * time.Minute)
+	defer ready.Stop()
 	for !strings.Contains(stdout.String(), "export TRIAGE_WEBHOOK=") {
 		select {
 		case code := <-done:
 			t.Fatalf("up ended with %d before it was ready\nstderr:\n%s", code, stderr.String())
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
+		case <-stdout.wrote:
+		case <-ready.C:
 			t.Fatalf("up not ready in time\nstderr:\n%s", stderr.String())
 		}
 	}
