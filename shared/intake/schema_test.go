@@ -101,7 +101,7 @@ var corpus = map[string]struct {
 	"metadata value of 257 runes": {`{"item_id":"s",` + src + `,` + hook + `,"metadata":{"k":"` + strings.Repeat("é", 257) + `"}}`, false},
 	"33 metadata keys":            {`{"item_id":"s",` + src + `,` + hook + `,"metadata":{` + manyKeys(33) + `}}`, false},
 	"empty correlation_id":        {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":""}`, false},
-	"correlation_id of 129":       {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":"` + strings.Repeat("c", 129) + `"}`, false},
+	"correlation_id of 257":       {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":"` + strings.Repeat("c", 257) + `"}`, false},
 	"notices not an object":       {`{"item_id":"s",` + src + `,` + hook + `,"notices":true}`, false},
 	"notices null":                {`{"item_id":"s",` + src + `,` + hook + `,"notices":null}`, false},
 	"notice as a string":          {`{"item_id":"s",` + src + `,` + hook + `,"notices":{"failed":"yes"}}`, false},
