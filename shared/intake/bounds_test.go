@@ -11,11 +11,9 @@ import (
 	"github.com/triagehq/triage/shared/state"
 )
 
-// TestTheLargestSpecFitsTheItemStore holds the producer contract's limits
-// inside the item store's bounds: a spec with every field at its limit —
-// four-byte characters where characters are counted — is valid, and the
-// store creates its item. A limit raised here and not there would make the
-// fetch stage dead-letter specs the contract accepts.
+// TestTheLargestSpecFitsTheItemStore: a spec with every field at its
+// limit — four-byte characters where characters are counted — is valid,
+// the store creates its item, and the item stays small.
 func TestTheLargestSpecFitsTheItemStore(t *testing.T) {
 	t.Parallel()
 	url := func(host string) string {

@@ -7,7 +7,11 @@
 // fetch queue, and nothing else: it never writes DynamoDB. The message is
 // described by docs/item-message.schema.json (JSON Schema 2020-12); the
 // tests validate a corpus of messages with that schema and with Decode and
-// require the two to agree.
+// require the two to agree. Decode, Spec.Validate (the producer's) and the
+// item store's Create judge a spec with one check and one set of bounds,
+// the item store's (state.NewItem's SpecProblems), and refuse with one
+// error (Error); Decode adds only what is about the encoding: a field of
+// the wrong JSON type, an explicit "" kind or correlation id.
 //
 //	{"item_id": "story-0042", "kind": "story",
 //	 "source_url": "https://news.example.com/a/42", "webhook_url": "https://hooks.example.com/triage",

@@ -2,39 +2,35 @@ package intake
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
-	"net/url"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/state"
 	"github.com/triagehq/triage/shared/textcut"
 )
 
-// Limits of a spec. docs/item-message.schema.json states the same numbers;
-// the tests hold the two together.
+// Limits of a spec: the item store's bounds of a spec (state.NewItem's
+// SpecProblems checks them for the producer, Decode and the store alike).
+// docs/item-message.schema.json states the same numbers; the tests hold the
+// two together.
 const (
 	// MaxItemIDLen bounds item_id: printable ASCII, so bytes and characters
-	// are one (pipeline.MaxItemIDLen).
+	// are one.
 	MaxItemIDLen = pipeline.MaxItemIDLen
-	// MaxCorrelationIDLen bounds correlation_id.
-	MaxCorrelationIDLen = 128
+	// MaxCorrelationIDLen bounds correlation_id: as long as an item id,
+	// because an absent one is the item id.
+	MaxCorrelationIDLen = state.MaxCorrelationIDBytes
 	// MaxURLLen bounds source_url and webhook_url.
-	MaxURLLen = 2048
-	// MaxMetadataKeys bounds the metadata object's keys (the item store's
-	// bound, state.MaxMetadataKeys).
+	MaxURLLen = state.MaxURLBytes
+	// MaxMetadataKeys bounds the metadata object's keys.
 	MaxMetadataKeys = state.MaxMetadataKeys
 	// MaxMetadataKeyLen bounds a metadata key (ASCII letters, digits, _ . : -).
 	MaxMetadataKeyLen = state.MaxMetadataKeyBytes
-	// MaxMetadataValueLen bounds a metadata value, in characters (at most
-	// state.MaxMetadataValueBytes in UTF-8).
-	MaxMetadataValueLen = state.MaxMetadataValueBytes / utf8.UTFMax
+	// MaxMetadataValueLen bounds a metadata value, in characters.
+	MaxMetadataValueLen = state.MaxMetadataValueChars
 )
 
 // Field names of the message.
@@ -120,26 +116,16 @@ type Spec struct {
 	Notices *NoticeSpec `json:"notices,omitempty"`
 }
 
-// ErrInvalid is the sentinel every *Error matches.
-var ErrInvalid = errors.New("invalid item spec")
+// ErrInvalid is the sentinel every *Error matches: the item store's
+// (state.ErrInvalidItem), so a spec refused here and one the store refuses
+// are the same error.
+var ErrInvalid = state.ErrInvalidItem
 
 // Error lists everything wrong with a message, so a producer fixes it in
-// one round.
-type Error struct {
-	// ItemID is the message's item_id when it could be read.
-	ItemID string
-	// Problems are the individual findings, in field order.
-	Problems []string
-}
-
-// Error joins the problems.
-func (e *Error) Error() string {
-	return "invalid item spec: " + strings.Join(e.Problems, "; ")
-}
-
-// Is matches ErrInvalid and pipeline.ErrEnvelope (the runner dead-letters
-// both as SCHEMA_INVALID).
-func (e *Error) Is(target error) bool { return target == ErrInvalid || target == pipeline.ErrEnvelope }
+// one round: the message's encoding problems, then the spec's. ItemID is
+// the message's item_id when it is a valid one. It matches ErrInvalid and
+// pipeline.ErrEnvelope (the runner dead-letters both as SCHEMA_INVALID).
+type Error = state.SpecError
 
 // IsSpec reports whether body is meant as a spec rather than a pipeline
 // envelope: a JSON object without a "stage" field. It does not validate.
@@ -209,8 +195,8 @@ func Decode(body string) (Spec, []string, error) {
 	if err := s.validate(top); err != nil {
 		problems = append(problems, err.Problems...)
 	}
-	if len(problems) > 0 {
-		return Spec{}, unknown, &Error{ItemID: readableID(s.ItemID), Problems: problems}
+	if err := state.InvalidSpec(s.ItemID, problems); err != nil {
+		return Spec{}, unknown, err
 	}
 	return s.withDefaults(), unknown, nil
 }
@@ -223,98 +209,26 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// validate returns the problems of s; present, when non-nil, tells which
-// optional fields the message had (an explicit "" is checked, an absent
-// field is not).
+// validate returns the problems of s: the item store's check of a spec
+// (state.NewItem's SpecProblems), and, when present is non-nil (the fields
+// the message had), an explicit "" kind or correlation id, which the
+// message must omit instead.
 func (s Spec) validate(present map[string]json.RawMessage) *Error {
 	var p []string
-	has := func(field string, v string) bool {
-		if present == nil {
-			return v != ""
-		}
-		_, ok := present[field]
-		return ok
+	if _, ok := present[FieldKind]; ok && s.Kind == "" {
+		p = append(p, `kind "" is not story, document or action`)
 	}
-	switch {
-	case s.ItemID == "":
-		p = append(p, "item_id is required")
-	case len(s.ItemID) > MaxItemIDLen:
-		p = append(p, fmt.Sprintf("item_id is longer than %d characters", MaxItemIDLen))
-	case !printableASCII(s.ItemID):
-		p = append(p, "item_id must be printable ASCII without spaces")
+	if _, ok := present[FieldCorrelationID]; ok && s.CorrelationID == "" {
+		p = append(p, "correlation_id is empty (omit it to use the item id)")
 	}
-	if has(FieldKind, string(s.Kind)) {
-		if !slices.Contains(state.Kinds(), s.Kind) {
-			p = append(p, fmt.Sprintf("kind %q is not story, document or action", textcut.Ellipsis(string(s.Kind), 32)))
-		}
-	}
-	p = append(p, checkURL(FieldSourceURL, s.SourceURL)...)
-	p = append(p, checkURL(FieldWebhookURL, s.WebhookURL)...)
-	if has(FieldCorrelationID, s.CorrelationID) {
-		switch {
-		case s.CorrelationID == "":
-			p = append(p, "correlation_id is empty (omit it to use the item id)")
-		case len(s.CorrelationID) > MaxCorrelationIDLen:
-			p = append(p, fmt.Sprintf("correlation_id is longer than %d characters", MaxCorrelationIDLen))
-		case !printableASCII(s.CorrelationID):
-			p = append(p, "correlation_id must be printable ASCII without spaces")
-		}
-	}
-	if len(s.Metadata) > MaxMetadataKeys {
-		p = append(p, fmt.Sprintf("metadata has %d keys, at most %d are allowed", len(s.Metadata), MaxMetadataKeys))
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
-		if !metadataKey.MatchString(k) {
-			p = append(p, fmt.Sprintf("metadata key %q must be 1 to %d of A-Z a-z 0-9 _ . : -", textcut.Ellipsis(k, 32), MaxMetadataKeyLen))
-		}
-		if n := utf8.RuneCountInString(s.Metadata[k]); n > MaxMetadataValueLen {
-			p = append(p, fmt.Sprintf("metadata %q is %d characters, at most %d are allowed", textcut.Ellipsis(k, 32), n, MaxMetadataValueLen))
-		}
-	}
-	if len(p) == 0 {
-		return nil
-	}
-	return &Error{ItemID: readableID(s.ItemID), Problems: p}
+	p = append(p, s.fields().SpecProblems()...)
+	return state.InvalidSpec(s.ItemID, p)
 }
 
-var metadataKey = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
-
-// checkURL validates an http(s) URL field.
-func checkURL(field, v string) []string {
-	switch {
-	case v == "":
-		return []string{field + " is required"}
-	case len(v) > MaxURLLen:
-		return []string{fmt.Sprintf("%s is longer than %d characters", field, MaxURLLen)}
-	case !printableASCII(v):
-		return []string{field + " must be printable ASCII (percent-encode other characters)"}
-	case !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://"):
-		return []string{field + " must be an http:// or https:// URL"}
-	}
-	u, err := url.Parse(v)
-	if err != nil {
-		return []string{field + " is not a URL: " + strings.TrimPrefix(err.Error(), "parse "+strconvQuote(v)+": ")}
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return []string{field + " has no host"}
-	}
-	return nil
-}
-
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
-// printableASCII reports whether s is non-empty and holds only the
-// characters '!' to '~'.
-func printableASCII(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '!' || s[i] > '~' {
-			return false
-		}
-	}
-	return true
+// fields is s as the item store checks it, without defaults.
+func (s Spec) fields() state.NewItem {
+	return state.NewItem{ID: s.ItemID, Kind: s.Kind, SourceURL: s.SourceURL, WebhookURL: s.WebhookURL,
+		CorrelationID: s.CorrelationID, Metadata: s.Metadata}
 }
 
 // strictString decodes a JSON string; null and other types are errors.
@@ -482,12 +396,4 @@ func encodeMap(m map[string]string) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
-}
-
-// readableID returns id when it is a valid item id, else "".
-func readableID(id string) string {
-	if len(id) > MaxItemIDLen || !printableASCII(id) {
-		return ""
-	}
-	return id
 }

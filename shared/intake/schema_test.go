@@ -65,6 +65,7 @@ var corpus = map[string]struct {
 }{
 	"minimal":                         {`{"item_id":"story-1",` + src + `,` + hook + `}`, true},
 	"every field":                     {`{"item_id":"story-1","kind":"action",` + src + `,` + hook + `,"metadata":{"team":"ops","tenant.id":"t-9"},"correlation_id":"req-7f3a"}`, true},
+	"correlation_id of 256":           {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":"` + strings.Repeat("c", 256) + `"}`, true},
 	"unknown fields are accepted":     {`{"item_id":"story-1",` + src + `,` + hook + `,"priority":"high","extra":{"a":[1,2]}}`, true},
 	"http source, query and fragment": {`{"item_id":"s",` + `"source_url":"http://127.0.0.1:8080/a?x=1#f",` + hook + `}`, true},
 	"ipv6 host":                       {`{"item_id":"s",` + `"source_url":"http://[::1]:9000/a",` + hook + `}`, true},
@@ -101,7 +102,7 @@ var corpus = map[string]struct {
 	"metadata value of 257 runes": {`{"item_id":"s",` + src + `,` + hook + `,"metadata":{"k":"` + strings.Repeat("é", 257) + `"}}`, false},
 	"33 metadata keys":            {`{"item_id":"s",` + src + `,` + hook + `,"metadata":{` + manyKeys(33) + `}}`, false},
 	"empty correlation_id":        {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":""}`, false},
-	"correlation_id of 129":       {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":"` + strings.Repeat("c", 129) + `"}`, false},
+	"correlation_id of 257":       {`{"item_id":"s",` + src + `,` + hook + `,"correlation_id":"` + strings.Repeat("c", 257) + `"}`, false},
 	"notices not an object":       {`{"item_id":"s",` + src + `,` + hook + `,"notices":true}`, false},
 	"notices null":                {`{"item_id":"s",` + src + `,` + hook + `,"notices":null}`, false},
 	"notice as a string":          {`{"item_id":"s",` + src + `,` + hook + `,"notices":{"failed":"yes"}}`, false},

@@ -109,7 +109,7 @@ func (l *live) callsOf(st pipeline.Stage, id string) int {
 func (l *live) submit(t *testing.T, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		if _, err := l.items.Create(context.Background(), state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Now: time.Now()}); err != nil {
+		if _, err := l.items.Create(context.Background(), state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		l.send(t, l.env.Stack.QueueURL(pipeline.Fetch), pipeline.Envelope{ItemID: id, Stage: pipeline.Fetch, CorrelationID: "corr-" + id}.Encode())

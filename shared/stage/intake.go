@@ -89,8 +89,8 @@ func (b *batch) create(ctx context.Context, log *slog.Logger, msg events.SQSMess
 		return outcome{}, false
 	}
 	if errors.Is(err, state.ErrInvalidItem) {
-		// A spec intake accepted but the store's bounds refuse: no retry
-		// would succeed.
+		// The store refuses the spec (its check is the one Decode ran, so
+		// only a store with rules of its own does): no retry would succeed.
 		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "the item store refuses the spec"), spec.CorrelationID), true
 	}
 	var ee *state.ExistsError

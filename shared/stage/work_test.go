@@ -23,7 +23,7 @@ func TestWithBodies(t *testing.T) {
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	m := state.NewMemory()
 	for _, id := range []string{"ok", "gone", "bad"} {
-		if _, err := m.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: now}); err != nil {
+		if _, err := m.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: now}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := m.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o", Carrier: "o", Now: now, LeaseFor: time.Minute}); err != nil {

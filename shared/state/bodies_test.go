@@ -195,7 +195,7 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 	fetched := func(t *testing.T, s bodyStore, text string) state.Item {
 		t.Helper()
 		id := itemID(t)
-		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 			t.Fatal(err)
 		}
 		claim(t, s, id, pipeline.Fetch, "m1#1", t0)

@@ -49,7 +49,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) store) {
 	create := func(t *testing.T, s store, id string) {
 		t.Helper()
 		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, SourceURL: "https://example.com/" + id,
-			CorrelationID: "corr-" + id, Now: t0}); err != nil {
+			WebhookURL: "https://hooks.example.com/" + id, CorrelationID: "corr-" + id, Now: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,7 +74,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) store) {
 		s := newStore(t)
 		a := itemID(t)
 		create(t, s, a)
-		_, err := s.Create(ctx, state.NewItem{ID: a, Kind: state.KindStory, CorrelationID: "x", Now: t0})
+		_, err := s.Create(ctx, state.NewItem{ID: a, Kind: state.KindStory, CorrelationID: "x", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0})
 		if !errors.Is(err, state.ErrExists) {
 			t.Fatalf("second create: %v, want ErrExists", err)
 		}

@@ -47,7 +47,7 @@ func TestRetriedWritesAreRecognisedAsApplied(t *testing.T) {
 	plain := &state.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	replayed := &state.Items{DB: replayingDB{db}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	ctx := context.Background()
-	if _, err := plain.Create(ctx, state.NewItem{ID: "r", Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+	if _, err := plain.Create(ctx, state.NewItem{ID: "r", Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 	claim := func(owner string, now time.Time) {
@@ -124,7 +124,7 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 	// the transaction with a document's sibling item.
 	for i, out := range []state.Output{{Delivery: &state.Delivery{Status: 200}}, {Document: &state.Document{Text: "x"}}} {
 		id := "u" + strconv.Itoa(i)
-		if _, err := plain.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+		if _, err := plain.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := plain.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "m#1", Carrier: "m", Now: t0, LeaseFor: time.Minute}); err != nil {
@@ -176,7 +176,7 @@ func TestEveryWriteSetsItsIndexKey(t *testing.T) {
 			t.Fatalf("%s at %s: entry %q, want %q", st, stage, k, w)
 		}
 	}
-	_, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0})
+	_, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0})
 	must(err)
 	want(state.Queued, pipeline.Fetch, t0)
 	_, err = s.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "o#1", Carrier: "o", Now: t0.Add(time.Second), LeaseFor: time.Minute})

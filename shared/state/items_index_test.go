@@ -281,7 +281,7 @@ func TestItemIndexCountsMatchMemory(t *testing.T) {
 		for i := range 9 {
 			id := fmt.Sprintf("c%d", i)
 			now := t0.Add(time.Duration(i) * time.Second)
-			if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: now}); err != nil {
+			if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: now}); err != nil {
 				t.Fatal(err)
 			}
 			for j, st := range pipeline.Stages() {

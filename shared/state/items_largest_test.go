@@ -2,7 +2,9 @@ package state_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +30,7 @@ func TestLargestItem(t *testing.T) {
 	s := env.Items()
 	ctx := context.Background()
 	huge := func(n int) string { return strings.Repeat("é", n) } // 2 bytes a rune: cuts land mid-rune
-	id := huge(pipeline.MaxItemIDLen / 2)
+	id := strings.Repeat("i", pipeline.MaxItemIDLen)
 	msg := strings.Repeat("m", 100) // SQS message ids are at most 100 characters
 	now := t0
 	step := func() time.Time { now = now.Add(time.Minute); return now }
@@ -53,17 +55,22 @@ func TestLargestItem(t *testing.T) {
 		key := fmt.Sprintf("%02d", i) + strings.Repeat("k", state.MaxMetadataKeyBytes-2)
 		metadata[key] = strings.Repeat("𝄞", state.MaxMetadataValueBytes/4)
 	}
-	_, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindAction, Now: now, Owner: msg + "#1",
+	largest := state.NewItem{ID: id, Kind: state.KindAction, Now: now, Owner: msg + "#1",
 		SourceURL:     "https://a.example/" + strings.Repeat("p", state.MaxURLBytes-len("https://a.example/")),
 		WebhookURL:    "https://h.example/" + strings.Repeat("q", state.MaxURLBytes-len("https://h.example/")),
-		CorrelationID: strings.Repeat("c", state.MaxCorrelationIDBytes), Metadata: metadata})
+		CorrelationID: strings.Repeat("c", state.MaxCorrelationIDBytes), Metadata: metadata}
+	_, err := s.Create(ctx, largest)
 	must(err)
-	if _, err := s.Create(ctx, state.NewItem{ID: id + "x", SourceURL: strings.Repeat("u", state.MaxURLBytes+1)}); err == nil {
-		t.Fatal("a URL over the bound was accepted")
+	over := largest
+	over.ID, over.SourceURL = "x", largest.SourceURL+"u"
+	if _, err := s.Create(ctx, over); !errors.Is(err, state.ErrInvalidItem) {
+		t.Fatalf("a URL over the bound: %v", err)
 	}
-	metadata["one-more"] = "v"
-	if _, err := s.Create(ctx, state.NewItem{ID: id + "y", Metadata: metadata}); err == nil {
-		t.Fatal("metadata over the bound was accepted")
+	over = largest
+	over.ID, over.Metadata = "y", maps.Clone(metadata)
+	over.Metadata["one-more"] = "v"
+	if _, err := s.Create(ctx, over); !errors.Is(err, state.ErrInvalidItem) {
+		t.Fatalf("metadata over the bound: %v", err)
 	}
 	// fetch: a 200 KiB document (S3) with an absurd content type.
 	owner := claim(pipeline.Fetch, "1")

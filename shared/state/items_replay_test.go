@@ -384,7 +384,7 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 		t.Parallel()
 		s := newStore(t)
 		id := itemID(t)
-		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+		if _, err := s.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 			t.Fatal(err)
 		}
 		due := t0.Add(30 * time.Hour)

@@ -44,7 +44,7 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 		t.Helper()
 		b := newBundle(t)
 		id := itemID(t)
-		if _, err := b.items.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Now: t0}); err != nil {
+		if _, err := b.items.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 			t.Fatal(err)
 		}
 		return b, id
@@ -107,7 +107,7 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 		}
 		// A second item parks behind the same gate a second later.
 		other := id + "-2"
-		if _, err := b.items.Create(ctx, state.NewItem{ID: other, Kind: state.KindStory, CorrelationID: "c", Now: t0}); err != nil {
+		if _, err := b.items.Create(ctx, state.NewItem{ID: other, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 			t.Fatal(err)
 		}
 		claim(t, b, other, "m9", t0)

@@ -112,7 +112,7 @@ func TestAttemptsAgreeWithTheTimeline(t *testing.T) {
 			}
 		}
 	}
-	_, err := m.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", Now: now})
+	_, err := m.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: now})
 	must(err)
 	claim(pipeline.Fetch, "f")
 	must(m.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "f", Now: now}))
