@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"errors"
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
@@ -22,20 +21,20 @@ type facts struct {
 	rand    func() float64
 }
 
-// decide is the one place the inline path asks the policy. The policy's
-// input takes the gate a failure names (a provider's quota, the day's
-// budget); a gate that was closed before the call (an open breaker, a
-// disabled model) is not yet an input of Decide, so it is the wait the gate
-// named, as the worker's runner holds it. When Decide takes gate states as
-// facts, this function passes them and the rest of the package is
-// unchanged.
+// decide is the one place the inline path asks the policy, with the same
+// input the worker's runner gives it: a closed gate (an open breaker, a
+// disabled model, a plain due time) is a fact of the input (retry.ClosedOf),
+// and the gate a failure names (a provider's quota, the day's budget) is
+// its Gate.
 func decide(p *retry.Profile, f facts) retry.Decision {
-	g, _ := gate.Of(f.err)
-	var w *failure.WaitError
-	if errors.As(f.err, &w) {
-		return retry.Wait{Until: w.Until, Gate: g, Why: w.Reason}
+	in := retry.Input{Stage: f.stage, Attempt: f.attempt, Now: f.now, Rand: f.rand}
+	if c, ok := retry.ClosedOf(f.err); ok {
+		in.Closed = &c
+		return p.Decide(in)
 	}
-	return p.Decide(retry.Input{Stage: f.stage, Failure: failure.ClassOf(f.err), Attempt: f.attempt, Gate: g, Now: f.now, Rand: f.rand})
+	in.Gate, _ = gate.Of(f.err)
+	in.Failure = failure.ClassOf(f.err)
+	return p.Decide(in)
 }
 
 // holdsInProcess reports whether the inline path may wait d for the policy's
