@@ -190,12 +190,14 @@ type Result struct {
 	Errors int `json:"errors"`
 	// Gates counts the gates listed, Open those found open; Probes the
 	// waiters released as a breaker's probe; Released the waiters released
-	// from open gates; Retired the gate records retired (no waiter left).
+	// from open gates; Retired the gate records retired (no waiter left);
+	// Held the closed gates held until their wait period's end.
 	Gates    int `json:"gates"`
 	Open     int `json:"open"`
 	Probes   int `json:"probes"`
 	Released int `json:"released"`
 	Retired  int `json:"retired"`
+	Held     int `json:"held,omitempty"`
 }
 
 // Run re-enqueues every record due now, page by page, until none is left,
