@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/triagehq/triage/shared/pipeline"
@@ -125,6 +126,19 @@ func timelineChart(run *OutageRun) stackedCharts {
 	}}
 }
 
+// quotaCalls lists each policy's calls into the run's exhausted quota;
+// empty for a scenario without a quota window.
+func quotaCalls(run OutageRun) string {
+	if !slices.ContainsFunc(run.Scenario.Windows, func(w Window) bool { return w.Kind == WindowQuota }) {
+		return ""
+	}
+	var parts []string
+	for _, r := range run.Results {
+		parts = append(parts, fmt.Sprintf("%s %d", r.Policy.Name, r.QuotaCalls))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // OutageTargets measures the long-outage targets over the runs, for
 // triage's shipped profiles: no recoverable item lost and no dead letter
 // the queues' backstop moved, in every scenario; at most 12 DynamoDB write
@@ -239,6 +253,10 @@ func writeOutages(w io.Writer, rep Report) {
 				r.RecoverableFailed, r.BackstopDeadLetters, r.WritesPerItem, per1k.Total, first, dur, limited, rate)
 		}
 		p("\n")
+		if q := quotaCalls(run); q != "" {
+			p("Calls into the exhausted quota (after the one that found it): %s. While a quota's gate is closed, one probe "+
+				"per its wait period reaches the provider (docs/design.md \"Waits and parking\").\n\n", q)
+		}
 		for _, r := range run.Results {
 			if len(r.Anomalies) > 0 {
 				p("- **%s anomalies: %s.**\n", r.Policy.Name, strings.Join(r.Anomalies, "; "))

@@ -1,7 +1,10 @@
 package simulate
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +25,7 @@ func TestQuotaProbesOncePerWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var results []*Result
 	for _, name := range []string{"standard", "predictions"} {
 		p, err := LookupPolicy(name)
 		if err != nil {
@@ -35,6 +39,7 @@ func TestQuotaProbesOncePerWait(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		results = append(results, r)
 		if len(r.Anomalies) > 0 {
 			t.Errorf("%s: anomalies %v", name, r.Anomalies)
 		}
@@ -58,5 +63,13 @@ func TestQuotaProbesOncePerWait(t *testing.T) {
 		if found := time.Duration(r.Drain.FirstSuccess); found > prof.ProviderQuotaWait+2*time.Minute {
 			t.Errorf("%s: the first success came %s after the quota returned; want within %s", name, found, prof.ProviderQuotaWait+2*time.Minute)
 		}
+	}
+	// The "Long outages" section reports them under the scenario's table.
+	var md bytes.Buffer
+	writeOutages(&md, Report{Outages: []OutageRun{{Scenario: sc, Results: results}}, Prices: DefaultPrices})
+	want := fmt.Sprintf("Calls into the exhausted quota (after the one that found it): standard %d, predictions %d.",
+		results[0].QuotaCalls, results[1].QuotaCalls)
+	if !strings.Contains(md.String(), want) {
+		t.Errorf("the section does not report the quota's calls (%q):\n%s", want, md.String())
 	}
 }
