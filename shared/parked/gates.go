@@ -65,11 +65,13 @@ type Holder interface {
 // breaker (both are its record: a quota opens it too) and takes its probe
 // lease for the waiter released as the probe. A breaker a provider's
 // exhausted quota opened is probed once per the quota's wait period
-// (retry.Profile.QuotaProbeAt), not once per breaker window: past its
-// open_until and before the period's end, Hold takes the probe lease until
-// the period's end, so neither the scheduler nor an arriving caller calls
-// the exhausted quota in between; the lease lapses at the period's end and
-// the scheduler releases the period's one probe.
+// (retry.Profile.QuotaProbeAt), not once per breaker window: the first
+// run past its open_until and before the period's end holds it (Hold takes
+// the probe lease until the period's end), so from then on neither the
+// scheduler nor an arriving caller calls the exhausted quota; the lease
+// lapses at the period's end and the scheduler releases the period's one
+// probe. A caller arriving between open_until and that run (at most an
+// interval) finds the breaker probe-able and is its probe.
 type Breakers struct {
 	// Store holds the breakers. Required.
 	Store breaker.Store

@@ -3,12 +3,14 @@ package parked_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/gate"
+	"github.com/triagehq/triage/shared/parked"
 	"github.com/triagehq/triage/shared/pipeline"
 )
 
@@ -101,5 +103,54 @@ func TestQuotaGateProbesOncePerWaitPeriod(t *testing.T) {
 	}
 	if released == 0 {
 		t.Error("no waiter released after the quota returned")
+	}
+}
+
+// TestModelsGateHoldsAQuotaProvider: a model chain's gate whose provider's
+// quota is exhausted is held as a quota's gate is — past the breaker's
+// open_until and short of the quota's next probe time, the scheduler takes
+// the provider's probe lease until then and releases nobody; at that time
+// it releases the probe.
+func TestModelsGateHoldsAQuotaProvider(t *testing.T) {
+	t.Parallel()
+	b := setupGates(t)
+	ctx := context.Background()
+	b.sched.Checkers[gate.Models] = parked.Models{Store: b.models, Breakers: b.breakers}
+	const svc = "llm:openai"
+	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: svc, Class: failure.BudgetExceeded, At: t0, Threshold: 1,
+		OpenFor: 5 * time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	// Two probes found the quota still exhausted, at 09:05 and 09:10: the
+	// next is due at 09:20 (retry.Profile.QuotaProbeAt), not at 09:15.
+	for _, owner := range []string{"p1", "p2"} {
+		b.clock.Advance(5 * time.Minute)
+		now := b.clock.Now()
+		if _, err := b.breakers.AcquireProbe(ctx, breaker.ProbeRequest{Service: svc, Owner: owner, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.breakers.ReopenProbe(ctx, svc, owner, failure.BudgetExceeded, now, 5*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := gate.New(gate.Models, "a,b")
+	b.park(t, g, 3)
+	b.clock.Advance(5 * time.Minute)
+	if res := b.run(t, "r1"); res.Held != 1 || res.Probes != 0 || len(b.sqs.take()) != 0 {
+		t.Fatalf("09:15: %+v, want the provider held and nobody released", res)
+	}
+	r, _ := b.breakers.Get(ctx, svc)
+	if want := t0.Add(20 * time.Minute); r.State != breaker.HalfOpen || !r.ProbeUntil.Equal(want) || !strings.HasPrefix(r.ProbeOwner, "quota-wait-") {
+		t.Fatalf("breaker %s, lease %q until %s; want half-open under a quota-wait lease until %s", r.State, r.ProbeOwner,
+			r.ProbeUntil.Format(time.TimeOnly), want.Format(time.TimeOnly))
+	}
+	b.clock.Advance(4 * time.Minute)
+	if res := b.run(t, "r2"); res.Held != 0 || res.Probes != 0 {
+		t.Fatalf("09:19: %+v, want nothing while held", res)
+	}
+	b.clock.Advance(time.Minute)
+	res := b.run(t, "r3")
+	if sent := b.sqs.take(); res.Probes != 1 || len(sent) != 1 || attr(sent[0], gate.AttrProbe) == "" {
+		t.Fatalf("09:20: %+v, sent %d; want the period's probe released", res, len(sent))
 	}
 }
