@@ -277,7 +277,9 @@ func writeOutages(w io.Writer, rep Report) {
 		"letters nobody decided. DynamoDB writes are every PutItem, UpdateItem, DeleteItem and TransactWriteItems of the " +
 		"run (the producer's, the stages', the scheduler's, the breakers' and gates'), per item.\n")
 	p("- **daily-batch** parks the few items whose calls failed before the breaker opened for its 12-hour network " +
-		"cooldown: its drain lasts until they are due, which its drain rate shows; none is lost.\n")
+		"cooldown: its drain lasts until they are due, which its drain rate shows; none is lost. It waits a day for a " +
+		"provider's exhausted quota (its `ProviderQuotaWait`): its probes back off to one a day, at 00:00 UTC, so a quota " +
+		"that returns during the day is found at the next midnight.\n")
 	p("- **standard-no-breakers** is the ablation: without a breaker there is no gate to wait behind, so an outage's " +
 		"failures spend attempts and dead-letter items, as before this design; it is not a shipped profile.\n")
 	p("- The baselines lose what the outage's first minutes touch: **naive redrive** moves each item after 5 receives " +
