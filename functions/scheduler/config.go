@@ -7,6 +7,7 @@ import (
 	"github.com/triagehq/triage/shared/envconf"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 )
 
 // config is the scheduler function's whole environment, read once by
@@ -27,6 +28,9 @@ type config struct {
 	// run) and RAMP_SLOW_START ("false": grow additively from the start);
 	// unset values are gate's defaults.
 	Ramp gate.RampConfig
+	// Profile is PROFILE, the stages' retry profile: it paces an exhausted
+	// quota's probes (retry.Profile.QuotaProbeAt).
+	Profile *retry.Profile
 }
 
 // loadConfig reads and checks the scheduler function's environment,
@@ -42,6 +46,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	c.Ramp.Start = r.PositiveInt("RAMP_START", 0)
 	c.Ramp.Increase = r.PositiveInt("RAMP_INCREASE", 0)
 	c.Ramp.NoSlowStart = !r.Bool("RAMP_SLOW_START", true)
+	p, err := retry.Lookup(r.String("PROFILE"))
+	r.Check("PROFILE", err)
+	c.Profile = p
 	c.Process.Overrides = r.Overrides()
 	return c, r.Err("scheduler")
 }

@@ -41,7 +41,7 @@ func main() {
 	if cfg.Interval > 0 {
 		probeLease = min(probeLease, max(2*cfg.Interval, 15*time.Second))
 	}
-	breakers := parked.Breakers{Store: breakerStore, ProbeLease: probeLease}
+	breakers := parked.Breakers{Store: breakerStore, ProbeLease: probeLease, Profile: cfg.Profile}
 	h := &handler{
 		Scheduler: &parked.Scheduler{
 			Store:   store,
@@ -54,7 +54,7 @@ func main() {
 			Checkers: map[gate.Kind]parked.Checker{
 				gate.Breaker: breakers, gate.Quota: breakers,
 				gate.Models: parked.Models{Store: &health.Dynamo{DB: db, Table: cfg.ModelsTable}, Breakers: breakerStore,
-					ProbeLease: probeLease},
+					ProbeLease: probeLease, Profile: cfg.Profile},
 				gate.Budget: parked.Budget{},
 			},
 			Ramp:     cfg.Ramp,

@@ -12,10 +12,12 @@ import (
 
 	"github.com/triagehq/triage/shared/breaker"
 	"github.com/triagehq/triage/shared/budget"
+	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/fallback"
 	"github.com/triagehq/triage/shared/gate"
 	"github.com/triagehq/triage/shared/health"
 	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -26,6 +28,11 @@ type Status struct {
 	// ProbeDue is true for a closed gate that one waiter may now test (a
 	// breaker past its open_until): the Checker is also a Prober.
 	ProbeDue bool
+	// HoldUntil, for a closed gate whose owner would let a caller probe
+	// now though the gate's wait period runs until then (an exhausted
+	// quota, retry.Profile.QuotaProbeAt): the Checker is also a Holder,
+	// which keeps every caller from probing until HoldUntil.
+	HoldUntil time.Time
 }
 
 // Checker tells whether gates of one kind are open.
@@ -48,12 +55,29 @@ type Prober interface {
 	Unprobe(ctx context.Context, g gate.Name, token string, now time.Time) error
 }
 
+// Holder keeps a closed gate's callers from probing its upstream until its
+// wait period is over (Status.HoldUntil).
+type Holder interface {
+	Hold(ctx context.Context, g gate.Name, until, now time.Time) error
+}
+
 // Breakers checks breaker and quota gates against the upstream's shared
 // breaker (both are its record: a quota opens it too) and takes its probe
-// lease for the waiter released as the probe.
+// lease for the waiter released as the probe. A breaker a provider's
+// exhausted quota opened is probed once per the quota's wait period
+// (retry.Profile.QuotaProbeAt), not once per breaker window: the first
+// run past its open_until and before the period's end holds it (Hold takes
+// the probe lease until the period's end), so from then on neither the
+// scheduler nor an arriving caller calls the exhausted quota; the lease
+// lapses at the period's end and the scheduler releases the period's one
+// probe. A caller arriving between open_until and that run (at most an
+// interval) finds the breaker probe-able and is its probe.
 type Breakers struct {
 	// Store holds the breakers. Required.
 	Store breaker.Store
+	// Profile paces an exhausted quota's probes; nil means
+	// retry.Standard().
+	Profile *retry.Profile
 	// ProbeLease bounds the probe the scheduler releases; zero means
 	// breaker.DefaultProbeLease.
 	ProbeLease time.Duration
@@ -74,7 +98,52 @@ func (b Breakers) Check(ctx context.Context, g gate.Name, now time.Time) (Status
 	if r.State == breaker.Closed || r.State == "" {
 		return Status{Open: true}, nil
 	}
-	return Status{ProbeDue: breaker.ProbeDue(r, now)}, nil
+	return probeStatus(b.Profile, r, now), nil
+}
+
+// probeStatus is a breaker's that is not closed: a probe due past its
+// open_until (or its probe lease), unless a quota opened it and its wait
+// period runs on, which is held until the period's end.
+func probeStatus(p *retry.Profile, r breaker.Record, now time.Time) Status {
+	if !breaker.ProbeDue(r, now) {
+		return Status{}
+	}
+	if until := quotaProbeAt(p, r); now.Before(until) {
+		return Status{HoldUntil: until}
+	}
+	return Status{ProbeDue: true}
+}
+
+// quotaProbeAt is when the quota that opened r may be probed again
+// (retry.Profile.QuotaProbeAt): from the failure that last opened the
+// breaker, for the window the breaker chose (open_until − opened_at: its
+// quota window, or as long as the provider asked), after r.Reopens failed
+// probes in a row. Zero for a breaker no quota opened.
+func quotaProbeAt(p *retry.Profile, r breaker.Record) time.Time {
+	if r.LastErrorType != failure.BudgetExceeded || r.OpenedAt.IsZero() || !r.OpenUntil.After(r.OpenedAt) {
+		return time.Time{}
+	}
+	if p == nil {
+		p = retry.Standard()
+	}
+	return p.QuotaProbeAt(r.OpenedAt, r.OpenUntil.Sub(r.OpenedAt), r.Reopens)
+}
+
+// Hold takes the service's probe lease until `until`, the end of its
+// quota's wait period: callers find the breaker half-open and wait behind
+// its gate without calling; the lease lapses at `until` and the period's
+// probe is due.
+func (b Breakers) Hold(ctx context.Context, g gate.Name, until, now time.Time) error {
+	_, err := b.Store.AcquireProbe(ctx, breaker.ProbeRequest{Service: g.Key(), Owner: b.holdOwner(), Now: now, Lease: until.Sub(now)})
+	return err
+}
+
+// holdOwner names a quota hold's lease: a holder that never reports.
+func (b Breakers) holdOwner() string {
+	if b.NewOwner != nil {
+		return "quota-wait-" + b.NewOwner()
+	}
+	return "quota-wait-" + breaker.NewOwner()
 }
 
 // Probe takes the service's probe lease for a scheduler-released waiter.
@@ -113,23 +182,53 @@ type Models struct {
 	// Breakers holds the providers' breakers; nil counts every provider's
 	// breaker closed.
 	Breakers breaker.Store
-	// ProbeLease and NewOwner: as Breakers'.
+	// ProbeLease, NewOwner and Profile: as Breakers'.
 	ProbeLease time.Duration
 	NewOwner   func() string
+	Profile    *retry.Profile
 }
 
 // Check reads the chain's models and providers until an entry is usable.
+// A provider whose exhausted quota's wait period runs on is held, as
+// Breakers holds it.
 func (m Models) Check(ctx context.Context, g gate.Name, now time.Time) (Status, error) {
-	probe, open, err := m.scan(ctx, g, now)
-	return Status{Open: open, ProbeDue: !open && probe != ""}, err
+	probe, open, holds, err := m.scan(ctx, g, now)
+	st := Status{Open: open, ProbeDue: !open && probe != ""}
+	for _, until := range holds {
+		if !open && (st.HoldUntil.IsZero() || until.Before(st.HoldUntil)) {
+			st.HoldUntil = until
+		}
+	}
+	return st, err
+}
+
+// Hold holds every provider of the chain whose exhausted quota's wait
+// period runs on (Breakers.Hold), each until its own period's end.
+func (m Models) Hold(ctx context.Context, g gate.Name, _, now time.Time) error {
+	if m.Breakers == nil {
+		return nil
+	}
+	_, _, holds, err := m.scan(ctx, g, now)
+	if err != nil {
+		return err
+	}
+	b := Breakers{Store: m.Breakers, NewOwner: m.NewOwner, Profile: m.Profile}
+	var errs []error
+	for svc, until := range holds {
+		if err := b.Hold(ctx, gate.New(gate.Quota, svc), until, now); err != nil && !errors.Is(err, breaker.ErrConflict) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // scan returns the first provider whose breaker may be probed (of an
-// enabled entry), and whether an entry is usable.
-func (m Models) scan(ctx context.Context, g gate.Name, now time.Time) (probe string, open bool, err error) {
+// enabled entry), whether an entry is usable, and the providers whose
+// quota's wait period runs on, with its end.
+func (m Models) scan(ctx context.Context, g gate.Name, now time.Time) (probe string, open bool, holds map[string]time.Time, err error) {
 	entries, err := fallback.GateEntries(g)
 	if err != nil {
-		return "", false, err
+		return "", false, nil, err
 	}
 	breakers := map[string]*breaker.Record{}
 	for _, e := range entries {
@@ -138,12 +237,12 @@ func (m Models) scan(ctx context.Context, g gate.Name, now time.Time) (probe str
 		switch {
 		case errors.Is(err, health.ErrNotFound):
 		case err != nil:
-			return "", false, err
+			return "", false, nil, err
 		case h.Disabled:
 			continue
 		}
 		if m.Breakers == nil {
-			return "", true, nil
+			return "", true, nil, nil
 		}
 		r, seen := breakers[svc]
 		if !seen {
@@ -152,19 +251,25 @@ func (m Models) scan(ctx context.Context, g gate.Name, now time.Time) (probe str
 			case errors.Is(err, breaker.ErrNotFound):
 				rec = breaker.Record{Service: svc, State: breaker.Closed}
 			case err != nil:
-				return "", false, err
+				return "", false, nil, err
 			}
 			r = &rec
 			breakers[svc] = r
 		}
 		if r.State == breaker.Closed || r.State == "" {
-			return "", true, nil
+			return "", true, nil, nil
 		}
-		if probe == "" && breaker.ProbeDue(*r, now) {
+		switch st := probeStatus(m.Profile, *r, now); {
+		case st.ProbeDue && probe == "":
 			probe = svc
+		case !st.HoldUntil.IsZero():
+			if holds == nil {
+				holds = map[string]time.Time{}
+			}
+			holds[svc] = st.HoldUntil
 		}
 	}
-	return probe, false, nil
+	return probe, false, holds, nil
 }
 
 // Probe takes the probe lease of the first provider whose breaker may be
@@ -173,7 +278,7 @@ func (m Models) Probe(ctx context.Context, g gate.Name, now time.Time) (string, 
 	if m.Breakers == nil {
 		return "", fmt.Errorf("gate %s: no breakers to probe", g)
 	}
-	svc, open, err := m.scan(ctx, g, now)
+	svc, open, _, err := m.scan(ctx, g, now)
 	switch {
 	case err != nil:
 		return "", err
@@ -251,6 +356,9 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 		}
 		if p, ok := checker.(Prober); ok && st.ProbeDue {
 			s.probe(ctx, rec, p, now, res, log)
+		}
+		if h, ok := checker.(Holder); ok && !st.HoldUntil.IsZero() {
+			s.hold(ctx, rec, h, st.HoldUntil, now, res, log)
 		}
 		return
 	}
@@ -344,6 +452,22 @@ func (s *Scheduler) probe(ctx context.Context, rec state.GateRecord, p Prober, n
 	s.unpark(ctx, sent, res)
 	log.Info("gate's probe due: released a waiter as the probe", "item_id", ws[0].ItemID, "suspect", ws[0].Suspect,
 		"probes_served", ws[0].Probes)
+}
+
+// hold keeps a closed gate's upstream from being probed before its wait
+// period's end (Status.HoldUntil).
+func (s *Scheduler) hold(ctx context.Context, rec state.GateRecord, h Holder, until, now time.Time, res *Result, log *slog.Logger) {
+	err := h.Hold(ctx, rec.Gate, until, now)
+	switch {
+	case err == nil:
+		res.Held++
+		log.Info("gate's wait period runs on: no probe until its end", "until", until.UTC().Format(time.RFC3339))
+	case errors.Is(err, breaker.ErrConflict):
+		// A caller took the lease first: its call is the period's probe.
+	default:
+		res.Errors++
+		log.Error("holding a gate until its wait period's end failed; a caller may probe sooner", "error", redact.String(err.Error()))
+	}
 }
 
 // ProbeCandidate returns the waiter of ws (oldest first) to release as a

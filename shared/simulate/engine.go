@@ -323,12 +323,12 @@ func (e *engine) buildTriage() error {
 	e.gates = &gatesStore{e: e, m: state.NewMemoryGates()}
 	ps := &parkedStore{e: e, m: e.mem.ParkedStore()}
 	newOwner := func() string { e.owners++; return "scheduler-" + strconv.FormatUint(e.owners, 10) }
-	bc := parked.Breakers{Store: breakers, NewOwner: newOwner}
+	bc := parked.Breakers{Store: breakers, NewOwner: newOwner, Profile: profile}
 	e.scheduler = &parked.Scheduler{
 		Store: ps, Waiters: ps, Gates: e.gates, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
 		Concurrency: 1, Interval: e.sc.SchedulerInterval.D(),
 		Checkers: map[gate.Kind]parked.Checker{gate.Breaker: bc, gate.Quota: bc, gate.Budget: parked.Budget{},
-			gate.Models: parked.Models{Store: e.models, Breakers: breakers, NewOwner: newOwner}},
+			gate.Models: parked.Models{Store: e.models, Breakers: breakers, NewOwner: newOwner, Profile: profile}},
 	}
 	days := budgetStore{m: &budget.MemoryStore{}, e: e}
 	budgetCap := simBudgetCap

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/triagehq/triage/shared/pipeline"
@@ -125,6 +126,19 @@ func timelineChart(run *OutageRun) stackedCharts {
 	}}
 }
 
+// quotaCalls lists each policy's calls into the run's exhausted quota;
+// empty for a scenario without a quota window.
+func quotaCalls(run OutageRun) string {
+	if !slices.ContainsFunc(run.Scenario.Windows, func(w Window) bool { return w.Kind == WindowQuota }) {
+		return ""
+	}
+	var parts []string
+	for _, r := range run.Results {
+		parts = append(parts, fmt.Sprintf("%s %d", r.Policy.Name, r.QuotaCalls))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // OutageTargets measures the long-outage targets over the runs, for
 // triage's shipped profiles: no recoverable item lost and no dead letter
 // the queues' backstop moved, in every scenario; at most 12 DynamoDB write
@@ -239,6 +253,10 @@ func writeOutages(w io.Writer, rep Report) {
 				r.RecoverableFailed, r.BackstopDeadLetters, r.WritesPerItem, per1k.Total, first, dur, limited, rate)
 		}
 		p("\n")
+		if q := quotaCalls(run); q != "" {
+			p("Calls into the exhausted quota (after the one that found it): %s. While a quota's gate is closed, one probe "+
+				"per its wait period reaches the provider (docs/design.md \"Waits and parking\").\n\n", q)
+		}
 		for _, r := range run.Results {
 			if len(r.Anomalies) > 0 {
 				p("- **%s anomalies: %s.**\n", r.Policy.Name, strings.Join(r.Anomalies, "; "))
@@ -259,7 +277,9 @@ func writeOutages(w io.Writer, rep Report) {
 		"letters nobody decided. DynamoDB writes are every PutItem, UpdateItem, DeleteItem and TransactWriteItems of the " +
 		"run (the producer's, the stages', the scheduler's, the breakers' and gates'), per item.\n")
 	p("- **daily-batch** parks the few items whose calls failed before the breaker opened for its 12-hour network " +
-		"cooldown: its drain lasts until they are due, which its drain rate shows; none is lost.\n")
+		"cooldown: its drain lasts until they are due, which its drain rate shows; none is lost. It waits a day for a " +
+		"provider's exhausted quota (its `ProviderQuotaWait`): its probes back off to one a day, at 00:00 UTC, so a quota " +
+		"that returns during the day is found at the next midnight.\n")
 	p("- **standard-no-breakers** is the ablation: without a breaker there is no gate to wait behind, so an outage's " +
 		"failures spend attempts and dead-letter items, as before this design; it is not a shipped profile.\n")
 	p("- The baselines lose what the outage's first minutes touch: **naive redrive** moves each item after 5 receives " +
