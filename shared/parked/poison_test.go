@@ -83,12 +83,12 @@ func newPoisonWorld(t *testing.T, poisoned ...string) *poisonWorld {
 	}
 	gates := state.NewMemoryGates()
 	bb := &breaker.Breakers{Store: w.breakers, Clock: w.clock, Stage: pipeline.LLM, CacheTTL: -1}
-	work := breaker.Guard{Service: breaker.Fixed(poisonService), Breakers: bb, Inner: stage.WorkFunc(
-		func(ctx context.Context, it state.Item) (state.Output, error) {
+	work := breaker.Guard{Service: breaker.Fixed(poisonService), Breakers: bb, Inner: deliveredWork(
+		func(ctx context.Context, it state.Item, d gate.Delivery) (state.Output, error) {
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			w.calls[it.ID]++
-			if stage.DeliveryFrom(ctx).Probe != "" {
+			if d.Probe != "" {
 				w.probes[it.ID]++
 			}
 			switch {
@@ -289,4 +289,12 @@ func TestSchedulerProbeMeetsAPoisonedWaiter(t *testing.T) {
 			t.Fatalf("after the outage: %d items passed the llm stage, want every parked one", done)
 		}
 	})
+}
+
+// deliveredWork is a Work that reads the delivery Run is given (the probe
+// lease the ramp's release carries).
+type deliveredWork func(ctx context.Context, it state.Item, d gate.Delivery) (state.Output, error)
+
+func (f deliveredWork) Run(ctx context.Context, it state.Item, d gate.Delivery) (state.Output, error) {
+	return f(ctx, it, d)
 }

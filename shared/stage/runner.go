@@ -352,7 +352,7 @@ func (rec *record) run() outcome {
 	b := rec.b
 	// Work's own log lines carry the record's ids through the context
 	// (telemetry.ContextHandler).
-	workCtx := telemetry.WithAttrs(WithDelivery(b.ctx, rec.delivery), "item_id", rec.item.ID, "correlation_id", rec.env.CorrelationID,
+	workCtx := telemetry.WithAttrs(b.ctx, "item_id", rec.item.ID, "correlation_id", rec.env.CorrelationID,
 		"stage", string(b.r.Stage), "message_id", rec.msg.MessageId)
 	if !b.workDeadline.IsZero() {
 		var cancel context.CancelFunc
