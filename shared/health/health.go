@@ -7,19 +7,20 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/retry"
 )
 
 // Defaults of the health rules (docs/design.md "Model health").
 const (
 	// DefaultThreshold is how many consecutive model-specific failures
-	// disable a model.
-	DefaultThreshold = 5
+	// disable a model: the policy's.
+	DefaultThreshold = retry.ModelFailuresToDisable
 	// DefaultCooldown is how old a disabled model's last failure must be
-	// before Recover re-enables it.
-	DefaultCooldown = time.Hour
-	// DefaultResetTo is the count a recovered model restarts from: with the
-	// default threshold, three more failures disable it again.
-	DefaultResetTo = 2
+	// before Recover re-enables it: the policy's.
+	DefaultCooldown = retry.ModelCooldown
+	// DefaultResetTo is the count a recovered model restarts from: the
+	// policy's.
+	DefaultResetTo = retry.ModelResetTo
 	// DefaultCacheTTL is how long Tracker trusts its in-process view of a
 	// model before reading the store again.
 	DefaultCacheTTL = 5 * time.Second
