@@ -132,7 +132,7 @@ const DefaultProducerAttempts = 4
 // hidden.
 func CLICalls() Delivery {
 	return Delivery{Name: "cli", For: "the command line's AWS calls (the SDK's standard retryer)", MaxAttempts: 2,
-		Backoff: Exponential{Initial: time.Second, Multiplier: 2, Max: 500 * time.Millisecond, Jitter: FullJitter}}
+		Backoff: Exponential{Initial: 500 * time.Millisecond, Multiplier: 2, Max: 500 * time.Millisecond, Jitter: FullJitter}}
 }
 
 // Deliveries lists every delivery row, in the order `triage policy show`
