@@ -48,7 +48,7 @@ type policyView struct {
 	Holding           holdingView          `json:"holding"`
 	Conflicts         []retry.ConflictRule `json:"conflicts"`
 	RoleDefaults      []roleDefaultView    `json:"role_defaults"`
-	Deliveries        []deliveryView       `json:"deliveries"`
+	Calls             []callView           `json:"calls"`
 	Outputs           outputsView          `json:"outputs"`
 }
 
@@ -117,7 +117,7 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
 		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
-		Deliveries: deliveries(), Outputs: outputs(),
+		Calls: callRows(), Outputs: outputs(),
 		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
 			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()}}
 	if p.BudgetRecheck > 0 {

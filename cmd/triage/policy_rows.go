@@ -9,9 +9,9 @@ import (
 	"github.com/triagehq/triage/shared/retry"
 )
 
-// deliveryView is one row of the policy for work that is not a stage's
-// (retry.Deliveries): an owner's notice, a producer's send, the CLI's calls.
-type deliveryView struct {
+// callView is one row of the policy for work that is not a stage's
+// (retry.CallRows): an owner's notice, a producer's send, the CLI's calls.
+type callView struct {
 	Name             string `json:"name"`
 	For              string `json:"for"`
 	MaxAttempts      int    `json:"max_attempts"`
@@ -38,10 +38,10 @@ type outputsView struct {
 	BatchRemainder       string `json:"batch_remainder"`
 }
 
-func deliveries() []deliveryView {
-	var out []deliveryView
-	for _, d := range retry.Deliveries() {
-		v := deliveryView{Name: d.Name, For: d.For, MaxAttempts: d.MaxAttempts, Backoff: d.Backoff.String(),
+func callRows() []callView {
+	var out []callView
+	for _, d := range retry.CallRows() {
+		v := callView{Name: d.Name, For: d.For, MaxAttempts: d.MaxAttempts, Backoff: d.Backoff.String(),
 			HonoursRequested: d.HonoursRequested}
 		if d.MinDelay > 0 {
 			v.MinDelay = d.MinDelay.String()
@@ -68,12 +68,12 @@ func outputs() outputsView {
 	}
 }
 
-// printRows prints the delivery rows and the policy's other outputs.
+// printRows prints the call rows and the policy's other outputs.
 func printRows(w io.Writer, v policyView) error {
 	fmt.Fprintf(w, "\nwork that is not a stage's: a permanent failure or the last attempt's gives up\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DELIVERY\tATTEMPTS\tBACKOFF\tAT LEAST\tAT MOST\tRETRY-AFTER\tSTORE FAILED\tFOR")
-	for _, d := range v.Deliveries {
+	fmt.Fprintln(tw, "CALLS\tATTEMPTS\tBACKOFF\tAT LEAST\tAT MOST\tRETRY-AFTER\tSTORE FAILED\tFOR")
+	for _, d := range v.Calls {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.MaxAttempts, d.Backoff, orDash(d.MinDelay), orDash(d.MaxDelay),
 			yes(d.HonoursRequested), orDash(d.StoreRetry), d.For)
 	}

@@ -46,9 +46,9 @@ func TestPolicyShow(t *testing.T) {
 		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults, %d blame rows, probing %+v", v.Profile, len(v.Classes), len(v.Conflicts),
 			len(v.RoleDefaults), len(v.Blame), v.Probing)
 	}
-	if len(v.Deliveries) != len(retry.Deliveries()) || v.Deliveries[0].MaxAttempts != retry.DefaultNoticeAttempts ||
+	if len(v.Calls) != len(retry.CallRows()) || v.Calls[0].MaxAttempts != retry.DefaultNoticeAttempts ||
 		v.Outputs.NoticeGiveUpMargin != retry.NoticeGiveUpMargin || v.Outputs.DrainIntervals != retry.DrainIntervals {
-		t.Errorf("--json: deliveries %+v, outputs %+v", v.Deliveries, v.Outputs)
+		t.Errorf("--json: deliveries %+v, outputs %+v", v.Calls, v.Outputs)
 	}
 	for _, row := range v.RoleDefaults {
 		if row.Statuses == "" || len(row.Classes) != len(failure.Roles()) {

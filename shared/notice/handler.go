@@ -196,7 +196,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 	cl := failure.Classify(perr)
 	errText := deadletter.ErrorText(perr) // the owner's webhook answer by status, code and message: never its body
 	s := audit.NoticeSettle{ItemID: n.ItemID, Key: n.ID, Owner: owner, Now: now, Status: cl.Status, Class: cl.Class, Error: errText}
-	next, retrying := pol.Decide(retry.DeliveryInput{Attempt: claimed.Attempts, Failure: cl, Now: now, Rand: h.rand()}).(retry.Retry)
+	next, retrying := pol.Decide(retry.CallInput{Attempt: claimed.Attempts, Failure: cl, Now: now, Rand: h.rand()}).(retry.Retry)
 	if !retrying {
 		// Logged and counted; the dead letter (or the retry) it tells of
 		// stands whatever happens here.
@@ -255,7 +255,7 @@ func (h *Handler) busy(log *slog.Logger, msg events.SQSMessage, cur audit.Notice
 }
 
 // policy is the policy's notice row with the Handler's overrides.
-func (h *Handler) policy() retry.Delivery {
+func (h *Handler) policy() retry.CallRow {
 	return retry.Notice().Override(h.MaxAttempts, h.InitialDelay, h.MaxDelay)
 }
 

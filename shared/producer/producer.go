@@ -225,7 +225,7 @@ func (p *Producer) send(ctx context.Context, specs []intake.Spec, chunk []int, r
 		if len(retryable) == 0 || ctx.Err() != nil {
 			return
 		}
-		next, ok := p.policy().Decide(retry.DeliveryInput{Attempt: attempt, Failure: cl, Rand: p.rand()}).(retry.Retry)
+		next, ok := p.policy().Decide(retry.CallInput{Attempt: attempt, Failure: cl, Rand: p.rand()}).(retry.Retry)
 		if !ok {
 			return
 		}
@@ -255,7 +255,7 @@ func entryFailure(senderFault bool) failure.Classification {
 }
 
 // policy is the policy's producer row with p's overrides.
-func (p *Producer) policy() retry.Delivery {
+func (p *Producer) policy() retry.CallRow {
 	row := retry.ProducerSend().Override(p.MaxAttempts, 0, 0)
 	if p.Backoff.Initial > 0 {
 		row.Backoff = p.Backoff

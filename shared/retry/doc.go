@@ -16,9 +16,9 @@
 // breaker keep, and a profile's Probing paces a failing breaker's probes
 // (docs/design.md "A failure that follows one item").
 //
-// Work that is not a stage's has rows of its own (Deliveries: an owner's
+// Work that is not a stage's has rows of its own (CallRows: an owner's
 // notice, a producer's send, the command line's AWS calls), decided by
-// Delivery.Decide. The policy's other outputs are here too: the dead-letter
+// CallRow.Decide. The policy's other outputs are here too: the dead-letter
 // reason of a message with no usable item (Unusable), escalation
 // (Escalated), give-up thresholds (Holding.GivesUpNotice, model health's),
 // drain limits (DrainUntil, ReleaseDelay) and the pace of a store's batch

@@ -19,31 +19,31 @@ func TestNoticeRow(t *testing.T) {
 	row := retry.Notice()
 	unavailable := failure.Of(failure.UpstreamUnavailable, "503")
 	for attempt, want := range map[int]time.Duration{1: 30 * time.Second, 2: 90 * time.Second, 3: 270 * time.Second, 4: 810 * time.Second} {
-		d, ok := row.Decide(retry.DeliveryInput{Attempt: attempt, Failure: unavailable, Now: now, Rand: mid}).(retry.Retry)
+		d, ok := row.Decide(retry.CallInput{Attempt: attempt, Failure: unavailable, Now: now, Rand: mid}).(retry.Retry)
 		if !ok || d.Delay != want || d.Min != want*8/10 || d.Max != min(want*12/10, 15*time.Minute) {
 			t.Errorf("attempt %d: %#v, want a retry in %s", attempt, d, want)
 		}
 	}
 	asked := unavailable
 	asked.Requested = failure.Requested{At: now.Add(time.Hour)}
-	if d, ok := row.Decide(retry.DeliveryInput{Attempt: 1, Failure: asked, Now: now, Rand: mid}).(retry.Retry); !ok || d.Delay != 15*time.Minute {
+	if d, ok := row.Decide(retry.CallInput{Attempt: 1, Failure: asked, Now: now, Rand: mid}).(retry.Retry); !ok || d.Delay != 15*time.Minute {
 		t.Errorf("an hour's Retry-After: %#v, want 15m", d)
 	}
 	asked.Requested = failure.Requested{Delay: 2 * time.Minute}
-	if d, ok := row.Decide(retry.DeliveryInput{Attempt: 1, Failure: asked, Now: now, Rand: mid}).(retry.Retry); !ok || d.Delay != 2*time.Minute {
+	if d, ok := row.Decide(retry.CallInput{Attempt: 1, Failure: asked, Now: now, Rand: mid}).(retry.Retry); !ok || d.Delay != 2*time.Minute {
 		t.Errorf("a 2-minute Retry-After: %#v, want 2m", d)
 	}
 	tiny := row.Override(0, time.Millisecond, 0)
-	if d, ok := tiny.Decide(retry.DeliveryInput{Attempt: 1, Failure: unavailable, Now: now, Rand: func() float64 { return 0 }}).(retry.Retry); !ok ||
+	if d, ok := tiny.Decide(retry.CallInput{Attempt: 1, Failure: unavailable, Now: now, Rand: func() float64 { return 0 }}).(retry.Retry); !ok ||
 		d.Delay != time.Second {
 		t.Errorf("a 1 ms backoff: %#v, want the 1 s floor", d)
 	}
-	if d, ok := row.Decide(retry.DeliveryInput{Attempt: 5, Failure: unavailable, Now: now}).(retry.DeadLetter); !ok || !d.Exhausted {
+	if d, ok := row.Decide(retry.CallInput{Attempt: 5, Failure: unavailable, Now: now}).(retry.DeadLetter); !ok || !d.Exhausted {
 		t.Errorf("the 5th attempt: %#v, want given up, exhausted", d)
 	}
 	calls := 0
 	gone := failure.Of(failure.NotFound, "410")
-	if d, ok := row.Decide(retry.DeliveryInput{Attempt: 1, Failure: gone, Now: now, Rand: func() float64 { calls++; return 0 }}).(retry.DeadLetter); !ok ||
+	if d, ok := row.Decide(retry.CallInput{Attempt: 1, Failure: gone, Now: now, Rand: func() float64 { calls++; return 0 }}).(retry.DeadLetter); !ok ||
 		d.Exhausted || calls != 0 {
 		t.Errorf("a 410: %#v (rand called %d times), want given up at once, no draw", d, calls)
 	}
@@ -60,12 +60,12 @@ func TestProducerRow(t *testing.T) {
 	throttled := failure.Of(failure.RateLimited, "throttled")
 	throttled.Requested = failure.Requested{Delay: time.Minute}
 	for attempt, want := range map[int]time.Duration{1: 200 * time.Millisecond, 2: 400 * time.Millisecond, 3: 800 * time.Millisecond} {
-		d, ok := row.Decide(retry.DeliveryInput{Attempt: attempt, Failure: throttled, Rand: func() float64 { return 1 }}).(retry.Retry)
+		d, ok := row.Decide(retry.CallInput{Attempt: attempt, Failure: throttled, Rand: func() float64 { return 1 }}).(retry.Retry)
 		if !ok || d.Delay != want || d.Min != 0 {
 			t.Errorf("attempt %d: %#v, want a retry in [0, %s], the Retry-After ignored", attempt, d, want)
 		}
 	}
-	if _, ok := row.Decide(retry.DeliveryInput{Attempt: 4, Failure: throttled}).(retry.DeadLetter); !ok {
+	if _, ok := row.Decide(retry.CallInput{Attempt: 4, Failure: throttled}).(retry.DeadLetter); !ok {
 		t.Error("the 4th send: want given up")
 	}
 	if got := retry.CLICalls(); got.MaxAttempts != 2 || got.Backoff.Max != 500*time.Millisecond {

@@ -6,12 +6,12 @@ import (
 	"github.com/triagehq/triage/shared/failure"
 )
 
-// Delivery is a row of the policy for work that is not a stage's — an
+// CallRow is a row of the policy for work that is not a stage's — an
 // owner's notice, a producer's send, the command line's AWS calls: a bound
 // on its attempts and the wait between them (docs/design.md "The decision
 // table"). Its Decide is the one decision such a delivery makes about a
 // failure, as Profile.Decide is a stage's.
-type Delivery struct {
+type CallRow struct {
 	// Name names the row in `triage policy show`.
 	Name string
 	// For says what the row delivers.
@@ -34,8 +34,8 @@ type Delivery struct {
 	StoreRetry time.Duration
 }
 
-// DeliveryInput is everything a Delivery's decision depends on.
-type DeliveryInput struct {
+// CallInput is everything a CallRow's decision depends on.
+type CallInput struct {
 	// Attempt is the 1-based attempt that just failed.
 	Attempt int
 	// Failure is its classified failure.
@@ -52,7 +52,7 @@ type DeliveryInput struct {
 // last (Exhausted true) — the delivery gives up — or a Retry after the
 // backoff's delay, raised to the receiver's requested delay when the row
 // honours it, bounded by MinDelay and MaxDelay.
-func (d Delivery) Decide(in DeliveryInput) Decision {
+func (d CallRow) Decide(in CallInput) Decision {
 	attempt := max(in.Attempt, 1)
 	class := in.Failure.Class
 	if !in.Failure.Retryable {
@@ -83,7 +83,7 @@ func (d Delivery) Decide(in DeliveryInput) Decision {
 // Override returns d with an operator's or a test's limits: a positive
 // maxAttempts replaces MaxAttempts, a positive initial the backoff's first
 // wait, a positive maxDelay the cap on every wait. Zero keeps the row's.
-func (d Delivery) Override(maxAttempts int, initial, maxDelay time.Duration) Delivery {
+func (d CallRow) Override(maxAttempts int, initial, maxDelay time.Duration) CallRow {
 	if maxAttempts > 0 {
 		d.MaxAttempts = maxAttempts
 	}
@@ -106,8 +106,8 @@ const DefaultNoticeAttempts = 5
 // longer, at most 15 min; never less than 1 s. A permanent failure or the
 // 5th attempt's abandons the notice. A notice whose ledger or item could
 // not be read waits 5 s.
-func Notice() Delivery {
-	return Delivery{Name: "notice", For: "an owner's notice POSTed to the item's webhook", MaxAttempts: DefaultNoticeAttempts,
+func Notice() CallRow {
+	return CallRow{Name: "notice", For: "an owner's notice POSTed to the item's webhook", MaxAttempts: DefaultNoticeAttempts,
 		Backoff:  Exponential{Initial: 30 * time.Second, Multiplier: 3, Max: 15 * time.Minute, Jitter: ProportionalJitter, Fraction: 0.2},
 		MinDelay: time.Second, MaxDelay: 15 * time.Minute, HonoursRequested: true, StoreRetry: 5 * time.Second}
 }
@@ -116,8 +116,8 @@ func Notice() Delivery {
 // (docs/design.md "Putting work in"): 4 sends; 200 ms doubling to 5 s, full
 // jitter. The fetch stage absorbs a duplicate send, so a send whose answer
 // was lost is simply sent again.
-func ProducerSend() Delivery {
-	return Delivery{Name: "producer", For: "an item's send to the fetch queue (SendMessageBatch entry)", MaxAttempts: DefaultProducerAttempts,
+func ProducerSend() CallRow {
+	return CallRow{Name: "producer", For: "an item's send to the fetch queue (SendMessageBatch entry)", MaxAttempts: DefaultProducerAttempts,
 		Backoff: Exponential{Initial: 200 * time.Millisecond, Multiplier: 2, Max: 5 * time.Second, Jitter: FullJitter}}
 }
 
@@ -130,14 +130,14 @@ const DefaultProducerAttempts = 4
 // MaxAttempts and Backoff.Max): one retry after at most 500 ms — an
 // operator waits at the terminal, and a second failure is reported, not
 // hidden.
-func CLICalls() Delivery {
-	return Delivery{Name: "cli", For: "the command line's AWS calls (the SDK's standard retryer)", MaxAttempts: 2,
+func CLICalls() CallRow {
+	return CallRow{Name: "cli", For: "the command line's AWS calls (the SDK's standard retryer)", MaxAttempts: 2,
 		Backoff: Exponential{Initial: 500 * time.Millisecond, Multiplier: 2, Max: 500 * time.Millisecond, Jitter: FullJitter}}
 }
 
 // Deliveries lists every delivery row, in the order `triage policy show`
 // prints them.
-func Deliveries() []Delivery { return []Delivery{Notice(), ProducerSend(), CLICalls()} }
+func CallRows() []CallRow { return []CallRow{Notice(), ProducerSend(), CLICalls()} }
 
 // BatchRemainder is the wait before a store's batch read asks again for
 // the keys DynamoDB left unprocessed (it throttled part of the batch): 50
@@ -148,4 +148,4 @@ var BatchRemainder = Linear{Initial: 50 * time.Millisecond, Step: 50 * time.Mill
 // Exhausted reports whether a delivery that has made attempts is past the
 // row's bound before it starts: only a crash loop gets there (every
 // attempt's outcome is settled otherwise), and it gives up before any work.
-func (d Delivery) Exhausted(attempts int) bool { return attempts > d.MaxAttempts }
+func (d CallRow) Exhausted(attempts int) bool { return attempts > d.MaxAttempts }
