@@ -50,6 +50,8 @@ var constantsAllowed = map[string]string{
 	"bodies.go:DefaultBodyThreshold":      "the size above which a body is stored in S3",
 	"parked.go:MaxWaitingPage":            "the page size of a gate's waiters' query",
 	"items_requests.go:CooldownTolerance": "clock skew a claim forgives on a due time the policy decided",
+	"words.go:Delay":                      "the classifier reads a requested delay under an hour as a rate limit's: evidence, not a wait",
+	"poller.go:wait":                      "the local event source's long-poll window",
 	"report.go:DefaultRepeatThreshold":    "how many repeats a report groups as one pattern",
 	"aws.go:wait":                         "an SQS receive's long poll (-1: short polls)",
 	"attributes.go:maxDelay":              "SQS's DelaySeconds limit, which the local SQS enforces",
@@ -76,6 +78,7 @@ var constantsAllowed = map[string]string{
 	"phases.go:After":             "the demo polls for a phase's end every 250 ms",
 	"lambda.go:settleWait":        "how long the local Lambda waits for a runtime to poll again",
 	"lambdatest.go:WaitDelay":     "os/exec's grace for a test runtime's pipes",
+	"volume.go:attempt":           "the volume tool's final check gives up after 10 rounds of unprocessed keys",
 	"moto.go:portAttempts":        "tries of a free port for the local moto server",
 	"poller.go:receiveRetryDelay": "the local event source's pause after a failed receive, as Lambda's poller pauses",
 }
@@ -85,9 +88,11 @@ var constantsAllowed = map[string]string{
 // threshold — is the policy's. It parses every non-test Go file of the
 // module outside this package and reports a constant with a retry-like name
 // (a const, a var, a := or = of a literal number or duration, a field
-// keyed so in a composite literal), and any schedule built with this
-// package's types from literals. Both catch `const maxAttempts = 5` and
-// `backoff := 2 * time.Second` wherever they are added.
+// keyed so in a composite literal, a comparison with a literal such as
+// attempt >= 5), a literal duration passed to a timer (time.Sleep,
+// time.After, time.NewTimer, time.AfterFunc), and any schedule built with
+// this package's types from literals. They catch `const maxAttempts = 5`
+// and `backoff := 2 * time.Second` wherever they are added.
 func TestNoRetryConstantsOutsideThePolicy(t *testing.T) {
 	here, err := os.Getwd()
 	if err != nil {
@@ -167,6 +172,9 @@ func f() {
 	n = 4
 	retries := len(s.String())
 	for attempt := 1; attempt < retries; attempt++ {
+		if attempt >= 3 || attempt == 1 {
+			break
+		}
 		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
 	}
 	var pollWait = 20 * time.Second
@@ -188,7 +196,7 @@ var d time.Duration
 		got = append(got, key)
 	}
 	want := []string{"p.go:maxAttempts", "p.go:DefaultRetryDelay", "p.go:giveUpThreshold", "p.go:backoff", "p.go:cooldown",
-		"p.go:retry.Exponential", "p.go:MaxAttempts", "p.go:waitFor", "p.go:Sleep"}
+		"p.go:retry.Exponential", "p.go:MaxAttempts", "p.go:waitFor", "p.go:attempt", "p.go:Sleep"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}
@@ -249,6 +257,17 @@ func retryConstants(t *testing.T, path, rel, policyPath string) []string {
 					set(id, n.Rhs[i])
 				}
 			}
+		case *ast.BinaryExpr:
+			// attempt >= 5: a limit compared in place.
+			switch n.Op {
+			case token.LSS, token.LEQ, token.GTR, token.GEQ, token.EQL, token.NEQ:
+				for _, side := range [][2]ast.Expr{{n.X, n.Y}, {n.Y, n.X}} {
+					if id := identOf(side[0]); id != nil && !longPoll.MatchString(id.Name) && retryName.MatchString(id.Name) &&
+						constantNumber(side[1]) && !zeroOrOne(side[1]) {
+						add(id.Name, n.Pos())
+					}
+				}
+			}
 		case *ast.CallExpr:
 			sel, ok := n.Fun.(*ast.SelectorExpr)
 			if ok && slices.Contains(sleeps, sel.Sel.Name) && len(n.Args) > 0 && literalDuration(n.Args[0]) {
@@ -302,6 +321,23 @@ func constantNumber(e ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// identOf is the identifier e names: x, or the field of a.b.x.
+func identOf(e ast.Expr) *ast.Ident {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e
+	case *ast.SelectorExpr:
+		return e.Sel
+	}
+	return nil
+}
+
+// zeroOrOne reports whether e is the literal 0 or 1: a start, not a limit.
+func zeroOrOne(e ast.Expr) bool {
+	lit, ok := e.(*ast.BasicLit)
+	return ok && (lit.Value == "0" || lit.Value == "1")
 }
 
 // literalDuration reports whether e computes a duration from a literal:
