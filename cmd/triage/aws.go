@@ -33,6 +33,7 @@ import (
 	"github.com/triagehq/triage/shared/objects"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -42,8 +43,6 @@ const (
 	cliRequestTimeout = 10 * time.Second
 	// cliDialTimeout bounds a TCP connect: an unreachable endpoint fails fast.
 	cliDialTimeout = 3 * time.Second
-	// cliMaxAttempts is the SDK's attempts per request (one retry).
-	cliMaxAttempts = 2
 	// cliStackEnv names the stack when --stack is not given.
 	cliStackEnv = "TRIAGE_STACK"
 )
@@ -173,8 +172,9 @@ func loadAWSConfig(ctx context.Context, endpoint, region, profile string, timeou
 	opts := []func(*config.LoadOptions) error{
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(timeout).WithDialerOptions(func(d *net.Dialer) { d.Timeout = cliDialTimeout })),
 		config.WithRetryer(func() aws.Retryer {
+			cli := retry.CLICalls() // the policy's row of the command line's calls
 			return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
-				o.MaxAttempts, o.MaxBackoff = cliMaxAttempts, 500*time.Millisecond
+				o.MaxAttempts, o.MaxBackoff = cli.MaxAttempts, cli.Backoff.Max
 			})
 		}),
 	}

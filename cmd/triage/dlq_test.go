@@ -24,6 +24,7 @@ import (
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/replay"
 	"github.com/triagehq/triage/shared/report"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -151,7 +152,7 @@ var opsCommands = []struct {
 }
 
 // TestOpsCommandsUnreachable: an endpoint nobody listens on exits 1, naming
-// the endpoint; one that resets every connection is tried cliMaxAttempts
+// the endpoint; one that resets every connection is tried the policy's CLI attempts
 // times for each request of the command's first round trip and never
 // again, so an unreachable endpoint costs one round trip's attempts, with
 // backoffs of at most half a second (loadAWSConfig's cap).
@@ -190,8 +191,8 @@ func TestOpsCommandsUnreachable(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errOut, "cannot reach "+endpoint) {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
-		if n, want := accepted.Load()-before, int64(c.requests*cliMaxAttempts); n != want {
-			t.Fatalf("%v: %d connections to an endpoint that resets each, want %d (%d attempts of %d requests)", args, n, want, cliMaxAttempts, c.requests)
+		if n, want := accepted.Load()-before, int64(c.requests*retry.CLICalls().MaxAttempts); n != want {
+			t.Fatalf("%v: %d connections to an endpoint that resets each, want %d (%d attempts of %d requests)", args, n, want, retry.CLICalls().MaxAttempts, c.requests)
 		}
 	}
 
@@ -201,8 +202,8 @@ func TestOpsCommandsUnreachable(t *testing.T) {
 	}
 	const maxBackoff = 500 * time.Millisecond
 	r := cfg.Retryer()
-	if r.MaxAttempts() != cliMaxAttempts {
-		t.Fatalf("the retryer makes %d attempts, want %d", r.MaxAttempts(), cliMaxAttempts)
+	if r.MaxAttempts() != retry.CLICalls().MaxAttempts {
+		t.Fatalf("the retryer makes %d attempts, want %d", r.MaxAttempts(), retry.CLICalls().MaxAttempts)
 	}
 	for attempt := 1; attempt <= 8; attempt++ {
 		d, err := r.RetryDelay(attempt, &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED})

@@ -28,9 +28,12 @@ its gate, puts an llm provider out for the item or escalates to the
 escalation model; then whose a provider-wide failure is (the upstream's, or
 the item's own: the blame table) and how a failing breaker's probes are
 paced; how waits are held (SQS visibility or parked), what a delivery whose
-claim lost does (docs/design.md "The decision table"), and the class a
-status gets by the upstream's role when nothing more specific decides
-(docs/design.md "Defaults by role").`
+claim lost does (docs/design.md "The decision table"), the class a status
+gets by the upstream's role when nothing more specific decides
+(docs/design.md "Defaults by role"); then the rows of work that is not a
+stage's (an owner's notice, a producer's send, the CLI's AWS calls), and
+the policy's other outputs: the dead-letter reason of a message with no
+usable item, escalation, give-up thresholds and drain limits.`
 
 // policyView is what policy show prints.
 type policyView struct {
@@ -46,6 +49,8 @@ type policyView struct {
 	GateWaits         gateWaitsView        `json:"gate_waits"`
 	Conflicts         []retry.ConflictRule `json:"conflicts"`
 	RoleDefaults      []roleDefaultView    `json:"role_defaults"`
+	Calls             []callView           `json:"calls"`
+	Outputs           outputsView          `json:"outputs"`
 }
 
 // roleDefaultView is one row of failure.RoleDefaults: the statuses and
@@ -121,6 +126,7 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 	}
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
 		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
+		Calls: callRows(), Outputs: outputs(),
 		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
 			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()},
 		GateWaits: gateWaitsView{Probing: retry.ProbeWait.String(), NoModel: retry.NoModelWait.String(), Floor: retry.GateWaitFloor.String()}}
@@ -204,5 +210,8 @@ func printPolicy(w io.Writer, v policyView) error {
 		}
 		fmt.Fprintln(tw, line)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printRows(w, v)
 }

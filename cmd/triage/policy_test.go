@@ -23,6 +23,9 @@ func TestPolicyShow(t *testing.T) {
 		"parked for the scheduler", "resend the dead letter",
 		"STATUS", "WEBHOOK", "404, 410", "CLIENT_ERROR", "other 4xx",
 		"whose failure", "the item's 3rd provider-wide failure", "the item's 5th failed probe", "at most ×3 (15m0s at the breakers' 5m0s)",
+		"notice    5         exponential 30s×3 ≤15m0s ±20% jitter", "producer  4         exponential 200ms×2 ≤5s full jitter",
+		"SCHEMA_INVALID is permanent: no retry can succeed", "its dead letter is escalated", "given up 2 receives short of the redrive backstop",
+		"disabled after 5 model-specific failures", "draining mark lasts 2 scheduler intervals", "delayed at most 15m0s",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -42,6 +45,10 @@ func TestPolicyShow(t *testing.T) {
 		len(v.Blame) != len(retry.Blames) || v.Probing.MaxInterval != 24 || v.Probing.SameFailures != retry.DefaultSameFailures {
 		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults, %d blame rows, probing %+v", v.Profile, len(v.Classes), len(v.Conflicts),
 			len(v.RoleDefaults), len(v.Blame), v.Probing)
+	}
+	if len(v.Calls) != len(retry.CallRows()) || v.Calls[0].MaxAttempts != retry.DefaultNoticeAttempts ||
+		v.Outputs.NoticeGiveUpMargin != retry.NoticeGiveUpMargin || v.Outputs.DrainIntervals != retry.DrainIntervals {
+		t.Errorf("--json: deliveries %+v, outputs %+v", v.Calls, v.Outputs)
 	}
 	for _, row := range v.RoleDefaults {
 		if row.Statuses == "" || len(row.Classes) != len(failure.Roles()) {

@@ -24,7 +24,7 @@ type config struct {
 	// noticeMaxAttempts is NOTICE_MAX_ATTEMPTS (0: notice.DefaultMaxAttempts).
 	noticeMaxAttempts int
 	// noticeRetryInitial is NOTICE_RETRY_INITIAL, the wait after a
-	// notice's first failed attempt (0: notice.DefaultInitialDelay); a test
+	// notice's first failed attempt (0: the policy's notice row's); a test
 	// and demo override.
 	noticeRetryInitial time.Duration
 	// breakerOpenFor is BREAKER_OPEN_FOR, a test and demo override (0: the

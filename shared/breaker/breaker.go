@@ -28,14 +28,25 @@ const (
 // States lists every state.
 func States() []State { return []State{Closed, Open, HalfOpen} }
 
-// Defaults of the breaker rules (docs/design.md "Circuit breakers").
-const (
+// The breaker rules' thresholds are the policy's (retry.BreakerTrip;
+// docs/design.md "Circuit breakers").
+var (
 	// DefaultThreshold is how many consecutive outage failures open a
 	// breaker.
-	DefaultThreshold = 5
-	// DefaultOpenFor is how long a breaker stays open before a probe: the
-	// policy's window (retry.BreakerOpenFor), which its callers wait out.
-	DefaultOpenFor = retry.BreakerOpenFor
+	DefaultThreshold = retry.BreakerTrip.Failures
+	// DefaultOpenFor is how long a breaker stays open before a probe,
+	// which its callers wait out.
+	DefaultOpenFor = retry.BreakerTrip.For
+	// DefaultQuotaOpenFor is how long a breaker stays open after the
+	// provider answered that its quota is exhausted, when the answer asks
+	// for no longer: as long as for an outage. Its waiters are parked, so
+	// a short window costs one probe per window, and a quota restored
+	// (credit added, a plan raised) is found within minutes.
+	DefaultQuotaOpenFor = DefaultOpenFor
+)
+
+// Defaults of the breaker store and its callers.
+const (
 	// DefaultProbeLease bounds a probe: after it, another caller may take
 	// the lease over (its holder is presumed dead). It exceeds the LLM
 	// client's 60 s timeout.
@@ -43,12 +54,6 @@ const (
 	// DefaultCacheTTL is how long Breakers trusts its in-process copy of a
 	// breaker.
 	DefaultCacheTTL = 2 * time.Second
-	// DefaultQuotaOpenFor is how long a breaker stays open after the
-	// provider answered that its quota is exhausted, when the answer asks
-	// for no longer: as long as for an outage. Its waiters are parked, so
-	// a short window costs one probe per window, and a quota restored
-	// (credit added, a plan raised) is found within minutes.
-	DefaultQuotaOpenFor = DefaultOpenFor
 )
 
 // Who closed a breaker (Record.ClosedBy) when it was not a probe.

@@ -402,7 +402,7 @@ func (b *Breakers) done(ctx context.Context, t Ticket, o retry.BreakerEffect, cl
 		req := FailureRequest{Service: t.Service, Class: cl.Class, At: now, Threshold: b.Threshold, OpenFor: b.OpenFor,
 			Generation: t.Generation}
 		if o == retry.Opens {
-			req.Threshold, req.OpenFor = 1, b.quotaOpenFor(cl, now)
+			req.Threshold, req.OpenFor = retry.OpenAtOnce, b.quotaOpenFor(cl, now)
 		}
 		var (
 			res FailureResult

@@ -75,6 +75,8 @@ type Traits struct {
 }
 
 // traits is the table of docs/design.md "Error classes and retry profiles", in the order Classes lists.
+// It is the source of the retryable and counts columns of every retry
+// profile: the policy copies them from here.
 var traits = []struct {
 	class Class
 	Traits

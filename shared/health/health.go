@@ -7,19 +7,24 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/shared/retry"
 )
 
-// Defaults of the health rules (docs/design.md "Model health").
-const (
+// The health rules' thresholds are the policy's (retry.ModelTrip;
+// docs/design.md "Model health").
+var (
 	// DefaultThreshold is how many consecutive model-specific failures
 	// disable a model.
-	DefaultThreshold = 5
+	DefaultThreshold = retry.ModelTrip.Failures
 	// DefaultCooldown is how old a disabled model's last failure must be
 	// before Recover re-enables it.
-	DefaultCooldown = time.Hour
-	// DefaultResetTo is the count a recovered model restarts from: with the
-	// default threshold, three more failures disable it again.
-	DefaultResetTo = 2
+	DefaultCooldown = retry.ModelTrip.For
+	// DefaultResetTo is the count a recovered model restarts from.
+	DefaultResetTo = retry.ModelTrip.ResetTo
+)
+
+// Defaults of the health store.
+const (
 	// DefaultCacheTTL is how long Tracker trusts its in-process view of a
 	// model before reading the store again.
 	DefaultCacheTTL = 5 * time.Second

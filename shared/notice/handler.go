@@ -28,22 +28,13 @@ import (
 	"github.com/triagehq/triage/shared/textcut"
 )
 
-// Defaults of the Handler's optional fields.
+// Defaults of the Handler's optional fields. A notice's retries are the
+// policy's notice row (retry.Notice: docs/design.md "The decision table").
 const (
 	// DefaultMaxAttempts bounds a notice's delivery attempts.
-	DefaultMaxAttempts = 5
-	// DefaultInitialDelay is the wait after a notice's first failed
-	// attempt; it triples per attempt up to DefaultMaxDelay (±20%): 30 s,
-	// 90 s, 4.5 min, 13.5 min — about 20 minutes in all.
-	DefaultInitialDelay = 30 * time.Second
-	// DefaultMaxDelay caps the wait between two attempts, a receiver's
-	// Retry-After included.
-	DefaultMaxDelay = 15 * time.Minute
+	DefaultMaxAttempts = retry.DefaultNoticeAttempts
 	// DefaultLease is the lease when the context has no deadline.
 	DefaultLease = time.Minute
-	// storeRetry is the visibility of a record whose ledger or item read
-	// failed: soon, but not hot.
-	storeRetry = 5 * time.Second
 )
 
 // Metric names the Handler counts, under the notify stage.
@@ -91,11 +82,11 @@ type Handler struct {
 	SQS    Queue
 	// QueueURL is the notice queue.
 	QueueURL string
-	// MaxAttempts bounds the attempts per notice; zero is
-	// DefaultMaxAttempts.
+	// MaxAttempts bounds the attempts per notice; zero is the policy's
+	// notice row's.
 	MaxAttempts int
-	// InitialDelay and MaxDelay shape the wait between attempts; zero is
-	// the default.
+	// InitialDelay and MaxDelay override the notice row's first wait and
+	// its cap on every wait; zero keeps the row's.
 	InitialDelay, MaxDelay time.Duration
 	// Now and Rand are injected; nil means the wall clock and math/rand/v2.
 	Clock clock.Clock
@@ -174,7 +165,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 		return 0, true
 	case err != nil:
 		log.Warn("reading the notice's item failed; kept for a retry", "error", redact.String(err.Error()))
-		return storeRetry, false
+		return h.policy().StoreRetry, false
 	}
 	now := h.now()
 	claimed, err := h.Ledger.ClaimNotice(ctx, audit.NoticeClaim{ItemID: n.ItemID, Key: n.ID, Event: string(n.Event),
@@ -185,9 +176,10 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 		return h.busy(log, msg, ce.Current, now)
 	case err != nil:
 		log.Warn("claiming the notice failed; kept for a retry", "error", redact.String(err.Error()))
-		return storeRetry, false
+		return h.policy().StoreRetry, false
 	}
-	if claimed.Attempts > h.maxAttempts() {
+	pol := h.policy()
+	if pol.Exhausted(claimed.Attempts) {
 		// Only a crash loop gets here (every attempt's outcome is settled
 		// otherwise): give up before any work.
 		return h.settle(ctx, log, audit.NoticeSettle{ItemID: n.ItemID, Key: n.ID, Owner: owner, Now: now, State: audit.NoticeAbandoned,
@@ -204,7 +196,8 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 	cl := failure.Classify(perr)
 	errText := deadletter.ErrorText(perr) // the owner's webhook answer by status, code and message: never its body
 	s := audit.NoticeSettle{ItemID: n.ItemID, Key: n.ID, Owner: owner, Now: now, Status: cl.Status, Class: cl.Class, Error: errText}
-	if !cl.Retryable || claimed.Attempts >= h.maxAttempts() {
+	next, retrying := pol.Decide(retry.CallInput{Attempt: claimed.Attempts, Failure: cl, Now: now, Rand: h.rand()}).(retry.Retry)
+	if !retrying {
 		// Logged and counted; the dead letter (or the retry) it tells of
 		// stands whatever happens here.
 		log.Error("notice abandoned: the owner was not told", "attempts", claimed.Attempts, "class", string(cl.Class),
@@ -213,7 +206,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 		s.State = audit.NoticeAbandoned
 		return h.settle(ctx, log, s, claimed.Attempts, 0)
 	}
-	wait := h.delay(claimed.Attempts, cl, now)
+	wait := next.Delay
 	s.State, s.NotBefore = audit.NoticePending, now.Add(wait)
 	log.Warn("notice attempt failed; will retry", "attempt", claimed.Attempts, "class", string(cl.Class),
 		"delay_ms", wait.Milliseconds(), "error", textcut.Ellipsis(errText, 512))
@@ -233,7 +226,7 @@ func (h *Handler) settle(ctx context.Context, log *slog.Logger, s audit.NoticeSe
 		// The lease runs out and the redelivery takes the notice over; its
 		// attempt counts, so the bound holds.
 		log.Error("recording the notice's outcome failed; kept for a retry", "state", string(s.State), "error", redact.String(err.Error()))
-		return max(wait, storeRetry), false
+		return max(wait, h.policy().StoreRetry), false
 	}
 	if wait > 0 {
 		return wait, false
@@ -251,36 +244,26 @@ func (h *Handler) busy(log *slog.Logger, msg events.SQSMessage, cur audit.Notice
 	case cur.State == audit.NoticeSending:
 		if holder, _, _ := strings.Cut(cur.LeaseOwner, "#"); holder == msg.MessageId {
 			// An earlier receive of this very message still holds it.
-			return cur.LeaseUntil.Sub(now) + time.Second, false
+			return cur.LeaseUntil.Sub(now) + h.policy().MinDelay, false
 		}
 	case cur.State == audit.NoticePending && cur.Carrier == msg.MessageId:
-		return max(cur.NotBefore.Sub(now), time.Second), false
+		return max(cur.NotBefore.Sub(now), h.policy().MinDelay), false
 	}
 	h.count(MetricDuplicates, "")
 	log.Info("another message carries this notice; duplicate acknowledged", "state", string(cur.State))
 	return 0, true
 }
 
-// delay is the wait before attempt+1: the backoff, or what the receiver
-// asked for when longer, capped at MaxDelay.
-func (h *Handler) delay(attempt int, cl failure.Classification, now time.Time) time.Duration {
-	initial, maxDelay := h.InitialDelay, h.MaxDelay
-	if initial <= 0 {
-		initial = DefaultInitialDelay
+// policy is the policy's notice row with the Handler's overrides.
+func (h *Handler) policy() retry.CallRow {
+	return retry.Notice().Override(h.MaxAttempts, h.InitialDelay, h.MaxDelay)
+}
+
+func (h *Handler) rand() func() float64 {
+	if h.Rand != nil {
+		return h.Rand
 	}
-	if maxDelay <= 0 {
-		maxDelay = DefaultMaxDelay
-	}
-	r := h.Rand
-	if r == nil {
-		r = rand.Float64
-	}
-	d := retry.Exponential{Initial: initial, Multiplier: 3, Max: maxDelay, Jitter: retry.ProportionalJitter, Fraction: 0.2}.Delay(attempt, r())
-	asked := cl.Requested.Delay
-	if !cl.Requested.At.IsZero() {
-		asked = cl.Requested.At.Sub(now)
-	}
-	return min(max(d, asked, time.Second), maxDelay)
+	return rand.Float64
 }
 
 func (h *Handler) lease(ctx context.Context, now time.Time) time.Duration {
@@ -288,13 +271,6 @@ func (h *Handler) lease(ctx context.Context, now time.Time) time.Duration {
 		return max(d.Sub(now)+time.Second, time.Second)
 	}
 	return DefaultLease
-}
-
-func (h *Handler) maxAttempts() int {
-	if h.MaxAttempts > 0 {
-		return h.MaxAttempts
-	}
-	return DefaultMaxAttempts
 }
 
 func (h *Handler) now() time.Time { return clock.Or(h.Clock).Now() }

@@ -402,17 +402,18 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec state.GateRecord
 	limit := min(next.Rate, s.maxPerRun())
 	if d, ok := checker.(Drainer); ok && len(ws) >= limit {
 		// New callers queue behind the gate while it drains a backlog, for
-		// two intervals: the next run renews it while this one could not
-		// release every waiter. A run that empties the gate lets it lapse:
-		// the backlog is gone, and newcomers that parked only because of
-		// the mark would otherwise keep the gate populated — every arrival
-		// parked and released a run later, for as long as arrivals come.
-		if err := d.Drain(ctx, rec.Gate, now.Add(2*spread), now); err != nil && !errors.Is(err, breaker.ErrConflict) {
+		// the policy's retry.DrainIntervals: the next run renews it while
+		// this one could not release every waiter. A run that empties the
+		// gate lets it lapse: the backlog is gone, and newcomers that parked
+		// only because of the mark would otherwise keep the gate populated —
+		// every arrival parked and released a run later, for as long as
+		// arrivals come.
+		if err := d.Drain(ctx, rec.Gate, retry.DrainUntil(now, spread), now); err != nil && !errors.Is(err, breaker.ErrConflict) {
 			log.Warn("marking the gate's service as draining failed", "error", redact.String(err.Error()))
 		}
 	}
 	sent := s.send(ctx, ws, &sendOpts{attrs: gateAttrs(rec.Gate, ""), delay: func(i int) int32 {
-		return int32(min(time.Duration(i)*spread/time.Duration(len(ws)), 15*time.Minute) / time.Second)
+		return int32(retry.ReleaseDelay(i, len(ws), spread) / time.Second)
 	}}, res)
 	res.Released += len(sent)
 	s.unpark(ctx, sent, res)

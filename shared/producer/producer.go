@@ -7,8 +7,9 @@
 // item id with the same spec as a duplicate, so an entry whose send failed
 // (or whose answer was lost) is simply sent again. Entries SQS refused
 // because of the sender (SenderFault) are not retried; a call that failed
-// as a whole, and entries SQS failed on its side, are retried with backoff
-// up to MaxAttempts.
+// as a whole, and entries SQS failed on its side, are retried as the
+// policy's producer row decides (retry.ProducerSend: docs/design.md "The
+// decision table").
 package producer
 
 import (
@@ -39,8 +40,9 @@ type SQS interface {
 const (
 	// BatchSize is SQS's limit on entries per SendMessageBatch.
 	BatchSize = 10
-	// DefaultMaxAttempts bounds the sends of one entry.
-	DefaultMaxAttempts = 4
+	// DefaultMaxAttempts bounds the sends of one entry: the policy's
+	// producer row.
+	DefaultMaxAttempts = retry.DefaultProducerAttempts
 	// DefaultConcurrency is how many SendMessageBatch calls run at once.
 	DefaultConcurrency = 4
 )
@@ -56,8 +58,8 @@ type Producer struct {
 	// Concurrency bounds concurrent SendMessageBatch calls; zero is
 	// DefaultConcurrency.
 	Concurrency int
-	// Backoff is the wait before a retry; the zero value is 200 ms doubling
-	// to 5 s with full jitter.
+	// Backoff is the wait before a retry; the zero value is the policy's
+	// producer row's (retry.ProducerSend).
 	Backoff retry.Exponential
 	// Rand and Sleep are injected for tests; nil means math/rand/v2 and a
 	// timer that ends with ctx.
@@ -97,8 +99,9 @@ type SendError struct {
 	Code, Message string
 	// SenderFault is SQS's verdict: true means the message itself is wrong.
 	SenderFault bool
-	// retryable says whether another attempt may succeed.
-	retryable bool
+	// failure is the send's classification: its traits say whether
+	// another attempt may succeed.
+	failure failure.Classification
 }
 
 // Error describes the failure.
@@ -188,14 +191,17 @@ func (p *Producer) send(ctx context.Context, specs []intake.Spec, chunk []int, r
 			results[i].Attempts = attempt
 		}
 		out, err := p.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(p.QueueURL), Entries: entries})
-		var retryable []int
+		var (
+			retryable []int
+			cl        failure.Classification // the retryable entries' failure
+		)
 		if err != nil {
 			se := callError(err)
 			for _, i := range todo {
 				results[i].Err = se
 			}
-			if se.retryable {
-				retryable = todo
+			if se.failure.Retryable {
+				retryable, cl = todo, se.failure
 			}
 		} else {
 			for _, ok := range out.Successful {
@@ -208,16 +214,22 @@ func (p *Producer) send(ctx context.Context, specs []intake.Spec, chunk []int, r
 				if err != nil || i < 0 || i >= len(results) {
 					continue
 				}
-				results[i].Err = &SendError{Code: aws.ToString(f.Code), Message: redact.String(aws.ToString(f.Message)), SenderFault: f.SenderFault}
-				if !f.SenderFault {
-					retryable = append(retryable, i)
+				se := &SendError{Code: aws.ToString(f.Code), Message: redact.String(aws.ToString(f.Message)), SenderFault: f.SenderFault,
+					failure: entryFailure(f.SenderFault)}
+				results[i].Err = se
+				if se.failure.Retryable {
+					retryable, cl = append(retryable, i), se.failure
 				}
 			}
 		}
-		if len(retryable) == 0 || attempt >= p.maxAttempts() || ctx.Err() != nil {
+		if len(retryable) == 0 || ctx.Err() != nil {
 			return
 		}
-		if err := p.sleep(ctx, p.backoff().Delay(attempt, p.rand()())); err != nil {
+		next, ok := p.policy().Decide(retry.CallInput{Attempt: attempt, Failure: cl, Rand: p.rand()}).(retry.Retry)
+		if !ok {
+			return
+		}
+		if err := p.sleep(ctx, next.Delay); err != nil {
 			return
 		}
 		todo = retryable
@@ -229,14 +241,26 @@ func (p *Producer) send(ctx context.Context, specs []intake.Spec, chunk []int, r
 // error, a 5xx).
 func callError(err error) *SendError {
 	cl := failure.Classify(err)
-	return &SendError{Code: cl.Code, Message: redact.String(err.Error()), retryable: cl.Retryable}
+	return &SendError{Code: cl.Code, Message: redact.String(err.Error()), failure: cl}
 }
 
-func (p *Producer) maxAttempts() int {
-	if p.MaxAttempts > 0 {
-		return p.MaxAttempts
+// entryFailure classifies an entry SQS failed in a call that succeeded:
+// SQS's own verdict decides — the sender's fault is the message's (no send
+// of it can succeed), any other SQS's side.
+func entryFailure(senderFault bool) failure.Classification {
+	if senderFault {
+		return failure.Of(failure.SchemaInvalid, "SQS refused the entry: the sender's fault")
 	}
-	return DefaultMaxAttempts
+	return failure.Of(failure.UpstreamUnavailable, "SQS failed the entry on its side")
+}
+
+// policy is the policy's producer row with p's overrides.
+func (p *Producer) policy() retry.CallRow {
+	row := retry.ProducerSend().Override(p.MaxAttempts, 0, 0)
+	if p.Backoff.Initial > 0 {
+		row.Backoff = p.Backoff
+	}
+	return row
 }
 
 func (p *Producer) concurrency() int {
@@ -244,13 +268,6 @@ func (p *Producer) concurrency() int {
 		return p.Concurrency
 	}
 	return DefaultConcurrency
-}
-
-func (p *Producer) backoff() retry.Exponential {
-	if p.Backoff.Initial > 0 {
-		return p.Backoff
-	}
-	return retry.Exponential{Initial: 200 * time.Millisecond, Multiplier: 2, Max: 5 * time.Second, Jitter: retry.FullJitter}
 }
 
 func (p *Producer) rand() func() float64 {

@@ -16,6 +16,15 @@
 // breaker keep, and a profile's Probing paces a failing breaker's probes
 // (docs/design.md "A failure that follows one item").
 //
+// Work that is not a stage's has rows of its own (CallRows: an owner's
+// notice, a producer's send, the command line's AWS calls), decided by
+// CallRow.Decide. The policy's other outputs are here too: the dead-letter
+// reason of a message with no usable item (Unusable), escalation
+// (Escalated), give-up thresholds (Holding.GivesUpNotice, model health's),
+// drain limits (DrainUntil, ReleaseDelay) and the pace of a store's batch
+// remainder (BatchRemainder). No other package holds a retry constant: a
+// test parses the module for them.
+//
 // Decide turns one outcome into a Retry, a DeadLetter or a Wait, and the
 // decision says whether the failure spent an attempt (Decision.Counts):
 // that is decided here once, and the runner and the stores read it. Gates'

@@ -19,6 +19,10 @@ const (
 	// waiting message stays far from the redrive backstop whatever the
 	// outage's length.
 	DefaultParkAfterReceives = 3
+	// ResendDelay is the visibility of a record whose outcome could not be
+	// made durable (a forward or DLQ send failed): it comes back soon, but
+	// not hot, and is decided again.
+	ResendDelay = 2 * time.Second
 )
 
 // Holding decides how a record waits (docs/design.md "Waits and parking"):

@@ -249,18 +249,21 @@ func Predictions() *Profile {
 
 // classTable is the decision table every profile starts from, one row per
 // class in the order of failure.Classes (docs/design.md "The decision
-// table"). A nil Backoff on a counting row takes the profile's schedule.
+// table"). Its retryable and counts columns are the classes' traits
+// (failure.Class.Traits), which basePolicies copies: what a class means is
+// the classifier's, what is done about it the policy's. A nil Backoff on a
+// counting row takes the profile's schedule.
 var classTable = []struct {
 	class failure.Class
 	Policy
 }{
-	{failure.RateLimited, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Throttles, Congests: true, BackBehindGate: true}},
-	{failure.BudgetExceeded, Policy{Retryable: true, Breaker: Opens, SkipsProvider: true}},
-	{failure.NetworkTimeout, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
-	{failure.UpstreamUnavailable, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
-	{failure.Conflict, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Answered}},
-	{failure.ResponseInvalid, Policy{Retryable: true, Counts: true, MaxAttempts: 3, Breaker: Answered}},
-	{failure.ActionFailed, Policy{Retryable: true, Counts: true, MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}, Breaker: Answered}},
+	{failure.RateLimited, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Throttles, Congests: true, BackBehindGate: true}},
+	{failure.BudgetExceeded, Policy{Breaker: Opens, SkipsProvider: true}},
+	{failure.NetworkTimeout, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
+	{failure.UpstreamUnavailable, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
+	{failure.Conflict, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Answered}},
+	{failure.ResponseInvalid, Policy{MaxAttempts: 3, Breaker: Answered}},
+	{failure.ActionFailed, Policy{MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}, Breaker: Answered}},
 	{failure.SchemaInvalid, Policy{MaxAttempts: 1, Breaker: Silent}},
 	{failure.AuthDenied, Policy{MaxAttempts: 1, Breaker: Answered, SkipsProvider: true}},
 	{failure.NotFound, Policy{MaxAttempts: 1, Breaker: Answered}},
@@ -268,7 +271,7 @@ var classTable = []struct {
 	{failure.TokenLimit, Policy{MaxAttempts: 1, Breaker: Answered, Escalates: true}},
 	{failure.ClientError, Policy{MaxAttempts: 1, Breaker: Answered}},
 	{failure.InternalBug, Policy{MaxAttempts: 1, Breaker: Silent}},
-	{failure.Unknown, Policy{Retryable: true, Counts: true, MaxAttempts: DefaultMaxAttempts, Breaker: Silent}},
+	{failure.Unknown, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Silent}},
 }
 
 // stageTable overrides classTable for one stage. An llm provider's
@@ -282,12 +285,15 @@ var stageTable = map[pipeline.Stage]map[failure.Class]func(Policy) Policy{
 	},
 }
 
-// basePolicies builds a profile's class table from classTable, its
-// counting rows on schedule def unless over names the class.
+// basePolicies builds a profile's class table from classTable and the
+// classes' traits, its counting rows on schedule def unless over names the
+// class.
 func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class]Policy {
 	out := make(map[failure.Class]Policy, len(classTable))
 	for _, row := range classTable {
 		pol := row.Policy
+		tr := row.class.Traits()
+		pol.Retryable, pol.Counts = tr.Retryable, tr.Counts
 		if pol.Counts && pol.Backoff == nil {
 			pol.Backoff = def
 			if b, ok := over[row.class]; ok {

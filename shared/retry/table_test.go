@@ -52,7 +52,8 @@ func TestStandardTable(t *testing.T) {
 
 // TestTableAgreesWithTraits: every shipped profile retries exactly the
 // classes failure calls retryable, and spends attempts exactly on those it
-// says count — the classes' meaning and the table never drift apart.
+// says count — the table takes both columns from the traits, stage
+// overrides included.
 func TestTableAgreesWithTraits(t *testing.T) {
 	t.Parallel()
 	for _, name := range retry.Profiles() {

@@ -144,16 +144,16 @@ func (b *batch) deadLetterMessage(msg events.SQSMessage, err error, correlationI
 	log := b.log.With("item_id", itemID, "correlation_id", correlationID, "message_id", msg.MessageId,
 		"class", string(cl.Class), "reason", cl.Reason)
 	b.r.metrics().Count(MetricFailures, b.r.Stage, cl.Class, 1)
+	d := retry.Unusable(cl.Class)
 	in := deadletter.Input{
 		ItemID: itemID, CorrelationID: correlationID, Stage: b.r.Stage, Err: err, Failure: cl,
-		Decision: string(cl.Class) + " is permanent: no retry can succeed",
-		Attempts: map[pipeline.Stage]int{b.r.Stage: 1}, FirstFailureAt: now, LastFailureAt: now,
+		Decision: d.Reason(), Attempts: map[pipeline.Stage]int{b.r.Stage: d.Attempt}, FirstFailureAt: now, LastFailureAt: now,
 		MessageID: msg.MessageId, ReceiveCount: receiveCount(msg), Body: msg.Body,
 	}
 	if b.r.ErrorLog != nil {
 		if lerr := b.r.ErrorLog.Append(ctx, state.LogEntry{
 			ItemID: itemID, Stage: b.r.Stage, Class: cl.Class, Message: truncate(deadletter.ErrorText(err), 1024),
-			Attempt: 1, MessageID: msg.MessageId, CorrelationID: correlationID, Decision: in.Decision, Default: cl.Default,
+			Attempt: d.Attempt, MessageID: msg.MessageId, CorrelationID: correlationID, Decision: in.Decision, Default: cl.Default,
 			Provider: cl.Provider, Status: cl.Status, Code: redact.String(cl.Code), OccurredAt: now,
 		}); lerr != nil {
 			log.Error("error log append failed", "store_error", redact.String(lerr.Error()))
@@ -195,13 +195,14 @@ func lenientIDs(body string) (itemID, correlationID string) {
 	return itemID, correlationID
 }
 
-// escalated reports whether a replayed item failed again at the same stage
-// with the same non-retryable class it was dead-lettered with.
+// escalated is the policy's judgement (retry.Escalated) on a failure of it
+// at stage.
 func escalated(it state.Item, stage pipeline.Stage, cl failure.Classification) bool {
-	if it.ReplayCount == 0 || cl.Retryable || it.DeadLetter == nil {
-		return false
+	prior := retry.Replayed{Replays: it.ReplayCount}
+	if dl := it.DeadLetter; dl != nil {
+		prior.Stage, prior.Class = dl.Stage, dl.Class
 	}
-	return it.DeadLetter.Stage == stage && it.DeadLetter.Class == cl.Class
+	return retry.Escalated(prior, stage, cl)
 }
 
 func replayOf(it state.Item) deadletter.Replay {

@@ -46,7 +46,7 @@ func (b *batch) noticeFailed(ctx context.Context, log *slog.Logger, msg events.S
 	}
 	r.metrics().Count(MetricNoticeSendErrors, r.Stage, le.ErrorClass, 1)
 	rc := receiveCount(msg)
-	if r.BackstopReceives > 0 && rc >= r.BackstopReceives-2 {
+	if r.holding().GivesUpNotice(rc) {
 		log.Error("enqueueing the owner's item.failed notice failed near the redrive backstop; notice abandoned (the dead letter is durable)",
 			"error", redact.String(err.Error()))
 		return o

@@ -80,9 +80,8 @@ const (
 	MaxVisibility            = retry.MaxVisibility
 	DefaultParkAfter         = retry.DefaultParkAfter
 	DefaultParkAfterReceives = retry.DefaultParkAfterReceives
-	// DefaultResendDelay is the visibility of a record whose outcome could not
-	// be made durable (a forward or DLQ send failed): soon, but not hot.
-	DefaultResendDelay = 2 * time.Second
+	// DefaultResendDelay: see retry.ResendDelay.
+	DefaultResendDelay = retry.ResendDelay
 	// DefaultLease is the lease when the context has no deadline (tests,
 	// local tools); in Lambda the lease ends at the invocation's deadline.
 	DefaultLease = 15 * time.Minute

@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/shared/dynamoexpr"
 	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/shared/retry"
 )
 
 // ItemQuery selects items by state. Zero fields do not filter.
@@ -511,11 +512,12 @@ func (x *ItemIndex) getItems(ctx context.Context, ids []string) (map[string]Item
 		req := map[string]types.KeysAndAttributes{x.Table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
 		for attempt := 0; len(req) > 0; attempt++ {
 			if attempt > 0 {
-				// Unprocessed keys: DynamoDB throttled part of the batch.
+				// Unprocessed keys: DynamoDB throttled part of the batch;
+				// the policy paces the rounds (retry.BatchRemainder).
 				select {
 				case <-ctx.Done():
 					return nil, ctx.Err()
-				case <-time.After(time.Duration(min(attempt, 10)) * 50 * time.Millisecond):
+				case <-time.After(retry.BatchRemainder.Base(attempt)):
 				}
 			}
 			res, err := x.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})

@@ -21,9 +21,11 @@ import (
 	"github.com/triagehq/triage/infra/fakes"
 	"github.com/triagehq/triage/infra/local/devstack"
 	"github.com/triagehq/triage/infra/local/moto"
+	"github.com/triagehq/triage/shared/failure"
 	"github.com/triagehq/triage/shared/intake"
 	"github.com/triagehq/triage/shared/pipeline"
 	"github.com/triagehq/triage/shared/producer"
+	"github.com/triagehq/triage/shared/retry"
 	"github.com/triagehq/triage/shared/state"
 )
 
@@ -67,9 +69,6 @@ const (
 	// waits for the recovery, an hour after the last failure: a wait of
 	// hours, kept out of the scenario like the provider quota's.
 	DefaultModels = "gpt-4o-mini,gpt-4o,gpt-4.1-mini"
-	// ActionFailedWait is the standard profile's fixed ACTION_FAILED delay:
-	// the longest wait of the default scenario.
-	ActionFailedWait = 2 * time.Minute
 	// DefaultOutage is how long the LLM provider is down (every call 503),
 	// from DefaultOutageAt into the pipeline phase: with breakers open for
 	// DefaultBreakerOpenFor, a wait that went back to its queue at every
@@ -84,6 +83,10 @@ const (
 	// minute), compressed).
 	DefaultSchedule = time.Second
 )
+
+// ActionFailedWait is the standard profile's fixed ACTION_FAILED delay: the
+// longest wait of the default scenario.
+var ActionFailedWait = retry.Standard().Policy("", failure.ActionFailed).Backoff.Base(1)
 
 // DefaultAWSFaults is the default fault model between the functions and
 // moto: 5% of the requests fail one attempt, 1% of the operations fail
