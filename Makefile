@@ -59,7 +59,7 @@ lint: tools-lint
 TEST_GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
 test lint unit test-bootstraps fuzz fuzz-short fuzz-run: export GOFLAGS = $(TEST_GOFLAGS)
 
-# The short soak (infra/local/soak) runs beside the other packages, in its
+# The short soak (dev/soak) runs beside the other packages, in its
 # own go test: it mostly waits (its LLM outage, the breakers' windows, the
 # backoffs), as do the other local-stack tests (outage, cross-check, the
 # walkthrough of `triage-local up`). Beside them, `make test` takes about
@@ -73,10 +73,10 @@ test lint unit test-bootstraps fuzz fuzz-short fuzz-run: export GOFLAGS = $(TEST
 TEST_BOOTSTRAPS := $(CURDIR)/.build/test
 unit: tools-go test-bootstraps
 	@soaklog=$$(mktemp); trap 'rm -f $$soaklog' EXIT; \
-	  TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 ./infra/local/soak/ >$$soaklog 2>&1 & soak=$$!; \
-	  echo "$(GO) test -count=1 ./infra/local/soak/ (beside every other package; its output follows theirs)"; \
-	  echo "$(GO) test -count=1 <every package but infra/local/soak>"; \
-	  TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 $$($(GO) list ./... | grep -v '/infra/local/soak$$'); rc=$$?; \
+	  TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 ./dev/soak/ >$$soaklog 2>&1 & soak=$$!; \
+	  echo "$(GO) test -count=1 ./dev/soak/ (beside every other package; its output follows theirs)"; \
+	  echo "$(GO) test -count=1 <every package but dev/soak>"; \
+	  TRIAGE_BOOTSTRAPS=$(TEST_BOOTSTRAPS) $(GO) test -count=1 $$($(GO) list ./... | grep -v '/dev/soak$$'); rc=$$?; \
 	  wait $$soak; src=$$?; cat $$soaklog; \
 	  [ $$rc = 0 ] && [ $$src = 0 ]
 
@@ -87,7 +87,7 @@ unit: tools-go test-bootstraps
 # older one keeps it.
 test-bootstraps: tools-go
 	@set -e; mkdir -p $(TEST_BOOTSTRAPS); tmp=$$(mktemp -d $(TEST_BOOTSTRAPS)/.tmp-XXXXXX); trap 'rm -rf $$tmp' EXIT; \
-	  pkgs=""; for f in $(FUNCTIONS); do pkgs="$$pkgs ./functions/$${f#*:}"; done; \
+	  pkgs=""; for f in $(FUNCTIONS); do pkgs="$$pkgs ./cmd/$${f#*:}"; done; \
 	  echo "bootstraps $(TEST_BOOTSTRAPS)/<LogicalId>/bootstrap <-$$pkgs"; \
 	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_BUILD_FLAGS) -o $$tmp/ $$pkgs; \
 	  for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; mkdir -p $(TEST_BOOTSTRAPS)/$$id; \
@@ -172,7 +172,7 @@ build: tools-go
 ITEMS ?= 50
 SEED  ?= 1
 demo: tools-go tools-local
-	$(GO) run ./infra/local/cmd/triage-local demo --items $(ITEMS) --seed $(SEED)
+	$(GO) run ./dev/local/cmd/triage-local demo --items $(ITEMS) --seed $(SEED)
 
 # up runs the local stack until Ctrl-C — moto, the stack from template.yaml,
 # every function's bootstrap behind the local Lambda Runtime API with its SQS
@@ -183,13 +183,13 @@ demo: tools-go tools-local
 UPFLAGS ?=
 up: tools-go tools-local
 	$(GO) build -o .build/bin/triage ./cmd/triage
-	$(GO) run ./infra/local/cmd/triage-local up $(UPFLAGS)
+	$(GO) run ./dev/local/cmd/triage-local up $(UPFLAGS)
 
 # invoke runs one function once with one event, like `sam local invoke`:
 #   make invoke FN=fetch EVENT=events/fetch/normal.json
 invoke: tools-go tools-local
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=events/<function>/<file>.json" >&2; exit 2; }
-	$(GO) run ./infra/local/cmd/triage-local invoke --function $(FN) --event $(EVENT) --seed
+	$(GO) run ./dev/local/cmd/triage-local invoke --function $(FN) --event $(EVENT) --seed
 
 tools-local:
 	@command -v moto_server >/dev/null || { echo 'make: moto_server is required: pip install "moto[server]"' >&2; exit 1; }
@@ -219,7 +219,7 @@ fn_pkg              = $(word 2,$(subst :, ,$(1)))
 define sam_build_target
 build-$(call fn_id,$(1)):
 	@[ -n "$$(ARTIFACTS_DIR)" ] || { echo "make: ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 1; }
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $$(GO) build $$(LAMBDA_BUILD_FLAGS) -o $$(ARTIFACTS_DIR)/bootstrap ./functions/$(call fn_pkg,$(1))
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $$(GO) build $$(LAMBDA_BUILD_FLAGS) -o $$(ARTIFACTS_DIR)/bootstrap ./cmd/$(call fn_pkg,$(1))
 	cp rules.yaml $$(ARTIFACTS_DIR)/rules.yaml
 endef
 $(foreach f,$(FUNCTIONS),$(eval $(call sam_build_target,$(f))))
@@ -228,15 +228,15 @@ $(foreach f,$(FUNCTIONS),$(eval $(call sam_build_target,$(f))))
 # prints its size; docs/performance.md records the figures (target ≤ 15 MB).
 sizes: tools-go
 	@set -e; dir=$$(mktemp -d); for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; \
-	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_BUILD_FLAGS) -o $$dir/$$id ./functions/$$pkg; \
+	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_BUILD_FLAGS) -o $$dir/$$id ./cmd/$$pkg; \
 	  awk -v id=$$id -v b=$$(wc -c < $$dir/$$id) 'BEGIN { printf "%-14s %6.2f MB\n", id, b / 1048576 }'; \
 	done; rm -rf $$dir
 
 bootstraps: tools-go
 	@set -e; for f in $(FUNCTIONS); do id=$${f%%:*}; pkg=$${f#*:}; \
-	  echo "bootstrap .build/$$id/bootstrap <- ./functions/$$pkg"; \
+	  echo "bootstrap .build/$$id/bootstrap <- ./cmd/$$pkg"; \
 	  GOOS=$$($(GO) env GOHOSTOS) GOARCH=$$($(GO) env GOHOSTARCH) CGO_ENABLED=0 \
-	    $(GO) build $(LAMBDA_BUILD_FLAGS) -o .build/$$id/bootstrap ./functions/$$pkg; \
+	    $(GO) build $(LAMBDA_BUILD_FLAGS) -o .build/$$id/bootstrap ./cmd/$$pkg; \
 	  cp rules.yaml .build/$$id/rules.yaml; \
 	done
 
@@ -266,7 +266,7 @@ simulate: tools-go
 # lost responses between the functions and moto, killed bootstraps,
 # duplicate deliveries, a DLQ outage, planted secrets — and ends with the
 # conservation check; it exits non-zero on any violation. A short variant
-# runs in `make test` (infra/local/soak TestShortSoak: a fixed seed and a
+# runs in `make test` (dev/soak TestShortSoak: a fixed seed and a
 # fresh one). `make soak-report` reruns 20 seeded runs into
 # docs/reliability.md (about an hour: 2–3 minutes a run). `make soak-seeds`
 # runs SOAK_SEEDS runs of 300 items on fresh random seeds — seeds nobody
@@ -285,18 +285,18 @@ SOAKFLAGS  ?=
 
 .PHONY: soak soak-large soak-report soak-seeds
 soak: tools-go tools-local
-	$(GO) run ./infra/local/cmd/triage-local soak --items $(SOAK_ITEMS) --seed $(SOAK_SEED) --runs $(SOAK_RUNS) $(SOAKFLAGS)
+	$(GO) run ./dev/local/cmd/triage-local soak --items $(SOAK_ITEMS) --seed $(SOAK_SEED) --runs $(SOAK_RUNS) $(SOAKFLAGS)
 
 soak-large: tools-go tools-local
-	$(GO) run ./infra/local/cmd/triage-local soak --items 2000 --seed $(SOAK_SEED) $(SOAKFLAGS)
+	$(GO) run ./dev/local/cmd/triage-local soak --items 2000 --seed $(SOAK_SEED) $(SOAKFLAGS)
 
 soak-report: tools-go tools-local
-	$(GO) run ./infra/local/cmd/triage-local soak --runs 20 --items 200 --seed 1 --report docs/reliability.md \
+	$(GO) run ./dev/local/cmd/triage-local soak --runs 20 --items 200 --seed 1 --report docs/reliability.md \
 	  --notes docs/reliability-findings.md $(SOAKFLAGS)
 
 soak-seeds: tools-go tools-local
 	@mkdir -p .build/soak
-	$(GO) run ./infra/local/cmd/triage-local soak --fresh --runs $(SOAK_SEEDS) --items 300 --results .build/soak/seeds.json $(SOAKFLAGS)
+	$(GO) run ./dev/local/cmd/triage-local soak --fresh --runs $(SOAK_SEEDS) --items 300 --results .build/soak/seeds.json $(SOAKFLAGS)
 ## end soak --------------------------------------------------------------------
 
 ## volume (docs/performance.md, "Volume") ---------------------------------------
@@ -315,6 +315,6 @@ VOLUME_COMPARE  ?= 1000
 VOLUMEFLAGS     ?=
 
 test-volume: tools-go tools-local
-	$(GO) run ./infra/local/cmd/triage-local volume --items $(VOLUME_ITEMS) --deadline $(VOLUME_DEADLINE) \
+	$(GO) run ./dev/local/cmd/triage-local volume --items $(VOLUME_ITEMS) --deadline $(VOLUME_DEADLINE) \
 	  --compare-items $(VOLUME_COMPARE) --doc docs/performance.md $(VOLUMEFLAGS)
 ## end volume ------------------------------------------------------------------

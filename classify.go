@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Class is a failure's stable class (RATE_LIMITED, BUDGET_EXCEEDED,
@@ -20,32 +20,32 @@ type Classification = failure.Classification
 
 // Stage names the stage whose rows of the policy apply: fetch, llm or
 // notify.
-type Stage = pipeline.Stage
+type Stage = work.Stage
 
 // The stages.
 const (
-	Fetch  = pipeline.Fetch
-	LLM    = pipeline.LLM
-	Notify = pipeline.Notify
+	Fetch  = work.Fetch
+	LLM    = work.LLM
+	Notify = work.Notify
 )
 
 // Profile is a decision table (docs/design.md "The decision table").
-type Profile = retry.Profile
+type Profile = policy.Profile
 
 // Decision is one of Retry, Wait or DeadLetter.
-type Decision = retry.Decision
+type Decision = policy.Decision
 
 // The decisions.
 type (
-	Retry      = retry.Retry
-	Wait       = retry.Wait
-	DeadLetter = retry.DeadLetter
+	Retry      = policy.Retry
+	Wait       = policy.Wait
+	DeadLetter = policy.DeadLetter
 )
 
 // LookupProfile returns the profile named name ("standard", "daily-batch",
 // "predictions"; "" is standard): the tables the worker reads with
 // PROFILE set to that name.
-func LookupProfile(name string) (*Profile, error) { return retry.Lookup(name) }
+func LookupProfile(name string) (*Profile, error) { return policy.Lookup(name) }
 
 // Classify classifies err with the classifier every stage uses. An error
 // that already carries a classification (one Do or RoundTripper returned)
@@ -79,7 +79,7 @@ func evidence(resp *http.Response, body []byte, stage Stage) *failure.Evidence {
 // the largest of its jitter range (Do draws the jitter).
 func Decide(p *Profile, stage Stage, err error, attempt int, now time.Time) Decision {
 	if p == nil {
-		p = retry.Standard()
+		p = policy.Standard()
 	}
 	return decide(p, facts{stage: stage, err: err, attempt: attempt, now: now})
 }

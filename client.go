@@ -7,13 +7,13 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/budget"
-	"github.com/triagehq/triage/shared/dynamorecord"
-	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/intake"
-	"github.com/triagehq/triage/shared/producer"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/budget"
+	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/intake"
+	"github.com/triagehq/triage/internal/store/dynamo"
+
+	"github.com/triagehq/triage/internal/policy"
 )
 
 // Item is an item's spec: what Do hands to the fetch queue when it gives
@@ -28,10 +28,10 @@ func ParseUSD(s string) (USD, error) { return budget.ParseUSD(s) }
 
 // DynamoDB is the part of the DynamoDB client the stores use;
 // *dynamodb.Client has it.
-type DynamoDB = dynamorecord.API
+type DynamoDB = dynamo.API
 
 // SQS is the part of the SQS client the hand-off uses; *sqs.Client has it.
-type SQS = producer.SQS
+type SQS = intake.SQS
 
 // Tables names the stack's tables (its BreakersTableName, ModelsTableName
 // and BudgetTableName outputs). An empty name leaves that gate out.
@@ -127,7 +127,7 @@ type Config struct {
 // Client is one process's inline path: the policy, the gates and the
 // hand-off. Build one with New and share it; it is safe for concurrent use.
 type Client struct {
-	profile  *retry.Profile
+	profile  *policy.Profile
 	stage    Stage
 	clock    Clock
 	rand     func() float64
@@ -135,7 +135,7 @@ type Client struct {
 	health   *health.Tracker
 	budget   budget.Priced
 	cost     USD
-	producer *producer.Producer
+	producer *intake.Producer
 }
 
 // New returns a Client for cfg.
@@ -146,7 +146,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{profile: cfg.Profile, stage: cfg.Stage, clock: cfg.Clock, rand: cfg.Rand, cost: cost}
 	if c.profile == nil {
-		c.profile = retry.Standard()
+		c.profile = policy.Standard()
 	}
 	if c.stage == "" {
 		c.stage = LLM
@@ -184,7 +184,7 @@ func New(cfg Config) (*Client, error) {
 		if cfg.SQS == nil || cfg.FetchQueueURL == "" {
 			return nil, errors.New("triage: the hand-off needs both SQS and FetchQueueURL")
 		}
-		c.producer = &producer.Producer{SQS: cfg.SQS, QueueURL: cfg.FetchQueueURL, Rand: c.rand, Sleep: c.clock.Sleep}
+		c.producer = &intake.Producer{SQS: cfg.SQS, QueueURL: cfg.FetchQueueURL, Rand: c.rand, Sleep: c.clock.Sleep}
 	}
 	return c, nil
 }

@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/gate"
-	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/store"
 )
 
 // ErrQueued matches the error of a call Do gave up on and handed to the
@@ -90,7 +90,7 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 	}
 	var (
 		spent, calls int
-		suspect      *state.Suspect
+		suspect      *store.Suspect
 	)
 	// Each round is a delivery in the worker's terms: a call, or a refusal
 	// by a closed gate. The policy's holding rule bounds the rounds a wait
@@ -122,9 +122,9 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 func (c *Client) holds(ctx context.Context, dec Decision, now time.Time, rounds int) (time.Duration, bool) {
 	var d time.Duration
 	switch x := dec.(type) {
-	case retry.Retry:
+	case policy.Retry:
 		d = x.Delay
-	case retry.Wait:
+	case policy.Wait:
 		d = x.Until.Sub(now)
 	default:
 		return 0, false
@@ -139,7 +139,7 @@ func (c *Client) holds(ctx context.Context, dec Decision, now time.Time, rounds 
 // error is the call's, a closed gate's wait, or the breaker's verdict in
 // place of the call's failure (a wait behind it, a quota's gate); called
 // is false when a gate kept the call back.
-func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) error, suspect **state.Suspect) (called bool, err error) {
+func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) error, suspect **store.Suspect) (called bool, err error) {
 	if err := c.modelGate(ctx, cl.model); err != nil {
 		return false, err
 	}
@@ -171,7 +171,7 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 		// The outage's or the quota's, not the model's, as in the llm
 		// stage's chain: the item waits behind the breaker, and the
 		// model's health records nothing.
-		if s := state.SuspectOf(v); s != nil {
+		if s := store.SuspectOf(v); s != nil {
 			*suspect = s
 		}
 		return true, v
@@ -205,8 +205,8 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 		return nil
 	}
 	until, _ := m.ExpectedRecovery(health.DefaultCooldown)
-	return gate.Wrap(&failure.WaitError{Until: until, Reason: "model " + model + " is disabled (" + m.DisableReason + ")"},
-		gate.New(gate.Models, model))
+	return gates.Wrap(&failure.WaitError{Until: until, Reason: "model " + model + " is disabled (" + m.DisableReason + ")"},
+		gates.New(gates.Models, model))
 }
 
 // giveUp returns the classified failure, after handing the item to the
@@ -219,7 +219,7 @@ func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, c
 	if !errors.Is(err, ErrWaiting) {
 		e.Classification = failure.ClassOf(err)
 	}
-	if _, dead := dec.(retry.DeadLetter); dead || c.producer == nil || cl.item == nil {
+	if _, dead := dec.(policy.DeadLetter); dead || c.producer == nil || cl.item == nil {
 		return e
 	}
 	res, serr := c.producer.Submit(context.WithoutCancel(ctx), *cl.item)

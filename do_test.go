@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/triagehq/triage"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
 )
 
 func status(code int, header ...string) error {
@@ -100,7 +100,7 @@ func TestDoSpendsTheStagesAttempts(t *testing.T) {
 	c := newClient(t, triage.Config{Clock: clk, Rand: half})
 	calls := 0
 	err := c.Do(within(t, clk, time.Hour), func(context.Context) error { calls++; return status(500) })
-	max := retry.Standard().Policy(triage.LLM, failure.UpstreamUnavailable).MaxAttempts
+	max := policy.Standard().Policy(triage.LLM, failure.UpstreamUnavailable).MaxAttempts
 	var e *triage.Error
 	if !errors.As(err, &e) || calls != max || e.Calls != max {
 		t.Fatalf("Do = %v after %d calls; want to give up after %d", err, calls, max)
@@ -145,7 +145,7 @@ func TestDoHandsOffWhatTheDeadlineCannotHold(t *testing.T) {
 func TestDoHandsOffWhatTheWorkerWouldPark(t *testing.T) {
 	clk, q := newClock(), &fakeSQS{}
 	c := newClient(t, triage.Config{Clock: clk, Rand: half, SQS: q, FetchQueueURL: "https://sqs.example/q"})
-	ask := strconv.Itoa(int((retry.DefaultParkAfter + time.Minute).Seconds()))
+	ask := strconv.Itoa(int((policy.DefaultParkAfter + time.Minute).Seconds()))
 	calls := 0
 	err := c.Do(within(t, clk, time.Hour), flaky(&calls, status(503, "Retry-After", ask)), triage.ForItem(item("s-3")))
 	if !errors.Is(err, triage.ErrQueued) || calls != 1 || len(clk.waits()) != 0 {

@@ -11,11 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage"
-	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/budget"
-	"github.com/triagehq/triage/shared/intake"
-	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/dev/local/localtest"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/budget"
+	"github.com/triagehq/triage/internal/intake"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // TestMain stops the moto server the DynamoDB test starts.
@@ -32,7 +32,7 @@ func TestInlineSharesTheWorkersRecords(t *testing.T) {
 	sq := sqs.NewFromConfig(env.AWS)
 	tables := triage.Tables{Breakers: env.Output(t, "BreakersTableName"), Models: env.Output(t, "ModelsTableName"),
 		Budget: env.Output(t, "BudgetTableName")}
-	queue := env.Stack.QueueURL(pipeline.Fetch)
+	queue := env.Stack.QueueURL(work.Fetch)
 	clk := newClock()
 	c := newClient(t, triage.Config{Stores: triage.DynamoStores(db, tables), DailyBudgetUSD: "0.3", CostPerCallUSD: "0.003",
 		SQS: sq, FetchQueueURL: queue, Clock: clk, Rand: half})

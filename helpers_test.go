@@ -12,9 +12,9 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage"
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
 )
 
 // fakeClock moves only when Do waits: each Sleep advances it by the wait
@@ -95,6 +95,6 @@ func item(id string) triage.Item {
 	return triage.Item{ItemID: id, SourceURL: "https://news.example.com/" + id, WebhookURL: "https://hooks.example.com/t"}
 }
 
-func retryInput(stage triage.Stage, err error, attempt int) retry.Input {
-	return retry.Input{Stage: stage, Failure: failure.ClassOf(err), Attempt: attempt, Now: t0}
+func retryInput(stage triage.Stage, err error, attempt int) policy.Input {
+	return policy.Input{Stage: stage, Failure: failure.ClassOf(err), Attempt: attempt, Now: t0}
 }

@@ -3,10 +3,10 @@ package triage
 import (
 	"time"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/gate"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // facts is everything the inline path knows when it decides: the stage whose
@@ -14,7 +14,7 @@ import (
 // *failure.WaitError behind the gate that named it), the attempt, the time
 // and the jitter source.
 type facts struct {
-	stage   pipeline.Stage
+	stage   work.Stage
 	err     error
 	attempt int
 	now     time.Time
@@ -26,13 +26,13 @@ type facts struct {
 // disabled model, a plain due time) is a fact of the input (retry.ClosedOf),
 // and the gate a failure names (a provider's quota, the day's budget) is
 // its Gate.
-func decide(p *retry.Profile, f facts) retry.Decision {
-	in := retry.Input{Stage: f.stage, Attempt: f.attempt, Now: f.now, Rand: f.rand}
-	if c, ok := retry.ClosedOf(f.err); ok {
+func decide(p *policy.Profile, f facts) policy.Decision {
+	in := policy.Input{Stage: f.stage, Attempt: f.attempt, Now: f.now, Rand: f.rand}
+	if c, ok := policy.ClosedOf(f.err); ok {
 		in.Closed = &c
 		return p.Decide(in)
 	}
-	in.Gate, _ = gate.Of(f.err)
+	in.Gate, _ = gates.Of(f.err)
 	in.Failure = failure.ClassOf(f.err)
 	return p.Decide(in)
 }
@@ -42,10 +42,10 @@ func decide(p *retry.Profile, f facts) retry.Decision {
 // hold in its queue rather than park (retry.Holding.Park), rounds (calls
 // and refusals by a closed gate) standing for receives. A wait behind a gate is never held here: the gate's waiters
 // are the scheduler's to release in a ramp.
-func holdsInProcess(dec retry.Decision, d time.Duration, rounds int) bool {
+func holdsInProcess(dec policy.Decision, d time.Duration, rounds int) bool {
 	onGate := false
-	if w, ok := dec.(retry.Wait); ok {
+	if w, ok := dec.(policy.Wait); ok {
 		onGate = !w.Gate.IsDue()
 	}
-	return !retry.Holding{}.Park(d, rounds, dec.Counts(), onGate)
+	return !policy.Holding{}.Park(d, rounds, dec.Counts(), onGate)
 }

@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/internal/failure"
 )
 
 type callKey struct{}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage"
-	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/internal/failure"
 )
 
 // upstream answers each request with the next of answers (the last one

@@ -26,15 +26,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/awsconf"
-	"github.com/triagehq/triage/shared/budget"
-	"github.com/triagehq/triage/shared/cfnstack"
-	"github.com/triagehq/triage/shared/objects"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/cfnstack"
+	"github.com/triagehq/triage/internal/conf"
+	"github.com/triagehq/triage/internal/gates/budget"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/store/objects"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Defaults of the AWS flags.
@@ -61,7 +61,7 @@ const (
 
 // stackOutputPrefix is each stage's prefix in the stack's outputs ("LLM" +
 // "QueueUrl").
-var stackOutputPrefix = map[pipeline.Stage]string{pipeline.Fetch: "Fetch", pipeline.LLM: "LLM", pipeline.Notify: "Notify"}
+var stackOutputPrefix = map[work.Stage]string{work.Fetch: "Fetch", work.LLM: "LLM", work.Notify: "Notify"}
 
 // stackFlags are the flags every AWS command takes: where the stack is and
 // what its resources are called.
@@ -73,7 +73,7 @@ type stackFlags struct {
 	bodiesTable, bodiesBucket        string
 	auditTable                       string
 	indexShards                      int
-	queues, dlqs                     map[pipeline.Stage]*string
+	queues, dlqs                     map[work.Stage]*string
 	pollWait                         time.Duration
 	jsonOut                          bool
 }
@@ -90,7 +90,7 @@ type uses struct {
 // addStackFlags adds the flags of the AWS connection (endpoint, region,
 // profile, stack, timeout), --json, and those of the resources u names.
 func addStackFlags(fs *flag.FlagSet, u uses) *stackFlags {
-	f := &stackFlags{queues: map[pipeline.Stage]*string{}, dlqs: map[pipeline.Stage]*string{}}
+	f := &stackFlags{queues: map[work.Stage]*string{}, dlqs: map[work.Stage]*string{}}
 	fs.StringVar(&f.endpoint, "endpoint", os.Getenv("AWS_ENDPOINT_URL"), "AWS endpoint URL, e.g. a local stack (default $AWS_ENDPOINT_URL; empty is AWS itself)")
 	fs.StringVar(&f.region, "region", "", "AWS region (default $AWS_REGION, else us-east-1)")
 	fs.StringVar(&f.profile, "profile", "", "shared-config profile (default $AWS_PROFILE)")
@@ -100,7 +100,7 @@ func addStackFlags(fs *flag.FlagSet, u uses) *stackFlags {
 		fs.StringVar(&f.itemsTable, "items-table", "", "Items table (default: the stack's "+outItemsTable+")")
 		fs.StringVar(&f.bodiesTable, "bodies-table", "", "Bodies table: small documents and enrichments (default: the stack's "+outBodiesTable+")")
 		fs.StringVar(&f.bodiesBucket, "bodies-bucket", "", "bucket of large documents and enrichments (default: the stack's "+outBodiesBucket+")")
-		fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per group (default: the stack's %s, else %d)", outIndexShards, state.DefaultIndexShards))
+		fs.IntVar(&f.indexShards, "index-shards", 0, fmt.Sprintf("the Items table's by-listed-state partitions per group (default: the stack's %s, else %d)", outIndexShards, store.DefaultIndexShards))
 	}
 	if u.errorLog {
 		fs.StringVar(&f.errorLogTable, "errorlog-table", "", "ErrorLog table (default: the stack's "+outErrorLogTable+")")
@@ -111,9 +111,9 @@ func addStackFlags(fs *flag.FlagSet, u uses) *stackFlags {
 	if u.budget {
 		fs.StringVar(&f.budgetTable, "budget-table", "", "budget table (default: the stack's "+outBudgetTable+")")
 	}
-	for _, st := range pipeline.Stages() {
+	for _, st := range work.Stages() {
 		f.queues[st], f.dlqs[st] = new(string), new(string)
-		if u.queues || (u.fetchQueue && st == pipeline.Stages()[0]) {
+		if u.queues || (u.fetchQueue && st == work.Stages()[0]) {
 			fs.StringVar(f.queues[st], string(st)+"-queue", "", "URL of the "+string(st)+" queue (default: the stack's "+stackOutputPrefix[st]+"QueueUrl)")
 		}
 		if u.queues {
@@ -150,7 +150,7 @@ type stackConn struct {
 	// indexShards is the by-listed-state index's partitions per group
 	// (state.ItemIndex.Shards).
 	indexShards int
-	queues      map[pipeline.Stage]replay.Queues
+	queues      map[work.Stage]replay.Queues
 	// params are the stack's parameters (empty without --stack).
 	params map[string]string
 }
@@ -172,7 +172,7 @@ func loadAWSConfig(ctx context.Context, endpoint, region, profile string, timeou
 	opts := []func(*config.LoadOptions) error{
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(timeout).WithDialerOptions(func(d *net.Dialer) { d.Timeout = cliDialTimeout })),
 		config.WithRetryer(func() aws.Retryer {
-			cli := retry.CLICalls() // the policy's row of the command line's calls
+			cli := policy.CLICalls() // the policy's row of the command line's calls
 			return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
 				o.MaxAttempts, o.MaxBackoff = cli.MaxAttempts, cli.Backoff.Max
 			})
@@ -193,7 +193,7 @@ func loadAWSConfig(ctx context.Context, endpoint, region, profile string, timeou
 			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", "")))
 		}
 	}
-	return awsconf.Load(ctx, nil, opts...)
+	return conf.Load(ctx, nil, opts...)
 }
 
 // connect builds the AWS clients and resolves the resource names from the
@@ -210,13 +210,13 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	c := &stackConn{endpoint: f.endpoint, pollWait: f.pollWait, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), aws: cfg,
 		itemsTable: f.itemsTable, errorLogTable: f.errorLogTable, parkedTable: f.parkedTable, budgetTable: f.budgetTable,
 		bodiesTable: f.bodiesTable, bodiesBucket: f.bodiesBucket, auditTable: f.auditTable, indexShards: f.indexShards,
-		queues: map[pipeline.Stage]replay.Queues{}}
+		queues: map[work.Stage]replay.Queues{}}
 	if f.indexShards != 0 {
-		if err := state.CheckIndexShards(f.indexShards); err != nil {
+		if err := store.CheckIndexShards(f.indexShards); err != nil {
 			return nil, usageError{"--index-shards: " + err.Error()}
 		}
 	}
-	for _, st := range pipeline.Stages() {
+	for _, st := range work.Stages() {
 		c.queues[st] = replay.Queues{Queue: *f.queues[st], DLQ: *f.dlqs[st]}
 	}
 	if f.stack != "" {
@@ -241,7 +241,7 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 		if n, err := strconv.Atoi(outs[outIndexShards]); c.indexShards == 0 && err == nil {
 			c.indexShards = n
 		}
-		for _, st := range pipeline.Stages() {
+		for _, st := range work.Stages() {
 			q := c.queues[st]
 			fill(&q.Queue, stackOutputPrefix[st]+"QueueUrl")
 			fill(&q.DLQ, stackOutputPrefix[st]+"DLQUrl")
@@ -258,8 +258,8 @@ func (f *stackFlags) connect(ctx context.Context, n needs) (*stackConn, error) {
 	check(n.errorLog, c.errorLogTable, "errorlog-table")
 	check(n.parked, c.parkedTable, "parked-table")
 	check(n.budget, c.budgetTable, "budget-table")
-	check(n.fetchQueue && !n.queues, c.queues[pipeline.Fetch].Queue, "fetch-queue")
-	for _, st := range pipeline.Stages() {
+	check(n.fetchQueue && !n.queues, c.queues[work.Fetch].Queue, "fetch-queue")
+	for _, st := range work.Stages() {
 		check(n.queues, c.queues[st].Queue, string(st)+"-queue")
 		check(n.queues, c.queues[st].DLQ, string(st)+"-dlq")
 	}
@@ -312,24 +312,24 @@ func explainUnreachable(endpoint string, err error) error {
 
 // items is the item store: bodies read back from the Bodies table and
 // bucket, replays and notes logged in the error log when it is known.
-func (c *stackConn) items() *state.Items {
-	it := &state.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable, ErrorLogTable: c.errorLogTable,
-		IndexShards: c.indexShards, Bodies: state.BodyConfig{Table: c.bodiesTable}}
+func (c *stackConn) items() *store.Items {
+	it := &store.Items{DB: c.ddb, Table: c.itemsTable, ParkedTable: c.parkedTable, ErrorLogTable: c.errorLogTable,
+		IndexShards: c.indexShards, Bodies: store.BodyConfig{Table: c.bodiesTable}}
 	if c.bodiesBucket != "" {
 		it.Bodies.Objects = &objects.Bucket{S3: objects.NewClient(c.aws), Name: c.bodiesBucket}
 	}
 	return it
 }
 
-func (c *stackConn) index() *state.ItemIndex {
-	return &state.ItemIndex{DB: c.ddb, Table: c.itemsTable, Shards: c.indexShards}
+func (c *stackConn) index() *store.ItemIndex {
+	return &store.ItemIndex{DB: c.ddb, Table: c.itemsTable, Shards: c.indexShards}
 }
 
-func (c *stackConn) errorLog() *state.ErrorLogReader {
-	return &state.ErrorLogReader{DB: c.ddb, Table: c.errorLogTable}
+func (c *stackConn) errorLog() *store.ErrorLogReader {
+	return &store.ErrorLogReader{DB: c.ddb, Table: c.errorLogTable}
 }
 
-func (c *stackConn) auditTrail() *audit.Trail { return &audit.Trail{DB: c.ddb, Table: c.auditTable} }
+func (c *stackConn) auditTrail() *ledger.Trail { return &ledger.Trail{DB: c.ddb, Table: c.auditTable} }
 
 // budgetDays reads the budget table; cap and cost are irrelevant to reads.
 func (c *stackConn) budgetDays() *budget.Daily {

@@ -10,10 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/simulate"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/dev/simulate"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/store"
 )
 
 func init() {
@@ -22,7 +22,7 @@ func init() {
 
 // errorLogSource reads the ErrorLog table; *state.ErrorLogReader is one.
 type errorLogSource interface {
-	Between(ctx context.Context, since, until time.Time, fn func(state.LogEntry) error) error
+	Between(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error
 }
 
 // newErrorLogSource connects to the ErrorLog table the stack flags name;
@@ -49,7 +49,7 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 		"changed: retries saved or added, items dead-lettered earlier or instead of completing, items\n"+
 		"that might have completed, time to outcome. Failures are taken as keyed to the call: the\n"+
 		"candidate's n-th call meets the recorded n-th failure (see simulate.Backtest).\n"+
-		"Profiles: "+strings.Join(retry.Profiles(), ", ")+".")
+		"Profiles: "+strings.Join(policy.Profiles(), ", ")+".")
 	profileName := fs.String("retry-profile", "standard", "the candidate retry profile")
 	detail := fs.Bool("detail", false, "list every item-stage (table) or include them (--json)")
 	since := fs.String("since", "720h", "table: the oldest failure, RFC 3339 or a duration back from now (default: the 30-day retention)")
@@ -59,7 +59,7 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 		return err
 	}
 	asJSON := &sf.jsonOut
-	profile, err := retry.Lookup(*profileName)
+	profile, err := policy.Lookup(*profileName)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -123,7 +123,7 @@ func readFailureLog(stdin io.Reader, sf *stackFlags, since, until string, files 
 		if err != nil {
 			return nil, err
 		}
-		err = src.Between(ctx, from, to, func(e state.LogEntry) error {
+		err = src.Between(ctx, from, to, func(e store.LogEntry) error {
 			log = append(log, simulate.FromLogEntry(e))
 			return nil
 		})

@@ -9,18 +9,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/simulate"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/dev/simulate"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/store"
 )
 
 // fakeErrorLog is an ErrorLog table with fixed entries.
 type fakeErrorLog struct {
-	entries      []state.LogEntry
+	entries      []store.LogEntry
 	since, until time.Time
 }
 
-func (f *fakeErrorLog) Between(_ context.Context, since, until time.Time, fn func(state.LogEntry) error) error {
+func (f *fakeErrorLog) Between(_ context.Context, since, until time.Time, fn func(store.LogEntry) error) error {
 	f.since, f.until = since, until
 	for _, e := range f.entries {
 		if err := fn(e); err != nil {
@@ -30,11 +30,11 @@ func (f *fakeErrorLog) Between(_ context.Context, since, until time.Time, fn fun
 	return nil
 }
 
-// TestBacktestCommand runs the hand-made error log of shared/simulate
+// TestBacktestCommand runs the hand-made error log of dev/simulate
 // (see its TestBacktestHandComputed for the figures) from a file, stdin and
 // a fake ErrorLog table.
 func TestBacktestCommand(t *testing.T) {
-	logPath := filepath.Join("..", "..", "shared", "simulate", "testdata", "errorlog.jsonl")
+	logPath := filepath.Join("..", "..", "dev", "simulate", "testdata", "errorlog.jsonl")
 	raw, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestBacktestCommand(t *testing.T) {
 	}
 	table := &fakeErrorLog{}
 	for _, f := range exported {
-		table.entries = append(table.entries, state.LogEntry{ItemID: f.ItemID, Stage: f.Stage, Class: f.Class, Message: f.Message,
+		table.entries = append(table.entries, store.LogEntry{ItemID: f.ItemID, Stage: f.Stage, Class: f.Class, Message: f.Message,
 			Attempt: f.Attempt, OccurredAt: f.OccurredAt, Decision: f.Decision, Retryable: f.Retryable})
 	}
 	now := time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/triagehq/triage/shared/breaker"
+	"github.com/triagehq/triage/internal/gates/breaker"
 )
 
 func init() {

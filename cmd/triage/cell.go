@@ -1,6 +1,6 @@
 package main
 
-import "github.com/triagehq/triage/shared/termsafe"
+import "github.com/triagehq/triage/internal/redact"
 
 // cell makes a stored string safe to print in a terminal table: item ids,
 // error messages, notes and model names come from messages and upstreams,
@@ -8,4 +8,4 @@ import "github.com/triagehq/triage/shared/termsafe"
 // one could rewrite or hide what the operator reads. Control and format
 // characters and invalid UTF-8 are written as Go escapes (\x1b, \r,
 // \u202e, \xff); everything else stays as it is (termsafe.String).
-func cell(s string) string { return termsafe.String(s) }
+func cell(s string) string { return redact.Terminal(s) }

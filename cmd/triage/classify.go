@@ -15,11 +15,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/rules"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/rules"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // classifyInput is one failure to classify. Every field is optional, and
@@ -314,14 +314,14 @@ func decodeClassifyInput(b []byte) (classifyInput, error) {
 }
 
 func (c classifier) classify(in classifyInput) (classifyOutput, error) {
-	stage := pipeline.LLM
+	stage := work.LLM
 	var err error
 	if in.Stage != "" {
-		if stage, err = pipeline.ParseStage(in.Stage); err != nil {
+		if stage, err = work.ParseStage(in.Stage); err != nil {
 			return classifyOutput{}, err
 		}
 	}
-	profile, err := retry.Lookup(in.Profile)
+	profile, err := policy.Lookup(in.Profile)
 	if err != nil {
 		return classifyOutput{}, err
 	}
@@ -342,7 +342,7 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 	if role == "" {
 		role = failure.FactsOf(failErr).Role
 	}
-	d := profile.Decide(retry.Input{Stage: stage, Failure: cl, Attempt: max(in.Attempt, 1), Now: now, Rand: c.rand})
+	d := profile.Decide(policy.Input{Stage: stage, Failure: cl, Attempt: max(in.Attempt, 1), Now: now, Rand: c.rand})
 	out := classifyOutput{
 		Name:             in.Name,
 		Class:            string(cl.Class),
@@ -360,11 +360,11 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 		out.Reason = cl.Reason + " (no operator rule matched); " + d.Reason()
 	}
 	switch d := d.(type) {
-	case retry.Retry:
+	case policy.Retry:
 		out.Decision, out.DelayMinMS, out.DelayMaxMS = "retry", d.Min.Milliseconds(), d.Max.Milliseconds()
-	case retry.DeadLetter:
+	case policy.DeadLetter:
 		out.Decision = "dead_letter"
-	case retry.Wait:
+	case policy.Wait:
 		w := d.Until.Sub(now).Milliseconds()
 		out.Decision, out.DelayMinMS, out.DelayMaxMS = "wait", w, w
 	}
@@ -375,7 +375,7 @@ func (c classifier) classify(in classifyInput) (classifyOutput, error) {
 // operator's rules first when --rules gave them (failure.ClassifyWith,
 // without installing them), else as failure.Classify does. rule names the
 // operator's rule that decided, "" when none did.
-func (c classifier) classifyErr(err error, stage pipeline.Stage) (cl failure.Classification, rule string) {
+func (c classifier) classifyErr(err error, stage work.Stage) (cl failure.Classification, rule string) {
 	if c.rules == nil {
 		return failure.Classify(err), ""
 	}
@@ -449,9 +449,9 @@ func answerInput(in classifyInput) bool {
 	if err != nil {
 		return false
 	}
-	var stage pipeline.Stage
+	var stage work.Stage
 	if in.Stage != "" {
-		stage = pipeline.Stage(in.Stage)
+		stage = work.Stage(in.Stage)
 	}
 	_, shaped := answerShape(string(in.Body))
 	if failure.RoleOf(p, stage, shaped) != failure.RoleModel {
@@ -475,7 +475,7 @@ func upstreamEvidence(in classifyInput) (*failure.Evidence, error) {
 	if in.Status != 0 && (in.Status < 100 || in.Status > 599) {
 		return nil, fmt.Errorf("status %d is not an HTTP status", in.Status)
 	}
-	ev := &failure.Evidence{Provider: provider, Stage: pipeline.Stage(in.Stage), Status: in.Status, Code: in.Code, Text: in.Error}
+	ev := &failure.Evidence{Provider: provider, Stage: work.Stage(in.Stage), Status: in.Status, Code: in.Code, Text: in.Error}
 	if len(in.Headers) > 0 {
 		ev.Header = http.Header{}
 		for k, v := range in.Headers {

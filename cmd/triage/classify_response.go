@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/llm"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/upstream/llm"
 )
 
 // responseError judges a model's HTTP response — usually an HTTP 200 whose
@@ -39,14 +39,14 @@ func responseError(in classifyInput) (error, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := state.KindStory
+	kind := store.KindStory
 	switch {
 	case in.Kind != "":
-		if kind, err = state.ParseKind(in.Kind); err != nil {
+		if kind, err = store.ParseKind(in.Kind); err != nil {
 			return nil, err
 		}
 	case strings.Contains(strings.ToUpper(string(in.Response)), failure.ActionMarker):
-		kind = state.KindAction
+		kind = store.KindAction
 	}
 	h := http.Header{}
 	for k, v := range in.Headers {

@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/llm"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/upstream/llm"
 )
 
 // responseCase is one line of testdata/model-responses.jsonl: a model's
@@ -144,11 +144,11 @@ func stageClass(t *testing.T, in classifyInput) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kind := state.KindStory
+	kind := store.KindStory
 	if in.Kind != "" {
-		kind = state.Kind(in.Kind)
+		kind = store.Kind(in.Kind)
 	} else if strings.Contains(string(in.Response), failure.ActionMarker) {
-		kind = state.KindAction
+		kind = store.KindAction
 	}
 	resp, err := client.Complete(t.Context(), llm.Request{Model: "m", Messages: llm.BuildMessages(kind, "a document", 0)})
 	if err == nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/shared/clock"
+	"github.com/triagehq/triage/internal/clock"
 )
 
 func TestClassifyLines(t *testing.T) {

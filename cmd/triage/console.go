@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/console"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/store"
 )
 
 func init() {
@@ -37,7 +37,7 @@ func runConsole(_ io.Reader, stdout io.Writer, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (port 0: a free port); anything but loopback exposes the console to that network")
 	modelsTable := fs.String("models-table", os.Getenv("MODELS_TABLE"), "model health table (default $MODELS_TABLE, else the stack's ModelsTableName)")
 	breakersTable := fs.String("breakers-table", os.Getenv("BREAKERS_TABLE"), "circuit breakers table (default $BREAKERS_TABLE, else the stack's BreakersTableName)")
-	profileName := fs.String("retry-profile", "", "the retry profile to show (default: the stack's Profile parameter, else "+retry.Standard().Name+")")
+	profileName := fs.String("retry-profile", "", "the retry profile to show (default: the stack's Profile parameter, else "+policy.Standard().Name+")")
 	by := fs.String("by", whoAmI(), "who acts (default: $TRIAGE_OPERATOR, $USER, else the OS account): recorded as console:<by> with every replay, resolution and model override")
 	refresh := fs.Duration("refresh", 10*time.Second, "keep item counts, dead-letter groups and the last 24 hours of the error log this long, read again in the background (0: read them for every page)")
 	pos, err := parseInterspersed(fs, args)
@@ -118,7 +118,7 @@ func consoleBackend(ctx context.Context, c *stackConn, aw *stackFlags, modelsTab
 		Logger: slog.New(slog.NewTextHandler(flagOutput, nil)), Missing: map[string]string{}}
 	if c.errorLogTable != "" {
 		b.Log = c.errorLog()
-		r.ErrorLog = &state.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
+		r.ErrorLog = &store.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
 	} else {
 		b.Missing["errorlog"] = "pass --stack or --errorlog-table"
 	}
@@ -149,9 +149,9 @@ func consoleBackend(ctx context.Context, c *stackConn, aw *stackFlags, modelsTab
 		name = c.params["Profile"]
 	}
 	if name == "" {
-		name = retry.Standard().Name
+		name = policy.Standard().Name
 	}
-	p, err := retry.Lookup(name)
+	p, err := policy.Lookup(name)
 	if err != nil {
 		return b, usageError{"--retry-profile: " + err.Error()}
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/failure"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/failure"
 )
 
 // corpusCase is one line of a corpus: a `triage classify` input, the class

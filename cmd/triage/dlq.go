@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func init() {
@@ -125,7 +125,7 @@ func addReplayFlags(fs *flag.FlagSet, noteHelp string) *replayFlags {
 	return &replayFlags{
 		note: fs.String("note", "", noteHelp),
 		by:   fs.String("by", whoAmI(), "who replays"),
-		mode: fs.String("mode", string(state.FromFailedStage), "from_failed_stage or full_restart"),
+		mode: fs.String("mode", string(store.FromFailedStage), "from_failed_stage or full_restart"),
 		max:  fs.Int("max", 0, "replay at most N (0: no limit)"),
 		dry:  fs.Bool("dry-run", false, "report what would be replayed; change nothing"),
 	}
@@ -133,7 +133,7 @@ func addReplayFlags(fs *flag.FlagSet, noteHelp string) *replayFlags {
 
 // request is the replay of src's records that flt selects, checked.
 func (f *replayFlags) request(src replay.Source, dlqs replay.Stages, flt replay.Filter) (replay.Request, error) {
-	m, err := state.ParseReplayMode(*f.mode)
+	m, err := store.ParseReplayMode(*f.mode)
 	if err != nil {
 		return replay.Request{}, usageError{"--mode: " + err.Error()}
 	}
@@ -165,7 +165,7 @@ func (f *filterFlags) build(now time.Time) (replay.Stages, replay.Filter, error)
 		return nil, flt, usageError{"--class: " + err.Error()}
 	}
 	if f.stage != "" {
-		if flt.Stage, err = pipeline.ParseStage(f.stage); err != nil {
+		if flt.Stage, err = work.ParseStage(f.stage); err != nil {
 			return nil, flt, usageError{"--stage: " + err.Error()}
 		}
 	}
@@ -244,7 +244,7 @@ func runDLQList(stdout io.Writer, args []string) error {
 type showOutput struct {
 	DeadLetters []replay.DeadLetter `json:"dead_letters"`
 	Item        *ops.ItemView       `json:"item,omitempty"`
-	Errors      []state.LogEntry    `json:"errors"`
+	Errors      []store.LogEntry    `json:"errors"`
 }
 
 func runDLQShow(stdout io.Writer, args []string) error {
@@ -285,7 +285,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 	out := showOutput{DeadLetters: nonNil(dls)}
 	it, err := c.items().Get(ctx, itemID)
 	switch {
-	case errors.Is(err, state.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 	case err != nil:
 		return c.explain(err)
 	default:
@@ -327,7 +327,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n== error log (newest %d)\n", *history)
-	return printTable(stdout, []string{"AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE"}, out.Errors, func(e state.LogEntry) []any {
+	return printTable(stdout, []string{"AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE"}, out.Errors, func(e store.LogEntry) []any {
 		return []any{fmtTime(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message}
 	})
 }
@@ -459,8 +459,8 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	if strings.TrimSpace(*note) == "" {
 		return usageError{"--note is required: say why the dead letters are closed"}
 	}
-	if len(*note) > state.MaxNoteBytes {
-		return usageError{fmt.Sprintf("--note is longer than %d bytes", state.MaxNoteBytes)}
+	if len(*note) > store.MaxNoteBytes {
+		return usageError{fmt.Sprintf("--note is longer than %d bytes", store.MaxNoteBytes)}
 	}
 	if len(pos) == 0 && !ff.set() && !*all {
 		return usageError{"name dead letters to resolve (IDs or a filter: --class, --stage, --item, --since, --before, --retryable) or give --all"}
@@ -473,7 +473,7 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	}
 	r := c.replayer(*by)
 	r.Progress = nil
-	r.ErrorLog = &state.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
+	r.ErrorLog = &store.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
 	sum, err := r.Resolve(ctx, replay.ResolveRequest{IDs: pos, DLQs: dlqs, Filter: flt, All: *all, Note: *note, By: *by, DryRun: *dry})
 	if err != nil {
 		return c.explain(err)

@@ -16,16 +16,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/stack"
-	"github.com/triagehq/triage/shared/budget"
-	"github.com/triagehq/triage/shared/deadletter"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/report"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/dev/local/localtest"
+	"github.com/triagehq/triage/dev/local/stack"
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/budget"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/report"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // runCLI runs triage in-process and returns its exit code and output.
@@ -146,7 +146,7 @@ var opsCommands = []struct {
 	{[]string{"dlq", "list", "--stack", "s"}, 1},
 	{[]string{"dlq", "replay", "--all", "--note", "x", "--stack", "s"}, 1},
 	{[]string{"items", "get", "x", "--items-table", "t"}, 1},
-	{[]string{"report", "errors", "--errorlog-table", "t"}, state.ClassShards},
+	{[]string{"report", "errors", "--errorlog-table", "t"}, store.ClassShards},
 	{[]string{"models", "list", "--models-table", "t"}, 1},
 	{[]string{"breakers", "reset", "api.openai.com", "--breakers-table", "t"}, 1},
 }
@@ -191,8 +191,8 @@ func TestOpsCommandsUnreachable(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errOut, "cannot reach "+endpoint) {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
-		if n, want := accepted.Load()-before, int64(c.requests*retry.CLICalls().MaxAttempts); n != want {
-			t.Fatalf("%v: %d connections to an endpoint that resets each, want %d (%d attempts of %d requests)", args, n, want, retry.CLICalls().MaxAttempts, c.requests)
+		if n, want := accepted.Load()-before, int64(c.requests*policy.CLICalls().MaxAttempts); n != want {
+			t.Fatalf("%v: %d connections to an endpoint that resets each, want %d (%d attempts of %d requests)", args, n, want, policy.CLICalls().MaxAttempts, c.requests)
 		}
 	}
 
@@ -202,8 +202,8 @@ func TestOpsCommandsUnreachable(t *testing.T) {
 	}
 	const maxBackoff = 500 * time.Millisecond
 	r := cfg.Retryer()
-	if r.MaxAttempts() != retry.CLICalls().MaxAttempts {
-		t.Fatalf("the retryer makes %d attempts, want %d", r.MaxAttempts(), retry.CLICalls().MaxAttempts)
+	if r.MaxAttempts() != policy.CLICalls().MaxAttempts {
+		t.Fatalf("the retryer makes %d attempts, want %d", r.MaxAttempts(), policy.CLICalls().MaxAttempts)
 	}
 	for attempt := 1; attempt <= 8; attempt++ {
 		d, err := r.RetryDelay(attempt, &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED})
@@ -217,7 +217,7 @@ func TestOpsCommandsUnreachable(t *testing.T) {
 // libraries the functions use.
 type opsEnv struct {
 	url, stack string
-	items      *state.Items
+	items      *store.Items
 	sqs        *sqs.Client
 	st         *stack.Stack
 }
@@ -230,17 +230,17 @@ func setupOps(t *testing.T) *opsEnv {
 	st := env.Stack
 	db := dynamodb.NewFromConfig(env.AWS)
 	e := &opsEnv{url: env.Endpoint, stack: st.Name, st: st, sqs: sqs.NewFromConfig(env.AWS),
-		items: &state.Items{DB: db, Table: st.ItemsTable(), ParkedTable: st.ParkedTable()}}
+		items: &store.Items{DB: db, Table: st.ItemsTable(), ParkedTable: st.ParkedTable()}}
 	now := time.Now().UTC()
-	log := &state.ErrorLog{DB: db, Table: st.ErrorLogTable()}
-	dead := func(id string, stg pipeline.Stage, c failure.Class, withMessage bool) {
-		attempts := map[pipeline.Stage]int{stg: 1}
-		if err := e.items.Put(ctx, state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.Fetched,
-			State: state.Deadletter, Stage: stg, Attempts: attempts, FailureCount: 1, EnrichmentStatus: state.EnrichmentPermanentFailure,
-			LastError: &state.LastError{Component: stg, ErrorClass: c, Error: "boom", FailedAt: now}, LastFailureAt: now, UpdatedAt: now}); err != nil {
+	log := &store.ErrorLog{DB: db, Table: st.ErrorLogTable()}
+	dead := func(id string, stg work.Stage, c failure.Class, withMessage bool) {
+		attempts := map[work.Stage]int{stg: 1}
+		if err := e.items.Put(ctx, store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Fetched,
+			State: store.Deadletter, Stage: stg, Attempts: attempts, FailureCount: 1, EnrichmentStatus: store.EnrichmentPermanentFailure,
+			LastError: &store.LastError{Component: stg, ErrorClass: c, Error: "boom", FailedAt: now}, LastFailureAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
-		entry := state.LogEntry{ItemID: id, Stage: stg, Class: c, Attempt: 1, MessageID: "m-" + id, OccurredAt: now, Message: "boom"}
+		entry := store.LogEntry{ItemID: id, Stage: stg, Class: c, Attempt: 1, MessageID: "m-" + id, OccurredAt: now, Message: "boom"}
 		if id == "p1" { // a source's 404: only the default by status decided it
 			entry.Message, entry.Default = "source GET https://news.example.com/a/8812?k=v: HTTP 404: gone", true
 		}
@@ -259,9 +259,9 @@ func setupOps(t *testing.T) *opsEnv {
 			t.Fatal(err)
 		}
 	}
-	dead("d1", pipeline.LLM, failure.AuthDenied, true)
-	dead("d2", pipeline.Notify, failure.NotFound, true)
-	dead("p1", pipeline.Fetch, failure.NotFound, false) // its dead letter expired
+	dead("d1", work.LLM, failure.AuthDenied, true)
+	dead("d2", work.Notify, failure.NotFound, true)
+	dead("p1", work.Fetch, failure.NotFound, false) // its dead letter expired
 	b, err := budget.New(db, st.Outputs["BudgetTableName"], 6000, 3000)
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +324,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 	show := decode[showOutput](t, e.cli(t, "dlq", "show", "d1", "--json"))
 	if len(show.DeadLetters) != 1 || len(show.DeadLetters[0].Payload.Replay.Notes) != 1 || show.Item == nil ||
 		len(show.Item.Notes) != 1 || show.Item.Notes[0].By != "ana" || len(show.Errors) != 2 ||
-		show.Errors[1].Kind != state.LogNote || show.Errors[1].Message != "key rotated at 10:02" {
+		show.Errors[1].Kind != store.LogNote || show.Errors[1].Message != "key rotated at 10:02" {
 		t.Fatalf("dlq show --json after annotate: %+v", show)
 	}
 
@@ -333,11 +333,11 @@ func TestOpsCommandsMoto(t *testing.T) {
 		t.Fatalf("dry run: %+v", dry)
 	}
 	sum := decode[replay.Summary](t, e.cli(t, "dlq", "replay", "--class", "AUTH_DENIED", "--note", "key rotated", "--by", "ana", "--json"))
-	if sum.Replayed != 1 || sum.Items[0].ItemID != "d1" || sum.Items[0].Target != pipeline.LLM {
+	if sum.Replayed != 1 || sum.Items[0].ItemID != "d1" || sum.Items[0].Target != work.LLM {
 		t.Fatalf("replay: %+v", sum)
 	}
 	it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d1", "--json"))
-	if it.State != state.Queued || it.ReplayCount != 1 || it.Replays[0].By != "ana" || it.Progress != 33 {
+	if it.State != store.Queued || it.ReplayCount != 1 || it.Replays[0].By != "ana" || it.Progress != 33 {
 		t.Fatalf("items get: %+v", it)
 	}
 	if out := e.cli(t, "items", "get", "d1"); !strings.Contains(out, "fetched (33%)") || !strings.Contains(out, "fetch=1 llm=0 notify=0") {
@@ -364,7 +364,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 		t.Fatalf("report budget:\n%s", out)
 	}
 	unknown := decode[[]report.UnknownRow](t, e.cli(t, "report", "unknown", "--since", "1d", "--json"))
-	if len(unknown) != 1 || unknown[0].Count != 1 || unknown[0].Stage != pipeline.Fetch || unknown[0].Status != 404 ||
+	if len(unknown) != 1 || unknown[0].Count != 1 || unknown[0].Stage != work.Fetch || unknown[0].Status != 404 ||
 		unknown[0].Shape != "source GET https://news.example.com/a/<id>: HTTP <n>: gone" || !strings.Contains(unknown[0].Sample, "8812") {
 		t.Fatalf("report unknown: %+v", unknown)
 	}
@@ -377,13 +377,13 @@ func TestOpsCommandsMoto(t *testing.T) {
 	}
 	// Closing what will not be replayed: d2 (an item's dead letter) and a
 	// malformed message, by its DLQ message id.
-	body, err := deadletter.Build(deadletter.Input{ItemID: "message:m-bad", Stage: pipeline.Fetch, Err: failure.New(failure.SchemaInvalid, "bad"),
-		Failure: failure.Of(failure.SchemaInvalid, "test"), Attempts: map[pipeline.Stage]int{pipeline.Fetch: 1},
+	body, err := deadletter.Build(deadletter.Input{ItemID: "message:m-bad", Stage: work.Fetch, Err: failure.New(failure.SchemaInvalid, "bad"),
+		Failure: failure.Of(failure.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.Fetch: 1},
 		FirstFailureAt: time.Now(), LastFailureAt: time.Now(), Body: `{"item_id":"x y"}`}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent, err := e.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(e.st.DLQURL(pipeline.Fetch)), MessageBody: aws.String(string(body))})
+	sent, err := e.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(e.st.DLQURL(work.Fetch)), MessageBody: aws.String(string(body))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,10 +398,10 @@ func TestOpsCommandsMoto(t *testing.T) {
 	if left := decode[[]replay.DeadLetter](t, e.cli(t, "dlq", "list", "--json")); len(left) != 0 {
 		t.Fatalf("dead letters left after resolve: %+v", left)
 	}
-	if it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d2", "--json")); it.Resolution == nil || it.Resolution.By != "ana" || it.State != state.Deadletter {
+	if it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d2", "--json")); it.Resolution == nil || it.Resolution.By != "ana" || it.State != store.Deadletter {
 		t.Fatalf("items get d2 after resolve: %+v", it)
 	}
-	resolved := decode[[]state.Resolution](t, e.cli(t, "report", "resolved", "--json"))
+	resolved := decode[[]store.Resolution](t, e.cli(t, "report", "resolved", "--json"))
 	if len(resolved) != 2 || resolved[0].Note != "channel deleted; bad producer fixed" {
 		t.Fatalf("report resolved: %+v", resolved)
 	}

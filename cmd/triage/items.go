@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func init() {
@@ -31,19 +31,19 @@ func runItems(_ io.Reader, stdout io.Writer, args []string) error {
 	}, stdout, args)
 }
 
-func bodyText(ref *state.BodyRef) string {
+func bodyText(ref *store.BodyRef) string {
 	if ref == nil {
 		return "on the item"
 	}
-	if ref.Store == state.StoreS3 {
+	if ref.Store == store.StoreS3 {
 		return fmt.Sprintf("%d bytes in S3 (%s)", ref.Bytes, ref.Key)
 	}
 	return fmt.Sprintf("%d bytes in the Bodies table", ref.Bytes)
 }
 
-func attemptsText(a map[pipeline.Stage]int) string {
-	parts := make([]string, 0, len(pipeline.Stages()))
-	for _, st := range pipeline.Stages() {
+func attemptsText(a map[work.Stage]int) string {
+	parts := make([]string, 0, len(work.Stages()))
+	for _, st := range work.Stages() {
 		parts = append(parts, fmt.Sprintf("%s=%d", st, a[st]))
 	}
 	return strings.Join(parts, " ")
@@ -148,7 +148,7 @@ func failuresText(v ops.ItemView) string {
 	return fmt.Sprintf("first %s, last %s", fmtTime(v.FirstFailureAt), fmtTime(v.LastFailureAt))
 }
 
-func noticesText(n state.Notices) string {
+func noticesText(n store.Notices) string {
 	var on []string
 	if n.Failed {
 		on = append(on, "item.failed")
@@ -163,14 +163,14 @@ func noticesText(n state.Notices) string {
 }
 
 // printTimeline prints the stages, then the events in time order.
-func printTimeline(w io.Writer, tl audit.Timeline, gaps []string) error {
+func printTimeline(w io.Writer, tl ledger.Timeline, gaps []string) error {
 	fmt.Fprintln(w, "\ntimeline")
 	return tl.Write(w, gaps)
 }
 
 // timeline reads the item's error log and audit trail where their tables
 // are known (ops.Timeline).
-func timeline(ctx context.Context, c *stackConn, it state.Item) (*audit.Timeline, []string) {
+func timeline(ctx context.Context, c *stackConn, it store.Item) (*ledger.Timeline, []string) {
 	src := ops.TimelineSources{Explain: c.explain,
 		LogMissing: "pass --stack or --errorlog-table", TrailMissing: "pass --stack or --audit-table"}
 	if c.errorLogTable != "" {
@@ -206,7 +206,7 @@ func runItemsGet(stdout io.Writer, args []string) error {
 	}
 	items := c.items()
 	it, err := items.Get(ctx, pos[0])
-	if errors.Is(err, state.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("item %q does not exist", pos[0])
 	}
 	if err != nil {
@@ -260,19 +260,19 @@ func runItemsList(stdout io.Writer, args []string) error {
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	q := state.ItemQuery{Limit: *limit}
+	q := store.ItemQuery{Limit: *limit}
 	if *st == "" {
-		q.States = state.States()
+		q.States = store.States()
 	} else {
-		s := state.State(*st)
-		if !slices.Contains(state.States(), s) {
+		s := store.State(*st)
+		if !slices.Contains(store.States(), s) {
 			return usageError{fmt.Sprintf("--state %q is not one of queued, working, retryable, failed, deadletter, done", *st)}
 		}
 		q.State = s
 	}
 	var err error
 	if *stage != "" {
-		if q.Stage, err = pipeline.ParseStage(*stage); err != nil {
+		if q.Stage, err = work.ParseStage(*stage); err != nil {
 			return usageError{"--stage: " + err.Error()}
 		}
 	}
@@ -300,7 +300,7 @@ func runItemsList(stdout io.Writer, args []string) error {
 	}
 	p := newProgressBar("items")
 	var views []ops.ItemView
-	err = c.index().List(ctx, q, func(it state.Item) error {
+	err = c.index().List(ctx, q, func(it store.Item) error {
 		views = append(views, ops.ViewItem(it))
 		p.update(len(views), 0, "")
 		return nil
@@ -349,15 +349,15 @@ func runItemsList(stdout io.Writer, args []string) error {
 // working share one) and filters on nothing else, exact; else the matches of
 // a listing bounded by state.DefaultMaxScan reads (exact unless the bound
 // was reached: then at least that many).
-func countItems(ctx context.Context, x *state.ItemIndex, q state.ItemQuery) (int, bool, error) {
+func countItems(ctx context.Context, x *store.ItemIndex, q store.ItemQuery) (int, bool, error) {
 	states := slices.Clone(q.States)
 	if q.State != "" {
 		states = append(states, q.State)
 	}
-	var groups []state.Group
+	var groups []store.Group
 	whole := q.Stage == "" && !q.Filtered()
 	for _, s := range states {
-		g := state.GroupOf(s)
+		g := store.GroupOf(s)
 		if !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
@@ -366,13 +366,13 @@ func countItems(ctx context.Context, x *state.ItemIndex, q state.ItemQuery) (int
 		}
 	}
 	if whole {
-		c, err := x.Count(ctx, state.CountQuery{Groups: groups})
+		c, err := x.Count(ctx, store.CountQuery{Groups: groups})
 		return c.All(), true, err
 	}
 	q.Limit, q.MaxScan = -1, 0
 	n := 0
-	err := x.List(ctx, q, func(state.Item) error { n++; return nil })
-	if errors.Is(err, state.ErrScanLimit) {
+	err := x.List(ctx, q, func(store.Item) error { n++; return nil })
+	if errors.Is(err, store.ErrScanLimit) {
 		return n, false, nil
 	}
 	return n, true, err

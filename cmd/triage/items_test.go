@@ -11,12 +11,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/dev/local/localtest"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // TestItemsGetTimelineMoto writes an action task's history the way the
@@ -32,39 +32,39 @@ func TestItemsGetTimelineMoto(t *testing.T) {
 	e := &opsEnv{url: env.Endpoint, stack: st.Name, st: st}
 	t0 := time.Now().UTC().Add(-10 * time.Minute).Truncate(time.Millisecond)
 	retryAt := t0.Add(2 * time.Minute)
-	items := &state.Items{DB: db, Table: st.ItemsTable()}
-	if err := items.Put(ctx, state.Item{ID: "task", Kind: state.KindAction, CorrelationID: "c", Status: state.Fetched,
-		State: state.Deadletter, Stage: pipeline.LLM, Attempts: map[pipeline.Stage]int{pipeline.LLM: 2},
-		Notices:   &state.Notices{Failed: true, RetryScheduled: true},
+	items := &store.Items{DB: db, Table: st.ItemsTable()}
+	if err := items.Put(ctx, store.Item{ID: "task", Kind: store.KindAction, CorrelationID: "c", Status: store.Fetched,
+		State: store.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 2},
+		Notices:   &store.Notices{Failed: true, RetryScheduled: true},
 		CreatedAt: t0.Add(-time.Minute), UpdatedAt: retryAt,
-		DeadLetter: &state.DeadLetterRef{ID: "dl-1", Stage: pipeline.LLM, Class: failure.ActionFailed, At: retryAt.Add(2 * time.Second)}}); err != nil {
+		DeadLetter: &store.DeadLetterRef{ID: "dl-1", Stage: work.LLM, Class: failure.ActionFailed, At: retryAt.Add(2 * time.Second)}}); err != nil {
 		t.Fatal(err)
 	}
-	log := &state.ErrorLog{DB: db, Table: st.ErrorLogTable()}
-	for _, le := range []state.LogEntry{
-		{ItemID: "task", Stage: pipeline.LLM, Class: failure.ActionFailed, Attempt: 1, MessageID: "m1", OccurredAt: t0,
-			Decision: retry.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 2, Class: failure.ActionFailed, Backoff: "fixed"}.Reason()},
-		{ItemID: "task", Stage: pipeline.LLM, Class: failure.ActionFailed, Attempt: 2, MessageID: "m1", OccurredAt: retryAt.Add(time.Second),
-			Decision: retry.DeadLetter{Exhausted: true, Attempt: 2, MaxAttempts: 2, Class: failure.ActionFailed}.Reason()},
+	log := &store.ErrorLog{DB: db, Table: st.ErrorLogTable()}
+	for _, le := range []store.LogEntry{
+		{ItemID: "task", Stage: work.LLM, Class: failure.ActionFailed, Attempt: 1, MessageID: "m1", OccurredAt: t0,
+			Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 2, Class: failure.ActionFailed, Backoff: "fixed"}.Reason()},
+		{ItemID: "task", Stage: work.LLM, Class: failure.ActionFailed, Attempt: 2, MessageID: "m1", OccurredAt: retryAt.Add(time.Second),
+			Decision: policy.DeadLetter{Exhausted: true, Attempt: 2, MaxAttempts: 2, Class: failure.ActionFailed}.Reason()},
 	} {
 		if err := log.Append(ctx, le); err != nil {
 			t.Fatal(err)
 		}
 	}
-	trail := &audit.Trail{DB: db, Table: st.AuditTable()}
+	trail := &ledger.Trail{DB: db, Table: st.AuditTable()}
 	for i, at := range []time.Time{t0.Add(-time.Second), retryAt} {
-		if err := trail.Record(ctx, audit.Execution{ItemID: "task", Stage: pipeline.LLM, Attempt: i + 1, Delivery: "m1#" + string(rune('1'+i)),
-			StartedAt: at, Duration: 800 * time.Millisecond, Outcome: audit.OutcomeFailed, Class: failure.ActionFailed,
+		if err := trail.Record(ctx, ledger.Execution{ItemID: "task", Stage: work.LLM, Attempt: i + 1, Delivery: "m1#" + string(rune('1'+i)),
+			StartedAt: at, Duration: 800 * time.Millisecond, Outcome: ledger.OutcomeFailed, Class: failure.ActionFailed,
 			Reason: "the ticket is locked", Model: "openai:gpt-4o-mini"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := trail.ClaimNotice(ctx, audit.NoticeClaim{ItemID: "task", Key: "task:item.failed:0", Event: "item.failed", Stage: pipeline.LLM,
+	if _, err := trail.ClaimNotice(ctx, ledger.NoticeClaim{ItemID: "task", Key: "task:item.failed:0", Event: "item.failed", Stage: work.LLM,
 		Class: failure.ActionFailed, Attempt: 2, Owner: "n1#1", Carrier: "n1", Now: retryAt.Add(3 * time.Second), LeaseFor: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
-	if err := trail.SettleNotice(ctx, audit.NoticeSettle{ItemID: "task", Key: "task:item.failed:0", Owner: "n1#1",
-		Now: retryAt.Add(4 * time.Second), State: audit.NoticeDelivered, Status: 200}); err != nil {
+	if err := trail.SettleNotice(ctx, ledger.NoticeSettle{ItemID: "task", Key: "task:item.failed:0", Owner: "n1#1",
+		Now: retryAt.Add(4 * time.Second), State: ledger.NoticeDelivered, Status: 200}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -72,12 +72,12 @@ func TestItemsGetTimelineMoto(t *testing.T) {
 	if v.Timeline == nil || len(v.TimelineGaps) != 0 || !v.Notices.Failed || !v.Notices.RetryScheduled {
 		t.Fatalf("items get --json: %+v", v)
 	}
-	var kinds []audit.EventKind
+	var kinds []ledger.EventKind
 	for _, ev := range v.Timeline.Events {
 		kinds = append(kinds, ev.Kind)
 	}
-	want := []audit.EventKind{audit.KindCreated, audit.KindExecution, audit.KindRetry, audit.KindExecution, audit.KindFailed,
-		audit.KindDeadLetter, audit.KindNotice}
+	want := []ledger.EventKind{ledger.KindCreated, ledger.KindExecution, ledger.KindRetry, ledger.KindExecution, ledger.KindFailed,
+		ledger.KindDeadLetter, ledger.KindNotice}
 	if len(kinds) != len(want) {
 		t.Fatalf("timeline %v, want %v", kinds, want)
 	}
@@ -133,14 +133,14 @@ func TestItemsListPagesAndCounts(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	env := localtest.Stack(t, nil)
-	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
+	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
 	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
-	states := []state.State{state.Done, state.Done, state.Done, state.Done, state.Queued, state.Working, state.Deadletter}
+	states := []store.State{store.Done, store.Done, store.Done, store.Done, store.Queued, store.Working, store.Deadletter}
 	for i, st := range states {
-		it := state.Item{ID: fmt.Sprintf("l%d", i), Kind: state.KindStory, CorrelationID: "c", State: st, Stage: pipeline.Notify,
+		it := store.Item{ID: fmt.Sprintf("l%d", i), Kind: store.KindStory, CorrelationID: "c", State: st, Stage: work.Notify,
 			UpdatedAt: at.Add(time.Duration(i) * time.Second)}
-		if st == state.Deadletter {
-			it.LastError, it.LastFailureAt = &state.LastError{ErrorClass: failure.NotFound}, at
+		if st == store.Deadletter {
+			it.LastError, it.LastFailureAt = &store.LastError{ErrorClass: failure.NotFound}, at
 		}
 		if err := items.Put(ctx, it); err != nil {
 			t.Fatal(err)
@@ -194,10 +194,10 @@ func TestItemsListPagesAndCounts(t *testing.T) {
 // parallel: it reads the process's note output.)
 func TestItemsListJSONSaysWhenCut(t *testing.T) {
 	env := localtest.Stack(t, nil)
-	items := &state.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
+	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
 	for i := range 3 {
-		if err := items.Put(t.Context(), state.Item{ID: fmt.Sprintf("j%d", i), Kind: state.KindStory, CorrelationID: "c", State: state.Done,
-			Stage: pipeline.Notify, UpdatedAt: time.Now().Add(time.Duration(i) * time.Second)}); err != nil {
+		if err := items.Put(t.Context(), store.Item{ID: fmt.Sprintf("j%d", i), Kind: store.KindStory, CorrelationID: "c", State: store.Done,
+			Stage: work.Notify, UpdatedAt: time.Now().Add(time.Duration(i) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}

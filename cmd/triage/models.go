@@ -15,11 +15,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/triagehq/triage/shared/awsconf"
-	"github.com/triagehq/triage/shared/cfnstack"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/fallback"
-	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/internal/cfnstack"
+	"github.com/triagehq/triage/internal/conf"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/fallback"
+	"github.com/triagehq/triage/internal/gates/health"
 )
 
 func init() {
@@ -212,7 +212,7 @@ type healthConn struct {
 func addHealthFlags(fs *flag.FlagSet, getenv func(string) string) *healthConn {
 	c := &healthConn{}
 	fs.StringVar(&c.endpoint, "endpoint", getenv("AWS_ENDPOINT_URL"), "AWS endpoint URL, e.g. a local moto (default $AWS_ENDPOINT_URL; empty: AWS)")
-	fs.StringVar(&c.region, "region", "", "AWS region (default $AWS_REGION, else "+awsconf.DefaultRegion+")")
+	fs.StringVar(&c.region, "region", "", "AWS region (default $AWS_REGION, else "+conf.DefaultRegion+")")
 	fs.StringVar(&c.profile, "profile", "", "shared-config profile (default $AWS_PROFILE)")
 	fs.StringVar(&c.stack, "stack", getenv("TRIAGE_STACK"), "read table names from this CloudFormation stack's outputs (default $TRIAGE_STACK)")
 	fs.StringVar(&c.modelsTable, "models-table", getenv("MODELS_TABLE"), "model health table (default $MODELS_TABLE)")

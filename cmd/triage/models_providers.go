@@ -10,10 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/fallback"
-	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/fallback"
+	"github.com/triagehq/triage/internal/gates/health"
 )
 
 // providerHealth is one model provider's health as `models list` shows it:

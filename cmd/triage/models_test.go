@@ -13,12 +13,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/moto"
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/fallback"
-	"github.com/triagehq/triage/shared/health"
+	"github.com/triagehq/triage/dev/local/localtest"
+	"github.com/triagehq/triage/dev/local/moto"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/fallback"
+	"github.com/triagehq/triage/internal/gates/health"
 )
 
 func TestHealthCommandsUsage(t *testing.T) {

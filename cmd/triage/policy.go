@@ -8,9 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/policy"
 )
 
 func init() {
@@ -37,20 +37,20 @@ usable item, escalation, give-up thresholds and drain limits.`
 
 // policyView is what policy show prints.
 type policyView struct {
-	Profile           string               `json:"profile"`
-	Description       string               `json:"description"`
-	RequestedCap      string               `json:"requested_cap"`
-	ProviderQuotaWait string               `json:"provider_quota_wait"`
-	BudgetRecheck     string               `json:"budget_recheck,omitempty"`
-	Classes           []retry.Row          `json:"classes"`
-	Probing           retry.Probing        `json:"probing"`
-	Blame             []blameView          `json:"blame"`
-	Holding           holdingView          `json:"holding"`
-	GateWaits         gateWaitsView        `json:"gate_waits"`
-	Conflicts         []retry.ConflictRule `json:"conflicts"`
-	RoleDefaults      []roleDefaultView    `json:"role_defaults"`
-	Calls             []callView           `json:"calls"`
-	Outputs           outputsView          `json:"outputs"`
+	Profile           string                `json:"profile"`
+	Description       string                `json:"description"`
+	RequestedCap      string                `json:"requested_cap"`
+	ProviderQuotaWait string                `json:"provider_quota_wait"`
+	BudgetRecheck     string                `json:"budget_recheck,omitempty"`
+	Classes           []policy.Row          `json:"classes"`
+	Probing           policy.Probing        `json:"probing"`
+	Blame             []blameView           `json:"blame"`
+	Holding           holdingView           `json:"holding"`
+	GateWaits         gateWaitsView         `json:"gate_waits"`
+	Conflicts         []policy.ConflictRule `json:"conflicts"`
+	RoleDefaults      []roleDefaultView     `json:"role_defaults"`
+	Calls             []callView            `json:"calls"`
+	Outputs           outputsView           `json:"outputs"`
 }
 
 // roleDefaultView is one row of failure.RoleDefaults: the statuses and
@@ -75,10 +75,10 @@ func roleDefaults() []roleDefaultView {
 
 // blameView is one row of the blame table with the profile's numbers.
 type blameView struct {
-	Evidence string      `json:"evidence"`
-	Blame    retry.Blame `json:"blame"`
-	Item     string      `json:"item"`
-	Breaker  string      `json:"breaker"`
+	Evidence string       `json:"evidence"`
+	Blame    policy.Blame `json:"blame"`
+	Item     string       `json:"item"`
+	Breaker  string       `json:"breaker"`
 }
 
 // gateWaitsView is how long a wait behind a closed gate lasts where the
@@ -98,7 +98,7 @@ type holdingView struct {
 
 func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 	fs := newFlagSet("policy", policySynopsis)
-	profile := fs.String("profile", "standard", "the retry profile: "+strings.Join(retry.Profiles(), ", "))
+	profile := fs.String("profile", "standard", "the retry profile: "+strings.Join(policy.Profiles(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if len(args) == 0 || args[0] != "show" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
@@ -114,22 +114,22 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{"policy show takes no arguments, got " + strings.Join(fs.Args(), " ")}
 	}
-	p, err := retry.Lookup(*profile)
+	p, err := policy.Lookup(*profile)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	var h retry.Holding
+	var h policy.Holding
 	pr := p.Probing.WithDefaults()
 	var blame []blameView
-	for _, r := range retry.Blames {
+	for _, r := range policy.Blames {
 		blame = append(blame, blameView{Evidence: r.Describe(pr), Blame: r.Blame, Item: r.Item, Breaker: r.Breaker})
 	}
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
-		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: retry.Conflicts, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
+		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: policy.Conflicts, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
 		Calls: callRows(), Outputs: outputs(),
-		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: retry.DefaultParkAfter.String(),
-			ParkAfterReceives: retry.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()},
-		GateWaits: gateWaitsView{Probing: retry.ProbeWait.String(), NoModel: retry.NoModelWait.String(), Floor: retry.GateWaitFloor.String()}}
+		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: policy.DefaultParkAfter.String(),
+			ParkAfterReceives: policy.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()},
+		GateWaits: gateWaitsView{Probing: policy.ProbeWait.String(), NoModel: policy.NoModelWait.String(), Floor: policy.GateWaitFloor.String()}}
 	if p.BudgetRecheck > 0 {
 		v.BudgetRecheck = p.BudgetRecheck.String()
 	}

@@ -5,8 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
 )
 
 // callView is one row of the policy for work that is not a stage's
@@ -43,7 +43,7 @@ type outputsView struct {
 
 func callRows() []callView {
 	var out []callView
-	for _, d := range retry.CallRows() {
+	for _, d := range policy.CallRows() {
 		v := callView{Name: d.Name, For: d.For, MaxAttempts: d.MaxAttempts, Backoff: d.Backoff.String(),
 			HonoursRequested: d.HonoursRequested}
 		if d.MinDelay > 0 {
@@ -62,13 +62,13 @@ func callRows() []callView {
 
 func outputs() outputsView {
 	return outputsView{
-		Unusable: "a message that names no usable item is dead-lettered at once: " + retry.Unusable(failure.SchemaInvalid).Reason(),
+		Unusable: "a message that names no usable item is dead-lettered at once: " + policy.Unusable(failure.SchemaInvalid).Reason(),
 		Escalation: "a replayed item that fails again at the stage, with the class, it was dead-lettered with," +
 			" a class no retry can fix: its dead letter is escalated",
-		NoticeGiveUpMargin: retry.NoticeGiveUpMargin, StoreOutageTolerance: retry.StoreOutageTolerance.String(),
-		BreakerFailures: retry.BreakerTrip.Failures, BreakerOpenFor: retry.BreakerTrip.For.String(), ResendDelay: retry.ResendDelay.String(),
-		ModelFailures: retry.ModelTrip.Failures, ModelCooldown: retry.ModelTrip.For.String(), ModelResetTo: retry.ModelTrip.ResetTo,
-		DrainIntervals: retry.DrainIntervals, MaxReleaseDelay: retry.MaxReleaseDelay.String(), BatchRemainder: retry.BatchRemainder.String(),
+		NoticeGiveUpMargin: policy.NoticeGiveUpMargin, StoreOutageTolerance: policy.StoreOutageTolerance.String(),
+		BreakerFailures: policy.BreakerTrip.Failures, BreakerOpenFor: policy.BreakerTrip.For.String(), ResendDelay: policy.ResendDelay.String(),
+		ModelFailures: policy.ModelTrip.Failures, ModelCooldown: policy.ModelTrip.For.String(), ModelResetTo: policy.ModelTrip.ResetTo,
+		DrainIntervals: policy.DrainIntervals, MaxReleaseDelay: policy.MaxReleaseDelay.String(), BatchRemainder: policy.BatchRemainder.String(),
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/retry"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
 )
 
 // TestPolicyShow: the table names every class, the llm stage's override,
@@ -39,15 +39,15 @@ func TestPolicyShow(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatalf("--json output: %v", err)
 	}
-	p, _ := retry.Lookup("daily-batch")
-	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(retry.Conflicts) ||
+	p, _ := policy.Lookup("daily-batch")
+	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(policy.Conflicts) ||
 		len(v.RoleDefaults) != len(failure.RoleDefaults) ||
-		len(v.Blame) != len(retry.Blames) || v.Probing.MaxInterval != 24 || v.Probing.SameFailures != retry.DefaultSameFailures {
+		len(v.Blame) != len(policy.Blames) || v.Probing.MaxInterval != 24 || v.Probing.SameFailures != policy.DefaultSameFailures {
 		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults, %d blame rows, probing %+v", v.Profile, len(v.Classes), len(v.Conflicts),
 			len(v.RoleDefaults), len(v.Blame), v.Probing)
 	}
-	if len(v.Calls) != len(retry.CallRows()) || v.Calls[0].MaxAttempts != retry.DefaultNoticeAttempts ||
-		v.Outputs.NoticeGiveUpMargin != retry.NoticeGiveUpMargin || v.Outputs.DrainIntervals != retry.DrainIntervals {
+	if len(v.Calls) != len(policy.CallRows()) || v.Calls[0].MaxAttempts != policy.DefaultNoticeAttempts ||
+		v.Outputs.NoticeGiveUpMargin != policy.NoticeGiveUpMargin || v.Outputs.DrainIntervals != policy.DrainIntervals {
 		t.Errorf("--json: deliveries %+v, outputs %+v", v.Calls, v.Outputs)
 	}
 	for _, row := range v.RoleDefaults {

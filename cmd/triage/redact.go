@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/internal/redact"
 )
 
 // maxRedactInput bounds what "triage redact" reads.

@@ -13,7 +13,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
-// The redaction holdout (shared/redact/testdata/holdout, README there):
+// The redaction holdout (internal/redact/testdata/holdout, README there):
 // cases collected from public sources by someone who read only
 // docs/design.md, scored once with the redactor frozen. TestRedactHoldout
 // scores them as that scorer did — each case alone, its input whole on the
@@ -106,7 +106,7 @@ func TestRedactHoldout(t *testing.T) {
 		{"round19.jsonl", 165},
 	} {
 		t.Run(file.name, func(t *testing.T) {
-			cases := readHoldout(t, "../../shared/redact/testdata/holdout/"+file.name)
+			cases := readHoldout(t, "../../internal/redact/testdata/holdout/"+file.name)
 			if len(cases) < file.minCases {
 				t.Fatalf("%s has %d cases, want %d", file.name, len(cases), file.minCases)
 			}

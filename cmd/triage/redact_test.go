@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/internal/redact"
 )
 
 func TestRunRedact(t *testing.T) {
@@ -185,11 +185,11 @@ func TestRunRedactTooLarge(t *testing.T) {
 	}
 }
 
-// The redaction corpus (shared/redact/testdata/corpus) through the
+// The redaction corpus (internal/redact/testdata/corpus) through the
 // command's own input path: nothing it names survives.
 func TestRunRedactCorpus(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open("../../shared/redact/testdata/corpus/secrets.jsonl")
+	f, err := os.Open("../../internal/redact/testdata/corpus/secrets.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

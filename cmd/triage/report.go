@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/shared/report"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/report"
+	"github.com/triagehq/triage/internal/store"
 )
 
 func init() {
@@ -102,8 +102,8 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 	case "unknown":
 		rows, err = r.Unknown(ctx, w)
 	case "resolved":
-		var rs []state.Resolution
-		err = c.errorLog().Resolutions(ctx, w.Since, w.Until, func(res state.Resolution) error {
+		var rs []store.Resolution
+		err = c.errorLog().Resolutions(ctx, w.Since, w.Until, func(res store.Resolution) error {
 			rs = append(rs, res)
 			return nil
 		})
@@ -139,8 +139,8 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 			addRow(tw, r.ItemID, r.Errors, strings.Join(cls, ","), r.LastClass, fmtTime(r.LastErrorAt), orDash(string(r.State)))
 		}
 		return tw.Flush()
-	case []state.Resolution:
-		if err := printTable(stdout, []string{"RESOLVED_AT", "BY", "ITEM", "DLQ", "CLASS", "DEAD_LETTER", "MESSAGE_ID", "NOTE"}, rs, func(r state.Resolution) []any {
+	case []store.Resolution:
+		if err := printTable(stdout, []string{"RESOLVED_AT", "BY", "ITEM", "DLQ", "CLASS", "DEAD_LETTER", "MESSAGE_ID", "NOTE"}, rs, func(r store.Resolution) []any {
 			return []any{fmtTime(r.At), r.By, r.ItemID, r.Stage, orDash(string(r.Class)), orDash(r.DeadLetterID), r.MessageID, r.Note}
 		}); err != nil {
 			return err

@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/simulate"
+	"github.com/triagehq/triage/dev/simulate"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
 )
 
 func init() {
@@ -82,7 +82,7 @@ func runRulesTest(stdin io.Reader, stdout io.Writer, args []string) error {
 		"its class, the decision before and after (the retry profile's, jitter-free), and a few\n"+
 		"redacted samples. Failures no rule matches are counted, not listed. A rule that\n"+
 		"matches nothing says so.\n"+
-		"Profiles: "+strings.Join(retry.Profiles(), ", ")+".")
+		"Profiles: "+strings.Join(policy.Profiles(), ", ")+".")
 	profileName := fs.String("retry-profile", "standard", "the retry profile the decisions are made by (the deployed one)")
 	since := fs.String("since", "720h", "table: the oldest failure, RFC 3339 or a duration back from now (default: the 30-day retention)")
 	until := fs.String("until", "", "table: read failures before this time, RFC 3339 or a duration back from now")
@@ -94,7 +94,7 @@ func runRulesTest(stdin io.Reader, stdout io.Writer, args []string) error {
 	if len(pos) == 0 {
 		return usageError{"give the rules FILE to test"}
 	}
-	profile, err := retry.Lookup(*profileName)
+	profile, err := policy.Lookup(*profileName)
 	if err != nil {
 		return usageError{err.Error()}
 	}

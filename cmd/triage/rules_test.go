@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/simulate"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/dev/simulate"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 const testRules = `version: 1
@@ -38,10 +38,10 @@ func TestRulesCommands(t *testing.T) {
 	writeFile(t, good, testRules)
 	writeFile(t, bad, "version: 1\nrules:\n  - name: x\n    pattern: '(unclosed'\n    class: RATE_LIMITED\n")
 	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
-	entries := []state.LogEntry{
-		{ItemID: "a1", Stage: pipeline.LLM, Class: failure.ClientError, Attempt: 1, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
+	entries := []store.LogEntry{
+		{ItemID: "a1", Stage: work.LLM, Class: failure.ClientError, Attempt: 1, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
 			Message: "acme chat: HTTP 400 E_SLOWDOWN: tenant over its rate " + key},
-		{ItemID: "b1", Stage: pipeline.Fetch, Class: failure.NotFound, Attempt: 1, Message: "source GET: HTTP 404: gone"},
+		{ItemID: "b1", Stage: work.Fetch, Class: failure.NotFound, Attempt: 1, Message: "source GET: HTTP 404: gone"},
 	}
 	var lines []string
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/triagehq/triage/shared/simulate"
+	"github.com/triagehq/triage/dev/simulate"
 )
 
 func init() {

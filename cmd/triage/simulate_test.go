@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/triagehq/triage/shared/simulate"
+	"github.com/triagehq/triage/dev/simulate"
 )
 
 // tinyScenario writes a small scenario for the CLI tests.

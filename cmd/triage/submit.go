@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/triagehq/triage/shared/intake"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/producer"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/intake"
+	"github.com/triagehq/triage/internal/work"
+
+	"github.com/triagehq/triage/internal/store"
 )
 
 func init() {
@@ -125,7 +125,7 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 	case len(pos) > 1:
 		return usageError{"submit reads one FILE (or - for stdin)"}
 	case one:
-		spec.Kind = state.Kind(kind)
+		spec.Kind = store.Kind(kind)
 		if spec.Metadata, err = parseMetadata(metadata); err != nil {
 			return usageError{err.Error()}
 		}
@@ -171,13 +171,13 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 
 	ctx, cancel := commandContext()
 	defer cancel()
-	var p *producer.Producer
+	var p *intake.Producer
 	if !*dry {
 		c, err := aw.connect(ctx, needs{fetchQueue: true})
 		if err != nil {
 			return err
 		}
-		p = &producer.Producer{SQS: c.sqs, QueueURL: c.queues[pipeline.Stages()[0]].Queue}
+		p = &intake.Producer{SQS: c.sqs, QueueURL: c.queues[work.Stages()[0]].Queue}
 	}
 	sum := submitSummary{DryRun: *dry}
 	bar := newProgressBar("items")
@@ -216,7 +216,7 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 				res := submitResult{Line: valid[i].line, ItemID: r.ItemID, MessageID: r.MessageID, Attempts: r.Attempts, Status: statusSent}
 				if r.Err != nil {
 					res.Status, res.Reason = statusFailed, r.Err.Error()
-					if producer.Rejected(r.Err) {
+					if intake.Rejected(r.Err) {
 						res.Status = statusRejected
 					}
 				}
@@ -537,7 +537,7 @@ func (s *csvSource) next(n int) ([]submitLine, error) {
 			case c == intake.FieldItemID:
 				l.spec.ItemID = v
 			case c == intake.FieldKind:
-				l.spec.Kind = state.Kind(v)
+				l.spec.Kind = store.Kind(v)
 			case c == intake.FieldSourceURL:
 				l.spec.SourceURL = v
 			case c == intake.FieldWebhookURL:

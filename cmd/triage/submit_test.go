@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/shared/intake"
-	"github.com/triagehq/triage/shared/pipeline"
+	"github.com/triagehq/triage/dev/local/localtest"
+	"github.com/triagehq/triage/internal/intake"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func runCLIStdin(stdin string, args ...string) (code int, stdout, stderr string) {
@@ -177,7 +177,7 @@ func TestSubmitMoto(t *testing.T) {
 	q := sqs.NewFromConfig(env.AWS)
 	got := map[string]bool{}
 	for range 10 {
-		res, err := q.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.Stack.QueueURL(pipeline.Fetch)), MaxNumberOfMessages: 10})
+		res, err := q.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.Stack.QueueURL(work.Fetch)), MaxNumberOfMessages: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestSubmitMoto(t *testing.T) {
 	}
 	var body string
 	for range 10 {
-		res, err := q.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.Stack.QueueURL(pipeline.Fetch)), MaxNumberOfMessages: 10})
+		res, err := q.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.Stack.QueueURL(work.Fetch)), MaxNumberOfMessages: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // maxSelection bounds the items one replay or resolve names.
@@ -23,9 +23,9 @@ const maxSelection = 500
 // (item ids, or a stage and class), or the model or service it names.
 type actionForm struct {
 	Items   []string
-	Stage   pipeline.Stage
+	Stage   work.Stage
 	Class   failure.Class
-	Mode    state.ReplayMode
+	Mode    store.ReplayMode
 	Model   string
 	Op      string
 	Service string
@@ -72,7 +72,7 @@ func readForm(r *http.Request) (actionForm, bool, error) {
 	}
 	var err error
 	if v := r.PostFormValue("stage"); v != "" {
-		if f.Stage, err = pipeline.ParseStage(v); err != nil {
+		if f.Stage, err = work.ParseStage(v); err != nil {
 			return f, false, fmt.Errorf("stage: %w", err)
 		}
 	}
@@ -82,17 +82,17 @@ func readForm(r *http.Request) (actionForm, bool, error) {
 			return f, false, fmt.Errorf("class %q is not an error class", v)
 		}
 	}
-	f.Mode = state.FromFailedStage
+	f.Mode = store.FromFailedStage
 	if v := r.PostFormValue("mode"); v != "" {
-		if f.Mode, err = state.ParseReplayMode(v); err != nil {
+		if f.Mode, err = store.ParseReplayMode(v); err != nil {
 			return f, false, err
 		}
 	}
 	switch {
 	case f.Note == "":
 		return f, false, errors.New("a note is required: say what was fixed, or why")
-	case len(f.Note) > state.MaxNoteBytes:
-		return f, false, fmt.Errorf("the note is longer than %d bytes", state.MaxNoteBytes)
+	case len(f.Note) > store.MaxNoteBytes:
+		return f, false, fmt.Errorf("the note is longer than %d bytes", store.MaxNoteBytes)
 	case len(f.Items) > maxSelection:
 		return f, false, fmt.Errorf("at most %d items at once", maxSelection)
 	}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // refreshTimeout bounds one collection of the aggregates.
@@ -26,12 +26,12 @@ type aggregates struct {
 	States []stateRow
 	// Dead are the newest GroupLimit dead-lettered items; DeadNote says the
 	// limit cut them short, DeadErr that they could not be read.
-	Dead     []state.Item
+	Dead     []store.Item
 	DeadNote string
 	DeadErr  string
 	// Entries are the error log of the window from WindowStart (at most
 	// LogMaxRead; Partial beyond); WindowErr says it could not be read.
-	Entries     []state.LogEntry
+	Entries     []store.LogEntry
 	WindowStart time.Time
 	Partial     bool
 	WindowErr   string
@@ -43,12 +43,12 @@ func (s *Server) collect(ctx context.Context) *aggregates {
 	parallel(
 		func() { a.States = s.countStates(ctx) },
 		func() {
-			err := s.b.Index.List(ctx, state.ItemQuery{State: state.Deadletter, Limit: GroupLimit}, func(it state.Item) error {
+			err := s.b.Index.List(ctx, store.ItemQuery{State: store.Deadletter, Limit: GroupLimit}, func(it store.Item) error {
 				a.Dead = append(a.Dead, it)
 				return nil
 			})
 			switch {
-			case errors.Is(err, state.ErrScanLimit) || len(a.Dead) >= GroupLimit:
+			case errors.Is(err, store.ErrScanLimit) || len(a.Dead) >= GroupLimit:
 				a.DeadNote = fmt.Sprintf("grouped the newest %d dead-lettered items only", len(a.Dead))
 			case err != nil:
 				a.DeadErr = s.explain(err)
@@ -68,7 +68,7 @@ func (s *Server) collect(ctx context.Context) *aggregates {
 	if a.DeadNote != "" {
 		for _, row := range a.States {
 			switch {
-			case row.Group != state.GroupDeadletter || row.Err != "":
+			case row.Group != store.GroupDeadletter || row.Err != "":
 			case row.Total > len(a.Dead):
 				a.DeadNote = fmt.Sprintf("grouped the newest %d of the %d dead-lettered items", len(a.Dead), row.Total)
 			default:
@@ -133,7 +133,7 @@ func (s *Server) invalidate() {
 
 // groupItems groups dead-lettered items by the stage that failed and class,
 // and returns the newest n that stage and class (when set) select.
-func groupItems(dead []state.Item, stage pipeline.Stage, class failure.Class, n int) ([]group, []ops.ItemView) {
+func groupItems(dead []store.Item, stage work.Stage, class failure.Class, n int) ([]group, []ops.ItemView) {
 	byKey := map[[2]string]*group{}
 	var recent []ops.ItemView
 	for _, it := range dead {
@@ -157,7 +157,7 @@ func groupItems(dead []state.Item, stage pipeline.Stage, class failure.Class, n 
 		gs = append(gs, *g)
 	}
 	slices.SortFunc(gs, func(a, b group) int {
-		return cmp.Or(cmp.Compare(slices.Index(pipeline.Stages(), a.Stage), slices.Index(pipeline.Stages(), b.Stage)),
+		return cmp.Or(cmp.Compare(slices.Index(work.Stages(), a.Stage), slices.Index(work.Stages(), b.Stage)),
 			cmp.Compare(b.Count, a.Count), cmp.Compare(a.Class, b.Class))
 	})
 	return gs, recent

@@ -13,16 +13,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/cmd/triage/console"
-	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/budget"
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/dev/local/localtest"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/budget"
+	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func TestMain(m *testing.M) { localtest.Main(m) }
@@ -41,12 +41,12 @@ func seededConsole(b *testing.B) *httptest.Server {
 		ddb, sq := dynamodb.NewFromConfig(env.AWS), sqs.NewFromConfig(env.AWS)
 		s := env.Stack
 		items := env.Items()
-		log := &state.ErrorLog{DB: ddb, Table: s.ErrorLogTable()}
+		log := &store.ErrorLog{DB: ddb, Table: s.ErrorLogTable()}
 		// Eight writers at once: moto takes one PutItem at a time, but the
 		// round trips overlap.
 		type job struct {
-			it  *state.Item
-			log *state.LogEntry
+			it  *store.Item
+			log *store.LogEntry
 		}
 		jobs := make(chan job, 64)
 		var wg sync.WaitGroup
@@ -66,20 +66,20 @@ func seededConsole(b *testing.B) *httptest.Server {
 				}
 			})
 		}
-		seed(b, 10_000, nil, func(it state.Item) error { jobs <- job{it: &it}; return nil },
-			func(_ context.Context, e state.LogEntry) error { jobs <- job{log: &e}; return nil })
+		seed(b, 10_000, nil, func(it store.Item) error { jobs <- job{it: &it}; return nil },
+			func(_ context.Context, e store.LogEntry) error { jobs <- job{log: &e}; return nil })
 		close(jobs)
 		wg.Wait()
-		qs := map[pipeline.Stage]replay.Queues{}
-		for _, st := range pipeline.Stages() {
+		qs := map[work.Stage]replay.Queues{}
+		for _, st := range work.Stages() {
 			qs[st] = replay.Queues{Queue: s.QueueURL(st), DLQ: s.DLQURL(st)}
 		}
 		out := func(k string) string { v, _ := s.Output(k); return v }
-		r := &replay.Replayer{SQS: sq, Items: items, Index: &state.ItemIndex{DB: ddb, Table: s.ItemsTable()}, ErrorLog: log, Queues: qs, PollWait: -1}
-		srv, err := console.New(console.Backend{Replayer: r, Items: items, Index: r.Index, Log: &state.ErrorLogReader{DB: ddb, Table: s.ErrorLogTable()},
-			Trail: &audit.Trail{DB: ddb, Table: s.AuditTable()}, SQS: sq, Queues: qs,
+		r := &replay.Replayer{SQS: sq, Items: items, Index: &store.ItemIndex{DB: ddb, Table: s.ItemsTable()}, ErrorLog: log, Queues: qs, PollWait: -1}
+		srv, err := console.New(console.Backend{Replayer: r, Items: items, Index: r.Index, Log: &store.ErrorLogReader{DB: ddb, Table: s.ErrorLogTable()},
+			Trail: &ledger.Trail{DB: ddb, Table: s.AuditTable()}, SQS: sq, Queues: qs,
 			Models: &health.Dynamo{DB: ddb, Table: out("ModelsTableName")}, Breakers: &breaker.Dynamo{DB: ddb, Table: out("BreakersTableName"), ConsistentReads: true},
-			Days: &budget.Daily{DB: ddb, Table: out("BudgetTableName"), Cap: 1, Cost: 1}, Profile: retry.Standard(), By: "bench",
+			Days: &budget.Daily{DB: ddb, Table: out("BudgetTableName"), Cap: 1, Cost: 1}, Profile: policy.Standard(), By: "bench",
 			Clock: clock.NewStub(t0), Refresh: 10 * time.Second}, token)
 		if err != nil {
 			b.Fatal(err)

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // seedItems puts n items into the memory store in the mix of a busy day:
@@ -19,19 +19,19 @@ import (
 // failure over the last 24 hours.
 func seedItems(tb testing.TB, b *bundle, n int) {
 	tb.Helper()
-	seed(tb, n, func(id string, st pipeline.Stage, c failure.Class) {
+	seed(tb, n, func(id string, st work.Stage, c failure.Class) {
 		b.deadLetter(tb, id, st, c, "upstream said no for "+id)
 	},
-		func(it state.Item) error { b.store.Put(it); return nil }, b.store.Append)
+		func(it store.Item) error { b.store.Put(it); return nil }, b.store.Append)
 }
 
 // seed makes the items of seedItems: dead letters with messages through
 // dead, others through put and log.
-func seed(tb testing.TB, n int, dead func(string, pipeline.Stage, failure.Class), put func(state.Item) error,
-	log func(context.Context, state.LogEntry) error) {
+func seed(tb testing.TB, n int, dead func(string, work.Stage, failure.Class), put func(store.Item) error,
+	log func(context.Context, store.LogEntry) error) {
 	tb.Helper()
 	classes := []failure.Class{failure.NotFound, failure.AuthDenied, failure.ContentPolicy, failure.TokenLimit, failure.ResponseInvalid}
-	stages := pipeline.Stages()
+	stages := work.Stages()
 	for i := range n {
 		id := fmt.Sprintf("item-%05d", i)
 		st := stages[i%len(stages)]
@@ -42,29 +42,29 @@ func seed(tb testing.TB, n int, dead func(string, pipeline.Stage, failure.Class)
 			// not what is measured, and a real DLQ is read by actions only.
 			if i < 2000 && dead != nil {
 				dead(id, st, c)
-			} else if err := put(state.Item{ID: id, Kind: state.KindStory, State: state.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
-				LastError:  &state.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
-				DeadLetter: &state.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: at}}); err != nil {
+			} else if err := put(store.Item{ID: id, Kind: store.KindStory, State: store.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
+				LastError:  &store.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
+				DeadLetter: &store.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: at}}); err != nil {
 				tb.Fatal(err)
 			}
 			continue
 		}
-		s := state.Done
+		s := store.Done
 		switch i % 10 {
 		case 1:
-			s = state.Queued
+			s = store.Queued
 		case 3:
-			s = state.Retryable
+			s = store.Retryable
 		case 5:
-			s = state.Working
+			s = store.Working
 		case 7:
-			s = state.Failed
+			s = store.Failed
 		}
-		it := state.Item{ID: id, Kind: state.KindStory, State: s, Stage: st, UpdatedAt: at}
-		if s == state.Retryable || s == state.Failed {
+		it := store.Item{ID: id, Kind: store.KindStory, State: s, Stage: st, UpdatedAt: at}
+		if s == store.Retryable || s == store.Failed {
 			it.LastFailureAt = at
-			it.LastError = &state.LastError{Component: st, ErrorClass: failure.RateLimited, Error: "429", FailedAt: at}
-			if err := log(context.Background(), state.LogEntry{ItemID: id, Stage: st, Class: failure.RateLimited,
+			it.LastError = &store.LastError{Component: st, ErrorClass: failure.RateLimited, Error: "429", FailedAt: at}
+			if err := log(context.Background(), store.LogEntry{ItemID: id, Stage: st, Class: failure.RateLimited,
 				Message: "429 Too Many Requests", Attempt: 1, Decision: "retry", OccurredAt: at}); err != nil {
 				tb.Fatal(err)
 			}

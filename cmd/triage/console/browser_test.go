@@ -22,17 +22,17 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/chromedp/chromedp"
 
-	"github.com/triagehq/triage/infra/fakes"
-	"github.com/triagehq/triage/infra/local/devstack"
-	"github.com/triagehq/triage/infra/local/lambda/lambdatest"
-	"github.com/triagehq/triage/infra/local/localtest"
-	"github.com/triagehq/triage/infra/local/moto"
-	"github.com/triagehq/triage/infra/local/soak"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/intake"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/producer"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/dev/fakes"
+	"github.com/triagehq/triage/dev/local/devstack"
+	"github.com/triagehq/triage/dev/local/lambda/lambdatest"
+	"github.com/triagehq/triage/dev/local/localtest"
+	"github.com/triagehq/triage/dev/local/moto"
+	"github.com/triagehq/triage/dev/soak"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/intake"
+	"github.com/triagehq/triage/internal/work"
+
+	"github.com/triagehq/triage/internal/store"
 )
 
 // ChromiumHint says how to get the browser the browser test drives.
@@ -121,7 +121,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	for i, id := range ids {
 		specs[i] = intake.Spec{ItemID: id, SourceURL: planted.SourceURL(st.ArticleServer.URL, id), WebhookURL: planted.WebhookURL(st.HookServer.URL, id)}
 	}
-	p := &producer.Producer{SQS: st.SQS, QueueURL: st.QueueURL(pipeline.Fetch)}
+	p := &intake.Producer{SQS: st.SQS, QueueURL: st.QueueURL(work.Fetch)}
 	for _, res := range p.SubmitBatch(ctx, specs) {
 		if res.Err != nil {
 			t.Fatalf("submit %s: %v", res.ItemID, res.Err)
@@ -132,7 +132,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	class := waitDeadLettered(ctx, t, st, batches, unpublished)
 	want := 0
 	for _, id := range ids {
-		if it, err := st.Items.Get(ctx, id); err == nil && it.State == state.Deadletter && it.FailureClass() == class && it.DeadLetter.Stage == pipeline.Fetch {
+		if it, err := st.Items.Get(ctx, id); err == nil && it.State == store.Deadletter && it.FailureClass() == class && it.DeadLetter.Stage == work.Fetch {
 			want++
 		}
 	}
@@ -191,7 +191,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 		t.Fatalf("confirmation %q (%v), want it to say %d items", summary, err, want)
 	}
 	for _, id := range unpublished {
-		if it, _ := st.Items.Get(ctx, id); it.State != state.Deadletter {
+		if it, _ := st.Items.Get(ctx, id); it.State != store.Deadletter {
 			t.Fatalf("%s is %s before the confirmation", id, it.State)
 		}
 	}
@@ -205,7 +205,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	done, err := chromedp.Run(bctx, chromedp.Text(css(`[data-summary]`)))
 	if err != nil || !strings.Contains(done, fmt.Sprintf("Replayed %d items", want)) {
 		box, _ := chromedp.Run(bctx, chromedp.OuterHTML(css(`[data-action-box]`)))
-		attrs, aerr := st.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(st.DLQURL(pipeline.Fetch)),
+		attrs, aerr := st.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(st.DLQURL(work.Fetch)),
 			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll}})
 		t.Fatalf("answer %q (%v), want %d replayed; the answer:\n%s\nthe fetch DLQ now: %v (%v)\nthe console's log:\n%s",
 			done, err, want, box, attrs.Attributes, aerr, consoleLog())
@@ -218,7 +218,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	}
 	for _, id := range unpublished {
 		it, err := st.Items.Get(ctx, id)
-		if err != nil || it.State != state.Done || it.ReplayCount != 1 || it.Replays[0].Note != "articles are published now" {
+		if err != nil || it.State != store.Done || it.ReplayCount != 1 || it.Replays[0].Note != "articles are published now" {
 			t.Fatalf("%s after the replay: %+v (%v)", id, it, err)
 		}
 	}
@@ -260,7 +260,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	if shots != "" {
 		var item string
 		for _, id := range plantedIDs() {
-			if it, err := st.Items.Get(ctx, id); err == nil && it.State == state.Deadletter {
+			if it, err := st.Items.Get(ctx, id); err == nil && it.State == store.Deadletter {
 				item = id
 				break
 			}
@@ -314,7 +314,7 @@ func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, bat
 		n := 0
 		for _, id := range ids {
 			it, err := st.Items.Get(ctx, id)
-			if err == nil && it.State == state.Deadletter {
+			if err == nil && it.State == store.Deadletter {
 				n++
 				class = it.FailureClass()
 			}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
 )
 
 // chartSeries is the number of classes the chart draws; the rest are summed
@@ -26,18 +26,18 @@ var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#
 // the last ChartWindow whole — to the end of that bucket, at most LogMaxRead
 // entries: the chart's, today's budget's and the error log page's one read.
 // partial says the cap cut it short.
-func (s *Server) window(ctx context.Context, now time.Time) (entries []state.LogEntry, start time.Time, partial bool, err error) {
+func (s *Server) window(ctx context.Context, now time.Time) (entries []store.LogEntry, start time.Time, partial bool, err error) {
 	end := now.Truncate(ChartBucket).Add(ChartBucket)
 	start = end.Add(-ChartWindow - ChartBucket)
-	err = s.b.Log.Between(ctx, start, end, func(e state.LogEntry) error {
+	err = s.b.Log.Between(ctx, start, end, func(e store.LogEntry) error {
 		if len(entries) == LogMaxRead {
 			partial = true
-			return state.ErrStop
+			return store.ErrStop
 		}
 		entries = append(entries, e)
 		return nil
 	})
-	if errors.Is(err, state.ErrStop) {
+	if errors.Is(err, store.ErrStop) {
 		err = nil
 	}
 	return entries, start, partial, err
@@ -46,13 +46,13 @@ func (s *Server) window(ctx context.Context, now time.Time) (entries []state.Log
 // failureChart draws the failures among entries per class per ChartBucket
 // over the ChartWindow that ends with the current bucket, as stacked bars
 // in SVG.
-func failureChart(entries []state.LogEntry, now time.Time) template.HTML {
+func failureChart(entries []store.LogEntry, now time.Time) template.HTML {
 	start := now.Truncate(ChartBucket).Add(ChartBucket - ChartWindow)
 	n := int(ChartWindow / ChartBucket)
 	counts := map[failure.Class][]int{}
 	for _, e := range entries {
 		i := int(e.OccurredAt.Sub(start) / ChartBucket)
-		if e.Kind != state.LogFailure || i < 0 || i >= n {
+		if e.Kind != store.LogFailure || i < 0 || i >= n {
 			continue
 		}
 		if counts[e.Class] == nil {

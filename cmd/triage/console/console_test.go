@@ -15,32 +15,32 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/console"
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/deadletter"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/replay/replaytest"
-	"github.com/triagehq/triage/shared/report"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/replay/replaytest"
+	"github.com/triagehq/triage/internal/report"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/work"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 const token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-func dlqURL(st pipeline.Stage) string   { return "https://sqs.local/dlq-" + string(st) }
-func queueURL(st pipeline.Stage) string { return "https://sqs.local/q-" + string(st) }
+func dlqURL(st work.Stage) string   { return "https://sqs.local/dlq-" + string(st) }
+func queueURL(st work.Stage) string { return "https://sqs.local/q-" + string(st) }
 
 // memLog is the error log of a state.Memory as the console reads it.
-type memLog struct{ m *state.Memory }
+type memLog struct{ m *store.Memory }
 
-func (l memLog) ForItem(_ context.Context, id string, limit int) ([]state.LogEntry, error) {
-	var out []state.LogEntry
+func (l memLog) ForItem(_ context.Context, id string, limit int) ([]store.LogEntry, error) {
+	var out []store.LogEntry
 	for _, e := range l.m.Log() {
 		if e.ItemID == id {
 			out = append(out, e)
@@ -49,17 +49,17 @@ func (l memLog) ForItem(_ context.Context, id string, limit int) ([]state.LogEnt
 	return out[:min(len(out), limit)], nil
 }
 
-func (l memLog) Between(ctx context.Context, since, until time.Time, fn func(state.LogEntry) error) error {
+func (l memLog) Between(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error {
 	return report.LogSlice(l.m.Log()).Between(ctx, since, until, fn)
 }
 
-func (l memLog) Unrecognised(ctx context.Context, since, until time.Time, fn func(state.LogEntry) error) error {
+func (l memLog) Unrecognised(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error {
 	return report.LogSlice(l.m.Log()).Unrecognised(ctx, since, until, fn)
 }
 
 type bundle struct {
 	sqs      *replaytest.SQS
-	store    *state.Memory
+	store    *store.Memory
 	models   *health.Memory
 	breakers *breaker.Memory
 	clock    *clock.Stub
@@ -81,15 +81,15 @@ func newBundle(tb testing.TB) *bundle { return newBundleRefresh(tb, 0) }
 // refresh.
 func newBundleRefresh(tb testing.TB, refresh time.Duration) *bundle {
 	tb.Helper()
-	b := &bundle{sqs: replaytest.NewSQS(), store: state.NewMemory(), models: health.NewMemory(), breakers: breaker.NewMemory(),
+	b := &bundle{sqs: replaytest.NewSQS(), store: store.NewMemory(), models: health.NewMemory(), breakers: breaker.NewMemory(),
 		clock: clock.NewStub(t0)}
-	qs := map[pipeline.Stage]replay.Queues{}
-	for _, st := range pipeline.Stages() {
+	qs := map[work.Stage]replay.Queues{}
+	for _, st := range work.Stages() {
 		qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}
 	}
 	r := &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, ErrorLog: b.store, Queues: qs, Clock: b.clock, PollWait: -1}
-	srv, err := console.New(console.Backend{Replayer: r, Items: b.store, Index: b.store, Log: memLog{b.store}, Trail: audit.NewMemory(),
-		SQS: b.sqs, Queues: qs, Models: b.models, Breakers: b.breakers, Profile: retry.Standard(), By: "ana", Clock: b.clock, Refresh: refresh}, token)
+	srv, err := console.New(console.Backend{Replayer: r, Items: b.store, Index: b.store, Log: memLog{b.store}, Trail: ledger.NewMemory(),
+		SQS: b.sqs, Queues: qs, Models: b.models, Breakers: b.breakers, Profile: policy.Standard(), By: "ana", Clock: b.clock, Refresh: refresh}, token)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -152,16 +152,16 @@ func (b *bundle) post(t *testing.T, path string, form url.Values) (int, string) 
 
 // deadLetter stores an item dead-lettered at st with class c and puts its
 // payload on st's DLQ, as the stage runner does.
-func (b *bundle) deadLetter(tb testing.TB, id string, st pipeline.Stage, c failure.Class, msg string) {
+func (b *bundle) deadLetter(tb testing.TB, id string, st work.Stage, c failure.Class, msg string) {
 	tb.Helper()
-	attempts := map[pipeline.Stage]int{st: 1}
+	attempts := map[work.Stage]int{st: 1}
 	p := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "%s", msg),
 		Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: t0, LastFailureAt: t0})
-	b.store.Put(state.Item{ID: id, Kind: state.KindStory, CorrelationID: "corr-" + id, Status: state.StatusAfter(pipeline.Fetch),
-		State: state.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: state.EnrichmentPermanentFailure,
-		SourceURL: "https://news.example/a/" + id, LastError: &state.LastError{Component: st, ErrorClass: c, Error: msg, FailedAt: t0},
-		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &state.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: st, Class: c, At: t0}})
-	if err := b.store.Append(context.Background(), state.LogEntry{ItemID: id, Stage: st, Class: c, Message: msg, Attempt: 1,
+	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.StatusAfter(work.Fetch),
+		State: store.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: store.EnrichmentPermanentFailure,
+		SourceURL: "https://news.example/a/" + id, LastError: &store.LastError{Component: st, ErrorClass: c, Error: msg, FailedAt: t0},
+		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &store.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: st, Class: c, At: t0}})
+	if err := b.store.Append(context.Background(), store.LogEntry{ItemID: id, Stage: st, Class: c, Message: msg, Attempt: 1,
 		Decision: "dead_letter", OccurredAt: t0.Add(-time.Minute)}); err != nil {
 		tb.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func (b *bundle) deadLetter(tb testing.TB, id string, st pipeline.Stage, c failu
 	b.sqs.Put(dlqURL(st), string(body))
 }
 
-func (b *bundle) item(t *testing.T, id string) state.Item {
+func (b *bundle) item(t *testing.T, id string) store.Item {
 	t.Helper()
 	it, err := b.store.Get(context.Background(), id)
 	if err != nil {
@@ -228,7 +228,7 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "a1", pipeline.Fetch, failure.NotFound, "article not published yet")
+	b.deadLetter(t, "a1", work.Fetch, failure.NotFound, "article not published yet")
 	cases := map[string]struct {
 		form url.Values
 		want int
@@ -247,10 +247,10 @@ func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
 			}
 		}
 	}
-	if it := b.item(t, "a1"); it.State != state.Deadletter || it.ReplayCount != 0 || it.Resolution != nil {
+	if it := b.item(t, "a1"); it.State != store.Deadletter || it.ReplayCount != 0 || it.Resolution != nil {
 		t.Fatalf("a refused action changed the item: %+v", it)
 	}
-	if n := len(b.sqs.Bodies(dlqURL(pipeline.Fetch))); n != 1 {
+	if n := len(b.sqs.Bodies(dlqURL(work.Fetch))); n != 1 {
 		t.Fatalf("DLQ holds %d, want the dead letter untouched", n)
 	}
 	// A cross-origin POST with the right CSRF field is still refused.
@@ -279,10 +279,10 @@ func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
 func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "a1", pipeline.LLM, failure.UpstreamUnavailable, "503 from the provider")
-	b.deadLetter(t, "a2", pipeline.LLM, failure.UpstreamUnavailable, "503 from the provider")
-	b.deadLetter(t, "a3", pipeline.LLM, failure.UpstreamUnavailable, "503 from the provider")
-	b.deadLetter(t, "x1", pipeline.LLM, failure.AuthDenied, "401")
+	b.deadLetter(t, "a1", work.LLM, failure.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "a2", work.LLM, failure.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "a3", work.LLM, failure.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "x1", work.LLM, failure.AuthDenied, "401")
 
 	status, body := b.post(t, "/actions/replay", b.form("stage", "llm", "class", "UPSTREAM_UNAVAILABLE", "note", "provider back"))
 	if status != http.StatusOK || !strings.Contains(body, "This replays 3 items") || !strings.Contains(body, `name="confirm" value="yes"`) {
@@ -292,7 +292,7 @@ func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 		t.Fatal("a script's request got a whole page, want the fragment")
 	}
 	for _, id := range []string{"a1", "a2", "a3"} {
-		if it := b.item(t, id); it.State != state.Deadletter {
+		if it := b.item(t, id); it.State != store.Deadletter {
 			t.Fatalf("the confirmation step changed %s: %+v", id, it)
 		}
 	}
@@ -305,17 +305,17 @@ func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 	replayed := 0
 	for _, id := range []string{"a1", "a2", "a3"} {
 		it := b.item(t, id)
-		if it.State == state.Queued {
+		if it.State == store.Queued {
 			replayed++
 			if it.ReplayCount != 1 || it.Replays[0].Note != "provider back" || it.Replays[0].By != "ana" || it.Replays[0].Class != failure.UpstreamUnavailable {
 				t.Fatalf("replay record of %s: %+v", id, it.Replays)
 			}
 		}
 	}
-	if replayed != 2 || len(b.sqs.Bodies(queueURL(pipeline.LLM))) != 2 {
-		t.Fatalf("replayed %d, sent %d; want 2 and 2", replayed, len(b.sqs.Bodies(queueURL(pipeline.LLM))))
+	if replayed != 2 || len(b.sqs.Bodies(queueURL(work.LLM))) != 2 {
+		t.Fatalf("replayed %d, sent %d; want 2 and 2", replayed, len(b.sqs.Bodies(queueURL(work.LLM))))
 	}
-	if it := b.item(t, "x1"); it.State != state.Deadletter {
+	if it := b.item(t, "x1"); it.State != store.Deadletter {
 		t.Fatalf("another class was replayed: %+v", it)
 	}
 	// The replayed items' states are what the page polls.
@@ -328,8 +328,8 @@ func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "u1", pipeline.Fetch, failure.NotFound, "article not published yet")
-	b.deadLetter(t, "u2", pipeline.Fetch, failure.NotFound, "article not published yet")
+	b.deadLetter(t, "u1", work.Fetch, failure.NotFound, "article not published yet")
+	b.deadLetter(t, "u2", work.Fetch, failure.NotFound, "article not published yet")
 	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay",
 		strings.NewReader(b.form("item", "u1", "stage", "fetch", "note", "published now", "confirm", "yes", "count", "1").Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -342,7 +342,7 @@ func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<html") || !strings.Contains(string(body), "Replayed 1 item") {
 		t.Fatalf("%d\n%s", resp.StatusCode, body)
 	}
-	if b.item(t, "u1").State != state.Queued || b.item(t, "u2").State != state.Deadletter {
+	if b.item(t, "u1").State != store.Queued || b.item(t, "u2").State != store.Deadletter {
 		t.Fatal("the replay touched the wrong items")
 	}
 }
@@ -350,7 +350,7 @@ func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
 func TestResolveRecordsTheNoteLikeTheCLI(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "r1", pipeline.Notify, failure.NotFound, "channel_not_found")
+	b.deadLetter(t, "r1", work.Notify, failure.NotFound, "channel_not_found")
 	status, body := b.post(t, "/actions/resolve", b.form("item", "r1", "stage", "notify", "note", "channel archived"))
 	if status != http.StatusOK || !strings.Contains(body, "This resolves 1 dead letter") {
 		t.Fatalf("%d\n%s", status, body)
@@ -368,10 +368,10 @@ func TestResolveRecordsTheNoteLikeTheCLI(t *testing.T) {
 	}
 	found := false
 	for _, e := range b.store.Log() {
-		found = found || (e.Kind == state.LogResolution && e.ItemID == "r1" && e.By == "ana")
+		found = found || (e.Kind == store.LogResolution && e.ItemID == "r1" && e.By == "ana")
 	}
-	if !found || len(b.sqs.Bodies(dlqURL(pipeline.Notify))) != 0 {
-		t.Fatalf("resolution in the error log %v, DLQ %d; want it logged and the message deleted", found, len(b.sqs.Bodies(dlqURL(pipeline.Notify))))
+	if !found || len(b.sqs.Bodies(dlqURL(work.Notify))) != 0 {
+		t.Fatalf("resolution in the error log %v, DLQ %d; want it logged and the message deleted", found, len(b.sqs.Bodies(dlqURL(work.Notify))))
 	}
 }
 
@@ -412,7 +412,7 @@ func TestModelAndBreakerActions(t *testing.T) {
 func TestPagesShowTheCauseWithinThreeClicks(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "d1", pipeline.LLM, failure.ContentPolicy, "the provider refused the prompt (content_policy_violation)")
+	b.deadLetter(t, "d1", work.LLM, failure.ContentPolicy, "the provider refused the prompt (content_policy_violation)")
 	overview := b.get(t, "/", http.StatusOK)
 	// Click 1: the item, from the overview's newest dead letters.
 	if !strings.Contains(overview, `href="/items/d1"`) || !strings.Contains(overview, "CONTENT_POLICY") || !strings.Contains(overview, "<svg") {
@@ -441,9 +441,9 @@ func TestPagesShowTheCauseWithinThreeClicks(t *testing.T) {
 	}
 	b.get(t, "/errors?since=yesterday", http.StatusBadRequest)
 	b.get(t, "/items/nope", http.StatusNotFound)
-	policy := b.get(t, "/policy", http.StatusOK)
-	if !strings.Contains(policy, "standard") || !strings.Contains(policy, "RATE_LIMITED") || !strings.Contains(policy, "dead-letter at once") {
-		t.Fatalf("policy:\n%s", policy)
+	pol := b.get(t, "/policy", http.StatusOK)
+	if !strings.Contains(pol, "standard") || !strings.Contains(pol, "RATE_LIMITED") || !strings.Contains(pol, "dead-letter at once") {
+		t.Fatalf("policy:\n%s", pol)
 	}
 }
 
@@ -460,10 +460,10 @@ func TestNoPageShowsASecret(t *testing.T) {
 		"tok_Secr3tToken0987654321",
 	}
 	msg := "401 Incorrect API key provided: " + secrets[0] + "; Authorization: Bearer " + secrets[1] + " session " + secrets[2] + " slack " + secrets[3]
-	b.deadLetter(t, "s1", pipeline.LLM, failure.AuthDenied, msg)
+	b.deadLetter(t, "s1", work.LLM, failure.AuthDenied, msg)
 	it := b.item(t, "s1")
 	it.SourceURL = "https://news.example/a?token=" + secrets[4] + "&api_key=" + secrets[0]
-	it.Notes = []state.Note{{Text: "key was " + secrets[0], By: "ana", At: t0}}
+	it.Notes = []store.Note{{Text: "key was " + secrets[0], By: "ana", At: t0}}
 	it.NoteCount = 1
 	b.store.Put(it)
 	pages := []string{"/", "/dlq", "/dlq?stage=llm&class=AUTH_DENIED", "/items/s1", "/errors?since=7d", "/errors?item=s1&since=7d", "/policy"}
@@ -489,12 +489,12 @@ func TestNoPageShowsASecret(t *testing.T) {
 func TestCachedFiguresAreReadAgain(t *testing.T) {
 	t.Parallel()
 	b := newBundleRefresh(t, 10*time.Second)
-	b.deadLetter(t, "c1", pipeline.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "c1", work.Fetch, failure.NotFound, "gone")
 	b.login(t)
 	if page := b.get(t, "/", http.StatusOK); !strings.Contains(page, `href="/items/c1"`) || !strings.Contains(page, "read again every 10s") {
 		t.Fatalf("first overview:\n%s", page)
 	}
-	b.deadLetter(t, "c2", pipeline.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "c2", work.Fetch, failure.NotFound, "gone")
 	if page := b.get(t, "/", http.StatusOK); strings.Contains(page, `href="/items/c2"`) {
 		t.Fatal("the cached figures were read again before Refresh")
 	}
@@ -531,14 +531,14 @@ func TestUnknownFailuresPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
-	for i, e := range []state.LogEntry{
-		{ItemID: "u1", Stage: pipeline.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
+	for i, e := range []store.LogEntry{
+		{ItemID: "u1", Stage: work.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
 			Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_abc123"},
-		{ItemID: "u2", Stage: pipeline.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
+		{ItemID: "u2", Stage: work.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
 			Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_def456"},
-		{ItemID: "u3", Stage: pipeline.Notify, Class: failure.Unknown, Default: true,
+		{ItemID: "u3", Stage: work.Notify, Class: failure.Unknown, Default: true,
 			Message: `hook said <script>alert("x")</script> with ` + key},
-		{ItemID: "r1", Stage: pipeline.LLM, Class: failure.RateLimited, Message: "openai chat: HTTP 429 rate_limit_exceeded: recognised"},
+		{ItemID: "r1", Stage: work.LLM, Class: failure.RateLimited, Message: "openai chat: HTTP 429 rate_limit_exceeded: recognised"},
 	} {
 		e.MessageID, e.Attempt, e.OccurredAt = "m"+strconv.Itoa(i), 1, t0.Add(-time.Duration(4-i)*time.Hour)
 		if err := b.store.Append(context.Background(), e); err != nil {

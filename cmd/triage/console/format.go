@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/shared/budget"
-	"github.com/triagehq/triage/shared/redact"
+	"github.com/triagehq/triage/internal/gates/budget"
+	"github.com/triagehq/triage/internal/redact"
 )
 
 // clean is every free text the console renders: redacted once more (the

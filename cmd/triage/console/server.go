@@ -23,14 +23,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/clock"
-	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/report"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/report"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 //go:embed templates/*.html static/*
@@ -38,7 +38,7 @@ var assets embed.FS
 
 // Items reads items (state.Items, state.Memory).
 type Items interface {
-	Get(ctx context.Context, id string) (state.Item, error)
+	Get(ctx context.Context, id string) (store.Item, error)
 }
 
 // ErrorLog reads the error log: one item's history, a window of it
@@ -73,14 +73,14 @@ type Backend struct {
 	Trail ops.ItemTrail
 	// SQS reads the DLQs' depth; Queues names them.
 	SQS    QueueDepth
-	Queues map[pipeline.Stage]replay.Queues
+	Queues map[work.Stage]replay.Queues
 	// Models and Breakers are the health stores (optional).
 	Models   health.Store
 	Breakers breaker.Store
 	// Days reads the budget table (optional).
 	Days report.BudgetReader
 	// Profile is the deployed retry profile; nil is not known.
-	Profile *retry.Profile
+	Profile *policy.Profile
 	// By names the operator in replay records, resolutions and model
 	// overrides.
 	By string
@@ -108,7 +108,7 @@ type Server struct {
 	mux   *http.ServeMux
 
 	// tally counts the items by state and stage (Index, when it counts).
-	tally *state.Tally
+	tally *store.Tally
 
 	mu         sync.Mutex
 	snap       *aggregates
@@ -147,8 +147,8 @@ func New(b Backend, token string, hosts ...string) (*Server, error) {
 	for _, h := range hosts {
 		s.hosts[h] = true
 	}
-	if c, ok := b.Index.(state.Counter); ok {
-		s.tally = &state.Tally{Index: c}
+	if c, ok := b.Index.(store.Counter); ok {
+		s.tally = &store.Tally{Index: c}
 	}
 	if err := s.parse(); err != nil {
 		return nil, err
@@ -180,8 +180,8 @@ func (s *Server) now() time.Time { return clock.Or(s.b.Clock).Now() }
 func (s *Server) parse() error {
 	funcs := template.FuncMap{
 		"time": fmtTime, "ago": func(t time.Time) string { return ago(t, s.now()) },
-		"clean": clean, "dash": dash, "stages": pipeline.Stages, "csrf": func() string { return s.csrf },
-		"attempts": func(a map[pipeline.Stage]int, st pipeline.Stage) int { return a[st] },
+		"clean": clean, "dash": dash, "stages": work.Stages, "csrf": func() string { return s.csrf },
+		"attempts": func(a map[work.Stage]int, st work.Stage) int { return a[st] },
 		"usd":      func(v any) string { return usd(v) }, "yes": yes, "join": strings.Join, "add": func(a, b int) int { return a + b },
 		"itemURL": ItemURL,
 	}

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/console"
-	"github.com/triagehq/triage/shared/deadletter"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // TestErrorPagesRender: every refusal and error is a whole page with its
@@ -79,7 +79,7 @@ func TestItemIDsOfAnyCharacterRoundTrip(t *testing.T) {
 	b := setup(t)
 	ids := []string{"feed/2026/a", "50%off", "two words", "ünïcödé-✓", "..", ".", "what?x=1#frag", "a%2Fb", "sched:run-2026-11-21T12:00:00Z"}
 	for _, id := range ids {
-		b.deadLetter(t, id, pipeline.Fetch, failure.NotFound, "gone")
+		b.deadLetter(t, id, work.Fetch, failure.NotFound, "gone")
 	}
 	dlq := b.get(t, "/dlq", http.StatusOK)
 	hrefs := regexp.MustCompile(`href="(/items?[^"]*)"`).FindAllStringSubmatch(dlq, -1)
@@ -111,16 +111,16 @@ func TestItemIDsOfAnyCharacterRoundTrip(t *testing.T) {
 func TestEveryDeadLetterCountedIsListed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "d1", pipeline.Fetch, failure.NotFound, "gone")
-	msg := deadletter.Build(deadletter.Input{ItemID: "message:m-42", Stage: pipeline.Fetch,
+	b.deadLetter(t, "d1", work.Fetch, failure.NotFound, "gone")
+	msg := deadletter.Build(deadletter.Input{ItemID: "message:m-42", Stage: work.Fetch,
 		Err: failure.New(failure.SchemaInvalid, "malformed message"), Failure: failure.Of(failure.SchemaInvalid, "test"),
-		Attempts: map[pipeline.Stage]int{pipeline.Fetch: 1}, FirstFailureAt: t0, LastFailureAt: t0, MessageID: "m-42", Body: "{not json"})
+		Attempts: map[work.Stage]int{work.Fetch: 1}, FirstFailureAt: t0, LastFailureAt: t0, MessageID: "m-42", Body: "{not json"})
 	body, err := msg.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.sqs.Put(dlqURL(pipeline.Fetch), string(body))
-	b.sqs.Put(dlqURL(pipeline.LLM), "something else entirely")
+	b.sqs.Put(dlqURL(work.Fetch), string(body))
+	b.sqs.Put(dlqURL(work.LLM), "something else entirely")
 	page := b.get(t, "/dlq", http.StatusOK)
 	depth := regexp.MustCompile(`<span class="pill">fetch (\d+)</span> <span class="pill">llm (\d+)</span>`).FindStringSubmatch(page)
 	if depth == nil || depth[1] != "2" || depth[2] != "1" {
@@ -138,8 +138,8 @@ func TestEveryDeadLetterCountedIsListed(t *testing.T) {
 	if n := strings.Count(loose, "<tr><td>"); n != 2 {
 		t.Errorf("%d DLQ messages without an item listed, want 2", n)
 	}
-	if n := len(b.sqs.Bodies(dlqURL(pipeline.Fetch))); n != 2 || b.sqs.Hidden(dlqURL(pipeline.Fetch)) != 0 {
-		t.Fatalf("reading the DLQs changed them: %d messages, %d hidden", n, b.sqs.Hidden(dlqURL(pipeline.Fetch)))
+	if n := len(b.sqs.Bodies(dlqURL(work.Fetch))); n != 2 || b.sqs.Hidden(dlqURL(work.Fetch)) != 0 {
+		t.Fatalf("reading the DLQs changed them: %d messages, %d hidden", n, b.sqs.Hidden(dlqURL(work.Fetch)))
 	}
 }
 
@@ -150,7 +150,7 @@ func TestEveryDeadLetterCountedIsListed(t *testing.T) {
 func TestCrossSiteRequestsAreRefused(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "a1", pipeline.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "a1", work.Fetch, failure.NotFound, "gone")
 	post := func(header, value string) int {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay", strings.NewReader(b.form("item", "a1", "note", "x").Encode()))
@@ -178,7 +178,7 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 			t.Errorf("%s: %s → %d, want %d", tc.header, tc.value, got, tc.want)
 		}
 	}
-	if it := b.item(t, "a1"); it.State != state.Deadletter {
+	if it := b.item(t, "a1"); it.State != store.Deadletter {
 		t.Fatalf("a first step (a dry run) changed the item: %+v", it)
 	}
 }
@@ -188,8 +188,8 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 func TestActionsCarryTheOperator(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "r1", pipeline.Fetch, failure.NotFound, "gone")
-	b.deadLetter(t, "s1", pipeline.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "r1", work.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "s1", work.Fetch, failure.NotFound, "gone")
 	if status, body := b.post(t, "/actions/replay", b.form("item", "r1", "note", "fixed", "confirm", "yes", "count", "1")); status != http.StatusOK {
 		t.Fatalf("replay: %d\n%s", status, body)
 	}

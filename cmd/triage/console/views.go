@@ -18,16 +18,16 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/breaker"
-	"github.com/triagehq/triage/shared/deadletter"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/health"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/replay"
-	"github.com/triagehq/triage/shared/report"
-	"github.com/triagehq/triage/shared/retry"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/report"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Bounds of the pages' reads: every page reads at most this much, and says
@@ -46,15 +46,15 @@ const (
 
 // stateRow is one group's items: the states it holds and how many.
 type stateRow struct {
-	Group  state.Group
-	States []state.State
+	Group  store.Group
+	States []store.State
 	Total  int
 	Err    string
 }
 
 // group is the dead letters of one class at one stage.
 type group struct {
-	Stage     pipeline.Stage
+	Stage     work.Stage
 	Class     failure.Class
 	Count     int
 	Retryable bool
@@ -63,7 +63,7 @@ type group struct {
 }
 
 type depthRow struct {
-	Stage    pipeline.Stage
+	Stage    work.Stage
 	Messages int
 	Err      string
 }
@@ -183,7 +183,7 @@ func (s *Server) explain(err error) string { return clean(err.Error()) }
 // watermark), exactly, whatever the tables hold.
 func (s *Server) countStates(ctx context.Context) []stateRow {
 	var (
-		c   state.Counts
+		c   store.Counts
 		err error
 	)
 	if s.tally == nil {
@@ -191,8 +191,8 @@ func (s *Server) countStates(ctx context.Context) []stateRow {
 	} else {
 		c, err = s.tally.Counts(ctx, s.now())
 	}
-	rows := make([]stateRow, 0, len(state.Groups()))
-	for _, g := range state.Groups() {
+	rows := make([]stateRow, 0, len(store.Groups()))
+	for _, g := range store.Groups() {
 		row := stateRow{Group: g, States: g.States(), Total: c[g]}
 		if err != nil {
 			row.Err = s.explain(err)
@@ -204,16 +204,16 @@ func (s *Server) countStates(ctx context.Context) []stateRow {
 
 // depth reads each DLQ's approximate depth, the queues at once.
 func (s *Server) depth(ctx context.Context) []depthRow {
-	rows := make([]depthRow, len(pipeline.Stages()))
+	rows := make([]depthRow, len(work.Stages()))
 	var fns []func()
-	for i, st := range pipeline.Stages() {
+	for i, st := range work.Stages() {
 		fns = append(fns, func() { rows[i] = s.queueDepth(ctx, st) })
 	}
 	parallel(fns...)
 	return rows
 }
 
-func (s *Server) queueDepth(ctx context.Context, st pipeline.Stage) depthRow {
+func (s *Server) queueDepth(ctx context.Context, st work.Stage) depthRow {
 	row := depthRow{Stage: st}
 	q := s.b.Queues[st].DLQ
 	if s.b.SQS == nil || q == "" {
@@ -231,7 +231,7 @@ func (s *Server) queueDepth(ctx context.Context, st pipeline.Stage) depthRow {
 }
 
 // deadStage is the stage an item was dead-lettered at.
-func deadStage(it state.Item) pipeline.Stage {
+func deadStage(it store.Item) work.Stage {
 	if it.DeadLetter != nil && it.DeadLetter.Stage != "" {
 		return it.DeadLetter.Stage
 	}
@@ -243,7 +243,7 @@ type dlqData struct {
 	Groups []group
 	Note   string
 	Err    string
-	Stage  pipeline.Stage
+	Stage  work.Stage
 	Class  failure.Class
 	Items  []ops.ItemView
 	Depth  []depthRow
@@ -262,7 +262,7 @@ func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
 	d := dlqData{Title: "Dead letters"}
 	q := r.URL.Query()
 	if v := q.Get("stage"); v != "" {
-		st, err := pipeline.ParseStage(v)
+		st, err := work.ParseStage(v)
 		if err != nil {
 			s.badRequest(w, r, "stage: "+err.Error())
 			return
@@ -276,7 +276,7 @@ func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var dead []state.Item
+	var dead []store.Item
 	parallel(func() {
 		a := s.current(ctx)
 		dead = a.Dead
@@ -303,7 +303,7 @@ const LooseLimit = 1000
 // that conflicts with its item (SCHEMA_INVALID, no item of its own), a
 // backstop message, an older copy of an item's dead letter. With the
 // dead-lettered items they are every message the DLQ depth counts.
-func (s *Server) looseDeadLetters(ctx context.Context, dead []state.Item) ([]replay.DeadLetter, string, string) {
+func (s *Server) looseDeadLetters(ctx context.Context, dead []store.Item) ([]replay.DeadLetter, string, string) {
 	current := map[string]string{}
 	for _, it := range dead {
 		if it.DeadLetter != nil {
@@ -332,8 +332,8 @@ type itemData struct {
 	Title    string
 	Item     ops.ItemView
 	Gaps     []string
-	Errors   []state.LogEntry
-	Timeline *audit.Timeline
+	Errors   []store.LogEntry
+	Timeline *ledger.Timeline
 	Dead     bool
 	Form     actionForm
 }
@@ -345,7 +345,7 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 		id = r.URL.Query().Get("id")
 	}
 	it, err := s.b.Items.Get(ctx, id)
-	if errors.Is(err, state.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		w.WriteHeader(http.StatusNotFound)
 		s.render(w, r, "denied", denied("Not found", fmt.Sprintf("item %q does not exist", clean(id))))
 		return
@@ -354,7 +354,7 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	d := itemData{Title: "Item " + it.ID, Item: ops.ViewItem(it), Dead: it.State == state.Deadletter}
+	d := itemData{Title: "Item " + it.ID, Item: ops.ViewItem(it), Dead: it.State == store.Deadletter}
 	src := ops.TimelineSources{LogMissing: s.b.Missing["errorlog"], TrailMissing: s.b.Missing["audit"]}
 	if s.b.Log != nil {
 		src.Log = s.b.Log
@@ -373,7 +373,7 @@ type errorsData struct {
 	Title                     string
 	Class, Stage, Item, Since string
 	Limit                     int
-	Entries                   []state.LogEntry
+	Entries                   []store.LogEntry
 	Read                      int
 	Partial                   bool
 	Err                       string
@@ -397,7 +397,7 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 		s.badRequest(w, r, "since: "+err.Error())
 		return
 	}
-	if d.Class != "" && !slices.Contains(failure.Classes(), failure.Class(d.Class)) && d.Class != string(state.ResolvedClass) {
+	if d.Class != "" && !slices.Contains(failure.Classes(), failure.Class(d.Class)) && d.Class != string(store.ResolvedClass) {
 		s.badRequest(w, r, fmt.Sprintf("class %q is not an error class", d.Class))
 		return
 	}
@@ -406,11 +406,11 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, "errors", d)
 		return
 	}
-	keep := func(e state.LogEntry) bool {
+	keep := func(e store.LogEntry) bool {
 		return (d.Class == "" || string(e.Class) == d.Class) && (d.Stage == "" || string(e.Stage) == d.Stage) &&
 			(d.Item == "" || e.ItemID == d.Item) && !e.OccurredAt.Before(since)
 	}
-	var all []state.LogEntry
+	var all []store.LogEntry
 	a := (*aggregates)(nil)
 	if d.Item == "" && s.b.Refresh > 0 {
 		// The last 24 hours are read for the overview already.
@@ -425,11 +425,11 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 		all, err = s.b.Log.ForItem(ctx, d.Item, LogMaxRead)
 		d.Read = len(all)
 	default:
-		err = s.b.Log.Between(ctx, since, time.Time{}, func(e state.LogEntry) error {
+		err = s.b.Log.Between(ctx, since, time.Time{}, func(e store.LogEntry) error {
 			d.Read++
 			if d.Read > LogMaxRead {
 				d.Partial = true
-				return state.ErrStop
+				return store.ErrStop
 			}
 			all = append(all, e)
 			return nil
@@ -440,7 +440,7 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 			d.Entries = append(d.Entries, e)
 		}
 	}
-	slices.SortStableFunc(d.Entries, func(a, b state.LogEntry) int { return b.OccurredAt.Compare(a.OccurredAt) })
+	slices.SortStableFunc(d.Entries, func(a, b store.LogEntry) int { return b.OccurredAt.Compare(a.OccurredAt) })
 	d.Entries = d.Entries[:min(len(d.Entries), d.Limit)]
 	s.render(w, r, "errors", d)
 }
@@ -480,8 +480,8 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 
 type policyData struct {
 	Title   string
-	Profile *retry.Profile
-	Rows    []retry.Row
+	Profile *policy.Profile
+	Rows    []policy.Row
 	Note    string
 }
 
@@ -512,7 +512,7 @@ func (s *Server) states(w http.ResponseWriter, r *http.Request) {
 	for _, id := range ids {
 		it, err := s.b.Items.Get(r.Context(), id)
 		switch {
-		case errors.Is(err, state.ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
 			out[id] = "missing"
 		case err != nil:
 			out[id] = "unknown"

@@ -8,70 +8,70 @@ import (
 	"context"
 	"time"
 
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/redact"
-	"github.com/triagehq/triage/shared/stage"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/redact"
+	"github.com/triagehq/triage/internal/runner"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // ItemView is an item as the CLI and the console show it: its fields, with
 // the source and webhook URLs redacted (their query strings and paths may
 // carry tokens).
 type ItemView struct {
-	ID       string         `json:"item_id"`
-	Kind     state.Kind     `json:"kind"`
-	Status   state.Status   `json:"status"`
-	Progress int            `json:"progress_pct"`
-	State    state.State    `json:"state"`
-	Stage    pipeline.Stage `json:"stage"`
+	ID       string       `json:"item_id"`
+	Kind     store.Kind   `json:"kind"`
+	Status   store.Status `json:"status"`
+	Progress int          `json:"progress_pct"`
+	State    store.State  `json:"state"`
+	Stage    work.Stage   `json:"stage"`
 	// Attempts are the attempts each stage made, the one that succeeded
 	// included (audit.AttemptsMade: what the timeline counts);
 	// AttemptsSpent the failed ones the retry budget counted (the item's
 	// counters).
-	Attempts         map[pipeline.Stage]int `json:"attempts"`
-	AttemptsSpent    map[pipeline.Stage]int `json:"attempts_spent"`
-	EnrichmentStatus state.EnrichmentStatus `json:"enrichment_status,omitempty"`
+	Attempts         map[work.Stage]int     `json:"attempts"`
+	AttemptsSpent    map[work.Stage]int     `json:"attempts_spent"`
+	EnrichmentStatus store.EnrichmentStatus `json:"enrichment_status,omitempty"`
 	FailureCount     int                    `json:"failure_count"`
-	LastError        *state.LastError       `json:"last_error,omitempty"`
+	LastError        *store.LastError       `json:"last_error,omitempty"`
 	FirstFailureAt   time.Time              `json:"first_failure_at,omitzero"`
 	LastFailureAt    time.Time              `json:"last_failure_at,omitzero"`
 	NotBefore        time.Time              `json:"not_before,omitzero"`
 	CorrelationID    string                 `json:"correlation_id"`
 	ReplayCount      int                    `json:"replay_count"`
-	Replays          []state.ReplayRecord   `json:"replays"`
+	Replays          []store.ReplayRecord   `json:"replays"`
 	NoteCount        int                    `json:"note_count"`
-	Notes            []state.Note           `json:"notes"`
-	DeadLetter       *state.DeadLetterRef   `json:"dead_letter,omitempty"`
-	Resolution       *state.Resolution      `json:"resolution,omitempty"`
+	Notes            []store.Note           `json:"notes"`
+	DeadLetter       *store.DeadLetterRef   `json:"dead_letter,omitempty"`
+	Resolution       *store.Resolution      `json:"resolution,omitempty"`
 	Metadata         map[string]string      `json:"metadata,omitempty"`
-	Notices          state.Notices          `json:"notices"`
+	Notices          store.Notices          `json:"notices"`
 	SourceURL        string                 `json:"source_url,omitempty"`
 	WebhookURL       string                 `json:"webhook_url,omitempty"`
-	Document         *state.Document        `json:"document,omitempty"`
-	Enrichment       *state.Enrichment      `json:"enrichment,omitempty"`
+	Document         *store.Document        `json:"document,omitempty"`
+	Enrichment       *store.Enrichment      `json:"enrichment,omitempty"`
 	// EnrichmentRef is where the enrichment is stored; BodyError says why a
 	// body could not be read back.
-	EnrichmentRef *state.BodyRef `json:"enrichment_ref,omitempty"`
+	EnrichmentRef *store.BodyRef `json:"enrichment_ref,omitempty"`
 	BodyError     string         `json:"body_error,omitempty"`
 	CreatedAt     time.Time      `json:"created_at,omitzero"`
 	UpdatedAt     time.Time      `json:"updated_at,omitzero"`
 	// Timeline is `items get`'s and the console's: the item's history from the item,
 	// its error log and its audit trail; TimelineGaps names the sources
 	// that could not be read.
-	Timeline     *audit.Timeline `json:"timeline,omitempty"`
-	TimelineGaps []string        `json:"timeline_gaps,omitempty"`
+	Timeline     *ledger.Timeline `json:"timeline,omitempty"`
+	TimelineGaps []string         `json:"timeline_gaps,omitempty"`
 }
 
 // ViewItem is it as an operator sees it.
-func ViewItem(it state.Item) ItemView {
-	spent := map[pipeline.Stage]int{}
-	for _, st := range pipeline.Stages() {
+func ViewItem(it store.Item) ItemView {
+	spent := map[work.Stage]int{}
+	for _, st := range work.Stages() {
 		spent[st] = it.Attempts[st]
 	}
 	return ItemView{
 		ID: it.ID, Kind: it.Kind, Status: it.Status, Progress: it.Status.Progress(), State: it.State, Stage: it.Stage,
-		Attempts: audit.AttemptsMade(it), AttemptsSpent: spent, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
+		Attempts: ledger.AttemptsMade(it), AttemptsSpent: spent, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
 		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
 		Resolution: it.Resolution, Metadata: it.Metadata, Notices: it.NoticeChoices(),
@@ -83,10 +83,10 @@ func ViewItem(it state.Item) ItemView {
 // HydrateView reads v's bodies back: the enrichment always, the document's
 // text when text is set. It records a failed read in BodyError and keeps
 // the reference.
-func HydrateView(ctx context.Context, items stage.Bodies, it state.Item, v *ItemView, text bool) {
-	parts := []state.Part{state.PartEnrichment}
+func HydrateView(ctx context.Context, items runner.Bodies, it store.Item, v *ItemView, text bool) {
+	parts := []store.Part{store.PartEnrichment}
 	if text {
-		parts = append(parts, state.PartDocument)
+		parts = append(parts, store.PartDocument)
 	}
 	if it.Enrichment != nil && it.Enrichment.Body != nil {
 		ref := *it.Enrichment.Body
@@ -113,12 +113,12 @@ func nonNil[T any](s []T) []T {
 
 // ItemLog reads one item's error-log history (state.ErrorLogReader).
 type ItemLog interface {
-	ForItem(ctx context.Context, itemID string, limit int) ([]state.LogEntry, error)
+	ForItem(ctx context.Context, itemID string, limit int) ([]store.LogEntry, error)
 }
 
 // ItemTrail reads one item's audit trail (audit.Trail, audit.Memory).
 type ItemTrail interface {
-	ForItem(ctx context.Context, itemID string, limit int) ([]audit.Entry, error)
+	ForItem(ctx context.Context, itemID string, limit int) ([]ledger.Entry, error)
 }
 
 // TimelineSources are where a timeline is read from. A nil Log or Trail is
@@ -139,15 +139,15 @@ const TimelineLimit = 500
 // Timeline reads the item's error log and audit trail and builds its
 // timeline (audit.BuildTimeline); a source that cannot be read is a gap,
 // named in the second result, not an error.
-func Timeline(ctx context.Context, it state.Item, src TimelineSources) (*audit.Timeline, []string) {
+func Timeline(ctx context.Context, it store.Item, src TimelineSources) (*ledger.Timeline, []string) {
 	explain := src.Explain
 	if explain == nil {
 		explain = func(err error) error { return err }
 	}
 	var (
 		gaps  []string
-		log   []state.LogEntry
-		trail []audit.Entry
+		log   []store.LogEntry
+		trail []ledger.Entry
 		err   error
 	)
 	if src.Log == nil {
@@ -160,7 +160,7 @@ func Timeline(ctx context.Context, it state.Item, src TimelineSources) (*audit.T
 	} else if trail, err = src.Trail.ForItem(ctx, it.ID, TimelineLimit); err != nil {
 		gaps = append(gaps, "the audit trail: "+redact.String(explain(err).Error()))
 	}
-	tl := audit.BuildTimeline(it, log, trail)
+	tl := ledger.BuildTimeline(it, log, trail)
 	return &tl, gaps
 }
 

@@ -8,53 +8,53 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/shared/audit"
-	"github.com/triagehq/triage/shared/failure"
-	"github.com/triagehq/triage/shared/pipeline"
-	"github.com/triagehq/triage/shared/state"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/work"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 func TestViewItemRedactsTheURLs(t *testing.T) {
 	t.Parallel()
-	v := ops.ViewItem(state.Item{ID: "a", SourceURL: "https://news.example/a?token=tok_Secr3tToken0987654321",
+	v := ops.ViewItem(store.Item{ID: "a", SourceURL: "https://news.example/a?token=tok_Secr3tToken0987654321",
 		WebhookURL: "https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx"})
 	for _, s := range []string{"tok_Secr3tToken0987654321", "abcdefghijklmnopqrstuvwx"} {
 		if strings.Contains(v.SourceURL+v.WebhookURL, s) {
 			t.Errorf("the view shows %q: %s %s", s, v.SourceURL, v.WebhookURL)
 		}
 	}
-	if v.Attempts == nil || len(v.Attempts) != len(pipeline.Stages()) || v.Replays == nil || v.Notes == nil {
+	if v.Attempts == nil || len(v.Attempts) != len(work.Stages()) || v.Replays == nil || v.Notes == nil {
 		t.Errorf("attempts %v, replays %v, notes %v: want every stage and empty lists", v.Attempts, v.Replays, v.Notes)
 	}
 }
 
 type failingLog struct{}
 
-func (failingLog) ForItem(context.Context, string, int) ([]state.LogEntry, error) {
+func (failingLog) ForItem(context.Context, string, int) ([]store.LogEntry, error) {
 	return nil, errors.New("dial tcp 127.0.0.1:1: connection refused")
 }
 
-type log []state.LogEntry
+type log []store.LogEntry
 
-func (l log) ForItem(context.Context, string, int) ([]state.LogEntry, error) { return l, nil }
+func (l log) ForItem(context.Context, string, int) ([]store.LogEntry, error) { return l, nil }
 
 func TestTimelineNamesItsGaps(t *testing.T) {
 	t.Parallel()
-	it := state.Item{ID: "a", State: state.Deadletter, Stage: pipeline.Fetch, CreatedAt: t0, UpdatedAt: t0,
-		DeadLetter: &state.DeadLetterRef{ID: "dl", Stage: pipeline.Fetch, Class: failure.NotFound, At: t0}}
+	it := store.Item{ID: "a", State: store.Deadletter, Stage: work.Fetch, CreatedAt: t0, UpdatedAt: t0,
+		DeadLetter: &store.DeadLetterRef{ID: "dl", Stage: work.Fetch, Class: failure.NotFound, At: t0}}
 	tests := map[string]struct {
 		src  ops.TimelineSources
 		gaps []string
 	}{
 		"no tables": {ops.TimelineSources{LogMissing: "pass --errorlog-table", TrailMissing: "pass --audit-table"},
 			[]string{"the error log: pass --errorlog-table", "the audit trail: pass --audit-table"}},
-		"unreadable log": {ops.TimelineSources{Log: failingLog{}, Trail: audit.NewMemory(),
+		"unreadable log": {ops.TimelineSources{Log: failingLog{}, Trail: ledger.NewMemory(),
 			Explain: func(err error) error { return errors.New("cannot reach the stack: " + err.Error()) }},
 			[]string{"the error log: cannot reach the stack: dial tcp 127.0.0.1:1: connection refused"}},
-		"both": {ops.TimelineSources{Log: log{{ItemID: "a", Stage: pipeline.Fetch, Class: failure.NotFound, Attempt: 1, OccurredAt: t0}},
-			Trail: audit.NewMemory()}, nil},
+		"both": {ops.TimelineSources{Log: log{{ItemID: "a", Stage: work.Fetch, Class: failure.NotFound, Attempt: 1, OccurredAt: t0}},
+			Trail: ledger.NewMemory()}, nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -63,7 +63,7 @@ func TestTimelineNamesItsGaps(t *testing.T) {
 			if strings.Join(gaps, "|") != strings.Join(tc.gaps, "|") {
 				t.Errorf("gaps %q, want %q", gaps, tc.gaps)
 			}
-			if tl == nil || len(tl.Stages) != len(pipeline.Stages()) {
+			if tl == nil || len(tl.Stages) != len(work.Stages()) {
 				t.Fatalf("timeline %+v", tl)
 			}
 		})
@@ -77,7 +77,7 @@ func TestTimelineNamesItsGaps(t *testing.T) {
 func TestAttemptsAgreeWithTheTimeline(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	m := state.NewMemory()
+	m := store.NewMemory()
 	const id = "it"
 	now := t0
 	must := func(err error) {
@@ -86,56 +86,56 @@ func TestAttemptsAgreeWithTheTimeline(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	claim := func(st pipeline.Stage, owner string) {
+	claim := func(st work.Stage, owner string) {
 		t.Helper()
 		now = now.Add(time.Second)
-		_, err := m.Claim(ctx, state.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
+		_, err := m.Claim(ctx, store.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
 		must(err)
 	}
-	fail := func(st pipeline.Stage, owner string, next state.State, class failure.Class) {
+	fail := func(st work.Stage, owner string, next store.State, class failure.Class) {
 		t.Helper()
 		it, _ := m.Get(ctx, id)
-		_, err := m.Fail(ctx, state.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, PrevAttempts: it.Attempts[st], Counts: true,
-			Next: next, NotBefore: now, LastError: state.LastError{Component: st, ErrorClass: class}})
+		_, err := m.Fail(ctx, store.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, PrevAttempts: it.Attempts[st], Counts: true,
+			Next: next, NotBefore: now, LastError: store.LastError{Component: st, ErrorClass: class}})
 		must(err)
-		must(m.Append(ctx, state.LogEntry{ItemID: id, Stage: st, Class: class, Attempt: it.Attempts[st] + 1, OccurredAt: now,
+		must(m.Append(ctx, store.LogEntry{ItemID: id, Stage: st, Class: class, Attempt: it.Attempts[st] + 1, OccurredAt: now,
 			Decision: string(class) + " is retryable: retry in 1s"}))
 	}
-	check := func(step string, wantAttempts map[pipeline.Stage]int) {
+	check := func(step string, wantAttempts map[work.Stage]int) {
 		t.Helper()
 		it, _ := m.Get(ctx, id)
 		v := ops.ViewItem(it)
-		tl := audit.BuildTimeline(it, m.Log(), nil)
+		tl := ledger.BuildTimeline(it, m.Log(), nil)
 		for _, s := range tl.Stages {
 			if v.Attempts[s.Stage] != s.Attempts || v.Attempts[s.Stage] != wantAttempts[s.Stage] {
 				t.Errorf("%s: %s attempts: view %d, timeline %d, want %d", step, s.Stage, v.Attempts[s.Stage], s.Attempts, wantAttempts[s.Stage])
 			}
 		}
 	}
-	_, err := m.Create(ctx, state.NewItem{ID: id, Kind: state.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: now})
+	_, err := m.Create(ctx, store.NewItem{ID: id, Kind: store.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: now})
 	must(err)
-	claim(pipeline.Fetch, "f")
-	must(m.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: pipeline.Fetch, Owner: "f", Now: now}))
-	check("fetched", map[pipeline.Stage]int{pipeline.Fetch: 1})
-	claim(pipeline.LLM, "l1")
-	fail(pipeline.LLM, "l1", state.Retryable, failure.RateLimited)
-	check("llm retrying", map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 1})
-	claim(pipeline.LLM, "l2")
-	must(m.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: pipeline.LLM, Owner: "l2", Now: now}))
-	check("enriched", map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 2})
-	claim(pipeline.Notify, "n1")
-	fail(pipeline.Notify, "n1", state.Failed, failure.NotFound)
-	must(m.MarkDeadLettered(ctx, id, pipeline.Notify, state.DeadLetterRef{ID: "dl", Stage: pipeline.Notify, Class: failure.NotFound,
+	claim(work.Fetch, "f")
+	must(m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Fetch, Owner: "f", Now: now}))
+	check("fetched", map[work.Stage]int{work.Fetch: 1})
+	claim(work.LLM, "l1")
+	fail(work.LLM, "l1", store.Retryable, failure.RateLimited)
+	check("llm retrying", map[work.Stage]int{work.Fetch: 1, work.LLM: 1})
+	claim(work.LLM, "l2")
+	must(m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.LLM, Owner: "l2", Now: now}))
+	check("enriched", map[work.Stage]int{work.Fetch: 1, work.LLM: 2})
+	claim(work.Notify, "n1")
+	fail(work.Notify, "n1", store.Failed, failure.NotFound)
+	must(m.MarkDeadLettered(ctx, id, work.Notify, store.DeadLetterRef{ID: "dl", Stage: work.Notify, Class: failure.NotFound,
 		At: now, Attempt: 1}, now))
-	check("dead-lettered", map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 2, pipeline.Notify: 1})
+	check("dead-lettered", map[work.Stage]int{work.Fetch: 1, work.LLM: 2, work.Notify: 1})
 	now = now.Add(time.Minute)
-	_, err = m.Replay(ctx, state.ReplayRequest{ItemID: id, Stage: pipeline.Notify, Note: "channel back", By: "ana", Now: now})
+	_, err = m.Replay(ctx, store.ReplayRequest{ItemID: id, Stage: work.Notify, Note: "channel back", By: "ana", Now: now})
 	must(err)
-	claim(pipeline.Notify, "n2")
-	must(m.Complete(ctx, state.CompleteRequest{ItemID: id, Stage: pipeline.Notify, Owner: "n2", Now: now}))
-	check("done after the replay", map[pipeline.Stage]int{pipeline.Fetch: 1, pipeline.LLM: 2, pipeline.Notify: 1})
+	claim(work.Notify, "n2")
+	must(m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Notify, Owner: "n2", Now: now}))
+	check("done after the replay", map[work.Stage]int{work.Fetch: 1, work.LLM: 2, work.Notify: 1})
 	it, _ := m.Get(ctx, id)
-	if v := ops.ViewItem(it); v.FailureCount != 0 || !v.FirstFailureAt.IsZero() || v.LastFailureAt.IsZero() || v.AttemptsSpent[pipeline.LLM] != 1 {
+	if v := ops.ViewItem(it); v.FailureCount != 0 || !v.FirstFailureAt.IsZero() || v.LastFailureAt.IsZero() || v.AttemptsSpent[work.LLM] != 1 {
 		t.Fatalf("done: failure_count %d, first %v, last %v, spent %v: want none since the success, the last kept",
 			v.FailureCount, v.FirstFailureAt, v.LastFailureAt, v.AttemptsSpent)
 	}

@@ -1,0 +1,40 @@
+// Command redrive is the operator replay function: invoked directly
+// (aws lambda invoke) with a replay.Request as its event, it replays the
+// selected dead letters from the stage that failed and returns the summary.
+// The triage CLI runs the same library itself (triage dlq replay).
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/conf"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
+)
+
+func main() {
+	ctx := context.Background()
+	cfg := conf.Must(loadConfig(os.Getenv))
+	aws, log := cfg.Process.MustBoot(ctx, telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel))
+	db := dynamodb.NewFromConfig(aws)
+	h := &handler{
+		Replayer: &replay.Replayer{
+			SQS:       sqs.NewFromConfig(aws),
+			Items:     &store.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable, IndexShards: cfg.IndexShards},
+			Index:     &store.ItemIndex{DB: db, Table: cfg.ItemsTable, Shards: cfg.IndexShards},
+			Queues:    cfg.Queues,
+			Clock:     clock.System{},
+			Log:       log,
+			DefaultBy: defaultBy,
+		},
+		Log: log,
+	}
+	lambda.Start(h.Handle)
+}

@@ -1,0 +1,132 @@
+// Package runnertest provides fakes for running stage handlers without AWS:
+// an SQS fake that records what a Runner sends, a settable clock, and a
+// helper that builds a Runner over state.Memory.
+package runnertest
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/runner"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
+)
+
+// Queues is an SQS fake for the Runner: it records sends and visibility
+// changes and fails on demand.
+type Queues struct {
+	mu         sync.Mutex
+	sent       map[string][]string // queue URL → bodies, in order
+	visibility map[string]int32    // receipt handle → seconds
+	// FailSend, when set, makes SendMessage and SendMessageBatch to that
+	// queue URL fail.
+	failSend map[string]bool
+}
+
+// NewQueues returns an empty fake.
+func NewQueues() *Queues {
+	return &Queues{sent: map[string][]string{}, visibility: map[string]int32{}, failSend: map[string]bool{}}
+}
+
+// FailSends makes sends to url fail (on) or succeed (off).
+func (q *Queues) FailSends(url string, on bool) {
+	q.mu.Lock()
+	q.failSend[url] = on
+	q.mu.Unlock()
+}
+
+// SendMessage records the body under the queue URL.
+func (q *Queues) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	url := aws.ToString(in.QueueUrl)
+	if q.failSend[url] {
+		return nil, errors.New("stagetest: injected send failure")
+	}
+	q.sent[url] = append(q.sent[url], aws.ToString(in.MessageBody))
+	return &sqs.SendMessageOutput{MessageId: aws.String(url + "#" + strconv.Itoa(len(q.sent[url])))}, nil
+}
+
+// SendMessageBatch records every entry's body under the queue URL.
+func (q *Queues) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	url := aws.ToString(in.QueueUrl)
+	if q.failSend[url] {
+		return nil, errors.New("stagetest: injected send failure")
+	}
+	out := &sqs.SendMessageBatchOutput{}
+	for _, e := range in.Entries {
+		q.sent[url] = append(q.sent[url], aws.ToString(e.MessageBody))
+		out.Successful = append(out.Successful, sqstypes.SendMessageBatchResultEntry{Id: e.Id})
+	}
+	return out, nil
+}
+
+// ChangeMessageVisibilityBatch records the visibility per receipt handle.
+func (q *Queues) ChangeMessageVisibilityBatch(_ context.Context, in *sqs.ChangeMessageVisibilityBatchInput, _ ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, e := range in.Entries {
+		q.visibility[aws.ToString(e.ReceiptHandle)] = e.VisibilityTimeout
+	}
+	return &sqs.ChangeMessageVisibilityBatchOutput{}, nil
+}
+
+// Sent returns the bodies sent to url.
+func (q *Queues) Sent(url string) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]string(nil), q.sent[url]...)
+}
+
+// Visibility returns the visibility set for a receipt handle.
+func (q *Queues) Visibility(receipt string) (int32, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	v, ok := q.visibility[receipt]
+	return v, ok
+}
+
+// DeadLetters parses the payloads sent to url.
+func (q *Queues) DeadLetters(url string) ([]deadletter.Payload, error) {
+	var out []deadletter.Payload
+	for _, b := range q.Sent(url) {
+		p, err := deadletter.Parse([]byte(b))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Queue URLs the Runner built by NewRunner uses.
+const (
+	QueueURL     = "https://sqs.us-east-1.amazonaws.com/123456789012/stage"
+	DLQURL       = "https://sqs.us-east-1.amazonaws.com/123456789012/stage-dlq"
+	NextQueueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/next"
+)
+
+// NewRunner returns a Runner for st over store and q, with the standard
+// profile, the clock and a fixed random source (0.5).
+func NewRunner(st work.Stage, job runner.Work, db *store.Memory, q *Queues, c *clock.Stub) *runner.Runner {
+	r := &runner.Runner{
+		Stage: st, Work: job, Items: db, ErrorLog: db, SQS: q,
+		QueueURL: QueueURL, DLQURL: DLQURL,
+		Profile: policy.Standard(), Clock: c, Rand: func() float64 { return 0.5 },
+	}
+	if _, ok := st.Next(); ok {
+		r.NextQueueURL = NextQueueURL
+	}
+	return r
+}

@@ -1,0 +1,217 @@
+//go:build ignore
+
+// gen_syswords writes syswords.go: the vocabulary systems use when they
+// report a failure, which the prose layer (prose.go) reads a run of words
+// against. A word is in it when it occurs in at least two failures of the
+// classification corpus (cmd/triage/testdata/corpus), in at least three
+// error messages that moto raises (AWS's own wording, as moto copies it), or
+// in at least two error strings of Go's standard library and the AWS SDK
+// modules go.mod requires. CJK character pairs come from the corpus's
+// failures. Run it with go generate after the corpus grows; moto is found
+// through python3, as the project's tests find moto_server.
+package redact
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"io/fs"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Thresholds: in how many distinct failures or messages of each source a
+// word must occur. One occurrence can be an echoed prompt or a name; two
+// (three for moto, whose messages also describe resources) are the
+// system's own words.
+const (
+	minCorpus = 2
+	minMoto   = 3
+	minGo     = 2
+)
+
+var wordRE = regexp.MustCompile(`[\pL\pM]+(?:['’-][\pL\pM]+)*`)
+
+func words(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range wordRE.FindAllString(s, -1) {
+		out[strings.ToLower(w)] = true
+	}
+	return out
+}
+
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+}
+
+// bigrams returns the pairs of adjacent CJK characters in s.
+func bigrams(s string) map[string]bool {
+	out := map[string]bool{}
+	var prev rune
+	for _, r := range s {
+		if isCJK(r) && prev != 0 {
+			out[string([]rune{prev, r})] = true
+		}
+		if isCJK(r) {
+			prev = r
+		} else {
+			prev = 0
+		}
+	}
+	return out
+}
+
+func main() {
+	corpus, moto, goErr := map[string]int{}, map[string]int{}, map[string]int{}
+	pairs := map[string]bool{}
+
+	// The classification corpus: every field a failure is given by.
+	files, err := filepath.Glob("../../cmd/triage/testdata/corpus/*.jsonl")
+	if err != nil || len(files) == 0 {
+		log.Fatalf("gen_syswords: no corpus under cmd/triage/testdata/corpus (run from internal/redact): %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			log.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var rec map[string]any
+			if json.Unmarshal(sc.Bytes(), &rec) != nil {
+				continue
+			}
+			var b strings.Builder
+			for k, v := range rec {
+				switch k {
+				case "source", "note", "want", "want_decision", "id":
+					continue
+				}
+				fmt.Fprint(&b, v, " ")
+			}
+			for w := range words(b.String()) {
+				corpus[w]++
+			}
+			for p := range bigrams(b.String()) {
+				pairs[p] = true
+			}
+		}
+	}
+
+	// moto's messages: what it raises and the message it sets.
+	out, err := exec.Command("python3", "-c", "import moto, os; print(os.path.dirname(moto.__file__))").Output()
+	if err != nil {
+		log.Fatalf("gen_syswords: moto not found through python3 (pip install 'moto[server]'): %v", err)
+	}
+	pyMsg := regexp.MustCompile(`raise [\w.]*\(\s*[fr]?"([^"\\\n]{8,300})"|raise [\w.]*\(\s*[fr]?'([^'\\\n]{8,300})'|(?:message|msg|error)\s*=\s*f?"([^"\\\n]{8,300})"|super\(\)\.__init__\(\s*(?:\w+,\s*)?f?"([^"\\\n]{8,300})"`)
+	walk(strings.TrimSpace(string(out)), ".py", func(text string) {
+		for _, m := range pyMsg.FindAllStringSubmatch(text, -1) {
+			for w := range words(strings.Join(m[1:], "")) {
+				moto[w]++
+			}
+		}
+	})
+
+	// Go's error strings: the standard library and the AWS SDK modules.
+	goMsg := regexp.MustCompile(`(?:errors\.New|Errorf)\(\s*"([^"\n]{6,300})"`)
+	dirs := []string{filepath.Join(runtime.GOROOT(), "src")}
+	mods, err := exec.Command("go", "list", "-m", "-f", "{{.Path}} {{.Dir}}", "all").Output()
+	if err != nil {
+		log.Fatalf("gen_syswords: go list -m all: %v", err)
+	}
+	for _, line := range strings.Split(string(mods), "\n") {
+		path, dir, ok := strings.Cut(line, " ")
+		if ok && dir != "" && strings.HasPrefix(path, "github.com/aws/") {
+			dirs = append(dirs, dir)
+		}
+	}
+	for _, d := range dirs {
+		walk(d, ".go", func(text string) {
+			for _, m := range goMsg.FindAllStringSubmatch(text, -1) {
+				for w := range words(m[1]) {
+					goErr[w]++
+				}
+			}
+		})
+	}
+
+	set := map[string]bool{}
+	for w, n := range corpus {
+		if n >= minCorpus {
+			set[w] = true
+		}
+	}
+	for w, n := range moto {
+		if n >= minMoto {
+			set[w] = true
+		}
+	}
+	for w, n := range goErr {
+		if n >= minGo {
+			set[w] = true
+		}
+	}
+	list := make([]string, 0, len(set))
+	for w := range set {
+		if len([]rune(w)) >= 2 {
+			list = append(list, w)
+		}
+	}
+	slices.Sort(list)
+	pl := make([]string, 0, len(pairs))
+	for p := range pairs {
+		pl = append(pl, p)
+	}
+	slices.Sort(pl)
+
+	var b bytes.Buffer
+	b.WriteString("// Code generated by gen_syswords.go; DO NOT EDIT.\n\npackage redact\n\n")
+	fmt.Fprintf(&b, "// systemWordList holds the %d words systems use when they report a\n// failure, lower-cased and separated by spaces (gen_syswords.go).\n", len(list))
+	fmt.Fprintf(&b, "const systemWordList = %q\n\n", strings.Join(list, " "))
+	fmt.Fprintf(&b, "// systemPairList holds the %d pairs of CJK characters the corpus's\n// failures hold, separated by spaces.\n", len(pl))
+	fmt.Fprintf(&b, "const systemPairList = %q\n", strings.Join(pl, " "))
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile("syswords.go", src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// walk calls f with the text of every file under root whose name ends in
+// ext, leaving out tests and test data.
+func walk(root, ext string, f func(string)) {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" || d.Name() == "tests" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ext) || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err == nil {
+			f(string(data))
+		}
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+}

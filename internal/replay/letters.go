@@ -1,0 +1,207 @@
+package replay
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
+)
+
+// DeadLetter is one DLQ message as an operator sees it.
+type DeadLetter struct {
+	// DLQ is the stage whose dead-letter queue holds the message.
+	DLQ work.Stage `json:"dlq"`
+	// MessageID is the SQS message id (kept when SQS's redrive moves one).
+	MessageID string `json:"message_id"`
+	// Kind says whether it is a triage payload, a backstop message or
+	// neither.
+	Kind deadletter.Kind `json:"kind"`
+	// ItemID is the item the message names (empty if unreadable).
+	ItemID string `json:"item_id,omitempty"`
+	// DeadLetterID identifies the dead-letter event (triage payloads only).
+	DeadLetterID string `json:"dead_letter_id,omitempty"`
+	// Class is the payload's class; for a backstop message, its item's last
+	// failure class (empty if the item never failed).
+	Class failure.Class `json:"error_class,omitempty"`
+	// Stage is where the item failed.
+	Stage work.Stage `json:"stage,omitempty"`
+	// FailedAt is the last failure; for a backstop message, its item's last
+	// failure, else when the message was first sent.
+	FailedAt time.Time `json:"failed_at,omitzero"`
+	// SentAt is when the message was first sent (to the stage queue for a
+	// backstop message: SQS keeps the timestamp when it moves one).
+	SentAt time.Time `json:"sent_at,omitzero"`
+	// ReceiveCount is its ApproximateReceiveCount, this run's receive
+	// included.
+	ReceiveCount int `json:"receive_count,omitempty"`
+	// Payload is the triage payload; Envelope the backstop message's body.
+	Payload  *deadletter.Payload `json:"payload,omitempty"`
+	Envelope *work.Envelope      `json:"envelope,omitempty"`
+	// Status says what a replay would do with it now (replayable,
+	// duplicate: …, skipped: …), when its item was read.
+	Status string `json:"status,omitempty"`
+
+	body       string
+	receipt    string
+	attributes map[string]sqstypes.MessageAttributeValue
+}
+
+// Retryable reports whether the dead letter's class may succeed on a
+// replay once its cause is fixed: the payload's verdict, else the class's;
+// a backstop message of an item that never failed counts as retryable (it
+// was a crash loop).
+func (dl DeadLetter) Retryable() bool {
+	switch {
+	case dl.Payload != nil:
+		return dl.Payload.SanitizedContext.Retryable
+	case dl.Class != "":
+		return dl.Class.Traits().Retryable
+	}
+	return dl.Kind == deadletter.KindBackstop
+}
+
+// Body returns the raw message body.
+func (dl DeadLetter) Body() string { return dl.body }
+
+// parseMessage reads one DLQ message.
+func parseMessage(m sqstypes.Message, dlq work.Stage) DeadLetter {
+	dl := DeadLetter{
+		DLQ: dlq, MessageID: aws.ToString(m.MessageId), body: aws.ToString(m.Body),
+		receipt: aws.ToString(m.ReceiptHandle), attributes: m.MessageAttributes,
+	}
+	if ms, err := strconv.ParseInt(m.Attributes[string(sqstypes.MessageSystemAttributeNameSentTimestamp)], 10, 64); err == nil {
+		dl.SentAt = time.UnixMilli(ms).UTC()
+	}
+	dl.ReceiveCount, _ = strconv.Atoi(m.Attributes[string(sqstypes.MessageSystemAttributeNameApproximateReceiveCount)])
+	dl.Kind, dl.Payload, dl.Envelope = deadletter.Read(dl.body)
+	switch p, env := dl.Payload, dl.Envelope; {
+	case p != nil:
+		dl.ItemID, dl.DeadLetterID, dl.Class, dl.Stage = p.ItemID, p.SanitizedContext.DeadLetterID, p.ErrorClass, p.Stage
+		dl.FailedAt = p.LastFailureAt
+	case env != nil:
+		dl.ItemID, dl.Stage, dl.FailedAt = env.ItemID, env.Stage, dl.SentAt
+	}
+	return dl
+}
+
+// withItem fills what a backstop message learns from its item.
+func (dl DeadLetter) withItem(it *store.Item) DeadLetter {
+	if dl.Kind != deadletter.KindBackstop || it == nil {
+		return dl
+	}
+	dl.Class = it.FailureClass()
+	if !it.LastFailureAt.IsZero() {
+		dl.FailedAt = it.LastFailureAt
+	}
+	return dl
+}
+
+// plan is what a replay does with one selected dead letter.
+type plan struct {
+	action Action // Replayed (replay now), Resent, Duplicate or Skipped
+	reason string
+	from   []store.State
+}
+
+// CurrentDeadLetterID is the dead_letter_id the payload of it's current
+// failure carries (deadletter.ID over its stage's attempts and its replay
+// count), for an item in deadletter or failed.
+func CurrentDeadLetterID(it store.Item) string {
+	return deadletter.ID(it.ID, it.Stage, it.Attempts[it.Stage], it.ReplayCount)
+}
+
+// decide is the replay's decision table for one dead letter whose item is
+// it (nil when it does not exist). now judges a working item's lease.
+func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
+	if dl.Payload != nil && dl.Payload.Message != nil {
+		// The dead letter of a message, not of an item's failure: even when
+		// it names an existing item (a conflicting spec), that item's state
+		// says nothing about it, and it must never be deleted as a
+		// duplicate.
+		return plan{action: Skipped, reason: "a message that named no usable item: fix its body and resubmit it (triage submit), or resolve it"}
+	}
+	if it == nil {
+		return plan{action: Skipped, reason: "item does not exist"}
+	}
+	if rec, ok := it.PendingReplay(); ok {
+		if rec.MessageID == dl.MessageID {
+			return plan{action: Resent, reason: "replayed by an earlier run, not yet sent"}
+		}
+		return plan{action: Duplicate, reason: fmt.Sprintf("item already replayed to %s", it.Stage)}
+	}
+	switch dl.Kind {
+	case deadletter.KindTriage:
+		if it.Stage == dl.Stage && slices.Contains(store.DeadLetterStates(), it.State) && CurrentDeadLetterID(*it) == dl.DeadLetterID {
+			return plan{action: Replayed, from: store.DeadLetterStates()}
+		}
+	case deadletter.KindBackstop:
+		if it.Stage == dl.Stage && slices.Contains(store.BackstopStates(), it.State) {
+			if it.State == store.Working && !it.LeaseUntil.Before(now) {
+				return plan{action: Skipped, reason: "a stage invocation holds the item's lease"}
+			}
+			return plan{action: Replayed, from: store.BackstopStates()}
+		}
+	default:
+		return plan{action: Skipped, reason: "not a triage dead letter or stage envelope"}
+	}
+	return plan{action: Duplicate, reason: fmt.Sprintf("superseded: item is %s at %s", it.State, it.Stage)}
+}
+
+// status renders a plan for listings.
+func (p plan) status() string {
+	switch p.action {
+	case Replayed:
+		return "replayable"
+	case Resent:
+		return "pending: " + p.reason
+	}
+	if p.reason == "" {
+		return string(p.action)
+	}
+	return string(p.action) + ": " + p.reason
+}
+
+// ClassCount is the number of dead letters of one class.
+type ClassCount struct {
+	// Class is the class; Count how many dead letters have it.
+	Class failure.Class `json:"error_class"`
+	Count int           `json:"count"`
+	// Retryable counts those a replay may fix once the cause is remedied.
+	Retryable int `json:"retryable"`
+}
+
+// CountByClass groups dead letters by class, largest first (ties by class
+// name); unreadable messages and backstop messages of items that never
+// failed count under the empty class.
+func CountByClass(dls []DeadLetter) []ClassCount {
+	idx := map[failure.Class]int{}
+	var out []ClassCount
+	for _, dl := range dls {
+		i, ok := idx[dl.Class]
+		if !ok {
+			i = len(out)
+			idx[dl.Class] = i
+			out = append(out, ClassCount{Class: dl.Class})
+		}
+		out[i].Count++
+		if dl.Retryable() {
+			out[i].Retryable++
+		}
+	}
+	slices.SortFunc(out, func(a, b ClassCount) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Class, b.Class)
+	})
+	return out
+}

@@ -1,0 +1,460 @@
+package replay_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triagehq/triage/internal/clock"
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/replay/replaytest"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func queueURL(st work.Stage) string { return "https://sqs.local/q-" + string(st) }
+func dlqURL(st work.Stage) string   { return "https://sqs.local/dlq-" + string(st) }
+
+type bundle struct {
+	sqs   *replaytest.SQS
+	store *store.Memory
+	clock *clock.Stub
+	r     *replay.Replayer
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	return newBundle()
+}
+
+func newBundle() *bundle {
+	b := &bundle{sqs: replaytest.NewSQS(), store: store.NewMemory(), clock: clock.NewStub(t0)}
+	qs := map[work.Stage]replay.Queues{}
+	for _, st := range work.Stages() {
+		qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}
+	}
+	b.r = &replay.Replayer{SQS: b.sqs, Items: b.store, Index: b.store, Queues: qs, Clock: b.clock, PollWait: -1}
+	return b
+}
+
+// deadLetter stores an item dead-lettered at st with class c and puts its
+// payload on st's DLQ; it returns the body.
+func (b *bundle) deadLetter(id string, st work.Stage, c failure.Class) string {
+	attempts := map[work.Stage]int{st: 1}
+	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.StatusAfter(work.Fetch),
+		State: store.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: store.EnrichmentPermanentFailure,
+		LastError:     &store.LastError{Component: st, ErrorClass: c, FailedAt: t0},
+		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &store.DeadLetterRef{Stage: st, Class: c, At: t0}})
+	p := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "boom"),
+		Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: t0, LastFailureAt: t0})
+	body, err := p.Marshal()
+	if err != nil {
+		panic(err) // a small payload always encodes
+	}
+	b.sqs.Put(dlqURL(st), string(body))
+	return string(body)
+}
+
+func (b *bundle) item(t *testing.T, id string) store.Item {
+	t.Helper()
+	it, err := b.store.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+func actions(s replay.Summary) map[string]replay.Action {
+	out := map[string]replay.Action{}
+	for _, o := range s.Items {
+		out[o.ItemID+"@"+o.MessageID] = o.Action
+	}
+	return out
+}
+
+func sentEnvelopes(t *testing.T, f *replaytest.SQS, st work.Stage) []work.Envelope {
+	t.Helper()
+	var out []work.Envelope
+	for _, body := range f.Bodies(queueURL(st)) {
+		env, err := work.DecodeEnvelope(body, st)
+		if err != nil {
+			t.Fatalf("sent %q: %v", body, err)
+		}
+		out = append(out, env)
+	}
+	return out
+}
+
+func TestRunSelectsByFilterAndReleasesTheRest(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("a1", work.LLM, failure.UpstreamUnavailable)
+	b.deadLetter("a2", work.LLM, failure.UpstreamUnavailable)
+	keepLLM := b.deadLetter("x1", work.LLM, failure.AuthDenied)
+	keepNotify := b.deadLetter("n1", work.Notify, failure.UpstreamUnavailable)
+	sum, err := b.r.Run(context.Background(), replay.Request{
+		DLQs: replay.Stages{work.LLM, work.Notify}, Filter: replay.Filter{ErrorClass: replay.Classes{failure.UpstreamUnavailable}, Stage: work.LLM},
+		Note: "provider back up", By: "oncall",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Selected != 2 || sum.Replayed != 2 || sum.Skipped != 0 || sum.Errors != 0 || sum.Scanned != 4 || sum.Released != 2 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if got := b.sqs.Bodies(dlqURL(work.LLM)); !slices.Equal(got, []string{keepLLM}) || b.sqs.Hidden(dlqURL(work.LLM)) != 0 {
+		t.Fatalf("llm DLQ %v (hidden %d), want the unselected one released untouched", got, b.sqs.Hidden(dlqURL(work.LLM)))
+	}
+	if got := b.sqs.Bodies(dlqURL(work.Notify)); !slices.Equal(got, []string{keepNotify}) || b.sqs.Hidden(dlqURL(work.Notify)) != 0 {
+		t.Fatalf("notify DLQ %v", got)
+	}
+	envs := sentEnvelopes(t, b.sqs, work.LLM)
+	if len(envs) != 2 {
+		t.Fatalf("sent %+v", envs)
+	}
+	for _, env := range envs {
+		if env.Replay == nil || env.Replay.Count != 1 || env.Replay.Note != "provider back up" || env.Replay.By != "oncall" ||
+			env.Replay.Mode != "from_failed_stage" || env.Replay.FromDeadLetter == "" || env.CorrelationID != "corr-"+env.ItemID {
+			t.Fatalf("envelope %+v (replay %+v)", env, env.Replay)
+		}
+		it := b.item(t, env.ItemID)
+		if it.State != store.Queued || it.Stage != work.LLM || it.ReplayCount != 1 || it.Replays[0].Note != "provider back up" {
+			t.Fatalf("item %+v", it)
+		}
+	}
+	if it := b.item(t, "x1"); it.State != store.Deadletter || it.ReplayCount != 0 {
+		t.Fatalf("unselected item changed: %+v", it)
+	}
+}
+
+func TestRunDuplicatesAndMax(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	body := b.deadLetter("d1", work.Fetch, failure.NotFound)
+	b.sqs.Put(dlqURL(work.Fetch), body) // the same dead letter twice
+	b.deadLetter("d2", work.Fetch, failure.NotFound)
+	b.deadLetter("d3", work.Fetch, failure.NotFound)
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "article restored", Max: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// d1's copy is a duplicate; d2 is the second replay; d3 is beyond max.
+	if sum.Replayed != 2 || sum.Skipped != 1 || sum.Selected != 3 || len(b.sqs.Bodies(dlqURL(work.Fetch))) != 1 {
+		t.Fatalf("summary %+v, DLQ %d", sum, len(b.sqs.Bodies(dlqURL(work.Fetch))))
+	}
+	if sum.Items[1].Action != replay.Duplicate || sum.Items[1].ItemID != "d1" {
+		t.Fatalf("outcomes %+v", sum.Items)
+	}
+	if it := b.item(t, "d3"); it.State != store.Deadletter {
+		t.Fatalf("d3 beyond max was replayed: %s", it.State)
+	}
+	if it := b.item(t, "d1"); it.Replays[0].By != replay.DefaultBy {
+		t.Fatalf("by %q, want the default", it.Replays[0].By)
+	}
+}
+
+func TestRunDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	body := b.deadLetter("y1", work.Notify, failure.UpstreamUnavailable)
+	b.sqs.Put(dlqURL(work.Notify), body)
+	before := b.item(t, "y1")
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "check", DryRun: true, Mode: store.FullRestart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.DryRun || sum.Replayed != 1 || sum.Skipped != 1 || sum.Items[0].Action != replay.WouldReplay ||
+		sum.Items[0].Target != work.Fetch || sum.Items[1].Action != replay.Duplicate {
+		t.Fatalf("summary %+v", sum)
+	}
+	if after := b.item(t, "y1"); after.State != before.State || after.ReplayCount != 0 || len(after.Replays) != 0 {
+		t.Fatalf("a dry run changed the item: %+v", after)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.Notify))); n != 2 || b.sqs.Hidden(dlqURL(work.Notify)) != 0 {
+		t.Fatalf("DLQ has %d messages (%d hidden), want both, released", n, b.sqs.Hidden(dlqURL(work.Notify)))
+	}
+	if sent := b.sqs.Bodies(queueURL(work.Fetch)); len(sent) != 0 {
+		t.Fatalf("a dry run sent %v", sent)
+	}
+}
+
+func TestRunResumesAReplayWrittenButNotSent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("s1", work.LLM, failure.ResponseInvalid)
+	b.sqs.FailSends(queueURL(work.LLM), true)
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Errors != 1 || sum.Items[0].Action != replay.Failed || len(b.sqs.Bodies(dlqURL(work.LLM))) != 1 {
+		t.Fatalf("with the send failing: %+v", sum)
+	}
+	if _, pending := b.item(t, "s1").PendingReplay(); !pending {
+		t.Fatal("the replay should be written and pending")
+	}
+	b.sqs.FailSends(queueURL(work.LLM), false)
+	b.clock.Advance(time.Minute)
+	sum, err = b.r.Run(context.Background(), replay.Request{Note: "retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 1 || sum.Items[0].Action != replay.Resent || len(b.sqs.Bodies(dlqURL(work.LLM))) != 0 {
+		t.Fatalf("second run: %+v", sum)
+	}
+	if it := b.item(t, "s1"); it.ReplayCount != 1 || len(sentEnvelopes(t, b.sqs, work.LLM)) != 1 {
+		t.Fatalf("replay count %d after one replay resent", it.ReplayCount)
+	}
+}
+
+func TestRunFromItemState(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("p1", work.Notify, failure.NotFound)
+	b.deadLetter("p2", work.LLM, failure.AuthDenied)
+	b.store.Put(store.Item{ID: "ok", State: store.Done, Stage: work.Notify, CorrelationID: "c"})
+	// The DLQ messages expired: only the items remain.
+	for _, st := range work.Stages() {
+		b.sqs.Purge(dlqURL(st))
+	}
+	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+		Filter: replay.Filter{ItemIDs: []string{"p1", "ok", "ghost"}}, Note: "webhook fixed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]replay.Action{"p1@": replay.Replayed, "ok@": replay.Skipped, "ghost@": replay.Skipped}
+	if got := actions(sum); !mapsEqual(got, want) || sum.Replayed != 1 || sum.Skipped != 2 {
+		t.Fatalf("outcomes %v, want %v", got, want)
+	}
+	if envs := sentEnvelopes(t, b.sqs, work.Notify); len(envs) != 1 || envs[0].ItemID != "p1" || envs[0].Replay.FromDeadLetter != "" {
+		t.Fatalf("sent %+v", envs)
+	}
+	// By filter over the table.
+	sum, err = b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+		Filter: replay.Filter{ErrorClass: replay.Classes{failure.AuthDenied}}, Note: "key rotated", Mode: store.FullRestart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 1 || sum.Items[0].ItemID != "p2" || sum.Items[0].Target != work.Fetch {
+		t.Fatalf("by filter: %+v", sum)
+	}
+	if it := b.item(t, "p2"); it.Stage != work.Fetch || it.Status != store.Received {
+		t.Fatalf("p2 after a full restart: %+v", it)
+	}
+}
+
+func TestBackstopMessages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	env := work.Envelope{ItemID: "k1", Stage: work.Fetch, CorrelationID: "corr-k1"}
+	b.store.Put(store.Item{ID: "k1", State: store.Working, Stage: work.Fetch, CorrelationID: "corr-k1",
+		LeaseOwner: "m#50", LeaseUntil: t0.Add(-time.Minute), Attempts: map[work.Stage]int{work.Fetch: 2}})
+	b.sqs.Put(dlqURL(work.Fetch), env.Encode())
+	b.sqs.Put(dlqURL(work.Fetch), "not json at all")
+	dls, err := b.r.List(context.Background(), replay.ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dls) != 2 || dls[0].Kind != deadletter.KindBackstop || dls[0].Status != "replayable" || dls[1].Kind != deadletter.KindUnreadable {
+		t.Fatalf("list %+v", dls)
+	}
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "crash loop fixed in v42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 1 || sum.Released != 1 || len(b.sqs.Bodies(dlqURL(work.Fetch))) != 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if it := b.item(t, "k1"); it.State != store.Queued || it.Attempts[work.Fetch] != 0 || it.LeaseOwner != "" || it.ReplayCount != 1 {
+		t.Fatalf("item %+v", it)
+	}
+}
+
+// TestBackstopFilterResumesOnlyBackstopMessages: the redrive function's
+// schedule (Filter.Backstop) resumes the items whose raw envelope a queue's
+// backstop moved — one stuck working under an expired lease, one retryable
+// — deletes a backstop message whose item has moved on, and leaves
+// triage's own dead letters, which are an operator's to judge, where they
+// are.
+func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.Put(store.Item{ID: "s1", State: store.Working, Stage: work.LLM, CorrelationID: "corr-s1",
+		LeaseOwner: "m#8", LeaseUntil: t0.Add(-time.Minute)})
+	b.store.Put(store.Item{ID: "s2", State: store.Retryable, Stage: work.Fetch, CorrelationID: "corr-s2"})
+	b.store.Put(store.Item{ID: "s3", State: store.Done, Stage: work.Notify, CorrelationID: "corr-s3"})
+	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "s1", Stage: work.LLM, CorrelationID: "corr-s1"}.Encode())
+	b.sqs.Put(dlqURL(work.Fetch), work.Envelope{ItemID: "s2", Stage: work.Fetch, CorrelationID: "corr-s2"}.Encode())
+	b.sqs.Put(dlqURL(work.Notify), work.Envelope{ItemID: "s3", Stage: work.Notify, CorrelationID: "corr-s3"}.Encode())
+	b.deadLetter("d1", work.LLM, failure.UpstreamUnavailable)
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+		Note: "moved by the redrive backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 2 {
+		t.Fatalf("summary %+v: want s1 and s2 resumed", sum)
+	}
+	for id, st := range map[string]work.Stage{"s1": work.LLM, "s2": work.Fetch} {
+		if it := b.item(t, id); it.State != store.Queued || it.Stage != st || it.ReplayCount != 1 {
+			t.Fatalf("%s after the backstop's replay: %s at %s, replays %d", id, it.State, it.Stage, it.ReplayCount)
+		}
+	}
+	if it := b.item(t, "s3"); it.State != store.Done || it.ReplayCount != 0 {
+		t.Fatalf("a done item was replayed: %+v", it)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.Notify))); n != 0 {
+		t.Fatalf("the backstop message of a done item is still in its DLQ (%d)", n)
+	}
+	bodies := b.sqs.Bodies(dlqURL(work.LLM))
+	if len(bodies) != 1 || !strings.Contains(bodies[0], `"d1"`) {
+		t.Fatalf("LLM DLQ %v: want only triage's dead letter of d1, untouched", bodies)
+	}
+	if it := b.item(t, "d1"); it.State != store.Deadletter || it.ReplayCount != 0 {
+		t.Fatalf("triage's dead letter was replayed: %+v", it)
+	}
+}
+
+func TestAnnotate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("z1", work.LLM, failure.ContentPolicy)
+	res, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: "z1", Note: "legal says ok", By: "ana"})
+	if err != nil || !res.Item || res.Republished != 1 {
+		t.Fatalf("annotate: %+v, %v", res, err)
+	}
+	bodies := b.sqs.Bodies(dlqURL(work.LLM))
+	if len(bodies) != 1 {
+		t.Fatalf("DLQ %v", bodies)
+	}
+	p, err := deadletter.Parse([]byte(bodies[0]))
+	if err != nil || len(p.Replay.Notes) != 1 || p.Replay.Notes[0].Text != "legal says ok" || p.Replay.Notes[0].By != "ana" {
+		t.Fatalf("payload %+v, %v", p.Replay, err)
+	}
+	if it := b.item(t, "z1"); len(it.Notes) != 1 || it.Notes[0].DeadLetterID != p.SanitizedContext.DeadLetterID {
+		t.Fatalf("item notes %+v", it.Notes)
+	}
+	// By dead_letter_id, a second note.
+	if res, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: p.SanitizedContext.DeadLetterID, Note: "second"}); err != nil || res.Republished != 1 {
+		t.Fatalf("annotate by id: %+v, %v", res, err)
+	}
+	p, _ = deadletter.Parse([]byte(b.sqs.Bodies(dlqURL(work.LLM))[0]))
+	if len(p.Replay.Notes) != 2 {
+		t.Fatalf("notes %+v", p.Replay.Notes)
+	}
+	if _, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: "nothing", Note: "x"}); err == nil {
+		t.Fatal("annotating nothing succeeded")
+	}
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRequestJSON(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in      string
+		dlqs    replay.Stages
+		classes replay.Classes
+		wantErr string
+	}{
+		"all":              {in: `{"dlqs":"all","note":"n"}`, dlqs: replay.Stages(work.Stages())},
+		"a list":           {in: `{"dlqs":["llm","fetch"],"note":"n"}`, dlqs: replay.Stages{work.LLM, work.Fetch}},
+		"one class":        {in: `{"filter":{"error_class":"rate_limited"},"note":"n"}`, classes: replay.Classes{failure.RateLimited}},
+		"classes":          {in: `{"filter":{"error_class":["NOT_FOUND","AUTH_DENIED"]},"note":"n"}`, classes: replay.Classes{failure.NotFound, failure.AuthDenied}},
+		"no note":          {in: `{}`, wantErr: "note is required"},
+		"bad stage":        {in: `{"dlqs":["llm","nope"],"note":"n"}`, wantErr: "unknown stage"},
+		"bad class":        {in: `{"filter":{"error_class":"OOPS"},"note":"n"}`, wantErr: "unknown error class"},
+		"bad mode":         {in: `{"mode":"backwards","note":"n"}`, wantErr: "unknown replay mode"},
+		"bad window":       {in: `{"filter":{"failed_since":"2026-11-21T00:00:00Z","failed_before":"2026-11-20T00:00:00Z"},"note":"n"}`, wantErr: "failed_since"},
+		"negative max":     {in: `{"max":-1,"note":"n"}`, wantErr: "max"},
+		"bad source":       {in: `{"source":"s3","note":"n"}`, wantErr: "source"},
+		"unknown field ok": {in: `{"note":"n","extra":1}`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var req replay.Request
+			err := json.Unmarshal([]byte(tc.in), &req)
+			if err == nil {
+				err = req.Validate()
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.dlqs != nil && !slices.Equal(req.DLQs, tc.dlqs) {
+				t.Fatalf("dlqs %v", req.DLQs)
+			}
+			if tc.classes != nil && !slices.Equal(req.Filter.ErrorClass, tc.classes) {
+				t.Fatalf("classes %v", req.Filter.ErrorClass)
+			}
+		})
+	}
+}
+
+func TestCountByClass(t *testing.T) {
+	t.Parallel()
+	dls := []replay.DeadLetter{
+		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Class: failure.AuthDenied, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{}},
+		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Kind: deadletter.KindBackstop},
+	}
+	got := replay.CountByClass(dls)
+	want := []replay.ClassCount{{Class: "", Count: 1, Retryable: 1}, {Class: failure.AuthDenied, Count: 1}, {Class: failure.RateLimited, Count: 2, Retryable: 2}}
+	slices.SortFunc(want[:2], func(a, b replay.ClassCount) int { return strings.Compare(string(a.Class), string(b.Class)) })
+	want = []replay.ClassCount{want[2], want[0], want[1]}
+	if !slices.Equal(got, want) {
+		t.Fatalf("CountByClass = %+v\nwant %+v", got, want)
+	}
+}
+
+// Example_replayByClass lists a DLQ by class and replays the retryable
+// dead letters from the stage that failed, with a note.
+func Example_replayByClass() {
+	b := newBundle()
+	b.deadLetter("story-1", work.LLM, failure.UpstreamUnavailable)
+	b.deadLetter("story-2", work.LLM, failure.UpstreamUnavailable)
+	b.deadLetter("story-3", work.Notify, failure.AuthDenied)
+	ctx := context.Background()
+
+	dls, _ := b.r.List(ctx, replay.ListRequest{})
+	for _, c := range replay.CountByClass(dls) {
+		fmt.Printf("%-22s %d (retryable %d)\n", c.Class, c.Count, c.Retryable)
+	}
+	yes := true
+	sum, _ := b.r.Run(ctx, replay.Request{Filter: replay.Filter{Retryable: &yes}, Note: "provider recovered", By: "oncall"})
+	fmt.Printf("selected %d, replayed %d, skipped %d, errors %d\n", sum.Selected, sum.Replayed, sum.Skipped, sum.Errors)
+	for _, o := range sum.Items {
+		fmt.Println(o.ItemID, o.Action, "→", o.Target)
+	}
+	// Output:
+	// UPSTREAM_UNAVAILABLE   2 (retryable 2)
+	// AUTH_DENIED            1 (retryable 0)
+	// selected 2, replayed 2, skipped 0, errors 0
+	// story-1 replayed → llm
+	// story-2 replayed → llm
+}

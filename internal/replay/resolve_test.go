@@ -1,0 +1,144 @@
+package replay_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
+)
+
+// malformed puts the dead letter of a message that named no usable item on
+// the fetch DLQ, as the runner builds it, and returns its message id.
+func (b *bundle) malformed(body, itemID string) string {
+	p := deadletter.Build(deadletter.Input{ItemID: itemID, Stage: work.Fetch, Err: failure.New(failure.SchemaInvalid, "bad"),
+		Failure: failure.Of(failure.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.Fetch: 1},
+		FirstFailureAt: t0, LastFailureAt: t0, Body: body})
+	enc, err := p.Marshal()
+	if err != nil {
+		panic(err)
+	}
+	return b.sqs.Put(dlqURL(work.Fetch), string(enc))
+}
+
+func TestResolveClosesDeadLettersWithARecord(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = b.store
+	b.deadLetter("gone", work.Fetch, failure.NotFound)
+	keep := b.deadLetter("keep", work.LLM, failure.AuthDenied)
+	bad := b.malformed(`{"item_id":"x","source_url":"ftp://a"}`, "x")
+	// A spec that conflicts with an existing item: a message dead letter
+	// that names the item; resolving it must not touch the item.
+	b.store.Put(store.Item{ID: "exists", State: store.Done, Stage: work.Notify})
+	conflict := b.malformed(`{"item_id":"exists","source_url":"https://a.example/2","webhook_url":"https://h.example/"}`, "exists")
+
+	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{
+		IDs: []string{"gone", bad, conflict}, Note: "article withdrawn by the publisher", By: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Selected != 3 || sum.Resolved != 3 || sum.Errors != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	onItem := map[string]bool{}
+	for _, o := range sum.Items {
+		onItem[o.ItemID] = o.OnItem
+	}
+	if !onItem["gone"] || onItem["x"] || onItem["exists"] {
+		t.Fatalf("recorded on items %v: want only the item's own dead letter", onItem)
+	}
+	it := b.item(t, "gone")
+	if it.Resolution == nil || it.Resolution.By != "ana" || it.Resolution.Note != "article withdrawn by the publisher" ||
+		!it.Resolution.At.Equal(t0) || it.Resolution.Class != failure.NotFound || it.State != store.Deadletter {
+		t.Fatalf("item after resolve: %+v (resolution %+v)", it, it.Resolution)
+	}
+	if b.item(t, "exists").Resolution != nil {
+		t.Fatal("the conflicting spec's resolution was recorded on the existing item")
+	}
+	rs := b.store.Resolutions()
+	if len(rs) != 3 {
+		t.Fatalf("error log resolutions %+v", rs)
+	}
+	for _, r := range rs {
+		if r.By != "ana" || r.MessageID == "" || r.Stage != work.Fetch {
+			t.Fatalf("resolution %+v", r)
+		}
+	}
+	if left := b.sqs.Bodies(dlqURL(work.Fetch)); len(left) != 0 {
+		t.Fatalf("fetch DLQ still holds %d messages", len(left))
+	}
+	if left := b.sqs.Bodies(dlqURL(work.LLM)); len(left) != 1 || left[0] != keep || b.sqs.Hidden(dlqURL(work.LLM)) != 0 {
+		t.Fatalf("the unselected dead letter was not released untouched: %v", left)
+	}
+}
+
+func TestResolveByFilterDryRunAndRefusals(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = b.store
+	b.deadLetter("a", work.Notify, failure.NotFound)
+	b.deadLetter("b", work.Notify, failure.AuthDenied)
+	ctx := context.Background()
+	if _, err := b.r.Resolve(ctx, replay.ResolveRequest{Note: "x"}); !errors.Is(err, replay.ErrNoSelection) {
+		t.Fatalf("no selection: %v", err)
+	}
+	if _, err := b.r.Resolve(ctx, replay.ResolveRequest{All: true}); err == nil || !strings.Contains(err.Error(), "note is required") {
+		t.Fatalf("no note: %v", err)
+	}
+	flt := replay.Filter{ErrorClass: replay.Classes{failure.NotFound}}
+	dry, err := b.r.Resolve(ctx, replay.ResolveRequest{Filter: flt, Note: "x", DryRun: true})
+	if err != nil || dry.Resolved != 1 || dry.Items[0].Action != "would_resolve" {
+		t.Fatalf("dry run %+v, %v", dry, err)
+	}
+	if len(b.sqs.Bodies(dlqURL(work.Notify))) != 2 || len(b.store.Resolutions()) != 0 || b.item(t, "a").Resolution != nil {
+		t.Fatal("a dry run changed something")
+	}
+	sum, err := b.r.Resolve(ctx, replay.ResolveRequest{Filter: flt, Note: "channel deleted", By: "bo"})
+	if err != nil || sum.Resolved != 1 || sum.Items[0].ItemID != "a" {
+		t.Fatalf("resolve by class: %+v, %v", sum, err)
+	}
+	if left := b.sqs.Bodies(dlqURL(work.Notify)); len(left) != 1 {
+		t.Fatalf("notify DLQ holds %d, want b only", len(left))
+	}
+}
+
+// failingLog fails every append.
+type failingLog struct{}
+
+func (failingLog) AppendResolution(context.Context, store.Resolution) error {
+	return errors.New("ProvisionedThroughputExceededException")
+}
+
+func TestResolveKeepsTheMessageWhenTheRecordFails(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = failingLog{}
+	b.deadLetter("a", work.LLM, failure.NotFound)
+	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{IDs: []string{"a"}, Note: "x", By: "c"})
+	if err != nil || sum.Errors != 1 || sum.Resolved != 0 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	if left := b.sqs.Bodies(dlqURL(work.LLM)); len(left) != 1 || b.sqs.Hidden(dlqURL(work.LLM)) != 0 {
+		t.Fatalf("the dead letter was not kept and released: %v", left)
+	}
+}
+
+func TestReplaySkipsMessageDeadLetters(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.Put(store.Item{ID: "exists", State: store.Deadletter, Stage: work.Fetch, Attempts: map[work.Stage]int{work.Fetch: 1}})
+	b.malformed(`{"item_id":"exists","source_url":"https://a.example/2","webhook_url":"https://h.example/"}`, "exists")
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "x", By: "c"})
+	if err != nil || sum.Skipped != 1 || sum.Replayed != 0 {
+		t.Fatalf("replay of a message dead letter: %+v, %v", sum, err)
+	}
+	if len(b.sqs.Bodies(dlqURL(work.Fetch))) != 1 {
+		t.Fatal("a message dead letter was deleted by a replay")
+	}
+}

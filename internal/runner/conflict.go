@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
+)
+
+// onConflict executes what the conflict table (retry.Conflicts) says of a
+// delivery whose claim lost, from the item as the claim found it. Nothing
+// here calls the upstream or spends an attempt.
+func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQSMessage, env work.Envelope, cur *store.Item) outcome {
+	r := b.r
+	now := b.now()
+	rule := policy.ConflictOutcome(r.conflict(msg, cur, now))
+	if cur != nil {
+		log = log.With("item_state", string(cur.State), "item_stage", string(cur.Stage))
+	}
+	if rule.Duplicate {
+		r.metrics().Count(MetricDuplicates, r.Stage, "", 1)
+	}
+	o := outcome{ack: true, kind: rule.Kind}
+	switch rule.Action {
+	case policy.DeadLetterMessage:
+		return b.deadLetterMessage(msg, failure.New(failure.SchemaInvalid, "%s", rule.Why), env.CorrelationID)
+	case policy.ResendDeadLetter:
+		return b.resendDeadLetter(ctx, log, msg, env, *cur)
+	case policy.Renotice:
+		return b.renotice(ctx, log, msg, *cur)
+	case policy.Reforward:
+		next, _ := r.Stage.Next()
+		o.forward = &work.Envelope{ItemID: cur.ID, Stage: next, CorrelationID: cur.CorrelationID, Replay: env.Replay}
+	case policy.KeepUntilLease:
+		o = outcome{visibility: cur.LeaseUntil.Sub(now) + time.Second, kind: rule.Kind}
+	case policy.KeepUntilDue:
+		o = outcome{visibility: min(max(cur.NotBefore.Sub(now), 0), r.holding().Visibility()), kind: rule.Kind}
+	case policy.KeepBriefly:
+		log.Warn(rule.Why)
+		return outcome{visibility: r.resendDelay(), kind: rule.Kind}
+	}
+	if rule.Conflict == policy.EarlierStage {
+		log.Warn(rule.Why)
+	} else {
+		log.Info(rule.Why, "outcome", o.kind)
+	}
+	return o
+}
+
+// conflict names the situation a lost claim found (see retry.Conflict).
+func (r *Runner) conflict(msg events.SQSMessage, cur *store.Item, now time.Time) policy.Conflict {
+	switch {
+	case cur == nil:
+		return policy.ItemMissing
+	case cur.Stage != r.Stage && cur.Stage.Index() < r.Stage.Index():
+		return policy.EarlierStage
+	case cur.Stage != r.Stage:
+		if next, ok := r.Stage.Next(); ok && cur.Stage == next && cur.State == store.Queued {
+			return policy.NextStageQueued
+		}
+		return policy.LaterStage
+	}
+	switch cur.State {
+	case store.Done, store.Deadletter:
+		if cur.State == store.Deadletter && cur.Carrier == msg.MessageId && r.Notices != nil {
+			return policy.DeadLetteredCarried
+		}
+		return policy.Finished
+	case store.Failed:
+		if cur.Carrier != msg.MessageId {
+			return policy.FailedOther
+		}
+		return policy.FailedCarried
+	case store.Working:
+		// A lease owner is "<message id>#<receipt digest>": a live lease
+		// held by another delivery of this very message (its visibility
+		// ran out first) is waited out.
+		if holder, _, _ := strings.Cut(cur.LeaseOwner, "#"); holder != msg.MessageId {
+			return policy.WorkingOther
+		}
+		return policy.WorkingCarried
+	case store.Queued, store.Retryable:
+		// Only the message that carries the item waits. A parked item has
+		// no carrier (Park clears it): any message may end its wait once
+		// due, so one that comes a moment early — the scheduler's, sent on
+		// another host's clock — waits for it. Only a wait longer than the
+		// runner holds through visibility belongs to the scheduler: its
+		// parked record is still there, since the scheduler releases a due
+		// wait only once due.
+		if cur.Carrier != "" && cur.Carrier != msg.MessageId {
+			return policy.CoolingOther
+		}
+		if cur.Carrier == "" && r.holding().Parked(max(cur.NotBefore.Sub(now), 0)) {
+			return policy.ParkedLater
+		}
+		return policy.Cooling
+	}
+	return policy.Unexpected
+}

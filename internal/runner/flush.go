@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/triagehq/triage/internal/redact"
+)
+
+// maxBatchEntries is SQS's limit on entries per batch call.
+const maxBatchEntries = 10
+
+// finish makes the batch's outcomes durable and reports the records to
+// keep: successes are forwarded (SendMessageBatch) before they are
+// acknowledged — a failed forward keeps the record —, and every kept record
+// gets its decided visibility (ChangeMessageVisibilityBatch).
+func (b *batch) finish() events.SQSEventResponse {
+	ctx, cancel := b.finishing()
+	defer cancel()
+	b.forward(ctx)
+	b.changeVisibility(ctx)
+	var resp events.SQSEventResponse
+	counts := map[string]int{}
+	for i, o := range b.outcomes {
+		counts[o.kind]++
+		if !o.ack {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: b.records[i].MessageId})
+		}
+	}
+	attrs := []any{"records", len(b.records), "kept", len(resp.BatchItemFailures)}
+	for k, n := range counts {
+		attrs = append(attrs, "n_"+k, n)
+	}
+	b.log.Info("batch done", attrs...)
+	if b.r.AfterBatch != nil {
+		b.r.AfterBatch(ctx, b.log)
+	}
+	return resp
+}
+
+func (b *batch) forward(ctx context.Context) {
+	var idx []int
+	for i, o := range b.outcomes {
+		if o.forward != nil {
+			idx = append(idx, i)
+		}
+	}
+	for start := 0; start < len(idx); start += maxBatchEntries {
+		chunk := idx[start:min(start+maxBatchEntries, len(idx))]
+		entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
+		for j, i := range chunk {
+			entries[j] = sqstypes.SendMessageBatchRequestEntry{
+				Id:          aws.String(strconv.Itoa(i)),
+				MessageBody: aws.String(b.outcomes[i].forward.Encode()),
+			}
+		}
+		out, err := b.r.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(b.r.NextQueueURL), Entries: entries})
+		if err != nil {
+			b.log.Error("forward to the next stage failed; records kept for redelivery", "records", len(chunk),
+				"error", redact.String(err.Error()))
+			for _, i := range chunk {
+				b.keep(i, "forward_failed")
+			}
+			continue
+		}
+		for _, f := range out.Failed {
+			i, err := strconv.Atoi(aws.ToString(f.Id))
+			if err != nil || i < 0 || i >= len(b.outcomes) {
+				continue
+			}
+			b.log.Error("forward to the next stage failed for a record; kept for redelivery",
+				"message_id", b.records[i].MessageId, "code", aws.ToString(f.Code))
+			b.keep(i, "forward_failed")
+		}
+	}
+}
+
+// keep turns an acknowledged outcome into a kept one whose redelivery will
+// complete it (a duplicate-of-finished-work that re-forwards).
+func (b *batch) keep(i int, kind string) {
+	b.outcomes[i] = outcome{visibility: b.r.resendDelay(), kind: kind}
+}
+
+func (b *batch) changeVisibility(ctx context.Context) {
+	var idx []int
+	for i, o := range b.outcomes {
+		if !o.ack {
+			idx = append(idx, i)
+		}
+	}
+	for start := 0; start < len(idx); start += maxBatchEntries {
+		chunk := idx[start:min(start+maxBatchEntries, len(idx))]
+		entries := make([]sqstypes.ChangeMessageVisibilityBatchRequestEntry, len(chunk))
+		for j, i := range chunk {
+			entries[j] = sqstypes.ChangeMessageVisibilityBatchRequestEntry{
+				Id:                aws.String(strconv.Itoa(i)),
+				ReceiptHandle:     aws.String(b.records[i].ReceiptHandle),
+				VisibilityTimeout: visibilitySeconds(b.outcomes[i].visibility),
+			}
+		}
+		out, err := b.r.SQS.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{
+			QueueUrl: aws.String(b.r.QueueURL), Entries: entries,
+		})
+		// A failed visibility change loses nothing: the record reappears
+		// after the queue's default visibility instead of the decided delay.
+		if err != nil {
+			b.log.Error("visibility change failed; records reappear after the queue default", "records", len(chunk),
+				"error", redact.String(err.Error()))
+			continue
+		}
+		for _, f := range out.Failed {
+			b.log.Warn("visibility change failed for a record", "entry", aws.ToString(f.Id), "code", aws.ToString(f.Code))
+		}
+	}
+}
+
+// Accessors applying defaults.
+
+func (r *Runner) concurrency() int {
+	if r.Concurrency > 0 {
+		return r.Concurrency
+	}
+	return DefaultConcurrency
+}
+
+func (r *Runner) safetyMargin() time.Duration {
+	if r.SafetyMargin > 0 {
+		return r.SafetyMargin
+	}
+	return DefaultSafetyMargin
+}
+
+func (r *Runner) minRecordTime() time.Duration {
+	if r.MinRecordTime > 0 {
+		return r.MinRecordTime
+	}
+	return DefaultMinRecordTime
+}
+
+func (r *Runner) resendDelay() time.Duration {
+	if r.ResendDelay > 0 {
+		return r.ResendDelay
+	}
+	return DefaultResendDelay
+}

@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"io"
+	"log/slog"
+	"math/rand/v2"
+
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
+)
+
+// Metric names the runner counts.
+const (
+	MetricSuccesses     = "Successes"
+	MetricFailures      = "Failures"
+	MetricRetries       = "Retries"
+	MetricWaits         = "Waits"
+	MetricParked        = "Parked"
+	MetricDeadLetters   = "DeadLetters"
+	MetricEscalations   = "Escalations"
+	MetricDuplicates    = "Duplicates"
+	MetricStoreErrors   = "StoreErrors"
+	MetricDLQSendErrors = "DLQSendErrors"
+	// MetricCreated counts items the first stage created from a producer's
+	// spec.
+	MetricCreated = "Created"
+	// MetricUnknownFields counts messages carrying fields this version
+	// does not know (accepted; each name is logged once per process).
+	MetricUnknownFields = "UnknownFields"
+	// MetricNoticeSendErrors counts owner notices the runner could not
+	// enqueue (package notice).
+	MetricNoticeSendErrors = "NoticeSendErrors"
+)
+
+// Metrics receives the runner's counters. Class is empty for counters that
+// are not about a failure.
+type Metrics interface {
+	Count(name string, stage work.Stage, class failure.Class, n int)
+}
+
+type noMetrics struct{}
+
+func (noMetrics) Count(string, work.Stage, failure.Class, int) {}
+
+func (r *Runner) metrics() Metrics {
+	if r.Metrics == nil {
+		return noMetrics{}
+	}
+	return r.Metrics
+}
+
+func (r *Runner) profile() *policy.Profile {
+	if r.Profile == nil {
+		return policy.Standard()
+	}
+	return r.Profile
+}
+
+// holding is the runner's configuration of how records wait.
+func (r *Runner) holding() policy.Holding {
+	return policy.Holding{MaxVisibility: r.MaxVisibility, ParkAfter: r.ParkAfter, ParkAfterReceives: r.ParkAfterReceives,
+		BackstopReceives: r.BackstopReceives, StoreOutageTolerance: r.StoreOutageTolerance}
+}
+
+// rand returns the injected random source, or math/rand/v2's.
+func (r *Runner) rand() func() float64 {
+	if r.Rand == nil {
+		return rand.Float64
+	}
+	return r.Rand
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Log == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return r.Log
+}

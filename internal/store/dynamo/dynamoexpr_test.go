@@ -1,0 +1,17 @@
+package dynamo_test
+
+import (
+	"fmt"
+
+	"github.com/triagehq/triage/internal/store/dynamo"
+)
+
+func Example() {
+	b := dynamo.New()
+	cond := b.Name("state") + " = " + b.Str("working") + " AND attempts < " + b.Num(5) + " AND " + b.Name("state") + " <> " + b.Str("done")
+	fmt.Println(cond)
+	fmt.Println(len(b.Names), len(b.Values))
+	// Output:
+	// #state = :v0 AND attempts < :v1 AND #state <> :v2
+	// 1 3
+}

@@ -1,0 +1,196 @@
+// Package dynamo is what triage's stores share of DynamoDB.
+//
+//   - Expressions: Builder names every attribute and value of an update or a
+//     condition through placeholders, so reserved words ("state", "status")
+//     need no care and an expression reads like the code that assembles it.
+//   - Scans: ScanAll reads every page of a Scan with a bound on the pages, so
+//     a table far larger than expected is an error, not an endless loop.
+//   - Small shared records (circuit breakers, model health): Table reads one
+//     record by its key and runs a conditional UpdateItem that returns the
+//     new record or, when the condition fails, the record the condition saw;
+//     times are stored as text people read or as Unix milliseconds that
+//     conditions compare. The stores keep their own record types,
+//     expressions and decisions.
+//   - What an instance keeps of those records on the hot path, so a call
+//     costs no DynamoDB request: the last record seen per key with the time
+//     it was seen (Cache), the instance's own run of failures per key since
+//     its last success there (Streaks), or its latest calls per key
+//     (Outcomes). docs/design.md "Shared records at scale" says how breaker
+//     and health use them.
+package dynamo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TimeFormat is how the stores write times people read (opened_at,
+// disabled_at, updated_at, …).
+const TimeFormat = time.RFC3339Nano
+
+// API is the part of the DynamoDB client a record store uses: GetItem and
+// UpdateItem for the stages, Scan for listing (the CLI, the recovery
+// function).
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// Table is one record table: its name, the name of its string hash key and
+// what its records are called in errors ("breaker", "model health").
+type Table[R any] struct {
+	DB   API
+	Name string
+	Key  string
+	What string
+}
+
+// KeyOf is the key of the record id.
+func (t Table[R]) KeyOf(id string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{t.Key: &types.AttributeValueMemberS{Value: id}}
+}
+
+// Decode unmarshals one stored record.
+func (t Table[R]) Decode(av map[string]types.AttributeValue) (R, error) {
+	var r R
+	if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+		var zero R
+		return zero, fmt.Errorf("decode %s: %w", t.What, err)
+	}
+	return r, nil
+}
+
+// Get reads the record id; ok is false, with no error, when there is none.
+func (t Table[R]) Get(ctx context.Context, id string, consistent bool) (r R, ok bool, err error) {
+	out, err := t.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.Name, Key: t.KeyOf(id), ConsistentRead: &consistent})
+	if err != nil {
+		return r, false, fmt.Errorf("get %s %s: %w", t.What, id, err)
+	}
+	if len(out.Item) == 0 {
+		return r, false, nil
+	}
+	r, err = t.Decode(out.Item)
+	return r, err == nil, err
+}
+
+// Find reads the record id; when there is none, the error wraps notFound.
+func (t Table[R]) Find(ctx context.Context, id string, consistent bool, notFound error) (R, error) {
+	r, ok, err := t.Get(ctx, id, consistent)
+	if err == nil && !ok {
+		err = fmt.Errorf("get %s %s: %w", t.What, id, notFound)
+	}
+	return r, err
+}
+
+// Update is the conditional UpdateItem of the record id, returning the new
+// record (ALL_NEW) and, when cond fails, the old one (ALL_OLD). An empty
+// cond makes it unconditional.
+func (t Table[R]) Update(id, update, cond string, b *Builder) *dynamodb.UpdateItemInput {
+	in := &dynamodb.UpdateItemInput{
+		TableName: &t.Name, Key: t.KeyOf(id), UpdateExpression: &update,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if cond != "" {
+		in.ConditionExpression = &cond
+	}
+	return in
+}
+
+// Outcome is what Apply found.
+type Outcome[R any] struct {
+	// Record is the new record when Applied, otherwise the record the
+	// failed condition saw (the zero R when Exists is false).
+	Record R
+	// Applied is whether the condition held and the update applied.
+	Applied bool
+	// Exists is whether there was a record (always true when Applied).
+	Exists bool
+}
+
+// Apply runs in, one conditional UpdateItem of the record id (see Update).
+// A failed condition is not an error: the Outcome carries the record it
+// saw, from the error or, from an implementation that returns none, from a
+// consistent read. Other errors, and a failed read after the conflict
+// ("read after conflict: …"), are returned for the caller to wrap.
+func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemInput) (Outcome[R], error) {
+	out, err := t.DB.UpdateItem(ctx, in)
+	if err == nil {
+		r, err := t.Decode(out.Attributes)
+		return Outcome[R]{Record: r, Applied: true, Exists: true}, err
+	}
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return Outcome[R]{}, err
+	}
+	if len(ccf.Item) > 0 {
+		r, err := t.Decode(ccf.Item)
+		return Outcome[R]{Record: r, Exists: err == nil}, err
+	}
+	r, ok, err := t.Get(ctx, id, true)
+	if err != nil {
+		return Outcome[R]{}, fmt.Errorf("read after conflict: %w", err)
+	}
+	return Outcome[R]{Record: r, Exists: ok}, nil
+}
+
+// List scans the whole table (at most maxPages pages, consistent or not)
+// and returns every record converted by conv, sorted by cmp.
+// Errors say "list <What> records".
+func List[R, T any](ctx context.Context, t Table[R], consistent bool, maxPages int, conv func(R) T, cmp func(a, b T) int) ([]T, error) {
+	in := &dynamodb.ScanInput{TableName: &t.Name}
+	if consistent {
+		in.ConsistentRead = &consistent
+	}
+	out, err := ScanAll(ctx, t.DB, in, maxPages, func(av map[string]types.AttributeValue) (T, error) {
+		r, err := t.Decode(av)
+		return conv(r), err
+	}, cmp)
+	if err != nil {
+		return nil, fmt.Errorf("list %s records: %w", t.What, err)
+	}
+	return out, nil
+}
+
+// ConditionFailed reports whether err is DynamoDB's failed condition.
+func ConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// NewToken returns a random owner or write token: 24 hex digits.
+// Uniqueness is all it needs; it takes part in no decision.
+func NewToken() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ParseTime reads a time stored in TimeFormat, in UTC; empty or unreadable
+// text is the zero time.
+func ParseTime(s string) time.Time {
+	t, err := time.Parse(TimeFormat, s)
+	if s == "" || err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// FromMillis reads a time stored as Unix milliseconds, in UTC; 0 is the
+// zero time.
+func FromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}

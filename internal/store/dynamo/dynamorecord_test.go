@@ -1,0 +1,101 @@
+package dynamo_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/triagehq/triage/internal/store/dynamo"
+)
+
+type rec struct {
+	ID string `dynamodbav:"id"`
+	N  int    `dynamodbav:"n"`
+}
+
+// fakeDB answers UpdateItem with update and GetItem with item; it counts
+// consistent reads.
+type fakeDB struct {
+	dynamo.API
+	update   func() (*dynamodb.UpdateItemOutput, error)
+	item     map[string]types.AttributeValue
+	reads    int
+	lastCond *string
+}
+
+func (f *fakeDB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	f.lastCond = in.ConditionExpression
+	return f.update()
+}
+
+func (f *fakeDB) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if in.ConsistentRead != nil && *in.ConsistentRead {
+		f.reads++
+	}
+	return &dynamodb.GetItemOutput{Item: f.item}, nil
+}
+
+func item(n string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}, "n": &types.AttributeValueMemberN{Value: n}}
+}
+
+func TestApply(t *testing.T) {
+	t.Parallel()
+	ccf := func(it map[string]types.AttributeValue) func() (*dynamodb.UpdateItemOutput, error) {
+		return func() (*dynamodb.UpdateItemOutput, error) {
+			return nil, &types.ConditionalCheckFailedException{Item: it}
+		}
+	}
+	boom := errors.New("boom")
+	cases := map[string]struct {
+		update    func() (*dynamodb.UpdateItemOutput, error)
+		stored    map[string]types.AttributeValue
+		want      dynamo.Outcome[rec]
+		wantReads int
+		wantErr   error
+	}{
+		"applied": {update: func() (*dynamodb.UpdateItemOutput, error) {
+			return &dynamodb.UpdateItemOutput{Attributes: item("2")}, nil
+		},
+			want: dynamo.Outcome[rec]{Record: rec{"a", 2}, Applied: true, Exists: true}},
+		"condition failed, old record in the error": {update: ccf(item("1")),
+			want: dynamo.Outcome[rec]{Record: rec{"a", 1}, Exists: true}},
+		"condition failed, no record in the error": {update: ccf(nil), stored: item("3"), wantReads: 1,
+			want: dynamo.Outcome[rec]{Record: rec{"a", 3}, Exists: true}},
+		"condition failed, no record": {update: ccf(nil), wantReads: 1},
+		"other error":                 {update: func() (*dynamodb.UpdateItemOutput, error) { return nil, boom }, wantErr: boom},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := &fakeDB{update: tc.update, item: tc.stored}
+			tbl := dynamo.Table[rec]{DB: db, Name: "t", Key: "id", What: "rec"}
+			got, err := tbl.Apply(context.Background(), "a", tbl.Update("a", "SET n = n + 1", "n < 3", dynamo.New()))
+			if !errors.Is(err, tc.wantErr) || got != tc.want || db.reads != tc.wantReads {
+				t.Fatalf("Apply = %+v, %v after %d reads; want %+v, %v after %d", got, err, db.reads, tc.want, tc.wantErr, tc.wantReads)
+			}
+			if db.lastCond == nil || !dynamo.ConditionFailed(&types.ConditionalCheckFailedException{}) {
+				t.Fatal("the update lost its condition")
+			}
+		})
+	}
+}
+
+func TestTimes(t *testing.T) {
+	t.Parallel()
+	if !dynamo.ParseTime("").IsZero() || !dynamo.ParseTime("yesterday").IsZero() || !dynamo.FromMillis(0).IsZero() {
+		t.Fatal("empty or unreadable times are not zero")
+	}
+	if got := dynamo.ParseTime("2026-11-21T10:00:00+01:00"); got.Location().String() != "UTC" || got.Hour() != 9 {
+		t.Fatalf("ParseTime = %v", got)
+	}
+	if got := dynamo.FromMillis(1000); got.Unix() != 1 || got.Location().String() != "UTC" {
+		t.Fatalf("FromMillis = %v", got)
+	}
+	if a, b := dynamo.NewToken(), dynamo.NewToken(); len(a) != 24 || a == b {
+		t.Fatalf("tokens %q, %q", a, b)
+	}
+}

@@ -1,0 +1,341 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
+)
+
+// Status is how far an item got through the pipeline. It only moves forward
+// (a full-restart replay resets it to Received).
+type Status string
+
+const (
+	// Received is a new item: nothing has run yet.
+	Received Status = "received"
+	// Fetched means the fetch stage stored the source text.
+	Fetched Status = "fetched"
+	// Enriched means the llm stage stored the enrichment.
+	Enriched Status = "enriched"
+	// Notified means the webhook accepted the delivery: the item is complete.
+	Notified Status = "notified"
+)
+
+// Statuses lists every status in pipeline order.
+func Statuses() []Status { return []Status{Received, Fetched, Enriched, Notified} }
+
+// StatusAfter is the status an item reaches when stage succeeds.
+func StatusAfter(s work.Stage) Status {
+	switch s {
+	case work.Fetch:
+		return Fetched
+	case work.LLM:
+		return Enriched
+	case work.Notify:
+		return Notified
+	}
+	return Received
+}
+
+// Progress is the percentage of stages done for status.
+func (s Status) Progress() int {
+	for i, st := range Statuses() {
+		if st == s {
+			return i * 100 / (len(Statuses()) - 1)
+		}
+	}
+	return 0
+}
+
+// State is where an item is in its current stage's queue.
+type State string
+
+const (
+	// Queued means a message for the item's stage is on (or on its way to)
+	// the stage queue.
+	Queued State = "queued"
+	// Working means a stage invocation holds the item's lease.
+	Working State = "working"
+	// Retryable means the last attempt failed (or waited) and the item will
+	// run again at NotBefore, through SQS visibility or the scheduler.
+	Retryable State = "retryable"
+	// Failed means the stage failed for good and the hand-off of the dead
+	// letter to the DLQ is not yet confirmed. A redelivery completes it.
+	Failed State = "failed"
+	// Deadletter means the item's dead letter is on the stage DLQ, waiting
+	// for an operator.
+	Deadletter State = "deadletter"
+	// Done means every stage succeeded.
+	Done State = "done"
+)
+
+// States lists every state.
+func States() []State { return []State{Queued, Working, Retryable, Failed, Deadletter, Done} }
+
+// Transitions is the state machine: the states each state may move to. The
+// stores enforce it in DynamoDB with ConditionExpressions built from this
+// table (see allowedFrom), so code and data cannot disagree.
+//
+//	queued     → working                      (claim)
+//	retryable  → working                      (claim once due)
+//	working    → working                      (lease takeover after a crash)
+//	working    → queued | done                (success: next stage, or the end)
+//	working    → retryable                    (retry, wait, park, lease release)
+//	working    → failed                       (dead-letter decided)
+//	failed     → deadletter                   (DLQ hand-off confirmed)
+//	deadletter → queued                       (operator replay)
+//	failed     → queued                       (operator replay before the hand-off completed)
+//	queued     → queued                       (operator replay of a message the queue's backstop moved)
+//	retryable  → queued                       (operator replay of a message the queue's backstop moved)
+//
+// A replay may also take a working item whose lease has expired (a crash
+// loop the backstop ended): working → queued is already in the table.
+var Transitions = map[State][]State{
+	Queued:     {Working, Queued},
+	Retryable:  {Working, Queued},
+	Working:    {Working, Queued, Done, Retryable, Failed},
+	Failed:     {Deadletter, Queued},
+	Deadletter: {Queued},
+	Done:       {},
+}
+
+// CanTransition reports whether Transitions allows from → to.
+func CanTransition(from, to State) bool {
+	for _, s := range Transitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// allowedFrom lists the states that may move to `to`, for condition expressions.
+func allowedFrom(to State) []State {
+	var out []State
+	for _, from := range States() {
+		if CanTransition(from, to) {
+			out = append(out, from)
+		}
+	}
+	return out
+}
+
+// EnrichmentStatus is the failure lifecycle of an item (docs/design.md
+// "Item state"): absent before anything ran, pending while it has failures
+// that will be retried, success after its most recent stage succeeded,
+// permanent_failure once it is dead-lettered.
+type EnrichmentStatus string
+
+const (
+	// EnrichmentNone is the absent value: never failed, nothing finished yet.
+	EnrichmentNone EnrichmentStatus = ""
+	// EnrichmentPending means the item failed and will be retried.
+	EnrichmentPending EnrichmentStatus = "pending"
+	// EnrichmentSuccess means the item's latest stage succeeded.
+	EnrichmentSuccess EnrichmentStatus = "success"
+	// EnrichmentPermanentFailure means the item is dead-lettered.
+	EnrichmentPermanentFailure EnrichmentStatus = "permanent_failure"
+)
+
+// Kind is what an item is; it selects the llm prompt.
+type Kind string
+
+const (
+	// KindStory is a news story to summarise.
+	KindStory Kind = "story"
+	// KindDocument is any other document to summarise.
+	KindDocument Kind = "document"
+	// KindAction is a task the model carries out and reports on with an
+	// ACTION_OUTCOME marker.
+	KindAction Kind = "action"
+)
+
+// Kinds lists every kind.
+func Kinds() []Kind { return []Kind{KindStory, KindDocument, KindAction} }
+
+// ParseKind returns the kind named s; empty is Story.
+func ParseKind(s string) (Kind, error) {
+	if s == "" {
+		return KindStory, nil
+	}
+	for _, k := range Kinds() {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("unknown item kind %q (want story, document or action)", s)
+}
+
+// Item is one unit of work and its whole failure history.
+type Item struct {
+	ID            string
+	Kind          Kind
+	SourceURL     string
+	WebhookURL    string
+	CorrelationID string
+	// Metadata is the producer's key/value context from the item's spec.
+	Metadata map[string]string
+	// Notices are the owner's notice choices from the spec; nil (an item
+	// created before notices existed) means its kind's DefaultNotices. Read
+	// them with NoticeChoices.
+	Notices *Notices
+
+	Status Status
+	State  State
+	// Stage is the stage the item is in (queued, working, retrying or
+	// dead-lettered at); for a done item, the last stage.
+	Stage work.Stage
+
+	// Attempts counts the attempts each stage has spent; stages never share.
+	Attempts         map[work.Stage]int
+	EnrichmentStatus EnrichmentStatus
+	// FailureCount counts failures that spent an attempt since the last success.
+	FailureCount   int
+	LastError      *LastError
+	FirstFailureAt time.Time
+	LastFailureAt  time.Time
+	// NotBefore is the earliest time the item may run again (retry or wait).
+	NotBefore time.Time
+
+	// LeaseOwner is the delivery ("<message id>#<receive count>") whose
+	// invocation holds the item.
+	LeaseOwner string
+	LeaseUntil time.Time
+	// Carrier is the SQS message id that carries the item in its stage queue,
+	// set by the claim. Another message for the same stage is a duplicate.
+	Carrier string
+
+	// ReplayCount counts every replay; Replays keeps the last MaxReplays of
+	// them, oldest first (the error log keeps all).
+	ReplayCount int
+	Replays     []ReplayRecord
+	// Notes are the last MaxNotes operator annotations (triage dlq
+	// annotate), oldest first; NoteCount counts them all (the error log
+	// keeps all).
+	Notes     []Note
+	NoteCount int
+	// DeadLetter is the most recent dead letter, set when the DLQ hand-off is
+	// confirmed.
+	DeadLetter *DeadLetterRef
+	// Resolution is the operator's closing of the item's latest resolved
+	// dead letter (triage dlq resolve); nil if none was resolved.
+	Resolution *Resolution
+	// Suspect is the item's run of provider-wide failures at one upstream
+	// (see Suspect); nil when it has none since its last success.
+	Suspect *Suspect
+
+	Document   *Document
+	Enrichment *Enrichment
+	Delivery   *Delivery
+
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// LastWrite identifies the most recent write ("<owner>/<op>/<ms>"), so a
+	// write the SDK retried after it had already succeeded is recognised as
+	// applied instead of as a lost race.
+	LastWrite string
+}
+
+// AttemptsOf returns the attempts spent in stage.
+func (it Item) AttemptsOf(s work.Stage) int { return it.Attempts[s] }
+
+// LastError is the structured record of the most recent failure
+// (docs/design.md "The failure record"): which component failed, how, and
+// what happens next.
+type LastError struct {
+	Component     work.Stage        `dynamodbav:"component" json:"component"`
+	ErrorClass    failure.Class     `dynamodbav:"error_class" json:"error_class"`
+	Error         string            `dynamodbav:"error" json:"error"`
+	ErrorType     string            `dynamodbav:"error_type" json:"error_type"`
+	ErrorCode     string            `dynamodbav:"error_code,omitempty" json:"error_code,omitempty"`
+	FailedAt      time.Time         `dynamodbav:"failed_at" json:"failed_at"`
+	CorrelationID string            `dynamodbav:"correlation_id" json:"correlation_id"`
+	RetryCount    int               `dynamodbav:"retry_count" json:"retry_count"`
+	Retryable     bool              `dynamodbav:"retryable" json:"retryable"`
+	RetryAt       *time.Time        `dynamodbav:"retry_at,omitempty" json:"retry_at,omitempty"`
+	MaxRetries    int               `dynamodbav:"max_retries" json:"max_retries"`
+	Details       map[string]string `dynamodbav:"details,omitempty" json:"details,omitempty"`
+}
+
+// ReplayRecord is one operator replay of the item.
+type ReplayRecord struct {
+	At   time.Time `dynamodbav:"at" json:"at"`
+	By   string    `dynamodbav:"by" json:"by"`
+	Note string    `dynamodbav:"note" json:"note"`
+	Mode string    `dynamodbav:"mode" json:"mode"`
+	// FromStage is the stage the replay resumed the item at.
+	FromStage work.Stage    `dynamodbav:"from_stage" json:"from_stage"`
+	Class     failure.Class `dynamodbav:"class,omitempty" json:"class,omitempty"`
+	// FailedStage is the stage the item had failed at (FromStage unless the
+	// replay was a full restart).
+	FailedStage work.Stage `dynamodbav:"failed_stage,omitempty" json:"failed_stage,omitempty"`
+	// DeadLetterID is the dead letter the replay came from; empty for a
+	// replay from item state or of a raw message the backstop moved.
+	DeadLetterID string `dynamodbav:"dead_letter_id,omitempty" json:"dead_letter_id,omitempty"`
+	// MessageID is the DLQ message the replay came from, if any.
+	MessageID string `dynamodbav:"message_id,omitempty" json:"message_id,omitempty"`
+}
+
+// Note is one operator annotation on an item.
+type Note struct {
+	// At is when it was written, By who wrote it, Text what it says (at
+	// most MaxNoteBytes).
+	At   time.Time `dynamodbav:"at" json:"at"`
+	By   string    `dynamodbav:"by,omitempty" json:"by,omitempty"`
+	Text string    `dynamodbav:"text" json:"text"`
+	// DeadLetterID is the dead letter the note was made on, if any.
+	DeadLetterID string `dynamodbav:"dead_letter_id,omitempty" json:"dead_letter_id,omitempty"`
+}
+
+// Document is the fetch stage's output. On the stored item it is a
+// reference: Text is empty and Body says where the text is (see Part); the
+// stage that needs the text reads it back (Items.Hydrate, Memory.Hydrate),
+// which fills Text and clears Body. A non-nil Body therefore means "not
+// loaded".
+type Document struct {
+	Text        string    `dynamodbav:"text,omitempty" json:"text,omitempty"`
+	Bytes       int       `dynamodbav:"bytes" json:"bytes"`
+	SHA256      string    `dynamodbav:"sha256,omitempty" json:"sha256"`
+	ContentType string    `dynamodbav:"content_type,omitempty" json:"content_type,omitempty"`
+	Truncated   bool      `dynamodbav:"truncated,omitempty" json:"truncated,omitempty"`
+	FetchedAt   time.Time `dynamodbav:"fetched_at" json:"fetched_at"`
+	// Body is where the text is stored, while it is not loaded.
+	Body *BodyRef `dynamodbav:"body,omitempty" json:"body,omitempty"`
+}
+
+// Enrichment is the llm stage's output: the validated JSON object the model
+// returned, plus which model produced it. On the stored item only Model,
+// ActionOutcome, EnrichedAt and Body are kept; the rest is the body the
+// notify stage reads back (see Document for the convention).
+type Enrichment struct {
+	SummaryNeutral string   `dynamodbav:"summary_neutral,omitempty" json:"summary_neutral"`
+	SummarySpicy   string   `dynamodbav:"summary_spicy,omitempty" json:"summary_spicy"`
+	Category       string   `dynamodbav:"category,omitempty" json:"category"`
+	Severity       string   `dynamodbav:"severity,omitempty" json:"severity"`
+	PrimaryActor   string   `dynamodbav:"primary_actor,omitempty" json:"primary_actor"`
+	TopEntities    []string `dynamodbav:"top_entities,omitempty" json:"top_entities"`
+	Model          string   `dynamodbav:"model" json:"model"`
+	// ActionOutcome is "success" for action items the model carried out.
+	ActionOutcome string    `dynamodbav:"action_outcome,omitempty" json:"action_outcome,omitempty"`
+	EnrichedAt    time.Time `dynamodbav:"enriched_at" json:"enriched_at"`
+	// Body is where the enrichment is stored, while it is not loaded. It is
+	// never part of the enrichment's JSON (the body, the webhook payload).
+	Body *BodyRef `dynamodbav:"body,omitempty" json:"-"`
+}
+
+// Delivery is the notify stage's output.
+type Delivery struct {
+	Status         int       `dynamodbav:"status" json:"status"`
+	IdempotencyKey string    `dynamodbav:"idempotency_key" json:"idempotency_key"`
+	DeliveredAt    time.Time `dynamodbav:"delivered_at" json:"delivered_at"`
+}
+
+// Output is what a successful stage stores on the item; exactly one field
+// is set, matching the stage.
+type Output struct {
+	Document   *Document
+	Enrichment *Enrichment
+	Delivery   *Delivery
+}

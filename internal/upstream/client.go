@@ -1,0 +1,64 @@
+package upstream
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// Timeouts of every client NewClient builds; the caller's context and
+// ClientOptions.Timeout bound the rest.
+const (
+	// DialTimeout bounds establishing the TCP connection.
+	DialTimeout = 5 * time.Second
+	// TLSHandshakeTimeout bounds the TLS handshake.
+	TLSHandshakeTimeout = 5 * time.Second
+)
+
+// ClientOptions says how an upstream's client differs from the others.
+type ClientOptions struct {
+	// Timeout bounds a whole request, redirects and body included; 0 leaves
+	// it to the request's context.
+	Timeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for the response headers once
+	// the request is written; 0 is no bound.
+	ResponseHeaderTimeout time.Duration
+	// BlockPrivate refuses BlockedAddr destinations on every connection
+	// (Control); proxies from the environment are then not used, since the
+	// dialer could not see the real destination.
+	BlockPrivate bool
+	// NoRedirects returns a redirect as the response instead of following
+	// it (at most 10 are followed otherwise).
+	NoRedirects bool
+}
+
+// NewClient returns the HTTP client of an upstream: the shared dial and TLS
+// timeouts, HTTP/2 when offered, a pool of 32 idle connections, and o.
+func NewClient(o ClientOptions) *http.Client {
+	dialer := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
+	proxy := http.ProxyFromEnvironment
+	if o.BlockPrivate {
+		dialer.Control, proxy = Control, nil
+	}
+	c := &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 proxy,
+			DialContext:           dialer.DialContext,
+			TLSHandshakeTimeout:   TLSHandshakeTimeout,
+			ResponseHeaderTimeout: o.ResponseHeaderTimeout,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          32,
+			IdleConnTimeout:       90 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		},
+		Timeout: o.Timeout,
+	}
+	if o.NoRedirects {
+		c.CheckRedirect = NoRedirects
+	}
+	return c
+}
+
+// NoRedirects is a CheckRedirect that stops at the first response: the 3xx
+// comes back to the caller.
+func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -1,0 +1,287 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/triagehq/triage/internal/failure"
+)
+
+// Op is the operation name on the OpenAI and Azure client's HTTPErrors.
+const Op = "chat.completions"
+
+// DefaultAzureAPIVersion is the api-version an Azure resource URL gets when
+// it names none (a generally available version of the data-plane API).
+const DefaultAzureAPIVersion = "2024-10-21"
+
+// Client calls an OpenAI-compatible chat-completions endpoint: OpenAI, Azure
+// OpenAI, or the local fake. It is safe for concurrent use.
+type Client struct {
+	httpDialect
+	endpoint *url.URL
+	// azureResource is true for an Azure resource URL (".../openai"),
+	// whose deployment is the request's model.
+	azureResource bool
+}
+
+var _ Completer = (*Client)(nil)
+
+// New returns a Client for cfg — Provider failure.OpenAI (the default),
+// any OpenAI-compatible endpoint (a provider whose dialect is OpenAI's, or
+// whose name triage does not know: it reports that name), or one speaking
+// Azure's dialect — with its defaults applied. A BaseURL that is not an
+// absolute http or https URL, or a provider of another dialect, is an
+// INTERNAL_BUG.
+func New(cfg Config) (*Client, error) {
+	p := cfg.Provider
+	if p == "" {
+		p = failure.OpenAI
+	}
+	dialect := p.Dialect()
+	if dialect != "" && dialect != failure.OpenAI && dialect != failure.Azure || p.Role() != failure.RoleModel && p.Role() != failure.RoleUnknown {
+		return nil, failure.New(failure.InternalBug, "llm.New speaks the openai and azure dialects, not %q", truncateString(string(p), 40))
+	}
+	u, err := parseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{httpDialect: newHTTPDialect(cfg, p, Op)}
+	if dialect == failure.Azure && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/openai") {
+		c.azureResource = true
+		if u.Query().Get("api-version") == "" {
+			q := u.Query()
+			q.Set("api-version", DefaultAzureAPIVersion)
+			u.RawQuery = q.Encode()
+		}
+		c.endpoint = u
+	} else {
+		c.endpoint = withPath(u, "/chat/completions")
+	}
+	return c, nil
+}
+
+// Provider returns the provider the client reports on its errors.
+func (c *Client) Provider() failure.Provider { return c.provider }
+
+type wireRequest struct {
+	Model          string          `json:"model"`
+	Messages       []Message       `json:"messages"`
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+	Temperature    *float64        `json:"temperature,omitempty"`
+	MaxTokens      int             `json:"max_tokens,omitempty"`
+}
+
+type responseFormat struct {
+	Type string `json:"type"`
+}
+
+type wireResponse struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Error   json.RawMessage `json:"error"`
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+			Refusal *string `json:"refusal"`
+		} `json:"message"`
+		Delta struct {
+			Content *string `json:"content"`
+			Refusal *string `json:"refusal"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// Complete sends one chat completion and returns the first choice; it makes
+// exactly one HTTP request. Errors (see Completer):
+//
+//   - a non-2xx answer: *failure.HTTPError{Provider, Op: "chat.completions"}
+//     with the body (at most failure.MaxBodyBytes, API key scrubbed);
+//   - a transport failure: the net/http error, wrapped (context deadlines,
+//     resets and refused connections classify as NETWORK_TIMEOUT);
+//   - a 2xx that is not a completion (bad JSON, no choices): RESPONSE_INVALID
+//     "malformed answer envelope"; a 2xx carrying an "error" object instead
+//     of choices (some gateways), or a text/event-stream with an error event,
+//     is an HTTPError with that object so its code is classified;
+//   - an invalid Request (no model, no messages): INTERNAL_BUG.
+//
+// A finish_reason of length, content_filter or tool_calls, or a refusal,
+// comes back in the Response for Judge. Every error after a response
+// arrived carries the "request_id" (when the upstream sent one) and
+// "upstream_status" details.
+func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
+	if err := checkRequest(req); err != nil {
+		return Response{}, err
+	}
+	body, err := json.Marshal(wireRequest{
+		Model:          req.Model,
+		Messages:       req.Messages,
+		ResponseFormat: jsonObject(req.JSONObject),
+		Temperature:    req.Temperature,
+		MaxTokens:      req.MaxTokens,
+	})
+	if err != nil {
+		return Response{}, failure.Wrap(failure.InternalBug, err, "encode llm request")
+	}
+	h := http.Header{}
+	h.Set("Accept", "application/json")
+	setIDs(h, req)
+	if c.apiKey != "" {
+		if c.provider.Dialect() == failure.Azure {
+			h.Set("api-key", c.apiKey)
+		} else {
+			h.Set("Authorization", "Bearer "+c.apiKey)
+		}
+	}
+	endpoint := c.endpoint
+	if c.azureResource {
+		endpoint = withPath(c.endpoint, "/deployments/"+url.PathEscape(req.Model)+"/chat/completions")
+	}
+	r, err := c.post(ctx, endpoint, body, h)
+	if err != nil {
+		return Response{}, err
+	}
+	return c.decode(r)
+}
+
+// decode reads a 2xx chat completion, or a stream of completion chunks.
+func (c *Client) decode(r reply) (Response, error) {
+	if r.eventStream() {
+		return c.decodeStream(r)
+	}
+	var w wireResponse
+	if err := json.Unmarshal(r.body, &w); err != nil {
+		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope"))
+	}
+	if hasErrorObject(w.Error) && !w.answered() {
+		// A gateway that answers 200 with an error object beside choices
+		// that hold no text (OpenRouter's "Provider returned error" with
+		// code 429 and an empty message) reports the upstream's failure:
+		// the error object is the answer, judged as its code says.
+		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
+	}
+	if len(w.Choices) == 0 {
+		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, errors.New("no choices"), "malformed answer envelope"))
+	}
+	out := Response{Provider: c.provider, Model: w.Model, RequestID: r.requestID}
+	if out.RequestID == "" {
+		out.RequestID = truncateString(w.ID, 128)
+	}
+	ch := w.Choices[0]
+	var refusal string
+	if ch.Message.Content != nil {
+		out.Content = *ch.Message.Content
+	}
+	if ch.Message.Refusal != nil {
+		refusal = *ch.Message.Refusal
+	}
+	if ch.FinishReason != nil {
+		out.StopReason = *ch.FinishReason
+	}
+	if w.Usage != nil {
+		out.Usage = Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens, Reported: true}
+	}
+	out.Stop = openAIStop(out.StopReason, out.Content, refusal)
+	return out, nil
+}
+
+// answered reports whether the first choice carries text or a refusal:
+// an answer an error object beside it does not replace.
+func (w *wireResponse) answered() bool {
+	if len(w.Choices) == 0 {
+		return false
+	}
+	m := w.Choices[0].Message
+	return m.Content != nil && strings.TrimSpace(*m.Content) != "" || m.Refusal != nil && strings.TrimSpace(*m.Refusal) != ""
+}
+
+// openAIStop maps a finish_reason; a refusal with no content is a refusal
+// whatever the finish_reason says (OpenAI reports "stop" for one).
+func openAIStop(reason, content, refusal string) Stop {
+	if strings.TrimSpace(refusal) != "" && strings.TrimSpace(content) == "" {
+		return StopRefusal
+	}
+	return stopOf(openAIStops, reason)
+}
+
+// decodeStream assembles a chat.completion.chunk stream (a gateway that
+// streams though triage never asks it to): the deltas of the first choice,
+// its finish_reason and the usage chunk. An error event ends it as an
+// HTTPError; a stream that stops before "data: [DONE]" and without a
+// finish_reason was cut off (NETWORK_TIMEOUT).
+func (c *Client) decodeStream(r reply) (Response, error) {
+	events, complete := parseSSE(r.body)
+	out := Response{Provider: c.provider, RequestID: r.requestID}
+	var (
+		content, refusal strings.Builder
+		done, finished   bool
+	)
+	for _, ev := range events {
+		if bytes.HasPrefix(ev.data, []byte("[DONE]")) {
+			done = true
+			break
+		}
+		if errorEvent(ev) {
+			return Response{}, r.detail(c.httpError(r.status, r.header, ev.data))
+		}
+		var w wireResponse
+		if err := json.Unmarshal(ev.data, &w); err != nil {
+			return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer stream chunk"))
+		}
+		if out.Model == "" {
+			out.Model = w.Model
+		}
+		if out.RequestID == "" {
+			out.RequestID = truncateString(w.ID, 128)
+		}
+		if w.Usage != nil {
+			out.Usage = Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens, Reported: true}
+		}
+		if len(w.Choices) == 0 {
+			continue
+		}
+		ch := w.Choices[0]
+		if ch.Delta.Content != nil {
+			content.WriteString(*ch.Delta.Content)
+		}
+		if ch.Delta.Refusal != nil {
+			refusal.WriteString(*ch.Delta.Refusal)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			out.StopReason, finished = *ch.FinishReason, true
+		}
+	}
+	if !done && !(finished && complete) {
+		return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+	}
+	out.Content = content.String()
+	out.Stop = openAIStop(out.StopReason, out.Content, refusal.String())
+	return out, nil
+}
+
+func jsonObject(on bool) *responseFormat {
+	if !on {
+		return nil
+	}
+	return &responseFormat{Type: "json_object"}
+}
+
+// setIDs sets the item and correlation id headers.
+func setIDs(h http.Header, req Request) {
+	if req.ItemID != "" {
+		h.Set(HeaderItemID, req.ItemID)
+	}
+	if req.CorrelationID != "" {
+		h.Set(HeaderCorrelationID, req.CorrelationID)
+	}
+}

@@ -1,0 +1,162 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/upstream/llm"
+)
+
+// wireServer records one request and answers with a fixed response.
+type wireServer struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	path   string
+	header http.Header
+	body   map[string]any
+}
+
+func newWireServer(t *testing.T, status int, contentType, answer string) *wireServer {
+	t.Helper()
+	w := &wireServer{}
+	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		w.mu.Lock()
+		w.path, w.header = r.URL.EscapedPath(), r.Header.Clone()
+		_ = json.Unmarshal(raw, &w.body)
+		w.mu.Unlock()
+		rw.Header().Set("Content-Type", contentType)
+		rw.WriteHeader(status)
+		_, _ = io.WriteString(rw, answer)
+	}))
+	t.Cleanup(w.srv.Close)
+	return w
+}
+
+func wireRequest() llm.Request {
+	temp := 0.2
+	return llm.Request{Model: "claude-3-5-haiku-latest", Temperature: &temp, ItemID: "item-9", CorrelationID: "corr-9",
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "rules"}, {Role: llm.RoleSystem, Content: "more rules"},
+			{Role: llm.RoleUser, Content: plantedPrompt}}}
+}
+
+// TestAnthropicRequest checks the Messages request: the headers Anthropic
+// requires, the system messages in "system", max_tokens defaulted (the API
+// requires it), and the key only in x-api-key.
+func TestAnthropicRequest(t *testing.T) {
+	t.Parallel()
+	w := newWireServer(t, 200, "application/json",
+		`{"id":"msg_1","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022","content":[{"type":"text","text":"{}"}],`+
+			`"stop_reason":"end_turn","usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}`)
+	c, err := llm.NewAnthropic(llm.Config{BaseURL: w.srv.URL, APIKey: plantedKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Complete(t.Context(), wireRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Usage != (llm.Usage{InputTokens: 15, OutputTokens: 3, Reported: true}) || resp.RequestID != "msg_1" || resp.Stop != llm.StopEnd {
+		t.Errorf("response = %+v", resp)
+	}
+	for k, want := range map[string]string{"x-api-key": plantedKey, "anthropic-version": llm.AnthropicVersion,
+		"Authorization": "", llm.HeaderItemID: "item-9", llm.HeaderCorrelationID: "corr-9"} {
+		if got := w.header.Get(k); got != want {
+			t.Errorf("header %s = %q, want %q", k, got, want)
+		}
+	}
+	if w.path != "/v1/messages" || w.body["system"] != "rules\n\nmore rules" || w.body["max_tokens"] != float64(llm.DefaultMaxTokens) ||
+		w.body["temperature"] != 0.2 {
+		t.Errorf("path %s, body %v", w.path, w.body)
+	}
+	msgs, _ := w.body["messages"].([]any)
+	if len(msgs) != 1 || msgs[0].(map[string]any)["role"] != "user" {
+		t.Errorf("messages = %v", msgs)
+	}
+}
+
+// TestBedrockRequest checks the Converse request the AWS SDK sends: the
+// model id escaped in the path, a SigV4 signature and no API key, the
+// system blocks, the inference configuration, and the item id header.
+func TestBedrockRequest(t *testing.T) {
+	t.Parallel()
+	w := newWireServer(t, 200, "application/json",
+		`{"output":{"message":{"role":"assistant","content":[{"text":"{"},{"text":"}"}]}},"stopReason":"end_turn",`+
+			`"usage":{"inputTokens":12,"outputTokens":2,"totalTokens":14},"metrics":{"latencyMs":10}}`)
+	c, err := llm.NewBedrock(llm.Config{BaseURL: w.srv.URL, AWS: &aws.Config{Region: "eu-west-1",
+		Credentials: credentials.NewStaticCredentialsProvider("test-access-key", "test-secret-key", "")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := wireRequest()
+	req.Model, req.MaxTokens = "anthropic.claude-3-5-haiku-20241022-v1:0", 700
+	resp, err := c.Complete(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "{}" || resp.Usage != (llm.Usage{InputTokens: 12, OutputTokens: 2, Reported: true}) || resp.Provider != failure.Bedrock {
+		t.Errorf("response = %+v", resp)
+	}
+	if w.path != "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse" {
+		t.Errorf("path = %s", w.path)
+	}
+	auth := w.header.Get("Authorization")
+	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=test-access-key/") || !strings.Contains(auth, "/eu-west-1/bedrock/aws4_request") ||
+		!strings.Contains(strings.ToLower(auth), "x-triage-item-id") {
+		t.Errorf("Authorization = %q: want SigV4 for bedrock in eu-west-1, the item id header signed", auth)
+	}
+	if w.header.Get(llm.HeaderItemID) != "item-9" || w.header.Get("x-api-key") != "" {
+		t.Errorf("headers = %v", w.header)
+	}
+	sys, _ := w.body["system"].([]any)
+	cfg, _ := w.body["inferenceConfig"].(map[string]any)
+	if len(sys) != 2 || cfg["maxTokens"] != 700.0 || cfg["temperature"] == nil {
+		t.Errorf("body = %v", w.body)
+	}
+}
+
+// TestJudgeRecorded checks the recorded-response judge the CLI uses: the
+// same client and judgement for any status, and a usable answer accepted.
+func TestJudgeRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ok := `{"choices":[{"message":{"content":"{\"summary_neutral\":\"a\",\"summary_spicy\":\"b\",\"category\":\"c\",` +
+		`\"severity\":\"low\",\"primary_actor\":\"d\",\"top_entities\":[\"e\"]}"},"finish_reason":"stop"}]}`
+	if enr, err := llm.JudgeRecorded(ctx, failure.OpenAI, store.KindStory, llm.Recorded{Body: []byte(ok)}); err != nil || enr.PrimaryActor != "d" {
+		t.Fatalf("a usable answer: %+v, %v", enr, err)
+	}
+	for name, tc := range map[string]struct {
+		p    failure.Provider
+		rec  llm.Recorded
+		want failure.Class
+	}{
+		"anthropic 429": {failure.Anthropic, llm.Recorded{Status: 429, Header: http.Header{"Retry-After": {"9"}},
+			Body: []byte(`{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`)}, failure.RateLimited},
+		"bedrock 503": {failure.Bedrock, llm.Recorded{Status: 503, Header: http.Header{"X-Amzn-Errortype": {"ServiceUnavailableException"}},
+			Body: []byte(`{"message":"Bedrock is unable to process your request."}`)}, failure.UpstreamUnavailable},
+		"bedrock 200 not json": {failure.Bedrock, llm.Recorded{Body: []byte(`<html>gateway</html>`)}, failure.ResponseInvalid},
+		"azure content filter": {failure.Azure, llm.Recorded{Body: []byte(`{"choices":[{"message":{"role":"assistant"},"finish_reason":"content_filter"}]}`)},
+			failure.ContentPolicy},
+		"an action that failed": {failure.OpenAI, llm.Recorded{Body: []byte(strings.Replace(ok, `]}"}`, `]}\nACTION_OUTCOME: failed | no"}`, 1))},
+			failure.ResponseInvalid}, // a story: text after the JSON object
+	} {
+		_, err := llm.JudgeRecorded(ctx, tc.p, store.KindStory, tc.rec)
+		if got := failure.Classify(err).Class; got != tc.want {
+			t.Errorf("%s: %s (%v), want %s", name, got, err, tc.want)
+		}
+	}
+	if _, err := llm.JudgeRecorded(ctx, failure.OpenAI, store.KindStory, llm.Recorded{Status: 42}); failure.Classify(err).Class != failure.InternalBug {
+		t.Errorf("status 42: %v", err)
+	}
+}
