@@ -71,7 +71,7 @@ func (e *Error) Is(target error) bool { return target == ErrQueued && e.MessageI
 //     model's health;
 //   - a Retry, or a Wait for a plain due time, is waited out here, on the
 //     Clock, when it ends before ctx's deadline and the worker would hold it
-//     in its queue rather than park it (retry.Holding);
+//     in its queue rather than park it (policy.Holding);
 //   - anything else gives up: a DeadLetter returns the classified *Error;
 //     a wait behind a gate or past the deadline hands the item (ForItem) to
 //     the fetch queue when the Config has one (the *Error then matches
@@ -94,7 +94,7 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 	)
 	// Each round is a delivery in the worker's terms: a call, or a refusal
 	// by a closed gate. The policy's holding rule bounds the rounds a wait
-	// that spends no attempt may take (retry.Holding.Park).
+	// that spends no attempt may take (policy.Holding.Park).
 	for rounds := 1; ; rounds++ {
 		called, err := c.once(ctx, cl, fn, &suspect)
 		if called {

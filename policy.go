@@ -23,7 +23,7 @@ type facts struct {
 
 // decide is the one place the inline path asks the policy, with the same
 // input the worker's runner gives it: a closed gate (an open breaker, a
-// disabled model, a plain due time) is a fact of the input (retry.ClosedOf),
+// disabled model, a plain due time) is a fact of the input (policy.ClosedOf),
 // and the gate a failure names (a provider's quota, the day's budget) is
 // its Gate.
 func decide(p *policy.Profile, f facts) policy.Decision {
@@ -39,7 +39,7 @@ func decide(p *policy.Profile, f facts) policy.Decision {
 
 // holdsInProcess reports whether the inline path may wait d for the policy's
 // decision in the caller's goroutine: exactly the waits the worker would
-// hold in its queue rather than park (retry.Holding.Park), rounds (calls
+// hold in its queue rather than park (policy.Holding.Park), rounds (calls
 // and refusals by a closed gate) standing for receives. A wait behind a gate is never held here: the gate's waiters
 // are the scheduler's to release in a ramp.
 func holdsInProcess(dec policy.Decision, d time.Duration, rounds int) bool {

@@ -35,7 +35,7 @@ const defaultMaxBytes = 200 << 10
 // defaultUserAgent is the default fetcher.UserAgent.
 const defaultUserAgent = "triage/1.0 (+https://github.com/triagehq/triage)"
 
-// Timeouts of the client newFetcher builds, besides egress.NewClient's. The
+// Timeouts of the client newFetcher builds, besides upstream.NewClient's. The
 // Lambda's own deadline still applies through the request's context.
 const (
 	// responseHeaderTimeout bounds the wait for the response headers once
@@ -80,7 +80,7 @@ type fetcher struct {
 	UserAgent string
 	// BlockPrivate refuses connections to loopback, private, link-local,
 	// unspecified, multicast and other special-purpose addresses (see
-	// egress.BlockedAddr). Item producers choose the URL, so production turns this
+	// upstream.BlockedAddr). Item producers choose the URL, so production turns this
 	// on (server-side request forgery protection); the local stack turns it
 	// off to reach fakes on 127.0.0.1. It is checked in the dialer's Control
 	// hook — after DNS resolution, on every connection, redirects included —
@@ -116,7 +116,7 @@ func newFetcher(cfg fetcherConfig) *fetcher {
 }
 
 // newHTTPClient returns the fetch stage's HTTP client: the timeouts above,
-// up to 10 redirects, and with blockPrivate the egress.BlockedAddr check on
+// up to 10 redirects, and with blockPrivate the upstream.BlockedAddr check on
 // every connection.
 func newHTTPClient(blockPrivate bool) *http.Client {
 	return upstream.NewClient(upstream.ClientOptions{Timeout: fetchTimeout, ResponseHeaderTimeout: responseHeaderTimeout, BlockPrivate: blockPrivate})

@@ -22,7 +22,7 @@ import (
 	"github.com/triagehq/triage/internal/upstream"
 )
 
-// fetcher has stage.Work's method set (spelled out so these tests do not
+// fetcher has runner.Work's method set (spelled out so these tests do not
 // depend on the stage runner's package).
 var _ interface {
 	Run(context.Context, store.Item, gates.Delivery) (store.Output, error)

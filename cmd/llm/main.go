@@ -3,7 +3,7 @@
 // its own shared circuit breaker, each model with its shared health,
 // charging the daily budget at the model's price — for each item's
 // enrichment, and forwards the item to the notify stage. Every execution of
-// an action task is recorded in the audit trail (package audit).
+// an action task is recorded in the audit trail (package ledger).
 package main
 
 import (
@@ -57,7 +57,7 @@ func (c config) build(ctx context.Context, d runner.Deps) (runner.Work, error) {
 	return runner.WithBodies{Inner: c.audited(chain, d), Bodies: d.Items, Parts: []store.Part{store.PartDocument}}, nil
 }
 
-// audited records every execution of an action task (package audit) when
+// audited records every execution of an action task (package ledger) when
 // AUDIT_TABLE is set: one PutItem per action execution, none for other
 // kinds.
 func (c config) audited(w runner.Work, d runner.Deps) runner.Work {

@@ -104,7 +104,7 @@ func (rt *router) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	}
 	var resp events.SQSEventResponse
 	if len(rest.Records) > 0 {
-		r, _ := rt.stage(ctx, rest) // never an error: see stage.Runner.Handle
+		r, _ := rt.stage(ctx, rest) // never an error: see runner.Runner.Handle
 		resp.BatchItemFailures = append(resp.BatchItemFailures, r.BatchItemFailures...)
 	}
 	if len(notices.Records) > 0 {

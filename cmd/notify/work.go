@@ -79,7 +79,7 @@ type notifierConfig struct {
 	// Clock is notifier.Clock.
 	Clock clock.Clock
 	// BlockPrivate makes the built client refuse private, loopback and
-	// link-local destinations (egress.BlockedAddr): webhook URLs come from
+	// link-local destinations (upstream.BlockedAddr): webhook URLs come from
 	// item producers, like article URLs.
 	BlockPrivate bool
 }
@@ -120,7 +120,7 @@ func newNotifier(cfg notifierConfig) *notifier {
 }
 
 // newHTTPClient returns the notify stage's HTTP client: the timeouts above,
-// no redirects, and with blockPrivate the egress.BlockedAddr check on every
+// no redirects, and with blockPrivate the upstream.BlockedAddr check on every
 // connection (proxies from the environment are then not used: the dialer
 // could not see the real destination).
 func newHTTPClient(blockPrivate bool) *http.Client {
@@ -324,7 +324,7 @@ func (n *notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt t
 }
 
 // kindOf is the item's kind, with the empty kind read as a story (see
-// state.ParseKind).
+// store.ParseKind).
 func kindOf(item store.Item) store.Kind {
 	if item.Kind == "" {
 		return store.KindStory

@@ -29,7 +29,7 @@ type config struct {
 	// unset values are gate's defaults.
 	Ramp gates.RampConfig
 	// Profile is PROFILE, the stages' retry profile: it paces an exhausted
-	// quota's probes (retry.Profile.QuotaProbeAt).
+	// quota's probes (policy.Profile.QuotaProbeAt).
 	Profile *policy.Profile
 }
 

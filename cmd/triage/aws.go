@@ -148,7 +148,7 @@ type stackConn struct {
 	bodiesTable, bodiesBucket                           string
 	auditTable                                          string
 	// indexShards is the by-listed-state index's partitions per group
-	// (state.ItemIndex.Shards).
+	// (store.ItemIndex.Shards).
 	indexShards int
 	queues      map[work.Stage]replay.Queues
 	// params are the stack's parameters (empty without --stack).

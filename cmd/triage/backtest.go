@@ -20,7 +20,7 @@ func init() {
 	commands["backtest"] = command{"replay a recorded error log through a retry profile: what would change", runBacktest}
 }
 
-// errorLogSource reads the ErrorLog table; *state.ErrorLogReader is one.
+// errorLogSource reads the ErrorLog table; *store.ErrorLogReader is one.
 type errorLogSource interface {
 	Between(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error
 }

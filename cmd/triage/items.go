@@ -347,7 +347,7 @@ func runItemsList(stdout io.Writer, args []string) error {
 // countItems counts the items q selects: the index's count of its groups
 // when q asks for whole groups (every state a group holds; queued and
 // working share one) and filters on nothing else, exact; else the matches of
-// a listing bounded by state.DefaultMaxScan reads (exact unless the bound
+// a listing bounded by store.DefaultMaxScan reads (exact unless the bound
 // was reached: then at least that many).
 func countItems(ctx context.Context, x *store.ItemIndex, q store.ItemQuery) (int, bool, error) {
 	states := slices.Clone(q.States)

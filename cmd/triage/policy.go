@@ -82,7 +82,7 @@ type blameView struct {
 }
 
 // gateWaitsView is how long a wait behind a closed gate lasts where the
-// gate's provider knows no time (retry.Profile.Reopens).
+// gate's provider knows no time (policy.Profile.Reopens).
 type gateWaitsView struct {
 	Probing string `json:"probing"`
 	NoModel string `json:"no_model"`

@@ -10,7 +10,7 @@ import (
 )
 
 // callView is one row of the policy for work that is not a stage's
-// (retry.CallRows): an owner's notice, a producer's send, the CLI's calls.
+// (policy.CallRows): an owner's notice, a producer's send, the CLI's calls.
 type callView struct {
 	Name             string `json:"name"`
 	For              string `json:"for"`
@@ -88,8 +88,8 @@ func printRows(w io.Writer, v policyView) error {
 	_, err := fmt.Fprintf(w, "\ndead letters: %s;\n%s\n"+
 		"thresholds: the owner's item.failed notice is given up %d receives short of the redrive backstop; a store outage of %s\n"+
 		"never reaches the backstop; a record whose outcome could not be made durable comes back after %s;\n"+
-		"trips: a breaker opens after %d outage failures in a row (an exhausted quota's first) for %s; a model is disabled after\n"+
-		"%d model-specific failures in a row, re-enabled %s after its last, and restarts from %d\n"+
+		"trips: a breaker opens after %d outage failures in a row (an exhausted quota's first) for %s;\n"+
+		"a model is disabled after %d model-specific failures in a row, re-enabled %s after its last, and restarts from %d\n"+
 		"drain: a gate's draining mark lasts %d scheduler intervals; a released waiter's send is delayed at most %s;\n"+
 		"a batch read asks again for unprocessed keys after %s\n",
 		o.Unusable, o.Escalation, o.NoticeGiveUpMargin, o.StoreOutageTolerance, o.ResendDelay,

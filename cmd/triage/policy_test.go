@@ -25,7 +25,7 @@ func TestPolicyShow(t *testing.T) {
 		"whose failure", "the item's 3rd provider-wide failure", "the item's 5th failed probe", "at most ×3 (15m0s at the breakers' 5m0s)",
 		"notice    5         exponential 30s×3 ≤15m0s ±20% jitter", "producer  4         exponential 200ms×2 ≤5s full jitter",
 		"SCHEMA_INVALID is permanent: no retry can succeed", "its dead letter is escalated", "given up 2 receives short of the redrive backstop",
-		"disabled after 5 model-specific failures", "draining mark lasts 2 scheduler intervals", "delayed at most 15m0s",
+		"disabled after 5 model-specific failures", "a breaker opens after 5 outage failures in a row (an exhausted quota's first) for 5m0s", "could not be made durable comes back after 2s", "draining mark lasts 2 scheduler intervals", "delayed at most 15m0s",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)

@@ -51,7 +51,7 @@ func EachEvent[T any](t *testing.T, pattern string, fn func(t *testing.T, path s
 }
 
 // EventFiles runs every events/<st>/*.json file through a Runner over
-// state.Memory and the real Work, and checks what each file's name promises:
+// store.Memory and the real Work, and checks what each file's name promises:
 //
 //	normal     every record succeeds and moves its item on
 //	malformed  well-formed records succeed; the others are dead-lettered as
@@ -171,7 +171,7 @@ func ModuleRoot(t testing.TB) string {
 	}
 }
 
-// counting is a stage.Work that counts the calls of work.
+// counting is a runner.Work that counts the calls of work.
 type counting struct {
 	work  runner.Work
 	calls *atomic.Int64

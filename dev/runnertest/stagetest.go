@@ -1,6 +1,6 @@
 // Package runnertest provides fakes for running stage handlers without AWS:
 // an SQS fake that records what a Runner sends, a settable clock, and a
-// helper that builds a Runner over state.Memory.
+// helper that builds a Runner over store.Memory.
 package runnertest
 
 import (

@@ -38,7 +38,7 @@ type LoggedFailure struct {
 	Attempt int `json:"attempt"`
 	// OccurredAt is when the failure happened; required.
 	OccurredAt time.Time `json:"occurred_at"`
-	// Decision is the recorded decision's reason (retry.Decision.Reason):
+	// Decision is the recorded decision's reason (policy.Decision.Reason):
 	// "… is retryable: attempt n of m, retry in d (…)", "… exhausted …",
 	// "… is permanent …" or "wait until T …".
 	Decision string `json:"decision"`
@@ -55,7 +55,7 @@ func FromLogEntry(e store.LogEntry) LoggedFailure {
 }
 
 // entry is f as an error-log entry, for what reads one
-// (state.LogEntry.Evidence).
+// (store.LogEntry.Evidence).
 func (f LoggedFailure) entry() store.LogEntry {
 	return store.LogEntry{ItemID: f.ItemID, Stage: f.Stage, Class: f.Class, Message: f.Message, Provider: f.Provider,
 		Status: f.Status, Code: f.Code, Attempt: f.Attempt, OccurredAt: f.OccurredAt, Decision: f.Decision, Retryable: f.Retryable}
@@ -111,7 +111,7 @@ func (f LoggedFailure) check() error {
 }
 
 // Recorded decisions, parsed from an entry's decision text (the Reason of
-// retry.Retry, retry.DeadLetter and retry.Wait).
+// policy.Retry, policy.DeadLetter and policy.Wait).
 const (
 	decisionRetry      = "retry"
 	decisionWait       = "wait"

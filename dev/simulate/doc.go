@@ -12,20 +12,20 @@
 //
 // # What runs
 //
-// For triage's policies every stage is the real stage.Runner — Handle,
-// unchanged — with state.Memory as its item store and error log (the same
+// For triage's policies every stage is the real runner.Runner — Handle,
+// unchanged — with store.Memory as its item store and error log (the same
 // rules as DynamoDB, bodies included), the simulated SQS as its
-// stage.Queues, the virtual clock as its Clock, a seeded Rand, and its Work
+// runner.Queues, the virtual clock as its Clock, a seeded Rand, and its Work
 // wrapped in breaker.Guard with the shared breakers of internal/gates/breaker, and
-// for llm and notify in stage.WithBodies. The Work is a simulated upstream
+// for llm and notify in runner.WithBodies. The Work is a simulated upstream
 // call that returns what the real clients return (answers.go), so
-// failure.Classify and retry.Profile.Decide make every decision; the llm
+// failure.Classify and policy.Profile.Decide make every decision; the llm
 // stage's also asks a health.Tracker and charges a budget.Pocket, as the
 // fallback chain and the budget do. One runner per event-source slot stands
 // for one warm Lambda instance; each has its own breaker and model-health
 // cache and budget pocket over shared stores. Parked waits are re-enqueued
-// by the real parked.Scheduler (cmd/scheduler's work) over
-// state.Memory's parked store and gates: it probes open breakers through a
+// by the real scheduler.Scheduler (cmd/scheduler's work) over
+// store.Memory's parked store and gates: it probes open breakers through a
 // parked waiter and releases each gate's waiters in its ramp
 // (docs/design.md "Waits and parking").
 //

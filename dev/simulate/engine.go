@@ -45,7 +45,7 @@ func (o Options) log() *slog.Logger {
 	return o.Log
 }
 
-// handler is a stage function's handler (stage.Runner.Handle's signature).
+// handler is a stage function's handler (runner.Runner.Handle's signature).
 type handler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
 
 // Event kinds.
@@ -188,7 +188,7 @@ type engine struct {
 	breakerMem *breaker.Memory
 }
 
-// counters receives the runner's and the breakers' metrics (stage.Metrics,
+// counters receives the runner's and the breakers' metrics (runner.Metrics,
 // breaker.Metrics), keyed "stage/Name".
 type counters map[string]int64
 
@@ -303,7 +303,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 	return e, nil
 }
 
-// buildTriage wires the real stage.Runner for every slot of every stage.
+// buildTriage wires the real runner.Runner for every slot of every stage.
 func (e *engine) buildTriage() error {
 	profile, err := policy.Lookup(e.pol.Profile)
 	if err != nil {
@@ -881,8 +881,8 @@ func (e *engine) endInvocation(inv *invocation) {
 }
 
 // tick is the scheduler function (cmd/scheduler) on its EventBridge
-// schedule: the real parked.Scheduler — due waits claimed, sent and deleted;
-// gate waits probed and released in a ramp — over state.Memory's parked
+// schedule: the real scheduler.Scheduler — due waits claimed, sent and deleted;
+// gate waits probed and released in a ramp — over store.Memory's parked
 // store, the in-memory gates table and the simulated SQS, with Concurrency
 // 1 for a deterministic order. A tick with nothing due and no gate with
 // waiters (the engine tracks the due times Park wrote) only pays for the
@@ -918,8 +918,8 @@ func (e *engine) sample() {
 	e.timeline.DeadLettered = append(e.timeline.DeadLettered, int32(e.dead))
 }
 
-// parkedStore is state.Memory's parked store behind parked.Store, counting
-// the DynamoDB requests state.Parked makes: a Query per page of due waits
+// parkedStore is store.Memory's parked store behind scheduler.Store, counting
+// the DynamoDB requests store.Parked makes: a Query per page of due waits
 // (through the by-due index, eventually consistent), a conditional
 // UpdateItem per claim, a conditional DeleteItem per retired wait.
 type parkedStore struct {
@@ -985,8 +985,8 @@ func (p *parkedStore) Unpark(ctx context.Context, w store.ParkedWait) error {
 	return p.m.Unpark(ctx, w)
 }
 
-// gatesStore is the in-memory gates table behind stage.Gates and
-// parked.GateStore, counting the DynamoDB requests state.Gates makes: an
+// gatesStore is the in-memory gates table behind runner.Gates and
+// scheduler.GateStore, counting the DynamoDB requests store.Gates makes: an
 // UpdateItem per touch, congestion signal, lease and reset, a DeleteItem per
 // retired record, and a strongly consistent Scan per listing.
 type gatesStore struct {

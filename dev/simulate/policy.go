@@ -12,8 +12,8 @@ import (
 type Kind string
 
 const (
-	// KindTriage is triage itself: the real stage.Runner with a retry
-	// profile from internal/policy, over state.Memory and the simulated SQS.
+	// KindTriage is triage itself: the real runner.Runner with a retry
+	// profile from internal/policy, over store.Memory and the simulated SQS.
 	KindTriage Kind = "triage"
 	// KindNaiveRedrive is a handler with no classification: every failure is
 	// returned to the queue, which makes it visible again after a fixed
@@ -35,7 +35,7 @@ type Policy struct {
 	Description string `json:"description"`
 	// Kind selects the handler.
 	Kind Kind `json:"kind"`
-	// Profile names the retry profile of a KindTriage policy (retry.Lookup).
+	// Profile names the retry profile of a KindTriage policy (policy.Lookup).
 	Profile string `json:"profile,omitempty"`
 	// Breakers guards every upstream of a KindTriage policy with the shared
 	// circuit breakers of internal/gates/breaker, as deployed (docs/design.md "Circuit

@@ -46,7 +46,7 @@ type message struct {
 // queue by its next receive (the redrive policy).
 type queue struct {
 	name, url  string
-	stage      int // index into pipeline.Stages(); -1 for a dead-letter queue
+	stage      int // index into work.Stages(); -1 for a dead-letter queue
 	visibility time.Duration
 	maxReceive int
 	dlq        *queue
@@ -132,7 +132,7 @@ type sqsOp struct {
 	delay time.Duration
 }
 
-// sqsSim is the simulated SQS the runner talks to (stage.Queues). Requests
+// sqsSim is the simulated SQS the runner talks to (runner.Queues). Requests
 // are counted (and billed) as they are made and take effect when the
 // invocation that made them ends: a message forwarded or dead-lettered by an
 // invocation exists from its end, and a visibility change counts from then.

@@ -115,7 +115,7 @@ type Result struct {
 	// Lambda is how far the event source mappings scaled.
 	Lambda LambdaUse `json:"lambda"`
 	// Counters are the metrics triage's runner and circuit breakers
-	// counted (stage.Metric*, breaker.Metric*), keyed "stage/Name": retries,
+	// counted (runner.Metric*, breaker.Metric*), keyed "stage/Name": retries,
 	// waits, parked items, breaker opens.
 	Counters map[string]int64 `json:"counters,omitempty"`
 	// Providers is, with an llm chain, each provider's calls, failures and

@@ -67,7 +67,7 @@ type RuleChange struct {
 
 // TestRules weighs set's rules against log as the functions would have
 // (docs/design.md "Operator rules"): each failure as the log kept it — its
-// provider, stage, status, code and text (state.LogEntry.Evidence) — is
+// provider, stage, status, code and text (store.LogEntry.Evidence) — is
 // matched by the rules in file order, and the first that matches
 // decides it (failure.ClassifyWith). The decision before is the profile's
 // for the recorded class at the recorded attempt, with no delay asked

@@ -256,7 +256,7 @@ type Scenario struct {
 	// means 5000.
 	DocumentBytes int `json:"document_bytes,omitempty"`
 	// BodyThreshold is the largest body triage keeps in the Bodies table;
-	// larger ones go to S3. Zero means state.DefaultBodyThreshold.
+	// larger ones go to S3. Zero means store.DefaultBodyThreshold.
 	BodyThreshold int `json:"body_threshold,omitempty"`
 	// Lambda models the event source mappings' scaling.
 	Lambda Lambda `json:"lambda"`
@@ -271,7 +271,7 @@ type Scenario struct {
 	KeyLoadFrom Duration `json:"key_load_from,omitempty"`
 	// IndexShards is the Items table's by-listed-state index's partitions
 	// per group (the template's ItemIndexShards); zero means
-	// state.DefaultIndexShards.
+	// store.DefaultIndexShards.
 	IndexShards int `json:"index_shards,omitempty"`
 	// ArticleHosts and WebhookHosts are how many distinct article and
 	// webhook hosts items spread over (each host has its own circuit

@@ -12,11 +12,11 @@ import (
 )
 
 // stateSizes are the sizes of triage's state item at each step of its life,
-// measured once from the real encoder (state.StoredSize) on an item with
+// measured once from the real encoder (store.StoredSize) on an item with
 // production-sized fields: a 36-character id, 80-character source and
 // webhook URLs, a 40-character correlation id, a 36-character SQS message
 // id, created by the fetch stage from the producer's message (its create
-// token names the message). The document and the enrichment are references (state.BodyRef), so
+// token names the message). The document and the enrichment are references (store.BodyRef), so
 // these sizes do not depend on the document's size.
 type stateSizes struct {
 	created  int // queued for fetch, nothing done

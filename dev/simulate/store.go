@@ -119,9 +119,9 @@ func (e *engine) s3(api s3API) {
 	e.clock.spend(e.sc.AWSLatency.S3.D())
 }
 
-// itemStore is state.Memory behind the runner's Items and ErrorLog
+// itemStore is store.Memory behind the runner's Items and ErrorLog
 // interfaces, counting every request the DynamoDB store would make for the
-// same call (state.Items: one UpdateItem per Claim, Fail, Release and
+// same call (store.Items: one UpdateItem per Claim, Fail, Release and
 // MarkDeadLettered; a Complete that stores a body in the Bodies table is one
 // TransactWriteItems with the sibling item, one above the threshold an S3
 // PutObject then an UpdateItem; a two-item TransactWriteItems per Park; a
@@ -242,7 +242,7 @@ var gzipRatios = []struct {
 }{{1000, 0.53}, {3000, 0.46}, {5000, 0.44}, {8000, 0.43}, {20000, 0.40}}
 
 // storedBytes is what a body of n bytes of text takes stored: compressed
-// from state.CompressFrom on, by the measured ratio (interpolated).
+// from store.CompressFrom on, by the measured ratio (interpolated).
 func storedBytes(n int) int {
 	if n < store.CompressFrom {
 		return n
@@ -393,8 +393,8 @@ func (s *itemStore) Append(ctx context.Context, le store.LogEntry) error {
 	return s.m.Append(ctx, le)
 }
 
-// bodyReader is the stage's body reader (stage.WithBodies) over
-// state.Memory, counting what the DynamoDB store's Hydrate requests: a
+// bodyReader is the stage's body reader (runner.WithBodies) over
+// store.Memory, counting what the DynamoDB store's Hydrate requests: a
 // strongly consistent GetItem of the sibling item, or an S3 GetObject above
 // the threshold, by the body's modelled size.
 type bodyReader struct {

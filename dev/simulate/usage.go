@@ -100,7 +100,7 @@ func (m *meter) lambda(fn int, d time.Duration) {
 // Usage is a run's AWS usage: what the simulated functions and the producer
 // asked of SQS, DynamoDB and Lambda. Requests are counted as the real code
 // makes them (through counting wrappers of the simulated SQS and of
-// state.Memory); DynamoDB capacity units follow DynamoDB's rules (a write is
+// store.Memory); DynamoDB capacity units follow DynamoDB's rules (a write is
 // one WRU per KB of the larger of the item before and after, a transaction
 // twice that, a conditional write that fails still consumes its WRU, an
 // eventually consistent read half an RRU per 4 KB).

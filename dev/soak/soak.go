@@ -53,7 +53,7 @@ const (
 	DefaultMaxHang = 20 * time.Second
 	// DefaultBreakerOpenFor compresses the breakers' 5-minute open state.
 	DefaultBreakerOpenFor = 3 * time.Second
-	// DefaultStoreOutageTolerance compresses retry.StoreOutageTolerance as
+	// DefaultStoreOutageTolerance compresses policy.StoreOutageTolerance as
 	// the queues' visibility is compressed (180 s to DefaultVisibility): a
 	// record whose store write fails at the backstop's receive count − 1
 	// holds about 90 s, not 15 minutes, and a run still settles.
@@ -612,7 +612,7 @@ func (r *runner) pipeline(ctx context.Context) *Result {
 	return res
 }
 
-// seed submits the wave's items as a producer would (package producer):
+// seed submits the wave's items as a producer would (package intake):
 // one message per item on the fetch queue, which creates the items.
 func (r *runner) seed(ctx context.Context, ids []string) error {
 	specs := make([]intake.Spec, len(ids))

@@ -9,7 +9,7 @@
 // tests validate a corpus of messages with that schema and with Decode and
 // require the two to agree. Decode, Spec.Validate (the producer's) and the
 // item store's Create judge a spec with one check and one set of bounds,
-// the item store's (state.NewItem's SpecProblems), and refuse with one
+// the item store's (store.NewItem's SpecProblems), and refuse with one
 // error (Error); Decode adds only what is about the encoding: a field of
 // the wrong JSON type, an explicit "" kind or correlation id.
 //
@@ -19,14 +19,14 @@
 //
 // The notice choices ("notices": {"failed": true, "retry_scheduled": false})
 // say what the webhook is told besides the result (package notice); an
-// absent choice takes the kind's default (state.DefaultNotices: item.failed
+// absent choice takes the kind's default (store.DefaultNotices: item.failed
 // for action tasks only). The item stores the resolved choices, and a
 // resubmission compares them as resolved.
 //
 // A body without a "stage" field is a spec; a body with one is a pipeline
-// envelope between stages (package pipeline). The fetch stage creates the
+// envelope between stages (package work). The fetch stage creates the
 // Items row from a spec with one conditional put on the id
-// (state.Items.Create): a new id is created queued for fetch and claimed at
+// (store.Items.Create): a new id is created queued for fetch and claimed at
 // once; an id that exists with the same spec (Conflicts is empty) is a
 // duplicate — a producer's retry or SQS's at-least-once delivery — and the
 // claim decides as for any other duplicate; an id that exists with a

@@ -11,7 +11,7 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// Limits of a spec: the item store's bounds of a spec (state.NewItem's
+// Limits of a spec: the item store's bounds of a spec (store.NewItem's
 // SpecProblems checks them for the producer, Decode and the store alike).
 // docs/item-message.schema.json states the same numbers; the tests hold the
 // two together.
@@ -64,7 +64,7 @@ const (
 func NoticeFields() []string { return []string{NoticeFailed, NoticeRetryScheduled} }
 
 // NoticeSpec is the owner's choice of failure notices (package notice). A
-// nil field takes the kind's default (state.DefaultNotices): item.failed on
+// nil field takes the kind's default (store.DefaultNotices): item.failed on
 // for action tasks, off for stories and documents; item.retry_scheduled off.
 type NoticeSpec struct {
 	// Failed asks for (true) or refuses (false) item.failed.
@@ -116,14 +116,14 @@ type Spec struct {
 }
 
 // ErrInvalid is the sentinel every *Error matches: the item store's
-// (state.ErrInvalidItem), so a spec refused here and one the store refuses
+// (store.ErrInvalidItem), so a spec refused here and one the store refuses
 // are the same error.
 var ErrInvalid = store.ErrInvalidItem
 
 // Error lists everything wrong with a message, so a producer fixes it in
 // one round: the message's encoding problems, then the spec's. ItemID is
 // the message's item_id when it is a valid one. It matches ErrInvalid and
-// pipeline.ErrEnvelope (the runner dead-letters both as SCHEMA_INVALID).
+// work.ErrEnvelope (the runner dead-letters both as SCHEMA_INVALID).
 type Error = store.SpecError
 
 // IsSpec reports whether body is meant as a spec rather than a pipeline
@@ -209,7 +209,7 @@ func (s Spec) Validate() error {
 }
 
 // validate returns the problems of s: the item store's check of a spec
-// (state.NewItem's SpecProblems), and, when present is non-nil (the fields
+// (store.NewItem's SpecProblems), and, when present is non-nil (the fields
 // the message had), an explicit "" kind or correlation id, which the
 // message must omit instead.
 func (s Spec) validate(present map[string]json.RawMessage) *Error {

@@ -55,7 +55,7 @@ type Producer struct {
 	// DefaultConcurrency.
 	Concurrency int
 	// Backoff is the wait before a retry; the zero value is the policy's
-	// producer row's (retry.ProducerSend).
+	// producer row's (policy.ProducerSend).
 	Backoff policy.Exponential
 	// Rand and Sleep are injected for tests; nil means math/rand/v2 and a
 	// timer that ends with ctx.

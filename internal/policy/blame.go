@@ -21,7 +21,7 @@ const (
 // Evidence is what is known, at the moment a call fails provider-wide (its
 // class trips the upstream's breaker: docs/design.md "The decision table"),
 // about whose failure it is. The item keeps its run of such failures at one
-// upstream (state.Suspect); the upstream's breaker knows when a probe last
+// upstream (store.Suspect); the upstream's breaker knows when a probe last
 // succeeded.
 type Evidence struct {
 	// Judged is true when an earlier failure of the item, of the same class

@@ -21,7 +21,7 @@ type Input struct {
 	// none). Whether it counts is the decision's (Decision.Counts). Values
 	// below 1 are 1.
 	Attempt int
-	// Gate is the gate the failure names (gate.Of), if any: a provider's
+	// Gate is the gate the failure names (gates.Of), if any: a provider's
 	// quota, the day's budget.
 	Gate gates.Name
 	// Released is the gate whose ramp released the record, if any.

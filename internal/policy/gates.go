@@ -62,7 +62,7 @@ func GateStates() []GateState {
 // matches failure.ErrWaiting, so whoever only asks whether a call was kept
 // from running sees it as a wait.
 type Closed struct {
-	// Gate is the gate; empty or gate.DueName is a plain due time.
+	// Gate is the gate; empty or gates.DueName is a plain due time.
 	Gate gates.Name
 	// State is what keeps the gate closed.
 	State GateState
@@ -86,7 +86,7 @@ func (c *Closed) Error() string {
 	return "waiting until " + c.Until.UTC().Format(time.RFC3339) + ": " + c.Why
 }
 
-// GateName returns c's gate (gate.Of reads it).
+// GateName returns c's gate (gates.Of reads it).
 func (c *Closed) GateName() gates.Name { return c.Gate }
 
 // WaitReason returns c.Why (the audit trail records it).
@@ -96,8 +96,8 @@ func (c *Closed) WaitReason() string { return c.Why }
 func (c *Closed) Is(target error) bool { return target == failure.ErrWaiting }
 
 // ClosedOf returns the gate fact err carries: a *Closed, or a
-// *failure.WaitError — a plain due time unless a gate.Wrap names its gate
-// (gate.Of); ok is false when err reports no closed gate.
+// *failure.WaitError — a plain due time unless a gates.Wrap names its gate
+// (gates.Of); ok is false when err reports no closed gate.
 func ClosedOf(err error) (Closed, bool) {
 	var (
 		c  *Closed

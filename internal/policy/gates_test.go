@@ -54,7 +54,7 @@ func TestDecideGateWaits(t *testing.T) {
 
 // TestClosedOf reads the fact a gate's provider reported through the
 // wrapping a Work adds, and reads a plain *failure.WaitError as a due time
-// (behind the gate gate.Wrap names, when one does).
+// (behind the gate gates.Wrap names, when one does).
 func TestClosedOf(t *testing.T) {
 	t.Parallel()
 	until := time.Date(2026, 5, 1, 12, 5, 0, 0, time.UTC)

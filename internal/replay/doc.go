@@ -5,17 +5,17 @@
 //
 // For each selected dead letter, in this order:
 //
-//  1. one conditional UpdateItem (state.Items.Replay) moves the item from
+//  1. one conditional UpdateItem (store.Items.Replay) moves the item from
 //     deadletter (or failed) back to queued at the target stage, resets that
 //     stage's attempts, increments replay_count and appends a replay record
 //     (time, note, who, mode, class, dead letter);
-//  2. the envelope, with its pipeline.Replay lineage, goes to the stage
+//  2. the envelope, with its work.Replay lineage, goes to the stage
 //     queue;
 //  3. the DLQ message is deleted.
 //
 // A crash between any two steps loses nothing and replays nothing twice: a
 // replay written but not sent is recognised by the next run
-// (state.Item.PendingReplay, matched on the DLQ message id) and its envelope
+// (store.Item.PendingReplay, matched on the DLQ message id) and its envelope
 // sent; a message sent but not deleted is, on the next run, a duplicate of a
 // replayed dead letter — deleted and counted as skipped.
 //

@@ -26,7 +26,7 @@ import (
 func TestMain(m *testing.M) { localtest.Main(m) }
 
 // live is the whole pipeline on a moto stack: three runners with scripted
-// work, driven from their real queues by stagetest.Pump, and a Replayer.
+// work, driven from their real queues by runnertest.Pump, and a Replayer.
 type live struct {
 	env     *localtest.Env
 	sqs     *sqs.Client

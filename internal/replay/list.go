@@ -100,7 +100,7 @@ func isZeroFilter(f Filter) bool {
 		f.FailedBefore.IsZero() && f.Retryable == nil
 }
 
-// Annotator records operator notes on items (state.Items, state.Memory).
+// Annotator records operator notes on items (store.Items, store.Memory).
 type Annotator interface {
 	Annotate(ctx context.Context, itemID string, n store.Note) error
 }

@@ -29,13 +29,13 @@ type SQS interface {
 	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
 }
 
-// Items is the item store a Replayer writes (state.Items, state.Memory).
+// Items is the item store a Replayer writes (store.Items, store.Memory).
 type Items interface {
 	Get(ctx context.Context, id string) (store.Item, error)
 	Replay(ctx context.Context, req store.ReplayRequest) (store.Item, error)
 }
 
-// Index lists items by state (state.ItemIndex, state.Memory), for replays
+// Index lists items by state (store.ItemIndex, store.Memory), for replays
 // from item state by filter.
 type Index interface {
 	List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error

@@ -12,13 +12,13 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// ItemResolver records resolutions on items (state.Items, state.Memory).
+// ItemResolver records resolutions on items (store.Items, store.Memory).
 type ItemResolver interface {
 	Resolve(ctx context.Context, r store.Resolution) error
 }
 
-// ResolutionLog records resolutions in the error log (state.ErrorLog,
-// state.Memory).
+// ResolutionLog records resolutions in the error log (store.ErrorLog,
+// store.Memory).
 type ResolutionLog interface {
 	AppendResolution(ctx context.Context, r store.Resolution) error
 }

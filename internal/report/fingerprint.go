@@ -505,7 +505,7 @@ type Fingerprint struct {
 }
 
 // FingerprintOf is the fingerprint of a failure as the error log recorded
-// it (state.LogEntry.Evidence): its stage, its text's Shape, and the
+// it (store.LogEntry.Evidence): its stage, its text's Shape, and the
 // provider and the status the log recorded — or, when it lacks one, both
 // as the classifier reads them in the evidence (failure.FactsOf).
 func FingerprintOf(ev *failure.Evidence) Fingerprint {

@@ -321,12 +321,12 @@ func round1(f float64) float64 {
 	return float64(int64(f*10+0.5)) / 10
 }
 
-// LogReader reads the error log (state.ErrorLogReader, LogSlice).
+// LogReader reads the error log (store.ErrorLogReader, LogSlice).
 type LogReader interface {
 	Between(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error
 }
 
-// LogSlice is an error log in memory (state.Memory.Log()).
+// LogSlice is an error log in memory (store.Memory.Log()).
 type LogSlice []store.LogEntry
 
 // Between calls fn for each entry in [since, until), in order.
@@ -346,12 +346,12 @@ func (l LogSlice) Between(_ context.Context, since, until time.Time, fn func(sto
 	return nil
 }
 
-// ItemReader reads items (state.Items, state.Memory).
+// ItemReader reads items (store.Items, store.Memory).
 type ItemReader interface {
 	Get(ctx context.Context, id string) (store.Item, error)
 }
 
-// ItemLister lists items by state (state.ItemIndex, state.Memory).
+// ItemLister lists items by state (store.ItemIndex, store.Memory).
 type ItemLister interface {
 	List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error
 }

@@ -18,7 +18,7 @@ import (
 const MaxSample = 512
 
 // UnknownRow is one family of failures nothing recognised
-// (state.LogEntry.Unrecognised: UNKNOWN, or a class only a default by
+// (store.LogEntry.Unrecognised: UNKNOWN, or a class only a default by
 // status decided), by fingerprint.
 type UnknownRow struct {
 	// ID names the fingerprint (Fingerprint.ID).
@@ -95,13 +95,13 @@ func Sample(text string) string {
 }
 
 // UnrecognisedReader reads the error log's failures nothing recognised
-// through its sparse index (state.ErrorLogReader.Unrecognised, LogSlice).
+// through its sparse index (store.ErrorLogReader.Unrecognised, LogSlice).
 type UnrecognisedReader interface {
 	Unrecognised(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error
 }
 
 // Unrecognised calls fn for each entry in [since, until) nothing
-// recognised (state.LogEntry.Unrecognised), in order.
+// recognised (store.LogEntry.Unrecognised), in order.
 func (l LogSlice) Unrecognised(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error {
 	return l.Between(ctx, since, until, func(e store.LogEntry) error {
 		if !e.Unrecognised() {

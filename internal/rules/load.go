@@ -22,7 +22,7 @@ import (
 const BundledFile = "rules.yaml"
 
 // Source is where a process's rules come from: its configuration
-// (envconf.Process). The parameter, when named, is the rules; otherwise
+// (conf.Process). The parameter, when named, is the rules; otherwise
 // the file, when it exists; otherwise there are none.
 type Source struct {
 	// Parameter names the SSM parameter holding a rules file

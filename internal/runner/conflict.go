@@ -14,7 +14,7 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// onConflict executes what the conflict table (retry.Conflicts) says of a
+// onConflict executes what the conflict table (policy.Conflicts) says of a
 // delivery whose claim lost, from the item as the claim found it. Nothing
 // here calls the upstream or spends an attempt.
 func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQSMessage, env work.Envelope, cur *store.Item) outcome {
@@ -54,7 +54,7 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 	return o
 }
 
-// conflict names the situation a lost claim found (see retry.Conflict).
+// conflict names the situation a lost claim found (see policy.Conflict).
 func (r *Runner) conflict(msg events.SQSMessage, cur *store.Item, now time.Time) policy.Conflict {
 	switch {
 	case cur == nil:

@@ -6,7 +6,7 @@ import (
 	"github.com/triagehq/triage/internal/gates"
 )
 
-// Delivery is how a record came (gate.Delivery): the runner reads it from
+// Delivery is how a record came (gates.Delivery): the runner reads it from
 // the message and passes it to Work.Run.
 type Delivery = gates.Delivery
 

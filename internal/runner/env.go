@@ -25,10 +25,10 @@ type Env struct {
 	ParkedTable   string
 	GatesTable    string
 	// IndexShards is the by-listed-state index's partitions per state and
-	// stage (ITEM_INDEX_SHARDS, state.Items.IndexShards).
+	// stage (ITEM_INDEX_SHARDS, store.Items.IndexShards).
 	IndexShards int
 	// BodiesTable, BodiesBucket, BodyThreshold and BodyRetention say where
-	// documents and enrichments go (state.BodyConfig); the bucket is
+	// documents and enrichments go (store.BodyConfig); the bucket is
 	// attached by the stage's build (internal/store/objects), which alone links S3.
 	BodiesTable      string
 	BodiesBucket     string
@@ -37,7 +37,7 @@ type Env struct {
 	Profile          *policy.Profile
 	BackstopReceives int
 	// StoreOutageTolerance is STORE_OUTAGE_TOLERANCE, a test and demo
-	// override of retry.StoreOutageTolerance (0: the policy's).
+	// override of policy.StoreOutageTolerance (0: the policy's).
 	StoreOutageTolerance time.Duration
 	Concurrency          int
 	// NoticeQueueURL is the owner-notice queue (package notice); empty
@@ -51,7 +51,7 @@ type Env struct {
 // (required); ITEM_INDEX_SHARDS, BODIES_BUCKET, BODY_THRESHOLD_BYTES,
 // BODY_RETENTION_DAYS, PROFILE, BACKSTOP_MAX_RECEIVE_COUNT, CONCURRENCY,
 // NOTICE_QUEUE_URL, the test and demo override STORE_OUTAGE_TOLERANCE and
-// the process's own (envconf.Process).
+// the process's own (conf.Process).
 func ReadEnv(r *conf.Reader) Env {
 	e := Env{Process: r.Process()}
 	if name := r.Required("STAGE"); name != "" {

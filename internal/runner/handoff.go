@@ -195,7 +195,7 @@ func lenientIDs(body string) (itemID, correlationID string) {
 	return itemID, correlationID
 }
 
-// escalated is the policy's judgement (retry.Escalated) on a failure of it
+// escalated is the policy's judgement (policy.Escalated) on a failure of it
 // at stage.
 func escalated(it store.Item, stage work.Stage, cl failure.Classification) bool {
 	prior := policy.Replayed{Replays: it.ReplayCount}

@@ -74,7 +74,7 @@ func (b *batch) unknownFields(msg events.SQSMessage, fields []string) {
 }
 
 // create makes the Items row a producer's spec describes, with one
-// conditional put (state.Items.Create). done is false when the record goes
+// conditional put (store.Items.Create). done is false when the record goes
 // on to its claim: the item was created, or it already exists with the same
 // spec — a duplicate submission, which the claim tells apart from a
 // redelivery of this very message. An existing item with another spec is

@@ -567,7 +567,7 @@ func oneRecord(t *testing.T, l *live) events.SQSEvent {
 }
 
 // TestLiveHappyPathRequestsPerStage drives items through all three stages
-// against moto, each stage reading the body it needs (stage.WithBodies) and
+// against moto, each stage reading the body it needs (runner.WithBodies) and
 // writing its own, and pins docs/design.md's figure: at most 2 DynamoDB write
 // requests per stage on the happy path, the llm stage included. A document
 // above the threshold costs one S3 PutObject (fetch) and one GetObject

@@ -48,7 +48,7 @@ func (s *unreachableStore) Complete(ctx context.Context, req store.CompleteReque
 }
 
 // TestStoreOutageNeverReachesTheBackstop: a record whose store stays
-// unreachable for all but a second of retry.StoreOutageTolerance is
+// unreachable for all but a second of policy.StoreOutageTolerance is
 // delivered again and again, as SQS does, each time after the visibility
 // the runner set; with the soak's backstop of 8 receives and the least
 // jitter at every draw, its claim (or its outcome write) gets through on a

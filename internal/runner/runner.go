@@ -29,7 +29,7 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// Items is the item store the runner needs (state.Items, state.Memory).
+// Items is the item store the runner needs (store.Items, store.Memory).
 // Create is the first stage's only: it creates an item from a producer's
 // spec (package intake).
 type Items interface {
@@ -43,8 +43,8 @@ type Items interface {
 	MarkDeadLettered(ctx context.Context, itemID string, stage work.Stage, ref store.DeadLetterRef, now time.Time) error
 }
 
-// Gates is the gates store the runner writes (state.Gates,
-// state.MemoryGates): Touch before parking an item behind a gate, so the
+// Gates is the gates store the runner writes (store.Gates,
+// store.MemoryGates): Touch before parking an item behind a gate, so the
 // scheduler lists the gate; Congested when an item a gate released meets a
 // congested upstream, so the gate's ramp slows down.
 type Gates interface {
@@ -76,11 +76,11 @@ const (
 	// cannot get it before the margin is returned unprocessed.
 	DefaultMinRecordTime = 2 * time.Second
 	// MaxVisibility, DefaultParkAfter, DefaultParkAfterReceives: see
-	// retry.Holding, which decides how a record waits.
+	// policy.Holding, which decides how a record waits.
 	MaxVisibility            = policy.MaxVisibility
 	DefaultParkAfter         = policy.DefaultParkAfter
 	DefaultParkAfterReceives = policy.DefaultParkAfterReceives
-	// DefaultResendDelay: see retry.ResendDelay.
+	// DefaultResendDelay: see policy.ResendDelay.
 	DefaultResendDelay = policy.ResendDelay
 	// DefaultLease is the lease when the context has no deadline (tests,
 	// local tools); in Lambda the lease ends at the invocation's deadline.
@@ -107,7 +107,7 @@ type Runner struct {
 	// QueueURL is this stage's queue; DLQURL its dead-letter queue;
 	// NextQueueURL the next stage's queue (empty for the last stage).
 	QueueURL, DLQURL, NextQueueURL string
-	// Profile decides retries; nil means retry.Standard().
+	// Profile decides retries; nil means policy.Standard().
 	Profile *policy.Profile
 	// Clock and Rand are injected; nil means the wall clock and math/rand/v2.
 	Clock clock.Clock
@@ -132,7 +132,7 @@ type Runner struct {
 	// BackstopReceives-1 or more is parked instead, so the backstop never
 	// moves an item that triage is deliberately retrying. Zero disables it.
 	BackstopReceives int
-	// StoreOutageTolerance overrides retry.StoreOutageTolerance, the store
+	// StoreOutageTolerance overrides policy.StoreOutageTolerance, the store
 	// outage a record's holds span before the backstop's last delivery;
 	// zero keeps it (STORE_OUTAGE_TOLERANCE, a test and demo override).
 	StoreOutageTolerance time.Duration
@@ -322,8 +322,8 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 
 // storeUnavailable returns a record whose first write (create or claim)
 // failed on the store: nothing was recorded, nothing counts. It backs off on
-// the receive count (retry.Holding.Unrecorded), so that the backstop's
-// receives span a store outage of retry.StoreOutageTolerance; a longer one
+// the receive count (policy.Holding.Unrecorded), so that the backstop's
+// receives span a store outage of policy.StoreOutageTolerance; a longer one
 // leaves a backstop message in the DLQ, which replay resumes.
 func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
 	cl := failure.ClassOf(err)
@@ -497,7 +497,7 @@ type hold struct {
 	// until is the earliest time the item may run again: the retry's due
 	// time, or the gate's expected opening.
 	until time.Time
-	// gate is what the wait is behind; empty or gate.DueName for a plain due
+	// gate is what the wait is behind; empty or gates.DueName for a plain due
 	// time (every retry).
 	gate gates.Name
 	// counts is true when an attempt was spent (a retry).
@@ -524,7 +524,7 @@ type failed struct {
 }
 
 // hold records the wait and holds the record: through SQS visibility, or
-// parked (retry.Holding decides). A wait behind a gate is parked under the gate, whose
+// parked (policy.Holding decides). A wait behind a gate is parked under the gate, whose
 // record is touched first so that the scheduler finds it; if that fails the
 // item is parked for the plain due time instead, which the scheduler finds
 // by time.
@@ -614,7 +614,7 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 }
 
 // touch records that an item is about to park behind g, at most once per
-// state.TouchEvery per gate in this process.
+// store.TouchEvery per gate in this process.
 func (r *Runner) touch(ctx context.Context, g gates.Name, now time.Time) error {
 	if r.Gates == nil {
 		return errors.New("no gates store configured")
@@ -665,7 +665,7 @@ func (c *touchCache) mark(g gates.Name, now time.Time) {
 // lease expired and another delivery took the item over: its outcome is the
 // one that counts, and this record is acknowledged. Any other error left
 // nothing recorded: the record goes back to the queue, backing off on its
-// receive count as a failed claim does (retry.Holding.Unrecorded), so that
+// receive count as a failed claim does (policy.Holding.Unrecorded), so that
 // a store outage spends the backstop's receives no faster on this path.
 func (rec *record) unrecorded(log *slog.Logger, err error, what string) outcome {
 	if errors.Is(err, store.ErrConflict) {

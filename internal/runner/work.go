@@ -16,11 +16,11 @@ import (
 // Errors are classified by failure.Classify, so return what the upstream
 // said (*failure.HTTPError, SDK errors) or a *failure.Error of a known class;
 // wrap with failure.WithDetail to add context for the dead letter. A
-// *retry.Closed (or a *failure.WaitError) reports a closed gate (an open
+// *policy.Closed (or a *failure.WaitError) reports a closed gate (an open
 // breaker, no usable model): the policy decides the wait, which spends no
 // attempt.
 //
-// d is how the record came (gate.Delivery): the gate whose ramp released
+// d is how the record came (gates.Delivery): the gate whose ramp released
 // it and the probe lease it carries, for the breakers the work asks.
 type Work interface {
 	Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error)
@@ -34,7 +34,7 @@ func (f WorkFunc) Run(ctx context.Context, item store.Item, _ gates.Delivery) (s
 	return f(ctx, item)
 }
 
-// Bodies reads an item's bodies back (state.Items, state.Memory).
+// Bodies reads an item's bodies back (store.Items, store.Memory).
 type Bodies interface {
 	Hydrate(ctx context.Context, it store.Item, parts ...store.Part) (store.Item, error)
 }

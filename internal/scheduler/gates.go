@@ -30,7 +30,7 @@ type Status struct {
 	ProbeDue bool
 	// HoldUntil, for a closed gate whose owner would let a caller probe
 	// now though the gate's wait period runs until then (an exhausted
-	// quota, retry.Profile.QuotaProbeAt): the Checker is also a Holder,
+	// quota, policy.Profile.QuotaProbeAt): the Checker is also a Holder,
 	// which keeps every caller from probing until HoldUntil.
 	HoldUntil time.Time
 }
@@ -49,7 +49,7 @@ type Drainer interface {
 
 // Prober takes and gives back the probe lease of a gate whose probe is due;
 // the token travels with the waiter released as the probe
-// (gate.AttrProbe).
+// (gates.AttrProbe).
 type Prober interface {
 	Probe(ctx context.Context, g gates.Name, now time.Time) (token string, err error)
 	Unprobe(ctx context.Context, g gates.Name, token string, now time.Time) error
@@ -65,7 +65,7 @@ type Holder interface {
 // breaker (both are its record: a quota opens it too) and takes its probe
 // lease for the waiter released as the probe. A breaker a provider's
 // exhausted quota opened is probed once per the quota's wait period
-// (retry.Profile.QuotaProbeAt), not once per breaker window: the first
+// (policy.Profile.QuotaProbeAt), not once per breaker window: the first
 // run past its open_until and before the period's end holds it (Hold takes
 // the probe lease until the period's end), so from then on neither the
 // scheduler nor an arriving caller calls the exhausted quota; the lease
@@ -76,7 +76,7 @@ type Breakers struct {
 	// Store holds the breakers. Required.
 	Store breaker.Store
 	// Profile paces an exhausted quota's probes; nil means
-	// retry.Standard().
+	// policy.Standard().
 	Profile *policy.Profile
 	// ProbeLease bounds the probe the scheduler releases; zero means
 	// breaker.DefaultProbeLease.
@@ -115,7 +115,7 @@ func probeStatus(p *policy.Profile, r breaker.Record, now time.Time) Status {
 }
 
 // quotaProbeAt is when the quota that opened r may be probed again
-// (retry.Profile.QuotaProbeAt): from the failure that last opened the
+// (policy.Profile.QuotaProbeAt): from the failure that last opened the
 // breaker, for the window the breaker chose (open_until − opened_at: its
 // quota window, or as long as the provider asked), after r.Reopens failed
 // probes in a row. Zero for a breaker no quota opened.
@@ -402,7 +402,7 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec store.GateRecord
 	limit := min(next.Rate, s.maxPerRun())
 	if d, ok := checker.(Drainer); ok && len(ws) >= limit {
 		// New callers queue behind the gate while it drains a backlog, for
-		// the policy's retry.DrainIntervals: the next run renews it while
+		// the policy's policy.DrainIntervals: the next run renews it while
 		// this one could not release every waiter. A run that empties the
 		// gate lets it lapse: the backlog is gone, and newcomers that parked
 		// only because of the mark would otherwise keep the gate populated —

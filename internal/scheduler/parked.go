@@ -6,17 +6,17 @@
 //
 // The stage runner parks a wait that has no gate but is longer than it
 // holds through SQS visibility (a daily-batch cooldown of 12 or 24 h, a
-// long Retry-After) with state.Items.Park: the item becomes retryable with
+// long Retry-After) with store.Items.Park: the item becomes retryable with
 // its not_before, and a record in the parked table holds the envelope and
 // the due time. The Scheduler (cmd/scheduler, every minute) sends each
 // due envelope back to its stage queue exactly once:
 //
 //  1. claim the record: a conditional UpdateItem that succeeds only if the
 //     record is due, unchanged since it was listed, and unclaimed or its
-//     claim expired (state.Parked.Claim);
+//     claim expired (store.Parked.Claim);
 //  2. send the envelopes, SendMessageBatch per stage queue;
 //  3. delete each sent record, conditional on its due time and this run's
-//     claim (state.Parked.Delete).
+//     claim (store.Parked.Delete).
 //
 // Nothing is lost if a run crashes between steps: a record claimed but not
 // sent is claimed again once its claim expires (ClaimFor) and sent then; a
@@ -42,27 +42,27 @@
 //     is): it takes the breaker's probe lease and releases one waiter
 //     alone (ProbeCandidate: of the oldest, one that is no suspect, else the
 //     one that served the fewest probes), carrying the lease's owner
-//     (gate.AttrProbe); the stage's breaker.Guard, or the llm stage's
+//     (gates.AttrProbe); the stage's breaker.Guard, or the llm stage's
 //     fallback chain, makes that call the probe. A failed probe judged the
 //     upstream's re-parks its item without spending an attempt; one judged
 //     the item's own is judged by its class (docs/design.md "A failure that
 //     follows one item").
 //   - closed, a provider's exhausted quota whose wait period runs on
-//     (retry.Profile.QuotaProbeAt) though the breaker is past its
+//     (policy.Profile.QuotaProbeAt) though the breaker is past its
 //     open_until: it holds the breaker's probe lease until the period's end
 //     (a Holder) and releases nobody, so one probe per period reaches the
 //     provider.
 //   - open: it takes the gate's lease for the run, which also moves the
-//     gate's ramp (gate.RampConfig: start low — at the rate the waiters
+//     gate's ramp (gates.RampConfig: start low — at the rate the waiters
 //     arrived at, when that is higher — grow while released items meet no
 //     more RATE_LIMITED or 5xx than the upstream's background, cut by 0.7
 //     when they do),
 //     and releases that many of the oldest waiters, their sends spread over
 //     the run's interval (DelaySeconds) and tagged with the gate
-//     (gate.AttrGate) so the stage can signal congestion. Overlapping runs
+//     (gates.AttrGate) so the stage can signal congestion. Overlapping runs
 //     cannot both release a gate: the lease's condition admits one.
 //   - open with no waiter left: the record is retired once no stage has
-//     touched it for state.StaleTouch.
+//     touched it for store.StaleTouch.
 //
 // A released waiter is sent before its record is unparked (conditional on
 // the record being the one listed): a crash between the two re-sends it,
@@ -92,23 +92,23 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// Store is the parked-record store's due-wait side (state.Parked,
-// state.MemoryParked).
+// Store is the parked-record store's due-wait side (store.Parked,
+// store.MemoryParked).
 type Store interface {
 	Due(ctx context.Context, now time.Time, fn func([]store.ParkedWait) error) error
 	Claim(ctx context.Context, w store.ParkedWait, owner string, now, until time.Time) error
 	Delete(ctx context.Context, w store.ParkedWait, owner string) error
 }
 
-// Waiters is the parked-record store's gate side (state.Parked,
-// state.MemoryParked).
+// Waiters is the parked-record store's gate side (store.Parked,
+// store.MemoryParked).
 type Waiters interface {
 	Waiting(ctx context.Context, g gates.Name, limit int) ([]store.ParkedWait, error)
 	Count(ctx context.Context, g gates.Name) (int, error)
 	Unpark(ctx context.Context, w store.ParkedWait) error
 }
 
-// GateStore is the gates table (state.Gates, state.MemoryGates).
+// GateStore is the gates table (store.Gates, store.MemoryGates).
 type GateStore interface {
 	List(ctx context.Context) ([]store.GateRecord, error)
 	Lease(ctx context.Context, rec store.GateRecord, owner string, now, until time.Time, next gates.Ramp) error

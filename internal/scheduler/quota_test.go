@@ -17,7 +17,7 @@ import (
 // TestQuotaGateProbesOncePerWaitPeriod: a provider's exhausted quota opens
 // its breaker at 09:00 and lasts until 12:00. While its gate is closed the
 // scheduler lets one probe per wait period reach the provider — 09:05,
-// 09:10, 09:20, 09:40, then on the hour (retry.Profile.QuotaProbeAt) — not
+// 09:10, 09:20, 09:40, then on the hour (policy.Profile.QuotaProbeAt) — not
 // one per 5-minute breaker window; a caller arriving in between is refused
 // without calling; no other waiter goes until a probe succeeds, and the
 // ramp releases them from the next run. Time is the injected clock, one
@@ -122,7 +122,7 @@ func TestModelsGateHoldsAQuotaProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two probes found the quota still exhausted, at 09:05 and 09:10: the
-	// next is due at 09:20 (retry.Profile.QuotaProbeAt), not at 09:15.
+	// next is due at 09:20 (policy.Profile.QuotaProbeAt), not at 09:15.
 	for _, owner := range []string{"p1", "p2"} {
 		b.clock.Advance(5 * time.Minute)
 		now := b.clock.Now()

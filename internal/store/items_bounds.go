@@ -82,7 +82,7 @@ func (e *SpecError) Error() string {
 	return "invalid item spec: " + strings.Join(e.Problems, "; ")
 }
 
-// Is matches ErrInvalidItem and pipeline.ErrEnvelope (the runner
+// Is matches ErrInvalidItem and work.ErrEnvelope (the runner
 // dead-letters both as SCHEMA_INVALID).
 func (e *SpecError) Is(target error) bool {
 	return target == ErrInvalidItem || target == work.ErrEnvelope

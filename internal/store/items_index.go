@@ -513,7 +513,7 @@ func (x *ItemIndex) getItems(ctx context.Context, ids []string) (map[string]Item
 		for attempt := 0; len(req) > 0; attempt++ {
 			if attempt > 0 {
 				// Unprocessed keys: DynamoDB throttled part of the batch;
-				// the policy paces the rounds (retry.BatchRemainder).
+				// the policy paces the rounds (policy.BatchRemainder).
 				select {
 				case <-ctx.Done():
 					return nil, ctx.Err()

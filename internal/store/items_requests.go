@@ -128,7 +128,7 @@ type FailRequest struct {
 }
 
 // Parking is a wait the scheduler ends (docs/design.md "Waits and
-// parking"): a plain due time (Gate empty or gate.DueName), re-enqueued at
+// parking"): a plain due time (Gate empty or gates.DueName), re-enqueued at
 // DueAt, or a wait behind a closed gate, re-enqueued when the gate opens,
 // whenever that is — such a wait has no expiry, and its item may run as
 // soon as a message arrives for it.
@@ -136,7 +136,7 @@ type Parking struct {
 	// DueAt is when a plain due wait ends; for a gate wait, the expected
 	// opening, for operators only (zero when unknown).
 	DueAt time.Time
-	// Gate is what the wait is behind; empty or gate.DueName is a plain due
+	// Gate is what the wait is behind; empty or gates.DueName is a plain due
 	// time.
 	Gate     gates.Name
 	Envelope work.Envelope

@@ -11,7 +11,7 @@ import (
 // Suspect is an item's run of provider-wide failures at one upstream: calls
 // whose failure tripped the upstream's breaker, met it opening, or failed
 // as its probe, and so made the item wait behind it. It is the item's half
-// of the evidence the decision table's blame rows read (retry.Blames,
+// of the evidence the decision table's blame rows read (policy.Blames,
 // docs/design.md "A failure that follows one item"); the breaker's record
 // is the other half. A stage's success removes it (Complete), as a replay
 // does.

@@ -26,7 +26,7 @@ type ParkedWait struct {
 	// envelope goes back to.
 	ItemID string
 	Stage  work.Stage
-	// Gate is what the wait is behind; gate.DueName for a plain due wait.
+	// Gate is what the wait is behind; gates.DueName for a plain due wait.
 	Gate gates.Name
 	// DueAt is when a plain due wait's envelope goes back on its stage
 	// queue; for a gate wait, the expected opening (zero when unknown).
@@ -42,7 +42,7 @@ type ParkedWait struct {
 	ClaimedBy    string
 	ClaimedUntil time.Time
 	// Probes and Suspect are the item's suspect record when it parked
-	// (state.Parking): the probes it served and failed, and whether it has
+	// (store.Parking): the probes it served and failed, and whether it has
 	// failed provider-wide at all.
 	Probes  int
 	Suspect bool

@@ -34,7 +34,7 @@ const (
 	MaxDimensionsPerSet = 30
 )
 
-// EMF is a stage.Metrics that aggregates counters in memory and writes them
+// EMF is a runner.Metrics that aggregates counters in memory and writes them
 // as CloudWatch embedded-metric-format lines on Flush — one line per (stage,
 // class) pair seen since the last flush, each holding every counter of that
 // pair — so a batch of ten records costs a handful of log lines, not one per

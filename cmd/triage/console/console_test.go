@@ -36,7 +36,7 @@ const token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 func dlqURL(st work.Stage) string   { return "https://sqs.local/dlq-" + string(st) }
 func queueURL(st work.Stage) string { return "https://sqs.local/q-" + string(st) }
 
-// memLog is the error log of a state.Memory as the console reads it.
+// memLog is the error log of a store.Memory as the console reads it.
 type memLog struct{ m *store.Memory }
 
 func (l memLog) ForItem(_ context.Context, id string, limit int) ([]store.LogEntry, error) {

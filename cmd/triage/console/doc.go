@@ -3,8 +3,8 @@
 // operator's own AWS credentials.
 //
 // It has no query or action of its own. Every page reads through the
-// stores and readers the CLI uses (state.ItemIndex and state.Items, the
-// error log's state.ErrorLogReader, audit.Trail, health and breaker stores,
+// stores and readers the CLI uses (store.ItemIndex and store.Items, the
+// error log's store.ErrorLogReader, ledger.Trail, health and breaker stores,
 // report.Reporter's budget and unknown failures, retry profiles), the item and its timeline come
 // from cmd/triage/ops as `triage items get` shows them, and every action is
 // the CLI's: replay and resolve run the same replay.Replayer requests as

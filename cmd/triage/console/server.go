@@ -36,14 +36,14 @@ import (
 //go:embed templates/*.html static/*
 var assets embed.FS
 
-// Items reads items (state.Items, state.Memory).
+// Items reads items (store.Items, store.Memory).
 type Items interface {
 	Get(ctx context.Context, id string) (store.Item, error)
 }
 
 // ErrorLog reads the error log: one item's history, a window of it
 // through the by-class index, and the failures nothing recognised through
-// the unrecognised index (state.ErrorLogReader).
+// the unrecognised index (store.ErrorLogReader).
 type ErrorLog interface {
 	ops.ItemLog
 	report.LogReader
@@ -65,7 +65,7 @@ type Backend struct {
 	// does; its ErrorLog must be set for resolve. Required.
 	Replayer *replay.Replayer
 	// Items reads items; Index lists them by state, and counts them when it
-	// is a state.Counter (state.ItemIndex, state.Memory). Required.
+	// is a store.Counter (store.ItemIndex, store.Memory). Required.
 	Items Items
 	Index replay.Index
 	// Log reads the error log; Trail the audit trail (optional).

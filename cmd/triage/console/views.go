@@ -179,7 +179,7 @@ func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, 
 func (s *Server) explain(err error) string { return clean(err.Error()) }
 
 // countStates counts the items of every group through the index
-// (state.Tally: every partition's count, the done items since a
+// (store.Tally: every partition's count, the done items since a
 // watermark), exactly, whatever the tables hold.
 func (s *Server) countStates(ctx context.Context) []stateRow {
 	var (
@@ -486,7 +486,7 @@ type policyData struct {
 }
 
 // policy is the deployed profile's decision table, the rows `triage policy
-// show` prints (retry.Profile.Rows): per class, and per stage where a stage
+// show` prints (policy.Profile.Rows): per class, and per stage where a stage
 // overrides it.
 func (s *Server) policy(w http.ResponseWriter, r *http.Request) {
 	d := policyData{Title: "Retry policy", Profile: s.b.Profile}

@@ -26,7 +26,7 @@ type ItemView struct {
 	State    store.State  `json:"state"`
 	Stage    work.Stage   `json:"stage"`
 	// Attempts are the attempts each stage made, the one that succeeded
-	// included (audit.AttemptsMade: what the timeline counts);
+	// included (ledger.AttemptsMade: what the timeline counts);
 	// AttemptsSpent the failed ones the retry budget counted (the item's
 	// counters).
 	Attempts         map[work.Stage]int     `json:"attempts"`
@@ -111,12 +111,12 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// ItemLog reads one item's error-log history (state.ErrorLogReader).
+// ItemLog reads one item's error-log history (store.ErrorLogReader).
 type ItemLog interface {
 	ForItem(ctx context.Context, itemID string, limit int) ([]store.LogEntry, error)
 }
 
-// ItemTrail reads one item's audit trail (audit.Trail, audit.Memory).
+// ItemTrail reads one item's audit trail (ledger.Trail, ledger.Memory).
 type ItemTrail interface {
 	ForItem(ctx context.Context, itemID string, limit int) ([]ledger.Entry, error)
 }
@@ -137,7 +137,7 @@ type TimelineSources struct {
 const TimelineLimit = 500
 
 // Timeline reads the item's error log and audit trail and builds its
-// timeline (audit.BuildTimeline); a source that cannot be read is a gap,
+// timeline (ledger.BuildTimeline); a source that cannot be read is a gap,
 // named in the second result, not an error.
 func Timeline(ctx context.Context, it store.Item, src TimelineSources) (*ledger.Timeline, []string) {
 	explain := src.Explain

@@ -1,6 +1,6 @@
 // Package demo is `make demo`: the pipeline end to end on one machine. It
 // brings the local stack up (devstack), submits stories to the fetch queue
-// the way any producer does (package producer), lets the real functions work through them under a seeded mix
+// the way any producer does (package intake), lets the real functions work through them under a seeded mix
 // of upstream faults, shows progress, and ends with a summary an operator
 // can check: outcomes per state, failures and retries per class, dead letters
 // per class and stage, the owners told of their dead letters, AWS requests
@@ -307,7 +307,7 @@ func inPhase(ctx context.Context, phase func(context.Context) ([]string, error))
 }
 
 // seed submits the stories as a producer would: one message per item on
-// the fetch queue (package producer); the fetch stage creates the items.
+// the fetch queue (package intake); the fetch stage creates the items.
 func seed(ctx context.Context, st *devstack.Stack, prefix string, n int) ([]string, error) {
 	ids := make([]string, n)
 	specs := make([]intake.Spec, n)

@@ -10,7 +10,7 @@
 //	func TestSomething(t *testing.T) {
 //		env := localtest.Stack(t, map[string]string{"Profile": "predictions"})
 //		client := sqs.NewFromConfig(env.AWS)
-//		… env.Stack.QueueURL(pipeline.Fetch) …
+//		… env.Stack.QueueURL(work.Fetch) …
 //	}
 //
 // TRIAGE_MOTO_LOG=/path/to/file keeps the server's log for debugging.
@@ -52,7 +52,7 @@ import (
 type Env struct {
 	// Stack is the created stack with its outputs.
 	Stack *stack.Stack
-	// AWS is an SDK config for the local AWS: awsconf.Load with the dummy
+	// AWS is an SDK config for the local AWS: conf.Load with the dummy
 	// credentials, us-east-1 and BaseEndpoint = Endpoint.
 	AWS aws.Config
 	// Endpoint is the moto URL, e.g. "http://127.0.0.1:43127".

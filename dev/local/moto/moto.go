@@ -440,7 +440,7 @@ func dropFromEnv(key string) bool {
 	return strings.HasPrefix(key, "AWS_ENDPOINT_URL_")
 }
 
-// Config returns an SDK config for the moto server at url: awsconf.Load
+// Config returns an SDK config for the moto server at url: conf.Load
 // (so AWS_CA_BUNDLE keeps working) with the dummy credentials, Region and
 // BaseEndpoint set to url. opts are applied last.
 func Config(ctx context.Context, url string, opts ...func(*config.LoadOptions) error) (aws.Config, error) {

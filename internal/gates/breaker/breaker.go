@@ -28,7 +28,7 @@ const (
 // States lists every state.
 func States() []State { return []State{Closed, Open, HalfOpen} }
 
-// The breaker rules' thresholds are the policy's (retry.BreakerTrip;
+// The breaker rules' thresholds are the policy's (policy.BreakerTrip;
 // docs/design.md "Circuit breakers").
 var (
 	// DefaultThreshold is how many consecutive outage failures open a
@@ -122,7 +122,7 @@ type Record struct {
 	// Opens counts how often the breaker opened, probes that failed included.
 	Opens int `json:"opens"`
 	// Reopens counts the probes that failed in a row since the breaker last
-	// closed: each grows its next open window (retry.Probing.Interval).
+	// closed: each grows its next open window (policy.Probing.Interval).
 	Reopens int `json:"reopens,omitempty"`
 	// Generation numbers the breaker's windows: every transition that opens
 	// or closes it (a trip, a failed probe, a successful probe, an

@@ -15,7 +15,7 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
+// Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
 type Metrics interface {
 	Count(name string, stage work.Stage, class failure.Class, n int)
 }
@@ -38,7 +38,7 @@ const (
 )
 
 // OutcomeOf judges a call's error by the effect the decision table gives
-// its class in stage (retry.Profile.Breaker; p nil is retry.Standard()): a
+// its class in stage (policy.Profile.Breaker; p nil is policy.Standard()): a
 // success is the service answering, and a wait is silent — a closed gate
 // says nothing about the service.
 func OutcomeOf(err error, p *policy.Profile, stage work.Stage) policy.BreakerEffect {
@@ -67,7 +67,7 @@ type Ticket struct {
 	// its outcome only in that window.
 	Generation int64
 	// Suspect is the calling item's run of provider-wide failures
-	// (state.Item.Suspect), set by the caller before Done: with the
+	// (store.Item.Suspect), set by the caller before Done: with the
 	// breaker's record it is the evidence Done judges a failure that may
 	// follow the item by (docs/design.md "A failure that follows one
 	// item"). Nil is an item with none.
@@ -100,7 +100,7 @@ type Breakers struct {
 	CacheTTL     time.Duration
 	QuotaOpenFor time.Duration
 	// Profile is the decision table whose breaker column (in Stage) says
-	// what each failure tells a breaker; nil means retry.Standard().
+	// what each failure tells a breaker; nil means policy.Standard().
 	Profile *policy.Profile
 	// NewOwner names probe owners; nil means NewOwner.
 	NewOwner func() string
@@ -129,11 +129,11 @@ func (b *Breakers) AllowReleased(ctx context.Context, service string, released g
 // is draining a gate's waiters (Record.DrainingUntil), a new call waits
 // behind that gate too, so the backlog goes first, at the ramp's rate,
 // and new items do not compete with it for the service's rate. It returns
-// the breaker's state, a *retry.Closed (match with errors.Is(err,
+// the breaker's state, a *policy.Closed (match with errors.Is(err,
 // failure.ErrWaiting)), while the breaker is open — until it may be probed
 // — or while another caller's probe is in flight (until the probe's lease
 // ends, when known): the policy decides the caller's wait
-// (retry.Profile.Reopens). When an open breaker may be
+// (policy.Profile.Reopens). When an open breaker may be
 // probed, exactly one caller across all processes wins the probe lease and
 // gets a Ticket with Probe set. A store that cannot be read fails open: the
 // call goes ahead, and the error is logged.
@@ -263,17 +263,17 @@ func (b *Breakers) reject(service string, rec Record, st policy.GateState, until
 //
 // An outage failure (the decision table's trips) is first judged: the
 // item's run of such failures (t.Suspect) and the breaker's record are the
-// evidence, the profile's blame table the rule (retry.Profile.Blame). A
+// evidence, the profile's blame table the rule (policy.Profile.Blame). A
 // failure judged the item's own — it follows the item, not the upstream —
 // counts for nothing here: a probe's lease is released for another caller,
 // nothing else is written.
 //
 // Done returns non-nil when the outcome changes what the caller returns in
-// place of callErr — a fact, for the policy to decide by (retry.Decide):
+// place of callErr — a fact, for the policy to decide by (policy.Decide):
 //
-//   - a failed probe: the breaker's state, a *retry.Closed open until it
+//   - a failed probe: the breaker's state, a *policy.Closed open until it
 //     may be probed again — base × multiplier^reopens after the probes
-//     that failed in a row (retry.Probing.Interval). The probe is the
+//     that failed in a row (policy.Probing.Interval). The probe is the
 //     system's attempt, not the item's: the item waits with the others,
 //     spending nothing.
 //   - an outage failure that opened the breaker, or that ended after it
@@ -286,7 +286,7 @@ func (b *Breakers) reject(service string, rec Record, st policy.GateState, until
 //     "blame": "item"), for the decision table to judge by its class.
 //
 // The outcomes of an outage failure and a failure judged the item's own
-// carry the item's updated run (state.WithSuspect), which the runner
+// carry the item's updated run (store.WithSuspect), which the runner
 // records with the outcome.
 func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	if t.Service == "" {
@@ -452,7 +452,7 @@ func (b *Breakers) done(ctx context.Context, t Ticket, o policy.BreakerEffect, c
 // probeDone records a probe's verdict; a failed probe reports the breaker
 // open again, for its item to wait behind.
 // An outage's failed probe reopens the breaker for the base window grown
-// by the probes that failed in a row before it (retry.Probing.Interval).
+// by the probes that failed in a row before it (policy.Probing.Interval).
 func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o policy.BreakerEffect, cl failure.Classification, now time.Time,
 	log *slog.Logger) error {
 	var (

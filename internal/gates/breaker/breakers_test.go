@@ -44,7 +44,7 @@ func (c *countingStore) ResetFailures(ctx context.Context, s string, gen int64, 
 	return c.Store.ResetFailures(ctx, s, gen, now)
 }
 
-// metricsRecorder is a stage.Metrics that sums counters by name.
+// metricsRecorder is a runner.Metrics that sums counters by name.
 type metricsRecorder struct {
 	mu     sync.Mutex
 	counts map[string]int
@@ -604,7 +604,7 @@ func reopenedFor(reopens int) time.Duration {
 }
 
 // waitOf is the wait the policy decides for what a gate's provider reported
-// in err at now (retry.Profile.Decide on the fact), and whether err
+// in err at now (policy.Profile.Decide on the fact), and whether err
 // reported a closed gate at all.
 func waitOf(err error, now time.Time) (policy.Wait, bool) {
 	c, ok := policy.ClosedOf(err)

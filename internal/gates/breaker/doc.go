@@ -39,13 +39,13 @@
 // the system's attempt, not the item's: Done returns a wait behind the
 // breaker's gate, and the item parks again without spending an attempt; the
 // breaker reopens for a window that grows with each probe that failed in a
-// row (retry.Probing.Interval). So does the failure that trips the breaker,
+// row (policy.Probing.Interval). So does the failure that trips the breaker,
 // and one that ends after it opened: they are the outage's.
 //
 // Unless it is the item's: an outage failure is first judged on the item's
 // run of such failures (Ticket.Suspect) and the breaker's record (when a
 // probe last closed it) by the decision table's blame rows
-// (retry.Profile.Blame, docs/design.md "A failure that follows one item"). A
+// (policy.Profile.Blame, docs/design.md "A failure that follows one item"). A
 // failure that follows one item — a poison prompt the provider always
 // fails, one item's 403 — counts for nothing, releases a probe's lease for
 // another waiter, and goes back to the item's stage to be judged by its
@@ -65,7 +65,7 @@
 // # What counts
 //
 // What a failure tells a breaker is the decision table's breaker column
-// (retry.Profile.Breaker, docs/design.md "The decision table"); Done reads
+// (policy.Profile.Breaker, docs/design.md "The decision table"); Done reads
 // it for the classification the failure carries. Only an outage trips a
 // breaker: NETWORK_TIMEOUT and UPSTREAM_UNAVAILABLE, and in the llm stage
 // AUTH_DENIED too (a provider whose key was revoked). RATE_LIMITED does not: a 429 is the service answering and
@@ -99,6 +99,6 @@
 // Breakers caches each service's record for CacheTTL (2 s), so the closed
 // path costs no DynamoDB read per call, and a success writes only when the
 // cached count is non-zero. While a breaker is open callers get its state
-// (a *retry.Closed: open until it may be probed), without calling the
+// (a *policy.Closed: open until it may be probed), without calling the
 // upstream; the policy decides their wait, which spends no attempt.
 package breaker

@@ -20,7 +20,7 @@ type Work interface {
 
 // Guard is a Work decorator: it asks Breakers before running Inner and
 // tells it the outcome after. While the item's service's breaker is open,
-// Run returns the breaker's state (a *retry.Closed) without calling Inner,
+// Run returns the breaker's state (a *policy.Closed) without calling Inner,
 // and the policy makes the item wait without spending an attempt.
 //
 //	work := breaker.Guard{Inner: fetcher, Service: breaker.SourceHost, Breakers: b}

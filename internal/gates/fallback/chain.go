@@ -27,9 +27,9 @@
 //     breaker opened, and the walk moves on.
 //
 // When no entry can be asked the chain reports its gate closed (a
-// *retry.Closed, no usable model) until the earliest expected recovery —
+// *policy.Closed, no usable model) until the earliest expected recovery —
 // an open breaker's probe time, an auto-disabled model's cooldown — or
-// none known, and the policy decides the item's wait (retry.NoModelWait
+// none known, and the policy decides the item's wait (policy.NoModelWait
 // when none is known; no attempt spent); when every
 // provider that was asked failed provider-wide and nothing is expected
 // back, that failure is returned (AUTH_DENIED everywhere needs an operator).
@@ -99,7 +99,7 @@ type Breakers interface {
 	Done(ctx context.Context, t breaker.Ticket, callErr error) error
 }
 
-// Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
+// Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
 type Metrics interface {
 	Count(name string, stage work.Stage, class failure.Class, n int)
 }
@@ -135,7 +135,7 @@ type Chain struct {
 	Breakers Breakers
 	// Profile is the decision table: which failures put a provider out
 	// (SkipsProvider) and which escalate (Escalates); nil means
-	// retry.Standard().
+	// policy.Standard().
 	Profile *policy.Profile
 	// Escalation, when its Model is set, retries a CONTENT_POLICY or
 	// TOKEN_LIMIT failure once, in the same invocation, before the item is
@@ -348,7 +348,7 @@ func GateEntries(g gates.Name) ([]Entry, error) {
 }
 
 // reopens is when the wait behind the gate a breaker reported closed (err)
-// ends, as the policy decides it (retry.Profile.Reopens); zero for an err
+// ends, as the policy decides it (policy.Profile.Reopens); zero for an err
 // that reports no closed gate.
 func (c *Chain) reopens(err error, now time.Time) time.Time {
 	if closed, ok := policy.ClosedOf(err); ok {

@@ -464,7 +464,7 @@ func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
 }
 
 // waitOf is the wait the policy decides for what a gate's provider reported
-// in err at now (retry.Profile.Decide on the fact), and whether err
+// in err at now (policy.Profile.Decide on the fact), and whether err
 // reported a closed gate at all.
 func waitOf(err error, now time.Time) (policy.Wait, bool) {
 	c, ok := policy.ClosedOf(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 )
 
-// The health rules' thresholds are the policy's (retry.ModelTrip;
+// The health rules' thresholds are the policy's (policy.ModelTrip;
 // docs/design.md "Model health").
 var (
 	// DefaultThreshold is how many consecutive model-specific failures

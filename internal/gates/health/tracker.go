@@ -12,7 +12,7 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// Metrics receives counters; stage.Metrics and *telemetry.EMF satisfy it.
+// Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
 type Metrics interface {
 	Count(name string, stage work.Stage, class failure.Class, n int)
 }

@@ -1,7 +1,7 @@
 // Package replaytest provides an in-memory SQS for testing replays without
 // AWS: enough of ReceiveMessage, DeleteMessageBatch,
 // ChangeMessageVisibilityBatch, SendMessageBatch and GetQueueAttributes for
-// replay.Replayer and parked.Scheduler.
+// replay.Replayer and scheduler.Scheduler.
 package replaytest
 
 import (

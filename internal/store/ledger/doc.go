@@ -33,5 +33,5 @@
 //	sending ──permanent failure, or the last attempt──▶ abandoned
 //
 // Every write carries a token (last_write), so a write the SDK retried after
-// it had been applied is recognised as applied, as in package state.
+// it had been applied is recognised as applied, as in package store.
 package ledger

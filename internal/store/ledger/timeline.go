@@ -56,7 +56,7 @@ func EventKinds() []EventKind {
 }
 
 // ParkBeyond is the longest delay SQS visibility holds (the runner's
-// stage.MaxVisibility): a longer retry or wait is parked.
+// runner.MaxVisibility): a longer retry or wait is parked.
 const ParkBeyond = 12*time.Hour - 15*time.Minute
 
 // Event is one line of the timeline.
@@ -102,7 +102,7 @@ var (
 )
 
 // BuildTimeline assembles an item's timeline from the item, its error-log
-// entries (state.ErrorLogReader.ForItem) and its audit trail (ForItem);
+// entries (store.ErrorLogReader.ForItem) and its audit trail (ForItem);
 // either list may be empty. Events are in time order.
 func BuildTimeline(it store.Item, log []store.LogEntry, trail []Entry) Timeline {
 	var tl Timeline

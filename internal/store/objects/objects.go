@@ -1,6 +1,6 @@
-// Package objects is the S3 side of item bodies (state.ObjectStore): the
+// Package objects is the S3 side of item bodies (store.ObjectStore): the
 // fetched documents and enrichments above the size threshold, one object
-// each, named by state.ObjectKey (docs/design.md "Item state").
+// each, named by store.ObjectKey (docs/design.md "Item state").
 //
 // It lives apart from internal/store so that the functions that never touch a
 // body (redrive, scheduler, recovery) do not link the S3 client.
@@ -28,7 +28,7 @@ type API interface {
 	GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error)
 }
 
-// Bucket is one S3 bucket as a state.ObjectStore.
+// Bucket is one S3 bucket as a store.ObjectStore.
 type Bucket struct {
 	S3   API
 	Name string
@@ -53,7 +53,7 @@ func (b *Bucket) Put(ctx context.Context, key string, body []byte, contentType s
 // Get reads the object under key with one GetObject, at most limit+1 bytes
 // (a longer object fails the caller's length check). A missing object
 // (NoSuchKey, or 404 — the function's role lists the bucket so that S3
-// answers 404 rather than 403) is state.ErrBodyGone.
+// answers 404 rather than 403) is store.ErrBodyGone.
 func (b *Bucket) Get(ctx context.Context, key string, limit int) ([]byte, error) {
 	out, err := b.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(b.Name), Key: aws.String(key)})
 	if err != nil {

@@ -48,7 +48,7 @@ const actionInstruction = `The user message is a task to carry out. Describe wha
 
 // BuildMessages returns the enrichment conversation for an item of kind with
 // document text: a system prompt asking for the enrichment JSON object (plus
-// failure.ActionInstruction for state.KindAction), and the text as the user
+// failure.ActionInstruction for store.KindAction), and the text as the user
 // message, cut to maxInputBytes on a rune boundary. maxInputBytes <= 0 means
 // no cut. Invalid UTF-8 in text is replaced with U+FFFD.
 func BuildMessages(kind store.Kind, text string, maxInputBytes int) []Message {
@@ -69,7 +69,7 @@ func BuildMessages(kind store.Kind, text string, maxInputBytes int) []Message {
 // ParseEnrichment validates a model's answer and returns the enrichment it
 // holds (Model and EnrichedAt are left for the caller).
 //
-// For state.KindAction it first judges the ACTION_OUTCOME marker with
+// For store.KindAction it first judges the ACTION_OUTCOME marker with
 // failure.ActionError — "failed | reason" is ACTION_FAILED, a missing or
 // malformed marker RESPONSE_INVALID — removes the marker line, and sets
 // ActionOutcome to "success". The JSON may be wrapped in a ``` or ```json

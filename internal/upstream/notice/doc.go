@@ -2,7 +2,7 @@
 // the item is dead-lettered, item.retry_scheduled when a failure that spent
 // an attempt is scheduled for another, each to the item's own webhook as its
 // own event type, signed like a delivery and with an idempotency key. The
-// owner chooses them in the item's spec (package intake; state.Notices:
+// owner chooses them in the item's spec (package intake; store.Notices:
 // item.failed is on by default for action tasks only).
 //
 // # Durable, never in the way
@@ -17,7 +17,7 @@
 // is logged and counted, and the retry goes on.
 //
 // The notify function delivers the queue (Handler) with its own bounded
-// retries: each attempt claims the notice in its ledger (package audit),
+// retries: each attempt claims the notice in its ledger (package ledger),
 // POSTs it, and settles it — delivered, pending until its next attempt (the
 // message held through its visibility), or abandoned after a permanent
 // refusal or MaxAttempts attempts, logged and counted. Attempts are counted

@@ -28,7 +28,7 @@ import (
 )
 
 // Defaults of the Handler's optional fields. A notice's retries are the
-// policy's notice row (retry.Notice: docs/design.md "The decision table").
+// policy's notice row (policy.Notice: docs/design.md "The decision table").
 const (
 	// DefaultMaxAttempts bounds a notice's delivery attempts.
 	DefaultMaxAttempts = policy.DefaultNoticeAttempts
@@ -49,7 +49,7 @@ type Items interface {
 	Get(ctx context.Context, id string) (store.Item, error)
 }
 
-// Ledger is the notices' delivery ledger (*audit.Trail, *audit.Memory).
+// Ledger is the notices' delivery ledger (*ledger.Trail, *ledger.Memory).
 type Ledger interface {
 	ClaimNotice(ctx context.Context, c ledger.NoticeClaim) (ledger.Notice, error)
 	SettleNotice(ctx context.Context, s ledger.NoticeSettle) error
@@ -67,7 +67,7 @@ type Queue interface {
 	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
 }
 
-// Metrics receives counters (telemetry.EMF, stage.Metrics).
+// Metrics receives counters (telemetry.EMF, runner.Metrics).
 type Metrics interface {
 	Count(name string, stage work.Stage, class failure.Class, n int)
 }

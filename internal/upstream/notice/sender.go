@@ -17,7 +17,7 @@ type SQS interface {
 }
 
 // Sender enqueues notices on the notice queue; the stage runner calls it
-// (stage.Notices). It sends nothing, and makes no request, for an item
+// (runner.Notices). It sends nothing, and makes no request, for an item
 // whose owner did not ask for the notice.
 type Sender struct {
 	// SQS sends; QueueURL is the notice queue. Required.

@@ -262,7 +262,7 @@ func runSchedule(ctx context.Context, st *devstack.Stack, fn, input string, ever
 }
 
 // watchItems prints a line whenever the items' counts change, until ctx
-// ends. The counts are the index's (state.Tally: each partition of the
+// ends. The counts are the index's (store.Tally: each partition of the
 // groups an item leaves, the done items since a watermark), never a Scan; moto answers
 // each Query by walking the table, so the next count waits at least ten
 // times as long as the last one took: the status line never takes more than
@@ -290,7 +290,7 @@ func watchItems(ctx context.Context, st *devstack.Stack, w io.Writer) {
 	}
 }
 
-// statusLine is the groups with items, in the order of state.Groups():
+// statusLine is the groups with items, in the order of store.Groups():
 // "flight 16 · retrying 4 · done 980" (flight: queued or working).
 func statusLine(c store.Counts) string {
 	var parts []string
