@@ -92,7 +92,7 @@ func (e *enricher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (
 // when the upstream sent one, "request_id".
 func (e *enricher) Enrich(ctx context.Context, item store.Item, entry fallback.Entry) (store.Enrichment, error) {
 	if item.Document != nil && item.Document.Body != nil {
-		return store.Enrichment{}, failure.New(failure.InternalBug, "the item's document was not read back (stage.WithBodies)")
+		return store.Enrichment{}, failure.New(failure.InternalBug, "the item's document was not read back (runner.WithBodies)")
 	}
 	if item.Document == nil || strings.TrimSpace(item.Document.Text) == "" {
 		return store.Enrichment{}, failure.New(failure.SchemaInvalid, "item has no fetched text")

@@ -188,7 +188,7 @@ func (n *notifier) Run(ctx context.Context, item store.Item, _ gates.Delivery) (
 			failure.New(failure.SchemaInvalid, "item has no enrichment to deliver"), "host", u.Host)
 	}
 	if item.Enrichment.Body != nil {
-		return store.Output{}, failure.New(failure.InternalBug, "the item's enrichment was not read back (stage.WithBodies)")
+		return store.Output{}, failure.New(failure.InternalBug, "the item's enrichment was not read back (runner.WithBodies)")
 	}
 	d, err := n.deliver(ctx, item, u)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 func TestParkBeyondIsTheRunnersMaxVisibility(t *testing.T) {
 	t.Parallel()
 	if ledger.ParkBeyond != runner.MaxVisibility {
-		t.Fatalf("ParkBeyond %v, stage.MaxVisibility %v", ledger.ParkBeyond, runner.MaxVisibility)
+		t.Fatalf("ParkBeyond %v, runner.MaxVisibility %v", ledger.ParkBeyond, runner.MaxVisibility)
 	}
 }
 
