@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/internal/store/dynamo"
 
@@ -137,8 +136,8 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 			// and closed since. Its failure says nothing about this one.
 			return FailureResult{Record: cur.breaker()}, nil
 		}
-		below := (!exists && limit > 0) || (exists && cur.ConsecutiveFailures < limit)
-		trip = !below
+		// An absent record is the zero record: a count of 0.
+		trip = cur.ConsecutiveFailures >= limit
 	}
 	return FailureResult{}, fmt.Errorf("record failure of breaker %s: %d races lost: %w", req.Service, maxRaces, ErrConflict)
 }
@@ -147,10 +146,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip b
 	b := dynamo.New()
 	now := b.Str(req.At.UTC().Format(TimeFormat))
 	state := b.Name("state")
-	countBelow := b.Name("consecutive_failures") + " < " + b.Num(int64(limit))
-	if limit > 0 {
-		countBelow = "(attribute_not_exists(" + b.Name("consecutive_failures") + ") OR " + countBelow + ")"
-	}
+	countBelow := b.Below("consecutive_failures", limit)
 	closedOrNew := "(attribute_not_exists(" + state + ") OR " + state + " = " + b.Str(string(Closed)) + ") AND " +
 		generationIs(b, req.Generation)
 	set := []string{
@@ -189,15 +185,11 @@ func (s *Dynamo) ResetFailures(ctx context.Context, service string, generation i
 	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
 	cond := b.Name("state") + " = " + b.Str(string(Closed)) + " AND " + b.Name("consecutive_failures") + " > " + zero +
 		" AND " + generationIs(b, generation)
-	in := s.table().Update(service, update, cond, b)
-	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
-	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
-		if dynamo.ConditionFailed(err) {
-			return false, nil
-		}
+	ok, err := s.table().Try(ctx, service, update, cond, b)
+	if err != nil {
 		return false, fmt.Errorf("reset failures of breaker %s: %w", service, err)
 	}
-	return true, nil
+	return ok, nil
 }
 
 // AcquireProbe takes the probe lease:

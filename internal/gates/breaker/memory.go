@@ -62,7 +62,7 @@ func (s *Memory) RecordFailure(_ context.Context, req FailureRequest) (FailureRe
 		r = Record{Service: req.Service, State: Closed}
 	}
 	limit := threshold(req.Threshold) - 1
-	below := (!ok && limit > 0) || (ok && r.ConsecutiveFailures < limit)
+	below := r.ConsecutiveFailures < limit
 	r.ConsecutiveFailures++
 	r.LastFailureAt, r.LastErrorType, r.UpdatedAt = req.At.UTC(), req.Class, req.At.UTC()
 	opened := !below

@@ -107,6 +107,21 @@ func (t Table[R]) Update(id, update, cond string, b *Builder) *dynamodb.UpdateIt
 	return in
 }
 
+// Try runs the conditional update of the record id and reads nothing back:
+// ok is false, with no error, when cond failed (there was nothing to do).
+// Other errors are returned for the caller to wrap.
+func (t Table[R]) Try(ctx context.Context, id, update, cond string, b *Builder) (ok bool, err error) {
+	in := t.Update(id, update, cond, b)
+	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
+	if _, err := t.DB.UpdateItem(ctx, in); err != nil {
+		if ConditionFailed(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
 // Outcome is what Apply found.
 type Outcome[R any] struct {
 	// Record is the new record when Applied, otherwise the record the

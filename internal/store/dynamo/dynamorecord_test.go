@@ -24,10 +24,14 @@ type fakeDB struct {
 	item     map[string]types.AttributeValue
 	reads    int
 	lastCond *string
+	seen     func(*dynamodb.UpdateItemInput)
 }
 
 func (f *fakeDB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	f.lastCond = in.ConditionExpression
+	if f.seen != nil {
+		f.seen(in)
+	}
 	return f.update()
 }
 
@@ -79,6 +83,37 @@ func TestApply(t *testing.T) {
 			}
 			if db.lastCond == nil || !dynamo.ConditionFailed(&types.ConditionalCheckFailedException{}) {
 				t.Fatal("the update lost its condition")
+			}
+		})
+	}
+}
+
+func TestTry(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	cases := map[string]struct {
+		err     error
+		wantOK  bool
+		wantErr error
+	}{
+		"applied":          {wantOK: true},
+		"condition failed": {err: &types.ConditionalCheckFailedException{}},
+		"other error":      {err: boom, wantErr: boom},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var in *dynamodb.UpdateItemInput
+			db := &fakeDB{update: func() (*dynamodb.UpdateItemOutput, error) { return &dynamodb.UpdateItemOutput{}, tc.err }}
+			db.seen = func(got *dynamodb.UpdateItemInput) { in = got }
+			tbl := dynamo.Table[rec]{DB: db, Name: "t", Key: "id", What: "rec"}
+			ok, err := tbl.Try(context.Background(), "a", "SET n = :v0", "n > :v0", dynamo.New())
+			if ok != tc.wantOK || !errors.Is(err, tc.wantErr) || db.reads != 0 {
+				t.Fatalf("Try = %t, %v after %d reads; want %t, %v after none", ok, err, db.reads, tc.wantOK, tc.wantErr)
+			}
+			if in.ReturnValues != types.ReturnValueNone || in.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureNone ||
+				in.ConditionExpression == nil || *in.ConditionExpression != "n > :v0" {
+				t.Fatalf("Try sent %+v; want a conditional update that returns nothing", in)
 			}
 		})
 	}
