@@ -217,13 +217,7 @@ func (s *Dynamo) AcquireProbe(ctx context.Context, req ProbeRequest) (Record, er
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
 	b := dynamo.New()
-	ts := b.Str(now.UTC().Format(TimeFormat))
-	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
-		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
-		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(owner) +
-		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
-		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
-	return s.transition(ctx, service, "close probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
+	return s.transition(ctx, service, "close probe", closing(b, owner, now), s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Closed && cur.ClosedBy == owner
 	})
 }
@@ -268,12 +262,7 @@ func (s *Dynamo) ReleaseProbe(ctx context.Context, service, owner string, now ti
 //	ADD generation 1 REMOVE probe_owner, probe_until, open_until, reopens IF attribute_exists(service)
 func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Record, error) {
 	b := dynamo.New()
-	ts := b.Str(now.UTC().Format(TimeFormat))
-	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
-		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
-		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(ByOperator) +
-		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
-		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
+	update := closing(b, ByOperator, now)
 	cond := "attribute_exists(" + b.Name("service") + ")"
 	o, err := s.table().Apply(ctx, service, s.table().Update(service, update, cond, b))
 	switch {
@@ -295,6 +284,20 @@ func (s *Dynamo) SetDraining(ctx context.Context, service string, g gates.Name, 
 	cond := b.Name("state") + " = " + b.Str(string(Closed))
 	_, err := s.transition(ctx, service, "set draining", update, cond, b, nil)
 	return err
+}
+
+// closing is the update that closes the breaker clean, starting a new
+// window, by the probe owner or ByOperator:
+//
+//	SET state = closed, consecutive_failures = 0, closed_at, closed_by = :by
+//	ADD generation 1 REMOVE probe_owner, probe_until, open_until, reopens
+func closing(b *dynamo.Builder, by string, now time.Time) string {
+	ts := b.Str(now.UTC().Format(TimeFormat))
+	return "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
+		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
+		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(by) +
+		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
 }
 
 // generationIs is the condition "the record is in window generation" (an
