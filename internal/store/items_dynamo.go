@@ -20,10 +20,10 @@ import (
 
 // ItemsAPI is the part of the DynamoDB client the item store uses.
 type ItemsAPI interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	dynamo.Getter
+	dynamo.Putter
+	dynamo.Updater
+	dynamo.Transactor
 }
 
 // Items is the DynamoDB item store. Every write after a claim is conditional

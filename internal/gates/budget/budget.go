@@ -16,6 +16,7 @@ import (
 
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
+	"github.com/triagehq/triage/internal/store/dynamo"
 )
 
 // Micros is an amount of US dollars in millionths (1 USD = 1_000_000).
@@ -137,8 +138,8 @@ type Day struct {
 
 // API is the part of the DynamoDB client Daily uses.
 type API interface {
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	dynamo.Updater
+	dynamo.Getter
 }
 
 // Daily is the DynamoDB budget: one item per UTC day in BudgetTable (key

@@ -1,5 +1,8 @@
 // Package dynamo is what triage's stores share of DynamoDB.
 //
+//   - Actions: one interface per DynamoDB action a store calls (Getter,
+//     Updater, Querier, …); a store's API embeds those it calls, the list its
+//     functions' roles must allow.
 //   - Expressions: Builder names every attribute and value of an update or a
 //     condition through placeholders, so reserved words ("state", "status")
 //     need no care and an expression reads like the code that assembles it.
@@ -35,15 +38,6 @@ import (
 // TimeFormat is how the stores write times people read (opened_at,
 // disabled_at, updated_at, …).
 const TimeFormat = time.RFC3339Nano
-
-// API is the part of the DynamoDB client a record store uses: GetItem and
-// UpdateItem for the stages, Scan for listing (the CLI, the recovery
-// function).
-type API interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
-}
 
 // Table is one record table: its name, the name of its string hash key and
 // what its records are called in errors ("breaker", "model health").

@@ -23,10 +23,10 @@ import (
 
 // API is the part of the DynamoDB client the Trail uses.
 type API interface {
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	dynamo.Putter
+	dynamo.Updater
+	dynamo.Getter
+	dynamo.Querier
 }
 
 // Trail is the Audit table: hash key item_id, range key sk, TTL on
