@@ -198,29 +198,17 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
-		var ccf *types.ConditionalCheckFailedException
-		if !errors.As(err, &ccf) {
+		if !dynamo.ConditionFailed(err) {
 			return Item{}, fmt.Errorf("claim %s for %s: %w", req.ItemID, req.Stage, err)
 		}
 		ce := &ClaimError{ItemID: req.ItemID, Stage: req.Stage}
-		cur := ccf.Item
-		if cur == nil {
-			// Not every DynamoDB implementation returns the old item.
-			it, gerr := s.Get(ctx, req.ItemID)
-			switch {
-			case errors.Is(gerr, ErrNotFound):
-				return Item{}, ce
-			case gerr != nil:
-				return Item{}, fmt.Errorf("claim %s for %s: read after conflict: %w", req.ItemID, req.Stage, gerr)
-			}
+		it, ok, cerr := s.conflictItem(ctx, req.ItemID, err)
+		switch {
+		case cerr != nil:
+			return Item{}, fmt.Errorf("claim %s for %s: read after conflict: %w", req.ItemID, req.Stage, cerr)
+		case ok:
 			ce.Current = &it
-			return Item{}, ce
 		}
-		it, derr := decodeItem(cur)
-		if derr != nil {
-			return Item{}, derr
-		}
-		ce.Current = &it
 		return Item{}, ce
 	}
 	return decodeItem(out.Attributes)

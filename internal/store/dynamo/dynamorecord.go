@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -129,8 +130,7 @@ type Outcome[R any] struct {
 
 // Apply runs in, one conditional UpdateItem of the record id (see Update).
 // A failed condition is not an error: the Outcome carries the record it
-// saw, from the error or, from an implementation that returns none, from a
-// consistent read. Other errors, and a failed read after the conflict
+// saw (Seen). Other errors, and a failed read after the conflict
 // ("read after conflict: …"), are returned for the caller to wrap.
 func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemInput) (Outcome[R], error) {
 	out, err := t.DB.UpdateItem(ctx, in)
@@ -138,19 +138,39 @@ func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemI
 		r, err := t.Decode(out.Attributes)
 		return Outcome[R]{Record: r, Applied: true, Exists: true}, err
 	}
+	old, failed, rerr := Seen(ctx, t.DB, t.Name, t.KeyOf(id), err)
+	switch {
+	case !failed:
+		return Outcome[R]{}, err
+	case rerr != nil:
+		return Outcome[R]{}, fmt.Errorf("read after conflict: get %s %s: %w", t.What, id, rerr)
+	case len(old) == 0:
+		return Outcome[R]{}, nil
+	}
+	r, err := t.Decode(old)
+	return Outcome[R]{Record: r, Exists: err == nil}, err
+}
+
+// Seen returns the item a failed condition saw: the one err carries
+// (ReturnValuesOnConditionCheckFailure ALL_OLD) or, from an implementation
+// that sends none, the one a consistent GetItem of key reads; nil when
+// there is none. failed is false, and nothing is read, when err is not a
+// failed condition. readErr is the GetItem's, for the caller to wrap: it
+// leaves the outcome of the write for the caller to tell.
+func Seen(ctx context.Context, db Getter, table string, key map[string]types.AttributeValue, err error) (
+	item map[string]types.AttributeValue, failed bool, readErr error) {
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
-		return Outcome[R]{}, err
+		return nil, false, nil
 	}
 	if len(ccf.Item) > 0 {
-		r, err := t.Decode(ccf.Item)
-		return Outcome[R]{Record: r, Exists: err == nil}, err
+		return ccf.Item, true, nil
 	}
-	r, ok, err := t.Get(ctx, id, true)
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return Outcome[R]{}, fmt.Errorf("read after conflict: %w", err)
+		return nil, true, err
 	}
-	return Outcome[R]{Record: r, Exists: ok}, nil
+	return out.Item, true, nil
 }
 
 // List scans the whole table (at most maxPages pages, consistent or not)

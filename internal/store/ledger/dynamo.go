@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -249,21 +248,16 @@ func (t *Trail) SettleNotice(ctx context.Context, s NoticeSettle) error {
 // failure is returned as is; so is a read that fails (the outcome is then
 // unknown, and deliberately not ErrBusy or ErrLeaseLost).
 func (t *Trail) afterConflict(ctx context.Context, itemID, key string, err error) (Notice, error) {
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
+	old, failed, gerr := dynamo.Seen(ctx, t.DB, t.Table, t.key(itemID, noticeKey(key)), err)
+	switch {
+	case !failed:
 		return Notice{}, err
-	}
-	if len(ccf.Item) > 0 {
-		return decodeNotice(ccf.Item)
-	}
-	out, gerr := t.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.Table, Key: t.key(itemID, noticeKey(key)), ConsistentRead: aws.Bool(true)})
-	if gerr != nil {
+	case gerr != nil:
 		return Notice{}, fmt.Errorf("outcome unknown: the condition failed and the notice could not be read back: %w", gerr)
-	}
-	if len(out.Item) == 0 {
+	case len(old) == 0:
 		return Notice{}, errors.New("outcome unknown: the condition failed and the notice does not exist")
 	}
-	return decodeNotice(out.Item)
+	return decodeNotice(old)
 }
 
 // ForItem returns an item's records, oldest first (executions by start,
