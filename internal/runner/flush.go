@@ -123,29 +123,25 @@ func (b *batch) changeVisibility(ctx context.Context) {
 // Accessors applying defaults.
 
 func (r *Runner) concurrency() int {
-	if r.Concurrency > 0 {
-		return r.Concurrency
-	}
-	return DefaultConcurrency
+	return orDefault(r.Concurrency, DefaultConcurrency)
 }
 
 func (r *Runner) safetyMargin() time.Duration {
-	if r.SafetyMargin > 0 {
-		return r.SafetyMargin
-	}
-	return DefaultSafetyMargin
+	return orDefault(r.SafetyMargin, DefaultSafetyMargin)
 }
 
 func (r *Runner) minRecordTime() time.Duration {
-	if r.MinRecordTime > 0 {
-		return r.MinRecordTime
-	}
-	return DefaultMinRecordTime
+	return orDefault(r.MinRecordTime, DefaultMinRecordTime)
 }
 
 func (r *Runner) resendDelay() time.Duration {
-	if r.ResendDelay > 0 {
-		return r.ResendDelay
+	return orDefault(r.ResendDelay, DefaultResendDelay)
+}
+
+// orDefault is v when it is set (positive), else def.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
 	}
-	return DefaultResendDelay
+	return def
 }
