@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"iter"
+	"slices"
 	"strconv"
 	"time"
 
@@ -45,14 +47,7 @@ func (b *batch) finish() events.SQSEventResponse {
 }
 
 func (b *batch) forward(ctx context.Context) {
-	var idx []int
-	for i, o := range b.outcomes {
-		if o.forward != nil {
-			idx = append(idx, i)
-		}
-	}
-	for start := 0; start < len(idx); start += maxBatchEntries {
-		chunk := idx[start:min(start+maxBatchEntries, len(idx))]
+	for chunk := range b.batches(func(o outcome) bool { return o.forward != nil }) {
 		entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
 		for j, i := range chunk {
 			entries[j] = sqstypes.SendMessageBatchRequestEntry{
@@ -81,6 +76,18 @@ func (b *batch) forward(ctx context.Context) {
 	}
 }
 
+// batches yields the indexes of the outcomes that match, in SQS batch
+// requests' sizes (maxBatchEntries).
+func (b *batch) batches(match func(outcome) bool) iter.Seq[[]int] {
+	var idx []int
+	for i, o := range b.outcomes {
+		if match(o) {
+			idx = append(idx, i)
+		}
+	}
+	return slices.Chunk(idx, maxBatchEntries)
+}
+
 // keep turns an acknowledged outcome into a kept one whose redelivery will
 // complete it (a duplicate-of-finished-work that re-forwards).
 func (b *batch) keep(i int, kind string) {
@@ -88,14 +95,7 @@ func (b *batch) keep(i int, kind string) {
 }
 
 func (b *batch) changeVisibility(ctx context.Context) {
-	var idx []int
-	for i, o := range b.outcomes {
-		if !o.ack {
-			idx = append(idx, i)
-		}
-	}
-	for start := 0; start < len(idx); start += maxBatchEntries {
-		chunk := idx[start:min(start+maxBatchEntries, len(idx))]
+	for chunk := range b.batches(func(o outcome) bool { return !o.ack }) {
 		entries := make([]sqstypes.ChangeMessageVisibilityBatchRequestEntry, len(chunk))
 		for j, i := range chunk {
 			entries[j] = sqstypes.ChangeMessageVisibilityBatchRequestEntry{
