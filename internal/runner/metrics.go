@@ -1,12 +1,12 @@
 package runner
 
 import (
-	"io"
 	"log/slog"
 	"math/rand/v2"
 
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -72,8 +72,5 @@ func (r *Runner) rand() func() float64 {
 }
 
 func (r *Runner) logger() *slog.Logger {
-	if r.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return r.Log
+	return telemetry.Or(r.Log)
 }

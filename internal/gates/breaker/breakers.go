@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/dynamo"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -606,13 +607,8 @@ func (b *Breakers) now() time.Time {
 }
 
 func (b *Breakers) logger() *slog.Logger {
-	if b.Log == nil {
-		return discard
-	}
-	return b.Log
+	return telemetry.Or(b.Log)
 }
-
-var discard = slog.New(slog.DiscardHandler)
 
 func (b *Breakers) count(name string, class failure.Class) {
 	if b.Metrics != nil {

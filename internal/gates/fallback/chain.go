@@ -531,10 +531,7 @@ func (c *Chain) now() time.Time {
 }
 
 func (c *Chain) logger() *slog.Logger {
-	if c.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return c.Log
+	return telemetry.Or(c.Log)
 }
 
 func (c *Chain) count(name string, class failure.Class) {

@@ -9,6 +9,7 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store/dynamo"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -216,10 +217,7 @@ func (t *Tracker) now() time.Time {
 }
 
 func (t *Tracker) logger() *slog.Logger {
-	if t.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return t.Log
+	return telemetry.Or(t.Log)
 }
 
 func (t *Tracker) count(name string, class failure.Class) {

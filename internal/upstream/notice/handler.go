@@ -3,7 +3,6 @@ package notice
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -24,6 +23,7 @@ import (
 	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -281,10 +281,7 @@ func (h *Handler) count(name string, class failure.Class) {
 }
 
 func (h *Handler) log() *slog.Logger {
-	if h.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return h.Log.With("component", "notices")
+	return telemetry.Or(h.Log).With("component", "notices")
 }
 
 // receiveCount reads ApproximateReceiveCount; 1 when absent.
