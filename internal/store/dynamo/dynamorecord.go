@@ -90,16 +90,42 @@ func (t Table[R]) Find(ctx context.Context, id string, consistent bool, notFound
 // record (ALL_NEW) and, when cond fails, the old one (ALL_OLD). An empty
 // cond makes it unconditional.
 func (t Table[R]) Update(id, update, cond string, b *Builder) *dynamodb.UpdateItemInput {
+	in := b.Update(t.Name, t.KeyOf(id), update, cond)
+	in.ReturnValues = types.ReturnValueAllNew
+	return in
+}
+
+// Update is the UpdateItem of key in table with b's names and values (none
+// sent when b has none: DynamoDB refuses an empty map), on condition cond
+// (none when empty); a failed condition returns the item it saw (ALL_OLD),
+// which Seen reads.
+func (b *Builder) Update(table string, key map[string]types.AttributeValue, update, cond string) *dynamodb.UpdateItemInput {
 	in := &dynamodb.UpdateItemInput{
-		TableName: &t.Name, Key: t.KeyOf(id), UpdateExpression: &update,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
+		TableName: &table, Key: key, UpdateExpression: &update,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if len(b.Names) > 0 {
+		in.ExpressionAttributeNames = b.Names
+	}
+	if len(b.Values) > 0 {
+		in.ExpressionAttributeValues = b.Values
 	}
 	if cond != "" {
 		in.ConditionExpression = &cond
 	}
 	return in
+}
+
+// InTransaction is in as one update of a TransactWriteItems; a failed
+// condition cancels the transaction with the item it saw (ALL_OLD), whatever
+// in asked of a lone UpdateItem.
+func InTransaction(in *dynamodb.UpdateItemInput) *types.Update {
+	return &types.Update{
+		TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
+		ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+		ExpressionAttributeValues:           in.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
 }
 
 // Try runs the conditional update of the record id and reads nothing back:

@@ -134,3 +134,23 @@ func TestTimes(t *testing.T) {
 		t.Fatalf("tokens %q, %q", a, b)
 	}
 }
+
+func TestBuilderUpdate(t *testing.T) {
+	t.Parallel()
+	b := dynamo.New()
+	in := b.Update("t", map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}}, "SET n = n + 1", "")
+	if in.ConditionExpression != nil || in.ExpressionAttributeNames != nil || in.ExpressionAttributeValues != nil {
+		t.Fatalf("an update with no condition, names or values sent some: %+v", in)
+	}
+	in = b.Update("t", nil, "SET "+b.Name("n")+" = "+b.Num(1), b.Name("n")+" < "+b.Num(1))
+	if in.ConditionExpression == nil || *in.ConditionExpression != "#n < :v1" || len(in.ExpressionAttributeNames) != 1 ||
+		len(in.ExpressionAttributeValues) != 2 || in.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+		t.Fatalf("conditional update = %+v", in)
+	}
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureNone
+	tu := dynamo.InTransaction(in)
+	if tu.UpdateExpression != in.UpdateExpression || tu.ConditionExpression != in.ConditionExpression ||
+		tu.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+		t.Fatalf("transaction update = %+v", tu)
+	}
+}

@@ -174,13 +174,9 @@ func (t *Trail) ClaimNotice(ctx context.Context, c NoticeClaim) (Notice, error) 
 	cond := "attribute_not_exists(" + b.Name("sk") + ")" +
 		" OR (" + st + " = " + b.Str(string(NoticePending)) + " AND " + b.Name("not_before") + " <= " + nowMS + ")" +
 		" OR (" + st + " = " + b.Str(string(NoticeSending)) + " AND " + b.Name("lease_until") + " < " + nowMS + ")"
-	out, err := t.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &t.Table, Key: t.key(c.ItemID, noticeKey(c.Key)),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	in := b.Update(t.Table, t.key(c.ItemID, noticeKey(c.Key)), update, cond)
+	in.ReturnValues = types.ReturnValueAllNew
+	out, err := t.DB.UpdateItem(ctx, in)
 	if err == nil {
 		return decodeNotice(out.Attributes)
 	}
@@ -224,12 +220,7 @@ func (t *Trail) SettleNotice(ctx context.Context, s NoticeSettle) error {
 	}
 	update := "SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")
 	cond := b.Name("state") + " = " + b.Str(string(NoticeSending)) + " AND " + b.Name("lease_owner") + " = " + b.Str(s.Owner)
-	_, err := t.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &t.Table, Key: t.key(s.ItemID, noticeKey(s.Key)),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	_, err := t.DB.UpdateItem(ctx, b.Update(t.Table, t.key(s.ItemID, noticeKey(s.Key)), update, cond))
 	if err == nil {
 		return nil
 	}
