@@ -35,9 +35,7 @@ const (
 
 // Metrics receives the runner's counters. Class is empty for counters that
 // are not about a failure.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 type noMetrics struct{}
 

@@ -17,9 +17,7 @@ import (
 )
 
 // Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Metric names Breakers counts, with its Stage (the service goes to the
 // logs only: article hosts are unbounded, metric dimensions must not be).

@@ -100,9 +100,7 @@ type Breakers interface {
 }
 
 // Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Metric names the chain counts (stage "llm").
 const (

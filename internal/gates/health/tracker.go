@@ -14,9 +14,7 @@ import (
 )
 
 // Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Metric names Tracker and Recover count (stage "llm").
 const (

@@ -68,9 +68,7 @@ type Queue interface {
 }
 
 // Metrics receives counters (telemetry.EMF, runner.Metrics).
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Handler delivers the notice queue; the notify function routes the queue's
 // batches to Handle.
