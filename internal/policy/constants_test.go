@@ -159,7 +159,7 @@ func f() {
 	backoff := 2 * time.Second
 	var cooldown time.Duration = time.Minute
 	c := &http.Client{Timeout: 10 * time.Second}
-	s := retry.Exponential{Initial: 100 * time.Millisecond, Multiplier: 2}
+	s := policy.Exponential{Initial: 100 * time.Millisecond, Multiplier: 2}
 	o := struct{ MaxAttempts int }{MaxAttempts: 7}
 	waitFor := time.Duration(3) * time.Second
 	n := 0
@@ -190,7 +190,7 @@ var d time.Duration
 		got = append(got, key)
 	}
 	want := []string{"p.go:maxAttempts", "p.go:DefaultRetryDelay", "p.go:giveUpThreshold", "p.go:backoff", "p.go:cooldown",
-		"p.go:retry.Exponential", "p.go:MaxAttempts", "p.go:waitFor", "p.go:attempt", "p.go:Sleep"}
+		"p.go:policy.Exponential", "p.go:MaxAttempts", "p.go:waitFor", "p.go:attempt", "p.go:Sleep"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}
