@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"iter"
 	"net/http"
 	"slices"
 	"strconv"
@@ -718,14 +719,8 @@ var GoneCodeWords = []string{"notregistered", "not_registered", "not-registered"
 func goneCode(msg, text string) string {
 	for _, s := range [2]string{msg, text} {
 		for _, w := range GoneCodeWords {
-			for from := 0; from < len(s); {
-				i := indexFoldASCII(s[from:], w)
-				if i < 0 {
-					break
-				}
-				i += from
-				from = i + len(w)
-				lo, hi := i, from
+			for i := range foldIndexes(s, w) {
+				lo, hi := i, i+len(w)
 				for lo > 0 && (isCodeByte(s[lo-1]) || s[lo-1] == '-') {
 					lo--
 				}
@@ -793,17 +788,11 @@ func refusedCredential(s string) string {
 		return f
 	}
 	for _, v := range credentialVerdicts {
-		for from := 0; from < len(s); {
-			i := indexFoldASCII(s[from:], v)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(v)
+		for i := range foldIndexes(s, v) {
 			if i > 0 && isCodeByte(s[i-1]) {
 				continue
 			}
-			rest := s[from:]
+			rest := s[i+len(v):]
 			for _, n := range credentialKeys { // "wrong user key": the noun's own qualifier
 				if hasPrefixFoldASCII(rest, n) {
 					return strings.TrimSpace(v) + " " + n
@@ -830,17 +819,12 @@ func refusedCredential(s string) string {
 // next three words, by "invalid" or "not" and a spelling of "valid".
 func credentialThenVerdict(s string) string {
 	for _, n := range credentialAll {
-		for from := 0; from < len(s); {
-			i := indexFoldASCII(s[from:], n)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(n)
-			if i > 0 && isCodeByte(s[i-1]) || from < len(s) && isCodeByte(s[from]) && s[from] != 's' {
+		for i := range foldIndexes(s, n) {
+			end := i + len(n)
+			if i > 0 && isCodeByte(s[i-1]) || end < len(s) && isCodeByte(s[end]) && s[end] != 's' {
 				continue
 			}
-			rest := s[from:]
+			rest := s[end:]
 			for w := 0; w < 3; w++ {
 				word := nextWord(&rest)
 				if word == "" {
@@ -890,12 +874,8 @@ func looseValid(w string) bool {
 // notAValidCredential finds "not a valid" followed, within its clause
 // (credentialClause bytes, up to a period or a semicolon), by a credential.
 func notAValidCredential(s string) string {
-	for from := 0; from < len(s); {
-		i := indexFoldASCII(s[from:], "not a valid ")
-		if i < 0 {
-			return ""
-		}
-		from += i + len("not a valid ")
+	for i := range foldIndexes(s, "not a valid ") {
+		from := i + len("not a valid ")
 		clause := s[from:min(len(s), from+credentialClause)]
 		if e := strings.IndexAny(clause, ".;\n"); e >= 0 {
 			clause = clause[:e]
@@ -1059,6 +1039,21 @@ func bytesString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// foldIndexes yields, left to right, the index in s of every occurrence of
+// the lower-case ASCII fragment frag, ignoring ASCII case; an occurrence
+// starts after the end of the one before.
+func foldIndexes(s, frag string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for from := 0; from < len(s); {
+			i := indexFoldASCII(s[from:], frag)
+			if i < 0 || !yield(from+i) {
+				return
+			}
+			from += i + len(frag)
+		}
+	}
+}
+
 // indexFoldASCII returns the index of the lower-case ASCII fragment frag in
 // s, ignoring ASCII case, or -1.
 func indexFoldASCII(s, frag string) int {
@@ -1102,13 +1097,7 @@ func exceededLimit(s string) string {
 	if f := outOfLimit(s); f != "" {
 		return f
 	}
-	for from := 0; from < len(s); {
-		i := indexFoldASCII(s[from:], "exceed")
-		if i < 0 {
-			return ""
-		}
-		i += from
-		from = i + 6
+	for i := range foldIndexes(s, "exceed") {
 		lo, hi := max(0, i-40), min(len(s), i+6+40)
 		w := s[lo:hi]
 		if k := strings.LastIndexByte(s[lo:i], '\n'); k >= 0 {
@@ -1132,12 +1121,8 @@ func exceededLimit(s string) string {
 // and hyphens (storage.objects.get) —, "access" or "permission"; or "".
 func lacksAccess(s string) string {
 	for _, lead := range [...]string{"does not have ", "doesn't have ", "has no "} {
-		for from := 0; from < len(s); {
-			i := indexFoldASCII(s[from:], lead)
-			if i < 0 {
-				break
-			}
-			from += i + len(lead)
+		for i := range foldIndexes(s, lead) {
+			from := i + len(lead)
 			end := from
 			for end < len(s) && end-from < 40 && (isCodeByte(s[end]) || s[end] == '-' || s[end] == ' ') {
 				end++
@@ -1157,13 +1142,8 @@ func lacksAccess(s string) string {
 // limit or a quota — or "". Punctuation between them ("out of range:
 // limit must be 100") ends the run: the limit is then a value's.
 func outOfLimit(s string) string {
-	for from := 0; from < len(s); {
-		i := indexFoldASCII(s[from:], "out of ")
-		if i < 0 {
-			return ""
-		}
-		i += from
-		from = i + len("out of ")
+	for i := range foldIndexes(s, "out of ") {
+		from := i + len("out of ")
 		end := from
 		for end < len(s) && end-from < 40 && (isCodeByte(s[end]) && s[end] != '.' && s[end] != '#' || s[end] == ' ') {
 			end++

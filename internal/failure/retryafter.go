@@ -115,14 +115,27 @@ func header(h http.Header, canonical string) string {
 
 // parseExhaustedReset returns the longest reset among the limits whose
 // remaining count is 0: the limit that was hit.
-func parseExhaustedReset(h http.Header) (Requested, bool) {
+func parseExhaustedReset(h http.Header) (Requested, bool) { return longestReset(h, true) }
+
+// parseResetHeaders returns the longest reset among the exhausted limits, or
+// among all limits when none says it is exhausted.
+func parseResetHeaders(h http.Header) (Requested, bool) {
+	if r, ok := longestReset(h, true); ok {
+		return r, true
+	}
+	return longestReset(h, false)
+}
+
+// longestReset returns the longest reset among the limits h states, only
+// among those whose remaining count is 0 when exhausted.
+func longestReset(h http.Header, exhausted bool) (Requested, bool) {
 	if len(h) == 0 {
 		return Requested{}, false
 	}
 	var best Requested
 	found := false
 	for _, rh := range resetHeaders {
-		if strings.TrimSpace(header(h, rh.remaining)) != "0" {
+		if exhausted && strings.TrimSpace(header(h, rh.remaining)) != "0" {
 			continue
 		}
 		v := strings.TrimSpace(header(h, rh.reset))
@@ -137,36 +150,6 @@ func parseExhaustedReset(h http.Header) (Requested, bool) {
 		if !found || later(r, best) {
 			best, found = r, true
 		}
-	}
-	return best, found
-}
-
-// parseResetHeaders returns the longest reset among the exhausted limits, or
-// among all limits when none says it is exhausted.
-func parseResetHeaders(h http.Header) (Requested, bool) {
-	var best, bestExhausted Requested
-	var found, foundExhausted bool
-	for _, rh := range resetHeaders {
-		v := strings.TrimSpace(header(h, rh.reset))
-		if v == "" {
-			continue
-		}
-		r, ok := parseReset(v)
-		if !ok {
-			continue
-		}
-		r.Source = rh.source
-		if strings.TrimSpace(header(h, rh.remaining)) == "0" {
-			if !foundExhausted || later(r, bestExhausted) {
-				bestExhausted, foundExhausted = r, true
-			}
-		}
-		if !found || later(r, best) {
-			best, found = r, true
-		}
-	}
-	if foundExhausted {
-		return bestExhausted, true
 	}
 	return best, found
 }

@@ -250,13 +250,8 @@ func rpcError(s string) int {
 // A label says it is a status, so the names that are also words of prose
 // (UNKNOWN, INTERNAL, ABORTED, CANCELLED) are read here too, in capitals.
 func labelledGoogleStatus(s string) string {
-	for from := 0; from < len(s); {
-		i := indexFoldASCII(s[from:], "status")
-		if i < 0 {
-			return ""
-		}
-		k := from + i + len("status")
-		from = k
+	for i := range foldIndexes(s, "status") {
+		k := i + len("status")
 		j := k
 		for j < len(s) && j-k < 4 && (s[j] == ' ' || s[j] == ':' || s[j] == '=' || s[j] == '"' || s[j] == '\'') {
 			j++

@@ -228,12 +228,16 @@ var TranslatedWords = []struct {
 	{"fr", "rate", []string{"trop de requêtes", "trop de demandes", "limite de débit", "limite de requêtes"}},
 }
 
-// modelWords is ModelWords as one phrase table, in order, each meaning's
-// TranslatedWords after its own, built on first use and indexed like the
-// other phrase tables (indexOf).
-var modelWords = sync.OnceValue(func() []Phrase {
+// modelWords is ModelWords as one phrase table, built on first use and
+// indexed like the other phrase tables (indexOf).
+var modelWords = sync.OnceValue(func() []Phrase { return withTranslations(ModelWords) })
+
+// withTranslations is meanings as one phrase table, in order, each
+// meaning's TranslatedWords after its own: a model and a receiver write a
+// rate in their own language alike (WeChat's "操作过于频繁，可稍后再试").
+func withTranslations(meanings []Meaning) []Phrase {
 	var out []Phrase
-	for _, m := range ModelWords {
+	for _, m := range meanings {
 		for _, w := range m.Words {
 			out = append(out, Phrase{w, m.Class})
 		}
@@ -247,7 +251,7 @@ var modelWords = sync.OnceValue(func() []Phrase {
 		}
 	}
 	return out
-})
+}
 
 // UpstreamWords are what the words of a source's or a webhook's 4xx mean
 // when no code or definite phrase decided: they refine the role's generic
@@ -312,27 +316,8 @@ var UpstreamWords = []Meaning{
 	}},
 }
 
-// upstreamWords is UpstreamWords as one phrase table, in order, each
-// meaning's TranslatedWords after its own.
-var upstreamWords = sync.OnceValue(func() []Phrase {
-	var out []Phrase
-	for _, m := range UpstreamWords {
-		for _, w := range m.Words {
-			out = append(out, Phrase{w, m.Class})
-		}
-		// A receiver writes a rate in its own language as a model does
-		// (WeChat's "操作过于频繁，可稍后再试").
-		for _, t := range TranslatedWords {
-			if t.Meaning != m.Name {
-				continue
-			}
-			for _, w := range t.Words {
-				out = append(out, Phrase{w, m.Class})
-			}
-		}
-	}
-	return out
-})
+// upstreamWords is UpstreamWords as one phrase table (withTranslations).
+var upstreamWords = sync.OnceValue(func() []Phrase { return withTranslations(UpstreamWords) })
 
 // quotaLike reports whether a class decided by code or fragment (a code,
 // a phrase) is a limit whose period decides it: a rate limit, or a quota

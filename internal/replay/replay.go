@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -143,10 +143,7 @@ func (r *Replayer) now() time.Time {
 }
 
 func (r *Replayer) log() *slog.Logger {
-	if r.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return r.Log
+	return telemetry.Or(r.Log)
 }
 
 func (r *Replayer) visibility() time.Duration {

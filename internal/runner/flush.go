@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"iter"
+	"slices"
 	"strconv"
 	"time"
 
@@ -45,14 +47,7 @@ func (b *batch) finish() events.SQSEventResponse {
 }
 
 func (b *batch) forward(ctx context.Context) {
-	var idx []int
-	for i, o := range b.outcomes {
-		if o.forward != nil {
-			idx = append(idx, i)
-		}
-	}
-	for start := 0; start < len(idx); start += maxBatchEntries {
-		chunk := idx[start:min(start+maxBatchEntries, len(idx))]
+	for chunk := range b.batches(func(o outcome) bool { return o.forward != nil }) {
 		entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
 		for j, i := range chunk {
 			entries[j] = sqstypes.SendMessageBatchRequestEntry{
@@ -81,6 +76,18 @@ func (b *batch) forward(ctx context.Context) {
 	}
 }
 
+// batches yields the indexes of the outcomes that match, in SQS batch
+// requests' sizes (maxBatchEntries).
+func (b *batch) batches(match func(outcome) bool) iter.Seq[[]int] {
+	var idx []int
+	for i, o := range b.outcomes {
+		if match(o) {
+			idx = append(idx, i)
+		}
+	}
+	return slices.Chunk(idx, maxBatchEntries)
+}
+
 // keep turns an acknowledged outcome into a kept one whose redelivery will
 // complete it (a duplicate-of-finished-work that re-forwards).
 func (b *batch) keep(i int, kind string) {
@@ -88,14 +95,7 @@ func (b *batch) keep(i int, kind string) {
 }
 
 func (b *batch) changeVisibility(ctx context.Context) {
-	var idx []int
-	for i, o := range b.outcomes {
-		if !o.ack {
-			idx = append(idx, i)
-		}
-	}
-	for start := 0; start < len(idx); start += maxBatchEntries {
-		chunk := idx[start:min(start+maxBatchEntries, len(idx))]
+	for chunk := range b.batches(func(o outcome) bool { return !o.ack }) {
 		entries := make([]sqstypes.ChangeMessageVisibilityBatchRequestEntry, len(chunk))
 		for j, i := range chunk {
 			entries[j] = sqstypes.ChangeMessageVisibilityBatchRequestEntry{
@@ -123,29 +123,25 @@ func (b *batch) changeVisibility(ctx context.Context) {
 // Accessors applying defaults.
 
 func (r *Runner) concurrency() int {
-	if r.Concurrency > 0 {
-		return r.Concurrency
-	}
-	return DefaultConcurrency
+	return orDefault(r.Concurrency, DefaultConcurrency)
 }
 
 func (r *Runner) safetyMargin() time.Duration {
-	if r.SafetyMargin > 0 {
-		return r.SafetyMargin
-	}
-	return DefaultSafetyMargin
+	return orDefault(r.SafetyMargin, DefaultSafetyMargin)
 }
 
 func (r *Runner) minRecordTime() time.Duration {
-	if r.MinRecordTime > 0 {
-		return r.MinRecordTime
-	}
-	return DefaultMinRecordTime
+	return orDefault(r.MinRecordTime, DefaultMinRecordTime)
 }
 
 func (r *Runner) resendDelay() time.Duration {
-	if r.ResendDelay > 0 {
-		return r.ResendDelay
+	return orDefault(r.ResendDelay, DefaultResendDelay)
+}
+
+// orDefault is v when it is set (positive), else def.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
 	}
-	return DefaultResendDelay
+	return def
 }

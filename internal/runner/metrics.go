@@ -1,12 +1,12 @@
 package runner
 
 import (
-	"io"
 	"log/slog"
 	"math/rand/v2"
 
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -35,9 +35,7 @@ const (
 
 // Metrics receives the runner's counters. Class is empty for counters that
 // are not about a failure.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 type noMetrics struct{}
 
@@ -72,8 +70,5 @@ func (r *Runner) rand() func() float64 {
 }
 
 func (r *Runner) logger() *slog.Logger {
-	if r.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return r.Log
+	return telemetry.Or(r.Log)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
@@ -932,5 +933,59 @@ func TestErrorLogRecordsDefault(t *testing.T) {
 				t.Errorf("recorded provider %q status %d code %q, want %q %d %q", log[0].Provider, log[0].Status, log[0].Code, cl.Provider, tc.status, tc.code)
 			}
 		})
+	}
+}
+
+// batchSizes wraps the SQS fake and records the entries of every batch call.
+type batchSizes struct {
+	runner.Queues
+	mu                sync.Mutex
+	sends, visibility []int
+}
+
+func (b *batchSizes) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	b.mu.Lock()
+	b.sends = append(b.sends, len(in.Entries))
+	b.mu.Unlock()
+	return b.Queues.SendMessageBatch(ctx, in, opts...)
+}
+
+func (b *batchSizes) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	b.mu.Lock()
+	b.visibility = append(b.visibility, len(in.Entries))
+	b.mu.Unlock()
+	return b.Queues.ChangeMessageVisibilityBatch(ctx, in, opts...)
+}
+
+// TestLargeBatchSplitsIntoSQSBatches: a batch of more records than one SQS
+// batch request holds (10) forwards its 12 successes and delays its 11
+// retries in requests of at most 10 entries, every record in exactly one.
+func TestLargeBatchSplitsIntoSQSBatches(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, work.Fetch)
+	sizes := &batchSizes{Queues: tb.sqs}
+	tb.runner.SQS = sizes
+	const n = 23
+	var records []events.SQSMessage
+	for i := range n {
+		id := fmt.Sprintf("item-%02d", i)
+		tb.seed(t, id, work.Fetch)
+		records = append(records, msg(id, work.Fetch, "m"+id, 1))
+	}
+	tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
+		if (it.ID[len(it.ID)-1]-'0')%2 == 1 {
+			return store.Output{}, failure.Wrap(failure.UpstreamUnavailable, errors.New("503"), "odd items fail")
+		}
+		return okOutput(work.Fetch), nil
+	}
+	resp := tb.handle(t, context.Background(), records...)
+	if got := failedIDs(resp); len(got) != 11 {
+		t.Fatalf("failures = %v, want the 11 odd items kept for their retry", got)
+	}
+	if got := len(tb.sqs.Sent(runnertest.NextQueueURL)); got != 12 {
+		t.Fatalf("%d forwards, want the 12 even items", got)
+	}
+	if fmt.Sprint(sizes.sends) != "[10 2]" || fmt.Sprint(sizes.visibility) != "[10 1]" {
+		t.Fatalf("send batches %v, visibility batches %v; want [10 2] and [10 1]", sizes.sends, sizes.visibility)
 	}
 }

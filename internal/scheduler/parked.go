@@ -75,7 +75,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -89,6 +88,7 @@ import (
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -409,8 +409,5 @@ func (s *Scheduler) now() time.Time {
 }
 
 func (s *Scheduler) log() *slog.Logger {
-	if s.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return s.Log
+	return telemetry.Or(s.Log)
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/triagehq/triage/internal/store/dynamo"
 )
 
 // Part names one of an item's bodies: a stage output too large, or needed
@@ -358,7 +360,7 @@ func bodyKey(itemID string, part Part) map[string]types.AttributeValue {
 
 // BodiesAPI is the part of the DynamoDB client reading bodies needs.
 type BodiesAPI interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	dynamo.Getter
 }
 
 // Hydrate returns it with the bodies of parts read back: Document.Text, or

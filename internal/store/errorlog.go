@@ -6,11 +6,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/triagehq/triage/internal/store/dynamo"
 )
 
 // ErrorLogAPI is the part of the DynamoDB client the error log uses.
 type ErrorLogAPI interface {
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	dynamo.Putter
 }
 
 // ErrorLog appends one entry per failure to the ErrorLog table: keyed by

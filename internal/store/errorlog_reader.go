@@ -20,7 +20,7 @@ import (
 
 // ErrorLogQueryAPI is the part of the DynamoDB client ErrorLogReader uses.
 type ErrorLogQueryAPI interface {
-	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	dynamo.Querier
 }
 
 // ErrorLogReader reads the error log for reports and `triage dlq show`:

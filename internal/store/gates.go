@@ -42,9 +42,9 @@ type GateRecord struct {
 
 // GatesAPI is the part of the DynamoDB client the gates store uses.
 type GatesAPI interface {
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
-	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+	dynamo.Updater
+	dynamo.Deleter
+	dynamo.Scanner
 }
 
 // Gates is the DynamoDB store of gate records (GatesTable, key "gate").

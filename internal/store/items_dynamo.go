@@ -20,10 +20,10 @@ import (
 
 // ItemsAPI is the part of the DynamoDB client the item store uses.
 type ItemsAPI interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	dynamo.Getter
+	dynamo.Putter
+	dynamo.Updater
+	dynamo.Transactor
 }
 
 // Items is the DynamoDB item store. Every write after a claim is conditional
@@ -187,40 +187,21 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 		", carrier = " + b.Str(req.Carrier) +
 		", updated_at = " + b.Str(formatTime(req.Now)) +
 		", " + s.index(b, req.ItemID, Working, req.Now)
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           &s.Table,
-		Key:                                 itemKey(req.ItemID),
-		UpdateExpression:                    &update,
-		ConditionExpression:                 &cond,
-		ExpressionAttributeNames:            b.Names,
-		ExpressionAttributeValues:           b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	in := b.Update(s.Table, itemKey(req.ItemID), update, cond)
+	in.ReturnValues = types.ReturnValueAllNew
+	out, err := s.DB.UpdateItem(ctx, in)
 	if err != nil {
-		var ccf *types.ConditionalCheckFailedException
-		if !errors.As(err, &ccf) {
+		if !dynamo.ConditionFailed(err) {
 			return Item{}, fmt.Errorf("claim %s for %s: %w", req.ItemID, req.Stage, err)
 		}
 		ce := &ClaimError{ItemID: req.ItemID, Stage: req.Stage}
-		cur := ccf.Item
-		if cur == nil {
-			// Not every DynamoDB implementation returns the old item.
-			it, gerr := s.Get(ctx, req.ItemID)
-			switch {
-			case errors.Is(gerr, ErrNotFound):
-				return Item{}, ce
-			case gerr != nil:
-				return Item{}, fmt.Errorf("claim %s for %s: read after conflict: %w", req.ItemID, req.Stage, gerr)
-			}
+		it, ok, cerr := s.conflictItem(ctx, req.ItemID, err)
+		switch {
+		case cerr != nil:
+			return Item{}, fmt.Errorf("claim %s for %s: read after conflict: %w", req.ItemID, req.Stage, cerr)
+		case ok:
 			ce.Current = &it
-			return Item{}, ce
 		}
-		it, derr := decodeItem(cur)
-		if derr != nil {
-			return Item{}, derr
-		}
-		ce.Current = &it
 		return Item{}, ce
 	}
 	return decodeItem(out.Attributes)
@@ -273,25 +254,16 @@ func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 	// next stage's claim names its own.
 	update := "SET " + strings.Join(set, ", ") + " REMOVE last_error, first_failure_at, lease_owner, lease_until, not_before, carrier, suspect"
 	cond := leaseCond(b, req.Stage, req.Owner)
+	in := b.Update(s.Table, itemKey(req.ItemID), update, cond)
 	if put == nil {
-		_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: &s.Table, Key: itemKey(req.ItemID),
-			UpdateExpression: &update, ConditionExpression: &cond,
-			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
+		_, err = s.DB.UpdateItem(ctx, in)
 	} else {
 		// The transaction carries an idempotency token (the SDK fills
 		// ClientRequestToken and reuses it on retries); settle covers an
 		// implementation that does not honour it.
 		_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 			{Put: put},
-			{Update: &types.Update{
-				TableName: &s.Table, Key: itemKey(req.ItemID),
-				UpdateExpression: &update, ConditionExpression: &cond,
-				ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-			}},
+			{Update: dynamo.InTransaction(in)},
 		}})
 	}
 	if err != nil {
@@ -394,12 +366,7 @@ func (s *Items) park(ctx context.Context, upd *dynamodb.UpdateItemInput, itemID 
 		return Item{}, false, fmt.Errorf("park %s: encode: %w", itemID, err)
 	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Update: &types.Update{
-			TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
-			ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
-			ExpressionAttributeValues:           upd.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
+		{Update: dynamo.InTransaction(upd)},
 		{Put: &types.Put{TableName: &s.ParkedTable, Item: parked}},
 	}})
 	if err == nil {
@@ -454,12 +421,7 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		" ADD " + attemptsAttr(req.Stage) + " " + inc + ", failure_count " + inc +
 		" REMOVE " + strings.Join(remove, ", ")
 	cond := leaseCond(b, req.Stage, req.Owner) + " AND " + numEquals(b, attemptsAttr(req.Stage), req.PrevAttempts)
-	return &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: itemKey(req.ItemID),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, nil
+	return b.Update(s.Table, itemKey(req.ItemID), update, cond), nil
 }
 
 // Release gives the lease back without a failure: the item is retryable at
@@ -494,12 +456,7 @@ func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, st
 	}
 	update += " REMOVE lease_owner, lease_until"
 	cond := leaseCond(b, req.Stage, req.Owner)
-	return &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: itemKey(req.ItemID),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, tok, nil
+	return b.Update(s.Table, itemKey(req.ItemID), update, cond), tok, nil
 }
 
 // MarkDeadLettered confirms the DLQ hand-off: failed → deadletter, on an
@@ -521,12 +478,7 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage work.
 		", last_write = " + b.Str(tok) + ", " + s.index(b, itemID, Deadletter, now)
 	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage)) +
 		" AND " + numEquals(b, attemptsAttr(stage), ref.Attempt) + " AND " + numEquals(b, "replay_count", ref.Replay)
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: itemKey(itemID),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	_, err = s.DB.UpdateItem(ctx, b.Update(s.Table, itemKey(itemID), update, cond))
 	if err != nil {
 		if _, err := s.settle(ctx, itemID, tok, err); err != nil {
 			return fmt.Errorf("mark %s dead-lettered at %s: %w", itemID, stage, err)

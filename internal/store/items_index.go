@@ -131,8 +131,8 @@ func (q ItemQuery) validate() error {
 // ItemsQueryAPI is the part of the DynamoDB client ItemIndex uses: Query
 // through the index, BatchGetItem for the items its entries name.
 type ItemsQueryAPI interface {
-	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	dynamo.Querier
+	dynamo.BatchGetter
 }
 
 // Group is where the by-listed-state index keeps an item: the states an

@@ -383,13 +383,8 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	}
 	cond += " AND (" + strings.Join(alts, " OR ") + ")"
 
-	in := &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: itemKey(req.ItemID),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
+	in := b.Update(s.Table, itemKey(req.ItemID), update, cond)
+	in.ReturnValues = types.ReturnValueAllNew
 	var out *dynamodb.UpdateItemOutput
 	if s.ErrorLogTable == "" {
 		out, err = s.DB.UpdateItem(ctx, in)
@@ -432,12 +427,7 @@ func (s *Items) withLogEntry(ctx context.Context, in *dynamodb.UpdateItemInput, 
 		return fmt.Errorf("encode the error-log entry: %w", err)
 	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Update: &types.Update{
-			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
-			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
-			ExpressionAttributeValues:           in.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
+		{Update: dynamo.InTransaction(in)},
 		{Put: &types.Put{TableName: aws.String(s.ErrorLogTable), Item: av}},
 	}})
 	return err

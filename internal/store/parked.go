@@ -50,10 +50,10 @@ type ParkedWait struct {
 
 // ParkedAPI is the part of the DynamoDB client the parked store uses.
 type ParkedAPI interface {
-	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	dynamo.Querier
+	dynamo.Getter
+	dynamo.Updater
+	dynamo.Deleter
 }
 
 // Parked is the DynamoDB store of parked waits (ParkedTable), read and

@@ -72,6 +72,15 @@ type emfGroup struct {
 	class failure.Class
 }
 
+// Counter receives counters: *EMF in the functions, a test's recorder in
+// tests. Class is empty for counters that are not about a failure. The
+// runtime's packages name it Metrics.
+type Counter interface {
+	Count(name string, stage work.Stage, class failure.Class, n int)
+}
+
+var _ Counter = (*EMF)(nil)
+
 // NewEMF returns an EMF writing to w in namespace (empty: DefaultNamespace).
 func NewEMF(w io.Writer, namespace string, c clock.Clock) *EMF {
 	return &EMF{W: w, Namespace: namespace, Clock: c}

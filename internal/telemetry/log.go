@@ -26,3 +26,14 @@ func NewLogger(w io.Writer, level string) *slog.Logger {
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl}))
 }
+
+// Or returns l, or a logger that writes nothing when l is nil: the logger
+// of a component whose Log is optional (as clock.Or is its clock).
+func Or(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return discard
+	}
+	return l
+}
+
+var discard = slog.New(slog.DiscardHandler)

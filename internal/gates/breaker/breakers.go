@@ -12,13 +12,12 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/dynamo"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
 // Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Metric names Breakers counts, with its Stage (the service goes to the
 // logs only: article hosts are unbounded, metric dimensions must not be).
@@ -606,13 +605,8 @@ func (b *Breakers) now() time.Time {
 }
 
 func (b *Breakers) logger() *slog.Logger {
-	if b.Log == nil {
-		return discard
-	}
-	return b.Log
+	return telemetry.Or(b.Log)
 }
-
-var discard = slog.New(slog.DiscardHandler)
 
 func (b *Breakers) count(name string, class failure.Class) {
 	if b.Metrics != nil {

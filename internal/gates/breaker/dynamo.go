@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/internal/store/dynamo"
 
@@ -137,8 +136,8 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 			// and closed since. Its failure says nothing about this one.
 			return FailureResult{Record: cur.breaker()}, nil
 		}
-		below := (!exists && limit > 0) || (exists && cur.ConsecutiveFailures < limit)
-		trip = !below
+		// An absent record is the zero record: a count of 0.
+		trip = cur.ConsecutiveFailures >= limit
 	}
 	return FailureResult{}, fmt.Errorf("record failure of breaker %s: %d races lost: %w", req.Service, maxRaces, ErrConflict)
 }
@@ -147,10 +146,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, trip b
 	b := dynamo.New()
 	now := b.Str(req.At.UTC().Format(TimeFormat))
 	state := b.Name("state")
-	countBelow := b.Name("consecutive_failures") + " < " + b.Num(int64(limit))
-	if limit > 0 {
-		countBelow = "(attribute_not_exists(" + b.Name("consecutive_failures") + ") OR " + countBelow + ")"
-	}
+	countBelow := b.Below("consecutive_failures", limit)
 	closedOrNew := "(attribute_not_exists(" + state + ") OR " + state + " = " + b.Str(string(Closed)) + ") AND " +
 		generationIs(b, req.Generation)
 	set := []string{
@@ -189,15 +185,11 @@ func (s *Dynamo) ResetFailures(ctx context.Context, service string, generation i
 	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat))
 	cond := b.Name("state") + " = " + b.Str(string(Closed)) + " AND " + b.Name("consecutive_failures") + " > " + zero +
 		" AND " + generationIs(b, generation)
-	in := s.table().Update(service, update, cond, b)
-	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
-	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
-		if dynamo.ConditionFailed(err) {
-			return false, nil
-		}
+	ok, err := s.table().Try(ctx, service, update, cond, b)
+	if err != nil {
 		return false, fmt.Errorf("reset failures of breaker %s: %w", service, err)
 	}
-	return true, nil
+	return ok, nil
 }
 
 // AcquireProbe takes the probe lease:
@@ -225,13 +217,7 @@ func (s *Dynamo) AcquireProbe(ctx context.Context, req ProbeRequest) (Record, er
 //	IF state = half_open AND probe_owner = :owner
 func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error) {
 	b := dynamo.New()
-	ts := b.Str(now.UTC().Format(TimeFormat))
-	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
-		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
-		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(owner) +
-		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
-		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
-	return s.transition(ctx, service, "close probe", update, s.probeHeld(b, owner), b, func(cur record) bool {
+	return s.transition(ctx, service, "close probe", closing(b, owner, now), s.probeHeld(b, owner), b, func(cur record) bool {
 		return State(cur.State) == Closed && cur.ClosedBy == owner
 	})
 }
@@ -276,12 +262,7 @@ func (s *Dynamo) ReleaseProbe(ctx context.Context, service, owner string, now ti
 //	ADD generation 1 REMOVE probe_owner, probe_until, open_until, reopens IF attribute_exists(service)
 func (s *Dynamo) Reset(ctx context.Context, service string, now time.Time) (Record, error) {
 	b := dynamo.New()
-	ts := b.Str(now.UTC().Format(TimeFormat))
-	update := "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
-		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
-		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(ByOperator) +
-		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
-		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
+	update := closing(b, ByOperator, now)
 	cond := "attribute_exists(" + b.Name("service") + ")"
 	o, err := s.table().Apply(ctx, service, s.table().Update(service, update, cond, b))
 	switch {
@@ -303,6 +284,20 @@ func (s *Dynamo) SetDraining(ctx context.Context, service string, g gates.Name, 
 	cond := b.Name("state") + " = " + b.Str(string(Closed))
 	_, err := s.transition(ctx, service, "set draining", update, cond, b, nil)
 	return err
+}
+
+// closing is the update that closes the breaker clean, starting a new
+// window, by the probe owner or ByOperator:
+//
+//	SET state = closed, consecutive_failures = 0, closed_at, closed_by = :by
+//	ADD generation 1 REMOVE probe_owner, probe_until, open_until, reopens
+func closing(b *dynamo.Builder, by string, now time.Time) string {
+	ts := b.Str(now.UTC().Format(TimeFormat))
+	return "SET " + b.Name("state") + " = " + b.Str(string(Closed)) +
+		", " + b.Name("consecutive_failures") + " = " + b.Num(0) +
+		", " + b.Name("closed_at") + " = " + ts + ", " + b.Name("closed_by") + " = " + b.Str(by) +
+		", " + b.Name("updated_at") + " = " + ts + " ADD " + b.Name("generation") + " " + b.Num(1) +
+		" REMOVE " + b.Name("probe_owner") + ", " + b.Name("probe_until") + ", " + b.Name("open_until") + ", " + b.Name("reopens")
 }
 
 // generationIs is the condition "the record is in window generation" (an

@@ -62,7 +62,7 @@ func (s *Memory) RecordFailure(_ context.Context, req FailureRequest) (FailureRe
 		r = Record{Service: req.Service, State: Closed}
 	}
 	limit := threshold(req.Threshold) - 1
-	below := (!ok && limit > 0) || (ok && r.ConsecutiveFailures < limit)
+	below := r.ConsecutiveFailures < limit
 	r.ConsecutiveFailures++
 	r.LastFailureAt, r.LastErrorType, r.UpdatedAt = req.At.UTC(), req.Class, req.At.UTC()
 	opened := !below
@@ -104,11 +104,7 @@ func (s *Memory) AcquireProbe(_ context.Context, req ProbeRequest) (Record, erro
 
 // CloseProbe closes the breaker after owner's successful probe.
 func (s *Memory) CloseProbe(_ context.Context, service, owner string, now time.Time) (Record, error) {
-	return s.endProbe(service, owner, "close", func(r *Record) {
-		r.State, r.ConsecutiveFailures, r.ClosedAt, r.ClosedBy = Closed, 0, now.UTC(), owner
-		r.OpenUntil, r.Reopens = time.Time{}, 0
-		r.Generation++
-	}, now)
+	return s.endProbe(service, owner, "close", func(r *Record) { closeRecord(r, owner, now) }, now)
 }
 
 // ReopenProbe opens the breaker again after owner's failed probe.
@@ -150,9 +146,7 @@ func (s *Memory) Reset(_ context.Context, service string, now time.Time) (Record
 	if !ok {
 		return Record{}, fmt.Errorf("reset breaker %s: %w", service, ErrNotFound)
 	}
-	r.State, r.ConsecutiveFailures, r.ClosedAt, r.ClosedBy, r.UpdatedAt = Closed, 0, now.UTC(), ByOperator, now.UTC()
-	r.OpenUntil, r.ProbeOwner, r.ProbeUntil, r.Reopens = time.Time{}, "", time.Time{}, 0
-	r.Generation++
+	closeRecord(&r, ByOperator, now)
 	s.breakers[service] = r
 	return r, nil
 }
@@ -168,6 +162,14 @@ func (s *Memory) SetDraining(_ context.Context, service string, g gates.Name, un
 	r.DrainingUntil, r.DrainingGate, r.UpdatedAt = until.UTC(), g, now.UTC()
 	s.breakers[service] = r
 	return nil
+}
+
+// closeRecord closes r clean, starting a new window, by the probe owner or
+// ByOperator (Dynamo's closing).
+func closeRecord(r *Record, by string, now time.Time) {
+	r.State, r.ConsecutiveFailures, r.ClosedAt, r.ClosedBy, r.UpdatedAt = Closed, 0, now.UTC(), by, now.UTC()
+	r.OpenUntil, r.ProbeOwner, r.ProbeUntil, r.Reopens = time.Time{}, "", time.Time{}, 0
+	r.Generation++
 }
 
 func (s *Memory) conflict(service, op string, r Record, ok bool) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
+	"github.com/triagehq/triage/internal/store/dynamo"
 )
 
 // Micros is an amount of US dollars in millionths (1 USD = 1_000_000).
@@ -137,8 +138,8 @@ type Day struct {
 
 // API is the part of the DynamoDB client Daily uses.
 type API interface {
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	dynamo.Updater
+	dynamo.Getter
 }
 
 // Daily is the DynamoDB budget: one item per UTC day in BudgetTable (key
@@ -254,17 +255,12 @@ func (d *Daily) Lease(ctx context.Context, req LeaseRequest) (LeaseResult, error
 			}
 			return LeaseResult{Granted: true, Leased: Micros(r.Leased)}, nil
 		}
-		var ccf *types.ConditionalCheckFailedException
-		if !errors.As(err, &ccf) {
+		old, failed, gerr := dynamo.Seen(ctx, d.DB, d.Table, dayKey(req.Day), err)
+		switch {
+		case !failed:
 			return LeaseResult{}, err
-		}
-		old := ccf.Item
-		if old == nil {
-			got, gerr := d.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &d.Table, Key: dayKey(req.Day), ConsistentRead: aws.Bool(true)})
-			if gerr != nil {
-				return LeaseResult{}, gerr
-			}
-			old = got.Item
+		case gerr != nil:
+			return LeaseResult{}, gerr
 		}
 		var r record
 		if err := attributevalue.UnmarshalMap(old, &r); err != nil {
@@ -280,7 +276,7 @@ func (d *Daily) Lease(ctx context.Context, req LeaseRequest) (LeaseResult, error
 			ConditionExpression:      aws.String("attribute_not_exists(#leased)"),
 			ExpressionAttributeNames: map[string]string{"#leased": "leased", "#spend": "spend"},
 		})
-		if err != nil && !errors.As(err, &ccf) {
+		if err != nil && !dynamo.ConditionFailed(err) {
 			return LeaseResult{}, err
 		}
 	}

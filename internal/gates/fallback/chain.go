@@ -100,9 +100,7 @@ type Breakers interface {
 }
 
 // Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Metric names the chain counts (stage "llm").
 const (
@@ -531,10 +529,7 @@ func (c *Chain) now() time.Time {
 }
 
 func (c *Chain) logger() *slog.Logger {
-	if c.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return c.Log
+	return telemetry.Or(c.Log)
 }
 
 func (c *Chain) count(name string, class failure.Class) {

@@ -128,8 +128,8 @@ func (s *Dynamo) RecordFailure(ctx context.Context, req FailureRequest) (Failure
 		if exists && req.Item != "" && slices.Contains(cur.StreakItems, req.Item) {
 			return FailureResult{Model: cur.model(), Repeat: true}, nil
 		}
-		below := (!exists && limit > 0) || (exists && cur.ConsecutiveFailures < limit)
-		disable = !below && !cur.Disabled
+		// An absent record is the zero record: a count of 0, enabled.
+		disable = cur.ConsecutiveFailures >= limit && !cur.Disabled
 	}
 	return FailureResult{}, fmt.Errorf("record failure of model %s: %d races lost: %w", req.Model, maxRaces, ErrConflict)
 }
@@ -139,10 +139,7 @@ func (s *Dynamo) failureUpdate(req FailureRequest, tok string, limit int, disabl
 	b := dynamo.New()
 	now := b.Str(req.At.UTC().Format(TimeFormat))
 	tokset := b.Value(&types.AttributeValueMemberSS{Value: []string{tok}})
-	countBelow := b.Name("consecutive_failures") + " < " + b.Num(int64(limit))
-	if limit > 0 {
-		countBelow = "(attribute_not_exists(" + b.Name("consecutive_failures") + ") OR " + countBelow + ")"
-	}
+	countBelow := b.Below("consecutive_failures", limit)
 	fresh := "(attribute_not_exists(" + b.Name("write_tokens") + ") OR NOT contains(" + b.Name("write_tokens") + ", " + b.Str(tok) + "))"
 	addItem := ""
 	if req.Item != "" {
@@ -193,15 +190,11 @@ func (s *Dynamo) ResetFailures(ctx context.Context, model string, now time.Time)
 	update := "SET " + b.Name("consecutive_failures") + " = " + zero + ", " + b.Name("updated_at") + " = " + b.Str(now.UTC().Format(TimeFormat)) +
 		" REMOVE " + b.Name("write_tokens") + ", " + b.Name("streak_items")
 	cond := b.Name("consecutive_failures") + " > " + zero + " AND " + b.Name("disabled") + " = " + b.Bool(false)
-	in := s.table().Update(model, update, cond, b)
-	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
-	if _, err := s.DB.UpdateItem(ctx, in); err != nil {
-		if dynamo.ConditionFailed(err) {
-			return false, nil
-		}
+	ok, err := s.table().Try(ctx, model, update, cond, b)
+	if err != nil {
 		return false, fmt.Errorf("reset failures of model %s: %w", model, err)
 	}
-	return true, nil
+	return ok, nil
 }
 
 // Recover re-enables an auto-disabled model whose cooldown has passed:

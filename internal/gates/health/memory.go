@@ -80,7 +80,7 @@ func (s *Memory) RecordFailure(_ context.Context, req FailureRequest) (FailureRe
 		r.items[req.Item] = true
 	}
 	limit := threshold(req.Threshold) - 1
-	below := (!ok && limit > 0) || (ok && r.m.ConsecutiveFailures < limit)
+	below := r.m.ConsecutiveFailures < limit
 	r.m.ConsecutiveFailures++
 	r.m.LastFailureAt, r.m.LastErrorType, r.m.LastError, r.m.UpdatedAt = req.At.UTC(), req.Class, req.Reason, req.At.UTC()
 	if below || r.m.Disabled {

@@ -9,13 +9,12 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store/dynamo"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
 // Metrics receives counters; runner.Metrics and *telemetry.EMF satisfy it.
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Metric names Tracker and Recover count (stage "llm").
 const (
@@ -216,10 +215,7 @@ func (t *Tracker) now() time.Time {
 }
 
 func (t *Tracker) logger() *slog.Logger {
-	if t.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return t.Log
+	return telemetry.Or(t.Log)
 }
 
 func (t *Tracker) count(name string, class failure.Class) {

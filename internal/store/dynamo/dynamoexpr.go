@@ -46,3 +46,14 @@ func (b *Builder) Num(n int64) string {
 
 // Bool returns a placeholder for the boolean v.
 func (b *Builder) Bool(v bool) string { return b.Value(&types.AttributeValueMemberBOOL{Value: v}) }
+
+// Below is the condition "the count in attr is below limit", an absent
+// attribute counting as 0 (below any positive limit): a failure streak's
+// counting update holds it, the update that trips the record holds its NOT.
+func (b *Builder) Below(attr string, limit int) string {
+	below := b.Name(attr) + " < " + b.Num(int64(limit))
+	if limit > 0 {
+		below = "(attribute_not_exists(" + b.Name(attr) + ") OR " + below + ")"
+	}
+	return below
+}

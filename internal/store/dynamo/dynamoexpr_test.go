@@ -15,3 +15,12 @@ func Example() {
 	// #state = :v0 AND attempts < :v1 AND #state <> :v2
 	// 1 3
 }
+
+func ExampleBuilder_Below() {
+	b := dynamo.New()
+	fmt.Println(b.Below("consecutive_failures", 4))
+	fmt.Println(b.Below("consecutive_failures", 0))
+	// Output:
+	// (attribute_not_exists(#consecutive_failures) OR #consecutive_failures < :v0)
+	// #consecutive_failures < :v1
+}

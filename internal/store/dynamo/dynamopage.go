@@ -10,11 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Scanner is the part of *dynamodb.Client that Scan uses.
-type Scanner interface {
-	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
-}
-
 // ErrTooManyPages is wrapped by Scan when the table has more than maxPages
 // pages.
 var ErrTooManyPages = errors.New("too many pages")

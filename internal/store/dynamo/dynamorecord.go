@@ -1,5 +1,8 @@
 // Package dynamo is what triage's stores share of DynamoDB.
 //
+//   - Actions: one interface per DynamoDB action a store calls (Getter,
+//     Updater, Querier, …); a store's API embeds those it calls, the list its
+//     functions' roles must allow.
 //   - Expressions: Builder names every attribute and value of an update or a
 //     condition through placeholders, so reserved words ("state", "status")
 //     need no care and an expression reads like the code that assembles it.
@@ -27,6 +30,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -35,15 +39,6 @@ import (
 // TimeFormat is how the stores write times people read (opened_at,
 // disabled_at, updated_at, …).
 const TimeFormat = time.RFC3339Nano
-
-// API is the part of the DynamoDB client a record store uses: GetItem and
-// UpdateItem for the stages, Scan for listing (the CLI, the recovery
-// function).
-type API interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
-}
 
 // Table is one record table: its name, the name of its string hash key and
 // what its records are called in errors ("breaker", "model health").
@@ -95,16 +90,57 @@ func (t Table[R]) Find(ctx context.Context, id string, consistent bool, notFound
 // record (ALL_NEW) and, when cond fails, the old one (ALL_OLD). An empty
 // cond makes it unconditional.
 func (t Table[R]) Update(id, update, cond string, b *Builder) *dynamodb.UpdateItemInput {
+	in := b.Update(t.Name, t.KeyOf(id), update, cond)
+	in.ReturnValues = types.ReturnValueAllNew
+	return in
+}
+
+// Update is the UpdateItem of key in table with b's names and values (none
+// sent when b has none: DynamoDB refuses an empty map), on condition cond
+// (none when empty); a failed condition returns the item it saw (ALL_OLD),
+// which Seen reads.
+func (b *Builder) Update(table string, key map[string]types.AttributeValue, update, cond string) *dynamodb.UpdateItemInput {
 	in := &dynamodb.UpdateItemInput{
-		TableName: &t.Name, Key: t.KeyOf(id), UpdateExpression: &update,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
+		TableName: &table, Key: key, UpdateExpression: &update,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if len(b.Names) > 0 {
+		in.ExpressionAttributeNames = b.Names
+	}
+	if len(b.Values) > 0 {
+		in.ExpressionAttributeValues = b.Values
 	}
 	if cond != "" {
 		in.ConditionExpression = &cond
 	}
 	return in
+}
+
+// InTransaction is in as one update of a TransactWriteItems; a failed
+// condition cancels the transaction with the item it saw (ALL_OLD), whatever
+// in asked of a lone UpdateItem.
+func InTransaction(in *dynamodb.UpdateItemInput) *types.Update {
+	return &types.Update{
+		TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
+		ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+		ExpressionAttributeValues:           in.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+// Try runs the conditional update of the record id and reads nothing back:
+// ok is false, with no error, when cond failed (there was nothing to do).
+// Other errors are returned for the caller to wrap.
+func (t Table[R]) Try(ctx context.Context, id, update, cond string, b *Builder) (ok bool, err error) {
+	in := t.Update(id, update, cond, b)
+	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueNone, types.ReturnValuesOnConditionCheckFailureNone
+	if _, err := t.DB.UpdateItem(ctx, in); err != nil {
+		if ConditionFailed(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // Outcome is what Apply found.
@@ -120,8 +156,7 @@ type Outcome[R any] struct {
 
 // Apply runs in, one conditional UpdateItem of the record id (see Update).
 // A failed condition is not an error: the Outcome carries the record it
-// saw, from the error or, from an implementation that returns none, from a
-// consistent read. Other errors, and a failed read after the conflict
+// saw (Seen). Other errors, and a failed read after the conflict
 // ("read after conflict: …"), are returned for the caller to wrap.
 func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemInput) (Outcome[R], error) {
 	out, err := t.DB.UpdateItem(ctx, in)
@@ -129,19 +164,39 @@ func (t Table[R]) Apply(ctx context.Context, id string, in *dynamodb.UpdateItemI
 		r, err := t.Decode(out.Attributes)
 		return Outcome[R]{Record: r, Applied: true, Exists: true}, err
 	}
+	old, failed, rerr := Seen(ctx, t.DB, t.Name, t.KeyOf(id), err)
+	switch {
+	case !failed:
+		return Outcome[R]{}, err
+	case rerr != nil:
+		return Outcome[R]{}, fmt.Errorf("read after conflict: get %s %s: %w", t.What, id, rerr)
+	case len(old) == 0:
+		return Outcome[R]{}, nil
+	}
+	r, err := t.Decode(old)
+	return Outcome[R]{Record: r, Exists: err == nil}, err
+}
+
+// Seen returns the item a failed condition saw: the one err carries
+// (ReturnValuesOnConditionCheckFailure ALL_OLD) or, from an implementation
+// that sends none, the one a consistent GetItem of key reads; nil when
+// there is none. failed is false, and nothing is read, when err is not a
+// failed condition. readErr is the GetItem's, for the caller to wrap: it
+// leaves the outcome of the write for the caller to tell.
+func Seen(ctx context.Context, db Getter, table string, key map[string]types.AttributeValue, err error) (
+	item map[string]types.AttributeValue, failed bool, readErr error) {
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
-		return Outcome[R]{}, err
+		return nil, false, nil
 	}
 	if len(ccf.Item) > 0 {
-		r, err := t.Decode(ccf.Item)
-		return Outcome[R]{Record: r, Exists: err == nil}, err
+		return ccf.Item, true, nil
 	}
-	r, ok, err := t.Get(ctx, id, true)
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return Outcome[R]{}, fmt.Errorf("read after conflict: %w", err)
+		return nil, true, err
 	}
-	return Outcome[R]{Record: r, Exists: ok}, nil
+	return out.Item, true, nil
 }
 
 // List scans the whole table (at most maxPages pages, consistent or not)

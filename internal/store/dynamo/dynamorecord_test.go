@@ -24,10 +24,14 @@ type fakeDB struct {
 	item     map[string]types.AttributeValue
 	reads    int
 	lastCond *string
+	seen     func(*dynamodb.UpdateItemInput)
 }
 
 func (f *fakeDB) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	f.lastCond = in.ConditionExpression
+	if f.seen != nil {
+		f.seen(in)
+	}
 	return f.update()
 }
 
@@ -84,6 +88,37 @@ func TestApply(t *testing.T) {
 	}
 }
 
+func TestTry(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	cases := map[string]struct {
+		err     error
+		wantOK  bool
+		wantErr error
+	}{
+		"applied":          {wantOK: true},
+		"condition failed": {err: &types.ConditionalCheckFailedException{}},
+		"other error":      {err: boom, wantErr: boom},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var in *dynamodb.UpdateItemInput
+			db := &fakeDB{update: func() (*dynamodb.UpdateItemOutput, error) { return &dynamodb.UpdateItemOutput{}, tc.err }}
+			db.seen = func(got *dynamodb.UpdateItemInput) { in = got }
+			tbl := dynamo.Table[rec]{DB: db, Name: "t", Key: "id", What: "rec"}
+			ok, err := tbl.Try(context.Background(), "a", "SET n = :v0", "n > :v0", dynamo.New())
+			if ok != tc.wantOK || !errors.Is(err, tc.wantErr) || db.reads != 0 {
+				t.Fatalf("Try = %t, %v after %d reads; want %t, %v after none", ok, err, db.reads, tc.wantOK, tc.wantErr)
+			}
+			if in.ReturnValues != types.ReturnValueNone || in.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureNone ||
+				in.ConditionExpression == nil || *in.ConditionExpression != "n > :v0" {
+				t.Fatalf("Try sent %+v; want a conditional update that returns nothing", in)
+			}
+		})
+	}
+}
+
 func TestTimes(t *testing.T) {
 	t.Parallel()
 	if !dynamo.ParseTime("").IsZero() || !dynamo.ParseTime("yesterday").IsZero() || !dynamo.FromMillis(0).IsZero() {
@@ -97,5 +132,25 @@ func TestTimes(t *testing.T) {
 	}
 	if a, b := dynamo.NewToken(), dynamo.NewToken(); len(a) != 24 || a == b {
 		t.Fatalf("tokens %q, %q", a, b)
+	}
+}
+
+func TestBuilderUpdate(t *testing.T) {
+	t.Parallel()
+	b := dynamo.New()
+	in := b.Update("t", map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}}, "SET n = n + 1", "")
+	if in.ConditionExpression != nil || in.ExpressionAttributeNames != nil || in.ExpressionAttributeValues != nil {
+		t.Fatalf("an update with no condition, names or values sent some: %+v", in)
+	}
+	in = b.Update("t", nil, "SET "+b.Name("n")+" = "+b.Num(1), b.Name("n")+" < "+b.Num(1))
+	if in.ConditionExpression == nil || *in.ConditionExpression != "#n < :v1" || len(in.ExpressionAttributeNames) != 1 ||
+		len(in.ExpressionAttributeValues) != 2 || in.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+		t.Fatalf("conditional update = %+v", in)
+	}
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureNone
+	tu := dynamo.InTransaction(in)
+	if tu.UpdateExpression != in.UpdateExpression || tu.ConditionExpression != in.ConditionExpression ||
+		tu.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+		t.Fatalf("transaction update = %+v", tu)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -23,10 +22,10 @@ import (
 
 // API is the part of the DynamoDB client the Trail uses.
 type API interface {
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	dynamo.Putter
+	dynamo.Updater
+	dynamo.Getter
+	dynamo.Querier
 }
 
 // Trail is the Audit table: hash key item_id, range key sk, TTL on
@@ -175,13 +174,9 @@ func (t *Trail) ClaimNotice(ctx context.Context, c NoticeClaim) (Notice, error) 
 	cond := "attribute_not_exists(" + b.Name("sk") + ")" +
 		" OR (" + st + " = " + b.Str(string(NoticePending)) + " AND " + b.Name("not_before") + " <= " + nowMS + ")" +
 		" OR (" + st + " = " + b.Str(string(NoticeSending)) + " AND " + b.Name("lease_until") + " < " + nowMS + ")"
-	out, err := t.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &t.Table, Key: t.key(c.ItemID, noticeKey(c.Key)),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	in := b.Update(t.Table, t.key(c.ItemID, noticeKey(c.Key)), update, cond)
+	in.ReturnValues = types.ReturnValueAllNew
+	out, err := t.DB.UpdateItem(ctx, in)
 	if err == nil {
 		return decodeNotice(out.Attributes)
 	}
@@ -225,12 +220,7 @@ func (t *Trail) SettleNotice(ctx context.Context, s NoticeSettle) error {
 	}
 	update := "SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")
 	cond := b.Name("state") + " = " + b.Str(string(NoticeSending)) + " AND " + b.Name("lease_owner") + " = " + b.Str(s.Owner)
-	_, err := t.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &t.Table, Key: t.key(s.ItemID, noticeKey(s.Key)),
-		UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	_, err := t.DB.UpdateItem(ctx, b.Update(t.Table, t.key(s.ItemID, noticeKey(s.Key)), update, cond))
 	if err == nil {
 		return nil
 	}
@@ -249,21 +239,16 @@ func (t *Trail) SettleNotice(ctx context.Context, s NoticeSettle) error {
 // failure is returned as is; so is a read that fails (the outcome is then
 // unknown, and deliberately not ErrBusy or ErrLeaseLost).
 func (t *Trail) afterConflict(ctx context.Context, itemID, key string, err error) (Notice, error) {
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
+	old, failed, gerr := dynamo.Seen(ctx, t.DB, t.Table, t.key(itemID, noticeKey(key)), err)
+	switch {
+	case !failed:
 		return Notice{}, err
-	}
-	if len(ccf.Item) > 0 {
-		return decodeNotice(ccf.Item)
-	}
-	out, gerr := t.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.Table, Key: t.key(itemID, noticeKey(key)), ConsistentRead: aws.Bool(true)})
-	if gerr != nil {
+	case gerr != nil:
 		return Notice{}, fmt.Errorf("outcome unknown: the condition failed and the notice could not be read back: %w", gerr)
-	}
-	if len(out.Item) == 0 {
+	case len(old) == 0:
 		return Notice{}, errors.New("outcome unknown: the condition failed and the notice does not exist")
 	}
-	return decodeNotice(out.Item)
+	return decodeNotice(old)
 }
 
 // ForItem returns an item's records, oldest first (executions by start,

@@ -3,7 +3,6 @@ package notice
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -24,6 +23,7 @@ import (
 	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -68,9 +68,7 @@ type Queue interface {
 }
 
 // Metrics receives counters (telemetry.EMF, runner.Metrics).
-type Metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
-}
+type Metrics = telemetry.Counter
 
 // Handler delivers the notice queue; the notify function routes the queue's
 // batches to Handle.
@@ -281,10 +279,7 @@ func (h *Handler) count(name string, class failure.Class) {
 }
 
 func (h *Handler) log() *slog.Logger {
-	if h.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return h.Log.With("component", "notices")
+	return telemetry.Or(h.Log).With("component", "notices")
 }
 
 // receiveCount reads ApproximateReceiveCount; 1 when absent.
