@@ -39,6 +39,21 @@ type testBundle struct {
 	f     *fetcher
 }
 
+// setupFailing is setup for a failing fetch: the server closed first when
+// closed, and the fetcher's client giving up after timeout when it is set.
+func setupFailing(t *testing.T, handle http.HandlerFunc, closed bool, timeout time.Duration) (*testBundle, *fetcher) {
+	t.Helper()
+	b := setup(t, handle)
+	f := b.f
+	if timeout > 0 {
+		f = newFetcher(fetcherConfig{Client: &http.Client{Timeout: timeout}})
+	}
+	if closed {
+		b.srv.Close()
+	}
+	return b, f
+}
+
 func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
 	t.Helper()
 	b := &testBundle{}
@@ -368,14 +383,7 @@ func TestRunTransportFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, tt.handle)
-			f := b.f
-			if tt.timeout > 0 {
-				f = newFetcher(fetcherConfig{Client: &http.Client{Timeout: tt.timeout}})
-			}
-			if tt.closed {
-				b.srv.Close()
-			}
+			b, f := setupFailing(t, tt.handle, tt.closed, tt.timeout)
 			out, err := f.Run(t.Context(), b.item("/a"), gates.Delivery{})
 			if err == nil {
 				t.Fatalf("Run succeeded with %+v, want error", out.Document)
@@ -410,14 +418,7 @@ func TestRunURLNeverInErrors(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, tt.handle)
-			f := b.f
-			if tt.timeout > 0 {
-				f = newFetcher(fetcherConfig{Client: &http.Client{Timeout: tt.timeout}})
-			}
-			if tt.closed {
-				b.srv.Close()
-			}
+			b, f := setupFailing(t, tt.handle, tt.closed, tt.timeout)
 			_, err := f.Run(t.Context(), b.item("/private/"+token+"?access_token="+token), gates.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want error")

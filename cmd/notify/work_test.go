@@ -52,6 +52,21 @@ type testBundle struct {
 	n     *notifier
 }
 
+// setupFailing is setup for a failing delivery: the server closed first
+// when closed, and the notifier's client giving up after timeout when it
+// is set.
+func setupFailing(t *testing.T, handle http.HandlerFunc, closed bool, timeout time.Duration) *testBundle {
+	t.Helper()
+	b := setup(t, handle)
+	if timeout > 0 {
+		b.n.Client = &http.Client{Timeout: timeout}
+	}
+	if closed {
+		b.srv.Close()
+	}
+	return b
+}
+
 func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
 	t.Helper()
 	b := &testBundle{}
@@ -318,13 +333,7 @@ func TestRunTransportFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, tt.handle)
-			if tt.timeout > 0 {
-				b.n.Client = &http.Client{Timeout: tt.timeout}
-			}
-			if tt.closed {
-				b.srv.Close()
-			}
+			b := setupFailing(t, tt.handle, tt.closed, tt.timeout)
 			_, err := b.n.Run(t.Context(), b.item(), gates.Delivery{})
 			if err == nil {
 				t.Fatal("Run succeeded, want error")
@@ -362,13 +371,7 @@ func TestRunWebhookURLNeverInErrors(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, tt.handle)
-			if tt.timeout > 0 {
-				b.n.Client = &http.Client{Timeout: tt.timeout}
-			}
-			if tt.closed {
-				b.srv.Close()
-			}
+			b := setupFailing(t, tt.handle, tt.closed, tt.timeout)
 			it := b.item()
 			if tt.mutate != nil {
 				tt.mutate(&it)

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/store"
@@ -228,10 +229,10 @@ func runDLQList(stdout io.Writer, args []string) error {
 	for _, dl := range dls {
 		attempts, replays, esc := "-", "-", "-"
 		if p := dl.Payload; p != nil {
-			attempts, replays, esc = strconv.Itoa(p.Attempts[p.Stage]), strconv.Itoa(p.Replay.Count), yesNo(p.Replay.Escalated)
+			attempts, replays, esc = strconv.Itoa(p.Attempts[p.Stage]), strconv.Itoa(p.Replay.Count), console.YesNo(p.Replay.Escalated)
 		}
 		addRow(tw, dl.DLQ, orDash(dl.ItemID), orDash(string(dl.Class)), orDash(string(dl.Stage)), attempts, replays, esc,
-			fmtTime(dl.FailedAt), dl.Kind, orDash(dl.Status))
+			console.Time(dl.FailedAt), dl.Kind, orDash(dl.Status))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -328,7 +329,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stdout, "\n== error log (newest %d)\n", *history)
 	return printTable(stdout, []string{"AT", "STAGE", "CLASS", "ATTEMPT", "DECISION", "MESSAGE"}, out.Errors, func(e store.LogEntry) []any {
-		return []any{fmtTime(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message}
+		return []any{console.Time(e.OccurredAt), e.Stage, e.Class, e.Attempt, e.Decision, e.Message}
 	})
 }
 
@@ -426,7 +427,7 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 	if aw.jsonOut {
 		return printJSON(stdout, res)
 	}
-	fmt.Fprintf(stdout, "item %s: note recorded %s; %d dead letters re-published with the note", cell(res.ItemID), yesNo(res.Item), res.Republished)
+	fmt.Fprintf(stdout, "item %s: note recorded %s; %d dead letters re-published with the note", cell(res.ItemID), console.YesNo(res.Item), res.Republished)
 	if res.Backstop > 0 {
 		fmt.Fprintf(stdout, "; %d raw backstop messages left as they are (they carry no notes)", res.Backstop)
 	}
@@ -481,7 +482,7 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	if err := printSummary(stdout, aw.jsonOut, &sum, &sum.Items,
 		[]string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"},
 		func(o replay.Resolved) []any {
-			return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, yesNo(o.OnItem), orDash(o.Reason)}
+			return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, console.YesNo(o.OnItem), orDash(o.Reason)}
 		}, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun)); err != nil {
 		return err
 	}
@@ -551,17 +552,3 @@ func nonNil[T any](s []T) []T {
 }
 
 func orDash(s string) string { return cmp.Or(s, "-") }
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
-}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/replay"
@@ -59,42 +60,42 @@ func printItem(w io.Writer, v ops.ItemView) error {
 	addRow(tw, "failure_count", failureCountText(v))
 	if le := v.LastError; le != nil {
 		addRow(tw, "last_error", fmt.Sprintf("%s at %s (%s, attempt %d of %d, retryable %s)", le.ErrorClass, le.Component,
-			fmtTime(le.FailedAt), le.RetryCount, le.MaxRetries, yesNo(le.Retryable)))
+			console.Time(le.FailedAt), le.RetryCount, le.MaxRetries, console.YesNo(le.Retryable)))
 		addRow(tw, "last_error.error", le.Error)
 		if le.RetryAt != nil {
-			addRow(tw, "last_error.retry_at", fmtTime(*le.RetryAt))
+			addRow(tw, "last_error.retry_at", console.Time(*le.RetryAt))
 		}
 	}
 	addRow(tw, "failures", failuresText(v))
 	if !v.NotBefore.IsZero() {
-		addRow(tw, "not_before", fmtTime(v.NotBefore))
+		addRow(tw, "not_before", console.Time(v.NotBefore))
 	}
 	if d := v.DeadLetter; d != nil {
-		addRow(tw, "dead_letter", fmt.Sprintf("%s %s at %s, %s, escalated %s", d.ID, d.Class, d.Stage, fmtTime(d.At), yesNo(d.Escalated)))
+		addRow(tw, "dead_letter", fmt.Sprintf("%s %s at %s, %s, escalated %s", d.ID, d.Class, d.Stage, console.Time(d.At), console.YesNo(d.Escalated)))
 	}
 	addRow(tw, "replays", listCount(v.ReplayCount, len(v.Replays)))
 	first := v.ReplayCount - len(v.Replays)
 	for i, r := range v.Replays {
 		addRow(tw, fmt.Sprintf("replay %d", first+i+1), fmt.Sprintf("%s by %s, %s from %s (failed at %s, %s): %s",
-			fmtTime(r.At), r.By, r.Mode, r.FromStage, orDash(string(r.FailedStage)), orDash(string(r.Class)), r.Note))
+			console.Time(r.At), r.By, r.Mode, r.FromStage, orDash(string(r.FailedStage)), orDash(string(r.Class)), r.Note))
 	}
 	if v.NoteCount > 0 {
 		addRow(tw, "notes", listCount(v.NoteCount, len(v.Notes)))
 	}
 	first = v.NoteCount - len(v.Notes)
 	for i, n := range v.Notes {
-		addRow(tw, fmt.Sprintf("note %d", first+i+1), fmt.Sprintf("%s by %s: %s", fmtTime(n.At), orDash(n.By), n.Text))
+		addRow(tw, fmt.Sprintf("note %d", first+i+1), fmt.Sprintf("%s by %s: %s", console.Time(n.At), orDash(n.By), n.Text))
 	}
 	if d := v.Document; d != nil {
 		addRow(tw, "document", fmt.Sprintf("%s, sha256 %s, %s, fetched %s", orDash(d.ContentType), shortHash(d.SHA256),
-			bodyText(d.Body), fmtTime(d.FetchedAt)))
+			bodyText(d.Body), console.Time(d.FetchedAt)))
 	}
 	if e := v.Enrichment; e != nil {
 		ref := v.EnrichmentRef
 		if ref == nil {
 			ref = e.Body
 		}
-		addRow(tw, "enrichment", fmt.Sprintf("model %s, %s, enriched %s", e.Model, bodyText(ref), fmtTime(e.EnrichedAt)))
+		addRow(tw, "enrichment", fmt.Sprintf("model %s, %s, enriched %s", e.Model, bodyText(ref), console.Time(e.EnrichedAt)))
 		if e.Body == nil {
 			addRow(tw, "enrichment.category", fmt.Sprintf("%s (severity %s, actor %s)", orDash(e.Category), orDash(e.Severity), orDash(e.PrimaryActor)))
 			addRow(tw, "enrichment.summary", e.SummaryNeutral)
@@ -104,7 +105,7 @@ func printItem(w io.Writer, v ops.ItemView) error {
 		addRow(tw, "bodies", "not read back: "+v.BodyError)
 	}
 	if r := v.Resolution; r != nil {
-		addRow(tw, "resolved", fmt.Sprintf("%s by %s (%s dead letter on the %s DLQ): %s", fmtTime(r.At), r.By, orDash(string(r.Class)), r.Stage, r.Note))
+		addRow(tw, "resolved", fmt.Sprintf("%s by %s (%s dead letter on the %s DLQ): %s", console.Time(r.At), r.By, orDash(string(r.Class)), r.Stage, r.Note))
 	}
 	if len(v.Metadata) > 0 {
 		keys := slices.Sorted(maps.Keys(v.Metadata))
@@ -116,7 +117,7 @@ func printItem(w io.Writer, v ops.ItemView) error {
 	}
 	addRow(tw, "notices", noticesText(v.Notices))
 	addRow(tw, "correlation_id", v.CorrelationID)
-	addRow(tw, "updated_at", fmtTime(v.UpdatedAt))
+	addRow(tw, "updated_at", console.Time(v.UpdatedAt))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -143,9 +144,9 @@ func failuresText(v ops.ItemView) string {
 	case v.LastFailureAt.IsZero():
 		return "none"
 	case v.FailureCount == 0 && v.FirstFailureAt.IsZero():
-		return fmt.Sprintf("none since the last success (the last at %s; the timeline has them all)", fmtTime(v.LastFailureAt))
+		return fmt.Sprintf("none since the last success (the last at %s; the timeline has them all)", console.Time(v.LastFailureAt))
 	}
-	return fmt.Sprintf("first %s, last %s", fmtTime(v.FirstFailureAt), fmtTime(v.LastFailureAt))
+	return fmt.Sprintf("first %s, last %s", console.Time(v.FirstFailureAt), console.Time(v.LastFailureAt))
 }
 
 func noticesText(n store.Notices) string {
@@ -335,7 +336,7 @@ func runItemsList(stdout io.Writer, args []string) error {
 			class = string(v.LastError.ErrorClass)
 		}
 		addRow(tw, v.ID, v.State, v.Stage, v.Status, fmt.Sprintf("%d%%", v.Progress), attemptsText(v.Attempts), orDash(class),
-			fmtTime(v.LastFailureAt), v.ReplayCount, fmtTime(v.UpdatedAt))
+			console.Time(v.LastFailureAt), v.ReplayCount, console.Time(v.UpdatedAt))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

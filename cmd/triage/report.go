@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/report"
 	"github.com/triagehq/triage/internal/store"
 )
@@ -119,11 +120,11 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 	switch rs := rows.(type) {
 	case []report.ClassRow:
 		return printTable(stdout, []string{"CLASS", "ERRORS", "ITEMS", "AVG_ATTEMPT", "FIRST_SEEN", "LAST_SEEN"}, rs, func(r report.ClassRow) []any {
-			return []any{r.Class, r.Errors, r.Items, fmt.Sprintf("%.1f", r.AvgAttempt), fmtTime(r.FirstSeen), fmtTime(r.LastSeen)}
+			return []any{r.Class, r.Errors, r.Items, fmt.Sprintf("%.1f", r.AvgAttempt), console.Time(r.FirstSeen), console.Time(r.LastSeen)}
 		})
 	case []report.FailingItem:
 		return printTable(stdout, []string{"ITEM", "STATE", "STAGE", "FAILURES", "ERRORS_IN_WINDOW", "CLASS", "LAST_FAILURE", "REPLAYS", "LAST_ERROR"}, rs, func(r report.FailingItem) []any {
-			return []any{r.ItemID, r.State, r.Stage, r.FailureCount, r.Errors, orDash(string(r.Class)), fmtTime(r.LastFailure), r.Replays, orDash(r.LastError)}
+			return []any{r.ItemID, r.State, r.Stage, r.FailureCount, r.Errors, orDash(string(r.Class)), console.Time(r.LastFailure), r.Replays, orDash(r.LastError)}
 		})
 	case []report.RecoveryRow:
 		return printTable(stdout, []string{"FIRST_CLASS", "ITEMS", "RECOVERED", "RECOVERED_PCT"}, rs, func(r report.RecoveryRow) []any {
@@ -136,12 +137,12 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 			for i, c := range r.Classes {
 				cls[i] = string(c)
 			}
-			addRow(tw, r.ItemID, r.Errors, strings.Join(cls, ","), r.LastClass, fmtTime(r.LastErrorAt), orDash(string(r.State)))
+			addRow(tw, r.ItemID, r.Errors, strings.Join(cls, ","), r.LastClass, console.Time(r.LastErrorAt), orDash(string(r.State)))
 		}
 		return tw.Flush()
 	case []store.Resolution:
 		if err := printTable(stdout, []string{"RESOLVED_AT", "BY", "ITEM", "DLQ", "CLASS", "DEAD_LETTER", "MESSAGE_ID", "NOTE"}, rs, func(r store.Resolution) []any {
-			return []any{fmtTime(r.At), r.By, r.ItemID, r.Stage, orDash(string(r.Class)), orDash(r.DeadLetterID), r.MessageID, r.Note}
+			return []any{console.Time(r.At), r.By, r.ItemID, r.Stage, orDash(string(r.Class)), orDash(r.DeadLetterID), r.MessageID, r.Note}
 		}); err != nil {
 			return err
 		}
@@ -173,7 +174,7 @@ func printUnknown(w io.Writer, rows []report.UnknownRow) error {
 			status = fmt.Sprint(r.Status)
 		}
 		addRow(tw, r.ID, r.Count, r.Items, orDash(string(r.Provider)), orDash(string(r.Stage)), status, strings.Join(cls, ","),
-			fmtTime(r.FirstSeen), fmtTime(r.LastSeen), r.Shape)
+			console.Time(r.FirstSeen), console.Time(r.LastSeen), r.Shape)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -218,31 +218,51 @@ func policyNames() []string {
 // runPolicies simulates every policy, parallel at most at once, and returns
 // the results in the policies' order.
 func runPolicies(ctx context.Context, sc *simulate.Scenario, policies []simulate.Policy, opts simulate.Options, parallel int) ([]*simulate.Result, error) {
-	results := make([]*simulate.Result, len(policies))
-	errs := make([]error, len(policies))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
+	runs := make([]simRun, len(policies))
 	for i, p := range policies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			start := time.Now()
-			results[i], errs[i] = simulate.Run(ctx, sc, p, opts)
-			if errs[i] == nil {
-				fmt.Fprintf(simulateStderr, "simulated %s: %d items, %d events in %s\n", p.Name, sc.Items, results[i].Events,
-					time.Since(start).Round(time.Millisecond))
-			}
-		}()
+		runs[i] = simRun{name: p.Name, sc: sc, policy: p, opts: opts}
 	}
-	wg.Wait()
+	results, errs := runParallel(ctx, runs, parallel)
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", policies[i].Name, err)
 		}
 	}
 	return results, nil
+}
+
+// simRun is one simulation: a scenario under a policy; name is what its
+// progress line calls it.
+type simRun struct {
+	name   string
+	sc     *simulate.Scenario
+	policy simulate.Policy
+	opts   simulate.Options
+}
+
+// runParallel makes runs, parallel at once at the most, and prints a
+// progress line for each that succeeds.
+func runParallel(ctx context.Context, runs []simRun, parallel int) ([]*simulate.Result, []error) {
+	results := make([]*simulate.Result, len(runs))
+	errs := make([]error, len(runs))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			results[i], errs[i] = simulate.Run(ctx, r.sc, r.policy, r.opts)
+			if errs[i] == nil {
+				fmt.Fprintf(simulateStderr, "simulated %s: %d items, %d events in %s\n", r.name, r.sc.Items, results[i].Events,
+					time.Since(start).Round(time.Millisecond))
+			}
+		}()
+	}
+	wg.Wait()
+	return results, errs
 }
 
 // outageRuns runs each long-outage scenario of the list for its policies,
@@ -302,26 +322,8 @@ func poisonRuns(ctx context.Context, list string, parallel int) ([]simulate.Pois
 		if err != nil {
 			return simulate.PoisonRun{}, err
 		}
-		var rs [2]*simulate.Result
-		var errs [2]error
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, parallel)
-		for i, s := range []*simulate.Scenario{sc, without} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				start := time.Now()
-				rs[i], errs[i] = simulate.Run(ctx, s, std, simulate.Options{})
-				if errs[i] == nil {
-					fmt.Fprintf(simulateStderr, "simulated %s: %d items, %d events in %s\n", s.Name, s.Items, rs[i].Events,
-						time.Since(start).Round(time.Millisecond))
-				}
-			}()
-		}
-		wg.Wait()
-		return simulate.PoisonRun{Scenario: sc, With: rs[0], Without: rs[1]}, errors.Join(errs[:]...)
+		rs, errs := runParallel(ctx, []simRun{{name: sc.Name, sc: sc, policy: std}, {name: without.Name, sc: without, policy: std}}, parallel)
+		return simulate.PoisonRun{Scenario: sc, With: rs[0], Without: rs[1]}, errors.Join(errs...)
 	})
 }
 

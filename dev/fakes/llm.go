@@ -447,7 +447,7 @@ func (l *LLM) rejectRequest(w http.ResponseWriter, dec Decision, c llmCall) {
 		geminiError(w, c.bad.status, c.bad.message)
 	default:
 		l.headers(w, dec, false)
-		openAIError(w, c.bad.status, c.bad.message, "invalid_request_error", c.bad.param, c.bad.code)
+		WriteOpenAIError(w, c.bad.status, c.bad.message, "invalid_request_error", c.bad.param, c.bad.code)
 	}
 }
 

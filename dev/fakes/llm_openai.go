@@ -147,7 +147,10 @@ type apiError struct {
 	Code    *string `json:"code"`
 }
 
-func openAIError(w http.ResponseWriter, status int, message, typ, param, code string) {
+// WriteOpenAIError writes OpenAI's error body with status; empty param and
+// code encode as null. Other fakes (the soak's planted secrets) answer in
+// OpenAI's words through it.
+func WriteOpenAIError(w http.ResponseWriter, status int, message, typ, param, code string) {
 	e := apiError{Message: message, Type: typ}
 	if param != "" {
 		e.Param = &param
@@ -164,33 +167,33 @@ func (l *LLM) failOpenAI(w http.ResponseWriter, d Decision, c llmCall, fault Fau
 	switch fault {
 	case FaultRateLimit:
 		w.Header().Set("Retry-After", seconds(l.opts.RetryAfter))
-		openAIError(w, http.StatusTooManyRequests, fmt.Sprintf("Rate limit reached for %s in organization org-xxx on "+
+		WriteOpenAIError(w, http.StatusTooManyRequests, fmt.Sprintf("Rate limit reached for %s in organization org-xxx on "+
 			"requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in %s. Visit "+
 			"https://platform.openai.com/account/rate-limits to learn more.", c.model, l.opts.RetryAfter),
 			"requests", "", "rate_limit_exceeded")
 	case FaultQuota:
-		openAIError(w, http.StatusTooManyRequests, "You exceeded your current quota, please check your plan and "+
+		WriteOpenAIError(w, http.StatusTooManyRequests, "You exceeded your current quota, please check your plan and "+
 			"billing details. For more information on this error, read the docs: "+
 			"https://platform.openai.com/docs/guides/error-codes/api-errors.", "insufficient_quota", "", "insufficient_quota")
 	case FaultServerError, FaultModelError:
-		openAIError(w, http.StatusInternalServerError, "The server had an error while processing your request. "+
+		WriteOpenAIError(w, http.StatusInternalServerError, "The server had an error while processing your request. "+
 			"Sorry about that!", "server_error", "", "")
 	case FaultUnavailable, FaultModelNotReady:
-		openAIError(w, http.StatusServiceUnavailable, "The engine is currently overloaded, please try again later.",
+		WriteOpenAIError(w, http.StatusServiceUnavailable, "The engine is currently overloaded, please try again later.",
 			"server_error", "", "engine_overloaded")
 	case FaultModelTimeout:
 		writeText(w, http.StatusGatewayTimeout, "upstream request timeout")
 	case FaultContentPolicy:
-		openAIError(w, http.StatusBadRequest, "Your request was rejected as a result of our safety system. Your "+
+		WriteOpenAIError(w, http.StatusBadRequest, "Your request was rejected as a result of our safety system. Your "+
 			"prompt may contain text that is not allowed by our safety system.", "invalid_request_error", "",
 			"content_policy_violation")
 	case FaultContextLength:
-		openAIError(w, http.StatusBadRequest, "This model's maximum context length is 128000 tokens. However, your "+
+		WriteOpenAIError(w, http.StatusBadRequest, "This model's maximum context length is 128000 tokens. However, your "+
 			"messages resulted in 130012 tokens. Please reduce the length of the messages.", "invalid_request_error",
 			"messages", "context_length_exceeded")
 	case FaultAuth:
 		if c.presented == "" && l.opts.APIKey != "" {
-			openAIError(w, http.StatusUnauthorized, "You didn't provide an API key. You need to provide your API key "+
+			WriteOpenAIError(w, http.StatusUnauthorized, "You didn't provide an API key. You need to provide your API key "+
 				"in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain "+
 				"an API key from https://platform.openai.com/account/api-keys.", "invalid_request_error", "", "")
 			return
@@ -199,13 +202,13 @@ func (l *LLM) failOpenAI(w http.ResponseWriter, d Decision, c llmCall, fault Fau
 		if c.presented != "" {
 			masked = maskKey(c.presented)
 		}
-		openAIError(w, http.StatusUnauthorized, "Incorrect API key provided: "+masked+". You can find your API key "+
+		WriteOpenAIError(w, http.StatusUnauthorized, "Incorrect API key provided: "+masked+". You can find your API key "+
 			"at https://platform.openai.com/account/api-keys.", "invalid_request_error", "", "invalid_api_key")
 	case FaultModelNotFound:
-		openAIError(w, http.StatusNotFound, "The model `"+c.model+"` does not exist or you do not have access to it.",
+		WriteOpenAIError(w, http.StatusNotFound, "The model `"+c.model+"` does not exist or you do not have access to it.",
 			"invalid_request_error", "", "model_not_found")
 	default:
-		openAIError(w, http.StatusInternalServerError, "fake LLM: fault "+string(fault)+" has no OpenAI answer", "server_error", "", "")
+		WriteOpenAIError(w, http.StatusInternalServerError, "fake LLM: fault "+string(fault)+" has no OpenAI answer", "server_error", "", "")
 	}
 }
 

@@ -55,6 +55,17 @@ func (b *llmBundle) chat(t *testing.T, client *http.Client, itemID, model, syste
 	return do(t, client, b.chatRequest(t, itemID, model, system, "Bearer "+testAPIKey))
 }
 
+// scriptedChat scripts fault for the key "item-<fault>" and makes one chat
+// call with that key.
+func (b *llmBundle) scriptedChat(t *testing.T, fault Fault) (string, response) {
+	t.Helper()
+	key := "item-" + string(fault)
+	if err := b.llm.SetScript(key, fault); err != nil {
+		t.Fatal(err)
+	}
+	return key, b.chat(t, nil, key, "gpt-4o-mini", "")
+}
+
 func (b *llmBundle) chatRequest(t *testing.T, itemID, model, system, auth string) *http.Request {
 	t.Helper()
 	h := map[string]string{"Content-Type": "application/json"}
@@ -139,11 +150,7 @@ func TestLLMFaults(t *testing.T) {
 	for fault, want := range errorCases {
 		t.Run(string(fault), func(t *testing.T) {
 			t.Parallel()
-			key := "item-" + string(fault)
-			if err := b.llm.SetScript(key, fault); err != nil {
-				t.Fatal(err)
-			}
-			r := b.chat(t, nil, key, "gpt-4o-mini", "")
+			key, r := b.scriptedChat(t, fault)
 			if r.status != want.status {
 				t.Fatalf("status = %d, want %d: %s", r.status, want.status, r.body)
 			}
@@ -212,11 +219,7 @@ func TestLLMFaults(t *testing.T) {
 	for fault, want := range contentCases {
 		t.Run(string(fault), func(t *testing.T) {
 			t.Parallel()
-			key := "item-" + string(fault)
-			if err := b.llm.SetScript(key, fault); err != nil {
-				t.Fatal(err)
-			}
-			r := b.chat(t, nil, key, "gpt-4o-mini", "")
+			_, r := b.scriptedChat(t, fault)
 			if r.status != http.StatusOK {
 				t.Fatalf("status = %d: %s", r.status, r.body)
 			}

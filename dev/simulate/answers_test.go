@@ -35,7 +35,10 @@ func TestAnswersClassifyLikeTheFakes(t *testing.T) {
 	for _, st := range work.Stages() {
 		c := DefaultStage(st)
 		c.ClientTimeout = Duration(clientTimeout)
-		a := newAnswers(st, &c)
+		a, err := newAnswers(st, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var real realOutcome
 		var plan interface {
 			SetScript(string, ...fakes.Fault) error
@@ -157,7 +160,10 @@ func TestAnswersDeadlineAndGateway(t *testing.T) {
 	t.Parallel()
 	for _, st := range work.Stages() {
 		c := DefaultStage(st)
-		a := newAnswers(st, &c)
+		a, err := newAnswers(st, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got := failure.Classify(a.deadline).Class; got != failure.NetworkTimeout {
 			t.Errorf("%s deadline: %s, want NETWORK_TIMEOUT", st, got)
 		}

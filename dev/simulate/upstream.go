@@ -153,7 +153,9 @@ func newUpstream(e *engine) (*upstream, error) {
 			return nil, err
 		}
 		u.plans[si] = plan
-		u.answers[si] = newAnswers(st, c)
+		if u.answers[si], err = newAnswers(st, c); err != nil {
+			return nil, err
+		}
 		if st == work.Notify {
 			keys := make([]string, len(ids))
 			for i, id := range ids {

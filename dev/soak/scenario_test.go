@@ -167,3 +167,18 @@ func TestNoticeChoices(t *testing.T) {
 		}
 	}
 }
+
+// An option whose zero means a default reads a negative value as none and
+// keeps a positive one, for counts, rates and durations alike.
+func TestZeroMeans(t *testing.T) {
+	t.Parallel()
+	if got := zeroMeans(0.0, DefaultDuplicateRate); got != DefaultDuplicateRate {
+		t.Errorf("rate 0 = %v, want the default %v", got, DefaultDuplicateRate)
+	}
+	if got := zeroMeans(-time.Second, DefaultOutage); got != 0 {
+		t.Errorf("outage -1s = %v, want none", got)
+	}
+	if got := zeroMeans(3, 1); got != 3 {
+		t.Errorf("3 = %d, want 3", got)
+	}
+}

@@ -273,16 +273,16 @@ func (p *Planted) echoLLM(w http.ResponseWriter, r *http.Request) bool {
 			return false
 		}
 		_, _ = io.Copy(io.Discard, r.Body)
-		writeOpenAIError(w, http.StatusInternalServerError, "The server had an error processing your request: the "+
-			"upstream rejected Authorization: Bearer "+p.llmBearer+" (request forwarded with your credentials).", "server_error", "")
+		fakes.WriteOpenAIError(w, http.StatusInternalServerError, "The server had an error processing your request: the "+
+			"upstream rejected Authorization: Bearer "+p.llmBearer+" (request forwarded with your credentials).", "server_error", "", "")
 		return true
 	case roleLLMEcho401:
 		p.count(devstack.FakeLLM, id)
 		_, _ = io.Copy(io.Discard, r.Body)
 		presented := strings.TrimSpace(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
-		writeOpenAIError(w, http.StatusUnauthorized, "Incorrect API key provided: "+presented+
+		fakes.WriteOpenAIError(w, http.StatusUnauthorized, "Incorrect API key provided: "+presented+
 			". The organization key "+p.apiKey+" was revoked too. You can find your API key at "+
-			"https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key")
+			"https://platform.openai.com/account/api-keys.", "invalid_request_error", "", "invalid_api_key")
 		return true
 	case roleLLMEchoInvalid:
 		p.count(devstack.FakeLLM, id)
@@ -321,15 +321,6 @@ func (p *Planted) echoWebhook(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	return false
-}
-
-func writeOpenAIError(w http.ResponseWriter, status int, message, typ, code string) {
-	e := map[string]any{"message": message, "type": typ, "param": nil, "code": nil}
-	if code != "" {
-		e["code"] = code
-	}
-	body, _ := json.Marshal(map[string]any{"error": e})
-	writeBody(w, status, "application/json", string(body))
 }
 
 func writeBody(w http.ResponseWriter, status int, contentType, body string) {

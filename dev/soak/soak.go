@@ -189,36 +189,16 @@ func (o Options) withDefaults() Options {
 	if o.Extra == nil {
 		o.Extra = DefaultExtraFaults()
 	}
-	switch {
-	case o.Kills == 0:
-		o.Kills = max(2, o.Items/25)
-	case o.Kills < 0:
-		o.Kills = 0
-	}
+	o.Kills = zeroMeans(o.Kills, max(2, o.Items/25))
 	if o.KillEvery <= 0 {
 		o.KillEvery = DefaultKillEvery
 	}
-	switch {
-	case o.DuplicateRate == 0:
-		o.DuplicateRate = DefaultDuplicateRate
-	case o.DuplicateRate < 0:
-		o.DuplicateRate = 0
-	}
+	o.DuplicateRate = zeroMeans(o.DuplicateRate, DefaultDuplicateRate)
 	if o.DuplicateWithin <= 0 {
 		o.DuplicateWithin = 15 * time.Second
 	}
-	switch {
-	case o.SchemaInvalid == 0:
-		o.SchemaInvalid = 1
-	case o.SchemaInvalid < 0:
-		o.SchemaInvalid = 0
-	}
-	switch {
-	case o.Outage == 0:
-		o.Outage = DefaultOutage
-	case o.Outage < 0:
-		o.Outage = 0
-	}
+	o.SchemaInvalid = zeroMeans(o.SchemaInvalid, 1)
+	o.Outage = zeroMeans(o.Outage, DefaultOutage)
 	if o.OutageAt <= 0 {
 		o.OutageAt = DefaultOutageAt
 	}
@@ -235,6 +215,18 @@ func (o Options) withDefaults() Options {
 		o.Out = io.Discard
 	}
 	return o
+}
+
+// zeroMeans reads an option whose zero means def and whose negative value
+// means none (0).
+func zeroMeans[T ~int | ~int64 | ~float64](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // LongestWait is the longest a healthy item of the scenario may wait

@@ -31,14 +31,17 @@ func dash(s any) string {
 	return v
 }
 
-func yes(b bool) string {
+// YesNo is a flag as the console and the CLI print it.
+func YesNo(b bool) string {
 	if b {
 		return "yes"
 	}
 	return "no"
 }
 
-func fmtTime(t time.Time) string {
+// Time is an instant as the console and the CLI print it: UTC to the
+// second, "-" for the zero time.
+func Time(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}

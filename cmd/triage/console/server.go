@@ -179,10 +179,10 @@ func (s *Server) now() time.Time { return clock.Or(s.b.Clock).Now() }
 // the page's own content.
 func (s *Server) parse() error {
 	funcs := template.FuncMap{
-		"time": fmtTime, "ago": func(t time.Time) string { return ago(t, s.now()) },
+		"time": Time, "ago": func(t time.Time) string { return ago(t, s.now()) },
 		"clean": clean, "dash": dash, "stages": work.Stages, "csrf": func() string { return s.csrf },
 		"attempts": func(a map[work.Stage]int, st work.Stage) int { return a[st] },
-		"usd":      func(v any) string { return usd(v) }, "yes": yes, "join": strings.Join, "add": func(a, b int) int { return a + b },
+		"usd":      func(v any) string { return usd(v) }, "yes": YesNo, "join": strings.Join, "add": func(a, b int) int { return a + b },
 		"itemURL": ItemURL,
 	}
 	s.pages = map[string]*template.Template{}

@@ -87,6 +87,11 @@ func post(url, body string, header http.Header) int {
 	for k, v := range header {
 		req.Header[k] = v
 	}
+	return send(req)
+}
+
+// send sends req and returns the answer's status, -1 when it fails.
+func send(req *http.Request) int {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return -1
@@ -108,11 +113,5 @@ func postTrailer(url, body string, trailer http.Header) int {
 		return -1
 	}
 	req.Trailer = trailer
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return -1
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	return send(req)
 }
