@@ -949,13 +949,7 @@ func isParamStop(c byte) bool {
 // credential: with an empty password (token:@host) or none and a
 // key-shaped user (token@host) the user part is the secret.
 func findURLPassword(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.Index(s[i:], "://")
-		if j < 0 {
-			return nil
-		}
-		p := i + j
-		i = p + 3
+	for p := range marks(s, from, "://") {
 		start := p
 		for start > from && isSchemeByte(s[start-1]) {
 			start--

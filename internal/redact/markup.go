@@ -15,13 +15,7 @@ import (
 // (<entry key="password">…</entry>). It returns the Find indices: the
 // element, its name, its text.
 func xmlElement(s string, from int, want func(keyRole) bool) []int {
-	for i := from; i < len(s); {
-		c := strings.Index(s[i:], "</")
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 2
+	for c := range marks(s, from, "</") {
 		ns := c + 2
 		ne := ns
 		for ne < len(s) && isXMLNameByte(s[ne]) {
@@ -199,13 +193,7 @@ func checkXMLSecret(m Match) (Kind, bool) {
 // names a credential: <add key="ApiKey" value="…"/>, <property
 // name="password" value="…"/>.
 func findXMLAttrPair(s string, from int) []int {
-	for i := from; i < len(s); {
-		o := strings.IndexByte(s[i:], '<')
-		if o < 0 {
-			return nil
-		}
-		o += i
-		i = o + 1
+	for o := range byteMarks(s, from, '<') {
 		e := strings.IndexByte(s[o:], '>')
 		if e < 0 {
 			return nil
@@ -649,13 +637,7 @@ var LabelWords = map[string]bool{
 // Instruction", "Contents"), and a ':', and returns the lines after
 // it up to the next blank line.
 func findLabelBlock(s string, from int) []int {
-	for i := from; i < len(s); {
-		c := strings.IndexByte(s[i:], ':')
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 1
+	for c := range byteMarks(s, from, ':') {
 		eol := c + 1
 		for eol < len(s) && (s[eol] == ' ' || s[eol] == '\t') {
 			eol++
@@ -880,13 +862,7 @@ var ProseContentWords = map[string]bool{
 // ProseContentWords, and returns the value (a string over lines to its
 // closing quote; a list to its closing bracket).
 func findProseContent(s string, from int) []int {
-	for i := from; i < len(s); {
-		c := strings.Index(s[i:], ": ")
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 2
+	for c := range marks(s, from, ": ") {
 		v := c + 2
 		if v >= len(s) || s[v] != '\'' && s[v] != '"' && s[v] != '[' {
 			continue
@@ -979,13 +955,7 @@ var AgentWords = map[string]bool{
 // rendered prompt over several lines goes whole. A quoted value or a list
 // is findProseContent's; a label alone on its line, findLabelBlock's.
 func findLabelLine(s string, from int) []int {
-	for i := from; i < len(s); {
-		c := strings.Index(s[i:], ": ")
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 2
+	for c := range marks(s, from, ": ") {
 		vs := skipBlanks(s, c+2)
 		if vs >= len(s) || strings.IndexByte("'\"[{\n\r", s[vs]) >= 0 || startsWithMarker(s, vs) {
 			continue
@@ -1318,13 +1288,7 @@ func proseAssigned(s string, from int) []int {
 // proseYAML finds the first line "key: free text" from s[from] whose key
 // is lower case: quoted, or unquoted beside a content key's line.
 func proseYAML(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], ": ")
-		if k < 0 {
-			return nil
-		}
-		sep := i + k
-		i = sep + 2
+	for sep := range marks(s, from, ": ") {
 		ks := sep
 		for ks > from && isKeyByte(s[ks-1]) {
 			ks--
@@ -1399,13 +1363,7 @@ func besideContent(s string, ks, ke int) bool {
 // when encoded so): decoded, it is content as the same text under the
 // same key in JSON is. A pair counts when '&' stands before or after it.
 func findProseForm(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.IndexByte(s[i:], '&')
-		if k < 0 {
-			return nil
-		}
-		amp := i + k
-		i = amp + 1
+	for amp := range byteMarks(s, from, '&') {
 		// The pair after '&', and the pair before it when it is a form's
 		// first (its key after '?', '=', a space or the line's start).
 		if r := proseFormPair(s, amp+1); r != nil {
@@ -1487,13 +1445,8 @@ func proseFormSpan(s string, ks, ke, vs, ve int) []int {
 // is what its label says (cs2Label=userPrompt cs2=…). The value runs to
 // the next " key=" of the extension or the line's end, as CEF writes it.
 func findLabelledField(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], "Label=")
-		if k < 0 {
-			return nil
-		}
-		k += i
-		i = k + len("Label=")
+	for k := range marks(s, from, "Label=") {
+		i := k + len("Label=")
 		ns := k
 		for ns > 0 && isKeyByte(s[ns-1]) {
 			ns--

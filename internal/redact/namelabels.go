@@ -337,13 +337,7 @@ func labelWord(w string) bool {
 // angle-bracketed address (or its marker). The address is the e-mail
 // rule's.
 func findMailboxName(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.IndexByte(s[i:], '<')
-		if k < 0 {
-			return nil
-		}
-		lt := i + k
-		i = lt + 1
+	for lt := range byteMarks(s, from, '<') {
 		gt := strings.IndexByte(s[lt:min(len(s), lt+256)], '>')
 		if gt < 0 || strings.IndexByte(s[lt:lt+gt], '@') < 0 && !strings.HasPrefix(s[lt+1:], markerPrefix+string(KindEmail)) {
 			continue

@@ -376,13 +376,7 @@ func phoneLabel(s string, i int) bool {
 // "jane at example dot com" (with a common top-level domain), parsed by
 // hand around each "at" so that no expression runs over the whole text.
 func findObfuscatedEmail(s string, from int) []int {
-	for i := from; i < len(s); {
-		a := indexFold(s[i:], "at")
-		if a < 0 {
-			return nil
-		}
-		a += i
-		i = a + 2
+	for a := range foldMarks(s, from, "at") {
 		bracketed, ls, re := wordToken(s, a, 2)
 		if ls < 0 {
 			continue

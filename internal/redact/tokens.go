@@ -1352,14 +1352,8 @@ func findModeKey(s string, from int) []int {
 // credential (credentialLike, symbols included: a password is not a
 // token's alphabet). "password is incorrect" keeps its word.
 func findProsePassword(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := indexFold(s[i:], "password")
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 8
-		k := i
+	for p := range foldMarks(s, from, "password") {
+		k := p + len("password")
 		if k < len(s) && (s[k] == 's' || s[k] == 'S') {
 			k++
 		}
