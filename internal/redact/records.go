@@ -511,16 +511,10 @@ func (p *lenient) record(i int, close byte, parent string) *record {
 		if !ok {
 			break
 		}
-		i = p.ws(ke)
-		switch {
-		case i < len(p.s) && p.s[i] == ':':
-			i++
-		case strings.HasPrefix(p.s[i:], "=>"):
-			i += 2
-		default:
+		i, ok = p.valueAt(ke)
+		if !ok {
 			return r
 		}
-		i = p.ws(i)
 		if i >= len(p.s) {
 			break
 		}
