@@ -984,13 +984,7 @@ func (p *lenient) turn(members []objMember) {
 // key reads a member's key at i: a quoted string or a bare identifier.
 func (p *lenient) key(i int) (start, end int, key string, ok bool) {
 	if c := p.s[i]; c == '"' || c == '\'' {
-		k := i + 1
-		for k < len(p.s) && p.s[k] != c && p.s[k] != '\n' {
-			if p.s[k] == '\\' {
-				k++
-			}
-			k++
-		}
+		_, k := lineQuoted(p.s, i)
 		if k >= len(p.s) || p.s[k] != c {
 			return 0, 0, "", false
 		}

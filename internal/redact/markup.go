@@ -452,14 +452,7 @@ func toStringValue(s string, v int, sep string) (int, int) {
 		return v, v
 	}
 	if q := s[v]; q == '\'' || q == '"' {
-		k := v + 1
-		for k < len(s) && s[k] != q && s[k] != '\n' {
-			if s[k] == '\\' {
-				k++
-			}
-			k++
-		}
-		return v + 1, min(k, len(s))
+		return lineQuoted(s, v)
 	}
 	depth := 0
 	for k := v; k < len(s) && k-v < maxDecodedBytes; k++ {
@@ -541,14 +534,7 @@ func assignedValue(s string, v int, query, line bool) (int, int) {
 		return v, v
 	}
 	if q := s[v]; q == '"' || q == '\'' {
-		k := v + 1
-		for k < len(s) && s[k] != q && s[k] != '\n' {
-			if s[k] == '\\' {
-				k++
-			}
-			k++
-		}
-		return v + 1, min(k, len(s))
+		return lineQuoted(s, v)
 	}
 	k := v
 	for k < len(s) {
@@ -774,6 +760,20 @@ func isPlainWord(w string) bool {
 		}
 	}
 	return w != ""
+}
+
+// lineQuoted returns the content of the string quoted at s[q] within its
+// line: to its closing quote (escapes allowed) or, when none stands on the
+// line, to the line's end.
+func lineQuoted(s string, q int) (int, int) {
+	k := q + 1
+	for k < len(s) && s[k] != s[q] && s[k] != '\n' {
+		if s[k] == '\\' {
+			k++
+		}
+		k++
+	}
+	return q + 1, min(k, len(s))
 }
 
 // quotedSpan returns the content of the string quoted at s[q], to its

@@ -1651,15 +1651,8 @@ func formKeyKind(key string) Kind {
 // goes on (past a closing quote).
 func lineValue(s string, p int, close byte) (vs, ve, next int) {
 	if p < len(s) && (s[p] == '\'' || s[p] == '"') {
-		q := s[p]
-		k := p + 1
-		for k < len(s) && s[k] != q && s[k] != '\n' {
-			if s[k] == '\\' {
-				k++
-			}
-			k++
-		}
-		return p + 1, min(k, len(s)), min(k+1, len(s))
+		vs, ve := lineQuoted(s, p)
+		return vs, ve, min(ve+1, len(s))
 	}
 	e := p
 	for e < len(s) && s[e] != ',' && s[e] != close && s[e] != '\n' {
