@@ -1060,13 +1060,7 @@ func bareAWSSecret(s string, i, j int) bool {
 			return false
 		}
 	}
-	var upper, lower, digit bool
-	for k := i; k < j; k++ {
-		c := s[k]
-		upper = upper || c >= 'A' && c <= 'Z'
-		lower = lower || c >= 'a' && c <= 'z'
-		digit = digit || isDigit(c)
-	}
+	upper, lower, digit := letterClasses(s[i:j])
 	return upper && lower && digit
 }
 

@@ -868,17 +868,23 @@ func randomLooking(tok string) bool {
 	return shannonEntropy(tok) > entropyFloor(n)
 }
 
-// mixedClasses reports whether tok has digits among its letters, or both
-// cases: a run of one case of letters only is a word or a placeholder
-// unless it is long.
-func mixedClasses(tok string) bool {
-	var upper, lower, digit bool
-	for k := 0; k < len(tok); k++ {
-		c := tok[k]
+// letterClasses reports whether s holds an ASCII upper-case letter, a
+// lower-case one and a digit.
+func letterClasses(s string) (upper, lower, digit bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		upper = upper || isUpper(c)
 		lower = lower || isLower(c)
 		digit = digit || isDigit(c)
 	}
+	return upper, lower, digit
+}
+
+// mixedClasses reports whether tok has digits among its letters, or both
+// cases: a run of one case of letters only is a word or a placeholder
+// unless it is long.
+func mixedClasses(tok string) bool {
+	upper, lower, digit := letterClasses(tok)
 	return digit && (upper || lower) || upper && lower
 }
 
