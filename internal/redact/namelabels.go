@@ -619,18 +619,12 @@ var (
 // after i of a number that has an owner (an identity number, an IBAN) or of
 // a name, or -1: one scan for the markers' common prefix.
 func nextOwnedMarker(s string, i int) (int, int) {
-	for i < len(s) {
-		k := strings.Index(s[i:], markerPrefix)
-		if k < 0 {
-			return -1, 0
-		}
-		k += i
+	for k := range marks(s, i, markerPrefix) {
 		for _, m := range ownedMarkers {
 			if strings.HasPrefix(s[k:], m) {
 				return k, len(m)
 			}
 		}
-		i = k + len(markerPrefix)
 	}
 	return -1, 0
 }
