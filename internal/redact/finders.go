@@ -629,10 +629,7 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 		return -1, -1, ""
 	}
 	if w := k - 1; w > from && s[w] == ' ' && isKeyByte(s[w-1]) {
-		k2 := w
-		for k2 > from && isKeyByte(s[k2-1]) {
-			k2--
-		}
+		k2 := keyStart(s, from, w)
 		if !(k2 == from && from > 0 && isKeyByte(s[from-1])) {
 			if kind := secretKeyCandidate(s[k2:end]); kind != "" {
 				return k2, end, kind
@@ -929,6 +926,15 @@ func findParam(s string, from int) []int {
 	return nil
 }
 
+// keyStart returns where the run of key bytes (isKeyByte) that ends at
+// s[end] starts, no earlier than from.
+func keyStart(s string, from, end int) int {
+	for end > from && isKeyByte(s[end-1]) {
+		end--
+	}
+	return end
+}
+
 func isParamByte(c byte) bool {
 	return isKeyByte(c) || c == '[' || c == ']' || c == '%'
 }
@@ -1099,10 +1105,7 @@ func nextKey(s string, from, i int) (ks, ke, sep int) {
 	if sep >= len(s) {
 		return 0, 0, -1
 	}
-	ks = sep
-	for ks > from && isKeyByte(s[ks-1]) {
-		ks--
-	}
+	ks = keyStart(s, from, sep)
 	return ks, sep, sep
 }
 

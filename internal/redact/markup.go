@@ -239,10 +239,7 @@ func findContentValue(s string, from int) []int {
 		spaced := false
 		if ks == ke && s[sep] == '=' && sep >= 2 && s[sep-1] == ' ' && sep+1 < len(s) && s[sep+1] == ' ' {
 			ke = sep - 1
-			ks = ke
-			for ks > from && isKeyByte(s[ks-1]) {
-				ks--
-			}
+			ks = keyStart(s, from, ke)
 			spaced = true
 		}
 		// A property list's line pads its name to align the colons:
@@ -253,10 +250,7 @@ func findContentValue(s string, from int) []int {
 			for ke > from && s[ke-1] == ' ' {
 				ke--
 			}
-			ks = ke
-			for ks > from && isKeyByte(s[ks-1]) {
-				ks--
-			}
+			ks = keyStart(s, from, ke)
 			padded = ks < ke && (ks == 0 || s[ks-1] == '\n' || s[ks-1] == '\r')
 			if !padded {
 				continue
@@ -1267,10 +1261,7 @@ func proseAssigned(s string, from int) []int {
 		}
 		sep := i + k
 		i = sep + 2
-		ks := sep
-		for ks > from && isKeyByte(s[ks-1]) {
-			ks--
-		}
+		ks := keyStart(s, from, sep)
 		if ks == sep || sep-ks > 64 || ks > 0 && strings.IndexByte(" \t,;({\n\r", s[ks-1]) < 0 {
 			continue
 		}
@@ -1289,10 +1280,7 @@ func proseAssigned(s string, from int) []int {
 // is lower case: quoted, or unquoted beside a content key's line.
 func proseYAML(s string, from int) []int {
 	for sep := range marks(s, from, ": ") {
-		ks := sep
-		for ks > from && isKeyByte(s[ks-1]) {
-			ks--
-		}
+		ks := keyStart(s, from, sep)
 		if ks == sep || !isLower(s[ks]) || !lineIndentStart(s, ks) || !proseKey(s[ks:sep]) {
 			continue
 		}
@@ -1375,10 +1363,7 @@ func findProseForm(s string, from int) []int {
 			vs--
 		}
 		if vs > from && s[vs-1] == '=' && (vs-1 <= from || s[vs-2] != '=') {
-			ks := vs - 1
-			for ks > from && isKeyByte(s[ks-1]) {
-				ks--
-			}
+			ks := keyStart(s, from, vs-1)
 			if ks < vs-1 && (ks == from || strings.IndexByte("?= \t\n\r&", s[ks-1]) >= 0) {
 				if r := proseFormSpan(s, ks, vs-1, vs, ve); r != nil {
 					return r
@@ -1447,10 +1432,7 @@ func proseFormSpan(s string, ks, ke, vs, ve int) []int {
 func findLabelledField(s string, from int) []int {
 	for k := range marks(s, from, "Label=") {
 		i := k + len("Label=")
-		ns := k
-		for ns > 0 && isKeyByte(s[ns-1]) {
-			ns--
-		}
+		ns := keyStart(s, 0, k)
 		if ns == k || ns > 0 && s[ns-1] != ' ' && s[ns-1] != '|' {
 			continue
 		}

@@ -815,10 +815,7 @@ func yamlKey(t string) string {
 func spacedKeyStart(s string, ks int) int {
 	st := ks
 	for words := 1; words < 4 && st > 1 && s[st-1] == ' ' && isKeyByte(s[st-2]); words++ {
-		w := st - 1
-		for w > 0 && isKeyByte(s[w-1]) {
-			w--
-		}
+		w := keyStart(s, 0, st-1)
 		st = w
 		if lineIndentStart(s, st) {
 			return st

@@ -447,10 +447,7 @@ func versionPin(s string, ke, i, ve int) bool {
 
 // keyStartBefore returns where the key that ends at s[ke] starts.
 func keyStartBefore(s string, ke int) int {
-	ks := ke
-	for ks > 0 && isKeyByte(s[ks-1]) {
-		ks--
-	}
+	ks := keyStart(s, 0, ke)
 	return ks
 }
 
