@@ -427,7 +427,7 @@ func versionPin(s string, ke, i, ve int) bool {
 		return false
 	}
 	var buf [16]string
-	for _, w := range splitWords(s[keyStartBefore(s, ke):ke], buf[:0]) {
+	for _, w := range splitWords(s[keyStart(s, 0, ke):ke], buf[:0]) {
 		if _, ok := SecretWords[w]; ok {
 			return false // password==1.2.3 is a password's value
 		}
@@ -443,12 +443,6 @@ func versionPin(s string, ke, i, ve int) bool {
 		}
 	}
 	return dots > 0
-}
-
-// keyStartBefore returns where the key that ends at s[ke] starts.
-func keyStartBefore(s string, ke int) int {
-	ks := keyStart(s, 0, ke)
-	return ks
 }
 
 // collectionSegment reports whether a path segment names a collection of
