@@ -35,13 +35,7 @@ const cliShortSecret = "pPwatkK"
 // findCLIFlag finds a flag's secret value, or a connect string's password,
 // starting at or after from.
 func findCLIFlag(s string, from int) []int {
-	for i := from; i < len(s); {
-		d := strings.IndexByte(s[i:], '-')
-		if d < 0 {
-			return nil
-		}
-		d += i
-		i = d + 1
+	for d := range byteMarks(s, from, '-') {
 		if d == 0 || s[d-1] != ' ' && s[d-1] != '\t' {
 			continue
 		}
@@ -216,13 +210,7 @@ func besideUser(s string, d int, v, notPassword string, fold bool, userFlags ...
 // key (--prompt, --system-prompt, --message, --query): a quoted string, or
 // one word, after a blank or '='.
 func findContentFlag(s string, from int) []int {
-	for i := from; i < len(s); {
-		d := strings.Index(s[i:], " --")
-		if d < 0 {
-			return nil
-		}
-		d += i
-		i = d + 3
+	for d := range marks(s, from, " --") {
 		ns := d + 3
 		ne := ns
 		for ne < len(s) && (isAlnum(s[ne]) || s[ne] == '-' || s[ne] == '_') {
@@ -261,13 +249,7 @@ func findContentFlag(s string, from int) []int {
 // findConnectString finds the password of user/password@//host or
 // user/password@host:port, after whitespace or a quote.
 func findConnectString(s string, from int) []int {
-	for i := from; i < len(s); {
-		a := strings.IndexByte(s[i:], '@')
-		if a < 0 {
-			return nil
-		}
-		a += i
-		i = a + 1
+	for a := range byteMarks(s, from, '@') {
 		// After '@': "//" or a host and a port.
 		h := a + 1
 		if !strings.HasPrefix(s[h:], "//") {
@@ -504,13 +486,7 @@ var slashSecretFlags = []string{"password", "pass", "pwd", "rp", "p"}
 
 // findSlashFlag finds the value of a Windows-style password flag.
 func findSlashFlag(s string, from int) []int {
-	for i := from; i < len(s); {
-		d := strings.IndexByte(s[i:], '/')
-		if d < 0 {
-			return nil
-		}
-		d += i
-		i = d + 1
+	for d := range byteMarks(s, from, '/') {
 		if d == 0 || s[d-1] != ' ' && s[d-1] != '\t' {
 			continue
 		}
@@ -564,13 +540,7 @@ func slashBesideUser(s string, d int, v string) bool {
 
 // findFusedPassword finds a password fused to a lower-case -p.
 func findFusedPassword(s string, from int) []int {
-	for i := from; i < len(s); {
-		d := strings.Index(s[i:], "-p")
-		if d < 0 {
-			return nil
-		}
-		d += i
-		i = d + 2
+	for d := range marks(s, from, "-p") {
 		if d == 0 || s[d-1] != ' ' && s[d-1] != '\t' && s[d-1] != '\'' && s[d-1] != '"' {
 			continue
 		}

@@ -299,13 +299,7 @@ func base64Text(s string) (string, bool) {
 	if len(s) < minBlobLen || safeShape(s) {
 		return "", false
 	}
-	var upper, lower, digit bool
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		upper = upper || isUpper(c)
-		lower = lower || isLower(c)
-		digit = digit || isDigit(c)
-	}
+	upper, lower, _ := letterClasses(s)
 	if !(upper && lower) {
 		return "", false
 	}

@@ -39,13 +39,7 @@ func checkPHPSecret(m Match) (Kind, bool) {
 }
 
 func findPHPMember(s string, from int, want func(keyRole) bool) []int {
-	for i := from; i < len(s); {
-		a := strings.Index(s[i:], "=>")
-		if a < 0 {
-			return nil
-		}
-		a += i
-		i = a + 2
+	for a := range marks(s, from, "=>") {
 		c := a
 		if c > 0 && s[c-1] == ' ' {
 			c--
@@ -80,7 +74,7 @@ func findPHPMember(s string, from int, want func(keyRole) bool) []int {
 		if name == "" || !want(role) {
 			continue
 		}
-		vs, ve := phpValue(s, i, varDump, role.kind != "")
+		vs, ve := phpValue(s, a+2, varDump, role.kind != "")
 		if ve <= vs || startsWithMarker(s, vs) {
 			continue
 		}
@@ -160,13 +154,7 @@ func phpVisibility(s string, i int) bool {
 // findDumpNamedValue finds the value of a dumped name/value pair whose name
 // is a secret or personal key; the key span is the name.
 func findDumpNamedValue(s string, from int) []int {
-	for i := from; i < len(s); {
-		a := strings.Index(s[i:], "=>")
-		if a < 0 {
-			return nil
-		}
-		a += i
-		i = a + 2
+	for a := range marks(s, from, "=>") {
 		ls := lineStartOf(s, a)
 		key, ok := dumpKey(s[ls:a])
 		if !ok || !NameKeys[normKey(key)] {
@@ -268,13 +256,7 @@ func dumpScalar(s string, v int) (int, int) {
 // findPHPRecordMember finds a print_r member whose key names a name or an
 // address line and whose record is a person's.
 func findPHPRecordMember(s string, from int) []int {
-	for i := from; i < len(s); {
-		a := strings.Index(s[i:], "] =>")
-		if a < 0 {
-			return nil
-		}
-		a += i
-		i = a + 4
+	for a := range marks(s, from, "] =>") {
 		o := strings.LastIndexByte(s[max(from, a-48):a], '[')
 		if o < 0 {
 			continue
@@ -285,7 +267,7 @@ func findPHPRecordMember(s string, from int) []int {
 		if key == "" || !(personNameKeys[nk] || addressLineKeys[nk]) {
 			continue
 		}
-		vs, ve := phpValue(s, i, false, false)
+		vs, ve := phpValue(s, a+len("] =>"), false, false)
 		if ve <= vs || startsWithMarker(s, vs) {
 			continue
 		}

@@ -90,52 +90,36 @@ func otherRoleKey(s string, ks, ke int) bool {
 func dumpKeyBefore(s string, q int) (int, int) {
 	isKey := func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
 	isEDNKey := func(c byte) bool { return isKey(c) || c == '.' || c == '/' }
+	keyFrom := func(ke int, in func(byte) bool) int { // the start of the key ending at s[ke]
+		for ke > 0 && in(s[ke-1]) {
+			ke--
+		}
+		return ke
+	}
 	switch {
 	case q > 0 && s[q-1] == ':' && s[q] == '"': // Go: Content:"…"
-		ks := q - 1
-		for ks > 0 && isKey(s[ks-1]) {
-			ks--
-		}
+		ks := keyFrom(q-1, isKey)
 		if ks == q-1 || ks > 0 && (s[ks-1] == '"' || s[ks-1] == '\'') {
 			return 0, 0
 		}
 		return ks, q - 1
 	case q >= 3 && s[q-1] == '=' && isKey(s[q-2]): // Ruby's inspect: @content="…"
-		ks := q - 1
-		for ks > 0 && isKey(s[ks-1]) {
-			ks--
-		}
+		ks := keyFrom(q-1, isKey)
 		if ks == 0 || s[ks-1] != '@' {
 			return 0, 0
 		}
 		return ks, q - 1
 	case q >= 2 && s[q-1] == ' ' && isKey(s[q-2]) && groovyKey(s, q-1): // Groovy's DSL: password 'p…'
-		ks := q - 1
-		for ks > 0 && isKey(s[ks-1]) {
-			ks--
-		}
-		return ks, q - 1
+		return keyFrom(q-1, isKey), q - 1
 	case q >= 4 && s[q-3:q] == " = " && isKey(s[q-4]): // Java's toString with spaced '=': text = "…" (LangChain4j)
 		ke := q - 3
-		ks := ke
-		for ks > 0 && isKey(s[ks-1]) {
-			ks--
-		}
-		return ks, ke
+		return keyFrom(ke, isKey), ke
 	case q >= 6 && s[q-1] == ' ' && typedKey(s, q-1) >= 0: // R's str(): $ content: chr "…"
 		ke := typedKey(s, q-1)
-		ks := ke
-		for ks > 0 && isKey(s[ks-1]) {
-			ks--
-		}
-		return ks, ke
+		return keyFrom(ke, isKey), ke
 	case q > 0 && s[q-1] == ' ' && s[q] == '"' && ednKey(s, q): // EDN: :content "…"
 		ke := q - 1
-		ks := ke
-		for ks > 0 && isEDNKey(s[ks-1]) {
-			ks--
-		}
-		return ks, ke
+		return keyFrom(ke, isEDNKey), ke
 	default: // PHP: 'content' => '…'; Ruby: :content=>"…"; Julia: "content" => "…"
 		j := q
 		for j > 0 && s[j-1] == ' ' {
@@ -149,10 +133,7 @@ func dumpKeyBefore(s string, q int) (int, int) {
 			j--
 		}
 		if j > 0 && isKey(s[j-1]) { // a Ruby symbol's key
-			ks := j
-			for ks > 0 && isKey(s[ks-1]) {
-				ks--
-			}
+			ks := keyFrom(j, isKey)
 			if ks > 0 && s[ks-1] == ':' {
 				return ks, j
 			}
@@ -162,10 +143,7 @@ func dumpKeyBefore(s string, q int) (int, int) {
 			return 0, 0
 		}
 		ke := j - 1
-		ks := ke
-		for ks > 0 && isKey(s[ks-1]) {
-			ks--
-		}
+		ks := keyFrom(ke, isKey)
 		if ks == 0 || s[ks-1] != s[ke] {
 			return 0, 0
 		}

@@ -18,13 +18,7 @@ import "strings"
 // findErlangBinaryCredential finds a credential-shaped binary that follows
 // another binary.
 func findErlangBinaryCredential(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.Index(s[i:], `<<"`)
-		if j < 0 {
-			return nil
-		}
-		j += i
-		i = j + 3
+	for j := range marks(s, from, `<<"`) {
 		vs := j + 3
 		e := strings.Index(s[vs:], `">>`)
 		if e < 0 {
@@ -99,13 +93,7 @@ func findByteArrayKey(s string, from int) []int {
 
 // findEchoedSecret finds a value in backticks after a secret's name.
 func findEchoedSecret(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.Index(s[i:], " `")
-		if j < 0 {
-			return nil
-		}
-		j += i
-		i = j + 2
+	for j := range marks(s, from, " `") {
 		vs := j + 2
 		e := strings.IndexByte(s[vs:], '`')
 		if e <= 0 {

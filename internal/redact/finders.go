@@ -629,10 +629,7 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 		return -1, -1, ""
 	}
 	if w := k - 1; w > from && s[w] == ' ' && isKeyByte(s[w-1]) {
-		k2 := w
-		for k2 > from && isKeyByte(s[k2-1]) {
-			k2--
-		}
+		k2 := keyStart(s, from, w)
 		if !(k2 == from && from > 0 && isKeyByte(s[from-1])) {
 			if kind := secretKeyCandidate(s[k2:end]); kind != "" {
 				return k2, end, kind
@@ -929,6 +926,15 @@ func findParam(s string, from int) []int {
 	return nil
 }
 
+// keyStart returns where the run of key bytes (isKeyByte) that ends at
+// s[end] starts, no earlier than from.
+func keyStart(s string, from, end int) int {
+	for end > from && isKeyByte(s[end-1]) {
+		end--
+	}
+	return end
+}
+
 func isParamByte(c byte) bool {
 	return isKeyByte(c) || c == '[' || c == ']' || c == '%'
 }
@@ -949,13 +955,7 @@ func isParamStop(c byte) bool {
 // credential: with an empty password (token:@host) or none and a
 // key-shaped user (token@host) the user part is the secret.
 func findURLPassword(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.Index(s[i:], "://")
-		if j < 0 {
-			return nil
-		}
-		p := i + j
-		i = p + 3
+	for p := range marks(s, from, "://") {
 		start := p
 		for start > from && isSchemeByte(s[start-1]) {
 			start--
@@ -1066,13 +1066,7 @@ func bareAWSSecret(s string, i, j int) bool {
 			return false
 		}
 	}
-	var upper, lower, digit bool
-	for k := i; k < j; k++ {
-		c := s[k]
-		upper = upper || c >= 'A' && c <= 'Z'
-		lower = lower || c >= 'a' && c <= 'z'
-		digit = digit || isDigit(c)
-	}
+	upper, lower, digit := letterClasses(s[i:j])
 	return upper && lower && digit
 }
 
@@ -1111,10 +1105,7 @@ func nextKey(s string, from, i int) (ks, ke, sep int) {
 	if sep >= len(s) {
 		return 0, 0, -1
 	}
-	ks = sep
-	for ks > from && isKeyByte(s[ks-1]) {
-		ks--
-	}
+	ks = keyStart(s, from, sep)
 	return ks, sep, sep
 }
 

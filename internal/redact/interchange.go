@@ -107,13 +107,7 @@ func ldifPerson(s string, dn, ls int) bool {
 // ATTENDEE (RFC 5545), quoted or not, at or after from; the mailto: address
 // after it is an e-mail's.
 func findICalName(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := indexFold(s[i:], "cn=")
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 3
+	for p := range foldMarks(s, from, "cn=") {
 		ls := lineStartOf(s, p)
 		if !(hasPrefixFold(s[ls:], "attendee;") || hasPrefixFold(s[ls:], "organizer;")) || p > 0 && s[p-1] != ';' {
 			continue
@@ -364,13 +358,7 @@ func findSwiftParty(s string, from int) []int {
 // comma, semicolon, full stop, space or line end.
 func findFullWidthKeyValue(s string, from int) []int {
 	const colon = "："
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], colon)
-		if k < 0 {
-			return nil
-		}
-		k += i
-		i = k + len(colon)
+	for k := range marks(s, from, colon) {
 		ks := k
 		for ks > 0 && ks > k-48 && s[ks-1] >= 0x80 && !strings.HasSuffix(s[:ks], "，") && !strings.HasSuffix(s[:ks], "、") && !strings.HasSuffix(s[:ks], "；") && !strings.HasSuffix(s[:ks], colon) {
 			ks--
@@ -382,7 +370,7 @@ func findFullWidthKeyValue(s string, from int) []int {
 		if kind == "" {
 			continue
 		}
-		vs, ve := i, i
+		vs, ve := k+len(colon), k+len(colon)
 		for ve < len(s) && s[ve] != ' ' && s[ve] != '\n' && s[ve] != '\r' && s[ve] != '\t' &&
 			!strings.HasPrefix(s[ve:], "，") && !strings.HasPrefix(s[ve:], "；") && !strings.HasPrefix(s[ve:], "。") && !strings.HasPrefix(s[ve:], "、") {
 			ve++

@@ -885,17 +885,11 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 		if !ok {
 			break
 		}
-		i = p.ws(ke)
-		switch {
-		case i < len(p.s) && p.s[i] == ':':
-			i++
-		case strings.HasPrefix(p.s[i:], "=>"):
-			i += 2
-		default:
+		i, ok = p.valueAt(ke)
+		if !ok {
 			p.pairs(members)
 			return ks, false
 		}
-		i = p.ws(i)
 		role := roleOf(key)
 		if role == (keyRole{}) && mergeFieldsKey(parent) && i < len(p.s) && p.s[i] != '{' && p.s[i] != '[' {
 			role.kind = KindPersonal
@@ -990,13 +984,7 @@ func (p *lenient) turn(members []objMember) {
 // key reads a member's key at i: a quoted string or a bare identifier.
 func (p *lenient) key(i int) (start, end int, key string, ok bool) {
 	if c := p.s[i]; c == '"' || c == '\'' {
-		k := i + 1
-		for k < len(p.s) && p.s[k] != c && p.s[k] != '\n' {
-			if p.s[k] == '\\' {
-				k++
-			}
-			k++
-		}
+		_, k := lineQuoted(p.s, i)
 		if k >= len(p.s) || p.s[k] != c {
 			return 0, 0, "", false
 		}
@@ -1016,6 +1004,22 @@ func (p *lenient) key(i int) (start, end int, key string, ok bool) {
 		return 0, 0, "", false
 	}
 	return i, k, p.s[i:k], true
+}
+
+// valueAt reads the separator after a member's key that ends at ke — ':',
+// or "=>" as PHP and Ruby print it, blanks around it — and returns where
+// the member's value starts, or false when no separator follows the key.
+func (p *lenient) valueAt(ke int) (int, bool) {
+	i := p.ws(ke)
+	switch {
+	case i < len(p.s) && p.s[i] == ':':
+		i++
+	case strings.HasPrefix(p.s[i:], "=>"):
+		i += 2
+	default:
+		return i, false
+	}
+	return p.ws(i), true
 }
 
 // NameKeys are the keys of a name/value pair's name: {"name":

@@ -15,13 +15,7 @@ import (
 // (<entry key="password">…</entry>). It returns the Find indices: the
 // element, its name, its text.
 func xmlElement(s string, from int, want func(keyRole) bool) []int {
-	for i := from; i < len(s); {
-		c := strings.Index(s[i:], "</")
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 2
+	for c := range marks(s, from, "</") {
 		ns := c + 2
 		ne := ns
 		for ne < len(s) && isXMLNameByte(s[ne]) {
@@ -199,13 +193,7 @@ func checkXMLSecret(m Match) (Kind, bool) {
 // names a credential: <add key="ApiKey" value="…"/>, <property
 // name="password" value="…"/>.
 func findXMLAttrPair(s string, from int) []int {
-	for i := from; i < len(s); {
-		o := strings.IndexByte(s[i:], '<')
-		if o < 0 {
-			return nil
-		}
-		o += i
-		i = o + 1
+	for o := range byteMarks(s, from, '<') {
 		e := strings.IndexByte(s[o:], '>')
 		if e < 0 {
 			return nil
@@ -251,10 +239,7 @@ func findContentValue(s string, from int) []int {
 		spaced := false
 		if ks == ke && s[sep] == '=' && sep >= 2 && s[sep-1] == ' ' && sep+1 < len(s) && s[sep+1] == ' ' {
 			ke = sep - 1
-			ks = ke
-			for ks > from && isKeyByte(s[ks-1]) {
-				ks--
-			}
+			ks = keyStart(s, from, ke)
 			spaced = true
 		}
 		// A property list's line pads its name to align the colons:
@@ -265,10 +250,7 @@ func findContentValue(s string, from int) []int {
 			for ke > from && s[ke-1] == ' ' {
 				ke--
 			}
-			ks = ke
-			for ks > from && isKeyByte(s[ks-1]) {
-				ks--
-			}
+			ks = keyStart(s, from, ke)
 			padded = ks < ke && (ks == 0 || s[ks-1] == '\n' || s[ks-1] == '\r')
 			if !padded {
 				continue
@@ -464,14 +446,7 @@ func toStringValue(s string, v int, sep string) (int, int) {
 		return v, v
 	}
 	if q := s[v]; q == '\'' || q == '"' {
-		k := v + 1
-		for k < len(s) && s[k] != q && s[k] != '\n' {
-			if s[k] == '\\' {
-				k++
-			}
-			k++
-		}
-		return v + 1, min(k, len(s))
+		return lineQuoted(s, v)
 	}
 	depth := 0
 	for k := v; k < len(s) && k-v < maxDecodedBytes; k++ {
@@ -553,14 +528,7 @@ func assignedValue(s string, v int, query, line bool) (int, int) {
 		return v, v
 	}
 	if q := s[v]; q == '"' || q == '\'' {
-		k := v + 1
-		for k < len(s) && s[k] != q && s[k] != '\n' {
-			if s[k] == '\\' {
-				k++
-			}
-			k++
-		}
-		return v + 1, min(k, len(s))
+		return lineQuoted(s, v)
 	}
 	k := v
 	for k < len(s) {
@@ -649,13 +617,7 @@ var LabelWords = map[string]bool{
 // Instruction", "Contents"), and a ':', and returns the lines after
 // it up to the next blank line.
 func findLabelBlock(s string, from int) []int {
-	for i := from; i < len(s); {
-		c := strings.IndexByte(s[i:], ':')
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 1
+	for c := range byteMarks(s, from, ':') {
 		eol := c + 1
 		for eol < len(s) && (s[eol] == ' ' || s[eol] == '\t') {
 			eol++
@@ -794,6 +756,20 @@ func isPlainWord(w string) bool {
 	return w != ""
 }
 
+// lineQuoted returns the content of the string quoted at s[q] within its
+// line: to its closing quote (escapes allowed) or, when none stands on the
+// line, to the line's end.
+func lineQuoted(s string, q int) (int, int) {
+	k := q + 1
+	for k < len(s) && s[k] != s[q] && s[k] != '\n' {
+		if s[k] == '\\' {
+			k++
+		}
+		k++
+	}
+	return q + 1, min(k, len(s))
+}
+
 // quotedSpan returns the content of the string quoted at s[q], to its
 // closing quote (over lines, escapes allowed, at most maxDecodedBytes) or
 // the end of the line when there is none.
@@ -880,13 +856,7 @@ var ProseContentWords = map[string]bool{
 // ProseContentWords, and returns the value (a string over lines to its
 // closing quote; a list to its closing bracket).
 func findProseContent(s string, from int) []int {
-	for i := from; i < len(s); {
-		c := strings.Index(s[i:], ": ")
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 2
+	for c := range marks(s, from, ": ") {
 		v := c + 2
 		if v >= len(s) || s[v] != '\'' && s[v] != '"' && s[v] != '[' {
 			continue
@@ -979,13 +949,7 @@ var AgentWords = map[string]bool{
 // rendered prompt over several lines goes whole. A quoted value or a list
 // is findProseContent's; a label alone on its line, findLabelBlock's.
 func findLabelLine(s string, from int) []int {
-	for i := from; i < len(s); {
-		c := strings.Index(s[i:], ": ")
-		if c < 0 {
-			return nil
-		}
-		c += i
-		i = c + 2
+	for c := range marks(s, from, ": ") {
 		vs := skipBlanks(s, c+2)
 		if vs >= len(s) || strings.IndexByte("'\"[{\n\r", s[vs]) >= 0 || startsWithMarker(s, vs) {
 			continue
@@ -1297,10 +1261,7 @@ func proseAssigned(s string, from int) []int {
 		}
 		sep := i + k
 		i = sep + 2
-		ks := sep
-		for ks > from && isKeyByte(s[ks-1]) {
-			ks--
-		}
+		ks := keyStart(s, from, sep)
 		if ks == sep || sep-ks > 64 || ks > 0 && strings.IndexByte(" \t,;({\n\r", s[ks-1]) < 0 {
 			continue
 		}
@@ -1318,17 +1279,8 @@ func proseAssigned(s string, from int) []int {
 // proseYAML finds the first line "key: free text" from s[from] whose key
 // is lower case: quoted, or unquoted beside a content key's line.
 func proseYAML(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], ": ")
-		if k < 0 {
-			return nil
-		}
-		sep := i + k
-		i = sep + 2
-		ks := sep
-		for ks > from && isKeyByte(s[ks-1]) {
-			ks--
-		}
+	for sep := range marks(s, from, ": ") {
+		ks := keyStart(s, from, sep)
 		if ks == sep || !isLower(s[ks]) || !lineIndentStart(s, ks) || !proseKey(s[ks:sep]) {
 			continue
 		}
@@ -1399,13 +1351,7 @@ func besideContent(s string, ks, ke int) bool {
 // when encoded so): decoded, it is content as the same text under the
 // same key in JSON is. A pair counts when '&' stands before or after it.
 func findProseForm(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.IndexByte(s[i:], '&')
-		if k < 0 {
-			return nil
-		}
-		amp := i + k
-		i = amp + 1
+	for amp := range byteMarks(s, from, '&') {
 		// The pair after '&', and the pair before it when it is a form's
 		// first (its key after '?', '=', a space or the line's start).
 		if r := proseFormPair(s, amp+1); r != nil {
@@ -1417,10 +1363,7 @@ func findProseForm(s string, from int) []int {
 			vs--
 		}
 		if vs > from && s[vs-1] == '=' && (vs-1 <= from || s[vs-2] != '=') {
-			ks := vs - 1
-			for ks > from && isKeyByte(s[ks-1]) {
-				ks--
-			}
+			ks := keyStart(s, from, vs-1)
 			if ks < vs-1 && (ks == from || strings.IndexByte("?= \t\n\r&", s[ks-1]) >= 0) {
 				if r := proseFormSpan(s, ks, vs-1, vs, ve); r != nil {
 					return r
@@ -1487,17 +1430,9 @@ func proseFormSpan(s string, ks, ke, vs, ve int) []int {
 // is what its label says (cs2Label=userPrompt cs2=…). The value runs to
 // the next " key=" of the extension or the line's end, as CEF writes it.
 func findLabelledField(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], "Label=")
-		if k < 0 {
-			return nil
-		}
-		k += i
-		i = k + len("Label=")
-		ns := k
-		for ns > 0 && isKeyByte(s[ns-1]) {
-			ns--
-		}
+	for k := range marks(s, from, "Label=") {
+		i := k + len("Label=")
+		ns := keyStart(s, 0, k)
 		if ns == k || ns > 0 && s[ns-1] != ' ' && s[ns-1] != '|' {
 			continue
 		}

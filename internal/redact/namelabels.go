@@ -337,13 +337,7 @@ func labelWord(w string) bool {
 // angle-bracketed address (or its marker). The address is the e-mail
 // rule's.
 func findMailboxName(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.IndexByte(s[i:], '<')
-		if k < 0 {
-			return nil
-		}
-		lt := i + k
-		i = lt + 1
+	for lt := range byteMarks(s, from, '<') {
 		gt := strings.IndexByte(s[lt:min(len(s), lt+256)], '>')
 		if gt < 0 || strings.IndexByte(s[lt:lt+gt], '@') < 0 && !strings.HasPrefix(s[lt+1:], markerPrefix+string(KindEmail)) {
 			continue
@@ -625,18 +619,12 @@ var (
 // after i of a number that has an owner (an identity number, an IBAN) or of
 // a name, or -1: one scan for the markers' common prefix.
 func nextOwnedMarker(s string, i int) (int, int) {
-	for i < len(s) {
-		k := strings.Index(s[i:], markerPrefix)
-		if k < 0 {
-			return -1, 0
-		}
-		k += i
+	for k := range marks(s, i, markerPrefix) {
 		for _, m := range ownedMarkers {
 			if strings.HasPrefix(s[k:], m) {
 				return k, len(m)
 			}
 		}
-		i = k + len(markerPrefix)
 	}
 	return -1, 0
 }

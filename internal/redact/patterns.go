@@ -1178,12 +1178,7 @@ func checkAWSSecretNearID(m Match) (Kind, bool) {
 	if m.End < len(m.Input) && isBase64(m.Input[m.End]) {
 		return "", false
 	}
-	var upper, lower bool
-	for i := 0; i < len(m.Secret); i++ {
-		c := m.Secret[i]
-		upper = upper || c >= 'A' && c <= 'Z'
-		lower = lower || c >= 'a' && c <= 'z'
-	}
+	upper, lower, _ := letterClasses(m.Secret)
 	return "", upper && lower
 }
 

@@ -376,26 +376,13 @@ func phoneLabel(s string, i int) bool {
 // "jane at example dot com" (with a common top-level domain), parsed by
 // hand around each "at" so that no expression runs over the whole text.
 func findObfuscatedEmail(s string, from int) []int {
-	for i := from; i < len(s); {
-		a := indexFold(s[i:], "at")
-		if a < 0 {
-			return nil
-		}
-		a += i
-		i = a + 2
+	for a := range foldMarks(s, from, "at") {
 		bracketed, ls, re := wordToken(s, a, 2)
 		if ls < 0 {
 			continue
 		}
 		// The local part ends just before the token.
-		le := ls
-		for le > 0 && s[le-1] == ' ' {
-			le--
-		}
-		lb := le
-		for lb > 0 && le-lb < 64 && (isAlnum(s[lb-1]) || strings.IndexByte("._%+-", s[lb-1]) >= 0) {
-			lb--
-		}
+		lb, le := localPartBefore(s, ls)
 		if lb == le {
 			continue
 		}
@@ -416,22 +403,15 @@ func findObfuscatedEmail(s string, from int) []int {
 			if dw == 0 {
 				break
 			}
-			if _, ts, te := wordToken(s, d-dw, dw); ts < 0 || te != lb && strings.TrimSpace(s[te:lb]) != "" {
+			_, ts, te := wordToken(s, d-dw, dw)
+			if ts < 0 || te != lb && strings.TrimSpace(s[te:lb]) != "" {
 				break
-			} else {
-				k := ts
-				for k > 0 && s[k-1] == ' ' {
-					k--
-				}
-				b := k
-				for b > 0 && k-b < 64 && (isAlnum(s[b-1]) || strings.IndexByte("._%+-", s[b-1]) >= 0) {
-					b--
-				}
-				if b == k {
-					break
-				}
-				lb = b
 			}
+			b, e := localPartBefore(s, ts)
+			if b == e {
+				break
+			}
+			lb = b
 		}
 		// The domain: labels joined by '.', "[dot]" or " dot ".
 		k, labels, wordDots, last := re, 0, 0, ""
@@ -495,6 +475,22 @@ func dotWordIn(w string) (int, int) {
 		}
 	}
 	return best, bl
+}
+
+// localPartBefore returns the span s[lb:le] of the address characters
+// (letters, digits, "._%+-"; at most 64) that end where the blanks before
+// s[end] start: the local part before a spelled "at", or a word of it
+// before a spelled "dot".
+func localPartBefore(s string, end int) (lb, le int) {
+	le = end
+	for le > 0 && s[le-1] == ' ' {
+		le--
+	}
+	lb = le
+	for lb > 0 && le-lb < 64 && (isAlnum(s[lb-1]) || strings.IndexByte("._%+-", s[lb-1]) >= 0) {
+		lb--
+	}
+	return lb, le
 }
 
 // wordToken reports whether the word of n bytes at s[i] ("at", "dot")

@@ -139,12 +139,7 @@ var recordCases = []planted{
 
 func TestPersonalDataByRecord(t *testing.T) {
 	t.Parallel()
-	for _, c := range recordCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.everyWay(t, false)
-		})
-	}
+	eachEveryWay(t, recordCases, false)
 }
 
 func TestValueJudgesRecords(t *testing.T) {

@@ -135,13 +135,7 @@ func checkNamedSecret(m Match) (Kind, bool) {
 // findCredentialCall finds the last string argument of a call whose name
 // the key rules call secret.
 func findCredentialCall(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := strings.IndexByte(s[i:], '(')
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 1
+	for p := range byteMarks(s, from, '(') {
 		ns := p
 		for ns > from && (isWordByte(s[ns-1]) || s[ns-1] == '.') {
 			ns--
@@ -244,13 +238,7 @@ func findLineCredential(s string, from int) []int {
 // `oci_connect('user', '…', 'host/db')`, `cx_Oracle.connect(…)`), the
 // second goes.
 func findConnectCall(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := strings.IndexByte(s[i:], '(')
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 1
+	for p := range byteMarks(s, from, '(') {
 		ns := p
 		for ns > from && p-ns < 96 && (isWordByte(s[ns-1]) || s[ns-1] == '.' || s[ns-1] == '>' && ns-1 > from && s[ns-2] == '-' || s[ns-1] == '-' && s[ns] == '>' || s[ns-1] == ':' || s[ns-1] == '\\' || s[ns-1] == ' ' && ns-4 >= from && s[ns-4:ns-1] == "new") {
 			ns--
@@ -637,13 +625,8 @@ func containsWord(list []string, w string) bool {
 // findConfigCommand finds the last argument of a tool's "config" command
 // that sets a credential's key.
 func findConfigCommand(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := indexFold(s[i:], "config ")
-		if k < 0 {
-			return nil
-		}
-		k += i
-		i = k + 7
+	for k := range foldMarks(s, from, "config ") {
+		i := k + len("config ")
 		if k > 0 && s[k-1] != ' ' && s[k-1] != '\t' {
 			continue
 		}

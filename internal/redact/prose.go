@@ -3,6 +3,7 @@
 package redact
 
 import (
+	"iter"
 	"strings"
 	"sync"
 	"unicode"
@@ -274,12 +275,7 @@ func proseSegment(w *proseOut, lo, hi int, atKey bool) {
 	s := w.s
 	vocab := proseVocabulary()
 	words, foreign, cjk := 0, 0, false
-	for i := lo; i < hi; {
-		a, z := nextToken(s, i, hi)
-		if a == z {
-			break
-		}
-		i = z
+	for a, z := range fieldsIn(s, lo, hi) {
 		if hasCJK(s[a:z]) {
 			cjk = true
 			continue
@@ -313,12 +309,7 @@ func proseSegment(w *proseOut, lo, hi int, atKey bool) {
 		}
 		runWords = 0
 	}
-	for i := lo; i < hi; {
-		a, z := nextToken(s, i, hi)
-		if a == z {
-			break
-		}
-		i = z
+	for a, z := range fieldsIn(s, lo, hi) {
 		if hasCJK(s[a:z]) {
 			flush()
 			if cjkContent(s[a:z]) {
@@ -343,17 +334,23 @@ func proseSegment(w *proseOut, lo, hi int, atKey bool) {
 	flush()
 }
 
-// nextToken returns the bounds of the next run of non-space bytes of
-// s[i:hi], or (hi, hi).
-func nextToken(s string, i, hi int) (int, int) {
-	for i < hi && (s[i] == ' ' || s[i] == '\f' || s[i] == '\v') {
-		i++
+// fieldsIn yields the bounds of each run of bytes of s[lo:hi] other than
+// ' ', '\f' and '\v', left to right.
+func fieldsIn(s string, lo, hi int) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := lo; i < hi; {
+			for i < hi && (s[i] == ' ' || s[i] == '\f' || s[i] == '\v') {
+				i++
+			}
+			a := i
+			for i < hi && s[i] != ' ' && s[i] != '\f' && s[i] != '\v' {
+				i++
+			}
+			if a == i || !yield(a, i) {
+				return
+			}
+		}
 	}
-	a := i
-	for i < hi && s[i] != ' ' && s[i] != '\f' && s[i] != '\v' {
-		i++
-	}
-	return a, i
 }
 
 // proseWord returns the word the token s[a:z] is, its punctuation at either

@@ -52,12 +52,7 @@ var proseCases = []planted{
 
 func TestProseUnderUnknownKeys(t *testing.T) {
 	t.Parallel()
-	for _, c := range proseCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.everyWay(t, true)
-		})
-	}
+	eachEveryWay(t, proseCases, true)
 }
 
 // summaryCases hold a summary beside the content it summarizes, and the

@@ -511,16 +511,10 @@ func (p *lenient) record(i int, close byte, parent string) *record {
 		if !ok {
 			break
 		}
-		i = p.ws(ke)
-		switch {
-		case i < len(p.s) && p.s[i] == ':':
-			i++
-		case strings.HasPrefix(p.s[i:], "=>"):
-			i += 2
-		default:
+		i, ok = p.valueAt(ke)
+		if !ok {
 			return r
 		}
-		i = p.ws(i)
 		if i >= len(p.s) {
 			break
 		}
@@ -821,10 +815,7 @@ func yamlKey(t string) string {
 func spacedKeyStart(s string, ks int) int {
 	st := ks
 	for words := 1; words < 4 && st > 1 && s[st-1] == ' ' && isKeyByte(s[st-2]); words++ {
-		w := st - 1
-		for w > 0 && isKeyByte(s[w-1]) {
-			w--
-		}
+		w := keyStart(s, 0, st-1)
 		st = w
 		if lineIndentStart(s, st) {
 			return st
@@ -1657,15 +1648,8 @@ func formKeyKind(key string) Kind {
 // goes on (past a closing quote).
 func lineValue(s string, p int, close byte) (vs, ve, next int) {
 	if p < len(s) && (s[p] == '\'' || s[p] == '"') {
-		q := s[p]
-		k := p + 1
-		for k < len(s) && s[k] != q && s[k] != '\n' {
-			if s[k] == '\\' {
-				k++
-			}
-			k++
-		}
-		return p + 1, min(k, len(s)), min(k+1, len(s))
+		vs, ve := lineQuoted(s, p)
+		return vs, ve, min(ve+1, len(s))
 	}
 	e := p
 	for e < len(s) && s[e] != ',' && s[e] != close && s[e] != '\n' {

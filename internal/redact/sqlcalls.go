@@ -24,13 +24,7 @@ var ModelCallWords = map[string]bool{
 // findModelCallLiteral finds a prose literal inside a model call's
 // arguments.
 func findModelCallLiteral(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := strings.IndexByte(s[i:], '(')
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 1
+	for p := range byteMarks(s, from, '(') {
 		ns := p
 		for ns > 0 && p-ns < 64 && (isWordByte(s[ns-1]) || s[ns-1] == '.') {
 			ns--
@@ -205,13 +199,7 @@ func findInsertCredential(s string, from int) []int { return findInsertLiteral(s
 
 // findEchoedInput finds the next quoted prose after such a label.
 func findEchoedInput(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], ": ")
-		if k < 0 {
-			return nil
-		}
-		c := i + k
-		i = c + 2
+	for c := range marks(s, from, ": ") {
 		q := c + 2
 		if q < len(s) && s[q] == '\\' && q+1 < len(s) && s[q+1] == '"' {
 			q++ // an escaped quote, inside a JSON string

@@ -427,7 +427,7 @@ func versionPin(s string, ke, i, ve int) bool {
 		return false
 	}
 	var buf [16]string
-	for _, w := range splitWords(s[keyStartBefore(s, ke):ke], buf[:0]) {
+	for _, w := range splitWords(s[keyStart(s, 0, ke):ke], buf[:0]) {
 		if _, ok := SecretWords[w]; ok {
 			return false // password==1.2.3 is a password's value
 		}
@@ -443,15 +443,6 @@ func versionPin(s string, ke, i, ve int) bool {
 		}
 	}
 	return dots > 0
-}
-
-// keyStartBefore returns where the key that ends at s[ke] starts.
-func keyStartBefore(s string, ke int) int {
-	ks := ke
-	for ks > 0 && isKeyByte(s[ks-1]) {
-		ks--
-	}
-	return ks
 }
 
 // collectionSegment reports whether a path segment names a collection of
@@ -868,17 +859,23 @@ func randomLooking(tok string) bool {
 	return shannonEntropy(tok) > entropyFloor(n)
 }
 
-// mixedClasses reports whether tok has digits among its letters, or both
-// cases: a run of one case of letters only is a word or a placeholder
-// unless it is long.
-func mixedClasses(tok string) bool {
-	var upper, lower, digit bool
-	for k := 0; k < len(tok); k++ {
-		c := tok[k]
+// letterClasses reports whether s holds an ASCII upper-case letter, a
+// lower-case one and a digit.
+func letterClasses(s string) (upper, lower, digit bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		upper = upper || isUpper(c)
 		lower = lower || isLower(c)
 		digit = digit || isDigit(c)
 	}
+	return upper, lower, digit
+}
+
+// mixedClasses reports whether tok has digits among its letters, or both
+// cases: a run of one case of letters only is a word or a placeholder
+// unless it is long.
+func mixedClasses(tok string) bool {
+	upper, lower, digit := letterClasses(tok)
 	return digit && (upper || lower) || upper && lower
 }
 
@@ -1352,14 +1349,8 @@ func findModeKey(s string, from int) []int {
 // credential (credentialLike, symbols included: a password is not a
 // token's alphabet). "password is incorrect" keeps its word.
 func findProsePassword(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := indexFold(s[i:], "password")
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 8
-		k := i
+	for p := range foldMarks(s, from, "password") {
+		k := p + len("password")
 		if k < len(s) && (s[k] == 's' || s[k] == 'S') {
 			k++
 		}

@@ -527,13 +527,7 @@ func startsWithKey(l string) bool {
 
 // findRoleCall finds the string literal of a role's call.
 func findRoleCall(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := strings.IndexByte(s[i:], '(')
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 1
+	for p := range byteMarks(s, from, '(') {
 		q := skipBlanks(s, p+1)
 		if q >= len(s) || s[q] != '\'' && s[q] != '"' || startsWithMarker(s, q+1) {
 			continue
@@ -575,13 +569,7 @@ func findRoleCall(s string, from int) []int {
 // call's name is a message's or a turn's, and the rest of its arguments, to
 // the bracket that closes it, is the turn's text.
 func findRoleArgCall(s string, from int) []int {
-	for i := from; i < len(s); {
-		p := strings.IndexByte(s[i:], '(')
-		if p < 0 {
-			return nil
-		}
-		p += i
-		i = p + 1
+	for p := range byteMarks(s, from, '(') {
 		ns := p
 		for ns > from && p-ns < 40 && isWord(s[ns-1]) {
 			ns--
