@@ -130,6 +130,10 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	// The unpublished items (and the planted one whose article server
 	// echoes its URL in a 404) dead-letter at fetch as NOT_FOUND.
 	class := waitDeadLettered(ctx, t, st, batches, unpublished)
+	// The count the console confirms is every item dead-lettered at fetch
+	// in the class, so it is read once no item can still join it: each has
+	// left fetch, fetched or dead-lettered.
+	waitPastFetch(ctx, t, st, batches, ids)
 	want := 0
 	for _, id := range ids {
 		if it, err := st.Items.Get(ctx, id); err == nil && it.State == store.Deadletter && it.FailureClass() == class && it.DeadLetter.Stage == work.Fetch {
@@ -327,6 +331,36 @@ func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, bat
 			t.Fatal(ctx.Err())
 		case <-settle.C:
 			t.Fatalf("%d of %v dead-lettered in %s", n, ids, browserSettle)
+		case <-batches:
+		case <-tick.C:
+		}
+	}
+}
+
+// waitPastFetch returns once every item of ids has left the fetch stage —
+// fetched, or dead-lettered — reading them again after each batch (or a
+// quiet second), bounded like waitDeadLettered.
+func waitPastFetch(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string) {
+	t.Helper()
+	settle := time.NewTimer(browserSettle)
+	defer settle.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		var left []string
+		for _, id := range ids {
+			if it, err := st.Items.Get(ctx, id); err != nil || (it.State != store.Deadletter && it.Status == store.Received) {
+				left = append(left, id)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-settle.C:
+			t.Fatalf("%v still at fetch after %s", left, browserSettle)
 		case <-batches:
 		case <-tick.C:
 		}
