@@ -66,8 +66,8 @@ func outputs() outputsView {
 		Escalation: "a replayed item that fails again at the stage, with the class, it was dead-lettered with," +
 			" a class no retry can fix: its dead letter is escalated",
 		NoticeGiveUpMargin: policy.NoticeGiveUpMargin, StoreOutageTolerance: policy.StoreOutageTolerance.String(),
-		BreakerFailures: policy.BreakerTrip.Failures, BreakerOpenFor: policy.BreakerTrip.For.String(), ResendDelay: policy.ResendDelay.String(),
-		ModelFailures: policy.ModelTrip.Failures, ModelCooldown: policy.ModelTrip.For.String(), ModelResetTo: policy.ModelTrip.ResetTo,
+		BreakerFailures: policy.BreakerTrip().Failures, BreakerOpenFor: policy.BreakerTrip().For.String(), ResendDelay: policy.ResendDelay.String(),
+		ModelFailures: policy.ModelTrip().Failures, ModelCooldown: policy.ModelTrip().For.String(), ModelResetTo: policy.ModelTrip().ResetTo,
 		DrainIntervals: policy.DrainIntervals, MaxReleaseDelay: policy.MaxReleaseDelay.String(), BatchRemainder: policy.BatchRemainder.String(),
 	}
 }

@@ -41,7 +41,7 @@ func TestProviderOutageScenario(t *testing.T) {
 	// 15 minutes open in 5-minute windows: the failures that open the
 	// breaker, then one failed probe per window (the last probe finds
 	// Bedrock back).
-	if maxFailed := int64(breaker.DefaultThreshold + 3); bedrock.Failures > maxFailed || bedrock.Failures < int64(breaker.DefaultThreshold) {
+	if maxFailed := int64(breaker.DefaultThreshold + 3); bedrock.Failures > maxFailed || bedrock.Failures < breaker.DefaultThreshold {
 		t.Errorf("bedrock failed %d calls, want %d..%d", bedrock.Failures, breaker.DefaultThreshold, maxFailed)
 	}
 	if openai.Failures != 0 {

@@ -20,14 +20,30 @@ type Trip struct {
 	ResetTo int
 }
 
-// BreakerTrip is a circuit breaker's: 5 outage failures in a row open it
-// for BreakerOpenFor; a probe that succeeds closes it clean.
-var BreakerTrip = Trip{Failures: 5, For: BreakerOpenFor}
+// The trips' numbers (BreakerTrip, ModelTrip), as constants for the stores'
+// defaults.
+const (
+	// BreakerFailures is the run of outage failures that opens a breaker.
+	BreakerFailures = 5
+	// ModelFailures is the run of model-specific failures that disables a
+	// model.
+	ModelFailures = 5
+	// ModelCooldown is how old a disabled model's last failure must be
+	// before the recovery function re-enables it.
+	ModelCooldown = time.Hour
+	// ModelResetTo is the failure count a re-enabled model restarts from.
+	ModelResetTo = 2
+)
 
-// ModelTrip is model health's: 5 model-specific failures in a row disable
-// a model; the recovery function re-enables it once its last failure is an
-// hour old, at a count of 2, so three more failures disable it again.
-var ModelTrip = Trip{Failures: 5, For: time.Hour, ResetTo: 2}
+// BreakerTrip is a circuit breaker's: BreakerFailures outage failures in a
+// row open it for BreakerOpenFor; a probe that succeeds closes it clean.
+func BreakerTrip() Trip { return Trip{Failures: BreakerFailures, For: BreakerOpenFor} }
+
+// ModelTrip is model health's: ModelFailures model-specific failures in a
+// row disable a model; the recovery function re-enables it once its last
+// failure is ModelCooldown old, at a count of ModelResetTo, so three more
+// failures disable it again.
+func ModelTrip() Trip { return Trip{Failures: ModelFailures, For: ModelCooldown, ResetTo: ModelResetTo} }
 
 // OpenAtOnce is the run of failures that opens a breaker for a failure
 // whose effect is Opens (an exhausted quota): the first, whatever the

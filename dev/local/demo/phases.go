@@ -35,9 +35,8 @@ var (
 
 // Compressed time for the demo: a breaker stays open seconds instead of 5
 // minutes, and the recovery function runs "an hour later".
-var breakerThreshold = breaker.DefaultThreshold
-
 const (
+	breakerThreshold   = breaker.DefaultThreshold
 	demoBreakerOpenFor = 4 * time.Second
 	demoRecoveryOffset = 61 * time.Minute
 )

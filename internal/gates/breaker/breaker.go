@@ -28,25 +28,21 @@ const (
 // States lists every state.
 func States() []State { return []State{Closed, Open, HalfOpen} }
 
-// The breaker rules' thresholds are the policy's (policy.BreakerTrip;
-// docs/design.md "Circuit breakers").
-var (
+// Defaults of the breaker rules: the thresholds are the policy's
+// (policy.BreakerTrip; docs/design.md "Circuit breakers").
+const (
 	// DefaultThreshold is how many consecutive outage failures open a
 	// breaker.
-	DefaultThreshold = policy.BreakerTrip.Failures
+	DefaultThreshold = policy.BreakerFailures
 	// DefaultOpenFor is how long a breaker stays open before a probe,
 	// which its callers wait out.
-	DefaultOpenFor = policy.BreakerTrip.For
+	DefaultOpenFor = policy.BreakerOpenFor
 	// DefaultQuotaOpenFor is how long a breaker stays open after the
 	// provider answered that its quota is exhausted, when the answer asks
 	// for no longer: as long as for an outage. Its waiters are parked, so
 	// a short window costs one probe per window, and a quota restored
 	// (credit added, a plan raised) is found within minutes.
 	DefaultQuotaOpenFor = DefaultOpenFor
-)
-
-// Defaults of the breaker store and its callers.
-const (
 	// DefaultProbeLease bounds a probe: after it, another caller may take
 	// the lease over (its holder is presumed dead). It exceeds the LLM
 	// client's 60 s timeout.

@@ -10,21 +10,17 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 )
 
-// The health rules' thresholds are the policy's (policy.ModelTrip;
-// docs/design.md "Model health").
-var (
+// Defaults of the health rules: the thresholds are the policy's
+// (policy.ModelTrip; docs/design.md "Model health").
+const (
 	// DefaultThreshold is how many consecutive model-specific failures
 	// disable a model.
-	DefaultThreshold = policy.ModelTrip.Failures
+	DefaultThreshold = policy.ModelFailures
 	// DefaultCooldown is how old a disabled model's last failure must be
 	// before Recover re-enables it.
-	DefaultCooldown = policy.ModelTrip.For
+	DefaultCooldown = policy.ModelCooldown
 	// DefaultResetTo is the count a recovered model restarts from.
-	DefaultResetTo = policy.ModelTrip.ResetTo
-)
-
-// Defaults of the health store.
-const (
+	DefaultResetTo = policy.ModelResetTo
 	// DefaultCacheTTL is how long Tracker trusts its in-process view of a
 	// model before reading the store again.
 	DefaultCacheTTL = 5 * time.Second
