@@ -43,7 +43,9 @@ func BreakerTrip() Trip { return Trip{Failures: BreakerFailures, For: BreakerOpe
 // row disable a model; the recovery function re-enables it once its last
 // failure is ModelCooldown old, at a count of ModelResetTo, so three more
 // failures disable it again.
-func ModelTrip() Trip { return Trip{Failures: ModelFailures, For: ModelCooldown, ResetTo: ModelResetTo} }
+func ModelTrip() Trip {
+	return Trip{Failures: ModelFailures, For: ModelCooldown, ResetTo: ModelResetTo}
+}
 
 // OpenAtOnce is the run of failures that opens a breaker for a failure
 // whose effect is Opens (an exhausted quota): the first, whatever the
