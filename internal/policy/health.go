@@ -7,7 +7,8 @@ import "time"
 // of its service and stays open For before a probe (docs/design.md "Circuit
 // breakers"); a model is disabled after Failures consecutive model-specific
 // failures and comes back once its last failure is For old (docs/design.md
-// "Model health"). Both records take their thresholds in this one shape.
+// "Model health"). The policy states both records' thresholds in this one
+// shape, and `triage policy show` prints them together.
 type Trip struct {
 	// Failures is the run of consecutive failures that trips the record.
 	Failures int
