@@ -304,43 +304,32 @@ func redactToken(u string) string { return tokenRE.ReplaceAllString(u, "token=�
 var tokenRE = regexp.MustCompile(`token=[0-9a-f]+`)
 
 // waitDeadLettered waits until every id is dead-lettered and returns their
-// class (one class for all). It reads the items after every batch that
-// ended since its last read, or after a second without one, for at most
-// browserSettle.
+// class (one class for all).
 func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string) failure.Class {
 	t.Helper()
-	settle := time.NewTimer(browserSettle)
-	defer settle.Stop()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		var class failure.Class
-		n := 0
-		for _, id := range ids {
-			it, err := st.Items.Get(ctx, id)
-			if err == nil && it.State == store.Deadletter {
-				n++
-				class = it.FailureClass()
-			}
-		}
-		if n == len(ids) {
-			return class
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal(ctx.Err())
-		case <-settle.C:
-			t.Fatalf("%d of %v dead-lettered in %s", n, ids, browserSettle)
-		case <-batches:
-		case <-tick.C:
-		}
-	}
+	var class failure.Class
+	waitItems(ctx, t, st, batches, ids, "dead-lettered", func(it store.Item) bool {
+		class = it.FailureClass()
+		return it.State == store.Deadletter
+	})
+	return class
 }
 
-// waitPastFetch returns once every item of ids has left the fetch stage —
-// fetched, or dead-lettered — reading them again after each batch (or a
-// quiet second), bounded like waitDeadLettered.
+// waitPastFetch returns once every item of ids has left the fetch stage:
+// fetched, or dead-lettered.
 func waitPastFetch(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string) {
+	t.Helper()
+	waitItems(ctx, t, st, batches, ids, "past fetch", func(it store.Item) bool {
+		return it.State == store.Deadletter || it.Status != store.Received
+	})
+}
+
+// waitItems returns once every item of ids is there and reached, failing
+// the test after browserSettle with those that are not (what names the
+// wait). It reads the items after every batch that ended since its last
+// read, or after a second without one.
+func waitItems(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string, what string,
+	reached func(store.Item) bool) {
 	t.Helper()
 	settle := time.NewTimer(browserSettle)
 	defer settle.Stop()
@@ -349,7 +338,7 @@ func waitPastFetch(ctx context.Context, t *testing.T, st *devstack.Stack, batche
 	for {
 		var left []string
 		for _, id := range ids {
-			if it, err := st.Items.Get(ctx, id); err != nil || (it.State != store.Deadletter && it.Status == store.Received) {
+			if it, err := st.Items.Get(ctx, id); err != nil || !reached(it) {
 				left = append(left, id)
 			}
 		}
@@ -360,7 +349,7 @@ func waitPastFetch(ctx context.Context, t *testing.T, st *devstack.Stack, batche
 		case <-ctx.Done():
 			t.Fatal(ctx.Err())
 		case <-settle.C:
-			t.Fatalf("%v still at fetch after %s", left, browserSettle)
+			t.Fatalf("%v not %s after %s", left, what, browserSettle)
 		case <-batches:
 		case <-tick.C:
 		}
