@@ -2,12 +2,9 @@ package intake_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/store"
 )
 
@@ -16,18 +13,8 @@ import (
 // the store creates its item, and the item stays small.
 func TestTheLargestSpecFitsTheItemStore(t *testing.T) {
 	t.Parallel()
-	url := func(host string) string {
-		p := "https://" + host + "/"
-		return p + strings.Repeat("p", intake.MaxURLLen-len(p))
-	}
-	meta := map[string]string{}
-	for i := range intake.MaxMetadataKeys {
-		k := fmt.Sprintf("%02d", i)
-		meta[k+strings.Repeat("k", intake.MaxMetadataKeyLen-len(k))] = strings.Repeat("𝄞", intake.MaxMetadataValueLen)
-	}
-	spec := intake.Spec{ItemID: strings.Repeat("i", intake.MaxItemIDLen), Kind: store.KindAction,
-		SourceURL: url("a.example"), WebhookURL: url("h.example"), Metadata: meta,
-		CorrelationID: strings.Repeat("c", intake.MaxCorrelationIDLen)}
+	spec := largestSpec()
+	spec.Kind = store.KindAction
 	if err := spec.Validate(); err != nil {
 		t.Fatalf("the largest spec is invalid: %v", err)
 	}
