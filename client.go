@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/budget"
 	"github.com/triagehq/triage/internal/gates/health"
@@ -83,20 +84,10 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-type wallClock struct{}
+// wallClock is the wall clock's Now and Sleep.
+type wallClock struct{ clock.System }
 
-func (wallClock) Now() time.Time { return time.Now() }
-
-func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error { return clock.Sleep(ctx, d) }
 
 // Config is a Client's configuration. The zero value classifies and
 // decides with the standard profile at the llm stage and checks no gate.

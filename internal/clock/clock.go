@@ -8,6 +8,7 @@
 package clock
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -22,6 +23,20 @@ type System struct{}
 
 // Now returns time.Now().
 func (System) Now() time.Time { return time.Now() }
+
+// Sleep waits d on the wall clock, or until ctx ends and then returns its
+// error. Code a test drives takes the wait as a func field defaulting to
+// Sleep, so the test need not wait.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // Or returns c, or System when c is nil.
 func Or(c Clock) Clock {

@@ -1,6 +1,8 @@
 package clock_test
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +31,18 @@ func TestOffsetIsAheadOfTheWallClock(t *testing.T) {
 	got := clock.Offset(time.Hour).Now()
 	if got.Sub(before) < time.Hour || got.Sub(before) > time.Hour+time.Minute {
 		t.Fatalf("Offset(1h).Now() = %v, want an hour after %v", got, before)
+	}
+}
+
+func TestSleepEndsWithItsContext(t *testing.T) {
+	t.Parallel()
+	if err := clock.Sleep(context.Background(), 0); err != nil {
+		t.Fatalf("Sleep(0) = %v, want nil", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := clock.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Sleep(an hour) under a cancelled context = %v, want context.Canceled", err)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 
 	"github.com/triagehq/triage/internal/policy"
@@ -57,8 +58,8 @@ type Producer struct {
 	// Backoff is the wait before a retry; the zero value is the policy's
 	// producer row's (policy.ProducerSend).
 	Backoff policy.Exponential
-	// Rand and Sleep are injected for tests; nil means math/rand/v2 and a
-	// timer that ends with ctx.
+	// Rand and Sleep are injected for tests; nil means math/rand/v2 and
+	// clock.Sleep.
 	Rand  func() float64
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Progress, if set, is called after every batch with the entries
@@ -277,12 +278,5 @@ func (p *Producer) sleep(ctx context.Context, d time.Duration) error {
 	if p.Sleep != nil {
 		return p.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return clock.Sleep(ctx, d)
 }

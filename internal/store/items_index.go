@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store/dynamo"
@@ -514,10 +515,8 @@ func (x *ItemIndex) getItems(ctx context.Context, ids []string) (map[string]Item
 			if attempt > 0 {
 				// Unprocessed keys: DynamoDB throttled part of the batch;
 				// the policy paces the rounds (policy.BatchRemainder).
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(policy.BatchRemainder.Base(attempt)):
+				if err := clock.Sleep(ctx, policy.BatchRemainder.Base(attempt)); err != nil {
+					return nil, err
 				}
 			}
 			res, err := x.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
