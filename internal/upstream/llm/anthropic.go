@@ -114,18 +114,12 @@ func (c *AnthropicClient) Complete(ctx context.Context, req Request) (Response, 
 		return Response{}, failure.New(failure.InternalBug, "llm request has no user message")
 	}
 	w.System = strings.Join(system, "\n\n")
-	body, err := json.Marshal(w)
-	if err != nil {
-		return Response{}, failure.Wrap(failure.InternalBug, err, "encode llm request")
-	}
 	h := http.Header{}
-	h.Set("Accept", "application/json")
 	h.Set("anthropic-version", AnthropicVersion)
-	setIDs(h, req)
 	if c.apiKey != "" {
 		h.Set("x-api-key", c.apiKey)
 	}
-	r, err := c.post(ctx, c.endpoint, body, h)
+	r, err := c.post(ctx, c.endpoint, req, w, h)
 	if err != nil {
 		return Response{}, err
 	}

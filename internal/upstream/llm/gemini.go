@@ -142,18 +142,12 @@ func (c *GeminiClient) Complete(ctx context.Context, req Request) (Response, err
 			w.GenerationConfig.ResponseMimeType = "application/json"
 		}
 	}
-	body, err := json.Marshal(w)
-	if err != nil {
-		return Response{}, failure.Wrap(failure.InternalBug, err, "encode llm request")
-	}
 	h := http.Header{}
-	h.Set("Accept", "application/json")
-	setIDs(h, req)
 	if c.apiKey != "" {
 		h.Set("x-goog-api-key", c.apiKey)
 	}
 	model := strings.TrimPrefix(req.Model, "models/")
-	r, err := c.post(ctx, withPath(c.base, "/models/"+url.PathEscape(model)+":generateContent"), body, h)
+	r, err := c.post(ctx, withPath(c.base, "/models/"+url.PathEscape(model)+":generateContent"), req, w, h)
 	if err != nil {
 		return Response{}, err
 	}

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,9 +98,15 @@ func (c *httpDialect) httpError(status int, h http.Header, body []byte) *failure
 		Body: c.scrub(truncateBytes(body, failure.MaxBodyBytes))}
 }
 
-// post sends body to endpoint with header set and returns the 2xx answer;
-// see Completer for the errors.
-func (c *httpDialect) post(ctx context.Context, endpoint *url.URL, body []byte, header http.Header) (reply, error) {
+// post sends wire as JSON to endpoint, with header and req's ids set, and
+// returns the 2xx answer; see Completer for the errors.
+func (c *httpDialect) post(ctx context.Context, endpoint *url.URL, req Request, wire any, header http.Header) (reply, error) {
+	body, err := json.Marshal(wire)
+	if err != nil {
+		return reply{}, failure.Wrap(failure.InternalBug, err, "encode llm request")
+	}
+	header.Set("Accept", "application/json")
+	setIDs(header, req)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), bytes.NewReader(body))

@@ -123,19 +123,14 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	if err := checkRequest(req); err != nil {
 		return Response{}, err
 	}
-	body, err := json.Marshal(wireRequest{
+	w := wireRequest{
 		Model:          req.Model,
 		Messages:       req.Messages,
 		ResponseFormat: jsonObject(req.JSONObject),
 		Temperature:    req.Temperature,
 		MaxTokens:      req.MaxTokens,
-	})
-	if err != nil {
-		return Response{}, failure.Wrap(failure.InternalBug, err, "encode llm request")
 	}
 	h := http.Header{}
-	h.Set("Accept", "application/json")
-	setIDs(h, req)
 	if c.apiKey != "" {
 		if c.provider.Dialect() == failure.Azure {
 			h.Set("api-key", c.apiKey)
@@ -147,7 +142,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	if c.azureResource {
 		endpoint = withPath(c.endpoint, "/deployments/"+url.PathEscape(req.Model)+"/chat/completions")
 	}
-	r, err := c.post(ctx, endpoint, body, h)
+	r, err := c.post(ctx, endpoint, req, w, h)
 	if err != nil {
 		return Response{}, err
 	}
