@@ -132,7 +132,7 @@ func (c *AnthropicClient) decode(r reply) (Response, error) {
 	}
 	var m anthropicMessageBody
 	if err := json.Unmarshal(r.body, &m); err != nil {
-		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope"))
+		return Response{}, r.detail(malformed(err))
 	}
 	if m.Type == "error" || hasErrorObject(m.Error) {
 		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
@@ -140,8 +140,7 @@ func (c *AnthropicClient) decode(r reply) (Response, error) {
 	// A message whose envelope a gateway trimmed of its type keeps its
 	// role, content and stop reason: judged as the message it is.
 	if m.Type != "message" && !(m.Type == "" && m.Role == "assistant" && (m.StopReason != nil || len(m.Content) > 0)) {
-		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, fmt.Errorf("type %q, want message", truncateString(m.Type, 40)),
-			"malformed answer envelope"))
+		return Response{}, r.detail(malformed(fmt.Errorf("type %q, want message", truncateString(m.Type, 40))))
 	}
 	out := c.response(r, m)
 	var text strings.Builder

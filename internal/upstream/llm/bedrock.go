@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -130,12 +129,9 @@ func (c *BedrockClient) Complete(ctx context.Context, req Request) (Response, er
 				failure.Classify(de.Err).Class != failure.NetworkTimeout {
 				// A 2xx whose body the SDK cannot read is no answer; one
 				// the connection cut short is a transport failure.
-				err = failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope")
+				err = malformed(err)
 			}
-			err = failure.WithDetail(err, "upstream_status", strconv.Itoa(re.HTTPStatusCode()))
-			if id := re.ServiceRequestID(); id != "" {
-				err = failure.WithDetail(err, "request_id", truncateString(id, 128))
-			}
+			err = reply{status: re.HTTPStatusCode(), requestID: truncateString(re.ServiceRequestID(), 128)}.detail(err)
 		}
 		return Response{}, err
 	}
@@ -148,17 +144,10 @@ func decodeConverse(out *bedrockruntime.ConverseOutput) (Response, error) {
 	if id, ok := awsmiddleware.GetRequestIDMetadata(out.ResultMetadata); ok {
 		r.RequestID = truncateString(id, 128)
 	}
-	detail := func(err error) error {
-		err = failure.WithDetail(err, "upstream_status", "200")
-		if r.RequestID != "" {
-			err = failure.WithDetail(err, "request_id", r.RequestID)
-		}
-		return err
-	}
+	answer := reply{status: 200, requestID: r.RequestID}
 	msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
 	if !ok {
-		return Response{}, detail(failure.Wrap(failure.ResponseInvalid, fmt.Errorf("output is %T, not a message", out.Output),
-			"malformed answer envelope"))
+		return Response{}, answer.detail(malformed(fmt.Errorf("output is %T, not a message", out.Output)))
 	}
 	var text strings.Builder
 	for _, b := range msg.Value.Content {

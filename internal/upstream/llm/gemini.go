@@ -173,7 +173,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 	case len(b) > 0 && b[0] == '[':
 		var arr []json.RawMessage
 		if err := json.Unmarshal(b, &arr); err != nil {
-			return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope"))
+			return Response{}, r.detail(malformed(err))
 		}
 		for _, a := range arr {
 			chunks = append(chunks, a)
@@ -191,7 +191,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 	for _, ch := range chunks {
 		var g geminiResponse
 		if err := json.Unmarshal(ch, &g); err != nil {
-			return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope"))
+			return Response{}, r.detail(malformed(err))
 		}
 		if len(g.Candidates) == 0 && hasErrorObject(g.Error) {
 			return Response{}, r.detail(c.httpError(r.status, r.header, ch))
@@ -227,7 +227,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 		out.StopReason, out.Stop = "blockReason "+blockReason, StopPromptBlocked
 		return out, nil
 	case !candidates:
-		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, errors.New("no candidates"), "malformed answer envelope"))
+		return Response{}, r.detail(malformed(errors.New("no candidates")))
 	}
 	out.Content = text.String()
 	out.StopReason = stop

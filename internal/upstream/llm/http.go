@@ -81,6 +81,12 @@ func (r reply) detail(err error) error {
 	return err
 }
 
+// malformed is the RESPONSE_INVALID of a 2xx whose envelope is not the
+// dialect's answer.
+func malformed(err error) error {
+	return failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope")
+}
+
 // eventStream reports whether the answer is a server-sent event stream: by
 // its content type, or, when a proxy dropped that, by its first line.
 func (r reply) eventStream() bool {

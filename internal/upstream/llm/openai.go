@@ -156,7 +156,7 @@ func (c *Client) decode(r reply) (Response, error) {
 	}
 	var w wireResponse
 	if err := json.Unmarshal(r.body, &w); err != nil {
-		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope"))
+		return Response{}, r.detail(malformed(err))
 	}
 	if hasErrorObject(w.Error) && !w.answered() {
 		// A gateway that answers 200 with an error object beside choices
@@ -166,7 +166,7 @@ func (c *Client) decode(r reply) (Response, error) {
 		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
 	}
 	if len(w.Choices) == 0 {
-		return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, errors.New("no choices"), "malformed answer envelope"))
+		return Response{}, r.detail(malformed(errors.New("no choices")))
 	}
 	out := Response{Provider: c.provider, Model: w.Model, RequestID: r.requestID}
 	if out.RequestID == "" {
