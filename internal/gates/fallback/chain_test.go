@@ -325,11 +325,7 @@ func TestChainWithFakeLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := fakes.Start("", fake)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, fake)
 	client, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)

@@ -45,11 +45,7 @@ func setupOutage(t *testing.T, chain string, n int) *outageBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := fakes.Start("", fake)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := fakes.StartTest(t, fake)
 	clients := map[failure.Provider]llm.Completer{}
 	for _, cfg := range []llm.Config{
 		{Provider: failure.OpenAI, BaseURL: srv.URL + "/v1"},
