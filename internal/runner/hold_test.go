@@ -310,9 +310,7 @@ func TestGateTouchFailureParksForTheDueTime(t *testing.T) {
 	tb.runner.Gates = failingGates{}
 	tb.seed(t, "a", work.LLM)
 	until := tb.clock.Now().Add(10 * time.Minute)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, gates.Wrap(&failure.WaitError{Until: until}, gates.New(gates.Breaker, "h"))
-	}
+	tb.failWith(gates.Wrap(&failure.WaitError{Until: until}, gates.New(gates.Breaker, "h")))
 	tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 	p, ok := tb.store.Parked()["a"]
 	if !ok || !p.Gate.IsDue() || !p.DueAt.Equal(until) {
@@ -347,9 +345,7 @@ func TestReleasedIntoARateLimitSpendsNoAttempt(t *testing.T) {
 				it.Attempts = map[work.Stage]int{work.LLM: 4}
 				return it
 			}())
-			tb.work = func(context.Context, store.Item) (store.Output, error) {
-				return store.Output{}, httpErr(failure.OpenAI, 429, "")
-			}
+			tb.failWith(httpErr(failure.OpenAI, 429, ""))
 			m := msg("a", work.LLM, "m1", 1)
 			if released {
 				m.MessageAttributes = map[string]events.SQSMessageAttribute{gates.AttrGate: {StringValue: strPtr("budget:2026-11-20"), DataType: "String"}}

@@ -114,9 +114,7 @@ func TestUnsentFailedNoticeIsEnqueuedByTheRedelivery(t *testing.T) {
 	t.Parallel()
 	tb := withNotices(setup(t, work.LLM))
 	tb.seedKind(t, "task", work.LLM, store.KindAction, nil)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, failure.New(failure.SchemaInvalid, "item has no fetched text")
-	}
+	tb.failWith(failure.New(failure.SchemaInvalid, "item has no fetched text"))
 	tb.sqs.FailSends(noticeURL, true)
 	if f := failedIDs(tb.handle(t, context.Background(), msg("task", work.LLM, "m1", 1))); len(f) != 1 {
 		t.Fatalf("kept %v, want the record kept", f)
@@ -162,9 +160,7 @@ func TestRetryScheduledNotices(t *testing.T) {
 	}
 	// A provider's quota: a wait, no attempt spent, no notice.
 	tb.clock.Advance(3 * time.Minute)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"code":"insufficient_quota","message":"quota"}}`)
-	}
+	tb.failWith(httpErr(failure.OpenAI, 429, `{"error":{"code":"insufficient_quota","message":"quota"}}`))
 	tb.handle(t, context.Background(), msg("task", work.LLM, "m1", 2))
 	if got := tb.item(t, "task"); got.State != store.Retryable || got.Attempts[work.LLM] != 1 {
 		t.Fatalf("after the wait: %s, attempts %d", got.State, got.Attempts[work.LLM])
@@ -200,9 +196,7 @@ func TestUnsentFailedNoticeGivesWayToTheBackstop(t *testing.T) {
 	tb := withNotices(setup(t, work.LLM))
 	tb.runner.BackstopReceives = 10
 	tb.seedKind(t, "task", work.LLM, store.KindAction, nil)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, failure.New(failure.SchemaInvalid, "item has no fetched text")
-	}
+	tb.failWith(failure.New(failure.SchemaInvalid, "item has no fetched text"))
 	tb.sqs.FailSends(noticeURL, true)
 	if f := failedIDs(tb.handle(t, context.Background(), msg("task", work.LLM, "m1", 5))); len(f) != 1 {
 		t.Fatalf("receive 5 of 10: kept %v, want the record kept", f)

@@ -63,6 +63,11 @@ func setup(t *testing.T, st work.Stage) *testBundle {
 	return tb
 }
 
+// failWith makes every run of the stage's work fail with err.
+func (tb *testBundle) failWith(err error) {
+	tb.work = func(context.Context, store.Item) (store.Output, error) { return store.Output{}, err }
+}
+
 func okOutput(st work.Stage) store.Output {
 	switch st {
 	case work.Fetch:
@@ -181,9 +186,7 @@ func TestRetryableFailureBacksOffThroughVisibility(t *testing.T) {
 	tb := setup(t, work.LLM)
 	tb.seed(t, "a", work.LLM)
 	tb.store.Put(func() store.Item { it := tb.item(t, "a"); it.Attempts[work.Fetch] = 2; return it }())
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 503, `{"error":{"message":"overloaded","type":"server_error"}}`)
-	}
+	tb.failWith(httpErr(failure.OpenAI, 503, `{"error":{"message":"overloaded","type":"server_error"}}`))
 	resp := tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 	if got := failedIDs(resp); len(got) != 1 || got[0] != "m1" {
 		t.Fatalf("failures = %v, want [m1]", got)
@@ -265,7 +268,7 @@ func TestAttemptLimitsPerClass(t *testing.T) {
 			t.Parallel()
 			tb := setup(t, work.LLM)
 			tb.seed(t, "a", work.LLM)
-			tb.work = func(context.Context, store.Item) (store.Output, error) { return store.Output{}, tc.err }
+			tb.failWith(tc.err)
 			for n := 1; n <= 8; n++ {
 				resp := tb.handle(t, context.Background(), msg("a", work.LLM, "m1", n))
 				dead := len(tb.deadLetters(t)) == 1
@@ -297,9 +300,7 @@ func TestBudgetWaitsUntilMidnightWithoutCounting(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.LLM)
 	tb.seed(t, "a", work.LLM)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, &failure.Error{Class: failure.BudgetExceeded, Reason: "daily cap", SelfImposed: true}
-	}
+	tb.failWith(&failure.Error{Class: failure.BudgetExceeded, Reason: "daily cap", SelfImposed: true})
 	tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 	// 10:00 UTC → the wait until midnight (14 h) is beyond SQS's 12 h: parked.
 	parked := tb.store.Parked()
@@ -371,9 +372,7 @@ func TestDLQSendFailureKeepsTheRecord(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.Notify)
 	tb.seed(t, "a", work.Notify)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
-	}
+	tb.failWith(httpErr(failure.Webhook, 404, "channel_not_found"))
 	tb.sqs.FailSends(runnertest.DLQURL, true)
 	resp := tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 1))
 	if got := failedIDs(resp); len(got) != 1 {
@@ -421,9 +420,7 @@ func TestConfirmFailureKeepsTheRecord(t *testing.T) {
 	db := &failingConfirm{Memory: tb.store}
 	tb.runner.Items = db
 	tb.seed(t, "a", work.Notify)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
-	}
+	tb.failWith(httpErr(failure.Webhook, 404, "channel_not_found"))
 	db.failing.Store(true)
 	resp := tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 1))
 	if got := failedIDs(resp); len(got) != 1 {
@@ -540,9 +537,7 @@ func TestGateWaitSpendsNoAttempt(t *testing.T) {
 	tb := setup(t, work.LLM)
 	tb.seed(t, "a", work.LLM)
 	until := tb.clock.Now().Add(90 * time.Second)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, &failure.WaitError{Until: until, Reason: "breaker half-open"}
-	}
+	tb.failWith(&failure.WaitError{Until: until, Reason: "breaker half-open"})
 	resp := tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 	if len(resp.BatchItemFailures) != 1 || tb.visibility(t, "rh-m1") != 90 {
 		t.Fatalf("failures %v visibility %d, want kept for 90 s", failedIDs(resp), tb.visibility(t, "rh-m1"))
@@ -557,9 +552,7 @@ func TestDuplicateDuringCooldownIsAcknowledged(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.LLM)
 	tb.seed(t, "a", work.LLM)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"code":"rate_limit_exceeded"}}`)
-	}
+	tb.failWith(httpErr(failure.OpenAI, 429, `{"error":{"code":"rate_limit_exceeded"}}`))
 	tb.runner.Profile = policy.Predictions() // 60 s fixed for rate limits
 	tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 	resp := tb.handle(t, context.Background(), msg("a", work.LLM, "dup", 1), msg("a", work.LLM, "m1", 2))
@@ -577,9 +570,7 @@ func TestWaitBeyondSQSLimitIsParked(t *testing.T) {
 	tb := setup(t, work.Fetch)
 	tb.runner.Profile = policy.DailyBatch()
 	tb.seed(t, "a", work.Fetch)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.HTTP, 429, "")
-	}
+	tb.failWith(httpErr(failure.HTTP, 429, ""))
 	resp := tb.handle(t, context.Background(), msg("a", work.Fetch, "m1", 1))
 	if len(resp.BatchItemFailures) != 0 {
 		t.Fatal("a parked record must be acknowledged once the park is durable")
@@ -598,9 +589,7 @@ func TestNearTheBackstopTheRecordIsParked(t *testing.T) {
 	tb := setup(t, work.Fetch)
 	tb.runner.BackstopReceives = 10
 	tb.seed(t, "a", work.Fetch)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.HTTP, 503, "")
-	}
+	tb.failWith(httpErr(failure.HTTP, 503, ""))
 	resp := tb.handle(t, context.Background(), msg("a", work.Fetch, "m1", 9))
 	if len(resp.BatchItemFailures) != 0 || len(tb.store.Parked()) != 1 {
 		t.Fatalf("failures %v parked %d: want parked and acknowledged", failedIDs(resp), len(tb.store.Parked()))
@@ -687,9 +676,7 @@ func TestEscalationIsCountedOnceWhenDurable(t *testing.T) {
 	tb.store.Put(store.Item{ID: "a", Kind: store.KindStory, CorrelationID: "corr-a", Status: store.Enriched,
 		State: store.Queued, Stage: work.Notify, ReplayCount: 1,
 		DeadLetter: &store.DeadLetterRef{ID: "dl0", Stage: work.Notify, Class: failure.NotFound}})
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
-	}
+	tb.failWith(httpErr(failure.Webhook, 404, "channel_not_found"))
 	tb.sqs.FailSends(runnertest.DLQURL, true)
 	tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 1))
 	if n := metrics.get(runner.MetricEscalations); n != 0 {
@@ -868,9 +855,7 @@ func TestFailureKeepsNoUpstreamBody(t *testing.T) {
 			var buf bytes.Buffer
 			tb.runner.Log = slog.New(slog.NewJSONHandler(&buf, nil))
 			tb.seed(t, "item-1", work.LLM)
-			tb.work = func(context.Context, store.Item) (store.Output, error) {
-				return store.Output{}, httpErr(failure.OpenAI, tc.status, tc.body)
-			}
+			tb.failWith(httpErr(failure.OpenAI, tc.status, tc.body))
 			tb.handle(t, context.Background(), msg("item-1", work.LLM, "m1", 1))
 			le := tb.item(t, "item-1").LastError
 			if le == nil {
@@ -921,7 +906,7 @@ func TestErrorLogRecordsDefault(t *testing.T) {
 			t.Parallel()
 			tb := setup(t, work.LLM)
 			tb.seed(t, "a", work.LLM)
-			tb.work = func(context.Context, store.Item) (store.Output, error) { return store.Output{}, tc.err }
+			tb.failWith(tc.err)
 			tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 			log := tb.store.Log()
 			if len(log) != 1 || log[0].Class != tc.class || log[0].Default != tc.isDefault {
