@@ -64,6 +64,15 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 		}
 		return it
 	}
+	// fetching returns a fresh store holding the test's item, claimed at
+	// fetch by "m1#1" at t0.
+	fetching := func(t *testing.T) (itemStore, string) {
+		t.Helper()
+		s, a := newStore(t), itemID(t)
+		create(t, s, a)
+		mustClaim(t, s, a, work.Fetch, "m1#1", t0)
+		return s, a
+	}
 	failReq := func(id string, st work.Stage, owner string, prev int, counts bool, next store.State, now time.Time) store.FailRequest {
 		return store.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, PrevAttempts: prev, Counts: counts, Next: next,
 			NotBefore: now.Add(10 * time.Second),
@@ -143,10 +152,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 	})
 
 	t.Run("complete moves on and resets failure fields", func(t *testing.T) {
-		s := newStore(t)
-		a := itemID(t)
-		create(t, s, a)
-		mustClaim(t, s, a, work.Fetch, "m1#1", t0)
+		s, a := fetching(t)
 		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, store.Retryable, t0)); err != nil {
 			t.Fatal(err)
 		}
@@ -175,10 +181,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 	})
 
 	t.Run("fail counts attempts per stage and guards them", func(t *testing.T) {
-		s := newStore(t)
-		a := itemID(t)
-		create(t, s, a)
-		mustClaim(t, s, a, work.Fetch, "m1#1", t0)
+		s, a := fetching(t)
 		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 3, true, store.Retryable, t0)); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("fail with stale attempts: %v", err)
 		}
@@ -207,10 +210,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 	})
 
 	t.Run("dead-letter hand-off", func(t *testing.T) {
-		s := newStore(t)
-		a := itemID(t)
-		create(t, s, a)
-		mustClaim(t, s, a, work.Fetch, "m1#1", t0)
+		s, a := fetching(t)
 		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, store.Failed, t0)); err != nil {
 			t.Fatal(err)
 		}
@@ -240,10 +240,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 	})
 
 	t.Run("park and release wait without a lease", func(t *testing.T) {
-		s := newStore(t)
-		a := itemID(t)
-		create(t, s, a)
-		mustClaim(t, s, a, work.Fetch, "m1#1", t0)
+		s, a := fetching(t)
 		due := t0.Add(30 * time.Hour)
 		env := work.Envelope{ItemID: a, Stage: work.Fetch, CorrelationID: "corr-a"}
 		if n, err := s.Park(ctx, failReq(a, work.Fetch, "m1#1", 0, true, store.Retryable, t0), store.Parking{DueAt: due, Envelope: env}); err != nil || n != 1 {
