@@ -129,9 +129,7 @@ func TestHoldPlacement(t *testing.T) {
 func TestEarlyResendOfAParkedWaitIsNotADuplicate(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.Notify)
-	p := policy.Standard()
-	p.RequestedCap = 24 * time.Hour
-	tb.runner.Profile = p
+	tb.honourRequests(24 * time.Hour)
 	tb.seed(t, "a", work.Notify)
 	fail := true
 	tb.work = func(context.Context, store.Item) (store.Output, error) {

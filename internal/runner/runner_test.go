@@ -63,6 +63,14 @@ func setup(t *testing.T, st work.Stage) *testBundle {
 	return tb
 }
 
+// honourRequests has the runner honour an upstream's Retry-After up to
+// limit (the standard profile caps it at 5 minutes).
+func (tb *testBundle) honourRequests(limit time.Duration) {
+	p := policy.Standard()
+	p.RequestedCap = limit
+	tb.runner.Profile = p
+}
+
 // failWith makes every run of the stage's work fail with err.
 func (tb *testBundle) failWith(err error) {
 	tb.work = func(context.Context, store.Item) (store.Output, error) { return store.Output{}, err }
@@ -814,9 +822,7 @@ func TestMissingItemDeadLetterKeepsCorrelationID(t *testing.T) {
 func TestRetryAfterBeyondSQSLimitIsParked(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.Notify)
-	p := policy.Standard()
-	p.RequestedCap = 24 * time.Hour
-	tb.runner.Profile = p
+	tb.honourRequests(24 * time.Hour)
 	tb.seed(t, "a", work.Notify)
 	tb.work = func(context.Context, store.Item) (store.Output, error) {
 		e := httpErr(failure.Webhook, 503, "").(*failure.HTTPError)
