@@ -226,17 +226,3 @@ func TestRecordsCutShort(t *testing.T) {
 		}
 	}
 }
-
-// TestIBANValueEndsWhereItsAccountEnds: an IBAN key's value spreads over the
-// groups an IBAN is written in, never over the next pair or a word after a
-// whole IBAN.
-func TestIBANValueEndsWhereItsAccountEnds(t *testing.T) {
-	stringCases(t, []planted{
-		{"the next pair after a compact IBAN", "mandate iban=NL94RABO1096251429 bic=RABONL2U status=active",
-			[]string{"NL94RABO1096251429"}, []string{"bic=RABONL2U", "status=active"}},
-		{"a word after a whole grouped IBAN", "iban: DE89 3704 0044 0532 0130 00 rejected by the bank",
-			[]string{"DE89 3704 0044 0532 0130 00", "0532"}, []string{"rejected by the bank"}},
-		{"a lower-case IBAN, then its BIC", "iban=de89370400440532013000 BIC COBADEFFXXX",
-			[]string{"de89370400440532013000"}, []string{"BIC COBADEFFXXX"}},
-	})
-}
