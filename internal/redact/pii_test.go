@@ -8,14 +8,6 @@ import (
 	"github.com/triagehq/triage/internal/redact"
 )
 
-// TestPersonalDataByRecord judges names, addresses and numbers by the
-// record they stand in (testdata/planted/records.json) in text and in
-// JSON documents.
-func TestPersonalDataByRecord(t *testing.T) {
-	t.Parallel()
-	eachEveryWay(t, plantedCases(t, "records"), false)
-}
-
 func TestValueJudgesRecords(t *testing.T) {
 	t.Parallel()
 	in := map[string]any{

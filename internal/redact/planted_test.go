@@ -1,11 +1,12 @@
 package redact_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/triagehq/triage/internal/redact"
@@ -35,7 +36,8 @@ type plantedCase struct {
 
 // plantedFamilies are the files of testdata/planted and how many cases
 // each held when it was written: a file may grow, never shrink.
-// TestPlanted judges each by String, but those judgedElsewhere.
+// TestPlanted judges each, but those judgedElsewhere, by its
+// plantedJudges entry or else by String alone.
 var plantedFamilies = []struct {
 	file  string
 	cases int
@@ -89,12 +91,28 @@ var plantedFamilies = []struct {
 	{"xmlrpc-credential", 3},
 }
 
-// judgedElsewhere are the families whose own tests judge them in more
-// ways than String alone: TestStringRemovesPlantedSecrets and
-// TestJSONRemovesPlantedSecrets, TestPersonalDataByRecord,
-// TestProseUnderUnknownKeys and TestSummaryBesideContent.
-var judgedElsewhere = map[string]bool{
-	"secrets-in-context": true, "records": true, "prose-under-unknown-keys": true, "summaries": true,
+// judgedElsewhere are the families that tests of their own judge:
+// TestStringRemovesPlantedSecrets and TestJSONRemovesPlantedSecrets.
+var judgedElsewhere = map[string]bool{"secrets-in-context": true}
+
+// plantedJudges judge the families whose cases must come out right from
+// more entry points than String.
+var plantedJudges = map[string]func(t *testing.T, c planted){
+	// Names, addresses and numbers by the record they stand in, in text
+	// and in JSON documents.
+	"records": func(t *testing.T, c planted) { c.everyWay(t, false) },
+	// Free text under keys that say nothing of it, in text, in JSON
+	// documents and in decoded values.
+	"prose-under-unknown-keys": func(t *testing.T, c planted) { c.everyWay(t, true) },
+	// A summary beside the content it summarizes, in text and in JSON
+	// documents; in a decoded value, whose output is compact JSON, only
+	// the secrets are sought.
+	"summaries": func(t *testing.T, c planted) {
+		c.everyWay(t, false)
+		if json.Valid([]byte(c.in)) {
+			planted{secrets: c.secrets}.check(t, "Value", valueOf(t, c.in))
+		}
+	},
 }
 
 // plantedCases are the cases of one family of testdata/planted; a family
@@ -133,17 +151,17 @@ func readPlanted(t testing.TB, path string) []planted {
 }
 
 func decodePlanted(data []byte) ([]planted, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f plantedFile
 	if err := dec.Decode(&f); err != nil {
 		return nil, err
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("more than one JSON document")
+		return nil, errors.New("more than one JSON document")
 	}
 	if f.About == "" || len(f.Cases) == 0 {
-		return nil, fmt.Errorf("a file says what its family is and holds at least one case")
+		return nil, errors.New("a file says what its family is and holds at least one case")
 	}
 	seen := map[string]bool{}
 	out := make([]planted, 0, len(f.Cases))
@@ -162,9 +180,8 @@ func decodePlanted(data []byte) ([]planted, error) {
 	return out, nil
 }
 
-// TestPlanted runs String over each case of each family in
-// testdata/planted but those judgedElsewhere: its secrets gone, its facts
-// kept.
+// TestPlanted judges each case of each family in testdata/planted but
+// those judgedElsewhere: its secrets gone, its facts kept.
 func TestPlanted(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("testdata/planted/*.json")
@@ -184,12 +201,16 @@ func TestPlanted(t *testing.T) {
 		if judgedElsewhere[fam.file] {
 			continue
 		}
+		judge := plantedJudges[fam.file]
+		if judge == nil {
+			judge = func(t *testing.T, c planted) { c.check(t, "String", redact.String(c.in)) }
+		}
 		t.Run(fam.file, func(t *testing.T) {
 			t.Parallel()
 			for _, c := range plantedCases(t, fam.file) {
 				t.Run(c.name, func(t *testing.T) {
 					t.Parallel()
-					c.check(t, "String", redact.String(c.in))
+					judge(t, c)
 				})
 			}
 		})

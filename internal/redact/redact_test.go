@@ -56,18 +56,6 @@ func (c planted) everyWay(t *testing.T, value bool) {
 	}
 }
 
-// eachEveryWay checks each case everyWay, as a parallel subtest named by
-// the case.
-func eachEveryWay(t *testing.T, cases []planted, value bool) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.everyWay(t, value)
-		})
-	}
-}
-
 // valueOf is the JSON document in as Value redacts it, decoded and encoded
 // again.
 func valueOf(t *testing.T, in string) string {
