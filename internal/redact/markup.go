@@ -1167,6 +1167,19 @@ func lineEnd(s string, i int) int {
 	return len(s)
 }
 
+// findInLines returns what in finds in the first line, from s[from] on,
+// where it finds anything: in looks at the line s[ls:le] alone.
+func findInLines(s string, from int, in func(s string, ls, le int) []int) []int {
+	for ls := from; ls < len(s); {
+		le := lineEnd(s, ls)
+		if loc := in(s, ls, le); loc != nil {
+			return loc
+		}
+		ls = le + 1
+	}
+	return nil
+}
+
 // logRecordStart reports whether the line at s[i] starts a new log record:
 // a timestamp or a bracket, a level word (INFO, DEBUG, WARN, ERROR, …, and
 // .NET's info, dbug, trce, warn, fail, crit) followed by ':', ' ' or ']',
