@@ -1126,13 +1126,7 @@ func statusAnswer(s string, vs, ve int) bool {
 // encrypted with the vault's password: whoever holds the password reads
 // it, so it leaves no log or dead letter.
 func findVaultPayload(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], "$ANSIBLE_VAULT;")
-		if k < 0 {
-			return nil
-		}
-		k += i
-		i = k + 1
+	for k := range marks(s, from, "$ANSIBLE_VAULT;") {
 		ls := lineEnd(s, k)
 		if ls >= len(s) {
 			return nil
