@@ -881,13 +881,7 @@ func isKeyByte(c byte) bool { return byteClass[c]&clKey != 0 }
 // (Go's JSON encoder) or "&amp;" (HTML), where IsSecretParam(name). The
 // value ends at '&', '#', whitespace, a quote, '<', '>' or a backslash.
 func findParam(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.IndexAny(s[i:], "?&#\\")
-		if j < 0 {
-			return nil
-		}
-		a := i + j
-		i = a + 1
+	for a := range anyMarks(s, from, "?&#\\") {
 		name := a + 1
 		switch {
 		case s[a] == '\\':

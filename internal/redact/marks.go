@@ -7,7 +7,8 @@ import (
 
 // The finders scan a text the same way: each place where a mark stands
 // ("://", '(', "where "), from a starting offset, left to right, the next
-// search starting just past the mark found. marks, byteMarks and foldMarks
+// search starting just past the mark found. marks, byteMarks, anyMarks and
+// foldMarks
 // yield those places; a finder reads each and returns its first match.
 
 // marks yields the offset of each sep in s at or after from.
@@ -28,6 +29,20 @@ func byteMarks(s string, from int, c byte) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		for i := from; i < len(s); {
 			j := strings.IndexByte(s[i:], c)
+			if j < 0 || !yield(i+j) {
+				return
+			}
+			i += j + 1
+		}
+	}
+}
+
+// anyMarks yields the offset of each byte of s at or after from that is
+// one of chars (ASCII).
+func anyMarks(s string, from int, chars string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := from; i < len(s); {
+			j := strings.IndexAny(s[i:], chars)
 			if j < 0 || !yield(i+j) {
 				return
 			}

@@ -1585,13 +1585,8 @@ func hasHighByte(v string) bool {
 // person's record (PersonWords) or a payment card, whose name is its
 // holder's.
 func findFormPersonParam(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.IndexAny(s[i:], "?&")
-		if j < 0 {
-			return nil
-		}
-		name := i + j + 1
-		i = name
+	for a := range anyMarks(s, from, "?&") {
+		name := a + 1
 		k := name
 		for k < len(s) && isParamByte(s[k]) {
 			k++
