@@ -112,9 +112,26 @@ func TestJSONRemovesPlantedSecrets(t *testing.T) {
 	}
 }
 
+// stringWant is a text and all String must make of it.
+type stringWant struct{ in, want string }
+
+// wantStrings runs String over each test's text, as a parallel subtest
+// named by the test, and wants exactly what the test wants.
+func wantStrings(t *testing.T, tests map[string]stringWant) {
+	t.Helper()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := redact.String(tc.in); got != tc.want {
+				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestStringMarkers(t *testing.T) {
 	t.Parallel()
-	tests := map[string]struct{ in, want string }{
+	tests := map[string]stringWant{
 		"openai key":          {"key sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0L", "key [REDACTED:openai-key]"},
 		"anthropic key":       {"key sk-ant-api03-AbCdEfGhIjKlMnOpQrSt", "key [REDACTED:anthropic-key]"},
 		"aws key id":          {"id AKIAIOSFODNN7EXAMPLE.", "id [REDACTED:aws-access-key]."},
@@ -146,14 +163,7 @@ func TestStringMarkers(t *testing.T) {
 		"ported rule":         {"token glpat-Zq3xV9kLm2Pw8RtY4bNc ok", "token [REDACTED:credential] ok"},
 		"empty":               {"", ""},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if got := redact.String(tc.in); got != tc.want {
-				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	wantStrings(t, tests)
 }
 
 // survivors are what an operator needs to read; String must not touch them.
@@ -729,7 +739,7 @@ func TestConcurrentUse(t *testing.T) {
 // docs/design.md "Redaction", with the marker each gets.
 func TestDenyByDefault(t *testing.T) {
 	t.Parallel()
-	tests := map[string]struct{ in, want string }{
+	tests := map[string]stringWant{
 		"unknown vendor token":      {"retry with gsk_Iw23uPOzcF3U9lY6snmaWGdyb3FY7rFwT2FFaGHt", "retry with [REDACTED:token]"},
 		"prefixed hex key":          {"key pri_099889f14d114dfaae476569b395eade ok", "key [REDACTED:token] ok"},
 		"password in prose":         {"the password is Tr0ub4dor3 now", "the password is [REDACTED:password] now"},
@@ -762,14 +772,7 @@ func TestDenyByDefault(t *testing.T) {
 		"passcode":                  {"passcode: 482916", "passcode: [REDACTED:password]"},
 		"digest authorization":      {"Authorization: Digest username=\"ops\", response=\"6629fae49393a05397450978507c4ef1\"\nHost: x", "Authorization: Digest [REDACTED:bearer]\nHost: x"},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if got := redact.String(tc.in); got != tc.want {
-				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	wantStrings(t, tests)
 }
 
 // asciiLower lowers s's ASCII letters only, as the trigger scan lowers a
