@@ -644,10 +644,7 @@ func findConfigCommand(s string, from int) []int {
 		if strings.HasPrefix(last, "-") || isLiteral(last) {
 			continue
 		}
-		ve := le
-		for ve > i && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-			ve--
-		}
+		ve := skipBlanksBack(s, i, le)
 		vs := ve - len(last)
 		if startsWithMarker(s, vs) {
 			continue
@@ -711,10 +708,7 @@ func findAnnouncedSecret(s string, from int) []int {
 				next = nextLine(s, ne)
 				continue
 			}
-			ve := ne
-			for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-				ve--
-			}
+			ve := skipBlanksBack(s, vs, ne)
 			if v := s[vs:ve]; len(v) >= 8 && !strings.ContainsAny(v, " \t/") && !startsWithMarker(s, vs) && !isLiteral(v) && strings.Trim(v, "*x•") != "" {
 				return []int{vs, ve, -1, -1, vs, ve}
 			}

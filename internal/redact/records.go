@@ -755,10 +755,7 @@ func yamlRecord(s string, ks int) *record {
 		for q < len(s) && (s[q] == '\n' || s[q] == '\r') {
 			q++
 		}
-		le := q
-		for le < len(s) && s[le] != '\n' && s[le] != '\r' {
-			le++
-		}
+		le := lineEnd(s, q)
 		line := s[q:le]
 		t := strings.TrimLeft(line, " \t")
 		if t == "" {
