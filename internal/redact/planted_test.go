@@ -62,6 +62,7 @@ var plantedFamilies = []struct {
 	{"pii18-families", 15},
 	{"positional-credentials", 15},
 	{"prompt-flags", 4},
+	{"prose-not-the-systems", 6},
 	{"prompt-shapes", 11},
 	{"prose-under-unknown-keys", 7},
 	{"public-identifiers-stay", 14},
@@ -96,18 +97,13 @@ var plantedFamilies = []struct {
 // TestStringRemovesPlantedSecrets and TestJSONRemovesPlantedSecrets.
 var judgedElsewhere = map[string]bool{"secrets-in-context": true}
 
-// plantedJudges judge the families whose cases must come out right from
-// more entry points than String.
+// plantedJudges judge the families that String alone does not: by a
+// second pass of String too, or by JSON and Value as well.
 var plantedJudges = map[string]func(t *testing.T, c planted){
 	// Agent frameworks' transcripts, job queues' arguments and secrets
-	// deep in a URL's path, by String, which a second pass leaves as it is.
-	"agent-jobs": func(t *testing.T, c planted) {
-		out := redact.String(c.in)
-		c.check(t, "String", out)
-		if again := redact.String(out); again != out {
-			t.Errorf("not idempotent\n once: %s\ntwice: %s", out, again)
-		}
-	},
+	// deep in a URL's path; runs of words that are no system's.
+	"agent-jobs":            stringOnce,
+	"prose-not-the-systems": stringOnce,
 	// Names, addresses and numbers by the record they stand in, in text
 	// and in JSON documents.
 	"records": func(t *testing.T, c planted) { c.everyWay(t, false) },
@@ -188,6 +184,16 @@ func decodePlanted(data []byte) ([]planted, error) {
 		out = append(out, planted{name: c.Name, in: c.In, secrets: c.Secrets, keep: c.Keep})
 	}
 	return out, nil
+}
+
+// stringOnce judges c by String, and wants a second pass to leave String's
+// output as it is.
+func stringOnce(t *testing.T, c planted) {
+	out := redact.String(c.in)
+	c.check(t, "String", out)
+	if again := redact.String(out); again != out {
+		t.Errorf("not idempotent\n once: %s\ntwice: %s", out, again)
+	}
 }
 
 // TestPlanted judges each case of each family in testdata/planted but
