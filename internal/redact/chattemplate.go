@@ -235,13 +235,8 @@ func findBoxedContent(s string, from int) []int {
 // turn, or the line's end when it never closes on the line): the turn is
 // content whatever the role.
 func findRoleTag(s string, from int) []int {
-	for i := from; i < len(s); {
-		r := strings.Index(s[i:], "role=")
-		if r < 0 {
-			return nil
-		}
-		r += i
-		i = r + 5
+	for r := range marks(s, from, "role=") {
+		i := r + len("role=")
 		if i >= len(s) || s[i] != '"' && s[i] != '\'' || r == 0 || s[r-1] != ' ' {
 			continue
 		}

@@ -409,14 +409,7 @@ func userPairPassword(s string, d, vs, ve int) int {
 
 // findEncodedPair finds the password of a user:password echoed into base64.
 func findEncodedPair(s string, from int) []int {
-	for ls := from; ls < len(s); {
-		le := lineEnd(s, ls)
-		if loc := encodedPairIn(s, ls, le); loc != nil {
-			return loc
-		}
-		ls = le + 1
-	}
-	return nil
+	return findInLines(s, from, encodedPairIn)
 }
 
 func encodedPairIn(s string, ls, le int) []int {

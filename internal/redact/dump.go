@@ -90,13 +90,7 @@ func findPHPMember(s string, from int, want func(keyRole) bool) []int {
 func phpValue(s string, v int, varDump, numbers bool) (int, int) {
 	if !varDump {
 		vs := skipBlanks(s, v)
-		ve := vs
-		for ve < len(s) && s[ve] != '\n' && s[ve] != '\r' {
-			ve++
-		}
-		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-			ve--
-		}
+		ve := skipBlanksBack(s, vs, lineEnd(s, vs))
 		if v := s[vs:ve]; v == "Array" || strings.HasSuffix(v, " Object") || isNumber(v) && !numbers {
 			return 0, 0
 		}

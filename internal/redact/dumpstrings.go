@@ -193,9 +193,7 @@ func groovyKey(s string, e int) bool {
 	for ks > 0 && (isAlnum(s[ks-1]) || s[ks-1] == '_') {
 		ks--
 	}
-	for ks > 0 && (s[ks-1] == ' ' || s[ks-1] == '\t') {
-		ks--
-	}
+	ks = skipBlanksBack(s, 0, ks)
 	return ks == 0 || s[ks-1] == '\n'
 }
 

@@ -74,12 +74,8 @@ func findKeyValue(s string, from int) []int {
 		if kind == KindBearer && ve == end && ve > vs {
 			if cs, ce, ok := credentialSlot(s, vs, ve); ok && !isReference(s, cs) {
 				if s[sep] == ':' && headerLineStart(s, keyStart) {
-					for ce < len(s) && s[ce] != '\n' && s[ce] != '\r' {
-						ce++ // a header line's credential runs to its end
-					}
-					for ce > cs && (s[ce-1] == ' ' || s[ce-1] == '\t') {
-						ce--
-					}
+					ce = lineEnd(s, ce) // a header line's credential runs to its end
+					ce = skipBlanksBack(s, cs, ce)
 				}
 				return []int{keyStart, ce, keyStart, keyEnd, cs, ce}
 			}
@@ -97,12 +93,8 @@ func findKeyValue(s string, from int) []int {
 		if kind == KindBearer && s[sep] == ':' && ve == end && headerLineStart(s, keyStart) {
 			// An Authorization header's credential runs to the end of its
 			// line: a Digest or AWS4 value has parameters after commas.
-			for ve < len(s) && s[ve] != '\n' && s[ve] != '\r' {
-				ve++
-			}
-			for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-				ve--
-			}
+			ve = lineEnd(s, ve)
+			ve = skipBlanksBack(s, vs, ve)
 			if strings.Contains(s[vs:ve], markerPrefix) {
 				ve = end // already redacted in part by a more specific rule
 			}
@@ -346,9 +338,7 @@ func headerLineStart(s string, i int) bool {
 	if k >= 2 && (s[k-2] == '>' || s[k-2] == '<') && s[k-1] == ' ' {
 		k -= 2
 	}
-	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-		k--
-	}
+	k = skipBlanksBack(s, 0, k)
 	return k == 0 || s[k-1] == '\n' || s[k-1] == '\r'
 }
 
@@ -580,10 +570,7 @@ func loggerName(key string) bool {
 // prefers the single word; when that is not secret it tries the two words
 // before sep.
 func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
-	k := sep
-	for k > from && (s[k-1] == ' ' || s[k-1] == '\t') {
-		k--
-	}
+	k := skipBlanksBack(s, from, sep)
 	if k > from && (s[k-1] == '"' || s[k-1] == '\'') {
 		k--
 		if k > from && s[k-1] == '\\' {
@@ -849,9 +836,19 @@ func afterScheme(s string, i, end int) int {
 	return i
 }
 
+// skipBlanks returns i moved past the spaces and tabs at it.
 func skipBlanks(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
+	}
+	return i
+}
+
+// skipBlanksBack returns i moved back over the spaces and tabs before it,
+// never below lo.
+func skipBlanksBack(s string, lo, i int) int {
+	for i > lo && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
 	}
 	return i
 }
@@ -881,13 +878,7 @@ func isKeyByte(c byte) bool { return byteClass[c]&clKey != 0 }
 // (Go's JSON encoder) or "&amp;" (HTML), where IsSecretParam(name). The
 // value ends at '&', '#', whitespace, a quote, '<', '>' or a backslash.
 func findParam(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.IndexAny(s[i:], "?&#\\")
-		if j < 0 {
-			return nil
-		}
-		a := i + j
-		i = a + 1
+	for a := range anyMarks(s, from, "?&#\\") {
 		name := a + 1
 		switch {
 		case s[a] == '\\':
@@ -1126,13 +1117,7 @@ func statusAnswer(s string, vs, ve int) bool {
 // encrypted with the vault's password: whoever holds the password reads
 // it, so it leaves no log or dead letter.
 func findVaultPayload(s string, from int) []int {
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], "$ANSIBLE_VAULT;")
-		if k < 0 {
-			return nil
-		}
-		k += i
-		i = k + 1
+	for k := range marks(s, from, "$ANSIBLE_VAULT;") {
 		ls := lineEnd(s, k)
 		if ls >= len(s) {
 			return nil

@@ -22,11 +22,10 @@ var fuzzPlants = []struct{ lead, tail string }{
 }
 
 func FuzzString(f *testing.F) {
-	for _, tc := range plantedCorpus {
-		f.Add(tc.in)
-	}
-	for _, tc := range recordCases {
-		f.Add(tc.in)
+	for _, family := range []string{"secrets-in-context", "records"} {
+		for _, tc := range plantedCases(f, family) {
+			f.Add(tc.in)
+		}
 	}
 	for _, s := range survivors {
 		f.Add(s)
@@ -57,11 +56,10 @@ func FuzzString(f *testing.F) {
 }
 
 func FuzzJSON(f *testing.F) {
-	for _, tc := range plantedCorpus {
-		f.Add([]byte(tc.in))
-	}
-	for _, tc := range recordCases {
-		f.Add([]byte(tc.in))
+	for _, family := range []string{"secrets-in-context", "records"} {
+		for _, tc := range plantedCases(f, family) {
+			f.Add([]byte(tc.in))
+		}
 	}
 	f.Add([]byte(`{"api_key":"abc","messages":[{"role":"user","content":"hi"}],"body":"{\"token\":\"x\"}"}`))
 	f.Add([]byte(`[1, 2.5e10, "x", null, true, {"a": {"b": []}}]`))

@@ -5,7 +5,7 @@
 // go.mod requires, as data the redactor compiles on first use. Run it with
 // go generate after changing that version; the gitleaks oracle test then
 // tells whether the port still holds.
-package redact
+package main
 
 import (
 	"bytes"
@@ -493,24 +493,19 @@ func maxLen(re *syntax.Regexp) int {
 		return utf8.UTFMax
 	case syntax.OpCapture, syntax.OpQuest:
 		return maxLen(re.Sub[0])
-	case syntax.OpConcat:
+	case syntax.OpConcat, syntax.OpAlternate:
+		// A concatenation takes all its parts, an alternation the longest.
 		n := 0
 		for _, s := range re.Sub {
 			m := maxLen(s)
 			if m < 0 {
 				return -1
 			}
-			n += m
-		}
-		return n
-	case syntax.OpAlternate:
-		n := 0
-		for _, s := range re.Sub {
-			m := maxLen(s)
-			if m < 0 {
-				return -1
+			if re.Op == syntax.OpConcat {
+				n += m
+			} else {
+				n = max(n, m)
 			}
-			n = max(n, m)
 		}
 		return n
 	case syntax.OpRepeat:

@@ -9,7 +9,7 @@
 // modules go.mod requires. CJK character pairs come from the corpus's
 // failures. Run it with go generate after the corpus grows; moto is found
 // through python3, as the project's tests find moto_server.
-package redact
+package main
 
 import (
 	"bufio"

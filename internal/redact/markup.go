@@ -498,18 +498,13 @@ func nextField(s string, i int, sep string) bool {
 // prompt.0.content: Str(…)") —, stands between the start of the line and
 // s[i].
 func lineIndentStart(s string, i int) bool {
-	k := i
-	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-		k--
-	}
+	k := skipBlanksBack(s, 0, i)
 	if k > 1 && s[k-1] == '>' && s[k-2] == '-' {
 		k--
 	}
 	if k > 0 && s[k-1] == '-' {
 		k--
-		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-			k--
-		}
+		k = skipBlanksBack(s, 0, k)
 	}
 	if k > 0 && s[k-1] == '#' { // a commented-out line
 		return false
@@ -546,14 +541,8 @@ func assignedValue(s string, v int, query, line bool) (int, int) {
 // indicator (| > with chomping) — the lines indented deeper than the key
 // (or list items at its indentation).
 func yamlValue(s string, ks, v int) (int, int) {
-	k := v
-	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-		k++
-	}
-	eol := k
-	for eol < len(s) && s[eol] != '\n' && s[eol] != '\r' {
-		eol++
-	}
+	k := skipBlanks(s, v)
+	eol := lineEnd(s, k)
 	rest := strings.TrimSpace(s[k:eol])
 	if rest != "" && strings.Trim(rest, "|>-+0123456789") != "" {
 		if q := rest[0]; (q == '"' || q == '\'') && len(rest) > 1 && rest[len(rest)-1] == q {
@@ -568,13 +557,8 @@ func yamlValue(s string, ks, v int) (int, int) {
 			p++
 		}
 		ls := p
-		for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
-			p++
-		}
-		le := p
-		for le < len(s) && s[le] != '\n' && s[le] != '\r' {
-			le++
-		}
+		p = skipBlanks(s, p)
+		le := lineEnd(s, p)
 		if ls >= len(s) || le == p {
 			break
 		}
@@ -618,10 +602,7 @@ var LabelWords = map[string]bool{
 // it up to the next blank line.
 func findLabelBlock(s string, from int) []int {
 	for c := range byteMarks(s, from, ':') {
-		eol := c + 1
-		for eol < len(s) && (s[eol] == ' ' || s[eol] == '\t') {
-			eol++
-		}
+		eol := skipBlanks(s, c+1)
 		if eol < len(s) && s[eol] != '\n' && s[eol] != '\r' {
 			continue
 		}
@@ -991,9 +972,7 @@ func findLabelLine(s string, from int) []int {
 			}
 			ve = lineEnd(s, next)
 		}
-		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-			ve--
-		}
+		ve = skipBlanksBack(s, vs, ve)
 		if ve <= vs {
 			continue
 		}
@@ -1167,6 +1146,19 @@ func lineEnd(s string, i int) int {
 	return len(s)
 }
 
+// findInLines returns what in finds in the first line, from s[from] on,
+// where it finds anything: in looks at the line s[ls:le] alone.
+func findInLines(s string, from int, in func(s string, ls, le int) []int) []int {
+	for ls := from; ls < len(s); {
+		le := lineEnd(s, ls)
+		if loc := in(s, ls, le); loc != nil {
+			return loc
+		}
+		ls = le + 1
+	}
+	return nil
+}
+
 // logRecordStart reports whether the line at s[i] starts a new log record:
 // a timestamp or a bracket, a level word (INFO, DEBUG, WARN, ERROR, …, and
 // .NET's info, dbug, trce, warn, fail, crit) followed by ':', ' ' or ']',
@@ -1222,10 +1214,7 @@ func findRetrievalHit(s string, from int) []int {
 		if !scored || k >= le || startsWithMarker(s, k) {
 			continue
 		}
-		ve := le
-		for ve > k && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-			ve--
-		}
+		ve := skipBlanksBack(s, k, le)
 		return []int{k, ve, -1, -1, k, ve}
 	}
 	return nil

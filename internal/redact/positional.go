@@ -644,10 +644,7 @@ func findConfigCommand(s string, from int) []int {
 		if strings.HasPrefix(last, "-") || isLiteral(last) {
 			continue
 		}
-		ve := le
-		for ve > i && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-			ve--
-		}
+		ve := skipBlanksBack(s, i, le)
 		vs := ve - len(last)
 		if startsWithMarker(s, vs) {
 			continue
@@ -688,14 +685,8 @@ func configCredential(key string) bool {
 // findAnnouncedSecret finds the lone token on the line after a line of
 // prose that names a credential and ends with ':'.
 func findAnnouncedSecret(s string, from int) []int {
-	for i := from; i < len(s); {
-		// A line that ends with ':' ("…:\n", "…:\r\n").
-		n := strings.IndexByte(s[i:], '\n')
-		if n < 0 {
-			return nil
-		}
-		n += i
-		i = n + 1
+	// A line that ends with ':' ("…:\n", "…:\r\n").
+	for n := range byteMarks(s, from, '\n') {
 		c := n - 1
 		if c >= 0 && s[c] == '\r' {
 			c--
@@ -708,19 +699,16 @@ func findAnnouncedSecret(s string, from int) []int {
 			continue
 		}
 		// The next line not blank past the prefix both lines share.
-		n = nextLine(s, lineEnd(s, c))
-		for tries := 0; n < len(s) && tries < 3; tries++ {
-			ne := lineEnd(s, n)
-			vs := n + sharedPrefix(s[ls:c], s[n:ne])
+		next := nextLine(s, lineEnd(s, c))
+		for tries := 0; next < len(s) && tries < 3; tries++ {
+			ne := lineEnd(s, next)
+			vs := next + sharedPrefix(s[ls:c], s[next:ne])
 			vs = skipBlanks(s, vs)
 			if vs >= ne {
-				n = nextLine(s, ne)
+				next = nextLine(s, ne)
 				continue
 			}
-			ve := ne
-			for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-				ve--
-			}
+			ve := skipBlanksBack(s, vs, ne)
 			if v := s[vs:ve]; len(v) >= 8 && !strings.ContainsAny(v, " \t/") && !startsWithMarker(s, vs) && !isLiteral(v) && strings.Trim(v, "*x•") != "" {
 				return []int{vs, ve, -1, -1, vs, ve}
 			}

@@ -755,10 +755,7 @@ func yamlRecord(s string, ks int) *record {
 		for q < len(s) && (s[q] == '\n' || s[q] == '\r') {
 			q++
 		}
-		le := q
-		for le < len(s) && s[le] != '\n' && s[le] != '\r' {
-			le++
-		}
+		le := lineEnd(s, q)
 		line := s[q:le]
 		t := strings.TrimLeft(line, " \t")
 		if t == "" {
@@ -1585,13 +1582,8 @@ func hasHighByte(v string) bool {
 // person's record (PersonWords) or a payment card, whose name is its
 // holder's.
 func findFormPersonParam(s string, from int) []int {
-	for i := from; i < len(s); {
-		j := strings.IndexAny(s[i:], "?&")
-		if j < 0 {
-			return nil
-		}
-		name := i + j + 1
-		i = name
+	for a := range anyMarks(s, from, "?&") {
+		name := a + 1
 		k := name
 		for k < len(s) && isParamByte(s[k]) {
 			k++

@@ -56,18 +56,6 @@ func (c planted) everyWay(t *testing.T, value bool) {
 	}
 }
 
-// eachEveryWay checks each case everyWay, as a parallel subtest named by
-// the case.
-func eachEveryWay(t *testing.T, cases []planted, value bool) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.everyWay(t, value)
-		})
-	}
-}
-
 // valueOf is the JSON document in as Value redacts it, decoded and encoded
 // again.
 func valueOf(t *testing.T, in string) string {
@@ -83,426 +71,21 @@ func valueOf(t *testing.T, in string) string {
 	return string(b)
 }
 
-// plantedCorpus is realistic text with realistic (fake) secrets in the
-// contexts triage meets them: error messages, provider bodies, dumped
-// requests, URLs, stack traces, log lines, env dumps, escaped JSON.
-var plantedCorpus = []planted{
-	{
-		name:    "openai legacy key in an error message",
-		in:      "openai: 401 Incorrect API key provided: sk-abcdEFGH1234ijklMNOP5678qrstUVWX9012yzABcdEF. You can find your API key at https://platform.openai.com/account/api-keys.",
-		secrets: []string{"sk-abcdEFGH1234ijklMNOP5678qrstUVWX9012yzABcdEF", "abcdEFGH1234"},
-		keep:    []string{"openai: 401 Incorrect API key provided:", "https://platform.openai.com/account/api-keys"},
-	},
-	{
-		name:    "openai project key in a provider JSON body",
-		in:      `{"error":{"message":"Incorrect API key provided: sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm_T3BlbkFJ","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`,
-		secrets: []string{"sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm_T3BlbkFJ", "Zx9Qw8Er7Ty6Ui5O"},
-		keep:    []string{`"code":"invalid_api_key"`, `"type":"invalid_request_error"`},
-	},
-	{
-		name:    "openai service account key in an env dump",
-		in:      "env: OPENAI_API_KEY=sk-svcacct-AbCdEfGh12345678IjKlMnOpQrSt LOG_LEVEL=debug",
-		secrets: []string{"sk-svcacct-AbCdEfGh12345678IjKlMnOpQrSt", "AbCdEfGh12345678"},
-		keep:    []string{"OPENAI_API_KEY=", "LOG_LEVEL=debug"},
-	},
-	{
-		name:    "openai key masked by the provider",
-		in:      "Incorrect API key provided: sk-proj-********************************************************************abcd",
-		secrets: []string{"***abcd"},
-	},
-	{
-		name:    "anthropic key in a dumped header",
-		in:      "x-api-key: sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCdEfGhIjKlMnOpQrStUvWx-AbCdEfAA\nanthropic-version: 2023-06-01",
-		secrets: []string{"sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCdEfGhIjKlMnOpQrStUvWx-AbCdEfAA", "AbCdEfGhIjKlMnOp"},
-		keep:    []string{"anthropic-version: 2023-06-01"},
-	},
-	{
-		name:    "anthropic admin key at the end of a Go error",
-		in:      `anthropic: POST "https://api.anthropic.com/v1/messages": 401 Unauthorized {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}} (key sk-ant-admin01-Qwertyuiop1234567890Asdfghjkl)`,
-		secrets: []string{"sk-ant-admin01-Qwertyuiop1234567890Asdfghjkl", "Qwertyuiop123456"},
-		keep:    []string{"https://api.anthropic.com/v1/messages", "authentication_error", "invalid x-api-key"},
-	},
-	{
-		name:    "aws access key id in a stack trace",
-		in:      "panic: AccessDenied: User with access key AKIAIOSFODNN7EXAMPLE is not authorized\n\ngoroutine 1 [running]:\nmain.main()\n\t/var/task/main.go:42 +0x1d",
-		secrets: []string{"AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"},
-		keep:    []string{"goroutine 1 [running]:", "/var/task/main.go:42 +0x1d"},
-	},
-	{
-		name:    "aws session credentials in a JSON log line",
-		in:      `{"level":"error","AccessKeyId":"ASIAIOSFODNN7EXAMPLE","SecretAccessKey":"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY","SessionToken":"IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQD","Expiration":"2024-01-15T10:30:00Z"}`,
-		secrets: []string{"ASIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI", "IQoJb3JpZ2luX2VjEJr"},
-		keep:    []string{`"Expiration":"2024-01-15T10:30:00Z"`},
-	},
-	{
-		name:    "aws shared credentials file",
-		in:      "[default]\naws_access_key_id = AKIAI44QH8DHBEXAMPLE\naws_secret_access_key = je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\nregion = us-east-1\n",
-		secrets: []string{"AKIAI44QH8DHBEXAMPLE", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF"},
-		keep:    []string{"[default]", "region = us-east-1"},
-	},
-	{
-		name:    "aws secret next to its key id in a CSV row",
-		in:      "User name,Access key ID,Secret access key\ntriage-ci,AKIAI44QH8DHBEXAMPLE,je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n",
-		secrets: []string{"AKIAI44QH8DHBEXAMPLE", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF"},
-		keep:    []string{"triage-ci,"},
-	},
-	{
-		name:    "aws secret on the line after its key id",
-		in:      "Access key ID:\nAKIAI44QH8DHBEXAMPLE\nSecret access key:\nje7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n",
-		secrets: []string{"AKIAI44QH8DHBEXAMPLE", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF"},
-		keep:    []string{"Access key ID:\n", "Secret access key:\n"},
-	},
-	{
-		name:    "aws secret with no label",
-		in:      "credentials rotated; the old pair was deleted but je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY still works.",
-		secrets: []string{"je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF"},
-		keep:    []string{"credentials rotated;", "still works."},
-	},
-	{
-		name:    "token scheme in a single-quoted header",
-		in:      "curl -H 'Authorization: Token 9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://api.example.com/v1/items",
-		secrets: []string{"9f8e7d6c5b4a39281706f5e4d3c2b1a0"},
-		keep:    []string{"'Authorization: Token ", "' https://api.example.com/v1/items"},
-	},
-	{
-		name:    "gitlab token in a clone error",
-		in:      "fatal: Authentication failed for 'https://gitlab.example.com/group/app.git/' (token glpat-Zq3xV9kLm2Pw8RtY4bNc rejected)",
-		secrets: []string{"glpat-Zq3xV9kLm2Pw8RtY4bNc", "Zq3xV9kLm2Pw"},
-		keep:    []string{"https://gitlab.example.com/group/app.git/", "rejected)"},
-	},
-	{
-		name:    "hugging face token in a Python traceback",
-		in:      "huggingface_hub.errors.HfHubHTTPError: 401 Client Error: Unauthorized for url: https://huggingface.co/api/models with token 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 revoked",
-		secrets: []string{"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", "QwErTyUiOpAsDfGh"},
-		keep:    []string{"401 Client Error: Unauthorized for url: https://huggingface.co/api/models"},
-	},
-	{
-		name:    "digitalocean token in an env dump",
-		in:      "DIGITALOCEAN_ACCESS_TOKEN=dop_v1_2da8d757801cf349b4b7cf0d099b459b4c034c3b5df6bc6d355448ed2e8a4479\nREGION=nyc3",
-		secrets: []string{"dop_v1_2da8d757801cf349b4b7cf0d099b459b4c034c3b5df6bc6d355448ed2e8a4479", "2da8d757801cf349"},
-		keep:    []string{"REGION=nyc3"},
-	},
-	{
-		name:    "a service's key by its name",
-		in:      `sentry init failed: {"datadog_api_key": "4dd6a5b0c3e14f2a9b8c7d6e5f4a3b2c", "site": "datadoghq.eu"}`,
-		secrets: []string{"4dd6a5b0c3e14f2a9b8c7d6e5f4a3b2c"},
-		keep:    []string{`"site": "datadoghq.eu"`},
-	},
-	{
-		name:    "github token as the user of a clone URL",
-		in:      "git clone https://x-access-token:ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/triagehq/triage.git: exit status 128",
-		secrets: []string{"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912"},
-		keep:    []string{"https://x-access-token:", "@github.com/triagehq/triage.git", "exit status 128"},
-	},
-	{
-		name:    "github fine-grained token in an env line",
-		in:      "GITHUB_TOKEN=github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01",
-		secrets: []string{"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01", "11ABCDEFG0123456789"},
-	},
-	{
-		name:    "github app token in JSON",
-		in:      `{"installation":42,"ghs":"ghs_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"}`,
-		secrets: []string{"ghs_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "AbCdEfGhIjKlMnOp"},
-		keep:    []string{`"installation":42`},
-	},
-	{
-		name:    "slack bot token in an error",
-		in:      "slack: chat.postMessage: invalid_auth (token xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx)",
-		secrets: []string{"xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "AbCdEfGhIjKlMnOpQrStUvWx"},
-		keep:    []string{"slack: chat.postMessage: invalid_auth"},
-	},
-	{
-		name:    "slack user token as a bearer",
-		in:      "Authorization: Bearer xoxp-1234567890-1234567890-1234567890-abcdef0123456789abcdef0123456789",
-		secrets: []string{"xoxp-1234567890", "abcdef0123456789abcdef0123456789"},
-		keep:    []string{"Authorization: Bearer "},
-	},
-	{
-		name:    "google api key in a query string",
-		in:      "POST https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-pro:generateContent?key=" + googleKey + " failed: 400 Bad Request",
-		secrets: []string{googleKey, "SyA1b2C3d4E5f6G7"},
-		keep:    []string{"https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-pro:generateContent?key=", "failed: 400 Bad Request"},
-	},
-	{
-		name:    "google api key bare in a config dump",
-		in:      "config: gemini=" + googleKey + ", timeout=30s",
-		secrets: []string{googleKey},
-		keep:    []string{"timeout=30s"},
-	},
-	{
-		name:    "stripe live secret key",
-		in:      "stripe: key sk_live_51H8xYzAbCdEfGhIjKlMnOpQr was rejected",
-		secrets: []string{"sk_live_51H8xYzAbCdEfGhIjKlMnOpQr", "51H8xYzAbCdEfGhI"},
-		keep:    []string{"was rejected"},
-	},
-	{
-		name:    "stripe restricted and test keys",
-		in:      "keys: rk_live_51H8xYzAbCdEfGhIjKlMnOpQr sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-		secrets: []string{"rk_live_51H8xYzAbCdEfGhIjKlMnOpQr", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjt"},
-	},
-	{
-		name:    "webhook signing secret",
-		in:      "verifying signature with whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw failed",
-		secrets: []string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "MfKQ9r8GKYqrTwjU"},
-		keep:    []string{"verifying signature with", "failed"},
-	},
-	{
-		name:    "dumped HTTP request with an opaque bearer token",
-		in:      "POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer opaqueTOKEN0123456789abcdef\r\nContent-Type: application/json\r\n\r\n",
-		secrets: []string{"opaqueTOKEN0123456789abcdef"},
-		keep:    []string{"Host: api.openai.com", "Content-Type: application/json", "Authorization: Bearer "},
-	},
-	{
-		name:    "basic credentials",
-		in:      "proxy said 407; we sent Proxy-Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l",
-		secrets: []string{"YWxhZGRpbjpvcGVuc2VzYW1l"},
-		keep:    []string{"proxy said 407"},
-	},
-	{
-		name:    "authorization in a JSON-encoded header map",
-		in:      `{"Authorization":"Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b","Accept":"application/json"}`,
-		secrets: []string{"9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"},
-		keep:    []string{`"Accept":"application/json"`},
-	},
-	{
-		name:    "cookie header",
-		in:      "GET /feed HTTP/1.1\nCookie: sessionid=38afes7a8xq; csrftoken=u32t4o3tb3gg43\nUser-Agent: triage/1.0",
-		secrets: []string{"38afes7a8xq", "u32t4o3tb3gg43"},
-		keep:    []string{"User-Agent: triage/1.0"},
-	},
-	{
-		name:    "set-cookie header in a response dump",
-		in:      "HTTP/1.1 302 Found\nSet-Cookie: __Host-session=9f8e7d6c5b4a39281706; Path=/; Secure; HttpOnly\nLocation: /login",
-		secrets: []string{"9f8e7d6c5b4a39281706"},
-		keep:    []string{"HTTP/1.1 302 Found", "Location: /login"},
-	},
-	{
-		name:    "x-api-key with a custom value in a JSON header map",
-		in:      `{"headers":{"x-api-key":"my-custom-key-0042","content-type":"application/json"}}`,
-		secrets: []string{"my-custom-key-0042"},
-		keep:    []string{`"content-type":"application/json"`},
-	},
-	{
-		name:    "azure api-key header",
-		in:      "api-key: 0123456789abcdef0123456789abcdef\nx-ms-region: East US",
-		secrets: []string{"0123456789abcdef0123456789abcdef"},
-		keep:    []string{"x-ms-region: East US"},
-	},
-	{
-		name:    "JWT in an error",
-		in:      "auth: token expired: eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJ1c2VyLTEyMyIsImV4cCI6MTcwMDAwMDAwMH0.c2lnbmF0dXJlLWJ5dGVzLWhlcmU (exp 1700000000)",
-		secrets: []string{"eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ", "eyJzdWIiOiJ1c2VyLTEyMyIsImV4cCI6MTcwMDAwMDAwMH0", "c2lnbmF0dXJlLWJ5dGVzLWhlcmU"},
-		keep:    []string{"(exp 1700000000)"},
-	},
-	{
-		name:    "PEM private key block",
-		in:      "loaded key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAvB1e4Tb3xkJ8s2lPq\nZ9x8w7v6u5t4s3r2q1p0o9n8m7l6k5j4\n-----END RSA PRIVATE KEY-----\nsigner ready",
-		secrets: []string{"MIIEowIBAAKCAQEAvB1e4Tb3xkJ8s2lPq", "Z9x8w7v6u5t4s3r2q1p0o9n8m7l6k5j4", "BEGIN RSA PRIVATE KEY"},
-		keep:    []string{"loaded key:", "signer ready"},
-	},
-	{
-		name:    "PEM with escaped newlines inside a JSON string",
-		in:      `{"type":"service_account","private_key":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n","client_email":"svc@proj-1.iam.gserviceaccount.com"}`,
-		secrets: []string{"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "BKcwggSjAgEAAoIBAQC7", "svc@proj-1.iam.gserviceaccount.com"},
-		keep:    []string{`"type":"service_account"`},
-	},
-	{
-		name:    "truncated PEM block",
-		in:      "key: -----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQFaA2Hwf1duRSxKtLYX5CB04fSeQ6tF1aY/PuoAoGCCqGSM49",
-		secrets: []string{"MHcCAQEEIIrYSSNQFaA2Hwf1duRSxKtLYX5CB04fSeQ6tF1aY", "CCqGSM49"},
-	},
-	{
-		name:    "password in a database URL",
-		in:      "dial postgres://triage:Tr1ag3-Pa55word@db.internal:5432/triage?sslmode=require failed: connection refused",
-		secrets: []string{"Tr1ag3-Pa55word"},
-		keep:    []string{"postgres://triage:", "@db.internal:5432/triage?sslmode=require", "connection refused"},
-	},
-	{
-		name:    "password-only redis URL",
-		in:      "redis: dial redis://:r3d1sP4ssw0rd@cache.internal:6379/0: i/o timeout",
-		secrets: []string{"r3d1sP4ssw0rd"},
-		keep:    []string{"@cache.internal:6379/0", "i/o timeout"},
-	},
-	{
-		name:    "mongodb+srv URL in a DSN env",
-		in:      "MONGO_URL=mongodb+srv://admin:m0ng0-S3cret!@cluster0.ab1cd.mongodb.net/app?retryWrites=true",
-		secrets: []string{"m0ng0-S3cret!"},
-		keep:    []string{"@cluster0.ab1cd.mongodb.net/app?retryWrites=true"},
-	},
-	{
-		name:    "access token in a query string",
-		in:      "GET https://api.example.com/v1/items?access_token=ya29.a0AfH6SMBx1234qwerty&page=2 -> 401",
-		secrets: []string{"ya29.a0AfH6SMBx1234qwerty"},
-		keep:    []string{"https://api.example.com/v1/items?access_token=", "&page=2 -> 401"},
-	},
-	{
-		name: "S3 presigned URL",
-		in: "GET https://triage-dl.s3.amazonaws.com/dl/item.json?X-Amz-Algorithm=AWS4-HMAC-SHA256" +
-			"&X-Amz-Credential=ASIAY34FZKBOKMUTVV7A%2F20240115%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240115T103000Z" +
-			"&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjEJr%2F%2F%2F%2FwEaCXVzLWVhc3QtMSJHMEU" +
-			"&X-Amz-SignedHeaders=host&X-Amz-Signature=3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a19 403",
-		secrets: []string{"ASIAY34FZKBOKMUTVV7A", "IQoJb3JpZ2luX2VjEJr", "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a19"},
-		keep:    []string{"https://triage-dl.s3.amazonaws.com/dl/item.json?", "X-Amz-Date=20240115T103000Z", "X-Amz-Expires=900", "X-Amz-SignedHeaders=host"},
-	},
-	{
-		name:    "azure SAS signature",
-		in:      "https://acct.blob.core.windows.net/c/b.json?sv=2022-11-02&se=2024-01-16T00%3A00%3A00Z&sr=b&sp=r&sig=AbCdEfGhIj%2BKlMnOp%3D",
-		secrets: []string{"AbCdEfGhIj%2BKlMnOp%3D"},
-		keep:    []string{"sv=2022-11-02", "sr=b&sp=r&sig="},
-	},
-	{
-		name:    "OAuth code in a callback URL",
-		in:      "redirect to https://app.example.com/callback?code=4%2F0AX4XfWh-abc123XYZ&state=st8&scope=email",
-		secrets: []string{"4%2F0AX4XfWh-abc123XYZ"},
-		keep:    []string{"https://app.example.com/callback?code=", "&state=st8&scope=email"},
-	},
-	{
-		name:    "client secret in a form body",
-		in:      "POST /oauth/token body=grant_type=client_credentials&client_id=app123&client_secret=s3cr3t-v4lue-987zz",
-		secrets: []string{"s3cr3t-v4lue-987zz"},
-		keep:    []string{"grant_type=client_credentials", "client_id=app123"},
-	},
-	{
-		name:    "query parameter with & escaped by Go's JSON encoder",
-		in:      `{"url":"https://api.example.com/v1/x?page=2\u0026api_key=k-9f8e7d6c5b4a3f2e1d0c"}`,
-		secrets: []string{"k-9f8e7d6c5b4a3f2e1d0c"},
-		keep:    []string{`https://api.example.com/v1/x?page=2\u0026api_key=`},
-	},
-	{
-		name:    "slack incoming webhook URL",
-		in:      "notify: POST https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/aBcDeFgHiJkLmNoPqRsTuVwX: 404 no_service",
-		secrets: []string{"aBcDeFgHiJkLmNoPqRsTuVwX"},
-		keep:    []string{"https://hooks.slack.com/services/", "404 no_service"},
-	},
-	{
-		name:    "discord webhook URL on discordapp.com",
-		in:      "notify: POST https://discordapp.com/api/webhooks/1234567890123456789/AbCdEf-GhIjKl_MnOpQrStUvWxYz0123456789abcdefGHIJKLmnopQRSTuv: 401",
-		secrets: []string{"AbCdEf-GhIjKl_MnOpQrStUvWxYz0123456789abcdefGHIJKLmnopQRSTuv"},
-		keep:    []string{"https://discordapp.com/api/webhooks/1234567890123456789/"},
-	},
-	{
-		name:    "teams webhook URL",
-		in:      "POST https://contoso.webhook.office.com/webhookb2/7f3a9b2c-1d4e-4f5a-8b6c-9d0e1f2a3b4c@72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/0a1b2c3d4e5f60718293a4b5c6d7e8f9/3c2b1a09-8f7e-6d5c-4b3a-29180f7e6d5c failed",
-		secrets: []string{"IncomingWebhook/0a1b2c3d4e5f60718293a4b5c6d7e8f9"},
-		keep:    []string{"https://contoso.webhook.office.com/webhookb2/", "failed"},
-	},
-	{
-		name:    "outlook webhook URL",
-		in:      "https://outlook.office.com/webhook/a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d@tenant/IncomingWebhook/9f8e7d6c5b4a/guid",
-		secrets: []string{"IncomingWebhook/9f8e7d6c5b4a"},
-		keep:    []string{"https://outlook.office.com/webhook/"},
-	},
-	{
-		name:    "zapier catch hook",
-		in:      `{"destination":"https://hooks.zapier.com/hooks/catch/1234567/abcdefg/","status":410}`,
-		secrets: []string{"1234567/abcdefg"},
-		keep:    []string{"https://hooks.zapier.com/hooks/catch/", `"status":410`},
-	},
-	{
-		name:    "telegram bot token in a URL",
-		in:      "GET https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage: 401",
-		secrets: []string{"AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"},
-		keep:    []string{"https://api.telegram.org/bot", "/sendMessage: 401"},
-	},
-	{
-		name:    "email address in a bounce",
-		in:      "notify: delivery to jane.doe+alerts@example.co.uk bounced (550 5.1.1)",
-		secrets: []string{"jane.doe+alerts@example.co.uk", "jane.doe"},
-		keep:    []string{"bounced (550 5.1.1)"},
-	},
-	{
-		name:    "international phone number",
-		in:      "escalation: call +44 20 7946 0958 or +1 415 555 0100 (on call)",
-		secrets: []string{"7946 0958", "415 555 0100"},
-		keep:    []string{"escalation: call", "(on call)"},
-	},
-	{
-		name:    "north american phone numbers",
-		in:      "customer phone (415) 555-0132, alt 415-555-0199, fax 415.555.0177, home 212 555 0143",
-		secrets: []string{"555-0132", "555-0199", "555.0177", "555 0143"},
-		keep:    []string{"customer phone", "fax"},
-	},
-	{
-		name:    "card numbers with and without separators",
-		in:      "payment declined: card 4111 1111 1111 1111, retry with 5555-5555-5555-4444 or 378282246310005",
-		secrets: []string{"4111 1111 1111 1111", "5555-5555-5555-4444", "378282246310005", "1111 1111"},
-		keep:    []string{"payment declined: card"},
-	},
-	{
-		name:    "US SSN",
-		in:      "applicant ssn 123-45-6789 failed verification",
-		secrets: []string{"123-45-6789"},
-		keep:    []string{"failed verification"},
-	},
-	{
-		name:    "password in YAML",
-		in:      "database:\n  host: db.internal\n  password: hunter2-Correct\n  port: 5432",
-		secrets: []string{"hunter2-Correct"},
-		keep:    []string{"host: db.internal", "port: 5432"},
-	},
-	{
-		name:    "password with spaces in escaped JSON",
-		in:      `error: bad config "{\"db_password\":\"correct horse battery\",\"db_user\":\"bob\"}"`,
-		secrets: []string{"correct horse battery", "horse battery"},
-		keep:    []string{`\"db_user\":\"bob\"`},
-	},
-	{
-		name:    "api key in a Python repr",
-		in:      "KeyError in handler: {'api_key': 'abc123secretvalue', 'model': 'gpt-4o-mini'}",
-		secrets: []string{"abc123secretvalue"},
-		keep:    []string{"'model': 'gpt-4o-mini'"},
-	},
-	{
-		name:    "session token after a stack trace",
-		in:      "goroutine 7 [running]:\nmain.call(0xc000010000, {0x1, 0x2})\n\t/app/main.go:42 +0x1d\nsession_token=tok_9f8e7d6c5b4a3f2e",
-		secrets: []string{"tok_9f8e7d6c5b4a3f2e"},
-		keep:    []string{"goroutine 7 [running]:", "/app/main.go:42 +0x1d"},
-	},
-	{
-		name:    "standalone bearer token in an error",
-		in:      "upstream rejected Bearer abcDEF123456ghiJKL789 with 401",
-		secrets: []string{"abcDEF123456ghiJKL789"},
-		keep:    []string{"with 401"},
-	},
-	{
-		name:    "secret key value in a structured log line",
-		in:      `time=2024-01-15T10:30:00Z level=ERROR msg="llm call failed" model=gpt-4o-mini client_secret="s3cr3t with spaces" status=401`,
-		secrets: []string{"s3cr3t with spaces"},
-		keep:    []string{`msg="llm call failed"`, "model=gpt-4o-mini", "status=401", "time=2024-01-15T10:30:00Z"},
-	},
-	{
-		name: "AWS SigV4 Authorization header",
-		in: "Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20240115/us-east-1/sqs/aws4_request, " +
-			"SignedHeaders=host;x-amz-date, Signature=fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024",
-		secrets: []string{"AKIAIOSFODNN7EXAMPLE", "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024"},
-		keep:    []string{"SignedHeaders=host;x-amz-date"},
-	},
-	{
-		name:    "signature in a webhook header dump",
-		in:      "X-Hub-Signature-256: sha256=6e3c1f0d2b4a59687a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
-		secrets: []string{"6e3c1f0d2b4a59687a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f"},
-	},
-}
-
+// TestStringRemovesPlantedSecrets judges the secrets in their contexts
+// (testdata/planted/secrets-in-context.json) by String: each secret gone,
+// each fact kept, a marker where the secret stood, and a second pass
+// changing nothing.
 func TestStringRemovesPlantedSecrets(t *testing.T) {
 	t.Parallel()
-	if len(plantedCorpus) < 40 {
-		t.Fatalf("corpus has %d cases, want at least 40", len(plantedCorpus))
+	cases := plantedCases(t, "secrets-in-context")
+	if len(cases) < 40 {
+		t.Fatalf("corpus has %d cases, want at least 40", len(cases))
 	}
-	for _, tc := range plantedCorpus {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got := redact.String(tc.in)
-			for _, s := range tc.secrets {
-				if strings.Contains(got, s) {
-					t.Errorf("secret %q survived:\n in: %s\nout: %s", s, tc.in, got)
-				}
-			}
-			for _, s := range tc.keep {
-				if !strings.Contains(got, s) {
-					t.Errorf("lost %q:\n in: %s\nout: %s", s, tc.in, got)
-				}
-			}
+			tc.check(t, "String", got)
 			if !strings.Contains(got, "[REDACTED:") {
 				t.Errorf("no marker in %q", got)
 			}
@@ -517,15 +100,11 @@ func TestStringRemovesPlantedSecrets(t *testing.T) {
 // String for text, and walks the JSON cases).
 func TestJSONRemovesPlantedSecrets(t *testing.T) {
 	t.Parallel()
-	for _, tc := range plantedCorpus {
+	for _, tc := range plantedCases(t, "secrets-in-context") {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got := string(redact.JSON([]byte(tc.in)))
-			for _, s := range tc.secrets {
-				if strings.Contains(got, s) {
-					t.Errorf("secret %q survived:\n in: %s\nout: %s", s, tc.in, got)
-				}
-			}
+			planted{secrets: tc.secrets}.check(t, "JSON", got)
 			if json.Valid([]byte(tc.in)) && !json.Valid([]byte(got)) {
 				t.Errorf("valid JSON in, invalid out: %s", got)
 			}
@@ -533,9 +112,26 @@ func TestJSONRemovesPlantedSecrets(t *testing.T) {
 	}
 }
 
+// stringWant is a text and all String must make of it.
+type stringWant struct{ in, want string }
+
+// wantStrings runs String over each test's text, as a parallel subtest
+// named by the test, and wants exactly what the test wants.
+func wantStrings(t *testing.T, tests map[string]stringWant) {
+	t.Helper()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := redact.String(tc.in); got != tc.want {
+				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestStringMarkers(t *testing.T) {
 	t.Parallel()
-	tests := map[string]struct{ in, want string }{
+	tests := map[string]stringWant{
 		"openai key":          {"key sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0L", "key [REDACTED:openai-key]"},
 		"anthropic key":       {"key sk-ant-api03-AbCdEfGhIjKlMnOpQrSt", "key [REDACTED:anthropic-key]"},
 		"aws key id":          {"id AKIAIOSFODNN7EXAMPLE.", "id [REDACTED:aws-access-key]."},
@@ -567,14 +163,7 @@ func TestStringMarkers(t *testing.T) {
 		"ported rule":         {"token glpat-Zq3xV9kLm2Pw8RtY4bNc ok", "token [REDACTED:credential] ok"},
 		"empty":               {"", ""},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if got := redact.String(tc.in); got != tc.want {
-				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	wantStrings(t, tests)
 }
 
 // survivors are what an operator needs to read; String must not touch them.
@@ -1126,18 +715,19 @@ func TestKinds(t *testing.T) {
 // Many goroutines share the compiled tables.
 func TestConcurrentUse(t *testing.T) {
 	t.Parallel()
+	cases := plantedCases(t, "secrets-in-context")
 	done := make(chan string)
 	for range 8 {
 		go func() {
 			var out string
-			for _, tc := range plantedCorpus {
+			for _, tc := range cases {
 				out = redact.String(tc.in)
 				_ = redact.JSON([]byte(tc.in))
 			}
 			done <- out
 		}()
 	}
-	want := redact.String(plantedCorpus[len(plantedCorpus)-1].in)
+	want := redact.String(cases[len(cases)-1].in)
 	for range 8 {
 		if got := <-done; got != want {
 			t.Errorf("concurrent result %q, want %q", got, want)
@@ -1149,7 +739,7 @@ func TestConcurrentUse(t *testing.T) {
 // docs/design.md "Redaction", with the marker each gets.
 func TestDenyByDefault(t *testing.T) {
 	t.Parallel()
-	tests := map[string]struct{ in, want string }{
+	tests := map[string]stringWant{
 		"unknown vendor token":      {"retry with gsk_Iw23uPOzcF3U9lY6snmaWGdyb3FY7rFwT2FFaGHt", "retry with [REDACTED:token]"},
 		"prefixed hex key":          {"key pri_099889f14d114dfaae476569b395eade ok", "key [REDACTED:token] ok"},
 		"password in prose":         {"the password is Tr0ub4dor3 now", "the password is [REDACTED:password] now"},
@@ -1182,14 +772,7 @@ func TestDenyByDefault(t *testing.T) {
 		"passcode":                  {"passcode: 482916", "passcode: [REDACTED:password]"},
 		"digest authorization":      {"Authorization: Digest username=\"ops\", response=\"6629fae49393a05397450978507c4ef1\"\nHost: x", "Authorization: Digest [REDACTED:bearer]\nHost: x"},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if got := redact.String(tc.in); got != tc.want {
-				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	wantStrings(t, tests)
 }
 
 // asciiLower lowers s's ASCII letters only, as the trigger scan lowers a

@@ -886,14 +886,7 @@ func reactLabel(l string) bool { return l == "thought:" || l == "action input:" 
 // findAgentStep finds the content after an agent step's label, or a task
 // field's description in an agent's log file.
 func findAgentStep(s string, from int) []int {
-	for ls := from; ls < len(s); {
-		le := lineEnd(s, ls)
-		if loc := agentStepIn(s, ls, le); loc != nil {
-			return loc
-		}
-		ls = le + 1
-	}
-	return nil
+	return findInLines(s, from, agentStepIn)
 }
 
 // agentStepIn looks in the line s[ls:le] for a step's label where a step

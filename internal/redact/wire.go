@@ -37,9 +37,7 @@ func findTableCredential(s string, from int) []int {
 		for ks < ke && (s[ks] == ' ' || s[ks] == '\t') {
 			ks++
 		}
-		for ke > ks && (s[ke-1] == ' ' || s[ke-1] == '\t') {
-			ke--
-		}
+		ke = skipBlanksBack(s, ks, ke)
 		// The value's cell: to the next separator or the line's end.
 		vs := i + w
 		ve := vs
@@ -49,9 +47,7 @@ func findTableCredential(s string, from int) []int {
 		for vs < ve && (s[vs] == ' ' || s[vs] == '\t') {
 			vs++
 		}
-		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
-			ve--
-		}
+		ve = skipBlanksBack(s, vs, ve)
 		i += w - 1
 		if ke <= ks || ve <= vs || !cellName(s[ks:ke]) || strings.ContainsAny(s[vs:ve], " \t") {
 			continue
@@ -168,10 +164,7 @@ func quotedCommand(s string, i int) string {
 // where a command does: after blanks at a line's start, a quote, a
 // direction marker, or (tagged) a tag of letters and digits.
 func commandPosition(s string, i int, tagged bool) bool {
-	j := i
-	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-		j--
-	}
+	j := skipBlanksBack(s, 0, i)
 	if j == 0 || s[j-1] == '\n' || s[j-1] == '\r' {
 		return true
 	}
