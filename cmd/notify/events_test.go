@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -41,47 +38,39 @@ func TestSampleNoticeEvents(t *testing.T) {
 	const secret = "whsec_events_test_secret"
 	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
 	srv := fakes.StartTest(t, hook)
-	files, err := filepath.Glob(filepath.Join(runnertest.ModuleRoot(t), "events", "notify", "notices*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no sample notice events: %v", err)
-	}
-	for _, path := range files {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ev events.SQSEvent
-		if err := json.Unmarshal(raw, &ev); err != nil {
-			t.Fatalf("%s is not an SQS event: %v", path, err)
-		}
-		items := store.NewMemory()
-		for _, rec := range ev.Records {
-			n, err := notice.Decode(rec.Body)
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
+	// The group ends when every file's parallel subtest has, before the
+	// deliveries are read.
+	t.Run("files", func(t *testing.T) {
+		runnertest.EachEvent(t, "notify/notices*.json", func(t *testing.T, path string, ev events.SQSEvent) {
+			items := store.NewMemory()
+			for _, rec := range ev.Records {
+				n, err := notice.Decode(rec.Body)
+				if err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				items.Put(store.Item{ID: n.ItemID, Kind: store.KindAction, WebhookURL: srv.URL + "/hooks/" + n.ItemID})
 			}
-			items.Put(store.Item{ID: n.ItemID, Kind: store.KindAction, WebhookURL: srv.URL + "/hooks/" + n.ItemID})
-		}
-		rt := &router{
-			stage: func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
-				t.Fatalf("%s: a notice reached the stage's runner", path)
-				return events.SQSEventResponse{}, nil
-			},
-			notices: &notice.Handler{Items: items, Ledger: ledger.NewMemory(), SQS: runnertest.NewQueues(), QueueURL: "https://q/n",
-				Poster: newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})},
-			noticeQueue: "n", stageQueue: "triage-local-NotifyQueue", log: testLog(),
-		}
-		resp, err := rt.Handle(context.Background(), ev)
-		if err != nil || len(resp.BatchItemFailures) != 0 {
-			t.Fatalf("%s: %v, kept %v", path, err, resp.BatchItemFailures)
-		}
-		for _, rec := range ev.Records {
-			n, _ := notice.Decode(rec.Body)
-			if got := hook.DeliveryCount(n.ID); got != 1 {
-				t.Errorf("%s: %s delivered %d times", path, n.ID, got)
+			rt := &router{
+				stage: func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+					t.Fatalf("%s: a notice reached the stage's runner", path)
+					return events.SQSEventResponse{}, nil
+				},
+				notices: &notice.Handler{Items: items, Ledger: ledger.NewMemory(), SQS: runnertest.NewQueues(), QueueURL: "https://q/n",
+					Poster: newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})},
+				noticeQueue: "n", stageQueue: "triage-local-NotifyQueue", log: testLog(),
 			}
-		}
-	}
+			resp, err := rt.Handle(context.Background(), ev)
+			if err != nil || len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("%s: %v, kept %v", path, err, resp.BatchItemFailures)
+			}
+			for _, rec := range ev.Records {
+				n, _ := notice.Decode(rec.Body)
+				if got := hook.DeliveryCount(n.ID); got != 1 {
+					t.Errorf("%s: %s delivered %d times", path, n.ID, got)
+				}
+			}
+		})
+	})
 	for _, d := range hook.Deliveries() {
 		if !d.SignatureValid || (d.Event != string(notice.Failed) && d.Event != string(notice.RetryScheduled)) {
 			t.Errorf("delivery %+v", d)

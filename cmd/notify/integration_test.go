@@ -31,17 +31,12 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 // receiver got exactly one delivery.
 func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	t.Parallel()
-	const secret = "whsec_integration_secret"
-	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
-	srv := fakes.StartTest(t, hook)
-	env := localtest.Stack(t, nil)
+	hook, srv, env, q, db := webhookStack(t)
 	ctx := context.Background()
-	q := sqs.NewFromConfig(env.AWS)
-	db := dynamodb.NewFromConfig(env.AWS)
 	items := &store.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	r := &runner.Runner{
 		Stage: work.Notify,
-		Work:  newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }}),
+		Work:  signingNotifier(),
 		Items: items, ErrorLog: &store.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: q,
 		QueueURL: env.Stack.QueueURL(work.Notify), DLQURL: env.Stack.DLQURL(work.Notify), Profile: policy.Standard(),
 	}
@@ -88,13 +83,8 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 // attempts.
 func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	t.Parallel()
-	const secret = "whsec_notice_secret"
-	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: secret})
-	srv := fakes.StartTest(t, hook)
-	env := localtest.Stack(t, nil)
+	hook, srv, env, q, db := webhookStack(t)
 	ctx := context.Background()
-	q := sqs.NewFromConfig(env.AWS)
-	db := dynamodb.NewFromConfig(env.AWS)
 	items := &store.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable()}
 	noticeURL := env.Stack.NoticeQueueURL()
 	llm := &runner.Runner{
@@ -139,7 +129,7 @@ func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	}
 	trail := &ledger.Trail{DB: db, Table: env.Stack.AuditTable()}
 	h := &notice.Handler{Items: items, Ledger: trail, SQS: q, QueueURL: noticeURL, InitialDelay: time.Second,
-		Poster: newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})}
+		Poster: signingNotifier()}
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
 		runnertest.Pump(ctx, t, q, noticeURL, h.Handle, time.Second)
 		if depth := queueDepth(t, q, noticeURL); depth == 0 && hook.DeliveryCount(n.ID) > 0 {
@@ -164,6 +154,26 @@ func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	if l := entries[0].Notice; l.State != ledger.NoticeDelivered || l.Attempts != 2 || l.LastClass != failure.UpstreamUnavailable {
 		t.Fatalf("ledger %+v", l)
 	}
+}
+
+// integrationSecret is the webhook signing secret of the tests on moto.
+const integrationSecret = "whsec_integration_secret"
+
+// webhookStack is the setup of the tests on moto: a fake webhook receiver
+// checking signatures with integrationSecret, served on loopback, and a new
+// stack with its SQS and DynamoDB clients.
+func webhookStack(t *testing.T) (*fakes.Webhook, *fakes.Server, *localtest.Env, *sqs.Client, *dynamodb.Client) {
+	t.Helper()
+	hook := fakes.NewWebhook(fakes.WebhookOptions{Secret: integrationSecret})
+	srv := fakes.StartTest(t, hook)
+	env := localtest.Stack(t, nil)
+	return hook, srv, env, sqs.NewFromConfig(env.AWS), dynamodb.NewFromConfig(env.AWS)
+}
+
+// signingNotifier is the notify stage's client signing with
+// integrationSecret.
+func signingNotifier() *notifier {
+	return newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(integrationSecret), nil }})
 }
 
 func queueDepth(t *testing.T, q *sqs.Client, url string) int {

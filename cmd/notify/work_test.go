@@ -21,14 +21,12 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
+	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
 )
 
-// notifier has runner.Work's method set (spelled out so these tests do not
-// depend on the stage runner's package).
-var _ interface {
-	Run(context.Context, store.Item, gates.Delivery) (store.Output, error)
-} = (*notifier)(nil)
+// notifier is the stage runner's Work.
+var _ runner.Work = (*notifier)(nil)
 
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 

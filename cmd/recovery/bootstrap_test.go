@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -29,13 +28,10 @@ import (
 // re-enables it with a count of 2 and prints a ModelRecoveries EMF line.
 func TestRecoveryBootstrap(t *testing.T) {
 	t.Parallel()
-	env := localtest.Stack(t, nil)
-	served := lambdatest.Serve(t, env, "RecoveryFunc", "./cmd/recovery")
+	env, served, ctx := lambdatest.Start(t, nil, "RecoveryFunc", "./cmd/recovery")
 	svc, fn, vars := served.Service, served.Function, served.Env
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(30 minutes)" {
-		t.Fatalf("RecoveryFunc events = %+v, want one rate(30 minutes) schedule", fn.Events)
+	if ev := served.Schedule(t); ev.Schedule != "rate(30 minutes)" {
+		t.Fatalf("RecoveryFunc's schedule = %q, want rate(30 minutes)", ev.Schedule)
 	}
 	ahead := map[string]string{clockOffsetEnv: "61m"}
 	maps.Copy(ahead, vars)
@@ -50,10 +46,7 @@ func TestRecoveryBootstrap(t *testing.T) {
 		fn        string
 		recovered string
 	}{{"RecoveryFunc", ""}, {"RecoveryFuncAhead", "bad-model"}} {
-		res, err := svc.Invoke(ctx, tc.fn, event)
-		if err != nil || res.FunctionError != nil {
-			t.Fatalf("%s: %v %v\n%s", tc.fn, err, res.FunctionError, res.Logs)
-		}
+		res := served.Invoke(t, ctx, tc.fn, event)
 		var rep health.Report
 		if err := json.Unmarshal(res.Payload, &rep); err != nil || strings.Join(rep.Recovered, ",") != tc.recovered {
 			t.Fatalf("%s: report %s (%v), want recovered %q\n%s", tc.fn, res.Payload, err, tc.recovered, res.Logs)
@@ -77,14 +70,11 @@ func TestRecoveryBootstrap(t *testing.T) {
 func TestRulesAtInit(t *testing.T) {
 	t.Parallel()
 	param := "/" + localtest.UniqueName(t) + "/rules"
-	env := localtest.Stack(t, map[string]string{"ClassificationRulesParameter": param})
-	served := lambdatest.Serve(t, env, "RecoveryFunc", "./cmd/recovery")
+	env, served, ctx := lambdatest.Start(t, map[string]string{"ClassificationRulesParameter": param}, "RecoveryFunc", "./cmd/recovery")
 	svc, fn, vars := served.Service, served.Function, served.Env
 	if vars["CLASSIFICATION_RULES_PARAMETER"] != param {
 		t.Fatalf("the template gives CLASSIFICATION_RULES_PARAMETER=%q, want %q", vars["CLASSIFICATION_RULES_PARAMETER"], param)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
 	params := ssm.NewFromConfig(env.AWS)
 	put := func(value string) {
 		t.Helper()

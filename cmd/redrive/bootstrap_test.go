@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -26,18 +25,12 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 // a moto stack, on events/redrive/replay-llm-by-class.json.
 func TestRedriveBootstrap(t *testing.T) {
 	t.Parallel()
-	env := localtest.Stack(t, nil)
-	served := lambdatest.Serve(t, env, "RedriveFunc", "./cmd/redrive")
-	svc, fn, vars := served.Service, served.Function, served.Env
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
+	env, served, ctx := lambdatest.Start(t, nil, "RedriveFunc", "./cmd/redrive")
+	vars := served.Env
 	// One event: the schedule that resumes what the queues' redrive
 	// backstop moved, whose input is a valid replay of backstop messages
 	// only (an operator invokes the function directly for the rest).
-	if len(fn.Events) != 1 || fn.Events[0].Type != "Schedule" {
-		t.Fatalf("RedriveFunc events = %+v, want the backstop's schedule alone", fn.Events)
-	}
-	input, _ := fn.Events[0].Properties["Input"].(string)
+	input, _ := served.Schedule(t).Properties["Input"].(string)
 	var backstop replay.Request
 	if err := json.Unmarshal([]byte(input), &backstop); err != nil || backstop.Validate() != nil || !backstop.Filter.Backstop {
 		t.Fatalf("the backstop schedule's input %q: %+v, %v", input, backstop, err)
@@ -70,10 +63,7 @@ func TestRedriveBootstrap(t *testing.T) {
 	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(vars["FETCH_DLQ_URL"]), MessageBody: aws.String(raw)}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Invoke(ctx, "RedriveFunc", []byte(input))
-	if err != nil || res.FunctionError != nil {
-		t.Fatalf("invoke the backstop's schedule: %v %v\n%s", err, res.FunctionError, res.Logs)
-	}
+	res := served.Invoke(t, ctx, "RedriveFunc", []byte(input))
 	var bsum replay.Summary
 	if err := json.Unmarshal(res.Payload, &bsum); err != nil || bsum.Replayed != 1 || bsum.Items[0].ItemID != "story-000124" {
 		t.Fatalf("backstop summary %s (%v)\n%s", res.Payload, err, res.Logs)
@@ -85,10 +75,7 @@ func TestRedriveBootstrap(t *testing.T) {
 		t.Fatalf("triage's dead letter after the backstop's run: %+v, %v", it, err)
 	}
 	event := localtest.Event(t, "redrive/replay-llm-by-class.json")
-	res, err = svc.Invoke(ctx, "RedriveFunc", event)
-	if err != nil || res.FunctionError != nil {
-		t.Fatalf("invoke: %v %v\n%s", err, res.FunctionError, res.Logs)
-	}
+	res = served.Invoke(t, ctx, "RedriveFunc", event)
 	var sum replay.Summary
 	if err := json.Unmarshal(res.Payload, &sum); err != nil || sum.Replayed != 1 || sum.Items[0].Target != work.LLM {
 		t.Fatalf("summary %s (%v)\n%s", res.Payload, err, res.Logs)
@@ -102,7 +89,7 @@ func TestRedriveBootstrap(t *testing.T) {
 		t.Fatalf("llm queue: %v, %d messages", err, len(out.Messages))
 	}
 	// An invalid request is the invocation's error.
-	res, err = svc.Invoke(ctx, "RedriveFunc", []byte(`{"dlqs":"all"}`))
+	res, err = served.Service.Invoke(ctx, "RedriveFunc", []byte(`{"dlqs":"all"}`))
 	if err != nil || res.FunctionError == nil {
 		t.Fatalf("a request without a note: %v, %+v", err, res)
 	}

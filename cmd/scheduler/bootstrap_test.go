@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -25,13 +24,10 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 // against a moto stack: a due parked wait is sent to its stage queue once.
 func TestSchedulerBootstrap(t *testing.T) {
 	t.Parallel()
-	env := localtest.Stack(t, nil)
-	served := lambdatest.Serve(t, env, "SchedulerFunc", "./cmd/scheduler")
-	svc, fn, vars := served.Service, served.Function, served.Env
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	if len(fn.Events) != 1 || fn.Events[0].Schedule != "rate(1 minute)" {
-		t.Fatalf("SchedulerFunc events = %+v, want one rate(1 minute) schedule", fn.Events)
+	env, served, ctx := lambdatest.Start(t, nil, "SchedulerFunc", "./cmd/scheduler")
+	vars := served.Env
+	if ev := served.Schedule(t); ev.Schedule != "rate(1 minute)" {
+		t.Fatalf("SchedulerFunc's schedule = %q, want rate(1 minute)", ev.Schedule)
 	}
 
 	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: vars["PARKED_TABLE"]}
@@ -58,10 +54,7 @@ func TestSchedulerBootstrap(t *testing.T) {
 	}
 	event := localtest.Event(t, "scheduler/scheduled.json")
 	for i, want := range []scheduler.Result{{Sent: 2, Released: 1}, {Sent: 0}} {
-		res, err := svc.Invoke(ctx, "SchedulerFunc", event)
-		if err != nil || res.FunctionError != nil {
-			t.Fatalf("invoke %d: %v %v\n%s", i, err, res.FunctionError, res.Logs)
-		}
+		res := served.Invoke(t, ctx, "SchedulerFunc", event)
 		var r scheduler.Result
 		if err := json.Unmarshal(res.Payload, &r); err != nil || r.Sent != want.Sent || r.Released != want.Released {
 			t.Fatalf("run %d: %s (%v), want %d sent, %d released from a gate\n%s", i, res.Payload, err, want.Sent, want.Released, res.Logs)

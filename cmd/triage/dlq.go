@@ -7,7 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -34,12 +35,7 @@ type verbCmd struct {
 func dispatchVerb(group string, subs map[string]verbCmd, stdout io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(flagOutput, "usage: triage %s VERB [flags]\n\nverbs:\n", group)
-		names := make([]string, 0, len(subs))
-		for n := range subs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(subs)) {
 			fmt.Fprintf(flagOutput, "  %-12s %s\n", n, subs[n].summary)
 		}
 		fmt.Fprintf(flagOutput, "\nRun \"triage %s VERB --help\" for a verb's flags.\n", group)

@@ -66,21 +66,11 @@ type Articles struct {
 // NewArticles returns a fake article server; it is an http.Handler.
 func NewArticles(opts ArticleOptions) *Articles {
 	opts.Shared = opts.Shared.withDefaults()
-	if opts.Size <= 0 {
-		opts.Size = DefaultArticleSize
-	}
-	if opts.HugeSize <= 0 {
-		opts.HugeSize = DefaultHugeSize
-	}
-	if opts.RetryAfter <= 0 {
-		opts.RetryAfter = DefaultArticleRetryAfter
-	}
-	if opts.SlowChunks <= 0 {
-		opts.SlowChunks = DefaultSlowChunks
-	}
-	if opts.SlowInterval <= 0 {
-		opts.SlowInterval = DefaultSlowInterval
-	}
+	opts.Size = positiveOr(opts.Size, DefaultArticleSize)
+	opts.HugeSize = positiveOr(opts.HugeSize, DefaultHugeSize)
+	opts.RetryAfter = positiveOr(opts.RetryAfter, DefaultArticleRetryAfter)
+	opts.SlowChunks = positiveOr(opts.SlowChunks, DefaultSlowChunks)
+	opts.SlowInterval = positiveOr(opts.SlowInterval, DefaultSlowInterval)
 	a := &Articles{Plan: NewPlan(ArticleFaults()...), opts: opts, mux: http.NewServeMux()}
 	a.rec = newRecorder(a.Plan, opts.Shared)
 	a.mux.HandleFunc("GET /articles/{id}", a.article)

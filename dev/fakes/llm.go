@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,9 +131,7 @@ type LLM struct {
 // ModelFaults entry is not an LLM fault.
 func NewLLM(opts LLMOptions) (*LLM, error) {
 	opts.Shared = opts.Shared.withDefaults()
-	if opts.RetryAfter <= 0 {
-		opts.RetryAfter = DefaultLLMRetryAfter
-	}
+	opts.RetryAfter = positiveOr(opts.RetryAfter, DefaultLLMRetryAfter)
 	l := &LLM{Plan: NewPlan(LLMFaults()...), opts: opts, mux: http.NewServeMux()}
 	if _, err := l.normalizeModelFaults(opts.ModelFaults); err != nil {
 		return nil, err
@@ -190,9 +189,7 @@ func (l *LLM) SetDialectOutage(d Dialect, on bool, mode OutageMode) error {
 	if _, err := ParseDialect(string(d)); err != nil {
 		return err
 	}
-	if mode == "" {
-		mode = OutageUnavailable
-	}
+	mode = cmp.Or(mode, OutageUnavailable)
 	if !slices.Contains(OutageModes(), mode) {
 		return fmt.Errorf("unknown outage mode %q", mode)
 	}

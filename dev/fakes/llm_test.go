@@ -119,6 +119,17 @@ func decodeCompletion(t *testing.T, r response) (completion, string) {
 	return c, c.Choices[0].Message.Content
 }
 
+// errorOf decodes r's body as an OpenAI error, failing t when it is not
+// JSON.
+func errorOf(t *testing.T, r response) errorBody {
+	t.Helper()
+	var e errorBody
+	if err := json.Unmarshal(r.body, &e); err != nil {
+		t.Fatalf("decode error body: %v\n%s", err, r.body)
+	}
+	return e
+}
+
 func code(e errorBody) string {
 	if e.Error.Code == nil {
 		return "<null>"
@@ -154,10 +165,7 @@ func TestLLMFaults(t *testing.T) {
 			if r.status != want.status {
 				t.Fatalf("status = %d, want %d: %s", r.status, want.status, r.body)
 			}
-			var e errorBody
-			if err := json.Unmarshal(r.body, &e); err != nil {
-				t.Fatalf("decode error body: %v\n%s", err, r.body)
-			}
+			e := errorOf(t, r)
 			if e.Error.Type != want.typ || code(e) != want.code || !strings.Contains(e.Error.Message, want.message) {
 				t.Errorf("error = %+v code %s, want type %s code %s message ~%q", e.Error, code(e), want.typ, want.code, want.message)
 			}
@@ -294,11 +302,7 @@ func TestLLMAuth(t *testing.T) {
 			if tt.status == 200 {
 				return
 			}
-			var e errorBody
-			if err := json.Unmarshal(r.body, &e); err != nil {
-				t.Fatal(err)
-			}
-			if code(e) != tt.code || !strings.HasPrefix(e.Error.Message, tt.message) {
+			if e := errorOf(t, r); code(e) != tt.code || !strings.HasPrefix(e.Error.Message, tt.message) {
 				t.Errorf("error = %s %q, want %s %q", code(e), e.Error.Message, tt.code, tt.message)
 			}
 		})

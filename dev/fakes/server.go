@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,13 +41,9 @@ type Shared struct {
 }
 
 func (s Shared) withDefaults() Shared {
-	if s.MaxHang <= 0 {
-		s.MaxHang = DefaultMaxHang
-	}
+	s.MaxHang = positiveOr(s.MaxHang, DefaultMaxHang)
 	s.Clock = clock.Or(s.Clock)
-	if s.KeepCalls <= 0 {
-		s.KeepCalls = DefaultKeepCalls
-	}
+	s.KeepCalls = positiveOr(s.KeepCalls, DefaultKeepCalls)
 	return s
 }
 
@@ -89,9 +86,7 @@ func StartTest(t testing.TB, h http.Handler) *Server {
 // host, including an empty one (all interfaces), is an error: the fakes never
 // listen beyond the machine. Call Close when done.
 func Start(addr string, h http.Handler) (*Server, error) {
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
+	addr = cmp.Or(addr, "127.0.0.1:0")
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("fakes listen address %q: %w", addr, err)
@@ -254,4 +249,12 @@ func writeText(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))
+}
+
+// positiveOr is v, or def when v is not positive: an option's default.
+func positiveOr[T ~int | ~int64 | ~float64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

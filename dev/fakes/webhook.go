@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -142,15 +143,9 @@ func NewWebhook(opts WebhookOptions) *Webhook {
 	if opts.Tolerance == 0 {
 		opts.Tolerance = DefaultSignatureTolerance
 	}
-	if opts.RetryAfter <= 0 {
-		opts.RetryAfter = DefaultWebhookRetryAfter
-	}
-	if opts.DiscordRetryAfter <= 0 {
-		opts.DiscordRetryAfter = DefaultDiscordRetryAfter
-	}
-	if opts.KeepDeliveries <= 0 {
-		opts.KeepDeliveries = DefaultKeepDeliveries
-	}
+	opts.RetryAfter = positiveOr(opts.RetryAfter, DefaultWebhookRetryAfter)
+	opts.DiscordRetryAfter = positiveOr(opts.DiscordRetryAfter, DefaultDiscordRetryAfter)
+	opts.KeepDeliveries = positiveOr(opts.KeepDeliveries, DefaultKeepDeliveries)
 	h := &Webhook{Plan: NewPlan(WebhookFaults()...), opts: opts, mux: http.NewServeMux()}
 	h.rec = newRecorder(h.Plan, opts.Shared)
 	h.Reset()
@@ -293,9 +288,7 @@ func (h *Webhook) hook(w http.ResponseWriter, r *http.Request) {
 	body, readErr := io.ReadAll(http.MaxBytesReader(sw, r.Body, maxWebhookBody))
 	idem := r.Header.Get(IdempotencyHeader)
 	key := idem
-	if key == "" {
-		key = name
-	}
+	key = cmp.Or(key, name)
 	d := h.Decide(key)
 	signed := h.opts.Secret != "" && readErr == nil && h.verify(r, body)
 	fault := d.Fault

@@ -9,6 +9,7 @@ package policycheck
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -56,12 +57,7 @@ var ObjectActions = []string{"s3:GetObject", "s3:PutObject"}
 // checked for reach.
 func Check(resources map[string]Resource, reach map[string][]string) []Finding {
 	var out []Finding
-	ids := make([]string, 0, len(resources))
-	for id := range resources {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(resources)) {
 		r := resources[id]
 		switch r.Type {
 		case "AWS::Serverless::Function":

@@ -168,19 +168,25 @@ func (s *sqsSim) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...f
 	if err != nil {
 		return nil, err
 	}
-	body := aws.ToString(in.MessageBody)
-	var attrs map[string]string
-	if len(in.MessageAttributes) > 0 {
-		attrs = make(map[string]string, len(in.MessageAttributes))
-		for k, v := range in.MessageAttributes {
-			attrs[k] = aws.ToString(v.StringValue)
-		}
-	}
+	body, attrs := aws.ToString(in.MessageBody), stringAttributes(in.MessageAttributes)
 	s.e.meter.sqs(sqsSendMessage, len(body)+attrBytes(attrs))
 	s.e.clock.spend(s.e.sc.AWSLatency.SQS.D())
 	id := s.e.newMessageID()
 	s.e.enqueue(sqsOp{send: true, q: q, id: id, body: body, attrs: attrs})
 	return &sqs.SendMessageOutput{MessageId: aws.String(id)}, nil
+}
+
+// stringAttributes is a message's attributes as the simulator keeps them:
+// their string values by name (nil for none).
+func stringAttributes(in map[string]sqstypes.MessageAttributeValue) map[string]string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = aws.ToString(v.StringValue)
+	}
+	return out
 }
 
 // SendMessageBatch sends up to 10 messages (the runner's forwards).
@@ -192,14 +198,7 @@ func (s *sqsSim) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInp
 	out := &sqs.SendMessageBatchOutput{Successful: make([]sqstypes.SendMessageBatchResultEntry, 0, len(in.Entries))}
 	size := 0
 	for _, en := range in.Entries {
-		body := aws.ToString(en.MessageBody)
-		var attrs map[string]string
-		if len(en.MessageAttributes) > 0 {
-			attrs = make(map[string]string, len(en.MessageAttributes))
-			for k, v := range en.MessageAttributes {
-				attrs[k] = aws.ToString(v.StringValue)
-			}
-		}
+		body, attrs := aws.ToString(en.MessageBody), stringAttributes(en.MessageAttributes)
 		size += len(body) + attrBytes(attrs)
 		id := s.e.newMessageID()
 		s.e.enqueue(sqsOp{send: true, q: q, id: id, body: body, attrs: attrs, delay: time.Duration(en.DelaySeconds) * time.Second})

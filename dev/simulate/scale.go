@@ -135,6 +135,19 @@ type ScaleRow struct {
 func WriteScaleTable(w io.Writer, rows []ScaleRow, p Prices) error {
 	var b strings.Builder
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	// perRun writes the header of a table with a column a run: first's
+	// column, then each run's rate with suffix.
+	perRun := func(first, suffix string) {
+		f("| %s |", first)
+		for _, r := range rows {
+			f(" %s items/s%s |", fmtRate(r.Config.Rate), suffix)
+		}
+		f("\n|---|")
+		for range rows {
+			f("--:|")
+		}
+		f("\n")
+	}
 	f("| items/s | items | hottest key | its load (of 1,000 WCU / 3,000 RCU a second) | throttled requests | peak Lambda concurrency (fetch / llm / notify / account) | completion p50 / p99 | $ per 1k done items (%s) |\n", p.Date)
 	f("|--:|--:|---|--:|--:|---|---|--:|\n")
 	for _, r := range rows {
@@ -155,15 +168,7 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow, p Prices) error {
 		}
 	}
 	names := slices.Sorted(maps.Keys(tables))
-	f("| table or index |")
-	for _, r := range rows {
-		f(" %s items/s |", fmtRate(r.Config.Rate))
-	}
-	f("\n|---|")
-	for range rows {
-		f("--:|")
-	}
-	f("\n")
+	perRun("table or index", "")
 	for _, t := range names {
 		f("| `%s` |", t)
 		for _, r := range rows {
@@ -177,15 +182,8 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow, p Prices) error {
 		f("\n")
 	}
 	f("\nEach table's busiest second, all keys and indexes together, against an on-demand table's default quota of %s "+
-		"units a second each way:\n\n| table |", fmtRate(TableQuota))
-	for _, r := range rows {
-		f(" %s items/s (write / read units) |", fmtRate(r.Config.Rate))
-	}
-	f("\n|---|")
-	for range rows {
-		f("--:|")
-	}
-	f("\n")
+		"units a second each way:\n\n", fmtRate(TableQuota))
+	perRun("table", " (write / read units)")
 	tset := map[string]bool{}
 	for _, r := range rows {
 		for t := range r.Result.Keys.Tables {

@@ -136,31 +136,21 @@ type Usage struct {
 }
 
 func (m *meter) usage() Usage {
-	u := Usage{SQSRequests: map[string]int64{}, DynamoDBRequests: map[string]int64{}, LambdaInvocations: map[string]int64{},
-		S3Requests:        map[string]int64{},
+	return Usage{SQSRequests: counted(sqsNames[:], m.sqsReq[:]), DynamoDBRequests: counted(ddbNames[:], m.ddbReq[:]),
+		LambdaInvocations: counted(fnNames[:], m.inv[:]), S3Requests: counted(s3Names[:], m.s3Req[:]),
 		SQSBilledRequests: m.sqsBilled, WriteRequestUnits: m.wru, ReadRequestUnits: m.rru, LambdaTimeouts: m.timeouts,
 		LambdaGBSeconds: float64(m.billedMS) / 1000 * LambdaMemoryMB / 1024, BodyItemWrites: m.bodyW, BodyItemReads: m.bodyR}
-	for i, n := range m.s3Req {
+}
+
+// counted maps names[i] to counts[i] for every count above zero.
+func counted(names []string, counts []int64) map[string]int64 {
+	out := map[string]int64{}
+	for i, n := range counts {
 		if n > 0 {
-			u.S3Requests[s3Names[i]] = n
+			out[names[i]] = n
 		}
 	}
-	for i, n := range m.sqsReq {
-		if n > 0 {
-			u.SQSRequests[sqsNames[i]] = n
-		}
-	}
-	for i, n := range m.ddbReq {
-		if n > 0 {
-			u.DynamoDBRequests[ddbNames[i]] = n
-		}
-	}
-	for i, n := range m.inv {
-		if n > 0 {
-			u.LambdaInvocations[fnNames[i]] = n
-		}
-	}
-	return u
+	return out
 }
 
 // S3 returns the S3 requests of u.

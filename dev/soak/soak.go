@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -166,18 +167,10 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Items <= 0 {
-		o.Items = DefaultItems
-	}
-	if o.Wave <= 0 {
-		o.Wave = DefaultWave
-	}
-	if o.FunctionTimeout <= 0 {
-		o.FunctionTimeout = DefaultFunctionTimeout
-	}
-	if o.Visibility <= 0 {
-		o.Visibility = DefaultVisibility
-	}
+	o.Items = positiveOr(o.Items, DefaultItems)
+	o.Wave = positiveOr(o.Wave, DefaultWave)
+	o.FunctionTimeout = positiveOr(o.FunctionTimeout, DefaultFunctionTimeout)
+	o.Visibility = positiveOr(o.Visibility, DefaultVisibility)
 	if o.AWS == nil {
 		f := DefaultAWSFaults()
 		o.AWS = &f
@@ -190,21 +183,13 @@ func (o Options) withDefaults() Options {
 		o.Extra = DefaultExtraFaults()
 	}
 	o.Kills = zeroMeans(o.Kills, max(2, o.Items/25))
-	if o.KillEvery <= 0 {
-		o.KillEvery = DefaultKillEvery
-	}
+	o.KillEvery = positiveOr(o.KillEvery, DefaultKillEvery)
 	o.DuplicateRate = zeroMeans(o.DuplicateRate, DefaultDuplicateRate)
-	if o.DuplicateWithin <= 0 {
-		o.DuplicateWithin = 15 * time.Second
-	}
+	o.DuplicateWithin = positiveOr(o.DuplicateWithin, 15*time.Second)
 	o.SchemaInvalid = zeroMeans(o.SchemaInvalid, 1)
 	o.Outage = zeroMeans(o.Outage, DefaultOutage)
-	if o.OutageAt <= 0 {
-		o.OutageAt = DefaultOutageAt
-	}
-	if o.Backstop <= 0 {
-		o.Backstop = DefaultBackstop
-	}
+	o.OutageAt = positiveOr(o.OutageAt, DefaultOutageAt)
+	o.Backstop = positiveOr(o.Backstop, DefaultBackstop)
 	if o.Timeout <= 0 {
 		o.Timeout = 3*time.Minute + time.Duration(o.Items)*time.Second + o.Outage
 		if o.ActionFailures > 0 {
@@ -215,6 +200,14 @@ func (o Options) withDefaults() Options {
 		o.Out = io.Discard
 	}
 	return o
+}
+
+// positiveOr is v, or def when v is not positive: an option's default.
+func positiveOr[T ~int | ~int64 | ~float64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // zeroMeans reads an option whose zero means def and whose negative value
@@ -282,14 +275,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	dir := opts.LogDir
-	if dir == "" {
-		dir = filepath.Join(root, ".build", "soak")
-	}
-	buildDir := opts.BuildDir
-	if buildDir == "" {
-		buildDir = filepath.Join(root, ".build", "soak")
-	}
+	dir := cmp.Or(opts.LogDir, filepath.Join(root, ".build", "soak"))
+	buildDir := cmp.Or(opts.BuildDir, filepath.Join(root, ".build", "soak"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

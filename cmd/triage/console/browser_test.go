@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -370,7 +369,7 @@ func startConsole(ctx context.Context, t *testing.T, triage, endpoint, stackName
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &localtest.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -408,22 +407,4 @@ func startConsole(ctx context.Context, t *testing.T, triage, endpoint, stackName
 		t.Fatalf("triage console printed no URL in a minute\n%s", stderr.String())
 	}
 	return "", nil
-}
-
-// lockedBuffer is a process's stderr, read while the process writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

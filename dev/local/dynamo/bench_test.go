@@ -46,6 +46,26 @@ func benchEnv(b *testing.B, url string, size int) env {
 	return e
 }
 
+// benchSize is the items in a benchmark's table.
+const benchSize = 10000
+
+// benchOnTable runs op, the i-th request of a benchmark from 1 on, on a
+// table of benchSize items in each of benchTargets.
+func benchOnTable(b *testing.B, op func(b *testing.B, e env, i int) error) {
+	for target, url := range benchTargets(b) {
+		b.Run(target, func(b *testing.B) {
+			e := benchEnv(b, url, benchSize)
+			i := 0
+			for b.Loop() {
+				i++
+				if err := op(b, e, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func newLocal(b *testing.B) string {
 	b.Helper()
 	srv := httptestServer()
@@ -73,46 +93,27 @@ func claim(e env, id string, now int) *dynamodb.UpdateItemInput {
 // BenchmarkClaim is one claim-like conditional UpdateItem on a table of
 // 10,000 items, against the local DynamoDB and moto's.
 func BenchmarkClaim(b *testing.B) {
-	for target, url := range benchTargets(b) {
-		b.Run(target, func(b *testing.B) {
-			const size = 10000
-			e := benchEnv(b, url, size)
-			i := 0
-			for b.Loop() {
-				i++
-				if _, err := e.db.UpdateItem(b.Context(), claim(e, "item-"+strconv.Itoa(i%size), 2*i)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchOnTable(b, func(b *testing.B, e env, i int) error {
+		_, err := e.db.UpdateItem(b.Context(), claim(e, "item-"+strconv.Itoa(i%benchSize), 2*i))
+		return err
+	})
 }
 
 // BenchmarkTransactWriteItems is a stage's success as internal/store writes
 // it: a conditional update of the item and a put of a new sibling (its
 // body), on a table of 10,000 items, against the local DynamoDB and moto's.
 func BenchmarkTransactWriteItems(b *testing.B) {
-	for target, url := range benchTargets(b) {
-		b.Run(target, func(b *testing.B) {
-			const size = 10000
-			e := benchEnv(b, url, size)
-			i := 0
-			for b.Loop() {
-				i++
-				id := "item-" + strconv.Itoa(i%size)
-				_, err := e.db.TransactWriteItems(b.Context(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-					{Update: &types.Update{TableName: &e.table, Key: key(id),
-						UpdateExpression:          aws.String("SET #st = :done, g = :g, r = :r, last_write = :tok"),
-						ConditionExpression:       aws.String("attribute_exists(k) AND last_write <> :tok"),
-						ExpressionAttributeNames:  map[string]string{"#st": "state"},
-						ExpressionAttributeValues: map[string]types.AttributeValue{":done": s("done"), ":g": s("done#" + strconv.Itoa(i%4)), ":r": n(i), ":tok": s("t" + strconv.Itoa(i))}}},
-					{Put: &types.Put{TableName: &e.table, Item: map[string]types.AttributeValue{"k": s("body-" + strconv.Itoa(i)), "body": s("enrichment of " + id)},
-						ConditionExpression: aws.String("attribute_not_exists(k)")}},
-				}})
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchOnTable(b, func(b *testing.B, e env, i int) error {
+		id := "item-" + strconv.Itoa(i%benchSize)
+		_, err := e.db.TransactWriteItems(b.Context(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{TableName: &e.table, Key: key(id),
+				UpdateExpression:          aws.String("SET #st = :done, g = :g, r = :r, last_write = :tok"),
+				ConditionExpression:       aws.String("attribute_exists(k) AND last_write <> :tok"),
+				ExpressionAttributeNames:  map[string]string{"#st": "state"},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":done": s("done"), ":g": s("done#" + strconv.Itoa(i%4)), ":r": n(i), ":tok": s("t" + strconv.Itoa(i))}}},
+			{Put: &types.Put{TableName: &e.table, Item: map[string]types.AttributeValue{"k": s("body-" + strconv.Itoa(i)), "body": s("enrichment of " + id)},
+				ConditionExpression: aws.String("attribute_not_exists(k)")}},
+		}})
+		return err
+	})
 }

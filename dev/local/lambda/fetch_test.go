@@ -32,7 +32,7 @@ func TestFetchBootstrap(t *testing.T) {
 
 	fn, vars := env.Function(t, "FetchFunc")
 
-	var logs syncBuffer
+	var logs localtest.Buffer
 	svc := lambda.New(lambda.Options{BaseEnv: env.Environ(), Logs: &logs})
 	t.Cleanup(func() { _ = svc.Close() })
 	if err := svc.Register(lambda.Function{Name: fn.LogicalID, Bootstrap: bin, Env: vars, Timeout: fn.Timeout, MemoryMB: fn.MemorySize}); err != nil {

@@ -1,6 +1,7 @@
 package lambda
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -221,24 +222,12 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // New returns a Service with opts' defaults applied.
 func New(opts Options) *Service {
-	if opts.Region == "" {
-		opts.Region = DefaultRegion
-	}
-	if opts.AccountID == "" {
-		opts.AccountID = DefaultAccountID
-	}
-	if opts.MaxEnvironments <= 0 {
-		opts.MaxEnvironments = DefaultMaxEnvironments
-	}
-	if opts.InitTimeout <= 0 {
-		opts.InitTimeout = DefaultInitTimeout
-	}
-	if opts.StopGrace <= 0 {
-		opts.StopGrace = DefaultStopGrace
-	}
-	if opts.MaxLogBytes <= 0 {
-		opts.MaxLogBytes = DefaultMaxLogBytes
-	}
+	opts.Region = cmp.Or(opts.Region, DefaultRegion)
+	opts.AccountID = cmp.Or(opts.AccountID, DefaultAccountID)
+	opts.MaxEnvironments = positiveOr(opts.MaxEnvironments, DefaultMaxEnvironments)
+	opts.InitTimeout = positiveOr(opts.InitTimeout, DefaultInitTimeout)
+	opts.StopGrace = positiveOr(opts.StopGrace, DefaultStopGrace)
+	opts.MaxLogBytes = positiveOr(opts.MaxLogBytes, DefaultMaxLogBytes)
 	opts.BaseEnv = slices.Clone(opts.BaseEnv)
 	return &Service{opts: opts, fns: map[string]*function{}, closing: make(chan struct{})}
 }
@@ -265,15 +254,9 @@ func (s *Service) Register(fn Function) error {
 	if fn.Timeout < 0 || fn.Timeout > MaxTimeout {
 		return fmt.Errorf("%w: %s: timeout %v outside (0, %v]", ErrInvalidFunction, fn.Name, fn.Timeout, MaxTimeout)
 	}
-	if fn.MemoryMB <= 0 {
-		fn.MemoryMB = DefaultMemoryMB
-	}
-	if fn.Handler == "" {
-		fn.Handler = DefaultHandler
-	}
-	if fn.MaxEnvironments <= 0 {
-		fn.MaxEnvironments = s.opts.MaxEnvironments
-	}
+	fn.MemoryMB = positiveOr(fn.MemoryMB, DefaultMemoryMB)
+	fn.Handler = cmp.Or(fn.Handler, DefaultHandler)
+	fn.MaxEnvironments = positiveOr(fn.MaxEnvironments, s.opts.MaxEnvironments)
 	env := make(map[string]string, len(fn.Env))
 	for k, v := range fn.Env {
 		env[k] = v
@@ -701,4 +684,12 @@ func (s *Service) emit(fn, line string) {
 	if s.opts.OnLog != nil {
 		s.opts.OnLog(fn, line)
 	}
+}
+
+// positiveOr is v, or def when v is not positive: an option's default.
+func positiveOr[T ~int | ~int64 | ~float64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

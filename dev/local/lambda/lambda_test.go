@@ -18,18 +18,19 @@ import (
 
 	"github.com/triagehq/triage/dev/local/lambda"
 	"github.com/triagehq/triage/dev/local/lambda/lambdatest"
+	"github.com/triagehq/triage/dev/local/localtest"
 )
 
 // bundle is one Service with one registered function.
 type bundle struct {
 	svc  *lambda.Service
 	name string
-	logs *syncBuffer
+	logs *localtest.Buffer
 }
 
 func setup(t *testing.T, bin string, fn lambda.Function, opts lambda.Options) *bundle {
 	t.Helper()
-	b := &bundle{logs: &syncBuffer{}}
+	b := &bundle{logs: &localtest.Buffer{}}
 	if opts.Logs == nil {
 		opts.Logs = b.logs
 	}
@@ -530,24 +531,6 @@ func TestFunctionError(t *testing.T) {
 	if got := err.Error(); got != "Sandbox.Timedout: Task timed out after 3.00 seconds" {
 		t.Errorf("Error() = %q", got)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestRuntimeThatStopsPolling: a runtime that answers and then never polls

@@ -20,6 +20,7 @@
 package localtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -390,4 +391,34 @@ func KeptDir(t *testing.T, prefix string) string {
 		_ = os.RemoveAll(dir)
 	})
 	return dir
+}
+
+// Buffer is a bytes.Buffer that a process or a server writes while the
+// test reads it. Wrote, when set, is signalled (without blocking) after
+// every write.
+type Buffer struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	Wrote chan struct{}
+}
+
+// Write appends p to the buffer.
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	n, err := s.b.Write(p)
+	s.mu.Unlock()
+	if s.Wrote != nil {
+		select {
+		case s.Wrote <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+// String returns what was written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

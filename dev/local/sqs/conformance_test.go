@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -394,14 +395,9 @@ func testSendReceive(t *testing.T, tg *target) {
 // attrsMD5 is the MD5 of message attributes as the SQS documentation
 // describes it, written independently of the emulator's.
 func attrsMD5(attrs map[string]types.MessageAttributeValue) string {
-	names := make([]string, 0, len(attrs))
-	for k := range attrs {
-		names = append(names, k)
-	}
-	slices.Sort(names)
 	var buf []byte
 	put := func(b []byte) { buf = binary.BigEndian.AppendUint32(buf, uint32(len(b))); buf = append(buf, b...) }
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[n]
 		put([]byte(n))
 		put([]byte(aws.ToString(a.DataType)))

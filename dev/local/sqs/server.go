@@ -95,14 +95,31 @@ type operation func(s *Server, ctx context.Context, body []byte, host string) (a
 // ops are the operations the emulator implements, by name.
 var ops = map[string]operation{
 	"CreateQueue": (*Server).createQueue, "GetQueueUrl": (*Server).getQueueURL, "ListQueues": (*Server).listQueues,
-	"DeleteQueue": (*Server).deleteQueue, "PurgeQueue": (*Server).purgeQueue,
-	"GetQueueAttributes": (*Server).getQueueAttributes, "SetQueueAttributes": (*Server).setQueueAttributes,
-	"SendMessage": (*Server).sendMessage, "SendMessageBatch": (*Server).sendMessageBatch,
-	"ReceiveMessage": (*Server).receiveMessage, "DeleteMessage": (*Server).deleteMessage,
-	"DeleteMessageBatch": (*Server).deleteMessageBatch, "ChangeMessageVisibility": (*Server).changeMessageVisibility,
-	"ChangeMessageVisibilityBatch": (*Server).changeMessageVisibilityBatch,
-	"TagQueue":                     (*Server).tagQueue, "UntagQueue": (*Server).untagQueue, "ListQueueTags": (*Server).listQueueTags,
+	"DeleteQueue": onQueue((*Server).deleteQueue), "PurgeQueue": onQueue((*Server).purgeQueue),
+	"GetQueueAttributes": onQueue((*Server).getQueueAttributes), "SetQueueAttributes": onQueue((*Server).setQueueAttributes),
+	"SendMessage": onQueue((*Server).sendMessage), "SendMessageBatch": onQueue((*Server).sendMessageBatch),
+	"ReceiveMessage": (*Server).receiveMessage, "DeleteMessage": onQueue((*Server).deleteMessage),
+	"DeleteMessageBatch": onQueue((*Server).deleteMessageBatch), "ChangeMessageVisibility": onQueue((*Server).changeMessageVisibility),
+	"ChangeMessageVisibilityBatch": onQueue((*Server).changeMessageVisibilityBatch),
+	"TagQueue":                     onQueue((*Server).tagQueue), "UntagQueue": onQueue((*Server).untagQueue), "ListQueueTags": onQueue((*Server).listQueueTags),
 	"ListDeadLetterSourceQueues": (*Server).listDeadLetterSourceQueues,
+}
+
+// onQueue is an operation on the one queue its request names: it decodes
+// the request into In, looks up the queue In's QueueUrl names, and runs do
+// on both.
+func onQueue[In interface{ queueURL() string }](do func(s *Server, q *queue, in In) (any, *apiError)) operation {
+	return func(s *Server, _ context.Context, body []byte, _ string) (any, *apiError) {
+		var in In
+		if err := decode(body, &in); err != nil {
+			return nil, err
+		}
+		q, err := s.lookup(in.queueURL())
+		if err != nil {
+			return nil, err
+		}
+		return do(s, q, in)
+	}
 }
 
 // Reset deletes every queue, as moto's /moto-api/reset does its own.
@@ -233,15 +250,6 @@ func (s *Server) lookup(queueURL string) (*queue, *apiError) {
 		return nil, newError(errQueueDoesNotExist, "The specified queue does not exist.")
 	}
 	return q, nil
-}
-
-// decodeQueue decodes body into in and looks up the queue its QueueUrl
-// (read through queueURL, a field of in) names.
-func (s *Server) decodeQueue(body []byte, in any, queueURL *string) (*queue, *apiError) {
-	if err := decode(body, in); err != nil {
-		return nil, err
-	}
-	return s.lookup(*queueURL)
 }
 
 func (s *Server) queueByARN(arn string) *queue {
@@ -383,16 +391,15 @@ func (s *Server) listQueues(_ context.Context, body []byte, host string) (any, *
 	return out, nil
 }
 
+// queueInput is the QueueUrl of a request on one queue; the request types
+// of the other operations on one queue embed it.
 type queueInput struct {
 	QueueURL string `json:"QueueUrl"`
 }
 
-func (s *Server) deleteQueue(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in queueInput
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+func (in queueInput) queueURL() string { return in.QueueURL }
+
+func (s *Server) deleteQueue(q *queue, _ queueInput) (any, *apiError) {
 	s.mu.Lock()
 	if s.queues[q.name] == q {
 		delete(s.queues, q.name)
@@ -407,12 +414,7 @@ func (s *Server) deleteQueue(_ context.Context, body []byte, _ string) (any, *ap
 	return nil, nil
 }
 
-func (s *Server) purgeQueue(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in queueInput
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) purgeQueue(q *queue, _ queueInput) (any, *apiError) {
 	now := s.clock.Now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -424,15 +426,12 @@ func (s *Server) purgeQueue(_ context.Context, body []byte, _ string) (any, *api
 	return nil, nil
 }
 
-func (s *Server) getQueueAttributes(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string   `json:"QueueUrl"`
-		Names    []string `json:"AttributeNames"`
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+type getAttributesInput struct {
+	queueInput
+	Names []string `json:"AttributeNames"`
+}
+
+func (s *Server) getQueueAttributes(q *queue, in getAttributesInput) (any, *apiError) {
 	all := slices.Contains(in.Names, "All")
 	for _, n := range in.Names {
 		if n != "All" && !slices.Contains(settableAttributes, n) && !slices.Contains(readOnlyAttributes, n) {
@@ -462,15 +461,12 @@ func (s *Server) getQueueAttributes(_ context.Context, body []byte, _ string) (a
 	return map[string]any{"Attributes": out}, nil
 }
 
-func (s *Server) setQueueAttributes(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL   string            `json:"QueueUrl"`
-		Attributes map[string]string `json:"Attributes"`
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+type setAttributesInput struct {
+	queueInput
+	Attributes map[string]string `json:"Attributes"`
+}
+
+func (s *Server) setQueueAttributes(q *queue, in setAttributesInput) (any, *apiError) {
 	for _, name := range readOnlyAttributes {
 		if _, ok := in.Attributes[name]; ok {
 			return nil, newError(errInvalidAttributeName, "Unknown Attribute %s.", name)
@@ -489,30 +485,24 @@ func (s *Server) setQueueAttributes(_ context.Context, body []byte, _ string) (a
 	return nil, nil
 }
 
-func (s *Server) tagQueue(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string            `json:"QueueUrl"`
-		Tags     map[string]string `json:"Tags"`
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+type tagQueueInput struct {
+	queueInput
+	Tags map[string]string `json:"Tags"`
+}
+
+func (s *Server) tagQueue(q *queue, in tagQueueInput) (any, *apiError) {
 	q.mu.Lock()
 	maps.Copy(q.tags, in.Tags)
 	q.mu.Unlock()
 	return nil, nil
 }
 
-func (s *Server) untagQueue(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string   `json:"QueueUrl"`
-		Keys     []string `json:"TagKeys"`
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+type untagQueueInput struct {
+	queueInput
+	Keys []string `json:"TagKeys"`
+}
+
+func (s *Server) untagQueue(q *queue, in untagQueueInput) (any, *apiError) {
 	q.mu.Lock()
 	for _, k := range in.Keys {
 		delete(q.tags, k)
@@ -521,12 +511,7 @@ func (s *Server) untagQueue(_ context.Context, body []byte, _ string) (any, *api
 	return nil, nil
 }
 
-func (s *Server) listQueueTags(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in queueInput
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) listQueueTags(q *queue, _ queueInput) (any, *apiError) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.tags) == 0 {
@@ -537,7 +522,10 @@ func (s *Server) listQueueTags(_ context.Context, body []byte, _ string) (any, *
 
 func (s *Server) listDeadLetterSourceQueues(_ context.Context, body []byte, host string) (any, *apiError) {
 	var in queueInput
-	dlq, err := s.decodeQueue(body, &in, &in.QueueURL)
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	dlq, err := s.lookup(in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -639,15 +627,12 @@ func (q *queue) enqueue(now time.Time, msgs ...*message) *apiError {
 	return nil
 }
 
-func (s *Server) sendMessage(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string `json:"QueueUrl"`
-		sendEntry
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+type sendMessageInput struct {
+	queueInput
+	sendEntry
+}
+
+func (s *Server) sendMessage(q *queue, in sendMessageInput) (any, *apiError) {
 	now := s.clock.Now()
 	m, err := s.newMessage(q, in.sendEntry, now)
 	if err != nil {
@@ -688,15 +673,12 @@ type batchOutput[T any] struct {
 	Failed     []batchFailure `json:"Failed"`
 }
 
-func (s *Server) sendMessageBatch(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string      `json:"QueueUrl"`
-		Entries  []sendEntry `json:"Entries"`
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+type sendBatchInput struct {
+	queueInput
+	Entries []sendEntry `json:"Entries"`
+}
+
+func (s *Server) sendMessageBatch(q *queue, in sendBatchInput) (any, *apiError) {
 	ids := make([]string, len(in.Entries))
 	total := 0
 	for i, e := range in.Entries {
@@ -757,7 +739,7 @@ const (
 
 func (s *Server) receiveMessage(ctx context.Context, body []byte, _ string) (any, *apiError) {
 	var in struct {
-		QueueURL          string   `json:"QueueUrl"`
+		queueInput
 		AttributeNames    []string `json:"AttributeNames"`
 		SystemNames       []string `json:"MessageSystemAttributeNames"`
 		MessageAttributes []string `json:"MessageAttributeNames"`
@@ -765,7 +747,10 @@ func (s *Server) receiveMessage(ctx context.Context, body []byte, _ string) (any
 		VisibilityTimeout *int     `json:"VisibilityTimeout"`
 		WaitTimeSeconds   *int     `json:"WaitTimeSeconds"`
 	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	q, err := s.lookup(in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -941,6 +926,19 @@ type receiptEntry struct {
 	VisibilityTimeout *int   `json:"VisibilityTimeout"`
 }
 
+// receiptInput is the request of DeleteMessage and ChangeMessageVisibility;
+// receiptBatchInput that of their batches.
+type (
+	receiptInput struct {
+		queueInput
+		receiptEntry
+	}
+	receiptBatchInput struct {
+		queueInput
+		Entries []receiptEntry `json:"Entries"`
+	}
+)
+
 // withHandle parses raw for q and runs fn under q's lock.
 func (s *Server) withHandle(q *queue, raw string, fn func(h handle, now time.Time) *apiError) *apiError {
 	if raw == "" {
@@ -960,15 +958,7 @@ func (s *Server) withHandle(q *queue, raw string, fn func(h handle, now time.Tim
 	return fn(h, now)
 }
 
-func (s *Server) deleteMessage(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string `json:"QueueUrl"`
-		receiptEntry
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) deleteMessage(q *queue, in receiptInput) (any, *apiError) {
 	return nil, s.withHandle(q, in.ReceiptHandle, func(h handle, _ time.Time) *apiError { return q.deleteMessage(h) })
 }
 
@@ -976,15 +966,7 @@ type idResult struct {
 	ID string `json:"Id"`
 }
 
-func (s *Server) deleteMessageBatch(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string         `json:"QueueUrl"`
-		Entries  []receiptEntry `json:"Entries"`
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) deleteMessageBatch(q *queue, in receiptBatchInput) (any, *apiError) {
 	return s.receiptBatch(q, in.Entries, func(e receiptEntry) *apiError {
 		return s.withHandle(q, e.ReceiptHandle, func(h handle, _ time.Time) *apiError { return q.deleteMessage(h) })
 	})
@@ -1035,15 +1017,7 @@ func (s *Server) visibilityOf(e receiptEntry) (time.Duration, *apiError) {
 	return v, nil
 }
 
-func (s *Server) changeMessageVisibility(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string `json:"QueueUrl"`
-		receiptEntry
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) changeMessageVisibility(q *queue, in receiptInput) (any, *apiError) {
 	return nil, s.changeOne(q, in.receiptEntry)
 }
 
@@ -1057,14 +1031,6 @@ func (s *Server) changeOne(q *queue, e receiptEntry) *apiError {
 	})
 }
 
-func (s *Server) changeMessageVisibilityBatch(_ context.Context, body []byte, _ string) (any, *apiError) {
-	var in struct {
-		QueueURL string         `json:"QueueUrl"`
-		Entries  []receiptEntry `json:"Entries"`
-	}
-	q, err := s.decodeQueue(body, &in, &in.QueueURL)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) changeMessageVisibilityBatch(q *queue, in receiptBatchInput) (any, *apiError) {
 	return s.receiptBatch(q, in.Entries, func(e receiptEntry) *apiError { return s.changeOne(q, e) })
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,21 +12,13 @@ import (
 
 // runDemo is `triage-local demo`: the pipeline end to end on the local stack.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("triage-local demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("demo", "[flags]", stderr)
 	items := fs.Int("items", 50, "stories to seed")
 	seed := fs.Uint64("seed", 1, "seed of the fault mix")
 	faults := fs.String("faults", "standard", "fault mix: standard or none (the happy path)")
 	timeout := fs.Duration("timeout", 150*time.Second, "bound on the pipeline phase")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: triage-local demo [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
 	if fs.NArg() > 0 || *items <= 0 || *timeout <= 0 {
 		fmt.Fprintln(stderr, "triage-local demo: --items and --timeout must be positive and no arguments are taken")

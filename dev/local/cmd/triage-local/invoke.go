@@ -74,8 +74,7 @@ func (p paramFlag) Set(s string) error {
 
 func parseInvokeFlags(args []string, stderr io.Writer) (invokeFlags, error) {
 	f := invokeFlags{params: paramFlag{}}
-	fs := flag.NewFlagSet("triage-local invoke", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("invoke", "--function NAME --event FILE [flags]", stderr)
 	fs.StringVar(&f.function, "function", "", "function to invoke: its logical id (FetchFunc) or short name (fetch); required")
 	fs.StringVar(&f.event, "event", "", "event JSON file, - for stdin; required")
 	fs.StringVar(&f.endpoint, "endpoint", "", "a running moto to use; default: start one for this invocation")
@@ -88,10 +87,6 @@ func parseInvokeFlags(args []string, stderr io.Writer) (invokeFlags, error) {
 	fs.BoolVar(&f.seed, "seed", false, "put the items the event names into the Items table first (stage envelopes: ready at the stage, pointing at the fakes; a redrive request's item ids: dead letters)")
 	fs.StringVar(&f.motoLog, "moto-log", "", "append the started moto_server's log to this file")
 	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "bound on the whole command")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: triage-local invoke --function NAME --event FILE [flags]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -92,4 +93,30 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(fo
 func isUsage(err error) bool {
 	var ue *usageError
 	return errors.As(err, &ue)
+}
+
+// newFlags is the flag set of `triage-local CMD`: its errors go to stderr,
+// and so does its usage, "usage: triage-local CMD SYNOPSIS" above the
+// flags.
+func newFlags(cmd, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("triage-local "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: triage-local "+cmd+" "+synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args into fs. When that ends the command — --help, or
+// a flag fs refuses (already reported) — stop is true and code is the
+// command's exit status.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, stop bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, true
+		}
+		return exitUsage, true
+	}
+	return exitOK, false
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,17 +23,13 @@ import (
 // producer contract's bodies, ten to a batch with the producer's
 // concurrency, to a scratch queue it creates and deletes.
 func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("triage-local rate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("rate", "[flags]", stderr)
 	endpoint := fs.String("endpoint", os.Getenv("AWS_ENDPOINT_URL"), "the local AWS (default $AWS_ENDPOINT_URL, as make up exports it)")
 	n := fs.Int("messages", 10000, "messages to send")
 	conc := fs.Int("concurrency", intake.DefaultConcurrency, "concurrent SendMessageBatch calls")
 	keep := fs.String("keep", "", "also create an empty queue of this name and keep it, to time triage submit --fetch-queue against")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
 	if *endpoint == "" || *n <= 0 || *conc <= 0 {
 		fmt.Fprintln(stderr, "triage-local rate: --endpoint (or $AWS_ENDPOINT_URL), --messages and --concurrency are required")

@@ -21,8 +21,7 @@ import (
 // ending with a conservation check; several seeded runs and a markdown
 // report with --runs and --report.
 func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("triage-local soak", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("soak", "[flags]", stderr)
 	items := fs.Int("items", soak.DefaultItems, "items per run")
 	seed := fs.Uint64("seed", 1, "seed of the first run; run i uses seed+i")
 	fresh := fs.Bool("fresh", false, "draw every run's seed at random — seeds nobody tuned for — each printed, so a failing one can be rerun with --seed S --runs 1")
@@ -36,15 +35,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	results := fs.String("results", "", "save the runs' results as JSON to this file (default .build/soak/results.json)")
 	from := fs.String("from", "", "write --report from results saved by an earlier run instead of running")
 	notes := fs.String("notes", "", "a markdown file of findings to add to the report (docs/reliability-findings.md)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: triage-local soak [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
 	seedSet := false
 	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })

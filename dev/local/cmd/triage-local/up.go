@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -39,8 +38,11 @@ type upFlags struct {
 // runUp is `triage-local up`: the local stack, kept running until Ctrl-C.
 func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f := upFlags{params: paramFlag{}}
-	fs := flag.NewFlagSet("triage-local up", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("up", "[flags]\n\n"+
+		"Starts moto, creates the stack from template.yaml, runs every function's real\n"+
+		"bootstrap behind the local Lambda Runtime API with the SQS pollers and the\n"+
+		"schedules, and the fakes (or a real LLM with --llm-base-url), until Ctrl-C.\n"+
+		"It prints the exports that point triage at it.", stderr)
 	fs.StringVar(&f.stackName, "stack", defaultStackName, "stack name")
 	fs.StringVar(&f.buildMode, "build", buildAlways, "build the bootstraps: always, missing or never")
 	fs.StringVar(&f.envFile, "env-file", "", "write the exports here too (default .build/local.env at the module root)")
@@ -50,19 +52,8 @@ func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.llmKeyEnv, "llm-api-key-env", "OPENAI_API_KEY", "with --llm-base-url: the environment variable holding its API key")
 	fs.StringVar(&f.llmModels, "llm-models", "", "the model chain (LLMModels), e.g. gpt-4o-mini,gpt-4o")
 	fs.Var(f.params, "param", "template parameter override KEY=VALUE (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: triage-local up [flags]\n\n"+
-			"Starts moto, creates the stack from template.yaml, runs every function's real\n"+
-			"bootstrap behind the local Lambda Runtime API with the SQS pollers and the\n"+
-			"schedules, and the fakes (or a real LLM with --llm-base-url), until Ctrl-C.\n"+
-			"It prints the exports that point triage at it.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
 	switch {
 	case fs.NArg() > 0:

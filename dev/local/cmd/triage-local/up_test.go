@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,33 +15,6 @@ import (
 	"github.com/triagehq/triage/dev/local/localtest"
 	"github.com/triagehq/triage/dev/local/moto"
 )
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader; wrote, when
-// set, is signalled after every write.
-type syncBuffer struct {
-	mu    sync.Mutex
-	b     bytes.Buffer
-	wrote chan struct{}
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	n, err := s.b.Write(p)
-	s.mu.Unlock()
-	if s.wrote != nil {
-		select {
-		case s.wrote <- struct{}{}:
-		default:
-		}
-	}
-	return n, err
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // parseExports reads `export K=V  # comment` lines.
 func parseExports(s string) map[string]string {
@@ -76,7 +48,7 @@ func TestUpWalkthrough(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	dir := t.TempDir()
-	stdout, stderr := syncBuffer{wrote: make(chan struct{}, 1)}, syncBuffer{}
+	stdout, stderr := localtest.Buffer{Wrote: make(chan struct{}, 1)}, localtest.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"up", "--stack", localtest.UniqueName(t), "--build", buildAlways,
@@ -88,7 +60,7 @@ func TestUpWalkthrough(t *testing.T) {
 		select {
 		case code := <-done:
 			t.Fatalf("up ended with %d before it was ready\nstderr:\n%s", code, stderr.String())
-		case <-stdout.wrote:
+		case <-stdout.Wrote:
 		case <-ready.C:
 			t.Fatalf("up not ready in time\nstderr:\n%s", stderr.String())
 		}

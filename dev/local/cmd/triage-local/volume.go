@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,8 +20,7 @@ import (
 // comparison, on moto's own; it prints the figures, writes them to --doc, and exits non-zero when
 // the local run misses a target.
 func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("triage-local volume", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("volume", "[flags]", stderr)
 	items := fs.Int("items", volume.DefaultItems, "items to submit")
 	deadline := fs.Duration("deadline", volume.DefaultDeadline, "every item done or dead-lettered within this, from the first submit")
 	idle := fs.Duration("idle", volume.DefaultIdle, "watch moto's memory this long after the last item (0: skip)")
@@ -36,15 +34,8 @@ func runVolume(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	from := fs.String("from", "", "comma-separated report.json files of earlier runs (the local one first): write their figures instead of running")
 	unpatched := fs.Bool("moto-unpatched", false, "run moto as installed, without the local stack's change to its transactions")
 	maxEnvs := fs.Int("max-environments", 0, "each function's concurrent environments (0: the local Lambda service's default, as make up)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: triage-local volume [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
 	if fs.NArg() > 0 || *items <= 0 || *deadline <= 0 || *compare < 0 || *idle < 0 {
 		fmt.Fprintln(stderr, "triage-local volume: --items and --deadline must be positive, --compare-items and --idle not negative; no arguments are taken")

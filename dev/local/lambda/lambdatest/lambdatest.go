@@ -81,3 +81,40 @@ func Serve(t testing.TB, env *localtest.Env, logicalID, pkg string) Served {
 	}
 	return s
 }
+
+// StartTimeout bounds a bootstrap test's invocations (Start's context).
+const StartTimeout = time.Minute
+
+// Start is a bootstrap test's whole setup: a new stack (params as
+// localtest.Stack takes them) with pkg built and served in it as
+// logicalID, and a context that ends with the test or after StartTimeout.
+func Start(t testing.TB, params map[string]string, logicalID, pkg string) (*localtest.Env, Served, context.Context) {
+	t.Helper()
+	env := localtest.Stack(t, params)
+	served := Serve(t, env, logicalID, pkg)
+	ctx, cancel := context.WithTimeout(t.Context(), StartTimeout)
+	t.Cleanup(cancel)
+	return env, served, ctx
+}
+
+// Schedule returns the function's one event, failing t unless the
+// template gives it exactly one, an EventBridge schedule.
+func (s Served) Schedule(t testing.TB) template.Event {
+	t.Helper()
+	if len(s.Function.Events) != 1 || s.Function.Events[0].Type != template.EventSchedule {
+		t.Fatalf("%s events = %+v, want one schedule", s.Function.LogicalID, s.Function.Events)
+	}
+	return s.Function.Events[0]
+}
+
+// Invoke invokes the registered function name with payload and returns
+// its result, failing t (with the invocation's logs) on an error or a
+// function error.
+func (s Served) Invoke(t testing.TB, ctx context.Context, name string, payload []byte) lambda.Result {
+	t.Helper()
+	res, err := s.Service.Invoke(ctx, name, payload)
+	if err != nil || res.FunctionError != nil {
+		t.Fatalf("invoke %s: %v %v\n%s", name, err, res.FunctionError, res.Logs)
+	}
+	return res
+}
