@@ -6,7 +6,6 @@ import (
 
 	"github.com/triagehq/triage/internal/conf"
 	"github.com/triagehq/triage/internal/gates"
-	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -28,9 +27,6 @@ type config struct {
 	// run) and RAMP_SLOW_START ("false": grow additively from the start);
 	// unset values are gate's defaults.
 	Ramp gates.RampConfig
-	// Profile is PROFILE, the stages' retry profile: it paces an exhausted
-	// quota's probes (policy.Profile.QuotaProbeAt).
-	Profile *policy.Profile
 }
 
 // loadConfig reads and checks the scheduler function's environment,
@@ -46,9 +42,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 	c.Ramp.Start = r.PositiveInt("RAMP_START", 0)
 	c.Ramp.Increase = r.PositiveInt("RAMP_INCREASE", 0)
 	c.Ramp.NoSlowStart = !r.Bool("RAMP_SLOW_START", true)
-	p, err := policy.Lookup(r.String("PROFILE"))
-	r.Check("PROFILE", err)
-	c.Profile = p
 	c.Process.Overrides = r.Overrides()
 	return c, r.Err("scheduler")
 }

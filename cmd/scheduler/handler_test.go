@@ -54,20 +54,17 @@ func TestLoadConfig(t *testing.T) {
 		"FETCH_QUEUE_URL": "f", "LLM_QUEUE_URL": "l", "NOTIFY_QUEUE_URL": "n"}
 	c, err := loadConfig(func(k string) string { return env[k] })
 	if err != nil || c.ParkedTable != "p" || c.GatesTable != "g" || c.BreakersTable != "b" || c.ModelsTable != "m" ||
-		c.Queues[work.Notify] != "n" || c.Interval != 0 || c.Ramp != (gates.RampConfig{}) || c.Profile.Name != "standard" {
+		c.Queues[work.Notify] != "n" || c.Interval != 0 || c.Ramp != (gates.RampConfig{}) {
 		t.Fatalf("config %+v, %v", c, err)
 	}
 	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_INCREASE"], env["RAMP_SLOW_START"] = "2s", "5", "3", "false"
-	env["PROFILE"] = "daily-batch"
 	c, err = loadConfig(func(k string) string { return env[k] })
-	if err != nil || c.Interval != 2*time.Second || c.Ramp != (gates.RampConfig{Start: 5, Increase: 3, NoSlowStart: true}) ||
-		c.Profile.Name != "daily-batch" {
+	if err != nil || c.Interval != 2*time.Second || c.Ramp != (gates.RampConfig{Start: 5, Increase: 3, NoSlowStart: true}) {
 		t.Fatalf("config %+v, %v", c, err)
 	}
-	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_SLOW_START"], env["PROFILE"] = "-1s", "x", "maybe", "hourly"
+	env["SCHEDULE_INTERVAL"], env["RAMP_START"], env["RAMP_SLOW_START"] = "-1s", "x", "maybe"
 	if _, err := loadConfig(func(k string) string { return env[k] }); err == nil ||
-		!strings.Contains(err.Error(), "SCHEDULE_INTERVAL") || !strings.Contains(err.Error(), "RAMP_START") || !strings.Contains(err.Error(), "RAMP_SLOW_START") ||
-		!strings.Contains(err.Error(), "PROFILE") {
+		!strings.Contains(err.Error(), "SCHEDULE_INTERVAL") || !strings.Contains(err.Error(), "RAMP_START") || !strings.Contains(err.Error(), "RAMP_SLOW_START") {
 		t.Fatalf("bad values: %v", err)
 	}
 	if _, err := loadConfig(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "LLM_QUEUE_URL") ||

@@ -41,7 +41,7 @@ func main() {
 	if cfg.Interval > 0 {
 		probeLease = min(probeLease, max(2*cfg.Interval, 15*time.Second))
 	}
-	breakers := scheduler.Breakers{Store: breakerStore, ProbeLease: probeLease, Profile: cfg.Profile}
+	breakers := scheduler.Breakers{Store: breakerStore, ProbeLease: probeLease}
 	h := &handler{
 		Scheduler: &scheduler.Scheduler{
 			Store:   dbx,
@@ -54,7 +54,7 @@ func main() {
 			Checkers: map[gates.Kind]scheduler.Checker{
 				gates.Breaker: breakers, gates.Quota: breakers,
 				gates.Models: scheduler.Models{Store: &health.Dynamo{DB: db, Table: cfg.ModelsTable}, Breakers: breakerStore,
-					ProbeLease: probeLease, Profile: cfg.Profile},
+					ProbeLease: probeLease},
 				gates.Budget: scheduler.Budget{},
 			},
 			Ramp:     cfg.Ramp,

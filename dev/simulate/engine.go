@@ -323,12 +323,12 @@ func (e *engine) buildTriage() error {
 	e.gates = &gatesStore{e: e, m: store.NewMemoryGates()}
 	ps := &parkedStore{e: e, m: e.mem.ParkedStore()}
 	newOwner := func() string { e.owners++; return "scheduler-" + strconv.FormatUint(e.owners, 10) }
-	bc := scheduler.Breakers{Store: breakers, NewOwner: newOwner, Profile: profile}
+	bc := scheduler.Breakers{Store: breakers, NewOwner: newOwner}
 	e.scheduler = &scheduler.Scheduler{
 		Store: ps, Waiters: ps, Gates: e.gates, SQS: e.sqs, Queues: queues, Clock: &e.clock, Log: e.logger,
 		Concurrency: 1, Interval: e.sc.SchedulerInterval.D(),
 		Checkers: map[gates.Kind]scheduler.Checker{gates.Breaker: bc, gates.Quota: bc, gates.Budget: scheduler.Budget{},
-			gates.Models: scheduler.Models{Store: e.models, Breakers: breakers, NewOwner: newOwner, Profile: profile}},
+			gates.Models: scheduler.Models{Store: e.models, Breakers: breakers, NewOwner: newOwner}},
 	}
 	days := budgetStore{m: &budget.MemoryStore{}, e: e}
 	budgetCap := simBudgetCap
@@ -345,12 +345,12 @@ func (e *engine) buildTriage() error {
 			var job runner.Work = e.triageWork(sr, hs, pocket)
 			if sr.st == work.LLM && len(e.chain) > 0 {
 				// The chain guards each provider with its own breaker.
-				job = e.buildChain(sr, e.chain, breakers, pocket)
+				job = e.buildChain(sr, e.chain, breakers, profile, pocket)
 			} else if e.pol.Breakers {
 				// One Breakers per slot: each warm Lambda instance has its
 				// own cache over the shared store.
-				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,
-					NewOwner: func() string { e.owners++; return "probe-" + strconv.FormatUint(e.owners, 10) }}
+				b := &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Profile: profile, Log: e.logger,
+					Metrics: e.counters, NewOwner: func() string { e.owners++; return "probe-" + strconv.FormatUint(e.owners, 10) }}
 				job = breaker.Guard{Inner: job, Service: breakerService(sr.st), Breakers: b}
 			}
 			job = e.countProbes(job)

@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/internal/gates/budget"
 	"github.com/triagehq/triage/internal/gates/fallback"
 	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
@@ -146,12 +147,13 @@ func (s simEnricher) Enrich(ctx context.Context, it store.Item, entry fallback.E
 // buildChain returns the llm stage's Work for one warm instance: the chain
 // with its own breaker and model-health caches over the shared stores, and
 // the instance's budget pocket.
-func (e *engine) buildChain(sr *stageRT, entries []fallback.Entry, breakers breaker.Store, pocket *budget.Pocket) runner.Work {
+func (e *engine) buildChain(sr *stageRT, entries []fallback.Entry, breakers breaker.Store, profile *policy.Profile,
+	pocket *budget.Pocket) runner.Work {
 	c := &fallback.Chain{Enricher: simEnricher{e: e, sr: sr, pocket: pocket}, Entries: entries,
 		Health: &health.Tracker{Store: e.models, Clock: &e.clock, Log: e.logger, Metrics: e.counters},
 		Clock:  &e.clock, Log: e.logger, Metrics: e.counters}
 	if e.pol.Breakers {
-		c.Breakers = &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Log: e.logger, Metrics: e.counters,
+		c.Breakers = &breaker.Breakers{Store: breakers, Clock: &e.clock, Stage: sr.st, Profile: profile, Log: e.logger, Metrics: e.counters,
 			NewOwner: func() string { e.owners++; return fmt.Sprintf("probe-%d", e.owners) }}
 	}
 	return c

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -248,6 +249,11 @@ func decodeMetadata(raw json.RawMessage, dst *map[string]string) error {
 		var v string
 		if err := strictString(obj[k], &v); err != nil {
 			return fmt.Errorf("%q %v", work.Ellipsis(k, 32), err)
+		}
+		if !utf8.Valid(obj[k]) {
+			// JSON would read the bytes as U+FFFD: a value other than the
+			// one sent. Refused as store.NewItem.SpecProblems refuses it.
+			return fmt.Errorf("%q must be valid UTF-8", work.Ellipsis(k, 32))
 		}
 		out[k] = v
 	}

@@ -112,6 +112,34 @@ func TestOneVerdictForASpec(t *testing.T) {
 	}
 }
 
+// TestNotUTF8MetadataOneVerdict: a metadata value whose bytes are not UTF-8
+// is refused by all three checks with the same error. The fetch stage reads
+// the bytes in the message's JSON (an encoder would send U+FFFD instead: a
+// value other than the producer's).
+func TestNotUTF8MetadataOneVerdict(t *testing.T) {
+	t.Parallel()
+	spec := intake.Spec{ItemID: "story-1", SourceURL: "https://news.example.com/a/1", WebhookURL: "https://hooks.example.com/t",
+		Metadata: map[string]string{"team": "ops\xff"}}
+	body := strings.Replace(spec.Encode(), `ops\ufffd`, "ops\xff", 1)
+	if !strings.Contains(body, "ops\xff") {
+		t.Fatalf("the body %q does not carry the raw byte", body)
+	}
+	q := &fakeSQS{}
+	p, _ := newProducer(q)
+	_, fromProducer := p.Submit(context.Background(), spec)
+	_, _, fromFetch := intake.Decode(body)
+	_, fromStore := store.NewMemory().Create(context.Background(), spec.NewItem("m#1", time.Unix(1_800_000_000, 0)))
+	const want = `invalid item spec: metadata "team" must be valid UTF-8`
+	for at, err := range map[string]error{"producer": fromProducer, "fetch stage": fromFetch, "item store": fromStore} {
+		if err == nil || err.Error() != want || !intake.Rejected(err) {
+			t.Errorf("%s: %v, want %q, dead-lettered as SCHEMA_INVALID", at, err, want)
+		}
+	}
+	if len(q.bodies) != 0 {
+		t.Errorf("the producer sent %q", q.bodies)
+	}
+}
+
 // largestSpec has every field at its bound, four-byte characters where
 // characters are counted.
 func largestSpec() intake.Spec {

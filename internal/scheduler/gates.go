@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/budget"
@@ -28,11 +27,6 @@ type Status struct {
 	// ProbeDue is true for a closed gate that one waiter may now test (a
 	// breaker past its open_until): the Checker is also a Prober.
 	ProbeDue bool
-	// HoldUntil, for a closed gate whose owner would let a caller probe
-	// now though the gate's wait period runs until then (an exhausted
-	// quota, policy.Profile.QuotaProbeAt): the Checker is also a Holder,
-	// which keeps every caller from probing until HoldUntil.
-	HoldUntil time.Time
 }
 
 // Checker tells whether gates of one kind are open.
@@ -55,29 +49,15 @@ type Prober interface {
 	Unprobe(ctx context.Context, g gates.Name, token string, now time.Time) error
 }
 
-// Holder keeps a closed gate's callers from probing its upstream until its
-// wait period is over (Status.HoldUntil).
-type Holder interface {
-	Hold(ctx context.Context, g gates.Name, until, now time.Time) error
-}
-
 // Breakers checks breaker and quota gates against the upstream's shared
 // breaker (both are its record: a quota opens it too) and takes its probe
-// lease for the waiter released as the probe. A breaker a provider's
-// exhausted quota opened is probed once per the quota's wait period
-// (policy.Profile.QuotaProbeAt), not once per breaker window: the first
-// run past its open_until and before the period's end holds it (Hold takes
-// the probe lease until the period's end), so from then on neither the
-// scheduler nor an arriving caller calls the exhausted quota; the lease
-// lapses at the period's end and the scheduler releases the period's one
-// probe. A caller arriving between open_until and that run (at most an
-// interval) finds the breaker probe-able and is its probe.
+// lease for the waiter released as the probe. The breaker paces an
+// exhausted quota's probes itself (its open_until is the end of the quota's
+// wait period, policy.Profile.QuotaProbeAt), so a quota's gate is checked
+// like any breaker's.
 type Breakers struct {
 	// Store holds the breakers. Required.
 	Store breaker.Store
-	// Profile paces an exhausted quota's probes; nil means
-	// policy.Standard().
-	Profile *policy.Profile
 	// ProbeLease bounds the probe the scheduler releases; zero means
 	// breaker.DefaultProbeLease.
 	ProbeLease time.Duration
@@ -98,52 +78,7 @@ func (b Breakers) Check(ctx context.Context, g gates.Name, now time.Time) (Statu
 	if r.State == breaker.Closed || r.State == "" {
 		return Status{Open: true}, nil
 	}
-	return probeStatus(b.Profile, r, now), nil
-}
-
-// probeStatus is a breaker's that is not closed: a probe due past its
-// open_until (or its probe lease), unless a quota opened it and its wait
-// period runs on, which is held until the period's end.
-func probeStatus(p *policy.Profile, r breaker.Record, now time.Time) Status {
-	if !breaker.ProbeDue(r, now) {
-		return Status{}
-	}
-	if until := quotaProbeAt(p, r); now.Before(until) {
-		return Status{HoldUntil: until}
-	}
-	return Status{ProbeDue: true}
-}
-
-// quotaProbeAt is when the quota that opened r may be probed again
-// (policy.Profile.QuotaProbeAt): from the failure that last opened the
-// breaker, for the window the breaker chose (open_until − opened_at: its
-// quota window, or as long as the provider asked), after r.Reopens failed
-// probes in a row. Zero for a breaker no quota opened.
-func quotaProbeAt(p *policy.Profile, r breaker.Record) time.Time {
-	if r.LastErrorType != failure.BudgetExceeded || r.OpenedAt.IsZero() || !r.OpenUntil.After(r.OpenedAt) {
-		return time.Time{}
-	}
-	if p == nil {
-		p = policy.Standard()
-	}
-	return p.QuotaProbeAt(r.OpenedAt, r.OpenUntil.Sub(r.OpenedAt), r.Reopens)
-}
-
-// Hold takes the service's probe lease until `until`, the end of its
-// quota's wait period: callers find the breaker half-open and wait behind
-// its gate without calling; the lease lapses at `until` and the period's
-// probe is due.
-func (b Breakers) Hold(ctx context.Context, g gates.Name, until, now time.Time) error {
-	_, err := b.Store.AcquireProbe(ctx, breaker.ProbeRequest{Service: g.Key(), Owner: b.holdOwner(), Now: now, Lease: until.Sub(now)})
-	return err
-}
-
-// holdOwner names a quota hold's lease: a holder that never reports.
-func (b Breakers) holdOwner() string {
-	if b.NewOwner != nil {
-		return "quota-wait-" + b.NewOwner()
-	}
-	return "quota-wait-" + breaker.NewOwner()
+	return Status{ProbeDue: breaker.ProbeDue(r, now)}, nil
 }
 
 // Probe takes the service's probe lease for a scheduler-released waiter.
@@ -182,53 +117,23 @@ type Models struct {
 	// Breakers holds the providers' breakers; nil counts every provider's
 	// breaker closed.
 	Breakers breaker.Store
-	// ProbeLease, NewOwner and Profile: as Breakers'.
+	// ProbeLease and NewOwner: as Breakers'.
 	ProbeLease time.Duration
 	NewOwner   func() string
-	Profile    *policy.Profile
 }
 
 // Check reads the chain's models and providers until an entry is usable.
-// A provider whose exhausted quota's wait period runs on is held, as
-// Breakers holds it.
 func (m Models) Check(ctx context.Context, g gates.Name, now time.Time) (Status, error) {
-	probe, open, holds, err := m.scan(ctx, g, now)
-	st := Status{Open: open, ProbeDue: !open && probe != ""}
-	for _, until := range holds {
-		if !open && (st.HoldUntil.IsZero() || until.Before(st.HoldUntil)) {
-			st.HoldUntil = until
-		}
-	}
-	return st, err
-}
-
-// Hold holds every provider of the chain whose exhausted quota's wait
-// period runs on (Breakers.Hold), each until its own period's end.
-func (m Models) Hold(ctx context.Context, g gates.Name, _, now time.Time) error {
-	if m.Breakers == nil {
-		return nil
-	}
-	_, _, holds, err := m.scan(ctx, g, now)
-	if err != nil {
-		return err
-	}
-	b := Breakers{Store: m.Breakers, NewOwner: m.NewOwner, Profile: m.Profile}
-	var errs []error
-	for svc, until := range holds {
-		if err := b.Hold(ctx, gates.New(gates.Quota, svc), until, now); err != nil && !errors.Is(err, breaker.ErrConflict) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	probe, open, err := m.scan(ctx, g, now)
+	return Status{Open: open, ProbeDue: !open && probe != ""}, err
 }
 
 // scan returns the first provider whose breaker may be probed (of an
-// enabled entry), whether an entry is usable, and the providers whose
-// quota's wait period runs on, with its end.
-func (m Models) scan(ctx context.Context, g gates.Name, now time.Time) (probe string, open bool, holds map[string]time.Time, err error) {
+// enabled entry) and whether an entry is usable.
+func (m Models) scan(ctx context.Context, g gates.Name, now time.Time) (probe string, open bool, err error) {
 	entries, err := fallback.GateEntries(g)
 	if err != nil {
-		return "", false, nil, err
+		return "", false, err
 	}
 	breakers := map[string]*breaker.Record{}
 	for _, e := range entries {
@@ -237,12 +142,12 @@ func (m Models) scan(ctx context.Context, g gates.Name, now time.Time) (probe st
 		switch {
 		case errors.Is(err, health.ErrNotFound):
 		case err != nil:
-			return "", false, nil, err
+			return "", false, err
 		case h.Disabled:
 			continue
 		}
 		if m.Breakers == nil {
-			return "", true, nil, nil
+			return "", true, nil
 		}
 		r, seen := breakers[svc]
 		if !seen {
@@ -251,25 +156,19 @@ func (m Models) scan(ctx context.Context, g gates.Name, now time.Time) (probe st
 			case errors.Is(err, breaker.ErrNotFound):
 				rec = breaker.Record{Service: svc, State: breaker.Closed}
 			case err != nil:
-				return "", false, nil, err
+				return "", false, err
 			}
 			r = &rec
 			breakers[svc] = r
 		}
 		if r.State == breaker.Closed || r.State == "" {
-			return "", true, nil, nil
+			return "", true, nil
 		}
-		switch st := probeStatus(m.Profile, *r, now); {
-		case st.ProbeDue && probe == "":
+		if probe == "" && breaker.ProbeDue(*r, now) {
 			probe = svc
-		case !st.HoldUntil.IsZero():
-			if holds == nil {
-				holds = map[string]time.Time{}
-			}
-			holds[svc] = st.HoldUntil
 		}
 	}
-	return probe, false, holds, nil
+	return probe, false, nil
 }
 
 // Probe takes the probe lease of the first provider whose breaker may be
@@ -278,7 +177,7 @@ func (m Models) Probe(ctx context.Context, g gates.Name, now time.Time) (string,
 	if m.Breakers == nil {
 		return "", fmt.Errorf("gate %s: no breakers to probe", g)
 	}
-	svc, open, _, err := m.scan(ctx, g, now)
+	svc, open, err := m.scan(ctx, g, now)
 	switch {
 	case err != nil:
 		return "", err
@@ -356,9 +255,6 @@ func (s *Scheduler) gate(ctx context.Context, runID string, rec store.GateRecord
 		}
 		if p, ok := checker.(Prober); ok && st.ProbeDue {
 			s.probe(ctx, rec, p, now, res, log)
-		}
-		if h, ok := checker.(Holder); ok && !st.HoldUntil.IsZero() {
-			s.hold(ctx, rec, h, st.HoldUntil, now, res, log)
 		}
 		return
 	}
@@ -453,22 +349,6 @@ func (s *Scheduler) probe(ctx context.Context, rec store.GateRecord, p Prober, n
 	s.unpark(ctx, sent, res)
 	log.Info("gate's probe due: released a waiter as the probe", "item_id", ws[0].ItemID, "suspect", ws[0].Suspect,
 		"probes_served", ws[0].Probes)
-}
-
-// hold keeps a closed gate's upstream from being probed before its wait
-// period's end (Status.HoldUntil).
-func (s *Scheduler) hold(ctx context.Context, rec store.GateRecord, h Holder, until, now time.Time, res *Result, log *slog.Logger) {
-	err := h.Hold(ctx, rec.Gate, until, now)
-	switch {
-	case err == nil:
-		res.Held++
-		log.Info("gate's wait period runs on: no probe until its end", "until", until.UTC().Format(time.RFC3339))
-	case errors.Is(err, breaker.ErrConflict):
-		// A caller took the lease first: its call is the period's probe.
-	default:
-		res.Errors++
-		log.Error("holding a gate until its wait period's end failed; a caller may probe sooner", "error", redact.String(err.Error()))
-	}
 }
 
 // ProbeCandidate returns the waiter of ws (oldest first) to release as a

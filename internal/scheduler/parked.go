@@ -47,11 +47,6 @@
 //     upstream's re-parks its item without spending an attempt; one judged
 //     the item's own is judged by its class (docs/design.md "A failure that
 //     follows one item").
-//   - closed, a provider's exhausted quota whose wait period runs on
-//     (policy.Profile.QuotaProbeAt) though the breaker is past its
-//     open_until: it holds the breaker's probe lease until the period's end
-//     (a Holder) and releases nobody, so one probe per period reaches the
-//     provider.
 //   - open: it takes the gate's lease for the run, which also moves the
 //     gate's ramp (gates.RampConfig: start low — at the rate the waiters
 //     arrived at, when that is higher — grow while released items meet no
@@ -195,14 +190,12 @@ type Result struct {
 	Errors int `json:"errors"`
 	// Gates counts the gates listed, Open those found open; Probes the
 	// waiters released as a breaker's probe; Released the waiters released
-	// from open gates; Retired the gate records retired (no waiter left);
-	// Held the closed gates held until their wait period's end.
+	// from open gates; Retired the gate records retired (no waiter left).
 	Gates    int `json:"gates"`
 	Open     int `json:"open"`
 	Probes   int `json:"probes"`
 	Released int `json:"released"`
 	Retired  int `json:"retired"`
-	Held     int `json:"held,omitempty"`
 }
 
 // Run re-enqueues every record due now, page by page, until none is left,

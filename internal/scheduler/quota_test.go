@@ -3,7 +3,6 @@ package scheduler_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +14,12 @@ import (
 )
 
 // TestQuotaGateProbesOncePerWaitPeriod: a provider's exhausted quota opens
-// its breaker at 09:00 and lasts until 12:00. While its gate is closed the
-// scheduler lets one probe per wait period reach the provider — 09:05,
-// 09:10, 09:20, 09:40, then on the hour (policy.Profile.QuotaProbeAt) — not
-// one per 5-minute breaker window; a caller arriving in between is refused
+// its breaker at 09:00 and lasts until 12:00. While its gate is closed one
+// probe per wait period reaches the provider — 09:05, 09:10, 09:20, 09:40,
+// then on the hour (policy.Profile.QuotaProbeAt: each failed probe reopens
+// the breaker until the next), not one per 5-minute breaker window; the
+// probe is the scheduler's released waiter or an arriving caller, whichever
+// comes first; a caller arriving in between is refused
 // without calling; no other waiter goes until a probe succeeds, and the
 // ramp releases them from the next run. Time is the injected clock, one
 // scheduler run a minute, a caller arriving half a minute after each run.
@@ -106,47 +107,46 @@ func TestQuotaGateProbesOncePerWaitPeriod(t *testing.T) {
 	}
 }
 
-// TestModelsGateHoldsAQuotaProvider: a model chain's gate whose provider's
-// quota is exhausted is held as a quota's gate is — past the breaker's
-// open_until and short of the quota's next probe time, the scheduler takes
-// the provider's probe lease until then and releases nobody; at that time
-// it releases the probe.
-func TestModelsGateHoldsAQuotaProvider(t *testing.T) {
+// TestModelsGateWaitsOutAQuotaProvidersPeriod: a model chain's gate whose
+// provider's quota is exhausted releases its probe when the provider's
+// breaker says so — after two failed probes, at the end of the quota's wait
+// period (09:20, policy.Profile.QuotaProbeAt), not at the next 5-minute
+// window (09:15).
+func TestModelsGateWaitsOutAQuotaProvidersPeriod(t *testing.T) {
 	t.Parallel()
 	b := setupGates(t)
 	ctx := context.Background()
 	b.sched.Checkers[gates.Models] = scheduler.Models{Store: b.models, Breakers: b.breakers}
 	const svc = "llm:openai"
-	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: svc, Class: failure.BudgetExceeded, At: t0, Threshold: 1,
-		OpenFor: 5 * time.Minute}); err != nil {
+	exhausted := &failure.HTTPError{Provider: failure.OpenAI, Op: "chat", Status: 429,
+		Body: []byte(`{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)}
+	stage := &breaker.Breakers{Store: b.breakers, Clock: b.clock, Stage: work.LLM, CacheTTL: -1}
+	tk, err := stage.Allow(ctx, svc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Two probes found the quota still exhausted, at 09:05 and 09:10: the
-	// next is due at 09:20 (policy.Profile.QuotaProbeAt), not at 09:15.
-	for _, owner := range []string{"p1", "p2"} {
+	_ = stage.Done(ctx, tk, exhausted)
+	// Two probes find the quota still exhausted, at 09:05 and 09:10.
+	for range 2 {
 		b.clock.Advance(5 * time.Minute)
-		now := b.clock.Now()
-		if _, err := b.breakers.AcquireProbe(ctx, breaker.ProbeRequest{Service: svc, Owner: owner, Now: now}); err != nil {
-			t.Fatal(err)
+		tk, err := stage.Allow(ctx, svc)
+		if err != nil || !tk.Probe {
+			t.Fatalf("%s: %+v, %v; want the probe", b.clock.Now().Format(time.TimeOnly), tk, err)
 		}
-		if _, err := b.breakers.ReopenProbe(ctx, svc, owner, failure.BudgetExceeded, now, 5*time.Minute); err != nil {
-			t.Fatal(err)
-		}
+		_ = stage.Done(ctx, tk, exhausted)
 	}
 	g := gates.New(gates.Models, "a,b")
 	b.park(t, g, 3)
 	b.clock.Advance(5 * time.Minute)
-	if res := b.run(t, "r1"); res.Held != 1 || res.Probes != 0 || len(b.sqs.take()) != 0 {
-		t.Fatalf("09:15: %+v, want the provider held and nobody released", res)
+	if res := b.run(t, "r1"); res.Probes != 0 || len(b.sqs.take()) != 0 {
+		t.Fatalf("09:15: %+v, want nobody released", res)
 	}
-	r, _ := b.breakers.Get(ctx, svc)
-	if want := t0.Add(20 * time.Minute); r.State != breaker.HalfOpen || !r.ProbeUntil.Equal(want) || !strings.HasPrefix(r.ProbeOwner, "quota-wait-") {
-		t.Fatalf("breaker %s, lease %q until %s; want half-open under a quota-wait lease until %s", r.State, r.ProbeOwner,
-			r.ProbeUntil.Format(time.TimeOnly), want.Format(time.TimeOnly))
+	if r, _ := b.breakers.Get(ctx, svc); r.State != breaker.Open || !r.OpenUntil.Equal(t0.Add(20*time.Minute)) {
+		t.Fatalf("breaker %s until %s; want open until 09:20", r.State, r.OpenUntil.Format(time.TimeOnly))
 	}
 	b.clock.Advance(4 * time.Minute)
-	if res := b.run(t, "r2"); res.Held != 0 || res.Probes != 0 {
-		t.Fatalf("09:19: %+v, want nothing while held", res)
+	if res := b.run(t, "r2"); res.Probes != 0 {
+		t.Fatalf("09:19: %+v, want nobody released", res)
 	}
 	b.clock.Advance(time.Minute)
 	res := b.run(t, "r3")

@@ -116,7 +116,9 @@ func (n NewItem) SpecProblems() []string {
 		if !metadataKey.MatchString(k) {
 			add(fmt.Sprintf("metadata key %q must be 1 to %d of A-Z a-z 0-9 _ . : -", work.Ellipsis(k, 32), MaxMetadataKeyBytes))
 		}
-		if c := utf8.RuneCountInString(n.Metadata[k]); c > MaxMetadataValueChars {
+		if !utf8.ValidString(n.Metadata[k]) {
+			add(fmt.Sprintf("metadata %q must be valid UTF-8", work.Ellipsis(k, 32)))
+		} else if c := utf8.RuneCountInString(n.Metadata[k]); c > MaxMetadataValueChars {
 			add(fmt.Sprintf("metadata %q is %d characters, at most %d are allowed", work.Ellipsis(k, 32), c, MaxMetadataValueChars))
 		}
 	}

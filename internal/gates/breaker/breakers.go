@@ -452,6 +452,9 @@ func (b *Breakers) done(ctx context.Context, t Ticket, o policy.BreakerEffect, c
 // open again, for its item to wait behind.
 // An outage's failed probe reopens the breaker for the base window grown
 // by the probes that failed in a row before it (policy.Probing.Interval).
+// A failed probe of an exhausted quota reopens it until the quota may be
+// probed again (policy.Profile.QuotaProbeAt): one probe per wait period,
+// whoever makes it — a scheduler's released waiter or an arriving caller.
 func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o policy.BreakerEffect, cl failure.Classification, now time.Time,
 	log *slog.Logger) error {
 	var (
@@ -462,7 +465,7 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o policy.Break
 	case policy.Trips, policy.Opens:
 		openFor := b.profile().Probing.Interval(orDefault(b.OpenFor, DefaultOpenFor), t.reopens+1)
 		if o == policy.Opens {
-			openFor = b.quotaOpenFor(cl, now)
+			openFor = b.profile().QuotaProbeAt(now, b.quotaOpenFor(cl, now), t.reopens+1).Sub(now)
 		}
 		r, err = verdict(wctx, func() (Record, error) { return b.Store.ReopenProbe(wctx, t.Service, t.owner, cl.Class, now, openFor) })
 		if err == nil {

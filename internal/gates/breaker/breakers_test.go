@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -357,6 +358,48 @@ func (b *bundle) open(t *testing.T, service string) {
 	}
 	if r, _ := b.store.Store.Get(ctx, service); r.State != breaker.Open {
 		t.Fatalf("breaker %s is %s, want open", service, r.State)
+	}
+}
+
+// TestQuotaProbesOncePerWaitPeriod: an exhausted quota opens the breaker at
+// 10:00 and lasts past 13:00. Each failed probe reopens the breaker until the
+// quota's next probe time (policy.Profile.QuotaProbeAt): the window doubling
+// from 5 minutes up to the profile's hour, never past the next hour's
+// boundary — not one probe per 5-minute window. Callers before that time are
+// refused without calling.
+func TestQuotaProbesOncePerWaitPeriod(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	tk, err := b.breakers.Allow(ctx, "api.llm.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = b.breakers.Done(ctx, tk, quotaExhausted)
+	var probes []string
+	for b.clock.Now().Before(t0.Add(3 * time.Hour)) {
+		r, err := b.store.Store.Get(ctx, "api.llm.example")
+		if err != nil || r.State != breaker.Open {
+			t.Fatalf("%s: breaker %+v, %v; want open", b.clock.Now().Format("15:04"), r, err)
+		}
+		b.clock.Set(r.OpenUntil.Add(-time.Second))
+		if _, err := b.breakers.Allow(ctx, "api.llm.example"); !errors.Is(err, failure.ErrWaiting) {
+			t.Fatalf("%s: a caller before the probe time: %v, want refused", b.clock.Now().Format("15:04:05"), err)
+		}
+		b.clock.Set(r.OpenUntil)
+		tk, err := b.breakers.Allow(ctx, "api.llm.example")
+		if err != nil || !tk.Probe {
+			t.Fatalf("%s: %+v, %v; want the probe", b.clock.Now().Format("15:04"), tk, err)
+		}
+		probes = append(probes, b.clock.Now().Format("15:04"))
+		wait := b.breakers.Done(ctx, tk, quotaExhausted)
+		if g, ok := gates.Of(wait); !ok || g.String() != "quota:api.llm.example" {
+			t.Fatalf("a failed quota probe waits behind %q, want the quota's gate", g)
+		}
+	}
+	want := []string{"10:05", "10:10", "10:20", "10:40", "11:00", "12:00", "13:00"}
+	if !slices.Equal(probes, want) {
+		t.Fatalf("probes into the exhausted quota at %v, want %v", probes, want)
 	}
 }
 
