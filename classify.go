@@ -11,7 +11,7 @@ import (
 
 // Class is a failure's stable class (RATE_LIMITED, BUDGET_EXCEEDED,
 // CONTENT_POLICY, …: docs/design.md "Error classes and retry profiles").
-type Class = failure.Class
+type Class = work.Class
 
 // Classification is what one failure means: its class with the class's
 // traits (Retryable, Counts, ModelSpecific), the delay the upstream asked

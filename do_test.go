@@ -13,6 +13,7 @@ import (
 	"github.com/triagehq/triage"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func status(code int, header ...string) error {
@@ -82,13 +83,13 @@ func TestDoStopsAtAPermanentFailure(t *testing.T) {
 	if !errors.As(err, &e) {
 		t.Fatalf("Do = %v, want a *triage.Error", err)
 	}
-	if _, dead := e.Decision.(triage.DeadLetter); !dead || e.Classification.Class != failure.AuthDenied || e.Calls != 1 || calls != 1 {
+	if _, dead := e.Decision.(triage.DeadLetter); !dead || e.Classification.Class != work.AuthDenied || e.Calls != 1 || calls != 1 {
 		t.Fatalf("got %+v after %d calls; want AUTH_DENIED dead-lettered after one call", e, calls)
 	}
 	if errors.Is(err, triage.ErrQueued) || len(q.sent()) != 0 || len(clk.waits()) != 0 {
 		t.Fatalf("a permanent failure was queued or waited: %v, %d sent, waits %v", err, len(q.sent()), clk.waits())
 	}
-	if triage.Classify(err).Class != failure.AuthDenied {
+	if triage.Classify(err).Class != work.AuthDenied {
 		t.Fatalf("Classify(Do's error) = %s", triage.Classify(err).Class)
 	}
 }
@@ -100,7 +101,7 @@ func TestDoSpendsTheStagesAttempts(t *testing.T) {
 	c := newClient(t, triage.Config{Clock: clk, Rand: half})
 	calls := 0
 	err := c.Do(within(t, clk, time.Hour), func(context.Context) error { calls++; return status(500) })
-	max := policy.Standard().Policy(triage.LLM, failure.UpstreamUnavailable).MaxAttempts
+	max := policy.Standard().Policy(triage.LLM, work.UpstreamUnavailable).MaxAttempts
 	var e *triage.Error
 	if !errors.As(err, &e) || calls != max || e.Calls != max {
 		t.Fatalf("Do = %v after %d calls; want to give up after %d", err, calls, max)
@@ -215,11 +216,11 @@ func TestDoDisablesABrokenModel(t *testing.T) {
 	calls := 0
 	bad := func(context.Context) error {
 		calls++
-		return failure.New(failure.ResponseInvalid, "answer is not JSON")
+		return failure.New(work.ResponseInvalid, "answer is not JSON")
 	}
 	for i := range 5 {
 		err := c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-x"), triage.ForItem(item("m-"+string(rune('a'+i)))))
-		if last := i == 4; errors.Is(err, triage.ErrWaiting) != last || !last && triage.Classify(err).Class != failure.ResponseInvalid {
+		if last := i == 4; errors.Is(err, triage.ErrWaiting) != last || !last && triage.Classify(err).Class != work.ResponseInvalid {
 			t.Fatalf("item %d: %v", i, err)
 		}
 	}
@@ -254,7 +255,7 @@ func TestDoChargesTheDailyBudget(t *testing.T) {
 		t.Fatalf("Do = %v, %d calls; want the third refused and queued", err, calls)
 	}
 	w, isWait := e.Decision.(triage.Wait)
-	if !isWait || w.Gate != "budget:2031-03-04" || !w.Until.Equal(time.Date(2031, 3, 5, 0, 0, 0, 0, time.UTC)) || e.Classification.Class != failure.BudgetExceeded {
+	if !isWait || w.Gate != "budget:2031-03-04" || !w.Until.Equal(time.Date(2031, 3, 5, 0, 0, 0, 0, time.UTC)) || e.Classification.Class != work.BudgetExceeded {
 		t.Fatalf("decision %#v class %s; want a wait behind budget:2031-03-04 until midnight", e.Decision, e.Classification.Class)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/triagehq/triage"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // upstream answers each request with the next of answers (the last one
@@ -117,7 +118,7 @@ func TestRoundTripperReturnsTheLastAnswerWhole(t *testing.T) {
 	if string(body) != big || len(u.received()) != 1 {
 		t.Fatalf("got %d bytes of %d after %d sends", len(body), len(big), len(u.received()))
 	}
-	if cl := triage.ClassifyResponse(resp, body); cl.Class != failure.AuthDenied {
+	if cl := triage.ClassifyResponse(resp, body); cl.Class != work.AuthDenied {
 		t.Fatalf("ClassifyResponse = %s (%s)", cl.Class, cl.Reason)
 	}
 }
@@ -148,7 +149,7 @@ func TestRoundTripperRetriesATransportError(t *testing.T) {
 	req, _ := http.NewRequestWithContext(within(t, clk, 4*time.Second), http.MethodGet, url, nil)
 	resp, err := c.RoundTripper(nil).RoundTrip(req)
 	var e *triage.Error
-	if resp != nil || !errors.As(err, &e) || e.Classification.Class != failure.NetworkTimeout || e.Calls < 2 {
+	if resp != nil || !errors.As(err, &e) || e.Classification.Class != work.NetworkTimeout || e.Calls < 2 {
 		t.Fatalf("RoundTrip = %v, %v; want NETWORK_TIMEOUT after retries", resp, err)
 	}
 }
@@ -162,10 +163,10 @@ func TestClassifyResponse(t *testing.T) {
 		want   triage.Class
 		delay  time.Duration
 	}{
-		{429, nil, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`, failure.BudgetExceeded, 0},
-		{429, http.Header{"Retry-After": {"20"}}, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`, failure.RateLimited, 20 * time.Second},
-		{400, nil, `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`, failure.TokenLimit, 0},
-		{503, nil, "", failure.UpstreamUnavailable, 0},
+		{429, nil, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`, work.BudgetExceeded, 0},
+		{429, http.Header{"Retry-After": {"20"}}, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`, work.RateLimited, 20 * time.Second},
+		{400, nil, `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`, work.TokenLimit, 0},
+		{503, nil, "", work.UpstreamUnavailable, 0},
 	} {
 		resp := &http.Response{StatusCode: tc.status, Header: tc.header, Request: req}
 		cl := triage.ClassifyResponse(resp, []byte(tc.body))
@@ -182,7 +183,7 @@ func TestDecideIsThePolicys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, class := range failure.Classes() {
+	for _, class := range work.Classes() {
 		for attempt := 1; attempt <= 6; attempt++ {
 			e := failure.New(class, "test")
 			got := triage.Decide(p, triage.Notify, e, attempt, t0)

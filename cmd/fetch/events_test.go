@@ -15,8 +15,8 @@ func TestSampleEvents(t *testing.T) {
 	t.Parallel()
 	srv := fakes.StartTest(t, fakes.NewArticles(fakes.ArticleOptions{}))
 	seed := func(db *store.Memory, id string, st work.Stage) {
-		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Received,
-			State: store.Queued, Stage: st, SourceURL: srv.URL + "/articles/" + id})
+		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Received,
+			State: work.Queued, Stage: st, SourceURL: srv.URL + "/articles/" + id})
 	}
 	runnertest.EventFiles(t, work.Fetch, seed, newFetcher(fetcherConfig{}))
 }

@@ -164,7 +164,7 @@ func (f *fetcher) client() *http.Client {
 func (f *fetcher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (store.Output, error) {
 	u, err := upstream.ParseURL(item.SourceURL)
 	if err != nil {
-		return store.Output{}, failure.New(failure.SchemaInvalid, "source URL: %s", err)
+		return store.Output{}, failure.New(work.SchemaInvalid, "source URL: %s", err)
 	}
 	doc, err := f.fetch(ctx, u)
 	if err != nil {
@@ -176,7 +176,7 @@ func (f *fetcher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (s
 func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*store.Document, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, failure.New(failure.SchemaInvalid, "source URL cannot be requested")
+		return nil, failure.New(work.SchemaInvalid, "source URL cannot be requested")
 	}
 	req.Header.Set("Accept", "text/plain, text/html;q=0.9")
 	req.Header.Set("User-Agent", cmp.Or(f.UserAgent, defaultUserAgent))
@@ -213,10 +213,10 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*store.Document, error
 			err = nil // the type itself is fine; ignore the broken parameters
 		}
 		if err != nil {
-			return nil, detail(failure.New(failure.SchemaInvalid, "unsupported content type: malformed Content-Type header"))
+			return nil, detail(failure.New(work.SchemaInvalid, "unsupported content type: malformed Content-Type header"))
 		}
 		if !acceptedType(mediaType) {
-			return nil, detail(failure.New(failure.SchemaInvalid, "unsupported content type %q", mediaType))
+			return nil, detail(failure.New(work.SchemaInvalid, "unsupported content type %q", mediaType))
 		}
 	}
 
@@ -236,7 +236,7 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*store.Document, error
 	if !declared {
 		mediaType, params, _ = mime.ParseMediaType(http.DetectContentType(raw))
 		if !acceptedType(mediaType) {
-			return nil, detail(failure.New(failure.SchemaInvalid, "unsupported content type %q (sniffed)", mediaType))
+			return nil, detail(failure.New(work.SchemaInvalid, "unsupported content type %q (sniffed)", mediaType))
 		}
 	}
 
@@ -250,7 +250,7 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*store.Document, error
 		text, truncated = work.Prefix(text, int(maxBytes)), true
 	}
 	if text == "" {
-		return nil, detail(failure.New(failure.SchemaInvalid, "empty document"))
+		return nil, detail(failure.New(work.SchemaInvalid, "empty document"))
 	}
 	sum := sha256.Sum256([]byte(text))
 	now := clock.Or(f.Clock).Now

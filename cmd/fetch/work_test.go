@@ -20,6 +20,7 @@ import (
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // fetcher is the stage runner's Work.
@@ -253,25 +254,25 @@ func TestRunFailureClasses(t *testing.T) {
 	tests := []struct {
 		name      string
 		handle    http.HandlerFunc
-		wantClass failure.Class
+		wantClass work.Class
 		wantHTTP  int
 		wantIn    string
 	}{
-		{name: "404", handle: serve(404, "text/html", "<h1>Not Found</h1>"), wantClass: failure.NotFound, wantHTTP: 404},
-		{name: "410", handle: serve(410, "text/plain", "gone"), wantClass: failure.NotFound, wantHTTP: 410},
-		{name: "403", handle: serve(403, "text/plain", "forbidden"), wantClass: failure.AuthDenied, wantHTTP: 403},
-		{name: "429", handle: serve(429, "text/plain", "slow down", "Retry-After", "30"), wantClass: failure.RateLimited, wantHTTP: 429},
-		{name: "500", handle: serve(500, "text/plain", "boom"), wantClass: failure.UpstreamUnavailable, wantHTTP: 500},
-		{name: "503", handle: serve(503, "text/html", "<html>down</html>"), wantClass: failure.UpstreamUnavailable, wantHTTP: 503},
-		{name: "image", handle: serve(200, "image/png", png), wantClass: failure.SchemaInvalid, wantIn: `unsupported content type "image/png"`},
-		{name: "pdf", handle: serve(200, "application/pdf", "%PDF-1.7"), wantClass: failure.SchemaInvalid, wantIn: "unsupported content type"},
-		{name: "octet-stream", handle: serve(200, "application/octet-stream", "\x00\x01"), wantClass: failure.SchemaInvalid, wantIn: "unsupported content type"},
-		{name: "sniffed image", handle: serve(200, "", png), wantClass: failure.SchemaInvalid, wantIn: "unsupported content type"},
-		{name: "malformed content type", handle: serve(200, "text/", "x"), wantClass: failure.SchemaInvalid, wantIn: "unsupported content type"},
-		{name: "empty body", handle: serve(200, "text/plain", ""), wantClass: failure.SchemaInvalid, wantIn: "empty document"},
-		{name: "whitespace body", handle: serve(200, "text/plain", " \n\t "), wantClass: failure.SchemaInvalid, wantIn: "empty document"},
+		{name: "404", handle: serve(404, "text/html", "<h1>Not Found</h1>"), wantClass: work.NotFound, wantHTTP: 404},
+		{name: "410", handle: serve(410, "text/plain", "gone"), wantClass: work.NotFound, wantHTTP: 410},
+		{name: "403", handle: serve(403, "text/plain", "forbidden"), wantClass: work.AuthDenied, wantHTTP: 403},
+		{name: "429", handle: serve(429, "text/plain", "slow down", "Retry-After", "30"), wantClass: work.RateLimited, wantHTTP: 429},
+		{name: "500", handle: serve(500, "text/plain", "boom"), wantClass: work.UpstreamUnavailable, wantHTTP: 500},
+		{name: "503", handle: serve(503, "text/html", "<html>down</html>"), wantClass: work.UpstreamUnavailable, wantHTTP: 503},
+		{name: "image", handle: serve(200, "image/png", png), wantClass: work.SchemaInvalid, wantIn: `unsupported content type "image/png"`},
+		{name: "pdf", handle: serve(200, "application/pdf", "%PDF-1.7"), wantClass: work.SchemaInvalid, wantIn: "unsupported content type"},
+		{name: "octet-stream", handle: serve(200, "application/octet-stream", "\x00\x01"), wantClass: work.SchemaInvalid, wantIn: "unsupported content type"},
+		{name: "sniffed image", handle: serve(200, "", png), wantClass: work.SchemaInvalid, wantIn: "unsupported content type"},
+		{name: "malformed content type", handle: serve(200, "text/", "x"), wantClass: work.SchemaInvalid, wantIn: "unsupported content type"},
+		{name: "empty body", handle: serve(200, "text/plain", ""), wantClass: work.SchemaInvalid, wantIn: "empty document"},
+		{name: "whitespace body", handle: serve(200, "text/plain", " \n\t "), wantClass: work.SchemaInvalid, wantIn: "empty document"},
 		{name: "html without text", handle: serve(200, "text/html", "<html><script>x()</script><style>p{}</style></html>"),
-			wantClass: failure.SchemaInvalid, wantIn: "empty document"},
+			wantClass: work.SchemaInvalid, wantIn: "empty document"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,7 +335,7 @@ func TestRunInvalidSourceURL(t *testing.T) {
 			t.Parallel()
 			f := newFetcher(fetcherConfig{})
 			_, err := f.Run(t.Context(), store.Item{ID: "item-1", SourceURL: u}, gates.Delivery{})
-			if c := failure.Classify(err); err == nil || c.Class != failure.SchemaInvalid {
+			if c := failure.Classify(err); err == nil || c.Class != work.SchemaInvalid {
 				t.Errorf("Run(%q) err = %v (class %s), want SCHEMA_INVALID", u, err, c.Class)
 			}
 		})
@@ -386,7 +387,7 @@ func TestRunTransportFailures(t *testing.T) {
 				t.Fatalf("Run succeeded with %+v, want error", out.Document)
 			}
 			c := failure.Classify(err)
-			if c.Class != failure.NetworkTimeout {
+			if c.Class != work.NetworkTimeout {
 				t.Errorf("class = %s (%s), want NETWORK_TIMEOUT; err = %v", c.Class, c.Reason, err)
 			}
 			t.Logf("err = %v; reason = %s", err, c.Reason)
@@ -452,7 +453,7 @@ func TestRunBlockPrivate(t *testing.T) {
 			if err == nil {
 				t.Fatal("Run succeeded, want the address refused")
 			}
-			if c := failure.Classify(err); c.Class != failure.SchemaInvalid {
+			if c := failure.Classify(err); c.Class != work.SchemaInvalid {
 				t.Errorf("class = %s (%s), want SCHEMA_INVALID; err = %v", c.Class, c.Reason, err)
 			}
 			if !strings.Contains(err.Error(), "loopback") {

@@ -33,7 +33,7 @@ func TestSpentBudgetParksUntilMidnight(t *testing.T) {
 	t.Parallel()
 	morning := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) // 15 h to midnight: beyond SQS visibility
 	db := store.NewMemory()
-	db.Put(store.Item{ID: "b1", Kind: store.KindStory, CorrelationID: "c", Status: store.Fetched, State: store.Queued,
+	db.Put(store.Item{ID: "b1", Kind: store.KindStory, CorrelationID: "c", Status: work.Fetched, State: work.Queued,
 		Stage: work.LLM, Document: &store.Document{Text: "text"}})
 	spend := &budget.Memory{Cap: 3_000, Cost: 3_000}
 	if err := spend.Charge(context.Background(), morning); err != nil { // the day's only call
@@ -54,8 +54,8 @@ func TestSpentBudgetParksUntilMidnight(t *testing.T) {
 	}
 	it, _ := db.Get(context.Background(), "b1")
 	midnight := policy.NextUTCMidnight(morning)
-	if model.calls != 0 || it.Attempts[work.LLM] != 0 || it.State != store.Retryable || !it.NotBefore.Equal(midnight) ||
-		it.LastError == nil || it.LastError.ErrorClass != failure.BudgetExceeded {
+	if model.calls != 0 || it.Attempts[work.LLM] != 0 || it.State != work.Retryable || !it.NotBefore.Equal(midnight) ||
+		it.LastError == nil || it.LastError.ErrorClass != work.BudgetExceeded {
 		t.Fatalf("model calls %d, item %+v", model.calls, it)
 	}
 	if p, ok := db.Parked()["b1"]; !ok || !p.DueAt.Equal(midnight) {

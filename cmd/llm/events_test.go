@@ -27,8 +27,8 @@ func TestSampleEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed := func(db *store.Memory, id string, st work.Stage) {
-		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Fetched,
-			State: store.Queued, Stage: st, Document: &store.Document{Text: fakes.ArticleText(id, 1500)}})
+		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Fetched,
+			State: work.Queued, Stage: st, Document: &store.Document{Text: fakes.ArticleText(id, 1500)}})
 	}
 	runnertest.EventFiles(t, work.LLM, seed, &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: client},
 		Entry: fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"}})

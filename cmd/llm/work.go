@@ -13,6 +13,7 @@ import (
 	"github.com/triagehq/triage/internal/gates/fallback"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // defaultMaxInputBytes is the default enricher.MaxInputBytes: 48 KiB of text
@@ -92,22 +93,22 @@ func (e *enricher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (
 // when the upstream sent one, "request_id".
 func (e *enricher) Enrich(ctx context.Context, item store.Item, entry fallback.Entry) (store.Enrichment, error) {
 	if item.Document != nil && item.Document.Body != nil {
-		return store.Enrichment{}, failure.New(failure.InternalBug, "the item's document was not read back (runner.WithBodies)")
+		return store.Enrichment{}, failure.New(work.InternalBug, "the item's document was not read back (runner.WithBodies)")
 	}
 	if item.Document == nil || strings.TrimSpace(item.Document.Text) == "" {
-		return store.Enrichment{}, failure.New(failure.SchemaInvalid, "item has no fetched text")
+		return store.Enrichment{}, failure.New(work.SchemaInvalid, "item has no fetched text")
 	}
 	kind, err := store.ParseKind(string(item.Kind))
 	if err != nil {
-		return store.Enrichment{}, failure.Wrap(failure.SchemaInvalid, err, "item kind")
+		return store.Enrichment{}, failure.Wrap(work.SchemaInvalid, err, "item kind")
 	}
 	if strings.TrimSpace(entry.Model) == "" {
-		return store.Enrichment{}, failure.New(failure.InternalBug, "llm stage has no model configured")
+		return store.Enrichment{}, failure.New(work.InternalBug, "llm stage has no model configured")
 	}
 	key := entry.String()
 	client := e.Clients[entry.Provider]
 	if client == nil {
-		return store.Enrichment{}, failure.WithDetail(failure.New(failure.InternalBug, "llm stage has no %s client configured",
+		return store.Enrichment{}, failure.WithDetail(failure.New(work.InternalBug, "llm stage has no %s client configured",
 			entry.Provider), "model", key)
 	}
 	maxInput := e.MaxInputBytes

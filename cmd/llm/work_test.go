@@ -20,6 +20,7 @@ import (
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // enricher is the stage runner's Work.
@@ -150,17 +151,17 @@ func TestRunRejectsBeforeCalling(t *testing.T) {
 		name      string
 		item      store.Item
 		mutate    func(*enricher)
-		wantClass failure.Class
+		wantClass work.Class
 		wantIn    string
 	}{
-		{name: "no document", item: store.Item{ID: "i"}, wantClass: failure.SchemaInvalid, wantIn: "item has no fetched text"},
-		{name: "empty text", item: item(store.KindStory, ""), wantClass: failure.SchemaInvalid, wantIn: "item has no fetched text"},
-		{name: "blank text", item: item(store.KindStory, " \n "), wantClass: failure.SchemaInvalid, wantIn: "item has no fetched text"},
-		{name: "unknown kind", item: item("poem", "text"), wantClass: failure.SchemaInvalid, wantIn: "kind"},
+		{name: "no document", item: store.Item{ID: "i"}, wantClass: work.SchemaInvalid, wantIn: "item has no fetched text"},
+		{name: "empty text", item: item(store.KindStory, ""), wantClass: work.SchemaInvalid, wantIn: "item has no fetched text"},
+		{name: "blank text", item: item(store.KindStory, " \n "), wantClass: work.SchemaInvalid, wantIn: "item has no fetched text"},
+		{name: "unknown kind", item: item("poem", "text"), wantClass: work.SchemaInvalid, wantIn: "kind"},
 		{name: "no model", item: item(store.KindStory, "text"), mutate: func(e *enricher) { e.Entry.Model = "" },
-			wantClass: failure.InternalBug, wantIn: "no model"},
+			wantClass: work.InternalBug, wantIn: "no model"},
 		{name: "no client", item: item(store.KindStory, "text"), mutate: func(e *enricher) { e.Clients = nil },
-			wantClass: failure.InternalBug, wantIn: "no openai client"},
+			wantClass: work.InternalBug, wantIn: "no openai client"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,18 +190,18 @@ func TestRunErrorDetails(t *testing.T) {
 		name          string
 		resp          llm.Response
 		err           error
-		wantClass     failure.Class
+		wantClass     work.Class
 		wantRequestID string
 	}{
 		{name: "client error keeps its details",
 			err:       failure.WithDetail(&failure.HTTPError{Provider: failure.OpenAI, Op: "chat.completions", Status: 503}, "request_id", "req_up"),
-			wantClass: failure.UpstreamUnavailable, wantRequestID: "req_up"},
+			wantClass: work.UpstreamUnavailable, wantRequestID: "req_up"},
 		{name: "parse error gets the request id",
 			resp:      llm.Response{Content: "not json", RequestID: "req_parse"},
-			wantClass: failure.ResponseInvalid, wantRequestID: "req_parse"},
+			wantClass: work.ResponseInvalid, wantRequestID: "req_parse"},
 		{name: "parse error without request id",
 			resp:      llm.Response{Content: "{}"},
-			wantClass: failure.ResponseInvalid},
+			wantClass: work.ResponseInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,30 +246,30 @@ func TestRunThroughClient(t *testing.T) {
 		kind      store.Kind
 		status    int
 		body      string
-		wantClass failure.Class // "" means success
+		wantClass work.Class // "" means success
 	}{
 		{name: "success", kind: store.KindStory, status: 200, body: completion(validAnswer, "stop")},
 		{name: "action success", kind: store.KindAction, status: 200, body: completion(validAnswer+"\nACTION_OUTCOME: success", "stop")},
 		{name: "429 insufficient_quota", kind: store.KindStory, status: 429,
 			body:      `{"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","code":"insufficient_quota"}}`,
-			wantClass: failure.BudgetExceeded},
+			wantClass: work.BudgetExceeded},
 		{name: "429 rate limited", kind: store.KindStory, status: 429,
-			body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, wantClass: failure.RateLimited},
+			body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, wantClass: work.RateLimited},
 		{name: "401", kind: store.KindStory, status: 401,
-			body: `{"error":{"message":"Incorrect API key provided: ` + apiKey + `","code":"invalid_api_key"}}`, wantClass: failure.AuthDenied},
+			body: `{"error":{"message":"Incorrect API key provided: ` + apiKey + `","code":"invalid_api_key"}}`, wantClass: work.AuthDenied},
 		{name: "invalid JSON content", kind: store.KindStory, status: 200, body: completion("Sure! Here is a summary.", "stop"),
-			wantClass: failure.ResponseInvalid},
+			wantClass: work.ResponseInvalid},
 		{name: "schema mismatch", kind: store.KindStory, status: 200, body: completion(`{"summary":"x"}`, "stop"),
-			wantClass: failure.ResponseInvalid},
-		{name: "empty content", kind: store.KindStory, status: 200, body: completion("", "stop"), wantClass: failure.ResponseInvalid},
-		{name: "content_filter", kind: store.KindStory, status: 200, body: completion("", "content_filter"), wantClass: failure.ContentPolicy},
+			wantClass: work.ResponseInvalid},
+		{name: "empty content", kind: store.KindStory, status: 200, body: completion("", "stop"), wantClass: work.ResponseInvalid},
+		{name: "content_filter", kind: store.KindStory, status: 200, body: completion("", "content_filter"), wantClass: work.ContentPolicy},
 		{name: "action failed", kind: store.KindAction, status: 200,
 			body:      completion(validAnswer+"\nACTION_OUTCOME: failed | target system rejected the change", "stop"),
-			wantClass: failure.ActionFailed},
+			wantClass: work.ActionFailed},
 		{name: "action marker missing", kind: store.KindAction, status: 200, body: completion(validAnswer, "stop"),
-			wantClass: failure.ResponseInvalid},
+			wantClass: work.ResponseInvalid},
 		{name: "503", kind: store.KindStory, status: 503, body: `{"error":{"message":"overloaded","type":"server_error"}}`,
-			wantClass: failure.UpstreamUnavailable},
+			wantClass: work.UpstreamUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,8 +21,8 @@ func TestSampleEvents(t *testing.T) {
 	const secret = "whsec_events_test_secret"
 	srv := fakes.StartTest(t, fakes.NewWebhook(fakes.WebhookOptions{Secret: secret}))
 	seed := func(db *store.Memory, id string, st work.Stage) {
-		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Enriched,
-			State: store.Queued, Stage: st, WebhookURL: srv.URL + "/hooks/demo",
+		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Enriched,
+			State: work.Queued, Stage: st, WebhookURL: srv.URL + "/hooks/demo",
 			Enrichment: &store.Enrichment{SummaryNeutral: "n", SummarySpicy: "s", Category: "c", Severity: "low",
 				PrimaryActor: "a", TopEntities: []string{"e"}, Model: "gpt-4o-mini"}})
 	}

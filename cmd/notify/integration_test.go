@@ -40,8 +40,8 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 		Items: items, ErrorLog: &store.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: q,
 		QueueURL: env.Stack.QueueURL(work.Notify), DLQURL: env.Stack.DLQURL(work.Notify), Profile: policy.Standard(),
 	}
-	if err := items.Put(ctx, store.Item{ID: "once", Kind: store.KindStory, CorrelationID: "c-once", Status: store.Enriched,
-		State: store.Queued, Stage: work.Notify, WebhookURL: srv.URL + "/hooks/demo",
+	if err := items.Put(ctx, store.Item{ID: "once", Kind: store.KindStory, CorrelationID: "c-once", Status: work.Enriched,
+		State: work.Queued, Stage: work.Notify, WebhookURL: srv.URL + "/hooks/demo",
 		Enrichment: &store.Enrichment{SummaryNeutral: "n", SummarySpicy: "s", Category: "c", Severity: "low", PrimaryActor: "a",
 			TopEntities: []string{"e"}, Model: "m"}}); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	if n := hook.DeliveryCount(idempotencyKey("once")); n != 1 {
 		t.Fatalf("webhook received %d deliveries for one item, want exactly 1", n)
 	}
-	if it, err := items.Get(ctx, "once"); err != nil || it.State != store.Done || it.Delivery == nil {
+	if it, err := items.Get(ctx, "once"); err != nil || it.State != work.Done || it.Delivery == nil {
 		t.Fatalf("item %+v, %v", it, err)
 	}
 }
@@ -90,14 +90,14 @@ func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	llm := &runner.Runner{
 		Stage: work.LLM,
 		Work: runner.WorkFunc(func(context.Context, store.Item) (store.Output, error) {
-			return store.Output{}, failure.New(failure.ContentPolicy, "model refused the request")
+			return store.Output{}, failure.New(work.ContentPolicy, "model refused the request")
 		}),
 		Items: items, ErrorLog: &store.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: q,
 		QueueURL: env.Stack.QueueURL(work.LLM), DLQURL: env.Stack.DLQURL(work.LLM), NextQueueURL: env.Stack.QueueURL(work.Notify),
 		Profile: policy.Standard(), Notices: &notice.Sender{SQS: q, QueueURL: noticeURL},
 	}
-	if err := items.Put(ctx, store.Item{ID: "task", Kind: store.KindAction, CorrelationID: "c-task", Status: store.Fetched,
-		State: store.Queued, Stage: work.LLM, WebhookURL: srv.URL + "/hooks/owner", Document: &store.Document{Text: "close ticket 7"}}); err != nil {
+	if err := items.Put(ctx, store.Item{ID: "task", Kind: store.KindAction, CorrelationID: "c-task", Status: work.Fetched,
+		State: work.Queued, Stage: work.LLM, WebhookURL: srv.URL + "/hooks/owner", Document: &store.Document{Text: "close ticket 7"}}); err != nil {
 		t.Fatal(err)
 	}
 	body := work.Envelope{ItemID: "task", Stage: work.LLM, CorrelationID: "c-task"}.Encode()
@@ -144,14 +144,14 @@ func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	if err := json.Unmarshal(d.Body, &got); err != nil || !d.SignatureValid {
 		t.Fatalf("delivery %+v: %v", d, err)
 	}
-	if got.Class != failure.ContentPolicy || got.Stage != work.LLM || got.Attempt != 1 || got.DeadLetterID == "" {
+	if got.Class != work.ContentPolicy || got.Stage != work.LLM || got.Attempt != 1 || got.DeadLetterID == "" {
 		t.Fatalf("notice %+v", got)
 	}
 	entries, err := trail.ForItem(ctx, "task", 0)
 	if err != nil || len(entries) != 1 || entries[0].Notice == nil {
 		t.Fatalf("trail %+v, %v", entries, err)
 	}
-	if l := entries[0].Notice; l.State != ledger.NoticeDelivered || l.Attempts != 2 || l.LastClass != failure.UpstreamUnavailable {
+	if l := entries[0].Notice; l.State != ledger.NoticeDelivered || l.Attempts != 2 || l.LastClass != work.UpstreamUnavailable {
 		t.Fatalf("ledger %+v", l)
 	}
 }

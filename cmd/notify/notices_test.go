@@ -26,7 +26,7 @@ import (
 
 func failedNotice() notice.Notice {
 	return notice.ForFailed(store.Item{ID: "task-1", Kind: store.KindAction, CorrelationID: "corr-1"},
-		store.LastError{Component: work.LLM, ErrorClass: failure.ActionFailed, FailedAt: fixedNow.Add(-time.Minute),
+		store.LastError{Component: work.LLM, ErrorClass: work.ActionFailed, FailedAt: fixedNow.Add(-time.Minute),
 			Error: "ACTION_FAILED: action reported failed: ticket locked", RetryCount: 3, MaxRetries: 3, Retryable: true}, "dl-1")
 }
 
@@ -52,7 +52,7 @@ func TestPostNotice(t *testing.T) {
 	if err := json.Unmarshal(got.body, &n); err != nil {
 		t.Fatal(err)
 	}
-	if !n.SentAt.Equal(fixedNow) || n.Event != notice.Failed || n.Class != failure.ActionFailed || n.Attempt != 3 ||
+	if !n.SentAt.Equal(fixedNow) || n.Event != notice.Failed || n.Class != work.ActionFailed || n.Attempt != 3 ||
 		n.Reason != "the model reported that the action failed: ticket locked" || n.DeadLetterID != "dl-1" {
 		t.Fatalf("body %+v", n)
 	}
@@ -64,7 +64,7 @@ func TestPostNotice(t *testing.T) {
 // A refusal classifies like a delivery's, and never names the URL.
 func TestPostNoticeRefusals(t *testing.T) {
 	t.Parallel()
-	for status, class := range map[int]failure.Class{404: failure.NotFound, 503: failure.UpstreamUnavailable, 429: failure.RateLimited} {
+	for status, class := range map[int]work.Class{404: work.NotFound, 503: work.UpstreamUnavailable, 429: work.RateLimited} {
 		b := setup(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) })
 		got, err := b.n.PostNotice(context.Background(), b.item().WebhookURL, failedNotice())
 		if c := failure.Classify(err); c.Class != class || got != status {
@@ -75,7 +75,7 @@ func TestPostNoticeRefusals(t *testing.T) {
 		}
 	}
 	b := setup(t, nil)
-	if _, err := b.n.PostNotice(context.Background(), "ftp://x/y", failedNotice()); failure.Classify(err).Class != failure.SchemaInvalid {
+	if _, err := b.n.PostNotice(context.Background(), "ftp://x/y", failedNotice()); failure.Classify(err).Class != work.SchemaInvalid {
 		t.Errorf("a bad URL: %v", err)
 	}
 }

@@ -181,14 +181,14 @@ func sign(secret []byte, ts int64, body []byte) string {
 func (n *notifier) Run(ctx context.Context, item store.Item, _ gates.Delivery) (store.Output, error) {
 	u, err := upstream.ParseURL(item.WebhookURL)
 	if err != nil {
-		return store.Output{}, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)
+		return store.Output{}, failure.New(work.SchemaInvalid, "webhook URL: %s", err)
 	}
 	if item.Enrichment == nil {
 		return store.Output{}, failure.WithDetail(
-			failure.New(failure.SchemaInvalid, "item has no enrichment to deliver"), "host", u.Host)
+			failure.New(work.SchemaInvalid, "item has no enrichment to deliver"), "host", u.Host)
 	}
 	if item.Enrichment.Body != nil {
-		return store.Output{}, failure.New(failure.InternalBug, "the item's enrichment was not read back (runner.WithBodies)")
+		return store.Output{}, failure.New(work.InternalBug, "the item's enrichment was not read back (runner.WithBodies)")
 	}
 	d, err := n.deliver(ctx, item, u)
 	if err != nil {
@@ -212,7 +212,7 @@ func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*s
 		SentAt:        sentAt,
 	})
 	if err != nil {
-		return nil, failure.Wrap(failure.InternalBug, err, "encode webhook payload")
+		return nil, failure.Wrap(work.InternalBug, err, "encode webhook payload")
 	}
 	key := idempotencyKey(item.ID)
 	status, err := n.post(ctx, u, secret, sentAt, post{key: key, event: eventDelivered, itemID: item.ID,
@@ -232,7 +232,7 @@ func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*s
 func (n *notifier) PostNotice(ctx context.Context, webhookURL string, nt notice.Notice) (int, error) {
 	u, err := upstream.ParseURL(webhookURL)
 	if err != nil {
-		return 0, failure.New(failure.SchemaInvalid, "webhook URL: %s", err)
+		return 0, failure.New(work.SchemaInvalid, "webhook URL: %s", err)
 	}
 	secret, err := n.secret(ctx)
 	if err != nil {
@@ -241,7 +241,7 @@ func (n *notifier) PostNotice(ctx context.Context, webhookURL string, nt notice.
 	nt.SentAt = n.now().UTC()
 	body, err := json.Marshal(nt)
 	if err != nil {
-		return 0, failure.Wrap(failure.InternalBug, err, "encode notice")
+		return 0, failure.Wrap(work.InternalBug, err, "encode notice")
 	}
 	status, err := n.post(ctx, u, secret, nt.SentAt, post{key: nt.ID, event: string(nt.Event), itemID: nt.ItemID,
 		correlationID: nt.CorrelationID, body: body})
@@ -254,14 +254,14 @@ func (n *notifier) PostNotice(ctx context.Context, webhookURL string, nt notice.
 // secret loads the signing secret.
 func (n *notifier) secret(ctx context.Context) ([]byte, error) {
 	if n.Secret == nil {
-		return nil, failure.New(failure.InternalBug, "notify stage has no signing secret configured")
+		return nil, failure.New(work.InternalBug, "notify stage has no signing secret configured")
 	}
 	secret, err := n.Secret(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load webhook signing secret: %w", err)
 	}
 	if len(secret) == 0 {
-		return nil, failure.New(failure.InternalBug, "webhook signing secret is empty")
+		return nil, failure.New(work.InternalBug, "webhook signing secret is empty")
 	}
 	return secret, nil
 }
@@ -282,7 +282,7 @@ func (n *notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt t
 	ts := sentAt.Unix()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(p.body))
 	if err != nil {
-		return 0, failure.New(failure.SchemaInvalid, "webhook URL cannot be requested")
+		return 0, failure.New(work.SchemaInvalid, "webhook URL cannot be requested")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", cmp.Or(n.UserAgent, defaultUserAgent))

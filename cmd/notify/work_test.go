@@ -23,6 +23,7 @@ import (
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // notifier is the stage runner's Work.
@@ -256,30 +257,30 @@ func TestRunFailureClasses(t *testing.T) {
 	tests := []struct {
 		name       string
 		handle     http.HandlerFunc
-		wantClass  failure.Class
+		wantClass  work.Class
 		wantStatus int
 		wantDelay  time.Duration
 	}{
 		{name: "slack 404 channel_not_found", handle: answer(404, "text/plain", "channel_not_found"),
-			wantClass: failure.NotFound, wantStatus: 404},
+			wantClass: work.NotFound, wantStatus: 404},
 		{name: "slack 410 channel_is_archived", handle: answer(410, "text/plain", "channel_is_archived"),
-			wantClass: failure.NotFound, wantStatus: 410},
+			wantClass: work.NotFound, wantStatus: 410},
 		{name: "slack 400 invalid_payload", handle: answer(400, "text/plain", "invalid_payload"),
-			wantClass: failure.SchemaInvalid, wantStatus: 400},
+			wantClass: work.SchemaInvalid, wantStatus: 400},
 		{name: "slack 403 invalid_token", handle: answer(403, "text/plain", "invalid_token"),
-			wantClass: failure.AuthDenied, wantStatus: 403},
+			wantClass: work.AuthDenied, wantStatus: 403},
 		{name: "slack 429", handle: answer(429, "text/plain", "rate_limited", "Retry-After", "30"),
-			wantClass: failure.RateLimited, wantStatus: 429, wantDelay: 30 * time.Second},
+			wantClass: work.RateLimited, wantStatus: 429, wantDelay: 30 * time.Second},
 		{name: "discord 429", handle: answer(429, "application/json", `{"message":"You are being rate limited.","retry_after":1.5,"global":false}`),
-			wantClass: failure.RateLimited, wantStatus: 429, wantDelay: 1500 * time.Millisecond},
+			wantClass: work.RateLimited, wantStatus: 429, wantDelay: 1500 * time.Millisecond},
 		{name: "discord 401", handle: answer(401, "application/json", `{"message":"401: Unauthorized","code":0}`),
-			wantClass: failure.AuthDenied, wantStatus: 401},
+			wantClass: work.AuthDenied, wantStatus: 401},
 		{name: "discord 404 unknown webhook", handle: answer(404, "application/json", `{"message":"Unknown Webhook","code":10015}`),
-			wantClass: failure.NotFound, wantStatus: 404},
-		{name: "500", handle: answer(500, "text/plain", "boom"), wantClass: failure.UpstreamUnavailable, wantStatus: 500},
-		{name: "503", handle: answer(503, "text/html", "<html>down</html>"), wantClass: failure.UpstreamUnavailable, wantStatus: 503},
+			wantClass: work.NotFound, wantStatus: 404},
+		{name: "500", handle: answer(500, "text/plain", "boom"), wantClass: work.UpstreamUnavailable, wantStatus: 500},
+		{name: "503", handle: answer(503, "text/html", "<html>down</html>"), wantClass: work.UpstreamUnavailable, wantStatus: 503},
 		{name: "redirect is not followed", handle: answer(301, "text/plain", "", "Location", "http://elsewhere.invalid/"),
-			wantClass: failure.NotFound, wantStatus: 301},
+			wantClass: work.NotFound, wantStatus: 301},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -336,7 +337,7 @@ func TestRunTransportFailures(t *testing.T) {
 			if err == nil {
 				t.Fatal("Run succeeded, want error")
 			}
-			if c := failure.Classify(err); c.Class != failure.NetworkTimeout {
+			if c := failure.Classify(err); c.Class != work.NetworkTimeout {
 				t.Errorf("class = %s (%s), want NETWORK_TIMEOUT; err = %v", c.Class, c.Reason, err)
 			}
 		})
@@ -393,18 +394,18 @@ func TestRunRejectsItem(t *testing.T) {
 		name      string
 		mutate    func(*store.Item)
 		secret    func(context.Context) ([]byte, error)
-		wantClass failure.Class
+		wantClass work.Class
 		wantIn    string
 	}{
-		{name: "no webhook URL", mutate: func(it *store.Item) { it.WebhookURL = "" }, wantClass: failure.SchemaInvalid, wantIn: "webhook URL: missing"},
-		{name: "relative webhook URL", mutate: func(it *store.Item) { it.WebhookURL = "/hooks/x" }, wantClass: failure.SchemaInvalid, wantIn: "webhook URL"},
-		{name: "no host", mutate: func(it *store.Item) { it.WebhookURL = "https:///x" }, wantClass: failure.SchemaInvalid, wantIn: "no host"},
-		{name: "no enrichment", mutate: func(it *store.Item) { it.Enrichment = nil }, wantClass: failure.SchemaInvalid, wantIn: "no enrichment"},
-		{name: "no secret loader", secret: nil, wantClass: failure.InternalBug, wantIn: "no signing secret"},
-		{name: "empty secret", secret: func(context.Context) ([]byte, error) { return nil, nil }, wantClass: failure.InternalBug, wantIn: "secret is empty"},
+		{name: "no webhook URL", mutate: func(it *store.Item) { it.WebhookURL = "" }, wantClass: work.SchemaInvalid, wantIn: "webhook URL: missing"},
+		{name: "relative webhook URL", mutate: func(it *store.Item) { it.WebhookURL = "/hooks/x" }, wantClass: work.SchemaInvalid, wantIn: "webhook URL"},
+		{name: "no host", mutate: func(it *store.Item) { it.WebhookURL = "https:///x" }, wantClass: work.SchemaInvalid, wantIn: "no host"},
+		{name: "no enrichment", mutate: func(it *store.Item) { it.Enrichment = nil }, wantClass: work.SchemaInvalid, wantIn: "no enrichment"},
+		{name: "no secret loader", secret: nil, wantClass: work.InternalBug, wantIn: "no signing secret"},
+		{name: "empty secret", secret: func(context.Context) ([]byte, error) { return nil, nil }, wantClass: work.InternalBug, wantIn: "secret is empty"},
 		{name: "secret loader fails", secret: func(context.Context) ([]byte, error) {
-			return nil, failure.New(failure.AuthDenied, "resolve secret ssm:/triage/webhook: AccessDeniedException")
-		}, wantClass: failure.AuthDenied, wantIn: "load webhook signing secret"},
+			return nil, failure.New(work.AuthDenied, "resolve secret ssm:/triage/webhook: AccessDeniedException")
+		}, wantClass: work.AuthDenied, wantIn: "load webhook signing secret"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -473,7 +474,7 @@ func TestBlockPrivateRefusesLoopbackWebhooks(t *testing.T) {
 	n := newNotifier(notifierConfig{BlockPrivate: true, Secret: func(context.Context) ([]byte, error) { return []byte("s"), nil }})
 	_, err := n.Run(context.Background(), store.Item{ID: "i", WebhookURL: srv.URL + "/hook",
 		Enrichment: &store.Enrichment{SummaryNeutral: "n", Category: "c", Severity: "low"}}, gates.Delivery{})
-	if c := failure.Classify(err); c.Class != failure.SchemaInvalid {
+	if c := failure.Classify(err); c.Class != work.SchemaInvalid {
 		t.Fatalf("class %s (%v), want SCHEMA_INVALID", c.Class, err)
 	}
 	if hits.Load() != 0 {

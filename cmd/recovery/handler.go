@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -17,7 +16,7 @@ import (
 // metrics receives counters and writes them at the end of the run;
 // *telemetry.EMF implements it.
 type metrics interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
+	Count(name string, stage work.Stage, class work.Class, n int)
 	Flush() error
 }
 

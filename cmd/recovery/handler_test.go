@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/telemetry"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func TestMain(m *testing.M) { localtest.Main(m) }
@@ -29,7 +30,7 @@ var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 func disable(t *testing.T, s health.Store, model string, at time.Time) {
 	t.Helper()
 	for range health.DefaultThreshold {
-		if _, err := s.RecordFailure(context.Background(), health.FailureRequest{Model: model, Class: failure.ResponseInvalid, At: at}); err != nil {
+		if _, err := s.RecordFailure(context.Background(), health.FailureRequest{Model: model, Class: work.ResponseInvalid, At: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +67,7 @@ func recoveryScenario(t *testing.T, store health.Store) {
 	}
 	tr := &health.Tracker{Store: store, Clock: clock}
 	for i := 1; i <= 3; i++ {
-		res, err := tr.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("item-", i), failure.Of(failure.ClientError, "HTTP 400"))
+		res, err := tr.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("item-", i), failure.Of(work.ClientError, "HTTP 400"))
 		if err != nil || res.Disabled != (i == 3) {
 			t.Fatalf("failure %d after recovery: %+v, %v", i, res, err)
 		}

@@ -39,12 +39,12 @@ func TestRedriveBootstrap(t *testing.T) {
 	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["ITEMS_TABLE"]}
 	now := time.Now().UTC()
 	attempts := map[work.Stage]int{work.LLM: 5}
-	if err := items.Put(ctx, store.Item{ID: "story-000123", Kind: store.KindStory, CorrelationID: "c", Status: store.Fetched,
-		State: store.Deadletter, Stage: work.LLM, Attempts: attempts, LastFailureAt: now, UpdatedAt: now}); err != nil {
+	if err := items.Put(ctx, store.Item{ID: "story-000123", Kind: store.KindStory, CorrelationID: "c", Status: work.Fetched,
+		State: work.Deadletter, Stage: work.LLM, Attempts: attempts, LastFailureAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	body, err := deadletter.Build(deadletter.Input{ItemID: "story-000123", CorrelationID: "c", Stage: work.LLM,
-		Err: failure.New(failure.UpstreamUnavailable, "503"), Failure: failure.Of(failure.UpstreamUnavailable, "test"),
+		Err: failure.New(work.UpstreamUnavailable, "503"), Failure: failure.Of(work.UpstreamUnavailable, "test"),
 		Attempts: attempts, FirstFailureAt: now, LastFailureAt: now}).Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -55,8 +55,8 @@ func TestRedriveBootstrap(t *testing.T) {
 	}
 	// The schedule's run resumes a raw envelope the fetch queue's backstop
 	// moved and leaves triage's dead letter to the operator.
-	if err := items.Put(ctx, store.Item{ID: "story-000124", Kind: store.KindStory, CorrelationID: "c2", Status: store.Received,
-		State: store.Retryable, Stage: work.Fetch, UpdatedAt: now}); err != nil {
+	if err := items.Put(ctx, store.Item{ID: "story-000124", Kind: store.KindStory, CorrelationID: "c2", Status: work.Received,
+		State: work.Retryable, Stage: work.Fetch, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	raw := work.Envelope{ItemID: "story-000124", Stage: work.Fetch, CorrelationID: "c2"}.Encode()
@@ -68,10 +68,10 @@ func TestRedriveBootstrap(t *testing.T) {
 	if err := json.Unmarshal(res.Payload, &bsum); err != nil || bsum.Replayed != 1 || bsum.Items[0].ItemID != "story-000124" {
 		t.Fatalf("backstop summary %s (%v)\n%s", res.Payload, err, res.Logs)
 	}
-	if it, err := items.Get(ctx, "story-000124"); err != nil || it.State != store.Queued || it.Replays[0].By != "backstop" {
+	if it, err := items.Get(ctx, "story-000124"); err != nil || it.State != work.Queued || it.Replays[0].By != "backstop" {
 		t.Fatalf("item after the backstop's run: %+v, %v", it, err)
 	}
-	if it, err := items.Get(ctx, "story-000123"); err != nil || it.State != store.Deadletter {
+	if it, err := items.Get(ctx, "story-000123"); err != nil || it.State != work.Deadletter {
 		t.Fatalf("triage's dead letter after the backstop's run: %+v, %v", it, err)
 	}
 	event := localtest.Event(t, "redrive/replay-llm-by-class.json")
@@ -81,7 +81,7 @@ func TestRedriveBootstrap(t *testing.T) {
 		t.Fatalf("summary %s (%v)\n%s", res.Payload, err, res.Logs)
 	}
 	it, err := items.Get(ctx, "story-000123")
-	if err != nil || it.State != store.Queued || it.Replays[0].By != "oncall@example.com" {
+	if err != nil || it.State != work.Queued || it.Replays[0].By != "oncall@example.com" {
 		t.Fatalf("item after the replay: %+v, %v", it, err)
 	}
 	out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(vars["LLM_QUEUE_URL"]), MaxNumberOfMessages: 10})

@@ -43,10 +43,10 @@ func setup(t *testing.T) *bundle {
 
 // deadLetter stores item id dead-lettered at st with class c, its payload on
 // st's DLQ.
-func (b *bundle) deadLetter(t *testing.T, id string, st work.Stage, c failure.Class) {
+func (b *bundle) deadLetter(t *testing.T, id string, st work.Stage, c work.Class) {
 	t.Helper()
 	attempts := map[work.Stage]int{st: 5}
-	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Enriched, State: store.Deadletter,
+	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Enriched, State: work.Deadletter,
 		Stage: st, Attempts: attempts, LastError: &store.LastError{Component: st, ErrorClass: c}, LastFailureAt: t0, UpdatedAt: t0})
 	body, err := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "x"),
 		Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: t0, LastFailureAt: t0}).Marshal()
@@ -61,9 +61,9 @@ func TestSampleEvents(t *testing.T) {
 	t.Parallel()
 	runnertest.EachEvent(t, "redrive/*.json", func(t *testing.T, path string, req replay.Request) {
 		b := setup(t)
-		b.deadLetter(t, "story-000123", work.LLM, failure.UpstreamUnavailable)
-		b.deadLetter(t, "story-000124", work.LLM, failure.AuthDenied)
-		b.deadLetter(t, "story-000125", work.Notify, failure.NotFound)
+		b.deadLetter(t, "story-000123", work.LLM, work.UpstreamUnavailable)
+		b.deadLetter(t, "story-000124", work.LLM, work.AuthDenied)
+		b.deadLetter(t, "story-000125", work.Notify, work.NotFound)
 		sum, err := b.h.Handle(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +74,7 @@ func TestSampleEvents(t *testing.T) {
 		}
 		if req.DryRun {
 			for _, id := range []string{"story-000123", "story-000124", "story-000125"} {
-				if it, _ := b.store.Get(context.Background(), id); it.State != store.Deadletter {
+				if it, _ := b.store.Get(context.Background(), id); it.State != work.Deadletter {
 					t.Fatalf("a dry run moved %s to %s", id, it.State)
 				}
 			}
@@ -97,11 +97,11 @@ func TestSampleEvents(t *testing.T) {
 func TestInvalidRequestChangesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "s1", work.LLM, failure.UpstreamUnavailable)
+	b.deadLetter(t, "s1", work.LLM, work.UpstreamUnavailable)
 	if _, err := b.h.Handle(context.Background(), replay.Request{}); err == nil || !strings.Contains(err.Error(), "note is required") {
 		t.Fatalf("a request without a note: %v", err)
 	}
-	if it, _ := b.store.Get(context.Background(), "s1"); it.State != store.Deadletter || b.sqs.Hidden("dlq-llm") != 0 {
+	if it, _ := b.store.Get(context.Background(), "s1"); it.State != work.Deadletter || b.sqs.Hidden("dlq-llm") != 0 {
 		t.Fatal("an invalid request changed something")
 	}
 }

@@ -32,7 +32,7 @@ func TestSchedulerBootstrap(t *testing.T) {
 
 	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable(), ParkedTable: vars["PARKED_TABLE"]}
 	now := time.Now().UTC()
-	if err := items.Put(ctx, store.Item{ID: "p1", State: store.Working, Stage: work.Notify, LeaseOwner: "m#1", CorrelationID: "c"}); err != nil {
+	if err := items.Put(ctx, store.Item{ID: "p1", State: work.Working, Stage: work.Notify, LeaseOwner: "m#1", CorrelationID: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := items.Park(ctx, store.FailRequest{ItemID: "p1", Stage: work.Notify, Owner: "m#1", Now: now.Add(-13 * time.Hour)},
@@ -42,7 +42,7 @@ func TestSchedulerBootstrap(t *testing.T) {
 	// A wait behind a breaker gate, whose breaker has no record (closed):
 	// the gate is open and its waiter goes in the first run, tagged.
 	g := gates.New(gates.Breaker, "api.example")
-	if err := items.Put(ctx, store.Item{ID: "p2", State: store.Working, Stage: work.LLM, LeaseOwner: "m#2", CorrelationID: "c"}); err != nil {
+	if err := items.Put(ctx, store.Item{ID: "p2", State: work.Working, Stage: work.LLM, LeaseOwner: "m#2", CorrelationID: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := (&store.Gates{DB: dynamodb.NewFromConfig(env.AWS), Table: vars["GATES_TABLE"]}).Touch(ctx, g, now); err != nil {

@@ -26,7 +26,7 @@ func TestSampleEvents(t *testing.T) {
 		db := store.NewMemory()
 		ctx := context.Background()
 		for id, due := range map[string]time.Duration{"due": 24 * time.Hour, "later": 36 * time.Hour} {
-			db.Put(store.Item{ID: id, State: store.Working, Stage: work.LLM, LeaseOwner: "o", CorrelationID: "c"})
+			db.Put(store.Item{ID: id, State: work.Working, Stage: work.LLM, LeaseOwner: "o", CorrelationID: "c"})
 			if _, err := db.Park(ctx, store.FailRequest{ItemID: id, Stage: work.LLM, Owner: "o", Now: t0},
 				store.Parking{DueAt: t0.Add(due), Envelope: work.Envelope{ItemID: id, Stage: work.LLM, CorrelationID: "c"}}); err != nil {
 				t.Fatal(err)

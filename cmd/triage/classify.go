@@ -426,9 +426,9 @@ func buildError(in classifyInput) (err error, role failure.Role, bad error) {
 	switch in.Where {
 	case "", "upstream":
 	case "input":
-		err = failure.Wrap(failure.SchemaInvalid, err, "malformed input message")
+		err = failure.Wrap(work.SchemaInvalid, err, "malformed input message")
 	case "internal":
-		err = failure.Wrap(failure.InternalBug, err, "triage's own defect")
+		err = failure.Wrap(work.InternalBug, err, "triage's own defect")
 	default:
 		return nil, "", fmt.Errorf("where %q is not upstream, input or internal", in.Where)
 	}

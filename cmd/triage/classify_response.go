@@ -13,6 +13,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // responseError judges a model's HTTP response — usually an HTTP 200 whose
@@ -59,7 +60,7 @@ func responseError(in classifyInput) (error, error) {
 		return nil, fmt.Errorf("the llm stage accepts this %s answer for a %s item: nothing to classify", dialect, kind)
 	}
 	var bug *failure.Error
-	if errors.As(judged, &bug) && bug.Class == failure.InternalBug && strings.Contains(bug.Reason, "not an HTTP status") {
+	if errors.As(judged, &bug) && bug.Class == work.InternalBug && strings.Contains(bug.Reason, "not an HTTP status") {
 		return nil, judged
 	}
 	return judged, nil

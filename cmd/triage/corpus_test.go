@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // corpusCase is one line of a corpus: a `triage classify` input, the class
@@ -21,7 +21,7 @@ import (
 type corpusCase struct {
 	Line   int
 	Input  json.RawMessage
-	Want   failure.Class
+	Want   work.Class
 	Source string
 	Note   string
 	// WantDecision, when set, is the decision the line's failure gets at
@@ -105,7 +105,7 @@ func scoreCorpus(t *testing.T, cases []corpusCase) (misses []string) {
 			continue
 		}
 		switch {
-		case failure.Class(out.Class) != cc.Want:
+		case work.Class(out.Class) != cc.Want:
 			misses = append(misses, fmt.Sprintf("line %d: got %s (%s), want %s — %s", cc.Line, out.Class, out.Reason, cc.Want, cc.Source))
 		case cc.WantDecision != "" && out.Decision != cc.WantDecision:
 			misses = append(misses, fmt.Sprintf("line %d: decision %s (%s), want %s — %s", cc.Line, out.Decision, out.Reason, cc.WantDecision, cc.Source))

@@ -233,10 +233,10 @@ func setupOps(t *testing.T) *opsEnv {
 		items: &store.Items{DB: db, Table: st.ItemsTable(), ParkedTable: st.ParkedTable()}}
 	now := time.Now().UTC()
 	log := &store.ErrorLog{DB: db, Table: st.ErrorLogTable()}
-	dead := func(id string, stg work.Stage, c failure.Class, withMessage bool) {
+	dead := func(id string, stg work.Stage, c work.Class, withMessage bool) {
 		attempts := map[work.Stage]int{stg: 1}
-		if err := e.items.Put(ctx, store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Fetched,
-			State: store.Deadletter, Stage: stg, Attempts: attempts, FailureCount: 1, EnrichmentStatus: store.EnrichmentPermanentFailure,
+		if err := e.items.Put(ctx, store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Fetched,
+			State: work.Deadletter, Stage: stg, Attempts: attempts, FailureCount: 1, EnrichmentStatus: work.EnrichmentPermanentFailure,
 			LastError: &store.LastError{Component: stg, ErrorClass: c, Error: "boom", FailedAt: now}, LastFailureAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
@@ -259,9 +259,9 @@ func setupOps(t *testing.T) *opsEnv {
 			t.Fatal(err)
 		}
 	}
-	dead("d1", work.LLM, failure.AuthDenied, true)
-	dead("d2", work.Notify, failure.NotFound, true)
-	dead("p1", work.Fetch, failure.NotFound, false) // its dead letter expired
+	dead("d1", work.LLM, work.AuthDenied, true)
+	dead("d2", work.Notify, work.NotFound, true)
+	dead("p1", work.Fetch, work.NotFound, false) // its dead letter expired
 	b, err := budget.New(db, st.Outputs["BudgetTableName"], 6000, 3000)
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +337,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 		t.Fatalf("replay: %+v", sum)
 	}
 	it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d1", "--json"))
-	if it.State != store.Queued || it.ReplayCount != 1 || it.Replays[0].By != "ana" || it.Progress != 33 {
+	if it.State != work.Queued || it.ReplayCount != 1 || it.Replays[0].By != "ana" || it.Progress != 33 {
 		t.Fatalf("items get: %+v", it)
 	}
 	if out := e.cli(t, "items", "get", "d1"); !strings.Contains(out, "fetched (33%)") || !strings.Contains(out, "fetch=1 llm=0 notify=0") {
@@ -353,7 +353,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 	}
 
 	errs := decode[[]report.ClassRow](t, e.cli(t, "report", "errors", "--since", "1d", "--json"))
-	if len(errs) != 2 || errs[0].Class != failure.NotFound || errs[0].Errors != 2 {
+	if len(errs) != 2 || errs[0].Class != work.NotFound || errs[0].Errors != 2 {
 		t.Fatalf("report errors: %+v", errs)
 	}
 	top := decode[[]report.FailingItem](t, e.cli(t, "report", "top-failing", "--json"))
@@ -377,8 +377,8 @@ func TestOpsCommandsMoto(t *testing.T) {
 	}
 	// Closing what will not be replayed: d2 (an item's dead letter) and a
 	// malformed message, by its DLQ message id.
-	body, err := deadletter.Build(deadletter.Input{ItemID: "message:m-bad", Stage: work.Fetch, Err: failure.New(failure.SchemaInvalid, "bad"),
-		Failure: failure.Of(failure.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.Fetch: 1},
+	body, err := deadletter.Build(deadletter.Input{ItemID: "message:m-bad", Stage: work.Fetch, Err: failure.New(work.SchemaInvalid, "bad"),
+		Failure: failure.Of(work.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.Fetch: 1},
 		FirstFailureAt: time.Now(), LastFailureAt: time.Now(), Body: `{"item_id":"x y"}`}).Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -398,7 +398,7 @@ func TestOpsCommandsMoto(t *testing.T) {
 	if left := decode[[]replay.DeadLetter](t, e.cli(t, "dlq", "list", "--json")); len(left) != 0 {
 		t.Fatalf("dead letters left after resolve: %+v", left)
 	}
-	if it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d2", "--json")); it.Resolution == nil || it.Resolution.By != "ana" || it.State != store.Deadletter {
+	if it := decode[ops.ItemView](t, e.cli(t, "items", "get", "d2", "--json")); it.Resolution == nil || it.Resolution.By != "ana" || it.State != work.Deadletter {
 		t.Fatalf("items get d2 after resolve: %+v", it)
 	}
 	resolved := decode[[]store.Resolution](t, e.cli(t, "report", "resolved", "--json"))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/ledger"
@@ -263,10 +262,10 @@ func runItemsList(stdout io.Writer, args []string) error {
 	}
 	q := store.ItemQuery{Limit: *limit}
 	if *st == "" {
-		q.States = store.States()
+		q.States = work.States()
 	} else {
-		s := store.State(*st)
-		if !slices.Contains(store.States(), s) {
+		s := work.State(*st)
+		if !slices.Contains(work.States(), s) {
 			return usageError{fmt.Sprintf("--state %q is not one of queued, working, retryable, failed, deadletter, done", *st)}
 		}
 		q.State = s
@@ -281,7 +280,7 @@ func runItemsList(stdout io.Writer, args []string) error {
 	if err != nil {
 		return usageError{"--class: " + err.Error()}
 	}
-	q.Classes = []failure.Class(cls)
+	q.Classes = []work.Class(cls)
 	if q.Since, err = parseWhen(*since, time.Now()); err != nil {
 		return usageError{"--since: " + err.Error()}
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/ledger"
@@ -33,19 +32,19 @@ func TestItemsGetTimelineMoto(t *testing.T) {
 	t0 := time.Now().UTC().Add(-10 * time.Minute).Truncate(time.Millisecond)
 	retryAt := t0.Add(2 * time.Minute)
 	items := &store.Items{DB: db, Table: st.ItemsTable()}
-	if err := items.Put(ctx, store.Item{ID: "task", Kind: store.KindAction, CorrelationID: "c", Status: store.Fetched,
-		State: store.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 2},
+	if err := items.Put(ctx, store.Item{ID: "task", Kind: store.KindAction, CorrelationID: "c", Status: work.Fetched,
+		State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 2},
 		Notices:   &store.Notices{Failed: true, RetryScheduled: true},
 		CreatedAt: t0.Add(-time.Minute), UpdatedAt: retryAt,
-		DeadLetter: &store.DeadLetterRef{ID: "dl-1", Stage: work.LLM, Class: failure.ActionFailed, At: retryAt.Add(2 * time.Second)}}); err != nil {
+		DeadLetter: &store.DeadLetterRef{ID: "dl-1", Stage: work.LLM, Class: work.ActionFailed, At: retryAt.Add(2 * time.Second)}}); err != nil {
 		t.Fatal(err)
 	}
 	log := &store.ErrorLog{DB: db, Table: st.ErrorLogTable()}
 	for _, le := range []store.LogEntry{
-		{ItemID: "task", Stage: work.LLM, Class: failure.ActionFailed, Attempt: 1, MessageID: "m1", OccurredAt: t0,
-			Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 2, Class: failure.ActionFailed, Backoff: "fixed"}.Reason()},
-		{ItemID: "task", Stage: work.LLM, Class: failure.ActionFailed, Attempt: 2, MessageID: "m1", OccurredAt: retryAt.Add(time.Second),
-			Decision: policy.DeadLetter{Exhausted: true, Attempt: 2, MaxAttempts: 2, Class: failure.ActionFailed}.Reason()},
+		{ItemID: "task", Stage: work.LLM, Class: work.ActionFailed, Attempt: 1, MessageID: "m1", OccurredAt: t0,
+			Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 2, Class: work.ActionFailed, Backoff: "fixed"}.Reason()},
+		{ItemID: "task", Stage: work.LLM, Class: work.ActionFailed, Attempt: 2, MessageID: "m1", OccurredAt: retryAt.Add(time.Second),
+			Decision: policy.DeadLetter{Exhausted: true, Attempt: 2, MaxAttempts: 2, Class: work.ActionFailed}.Reason()},
 	} {
 		if err := log.Append(ctx, le); err != nil {
 			t.Fatal(err)
@@ -54,13 +53,13 @@ func TestItemsGetTimelineMoto(t *testing.T) {
 	trail := &ledger.Trail{DB: db, Table: st.AuditTable()}
 	for i, at := range []time.Time{t0.Add(-time.Second), retryAt} {
 		if err := trail.Record(ctx, ledger.Execution{ItemID: "task", Stage: work.LLM, Attempt: i + 1, Delivery: "m1#" + string(rune('1'+i)),
-			StartedAt: at, Duration: 800 * time.Millisecond, Outcome: ledger.OutcomeFailed, Class: failure.ActionFailed,
+			StartedAt: at, Duration: 800 * time.Millisecond, Outcome: ledger.OutcomeFailed, Class: work.ActionFailed,
 			Reason: "the ticket is locked", Model: "openai:gpt-4o-mini"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := trail.ClaimNotice(ctx, ledger.NoticeClaim{ItemID: "task", Key: "task:item.failed:0", Event: "item.failed", Stage: work.LLM,
-		Class: failure.ActionFailed, Attempt: 2, Owner: "n1#1", Carrier: "n1", Now: retryAt.Add(3 * time.Second), LeaseFor: time.Minute}); err != nil {
+		Class: work.ActionFailed, Attempt: 2, Owner: "n1#1", Carrier: "n1", Now: retryAt.Add(3 * time.Second), LeaseFor: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	if err := trail.SettleNotice(ctx, ledger.NoticeSettle{ItemID: "task", Key: "task:item.failed:0", Owner: "n1#1",
@@ -135,12 +134,12 @@ func TestItemsListPagesAndCounts(t *testing.T) {
 	env := localtest.Stack(t, nil)
 	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
 	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
-	states := []store.State{store.Done, store.Done, store.Done, store.Done, store.Queued, store.Working, store.Deadletter}
+	states := []work.State{work.Done, work.Done, work.Done, work.Done, work.Queued, work.Working, work.Deadletter}
 	for i, st := range states {
 		it := store.Item{ID: fmt.Sprintf("l%d", i), Kind: store.KindStory, CorrelationID: "c", State: st, Stage: work.Notify,
 			UpdatedAt: at.Add(time.Duration(i) * time.Second)}
-		if st == store.Deadletter {
-			it.LastError, it.LastFailureAt = &store.LastError{ErrorClass: failure.NotFound}, at
+		if st == work.Deadletter {
+			it.LastError, it.LastFailureAt = &store.LastError{ErrorClass: work.NotFound}, at
 		}
 		if err := items.Put(ctx, it); err != nil {
 			t.Fatal(err)
@@ -196,7 +195,7 @@ func TestItemsListJSONSaysWhenCut(t *testing.T) {
 	env := localtest.Stack(t, nil)
 	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Stack.ItemsTable()}
 	for i := range 3 {
-		if err := items.Put(t.Context(), store.Item{ID: fmt.Sprintf("j%d", i), Kind: store.KindStory, CorrelationID: "c", State: store.Done,
+		if err := items.Put(t.Context(), store.Item{ID: fmt.Sprintf("j%d", i), Kind: store.KindStory, CorrelationID: "c", State: work.Done,
 			Stage: work.Notify, UpdatedAt: time.Now().Add(time.Duration(i) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}

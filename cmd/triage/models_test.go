@@ -19,6 +19,7 @@ import (
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/fallback"
 	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func TestHealthCommandsUsage(t *testing.T) {
@@ -127,26 +128,26 @@ func TestHealthCommandsMoto(t *testing.T) {
 	breakers := &breaker.Dynamo{DB: db, Table: st.Outputs["BreakersTableName"]}
 	now := time.Now()
 	for range 5 {
-		if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "bad-model", Class: failure.ResponseInvalid, Reason: "not JSON", At: now}); err != nil {
+		if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "bad-model", Class: work.ResponseInvalid, Reason: "not JSON", At: now}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: failure.UpstreamUnavailable, At: now}); err != nil {
+		if _, err := breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: work.UpstreamUnavailable, At: now}); err != nil {
 			t.Fatal(err)
 		}
 		// A provider-wide outage of Bedrock: its breaker opens.
-		if _, err := breakers.RecordFailure(ctx, breaker.FailureRequest{Service: fallback.Service(failure.Bedrock), Class: failure.UpstreamUnavailable, At: now}); err != nil {
+		if _, err := breakers.RecordFailure(ctx, breaker.FailureRequest{Service: fallback.Service(failure.Bedrock), Class: work.UpstreamUnavailable, At: now}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "good-model", Class: failure.ClientError, At: now}); err != nil {
+	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "good-model", Class: work.ClientError, At: now}); err != nil {
 		t.Fatal(err)
 	}
 	for range health.DefaultThreshold {
-		if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "bedrock:amazon.nova-lite-v1:0", Class: failure.ResponseInvalid, At: now}); err != nil {
+		if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "bedrock:amazon.nova-lite-v1:0", Class: work.ResponseInvalid, At: now}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "openai:gpt-4o-mini", Class: failure.ResponseInvalid, At: now}); err != nil {
+	if _, err := models.RecordFailure(ctx, health.FailureRequest{Model: "openai:gpt-4o-mini", Class: work.ResponseInvalid, At: now}); err != nil {
 		t.Fatal(err)
 	}
 	env := lenv.Environ()

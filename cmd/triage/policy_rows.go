@@ -5,8 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // callView is one row of the policy for work that is not a stage's
@@ -62,7 +62,7 @@ func callRows() []callView {
 
 func outputs() outputsView {
 	return outputsView{
-		Unusable: "a message that names no usable item is dead-lettered at once: " + policy.Unusable(failure.SchemaInvalid).Reason(),
+		Unusable: "a message that names no usable item is dead-lettered at once: " + policy.Unusable(work.SchemaInvalid).Reason(),
 		Escalation: "a replayed item that fails again at the stage, with the class, it was dead-lettered with," +
 			" a class no retry can fix: its dead letter is escalated",
 		NoticeGiveUpMargin: policy.NoticeGiveUpMargin, StoreOutageTolerance: policy.StoreOutageTolerance.String(),

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/triagehq/triage/dev/simulate"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func init() {
@@ -41,10 +41,10 @@ func runRulesCheck(stdout io.Writer, args []string) error {
 	}
 	if *asJSON {
 		type rule struct {
-			Line  int           `json:"line"`
-			Name  string        `json:"name"`
-			Class failure.Class `json:"class"`
-			Delay string        `json:"delay,omitempty"`
+			Line  int        `json:"line"`
+			Name  string     `json:"name"`
+			Class work.Class `json:"class"`
+			Delay string     `json:"delay,omitempty"`
 		}
 		out := []rule{}
 		for _, r := range set.Rules {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/triagehq/triage/dev/simulate"
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -39,9 +38,9 @@ func TestRulesCommands(t *testing.T) {
 	writeFile(t, bad, "version: 1\nrules:\n  - name: x\n    pattern: '(unclosed'\n    class: RATE_LIMITED\n")
 	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
 	entries := []store.LogEntry{
-		{ItemID: "a1", Stage: work.LLM, Class: failure.ClientError, Attempt: 1, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
+		{ItemID: "a1", Stage: work.LLM, Class: work.ClientError, Attempt: 1, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
 			Message: "acme chat: HTTP 400 E_SLOWDOWN: tenant over its rate " + key},
-		{ItemID: "b1", Stage: work.Fetch, Class: failure.NotFound, Attempt: 1, Message: "source GET: HTTP 404: gone"},
+		{ItemID: "b1", Stage: work.Fetch, Class: work.NotFound, Attempt: 1, Message: "source GET: HTTP 404: gone"},
 	}
 	var lines []string
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
@@ -106,7 +105,7 @@ func EventFiles(t *testing.T, st work.Stage, seed Seed, job runner.Work) {
 				}
 				valid++
 				it, _ := db.Get(context.Background(), env.ItemID)
-				if it.Stage == st && it.State != store.Done {
+				if it.Stage == st && it.State != work.Done {
 					t.Errorf("%s is still %s at %s (last error %+v)", env.ItemID, it.State, it.Stage, it.LastError)
 				}
 			}
@@ -116,7 +115,7 @@ func EventFiles(t *testing.T, st work.Stage, seed Seed, job runner.Work) {
 					t.Fatalf("dead letters = %d, want %d", len(dead), len(ev.Records)-valid)
 				}
 				for _, p := range dead {
-					if p.ErrorClass != failure.SchemaInvalid {
+					if p.ErrorClass != work.SchemaInvalid {
 						t.Errorf("dead letter class %s, want SCHEMA_INVALID", p.ErrorClass)
 					}
 				}

@@ -164,13 +164,13 @@ func TestAnswersDeadlineAndGateway(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := failure.Classify(a.deadline).Class; got != failure.NetworkTimeout {
+		if got := failure.Classify(a.deadline).Class; got != work.NetworkTimeout {
 			t.Errorf("%s deadline: %s, want NETWORK_TIMEOUT", st, got)
 		}
 		if !errors.Is(a.deadline, context.DeadlineExceeded) {
 			t.Errorf("%s deadline does not wrap context.DeadlineExceeded", st)
 		}
-		if got := failure.Classify(a.gateway).Class; got != failure.UpstreamUnavailable {
+		if got := failure.Classify(a.gateway).Class; got != work.UpstreamUnavailable {
 			t.Errorf("%s 504: %s, want UPSTREAM_UNAVAILABLE", st, got)
 		}
 	}

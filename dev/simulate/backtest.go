@@ -25,7 +25,7 @@ type LoggedFailure struct {
 	ItemID string     `json:"item_id"`
 	Stage  work.Stage `json:"stage"`
 	// Class is the failure's class as recorded.
-	Class failure.Class `json:"error_class"`
+	Class work.Class `json:"error_class"`
 	// Message is the redacted error text (not used by the backtest).
 	Message string `json:"message,omitempty"`
 	// Provider, Status and Code are the upstream's name, HTTP status and
@@ -175,8 +175,8 @@ type Episode struct {
 	Stage  work.Stage `json:"stage"`
 	// Failures is how many failures were recorded; Class the class where
 	// the candidate's decision diverged, else the last failure's.
-	Failures int           `json:"failures"`
-	Class    failure.Class `json:"class"`
+	Failures int        `json:"failures"`
+	Class    work.Class `json:"class"`
 	// Recorded is "completed" or "dead-lettered" (completed is inferred: the
 	// recorded policy retried after the last failure and nothing failed
 	// again).
@@ -202,7 +202,7 @@ type Episode struct {
 // ClassSummary sums a backtest's episodes by class.
 type ClassSummary struct {
 	// Class is the class episodes are attributed to (Episode.Class).
-	Class failure.Class `json:"class"`
+	Class work.Class `json:"class"`
 	// Episodes counts the class's episodes.
 	Episodes int `json:"episodes"`
 	// RetriesSaved counts recorded calls the candidate would not make;
@@ -281,8 +281,8 @@ func Backtest(log []LoggedFailure, p *policy.Profile) BacktestReport {
 		byItem[f.ItemID] = append(byItem[f.ItemID], f)
 	}
 	rep.Items = len(byItem)
-	classes := map[failure.Class]*ClassSummary{}
-	shifts := map[failure.Class][]time.Duration{}
+	classes := map[work.Class]*ClassSummary{}
+	shifts := map[work.Class][]time.Duration{}
 	for _, id := range slices.Sorted(maps.Keys(byItem)) {
 		fs := byItem[id]
 		slices.SortStableFunc(fs, func(a, b LoggedFailure) int {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func loadLog(t *testing.T) []LoggedFailure {
@@ -47,12 +47,12 @@ func TestBacktestHandComputed(t *testing.T) {
 		t.Fatalf("counts: %+v", rep)
 	}
 	want := map[string]Episode{
-		"a/llm":    {Change: ChangeSame, Class: failure.RateLimited, RecordedCalls: 3, CandidateCalls: 3, CandidateCallsMax: 3, Shift: Duration(-28500 * time.Millisecond)},
-		"b/llm":    {Change: ChangeDeadLetteredEarlier, Class: failure.ContentPolicy, RecordedCalls: 3, CandidateCalls: 1, CandidateCallsMax: 1, Shift: Duration(-2 * time.Minute)},
-		"c/fetch":  {Change: ChangeRetriedBeyond, Class: failure.UpstreamUnavailable, RecordedCalls: 3, CandidateCalls: 4, CandidateCallsMax: 5, MightComplete: true},
-		"d/llm":    {Change: ChangeDeadLetteredInstead, Class: failure.ResponseInvalid, RecordedCalls: 5, CandidateCalls: 3, CandidateCallsMax: 3},
-		"d/notify": {Change: ChangeNotReached, Class: failure.UpstreamUnavailable, RecordedCalls: 2},
-		"e/llm":    {Change: ChangeSame, Class: failure.BudgetExceeded, RecordedCalls: 3, CandidateCalls: 3, CandidateCallsMax: 3, Shift: Duration(time.Hour)},
+		"a/llm":    {Change: ChangeSame, Class: work.RateLimited, RecordedCalls: 3, CandidateCalls: 3, CandidateCallsMax: 3, Shift: Duration(-28500 * time.Millisecond)},
+		"b/llm":    {Change: ChangeDeadLetteredEarlier, Class: work.ContentPolicy, RecordedCalls: 3, CandidateCalls: 1, CandidateCallsMax: 1, Shift: Duration(-2 * time.Minute)},
+		"c/fetch":  {Change: ChangeRetriedBeyond, Class: work.UpstreamUnavailable, RecordedCalls: 3, CandidateCalls: 4, CandidateCallsMax: 5, MightComplete: true},
+		"d/llm":    {Change: ChangeDeadLetteredInstead, Class: work.ResponseInvalid, RecordedCalls: 5, CandidateCalls: 3, CandidateCallsMax: 3},
+		"d/notify": {Change: ChangeNotReached, Class: work.UpstreamUnavailable, RecordedCalls: 2},
+		"e/llm":    {Change: ChangeSame, Class: work.BudgetExceeded, RecordedCalls: 3, CandidateCalls: 3, CandidateCallsMax: 3, Shift: Duration(time.Hour)},
 	}
 	for _, got := range rep.Detail {
 		key := got.ItemID + "/" + string(got.Stage)
@@ -71,11 +71,11 @@ func TestBacktestHandComputed(t *testing.T) {
 		tot.MightComplete != 1 || tot.NotReached != 1 || tot.Same != 2 || tot.MedianShift.D() != -28500*time.Millisecond {
 		t.Errorf("total: %+v", tot)
 	}
-	byClass := map[failure.Class]ClassSummary{}
+	byClass := map[work.Class]ClassSummary{}
 	for _, c := range rep.ByClass {
 		byClass[c.Class] = c
 	}
-	if c := byClass[failure.UpstreamUnavailable]; c.Episodes != 2 || c.RetriesSaved != 2 || c.RetriesAdded != 1 || c.NotReached != 1 || c.MightComplete != 1 {
+	if c := byClass[work.UpstreamUnavailable]; c.Episodes != 2 || c.RetriesSaved != 2 || c.RetriesAdded != 1 || c.NotReached != 1 || c.MightComplete != 1 {
 		t.Errorf("UPSTREAM_UNAVAILABLE: %+v", c)
 	}
 	var out bytes.Buffer
@@ -160,9 +160,9 @@ func TestParseDecision(t *testing.T) {
 		kind      string
 		delay     time.Duration
 	}{
-		"retry":     {policy.Retry{Class: failure.RateLimited, Attempt: 2, MaxAttempts: 5, Delay: 1500 * time.Millisecond, Backoff: "fixed 1s"}.Reason(), true, decisionRetry, 1500 * time.Millisecond},
-		"exhausted": {policy.DeadLetter{Exhausted: true, Class: failure.RateLimited, Attempt: 5, MaxAttempts: 5}.Reason(), true, decisionDeadLetter, 0},
-		"permanent": {policy.DeadLetter{Class: failure.NotFound, Attempt: 1, MaxAttempts: 1}.Reason(), false, decisionDeadLetter, 0},
+		"retry":     {policy.Retry{Class: work.RateLimited, Attempt: 2, MaxAttempts: 5, Delay: 1500 * time.Millisecond, Backoff: "fixed 1s"}.Reason(), true, decisionRetry, 1500 * time.Millisecond},
+		"exhausted": {policy.DeadLetter{Exhausted: true, Class: work.RateLimited, Attempt: 5, MaxAttempts: 5}.Reason(), true, decisionDeadLetter, 0},
+		"permanent": {policy.DeadLetter{Class: work.NotFound, Attempt: 1, MaxAttempts: 1}.Reason(), false, decisionDeadLetter, 0},
 		"wait":      {policy.Wait{Until: at.Add(time.Hour), Why: "provider quota exhausted"}.Reason(), true, decisionWait, time.Hour},
 		"unknown":   {"?", false, decisionDeadLetter, 0},
 	}

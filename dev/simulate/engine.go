@@ -82,7 +82,7 @@ type item struct {
 	progress int8 // stages done: 0 new, 1 fetched, 2 enriched, 3 notified
 	hasError bool
 	dlStage  work.Stage
-	dlClass  failure.Class
+	dlClass  work.Class
 	// passed is when the item passed each stage (its success), 0 if not.
 	passed [3]vt
 }
@@ -193,7 +193,7 @@ type engine struct {
 type counters map[string]int64
 
 // Count adds n to stage/name.
-func (c counters) Count(name string, st work.Stage, _ failure.Class, n int) {
+func (c counters) Count(name string, st work.Stage, _ work.Class, n int) {
 	c[string(st)+"/"+name] += int64(n)
 }
 
@@ -439,7 +439,7 @@ func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pock
 	return func(ctx context.Context, it store.Item) (store.Output, error) {
 		i, ok := e.index[it.ID]
 		if !ok {
-			return store.Output{}, failure.New(failure.InternalBug, "simulate: unknown item %s", it.ID)
+			return store.Output{}, failure.New(work.InternalBug, "simulate: unknown item %s", it.ID)
 		}
 		deadline := vt(math.MaxInt64)
 		if d, ok := ctx.Deadline(); ok {
@@ -601,7 +601,7 @@ func (e *engine) arrive(n int) {
 	}
 	if e.mem != nil {
 		// The item and its entry in the by-listed-state index (in flight).
-		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(triageSizes().created)}, e.indexLoad(id, store.Queued))
+		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(triageSizes().created)}, e.indexLoad(id, work.Queued))
 	} else {
 		e.dyn(ddbPutItem, load{key: itemKey(id), w: wru(itemBaseBytes)})
 	}
@@ -669,7 +669,7 @@ func (e *engine) deadLettered(dlq *queue, m *message) {
 		e.anomaly("dead letter for unknown item %q", id)
 		return
 	}
-	class := failure.Class(m.attrs["error_class"])
+	class := work.Class(m.attrs["error_class"])
 	if class == "" {
 		class = e.up.lastClass[sr.idx][i]
 	}
@@ -677,7 +677,7 @@ func (e *engine) deadLettered(dlq *queue, m *message) {
 }
 
 // finish records item i's outcome, once.
-func (e *engine) finish(i int32, outcome uint8, st work.Stage, class failure.Class, at vt) {
+func (e *engine) finish(i int32, outcome uint8, st work.Stage, class work.Class, at vt) {
 	it := &e.items[i]
 	if it.outcome != outcomeOpen {
 		e.anomaly("%s reached a second outcome (%d after %d)", e.sc.ItemID(int(i)+1), outcome, it.outcome)

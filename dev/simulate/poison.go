@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/work"
@@ -17,10 +16,10 @@ import (
 type PoisonOutcome struct {
 	// ItemID is the item; State, Stage and Class its outcome (a Terminal's
 	// fields).
-	ItemID string        `json:"item_id"`
-	State  string        `json:"state"`
-	Stage  work.Stage    `json:"stage,omitempty"`
-	Class  failure.Class `json:"class,omitempty"`
+	ItemID string     `json:"item_id"`
+	State  string     `json:"state"`
+	Stage  work.Stage `json:"stage,omitempty"`
+	Class  work.Class `json:"class,omitempty"`
 	// After is the time from its arrival to its outcome (zero when
 	// unfinished).
 	After Duration `json:"after"`

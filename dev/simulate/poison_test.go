@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -43,7 +42,7 @@ func TestPoisonItemInAQuietHour(t *testing.T) {
 		t.Fatalf("poison outcomes %+v", with.Poison)
 	}
 	o := with.Poison[0]
-	if o.State != StateDeadLetter || o.Stage != work.LLM || o.Class != failure.UpstreamUnavailable {
+	if o.State != StateDeadLetter || o.Stage != work.LLM || o.Class != work.UpstreamUnavailable {
 		t.Errorf("the poison item: %+v, want dead-lettered UPSTREAM_UNAVAILABLE at llm", o)
 	}
 	opens, _ := breakerOpens(with)

@@ -127,7 +127,7 @@ type simEnricher struct {
 func (s simEnricher) Enrich(ctx context.Context, it store.Item, entry fallback.Entry) (store.Enrichment, error) {
 	i, ok := s.e.index[it.ID]
 	if !ok {
-		return store.Enrichment{}, failure.New(failure.InternalBug, "simulate: unknown item %s", it.ID)
+		return store.Enrichment{}, failure.New(work.InternalBug, "simulate: unknown item %s", it.ID)
 	}
 	deadline := vt(math.MaxInt64)
 	if d, ok := ctx.Deadline(); ok {

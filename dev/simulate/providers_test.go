@@ -69,15 +69,15 @@ func TestProviderOutageScenario(t *testing.T) {
 func TestProviderAnswersClassifyLikeTheClients(t *testing.T) {
 	t.Parallel()
 	c := DefaultStage(work.LLM)
-	want := map[fakes.Fault]map[failure.Provider]failure.Class{
-		fakes.FaultRateLimit:     {failure.OpenAI: failure.RateLimited, failure.Anthropic: failure.RateLimited, failure.Bedrock: failure.RateLimited},
-		fakes.FaultQuota:         {failure.OpenAI: failure.BudgetExceeded, failure.Anthropic: failure.BudgetExceeded, failure.Bedrock: failure.RateLimited},
-		fakes.FaultUnavailable:   {failure.OpenAI: failure.UpstreamUnavailable, failure.Anthropic: failure.UpstreamUnavailable, failure.Bedrock: failure.UpstreamUnavailable},
-		fakes.FaultContentFilter: {failure.OpenAI: failure.ContentPolicy, failure.Anthropic: failure.ContentPolicy, failure.Bedrock: failure.ContentPolicy},
-		fakes.FaultContextLength: {failure.OpenAI: failure.TokenLimit, failure.Anthropic: failure.TokenLimit, failure.Bedrock: failure.TokenLimit},
-		fakes.FaultInvalidJSON:   {failure.OpenAI: failure.ResponseInvalid, failure.Anthropic: failure.ResponseInvalid, failure.Bedrock: failure.ResponseInvalid},
-		fakes.FaultAuth:          {failure.OpenAI: failure.AuthDenied, failure.Anthropic: failure.AuthDenied, failure.Bedrock: failure.AuthDenied},
-		fakes.FaultReset:         {failure.OpenAI: failure.NetworkTimeout, failure.Anthropic: failure.NetworkTimeout, failure.Bedrock: failure.NetworkTimeout},
+	want := map[fakes.Fault]map[failure.Provider]work.Class{
+		fakes.FaultRateLimit:     {failure.OpenAI: work.RateLimited, failure.Anthropic: work.RateLimited, failure.Bedrock: work.RateLimited},
+		fakes.FaultQuota:         {failure.OpenAI: work.BudgetExceeded, failure.Anthropic: work.BudgetExceeded, failure.Bedrock: work.RateLimited},
+		fakes.FaultUnavailable:   {failure.OpenAI: work.UpstreamUnavailable, failure.Anthropic: work.UpstreamUnavailable, failure.Bedrock: work.UpstreamUnavailable},
+		fakes.FaultContentFilter: {failure.OpenAI: work.ContentPolicy, failure.Anthropic: work.ContentPolicy, failure.Bedrock: work.ContentPolicy},
+		fakes.FaultContextLength: {failure.OpenAI: work.TokenLimit, failure.Anthropic: work.TokenLimit, failure.Bedrock: work.TokenLimit},
+		fakes.FaultInvalidJSON:   {failure.OpenAI: work.ResponseInvalid, failure.Anthropic: work.ResponseInvalid, failure.Bedrock: work.ResponseInvalid},
+		fakes.FaultAuth:          {failure.OpenAI: work.AuthDenied, failure.Anthropic: work.AuthDenied, failure.Bedrock: work.AuthDenied},
+		fakes.FaultReset:         {failure.OpenAI: work.NetworkTimeout, failure.Anthropic: work.NetworkTimeout, failure.Bedrock: work.NetworkTimeout},
 	}
 	for _, p := range []failure.Provider{failure.OpenAI, failure.Anthropic, failure.Bedrock} {
 		a, err := providerAnswers(p, &c)
@@ -94,7 +94,7 @@ func TestProviderAnswersClassifyLikeTheClients(t *testing.T) {
 				t.Errorf("%s has no answer to %s", p, name)
 			}
 		}
-		if failure.Classify(a.timeout).Class != failure.NetworkTimeout || failure.Classify(a.deadline).Class != failure.NetworkTimeout {
+		if failure.Classify(a.timeout).Class != work.NetworkTimeout || failure.Classify(a.deadline).Class != work.NetworkTimeout {
 			t.Errorf("%s: transport answers %v, %v", p, a.timeout, a.deadline)
 		}
 	}

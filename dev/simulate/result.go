@@ -10,7 +10,6 @@ import (
 	"github.com/triagehq/triage/dev/fakes"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
-	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -33,8 +32,8 @@ type Terminal struct {
 	// State is StateDone, StateDeadLetter or StateUnfinished.
 	State string `json:"state"`
 	// Stage and Class are the dead-lettered stage and error class.
-	Stage work.Stage    `json:"stage,omitempty"`
-	Class failure.Class `json:"class,omitempty"`
+	Stage work.Stage `json:"stage,omitempty"`
+	Class work.Class `json:"class,omitempty"`
 }
 
 // Result is one policy's run of one scenario. Every figure is computed from
@@ -387,15 +386,15 @@ func (e *engine) checkConservation() {
 		}
 		switch e.items[i].outcome {
 		case outcomeDone:
-			if got.State != store.Done {
+			if got.State != work.Done {
 				e.anomaly("%s done but stored as %s at %s", id, got.State, got.Stage)
 			}
 		case outcomeDeadLetter:
-			if got.State != store.Deadletter || got.Stage != e.items[i].dlStage {
+			if got.State != work.Deadletter || got.Stage != e.items[i].dlStage {
 				e.anomaly("%s dead-lettered at %s but stored as %s at %s", id, e.items[i].dlStage, got.State, got.Stage)
 			}
 		default:
-			if got.State == store.Done || got.State == store.Deadletter {
+			if got.State == work.Done || got.State == work.Deadletter {
 				e.anomaly("%s stored as %s but no outcome was observed", id, got.State)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/report"
 	"github.com/triagehq/triage/internal/rules"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // MaxRuleSamples bounds the samples of one rule's effect.
@@ -35,9 +36,9 @@ type RulesTest struct {
 // RuleEffect is what one rule would have changed.
 type RuleEffect struct {
 	// Rule and Line name the rule; Class is the class it gives.
-	Rule  string        `json:"rule"`
-	Line  int           `json:"line"`
-	Class failure.Class `json:"class"`
+	Rule  string     `json:"rule"`
+	Line  int        `json:"line"`
+	Class work.Class `json:"class"`
 	// Matched counts the failures whose first matching rule it is (the
 	// rule that would decide them); Reclassified those whose class it
 	// changes; DecisionChanged those whose decision it changes.
@@ -55,8 +56,8 @@ type RuleEffect struct {
 // RuleChange is one way a rule changes recorded failures.
 type RuleChange struct {
 	// From is the recorded class, To the rule's.
-	From failure.Class `json:"from_class"`
-	To   failure.Class `json:"to_class"`
+	From work.Class `json:"from_class"`
+	To   work.Class `json:"to_class"`
 	// Before and After are the decisions the profile makes for From and
 	// for the rule's classification (DecisionSummary).
 	Before string `json:"before"`
@@ -81,7 +82,7 @@ func TestRules(set *rules.Set, log []LoggedFailure, profile *policy.Profile) Rul
 	}
 	out.Source = set.Source
 	type key struct {
-		from, to      failure.Class
+		from, to      work.Class
 		before, after string
 	}
 	counts := make([]map[key]int, len(set.Rules))

@@ -53,20 +53,20 @@ rules:
 	log := []simulate.LoggedFailure{
 		// acme's code, which only the recorded provider names: a permanent
 		// client error becomes a rate limit with the rule's delay.
-		{ItemID: "a1", Stage: work.LLM, Class: failure.ClientError, Attempt: 1, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
+		{ItemID: "a1", Stage: work.LLM, Class: work.ClientError, Attempt: 1, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
 			Message: "acme chat: HTTP 400 E_SLOWDOWN: tenant t-1 over its rate"},
-		{ItemID: "a2", Stage: work.LLM, Class: failure.ClientError, Attempt: 2, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
+		{ItemID: "a2", Stage: work.LLM, Class: work.ClientError, Attempt: 2, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
 			Message: "acme chat: HTTP 400 E_SLOWDOWN: tenant t-2 over its rate " + key},
 		// The 5th attempt of a rate limit is the last: dead-lettered, spent.
-		{ItemID: "a3", Stage: work.LLM, Class: failure.ClientError, Attempt: 5, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
+		{ItemID: "a3", Stage: work.LLM, Class: work.ClientError, Attempt: 5, Provider: "acme", Status: 400, Code: "E_SLOWDOWN",
 			Message: "acme chat: HTTP 400 E_SLOWDOWN: tenant t-3 over its rate"},
 		// Two rules match a 418 at llm: the first in the file decides.
-		{ItemID: "b1", Stage: work.LLM, Class: failure.ClientError, Attempt: 1, Message: "openai chat: HTTP 418 teapot: I am a teapot"},
+		{ItemID: "b1", Stage: work.LLM, Class: work.ClientError, Attempt: 1, Message: "openai chat: HTTP 418 teapot: I am a teapot"},
 		// A rule that gives the class the failure had: matched, not
 		// reclassified, the decision unchanged.
-		{ItemID: "c1", Stage: work.Notify, Class: failure.UpstreamUnavailable, Attempt: 1, Message: "webhook POST: HTTP 503: overloaded"},
+		{ItemID: "c1", Stage: work.Notify, Class: work.UpstreamUnavailable, Attempt: 1, Message: "webhook POST: HTTP 503: overloaded"},
 		// Matched by no rule: counted, not listed.
-		{ItemID: "d1", Stage: work.Fetch, Class: failure.NotFound, Attempt: 1, Message: "source GET: HTTP 404: gone"},
+		{ItemID: "d1", Stage: work.Fetch, Class: work.NotFound, Attempt: 1, Message: "source GET: HTTP 404: gone"},
 	}
 	for i := range log {
 		log[i].OccurredAt = t0.Add(time.Duration(i) * time.Minute)
@@ -77,21 +77,21 @@ rules:
 	}
 	got := simulate.TestRules(set, log, profile)
 	want := simulate.RulesTest{Source: "rules.yaml", Profile: "standard", Failures: 6, Matched: 5, Unmatched: 1, Rules: []simulate.RuleEffect{
-		{Rule: "acme-slowdown", Line: 3, Class: failure.RateLimited, Matched: 3, Reclassified: 3, DecisionChanged: 3,
+		{Rule: "acme-slowdown", Line: 3, Class: work.RateLimited, Matched: 3, Reclassified: 3, DecisionChanged: 3,
 			Changes: []simulate.RuleChange{
-				{From: failure.ClientError, To: failure.RateLimited, Before: "dead-letter (permanent)", After: "retry ≤30s, 5 attempts", Count: 2},
-				{From: failure.ClientError, To: failure.RateLimited, Before: "dead-letter (permanent)", After: "dead-letter (5 attempts spent)", Count: 1},
+				{From: work.ClientError, To: work.RateLimited, Before: "dead-letter (permanent)", After: "retry ≤30s, 5 attempts", Count: 2},
+				{From: work.ClientError, To: work.RateLimited, Before: "dead-letter (permanent)", After: "dead-letter (5 attempts spent)", Count: 1},
 			},
 			Samples: []string{"acme chat: HTTP 400 E_SLOWDOWN: tenant t-1 over its rate", "acme chat: HTTP 400 E_SLOWDOWN: tenant t-2 over its rate [REDACTED:openai-key]",
 				"acme chat: HTTP 400 E_SLOWDOWN: tenant t-3 over its rate"}},
-		{Rule: "any-418", Line: 8, Class: failure.UpstreamUnavailable, Matched: 1, Reclassified: 1, DecisionChanged: 1,
-			Changes: []simulate.RuleChange{{From: failure.ClientError, To: failure.UpstreamUnavailable, Before: "dead-letter (permanent)", After: "retry ≤1s, 5 attempts", Count: 1}},
+		{Rule: "any-418", Line: 8, Class: work.UpstreamUnavailable, Matched: 1, Reclassified: 1, DecisionChanged: 1,
+			Changes: []simulate.RuleChange{{From: work.ClientError, To: work.UpstreamUnavailable, Before: "dead-letter (permanent)", After: "retry ≤1s, 5 attempts", Count: 1}},
 			Samples: []string{"openai chat: HTTP 418 teapot: I am a teapot"}},
-		{Rule: "teapot-at-llm", Line: 11, Class: failure.ContentPolicy, Changes: []simulate.RuleChange{}, Samples: []string{}},
-		{Rule: "overloaded-again", Line: 15, Class: failure.UpstreamUnavailable, Matched: 1,
-			Changes: []simulate.RuleChange{{From: failure.UpstreamUnavailable, To: failure.UpstreamUnavailable, Before: "retry ≤1s, 5 attempts", After: "retry ≤1s, 5 attempts", Count: 1}},
+		{Rule: "teapot-at-llm", Line: 11, Class: work.ContentPolicy, Changes: []simulate.RuleChange{}, Samples: []string{}},
+		{Rule: "overloaded-again", Line: 15, Class: work.UpstreamUnavailable, Matched: 1,
+			Changes: []simulate.RuleChange{{From: work.UpstreamUnavailable, To: work.UpstreamUnavailable, Before: "retry ≤1s, 5 attempts", After: "retry ≤1s, 5 attempts", Count: 1}},
 			Samples: []string{"webhook POST: HTTP 503: overloaded"}},
-		{Rule: "never", Line: 18, Class: failure.AuthDenied, Changes: []simulate.RuleChange{}, Samples: []string{}},
+		{Rule: "never", Line: 18, Class: work.AuthDenied, Changes: []simulate.RuleChange{}, Samples: []string{}},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rules test:\n got %+v\nwant %+v", got, want)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -153,23 +152,23 @@ func TestCrossCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := func(st work.Stage, c failure.Class) Terminal {
+	dead := func(st work.Stage, c work.Class) Terminal {
 		return Terminal{State: StateDeadLetter, Stage: st, Class: c}
 	}
 	want := map[string]Terminal{
-		"item-000004": dead(work.Fetch, failure.NotFound),       // always 404: permanent at once
-		"item-000005": dead(work.Fetch, failure.RateLimited),    // 5 × 429: the 5th attempt exhausts 5
-		"item-000007": dead(work.Fetch, failure.NotFound),       // always 410
-		"item-000012": dead(work.LLM, failure.ResponseInvalid),  // invalid JSON forever: 3 attempts
-		"item-000013": dead(work.LLM, failure.ContentPolicy),    // content_policy_violation
-		"item-000014": dead(work.LLM, failure.TokenLimit),       // context_length_exceeded
-		"item-000017": dead(work.LLM, failure.AuthDenied),       // invalid_api_key
-		"item-000019": dead(work.LLM, failure.ContentPolicy),    // finish_reason content_filter
-		"item-000021": dead(work.LLM, failure.RateLimited),      // 6 × 429: dead at the 5th
-		"item-000023": dead(work.Notify, failure.NotFound),      // channel_not_found
-		"item-000025": dead(work.Notify, failure.AuthDenied),    // 401
-		"item-000026": dead(work.Notify, failure.SchemaInvalid), // invalid_payload
-		"item-000027": dead(work.Notify, failure.NotFound),      // channel_is_archived
+		"item-000004": dead(work.Fetch, work.NotFound),       // always 404: permanent at once
+		"item-000005": dead(work.Fetch, work.RateLimited),    // 5 × 429: the 5th attempt exhausts 5
+		"item-000007": dead(work.Fetch, work.NotFound),       // always 410
+		"item-000012": dead(work.LLM, work.ResponseInvalid),  // invalid JSON forever: 3 attempts
+		"item-000013": dead(work.LLM, work.ContentPolicy),    // content_policy_violation
+		"item-000014": dead(work.LLM, work.TokenLimit),       // context_length_exceeded
+		"item-000017": dead(work.LLM, work.AuthDenied),       // invalid_api_key
+		"item-000019": dead(work.LLM, work.ContentPolicy),    // finish_reason content_filter
+		"item-000021": dead(work.LLM, work.RateLimited),      // 6 × 429: dead at the 5th
+		"item-000023": dead(work.Notify, work.NotFound),      // channel_not_found
+		"item-000025": dead(work.Notify, work.AuthDenied),    // 401
+		"item-000026": dead(work.Notify, work.SchemaInvalid), // invalid_payload
+		"item-000027": dead(work.Notify, work.NotFound),      // channel_is_archived
 	}
 	// Everything else succeeds within its budget: 2 × 503, 4 × 500 (the 5th
 	// attempt succeeds), a reset, 2 × 429, one invalid JSON then success,

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -62,8 +61,8 @@ func measureStateSizes() stateSizes {
 	s.enrich = enriched - fetched
 	claim(work.Notify)
 	_, _ = m.Fail(ctx, store.FailRequest{ItemID: id, Stage: work.Notify, Owner: msg + "#1", Now: now, Counts: true,
-		Next: store.Retryable, NotBefore: now, LastError: store.LastError{Component: work.Notify,
-			ErrorClass: failure.UpstreamUnavailable, FailedAt: now, CorrelationID: "req-" + msg, RetryCount: 1, Retryable: true,
+		Next: work.Retryable, NotBefore: now, LastError: store.LastError{Component: work.Notify,
+			ErrorClass: work.UpstreamUnavailable, FailedAt: now, CorrelationID: "req-" + msg, RetryCount: 1, Retryable: true,
 			MaxRetries: 5, RetryAt: &now, ErrorType: "*failure.HTTPError", Error: "POST webhook: HTTP 503 Service Unavailable: " +
 				"upstream connect error or disconnect/reset before headers. reset reason: connection termination",
 			Details: map[string]string{"host": "hooks.slack.com", "upstream_status": "503", "request_id": "req_" + msg}}})

@@ -5,7 +5,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/budget"
@@ -145,7 +144,7 @@ func itemKey(id string) string { return "items/" + id }
 
 // indexLoad is a write to the by-listed-state partition of an item in st:
 // one unit, its entry is KEYS_ONLY.
-func (e *engine) indexLoad(id string, st store.State) load {
+func (e *engine) indexLoad(id string, st work.State) load {
 	return load{key: "items:by-listed-state/" + store.ListKey(id, st, e.sc.IndexShards), w: 1}
 }
 
@@ -153,7 +152,7 @@ func (e *engine) indexLoad(id string, st store.State) load {
 // where it is now: when its group changed, the old entry deleted and the
 // new one put; else nothing (the entry's key and list_at are as they were,
 // and it projects no other attribute).
-func (s *itemStore) moved(ctx context.Context, id string, st store.State) []load {
+func (s *itemStore) moved(ctx context.Context, id string, st work.State) []load {
 	now, err := s.m.Get(ctx, id)
 	if err != nil || store.GroupOf(st) == store.GroupOf(now.State) {
 		return nil
@@ -162,7 +161,7 @@ func (s *itemStore) moved(ctx context.Context, id string, st store.State) []load
 }
 
 // where is the item's state before a write.
-func (s *itemStore) where(ctx context.Context, id string) store.State {
+func (s *itemStore) where(ctx context.Context, id string) work.State {
 	it, err := s.m.Get(ctx, id)
 	if err != nil {
 		return ""
@@ -176,7 +175,7 @@ func (s *itemStore) where(ctx context.Context, id string) store.State {
 // simulator never sends.
 func (s *itemStore) Create(ctx context.Context, n store.NewItem) (store.Item, error) {
 	w := wru(triageSizes().created)
-	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: w}, s.e.indexLoad(n.ID, store.Queued))
+	s.e.dyn(ddbPutItem, load{key: itemKey(n.ID), w: w}, s.e.indexLoad(n.ID, work.Queued))
 	return s.m.Create(ctx, n)
 }
 
@@ -329,7 +328,7 @@ func (s *itemStore) ParkWait(ctx context.Context, req store.ReleaseRequest, p st
 // writes, twice their WRU, the wait's copy in the by-due index and, once it
 // applied, the item's move between state indexes; a timed wait that applied
 // joins the due heap.
-func (s *itemStore) parked(ctx context.Context, id string, st store.State, p store.Parking, err error) {
+func (s *itemStore) parked(ctx context.Context, id string, st work.State, p store.Parking, err error) {
 	e := s.e
 	loads := []load{{key: itemKey(id), w: 2 * wru(e.stateBytes(e.index[id])+triageSizes().lease)},
 		{key: "parked/" + id, w: 2 * wru(parkedBytes)}, parkedIndex(p)}
@@ -474,7 +473,7 @@ func (b *breakerStore) CloseProbe(ctx context.Context, service, owner string, no
 }
 
 // ReopenProbe reopens after a failed probe.
-func (b *breakerStore) ReopenProbe(ctx context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (breaker.Record, error) {
+func (b *breakerStore) ReopenProbe(ctx context.Context, service, owner string, class work.Class, now time.Time, openFor time.Duration) (breaker.Record, error) {
 	b.write(service)
 	return b.m.ReopenProbe(ctx, service, owner, class, now, openFor)
 }

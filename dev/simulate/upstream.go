@@ -68,7 +68,7 @@ type upstream struct {
 	// and whether a failure classified non-retryable was already seen.
 	sticky        [3][]fakes.Fault
 	calls         [3][]int32
-	lastClass     [3][]failure.Class
+	lastClass     [3][]work.Class
 	stickySeen    [3][]bool
 	permanentSeen [3][]bool
 	stats         callStats
@@ -166,7 +166,7 @@ func newUpstream(e *engine) (*upstream, error) {
 			u.keys[si] = ids
 		}
 		u.calls[si] = make([]int32, sc.Items)
-		u.lastClass[si] = make([]failure.Class, sc.Items)
+		u.lastClass[si] = make([]work.Class, sc.Items)
 		u.permanentSeen[si] = make([]bool, sc.Items)
 		u.stickySeen[si] = make([]bool, sc.Items)
 		sticky, err := stickyFaults(c, st, sc.Seed, u.keys[si])
@@ -379,7 +379,7 @@ func (u *upstream) callProvider(si int, i int32, deadline vt, p failure.Provider
 		if !cl.Retryable {
 			u.permanentSeen[si][i] = true
 		}
-		limited = cl.Class == failure.RateLimited
+		limited = cl.Class == work.RateLimited
 	}
 	u.series[si].add(start, err == nil, limited)
 	return err

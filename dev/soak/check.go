@@ -105,7 +105,7 @@ type Result struct {
 	// the queues drained with items unfinished; TimedOut: Timeout ran out.
 	Settled, Stalled, TimedOut bool
 	// ByState counts the items per final state.
-	ByState map[store.State]int
+	ByState map[work.State]int
 	// Failures counts the error log per "stage CLASS" (every failure,
 	// retried or not).
 	Failures map[string]int
@@ -182,7 +182,7 @@ func (r *Result) OK() bool { return len(r.Violations) == 0 && len(r.SetupErrors)
 
 // DeadLettered counts the dead-lettered items: state deadletter, and those
 // left failed with their dead letter on the DLQ.
-func (r *Result) DeadLettered() int { return r.ByState[store.Deadletter] + len(r.HandOffUnconfirmed) }
+func (r *Result) DeadLettered() int { return r.ByState[work.Deadletter] + len(r.HandOffUnconfirmed) }
 
 // Lost counts the items that did not finish.
 func (r *Result) Lost() int {
@@ -207,7 +207,7 @@ func (r *Result) violate(kind, detail string, items ...string) {
 func (r *runner) collect(ctx context.Context, res *Result) error {
 	st := r.st
 	res.LongestWait = r.opts.LongestWait()
-	res.ByState = map[store.State]int{}
+	res.ByState = map[work.State]int{}
 	items := map[string]store.Item{}
 	for _, id := range r.plan.ids[:r.seeded] {
 		it, err := st.Items.Get(ctx, id)
@@ -256,7 +256,7 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 		switch {
 		case !ok:
 			stuck = append(stuck, id+" (never seeded)")
-		case it.State == store.Done:
+		case it.State == work.Done:
 			switch {
 			case st.Webhook.DeliveryCount(id+":notify") > 0:
 			case resetAfter200[id+":notify"]:
@@ -271,7 +271,7 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 			if len(dls) > 0 {
 				stray = append(stray, id+" (done)")
 			}
-		case it.State == store.Deadletter:
+		case it.State == work.Deadletter:
 			switch {
 			case len(dls) == 0:
 				missing = append(missing, fmt.Sprintf("%s (at %s)", id, it.Stage))
@@ -280,7 +280,7 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 			case it.DeadLetter == nil || it.DeadLetter.ID != dls[0].SanitizedContext.DeadLetterID || it.DeadLetter.Stage != dls[0].Stage:
 				mismatch = append(mismatch, id)
 			}
-		case it.State == store.Failed && len(dls) == 1 && dls[0].Stage == it.Stage:
+		case it.State == work.Failed && len(dls) == 1 && dls[0].Stage == it.Stage:
 			// The dead letter is on the DLQ, but the item was never
 			// confirmed: the runner keeps a record whose confirmation
 			// failed, and its redelivery confirms it, so this is a
@@ -327,7 +327,7 @@ func (r *runner) collect(ctx context.Context, res *Result) error {
 	// Every dead-lettered item whose owner asked was told; nobody else.
 	dead := map[string]bool{}
 	for id, it := range items {
-		dead[id] = it.State == store.Deadletter || (it.State == store.Failed && len(byItem[id]) == 1 && byItem[id][0].Stage == it.Stage)
+		dead[id] = it.State == work.Deadletter || (it.State == work.Failed && len(byItem[id]) == 1 && byItem[id][0].Stage == it.Stage)
 	}
 	r.checkNotices(res, items, dead)
 	if !res.Settled {

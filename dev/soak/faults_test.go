@@ -23,6 +23,7 @@ import (
 	"github.com/triagehq/triage/dev/local/moto"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // backend stands in for moto: it answers every request with an empty JSON
@@ -102,22 +103,22 @@ func TestInjectedErrorsParseAsAWSErrors(t *testing.T) {
 		dynamo    bool
 		code      string
 		status    int
-		class     failure.Class
+		class     work.Class
 		typed     func(error) bool
 		retryable bool
 	}{
 		"dynamodb throughput": {e: dynamoErrors[0], dynamo: true, code: "ProvisionedThroughputExceededException", status: 400,
-			class: failure.RateLimited, retryable: true,
+			class: work.RateLimited, retryable: true,
 			typed: func(err error) bool { var e *dbtypes.ProvisionedThroughputExceededException; return errors.As(err, &e) }},
 		"dynamodb throttling": {e: dynamoErrors[1], dynamo: true, code: "ThrottlingException", status: 400,
-			class: failure.RateLimited, retryable: true},
+			class: work.RateLimited, retryable: true},
 		"dynamodb internal": {e: dynamoErrors[2], dynamo: true, code: "InternalServerError", status: 500,
-			class: failure.UpstreamUnavailable, retryable: true,
+			class: work.UpstreamUnavailable, retryable: true,
 			typed: func(err error) bool { var e *dbtypes.InternalServerError; return errors.As(err, &e) }},
-		"sqs throttled": {e: sqsErrors[0], code: "RequestThrottled", status: 403, class: failure.RateLimited, retryable: true,
+		"sqs throttled": {e: sqsErrors[0], code: "RequestThrottled", status: 403, class: work.RateLimited, retryable: true,
 			typed: func(err error) bool { var e *sqstypes.RequestThrottled; return errors.As(err, &e) }},
-		"sqs internal":    {e: sqsErrors[1], code: "InternalError", status: 500, class: failure.UpstreamUnavailable, retryable: true},
-		"sqs unavailable": {e: sqsErrors[2], code: "ServiceUnavailable", status: 503, class: failure.UpstreamUnavailable, retryable: true},
+		"sqs internal":    {e: sqsErrors[1], code: "InternalError", status: 500, class: work.UpstreamUnavailable, retryable: true},
+		"sqs unavailable": {e: sqsErrors[2], code: "ServiceUnavailable", status: 503, class: work.UpstreamUnavailable, retryable: true},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

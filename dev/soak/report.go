@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -36,7 +35,7 @@ type Record struct {
 func (r *Result) Print(w io.Writer) {
 	fmt.Fprintf(w, "\n== soak seed %d: %d items, pipeline %.1fs (wall %.1fs) ==\n", r.Seed, r.Items, r.Phase.Seconds(), r.Wall.Seconds())
 	var states []string
-	for _, s := range store.States() {
+	for _, s := range work.States() {
 		if n := r.ByState[s]; n > 0 {
 			states = append(states, fmt.Sprintf("%s %d", s, n))
 		}
@@ -159,7 +158,7 @@ func Sum(runs []*Result) Totals {
 	for _, r := range runs {
 		t.Runs++
 		t.Items += r.Items
-		t.Done += r.ByState[store.Done]
+		t.Done += r.ByState[work.Done]
 		t.DeadLettered += r.DeadLettered()
 		t.HandOffUnconfirmed += len(r.HandOffUnconfirmed)
 		t.Lost += r.Lost()
@@ -313,7 +312,7 @@ func (rec Record) WriteReport(w io.Writer) {
 			models = strings.Join(r.DisabledModels, ", ")
 		}
 		fmt.Fprintf(w, "| %d | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %d | %d (%d) | %d | %d | %d | %s | %.0fs | %.0fs |\n",
-			r.Seed, r.ByState[store.Done], r.DeadLettered(), len(r.HandOffUnconfirmed), r.Lost(), r.DLQ.Messages, r.DLQ.Distinct,
+			r.Seed, r.ByState[work.Done], r.DeadLettered(), len(r.HandOffUnconfirmed), r.Lost(), r.DLQ.Messages, r.DLQ.Distinct,
 			r.DLQ.RawDuplicates, len(r.Violations), sumCounts(r.AWS)-r.AWS[FaultOperationRefused], sumCounts(r.Upstream),
 			len(r.Kills), r.MidBatch, dups, len(r.CrossStage)+len(r.SameStage), len(r.Leaks), models, r.MaxLatency.Seconds(), r.Wall.Seconds())
 	}

@@ -40,7 +40,7 @@ func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
 		},
 		"Fail": func(ctx context.Context, items *store.Items, owner string, now time.Time) error {
 			_, err := items.Fail(ctx, store.FailRequest{ItemID: "it", Stage: work.Fetch, Owner: owner, Now: now,
-				Counts: true, Next: store.Retryable, NotBefore: now.Add(time.Second),
+				Counts: true, Next: work.Retryable, NotBefore: now.Add(time.Second),
 				LastError: store.LastError{Component: work.Fetch, ErrorClass: "RATE_LIMITED", Error: "HTTP 429"}})
 			return err
 		},
@@ -68,7 +68,7 @@ func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
 			id := "it"
 			// Each subtest starts from a fresh item of the same id.
 			if err := items.Put(ctx, store.Item{ID: id, Kind: store.KindStory, SourceURL: "https://example.org/a",
-				WebhookURL: "https://example.org/h", CorrelationID: "c", Status: store.Received, State: store.Queued,
+				WebhookURL: "https://example.org/h", CorrelationID: "c", Status: work.Received, State: work.Queued,
 				Stage: work.Fetch, CreatedAt: now, UpdatedAt: now}); err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,6 @@ import (
 	"github.com/triagehq/triage/dev/fakes"
 	"github.com/triagehq/triage/dev/local/devstack"
 	"github.com/triagehq/triage/dev/local/moto"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/work"
 
@@ -87,7 +86,7 @@ const (
 
 // ActionFailedWait is the standard profile's fixed ACTION_FAILED delay: the
 // longest wait of the default scenario.
-var ActionFailedWait = policy.Standard().Policy("", failure.ActionFailed).Backoff.Base(1)
+var ActionFailedWait = policy.Standard().Policy("", work.ActionFailed).Backoff.Base(1)
 
 // DefaultAWSFaults is the default fault model between the functions and
 // moto: 5% of the requests fail one attempt, 1% of the operations fail
@@ -552,12 +551,12 @@ func (r *runner) pipeline(ctx context.Context) *Result {
 					// A parked wait is carried by the scheduler: no stall.
 					depth += parked
 				}
-				inProgress = r.seeded - counts[store.Done] - counts[store.Deadletter] - counts[store.Failed]
+				inProgress = r.seeded - counts[work.Done] - counts[work.Deadletter] - counts[work.Failed]
 				if now.Sub(lastPrint) >= 5*time.Second {
 					lastPrint = now
 					r.say("  %5.1fs seeded %d/%d · done %d · dead %d · failed %d · in progress %d · in queues or parked %d · kills %d",
-						now.Sub(r.phaseStart).Seconds(), r.seeded, len(r.plan.ids), counts[store.Done], counts[store.Deadletter],
-						counts[store.Failed], inProgress, depth, len(r.killer.Kills()))
+						now.Sub(r.phaseStart).Seconds(), r.seeded, len(r.plan.ids), counts[work.Done], counts[work.Deadletter],
+						counts[work.Failed], inProgress, depth, len(r.killer.Kills()))
 				}
 				all := r.seeded == len(r.plan.ids) && len(pendingDups) == 0
 				if all && depth == 0 && r.tracker.Idle() {
@@ -637,17 +636,17 @@ func (r *runner) duplicate(ctx context.Context, id string) bool {
 
 // observe counts the seeded items by state (recording when each became
 // terminal) and the messages in the stage queues.
-func (r *runner) observe(ctx context.Context) (map[store.State]int, int, error) {
-	counts := map[store.State]int{}
+func (r *runner) observe(ctx context.Context) (map[work.State]int, int, error) {
+	counts := map[work.State]int{}
 	now := time.Now()
 	err := r.st.Scan(ctx, r.st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
 		id := attrString(it["item_id"])
 		if _, ok := r.seededAt[id]; !ok {
 			return
 		}
-		s := store.State(attrString(it["state"]))
+		s := work.State(attrString(it["state"]))
 		counts[s]++
-		if s == store.Done || s == store.Deadletter {
+		if s == work.Done || s == work.Deadletter {
 			if _, ok := r.terminalAt[id]; !ok {
 				r.terminalAt[id] = now
 			}

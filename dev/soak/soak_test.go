@@ -14,7 +14,7 @@ import (
 	"github.com/triagehq/triage/dev/local/devstack"
 	"github.com/triagehq/triage/dev/local/localtest"
 	"github.com/triagehq/triage/dev/local/moto"
-	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // shortOptions is the soak that `make test` runs: 36 items in one wave, every
@@ -121,7 +121,7 @@ func shortSoak(t *testing.T, opts Options, tuned bool) {
 			}
 			t.Errorf("%s: %s %s", v.Kind, v.Detail, strings.Join(v.Items, "; "))
 		}
-		if n := res.ByState[store.Done] + res.DeadLettered(); n != opts.Items {
+		if n := res.ByState[work.Done] + res.DeadLettered(); n != opts.Items {
 			t.Errorf("%d of %d items finished: %v", n, opts.Items, res.ByState)
 		}
 		if res.DLQ.Distinct != res.DeadLettered() {

@@ -55,7 +55,7 @@ const (
 // Payload is the dead-letter message body. Field names are the contract of
 // docs/design.md "Dead letters"; operators and the redrive function read them.
 type Payload struct {
-	ErrorClass       failure.Class      `json:"error_class"`
+	ErrorClass       work.Class         `json:"error_class"`
 	Stage            work.Stage         `json:"stage"`
 	ItemID           string             `json:"item_id"`
 	CorrelationID    string             `json:"correlation_id"`

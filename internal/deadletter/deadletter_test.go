@@ -55,7 +55,7 @@ func TestBuildKeepsTheContractAndNoSecrets(t *testing.T) {
 		}
 	}
 	sc := p.SanitizedContext
-	if p.ErrorClass != failure.AuthDenied || sc.UpstreamStatus != 401 || sc.RequestID != "req_abc123" ||
+	if p.ErrorClass != work.AuthDenied || sc.UpstreamStatus != 401 || sc.RequestID != "req_abc123" ||
 		sc.Details["model"] != "gpt-4o-mini" || sc.Details["host"] != "api.openai.com" || sc.Input == nil ||
 		sc.Input.Bytes != len(text) || len(sc.Input.SHA256) != 16 || sc.ErrorType != "*failure.HTTPError" {
 		t.Fatalf("sanitized context = %+v", sc)
@@ -80,7 +80,7 @@ func TestBuildBoundsStackAndPayload(t *testing.T) {
 		details[fmt.Sprint("k", i)] = strings.Repeat("v", 4000)
 	}
 	p := deadletter.Build(deadletter.Input{ItemID: "x", Stage: work.Fetch, Err: failure.Recovered(huge),
-		Failure: failure.Of(failure.InternalBug, "panic"), Details: details, Replay: deadletter.Replay{Count: 3, Notes: notes}})
+		Failure: failure.Of(work.InternalBug, "panic"), Details: details, Replay: deadletter.Replay{Count: 3, Notes: notes}})
 	if len(p.LastStack) > deadletter.MaxStackBytes {
 		t.Fatalf("last_stack is %d bytes, limit %d", len(p.LastStack), deadletter.MaxStackBytes)
 	}
@@ -111,10 +111,10 @@ func TestIDIsDeterministicPerEvent(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	t.Parallel()
-	p := deadletter.Build(deadletter.Input{ItemID: "i", Stage: work.Notify, Err: errors.New("x"), Failure: failure.Of(failure.NotFound, "r")})
+	p := deadletter.Build(deadletter.Input{ItemID: "i", Stage: work.Notify, Err: errors.New("x"), Failure: failure.Of(work.NotFound, "r")})
 	b, _ := p.Marshal()
 	got, err := deadletter.Parse(b)
-	if err != nil || got.ItemID != "i" || got.ErrorClass != failure.NotFound || got.Stage != work.Notify {
+	if err != nil || got.ItemID != "i" || got.ErrorClass != work.NotFound || got.Stage != work.Notify {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
 	for name, body := range map[string]string{

@@ -18,7 +18,7 @@ func TestReadAndAttributes(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	p := deadletter.Build(deadletter.Input{ItemID: "it-1", CorrelationID: "c-1", Stage: work.Notify,
-		Err: failure.New(failure.NotFound, "webhook gone"), Failure: failure.Of(failure.NotFound, "t"),
+		Err: failure.New(work.NotFound, "webhook gone"), Failure: failure.Of(work.NotFound, "t"),
 		Attempts: map[work.Stage]int{work.Notify: 1}, FirstFailureAt: now, LastFailureAt: now})
 	body, err := p.Marshal()
 	if err != nil {

@@ -3,6 +3,8 @@ package failure
 import (
 	"errors"
 	"strings"
+
+	"github.com/triagehq/triage/internal/work"
 )
 
 // ActionMarker is the line an action task's model must end its answer with:
@@ -56,7 +58,7 @@ func ParseActionOutcome(text string) (o Outcome, found bool, err error) {
 		}
 		return Outcome{Reason: truncate(reason, MaxActionReason)}, true, nil
 	}
-	return Outcome{}, true, New(ResponseInvalid, "ACTION_OUTCOME marker is neither success nor failed")
+	return Outcome{}, true, New(work.ResponseInvalid, "ACTION_OUTCOME marker is neither success nor failed")
 }
 
 // ActionError judges an action task's answer: nil for success, ACTION_FAILED
@@ -68,11 +70,11 @@ func ActionError(text string) error {
 	case err != nil:
 		return err
 	case !found:
-		return New(ResponseInvalid, "action answer has no ACTION_OUTCOME marker")
+		return New(work.ResponseInvalid, "action answer has no ACTION_OUTCOME marker")
 	case !o.Success:
 		// The model's reason is model output: it rides in the cause, which
 		// is redacted before it is stored, not in Reason, which is logged as is.
-		return &Error{Class: ActionFailed, Reason: actionFailedReason, Err: errors.New(o.Reason)}
+		return &Error{Class: work.ActionFailed, Reason: actionFailedReason, Err: errors.New(o.Reason)}
 	}
 	return nil
 }
@@ -87,7 +89,7 @@ const actionFailedReason = "action reported failed"
 func ActionReason(err error) (reason string, ok bool) {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		fe, isErr := e.(*Error)
-		if isErr && fe.Class == ActionFailed && fe.Err != nil {
+		if isErr && fe.Class == work.ActionFailed && fe.Err != nil {
 			return fe.Err.Error(), true
 		}
 	}

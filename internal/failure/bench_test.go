@@ -10,6 +10,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // openAI429Body is a typical OpenAI rate-limit body (~250 bytes).
@@ -35,7 +36,7 @@ func BenchmarkClassifyOpenAI429(b *testing.B) {
 	})
 	b.ReportAllocs()
 	for b.Loop() {
-		if c := failure.Classify(err); c.Class != failure.RateLimited {
+		if c := failure.Classify(err); c.Class != work.RateLimited {
 			b.Fatalf("class = %s", c.Class)
 		}
 	}
@@ -49,7 +50,7 @@ func BenchmarkClassifySmithyThrottle(b *testing.B) {
 	})
 	b.ReportAllocs()
 	for b.Loop() {
-		if c := failure.Classify(err); c.Class != failure.RateLimited {
+		if c := failure.Classify(err); c.Class != work.RateLimited {
 			b.Fatalf("class = %s", c.Class)
 		}
 	}
@@ -60,7 +61,7 @@ func BenchmarkClassifyNetError(b *testing.B) {
 		Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}})
 	b.ReportAllocs()
 	for b.Loop() {
-		if c := failure.Classify(err); c.Class != failure.NetworkTimeout {
+		if c := failure.Classify(err); c.Class != work.NetworkTimeout {
 			b.Fatalf("class = %s", c.Class)
 		}
 	}
@@ -76,7 +77,7 @@ func BenchmarkClassifyHTML503(b *testing.B) {
 			"<p>The server is temporarily unable to service your request.</p></body></html>")})
 	b.ReportAllocs()
 	for b.Loop() {
-		if c := failure.Classify(err); c.Class != failure.UpstreamUnavailable {
+		if c := failure.Classify(err); c.Class != work.UpstreamUnavailable {
 			b.Fatalf("class = %s", c.Class)
 		}
 	}

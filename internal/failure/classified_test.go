@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // TestMarkCarriesTheClassification: a marked failure answers ClassOf with
@@ -22,14 +23,14 @@ func TestMarkCarriesTheClassification(t *testing.T) {
 	want := failure.Classify(quota)
 	tests := map[string]struct {
 		err  error
-		want failure.Class
+		want work.Class
 	}{
 		"marked":                     {err: marked, want: want.Class},
 		"marked, then detailed":      {err: failure.WithDetail(marked, "model", "openai:gpt-4o"), want: want.Class},
 		"marked, then wrapped":       {err: fmt.Errorf("llm: %w", marked), want: want.Class},
 		"unmarked":                   {err: quota, want: want.Class},
-		"an own class around a mark": {err: failure.Wrap(failure.InternalBug, marked, "misconfigured"), want: failure.InternalBug},
-		"a joined chain":             {err: errors.Join(marked, failure.New(failure.SchemaInvalid, "x")), want: failure.Classify(errors.Join(quota, failure.New(failure.SchemaInvalid, "x"))).Class},
+		"an own class around a mark": {err: failure.Wrap(work.InternalBug, marked, "misconfigured"), want: work.InternalBug},
+		"a joined chain":             {err: errors.Join(marked, failure.New(work.SchemaInvalid, "x")), want: failure.Classify(errors.Join(quota, failure.New(work.SchemaInvalid, "x"))).Class},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -64,11 +65,11 @@ func TestMarkLeavesAlone(t *testing.T) {
 	}
 	// A hand-made carrier whose classification differs from what Classify
 	// would say shows that nothing classifies it again.
-	own := &failure.Classified{Err: errors.New("connection reset by peer"), Classification: failure.Of(failure.ContentPolicy, "test")}
+	own := &failure.Classified{Err: errors.New("connection reset by peer"), Classification: failure.Of(work.ContentPolicy, "test")}
 	if got := failure.Mark(own); got != error(own) {
 		t.Error("Mark wrapped a marked failure again")
 	}
-	if got := failure.ClassOf(fmt.Errorf("x: %w", own)).Class; got != failure.ContentPolicy {
+	if got := failure.ClassOf(fmt.Errorf("x: %w", own)).Class; got != work.ContentPolicy {
 		t.Errorf("ClassOf = %s, want the carried CONTENT_POLICY", got)
 	}
 }

@@ -16,13 +16,14 @@ import (
 	"unsafe"
 
 	"github.com/aws/smithy-go"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Classification is what one failure means. Class, Retryable, Counts and
 // ModelSpecific come from the class's traits; the rest is the evidence.
 type Classification struct {
 	// Class is the stable identifier.
-	Class Class `json:"class"`
+	Class work.Class `json:"class"`
 	// Retryable is false for failures no retry can fix.
 	Retryable bool `json:"retryable"`
 	// Counts is false for failures that wait without spending an attempt.
@@ -50,7 +51,7 @@ type Classification struct {
 }
 
 // Of returns a Classification of class c with its traits and reason.
-func Of(c Class, reason string) Classification {
+func Of(c work.Class, reason string) Classification {
 	t := c.Traits()
 	return Classification{Class: c, Retryable: t.Retryable, Counts: t.Counts, ModelSpecific: t.ModelSpecific, Reason: reason}
 }
@@ -74,14 +75,14 @@ type Classifier []Rule
 // that succeeded should be classified.
 func (cs Classifier) Classify(err error) Classification {
 	if err == nil {
-		return Of(InternalBug, "classify called with a nil error")
+		return Of(work.InternalBug, "classify called with a nil error")
 	}
 	for _, r := range cs {
 		if c, ok := r.Classify(err); ok {
 			return c
 		}
 	}
-	return Of(Unknown, "no rule matched")
+	return Of(work.Unknown, "no rule matched")
 }
 
 // DefaultRules are the rules Classify uses: errors triage raised itself,
@@ -148,10 +149,10 @@ func classifyOwn(err error) (Classification, bool) {
 
 func classifyPanic(err error) (Classification, bool) {
 	if _, ok := find[*PanicError](err); ok {
-		return Of(InternalBug, "recovered panic"), true
+		return Of(work.InternalBug, "recovered panic"), true
 	}
 	if _, ok := find[runtime.Error](err); ok {
-		return Of(InternalBug, "runtime error"), true
+		return Of(work.InternalBug, "runtime error"), true
 	}
 	return Classification{}, false
 }
@@ -208,7 +209,7 @@ func classifyUpstream(err error) (Classification, bool) {
 	if hasTransport {
 		return ev.finish(transport), true
 	}
-	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == AuthDenied || !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text)) {
+	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == work.AuthDenied || !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text)) {
 		// An error status — an HTTP answer's (a 500 whose body says
 		// "unexpected EOF" is the server's failure, not the connection's;
 		// a 200 whose stream died after it is the connection's), or one the
@@ -220,7 +221,7 @@ func classifyUpstream(err error) (Classification, bool) {
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
 	if strings.EqualFold(strings.TrimSpace(text), "EOF") {
-		return ev.finish(Of(NetworkTimeout, "connection closed mid-response (error text)")), true
+		return ev.finish(Of(work.NetworkTimeout, "connection closed mid-response (error text)")), true
 	}
 	if c, ok := ev.words(text); ok {
 		return ev.finish(c), true
@@ -246,9 +247,9 @@ func classifyUpstream(err error) (Classification, bool) {
 	if ph, ok := matchPhrase(TextPhrases, withoutQuestions(text)); ok {
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
-	c := Of(Unknown, "no rule matched")
+	c := Of(work.Unknown, "no rule matched")
 	if ev.status != 0 {
-		c = Of(Unknown, "HTTP "+strconv.Itoa(ev.status)+" decides nothing")
+		c = Of(work.Unknown, "HTTP "+strconv.Itoa(ev.status)+" decides nothing")
 	}
 	c.Default = true
 	return ev.finish(c), true
@@ -304,7 +305,7 @@ func reason(p Provider, what, subject, detail string, status int) string {
 // "throttlingException", amazonka's and the Rust SDK's
 // "ProvisionedThroughputExceeded", the .NET SDK's
 // "QueueDoesNotExistException"; each is tried in the tables' spelling too.
-func codeClass(awsModel bool, code string) (Class, bool) {
+func codeClass(awsModel bool, code string) (work.Class, bool) {
 	if c, ok := codeSpellings(awsModel, code); ok {
 		return c, true
 	}
@@ -321,7 +322,7 @@ func codeClass(awsModel bool, code string) (Class, bool) {
 }
 
 // codeSpellings looks code up in the spellings codeClass reads.
-func codeSpellings(awsModel bool, code string) (Class, bool) {
+func codeSpellings(awsModel bool, code string) (work.Class, bool) {
 	if c, ok := lookupCode(awsModel, code); ok || code == "" {
 		return c, ok
 	}
@@ -356,11 +357,11 @@ var notFoundSpellings = [...]string{"notfound", "not_found", "not-found", "doesn
 // is not there — ModelNotFound, ModelNotFoundError, a provider's
 // Model.NotExist — as model_not_found is read: CLIENT_ERROR, a code only
 // model APIs send. It runs only after every table missed.
-func modelNotFound(code string) (Class, bool) {
+func modelNotFound(code string) (work.Class, bool) {
 	if len(code) < 13 || !containsFoldASCII(code, "model") {
 		return "", false
 	}
-	return ClientError, notFoundCode(code)
+	return work.ClientError, notFoundCode(code)
 }
 
 // notFoundCode reports whether code says "not found" in one of
@@ -374,7 +375,7 @@ func notFoundCode(code string) bool {
 	return false
 }
 
-func lookupCode(awsModel bool, code string) (Class, bool) {
+func lookupCode(awsModel bool, code string) (work.Class, bool) {
 	if awsModel {
 		if c, ok := BedrockCodes[code]; ok {
 			return c, true
@@ -490,27 +491,27 @@ func classifyTransport(err error) (Classification, bool) {
 func classifyContext(err error) (Classification, bool) {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return Of(NetworkTimeout, "context deadline exceeded"), true
+		return Of(work.NetworkTimeout, "context deadline exceeded"), true
 	case errors.Is(err, context.Canceled):
-		return Of(Unknown, "context canceled"), true
+		return Of(work.Unknown, "context canceled"), true
 	}
 	return Classification{}, false
 }
 
 // SyscallClasses maps errno values from the network stack to classes.
-var SyscallClasses = map[syscall.Errno]Class{
-	syscall.ECONNRESET:    NetworkTimeout,
-	syscall.ECONNREFUSED:  NetworkTimeout,
-	syscall.ECONNABORTED:  NetworkTimeout,
-	syscall.EPIPE:         NetworkTimeout,
-	syscall.ETIMEDOUT:     NetworkTimeout,
-	syscall.EHOSTUNREACH:  NetworkTimeout,
-	syscall.ENETUNREACH:   NetworkTimeout,
-	syscall.ENETDOWN:      NetworkTimeout,
-	syscall.EHOSTDOWN:     NetworkTimeout,
-	syscall.EADDRNOTAVAIL: NetworkTimeout,
-	syscall.EMFILE:        InternalBug, // we leak descriptors
-	syscall.ENFILE:        InternalBug,
+var SyscallClasses = map[syscall.Errno]work.Class{
+	syscall.ECONNRESET:    work.NetworkTimeout,
+	syscall.ECONNREFUSED:  work.NetworkTimeout,
+	syscall.ECONNABORTED:  work.NetworkTimeout,
+	syscall.EPIPE:         work.NetworkTimeout,
+	syscall.ETIMEDOUT:     work.NetworkTimeout,
+	syscall.EHOSTUNREACH:  work.NetworkTimeout,
+	syscall.ENETUNREACH:   work.NetworkTimeout,
+	syscall.ENETDOWN:      work.NetworkTimeout,
+	syscall.EHOSTDOWN:     work.NetworkTimeout,
+	syscall.EADDRNOTAVAIL: work.NetworkTimeout,
+	syscall.EMFILE:        work.InternalBug, // we leak descriptors
+	syscall.ENFILE:        work.InternalBug,
 }
 
 func classifySyscall(err error) (Classification, bool) {
@@ -547,34 +548,34 @@ func classifyTLS(err error) (Classification, bool) {
 	switch {
 	case has[*tls.CertificateVerificationError](err), has[x509.UnknownAuthorityError](err),
 		has[x509.CertificateInvalidError](err), has[x509.HostnameError](err):
-		return Of(AuthDenied, "tls certificate verification failed"), true
+		return Of(work.AuthDenied, "tls certificate verification failed"), true
 	case has[tls.RecordHeaderError](err):
-		return Of(InternalBug, "tls record header: the endpoint does not speak TLS"), true
+		return Of(work.InternalBug, "tls record header: the endpoint does not speak TLS"), true
 	case has[tls.AlertError](err):
-		return Of(NetworkTimeout, "tls alert during handshake"), true
+		return Of(work.NetworkTimeout, "tls alert during handshake"), true
 	}
 	return Classification{}, false
 }
 
 func classifyNet(err error) (Classification, bool) {
 	if has[*net.DNSError](err) {
-		return Of(NetworkTimeout, "dns lookup failed"), true
+		return Of(work.NetworkTimeout, "dns lookup failed"), true
 	}
 	if ne, ok := find[net.Error](err); ok {
 		if ne.Timeout() {
-			return Of(NetworkTimeout, "network timeout"), true
+			return Of(work.NetworkTimeout, "network timeout"), true
 		}
-		return Of(NetworkTimeout, "network error"), true
+		return Of(work.NetworkTimeout, "network error"), true
 	}
 	if op, ok := find[*net.OpError](err); ok {
-		return Of(NetworkTimeout, "network "+op.Op+" failed"), true
+		return Of(work.NetworkTimeout, "network "+op.Op+" failed"), true
 	}
 	return Classification{}, false
 }
 
 func classifyEOF(err error) (Classification, bool) {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return Of(NetworkTimeout, "connection closed mid-response"), true
+		return Of(work.NetworkTimeout, "connection closed mid-response"), true
 	}
 	return Classification{}, false
 }
@@ -583,10 +584,10 @@ func classifyEOF(err error) (Classification, bool) {
 // output; our own envelope decoding raises SCHEMA_INVALID explicitly.
 func classifyJSON(err error) (Classification, bool) {
 	if has[*json.SyntaxError](err) {
-		return Of(ResponseInvalid, "model output is not valid JSON"), true
+		return Of(work.ResponseInvalid, "model output is not valid JSON"), true
 	}
 	if typ, ok := find[*json.UnmarshalTypeError](err); ok {
-		return Of(ResponseInvalid, "model output has the wrong JSON type for "+typ.Field), true
+		return Of(work.ResponseInvalid, "model output has the wrong JSON type for "+typ.Field), true
 	}
 	return Classification{}, false
 }

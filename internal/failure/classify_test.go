@@ -23,6 +23,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Bodies below are the providers' documented error shapes; messages are the
@@ -134,7 +135,7 @@ func rawRuntimeError() (err error) {
 
 type classifyCase struct {
 	err  error
-	want failure.Class
+	want work.Class
 	// requested is c.Requested.Resolve(now): zero when the upstream asked for nothing.
 	requested time.Duration
 	// code is the evidence code Classify records, checked when non-empty.
@@ -152,532 +153,532 @@ func classifyCases(now time.Time) map[string]classifyCase {
 				"X-Request-Id", "req_8f2a",
 				"X-Ratelimit-Limit-Requests", "500", "X-Ratelimit-Remaining-Requests", "499", "X-Ratelimit-Reset-Requests", "120ms",
 				"X-Ratelimit-Limit-Tokens", "30000", "X-Ratelimit-Remaining-Tokens", "0", "X-Ratelimit-Reset-Tokens", "2.548s"),
-			want: failure.RateLimited, requested: 2548 * time.Millisecond, code: "rate_limit_exceeded",
+			want: work.RateLimited, requested: 2548 * time.Millisecond, code: "rate_limit_exceeded",
 		},
 		"openai 429 rate_limit_exceeded requests exhausted picks the exhausted limit": {
 			err: httpErr(failure.OpenAI, 429, openAIRateLimitReqs,
 				"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "120ms",
 				"X-Ratelimit-Remaining-Tokens", "150000", "X-Ratelimit-Reset-Tokens", "6m0s"),
-			want: failure.RateLimited, requested: 120 * time.Millisecond,
+			want: work.RateLimited, requested: 120 * time.Millisecond,
 		},
 		"openai-compatible 429 retry-after-ms beats Retry-After": {
 			err:  httpErr(failure.OpenAI, 429, openAIRateLimitTokens, "Retry-After-Ms", "1500", "Retry-After", "2"),
-			want: failure.RateLimited, requested: 1500 * time.Millisecond,
+			want: work.RateLimited, requested: 1500 * time.Millisecond,
 		},
 		"openai 429 insufficient_quota": {
 			err:  httpErr(failure.OpenAI, 429, openAIQuota, "X-Request-Id", "req_1"),
-			want: failure.BudgetExceeded, code: "insufficient_quota",
+			want: work.BudgetExceeded, code: "insufficient_quota",
 		},
 		"openai 429 project_spend_limit_exceeded": {
 			err:  httpErr(failure.OpenAI, 429, openAISpendLimit),
-			want: failure.BudgetExceeded, code: "project_spend_limit_exceeded",
+			want: work.BudgetExceeded, code: "project_spend_limit_exceeded",
 		},
 		"openai 401 invalid_api_key": {
 			err:  httpErr(failure.OpenAI, 401, openAIBadKey),
-			want: failure.AuthDenied, code: "invalid_api_key", hidden: []string{"sk-proj-"},
+			want: work.AuthDenied, code: "invalid_api_key", hidden: []string{"sk-proj-"},
 		},
 		"openai 401 missing key with null code": {
 			err:  httpErr(failure.OpenAI, 401, openAINoKey),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"openai 403 unsupported region": {
 			err:  httpErr(failure.OpenAI, 403, openAIRegion),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"openai 400 context_length_exceeded": {
 			err:  httpErr(failure.OpenAI, 400, openAIContextLength),
-			want: failure.TokenLimit, code: "context_length_exceeded",
+			want: work.TokenLimit, code: "context_length_exceeded",
 		},
 		"openai 400 maximum context length with null code": {
 			err:  httpErr(failure.OpenAI, 400, openAIContextNullCode),
-			want: failure.TokenLimit,
+			want: work.TokenLimit,
 		},
 		"openai 400 content_policy_violation": {
 			err:  httpErr(failure.OpenAI, 400, openAIPolicy),
-			want: failure.ContentPolicy,
+			want: work.ContentPolicy,
 		},
 		"openai 404 model_not_found": {
 			err:  httpErr(failure.OpenAI, 404, openAIModelNotFound),
-			want: failure.ClientError, code: "model_not_found",
+			want: work.ClientError, code: "model_not_found",
 		},
 		"openai 400 unsupported_parameter": {
 			err:  httpErr(failure.OpenAI, 400, openAIUnsupported),
-			want: failure.ClientError,
+			want: work.ClientError,
 		},
 		"openai 500 server_error with null code": {
 			err:  httpErr(failure.OpenAI, 500, openAIServerError),
-			want: failure.UpstreamUnavailable, code: "server_error",
+			want: work.UpstreamUnavailable, code: "server_error",
 		},
 		"openai 503 engine overloaded": {
 			err:  httpErr(failure.OpenAI, 503, openAIOverloaded),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"openai 502 cloudflare html page": {
 			err:  httpErr(failure.OpenAI, 502, cloudflare502, "Content-Type", "text/html"),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"openai-compatible vllm 400 context length in a flat body": {
 			err:  httpErr(failure.OpenAI, 400, vllmContextLength),
-			want: failure.TokenLimit,
+			want: work.TokenLimit,
 		},
 
 		// Azure OpenAI
 		"azure 400 content_filter with ResponsibleAIPolicyViolation": {
 			err:  httpErr(failure.Azure, 400, azureContentFilter, "Apim-Request-Id", "b2c3"),
-			want: failure.ContentPolicy, code: "ResponsibleAIPolicyViolation",
+			want: work.ContentPolicy, code: "ResponsibleAIPolicyViolation",
 		},
 		"azure 429 code 429 with Retry-After": {
 			err:  httpErr(failure.Azure, 429, azure429, "Retry-After", "6", "X-Ratelimit-Remaining-Tokens", "0"),
-			want: failure.RateLimited, requested: 6 * time.Second, code: "429",
+			want: work.RateLimited, requested: 6 * time.Second, code: "429",
 		},
 		"azure 404 DeploymentNotFound": {
 			err:  httpErr(failure.Azure, 404, azureNoDeployment),
-			want: failure.ClientError, code: "DeploymentNotFound",
+			want: work.ClientError, code: "DeploymentNotFound",
 		},
 		"azure 401 invalid subscription key": {
 			err:  httpErr(failure.Azure, 401, azure401),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"azure 400 OperationNotSupported": {
 			err:  httpErr(failure.Azure, 400, azureNotSupported),
-			want: failure.ClientError,
+			want: work.ClientError,
 		},
 
 		// Anthropic
 		"anthropic 400 prompt is too long": {
 			err:  httpErr(failure.Anthropic, 400, anthropicTooLong),
-			want: failure.TokenLimit, code: "invalid_request_error",
+			want: work.TokenLimit, code: "invalid_request_error",
 		},
 		"anthropic 400 credit balance is too low": {
 			err:  httpErr(failure.Anthropic, 400, anthropicCredit),
-			want: failure.BudgetExceeded,
+			want: work.BudgetExceeded,
 		},
 		"anthropic 400 specified API usage limits": {
 			err:  httpErr(failure.Anthropic, 400, anthropicSpendLimit),
-			want: failure.BudgetExceeded,
+			want: work.BudgetExceeded,
 		},
 		"anthropic 400 workspace API usage limits": {
 			err:  httpErr(failure.Anthropic, 400, `{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified workspace API usage limits. You will regain access on 2026-06-01 at 00:00 UTC."}}`),
-			want: failure.BudgetExceeded,
+			want: work.BudgetExceeded,
 		},
 		"anthropic 429 enforced_spend_limit_reached": {
 			err:  httpErr(failure.Anthropic, 429, anthropicEnforced),
-			want: failure.BudgetExceeded, code: "enforced_spend_limit_reached",
+			want: work.BudgetExceeded, code: "enforced_spend_limit_reached",
 		},
 		"anthropic 402 billing_error": {
 			err:  httpErr(failure.Anthropic, 402, anthropicBilling),
-			want: failure.BudgetExceeded,
+			want: work.BudgetExceeded,
 		},
 		"anthropic 401 authentication_error": {
 			err:  httpErr(failure.Anthropic, 401, anthropicAuth, "Request-Id", "req_1"),
-			want: failure.AuthDenied, code: "authentication_error",
+			want: work.AuthDenied, code: "authentication_error",
 		},
 		"anthropic 403 permission_error": {
 			err:  httpErr(failure.Anthropic, 403, anthropicPermission),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"anthropic 404 not_found_error": {
 			err:  httpErr(failure.Anthropic, 404, anthropicNotFound),
-			want: failure.ClientError, code: "not_found_error",
+			want: work.ClientError, code: "not_found_error",
 		},
 		"anthropic 413 request_too_large": {
 			err:  httpErr(failure.Anthropic, 413, anthropicTooLarge),
-			want: failure.TokenLimit,
+			want: work.TokenLimit,
 		},
 		"anthropic 429 rate_limit_error with retry-after": {
 			err: httpErr(failure.Anthropic, 429, anthropicRateLimit, "Retry-After", "20",
 				"Anthropic-Ratelimit-Input-Tokens-Limit", "50000", "Anthropic-Ratelimit-Input-Tokens-Remaining", "0",
 				"Anthropic-Ratelimit-Input-Tokens-Reset", now.Add(40*time.Second).Format(time.RFC3339)),
-			want: failure.RateLimited, requested: 20 * time.Second, code: "rate_limit_error",
+			want: work.RateLimited, requested: 20 * time.Second, code: "rate_limit_error",
 		},
 		"anthropic 429 rate_limit_error with only reset timestamps": {
 			err: httpErr(failure.Anthropic, 429, anthropicRateLimit,
 				"Anthropic-Ratelimit-Requests-Remaining", "0", "Anthropic-Ratelimit-Requests-Reset", now.Add(45*time.Second).Format(time.RFC3339),
 				"Anthropic-Ratelimit-Tokens-Remaining", "12000", "Anthropic-Ratelimit-Tokens-Reset", now.Add(5*time.Minute).Format(time.RFC3339)),
-			want: failure.RateLimited, requested: 45 * time.Second,
+			want: work.RateLimited, requested: 45 * time.Second,
 		},
 		"anthropic 500 api_error": {
 			err:  httpErr(failure.Anthropic, 500, anthropicAPIError),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"anthropic 529 overloaded_error": {
 			err:  httpErr(failure.Anthropic, 529, anthropicOverloaded),
-			want: failure.UpstreamUnavailable, code: "overloaded_error",
+			want: work.UpstreamUnavailable, code: "overloaded_error",
 		},
 		"anthropic 504 timeout_error": {
 			err:  httpErr(failure.Anthropic, 504, anthropicGatewayTime),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 
 		// Bedrock over HTTP: the code in x-amzn-ErrorType, or in the body.
 		"bedrock http 429 ThrottlingException": {
 			err:  httpErr(failure.Bedrock, 429, bedrockBody("Too many requests, please wait before trying again."), bedrockHeader("ThrottlingException")...),
-			want: failure.RateLimited, code: "ThrottlingException",
+			want: work.RateLimited, code: "ThrottlingException",
 		},
 		"bedrock http 400 ServiceQuotaExceededException": {
 			err:  httpErr(failure.Bedrock, 400, bedrockBody("Your request exceeds the service quota for your account. You can view your quotas at Viewing service quotas. You can resubmit your request later."), bedrockHeader("ServiceQuotaExceededException")...),
-			want: failure.RateLimited,
+			want: work.RateLimited,
 		},
 		"bedrock http 408 ModelTimeoutException": {
 			err:  httpErr(failure.Bedrock, 408, bedrockBody("Model has timed out in processing the request. Try your request again."), bedrockHeader("ModelTimeoutException")...),
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"bedrock http 429 ModelNotReadyException": {
 			err:  httpErr(failure.Bedrock, 429, bedrockBody("Model is not ready to serve inference requests. The AWS SDK will automatically retry the operation."), bedrockHeader("ModelNotReadyException")...),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"bedrock http 424 ModelErrorException": {
 			err:  httpErr(failure.Bedrock, 424, bedrockBody("The model returned the following errors: Error in the model container."), bedrockHeader("ModelErrorException")...),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"bedrock http 400 ValidationException input too long": {
 			err:  httpErr(failure.Bedrock, 400, bedrockBody(bedrockTooLong), bedrockHeader("ValidationException")...),
-			want: failure.TokenLimit, code: "ValidationException",
+			want: work.TokenLimit, code: "ValidationException",
 		},
 		"bedrock http 400 ValidationException in the JSON body": {
 			err:  httpErr(failure.Bedrock, 400, `{"__type":"com.amazon.bedrock.runtime#ValidationException","message":"`+bedrockBadBody+`"}`),
-			want: failure.ClientError, code: "ValidationException",
+			want: work.ClientError, code: "ValidationException",
 		},
 		"bedrock http 403 AccessDeniedException": {
 			err:  httpErr(failure.Bedrock, 403, bedrockBody("You don't have access to the model with the specified model ID."), bedrockHeader("AccessDeniedException")...),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"bedrock http 404 ResourceNotFoundException": {
 			err:  httpErr(failure.Bedrock, 404, `{"Message":"Could not resolve the foundation model from the provided model identifier."}`, bedrockHeader("ResourceNotFoundException")...),
-			want: failure.ClientError, code: "ResourceNotFoundException",
+			want: work.ClientError, code: "ResourceNotFoundException",
 		},
 
 		// Bedrock through the SDK.
 		"bedrock sdk ThrottlingException": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 429, apiErr("ThrottlingException", "Too many requests, please wait before trying again.")),
-			want: failure.RateLimited,
+			want: work.RateLimited,
 		},
 		"bedrock sdk ServiceQuotaExceededException": {
 			err:  sdkErr("Bedrock Runtime", "Converse", 400, apiErr("ServiceQuotaExceededException", "Your request exceeds the service quota for your account.")),
-			want: failure.RateLimited,
+			want: work.RateLimited,
 		},
 		"bedrock sdk ModelTimeoutException": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 408, apiErr("ModelTimeoutException", "Model has timed out in processing the request.")),
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"bedrock sdk ModelNotReadyException": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 429, apiErr("ModelNotReadyException", "Model is not ready to serve inference requests.")),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"bedrock sdk ModelErrorException": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 424, apiErr("ModelErrorException", "The model returned the following errors: Error in the model container.")),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"bedrock sdk ValidationException input too long": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 400, apiErr("ValidationException", bedrockTooLong)),
-			want: failure.TokenLimit,
+			want: work.TokenLimit,
 		},
 		"bedrock sdk ValidationException prompt too long for claude": {
 			err:  sdkErr("Bedrock Runtime", "Converse", 400, apiErr("ValidationException", "prompt is too long: 215000 tokens > 200000 maximum")),
-			want: failure.TokenLimit,
+			want: work.TokenLimit,
 		},
 		"bedrock sdk ValidationException other": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 400, apiErr("ValidationException", bedrockBadBody)),
-			want: failure.ClientError, code: "ValidationException",
+			want: work.ClientError, code: "ValidationException",
 		},
 		"bedrock sdk AccessDeniedException": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 403, apiErr("AccessDeniedException", "You don't have access to the model with the specified model ID.")),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"bedrock sdk ResourceNotFoundException": {
 			err:  sdkErr("Bedrock Runtime", "InvokeModel", 404, apiErr("ResourceNotFoundException", "Could not resolve the foundation model from the provided model identifier.")),
-			want: failure.ClientError,
+			want: work.ClientError,
 		},
 
 		// AWS data plane.
 		"dynamodb ConditionalCheckFailedException (typed)": {
 			err:  sdkErr("DynamoDB", "UpdateItem", 400, &dynamodbtypes.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}),
-			want: failure.Conflict, code: "ConditionalCheckFailedException",
+			want: work.Conflict, code: "ConditionalCheckFailedException",
 		},
 		"dynamodb TransactionConflictException": {
 			err:  sdkErr("DynamoDB", "UpdateItem", 400, apiErr("TransactionConflictException", "Transaction is ongoing for the item")),
-			want: failure.Conflict,
+			want: work.Conflict,
 		},
 		"dynamodb TransactionCanceledException for a condition": {
 			err:  sdkErr("DynamoDB", "TransactWriteItems", 400, apiErr("TransactionCanceledException", "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed, None]")),
-			want: failure.Conflict,
+			want: work.Conflict,
 		},
 		"dynamodb TransactionCanceledException for a throttle": {
 			err:  sdkErr("DynamoDB", "TransactWriteItems", 400, apiErr("TransactionCanceledException", "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ThrottlingError]")),
-			want: failure.RateLimited,
+			want: work.RateLimited,
 		},
 		"dynamodb ProvisionedThroughputExceededException (typed)": {
 			err:  sdkErr("DynamoDB", "PutItem", 400, &dynamodbtypes.ProvisionedThroughputExceededException{Message: aws.String("The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.")}),
-			want: failure.RateLimited,
+			want: work.RateLimited,
 		},
 		"dynamodb InternalServerError": {
 			err:  sdkErr("DynamoDB", "GetItem", 500, apiErr("InternalServerError", "Internal server error")),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"dynamodb ResourceNotFoundException is a deployment bug": {
 			err:  sdkErr("DynamoDB", "GetItem", 400, &dynamodbtypes.ResourceNotFoundException{Message: aws.String("Requested resource not found")}),
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 		"sqs QueueDoesNotExist (typed)": {
 			err:  sdkErr("SQS", "SendMessage", 400, &sqstypes.QueueDoesNotExist{Message: aws.String("The specified queue does not exist.")}),
-			want: failure.InternalBug, code: "QueueDoesNotExist",
+			want: work.InternalBug, code: "QueueDoesNotExist",
 		},
 		"sqs AWS.SimpleQueueService.NonExistentQueue": {
 			err:  sdkErr("SQS", "GetQueueUrl", 400, apiErr("AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist for this wsdl version.")),
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 		"sqs query protocol NonExistentQueue header over HTTP": {
 			err:  httpErr(failure.AWS, 400, `<?xml version="1.0"?><ErrorResponse><Error><Type>Sender</Type><Code>AWS.SimpleQueueService.NonExistentQueue</Code></Error></ErrorResponse>`, "X-Amzn-Query-Error", "AWS.SimpleQueueService.NonExistentQueue;Sender"),
-			want: failure.InternalBug, code: "AWS.SimpleQueueService.NonExistentQueue",
+			want: work.InternalBug, code: "AWS.SimpleQueueService.NonExistentQueue",
 		},
 		"sqs ReceiptHandleIsInvalid": {
 			err:  sdkErr("SQS", "ChangeMessageVisibility", 400, &sqstypes.ReceiptHandleIsInvalid{Message: aws.String(`The input receipt handle "AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a" is not a valid receipt handle.`)}),
-			want: failure.Conflict,
+			want: work.Conflict,
 		},
 		"kms AccessDeniedException": {
 			err:  sdkErr("KMS", "Decrypt", 400, apiErr("AccessDeniedException", "User: arn:aws:sts::123456789012:assumed-role/triage-llm/triage-llm is not authorized to perform: kms:Decrypt on resource: arn:aws:kms:us-east-1:123456789012:key/1234abcd")),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"kms KMSThrottlingException": {
 			err:  sdkErr("KMS", "Decrypt", 400, apiErr("KMSThrottlingException", "You have exceeded the rate at which you can call KMS. Reduce the frequency of your calls.")),
-			want: failure.RateLimited,
+			want: work.RateLimited,
 		},
 		"kms DisabledException": {
 			err:  sdkErr("KMS", "Decrypt", 400, apiErr("DisabledException", "arn:aws:kms:us-east-1:123456789012:key/1234abcd is disabled.")),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"sts ExpiredToken": {
 			err:  sdkErr("STS", "AssumeRole", 400, apiErr("ExpiredToken", "The security token included in the request is expired")),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"sts InvalidClientTokenId": {
 			err:  sdkErr("STS", "GetCallerIdentity", 403, apiErr("InvalidClientTokenId", "The security token included in the request is invalid.")),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"aws ResponseError with only a 503": {
 			err:  sdkErr("DynamoDB", "Query", 0, responseErr(503, errors.New("failed to decode response body"))),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"aws ResponseError with only a 400 is our request, not a model's": {
 			err:  sdkErr("SQS", "SendMessage", 0, responseErr(400, errors.New("failed to decode response body"))),
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 
 		// Go transport errors.
 		"net read ECONNRESET": {
 			err:  &url.Error{Op: "Post", URL: "https://api.openai.com/v1/chat/completions", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}},
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"net dial ECONNREFUSED": {
 			err:  &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5000}, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)},
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"net write EPIPE": {
 			err:  &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)},
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"url error wrapping context deadline": {
 			err:  &url.Error{Op: "Post", URL: "https://api.anthropic.com/v1/messages", Err: context.DeadlineExceeded},
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"net error timeout": {
 			err:  &url.Error{Op: "Get", URL: "https://example.com/article", Err: timeoutError{}},
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"net read i/o timeout": {
 			err:  &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded},
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"dns no such host": {
 			err:  &url.Error{Op: "Post", URL: "https://hooks.slack.com/services/T0/B0/x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "hooks.slack.com", IsNotFound: true}}},
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"unexpected EOF reading the body": {
 			err:  fmt.Errorf("read response body: %w", io.ErrUnexpectedEOF),
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"x509 unknown authority": {
 			err:  &url.Error{Op: "Get", URL: "https://internal.example/api", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}},
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"tls record header on a plain-HTTP port": {
 			err:  &url.Error{Op: "Get", URL: "https://localhost:80/", Err: tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}},
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 
 		// Model output.
 		"json syntax error of truncated output": {
 			err:  fmt.Errorf("decode completion: %w", truncatedJSON()),
-			want: failure.ResponseInvalid,
+			want: work.ResponseInvalid,
 		},
 		"json type error of output": {
 			err:  fmt.Errorf("decode completion: %w", wrongTypeJSON()),
-			want: failure.ResponseInvalid,
+			want: work.ResponseInvalid,
 		},
 		"own RESPONSE_INVALID": {
-			err:  failure.New(failure.ResponseInvalid, "model returned an empty completion"),
-			want: failure.ResponseInvalid,
+			err:  failure.New(work.ResponseInvalid, "model returned an empty completion"),
+			want: work.ResponseInvalid,
 		},
 		"action outcome failed": {
 			err:    failure.ActionError("I opened the ticket form.\nACTION_OUTCOME: failed | the submit button stayed disabled"),
-			want:   failure.ActionFailed,
+			want:   work.ActionFailed,
 			hidden: []string{"submit button stayed disabled"},
 		},
 		"action outcome missing marker": {
 			err:  failure.ActionError("Done — posted the summary to the channel."),
-			want: failure.ResponseInvalid,
+			want: work.ResponseInvalid,
 		},
 		"action outcome malformed verdict": {
 			err:  failure.ActionError("ACTION_OUTCOME: partially"),
-			want: failure.ResponseInvalid,
+			want: work.ResponseInvalid,
 		},
 
 		// Webhooks and article hosts.
 		"slack 400 invalid_payload": {
 			err:  httpErr(failure.Webhook, 400, "invalid_payload", "Content-Type", "text/html"),
-			want: failure.SchemaInvalid, code: "invalid_payload",
+			want: work.SchemaInvalid, code: "invalid_payload",
 		},
 		"slack 400 no_text": {
 			err:  httpErr(failure.Webhook, 400, "no_text"),
-			want: failure.SchemaInvalid,
+			want: work.SchemaInvalid,
 		},
 		"slack 403 invalid_token": {
 			err:  httpErr(failure.Webhook, 403, "invalid_token"),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"slack 404 channel_not_found": {
 			err:  httpErr(failure.Webhook, 404, "channel_not_found"),
-			want: failure.NotFound,
+			want: work.NotFound,
 		},
 		"slack 410 channel_is_archived": {
 			err:  httpErr(failure.Webhook, 410, "channel_is_archived"),
-			want: failure.NotFound,
+			want: work.NotFound,
 		},
 		"slack 403 action_prohibited": {
 			err:  httpErr(failure.Webhook, 403, "action_prohibited"),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"slack 500 rollup_error": {
 			err:  httpErr(failure.Webhook, 500, "rollup_error"),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"slack 429 with Retry-After": {
 			err:  httpErr(failure.Webhook, 429, "rate_limited", "Retry-After", "30"),
-			want: failure.RateLimited, requested: 30 * time.Second,
+			want: work.RateLimited, requested: 30 * time.Second,
 		},
 		"slack code without a response": {
 			err:  &failure.CodeError{Provider: failure.Webhook, Code: "channel_not_found", Message: "Value passed for channel was invalid."},
-			want: failure.NotFound,
+			want: work.NotFound,
 		},
 		"discord 429 retry_after in the body": {
 			err:  httpErr(failure.Webhook, 429, discordRateLimited, "X-Ratelimit-Scope", "user"),
-			want: failure.RateLimited, requested: 64570 * time.Millisecond,
+			want: work.RateLimited, requested: 64570 * time.Millisecond,
 		},
 		"discord 404 Unknown Webhook": {
 			err:  httpErr(failure.Webhook, 404, discordUnknown),
-			want: failure.NotFound,
+			want: work.NotFound,
 		},
 		"discord 401 Unauthorized": {
 			err:  httpErr(failure.Webhook, 401, discordUnauthorized),
-			want: failure.AuthDenied,
+			want: work.AuthDenied,
 		},
 		"discord 400 empty message is our payload": {
 			err:  httpErr(failure.Webhook, 400, discordEmpty),
-			want: failure.SchemaInvalid,
+			want: work.SchemaInvalid,
 		},
 		"webhook 500": {
 			err:  httpErr(failure.Webhook, 500, "Internal Server Error"),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"webhook 502 html": {
 			err:  httpErr(failure.Webhook, 502, cloudflare502),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"webhook 503 with Retry-After": {
 			err:  httpErr(failure.Webhook, 503, "Service Unavailable", "Retry-After", "120"),
-			want: failure.UpstreamUnavailable, requested: 2 * time.Minute,
+			want: work.UpstreamUnavailable, requested: 2 * time.Minute,
 		},
 		"webhook 308 redirect triage does not follow": {
 			err:  httpErr(failure.Webhook, 308, "", "Location", "https://hooks.example.com/new"),
-			want: failure.NotFound,
+			want: work.NotFound,
 		},
 		"openai 301 redirect means a wrong base URL": {
 			err:  httpErr(failure.OpenAI, 301, "", "Location", "https://api.openai.com/v1/chat/completions"),
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 		"webhook 410 Gone": {
 			err:  httpErr(failure.Webhook, 410, ""),
-			want: failure.NotFound,
+			want: work.NotFound,
 		},
 		"article host 404": {
 			err:  httpErr(failure.HTTP, 404, "<!doctype html><title>Page not found</title>"),
-			want: failure.NotFound,
+			want: work.NotFound,
 		},
 		"article host 451": {
 			err:  httpErr(failure.HTTP, 451, "Unavailable For Legal Reasons"),
-			want: failure.ContentPolicy,
+			want: work.ContentPolicy,
 		},
 		"article host 522 cloudflare origin timeout": {
 			err:  httpErr(failure.HTTP, 522, ""),
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 
 		// Triage's own errors, panics and plain text.
 		"recovered panic": {
 			err:  failure.Recovered("boom"),
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 		"recovered nil map write": {
 			err:  nilMapWrite(),
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 		"raw runtime error": {
 			err:  rawRuntimeError(),
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 		"wrapped SCHEMA_INVALID beats the json error inside": {
-			err:  failure.Wrap(failure.SchemaInvalid, truncatedJSON(), "decode envelope"),
-			want: failure.SchemaInvalid,
+			err:  failure.Wrap(work.SchemaInvalid, truncatedJSON(), "decode envelope"),
+			want: work.SchemaInvalid,
 		},
 		"own RATE_LIMITED around an upstream keeps its Retry-After": {
-			err:  failure.Wrap(failure.RateLimited, httpErr(failure.OpenAI, 429, openAIRateLimitTokens, "Retry-After", "7"), "chat completion"),
-			want: failure.RateLimited, requested: 7 * time.Second, code: "rate_limit_exceeded",
+			err:  failure.Wrap(work.RateLimited, httpErr(failure.OpenAI, 429, openAIRateLimitTokens, "Retry-After", "7"), "chat completion"),
+			want: work.RateLimited, requested: 7 * time.Second, code: "rate_limit_exceeded",
 		},
 		"own budget cap": {
-			err:  &failure.Error{Class: failure.BudgetExceeded, Reason: "daily budget spent", SelfImposed: true},
-			want: failure.BudgetExceeded,
+			err:  &failure.Error{Class: work.BudgetExceeded, Reason: "daily budget spent", SelfImposed: true},
+			want: work.BudgetExceeded,
 		},
 		"context canceled": {
 			err:  fmt.Errorf("invoke: %w", context.Canceled),
-			want: failure.Unknown,
+			want: work.Unknown,
 		},
 		"nothing recognisable": {
 			err:  errors.New("something odd"),
-			want: failure.Unknown,
+			want: work.Unknown,
 		},
 		"text rate limit": {
 			err:  errors.New("rate limit exceeded, please slow down"),
-			want: failure.RateLimited,
+			want: work.RateLimited,
 		},
 		"text insufficient quota": {
 			err:  errors.New("openai: 429 Too Many Requests: insufficient_quota"),
-			want: failure.BudgetExceeded,
+			want: work.BudgetExceeded,
 		},
 		"text spend limit": {
 			err:  errors.New("claude: You've hit your monthly spend limit · raise it at claude.ai/settings/usage"),
-			want: failure.BudgetExceeded,
+			want: work.BudgetExceeded,
 		},
 		"text connection refused": {
 			err:  errors.New("dial tcp 10.0.3.7:443: connect: connection refused"),
-			want: failure.NetworkTimeout,
+			want: work.NetworkTimeout,
 		},
 		"text envoy upstream connect error": {
 			err:  errors.New("upstream connect error or disconnect/reset before headers. reset reason: overflow"),
-			want: failure.UpstreamUnavailable,
+			want: work.UpstreamUnavailable,
 		},
 		"nil error": {
 			err:  nil,
-			want: failure.InternalBug,
+			want: work.InternalBug,
 		},
 	}
 }
@@ -742,11 +743,11 @@ func TestClassifyEvidence(t *testing.T) {
 			provider: failure.AWS, status: 400, code: "ConditionalCheckFailedException",
 		},
 		"own budget": {
-			err:      &failure.Error{Class: failure.BudgetExceeded, Reason: "daily budget spent", SelfImposed: true},
+			err:      &failure.Error{Class: work.BudgetExceeded, Reason: "daily budget spent", SelfImposed: true},
 			provider: "", self: true,
 		},
 		"own error around an http error": {
-			err:      failure.Wrap(failure.ResponseInvalid, httpErr(failure.OpenAI, 200, `{"error":{"code":"server_error"}}`), "streamed error"),
+			err:      failure.Wrap(work.ResponseInvalid, httpErr(failure.OpenAI, 200, `{"error":{"code":"server_error"}}`), "streamed error"),
 			provider: failure.OpenAI, status: 200, code: "server_error",
 		},
 	}
@@ -771,10 +772,10 @@ func TestClassifyBudgetNeverRateLimited(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := failure.Classify(err)
-			if c.Class == failure.RateLimited {
+			if c.Class == work.RateLimited {
 				t.Fatalf("a budget failure classified as RATE_LIMITED (%s)", c.Reason)
 			}
-			if c.Class != failure.BudgetExceeded {
+			if c.Class != work.BudgetExceeded {
 				t.Fatalf("class = %s (%s), want BUDGET_EXCEEDED", c.Class, c.Reason)
 			}
 			if c.Counts {
@@ -815,11 +816,11 @@ func TestClassifyNotFoundByProvider(t *testing.T) {
 				c := failure.Classify(httpErr(p, status, ""))
 				switch {
 				case p.IsModel():
-					if c.Class != failure.ClientError || !c.ModelSpecific {
+					if c.Class != work.ClientError || !c.ModelSpecific {
 						t.Errorf("model provider %d = %s model-specific=%v, want CLIENT_ERROR, model-specific", status, c.Class, c.ModelSpecific)
 					}
 				default:
-					if c.Class != failure.NotFound || c.ModelSpecific {
+					if c.Class != work.NotFound || c.ModelSpecific {
 						t.Errorf("%s %d = %s model-specific=%v, want NOT_FOUND, not model-specific", p, status, c.Class, c.ModelSpecific)
 					}
 				}
@@ -855,7 +856,7 @@ func TestClassifyAWSThrottleCodes(t *testing.T) {
 			t.Run(service+" "+code, func(t *testing.T) {
 				t.Parallel()
 				c := failure.Classify(sdkErr(service, "Call", 400, apiErr(code, "Rate exceeded")))
-				if c.Class != failure.RateLimited {
+				if c.Class != work.RateLimited {
 					t.Errorf("class = %s (%s), want RATE_LIMITED", c.Class, c.Reason)
 				}
 				if c.Code != code {
@@ -885,7 +886,7 @@ func TestAWSThrottleCodesCoverSDK(t *testing.T) {
 // typo cannot ship a class no policy knows.
 func TestClassifyTablesValid(t *testing.T) {
 	t.Parallel()
-	check := func(where string, c failure.Class) {
+	check := func(where string, c work.Class) {
 		if !c.Valid() {
 			t.Errorf("%s maps to invalid class %q", where, c)
 		}
@@ -925,16 +926,16 @@ func TestClassifyTablesValid(t *testing.T) {
 
 func TestClassifierOrder(t *testing.T) {
 	t.Parallel()
-	first := failure.RuleFunc(func(error) (failure.Classification, bool) { return failure.Of(failure.Conflict, "first"), true })
-	second := failure.RuleFunc(func(error) (failure.Classification, bool) { return failure.Of(failure.InternalBug, "second"), true })
+	first := failure.RuleFunc(func(error) (failure.Classification, bool) { return failure.Of(work.Conflict, "first"), true })
+	second := failure.RuleFunc(func(error) (failure.Classification, bool) { return failure.Of(work.InternalBug, "second"), true })
 	never := failure.RuleFunc(func(error) (failure.Classification, bool) { return failure.Classification{}, false })
 	tests := map[string]struct {
 		rules failure.Classifier
-		want  failure.Class
+		want  work.Class
 	}{
-		"first definite answer wins": {rules: failure.Classifier{never, first, second}, want: failure.Conflict},
-		"no rule matches":            {rules: failure.Classifier{never}, want: failure.Unknown},
-		"no rules":                   {rules: nil, want: failure.Unknown},
+		"first definite answer wins": {rules: failure.Classifier{never, first, second}, want: work.Conflict},
+		"no rule matches":            {rules: failure.Classifier{never}, want: work.Unknown},
+		"no rules":                   {rules: nil, want: work.Unknown},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

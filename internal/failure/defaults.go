@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/triagehq/triage/internal/work"
 )
 
 // StatusRange is an inclusive range of HTTP statuses.
@@ -21,13 +23,13 @@ type RoleDefault struct {
 	// row whose range catches the rest of their hundred.
 	Statuses []StatusRange
 	// Model, Source, Webhook, AWS and Unknown are the class per role.
-	Model, Source, Webhook, AWS, Unknown Class
+	Model, Source, Webhook, AWS, Unknown work.Class
 	// Note says why, where the row needs it.
 	Note string
 }
 
 // Class returns the row's class for role r.
-func (d RoleDefault) Class(r Role) Class {
+func (d RoleDefault) Class(r Role) work.Class {
 	switch r {
 	case RoleModel:
 		return d.Model
@@ -78,28 +80,28 @@ func one(statuses ...int) []StatusRange {
 // same status from AWS is a request triage built wrong (INTERNAL_BUG), from
 // a source or a webhook an input or payload it rejects (SCHEMA_INVALID).
 var RoleDefaults = []RoleDefault{
-	{Statuses: one(401, 403, 407, 511), Model: AuthDenied, Source: AuthDenied, Webhook: AuthDenied, AWS: AuthDenied, Unknown: AuthDenied},
-	{Statuses: one(402), Model: BudgetExceeded, Source: BudgetExceeded, Webhook: BudgetExceeded, AWS: BudgetExceeded, Unknown: BudgetExceeded},
-	{Statuses: one(404, 410), Model: ClientError, Source: NotFound, Webhook: NotFound, AWS: NotFound, Unknown: NotFound,
+	{Statuses: one(401, 403, 407, 511), Model: work.AuthDenied, Source: work.AuthDenied, Webhook: work.AuthDenied, AWS: work.AuthDenied, Unknown: work.AuthDenied},
+	{Statuses: one(402), Model: work.BudgetExceeded, Source: work.BudgetExceeded, Webhook: work.BudgetExceeded, AWS: work.BudgetExceeded, Unknown: work.BudgetExceeded},
+	{Statuses: one(404, 410), Model: work.ClientError, Source: work.NotFound, Webhook: work.NotFound, AWS: work.NotFound, Unknown: work.NotFound,
 		Note: "from a model endpoint, a model or deployment that is not there"},
-	{Statuses: one(408, 499, 522, 524, 598, 599), Model: NetworkTimeout, Source: NetworkTimeout, Webhook: NetworkTimeout, AWS: NetworkTimeout, Unknown: NetworkTimeout},
-	{Statuses: one(409), Model: Conflict, Source: Conflict, Webhook: Conflict, AWS: Conflict, Unknown: Conflict},
-	{Statuses: one(413), Model: TokenLimit, Source: SchemaInvalid, Webhook: SchemaInvalid, AWS: InternalBug, Unknown: SchemaInvalid,
+	{Statuses: one(408, 499, 522, 524, 598, 599), Model: work.NetworkTimeout, Source: work.NetworkTimeout, Webhook: work.NetworkTimeout, AWS: work.NetworkTimeout, Unknown: work.NetworkTimeout},
+	{Statuses: one(409), Model: work.Conflict, Source: work.Conflict, Webhook: work.Conflict, AWS: work.Conflict, Unknown: work.Conflict},
+	{Statuses: one(413), Model: work.TokenLimit, Source: work.SchemaInvalid, Webhook: work.SchemaInvalid, AWS: work.InternalBug, Unknown: work.SchemaInvalid,
 		Note: "from a model endpoint, an input too large for the model"},
-	{Statuses: one(429), Model: RateLimited, Source: RateLimited, Webhook: RateLimited, AWS: RateLimited, Unknown: RateLimited},
-	{Statuses: one(451), Model: ContentPolicy, Source: ContentPolicy, Webhook: ContentPolicy, AWS: ContentPolicy, Unknown: ContentPolicy},
-	{Statuses: one(424, 425), Model: UpstreamUnavailable, Source: UpstreamUnavailable, Webhook: UpstreamUnavailable, AWS: UpstreamUnavailable, Unknown: UpstreamUnavailable,
+	{Statuses: one(429), Model: work.RateLimited, Source: work.RateLimited, Webhook: work.RateLimited, AWS: work.RateLimited, Unknown: work.RateLimited},
+	{Statuses: one(451), Model: work.ContentPolicy, Source: work.ContentPolicy, Webhook: work.ContentPolicy, AWS: work.ContentPolicy, Unknown: work.ContentPolicy},
+	{Statuses: one(424, 425), Model: work.UpstreamUnavailable, Source: work.UpstreamUnavailable, Webhook: work.UpstreamUnavailable, AWS: work.UpstreamUnavailable, Unknown: work.UpstreamUnavailable,
 		Note: "a failed dependency (Bedrock's model error), too early"},
-	{Statuses: one(501, 505), Model: ClientError, Source: SchemaInvalid, Webhook: SchemaInvalid, AWS: InternalBug, Unknown: SchemaInvalid,
+	{Statuses: one(501, 505), Model: work.ClientError, Source: work.SchemaInvalid, Webhook: work.SchemaInvalid, AWS: work.InternalBug, Unknown: work.SchemaInvalid,
 		Note: "a method or protocol the upstream does not implement: the request is wrong, not the server down"},
-	{Statuses: []StatusRange{{300, 399}}, Model: InternalBug, Source: NotFound, Webhook: NotFound, AWS: InternalBug, Unknown: NotFound,
+	{Statuses: []StatusRange{{300, 399}}, Model: work.InternalBug, Source: work.NotFound, Webhook: work.NotFound, AWS: work.InternalBug, Unknown: work.NotFound,
 		Note: "a redirect not followed: from an API a wrong base URL, from a source or webhook a URL that moved"},
 	{Statuses: append(one(500, 502, 503, 504, 507, 509), StatusRange{520, 530}, StatusRange{500, 599}),
-		Model: UpstreamUnavailable, Source: UpstreamUnavailable, Webhook: UpstreamUnavailable, AWS: UpstreamUnavailable, Unknown: UpstreamUnavailable},
+		Model: work.UpstreamUnavailable, Source: work.UpstreamUnavailable, Webhook: work.UpstreamUnavailable, AWS: work.UpstreamUnavailable, Unknown: work.UpstreamUnavailable},
 	{Statuses: append(append(one(400), StatusRange{405, 406}, StatusRange{411, 412}, StatusRange{414, 418}, StatusRange{421, 423}, StatusRange{426, 426}),
 		append(one(428, 431), StatusRange{400, 499})...),
-		Model: ClientError, Source: SchemaInvalid, Webhook: SchemaInvalid, AWS: InternalBug, Unknown: SchemaInvalid},
-	{Statuses: []StatusRange{{200, 299}}, Model: Unknown, Source: Unknown, Webhook: Unknown, AWS: Unknown, Unknown: Unknown,
+		Model: work.ClientError, Source: work.SchemaInvalid, Webhook: work.SchemaInvalid, AWS: work.InternalBug, Unknown: work.SchemaInvalid},
+	{Statuses: []StatusRange{{200, 299}}, Model: work.Unknown, Source: work.Unknown, Webhook: work.Unknown, AWS: work.Unknown, Unknown: work.Unknown,
 		Note: "from a model endpoint the answer is judged as the llm stage judges it; a status alone decides nothing"},
 }
 
@@ -120,8 +122,8 @@ func roleIndex(r Role) int {
 
 // defaultTable is RoleDefaults by status and role, built on first use: a
 // classification looks its status up on every failure that reaches it.
-var defaultTable = sync.OnceValue(func() *[600][5]Class {
-	var t [600][5]Class
+var defaultTable = sync.OnceValue(func() *[600][5]work.Class {
+	var t [600][5]work.Class
 	for s := 100; s < 600; s++ {
 		for _, row := range RoleDefaults {
 			if !row.holds(s) {
@@ -147,7 +149,7 @@ func (d RoleDefault) holds(status int) bool {
 
 // DefaultClass returns the class RoleDefaults give status from an upstream
 // of role r; ok is false for a status no row holds (1xx, out of range).
-func DefaultClass(r Role, status int) (Class, bool) {
+func DefaultClass(r Role, status int) (work.Class, bool) {
 	if status < 100 || status >= 600 {
 		return "", false
 	}

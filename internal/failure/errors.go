@@ -189,7 +189,7 @@ func (e *CodeError) ErrorMessage() string { return e.Message }
 // against an *Error whose Class is set (or empty, to match any).
 type Error struct {
 	// Class is the class this failure has.
-	Class Class
+	Class work.Class
 	// Reason is a short, redaction-safe explanation (no upstream text).
 	Reason string
 	// Err is the underlying cause, if any.
@@ -202,12 +202,12 @@ type Error struct {
 }
 
 // New returns an *Error of class c with a formatted reason.
-func New(c Class, format string, args ...any) *Error {
+func New(c work.Class, format string, args ...any) *Error {
 	return &Error{Class: c, Reason: fmt.Sprintf(format, args...)}
 }
 
 // Wrap returns an *Error of class c with reason, wrapping err.
-func Wrap(c Class, err error, reason string) *Error {
+func Wrap(c work.Class, err error, reason string) *Error {
 	return &Error{Class: c, Reason: reason, Err: err}
 }
 

@@ -12,23 +12,24 @@ import (
 	"unicode/utf8"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func TestErrorIs(t *testing.T) {
 	t.Parallel()
 	cause := errors.New("unexpected end of JSON input")
-	invalid := failure.Wrap(failure.ResponseInvalid, cause, "decode completion")
+	invalid := failure.Wrap(work.ResponseInvalid, cause, "decode completion")
 	tests := map[string]struct {
 		err    error
 		target error
 		want   bool
 	}{
-		"same class":                      {err: invalid, target: &failure.Error{Class: failure.ResponseInvalid}, want: true},
-		"same class through a wrap":       {err: fmt.Errorf("llm: %w", invalid), target: &failure.Error{Class: failure.ResponseInvalid}, want: true},
+		"same class":                      {err: invalid, target: &failure.Error{Class: work.ResponseInvalid}, want: true},
+		"same class through a wrap":       {err: fmt.Errorf("llm: %w", invalid), target: &failure.Error{Class: work.ResponseInvalid}, want: true},
 		"empty class matches any":         {err: invalid, target: &failure.Error{}, want: true},
-		"empty class matches another one": {err: failure.New(failure.InternalBug, "x"), target: &failure.Error{}, want: true},
-		"different class":                 {err: invalid, target: &failure.Error{Class: failure.SchemaInvalid}, want: false},
-		"different class through a wrap":  {err: fmt.Errorf("llm: %w", invalid), target: &failure.Error{Class: failure.RateLimited}, want: false},
+		"empty class matches another one": {err: failure.New(work.InternalBug, "x"), target: &failure.Error{}, want: true},
+		"different class":                 {err: invalid, target: &failure.Error{Class: work.SchemaInvalid}, want: false},
+		"different class through a wrap":  {err: fmt.Errorf("llm: %w", invalid), target: &failure.Error{Class: work.RateLimited}, want: false},
 		"the cause":                       {err: invalid, target: cause, want: true},
 		"an unrelated sentinel":           {err: invalid, target: failure.ErrWaiting, want: false},
 		"a plain error is no *Error":      {err: cause, target: &failure.Error{}, want: false},
@@ -52,11 +53,11 @@ func TestErrorAs(t *testing.T) {
 	t.Run("*Error through a wrap", func(t *testing.T) {
 		t.Parallel()
 		var e *failure.Error
-		err := fmt.Errorf("stage llm: %w", &failure.Error{Class: failure.BudgetExceeded, Reason: "daily cap", SelfImposed: true, RetryAfter: time.Minute})
+		err := fmt.Errorf("stage llm: %w", &failure.Error{Class: work.BudgetExceeded, Reason: "daily cap", SelfImposed: true, RetryAfter: time.Minute})
 		if !errors.As(err, &e) {
 			t.Fatal("errors.As found no *Error")
 		}
-		if e.Class != failure.BudgetExceeded || !e.SelfImposed || e.RetryAfter != time.Minute {
+		if e.Class != work.BudgetExceeded || !e.SelfImposed || e.RetryAfter != time.Minute {
 			t.Errorf("got %+v", e)
 		}
 	})
@@ -113,9 +114,9 @@ func TestErrorMessages(t *testing.T) {
 		err  error
 		want string
 	}{
-		"class only":          {err: &failure.Error{Class: failure.InternalBug}, want: "INTERNAL_BUG"},
-		"class and reason":    {err: failure.New(failure.SchemaInvalid, "missing %s", "item_id"), want: "SCHEMA_INVALID: missing item_id"},
-		"class reason cause":  {err: failure.Wrap(failure.Conflict, errors.New("version 3 != 4"), "save item"), want: "CONFLICT: save item: version 3 != 4"},
+		"class only":          {err: &failure.Error{Class: work.InternalBug}, want: "INTERNAL_BUG"},
+		"class and reason":    {err: failure.New(work.SchemaInvalid, "missing %s", "item_id"), want: "SCHEMA_INVALID: missing item_id"},
+		"class reason cause":  {err: failure.Wrap(work.Conflict, errors.New("version 3 != 4"), "save item"), want: "CONFLICT: save item: version 3 != 4"},
 		"panic":               {err: failure.Recovered("boom"), want: "panic: boom"},
 		"wait in UTC":         {err: &failure.WaitError{Until: until, Reason: "breaker open"}, want: "waiting until 2026-05-01T12:00:00Z: breaker open"},
 		"code error":          {err: &failure.CodeError{Provider: failure.Webhook, Code: "channel_not_found"}, want: "webhook channel_not_found"},
@@ -185,59 +186,16 @@ func TestHTTPError(t *testing.T) {
 	})
 }
 
-func TestParseClass(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		in      string
-		want    failure.Class
-		wantErr bool
-	}{
-		"exact":                {in: "RATE_LIMITED", want: failure.RateLimited},
-		"lower case":           {in: "budget_exceeded", want: failure.BudgetExceeded},
-		"dashes":               {in: "network-timeout", want: failure.NetworkTimeout},
-		"spaces and padding":   {in: "  Upstream Unavailable ", want: failure.UpstreamUnavailable},
-		"mixed":                {in: "Action-Failed", want: failure.ActionFailed},
-		"unknown is a class":   {in: "unknown", want: failure.Unknown},
-		"not a class":          {in: "TIMEOUT", wantErr: true},
-		"empty":                {in: "", wantErr: true},
-		"doubled separator":    {in: "RATE__LIMITED", wantErr: true},
-		"prefix of a class":    {in: "RATE", wantErr: true},
-		"class with a suffix":  {in: "NOT_FOUND_404", wantErr: true},
-		"unicode lookalike":    {in: "RATE_LİMITED", wantErr: true},
-		"trailing underscore":  {in: "CONFLICT_", wantErr: true},
-		"model class by value": {in: "client_error", want: failure.ClientError},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			got, err := failure.ParseClass(tc.in)
-			if tc.wantErr {
-				if err == nil {
-					t.Fatalf("ParseClass(%q) = %s, want an error", tc.in, got)
-				}
-				// The error lists the valid names, so an operator can fix a filter.
-				if !strings.Contains(err.Error(), "RATE_LIMITED") || !strings.Contains(err.Error(), "UNKNOWN") {
-					t.Errorf("error %q does not list the classes", err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Errorf("ParseClass(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
-			}
-		})
-	}
-}
-
 // TestClasses pins Classes() to docs/design.md's table: every class, in its
 // order, with its retryable / counts / model-specific columns.
 func TestClasses(t *testing.T) {
 	t.Parallel()
-	want := []failure.Class{
+	want := []work.Class{
 		"RATE_LIMITED", "BUDGET_EXCEEDED", "NETWORK_TIMEOUT", "UPSTREAM_UNAVAILABLE", "CONFLICT",
 		"RESPONSE_INVALID", "ACTION_FAILED", "SCHEMA_INVALID", "AUTH_DENIED", "NOT_FOUND",
 		"CONTENT_POLICY", "TOKEN_LIMIT", "CLIENT_ERROR", "INTERNAL_BUG", "UNKNOWN",
 	}
-	got := failure.Classes()
+	got := work.Classes()
 	if !slices.Equal(got, want) {
 		t.Fatalf("Classes() = %v, want %v", got, want)
 	}
@@ -248,11 +206,11 @@ func TestClasses(t *testing.T) {
 		if !c.Valid() {
 			t.Errorf("%s is not Valid", c)
 		}
-		tr := failure.Traits{Retryable: c.Retryable(), Counts: c.Counts(), ModelSpecific: c.ModelSpecific()}
+		tr := work.Traits{Retryable: c.Retryable(), Counts: c.Counts(), ModelSpecific: c.ModelSpecific()}
 		if tr != designTraits[c] || c.Traits() != designTraits[c] {
 			t.Errorf("%s traits = %+v, docs/design.md says %+v", c, tr, designTraits[c])
 		}
-		if parsed, err := failure.ParseClass(string(c)); err != nil || parsed != c {
+		if parsed, err := work.ParseClass(string(c)); err != nil || parsed != c {
 			t.Errorf("ParseClass(%s) = %s, %v", c, parsed, err)
 		}
 		if of := failure.Of(c, "r"); of.Class != c || of.Retryable != tr.Retryable || of.Counts != tr.Counts || of.ModelSpecific != tr.ModelSpecific || of.Reason != "r" {
@@ -261,25 +219,25 @@ func TestClasses(t *testing.T) {
 	}
 	// Classes returns a copy: a caller cannot corrupt the table.
 	got[0] = "MUTATED"
-	if failure.Classes()[0] != failure.RateLimited {
+	if work.Classes()[0] != work.RateLimited {
 		t.Error("Classes() shares its backing array")
 	}
 }
 
 func TestClassInvalid(t *testing.T) {
 	t.Parallel()
-	for _, c := range []failure.Class{"", "rate_limited", "TIMEOUT", "RATE_LIMITED "} {
+	for _, c := range []work.Class{"", "rate_limited", "TIMEOUT", "RATE_LIMITED "} {
 		if c.Valid() {
 			t.Errorf("%q is Valid", c)
 		}
 		// Old data with an unknown class is treated as UNKNOWN: retried, counted.
-		if c.Traits() != designTraits[failure.Unknown] {
+		if c.Traits() != designTraits[work.Unknown] {
 			t.Errorf("%q traits = %+v, want UNKNOWN's", c, c.Traits())
 		}
 	}
 	// An *Error with an invalid class is not trusted; the rest of the chain decides.
 	c := failure.Classify(&failure.Error{Class: "BOGUS", Err: httpErr(failure.OpenAI, 429, openAIQuota)})
-	if c.Class != failure.BudgetExceeded {
+	if c.Class != work.BudgetExceeded {
 		t.Errorf("class = %s, want the wrapped upstream's BUDGET_EXCEEDED", c.Class)
 	}
 }
@@ -407,7 +365,7 @@ func TestParseActionOutcome(t *testing.T) {
 				t.Fatalf("found = %v, want %v", found, tc.found)
 			}
 			if tc.malformed {
-				if !errors.Is(err, &failure.Error{Class: failure.ResponseInvalid}) {
+				if !errors.Is(err, &failure.Error{Class: work.ResponseInvalid}) {
 					t.Errorf("err = %v, want RESPONSE_INVALID", err)
 				}
 				return
@@ -426,13 +384,13 @@ func TestActionError(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		text   string
-		want   failure.Class // empty: nil error
-		inText string        // must appear in Error(), for the redacted log
+		want   work.Class // empty: nil error
+		inText string     // must appear in Error(), for the redacted log
 	}{
 		"success":   {text: "ACTION_OUTCOME: success"},
-		"failed":    {text: "ACTION_OUTCOME: failed | webhook 404", want: failure.ActionFailed, inText: "webhook 404"},
-		"missing":   {text: "done", want: failure.ResponseInvalid, inText: "no ACTION_OUTCOME marker"},
-		"malformed": {text: "ACTION_OUTCOME: maybe", want: failure.ResponseInvalid, inText: "neither success nor failed"},
+		"failed":    {text: "ACTION_OUTCOME: failed | webhook 404", want: work.ActionFailed, inText: "webhook 404"},
+		"missing":   {text: "done", want: work.ResponseInvalid, inText: "no ACTION_OUTCOME marker"},
+		"malformed": {text: "ACTION_OUTCOME: maybe", want: work.ResponseInvalid, inText: "neither success nor failed"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -465,7 +423,7 @@ func TestActionReason(t *testing.T) {
 		t.Fatalf("ActionReasonFromText(%q) = %q, %v", err.Error(), got, ok)
 	}
 	for name, e := range map[string]error{
-		"another class": failure.New(failure.ResponseInvalid, "not JSON"),
+		"another class": failure.New(work.ResponseInvalid, "not JSON"),
 		"plain":         errors.New("boom"),
 		"success":       failure.ActionError("{}\nACTION_OUTCOME: success"),
 	} {

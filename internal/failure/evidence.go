@@ -314,13 +314,13 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		if !ok {
 			continue
 		}
-		if c == InternalBug && ev.awsDefectElsewhere(code) {
+		if c == work.InternalBug && ev.awsDefectElsewhere(code) {
 			if ev.role() == RoleModel && notFoundCode(code) {
 				// A model provider's code that the model or the endpoint
 				// is not there (Volcengine Ark's
 				// InvalidEndpointOrModel.NotFound), with or without its
 				// 404: the model endpoint's 404 row, CLIENT_ERROR.
-				return Of(ClientError, reason(p, " code ", code, " (a model or endpoint that is not there)", ev.status)), true
+				return Of(work.ClientError, reason(p, " code ", code, " (a model or endpoint that is not there)", ev.status)), true
 			}
 			continue
 		}
@@ -329,15 +329,15 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 			// throttle, a validation error) mean something else.
 			switch lower := strings.ToLower(msg); {
 			case strings.Contains(lower, "throttl"), strings.Contains(lower, "provisionedthroughputexceeded"):
-				return Of(RateLimited, reason(p, " code ", code, " (throttled)", ev.status)), true
+				return Of(work.RateLimited, reason(p, " code ", code, " (throttled)", ev.status)), true
 			case strings.Contains(lower, "validationerror"):
-				return Of(InternalBug, reason(p, " code ", code, " (validation)", ev.status)), true
+				return Of(work.InternalBug, reason(p, " code ", code, " (validation)", ev.status)), true
 			}
 		}
 		// A rate limit that no wait lifts (a request larger than the
 		// tokens-per-minute limit) is not one, and neither is a rate's or
 		// a permission's code whose message says money.
-		if c == RateLimited || c == AuthDenied {
+		if c == work.RateLimited || c == work.AuthDenied {
 			if ph, ok := overridePhrase(msg, text); ok {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
@@ -345,7 +345,7 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		// A server's code (InternalServerError) whose message says money
 		// is a spent budget too: the definite phrase beats the status it
 		// stands for.
-		if c == UpstreamUnavailable {
+		if c == work.UpstreamUnavailable {
 			if ph, ok := moneyPhrase(msg, text); ok {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
@@ -353,7 +353,7 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		// gRPC's UNAVAILABLE (and UNKNOWN, INTERNAL) carries the
 		// transport's own failures: "transport is closing", "connection
 		// refused" say which.
-		if c == UpstreamUnavailable && GoogleCodes[code] != "" {
+		if c == work.UpstreamUnavailable && GoogleCodes[code] != "" {
 			for _, s := range [2]string{msg, text} {
 				if ph, ok := matchPhrase(TransportPhrases, s); ok && s != "" {
 					return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
@@ -362,7 +362,7 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		}
 		// A code that only says "bad request" for this model (an unknown
 		// parameter) is refined by a definite phrase.
-		if c == ClientError && msg != "" {
+		if c == work.ClientError && msg != "" {
 			if ph, ok := matchPhrase(ProviderPhrases, msg); ok {
 				return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
 			}
@@ -413,7 +413,7 @@ func (ev *evidence) awsDefectElsewhere(code string) bool {
 		code = code[i+1:]
 	}
 	base := strings.TrimSuffix(code, "Exception")
-	return AWSCodes[base] == InternalBug || AWSCodes[base+"Exception"] == InternalBug
+	return AWSCodes[base] == work.InternalBug || AWSCodes[base+"Exception"] == work.InternalBug
 }
 
 // codeClass applies the upstream's role to a class a code decided:
@@ -422,17 +422,17 @@ func (ev *evidence) awsDefectElsewhere(code string) bool {
 // from a source or a webhook an input or payload it rejects
 // (SCHEMA_INVALID). A code that only model APIs send (model_not_found,
 // DeploymentNotFound) names a model even when nothing says who answered.
-func (ev *evidence) codeClass(c Class) Class {
-	if c != ClientError {
+func (ev *evidence) codeClass(c work.Class) work.Class {
+	if c != work.ClientError {
 		return c
 	}
 	switch ev.role() {
 	case RoleModel, RoleUnknown:
-		return ClientError
+		return work.ClientError
 	case RoleAWS:
-		return InternalBug
+		return work.InternalBug
 	}
-	return SchemaInvalid
+	return work.SchemaInvalid
 }
 
 // overridePhrase finds an OverridePhrase in the message or the text.
@@ -518,7 +518,7 @@ func (ev *evidence) words(text string) (Classification, bool) {
 		if ev.status == 403 || ev.status == 0 {
 			for _, s := range [2]string{ev.message, text} {
 				if s != "" && (containsFoldASCII(s, "throttl") || containsFoldASCII(s, "rate exceeded")) {
-					return Of(RateLimited, reason(ev.prov(), " AWS's message says it is throttled", "", "", ev.status)), true
+					return Of(work.RateLimited, reason(ev.prov(), " AWS's message says it is throttled", "", "", ev.status)), true
 				}
 			}
 		}
@@ -594,17 +594,17 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 			// A 424 is the model's container answering for the endpoint
 			// (AzureML, SageMaker): read like no status, so its words of a
 			// request it does not accept (the container's 404) decide.
-			if ph.Class == ClientError && ev.status != 0 && ev.status != 424 {
+			if ph.Class == work.ClientError && ev.status != 0 && ev.status != 424 {
 				// A request the endpoint does not accept: the words only
 				// keep other meanings from misreading it; the status says
 				// the rest (with no status, they say CLIENT_ERROR).
 				return Classification{}, false
 			}
-			if ph.Class == TokenLimit && ev.status == 429 && waitWords(s) {
+			if ph.Class == work.TokenLimit && ev.status == 429 && waitWords(s) {
 				// Too many tokens within a window, and a wait lifts it
 				// ("exceeded the maximum number of tokens allowed within a
 				// given time frame. Wait a bit and try again"): a rate.
-				return Of(RateLimited, reason(p, " model endpoint's message says \"", ph.Fragment, "\" within a window", ev.status)), true
+				return Of(work.RateLimited, reason(p, " model endpoint's message says \"", ph.Fragment, "\" within a window", ev.status)), true
 			}
 			cl := Of(ph.Class, reason(p, " model endpoint's message says \"", ph.Fragment, "\"", ev.status))
 			if quotaLike(ph.Class, ph.Fragment) {
@@ -643,7 +643,7 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 		permissionOnly = true
 	case ev.status == 403:
 		rateOnly = true // GitHub answers its rate limits with 403
-	case !ok || c != SchemaInvalid || ev.status < 400 || ev.status > 499:
+	case !ok || c != work.SchemaInvalid || ev.status < 400 || ev.status > 499:
 		return Classification{}, false
 	}
 	who := " source's message says \""
@@ -659,25 +659,25 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 			// "Exceeded daily email limit for the operation", "limit of
 			// 500 messages exceeded": a limit, whatever else the message
 			// goes on to say ("If a higher limit is required, …").
-			return ev.period(Of(RateLimited, reason(ev.prov(), who, f, "\"", ev.status)), ev.message, text), true
+			return ev.period(Of(work.RateLimited, reason(ev.prov(), who, f, "\"", ev.status)), ev.message, text), true
 		}
 		if f := lacksAccess(s); f != "" && !rateOnly {
 			// "Anonymous caller does not have storage.objects.get access to
 			// the Google Cloud Storage object": a permission the caller
 			// lacks, however the service names it.
-			return Of(AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
+			return Of(work.AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
 		}
 		ph, ok := matchPhrase(words, s)
-		if ok && (ph.Class == NotFound || ph.Class == SchemaInvalid) && !rateOnly {
+		if ok && (ph.Class == work.NotFound || ph.Class == work.SchemaInvalid) && !rateOnly {
 			// A credential refused outranks a destination's or a payload's
 			// words: "… is not a valid user, group, or subscribed user key"
 			// is the key's verdict, not a malformed value's.
 			if f := refusedCredential(s); f != "" {
-				return Of(AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
+				return Of(work.AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
 			}
 		}
-		if ok && (!permissionOnly || ph.Class == AuthDenied || ph.Class == RateLimited) && (!rateOnly || ph.Class == RateLimited) {
-			if ph.Class == AuthDenied {
+		if ok && (!permissionOnly || ph.Class == work.AuthDenied || ph.Class == work.RateLimited) && (!rateOnly || ph.Class == work.RateLimited) {
+			if ph.Class == work.AuthDenied {
 				// A code that says the destination is no longer there
 				// (Expo's DeviceNotRegistered) outranks a permission's word
 				// of the same answer ("… until you get a token from it and
@@ -687,17 +687,17 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 					if r == RoleWebhook {
 						whose = " webhook's code "
 					}
-					return Of(NotFound, reason(ev.prov(), whose, f, " (a destination gone, before a permission's word)", ev.status)), true
+					return Of(work.NotFound, reason(ev.prov(), whose, f, " (a destination gone, before a permission's word)", ev.status)), true
 				}
 			}
 			cl := Of(ph.Class, reason(ev.prov(), who, ph.Fragment, "\"", ev.status))
-			if ph.Class == RateLimited {
+			if ph.Class == work.RateLimited {
 				cl = ev.period(cl, ev.message, text)
 			}
 			return cl, true
 		}
 		if f := refusedCredential(s); f != "" && !rateOnly {
-			return Of(AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
+			return Of(work.AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
 		}
 	}
 	return Classification{}, false
@@ -922,7 +922,7 @@ func (ev *evidence) statusClass(text string) (Classification, bool) {
 	}
 	cl := Of(c, reason(ev.prov(), " HTTP ", strconv.Itoa(status), defaultSuffix[roleIndex(r)], 0))
 	cl.Default = true
-	if c == RateLimited {
+	if c == work.RateLimited {
 		cl = ev.period(cl, ev.message, text)
 	}
 	return cl, true

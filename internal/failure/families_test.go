@@ -18,7 +18,7 @@ import (
 // not a status beside those words is not one.
 func TestStatusInProse(t *testing.T) {
 	t.Parallel()
-	classifiesAs(t, fetchText, map[string]failure.Class{
+	classifiesAs(t, fetchText, map[string]work.Class{
 		"Error: Request failed with status code 429":                                                  rl,
 		"Error: Request failed with code 502":                                                         uu,
 		"HttpRequestException: Response status code does not indicate success: 404 (Not Found).":      nf,
@@ -29,9 +29,9 @@ func TestStatusInProse(t *testing.T) {
 		"net_http_message_not_success_statuscode_reason, 503, Service Unavailable":                    uu,
 		"non-2xx status code: 500 from origin":                                                        uu,
 		// not statuses: a count, a status with a fraction, a port
-		"fetch returned 3 items, status ok":                failure.Unknown,
-		"status: degraded (4040 pending)":                  failure.Unknown,
-		"failed with exit code 1 after 450ms on port 8080": failure.Unknown,
+		"fetch returned 3 items, status ok":                work.Unknown,
+		"status: degraded (4040 pending)":                  work.Unknown,
+		"failed with exit code 1 after 450ms on port 8080": work.Unknown,
 	})
 }
 
@@ -44,7 +44,7 @@ func TestModelWordsPrecedence(t *testing.T) {
 	for name, tc := range map[string]struct {
 		status int
 		msg    string
-		want   failure.Class
+		want   work.Class
 	}{
 		"too many tokens, then max_tokens":   {400, "too many tokens: prompt and completion cannot exceed 8192 - received 9001. Use a shorter prompt or a smaller max_tokens value.", tl},
 		"max_tokens out of range":            {400, "max_tokens is too large: 9000. This model supports at most 4096 completion tokens.", ce},
@@ -87,7 +87,7 @@ func TestUpstreamWordsRefineA4xx(t *testing.T) {
 		status int
 		body   string
 		text   string
-		want   failure.Class
+		want   work.Class
 	}{
 		"a chat that is not there":         {work.Notify, 400, `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`, "", nf},
 		"no rights to post":                {work.Notify, 400, `{"ok":false,"error_code":400,"description":"Bad Request: not enough rights to send photos to the chat"}`, "", ad},
@@ -123,7 +123,7 @@ func TestUpstreamWordsRefineA4xx(t *testing.T) {
 // SDK's text, with or without an AWS context.
 func TestStorageCodes(t *testing.T) {
 	t.Parallel()
-	classifiesAs(t, fetchText, map[string]failure.Class{
+	classifiesAs(t, fetchText, map[string]work.Class{
 		"minio.error.NoSuchKey: NoSuchKey: message: The specified key does not exist.":                                              nf,
 		"S3Error: S3 operation failed; code: NoSuchBucket, message: The specified bucket does not exist":                            nf,
 		"An error occurred (NoSuchUpload) when calling the CompleteMultipartUpload operation: upload not found":                     nf,
@@ -141,7 +141,7 @@ func TestStorageCodes(t *testing.T) {
 // wrapper's words beat an unrelated status the text names.
 func TestClientTransportWordings(t *testing.T) {
 	t.Parallel()
-	classifiesAs(t, fetchText, map[string]failure.Class{
+	classifiesAs(t, fetchText, map[string]work.Class{
 		"httpx.RemoteProtocolError: peer closed connection without sending complete message body (received 0 bytes, expected 17)":                                                                nt,
 		"httpx.ConnectError: All connection attempts failed":                                                                                                                                     nt,
 		"aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host example.com:443 ssl:default [Connect call failed]":                                                               nt,
@@ -203,11 +203,11 @@ func TestTranslatedWordsJoinTheirMeaning(t *testing.T) {
 // words of other markets. Each case has a twin that must not move.
 func TestRound5Families(t *testing.T) {
 	t.Parallel()
-	ri := failure.ResponseInvalid
+	ri := work.ResponseInvalid
 	for _, tc := range []struct {
 		name string
 		ev   failure.Evidence
-		want failure.Class
+		want work.Class
 	}{
 		{"webhook 400 not verified", failure.Evidence{Provider: "ses", Stage: work.Notify, Status: 400, Text: "MessageRejected: Email address is not verified."}, ad},
 		{"webhook 400 without words", failure.Evidence{Provider: "ses", Stage: work.Notify, Status: 400, Text: "MessageRejected: bad header"}, si},
@@ -257,7 +257,7 @@ func TestRound5Families(t *testing.T) {
 		{"sdk error named by its http reason", failure.Evidence{Provider: "webex", Stage: work.Notify, Text: "BadGateway: Failed to create room."}, uu},
 		{"a source's redirect loop is its 3xx", failure.Evidence{Stage: work.Fetch, Text: "requests.exceptions.TooManyRedirects: Exceeded 30 redirects."}, nf},
 		{"a model endpoint's redirect loop is a wrong base URL", failure.Evidence{Stage: work.LLM, Text: `Post "https://llm.example/v1/chat/completions": stopped after 10 redirects`}, ib},
-		{"a redirect followed is no loop", failure.Evidence{Stage: work.Fetch, Text: "redirect to https followed; exceeded the time budget"}, failure.Unknown},
+		{"a redirect followed is no loop", failure.Evidence{Stage: work.Fetch, Text: "redirect to https followed; exceeded the time budget"}, work.Unknown},
 		{"conflict words", failure.Evidence{Provider: "notion", Stage: work.Notify, Text: "APIResponseError: Conflict occurred while saving. Please try again."}, cf},
 	} {
 		if c := failure.Classify(&tc.ev); c.Class != tc.want {
@@ -276,7 +276,7 @@ func TestRound5Families(t *testing.T) {
 // neighbour that must not move.
 func TestRound6Families(t *testing.T) {
 	t.Parallel()
-	ri := failure.ResponseInvalid
+	ri := work.ResponseInvalid
 	bedrockFrame := func(typ, msg string) failure.Evidence {
 		return failure.Evidence{Provider: "bedrock", Stage: work.LLM, Status: 400,
 			Header: map[string][]string{":exception-type": {typ}, ":message-type": {"exception"}},
@@ -285,7 +285,7 @@ func TestRound6Families(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ev   failure.Evidence
-		want failure.Class
+		want work.Class
 	}{
 		{"bedrock 503 please wait is the service", failure.Evidence{Provider: "bedrock", Stage: work.LLM, Text: "API Error (503 Too many connections, please wait before trying again.)"}, uu},
 		{"bedrock ServiceUnavailableException please wait", failure.Evidence{Provider: "bedrock", Stage: work.LLM, Text: "botocore.errorfactory.ServiceUnavailableException: An error occurred (ServiceUnavailableException) when calling the Converse operation: Too many connections, please wait before trying again."}, uu},
@@ -323,7 +323,7 @@ func fetchText(text string) error { return &failure.Evidence{Stage: work.Fetch, 
 
 // classifiesAs checks that each text of want, as of makes it an error,
 // classifies as its class.
-func classifiesAs(t *testing.T, of func(text string) error, want map[string]failure.Class) {
+func classifiesAs(t *testing.T, of func(text string) error, want map[string]work.Class) {
 	t.Helper()
 	for text, class := range want {
 		if c := failure.Classify(of(text)); c.Class != class {
@@ -389,7 +389,7 @@ func TestReadFamiliesRefusesWhatItCannotRead(t *testing.T) {
 		}
 	}
 	cases, err := readFamilies(writeFile(t, "round: 3\ncase: quoted\nstatus: 429\ntext: \" two\\nlines\"\nwant: rate limited\n"))
-	if err != nil || len(cases) != 1 || cases[0].round != 3 || cases[0].ev.Text != " two\nlines" || cases[0].ev.Status != 429 || cases[0].want != failure.RateLimited {
+	if err != nil || len(cases) != 1 || cases[0].round != 3 || cases[0].ev.Text != " two\nlines" || cases[0].ev.Status != 429 || cases[0].want != work.RateLimited {
 		t.Fatalf("read %+v, %v; want the one quoted case", cases, err)
 	}
 }
@@ -410,7 +410,7 @@ type familyCase struct {
 	round int
 	name  string
 	ev    failure.Evidence
-	want  failure.Class
+	want  work.Class
 }
 
 // readFamilies parses the records of path in the format its first lines
@@ -507,7 +507,7 @@ func readFamilies(path string) ([]familyCase, error) {
 		case "body":
 			tc.ev.Body = []byte(value)
 		case "want":
-			tc.want, err = failure.ParseClass(value)
+			tc.want, err = work.ParseClass(value)
 		default:
 			err = errors.New("no such key")
 		}

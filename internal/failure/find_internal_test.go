@@ -15,6 +15,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // asser delegates As to another error, like awshttp.ResponseError does.
@@ -44,7 +45,7 @@ func TestFindMatchesErrorsAs(t *testing.T) {
 		"joined":          errors.Join(errors.New("a"), fmt.Errorf("b: %w", httpErr), api),
 		"multi %w":        fmt.Errorf("%w and %w", io.EOF, &net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}),
 		"as method":       asser{inner: api},
-		"own around http": Wrap(RateLimited, httpErr, "r"),
+		"own around http": Wrap(work.RateLimited, httpErr, "r"),
 		"panic":           Recovered(fmt.Errorf("boom: %w", context.Canceled)),
 		"errno":           syscall.ECONNREFUSED,
 	}

@@ -56,7 +56,7 @@ func FuzzClassifyHTTP(f *testing.F) {
 			t.Fatalf("invalid class %q", c.Class)
 		}
 		want, ok := designTraits[c.Class]
-		if !ok || (failure.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}) != want || c.Class.Traits() != want {
+		if !ok || (work.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}) != want || c.Class.Traits() != want {
 			t.Fatalf("%s carries traits {%t %t %t}, docs/design.md says %+v", c.Class, c.Retryable, c.Counts, c.ModelSpecific, want)
 		}
 		// A model-specific class only from a model endpoint: one its name
@@ -162,7 +162,7 @@ func FuzzParseActionOutcome(f *testing.F) {
 				t.Fatalf("no marker but outcome %+v, err %v", o, err)
 			}
 		case err != nil:
-			if !errors.Is(err, &failure.Error{Class: failure.ResponseInvalid}) || o != (failure.Outcome{}) {
+			if !errors.Is(err, &failure.Error{Class: work.ResponseInvalid}) || o != (failure.Outcome{}) {
 				t.Fatalf("malformed marker: outcome %+v, err %v", o, err)
 			}
 		case o.Success:
@@ -182,12 +182,12 @@ func FuzzParseActionOutcome(f *testing.F) {
 		}
 
 		aerr := failure.ActionError(text)
-		var want failure.Class
+		var want work.Class
 		switch {
 		case !found || err != nil:
-			want = failure.ResponseInvalid
+			want = work.ResponseInvalid
 		case !o.Success:
-			want = failure.ActionFailed
+			want = work.ActionFailed
 		}
 		if want == "" {
 			if aerr != nil {
@@ -199,7 +199,7 @@ func FuzzParseActionOutcome(f *testing.F) {
 		if c.Class != want {
 			t.Fatalf("ActionError classifies as %s, want %s", c.Class, want)
 		}
-		if want == failure.ActionFailed && len(o.Reason) > 24 && strings.Contains(c.Reason, o.Reason) {
+		if want == work.ActionFailed && len(o.Reason) > 24 && strings.Contains(c.Reason, o.Reason) {
 			t.Fatalf("classification reason %q carries the model's text", c.Reason)
 		}
 	})
@@ -234,7 +234,7 @@ func FuzzClassifyEvidence(f *testing.F) {
 			Text: text, Body: body}
 		c := failure.Classify(ev)
 		want, ok := designTraits[c.Class]
-		if !ok || (failure.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}) != want {
+		if !ok || (work.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}) != want {
 			t.Fatalf("%s carries traits {%t %t %t}, docs/design.md says %+v", c.Class, c.Retryable, c.Counts, c.ModelSpecific, want)
 		}
 		if c.Reason == "" || len(c.Reason) > 300 {

@@ -13,6 +13,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // testBundle holds what every classification test needs: a fixed clock for
@@ -28,22 +29,22 @@ func setup(t *testing.T) *testBundle {
 
 // designTraits is the table of docs/design.md "Error classes and retry profiles", written out here
 // independently of class.go so that a drift in either shows up.
-var designTraits = map[failure.Class]failure.Traits{
-	failure.RateLimited:         {Retryable: true, Counts: true},
-	failure.BudgetExceeded:      {Retryable: true, Counts: false},
-	failure.NetworkTimeout:      {Retryable: true, Counts: true},
-	failure.UpstreamUnavailable: {Retryable: true, Counts: true},
-	failure.Conflict:            {Retryable: true, Counts: true},
-	failure.ResponseInvalid:     {Retryable: true, Counts: true, ModelSpecific: true},
-	failure.ActionFailed:        {Retryable: true, Counts: true},
-	failure.SchemaInvalid:       {},
-	failure.AuthDenied:          {},
-	failure.NotFound:            {},
-	failure.ContentPolicy:       {},
-	failure.TokenLimit:          {},
-	failure.ClientError:         {ModelSpecific: true},
-	failure.InternalBug:         {},
-	failure.Unknown:             {Retryable: true, Counts: true},
+var designTraits = map[work.Class]work.Traits{
+	work.RateLimited:         {Retryable: true, Counts: true},
+	work.BudgetExceeded:      {Retryable: true, Counts: false},
+	work.NetworkTimeout:      {Retryable: true, Counts: true},
+	work.UpstreamUnavailable: {Retryable: true, Counts: true},
+	work.Conflict:            {Retryable: true, Counts: true},
+	work.ResponseInvalid:     {Retryable: true, Counts: true, ModelSpecific: true},
+	work.ActionFailed:        {Retryable: true, Counts: true},
+	work.SchemaInvalid:       {},
+	work.AuthDenied:          {},
+	work.NotFound:            {},
+	work.ContentPolicy:       {},
+	work.TokenLimit:          {},
+	work.ClientError:         {ModelSpecific: true},
+	work.InternalBug:         {},
+	work.Unknown:             {Retryable: true, Counts: true},
 }
 
 // httpErr builds the *failure.HTTPError a triage HTTP client returns;
@@ -132,7 +133,7 @@ func checkTraits(t *testing.T, c failure.Classification) {
 	if !ok {
 		t.Fatalf("class %q is not in docs/design.md's table", c.Class)
 	}
-	got := failure.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}
+	got := work.Traits{Retryable: c.Retryable, Counts: c.Counts, ModelSpecific: c.ModelSpecific}
 	if got != want {
 		t.Errorf("%s traits = %+v, docs/design.md says %+v", c.Class, got, want)
 	}

@@ -133,7 +133,7 @@ func OperatorRule() Rule {
 // ByRule is the classification an operator rule named name makes: class c
 // with its traits, the reason "rule NAME", and delay, when positive, as the
 // delay asked for (capped by the profile like any other).
-func ByRule(name string, c Class, delay time.Duration) Classification {
+func ByRule(name string, c work.Class, delay time.Duration) Classification {
 	cl := Of(c, "rule "+name)
 	if delay > 0 {
 		cl.Requested = Requested{Delay: min(delay, MaxRequestedDelay), Source: "rule " + name}

@@ -15,7 +15,7 @@ import (
 // designDefaults is the table of docs/design.md "Defaults by role", written
 // out here independently of defaults.go: a status, then the class for a
 // model endpoint, a source, a webhook, AWS and an unknown upstream.
-var designDefaults = map[int][5]failure.Class{
+var designDefaults = map[int][5]work.Class{
 	400: {ce, si, si, ib, si}, 405: {ce, si, si, ib, si}, 406: {ce, si, si, ib, si}, 411: {ce, si, si, ib, si},
 	412: {ce, si, si, ib, si}, 414: {ce, si, si, ib, si}, 418: {ce, si, si, ib, si}, 421: {ce, si, si, ib, si},
 	422: {ce, si, si, ib, si}, 426: {ce, si, si, ib, si}, 428: {ce, si, si, ib, si}, 431: {ce, si, si, ib, si},
@@ -38,18 +38,18 @@ var designDefaults = map[int][5]failure.Class{
 }
 
 const (
-	rl = failure.RateLimited
-	be = failure.BudgetExceeded
-	nt = failure.NetworkTimeout
-	uu = failure.UpstreamUnavailable
-	cf = failure.Conflict
-	si = failure.SchemaInvalid
-	ad = failure.AuthDenied
-	nf = failure.NotFound
-	cp = failure.ContentPolicy
-	tl = failure.TokenLimit
-	ce = failure.ClientError
-	ib = failure.InternalBug
+	rl = work.RateLimited
+	be = work.BudgetExceeded
+	nt = work.NetworkTimeout
+	uu = work.UpstreamUnavailable
+	cf = work.Conflict
+	si = work.SchemaInvalid
+	ad = work.AuthDenied
+	nf = work.NotFound
+	cp = work.ContentPolicy
+	tl = work.TokenLimit
+	ce = work.ClientError
+	ib = work.InternalBug
 )
 
 // roleErr is an HTTP answer with no body from an upstream of role r, as
@@ -93,7 +93,7 @@ func TestRoleDefaultsAreTheDesignTable(t *testing.T) {
 	}
 	// A 2xx decides nothing, from anyone.
 	for _, r := range failure.Roles() {
-		if c := failure.Classify(roleErr(r, 200)); c.Class != failure.Unknown || !c.Default {
+		if c := failure.Classify(roleErr(r, 200)); c.Class != work.Unknown || !c.Default {
 			t.Errorf("%s 200: %s default=%v", r, c.Class, c.Default)
 		}
 	}
@@ -137,7 +137,7 @@ func TestModelWordsRefineA4xx(t *testing.T) {
 	for name, tc := range map[string]struct {
 		status int
 		msg    string
-		want   failure.Class
+		want   work.Class
 	}{
 		"cohere: too many tokens":           {400, "too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 5000. Try using a shorter prompt", tl},
 		"cerebras: current length":          {400, "Please reduce the length of the messages or completion. Current length is 9000 while limit is 8192", tl},
@@ -173,7 +173,7 @@ func TestModelWordsRefineA4xx(t *testing.T) {
 			// A webhook's answer with the same words gets its own default.
 			w := failure.Classify(&failure.HTTPError{Provider: failure.Webhook, Stage: work.Notify, Status: tc.status,
 				Body: []byte(`{"message":` + quote(tc.msg) + `}`)})
-			if def, _ := failure.DefaultClass(failure.RoleWebhook, tc.status); w.ModelSpecific || w.Class == failure.ClientError ||
+			if def, _ := failure.DefaultClass(failure.RoleWebhook, tc.status); w.ModelSpecific || w.Class == work.ClientError ||
 				w.Class != def && w.Default {
 				t.Errorf("webhook: %s (%s), its default is %s", w.Class, w.Reason, def)
 			}
@@ -195,7 +195,7 @@ func TestQuotaPeriod(t *testing.T) {
 	groqDay := `{"error":{"message":"Rate limit reached for model ` + "`llama-3.3-70b-versatile`" + ` in organization ` + "`org_0`" + ` service tier ` + "`on_demand`" + ` on tokens per day (TPD): Limit 100000, Used 97050, Requested 3619. Please try again in 9m38.016s.","type":"tokens","code":"rate_limit_exceeded"}}`
 	for name, tc := range map[string]struct {
 		err       error
-		want      failure.Class
+		want      work.Class
 		requested time.Duration
 	}{
 		"gemini free tier per minute: retry in 21s": {httpErr(failure.Gemini, 429, geminiFree), rl, 21 * time.Second},
@@ -268,7 +268,7 @@ func TestErrorBodiesByShape(t *testing.T) {
 	for name, tc := range map[string]struct {
 		status    int
 		body      string
-		want      failure.Class
+		want      work.Class
 		code      string
 		requested time.Duration
 	}{
@@ -309,7 +309,7 @@ func TestErrorBodiesByShape(t *testing.T) {
 // typed errors do.
 func TestErrorsInText(t *testing.T) {
 	t.Parallel()
-	classifiesAs(t, errors.New, map[string]failure.Class{
+	classifiesAs(t, errors.New, map[string]work.Class{
 		"Error code: 429 - {'error': {'message': 'Rate limit reached for model `llama3-70b-8192` in organization `org_0` on tokens per minute (TPM): Limit 7000, Used 0, Requested ~12903. Please try again in 50.597142857s.', 'type': 'tokens', 'code': 'rate_limit_exceeded'}}": rl,
 		`Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again later."}}`:                                                                                                                 rl,
 		"openai.AuthenticationError: Error code: 401 - {'error': {'message': 'Incorrect API key provided', 'type': 'invalid_request_error', 'code': 'invalid_api_key'}}":                                                                                                           ad,
@@ -320,7 +320,7 @@ func TestErrorsInText(t *testing.T) {
 		"google.api_core.exceptions.PermissionDenied: 403 Permission denied on resource project my-project.":                                                                                        ad,
 		"API error occurred: Status 429 Content-Type application/json Body \n{\"object\":\"error\",\"message\":\"Rate limit exceeded\",\"type\":\"rate_limited\",\"param\":null,\"code\":\"1300\"}": rl,
 		"402 Insufficient Balance":  be,
-		"an UNKNOWN error occurred": failure.Unknown,
+		"an UNKNOWN error occurred": work.Unknown,
 	})
 }
 
@@ -328,7 +328,7 @@ func TestErrorsInText(t *testing.T) {
 // status does, the shield's (a model that is not there) included.
 func TestModelWordsWithoutAStatus(t *testing.T) {
 	t.Parallel()
-	classifiesAs(t, func(text string) error { return &failure.Evidence{Provider: "ollama", Text: text} }, map[string]failure.Class{
+	classifiesAs(t, func(text string) error { return &failure.Evidence{Provider: "ollama", Text: text} }, map[string]work.Class{
 		"ollama._types.ResponseError: model 'llama2' not found, try pulling it first": ce,
 		"The API key you supplied has been revoked.":                                  ad,
 		"Input was flagged by our moderation endpoint.":                               cp,
@@ -400,13 +400,13 @@ func TestOperatorRule(t *testing.T) {
 		for _, c := range f.Codes {
 			switch c {
 			case "E_SLOWDOWN":
-				c := failure.ByRule("acme-slowdown", failure.RateLimited, 90*time.Second)
+				c := failure.ByRule("acme-slowdown", work.RateLimited, 90*time.Second)
 				c.Retryable = false // a rule cannot change a class's traits
 				return c, true
 			case "E_BOGUS":
 				return failure.Classification{Class: "BOGUS", Reason: "rule bogus"}, true
 			case "E_UNNAMED":
-				return failure.Classification{Class: failure.AuthDenied, Reason: "unnamed"}, true
+				return failure.Classification{Class: work.AuthDenied, Reason: "unnamed"}, true
 			}
 		}
 		return failure.Classification{}, false
@@ -422,7 +422,7 @@ func TestOperatorRule(t *testing.T) {
 	for name, c := range map[string]failure.Classification{
 		"Classify": failure.Classify(slow), "Mark": failure.ClassOf(failure.Mark(slow)), "ClassOf": failure.ClassOf(fmt.Errorf("w: %w", slow)),
 	} {
-		if c.Class != failure.RateLimited || !c.Retryable || !c.Counts || c.Reason != "rule acme-slowdown" || c.Default ||
+		if c.Class != work.RateLimited || !c.Retryable || !c.Counts || c.Reason != "rule acme-slowdown" || c.Default ||
 			c.Provider != operatorProvider || c.Status != 400 || c.Code != "E_SLOWDOWN" || c.Requested.Delay != 90*time.Second {
 			t.Errorf("%s: %+v", name, c)
 		}
@@ -430,12 +430,12 @@ func TestOperatorRule(t *testing.T) {
 	if c := failure.Classify(&failure.HTTPError{Provider: operatorProvider, Status: 400, Body: body("E_BOGUS")}); c.Reason == "rule bogus" {
 		t.Errorf("a rule's invalid class was taken: %+v", c)
 	}
-	if c := failure.Classify(&failure.HTTPError{Provider: operatorProvider, Status: 400, Body: body("E_UNNAMED")}); c.Class != failure.AuthDenied ||
+	if c := failure.Classify(&failure.HTTPError{Provider: operatorProvider, Status: 400, Body: body("E_UNNAMED")}); c.Class != work.AuthDenied ||
 		c.Reason != "rule unnamed" {
 		t.Errorf("a rule's reason does not name it: %+v", c)
 	}
 	// Everything else goes on to the tables.
-	if c := failure.Classify(httpErr(failure.OpenAI, 429, openAIQuota)); c.Class != failure.BudgetExceeded || strings.HasPrefix(c.Reason, "rule ") {
+	if c := failure.Classify(httpErr(failure.OpenAI, 429, openAIQuota)); c.Class != work.BudgetExceeded || strings.HasPrefix(c.Reason, "rule ") {
 		t.Errorf("a failure no rule matches: %+v", c)
 	}
 	// ClassifyWith weighs the rule it is given, not the one installed, and
@@ -461,7 +461,7 @@ func TestLongDelayStaysARate(t *testing.T) {
 	azure := `{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-05-01-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 86400 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit."}}`
 	for name, tc := range map[string]struct {
 		err   error
-		want  failure.Class
+		want  work.Class
 		delay time.Duration
 	}{
 		"azure asks for a day":          {httpErr(failure.Azure, 429, azure), rl, 24 * time.Hour},

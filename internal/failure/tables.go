@@ -1,5 +1,7 @@
 package failure
 
+import "github.com/triagehq/triage/internal/work"
+
 // Rule tables. Classification reads structure first — codes, then statuses —
 // and text last. Every table here is data: to teach triage a new provider
 // code, add a row.
@@ -8,97 +10,97 @@ package failure
 // webhooks put in their bodies to a class. Only definite codes are here;
 // generic types such as "invalid_request_error" are decided by the message
 // phrases and the status.
-var ProviderCodes = map[string]Class{
+var ProviderCodes = map[string]work.Class{
 	// OpenAI / Azure OpenAI (error.code, error.type)
-	"rate_limit_exceeded":                  RateLimited,
-	"requests":                             RateLimited, // OpenAI error.type for request-rate limits
-	"tokens":                               RateLimited, // OpenAI error.type for token-rate limits
-	"insufficient_quota":                   BudgetExceeded,
-	"billing_hard_limit_reached":           BudgetExceeded,
-	"billing_not_active":                   BudgetExceeded,
-	"organization_spend_limit_exceeded":    BudgetExceeded, // OpenAI hard spend limit, HTTP 429
-	"project_spend_limit_exceeded":         BudgetExceeded, // OpenAI hard spend limit, HTTP 429
-	"enforced_spend_limit_reached":         BudgetExceeded, // Anthropic error.details.error_code on a 429 rate_limit_error
-	"context_length_exceeded":              TokenLimit,
-	"string_above_max_length":              TokenLimit,
-	"content_policy_violation":             ContentPolicy,
-	"content_filter":                       ContentPolicy, // Azure
-	"ResponsibleAIPolicyViolation":         ContentPolicy, // Azure innererror.code
-	"jailbreak":                            ContentPolicy, // Azure prompt shields
-	"invalid_api_key":                      AuthDenied,
-	"invalid_authentication":               AuthDenied,
-	"authentication_error":                 AuthDenied, // Anthropic type
-	"permission_error":                     AuthDenied, // Anthropic type
-	"unsupported_country_region_territory": AuthDenied,
-	"model_not_found":                      ClientError, // the model name is wrong: a model-specific failure
-	"DeploymentNotFound":                   ClientError, // Azure: the deployment (model) does not exist
-	"OperationNotSupported":                ClientError, // Azure: the model does not support the operation
-	"not_found_error":                      ClientError, // Anthropic type (model or endpoint)
-	"server_error":                         UpstreamUnavailable,
-	"internal_error":                       UpstreamUnavailable,
-	"api_error":                            UpstreamUnavailable, // Anthropic type
-	"overloaded_error":                     UpstreamUnavailable, // Anthropic 529
-	"engine_overloaded":                    UpstreamUnavailable,
-	"service_unavailable":                  UpstreamUnavailable,
-	"timeout":                              NetworkTimeout,
-	"request_timeout":                      NetworkTimeout,
-	"rate_limit_error":                     RateLimited,    // Anthropic type
-	"request_too_large":                    TokenLimit,     // Anthropic 413
-	"billing_error":                        BudgetExceeded, // Anthropic 402
-	"invalid_prompt":                       ContentPolicy,  // OpenAI usage-policy refusals of the prompt
-	"moderation_blocked":                   ContentPolicy,
-	"model_decommissioned":                 ClientError,    // Groq: a retired model
-	"data_inspection_failed":               ContentPolicy,  // Alibaba DashScope (Qwen) moderation, OpenAI-compatible spelling
-	"DataInspectionFailed":                 ContentPolicy,  // DashScope's native InternalError.Algo.DataInspectionFailed
-	"Arrearage":                            BudgetExceeded, // Alibaba Cloud (DashScope): the account's payment is overdue
+	"rate_limit_exceeded":                  work.RateLimited,
+	"requests":                             work.RateLimited, // OpenAI error.type for request-rate limits
+	"tokens":                               work.RateLimited, // OpenAI error.type for token-rate limits
+	"insufficient_quota":                   work.BudgetExceeded,
+	"billing_hard_limit_reached":           work.BudgetExceeded,
+	"billing_not_active":                   work.BudgetExceeded,
+	"organization_spend_limit_exceeded":    work.BudgetExceeded, // OpenAI hard spend limit, HTTP 429
+	"project_spend_limit_exceeded":         work.BudgetExceeded, // OpenAI hard spend limit, HTTP 429
+	"enforced_spend_limit_reached":         work.BudgetExceeded, // Anthropic error.details.error_code on a 429 rate_limit_error
+	"context_length_exceeded":              work.TokenLimit,
+	"string_above_max_length":              work.TokenLimit,
+	"content_policy_violation":             work.ContentPolicy,
+	"content_filter":                       work.ContentPolicy, // Azure
+	"ResponsibleAIPolicyViolation":         work.ContentPolicy, // Azure innererror.code
+	"jailbreak":                            work.ContentPolicy, // Azure prompt shields
+	"invalid_api_key":                      work.AuthDenied,
+	"invalid_authentication":               work.AuthDenied,
+	"authentication_error":                 work.AuthDenied, // Anthropic type
+	"permission_error":                     work.AuthDenied, // Anthropic type
+	"unsupported_country_region_territory": work.AuthDenied,
+	"model_not_found":                      work.ClientError, // the model name is wrong: a model-specific failure
+	"DeploymentNotFound":                   work.ClientError, // Azure: the deployment (model) does not exist
+	"OperationNotSupported":                work.ClientError, // Azure: the model does not support the operation
+	"not_found_error":                      work.ClientError, // Anthropic type (model or endpoint)
+	"server_error":                         work.UpstreamUnavailable,
+	"internal_error":                       work.UpstreamUnavailable,
+	"api_error":                            work.UpstreamUnavailable, // Anthropic type
+	"overloaded_error":                     work.UpstreamUnavailable, // Anthropic 529
+	"engine_overloaded":                    work.UpstreamUnavailable,
+	"service_unavailable":                  work.UpstreamUnavailable,
+	"timeout":                              work.NetworkTimeout,
+	"request_timeout":                      work.NetworkTimeout,
+	"rate_limit_error":                     work.RateLimited,    // Anthropic type
+	"request_too_large":                    work.TokenLimit,     // Anthropic 413
+	"billing_error":                        work.BudgetExceeded, // Anthropic 402
+	"invalid_prompt":                       work.ContentPolicy,  // OpenAI usage-policy refusals of the prompt
+	"moderation_blocked":                   work.ContentPolicy,
+	"model_decommissioned":                 work.ClientError,    // Groq: a retired model
+	"data_inspection_failed":               work.ContentPolicy,  // Alibaba DashScope (Qwen) moderation, OpenAI-compatible spelling
+	"DataInspectionFailed":                 work.ContentPolicy,  // DashScope's native InternalError.Algo.DataInspectionFailed
+	"Arrearage":                            work.BudgetExceeded, // Alibaba Cloud (DashScope): the account's payment is overdue
 
 	// The error names of the SDKs that stand for more than a status
 	// (LiteLLM raises these on the provider's words; see CodeStatuses for
 	// the ones that stand for a status alone).
-	"ContextWindowExceededError":  TokenLimit,
-	"ContentPolicyViolationError": ContentPolicy,
-	"BudgetExceededError":         BudgetExceeded, // LiteLLM proxy: a key's or team's budget
+	"ContextWindowExceededError":  work.TokenLimit,
+	"ContentPolicyViolationError": work.ContentPolicy,
+	"BudgetExceededError":         work.BudgetExceeded, // LiteLLM proxy: a key's or team's budget
 
 	// Slack incoming webhooks answer with bare tokens.
-	"invalid_payload":      SchemaInvalid,
-	"no_text":              SchemaInvalid,
-	"too_many_attachments": SchemaInvalid,
+	"invalid_payload":      work.SchemaInvalid,
+	"no_text":              work.SchemaInvalid,
+	"too_many_attachments": work.SchemaInvalid,
 	// the Web API's (chat.postMessage answers 200 with ok:false): a message
 	// it cannot take
-	"invalid_blocks":                    SchemaInvalid,
-	"msg_blocks_too_long":               SchemaInvalid,
-	"invalid_blocks_format":             SchemaInvalid,
-	"msg_too_long":                      SchemaInvalid,
-	"invalid_attachments":               SchemaInvalid,
-	"invalid_arguments":                 SchemaInvalid,
-	"invalid_token":                     AuthDenied,
-	"invalid_auth":                      AuthDenied, // Slack's Web API: the token is wrong, revoked or lacks a scope
-	"not_authed":                        AuthDenied,
-	"account_inactive":                  AuthDenied,
-	"token_revoked":                     AuthDenied,
-	"token_expired":                     AuthDenied,
-	"missing_scope":                     AuthDenied,
-	"no_permission":                     AuthDenied,
-	"not_in_channel":                    AuthDenied, // the bot was never invited: an operator adds it
-	"restricted_action":                 AuthDenied,
-	"action_prohibited":                 AuthDenied,
-	"posting_to_general_channel_denied": AuthDenied,
-	"no_service":                        NotFound,
-	"no_service_id":                     NotFound,
-	"no_team":                           NotFound,
-	"team_disabled":                     NotFound,
-	"invalid_team":                      NotFound,
-	"channel_not_found":                 NotFound,
-	"channel_is_archived":               NotFound,
-	"user_not_found":                    NotFound,
-	"rollup_error":                      UpstreamUnavailable,
+	"invalid_blocks":                    work.SchemaInvalid,
+	"msg_blocks_too_long":               work.SchemaInvalid,
+	"invalid_blocks_format":             work.SchemaInvalid,
+	"msg_too_long":                      work.SchemaInvalid,
+	"invalid_attachments":               work.SchemaInvalid,
+	"invalid_arguments":                 work.SchemaInvalid,
+	"invalid_token":                     work.AuthDenied,
+	"invalid_auth":                      work.AuthDenied, // Slack's Web API: the token is wrong, revoked or lacks a scope
+	"not_authed":                        work.AuthDenied,
+	"account_inactive":                  work.AuthDenied,
+	"token_revoked":                     work.AuthDenied,
+	"token_expired":                     work.AuthDenied,
+	"missing_scope":                     work.AuthDenied,
+	"no_permission":                     work.AuthDenied,
+	"not_in_channel":                    work.AuthDenied, // the bot was never invited: an operator adds it
+	"restricted_action":                 work.AuthDenied,
+	"action_prohibited":                 work.AuthDenied,
+	"posting_to_general_channel_denied": work.AuthDenied,
+	"no_service":                        work.NotFound,
+	"no_service_id":                     work.NotFound,
+	"no_team":                           work.NotFound,
+	"team_disabled":                     work.NotFound,
+	"invalid_team":                      work.NotFound,
+	"channel_not_found":                 work.NotFound,
+	"channel_is_archived":               work.NotFound,
+	"user_not_found":                    work.NotFound,
+	"rollup_error":                      work.UpstreamUnavailable,
 	// a push registration the platform dropped: the device is gone (FCM's
 	// legacy NotRegistered comes in a 200's results, which decides nothing;
 	// in a text it is a word of UpstreamWords)
-	"UNREGISTERED": NotFound, // FCM v1's errorCode
-	"Unregistered": NotFound, // APNs' reason, with its 410
-	"ratelimited":  RateLimited,
-	"rate_limited": RateLimited,
+	"UNREGISTERED": work.NotFound, // FCM v1's errorCode
+	"Unregistered": work.NotFound, // APNs' reason, with its 410
+	"ratelimited":  work.RateLimited,
+	"rate_limited": work.RateLimited,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
@@ -129,117 +131,117 @@ var AWSThrottleCodes = []string{
 // AWSCodes maps AWS data-plane error codes (DynamoDB, SQS, KMS, STS, SSM,
 // Secrets Manager, Bedrock) to classes. Throttling codes come from
 // AWSThrottleCodes.
-var AWSCodes = mergeCodes(map[string]Class{
+var AWSCodes = mergeCodes(map[string]work.Class{
 	// transient
-	"RequestTimeout":                       NetworkTimeout,
-	"RequestTimeoutException":              NetworkTimeout,
-	"DependencyTimeoutException":           NetworkTimeout, // KMS
-	"ModelTimeoutException":                NetworkTimeout, // Bedrock
-	"InternalServerError":                  UpstreamUnavailable,
-	"InternalServerException":              UpstreamUnavailable,
-	"InternalFailure":                      UpstreamUnavailable,
-	"InternalError":                        UpstreamUnavailable,
-	"ServiceUnavailable":                   UpstreamUnavailable,
-	"ServiceUnavailableException":          UpstreamUnavailable,
-	"KMSInternalException":                 UpstreamUnavailable,
-	"KMS.KMSInternalException":             UpstreamUnavailable,
-	"IDPCommunicationError":                UpstreamUnavailable, // STS
-	"ModelNotReadyException":               UpstreamUnavailable, // Bedrock: model is being loaded
-	"ModelErrorException":                  UpstreamUnavailable, // Bedrock: the model failed serving the request
-	"ModelStreamErrorException":            UpstreamUnavailable,
-	"AWS.SimpleQueueService.InternalError": UpstreamUnavailable,
+	"RequestTimeout":                       work.NetworkTimeout,
+	"RequestTimeoutException":              work.NetworkTimeout,
+	"DependencyTimeoutException":           work.NetworkTimeout, // KMS
+	"ModelTimeoutException":                work.NetworkTimeout, // Bedrock
+	"InternalServerError":                  work.UpstreamUnavailable,
+	"InternalServerException":              work.UpstreamUnavailable,
+	"InternalFailure":                      work.UpstreamUnavailable,
+	"InternalError":                        work.UpstreamUnavailable,
+	"ServiceUnavailable":                   work.UpstreamUnavailable,
+	"ServiceUnavailableException":          work.UpstreamUnavailable,
+	"KMSInternalException":                 work.UpstreamUnavailable,
+	"KMS.KMSInternalException":             work.UpstreamUnavailable,
+	"IDPCommunicationError":                work.UpstreamUnavailable, // STS
+	"ModelNotReadyException":               work.UpstreamUnavailable, // Bedrock: model is being loaded
+	"ModelErrorException":                  work.UpstreamUnavailable, // Bedrock: the model failed serving the request
+	"ModelStreamErrorException":            work.UpstreamUnavailable,
+	"AWS.SimpleQueueService.InternalError": work.UpstreamUnavailable,
 
 	// lost races
-	"ConditionalCheckFailedException":           Conflict,
-	"TransactionConflictException":              Conflict,
-	"TransactionCanceledException":              Conflict,
-	"ReceiptHandleIsInvalid":                    Conflict, // SQS: the message moved on since we received it
-	"MessageNotInflight":                        Conflict,
-	"AWS.SimpleQueueService.MessageNotInflight": Conflict,
-	"ConcurrentModificationException":           Conflict,
-	"TransactionConflict":                       Conflict, // a TransactionCanceledException's reason
-	"ConditionalCheckFailed":                    Conflict, // a TransactionCanceledException's reason
+	"ConditionalCheckFailedException":           work.Conflict,
+	"TransactionConflictException":              work.Conflict,
+	"TransactionCanceledException":              work.Conflict,
+	"ReceiptHandleIsInvalid":                    work.Conflict, // SQS: the message moved on since we received it
+	"MessageNotInflight":                        work.Conflict,
+	"AWS.SimpleQueueService.MessageNotInflight": work.Conflict,
+	"ConcurrentModificationException":           work.Conflict,
+	"TransactionConflict":                       work.Conflict, // a TransactionCanceledException's reason
+	"ConditionalCheckFailed":                    work.Conflict, // a TransactionCanceledException's reason
 
 	// credentials and permissions
-	"AccessDenied":                         AuthDenied,
-	"AccessDeniedException":                AuthDenied,
-	"UnrecognizedClientException":          AuthDenied,
-	"InvalidClientTokenId":                 AuthDenied,
-	"InvalidSignatureException":            AuthDenied,
-	"SignatureDoesNotMatch":                AuthDenied,
-	"IncompleteSignature":                  AuthDenied,
-	"MissingAuthenticationToken":           AuthDenied,
-	"ExpiredToken":                         AuthDenied,
-	"ExpiredTokenException":                AuthDenied,
-	"RequestExpired":                       AuthDenied,
-	"KMSAccessDeniedException":             AuthDenied,
-	"KMS.AccessDeniedException":            AuthDenied,
-	"KMS.DisabledException":                AuthDenied,
-	"DisabledException":                    AuthDenied,
-	"KMSDisabledException":                 AuthDenied,
-	"InvalidIdentityToken":                 AuthDenied,
-	"InvalidAuthorizationMessageException": AuthDenied,
-	"NotAuthorized":                        AuthDenied,
-	"OptInRequired":                        AuthDenied,
-	"AuthFailure":                          AuthDenied,
-	"UnauthorizedOperation":                AuthDenied,
+	"AccessDenied":                         work.AuthDenied,
+	"AccessDeniedException":                work.AuthDenied,
+	"UnrecognizedClientException":          work.AuthDenied,
+	"InvalidClientTokenId":                 work.AuthDenied,
+	"InvalidSignatureException":            work.AuthDenied,
+	"SignatureDoesNotMatch":                work.AuthDenied,
+	"IncompleteSignature":                  work.AuthDenied,
+	"MissingAuthenticationToken":           work.AuthDenied,
+	"ExpiredToken":                         work.AuthDenied,
+	"ExpiredTokenException":                work.AuthDenied,
+	"RequestExpired":                       work.AuthDenied,
+	"KMSAccessDeniedException":             work.AuthDenied,
+	"KMS.AccessDeniedException":            work.AuthDenied,
+	"KMS.DisabledException":                work.AuthDenied,
+	"DisabledException":                    work.AuthDenied,
+	"KMSDisabledException":                 work.AuthDenied,
+	"InvalidIdentityToken":                 work.AuthDenied,
+	"InvalidAuthorizationMessageException": work.AuthDenied,
+	"NotAuthorized":                        work.AuthDenied,
+	"OptInRequired":                        work.AuthDenied,
+	"AuthFailure":                          work.AuthDenied,
+	"UnauthorizedOperation":                work.AuthDenied,
 
 	// S3 and the S3-compatible stores (MinIO, Cloudflare R2, Backblaze B2,
 	// IBM COS, DigitalOcean Spaces, Wasabi), whichever SDK prints them: an
 	// object or a bucket that is not there is gone (a body past its
 	// retention, a source's document), whoever asked
-	"NoSuchKey":                  NotFound,
-	"NoSuchBucket":               NotFound,
-	"NoSuchVersion":              NotFound,
-	"NoSuchUpload":               NotFound,
-	"InvalidAccessKeyId":         AuthDenied,
-	"AccountProblem":             AuthDenied,
-	"AllAccessDisabled":          AuthDenied,
-	"RequestTimeTooSkewed":       AuthDenied,  // the signer's clock: an operator fixes it
-	"PermanentRedirect":          InternalBug, // the bucket is in another region than the endpoint
-	"XMinioServerNotInitialized": UpstreamUnavailable,
-	"XMinioStorageFull":          UpstreamUnavailable,
-	"OperationAborted":           Conflict, // a conflicting operation on the bucket is in progress
+	"NoSuchKey":                  work.NotFound,
+	"NoSuchBucket":               work.NotFound,
+	"NoSuchVersion":              work.NotFound,
+	"NoSuchUpload":               work.NotFound,
+	"InvalidAccessKeyId":         work.AuthDenied,
+	"AccountProblem":             work.AuthDenied,
+	"AllAccessDisabled":          work.AuthDenied,
+	"RequestTimeTooSkewed":       work.AuthDenied,  // the signer's clock: an operator fixes it
+	"PermanentRedirect":          work.InternalBug, // the bucket is in another region than the endpoint
+	"XMinioServerNotInitialized": work.UpstreamUnavailable,
+	"XMinioStorageFull":          work.UpstreamUnavailable,
+	"OperationAborted":           work.Conflict, // a conflicting operation on the bucket is in progress
 
 	// our input
-	"InvalidMessageContents":                   SchemaInvalid, // SQS
-	"ItemCollectionSizeLimitExceededException": SchemaInvalid,
+	"InvalidMessageContents":                   work.SchemaInvalid, // SQS
+	"ItemCollectionSizeLimitExceededException": work.SchemaInvalid,
 
 	// deployment defects: a table, queue, key or parameter that should exist
-	"ResourceNotFoundException":                           InternalBug,
-	"QueueDoesNotExist":                                   InternalBug,
-	"AWS.SimpleQueueService.NonExistentQueue":             InternalBug,
-	"NonExistentQueue":                                    InternalBug,
-	"KMSNotFoundException":                                InternalBug,
-	"KMS.NotFoundException":                               InternalBug,
-	"NotFoundException":                                   InternalBug,
-	"KMSInvalidStateException":                            InternalBug,
-	"KMS.KMSInvalidStateException":                        InternalBug,
-	"ParameterNotFound":                                   InternalBug, // SSM
-	"DecryptionFailure":                                   InternalBug, // Secrets Manager
-	"RegionDisabledException":                             InternalBug,
-	"InvalidParameter":                                    InternalBug, // SNS, SES and the query protocols' common error
-	"InvalidParameterValue":                               InternalBug,
-	"InvalidParameterCombination":                         InternalBug,
-	"MissingParameter":                                    InternalBug,
-	"ValidationException":                                 InternalBug, // our request was malformed
-	"SerializationException":                              InternalBug,
-	"InvalidAddress":                                      InternalBug,
-	"AWS.SimpleQueueService.BatchEntryIdsNotDistinct":     InternalBug,
-	"BatchEntryIdsNotDistinct":                            InternalBug,
-	"TooManyEntriesInBatchRequest":                        InternalBug,
-	"AWS.SimpleQueueService.TooManyEntriesInBatchRequest": InternalBug,
-	"BatchRequestTooLong":                                 InternalBug,
-	"UnsupportedOperation":                                InternalBug,
-	"InvalidAction":                                       InternalBug, // the query protocols: an action the service does not have (a client's misspelling)
-}, AWSThrottleCodes, RateLimited)
+	"ResourceNotFoundException":                           work.InternalBug,
+	"QueueDoesNotExist":                                   work.InternalBug,
+	"AWS.SimpleQueueService.NonExistentQueue":             work.InternalBug,
+	"NonExistentQueue":                                    work.InternalBug,
+	"KMSNotFoundException":                                work.InternalBug,
+	"KMS.NotFoundException":                               work.InternalBug,
+	"NotFoundException":                                   work.InternalBug,
+	"KMSInvalidStateException":                            work.InternalBug,
+	"KMS.KMSInvalidStateException":                        work.InternalBug,
+	"ParameterNotFound":                                   work.InternalBug, // SSM
+	"DecryptionFailure":                                   work.InternalBug, // Secrets Manager
+	"RegionDisabledException":                             work.InternalBug,
+	"InvalidParameter":                                    work.InternalBug, // SNS, SES and the query protocols' common error
+	"InvalidParameterValue":                               work.InternalBug,
+	"InvalidParameterCombination":                         work.InternalBug,
+	"MissingParameter":                                    work.InternalBug,
+	"ValidationException":                                 work.InternalBug, // our request was malformed
+	"SerializationException":                              work.InternalBug,
+	"InvalidAddress":                                      work.InternalBug,
+	"AWS.SimpleQueueService.BatchEntryIdsNotDistinct":     work.InternalBug,
+	"BatchEntryIdsNotDistinct":                            work.InternalBug,
+	"TooManyEntriesInBatchRequest":                        work.InternalBug,
+	"AWS.SimpleQueueService.TooManyEntriesInBatchRequest": work.InternalBug,
+	"BatchRequestTooLong":                                 work.InternalBug,
+	"UnsupportedOperation":                                work.InternalBug,
+	"InvalidAction":                                       work.InternalBug, // the query protocols: an action the service does not have (a client's misspelling)
+}, AWSThrottleCodes, work.RateLimited)
 
 // BedrockCodes override AWSCodes for Bedrock runtime, where the codes speak
 // about the model rather than our deployment.
-var BedrockCodes = map[string]Class{
-	"ValidationException":       ClientError, // bad parameters for this model; refined by ProviderPhrases ("Input is too long")
-	"ResourceNotFoundException": ClientError, // unknown model id
-	"ModelErrorException":       UpstreamUnavailable,
+var BedrockCodes = map[string]work.Class{
+	"ValidationException":       work.ClientError, // bad parameters for this model; refined by ProviderPhrases ("Input is too long")
+	"ResourceNotFoundException": work.ClientError, // unknown model id
+	"ModelErrorException":       work.UpstreamUnavailable,
 }
 
 // GoogleCodes maps Google's error vocabulary to classes: the google.rpc.Code
@@ -251,50 +253,50 @@ var BedrockCodes = map[string]Class{
 // (CodeStatuses), read by the upstream's role. Following AIP-194,
 // UNAVAILABLE is retried; RESOURCE_EXHAUSTED is a limit whose period
 // decides between a rate and a spent quota (evidence.period).
-var GoogleCodes = map[string]Class{
-	"RESOURCE_EXHAUSTED":  RateLimited,
-	"UNAVAILABLE":         UpstreamUnavailable,
-	"INTERNAL":            UpstreamUnavailable,
-	"UNKNOWN":             UpstreamUnavailable,
-	"DATA_LOSS":           UpstreamUnavailable,
-	"DEADLINE_EXCEEDED":   NetworkTimeout,
-	"CANCELLED":           NetworkTimeout,
-	"ABORTED":             Conflict,
-	"ALREADY_EXISTS":      Conflict,
-	"UNAUTHENTICATED":     AuthDenied,
-	"PERMISSION_DENIED":   AuthDenied,
-	"INVALID_ARGUMENT":    ClientError,
-	"FAILED_PRECONDITION": ClientError,
-	"OUT_OF_RANGE":        ClientError,
+var GoogleCodes = map[string]work.Class{
+	"RESOURCE_EXHAUSTED":  work.RateLimited,
+	"UNAVAILABLE":         work.UpstreamUnavailable,
+	"INTERNAL":            work.UpstreamUnavailable,
+	"UNKNOWN":             work.UpstreamUnavailable,
+	"DATA_LOSS":           work.UpstreamUnavailable,
+	"DEADLINE_EXCEEDED":   work.NetworkTimeout,
+	"CANCELLED":           work.NetworkTimeout,
+	"ABORTED":             work.Conflict,
+	"ALREADY_EXISTS":      work.Conflict,
+	"UNAUTHENTICATED":     work.AuthDenied,
+	"PERMISSION_DENIED":   work.AuthDenied,
+	"INVALID_ARGUMENT":    work.ClientError,
+	"FAILED_PRECONDITION": work.ClientError,
+	"OUT_OF_RANGE":        work.ClientError,
 
 	// google.rpc.ErrorInfo reasons
-	"API_KEY_INVALID":                 AuthDenied,
-	"API_KEY_EXPIRED":                 AuthDenied,
-	"API_KEY_SERVICE_BLOCKED":         AuthDenied,
-	"API_KEY_HTTP_REFERRER_BLOCKED":   AuthDenied,
-	"API_KEY_IP_ADDRESS_BLOCKED":      AuthDenied,
-	"API_KEY_ANDROID_APP_BLOCKED":     AuthDenied,
-	"API_KEY_IOS_APP_BLOCKED":         AuthDenied,
-	"SERVICE_DISABLED":                AuthDenied, // the API is not enabled for the project
-	"ACCESS_TOKEN_EXPIRED":            AuthDenied,
-	"ACCESS_TOKEN_SCOPE_INSUFFICIENT": AuthDenied,
-	"ACCOUNT_STATE_INVALID":           AuthDenied,
-	"CONSUMER_SUSPENDED":              AuthDenied,
-	"CONSUMER_INVALID":                AuthDenied,
-	"USER_PROJECT_DENIED":             AuthDenied,
-	"IAM_PERMISSION_DENIED":           AuthDenied,
-	"CREDENTIALS_MISSING":             AuthDenied,
-	"BILLING_DISABLED":                BudgetExceeded,
-	"RATE_LIMIT_EXCEEDED":             RateLimited,
+	"API_KEY_INVALID":                 work.AuthDenied,
+	"API_KEY_EXPIRED":                 work.AuthDenied,
+	"API_KEY_SERVICE_BLOCKED":         work.AuthDenied,
+	"API_KEY_HTTP_REFERRER_BLOCKED":   work.AuthDenied,
+	"API_KEY_IP_ADDRESS_BLOCKED":      work.AuthDenied,
+	"API_KEY_ANDROID_APP_BLOCKED":     work.AuthDenied,
+	"API_KEY_IOS_APP_BLOCKED":         work.AuthDenied,
+	"SERVICE_DISABLED":                work.AuthDenied, // the API is not enabled for the project
+	"ACCESS_TOKEN_EXPIRED":            work.AuthDenied,
+	"ACCESS_TOKEN_SCOPE_INSUFFICIENT": work.AuthDenied,
+	"ACCOUNT_STATE_INVALID":           work.AuthDenied,
+	"CONSUMER_SUSPENDED":              work.AuthDenied,
+	"CONSUMER_INVALID":                work.AuthDenied,
+	"USER_PROJECT_DENIED":             work.AuthDenied,
+	"IAM_PERMISSION_DENIED":           work.AuthDenied,
+	"CREDENTIALS_MISSING":             work.AuthDenied,
+	"BILLING_DISABLED":                work.BudgetExceeded,
+	"RATE_LIMIT_EXCEEDED":             work.RateLimited,
 
 	// Google's older JSON errors
-	"rateLimitExceeded":     RateLimited,
-	"userRateLimitExceeded": RateLimited,
-	"quotaExceeded":         BudgetExceeded,
-	"dailyLimitExceeded":    BudgetExceeded,
-	"keyInvalid":            AuthDenied,
-	"keyExpired":            AuthDenied,
-	"backendError":          UpstreamUnavailable,
+	"rateLimitExceeded":     work.RateLimited,
+	"userRateLimitExceeded": work.RateLimited,
+	"quotaExceeded":         work.BudgetExceeded,
+	"dailyLimitExceeded":    work.BudgetExceeded,
+	"keyInvalid":            work.AuthDenied,
+	"keyExpired":            work.AuthDenied,
+	"backendError":          work.UpstreamUnavailable,
 }
 
 // CodeStatuses are codes that stand for an HTTP status and say no more:
@@ -326,10 +328,10 @@ var CodeStatuses = map[string]int{
 // the first suffix that matches decides.
 var GoogleReasonSuffixes = []struct {
 	Suffix string
-	Class  Class
+	Class  work.Class
 }{
-	{"RateLimitExceeded", RateLimited},
-	{"QuotaExceeded", BudgetExceeded},
+	{"RateLimitExceeded", work.RateLimited},
+	{"QuotaExceeded", work.BudgetExceeded},
 }
 
 // Phrase is a message fragment that decides a class even when the status is
@@ -340,7 +342,7 @@ type Phrase struct {
 	// Fragment is the lowercase text to find.
 	Fragment string
 	// Class is the class the fragment decides.
-	Class Class
+	Class work.Class
 }
 
 // GenericCodes say only that the request was bad in some way: the
@@ -365,9 +367,9 @@ var WeakCodes = map[string]bool{"api_error": true}
 // answers a request larger than the organisation's tokens-per-minute limit
 // with a 429 and rate_limit_exceeded, but no wait will ever admit it.
 var OverridePhrases = []Phrase{
-	{"must be reduced in order to run successfully", TokenLimit},
-	{"message larger than max", InternalBug}, // gRPC's RESOURCE_EXHAUSTED for a size limit the deployment configures, not a quota
-	{"request too large for", TokenLimit},    // OpenAI, Groq: one request above the tokens-per-minute limit
+	{"must be reduced in order to run successfully", work.TokenLimit},
+	{"message larger than max", work.InternalBug}, // gRPC's RESOURCE_EXHAUSTED for a size limit the deployment configures, not a quota
+	{"request too large for", work.TokenLimit},    // OpenAI, Groq: one request above the tokens-per-minute limit
 }
 
 // MoneyOverridePhrases say money under a rate's or a permission's code —
@@ -376,14 +378,14 @@ var OverridePhrases = []Phrase{
 // licenses yet": a spent budget, which waits, not a rate or a refusal.
 // They are read only when the message holds one of moneyHints.
 var MoneyOverridePhrases = []Phrase{
-	{"insufficient balance", BudgetExceeded},
-	{"please recharge", BudgetExceeded},
-	{"no resource package", BudgetExceeded},
-	{"any credits", BudgetExceeded},
-	{"out of credits", BudgetExceeded},
-	{"no credits", BudgetExceeded},
-	{"insufficient credits", BudgetExceeded},
-	{"you can purchase", BudgetExceeded},
+	{"insufficient balance", work.BudgetExceeded},
+	{"please recharge", work.BudgetExceeded},
+	{"no resource package", work.BudgetExceeded},
+	{"any credits", work.BudgetExceeded},
+	{"out of credits", work.BudgetExceeded},
+	{"no credits", work.BudgetExceeded},
+	{"insufficient credits", work.BudgetExceeded},
+	{"you can purchase", work.BudgetExceeded},
 }
 
 // ProviderPhrases are high-precision fragments of providers' and AWS's
@@ -391,84 +393,84 @@ var MoneyOverridePhrases = []Phrase{
 // "maximum context length", a 429 that says "credit balance is too low".
 // Order matters; the first match wins, so money comes before rate.
 var ProviderPhrases = []Phrase{
-	{"credit balance is too low", BudgetExceeded}, // Anthropic, HTTP 400
-	{"api usage limits", BudgetExceeded},          // Anthropic spend limit, HTTP 400: "You have reached your specified (workspace) API usage limits"
-	{"spend limit", BudgetExceeded},
-	{"exceeded your current quota", BudgetExceeded},
-	{"insufficient_quota", BudgetExceeded},
-	{"billing hard limit", BudgetExceeded},
-	{"insufficient credits", BudgetExceeded},                     // OpenRouter, HTTP 402
-	{"insufficient balance", BudgetExceeded},                     // DeepSeek, HTTP 402
-	{"must be reduced in order to run successfully", TokenLimit}, // OpenAI: a request larger than the tokens-per-minute limit
-	{"request too large for", TokenLimit},                        // OpenAI, Groq: the same
-	{"maximum context length", TokenLimit},                       // OpenAI, vLLM, Mistral
-	{"context_length_exceeded", TokenLimit},
-	{"prompt is too long", TokenLimit}, // Anthropic
-	{"input is too long", TokenLimit},  // Bedrock
-	{"expected maxlength", TokenLimit}, // Bedrock's schema check of the model's input: "Malformed input request: expected maxLength: 42000, actual: 46735"
+	{"credit balance is too low", work.BudgetExceeded}, // Anthropic, HTTP 400
+	{"api usage limits", work.BudgetExceeded},          // Anthropic spend limit, HTTP 400: "You have reached your specified (workspace) API usage limits"
+	{"spend limit", work.BudgetExceeded},
+	{"exceeded your current quota", work.BudgetExceeded},
+	{"insufficient_quota", work.BudgetExceeded},
+	{"billing hard limit", work.BudgetExceeded},
+	{"insufficient credits", work.BudgetExceeded},                     // OpenRouter, HTTP 402
+	{"insufficient balance", work.BudgetExceeded},                     // DeepSeek, HTTP 402
+	{"must be reduced in order to run successfully", work.TokenLimit}, // OpenAI: a request larger than the tokens-per-minute limit
+	{"request too large for", work.TokenLimit},                        // OpenAI, Groq: the same
+	{"maximum context length", work.TokenLimit},                       // OpenAI, vLLM, Mistral
+	{"context_length_exceeded", work.TokenLimit},
+	{"prompt is too long", work.TokenLimit}, // Anthropic
+	{"input is too long", work.TokenLimit},  // Bedrock
+	{"expected maxlength", work.TokenLimit}, // Bedrock's schema check of the model's input: "Malformed input request: expected maxLength: 42000, actual: 46735"
 	// AWS's own length check of the request's content — InvokeModel's whole
 	// body, an embedding's inputText — rather than of a parameter
-	{"at 'body' failed to satisfy constraint: member must have length", TokenLimit},
-	{"at 'inputtext' failed to satisfy constraint: member must have length", TokenLimit},
-	{"too many input tokens", TokenLimit},
-	{"context window", TokenLimit},
-	{"exceed context limit", TokenLimit},                 // Anthropic: "input length and `max_tokens` exceed context limit"
-	{"exceeds the maximum number of tokens", TokenLimit}, // Gemini: "The input token count (…) exceeds the maximum number of tokens allowed"
-	{"exceeds the available context size", TokenLimit},   // llama.cpp, Ollama
-	{"reduce the length of the messages", TokenLimit},    // OpenAI, Groq
-	{"content management policy", ContentPolicy},         // Azure
-	{"content filtering policy", ContentPolicy},          // Anthropic: "Output blocked by content filtering policy"
-	{"blocked by content filtering", ContentPolicy},
-	{"responsibleaipolicyviolation", ContentPolicy},
-	{"content_policy_violation", ContentPolicy},
-	{"safety system", ContentPolicy}, // OpenAI images/moderation
-	{"flagged as potentially violating", ContentPolicy},
-	{"invalid api key", AuthDenied},
-	{"incorrect api key", AuthDenied},
-	{"invalid x-api-key", AuthDenied},
-	{"api key not valid", AuthDenied},            // Google
-	{"location is not supported", AuthDenied},    // Gemini FAILED_PRECONDITION: "User location is not supported for the API use."
-	{"has not been used in project", AuthDenied}, // Google: the API is not enabled for the project
-	{"api has not been enabled", AuthDenied},     //
-	{"the response was blocked", ContentPolicy},  // Vertex AI
-	{"quota exceeded for", RateLimited},          // Vertex AI "Quota exceeded for aiplatform.googleapis.com/…": per minute unless its period says otherwise
-	{"temporarily out of capacity", RateLimited}, // Vertex AI 429
-	{"didn't provide an api key", AuthDenied},
-	{"no api key provided", AuthDenied},
-	{"invalid subscription key", AuthDenied},                          // Azure
-	{"security token included in the request is invalid", AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
-	{"security token included in the request is expired", AuthDenied}, // AWS ExpiredToken
-	{"signature we calculated does not match", AuthDenied},
+	{"at 'body' failed to satisfy constraint: member must have length", work.TokenLimit},
+	{"at 'inputtext' failed to satisfy constraint: member must have length", work.TokenLimit},
+	{"too many input tokens", work.TokenLimit},
+	{"context window", work.TokenLimit},
+	{"exceed context limit", work.TokenLimit},                 // Anthropic: "input length and `max_tokens` exceed context limit"
+	{"exceeds the maximum number of tokens", work.TokenLimit}, // Gemini: "The input token count (…) exceeds the maximum number of tokens allowed"
+	{"exceeds the available context size", work.TokenLimit},   // llama.cpp, Ollama
+	{"reduce the length of the messages", work.TokenLimit},    // OpenAI, Groq
+	{"content management policy", work.ContentPolicy},         // Azure
+	{"content filtering policy", work.ContentPolicy},          // Anthropic: "Output blocked by content filtering policy"
+	{"blocked by content filtering", work.ContentPolicy},
+	{"responsibleaipolicyviolation", work.ContentPolicy},
+	{"content_policy_violation", work.ContentPolicy},
+	{"safety system", work.ContentPolicy}, // OpenAI images/moderation
+	{"flagged as potentially violating", work.ContentPolicy},
+	{"invalid api key", work.AuthDenied},
+	{"incorrect api key", work.AuthDenied},
+	{"invalid x-api-key", work.AuthDenied},
+	{"api key not valid", work.AuthDenied},            // Google
+	{"location is not supported", work.AuthDenied},    // Gemini FAILED_PRECONDITION: "User location is not supported for the API use."
+	{"has not been used in project", work.AuthDenied}, // Google: the API is not enabled for the project
+	{"api has not been enabled", work.AuthDenied},     //
+	{"the response was blocked", work.ContentPolicy},  // Vertex AI
+	{"quota exceeded for", work.RateLimited},          // Vertex AI "Quota exceeded for aiplatform.googleapis.com/…": per minute unless its period says otherwise
+	{"temporarily out of capacity", work.RateLimited}, // Vertex AI 429
+	{"didn't provide an api key", work.AuthDenied},
+	{"no api key provided", work.AuthDenied},
+	{"invalid subscription key", work.AuthDenied},                          // Azure
+	{"security token included in the request is invalid", work.AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
+	{"security token included in the request is expired", work.AuthDenied}, // AWS ExpiredToken
+	{"signature we calculated does not match", work.AuthDenied},
 	// S3's documented messages, whoever prints them without the code
-	{"the specified key does not exist", NotFound},
-	{"the specified bucket does not exist", NotFound},
-	{"is not authorized to perform", AuthDenied},                               // IAM
-	{"does not exist or you do not have access", ClientError},                  // OpenAI model_not_found: the model name is wrong for this key
-	{"the model: `", ClientError},                                              // OpenAI's older "The model: `gpt-4` does not exist"
-	{"encountered an unexpected error during processing", UpstreamUnavailable}, // Bedrock InternalServerException
-	{"operation is not recognized by the service", InternalBug},                // Bedrock: the runtime's operation sent to another endpoint
-	{"receipt handle has expired", Conflict},                                   // SQS InvalidParameterValue: the message moved on
-	{"not available for visibility timeout change", Conflict},                  // SQS: received again or deleted since
-	{"for parameter receipthandle is invalid", Conflict},
-	{"one or more parameter values were invalid", InternalBug}, // DynamoDB ValidationException: a request we built
-	{"item size has exceeded the maximum allowed size", InternalBug},
-	{"conditional request failed", Conflict}, // DynamoDB
-	{"rate limit reached", RateLimited},
-	{"rate limit exceeded", RateLimited},
-	{"too many requests", RateLimited},
-	{"you are being rate limited", RateLimited}, // Discord
-	{"request rate is too high", RateLimited},
-	{"throughput exceeds the current capacity", RateLimited}, // DynamoDB on-demand
-	{"provisioned throughput", RateLimited},
-	{"rate exceeded", RateLimited},            // AWS Throttling
-	{"reduce your request rate", RateLimited}, // S3 SlowDown, in any SDK's words
-	{"slow down", RateLimited},                // S3's 503 Slow Down
-	{"request limit exceeded", RateLimited},   // EC2 RequestLimitExceeded
-	{"has been throttled", RateLimited},
-	{"message larger than max", InternalBug},     // gRPC: a message above the configured size limit ("received message larger than max (N vs. M)")
-	{"resource has been exhausted", RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
-	{"resource exhausted", RateLimited},
-	{"overload", UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
+	{"the specified key does not exist", work.NotFound},
+	{"the specified bucket does not exist", work.NotFound},
+	{"is not authorized to perform", work.AuthDenied},                               // IAM
+	{"does not exist or you do not have access", work.ClientError},                  // OpenAI model_not_found: the model name is wrong for this key
+	{"the model: `", work.ClientError},                                              // OpenAI's older "The model: `gpt-4` does not exist"
+	{"encountered an unexpected error during processing", work.UpstreamUnavailable}, // Bedrock InternalServerException
+	{"operation is not recognized by the service", work.InternalBug},                // Bedrock: the runtime's operation sent to another endpoint
+	{"receipt handle has expired", work.Conflict},                                   // SQS InvalidParameterValue: the message moved on
+	{"not available for visibility timeout change", work.Conflict},                  // SQS: received again or deleted since
+	{"for parameter receipthandle is invalid", work.Conflict},
+	{"one or more parameter values were invalid", work.InternalBug}, // DynamoDB ValidationException: a request we built
+	{"item size has exceeded the maximum allowed size", work.InternalBug},
+	{"conditional request failed", work.Conflict}, // DynamoDB
+	{"rate limit reached", work.RateLimited},
+	{"rate limit exceeded", work.RateLimited},
+	{"too many requests", work.RateLimited},
+	{"you are being rate limited", work.RateLimited}, // Discord
+	{"request rate is too high", work.RateLimited},
+	{"throughput exceeds the current capacity", work.RateLimited}, // DynamoDB on-demand
+	{"provisioned throughput", work.RateLimited},
+	{"rate exceeded", work.RateLimited},            // AWS Throttling
+	{"reduce your request rate", work.RateLimited}, // S3 SlowDown, in any SDK's words
+	{"slow down", work.RateLimited},                // S3's 503 Slow Down
+	{"request limit exceeded", work.RateLimited},   // EC2 RequestLimitExceeded
+	{"has been throttled", work.RateLimited},
+	{"message larger than max", work.InternalBug},     // gRPC: a message above the configured size limit ("received message larger than max (N vs. M)")
+	{"resource has been exhausted", work.RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
+	{"resource exhausted", work.RateLimited},
+	{"overload", work.UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
 }
 
 // TransportPhrases are the error strings of a failed connection or call,
@@ -480,248 +482,248 @@ var ProviderPhrases = []Phrase{
 // wins.
 var TransportPhrases = []Phrase{
 	// crypto/tls and crypto/x509: an operator fixes the trust
-	{"x509: ", AuthDenied}, // unknown authority, expired, wrong host
-	{"failed to verify certificate", AuthDenied},
-	{"self-signed certificate", AuthDenied}, // Node.js
-	{"certificate is invalid", AuthDenied},  // any client's terse verdict
-	{"invalid certificate", AuthDenied},
-	{"self signed certificate", AuthDenied},                // OpenSSL
-	{"unable to verify the first certificate", AuthDenied}, // Node.js
-	{"certificate has expired", AuthDenied},                // Node.js, OpenSSL
+	{"x509: ", work.AuthDenied}, // unknown authority, expired, wrong host
+	{"failed to verify certificate", work.AuthDenied},
+	{"self-signed certificate", work.AuthDenied}, // Node.js
+	{"certificate is invalid", work.AuthDenied},  // any client's terse verdict
+	{"invalid certificate", work.AuthDenied},
+	{"self signed certificate", work.AuthDenied},                // OpenSSL
+	{"unable to verify the first certificate", work.AuthDenied}, // Node.js
+	{"certificate has expired", work.AuthDenied},                // Node.js, OpenSSL
 	// a certificate out of its validity period, in each client's words:
 	// Node's error code, Chromium's net error name without its "net::"
 	// (ERR_CERT_DATE_INVALID, ERR_CERT_AUTHORITY_INVALID), NSS's and
 	// Firefox's codes, the JDK's exceptions, webpki's and rustls' variants,
 	// and the prose around them ("The certificate expired on …",
 	// "Expired SSL Certificate", "certificate is not yet valid")
-	{"cert_has_expired", AuthDenied},
-	{"cert_not_yet_valid", AuthDenied},
-	{"err_cert_", AuthDenied},
-	{"sec_error_expired", AuthDenied}, // sec_error_expired_certificate, sec_error_expired_issuer_certificate
-	{"sec_error_unknown_issuer", AuthDenied},
-	{"sec_error_untrusted", AuthDenied},
-	{"sec_error_revoked_certificate", AuthDenied},
-	{"ssl_error_bad_cert_domain", AuthDenied},
-	{"mozilla_pkix_error_", AuthDenied},
-	{"certificateexpiredexception", AuthDenied},
-	{"certificatenotyetvalidexception", AuthDenied},
-	{"certexpired", AuthDenied},     // webpki, rustls: CertExpired, InvalidCertificate(Expired)
-	{"certnotvalidyet", AuthDenied}, // webpki: CertNotValidYet
-	{"certificate expired", AuthDenied},
-	{"certificate is expired", AuthDenied},
-	{"expired certificate", AuthDenied},
-	{"expired ssl certificate", AuthDenied},
-	{"expired tls certificate", AuthDenied},
-	{"certificate is not yet valid", AuthDenied},
-	{"certificate not yet valid", AuthDenied},
-	{"pkix path building failed", AuthDenied},                  // the JDK: no trust path to the host's certificate
-	{"unable to find valid certification path", AuthDenied},    // the JDK
-	{"certificate_verify_failed", AuthDenied},                  // Python's ssl, upper case
-	{"ssl certificate problem", AuthDenied},                    // curl
-	{"peer certificate cannot be authenticated", AuthDenied},   // curl 60 (CURLE_PEER_FAILED_VERIFICATION), older wording
-	{"unable to get local issuer certificate", AuthDenied},     // OpenSSL, Node.js
-	{"does not look like a tls handshake", InternalBug},        // an https URL to a plain-HTTP port
-	{"server gave http response to https client", InternalBug}, // the same, seen by net/http
-	{"tls handshake timeout", NetworkTimeout},
-	{"remote error: tls", NetworkTimeout},
+	{"cert_has_expired", work.AuthDenied},
+	{"cert_not_yet_valid", work.AuthDenied},
+	{"err_cert_", work.AuthDenied},
+	{"sec_error_expired", work.AuthDenied}, // sec_error_expired_certificate, sec_error_expired_issuer_certificate
+	{"sec_error_unknown_issuer", work.AuthDenied},
+	{"sec_error_untrusted", work.AuthDenied},
+	{"sec_error_revoked_certificate", work.AuthDenied},
+	{"ssl_error_bad_cert_domain", work.AuthDenied},
+	{"mozilla_pkix_error_", work.AuthDenied},
+	{"certificateexpiredexception", work.AuthDenied},
+	{"certificatenotyetvalidexception", work.AuthDenied},
+	{"certexpired", work.AuthDenied},     // webpki, rustls: CertExpired, InvalidCertificate(Expired)
+	{"certnotvalidyet", work.AuthDenied}, // webpki: CertNotValidYet
+	{"certificate expired", work.AuthDenied},
+	{"certificate is expired", work.AuthDenied},
+	{"expired certificate", work.AuthDenied},
+	{"expired ssl certificate", work.AuthDenied},
+	{"expired tls certificate", work.AuthDenied},
+	{"certificate is not yet valid", work.AuthDenied},
+	{"certificate not yet valid", work.AuthDenied},
+	{"pkix path building failed", work.AuthDenied},                  // the JDK: no trust path to the host's certificate
+	{"unable to find valid certification path", work.AuthDenied},    // the JDK
+	{"certificate_verify_failed", work.AuthDenied},                  // Python's ssl, upper case
+	{"ssl certificate problem", work.AuthDenied},                    // curl
+	{"peer certificate cannot be authenticated", work.AuthDenied},   // curl 60 (CURLE_PEER_FAILED_VERIFICATION), older wording
+	{"unable to get local issuer certificate", work.AuthDenied},     // OpenSSL, Node.js
+	{"does not look like a tls handshake", work.InternalBug},        // an https URL to a plain-HTTP port
+	{"server gave http response to https client", work.InternalBug}, // the same, seen by net/http
+	{"tls handshake timeout", work.NetworkTimeout},
+	{"remote error: tls", work.NetworkTimeout},
 	// net/http's HTTP/2 transport: the connection or the stream failed
-	{"http2: ", NetworkTimeout}, // GOAWAY, client connection lost, timeout awaiting response headers
-	{"stream error: stream id", NetworkTimeout},
+	{"http2: ", work.NetworkTimeout}, // GOAWAY, client connection lost, timeout awaiting response headers
+	{"stream error: stream id", work.NetworkTimeout},
 	// the AWS SDKs' own failures
-	{"failed to get rate limit token", RateLimited}, // Go v2: its client-side retry token bucket is empty; it refills with time
-	{"retry quota exceeded", RateLimited},
-	{"failed to retrieve credentials", AuthDenied},
-	{"failed to refresh cached credentials", AuthDenied},
-	{"no ec2 imds role found", AuthDenied},
-	{"nocredentialproviders", AuthDenied},
-	{"unable to locate credentials", AuthDenied},
+	{"failed to get rate limit token", work.RateLimited}, // Go v2: its client-side retry token bucket is empty; it refills with time
+	{"retry quota exceeded", work.RateLimited},
+	{"failed to retrieve credentials", work.AuthDenied},
+	{"failed to refresh cached credentials", work.AuthDenied},
+	{"no ec2 imds role found", work.AuthDenied},
+	{"nocredentialproviders", work.AuthDenied},
+	{"unable to locate credentials", work.AuthDenied},
 	// net, context, io
-	{"client.timeout exceeded", NetworkTimeout},
-	{"context deadline exceeded", NetworkTimeout},
-	{"i/o timeout", NetworkTimeout},
-	{"connection reset by peer", NetworkTimeout},
-	{"connection refused", NetworkTimeout},
-	{"broken pipe", NetworkTimeout},
-	{"no such host", NetworkTimeout},
-	{"server misbehaving", NetworkTimeout}, // a DNS server's failure
-	{"network is unreachable", NetworkTimeout},
-	{"no route to host", NetworkTimeout},
-	{"use of closed network connection", NetworkTimeout},
-	{"server closed idle connection", NetworkTimeout},
-	{"socket hang up", NetworkTimeout}, // Node.js
-	{"unexpected eof", NetworkTimeout},
-	{": eof", NetworkTimeout}, // `Post "…": EOF`: the connection closed before an answer
+	{"client.timeout exceeded", work.NetworkTimeout},
+	{"context deadline exceeded", work.NetworkTimeout},
+	{"i/o timeout", work.NetworkTimeout},
+	{"connection reset by peer", work.NetworkTimeout},
+	{"connection refused", work.NetworkTimeout},
+	{"broken pipe", work.NetworkTimeout},
+	{"no such host", work.NetworkTimeout},
+	{"server misbehaving", work.NetworkTimeout}, // a DNS server's failure
+	{"network is unreachable", work.NetworkTimeout},
+	{"no route to host", work.NetworkTimeout},
+	{"use of closed network connection", work.NetworkTimeout},
+	{"server closed idle connection", work.NetworkTimeout},
+	{"socket hang up", work.NetworkTimeout}, // Node.js
+	{"unexpected eof", work.NetworkTimeout},
+	{": eof", work.NetworkTimeout}, // `Post "…": EOF`: the connection closed before an answer
 	// Python (httpx, requests, urllib3, ssl), curl and Node.js spell the same failures
-	{"certificate verify failed", AuthDenied},
-	{"server disconnected", NetworkTimeout},
-	{"remote end closed connection", NetworkTimeout},
-	{"connection was reset", NetworkTimeout},
-	{"connection aborted", NetworkTimeout},
-	{"eof occurred in violation of protocol", NetworkTimeout},
-	{"was not closed cleanly", NetworkTimeout}, // curl: an HTTP/2 stream reset
-	{" enotfound", NetworkTimeout},             // Node.js: getaddrinfo ENOTFOUND — as a word: "ResourceNotFound" holds the letters too
-	{"'enotfound", NetworkTimeout},             // code: 'ENOTFOUND'
-	{"\"enotfound", NetworkTimeout},
-	{"etimedout", NetworkTimeout},
-	{"eai_again", NetworkTimeout}, // getaddrinfo: a DNS answer that did not come
-	{"eai_noname", NetworkTimeout},
-	{"eai_fail", NetworkTimeout},
-	{"enetunreach", NetworkTimeout},
-	{"ehostunreach", NetworkTimeout},
-	{"econnaborted", NetworkTimeout},
-	{"esockettimedout", NetworkTimeout},
-	{"econnreset", NetworkTimeout},
-	{"econnrefused", NetworkTimeout},
+	{"certificate verify failed", work.AuthDenied},
+	{"server disconnected", work.NetworkTimeout},
+	{"remote end closed connection", work.NetworkTimeout},
+	{"connection was reset", work.NetworkTimeout},
+	{"connection aborted", work.NetworkTimeout},
+	{"eof occurred in violation of protocol", work.NetworkTimeout},
+	{"was not closed cleanly", work.NetworkTimeout}, // curl: an HTTP/2 stream reset
+	{" enotfound", work.NetworkTimeout},             // Node.js: getaddrinfo ENOTFOUND — as a word: "ResourceNotFound" holds the letters too
+	{"'enotfound", work.NetworkTimeout},             // code: 'ENOTFOUND'
+	{"\"enotfound", work.NetworkTimeout},
+	{"etimedout", work.NetworkTimeout},
+	{"eai_again", work.NetworkTimeout}, // getaddrinfo: a DNS answer that did not come
+	{"eai_noname", work.NetworkTimeout},
+	{"eai_fail", work.NetworkTimeout},
+	{"enetunreach", work.NetworkTimeout},
+	{"ehostunreach", work.NetworkTimeout},
+	{"econnaborted", work.NetworkTimeout},
+	{"esockettimedout", work.NetworkTimeout},
+	{"econnreset", work.NetworkTimeout},
+	{"econnrefused", work.NetworkTimeout},
 	// every client's own words for the same failures, after the certificate
 	// phrases above (a wrapper's text around a TLS verdict keeps its
 	// verdict): httpx and httpcore, h11, aiohttp, requests and urllib3,
 	// undici and Bun, OkHttp, Netty and reactor-netty, the JDK's
 	// HttpClient, .NET's HttpClient, reqwest and hyper
-	{"invalid peer certificate", AuthDenied},      // rustls
-	{"remote certificate is invalid", AuthDenied}, // .NET
-	{"peer closed", NetworkTimeout},               // h11, httpx: "peer closed connection without sending complete message body"
+	{"invalid peer certificate", work.AuthDenied},      // rustls
+	{"remote certificate is invalid", work.AuthDenied}, // .NET
+	{"peer closed", work.NetworkTimeout},               // h11, httpx: "peer closed connection without sending complete message body"
 	// a peer that closed or dropped the connection, in any client's words
 	// ("Remote peer disconnected", "connection closed by peer", "Connection
 	// closed by remote host", "disconnected by the remote peer")
-	{"peer disconnected", NetworkTimeout},
-	{"closed by peer", NetworkTimeout},
-	{"closed by the peer", NetworkTimeout},
-	{"closed by remote", NetworkTimeout},
-	{"closed by the remote", NetworkTimeout},
-	{"disconnected by peer", NetworkTimeout},
-	{"disconnected by the peer", NetworkTimeout},
-	{"disconnected by remote", NetworkTimeout},
-	{"disconnected by the remote", NetworkTimeout},
-	{"remote host closed", NetworkTimeout},
-	{"remote peer closed", NetworkTimeout},
-	{"all connection attempts failed", NetworkTimeout},    // httpcore (anyio)
-	{"response payload is not completed", NetworkTimeout}, // aiohttp
-	{"cannot connect to host", NetworkTimeout},            // aiohttp
-	{"connection broken:", NetworkTimeout},                // urllib3: IncompleteRead, InvalidChunkLength
-	{"incompleteread", NetworkTimeout},                    // http.client and urllib3: the body was cut short
-	{"invalidchunklength", NetworkTimeout},
-	{"chunkedencodingerror", NetworkTimeout}, // requests
+	{"peer disconnected", work.NetworkTimeout},
+	{"closed by peer", work.NetworkTimeout},
+	{"closed by the peer", work.NetworkTimeout},
+	{"closed by remote", work.NetworkTimeout},
+	{"closed by the remote", work.NetworkTimeout},
+	{"disconnected by peer", work.NetworkTimeout},
+	{"disconnected by the peer", work.NetworkTimeout},
+	{"disconnected by remote", work.NetworkTimeout},
+	{"disconnected by the remote", work.NetworkTimeout},
+	{"remote host closed", work.NetworkTimeout},
+	{"remote peer closed", work.NetworkTimeout},
+	{"all connection attempts failed", work.NetworkTimeout},    // httpcore (anyio)
+	{"response payload is not completed", work.NetworkTimeout}, // aiohttp
+	{"cannot connect to host", work.NetworkTimeout},            // aiohttp
+	{"connection broken:", work.NetworkTimeout},                // urllib3: IncompleteRead, InvalidChunkLength
+	{"incompleteread", work.NetworkTimeout},                    // http.client and urllib3: the body was cut short
+	{"invalidchunklength", work.NetworkTimeout},
+	{"chunkedencodingerror", work.NetworkTimeout}, // requests
 	// botocore's own HTTP failures (EndpointConnectionError,
 	// ConnectionClosedError, ConnectTimeoutError, ReadTimeoutError,
 	// ProxyConnectionError): no answer from the endpoint
-	{"could not connect to the endpoint url", NetworkTimeout},
-	{"endpointconnectionerror", NetworkTimeout},
-	{"connection was closed before we received a valid response", NetworkTimeout},
-	{"connect timeout on endpoint url", NetworkTimeout},
-	{"read timeout on endpoint url", NetworkTimeout},
-	{"failed to connect to proxy url", NetworkTimeout},
-	{"failed to establish a new connection", NetworkTimeout}, // urllib3
-	{"name or service not known", NetworkTimeout},            // getaddrinfo
-	{"temporary failure in name resolution", NetworkTimeout},
-	{"nodename nor servname provided", NetworkTimeout},
-	{"no such host is known", NetworkTimeout}, // .NET, Windows
+	{"could not connect to the endpoint url", work.NetworkTimeout},
+	{"endpointconnectionerror", work.NetworkTimeout},
+	{"connection was closed before we received a valid response", work.NetworkTimeout},
+	{"connect timeout on endpoint url", work.NetworkTimeout},
+	{"read timeout on endpoint url", work.NetworkTimeout},
+	{"failed to connect to proxy url", work.NetworkTimeout},
+	{"failed to establish a new connection", work.NetworkTimeout}, // urllib3
+	{"name or service not known", work.NetworkTimeout},            // getaddrinfo
+	{"temporary failure in name resolution", work.NetworkTimeout},
+	{"nodename nor servname provided", work.NetworkTimeout},
+	{"no such host is known", work.NetworkTimeout}, // .NET, Windows
 	// Windows: Go names the Winsock call that failed (net.OpError on
 	// Windows), and every runtime prints Winsock's own message for the
 	// error (WSAECONNREFUSED, WSAECONNABORTED, WSAENETUNREACH,
 	// WSAEHOSTUNREACH, WSATRY_AGAIN, WSANO_RECOVERY, WSANO_DATA)
-	{"connectex: ", NetworkTimeout},
-	{"wsarecv: ", NetworkTimeout},
-	{"wsasend: ", NetworkTimeout},
-	{"wsarecvfrom: ", NetworkTimeout},
-	{"wsasendto: ", NetworkTimeout},
-	{"getaddrinfow: ", NetworkTimeout},
-	{"(getaddrinfo: ", NetworkTimeout}, // Ruby's Net::HTTP: "Failed to open TCP connection to …:443 (getaddrinfo: Try again)"
-	{"target machine actively refused", NetworkTimeout},
-	{"connection was aborted by the software in your host", NetworkTimeout},
-	{"attempted to an unreachable", NetworkTimeout}, // network, host
-	{"temporary error during hostname resolution", NetworkTimeout},
-	{"non-recoverable error occurred during a database lookup", NetworkTimeout},
-	{"no data of the requested type was found", NetworkTimeout},
-	{"other side closed", NetworkTimeout}, // undici UND_ERR_SOCKET
-	{"und_err_socket", NetworkTimeout},
-	{"und_err_connect_timeout", NetworkTimeout},
-	{"und_err_headers_timeout", NetworkTimeout},
-	{"und_err_body_timeout", NetworkTimeout},
-	{"typeerror: fetch failed", NetworkTimeout},    // undici: the cause, when printed, says more (above)
-	{"<no response> fetch failed", NetworkTimeout}, // ofetch around undici: no answer at all
-	{"empty reply from server", NetworkTimeout},    // curl (52): the connection closed with no answer
-	{"serverdisconnectederror", NetworkTimeout},    // aiohttp's exception, printed with no message
-	{"clientconnectorerror", NetworkTimeout},       // aiohttp
-	{"net::err_", NetworkTimeout},                  // Chromium: name not resolved, refused, reset, timed out
-	{"mint.transporterror", NetworkTimeout},        // Elixir's Mint: closed, timeout, econnrefused
-	{"socket closed", NetworkTimeout},
-	{"socket connection was closed unexpectedly", NetworkTimeout}, // Bun
-	{"unexpected end of stream", NetworkTimeout},                  // OkHttp
-	{"stream was reset", NetworkTimeout},                          // OkHttp HTTP/2
-	{"failed to connect to", NetworkTimeout},                      // OkHttp
-	{"connection prematurely closed", NetworkTimeout},             // reactor-netty
-	{"header parser received no bytes", NetworkTimeout},           // the JDK's HttpClient
-	{"eof reached while reading", NetworkTimeout},
-	{"response ended prematurely", NetworkTimeout}, // .NET HttpClient
-	{"forcibly closed by the remote host", NetworkTimeout},
-	{"unable to read data from the transport connection", NetworkTimeout},
-	{"did not properly respond after a period of time", NetworkTimeout},
-	{"an error occurred while sending the request", NetworkTimeout}, // .NET: no answer was read
-	{"connection closed before message completed", NetworkTimeout},  // hyper IncompleteMessage
-	{"error trying to connect", NetworkTimeout},                     // hyper, reqwest
-	{"failed to lookup address information", NetworkTimeout},
-	{"error sending request for url", NetworkTimeout}, // reqwest: no answer was read
-	{"http2 error", NetworkTimeout},                   // hyper, reqwest: "http2 error: protocol error: …", a stream or connection the peer reset
+	{"connectex: ", work.NetworkTimeout},
+	{"wsarecv: ", work.NetworkTimeout},
+	{"wsasend: ", work.NetworkTimeout},
+	{"wsarecvfrom: ", work.NetworkTimeout},
+	{"wsasendto: ", work.NetworkTimeout},
+	{"getaddrinfow: ", work.NetworkTimeout},
+	{"(getaddrinfo: ", work.NetworkTimeout}, // Ruby's Net::HTTP: "Failed to open TCP connection to …:443 (getaddrinfo: Try again)"
+	{"target machine actively refused", work.NetworkTimeout},
+	{"connection was aborted by the software in your host", work.NetworkTimeout},
+	{"attempted to an unreachable", work.NetworkTimeout}, // network, host
+	{"temporary error during hostname resolution", work.NetworkTimeout},
+	{"non-recoverable error occurred during a database lookup", work.NetworkTimeout},
+	{"no data of the requested type was found", work.NetworkTimeout},
+	{"other side closed", work.NetworkTimeout}, // undici UND_ERR_SOCKET
+	{"und_err_socket", work.NetworkTimeout},
+	{"und_err_connect_timeout", work.NetworkTimeout},
+	{"und_err_headers_timeout", work.NetworkTimeout},
+	{"und_err_body_timeout", work.NetworkTimeout},
+	{"typeerror: fetch failed", work.NetworkTimeout},    // undici: the cause, when printed, says more (above)
+	{"<no response> fetch failed", work.NetworkTimeout}, // ofetch around undici: no answer at all
+	{"empty reply from server", work.NetworkTimeout},    // curl (52): the connection closed with no answer
+	{"serverdisconnectederror", work.NetworkTimeout},    // aiohttp's exception, printed with no message
+	{"clientconnectorerror", work.NetworkTimeout},       // aiohttp
+	{"net::err_", work.NetworkTimeout},                  // Chromium: name not resolved, refused, reset, timed out
+	{"mint.transporterror", work.NetworkTimeout},        // Elixir's Mint: closed, timeout, econnrefused
+	{"socket closed", work.NetworkTimeout},
+	{"socket connection was closed unexpectedly", work.NetworkTimeout}, // Bun
+	{"unexpected end of stream", work.NetworkTimeout},                  // OkHttp
+	{"stream was reset", work.NetworkTimeout},                          // OkHttp HTTP/2
+	{"failed to connect to", work.NetworkTimeout},                      // OkHttp
+	{"connection prematurely closed", work.NetworkTimeout},             // reactor-netty
+	{"header parser received no bytes", work.NetworkTimeout},           // the JDK's HttpClient
+	{"eof reached while reading", work.NetworkTimeout},
+	{"response ended prematurely", work.NetworkTimeout}, // .NET HttpClient
+	{"forcibly closed by the remote host", work.NetworkTimeout},
+	{"unable to read data from the transport connection", work.NetworkTimeout},
+	{"did not properly respond after a period of time", work.NetworkTimeout},
+	{"an error occurred while sending the request", work.NetworkTimeout}, // .NET: no answer was read
+	{"connection closed before message completed", work.NetworkTimeout},  // hyper IncompleteMessage
+	{"error trying to connect", work.NetworkTimeout},                     // hyper, reqwest
+	{"failed to lookup address information", work.NetworkTimeout},
+	{"error sending request for url", work.NetworkTimeout}, // reqwest: no answer was read
+	{"http2 error", work.NetworkTimeout},                   // hyper, reqwest: "http2 error: protocol error: …", a stream or connection the peer reset
 	// a TLS handshake the peer or a middlebox cut, with no verdict on the
 	// certificate (curl's "(35) OpenSSL SSL_connect: SSL_ERROR_SYSCALL"),
 	// HTTP/2 streams and sessions nghttp2 (Node's http2, got, curl) or the
 	// AWS SDK for JavaScript's http2 handler closed before an answer
-	{"ssl_error_syscall", NetworkTimeout},
+	{"ssl_error_syscall", work.NetworkTimeout},
 	// libcurl's own messages (curl_easy_strerror, in its older "Couldn't"
 	// and newer "Could not" wordings, and the CLI's), whatever wraps them:
 	// PHP's "cURL error 6: …", a locale's prefix, R's and Rust's bindings.
 	// Its certificate verdicts are read above ("ssl certificate
 	// problem", "peer certificate …").
-	{"could not resolve host", NetworkTimeout}, // CURLE_COULDNT_RESOLVE_HOST, also "Could not resolve hostname"
-	{"couldn't resolve host", NetworkTimeout},
-	{"could not resolve proxy", NetworkTimeout},
-	{"couldn't resolve proxy", NetworkTimeout},
-	{"could not connect to server", NetworkTimeout},
-	{"couldn't connect to server", NetworkTimeout},
-	{"ssl connect error", NetworkTimeout},                         // CURLE_SSL_CONNECT_ERROR: the handshake failed, no verdict on the certificate
-	{"failure when receiving data from the peer", NetworkTimeout}, // CURLE_RECV_ERROR
-	{"failed sending data to the peer", NetworkTimeout},           // CURLE_SEND_ERROR
-	{"server returned nothing", NetworkTimeout},                   // CURLE_GOT_NOTHING
-	{"transferred a partial file", NetworkTimeout},                // CURLE_PARTIAL_FILE
-	{"timeout was reached", NetworkTimeout},                       // CURLE_OPERATION_TIMEDOUT
-	{"weird server reply", NetworkTimeout},                        // CURLE_WEIRD_SERVER_REPLY
-	{"error in the http2 framing layer", NetworkTimeout},
-	{"stream error in the http/2 framing layer", NetworkTimeout},
-	{"quic connection error", NetworkTimeout},
-	{"proxy handshake error", NetworkTimeout},
+	{"could not resolve host", work.NetworkTimeout}, // CURLE_COULDNT_RESOLVE_HOST, also "Could not resolve hostname"
+	{"couldn't resolve host", work.NetworkTimeout},
+	{"could not resolve proxy", work.NetworkTimeout},
+	{"couldn't resolve proxy", work.NetworkTimeout},
+	{"could not connect to server", work.NetworkTimeout},
+	{"couldn't connect to server", work.NetworkTimeout},
+	{"ssl connect error", work.NetworkTimeout},                         // CURLE_SSL_CONNECT_ERROR: the handshake failed, no verdict on the certificate
+	{"failure when receiving data from the peer", work.NetworkTimeout}, // CURLE_RECV_ERROR
+	{"failed sending data to the peer", work.NetworkTimeout},           // CURLE_SEND_ERROR
+	{"server returned nothing", work.NetworkTimeout},                   // CURLE_GOT_NOTHING
+	{"transferred a partial file", work.NetworkTimeout},                // CURLE_PARTIAL_FILE
+	{"timeout was reached", work.NetworkTimeout},                       // CURLE_OPERATION_TIMEDOUT
+	{"weird server reply", work.NetworkTimeout},                        // CURLE_WEIRD_SERVER_REPLY
+	{"error in the http2 framing layer", work.NetworkTimeout},
+	{"stream error in the http/2 framing layer", work.NetworkTimeout},
+	{"quic connection error", work.NetworkTimeout},
+	{"proxy handshake error", work.NetworkTimeout},
 	// TLS alerts and handshakes that end without a verdict on the
 	// certificate, as the JDK, .NET and OpenSSL print them (the verdicts —
 	// PKIX, "certificate verify failed" — are read above, and an alert
 	// about a certificate is one)
-	{"alert bad certificate", AuthDenied},
-	{"alert unknown ca", AuthDenied},
-	{"alert certificate", AuthDenied}, // certificate_expired, certificate_unknown, certificate_revoked
-	{"fatal alert: bad_certificate", AuthDenied},
-	{"fatal alert: certificate_", AuthDenied},
-	{"fatal alert: unknown_ca", AuthDenied},
-	{"received fatal alert", NetworkTimeout},                 // the JDK: handshake_failure, protocol_version
-	{"remote host terminated the handshake", NetworkTimeout}, // the JDK
-	{"sslhandshakeexception", NetworkTimeout},
-	{"ssl handshake failed", NetworkTimeout},
-	{"the ssl connection could not be established", NetworkTimeout}, // .NET
-	{"alert handshake failure", NetworkTimeout},                     // OpenSSL: "sslv3 alert handshake failure"
-	{"alert protocol version", NetworkTimeout},
-	{"nghttp2_", NetworkTimeout}, // NGHTTP2_PROTOCOL_ERROR, NGHTTP2_INTERNAL_ERROR, NGHTTP2_REFUSED_STREAM
-	{"http2 request did not get a response", NetworkTimeout},
+	{"alert bad certificate", work.AuthDenied},
+	{"alert unknown ca", work.AuthDenied},
+	{"alert certificate", work.AuthDenied}, // certificate_expired, certificate_unknown, certificate_revoked
+	{"fatal alert: bad_certificate", work.AuthDenied},
+	{"fatal alert: certificate_", work.AuthDenied},
+	{"fatal alert: unknown_ca", work.AuthDenied},
+	{"received fatal alert", work.NetworkTimeout},                 // the JDK: handshake_failure, protocol_version
+	{"remote host terminated the handshake", work.NetworkTimeout}, // the JDK
+	{"sslhandshakeexception", work.NetworkTimeout},
+	{"ssl handshake failed", work.NetworkTimeout},
+	{"the ssl connection could not be established", work.NetworkTimeout}, // .NET
+	{"alert handshake failure", work.NetworkTimeout},                     // OpenSSL: "sslv3 alert handshake failure"
+	{"alert protocol version", work.NetworkTimeout},
+	{"nghttp2_", work.NetworkTimeout}, // NGHTTP2_PROTOCOL_ERROR, NGHTTP2_INTERNAL_ERROR, NGHTTP2_REFUSED_STREAM
+	{"http2 request did not get a response", work.NetworkTimeout},
 	// the Rust AWS SDK and hyper in their Debug renderings, gRPC's
 	// transport, Elixir's (ExAws, HTTPoison, Mint) transport atoms
-	{"dispatchfailure", NetworkTimeout}, // smithy-rs: the request could not be sent or its answer read
-	{"dispatch failure", NetworkTimeout},
-	{"connectorerror", NetworkTimeout},
-	{"incompletemessage", NetworkTimeout}, // hyper: the connection closed before the message completed
-	{"timedout", NetworkTimeout},          // io::ErrorKind::TimedOut, TimedOutError, reqwest's "source: TimedOut"
-	{"transport is closing", NetworkTimeout},
-	{"error reading from server", NetworkTimeout}, // grpc-go
-	{"nxdomain", NetworkTimeout},
-	{"http error: :timeout", NetworkTimeout},
-	{"{:error, :timeout}", NetworkTimeout},
-	{"reason: :timeout", NetworkTimeout},
-	{"reason: :closed", NetworkTimeout},
+	{"dispatchfailure", work.NetworkTimeout}, // smithy-rs: the request could not be sent or its answer read
+	{"dispatch failure", work.NetworkTimeout},
+	{"connectorerror", work.NetworkTimeout},
+	{"incompletemessage", work.NetworkTimeout}, // hyper: the connection closed before the message completed
+	{"timedout", work.NetworkTimeout},          // io::ErrorKind::TimedOut, TimedOutError, reqwest's "source: TimedOut"
+	{"transport is closing", work.NetworkTimeout},
+	{"error reading from server", work.NetworkTimeout}, // grpc-go
+	{"nxdomain", work.NetworkTimeout},
+	{"http error: :timeout", work.NetworkTimeout},
+	{"{:error, :timeout}", work.NetworkTimeout},
+	{"reason: :timeout", work.NetworkTimeout},
+	{"reason: :closed", work.NetworkTimeout},
 }
 
 // TextPhrases are the last resort: words of providers' and people's error
@@ -729,70 +731,70 @@ var TransportPhrases = []Phrase{
 // read after everything else, the status included. Order matters; the
 // first match wins.
 var TextPhrases = []Phrase{
-	{"insufficient_quota", BudgetExceeded},
-	{"credit balance is too low", BudgetExceeded},
-	{"exceeded your current quota", BudgetExceeded},
-	{"budget exceeded", BudgetExceeded},
-	{"api usage limits", BudgetExceeded},
-	{"spend limit", BudgetExceeded},
-	{"context_length_exceeded", TokenLimit},
-	{"maximum context length", TokenLimit},
-	{"prompt is too long", TokenLimit},
-	{"content_policy_violation", ContentPolicy},
-	{"content_filter", ContentPolicy},
-	{"content policy", ContentPolicy},
-	{"rate limit", RateLimited},
-	{"rate_limit", RateLimited},
-	{"ratelimit", RateLimited},
-	{"too many requests", RateLimited},
-	{"throttl", RateLimited},
-	{"slow down", RateLimited},
-	{"timed out", NetworkTimeout},
-	{"timeout", NetworkTimeout},
-	{"deadline exceeded", NetworkTimeout},
-	{"connection reset", NetworkTimeout},
-	{"connection closed", NetworkTimeout},
-	{"tls handshake", NetworkTimeout},
-	{"overload", UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
-	{"service unavailable", UpstreamUnavailable},
-	{"temporarily unavailable", UpstreamUnavailable}, // "Feature temporarily unavailable", "Service temporarily unavailable"
-	{"bad gateway", UpstreamUnavailable},
-	{"internal server error", UpstreamUnavailable},
-	{"internal_error", UpstreamUnavailable},
-	{"upstream connect error", UpstreamUnavailable}, // Envoy and service meshes
-	{"apiconnectionerror", NetworkTimeout},          // the OpenAI-style SDKs' (and LiteLLM's base case)
-	{"connection error", NetworkTimeout},
-	{"invalid api key", AuthDenied},
-	{"incorrect api key", AuthDenied},
-	{"unauthorized", AuthDenied},
-	{"forbidden", AuthDenied},
-	{"permission denied", AuthDenied},
-	{"access denied", AuthDenied},
-	{"access was denied", AuthDenied},     // Lambda: "KMS access was denied"
-	{"accessdeniedexception", AuthDenied}, // a code glued to its service's name (Lambda's "AccessDeniedExceptionKMS")
-	{"expired token", AuthDenied},
-	{"token expired", AuthDenied},
+	{"insufficient_quota", work.BudgetExceeded},
+	{"credit balance is too low", work.BudgetExceeded},
+	{"exceeded your current quota", work.BudgetExceeded},
+	{"budget exceeded", work.BudgetExceeded},
+	{"api usage limits", work.BudgetExceeded},
+	{"spend limit", work.BudgetExceeded},
+	{"context_length_exceeded", work.TokenLimit},
+	{"maximum context length", work.TokenLimit},
+	{"prompt is too long", work.TokenLimit},
+	{"content_policy_violation", work.ContentPolicy},
+	{"content_filter", work.ContentPolicy},
+	{"content policy", work.ContentPolicy},
+	{"rate limit", work.RateLimited},
+	{"rate_limit", work.RateLimited},
+	{"ratelimit", work.RateLimited},
+	{"too many requests", work.RateLimited},
+	{"throttl", work.RateLimited},
+	{"slow down", work.RateLimited},
+	{"timed out", work.NetworkTimeout},
+	{"timeout", work.NetworkTimeout},
+	{"deadline exceeded", work.NetworkTimeout},
+	{"connection reset", work.NetworkTimeout},
+	{"connection closed", work.NetworkTimeout},
+	{"tls handshake", work.NetworkTimeout},
+	{"overload", work.UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
+	{"service unavailable", work.UpstreamUnavailable},
+	{"temporarily unavailable", work.UpstreamUnavailable}, // "Feature temporarily unavailable", "Service temporarily unavailable"
+	{"bad gateway", work.UpstreamUnavailable},
+	{"internal server error", work.UpstreamUnavailable},
+	{"internal_error", work.UpstreamUnavailable},
+	{"upstream connect error", work.UpstreamUnavailable}, // Envoy and service meshes
+	{"apiconnectionerror", work.NetworkTimeout},          // the OpenAI-style SDKs' (and LiteLLM's base case)
+	{"connection error", work.NetworkTimeout},
+	{"invalid api key", work.AuthDenied},
+	{"incorrect api key", work.AuthDenied},
+	{"unauthorized", work.AuthDenied},
+	{"forbidden", work.AuthDenied},
+	{"permission denied", work.AuthDenied},
+	{"access denied", work.AuthDenied},
+	{"access was denied", work.AuthDenied},     // Lambda: "KMS access was denied"
+	{"accessdeniedexception", work.AuthDenied}, // a code glued to its service's name (Lambda's "AccessDeniedExceptionKMS")
+	{"expired token", work.AuthDenied},
+	{"token expired", work.AuthDenied},
 	// encoding/json, reading model output
-	{"unexpected end of json input", ResponseInvalid},
-	{"invalid character", ResponseInvalid},
-	{"cannot unmarshal", ResponseInvalid},
-	{"invalid json", ResponseInvalid},
-	{"json parse", ResponseInvalid},
-	{"expecting value: line", ResponseInvalid},            // Python's json: the model answered something else than JSON
-	{"unterminated string in json", ResponseInvalid},      // JavaScript's JSON.parse: an answer cut short
-	{"syntax error while parsing value", ResponseInvalid}, // nlohmann/json
-	{"unexpected token", ResponseInvalid},                 // JavaScript's JSON.parse
-	{"version conflict", Conflict},
-	{"optimistic lock", Conflict},
-	{"conflict", Conflict}, // "Conflict occurred while saving", an SDK's ConflictError, HTTP 409's reason
-	{"conditional request failed", Conflict},
-	{"nil pointer dereference", InternalBug},
-	{"index out of range", InternalBug},
-	{"invariant", InternalBug},
-	{"not found", NotFound},
+	{"unexpected end of json input", work.ResponseInvalid},
+	{"invalid character", work.ResponseInvalid},
+	{"cannot unmarshal", work.ResponseInvalid},
+	{"invalid json", work.ResponseInvalid},
+	{"json parse", work.ResponseInvalid},
+	{"expecting value: line", work.ResponseInvalid},            // Python's json: the model answered something else than JSON
+	{"unterminated string in json", work.ResponseInvalid},      // JavaScript's JSON.parse: an answer cut short
+	{"syntax error while parsing value", work.ResponseInvalid}, // nlohmann/json
+	{"unexpected token", work.ResponseInvalid},                 // JavaScript's JSON.parse
+	{"version conflict", work.Conflict},
+	{"optimistic lock", work.Conflict},
+	{"conflict", work.Conflict}, // "Conflict occurred while saving", an SDK's ConflictError, HTTP 409's reason
+	{"conditional request failed", work.Conflict},
+	{"nil pointer dereference", work.InternalBug},
+	{"index out of range", work.InternalBug},
+	{"invariant", work.InternalBug},
+	{"not found", work.NotFound},
 }
 
-func mergeCodes(m map[string]Class, codes []string, c Class) map[string]Class {
+func mergeCodes(m map[string]work.Class, codes []string, c work.Class) map[string]work.Class {
 	for _, code := range codes {
 		m[code] = c
 	}

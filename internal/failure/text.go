@@ -603,22 +603,22 @@ func ownClass(s string) (Classification, bool) {
 		at += next + 2
 	}
 	if best >= 0 {
-		name := string(traits[best].class)
-		return Of(traits[best].class, "error text names class "+name), true
+		c := work.Classes()[best]
+		return Of(c, "error text names class "+string(c)), true
 	}
 	switch {
 	case strings.HasPrefix(s, "panic: "), strings.Contains(s, ": panic: "):
 		if upstreamPanic(s) {
 			return Classification{}, false
 		}
-		return Of(InternalBug, "recovered panic (error text)"), true
+		return Of(work.InternalBug, "recovered panic (error text)"), true
 	case strings.Contains(s, "runtime error: "), strings.Contains(s, "assignment to entry in nil map"):
-		return Of(InternalBug, "runtime error (error text)"), true
+		return Of(work.InternalBug, "runtime error (error text)"), true
 	case strings.Contains(s, "' panicked at "), strings.HasPrefix(s, "fatal error: "):
 		// Rust's panic ("thread 'main' panicked at …", an unwrap of an
 		// error the program did not handle) and Go's fatal runtime error:
 		// a program's bug, whatever error it held.
-		return Of(InternalBug, "panic (error text)"), true
+		return Of(work.InternalBug, "panic (error text)"), true
 	}
 	return Classification{}, false
 }
@@ -638,9 +638,10 @@ func upstreamPanic(s string) bool {
 
 // classIndex maps each class name to its place in Classes.
 var classIndex = sync.OnceValue(func() map[string]int {
-	m := make(map[string]int, len(traits))
-	for i, t := range traits {
-		m[string(t.class)] = i
+	classes := work.Classes()
+	m := make(map[string]int, len(classes))
+	for i, c := range classes {
+		m[string(c)] = i
 	}
 	return m
 })

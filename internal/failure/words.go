@@ -4,12 +4,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Meaning is a class and the words that say it.
 type Meaning struct {
 	// Class is what the words mean.
-	Class Class
+	Class work.Class
 	// Name names the meaning ("rate", "money", "quota", "length", …): the
 	// key TranslatedWords add their words under.
 	Name string
@@ -51,7 +53,7 @@ type Meaning struct {
 // webhook's (UpstreamWords are theirs). TranslatedWords add the words of
 // other languages to the same meanings.
 var ModelWords = []Meaning{
-	{ClientError, "request", []string{
+	{work.ClientError, "request", []string{
 		"unsupported parameter", "unsupported value", "unknown parameter", "unrecognized request argument",
 		"unrecognized parameter", "invalid parameter", "invalid value", "invalid type", "extra inputs are not permitted",
 		"extra fields not permitted", "additional properties are not allowed", "is not supported with this model",
@@ -63,7 +65,7 @@ var ModelWords = []Meaning{
 		"invalid model", "permitted models", "model is not supported",
 		"identifier is invalid", "not a valid model", "model id is invalid", "model name is invalid", // Bedrock: "The provided model identifier is invalid."
 	}},
-	{RateLimited, "rate", []string{
+	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
 		"concurrency", "concurrent requests", "requests per minute", "tokens per minute", "per minute", "per second",
 		"requests per min", "tokens per min", "max rpm", "max tpm", "rpm limit", "tpm limit", "rpm:", "tpm:",
@@ -72,14 +74,14 @@ var ModelWords = []Meaning{
 		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
 		"request rate", "too quickly",     // DashScope: "Request rate increased too quickly"
 	}},
-	{BudgetExceeded, "money", []string{
+	{work.BudgetExceeded, "money", []string{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
 		"balance too low", "negative balance", "payment", "insufficient funds", "spending limit", "spend limit",
 		"budget", "top up", "top-up", "prepaid", "paid plan", "usage limit", "free tier", "trial key", "trial limit",
 		"arrear", "overdue", "good standing",
 	}},
-	{BudgetExceeded, "quota", []string{"quota", "free allocation", "used up your"}},
-	{TokenLimit, "length", []string{
+	{work.BudgetExceeded, "quota", []string{"quota", "free allocation", "used up your"}},
+	{work.TokenLimit, "length", []string{
 		"context length", "context_length", "context window", "context size", "context limit", "maximum context",
 		"max context", "too many tokens", "too many input tokens", "token limit", "tokens limit", "input token count",
 		"maximum number of tokens", "maximum allowed number of tokens", "prompt is too long", "input is too long",
@@ -94,7 +96,7 @@ var ModelWords = []Meaning{
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 		"token count of", "maximum model length", "longer than the maximum", // vLLM: "is longer than the maximum model length of 16384"
 	}},
-	{ClientError, "parameter", []string{
+	{work.ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
 		"completion tokens",
 		// the sampling parameters a model may not take ("invalid temperature:
@@ -102,7 +104,7 @@ var ModelWords = []Meaning{
 		"temperature", "top_p", "top_k", "presence_penalty", "frequency_penalty", "response_format", "tool_choice",
 		"logprobs", "allowed for this model",
 	}},
-	{AuthDenied, "key", []string{
+	{work.AuthDenied, "key", []string{
 		"api key", "api_key", "apikey", "api-key", "authentication", "authenticate", "unauthenticated",
 		"unauthorized", "unauthorised", "not authorized", "not authorised", "permission", "access denied",
 		"access is denied", "forbidden", "credential", "invalid token", "token is invalid", "invalid bearer",
@@ -112,7 +114,7 @@ var ModelWords = []Meaning{
 		"country", "location is not supported", "region is not supported", "unsupported region",
 		"not available in your", "not available in this region",
 	}},
-	{ContentPolicy, "policy", []string{
+	{work.ContentPolicy, "policy", []string{
 		"content policy", "content_policy", "content filter", "content_filter", "content management",
 		"content moderation", "moderation", "safety system", "safety filter", "safety reason", "safety polic",
 		"safety guideline", "safety concern", "for safety", "unsafe", "harmful", "flagged", "usage polic",
@@ -122,7 +124,7 @@ var ModelWords = []Meaning{
 		"hate speech", "recitation", "nsfw", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
 		"sensitive word", "sensitive_word", "sensitive information detected",
 	}},
-	{UpstreamUnavailable, "loading", []string{
+	{work.UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
 		"is not ready", "not yet ready", "warming up", "warm up", "warm-up", "cold start", "is starting up",
 		"scaled to zero",
@@ -136,7 +138,7 @@ var ModelWords = []Meaning{
 // "Defaults by role"). They are read before ModelWords, whose "malformed"
 // and "could not parse" speak of a request, and never from a status: a 4xx
 // is the endpoint refusing the request, not an answer.
-var AnswerWords = Meaning{ResponseInvalid, "answer", []string{
+var AnswerWords = Meaning{work.ResponseInvalid, "answer", []string{
 	"empty stream", "empty response", "no finish_reason", "malformed sse", "malformed response",
 	"response as json", "not valid json", "expecting value: line", "unterminated string in json",
 	"unexpected end of json", "parse error at line", "syntax error while parsing value", "jsondecodeerror",
@@ -183,7 +185,7 @@ var answerWords = sync.OnceValue(func() []Phrase {
 var policyWords = sync.OnceValue(func() []Phrase {
 	var out []Phrase
 	for _, ph := range modelWords() {
-		if ph.Class == ContentPolicy {
+		if ph.Class == work.ContentPolicy {
 			out = append(out, ph)
 		}
 	}
@@ -268,7 +270,7 @@ func withTranslations(meanings []Meaning) []Phrase {
 // it); a 401, 403 or 429 says as much alone, and they are never read from
 // a 5xx or a model endpoint's answer.
 var UpstreamWords = []Meaning{
-	{RateLimited, "rate", []string{
+	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
 		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
@@ -279,7 +281,7 @@ var UpstreamWords = []Meaning{
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
-	{AuthDenied, "permission", []string{
+	{work.AuthDenied, "permission", []string{
 		"not authorized", "not authorised", "unauthorized", "unauthorised", "permission", "forbidden",
 		"access denied", "missing access", "no rights", "not enough rights", "not allowed to", "invalid token",
 		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
@@ -294,7 +296,7 @@ var UpstreamWords = []Meaning{
 		"sign match fail", "signature match fail", "signature verification fail", "signature validation fail",
 		"signature check fail", "signature verify fail", "signature invalid", "bad signature", "wrong signature",
 	}},
-	{NotFound, "gone", []string{
+	{work.NotFound, "gone", []string{
 		"not found", "not_found", "not be found", "unknown webhook", "unknown channel", "unknown user", "unknown guild",
 		"no such", "does not exist", "doesn't exist", "no longer exists", "archived", "has been deleted",
 		"was deleted", "has been removed",
@@ -305,7 +307,7 @@ var UpstreamWords = []Meaning{
 		"registration no longer valid", "not_registered", "not-registered", "notregistered", "registration token is not registered",
 		"device token is inactive", "device is no longer registered",
 	}},
-	{SchemaInvalid, "payload", []string{
+	{work.SchemaInvalid, "payload", []string{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
 		"missing parameter", "required parameter", "parameter is missing", "parameters are missing", // Vonage's "Missing Parameters"
 		"missing field", "missing argument", "required argument",
@@ -323,11 +325,11 @@ var upstreamWords = sync.OnceValue(func() []Phrase { return withTranslations(Ups
 // a phrase) is a limit whose period decides it: a rate limit, or a quota
 // that is not money (insufficient_quota, a credit balance and a spend
 // limit are money whatever the period).
-func quotaLike(c Class, what string) bool {
+func quotaLike(c work.Class, what string) bool {
 	switch c {
-	case RateLimited:
+	case work.RateLimited:
 		return true
-	case BudgetExceeded:
+	case work.BudgetExceeded:
 		return containsFoldASCII(what, "quota") && !containsFoldASCII(what, "insufficient_quota")
 	}
 	return false
@@ -490,7 +492,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		}
 		for _, s := range srcs {
 			if s != "" && (periodNearLimit(s) || perLongPeriod(s) || cjkLongPeriod(s)) {
-				return ev.reclass(cl, BudgetExceeded, "a quota or limit per day or longer")
+				return ev.reclass(cl, work.BudgetExceeded, "a quota or limit per day or longer")
 			}
 		}
 		return cl
@@ -504,15 +506,15 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		zero = zero || limitZero(s) || protoLimitZero(s)
 	}
 	if zero {
-		return ev.reclass(cl, BudgetExceeded, "a quota whose limit is 0")
+		return ev.reclass(cl, work.BudgetExceeded, "a quota whose limit is 0")
 	}
 	for _, s := range srcs {
 		if s != "" && planHasNone(s) {
-			return ev.reclass(cl, BudgetExceeded, "a plan that has none")
+			return ev.reclass(cl, work.BudgetExceeded, "a plan that has none")
 		}
 	}
 	if r := ev.requestedOnce(); r.At.IsZero() && r.Delay > 0 && r.Delay < time.Hour {
-		return ev.reclass(cl, RateLimited, "retry within the hour")
+		return ev.reclass(cl, work.RateLimited, "retry within the hour")
 	}
 	long, spent := false, false
 	for _, s := range srcs {
@@ -532,9 +534,9 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		}
 	}
 	if long {
-		return ev.reclass(cl, BudgetExceeded, "a quota per day or longer")
+		return ev.reclass(cl, work.BudgetExceeded, "a quota per day or longer")
 	}
-	if cl.Class == RateLimited && !spent {
+	if cl.Class == work.RateLimited && !spent {
 		return cl
 	}
 	short := false
@@ -545,9 +547,9 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	}
 	switch {
 	case short:
-		return ev.reclass(cl, RateLimited, "a limit per minute or second")
+		return ev.reclass(cl, work.RateLimited, "a limit per minute or second")
 	case spent:
-		return ev.reclass(cl, BudgetExceeded, "a quota spent, with no window that reopens within minutes")
+		return ev.reclass(cl, work.BudgetExceeded, "a quota spent, with no window that reopens within minutes")
 	}
 	return cl
 }
@@ -592,7 +594,7 @@ func planHasNone(s string) bool {
 
 // reclass returns cl as class c, its reason saying why, or cl itself when
 // it already is c.
-func (ev *evidence) reclass(cl Classification, c Class, why string) Classification {
+func (ev *evidence) reclass(cl Classification, c work.Class, why string) Classification {
 	if cl.Class == c {
 		return cl
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/redact"
@@ -246,9 +247,9 @@ func callError(err error) *SendError {
 // of it can succeed), any other SQS's side.
 func entryFailure(senderFault bool) failure.Classification {
 	if senderFault {
-		return failure.Of(failure.SchemaInvalid, "SQS refused the entry: the sender's fault")
+		return failure.Of(work.SchemaInvalid, "SQS refused the entry: the sender's fault")
 	}
-	return failure.Of(failure.UpstreamUnavailable, "SQS failed the entry on its side")
+	return failure.Of(work.UpstreamUnavailable, "SQS failed the entry on its side")
 }
 
 // policy is the policy's producer row with p's overrides.

@@ -13,7 +13,7 @@ func BenchmarkDecide(b *testing.B) {
 	p := policy.Standard()
 	in := policy.Input{
 		Stage:   work.LLM,
-		Failure: failure.Of(failure.RateLimited, "openai code rate_limit_exceeded (HTTP 429)"),
+		Failure: failure.Of(work.RateLimited, "openai code rate_limit_exceeded (HTTP 429)"),
 		Attempt: 3,
 		Now:     time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC),
 		Rand:    func() float64 { return 0.5 },

@@ -17,7 +17,7 @@ func TestNoticeRow(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	mid := func() float64 { return 0.5 } // the jitter range's middle: the base
 	row := policy.Notice()
-	unavailable := failure.Of(failure.UpstreamUnavailable, "503")
+	unavailable := failure.Of(work.UpstreamUnavailable, "503")
 	for attempt, want := range map[int]time.Duration{1: 30 * time.Second, 2: 90 * time.Second, 3: 270 * time.Second, 4: 810 * time.Second} {
 		d, ok := row.Decide(policy.CallInput{Attempt: attempt, Failure: unavailable, Now: now, Rand: mid}).(policy.Retry)
 		if !ok || d.Delay != want || d.Min != want*8/10 || d.Max != min(want*12/10, 15*time.Minute) {
@@ -42,7 +42,7 @@ func TestNoticeRow(t *testing.T) {
 		t.Errorf("the 5th attempt: %#v, want given up, exhausted", d)
 	}
 	calls := 0
-	gone := failure.Of(failure.NotFound, "410")
+	gone := failure.Of(work.NotFound, "410")
 	if d, ok := row.Decide(policy.CallInput{Attempt: 1, Failure: gone, Now: now, Rand: func() float64 { calls++; return 0 }}).(policy.DeadLetter); !ok ||
 		d.Exhausted || calls != 0 {
 		t.Errorf("a 410: %#v (rand called %d times), want given up at once, no draw", d, calls)
@@ -57,7 +57,7 @@ func TestNoticeRow(t *testing.T) {
 func TestProducerRow(t *testing.T) {
 	t.Parallel()
 	row := policy.ProducerSend()
-	throttled := failure.Of(failure.RateLimited, "throttled")
+	throttled := failure.Of(work.RateLimited, "throttled")
 	throttled.Requested = failure.Requested{Delay: time.Minute}
 	for attempt, want := range map[int]time.Duration{1: 200 * time.Millisecond, 2: 400 * time.Millisecond, 3: 800 * time.Millisecond} {
 		d, ok := row.Decide(policy.CallInput{Attempt: attempt, Failure: throttled, Rand: func() float64 { return 1 }}).(policy.Retry)
@@ -77,12 +77,12 @@ func TestProducerRow(t *testing.T) {
 // the notice give-up threshold and the drain limits.
 func TestOutputs(t *testing.T) {
 	t.Parallel()
-	if got := policy.Unusable(failure.SchemaInvalid); got.Reason() != "SCHEMA_INVALID is permanent: no retry can succeed" ||
+	if got := policy.Unusable(work.SchemaInvalid); got.Reason() != "SCHEMA_INVALID is permanent: no retry can succeed" ||
 		got.Attempt != 1 || got.MaxAttempts != 1 || !got.Counts() {
 		t.Errorf("Unusable: %#v %q", got, got.Reason())
 	}
-	pol := failure.Of(failure.ContentPolicy, "blocked")
-	prior := policy.Replayed{Replays: 1, Stage: work.LLM, Class: failure.ContentPolicy}
+	pol := failure.Of(work.ContentPolicy, "blocked")
+	prior := policy.Replayed{Replays: 1, Stage: work.LLM, Class: work.ContentPolicy}
 	for name, tc := range map[string]struct {
 		prior policy.Replayed
 		stage work.Stage
@@ -90,10 +90,10 @@ func TestOutputs(t *testing.T) {
 		want  bool
 	}{
 		"the same permanent failure after a replay": {prior, work.LLM, pol, true},
-		"never replayed":      {policy.Replayed{Stage: work.LLM, Class: failure.ContentPolicy}, work.LLM, pol, false},
+		"never replayed":      {policy.Replayed{Stage: work.LLM, Class: work.ContentPolicy}, work.LLM, pol, false},
 		"another stage":       {prior, work.Notify, pol, false},
-		"another class":       {prior, work.LLM, failure.Of(failure.TokenLimit, "long"), false},
-		"a retryable failure": {policy.Replayed{Replays: 2, Stage: work.LLM, Class: failure.Unknown}, work.LLM, failure.Of(failure.Unknown, "?"), false},
+		"another class":       {prior, work.LLM, failure.Of(work.TokenLimit, "long"), false},
+		"a retryable failure": {policy.Replayed{Replays: 2, Stage: work.LLM, Class: work.Unknown}, work.LLM, failure.Of(work.Unknown, "?"), false},
 		"no dead letter":      {policy.Replayed{Replays: 1}, work.LLM, pol, false},
 	} {
 		if got := policy.Escalated(tc.prior, tc.stage, tc.cl); got != tc.want {

@@ -59,7 +59,7 @@ type Retry struct {
 	// Attempt is the attempt that just failed; MaxAttempts the stage's limit.
 	Attempt, MaxAttempts int
 	// Class is the failure's class.
-	Class failure.Class
+	Class work.Class
 	// Backoff describes the schedule that produced Delay.
 	Backoff string
 }
@@ -72,7 +72,7 @@ type DeadLetter struct {
 	// Attempt is the attempt that just failed; MaxAttempts the stage's limit.
 	Attempt, MaxAttempts int
 	// Class is the failure's class.
-	Class failure.Class
+	Class work.Class
 }
 
 // Wait means: try again at Until without spending an attempt.
@@ -80,7 +80,7 @@ type Wait struct {
 	// Until is when the item may run again.
 	Until time.Time
 	// Class is the failure's class (BUDGET_EXCEEDED) or empty for gates.
-	Class failure.Class
+	Class work.Class
 	// Why names the limit being waited out.
 	Why string
 	// Gate is what the item waits behind; empty is a plain due time.
@@ -192,7 +192,7 @@ func (p *Profile) retry(in Input, pol Policy, attempt int) Retry {
 // failure names. A profile that rechecks a spent budget sooner than the day
 // turns (an operator may raise the cap) waits for a plain due time instead
 // of behind the day's budget gate.
-func (p *Profile) wait(in Input, class failure.Class) Wait {
+func (p *Profile) wait(in Input, class work.Class) Wait {
 	g := in.Gate
 	if g.Kind() == gates.Budget && p.BudgetRecheck > 0 {
 		g = gates.DueName

@@ -33,12 +33,12 @@ func ExampleProfile_Decide() {
 	fmt.Println(d.Reason())
 
 	// Unparseable model output for the 3rd time: RESPONSE_INVALID allows 3.
-	invalid := failure.Classify(failure.New(failure.ResponseInvalid, "completion is not valid JSON"))
+	invalid := failure.Classify(failure.New(work.ResponseInvalid, "completion is not valid JSON"))
 	d = p.Decide(policy.Input{Stage: work.LLM, Failure: invalid, Attempt: 3, Now: now, Rand: half})
 	fmt.Printf("%T: %s\n", d, d.Reason())
 
 	// Triage's own daily budget is spent: wait for 00:00 UTC, no attempt spent.
-	budget := failure.Classify(&failure.Error{Class: failure.BudgetExceeded, Reason: "daily budget spent", SelfImposed: true})
+	budget := failure.Classify(&failure.Error{Class: work.BudgetExceeded, Reason: "daily budget spent", SelfImposed: true})
 	d = p.Decide(policy.Input{Stage: work.LLM, Failure: budget, Attempt: 1, Now: now, Rand: half})
 	fmt.Printf("%T: %s\n", d, d.Reason())
 	// Output:

@@ -11,7 +11,7 @@ import (
 // malformed body, an unknown item, a spec that conflicts with its item:
 // no retry can make it usable, whatever its class, so it is dead-lettered
 // at once, its first attempt its last (docs/design.md "Dead letters").
-func Unusable(class failure.Class) DeadLetter {
+func Unusable(class work.Class) DeadLetter {
 	return DeadLetter{Attempt: 1, MaxAttempts: 1, Class: class}
 }
 
@@ -21,7 +21,7 @@ func Unusable(class failure.Class) DeadLetter {
 type Replayed struct {
 	Replays int
 	Stage   work.Stage
-	Class   failure.Class
+	Class   work.Class
 }
 
 // Escalated reports whether a failure of a replayed item is escalated in its

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -84,9 +83,9 @@ type Profile struct {
 	Description string
 	// Policies holds one policy per class. A class missing from the table
 	// gets Unknown's policy.
-	Policies map[failure.Class]Policy
+	Policies map[work.Class]Policy
 	// Stages overrides Policies for one stage, class by class.
-	Stages map[work.Stage]map[failure.Class]Policy
+	Stages map[work.Stage]map[work.Class]Policy
 	// RequestedCap caps a delay an upstream asked for (Retry-After) before it
 	// is compared with the backoff: effective = max(backoff, min(requested,
 	// RequestedCap)). Zero means requests are ignored.
@@ -108,14 +107,14 @@ type Profile struct {
 
 // Policy returns the policy for class in stage: the stage override, else
 // the profile's, else Unknown's.
-func (p *Profile) Policy(stage work.Stage, class failure.Class) Policy {
+func (p *Profile) Policy(stage work.Stage, class work.Class) Policy {
 	if over, ok := p.Stages[stage][class]; ok {
 		return over
 	}
 	if pol, ok := p.Policies[class]; ok {
 		return pol
 	}
-	return p.Policies[failure.Unknown]
+	return p.Policies[work.Unknown]
 }
 
 // Validate reports the first inconsistency in p: a class without a policy,
@@ -128,7 +127,7 @@ func (p *Profile) Validate() error {
 	if p.Name == "" {
 		return fmt.Errorf("profile has no name")
 	}
-	check := func(where string, c failure.Class, pol Policy) error {
+	check := func(where string, c work.Class, pol Policy) error {
 		switch {
 		case !c.Valid():
 			return fmt.Errorf("profile %s: policy%s for unknown class %q", p.Name, where, c)
@@ -158,7 +157,7 @@ func (p *Profile) Validate() error {
 		(pr.IntervalMultiplier != 0 && pr.IntervalMultiplier < 1) {
 		return fmt.Errorf("profile %s: probing %+v: counts must not be negative, the multiplier and the cap at least 1", p.Name, pr)
 	}
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		pol, ok := p.Policies[c]
 		if !ok {
 			return fmt.Errorf("profile %s: no policy for %s", p.Name, c)
@@ -215,8 +214,8 @@ func DailyBatch() *Profile {
 	return withStages(&Profile{
 		Name:        "daily-batch",
 		Description: "cooldowns: rate limit 24h, network/server/parse/unknown 12h",
-		Policies: basePolicies(cool12, map[failure.Class]Backoff{
-			failure.RateLimited: Fixed{Interval: 24 * time.Hour},
+		Policies: basePolicies(cool12, map[work.Class]Backoff{
+			work.RateLimited: Fixed{Interval: 24 * time.Hour},
 		}),
 		RequestedCap:      24 * time.Hour,
 		ProviderQuotaWait: 24 * time.Hour,
@@ -235,10 +234,10 @@ func Predictions() *Profile {
 		Name:        "predictions",
 		Description: "rate limit 60s fixed, timeout linear 5s..30s, parse 5/10/20s, server exponential ±30%",
 		Policies: basePolicies(Exponential{Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: ProportionalJitter, Fraction: 0.3},
-			map[failure.Class]Backoff{
-				failure.RateLimited:     Fixed{Interval: time.Minute},
-				failure.NetworkTimeout:  Linear{Initial: 5 * time.Second, Step: 5 * time.Second, Max: 30 * time.Second},
-				failure.ResponseInvalid: Exponential{Initial: 5 * time.Second, Multiplier: 2, Max: 20 * time.Second},
+			map[work.Class]Backoff{
+				work.RateLimited:     Fixed{Interval: time.Minute},
+				work.NetworkTimeout:  Linear{Initial: 5 * time.Second, Step: 5 * time.Second, Max: 30 * time.Second},
+				work.ResponseInvalid: Exponential{Initial: 5 * time.Second, Multiplier: 2, Max: 20 * time.Second},
 			}),
 		RequestedCap:      5 * time.Minute,
 		ProviderQuotaWait: time.Hour,
@@ -248,30 +247,30 @@ func Predictions() *Profile {
 }
 
 // classTable is the decision table every profile starts from, one row per
-// class in the order of failure.Classes (docs/design.md "The decision
+// class in the order of work.Classes (docs/design.md "The decision
 // table"). Its retryable and counts columns are the classes' traits
-// (failure.Class.Traits), which basePolicies copies: what a class means is
+// (work.Class.Traits), which basePolicies copies: what a class means is
 // the classifier's, what is done about it the policy's. A nil Backoff on a
 // counting row takes the profile's schedule.
 var classTable = []struct {
-	class failure.Class
+	class work.Class
 	Policy
 }{
-	{failure.RateLimited, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Throttles, Congests: true, BackBehindGate: true}},
-	{failure.BudgetExceeded, Policy{Breaker: Opens, SkipsProvider: true}},
-	{failure.NetworkTimeout, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
-	{failure.UpstreamUnavailable, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
-	{failure.Conflict, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Answered}},
-	{failure.ResponseInvalid, Policy{MaxAttempts: 3, Breaker: Answered}},
-	{failure.ActionFailed, Policy{MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}, Breaker: Answered}},
-	{failure.SchemaInvalid, Policy{MaxAttempts: 1, Breaker: Silent}},
-	{failure.AuthDenied, Policy{MaxAttempts: 1, Breaker: Answered, SkipsProvider: true}},
-	{failure.NotFound, Policy{MaxAttempts: 1, Breaker: Answered}},
-	{failure.ContentPolicy, Policy{MaxAttempts: 1, Breaker: Answered, Escalates: true}},
-	{failure.TokenLimit, Policy{MaxAttempts: 1, Breaker: Answered, Escalates: true}},
-	{failure.ClientError, Policy{MaxAttempts: 1, Breaker: Answered}},
-	{failure.InternalBug, Policy{MaxAttempts: 1, Breaker: Silent}},
-	{failure.Unknown, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Silent}},
+	{work.RateLimited, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Throttles, Congests: true, BackBehindGate: true}},
+	{work.BudgetExceeded, Policy{Breaker: Opens, SkipsProvider: true}},
+	{work.NetworkTimeout, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
+	{work.UpstreamUnavailable, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Trips, Congests: true}},
+	{work.Conflict, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Answered}},
+	{work.ResponseInvalid, Policy{MaxAttempts: 3, Breaker: Answered}},
+	{work.ActionFailed, Policy{MaxAttempts: 3, Backoff: Fixed{Interval: 2 * time.Minute}, Breaker: Answered}},
+	{work.SchemaInvalid, Policy{MaxAttempts: 1, Breaker: Silent}},
+	{work.AuthDenied, Policy{MaxAttempts: 1, Breaker: Answered, SkipsProvider: true}},
+	{work.NotFound, Policy{MaxAttempts: 1, Breaker: Answered}},
+	{work.ContentPolicy, Policy{MaxAttempts: 1, Breaker: Answered, Escalates: true}},
+	{work.TokenLimit, Policy{MaxAttempts: 1, Breaker: Answered, Escalates: true}},
+	{work.ClientError, Policy{MaxAttempts: 1, Breaker: Answered}},
+	{work.InternalBug, Policy{MaxAttempts: 1, Breaker: Silent}},
+	{work.Unknown, Policy{MaxAttempts: DefaultMaxAttempts, Breaker: Silent}},
 }
 
 // stageTable overrides classTable for one stage. An llm provider's
@@ -279,17 +278,17 @@ var classTable = []struct {
 // skipped by every item — one probe per open window asks it again —
 // instead of costing each item a call. (A host's 401 is one article's or
 // one webhook's, not the host's outage.)
-var stageTable = map[work.Stage]map[failure.Class]func(Policy) Policy{
+var stageTable = map[work.Stage]map[work.Class]func(Policy) Policy{
 	work.LLM: {
-		failure.AuthDenied: func(p Policy) Policy { p.Breaker = Trips; return p },
+		work.AuthDenied: func(p Policy) Policy { p.Breaker = Trips; return p },
 	},
 }
 
 // basePolicies builds a profile's class table from classTable and the
 // classes' traits, its counting rows on schedule def unless over names the
 // class.
-func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class]Policy {
-	out := make(map[failure.Class]Policy, len(classTable))
+func basePolicies(def Backoff, over map[work.Class]Backoff) map[work.Class]Policy {
+	out := make(map[work.Class]Policy, len(classTable))
 	for _, row := range classTable {
 		pol := row.Policy
 		tr := row.class.Traits()
@@ -309,10 +308,10 @@ func basePolicies(def Backoff, over map[failure.Class]Backoff) map[failure.Class
 }
 
 // stagePolicies applies stageTable to a profile's class table.
-func stagePolicies(base map[failure.Class]Policy) map[work.Stage]map[failure.Class]Policy {
-	out := map[work.Stage]map[failure.Class]Policy{}
+func stagePolicies(base map[work.Class]Policy) map[work.Stage]map[work.Class]Policy {
+	out := map[work.Stage]map[work.Class]Policy{}
 	for st, rows := range stageTable {
-		out[st] = map[failure.Class]Policy{}
+		out[st] = map[work.Class]Policy{}
 		for c, f := range rows {
 			out[st][c] = f(base[c])
 		}

@@ -55,22 +55,22 @@ func secs(s ...float64) []time.Duration {
 
 // designLimits is the attempts column of docs/design.md "Error classes and retry profiles"; 0 is ∞ and
 // 1 is permanent.
-var designLimits = map[failure.Class]int{
-	failure.RateLimited:         5,
-	failure.BudgetExceeded:      0,
-	failure.NetworkTimeout:      5,
-	failure.UpstreamUnavailable: 5,
-	failure.Conflict:            5,
-	failure.ResponseInvalid:     3,
-	failure.ActionFailed:        3,
-	failure.SchemaInvalid:       1,
-	failure.AuthDenied:          1,
-	failure.NotFound:            1,
-	failure.ContentPolicy:       1,
-	failure.TokenLimit:          1,
-	failure.ClientError:         1,
-	failure.InternalBug:         1,
-	failure.Unknown:             5,
+var designLimits = map[work.Class]int{
+	work.RateLimited:         5,
+	work.BudgetExceeded:      0,
+	work.NetworkTimeout:      5,
+	work.UpstreamUnavailable: 5,
+	work.Conflict:            5,
+	work.ResponseInvalid:     3,
+	work.ActionFailed:        3,
+	work.SchemaInvalid:       1,
+	work.AuthDenied:          1,
+	work.NotFound:            1,
+	work.ContentPolicy:       1,
+	work.TokenLimit:          1,
+	work.ClientError:         1,
+	work.InternalBug:         1,
+	work.Unknown:             5,
 }
 
 func TestBaseSchedules(t *testing.T) {
@@ -79,31 +79,31 @@ func TestBaseSchedules(t *testing.T) {
 	standard := secs(1, 2, 4, 8, 16, 32, 60, 60)
 	tests := map[string]struct {
 		profile *policy.Profile
-		class   failure.Class
+		class   work.Class
 		want    []time.Duration // Base(1), Base(2), …
 	}{
-		"standard rate limited":         {profile: b.standard, class: failure.RateLimited, want: standard},
-		"standard network timeout":      {profile: b.standard, class: failure.NetworkTimeout, want: standard},
-		"standard upstream unavailable": {profile: b.standard, class: failure.UpstreamUnavailable, want: standard},
-		"standard conflict":             {profile: b.standard, class: failure.Conflict, want: standard},
-		"standard response invalid":     {profile: b.standard, class: failure.ResponseInvalid, want: standard[:3]},
-		"standard unknown":              {profile: b.standard, class: failure.Unknown, want: standard},
-		"standard action failed":        {profile: b.standard, class: failure.ActionFailed, want: secs(120, 120, 120)},
+		"standard rate limited":         {profile: b.standard, class: work.RateLimited, want: standard},
+		"standard network timeout":      {profile: b.standard, class: work.NetworkTimeout, want: standard},
+		"standard upstream unavailable": {profile: b.standard, class: work.UpstreamUnavailable, want: standard},
+		"standard conflict":             {profile: b.standard, class: work.Conflict, want: standard},
+		"standard response invalid":     {profile: b.standard, class: work.ResponseInvalid, want: standard[:3]},
+		"standard unknown":              {profile: b.standard, class: work.Unknown, want: standard},
+		"standard action failed":        {profile: b.standard, class: work.ActionFailed, want: secs(120, 120, 120)},
 
-		"predictions rate limit fixed 60s":   {profile: b.predictions, class: failure.RateLimited, want: secs(60, 60, 60, 60, 60)},
-		"predictions timeout linear 5s..30s": {profile: b.predictions, class: failure.NetworkTimeout, want: secs(5, 10, 15, 20, 25, 30, 30)},
-		"predictions parse 5/10/20s":         {profile: b.predictions, class: failure.ResponseInvalid, want: secs(5, 10, 20, 20)},
-		"predictions server exponential":     {profile: b.predictions, class: failure.UpstreamUnavailable, want: standard},
-		"predictions action failed":          {profile: b.predictions, class: failure.ActionFailed, want: secs(120, 120, 120)},
+		"predictions rate limit fixed 60s":   {profile: b.predictions, class: work.RateLimited, want: secs(60, 60, 60, 60, 60)},
+		"predictions timeout linear 5s..30s": {profile: b.predictions, class: work.NetworkTimeout, want: secs(5, 10, 15, 20, 25, 30, 30)},
+		"predictions parse 5/10/20s":         {profile: b.predictions, class: work.ResponseInvalid, want: secs(5, 10, 20, 20)},
+		"predictions server exponential":     {profile: b.predictions, class: work.UpstreamUnavailable, want: standard},
+		"predictions action failed":          {profile: b.predictions, class: work.ActionFailed, want: secs(120, 120, 120)},
 
-		"daily-batch rate limit 24h":    {profile: b.dailyBatch, class: failure.RateLimited, want: []time.Duration{24 * time.Hour, 24 * time.Hour, 24 * time.Hour}},
-		"daily-batch network 12h":       {profile: b.dailyBatch, class: failure.NetworkTimeout, want: []time.Duration{12 * time.Hour, 12 * time.Hour, 12 * time.Hour}},
-		"daily-batch server 12h":        {profile: b.dailyBatch, class: failure.UpstreamUnavailable, want: []time.Duration{12 * time.Hour, 12 * time.Hour}},
-		"daily-batch parse 12h":         {profile: b.dailyBatch, class: failure.ResponseInvalid, want: []time.Duration{12 * time.Hour, 12 * time.Hour}},
-		"daily-batch unknown 12h":       {profile: b.dailyBatch, class: failure.Unknown, want: []time.Duration{12 * time.Hour}},
-		"daily-batch action failed 2m":  {profile: b.dailyBatch, class: failure.ActionFailed, want: secs(120, 120, 120)},
-		"daily-batch conflict 12h":      {profile: b.dailyBatch, class: failure.Conflict, want: []time.Duration{12 * time.Hour}},
-		"predictions unknown exp. ±30%": {profile: b.predictions, class: failure.Unknown, want: standard[:4]},
+		"daily-batch rate limit 24h":    {profile: b.dailyBatch, class: work.RateLimited, want: []time.Duration{24 * time.Hour, 24 * time.Hour, 24 * time.Hour}},
+		"daily-batch network 12h":       {profile: b.dailyBatch, class: work.NetworkTimeout, want: []time.Duration{12 * time.Hour, 12 * time.Hour, 12 * time.Hour}},
+		"daily-batch server 12h":        {profile: b.dailyBatch, class: work.UpstreamUnavailable, want: []time.Duration{12 * time.Hour, 12 * time.Hour}},
+		"daily-batch parse 12h":         {profile: b.dailyBatch, class: work.ResponseInvalid, want: []time.Duration{12 * time.Hour, 12 * time.Hour}},
+		"daily-batch unknown 12h":       {profile: b.dailyBatch, class: work.Unknown, want: []time.Duration{12 * time.Hour}},
+		"daily-batch action failed 2m":  {profile: b.dailyBatch, class: work.ActionFailed, want: secs(120, 120, 120)},
+		"daily-batch conflict 12h":      {profile: b.dailyBatch, class: work.Conflict, want: []time.Duration{12 * time.Hour}},
+		"predictions unknown exp. ±30%": {profile: b.predictions, class: work.Unknown, want: standard[:4]},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -132,14 +132,14 @@ func TestBounds(t *testing.T) {
 		want    []bound // Bounds(1), Bounds(2), …
 	}{
 		"standard full jitter from zero": {
-			backoff: b.standard.Policy(work.Fetch, failure.RateLimited).Backoff,
+			backoff: b.standard.Policy(work.Fetch, work.RateLimited).Backoff,
 			want: []bound{
 				{0, time.Second}, {0, 2 * time.Second}, {0, 4 * time.Second}, {0, 8 * time.Second},
 				{0, 16 * time.Second}, {0, 32 * time.Second}, {0, time.Minute}, {0, time.Minute},
 			},
 		},
 		"predictions server ±30%": {
-			backoff: b.predictions.Policy(work.LLM, failure.UpstreamUnavailable).Backoff,
+			backoff: b.predictions.Policy(work.LLM, work.UpstreamUnavailable).Backoff,
 			want: []bound{
 				{700 * time.Millisecond, 1300 * time.Millisecond},
 				{1400 * time.Millisecond, 2600 * time.Millisecond},
@@ -151,15 +151,15 @@ func TestBounds(t *testing.T) {
 			},
 		},
 		"predictions rate limit has no jitter": {
-			backoff: b.predictions.Policy(work.LLM, failure.RateLimited).Backoff,
+			backoff: b.predictions.Policy(work.LLM, work.RateLimited).Backoff,
 			want:    []bound{{time.Minute, time.Minute}, {time.Minute, time.Minute}},
 		},
 		"predictions timeout has no jitter": {
-			backoff: b.predictions.Policy(work.LLM, failure.NetworkTimeout).Backoff,
+			backoff: b.predictions.Policy(work.LLM, work.NetworkTimeout).Backoff,
 			want:    []bound{{5 * time.Second, 5 * time.Second}, {10 * time.Second, 10 * time.Second}},
 		},
 		"predictions parse has no jitter": {
-			backoff: b.predictions.Policy(work.LLM, failure.ResponseInvalid).Backoff,
+			backoff: b.predictions.Policy(work.LLM, work.ResponseInvalid).Backoff,
 			want:    []bound{{5 * time.Second, 5 * time.Second}, {10 * time.Second, 10 * time.Second}, {20 * time.Second, 20 * time.Second}},
 		},
 	}
@@ -252,7 +252,7 @@ func TestJitter(t *testing.T) {
 		sweep = append(sweep, src.Float64())
 	}
 	for _, p := range profiles {
-		for _, class := range failure.Classes() {
+		for _, class := range work.Classes() {
 			pol := p.Policy(work.LLM, class)
 			if !pol.Retryable || !pol.Counts {
 				continue
@@ -301,15 +301,15 @@ func TestNilRandUsesUpperBound(t *testing.T) {
 	b := setup(t)
 	tests := map[string]struct {
 		profile *policy.Profile
-		class   failure.Class
+		class   work.Class
 		attempt int
 		want    time.Duration
 	}{
-		"standard full jitter":       {profile: b.standard, class: failure.RateLimited, attempt: 3, want: 4 * time.Second},
-		"standard at the cap":        {profile: b.standard, class: failure.Unknown, attempt: 4, want: 8 * time.Second},
-		"predictions ±30%":           {profile: b.predictions, class: failure.UpstreamUnavailable, attempt: 1, want: 1300 * time.Millisecond},
-		"predictions linear":         {profile: b.predictions, class: failure.NetworkTimeout, attempt: 2, want: 10 * time.Second},
-		"daily-batch fixed cooldown": {profile: b.dailyBatch, class: failure.RateLimited, attempt: 1, want: 24 * time.Hour},
+		"standard full jitter":       {profile: b.standard, class: work.RateLimited, attempt: 3, want: 4 * time.Second},
+		"standard at the cap":        {profile: b.standard, class: work.Unknown, attempt: 4, want: 8 * time.Second},
+		"predictions ±30%":           {profile: b.predictions, class: work.UpstreamUnavailable, attempt: 1, want: 1300 * time.Millisecond},
+		"predictions linear":         {profile: b.predictions, class: work.NetworkTimeout, attempt: 2, want: 10 * time.Second},
+		"daily-batch fixed cooldown": {profile: b.dailyBatch, class: work.RateLimited, attempt: 1, want: 24 * time.Hour},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -330,7 +330,7 @@ func TestDecideRequested(t *testing.T) {
 	noRequests.RequestedCap = 0
 	tests := map[string]struct {
 		profile   *policy.Profile
-		class     failure.Class
+		class     work.Class
 		attempt   int
 		r         float64
 		requested failure.Requested
@@ -339,76 +339,76 @@ func TestDecideRequested(t *testing.T) {
 		delay, lo, hi, req time.Duration
 	}{
 		"requested above the backoff": {
-			profile: b.standard, class: failure.RateLimited, attempt: 2, r: 0.5,
+			profile: b.standard, class: work.RateLimited, attempt: 2, r: 0.5,
 			requested: failure.Requested{Delay: 30 * time.Second},
 			delay:     30 * time.Second, lo: 30 * time.Second, hi: 30 * time.Second, req: 30 * time.Second,
 		},
 		"requested below the backoff": {
-			profile: b.standard, class: failure.RateLimited, attempt: 4, r: 0.75,
+			profile: b.standard, class: work.RateLimited, attempt: 4, r: 0.75,
 			requested: failure.Requested{Delay: 3 * time.Second},
 			delay:     6 * time.Second, lo: 3 * time.Second, hi: 8 * time.Second, req: 3 * time.Second,
 		},
 		"requested lifts a low draw": {
-			profile: b.standard, class: failure.UpstreamUnavailable, attempt: 4, r: 0.1,
+			profile: b.standard, class: work.UpstreamUnavailable, attempt: 4, r: 0.1,
 			requested: failure.Requested{Delay: 3 * time.Second},
 			delay:     3 * time.Second, lo: 3 * time.Second, hi: 8 * time.Second, req: 3 * time.Second,
 		},
 		"requested above 5 min is capped": {
-			profile: b.standard, class: failure.RateLimited, attempt: 1, r: 0.5,
+			profile: b.standard, class: work.RateLimited, attempt: 1, r: 0.5,
 			requested: failure.Requested{Delay: 6 * time.Minute},
 			delay:     5 * time.Minute, lo: 5 * time.Minute, hi: 5 * time.Minute, req: 5 * time.Minute,
 		},
 		"requested exactly 5 min": {
-			profile: b.standard, class: failure.RateLimited, attempt: 1, r: 0.5,
+			profile: b.standard, class: work.RateLimited, attempt: 1, r: 0.5,
 			requested: failure.Requested{Delay: 5 * time.Minute},
 			delay:     5 * time.Minute, lo: 5 * time.Minute, hi: 5 * time.Minute, req: 5 * time.Minute,
 		},
 		"the upstream's maximum is capped": {
-			profile: b.standard, class: failure.RateLimited, attempt: 1, r: 0,
+			profile: b.standard, class: work.RateLimited, attempt: 1, r: 0,
 			requested: failure.Requested{Delay: failure.MaxRequestedDelay},
 			delay:     5 * time.Minute, lo: 5 * time.Minute, hi: 5 * time.Minute, req: 5 * time.Minute,
 		},
 		"HTTP-date resolved against Input.Now": {
-			profile: b.standard, class: failure.UpstreamUnavailable, attempt: 1, r: 0.5,
+			profile: b.standard, class: work.UpstreamUnavailable, attempt: 1, r: 0.5,
 			requested: failure.Requested{At: b.now.Add(2 * time.Minute)}, now: b.now,
 			delay: 2 * time.Minute, lo: 2 * time.Minute, hi: 2 * time.Minute, req: 2 * time.Minute,
 		},
 		"HTTP-date resolved against a later Now": {
-			profile: b.standard, class: failure.UpstreamUnavailable, attempt: 1, r: 0.5,
+			profile: b.standard, class: work.UpstreamUnavailable, attempt: 1, r: 0.5,
 			requested: failure.Requested{At: b.now.Add(2 * time.Minute)}, now: b.now.Add(90 * time.Second),
 			delay: 30 * time.Second, lo: 30 * time.Second, hi: 30 * time.Second, req: 30 * time.Second,
 		},
 		"HTTP-date far ahead is capped": {
-			profile: b.standard, class: failure.RateLimited, attempt: 1, r: 0.5,
+			profile: b.standard, class: work.RateLimited, attempt: 1, r: 0.5,
 			requested: failure.Requested{At: b.now.Add(48 * time.Hour)}, now: b.now,
 			delay: 5 * time.Minute, lo: 5 * time.Minute, hi: 5 * time.Minute, req: 5 * time.Minute,
 		},
 		"HTTP-date passed falls back to the backoff": {
-			profile: b.standard, class: failure.RateLimited, attempt: 3, r: 0.5,
+			profile: b.standard, class: work.RateLimited, attempt: 3, r: 0.5,
 			requested: failure.Requested{At: b.now.Add(-time.Minute)}, now: b.now,
 			delay: 2 * time.Second, lo: 0, hi: 4 * time.Second, req: 0,
 		},
 		"nothing requested": {
-			profile: b.standard, class: failure.RateLimited, attempt: 3, r: 0.5,
+			profile: b.standard, class: work.RateLimited, attempt: 3, r: 0.5,
 			delay: 2 * time.Second, lo: 0, hi: 4 * time.Second, req: 0,
 		},
 		"predictions fixed rate limit beats a shorter request": {
-			profile: b.predictions, class: failure.RateLimited, attempt: 1, r: 0.5,
+			profile: b.predictions, class: work.RateLimited, attempt: 1, r: 0.5,
 			requested: failure.Requested{Delay: 20 * time.Second},
 			delay:     time.Minute, lo: time.Minute, hi: time.Minute, req: 20 * time.Second,
 		},
 		"daily-batch caps requests at 24h": {
-			profile: b.dailyBatch, class: failure.NetworkTimeout, attempt: 1, r: 0.5,
+			profile: b.dailyBatch, class: work.NetworkTimeout, attempt: 1, r: 0.5,
 			requested: failure.Requested{Delay: 30 * time.Hour},
 			delay:     24 * time.Hour, lo: 24 * time.Hour, hi: 24 * time.Hour, req: 24 * time.Hour,
 		},
 		"a zero cap ignores requests": {
-			profile: noRequests, class: failure.RateLimited, attempt: 2, r: 0.5,
+			profile: noRequests, class: work.RateLimited, attempt: 2, r: 0.5,
 			requested: failure.Requested{Delay: time.Minute},
 			delay:     time.Second, lo: 0, hi: 2 * time.Second, req: 0,
 		},
 		"action failed keeps its fixed 2 min over a short request": {
-			profile: b.standard, class: failure.ActionFailed, attempt: 1, r: 0,
+			profile: b.standard, class: work.ActionFailed, attempt: 1, r: 0,
 			requested: failure.Requested{Delay: 30 * time.Second},
 			delay:     2 * time.Minute, lo: 2 * time.Minute, hi: 2 * time.Minute, req: 30 * time.Second,
 		},
@@ -441,7 +441,7 @@ func TestDecideAttemptLimits(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	for _, p := range []*policy.Profile{b.standard, b.dailyBatch, b.predictions} {
-		for _, class := range failure.Classes() {
+		for _, class := range work.Classes() {
 			limit := designLimits[class]
 			t.Run(p.Name+" "+string(class), func(t *testing.T) {
 				t.Parallel()
@@ -480,34 +480,34 @@ func TestDecideAttemptEdges(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tests := map[string]struct {
-		class   failure.Class
+		class   work.Class
 		attempt int
 		want    policy.Decision
 	}{
-		"RESPONSE_INVALID retries its 2nd failure": {class: failure.ResponseInvalid, attempt: 2,
-			want: policy.Retry{Delay: time.Second, Min: 0, Max: 2 * time.Second, Attempt: 2, MaxAttempts: 3, Class: failure.ResponseInvalid, Backoff: "exponential 1s×2 ≤1m0s full jitter"}},
-		"RESPONSE_INVALID dead-letters at its 3rd": {class: failure.ResponseInvalid, attempt: 3,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: failure.ResponseInvalid}},
-		"RATE_LIMITED retries its 4th failure": {class: failure.RateLimited, attempt: 4,
-			want: policy.Retry{Delay: 4 * time.Second, Min: 0, Max: 8 * time.Second, Attempt: 4, MaxAttempts: 5, Class: failure.RateLimited, Backoff: "exponential 1s×2 ≤1m0s full jitter"}},
-		"RATE_LIMITED dead-letters at its 5th": {class: failure.RateLimited, attempt: 5,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 5, MaxAttempts: 5, Class: failure.RateLimited}},
-		"past the limit still dead-letters": {class: failure.NetworkTimeout, attempt: 40,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 40, MaxAttempts: 5, Class: failure.NetworkTimeout}},
-		"permanent class at its 1st": {class: failure.TokenLimit, attempt: 1,
-			want: policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: failure.TokenLimit}},
-		"attempt 0 is the 1st": {class: failure.Conflict, attempt: 0,
-			want: policy.Retry{Delay: 500 * time.Millisecond, Min: 0, Max: time.Second, Attempt: 1, MaxAttempts: 5, Class: failure.Conflict, Backoff: "exponential 1s×2 ≤1m0s full jitter"}},
-		"negative attempt is the 1st": {class: failure.AuthDenied, attempt: -2,
-			want: policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: failure.AuthDenied}},
+		"RESPONSE_INVALID retries its 2nd failure": {class: work.ResponseInvalid, attempt: 2,
+			want: policy.Retry{Delay: time.Second, Min: 0, Max: 2 * time.Second, Attempt: 2, MaxAttempts: 3, Class: work.ResponseInvalid, Backoff: "exponential 1s×2 ≤1m0s full jitter"}},
+		"RESPONSE_INVALID dead-letters at its 3rd": {class: work.ResponseInvalid, attempt: 3,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: work.ResponseInvalid}},
+		"RATE_LIMITED retries its 4th failure": {class: work.RateLimited, attempt: 4,
+			want: policy.Retry{Delay: 4 * time.Second, Min: 0, Max: 8 * time.Second, Attempt: 4, MaxAttempts: 5, Class: work.RateLimited, Backoff: "exponential 1s×2 ≤1m0s full jitter"}},
+		"RATE_LIMITED dead-letters at its 5th": {class: work.RateLimited, attempt: 5,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 5, MaxAttempts: 5, Class: work.RateLimited}},
+		"past the limit still dead-letters": {class: work.NetworkTimeout, attempt: 40,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 40, MaxAttempts: 5, Class: work.NetworkTimeout}},
+		"permanent class at its 1st": {class: work.TokenLimit, attempt: 1,
+			want: policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: work.TokenLimit}},
+		"attempt 0 is the 1st": {class: work.Conflict, attempt: 0,
+			want: policy.Retry{Delay: 500 * time.Millisecond, Min: 0, Max: time.Second, Attempt: 1, MaxAttempts: 5, Class: work.Conflict, Backoff: "exponential 1s×2 ≤1m0s full jitter"}},
+		"negative attempt is the 1st": {class: work.AuthDenied, attempt: -2,
+			want: policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: work.AuthDenied}},
 		"an unknown class gets UNKNOWN's policy": {class: "NEW_CLASS_FROM_A_LATER_DEPLOY", attempt: 5,
 			want: policy.DeadLetter{Exhausted: true, Attempt: 5, MaxAttempts: 5, Class: "NEW_CLASS_FROM_A_LATER_DEPLOY"}},
-		"ACTION_FAILED fixed 2 min, 1st": {class: failure.ActionFailed, attempt: 1,
-			want: policy.Retry{Delay: 2 * time.Minute, Min: 2 * time.Minute, Max: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: failure.ActionFailed, Backoff: "fixed 2m0s"}},
-		"ACTION_FAILED fixed 2 min, 2nd": {class: failure.ActionFailed, attempt: 2,
-			want: policy.Retry{Delay: 2 * time.Minute, Min: 2 * time.Minute, Max: 2 * time.Minute, Attempt: 2, MaxAttempts: 3, Class: failure.ActionFailed, Backoff: "fixed 2m0s"}},
-		"ACTION_FAILED dead-letters at its 3rd": {class: failure.ActionFailed, attempt: 3,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: failure.ActionFailed}},
+		"ACTION_FAILED fixed 2 min, 1st": {class: work.ActionFailed, attempt: 1,
+			want: policy.Retry{Delay: 2 * time.Minute, Min: 2 * time.Minute, Max: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: work.ActionFailed, Backoff: "fixed 2m0s"}},
+		"ACTION_FAILED fixed 2 min, 2nd": {class: work.ActionFailed, attempt: 2,
+			want: policy.Retry{Delay: 2 * time.Minute, Min: 2 * time.Minute, Max: 2 * time.Minute, Attempt: 2, MaxAttempts: 3, Class: work.ActionFailed, Backoff: "fixed 2m0s"}},
+		"ACTION_FAILED dead-letters at its 3rd": {class: work.ActionFailed, attempt: 3,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: work.ActionFailed}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -524,8 +524,8 @@ func TestDecideBudget(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	midnight := time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)
-	self := failure.Classification{Class: failure.BudgetExceeded, SelfImposed: true}
-	quota := failure.Of(failure.BudgetExceeded, "openai code insufficient_quota (HTTP 429)")
+	self := failure.Classification{Class: work.BudgetExceeded, SelfImposed: true}
+	quota := failure.Of(work.BudgetExceeded, "openai code insufficient_quota (HTTP 429)")
 	recheck := policy.Standard()
 	recheck.BudgetRecheck = 15 * time.Minute
 	withRequest := func(c failure.Classification, r failure.Requested) failure.Classification {
@@ -597,7 +597,7 @@ func TestDecideBudget(t *testing.T) {
 			if !ok {
 				t.Fatalf("decision %#v, want Wait", d)
 			}
-			if !w.Until.Equal(tc.until) || w.Class != failure.BudgetExceeded || !strings.Contains(w.Why, tc.why) {
+			if !w.Until.Equal(tc.until) || w.Class != work.BudgetExceeded || !strings.Contains(w.Why, tc.why) {
 				t.Errorf("wait = %+v, want until %v for %q", w, tc.until, tc.why)
 			}
 			if !w.Until.After(tc.now) {
@@ -638,33 +638,33 @@ func TestStageIndependence(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	p := policy.Standard()
-	p.Stages = map[work.Stage]map[failure.Class]policy.Policy{
-		work.LLM: {failure.ResponseInvalid: {Retryable: true, Counts: true, MaxAttempts: 6, Backoff: policy.Fixed{Interval: 10 * time.Second}}},
+	p.Stages = map[work.Stage]map[work.Class]policy.Policy{
+		work.LLM: {work.ResponseInvalid: {Retryable: true, Counts: true, MaxAttempts: 6, Backoff: policy.Fixed{Interval: 10 * time.Second}}},
 	}
 	if err := p.Validate(); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
-	decide := func(stage work.Stage, class failure.Class, attempt int) policy.Decision {
+	decide := func(stage work.Stage, class work.Class, attempt int) policy.Decision {
 		return p.Decide(policy.Input{Stage: stage, Failure: failure.Of(class, "t"), Attempt: attempt, Now: b.now, Rand: constRand(0.5)})
 	}
 	tests := map[string]struct {
 		stage   work.Stage
-		class   failure.Class
+		class   work.Class
 		attempt int
 		want    policy.Decision
 	}{
-		"the overridden stage retries past the default limit": {stage: work.LLM, class: failure.ResponseInvalid, attempt: 3,
-			want: policy.Retry{Delay: 10 * time.Second, Min: 10 * time.Second, Max: 10 * time.Second, Attempt: 3, MaxAttempts: 6, Class: failure.ResponseInvalid, Backoff: "fixed 10s"}},
-		"the overridden stage dead-letters at its own limit": {stage: work.LLM, class: failure.ResponseInvalid, attempt: 6,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 6, MaxAttempts: 6, Class: failure.ResponseInvalid}},
-		"fetch keeps the default limit": {stage: work.Fetch, class: failure.ResponseInvalid, attempt: 3,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: failure.ResponseInvalid}},
-		"notify keeps the default limit": {stage: work.Notify, class: failure.ResponseInvalid, attempt: 3,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: failure.ResponseInvalid}},
-		"other classes of the overridden stage keep theirs": {stage: work.LLM, class: failure.RateLimited, attempt: 5,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 5, MaxAttempts: 5, Class: failure.RateLimited}},
-		"an unknown stage gets the profile's policy": {stage: "enrich", class: failure.ResponseInvalid, attempt: 3,
-			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: failure.ResponseInvalid}},
+		"the overridden stage retries past the default limit": {stage: work.LLM, class: work.ResponseInvalid, attempt: 3,
+			want: policy.Retry{Delay: 10 * time.Second, Min: 10 * time.Second, Max: 10 * time.Second, Attempt: 3, MaxAttempts: 6, Class: work.ResponseInvalid, Backoff: "fixed 10s"}},
+		"the overridden stage dead-letters at its own limit": {stage: work.LLM, class: work.ResponseInvalid, attempt: 6,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 6, MaxAttempts: 6, Class: work.ResponseInvalid}},
+		"fetch keeps the default limit": {stage: work.Fetch, class: work.ResponseInvalid, attempt: 3,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: work.ResponseInvalid}},
+		"notify keeps the default limit": {stage: work.Notify, class: work.ResponseInvalid, attempt: 3,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: work.ResponseInvalid}},
+		"other classes of the overridden stage keep theirs": {stage: work.LLM, class: work.RateLimited, attempt: 5,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 5, MaxAttempts: 5, Class: work.RateLimited}},
+		"an unknown stage gets the profile's policy": {stage: "enrich", class: work.ResponseInvalid, attempt: 3,
+			want: policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: work.ResponseInvalid}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -679,7 +679,7 @@ func TestStageIndependence(t *testing.T) {
 	// fetch four times and llm once is judged on the attempt it is given.
 	t.Run("same attempt, same decision in every stage", func(t *testing.T) {
 		t.Parallel()
-		for _, class := range failure.Classes() {
+		for _, class := range work.Classes() {
 			var first policy.Decision
 			for i, st := range work.Stages() {
 				d := b.standard.Decide(policy.Input{Stage: st, Failure: failure.Of(class, "t"), Attempt: 2, Now: b.now, Rand: constRand(0.3)})
@@ -731,10 +731,10 @@ func TestLookup(t *testing.T) {
 	t.Run("profiles are fresh copies", func(t *testing.T) {
 		t.Parallel()
 		a, _ := policy.Lookup("standard")
-		a.Policies[failure.RateLimited] = policy.Policy{MaxAttempts: 1}
+		a.Policies[work.RateLimited] = policy.Policy{MaxAttempts: 1}
 		a.RequestedCap = 0
 		b, _ := policy.Lookup("standard")
-		if b.Policies[failure.RateLimited].MaxAttempts != 5 || b.RequestedCap != 5*time.Minute {
+		if b.Policies[work.RateLimited].MaxAttempts != 5 || b.RequestedCap != 5*time.Minute {
 			t.Error("changing one looked-up profile changed the next")
 		}
 	})
@@ -760,50 +760,50 @@ func TestValidate(t *testing.T) {
 			wantErr: "no name",
 		},
 		"a class without a policy": {
-			breakIt: func(p *policy.Profile) { delete(p.Policies, failure.Conflict) },
+			breakIt: func(p *policy.Profile) { delete(p.Policies, work.Conflict) },
 			wantErr: "no policy for CONFLICT",
 		},
 		"retrying without a backoff": {
 			breakIt: func(p *policy.Profile) {
-				p.Policies[failure.RateLimited] = policy.Policy{Retryable: true, Counts: true, MaxAttempts: 5}
+				p.Policies[work.RateLimited] = policy.Policy{Retryable: true, Counts: true, MaxAttempts: 5}
 			},
 			wantErr: "RATE_LIMITED retries without a backoff",
 		},
 		"counting without a limit": {
 			breakIt: func(p *policy.Profile) {
-				p.Policies[failure.Unknown] = policy.Policy{Retryable: true, Counts: true, Backoff: policy.Fixed{Interval: time.Second}}
+				p.Policies[work.Unknown] = policy.Policy{Retryable: true, Counts: true, Backoff: policy.Fixed{Interval: time.Second}}
 			},
 			wantErr: "UNKNOWN counts attempts but has no limit",
 		},
 		"counting with a negative limit": {
 			breakIt: func(p *policy.Profile) {
-				p.Policies[failure.Unknown] = policy.Policy{Retryable: true, Counts: true, MaxAttempts: -1, Backoff: policy.Fixed{Interval: time.Second}}
+				p.Policies[work.Unknown] = policy.Policy{Retryable: true, Counts: true, MaxAttempts: -1, Backoff: policy.Fixed{Interval: time.Second}}
 			},
 			wantErr: "UNKNOWN has a negative attempt limit",
 		},
 		"a permanent class with attempts": {
-			breakIt: func(p *policy.Profile) { p.Policies[failure.AuthDenied] = policy.Policy{MaxAttempts: 3} },
+			breakIt: func(p *policy.Profile) { p.Policies[work.AuthDenied] = policy.Policy{MaxAttempts: 3} },
 			wantErr: "AUTH_DENIED is not retryable but allows 3 attempts",
 		},
 		"a broken stage override": {
 			breakIt: func(p *policy.Profile) {
-				p.Stages = map[work.Stage]map[failure.Class]policy.Policy{
-					work.Notify: {failure.RateLimited: {Retryable: true, Counts: true, MaxAttempts: 9}},
+				p.Stages = map[work.Stage]map[work.Class]policy.Policy{
+					work.Notify: {work.RateLimited: {Retryable: true, Counts: true, MaxAttempts: 9}},
 				}
 			},
 			wantErr: "RATE_LIMITED in stage notify retries without a backoff",
 		},
 		"an override for a stage that does not exist": {
 			breakIt: func(p *policy.Profile) {
-				p.Stages = map[work.Stage]map[failure.Class]policy.Policy{
-					"notfiy": {failure.RateLimited: {Retryable: true, Counts: true, MaxAttempts: 9, Backoff: policy.Fixed{Interval: time.Second}}},
+				p.Stages = map[work.Stage]map[work.Class]policy.Policy{
+					"notfiy": {work.RateLimited: {Retryable: true, Counts: true, MaxAttempts: 9, Backoff: policy.Fixed{Interval: time.Second}}},
 				}
 			},
 			wantErr: `unknown stage "notfiy"`,
 		},
 		"an override for a class that does not exist": {
 			breakIt: func(p *policy.Profile) {
-				p.Stages = map[work.Stage]map[failure.Class]policy.Policy{
+				p.Stages = map[work.Stage]map[work.Class]policy.Policy{
 					work.LLM: {"RATE_LIMIT": {Retryable: true, Counts: true, MaxAttempts: 9, Backoff: policy.Fixed{Interval: time.Second}}},
 				}
 			},
@@ -849,27 +849,27 @@ func TestDecisionReasons(t *testing.T) {
 		want string
 	}{
 		"retry": {
-			d:    policy.Retry{Delay: 1500 * time.Millisecond, Attempt: 2, MaxAttempts: 5, Class: failure.RateLimited, Backoff: "exponential 1s×2 ≤1m0s full jitter"},
+			d:    policy.Retry{Delay: 1500 * time.Millisecond, Attempt: 2, MaxAttempts: 5, Class: work.RateLimited, Backoff: "exponential 1s×2 ≤1m0s full jitter"},
 			want: "RATE_LIMITED is retryable: attempt 2 of 5, retry in 1.5s (exponential 1s×2 ≤1m0s full jitter)",
 		},
 		"retry with a request": {
-			d:    policy.Retry{Delay: 30 * time.Second, Requested: 30 * time.Second, Attempt: 1, MaxAttempts: 5, Class: failure.UpstreamUnavailable, Backoff: "fixed 1s"},
+			d:    policy.Retry{Delay: 30 * time.Second, Requested: 30 * time.Second, Attempt: 1, MaxAttempts: 5, Class: work.UpstreamUnavailable, Backoff: "fixed 1s"},
 			want: "UPSTREAM_UNAVAILABLE is retryable: attempt 1 of 5, retry in 30s (fixed 1s, upstream asked for 30s)",
 		},
 		"retry rounds to the millisecond": {
-			d:    policy.Retry{Delay: 1234567890, Attempt: 1, MaxAttempts: 3, Class: failure.ResponseInvalid, Backoff: "fixed 1s"},
+			d:    policy.Retry{Delay: 1234567890, Attempt: 1, MaxAttempts: 3, Class: work.ResponseInvalid, Backoff: "fixed 1s"},
 			want: "RESPONSE_INVALID is retryable: attempt 1 of 3, retry in 1.235s (fixed 1s)",
 		},
 		"exhausted": {
-			d:    policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: failure.ResponseInvalid},
+			d:    policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: work.ResponseInvalid},
 			want: "RESPONSE_INVALID exhausted 3 of 3 attempts",
 		},
 		"permanent": {
-			d:    policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: failure.ContentPolicy},
+			d:    policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: work.ContentPolicy},
 			want: "CONTENT_POLICY is permanent: no retry can succeed",
 		},
 		"wait": {
-			d:    policy.Wait{Until: time.Date(2026, 5, 2, 2, 0, 0, 0, time.FixedZone("CEST", 2*3600)), Class: failure.BudgetExceeded, Why: "daily budget resets at 00:00 UTC"},
+			d:    policy.Wait{Until: time.Date(2026, 5, 2, 2, 0, 0, 0, time.FixedZone("CEST", 2*3600)), Class: work.BudgetExceeded, Why: "daily budget resets at 00:00 UTC"},
 			want: "wait until 2026-05-02T00:00:00Z without spending an attempt: daily budget resets at 00:00 UTC",
 		},
 		"wait without why": {
@@ -894,7 +894,7 @@ func TestDecidePure(t *testing.T) {
 	b := setup(t)
 	draws := 0
 	counting := func() float64 { draws++; return 0.42 }
-	in := policy.Input{Stage: work.LLM, Failure: failure.Of(failure.UpstreamUnavailable, "t"), Attempt: 3, Now: b.now, Rand: counting}
+	in := policy.Input{Stage: work.LLM, Failure: failure.Of(work.UpstreamUnavailable, "t"), Attempt: 3, Now: b.now, Rand: counting}
 	first := b.predictions.Decide(in)
 	for range 10 {
 		if d := b.predictions.Decide(in); d != first {
@@ -905,8 +905,8 @@ func TestDecidePure(t *testing.T) {
 		t.Errorf("%d draws for 11 decisions", draws)
 	}
 	draws = 0
-	b.predictions.Decide(policy.Input{Stage: work.LLM, Failure: failure.Of(failure.NotFound, "t"), Attempt: 1, Now: b.now, Rand: counting})
-	b.predictions.Decide(policy.Input{Stage: work.LLM, Failure: failure.Classification{Class: failure.BudgetExceeded, SelfImposed: true}, Attempt: 1, Now: b.now, Rand: counting})
+	b.predictions.Decide(policy.Input{Stage: work.LLM, Failure: failure.Of(work.NotFound, "t"), Attempt: 1, Now: b.now, Rand: counting})
+	b.predictions.Decide(policy.Input{Stage: work.LLM, Failure: failure.Classification{Class: work.BudgetExceeded, SelfImposed: true}, Attempt: 1, Now: b.now, Rand: counting})
 	if draws != 0 {
 		t.Errorf("dead letters and waits drew %d random numbers", draws)
 	}
@@ -929,7 +929,7 @@ func TestBackoffDescription(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	for _, p := range []*policy.Profile{b.standard, b.dailyBatch, b.predictions} {
-		for _, class := range failure.Classes() {
+		for _, class := range work.Classes() {
 			pol := p.Policy(work.LLM, class)
 			if !pol.Retryable || !pol.Counts {
 				continue
@@ -953,10 +953,10 @@ func TestBackoffDescription(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := policy.Standard()
-			pol := p.Policies[failure.RateLimited]
+			pol := p.Policies[work.RateLimited]
 			pol.Backoff = tc.backoff
-			p.Policies[failure.RateLimited] = pol
-			d := p.Decide(policy.Input{Stage: work.LLM, Failure: failure.Of(failure.RateLimited, "t"), Attempt: 2, Now: b.now})
+			p.Policies[work.RateLimited] = pol
+			d := p.Decide(policy.Input{Stage: work.LLM, Failure: failure.Of(work.RateLimited, "t"), Attempt: 2, Now: b.now})
 			if rt, ok := d.(policy.Retry); !ok || rt.Backoff != tc.want {
 				t.Errorf("decision %#v, want backoff %q", d, tc.want)
 			}

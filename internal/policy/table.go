@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -9,14 +8,14 @@ import (
 // prints it: what the profile does with one class, in every stage (Stage
 // empty) or in one stage that overrides it.
 type Row struct {
-	Class failure.Class `json:"class"`
-	Stage work.Stage    `json:"stage,omitempty"`
+	Class work.Class `json:"class"`
+	Stage work.Stage `json:"stage,omitempty"`
 	// Retryable, Counts, MaxAttempts, Backoff: see Policy.
 	Retryable   bool   `json:"retryable"`
 	Counts      bool   `json:"counts"`
 	MaxAttempts int    `json:"max_attempts"`
 	Backoff     string `json:"backoff,omitempty"`
-	// ModelSpecific is the class's trait (failure.Traits): it counts
+	// ModelSpecific is the class's trait (work.Traits): it counts
 	// toward disabling a model (internal/gates/health).
 	ModelSpecific bool `json:"model_specific"`
 	// Breaker, Congests, BackBehindGate, SkipsProvider, Escalates: see
@@ -29,11 +28,11 @@ type Row struct {
 }
 
 // Rows returns p's decision table: one row per class, in the order of
-// failure.Classes, each followed by a row for every stage whose override
+// work.Classes, each followed by a row for every stage whose override
 // differs from it.
 func (p *Profile) Rows() []Row {
 	var out []Row
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		base := rowOf(c, "", p.Policy("", c))
 		out = append(out, base)
 		for _, st := range work.Stages() {
@@ -47,7 +46,7 @@ func (p *Profile) Rows() []Row {
 	return out
 }
 
-func rowOf(c failure.Class, st work.Stage, pol Policy) Row {
+func rowOf(c work.Class, st work.Stage, pol Policy) Row {
 	r := Row{Class: c, Stage: st, Retryable: pol.Retryable, Counts: pol.Counts, MaxAttempts: pol.MaxAttempts,
 		ModelSpecific: c.ModelSpecific(), Breaker: pol.Breaker, Congests: pol.Congests, BackBehindGate: pol.BackBehindGate,
 		SkipsProvider: pol.SkipsProvider, Escalates: pol.Escalates}

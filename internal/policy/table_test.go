@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -16,22 +15,22 @@ func TestStandardTable(t *testing.T) {
 	t.Parallel()
 	const exp = "exponential 1s×2 ≤1m0s full jitter"
 	want := []policy.Row{
-		{Class: failure.RateLimited, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Throttles, Congests: true, BackBehindGate: true},
-		{Class: failure.BudgetExceeded, Retryable: true, Breaker: policy.Opens, SkipsProvider: true},
-		{Class: failure.NetworkTimeout, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Trips, Congests: true},
-		{Class: failure.UpstreamUnavailable, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Trips, Congests: true},
-		{Class: failure.Conflict, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Answered},
-		{Class: failure.ResponseInvalid, Retryable: true, Counts: true, MaxAttempts: 3, Backoff: exp, ModelSpecific: true, Breaker: policy.Answered},
-		{Class: failure.ActionFailed, Retryable: true, Counts: true, MaxAttempts: 3, Backoff: "fixed 2m0s", Breaker: policy.Answered},
-		{Class: failure.SchemaInvalid, MaxAttempts: 1, Breaker: policy.Silent},
-		{Class: failure.AuthDenied, MaxAttempts: 1, Breaker: policy.Answered, SkipsProvider: true},
-		{Class: failure.AuthDenied, Stage: work.LLM, MaxAttempts: 1, Breaker: policy.Trips, SkipsProvider: true},
-		{Class: failure.NotFound, MaxAttempts: 1, Breaker: policy.Answered},
-		{Class: failure.ContentPolicy, MaxAttempts: 1, Breaker: policy.Answered, Escalates: true},
-		{Class: failure.TokenLimit, MaxAttempts: 1, Breaker: policy.Answered, Escalates: true},
-		{Class: failure.ClientError, MaxAttempts: 1, ModelSpecific: true, Breaker: policy.Answered},
-		{Class: failure.InternalBug, MaxAttempts: 1, Breaker: policy.Silent},
-		{Class: failure.Unknown, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Silent},
+		{Class: work.RateLimited, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Throttles, Congests: true, BackBehindGate: true},
+		{Class: work.BudgetExceeded, Retryable: true, Breaker: policy.Opens, SkipsProvider: true},
+		{Class: work.NetworkTimeout, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Trips, Congests: true},
+		{Class: work.UpstreamUnavailable, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Trips, Congests: true},
+		{Class: work.Conflict, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Answered},
+		{Class: work.ResponseInvalid, Retryable: true, Counts: true, MaxAttempts: 3, Backoff: exp, ModelSpecific: true, Breaker: policy.Answered},
+		{Class: work.ActionFailed, Retryable: true, Counts: true, MaxAttempts: 3, Backoff: "fixed 2m0s", Breaker: policy.Answered},
+		{Class: work.SchemaInvalid, MaxAttempts: 1, Breaker: policy.Silent},
+		{Class: work.AuthDenied, MaxAttempts: 1, Breaker: policy.Answered, SkipsProvider: true},
+		{Class: work.AuthDenied, Stage: work.LLM, MaxAttempts: 1, Breaker: policy.Trips, SkipsProvider: true},
+		{Class: work.NotFound, MaxAttempts: 1, Breaker: policy.Answered},
+		{Class: work.ContentPolicy, MaxAttempts: 1, Breaker: policy.Answered, Escalates: true},
+		{Class: work.TokenLimit, MaxAttempts: 1, Breaker: policy.Answered, Escalates: true},
+		{Class: work.ClientError, MaxAttempts: 1, ModelSpecific: true, Breaker: policy.Answered},
+		{Class: work.InternalBug, MaxAttempts: 1, Breaker: policy.Silent},
+		{Class: work.Unknown, Retryable: true, Counts: true, MaxAttempts: 5, Backoff: exp, Breaker: policy.Silent},
 	}
 	got := policy.Standard().Rows()
 	if !slices.Equal(got, want) {

@@ -195,34 +195,34 @@ func TestReplayAcceptance(t *testing.T) {
 	l.setScript(func(st work.Stage, id string, n int) error {
 		switch {
 		case st == work.Fetch && id == "f1":
-			return failure.New(failure.NotFound, "article gone")
+			return failure.New(work.NotFound, "article gone")
 		case st == work.LLM && (id == "a1" || id == "a2") && !fixed:
-			return failure.New(failure.AuthDenied, "invalid api key")
+			return failure.New(work.AuthDenied, "invalid api key")
 		case st == work.LLM && id == "c1":
-			return failure.New(failure.ContentPolicy, "content_filter")
+			return failure.New(work.ContentPolicy, "content_filter")
 		case st == work.LLM && id == "r1":
-			return failure.New(failure.ResponseInvalid, "model output is not JSON")
+			return failure.New(work.ResponseInvalid, "model output is not JSON")
 		case st == work.Notify && id == "n1" && !fixed:
-			return failure.New(failure.NotFound, "channel_not_found")
+			return failure.New(work.NotFound, "channel_not_found")
 		}
 		return nil
 	})
 	l.submit(t, "a1", "a2", "c1", "r1", "n1", "f1", "ok")
 	l.drain(t)
 	llmDLQ := l.dlq(t, work.LLM)
-	if len(llmDLQ) != 4 || len(l.dlq(t, work.Fetch)) != 1 || len(l.dlq(t, work.Notify)) != 1 || l.get(t, "ok").State != store.Done {
+	if len(llmDLQ) != 4 || len(l.dlq(t, work.Fetch)) != 1 || len(l.dlq(t, work.Notify)) != 1 || l.get(t, "ok").State != work.Done {
 		t.Fatalf("after the first run: llm DLQ %v", llmDLQ)
 	}
-	if p := llmDLQ["r1"][0].Payload; p.ErrorClass != failure.ResponseInvalid || p.Attempts[work.LLM] != 3 {
+	if p := llmDLQ["r1"][0].Payload; p.ErrorClass != work.ResponseInvalid || p.Attempts[work.LLM] != 3 {
 		t.Fatalf("r1's dead letter: %+v", p)
 	}
 	untouched := bodies(llmDLQ, "c1", "r1")
 	fetchBefore := bodies(l.dlq(t, work.Fetch), "f1")
 
 	// A dry run changes nothing.
-	dry := l.run(t, replay.Request{DLQs: replay.Stages{work.LLM}, Filter: replay.Filter{ErrorClass: replay.Classes{failure.AuthDenied}},
+	dry := l.run(t, replay.Request{DLQs: replay.Stages{work.LLM}, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}},
 		Note: "rotated the key", DryRun: true})
-	if dry.Replayed != 2 || dry.Selected != 2 || l.get(t, "a1").State != store.Deadletter || len(l.dlq(t, work.LLM)) != 4 {
+	if dry.Replayed != 2 || dry.Selected != 2 || l.get(t, "a1").State != work.Deadletter || len(l.dlq(t, work.LLM)) != 4 {
 		t.Fatalf("dry run: %+v", dry)
 	}
 
@@ -231,14 +231,14 @@ func TestReplayAcceptance(t *testing.T) {
 
 	// 1. From the failed stage, by class.
 	fixed = true
-	sum := l.run(t, replay.Request{DLQs: replay.Stages{work.LLM}, Filter: replay.Filter{ErrorClass: replay.Classes{failure.AuthDenied}},
+	sum := l.run(t, replay.Request{DLQs: replay.Stages{work.LLM}, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}},
 		Note: "rotated the key", By: "oncall"})
 	if sum.Selected != 3 || sum.Replayed != 2 || sum.Skipped != 1 || sum.Errors != 0 {
 		t.Fatalf("replay by class: %+v", sum)
 	}
 	for _, id := range []string{"a1", "a2"} {
 		it := l.get(t, id)
-		if it.State != store.Queued || it.Stage != work.LLM || it.ReplayCount != 1 || it.Attempts[work.LLM] != 0 || it.Replays[0].Note != "rotated the key" {
+		if it.State != work.Queued || it.Stage != work.LLM || it.ReplayCount != 1 || it.Attempts[work.LLM] != 0 || it.Replays[0].Note != "rotated the key" {
 			t.Fatalf("%s after the replay: %+v", id, it)
 		}
 	}
@@ -252,7 +252,7 @@ func TestReplayAcceptance(t *testing.T) {
 	l.drain(t)
 	for _, id := range []string{"a1", "a2"} {
 		it := l.get(t, id)
-		if it.State != store.Done || it.Status != store.Notified || l.callsOf(work.Fetch, id) != 1 || l.callsOf(work.LLM, id) != 2 {
+		if it.State != work.Done || it.Status != work.Notified || l.callsOf(work.Fetch, id) != 1 || l.callsOf(work.LLM, id) != 2 {
 			t.Fatalf("%s: %s/%s, fetch calls %d, llm calls %d — a replay from llm must not re-run fetch",
 				id, it.State, it.Status, l.callsOf(work.Fetch, id), l.callsOf(work.LLM, id))
 		}
@@ -270,10 +270,10 @@ func TestReplayAcceptance(t *testing.T) {
 	}
 	p := c1[0].Payload
 	if !p.Replay.Escalated || p.Replay.Count != 1 || len(p.Replay.Notes) != 1 || p.Replay.Notes[0].Text != "policy updated" ||
-		p.ErrorClass != failure.ContentPolicy || c1[0].Status != "replayable" {
+		p.ErrorClass != work.ContentPolicy || c1[0].Status != "replayable" {
 		t.Fatalf("c1's second dead letter: replay %+v class %s status %q", p.Replay, p.ErrorClass, c1[0].Status)
 	}
-	if it := l.get(t, "c1"); it.DeadLetter == nil || !it.DeadLetter.Escalated || it.State != store.Deadletter {
+	if it := l.get(t, "c1"); it.DeadLetter == nil || !it.DeadLetter.Escalated || it.State != work.Deadletter {
 		t.Fatalf("c1 item: %+v", it.DeadLetter)
 	}
 
@@ -282,11 +282,11 @@ func TestReplayAcceptance(t *testing.T) {
 	if sum.Replayed != 1 || sum.Items[0].Target != work.Fetch {
 		t.Fatalf("full restart: %+v", sum)
 	}
-	if it := l.get(t, "n1"); it.Stage != work.Fetch || it.Status != store.Received {
+	if it := l.get(t, "n1"); it.Stage != work.Fetch || it.Status != work.Received {
 		t.Fatalf("n1 after a full restart: %s %s", it.Stage, it.Status)
 	}
 	l.drain(t)
-	if it := l.get(t, "n1"); it.State != store.Done || l.callsOf(work.Fetch, "n1") != 2 || l.callsOf(work.LLM, "n1") != 2 {
+	if it := l.get(t, "n1"); it.State != work.Done || l.callsOf(work.Fetch, "n1") != 2 || l.callsOf(work.LLM, "n1") != 2 {
 		t.Fatalf("n1: %s, fetch calls %d, llm calls %d", it.State, l.callsOf(work.Fetch, "n1"), l.callsOf(work.LLM, "n1"))
 	}
 	if got := bodies(l.dlq(t, work.LLM), "r1"); !slices.Equal(got, bodies(llmDLQ, "r1")) {
@@ -325,7 +325,7 @@ func TestReplayRecovery(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if st == work.Notify && broken[id] {
-			return failure.New(failure.AuthDenied, "webhook rejected the signature")
+			return failure.New(work.AuthDenied, "webhook rejected the signature")
 		}
 		return nil
 	})
@@ -368,7 +368,7 @@ func TestReplayRecovery(t *testing.T) {
 
 	// A raw message the backstop moved: the item is stuck working under an
 	// expired lease at fetch.
-	k1 := store.Item{ID: "k1", Kind: store.KindStory, CorrelationID: "corr-k1", Status: store.Received, State: store.Working,
+	k1 := store.Item{ID: "k1", Kind: store.KindStory, CorrelationID: "corr-k1", Status: work.Received, State: work.Working,
 		Stage: work.Fetch, LeaseOwner: "gone#50", LeaseUntil: time.Now().Add(-time.Hour), Attempts: map[work.Stage]int{work.Fetch: 4}}
 	if err := l.items.Put(ctx, k1); err != nil {
 		t.Fatal(err)
@@ -387,7 +387,7 @@ func TestReplayRecovery(t *testing.T) {
 
 	l.drain(t)
 	for _, id := range []string{"s1", "p1", "k1"} {
-		if it := l.get(t, id); it.State != store.Done || it.ReplayCount != 1 {
+		if it := l.get(t, id); it.State != work.Done || it.ReplayCount != 1 {
 			t.Fatalf("%s: %s with %d replays", id, it.State, it.ReplayCount)
 		}
 	}

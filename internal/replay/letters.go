@@ -11,7 +11,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/internal/deadletter"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -31,7 +30,7 @@ type DeadLetter struct {
 	DeadLetterID string `json:"dead_letter_id,omitempty"`
 	// Class is the payload's class; for a backstop message, its item's last
 	// failure class (empty if the item never failed).
-	Class failure.Class `json:"error_class,omitempty"`
+	Class work.Class `json:"error_class,omitempty"`
 	// Stage is where the item failed.
 	Stage work.Stage `json:"stage,omitempty"`
 	// FailedAt is the last failure; for a backstop message, its item's last
@@ -109,7 +108,7 @@ func (dl DeadLetter) withItem(it *store.Item) DeadLetter {
 type plan struct {
 	action Action // Replayed (replay now), Resent, Duplicate or Skipped
 	reason string
-	from   []store.State
+	from   []work.State
 }
 
 // CurrentDeadLetterID is the dead_letter_id the payload of it's current
@@ -145,7 +144,7 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 		}
 	case deadletter.KindBackstop:
 		if it.Stage == dl.Stage && slices.Contains(store.BackstopStates(), it.State) {
-			if it.State == store.Working && !it.LeaseUntil.Before(now) {
+			if it.State == work.Working && !it.LeaseUntil.Before(now) {
 				return plan{action: Skipped, reason: "a stage invocation holds the item's lease"}
 			}
 			return plan{action: Replayed, from: store.BackstopStates()}
@@ -173,8 +172,8 @@ func (p plan) status() string {
 // ClassCount is the number of dead letters of one class.
 type ClassCount struct {
 	// Class is the class; Count how many dead letters have it.
-	Class failure.Class `json:"error_class"`
-	Count int           `json:"count"`
+	Class work.Class `json:"error_class"`
+	Count int        `json:"count"`
 	// Retryable counts those a replay may fix once the cause is remedied.
 	Retryable int `json:"retryable"`
 }
@@ -183,7 +182,7 @@ type ClassCount struct {
 // name); unreadable messages and backstop messages of items that never
 // failed count under the empty class.
 func CountByClass(dls []DeadLetter) []ClassCount {
-	idx := map[failure.Class]int{}
+	idx := map[work.Class]int{}
 	var out []ClassCount
 	for _, dl := range dls {
 		i, ok := idx[dl.Class]

@@ -47,10 +47,10 @@ func newBundle() *bundle {
 
 // deadLetter stores an item dead-lettered at st with class c and puts its
 // payload on st's DLQ; it returns the body.
-func (b *bundle) deadLetter(id string, st work.Stage, c failure.Class) string {
+func (b *bundle) deadLetter(id string, st work.Stage, c work.Class) string {
 	attempts := map[work.Stage]int{st: 1}
-	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.StatusAfter(work.Fetch),
-		State: store.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: store.EnrichmentPermanentFailure,
+	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+		State: work.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: work.EnrichmentPermanentFailure,
 		LastError:     &store.LastError{Component: st, ErrorClass: c, FailedAt: t0},
 		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &store.DeadLetterRef{Stage: st, Class: c, At: t0}})
 	p := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "boom"),
@@ -96,12 +96,12 @@ func sentEnvelopes(t *testing.T, f *replaytest.SQS, st work.Stage) []work.Envelo
 func TestRunSelectsByFilterAndReleasesTheRest(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter("a1", work.LLM, failure.UpstreamUnavailable)
-	b.deadLetter("a2", work.LLM, failure.UpstreamUnavailable)
-	keepLLM := b.deadLetter("x1", work.LLM, failure.AuthDenied)
-	keepNotify := b.deadLetter("n1", work.Notify, failure.UpstreamUnavailable)
+	b.deadLetter("a1", work.LLM, work.UpstreamUnavailable)
+	b.deadLetter("a2", work.LLM, work.UpstreamUnavailable)
+	keepLLM := b.deadLetter("x1", work.LLM, work.AuthDenied)
+	keepNotify := b.deadLetter("n1", work.Notify, work.UpstreamUnavailable)
 	sum, err := b.r.Run(context.Background(), replay.Request{
-		DLQs: replay.Stages{work.LLM, work.Notify}, Filter: replay.Filter{ErrorClass: replay.Classes{failure.UpstreamUnavailable}, Stage: work.LLM},
+		DLQs: replay.Stages{work.LLM, work.Notify}, Filter: replay.Filter{ErrorClass: replay.Classes{work.UpstreamUnavailable}, Stage: work.LLM},
 		Note: "provider back up", By: "oncall",
 	})
 	if err != nil {
@@ -126,11 +126,11 @@ func TestRunSelectsByFilterAndReleasesTheRest(t *testing.T) {
 			t.Fatalf("envelope %+v (replay %+v)", env, env.Replay)
 		}
 		it := b.item(t, env.ItemID)
-		if it.State != store.Queued || it.Stage != work.LLM || it.ReplayCount != 1 || it.Replays[0].Note != "provider back up" {
+		if it.State != work.Queued || it.Stage != work.LLM || it.ReplayCount != 1 || it.Replays[0].Note != "provider back up" {
 			t.Fatalf("item %+v", it)
 		}
 	}
-	if it := b.item(t, "x1"); it.State != store.Deadletter || it.ReplayCount != 0 {
+	if it := b.item(t, "x1"); it.State != work.Deadletter || it.ReplayCount != 0 {
 		t.Fatalf("unselected item changed: %+v", it)
 	}
 }
@@ -138,10 +138,10 @@ func TestRunSelectsByFilterAndReleasesTheRest(t *testing.T) {
 func TestRunDuplicatesAndMax(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	body := b.deadLetter("d1", work.Fetch, failure.NotFound)
+	body := b.deadLetter("d1", work.Fetch, work.NotFound)
 	b.sqs.Put(dlqURL(work.Fetch), body) // the same dead letter twice
-	b.deadLetter("d2", work.Fetch, failure.NotFound)
-	b.deadLetter("d3", work.Fetch, failure.NotFound)
+	b.deadLetter("d2", work.Fetch, work.NotFound)
+	b.deadLetter("d3", work.Fetch, work.NotFound)
 	sum, err := b.r.Run(context.Background(), replay.Request{Note: "article restored", Max: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestRunDuplicatesAndMax(t *testing.T) {
 	if sum.Items[1].Action != replay.Duplicate || sum.Items[1].ItemID != "d1" {
 		t.Fatalf("outcomes %+v", sum.Items)
 	}
-	if it := b.item(t, "d3"); it.State != store.Deadletter {
+	if it := b.item(t, "d3"); it.State != work.Deadletter {
 		t.Fatalf("d3 beyond max was replayed: %s", it.State)
 	}
 	if it := b.item(t, "d1"); it.Replays[0].By != replay.DefaultBy {
@@ -164,7 +164,7 @@ func TestRunDuplicatesAndMax(t *testing.T) {
 func TestRunDryRunChangesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	body := b.deadLetter("y1", work.Notify, failure.UpstreamUnavailable)
+	body := b.deadLetter("y1", work.Notify, work.UpstreamUnavailable)
 	b.sqs.Put(dlqURL(work.Notify), body)
 	before := b.item(t, "y1")
 	sum, err := b.r.Run(context.Background(), replay.Request{Note: "check", DryRun: true, Mode: store.FullRestart})
@@ -189,7 +189,7 @@ func TestRunDryRunChangesNothing(t *testing.T) {
 func TestRunResumesAReplayWrittenButNotSent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter("s1", work.LLM, failure.ResponseInvalid)
+	b.deadLetter("s1", work.LLM, work.ResponseInvalid)
 	b.sqs.FailSends(queueURL(work.LLM), true)
 	sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"})
 	if err != nil {
@@ -218,9 +218,9 @@ func TestRunResumesAReplayWrittenButNotSent(t *testing.T) {
 func TestRunFromItemState(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter("p1", work.Notify, failure.NotFound)
-	b.deadLetter("p2", work.LLM, failure.AuthDenied)
-	b.store.Put(store.Item{ID: "ok", State: store.Done, Stage: work.Notify, CorrelationID: "c"})
+	b.deadLetter("p1", work.Notify, work.NotFound)
+	b.deadLetter("p2", work.LLM, work.AuthDenied)
+	b.store.Put(store.Item{ID: "ok", State: work.Done, Stage: work.Notify, CorrelationID: "c"})
 	// The DLQ messages expired: only the items remain.
 	for _, st := range work.Stages() {
 		b.sqs.Purge(dlqURL(st))
@@ -239,14 +239,14 @@ func TestRunFromItemState(t *testing.T) {
 	}
 	// By filter over the table.
 	sum, err = b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
-		Filter: replay.Filter{ErrorClass: replay.Classes{failure.AuthDenied}}, Note: "key rotated", Mode: store.FullRestart})
+		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated", Mode: store.FullRestart})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Replayed != 1 || sum.Items[0].ItemID != "p2" || sum.Items[0].Target != work.Fetch {
 		t.Fatalf("by filter: %+v", sum)
 	}
-	if it := b.item(t, "p2"); it.Stage != work.Fetch || it.Status != store.Received {
+	if it := b.item(t, "p2"); it.Stage != work.Fetch || it.Status != work.Received {
 		t.Fatalf("p2 after a full restart: %+v", it)
 	}
 }
@@ -255,7 +255,7 @@ func TestBackstopMessages(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	env := work.Envelope{ItemID: "k1", Stage: work.Fetch, CorrelationID: "corr-k1"}
-	b.store.Put(store.Item{ID: "k1", State: store.Working, Stage: work.Fetch, CorrelationID: "corr-k1",
+	b.store.Put(store.Item{ID: "k1", State: work.Working, Stage: work.Fetch, CorrelationID: "corr-k1",
 		LeaseOwner: "m#50", LeaseUntil: t0.Add(-time.Minute), Attempts: map[work.Stage]int{work.Fetch: 2}})
 	b.sqs.Put(dlqURL(work.Fetch), env.Encode())
 	b.sqs.Put(dlqURL(work.Fetch), "not json at all")
@@ -273,7 +273,7 @@ func TestBackstopMessages(t *testing.T) {
 	if sum.Replayed != 1 || sum.Released != 1 || len(b.sqs.Bodies(dlqURL(work.Fetch))) != 1 {
 		t.Fatalf("summary %+v", sum)
 	}
-	if it := b.item(t, "k1"); it.State != store.Queued || it.Attempts[work.Fetch] != 0 || it.LeaseOwner != "" || it.ReplayCount != 1 {
+	if it := b.item(t, "k1"); it.State != work.Queued || it.Attempts[work.Fetch] != 0 || it.LeaseOwner != "" || it.ReplayCount != 1 {
 		t.Fatalf("item %+v", it)
 	}
 }
@@ -287,14 +287,14 @@ func TestBackstopMessages(t *testing.T) {
 func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.store.Put(store.Item{ID: "s1", State: store.Working, Stage: work.LLM, CorrelationID: "corr-s1",
+	b.store.Put(store.Item{ID: "s1", State: work.Working, Stage: work.LLM, CorrelationID: "corr-s1",
 		LeaseOwner: "m#8", LeaseUntil: t0.Add(-time.Minute)})
-	b.store.Put(store.Item{ID: "s2", State: store.Retryable, Stage: work.Fetch, CorrelationID: "corr-s2"})
-	b.store.Put(store.Item{ID: "s3", State: store.Done, Stage: work.Notify, CorrelationID: "corr-s3"})
+	b.store.Put(store.Item{ID: "s2", State: work.Retryable, Stage: work.Fetch, CorrelationID: "corr-s2"})
+	b.store.Put(store.Item{ID: "s3", State: work.Done, Stage: work.Notify, CorrelationID: "corr-s3"})
 	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "s1", Stage: work.LLM, CorrelationID: "corr-s1"}.Encode())
 	b.sqs.Put(dlqURL(work.Fetch), work.Envelope{ItemID: "s2", Stage: work.Fetch, CorrelationID: "corr-s2"}.Encode())
 	b.sqs.Put(dlqURL(work.Notify), work.Envelope{ItemID: "s3", Stage: work.Notify, CorrelationID: "corr-s3"}.Encode())
-	b.deadLetter("d1", work.LLM, failure.UpstreamUnavailable)
+	b.deadLetter("d1", work.LLM, work.UpstreamUnavailable)
 	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
 		Note: "moved by the redrive backstop", By: "backstop"})
 	if err != nil {
@@ -304,11 +304,11 @@ func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
 		t.Fatalf("summary %+v: want s1 and s2 resumed", sum)
 	}
 	for id, st := range map[string]work.Stage{"s1": work.LLM, "s2": work.Fetch} {
-		if it := b.item(t, id); it.State != store.Queued || it.Stage != st || it.ReplayCount != 1 {
+		if it := b.item(t, id); it.State != work.Queued || it.Stage != st || it.ReplayCount != 1 {
 			t.Fatalf("%s after the backstop's replay: %s at %s, replays %d", id, it.State, it.Stage, it.ReplayCount)
 		}
 	}
-	if it := b.item(t, "s3"); it.State != store.Done || it.ReplayCount != 0 {
+	if it := b.item(t, "s3"); it.State != work.Done || it.ReplayCount != 0 {
 		t.Fatalf("a done item was replayed: %+v", it)
 	}
 	if n := len(b.sqs.Bodies(dlqURL(work.Notify))); n != 0 {
@@ -318,7 +318,7 @@ func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
 	if len(bodies) != 1 || !strings.Contains(bodies[0], `"d1"`) {
 		t.Fatalf("LLM DLQ %v: want only triage's dead letter of d1, untouched", bodies)
 	}
-	if it := b.item(t, "d1"); it.State != store.Deadletter || it.ReplayCount != 0 {
+	if it := b.item(t, "d1"); it.State != work.Deadletter || it.ReplayCount != 0 {
 		t.Fatalf("triage's dead letter was replayed: %+v", it)
 	}
 }
@@ -326,7 +326,7 @@ func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
 func TestAnnotate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter("z1", work.LLM, failure.ContentPolicy)
+	b.deadLetter("z1", work.LLM, work.ContentPolicy)
 	res, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: "z1", Note: "legal says ok", By: "ana"})
 	if err != nil || !res.Item || res.Republished != 1 {
 		t.Fatalf("annotate: %+v, %v", res, err)
@@ -377,8 +377,8 @@ func TestRequestJSON(t *testing.T) {
 	}{
 		"all":              {in: `{"dlqs":"all","note":"n"}`, dlqs: replay.Stages(work.Stages())},
 		"a list":           {in: `{"dlqs":["llm","fetch"],"note":"n"}`, dlqs: replay.Stages{work.LLM, work.Fetch}},
-		"one class":        {in: `{"filter":{"error_class":"rate_limited"},"note":"n"}`, classes: replay.Classes{failure.RateLimited}},
-		"classes":          {in: `{"filter":{"error_class":["NOT_FOUND","AUTH_DENIED"]},"note":"n"}`, classes: replay.Classes{failure.NotFound, failure.AuthDenied}},
+		"one class":        {in: `{"filter":{"error_class":"rate_limited"},"note":"n"}`, classes: replay.Classes{work.RateLimited}},
+		"classes":          {in: `{"filter":{"error_class":["NOT_FOUND","AUTH_DENIED"]},"note":"n"}`, classes: replay.Classes{work.NotFound, work.AuthDenied}},
 		"no note":          {in: `{}`, wantErr: "note is required"},
 		"bad stage":        {in: `{"dlqs":["llm","nope"],"note":"n"}`, wantErr: "unknown stage"},
 		"bad class":        {in: `{"filter":{"error_class":"OOPS"},"note":"n"}`, wantErr: "unknown error class"},
@@ -418,13 +418,13 @@ func TestRequestJSON(t *testing.T) {
 func TestCountByClass(t *testing.T) {
 	t.Parallel()
 	dls := []replay.DeadLetter{
-		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
-		{Class: failure.AuthDenied, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{}},
-		{Class: failure.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Class: work.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
+		{Class: work.AuthDenied, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{}},
+		{Class: work.RateLimited, Kind: deadletter.KindTriage, Payload: &deadletter.Payload{SanitizedContext: deadletter.Context{Retryable: true}}},
 		{Kind: deadletter.KindBackstop},
 	}
 	got := replay.CountByClass(dls)
-	want := []replay.ClassCount{{Class: "", Count: 1, Retryable: 1}, {Class: failure.AuthDenied, Count: 1}, {Class: failure.RateLimited, Count: 2, Retryable: 2}}
+	want := []replay.ClassCount{{Class: "", Count: 1, Retryable: 1}, {Class: work.AuthDenied, Count: 1}, {Class: work.RateLimited, Count: 2, Retryable: 2}}
 	slices.SortFunc(want[:2], func(a, b replay.ClassCount) int { return strings.Compare(string(a.Class), string(b.Class)) })
 	want = []replay.ClassCount{want[2], want[0], want[1]}
 	if !slices.Equal(got, want) {
@@ -436,9 +436,9 @@ func TestCountByClass(t *testing.T) {
 // dead letters from the stage that failed, with a note.
 func Example_replayByClass() {
 	b := newBundle()
-	b.deadLetter("story-1", work.LLM, failure.UpstreamUnavailable)
-	b.deadLetter("story-2", work.LLM, failure.UpstreamUnavailable)
-	b.deadLetter("story-3", work.Notify, failure.AuthDenied)
+	b.deadLetter("story-1", work.LLM, work.UpstreamUnavailable)
+	b.deadLetter("story-2", work.LLM, work.UpstreamUnavailable)
+	b.deadLetter("story-3", work.Notify, work.AuthDenied)
 	ctx := context.Background()
 
 	dls, _ := b.r.List(ctx, replay.ListRequest{})

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/internal/deadletter"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -88,7 +87,7 @@ func (s Stages) orAll() Stages {
 }
 
 // Classes is a set of error classes. In JSON it is one class name or a list.
-type Classes []failure.Class
+type Classes []work.Class
 
 // ParseClasses reads a comma-separated list of class names (any case).
 func ParseClasses(s string) (Classes, error) {
@@ -98,8 +97,8 @@ func ParseClasses(s string) (Classes, error) {
 		if part == "" {
 			continue
 		}
-		c := failure.Class(part)
-		if !slices.Contains(failure.Classes(), c) {
+		c := work.Class(part)
+		if !slices.Contains(work.Classes(), c) {
 			return nil, fmt.Errorf("unknown error class %q", part)
 		}
 		out = append(out, c)
@@ -279,7 +278,7 @@ type Outcome struct {
 	MessageID    string `json:"message_id,omitempty"`
 	DeadLetterID string `json:"dead_letter_id,omitempty"`
 	// Class is the failure class the item is replayed from.
-	Class failure.Class `json:"error_class,omitempty"`
+	Class work.Class `json:"error_class,omitempty"`
 	// FailedStage is where the item failed; Target where it resumes.
 	FailedStage work.Stage `json:"failed_stage,omitempty"`
 	Target      work.Stage `json:"target,omitempty"`

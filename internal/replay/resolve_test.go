@@ -16,8 +16,8 @@ import (
 // malformed puts the dead letter of a message that named no usable item on
 // the fetch DLQ, as the runner builds it, and returns its message id.
 func (b *bundle) malformed(body, itemID string) string {
-	p := deadletter.Build(deadletter.Input{ItemID: itemID, Stage: work.Fetch, Err: failure.New(failure.SchemaInvalid, "bad"),
-		Failure: failure.Of(failure.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.Fetch: 1},
+	p := deadletter.Build(deadletter.Input{ItemID: itemID, Stage: work.Fetch, Err: failure.New(work.SchemaInvalid, "bad"),
+		Failure: failure.Of(work.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.Fetch: 1},
 		FirstFailureAt: t0, LastFailureAt: t0, Body: body})
 	enc, err := p.Marshal()
 	if err != nil {
@@ -30,12 +30,12 @@ func TestResolveClosesDeadLettersWithARecord(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.r.ErrorLog = b.store
-	b.deadLetter("gone", work.Fetch, failure.NotFound)
-	keep := b.deadLetter("keep", work.LLM, failure.AuthDenied)
+	b.deadLetter("gone", work.Fetch, work.NotFound)
+	keep := b.deadLetter("keep", work.LLM, work.AuthDenied)
 	bad := b.malformed(`{"item_id":"x","source_url":"ftp://a"}`, "x")
 	// A spec that conflicts with an existing item: a message dead letter
 	// that names the item; resolving it must not touch the item.
-	b.store.Put(store.Item{ID: "exists", State: store.Done, Stage: work.Notify})
+	b.store.Put(store.Item{ID: "exists", State: work.Done, Stage: work.Notify})
 	conflict := b.malformed(`{"item_id":"exists","source_url":"https://a.example/2","webhook_url":"https://h.example/"}`, "exists")
 
 	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{
@@ -55,7 +55,7 @@ func TestResolveClosesDeadLettersWithARecord(t *testing.T) {
 	}
 	it := b.item(t, "gone")
 	if it.Resolution == nil || it.Resolution.By != "ana" || it.Resolution.Note != "article withdrawn by the publisher" ||
-		!it.Resolution.At.Equal(t0) || it.Resolution.Class != failure.NotFound || it.State != store.Deadletter {
+		!it.Resolution.At.Equal(t0) || it.Resolution.Class != work.NotFound || it.State != work.Deadletter {
 		t.Fatalf("item after resolve: %+v (resolution %+v)", it, it.Resolution)
 	}
 	if b.item(t, "exists").Resolution != nil {
@@ -82,8 +82,8 @@ func TestResolveByFilterDryRunAndRefusals(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.r.ErrorLog = b.store
-	b.deadLetter("a", work.Notify, failure.NotFound)
-	b.deadLetter("b", work.Notify, failure.AuthDenied)
+	b.deadLetter("a", work.Notify, work.NotFound)
+	b.deadLetter("b", work.Notify, work.AuthDenied)
 	ctx := context.Background()
 	if _, err := b.r.Resolve(ctx, replay.ResolveRequest{Note: "x"}); !errors.Is(err, replay.ErrNoSelection) {
 		t.Fatalf("no selection: %v", err)
@@ -91,7 +91,7 @@ func TestResolveByFilterDryRunAndRefusals(t *testing.T) {
 	if _, err := b.r.Resolve(ctx, replay.ResolveRequest{All: true}); err == nil || !strings.Contains(err.Error(), "note is required") {
 		t.Fatalf("no note: %v", err)
 	}
-	flt := replay.Filter{ErrorClass: replay.Classes{failure.NotFound}}
+	flt := replay.Filter{ErrorClass: replay.Classes{work.NotFound}}
 	dry, err := b.r.Resolve(ctx, replay.ResolveRequest{Filter: flt, Note: "x", DryRun: true})
 	if err != nil || dry.Resolved != 1 || dry.Items[0].Action != "would_resolve" {
 		t.Fatalf("dry run %+v, %v", dry, err)
@@ -119,7 +119,7 @@ func TestResolveKeepsTheMessageWhenTheRecordFails(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.r.ErrorLog = failingLog{}
-	b.deadLetter("a", work.LLM, failure.NotFound)
+	b.deadLetter("a", work.LLM, work.NotFound)
 	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{IDs: []string{"a"}, Note: "x", By: "c"})
 	if err != nil || sum.Errors != 1 || sum.Resolved != 0 {
 		t.Fatalf("summary %+v, %v", sum, err)
@@ -132,7 +132,7 @@ func TestResolveKeepsTheMessageWhenTheRecordFails(t *testing.T) {
 func TestReplaySkipsMessageDeadLetters(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.store.Put(store.Item{ID: "exists", State: store.Deadletter, Stage: work.Fetch, Attempts: map[work.Stage]int{work.Fetch: 1}})
+	b.store.Put(store.Item{ID: "exists", State: work.Deadletter, Stage: work.Fetch, Attempts: map[work.Stage]int{work.Fetch: 1}})
 	b.malformed(`{"item_id":"exists","source_url":"https://a.example/2","webhook_url":"https://h.example/"}`, "exists")
 	sum, err := b.r.Run(context.Background(), replay.Request{Note: "x", By: "c"})
 	if err != nil || sum.Skipped != 1 || sum.Replayed != 0 {

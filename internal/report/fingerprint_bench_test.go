@@ -30,7 +30,7 @@ func BenchmarkUnknownOf(b *testing.B) {
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	entries := make([]store.LogEntry, 10_000)
 	for i := range entries {
-		entries[i] = store.LogEntry{ItemID: "item-" + strconv.Itoa(i%700), Stage: work.LLM, Class: failure.ClientError, Default: true,
+		entries[i] = store.LogEntry{ItemID: "item-" + strconv.Itoa(i%700), Stage: work.LLM, Class: work.ClientError, Default: true,
 			Provider: failure.OpenAI, Status: 400 + i%50, OccurredAt: t0.Add(time.Duration(i) * time.Second),
 			Message: "openai chat: HTTP " + strconv.Itoa(400+i%50) + " weird: request req_" + strconv.Itoa(i) + " failed after " + strconv.Itoa(i%9) + ".5s"}
 	}

@@ -133,18 +133,18 @@ func fingerprint(stage work.Stage, text string) report.Fingerprint {
 // seedUnknown are failures nothing recognised (and two that are left out:
 // one recognised, one before the window), appended after seedLog.
 var seedUnknown = []store.LogEntry{
-	{ItemID: "u1", Stage: work.LLM, Class: failure.ClientError, Default: true, OccurredAt: at(-3 * day),
+	{ItemID: "u1", Stage: work.LLM, Class: work.ClientError, Default: true, OccurredAt: at(-3 * day),
 		Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_abc123"},
-	{ItemID: "u2", Stage: work.LLM, Class: failure.ClientError, Default: true, OccurredAt: at(-2 * day),
+	{ItemID: "u2", Stage: work.LLM, Class: work.ClientError, Default: true, OccurredAt: at(-2 * day),
 		Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_def456"},
-	{ItemID: "u2", Stage: work.LLM, Class: failure.Unknown, Default: true, OccurredAt: at(-1 * day),
+	{ItemID: "u2", Stage: work.LLM, Class: work.Unknown, Default: true, OccurredAt: at(-1 * day),
 		Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_0a9"},
-	{ItemID: "u3", Stage: work.Fetch, Class: failure.NotFound, Default: true, OccurredAt: at(-2*day + time.Hour),
+	{ItemID: "u3", Stage: work.Fetch, Class: work.NotFound, Default: true, OccurredAt: at(-2*day + time.Hour),
 		Message: "fetch https://news.example.com/a/991: HTTP 451: blocked"},
-	{ItemID: "u4", Stage: work.Notify, Class: failure.Unknown, OccurredAt: at(-4 * day),
+	{ItemID: "u4", Stage: work.Notify, Class: work.Unknown, OccurredAt: at(-4 * day),
 		Message: "frobnicator wedged at 0x1f with " + leakedKey},
-	{ItemID: "r1", Stage: work.LLM, Class: failure.RateLimited, OccurredAt: at(-1 * day), Message: "openai chat: HTTP 429 rate_limit_exceeded"},
-	{ItemID: "u5", Stage: work.LLM, Class: failure.Unknown, Default: true, OccurredAt: at(-8 * day), Message: "frobnicator wedged at 0x2e"},
+	{ItemID: "r1", Stage: work.LLM, Class: work.RateLimited, OccurredAt: at(-1 * day), Message: "openai chat: HTTP 429 rate_limit_exceeded"},
+	{ItemID: "u5", Stage: work.LLM, Class: work.Unknown, Default: true, OccurredAt: at(-8 * day), Message: "frobnicator wedged at 0x2e"},
 }
 
 // leakedKey is a secret a message should never have held: the sample
@@ -173,11 +173,11 @@ func checkUnknown(t *testing.T, add func(store.LogEntry) error, r func() *report
 	fetch := report.FingerprintOf(seedUnknown[3].Evidence())
 	frob := report.FingerprintOf(seedUnknown[4].Evidence())
 	want := []report.UnknownRow{
-		{ID: teapot.ID(), Fingerprint: teapot, Classes: []failure.Class{failure.ClientError, failure.Unknown},
+		{ID: teapot.ID(), Fingerprint: teapot, Classes: []work.Class{work.ClientError, work.Unknown},
 			Count: 3, Items: 2, FirstSeen: at(-3 * day), LastSeen: at(-1 * day), Sample: seedUnknown[2].Message},
-		{ID: fetch.ID(), Fingerprint: fetch, Classes: []failure.Class{failure.NotFound},
+		{ID: fetch.ID(), Fingerprint: fetch, Classes: []work.Class{work.NotFound},
 			Count: 1, Items: 1, FirstSeen: at(-2*day + time.Hour), LastSeen: at(-2*day + time.Hour), Sample: seedUnknown[3].Message},
-		{ID: frob.ID(), Fingerprint: frob, Classes: []failure.Class{failure.Unknown},
+		{ID: frob.ID(), Fingerprint: frob, Classes: []work.Class{work.Unknown},
 			Count: 1, Items: 1, FirstSeen: at(-4 * day), LastSeen: at(-4 * day), Sample: "frobnicator wedged at 0x1f with [REDACTED:openai-key]"},
 	}
 	if !reflect.DeepEqual(rows, want) {

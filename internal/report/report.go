@@ -30,7 +30,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/budget"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -49,7 +48,7 @@ func (w Window) contains(t time.Time) bool {
 // ClassRow is one class in the error distribution.
 type ClassRow struct {
 	// Class is the error class.
-	Class failure.Class `json:"error_class"`
+	Class work.Class `json:"error_class"`
 	// Errors counts log entries; Items the distinct items among them.
 	Errors int `json:"errors"`
 	Items  int `json:"items"`
@@ -69,7 +68,7 @@ func ErrorsOf(entries []store.LogEntry) []ClassRow {
 		attempts int
 		items    map[string]bool
 	}
-	by := map[failure.Class]*acc{}
+	by := map[work.Class]*acc{}
 	for _, e := range entries {
 		a := by[e.Class]
 		if a == nil {
@@ -101,17 +100,17 @@ func ErrorsOf(entries []store.LogEntry) []ClassRow {
 // FailingItem is one row of the top failing items.
 type FailingItem struct {
 	// ItemID, State and Stage are the item and where it stopped.
-	ItemID string      `json:"item_id"`
-	State  store.State `json:"state"`
-	Stage  work.Stage  `json:"stage"`
+	ItemID string     `json:"item_id"`
+	State  work.State `json:"state"`
+	Stage  work.Stage `json:"stage"`
 	// FailureCount is the item's failure_count; Errors its log entries in
 	// the window.
 	FailureCount int `json:"failure_count"`
 	Errors       int `json:"errors"`
 	// Class, LastError and LastFailure describe its last failure.
-	Class       failure.Class `json:"error_class"`
-	LastError   string        `json:"last_error,omitempty"`
-	LastFailure time.Time     `json:"last_failure_at"`
+	Class       work.Class `json:"error_class"`
+	LastError   string     `json:"last_error,omitempty"`
+	LastFailure time.Time  `json:"last_failure_at"`
 	// Replays is its replay count.
 	Replays int `json:"replays"`
 }
@@ -152,7 +151,7 @@ func TopFailingOf(items []store.Item, entries []store.LogEntry, n int) []Failing
 // RecoveryRow is the recovery rate of one first error class.
 type RecoveryRow struct {
 	// Class is the first error class.
-	Class failure.Class `json:"error_class"`
+	Class work.Class `json:"error_class"`
 	// Items counts items whose first failure in the window had Class;
 	// Recovered those whose enrichment_status is now success.
 	Items     int `json:"items"`
@@ -173,7 +172,7 @@ func RecoveryOf(entries []store.LogEntry, items map[string]store.Item) []Recover
 			first[e.ItemID] = e
 		}
 	}
-	by := map[failure.Class]*RecoveryRow{}
+	by := map[work.Class]*RecoveryRow{}
 	for id, e := range first {
 		r := by[e.Class]
 		if r == nil {
@@ -181,7 +180,7 @@ func RecoveryOf(entries []store.LogEntry, items map[string]store.Item) []Recover
 			by[e.Class] = r
 		}
 		r.Items++
-		if it, ok := items[id]; ok && it.EnrichmentStatus == store.EnrichmentSuccess {
+		if it, ok := items[id]; ok && it.EnrichmentStatus == work.EnrichmentSuccess {
 			r.Recovered++
 		}
 	}
@@ -202,12 +201,12 @@ type RepeatedItem struct {
 	ItemID string `json:"item_id"`
 	Errors int    `json:"errors"`
 	// Classes are the distinct classes of its errors, most frequent first.
-	Classes []failure.Class `json:"error_classes"`
+	Classes []work.Class `json:"error_classes"`
 	// LastClass and LastErrorAt describe its latest entry.
-	LastClass   failure.Class `json:"last_error_class"`
-	LastErrorAt time.Time     `json:"last_error_at"`
+	LastClass   work.Class `json:"last_error_class"`
+	LastErrorAt time.Time  `json:"last_error_at"`
 	// State is the item's state now, when known.
-	State store.State `json:"state,omitempty"`
+	State work.State `json:"state,omitempty"`
 }
 
 // DefaultRepeatThreshold is RepeatedOf's threshold when asked for none:
@@ -223,13 +222,13 @@ func RepeatedOf(entries []store.LogEntry, items map[string]store.Item, threshold
 	}
 	type acc struct {
 		row     RepeatedItem
-		classes map[failure.Class]int
+		classes map[work.Class]int
 	}
 	by := map[string]*acc{}
 	for _, e := range entries {
 		a := by[e.ItemID]
 		if a == nil {
-			a = &acc{row: RepeatedItem{ItemID: e.ItemID}, classes: map[failure.Class]int{}}
+			a = &acc{row: RepeatedItem{ItemID: e.ItemID}, classes: map[work.Class]int{}}
 			by[e.ItemID] = a
 		}
 		a.row.Errors++
@@ -256,9 +255,9 @@ func RepeatedOf(entries []store.LogEntry, items map[string]store.Item, threshold
 }
 
 // mostFirst lists the classes counted, most frequent first (then by name).
-func mostFirst(counts map[failure.Class]int) []failure.Class {
+func mostFirst(counts map[work.Class]int) []work.Class {
 	out := slices.Collect(maps.Keys(counts))
-	slices.SortFunc(out, func(x, y failure.Class) int {
+	slices.SortFunc(out, func(x, y work.Class) int {
 		return cmp.Or(cmp.Compare(counts[y], counts[x]), cmp.Compare(x, y))
 	})
 	return out
@@ -297,7 +296,7 @@ func BudgetOf(days []budget.Day, entries []store.LogEntry) []BudgetRow {
 	}
 	items := map[string]map[string]bool{}
 	for _, e := range entries {
-		if e.Class != failure.BudgetExceeded {
+		if e.Class != work.BudgetExceeded {
 			continue
 		}
 		day := budget.DayKey(e.OccurredAt)

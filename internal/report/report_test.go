@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/budget"
 	"github.com/triagehq/triage/internal/report"
 	"github.com/triagehq/triage/internal/store"
@@ -31,40 +30,40 @@ const day = 24 * time.Hour
 // older (i6, 8 days ago).
 var seedLog = []struct {
 	item    string
-	class   failure.Class
+	class   work.Class
 	attempt int
 	at      time.Time
 }{
-	{"i1", failure.RateLimited, 1, at(-6 * day)},
-	{"i1", failure.RateLimited, 2, at(-6*day + time.Minute)},
-	{"i1", failure.RateLimited, 3, at(-6*day + 3*time.Minute)},
-	{"i1", failure.UpstreamUnavailable, 4, at(-6*day + 7*time.Minute)},
-	{"i2", failure.RateLimited, 1, at(-5 * day)},
-	{"i2", failure.AuthDenied, 1, at(-5*day + time.Hour)},
-	{"i3", failure.AuthDenied, 1, at(-4 * day)},
-	{"i4", failure.BudgetExceeded, 0, at(-2 * day)},
-	{"i4", failure.BudgetExceeded, 0, at(-2*day + time.Hour)},
-	{"i5", failure.BudgetExceeded, 0, at(-2*day + 2*time.Hour)},
-	{"i5", failure.BudgetExceeded, 0, at(-1 * day)},
-	{"i5", failure.ResponseInvalid, 1, at(-1*day + time.Hour)},
-	{"i5", failure.ResponseInvalid, 2, at(-1*day + 2*time.Hour)},
-	{"i6", failure.NetworkTimeout, 1, at(-8 * day)},
+	{"i1", work.RateLimited, 1, at(-6 * day)},
+	{"i1", work.RateLimited, 2, at(-6*day + time.Minute)},
+	{"i1", work.RateLimited, 3, at(-6*day + 3*time.Minute)},
+	{"i1", work.UpstreamUnavailable, 4, at(-6*day + 7*time.Minute)},
+	{"i2", work.RateLimited, 1, at(-5 * day)},
+	{"i2", work.AuthDenied, 1, at(-5*day + time.Hour)},
+	{"i3", work.AuthDenied, 1, at(-4 * day)},
+	{"i4", work.BudgetExceeded, 0, at(-2 * day)},
+	{"i4", work.BudgetExceeded, 0, at(-2*day + time.Hour)},
+	{"i5", work.BudgetExceeded, 0, at(-2*day + 2*time.Hour)},
+	{"i5", work.BudgetExceeded, 0, at(-1 * day)},
+	{"i5", work.ResponseInvalid, 1, at(-1*day + time.Hour)},
+	{"i5", work.ResponseInvalid, 2, at(-1*day + 2*time.Hour)},
+	{"i6", work.NetworkTimeout, 1, at(-8 * day)},
 }
 
 // seedItems are the items as they are now.
 func seedItems() []store.Item {
-	dead := func(id string, st store.State, stage work.Stage, fc int, c failure.Class, last time.Time) store.Item {
-		return store.Item{ID: id, CorrelationID: "c", State: st, Stage: stage, FailureCount: fc, EnrichmentStatus: store.EnrichmentPermanentFailure,
+	dead := func(id string, st work.State, stage work.Stage, fc int, c work.Class, last time.Time) store.Item {
+		return store.Item{ID: id, CorrelationID: "c", State: st, Stage: stage, FailureCount: fc, EnrichmentStatus: work.EnrichmentPermanentFailure,
 			LastError: &store.LastError{Component: stage, ErrorClass: c, Error: string(c) + " text"}, LastFailureAt: last, UpdatedAt: last}
 	}
 	return []store.Item{
-		{ID: "i1", CorrelationID: "c", State: store.Done, Stage: work.Notify, EnrichmentStatus: store.EnrichmentSuccess, UpdatedAt: at(-5 * day)},
-		dead("i2", store.Deadletter, work.LLM, 2, failure.AuthDenied, at(-5*day+time.Hour)),
-		dead("i3", store.Deadletter, work.Notify, 1, failure.AuthDenied, at(-4*day)),
-		{ID: "i4", CorrelationID: "c", State: store.Retryable, Stage: work.LLM, EnrichmentStatus: store.EnrichmentPending, UpdatedAt: at(-2*day + time.Hour)},
-		{ID: "i5", CorrelationID: "c", State: store.Done, Stage: work.Notify, EnrichmentStatus: store.EnrichmentSuccess, UpdatedAt: at(-time.Hour)},
-		dead("i6", store.Failed, work.Fetch, 5, failure.NetworkTimeout, at(-8*day)),
-		dead("i7", store.Deadletter, work.LLM, 3, failure.ResponseInvalid, at(-3*day)),
+		{ID: "i1", CorrelationID: "c", State: work.Done, Stage: work.Notify, EnrichmentStatus: work.EnrichmentSuccess, UpdatedAt: at(-5 * day)},
+		dead("i2", work.Deadletter, work.LLM, 2, work.AuthDenied, at(-5*day+time.Hour)),
+		dead("i3", work.Deadletter, work.Notify, 1, work.AuthDenied, at(-4*day)),
+		{ID: "i4", CorrelationID: "c", State: work.Retryable, Stage: work.LLM, EnrichmentStatus: work.EnrichmentPending, UpdatedAt: at(-2*day + time.Hour)},
+		{ID: "i5", CorrelationID: "c", State: work.Done, Stage: work.Notify, EnrichmentStatus: work.EnrichmentSuccess, UpdatedAt: at(-time.Hour)},
+		dead("i6", work.Failed, work.Fetch, 5, work.NetworkTimeout, at(-8*day)),
+		dead("i7", work.Deadletter, work.LLM, 3, work.ResponseInvalid, at(-3*day)),
 	}
 }
 
@@ -106,30 +105,30 @@ var (
 	window = report.Window{Since: now.Add(-7 * day), Until: now}
 
 	wantErrors = []report.ClassRow{
-		{Class: failure.BudgetExceeded, Errors: 4, Items: 2, AvgAttempt: 0, FirstSeen: at(-2 * day), LastSeen: at(-1 * day)},
-		{Class: failure.RateLimited, Errors: 4, Items: 2, AvgAttempt: 1.8, FirstSeen: at(-6 * day), LastSeen: at(-5 * day)}, // (1+2+3+1)/4 = 1.75
-		{Class: failure.AuthDenied, Errors: 2, Items: 2, AvgAttempt: 1, FirstSeen: at(-5*day + time.Hour), LastSeen: at(-4 * day)},
-		{Class: failure.ResponseInvalid, Errors: 2, Items: 1, AvgAttempt: 1.5, FirstSeen: at(-1*day + time.Hour), LastSeen: at(-1*day + 2*time.Hour)},
-		{Class: failure.UpstreamUnavailable, Errors: 1, Items: 1, AvgAttempt: 4, FirstSeen: at(-6*day + 7*time.Minute), LastSeen: at(-6*day + 7*time.Minute)},
+		{Class: work.BudgetExceeded, Errors: 4, Items: 2, AvgAttempt: 0, FirstSeen: at(-2 * day), LastSeen: at(-1 * day)},
+		{Class: work.RateLimited, Errors: 4, Items: 2, AvgAttempt: 1.8, FirstSeen: at(-6 * day), LastSeen: at(-5 * day)}, // (1+2+3+1)/4 = 1.75
+		{Class: work.AuthDenied, Errors: 2, Items: 2, AvgAttempt: 1, FirstSeen: at(-5*day + time.Hour), LastSeen: at(-4 * day)},
+		{Class: work.ResponseInvalid, Errors: 2, Items: 1, AvgAttempt: 1.5, FirstSeen: at(-1*day + time.Hour), LastSeen: at(-1*day + 2*time.Hour)},
+		{Class: work.UpstreamUnavailable, Errors: 1, Items: 1, AvgAttempt: 4, FirstSeen: at(-6*day + 7*time.Minute), LastSeen: at(-6*day + 7*time.Minute)},
 	}
 	// i6 failed before the window; i7 has no entries left in the log.
 	wantTop = []report.FailingItem{
-		{ItemID: "i7", State: store.Deadletter, Stage: work.LLM, FailureCount: 3, Errors: 0, Class: failure.ResponseInvalid, LastError: "RESPONSE_INVALID text", LastFailure: at(-3 * day)},
-		{ItemID: "i2", State: store.Deadletter, Stage: work.LLM, FailureCount: 2, Errors: 2, Class: failure.AuthDenied, LastError: "AUTH_DENIED text", LastFailure: at(-5*day + time.Hour)},
-		{ItemID: "i3", State: store.Deadletter, Stage: work.Notify, FailureCount: 1, Errors: 1, Class: failure.AuthDenied, LastError: "AUTH_DENIED text", LastFailure: at(-4 * day)},
+		{ItemID: "i7", State: work.Deadletter, Stage: work.LLM, FailureCount: 3, Errors: 0, Class: work.ResponseInvalid, LastError: "RESPONSE_INVALID text", LastFailure: at(-3 * day)},
+		{ItemID: "i2", State: work.Deadletter, Stage: work.LLM, FailureCount: 2, Errors: 2, Class: work.AuthDenied, LastError: "AUTH_DENIED text", LastFailure: at(-5*day + time.Hour)},
+		{ItemID: "i3", State: work.Deadletter, Stage: work.Notify, FailureCount: 1, Errors: 1, Class: work.AuthDenied, LastError: "AUTH_DENIED text", LastFailure: at(-4 * day)},
 	}
 	// First failures: i1 RATE_LIMITED (recovered), i2 RATE_LIMITED, i3
 	// AUTH_DENIED, i4 BUDGET_EXCEEDED, i5 BUDGET_EXCEEDED (recovered).
 	wantRecovery = []report.RecoveryRow{
-		{Class: failure.BudgetExceeded, Items: 2, Recovered: 1, Percent: 50},
-		{Class: failure.RateLimited, Items: 2, Recovered: 1, Percent: 50},
-		{Class: failure.AuthDenied, Items: 1, Recovered: 0, Percent: 0},
+		{Class: work.BudgetExceeded, Items: 2, Recovered: 1, Percent: 50},
+		{Class: work.RateLimited, Items: 2, Recovered: 1, Percent: 50},
+		{Class: work.AuthDenied, Items: 1, Recovered: 0, Percent: 0},
 	}
 	wantRepeated = []report.RepeatedItem{
-		{ItemID: "i5", Errors: 4, Classes: []failure.Class{failure.BudgetExceeded, failure.ResponseInvalid}, LastClass: failure.ResponseInvalid,
-			LastErrorAt: at(-1*day + 2*time.Hour), State: store.Done},
-		{ItemID: "i1", Errors: 4, Classes: []failure.Class{failure.RateLimited, failure.UpstreamUnavailable}, LastClass: failure.UpstreamUnavailable,
-			LastErrorAt: at(-6*day + 7*time.Minute), State: store.Done},
+		{ItemID: "i5", Errors: 4, Classes: []work.Class{work.BudgetExceeded, work.ResponseInvalid}, LastClass: work.ResponseInvalid,
+			LastErrorAt: at(-1*day + 2*time.Hour), State: work.Done},
+		{ItemID: "i1", Errors: 4, Classes: []work.Class{work.RateLimited, work.UpstreamUnavailable}, LastClass: work.UpstreamUnavailable,
+			LastErrorAt: at(-6*day + 7*time.Minute), State: work.Done},
 	}
 	wantBudget = []report.BudgetRow{
 		{Day: "2026-11-20", Spend: 9000, Calls: 3, Blocked: 1, Cap: 9000, BudgetErrors: 1, ItemsBlocked: 1},
@@ -204,7 +203,7 @@ func TestReportsOnDynamoDB(t *testing.T) {
 		})
 	// One item's history, oldest first.
 	hist, err := (&store.ErrorLogReader{DB: db, Table: env.Stack.ErrorLogTable()}).ForItem(context.Background(), "i5", 3)
-	if err != nil || len(hist) != 3 || hist[0].Class != failure.BudgetExceeded || hist[2].Class != failure.ResponseInvalid || hist[2].Attempt != 2 {
+	if err != nil || len(hist) != 3 || hist[0].Class != work.BudgetExceeded || hist[2].Class != work.ResponseInvalid || hist[2].Attempt != 2 {
 		t.Fatalf("history of i5 (newest 3): %+v, %v", hist, err)
 	}
 }
@@ -212,8 +211,8 @@ func TestReportsOnDynamoDB(t *testing.T) {
 func TestRound(t *testing.T) {
 	t.Parallel()
 	rows := report.RecoveryOf([]store.LogEntry{
-		{ItemID: "a", Class: failure.RateLimited}, {ItemID: "b", Class: failure.RateLimited}, {ItemID: "c", Class: failure.RateLimited},
-	}, map[string]store.Item{"a": {EnrichmentStatus: store.EnrichmentSuccess}})
+		{ItemID: "a", Class: work.RateLimited}, {ItemID: "b", Class: work.RateLimited}, {ItemID: "c", Class: work.RateLimited},
+	}, map[string]store.Item{"a": {EnrichmentStatus: work.EnrichmentSuccess}})
 	if len(rows) != 1 || rows[0].Percent != 33.3 {
 		t.Fatalf("1 of 3: %+v", rows)
 	}
@@ -222,9 +221,9 @@ func TestRound(t *testing.T) {
 func ExampleErrorsOf() {
 	t0 := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	rows := report.ErrorsOf([]store.LogEntry{
-		{ItemID: "a", Class: failure.RateLimited, Attempt: 1, OccurredAt: t0},
-		{ItemID: "a", Class: failure.RateLimited, Attempt: 2, OccurredAt: t0.Add(time.Minute)},
-		{ItemID: "b", Class: failure.AuthDenied, Attempt: 1, OccurredAt: t0.Add(time.Hour)},
+		{ItemID: "a", Class: work.RateLimited, Attempt: 1, OccurredAt: t0},
+		{ItemID: "a", Class: work.RateLimited, Attempt: 2, OccurredAt: t0.Add(time.Minute)},
+		{ItemID: "b", Class: work.AuthDenied, Attempt: 1, OccurredAt: t0.Add(time.Hour)},
 	})
 	for _, r := range rows {
 		fmt.Println(r.Class, r.Errors, r.Items, r.AvgAttempt)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -26,7 +25,7 @@ type UnknownRow struct {
 	Fingerprint
 	// Classes are the classes the family's failures got, most frequent
 	// first: UNKNOWN, or the default of the status by the upstream's role.
-	Classes []failure.Class `json:"error_classes"`
+	Classes []work.Class `json:"error_classes"`
 	// Count counts the failures; Items the distinct items among them.
 	Count int `json:"count"`
 	Items int `json:"items"`
@@ -45,7 +44,7 @@ func UnknownOf(entries []store.LogEntry) []UnknownRow {
 	type acc struct {
 		row     UnknownRow
 		items   map[string]bool
-		classes map[failure.Class]int
+		classes map[work.Class]int
 		sample  string
 	}
 	by := map[Fingerprint]*acc{}
@@ -57,7 +56,7 @@ func UnknownOf(entries []store.LogEntry) []UnknownRow {
 		a := by[fp]
 		if a == nil {
 			a = &acc{row: UnknownRow{ID: fp.ID(), Fingerprint: fp, FirstSeen: e.OccurredAt, LastSeen: e.OccurredAt},
-				items: map[string]bool{}, classes: map[failure.Class]int{}, sample: e.Message}
+				items: map[string]bool{}, classes: map[work.Class]int{}, sample: e.Message}
 			by[fp] = a
 		}
 		a.row.Count++

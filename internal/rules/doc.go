@@ -10,7 +10,7 @@
 // — and the matching: a Set is a failure.Rule, evaluated before the
 // built-in tables (failure.SetOperatorRule, failure.ClassifyWith), its
 // rules in file order, the first match winning. It owns no class, trait or
-// decision: a rule names a class of failure.Classes, whose traits and
+// decision: a rule names a class of work.Classes, whose traits and
 // policy stay failure's and retry's.
 //
 // Where a function's rules come from (a file bundled with the function or

@@ -276,7 +276,7 @@ func (p *parser) rule(n *yaml.Node) (Rule, bool) {
 	case !ok:
 		p.add(p.at(n, name, "the rule names no class"))
 	default:
-		c := failure.Class(v.Value)
+		c := work.Class(v.Value)
 		if v.Kind != yaml.ScalarNode || !c.Valid() {
 			p.add(p.at(v, name, fmt.Sprintf("class %q is not one of %s", v.Value, classNames())))
 		}
@@ -396,7 +396,7 @@ func cutTo(s string, n int) string {
 
 func classNames() string {
 	var names []string
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		names = append(names, string(c))
 	}
 	return strings.Join(names, ", ")

@@ -34,7 +34,7 @@ type Rule struct {
 	// provider's message, the answer's body and the error's text.
 	Pattern *regexp.Regexp
 	// Class is the class a failure the rule matches has.
-	Class failure.Class
+	Class work.Class
 	// Delay, when positive, is the delay to wait, as an upstream's
 	// Retry-After would ask (the retry profile caps it).
 	Delay time.Duration

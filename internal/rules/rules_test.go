@@ -122,7 +122,7 @@ rules:
 	if r.Name != "first" || r.Line != 4 || r.Description != "a note" || strings.Join(r.Providers, ",") != "togetherai,acme" ||
 		len(r.Stages) != 2 || r.Stages[1] != work.Notify || len(r.Statuses) != 3 ||
 		r.Statuses[1] != (failure.StatusRange{From: 500, To: 599}) || r.Statuses[2] != (failure.StatusRange{From: 520, To: 530}) ||
-		r.Pattern == nil || r.Class != failure.RateLimited || r.Delay != 90*time.Second {
+		r.Pattern == nil || r.Class != work.RateLimited || r.Delay != 90*time.Second {
 		t.Errorf("first rule: %+v", r)
 	}
 	if strings.Join(set.Rules[1].Codes, ",") != "E_SLOW,e_busy" || set.Rules[1].Line != 13 {
@@ -181,25 +181,25 @@ func TestRuleBeatsTheTables(t *testing.T) {
 	for name, tc := range map[string]struct {
 		err   error
 		stage work.Stage
-		want  failure.Class
+		want  work.Class
 		rule  string
 		delay time.Duration
 	}{
 		"a vendor's code": {err: &failure.HTTPError{Provider: "acme", Stage: work.LLM, Status: 400, Body: []byte(`{"error":{"code":"E_SLOWDOWN","message":"x"}}`),
-			Header: http.Header{"Retry-After": {"5"}}}, want: failure.RateLimited, rule: "acme-slowdown", delay: 45 * time.Second},
+			Header: http.Header{"Retry-After": {"5"}}}, want: work.RateLimited, rule: "acme-slowdown", delay: 45 * time.Second},
 		"a rule beats a definite code": {err: &failure.HTTPError{Provider: failure.OpenAI, Stage: work.LLM, Status: 429, Body: []byte(quota)},
-			want: failure.RateLimited, rule: "quota-is-a-rate-here"},
+			want: work.RateLimited, rule: "quota-is-a-rate-here"},
 		"the same code from another provider": {err: &failure.HTTPError{Provider: "groq", Stage: work.LLM, Status: 429, Body: []byte(quota)},
-			want: failure.BudgetExceeded},
+			want: work.BudgetExceeded},
 		"the first of two that match": {err: &failure.HTTPError{Provider: failure.HTTP, Stage: work.Fetch, Status: 404, Body: []byte("<h1>Are you a robot?</h1>")},
-			want: failure.AuthDenied, rule: "fetch-4xx-bot-wall"},
+			want: work.AuthDenied, rule: "fetch-4xx-bot-wall"},
 		"the second when the first does not": {err: &failure.HTTPError{Provider: failure.HTTP, Stage: work.Fetch, Status: 404, Body: []byte("<h1>Gone</h1>")},
-			want: failure.UpstreamUnavailable, rule: "any-fetch-gone"},
+			want: work.UpstreamUnavailable, rule: "any-fetch-gone"},
 		"a status outside the range": {err: &failure.HTTPError{Provider: failure.HTTP, Stage: work.Fetch, Status: 503, Body: []byte("Are you a robot?")},
-			want: failure.UpstreamUnavailable},
+			want: work.UpstreamUnavailable},
 		"the process's stage for a failure of none": {err: errors.New("webhook call: tenant throttled"), stage: work.Notify,
-			want: failure.RateLimited, rule: "notify-throttled"},
-		"another process's stage": {err: errors.New("webhook call: tenant throttled"), stage: work.Fetch, want: failure.RateLimited},
+			want: work.RateLimited, rule: "notify-throttled"},
+		"another process's stage": {err: errors.New("webhook call: tenant throttled"), stage: work.Fetch, want: work.RateLimited},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

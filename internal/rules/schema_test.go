@@ -12,8 +12,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/rules"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // schemaPath is the published format; the bundled file and the examples
@@ -151,7 +151,7 @@ func TestSchemaAndLoaderAgree(t *testing.T) {
 }
 
 // TestSchemaListsTheClassesAndFields: the schema's class enum is
-// failure.Classes() and its rule fields are rules.Fields, so neither
+// work.Classes() and its rule fields are rules.Fields, so neither
 // drifts from the code.
 func TestSchemaListsTheClassesAndFields(t *testing.T) {
 	t.Parallel()
@@ -172,7 +172,7 @@ func TestSchemaListsTheClassesAndFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	var classes []string
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		classes = append(classes, string(c))
 	}
 	if got := doc.Defs.Rule.Properties["class"].Enum; !slices.Equal(got, classes) {

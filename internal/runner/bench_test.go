@@ -39,8 +39,8 @@ func benchBatch(b *testing.B, workErr error) {
 	items := make([]store.Item, batch)
 	for i := range batch {
 		id := fmt.Sprintf("item-%02d", i)
-		items[i] = store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: store.Received,
-			State: store.Queued, Stage: work.Fetch, SourceURL: "https://example.com/" + id}
+		items[i] = store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: work.Received,
+			State: work.Queued, Stage: work.Fetch, SourceURL: "https://example.com/" + id}
 		ev.Records[i] = events.SQSMessage{MessageId: "m-" + id, ReceiptHandle: "h-" + id,
 			Body:       work.Envelope{ItemID: id, Stage: work.Fetch, CorrelationID: "c-" + id}.Encode(),
 			Attributes: map[string]string{"ApproximateReceiveCount": "1"}}

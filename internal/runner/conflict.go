@@ -30,7 +30,7 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 	o := outcome{ack: true, kind: rule.Kind}
 	switch rule.Action {
 	case policy.DeadLetterMessage:
-		return b.deadLetterMessage(msg, failure.New(failure.SchemaInvalid, "%s", rule.Why), env.CorrelationID)
+		return b.deadLetterMessage(msg, failure.New(work.SchemaInvalid, "%s", rule.Why), env.CorrelationID)
 	case policy.ResendDeadLetter:
 		return b.resendDeadLetter(ctx, log, msg, env, *cur)
 	case policy.Renotice:
@@ -62,23 +62,23 @@ func (r *Runner) conflict(msg events.SQSMessage, cur *store.Item, now time.Time)
 	case cur.Stage != r.Stage && cur.Stage.Index() < r.Stage.Index():
 		return policy.EarlierStage
 	case cur.Stage != r.Stage:
-		if next, ok := r.Stage.Next(); ok && cur.Stage == next && cur.State == store.Queued {
+		if next, ok := r.Stage.Next(); ok && cur.Stage == next && cur.State == work.Queued {
 			return policy.NextStageQueued
 		}
 		return policy.LaterStage
 	}
 	switch cur.State {
-	case store.Done, store.Deadletter:
-		if cur.State == store.Deadletter && cur.Carrier == msg.MessageId && r.Notices != nil {
+	case work.Done, work.Deadletter:
+		if cur.State == work.Deadletter && cur.Carrier == msg.MessageId && r.Notices != nil {
 			return policy.DeadLetteredCarried
 		}
 		return policy.Finished
-	case store.Failed:
+	case work.Failed:
 		if cur.Carrier != msg.MessageId {
 			return policy.FailedOther
 		}
 		return policy.FailedCarried
-	case store.Working:
+	case work.Working:
 		// A lease owner is "<message id>#<receipt digest>": a live lease
 		// held by another delivery of this very message (its visibility
 		// ran out first) is waited out.
@@ -86,7 +86,7 @@ func (r *Runner) conflict(msg events.SQSMessage, cur *store.Item, now time.Time)
 			return policy.WorkingOther
 		}
 		return policy.WorkingCarried
-	case store.Queued, store.Retryable:
+	case work.Queued, work.Retryable:
 		// Only the message that carries the item waits. A parked item has
 		// no carrier (Park clears it): any message may end its wait once
 		// due, so one that comes a moment early — the scheduler's, sent on

@@ -30,7 +30,7 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 	now := b.now()
 	n, err := r.Items.Fail(ctx, store.FailRequest{
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
-		Counts: d.Counts(), Next: store.Failed, LastError: le, Suspect: susp,
+		Counts: d.Counts(), Next: work.Failed, LastError: le, Suspect: susp,
 	})
 	if err != nil {
 		return rec.unrecorded(log, err, "the dead letter")
@@ -222,7 +222,7 @@ func replayOf(it store.Item) deadletter.Replay {
 func (b *batch) resendDeadLetter(ctx context.Context, log *slog.Logger, msg events.SQSMessage, env work.Envelope, it store.Item) outcome {
 	le := it.LastError
 	if le == nil {
-		le = &store.LastError{Component: b.r.Stage, ErrorClass: failure.Unknown, Error: "no last_error recorded"}
+		le = &store.LastError{Component: b.r.Stage, ErrorClass: work.Unknown, Error: "no last_error recorded"}
 	}
 	cl := failure.Of(le.ErrorClass, "recorded failure")
 	cl.Code = le.ErrorCode

@@ -97,7 +97,7 @@ func TestHoldPlacement(t *testing.T) {
 			resp := tb.handle(t, context.Background(), msg("a", work.LLM, "m1", tc.receives))
 			it := tb.item(t, "a")
 			parked, isParked := tb.store.Parked()["a"]
-			if it.Attempts[work.LLM] != tc.attempts || it.State != store.Retryable {
+			if it.Attempts[work.LLM] != tc.attempts || it.State != work.Retryable {
 				t.Fatalf("item %s with %d attempts, want retryable with %d", it.State, it.Attempts[work.LLM], tc.attempts)
 			}
 			if tc.want >= 0 {
@@ -155,7 +155,7 @@ func TestEarlyResendOfAParkedWaitIsNotADuplicate(t *testing.T) {
 	if resp := tb.handle(t, context.Background(), msg("a", work.Notify, "m2", 2)); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("the resend, once due: kept %v", failedIDs(resp))
 	}
-	if it := tb.item(t, "a"); it.State != store.Done {
+	if it := tb.item(t, "a"); it.State != work.Done {
 		t.Fatalf("item %s at %s, want done", it.State, it.Stage)
 	}
 }
@@ -193,7 +193,7 @@ func TestTwoDeliveriesWithOneReceiveCountDoNotShareALease(t *testing.T) {
 	if len(resp.BatchItemFailures) != 1 || tb.visibility(t, "receipt-2") < 1 {
 		t.Fatalf("the second delivery: kept %v; want kept until the first one's lease ends", failedIDs(resp))
 	}
-	if it := tb.item(t, "a"); it.Stage != work.LLM || it.State != store.Queued {
+	if it := tb.item(t, "a"); it.Stage != work.LLM || it.State != work.Queued {
 		t.Fatalf("item %s at %s", it.State, it.Stage)
 	}
 }
@@ -352,14 +352,14 @@ func TestReleasedIntoARateLimitSpendsNoAttempt(t *testing.T) {
 			it := tb.item(t, "a")
 			if released {
 				p, parked := tb.store.Parked()["a"]
-				if it.Attempts[work.LLM] != 4 || it.State != store.Retryable || len(resp.BatchItemFailures) != 0 ||
-					it.LastError == nil || it.LastError.ErrorClass != failure.RateLimited || !parked || p.Gate != "budget:2026-11-20" {
+				if it.Attempts[work.LLM] != 4 || it.State != work.Retryable || len(resp.BatchItemFailures) != 0 ||
+					it.LastError == nil || it.LastError.ErrorClass != work.RateLimited || !parked || p.Gate != "budget:2026-11-20" {
 					t.Fatalf("released: %s attempts %d kept %v parked %v %+v", it.State, it.Attempts[work.LLM], failedIDs(resp), parked, p)
 				}
 				return
 			}
 			// The fifth attempt of a record no gate released: dead-lettered.
-			if it.Attempts[work.LLM] != 5 || it.State != store.Deadletter {
+			if it.Attempts[work.LLM] != 5 || it.State != work.Deadletter {
 				t.Fatalf("not released: %s attempts %d", it.State, it.Attempts[work.LLM])
 			}
 		})

@@ -91,7 +91,7 @@ func (b *batch) create(ctx context.Context, log *slog.Logger, msg events.SQSMess
 	if errors.Is(err, store.ErrInvalidItem) {
 		// The store refuses the spec (its check is the one Decode ran, so
 		// only a store with rules of its own does): no retry would succeed.
-		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "the item store refuses the spec"), spec.CorrelationID), true
+		return b.deadLetterMessage(msg, failure.Wrap(work.SchemaInvalid, err, "the item store refuses the spec"), spec.CorrelationID), true
 	}
 	var ee *store.ExistsError
 	if !errors.As(err, &ee) {
@@ -101,7 +101,7 @@ func (b *batch) create(ctx context.Context, log *slog.Logger, msg events.SQSMess
 		return outcome{}, false
 	}
 	if cs := spec.Conflicts(*ee.Current); len(cs) > 0 {
-		return b.deadLetterMessage(msg, failure.New(failure.SchemaInvalid, "%s", conflictText(spec.ItemID, cs)), spec.CorrelationID), true
+		return b.deadLetterMessage(msg, failure.New(work.SchemaInvalid, "%s", conflictText(spec.ItemID, cs)), spec.CorrelationID), true
 	}
 	// The item keeps the correlation id of its first submission.
 	env.CorrelationID = ee.Current.CorrelationID

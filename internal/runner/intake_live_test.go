@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/work"
 
@@ -35,7 +34,7 @@ func TestLiveSubmittedItemsAreCreatedByTheFetchStage(t *testing.T) {
 	}
 	for _, id := range []string{"a", "b"} {
 		it := l.get(t, id)
-		if it.State != store.Queued || it.Stage != work.LLM || it.Kind != store.KindAction ||
+		if it.State != work.Queued || it.Stage != work.LLM || it.Kind != store.KindAction ||
 			it.Metadata["schedule"] != "daily" || it.CorrelationID != id {
 			t.Fatalf("item %s: %+v", id, it)
 		}
@@ -47,7 +46,7 @@ func TestLiveSubmittedItemsAreCreatedByTheFetchStage(t *testing.T) {
 	}
 	l.pump(t, 5*time.Second)
 	dls := l.deadLetters(t)
-	if len(dls) != 1 || dls[0].ErrorClass != failure.SchemaInvalid || dls[0].Message == nil {
+	if len(dls) != 1 || dls[0].ErrorClass != work.SchemaInvalid || dls[0].Message == nil {
 		t.Fatalf("dead letters %+v, want the conflict with its message", dls)
 	}
 	if it := l.get(t, "b"); it.WebhookURL != "https://hooks.example.com/t" {

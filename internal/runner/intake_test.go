@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
@@ -47,7 +46,7 @@ func TestSpecCreatesTheItemAndRunsIt(t *testing.T) {
 		t.Fatalf("the work saw %+v", seen)
 	}
 	it := tb.item(t, "s1")
-	if it.State != store.Queued || it.Stage != work.LLM || it.Status != store.Fetched {
+	if it.State != work.Queued || it.Stage != work.LLM || it.Status != work.Fetched {
 		t.Fatalf("item after fetch: %s at %s (%s)", it.State, it.Stage, it.Status)
 	}
 	fw := tb.forwards()
@@ -70,13 +69,13 @@ func TestSpecDuplicates(t *testing.T) {
 		// handled.
 		before    func(t *testing.T, tb *testBundle)
 		wantCalls int64
-		wantState store.State
+		wantState work.State
 	}{
 		"a second message after the item was done with fetch": {
 			before: func(t *testing.T, tb *testBundle) {
 				tb.handle(t, context.Background(), specMsg(testSpec("d").Encode(), "m1", 1))
 			},
-			wantCalls: 0, wantState: store.Queued,
+			wantCalls: 0, wantState: work.Queued,
 		},
 		"a second message while the first holds the lease": {
 			before: func(t *testing.T, tb *testBundle) {
@@ -89,7 +88,7 @@ func TestSpecDuplicates(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			wantCalls: 0, wantState: store.Working,
+			wantCalls: 0, wantState: work.Working,
 		},
 		"the item was created by a delivery that died before its claim": {
 			before: func(t *testing.T, tb *testBundle) {
@@ -99,7 +98,7 @@ func TestSpecDuplicates(t *testing.T) {
 			},
 			// m2 is the producer's retry of the same spec: the item was never
 			// claimed, so m2 carries it.
-			wantCalls: 1, wantState: store.Queued,
+			wantCalls: 1, wantState: work.Queued,
 		},
 	}
 	for name, tc := range tests {
@@ -148,7 +147,7 @@ func TestConflictingSpecIsDeadLetteredNamingTheFields(t *testing.T) {
 		p = dls[1]
 	}
 	errText := p.SanitizedContext.Error
-	if p.ErrorClass != failure.SchemaInvalid || !strings.Contains(errText, "source_url") || !strings.Contains(errText, "metadata") {
+	if p.ErrorClass != work.SchemaInvalid || !strings.Contains(errText, "source_url") || !strings.Contains(errText, "metadata") {
 		t.Fatalf("dead letter %s: %q", p.ErrorClass, errText)
 	}
 	if strings.Contains(errText, "sk-live") {
@@ -186,7 +185,7 @@ func TestMalformedSpecsAreDeadLetteredAndTheBatchGoesOn(t *testing.T) {
 				t.Fatalf("failures %v", failedIDs(resp))
 			}
 			dls := tb.deadLetters(t)
-			if len(dls) != 1 || dls[0].ErrorClass != failure.SchemaInvalid || !strings.Contains(dls[0].SanitizedContext.Error, tc.want) {
+			if len(dls) != 1 || dls[0].ErrorClass != work.SchemaInvalid || !strings.Contains(dls[0].SanitizedContext.Error, tc.want) {
 				t.Fatalf("dead letters %+v, want one SCHEMA_INVALID saying %q", dls, tc.want)
 			}
 			if dls[0].Message == nil || dls[0].Message.Bytes != len(tc.body) {
@@ -247,7 +246,7 @@ func TestSpecTheStoreRefusesIsDeadLettered(t *testing.T) {
 		t.Fatalf("failures %v: the record was kept for a retry", failedIDs(resp))
 	}
 	dls := tb.deadLetters(t)
-	if len(dls) != 1 || dls[0].ErrorClass != failure.SchemaInvalid || dls[0].Message == nil {
+	if len(dls) != 1 || dls[0].ErrorClass != work.SchemaInvalid || dls[0].Message == nil {
 		t.Fatalf("dead letters %+v, want one SCHEMA_INVALID message dead letter", dls)
 	}
 	if tb.calls.Load() != 0 {

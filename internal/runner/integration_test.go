@@ -79,7 +79,7 @@ func setupLive(t *testing.T, st work.Stage) *live {
 func (l *live) seed(t *testing.T, id string, st work.Stage) {
 	t.Helper()
 	if err := l.items.Put(context.Background(), store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id,
-		Status: store.Received, State: store.Queued, Stage: st, Document: &store.Document{Text: "text of " + id}}); err != nil {
+		Status: work.Received, State: work.Queued, Stage: st, Document: &store.Document{Text: "text of " + id}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -171,9 +171,9 @@ func TestLiveRetryBacksOffThroughVisibility(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, work.LLM)
 	profile := policy.Standard()
-	pol := profile.Policies[failure.UpstreamUnavailable]
+	pol := profile.Policies[work.UpstreamUnavailable]
 	pol.Backoff = policy.Fixed{Interval: 3 * time.Second}
-	profile.Policies[failure.UpstreamUnavailable] = pol
+	profile.Policies[work.UpstreamUnavailable] = pol
 	l.runner.Profile = profile
 	l.seed(t, "r", work.LLM)
 	if err := l.items.Put(context.Background(), func() store.Item { it := l.get(t, "r"); it.Attempts[work.Fetch] = 2; return it }()); err != nil {
@@ -194,7 +194,7 @@ func TestLiveRetryBacksOffThroughVisibility(t *testing.T) {
 		t.Fatalf("first delivery: %d records, %d kept", len(recs), len(resp.BatchItemFailures))
 	}
 	it := l.get(t, "r")
-	if it.Attempts[work.LLM] != 1 || it.Attempts[work.Fetch] != 2 || it.FailureCount != 1 || it.State != store.Retryable {
+	if it.Attempts[work.LLM] != 1 || it.Attempts[work.Fetch] != 2 || it.FailureCount != 1 || it.State != work.Retryable {
 		t.Fatalf("after the failure: state %s attempts %v failure_count %d", it.State, it.Attempts, it.FailureCount)
 	}
 	fail = false
@@ -212,7 +212,7 @@ func TestLiveRetryBacksOffThroughVisibility(t *testing.T) {
 		t.Fatalf("visibility changes %v (s), want one to the decided 3 s", got)
 	}
 	it = l.get(t, "r")
-	if it.Stage != work.Notify || it.FailureCount != 0 || it.LastError != nil || it.EnrichmentStatus != store.EnrichmentSuccess {
+	if it.Stage != work.Notify || it.FailureCount != 0 || it.LastError != nil || it.EnrichmentStatus != work.EnrichmentSuccess {
 		t.Fatalf("after success: stage %s failure_count %d last_error %+v enrichment %q", it.Stage, it.FailureCount, it.LastError, it.EnrichmentStatus)
 	}
 	if got := l.drain(t, l.runner.NextQueueURL); len(got) != 1 {
@@ -228,7 +228,7 @@ func TestLiveDeadLetters(t *testing.T) {
 		if it.ID == "auth" {
 			return store.Output{}, httpErr(failure.Anthropic, 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key `+key+`"}}`)
 		}
-		return store.Output{}, failure.New(failure.ResponseInvalid, "model output is not valid JSON")
+		return store.Output{}, failure.New(work.ResponseInvalid, "model output is not valid JSON")
 	}
 	l.seed(t, "auth", work.LLM)
 	l.seed(t, "badjson", work.LLM)
@@ -247,10 +247,10 @@ func TestLiveDeadLetters(t *testing.T) {
 	for _, p := range ps {
 		byItem[p.ItemID] = p
 	}
-	if p := byItem["auth"]; p.ErrorClass != failure.AuthDenied || p.Attempts[work.LLM] != 1 || p.SanitizedContext.UpstreamStatus != 401 {
+	if p := byItem["auth"]; p.ErrorClass != work.AuthDenied || p.Attempts[work.LLM] != 1 || p.SanitizedContext.UpstreamStatus != 401 {
 		t.Fatalf("auth dead letter: %+v", p)
 	}
-	if p := byItem["badjson"]; p.ErrorClass != failure.ResponseInvalid || p.Attempts[work.LLM] != 3 {
+	if p := byItem["badjson"]; p.ErrorClass != work.ResponseInvalid || p.Attempts[work.LLM] != 3 {
 		t.Fatalf("RESPONSE_INVALID dead letter: class %s attempts %v, want the 3rd attempt", p.ErrorClass, p.Attempts)
 	}
 	for _, p := range ps {
@@ -258,7 +258,7 @@ func TestLiveDeadLetters(t *testing.T) {
 		if strings.Contains(raw, "PLANTEDsecretKEY") {
 			t.Fatalf("secret in the dead letter: %s", raw)
 		}
-		if it := l.get(t, p.ItemID); it.EnrichmentStatus != store.EnrichmentPermanentFailure || it.State != store.Deadletter {
+		if it := l.get(t, p.ItemID); it.EnrichmentStatus != work.EnrichmentPermanentFailure || it.State != work.Deadletter {
 			t.Fatalf("%s ended %s/%s, want deadletter/permanent_failure", p.ItemID, it.State, it.EnrichmentStatus)
 		}
 	}
@@ -296,8 +296,8 @@ func TestLiveBudgetNeverCountsNorDeadLetters(t *testing.T) {
 		t.Fatalf("only %d deliveries in 8 s", deliveries)
 	}
 	it := l.get(t, "b")
-	if it.Attempts[work.LLM] != 0 || it.FailureCount != 0 || it.LastError.ErrorClass != failure.BudgetExceeded ||
-		it.State != store.Retryable || it.Carrier != "" {
+	if it.Attempts[work.LLM] != 0 || it.FailureCount != 0 || it.LastError.ErrorClass != work.BudgetExceeded ||
+		it.State != work.Retryable || it.Carrier != "" {
 		t.Fatalf("after %d budget waits: %s attempts %v failure_count %d carrier %q", deliveries, it.State, it.Attempts, it.FailureCount, it.Carrier)
 	}
 	parked := &store.Parked{DB: dynamodb.NewFromConfig(l.env.AWS), Table: l.items.ParkedTable}
@@ -330,7 +330,7 @@ func TestLiveMalformedRecordAndTheRestOfTheBatch(t *testing.T) {
 		}
 	}
 	ps := l.deadLetters(t)
-	if len(ps) != 1 || ps[0].ErrorClass != failure.SchemaInvalid {
+	if len(ps) != 1 || ps[0].ErrorClass != work.SchemaInvalid {
 		t.Fatalf("dead letters = %+v, want one SCHEMA_INVALID", ps)
 	}
 	if fwd := l.drain(t, l.runner.NextQueueURL); len(fwd) != 2 {
@@ -351,7 +351,7 @@ func TestLiveDLQSendFailureLeavesTheRecordInTheQueue(t *testing.T) {
 	if _, resp := l.pump(t, 2*time.Second); len(resp.BatchItemFailures) != 1 {
 		t.Fatal("record acknowledged although its dead letter could not be sent")
 	}
-	if it := l.get(t, "d"); it.State != store.Failed {
+	if it := l.get(t, "d"); it.State != work.Failed {
 		t.Fatalf("state %s, want failed (hand-off pending)", it.State)
 	}
 	l.runner.DLQURL = realDLQ
@@ -362,13 +362,13 @@ func TestLiveDLQSendFailureLeavesTheRecordInTheQueue(t *testing.T) {
 	if len(recs) != 1 {
 		t.Fatal("the kept record did not come back")
 	}
-	if ps := l.deadLetters(t); len(ps) != 1 || ps[0].ErrorClass != failure.NotFound {
+	if ps := l.deadLetters(t); len(ps) != 1 || ps[0].ErrorClass != work.NotFound {
 		t.Fatalf("dead letters after recovery: %+v", ps)
 	}
 	if l.calls.Load() != 1 {
 		t.Fatalf("upstream calls = %d; completing the hand-off must not call it again", l.calls.Load())
 	}
-	if it := l.get(t, "d"); it.State != store.Deadletter {
+	if it := l.get(t, "d"); it.State != work.Deadletter {
 		t.Fatalf("state %s, want deadletter", it.State)
 	}
 }
@@ -418,7 +418,7 @@ func TestLiveRecordsNotReachedBeforeTheDeadline(t *testing.T) {
 		t.Fatalf("kept %v, want the last two", resp.BatchItemFailures)
 	}
 	for _, id := range []string{"dl2", "dl3"} {
-		if it := l.get(t, id); it.State != store.Queued || it.Attempts[work.Fetch] != 0 || it.LeaseOwner != "" {
+		if it := l.get(t, id); it.State != work.Queued || it.Attempts[work.Fetch] != 0 || it.LeaseOwner != "" {
 			t.Fatalf("%s: %s attempts %v lease %q — records not reached must be untouched", id, it.State, it.Attempts, it.LeaseOwner)
 		}
 	}
@@ -432,9 +432,9 @@ func TestLiveConcurrentHandlersNeverLoseAnUpdate(t *testing.T) {
 	}
 	l.runner.Profile = func() *policy.Profile {
 		p := policy.Standard()
-		pol := p.Policies[failure.UpstreamUnavailable]
+		pol := p.Policies[work.UpstreamUnavailable]
 		pol.MaxAttempts = 1000
-		p.Policies[failure.UpstreamUnavailable] = pol
+		p.Policies[work.UpstreamUnavailable] = pol
 		return p
 	}()
 	l.seed(t, "c", work.LLM)
@@ -459,7 +459,7 @@ func TestLiveConcurrentHandlersNeverLoseAnUpdate(t *testing.T) {
 		t.Fatalf("upstream calls %d, attempts %d, failure_count %d: every failed call must be counted exactly once",
 			calls, it.Attempts[work.LLM], it.FailureCount)
 	}
-	if it.State == store.Working {
+	if it.State == work.Working {
 		t.Fatal("an item was left working")
 	}
 }
@@ -656,7 +656,7 @@ func TestLiveHappyPathRequestsPerStage(t *testing.T) {
 		if len(seen) != 3 || seen[1].Document.Text != doc || seen[2].Enrichment.SummarySpicy != "Bulls run!" {
 			t.Fatalf("the stages were not given their bodies: %d runs", len(seen))
 		}
-		if it, err := items.Get(ctx, id); err != nil || it.State != store.Done {
+		if it, err := items.Get(ctx, id); err != nil || it.State != work.Done {
 			t.Fatalf("item %s: %+v, %v", id, it, err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
@@ -39,7 +38,7 @@ type Metrics = telemetry.Counter
 
 type noMetrics struct{}
 
-func (noMetrics) Count(string, work.Stage, failure.Class, int) {}
+func (noMetrics) Count(string, work.Stage, work.Class, int) {}
 
 func (r *Runner) metrics() Metrics {
 	if r.Metrics == nil {

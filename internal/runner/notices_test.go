@@ -64,12 +64,12 @@ func TestDeadLetteredActionNoticesItsOwner(t *testing.T) {
 		t.Fatalf("%d dead letters and %d notices, want 1 and 1", len(dls), len(ns))
 	}
 	n := ns[0]
-	if n.Event != notice.Failed || n.ID != "task:item.failed:0" || n.Stage != work.LLM || n.Class != failure.ActionFailed ||
+	if n.Event != notice.Failed || n.ID != "task:item.failed:0" || n.Stage != work.LLM || n.Class != work.ActionFailed ||
 		n.Attempt != 3 || n.MaxAttempts != 3 || n.DeadLetterID != dls[0].SanitizedContext.DeadLetterID ||
 		n.Reason != "the model reported that the action failed: the ticket is locked" || n.NextRetryAt != nil {
 		t.Fatalf("notice %+v", n)
 	}
-	if got := tb.item(t, "task").State; got != store.Deadletter {
+	if got := tb.item(t, "task").State; got != work.Deadletter {
 		t.Fatalf("item %s", got)
 	}
 }
@@ -114,12 +114,12 @@ func TestUnsentFailedNoticeIsEnqueuedByTheRedelivery(t *testing.T) {
 	t.Parallel()
 	tb := withNotices(setup(t, work.LLM))
 	tb.seedKind(t, "task", work.LLM, store.KindAction, nil)
-	tb.failWith(failure.New(failure.SchemaInvalid, "item has no fetched text"))
+	tb.failWith(failure.New(work.SchemaInvalid, "item has no fetched text"))
 	tb.sqs.FailSends(noticeURL, true)
 	if f := failedIDs(tb.handle(t, context.Background(), msg("task", work.LLM, "m1", 1))); len(f) != 1 {
 		t.Fatalf("kept %v, want the record kept", f)
 	}
-	if len(tb.deadLetters(t)) != 1 || tb.item(t, "task").State != store.Deadletter {
+	if len(tb.deadLetters(t)) != 1 || tb.item(t, "task").State != work.Deadletter {
 		t.Fatalf("the dead letter must stand: %d, %s", len(tb.deadLetters(t)), tb.item(t, "task").State)
 	}
 	if v := tb.visibility(t, "rh-m1"); v != int32(runner.DefaultResendDelay.Seconds()) {
@@ -155,14 +155,14 @@ func TestRetryScheduledNotices(t *testing.T) {
 	}
 	n, it := ns[0], tb.item(t, "task")
 	if n.Event != notice.RetryScheduled || n.ID != "task:item.retry_scheduled:0:llm:1" || n.Attempt != 1 ||
-		n.NextRetryAt == nil || !n.NextRetryAt.Equal(it.NotBefore) || n.Class != failure.ActionFailed {
+		n.NextRetryAt == nil || !n.NextRetryAt.Equal(it.NotBefore) || n.Class != work.ActionFailed {
 		t.Fatalf("notice %+v (item not_before %v)", n, it.NotBefore)
 	}
 	// A provider's quota: a wait, no attempt spent, no notice.
 	tb.clock.Advance(3 * time.Minute)
 	tb.failWith(httpErr(failure.OpenAI, 429, `{"error":{"code":"insufficient_quota","message":"quota"}}`))
 	tb.handle(t, context.Background(), msg("task", work.LLM, "m1", 2))
-	if got := tb.item(t, "task"); got.State != store.Retryable || got.Attempts[work.LLM] != 1 {
+	if got := tb.item(t, "task"); got.State != work.Retryable || got.Attempts[work.LLM] != 1 {
 		t.Fatalf("after the wait: %s, attempts %d", got.State, got.Attempts[work.LLM])
 	}
 	if len(tb.notices(t)) != 1 {
@@ -183,7 +183,7 @@ func TestUnsentRetryNoticeDoesNotChangeTheRetry(t *testing.T) {
 	if v := tb.visibility(t, "rh-m1"); v != 120 {
 		t.Fatalf("visibility %d, want the ACTION_FAILED delay of 120 s", v)
 	}
-	if got := tb.item(t, "task"); got.State != store.Retryable || got.Attempts[work.LLM] != 1 {
+	if got := tb.item(t, "task"); got.State != work.Retryable || got.Attempts[work.LLM] != 1 {
 		t.Fatalf("item %s, attempts %d", got.State, got.Attempts[work.LLM])
 	}
 }
@@ -196,7 +196,7 @@ func TestUnsentFailedNoticeGivesWayToTheBackstop(t *testing.T) {
 	tb := withNotices(setup(t, work.LLM))
 	tb.runner.BackstopReceives = 10
 	tb.seedKind(t, "task", work.LLM, store.KindAction, nil)
-	tb.failWith(failure.New(failure.SchemaInvalid, "item has no fetched text"))
+	tb.failWith(failure.New(work.SchemaInvalid, "item has no fetched text"))
 	tb.sqs.FailSends(noticeURL, true)
 	if f := failedIDs(tb.handle(t, context.Background(), msg("task", work.LLM, "m1", 5))); len(f) != 1 {
 		t.Fatalf("receive 5 of 10: kept %v, want the record kept", f)
@@ -207,7 +207,7 @@ func TestUnsentFailedNoticeGivesWayToTheBackstop(t *testing.T) {
 	if f := failedIDs(tb.handle(t, context.Background(), msg("task", work.LLM, "m1", 8))); len(f) != 0 {
 		t.Fatalf("receive 8 of 10: kept %v, want the notice given up and the record acknowledged", f)
 	}
-	if len(tb.deadLetters(t)) != 1 || tb.item(t, "task").State != store.Deadletter {
+	if len(tb.deadLetters(t)) != 1 || tb.item(t, "task").State != work.Deadletter {
 		t.Fatalf("the dead letter must stand: %d, %s", len(tb.deadLetters(t)), tb.item(t, "task").State)
 	}
 }

@@ -275,7 +275,7 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 	}()
 	env, spec, err := b.decode(msg)
 	if err != nil {
-		return b.deadLetterMessage(msg, failure.Wrap(failure.SchemaInvalid, err, "malformed message"), "")
+		return b.deadLetterMessage(msg, failure.Wrap(work.SchemaInvalid, err, "malformed message"), "")
 	}
 	rc := receiveCount(msg)
 	del := deliveryOf(msg)
@@ -566,7 +566,7 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 		parking.Reason = string(h.failure.le.ErrorClass)
 		req := store.FailRequest{
 			ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: now, PrevAttempts: rec.item.Attempts[r.Stage],
-			Counts: h.counts, Next: store.Retryable, NotBefore: h.until, LastError: h.failure.le, Suspect: h.suspect,
+			Counts: h.counts, Next: work.Retryable, NotBefore: h.until, LastError: h.failure.le, Suspect: h.suspect,
 		}
 		if park {
 			n, err = r.Items.Park(ctx, req, parking)
@@ -592,7 +592,7 @@ func (rec *record) hold(ctx context.Context, h hold) outcome {
 			rec.noticeRetry(ctx, log, h.failure.le, n)
 		}
 	}
-	class := failure.Class("")
+	class := work.Class("")
 	if h.failure != nil {
 		class = h.failure.le.ErrorClass
 	}

@@ -89,8 +89,8 @@ func okOutput(st work.Stage) store.Output {
 // seed puts an item queued at stage st.
 func (tb *testBundle) seed(t *testing.T, id string, st work.Stage) {
 	t.Helper()
-	tb.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Received,
-		State: store.Queued, Stage: st, SourceURL: "https://example.com/" + id,
+	tb.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Received,
+		State: work.Queued, Stage: st, SourceURL: "https://example.com/" + id,
 		Document: &store.Document{Text: "article text"}})
 }
 
@@ -161,10 +161,10 @@ func TestSuccessForwardsAndAcknowledges(t *testing.T) {
 		t.Fatalf("failures = %v, want none", failedIDs(resp))
 	}
 	it := tb.item(t, "a")
-	if it.State != store.Queued || it.Stage != work.LLM || it.Status != store.Fetched {
+	if it.State != work.Queued || it.Stage != work.LLM || it.Status != work.Fetched {
 		t.Fatalf("item = %s/%s/%s, want queued/llm/fetched", it.State, it.Stage, it.Status)
 	}
-	if it.LeaseOwner != "" || it.EnrichmentStatus != store.EnrichmentSuccess {
+	if it.LeaseOwner != "" || it.EnrichmentStatus != work.EnrichmentSuccess {
 		t.Fatalf("lease %q enrichment %q after success", it.LeaseOwner, it.EnrichmentStatus)
 	}
 	if len(tb.forwards()) != 1 {
@@ -184,7 +184,7 @@ func TestLastStageCompletesTheItem(t *testing.T) {
 	if len(resp.BatchItemFailures) != 0 || len(tb.forwards()) != 0 {
 		t.Fatalf("failures %v forwards %d", failedIDs(resp), len(tb.forwards()))
 	}
-	if it := tb.item(t, "a"); it.State != store.Done || it.Status != store.Notified || it.Delivery == nil {
+	if it := tb.item(t, "a"); it.State != work.Done || it.Status != work.Notified || it.Delivery == nil {
 		t.Fatalf("item = %s/%s delivery %v, want done/notified", it.State, it.Status, it.Delivery)
 	}
 }
@@ -204,18 +204,18 @@ func TestRetryableFailureBacksOffThroughVisibility(t *testing.T) {
 		t.Fatalf("visibility = %d s, want 1", v)
 	}
 	it := tb.item(t, "a")
-	if it.State != store.Retryable || it.Attempts[work.LLM] != 1 || it.Attempts[work.Fetch] != 2 {
+	if it.State != work.Retryable || it.Attempts[work.LLM] != 1 || it.Attempts[work.Fetch] != 2 {
 		t.Fatalf("item %s attempts %v, want retryable llm=1 fetch=2 (untouched)", it.State, it.Attempts)
 	}
-	if it.FailureCount != 1 || it.LastError == nil || it.LastError.ErrorClass != failure.UpstreamUnavailable ||
-		it.LastError.Component != work.LLM || it.LastError.RetryAt == nil || it.EnrichmentStatus != store.EnrichmentPending {
+	if it.FailureCount != 1 || it.LastError == nil || it.LastError.ErrorClass != work.UpstreamUnavailable ||
+		it.LastError.Component != work.LLM || it.LastError.RetryAt == nil || it.EnrichmentStatus != work.EnrichmentPending {
 		t.Fatalf("failure fields = count %d, last_error %+v, enrichment %q", it.FailureCount, it.LastError, it.EnrichmentStatus)
 	}
 	if want := tb.clock.Now().Add(500 * time.Millisecond); !it.NotBefore.Equal(want) {
 		t.Fatalf("not_before = %v, want %v", it.NotBefore, want)
 	}
 	log := tb.store.Log()
-	if len(log) != 1 || log[0].Class != failure.UpstreamUnavailable || log[0].Attempt != 1 {
+	if len(log) != 1 || log[0].Class != work.UpstreamUnavailable || log[0].Attempt != 1 {
 		t.Fatalf("error log = %+v", log)
 	}
 }
@@ -239,7 +239,7 @@ func TestPermanentFailureDeadLettersOnTheFirstAttempt(t *testing.T) {
 		t.Fatalf("dead letters = %d, want 1", len(ps))
 	}
 	p := ps[0]
-	if p.ErrorClass != failure.AuthDenied || p.Stage != work.LLM || p.ItemID != "a" || p.CorrelationID != "corr-a" ||
+	if p.ErrorClass != work.AuthDenied || p.Stage != work.LLM || p.ItemID != "a" || p.CorrelationID != "corr-a" ||
 		p.Attempts[work.LLM] != 1 || p.FirstFailureAt.IsZero() || p.LastFailureAt.IsZero() ||
 		p.SanitizedContext.UpstreamStatus != 401 || p.SanitizedContext.Details["model"] != "gpt-4o-mini" {
 		t.Fatalf("payload = %+v", p)
@@ -255,7 +255,7 @@ func TestPermanentFailureDeadLettersOnTheFirstAttempt(t *testing.T) {
 		t.Fatalf("API key leaked into the dead letter: %s", raw)
 	}
 	it := tb.item(t, "a")
-	if it.State != store.Deadletter || it.EnrichmentStatus != store.EnrichmentPermanentFailure || it.DeadLetter == nil {
+	if it.State != work.Deadletter || it.EnrichmentStatus != work.EnrichmentPermanentFailure || it.DeadLetter == nil {
 		t.Fatalf("item = %s %s %v, want deadletter permanent_failure", it.State, it.EnrichmentStatus, it.DeadLetter)
 	}
 }
@@ -266,10 +266,10 @@ func TestAttemptLimitsPerClass(t *testing.T) {
 		err        error
 		deadLetter int // the attempt that dead-letters; 0 = never
 	}{
-		"RESPONSE_INVALID dead-letters at its 3rd failure": {failure.New(failure.ResponseInvalid, "bad json"), 3},
+		"RESPONSE_INVALID dead-letters at its 3rd failure": {failure.New(work.ResponseInvalid, "bad json"), 3},
 		"UPSTREAM_UNAVAILABLE at its 5th":                  {httpErr(failure.OpenAI, 500, ""), 5},
 		"CONTENT_POLICY at the 1st":                        {httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation"}}`), 1},
-		"BUDGET_EXCEEDED never":                            {&failure.Error{Class: failure.BudgetExceeded, Reason: "cap", SelfImposed: true}, 0},
+		"BUDGET_EXCEEDED never":                            {&failure.Error{Class: work.BudgetExceeded, Reason: "cap", SelfImposed: true}, 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -308,7 +308,7 @@ func TestBudgetWaitsUntilMidnightWithoutCounting(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.LLM)
 	tb.seed(t, "a", work.LLM)
-	tb.failWith(&failure.Error{Class: failure.BudgetExceeded, Reason: "daily cap", SelfImposed: true})
+	tb.failWith(&failure.Error{Class: work.BudgetExceeded, Reason: "daily cap", SelfImposed: true})
 	tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 	// 10:00 UTC → the wait until midnight (14 h) is beyond SQS's 12 h: parked.
 	parked := tb.store.Parked()
@@ -316,7 +316,7 @@ func TestBudgetWaitsUntilMidnightWithoutCounting(t *testing.T) {
 		t.Fatalf("parked = %+v, want due at the next UTC midnight", parked)
 	}
 	it := tb.item(t, "a")
-	if it.Attempts[work.LLM] != 0 || it.State != store.Retryable || it.LastError.ErrorClass != failure.BudgetExceeded {
+	if it.Attempts[work.LLM] != 0 || it.State != work.Retryable || it.LastError.ErrorClass != work.BudgetExceeded {
 		t.Fatalf("item = %s attempts %v last_error %+v", it.State, it.Attempts, it.LastError)
 	}
 }
@@ -335,14 +335,14 @@ func TestSuccessAfterFailuresResetsFailureFields(t *testing.T) {
 	tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 1))
 	tb.clock.Advance(time.Minute)
 	tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 2))
-	if it := tb.item(t, "a"); it.FailureCount != 2 || it.EnrichmentStatus != store.EnrichmentPending {
+	if it := tb.item(t, "a"); it.FailureCount != 2 || it.EnrichmentStatus != work.EnrichmentPending {
 		t.Fatalf("after two failures: count %d status %q", it.FailureCount, it.EnrichmentStatus)
 	}
 	fail = false
 	tb.clock.Advance(time.Minute)
 	tb.handle(t, context.Background(), msg("a", work.LLM, "m1", 3))
 	it := tb.item(t, "a")
-	if it.FailureCount != 0 || it.LastError != nil || it.EnrichmentStatus != store.EnrichmentSuccess || !it.FirstFailureAt.IsZero() {
+	if it.FailureCount != 0 || it.LastError != nil || it.EnrichmentStatus != work.EnrichmentSuccess || !it.FirstFailureAt.IsZero() {
 		t.Fatalf("after success: count %d last_error %+v status %q first %v", it.FailureCount, it.LastError, it.EnrichmentStatus, it.FirstFailureAt)
 	}
 	if it.Attempts[work.LLM] != 2 {
@@ -363,7 +363,7 @@ func TestMalformedRecordIsDeadLetteredWhileTheBatchGoesOn(t *testing.T) {
 		t.Fatalf("failures = %v, want every record acknowledged", failedIDs(resp))
 	}
 	ps := tb.deadLetters(t)
-	if len(ps) != 2 || ps[0].ErrorClass != failure.SchemaInvalid || ps[1].ErrorClass != failure.SchemaInvalid {
+	if len(ps) != 2 || ps[0].ErrorClass != work.SchemaInvalid || ps[1].ErrorClass != work.SchemaInvalid {
 		t.Fatalf("dead letters = %+v, want two SCHEMA_INVALID", ps)
 	}
 	for _, p := range ps {
@@ -386,7 +386,7 @@ func TestDLQSendFailureKeepsTheRecord(t *testing.T) {
 	if got := failedIDs(resp); len(got) != 1 {
 		t.Fatalf("failures = %v, want the record kept", got)
 	}
-	if it := tb.item(t, "a"); it.State != store.Failed {
+	if it := tb.item(t, "a"); it.State != work.Failed {
 		t.Fatalf("state = %s, want failed (hand-off pending)", it.State)
 	}
 	// The DLQ recovers; the redelivery completes the hand-off without calling the webhook.
@@ -396,10 +396,10 @@ func TestDLQSendFailureKeepsTheRecord(t *testing.T) {
 	if len(resp.BatchItemFailures) != 0 || tb.calls.Load() != before {
 		t.Fatalf("redelivery: failures %v, upstream calls %d → %d", failedIDs(resp), before, tb.calls.Load())
 	}
-	if ps := tb.deadLetters(t); len(ps) != 1 || ps[0].ErrorClass != failure.NotFound {
+	if ps := tb.deadLetters(t); len(ps) != 1 || ps[0].ErrorClass != work.NotFound {
 		t.Fatalf("dead letters = %+v", ps)
 	}
-	if it := tb.item(t, "a"); it.State != store.Deadletter {
+	if it := tb.item(t, "a"); it.State != work.Deadletter {
 		t.Fatalf("state = %s, want deadletter", it.State)
 	}
 }
@@ -434,7 +434,7 @@ func TestConfirmFailureKeepsTheRecord(t *testing.T) {
 	if got := failedIDs(resp); len(got) != 1 {
 		t.Fatalf("failures = %v, want the record kept: its dead letter is sent but the item still says failed", got)
 	}
-	if it := tb.item(t, "a"); it.State != store.Failed || len(tb.deadLetters(t)) != 1 {
+	if it := tb.item(t, "a"); it.State != work.Failed || len(tb.deadLetters(t)) != 1 {
 		t.Fatalf("state = %s with %d dead letters, want failed with one", it.State, len(tb.deadLetters(t)))
 	}
 	db.failing.Store(false)
@@ -447,7 +447,7 @@ func TestConfirmFailureKeepsTheRecord(t *testing.T) {
 	if len(ps) != 2 || ps[0].SanitizedContext.DeadLetterID != ps[1].SanitizedContext.DeadLetterID {
 		t.Fatalf("dead letters = %+v, want the same one twice", ps)
 	}
-	if it := tb.item(t, "a"); it.State != store.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != ps[0].SanitizedContext.DeadLetterID {
+	if it := tb.item(t, "a"); it.State != work.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != ps[0].SanitizedContext.DeadLetterID {
 		t.Fatalf("item = %s %+v, want deadletter with its dead letter", it.State, it.DeadLetter)
 	}
 }
@@ -506,7 +506,7 @@ func TestRecordsNotReachedBeforeTheDeadlineCountNoAttempt(t *testing.T) {
 	}
 	for _, id := range []string{"i2", "i3"} {
 		it := tb.item(t, id)
-		if it.State != store.Queued || it.Attempts[work.Fetch] != 0 || it.LeaseOwner != "" {
+		if it.State != work.Queued || it.Attempts[work.Fetch] != 0 || it.LeaseOwner != "" {
 			t.Fatalf("%s = %s attempts %v lease %q, want untouched", id, it.State, it.Attempts, it.LeaseOwner)
 		}
 		if v := tb.visibility(t, "rh-m"+id[1:]); v != 0 {
@@ -532,7 +532,7 @@ func TestPanicBecomesInternalBugForThatRecordOnly(t *testing.T) {
 		t.Fatalf("failures = %v", failedIDs(resp))
 	}
 	ps := tb.deadLetters(t)
-	if len(ps) != 1 || ps[0].ErrorClass != failure.InternalBug || !strings.Contains(ps[0].LastStack, "goroutine") {
+	if len(ps) != 1 || ps[0].ErrorClass != work.InternalBug || !strings.Contains(ps[0].LastStack, "goroutine") {
 		t.Fatalf("dead letters = %+v, want one INTERNAL_BUG with a stack", ps)
 	}
 	if it := tb.item(t, "fine"); it.Stage != work.LLM {
@@ -551,7 +551,7 @@ func TestGateWaitSpendsNoAttempt(t *testing.T) {
 		t.Fatalf("failures %v visibility %d, want kept for 90 s", failedIDs(resp), tb.visibility(t, "rh-m1"))
 	}
 	it := tb.item(t, "a")
-	if it.Attempts[work.LLM] != 0 || it.State != store.Retryable || !it.NotBefore.Equal(until) || len(tb.store.Log()) != 0 {
+	if it.Attempts[work.LLM] != 0 || it.State != work.Retryable || !it.NotBefore.Equal(until) || len(tb.store.Log()) != 0 {
 		t.Fatalf("item %s attempts %v not_before %v log %d", it.State, it.Attempts, it.NotBefore, len(tb.store.Log()))
 	}
 }
@@ -607,7 +607,7 @@ func TestNearTheBackstopTheRecordIsParked(t *testing.T) {
 func TestEventsAreValidJSONForEveryOutcome(t *testing.T) {
 	t.Parallel()
 	// The dead letter of every class encodes under the SQS limit.
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		p := deadletter.Build(deadletter.Input{ItemID: "a", Stage: work.LLM, Err: errors.New(strings.Repeat("x", 1<<20)),
 			Failure: failure.Of(c, "r")})
 		b, err := p.Marshal()
@@ -657,7 +657,7 @@ type countingMetrics struct {
 	m  map[string]int
 }
 
-func (c *countingMetrics) Count(name string, _ work.Stage, _ failure.Class, n int) {
+func (c *countingMetrics) Count(name string, _ work.Stage, _ work.Class, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -681,9 +681,9 @@ func TestEscalationIsCountedOnceWhenDurable(t *testing.T) {
 	tb := setup(t, work.Notify)
 	metrics := &countingMetrics{}
 	tb.runner.Metrics = metrics
-	tb.store.Put(store.Item{ID: "a", Kind: store.KindStory, CorrelationID: "corr-a", Status: store.Enriched,
-		State: store.Queued, Stage: work.Notify, ReplayCount: 1,
-		DeadLetter: &store.DeadLetterRef{ID: "dl0", Stage: work.Notify, Class: failure.NotFound}})
+	tb.store.Put(store.Item{ID: "a", Kind: store.KindStory, CorrelationID: "corr-a", Status: work.Enriched,
+		State: work.Queued, Stage: work.Notify, ReplayCount: 1,
+		DeadLetter: &store.DeadLetterRef{ID: "dl0", Stage: work.Notify, Class: work.NotFound}})
 	tb.failWith(httpErr(failure.Webhook, 404, "channel_not_found"))
 	tb.sqs.FailSends(runnertest.DLQURL, true)
 	tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 1))
@@ -899,14 +899,14 @@ func TestErrorLogRecordsDefault(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct {
 		err       error
-		class     failure.Class
+		class     work.Class
 		isDefault bool
 		status    int
 		code      string
 	}{
-		"a status alone":       {httpErr(failure.OpenAI, 418, `{"error":{"message":"I am a teapot"}}`), failure.ClientError, true, 418, ""},
-		"nothing recognised":   {errors.New("frobnicator wedged"), failure.Unknown, true, 0, ""},
-		"a code the table has": {httpErr("acme", 429, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`), failure.RateLimited, false, 429, "rate_limit_exceeded"},
+		"a status alone":       {httpErr(failure.OpenAI, 418, `{"error":{"message":"I am a teapot"}}`), work.ClientError, true, 418, ""},
+		"nothing recognised":   {errors.New("frobnicator wedged"), work.Unknown, true, 0, ""},
+		"a code the table has": {httpErr("acme", 429, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`), work.RateLimited, false, 429, "rate_limit_exceeded"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -965,7 +965,7 @@ func TestLargeBatchSplitsIntoSQSBatches(t *testing.T) {
 	}
 	tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
 		if (it.ID[len(it.ID)-1]-'0')%2 == 1 {
-			return store.Output{}, failure.Wrap(failure.UpstreamUnavailable, errors.New("503"), "odd items fail")
+			return store.Output{}, failure.Wrap(work.UpstreamUnavailable, errors.New("503"), "odd items fail")
 		}
 		return okOutput(work.Fetch), nil
 	}

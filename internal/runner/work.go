@@ -7,6 +7,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Work is one stage's business logic. The runner has already claimed item
@@ -57,15 +58,15 @@ type WithBodies struct {
 // Run loads the parts and runs Inner.
 func (w WithBodies) Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error) {
 	if w.Bodies == nil {
-		return store.Output{}, failure.New(failure.InternalBug, "the stage has no body store to read the item's %v", w.Parts)
+		return store.Output{}, failure.New(work.InternalBug, "the stage has no body store to read the item's %v", w.Parts)
 	}
 	it, err := w.Bodies.Hydrate(ctx, item, w.Parts...)
 	switch {
 	case errors.Is(err, store.ErrBodyGone):
-		return store.Output{}, failure.Wrap(failure.NotFound, err,
+		return store.Output{}, failure.Wrap(work.NotFound, err,
 			"the item's stored input expired; replay it from the stage that wrote it (a document: --mode full_restart)")
 	case errors.Is(err, store.ErrBodyCorrupt), errors.Is(err, store.ErrNoBodyStore):
-		return store.Output{}, failure.Wrap(failure.InternalBug, err, "the item's stored input cannot be used")
+		return store.Output{}, failure.Wrap(work.InternalBug, err, "the item's stored input cannot be used")
 	case err != nil:
 		return store.Output{}, err
 	}

@@ -54,13 +54,13 @@ func TestWithBodies(t *testing.T) {
 	if err := load("ok"); err != nil || got != "the text of ok" {
 		t.Fatalf("ok: %q, %v", got, err)
 	}
-	for id, class := range map[string]failure.Class{"gone": failure.NotFound, "bad": failure.InternalBug} {
+	for id, class := range map[string]work.Class{"gone": work.NotFound, "bad": work.InternalBug} {
 		err := load(id)
 		if c := failure.Classify(err); c.Class != class || got != "" {
 			t.Errorf("%s: %v classified %s (work called: %t), want %s", id, err, c.Class, got != "", class)
 		}
 	}
-	if _, err := (runner.WithBodies{Inner: w.Inner}).Run(ctx, store.Item{}, gates.Delivery{}); failure.Classify(err).Class != failure.InternalBug {
+	if _, err := (runner.WithBodies{Inner: w.Inner}).Run(ctx, store.Item{}, gates.Delivery{}); failure.Classify(err).Class != work.InternalBug {
 		t.Errorf("no body store: %v", err)
 	}
 	// A transient read failure is returned as it is, for the classifier.

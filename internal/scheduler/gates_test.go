@@ -12,7 +12,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/health"
@@ -78,7 +77,7 @@ func (b *gateBundle) park(t *testing.T, g gates.Name, n int) {
 	for i := range n {
 		id := fmt.Sprintf("%s-%03d", g.Kind(), i)
 		now := b.clock.Now().Add(time.Duration(i) * time.Millisecond)
-		b.items.Put(store.Item{ID: id, State: store.Working, Stage: work.LLM, LeaseOwner: "o", CorrelationID: "c"})
+		b.items.Put(store.Item{ID: id, State: work.Working, Stage: work.LLM, LeaseOwner: "o", CorrelationID: "c"})
 		if err := b.gates.Touch(ctx, g, now); err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +110,7 @@ func TestClosedGateReleasesOnlyItsProbe(t *testing.T) {
 	ctx := context.Background()
 	g := gates.New(gates.Breaker, "api.example")
 	for range breaker.DefaultThreshold {
-		if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: failure.UpstreamUnavailable, At: t0}); err != nil {
+		if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: work.UpstreamUnavailable, At: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -296,7 +295,7 @@ func TestDrainingLapsesOnceTheBacklogIsOut(t *testing.T) {
 	g := gates.New(gates.Breaker, "api.example")
 	b.sched.Ramp = gates.RampConfig{Start: 10, NoSlowStart: true}
 	// A closed breaker record, then 15 waiters parked behind it.
-	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: failure.UpstreamUnavailable,
+	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.example", Class: work.UpstreamUnavailable,
 		At: t0, Threshold: 5, OpenFor: time.Minute}); err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func (l *live) scheduler(q scheduler.SQS, dbx scheduler.Store) *scheduler.Schedu
 func (l *live) seed(t *testing.T, id string) {
 	t.Helper()
 	if err := l.items.Put(context.Background(), store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id,
-		Status: store.Fetched, State: store.Queued, Stage: work.LLM, Document: &store.Document{Text: "t"}}); err != nil {
+		Status: work.Fetched, State: work.Queued, Stage: work.LLM, Document: &store.Document{Text: "t"}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -100,7 +100,7 @@ func (l *live) park(t *testing.T, id string) time.Time {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if it.State != store.Retryable || !it.NotBefore.Equal(due) || it.Attempts[work.LLM] != 0 || it.LastError.ErrorClass != failure.BudgetExceeded {
+	if it.State != work.Retryable || !it.NotBefore.Equal(due) || it.Attempts[work.LLM] != 0 || it.LastError.ErrorClass != work.BudgetExceeded {
 		t.Fatalf("parked item %+v", it)
 	}
 	w, err := l.store.Get(context.Background(), id)
@@ -165,7 +165,7 @@ func TestParkedWaitIsReenqueuedExactlyOnceWhenDue(t *testing.T) {
 		t.Fatalf("re-enqueued delivery: %d records, kept %v, calls %d", len(recs), resp.BatchItemFailures, l.calls.Load())
 	}
 	it, _ := l.items.Get(context.Background(), "w30")
-	if it.Stage != work.Notify || it.State != store.Queued || !l.clock.Now().Equal(due) {
+	if it.Stage != work.Notify || it.State != work.Queued || !l.clock.Now().Equal(due) {
 		t.Fatalf("after the wait: %s at %s", it.State, it.Stage)
 	}
 	if rest := l.queued(t); len(rest) != 0 {
@@ -253,7 +253,7 @@ func TestSchedulerMemory(t *testing.T) {
 		if i == 4 {
 			st = work.Notify
 		}
-		dbx.Put(store.Item{ID: id, State: store.Working, Stage: st, LeaseOwner: "o", CorrelationID: "c"})
+		dbx.Put(store.Item{ID: id, State: work.Working, Stage: st, LeaseOwner: "o", CorrelationID: "c"})
 		if _, err := dbx.Park(ctx, store.FailRequest{ItemID: id, Stage: st, Owner: "o", Now: t0},
 			store.Parking{DueAt: t0.Add(time.Duration(i) * time.Hour), Envelope: work.Envelope{ItemID: id, Stage: st, CorrelationID: "c"}}); err != nil {
 			t.Fatal(err)
@@ -283,7 +283,7 @@ func ExampleScheduler() {
 	dbx := store.NewMemory()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	dbx.Put(store.Item{ID: "story-1", State: store.Working, Stage: work.LLM, LeaseOwner: "m#1", CorrelationID: "c"})
+	dbx.Put(store.Item{ID: "story-1", State: work.Working, Stage: work.LLM, LeaseOwner: "m#1", CorrelationID: "c"})
 	_, _ = dbx.Park(ctx, store.FailRequest{ItemID: "story-1", Stage: work.LLM, Owner: "m#1", Now: now},
 		store.Parking{DueAt: now.Add(24 * time.Hour), Envelope: work.Envelope{ItemID: "story-1", Stage: work.LLM, CorrelationID: "c"}})
 
@@ -313,7 +313,7 @@ func BenchmarkSchedulerPage(b *testing.B) {
 		b.StopTimer()
 		for j := range 100 {
 			id := fmt.Sprintf("b%d-%d", i, j)
-			if err := items.Put(ctx, store.Item{ID: id, State: store.Working, Stage: work.LLM, LeaseOwner: "o", CorrelationID: "c"}); err != nil {
+			if err := items.Put(ctx, store.Item{ID: id, State: work.Working, Stage: work.LLM, LeaseOwner: "o", CorrelationID: "c"}); err != nil {
 				b.Fatal(err)
 			}
 			if _, err := items.Park(ctx, store.FailRequest{ItemID: id, Stage: work.LLM, Owner: "o", Now: clock.Now()},

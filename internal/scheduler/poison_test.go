@@ -111,7 +111,7 @@ func newPoisonWorld(t *testing.T, poisoned ...string) *poisonWorld {
 // add puts an item at the llm stage and delivers its first message.
 func (w *poisonWorld) add(t *testing.T, id string) {
 	t.Helper()
-	w.items.Put(store.Item{ID: id, Kind: store.KindStory, State: store.Queued, Stage: work.LLM, Status: store.Fetched, CorrelationID: "c-" + id})
+	w.items.Put(store.Item{ID: id, Kind: store.KindStory, State: work.Queued, Stage: work.LLM, Status: work.Fetched, CorrelationID: "c-" + id})
 	w.deliver(t, events.SQSMessage{Body: work.Envelope{ItemID: id, Stage: work.LLM, CorrelationID: "c-" + id}.Encode()})
 }
 
@@ -166,7 +166,7 @@ func (w *poisonWorld) openWith(t *testing.T, poisoned string) {
 	w.add(t, poisoned)
 	r, _ := w.breakers.Get(context.Background(), poisonService)
 	it := w.item(t, poisoned)
-	if r.State != breaker.Open || it.State != store.Retryable || it.Attempts[work.LLM] != 0 || it.Suspect == nil {
+	if r.State != breaker.Open || it.State != work.Retryable || it.Attempts[work.LLM] != 0 || it.Suspect == nil {
 		t.Fatalf("setup: breaker %s, %s %s with %d attempts, suspect %+v; want it parked behind the open breaker",
 			r.State, poisoned, it.State, it.Attempts[work.LLM], it.Suspect)
 	}
@@ -190,14 +190,14 @@ func TestSchedulerProbeMeetsAPoisonedWaiter(t *testing.T) {
 		w := newPoisonWorld(t, "poisoned")
 		w.openWith(t, "poisoned")
 		for range 24 * 60 { // a day of scheduler minutes, bounded
-			if w.item(t, "poisoned").State == store.Deadletter {
+			if w.item(t, "poisoned").State == work.Deadletter {
 				break
 			}
 			w.clock.Advance(time.Minute)
 			w.tick(t)
 		}
 		it := w.item(t, "poisoned")
-		if it.State != store.Deadletter || it.DeadLetter == nil || it.DeadLetter.Class != failure.AuthDenied {
+		if it.State != work.Deadletter || it.DeadLetter == nil || it.DeadLetter.Class != work.AuthDenied {
 			t.Fatalf("the poisoned item: %s, dead letter %+v; want dead-lettered AUTH_DENIED", it.State, it.DeadLetter)
 		}
 		r, _ := w.breakers.Get(ctx, poisonService)
@@ -222,17 +222,17 @@ func TestSchedulerProbeMeetsAPoisonedWaiter(t *testing.T) {
 		// poisoned one.
 		w.clock.Advance(time.Second)
 		w.add(t, "healthy")
-		if it := w.item(t, "healthy"); it.State != store.Retryable || it.Suspect != nil {
+		if it := w.item(t, "healthy"); it.State != work.Retryable || it.Suspect != nil {
 			t.Fatalf("healthy: %+v", it)
 		}
 		for range 60 {
-			if w.item(t, "poisoned").State == store.Deadletter {
+			if w.item(t, "poisoned").State == work.Deadletter {
 				break
 			}
 			w.clock.Advance(time.Minute)
 			w.tick(t)
 		}
-		if it := w.item(t, "poisoned"); it.State != store.Deadletter || it.DeadLetter.Class != failure.AuthDenied {
+		if it := w.item(t, "poisoned"); it.State != work.Deadletter || it.DeadLetter.Class != work.AuthDenied {
 			t.Fatalf("the poisoned item: %s %+v", it.State, it.DeadLetter)
 		}
 		if it := w.item(t, "healthy"); it.Stage != work.Notify {

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -73,10 +72,10 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 		mustClaim(t, s, a, work.Fetch, "m1#1", t0)
 		return s, a
 	}
-	failReq := func(id string, st work.Stage, owner string, prev int, counts bool, next store.State, now time.Time) store.FailRequest {
+	failReq := func(id string, st work.Stage, owner string, prev int, counts bool, next work.State, now time.Time) store.FailRequest {
 		return store.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, PrevAttempts: prev, Counts: counts, Next: next,
 			NotBefore: now.Add(10 * time.Second),
-			LastError: store.LastError{Component: st, ErrorClass: failure.RateLimited, Error: "429", FailedAt: now, Retryable: true}}
+			LastError: store.LastError{Component: st, ErrorClass: work.RateLimited, Error: "429", FailedAt: now, Retryable: true}}
 	}
 
 	t.Run("create is not an upsert", func(t *testing.T) {
@@ -88,7 +87,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 			t.Fatalf("second create: %v, want ErrExists", err)
 		}
 		it, err := s.Get(ctx, a)
-		if err != nil || it.State != store.Queued || it.Stage != work.Fetch || it.Status != store.Received {
+		if err != nil || it.State != work.Queued || it.Stage != work.Fetch || it.Status != work.Received {
 			t.Fatalf("item %+v, %v", it, err)
 		}
 		if _, err := s.Get(ctx, "missing"); !errors.Is(err, store.ErrNotFound) {
@@ -102,7 +101,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 		n := store.NewItem{ID: a, Kind: store.KindAction, SourceURL: "https://example.com/task", WebhookURL: "https://hooks.example.com/h",
 			CorrelationID: "c-" + a, Metadata: map[string]string{"team": "ops"}, Owner: "m1#1", Now: t0}
 		got, err := s.Create(ctx, n)
-		if err != nil || got.State != store.Queued || got.Metadata["team"] != "ops" {
+		if err != nil || got.State != work.Queued || got.Metadata["team"] != "ops" {
 			t.Fatalf("create: %+v, %v", got, err)
 		}
 		// The same delivery again (an SDK retry of an applied put): created.
@@ -129,12 +128,12 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 		a := itemID(t)
 		create(t, s, a)
 		it := mustClaim(t, s, a, work.Fetch, "m1#1", t0)
-		if it.State != store.Working || it.LeaseOwner != "m1#1" || it.Carrier != "m1#1" || !it.LeaseUntil.Equal(t0.Add(time.Minute)) {
+		if it.State != work.Working || it.LeaseOwner != "m1#1" || it.Carrier != "m1#1" || !it.LeaseUntil.Equal(t0.Add(time.Minute)) {
 			t.Fatalf("claimed item %+v", it)
 		}
 		_, err := claim(s, a, work.Fetch, "m2#1", t0.Add(time.Second))
 		var ce *store.ClaimError
-		if !errors.As(err, &ce) || ce.Current == nil || ce.Current.State != store.Working || ce.Current.LeaseOwner != "m1#1" {
+		if !errors.As(err, &ce) || ce.Current == nil || ce.Current.State != work.Working || ce.Current.LeaseOwner != "m1#1" {
 			t.Fatalf("claim under a live lease: %v", err)
 		}
 		if !errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
@@ -153,7 +152,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 
 	t.Run("complete moves on and resets failure fields", func(t *testing.T) {
 		s, a := fetching(t)
-		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, store.Retryable, t0)); err != nil {
+		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, work.Retryable, t0)); err != nil {
 			t.Fatal(err)
 		}
 		mustClaim(t, s, a, work.Fetch, "m1#2", t0.Add(time.Minute))
@@ -165,8 +164,8 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 			t.Fatal(err)
 		}
 		it, _ := s.Get(ctx, a)
-		if it.State != store.Queued || it.Stage != work.LLM || it.Status != store.Fetched || it.FailureCount != 0 ||
-			it.LastError != nil || !it.FirstFailureAt.IsZero() || it.EnrichmentStatus != store.EnrichmentSuccess ||
+		if it.State != work.Queued || it.Stage != work.LLM || it.Status != work.Fetched || it.FailureCount != 0 ||
+			it.LastError != nil || !it.FirstFailureAt.IsZero() || it.EnrichmentStatus != work.EnrichmentSuccess ||
 			it.LeaseOwner != "" || !it.NotBefore.IsZero() || it.Document == nil || it.Document.Text != "" ||
 			it.Document.Body == nil || it.Document.Body.Store != store.StoreTable || it.Document.Bytes != 5 ||
 			it.Attempts[work.Fetch] != 1 || it.LastFailureAt.IsZero() {
@@ -182,25 +181,25 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 
 	t.Run("fail counts attempts per stage and guards them", func(t *testing.T) {
 		s, a := fetching(t)
-		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 3, true, store.Retryable, t0)); !errors.Is(err, store.ErrConflict) {
+		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 3, true, work.Retryable, t0)); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("fail with stale attempts: %v", err)
 		}
-		n, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, store.Retryable, t0))
+		n, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, work.Retryable, t0))
 		if err != nil || n != 1 {
 			t.Fatalf("fail: %d, %v", n, err)
 		}
-		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 1, true, store.Retryable, t0)); !errors.Is(err, store.ErrConflict) {
+		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 1, true, work.Retryable, t0)); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("fail after the lease was released: %v", err)
 		}
 		mustClaim(t, s, a, work.Fetch, "m1#2", t0.Add(time.Minute))
-		n, err = s.Fail(ctx, failReq(a, work.Fetch, "m1#2", 1, false, store.Retryable, t0.Add(time.Minute)))
+		n, err = s.Fail(ctx, failReq(a, work.Fetch, "m1#2", 1, false, work.Retryable, t0.Add(time.Minute)))
 		if err != nil || n != 1 {
 			t.Fatalf("non-counting fail: %d, %v", n, err)
 		}
 		it, _ := s.Get(ctx, a)
 		if it.Attempts[work.Fetch] != 1 || it.Attempts[work.LLM] != 0 || it.FailureCount != 1 ||
-			it.State != store.Retryable || it.EnrichmentStatus != store.EnrichmentPending || !it.FirstFailureAt.Equal(t0) ||
-			it.LastError == nil || it.LastError.ErrorClass != failure.RateLimited {
+			it.State != work.Retryable || it.EnrichmentStatus != work.EnrichmentPending || !it.FirstFailureAt.Equal(t0) ||
+			it.LastError == nil || it.LastError.ErrorClass != work.RateLimited {
 			t.Fatalf("after failures: %+v", it)
 		}
 		if _, err := claim(s, a, work.Fetch, "m1#3", t0.Add(time.Minute)); err == nil {
@@ -211,14 +210,14 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 
 	t.Run("dead-letter hand-off", func(t *testing.T) {
 		s, a := fetching(t)
-		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, store.Failed, t0)); err != nil {
+		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, work.Failed, t0)); err != nil {
 			t.Fatal(err)
 		}
 		it, _ := s.Get(ctx, a)
-		if it.State != store.Failed || it.EnrichmentStatus != store.EnrichmentPermanentFailure {
+		if it.State != work.Failed || it.EnrichmentStatus != work.EnrichmentPermanentFailure {
 			t.Fatalf("after a permanent failure: %s %s", it.State, it.EnrichmentStatus)
 		}
-		ref := store.DeadLetterRef{ID: "dl1", Stage: work.Fetch, Class: failure.NotFound, At: t0, Attempt: 1}
+		ref := store.DeadLetterRef{ID: "dl1", Stage: work.Fetch, Class: work.NotFound, At: t0, Attempt: 1}
 		if err := s.MarkDeadLettered(ctx, a, work.LLM, ref, t0); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("mark at the wrong stage: %v", err)
 		}
@@ -234,7 +233,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 			t.Fatalf("marking a different dead letter: %v", err)
 		}
 		it, _ = s.Get(ctx, a)
-		if it.State != store.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != "dl1" {
+		if it.State != work.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != "dl1" {
 			t.Fatalf("after the hand-off: %+v", it)
 		}
 	})
@@ -243,14 +242,14 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 		s, a := fetching(t)
 		due := t0.Add(30 * time.Hour)
 		env := work.Envelope{ItemID: a, Stage: work.Fetch, CorrelationID: "corr-a"}
-		if n, err := s.Park(ctx, failReq(a, work.Fetch, "m1#1", 0, true, store.Retryable, t0), store.Parking{DueAt: due, Envelope: env}); err != nil || n != 1 {
+		if n, err := s.Park(ctx, failReq(a, work.Fetch, "m1#1", 0, true, work.Retryable, t0), store.Parking{DueAt: due, Envelope: env}); err != nil || n != 1 {
 			t.Fatalf("park: %d, %v", n, err)
 		}
-		if _, err := s.Park(ctx, failReq(a, work.Fetch, "m1#1", 1, true, store.Retryable, t0), store.Parking{DueAt: due, Envelope: env}); !errors.Is(err, store.ErrConflict) {
+		if _, err := s.Park(ctx, failReq(a, work.Fetch, "m1#1", 1, true, work.Retryable, t0), store.Parking{DueAt: due, Envelope: env}); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("park without the lease: %v", err)
 		}
 		it, _ := s.Get(ctx, a)
-		if it.State != store.Retryable || !it.NotBefore.Equal(due) || it.LeaseOwner != "" {
+		if it.State != work.Retryable || !it.NotBefore.Equal(due) || it.LeaseOwner != "" {
 			t.Fatalf("parked item: %+v", it)
 		}
 		mustClaim(t, s, a, work.Fetch, "m2#1", due)
@@ -258,7 +257,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 			t.Fatal(err)
 		}
 		it, _ = s.Get(ctx, a)
-		if it.State != store.Retryable || it.Attempts[work.Fetch] != 1 || !it.NotBefore.Equal(due.Add(time.Minute)) {
+		if it.State != work.Retryable || it.Attempts[work.Fetch] != 1 || !it.NotBefore.Equal(due.Add(time.Minute)) {
 			t.Fatalf("released item: %+v", it)
 		}
 	})
@@ -289,7 +288,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 					if err != nil {
 						continue
 					}
-					req := failReq(a, work.Fetch, owner, it.Attempts[work.Fetch], true, store.Retryable, now)
+					req := failReq(a, work.Fetch, owner, it.Attempts[work.Fetch], true, work.Retryable, now)
 					req.NotBefore = now
 					n, err := s.Fail(ctx, req)
 					if err != nil {

@@ -46,12 +46,12 @@ const ByClassIndex = "by-class-shard"
 const UnrecognisedIndex = "by-unrecognised"
 
 // Between calls fn for every entry that occurred in [since, until) (a zero
-// until is unbounded), class by class of failure.Classes(), each class read
+// until is unbounded), class by class of work.Classes(), each class read
 // through its ClassShards partitions of the by-class GSI and delivered
 // oldest first. fn returning ErrStop ends the read without an error.
 // Entries older than ErrorLogRetention may already be gone (TTL).
 func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn func(LogEntry) error) error {
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		err := r.class(ctx, c, since, until, fn)
 		if errors.Is(err, ErrStop) {
 			return nil
@@ -63,7 +63,7 @@ func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn
 	return nil
 }
 
-func (r *ErrorLogReader) class(ctx context.Context, c failure.Class, since, until time.Time, fn func(LogEntry) error) error {
+func (r *ErrorLogReader) class(ctx context.Context, c work.Class, since, until time.Time, fn func(LogEntry) error) error {
 	return r.query(ctx, c, since, until, func(rec logRecord) error { return fn(rec.entry()) })
 }
 
@@ -84,7 +84,7 @@ func (r *ErrorLogReader) Unrecognised(ctx context.Context, since, until time.Tim
 // partitions of the by-class index — the partitions at once, so that a read
 // costs one round trip per page rather than ClassShards — and calls fn oldest
 // first.
-func (r *ErrorLogReader) query(ctx context.Context, c failure.Class, since, until time.Time, fn func(logRecord) error) error {
+func (r *ErrorLogReader) query(ctx context.Context, c work.Class, since, until time.Time, fn func(logRecord) error) error {
 	return r.read(ctx, ByClassIndex, "class_shard", func(shard string) string { return string(c) + "#" + shard }, string(c), since, until, fn)
 }
 
@@ -194,7 +194,7 @@ func decodeLogEntry(av map[string]types.AttributeValue) (LogEntry, error) {
 
 func (r logRecord) entry() LogEntry {
 	return LogEntry{
-		Kind: r.Kind, By: r.By, ItemID: r.ItemID, Stage: work.Stage(r.Stage), Class: failure.Class(r.ErrorClass), Message: r.Message,
+		Kind: r.Kind, By: r.By, ItemID: r.ItemID, Stage: work.Stage(r.Stage), Class: work.Class(r.ErrorClass), Message: r.Message,
 		Provider: failure.Provider(r.Provider), Status: r.Status, Code: r.Code,
 		Attempt: r.Attempt, MessageID: r.MessageID, CorrelationID: r.CorrelationID, Decision: r.Decision,
 		Retryable: r.Retryable, Default: r.Default, OccurredAt: parseTime(r.At),

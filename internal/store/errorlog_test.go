@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -19,11 +18,11 @@ func TestLogEntryUnrecognised(t *testing.T) {
 		e    store.LogEntry
 		want bool
 	}{
-		"unknown":             {store.LogEntry{Class: failure.Unknown}, true},
-		"a default by status": {store.LogEntry{Class: failure.ClientError, Default: true}, true},
-		"recognised":          {store.LogEntry{Class: failure.RateLimited}, false},
+		"unknown":             {store.LogEntry{Class: work.Unknown}, true},
+		"a default by status": {store.LogEntry{Class: work.ClientError, Default: true}, true},
+		"recognised":          {store.LogEntry{Class: work.RateLimited}, false},
 		"a replay":            {store.LogEntry{Kind: store.LogReplay, Default: true}, false},
-		"a resolution":        {store.LogEntry{Kind: store.LogResolution, Class: failure.Unknown}, false},
+		"a resolution":        {store.LogEntry{Kind: store.LogResolution, Class: work.Unknown}, false},
 	} {
 		if got := tc.e.Unrecognised(); got != tc.want {
 			t.Errorf("%s: Unrecognised() = %v, want %v", name, got, tc.want)
@@ -43,10 +42,10 @@ func TestUnrecognisedIndex(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	for i, e := range []store.LogEntry{
-		{ItemID: "u1", Stage: work.LLM, Class: failure.Unknown, Default: true, Message: "weird"},
-		{ItemID: "u2", Stage: work.Fetch, Class: failure.NotFound, Default: true, Message: "HTTP 404", Provider: "acme", Status: 404, Code: "E_GONE"},
-		{ItemID: "r1", Stage: work.LLM, Class: failure.RateLimited, Message: "openai code rate_limit_exceeded"},
-		{ItemID: "u3", Stage: work.Notify, Class: failure.Unknown, Message: "old entry without the flag"},
+		{ItemID: "u1", Stage: work.LLM, Class: work.Unknown, Default: true, Message: "weird"},
+		{ItemID: "u2", Stage: work.Fetch, Class: work.NotFound, Default: true, Message: "HTTP 404", Provider: "acme", Status: 404, Code: "E_GONE"},
+		{ItemID: "r1", Stage: work.LLM, Class: work.RateLimited, Message: "openai code rate_limit_exceeded"},
+		{ItemID: "u3", Stage: work.Notify, Class: work.Unknown, Message: "old entry without the flag"},
 	} {
 		e.MessageID = "m" + e.ItemID
 		e.OccurredAt = t0.Add(time.Duration(i) * time.Minute)
@@ -61,7 +60,7 @@ func TestUnrecognisedIndex(t *testing.T) {
 	if len(got) != 3 || got[0].ItemID != "u1" || got[1].ItemID != "u2" || got[2].ItemID != "u3" {
 		t.Fatalf("unrecognised, oldest first: %+v", got)
 	}
-	if !got[0].Default || !got[1].Default || got[2].Default || got[1].Class != failure.NotFound || got[1].Stage != work.Fetch ||
+	if !got[0].Default || !got[1].Default || got[2].Default || got[1].Class != work.NotFound || got[1].Stage != work.Fetch ||
 		got[1].Provider != "acme" || got[1].Status != 404 || got[1].Code != "E_GONE" || got[0].Provider != "" || got[0].Status != 0 {
 		t.Errorf("the flag and the fields do not round-trip: %+v", got)
 	}

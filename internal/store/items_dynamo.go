@@ -49,7 +49,7 @@ type Items struct {
 }
 
 // listKey is the item's by-listed-state key in state st.
-func (s *Items) listKey(id string, st State) string {
+func (s *Items) listKey(id string, st work.State) string {
 	return ListKey(id, st, s.IndexShards)
 }
 
@@ -59,7 +59,7 @@ func (s *Items) listKey(id string, st State) string {
 // flight and retrying. A write that leaves both as they were writes nothing
 // to the index (KEYS_ONLY): a claim of a queued item, a stage's success on
 // its way, a second failure in a row.
-func (s *Items) index(b *dynamo.Builder, id string, st State, now time.Time) string {
+func (s *Items) index(b *dynamo.Builder, id string, st work.State, now time.Time) string {
 	at := b.Str(formatTime(now))
 	if !GroupOf(st).enteredAt() {
 		at = "if_not_exists(created_at, " + at + ")"
@@ -124,7 +124,7 @@ func newItem(n NewItem) Item {
 	return Item{
 		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
 		Metadata: maps.Clone(n.Metadata), Notices: cloneNotices(n.Notices),
-		Status: Received, State: Queued, Stage: work.Fetch,
+		Status: work.Received, State: work.Queued, Stage: work.Fetch,
 		Attempts:  map[work.Stage]int{},
 		CreatedAt: n.Now, UpdatedAt: n.Now,
 		LastWrite: writeToken(n.Owner, "create", n.Now),
@@ -179,14 +179,14 @@ func (s *Items) Claim(ctx context.Context, req ClaimRequest) (Item, error) {
 	cond := "attribute_exists(item_id) AND " + b.Name("stage") + " = " + b.Str(string(req.Stage)) +
 		" AND (attribute_not_exists(not_before) OR not_before <= " + b.Num(toMillis(req.Now.Add(CooldownTolerance))) + ")" +
 		" AND (" + b.Name("state") + " IN (" + strings.Join(inList, ", ") + ") OR (" +
-		b.Name("state") + " = " + b.Str(string(Working)) + " AND (lease_until < " + b.Num(toMillis(req.Now)) +
+		b.Name("state") + " = " + b.Str(string(work.Working)) + " AND (lease_until < " + b.Num(toMillis(req.Now)) +
 		" OR lease_owner = " + b.Str(req.Owner) + ")))"
-	update := "SET " + b.Name("state") + " = " + b.Str(string(Working)) +
+	update := "SET " + b.Name("state") + " = " + b.Str(string(work.Working)) +
 		", lease_owner = " + b.Str(req.Owner) +
 		", lease_until = " + b.Num(toMillis(req.Now.Add(req.LeaseFor))) +
 		", carrier = " + b.Str(req.Carrier) +
 		", updated_at = " + b.Str(formatTime(req.Now)) +
-		", " + s.index(b, req.ItemID, Working, req.Now)
+		", " + s.index(b, req.ItemID, work.Working, req.Now)
 	in := b.Update(s.Table, itemKey(req.ItemID), update, cond)
 	in.ReturnValues = types.ReturnValueAllNew
 	out, err := s.DB.UpdateItem(ctx, in)
@@ -226,8 +226,8 @@ func (s *Items) Complete(ctx context.Context, req CompleteRequest) error {
 	set := []string{
 		b.Name("state") + " = " + b.Str(string(nextState)),
 		b.Name("stage") + " = " + b.Str(string(nextStage)),
-		b.Name("status") + " = " + b.Str(string(StatusAfter(req.Stage))),
-		"enrichment_status = " + b.Str(string(EnrichmentSuccess)),
+		b.Name("status") + " = " + b.Str(string(work.StatusAfter(req.Stage))),
+		"enrichment_status = " + b.Str(string(work.EnrichmentSuccess)),
 		"failure_count = " + b.Num(0),
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(tok),
@@ -313,7 +313,7 @@ func (s *Items) Fail(ctx context.Context, req FailRequest) (int, error) {
 // claimable from p.DueAt; a gate wait's at once, since its gate may open
 // at any time.
 func (s *Items) Park(ctx context.Context, req FailRequest, p Parking) (int, error) {
-	req.Next, req.NotBefore = Retryable, parkedNotBefore(req.Now, p)
+	req.Next, req.NotBefore = work.Retryable, parkedNotBefore(req.Now, p)
 	upd, err := s.failUpdate(req)
 	if err != nil {
 		return 0, err
@@ -380,7 +380,7 @@ func (s *Items) park(ctx context.Context, upd *dynamodb.UpdateItemInput, itemID 
 }
 
 func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
-	if req.Next != Retryable && req.Next != Failed {
+	if req.Next != work.Retryable && req.Next != work.Failed {
 		return nil, fmt.Errorf("record failure of %s: next state %q is not retryable or failed", req.ItemID, req.Next)
 	}
 	le, err := attributevalue.Marshal(boundLastError(req.LastError))
@@ -388,9 +388,9 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		return nil, fmt.Errorf("record failure of %s: encode last_error: %w", req.ItemID, err)
 	}
 	b := dynamo.New()
-	es := EnrichmentPending
-	if req.Next == Failed {
-		es = EnrichmentPermanentFailure
+	es := work.EnrichmentPending
+	if req.Next == work.Failed {
+		es = work.EnrichmentPermanentFailure
 	}
 	now := b.Str(formatTime(req.Now))
 	set := []string{
@@ -411,7 +411,7 @@ func (s *Items) failUpdate(req FailRequest) (*dynamodb.UpdateItemInput, error) {
 		}
 		set = append(set, "suspect = "+b.Value(sv))
 	}
-	if req.Next == Retryable && !req.NotBefore.IsZero() {
+	if req.Next == work.Retryable && !req.NotBefore.IsZero() {
 		set = append(set, "not_before = "+b.Num(toMillis(req.NotBefore)))
 	} else {
 		remove = append(remove, "not_before")
@@ -442,11 +442,11 @@ func (s *Items) Release(ctx context.Context, req ReleaseRequest) error {
 func (s *Items) releaseUpdate(req ReleaseRequest) (*dynamodb.UpdateItemInput, string, error) {
 	tok := writeToken(req.Owner, "release", req.Now)
 	b := dynamo.New()
-	update := "SET " + b.Name("state") + " = " + b.Str(string(Retryable)) +
+	update := "SET " + b.Name("state") + " = " + b.Str(string(work.Retryable)) +
 		", not_before = " + b.Num(toMillis(req.NotBefore)) +
 		", updated_at = " + b.Str(formatTime(req.Now)) +
 		", last_write = " + b.Str(tok) +
-		", " + s.index(b, req.ItemID, Retryable, req.Now)
+		", " + s.index(b, req.ItemID, work.Retryable, req.Now)
 	if req.Suspect != nil {
 		sv, err := attributevalue.Marshal(req.Suspect.bound())
 		if err != nil {
@@ -473,10 +473,10 @@ func (s *Items) MarkDeadLettered(ctx context.Context, itemID string, stage work.
 	}
 	tok := "deadletter/" + ref.ID
 	b := dynamo.New()
-	update := "SET " + b.Name("state") + " = " + b.Str(string(Deadletter)) +
+	update := "SET " + b.Name("state") + " = " + b.Str(string(work.Deadletter)) +
 		", dead_letter = " + b.Value(av) + ", updated_at = " + b.Str(formatTime(now)) +
-		", last_write = " + b.Str(tok) + ", " + s.index(b, itemID, Deadletter, now)
-	cond := b.Name("state") + " = " + b.Str(string(Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage)) +
+		", last_write = " + b.Str(tok) + ", " + s.index(b, itemID, work.Deadletter, now)
+	cond := b.Name("state") + " = " + b.Str(string(work.Failed)) + " AND " + b.Name("stage") + " = " + b.Str(string(stage)) +
 		" AND " + numEquals(b, attemptsAttr(stage), ref.Attempt) + " AND " + numEquals(b, "replay_count", ref.Replay)
 	_, err = s.DB.UpdateItem(ctx, b.Update(s.Table, itemKey(itemID), update, cond))
 	if err != nil {
@@ -666,7 +666,7 @@ func numEquals(e *dynamo.Builder, attr string, n int) string {
 
 // leaseCond is the precondition of every write after a claim.
 func leaseCond(e *dynamo.Builder, stage work.Stage, owner string) string {
-	return e.Name("state") + " = " + e.Str(string(Working)) +
+	return e.Name("state") + " = " + e.Str(string(work.Working)) +
 		" AND " + e.Name("stage") + " = " + e.Str(string(stage)) +
 		" AND lease_owner = " + e.Str(owner)
 }

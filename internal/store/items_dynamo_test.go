@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -58,7 +57,7 @@ func TestRetriedWritesAreRecognisedAsApplied(t *testing.T) {
 	}
 	claim("m#1", t0)
 	n, err := replayed.Fail(ctx, store.FailRequest{ItemID: "r", Stage: work.Fetch, Owner: "m#1", Now: t0, Counts: true,
-		Next: store.Retryable, NotBefore: t0, LastError: store.LastError{ErrorClass: failure.NetworkTimeout}})
+		Next: work.Retryable, NotBefore: t0, LastError: store.LastError{ErrorClass: work.NetworkTimeout}})
 	if err != nil || n != 1 {
 		t.Fatalf("retried fail: %d, %v; want 1, nil (the write was applied once)", n, err)
 	}
@@ -170,7 +169,7 @@ func TestEveryWriteSetsItsIndexKey(t *testing.T) {
 	const id = "indexed"
 	// want: the entry of the item's group, listed by its creation (t0) in
 	// flight and retrying, else by when it entered the group.
-	want := func(st store.State, stage work.Stage, at time.Time) {
+	want := func(st work.State, stage work.Stage, at time.Time) {
 		t.Helper()
 		if k, w := raw(id), store.ListKey(id, st, 0)+" "+store.FormatTime(at); k != w {
 			t.Fatalf("%s at %s: entry %q, want %q", st, stage, k, w)
@@ -178,25 +177,25 @@ func TestEveryWriteSetsItsIndexKey(t *testing.T) {
 	}
 	_, err := s.Create(ctx, store.NewItem{ID: id, Kind: store.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0})
 	must(err)
-	want(store.Queued, work.Fetch, t0)
+	want(work.Queued, work.Fetch, t0)
 	_, err = s.Claim(ctx, store.ClaimRequest{ItemID: id, Stage: work.Fetch, Owner: "o#1", Carrier: "o", Now: t0.Add(time.Second), LeaseFor: time.Minute})
 	must(err)
-	want(store.Working, work.Fetch, t0)
-	_, err = s.Fail(ctx, store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "o#1", Now: t0.Add(time.Second), Counts: true, Next: store.Retryable,
-		NotBefore: t0, LastError: store.LastError{ErrorClass: failure.NetworkTimeout}})
+	want(work.Working, work.Fetch, t0)
+	_, err = s.Fail(ctx, store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "o#1", Now: t0.Add(time.Second), Counts: true, Next: work.Retryable,
+		NotBefore: t0, LastError: store.LastError{ErrorClass: work.NetworkTimeout}})
 	must(err)
-	want(store.Retryable, work.Fetch, t0)
+	want(work.Retryable, work.Fetch, t0)
 	_, err = s.Claim(ctx, store.ClaimRequest{ItemID: id, Stage: work.Fetch, Owner: "o#2", Carrier: "o", Now: t0.Add(time.Minute), LeaseFor: time.Minute})
 	must(err)
 	_, err = s.Fail(ctx, store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "o#2", Now: t0.Add(time.Minute), PrevAttempts: 1,
-		Counts: true, Next: store.Failed, LastError: store.LastError{ErrorClass: failure.NotFound}})
+		Counts: true, Next: work.Failed, LastError: store.LastError{ErrorClass: work.NotFound}})
 	must(err)
-	want(store.Failed, work.Fetch, t0.Add(time.Minute))
-	must(s.MarkDeadLettered(ctx, id, work.Fetch, store.DeadLetterRef{ID: "dl", Stage: work.Fetch, Class: failure.NotFound, At: t0, Attempt: 2}, t0.Add(90*time.Second)))
-	want(store.Deadletter, work.Fetch, t0.Add(90*time.Second))
+	want(work.Failed, work.Fetch, t0.Add(time.Minute))
+	must(s.MarkDeadLettered(ctx, id, work.Fetch, store.DeadLetterRef{ID: "dl", Stage: work.Fetch, Class: work.NotFound, At: t0, Attempt: 2}, t0.Add(90*time.Second)))
+	want(work.Deadletter, work.Fetch, t0.Add(90*time.Second))
 	_, err = s.Replay(ctx, store.ReplayRequest{ItemID: id, Stage: work.Fetch, Note: "fixed", By: "oncall", Now: t0.Add(2 * time.Minute)})
 	must(err)
-	want(store.Queued, work.Fetch, t0)
+	want(work.Queued, work.Fetch, t0)
 	now := t0.Add(3 * time.Minute)
 	for i, st := range work.Stages() {
 		owner := fmt.Sprintf("p#%d", i)
@@ -204,16 +203,16 @@ func TestEveryWriteSetsItsIndexKey(t *testing.T) {
 		must(err)
 		if st == work.LLM {
 			must(s.Release(ctx, store.ReleaseRequest{ItemID: id, Stage: st, Owner: owner, Now: now, NotBefore: now}))
-			want(store.Retryable, st, t0)
+			want(work.Retryable, st, t0)
 			owner += "b"
 			_, err = s.Claim(ctx, store.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
 			must(err)
 		}
 		must(s.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: st, Owner: owner, Now: now}))
 		if next, ok := st.Next(); ok {
-			want(store.Queued, next, t0)
+			want(work.Queued, next, t0)
 		} else {
-			want(store.Done, st, now)
+			want(work.Done, st, now)
 		}
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store/dynamo"
 	"github.com/triagehq/triage/internal/work"
@@ -27,13 +26,13 @@ import (
 type ItemQuery struct {
 	// State is the state to list; States lists several (State, when set,
 	// is one more). At least one state is required.
-	State  State
-	States []State
+	State  work.State
+	States []work.State
 	// Stage keeps items at this stage.
 	Stage work.Stage
 	// Classes keeps items whose last failure (last_error, else the dead
 	// letter) has one of these classes.
-	Classes []failure.Class
+	Classes []work.Class
 	// Since and Before keep items whose last failure is in [Since, Before);
 	// an item that never failed has no failure time and is dropped by either.
 	Since, Before time.Time
@@ -62,7 +61,7 @@ var ErrStop = errors.New("stop listing")
 
 // FailureClass is the class of the item's last failure: last_error's, else
 // the dead letter's, else empty.
-func (it Item) FailureClass() failure.Class {
+func (it Item) FailureClass() work.Class {
 	if it.LastError != nil && it.LastError.ErrorClass != "" {
 		return it.LastError.ErrorClass
 	}
@@ -74,9 +73,9 @@ func (it Item) FailureClass() failure.Class {
 
 // states are the states q lists: State and States, each once, in the order
 // of States().
-func (q ItemQuery) states() []State {
-	var out []State
-	for _, s := range States() {
+func (q ItemQuery) states() []work.State {
+	var out []work.State
+	for _, s := range work.States() {
 		if s == q.State || slices.Contains(q.States, s) {
 			out = append(out, s)
 		}
@@ -118,8 +117,8 @@ func (q ItemQuery) limit() int {
 }
 
 func (q ItemQuery) validate() error {
-	for _, s := range append([]State{q.State}, q.States...) {
-		if s != "" && !slices.Contains(States(), s) {
+	for _, s := range append([]work.State{q.State}, q.States...) {
+		if s != "" && !slices.Contains(work.States(), s) {
 			return fmt.Errorf("list items: unknown state %q", s)
 		}
 	}
@@ -160,20 +159,20 @@ func Groups() []Group {
 }
 
 // GroupOf is the group that holds items in state s.
-func GroupOf(s State) Group {
+func GroupOf(s work.State) Group {
 	switch s {
-	case Queued, Working:
+	case work.Queued, work.Working:
 		return GroupFlight
-	case Retryable:
+	case work.Retryable:
 		return GroupRetrying
 	}
 	return Group(s)
 }
 
 // States are the states g holds.
-func (g Group) States() []State {
-	var out []State
-	for _, s := range States() {
+func (g Group) States() []work.State {
+	var out []work.State
+	for _, s := range work.States() {
 		if GroupOf(s) == g {
 			out = append(out, s)
 		}
@@ -260,7 +259,7 @@ func idHash(id string) uint32 {
 
 // ListKey is the item's key in ListedStateIndex in state s, for an index of
 // shards partitions per group (zero is the default).
-func ListKey(id string, s State, shards int) string {
+func ListKey(id string, s work.State, shards int) string {
 	return partitionKey(GroupOf(s), int(idHash(id)%uint32(IndexShards(shards))))
 }
 
@@ -296,7 +295,7 @@ func (x *ItemIndex) page() int32 {
 }
 
 // groupsOf are the groups holding states, each once.
-func groupsOf(states []State) []Group {
+func groupsOf(states []work.State) []Group {
 	var out []Group
 	for _, s := range states {
 		if g := GroupOf(s); !slices.Contains(out, g) {
@@ -536,7 +535,7 @@ func (x *ItemIndex) getItems(ctx context.Context, ids []string) (map[string]Item
 	return out, nil
 }
 
-func stateNames(states []State) string {
+func stateNames(states []work.State) string {
 	names := make([]string, len(states))
 	for i, s := range states {
 		names[i] = string(s)

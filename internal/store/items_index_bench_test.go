@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/dynamo"
 	"github.com/triagehq/triage/internal/work"
@@ -58,9 +57,9 @@ func BenchmarkOperatorReadsOnMoto(b *testing.B) {
 			{"status line (tally)", func() error { _, err := tally.Counts(ctx, time.Now()); return err }},
 			{"count every state", func() error { _, err := x.Count(ctx, store.CountQuery{}); return err }},
 			{"newest 100 of every state", func() error {
-				return x.List(ctx, store.ItemQuery{States: store.States(), Limit: 100}, none)
+				return x.List(ctx, store.ItemQuery{States: work.States(), Limit: 100}, none)
 			}},
-			{"newest 100 done", func() error { return x.List(ctx, store.ItemQuery{State: store.Done, Limit: 100}, none) }},
+			{"newest 100 done", func() error { return x.List(ctx, store.ItemQuery{State: work.Done, Limit: 100}, none) }},
 			{"scan of the table", func() error {
 				return dynamo.Scan(ctx, db, &dynamodb.ScanInput{TableName: aws.String(table), ProjectionExpression: aws.String("#s"),
 					ExpressionAttributeNames: map[string]string{"#s": "state"}}, 1000, func(map[string]types.AttributeValue) error { return nil })
@@ -81,7 +80,7 @@ func BenchmarkOperatorReadsOnMoto(b *testing.B) {
 // queued, working, retryable and deadletter at every stage.
 func seedPipeline(b *testing.B, items *store.Items, n int) {
 	b.Helper()
-	live := []store.State{store.Queued, store.Working, store.Retryable, store.Deadletter}
+	live := []work.State{work.Queued, work.Working, work.Retryable, work.Deadletter}
 	t := time.Now().Add(-time.Hour)
 	next := make(chan int)
 	errs := make(chan error, 8)
@@ -92,10 +91,10 @@ func seedPipeline(b *testing.B, items *store.Items, n int) {
 				it := deadItem(fmt.Sprintf("bench-%06d", i))
 				it.UpdatedAt = t.Add(time.Duration(i) * time.Millisecond)
 				if i%10 < 7 {
-					it.State, it.Stage, it.Status, it.LastError, it.DeadLetter = store.Done, work.Notify, store.Notified, nil, nil
+					it.State, it.Stage, it.Status, it.LastError, it.DeadLetter = work.Done, work.Notify, work.Notified, nil, nil
 				} else {
 					it.State, it.Stage = live[i%len(live)], work.Stages()[i%3]
-					it.LastError.ErrorClass = failure.RateLimited
+					it.LastError.ErrorClass = work.RateLimited
 				}
 				if err := items.Put(context.Background(), it); err != nil {
 					errs <- err

@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -112,20 +111,20 @@ func (d *partitionsDB) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItem
 func TestListMergesThePartitionsNewestFirst(t *testing.T) {
 	t.Parallel()
 	db := &partitionsDB{}
-	item := func(id string, st store.State, stage work.Stage, at int) {
+	item := func(id string, st work.State, stage work.Stage, at int) {
 		when := t0.Add(time.Duration(at) * time.Second)
 		db.add(t, store.Item{ID: id, State: st, Stage: stage, UpdatedAt: when}, 2, when)
 	}
-	item("q1", store.Queued, work.Fetch, 9)
-	item("w1", store.Working, work.Notify, 8)
-	item("q2", store.Queued, work.LLM, 7)
-	item("d1", store.Done, work.Notify, 6)
-	item("r1", store.Retryable, work.LLM, 3)
-	item("w2", store.Working, work.Fetch, 2)
+	item("q1", work.Queued, work.Fetch, 9)
+	item("w1", work.Working, work.Notify, 8)
+	item("q2", work.Queued, work.LLM, 7)
+	item("d1", work.Done, work.Notify, 6)
+	item("r1", work.Retryable, work.LLM, 3)
+	item("w2", work.Working, work.Fetch, 2)
 	// moved: failed, then queued again by a replay; its old entry is still
 	// read (the index lags), the item is read as it is now.
-	item("m", store.Failed, work.LLM, 5)
-	item("m", store.Queued, work.LLM, 4)
+	item("m", work.Failed, work.LLM, 5)
+	item("m", work.Queued, work.LLM, 4)
 	x := &store.ItemIndex{DB: db, Table: "items", Shards: 2, PageSize: 1}
 	list := func(q store.ItemQuery) []string {
 		t.Helper()
@@ -143,13 +142,13 @@ func TestListMergesThePartitionsNewestFirst(t *testing.T) {
 		q    store.ItemQuery
 		want []string
 	}{
-		{"every state", store.ItemQuery{States: store.States(), Limit: -1},
+		{"every state", store.ItemQuery{States: work.States(), Limit: -1},
 			[]string{"q1/queued", "w1/working", "q2/queued", "d1/done", "m/queued", "r1/retryable", "w2/working"}},
-		{"the newest 3", store.ItemQuery{States: store.States(), Limit: 3}, []string{"q1/queued", "w1/working", "q2/queued"}},
-		{"queued alone", store.ItemQuery{State: store.Queued}, []string{"q1/queued", "q2/queued", "m/queued"}},
-		{"one state at one stage", store.ItemQuery{State: store.Queued, Stage: work.Fetch}, []string{"q1/queued"}},
-		{"failed: m is queued now", store.ItemQuery{State: store.Failed}, nil},
-		{"State and States together", store.ItemQuery{State: store.Done, States: []store.State{store.Working}}, []string{"w1/working", "d1/done", "w2/working"}},
+		{"the newest 3", store.ItemQuery{States: work.States(), Limit: 3}, []string{"q1/queued", "w1/working", "q2/queued"}},
+		{"queued alone", store.ItemQuery{State: work.Queued}, []string{"q1/queued", "q2/queued", "m/queued"}},
+		{"one state at one stage", store.ItemQuery{State: work.Queued, Stage: work.Fetch}, []string{"q1/queued"}},
+		{"failed: m is queued now", store.ItemQuery{State: work.Failed}, nil},
+		{"State and States together", store.ItemQuery{State: work.Done, States: []work.State{work.Working}}, []string{"w1/working", "d1/done", "w2/working"}},
 	}
 	for _, tc := range tests {
 		if got := list(tc.q); !slices.Equal(got, tc.want) {
@@ -159,7 +158,7 @@ func TestListMergesThePartitionsNewestFirst(t *testing.T) {
 	// The newest 2 of every state read a page of each of the 10 partitions
 	// and then only what the merge needs, and the items in one batch.
 	db.queries, db.gets = nil, 0
-	list(store.ItemQuery{States: store.States(), Limit: 2})
+	list(store.ItemQuery{States: work.States(), Limit: 2})
 	if n := len(db.queries); n > 10+2 || db.gets != 1 {
 		t.Errorf("the newest 2 took %d queries and %d BatchGetItem: %v", n, db.gets, db.queries)
 	}
@@ -171,13 +170,13 @@ func TestCountAsksEveryPartition(t *testing.T) {
 	t.Parallel()
 	db := &partitionsDB{}
 	for i := range 7 {
-		st := store.Queued
+		st := work.Queued
 		if i%3 == 0 {
-			st = store.Working
+			st = work.Working
 		}
 		db.add(t, store.Item{ID: fmt.Sprintf("q%d", i), State: st}, 4, t0.Add(time.Duration(i)*time.Second))
 	}
-	db.add(t, store.Item{ID: "d", State: store.Done}, 4, t0)
+	db.add(t, store.Item{ID: "d", State: work.Done}, 4, t0)
 	x := &store.ItemIndex{DB: db, Table: "items", Shards: 4, PageSize: 2}
 	c, err := x.Count(context.Background(), store.CountQuery{})
 	if err != nil {
@@ -212,17 +211,17 @@ func (c *countingCounter) Count(ctx context.Context, q store.CountQuery) (store.
 func TestTallyCountsDoneOnce(t *testing.T) {
 	t.Parallel()
 	m := store.NewMemory()
-	put := func(id string, st store.State, at time.Time) {
+	put := func(id string, st work.State, at time.Time) {
 		stage := work.LLM
-		if st == store.Done {
+		if st == work.Done {
 			stage = work.Notify
 		}
 		m.Put(store.Item{ID: id, Kind: store.KindStory, State: st, Stage: stage, UpdatedAt: at})
 	}
 	for i := range 5 {
-		put(fmt.Sprintf("old%d", i), store.Done, t0.Add(-time.Hour))
+		put(fmt.Sprintf("old%d", i), work.Done, t0.Add(-time.Hour))
 	}
-	put("q", store.Queued, t0)
+	put("q", work.Queued, t0)
 	cc := &countingCounter{Counter: m}
 	tally := &store.Tally{Index: cc, Grace: time.Minute}
 	counts := func(tl *store.Tally, now time.Time) store.Counts {
@@ -236,10 +235,10 @@ func TestTallyCountsDoneOnce(t *testing.T) {
 	if c := counts(tally, t0); c[store.GroupDone] != 5 || c[store.GroupFlight] != 1 {
 		t.Fatalf("first count %v", c)
 	}
-	put("new", store.Done, t0.Add(10*time.Second))
+	put("new", work.Done, t0.Add(10*time.Second))
 	// Written late: its updated_at is before the watermark the next count
 	// moves to, but within the grace of the last one.
-	put("late", store.Done, t0.Add(-30*time.Second))
+	put("late", work.Done, t0.Add(-30*time.Second))
 	cc.asks = nil
 	c := counts(tally, t0.Add(20*time.Second))
 	if c[store.GroupDone] != 7 {
@@ -252,7 +251,7 @@ func TestTallyCountsDoneOnce(t *testing.T) {
 	}
 	// Two graces later the watermark moves; the count stays the index's.
 	later := t0.Add(5 * time.Minute)
-	put("newer", store.Done, later.Add(-time.Second))
+	put("newer", work.Done, later.Add(-time.Second))
 	if c := counts(tally, later); c[store.GroupDone] != 8 {
 		t.Fatalf("after the watermark moved: %v", c)
 	}
@@ -293,8 +292,8 @@ func TestItemIndexCountsMatchMemory(t *testing.T) {
 					t.Fatal(err)
 				}
 				if i%3 == 0 && j == i%4-1 {
-					if _, err := s.Fail(ctx, store.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, Counts: true, Next: store.Retryable,
-						NotBefore: now, LastError: store.LastError{ErrorClass: failure.RateLimited}}); err != nil {
+					if _, err := s.Fail(ctx, store.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, Counts: true, Next: work.Retryable,
+						NotBefore: now, LastError: store.LastError{ErrorClass: work.RateLimited}}); err != nil {
 						t.Fatal(err)
 					}
 					break
@@ -324,7 +323,7 @@ func TestItemIndexCountsMatchMemory(t *testing.T) {
 	}
 	// Listed through the index, each item is read as it is.
 	var listed []string
-	if err := x.List(ctx, store.ItemQuery{States: store.States(), Limit: -1}, func(it store.Item) error {
+	if err := x.List(ctx, store.ItemQuery{States: work.States(), Limit: -1}, func(it store.Item) error {
 		listed = append(listed, it.ID)
 		return nil
 	}); err != nil || len(listed) != 9 {

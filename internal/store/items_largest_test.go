@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -90,18 +89,18 @@ func TestLargestItem(t *testing.T) {
 		details[string(rune('a'+i%26))+string(rune('a'+i/26))+huge(100)] = huge(10_000)
 	}
 	lastError := func() store.LastError {
-		return store.LastError{Component: work.Notify, ErrorClass: failure.UpstreamUnavailable, Error: huge(10_000),
+		return store.LastError{Component: work.Notify, ErrorClass: work.UpstreamUnavailable, Error: huge(10_000),
 			ErrorType: huge(10_000), ErrorCode: huge(10_000), FailedAt: now, CorrelationID: huge(10_000), RetryCount: 99,
 			Retryable: true, RetryAt: &now, MaxRetries: 99, Details: details}
 	}
 	owner = claim(work.Notify, "1")
 	n, err := s.Fail(ctx, store.FailRequest{ItemID: id, Stage: work.Notify, Owner: owner, Now: step(), Counts: true,
-		Next: store.Failed, LastError: lastError()})
+		Next: work.Failed, LastError: lastError()})
 	must(err)
 	if n != 1 {
 		t.Fatalf("attempts %d", n)
 	}
-	dl := store.DeadLetterRef{ID: strings.Repeat("d", store.MaxRefBytes), Stage: work.Notify, Class: failure.UpstreamUnavailable, At: now,
+	dl := store.DeadLetterRef{ID: strings.Repeat("d", store.MaxRefBytes), Stage: work.Notify, Class: work.UpstreamUnavailable, At: now,
 		Attempt: 1}
 	must(s.MarkDeadLettered(ctx, id, work.Notify, dl, step()))
 	replay := func() {
@@ -109,7 +108,7 @@ func TestLargestItem(t *testing.T) {
 		it, err := s.Get(ctx, id)
 		must(err)
 		_, err = s.Replay(ctx, store.ReplayRequest{ItemID: id, Stage: work.Notify, PrevReplayCount: it.ReplayCount,
-			Note: huge(10_000), By: strings.Repeat("b", store.MaxByBytes), Class: failure.UpstreamUnavailable,
+			Note: huge(10_000), By: strings.Repeat("b", store.MaxByBytes), Class: work.UpstreamUnavailable,
 			DeadLetterID: strings.Repeat("d", store.MaxRefBytes), MessageID: strings.Repeat("m", store.MaxRefBytes), Now: step()})
 		must(err)
 	}
@@ -118,7 +117,7 @@ func TestLargestItem(t *testing.T) {
 		replay()
 		owner = claim(work.Notify, string(rune('2'+i)))
 		_, err = s.Fail(ctx, store.FailRequest{ItemID: id, Stage: work.Notify, Owner: owner, Now: step(), Counts: true,
-			PrevAttempts: 0, Next: store.Failed, LastError: lastError()})
+			PrevAttempts: 0, Next: work.Failed, LastError: lastError()})
 		must(err)
 		again := dl
 		again.Replay = i + 1
@@ -131,7 +130,7 @@ func TestLargestItem(t *testing.T) {
 	}
 	// An operator's resolution of the dead letter, at its bounds.
 	must(s.Resolve(ctx, store.Resolution{ItemID: id, At: step(), By: strings.Repeat("b", store.MaxByBytes),
-		Note: huge(10_000), Stage: work.Notify, Class: failure.UpstreamUnavailable,
+		Note: huge(10_000), Stage: work.Notify, Class: work.UpstreamUnavailable,
 		DeadLetterID: strings.Repeat("d", store.MaxRefBytes), MessageID: strings.Repeat("m", store.MaxRefBytes)}))
 	// One more replay, and a claim: the item is working with a live lease,
 	// its largest shape.

@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store/dynamo"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -59,12 +58,14 @@ func (m ReplayMode) Target(failed work.Stage) work.Stage {
 // DeadLetterStates are the states a dead letter's item is in while its
 // replay is possible: dead-lettered, or failed with the DLQ hand-off not yet
 // confirmed. They are the default ReplayRequest.From.
-func DeadLetterStates() []State { return []State{Deadletter, Failed} }
+func DeadLetterStates() []work.State { return []work.State{work.Deadletter, work.Failed} }
 
 // BackstopStates are the states an item may be in when the queue's own
 // redrive backstop moved its message to the DLQ: the item never reached a
 // terminal state. A Working item qualifies only once its lease has expired.
-func BackstopStates() []State { return []State{Queued, Retryable, Working, Failed, Deadletter} }
+func BackstopStates() []work.State {
+	return []work.State{work.Queued, work.Retryable, work.Working, work.Failed, work.Deadletter}
+}
 
 // ReplayRequest moves an item back to queued for an operator replay, in one
 // conditional write: the state move, the reset of the target stage's
@@ -78,7 +79,7 @@ type ReplayRequest struct {
 	// From lists the states the item may be in; nil means DeadLetterStates.
 	// Every state must be one Transitions lets move to Queued; Working
 	// matches only an expired lease.
-	From []State
+	From []work.State
 	// PrevReplayCount is the replay count the caller read; the write fails
 	// with ErrConflict if another replay happened since.
 	PrevReplayCount int
@@ -89,7 +90,7 @@ type ReplayRequest struct {
 	// By names who replayed; required.
 	By string
 	// Class is the failure class the item is replayed from, for the record.
-	Class failure.Class
+	Class work.Class
 	// DeadLetterID and MessageID name the dead letter and DLQ message the
 	// replay came from, if any. They make a replay that was written but not
 	// yet sent recognisable (see Item.PendingReplay).
@@ -152,7 +153,7 @@ func (req ReplayRequest) normalize() (ReplayRequest, error) {
 		req.From = DeadLetterStates()
 	}
 	for _, s := range req.From {
-		if !CanTransition(s, Queued) {
+		if !work.CanTransition(s, work.Queued) {
 			return req, fmt.Errorf("replay %s: state %s cannot move to queued", req.ItemID, s)
 		}
 	}
@@ -189,7 +190,7 @@ func canReplay(cur Item, req ReplayRequest) bool {
 		if cur.State != s {
 			continue
 		}
-		if s == Working {
+		if s == work.Working {
 			return cur.LeaseUntil.Before(req.Now)
 		}
 		return true
@@ -202,16 +203,16 @@ func applyReplay(cur Item, req ReplayRequest) Item {
 	target := req.Mode.Target(req.Stage)
 	cur.Attempts = cloneStageCounts(cur.Attempts)
 	if req.Mode == FullRestart {
-		cur.Status = Received
+		cur.Status = work.Received
 		for _, s := range work.Stages() {
 			cur.Attempts[s] = 0
 		}
 	}
 	cur.Attempts[target] = 0
-	cur.State, cur.Stage = Queued, target
+	cur.State, cur.Stage = work.Queued, target
 	cur.ReplayCount = req.PrevReplayCount + 1
 	cur.Replays = appendBounded(cur.Replays, req.record(), MaxReplays)
-	cur.EnrichmentStatus = EnrichmentPending
+	cur.EnrichmentStatus = work.EnrichmentPending
 	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore, cur.Carrier = "", time.Time{}, time.Time{}, ""
 	// A replay starts the item's evidence afresh: whatever was judged of
 	// its failures before the operator acted is not held against it.
@@ -235,7 +236,7 @@ func cloneStageCounts(m map[work.Stage]int) map[work.Stage]int {
 // crashed between the write and the send finds the replay here and sends the
 // envelope again; a duplicate send is absorbed by the stage's claim.
 func (it Item) PendingReplay() (ReplayRecord, bool) {
-	if it.State != Queued || len(it.Replays) == 0 {
+	if it.State != work.Queued || len(it.Replays) == 0 {
 		return ReplayRecord{}, false
 	}
 	last := it.Replays[len(it.Replays)-1]
@@ -339,18 +340,18 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	b := dynamo.New()
 	target := req.Mode.Target(req.Stage)
 	set := []string{
-		b.Name("state") + " = " + b.Str(string(Queued)),
+		b.Name("state") + " = " + b.Str(string(work.Queued)),
 		b.Name("stage") + " = " + b.Str(string(target)),
 		"replay_count = " + b.Num(int64(req.PrevReplayCount+1)),
 		"replays = " + b.Value(rec),
-		"enrichment_status = " + b.Str(string(EnrichmentPending)),
+		"enrichment_status = " + b.Str(string(work.EnrichmentPending)),
 		"updated_at = " + b.Str(formatTime(req.Now)),
 		"last_write = " + b.Str(req.token()),
-		s.index(b, req.ItemID, Queued, req.Now),
+		s.index(b, req.ItemID, work.Queued, req.Now),
 	}
 	zero := b.Num(0)
 	if req.Mode == FullRestart {
-		set = append(set, b.Name("status")+" = "+b.Str(string(Received)))
+		set = append(set, b.Name("status")+" = "+b.Str(string(work.Received)))
 		for _, st := range work.Stages() {
 			set = append(set, attemptsAttr(st)+" = "+zero)
 		}
@@ -368,7 +369,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 	var states []string
 	working := false
 	for _, st := range req.From {
-		if st == Working {
+		if st == work.Working {
 			working = true
 			continue
 		}
@@ -379,7 +380,7 @@ func (s *Items) Replay(ctx context.Context, req ReplayRequest) (Item, error) {
 		alts = append(alts, b.Name("state")+" IN ("+strings.Join(states, ", ")+")")
 	}
 	if working {
-		alts = append(alts, "("+b.Name("state")+" = "+b.Str(string(Working))+" AND lease_until < "+b.Num(toMillis(req.Now))+")")
+		alts = append(alts, "("+b.Name("state")+" = "+b.Str(string(work.Working))+" AND lease_until < "+b.Num(toMillis(req.Now))+")")
 	}
 	cond += " AND (" + strings.Join(alts, " OR ") + ")"
 

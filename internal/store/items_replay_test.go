@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -85,18 +84,18 @@ func (d dynOps) parked() parkedStore { return d.p }
 // deadItem is an item dead-lettered at the llm stage after 3 attempts.
 func deadItem(id string) store.Item {
 	return store.Item{
-		ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Fetched, State: store.Deadletter,
+		ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Fetched, State: work.Deadletter,
 		Stage: work.LLM, Attempts: map[work.Stage]int{work.Fetch: 1, work.LLM: 3},
-		EnrichmentStatus: store.EnrichmentPermanentFailure, FailureCount: 3,
-		LastError:      &store.LastError{Component: work.LLM, ErrorClass: failure.ResponseInvalid, Error: "bad json", FailedAt: t0},
+		EnrichmentStatus: work.EnrichmentPermanentFailure, FailureCount: 3,
+		LastError:      &store.LastError{Component: work.LLM, ErrorClass: work.ResponseInvalid, Error: "bad json", FailedAt: t0},
 		FirstFailureAt: t0.Add(-time.Minute), LastFailureAt: t0,
-		DeadLetter: &store.DeadLetterRef{ID: "dl-" + id, Stage: work.LLM, Class: failure.ResponseInvalid, At: t0},
+		DeadLetter: &store.DeadLetterRef{ID: "dl-" + id, Stage: work.LLM, Class: work.ResponseInvalid, At: t0},
 		CreatedAt:  t0.Add(-time.Hour), UpdatedAt: t0,
 	}
 }
 
 func replayReq(id string) store.ReplayRequest {
-	return store.ReplayRequest{ItemID: id, Stage: work.LLM, Note: "model fixed", By: "oncall", Class: failure.ResponseInvalid,
+	return store.ReplayRequest{ItemID: id, Stage: work.LLM, Note: "model fixed", By: "oncall", Class: work.ResponseInvalid,
 		DeadLetterID: "dl-" + id, MessageID: "m-" + id, Now: t0.Add(time.Hour)}
 }
 
@@ -114,13 +113,13 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 		}
 		got, _ := s.Get(ctx, id)
 		for _, it := range []store.Item{it, got} {
-			if it.State != store.Queued || it.Stage != work.LLM || it.Status != store.Fetched ||
+			if it.State != work.Queued || it.Stage != work.LLM || it.Status != work.Fetched ||
 				it.Attempts[work.LLM] != 0 || it.Attempts[work.Fetch] != 1 || it.ReplayCount != 1 ||
-				it.EnrichmentStatus != store.EnrichmentPending || it.DeadLetter == nil || it.DeadLetter.ID != "dl-"+id {
+				it.EnrichmentStatus != work.EnrichmentPending || it.DeadLetter == nil || it.DeadLetter.ID != "dl-"+id {
 				t.Fatalf("after replay: %+v", it)
 			}
 			want := store.ReplayRecord{At: t0.Add(time.Hour), By: "oncall", Note: "model fixed", Mode: "from_failed_stage",
-				FromStage: work.LLM, Class: failure.ResponseInvalid, FailedStage: work.LLM, DeadLetterID: "dl-" + id, MessageID: "m-" + id}
+				FromStage: work.LLM, Class: work.ResponseInvalid, FailedStage: work.LLM, DeadLetterID: "dl-" + id, MessageID: "m-" + id}
 			if len(it.Replays) != 1 || !it.Replays[0].At.Equal(want.At) {
 				t.Fatalf("replays %+v", it.Replays)
 			}
@@ -147,7 +146,7 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 		other.Now = other.Now.Add(time.Second)
 		_, err = s.Replay(ctx, other)
 		var re *store.ReplayError
-		if !errors.As(err, &re) || re.Current == nil || re.Current.State != store.Queued || !errors.Is(err, store.ErrConflict) {
+		if !errors.As(err, &re) || re.Current == nil || re.Current.State != work.Queued || !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("second replay: %v", err)
 		}
 		// A claim acts on the replay: it is no longer pending.
@@ -171,7 +170,7 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if it.Stage != work.Fetch || it.Status != store.Received || it.Attempts[work.Fetch] != 0 || it.Attempts[work.LLM] != 0 ||
+		if it.Stage != work.Fetch || it.Status != work.Received || it.Attempts[work.Fetch] != 0 || it.Attempts[work.LLM] != 0 ||
 			it.Replays[0].FromStage != work.Fetch || it.Replays[0].FailedStage != work.LLM {
 			t.Fatalf("after a full restart: %+v", it)
 		}
@@ -182,13 +181,13 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 		s := newStore(t)
 		id := itemID(t)
 		live := deadItem(id + "-working")
-		live.State, live.LeaseOwner, live.LeaseUntil = store.Working, "x#1", t0.Add(2*time.Hour)
+		live.State, live.LeaseOwner, live.LeaseUntil = work.Working, "x#1", t0.Add(2*time.Hour)
 		expired := deadItem(id + "-expired")
-		expired.State, expired.LeaseOwner, expired.LeaseUntil = store.Working, "x#1", t0
+		expired.State, expired.LeaseOwner, expired.LeaseUntil = work.Working, "x#1", t0
 		retryable := deadItem(id + "-retryable")
-		retryable.State = store.Retryable
+		retryable.State = work.Retryable
 		failed := deadItem(id + "-failed")
-		failed.State = store.Failed
+		failed.State = work.Failed
 		for _, it := range []store.Item{deadItem(id), live, expired, retryable, failed} {
 			s.put(t, it)
 		}
@@ -233,7 +232,7 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 			"no note":     func(r *store.ReplayRequest) { r.Note = " " },
 			"no by":       func(r *store.ReplayRequest) { r.By = "" },
 			"bad mode":    func(r *store.ReplayRequest) { r.Mode = "sideways" },
-			"done source": func(r *store.ReplayRequest) { r.From = []store.State{store.Done} },
+			"done source": func(r *store.ReplayRequest) { r.From = []work.State{work.Done} },
 		} {
 			req := replayReq(id)
 			mutate(&req)
@@ -241,7 +240,7 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 				t.Errorf("%s: %v, want a validation error", name, err)
 			}
 		}
-		if it, _ := s.Get(ctx, id); it.State != store.Deadletter {
+		if it, _ := s.Get(ctx, id); it.State != work.Deadletter {
 			t.Fatalf("an invalid request changed the item: %s", it.State)
 		}
 	})
@@ -336,16 +335,16 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 		t.Parallel()
 		s := newStore(t)
 		id := itemID(t)
-		mk := func(suffix string, st store.State, stage work.Stage, class failure.Class, at time.Time) {
+		mk := func(suffix string, st work.State, stage work.Stage, class work.Class, at time.Time) {
 			it := deadItem(id + suffix)
 			it.State, it.Stage, it.LastError.ErrorClass, it.LastFailureAt, it.UpdatedAt = st, stage, class, at, at
 			s.put(t, it)
 		}
-		mk("-a", store.Deadletter, work.LLM, failure.ResponseInvalid, t0)
-		mk("-b", store.Deadletter, work.LLM, failure.AuthDenied, t0.Add(time.Minute))
-		mk("-c", store.Deadletter, work.Notify, failure.ResponseInvalid, t0.Add(2*time.Minute))
-		mk("-d", store.Failed, work.LLM, failure.ResponseInvalid, t0.Add(3*time.Minute))
-		mk("-e", store.Deadletter, work.LLM, failure.ResponseInvalid, t0.Add(-48*time.Hour))
+		mk("-a", work.Deadletter, work.LLM, work.ResponseInvalid, t0)
+		mk("-b", work.Deadletter, work.LLM, work.AuthDenied, t0.Add(time.Minute))
+		mk("-c", work.Deadletter, work.Notify, work.ResponseInvalid, t0.Add(2*time.Minute))
+		mk("-d", work.Failed, work.LLM, work.ResponseInvalid, t0.Add(3*time.Minute))
+		mk("-e", work.Deadletter, work.LLM, work.ResponseInvalid, t0.Add(-48*time.Hour))
 		list := func(q store.ItemQuery) []string {
 			t.Helper()
 			var ids []string
@@ -366,12 +365,12 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 			q    store.ItemQuery
 			want []string
 		}{
-			{"state, newest first", store.ItemQuery{State: store.Deadletter, Since: since}, []string{"-c", "-b", "-a"}},
-			{"stage", store.ItemQuery{State: store.Deadletter, Stage: work.LLM, Since: since}, []string{"-b", "-a"}},
-			{"class", store.ItemQuery{State: store.Deadletter, Classes: []failure.Class{failure.ResponseInvalid}, Since: since}, []string{"-c", "-a"}},
-			{"before", store.ItemQuery{State: store.Deadletter, Since: since, Before: t0.Add(time.Minute)}, []string{"-a"}},
-			{"old ones without since", store.ItemQuery{State: store.Deadletter, Before: t0.Add(-time.Hour)}, []string{"-e"}},
-			{"failed", store.ItemQuery{State: store.Failed, Since: since}, []string{"-d"}},
+			{"state, newest first", store.ItemQuery{State: work.Deadletter, Since: since}, []string{"-c", "-b", "-a"}},
+			{"stage", store.ItemQuery{State: work.Deadletter, Stage: work.LLM, Since: since}, []string{"-b", "-a"}},
+			{"class", store.ItemQuery{State: work.Deadletter, Classes: []work.Class{work.ResponseInvalid}, Since: since}, []string{"-c", "-a"}},
+			{"before", store.ItemQuery{State: work.Deadletter, Since: since, Before: t0.Add(time.Minute)}, []string{"-a"}},
+			{"old ones without since", store.ItemQuery{State: work.Deadletter, Before: t0.Add(-time.Hour)}, []string{"-e"}},
+			{"failed", store.ItemQuery{State: work.Failed, Since: since}, []string{"-d"}},
 		}
 		for _, tc := range tests {
 			if got := list(tc.q); !equalStrings(got, tc.want) {
@@ -395,7 +394,7 @@ func opsConformance(t *testing.T, newStore func(t *testing.T) opsStore) {
 			}
 			it, _ := s.Get(ctx, id)
 			if _, err := s.Park(ctx, store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: owner, Now: now, PrevAttempts: it.Attempts[work.Fetch],
-				LastError: store.LastError{ErrorClass: failure.RateLimited}},
+				LastError: store.LastError{ErrorClass: work.RateLimited}},
 				store.Parking{DueAt: due, Envelope: work.Envelope{ItemID: id, Stage: work.Fetch, CorrelationID: "c"}, Reason: "RATE_LIMITED"}); err != nil {
 				t.Fatal(err)
 			}
@@ -515,17 +514,17 @@ func TestItemIndexScanLimit(t *testing.T) {
 	}
 	x := &store.ItemIndex{DB: db, Table: env.Stack.ItemsTable(), PageSize: 2, Shards: 1}
 	none := func(store.Item) error { return nil }
-	policy := []failure.Class{failure.ContentPolicy}
-	err := x.List(context.Background(), store.ItemQuery{State: store.Deadletter, Classes: policy, MaxScan: 3}, none)
+	policy := []work.Class{work.ContentPolicy}
+	err := x.List(context.Background(), store.ItemQuery{State: work.Deadletter, Classes: policy, MaxScan: 3}, none)
 	if !errors.Is(err, store.ErrScanLimit) {
 		t.Fatalf("a filter matching nothing past MaxScan: %v, want ErrScanLimit", err)
 	}
-	if err := x.List(context.Background(), store.ItemQuery{State: store.Deadletter, Classes: policy, MaxScan: 10}, none); err != nil {
+	if err := x.List(context.Background(), store.ItemQuery{State: work.Deadletter, Classes: policy, MaxScan: 10}, none); err != nil {
 		t.Fatalf("the whole state within MaxScan: %v", err)
 	}
 	// The newest 3 of 5, across the index's shards.
 	var got []string
-	if err := x.List(context.Background(), store.ItemQuery{State: store.Deadletter, Limit: 3, MaxScan: 10}, func(it store.Item) error {
+	if err := x.List(context.Background(), store.ItemQuery{State: work.Deadletter, Limit: 3, MaxScan: 10}, func(it store.Item) error {
 		got = append(got, it.ID)
 		return nil
 	}); err != nil || !equalStrings(got, []string{"s4", "s3", "s2"}) {
@@ -534,13 +533,13 @@ func TestItemIndexScanLimit(t *testing.T) {
 	// Every state is in the index: retryable items too.
 	for i := range 2 {
 		it := deadItem(fmt.Sprintf("r%d", i))
-		it.State, it.UpdatedAt = store.Retryable, t0.Add(time.Duration(i)*time.Second)
+		it.State, it.UpdatedAt = work.Retryable, t0.Add(time.Duration(i)*time.Second)
 		if err := items.Put(context.Background(), it); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got = nil
-	if err := x.List(context.Background(), store.ItemQuery{State: store.Retryable}, func(it store.Item) error {
+	if err := x.List(context.Background(), store.ItemQuery{State: work.Retryable}, func(it store.Item) error {
 		got = append(got, it.ID)
 		return nil
 	}); err != nil || !equalStrings(got, []string{"r1", "r0"}) {

@@ -117,7 +117,7 @@ type FailRequest struct {
 	// Counts spends an attempt (and a failure_count) when true.
 	Counts bool
 	// Next is Retryable (retry or wait) or Failed (dead-letter decided).
-	Next State
+	Next work.State
 	// NotBefore is when a Retryable item may run again.
 	NotBefore time.Time
 	// LastError is the structured failure record.
@@ -168,11 +168,11 @@ type ReleaseRequest struct {
 
 // DeadLetterRef records the dead letter an item's failure produced.
 type DeadLetterRef struct {
-	ID        string        `dynamodbav:"id" json:"id"`
-	Stage     work.Stage    `dynamodbav:"stage" json:"stage"`
-	Class     failure.Class `dynamodbav:"class" json:"class"`
-	At        time.Time     `dynamodbav:"at" json:"at"`
-	Escalated bool          `dynamodbav:"escalated,omitempty" json:"escalated,omitempty"`
+	ID        string     `dynamodbav:"id" json:"id"`
+	Stage     work.Stage `dynamodbav:"stage" json:"stage"`
+	Class     work.Class `dynamodbav:"class" json:"class"`
+	At        time.Time  `dynamodbav:"at" json:"at"`
+	Escalated bool       `dynamodbav:"escalated,omitempty" json:"escalated,omitempty"`
 	// Attempt and Replay are the stage's attempts and the item's replay
 	// count the dead letter was built from (the inputs of its ID):
 	// MarkDeadLettered confirms the hand-off only on an item that is still
@@ -206,7 +206,7 @@ type LogEntry struct {
 	By     string
 	ItemID string
 	Stage  work.Stage
-	Class  failure.Class
+	Class  work.Class
 	// Message is the redacted error text.
 	Message string
 	// Provider, Status and Code are the upstream's name, HTTP status and
@@ -241,7 +241,7 @@ func (e LogEntry) Evidence() *failure.Evidence {
 // Unrecognised reports whether e is a failure nothing recognised: its
 // class is UNKNOWN, or only a default decided it (Default).
 func (e LogEntry) Unrecognised() bool {
-	return e.Kind == LogFailure && (e.Class == failure.Unknown || e.Default)
+	return e.Kind == LogFailure && (e.Class == work.Unknown || e.Default)
 }
 
 // ErrorLogRetention is how long error-log entries live (DynamoDB TTL).

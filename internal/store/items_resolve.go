@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store/dynamo"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -32,8 +31,8 @@ type Resolution struct {
 	Note string `dynamodbav:"note" json:"note"`
 	// Stage is the DLQ the dead letter was on; Class its class (empty for
 	// a message that is not a triage dead letter).
-	Stage work.Stage    `dynamodbav:"stage" json:"stage"`
-	Class failure.Class `dynamodbav:"class,omitempty" json:"error_class,omitempty"`
+	Stage work.Stage `dynamodbav:"stage" json:"stage"`
+	Class work.Class `dynamodbav:"class,omitempty" json:"error_class,omitempty"`
 	// DeadLetterID and MessageID name the dead letter and its DLQ message.
 	DeadLetterID string `dynamodbav:"dead_letter_id,omitempty" json:"dead_letter_id,omitempty"`
 	MessageID    string `dynamodbav:"message_id" json:"message_id"`
@@ -41,8 +40,8 @@ type Resolution struct {
 
 // ResolvedClass is the error-log pseudo-class resolutions are kept under:
 // the by-class index then finds them with one query, and the failure
-// reports, which read failure.Classes(), never count them.
-const ResolvedClass failure.Class = "RESOLVED"
+// reports, which read work.Classes(), never count them.
+const ResolvedClass work.Class = "RESOLVED"
 
 // normalize validates r and bounds its note.
 func (r Resolution) normalize() (Resolution, error) {
@@ -174,7 +173,7 @@ func (r *ErrorLogReader) Resolutions(ctx context.Context, since, until time.Time
 	return r.query(ctx, ResolvedClass, since, until, func(rec logRecord) error {
 		return fn(Resolution{
 			ItemID: rec.ItemID, At: parseTime(rec.At), By: rec.By, Note: rec.Message, Stage: work.Stage(rec.Stage),
-			Class: failure.Class(rec.ResolvedClass), DeadLetterID: rec.DeadLetterID, MessageID: rec.MessageID,
+			Class: work.Class(rec.ResolvedClass), DeadLetterID: rec.DeadLetterID, MessageID: rec.MessageID,
 		})
 	})
 }

@@ -8,10 +8,10 @@ import "github.com/triagehq/triage/internal/work"
 
 // claimStates are the states a claim may start from besides an expired or
 // own lease on Working: every state Transitions lets move to Working.
-func claimStates() []State {
-	var out []State
-	for _, s := range allowedFrom(Working) {
-		if s != Working {
+func claimStates() []work.State {
+	var out []work.State
+	for _, s := range allowedFrom(work.Working) {
+		if s != work.Working {
 			out = append(out, s)
 		}
 	}
@@ -31,19 +31,19 @@ func canClaim(cur Item, req ClaimRequest) bool {
 			return true
 		}
 	}
-	return cur.State == Working && (cur.LeaseUntil.Before(req.Now) || cur.LeaseOwner == req.Owner)
+	return cur.State == work.Working && (cur.LeaseUntil.Before(req.Now) || cur.LeaseOwner == req.Owner)
 }
 
 // holdsLease reports whether owner holds cur's lease for stage: the
 // precondition of every write after a claim.
 func holdsLease(cur Item, stage work.Stage, owner string) bool {
-	return cur.State == Working && cur.Stage == stage && cur.LeaseOwner == owner
+	return cur.State == work.Working && cur.Stage == stage && cur.LeaseOwner == owner
 }
 
 // canFail reports whether req may record a failure on cur.
 func canFail(cur Item, req FailRequest) bool {
 	return holdsLease(cur, req.Stage, req.Owner) && cur.Attempts[req.Stage] == req.PrevAttempts &&
-		CanTransition(Working, req.Next)
+		work.CanTransition(work.Working, req.Next)
 }
 
 // canMarkDeadLettered reports whether ref's hand-off can be confirmed on
@@ -52,14 +52,14 @@ func canFail(cur Item, req FailRequest) bool {
 // inputs of the dead letter's ID. An item replayed and failed again since
 // holds another failure, whose own dead letter is the one to confirm.
 func canMarkDeadLettered(cur Item, stage work.Stage, ref DeadLetterRef) bool {
-	return cur.State == Failed && cur.Stage == stage && CanTransition(Failed, Deadletter) &&
+	return cur.State == work.Failed && cur.Stage == stage && work.CanTransition(work.Failed, work.Deadletter) &&
 		cur.Attempts[stage] == ref.Attempt && cur.ReplayCount == ref.Replay
 }
 
 // nextAfterSuccess is where an item goes when stage succeeds.
-func nextAfterSuccess(stage work.Stage) (State, work.Stage) {
+func nextAfterSuccess(stage work.Stage) (work.State, work.Stage) {
 	if next, ok := stage.Next(); ok {
-		return Queued, next
+		return work.Queued, next
 	}
-	return Done, stage
+	return work.Done, stage
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -19,8 +18,8 @@ type Suspect struct {
 	// Service is the upstream's breaker key ("llm:openai", a host).
 	Service string `dynamodbav:"service" json:"service"`
 	// Class is the class of the run's failures; Count how many in a row.
-	Class failure.Class `dynamodbav:"class" json:"class"`
-	Count int           `dynamodbav:"count" json:"count"`
+	Class work.Class `dynamodbav:"class" json:"class"`
+	Count int        `dynamodbav:"count" json:"count"`
 	// Probes counts the breaker probes the item served and failed, at this
 	// upstream, whatever their class: the scheduler prefers waiters that
 	// served fewer, and the decision table bounds them.
@@ -41,7 +40,7 @@ const MaxServiceBytes = 300
 // bound cuts the record's strings to their bounds.
 func (s Suspect) bound() Suspect {
 	s.Service = work.Prefix(s.Service, MaxServiceBytes)
-	s.Class = failure.Class(work.Prefix(string(s.Class), MaxErrorFieldBytes))
+	s.Class = work.Class(work.Prefix(string(s.Class), MaxErrorFieldBytes))
 	return s
 }
 

@@ -125,7 +125,7 @@ func (m *Memory) Claim(_ context.Context, req ClaimRequest) (Item, error) {
 		c := clone(cur)
 		return Item{}, &ClaimError{ItemID: req.ItemID, Stage: req.Stage, Current: &c}
 	}
-	cur.State, cur.LeaseOwner, cur.LeaseUntil, cur.UpdatedAt = Working, req.Owner, req.Now.Add(req.LeaseFor), req.Now
+	cur.State, cur.LeaseOwner, cur.LeaseUntil, cur.UpdatedAt = work.Working, req.Owner, req.Now.Add(req.LeaseFor), req.Now
 	cur.Carrier = req.Carrier
 	m.items[req.ItemID] = cur
 	return clone(cur), nil
@@ -140,8 +140,8 @@ func (m *Memory) Complete(_ context.Context, req CompleteRequest) error {
 		return fmt.Errorf("complete %s at %s: %w", req.ItemID, req.Stage, ErrConflict)
 	}
 	cur.State, cur.Stage = nextAfterSuccess(req.Stage)
-	cur.Status = StatusAfter(req.Stage)
-	cur.EnrichmentStatus, cur.FailureCount = EnrichmentSuccess, 0
+	cur.Status = work.StatusAfter(req.Stage)
+	cur.EnrichmentStatus, cur.FailureCount = work.EnrichmentSuccess, 0
 	cur.LastError, cur.FirstFailureAt, cur.Suspect = nil, time.Time{}, nil
 	cur.LeaseOwner, cur.LeaseUntil, cur.NotBefore, cur.Carrier = "", time.Time{}, time.Time{}, ""
 	cur.UpdatedAt = req.Now
@@ -247,7 +247,7 @@ func (m *Memory) Fail(_ context.Context, req FailRequest) (int, error) {
 }
 
 func (m *Memory) fail(req FailRequest) (int, error) {
-	if req.Next != Retryable && req.Next != Failed {
+	if req.Next != work.Retryable && req.Next != work.Failed {
 		return 0, fmt.Errorf("record failure of %s: next state %q is not retryable or failed", req.ItemID, req.Next)
 	}
 	cur, ok := m.items[req.ItemID]
@@ -269,10 +269,10 @@ func (m *Memory) fail(req FailRequest) (int, error) {
 		cur.FirstFailureAt = req.Now
 	}
 	cur.State = req.Next
-	cur.EnrichmentStatus = EnrichmentPending
+	cur.EnrichmentStatus = work.EnrichmentPending
 	cur.NotBefore = time.Time{}
-	if req.Next == Failed {
-		cur.EnrichmentStatus = EnrichmentPermanentFailure
+	if req.Next == work.Failed {
+		cur.EnrichmentStatus = work.EnrichmentPermanentFailure
 	} else {
 		cur.NotBefore = req.NotBefore
 	}
@@ -287,7 +287,7 @@ func (m *Memory) fail(req FailRequest) (int, error) {
 func (m *Memory) Park(_ context.Context, req FailRequest, p Parking) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	req.Next, req.NotBefore = Retryable, parkedNotBefore(req.Now, p)
+	req.Next, req.NotBefore = work.Retryable, parkedNotBefore(req.Now, p)
 	n, err := m.fail(req)
 	if err != nil {
 		return 0, err
@@ -329,7 +329,7 @@ func (m *Memory) release(req ReleaseRequest) error {
 	if !ok || !holdsLease(cur, req.Stage, req.Owner) {
 		return fmt.Errorf("release %s at %s: %w", req.ItemID, req.Stage, ErrConflict)
 	}
-	cur.State, cur.NotBefore = Retryable, req.NotBefore
+	cur.State, cur.NotBefore = work.Retryable, req.NotBefore
 	if req.Suspect != nil {
 		s := req.Suspect.bound()
 		cur.Suspect = &s
@@ -348,13 +348,13 @@ func (m *Memory) MarkDeadLettered(_ context.Context, itemID string, stage work.S
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	cur, ok := m.items[itemID]
-	if ok && cur.State == Deadletter && cur.DeadLetter != nil && cur.DeadLetter.ID == ref.ID {
+	if ok && cur.State == work.Deadletter && cur.DeadLetter != nil && cur.DeadLetter.ID == ref.ID {
 		return nil // the same hand-off, confirmed again
 	}
 	if !ok || !canMarkDeadLettered(cur, stage, ref) {
 		return fmt.Errorf("mark %s dead-lettered at %s: %w", itemID, stage, ErrConflict)
 	}
-	cur.State, cur.DeadLetter, cur.UpdatedAt = Deadletter, &ref, now
+	cur.State, cur.DeadLetter, cur.UpdatedAt = work.Deadletter, &ref, now
 	cur.LastWrite = "deadletter/" + ref.ID
 	m.items[itemID] = cur
 	return nil

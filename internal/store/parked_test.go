@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -78,13 +77,13 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 		b, id := setup(t)
 		claim(t, b, id, "m1", t0)
 		due := t0.Add(30 * time.Hour)
-		req := store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "m1#1", Now: t0, Counts: true, Next: store.Retryable,
-			LastError: store.LastError{Component: work.Fetch, ErrorClass: failure.RateLimited, Error: "429", FailedAt: t0, Retryable: true}}
+		req := store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "m1#1", Now: t0, Counts: true, Next: work.Retryable,
+			LastError: store.LastError{Component: work.Fetch, ErrorClass: work.RateLimited, Error: "429", FailedAt: t0, Retryable: true}}
 		if _, err := b.items.Park(ctx, req, store.Parking{DueAt: due, Envelope: env(id)}); err != nil {
 			t.Fatal(err)
 		}
 		it, _ := b.items.Get(ctx, id)
-		if it.Carrier != "" || it.State != store.Retryable || !it.NotBefore.Equal(due) || it.Attempts[work.Fetch] != 1 {
+		if it.Carrier != "" || it.State != work.Retryable || !it.NotBefore.Equal(due) || it.Attempts[work.Fetch] != 1 {
 			t.Fatalf("parked for a due time: %+v", it)
 		}
 		// The scheduler's envelope, a new message, claims the item once due.
@@ -102,7 +101,7 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 			t.Fatal(err)
 		}
 		it, _ := b.items.Get(ctx, id)
-		if it.Carrier != "" || it.State != store.Retryable || it.NotBefore.After(t0) || it.Attempts[work.Fetch] != 0 || it.LastError != nil {
+		if it.Carrier != "" || it.State != work.Retryable || it.NotBefore.After(t0) || it.Attempts[work.Fetch] != 0 || it.LastError != nil {
 			t.Fatalf("parked behind %s: %+v", g, it)
 		}
 		// A second item parks behind the same gate a second later.
@@ -152,7 +151,7 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 	t.Run("a suspect record goes with the wait and the failure, and a success clears it", func(t *testing.T) {
 		b, id := setup(t)
 		g := gates.New(gates.Breaker, "llm:"+id)
-		run := store.Suspect{Service: "llm:" + id, Class: failure.AuthDenied, Count: 2, Probes: 1, First: t0, Last: t0.Add(time.Minute)}
+		run := store.Suspect{Service: "llm:" + id, Class: work.AuthDenied, Count: 2, Probes: 1, First: t0, Last: t0.Add(time.Minute)}
 		claim(t, b, id, "m1", t0)
 		rel := store.ReleaseRequest{ItemID: id, Stage: work.Fetch, Owner: "m1#1", Now: t0.Add(time.Minute), Suspect: &run}
 		if err := b.items.ParkWait(ctx, rel, store.Parking{Gate: g, Envelope: env(id), Probes: run.Probes, Suspect: true}); err != nil {
@@ -180,8 +179,8 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 		judged.Count, judged.Judged = 3, true
 		claim(t, b, id, "m3", t0.Add(3*time.Minute))
 		req := store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "m3#1", Now: t0.Add(3 * time.Minute), Counts: true,
-			Next: store.Retryable, NotBefore: t0.Add(4 * time.Minute), Suspect: &judged,
-			LastError: store.LastError{Component: work.Fetch, ErrorClass: failure.UpstreamUnavailable, Error: "503", Retryable: true}}
+			Next: work.Retryable, NotBefore: t0.Add(4 * time.Minute), Suspect: &judged,
+			LastError: store.LastError{Component: work.Fetch, ErrorClass: work.UpstreamUnavailable, Error: "503", Retryable: true}}
 		if _, err := b.items.Fail(ctx, req); err != nil {
 			t.Fatal(err)
 		}
@@ -200,29 +199,29 @@ func parkingConformance(t *testing.T, newBundle func(t *testing.T) parkingBundle
 	t.Run("a dead letter is confirmed only on the failure it was built from", func(t *testing.T) {
 		b, id := setup(t)
 		claim(t, b, id, "m1", t0)
-		req := store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "m1#1", Now: t0, Counts: true, Next: store.Failed,
-			LastError: store.LastError{Component: work.Fetch, ErrorClass: failure.NotFound, Error: "404", FailedAt: t0}}
+		req := store.FailRequest{ItemID: id, Stage: work.Fetch, Owner: "m1#1", Now: t0, Counts: true, Next: work.Failed,
+			LastError: store.LastError{Component: work.Fetch, ErrorClass: work.NotFound, Error: "404", FailedAt: t0}}
 		if _, err := b.items.Fail(ctx, req); err != nil {
 			t.Fatal(err)
 		}
 		// A confirmation built from another failure (attempt 2, or the same
 		// attempt before a replay) is not this item's dead letter.
 		for _, ref := range []store.DeadLetterRef{
-			{ID: "other-attempt", Stage: work.Fetch, Class: failure.NotFound, At: t0, Attempt: 2},
-			{ID: "other-replay", Stage: work.Fetch, Class: failure.NotFound, At: t0, Attempt: 1, Replay: 1},
+			{ID: "other-attempt", Stage: work.Fetch, Class: work.NotFound, At: t0, Attempt: 2},
+			{ID: "other-replay", Stage: work.Fetch, Class: work.NotFound, At: t0, Attempt: 1, Replay: 1},
 		} {
 			if err := b.items.MarkDeadLettered(ctx, id, work.Fetch, ref, t0); !errors.Is(err, store.ErrConflict) {
 				t.Fatalf("confirm %s: %v, want ErrConflict", ref.ID, err)
 			}
 		}
-		if it, _ := b.items.Get(ctx, id); it.State != store.Failed || it.DeadLetter != nil {
+		if it, _ := b.items.Get(ctx, id); it.State != work.Failed || it.DeadLetter != nil {
 			t.Fatalf("after the refused confirmations: %s %+v", it.State, it.DeadLetter)
 		}
-		ref := store.DeadLetterRef{ID: "this-one", Stage: work.Fetch, Class: failure.NotFound, At: t0, Attempt: 1}
+		ref := store.DeadLetterRef{ID: "this-one", Stage: work.Fetch, Class: work.NotFound, At: t0, Attempt: 1}
 		if err := b.items.MarkDeadLettered(ctx, id, work.Fetch, ref, t0); err != nil {
 			t.Fatal(err)
 		}
-		if it, _ := b.items.Get(ctx, id); it.State != store.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != "this-one" ||
+		if it, _ := b.items.Get(ctx, id); it.State != work.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != "this-one" ||
 			it.DeadLetter.Attempt != 1 {
 			t.Fatalf("after the confirmation: %s %+v", it.State, it.DeadLetter)
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
@@ -16,7 +15,7 @@ func BenchmarkEMFCount(b *testing.B) {
 	e := telemetry.NewEMF(io.Discard, "triage", clock.NewStub(t0))
 	b.ReportAllocs()
 	for b.Loop() {
-		e.Count(runner.MetricFailures, work.LLM, failure.RateLimited, 1)
+		e.Count(runner.MetricFailures, work.LLM, work.RateLimited, 1)
 	}
 }
 
@@ -30,8 +29,8 @@ func BenchmarkEMFBatch(b *testing.B) {
 			e.Count(runner.MetricSuccesses, work.LLM, "", 1)
 		}
 		for range 3 {
-			e.Count(runner.MetricFailures, work.LLM, failure.RateLimited, 1)
-			e.Count(runner.MetricRetries, work.LLM, failure.RateLimited, 1)
+			e.Count(runner.MetricFailures, work.LLM, work.RateLimited, 1)
+			e.Count(runner.MetricRetries, work.LLM, work.RateLimited, 1)
 		}
 		if err := e.Flush(); err != nil {
 			b.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -64,19 +63,19 @@ type EMF struct {
 type emfKey struct {
 	name  string
 	stage work.Stage
-	class failure.Class
+	class work.Class
 }
 
 type emfGroup struct {
 	stage work.Stage
-	class failure.Class
+	class work.Class
 }
 
 // Counter receives counters: *EMF in the functions, a test's recorder in
 // tests. Class is empty for counters that are not about a failure. The
 // runtime's packages name it Metrics.
 type Counter interface {
-	Count(name string, stage work.Stage, class failure.Class, n int)
+	Count(name string, stage work.Stage, class work.Class, n int)
 }
 
 var _ Counter = (*EMF)(nil)
@@ -89,7 +88,7 @@ func NewEMF(w io.Writer, namespace string, c clock.Clock) *EMF {
 // Count adds n to the counter name for stage and class (class empty for
 // counters that are not about a failure). A count of zero still reports the
 // metric (with value 0) at the next flush.
-func (e *EMF) Count(name string, stage work.Stage, class failure.Class, n int) {
+func (e *EMF) Count(name string, stage work.Stage, class work.Class, n int) {
 	if name == "" {
 		return
 	}

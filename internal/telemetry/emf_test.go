@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/triagehq/triage/internal/clock"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
@@ -166,11 +165,11 @@ func TestEMFLinesValidate(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.Count(runner.MetricFailures, work.LLM, failure.RateLimited, 1)
-			e.Count(runner.MetricRetries, work.LLM, failure.RateLimited, 1)
+			e.Count(runner.MetricFailures, work.LLM, work.RateLimited, 1)
+			e.Count(runner.MetricRetries, work.LLM, work.RateLimited, 1)
 			e.Count(runner.MetricSuccesses, work.LLM, "", 2)
-			e.Count(runner.MetricFailures, work.LLM, failure.ResponseInvalid, 1)
-			e.Count("ModelDisables", work.LLM, failure.ResponseInvalid, 0)
+			e.Count(runner.MetricFailures, work.LLM, work.ResponseInvalid, 1)
+			e.Count("ModelDisables", work.LLM, work.ResponseInvalid, 0)
 		}()
 	}
 	wg.Wait()
@@ -224,9 +223,9 @@ func TestEMFRejectsReservedNames(t *testing.T) {
 // class.
 func ExampleEMF() {
 	e := telemetry.NewEMF(os.Stdout, "triage/prod", clock.NewStub(t0))
-	e.Count("Failures", work.LLM, failure.ResponseInvalid, 1)
-	e.Count("Retries", work.LLM, failure.ResponseInvalid, 1)
-	e.Count("Failures", work.LLM, failure.ResponseInvalid, 1)
+	e.Count("Failures", work.LLM, work.ResponseInvalid, 1)
+	e.Count("Retries", work.LLM, work.ResponseInvalid, 1)
+	e.Count("Failures", work.LLM, work.ResponseInvalid, 1)
 	_ = e.Flush()
 	// Output:
 	// {"Class":"RESPONSE_INVALID","Failures":2,"Retries":1,"Stage":"llm","_aws":{"CloudWatchMetrics":[{"Namespace":"triage/prod","Dimensions":[["Stage"],["Stage","Class"]],"Metrics":[{"Name":"Failures","Unit":"Count"},{"Name":"Retries","Unit":"Count"}]}],"Timestamp":1795255200000}}

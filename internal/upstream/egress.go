@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Control is a net.Dialer Control hook that refuses BlockedAddr addresses:
@@ -24,10 +25,10 @@ import (
 func Control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return failure.New(failure.SchemaInvalid, "refusing to connect to unparseable address %q", address)
+		return failure.New(work.SchemaInvalid, "refusing to connect to unparseable address %q", address)
 	}
 	if why, blocked := BlockedAddr(ap.Addr()); blocked {
-		return failure.New(failure.SchemaInvalid, "refusing to connect to %s address %s", why, ap.Addr())
+		return failure.New(work.SchemaInvalid, "refusing to connect to %s address %s", why, ap.Addr())
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/replay"
@@ -24,7 +23,7 @@ const maxSelection = 500
 type actionForm struct {
 	Items   []string
 	Stage   work.Stage
-	Class   failure.Class
+	Class   work.Class
 	Mode    store.ReplayMode
 	Model   string
 	Op      string
@@ -77,8 +76,8 @@ func readForm(r *http.Request) (actionForm, bool, error) {
 		}
 	}
 	if v := r.PostFormValue("class"); v != "" {
-		f.Class = failure.Class(strings.ToUpper(v))
-		if !slices.Contains(failure.Classes(), f.Class) {
+		f.Class = work.Class(strings.ToUpper(v))
+		if !slices.Contains(work.Classes(), f.Class) {
 			return f, false, fmt.Errorf("class %q is not an error class", v)
 		}
 	}

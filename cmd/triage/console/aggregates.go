@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -43,7 +42,7 @@ func (s *Server) collect(ctx context.Context) *aggregates {
 	parallel(
 		func() { a.States = s.countStates(ctx) },
 		func() {
-			err := s.b.Index.List(ctx, store.ItemQuery{State: store.Deadletter, Limit: GroupLimit}, func(it store.Item) error {
+			err := s.b.Index.List(ctx, store.ItemQuery{State: work.Deadletter, Limit: GroupLimit}, func(it store.Item) error {
 				a.Dead = append(a.Dead, it)
 				return nil
 			})
@@ -133,7 +132,7 @@ func (s *Server) invalidate() {
 
 // groupItems groups dead-lettered items by the stage that failed and class,
 // and returns the newest n that stage and class (when set) select.
-func groupItems(dead []store.Item, stage work.Stage, class failure.Class, n int) ([]group, []ops.ItemView) {
+func groupItems(dead []store.Item, stage work.Stage, class work.Class, n int) ([]group, []ops.ItemView) {
 	byKey := map[[2]string]*group{}
 	var recent []ops.ItemView
 	for _, it := range dead {

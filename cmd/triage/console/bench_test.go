@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -19,7 +18,7 @@ import (
 // failure over the last 24 hours.
 func seedItems(tb testing.TB, b *bundle, n int) {
 	tb.Helper()
-	seed(tb, n, func(id string, st work.Stage, c failure.Class) {
+	seed(tb, n, func(id string, st work.Stage, c work.Class) {
 		b.deadLetter(tb, id, st, c, "upstream said no for "+id)
 	},
 		func(it store.Item) error { b.store.Put(it); return nil }, b.store.Append)
@@ -27,10 +26,10 @@ func seedItems(tb testing.TB, b *bundle, n int) {
 
 // seed makes the items of seedItems: dead letters with messages through
 // dead, others through put and log.
-func seed(tb testing.TB, n int, dead func(string, work.Stage, failure.Class), put func(store.Item) error,
+func seed(tb testing.TB, n int, dead func(string, work.Stage, work.Class), put func(store.Item) error,
 	log func(context.Context, store.LogEntry) error) {
 	tb.Helper()
-	classes := []failure.Class{failure.NotFound, failure.AuthDenied, failure.ContentPolicy, failure.TokenLimit, failure.ResponseInvalid}
+	classes := []work.Class{work.NotFound, work.AuthDenied, work.ContentPolicy, work.TokenLimit, work.ResponseInvalid}
 	stages := work.Stages()
 	for i := range n {
 		id := fmt.Sprintf("item-%05d", i)
@@ -42,29 +41,29 @@ func seed(tb testing.TB, n int, dead func(string, work.Stage, failure.Class), pu
 			// not what is measured, and a real DLQ is read by actions only.
 			if i < 2000 && dead != nil {
 				dead(id, st, c)
-			} else if err := put(store.Item{ID: id, Kind: store.KindStory, State: store.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
+			} else if err := put(store.Item{ID: id, Kind: store.KindStory, State: work.Deadletter, Stage: st, UpdatedAt: at, LastFailureAt: at,
 				LastError:  &store.LastError{Component: st, ErrorClass: c, Error: "upstream said no", FailedAt: at},
 				DeadLetter: &store.DeadLetterRef{ID: "dl-" + id, Stage: st, Class: c, At: at}}); err != nil {
 				tb.Fatal(err)
 			}
 			continue
 		}
-		s := store.Done
+		s := work.Done
 		switch i % 10 {
 		case 1:
-			s = store.Queued
+			s = work.Queued
 		case 3:
-			s = store.Retryable
+			s = work.Retryable
 		case 5:
-			s = store.Working
+			s = work.Working
 		case 7:
-			s = store.Failed
+			s = work.Failed
 		}
 		it := store.Item{ID: id, Kind: store.KindStory, State: s, Stage: st, UpdatedAt: at}
-		if s == store.Retryable || s == store.Failed {
+		if s == work.Retryable || s == work.Failed {
 			it.LastFailureAt = at
-			it.LastError = &store.LastError{Component: st, ErrorClass: failure.RateLimited, Error: "429", FailedAt: at}
-			if err := log(context.Background(), store.LogEntry{ItemID: id, Stage: st, Class: failure.RateLimited,
+			it.LastError = &store.LastError{Component: st, ErrorClass: work.RateLimited, Error: "429", FailedAt: at}
+			if err := log(context.Background(), store.LogEntry{ItemID: id, Stage: st, Class: work.RateLimited,
 				Message: "429 Too Many Requests", Attempt: 1, Decision: "retry", OccurredAt: at}); err != nil {
 				tb.Fatal(err)
 			}

@@ -27,7 +27,6 @@ import (
 	"github.com/triagehq/triage/dev/local/localtest"
 	"github.com/triagehq/triage/dev/local/moto"
 	"github.com/triagehq/triage/dev/soak"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/work"
 
@@ -135,7 +134,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	waitPastFetch(ctx, t, st, batches, ids)
 	want := 0
 	for _, id := range ids {
-		if it, err := st.Items.Get(ctx, id); err == nil && it.State == store.Deadletter && it.FailureClass() == class && it.DeadLetter.Stage == work.Fetch {
+		if it, err := st.Items.Get(ctx, id); err == nil && it.State == work.Deadletter && it.FailureClass() == class && it.DeadLetter.Stage == work.Fetch {
 			want++
 		}
 	}
@@ -194,7 +193,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 		t.Fatalf("confirmation %q (%v), want it to say %d items", summary, err, want)
 	}
 	for _, id := range unpublished {
-		if it, _ := st.Items.Get(ctx, id); it.State != store.Deadletter {
+		if it, _ := st.Items.Get(ctx, id); it.State != work.Deadletter {
 			t.Fatalf("%s is %s before the confirmation", id, it.State)
 		}
 	}
@@ -221,7 +220,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	}
 	for _, id := range unpublished {
 		it, err := st.Items.Get(ctx, id)
-		if err != nil || it.State != store.Done || it.ReplayCount != 1 || it.Replays[0].Note != "articles are published now" {
+		if err != nil || it.State != work.Done || it.ReplayCount != 1 || it.Replays[0].Note != "articles are published now" {
 			t.Fatalf("%s after the replay: %+v (%v)", id, it, err)
 		}
 	}
@@ -263,7 +262,7 @@ func TestBrowserReplayADeadLetteredClass(t *testing.T) {
 	if shots != "" {
 		var item string
 		for _, id := range plantedIDs() {
-			if it, err := st.Items.Get(ctx, id); err == nil && it.State == store.Deadletter {
+			if it, err := st.Items.Get(ctx, id); err == nil && it.State == work.Deadletter {
 				item = id
 				break
 			}
@@ -304,12 +303,12 @@ var tokenRE = regexp.MustCompile(`token=[0-9a-f]+`)
 
 // waitDeadLettered waits until every id is dead-lettered and returns their
 // class (one class for all).
-func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string) failure.Class {
+func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string) work.Class {
 	t.Helper()
-	var class failure.Class
+	var class work.Class
 	waitItems(ctx, t, st, batches, ids, "dead-lettered", func(it store.Item) bool {
 		class = it.FailureClass()
-		return it.State == store.Deadletter
+		return it.State == work.Deadletter
 	})
 	return class
 }
@@ -319,7 +318,7 @@ func waitDeadLettered(ctx context.Context, t *testing.T, st *devstack.Stack, bat
 func waitPastFetch(ctx context.Context, t *testing.T, st *devstack.Stack, batches <-chan struct{}, ids []string) {
 	t.Helper()
 	waitItems(ctx, t, st, batches, ids, "past fetch", func(it store.Item) bool {
-		return it.State == store.Deadletter || it.Status != store.Received
+		return it.State == work.Deadletter || it.Status != work.Received
 	})
 }
 

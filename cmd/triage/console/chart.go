@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // chartSeries is the number of classes the chart draws; the rest are summed
@@ -49,7 +49,7 @@ func (s *Server) window(ctx context.Context, now time.Time) (entries []store.Log
 func failureChart(entries []store.LogEntry, now time.Time) template.HTML {
 	start := now.Truncate(ChartBucket).Add(ChartBucket - ChartWindow)
 	n := int(ChartWindow / ChartBucket)
-	counts := map[failure.Class][]int{}
+	counts := map[work.Class][]int{}
 	for _, e := range entries {
 		i := int(e.OccurredAt.Sub(start) / ChartBucket)
 		if e.Kind != store.LogFailure || i < 0 || i >= n {
@@ -65,7 +65,7 @@ func failureChart(entries []store.LogEntry, now time.Time) template.HTML {
 
 // drawBars draws counts (class → one count per bucket) as stacked bars,
 // the largest classes first, with axes and a legend.
-func drawBars(start time.Time, bucket time.Duration, n int, counts map[failure.Class][]int) template.HTML {
+func drawBars(start time.Time, bucket time.Duration, n int, counts map[work.Class][]int) template.HTML {
 	type series struct {
 		name  string
 		vals  []int

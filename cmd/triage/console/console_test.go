@@ -152,13 +152,13 @@ func (b *bundle) post(t *testing.T, path string, form url.Values) (int, string) 
 
 // deadLetter stores an item dead-lettered at st with class c and puts its
 // payload on st's DLQ, as the stage runner does.
-func (b *bundle) deadLetter(tb testing.TB, id string, st work.Stage, c failure.Class, msg string) {
+func (b *bundle) deadLetter(tb testing.TB, id string, st work.Stage, c work.Class, msg string) {
 	tb.Helper()
 	attempts := map[work.Stage]int{st: 1}
 	p := deadletter.Build(deadletter.Input{ItemID: id, CorrelationID: "corr-" + id, Stage: st, Err: failure.New(c, "%s", msg),
 		Failure: failure.Of(c, "test"), Attempts: attempts, FirstFailureAt: t0, LastFailureAt: t0})
-	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.StatusAfter(work.Fetch),
-		State: store.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: store.EnrichmentPermanentFailure,
+	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+		State: work.Deadletter, Stage: st, Attempts: attempts, EnrichmentStatus: work.EnrichmentPermanentFailure,
 		SourceURL: "https://news.example/a/" + id, LastError: &store.LastError{Component: st, ErrorClass: c, Error: msg, FailedAt: t0},
 		LastFailureAt: t0, UpdatedAt: t0, DeadLetter: &store.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: st, Class: c, At: t0}})
 	if err := b.store.Append(context.Background(), store.LogEntry{ItemID: id, Stage: st, Class: c, Message: msg, Attempt: 1,
@@ -228,7 +228,7 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "a1", work.Fetch, failure.NotFound, "article not published yet")
+	b.deadLetter(t, "a1", work.Fetch, work.NotFound, "article not published yet")
 	cases := map[string]struct {
 		form url.Values
 		want int
@@ -247,7 +247,7 @@ func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
 			}
 		}
 	}
-	if it := b.item(t, "a1"); it.State != store.Deadletter || it.ReplayCount != 0 || it.Resolution != nil {
+	if it := b.item(t, "a1"); it.State != work.Deadletter || it.ReplayCount != 0 || it.Resolution != nil {
 		t.Fatalf("a refused action changed the item: %+v", it)
 	}
 	if n := len(b.sqs.Bodies(dlqURL(work.Fetch))); n != 1 {
@@ -279,10 +279,10 @@ func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
 func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "a1", work.LLM, failure.UpstreamUnavailable, "503 from the provider")
-	b.deadLetter(t, "a2", work.LLM, failure.UpstreamUnavailable, "503 from the provider")
-	b.deadLetter(t, "a3", work.LLM, failure.UpstreamUnavailable, "503 from the provider")
-	b.deadLetter(t, "x1", work.LLM, failure.AuthDenied, "401")
+	b.deadLetter(t, "a1", work.LLM, work.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "a2", work.LLM, work.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "a3", work.LLM, work.UpstreamUnavailable, "503 from the provider")
+	b.deadLetter(t, "x1", work.LLM, work.AuthDenied, "401")
 
 	status, body := b.post(t, "/actions/replay", b.form("stage", "llm", "class", "UPSTREAM_UNAVAILABLE", "note", "provider back"))
 	if status != http.StatusOK || !strings.Contains(body, "This replays 3 items") || !strings.Contains(body, `name="confirm" value="yes"`) {
@@ -292,7 +292,7 @@ func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 		t.Fatal("a script's request got a whole page, want the fragment")
 	}
 	for _, id := range []string{"a1", "a2", "a3"} {
-		if it := b.item(t, id); it.State != store.Deadletter {
+		if it := b.item(t, id); it.State != work.Deadletter {
 			t.Fatalf("the confirmation step changed %s: %+v", id, it)
 		}
 	}
@@ -305,9 +305,9 @@ func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 	replayed := 0
 	for _, id := range []string{"a1", "a2", "a3"} {
 		it := b.item(t, id)
-		if it.State == store.Queued {
+		if it.State == work.Queued {
 			replayed++
-			if it.ReplayCount != 1 || it.Replays[0].Note != "provider back" || it.Replays[0].By != "ana" || it.Replays[0].Class != failure.UpstreamUnavailable {
+			if it.ReplayCount != 1 || it.Replays[0].Note != "provider back" || it.Replays[0].By != "ana" || it.Replays[0].Class != work.UpstreamUnavailable {
 				t.Fatalf("replay record of %s: %+v", id, it.Replays)
 			}
 		}
@@ -315,7 +315,7 @@ func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 	if replayed != 2 || len(b.sqs.Bodies(queueURL(work.LLM))) != 2 {
 		t.Fatalf("replayed %d, sent %d; want 2 and 2", replayed, len(b.sqs.Bodies(queueURL(work.LLM))))
 	}
-	if it := b.item(t, "x1"); it.State != store.Deadletter {
+	if it := b.item(t, "x1"); it.State != work.Deadletter {
 		t.Fatalf("another class was replayed: %+v", it)
 	}
 	// The replayed items' states are what the page polls.
@@ -328,8 +328,8 @@ func TestReplayClassConfirmsTheCountThenReplaysAsTheCLI(t *testing.T) {
 func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "u1", work.Fetch, failure.NotFound, "article not published yet")
-	b.deadLetter(t, "u2", work.Fetch, failure.NotFound, "article not published yet")
+	b.deadLetter(t, "u1", work.Fetch, work.NotFound, "article not published yet")
+	b.deadLetter(t, "u2", work.Fetch, work.NotFound, "article not published yet")
 	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay",
 		strings.NewReader(b.form("item", "u1", "stage", "fetch", "note", "published now", "confirm", "yes", "count", "1").Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -342,7 +342,7 @@ func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<html") || !strings.Contains(string(body), "Replayed 1 item") {
 		t.Fatalf("%d\n%s", resp.StatusCode, body)
 	}
-	if b.item(t, "u1").State != store.Queued || b.item(t, "u2").State != store.Deadletter {
+	if b.item(t, "u1").State != work.Queued || b.item(t, "u2").State != work.Deadletter {
 		t.Fatal("the replay touched the wrong items")
 	}
 }
@@ -350,7 +350,7 @@ func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
 func TestResolveRecordsTheNoteLikeTheCLI(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "r1", work.Notify, failure.NotFound, "channel_not_found")
+	b.deadLetter(t, "r1", work.Notify, work.NotFound, "channel_not_found")
 	status, body := b.post(t, "/actions/resolve", b.form("item", "r1", "stage", "notify", "note", "channel archived"))
 	if status != http.StatusOK || !strings.Contains(body, "This resolves 1 dead letter") {
 		t.Fatalf("%d\n%s", status, body)
@@ -382,7 +382,7 @@ func TestModelAndBreakerActions(t *testing.T) {
 	if _, err := b.models.SetDisabled(ctx, "openai:gpt-4o", false, "", t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.openai.com", Class: failure.UpstreamUnavailable, At: t0, Threshold: 1}); err != nil {
+	if _, err := b.breakers.RecordFailure(ctx, breaker.FailureRequest{Service: "api.openai.com", Class: work.UpstreamUnavailable, At: t0, Threshold: 1}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.get(t, "/", http.StatusOK)
@@ -412,7 +412,7 @@ func TestModelAndBreakerActions(t *testing.T) {
 func TestPagesShowTheCauseWithinThreeClicks(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "d1", work.LLM, failure.ContentPolicy, "the provider refused the prompt (content_policy_violation)")
+	b.deadLetter(t, "d1", work.LLM, work.ContentPolicy, "the provider refused the prompt (content_policy_violation)")
 	overview := b.get(t, "/", http.StatusOK)
 	// Click 1: the item, from the overview's newest dead letters.
 	if !strings.Contains(overview, `href="/items/d1"`) || !strings.Contains(overview, "CONTENT_POLICY") || !strings.Contains(overview, "<svg") {
@@ -460,7 +460,7 @@ func TestNoPageShowsASecret(t *testing.T) {
 		"tok_Secr3tToken0987654321",
 	}
 	msg := "401 Incorrect API key provided: " + secrets[0] + "; Authorization: Bearer " + secrets[1] + " session " + secrets[2] + " slack " + secrets[3]
-	b.deadLetter(t, "s1", work.LLM, failure.AuthDenied, msg)
+	b.deadLetter(t, "s1", work.LLM, work.AuthDenied, msg)
 	it := b.item(t, "s1")
 	it.SourceURL = "https://news.example/a?token=" + secrets[4] + "&api_key=" + secrets[0]
 	it.Notes = []store.Note{{Text: "key was " + secrets[0], By: "ana", At: t0}}
@@ -489,12 +489,12 @@ func TestNoPageShowsASecret(t *testing.T) {
 func TestCachedFiguresAreReadAgain(t *testing.T) {
 	t.Parallel()
 	b := newBundleRefresh(t, 10*time.Second)
-	b.deadLetter(t, "c1", work.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "c1", work.Fetch, work.NotFound, "gone")
 	b.login(t)
 	if page := b.get(t, "/", http.StatusOK); !strings.Contains(page, `href="/items/c1"`) || !strings.Contains(page, "read again every 10s") {
 		t.Fatalf("first overview:\n%s", page)
 	}
-	b.deadLetter(t, "c2", work.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "c2", work.Fetch, work.NotFound, "gone")
 	if page := b.get(t, "/", http.StatusOK); strings.Contains(page, `href="/items/c2"`) {
 		t.Fatal("the cached figures were read again before Refresh")
 	}
@@ -532,13 +532,13 @@ func TestUnknownFailuresPage(t *testing.T) {
 	b := setup(t)
 	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
 	for i, e := range []store.LogEntry{
-		{ItemID: "u1", Stage: work.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
+		{ItemID: "u1", Stage: work.LLM, Class: work.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
 			Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_abc123"},
-		{ItemID: "u2", Stage: work.LLM, Class: failure.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
+		{ItemID: "u2", Stage: work.LLM, Class: work.ClientError, Default: true, Provider: failure.OpenAI, Status: 418,
 			Message: "openai chat: HTTP 418 teapot: I am a teapot for request req_def456"},
-		{ItemID: "u3", Stage: work.Notify, Class: failure.Unknown, Default: true,
+		{ItemID: "u3", Stage: work.Notify, Class: work.Unknown, Default: true,
 			Message: `hook said <script>alert("x")</script> with ` + key},
-		{ItemID: "r1", Stage: work.LLM, Class: failure.RateLimited, Message: "openai chat: HTTP 429 rate_limit_exceeded: recognised"},
+		{ItemID: "r1", Stage: work.LLM, Class: work.RateLimited, Message: "openai chat: HTTP 429 rate_limit_exceeded: recognised"},
 	} {
 		e.MessageID, e.Attempt, e.OccurredAt = "m"+strconv.Itoa(i), 1, t0.Add(-time.Duration(4-i)*time.Hour)
 		if err := b.store.Append(context.Background(), e); err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
-	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -79,7 +78,7 @@ func TestItemIDsOfAnyCharacterRoundTrip(t *testing.T) {
 	b := setup(t)
 	ids := []string{"feed/2026/a", "50%off", "two words", "ünïcödé-✓", "..", ".", "what?x=1#frag", "a%2Fb", "sched:run-2026-11-21T12:00:00Z"}
 	for _, id := range ids {
-		b.deadLetter(t, id, work.Fetch, failure.NotFound, "gone")
+		b.deadLetter(t, id, work.Fetch, work.NotFound, "gone")
 	}
 	dlq := b.get(t, "/dlq", http.StatusOK)
 	hrefs := regexp.MustCompile(`href="(/items?[^"]*)"`).FindAllStringSubmatch(dlq, -1)
@@ -111,9 +110,9 @@ func TestItemIDsOfAnyCharacterRoundTrip(t *testing.T) {
 func TestEveryDeadLetterCountedIsListed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "d1", work.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "d1", work.Fetch, work.NotFound, "gone")
 	msg := deadletter.Build(deadletter.Input{ItemID: "message:m-42", Stage: work.Fetch,
-		Err: failure.New(failure.SchemaInvalid, "malformed message"), Failure: failure.Of(failure.SchemaInvalid, "test"),
+		Err: failure.New(work.SchemaInvalid, "malformed message"), Failure: failure.Of(work.SchemaInvalid, "test"),
 		Attempts: map[work.Stage]int{work.Fetch: 1}, FirstFailureAt: t0, LastFailureAt: t0, MessageID: "m-42", Body: "{not json"})
 	body, err := msg.Marshal()
 	if err != nil {
@@ -150,7 +149,7 @@ func TestEveryDeadLetterCountedIsListed(t *testing.T) {
 func TestCrossSiteRequestsAreRefused(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "a1", work.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "a1", work.Fetch, work.NotFound, "gone")
 	post := func(header, value string) int {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay", strings.NewReader(b.form("item", "a1", "note", "x").Encode()))
@@ -178,7 +177,7 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 			t.Errorf("%s: %s → %d, want %d", tc.header, tc.value, got, tc.want)
 		}
 	}
-	if it := b.item(t, "a1"); it.State != store.Deadletter {
+	if it := b.item(t, "a1"); it.State != work.Deadletter {
 		t.Fatalf("a first step (a dry run) changed the item: %+v", it)
 	}
 }
@@ -188,8 +187,8 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 func TestActionsCarryTheOperator(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.deadLetter(t, "r1", work.Fetch, failure.NotFound, "gone")
-	b.deadLetter(t, "s1", work.Fetch, failure.NotFound, "gone")
+	b.deadLetter(t, "r1", work.Fetch, work.NotFound, "gone")
+	b.deadLetter(t, "s1", work.Fetch, work.NotFound, "gone")
 	if status, body := b.post(t, "/actions/replay", b.form("item", "r1", "note", "fixed", "confirm", "yes", "count", "1")); status != http.StatusOK {
 		t.Fatalf("replay: %d\n%s", status, body)
 	}

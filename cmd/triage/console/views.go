@@ -19,7 +19,6 @@ import (
 
 	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/internal/deadletter"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/policy"
@@ -47,7 +46,7 @@ const (
 // stateRow is one group's items: the states it holds and how many.
 type stateRow struct {
 	Group  store.Group
-	States []store.State
+	States []work.State
 	Total  int
 	Err    string
 }
@@ -55,7 +54,7 @@ type stateRow struct {
 // group is the dead letters of one class at one stage.
 type group struct {
 	Stage     work.Stage
-	Class     failure.Class
+	Class     work.Class
 	Count     int
 	Retryable bool
 	Newest    time.Time
@@ -244,7 +243,7 @@ type dlqData struct {
 	Note   string
 	Err    string
 	Stage  work.Stage
-	Class  failure.Class
+	Class  work.Class
 	Items  []ops.ItemView
 	Depth  []depthRow
 	Form   actionForm
@@ -270,8 +269,8 @@ func (s *Server) deadLetters(w http.ResponseWriter, r *http.Request) {
 		d.Stage = st
 	}
 	if v := q.Get("class"); v != "" {
-		d.Class = failure.Class(strings.ToUpper(v))
-		if !slices.Contains(failure.Classes(), d.Class) {
+		d.Class = work.Class(strings.ToUpper(v))
+		if !slices.Contains(work.Classes(), d.Class) {
 			s.badRequest(w, r, fmt.Sprintf("class %q is not an error class", v))
 			return
 		}
@@ -354,7 +353,7 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	d := itemData{Title: "Item " + it.ID, Item: ops.ViewItem(it), Dead: it.State == store.Deadletter}
+	d := itemData{Title: "Item " + it.ID, Item: ops.ViewItem(it), Dead: it.State == work.Deadletter}
 	src := ops.TimelineSources{LogMissing: s.b.Missing["errorlog"], TrailMissing: s.b.Missing["audit"]}
 	if s.b.Log != nil {
 		src.Log = s.b.Log
@@ -378,7 +377,7 @@ type errorsData struct {
 	Partial                   bool
 	Err                       string
 	AsOf                      string
-	Classes                   []failure.Class
+	Classes                   []work.Class
 }
 
 // errorLog is the error log, newest first, filtered by class, stage and
@@ -388,7 +387,7 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	d := errorsData{Title: "Error log", Class: strings.ToUpper(q.Get("class")), Stage: q.Get("stage"), Item: strings.TrimSpace(q.Get("item")),
-		Since: cmp.Or(q.Get("since"), "24h"), Limit: PageLimit, Classes: failure.Classes()}
+		Since: cmp.Or(q.Get("since"), "24h"), Limit: PageLimit, Classes: work.Classes()}
 	if v, err := strconv.Atoi(q.Get("limit")); err == nil && v > 0 {
 		d.Limit = min(v, 1000)
 	}
@@ -397,7 +396,7 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 		s.badRequest(w, r, "since: "+err.Error())
 		return
 	}
-	if d.Class != "" && !slices.Contains(failure.Classes(), failure.Class(d.Class)) && d.Class != string(store.ResolvedClass) {
+	if d.Class != "" && !slices.Contains(work.Classes(), work.Class(d.Class)) && d.Class != string(store.ResolvedClass) {
 		s.badRequest(w, r, fmt.Sprintf("class %q is not an error class", d.Class))
 		return
 	}

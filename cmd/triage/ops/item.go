@@ -19,37 +19,37 @@ import (
 // the source and webhook URLs redacted (their query strings and paths may
 // carry tokens).
 type ItemView struct {
-	ID       string       `json:"item_id"`
-	Kind     store.Kind   `json:"kind"`
-	Status   store.Status `json:"status"`
-	Progress int          `json:"progress_pct"`
-	State    store.State  `json:"state"`
-	Stage    work.Stage   `json:"stage"`
+	ID       string      `json:"item_id"`
+	Kind     store.Kind  `json:"kind"`
+	Status   work.Status `json:"status"`
+	Progress int         `json:"progress_pct"`
+	State    work.State  `json:"state"`
+	Stage    work.Stage  `json:"stage"`
 	// Attempts are the attempts each stage made, the one that succeeded
 	// included (ledger.AttemptsMade: what the timeline counts);
 	// AttemptsSpent the failed ones the retry budget counted (the item's
 	// counters).
-	Attempts         map[work.Stage]int     `json:"attempts"`
-	AttemptsSpent    map[work.Stage]int     `json:"attempts_spent"`
-	EnrichmentStatus store.EnrichmentStatus `json:"enrichment_status,omitempty"`
-	FailureCount     int                    `json:"failure_count"`
-	LastError        *store.LastError       `json:"last_error,omitempty"`
-	FirstFailureAt   time.Time              `json:"first_failure_at,omitzero"`
-	LastFailureAt    time.Time              `json:"last_failure_at,omitzero"`
-	NotBefore        time.Time              `json:"not_before,omitzero"`
-	CorrelationID    string                 `json:"correlation_id"`
-	ReplayCount      int                    `json:"replay_count"`
-	Replays          []store.ReplayRecord   `json:"replays"`
-	NoteCount        int                    `json:"note_count"`
-	Notes            []store.Note           `json:"notes"`
-	DeadLetter       *store.DeadLetterRef   `json:"dead_letter,omitempty"`
-	Resolution       *store.Resolution      `json:"resolution,omitempty"`
-	Metadata         map[string]string      `json:"metadata,omitempty"`
-	Notices          store.Notices          `json:"notices"`
-	SourceURL        string                 `json:"source_url,omitempty"`
-	WebhookURL       string                 `json:"webhook_url,omitempty"`
-	Document         *store.Document        `json:"document,omitempty"`
-	Enrichment       *store.Enrichment      `json:"enrichment,omitempty"`
+	Attempts         map[work.Stage]int    `json:"attempts"`
+	AttemptsSpent    map[work.Stage]int    `json:"attempts_spent"`
+	EnrichmentStatus work.EnrichmentStatus `json:"enrichment_status,omitempty"`
+	FailureCount     int                   `json:"failure_count"`
+	LastError        *store.LastError      `json:"last_error,omitempty"`
+	FirstFailureAt   time.Time             `json:"first_failure_at,omitzero"`
+	LastFailureAt    time.Time             `json:"last_failure_at,omitzero"`
+	NotBefore        time.Time             `json:"not_before,omitzero"`
+	CorrelationID    string                `json:"correlation_id"`
+	ReplayCount      int                   `json:"replay_count"`
+	Replays          []store.ReplayRecord  `json:"replays"`
+	NoteCount        int                   `json:"note_count"`
+	Notes            []store.Note          `json:"notes"`
+	DeadLetter       *store.DeadLetterRef  `json:"dead_letter,omitempty"`
+	Resolution       *store.Resolution     `json:"resolution,omitempty"`
+	Metadata         map[string]string     `json:"metadata,omitempty"`
+	Notices          store.Notices         `json:"notices"`
+	SourceURL        string                `json:"source_url,omitempty"`
+	WebhookURL       string                `json:"webhook_url,omitempty"`
+	Document         *store.Document       `json:"document,omitempty"`
+	Enrichment       *store.Enrichment     `json:"enrichment,omitempty"`
 	// EnrichmentRef is where the enrichment is stored; BodyError says why a
 	// body could not be read back.
 	EnrichmentRef *store.BodyRef `json:"enrichment_ref,omitempty"`

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/ops"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/ledger"
 	"github.com/triagehq/triage/internal/work"
@@ -42,8 +41,8 @@ func (l log) ForItem(context.Context, string, int) ([]store.LogEntry, error) { r
 
 func TestTimelineNamesItsGaps(t *testing.T) {
 	t.Parallel()
-	it := store.Item{ID: "a", State: store.Deadletter, Stage: work.Fetch, CreatedAt: t0, UpdatedAt: t0,
-		DeadLetter: &store.DeadLetterRef{ID: "dl", Stage: work.Fetch, Class: failure.NotFound, At: t0}}
+	it := store.Item{ID: "a", State: work.Deadletter, Stage: work.Fetch, CreatedAt: t0, UpdatedAt: t0,
+		DeadLetter: &store.DeadLetterRef{ID: "dl", Stage: work.Fetch, Class: work.NotFound, At: t0}}
 	tests := map[string]struct {
 		src  ops.TimelineSources
 		gaps []string
@@ -53,7 +52,7 @@ func TestTimelineNamesItsGaps(t *testing.T) {
 		"unreadable log": {ops.TimelineSources{Log: failingLog{}, Trail: ledger.NewMemory(),
 			Explain: func(err error) error { return errors.New("cannot reach the stack: " + err.Error()) }},
 			[]string{"the error log: cannot reach the stack: dial tcp 127.0.0.1:1: connection refused"}},
-		"both": {ops.TimelineSources{Log: log{{ItemID: "a", Stage: work.Fetch, Class: failure.NotFound, Attempt: 1, OccurredAt: t0}},
+		"both": {ops.TimelineSources{Log: log{{ItemID: "a", Stage: work.Fetch, Class: work.NotFound, Attempt: 1, OccurredAt: t0}},
 			Trail: ledger.NewMemory()}, nil},
 	}
 	for name, tc := range tests {
@@ -92,7 +91,7 @@ func TestAttemptsAgreeWithTheTimeline(t *testing.T) {
 		_, err := m.Claim(ctx, store.ClaimRequest{ItemID: id, Stage: st, Owner: owner, Carrier: owner, Now: now, LeaseFor: time.Minute})
 		must(err)
 	}
-	fail := func(st work.Stage, owner string, next store.State, class failure.Class) {
+	fail := func(st work.Stage, owner string, next work.State, class work.Class) {
 		t.Helper()
 		it, _ := m.Get(ctx, id)
 		_, err := m.Fail(ctx, store.FailRequest{ItemID: id, Stage: st, Owner: owner, Now: now, PrevAttempts: it.Attempts[st], Counts: true,
@@ -118,14 +117,14 @@ func TestAttemptsAgreeWithTheTimeline(t *testing.T) {
 	must(m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Fetch, Owner: "f", Now: now}))
 	check("fetched", map[work.Stage]int{work.Fetch: 1})
 	claim(work.LLM, "l1")
-	fail(work.LLM, "l1", store.Retryable, failure.RateLimited)
+	fail(work.LLM, "l1", work.Retryable, work.RateLimited)
 	check("llm retrying", map[work.Stage]int{work.Fetch: 1, work.LLM: 1})
 	claim(work.LLM, "l2")
 	must(m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.LLM, Owner: "l2", Now: now}))
 	check("enriched", map[work.Stage]int{work.Fetch: 1, work.LLM: 2})
 	claim(work.Notify, "n1")
-	fail(work.Notify, "n1", store.Failed, failure.NotFound)
-	must(m.MarkDeadLettered(ctx, id, work.Notify, store.DeadLetterRef{ID: "dl", Stage: work.Notify, Class: failure.NotFound,
+	fail(work.Notify, "n1", work.Failed, work.NotFound)
+	must(m.MarkDeadLettered(ctx, id, work.Notify, store.DeadLetterRef{ID: "dl", Stage: work.Notify, Class: work.NotFound,
 		At: now, Attempt: 1}, now))
 	check("dead-lettered", map[work.Stage]int{work.Fetch: 1, work.LLM: 2, work.Notify: 1})
 	now = now.Add(time.Minute)

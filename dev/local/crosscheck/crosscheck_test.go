@@ -139,7 +139,7 @@ func TestSimulatorMatchesTheLocalStack(t *testing.T) {
 				t.Fatal(err)
 			}
 			got[id] = it
-			if it.State == store.Done || it.State == store.Deadletter {
+			if it.State == work.Done || it.State == work.Deadletter {
 				terminal++
 			}
 		}
@@ -170,9 +170,9 @@ func TestSimulatorMatchesTheLocalStack(t *testing.T) {
 
 func describe(it store.Item) string {
 	switch it.State {
-	case store.Done:
+	case work.Done:
 		return simulate.StateDone
-	case store.Deadletter:
+	case work.Deadletter:
 		if it.DeadLetter != nil {
 			return fmt.Sprintf("deadletter %s %s", it.DeadLetter.Stage, it.DeadLetter.Class)
 		}

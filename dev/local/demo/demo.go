@@ -28,7 +28,6 @@ import (
 	"github.com/triagehq/triage/dev/fakes"
 	"github.com/triagehq/triage/dev/local/devstack"
 	"github.com/triagehq/triage/internal/conf"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/store/ledger"
 	"github.com/triagehq/triage/internal/upstream/notice"
@@ -87,12 +86,12 @@ const bedrockCalls = "Bedrock Runtime."
 // Summary is what the demo measured.
 type Summary struct {
 	Seeded       int
-	ByState      map[store.State]int
+	ByState      map[work.State]int
 	DeadLetters  map[string]int // "stage CLASS" → items
 	DLQMessages  map[work.Stage]int
-	Failures     map[failure.Class]int
-	Retries      map[failure.Class]int
-	Waits        map[failure.Class]int
+	Failures     map[work.Class]int
+	Retries      map[work.Class]int
+	Waits        map[work.Class]int
 	InFlight     int
 	Parked       int
 	AWSCalls     map[string]int64
@@ -114,8 +113,8 @@ func (s Summary) Conserved() bool {
 	for _, n := range s.DLQMessages {
 		dlq += n
 	}
-	return s.Seeded == s.ByState[store.Done]+s.ByState[store.Deadletter] && s.InFlight == 0 && s.Parked == 0 &&
-		dlq == s.ByState[store.Deadletter]
+	return s.Seeded == s.ByState[work.Done]+s.ByState[work.Deadletter] && s.InFlight == 0 && s.Parked == 0 &&
+		dlq == s.ByState[work.Deadletter]
 }
 
 // Run runs the demo and returns its summary; err is set when the stack could
@@ -232,8 +231,8 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, errors.New("conservation check failed: see the summary")
 	}
 	c := newClaims(opts.Out, "phase 1 (the pipeline)")
-	c.that(sum.ByState[store.Done]+sum.ByState[store.Deadletter] == sum.Seeded, "every story is done or dead-lettered (%d + %d of %d)",
-		sum.ByState[store.Done], sum.ByState[store.Deadletter], sum.Seeded)
+	c.that(sum.ByState[work.Done]+sum.ByState[work.Deadletter] == sum.Seeded, "every story is done or dead-lettered (%d + %d of %d)",
+		sum.ByState[work.Done], sum.ByState[work.Deadletter], sum.Seeded)
 	c.that(sum.Conserved(), "one DLQ message per dead-lettered item, nothing in flight, nothing parked")
 	c.that(sum.Told+sum.Refused == sum.OwnersToTell, "every owner who asked for item.failed was told, or their webhook refused it for good (%d told, %d refused, of %d)",
 		sum.Told, sum.Refused, sum.OwnersToTell)
@@ -351,7 +350,7 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 				fmt.Fprintln(opts.Out, line)
 				lastPrint = time.Now()
 			}
-			if counts[store.Done]+counts[store.Deadletter] == len(ids) && inFlight == 0 {
+			if counts[work.Done]+counts[work.Deadletter] == len(ids) && inFlight == 0 {
 				if opts.Interactive {
 					fmt.Fprintln(opts.Out)
 				}
@@ -369,29 +368,29 @@ func watch(ctx context.Context, st *devstack.Stack, ids []string, opts Options, 
 	}
 }
 
-func progressLine(c map[store.State]int, inFlight, total int, elapsed time.Duration) string {
-	finished := c[store.Done] + c[store.Deadletter]
+func progressLine(c map[work.State]int, inFlight, total int, elapsed time.Duration) string {
+	finished := c[work.Done] + c[work.Deadletter]
 	filled := min(finished*30/max(total, 1), 30)
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", 30-filled)
 	return fmt.Sprintf("%5.1fs %s %3d/%d  done %d · dead %d · retrying %d · working %d · queued %d · in queues %d",
-		elapsed.Seconds(), bar, finished, total, c[store.Done], c[store.Deadletter], c[store.Retryable]+c[store.Failed],
-		c[store.Working], c[store.Queued], inFlight)
+		elapsed.Seconds(), bar, finished, total, c[work.Done], c[work.Deadletter], c[work.Retryable]+c[work.Failed],
+		c[work.Working], c[work.Queued], inFlight)
 }
 
 func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, error) {
-	s := Summary{Seeded: len(ids), ByState: map[store.State]int{}, DeadLetters: map[string]int{},
-		DLQMessages: map[work.Stage]int{}, Failures: map[failure.Class]int{}, Retries: map[failure.Class]int{},
-		Waits: map[failure.Class]int{}}
+	s := Summary{Seeded: len(ids), ByState: map[work.State]int{}, DeadLetters: map[string]int{},
+		DLQMessages: map[work.Stage]int{}, Failures: map[work.Class]int{}, Retries: map[work.Class]int{},
+		Waits: map[work.Class]int{}}
 	for _, id := range ids {
 		it, err := st.Items.Get(ctx, id)
 		if err != nil {
 			return s, err
 		}
 		s.ByState[it.State]++
-		if it.State == store.Deadletter && it.DeadLetter != nil {
+		if it.State == work.Deadletter && it.DeadLetter != nil {
 			s.DeadLetters[string(it.DeadLetter.Stage)+" "+string(it.DeadLetter.Class)]++
 		}
-		if it.State == store.Deadletter && it.NoticeChoices().Failed {
+		if it.State == work.Deadletter && it.NoticeChoices().Failed {
 			s.OwnersToTell++
 			key := notice.FailedKey(it.ID, it.ReplayCount)
 			switch abandoned, err := noticeAbandoned(ctx, st, it.ID, key); {
@@ -406,7 +405,7 @@ func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, 
 	}
 	err := st.Scan(ctx, st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
 		class, decision := str(it["error_class"]), str(it["decision"])
-		c := failure.Class(class)
+		c := work.Class(class)
 		s.Failures[c]++
 		switch {
 		case strings.Contains(decision, "is retryable"):
@@ -460,7 +459,7 @@ func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
 		pipelineTime.Seconds(), s.Batches, s.FunctionErrs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ITEMS BY STATE\tCOUNT")
-	for _, st := range store.States() {
+	for _, st := range work.States() {
 		if n := s.ByState[st]; n > 0 {
 			fmt.Fprintf(tw, "%s\t%d\n", st, n)
 		}
@@ -470,7 +469,7 @@ func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAILURES BY CLASS\tFAILURES\tRETRIED\tWAITED")
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		if n := s.Failures[c]; n > 0 {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", c, n, s.Retries[c], s.Waits[c])
 		}
@@ -531,5 +530,5 @@ func printConservation(w io.Writer, s Summary) {
 		verdict = "VIOLATED"
 	}
 	fmt.Fprintf(w, "conservation: seeded %d = done %d + dead-lettered %d; DLQ messages %d; in flight %d; parked %d — %s\n",
-		s.Seeded, s.ByState[store.Done], s.ByState[store.Deadletter], dlq, s.InFlight, s.Parked, verdict)
+		s.Seeded, s.ByState[work.Done], s.ByState[work.Deadletter], dlq, s.InFlight, s.Parked, verdict)
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/triagehq/triage/dev/local/demo"
 	"github.com/triagehq/triage/dev/local/localtest"
 	"github.com/triagehq/triage/dev/local/moto"
-	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func requireTools(t *testing.T) {
@@ -44,7 +44,7 @@ func TestDemoHappyPathCost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if sum.ByState[store.Done] != items || !sum.Conserved() {
+	if sum.ByState[work.Done] != items || !sum.Conserved() {
 		t.Fatalf("summary %+v", sum)
 	}
 	noChildren(t)
@@ -81,7 +81,7 @@ func TestDemoWithFaults(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	noChildren(t)
-	if !sum.Conserved() || sum.ByState[store.Deadletter] == 0 || len(sum.Retries) == 0 {
+	if !sum.Conserved() || sum.ByState[work.Deadletter] == 0 || len(sum.Retries) == 0 {
 		t.Fatalf("want retries, dead letters and conservation: %+v\n%s", sum, out.String())
 	}
 	if !strings.Contains(out.String(), "conservation: seeded 30") {

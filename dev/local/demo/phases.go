@@ -20,7 +20,6 @@ import (
 	"github.com/triagehq/triage/internal/gates/fallback"
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/replay"
-	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -208,7 +207,7 @@ func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int)
 	for !finished && time.Now().Before(deadline) {
 		watch.poll(ctx)
 		cnt, err := stateCountsOf(ctx, st, ids)
-		if finished = err == nil && cnt[store.Done]+cnt[store.Deadletter] == len(ids); !finished {
+		if finished = err == nil && cnt[work.Done]+cnt[work.Deadletter] == len(ids); !finished {
 			if err := tick(); err != nil {
 				return ids, err
 			}
@@ -241,7 +240,7 @@ func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int)
 		"llm attempts spent: %d, by %d items whose call failed before the breaker opened (at most %d per item); the other %d items,\n"+
 		"which met the open breaker, spent none: they moved on to OpenAI in the same invocation\n",
 		by[secondModel.String()], len(ids), secondModel, calls, breakerThreshold, spent, paid, maxSpent, len(ids)-paid)
-	c.that(finished && done[store.Done] == len(ids), "every item of the burst is done (%d of %d)", done[store.Done], len(ids))
+	c.that(finished && done[work.Done] == len(ids), "every item of the burst is done (%d of %d)", done[work.Done], len(ids))
 	c.that(calls >= breakerThreshold, "Bedrock was called (%d times) until its breaker opened", calls)
 	c.that(watch.opened, "Bedrock's breaker opened")
 	c.that(by[secondModel.String()] == len(ids), "every item of the burst was enriched by %s (%d of %d)", secondModel, by[secondModel.String()], len(ids))
@@ -280,7 +279,7 @@ func providerOutage(ctx context.Context, w io.Writer, st *devstack.Stack, n int)
 	finished = false
 	for !finished && time.Now().Before(deadline) {
 		cnt, err := stateCountsOf(ctx, st, after)
-		if finished = err == nil && cnt[store.Done]+cnt[store.Deadletter] == len(after); !finished {
+		if finished = err == nil && cnt[work.Done]+cnt[work.Deadletter] == len(after); !finished {
 			if err := tick(); err != nil {
 				return ids, err
 			}
@@ -349,8 +348,8 @@ func orClosed(s breaker.State) breaker.State {
 }
 
 // stateCountsOf counts the states of the given items.
-func stateCountsOf(ctx context.Context, st *devstack.Stack, ids []string) (map[store.State]int, error) {
-	out := map[store.State]int{}
+func stateCountsOf(ctx context.Context, st *devstack.Stack, ids []string) (map[work.State]int, error) {
+	out := map[work.State]int{}
 	for _, id := range ids {
 		it, err := st.Items.Get(ctx, id)
 		if err != nil {
@@ -390,8 +389,8 @@ func recovery(ctx context.Context, w io.Writer, st *devstack.Stack) error {
 // remediable are the classes the demo's operator replays once the upstreams
 // are fixed: missing articles and channels restored, the bad model retired.
 // CONTENT_POLICY and TOKEN_LIMIT need the input changed, so they stay.
-var remediable = []failure.Class{failure.NotFound, failure.ResponseInvalid, failure.UpstreamUnavailable,
-	failure.NetworkTimeout, failure.RateLimited}
+var remediable = []work.Class{work.NotFound, work.ResponseInvalid, work.UpstreamUnavailable,
+	work.NetworkTimeout, work.RateLimited}
 
 // replayFixed lists the dead letters by class, fixes the fakes, replays the
 // remediable ones from the stage that failed, and waits for them to finish.
@@ -448,7 +447,7 @@ func replayFixed(ctx context.Context, w io.Writer, st *devstack.Stack, watchOpts
 	if err != nil {
 		return ids, err
 	}
-	fmt.Fprintf(w, "replayed items: %d done, %d dead-lettered again\n", c[store.Done], c[store.Deadletter])
-	claim.that(settled && c[store.Done] == len(ids), "every replayed item is done (%d of %d)", c[store.Done], len(ids))
+	fmt.Fprintf(w, "replayed items: %d done, %d dead-lettered again\n", c[work.Done], c[work.Deadletter])
+	claim.that(settled && c[work.Done] == len(ids), "every replayed item is done (%d of %d)", c[work.Done], len(ids))
 	return ids, claim.err()
 }

@@ -169,7 +169,7 @@ func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
 	for n := range items {
 		ids[n] = "outage-" + pad(n)
 	}
-	states := map[store.State]int{}
+	states := map[work.State]int{}
 	settled := func() bool {
 		clear(states)
 		for _, id := range ids {
@@ -179,7 +179,7 @@ func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
 			}
 			states[it.State]++
 		}
-		return states[store.Done]+states[store.Deadletter] == items
+		return states[work.Done]+states[work.Deadletter] == items
 	}
 	drain, cancelDrain := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancelDrain()
@@ -188,7 +188,7 @@ func TestOutageCrossingTheBackstopLosesNothing(t *testing.T) {
 	defer seen.mu.Unlock()
 	t.Logf("after %v: %v; %d parks, %d breaker opens, %d reopens, %d probes released, %d waiters released; highest receive count %d",
 		time.Since(start).Round(time.Second), states, seen.parked, seen.opened, seen.reopened, seen.probes, seen.release, seen.max)
-	if states[store.Done] != items {
+	if states[work.Done] != items {
 		t.Fatalf("items by state %v, want all %d done", states, items)
 	}
 	for _, stage := range work.Stages() {

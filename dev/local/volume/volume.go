@@ -509,9 +509,9 @@ func verify(ctx context.Context, st *devstack.Stack, ids []string, r *Report) er
 	r.QueueDepth, r.DLQDepth = depth, dlqDepth
 	for _, id := range ids {
 		switch states[id] {
-		case string(store.Done):
+		case string(work.Done):
 			r.Done++
-		case string(store.Deadletter):
+		case string(work.Deadletter):
 			r.DeadLettered++
 		default:
 			if depth == 0 { // nothing left to move it

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // State is where a breaker is.
@@ -113,8 +113,8 @@ type Record struct {
 	DrainingUntil time.Time  `json:"draining_until,omitzero"`
 	DrainingGate  gates.Name `json:"draining_gate,omitempty"`
 	// LastFailureAt and LastErrorType describe the last outage failure.
-	LastFailureAt time.Time     `json:"last_failure_at,omitzero"`
-	LastErrorType failure.Class `json:"last_error_type,omitempty"`
+	LastFailureAt time.Time  `json:"last_failure_at,omitzero"`
+	LastErrorType work.Class `json:"last_error_type,omitempty"`
 	// Opens counts how often the breaker opened, probes that failed included.
 	Opens int `json:"opens"`
 	// Reopens counts the probes that failed in a row since the breaker last
@@ -138,7 +138,7 @@ type FailureRequest struct {
 	// Service is the upstream. Required.
 	Service string
 	// Class is the failure's class.
-	Class failure.Class
+	Class work.Class
 	// At is the failure time.
 	At time.Time
 	// Threshold opens the breaker; zero or less means DefaultThreshold.
@@ -201,7 +201,7 @@ type Store interface {
 	CloseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error)
 	// ReopenProbe opens the breaker for openFor (zero: DefaultOpenFor) after
 	// owner's probe failed with class.
-	ReopenProbe(ctx context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (Record, error)
+	ReopenProbe(ctx context.Context, service, owner string, class work.Class, now time.Time, openFor time.Duration) (Record, error)
 	// ReleaseProbe gives owner's lease back without a verdict: the breaker
 	// is open and may be probed at once.
 	ReleaseProbe(ctx context.Context, service, owner string, now time.Time) (Record, error)
@@ -232,7 +232,7 @@ func orDefault(d, def time.Duration) time.Duration {
 // service's quota when the provider's exhausted quota opened it
 // (LastErrorType BUDGET_EXCEEDED), else its breaker.
 func GateOf(r Record) gates.Name {
-	if r.LastErrorType == failure.BudgetExceeded {
+	if r.LastErrorType == work.BudgetExceeded {
 		return gates.New(gates.Quota, r.Service)
 	}
 	return gates.New(gates.Breaker, r.Service)

@@ -240,7 +240,7 @@ func (b *Breakers) reject(service string, rec Record, st policy.GateState, until
 	b.count(MetricBreakerRejects, "")
 	rec.Service = service
 	reason := "circuit breaker " + string(rec.State) + " for " + service
-	if rec.LastErrorType == failure.BudgetExceeded {
+	if rec.LastErrorType == work.BudgetExceeded {
 		reason += " (the provider's quota is exhausted)"
 	}
 	if rec.State == HalfOpen {
@@ -611,7 +611,7 @@ func (b *Breakers) logger() *slog.Logger {
 	return telemetry.Or(b.Log)
 }
 
-func (b *Breakers) count(name string, class failure.Class) {
+func (b *Breakers) count(name string, class work.Class) {
 	if b.Metrics != nil {
 		b.Metrics.Count(name, b.Stage, class, 1)
 	}

@@ -51,7 +51,7 @@ type metricsRecorder struct {
 	counts map[string]int
 }
 
-func (m *metricsRecorder) Count(name string, _ work.Stage, _ failure.Class, n int) {
+func (m *metricsRecorder) Count(name string, _ work.Stage, _ work.Class, n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.counts == nil {
@@ -98,11 +98,11 @@ func TestOutcomeOf(t *testing.T) {
 		{"timeout", context.DeadlineExceeded, policy.Trips},
 		{"429 is a quota, not an outage", rateLimited, policy.Throttles},
 		{"404 is the service answering", notFound, policy.Answered},
-		{"invalid model output is the service answering", failure.New(failure.ResponseInvalid, "not JSON"), policy.Answered},
+		{"invalid model output is the service answering", failure.New(work.ResponseInvalid, "not JSON"), policy.Answered},
 		{"a closed gate", &failure.WaitError{Until: t0, Reason: "no model"}, policy.Silent},
-		{"bad input", failure.New(failure.SchemaInvalid, "no text"), policy.Silent},
-		{"our bug", failure.New(failure.InternalBug, "nil"), policy.Silent},
-		{"our own budget", &failure.Error{Class: failure.BudgetExceeded, SelfImposed: true}, policy.Silent},
+		{"bad input", failure.New(work.SchemaInvalid, "no text"), policy.Silent},
+		{"our bug", failure.New(work.InternalBug, "nil"), policy.Silent},
+		{"our own budget", &failure.Error{Class: work.BudgetExceeded, SelfImposed: true}, policy.Silent},
 		{"the provider's exhausted quota", quotaExhausted, policy.Opens},
 		{"unmatched", errors.New("something odd"), policy.Silent},
 		{"a host's 401 is the service answering", &failure.HTTPError{Provider: failure.HTTP, Status: 401}, policy.Answered},

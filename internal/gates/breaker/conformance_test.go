@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/gates/breaker"
+	"github.com/triagehq/triage/internal/work"
 )
 
 var (
@@ -33,7 +33,7 @@ func conformance(t *testing.T, s breaker.Store) {
 	ctx := context.Background()
 	fail := func(t *testing.T, service string, at time.Time) breaker.FailureResult {
 		t.Helper()
-		res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: service, Class: failure.UpstreamUnavailable, At: at})
+		res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: service, Class: work.UpstreamUnavailable, At: at})
 		if err != nil {
 			t.Fatalf("record failure: %v", err)
 		}
@@ -78,7 +78,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		}
 		res := fail(t, v, t0.Add(time.Second))
 		if !res.Opened || res.Record.State != breaker.Open || !res.Record.OpenUntil.Equal(t0.Add(time.Second+breaker.DefaultOpenFor)) ||
-			res.Record.Opens != 1 || res.Record.LastErrorType != failure.UpstreamUnavailable {
+			res.Record.Opens != 1 || res.Record.LastErrorType != work.UpstreamUnavailable {
 			t.Fatalf("failure 5: %+v", res)
 		}
 		res = fail(t, v, t0.Add(2*time.Second))
@@ -102,7 +102,7 @@ func conformance(t *testing.T, s breaker.Store) {
 			go func() {
 				defer wg.Done()
 				<-start
-				res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: failure.NetworkTimeout, At: t0})
+				res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: work.NetworkTimeout, At: t0})
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -193,9 +193,9 @@ func conformance(t *testing.T, s breaker.Store) {
 		if _, err := probe("p1", v, due); err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.ReopenProbe(ctx, v, "p1", failure.NetworkTimeout, due.Add(time.Second), 0)
+		r, err := s.ReopenProbe(ctx, v, "p1", work.NetworkTimeout, due.Add(time.Second), 0)
 		if err != nil || r.State != breaker.Open || !r.OpenUntil.Equal(due.Add(time.Second+breaker.DefaultOpenFor)) || r.Opens != 2 ||
-			r.ProbeOwner != "" || r.LastErrorType != failure.NetworkTimeout {
+			r.ProbeOwner != "" || r.LastErrorType != work.NetworkTimeout {
 			t.Fatalf("reopen = %+v, %v", r, err)
 		}
 		if _, err := probe("p2", v, due.Add(2*time.Second)); !errors.Is(err, breaker.ErrConflict) {
@@ -210,7 +210,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		if _, err := probe("p3", v, next); err != nil {
 			t.Fatal(err)
 		}
-		if r, err = s.ReopenProbe(ctx, v, "p3", failure.NetworkTimeout, next, 2*breaker.DefaultOpenFor); err != nil || r.Reopens != 2 ||
+		if r, err = s.ReopenProbe(ctx, v, "p3", work.NetworkTimeout, next, 2*breaker.DefaultOpenFor); err != nil || r.Reopens != 2 ||
 			!r.OpenUntil.Equal(next.Add(2*breaker.DefaultOpenFor)) {
 			t.Fatalf("second reopen = %+v, %v", r, err)
 		}
@@ -242,7 +242,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		if _, err := probe("p3", v, due.Add(time.Second+breaker.DefaultProbeLease)); err != nil {
 			t.Fatalf("probe after p2's lease expired: %v", err)
 		}
-		if _, err := s.ReopenProbe(ctx, v, "p2", failure.NetworkTimeout, due.Add(3*time.Minute), 0); !errors.Is(err, breaker.ErrConflict) {
+		if _, err := s.ReopenProbe(ctx, v, "p2", work.NetworkTimeout, due.Add(3*time.Minute), 0); !errors.Is(err, breaker.ErrConflict) {
 			t.Fatalf("verdict of an expired probe: %v, want ErrConflict", err)
 		}
 	})
@@ -254,7 +254,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		if _, err := probe("p", v, t0.Add(breaker.DefaultOpenFor)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ReopenProbe(ctx, v, "p", failure.NetworkTimeout, t0.Add(breaker.DefaultOpenFor), 0); err != nil {
+		if _, err := s.ReopenProbe(ctx, v, "p", work.NetworkTimeout, t0.Add(breaker.DefaultOpenFor), 0); err != nil {
 			t.Fatal(err)
 		}
 		r, err := s.Reset(ctx, v, t0.Add(breaker.DefaultOpenFor+time.Minute))
@@ -269,7 +269,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		v := svc(t)
 		failAt := func(gen int64, at time.Time) breaker.FailureResult {
 			t.Helper()
-			res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: failure.UpstreamUnavailable, At: at, Generation: gen})
+			res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: work.UpstreamUnavailable, At: at, Generation: gen})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +311,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		if _, err := probe("q", v, later.Add(breaker.DefaultOpenFor)); err != nil {
 			t.Fatal(err)
 		}
-		re, err := s.ReopenProbe(ctx, v, "q", failure.UpstreamUnavailable, later.Add(breaker.DefaultOpenFor), 0)
+		re, err := s.ReopenProbe(ctx, v, "q", work.UpstreamUnavailable, later.Add(breaker.DefaultOpenFor), 0)
 		if err != nil || re.Generation != 4 {
 			t.Fatalf("reopen: generation %d, %v; want 4", re.Generation, err)
 		}
@@ -324,7 +324,7 @@ func conformance(t *testing.T, s breaker.Store) {
 		t.Parallel()
 		v := svc(t)
 		fail(t, v, t0) // one outage failure counted before
-		res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: failure.BudgetExceeded, At: t0, Threshold: 1,
+		res, err := s.RecordFailure(ctx, breaker.FailureRequest{Service: v, Class: work.BudgetExceeded, At: t0, Threshold: 1,
 			OpenFor: 3 * time.Hour, Generation: 0})
 		if err != nil || !res.Opened || !res.Record.OpenUntil.Equal(t0.Add(3*time.Hour)) {
 			t.Fatalf("quota trip: %+v, %v", res, err)

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/internal/store/dynamo"
+	"github.com/triagehq/triage/internal/work"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 )
 
@@ -73,7 +73,7 @@ func (r record) breaker() Record {
 		Service: r.Service, State: st, ConsecutiveFailures: r.ConsecutiveFailures,
 		OpenedAt: parseTime(r.OpenedAt), OpenUntil: fromMillis(r.OpenUntil), ProbeOwner: r.ProbeOwner,
 		ProbeUntil: fromMillis(r.ProbeUntil), ClosedAt: parseTime(r.ClosedAt), ClosedBy: r.ClosedBy,
-		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType),
+		LastFailureAt: parseTime(r.LastFailureAt), LastErrorType: work.Class(r.LastErrorType),
 		Opens: r.Opens, Reopens: r.Reopens, Generation: r.Generation, UpdatedAt: parseTime(r.UpdatedAt), openedBy: r.OpenedBy,
 		DrainingUntil: fromMillis(r.DrainingUntil), DrainingGate: gates.Name(r.DrainingGate),
 	}
@@ -227,7 +227,7 @@ func (s *Dynamo) CloseProbe(ctx context.Context, service, owner string, now time
 //	SET state = open, opened_at, open_until = :now + openFor, opened_by = :owner
 //	ADD opens 1, reopens 1, generation 1 REMOVE probe_owner, probe_until
 //	IF state = half_open AND probe_owner = :owner
-func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (Record, error) {
+func (s *Dynamo) ReopenProbe(ctx context.Context, service, owner string, class work.Class, now time.Time, openFor time.Duration) (Record, error) {
 	b := dynamo.New()
 	ts := b.Str(now.UTC().Format(TimeFormat))
 	update := "SET " + b.Name("state") + " = " + b.Str(string(Open)) +

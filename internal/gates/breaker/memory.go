@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Memory is the in-memory twin of Dynamo: the same transitions under one
@@ -108,7 +108,7 @@ func (s *Memory) CloseProbe(_ context.Context, service, owner string, now time.T
 }
 
 // ReopenProbe opens the breaker again after owner's failed probe.
-func (s *Memory) ReopenProbe(_ context.Context, service, owner string, class failure.Class, now time.Time, openFor time.Duration) (Record, error) {
+func (s *Memory) ReopenProbe(_ context.Context, service, owner string, class work.Class, now time.Time, openFor time.Duration) (Record, error) {
 	return s.endProbe(service, owner, "reopen", func(r *Record) {
 		r.State, r.OpenedAt, r.OpenUntil = Open, now.UTC(), now.Add(orDefault(openFor, DefaultOpenFor)).UTC()
 		r.LastFailureAt, r.LastErrorType = now.UTC(), class

@@ -90,7 +90,7 @@ func newFleet(t *testing.T, dbx breaker.Store, instances int, ids []string) *fle
 		metrics: &metricsRecorder{}, received: map[string]int{}}
 	for _, id := range ids {
 		f.items.Put(store.Item{ID: id, Kind: store.KindStory, SourceURL: "https://news.example/" + id, CorrelationID: "c-" + id,
-			Status: store.Received, State: store.Queued, Stage: work.Fetch, CreatedAt: t0})
+			Status: work.Received, State: work.Queued, Stage: work.Fetch, CreatedAt: t0})
 	}
 	for range instances {
 		b := &breaker.Breakers{Store: dbx, Clock: f.clock, Stage: work.Fetch, Metrics: f.metrics}

@@ -48,21 +48,21 @@ func (b *bundle) probeNow(t *testing.T, service string) breaker.Ticket {
 func TestFailureThatFollowsAnItem(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	denied := failure.New(failure.AuthDenied, "HTTP 401 invalid_api_key")
-	down := failure.New(failure.UpstreamUnavailable, "HTTP 503")
+	denied := failure.New(work.AuthDenied, "HTTP 401 invalid_api_key")
+	down := failure.New(work.UpstreamUnavailable, "HTTP 503")
 	const svc = "llm:openai"
 
 	t.Run("the first failed probe is the outage's", func(t *testing.T) {
 		t.Parallel()
 		b := poisonSetup(t)
 		tk := b.probeNow(t, svc)
-		tk.Suspect = &store.Suspect{Service: svc, Class: failure.AuthDenied, Count: 1, First: t0, Last: t0}
+		tk.Suspect = &store.Suspect{Service: svc, Class: work.AuthDenied, Count: 1, First: t0, Last: t0}
 		wait := b.breakers.Done(ctx, tk, denied)
 		if !errors.Is(wait, failure.ErrWaiting) {
 			t.Fatalf("Done = %v, want a wait behind the breaker", wait)
 		}
 		s := store.SuspectOf(wait)
-		if s == nil || s.Count != 2 || s.Probes != 1 || s.Judged || !s.First.Equal(t0) || s.Class != failure.AuthDenied {
+		if s == nil || s.Count != 2 || s.Probes != 1 || s.Judged || !s.First.Equal(t0) || s.Class != work.AuthDenied {
 			t.Fatalf("the wait's run = %+v, want the second AUTH_DENIED, one probe, not judged", s)
 		}
 		r, _ := b.store.Get(ctx, svc)
@@ -82,9 +82,9 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 		b.open(t, svc) // and opens again on an outage
 		tk := b.probeNow(t, svc)
 		// The poisoned item failed the same way twice before the close.
-		tk.Suspect = &store.Suspect{Service: svc, Class: failure.AuthDenied, Count: 2, Probes: 1, First: t0.Add(-time.Minute), Last: t0}
+		tk.Suspect = &store.Suspect{Service: svc, Class: work.AuthDenied, Count: 2, Probes: 1, First: t0.Add(-time.Minute), Last: t0}
 		err := b.breakers.Done(ctx, tk, denied)
-		if err == nil || errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != failure.AuthDenied {
+		if err == nil || errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != work.AuthDenied {
 			t.Fatalf("Done = %v, want the AUTH_DENIED itself, for the decision table", err)
 		}
 		if _, gated := gates.Of(err); gated || failure.Details(err)["blame"] != "item" {
@@ -106,7 +106,7 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 	t.Run("the fifth failed probe is the item's whatever else is known", func(t *testing.T) {
 		t.Parallel()
 		b := poisonSetup(t)
-		run := &store.Suspect{Service: svc, Class: failure.AuthDenied, Count: 1, First: t0, Last: t0}
+		run := &store.Suspect{Service: svc, Class: work.AuthDenied, Count: 1, First: t0, Last: t0}
 		var err error
 		for probe := 1; probe <= 5; probe++ {
 			tk := b.probeNow(t, svc)
@@ -132,7 +132,7 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.breakers.Stage = work.LLM
-		judged := &store.Suspect{Service: svc, Class: failure.UpstreamUnavailable, Count: 3, Judged: true, First: t0, Last: t0}
+		judged := &store.Suspect{Service: svc, Class: work.UpstreamUnavailable, Count: 3, Judged: true, First: t0, Last: t0}
 		for range 10 {
 			tk, err := b.breakers.Allow(ctx, svc)
 			if err != nil {
@@ -150,7 +150,7 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 		for range breaker.DefaultThreshold {
 			tk, _ := b.breakers.Allow(ctx, svc)
 			tk.Suspect = judged
-			b.breakers.Done(ctx, tk, failure.New(failure.NetworkTimeout, "timeout"))
+			b.breakers.Done(ctx, tk, failure.New(work.NetworkTimeout, "timeout"))
 		}
 		if r, _ := b.store.Get(ctx, svc); r.State != breaker.Open {
 			t.Fatalf("timeouts of a judged 503 item: %+v, want them counted", r)
@@ -166,7 +166,7 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 		b.breakers.Forget(svc)
 		b.open(t, svc)
 		tk := b.probeNow(t, svc)
-		tk.Suspect = &store.Suspect{Service: svc, Class: failure.AuthDenied, Count: 2, First: t0.Add(-time.Minute), Last: t0}
+		tk.Suspect = &store.Suspect{Service: svc, Class: work.AuthDenied, Count: 2, First: t0.Add(-time.Minute), Last: t0}
 		if err := b.breakers.Done(ctx, tk, denied); !errors.Is(err, failure.ErrWaiting) {
 			t.Fatalf("Done = %v, want a wait: only a probe's success says the provider answers", err)
 		}
@@ -188,7 +188,7 @@ func (s *refusingStore) refuse() error {
 	return nil
 }
 
-func (s *refusingStore) ReopenProbe(ctx context.Context, svc, owner string, c failure.Class, now time.Time, d time.Duration) (breaker.Record, error) {
+func (s *refusingStore) ReopenProbe(ctx context.Context, svc, owner string, c work.Class, now time.Time, d time.Duration) (breaker.Record, error) {
 	if err := s.refuse(); err != nil {
 		return breaker.Record{}, err
 	}

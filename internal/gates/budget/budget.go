@@ -17,6 +17,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/store/dynamo"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Micros is an amount of US dollars in millionths (1 USD = 1_000_000).
@@ -95,7 +96,7 @@ type Priced interface {
 // self-imposed, so the decision core waits until the next 00:00 UTC without
 // counting an attempt.
 func Exceeded() *failure.Error {
-	return &failure.Error{Class: failure.BudgetExceeded, Reason: "daily budget cap reached", SelfImposed: true}
+	return &failure.Error{Class: work.BudgetExceeded, Reason: "daily budget cap reached", SelfImposed: true}
 }
 
 // Gate is the gate an item refused by day's spent budget waits behind: it
@@ -108,7 +109,7 @@ func exceeded(day string) error { return gates.Wrap(Exceeded(), Gate(day)) }
 // IsExceeded reports whether err is (or wraps) a refused charge.
 func IsExceeded(err error) bool {
 	var fe *failure.Error
-	return errors.As(err, &fe) && fe.Class == failure.BudgetExceeded && fe.SelfImposed
+	return errors.As(err, &fe) && fe.Class == work.BudgetExceeded && fe.SelfImposed
 }
 
 // DayKey is the budget day of t: its UTC date, "YYYY-MM-DD".

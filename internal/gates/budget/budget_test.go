@@ -15,6 +15,7 @@ import (
 	"github.com/triagehq/triage/dev/local/localtest"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/budget"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func TestMain(m *testing.M) { localtest.Main(m) }
@@ -219,14 +220,14 @@ func TestExceededClassifiesAsASelfImposedWait(t *testing.T) {
 	t.Parallel()
 	err := fmt.Errorf("llm: %w", budget.Exceeded())
 	cl := failure.Classify(err)
-	if cl.Class != failure.BudgetExceeded || !cl.SelfImposed || cl.Counts {
+	if cl.Class != work.BudgetExceeded || !cl.SelfImposed || cl.Counts {
 		t.Fatalf("classification %+v", cl)
 	}
 	if !budget.IsExceeded(err) || budget.IsExceeded(errors.New("daily budget cap reached")) ||
-		budget.IsExceeded(&failure.Error{Class: failure.BudgetExceeded}) {
+		budget.IsExceeded(&failure.Error{Class: work.BudgetExceeded}) {
 		t.Fatal("IsExceeded must match only the self-imposed cap")
 	}
-	if !errors.Is(err, &failure.Error{Class: failure.BudgetExceeded}) {
+	if !errors.Is(err, &failure.Error{Class: work.BudgetExceeded}) {
 		t.Fatal("errors.Is by class")
 	}
 }

@@ -204,7 +204,7 @@ func (w *walk) wake(t time.Time) {
 // breaker that cannot be read fails open: the model is asked.
 func (c *Chain) Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error) {
 	if c.Enricher == nil || len(c.Entries) == 0 {
-		return store.Output{}, failure.New(failure.InternalBug, "llm fallback chain has no entries or no enricher configured")
+		return store.Output{}, failure.New(work.InternalBug, "llm fallback chain has no entries or no enricher configured")
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
 	now := c.now()
@@ -373,7 +373,7 @@ func (c *Chain) detail(err error, w *walk) error {
 }
 
 // putOut takes provider out of this item's walk.
-func (c *Chain) putOut(ctx context.Context, w *walk, p failure.Provider, why string, class failure.Class) {
+func (c *Chain) putOut(ctx context.Context, w *walk, p failure.Provider, why string, class work.Class) {
 	w.out[p] = why
 	c.count(MetricProviderSkips, class)
 	c.logger().InfoContext(ctx, "provider skipped for this item", "provider", string(p), "reason", why)
@@ -532,7 +532,7 @@ func (c *Chain) logger() *slog.Logger {
 	return telemetry.Or(c.Log)
 }
 
-func (c *Chain) count(name string, class failure.Class) {
+func (c *Chain) count(name string, class work.Class) {
 	if c.Metrics != nil {
 		c.Metrics.Count(name, work.LLM, class, 1)
 	}

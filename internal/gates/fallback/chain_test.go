@@ -66,7 +66,7 @@ type counter struct {
 	n  map[string]int
 }
 
-func (c *counter) Count(name string, _ work.Stage, _ failure.Class, n int) {
+func (c *counter) Count(name string, _ work.Stage, _ work.Class, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == nil {
@@ -95,7 +95,7 @@ func setup(t *testing.T, chain ...string) *bundle {
 func (b *bundle) disable(t *testing.T, model string, at time.Time) {
 	t.Helper()
 	for range health.DefaultThreshold {
-		if _, err := b.store.RecordFailure(context.Background(), health.FailureRequest{Model: key(model), Class: failure.ResponseInvalid, At: at}); err != nil {
+		if _, err := b.store.RecordFailure(context.Background(), health.FailureRequest{Model: key(model), Class: work.ResponseInvalid, At: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,7 +103,7 @@ func (b *bundle) disable(t *testing.T, model string, at time.Time) {
 }
 
 var (
-	invalidOutput = failure.New(failure.ResponseInvalid, "model output is not JSON")
+	invalidOutput = failure.New(work.ResponseInvalid, "model output is not JSON")
 	contentPolicy = &failure.HTTPError{Provider: failure.OpenAI, Status: 400,
 		Body: []byte(`{"error":{"code":"content_policy_violation","type":"invalid_request_error","message":"blocked"}}`)}
 	tooLong = &failure.HTTPError{Provider: failure.OpenAI, Status: 400,
@@ -142,25 +142,25 @@ func TestChainFailures(t *testing.T) {
 		primaryErr error
 		escalation string
 		escErr     error
-		wantClass  failure.Class // "" for success
+		wantClass  work.Class // "" for success
 		wantModel  string
 		wantCalls  []string
 		wantCount  int // primary's consecutive failures after the run
 	}{
 		{name: "invalid output fails the item", primaryErr: invalidOutput,
-			wantClass: failure.ResponseInvalid, wantCalls: []string{"primary"}, wantCount: 0}, // an isolated failure: see health.Tracker
+			wantClass: work.ResponseInvalid, wantCalls: []string{"primary"}, wantCount: 0}, // an isolated failure: see health.Tracker
 		{name: "a transient failure does not count", primaryErr: overloaded,
-			wantClass: failure.UpstreamUnavailable, wantCalls: []string{"primary"}, wantCount: 0},
+			wantClass: work.UpstreamUnavailable, wantCalls: []string{"primary"}, wantCount: 0},
 		{name: "content policy without escalation fails", primaryErr: contentPolicy,
-			wantClass: failure.ContentPolicy, wantCalls: []string{"primary"}},
+			wantClass: work.ContentPolicy, wantCalls: []string{"primary"}},
 		{name: "content policy escalates once", primaryErr: contentPolicy, escalation: "large",
 			wantModel: "large", wantCalls: []string{"primary", "large"}},
 		{name: "token limit escalates once", primaryErr: tooLong, escalation: "large",
 			wantModel: "large", wantCalls: []string{"primary", "large"}},
 		{name: "a failed escalation fails with its own failure", primaryErr: tooLong, escalation: "large", escErr: tooLong,
-			wantClass: failure.TokenLimit, wantCalls: []string{"primary", "large"}},
+			wantClass: work.TokenLimit, wantCalls: []string{"primary", "large"}},
 		{name: "invalid output does not escalate", primaryErr: invalidOutput, escalation: "large",
-			wantClass: failure.ResponseInvalid, wantCalls: []string{"primary"}, wantCount: 0}, // an isolated failure: see health.Tracker
+			wantClass: work.ResponseInvalid, wantCalls: []string{"primary"}, wantCount: 0}, // an isolated failure: see health.Tracker
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,7 +204,7 @@ func TestChainEscalationModelDisabled(t *testing.T) {
 	b.models.errs["primary"] = contentPolicy
 	b.disable(t, "large", t0)
 	_, err := b.chain.Run(context.Background(), item, gates.Delivery{})
-	if failure.Classify(err).Class != failure.ContentPolicy || len(b.models.calls) != 1 {
+	if failure.Classify(err).Class != work.ContentPolicy || len(b.models.calls) != 1 {
 		t.Fatalf("= %v after calls %v; want the primary's failure, no escalation", err, b.models.calls)
 	}
 }
@@ -264,7 +264,7 @@ func TestChainInRunner(t *testing.T) {
 	q := runnertest.NewQueues()
 	r := runnertest.NewRunner(work.LLM, b.chain, db, q, b.clock)
 	put := func(id string) events.SQSEvent {
-		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: store.Fetched, State: store.Queued,
+		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: work.Fetched, State: work.Queued,
 			Stage: work.LLM, Document: &store.Document{Text: "text"}})
 		env := work.Envelope{ItemID: id, Stage: work.LLM, CorrelationID: "c-" + id}
 		return events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m-" + id, ReceiptHandle: "r-" + id, Body: env.Encode(),
@@ -276,7 +276,7 @@ func TestChainInRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	it, _ := db.Get(ctx, "waits")
-	if it.Attempts[work.LLM] != 0 || it.State != store.Retryable || !it.NotBefore.Equal(t0.Add(30*time.Minute)) {
+	if it.Attempts[work.LLM] != 0 || it.State != work.Retryable || !it.NotBefore.Equal(t0.Add(30*time.Minute)) {
 		t.Fatalf("item with no enabled model: attempts %d, state %s, not before %v", it.Attempts[work.LLM], it.State, it.NotBefore)
 	}
 
@@ -290,7 +290,7 @@ func TestChainInRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead, err := q.DeadLetters(runnertest.DLQURL)
-	if err != nil || len(dead) != 1 || dead[0].ErrorClass != failure.ContentPolicy || dead[0].ItemID != "blocked" {
+	if err != nil || len(dead) != 1 || dead[0].ErrorClass != work.ContentPolicy || dead[0].ItemID != "blocked" {
 		t.Fatalf("dead letters = %+v, %v; want the blocked item as CONTENT_POLICY", dead, err)
 	}
 	if got := b.models.calls; len(got) != 2 || got[0] != "primary" || got[1] != "large" {
@@ -339,7 +339,7 @@ func TestChainWithFakeLLM(t *testing.T) {
 		out, err := b.chain.Run(ctx, it, gates.Delivery{})
 		switch {
 		case i < health.DefaultThreshold:
-			if failure.Classify(err).Class != failure.ResponseInvalid {
+			if failure.Classify(err).Class != work.ResponseInvalid {
 				t.Fatalf("item %d: %v, want RESPONSE_INVALID from bad-model", i, err)
 			}
 		case err != nil:
@@ -413,7 +413,7 @@ func TestChainClassifiesOnce(t *testing.T) {
 	b.models.errs["primary"] = invalidOutput
 	_, err := b.chain.Run(context.Background(), item, gates.Delivery{})
 	var c *failure.Classified
-	if !errors.As(err, &c) || c.Classification.Class != failure.ResponseInvalid {
+	if !errors.As(err, &c) || c.Classification.Class != work.ResponseInvalid {
 		t.Fatalf("Run = %v (%T), want a failure carrying RESPONSE_INVALID", err, err)
 	}
 	if failure.Mark(err) != err {
@@ -442,7 +442,7 @@ func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
 	b.disable(t, "primary", t0)
 	b.models.errs["secondary"] = denied
 	_, err := b.chain.Run(ctx, item, gates.Delivery{})
-	if errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != failure.AuthDenied {
+	if errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != work.AuthDenied {
 		t.Fatalf("Run = %v, want the AUTH_DENIED itself", err)
 	}
 
@@ -450,7 +450,7 @@ func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
 	other.chain.Entries = append([]fallback.Entry{{Provider: failure.Anthropic, Model: "claude"}}, entries(t, "primary")...)
 	other.models.errs["primary"] = denied
 	for range health.DefaultThreshold {
-		if _, err := other.store.RecordFailure(ctx, health.FailureRequest{Model: "anthropic:claude", Class: failure.ResponseInvalid, At: t0}); err != nil {
+		if _, err := other.store.RecordFailure(ctx, health.FailureRequest{Model: "anthropic:claude", Class: work.ResponseInvalid, At: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // enrichFunc adapts a function to fallback.Enricher.
@@ -35,7 +36,7 @@ func ExampleChain() {
 		Entries: entries,
 		Enricher: enrichFunc(func(_ context.Context, _ store.Item, e fallback.Entry) (store.Enrichment, error) {
 			if e.Model == "small" {
-				return store.Enrichment{}, failure.New(failure.ResponseInvalid, "model output is not JSON")
+				return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not JSON")
 			}
 			return store.Enrichment{Model: e.String()}, nil
 		}),

@@ -76,7 +76,7 @@ func setupOutage(t *testing.T, chain string, n int) *outageBundle {
 
 func (b *outageBundle) add(id string) {
 	b.ids = append(b.ids, id)
-	b.items.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: store.Fetched, State: store.Queued,
+	b.items.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: work.Fetched, State: work.Queued,
 		Stage: work.LLM, Document: &store.Document{Text: fakes.ArticleText(id, 600)}})
 }
 
@@ -287,8 +287,8 @@ func TestProviderWideFailuresSkipTheProvider(t *testing.T) {
 				// The provider's exhausted quota opens its breaker at once:
 				// the item waits behind the quota's gate, spending nothing.
 				rec, _ := only.breakers.Get(context.Background(), fallback.Service(failure.Anthropic))
-				if it.State != store.Retryable || it.Attempts[work.LLM] != 0 || rec.State != breaker.Open ||
-					rec.LastErrorType != failure.BudgetExceeded {
+				if it.State != work.Retryable || it.Attempts[work.LLM] != 0 || rec.State != breaker.Open ||
+					rec.LastErrorType != work.BudgetExceeded {
 					t.Fatalf("single-provider chain, quota: item %s with %d attempts, breaker %+v; want a wait behind the open breaker",
 						it.State, it.Attempts[work.LLM], rec)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/work"
 )
 
 var (
@@ -30,7 +31,7 @@ func modelName(t *testing.T) string {
 }
 
 func invalid(reason string) failure.Classification {
-	return failure.Of(failure.ResponseInvalid, reason)
+	return failure.Of(work.ResponseInvalid, reason)
 }
 
 // conformance runs the Store contract, and Tracker's rules over it, against
@@ -40,7 +41,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 	ctx := context.Background()
 	fail := func(t *testing.T, s health.Store, model string, at time.Time) health.FailureResult {
 		t.Helper()
-		res, err := s.RecordFailure(ctx, health.FailureRequest{Model: model, Class: failure.ResponseInvalid, Reason: "not JSON", At: at})
+		res, err := s.RecordFailure(ctx, health.FailureRequest{Model: model, Class: work.ResponseInvalid, Reason: "not JSON", At: at})
 		if err != nil {
 			t.Fatalf("record failure: %v", err)
 		}
@@ -77,7 +78,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 		s, m := newStore(t), modelName(t)
 		failOn := func(item string, at time.Time) health.FailureResult {
 			t.Helper()
-			res, err := s.RecordFailure(ctx, health.FailureRequest{Model: m, Item: item, Class: failure.ResponseInvalid, Reason: "not JSON", At: at})
+			res, err := s.RecordFailure(ctx, health.FailureRequest{Model: m, Item: item, Class: work.ResponseInvalid, Reason: "not JSON", At: at})
 			if err != nil {
 				t.Fatalf("record failure of %s: %v", item, err)
 			}
@@ -127,7 +128,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 		}
 		got := get(t, s, m)
 		if !got.Disabled || got.DisabledBy != health.ByAuto || !got.DisabledAt.Equal(t0.Add(5*time.Second)) ||
-			got.Disables != 1 || got.LastErrorType != failure.ResponseInvalid || got.LastError != "not JSON" ||
+			got.Disables != 1 || got.LastErrorType != work.ResponseInvalid || got.LastError != "not JSON" ||
 			!got.LastFailureAt.Equal(t0.Add(5*time.Second)) || !strings.Contains(got.DisableReason, "5 consecutive") {
 			t.Fatalf("after disable: %+v", got)
 		}
@@ -140,7 +141,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 	t.Run("threshold one disables on the first failure", func(t *testing.T) {
 		t.Parallel()
 		s, m := newStore(t), modelName(t)
-		res, err := s.RecordFailure(ctx, health.FailureRequest{Model: m, Class: failure.ClientError, At: t0, Threshold: 1})
+		res, err := s.RecordFailure(ctx, health.FailureRequest{Model: m, Class: work.ClientError, At: t0, Threshold: 1})
 		if err != nil || !res.Disabled || res.Model.ConsecutiveFailures != 1 {
 			t.Fatalf("= %+v, %v", res, err)
 		}
@@ -162,7 +163,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 			go func() {
 				defer wg.Done()
 				<-start
-				res, err := s.RecordFailure(ctx, health.FailureRequest{Model: m, Class: failure.ResponseInvalid, At: t0.Add(time.Duration(i) * time.Millisecond)})
+				res, err := s.RecordFailure(ctx, health.FailureRequest{Model: m, Class: work.ResponseInvalid, At: t0.Add(time.Duration(i) * time.Millisecond)})
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -188,7 +189,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 	t.Run("a replayed write counts once", func(t *testing.T) {
 		t.Parallel()
 		s, m := newStore(t), modelName(t)
-		req := health.FailureRequest{Model: m, Class: failure.ResponseInvalid, At: t0, Token: "tok-1"}
+		req := health.FailureRequest{Model: m, Class: work.ResponseInvalid, At: t0, Token: "tok-1"}
 		for range 2 {
 			if _, err := s.RecordFailure(ctx, req); err != nil {
 				t.Fatal(err)
@@ -298,7 +299,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) health.Store) {
 		clock := clock.NewStub(t0)
 		tr := &health.Tracker{Store: s, Clock: clock}
 		fail(t, s, m, t0) // a count of 1 to start from
-		transient := []failure.Class{failure.RateLimited, failure.NetworkTimeout}
+		transient := []work.Class{work.RateLimited, work.NetworkTimeout}
 		for i := range 10 {
 			res, err := tr.RecordFailure(ctx, m, newItem(), failure.Of(transient[i%2], "transient"))
 			if err != nil || res.Disabled {
@@ -370,7 +371,7 @@ func TestDynamoReplayedWrites(t *testing.T) {
 	ctx := context.Background()
 	disables := 0
 	for i := 1; i <= 5; i++ {
-		res, err := replayed.RecordFailure(ctx, health.FailureRequest{Model: "replayed", Class: failure.ClientError, At: t0})
+		res, err := replayed.RecordFailure(ctx, health.FailureRequest{Model: "replayed", Class: work.ClientError, At: t0})
 		if err != nil {
 			t.Fatalf("failure %d: %v", i, err)
 		}
@@ -385,7 +386,7 @@ func TestDynamoReplayedWrites(t *testing.T) {
 		t.Fatalf("disable events = %d, want 1", disables)
 	}
 	for range 5 {
-		if _, err := replayed.RecordFailure(ctx, health.FailureRequest{Model: "replayed", Class: failure.ClientError, At: t0}); err != nil {
+		if _, err := replayed.RecordFailure(ctx, health.FailureRequest{Model: "replayed", Class: work.ClientError, At: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}

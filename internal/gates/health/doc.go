@@ -7,7 +7,7 @@
 // # What counts
 //
 // Only model-specific failures count: the classes whose
-// failure.Class.ModelSpecific is true (RESPONSE_INVALID, CLIENT_ERROR). A
+// work.Class.ModelSpecific is true (RESPONSE_INVALID, CLIENT_ERROR). A
 // rate limit, a timeout or a 5xx says something about the provider, not the
 // model; Tracker logs them and writes nothing. A model-specific failure
 // joins the shared count when it is part of a streak on the instance that

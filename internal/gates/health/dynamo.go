@@ -13,8 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/internal/store/dynamo"
-
-	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // DynamoAPI is the part of the DynamoDB client the store uses. Scan is only
@@ -69,7 +68,7 @@ func (r record) model() Model {
 		Name: r.Model, ConsecutiveFailures: r.ConsecutiveFailures, Disabled: r.Disabled,
 		DisabledBy: r.DisabledBy, DisabledAt: parseTime(r.DisabledAt), DisableReason: r.DisableReason,
 		RecoveredAt: parseTime(r.RecoveredAt), RecoveredBy: r.RecoveredBy,
-		LastFailureAt: fromMillis(r.LastFailureAt), LastErrorType: failure.Class(r.LastErrorType), LastError: r.LastError,
+		LastFailureAt: fromMillis(r.LastFailureAt), LastErrorType: work.Class(r.LastErrorType), LastError: r.LastError,
 		Disables: r.Disables, Recoveries: r.Recoveries, UpdatedAt: parseTime(r.UpdatedAt),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Five invalid outputs disable a model in the write that counts the fifth;
@@ -20,12 +21,12 @@ func ExampleTracker() {
 	tracker := &health.Tracker{Store: store, Clock: clock}
 
 	for i := range 10 {
-		_, _ = tracker.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("item-", i), failure.Of(failure.RateLimited, "HTTP 429"))
+		_, _ = tracker.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("item-", i), failure.Of(work.RateLimited, "HTTP 429"))
 	}
 	// The first failure of a streak is written with the second; a streak
 	// counts distinct items.
 	for i := range 5 {
-		res, _ := tracker.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("doc-", i), failure.Of(failure.ResponseInvalid, "not JSON"))
+		res, _ := tracker.RecordFailure(ctx, "gpt-4o-mini", fmt.Sprint("doc-", i), failure.Of(work.ResponseInvalid, "not JSON"))
 		fmt.Println("count", res.Model.ConsecutiveFailures, "disabled now:", res.Disabled)
 	}
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Defaults of the health rules: the thresholds are the policy's
@@ -68,7 +68,7 @@ type Model struct {
 	// LastFailureAt is the time of the last counted failure; zero if none.
 	LastFailureAt time.Time `json:"last_failure_at,omitzero"`
 	// LastErrorType is the class of the last counted failure.
-	LastErrorType failure.Class `json:"last_error_type,omitempty"`
+	LastErrorType work.Class `json:"last_error_type,omitempty"`
 	// LastError is a short, redaction-safe reason for the last counted
 	// failure (a classification reason, never upstream text).
 	LastError string `json:"last_error,omitempty"`
@@ -97,7 +97,7 @@ type FailureRequest struct {
 	Model string
 	// Class is the failure's class; the store counts whatever it is given
 	// (Tracker filters out classes that are not model-specific).
-	Class failure.Class
+	Class work.Class
 	// Reason is a short, redaction-safe explanation, stored as last_error.
 	Reason string
 	// At is the failure time.
@@ -190,6 +190,6 @@ func resetTo(n int) int {
 }
 
 // disableReason is the reason stored on an automatic disable.
-func disableReason(threshold int, class failure.Class) string {
+func disableReason(threshold int, class work.Class) string {
 	return "auto-disabled after " + strconv.Itoa(threshold) + " consecutive model-specific failures (last " + string(class) + ")"
 }

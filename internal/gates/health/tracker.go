@@ -218,7 +218,7 @@ func (t *Tracker) logger() *slog.Logger {
 	return telemetry.Or(t.Log)
 }
 
-func (t *Tracker) count(name string, class failure.Class) {
+func (t *Tracker) count(name string, class work.Class) {
 	if t.Metrics != nil {
 		t.Metrics.Count(name, work.LLM, class, 1)
 	}

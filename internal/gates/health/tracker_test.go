@@ -45,7 +45,7 @@ func (c *countingStore) ResetFailures(ctx context.Context, m string, now time.Ti
 
 type metricsRecorder struct{ counts map[string]int }
 
-func (m *metricsRecorder) Count(name string, _ work.Stage, _ failure.Class, n int) {
+func (m *metricsRecorder) Count(name string, _ work.Stage, _ work.Class, n int) {
 	if m.counts == nil {
 		m.counts = map[string]int{}
 	}
@@ -90,7 +90,7 @@ func TestTrackerCache(t *testing.T) {
 	}
 	// Another instance disables the model: this one sees it within a TTL.
 	for range 5 {
-		if _, err := b.store.Store.RecordFailure(ctx, health.FailureRequest{Model: "gpt", Class: failure.ClientError, At: t0}); err != nil {
+		if _, err := b.store.Store.RecordFailure(ctx, health.FailureRequest{Model: "gpt", Class: work.ClientError, At: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,21 +241,21 @@ func TestTrackerRecordFailure(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name        string
-		classes     []failure.Class
+		classes     []work.Class
 		wantCount   int
 		wantWrites  int64
 		wantDisable bool
 	}{
-		{"rate limits do not count", repeat(failure.RateLimited, 10), 0, 0, false},
-		{"timeouts do not count", repeat(failure.NetworkTimeout, 10), 0, 0, false},
-		{"server errors do not count", repeat(failure.UpstreamUnavailable, 10), 0, 0, false},
-		{"content policy does not count", repeat(failure.ContentPolicy, 10), 0, 0, false},
-		{"invalid output counts", repeat(failure.ResponseInvalid, 4), 4, 4, false},
-		{"five invalid outputs disable", repeat(failure.ResponseInvalid, 5), 5, 5, true},
-		{"client errors disable", repeat(failure.ClientError, 5), 5, 5, true},
+		{"rate limits do not count", repeat(work.RateLimited, 10), 0, 0, false},
+		{"timeouts do not count", repeat(work.NetworkTimeout, 10), 0, 0, false},
+		{"server errors do not count", repeat(work.UpstreamUnavailable, 10), 0, 0, false},
+		{"content policy does not count", repeat(work.ContentPolicy, 10), 0, 0, false},
+		{"invalid output counts", repeat(work.ResponseInvalid, 4), 4, 4, false},
+		{"five invalid outputs disable", repeat(work.ResponseInvalid, 5), 5, 5, true},
+		{"client errors disable", repeat(work.ClientError, 5), 5, 5, true},
 		{"transient failures in between do not break the run",
-			[]failure.Class{failure.ResponseInvalid, failure.RateLimited, failure.ClientError, failure.NetworkTimeout,
-				failure.ResponseInvalid, failure.ResponseInvalid, failure.UpstreamUnavailable, failure.ClientError}, 5, 5, true},
+			[]work.Class{work.ResponseInvalid, work.RateLimited, work.ClientError, work.NetworkTimeout,
+				work.ResponseInvalid, work.ResponseInvalid, work.UpstreamUnavailable, work.ClientError}, 5, 5, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,8 +299,8 @@ func TestTrackerStoreErrorFailsOpenWithLastKnown(t *testing.T) {
 	}
 }
 
-func repeat(c failure.Class, n int) []failure.Class {
-	out := make([]failure.Class, n)
+func repeat(c work.Class, n int) []work.Class {
+	out := make([]work.Class, n)
 	for i := range out {
 		out[i] = c
 	}
@@ -314,7 +314,7 @@ func TestRecover(t *testing.T) {
 	disable := func(model string, at time.Time) {
 		t.Helper()
 		for range 5 {
-			if _, err := s.RecordFailure(ctx, health.FailureRequest{Model: model, Class: failure.ResponseInvalid, At: at}); err != nil {
+			if _, err := s.RecordFailure(ctx, health.FailureRequest{Model: model, Class: work.ResponseInvalid, At: at}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -324,7 +324,7 @@ func TestRecover(t *testing.T) {
 	if _, err := s.SetDisabled(ctx, "pinned", true, "operator", t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RecordFailure(ctx, health.FailureRequest{Model: "healthy", Class: failure.ClientError, At: t0}); err != nil {
+	if _, err := s.RecordFailure(ctx, health.FailureRequest{Model: "healthy", Class: work.ClientError, At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -54,7 +53,7 @@ type Execution struct {
 	Duration  time.Duration
 	Outcome   Outcome
 	// Class is the failure's class; empty on success.
-	Class failure.Class
+	Class work.Class
 	// Reason is the model's reason for a failed action, or the failure's
 	// classification rule and upstream status for an error; redacted,
 	// at most MaxReasonBytes. Never upstream message text or the prompt.
@@ -98,7 +97,7 @@ type Notice struct {
 	Event string
 	// Stage, Class and Attempt are the failure the notice tells of.
 	Stage   work.Stage
-	Class   failure.Class
+	Class   work.Class
 	Attempt int
 	State   NoticeState
 	// Attempts counts the delivery attempts claimed so far.
@@ -108,7 +107,7 @@ type Notice struct {
 	// Status is the webhook's last HTTP status (0: none).
 	Status int
 	// LastClass and LastError describe the last failed attempt (redacted).
-	LastClass failure.Class
+	LastClass work.Class
 	LastError string
 	// NotBefore is when a pending notice is due.
 	NotBefore time.Time
@@ -124,7 +123,7 @@ type Notice struct {
 type NoticeClaim struct {
 	ItemID, Key, Event string
 	Stage              work.Stage
-	Class              failure.Class
+	Class              work.Class
 	Attempt            int
 	// Owner is the delivery ("<message id>#<receive count>"); Carrier its
 	// message id.
@@ -143,7 +142,7 @@ type NoticeSettle struct {
 	// Status is the webhook's HTTP status, 0 when there was none.
 	Status int
 	// Class and Error describe a failed attempt (Error redacted).
-	Class failure.Class
+	Class work.Class
 	Error string
 	// NotBefore is when a pending notice is due.
 	NotBefore time.Time

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/dev/local/localtest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store/ledger"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -35,7 +34,7 @@ func itemID(t *testing.T) string { return strings.NewReplacer("/", "-", " ", "_"
 
 func claim(id, key, owner string, now time.Time) ledger.NoticeClaim {
 	msg, _, _ := strings.Cut(owner, "#")
-	return ledger.NoticeClaim{ItemID: id, Key: key, Event: "item.failed", Stage: work.LLM, Class: failure.ActionFailed,
+	return ledger.NoticeClaim{ItemID: id, Key: key, Event: "item.failed", Stage: work.LLM, Class: work.ActionFailed,
 		Attempt: 3, Owner: owner, Carrier: msg, Now: now, LeaseFor: 30 * time.Second}
 }
 
@@ -49,7 +48,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) ledgerStore) {
 			StartedAt: t0.Add(2 * time.Minute), Duration: 1500 * time.Millisecond, Outcome: ledger.OutcomeSuccess,
 			Model: "openai:gpt-4o-mini"}
 		first := ledger.Execution{ItemID: id, CorrelationID: "c", Stage: work.LLM, Attempt: 1, Delivery: "m1#1",
-			StartedAt: t0, Duration: 900 * time.Millisecond, Outcome: ledger.OutcomeFailed, Class: failure.ActionFailed,
+			StartedAt: t0, Duration: 900 * time.Millisecond, Outcome: ledger.OutcomeFailed, Class: work.ActionFailed,
 			Reason: "ticket is locked", Model: "openai:gpt-4o-mini"}
 		for _, e := range []ledger.Execution{second, first, first} {
 			if err := s.Record(ctx, e); err != nil {
@@ -108,7 +107,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) ledgerStore) {
 		}
 		due := t0.Add(time.Minute)
 		if err := s.SettleNotice(ctx, ledger.NoticeSettle{ItemID: id, Key: key, Owner: "m1#1", Now: t0.Add(time.Second),
-			State: ledger.NoticePending, Status: 503, Class: failure.UpstreamUnavailable, Error: "HTTP 503", NotBefore: due}); err != nil {
+			State: ledger.NoticePending, Status: 503, Class: work.UpstreamUnavailable, Error: "HTTP 503", NotBefore: due}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := s.ClaimNotice(ctx, claim(id, key, "m2#1", due.Add(-time.Millisecond)))
@@ -120,7 +119,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) ledgerStore) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.Attempts != 2 || n.LastClass != failure.UpstreamUnavailable || n.Status != 503 || n.Carrier != "m2" || !n.NotBefore.IsZero() {
+		if n.Attempts != 2 || n.LastClass != work.UpstreamUnavailable || n.Status != 503 || n.Carrier != "m2" || !n.NotBefore.IsZero() {
 			t.Fatalf("second claim %+v", n)
 		}
 	})
@@ -141,7 +140,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) ledgerStore) {
 			t.Fatalf("stale settle: %v", err)
 		}
 		if err := s.SettleNotice(ctx, ledger.NoticeSettle{ItemID: id, Key: key, Owner: "m1#2", Now: t0.Add(33 * time.Second),
-			State: ledger.NoticeAbandoned, Status: 410, Class: failure.NotFound, Error: "HTTP 410"}); err != nil {
+			State: ledger.NoticeAbandoned, Status: 410, Class: work.NotFound, Error: "HTTP 410"}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.ForItem(ctx, id, 0)
@@ -149,7 +148,7 @@ func conformance(t *testing.T, newStore func(t *testing.T) ledgerStore) {
 			t.Fatalf("trail %+v, %v", got, err)
 		}
 		if g := got[0].Notice; g.State != ledger.NoticeAbandoned || g.Attempts != 2 || g.Status != 410 || g.LeaseOwner != "" ||
-			g.Event != "item.failed" || g.Stage != work.LLM || g.Class != failure.ActionFailed || g.Attempt != 3 {
+			g.Event != "item.failed" || g.Stage != work.LLM || g.Class != work.ActionFailed || g.Attempt != 3 {
 			t.Fatalf("notice %+v", g)
 		}
 	})

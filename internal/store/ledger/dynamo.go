@@ -15,7 +15,6 @@ import (
 
 	"github.com/triagehq/triage/internal/store/dynamo"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -106,7 +105,7 @@ func (r row) entry() Entry {
 		return Entry{Execution: &Execution{
 			ItemID: r.ItemID, CorrelationID: r.CorrelationID, Stage: work.Stage(r.Stage), Attempt: r.Attempt,
 			Delivery: r.Delivery, StartedAt: parseTime(r.At), Duration: time.Duration(r.DurationMS) * time.Millisecond,
-			Outcome: Outcome(r.Outcome), Class: failure.Class(r.Class), Reason: r.Reason, Model: r.Model,
+			Outcome: Outcome(r.Outcome), Class: work.Class(r.Class), Reason: r.Reason, Model: r.Model,
 			UpstreamStatus: r.UpstreamStatus,
 		}}
 	case kindNotice:
@@ -118,9 +117,9 @@ func (r row) entry() Entry {
 
 func (r row) notice() Notice {
 	return Notice{
-		ItemID: r.ItemID, Key: r.Key, Event: r.Event, Stage: work.Stage(r.Stage), Class: failure.Class(r.Class),
+		ItemID: r.ItemID, Key: r.Key, Event: r.Event, Stage: work.Stage(r.Stage), Class: work.Class(r.Class),
 		Attempt: r.Attempt, State: NoticeState(r.State), Attempts: r.Attempts, FirstAt: parseTime(r.At),
-		LastAt: parseTime(r.LastAt), Status: r.Status, LastClass: failure.Class(r.LastClass), LastError: r.LastError,
+		LastAt: parseTime(r.LastAt), Status: r.Status, LastClass: work.Class(r.LastClass), LastError: r.LastError,
 		NotBefore: fromMillis(r.NotBefore), Carrier: r.Carrier, LeaseOwner: r.LeaseOwner,
 		LeaseUntil: fromMillis(r.LeaseUntil), LastWrite: r.LastWrite,
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/ledger"
@@ -15,14 +14,14 @@ import (
 // timeline from the item, the error log and the audit trail.
 func ExampleTimeline_Write() {
 	at := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
-	it := store.Item{ID: "task-1", Kind: store.KindAction, State: store.Done, Stage: work.Notify,
+	it := store.Item{ID: "task-1", Kind: store.KindAction, State: work.Done, Stage: work.Notify,
 		Attempts: map[work.Stage]int{work.LLM: 1}, CreatedAt: at,
 		Delivery: &store.Delivery{Status: 200, DeliveredAt: at.Add(2*time.Minute + 5*time.Second)}}
-	log := []store.LogEntry{{ItemID: "task-1", Stage: work.LLM, Class: failure.ActionFailed, Attempt: 1, OccurredAt: at.Add(2 * time.Second),
-		Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: failure.ActionFailed, Backoff: "fixed 2m0s"}.Reason()}}
+	log := []store.LogEntry{{ItemID: "task-1", Stage: work.LLM, Class: work.ActionFailed, Attempt: 1, OccurredAt: at.Add(2 * time.Second),
+		Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: work.ActionFailed, Backoff: "fixed 2m0s"}.Reason()}}
 	trail := []ledger.Entry{
 		{Execution: &ledger.Execution{ItemID: "task-1", Stage: work.LLM, Attempt: 1, StartedAt: at.Add(time.Second), Duration: 900 * time.Millisecond,
-			Outcome: ledger.OutcomeFailed, Class: failure.ActionFailed, Reason: "the ticket is locked", Model: "openai:gpt-4o-mini"}},
+			Outcome: ledger.OutcomeFailed, Class: work.ActionFailed, Reason: "the ticket is locked", Model: "openai:gpt-4o-mini"}},
 		{Notice: &ledger.Notice{ItemID: "task-1", Event: "item.retry_scheduled", Stage: work.LLM, Attempt: 1, State: ledger.NoticeDelivered,
 			Attempts: 1, Status: 200, FirstAt: at.Add(3 * time.Second)}},
 		{Execution: &ledger.Execution{ItemID: "task-1", Stage: work.LLM, Attempt: 2, StartedAt: at.Add(2*time.Minute + 2*time.Second),

@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -65,8 +64,8 @@ type Event struct {
 	Kind  EventKind  `json:"kind"`
 	Stage work.Stage `json:"stage,omitempty"`
 	// Attempt is the stage's attempt the event is about, when there is one.
-	Attempt int           `json:"attempt,omitempty"`
-	Class   failure.Class `json:"class,omitempty"`
+	Attempt int        `json:"attempt,omitempty"`
+	Class   work.Class `json:"class,omitempty"`
 	// Until is when a retry, wait or park is due.
 	Until *time.Time `json:"until,omitempty"`
 	// Text says what happened, for people.
@@ -263,11 +262,11 @@ const statusSucceeded = "succeeded"
 // stageStatus says how far st got.
 func stageStatus(it store.Item, st work.Stage) string {
 	switch {
-	case it.Stage.Index() > st.Index(), it.Stage == st && it.State == store.Done:
+	case it.Stage.Index() > st.Index(), it.Stage == st && it.State == work.Done:
 		return statusSucceeded
 	case it.Stage != st:
 		return "not reached"
-	case it.State == store.Deadletter, it.State == store.Failed:
+	case it.State == work.Deadletter, it.State == work.Failed:
 		return "dead-lettered"
 	}
 	return "in progress (" + string(it.State) + ")"

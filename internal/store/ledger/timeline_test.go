@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
@@ -31,18 +30,18 @@ func TestTimelineReadsTheRunnersDecisions(t *testing.T) {
 		kind     ledger.EventKind
 		until    time.Time
 	}{
-		"retry": {policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: failure.ActionFailed, Backoff: "fixed 2m"},
+		"retry": {policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: work.ActionFailed, Backoff: "fixed 2m"},
 			ledger.KindRetry, at.Add(2 * time.Minute)},
 		"retry asked for by the upstream": {policy.Retry{Delay: 1500 * time.Millisecond, Requested: time.Second, Attempt: 2, MaxAttempts: 5,
-			Class: failure.RateLimited, Backoff: "exponential"}, ledger.KindRetry, at.Add(1500 * time.Millisecond)},
-		"wait":             {policy.Wait{Until: at.Add(time.Hour), Class: failure.BudgetExceeded, Why: "quota"}, ledger.KindWait, at.Add(time.Hour)},
-		"wait, parked":     {policy.Wait{Until: at.Add(18 * time.Hour), Class: failure.BudgetExceeded, Why: "daily budget"}, ledger.KindPark, at.Add(18 * time.Hour)},
-		"permanent":        {policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: failure.NotFound}, ledger.KindFailed, time.Time{}},
-		"attempts run out": {policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: failure.ActionFailed}, ledger.KindFailed, time.Time{}},
+			Class: work.RateLimited, Backoff: "exponential"}, ledger.KindRetry, at.Add(1500 * time.Millisecond)},
+		"wait":             {policy.Wait{Until: at.Add(time.Hour), Class: work.BudgetExceeded, Why: "quota"}, ledger.KindWait, at.Add(time.Hour)},
+		"wait, parked":     {policy.Wait{Until: at.Add(18 * time.Hour), Class: work.BudgetExceeded, Why: "daily budget"}, ledger.KindPark, at.Add(18 * time.Hour)},
+		"permanent":        {policy.DeadLetter{Attempt: 1, MaxAttempts: 1, Class: work.NotFound}, ledger.KindFailed, time.Time{}},
+		"attempts run out": {policy.DeadLetter{Exhausted: true, Attempt: 3, MaxAttempts: 3, Class: work.ActionFailed}, ledger.KindFailed, time.Time{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tl := ledger.BuildTimeline(store.Item{ID: "i"}, []store.LogEntry{{ItemID: "i", Stage: work.LLM, Class: failure.ActionFailed,
+			tl := ledger.BuildTimeline(store.Item{ID: "i"}, []store.LogEntry{{ItemID: "i", Stage: work.LLM, Class: work.ActionFailed,
 				Attempt: 1, Decision: tc.decision.Reason(), OccurredAt: at}}, nil)
 			if len(tl.Events) != 1 {
 				t.Fatalf("events %+v", tl.Events)
@@ -63,26 +62,26 @@ func TestTimelineReadsTheRunnersDecisions(t *testing.T) {
 func TestTimelineOfAFailedAction(t *testing.T) {
 	t.Parallel()
 	retryAt := t0.Add(2 * time.Minute)
-	it := store.Item{ID: "task", Kind: store.KindAction, State: store.Deadletter, Stage: work.LLM,
+	it := store.Item{ID: "task", Kind: store.KindAction, State: work.Deadletter, Stage: work.LLM,
 		Attempts:   map[work.Stage]int{work.LLM: 2},
 		CreatedAt:  t0.Add(-time.Minute),
-		DeadLetter: &store.DeadLetterRef{ID: "dl-1", Stage: work.LLM, Class: failure.ActionFailed, At: retryAt.Add(2 * time.Second)},
+		DeadLetter: &store.DeadLetterRef{ID: "dl-1", Stage: work.LLM, Class: work.ActionFailed, At: retryAt.Add(2 * time.Second)},
 		Notes:      []store.Note{{At: retryAt.Add(time.Hour), By: "oncall", Text: "owner told"}},
 	}
 	log := []store.LogEntry{
-		{ItemID: "task", Stage: work.LLM, Class: failure.ActionFailed, Attempt: 1, OccurredAt: t0,
-			Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 2, Class: failure.ActionFailed, Backoff: "fixed 2m"}.Reason()},
-		{ItemID: "task", Stage: work.LLM, Class: failure.ActionFailed, Attempt: 2, OccurredAt: retryAt.Add(time.Second),
-			Decision: policy.DeadLetter{Exhausted: true, Attempt: 2, MaxAttempts: 2, Class: failure.ActionFailed}.Reason()},
+		{ItemID: "task", Stage: work.LLM, Class: work.ActionFailed, Attempt: 1, OccurredAt: t0,
+			Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 2, Class: work.ActionFailed, Backoff: "fixed 2m"}.Reason()},
+		{ItemID: "task", Stage: work.LLM, Class: work.ActionFailed, Attempt: 2, OccurredAt: retryAt.Add(time.Second),
+			Decision: policy.DeadLetter{Exhausted: true, Attempt: 2, MaxAttempts: 2, Class: work.ActionFailed}.Reason()},
 		{ItemID: "task", Stage: work.LLM, Class: store.ResolvedClass, OccurredAt: retryAt.Add(2 * time.Hour)},
 		// The log's copy of a note: the item's note is the timeline's.
 		{Kind: store.LogNote, By: "oncall", ItemID: "task", Stage: work.LLM, Message: "owner told", OccurredAt: retryAt.Add(time.Hour)},
 	}
 	trail := []ledger.Entry{
 		{Execution: &ledger.Execution{ItemID: "task", Stage: work.LLM, Attempt: 1, StartedAt: t0.Add(-time.Second), Duration: time.Second,
-			Outcome: ledger.OutcomeFailed, Class: failure.ActionFailed, Reason: "locked", Model: "openai:gpt-4o-mini"}},
+			Outcome: ledger.OutcomeFailed, Class: work.ActionFailed, Reason: "locked", Model: "openai:gpt-4o-mini"}},
 		{Execution: &ledger.Execution{ItemID: "task", Stage: work.LLM, Attempt: 2, StartedAt: retryAt, Duration: time.Second,
-			Outcome: ledger.OutcomeFailed, Class: failure.ActionFailed, Reason: "locked", Model: "openai:gpt-4o-mini"}},
+			Outcome: ledger.OutcomeFailed, Class: work.ActionFailed, Reason: "locked", Model: "openai:gpt-4o-mini"}},
 		{Notice: &ledger.Notice{ItemID: "task", Key: "task:item.retry_scheduled:0:llm:1", Event: "item.retry_scheduled", Stage: work.LLM,
 			Attempt: 1, State: ledger.NoticeDelivered, Attempts: 1, Status: 200, FirstAt: t0.Add(time.Second)}},
 		{Notice: &ledger.Notice{ItemID: "task", Key: "task:item.failed:0", Event: "item.failed", Stage: work.LLM,

@@ -67,7 +67,7 @@ func (w *Work) Run(ctx context.Context, item store.Item, d gates.Delivery) (out 
 			Delivery: item.LeaseOwner, StartedAt: start.UTC(), Duration: now().Sub(start),
 		}
 		if v != nil {
-			e.Outcome, e.Class, e.Reason = OutcomeError, failure.InternalBug, "panic in the stage's work"
+			e.Outcome, e.Class, e.Reason = OutcomeError, work.InternalBug, "panic in the stage's work"
 		} else {
 			describe(&e, out, err)
 		}

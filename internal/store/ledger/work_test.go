@@ -54,12 +54,12 @@ func TestWorkRecordsEachActionExecution(t *testing.T) {
 		},
 		"the model reports failed": {
 			err: failure.WithDetail(failure.ActionError("{}\nACTION_OUTCOME: failed | ticket locked by jane@example.com"), "model", "openai:gpt-4o-mini"),
-			want: ledger.Execution{Outcome: ledger.OutcomeFailed, Class: failure.ActionFailed, Model: "openai:gpt-4o-mini",
+			want: ledger.Execution{Outcome: ledger.OutcomeFailed, Class: work.ActionFailed, Model: "openai:gpt-4o-mini",
 				Reason: "ticket locked by [REDACTED:email]"},
 		},
 		"a provider error": {
 			err: provider,
-			want: ledger.Execution{Outcome: ledger.OutcomeError, Class: failure.UpstreamUnavailable, Model: "openai:gpt-4o-mini",
+			want: ledger.Execution{Outcome: ledger.OutcomeError, Class: work.UpstreamUnavailable, Model: "openai:gpt-4o-mini",
 				UpstreamStatus: 500, Reason: "openai HTTP 500 (model default)"},
 		},
 		"nothing askable": {
@@ -126,7 +126,7 @@ func TestWorkRecordsAPanic(t *testing.T) {
 		_, _ = w.Run(context.Background(), actionItem(), gates.Delivery{})
 	}()
 	got := mem.Executions()
-	if len(got) != 1 || got[0].Outcome != ledger.OutcomeError || got[0].Class != failure.InternalBug {
+	if len(got) != 1 || got[0].Outcome != ledger.OutcomeError || got[0].Class != work.InternalBug {
 		t.Fatalf("records %+v", got)
 	}
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // stopOf maps a provider's stop reason to a Stop. The tables are the
@@ -51,21 +52,21 @@ func CheckStop(r Response) error {
 	case StopEnd, "":
 		return nil
 	case StopMaxTokens:
-		return failure.New(failure.ResponseInvalid, "answer cut off at the token limit%s", why)
+		return failure.New(work.ResponseInvalid, "answer cut off at the token limit%s", why)
 	case StopContentFilter:
-		return failure.New(failure.ContentPolicy, "answer stopped by the provider's content filter%s", why)
+		return failure.New(work.ContentPolicy, "answer stopped by the provider's content filter%s", why)
 	case StopRefusal:
-		return failure.New(failure.ContentPolicy, "model refused the request%s", why)
+		return failure.New(work.ContentPolicy, "model refused the request%s", why)
 	case StopGuardrail:
-		return failure.New(failure.ContentPolicy, "a guardrail intervened%s", why)
+		return failure.New(work.ContentPolicy, "a guardrail intervened%s", why)
 	case StopContextWindow:
-		return failure.New(failure.TokenLimit, "input and answer exceed the model's context window%s", why)
+		return failure.New(work.TokenLimit, "input and answer exceed the model's context window%s", why)
 	case StopPromptBlocked:
-		return failure.New(failure.ContentPolicy, "the provider blocked the prompt%s", why)
+		return failure.New(work.ContentPolicy, "the provider blocked the prompt%s", why)
 	case StopToolUse:
-		return failure.New(failure.ResponseInvalid, "model asked to call a tool, and none was offered%s", why)
+		return failure.New(work.ResponseInvalid, "model asked to call a tool, and none was offered%s", why)
 	}
-	return failure.New(failure.ResponseInvalid, "unexpected stop reason%s", why)
+	return failure.New(work.ResponseInvalid, "unexpected stop reason%s", why)
 }
 
 // Judge is the llm stage's whole judgement of an answer that arrived:

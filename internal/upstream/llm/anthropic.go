@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // AnthropicOp is the operation name on the Anthropic client's HTTPErrors.
@@ -111,7 +112,7 @@ func (c *AnthropicClient) Complete(ctx context.Context, req Request) (Response, 
 		w.Messages = append(w.Messages, anthropicMessage{Role: m.Role, Content: m.Content})
 	}
 	if len(w.Messages) == 0 {
-		return Response{}, failure.New(failure.InternalBug, "llm request has no user message")
+		return Response{}, failure.New(work.InternalBug, "llm request has no user message")
 	}
 	w.System = strings.Join(system, "\n\n")
 	h := http.Header{}
@@ -199,7 +200,7 @@ func (c *AnthropicClient) decodeStream(r reply) (Response, error) {
 		}
 		var e anthropicStreamEvent
 		if err := json.Unmarshal(ev.data, &e); err != nil {
-			return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer stream event"))
+			return Response{}, r.detail(failure.Wrap(work.ResponseInvalid, err, "malformed answer stream event"))
 		}
 		switch e.Type {
 		case "message_start":
@@ -217,7 +218,7 @@ func (c *AnthropicClient) decodeStream(r reply) (Response, error) {
 			}
 		case "message_stop":
 			if !started {
-				return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, errors.New("message_stop before message_start"),
+				return Response{}, r.detail(failure.Wrap(work.ResponseInvalid, errors.New("message_stop before message_start"),
 					"malformed answer stream"))
 			}
 			out.Content = text.String()

@@ -16,6 +16,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // BedrockOp is the Bedrock Runtime operation the client calls.
@@ -43,10 +44,10 @@ var _ Completer = (*BedrockClient)(nil)
 // the AWS config's HTTP client.
 func NewBedrock(cfg Config) (*BedrockClient, error) {
 	if cfg.AWS == nil {
-		return nil, failure.New(failure.InternalBug, "bedrock client has no AWS config")
+		return nil, failure.New(work.InternalBug, "bedrock client has no AWS config")
 	}
 	if cfg.AWS.Region == "" {
-		return nil, failure.New(failure.InternalBug, "bedrock client has no AWS region")
+		return nil, failure.New(work.InternalBug, "bedrock client has no AWS region")
 	}
 	endpoint := strings.TrimSpace(cfg.BaseURL)
 	if endpoint != "" {
@@ -100,7 +101,7 @@ func (c *BedrockClient) Complete(ctx context.Context, req Request) (Response, er
 		}
 	}
 	if len(in.Messages) == 0 {
-		return Response{}, failure.New(failure.InternalBug, "llm request has no user message")
+		return Response{}, failure.New(work.InternalBug, "llm request has no user message")
 	}
 	if req.MaxTokens > 0 || req.Temperature != nil {
 		in.InferenceConfig = &types.InferenceConfiguration{}
@@ -126,7 +127,7 @@ func (c *BedrockClient) Complete(ctx context.Context, req Request) (Response, er
 		if errors.As(err, &re) {
 			var de *smithy.DeserializationError
 			if status := re.HTTPStatusCode(); status >= 200 && status <= 299 && errors.As(err, &de) &&
-				failure.Classify(de.Err).Class != failure.NetworkTimeout {
+				failure.Classify(de.Err).Class != work.NetworkTimeout {
 				// A 2xx whose body the SDK cannot read is no answer; one
 				// the connection cut short is a transport failure.
 				err = malformed(err)

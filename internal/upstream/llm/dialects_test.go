@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // dialectBundle is the fake LLM with one real client per dialect pointed at
@@ -83,16 +84,16 @@ func TestEveryFailureClassFromEveryDialect(t *testing.T) {
 	t.Parallel()
 	b := setupDialects(t, 300*time.Millisecond)
 	const (
-		rl = failure.RateLimited
-		be = failure.BudgetExceeded
-		nt = failure.NetworkTimeout
-		uu = failure.UpstreamUnavailable
-		ri = failure.ResponseInvalid
-		af = failure.ActionFailed
-		ad = failure.AuthDenied
-		cp = failure.ContentPolicy
-		tl = failure.TokenLimit
-		ce = failure.ClientError
+		rl = work.RateLimited
+		be = work.BudgetExceeded
+		nt = work.NetworkTimeout
+		uu = work.UpstreamUnavailable
+		ri = work.ResponseInvalid
+		af = work.ActionFailed
+		ad = work.AuthDenied
+		cp = work.ContentPolicy
+		tl = work.TokenLimit
+		ce = work.ClientError
 	)
 	// want is the class per fault, in the order openai, azure, anthropic,
 	// bedrock, gemini. Where dialects differ, the provider differs: Azure
@@ -100,7 +101,7 @@ func TestEveryFailureClassFromEveryDialect(t *testing.T) {
 	// throttle), Gemini's spent quota is its per-day free tier, a Bedrock
 	// or Gemini model's refusal is plain text, and the Bedrock exceptions
 	// and Google's DEADLINE_EXCEEDED have their own classes.
-	want := map[fakes.Fault][5]failure.Class{
+	want := map[fakes.Fault][5]work.Class{
 		fakes.FaultRateLimit:      {rl, rl, rl, rl, rl},
 		fakes.FaultQuota:          {be, rl, be, rl, be},
 		fakes.FaultServerError:    {uu, uu, uu, uu, uu},
@@ -128,7 +129,7 @@ func TestEveryFailureClassFromEveryDialect(t *testing.T) {
 			t.Errorf("fault %s has no expectation: every LLM fault must be tested in every dialect", f)
 		}
 	}
-	seen := map[failure.Provider]map[failure.Class]bool{}
+	seen := map[failure.Provider]map[work.Class]bool{}
 	for fault, classes := range want {
 		for i, p := range dialects {
 			key := string(p) + "-" + string(fault)
@@ -152,7 +153,7 @@ func TestEveryFailureClassFromEveryDialect(t *testing.T) {
 				t.Errorf("%s %s: the error leaks the key or the prompt: %v", p, fault, err)
 			}
 			if seen[p] == nil {
-				seen[p] = map[failure.Class]bool{}
+				seen[p] = map[work.Class]bool{}
 			}
 			seen[p][cl.Class] = true
 			// After the script, the same key succeeds.
@@ -165,7 +166,7 @@ func TestEveryFailureClassFromEveryDialect(t *testing.T) {
 	// every dialect (BUDGET_EXCEEDED from Azure and Bedrock comes from
 	// triage's own daily budget, not from the provider).
 	for _, p := range dialects {
-		for _, c := range []failure.Class{rl, nt, uu, ri, af, ad, cp, tl, ce} {
+		for _, c := range []work.Class{rl, nt, uu, ri, af, ad, cp, tl, ce} {
 			if !seen[p][c] {
 				t.Errorf("%s: class %s never reached", p, c)
 			}
@@ -270,7 +271,7 @@ func TestDialectOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := b.ask(t, failure.Bedrock, "o1", store.KindStory)
-	if cl := failure.Classify(err); cl.Class != failure.UpstreamUnavailable || cl.Code != "ServiceUnavailableException" {
+	if cl := failure.Classify(err); cl.Class != work.UpstreamUnavailable || cl.Code != "ServiceUnavailableException" {
 		t.Errorf("bedrock during its outage: %+v (%v)", cl, err)
 	}
 	for _, p := range []failure.Provider{failure.OpenAI, failure.Anthropic, failure.Azure} {
@@ -298,7 +299,7 @@ func TestBedrockClientDoesNotRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := b.ask(t, failure.Bedrock, "retry", store.KindStory)
-	if failure.Classify(err).Class != failure.RateLimited {
+	if failure.Classify(err).Class != work.RateLimited {
 		t.Fatalf("err = %v", err)
 	}
 	if n := b.fake.Stats().Calls["retry"]; n != 1 {
@@ -313,7 +314,7 @@ func TestBedrockClientDoesNotRetry(t *testing.T) {
 func TestNewCompleterByDialect(t *testing.T) {
 	t.Parallel()
 	for _, p := range []failure.Provider{failure.Webhook, failure.AWS, failure.HTTP, "slack"} {
-		if _, err := llm.NewCompleter(llm.Config{Provider: p, BaseURL: "https://x.example"}); failure.Classify(err).Class != failure.InternalBug {
+		if _, err := llm.NewCompleter(llm.Config{Provider: p, BaseURL: "https://x.example"}); failure.Classify(err).Class != work.InternalBug {
 			t.Errorf("%s: err = %v, want INTERNAL_BUG", p, err)
 		}
 	}
@@ -333,7 +334,7 @@ func TestNewCompleterByDialect(t *testing.T) {
 			t.Errorf("%q: the client reports %s", p, c.Provider())
 		}
 	}
-	if _, err := llm.NewBedrock(llm.Config{}); failure.Classify(err).Class != failure.InternalBug {
+	if _, err := llm.NewBedrock(llm.Config{}); failure.Classify(err).Class != work.InternalBug {
 		t.Errorf("bedrock without an AWS config: %v", err)
 	}
 }

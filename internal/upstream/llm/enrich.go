@@ -83,7 +83,7 @@ func BuildMessages(kind store.Kind, text string, maxInputBytes int) []Message {
 // Schema errors name the field and never quote the model's output.
 func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) {
 	if strings.TrimSpace(content) == "" {
-		return store.Enrichment{}, failure.New(failure.ResponseInvalid, "model output is empty")
+		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is empty")
 	}
 	var e store.Enrichment
 	if kind == store.KindAction {
@@ -95,7 +95,7 @@ func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) 
 	}
 	body := stripFence(strings.TrimSpace(content))
 	if body == "" {
-		return store.Enrichment{}, failure.New(failure.ResponseInvalid, "model output has no JSON object")
+		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output has no JSON object")
 	}
 
 	var fields map[string]json.RawMessage
@@ -103,15 +103,15 @@ func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) 
 	if err := dec.Decode(&fields); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) {
-			return store.Enrichment{}, failure.New(failure.ResponseInvalid, "model output is not a JSON object")
+			return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not a JSON object")
 		}
-		return store.Enrichment{}, failure.Wrap(failure.ResponseInvalid, err, "model output is not valid JSON")
+		return store.Enrichment{}, failure.Wrap(work.ResponseInvalid, err, "model output is not valid JSON")
 	}
 	if fields == nil {
-		return store.Enrichment{}, failure.New(failure.ResponseInvalid, "model output is not a JSON object")
+		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not a JSON object")
 	}
 	if rest := strings.TrimSpace(body[dec.InputOffset():]); rest != "" {
-		return store.Enrichment{}, failure.New(failure.ResponseInvalid, "model output has text after the JSON object")
+		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output has text after the JSON object")
 	}
 
 	var err error
@@ -131,7 +131,7 @@ func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) 
 	}
 	e.Severity = strings.ToLower(e.Severity)
 	if !validSeverity(e.Severity) {
-		return store.Enrichment{}, failure.New(failure.ResponseInvalid,
+		return store.Enrichment{}, failure.New(work.ResponseInvalid,
 			"field %s is not one of %s", fieldSeverity, strings.Join(Severities(), ", "))
 	}
 	if e.TopEntities, err = entitiesField(fields); err != nil {
@@ -144,15 +144,15 @@ func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) 
 func stringField(fields map[string]json.RawMessage, name string) (string, error) {
 	raw, ok := fields[name]
 	if !ok || isNull(raw) {
-		return "", failure.New(failure.ResponseInvalid, "field %s is missing", name)
+		return "", failure.New(work.ResponseInvalid, "field %s is missing", name)
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", failure.New(failure.ResponseInvalid, "field %s is not a string", name)
+		return "", failure.New(work.ResponseInvalid, "field %s is not a string", name)
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "", failure.New(failure.ResponseInvalid, "field %s is empty", name)
+		return "", failure.New(work.ResponseInvalid, "field %s is empty", name)
 	}
 	return s, nil
 }
@@ -161,22 +161,22 @@ func stringField(fields map[string]json.RawMessage, name string) (string, error)
 func entitiesField(fields map[string]json.RawMessage) ([]string, error) {
 	raw, ok := fields[fieldTopEntities]
 	if !ok || isNull(raw) {
-		return nil, failure.New(failure.ResponseInvalid, "field %s is missing", fieldTopEntities)
+		return nil, failure.New(work.ResponseInvalid, "field %s is missing", fieldTopEntities)
 	}
 	var list []string
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, failure.New(failure.ResponseInvalid, "field %s is not an array of strings", fieldTopEntities)
+		return nil, failure.New(work.ResponseInvalid, "field %s is not an array of strings", fieldTopEntities)
 	}
 	switch {
 	case len(list) == 0:
-		return nil, failure.New(failure.ResponseInvalid, "field %s is empty", fieldTopEntities)
+		return nil, failure.New(work.ResponseInvalid, "field %s is empty", fieldTopEntities)
 	case len(list) > MaxTopEntities:
-		return nil, failure.New(failure.ResponseInvalid, "field %s has %d entries (at most %d)", fieldTopEntities, len(list), MaxTopEntities)
+		return nil, failure.New(work.ResponseInvalid, "field %s has %d entries (at most %d)", fieldTopEntities, len(list), MaxTopEntities)
 	}
 	for i, s := range list {
 		list[i] = strings.TrimSpace(s)
 		if list[i] == "" {
-			return nil, failure.New(failure.ResponseInvalid, "field %s has an empty entry at index %d", fieldTopEntities, i)
+			return nil, failure.New(work.ResponseInvalid, "field %s has an empty entry at index %d", fieldTopEntities, i)
 		}
 	}
 	return list, nil

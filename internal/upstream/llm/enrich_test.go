@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func TestBuildMessages(t *testing.T) {
@@ -148,51 +149,51 @@ func TestParseEnrichmentRejects(t *testing.T) {
 		name      string
 		kind      store.Kind
 		content   string
-		wantClass failure.Class
+		wantClass work.Class
 		wantIn    string // a fragment the reason must contain, typically the field
 	}{
-		{name: "empty", kind: store.KindStory, content: "", wantClass: failure.ResponseInvalid, wantIn: "empty"},
-		{name: "whitespace", kind: store.KindStory, content: " \n\t", wantClass: failure.ResponseInvalid, wantIn: "empty"},
-		{name: "prose", kind: store.KindStory, content: "Sure! " + modelSays, wantClass: failure.ResponseInvalid, wantIn: "not valid JSON"},
-		{name: "truncated JSON", kind: store.KindStory, content: valid[:len(valid)/2], wantClass: failure.ResponseInvalid, wantIn: "not valid JSON"},
-		{name: "array", kind: store.KindStory, content: `["` + modelSays + `"]`, wantClass: failure.ResponseInvalid, wantIn: "not a JSON object"},
-		{name: "null", kind: store.KindStory, content: `null`, wantClass: failure.ResponseInvalid, wantIn: "not a JSON object"},
-		{name: "two objects", kind: store.KindStory, content: valid + valid, wantClass: failure.ResponseInvalid, wantIn: "after the JSON object"},
-		{name: "empty fence", kind: store.KindStory, content: "```json\n```", wantClass: failure.ResponseInvalid, wantIn: "no JSON object"},
+		{name: "empty", kind: store.KindStory, content: "", wantClass: work.ResponseInvalid, wantIn: "empty"},
+		{name: "whitespace", kind: store.KindStory, content: " \n\t", wantClass: work.ResponseInvalid, wantIn: "empty"},
+		{name: "prose", kind: store.KindStory, content: "Sure! " + modelSays, wantClass: work.ResponseInvalid, wantIn: "not valid JSON"},
+		{name: "truncated JSON", kind: store.KindStory, content: valid[:len(valid)/2], wantClass: work.ResponseInvalid, wantIn: "not valid JSON"},
+		{name: "array", kind: store.KindStory, content: `["` + modelSays + `"]`, wantClass: work.ResponseInvalid, wantIn: "not a JSON object"},
+		{name: "null", kind: store.KindStory, content: `null`, wantClass: work.ResponseInvalid, wantIn: "not a JSON object"},
+		{name: "two objects", kind: store.KindStory, content: valid + valid, wantClass: work.ResponseInvalid, wantIn: "after the JSON object"},
+		{name: "empty fence", kind: store.KindStory, content: "```json\n```", wantClass: work.ResponseInvalid, wantIn: "no JSON object"},
 		{name: "missing summary_neutral", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { delete(m, "summary_neutral") }), wantClass: failure.ResponseInvalid, wantIn: "summary_neutral is missing"},
+			content: enrichmentJSON(func(m map[string]any) { delete(m, "summary_neutral") }), wantClass: work.ResponseInvalid, wantIn: "summary_neutral is missing"},
 		{name: "null summary_spicy", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["summary_spicy"] = nil }), wantClass: failure.ResponseInvalid, wantIn: "summary_spicy is missing"},
+			content: enrichmentJSON(func(m map[string]any) { m["summary_spicy"] = nil }), wantClass: work.ResponseInvalid, wantIn: "summary_spicy is missing"},
 		{name: "empty category", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["category"] = "  " }), wantClass: failure.ResponseInvalid, wantIn: "category is empty"},
+			content: enrichmentJSON(func(m map[string]any) { m["category"] = "  " }), wantClass: work.ResponseInvalid, wantIn: "category is empty"},
 		{name: "primary_actor not a string", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["primary_actor"] = []any{modelSays} }), wantClass: failure.ResponseInvalid, wantIn: "primary_actor is not a string"},
+			content: enrichmentJSON(func(m map[string]any) { m["primary_actor"] = []any{modelSays} }), wantClass: work.ResponseInvalid, wantIn: "primary_actor is not a string"},
 		{name: "unknown severity", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["severity"] = modelSays }), wantClass: failure.ResponseInvalid, wantIn: "severity is not one of"},
+			content: enrichmentJSON(func(m map[string]any) { m["severity"] = modelSays }), wantClass: work.ResponseInvalid, wantIn: "severity is not one of"},
 		{name: "numeric severity", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["severity"] = 3 }), wantClass: failure.ResponseInvalid, wantIn: "severity is not a string"},
+			content: enrichmentJSON(func(m map[string]any) { m["severity"] = 3 }), wantClass: work.ResponseInvalid, wantIn: "severity is not a string"},
 		{name: "missing top_entities", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { delete(m, "top_entities") }), wantClass: failure.ResponseInvalid, wantIn: "top_entities is missing"},
+			content: enrichmentJSON(func(m map[string]any) { delete(m, "top_entities") }), wantClass: work.ResponseInvalid, wantIn: "top_entities is missing"},
 		{name: "no entities", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = []any{} }), wantClass: failure.ResponseInvalid, wantIn: "top_entities is empty"},
+			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = []any{} }), wantClass: work.ResponseInvalid, wantIn: "top_entities is empty"},
 		{name: "too many entities", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = entities(11) }), wantClass: failure.ResponseInvalid, wantIn: "top_entities has 11 entries"},
+			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = entities(11) }), wantClass: work.ResponseInvalid, wantIn: "top_entities has 11 entries"},
 		{name: "entities not an array", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = modelSays }), wantClass: failure.ResponseInvalid, wantIn: "top_entities is not an array"},
+			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = modelSays }), wantClass: work.ResponseInvalid, wantIn: "top_entities is not an array"},
 		{name: "entity not a string", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = []any{"a", 2} }), wantClass: failure.ResponseInvalid, wantIn: "top_entities is not an array"},
+			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = []any{"a", 2} }), wantClass: work.ResponseInvalid, wantIn: "top_entities is not an array"},
 		{name: "blank entity", kind: store.KindStory,
-			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = []any{"a", " "} }), wantClass: failure.ResponseInvalid, wantIn: "empty entry at index 1"},
+			content: enrichmentJSON(func(m map[string]any) { m["top_entities"] = []any{"a", " "} }), wantClass: work.ResponseInvalid, wantIn: "empty entry at index 1"},
 		{name: "action failed", kind: store.KindAction,
-			content: valid + "\nACTION_OUTCOME: failed | target system rejected the change", wantClass: failure.ActionFailed, wantIn: "target system rejected"},
+			content: valid + "\nACTION_OUTCOME: failed | target system rejected the change", wantClass: work.ActionFailed, wantIn: "target system rejected"},
 		{name: "action failed beats bad JSON", kind: store.KindAction,
-			content: "not json\nACTION_OUTCOME: failed | nope", wantClass: failure.ActionFailed, wantIn: "nope"},
-		{name: "action marker missing", kind: store.KindAction, content: valid, wantClass: failure.ResponseInvalid, wantIn: "no ACTION_OUTCOME marker"},
+			content: "not json\nACTION_OUTCOME: failed | nope", wantClass: work.ActionFailed, wantIn: "nope"},
+		{name: "action marker missing", kind: store.KindAction, content: valid, wantClass: work.ResponseInvalid, wantIn: "no ACTION_OUTCOME marker"},
 		{name: "action marker malformed", kind: store.KindAction,
-			content: valid + "\nACTION_OUTCOME: " + modelSays, wantClass: failure.ResponseInvalid, wantIn: "neither success nor failed"},
+			content: valid + "\nACTION_OUTCOME: " + modelSays, wantClass: work.ResponseInvalid, wantIn: "neither success nor failed"},
 		{name: "action success with bad JSON", kind: store.KindAction,
-			content: "{\"summary_neutral\": \nACTION_OUTCOME: success", wantClass: failure.ResponseInvalid, wantIn: "not valid JSON"},
-		{name: "action only marker", kind: store.KindAction, content: "ACTION_OUTCOME: success", wantClass: failure.ResponseInvalid, wantIn: "no JSON object"},
+			content: "{\"summary_neutral\": \nACTION_OUTCOME: success", wantClass: work.ResponseInvalid, wantIn: "not valid JSON"},
+		{name: "action only marker", kind: store.KindAction, content: "ACTION_OUTCOME: success", wantClass: work.ResponseInvalid, wantIn: "no JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,7 +224,7 @@ func TestParseEnrichmentWrapsSyntaxError(t *testing.T) {
 		t.Errorf("err %v does not wrap a *json.SyntaxError", err)
 	}
 	var fe *failure.Error
-	if !errors.As(err, &fe) || fe.Class != failure.ResponseInvalid || fe.Reason != "model output is not valid JSON" {
+	if !errors.As(err, &fe) || fe.Class != work.ResponseInvalid || fe.Reason != "model output is not valid JSON" {
 		t.Errorf("err = %#v", err)
 	}
 }

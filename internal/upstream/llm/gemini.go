@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // GeminiOp is the operation name on the Gemini client's HTTPErrors.
@@ -131,7 +132,7 @@ func (c *GeminiClient) Complete(ctx context.Context, req Request) (Response, err
 		}
 	}
 	if len(w.Contents) == 0 {
-		return Response{}, failure.New(failure.InternalBug, "llm request has no user message")
+		return Response{}, failure.New(work.InternalBug, "llm request has no user message")
 	}
 	if len(system) > 0 {
 		w.SystemInstruction = &geminiContent{Parts: []geminiPart{{Text: strings.Join(system, "\n\n")}}}

@@ -10,6 +10,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // geminiEnrichment is a usable enrichment as generateContent returns it.
@@ -76,34 +77,34 @@ func TestGeminiJudgement(t *testing.T) {
 	for name, tc := range map[string]struct {
 		p         failure.Provider
 		rec       llm.Recorded
-		want      failure.Class
+		want      work.Class
 		requested time.Duration
 	}{
-		"cut off":     {failure.Gemini, llm.Recorded{Body: []byte(answer("MAX_TOKENS"))}, failure.ResponseInvalid, 0},
-		"safety":      {failure.Gemini, llm.Recorded{Body: []byte(answer("SAFETY"))}, failure.ContentPolicy, 0},
-		"recitation":  {failure.Vertex, llm.Recorded{Body: []byte(answer("RECITATION"))}, failure.ContentPolicy, 0},
-		"prohibited":  {failure.Gemini, llm.Recorded{Body: []byte(answer("PROHIBITED_CONTENT"))}, failure.ContentPolicy, 0},
-		"a tool call": {failure.Gemini, llm.Recorded{Body: []byte(answer("MALFORMED_FUNCTION_CALL"))}, failure.ResponseInvalid, 0},
-		"other":       {failure.Gemini, llm.Recorded{Body: []byte(answer("OTHER"))}, failure.ResponseInvalid, 0},
+		"cut off":     {failure.Gemini, llm.Recorded{Body: []byte(answer("MAX_TOKENS"))}, work.ResponseInvalid, 0},
+		"safety":      {failure.Gemini, llm.Recorded{Body: []byte(answer("SAFETY"))}, work.ContentPolicy, 0},
+		"recitation":  {failure.Vertex, llm.Recorded{Body: []byte(answer("RECITATION"))}, work.ContentPolicy, 0},
+		"prohibited":  {failure.Gemini, llm.Recorded{Body: []byte(answer("PROHIBITED_CONTENT"))}, work.ContentPolicy, 0},
+		"a tool call": {failure.Gemini, llm.Recorded{Body: []byte(answer("MALFORMED_FUNCTION_CALL"))}, work.ResponseInvalid, 0},
+		"other":       {failure.Gemini, llm.Recorded{Body: []byte(answer("OTHER"))}, work.ResponseInvalid, 0},
 		"a blocked prompt": {failure.Gemini, llm.Recorded{Body: []byte(`{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[{"category":"HARM_CATEGORY_HARASSMENT","probability":"HIGH"}]},"usageMetadata":{"promptTokenCount":8}}`)},
-			failure.ContentPolicy, 0},
-		"no candidates, nothing blocked": {failure.Gemini, llm.Recorded{Body: []byte(`{"usageMetadata":{"promptTokenCount":8}}`)}, failure.ResponseInvalid, 0},
-		"not json":                       {failure.Gemini, llm.Recorded{Body: []byte(`<html>proxy</html>`)}, failure.ResponseInvalid, 0},
+			work.ContentPolicy, 0},
+		"no candidates, nothing blocked": {failure.Gemini, llm.Recorded{Body: []byte(`{"usageMetadata":{"promptTokenCount":8}}`)}, work.ResponseInvalid, 0},
+		"not json":                       {failure.Gemini, llm.Recorded{Body: []byte(`<html>proxy</html>`)}, work.ResponseInvalid, 0},
 		"429 with RetryInfo": {failure.Gemini, llm.Recorded{Status: 429, Body: []byte(`{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED",` +
-			`"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}]}}`)}, failure.RateLimited, 17 * time.Second},
+			`"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}]}}`)}, work.RateLimited, 17 * time.Second},
 		"400 api key": {failure.Gemini, llm.Recorded{Status: 400, Body: []byte(`{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",` +
-			`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`)}, failure.AuthDenied, 0},
+			`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`)}, work.AuthDenied, 0},
 		"404 model": {failure.Vertex, llm.Recorded{Status: 404, Body: []byte(`{"error":{"code":404,"message":"Publisher Model ` + "`gemini-9`" + ` was not found or your project does not have access to it.","status":"NOT_FOUND"}}`)},
-			failure.ClientError, 0},
+			work.ClientError, 0},
 		"503 overloaded": {failure.Gemini, llm.Recorded{Status: 503, Body: []byte(`{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`)},
-			failure.UpstreamUnavailable, 0},
+			work.UpstreamUnavailable, 0},
 		"an error in a stream after 200": {failure.Gemini, llm.Recorded{Header: http.Header{"Content-Type": {"text/event-stream"}},
 			Body: []byte("data: " + answer("") + "\n\ndata: {\"error\":{\"code\":500,\"message\":\"Internal error encountered.\",\"status\":\"INTERNAL\"}}\n\n")},
-			failure.UpstreamUnavailable, 0},
+			work.UpstreamUnavailable, 0},
 		"a stream cut off": {failure.Gemini, llm.Recorded{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: " + answer(""))},
-			failure.NetworkTimeout, 0},
+			work.NetworkTimeout, 0},
 		"the REST stream's array, cut at the end": {failure.Gemini, llm.Recorded{Body: []byte("[" + answer("") + "," + answer("MAX_TOKENS") + "]")},
-			failure.ResponseInvalid, 0},
+			work.ResponseInvalid, 0},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -51,7 +51,7 @@ func newHTTPDialect(cfg Config, provider failure.Provider, op string) httpDialec
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, failure.New(failure.InternalBug, "llm base URL is not an absolute http(s) URL")
+		return nil, failure.New(work.InternalBug, "llm base URL is not an absolute http(s) URL")
 	}
 	return u, nil
 }
@@ -84,7 +84,7 @@ func (r reply) detail(err error) error {
 // malformed is the RESPONSE_INVALID of a 2xx whose envelope is not the
 // dialect's answer.
 func malformed(err error) error {
-	return failure.Wrap(failure.ResponseInvalid, err, "malformed answer envelope")
+	return failure.Wrap(work.ResponseInvalid, err, "malformed answer envelope")
 }
 
 // eventStream reports whether the answer is a server-sent event stream: by
@@ -109,7 +109,7 @@ func (c *httpDialect) httpError(status int, h http.Header, body []byte) *failure
 func (c *httpDialect) post(ctx context.Context, endpoint *url.URL, req Request, wire any, header http.Header) (reply, error) {
 	body, err := json.Marshal(wire)
 	if err != nil {
-		return reply{}, failure.Wrap(failure.InternalBug, err, "encode llm request")
+		return reply{}, failure.Wrap(work.InternalBug, err, "encode llm request")
 	}
 	header.Set("Accept", "application/json")
 	setIDs(header, req)
@@ -117,7 +117,7 @@ func (c *httpDialect) post(ctx context.Context, endpoint *url.URL, req Request, 
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), bytes.NewReader(body))
 	if err != nil {
-		return reply{}, failure.Wrap(failure.InternalBug, err, "build llm request")
+		return reply{}, failure.Wrap(work.InternalBug, err, "build llm request")
 	}
 	hreq.Header = header
 	hreq.Header.Set("Content-Type", "application/json")
@@ -140,7 +140,7 @@ func (c *httpDialect) post(ctx context.Context, endpoint *url.URL, req Request, 
 		return r, r.detail(fmt.Errorf("%s %s: read response: %w", c.provider, c.op, c.redactURL(endpoint, err)))
 	}
 	if len(raw) > MaxResponseBytes {
-		return r, r.detail(failure.New(failure.ResponseInvalid, "malformed answer envelope: larger than %d bytes", MaxResponseBytes))
+		return r, r.detail(failure.New(work.ResponseInvalid, "malformed answer envelope: larger than %d bytes", MaxResponseBytes))
 	}
 	r.body = raw
 	return r, nil
@@ -180,10 +180,10 @@ func (c *httpDialect) redactURL(endpoint *url.URL, err error) error {
 // checkRequest rejects a Request no dialect can send.
 func checkRequest(req Request) error {
 	if strings.TrimSpace(req.Model) == "" {
-		return failure.New(failure.InternalBug, "llm request has no model")
+		return failure.New(work.InternalBug, "llm request has no model")
 	}
 	if len(req.Messages) == 0 {
-		return failure.New(failure.InternalBug, "llm request has no messages")
+		return failure.New(work.InternalBug, "llm request has no messages")
 	}
 	return nil
 }

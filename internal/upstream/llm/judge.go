@@ -11,6 +11,7 @@ import (
 
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Recorded is an upstream's HTTP response as an operator has it (a log, a
@@ -41,7 +42,7 @@ func JudgeRecorded(ctx context.Context, provider failure.Provider, kind store.Ki
 		rec.Status = http.StatusOK
 	}
 	if rec.Status < 100 || rec.Status > 599 {
-		return store.Enrichment{}, failure.New(failure.InternalBug, "status %d is not an HTTP status", rec.Status)
+		return store.Enrichment{}, failure.New(work.InternalBug, "status %d is not an HTTP status", rec.Status)
 	}
 	hc := &http.Client{Transport: replayTransport{rec}}
 	cfg := Config{Provider: provider, HTTPClient: hc}

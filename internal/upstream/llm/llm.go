@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // DefaultTimeout bounds one Complete call when Config.Timeout is zero.
@@ -210,7 +211,7 @@ type Config struct {
 // configuration).
 func NewCompleter(cfg Config) (Completer, error) {
 	if r := cfg.Provider.Role(); r != failure.RoleModel && r != failure.RoleUnknown || cfg.Provider == failure.HTTP {
-		return nil, failure.New(failure.InternalBug, "llm provider %q is not a model endpoint", truncateString(string(cfg.Provider), 40))
+		return nil, failure.New(work.InternalBug, "llm provider %q is not a model endpoint", truncateString(string(cfg.Provider), 40))
 	}
 	switch cfg.Provider.Dialect() {
 	case failure.Anthropic:

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Op is the operation name on the OpenAI and Azure client's HTTPErrors.
@@ -45,7 +46,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	dialect := p.Dialect()
 	if dialect != "" && dialect != failure.OpenAI && dialect != failure.Azure || p.Role() != failure.RoleModel && p.Role() != failure.RoleUnknown {
-		return nil, failure.New(failure.InternalBug, "llm.New speaks the openai and azure dialects, not %q", truncateString(string(p), 40))
+		return nil, failure.New(work.InternalBug, "llm.New speaks the openai and azure dialects, not %q", truncateString(string(p), 40))
 	}
 	u, err := parseBaseURL(cfg.BaseURL)
 	if err != nil {
@@ -231,7 +232,7 @@ func (c *Client) decodeStream(r reply) (Response, error) {
 		}
 		var w wireResponse
 		if err := json.Unmarshal(ev.data, &w); err != nil {
-			return Response{}, r.detail(failure.Wrap(failure.ResponseInvalid, err, "malformed answer stream chunk"))
+			return Response{}, r.detail(failure.Wrap(work.ResponseInvalid, err, "malformed answer stream chunk"))
 		}
 		if out.Model == "" {
 			out.Model = w.Model

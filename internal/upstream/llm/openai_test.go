@@ -17,6 +17,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // plantedKey and plantedPrompt must never appear in an error.
@@ -242,62 +243,62 @@ func TestCompleteFailureClasses(t *testing.T) {
 	tests := []struct {
 		name      string
 		handle    http.HandlerFunc
-		wantClass failure.Class
+		wantClass work.Class
 		wantHTTP  int  // >0: the error must be an *HTTPError with this status
 		judged    bool // the answer arrives; Judge rejects it
 	}{
 		{name: "429 insufficient_quota",
 			handle: respond(429, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`,
 				"x-request-id", "req_q"),
-			wantClass: failure.BudgetExceeded, wantHTTP: 429},
+			wantClass: work.BudgetExceeded, wantHTTP: 429},
 		{name: "429 rate limit",
 			handle:    respond(429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "7"),
-			wantClass: failure.RateLimited, wantHTTP: 429},
+			wantClass: work.RateLimited, wantHTTP: 429},
 		{name: "401 invalid key",
 			handle:    respond(401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`),
-			wantClass: failure.AuthDenied, wantHTTP: 401},
+			wantClass: work.AuthDenied, wantHTTP: 401},
 		{name: "400 context length",
 			handle:    respond(400, `{"error":{"message":"maximum context length is 128000 tokens","type":"invalid_request_error","code":"context_length_exceeded"}}`),
-			wantClass: failure.TokenLimit, wantHTTP: 400},
+			wantClass: work.TokenLimit, wantHTTP: 400},
 		{name: "400 content policy",
 			handle:    respond(400, `{"error":{"message":"rejected","type":"invalid_request_error","code":"content_policy_violation"}}`),
-			wantClass: failure.ContentPolicy, wantHTTP: 400},
+			wantClass: work.ContentPolicy, wantHTTP: 400},
 		{name: "404 model not found",
 			handle:    respond(404, `{"error":{"message":"The model does not exist","type":"invalid_request_error","code":"model_not_found"}}`),
-			wantClass: failure.ClientError, wantHTTP: 404},
+			wantClass: work.ClientError, wantHTTP: 404},
 		{name: "500", handle: respond(500, `{"error":{"message":"The server had an error","type":"server_error"}}`),
-			wantClass: failure.UpstreamUnavailable, wantHTTP: 500},
+			wantClass: work.UpstreamUnavailable, wantHTTP: 500},
 		{name: "502 html", handle: respond(502, `<html><body>Bad Gateway</body></html>`, "Content-Type", "text/html"),
-			wantClass: failure.UpstreamUnavailable, wantHTTP: 502},
+			wantClass: work.UpstreamUnavailable, wantHTTP: 502},
 		{name: "503", handle: respond(503, `overloaded`, "Content-Type", "text/plain"),
-			wantClass: failure.UpstreamUnavailable, wantHTTP: 503},
+			wantClass: work.UpstreamUnavailable, wantHTTP: 503},
 		{name: "302 is not followed", handle: respond(302, ``, "Location", "http://elsewhere.invalid/"),
-			wantClass: failure.InternalBug, wantHTTP: 302},
-		{name: "200 invalid JSON envelope", handle: respond(200, `{"choices": [`), wantClass: failure.ResponseInvalid},
-		{name: "200 html", handle: respond(200, `<html>oops</html>`, "Content-Type", "text/html"), wantClass: failure.ResponseInvalid},
-		{name: "200 no choices", handle: respond(200, `{"id":"x","choices":[]}`), wantClass: failure.ResponseInvalid},
+			wantClass: work.InternalBug, wantHTTP: 302},
+		{name: "200 invalid JSON envelope", handle: respond(200, `{"choices": [`), wantClass: work.ResponseInvalid},
+		{name: "200 html", handle: respond(200, `<html>oops</html>`, "Content-Type", "text/html"), wantClass: work.ResponseInvalid},
+		{name: "200 no choices", handle: respond(200, `{"id":"x","choices":[]}`), wantClass: work.ResponseInvalid},
 		{name: "200 error object", handle: respond(200, `{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`),
-			wantClass: failure.RateLimited, wantHTTP: 200},
+			wantClass: work.RateLimited, wantHTTP: 200},
 		{name: "200 error object beside an empty choice", // a gateway's relayed upstream failure
 			handle:    respond(200, `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"error"}],"error":{"message":"Upstream error","code":502}}`),
-			wantClass: failure.UpstreamUnavailable, wantHTTP: 200},
+			wantClass: work.UpstreamUnavailable, wantHTTP: 200},
 		{name: "200 error object beside a usable answer", // the answer stands
 			handle:    respond(200, `{"choices":[{"message":{"role":"assistant","content":"{\"summary_neutral\":\"s\"}"},"finish_reason":"stop"}],"error":{"message":"usage report failed","code":500}}`),
-			wantClass: failure.ResponseInvalid, judged: true},
-		{name: "200 content_filter", handle: respond(200, completion("", "content_filter")), wantClass: failure.ContentPolicy, judged: true},
-		{name: "200 length", handle: respond(200, completion(`{"summary_neutral":"cut`, "length")), wantClass: failure.ResponseInvalid, judged: true},
-		{name: "200 tool_calls", handle: respond(200, completion("", "tool_calls")), wantClass: failure.ResponseInvalid, judged: true},
+			wantClass: work.ResponseInvalid, judged: true},
+		{name: "200 content_filter", handle: respond(200, completion("", "content_filter")), wantClass: work.ContentPolicy, judged: true},
+		{name: "200 length", handle: respond(200, completion(`{"summary_neutral":"cut`, "length")), wantClass: work.ResponseInvalid, judged: true},
+		{name: "200 tool_calls", handle: respond(200, completion("", "tool_calls")), wantClass: work.ResponseInvalid, judged: true},
 		{name: "200 refusal",
 			handle:    respond(200, `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`),
-			wantClass: failure.ContentPolicy, judged: true},
+			wantClass: work.ContentPolicy, judged: true},
 		{name: "200 stream with an error event",
 			handle: respond(200, "data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"sum\"},\"finish_reason\":null}]}\n\n"+
 				"data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":\"server_error\"}}\n\n",
 				"Content-Type", "text/event-stream"),
-			wantClass: failure.UpstreamUnavailable, wantHTTP: 200},
+			wantClass: work.UpstreamUnavailable, wantHTTP: 200},
 		{name: "200 stream cut off", handle: respond(200, "data: {\"choices\":[{\"delta\":{\"content\":\"{\"},\"finish_reason\":null}]}\n\n",
 			"Content-Type", "text/event-stream"),
-			wantClass: failure.NetworkTimeout},
+			wantClass: work.NetworkTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -410,7 +411,7 @@ func TestCompleteTransportFailures(t *testing.T) {
 			if err == nil {
 				t.Fatal("Complete succeeded, want error")
 			}
-			if cl := failure.Classify(err); cl.Class != failure.NetworkTimeout {
+			if cl := failure.Classify(err); cl.Class != work.NetworkTimeout {
 				t.Errorf("class = %s (%s), want NETWORK_TIMEOUT; err = %v", cl.Class, cl.Reason, err)
 			}
 			if strings.Contains(err.Error(), "/chat/completions") {
@@ -502,7 +503,7 @@ func TestCompleteInvalidRequest(t *testing.T) {
 			req := request()
 			mutate(&req)
 			_, err := b.client(t, llm.Config{}).Complete(t.Context(), req)
-			if c := failure.Classify(err); c.Class != failure.InternalBug {
+			if c := failure.Classify(err); c.Class != work.InternalBug {
 				t.Errorf("class = %s, want INTERNAL_BUG", c.Class)
 			}
 			if n := b.calls.Load(); n != 0 {
@@ -532,7 +533,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := llm.New(tt.cfg)
-			if c := failure.Classify(err); err == nil || c.Class != failure.InternalBug {
+			if c := failure.Classify(err); err == nil || c.Class != work.InternalBug {
 				t.Errorf("New err = %v (class %s), want INTERNAL_BUG", err, c.Class)
 			}
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/llm"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // wireServer records one request and answers with a fixed response.
@@ -139,24 +140,24 @@ func TestJudgeRecorded(t *testing.T) {
 	for name, tc := range map[string]struct {
 		p    failure.Provider
 		rec  llm.Recorded
-		want failure.Class
+		want work.Class
 	}{
 		"anthropic 429": {failure.Anthropic, llm.Recorded{Status: 429, Header: http.Header{"Retry-After": {"9"}},
-			Body: []byte(`{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`)}, failure.RateLimited},
+			Body: []byte(`{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`)}, work.RateLimited},
 		"bedrock 503": {failure.Bedrock, llm.Recorded{Status: 503, Header: http.Header{"X-Amzn-Errortype": {"ServiceUnavailableException"}},
-			Body: []byte(`{"message":"Bedrock is unable to process your request."}`)}, failure.UpstreamUnavailable},
-		"bedrock 200 not json": {failure.Bedrock, llm.Recorded{Body: []byte(`<html>gateway</html>`)}, failure.ResponseInvalid},
+			Body: []byte(`{"message":"Bedrock is unable to process your request."}`)}, work.UpstreamUnavailable},
+		"bedrock 200 not json": {failure.Bedrock, llm.Recorded{Body: []byte(`<html>gateway</html>`)}, work.ResponseInvalid},
 		"azure content filter": {failure.Azure, llm.Recorded{Body: []byte(`{"choices":[{"message":{"role":"assistant"},"finish_reason":"content_filter"}]}`)},
-			failure.ContentPolicy},
+			work.ContentPolicy},
 		"an action that failed": {failure.OpenAI, llm.Recorded{Body: []byte(strings.Replace(ok, `]}"}`, `]}\nACTION_OUTCOME: failed | no"}`, 1))},
-			failure.ResponseInvalid}, // a story: text after the JSON object
+			work.ResponseInvalid}, // a story: text after the JSON object
 	} {
 		_, err := llm.JudgeRecorded(ctx, tc.p, store.KindStory, tc.rec)
 		if got := failure.Classify(err).Class; got != tc.want {
 			t.Errorf("%s: %s (%v), want %s", name, got, err, tc.want)
 		}
 	}
-	if _, err := llm.JudgeRecorded(ctx, failure.OpenAI, store.KindStory, llm.Recorded{Status: 42}); failure.Classify(err).Class != failure.InternalBug {
+	if _, err := llm.JudgeRecorded(ctx, failure.OpenAI, store.KindStory, llm.Recorded{Status: 42}); failure.Classify(err).Class != work.InternalBug {
 		t.Errorf("status 42: %v", err)
 	}
 }

@@ -148,7 +148,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 		// A notice that cannot be read has nobody to tell: dropped, never a
 		// dead letter.
 		log.Error("malformed notice dropped", "error", redact.String(err.Error()))
-		h.count(MetricAbandoned, failure.SchemaInvalid)
+		h.count(MetricAbandoned, work.SchemaInvalid)
 		return 0, true
 	}
 	log = log.With("item_id", n.ItemID, "correlation_id", n.CorrelationID, "event", string(n.Event), "notice_id", n.ID)
@@ -158,7 +158,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		log.Error("notice dropped: its item does not exist")
-		h.count(MetricAbandoned, failure.NotFound)
+		h.count(MetricAbandoned, work.NotFound)
 		return 0, true
 	case err != nil:
 		log.Warn("reading the notice's item failed; kept for a retry", "error", redact.String(err.Error()))
@@ -180,7 +180,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 		// Only a crash loop gets here (every attempt's outcome is settled
 		// otherwise): give up before any work.
 		return h.settle(ctx, log, ledger.NoticeSettle{ItemID: n.ItemID, Key: n.ID, Owner: owner, Now: now, State: ledger.NoticeAbandoned,
-			Class: failure.InternalBug, Error: "attempts exhausted without an outcome"}, claimed.Attempts-1, 0)
+			Class: work.InternalBug, Error: "attempts exhausted without an outcome"}, claimed.Attempts-1, 0)
 	}
 	status, perr := h.Poster.PostNotice(ctx, it.WebhookURL, n)
 	now = h.now()
@@ -272,7 +272,7 @@ func (h *Handler) lease(ctx context.Context, now time.Time) time.Duration {
 
 func (h *Handler) now() time.Time { return clock.Or(h.Clock).Now() }
 
-func (h *Handler) count(name string, class failure.Class) {
+func (h *Handler) count(name string, class work.Class) {
 	if h.Metrics != nil {
 		h.Metrics.Count(name, work.Notify, class, 1)
 	}

@@ -55,7 +55,7 @@ type counter struct {
 	n  map[string]int
 }
 
-func (c *counter) Count(name string, _ work.Stage, class failure.Class, n int) {
+func (c *counter) Count(name string, _ work.Stage, class work.Class, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == nil {
@@ -97,7 +97,7 @@ func setup(t *testing.T, answers ...error) *bundle {
 	b := &bundle{clock: clock.NewStub(t0), q: runnertest.NewQueues(), ledger: ledger.NewMemory(), items: store.NewMemory(),
 		poster: &poster{answers: answers}, metrics: &counter{}}
 	b.items.Put(store.Item{ID: "task-1", Kind: store.KindAction, CorrelationID: "corr", WebhookURL: "https://hooks.example.com/owner",
-		State: store.Deadletter, Stage: work.LLM})
+		State: work.Deadletter, Stage: work.LLM})
 	b.h = &notice.Handler{Items: b.items, Ledger: b.ledger, Poster: b.poster, SQS: b.q, QueueURL: queueURL,
 		Clock: b.clock, Rand: func() float64 { return 0.5 }, Metrics: b.metrics}
 	b.n = notice.ForFailed(store.Item{ID: "task-1", Kind: store.KindAction, CorrelationID: "corr"}, actionFailed("locked"), "dl-1")
@@ -161,7 +161,7 @@ func TestRetriedUntilDelivered(t *testing.T) {
 	if !kept || vis != 30 {
 		t.Fatalf("kept %v with visibility %d, want 30 s (the first backoff)", kept, vis)
 	}
-	if n := b.state(t); n.State != ledger.NoticePending || n.Attempts != 1 || n.LastClass != failure.UpstreamUnavailable || n.Status != 503 {
+	if n := b.state(t); n.State != ledger.NoticePending || n.Attempts != 1 || n.LastClass != work.UpstreamUnavailable || n.Status != 503 {
 		t.Fatalf("ledger %+v", n)
 	}
 	b.clock.Advance(10 * time.Second)
@@ -188,7 +188,7 @@ func TestPermanentRefusalAbandons(t *testing.T) {
 	if kept, _ := b.deliver(t, "m1", 1); kept {
 		t.Fatal("an abandoned notice was kept")
 	}
-	if n := b.state(t); n.State != ledger.NoticeAbandoned || n.Attempts != 1 || n.LastClass != failure.NotFound {
+	if n := b.state(t); n.State != ledger.NoticeAbandoned || n.Attempts != 1 || n.LastClass != work.NotFound {
 		t.Fatalf("ledger %+v", n)
 	}
 	if b.metrics.get(notice.MetricAbandoned+" NOT_FOUND") != 1 {

@@ -48,8 +48,8 @@ type Notice struct {
 	CorrelationID string     `json:"correlation_id"`
 	Kind          store.Kind `json:"kind"`
 	// Stage and Class are where and how the item failed.
-	Stage work.Stage    `json:"stage"`
-	Class failure.Class `json:"class"`
+	Stage work.Stage `json:"stage"`
+	Class work.Class `json:"class"`
 	// Attempt is the stage's attempt that failed; MaxAttempts what the
 	// class allows there.
 	Attempt     int `json:"attempt"`
@@ -120,22 +120,22 @@ func base(it store.Item, le store.LastError) Notice {
 }
 
 // what tells the owner what a class means, in words that name no internals.
-var what = map[failure.Class]string{
-	failure.RateLimited:         "the upstream service asked us to slow down",
-	failure.BudgetExceeded:      "a spending limit was reached",
-	failure.NetworkTimeout:      "the upstream service did not answer in time, or the connection failed",
-	failure.UpstreamUnavailable: "the upstream service was unavailable",
-	failure.Conflict:            "the upstream service reported a conflicting request",
-	failure.ResponseInvalid:     "the model's answer could not be used",
-	failure.ActionFailed:        "the model reported that the action failed",
-	failure.SchemaInvalid:       "the item's input could not be processed",
-	failure.AuthDenied:          "the upstream service refused our credentials",
-	failure.NotFound:            "the source or the destination does not exist",
-	failure.ContentPolicy:       "the model provider's content policy blocked the request",
-	failure.TokenLimit:          "the input is too large for the model",
-	failure.ClientError:         "the model provider rejected the request",
-	failure.InternalBug:         "an internal error in triage",
-	failure.Unknown:             "an unrecognised failure",
+var what = map[work.Class]string{
+	work.RateLimited:         "the upstream service asked us to slow down",
+	work.BudgetExceeded:      "a spending limit was reached",
+	work.NetworkTimeout:      "the upstream service did not answer in time, or the connection failed",
+	work.UpstreamUnavailable: "the upstream service was unavailable",
+	work.Conflict:            "the upstream service reported a conflicting request",
+	work.ResponseInvalid:     "the model's answer could not be used",
+	work.ActionFailed:        "the model reported that the action failed",
+	work.SchemaInvalid:       "the item's input could not be processed",
+	work.AuthDenied:          "the upstream service refused our credentials",
+	work.NotFound:            "the source or the destination does not exist",
+	work.ContentPolicy:       "the model provider's content policy blocked the request",
+	work.TokenLimit:          "the input is too large for the model",
+	work.ClientError:         "the model provider rejected the request",
+	work.InternalBug:         "an internal error in triage",
+	work.Unknown:             "an unrecognised failure",
 }
 
 // Reason is a notice's reason: what the class means, the upstream's HTTP
@@ -160,7 +160,7 @@ func Reason(le store.LastError) string {
 	if len(ev) > 0 {
 		s += " (" + strings.Join(ev, ", ") + ")"
 	}
-	if le.ErrorClass == failure.ActionFailed {
+	if le.ErrorClass == work.ActionFailed {
 		if r, ok := failure.ActionReasonFromText(le.Error); ok && strings.TrimSpace(r) != "" {
 			s += ": " + work.Ellipsis(strings.TrimSpace(r), maxActionReason)
 		}

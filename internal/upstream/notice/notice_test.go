@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/dev/runnertest"
-	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/notice"
 	"github.com/triagehq/triage/internal/work"
@@ -20,7 +19,7 @@ var t0 = time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 const queueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/notices"
 
 func actionFailed(reason string) store.LastError {
-	return store.LastError{Component: work.LLM, ErrorClass: failure.ActionFailed, FailedAt: t0, CorrelationID: "corr",
+	return store.LastError{Component: work.LLM, ErrorClass: work.ActionFailed, FailedAt: t0, CorrelationID: "corr",
 		Error: "ACTION_FAILED: action reported failed: " + reason, RetryCount: 3, MaxRetries: 3, Retryable: true,
 		Details: map[string]string{"model": "openai:gpt-4o-mini"}}
 }
@@ -35,14 +34,14 @@ func TestReasonSaysWhatWithoutUpstreamText(t *testing.T) {
 			"the model reported that the action failed: ticket 7 is locked"},
 		"action failed, PII redacted": {actionFailed("mail jane.doe@example.com bounced"),
 			"the model reported that the action failed: mail [REDACTED:email] bounced"},
-		"webhook gone, status and code, no body": {store.LastError{ErrorClass: failure.NotFound, ErrorCode: "channel_not_found",
+		"webhook gone, status and code, no body": {store.LastError{ErrorClass: work.NotFound, ErrorCode: "channel_not_found",
 			Error:   "webhook POST webhook: HTTP 404 channel_not_found: see https://hooks.slack.com/services/T0/B0/XXXX",
 			Details: map[string]string{"upstream_status": "404", "host": "hooks.slack.com"}},
 			"the source or the destination does not exist (HTTP 404, code channel_not_found)"},
-		"provider 500 echoing a key": {store.LastError{ErrorClass: failure.UpstreamUnavailable,
+		"provider 500 echoing a key": {store.LastError{ErrorClass: work.UpstreamUnavailable,
 			Error: "openai: HTTP 500: bad key sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789", Details: map[string]string{"upstream_status": "500"}},
 			"the upstream service was unavailable (HTTP 500)"},
-		"an odd code is left out": {store.LastError{ErrorClass: failure.AuthDenied, ErrorCode: "see https://x/y"},
+		"an odd code is left out": {store.LastError{ErrorClass: work.AuthDenied, ErrorCode: "see https://x/y"},
 			"the upstream service refused our credentials"},
 		"unknown class": {store.LastError{ErrorClass: "NEW_CLASS"}, "failure NEW_CLASS"},
 	} {
@@ -53,7 +52,7 @@ func TestReasonSaysWhatWithoutUpstreamText(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range failure.Classes() {
+	for _, c := range work.Classes() {
 		if r := notice.Reason(store.LastError{ErrorClass: c}); strings.HasPrefix(r, "failure ") {
 			t.Errorf("class %s has no owner-facing description", c)
 		}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // DefaultTTL is how long a resolved value is cached when Config.TTL is zero.
@@ -92,7 +93,7 @@ func ParseRef(ref string) (Ref, error) {
 	var r Ref
 	switch {
 	case s == "":
-		return Ref{}, failure.New(failure.InternalBug, "empty secret reference")
+		return Ref{}, failure.New(work.InternalBug, "empty secret reference")
 	case strings.HasPrefix(s, "ssm:"):
 		r = Ref{SourceSSM, strings.TrimPrefix(s, "ssm:")}
 	case strings.HasPrefix(s, "secretsmanager:"):
@@ -105,7 +106,7 @@ func ParseRef(ref string) (Ref, error) {
 		// arn:partition:service:region:account:resource, in any partition.
 		parts := strings.SplitN(s, ":", 6)
 		if len(parts) < 6 {
-			return Ref{}, failure.New(failure.InternalBug, "secret reference %q is a malformed ARN", s)
+			return Ref{}, failure.New(work.InternalBug, "secret reference %q is a malformed ARN", s)
 		}
 		switch parts[2] {
 		case "ssm":
@@ -113,14 +114,14 @@ func ParseRef(ref string) (Ref, error) {
 		case "secretsmanager":
 			r = Ref{SourceSecretsManager, s}
 		default:
-			return Ref{}, failure.New(failure.InternalBug, "secret reference %q is an ARN of service %q (want ssm or secretsmanager)", s, parts[2])
+			return Ref{}, failure.New(work.InternalBug, "secret reference %q is an ARN of service %q (want ssm or secretsmanager)", s, parts[2])
 		}
 	default:
-		return Ref{}, failure.New(failure.InternalBug,
+		return Ref{}, failure.New(work.InternalBug,
 			"secret reference %q has no known form (want ssm:/path, /path, secretsmanager:name, an ARN or env:NAME)", s)
 	}
 	if strings.TrimSpace(r.Name) == "" {
-		return Ref{}, failure.New(failure.InternalBug, "secret reference %q has an empty name", s)
+		return Ref{}, failure.New(work.InternalBug, "secret reference %q has an empty name", s)
 	}
 	return r, nil
 }
@@ -281,7 +282,7 @@ func (r *Resolver) Forget(ref string) {
 func (r *Resolver) fromEnv(ref Ref) (string, error) {
 	v := r.getenv(ref.Name)
 	if v == "" {
-		return "", failure.New(failure.InternalBug, "resolve secret %s: environment variable is unset or empty", ref)
+		return "", failure.New(work.InternalBug, "resolve secret %s: environment variable is unset or empty", ref)
 	}
 	return v, nil
 }
@@ -296,7 +297,7 @@ func (r *Resolver) fetch(ctx context.Context, ref Ref) (string, error) {
 	switch ref.Source {
 	case SourceSSM:
 		if r.ssm == nil {
-			return "", failure.New(failure.InternalBug, "resolve secret %s: no SSM client configured", ref)
+			return "", failure.New(work.InternalBug, "resolve secret %s: no SSM client configured", ref)
 		}
 		var out *ssm.GetParameterOutput
 		out, err = r.ssm.GetParameter(ctx, &ssm.GetParameterInput{
@@ -308,7 +309,7 @@ func (r *Resolver) fetch(ctx context.Context, ref Ref) (string, error) {
 		}
 	case SourceSecretsManager:
 		if r.sm == nil {
-			return "", failure.New(failure.InternalBug, "resolve secret %s: no Secrets Manager client configured", ref)
+			return "", failure.New(work.InternalBug, "resolve secret %s: no Secrets Manager client configured", ref)
 		}
 		var out *secretsmanager.GetSecretValueOutput
 		out, err = r.sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(ref.Name)})
@@ -319,13 +320,13 @@ func (r *Resolver) fetch(ctx context.Context, ref Ref) (string, error) {
 			}
 		}
 	default:
-		return "", failure.New(failure.InternalBug, "resolve secret %s: unsupported source", ref)
+		return "", failure.New(work.InternalBug, "resolve secret %s: unsupported source", ref)
 	}
 	if err != nil {
 		return "", failure.WithDetail(fmt.Errorf("resolve secret %s: %w", ref, err), "secret_ref", ref.String())
 	}
 	if value == nil || *value == "" {
-		return "", failure.New(failure.InternalBug, "resolve secret %s: the service returned an empty value", ref)
+		return "", failure.New(work.InternalBug, "resolve secret %s: the service returned an empty value", ref)
 	}
 	return *value, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // The value every fake returns; tests check that it never reaches an error.
@@ -161,7 +162,7 @@ func TestParseRef(t *testing.T) {
 				if err == nil {
 					t.Fatalf("ParseRef(%q) = %+v, want error", tt.in, got)
 				}
-				if c := failure.Classify(err); c.Class != failure.InternalBug {
+				if c := failure.Classify(err); c.Class != work.InternalBug {
 					t.Errorf("class = %s, want INTERNAL_BUG", c.Class)
 				}
 				return
@@ -259,27 +260,27 @@ func TestResolveErrors(t *testing.T) {
 		ssmErr    error
 		smErr     error
 		noClients bool
-		wantClass failure.Class
+		wantClass work.Class
 	}{
-		{name: "ssm parameter not found", ref: "ssm:/triage/missing", wantClass: failure.InternalBug},
+		{name: "ssm parameter not found", ref: "ssm:/triage/missing", wantClass: work.InternalBug},
 		{name: "ssm access denied", ref: "ssm:/triage/prod/openai-key",
 			ssmErr:    sdkErr("SSM", "GetParameter", 400, &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized"}),
-			wantClass: failure.AuthDenied},
+			wantClass: work.AuthDenied},
 		{name: "ssm throttled", ref: "ssm:/triage/prod/openai-key",
 			ssmErr:    sdkErr("SSM", "GetParameter", 400, &smithy.GenericAPIError{Code: "ThrottlingException"}),
-			wantClass: failure.RateLimited},
-		{name: "ssm deadline", ref: "ssm:/triage/prod/openai-key", ssmErr: context.DeadlineExceeded, wantClass: failure.NetworkTimeout},
-		{name: "secretsmanager not found", ref: "secretsmanager:triage/missing", wantClass: failure.InternalBug},
+			wantClass: work.RateLimited},
+		{name: "ssm deadline", ref: "ssm:/triage/prod/openai-key", ssmErr: context.DeadlineExceeded, wantClass: work.NetworkTimeout},
+		{name: "secretsmanager not found", ref: "secretsmanager:triage/missing", wantClass: work.InternalBug},
 		{name: "secretsmanager access denied", ref: "secretsmanager:triage/webhook",
 			smErr:     sdkErr("Secrets Manager", "GetSecretValue", 400, &smithy.GenericAPIError{Code: "AccessDeniedException"}),
-			wantClass: failure.AuthDenied},
+			wantClass: work.AuthDenied},
 		{name: "secretsmanager decryption failure", ref: "secretsmanager:triage/webhook",
-			smErr: sdkErr("Secrets Manager", "GetSecretValue", 400, &smtypes.DecryptionFailure{}), wantClass: failure.InternalBug},
-		{name: "secretsmanager empty value", ref: "secretsmanager:triage/empty", wantClass: failure.InternalBug},
-		{name: "env unset", ref: "env:TRIAGE_MISSING", wantClass: failure.InternalBug},
-		{name: "no ssm client", ref: "ssm:/triage/prod/openai-key", noClients: true, wantClass: failure.InternalBug},
-		{name: "no secretsmanager client", ref: "secretsmanager:triage/webhook", noClients: true, wantClass: failure.InternalBug},
-		{name: "bad reference", ref: "nonsense", wantClass: failure.InternalBug},
+			smErr: sdkErr("Secrets Manager", "GetSecretValue", 400, &smtypes.DecryptionFailure{}), wantClass: work.InternalBug},
+		{name: "secretsmanager empty value", ref: "secretsmanager:triage/empty", wantClass: work.InternalBug},
+		{name: "env unset", ref: "env:TRIAGE_MISSING", wantClass: work.InternalBug},
+		{name: "no ssm client", ref: "ssm:/triage/prod/openai-key", noClients: true, wantClass: work.InternalBug},
+		{name: "no secretsmanager client", ref: "secretsmanager:triage/webhook", noClients: true, wantClass: work.InternalBug},
+		{name: "bad reference", ref: "nonsense", wantClass: work.InternalBug},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -301,8 +301,8 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 			// A record of the notice queue: its item, dead-lettered,
 			// with its owner's webhook at the fake.
 			if err := items.Put(ctx, store.Item{ID: nt.ItemID, Kind: nt.Kind, CorrelationID: nt.CorrelationID,
-				WebhookURL: st.HookServer.URL + "/hooks/" + url.PathEscape(nt.ItemID), Status: store.Fetched,
-				State: store.Deadletter, Stage: nt.Stage, CreatedAt: now, UpdatedAt: now}); err != nil {
+				WebhookURL: st.HookServer.URL + "/hooks/" + url.PathEscape(nt.ItemID), Status: work.Fetched,
+				State: work.Deadletter, Stage: nt.Stage, CreatedAt: now, UpdatedAt: now}); err != nil {
 				return n, err
 			}
 			n++
@@ -316,19 +316,19 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 			ID: e.ItemID, Kind: store.KindStory, CorrelationID: e.CorrelationID,
 			SourceURL:  st.ArticleServer.URL + "/articles/" + url.PathEscape(e.ItemID),
 			WebhookURL: st.HookServer.URL + "/hooks/" + url.PathEscape(e.ItemID),
-			Status:     store.Received, State: store.Queued, Stage: stage,
+			Status:     work.Received, State: work.Queued, Stage: stage,
 			CreatedAt: now, UpdatedAt: now,
 		}
 		text := fakes.ArticleText(e.ItemID, fakes.DefaultArticleSize)
 		if stage == work.LLM || stage == work.Notify {
 			sum := sha256.Sum256([]byte(text))
-			it.Status = store.Fetched
+			it.Status = work.Fetched
 			it.Document = &store.Document{Text: text, Bytes: len(text), SHA256: hex.EncodeToString(sum[:]),
 				ContentType: "text/plain; charset=utf-8", FetchedAt: now}
 		}
 		if stage == work.Notify {
 			fe := fakes.EnrichmentFor(text)
-			it.Status = store.Enriched
+			it.Status = work.Enriched
 			it.Enrichment = &store.Enrichment{SummaryNeutral: fe.SummaryNeutral, SummarySpicy: fe.SummarySpicy,
 				Category: fe.Category, Severity: fe.Severity, PrimaryActor: fe.PrimaryActor, TopEntities: fe.TopEntities,
 				Model: "openai:gpt-4o-mini", EnrichedAt: now}
@@ -357,11 +357,11 @@ func seedReplayItems(ctx context.Context, items *store.Items, event []byte) (int
 	}
 	now := time.Now().UTC()
 	for i, id := range req.Filter.ItemIDs {
-		err := items.Put(ctx, store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: store.Received,
-			State: store.Deadletter, Stage: stage, Attempts: map[work.Stage]int{stage: 1}, FailureCount: 1,
-			EnrichmentStatus: store.EnrichmentPermanentFailure, LastFailureAt: now, UpdatedAt: now,
-			LastError:  &store.LastError{Component: stage, ErrorClass: failure.NotFound, Error: "404 (seeded)", FailedAt: now},
-			DeadLetter: &store.DeadLetterRef{Stage: stage, Class: failure.NotFound, At: now}})
+		err := items.Put(ctx, store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Received,
+			State: work.Deadletter, Stage: stage, Attempts: map[work.Stage]int{stage: 1}, FailureCount: 1,
+			EnrichmentStatus: work.EnrichmentPermanentFailure, LastFailureAt: now, UpdatedAt: now,
+			LastError:  &store.LastError{Component: stage, ErrorClass: work.NotFound, Error: "404 (seeded)", FailedAt: now},
+			DeadLetter: &store.DeadLetterRef{Stage: stage, Class: work.NotFound, At: now}})
 		if err != nil {
 			return i, err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/triagehq/triage/dev/local/template"
 	"github.com/triagehq/triage/internal/cfnstack"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 func TestMain(m *testing.M) { localtest.Main(m) }
@@ -114,7 +115,7 @@ func TestInvoke(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if it.Status != store.Fetched || it.Document == nil || it.Document.Bytes == 0 {
+			if it.Status != work.Fetched || it.Document == nil || it.Document.Bytes == 0 {
 				t.Errorf("%s: status %s document %+v", id, it.Status, it.Document)
 			}
 		}

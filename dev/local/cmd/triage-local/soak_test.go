@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/triagehq/triage/dev/soak"
-	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // TestSoakReportFromResults writes the report of saved runs without running
@@ -17,8 +17,8 @@ func TestSoakReportFromResults(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	rec := soak.Record{Command: "triage-local soak --runs 2", Options: soak.Options{Items: 3}, Runs: []*soak.Result{
-		{Seed: 1, Items: 3, Settled: true, ByState: map[store.State]int{store.Done: 2, store.Deadletter: 1}},
-		{Seed: 2, Items: 3, Settled: true, ByState: map[store.State]int{store.Done: 2, store.Queued: 1},
+		{Seed: 1, Items: 3, Settled: true, ByState: map[work.State]int{work.Done: 2, work.Deadletter: 1}},
+		{Seed: 2, Items: 3, Settled: true, ByState: map[work.State]int{work.Done: 2, work.Queued: 1},
 			Violations: []soak.Violation{{Kind: soak.ViolationStuck, Items: []string{"item-0003 (queued notify)"}}}},
 	}}
 	b, err := json.Marshal(rec)
@@ -57,8 +57,8 @@ func TestSoakFreshSeeds(t *testing.T) {
 	dir := t.TempDir()
 	rec := soak.Record{Command: "triage-local soak --fresh --runs 2 --items 3", Options: soak.Options{Items: 3, Seed: 91}, Fresh: true,
 		Runs: []*soak.Result{
-			{Seed: 91, Items: 3, Settled: true, ByState: map[store.State]int{store.Done: 3}},
-			{Seed: 1234567, Items: 3, Settled: true, ByState: map[store.State]int{store.Done: 3}},
+			{Seed: 91, Items: 3, Settled: true, ByState: map[work.State]int{work.Done: 3}},
+			{Seed: 1234567, Items: 3, Settled: true, ByState: map[work.State]int{work.Done: 3}},
 		}}
 	b, err := json.Marshal(rec)
 	if err != nil {
