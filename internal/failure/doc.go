@@ -1,4 +1,6 @@
-// Package failure turns every error triage meets into a stable class.
+// Package failure turns every error triage meets into a stable class (a
+// work.Class: the classes and their traits are the leaf's, which every
+// layer reads; this package owns the classifier that chooses one).
 //
 // One classifier serves every stage, and every form the evidence takes: a
 // typed error (*HTTPError, the AWS SDK's smithy.APIError, net and TLS

@@ -2,8 +2,9 @@
 //
 // An item has a status (how far it got: received → fetched → enriched →
 // notified) and a state (where it is in its stage's queue: queued, working,
-// retryable, failed, deadletter, done). Allowed state transitions are the
-// Transitions table; every store write carries a ConditionExpression built
+// retryable, failed, deadletter, done); both are plain values of the leaf
+// (work.Status, work.State). Allowed state transitions are the leaf's
+// work.Transitions table; every store write carries a ConditionExpression built
 // from it, plus the lease of the invocation that holds the item, so two
 // invocations can never both move an item and no update is ever lost.
 //

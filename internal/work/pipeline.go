@@ -1,8 +1,20 @@
-// Package work holds the plain types every layer of triage shares: the
-// stages an item flows through (fetch → llm → notify), the envelope that
-// carries an item between their queues, and Cut, which cuts text to a byte
-// budget (a DynamoDB attribute, a log field, a prompt) without splitting a
-// UTF-8 character. It imports nothing of triage's.
+// Package work holds the plain types every layer of triage shares, as
+// values and tables with no behaviour beyond reading them:
+//
+//   - the stages an item flows through (fetch → llm → notify) and the
+//     envelope that carries an item between their queues (pipeline.go);
+//   - the error classes and their traits, the table of docs/design.md
+//     "Error classes and retry profiles" (class.go): the classifier
+//     (internal/failure) turns an error into one, the policy decides on it;
+//   - an item's status, its state and the Transitions table of the state
+//     machine (docs/design.md "Item state"), and its enrichment status
+//     (state.go): the stores persist them and build their conditions from
+//     the table;
+//   - Prefix and Ellipsis, which cut text to a byte budget (a DynamoDB
+//     attribute, a log field, a prompt) without splitting a UTF-8
+//     character (textcut.go).
+//
+// It imports nothing of triage's.
 package work
 
 import (

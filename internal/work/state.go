@@ -51,7 +51,7 @@ const (
 	// Working means a stage invocation holds the item's lease.
 	Working State = "working"
 	// Retryable means the last attempt failed (or waited) and the item will
-	// run again at NotBefore, through SQS visibility or the scheduler.
+	// run again at its NotBefore, through SQS visibility or the scheduler.
 	Retryable State = "retryable"
 	// Failed means the stage failed for good and the hand-off of the dead
 	// letter to the DLQ is not yet confirmed. A redelivery completes it.
@@ -67,8 +67,8 @@ const (
 func States() []State { return []State{Queued, Working, Retryable, Failed, Deadletter, Done} }
 
 // Transitions is the state machine: the states each state may move to. The
-// stores enforce it in DynamoDB with ConditionExpressions built from this
-// table (see allowedFrom), so code and data cannot disagree.
+// stores (internal/store) enforce it in DynamoDB with ConditionExpressions
+// built from this table, so code and data cannot disagree.
 //
 //	queued     → working                      (claim)
 //	retryable  → working                      (claim once due)
