@@ -50,7 +50,7 @@ func LookupProfile(name string) (*Profile, error) { return policy.Lookup(name) }
 // Classify classifies err with the classifier every stage uses. An error
 // that already carries a classification (one Do or RoundTripper returned)
 // keeps it.
-func Classify(err error) Classification { return failure.ClassOf(err) }
+func Classify(err error) Classification { return failure.Classify(err) }
 
 // ClassifyResponse classifies an HTTP answer the caller did not accept:
 // its status, headers (Retry-After and kin) and body (at most its first

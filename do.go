@@ -180,7 +180,7 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 		if err == nil {
 			_ = c.health.RecordSuccess(ctx, cl.model) // bookkeeping: never the call's outcome
 		} else {
-			_, _ = c.health.RecordFailure(ctx, cl.model, cl.itemID(), failure.ClassOf(err))
+			_, _ = c.health.RecordFailure(ctx, cl.model, cl.itemID(), failure.Classify(err))
 		}
 	}
 	return true, err
@@ -217,7 +217,7 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, calls int) error {
 	e := &Error{Err: err, Decision: dec, Calls: calls}
 	if !errors.Is(err, ErrWaiting) {
-		e.Classification = failure.ClassOf(err)
+		e.Classification = failure.Classify(err)
 	}
 	if _, dead := dec.(policy.DeadLetter); dead || c.producer == nil || cl.item == nil {
 		return e

@@ -96,5 +96,5 @@ func item(id string) triage.Item {
 }
 
 func retryInput(stage triage.Stage, err error, attempt int) policy.Input {
-	return policy.Input{Stage: stage, Failure: failure.ClassOf(err), Attempt: attempt, Now: t0}
+	return policy.Input{Stage: stage, Failure: failure.Classify(err), Attempt: attempt, Now: t0}
 }

@@ -33,7 +33,7 @@ func decide(p *policy.Profile, f facts) policy.Decision {
 		return p.Decide(in)
 	}
 	in.Gate, _ = gates.Of(f.err)
-	in.Failure = failure.ClassOf(f.err)
+	in.Failure = failure.Classify(f.err)
 	return p.Decide(in)
 }
 

@@ -5,7 +5,7 @@ import "errors"
 // Classified is a failure that carries its Classification. The first place
 // that sees a failure classifies it once (Mark); everything after it — model
 // health, the circuit breakers, the fallback chain's escalation, the stage
-// runner — reads that Classification (ClassOf) instead of classifying the
+// runner — reads that Classification (Classify returns it) instead of classifying the
 // error again (docs/design.md "Classifying a failure").
 type Classified struct {
 	// Err is the failure.
@@ -33,19 +33,8 @@ func Mark(err error) error {
 	return &Classified{Err: err, Classification: Classify(err)}
 }
 
-// ClassOf returns the Classification err carries (see Mark), or classifies
-// err when it carries none. A class triage raised around a marked failure
-// (an *Error wrapping it) is what Classify decides for the whole chain, so
-// it wins, as it would there.
-func ClassOf(err error) Classification {
-	if c, ok := carried(err); ok {
-		return c
-	}
-	return Classify(err)
-}
-
 // carried walks err's chain to the first Classified. An *Error met on the
-// way outranks it (ClassOf), and so does a chain that branches (errors.Join),
+// way outranks it (Classify), and so does a chain that branches (errors.Join),
 // whose carried classification would speak for one branch only.
 func carried(err error) (Classification, bool) {
 	for e := err; e != nil; e = errors.Unwrap(e) {

@@ -11,7 +11,7 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// TestMarkCarriesTheClassification: a marked failure answers ClassOf with
+// TestMarkCarriesTheClassification: a marked failure answers Classify with
 // the classification it was marked with — through wraps and details — and
 // unmarked ones are classified as Classify would.
 func TestMarkCarriesTheClassification(t *testing.T) {
@@ -35,12 +35,12 @@ func TestMarkCarriesTheClassification(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if got := failure.ClassOf(tc.err).Class; got != tc.want {
-				t.Errorf("ClassOf = %s, want %s", got, tc.want)
+			if got := failure.Classify(tc.err).Class; got != tc.want {
+				t.Errorf("Classify = %s, want %s", got, tc.want)
 			}
 		})
 	}
-	if got := failure.ClassOf(marked); got.Reason != want.Reason || got.Requested != want.Requested || got.Status != want.Status {
+	if got := failure.Classify(marked); got.Reason != want.Reason || got.Requested != want.Requested || got.Status != want.Status {
 		t.Errorf("carried %+v, want %+v", got, want)
 	}
 	if marked.Error() != quota.Error() {
@@ -69,7 +69,7 @@ func TestMarkLeavesAlone(t *testing.T) {
 	if got := failure.Mark(own); got != error(own) {
 		t.Error("Mark wrapped a marked failure again")
 	}
-	if got := failure.ClassOf(fmt.Errorf("x: %w", own)).Class; got != work.ContentPolicy {
-		t.Errorf("ClassOf = %s, want the carried CONTENT_POLICY", got)
+	if got := failure.Classify(fmt.Errorf("x: %w", own)).Class; got != work.ContentPolicy {
+		t.Errorf("Classify = %s, want the carried CONTENT_POLICY", got)
 	}
 }

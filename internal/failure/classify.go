@@ -97,9 +97,15 @@ var DefaultRules = Classifier{
 	RuleFunc(classifyUpstream),
 }
 
-// Classify classifies err: the operator's rule first, when one is
-// installed (SetOperatorRule), then DefaultRules.
+// Classify returns the Classification err carries (see Mark), or classifies
+// err when it carries none: the operator's rule first, when one is
+// installed (SetOperatorRule), then DefaultRules. A class triage raised
+// around a marked failure (an *Error wrapping it) is what the rules decide
+// for the whole chain, so it wins.
 func Classify(err error) Classification {
+	if c, ok := carried(err); ok {
+		return c
+	}
 	if err != nil {
 		if c, ok := classifyOperator(err); ok {
 			return c

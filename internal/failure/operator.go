@@ -93,7 +93,7 @@ var operatorRule atomic.Pointer[ruleBox]
 type ruleBox struct{ r Rule }
 
 // SetOperatorRule puts r in front of the built-in tables for every
-// classification in the process — Classify, Mark, ClassOf and everything
+// classification in the process — Classify, Mark and everything
 // that calls them (docs/design.md "Operator rules", "Precedence": order 0)
 // — and returns the rule it replaces; nil removes it. r is usually a
 // Classifier of an operator's rules, each matching FactsOf(err).

@@ -389,7 +389,7 @@ func TestFactsOf(t *testing.T) {
 const operatorProvider = "operator-test-acme"
 
 // TestOperatorRule: a rule installed with SetOperatorRule decides before
-// the tables, for Classify, Mark and ClassOf alike; what it decides is
+// the tables, for Classify, a marked failure and a wrapped one alike; what it decides is
 // checked and completed.
 func TestOperatorRule(t *testing.T) {
 	rule := failure.RuleFunc(func(err error) (failure.Classification, bool) {
@@ -420,7 +420,7 @@ func TestOperatorRule(t *testing.T) {
 	slow := &failure.HTTPError{Provider: operatorProvider, Stage: work.LLM, Status: 400, Body: body("E_SLOWDOWN"),
 		Header: http.Header{"Retry-After": {"5"}}}
 	for name, c := range map[string]failure.Classification{
-		"Classify": failure.Classify(slow), "Mark": failure.ClassOf(failure.Mark(slow)), "ClassOf": failure.ClassOf(fmt.Errorf("w: %w", slow)),
+		"Classify": failure.Classify(slow), "Mark": failure.Classify(failure.Mark(slow)), "wrapped": failure.Classify(fmt.Errorf("w: %w", slow)),
 	} {
 		if c.Class != work.RateLimited || !c.Retryable || !c.Counts || c.Reason != "rule acme-slowdown" || c.Default ||
 			c.Provider != operatorProvider || c.Status != 400 || c.Code != "E_SLOWDOWN" || c.Requested.Delay != 90*time.Second {

@@ -307,7 +307,7 @@ func TestInstall(t *testing.T) {
 		t.Fatalf("install: %v (%d rules)", err, set.Len())
 	}
 	wrapped := failure.Mark(errors.New("POST webhook: tenant throttled"))
-	if c := failure.ClassOf(wrapped); c.Reason != "rule notify-throttled" {
+	if c := failure.Classify(wrapped); c.Reason != "rule notify-throttled" {
 		t.Errorf("installed rules not used: %+v", c)
 	}
 	if _, err := rules.Install(context.Background(), rules.Source{File: filepath.Join(dir, "none.yaml")}, nil); err != nil {

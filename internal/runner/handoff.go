@@ -140,7 +140,7 @@ func (b *batch) deadLetterMessage(msg events.SQSMessage, err error, correlationI
 	if correlationID == "" {
 		correlationID = lenientCorrelation
 	}
-	cl := failure.ClassOf(err)
+	cl := failure.Classify(err)
 	log := b.log.With("item_id", itemID, "correlation_id", correlationID, "message_id", msg.MessageId,
 		"class", string(cl.Class), "reason", cl.Reason)
 	b.r.metrics().Count(MetricFailures, b.r.Stage, cl.Class, 1)

@@ -326,7 +326,7 @@ func leaseOwner(msg events.SQSMessage, rc int) string {
 // receives span a store outage of policy.StoreOutageTolerance; a longer one
 // leaves a backstop message in the DLQ, which replay resumes.
 func (b *batch) storeUnavailable(log *slog.Logger, rc int, what string, err error) outcome {
-	cl := failure.ClassOf(err)
+	cl := failure.Classify(err)
 	d := b.r.holding().Unrecorded(rc, b.r.rand()())
 	log.Error(what+" failed; record returned to the queue", "class", string(cl.Class), "error", redact.String(err.Error()),
 		"visibility_ms", d.Milliseconds())
@@ -386,7 +386,7 @@ func (rec *record) signalCongestion(ctx context.Context, werr error) {
 	if rec.delivery.Gate == "" || r.Gates == nil || rec.rc > 1 || errors.Is(werr, failure.ErrWaiting) {
 		return
 	}
-	if !r.profile().Policy(r.Stage, failure.ClassOf(werr).Class).Congests {
+	if !r.profile().Policy(r.Stage, failure.Classify(werr).Class).Congests {
 		return
 	}
 	if err := r.Gates.Congested(ctx, rec.delivery.Gate, rec.b.now()); err != nil && !errors.Is(err, store.ErrConflict) {
@@ -425,7 +425,7 @@ func (rec *record) succeed(ctx context.Context, out store.Output) outcome {
 func (rec *record) fail(ctx context.Context, werr error) outcome {
 	b, r := rec.b, rec.b.r
 	now := b.now()
-	cl := failure.ClassOf(werr)
+	cl := failure.Classify(werr)
 	prev := rec.item.Attempts[r.Stage]
 	profile := r.profile()
 	g, _ := gates.Of(werr)
@@ -673,7 +673,7 @@ func (rec *record) unrecorded(log *slog.Logger, err error, what string) outcome 
 		return outcome{ack: true, kind: "lease_lost"}
 	}
 	r := rec.b.r
-	r.metrics().Count(MetricStoreErrors, r.Stage, failure.ClassOf(err).Class, 1)
+	r.metrics().Count(MetricStoreErrors, r.Stage, failure.Classify(err).Class, 1)
 	d := r.holding().Unrecorded(rec.rc, r.rand()())
 	log.Error("recording "+what+" failed; record returned to the queue", "store_error", redact.String(err.Error()),
 		"visibility_ms", d.Milliseconds())

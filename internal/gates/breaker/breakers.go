@@ -49,7 +49,7 @@ func OutcomeOf(err error, p *policy.Profile, stage work.Stage) policy.BreakerEff
 	case p == nil:
 		p = standard
 	}
-	return p.Breaker(stage, failure.ClassOf(err))
+	return p.Breaker(stage, failure.Classify(err))
 }
 
 // standard is the profile of a Breakers without one; never modified.
@@ -298,7 +298,7 @@ func (b *Breakers) Done(ctx context.Context, t Ticket, callErr error) error {
 	now := b.now()
 	var cl failure.Classification
 	if callErr != nil && o != policy.Silent {
-		cl = failure.ClassOf(callErr)
+		cl = failure.Classify(callErr)
 	}
 	var run store.Suspect
 	if o == policy.Trips {

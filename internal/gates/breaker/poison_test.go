@@ -84,7 +84,7 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 		// The poisoned item failed the same way twice before the close.
 		tk.Suspect = &store.Suspect{Service: svc, Class: work.AuthDenied, Count: 2, Probes: 1, First: t0.Add(-time.Minute), Last: t0}
 		err := b.breakers.Done(ctx, tk, denied)
-		if err == nil || errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != work.AuthDenied {
+		if err == nil || errors.Is(err, failure.ErrWaiting) || failure.Classify(err).Class != work.AuthDenied {
 			t.Fatalf("Done = %v, want the AUTH_DENIED itself, for the decision table", err)
 		}
 		if _, gated := gates.Of(err); gated || failure.Details(err)["blame"] != "item" {

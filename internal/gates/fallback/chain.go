@@ -241,7 +241,7 @@ func (c *Chain) Run(ctx context.Context, item store.Item, d gates.Delivery) (sto
 			return store.Output{Enrichment: &enr}, nil
 		}
 		if why, wait, wide := c.providerWide(ctx, e.Provider, err); wide && ctx.Err() == nil {
-			c.putOut(ctx, w, e.Provider, why, failure.ClassOf(err).Class)
+			c.putOut(ctx, w, e.Provider, why, failure.Classify(err).Class)
 			w.skipped = append(w.skipped, e.String())
 			if wait != nil {
 				w.breaker = true
@@ -254,7 +254,7 @@ func (c *Chain) Run(ctx context.Context, item store.Item, d gates.Delivery) (sto
 			continue
 		}
 		if esc, ok := c.escalation(ctx, e, err, w); ok {
-			class := failure.ClassOf(err).Class
+			class := failure.Classify(err).Class
 			c.count(MetricModelEscalations, class)
 			c.logger().WarnContext(ctx, "escalating to the escalation model", "model", e.String(), "escalation_model", esc.String(),
 				"class", string(class))
@@ -391,7 +391,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 		why = "circuit breaker opened"
 		if !errors.Is(err, failure.ErrWaiting) {
 			// A quota's failure: the breaker, now open, reports its state.
-			why += " (" + string(failure.ClassOf(err).Class) + ")"
+			why += " (" + string(failure.Classify(err).Class) + ")"
 			if _, werr := c.Breakers.Allow(ctx, Service(p)); errors.Is(werr, failure.ErrWaiting) {
 				return why, werr, true
 			}
@@ -402,7 +402,7 @@ func (c *Chain) providerWide(ctx context.Context, p failure.Provider, err error)
 	if errors.Is(err, failure.ErrWaiting) {
 		return "", nil, false
 	}
-	if cl := failure.ClassOf(err); c.profile().SkipsProvider(cl) {
+	if cl := failure.Classify(err); c.profile().SkipsProvider(cl) {
 		return string(cl.Class), nil, true
 	}
 	return "", nil, false
@@ -445,7 +445,7 @@ func (c *Chain) ask(ctx context.Context, item store.Item, e Entry, t breaker.Tic
 	err = failure.Mark(err)
 	if c.Breakers != nil {
 		verdict := err
-		if err != nil && failure.ClassOf(err).SelfImposed {
+		if err != nil && failure.Classify(err).SelfImposed {
 			verdict = &failure.WaitError{Reason: "triage's daily budget: the provider was not called"}
 		}
 		if closed := c.Breakers.Done(ctx, t, verdict); closed != nil {
@@ -468,7 +468,7 @@ func (c *Chain) ask(ctx context.Context, item store.Item, e Entry, t breaker.Tic
 		// A closed gate or our own deadline says nothing about the model.
 		return enr, err
 	}
-	if _, herr := c.Health.RecordFailure(ctx, key, item.ID, failure.ClassOf(err)); herr != nil {
+	if _, herr := c.Health.RecordFailure(ctx, key, item.ID, failure.Classify(err)); herr != nil {
 		c.logger().ErrorContext(ctx, "recording a model failure failed", "model", key, "error", herr.Error())
 	}
 	return enr, err
@@ -480,7 +480,7 @@ func (c *Chain) escalation(ctx context.Context, failed Entry, err error, w *walk
 	if strings.TrimSpace(esc.Model) == "" || esc == failed {
 		return Entry{}, false
 	}
-	if !c.profile().Policy(work.LLM, failure.ClassOf(err).Class).Escalates {
+	if !c.profile().Policy(work.LLM, failure.Classify(err).Class).Escalates {
 		return Entry{}, false
 	}
 	if _, out := w.out[esc.Provider]; out {

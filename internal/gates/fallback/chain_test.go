@@ -442,7 +442,7 @@ func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
 	b.disable(t, "primary", t0)
 	b.models.errs["secondary"] = denied
 	_, err := b.chain.Run(ctx, item, gates.Delivery{})
-	if errors.Is(err, failure.ErrWaiting) || failure.ClassOf(err).Class != work.AuthDenied {
+	if errors.Is(err, failure.ErrWaiting) || failure.Classify(err).Class != work.AuthDenied {
 		t.Fatalf("Run = %v, want the AUTH_DENIED itself", err)
 	}
 

@@ -101,7 +101,7 @@ func describe(e *Execution, out store.Output, err error) {
 		e.Outcome, e.Reason = OutcomeWait, "nothing asked: "+redact.String(closed.WaitReason())
 		return
 	}
-	cl := failure.ClassOf(err)
+	cl := failure.Classify(err)
 	e.Class, e.UpstreamStatus = cl.Class, cl.Status
 	if reason, ok := failure.ActionReason(err); ok {
 		e.Outcome, e.Reason = OutcomeFailed, redact.String(reason)
