@@ -37,20 +37,20 @@ usable item, escalation, give-up thresholds and drain limits.`
 
 // policyView is what policy show prints.
 type policyView struct {
-	Profile           string                `json:"profile"`
-	Description       string                `json:"description"`
-	RequestedCap      string                `json:"requested_cap"`
-	ProviderQuotaWait string                `json:"provider_quota_wait"`
-	BudgetRecheck     string                `json:"budget_recheck,omitempty"`
-	Classes           []policy.Row          `json:"classes"`
-	Probing           policy.Probing        `json:"probing"`
-	Blame             []blameView           `json:"blame"`
-	Holding           holdingView           `json:"holding"`
-	GateWaits         gateWaitsView         `json:"gate_waits"`
-	Conflicts         []policy.ConflictRule `json:"conflicts"`
-	RoleDefaults      []roleDefaultView     `json:"role_defaults"`
-	Calls             []callView            `json:"calls"`
-	Outputs           outputsView           `json:"outputs"`
+	Profile           string                 `json:"profile"`
+	Description       string                 `json:"description"`
+	RequestedCap      string                 `json:"requested_cap"`
+	ProviderQuotaWait string                 `json:"provider_quota_wait"`
+	BudgetRecheck     string                 `json:"budget_recheck,omitempty"`
+	Classes           []policy.Row           `json:"classes"`
+	Probing           policy.Probing         `json:"probing"`
+	Blame             []blameView            `json:"blame"`
+	Holding           holdingView            `json:"holding"`
+	GateWaits         gateWaitsView          `json:"gate_waits"`
+	LostClaims        []policy.LostClaimRule `json:"conflicts"`
+	RoleDefaults      []roleDefaultView      `json:"role_defaults"`
+	Calls             []callView             `json:"calls"`
+	Outputs           outputsView            `json:"outputs"`
 }
 
 // roleDefaultView is one row of failure.RoleDefaults: the statuses and
@@ -125,7 +125,7 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 		blame = append(blame, blameView{Evidence: r.Describe(pr), Blame: r.Blame, Item: r.Item, Breaker: r.Breaker})
 	}
 	v := policyView{Profile: p.Name, Description: p.Description, RequestedCap: p.RequestedCap.String(),
-		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), Conflicts: policy.Conflicts, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
+		ProviderQuotaWait: p.ProviderQuotaWait.String(), Classes: p.Rows(), LostClaims: policy.LostClaims, RoleDefaults: roleDefaults(), Probing: pr, Blame: blame,
 		Calls: callRows(), Outputs: outputs(),
 		Holding: holdingView{MaxVisibility: h.Visibility().String(), ParkAfter: policy.DefaultParkAfter.String(),
 			ParkAfterReceives: policy.DefaultParkAfterReceives, Unrecorded: h.UnrecordedBackoff()},
@@ -189,8 +189,8 @@ func printPolicy(w io.Writer, v policyView) error {
 		"a gate said closed until a time past, %s\n\n", v.GateWaits.Probing, v.GateWaits.NoModel, v.GateWaits.Floor)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOST CLAIM: THE ITEM IS\tACTION\tDUPLICATE")
-	for _, c := range v.Conflicts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Conflict, c.Action, yes(c.Duplicate))
+	for _, c := range v.LostClaims {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.LostClaim, c.Action, yes(c.Duplicate))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

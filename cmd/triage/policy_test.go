@@ -11,7 +11,7 @@ import (
 )
 
 // TestPolicyShow: the table names every class, the llm stage's override,
-// the holding rule and the conflict table; --json carries the same rows.
+// the holding rule and the lost-claim table; --json carries the same rows.
 func TestPolicyShow(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"policy", "show"}, strings.NewReader(""), &out, &errOut); code != 0 {
@@ -40,10 +40,10 @@ func TestPolicyShow(t *testing.T) {
 		t.Fatalf("--json output: %v", err)
 	}
 	p, _ := policy.Lookup("daily-batch")
-	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.Conflicts) != len(policy.Conflicts) ||
+	if v.Profile != "daily-batch" || len(v.Classes) != len(p.Rows()) || len(v.LostClaims) != len(policy.LostClaims) ||
 		len(v.RoleDefaults) != len(failure.RoleDefaults) ||
 		len(v.Blame) != len(policy.Blames) || v.Probing.MaxInterval != 24 || v.Probing.SameFailures != policy.DefaultSameFailures {
-		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults, %d blame rows, probing %+v", v.Profile, len(v.Classes), len(v.Conflicts),
+		t.Errorf("--json: profile %q, %d rows, %d conflicts, %d role defaults, %d blame rows, probing %+v", v.Profile, len(v.Classes), len(v.LostClaims),
 			len(v.RoleDefaults), len(v.Blame), v.Probing)
 	}
 	if len(v.Calls) != len(policy.CallRows()) || v.Calls[0].MaxAttempts != policy.DefaultNoticeAttempts ||

@@ -27,7 +27,7 @@
 // envelope between stages (package work). The fetch stage creates the
 // Items row from a spec with one conditional put on the id
 // (store.Items.Create): a new id is created queued for fetch and claimed at
-// once; an id that exists with the same spec (Conflicts is empty) is a
+// once; an id that exists with the same spec (Differences is empty) is a
 // duplicate — a producer's retry or SQS's at-least-once delivery — and the
 // claim decides as for any other duplicate; an id that exists with a
 // different spec is dead-lettered SCHEMA_INVALID naming the fields that

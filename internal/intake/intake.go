@@ -353,39 +353,39 @@ func (s Spec) NewItem(owner string, now time.Time) store.NewItem {
 	}
 }
 
-// Conflict is one field where a resubmitted spec differs from the item.
-type Conflict struct {
+// Difference is one field where a resubmitted spec differs from the item.
+type Difference struct {
 	// Field is the spec field; Have the item's value, Got the message's.
 	Field     string
 	Have, Got string
 }
 
-// Conflicts compares s with the item that already has its id, field by
+// Differences compares s with the item that already has its id, field by
 // field, and returns where they differ; empty means the message is a
 // duplicate of the item's submission. The correlation id is not compared:
 // it is tracing, not content. Notice choices are compared as they resolve
 // (an absent choice is the kind's default), so an explicit default is no
 // conflict.
-func (s Spec) Conflicts(it store.Item) []Conflict {
+func (s Spec) Differences(it store.Item) []Difference {
 	s = s.withDefaults()
 	kind := it.Kind
 	if kind == "" {
 		kind = store.KindStory
 	}
-	var out []Conflict
+	var out []Difference
 	add := func(field, have, got string) {
 		if have != got {
-			out = append(out, Conflict{Field: field, Have: have, Got: got})
+			out = append(out, Difference{Field: field, Have: have, Got: got})
 		}
 	}
 	add(FieldKind, string(kind), string(s.Kind))
 	add(FieldSourceURL, it.SourceURL, s.SourceURL)
 	add(FieldWebhookURL, it.WebhookURL, s.WebhookURL)
 	if !maps.Equal(it.Metadata, s.Metadata) {
-		out = append(out, Conflict{Field: FieldMetadata, Have: encodeMap(it.Metadata), Got: encodeMap(s.Metadata)})
+		out = append(out, Difference{Field: FieldMetadata, Have: encodeMap(it.Metadata), Got: encodeMap(s.Metadata)})
 	}
 	if have, got := it.NoticeChoices(), s.Notices.Resolve(s.Kind); have != got {
-		out = append(out, Conflict{Field: FieldNotices, Have: encodeNotices(have), Got: encodeNotices(got)})
+		out = append(out, Difference{Field: FieldNotices, Have: encodeNotices(have), Got: encodeNotices(got)})
 	}
 	return out
 }

@@ -79,7 +79,7 @@ func TestNoticeConflicts(t *testing.T) {
 			t.Parallel()
 			s := base
 			s.Notices = tc.notices
-			cs := s.Conflicts(stored)
+			cs := s.Differences(stored)
 			if got := len(cs) > 0; got != tc.conflict {
 				t.Fatalf("conflicts %+v, want conflict=%v", cs, tc.conflict)
 			}

@@ -10,7 +10,7 @@
 // stage, plus the cap on delays an upstream asks for. Three profiles ship:
 // "standard" (the default), "daily-batch" and "predictions"; Lookup selects
 // one by name. Holding decides how a record waits (SQS visibility or
-// parked), and Conflicts what a delivery whose claim lost does. Blames is
+// parked), and LostClaims what a delivery whose claim lost does. Blames is
 // whose a provider-wide failure is — the upstream's, or the item's own (a
 // poison item) — judged by Profile.Blame on the evidence the item and the
 // breaker keep, and a profile's Probing paces a failing breaker's probes

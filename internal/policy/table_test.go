@@ -71,25 +71,25 @@ func TestTableAgreesWithTraits(t *testing.T) {
 // briefly, never acknowledged.
 func TestConflictTable(t *testing.T) {
 	t.Parallel()
-	seen := map[policy.Conflict]bool{}
-	for _, r := range policy.Conflicts {
-		if seen[r.Conflict] {
-			t.Errorf("two rules for %q", r.Conflict)
+	seen := map[policy.LostClaim]bool{}
+	for _, r := range policy.LostClaims {
+		if seen[r.LostClaim] {
+			t.Errorf("two rules for %q", r.LostClaim)
 		}
-		seen[r.Conflict] = true
+		seen[r.LostClaim] = true
 		if r.Kind == "" || r.Why == "" || r.Action == "" {
-			t.Errorf("rule %q is incomplete: %+v", r.Conflict, r)
+			t.Errorf("rule %q is incomplete: %+v", r.LostClaim, r)
 		}
 	}
-	if got := policy.ConflictOutcome("no such situation"); got.Action != policy.KeepBriefly {
+	if got := policy.LostClaimOutcome("no such situation"); got.Action != policy.KeepBriefly {
 		t.Errorf("unknown situation: %+v", got)
 	}
-	for c, want := range map[policy.Conflict]policy.ConflictAction{
+	for c, want := range map[policy.LostClaim]policy.LostClaimAction{
 		policy.ItemMissing: policy.DeadLetterMessage, policy.FailedCarried: policy.ResendDeadLetter, policy.DeadLetteredCarried: policy.Renotice,
 		policy.NextStageQueued: policy.Reforward, policy.WorkingCarried: policy.KeepUntilLease, policy.Cooling: policy.KeepUntilDue,
 		policy.ParkedLater: policy.Acknowledge, policy.WorkingOther: policy.Acknowledge,
 	} {
-		if got := policy.ConflictOutcome(c).Action; got != want {
+		if got := policy.LostClaimOutcome(c).Action; got != want {
 			t.Errorf("%s: %s, want %s", c, got, want)
 		}
 	}

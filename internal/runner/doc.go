@@ -8,7 +8,7 @@
 // spec, whose item the runner creates; a malformed body is dead-lettered
 // SCHEMA_INVALID and the batch goes on — and its item is claimed for the
 // stage under a lease owned by that delivery. A claim that loses is settled
-// by the conflict table, without calling the upstream ("Claim conflicts");
+// by the lost-claim table, without calling the upstream ("Claim conflicts");
 // a store that cannot be reached keeps the record, backing off on its
 // receive count, with nothing counted ("Waits and parking": "A store that
 // cannot be reached"). The claimed item goes to the stage's Work (a panic in

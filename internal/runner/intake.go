@@ -100,8 +100,8 @@ func (b *batch) create(ctx context.Context, log *slog.Logger, msg events.SQSMess
 	if ee.Current == nil {
 		return outcome{}, false
 	}
-	if cs := spec.Conflicts(*ee.Current); len(cs) > 0 {
-		return b.deadLetterMessage(msg, failure.New(work.SchemaInvalid, "%s", conflictText(spec.ItemID, cs)), spec.CorrelationID), true
+	if cs := spec.Differences(*ee.Current); len(cs) > 0 {
+		return b.deadLetterMessage(msg, failure.New(work.SchemaInvalid, "%s", differenceText(spec.ItemID, cs)), spec.CorrelationID), true
 	}
 	// The item keeps the correlation id of its first submission.
 	env.CorrelationID = ee.Current.CorrelationID
@@ -109,9 +109,9 @@ func (b *batch) create(ctx context.Context, log *slog.Logger, msg events.SQSMess
 	return outcome{}, false
 }
 
-// conflictText names the fields a resubmitted spec changes, with both
+// differenceText names the fields a resubmitted spec changes, with both
 // values redacted and cut short.
-func conflictText(id string, cs []intake.Conflict) string {
+func differenceText(id string, cs []intake.Difference) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s is %q on the item, %q in the message", c.Field,

@@ -299,7 +299,7 @@ func (b *batch) process(msg events.SQSMessage) (out outcome) {
 	if err != nil {
 		var ce *store.ClaimError
 		if errors.As(err, &ce) {
-			return b.onConflict(ctx, log, msg, env, ce.Current)
+			return b.onLostClaim(ctx, log, msg, env, ce.Current)
 		}
 		return b.storeUnavailable(log, rc, "claim", err)
 	}

@@ -14,13 +14,13 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// onConflict executes what the conflict table (policy.Conflicts) says of a
+// onLostClaim executes what the lost-claim table (policy.LostClaims) says of a
 // delivery whose claim lost, from the item as the claim found it. Nothing
 // here calls the upstream or spends an attempt.
-func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQSMessage, env work.Envelope, cur *store.Item) outcome {
+func (b *batch) onLostClaim(ctx context.Context, log *slog.Logger, msg events.SQSMessage, env work.Envelope, cur *store.Item) outcome {
 	r := b.r
 	now := b.now()
-	rule := policy.ConflictOutcome(r.conflict(msg, cur, now))
+	rule := policy.LostClaimOutcome(r.lostClaim(msg, cur, now))
 	if cur != nil {
 		log = log.With("item_state", string(cur.State), "item_stage", string(cur.Stage))
 	}
@@ -46,7 +46,7 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 		log.Warn(rule.Why)
 		return outcome{visibility: r.resendDelay(), kind: rule.Kind}
 	}
-	if rule.Conflict == policy.EarlierStage {
+	if rule.LostClaim == policy.EarlierStage {
 		log.Warn(rule.Why)
 	} else {
 		log.Info(rule.Why, "outcome", o.kind)
@@ -54,8 +54,8 @@ func (b *batch) onConflict(ctx context.Context, log *slog.Logger, msg events.SQS
 	return o
 }
 
-// conflict names the situation a lost claim found (see policy.Conflict).
-func (r *Runner) conflict(msg events.SQSMessage, cur *store.Item, now time.Time) policy.Conflict {
+// lostClaim names the situation a lost claim found (see policy.LostClaim).
+func (r *Runner) lostClaim(msg events.SQSMessage, cur *store.Item, now time.Time) policy.LostClaim {
 	switch {
 	case cur == nil:
 		return policy.ItemMissing
