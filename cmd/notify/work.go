@@ -197,7 +197,7 @@ func (n *notifier) Run(ctx context.Context, item store.Item, _ gates.Delivery) (
 	return store.Output{Delivery: d}, nil
 }
 
-func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*store.Delivery, error) {
+func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*store.WebhookDelivery, error) {
 	secret, err := n.secret(ctx)
 	if err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*s
 	if err != nil {
 		return nil, err
 	}
-	return &store.Delivery{Status: status, IdempotencyKey: key, DeliveredAt: n.now().UTC()}, nil
+	return &store.WebhookDelivery{Status: status, IdempotencyKey: key, DeliveredAt: n.now().UTC()}, nil
 }
 
 // PostNotice delivers an owner's notice (package notice) to webhookURL: the

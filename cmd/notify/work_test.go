@@ -165,7 +165,7 @@ func TestRunDelivers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			want := store.Delivery{Status: status, IdempotencyKey: "item-1:notify", DeliveredAt: fixedNow}
+			want := store.WebhookDelivery{Status: status, IdempotencyKey: "item-1:notify", DeliveredAt: fixedNow}
 			if out.Delivery == nil || *out.Delivery != want || out.Document != nil || out.Enrichment != nil {
 				t.Fatalf("Output = %+v, want Delivery %+v", out, want)
 			}

@@ -417,7 +417,7 @@ func breakerService(st work.Stage) func(store.Item) string {
 var (
 	simEnrichment = store.Enrichment{SummaryNeutral: "s", SummarySpicy: "s", Category: "news", Severity: "low",
 		PrimaryActor: "a", Model: llmModel}
-	simDelivery = store.Delivery{Status: 200}
+	simDelivery = store.WebhookDelivery{Status: 200}
 )
 
 // The simulated llm stage's budget: a cost per call, and a cap that never

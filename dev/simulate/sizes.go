@@ -69,7 +69,7 @@ func measureStateSizes() stateSizes {
 	s.failure = size() - enriched
 	claim(work.Notify)
 	_ = m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Notify, Owner: msg + "#1", Now: now,
-		Output: store.Output{Delivery: &store.Delivery{Status: 200, IdempotencyKey: id + ":notify", DeliveredAt: now}}})
+		Output: store.Output{Delivery: &store.WebhookDelivery{Status: 200, IdempotencyKey: id + ":notify", DeliveredAt: now}}})
 	// The success removes last_error; last_failure_at stays, and is
 	// counted with the delivery.
 	s.delivery = size() - enriched

@@ -90,7 +90,7 @@ func (l *live) work(st work.Stage) runner.Work {
 		case work.LLM:
 			return store.Output{Enrichment: &store.Enrichment{SummaryNeutral: "s", Model: "m"}}, nil
 		}
-		return store.Output{Delivery: &store.Delivery{Status: 200}}, nil
+		return store.Output{Delivery: &store.WebhookDelivery{Status: 200}}, nil
 	})
 }
 

@@ -6,14 +6,11 @@ import (
 	"github.com/triagehq/triage/internal/gates"
 )
 
-// Delivery is how a record came (gates.Delivery): the runner reads it from
-// the message and passes it to Work.Run.
-type Delivery = gates.Delivery
-
-// deliveryOf reads a message's Delivery from its attributes. A gate name
-// that does not parse is ignored: it only steers the ramp.
-func deliveryOf(msg events.SQSMessage) Delivery {
-	var d Delivery
+// deliveryOf reads how a message came (gates.Delivery) from its
+// attributes, for Work.Run. A gate name that does not parse is ignored: it
+// only steers the ramp.
+func deliveryOf(msg events.SQSMessage) gates.Delivery {
+	var d gates.Delivery
 	if a, ok := msg.MessageAttributes[gates.AttrGate]; ok && a.StringValue != nil {
 		if g, err := gates.Parse(*a.StringValue); err == nil && !g.IsDue() {
 			d.Gate = g

@@ -272,19 +272,19 @@ func TestDeliveryReachesTheWork(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		attrs map[string]string
-		want  runner.Delivery
+		want  gates.Delivery
 	}{
-		"plain":        {nil, runner.Delivery{}},
-		"released":     {map[string]string{gates.AttrGate: "quota:api.example.com"}, runner.Delivery{Gate: "quota:api.example.com"}},
-		"probe":        {map[string]string{gates.AttrGate: "breaker:h", gates.AttrProbe: "tok"}, runner.Delivery{Gate: "breaker:h", Probe: "tok"}},
-		"unknown gate": {map[string]string{gates.AttrGate: "nope:x"}, runner.Delivery{}},
+		"plain":        {nil, gates.Delivery{}},
+		"released":     {map[string]string{gates.AttrGate: "quota:api.example.com"}, gates.Delivery{Gate: "quota:api.example.com"}},
+		"probe":        {map[string]string{gates.AttrGate: "breaker:h", gates.AttrProbe: "tok"}, gates.Delivery{Gate: "breaker:h", Probe: "tok"}},
+		"unknown gate": {map[string]string{gates.AttrGate: "nope:x"}, gates.Delivery{}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tb := setup(t, work.LLM)
 			tb.seed(t, "a", work.LLM)
-			tb.delivery = runner.Delivery{Probe: "not run"}
+			tb.delivery = gates.Delivery{Probe: "not run"}
 			m := msg("a", work.LLM, "m1", 1)
 			m.MessageAttributes = map[string]events.SQSMessageAttribute{}
 			for k, v := range tc.attrs {

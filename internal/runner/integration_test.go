@@ -596,7 +596,7 @@ func TestLiveHappyPathRequestsPerStage(t *testing.T) {
 				e := enrichment
 				return store.Output{Enrichment: &e}, nil
 			}
-			return store.Output{Delivery: &store.Delivery{Status: 200, IdempotencyKey: it.ID + ":notify"}}, nil
+			return store.Output{Delivery: &store.WebhookDelivery{Status: 200, IdempotencyKey: it.ID + ":notify"}}, nil
 		}))
 		switch st {
 		case work.LLM:

@@ -342,7 +342,7 @@ type record struct {
 	item      store.Item
 	owner     string
 	rc        int
-	delivery  Delivery
+	delivery  gates.Delivery
 	log       *slog.Logger
 	claimedAt time.Time
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
@@ -37,14 +38,14 @@ type testBundle struct {
 	// work is what the stage does; tests replace it.
 	work func(ctx context.Context, it store.Item) (store.Output, error)
 	// delivery is the delivery the runner passed to the last run.
-	delivery runner.Delivery
+	delivery gates.Delivery
 }
 
 // bundleWork is the Work of a testBundle: it counts the calls, keeps the
 // delivery, and runs tb.work.
 type bundleWork struct{ tb *testBundle }
 
-func (w bundleWork) Run(ctx context.Context, it store.Item, d runner.Delivery) (store.Output, error) {
+func (w bundleWork) Run(ctx context.Context, it store.Item, d gates.Delivery) (store.Output, error) {
 	w.tb.calls.Add(1)
 	w.tb.delivery = d
 	return w.tb.work(ctx, it)
@@ -83,7 +84,7 @@ func okOutput(st work.Stage) store.Output {
 	case work.LLM:
 		return store.Output{Enrichment: &store.Enrichment{SummaryNeutral: "s", Category: "c", Severity: "low", Model: "m"}}
 	}
-	return store.Output{Delivery: &store.Delivery{Status: 200, IdempotencyKey: "k"}}
+	return store.Output{Delivery: &store.WebhookDelivery{Status: 200, IdempotencyKey: "k"}}
 }
 
 // seed puts an item queued at stage st.

@@ -107,7 +107,7 @@ type Item struct {
 
 	Document   *Document
 	Enrichment *Enrichment
-	Delivery   *Delivery
+	Delivery   *WebhookDelivery
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -204,8 +204,9 @@ type Enrichment struct {
 	Body *BodyRef `dynamodbav:"body,omitempty" json:"-"`
 }
 
-// Delivery is the notify stage's output.
-type Delivery struct {
+// WebhookDelivery is the notify stage's output: the webhook's answer to
+// the enrichment's delivery.
+type WebhookDelivery struct {
 	Status         int       `dynamodbav:"status" json:"status"`
 	IdempotencyKey string    `dynamodbav:"idempotency_key" json:"idempotency_key"`
 	DeliveredAt    time.Time `dynamodbav:"delivered_at" json:"delivered_at"`
@@ -216,5 +217,5 @@ type Delivery struct {
 type Output struct {
 	Document   *Document
 	Enrichment *Enrichment
-	Delivery   *Delivery
+	Delivery   *WebhookDelivery
 }

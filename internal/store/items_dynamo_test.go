@@ -121,7 +121,7 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 	ctx := context.Background()
 	// Both shapes of the success write: a plain update (a delivery) and
 	// the transaction with a document's sibling item.
-	for i, out := range []store.Output{{Delivery: &store.Delivery{Status: 200}}, {Document: &store.Document{Text: "x"}}} {
+	for i, out := range []store.Output{{Delivery: &store.WebhookDelivery{Status: 200}}, {Document: &store.Document{Text: "x"}}} {
 		id := "u" + strconv.Itoa(i)
 		if _, err := plain.Create(ctx, store.NewItem{ID: id, Kind: store.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 			t.Fatal(err)

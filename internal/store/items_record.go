@@ -41,7 +41,7 @@ type record struct {
 	NoteCount        int               `dynamodbav:"note_count,omitempty"`
 	Document         *Document         `dynamodbav:"document,omitempty"`
 	Enrichment       *Enrichment       `dynamodbav:"enrichment,omitempty"`
-	Delivery         *Delivery         `dynamodbav:"delivery,omitempty"`
+	Delivery         *WebhookDelivery  `dynamodbav:"delivery,omitempty"`
 	DeadLetter       *DeadLetterRef    `dynamodbav:"dead_letter,omitempty"`
 	Resolution       *Resolution       `dynamodbav:"resolution,omitempty"`
 	Suspect          *Suspect          `dynamodbav:"suspect,omitempty"`
