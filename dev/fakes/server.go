@@ -211,14 +211,7 @@ func hang(w http.ResponseWriter, r *http.Request, max time.Duration) {
 
 // pause waits d, or reports false when the request ends first.
 func pause(r *http.Request, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.Context().Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return clock.Sleep(r.Context(), d) == nil
 }
 
 // resetConnection writes a 200 header promising declared bytes, then part of
