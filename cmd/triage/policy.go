@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -134,9 +133,7 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 		v.BudgetRecheck = p.BudgetRecheck.String()
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return printJSON(stdout, v)
 	}
 	return printPolicy(stdout, v)
 }
