@@ -10,6 +10,7 @@ import (
 
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -48,7 +49,7 @@ type handler struct {
 // EventBridge's retry runs the pass again: every recovery is a conditional
 // write, so a repeated pass recovers nothing twice.
 func (h *handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health.Report, error) {
-	log := h.logger()
+	log := telemetry.Or(h.Log)
 	if ev.ID != "" {
 		log = log.With("event_id", ev.ID)
 	}
@@ -77,11 +78,4 @@ func (h *handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (health
 	}
 	log.InfoContext(ctx, "recovery run done", attrs...)
 	return rep, nil
-}
-
-func (h *handler) logger() *slog.Logger {
-	if h.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return h.Log
 }

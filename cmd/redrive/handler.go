@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"io"
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/triagehq/triage/internal/replay"
+	"github.com/triagehq/triage/internal/telemetry"
 )
 
 // defaultBy names the replayer when a request names nobody: a direct
@@ -29,7 +29,7 @@ type handler struct {
 // not fail the invocation: Lambda would retry an asynchronous invocation,
 // and the next run resumes anyway.
 func (h *handler) Handle(ctx context.Context, req replay.Request) (replay.Summary, error) {
-	log := h.logger()
+	log := telemetry.Or(h.Log)
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		log = log.With("request_id", lc.AwsRequestID)
 	}
@@ -46,11 +46,4 @@ func (h *handler) Handle(ctx context.Context, req replay.Request) (replay.Summar
 	}
 	log.InfoContext(ctx, "replay done", attrs...)
 	return sum, nil
-}
-
-func (h *handler) logger() *slog.Logger {
-	if h.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return h.Log
 }

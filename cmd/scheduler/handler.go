@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"io"
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/triagehq/triage/internal/scheduler"
+	"github.com/triagehq/triage/internal/telemetry"
 )
 
 // handler is the scheduler function: on every scheduled event (EventBridge,
@@ -34,15 +34,8 @@ func (h *handler) Handle(ctx context.Context, ev events.CloudWatchEvent) (schedu
 	}
 	res, err := h.Scheduler.Run(ctx, runID)
 	if err != nil {
-		h.logger().ErrorContext(ctx, "scheduler run failed", "run", runID, "error", err.Error())
+		telemetry.Or(h.Log).ErrorContext(ctx, "scheduler run failed", "run", runID, "error", err.Error())
 		return res, err
 	}
 	return res, nil
-}
-
-func (h *handler) logger() *slog.Logger {
-	if h.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return h.Log
 }

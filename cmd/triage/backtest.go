@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -72,9 +71,7 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 		if !*detail {
 			rep.Detail = nil
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	if err := simulate.WriteBacktest(stdout, rep); err != nil {
 		return err

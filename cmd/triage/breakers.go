@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/triagehq/triage/internal/gates/breaker"
@@ -80,8 +79,7 @@ func breakersDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub str
 }
 
 func breakersTable(w io.Writer, recs []breaker.Record, now time.Time) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVICE\tSTATE\tFAILURES\tOPEN UNTIL\tPROBE UNTIL\tOPENS\tLAST FAILURE\tLAST ERROR")
+	tw := newTable(w, "SERVICE", "STATE", "FAILURES", "OPEN UNTIL", "PROBE UNTIL", "OPENS", "LAST FAILURE", "LAST ERROR")
 	for _, r := range recs {
 		st := string(r.State)
 		if r.State == breaker.Open && !r.OpenUntil.After(now) {

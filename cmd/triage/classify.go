@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/triagehq/triage/internal/clock"
@@ -493,8 +492,7 @@ func upstreamEvidence(in classifyInput) (*failure.Evidence, error) {
 }
 
 func printDecisionTable(w io.Writer, outs []classifyOutput) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FAILURE\tCLASS\tRETRYABLE\tCOUNTS\tMODEL\tDECISION\tDELAY\tMAX\tREASON")
+	tw := newTable(w, "FAILURE", "CLASS", "RETRYABLE", "COUNTS", "MODEL", "DECISION", "DELAY", "MAX", "REASON")
 	for _, o := range outs {
 		if o.Error != "" {
 			name := o.Name

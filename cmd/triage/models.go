@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -169,8 +168,7 @@ func chainRows(ch deployedChain, recs []health.Model) []modelRow {
 }
 
 func modelRowsTable(w io.Writer, rows []modelRow, now time.Time) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tCHAIN\tSTATE\tFAILURES\tLAST FAILURE\tLAST ERROR\tDISABLED\tRECOVERED\tREASON")
+	tw := newTable(w, "MODEL", "CHAIN", "STATE", "FAILURES", "LAST FAILURE", "LAST ERROR", "DISABLED", "RECOVERED", "REASON")
 	for _, r := range rows {
 		m := r.Model
 		st := "enabled"

@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/triagehq/triage/internal/failure"
@@ -103,8 +102,7 @@ func providerBreakers(ctx context.Context, conn *healthConn, rows []modelRow) ([
 
 // providersTable prints each provider's breaker and models.
 func providersTable(w io.Writer, ps []providerHealth, now time.Time) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROVIDER\tBREAKER\tFAILURES\tOPENS\tOPEN UNTIL\tLAST FAILURE\tLAST ERROR\tMODELS")
+	tw := newTable(w, "PROVIDER", "BREAKER", "FAILURES", "OPENS", "OPEN UNTIL", "LAST FAILURE", "LAST ERROR", "MODELS")
 	for _, p := range ps {
 		r := p.Breaker
 		st := string(r.State)

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/breaker"
@@ -134,9 +132,7 @@ func runPolicy(_ io.Reader, stdout io.Writer, args []string) error {
 		v.BudgetRecheck = p.BudgetRecheck.String()
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return printJSON(stdout, v)
 	}
 	return printPolicy(stdout, v)
 }
@@ -149,8 +145,7 @@ func printPolicy(w io.Writer, v policyView) error {
 	}
 	fmt.Fprintf(w, "Retry-After honoured up to %s; a provider's quota waits %s; triage's own budget waits %s\n\n",
 		v.RequestedCap, v.ProviderQuotaWait, budget)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLASS\tSTAGE\tRETRY\tCOUNTS\tATTEMPTS\tBACKOFF\tMODEL\tBREAKER\tCONGESTS\tBACK BEHIND GATE\tSKIPS PROVIDER\tESCALATES")
+	tw := newTable(w, "CLASS", "STAGE", "RETRY", "COUNTS", "ATTEMPTS", "BACKOFF", "MODEL", "BREAKER", "CONGESTS", "BACK BEHIND GATE", "SKIPS PROVIDER", "ESCALATES")
 	for _, r := range v.Classes {
 		stage, attempts, counts := "all", "-", yes(r.Counts)
 		if r.Stage != "" {
@@ -169,8 +164,7 @@ func printPolicy(w io.Writer, v policyView) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nwhose failure: a provider-wide failure (a class whose BREAKER is trips) is judged by the first row that holds\n")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "EVIDENCE\tBLAME\tTHE ITEM\tTHE BREAKER")
+	tw = newTable(w, "EVIDENCE", "BLAME", "THE ITEM", "THE BREAKER")
 	for _, b := range v.Blame {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", b.Evidence, b.Blame, b.Item, b.Breaker)
 	}
@@ -187,8 +181,7 @@ func printPolicy(w io.Writer, v policyView) error {
 	fmt.Fprintf(w, "behind a closed gate (its provider reports its state; the policy decides the wait): until the time the provider\n"+
 		"knows; while another caller probes, the probe's lease end, at most %s; no usable model and no recovery expected, %s;\n"+
 		"a gate said closed until a time past, %s\n\n", v.GateWaits.Probing, v.GateWaits.NoModel, v.GateWaits.Floor)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LOST CLAIM: THE ITEM IS\tACTION\tDUPLICATE")
+	tw = newTable(w, "LOST CLAIM: THE ITEM IS", "ACTION", "DUPLICATE")
 	for _, c := range v.LostClaims {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.LostClaim, c.Action, yes(c.Duplicate))
 	}
@@ -197,12 +190,11 @@ func printPolicy(w io.Writer, v policyView) error {
 	}
 	fmt.Fprintf(w, "\nwhen nothing more specific decides, the status by the upstream's role (a model endpoint's 2xx is its\n"+
 		"answer, judged as the llm stage judges it):\n\n")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := "STATUS"
+	header := []string{"STATUS"}
 	for _, r := range failure.Roles() {
-		header += "\t" + strings.ToUpper(string(r))
+		header = append(header, strings.ToUpper(string(r)))
 	}
-	fmt.Fprintln(tw, header)
+	tw = newTable(w, header...)
 	for _, row := range v.RoleDefaults {
 		line := row.Statuses
 		for _, r := range failure.Roles() {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/work"
@@ -75,8 +74,7 @@ func outputs() outputsView {
 // printRows prints the call rows and the policy's other outputs.
 func printRows(w io.Writer, v policyView) error {
 	fmt.Fprintf(w, "\nwork that is not a stage's: a permanent failure or the last attempt's gives up\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CALLS\tATTEMPTS\tBACKOFF\tAT LEAST\tAT MOST\tRETRY-AFTER\tSTORE FAILED\tFOR")
+	tw := newTable(w, "CALLS", "ATTEMPTS", "BACKOFF", "AT LEAST", "AT MOST", "RETRY-AFTER", "STORE FAILED", "FOR")
 	for _, d := range v.Calls {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.MaxAttempts, d.Backoff, orDash(d.MinDelay), orDash(d.MaxDelay),
 			yes(d.HonoursRequested), orDash(d.StoreRetry), d.For)

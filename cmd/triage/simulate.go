@@ -87,9 +87,7 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 		return err
 	}
 	if *fakePlans {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sc.FakePlans())
+		return printJSON(stdout, sc.FakePlans())
 	}
 	if *scale != "" {
 		return runScale(stdout, sc, *scale, *scaleSeconds, *scaleDoc, *asJSON)
@@ -127,9 +125,7 @@ func runSimulate(_ io.Reader, stdout io.Writer, args []string) error {
 			}
 		}
 	case *asJSON:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := printJSON(stdout, results); err != nil {
 			return err
 		}
 	default:
@@ -330,9 +326,7 @@ func poisonRuns(ctx context.Context, list string, parallel int) ([]simulate.Pois
 // printPoison prints the poison runs' outcomes and targets.
 func printPoison(w io.Writer, runs []simulate.PoisonRun, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(runs)
+		return printJSON(w, runs)
 	}
 	for _, run := range runs {
 		h, wo := run.With.Healthy, run.Without.Healthy
@@ -424,9 +418,7 @@ func runScale(stdout io.Writer, base *simulate.Scenario, rates string, seconds f
 		rows = append(rows, simulate.ScaleRow{Config: cfg, Result: res})
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return printJSON(stdout, rows)
 	}
 	var b strings.Builder
 	if err := simulate.WriteScaleTable(&b, rows, simulate.CurrentPrices); err != nil {

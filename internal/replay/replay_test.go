@@ -373,6 +373,8 @@ func TestRequestJSON(t *testing.T) {
 		in      string
 		dlqs    replay.Stages
 		classes replay.Classes
+		// noDLQs: the request names no DLQ (every one).
+		noDLQs  bool
 		wantErr string
 	}{
 		"all":              {in: `{"dlqs":"all","note":"n"}`, dlqs: replay.Stages(work.Stages())},
@@ -380,7 +382,10 @@ func TestRequestJSON(t *testing.T) {
 		"one class":        {in: `{"filter":{"error_class":"rate_limited"},"note":"n"}`, classes: replay.Classes{work.RateLimited}},
 		"classes":          {in: `{"filter":{"error_class":["NOT_FOUND","AUTH_DENIED"]},"note":"n"}`, classes: replay.Classes{work.NotFound, work.AuthDenied}},
 		"no note":          {in: `{}`, wantErr: "note is required"},
+		"an empty list":    {in: `{"dlqs":[],"note":"n"}`, noDLQs: true},
 		"bad stage":        {in: `{"dlqs":["llm","nope"],"note":"n"}`, wantErr: "unknown stage"},
+		"dlqs not a list":  {in: `{"dlqs":3,"note":"n"}`, wantErr: "dlqs: want a list of stages"},
+		"classes not list": {in: `{"filter":{"error_class":{}},"note":"n"}`, wantErr: "error_class: want a class or a list"},
 		"bad class":        {in: `{"filter":{"error_class":"OOPS"},"note":"n"}`, wantErr: "unknown error class"},
 		"bad mode":         {in: `{"mode":"backwards","note":"n"}`, wantErr: "unknown replay mode"},
 		"bad window":       {in: `{"filter":{"failed_since":"2026-11-21T00:00:00Z","failed_before":"2026-11-20T00:00:00Z"},"note":"n"}`, wantErr: "failed_since"},
@@ -410,6 +415,9 @@ func TestRequestJSON(t *testing.T) {
 			}
 			if tc.classes != nil && !slices.Equal(req.Filter.ErrorClass, tc.classes) {
 				t.Fatalf("classes %v", req.Filter.ErrorClass)
+			}
+			if tc.noDLQs && len(req.DLQs) != 0 {
+				t.Fatalf("dlqs %v, want none", req.DLQs)
 			}
 		})
 	}

@@ -50,27 +50,11 @@ func ParseStages(s string) (Stages, error) {
 	return out, nil
 }
 
-// UnmarshalJSON accepts ["fetch","llm"], "all" or "llm".
+// UnmarshalJSON accepts ["fetch","llm"], "all" or "llm"; [] is all.
 func (s *Stages) UnmarshalJSON(b []byte) error {
-	var one string
-	if err := json.Unmarshal(b, &one); err == nil {
-		v, err := ParseStages(one)
-		if err != nil {
-			return err
-		}
-		*s = v
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(b, &list); err != nil {
-		return fmt.Errorf("dlqs: want a list of stages or \"all\": %w", err)
-	}
-	v, err := ParseStages(strings.Join(list, ","))
+	v, err := unmarshalSet(b, ParseStages, "dlqs: want a list of stages or \"all\"")
 	if err != nil {
 		return err
-	}
-	if len(list) == 0 {
-		v = nil
 	}
 	*s = v
 	return nil
@@ -108,25 +92,30 @@ func ParseClasses(s string) (Classes, error) {
 
 // UnmarshalJSON accepts "RATE_LIMITED" or ["RATE_LIMITED", "NETWORK_TIMEOUT"].
 func (c *Classes) UnmarshalJSON(b []byte) error {
-	var one string
-	if err := json.Unmarshal(b, &one); err == nil {
-		v, err := ParseClasses(one)
-		if err != nil {
-			return err
-		}
-		*c = v
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(b, &list); err != nil {
-		return fmt.Errorf("error_class: want a class or a list of classes: %w", err)
-	}
-	v, err := ParseClasses(strings.Join(list, ","))
+	v, err := unmarshalSet(b, ParseClasses, "error_class: want a class or a list of classes")
 	if err != nil {
 		return err
 	}
 	*c = v
 	return nil
+}
+
+// unmarshalSet reads a set's JSON, one string or a list of strings, with
+// parse (which reads the comma-separated text); an empty list is the empty
+// set. want prefixes the error of JSON that is neither.
+func unmarshalSet[S ~[]E, E any](b []byte, parse func(string) (S, error), want string) (S, error) {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		return parse(one)
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("%s: %w", want, err)
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return parse(strings.Join(list, ","))
 }
 
 // Filter selects dead letters. Every set field must match; a list matches

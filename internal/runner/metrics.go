@@ -6,7 +6,6 @@ import (
 
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/telemetry"
-	"github.com/triagehq/triage/internal/work"
 )
 
 // Metric names the runner counts.
@@ -36,16 +35,7 @@ const (
 // are not about a failure.
 type Metrics = telemetry.Counter
 
-type noMetrics struct{}
-
-func (noMetrics) Count(string, work.Stage, work.Class, int) {}
-
-func (r *Runner) metrics() Metrics {
-	if r.Metrics == nil {
-		return noMetrics{}
-	}
-	return r.Metrics
-}
+func (r *Runner) metrics() Metrics { return telemetry.CounterOr(r.Metrics) }
 
 func (r *Runner) profile() *policy.Profile {
 	if r.Profile == nil {

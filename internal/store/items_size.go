@@ -45,11 +45,7 @@ func valueSize(v types.AttributeValue) int {
 		}
 		return n
 	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range t.Value {
-			n += len(s)
-		}
-		return n
+		return lenSum(t.Value)
 	case *types.AttributeValueMemberNS:
 		n := 0
 		for _, s := range t.Value {
@@ -57,13 +53,18 @@ func valueSize(v types.AttributeValue) int {
 		}
 		return n
 	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range t.Value {
-			n += len(b)
-		}
-		return n
+		return lenSum(t.Value)
 	}
 	return 0
+}
+
+// lenSum is the size of a string or binary set: its members' lengths.
+func lenSum[T string | []byte](members []T) int {
+	n := 0
+	for _, m := range members {
+		n += len(m)
+	}
+	return n
 }
 
 // numberSize is one byte per two significant digits, plus one.

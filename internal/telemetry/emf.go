@@ -80,6 +80,19 @@ type Counter interface {
 
 var _ Counter = (*EMF)(nil)
 
+// CounterOr returns c, or a Counter that counts nothing when c is nil: the
+// counter of a component whose Metrics is optional (as Or is its logger).
+func CounterOr(c Counter) Counter {
+	if c == nil {
+		return noCounter{}
+	}
+	return c
+}
+
+type noCounter struct{}
+
+func (noCounter) Count(string, work.Stage, work.Class, int) {}
+
 // NewEMF returns an EMF writing to w in namespace (empty: DefaultNamespace).
 func NewEMF(w io.Writer, namespace string, c clock.Clock) *EMF {
 	return &EMF{W: w, Namespace: namespace, Clock: c}

@@ -252,3 +252,20 @@ func TestContextLogger(t *testing.T) {
 		t.Errorf("item_id duplicated: %s", buf.String())
 	}
 }
+
+func TestCounterOr(t *testing.T) {
+	t.Parallel()
+	e := telemetry.NewEMF(&bytes.Buffer{}, "", clock.NewStub(t0))
+	if telemetry.CounterOr(e) != telemetry.Counter(e) {
+		t.Fatal("CounterOr replaced a counter it was given")
+	}
+	telemetry.CounterOr(e).Count("Kept", work.LLM, work.RateLimited, 1)
+	if got := e.Snapshot(); len(got) != 1 {
+		t.Fatalf("counts %v, want the one counted through CounterOr", got)
+	}
+	quiet := telemetry.CounterOr(nil)
+	if quiet == nil {
+		t.Fatal("CounterOr(nil) is nil")
+	}
+	quiet.Count("Dropped", work.LLM, "", 1) // must not panic
+}

@@ -612,7 +612,5 @@ func (b *Breakers) logger() *slog.Logger {
 }
 
 func (b *Breakers) count(name string, class work.Class) {
-	if b.Metrics != nil {
-		b.Metrics.Count(name, b.Stage, class, 1)
-	}
+	telemetry.CounterOr(b.Metrics).Count(name, b.Stage, class, 1)
 }

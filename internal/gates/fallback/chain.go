@@ -533,7 +533,5 @@ func (c *Chain) logger() *slog.Logger {
 }
 
 func (c *Chain) count(name string, class work.Class) {
-	if c.Metrics != nil {
-		c.Metrics.Count(name, work.LLM, class, 1)
-	}
+	telemetry.CounterOr(c.Metrics).Count(name, work.LLM, class, 1)
 }

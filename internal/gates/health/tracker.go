@@ -219,7 +219,5 @@ func (t *Tracker) logger() *slog.Logger {
 }
 
 func (t *Tracker) count(name string, class work.Class) {
-	if t.Metrics != nil {
-		t.Metrics.Count(name, work.LLM, class, 1)
-	}
+	telemetry.CounterOr(t.Metrics).Count(name, work.LLM, class, 1)
 }

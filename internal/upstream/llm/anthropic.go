@@ -31,8 +31,9 @@ var _ Completer = (*AnthropicClient)(nil)
 
 // NewAnthropic returns an Anthropic Messages client for cfg; BaseURL is the
 // API root ("https://api.anthropic.com"), to which "/v1/messages" is
-// added. A BaseURL that is not an absolute http or https URL is an
-// INTERNAL_BUG.
+// added. It reports failure.Anthropic unless cfg.Provider names another
+// provider of Anthropic's dialect. A BaseURL that is not an absolute http
+// or https URL is an INTERNAL_BUG.
 func NewAnthropic(cfg Config) (*AnthropicClient, error) {
 	u, err := parseBaseURL(cfg.BaseURL)
 	if err != nil {
@@ -44,10 +45,6 @@ func NewAnthropic(cfg Config) (*AnthropicClient, error) {
 	}
 	return &AnthropicClient{httpDialect: newHTTPDialect(cfg, p, AnthropicOp), endpoint: withPath(u, "/v1/messages")}, nil
 }
-
-// Provider returns the provider the client reports (failure.Anthropic
-// unless the Config named another of Anthropic's dialect).
-func (c *AnthropicClient) Provider() failure.Provider { return c.provider }
 
 type anthropicRequest struct {
 	Model       string             `json:"model"`

@@ -52,9 +52,6 @@ func NewGemini(cfg Config) (*GeminiClient, error) {
 	return &GeminiClient{httpDialect: newHTTPDialect(cfg, p, GeminiOp), base: u}, nil
 }
 
-// Provider returns the provider the client reports on its errors.
-func (c *GeminiClient) Provider() failure.Provider { return c.provider }
-
 type geminiPart struct {
 	Text    string `json:"text,omitempty"`
 	Thought bool   `json:"thought,omitempty"`

@@ -19,8 +19,8 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// httpDialect is what the HTTP dialects (OpenAI, Azure, Anthropic) share:
-// sending one POST, turning a non-2xx into a *failure.HTTPError and a
+// httpDialect is what the HTTP dialects (OpenAI, Azure, Anthropic, Gemini)
+// share: the provider they report, sending one POST, turning a non-2xx into a *failure.HTTPError and a
 // transport failure into a wrapped net/http error, reading a bounded 2xx
 // body, and keeping the API key and the request URL out of every error.
 type httpDialect struct {
@@ -30,6 +30,10 @@ type httpDialect struct {
 	timeout  time.Duration
 	http     *http.Client
 }
+
+// Provider returns the provider the client reports on its errors and
+// responses (its constructor says which).
+func (d *httpDialect) Provider() failure.Provider { return d.provider }
 
 func newHTTPDialect(cfg Config, provider failure.Provider, op string) httpDialect {
 	d := httpDialect{provider: provider, op: op, apiKey: cfg.APIKey, timeout: timeoutOr(cfg.Timeout), http: cfg.HTTPClient}

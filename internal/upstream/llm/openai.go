@@ -67,9 +67,6 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Provider returns the provider the client reports on its errors.
-func (c *Client) Provider() failure.Provider { return c.provider }
-
 type wireRequest struct {
 	Model          string          `json:"model"`
 	Messages       []Message       `json:"messages"`

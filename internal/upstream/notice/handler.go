@@ -273,9 +273,7 @@ func (h *Handler) lease(ctx context.Context, now time.Time) time.Duration {
 func (h *Handler) now() time.Time { return clock.Or(h.Clock).Now() }
 
 func (h *Handler) count(name string, class work.Class) {
-	if h.Metrics != nil {
-		h.Metrics.Count(name, work.Notify, class, 1)
-	}
+	telemetry.CounterOr(h.Metrics).Count(name, work.Notify, class, 1)
 }
 
 func (h *Handler) log() *slog.Logger {
