@@ -91,10 +91,13 @@ const EncodingGzip = "gzip"
 // header and the table's 1 KB write unit leave nothing to gain.
 const CompressFrom = 1024
 
-// MarshalDynamoDBAttributeValue stores a reference as a map whose hash is
-// its 32 raw bytes (half the size of the hex): the reference rides on every
-// write of the item.
-func (r BodyRef) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+// storedRef is a body reference as an item stores it: a map whose hash is
+// its 32 raw bytes (half the size of the hex), for the reference rides on
+// every write of the item.
+type storedRef BodyRef
+
+// MarshalDynamoDBAttributeValue writes the compact form.
+func (r storedRef) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
 	sum, err := hex.DecodeString(r.SHA256)
 	if err != nil || len(sum) != sha256.Size {
 		return nil, fmt.Errorf("body reference: %q is not a SHA-256 hex digest", r.SHA256)
@@ -112,7 +115,7 @@ func (r BodyRef) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
 
 // UnmarshalDynamoDBAttributeValue reads what MarshalDynamoDBAttributeValue
 // wrote.
-func (r *BodyRef) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+func (r *storedRef) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
 	m, ok := av.(*types.AttributeValueMemberM)
 	if !ok {
 		return fmt.Errorf("body reference: %T is not a map", av)
@@ -127,11 +130,61 @@ func (r *BodyRef) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error
 	if err != nil {
 		return fmt.Errorf("body reference: bytes: %w", err)
 	}
-	*r = BodyRef{Store: store.Value, Bytes: bytes, SHA256: hex.EncodeToString(sum.Value)}
+	*r = storedRef{Store: store.Value, Bytes: bytes, SHA256: hex.EncodeToString(sum.Value)}
 	if enc, ok := m.Value["encoding"].(*types.AttributeValueMemberS); ok {
 		r.Encoding = enc.Value
 	}
 	return nil
+}
+
+// storedDocument is a Document as the item record stores it: its body
+// reference in the compact form (the outer Body hides the Document's).
+type storedDocument struct {
+	Document
+	Body *storedRef `dynamodbav:"body,omitempty"`
+}
+
+// storedEnrichment is an Enrichment as the item record stores it, as
+// storedDocument is a Document.
+type storedEnrichment struct {
+	Enrichment
+	Body *storedRef `dynamodbav:"body,omitempty"`
+}
+
+// storeDocument is d as the record stores it; nil for nil.
+func storeDocument(d *Document) *storedDocument {
+	if d == nil {
+		return nil
+	}
+	return &storedDocument{Document: *d, Body: (*storedRef)(d.Body)}
+}
+
+// document is the Document s stores; nil for nil.
+func (s *storedDocument) document() *Document {
+	if s == nil {
+		return nil
+	}
+	d := s.Document
+	d.Body = (*BodyRef)(s.Body)
+	return &d
+}
+
+// storeEnrichment is e as the record stores it; nil for nil.
+func storeEnrichment(e *Enrichment) *storedEnrichment {
+	if e == nil {
+		return nil
+	}
+	return &storedEnrichment{Enrichment: *e, Body: (*storedRef)(e.Body)}
+}
+
+// enrichment is the Enrichment s stores; nil for nil.
+func (s *storedEnrichment) enrichment() *Enrichment {
+	if s == nil {
+		return nil
+	}
+	e := s.Enrichment
+	e.Body = (*BodyRef)(s.Body)
+	return &e
 }
 
 // ErrBodyGone is returned when a body a reference names is no longer stored

@@ -598,7 +598,7 @@ func outputAttr(o Output) (string, types.AttributeValue, error) {
 	case o.Document != nil:
 		attr, v = "document", toRecord(Item{Document: o.Document}).Document
 	case o.Enrichment != nil:
-		attr, v = "enrichment", o.Enrichment
+		attr, v = "enrichment", storeEnrichment(o.Enrichment)
 	case o.Delivery != nil:
 		attr, v = "delivery", o.Delivery
 	default:

@@ -1,10 +1,10 @@
 package store
 
 import (
-	"github.com/triagehq/triage/internal/store/dynamo"
 	"strconv"
 	"time"
 
+	"github.com/triagehq/triage/internal/store/dynamo"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -39,8 +39,8 @@ type record struct {
 	Replays          []ReplayRecord    `dynamodbav:"replays,omitempty"`
 	Notes            []Note            `dynamodbav:"notes,omitempty"`
 	NoteCount        int               `dynamodbav:"note_count,omitempty"`
-	Document         *Document         `dynamodbav:"document,omitempty"`
-	Enrichment       *Enrichment       `dynamodbav:"enrichment,omitempty"`
+	Document         *storedDocument   `dynamodbav:"document,omitempty"`
+	Enrichment       *storedEnrichment `dynamodbav:"enrichment,omitempty"`
 	Delivery         *WebhookDelivery  `dynamodbav:"delivery,omitempty"`
 	DeadLetter       *DeadLetterRef    `dynamodbav:"dead_letter,omitempty"`
 	Resolution       *Resolution       `dynamodbav:"resolution,omitempty"`
@@ -102,8 +102,8 @@ func (r record) item() Item {
 		Replays:          r.Replays,
 		Notes:            r.Notes,
 		NoteCount:        max(r.NoteCount, len(r.Notes)),
-		Document:         r.Document,
-		Enrichment:       r.Enrichment,
+		Document:         r.Document.document(),
+		Enrichment:       r.Enrichment.enrichment(),
 		Delivery:         r.Delivery,
 		DeadLetter:       r.DeadLetter,
 		Resolution:       r.Resolution,
@@ -147,8 +147,8 @@ func toRecord(it Item) record {
 		Replays:          it.Replays,
 		Notes:            it.Notes,
 		NoteCount:        it.NoteCount,
-		Document:         it.Document,
-		Enrichment:       it.Enrichment,
+		Document:         storeDocument(it.Document),
+		Enrichment:       storeEnrichment(it.Enrichment),
 		Delivery:         it.Delivery,
 		DeadLetter:       it.DeadLetter,
 		Resolution:       it.Resolution,
