@@ -161,19 +161,19 @@ func (f *fetcher) client() *http.Client {
 // Errors carry the "host" detail and, after a response, "upstream_status"
 // and "request_id". Neither the URL's path nor its query ever appears in an
 // error: they may hold access tokens.
-func (f *fetcher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (store.Output, error) {
+func (f *fetcher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (work.Output, error) {
 	u, err := upstream.ParseURL(item.SourceURL)
 	if err != nil {
-		return store.Output{}, failure.New(work.SchemaInvalid, "source URL: %s", err)
+		return work.Output{}, failure.New(work.SchemaInvalid, "source URL: %s", err)
 	}
 	doc, err := f.fetch(ctx, u)
 	if err != nil {
-		return store.Output{}, failure.WithDetail(err, "host", u.Host)
+		return work.Output{}, failure.WithDetail(err, "host", u.Host)
 	}
-	return store.Output{Document: doc}, nil
+	return work.Output{Document: doc}, nil
 }
 
-func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*store.Document, error) {
+func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*work.Document, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, failure.New(work.SchemaInvalid, "source URL cannot be requested")
@@ -254,7 +254,7 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*store.Document, error
 	}
 	sum := sha256.Sum256([]byte(text))
 	now := clock.Or(f.Clock).Now
-	return &store.Document{
+	return &work.Document{
 		Text:        text,
 		Bytes:       len(raw),
 		SHA256:      hex.EncodeToString(sum[:]),

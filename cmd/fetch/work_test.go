@@ -127,7 +127,7 @@ func TestRunStoresReadableText(t *testing.T) {
 			if out.Enrichment != nil || out.Delivery != nil {
 				t.Errorf("output sets more than Document: %+v", out)
 			}
-			want := &store.Document{
+			want := &work.Document{
 				Text: tt.wantText, Bytes: len(tt.body), SHA256: sha(tt.wantText),
 				ContentType: tt.wantType, FetchedAt: fixedNow,
 			}

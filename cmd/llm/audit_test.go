@@ -15,7 +15,7 @@ import (
 // Audit table.
 func TestAuditedOnlyWithATable(t *testing.T) {
 	t.Parallel()
-	inner := runner.WorkFunc(func(context.Context, store.Item) (store.Output, error) { return store.Output{}, nil })
+	inner := runner.WorkFunc(func(context.Context, store.Item) (work.Output, error) { return work.Output{}, nil })
 	audited := func(env map[string]string) runner.Work {
 		full := llmEnv()
 		maps.Copy(full, env)

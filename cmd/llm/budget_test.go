@@ -34,7 +34,7 @@ func TestSpentBudgetParksUntilMidnight(t *testing.T) {
 	morning := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) // 15 h to midnight: beyond SQS visibility
 	db := store.NewMemory()
 	db.Put(store.Item{ID: "b1", Kind: store.KindStory, CorrelationID: "c", Status: work.Fetched, State: work.Queued,
-		Stage: work.LLM, Document: &store.Document{Text: "text"}})
+		Stage: work.LLM, Document: &work.Document{Text: "text"}})
 	spend := &budget.Memory{Cap: 3_000, Cost: 3_000}
 	if err := spend.Charge(context.Background(), morning); err != nil { // the day's only call
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 	seed := func(db *store.Memory, id string, st work.Stage) {
 		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Fetched,
-			State: work.Queued, Stage: st, Document: &store.Document{Text: fakes.ArticleText(id, 1500)}})
+			State: work.Queued, Stage: st, Document: &work.Document{Text: fakes.ArticleText(id, 1500)}})
 	}
 	runnertest.EventFiles(t, work.LLM, seed, &enricher{Clients: map[failure.Provider]completer{failure.OpenAI: client},
 		Entry: fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"}})

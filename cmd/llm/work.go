@@ -71,12 +71,12 @@ type enricher struct {
 }
 
 // Run enriches item with e.Entry; see Enrich.
-func (e *enricher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (store.Output, error) {
+func (e *enricher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (work.Output, error) {
 	enr, err := e.Enrich(ctx, item, e.Entry)
 	if err != nil {
-		return store.Output{}, err
+		return work.Output{}, err
 	}
-	return store.Output{Enrichment: &enr}, nil
+	return work.Output{Enrichment: &enr}, nil
 }
 
 // Enrich asks entry's model for item's enrichment: one Complete call through
@@ -91,24 +91,24 @@ func (e *enricher) Run(ctx context.Context, item store.Item, _ gates.Delivery) (
 // The model's failures are returned as the client reported them (see
 // llm.Completer) or as the judgement decided, with the "model" detail and,
 // when the upstream sent one, "request_id".
-func (e *enricher) Enrich(ctx context.Context, item store.Item, entry fallback.Entry) (store.Enrichment, error) {
+func (e *enricher) Enrich(ctx context.Context, item store.Item, entry fallback.Entry) (work.Enrichment, error) {
 	if item.Document != nil && item.Document.Body != nil {
-		return store.Enrichment{}, failure.New(work.InternalBug, "the item's document was not read back (runner.WithBodies)")
+		return work.Enrichment{}, failure.New(work.InternalBug, "the item's document was not read back (runner.WithBodies)")
 	}
 	if item.Document == nil || strings.TrimSpace(item.Document.Text) == "" {
-		return store.Enrichment{}, failure.New(work.SchemaInvalid, "item has no fetched text")
+		return work.Enrichment{}, failure.New(work.SchemaInvalid, "item has no fetched text")
 	}
 	kind, err := store.ParseKind(string(item.Kind))
 	if err != nil {
-		return store.Enrichment{}, failure.Wrap(work.SchemaInvalid, err, "item kind")
+		return work.Enrichment{}, failure.Wrap(work.SchemaInvalid, err, "item kind")
 	}
 	if strings.TrimSpace(entry.Model) == "" {
-		return store.Enrichment{}, failure.New(work.InternalBug, "llm stage has no model configured")
+		return work.Enrichment{}, failure.New(work.InternalBug, "llm stage has no model configured")
 	}
 	key := entry.String()
 	client := e.Clients[entry.Provider]
 	if client == nil {
-		return store.Enrichment{}, failure.WithDetail(failure.New(work.InternalBug, "llm stage has no %s client configured",
+		return work.Enrichment{}, failure.WithDetail(failure.New(work.InternalBug, "llm stage has no %s client configured",
 			entry.Provider), "model", key)
 	}
 	maxInput := e.MaxInputBytes
@@ -120,7 +120,7 @@ func (e *enricher) Enrich(ctx context.Context, item store.Item, entry fallback.E
 	estimate := e.Prices.Estimate(key)
 	if e.Budget != nil {
 		if err := e.Budget.ChargeCost(ctx, charged, estimate); err != nil {
-			return store.Enrichment{}, failure.WithDetail(err, "model", key)
+			return work.Enrichment{}, failure.WithDetail(err, "model", key)
 		}
 	}
 	temp := temperature
@@ -134,14 +134,14 @@ func (e *enricher) Enrich(ctx context.Context, item store.Item, entry fallback.E
 	})
 	e.settle(ctx, charged, key, estimate, resp.Usage)
 	if err != nil {
-		return store.Enrichment{}, failure.WithDetail(err, "model", key)
+		return work.Enrichment{}, failure.WithDetail(err, "model", key)
 	}
 	enr, err := llm.Judge(kind, resp)
 	if err != nil {
 		if resp.RequestID != "" {
 			err = failure.WithDetail(err, "request_id", resp.RequestID)
 		}
-		return store.Enrichment{}, failure.WithDetail(err, "model", key)
+		return work.Enrichment{}, failure.WithDetail(err, "model", key)
 	}
 	enr.Model = key
 	enr.EnrichedAt = now().UTC()

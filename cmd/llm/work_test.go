@@ -64,7 +64,7 @@ var gpt4oMini = fallback.Entry{Provider: failure.OpenAI, Model: "gpt-4o-mini"}
 func item(kind store.Kind, text string) store.Item {
 	return store.Item{
 		ID: "item-1", Kind: kind, CorrelationID: "corr-1", SourceURL: "https://example.com/a",
-		Document: &store.Document{Text: text},
+		Document: &work.Document{Text: text},
 	}
 }
 
@@ -93,7 +93,7 @@ func TestRunEnriches(t *testing.T) {
 			if out.Document != nil || out.Delivery != nil || out.Enrichment == nil {
 				t.Fatalf("Output = %+v, want only Enrichment", out)
 			}
-			want := store.Enrichment{
+			want := work.Enrichment{
 				SummaryNeutral: "Acme was fined.", SummarySpicy: "Acme burned!", Category: "markets",
 				Severity: "high", PrimaryActor: "Acme Corp", TopEntities: []string{"Acme Corp", "SEC"},
 				Model: "openai:gpt-4o-mini", ActionOutcome: tt.wantOutcome, EnrichedAt: fixedNow,

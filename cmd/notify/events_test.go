@@ -23,7 +23,7 @@ func TestSampleEvents(t *testing.T) {
 	seed := func(db *store.Memory, id string, st work.Stage) {
 		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Enriched,
 			State: work.Queued, Stage: st, WebhookURL: srv.URL + "/hooks/demo",
-			Enrichment: &store.Enrichment{SummaryNeutral: "n", SummarySpicy: "s", Category: "c", Severity: "low",
+			Enrichment: &work.Enrichment{SummaryNeutral: "n", SummarySpicy: "s", Category: "c", Severity: "low",
 				PrimaryActor: "a", TopEntities: []string{"e"}, Model: "gpt-4o-mini"}})
 	}
 	n := newNotifier(notifierConfig{Secret: func(context.Context) ([]byte, error) { return []byte(secret), nil }})

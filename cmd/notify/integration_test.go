@@ -42,7 +42,7 @@ func TestDuplicateDeliveriesReachTheWebhookOnce(t *testing.T) {
 	}
 	if err := items.Put(ctx, store.Item{ID: "once", Kind: store.KindStory, CorrelationID: "c-once", Status: work.Enriched,
 		State: work.Queued, Stage: work.Notify, WebhookURL: srv.URL + "/hooks/demo",
-		Enrichment: &store.Enrichment{SummaryNeutral: "n", SummarySpicy: "s", Category: "c", Severity: "low", PrimaryActor: "a",
+		Enrichment: &work.Enrichment{SummaryNeutral: "n", SummarySpicy: "s", Category: "c", Severity: "low", PrimaryActor: "a",
 			TopEntities: []string{"e"}, Model: "m"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,15 +89,15 @@ func TestDeadLetteredActionNoticeReachesItsOwnerOnce(t *testing.T) {
 	noticeURL := env.Stack.NoticeQueueURL()
 	llm := &runner.Runner{
 		Stage: work.LLM,
-		Work: runner.WorkFunc(func(context.Context, store.Item) (store.Output, error) {
-			return store.Output{}, failure.New(work.ContentPolicy, "model refused the request")
+		Work: runner.WorkFunc(func(context.Context, store.Item) (work.Output, error) {
+			return work.Output{}, failure.New(work.ContentPolicy, "model refused the request")
 		}),
 		Items: items, ErrorLog: &store.ErrorLog{DB: db, Table: env.Stack.ErrorLogTable()}, SQS: q,
 		QueueURL: env.Stack.QueueURL(work.LLM), DLQURL: env.Stack.DLQURL(work.LLM), NextQueueURL: env.Stack.QueueURL(work.Notify),
 		Profile: policy.Standard(), Notices: &notice.Sender{SQS: q, QueueURL: noticeURL},
 	}
 	if err := items.Put(ctx, store.Item{ID: "task", Kind: store.KindAction, CorrelationID: "c-task", Status: work.Fetched,
-		State: work.Queued, Stage: work.LLM, WebhookURL: srv.URL + "/hooks/owner", Document: &store.Document{Text: "close ticket 7"}}); err != nil {
+		State: work.Queued, Stage: work.LLM, WebhookURL: srv.URL + "/hooks/owner", Document: &work.Document{Text: "close ticket 7"}}); err != nil {
 		t.Fatal(err)
 	}
 	body := work.Envelope{ItemID: "task", Stage: work.LLM, CorrelationID: "c-task"}.Encode()

@@ -142,7 +142,7 @@ type payload struct {
 	// SourceURL is the article the enrichment is about.
 	SourceURL string `json:"source_url"`
 	// Enrichment is the llm stage's output, model and action outcome included.
-	Enrichment store.Enrichment `json:"enrichment"`
+	Enrichment work.Enrichment `json:"enrichment"`
 	// SentAt is the signing time, the same instant as headerTimestamp.
 	SentAt time.Time `json:"sent_at"`
 }
@@ -178,26 +178,26 @@ func sign(secret []byte, ts int64, body []byte) string {
 //
 // The webhook URL may hold a secret token in its path (Slack, Discord), so
 // no error and no detail ever contains it: only its host, as "host".
-func (n *notifier) Run(ctx context.Context, item store.Item, _ gates.Delivery) (store.Output, error) {
+func (n *notifier) Run(ctx context.Context, item store.Item, _ gates.Delivery) (work.Output, error) {
 	u, err := upstream.ParseURL(item.WebhookURL)
 	if err != nil {
-		return store.Output{}, failure.New(work.SchemaInvalid, "webhook URL: %s", err)
+		return work.Output{}, failure.New(work.SchemaInvalid, "webhook URL: %s", err)
 	}
 	if item.Enrichment == nil {
-		return store.Output{}, failure.WithDetail(
+		return work.Output{}, failure.WithDetail(
 			failure.New(work.SchemaInvalid, "item has no enrichment to deliver"), "host", u.Host)
 	}
 	if item.Enrichment.Body != nil {
-		return store.Output{}, failure.New(work.InternalBug, "the item's enrichment was not read back (runner.WithBodies)")
+		return work.Output{}, failure.New(work.InternalBug, "the item's enrichment was not read back (runner.WithBodies)")
 	}
 	d, err := n.deliver(ctx, item, u)
 	if err != nil {
-		return store.Output{}, failure.WithDetail(err, "host", u.Host)
+		return work.Output{}, failure.WithDetail(err, "host", u.Host)
 	}
-	return store.Output{Delivery: d}, nil
+	return work.Output{Delivery: d}, nil
 }
 
-func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*store.WebhookDelivery, error) {
+func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*work.WebhookDelivery, error) {
 	secret, err := n.secret(ctx)
 	if err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func (n *notifier) deliver(ctx context.Context, item store.Item, u *url.URL) (*s
 	if err != nil {
 		return nil, err
 	}
-	return &store.WebhookDelivery{Status: status, IdempotencyKey: key, DeliveredAt: n.now().UTC()}, nil
+	return &work.WebhookDelivery{Status: status, IdempotencyKey: key, DeliveredAt: n.now().UTC()}, nil
 }
 
 // PostNotice delivers an owner's notice (package notice) to webhookURL: the

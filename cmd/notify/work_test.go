@@ -90,7 +90,7 @@ func (b *testBundle) item() store.Item {
 		ID: "item-1", Kind: store.KindStory, CorrelationID: "corr-1",
 		SourceURL:  "https://example.com/story",
 		WebhookURL: b.srv.URL + "/services/T000/B000/" + webhookToken,
-		Enrichment: &store.Enrichment{
+		Enrichment: &work.Enrichment{
 			SummaryNeutral: "Acme was fined.", SummarySpicy: "Acme burned!", Category: "markets",
 			Severity: "high", PrimaryActor: "Acme Corp", TopEntities: []string{"Acme Corp", "SEC"},
 			Model: "gpt-4o-mini", EnrichedAt: fixedNow.Add(-time.Minute),
@@ -165,7 +165,7 @@ func TestRunDelivers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			want := store.WebhookDelivery{Status: status, IdempotencyKey: "item-1:notify", DeliveredAt: fixedNow}
+			want := work.WebhookDelivery{Status: status, IdempotencyKey: "item-1:notify", DeliveredAt: fixedNow}
 			if out.Delivery == nil || *out.Delivery != want || out.Document != nil || out.Enrichment != nil {
 				t.Fatalf("Output = %+v, want Delivery %+v", out, want)
 			}
@@ -473,7 +473,7 @@ func TestBlockPrivateRefusesLoopbackWebhooks(t *testing.T) {
 	t.Cleanup(srv.Close)
 	n := newNotifier(notifierConfig{BlockPrivate: true, Secret: func(context.Context) ([]byte, error) { return []byte("s"), nil }})
 	_, err := n.Run(context.Background(), store.Item{ID: "i", WebhookURL: srv.URL + "/hook",
-		Enrichment: &store.Enrichment{SummaryNeutral: "n", Category: "c", Severity: "low"}}, gates.Delivery{})
+		Enrichment: &work.Enrichment{SummaryNeutral: "n", Category: "c", Severity: "low"}}, gates.Delivery{})
 	if c := failure.Classify(err); c.Class != work.SchemaInvalid {
 		t.Fatalf("class %s (%v), want SCHEMA_INVALID", c.Class, err)
 	}

@@ -31,7 +31,7 @@ func runItems(_ io.Reader, stdout io.Writer, args []string) error {
 	}, stdout, args)
 }
 
-func bodyText(ref *store.BodyRef) string {
+func bodyText(ref *work.BodyRef) string {
 	if ref == nil {
 		return "on the item"
 	}

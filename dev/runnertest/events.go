@@ -176,7 +176,7 @@ type counting struct {
 	calls *atomic.Int64
 }
 
-func (c counting) Run(ctx context.Context, it store.Item, d gates.Delivery) (store.Output, error) {
+func (c counting) Run(ctx context.Context, it store.Item, d gates.Delivery) (work.Output, error) {
 	c.calls.Add(1)
 	return c.work.Run(ctx, it, d)
 }

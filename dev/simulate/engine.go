@@ -393,7 +393,7 @@ type probeCounter struct {
 	w runner.Work
 }
 
-func (p probeCounter) Run(ctx context.Context, it store.Item, d gates.Delivery) (store.Output, error) {
+func (p probeCounter) Run(ctx context.Context, it store.Item, d gates.Delivery) (work.Output, error) {
 	if i, ok := p.e.index[it.ID]; ok && d.Probe != "" {
 		p.e.probed[i]++
 	}
@@ -415,9 +415,9 @@ func breakerService(st work.Stage) func(store.Item) string {
 // Outputs the simulated stages store: shared, read-only values (the store
 // copies what it keeps).
 var (
-	simEnrichment = store.Enrichment{SummaryNeutral: "s", SummarySpicy: "s", Category: "news", Severity: "low",
+	simEnrichment = work.Enrichment{SummaryNeutral: "s", SummarySpicy: "s", Category: "news", Severity: "low",
 		PrimaryActor: "a", Model: llmModel}
-	simDelivery = store.WebhookDelivery{Status: 200}
+	simDelivery = work.WebhookDelivery{Status: 200}
 )
 
 // The simulated llm stage's budget: a cost per call, and a cap that never
@@ -435,11 +435,11 @@ const (
 // A disabled model does not stop the call: model health is simulated for its
 // DynamoDB load.
 func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pocket) runner.WorkFunc {
-	doc := store.Document{Text: "simulated document", Bytes: e.sc.DocumentBytes, ContentType: "text/plain"}
-	return func(ctx context.Context, it store.Item) (store.Output, error) {
+	doc := work.Document{Text: "simulated document", Bytes: e.sc.DocumentBytes, ContentType: "text/plain"}
+	return func(ctx context.Context, it store.Item) (work.Output, error) {
 		i, ok := e.index[it.ID]
 		if !ok {
-			return store.Output{}, failure.New(work.InternalBug, "simulate: unknown item %s", it.ID)
+			return work.Output{}, failure.New(work.InternalBug, "simulate: unknown item %s", it.ID)
 		}
 		deadline := vt(math.MaxInt64)
 		if d, ok := ctx.Deadline(); ok {
@@ -450,7 +450,7 @@ func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pock
 			_, _ = hs.Status(ctx, llmModel)
 			if err := pocket.Spend(ctx, e.clock.Now(), simCallCost); err != nil {
 				e.refused(err)
-				return store.Output{}, err
+				return work.Output{}, err
 			}
 		}
 		err := e.up.call(sr.idx, i, deadline)
@@ -462,15 +462,15 @@ func (e *engine) triageWork(sr *stageRT, hs *health.Tracker, pocket *budget.Pock
 			}
 		}
 		if err != nil {
-			return store.Output{}, err
+			return work.Output{}, err
 		}
 		switch sr.st {
 		case work.Fetch:
-			return store.Output{Document: &doc}, nil
+			return work.Output{Document: &doc}, nil
 		case work.LLM:
-			return store.Output{Enrichment: &simEnrichment}, nil
+			return work.Output{Enrichment: &simEnrichment}, nil
 		}
-		return store.Output{Delivery: &simDelivery}, nil
+		return work.Output{Delivery: &simDelivery}, nil
 	}
 }
 

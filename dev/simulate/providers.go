@@ -124,20 +124,20 @@ type simEnricher struct {
 }
 
 // Enrich makes item's next llm call to entry's provider.
-func (s simEnricher) Enrich(ctx context.Context, it store.Item, entry fallback.Entry) (store.Enrichment, error) {
+func (s simEnricher) Enrich(ctx context.Context, it store.Item, entry fallback.Entry) (work.Enrichment, error) {
 	i, ok := s.e.index[it.ID]
 	if !ok {
-		return store.Enrichment{}, failure.New(work.InternalBug, "simulate: unknown item %s", it.ID)
+		return work.Enrichment{}, failure.New(work.InternalBug, "simulate: unknown item %s", it.ID)
 	}
 	deadline := vt(math.MaxInt64)
 	if d, ok := ctx.Deadline(); ok {
 		deadline = fromTime(d)
 	}
 	if err := s.pocket.Spend(ctx, s.e.clock.Now(), simCallCost); err != nil {
-		return store.Enrichment{}, failure.WithDetail(err, "model", entry.String())
+		return work.Enrichment{}, failure.WithDetail(err, "model", entry.String())
 	}
 	if err := s.e.up.callProvider(s.sr.idx, i, deadline, entry.Provider); err != nil {
-		return store.Enrichment{}, failure.WithDetail(err, "model", entry.String())
+		return work.Enrichment{}, failure.WithDetail(err, "model", entry.String())
 	}
 	enr := simEnrichment
 	enr.Model = entry.String()

@@ -15,7 +15,7 @@ import (
 // production-sized fields: a 36-character id, 80-character source and
 // webhook URLs, a 40-character correlation id, a 36-character SQS message
 // id, created by the fetch stage from the producer's message (its create
-// token names the message). The document and the enrichment are references (store.BodyRef), so
+// token names the message). The document and the enrichment are references (work.BodyRef), so
 // these sizes do not depend on the document's size.
 type stateSizes struct {
 	created  int // queued for fetch, nothing done
@@ -51,12 +51,12 @@ func measureStateSizes() stateSizes {
 	claim(work.Fetch)
 	s.lease = size() - s.created
 	_ = m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Fetch, Owner: msg + "#1", Now: now,
-		Output: store.Output{Document: &store.Document{Text: "text", Bytes: 5000, ContentType: "text/html", FetchedAt: now}}})
+		Output: work.Output{Document: &work.Document{Text: "text", Bytes: 5000, ContentType: "text/html", FetchedAt: now}}})
 	fetched := size()
 	s.document = fetched - s.created
 	claim(work.LLM)
 	_ = m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.LLM, Owner: msg + "#1", Now: now,
-		Output: store.Output{Enrichment: &simEnrichment}})
+		Output: work.Output{Enrichment: &simEnrichment}})
 	enriched := size()
 	s.enrich = enriched - fetched
 	claim(work.Notify)
@@ -69,7 +69,7 @@ func measureStateSizes() stateSizes {
 	s.failure = size() - enriched
 	claim(work.Notify)
 	_ = m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Notify, Owner: msg + "#1", Now: now,
-		Output: store.Output{Delivery: &store.WebhookDelivery{Status: 200, IdempotencyKey: id + ":notify", DeliveredAt: now}}})
+		Output: work.Output{Delivery: &work.WebhookDelivery{Status: 200, IdempotencyKey: id + ":notify", DeliveredAt: now}}})
 	// The success removes last_error; last_failure_at stays, and is
 	// counted with the delivery.
 	s.delivery = size() - enriched

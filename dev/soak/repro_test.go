@@ -36,7 +36,7 @@ func TestWriteAfterLostResponseAndFailedRead(t *testing.T) {
 	tests := map[string]func(ctx context.Context, items *store.Items, owner string, now time.Time) error{
 		"Complete": func(ctx context.Context, items *store.Items, owner string, now time.Time) error {
 			return items.Complete(ctx, store.CompleteRequest{ItemID: "it", Stage: work.Fetch, Owner: owner, Now: now,
-				Output: store.Output{Document: &store.Document{Text: "text", Bytes: 4, FetchedAt: now}}})
+				Output: work.Output{Document: &work.Document{Text: "text", Bytes: 4, FetchedAt: now}}})
 		},
 		"Fail": func(ctx context.Context, items *store.Items, owner string, now time.Time) error {
 			_, err := items.Fail(ctx, store.FailRequest{ItemID: "it", Stage: work.Fetch, Owner: owner, Now: now,

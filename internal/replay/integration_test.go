@@ -72,7 +72,7 @@ func setupLive(t *testing.T) *live {
 }
 
 func (l *live) work(st work.Stage) runner.Work {
-	return runner.WorkFunc(func(_ context.Context, it store.Item) (store.Output, error) {
+	return runner.WorkFunc(func(_ context.Context, it store.Item) (work.Output, error) {
 		l.mu.Lock()
 		if l.calls[st] == nil {
 			l.calls[st] = map[string]int{}
@@ -82,15 +82,15 @@ func (l *live) work(st work.Stage) runner.Work {
 		script := l.script
 		l.mu.Unlock()
 		if err := script(st, it.ID, n); err != nil {
-			return store.Output{}, err
+			return work.Output{}, err
 		}
 		switch st {
 		case work.Fetch:
-			return store.Output{Document: &store.Document{Text: "text of " + it.ID, Bytes: 10}}, nil
+			return work.Output{Document: &work.Document{Text: "text of " + it.ID, Bytes: 10}}, nil
 		case work.LLM:
-			return store.Output{Enrichment: &store.Enrichment{SummaryNeutral: "s", Model: "m"}}, nil
+			return work.Output{Enrichment: &work.Enrichment{SummaryNeutral: "s", Model: "m"}}, nil
 		}
-		return store.Output{Delivery: &store.WebhookDelivery{Status: 200}}, nil
+		return work.Output{Delivery: &work.WebhookDelivery{Status: 200}}, nil
 	})
 }
 

@@ -28,11 +28,11 @@ func benchBatch(b *testing.B, workErr error) {
 	clock := clock.NewStub(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
 	db := store.NewMemory()
 	q := runnertest.NewQueues()
-	job := runner.WorkFunc(func(context.Context, store.Item) (store.Output, error) {
+	job := runner.WorkFunc(func(context.Context, store.Item) (work.Output, error) {
 		if workErr != nil {
-			return store.Output{}, workErr
+			return work.Output{}, workErr
 		}
-		return store.Output{Document: &store.Document{Text: "t", Bytes: 1}}, nil
+		return work.Output{Document: &work.Document{Text: "t", Bytes: 1}}, nil
 	})
 	r := runnertest.NewRunner(work.Fetch, job, db, q, clock)
 	ev := events.SQSEvent{Records: make([]events.SQSMessage, batch)}

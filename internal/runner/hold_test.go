@@ -93,7 +93,7 @@ func TestHoldPlacement(t *testing.T) {
 			tb.runner.Rand = func() float64 { return 0 } // full jitter: a backoff of 0 s
 			tb.seed(t, "a", work.LLM)
 			now := tb.clock.Now()
-			tb.work = func(context.Context, store.Item) (store.Output, error) { return store.Output{}, tc.err(now) }
+			tb.work = func(context.Context, store.Item) (work.Output, error) { return work.Output{}, tc.err(now) }
 			resp := tb.handle(t, context.Background(), msg("a", work.LLM, "m1", tc.receives))
 			it := tb.item(t, "a")
 			parked, isParked := tb.store.Parked()["a"]
@@ -132,13 +132,13 @@ func TestEarlyResendOfAParkedWaitIsNotADuplicate(t *testing.T) {
 	tb.honourRequests(24 * time.Hour)
 	tb.seed(t, "a", work.Notify)
 	fail := true
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
+	tb.work = func(context.Context, store.Item) (work.Output, error) {
 		if !fail {
 			return okOutput(work.Notify), nil
 		}
 		e := httpErr(failure.Webhook, 503, "").(*failure.HTTPError)
 		e.Header.Set("Retry-After", "46800") // 13 h: parked
-		return store.Output{}, e
+		return work.Output{}, e
 	}
 	if resp := tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 1)); len(resp.BatchItemFailures) != 0 {
 		t.Fatal("the parked record was kept")
@@ -171,7 +171,7 @@ func TestTwoDeliveriesWithOneReceiveCountDoNotShareALease(t *testing.T) {
 	inWork := make(chan struct{})
 	release := make(chan struct{})
 	var once sync.Once
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
+	tb.work = func(context.Context, store.Item) (work.Output, error) {
 		first := false
 		once.Do(func() { first = true; close(inWork) })
 		if first { // only the first call blocks: a second one shows the bug at once
@@ -244,11 +244,11 @@ func TestReleasedRecordSignalsCongestion(t *testing.T) {
 				t.Fatal(err)
 			}
 			tb.seed(t, "a", work.LLM)
-			tb.work = func(context.Context, store.Item) (store.Output, error) {
+			tb.work = func(context.Context, store.Item) (work.Output, error) {
 				if tc.err == nil {
 					return okOutput(work.LLM), nil
 				}
-				return store.Output{}, tc.err
+				return work.Output{}, tc.err
 			}
 			m := msg("a", work.LLM, "m1", max(tc.receives, 1))
 			if tc.released {

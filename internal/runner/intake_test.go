@@ -33,7 +33,7 @@ func TestSpecCreatesTheItemAndRunsIt(t *testing.T) {
 	metrics := &countingMetrics{}
 	tb.runner.Metrics = metrics
 	var seen store.Item
-	tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
+	tb.work = func(_ context.Context, it store.Item) (work.Output, error) {
 		seen = it
 		return okOutput(work.Fetch), nil
 	}

@@ -44,7 +44,7 @@ type live struct {
 	runner  *runner.Runner
 	counter *conf.Counter
 	calls   atomic.Int64
-	work    func(ctx context.Context, it store.Item) (store.Output, error)
+	work    func(ctx context.Context, it store.Item) (work.Output, error)
 }
 
 func setupLive(t *testing.T, st work.Stage) *live {
@@ -56,14 +56,14 @@ func setupLive(t *testing.T, st work.Stage) *live {
 	l.sqs = sqs.NewFromConfig(cfg)
 	db := dynamodb.NewFromConfig(cfg)
 	l.items = &store.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
-	l.work = func(context.Context, store.Item) (store.Output, error) { return okOutput(st), nil }
+	l.work = func(context.Context, store.Item) (work.Output, error) { return okOutput(st), nil }
 	next := ""
 	if n, ok := st.Next(); ok {
 		next = env.Stack.QueueURL(n)
 	}
 	l.runner = &runner.Runner{
 		Stage: st,
-		Work: runner.WorkFunc(func(ctx context.Context, it store.Item) (store.Output, error) {
+		Work: runner.WorkFunc(func(ctx context.Context, it store.Item) (work.Output, error) {
 			l.calls.Add(1)
 			return l.work(ctx, it)
 		}),
@@ -79,7 +79,7 @@ func setupLive(t *testing.T, st work.Stage) *live {
 func (l *live) seed(t *testing.T, id string, st work.Stage) {
 	t.Helper()
 	if err := l.items.Put(context.Background(), store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id,
-		Status: work.Received, State: work.Queued, Stage: st, Document: &store.Document{Text: "text of " + id}}); err != nil {
+		Status: work.Received, State: work.Queued, Stage: st, Document: &work.Document{Text: "text of " + id}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -180,9 +180,9 @@ func TestLiveRetryBacksOffThroughVisibility(t *testing.T) {
 		t.Fatal(err)
 	}
 	fail := true
-	l.work = func(context.Context, store.Item) (store.Output, error) {
+	l.work = func(context.Context, store.Item) (work.Output, error) {
 		if fail {
-			return store.Output{}, httpErr(failure.OpenAI, 503, `{"error":{"message":"overloaded","type":"server_error"}}`)
+			return work.Output{}, httpErr(failure.OpenAI, 503, `{"error":{"message":"overloaded","type":"server_error"}}`)
 		}
 		return okOutput(work.LLM), nil
 	}
@@ -224,11 +224,11 @@ func TestLiveDeadLetters(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, work.LLM)
 	const key = "sk-ant-api03-PLANTEDsecretKEY0123456789abcdefghijklmnop"
-	l.work = func(_ context.Context, it store.Item) (store.Output, error) {
+	l.work = func(_ context.Context, it store.Item) (work.Output, error) {
 		if it.ID == "auth" {
-			return store.Output{}, httpErr(failure.Anthropic, 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key `+key+`"}}`)
+			return work.Output{}, httpErr(failure.Anthropic, 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key `+key+`"}}`)
 		}
-		return store.Output{}, failure.New(work.ResponseInvalid, "model output is not valid JSON")
+		return work.Output{}, failure.New(work.ResponseInvalid, "model output is not valid JSON")
 	}
 	l.seed(t, "auth", work.LLM)
 	l.seed(t, "badjson", work.LLM)
@@ -275,8 +275,8 @@ func TestLiveBudgetNeverCountsNorDeadLetters(t *testing.T) {
 	profile := policy.Standard()
 	profile.ProviderQuotaWait = time.Second
 	l.runner.Profile = profile
-	l.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)
+	l.work = func(context.Context, store.Item) (work.Output, error) {
+		return work.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)
 	}
 	l.seed(t, "b", work.LLM)
 	l.send(t, l.envelope("b"))
@@ -343,8 +343,8 @@ func TestLiveDLQSendFailureLeavesTheRecordInTheQueue(t *testing.T) {
 	l := setupLive(t, work.Notify)
 	realDLQ := l.runner.DLQURL
 	l.runner.DLQURL = l.runner.QueueURL + "-does-not-exist"
-	l.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
+	l.work = func(context.Context, store.Item) (work.Output, error) {
+		return work.Output{}, httpErr(failure.Webhook, 404, "channel_not_found")
 	}
 	l.seed(t, "d", work.Notify)
 	l.send(t, l.envelope("d"))
@@ -398,7 +398,7 @@ func TestLiveRecordsNotReachedBeforeTheDeadline(t *testing.T) {
 	l := setupLive(t, work.Fetch)
 	clock := clock.NewStub(time.Now())
 	l.runner.Clock, l.runner.Concurrency = clock, 1
-	l.work = func(context.Context, store.Item) (store.Output, error) {
+	l.work = func(context.Context, store.Item) (work.Output, error) {
 		clock.Advance(2 * time.Second) // each record takes 2 s
 		return okOutput(work.Fetch), nil
 	}
@@ -427,8 +427,8 @@ func TestLiveRecordsNotReachedBeforeTheDeadline(t *testing.T) {
 func TestLiveConcurrentHandlersNeverLoseAnUpdate(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, work.LLM)
-	l.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 500, "")
+	l.work = func(context.Context, store.Item) (work.Output, error) {
+		return work.Output{}, httpErr(failure.OpenAI, 500, "")
 	}
 	l.runner.Profile = func() *policy.Profile {
 		p := policy.Standard()
@@ -478,8 +478,8 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 	l.counter.Take()
 	l.runner.Handle(context.Background(), rec)
 	happy := l.counter.Take()
-	l.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 500, "")
+	l.work = func(context.Context, store.Item) (work.Output, error) {
+		return work.Output{}, httpErr(failure.OpenAI, 500, "")
 	}
 	l.seed(t, "bad", work.LLM)
 	l.send(t, l.envelope("bad"))
@@ -487,8 +487,8 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 	l.counter.Take()
 	l.runner.Handle(context.Background(), rec)
 	failed := l.counter.Take()
-	l.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
+	l.work = func(context.Context, store.Item) (work.Output, error) {
+		return work.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
 	}
 	l.seed(t, "dead", work.LLM)
 	l.send(t, l.envelope("dead"))
@@ -524,8 +524,8 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 func TestLiveActionNoticeCost(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, work.LLM)
-	l.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
+	l.work = func(context.Context, store.Item) (work.Output, error) {
+		return work.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
 	}
 	cost := func(id string, kind store.Kind) map[string]int64 {
 		l.seed(t, id, work.LLM)
@@ -583,20 +583,20 @@ func TestLiveHappyPathRequestsPerStage(t *testing.T) {
 	items := env.Items()
 	items.DB = db
 	items.Bodies.Objects = &objects.Bucket{S3: objects.NewClient(cfg), Name: env.Stack.BodiesBucket()}
-	enrichment := store.Enrichment{SummaryNeutral: "Markets rallied as rates held.", SummarySpicy: "Bulls run!",
+	enrichment := work.Enrichment{SummaryNeutral: "Markets rallied as rates held.", SummarySpicy: "Bulls run!",
 		Category: "markets", Severity: "low", PrimaryActor: "Fed", TopEntities: []string{"Fed"}, Model: "gpt-4o-mini"}
 	var seen []store.Item // what each stage's work was given
 	rn := func(st work.Stage, doc string) *runner.Runner {
-		job := runner.Work(runner.WorkFunc(func(_ context.Context, it store.Item) (store.Output, error) {
+		job := runner.Work(runner.WorkFunc(func(_ context.Context, it store.Item) (work.Output, error) {
 			seen = append(seen, it)
 			switch st {
 			case work.Fetch:
-				return store.Output{Document: &store.Document{Text: doc, Bytes: len(doc), ContentType: "text/html"}}, nil
+				return work.Output{Document: &work.Document{Text: doc, Bytes: len(doc), ContentType: "text/html"}}, nil
 			case work.LLM:
 				e := enrichment
-				return store.Output{Enrichment: &e}, nil
+				return work.Output{Enrichment: &e}, nil
 			}
-			return store.Output{Delivery: &store.WebhookDelivery{Status: 200, IdempotencyKey: it.ID + ":notify"}}, nil
+			return work.Output{Delivery: &work.WebhookDelivery{Status: 200, IdempotencyKey: it.ID + ":notify"}}, nil
 		}))
 		switch st {
 		case work.LLM:

@@ -41,8 +41,8 @@ func (tb *testBundle) notices(t *testing.T) []notice.Notice {
 	return out
 }
 
-var actionFailed = func(context.Context, store.Item) (store.Output, error) {
-	return store.Output{}, failure.ActionError("{}\nACTION_OUTCOME: failed | the ticket is locked")
+var actionFailed = func(context.Context, store.Item) (work.Output, error) {
+	return work.Output{}, failure.ActionError("{}\nACTION_OUTCOME: failed | the ticket is locked")
 }
 
 // A dead-lettered action task's owner gets one item.failed, enqueued after
@@ -91,11 +91,11 @@ func TestNoNoticeForItemsThatAskedForNone(t *testing.T) {
 			tb := withNotices(setup(t, work.Fetch))
 			tb.seedKind(t, "dead", work.Fetch, tc.kind, tc.notices)
 			tb.seedKind(t, "retry", work.Fetch, tc.kind, tc.notices)
-			tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
+			tb.work = func(_ context.Context, it store.Item) (work.Output, error) {
 				if it.ID == "dead" {
-					return store.Output{}, httpErr(failure.HTTP, 404, "")
+					return work.Output{}, httpErr(failure.HTTP, 404, "")
 				}
-				return store.Output{}, httpErr(failure.HTTP, 503, "")
+				return work.Output{}, httpErr(failure.HTTP, 503, "")
 			}
 			tb.handle(t, context.Background(), msg("dead", work.Fetch, "m1", 1), msg("retry", work.Fetch, "m2", 1))
 			if len(tb.deadLetters(t)) != 1 {

@@ -396,7 +396,7 @@ func (rec *record) signalCongestion(ctx context.Context, werr error) {
 
 // work runs the stage, turning a panic into an INTERNAL_BUG failure of this
 // record only.
-func (rec *record) work(ctx context.Context) (out store.Output, err error) {
+func (rec *record) work(ctx context.Context) (out work.Output, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = failure.Recovered(v)
@@ -405,7 +405,7 @@ func (rec *record) work(ctx context.Context) (out store.Output, err error) {
 	return rec.b.r.Work.Run(ctx, rec.item, rec.delivery)
 }
 
-func (rec *record) succeed(ctx context.Context, out store.Output) outcome {
+func (rec *record) succeed(ctx context.Context, out work.Output) outcome {
 	r := rec.b.r
 	err := r.Items.Complete(ctx, store.CompleteRequest{
 		ItemID: rec.item.ID, Stage: r.Stage, Owner: rec.owner, Now: rec.b.now(), Output: out,

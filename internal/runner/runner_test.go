@@ -36,7 +36,7 @@ type testBundle struct {
 	runner *runner.Runner
 	calls  atomic.Int64
 	// work is what the stage does; tests replace it.
-	work func(ctx context.Context, it store.Item) (store.Output, error)
+	work func(ctx context.Context, it store.Item) (work.Output, error)
 	// delivery is the delivery the runner passed to the last run.
 	delivery gates.Delivery
 }
@@ -45,7 +45,7 @@ type testBundle struct {
 // delivery, and runs tb.work.
 type bundleWork struct{ tb *testBundle }
 
-func (w bundleWork) Run(ctx context.Context, it store.Item, d gates.Delivery) (store.Output, error) {
+func (w bundleWork) Run(ctx context.Context, it store.Item, d gates.Delivery) (work.Output, error) {
 	w.tb.calls.Add(1)
 	w.tb.delivery = d
 	return w.tb.work(ctx, it)
@@ -59,7 +59,7 @@ func setup(t *testing.T, st work.Stage) *testBundle {
 		store: store.NewMemory(),
 		sqs:   runnertest.NewQueues(),
 	}
-	tb.work = func(context.Context, store.Item) (store.Output, error) { return okOutput(st), nil }
+	tb.work = func(context.Context, store.Item) (work.Output, error) { return okOutput(st), nil }
 	tb.runner = runnertest.NewRunner(st, bundleWork{tb}, tb.store, tb.sqs, tb.clock)
 	return tb
 }
@@ -74,17 +74,17 @@ func (tb *testBundle) honourRequests(limit time.Duration) {
 
 // failWith makes every run of the stage's work fail with err.
 func (tb *testBundle) failWith(err error) {
-	tb.work = func(context.Context, store.Item) (store.Output, error) { return store.Output{}, err }
+	tb.work = func(context.Context, store.Item) (work.Output, error) { return work.Output{}, err }
 }
 
-func okOutput(st work.Stage) store.Output {
+func okOutput(st work.Stage) work.Output {
 	switch st {
 	case work.Fetch:
-		return store.Output{Document: &store.Document{Text: "article text", Bytes: 12}}
+		return work.Output{Document: &work.Document{Text: "article text", Bytes: 12}}
 	case work.LLM:
-		return store.Output{Enrichment: &store.Enrichment{SummaryNeutral: "s", Category: "c", Severity: "low", Model: "m"}}
+		return work.Output{Enrichment: &work.Enrichment{SummaryNeutral: "s", Category: "c", Severity: "low", Model: "m"}}
 	}
-	return store.Output{Delivery: &store.WebhookDelivery{Status: 200, IdempotencyKey: "k"}}
+	return work.Output{Delivery: &work.WebhookDelivery{Status: 200, IdempotencyKey: "k"}}
 }
 
 // seed puts an item queued at stage st.
@@ -92,7 +92,7 @@ func (tb *testBundle) seed(t *testing.T, id string, st work.Stage) {
 	t.Helper()
 	tb.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.Received,
 		State: work.Queued, Stage: st, SourceURL: "https://example.com/" + id,
-		Document: &store.Document{Text: "article text"}})
+		Document: &work.Document{Text: "article text"}})
 }
 
 func msg(id string, st work.Stage, messageID string, receives int) events.SQSMessage {
@@ -226,8 +226,8 @@ func TestPermanentFailureDeadLettersOnTheFirstAttempt(t *testing.T) {
 	tb := setup(t, work.LLM)
 	tb.seed(t, "a", work.LLM)
 	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
-		return store.Output{}, failure.WithDetail(httpErr(failure.OpenAI, 401,
+	tb.work = func(context.Context, store.Item) (work.Output, error) {
+		return work.Output{}, failure.WithDetail(httpErr(failure.OpenAI, 401,
 			`{"error":{"message":"Incorrect API key provided: `+key+`.","type":"invalid_request_error","code":"invalid_api_key"}}`),
 			"model", "gpt-4o-mini")
 	}
@@ -327,9 +327,9 @@ func TestSuccessAfterFailuresResetsFailureFields(t *testing.T) {
 	tb := setup(t, work.LLM)
 	tb.seed(t, "a", work.LLM)
 	fail := true
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
+	tb.work = func(context.Context, store.Item) (work.Output, error) {
 		if fail {
-			return store.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"code":"rate_limit_exceeded"}}`)
+			return work.Output{}, httpErr(failure.OpenAI, 429, `{"error":{"code":"rate_limit_exceeded"}}`)
 		}
 		return okOutput(work.LLM), nil
 	}
@@ -490,7 +490,7 @@ func TestRecordsNotReachedBeforeTheDeadlineCountNoAttempt(t *testing.T) {
 	// Each record takes 2 s of (fake) time; the invocation has 8 s, less the
 	// 3 s margin: a record needs 2 s, so records start at 0 s and 2 s, and
 	// the third (at 4 s, ending at 6 s > 5 s) is not started.
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
+	tb.work = func(context.Context, store.Item) (work.Output, error) {
 		tb.clock.Advance(2 * time.Second)
 		return okOutput(work.Fetch), nil
 	}
@@ -521,7 +521,7 @@ func TestPanicBecomesInternalBugForThatRecordOnly(t *testing.T) {
 	tb := setup(t, work.Fetch)
 	tb.seed(t, "boom", work.Fetch)
 	tb.seed(t, "fine", work.Fetch)
-	tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
+	tb.work = func(_ context.Context, it store.Item) (work.Output, error) {
 		if it.ID == "boom" {
 			var m map[string]int
 			m["x"] = 1 // nil map write: a runtime panic
@@ -633,11 +633,11 @@ func TestLostLeaseIsAcknowledged(t *testing.T) {
 			t.Parallel()
 			tb := setup(t, work.LLM)
 			tb.seed(t, "a", work.LLM)
-			tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
+			tb.work = func(_ context.Context, it store.Item) (work.Output, error) {
 				it.LeaseOwner = "someone-else#1" // the takeover
 				tb.store.Put(it)
 				if result != nil {
-					return store.Output{}, result
+					return work.Output{}, result
 				}
 				return okOutput(work.LLM), nil
 			}
@@ -711,9 +711,9 @@ func TestFailureLogKeysAreUnique(t *testing.T) {
 	var buf bytes.Buffer
 	tb.runner.Log = slog.New(slog.NewJSONHandler(&buf, nil))
 	tb.seed(t, "item-1", work.LLM)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
+	tb.work = func(context.Context, store.Item) (work.Output, error) {
 		err := failure.WithDetail(httpErr(failure.OpenAI, 500, `{"error":{"type":"server_error"}}`), "upstream_status", "500")
-		return store.Output{}, failure.WithDetail(err, "model", "gpt-4o-mini")
+		return work.Output{}, failure.WithDetail(err, "model", "gpt-4o-mini")
 	}
 	tb.handle(t, context.Background(), msg("item-1", work.LLM, "m1", 1))
 	found := false
@@ -768,8 +768,8 @@ func TestDeadLetterLogKeysAreUnique(t *testing.T) {
 	tb.runner.Log = slog.New(slog.NewJSONHandler(&buf, nil))
 	tb.seed(t, "gone", work.Fetch)
 	tb.seed(t, "pending", work.Fetch)
-	tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
-		return store.Output{}, httpErr(failure.HTTP, 404, "")
+	tb.work = func(_ context.Context, it store.Item) (work.Output, error) {
+		return work.Output{}, httpErr(failure.HTTP, 404, "")
 	}
 	tb.sqs.FailSends(runnertest.DLQURL, true)
 	tb.handle(t, context.Background(), msg("pending", work.Fetch, "p1", 1)) // failed, hand-off pending
@@ -825,10 +825,10 @@ func TestRetryAfterBeyondSQSLimitIsParked(t *testing.T) {
 	tb := setup(t, work.Notify)
 	tb.honourRequests(24 * time.Hour)
 	tb.seed(t, "a", work.Notify)
-	tb.work = func(context.Context, store.Item) (store.Output, error) {
+	tb.work = func(context.Context, store.Item) (work.Output, error) {
 		e := httpErr(failure.Webhook, 503, "").(*failure.HTTPError)
 		e.Header.Set("Retry-After", "46800") // 13 h
-		return store.Output{}, e
+		return work.Output{}, e
 	}
 	resp := tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 1))
 	if len(resp.BatchItemFailures) != 0 {
@@ -964,9 +964,9 @@ func TestLargeBatchSplitsIntoSQSBatches(t *testing.T) {
 		tb.seed(t, id, work.Fetch)
 		records = append(records, msg(id, work.Fetch, "m"+id, 1))
 	}
-	tb.work = func(_ context.Context, it store.Item) (store.Output, error) {
+	tb.work = func(_ context.Context, it store.Item) (work.Output, error) {
 		if (it.ID[len(it.ID)-1]-'0')%2 == 1 {
-			return store.Output{}, failure.Wrap(work.UpstreamUnavailable, errors.New("503"), "odd items fail")
+			return work.Output{}, failure.Wrap(work.UpstreamUnavailable, errors.New("503"), "odd items fail")
 		}
 		return okOutput(work.Fetch), nil
 	}

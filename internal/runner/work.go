@@ -24,14 +24,14 @@ import (
 // d is how the record came (gates.Delivery): the gate whose ramp released
 // it and the probe lease it carries, for the breakers the work asks.
 type Work interface {
-	Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error)
+	Run(ctx context.Context, item store.Item, d gates.Delivery) (work.Output, error)
 }
 
 // WorkFunc adapts a function that needs no delivery to Work.
-type WorkFunc func(ctx context.Context, item store.Item) (store.Output, error)
+type WorkFunc func(ctx context.Context, item store.Item) (work.Output, error)
 
 // Run calls f.
-func (f WorkFunc) Run(ctx context.Context, item store.Item, _ gates.Delivery) (store.Output, error) {
+func (f WorkFunc) Run(ctx context.Context, item store.Item, _ gates.Delivery) (work.Output, error) {
 	return f(ctx, item)
 }
 
@@ -56,19 +56,19 @@ type WithBodies struct {
 }
 
 // Run loads the parts and runs Inner.
-func (w WithBodies) Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error) {
+func (w WithBodies) Run(ctx context.Context, item store.Item, d gates.Delivery) (work.Output, error) {
 	if w.Bodies == nil {
-		return store.Output{}, failure.New(work.InternalBug, "the stage has no body store to read the item's %v", w.Parts)
+		return work.Output{}, failure.New(work.InternalBug, "the stage has no body store to read the item's %v", w.Parts)
 	}
 	it, err := w.Bodies.Hydrate(ctx, item, w.Parts...)
 	switch {
 	case errors.Is(err, store.ErrBodyGone):
-		return store.Output{}, failure.Wrap(work.NotFound, err,
+		return work.Output{}, failure.Wrap(work.NotFound, err,
 			"the item's stored input expired; replay it from the stage that wrote it (a document: --mode full_restart)")
 	case errors.Is(err, store.ErrBodyCorrupt), errors.Is(err, store.ErrNoBodyStore):
-		return store.Output{}, failure.Wrap(work.InternalBug, err, "the item's stored input cannot be used")
+		return work.Output{}, failure.Wrap(work.InternalBug, err, "the item's stored input cannot be used")
 	case err != nil:
-		return store.Output{}, err
+		return work.Output{}, err
 	}
 	return w.Inner.Run(ctx, it, d)
 }

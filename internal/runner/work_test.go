@@ -30,7 +30,7 @@ func TestWithBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := m.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Fetch, Owner: "o", Now: now,
-			Output: store.Output{Document: &store.Document{Text: "the text of " + id}}}); err != nil {
+			Output: work.Output{Document: &work.Document{Text: "the text of " + id}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,9 +38,9 @@ func TestWithBodies(t *testing.T) {
 	m.TamperBody("bad", store.PartDocument, []byte("something else"))
 	var got string
 	w := runner.WithBodies{Bodies: m, Parts: []store.Part{store.PartDocument}, Inner: runner.WorkFunc(
-		func(_ context.Context, it store.Item) (store.Output, error) {
+		func(_ context.Context, it store.Item) (work.Output, error) {
 			got = it.Document.Text
-			return store.Output{}, nil
+			return work.Output{}, nil
 		})}
 	load := func(id string) error {
 		it, err := m.Get(ctx, id)

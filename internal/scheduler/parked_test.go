@@ -53,13 +53,13 @@ func setupLive(t *testing.T) *live {
 	l.runner = &runner.Runner{
 		Stage: work.LLM, Items: l.items, SQS: l.sqs, Profile: profile, Clock: l.clock, Rand: func() float64 { return 0 },
 		QueueURL: env.Stack.QueueURL(work.LLM), DLQURL: env.Stack.DLQURL(work.LLM), NextQueueURL: env.Stack.QueueURL(work.Notify),
-		Work: runner.WorkFunc(func(context.Context, store.Item) (store.Output, error) {
+		Work: runner.WorkFunc(func(context.Context, store.Item) (work.Output, error) {
 			l.calls.Add(1)
 			if l.quota.Load() {
-				return store.Output{}, &failure.HTTPError{Provider: failure.OpenAI, Status: 429,
+				return work.Output{}, &failure.HTTPError{Provider: failure.OpenAI, Status: 429,
 					Body: []byte(`{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)}
 			}
-			return store.Output{Enrichment: &store.Enrichment{Model: "m"}}, nil
+			return work.Output{Enrichment: &work.Enrichment{Model: "m"}}, nil
 		}),
 	}
 	l.sched = l.scheduler(l.sqs, l.store)
@@ -77,7 +77,7 @@ func (l *live) scheduler(q scheduler.SQS, dbx scheduler.Store) *scheduler.Schedu
 func (l *live) seed(t *testing.T, id string) {
 	t.Helper()
 	if err := l.items.Put(context.Background(), store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id,
-		Status: work.Fetched, State: work.Queued, Stage: work.LLM, Document: &store.Document{Text: "t"}}); err != nil {
+		Status: work.Fetched, State: work.Queued, Stage: work.LLM, Document: &work.Document{Text: "t"}}); err != nil {
 		t.Fatal(err)
 	}
 }

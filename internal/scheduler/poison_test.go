@@ -84,7 +84,7 @@ func newPoisonWorld(t *testing.T, poisoned ...string) *poisonWorld {
 	gs := store.NewMemoryGates()
 	bb := &breaker.Breakers{Store: w.breakers, Clock: w.clock, Stage: work.LLM, CacheTTL: -1}
 	job := breaker.Guard{Service: breaker.Fixed(poisonService), Breakers: bb, Inner: deliveredWork(
-		func(ctx context.Context, it store.Item, d gates.Delivery) (store.Output, error) {
+		func(ctx context.Context, it store.Item, d gates.Delivery) (work.Output, error) {
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			w.calls[it.ID]++
@@ -93,12 +93,12 @@ func newPoisonWorld(t *testing.T, poisoned ...string) *poisonWorld {
 			}
 			switch {
 			case w.down:
-				return store.Output{}, &failure.HTTPError{Provider: failure.OpenAI, Status: 503, Body: []byte(`{"error":{"message":"overloaded"}}`)}
+				return work.Output{}, &failure.HTTPError{Provider: failure.OpenAI, Status: 503, Body: []byte(`{"error":{"message":"overloaded"}}`)}
 			case w.poisoned[it.ID]:
-				return store.Output{}, &failure.HTTPError{Provider: failure.OpenAI, Status: 401,
+				return work.Output{}, &failure.HTTPError{Provider: failure.OpenAI, Status: 401,
 					Body: []byte(`{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)}
 			}
-			return store.Output{Enrichment: &store.Enrichment{Model: "openai:gpt-4o-mini", EnrichedAt: w.clock.Now()}}, nil
+			return work.Output{Enrichment: &work.Enrichment{Model: "openai:gpt-4o-mini", EnrichedAt: w.clock.Now()}}, nil
 		})}
 	w.runner = runnertest.NewRunner(work.LLM, job, w.items, w.queues, w.clock)
 	w.runner.Gates = gs
@@ -293,8 +293,8 @@ func TestSchedulerProbeMeetsAPoisonedWaiter(t *testing.T) {
 
 // deliveredWork is a Work that reads the delivery Run is given (the probe
 // lease the ramp's release carries).
-type deliveredWork func(ctx context.Context, it store.Item, d gates.Delivery) (store.Output, error)
+type deliveredWork func(ctx context.Context, it store.Item, d gates.Delivery) (work.Output, error)
 
-func (f deliveredWork) Run(ctx context.Context, it store.Item, d gates.Delivery) (store.Output, error) {
+func (f deliveredWork) Run(ctx context.Context, it store.Item, d gates.Delivery) (work.Output, error) {
 	return f(ctx, it, d)
 }

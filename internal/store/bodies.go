@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/internal/store/dynamo"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Part names one of an item's bodies: a stage output too large, or needed
@@ -68,22 +69,6 @@ const MaxTableBodyBytes = 350 << 10
 // text, and an enrichment is a few KB.
 const MaxBodyBytes = 4 << 20
 
-// BodyRef is the claim check an item carries for one body.
-type BodyRef struct {
-	// Store is StoreTable or StoreS3.
-	Store string `dynamodbav:"store" json:"store"`
-	// Key is the S3 object key (StoreS3 only). It is not stored: it is
-	// ObjectKey of the item, the part and SHA256.
-	Key string `dynamodbav:"-" json:"key,omitempty"`
-	// Bytes is the body's length; SHA256 the hex digest of its bytes, which
-	// a reader checks.
-	Bytes  int    `dynamodbav:"bytes" json:"bytes"`
-	SHA256 string `dynamodbav:"sha256" json:"sha256"`
-	// Encoding is EncodingGzip when the stored bytes are the body
-	// compressed, "" when they are the body itself.
-	Encoding string `dynamodbav:"encoding,omitempty" json:"encoding,omitempty"`
-}
-
 // EncodingGzip marks a body stored gzip-compressed.
 const EncodingGzip = "gzip"
 
@@ -94,7 +79,7 @@ const CompressFrom = 1024
 // storedRef is a body reference as an item stores it: a map whose hash is
 // its 32 raw bytes (half the size of the hex), for the reference rides on
 // every write of the item.
-type storedRef BodyRef
+type storedRef work.BodyRef
 
 // MarshalDynamoDBAttributeValue writes the compact form.
 func (r storedRef) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
@@ -140,19 +125,19 @@ func (r *storedRef) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) err
 // storedDocument is a Document as the item record stores it: its body
 // reference in the compact form (the outer Body hides the Document's).
 type storedDocument struct {
-	Document
+	work.Document
 	Body *storedRef `dynamodbav:"body,omitempty"`
 }
 
 // storedEnrichment is an Enrichment as the item record stores it, as
 // storedDocument is a Document.
 type storedEnrichment struct {
-	Enrichment
+	work.Enrichment
 	Body *storedRef `dynamodbav:"body,omitempty"`
 }
 
 // storeDocument is d as the record stores it; nil for nil.
-func storeDocument(d *Document) *storedDocument {
+func storeDocument(d *work.Document) *storedDocument {
 	if d == nil {
 		return nil
 	}
@@ -160,17 +145,17 @@ func storeDocument(d *Document) *storedDocument {
 }
 
 // document is the Document s stores; nil for nil.
-func (s *storedDocument) document() *Document {
+func (s *storedDocument) document() *work.Document {
 	if s == nil {
 		return nil
 	}
 	d := s.Document
-	d.Body = (*BodyRef)(s.Body)
+	d.Body = (*work.BodyRef)(s.Body)
 	return &d
 }
 
 // storeEnrichment is e as the record stores it; nil for nil.
-func storeEnrichment(e *Enrichment) *storedEnrichment {
+func storeEnrichment(e *work.Enrichment) *storedEnrichment {
 	if e == nil {
 		return nil
 	}
@@ -178,12 +163,12 @@ func storeEnrichment(e *Enrichment) *storedEnrichment {
 }
 
 // enrichment is the Enrichment s stores; nil for nil.
-func (s *storedEnrichment) enrichment() *Enrichment {
+func (s *storedEnrichment) enrichment() *work.Enrichment {
 	if s == nil {
 		return nil
 	}
 	e := s.Enrichment
-	e.Body = (*BodyRef)(s.Body)
+	e.Body = (*work.BodyRef)(s.Body)
 	return &e
 }
 
@@ -263,12 +248,12 @@ type body struct {
 	part        Part
 	data        []byte
 	contentType string
-	ref         BodyRef
+	ref         work.BodyRef
 }
 
 // outputBody returns the body a stage output carries, with its hash: the
 // document's text, or the enrichment as JSON. A delivery has none (nil).
-func outputBody(o Output) (*body, error) {
+func outputBody(o work.Output) (*body, error) {
 	var b body
 	switch {
 	case o.Document != nil:
@@ -289,7 +274,7 @@ func outputBody(o Output) (*body, error) {
 		return nil, fmt.Errorf("%s body of %d bytes is over the %d-byte limit", b.part, len(b.data), MaxBodyBytes)
 	}
 	sum := sha256.Sum256(b.data)
-	b.ref = BodyRef{Bytes: len(b.data), SHA256: hex.EncodeToString(sum[:])}
+	b.ref = work.BodyRef{Bytes: len(b.data), SHA256: hex.EncodeToString(sum[:])}
 	// Text compresses to less than half: fewer write units for a sibling
 	// item, more documents under the threshold (docs/design.md "Item state").
 	if len(b.data) >= CompressFrom {
@@ -314,7 +299,7 @@ func gzipped(data []byte) ([]byte, error) {
 
 // decoded returns the body stored as data under ref: decompressed when it
 // is gzip, at most ref.Bytes+1 bytes.
-func decoded(itemID string, part Part, ref BodyRef, data []byte) ([]byte, error) {
+func decoded(itemID string, part Part, ref work.BodyRef, data []byte) ([]byte, error) {
 	switch ref.Encoding {
 	case "":
 		return data, nil
@@ -334,24 +319,24 @@ func decoded(itemID string, part Part, ref BodyRef, data []byte) ([]byte, error)
 
 // withRef returns the output as the state item stores it: the reference in
 // place of the body.
-func withRef(o Output, ref BodyRef) Output {
+func withRef(o work.Output, ref work.BodyRef) work.Output {
 	switch {
 	case o.Document != nil:
 		d := *o.Document
 		// The hash of the text is the body's: SHA256 is always the true
 		// one, and the stored item keeps it once (in the reference).
 		d.Text, d.Body, d.SHA256 = "", &ref, ref.SHA256
-		return Output{Document: &d}
+		return work.Output{Document: &d}
 	case o.Enrichment != nil:
-		e := Enrichment{Model: o.Enrichment.Model, ActionOutcome: o.Enrichment.ActionOutcome,
+		e := work.Enrichment{Model: o.Enrichment.Model, ActionOutcome: o.Enrichment.ActionOutcome,
 			EnrichedAt: o.Enrichment.EnrichedAt, Body: &ref}
-		return Output{Enrichment: &e}
+		return work.Output{Enrichment: &e}
 	}
 	return o
 }
 
 // verify checks the body against ref (after decoded).
-func verify(itemID string, part Part, ref BodyRef, data []byte) error {
+func verify(itemID string, part Part, ref work.BodyRef, data []byte) error {
 	sum := sha256.Sum256(data)
 	if len(data) != ref.Bytes || hex.EncodeToString(sum[:]) != ref.SHA256 {
 		return fmt.Errorf("%s of %s: %d bytes read, %d expected: %w", part, itemID, len(data), ref.Bytes, ErrBodyCorrupt)
@@ -360,7 +345,7 @@ func verify(itemID string, part Part, ref BodyRef, data []byte) error {
 }
 
 // hydrate fills it's parts from load, which returns one body's bytes.
-func hydrate(it Item, parts []Part, load func(Part, BodyRef) ([]byte, error)) (Item, error) {
+func hydrate(it Item, parts []Part, load func(Part, work.BodyRef) ([]byte, error)) (Item, error) {
 	for _, p := range parts {
 		switch p {
 		case PartDocument:
@@ -382,7 +367,7 @@ func hydrate(it Item, parts []Part, load func(Part, BodyRef) ([]byte, error)) (I
 			if err != nil {
 				return it, err
 			}
-			var e Enrichment
+			var e work.Enrichment
 			if err := json.Unmarshal(data, &e); err != nil {
 				return it, fmt.Errorf("enrichment of %s: %w: %v", it.ID, ErrBodyCorrupt, err)
 			}
@@ -423,12 +408,12 @@ type BodiesAPI interface {
 // an object with one GetObject; either is checked against the reference.
 // A body that expired is ErrBodyGone.
 func (s *Items) Hydrate(ctx context.Context, it Item, parts ...Part) (Item, error) {
-	return hydrate(it, parts, func(p Part, ref BodyRef) ([]byte, error) {
+	return hydrate(it, parts, func(p Part, ref work.BodyRef) ([]byte, error) {
 		return s.Bodies.load(ctx, s.DB, it.ID, p, ref)
 	})
 }
 
-func (c BodyConfig) load(ctx context.Context, db BodiesAPI, itemID string, part Part, ref BodyRef) ([]byte, error) {
+func (c BodyConfig) load(ctx context.Context, db BodiesAPI, itemID string, part Part, ref work.BodyRef) ([]byte, error) {
 	var data []byte
 	switch ref.Store {
 	case StoreS3:

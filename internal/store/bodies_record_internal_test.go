@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // TestRecordStoresBodyRefsCompact: the item record stores a document's and
@@ -18,10 +19,10 @@ import (
 func TestRecordStoresBodyRefsCompact(t *testing.T) {
 	t.Parallel()
 	sum := sha256.Sum256([]byte("body"))
-	ref := &BodyRef{Store: StoreTable, Bytes: 4, SHA256: hex.EncodeToString(sum[:]), Encoding: EncodingGzip}
+	ref := &work.BodyRef{Store: StoreTable, Bytes: 4, SHA256: hex.EncodeToString(sum[:]), Encoding: EncodingGzip}
 	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
-	it := Item{ID: "story-1", Document: &Document{Bytes: 4, SHA256: "other", ContentType: "text/html", FetchedAt: at, Body: ref},
-		Enrichment: &Enrichment{Model: "openai:gpt", EnrichedAt: at, Body: ref}}
+	it := Item{ID: "story-1", Document: &work.Document{Bytes: 4, SHA256: "other", ContentType: "text/html", FetchedAt: at, Body: ref},
+		Enrichment: &work.Enrichment{Model: "openai:gpt", EnrichedAt: at, Body: ref}}
 	av, err := attributevalue.MarshalMap(toRecord(it))
 	if err != nil {
 		t.Fatal(err)

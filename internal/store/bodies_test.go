@@ -78,7 +78,7 @@ func (d dynBodies) drop(t *testing.T, it store.Item) {
 			t.Fatal(err)
 		}
 	}
-	for _, ref := range []*store.BodyRef{docRef(it), enrRef(it)} {
+	for _, ref := range []*work.BodyRef{docRef(it), enrRef(it)} {
 		if ref != nil && ref.Store == store.StoreS3 {
 			if _, err := d.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &d.bucket, Key: &ref.Key}); err != nil {
 				t.Fatal(err)
@@ -98,14 +98,14 @@ func (d dynBodies) corrupt(t *testing.T, id string) {
 	}
 }
 
-func docRef(it store.Item) *store.BodyRef {
+func docRef(it store.Item) *work.BodyRef {
 	if it.Document == nil {
 		return nil
 	}
 	return it.Document.Body
 }
 
-func enrRef(it store.Item) *store.BodyRef {
+func enrRef(it store.Item) *work.BodyRef {
 	if it.Enrichment == nil {
 		return nil
 	}
@@ -120,10 +120,10 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 			t.Fatalf("claim %s at %s: %v", id, st, err)
 		}
 	}
-	complete := func(s bodyStore, id string, st work.Stage, owner string, now time.Time, out store.Output) error {
+	complete := func(s bodyStore, id string, st work.Stage, owner string, now time.Time, out work.Output) error {
 		return s.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: st, Owner: owner, Now: now, Output: out})
 	}
-	enrichment := store.Enrichment{SummaryNeutral: "A neutral summary.", SummarySpicy: "A spicy one!", Category: "security",
+	enrichment := work.Enrichment{SummaryNeutral: "A neutral summary.", SummarySpicy: "A spicy one!", Category: "security",
 		Severity: "high", PrimaryActor: "ACME", TopEntities: []string{"ACME", "CVE-2026-1"}, Model: "gpt-4o-mini",
 		EnrichedAt: t0.Add(2 * time.Minute)}
 
@@ -141,7 +141,7 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 		}
 		text := prose(100_000) // compresses to about 60 KB: S3
 		claim(t, s, id, work.Fetch, "m1#1", t0)
-		if err := complete(s, id, work.Fetch, "m1#1", t0.Add(time.Second), store.Output{Document: &store.Document{
+		if err := complete(s, id, work.Fetch, "m1#1", t0.Add(time.Second), work.Output{Document: &work.Document{
 			Text: text, Bytes: len(text), SHA256: "sha-of-text", ContentType: "text/html", FetchedAt: t0}}); err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 			t.Fatalf("document read back: %d bytes, %v", len(got.Document.Text), err)
 		}
 		e := enrichment
-		if err := complete(s, id, work.LLM, "m2#1", t0.Add(2*time.Minute), store.Output{Enrichment: &e}); err != nil {
+		if err := complete(s, id, work.LLM, "m2#1", t0.Add(2*time.Minute), work.Output{Enrichment: &e}); err != nil {
 			t.Fatal(err)
 		}
 		it, _ = s.Get(ctx, id)
@@ -182,7 +182,7 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 		// must not replace the one the item refers to.
 		late := enrichment
 		late.SummaryNeutral = "a late answer"
-		if err := complete(s, id, work.LLM, "m2#1", t0.Add(3*time.Minute), store.Output{Enrichment: &late}); !errors.Is(err, store.ErrConflict) {
+		if err := complete(s, id, work.LLM, "m2#1", t0.Add(3*time.Minute), work.Output{Enrichment: &late}); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("late complete: %v, want ErrConflict", err)
 		}
 		it, _ = s.Get(ctx, id)
@@ -199,7 +199,7 @@ func bodiesConformance(t *testing.T, newStore func(t *testing.T) bodyStore) {
 			t.Fatal(err)
 		}
 		claim(t, s, id, work.Fetch, "m1#1", t0)
-		if err := complete(s, id, work.Fetch, "m1#1", t0, store.Output{Document: &store.Document{Text: text}}); err != nil {
+		if err := complete(s, id, work.Fetch, "m1#1", t0, work.Output{Document: &work.Document{Text: text}}); err != nil {
 			t.Fatal(err)
 		}
 		it, err := s.Get(ctx, id)

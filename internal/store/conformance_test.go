@@ -156,11 +156,11 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 			t.Fatal(err)
 		}
 		mustClaim(t, s, a, work.Fetch, "m1#2", t0.Add(time.Minute))
-		doc := &store.Document{Text: "hello", Bytes: 5, SHA256: "abc", FetchedAt: t0}
-		if err := s.Complete(ctx, store.CompleteRequest{ItemID: a, Stage: work.Fetch, Owner: "other", Now: t0, Output: store.Output{Document: doc}}); !errors.Is(err, store.ErrConflict) {
+		doc := &work.Document{Text: "hello", Bytes: 5, SHA256: "abc", FetchedAt: t0}
+		if err := s.Complete(ctx, store.CompleteRequest{ItemID: a, Stage: work.Fetch, Owner: "other", Now: t0, Output: work.Output{Document: doc}}); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("complete without the lease: %v", err)
 		}
-		if err := s.Complete(ctx, store.CompleteRequest{ItemID: a, Stage: work.Fetch, Owner: "m1#2", Now: t0.Add(time.Minute), Output: store.Output{Document: doc}}); err != nil {
+		if err := s.Complete(ctx, store.CompleteRequest{ItemID: a, Stage: work.Fetch, Owner: "m1#2", Now: t0.Add(time.Minute), Output: work.Output{Document: doc}}); err != nil {
 			t.Fatal(err)
 		}
 		it, _ := s.Get(ctx, a)

@@ -12,7 +12,9 @@
 // fetched document and the enrichment are bodies written once beside it — a
 // sibling item in the Bodies table, put in the same transaction as the
 // success write, or an S3 object above BodyConfig.Threshold — and the item
-// keeps a reference (BodyRef) that readers follow with Hydrate. Every list
+// keeps a reference (work.BodyRef, written compactly: storedRef) that
+// readers follow with Hydrate. The work result itself (work.Output and the
+// records it carries) is the leaf's plain data; how it is stored is here. Every list
 // and string on the item is bounded (items_bounds.go, MaxReplays, MaxNotes), the
 // producer's metadata and an operator's resolution included, and Create
 // refuses a new item outside the bounds (ErrInvalidItem); the error log

@@ -204,17 +204,17 @@ func boundLastError(le LastError) LastError {
 }
 
 // boundOutput cuts the metadata a stage output leaves on the item.
-func boundOutput(o Output) Output {
+func boundOutput(o work.Output) work.Output {
 	switch {
 	case o.Document != nil:
 		d := *o.Document
 		d.ContentType = work.Prefix(d.ContentType, MaxErrorFieldBytes)
-		return Output{Document: &d}
+		return work.Output{Document: &d}
 	case o.Enrichment != nil:
 		e := *o.Enrichment
 		e.Model = work.Prefix(e.Model, MaxErrorFieldBytes)
 		e.ActionOutcome = work.Prefix(e.ActionOutcome, MaxErrorFieldBytes)
-		return Output{Enrichment: &e}
+		return work.Output{Enrichment: &e}
 	}
 	return o
 }

@@ -589,7 +589,7 @@ func newParkedRecord(itemID string, stage work.Stage, now time.Time, p Parking) 
 }
 
 // outputAttr returns the attribute and value a stage output is stored under.
-func outputAttr(o Output) (string, types.AttributeValue, error) {
+func outputAttr(o work.Output) (string, types.AttributeValue, error) {
 	var (
 		attr string
 		v    any

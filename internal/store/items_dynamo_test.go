@@ -67,7 +67,7 @@ func TestRetriedWritesAreRecognisedAsApplied(t *testing.T) {
 	}
 	claim("m#3", t0.Add(2*time.Minute))
 	if err := replayed.Complete(ctx, store.CompleteRequest{ItemID: "r", Stage: work.Fetch, Owner: "m#3", Now: t0.Add(2 * time.Minute),
-		Output: store.Output{Document: &store.Document{Text: "x"}}}); err != nil {
+		Output: work.Output{Document: &work.Document{Text: "x"}}}); err != nil {
 		t.Fatalf("retried complete: %v", err)
 	}
 	it, err := plain.Get(ctx, "r")
@@ -121,7 +121,7 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 	ctx := context.Background()
 	// Both shapes of the success write: a plain update (a delivery) and
 	// the transaction with a document's sibling item.
-	for i, out := range []store.Output{{Delivery: &store.WebhookDelivery{Status: 200}}, {Document: &store.Document{Text: "x"}}} {
+	for i, out := range []work.Output{{Delivery: &work.WebhookDelivery{Status: 200}}, {Document: &work.Document{Text: "x"}}} {
 		id := "u" + strconv.Itoa(i)
 		if _, err := plain.Create(ctx, store.NewItem{ID: id, Kind: store.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 			t.Fatal(err)

@@ -75,12 +75,12 @@ func TestLargestItem(t *testing.T) {
 	owner := claim(work.Fetch, "1")
 	text := strings.Repeat("word ", 40<<10)
 	must(s.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.Fetch, Owner: owner, Now: step(),
-		Output: store.Output{Document: &store.Document{Text: text, Bytes: len(text), ContentType: "text/" + huge(10_000),
+		Output: work.Output{Document: &work.Document{Text: text, Bytes: len(text), ContentType: "text/" + huge(10_000),
 			Truncated: true, FetchedAt: now}}}))
 	// llm: an enrichment above the threshold, with an absurd model name.
 	owner = claim(work.LLM, "1")
 	must(s.Complete(ctx, store.CompleteRequest{ItemID: id, Stage: work.LLM, Owner: owner, Now: step(),
-		Output: store.Output{Enrichment: &store.Enrichment{SummaryNeutral: huge(5000), SummarySpicy: huge(5000),
+		Output: work.Output{Enrichment: &work.Enrichment{SummaryNeutral: huge(5000), SummarySpicy: huge(5000),
 			Category: "c", Severity: "s", PrimaryActor: huge(1000), TopEntities: []string{huge(1000), huge(1000)},
 			Model: huge(10_000), ActionOutcome: huge(10_000), EnrichedAt: now}}}))
 	// notify: a failure with everything at its limit, then the dead letter.

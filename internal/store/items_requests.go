@@ -102,7 +102,7 @@ type CompleteRequest struct {
 	Stage  work.Stage
 	Owner  string
 	Now    time.Time
-	Output Output
+	Output work.Output
 }
 
 // FailRequest records a failed (or waiting) attempt and what happens next.

@@ -185,7 +185,7 @@ func (m *Memory) Complete(_ context.Context, req CompleteRequest) error {
 func (m *Memory) Hydrate(_ context.Context, it Item, parts ...Part) (Item, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return hydrate(clone(it), parts, func(p Part, ref BodyRef) ([]byte, error) {
+	return hydrate(clone(it), parts, func(p Part, ref work.BodyRef) ([]byte, error) {
 		var (
 			data []byte
 			ok   bool

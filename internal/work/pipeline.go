@@ -10,6 +10,9 @@
 //     machine (docs/design.md "Item state"), and its enrichment status
 //     (state.go): the stores persist them and build their conditions from
 //     the table;
+//   - the work result: Output, what a stage's work returns, and the
+//     records it carries — the document, the enrichment, the webhook's
+//     delivery, a body's reference (result.go); the item store keeps them;
 //   - Prefix and Ellipsis, which cut text to a byte budget (a DynamoDB
 //     attribute, a log field, a prompt) without splitting a UTF-8
 //     character (textcut.go).

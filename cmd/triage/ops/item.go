@@ -48,14 +48,14 @@ type ItemView struct {
 	Notices          store.Notices         `json:"notices"`
 	SourceURL        string                `json:"source_url,omitempty"`
 	WebhookURL       string                `json:"webhook_url,omitempty"`
-	Document         *store.Document       `json:"document,omitempty"`
-	Enrichment       *store.Enrichment     `json:"enrichment,omitempty"`
+	Document         *work.Document        `json:"document,omitempty"`
+	Enrichment       *work.Enrichment      `json:"enrichment,omitempty"`
 	// EnrichmentRef is where the enrichment is stored; BodyError says why a
 	// body could not be read back.
-	EnrichmentRef *store.BodyRef `json:"enrichment_ref,omitempty"`
-	BodyError     string         `json:"body_error,omitempty"`
-	CreatedAt     time.Time      `json:"created_at,omitzero"`
-	UpdatedAt     time.Time      `json:"updated_at,omitzero"`
+	EnrichmentRef *work.BodyRef `json:"enrichment_ref,omitempty"`
+	BodyError     string        `json:"body_error,omitempty"`
+	CreatedAt     time.Time     `json:"created_at,omitzero"`
+	UpdatedAt     time.Time     `json:"updated_at,omitzero"`
 	// Timeline is `items get`'s and the console's: the item's history from the item,
 	// its error log and its audit trail; TimelineGaps names the sources
 	// that could not be read.

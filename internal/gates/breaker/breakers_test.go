@@ -315,9 +315,9 @@ func ExampleGuard() {
 	ctx := context.Background()
 	clock := clock.NewStub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	calls := 0
-	fetch := runner.WorkFunc(func(context.Context, store.Item) (store.Output, error) {
+	fetch := runner.WorkFunc(func(context.Context, store.Item) (work.Output, error) {
 		calls++
-		return store.Output{}, &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 502}
+		return work.Output{}, &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 502}
 	})
 	job := breaker.Guard{Inner: fetch, Service: breaker.SourceHost,
 		Breakers: &breaker.Breakers{Store: breaker.NewMemory(), Clock: clock}}
@@ -509,7 +509,7 @@ func TestScheduledProbe(t *testing.T) {
 	}
 	calls := 0
 	g := breaker.Guard{Breakers: c.breakers, Service: breaker.Fixed("news.example"), Inner: runner.WorkFunc(
-		func(context.Context, store.Item) (store.Output, error) { calls++; return store.Output{}, nil })}
+		func(context.Context, store.Item) (work.Output, error) { calls++; return work.Output{}, nil })}
 	if _, err := g.Run(ctx, store.Item{ID: "a"}, gates.Delivery{}); !errors.Is(err, failure.ErrWaiting) || calls != 0 {
 		t.Fatalf("a plain delivery while the scheduler's probe runs: %v, %d calls", err, calls)
 	}

@@ -10,12 +10,13 @@ import (
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/telemetry"
+	"github.com/triagehq/triage/internal/work"
 )
 
 // Work is a stage's work as the runner runs it (the runner's Work): Guard
 // guards one and is one.
 type Work interface {
-	Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error)
+	Run(ctx context.Context, item store.Item, d gates.Delivery) (work.Output, error)
 }
 
 // Guard is a Work decorator: it asks Breakers before running Inner and
@@ -47,7 +48,7 @@ var _ Work = Guard{}
 // attempt on them; an outage failure Done judges the item's own comes back
 // marked, for the decision table. If Inner panics while holding the probe
 // lease, the lease is released before the panic continues to the runner.
-func (g Guard) Run(ctx context.Context, item store.Item, d gates.Delivery) (out store.Output, err error) {
+func (g Guard) Run(ctx context.Context, item store.Item, d gates.Delivery) (out work.Output, err error) {
 	if g.Breakers == nil || g.Service == nil {
 		return g.Inner.Run(ctx, item, d)
 	}
@@ -64,7 +65,7 @@ func (g Guard) Run(ctx context.Context, item store.Item, d gates.Delivery) (out 
 		t, err = g.Breakers.AllowReleased(ctx, svc, d.Gate)
 	}
 	if err != nil {
-		return store.Output{}, err
+		return work.Output{}, err
 	}
 	// The item's run of outage failures is Done's evidence that a failure
 	// follows the item rather than the service.
@@ -81,7 +82,7 @@ func (g Guard) Run(ctx context.Context, item store.Item, d gates.Delivery) (out 
 	// and the runner read it.
 	err = failure.Mark(err)
 	if verdict := g.Breakers.Done(ctx, t, err); verdict != nil {
-		return store.Output{}, verdict
+		return work.Output{}, verdict
 	}
 	return out, err
 }

@@ -48,15 +48,15 @@ type articleHost struct {
 	failed map[string]int
 }
 
-func (h *articleHost) Run(_ context.Context, it store.Item, _ gates.Delivery) (store.Output, error) {
+func (h *articleHost) Run(_ context.Context, it store.Item, _ gates.Delivery) (work.Output, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.calls++
 	if h.outage {
 		h.failed[it.ID]++
-		return store.Output{}, &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 503}
+		return work.Output{}, &failure.HTTPError{Provider: failure.HTTP, Op: "GET article", Status: 503}
 	}
-	return store.Output{Document: &store.Document{Text: "text of " + it.ID, Bytes: 10}}, nil
+	return work.Output{Document: &work.Document{Text: "text of " + it.ID, Bytes: 10}}, nil
 }
 
 func (h *articleHost) set(outage bool) (calls int) {

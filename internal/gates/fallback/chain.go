@@ -75,7 +75,7 @@ import (
 // Enricher asks one entry's model for an item's enrichment: the model
 // call the chain is given (the llm function passes its enricher).
 type Enricher interface {
-	Enrich(ctx context.Context, item store.Item, e Entry) (store.Enrichment, error)
+	Enrich(ctx context.Context, item store.Item, e Entry) (work.Enrichment, error)
 }
 
 // Health is the model-health view the chain reads and feeds, keyed by
@@ -202,9 +202,9 @@ func (w *walk) wake(t time.Time) {
 // Run enriches item through the chain (see the package documentation); d
 // is how the record came, for the providers' breakers. A health store or
 // breaker that cannot be read fails open: the model is asked.
-func (c *Chain) Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error) {
+func (c *Chain) Run(ctx context.Context, item store.Item, d gates.Delivery) (work.Output, error) {
 	if c.Enricher == nil || len(c.Entries) == 0 {
-		return store.Output{}, failure.New(work.InternalBug, "llm fallback chain has no entries or no enricher configured")
+		return work.Output{}, failure.New(work.InternalBug, "llm fallback chain has no entries or no enricher configured")
 	}
 	ctx = telemetry.WithAttrs(ctx, "item_id", item.ID, "correlation_id", item.CorrelationID)
 	now := c.now()
@@ -238,7 +238,7 @@ func (c *Chain) Run(ctx context.Context, item store.Item, d gates.Delivery) (sto
 		}
 		enr, err := c.ask(ctx, item, e, t)
 		if err == nil {
-			return store.Output{Enrichment: &enr}, nil
+			return work.Output{Enrichment: &enr}, nil
 		}
 		if why, wait, wide := c.providerWide(ctx, e.Provider, err); wide && ctx.Err() == nil {
 			c.putOut(ctx, w, e.Provider, why, failure.Classify(err).Class)
@@ -262,15 +262,15 @@ func (c *Chain) Run(ctx context.Context, item store.Item, d gates.Delivery) (sto
 			if eerr == nil {
 				enr, eerr = c.ask(ctx, item, esc, et)
 				if eerr == nil {
-					return store.Output{Enrichment: &enr}, nil
+					return work.Output{Enrichment: &enr}, nil
 				}
-				return store.Output{}, failure.WithDetail(eerr, "escalated_from", e.String())
+				return work.Output{}, failure.WithDetail(eerr, "escalated_from", e.String())
 			}
 			c.logger().WarnContext(ctx, "escalation provider's breaker is open; not escalating", "escalation_model", esc.String())
 		}
-		return store.Output{}, c.detail(err, w)
+		return work.Output{}, c.detail(err, w)
 	}
-	return store.Output{}, c.nothingServed(now, w)
+	return work.Output{}, c.nothingServed(now, w)
 }
 
 // nothingServed is the outcome of a walk that asked no entry successfully:
@@ -428,7 +428,7 @@ func (c *Chain) allow(ctx context.Context, p failure.Provider, d gates.Delivery)
 // ask calls e's model, tells the provider's breaker and the model's health
 // what happened, and returns the outcome. A refusal of triage's own budget
 // is neutral for the breaker (and releases a probe it held).
-func (c *Chain) ask(ctx context.Context, item store.Item, e Entry, t breaker.Ticket) (enr store.Enrichment, err error) {
+func (c *Chain) ask(ctx context.Context, item store.Item, e Entry, t breaker.Ticket) (enr work.Enrichment, err error) {
 	done := false
 	defer func() {
 		if !done && c.Breakers != nil {

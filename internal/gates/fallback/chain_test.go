@@ -34,14 +34,14 @@ type models struct {
 	calls []string
 }
 
-func (m *models) Enrich(_ context.Context, _ store.Item, e fallback.Entry) (store.Enrichment, error) {
+func (m *models) Enrich(_ context.Context, _ store.Item, e fallback.Entry) (work.Enrichment, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls = append(m.calls, e.Model)
 	if err := m.errs[e.Model]; err != nil {
-		return store.Enrichment{}, failure.WithDetail(err, "model", e.String())
+		return work.Enrichment{}, failure.WithDetail(err, "model", e.String())
 	}
-	return store.Enrichment{SummaryNeutral: "ok", Model: e.Model}, nil
+	return work.Enrichment{SummaryNeutral: "ok", Model: e.Model}, nil
 }
 
 // key is the health key of an OpenAI model of the tests.
@@ -111,7 +111,7 @@ var (
 	overloaded = &failure.HTTPError{Provider: failure.OpenAI, Status: 503}
 )
 
-var item = store.Item{ID: "item-1", Kind: store.KindStory, Document: &store.Document{Text: "text"}}
+var item = store.Item{ID: "item-1", Kind: store.KindStory, Document: &work.Document{Text: "text"}}
 
 func TestChainPicksFirstEnabledModel(t *testing.T) {
 	t.Parallel()
@@ -265,7 +265,7 @@ func TestChainInRunner(t *testing.T) {
 	r := runnertest.NewRunner(work.LLM, b.chain, db, q, b.clock)
 	put := func(id string) events.SQSEvent {
 		db.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: work.Fetched, State: work.Queued,
-			Stage: work.LLM, Document: &store.Document{Text: "text"}})
+			Stage: work.LLM, Document: &work.Document{Text: "text"}})
 		env := work.Envelope{ItemID: id, Stage: work.LLM, CorrelationID: "c-" + id}
 		return events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m-" + id, ReceiptHandle: "r-" + id, Body: env.Encode(),
 			Attributes: map[string]string{"ApproximateReceiveCount": "1"}}}}
@@ -304,11 +304,11 @@ type fakeEnricher struct {
 	clients map[failure.Provider]llm.Completer
 }
 
-func (e fakeEnricher) Enrich(ctx context.Context, it store.Item, en fallback.Entry) (store.Enrichment, error) {
+func (e fakeEnricher) Enrich(ctx context.Context, it store.Item, en fallback.Entry) (work.Enrichment, error) {
 	resp, err := e.clients[en.Provider].Complete(ctx, llm.Request{Model: en.Model, Messages: llm.BuildMessages(it.Kind, it.Document.Text, 0),
 		JSONObject: true, ItemID: it.ID})
 	if err != nil {
-		return store.Enrichment{}, err
+		return work.Enrichment{}, err
 	}
 	enr, err := llm.Judge(it.Kind, resp)
 	enr.Model = en.String()
@@ -335,7 +335,7 @@ func TestChainWithFakeLLM(t *testing.T) {
 	ctx := context.Background()
 	var served []string
 	for i := range 8 {
-		it := store.Item{ID: "i" + string(rune('0'+i)), Kind: store.KindStory, Document: &store.Document{Text: fakes.ArticleText("a", 400)}}
+		it := store.Item{ID: "i" + string(rune('0'+i)), Kind: store.KindStory, Document: &work.Document{Text: fakes.ArticleText("a", 400)}}
 		out, err := b.chain.Run(ctx, it, gates.Delivery{})
 		switch {
 		case i < health.DefaultThreshold:

@@ -16,9 +16,9 @@ import (
 )
 
 // enrichFunc adapts a function to fallback.Enricher.
-type enrichFunc func(ctx context.Context, it store.Item, e fallback.Entry) (store.Enrichment, error)
+type enrichFunc func(ctx context.Context, it store.Item, e fallback.Entry) (work.Enrichment, error)
 
-func (f enrichFunc) Enrich(ctx context.Context, it store.Item, e fallback.Entry) (store.Enrichment, error) {
+func (f enrichFunc) Enrich(ctx context.Context, it store.Item, e fallback.Entry) (work.Enrichment, error) {
 	return f(ctx, it, e)
 }
 
@@ -34,11 +34,11 @@ func ExampleChain() {
 	entries, _ := fallback.ParseChain("openai:small, bedrock:large", "")
 	chain := &fallback.Chain{
 		Entries: entries,
-		Enricher: enrichFunc(func(_ context.Context, _ store.Item, e fallback.Entry) (store.Enrichment, error) {
+		Enricher: enrichFunc(func(_ context.Context, _ store.Item, e fallback.Entry) (work.Enrichment, error) {
 			if e.Model == "small" {
-				return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not JSON")
+				return work.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not JSON")
 			}
-			return store.Enrichment{Model: e.String()}, nil
+			return work.Enrichment{Model: e.String()}, nil
 		}),
 		Health: &health.Tracker{Store: db, Clock: clock},
 		Clock:  clock,

@@ -77,7 +77,7 @@ func setupOutage(t *testing.T, chain string, n int) *outageBundle {
 func (b *outageBundle) add(id string) {
 	b.ids = append(b.ids, id)
 	b.items.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "c-" + id, Status: work.Fetched, State: work.Queued,
-		Stage: work.LLM, Document: &store.Document{Text: fakes.ArticleText(id, 600)}})
+		Stage: work.LLM, Document: &work.Document{Text: fakes.ArticleText(id, 600)}})
 }
 
 // deliver hands every item still at the llm stage to the runner once, as

@@ -16,7 +16,7 @@ func ExampleTimeline_Write() {
 	at := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	it := store.Item{ID: "task-1", Kind: store.KindAction, State: work.Done, Stage: work.Notify,
 		Attempts: map[work.Stage]int{work.LLM: 1}, CreatedAt: at,
-		Delivery: &store.WebhookDelivery{Status: 200, DeliveredAt: at.Add(2*time.Minute + 5*time.Second)}}
+		Delivery: &work.WebhookDelivery{Status: 200, DeliveredAt: at.Add(2*time.Minute + 5*time.Second)}}
 	log := []store.LogEntry{{ItemID: "task-1", Stage: work.LLM, Class: work.ActionFailed, Attempt: 1, OccurredAt: at.Add(2 * time.Second),
 		Decision: policy.Retry{Delay: 2 * time.Minute, Attempt: 1, MaxAttempts: 3, Class: work.ActionFailed, Backoff: "fixed 2m0s"}.Reason()}}
 	trail := []ledger.Entry{

@@ -25,7 +25,7 @@ const DefaultWriteTimeout = time.Second
 // Runner is the work Work wraps (the runner's Work): d is how the record
 // came, passed on untouched.
 type Runner interface {
-	Run(ctx context.Context, item store.Item, d gates.Delivery) (store.Output, error)
+	Run(ctx context.Context, item store.Item, d gates.Delivery) (work.Output, error)
 }
 
 // Recorder stores executions (*Trail, *Memory).
@@ -54,7 +54,7 @@ type Work struct {
 }
 
 // Run runs Inner and records the run when item is an action task.
-func (w *Work) Run(ctx context.Context, item store.Item, d gates.Delivery) (out store.Output, err error) {
+func (w *Work) Run(ctx context.Context, item store.Item, d gates.Delivery) (out work.Output, err error) {
 	if item.Kind != store.KindAction {
 		return w.Inner.Run(ctx, item, d)
 	}
@@ -80,7 +80,7 @@ func (w *Work) Run(ctx context.Context, item store.Item, d gates.Delivery) (out 
 }
 
 // describe fills the outcome of a run from what Inner returned.
-func describe(e *Execution, out store.Output, err error) {
+func describe(e *Execution, out work.Output, err error) {
 	if err == nil {
 		e.Outcome = OutcomeSuccess
 		if out.Enrichment != nil {

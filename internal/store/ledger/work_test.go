@@ -25,14 +25,14 @@ func actionItem() store.Item {
 		Attempts: map[work.Stage]int{work.LLM: 1}}
 }
 
-func wrap(mem *ledger.Memory, c clock.Clock, out store.Output, err error) *ledger.Work {
+func wrap(mem *ledger.Memory, c clock.Clock, out work.Output, err error) *ledger.Work {
 	return &ledger.Work{Trail: mem, Stage: work.LLM, Clock: c,
-		Inner: runFunc(func(context.Context, store.Item) (store.Output, error) { return out, err })}
+		Inner: runFunc(func(context.Context, store.Item) (work.Output, error) { return out, err })}
 }
 
-type runFunc func(context.Context, store.Item) (store.Output, error)
+type runFunc func(context.Context, store.Item) (work.Output, error)
 
-func (f runFunc) Run(ctx context.Context, it store.Item, _ gates.Delivery) (store.Output, error) {
+func (f runFunc) Run(ctx context.Context, it store.Item, _ gates.Delivery) (work.Output, error) {
 	return f(ctx, it)
 }
 
@@ -44,12 +44,12 @@ func TestWorkRecordsEachActionExecution(t *testing.T) {
 	provider := failure.WithDetail(&failure.HTTPError{Provider: failure.OpenAI, Op: "chat completions", Status: 500,
 		Body: []byte(`{"error":{"message":"upstream echoed Authorization: Bearer ` + apiKey + `"}}`)}, "model", "openai:gpt-4o-mini")
 	for name, tc := range map[string]struct {
-		out  store.Output
+		out  work.Output
 		err  error
 		want ledger.Execution
 	}{
 		"success": {
-			out:  store.Output{Enrichment: &store.Enrichment{Model: "openai:gpt-4o-mini", ActionOutcome: "success"}},
+			out:  work.Output{Enrichment: &work.Enrichment{Model: "openai:gpt-4o-mini", ActionOutcome: "success"}},
 			want: ledger.Execution{Outcome: ledger.OutcomeSuccess, Model: "openai:gpt-4o-mini"},
 		},
 		"the model reports failed": {
@@ -95,7 +95,7 @@ func TestWorkRecordsEachActionExecution(t *testing.T) {
 func TestWorkCostsNothingForOtherKindsAndNeverChangesTheOutcome(t *testing.T) {
 	t.Parallel()
 	mem, c := ledger.NewMemory(), stepping(t0)
-	w := wrap(mem, c, store.Output{Enrichment: &store.Enrichment{Model: "m"}}, nil)
+	w := wrap(mem, c, work.Output{Enrichment: &work.Enrichment{Model: "m"}}, nil)
 	for _, k := range []store.Kind{store.KindStory, store.KindDocument, ""} {
 		if _, err := w.Run(context.Background(), store.Item{ID: "s", Kind: k}, gates.Delivery{}); err != nil {
 			t.Fatal(err)
@@ -116,7 +116,7 @@ func TestWorkRecordsAPanic(t *testing.T) {
 	t.Parallel()
 	mem, c := ledger.NewMemory(), stepping(t0)
 	w := &ledger.Work{Trail: mem, Stage: work.LLM, Clock: c,
-		Inner: runFunc(func(context.Context, store.Item) (store.Output, error) { panic("nil map") })}
+		Inner: runFunc(func(context.Context, store.Item) (work.Output, error) { panic("nil map") })}
 	func() {
 		defer func() {
 			if recover() == nil {

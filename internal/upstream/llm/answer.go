@@ -71,9 +71,9 @@ func CheckStop(r Response) error {
 
 // Judge is the llm stage's whole judgement of an answer that arrived:
 // CheckStop, then ParseEnrichment of its content for an item of kind.
-func Judge(kind store.Kind, r Response) (store.Enrichment, error) {
+func Judge(kind store.Kind, r Response) (work.Enrichment, error) {
 	if err := CheckStop(r); err != nil {
-		return store.Enrichment{}, err
+		return work.Enrichment{}, err
 	}
 	return ParseEnrichment(kind, r.Content)
 }

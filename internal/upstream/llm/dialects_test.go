@@ -61,14 +61,14 @@ func setupDialects(t *testing.T, timeout time.Duration) *dialectBundle {
 }
 
 // ask makes one call for item key and judges it as the llm stage does.
-func (b *dialectBundle) ask(t *testing.T, p failure.Provider, key string, kind store.Kind) (llm.Response, store.Enrichment, error) {
+func (b *dialectBundle) ask(t *testing.T, p failure.Provider, key string, kind store.Kind) (llm.Response, work.Enrichment, error) {
 	t.Helper()
 	resp, err := b.clients[p].Complete(t.Context(), llm.Request{
 		Model: "model-a", Messages: llm.BuildMessages(kind, "Acme Corp delayed the merger, Maria Lopez said.", 0),
 		JSONObject: true, ItemID: key, CorrelationID: "corr-" + key,
 	})
 	if err != nil {
-		return resp, store.Enrichment{}, err
+		return resp, work.Enrichment{}, err
 	}
 	enr, err := llm.Judge(kind, resp)
 	return resp, enr, err

@@ -81,21 +81,21 @@ func BuildMessages(kind store.Kind, text string, maxInputBytes int) []Message {
 // missing, null, empty or wrongly typed field, a severity outside Severities,
 // top_entities with no entries, more than MaxTopEntities, or an empty entry.
 // Schema errors name the field and never quote the model's output.
-func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) {
+func ParseEnrichment(kind store.Kind, content string) (work.Enrichment, error) {
 	if strings.TrimSpace(content) == "" {
-		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is empty")
+		return work.Enrichment{}, failure.New(work.ResponseInvalid, "model output is empty")
 	}
-	var e store.Enrichment
+	var e work.Enrichment
 	if kind == store.KindAction {
 		if err := failure.ActionError(content); err != nil {
-			return store.Enrichment{}, err
+			return work.Enrichment{}, err
 		}
 		content = stripMarkerLines(content)
 		e.ActionOutcome = "success"
 	}
 	body := stripFence(strings.TrimSpace(content))
 	if body == "" {
-		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output has no JSON object")
+		return work.Enrichment{}, failure.New(work.ResponseInvalid, "model output has no JSON object")
 	}
 
 	var fields map[string]json.RawMessage
@@ -103,15 +103,15 @@ func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) 
 	if err := dec.Decode(&fields); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) {
-			return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not a JSON object")
+			return work.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not a JSON object")
 		}
-		return store.Enrichment{}, failure.Wrap(work.ResponseInvalid, err, "model output is not valid JSON")
+		return work.Enrichment{}, failure.Wrap(work.ResponseInvalid, err, "model output is not valid JSON")
 	}
 	if fields == nil {
-		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not a JSON object")
+		return work.Enrichment{}, failure.New(work.ResponseInvalid, "model output is not a JSON object")
 	}
 	if rest := strings.TrimSpace(body[dec.InputOffset():]); rest != "" {
-		return store.Enrichment{}, failure.New(work.ResponseInvalid, "model output has text after the JSON object")
+		return work.Enrichment{}, failure.New(work.ResponseInvalid, "model output has text after the JSON object")
 	}
 
 	var err error
@@ -126,16 +126,16 @@ func ParseEnrichment(kind store.Kind, content string) (store.Enrichment, error) 
 		{fieldPrimaryActor, &e.PrimaryActor},
 	} {
 		if *f.dst, err = stringField(fields, f.name); err != nil {
-			return store.Enrichment{}, err
+			return work.Enrichment{}, err
 		}
 	}
 	e.Severity = strings.ToLower(e.Severity)
 	if !validSeverity(e.Severity) {
-		return store.Enrichment{}, failure.New(work.ResponseInvalid,
+		return work.Enrichment{}, failure.New(work.ResponseInvalid,
 			"field %s is not one of %s", fieldSeverity, strings.Join(Severities(), ", "))
 	}
 	if e.TopEntities, err = entitiesField(fields); err != nil {
-		return store.Enrichment{}, err
+		return work.Enrichment{}, err
 	}
 	return e, nil
 }

@@ -82,7 +82,7 @@ func enrichmentJSON(mutate func(map[string]any)) string {
 	return string(b)
 }
 
-var wantEnrichment = store.Enrichment{
+var wantEnrichment = work.Enrichment{
 	SummaryNeutral: "Acme was fined.",
 	SummarySpicy:   "Acme gets burned!",
 	Category:       "markets",
@@ -100,7 +100,7 @@ func TestParseEnrichmentAccepts(t *testing.T) {
 		name    string
 		kind    store.Kind
 		content string
-		want    store.Enrichment
+		want    work.Enrichment
 	}{
 		{name: "plain", kind: store.KindStory, content: valid, want: wantEnrichment},
 		{name: "surrounding whitespace", kind: store.KindStory, content: "\n  " + valid + "\n", want: wantEnrichment},
@@ -266,7 +266,7 @@ func entities(n int) []any {
 	return out
 }
 
-func withEntities(e store.Enrichment, list []any) store.Enrichment {
+func withEntities(e work.Enrichment, list []any) work.Enrichment {
 	e.TopEntities = make([]string, len(list))
 	for i, v := range list {
 		e.TopEntities[i] = v.(string)

@@ -37,12 +37,12 @@ type Recorded struct {
 // Converse or Gemini generateContent answer, a stream with an error event
 // after HTTP 200, and a non-2xx error answer all reach the stage's
 // decision.
-func JudgeRecorded(ctx context.Context, provider failure.Provider, kind store.Kind, rec Recorded) (store.Enrichment, error) {
+func JudgeRecorded(ctx context.Context, provider failure.Provider, kind store.Kind, rec Recorded) (work.Enrichment, error) {
 	if rec.Status == 0 {
 		rec.Status = http.StatusOK
 	}
 	if rec.Status < 100 || rec.Status > 599 {
-		return store.Enrichment{}, failure.New(work.InternalBug, "status %d is not an HTTP status", rec.Status)
+		return work.Enrichment{}, failure.New(work.InternalBug, "status %d is not an HTTP status", rec.Status)
 	}
 	hc := &http.Client{Transport: replayTransport{rec}}
 	cfg := Config{Provider: provider, HTTPClient: hc}
@@ -70,11 +70,11 @@ func JudgeRecorded(ctx context.Context, provider failure.Provider, kind store.Ki
 	}
 	client, err := NewCompleter(cfg)
 	if err != nil {
-		return store.Enrichment{}, err
+		return work.Enrichment{}, err
 	}
 	resp, err := client.Complete(ctx, Request{Model: "judge", Messages: BuildMessages(kind, "recorded answer", 0)})
 	if err != nil {
-		return store.Enrichment{}, err
+		return work.Enrichment{}, err
 	}
 	return Judge(kind, resp)
 }

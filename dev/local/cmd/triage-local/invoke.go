@@ -323,13 +323,13 @@ func seedItems(ctx context.Context, cfg aws.Config, env map[string]string, event
 		if stage == work.LLM || stage == work.Notify {
 			sum := sha256.Sum256([]byte(text))
 			it.Status = work.Fetched
-			it.Document = &store.Document{Text: text, Bytes: len(text), SHA256: hex.EncodeToString(sum[:]),
+			it.Document = &work.Document{Text: text, Bytes: len(text), SHA256: hex.EncodeToString(sum[:]),
 				ContentType: "text/plain; charset=utf-8", FetchedAt: now}
 		}
 		if stage == work.Notify {
 			fe := fakes.EnrichmentFor(text)
 			it.Status = work.Enriched
-			it.Enrichment = &store.Enrichment{SummaryNeutral: fe.SummaryNeutral, SummarySpicy: fe.SummarySpicy,
+			it.Enrichment = &work.Enrichment{SummaryNeutral: fe.SummaryNeutral, SummarySpicy: fe.SummarySpicy,
 				Category: fe.Category, Severity: fe.Severity, PrimaryActor: fe.PrimaryActor, TopEntities: fe.TopEntities,
 				Model: "openai:gpt-4o-mini", EnrichedAt: now}
 			if chain, err := fallback.ParseChain(env["LLM_MODELS"], failure.Provider(env["LLM_PROVIDER"])); err == nil {
