@@ -39,8 +39,10 @@
 // the system's attempt, not the item's: Done returns a wait behind the
 // breaker's gate, and the item parks again without spending an attempt; the
 // breaker reopens for a window that grows with each probe that failed in a
-// row (policy.Probing.Interval). So does the failure that trips the breaker,
-// and one that ends after it opened: they are the outage's.
+// row (policy.Probing.Interval) — for an exhausted quota, until the quota's
+// next probe time (policy.Profile.QuotaProbeAt: one probe per wait period,
+// whoever makes it). So does the failure that trips the breaker, and one
+// that ends after it opened: they are the outage's.
 //
 // Unless it is the item's: an outage failure is first judged on the item's
 // run of such failures (Ticket.Suspect) and the breaker's record (when a
