@@ -5,8 +5,8 @@ import "errors"
 // Classified is a failure that carries its Classification. The first place
 // that sees a failure classifies it once (Mark); everything after it — model
 // health, the circuit breakers, the fallback chain's escalation, the stage
-// runner — reads that Classification (Classify returns it) instead of classifying the
-// error again (docs/design.md "Classifying a failure").
+// runner — reads that Classification (Classify returns it) instead of
+// classifying the error again (docs/design.md "Classifying a failure").
 type Classified struct {
 	// Err is the failure.
 	Err error
@@ -34,8 +34,9 @@ func Mark(err error) error {
 }
 
 // carried walks err's chain to the first Classified. An *Error met on the
-// way outranks it (Classify), and so does a chain that branches (errors.Join),
-// whose carried classification would speak for one branch only.
+// way outranks it (Classify), and so does a chain that branches
+// (errors.Join), whose carried classification would speak for one branch
+// only.
 func carried(err error) (Classification, bool) {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch x := e.(type) {

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/aws/smithy-go"
+
 	"github.com/triagehq/triage/internal/work"
 )
 
