@@ -84,6 +84,9 @@ func (e Exponential) Delay(attempt int, r float64) time.Duration {
 
 // String describes the schedule.
 func (e Exponential) String() string {
+	if e.Initial <= 0 {
+		return "none: at once"
+	}
 	s := fmt.Sprintf("exponential %s×%g", e.Initial, max(e.Multiplier, 1))
 	if e.Max > 0 {
 		s += fmt.Sprintf(" ≤%s", e.Max)

@@ -135,9 +135,18 @@ func CLICalls() CallRow {
 		Backoff: Exponential{Initial: 500 * time.Millisecond, Multiplier: 2, Max: 500 * time.Millisecond, Jitter: FullJitter}}
 }
 
-// Deliveries lists every delivery row, in the order `triage policy show`
-// prints them.
-func CallRows() []CallRow { return []CallRow{Notice(), ProducerSend(), CLICalls()} }
+// ProbeVerdict is the row of a breaker probe's verdict (close, reopen or
+// release: one conditional write): 3 operations, each with the SDK's own
+// retries, one after the other — a verdict left unwritten holds the
+// breaker half-open, every caller waiting, until the probe's lease lapses.
+// A lost condition or the caller's deadline ends them.
+func ProbeVerdict() CallRow {
+	return CallRow{Name: "verdict", For: "a breaker probe's verdict (one conditional write to the breakers table)", MaxAttempts: 3}
+}
+
+// CallRows lists every row of work outside the stages, in the order
+// `triage policy show` prints them.
+func CallRows() []CallRow { return []CallRow{Notice(), ProducerSend(), CLICalls(), ProbeVerdict()} }
 
 // BatchRemainder is the wait before a store's batch read asks again for
 // the keys DynamoDB left unprocessed (it throttled part of the batch): 50

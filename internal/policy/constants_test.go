@@ -19,7 +19,7 @@ import (
 // retryName is an identifier that names a retry decision's number: an
 // attempt limit, a backoff, a wait or a delay, a cooldown, a give-up
 // threshold.
-var retryName = regexp.MustCompile(`(?i)attempt|retr(y|ies)|backoff|cooldown|wait|delay|threshold|giveup|jitter|redeliver`)
+var retryName = regexp.MustCompile(`(?i:attempt|retr(y|ies)|backoff|cooldown|wait|delay|threshold|giveup|jitter|redeliver)|Tries|^tries`)
 
 // longPoll is an identifier that names an SQS receive's long poll
 // (WaitTimeSeconds), which is how long a receive listens, not a wait
@@ -50,6 +50,7 @@ var constantsAllowed = map[string]string{
 	"aws.go:wait":                         "an SQS receive's long poll (-1: short polls)",
 	"attributes.go:maxDelay":              "SQS's DelaySeconds limit, which the local SQS enforces",
 	"attributes.go:maxWait":               "SQS's WaitTimeSeconds limit, which the local SQS enforces",
+	"positional.go:tries":                 "how many lines past a line that announces a secret the finder reads",
 
 	// What a fake upstream or a scenario asks of triage: the input to its
 	// decisions, not one.

@@ -497,20 +497,18 @@ func (b *Breakers) probeDone(ctx, wctx context.Context, t Ticket, o policy.Break
 	return nil
 }
 
-// verdictTries bounds the operations that record one probe's verdict.
-const verdictTries = 3
-
 // verdict records a probe's verdict with write, trying again — a new
-// operation, each with the SDK's own retries — while it fails for another
-// reason than its condition, within ctx: a verdict left unwritten holds the
-// breaker half-open, every caller waiting, until the probe's lease lapses
+// operation, each with the SDK's own retries, as the policy's row says
+// (policy.ProbeVerdict) — while it fails for another reason than its
+// condition, within ctx: a verdict left unwritten holds the breaker
+// half-open, every caller waiting, until the probe's lease lapses
 // (DefaultProbeLease), so it is worth more than one request.
 func verdict(ctx context.Context, write func() (Record, error)) (Record, error) {
 	var (
 		r   Record
 		err error
 	)
-	for range verdictTries {
+	for range policy.ProbeVerdict().MaxAttempts {
 		if r, err = write(); err == nil || errors.Is(err, ErrConflict) || ctx.Err() != nil {
 			return r, err
 		}
