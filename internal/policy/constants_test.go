@@ -156,6 +156,10 @@ const (
 
 var giveUpThreshold = 3
 
+const verdictTries = 3
+
+const maxBatchEntries = 10
+
 func f() {
 	backoff := 2 * time.Second
 	var cooldown time.Duration = time.Minute
@@ -190,7 +194,7 @@ var d time.Duration
 		key, _, _ := strings.Cut(f, " ")
 		got = append(got, key)
 	}
-	want := []string{"p.go:maxAttempts", "p.go:DefaultRetryDelay", "p.go:giveUpThreshold", "p.go:backoff", "p.go:cooldown",
+	want := []string{"p.go:maxAttempts", "p.go:DefaultRetryDelay", "p.go:giveUpThreshold", "p.go:verdictTries", "p.go:backoff", "p.go:cooldown",
 		"p.go:policy.Exponential", "p.go:MaxAttempts", "p.go:waitFor", "p.go:attempt", "p.go:Sleep"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
