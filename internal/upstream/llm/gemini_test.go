@@ -24,8 +24,8 @@ const geminiEnrichment = `{"candidates":[{"content":{"parts":[{"text":"{\"summar
 // the generation config, and the key only in x-goog-api-key.
 func TestGeminiRequest(t *testing.T) {
 	t.Parallel()
-	w := newWireServer(t, 200, "application/json", geminiEnrichment)
-	c, err := llm.NewCompleter(llm.Config{Provider: failure.Gemini, BaseURL: w.srv.URL + "/v1beta", APIKey: "AIzaFakeKey0123456789"})
+	b := setup(t, respond(200, geminiEnrichment))
+	c, err := llm.NewCompleter(llm.Config{Provider: failure.Gemini, BaseURL: b.srv.URL + "/v1beta", APIKey: "AIzaFakeKey0123456789"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,19 +43,18 @@ func TestGeminiRequest(t *testing.T) {
 	if enr, err := llm.Judge(store.KindStory, resp); err != nil || enr.PrimaryActor != "d" {
 		t.Errorf("judged %+v, %v", enr, err)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.path != "/v1beta/models/gemini-2.0-flash:generateContent" {
-		t.Errorf("path = %s", w.path)
+	got := b.request()
+	if got.path != "/v1beta/models/gemini-2.0-flash:generateContent" {
+		t.Errorf("path = %s", got.path)
 	}
-	if w.header.Get("X-Goog-Api-Key") != "AIzaFakeKey0123456789" || w.header.Get("Authorization") != "" || w.header.Get(llm.HeaderItemID) != "item-9" {
-		t.Errorf("headers = %v", w.header)
+	if got.header.Get("X-Goog-Api-Key") != "AIzaFakeKey0123456789" || got.header.Get("Authorization") != "" || got.header.Get(llm.HeaderItemID) != "item-9" {
+		t.Errorf("headers = %v", got.header)
 	}
-	sys, _ := w.body["systemInstruction"].(map[string]any)
-	cfg, _ := w.body["generationConfig"].(map[string]any)
-	contents, _ := w.body["contents"].([]any)
+	sys, _ := got.body["systemInstruction"].(map[string]any)
+	cfg, _ := got.body["generationConfig"].(map[string]any)
+	contents, _ := got.body["contents"].([]any)
 	if sys == nil || len(contents) != 2 || cfg["maxOutputTokens"] != 700.0 || cfg["responseMimeType"] != "application/json" || cfg["temperature"] == nil {
-		t.Errorf("body = %v", w.body)
+		t.Errorf("body = %v", got.body)
 	}
 	if last, _ := contents[1].(map[string]any); last["role"] != "model" {
 		t.Errorf("an assistant message has role %v", last["role"])

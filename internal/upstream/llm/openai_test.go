@@ -26,14 +26,16 @@ const (
 	plantedPrompt = "PLANTED-PROMPT-TEXT the quick brown fox"
 )
 
-// recorded is what the fake server saw of one request.
+// recorded is what the fake server saw of one request; path is as sent,
+// escaped.
 type recorded struct {
 	method, path, query string
 	header              http.Header
 	body                map[string]any
 }
 
-// testBundle is a fake chat-completions server whose answer each test sets.
+// testBundle is a fake upstream that records the last request and answers
+// as each test sets.
 type testBundle struct {
 	srv    *httptest.Server
 	calls  atomic.Int32
@@ -51,7 +53,7 @@ func setup(t *testing.T, handle http.HandlerFunc) *testBundle {
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
 		b.mu.Lock()
-		b.last = recorded{method: r.Method, path: r.URL.Path, query: r.URL.RawQuery, header: r.Header.Clone(), body: body}
+		b.last = recorded{method: r.Method, path: r.URL.EscapedPath(), query: r.URL.RawQuery, header: r.Header.Clone(), body: body}
 		b.mu.Unlock()
 		b.handle(w, r)
 	}))

@@ -2,12 +2,8 @@ package llm_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,32 +14,6 @@ import (
 	"github.com/triagehq/triage/internal/upstream/llm"
 	"github.com/triagehq/triage/internal/work"
 )
-
-// wireServer records one request and answers with a fixed response.
-type wireServer struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	path   string
-	header http.Header
-	body   map[string]any
-}
-
-func newWireServer(t *testing.T, status int, contentType, answer string) *wireServer {
-	t.Helper()
-	w := &wireServer{}
-	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		w.mu.Lock()
-		w.path, w.header = r.URL.EscapedPath(), r.Header.Clone()
-		_ = json.Unmarshal(raw, &w.body)
-		w.mu.Unlock()
-		rw.Header().Set("Content-Type", contentType)
-		rw.WriteHeader(status)
-		_, _ = io.WriteString(rw, answer)
-	}))
-	t.Cleanup(w.srv.Close)
-	return w
-}
 
 func wireRequest() llm.Request {
 	temp := 0.2
@@ -57,10 +27,10 @@ func wireRequest() llm.Request {
 // requires it), and the key only in x-api-key.
 func TestAnthropicRequest(t *testing.T) {
 	t.Parallel()
-	w := newWireServer(t, 200, "application/json",
+	b := setup(t, respond(200,
 		`{"id":"msg_1","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022","content":[{"type":"text","text":"{}"}],`+
-			`"stop_reason":"end_turn","usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}`)
-	c, err := llm.NewAnthropic(llm.Config{BaseURL: w.srv.URL, APIKey: plantedKey})
+			`"stop_reason":"end_turn","usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}`))
+	c, err := llm.NewAnthropic(llm.Config{BaseURL: b.srv.URL, APIKey: plantedKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,17 +41,18 @@ func TestAnthropicRequest(t *testing.T) {
 	if resp.Usage != (llm.Usage{InputTokens: 15, OutputTokens: 3, Reported: true}) || resp.RequestID != "msg_1" || resp.Stop != llm.StopEnd {
 		t.Errorf("response = %+v", resp)
 	}
+	got := b.request()
 	for k, want := range map[string]string{"x-api-key": plantedKey, "anthropic-version": llm.AnthropicVersion,
 		"Authorization": "", llm.HeaderItemID: "item-9", llm.HeaderCorrelationID: "corr-9"} {
-		if got := w.header.Get(k); got != want {
-			t.Errorf("header %s = %q, want %q", k, got, want)
+		if h := got.header.Get(k); h != want {
+			t.Errorf("header %s = %q, want %q", k, h, want)
 		}
 	}
-	if w.path != "/v1/messages" || w.body["system"] != "rules\n\nmore rules" || w.body["max_tokens"] != float64(llm.DefaultMaxTokens) ||
-		w.body["temperature"] != 0.2 {
-		t.Errorf("path %s, body %v", w.path, w.body)
+	if got.path != "/v1/messages" || got.body["system"] != "rules\n\nmore rules" || got.body["max_tokens"] != float64(llm.DefaultMaxTokens) ||
+		got.body["temperature"] != 0.2 {
+		t.Errorf("path %s, body %v", got.path, got.body)
 	}
-	msgs, _ := w.body["messages"].([]any)
+	msgs, _ := got.body["messages"].([]any)
 	if len(msgs) != 1 || msgs[0].(map[string]any)["role"] != "user" {
 		t.Errorf("messages = %v", msgs)
 	}
@@ -92,10 +63,10 @@ func TestAnthropicRequest(t *testing.T) {
 // system blocks, the inference configuration, and the item id header.
 func TestBedrockRequest(t *testing.T) {
 	t.Parallel()
-	w := newWireServer(t, 200, "application/json",
+	b := setup(t, respond(200,
 		`{"output":{"message":{"role":"assistant","content":[{"text":"{"},{"text":"}"}]}},"stopReason":"end_turn",`+
-			`"usage":{"inputTokens":12,"outputTokens":2,"totalTokens":14},"metrics":{"latencyMs":10}}`)
-	c, err := llm.NewBedrock(llm.Config{BaseURL: w.srv.URL, AWS: &aws.Config{Region: "eu-west-1",
+			`"usage":{"inputTokens":12,"outputTokens":2,"totalTokens":14},"metrics":{"latencyMs":10}}`))
+	c, err := llm.NewBedrock(llm.Config{BaseURL: b.srv.URL, AWS: &aws.Config{Region: "eu-west-1",
 		Credentials: credentials.NewStaticCredentialsProvider("test-access-key", "test-secret-key", "")}})
 	if err != nil {
 		t.Fatal(err)
@@ -109,21 +80,22 @@ func TestBedrockRequest(t *testing.T) {
 	if resp.Content != "{}" || resp.Usage != (llm.Usage{InputTokens: 12, OutputTokens: 2, Reported: true}) || resp.Provider != failure.Bedrock {
 		t.Errorf("response = %+v", resp)
 	}
-	if w.path != "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse" {
-		t.Errorf("path = %s", w.path)
+	got := b.request()
+	if got.path != "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse" {
+		t.Errorf("path = %s", got.path)
 	}
-	auth := w.header.Get("Authorization")
+	auth := got.header.Get("Authorization")
 	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=test-access-key/") || !strings.Contains(auth, "/eu-west-1/bedrock/aws4_request") ||
 		!strings.Contains(strings.ToLower(auth), "x-triage-item-id") {
 		t.Errorf("Authorization = %q: want SigV4 for bedrock in eu-west-1, the item id header signed", auth)
 	}
-	if w.header.Get(llm.HeaderItemID) != "item-9" || w.header.Get("x-api-key") != "" {
-		t.Errorf("headers = %v", w.header)
+	if got.header.Get(llm.HeaderItemID) != "item-9" || got.header.Get("x-api-key") != "" {
+		t.Errorf("headers = %v", got.header)
 	}
-	sys, _ := w.body["system"].([]any)
-	cfg, _ := w.body["inferenceConfig"].(map[string]any)
+	sys, _ := got.body["system"].([]any)
+	cfg, _ := got.body["inferenceConfig"].(map[string]any)
 	if len(sys) != 2 || cfg["maxTokens"] != 700.0 || cfg["temperature"] == nil {
-		t.Errorf("body = %v", w.body)
+		t.Errorf("body = %v", got.body)
 	}
 }
 
