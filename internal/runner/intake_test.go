@@ -13,6 +13,7 @@ import (
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -30,7 +31,7 @@ func testSpec(id string) intake.Spec {
 func TestSpecCreatesTheItemAndRunsIt(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.Fetch)
-	metrics := &countingMetrics{}
+	metrics := &telemetry.Tally{}
 	tb.runner.Metrics = metrics
 	var seen store.Item
 	tb.work = func(_ context.Context, it store.Item) (work.Output, error) {
@@ -57,8 +58,8 @@ func TestSpecCreatesTheItemAndRunsIt(t *testing.T) {
 	if err != nil || env.ItemID != "s1" || env.CorrelationID != "req-s1" {
 		t.Fatalf("forward %q: %+v, %v", fw[0], env, err)
 	}
-	if metrics.get(runner.MetricCreated) != 1 {
-		t.Fatalf("Created = %d", metrics.get(runner.MetricCreated))
+	if metrics.Get(runner.MetricCreated) != 1 {
+		t.Fatalf("Created = %d", metrics.Get(runner.MetricCreated))
 	}
 }
 
@@ -201,7 +202,7 @@ func TestMalformedSpecsAreDeadLetteredAndTheBatchGoesOn(t *testing.T) {
 func TestUnknownFieldsAreAcceptedCountedAndLoggedOnce(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.Fetch)
-	metrics := &countingMetrics{}
+	metrics := &telemetry.Tally{}
 	tb.runner.Metrics = metrics
 	var logs bytes.Buffer
 	tb.runner.Log = slog.New(slog.NewJSONHandler(&logs, nil))
@@ -216,7 +217,7 @@ func TestUnknownFieldsAreAcceptedCountedAndLoggedOnce(t *testing.T) {
 	if tb.calls.Load() != 3 {
 		t.Fatalf("work calls %d, want 3", tb.calls.Load())
 	}
-	if got := metrics.get(runner.MetricUnknownFields); got != 3 {
+	if got := metrics.Get(runner.MetricUnknownFields); got != 3 {
 		t.Fatalf("UnknownFields = %d, want 3", got)
 	}
 	for _, field := range []string{"priority", "tenant", "trace"} {

@@ -26,6 +26,7 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -652,27 +653,6 @@ func TestLostLeaseIsAcknowledged(t *testing.T) {
 	}
 }
 
-// countingMetrics records counter totals by name.
-type countingMetrics struct {
-	mu sync.Mutex
-	m  map[string]int
-}
-
-func (c *countingMetrics) Count(name string, _ work.Stage, _ work.Class, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]int{}
-	}
-	c.m[name] += n
-}
-
-func (c *countingMetrics) get(name string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[name]
-}
-
 // TestEscalationIsCountedOnceWhenDurable: a replayed item that fails again
 // with the same non-retryable class at the same stage is dead-lettered with
 // escalated: true and counted once — also when the first DLQ send failed and
@@ -680,7 +660,7 @@ func (c *countingMetrics) get(name string) int {
 func TestEscalationIsCountedOnceWhenDurable(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.Notify)
-	metrics := &countingMetrics{}
+	metrics := &telemetry.Tally{}
 	tb.runner.Metrics = metrics
 	tb.store.Put(store.Item{ID: "a", Kind: store.KindStory, CorrelationID: "corr-a", Status: work.Enriched,
 		State: work.Queued, Stage: work.Notify, ReplayCount: 1,
@@ -688,7 +668,7 @@ func TestEscalationIsCountedOnceWhenDurable(t *testing.T) {
 	tb.failWith(httpErr(failure.Webhook, 404, "channel_not_found"))
 	tb.sqs.FailSends(runnertest.DLQURL, true)
 	tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 1))
-	if n := metrics.get(runner.MetricEscalations); n != 0 {
+	if n := metrics.Get(runner.MetricEscalations); n != 0 {
 		t.Fatalf("escalations = %d before the dead letter was durable", n)
 	}
 	tb.sqs.FailSends(runnertest.DLQURL, false)
@@ -697,7 +677,7 @@ func TestEscalationIsCountedOnceWhenDurable(t *testing.T) {
 	if len(ps) != 1 || !ps[0].Replay.Escalated {
 		t.Fatalf("dead letters %+v, want one escalated", ps)
 	}
-	if n := metrics.get(runner.MetricEscalations); n != 1 {
+	if n := metrics.Get(runner.MetricEscalations); n != 1 {
 		t.Fatalf("escalations = %d, want 1", n)
 	}
 }

@@ -269,3 +269,32 @@ func TestCounterOr(t *testing.T) {
 	}
 	quiet.Count("Dropped", work.LLM, "", 1) // must not panic
 }
+
+func TestTally(t *testing.T) {
+	t.Parallel()
+	var tally telemetry.Tally
+	if tally.Get("Unseen") != 0 || tally.Of("Unseen", work.NotFound) != 0 || len(tally.Totals()) != 0 {
+		t.Fatal("an empty tally has totals")
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			tally.Count("Failures", work.LLM, work.RateLimited, 2)
+			tally.Count("Failures", work.Fetch, work.NotFound, 1)
+			tally.Count("Successes", work.LLM, "", 1)
+		})
+	}
+	wg.Wait()
+	if got := tally.Get("Failures"); got != 12 {
+		t.Errorf("Failures = %d, want 12 across stages and classes", got)
+	}
+	if got := tally.Of("Failures", work.RateLimited); got != 8 {
+		t.Errorf("Failures of RATE_LIMITED = %d, want 8", got)
+	}
+	if got := tally.Of("Successes", ""); got != 0 {
+		t.Errorf("a counter without a class has a class total %d", got)
+	}
+	if got, want := tally.String(), "map[Failures:12 Successes:4]"; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -45,37 +45,16 @@ func (c *countingStore) ResetFailures(ctx context.Context, s string, gen int64, 
 	return c.Store.ResetFailures(ctx, s, gen, now)
 }
 
-// metricsRecorder is a runner.Metrics that sums counters by name.
-type metricsRecorder struct {
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (m *metricsRecorder) Count(name string, _ work.Stage, _ work.Class, n int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.counts == nil {
-		m.counts = map[string]int{}
-	}
-	m.counts[name] += n
-}
-
-func (m *metricsRecorder) get(name string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.counts[name]
-}
-
 type bundle struct {
 	store    *countingStore
 	clock    *clock.Stub
 	breakers *breaker.Breakers
-	metrics  *metricsRecorder
+	metrics  *telemetry.Tally
 }
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	b := &bundle{store: &countingStore{Store: breaker.NewMemory()}, clock: clock.NewStub(t0), metrics: &metricsRecorder{}}
+	b := &bundle{store: &countingStore{Store: breaker.NewMemory()}, clock: clock.NewStub(t0), metrics: &telemetry.Tally{}}
 	b.breakers = &breaker.Breakers{Store: b.store, Clock: b.clock, Stage: work.Fetch, Metrics: b.metrics}
 	return b
 }
@@ -181,8 +160,8 @@ func TestRateLimitsDoNotTrip(t *testing.T) {
 	if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
 		t.Fatalf("call after the 5th outage: %v, want a WaitError until %v", err, t0.Add(breaker.DefaultOpenFor))
 	}
-	if b.metrics.get(breaker.MetricBreakerOpens) != 1 || b.metrics.get(breaker.MetricBreakerRejects) != 1 {
-		t.Fatalf("metrics = %v", b.metrics.counts)
+	if b.metrics.Get(breaker.MetricBreakerOpens) != 1 || b.metrics.Get(breaker.MetricBreakerRejects) != 1 {
+		t.Fatalf("metrics = %v", b.metrics)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -81,13 +82,13 @@ type fleet struct {
 	clock    *clock.Stub
 	host     *articleHost
 	runners  []*runner.Runner
-	metrics  *metricsRecorder
+	metrics  *telemetry.Tally
 	received map[string]int
 }
 
 func newFleet(t *testing.T, dbx breaker.Store, instances int, ids []string) *fleet {
 	f := &fleet{t: t, items: store.NewMemory(), clock: clock.NewStub(t0), host: &articleHost{failed: map[string]int{}},
-		metrics: &metricsRecorder{}, received: map[string]int{}}
+		metrics: &telemetry.Tally{}, received: map[string]int{}}
 	for _, id := range ids {
 		f.items.Put(store.Item{ID: id, Kind: store.KindStory, SourceURL: "https://news.example/" + id, CorrelationID: "c-" + id,
 			Status: work.Received, State: work.Queued, Stage: work.Fetch, CreatedAt: t0})
@@ -207,7 +208,7 @@ func TestOutage(t *testing.T) {
 					t.Fatalf("window %d: the host got %d calls, want exactly 1 probe", window, calls)
 				}
 			}
-			if p := f.metrics.get(breaker.MetricBreakerProbes); p != 2 {
+			if p := f.metrics.Get(breaker.MetricBreakerProbes); p != 2 {
 				t.Fatalf("probes = %d, want 2", p)
 			}
 
@@ -224,9 +225,9 @@ func TestOutage(t *testing.T) {
 			if p := f.pending(ids); len(p) != 0 {
 				t.Fatalf("items still at fetch after the outage: %v", p)
 			}
-			if f.metrics.get(breaker.MetricBreakerProbes) != 3 || f.metrics.get(breaker.MetricBreakerCloses) != 1 ||
-				f.metrics.get(breaker.MetricBreakerOpens) != 3 {
-				t.Fatalf("metrics = %v; want 3 probes, 1 close, 3 opens", f.metrics.counts)
+			if f.metrics.Get(breaker.MetricBreakerProbes) != 3 || f.metrics.Get(breaker.MetricBreakerCloses) != 1 ||
+				f.metrics.Get(breaker.MetricBreakerOpens) != 3 {
+				t.Fatalf("metrics = %v; want 3 probes, 1 close, 3 opens", f.metrics)
 			}
 
 			// No attempt was spent without a call that failed, and none on a

@@ -98,8 +98,8 @@ func TestFailureThatFollowsAnItem(t *testing.T) {
 		if r.State != breaker.Open || !r.OpenUntil.Equal(b.clock.Now()) || r.Opens != 2 || r.Reopens != 0 {
 			t.Fatalf("after the item's own failure as the probe: %+v, want open, probe-able at once, not reopened", r)
 		}
-		if b.metrics.get(breaker.MetricPoisonFailures) != 1 {
-			t.Fatalf("metrics %v", b.metrics.counts)
+		if b.metrics.Get(breaker.MetricPoisonFailures) != 1 {
+			t.Fatalf("metrics %v", b.metrics)
 		}
 	})
 

@@ -20,6 +20,7 @@ import (
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/upstream/llm"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -61,32 +62,18 @@ func entries(t *testing.T, models ...string) []fallback.Entry {
 	return out
 }
 
-type counter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *counter) Count(name string, _ work.Stage, _ work.Class, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[name] += n
-}
-
 type bundle struct {
 	models  *models
 	store   *health.Memory
 	clock   *clock.Stub
 	tracker *health.Tracker
-	metrics *counter
+	metrics *telemetry.Tally
 	chain   *fallback.Chain
 }
 
 func setup(t *testing.T, chain ...string) *bundle {
 	t.Helper()
-	b := &bundle{models: &models{errs: map[string]error{}}, store: health.NewMemory(), clock: clock.NewStub(t0), metrics: &counter{}}
+	b := &bundle{models: &models{errs: map[string]error{}}, store: health.NewMemory(), clock: clock.NewStub(t0), metrics: &telemetry.Tally{}}
 	b.tracker = &health.Tracker{Store: b.store, Clock: b.clock}
 	b.chain = &fallback.Chain{Enricher: b.models, Entries: entries(t, chain...), Health: b.tracker, Clock: b.clock, Metrics: b.metrics}
 	return b
@@ -129,8 +116,8 @@ func TestChainPicksFirstEnabledModel(t *testing.T) {
 	if got := b.models.calls; len(got) != 2 || got[1] != "secondary" {
 		t.Fatalf("calls = %v: a disabled model was asked", got)
 	}
-	if b.metrics.n[fallback.MetricModelFallbacks] != 1 {
-		t.Fatalf("metrics = %v", b.metrics.n)
+	if b.metrics.Get(fallback.MetricModelFallbacks) != 1 {
+		t.Fatalf("metrics = %v", b.metrics)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -43,27 +44,18 @@ func (c *countingStore) ResetFailures(ctx context.Context, m string, now time.Ti
 	return c.Store.ResetFailures(ctx, m, now)
 }
 
-type metricsRecorder struct{ counts map[string]int }
-
-func (m *metricsRecorder) Count(name string, _ work.Stage, _ work.Class, n int) {
-	if m.counts == nil {
-		m.counts = map[string]int{}
-	}
-	m.counts[name] += n
-}
-
 type trackerBundle struct {
 	store   *countingStore
 	clock   *clock.Stub
 	tracker *health.Tracker
 	logs    *bytes.Buffer
-	metrics *metricsRecorder
+	metrics *telemetry.Tally
 }
 
 func setupTracker(t *testing.T) *trackerBundle {
 	t.Helper()
 	b := &trackerBundle{store: &countingStore{Store: health.NewMemory()}, clock: clock.NewStub(t0),
-		logs: &bytes.Buffer{}, metrics: &metricsRecorder{}}
+		logs: &bytes.Buffer{}, metrics: &telemetry.Tally{}}
 	b.tracker = &health.Tracker{Store: b.store, Clock: b.clock, CacheTTL: 5 * time.Second,
 		Log: slog.New(slog.NewJSONHandler(b.logs, nil)), Metrics: b.metrics}
 	return b
@@ -279,8 +271,8 @@ func TestTrackerRecordFailure(t *testing.T) {
 				t.Fatalf("count %d disabled %t writes %d; want %d %t %d", m.ConsecutiveFailures, m.Disabled,
 					b.store.failures.Load(), tc.wantCount, tc.wantDisable, tc.wantWrites)
 			}
-			if want := map[bool]int{true: 1, false: 0}[tc.wantDisable]; disables != want || b.metrics.counts[health.MetricModelDisables] != want {
-				t.Fatalf("disable events %d, metric %d; want %d", disables, b.metrics.counts[health.MetricModelDisables], want)
+			if want := map[bool]int{true: 1, false: 0}[tc.wantDisable]; disables != want || b.metrics.Get(health.MetricModelDisables) != want {
+				t.Fatalf("disable events %d, metric %d; want %d", disables, b.metrics.Get(health.MetricModelDisables), want)
 			}
 			if tc.wantDisable != strings.Contains(b.logs.String(), `"msg":"model auto-disabled"`) {
 				t.Fatalf("disable log missing or unexpected:\n%s", b.logs)

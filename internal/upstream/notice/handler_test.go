@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/ledger"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/upstream/notice"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -50,29 +51,6 @@ func (p *poster) count() int {
 	return len(p.posts)
 }
 
-type counter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *counter) Count(name string, _ work.Stage, class work.Class, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[name]++
-	if class != "" {
-		c.n[name+" "+string(class)]++
-	}
-}
-
-func (c *counter) get(k string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n[k]
-}
-
 func httpErr(status int, header http.Header) error {
 	if header == nil {
 		header = http.Header{}
@@ -87,7 +65,7 @@ type bundle struct {
 	ledger  *ledger.Memory
 	items   *store.Memory
 	poster  *poster
-	metrics *counter
+	metrics *telemetry.Tally
 	body    string
 	n       notice.Notice
 }
@@ -95,7 +73,7 @@ type bundle struct {
 func setup(t *testing.T, answers ...error) *bundle {
 	t.Helper()
 	b := &bundle{clock: clock.NewStub(t0), q: runnertest.NewQueues(), ledger: ledger.NewMemory(), items: store.NewMemory(),
-		poster: &poster{answers: answers}, metrics: &counter{}}
+		poster: &poster{answers: answers}, metrics: &telemetry.Tally{}}
 	b.items.Put(store.Item{ID: "task-1", Kind: store.KindAction, CorrelationID: "corr", WebhookURL: "https://hooks.example.com/owner",
 		State: work.Deadletter, Stage: work.LLM})
 	b.h = &notice.Handler{Items: b.items, Ledger: b.ledger, Poster: b.poster, SQS: b.q, QueueURL: queueURL,
@@ -147,7 +125,7 @@ func TestDeliveredAtOnce(t *testing.T) {
 		t.Fatalf("ledger %+v", n)
 	}
 	// A duplicate message, now or later, posts nothing.
-	if kept, _ := b.deliver(t, "m2", 1); kept || b.poster.count() != 1 || b.metrics.get(notice.MetricDuplicates) != 1 {
+	if kept, _ := b.deliver(t, "m2", 1); kept || b.poster.count() != 1 || b.metrics.Get(notice.MetricDuplicates) != 1 {
 		t.Fatalf("a duplicate: kept %v, %d posts", kept, b.poster.count())
 	}
 }
@@ -175,8 +153,8 @@ func TestRetriedUntilDelivered(t *testing.T) {
 	if n := b.state(t); n.State != ledger.NoticeDelivered || n.Attempts != 2 {
 		t.Fatalf("ledger %+v", n)
 	}
-	if b.metrics.get(notice.MetricRetried) != 1 || b.metrics.get(notice.MetricDelivered) != 1 {
-		t.Fatalf("metrics %v", b.metrics.n)
+	if b.metrics.Get(notice.MetricRetried) != 1 || b.metrics.Get(notice.MetricDelivered) != 1 {
+		t.Fatalf("metrics %v", b.metrics)
 	}
 }
 
@@ -191,8 +169,8 @@ func TestPermanentRefusalAbandons(t *testing.T) {
 	if n := b.state(t); n.State != ledger.NoticeAbandoned || n.Attempts != 1 || n.LastClass != work.NotFound {
 		t.Fatalf("ledger %+v", n)
 	}
-	if b.metrics.get(notice.MetricAbandoned+" NOT_FOUND") != 1 {
-		t.Fatalf("metrics %v", b.metrics.n)
+	if b.metrics.Of(notice.MetricAbandoned, work.NotFound) != 1 {
+		t.Fatalf("metrics %v", b.metrics)
 	}
 	if len(b.q.Sent(runnertest.DLQURL)) != 0 {
 		t.Fatal("a notice produced a dead letter")
@@ -251,12 +229,12 @@ func TestStoreFailuresAndBadRecords(t *testing.T) {
 	}
 	b.ledger.Fail = nil
 	b.body = `{"event":"item.failed","notice_id":"gone:item.failed:0","item_id":"gone"}`
-	if kept, _ := b.deliver(t, "m2", 1); kept || b.metrics.get(notice.MetricAbandoned+" NOT_FOUND") != 1 {
-		t.Fatalf("item gone: kept %v, metrics %v", kept, b.metrics.n)
+	if kept, _ := b.deliver(t, "m2", 1); kept || b.metrics.Of(notice.MetricAbandoned, work.NotFound) != 1 {
+		t.Fatalf("item gone: kept %v, metrics %v", kept, b.metrics)
 	}
 	b.body = `not a notice`
-	if kept, _ := b.deliver(t, "m3", 1); kept || b.metrics.get(notice.MetricAbandoned+" SCHEMA_INVALID") != 1 {
-		t.Fatalf("malformed: kept %v, metrics %v", kept, b.metrics.n)
+	if kept, _ := b.deliver(t, "m3", 1); kept || b.metrics.Of(notice.MetricAbandoned, work.SchemaInvalid) != 1 {
+		t.Fatalf("malformed: kept %v, metrics %v", kept, b.metrics)
 	}
 	if b.poster.count() != 0 {
 		t.Fatalf("%d posts", b.poster.count())
