@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/triagehq/triage/internal/store/dynamo"
 )
 
@@ -92,11 +89,7 @@ func toLogRecord(e LogEntry) logRecord {
 // Append writes e. Entries are immutable: the same failure appended twice
 // (a retried write) overwrites itself rather than duplicating.
 func (l *ErrorLog) Append(ctx context.Context, e LogEntry) error {
-	av, err := attributevalue.MarshalMap(toLogRecord(e))
-	if err != nil {
-		return fmt.Errorf("error log for %s: encode: %w", e.ItemID, err)
-	}
-	if _, err := l.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.Table, Item: av}); err != nil {
+	if err := dynamo.Put(ctx, l.DB, l.Table, toLogRecord(e)); err != nil {
 		return fmt.Errorf("error log for %s: %w", e.ItemID, err)
 	}
 	return nil

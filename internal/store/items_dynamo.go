@@ -137,11 +137,7 @@ func (s *Items) Put(ctx context.Context, it Item) error {
 	if it.Attempts == nil {
 		it.Attempts = map[work.Stage]int{}
 	}
-	av, err := attributevalue.MarshalMap(s.record(it))
-	if err != nil {
-		return fmt.Errorf("put %s: encode: %w", it.ID, err)
-	}
-	if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av}); err != nil {
+	if err := dynamo.Put(ctx, s.DB, s.Table, s.record(it)); err != nil {
 		return fmt.Errorf("put %s: %w", it.ID, err)
 	}
 	return nil

@@ -125,11 +125,7 @@ func (l *ErrorLog) AppendResolution(ctx context.Context, r Resolution) error {
 	}
 	rec := toLogRecord(resolutionEntry(r))
 	rec.ResolvedClass, rec.DeadLetterID = string(r.Class), r.DeadLetterID
-	av, err := attributevalue.MarshalMap(rec)
-	if err != nil {
-		return fmt.Errorf("error log resolution for %s: encode: %w", r.ItemID, err)
-	}
-	if _, err := l.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.Table, Item: av}); err != nil {
+	if err := dynamo.Put(ctx, l.DB, l.Table, rec); err != nil {
 		return fmt.Errorf("error log resolution for %s: %w", r.ItemID, err)
 	}
 	return nil

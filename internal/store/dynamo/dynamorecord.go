@@ -2,7 +2,8 @@
 //
 //   - Actions: one interface per DynamoDB action a store calls (Getter,
 //     Updater, Querier, …); a store's API embeds those it calls, the list its
-//     functions' roles must allow.
+//     functions' roles must allow. Put writes a whole record with one
+//     unconditional PutItem.
 //   - Expressions: Builder names every attribute and value of an update or a
 //     condition through placeholders, so reserved words ("state", "status")
 //     need no care and an expression reads like the code that assembles it.
@@ -39,6 +40,19 @@ import (
 // TimeFormat is how the stores write times people read (opened_at,
 // disabled_at, updated_at, …).
 const TimeFormat = time.RFC3339Nano
+
+// Put writes rec, as attributevalue marshals it, to table with one
+// unconditional PutItem, replacing any record of its key. A record that
+// does not marshal is an error "encode: …"; a failed write is the SDK's
+// error.
+func Put(ctx context.Context, db Putter, table string, rec any) error {
+	av, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: av})
+	return err
+}
 
 // Table is one record table: its name, the name of its string hash key and
 // what its records are called in errors ("breaker", "model health").

@@ -3,6 +3,8 @@ package dynamo_test
 import (
 	"context"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -152,5 +154,43 @@ func TestBuilderUpdate(t *testing.T) {
 	if tu.UpdateExpression != in.UpdateExpression || tu.ConditionExpression != in.ConditionExpression ||
 		tu.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
 		t.Fatalf("transaction update = %+v", tu)
+	}
+}
+
+// unmarshalable is a record attributevalue cannot marshal.
+type unmarshalable struct{}
+
+func (unmarshalable) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return nil, errors.New("no attribute value")
+}
+
+// putter records the PutItem it is sent and answers with err.
+type putter struct {
+	in  *dynamodb.PutItemInput
+	err error
+}
+
+func (p *putter) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	p.in = in
+	return &dynamodb.PutItemOutput{}, p.err
+}
+
+func TestPut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := &putter{}
+	if err := dynamo.Put(ctx, p, "Records", rec{ID: "a", N: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if p.in == nil || *p.in.TableName != "Records" || p.in.ConditionExpression != nil || !reflect.DeepEqual(p.in.Item, item("7")) {
+		t.Fatalf("PutItem = %+v, want record a at 7 in Records, unconditional", p.in)
+	}
+	boom := errors.New("boom")
+	if err := dynamo.Put(ctx, &putter{err: boom}, "Records", rec{ID: "a"}); err != boom {
+		t.Fatalf("a failed write = %v, want the SDK's error", err)
+	}
+	unsent := &putter{}
+	if err := dynamo.Put(ctx, unsent, "Records", unmarshalable{}); err == nil || !strings.HasPrefix(err.Error(), "encode: ") || unsent.in != nil {
+		t.Fatalf("a record that does not marshal = %v (sent %v), want an encode error and no write", err, unsent.in != nil)
 	}
 }

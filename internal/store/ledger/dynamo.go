@@ -128,11 +128,7 @@ func (r row) notice() Notice {
 // Record writes one execution with one PutItem. Records are immutable: the
 // same execution written twice (an SDK retry) overwrites itself.
 func (t *Trail) Record(ctx context.Context, e Execution) error {
-	av, err := attributevalue.MarshalMap(executionRow(e))
-	if err != nil {
-		return fmt.Errorf("audit %s: encode: %w", e.ItemID, err)
-	}
-	if _, err := t.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &t.Table, Item: av}); err != nil {
+	if err := dynamo.Put(ctx, t.DB, t.Table, executionRow(e)); err != nil {
 		return fmt.Errorf("audit %s: %w", e.ItemID, err)
 	}
 	return nil
