@@ -473,29 +473,17 @@ func TestLiveAWSRequestsPerItem(t *testing.T) {
 	t.Parallel()
 	l := setupLive(t, work.LLM)
 	l.seed(t, "ok", work.LLM)
-	l.send(t, l.envelope("ok"))
-	rec := oneRecord(t, l)
-	l.counter.Take()
-	l.runner.Handle(context.Background(), rec)
-	happy := l.counter.Take()
+	happy := l.requests(t, "ok")
 	l.work = func(context.Context, store.Item) (work.Output, error) {
 		return work.Output{}, httpErr(failure.OpenAI, 500, "")
 	}
 	l.seed(t, "bad", work.LLM)
-	l.send(t, l.envelope("bad"))
-	rec = oneRecord(t, l)
-	l.counter.Take()
-	l.runner.Handle(context.Background(), rec)
-	failed := l.counter.Take()
+	failed := l.requests(t, "bad")
 	l.work = func(context.Context, store.Item) (work.Output, error) {
 		return work.Output{}, httpErr(failure.OpenAI, 400, `{"error":{"code":"content_policy_violation","message":"no"}}`)
 	}
 	l.seed(t, "dead", work.LLM)
-	l.send(t, l.envelope("dead"))
-	rec = oneRecord(t, l)
-	l.counter.Take()
-	l.runner.Handle(context.Background(), rec)
-	dead := l.counter.Take()
+	dead := l.requests(t, "dead")
 	writes := func(c map[string]int64) int64 {
 		return c["DynamoDB.UpdateItem"] + c["DynamoDB.PutItem"] + c["DynamoDB.TransactWriteItems"]
 	}
@@ -534,11 +522,7 @@ func TestLiveActionNoticeCost(t *testing.T) {
 		if err := l.items.Put(context.Background(), it); err != nil {
 			t.Fatal(err)
 		}
-		l.send(t, l.envelope(id))
-		rec := oneRecord(t, l)
-		l.counter.Take()
-		l.runner.Handle(context.Background(), rec)
-		return l.counter.Take()
+		return l.requests(t, id)
 	}
 	story, action := cost("story", store.KindStory), cost("task", store.KindAction)
 	t.Logf("a story's dead letter: %s", conf.Format(story))
@@ -556,14 +540,21 @@ func TestLiveActionNoticeCost(t *testing.T) {
 	}
 }
 
-func oneRecord(t *testing.T, l *live) events.SQSEvent {
+// requests sends id's envelope, hands the runner that one record as
+// Lambda's event source would, and returns the AWS requests its handling
+// made.
+func (l *live) requests(t *testing.T, id string) map[string]int64 {
 	t.Helper()
+	l.send(t, l.envelope(id))
 	out, err := l.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(l.runner.QueueURL), MaxNumberOfMessages: 1, WaitTimeSeconds: 2,
 		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
 	if err != nil || len(out.Messages) != 1 {
 		t.Fatalf("receive: %v (%d)", err, len(out.Messages))
 	}
-	return poller.Event(out.Messages[:1], runnertest.QueueARN(l.runner.QueueURL), "us-east-1")
+	rec := poller.Event(out.Messages[:1], runnertest.QueueARN(l.runner.QueueURL), "us-east-1")
+	l.counter.Take()
+	l.runner.Handle(context.Background(), rec)
+	return l.counter.Take()
 }
 
 // TestLiveHappyPathRequestsPerStage drives items through all three stages
