@@ -123,7 +123,7 @@ func (s *Items) Create(ctx context.Context, n NewItem) (Item, error) {
 func newItem(n NewItem) Item {
 	return Item{
 		ID: n.ID, Kind: n.Kind, SourceURL: n.SourceURL, WebhookURL: n.WebhookURL, CorrelationID: n.CorrelationID,
-		Metadata: maps.Clone(n.Metadata), Notices: cloneNotices(n.Notices),
+		Metadata: maps.Clone(n.Metadata), Notices: copyOf(n.Notices),
 		Status: work.Received, State: work.Queued, Stage: work.Fetch,
 		Attempts:  map[work.Stage]int{},
 		CreatedAt: n.Now, UpdatedAt: n.Now,

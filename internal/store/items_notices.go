@@ -34,10 +34,11 @@ func (it Item) NoticeChoices() Notices {
 	return DefaultNotices(kind)
 }
 
-func cloneNotices(n *Notices) *Notices {
-	if n == nil {
+// copyOf returns a pointer to a copy of *p; nil for nil.
+func copyOf[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	c := *n
+	c := *p
 	return &c
 }

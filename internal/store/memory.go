@@ -167,15 +167,13 @@ func (m *Memory) Complete(_ context.Context, req CompleteRequest) error {
 	}
 	switch {
 	case out.Document != nil:
-		d := *out.Document
-		cur.Document = &d
+		cur.Document = copyOf(out.Document)
 	case out.Enrichment != nil:
 		e := *out.Enrichment
 		e.TopEntities = slices.Clone(e.TopEntities)
 		cur.Enrichment = &e
 	case out.Delivery != nil:
-		d := *out.Delivery
-		cur.Delivery = &d
+		cur.Delivery = copyOf(out.Delivery)
 	}
 	m.items[req.ItemID] = cur
 	return nil
@@ -406,41 +404,23 @@ func clone(it Item) Item {
 		it.LastError = &le
 	}
 	it.Metadata = maps.Clone(it.Metadata)
-	it.Notices = cloneNotices(it.Notices)
+	it.Notices = copyOf(it.Notices)
 	it.Replays = slices.Clone(it.Replays)
 	it.Notes = slices.Clone(it.Notes)
 	if it.Document != nil {
 		d := *it.Document
-		if d.Body != nil {
-			b := *d.Body
-			d.Body = &b
-		}
+		d.Body = copyOf(d.Body)
 		it.Document = &d
 	}
 	if it.Enrichment != nil {
 		e := *it.Enrichment
 		e.TopEntities = slices.Clone(e.TopEntities)
-		if e.Body != nil {
-			b := *e.Body
-			e.Body = &b
-		}
+		e.Body = copyOf(e.Body)
 		it.Enrichment = &e
 	}
-	if it.Delivery != nil {
-		d := *it.Delivery
-		it.Delivery = &d
-	}
-	if it.DeadLetter != nil {
-		d := *it.DeadLetter
-		it.DeadLetter = &d
-	}
-	if it.Resolution != nil {
-		r := *it.Resolution
-		it.Resolution = &r
-	}
-	if it.Suspect != nil {
-		s := *it.Suspect
-		it.Suspect = &s
-	}
+	it.Delivery = copyOf(it.Delivery)
+	it.DeadLetter = copyOf(it.DeadLetter)
+	it.Resolution = copyOf(it.Resolution)
+	it.Suspect = copyOf(it.Suspect)
 	return it
 }
