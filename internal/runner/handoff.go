@@ -152,7 +152,7 @@ func (b *batch) deadLetterMessage(msg events.SQSMessage, err error, correlationI
 	}
 	if b.r.ErrorLog != nil {
 		if lerr := b.r.ErrorLog.Append(ctx, store.LogEntry{
-			ItemID: itemID, Stage: b.r.Stage, Class: cl.Class, Message: truncate(deadletter.ErrorText(err), 1024),
+			ItemID: itemID, Stage: b.r.Stage, Class: cl.Class, Message: work.Ellipsis(deadletter.ErrorText(err), 1024),
 			Attempt: d.Attempt, MessageID: msg.MessageId, CorrelationID: correlationID, Decision: in.Decision, Default: cl.Default,
 			Provider: cl.Provider, Status: cl.Status, Code: redact.String(cl.Code), OccurredAt: now,
 		}); lerr != nil {

@@ -56,7 +56,7 @@ func (b *batch) unknownFields(msg events.SQSMessage, fields []string) {
 	var fresh []string
 	r.unknownMu.Lock()
 	for _, f := range fields {
-		f = truncate(redact.String(f), 64)
+		f = work.Ellipsis(redact.String(f), 64)
 		if r.unknownSeen[f] || len(r.unknownSeen) >= maxUnknownFieldNames {
 			continue
 		}
@@ -115,7 +115,7 @@ func differenceText(id string, cs []intake.Difference) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s is %q on the item, %q in the message", c.Field,
-			truncate(redact.String(c.Have), 120), truncate(redact.String(c.Got), 120))
+			work.Ellipsis(redact.String(c.Have), 120), work.Ellipsis(redact.String(c.Got), 120))
 	}
 	return fmt.Sprintf("item %s already exists with another spec: %s (submit a new item id to change it)", id, strings.Join(parts, "; "))
 }

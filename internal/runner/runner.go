@@ -438,7 +438,7 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	errText := deadletter.ErrorText(werr) // upstream answers by status, code and message: never a body
 	details := redact.Map(failure.Details(werr))
 	attrs := make([]any, 0, 10+2*len(details))
-	attrs = append(attrs, "class", string(cl.Class), "attempt", attempt, "reason", cl.Reason, "error", truncate(errText, 512))
+	attrs = append(attrs, "class", string(cl.Class), "attempt", attempt, "reason", cl.Reason, "error", work.Ellipsis(errText, 512))
 	if _, dup := details["upstream_status"]; cl.Status != 0 && !dup {
 		attrs = append(attrs, "upstream_status", cl.Status)
 	}
@@ -447,7 +447,7 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 	}
 	log := rec.log.With(attrs...)
 	le := store.LastError{
-		Component: r.Stage, ErrorClass: cl.Class, Error: truncate(errText, 1024), ErrorType: deadletter.ErrorType(werr),
+		Component: r.Stage, ErrorClass: cl.Class, Error: work.Ellipsis(errText, 1024), ErrorType: deadletter.ErrorType(werr),
 		ErrorCode: redact.String(cl.Code), FailedAt: now, CorrelationID: rec.env.CorrelationID,
 		RetryCount: attempt, Retryable: cl.Retryable,
 		Details: details,
@@ -459,7 +459,7 @@ func (rec *record) fail(ctx context.Context, werr error) outcome {
 		le.Details["upstream_status"] = strconv.Itoa(cl.Status)
 	}
 	entry := store.LogEntry{
-		ItemID: rec.item.ID, Stage: r.Stage, Class: cl.Class, Message: truncate(errText, 1024), Attempt: attempt,
+		ItemID: rec.item.ID, Stage: r.Stage, Class: cl.Class, Message: work.Ellipsis(errText, 1024), Attempt: attempt,
 		MessageID: rec.msg.MessageId, CorrelationID: rec.env.CorrelationID, Decision: dec.Reason(),
 		Retryable: cl.Retryable, Default: cl.Default, Provider: cl.Provider, Status: cl.Status, Code: redact.String(cl.Code),
 		OccurredAt: now,
@@ -708,14 +708,4 @@ func visibilitySeconds(d time.Duration) int32 {
 	}
 	s := math.Ceil(d.Seconds())
 	return int32(min(s, 43200))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
