@@ -46,7 +46,7 @@ func setupLive(t *testing.T) *live {
 	t.Helper()
 	env := localtest.Stack(t, nil)
 	l := &live{env: env, db: dynamodb.NewFromConfig(env.AWS), sqs: sqs.NewFromConfig(env.AWS), clock: clock.NewStub(t0)}
-	l.items = &store.Items{DB: l.db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
+	l.items = env.Items()
 	l.store = &store.Parked{DB: l.db, Table: env.Stack.ParkedTable()}
 	profile := policy.Standard()
 	profile.ProviderQuotaWait = 30 * time.Hour // a 30 h wait: beyond SQS's 12 h
@@ -304,7 +304,7 @@ func ExampleScheduler() {
 func BenchmarkSchedulerPage(b *testing.B) {
 	env := localtest.Stack(b, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
-	items := &store.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
+	items := env.Items()
 	clock := clock.NewStub(t0)
 	s := &scheduler.Scheduler{Store: &store.Parked{DB: db, Table: env.Stack.ParkedTable()}, SQS: sqs.NewFromConfig(env.AWS),
 		Queues: map[work.Stage]string{work.LLM: env.Stack.QueueURL(work.LLM)}, Clock: clock}
