@@ -448,6 +448,19 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
+// parseOneID parses args into fs and returns its one positional argument,
+// the ID the command names; none or more is a usage error.
+func parseOneID(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usageError{fs.Name() + " takes exactly one ID"}
+	}
+	return pos[0], nil
+}
+
 // parseWhen reads a time as RFC 3339 or as an age before now: "7d", "36h",
 // "90m", "2w".
 func parseWhen(s string, now time.Time) (time.Time, error) {
