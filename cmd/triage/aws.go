@@ -336,13 +336,14 @@ func (c *stackConn) budgetDays() *budget.Daily {
 	return &budget.Daily{DB: c.ddb, Table: c.budgetTable, Cap: 1, Cost: 1}
 }
 
+// replayer is a Replayer over c's queues and items that records by; it
+// reports no progress (a command that draws a bar sets Progress).
 func (c *stackConn) replayer(by string) *replay.Replayer {
 	wait := c.pollWait
 	if wait == 0 {
 		wait = -1 // short polls
 	}
-	return &replay.Replayer{SQS: c.sqs, Items: c.items(), Index: c.index(), Queues: c.queues,
-		DefaultBy: by, PollWait: wait, Progress: newProgressBar("scanned").replay}
+	return &replay.Replayer{SQS: c.sqs, Items: c.items(), Index: c.index(), Queues: c.queues, DefaultBy: by, PollWait: wait}
 }
 
 // whoAmI names the operator for replay records: $TRIAGE_OPERATOR, else

@@ -276,7 +276,6 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		return err
 	}
 	r := c.replayer(whoAmI())
-	r.Progress = nil
 	dls, err := r.List(ctx, replay.ListRequest{DLQs: dlqs, ID: id})
 	if err != nil {
 		return c.explain(err)
@@ -418,7 +417,6 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 		return err
 	}
 	r := c.replayer(*by)
-	r.Progress = nil
 	res, err := r.Annotate(ctx, replay.AnnotateRequest{ID: id, DLQs: dlqs, Note: *note, By: *by})
 	if err != nil {
 		return c.explain(err)
@@ -472,7 +470,6 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		return err
 	}
 	r := c.replayer(*by)
-	r.Progress = nil
 	r.ErrorLog = &store.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
 	sum, err := r.Resolve(ctx, replay.ResolveRequest{IDs: pos, DLQs: dlqs, Filter: flt, All: *all, Note: *note, By: *by, DryRun: *dry})
 	if err != nil {
