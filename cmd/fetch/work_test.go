@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
@@ -279,12 +280,7 @@ func TestRunFailureClasses(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tt.handle)
 			_, err := b.f.Run(t.Context(), b.item("/a"), gates.Delivery{})
-			if err == nil {
-				t.Fatal("Run succeeded, want error")
-			}
-			if c := failure.Classify(err); c.Class != tt.wantClass {
-				t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, tt.wantClass, err)
-			}
+			runnertest.WantClass(t, err, tt.wantClass)
 			if n := b.calls.Load(); n != 1 {
 				t.Errorf("requests = %d, want exactly 1 (no retries)", n)
 			}
@@ -382,14 +378,8 @@ func TestRunTransportFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b, f := setupFailing(t, tt.handle, tt.closed, tt.timeout)
-			out, err := f.Run(t.Context(), b.item("/a"), gates.Delivery{})
-			if err == nil {
-				t.Fatalf("Run succeeded with %+v, want error", out.Document)
-			}
-			c := failure.Classify(err)
-			if c.Class != work.NetworkTimeout {
-				t.Errorf("class = %s (%s), want NETWORK_TIMEOUT; err = %v", c.Class, c.Reason, err)
-			}
+			_, err := f.Run(t.Context(), b.item("/a"), gates.Delivery{})
+			c := runnertest.WantClass(t, err, work.NetworkTimeout)
 			t.Logf("err = %v; reason = %s", err, c.Reason)
 			if tt.wantUnexEO && !errors.Is(err, io.ErrUnexpectedEOF) {
 				t.Errorf("err = %v, want io.ErrUnexpectedEOF in the chain", err)
@@ -450,12 +440,7 @@ func TestRunBlockPrivate(t *testing.T) {
 				item.SourceURL = strings.Replace(item.SourceURL, "127.0.0.1", tt.host, 1)
 			}
 			_, err := tt.f().Run(t.Context(), item, gates.Delivery{})
-			if err == nil {
-				t.Fatal("Run succeeded, want the address refused")
-			}
-			if c := failure.Classify(err); c.Class != work.SchemaInvalid {
-				t.Errorf("class = %s (%s), want SCHEMA_INVALID; err = %v", c.Class, c.Reason, err)
-			}
+			runnertest.WantClass(t, err, work.SchemaInvalid)
 			if !strings.Contains(err.Error(), "loopback") {
 				t.Errorf("error %q does not say why", err)
 			}

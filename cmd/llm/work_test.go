@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
@@ -299,12 +300,7 @@ func TestRunThroughClient(t *testing.T) {
 				}
 				return
 			}
-			if err == nil {
-				t.Fatal("Run succeeded, want error")
-			}
-			if c := failure.Classify(err); c.Class != tt.wantClass {
-				t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, tt.wantClass, err)
-			}
+			runnertest.WantClass(t, err, tt.wantClass)
 			d := failure.Details(err)
 			if d["model"] != "openai:gpt-4o-mini" || d["request_id"] != "req_srv" {
 				t.Errorf("details = %v", d)

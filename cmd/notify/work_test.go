@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
@@ -287,13 +288,7 @@ func TestRunFailureClasses(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tt.handle)
 			_, err := b.n.Run(t.Context(), b.item(), gates.Delivery{})
-			if err == nil {
-				t.Fatal("Run succeeded, want error")
-			}
-			c := failure.Classify(err)
-			if c.Class != tt.wantClass {
-				t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, tt.wantClass, err)
-			}
+			c := runnertest.WantClass(t, err, tt.wantClass)
 			if c.Requested.Delay != tt.wantDelay {
 				t.Errorf("requested delay = %v, want %v", c.Requested.Delay, tt.wantDelay)
 			}
@@ -334,12 +329,7 @@ func TestRunTransportFailures(t *testing.T) {
 			t.Parallel()
 			b := setupFailing(t, tt.handle, tt.closed, tt.timeout)
 			_, err := b.n.Run(t.Context(), b.item(), gates.Delivery{})
-			if err == nil {
-				t.Fatal("Run succeeded, want error")
-			}
-			if c := failure.Classify(err); c.Class != work.NetworkTimeout {
-				t.Errorf("class = %s (%s), want NETWORK_TIMEOUT; err = %v", c.Class, c.Reason, err)
-			}
+			runnertest.WantClass(t, err, work.NetworkTimeout)
 		})
 	}
 }

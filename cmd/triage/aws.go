@@ -336,13 +336,14 @@ func (c *stackConn) budgetDays() *budget.Daily {
 	return &budget.Daily{DB: c.ddb, Table: c.budgetTable, Cap: 1, Cost: 1}
 }
 
+// replayer is a Replayer over c's queues and items that records by; it
+// reports no progress (a command that draws a bar sets Progress).
 func (c *stackConn) replayer(by string) *replay.Replayer {
 	wait := c.pollWait
 	if wait == 0 {
 		wait = -1 // short polls
 	}
-	return &replay.Replayer{SQS: c.sqs, Items: c.items(), Index: c.index(), Queues: c.queues,
-		DefaultBy: by, PollWait: wait, Progress: newProgressBar("scanned").replay}
+	return &replay.Replayer{SQS: c.sqs, Items: c.items(), Index: c.index(), Queues: c.queues, DefaultBy: by, PollWait: wait}
 }
 
 // whoAmI names the operator for replay records: $TRIAGE_OPERATOR, else
@@ -446,6 +447,19 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
 	return pos, nil
+}
+
+// parseOneID parses args into fs and returns its one positional argument,
+// the ID the command names; none or more is a usage error.
+func parseOneID(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usageError{fs.Name() + " takes exactly one ID"}
+	}
+	return pos[0], nil
 }
 
 // parseWhen reads a time as RFC 3339 or as an age before now: "7d", "36h",

@@ -69,17 +69,17 @@ func TestBacktestCommand(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
 			args := append([]string{"backtest"}, tc.args...)
 			if name == "stdin detail" {
 				args = append(args, "--detail")
 			}
-			if code := run(args, strings.NewReader(tc.stdin), &out, &errOut); code != tc.code {
-				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut.String())
+			code, out, errOut := runCLIStdin(tc.stdin, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
 			}
 			for _, s := range tc.want {
-				if !strings.Contains(out.String(), s) {
-					t.Errorf("output lacks %q:\n%s", s, out.String())
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
 				}
 			}
 		})

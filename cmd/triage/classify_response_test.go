@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,29 +31,19 @@ type responseCase struct {
 
 func loadResponseCases(t *testing.T) []responseCase {
 	t.Helper()
-	f, err := os.Open("testdata/model-responses.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []responseCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
+	eachLine(t, "testdata/model-responses.jsonl", func(n int, line []byte) {
 		var c responseCase
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			t.Fatalf("line %d: %v", len(out)+1, err)
+			t.Fatalf("line %d: %v", n, err)
 		}
 		if c.Source == "" || c.Want == "" || c.Input.Response == "" {
-			t.Fatalf("line %d has no source, expectation or response", len(out)+1)
+			t.Fatalf("line %d has no source, expectation or response", n)
 		}
 		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return out
 }
 

@@ -229,15 +229,15 @@ func TestClassifyStreamLongAndBadLines(t *testing.T) {
 // --table together are a usage error.
 func TestClassifyFlags(t *testing.T) {
 	t.Parallel()
-	var out, errOut bytes.Buffer
-	if code := run([]string{"classify", "--json"}, strings.NewReader(`{"status":503}`+"\n"), &out, &errOut); code != 0 {
-		t.Fatalf("classify --json: exit %d: %s", code, errOut.String())
+	code, out, errOut := runCLIStdin(`{"status":503}`+"\n", "classify", "--json")
+	if code != 0 {
+		t.Fatalf("classify --json: exit %d: %s", code, errOut)
 	}
 	var o classifyOutput
-	if err := json.Unmarshal(out.Bytes(), &o); err != nil || o.Class != "UPSTREAM_UNAVAILABLE" {
-		t.Errorf("classify --json printed %q (%v)", out.String(), err)
+	if err := json.Unmarshal([]byte(out), &o); err != nil || o.Class != "UPSTREAM_UNAVAILABLE" {
+		t.Errorf("classify --json printed %q (%v)", out, err)
 	}
-	if code := run([]string{"classify", "--json", "--table"}, strings.NewReader(""), &out, &errOut); code != 2 {
+	if code, _, _ := runCLI("classify", "--json", "--table"); code != 2 {
 		t.Errorf("--json --table: exit %d, want 2", code)
 	}
 }
@@ -310,17 +310,16 @@ func TestClassifyTableOfSampleFailures(t *testing.T) {
 
 func TestRunExitCodes(t *testing.T) {
 	t.Parallel()
-	var out, errOut bytes.Buffer
-	if code := run([]string{"nope"}, strings.NewReader(""), &out, &errOut); code != 2 {
+	if code, _, _ := runCLI("nope"); code != 2 {
 		t.Errorf("unknown command: exit %d, want 2", code)
 	}
-	if code := run([]string{"classify", "--bogus"}, strings.NewReader(""), &out, &errOut); code != 2 {
+	if code, _, _ := runCLI("classify", "--bogus"); code != 2 {
 		t.Errorf("bad flag: exit %d, want 2", code)
 	}
-	if code := run([]string{"classify", "--help"}, strings.NewReader(""), &out, &errOut); code != 0 {
+	if code, _, _ := runCLI("classify", "--help"); code != 0 {
 		t.Errorf("--help: exit %d, want 0", code)
 	}
-	if code := run([]string{"classify", "/does/not/exist.json"}, strings.NewReader(""), &out, &errOut); code != 1 {
+	if code, _, _ := runCLI("classify", "/does/not/exist.json"); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}
 }
@@ -340,9 +339,8 @@ func TestEveryCommandTakesJSON(t *testing.T) {
 			t.Errorf("command %q is not covered here: add it", name)
 			continue
 		}
-		var out, errOut bytes.Buffer
-		if code := run(append(slices.Clone(args), "--json", "--help"), strings.NewReader(""), &out, &errOut); code != 0 {
-			t.Errorf("triage %s --json --help: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+		if code, _, errOut := runCLI(append(slices.Clone(args), "--json", "--help")...); code != 0 {
+			t.Errorf("triage %s --json --help: exit %d: %s", strings.Join(args, " "), code, errOut)
 		}
 	}
 }
@@ -376,12 +374,12 @@ rules:
 		`{"name":"teapot-notify","provider":"webhook","stage":"notify","status":418}`,
 		`{"name":"quota","provider":"openai","status":429,"body":"{\"error\":{\"code\":\"insufficient_quota\"}}"}`,
 	}, "\n") + "\n"
-	var out, errOut bytes.Buffer
-	if code := run([]string{"classify", "--rules", path}, strings.NewReader(in), &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+	code, out, errOut := runCLIStdin(in, "classify", "--rules", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got := map[string]classifyOutput{}
-	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		var o classifyOutput
 		if err := json.Unmarshal([]byte(l), &o); err != nil {
 			t.Fatal(err)
@@ -409,21 +407,18 @@ rules:
 		}
 	}
 	// Without --rules the tables decide, and nothing speaks of rules.
-	out.Reset()
-	if code := run([]string{"classify"}, strings.NewReader(in), &out, &errOut); code != 0 {
-		t.Fatal(errOut.String())
+	if code, out, errOut = runCLIStdin(in, "classify"); code != 0 {
+		t.Fatal(errOut)
 	}
-	if strings.Contains(out.String(), "rule") || !strings.Contains(out.String(), `"class":"CLIENT_ERROR"`) {
-		t.Errorf("without --rules:\n%s", out.String())
+	if strings.Contains(out, "rule") || !strings.Contains(out, `"class":"CLIENT_ERROR"`) {
+		t.Errorf("without --rules:\n%s", out)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
 	writeFile(t, bad, "version: 1\nrules:\n  - name: x\n    status: 999\n    class: RATE_LIMITED\n")
 	for file, want := range map[string]string{bad: `bad.yaml:4: rule "x": status "999"`, filepath.Join(dir, "none.yaml"): "no such file"} {
-		out.Reset()
-		errOut.Reset()
-		if code := run([]string{"classify", "--rules", file}, strings.NewReader(in), &out, &errOut); code != 1 || !strings.Contains(errOut.String(), want) || out.Len() != 0 {
-			t.Errorf("--rules %s: exit %d, stderr %q, stdout %q; want 1, %q and nothing classified", file, code, errOut.String(), out.String(), want)
+		if code, out, errOut := runCLIStdin(in, "classify", "--rules", file); code != 1 || !strings.Contains(errOut, want) || out != "" {
+			t.Errorf("--rules %s: exit %d, stderr %q, stdout %q; want 1, %q and nothing classified", file, code, errOut, out, want)
 		}
 	}
 }

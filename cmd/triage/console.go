@@ -113,7 +113,6 @@ func consoleBy(by string) string { return "console:" + strings.TrimSpace(by) }
 // `triage breakers`.
 func consoleBackend(ctx context.Context, c *stackConn, aw *stackFlags, modelsTable, breakersTable, profileName, by string) (console.Backend, error) {
 	r := c.replayer(by)
-	r.Progress = nil
 	b := console.Backend{Replayer: r, Items: c.items(), Index: c.index(), SQS: c.sqs, Queues: c.queues, By: by,
 		Logger: slog.New(slog.NewTextHandler(flagOutput, nil)), Missing: map[string]string{}}
 	if c.errorLogTable != "" {

@@ -38,18 +38,11 @@ type corpusCase struct {
 // "want_decision" and an optional "want_delay_ms".
 func readCorpus(t *testing.T, path string) []corpusCase {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []corpusCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxClassifyLine)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	eachLine(t, path, func(n int, line []byte) {
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
-			continue
+			return
 		}
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(line, &fields); err != nil {
@@ -86,11 +79,28 @@ func readCorpus(t *testing.T, path string) []corpusCase {
 		}
 		c.Input, _ = json.Marshal(fields)
 		out = append(out, c)
+	})
+	return out
+}
+
+// eachLine calls fn with each line of the file at path (at most
+// maxClassifyLine bytes) and its number, from 1, failing t when the file
+// cannot be read.
+func eachLine(t *testing.T, path string, fn func(n int, line []byte)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), maxClassifyLine)
+	for n := 1; sc.Scan(); n++ {
+		fn(n, sc.Bytes())
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // scoreCorpus classifies every case through `triage classify`'s own input

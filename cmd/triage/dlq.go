@@ -149,14 +149,23 @@ func dryRunNote(dry bool) string {
 	return ""
 }
 
+// parseDLQs reads a --dlq flag: all, or stages (fetch,llm,notify).
+func parseDLQs(s string) (replay.Stages, error) {
+	dlqs, err := replay.ParseStages(s)
+	if err != nil {
+		return nil, usageError{"--dlq: " + err.Error()}
+	}
+	return dlqs, nil
+}
+
 func (f *filterFlags) build(now time.Time) (replay.Stages, replay.Filter, error) {
 	var (
 		flt replay.Filter
 		err error
 	)
-	dlqs, err := replay.ParseStages(f.dlq)
+	dlqs, err := parseDLQs(f.dlq)
 	if err != nil {
-		return nil, flt, usageError{"--dlq: " + err.Error()}
+		return nil, flt, err
 	}
 	if flt.ErrorClass, err = replay.ParseClasses(f.classes); err != nil {
 		return nil, flt, usageError{"--class: " + err.Error()}
@@ -252,16 +261,13 @@ func runDLQShow(stdout io.Writer, args []string) error {
 	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	dlq := fs.String("dlq", "all", "DLQs to look in: all, or stages (fetch,llm,notify)")
 	history := fs.Int("history", 20, "show the item's newest N error-log entries")
-	pos, err := parseInterspersed(fs, args)
+	id, err := parseOneID(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError{"dlq show takes exactly one ID"}
-	}
-	dlqs, err := replay.ParseStages(*dlq)
+	dlqs, err := parseDLQs(*dlq)
 	if err != nil {
-		return usageError{"--dlq: " + err.Error()}
+		return err
 	}
 	ctx, cancel := commandContext()
 	defer cancel()
@@ -270,12 +276,11 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		return err
 	}
 	r := c.replayer(whoAmI())
-	r.Progress = nil
-	dls, err := r.List(ctx, replay.ListRequest{DLQs: dlqs, ID: pos[0]})
+	dls, err := r.List(ctx, replay.ListRequest{DLQs: dlqs, ID: id})
 	if err != nil {
 		return c.explain(err)
 	}
-	itemID := pos[0]
+	itemID := id
 	if len(dls) > 0 {
 		itemID = dls[0].ItemID
 	}
@@ -293,7 +298,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		}
 	}
 	if len(dls) == 0 && out.Item == nil {
-		return fmt.Errorf("no dead letter or item %q", pos[0])
+		return fmt.Errorf("no dead letter or item %q", id)
 	}
 	if aw.jsonOut {
 		out.Errors = nonNil(out.Errors)
@@ -394,19 +399,16 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 	note := fs.String("note", "", "the note (required)")
 	by := fs.String("by", whoAmI(), "who writes it")
 	dlq := fs.String("dlq", "all", "DLQs to look in: all, or stages (fetch,llm,notify)")
-	pos, err := parseInterspersed(fs, args)
+	id, err := parseOneID(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageError{"dlq annotate takes exactly one ID"}
 	}
 	if strings.TrimSpace(*note) == "" {
 		return usageError{"--note is required"}
 	}
-	dlqs, err := replay.ParseStages(*dlq)
+	dlqs, err := parseDLQs(*dlq)
 	if err != nil {
-		return usageError{"--dlq: " + err.Error()}
+		return err
 	}
 	ctx, cancel := commandContext()
 	defer cancel()
@@ -415,8 +417,7 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 		return err
 	}
 	r := c.replayer(*by)
-	r.Progress = nil
-	res, err := r.Annotate(ctx, replay.AnnotateRequest{ID: pos[0], DLQs: dlqs, Note: *note, By: *by})
+	res, err := r.Annotate(ctx, replay.AnnotateRequest{ID: id, DLQs: dlqs, Note: *note, By: *by})
 	if err != nil {
 		return c.explain(err)
 	}
@@ -469,7 +470,6 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		return err
 	}
 	r := c.replayer(*by)
-	r.Progress = nil
 	r.ErrorLog = &store.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
 	sum, err := r.Resolve(ctx, replay.ResolveRequest{IDs: pos, DLQs: dlqs, Filter: flt, All: *all, Note: *note, By: *by, DryRun: *dry})
 	if err != nil {

@@ -29,9 +29,12 @@ import (
 )
 
 // runCLI runs triage in-process and returns its exit code and output.
-func runCLI(args ...string) (code int, stdout, stderr string) {
+func runCLI(args ...string) (code int, stdout, stderr string) { return runCLIStdin("", args...) }
+
+// runCLIStdin is runCLI with stdin.
+func runCLIStdin(stdin string, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errb)
+	code = run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

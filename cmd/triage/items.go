@@ -191,12 +191,9 @@ func runItemsGet(stdout io.Writer, args []string) error {
 		"prints the fetched document.")
 	aw := addStackFlags(fs, uses{items: true, errorLog: true, audit: true})
 	text := fs.Bool("text", false, "also read back and print the fetched document's text")
-	pos, err := parseInterspersed(fs, args)
+	id, err := parseOneID(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageError{"items get takes exactly one ID"}
 	}
 	ctx, cancel := commandContext()
 	defer cancel()
@@ -205,9 +202,9 @@ func runItemsGet(stdout io.Writer, args []string) error {
 		return err
 	}
 	items := c.items()
-	it, err := items.Get(ctx, pos[0])
+	it, err := items.Get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("item %q does not exist", pos[0])
+		return fmt.Errorf("item %q does not exist", id)
 	}
 	if err != nil {
 		return c.explain(err)

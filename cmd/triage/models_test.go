@@ -49,12 +49,12 @@ func TestHealthCommandsUsage(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			t.Parallel()
-			var stdout, stderr bytes.Buffer
-			if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantErr) {
-				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tc.wantCode, tc.wantErr)
+			code, stdout, stderr := runCLI(tc.args...)
+			if code != tc.wantCode || !strings.Contains(stderr, tc.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tc.wantCode, tc.wantErr)
 			}
-			if stdout.Len() != 0 {
-				t.Fatalf("stdout %q, want nothing on a usage error", stdout.String())
+			if stdout != "" {
+				t.Fatalf("stdout %q, want nothing on a usage error", stdout)
 			}
 		})
 	}

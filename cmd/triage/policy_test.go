@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -13,11 +12,10 @@ import (
 // TestPolicyShow: the table names every class, the llm stage's override,
 // the holding rule and the lost-claim table; --json carries the same rows.
 func TestPolicyShow(t *testing.T) {
-	var out, errOut bytes.Buffer
-	if code := run([]string{"policy", "show"}, strings.NewReader(""), &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+	code, text, errOut := runCLI("policy", "show")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	text := out.String()
 	for _, want := range []string{
 		"profile standard", "RATE_LIMITED", "UNKNOWN", "AUTH_DENIED           llm", "throttles", "fixed 2m0s",
 		"parked for the scheduler", "resend the dead letter",
@@ -31,12 +29,12 @@ func TestPolicyShow(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
-	out.Reset()
-	if code := run([]string{"policy", "show", "--profile", "daily-batch", "--json"}, strings.NewReader(""), &out, &errOut); code != 0 {
-		t.Fatalf("--json: exit %d: %s", code, errOut.String())
+	code, out, errOut := runCLI("policy", "show", "--profile", "daily-batch", "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut)
 	}
 	var v policyView
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatalf("--json output: %v", err)
 	}
 	p, _ := policy.Lookup("daily-batch")
@@ -64,7 +62,7 @@ func TestPolicyShow(t *testing.T) {
 		{[]string{"policy", "show", "--profile", "aggressive"}, 2},
 		{[]string{"policy", "show", "extra"}, 2},
 	} {
-		if code := run(tc.args, strings.NewReader(""), &out, &errOut); code != tc.code {
+		if code, _, _ := runCLI(tc.args...); code != tc.code {
 			t.Errorf("%v: exit %d, want %d", tc.args, code, tc.code)
 		}
 	}

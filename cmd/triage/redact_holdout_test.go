@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -54,24 +52,14 @@ func gitleaksDetector(t *testing.T) *detect.Detector {
 
 func readHoldout(t *testing.T, path string) []holdoutCase {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []holdoutCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	eachLine(t, path, func(n int, line []byte) {
 		var c holdoutCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+		if err := json.Unmarshal(line, &c); err != nil {
 			t.Fatalf("%s:%d: %v", path, n, err)
 		}
 		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return out
 }
 

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -189,21 +187,14 @@ func TestRunRedactTooLarge(t *testing.T) {
 // command's own input path: nothing it names survives.
 func TestRunRedactCorpus(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open("../../internal/redact/testdata/corpus/secrets.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	n := 0
-	for sc.Scan() {
+	eachLine(t, "../../internal/redact/testdata/corpus/secrets.jsonl", func(_ int, line []byte) {
 		var c struct {
 			Name    string   `json:"name"`
 			In      string   `json:"in"`
 			Secrets []string `json:"secrets"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+		if err := json.Unmarshal(line, &c); err != nil {
 			t.Fatal(err)
 		}
 		n++
@@ -216,7 +207,7 @@ func TestRunRedactCorpus(t *testing.T) {
 				t.Errorf("%s: %q survived\nout: %s", c.Name, s, out.String())
 			}
 		}
-	}
+	})
 	if n < 90 {
 		t.Fatalf("read %d cases", n)
 	}

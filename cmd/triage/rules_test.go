@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -80,22 +79,22 @@ func TestRulesCommands(t *testing.T) {
 		"unknown profile":  {[]string{"test", good, "--retry-profile", "yolo", export}, "", 2, nil, nil},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			if code := run(append([]string{"rules"}, tc.args...), strings.NewReader(tc.stdin), &out, &errOut); code != tc.code {
-				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut.String())
+			code, out, errOut := runCLIStdin(tc.stdin, append([]string{"rules"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
 			}
 			for _, s := range tc.want {
-				if !strings.Contains(out.String(), s) {
-					t.Errorf("output lacks %q:\n%s", s, out.String())
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
 				}
 			}
 			for _, s := range tc.lack {
-				if strings.Contains(out.String(), s) {
-					t.Errorf("output holds %q:\n%s", s, out.String())
+				if strings.Contains(out, s) {
+					t.Errorf("output holds %q:\n%s", s, out)
 				}
 			}
-			if tc.code == 1 && !strings.Contains(errOut.String(), `bad.yaml:4: rule "x": pattern`) {
-				t.Errorf("a bad file's error %q does not name its line and reason", errOut.String())
+			if tc.code == 1 && !strings.Contains(errOut, `bad.yaml:4: rule "x": pattern`) {
+				t.Errorf("a bad file's error %q does not name its line and reason", errOut)
 			}
 		})
 	}

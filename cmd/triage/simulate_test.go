@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -68,13 +67,12 @@ func TestSimulateCommand(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var out, errOut bytes.Buffer
-			args := append([]string{"simulate", "--scenario", path}, tc.args...)
-			if code := run(args, strings.NewReader(""), &out, &errOut); code != tc.code {
-				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut.String())
+			code, out, errOut := runCLI(append([]string{"simulate", "--scenario", path}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
 			}
 			if tc.check != nil {
-				tc.check(t, out.String())
+				tc.check(t, out)
 			}
 		})
 	}
@@ -87,19 +85,19 @@ const quiet = "../../scenarios/poison-quiet.json"
 // item and prints its outcome and the targets.
 func TestSimulatePoison(t *testing.T) {
 	t.Parallel()
-	var out, errOut bytes.Buffer
-	if code := run([]string{"simulate", "--poison", quiet}, strings.NewReader(""), &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+	code, out, errOut := runCLI("simulate", "--poison", quiet)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, s := range []string{"poison-quiet: item-000150 deadletter llm/UPSTREAM_UNAVAILABLE", "met    the poison item is dead-lettered"} {
-		if !strings.Contains(out.String(), s) {
-			t.Errorf("output lacks %q:\n%s", s, out.String())
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
 		}
 	}
-	if strings.Contains(out.String(), "MISSED") {
-		t.Errorf("a target missed:\n%s", out.String())
+	if strings.Contains(out, "MISSED") {
+		t.Errorf("a target missed:\n%s", out)
 	}
-	if code := run([]string{"simulate", "--poison", "../../scenarios/outage-1h.json"}, strings.NewReader(""), &out, &errOut); code == 0 {
+	if code, _, _ := runCLI("simulate", "--poison", "../../scenarios/outage-1h.json"); code == 0 {
 		t.Error("a scenario without poison items was accepted")
 	}
 }
@@ -111,11 +109,9 @@ func TestSimulateWritesTheReport(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(doc), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var out, errOut bytes.Buffer
-	args := []string{"simulate", "--scenario", tinyScenario(t), "--policies", "standard,naive-redrive",
-		"--doc", doc, "--img", img, "--sensitivity", "500", "--sensitivity-items", "100", "--poison", quiet}
-	if code := run(args, strings.NewReader(""), &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+	if code, _, errOut := runCLI("simulate", "--scenario", tinyScenario(t), "--policies", "standard,naive-redrive",
+		"--doc", doc, "--img", img, "--sensitivity", "500", "--sensitivity-items", "100", "--poison", quiet); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	md, err := os.ReadFile(doc)
 	if err != nil {

@@ -17,12 +17,6 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-func runCLIStdin(stdin string, args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 const goodNDJSON = `{"item_id":"n1","source_url":"https://news.example.com/1","webhook_url":"https://hooks.example.com/t"}
 {"item_id":"n2","kind":"action","source_url":"https://tasks.example.com/2","webhook_url":"https://hooks.example.com/t","metadata":{"cron":"daily"}}
 

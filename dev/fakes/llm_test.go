@@ -244,10 +244,7 @@ func TestLLMFaults(t *testing.T) {
 
 	t.Run("bad_gateway", func(t *testing.T) {
 		t.Parallel()
-		if err := b.llm.SetScript("item-502", FaultBadGateway); err != nil {
-			t.Fatal(err)
-		}
-		r := b.chat(t, nil, "item-502", "gpt-4o-mini", "")
+		_, r := b.scriptedChat(t, FaultBadGateway)
 		if r.status != http.StatusBadGateway || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") ||
 			!strings.Contains(string(r.body), "<title>502 Bad Gateway</title>") {
 			t.Errorf("got %d %s %q", r.status, r.header.Get("Content-Type"), r.body)
@@ -265,10 +262,7 @@ func mustEqual(t *testing.T, got, want string) {
 func TestLLMErrorBodyIsOpenAIShaped(t *testing.T) {
 	t.Parallel()
 	b := setupLLM(t, LLMOptions{})
-	if err := b.llm.SetScript("k", FaultServerError); err != nil {
-		t.Fatal(err)
-	}
-	r := b.chat(t, nil, "k", "gpt-4o-mini", "")
+	_, r := b.scriptedChat(t, FaultServerError)
 	want := `{"error":{"message":"The server had an error while processing your request. Sorry about that!",` +
 		`"type":"server_error","param":null,"code":null}}`
 	if got := strings.TrimSpace(string(r.body)); got != want {
@@ -490,36 +484,52 @@ func TestLLMHangHonoursClientDeadline(t *testing.T) {
 	}
 }
 
-// TestHangIsBounded: with no client deadline, a hang ends after MaxHang with a
-// 504, for every fake.
-func TestHangIsBounded(t *testing.T) {
-	t.Parallel()
-	shared := Shared{MaxHang: 20 * time.Millisecond}
+// scriptedFake is one fake with the request that plays its script's fault
+// for key.
+type scriptedFake struct {
+	handler interface {
+		http.Handler
+		SetScript(string, ...Fault) error
+		Stats() Stats
+	}
+	key, method, path string
+	header            map[string]string
+}
+
+// request is f's scripted request to the fake served at base.
+func (f scriptedFake) request(t *testing.T, base string) *http.Request {
+	t.Helper()
+	return newRequest(t, f.method, base+f.path, chatBody("m", ""), f.header)
+}
+
+// everyFake is the LLM, articles and webhook fakes built with shared, for
+// the faults every fake plays alike.
+func everyFake(t *testing.T, shared Shared) map[string]scriptedFake {
+	t.Helper()
 	l, err := NewLLM(LLMOptions{Shared: shared})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := map[string]struct {
-		handler interface {
-			http.Handler
-			SetScript(string, ...Fault) error
-		}
-		key, method, path string
-		header            map[string]string
-	}{
+	return map[string]scriptedFake{
 		"llm":      {l, "k", http.MethodPost, "/v1/chat/completions", map[string]string{ItemIDHeader: "k"}},
 		"articles": {NewArticles(ArticleOptions{Shared: shared}), "a1", http.MethodGet, "/articles/a1", nil},
 		"webhook": {NewWebhook(WebhookOptions{Shared: shared}), "i:notify", http.MethodPost, "/hooks/ops",
 			map[string]string{IdempotencyHeader: "i:notify"}},
 	}
-	for name, tt := range tests {
+}
+
+// TestHangIsBounded: with no client deadline, a hang ends after MaxHang with a
+// 504, for every fake.
+func TestHangIsBounded(t *testing.T) {
+	t.Parallel()
+	for name, tt := range everyFake(t, Shared{MaxHang: 20 * time.Millisecond}) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			base := serve(t, tt.handler)
 			if err := tt.handler.SetScript(tt.key, FaultHang); err != nil {
 				t.Fatal(err)
 			}
-			r := do(t, nil, newRequest(t, tt.method, base+tt.path, chatBody("m", ""), tt.header))
+			r := do(t, nil, tt.request(t, base))
 			if r.status != http.StatusGatewayTimeout {
 				t.Errorf("status = %d, want 504", r.status)
 			}
@@ -529,25 +539,7 @@ func TestHangIsBounded(t *testing.T) {
 
 func TestResetYieldsClientError(t *testing.T) {
 	t.Parallel()
-	l, err := NewLLM(LLMOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := map[string]struct {
-		handler interface {
-			http.Handler
-			SetScript(string, ...Fault) error
-			Stats() Stats
-		}
-		key, method, path string
-		header            map[string]string
-	}{
-		"llm":      {l, "k", http.MethodPost, "/v1/chat/completions", map[string]string{ItemIDHeader: "k"}},
-		"articles": {NewArticles(ArticleOptions{}), "a1", http.MethodGet, "/articles/a1", nil},
-		"webhook": {NewWebhook(WebhookOptions{}), "i:notify", http.MethodPost, "/hooks/ops",
-			map[string]string{IdempotencyHeader: "i:notify"}},
-	}
-	for name, tt := range tests {
+	for name, tt := range everyFake(t, Shared{}) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			base := serve(t, tt.handler)
@@ -555,7 +547,7 @@ func TestResetYieldsClientError(t *testing.T) {
 				t.Fatal(err)
 			}
 			client := &http.Client{Timeout: 10 * time.Second}
-			resp, err := client.Do(newRequest(t, tt.method, base+tt.path, chatBody("m", ""), tt.header))
+			resp, err := client.Do(tt.request(t, base))
 			if err == nil {
 				_, err = io.ReadAll(resp.Body)
 				resp.Body.Close()

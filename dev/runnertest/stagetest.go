@@ -1,6 +1,7 @@
 // Package runnertest provides fakes for running stage handlers without AWS:
-// an SQS fake that records what a Runner sends, a settable clock, and a
-// helper that builds a Runner over store.Memory.
+// an SQS fake that records what a Runner sends, a settable clock, a helper
+// that builds a Runner over store.Memory, and the check of the class a
+// stage's Work failed with.
 package runnertest
 
 import (
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
@@ -108,6 +111,20 @@ func (q *Queues) DeadLetters(url string) ([]deadletter.Payload, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// WantClass fails t at once when err is nil and reports err's class when
+// it is not want; it returns err's classification.
+func WantClass(t testing.TB, err error, want work.Class) failure.Classification {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %s", want)
+	}
+	c := failure.Classify(err)
+	if c.Class != want {
+		t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, want, err)
+	}
+	return c
 }
 
 // Queue URLs the Runner built by NewRunner uses.

@@ -120,7 +120,18 @@ func (b *bundle) login(t *testing.T) {
 	b.csrf = m[1]
 }
 
+// get GETs path, fails t unless the status is want, and returns the body.
 func (b *bundle) get(t *testing.T, path string, want int) string {
+	t.Helper()
+	status, body := b.fetch(t, path)
+	if status != want {
+		t.Fatalf("GET %s: %d, want %d\n%s", path, status, want, body)
+	}
+	return body
+}
+
+// fetch GETs path and returns the status and body.
+func (b *bundle) fetch(t *testing.T, path string) (int, string) {
 	t.Helper()
 	resp, err := b.client.Get(b.srv.URL + path)
 	if err != nil {
@@ -128,19 +139,26 @@ func (b *bundle) get(t *testing.T, path string, want int) string {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		t.Fatalf("GET %s: %d, want %d\n%s", path, resp.StatusCode, want, body)
-	}
-	return string(body)
+	return resp.StatusCode, string(body)
 }
 
 // post sends an action's form as the script does (a fragment) and returns
 // the status and body.
 func (b *bundle) post(t *testing.T, path string, form url.Values) (int, string) {
 	t.Helper()
+	return b.postPage(t, path, form, "X-Console-Fragment", "1")
+}
+
+// postPage sends form as a browser does without the script (a whole page
+// comes back), with the header's name, value pairs set, and returns the
+// status and body.
+func (b *bundle) postPage(t *testing.T, path string, form url.Values, header ...string) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("X-Console-Fragment", "1")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := b.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -193,14 +211,8 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 	t.Parallel()
 	b := newBundle(t)
 	for _, path := range []string{"/", "/dlq", "/items/x", "/errors", "/unknown", "/policy", "/states?item=x", "/?token=wrong"} {
-		resp, err := b.client.Get(b.srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized || strings.Contains(string(body), "csrf") {
-			t.Errorf("GET %s without the token: %d, want 401 and no form", path, resp.StatusCode)
+		if status, body := b.fetch(t, path); status != http.StatusUnauthorized || strings.Contains(body, "csrf") {
+			t.Errorf("GET %s without the token: %d, want 401 and no form", path, status)
 		}
 	}
 	status, _ := b.post(t, "/actions/replay", url.Values{"note": {"x"}, "item": {"a"}})
@@ -254,25 +266,12 @@ func TestActionsNeedCSRFNoteAndPost(t *testing.T) {
 		t.Fatalf("DLQ holds %d, want the dead letter untouched", n)
 	}
 	// A cross-origin POST with the right CSRF field is still refused.
-	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay", strings.NewReader(b.form("item", "a1", "note", "x").Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", "https://evil.example")
-	resp, err := b.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("cross-origin POST: %d, want 403", resp.StatusCode)
+	if status, _ := b.postPage(t, "/actions/replay", b.form("item", "a1", "note", "x"), "Origin", "https://evil.example"); status != http.StatusForbidden {
+		t.Errorf("cross-origin POST: %d, want 403", status)
 	}
 	// Actions are POSTs only.
-	resp, err = b.client.Get(b.srv.URL + "/actions/replay?item=a1&note=x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET an action: %d, want 405", resp.StatusCode)
+	if status, _ := b.fetch(t, "/actions/replay?item=a1&note=x"); status != http.StatusMethodNotAllowed {
+		t.Errorf("GET an action: %d, want 405", status)
 	}
 }
 
@@ -330,17 +329,9 @@ func TestReplayOneItemWithoutScriptIsAPage(t *testing.T) {
 	b := setup(t)
 	b.deadLetter(t, "u1", work.Fetch, work.NotFound, "article not published yet")
 	b.deadLetter(t, "u2", work.Fetch, work.NotFound, "article not published yet")
-	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay",
-		strings.NewReader(b.form("item", "u1", "stage", "fetch", "note", "published now", "confirm", "yes", "count", "1").Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := b.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<html") || !strings.Contains(string(body), "Replayed 1 item") {
-		t.Fatalf("%d\n%s", resp.StatusCode, body)
+	status, body := b.postPage(t, "/actions/replay", b.form("item", "u1", "stage", "fetch", "note", "published now", "confirm", "yes", "count", "1"))
+	if status != http.StatusOK || !strings.Contains(body, "<html") || !strings.Contains(body, "Replayed 1 item") {
+		t.Fatalf("%d\n%s", status, body)
 	}
 	if b.item(t, "u1").State != work.Queued || b.item(t, "u2").State != work.Deadletter {
 		t.Fatal("the replay touched the wrong items")

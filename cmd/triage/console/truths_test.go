@@ -2,7 +2,6 @@ package console_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -21,53 +20,32 @@ import (
 func TestErrorPagesRender(t *testing.T) {
 	t.Parallel()
 	b := newBundle(t)
-	page := func(path string, want int) string {
-		t.Helper()
-		resp, err := b.client.Get(b.srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != want {
-			t.Fatalf("GET %s: %d, want %d", path, resp.StatusCode, want)
-		}
-		return string(body)
-	}
-	for _, tc := range []struct {
+	type errorPage struct {
 		path, title, reason string
 		status              int
-	}{
+	}
+	check := func(pages []errorPage) {
+		t.Helper()
+		for _, tc := range pages {
+			body := b.get(t, tc.path, tc.status)
+			if !strings.Contains(body, "<title>"+tc.title) || !strings.Contains(body, tc.reason) || !strings.Contains(body, "</html>") {
+				t.Errorf("%s: %d page:\n%s", tc.path, tc.status, body)
+			}
+		}
+	}
+	check([]errorPage{
 		{"/", "Not signed in", "needs the token", http.StatusUnauthorized},
 		{"/?token=wrong", "Not signed in", "needs the token", http.StatusUnauthorized},
-	} {
-		body := page(tc.path, tc.status)
-		if !strings.Contains(body, "<title>"+tc.title) || !strings.Contains(body, tc.reason) || !strings.Contains(body, "</html>") {
-			t.Errorf("%s: %d page:\n%s", tc.path, tc.status, body)
-		}
-	}
+	})
 	b.login(t)
-	for _, tc := range []struct {
-		path, title, reason string
-		status              int
-	}{
+	check([]errorPage{
 		{"/items/nope", "Not found", `item &#34;nope&#34; does not exist`, http.StatusNotFound},
 		{"/dlq?stage=moon", "Bad request", "stage:", http.StatusBadRequest},
-	} {
-		body := page(tc.path, tc.status)
-		if !strings.Contains(body, "<title>"+tc.title) || !strings.Contains(body, tc.reason) || !strings.Contains(body, "</html>") {
-			t.Errorf("%s: %d page:\n%s", tc.path, tc.status, body)
-		}
-	}
+	})
 	// A refused POST (no CSRF field), as a browser sends it: a whole page.
-	resp, err := b.client.PostForm(b.srv.URL+"/actions/replay", url.Values{"item": {"a"}, "note": {"x"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "<title>Refused") || !strings.Contains(string(body), "CSRF token") {
-		t.Errorf("refused POST: %d\n%s", resp.StatusCode, body)
+	status, body := b.postPage(t, "/actions/replay", url.Values{"item": {"a"}, "note": {"x"}})
+	if status != http.StatusForbidden || !strings.Contains(body, "<title>Refused") || !strings.Contains(body, "CSRF token") {
+		t.Errorf("refused POST: %d\n%s", status, body)
 	}
 }
 
@@ -150,18 +128,6 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.deadLetter(t, "a1", work.Fetch, work.NotFound, "gone")
-	post := func(header, value string) int {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/actions/replay", strings.NewReader(b.form("item", "a1", "note", "x").Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set(header, value)
-		resp, err := b.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
 	for _, tc := range []struct {
 		header, value string
 		want          int
@@ -173,7 +139,7 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 		{"Sec-Fetch-Site", "same-origin", http.StatusOK},
 		{"Origin", b.srv.URL, http.StatusOK},
 	} {
-		if got := post(tc.header, tc.value); got != tc.want {
+		if got, _ := b.postPage(t, "/actions/replay", b.form("item", "a1", "note", "x"), tc.header, tc.value); got != tc.want {
 			t.Errorf("%s: %s → %d, want %d", tc.header, tc.value, got, tc.want)
 		}
 	}

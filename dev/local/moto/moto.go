@@ -100,16 +100,7 @@ const (
 const DynamoDBEnv = "TRIAGE_LOCAL_DYNAMODB"
 
 func (m DynamoDBMode) resolve() (DynamoDBMode, error) {
-	if m == "" {
-		m = DynamoDBMode(os.Getenv(DynamoDBEnv))
-	}
-	switch m {
-	case "", DynamoDBLocal:
-		return DynamoDBLocal, nil
-	case DynamoDBMoto:
-		return DynamoDBMoto, nil
-	}
-	return "", fmt.Errorf("moto: DynamoDB %q: want %q or %q", m, DynamoDBLocal, DynamoDBMoto)
+	return resolveMode(m, DynamoDBEnv, "DynamoDB", DynamoDBLocal, DynamoDBMoto)
 }
 
 // SQSMode picks the SQS behind a Server's URL.
@@ -129,16 +120,22 @@ const (
 const SQSEnv = "TRIAGE_LOCAL_SQS"
 
 func (m SQSMode) resolve() (SQSMode, error) {
+	return resolveMode(m, SQSEnv, "SQS", SQSLocal, SQSMoto)
+}
+
+// resolveMode is the service's mode m, else $env's; "" is local, and
+// anything but local and moto is an error.
+func resolveMode[M ~string](m M, env, service string, local, moto M) (M, error) {
 	if m == "" {
-		m = SQSMode(os.Getenv(SQSEnv))
+		m = M(os.Getenv(env))
 	}
 	switch m {
-	case "", SQSLocal:
-		return SQSLocal, nil
-	case SQSMoto:
-		return SQSMoto, nil
+	case "", local:
+		return local, nil
+	case moto:
+		return moto, nil
 	}
-	return "", fmt.Errorf("moto: SQS %q: want %q or %q", m, SQSLocal, SQSMoto)
+	return "", fmt.Errorf("moto: %s %q: want %q or %q", service, m, local, moto)
 }
 
 // Server is a running moto_server started by Start.
