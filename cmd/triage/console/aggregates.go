@@ -90,8 +90,7 @@ func (s *Server) current(ctx context.Context) *aggregates {
 	a := s.snap
 	stale := a != nil && s.now().Sub(a.At) >= s.b.Refresh
 	if stale && !s.refreshing {
-		s.refreshing = true
-		go s.refresh()
+		s.startRefresh()
 	}
 	s.mu.Unlock()
 	if a != nil {
@@ -106,7 +105,18 @@ func (s *Server) current(ctx context.Context) *aggregates {
 	return a
 }
 
-// refresh reads the aggregates in the background.
+// startRefresh reads the aggregates again in the background; s.mu is held.
+// s.background counts the reads under way.
+func (s *Server) startRefresh() {
+	s.refreshing = true
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		s.refresh()
+	}()
+}
+
+// refresh reads the aggregates.
 func (s *Server) refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 	defer cancel()
@@ -124,8 +134,7 @@ func (s *Server) invalidate() {
 	}
 	s.mu.Lock()
 	if s.snap != nil && !s.refreshing {
-		s.refreshing = true
-		go s.refresh()
+		s.startRefresh()
 	}
 	s.mu.Unlock()
 }

@@ -113,6 +113,7 @@ type Server struct {
 	mu         sync.Mutex
 	snap       *aggregates
 	refreshing bool
+	background sync.WaitGroup
 }
 
 // cookieName is the session cookie: the token itself, HttpOnly.
