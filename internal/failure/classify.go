@@ -280,12 +280,7 @@ func redirectLoop(s string) bool {
 	if !containsFoldASCII(s, "redirect") {
 		return false
 	}
-	for _, w := range RedirectPhrases {
-		if containsFoldASCII(s, w) {
-			return true
-		}
-	}
-	return containsFoldASCII(s, "redirects") && (containsFoldASCII(s, "stopped after") || containsFoldASCII(s, "exceeded"))
+	return containsAnyFoldASCII(s, RedirectPhrases) || containsFoldASCII(s, "redirects") && (containsFoldASCII(s, "stopped after") || containsFoldASCII(s, "exceeded"))
 }
 
 // reason returns provider+what+subject+detail, then " (HTTP status)" when
@@ -374,12 +369,7 @@ func modelNotFound(code string) (work.Class, bool) {
 // notFoundCode reports whether code says "not found" in one of
 // notFoundSpellings, in any case.
 func notFoundCode(code string) bool {
-	for _, w := range notFoundSpellings {
-		if containsFoldASCII(code, w) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFoldASCII(code, notFoundSpellings[:])
 }
 
 func lookupCode(awsModel bool, code string) (work.Class, bool) {
@@ -712,6 +702,17 @@ func matchPhraseFold(phrases []Phrase, s string) (Phrase, bool) {
 		}
 	}
 	return Phrase{}, false
+}
+
+// containsAnyFoldASCII reports whether s contains one of frags, as
+// containsFoldASCII finds it.
+func containsAnyFoldASCII(s string, frags []string) bool {
+	for _, frag := range frags {
+		if containsFoldASCII(s, frag) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsFoldASCII reports whether s contains the lowercase ASCII

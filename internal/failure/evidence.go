@@ -1079,12 +1079,7 @@ func indexFoldASCII(s, frag string) int {
 // waitWords reports whether s says a wait lifts what it refuses: "try
 // again", "wait", "time frame", "per minute".
 func waitWords(s string) bool {
-	for _, w := range [...]string{"try again", "wait a", "time frame", "timeframe", "per minute", "per min"} {
-		if containsFoldASCII(s, w) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFoldASCII(s, []string{"try again", "wait a", "time frame", "timeframe", "per minute", "per min"})
 }
 
 // exceededLimit returns the words of s that say a limit or a quota was

@@ -65,12 +65,7 @@ func TestModelWordsPrecedence(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var err error = &failure.Evidence{Provider: "acme", Stage: work.LLM, Text: tc.msg}
-			if tc.status != 0 {
-				body := `{"error":{"message":` + quote(tc.msg) + `,"type":"invalid_request_error"}}`
-				err = &failure.HTTPError{Provider: "acme", Stage: work.LLM, Status: tc.status, Body: []byte(body)}
-			}
-			if c := failure.Classify(err); c.Class != tc.want {
+			if c := failure.Classify(modelAnswer(tc.status, tc.msg)); c.Class != tc.want {
 				t.Errorf("class = %s (%s), want %s", c.Class, c.Reason, tc.want)
 			}
 		})

@@ -162,8 +162,7 @@ func TestModelWordsRefineA4xx(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			body := `{"error":{"message":` + quote(tc.msg) + `,"type":"invalid_request_error"}}`
-			c := failure.Classify(&failure.HTTPError{Provider: "acme", Stage: work.LLM, Status: tc.status, Body: []byte(body)})
+			c := failure.Classify(modelAnswer(tc.status, tc.msg))
 			if c.Class != tc.want {
 				t.Errorf("class = %s (%s), want %s", c.Class, c.Reason, tc.want)
 			}
@@ -182,6 +181,17 @@ func TestModelWordsRefineA4xx(t *testing.T) {
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// modelAnswer is the answer of a model endpoint triage knows only by name
+// ("acme"), msg in its error body; with status 0, msg is a failure's text
+// with no answer.
+func modelAnswer(status int, msg string) error {
+	if status == 0 {
+		return &failure.Evidence{Provider: "acme", Stage: work.LLM, Text: msg}
+	}
+	body := `{"error":{"message":` + quote(msg) + `,"type":"invalid_request_error"}}`
+	return &failure.HTTPError{Provider: "acme", Stage: work.LLM, Status: status, Body: []byte(body)}
+}
 
 // TestQuotaPeriod: a rate limit or quota is read by how long it lasts
 // (docs/design.md "Defaults by role"): retried within the hour it is

@@ -459,12 +459,7 @@ func samePhrase(s, phrase string) bool {
 // statusWords reports whether s holds a word reStatusProse starts from,
 // in any case: the expression runs only then.
 func statusWords(s string) bool {
-	for _, w := range [...]string{"status", "response code", "failure", "returned", "failed with", "error code", "failed(", "failed ("} {
-		if containsFoldASCII(s, w) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFoldASCII(s, []string{"status", "response code", "failure", "returned", "failed with", "error code", "failed(", "failed ("})
 }
 
 // providerName reports whether name can be a provider's name as

@@ -452,12 +452,7 @@ func cjkLongPeriod(s string) bool {
 // ("only 10 messages per day", "7500/month"): a limit named by its period
 // alone.
 func perLongPeriod(s string) bool {
-	for _, w := range [...]string{"per day", "per week", "per month", "/day", "/month"} {
-		if containsFoldASCII(s, w) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFoldASCII(s, []string{"per day", "per week", "per month", "/day", "/month"})
 }
 
 // periodShort are the words of a limit that resets within minutes.
@@ -523,14 +518,10 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		}
 		long = long || longPeriod(s) || cjkLongPeriod(s)
 		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
-			for _, w := range quotaSpent {
-				spent = spent || containsFoldASCII(s, w)
-			}
+			spent = spent || containsAnyFoldASCII(s, quotaSpent)
 		}
 		if strings.Contains(s, "ontinue") { // every allowanceSpent word holds it
-			for _, w := range allowanceSpent {
-				spent = spent || containsFoldASCII(s, w)
-			}
+			spent = spent || containsAnyFoldASCII(s, allowanceSpent)
 		}
 	}
 	if long {
@@ -541,9 +532,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	}
 	short := false
 	for _, s := range srcs {
-		for _, w := range periodShort {
-			short = short || s != "" && containsFoldASCII(s, w)
-		}
+		short = short || s != "" && containsAnyFoldASCII(s, periodShort)
 	}
 	switch {
 	case short:
@@ -584,12 +573,7 @@ func planHasNone(s string) bool {
 	if !containsFoldASCII(s, "free ") {
 		return false
 	}
-	for _, w := range planNone {
-		if containsFoldASCII(s, w) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFoldASCII(s, planNone)
 }
 
 // reclass returns cl as class c, its reason saying why, or cl itself when

@@ -713,9 +713,5 @@ func findArgvFlag(s string, from int) []int {
 	if n == s {
 		return nil
 	}
-	loc := findCLIFlag(n, from)
-	if f := findFusedPassword(n, from); f != nil && (loc == nil || f[0] < loc[0]) {
-		loc = f
-	}
-	return loc
+	return earlier(findCLIFlag(n, from), findFusedPassword(n, from))
 }

@@ -836,6 +836,15 @@ func afterScheme(s string, i, end int) int {
 	return i
 }
 
+// earlier returns of two finders' matches the one that starts first, a
+// when both start at once; nil when neither matched.
+func earlier(a, b []int) []int {
+	if a == nil || b != nil && b[0] < a[0] {
+		return b
+	}
+	return a
+}
+
 // skipBlanks returns i moved past the spaces and tabs at it.
 func skipBlanks(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {

@@ -7,7 +7,7 @@ package redact
 
 // cpfValid: Brazil's CPF, 11 digits, two check digits mod 11.
 func cpfValid(d string) bool {
-	if len(d) != 11 || !allDigits(d) || d == "00000000000" {
+	if len(d) != 11 || !isAllDigits(d) || d == "00000000000" {
 		return false
 	}
 	for n := 9; n <= 10; n++ {
@@ -26,7 +26,7 @@ func cpfValid(d string) bool {
 // peselValid: Poland's PESEL, 11 digits, weights 1 3 7 9, and a month
 // that encodes the century (01–12, 21–32, 41–52, 61–72, 81–92).
 func peselValid(d string) bool {
-	if len(d) != 11 || !allDigits(d) {
+	if len(d) != 11 || !isAllDigits(d) {
 		return false
 	}
 	if m := int(d[2]-'0')*10 + int(d[3]-'0'); m%20 < 1 || m%20 > 12 {
@@ -43,7 +43,7 @@ func peselValid(d string) bool {
 // bsnValid: the Netherlands' BSN, 9 digits, the 11-test (weights 9…2,
 // then -1).
 func bsnValid(d string) bool {
-	if len(d) != 9 || !allDigits(d) || d == "000000000" {
+	if len(d) != 9 || !isAllDigits(d) || d == "000000000" {
 		return false
 	}
 	sum := 0
@@ -56,7 +56,7 @@ func bsnValid(d string) bool {
 
 // sinValid: Canada's SIN, 9 digits passing Luhn, not starting 8.
 func sinValid(d string) bool {
-	if len(d) != 9 || !allDigits(d) || d[0] == '8' {
+	if len(d) != 9 || !isAllDigits(d) || d[0] == '8' {
 		return false
 	}
 	return luhn(digitValues(d))
@@ -64,7 +64,7 @@ func sinValid(d string) bool {
 
 // tfnValid: Australia's TFN, 9 digits, weights 1 4 3 7 5 8 6 9 10 mod 11.
 func tfnValid(d string) bool {
-	if len(d) != 9 || !allDigits(d) {
+	if len(d) != 9 || !isAllDigits(d) {
 		return false
 	}
 	w := [9]int{1, 4, 3, 7, 5, 8, 6, 9, 10}
@@ -95,7 +95,7 @@ var (
 // aadhaarValid: India's Aadhaar, 12 digits, not starting 0 or 1, and
 // Verhoeff's check.
 func aadhaarValid(d string) bool {
-	if len(d) != 12 || !allDigits(d) || d[0] < '2' {
+	if len(d) != 12 || !isAllDigits(d) || d[0] < '2' {
 		return false
 	}
 	c := byte(0)
@@ -128,7 +128,7 @@ func dniValid(d string) bool {
 // cnRIValid: China's resident id, 17 digits and a check character (0–9
 // or X), ISO 7064 mod 11-2, with a birth month 01–12 and day 01–31.
 func cnRIValid(d string) bool {
-	if len(d) != 18 || !allDigits(d[:17]) {
+	if len(d) != 18 || !isAllDigits(d[:17]) {
 		return false
 	}
 	if m := atoi2(d[10:12]); m < 1 || m > 12 {
@@ -151,7 +151,7 @@ func cnRIValid(d string) bool {
 // hetuValid: Finland's HETU, ddmmyy, a century sign, three digits and a
 // check character: the nine digits mod 31.
 func hetuValid(d string) bool {
-	if len(d) != 11 || !allDigits(d[:6]) || !allDigits(d[7:10]) {
+	if len(d) != 11 || !isAllDigits(d[:6]) || !isAllDigits(d[7:10]) {
 		return false
 	}
 	switch d[6] {
@@ -173,7 +173,7 @@ func hetuValid(d string) bool {
 // (neither D, F, I, Q, U or V, the second not O, and not BG, GB, KN, NK,
 // NT, TN or ZZ), six digits and a suffix A–D.
 func ninoValid(d string) bool {
-	if len(d) != 9 || !isUpper(d[0]) || !isUpper(d[1]) || !allDigits(d[2:8]) || d[8] < 'A' || d[8] > 'D' {
+	if len(d) != 9 || !isUpper(d[0]) || !isUpper(d[1]) || !isAllDigits(d[2:8]) || d[8] < 'A' || d[8] > 'D' {
 		return false
 	}
 	const never = "DFIQUV"
@@ -191,15 +191,6 @@ func ninoValid(d string) bool {
 	return d[1] != 'O'
 }
 
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return s != ""
-}
-
 func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
 func digitValues(s string) []byte {
@@ -214,7 +205,7 @@ func digitValues(s string) []byte {
 // century and sex digit (1–6), YYMMDD, a serial, a check digit by weights
 // 1…9,1 then, when that gives 10, 3…9,1,2,3.
 func isikukoodValid(d string) bool {
-	if len(d) != 11 || !allDigits(d) || d[0] < '1' || d[0] > '6' {
+	if len(d) != 11 || !isAllDigits(d) || d[0] < '1' || d[0] > '6' {
 		return false
 	}
 	if m := int(d[3]-'0')*10 + int(d[4]-'0'); m < 1 || m > 12 {
@@ -243,7 +234,7 @@ func isikukoodValid(d string) bool {
 // a check digit and the birth date DDMMYY; the check is the sum of the
 // other digits weighted 3 7 9 · 5 8 4 2 1 6, modulo 11 (never 10).
 func svnrValid(d string) bool {
-	if len(d) != 10 || !allDigits(d) || d[0] == '0' {
+	if len(d) != 10 || !isAllDigits(d) || d[0] == '0' {
 		return false
 	}
 	if dd, mm := atoi2(d[4:6]), atoi2(d[6:8]); dd < 1 || dd > 31 || mm < 1 || mm > 12 {
@@ -260,7 +251,7 @@ func svnrValid(d string) bool {
 // with 9; the last is 11 minus the sum of the second to ninth weighted
 // 2 4 8 5 10 9 7 3, modulo 11.
 func phnValid(d string) bool {
-	if len(d) != 10 || !allDigits(d) || d[0] != '9' {
+	if len(d) != 10 || !isAllDigits(d) || d[0] != '9' {
 		return false
 	}
 	sum := 0
@@ -276,7 +267,7 @@ func phnValid(d string) bool {
 // code in use (01–16 the states, 21–59 the states again, 60–99 abroad less
 // the unassigned 69, 70, 73, 80, 81) are what it has.
 func mykadValid(d string) bool {
-	if len(d) != 12 || !allDigits(d) {
+	if len(d) != 12 || !isAllDigits(d) {
 		return false
 	}
 	if mm, dd := atoi2(d[2:4]), atoi2(d[4:6]); mm < 1 || mm > 12 || dd < 1 || dd > 31 {

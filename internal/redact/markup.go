@@ -1228,14 +1228,7 @@ func findRetrievalHit(s string, from int) []int {
 // is a label in prose ("Reason: …"), which findContentValue and the
 // heading rules judge.
 func findProseValue(s string, from int) []int {
-	q, y := proseAssigned(s, from), proseYAML(s, from)
-	switch {
-	case q == nil:
-		return y
-	case y == nil || q[0] <= y[0]:
-		return q
-	}
-	return y
+	return earlier(proseAssigned(s, from), proseYAML(s, from))
 }
 
 // proseAssigned finds the first key="free text" (or '…') from s[from].

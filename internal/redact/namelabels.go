@@ -451,8 +451,7 @@ var recordLabelStart = func() (t [256]bool) {
 // caselessWords returns the span of one to four words of letters in a
 // script without case (marks and '-' inside them) starting at s[i].
 func caselessWords(s string, i int) (int, int) {
-	end, words := i, 0
-	for j := i; words < 4 && j < len(s); {
+	end, _ := spacedWords(s, i, 4, func(j int) int {
 		w := j
 		for w < len(s) {
 			r, n := utf8.DecodeRuneInString(s[w:])
@@ -461,6 +460,18 @@ func caselessWords(s string, i int) (int, int) {
 			}
 			w += n
 		}
+		return w
+	})
+	return i, end
+}
+
+// spacedWords walks up to most words from s[i], one space between each:
+// word returns the end of the word at s[j], or j when none is there. It
+// returns the end of the last word and how many words there were.
+func spacedWords(s string, i, most int, word func(j int) int) (end, words int) {
+	end = i
+	for j := i; words < most && j < len(s); {
+		w := word(j)
 		if w == j {
 			break
 		}
@@ -472,7 +483,7 @@ func caselessWords(s string, i int) (int, int) {
 		}
 		break
 	}
-	return i, end
+	return end, words
 }
 
 func isLetterOrHigh(c byte) bool { return isLetter(c) || c >= 0x80 }
@@ -633,28 +644,19 @@ func nextOwnedMarker(s string, i int) (int, int) {
 // case starting at s[i], to the next punctuation, a Latin letter, a digit
 // or a label (a word with ':' after it: 氏名:).
 func caselessClause(s string, i int) (int, int) {
-	end := i
 	if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
 		return i, i // no spaces between words: the clause would be the sentence; names there have their labels (氏名)
 	}
-	for j, words := i, 0; words < 6 && j < len(s); words++ {
+	end, _ := spacedWords(s, i, 6, func(j int) int {
 		st, e := caselessWords(s, j)
-		if e == st {
-			break
-		}
 		if sp := strings.IndexByte(s[st:e], ' '); sp >= 0 {
 			e = st + sp // one word
 		}
 		if e < len(s) && (s[e] == ':' || strings.HasPrefix(s[e:], "：")) {
-			break
+			return j // a label: the clause ends before it
 		}
-		end = e
-		if e+1 < len(s) && s[e] == ' ' {
-			j = e + 1
-			continue
-		}
-		break
-	}
+		return e
+	})
 	return i, end
 }
 
@@ -662,11 +664,10 @@ func caselessClause(s string, i int) (int, int) {
 // any script, hyphens and apostrophes inside, initials) starting at s[i],
 // or an empty span.
 func namesAfter(s string, i, least int) (int, int) {
-	end, words := i, 0
-	for j := i; words < 4 && j < len(s); {
+	end, words := spacedWords(s, i, 4, func(j int) int {
 		r, n := utf8.DecodeRuneInString(s[j:])
 		if !unicode.IsUpper(r) {
-			break
+			return j
 		}
 		w := j + n
 		for w < len(s) {
@@ -680,14 +681,8 @@ func namesAfter(s string, i, least int) (int, int) {
 		if w < len(s) && s[w] == '.' && w-j == n { // an initial
 			w++
 		}
-		words++
-		end = w
-		if w+1 < len(s) && s[w] == ' ' {
-			j = w + 1
-			continue
-		}
-		break
-	}
+		return w
+	})
 	if words < least || strings.HasPrefix(s[i:], markerPrefix) {
 		return i, i
 	}

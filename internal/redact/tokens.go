@@ -827,6 +827,7 @@ var notIDWords = map[string]bool{
 	"humanoid": true, "asteroid": true, "paranoid": true, "tabloid": true, "steroid": true,
 }
 
+// isAllDigits reports whether s is one ASCII digit or more.
 func isAllDigits(s string) bool {
 	for k := 0; k < len(s); k++ {
 		if !isDigit(s[k]) {

@@ -43,14 +43,7 @@ var LinkActionWords = map[string]bool{
 // from, or of the path of a request line (an access log's `"POST
 // /webhook/<uuid> HTTP/1.1"`, which writes no scheme or host).
 func findPathSecret(s string, from int) []int {
-	u, r := findURLPathSecret(s, from), findRequestPathSecret(s, from)
-	switch {
-	case u == nil:
-		return r
-	case r == nil || u[0] <= r[0]:
-		return u
-	}
-	return r
+	return earlier(findURLPathSecret(s, from), findRequestPathSecret(s, from))
 }
 
 // findURLPathSecret finds a capability segment of a URL's path.

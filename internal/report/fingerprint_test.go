@@ -196,6 +196,32 @@ func TestUnknownNeedsTheIndex(t *testing.T) {
 	}
 }
 
+// TestMaxEntries: a window holding more entries than MaxEntries is an
+// error that names what was read, for the whole log and for the failures
+// nothing recognised alike; one holding MaxEntries is read whole.
+func TestMaxEntries(t *testing.T) {
+	t.Parallel()
+	var log report.LogSlice
+	for i := range 3 {
+		log = append(log, store.LogEntry{Kind: store.LogFailure, Class: work.Unknown, Message: "m", OccurredAt: window.Since.Add(time.Duration(i) * time.Minute)})
+	}
+	ctx := context.Background()
+	r := &report.Reporter{Log: log, MaxEntries: 2}
+	if _, err := r.Entries(ctx, window); err == nil || !strings.Contains(err.Error(), "more than 2 error-log entries") {
+		t.Errorf("entries past the bound: %v", err)
+	}
+	if _, err := r.Unknown(ctx, window); err == nil || !strings.Contains(err.Error(), "more than 2 unrecognised failures") {
+		t.Errorf("unrecognised failures past the bound: %v", err)
+	}
+	r.MaxEntries = 3
+	if got, err := r.Entries(ctx, window); err != nil || len(got) != 3 {
+		t.Errorf("entries at the bound: %d, %v", len(got), err)
+	}
+	if rows, err := r.Unknown(ctx, window); err != nil || len(rows) != 1 || rows[0].Count != 3 {
+		t.Errorf("unrecognised failures at the bound: %+v, %v", rows, err)
+	}
+}
+
 // betweenOnly reads the log by class alone.
 type betweenOnly struct{}
 

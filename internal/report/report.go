@@ -387,14 +387,28 @@ func (r *Reporter) Entries(ctx context.Context, w Window) ([]store.LogEntry, err
 	if r.Log == nil {
 		return nil, errors.New("report: no error log configured")
 	}
+	out, err := r.read(ctx, w, "error-log entries", r.Log.Between)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b store.LogEntry) int { return a.OccurredAt.Compare(b.OccurredAt) })
+	return out, nil
+}
+
+// read collects the entries each calls back with in w, at most MaxEntries:
+// past them it is an error that names them as what. Progress is told of
+// every hundredth.
+func (r *Reporter) read(ctx context.Context, w Window, what string,
+	each func(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error,
+) ([]store.LogEntry, error) {
 	limit := r.MaxEntries
 	if limit <= 0 {
 		limit = 200_000
 	}
 	var out []store.LogEntry
-	err := r.Log.Between(ctx, w.Since, w.Until, func(e store.LogEntry) error {
+	err := each(ctx, w.Since, w.Until, func(e store.LogEntry) error {
 		if len(out) >= limit {
-			return fmt.Errorf("more than %d error-log entries in the window; narrow it", limit)
+			return fmt.Errorf("more than %d %s in the window; narrow it", limit, what)
 		}
 		out = append(out, e)
 		if r.Progress != nil && len(out)%100 == 0 {
@@ -405,7 +419,6 @@ func (r *Reporter) Entries(ctx context.Context, w Window) ([]store.LogEntry, err
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	slices.SortStableFunc(out, func(a, b store.LogEntry) int { return a.OccurredAt.Compare(b.OccurredAt) })
 	return out, nil
 }
 

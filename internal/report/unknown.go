@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -118,23 +117,9 @@ func (r *Reporter) Unknown(ctx context.Context, w Window) ([]UnknownRow, error) 
 	if !ok {
 		return nil, errors.New("report: the error log reader cannot read the unrecognised failures' index")
 	}
-	limit := r.MaxEntries
-	if limit <= 0 {
-		limit = 200_000
-	}
-	var entries []store.LogEntry
-	err := u.Unrecognised(ctx, w.Since, w.Until, func(e store.LogEntry) error {
-		if len(entries) >= limit {
-			return fmt.Errorf("more than %d unrecognised failures in the window; narrow it", limit)
-		}
-		entries = append(entries, e)
-		if r.Progress != nil && len(entries)%100 == 0 {
-			r.Progress(len(entries), 0)
-		}
-		return nil
-	})
+	entries, err := r.read(ctx, w, "unrecognised failures", u.Unrecognised)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, err
 	}
 	return UnknownOf(entries), nil
 }

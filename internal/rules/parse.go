@@ -196,7 +196,7 @@ func (p *parser) rule(n *yaml.Node) (Rule, bool) {
 	}
 	name := r.Name
 	for k, key := range keys {
-		if !contains(Fields, k) {
+		if !slices.Contains(Fields, k) {
 			p.add(p.at(key, name, fmt.Sprintf("unknown field %q (a rule has %s)", k, strings.Join(Fields, ", "))))
 		}
 	}
@@ -408,13 +408,4 @@ func stageNames() string {
 		names = append(names, string(st))
 	}
 	return strings.Join(names, ", ")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,17 +43,11 @@ type Rule struct {
 
 // Matches reports whether f is a failure r matches.
 func (r *Rule) Matches(f failure.Facts) bool {
-	if len(r.Providers) > 0 && !containsFold(r.Providers, fold(string(f.Provider))) {
+	if len(r.Providers) > 0 && !slices.Contains(r.Providers, fold(string(f.Provider))) {
 		return false
 	}
-	if len(r.Stages) > 0 {
-		found := false
-		for _, st := range r.Stages {
-			found = found || st == f.Stage
-		}
-		if !found {
-			return false
-		}
+	if len(r.Stages) > 0 && !slices.Contains(r.Stages, f.Stage) {
+		return false
 	}
 	if len(r.Statuses) > 0 {
 		found := false
@@ -149,13 +144,4 @@ func fold(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
