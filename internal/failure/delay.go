@@ -126,7 +126,7 @@ func prefixFold(s, ph string) (n int, ok bool) {
 			i = j
 			continue
 		}
-		if i >= len(s) || s[i]|0x20 != ph[k] && s[i] != ph[k] {
+		if i >= len(s) || lowerASCII(s[i]) != ph[k] {
 			return 0, false
 		}
 		i++

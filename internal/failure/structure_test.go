@@ -264,6 +264,9 @@ func TestProseDelay(t *testing.T) {
 		"API Error (429) · Retrying in 32 seconds… (attempt 7/10)",
 		"Retrying langchain_google_genai.chat_models._achat_with_retry in 2.0 seconds as it raised ResourceExhausted",
 		"try again in " + strings.Repeat("9", 40) + "s",
+		// Control bytes are not the phrase's punctuation: folding case
+		// (| 0x20) would read \r as '-' and \x1a as ':'.
+		"please retry\rafter\x1a 5s", "retry\rafter: 5",
 	} {
 		if got, ok := failure.ProseDelay(s); ok {
 			t.Errorf("ProseDelay(%q) = %v, want none", s, got)
