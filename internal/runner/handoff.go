@@ -80,9 +80,13 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 		MessageAttributes: p.Attributes(),
 	})
 	if err != nil {
-		log.Error("DLQ send failed; record stays in the queue", "send_error", redact.String(err.Error()))
+		// Kept, backing off on its receive count like any outcome not yet
+		// durable, so a DLQ outage does not spend the backstop's receives.
+		d := r.holding().Unrecorded(receiveCount(msg), r.rand()())
+		log.Error("DLQ send failed; record stays in the queue", "send_error", redact.String(err.Error()),
+			"visibility_ms", d.Milliseconds())
 		r.metrics().Count(MetricDLQSendErrors, r.Stage, p.ErrorClass, 1)
-		return outcome{visibility: r.resendDelay(), kind: "dlq_unavailable"}
+		return outcome{visibility: max(d, r.resendDelay()), kind: "dlq_unavailable"}
 	}
 	r.metrics().Count(MetricDeadLetters, r.Stage, p.ErrorClass, 1)
 	if p.Replay.Escalated {

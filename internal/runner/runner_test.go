@@ -406,6 +406,26 @@ func TestDLQSendFailureKeepsTheRecord(t *testing.T) {
 	}
 }
 
+// A DLQ that refuses the dead letter keeps the record, backing off on its
+// receive count (docs/design.md "One record, step by step", 4e): a fixed
+// short hold would spend the redrive backstop's receives in seconds, and
+// the backstop would move the item's envelope while its dead letter is
+// still pending.
+func TestDLQSendFailureBacksOffOnTheReceiveCount(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, work.Notify)
+	tb.seed(t, "a", work.Notify)
+	tb.failWith(httpErr(failure.Webhook, 404, "channel_not_found"))
+	tb.sqs.FailSends(runnertest.DLQURL, true)
+	if got := failedIDs(tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 5))); len(got) != 1 {
+		t.Fatalf("failures = %v, want the record kept", got)
+	}
+	want := policy.Holding{}.Unrecorded(5, 0.5)
+	if v := tb.visibility(t, "rh-m1"); time.Duration(v)*time.Second < want {
+		t.Fatalf("visibility %d s on the fifth receive, want at least %v (the backoff on the receive count)", v, want)
+	}
+}
+
 // failingConfirm is the item store whose confirmation of a DLQ hand-off
 // fails while failing is set, as a write the store refused.
 type failingConfirm struct {
