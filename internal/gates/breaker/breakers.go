@@ -120,7 +120,7 @@ type Breakers struct {
 // draining — it is the drain, paced by the gate's ramp, which the runner
 // tells of the congestion a released call meets.
 func (b *Breakers) AllowReleased(ctx context.Context, service string, released gates.Name) (Ticket, error) {
-	t, _, err := b.allow(ctx, service, released != "")
+	t, _, err := b.allow(ctx, service, released != "", "")
 	return t, err
 }
 
@@ -137,12 +137,13 @@ func (b *Breakers) AllowReleased(ctx context.Context, service string, released g
 // gets a Ticket with Probe set. A store that cannot be read fails open: the
 // call goes ahead, and the error is logged.
 func (b *Breakers) Allow(ctx context.Context, service string) (Ticket, error) {
-	t, _, err := b.allow(ctx, service, false)
+	t, _, err := b.allow(ctx, service, false, "")
 	return t, err
 }
 
-// allow is Allow, returning the record it decided on too.
-func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ticket, Record, error) {
+// allow is Allow, returning the record it decided on too. lease is the
+// probe lease the call carries (AllowProbe), if any.
+func (b *Breakers) allow(ctx context.Context, service string, released bool, lease string) (Ticket, Record, error) {
 	if service == "" {
 		return Ticket{}, Record{}, nil
 	}
@@ -169,7 +170,7 @@ func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ti
 			Until: rec.DrainingUntil.Add(orDefault(b.OpenFor, DefaultOpenFor)),
 			Why:   service + " is draining " + string(rec.DrainingGate) + "'s waiters: queued behind them"}
 	}
-	t, err := b.decide(ctx, service, rec, now, true)
+	t, err := b.decide(ctx, service, rec, now, true, lease)
 	return t, rec, err
 }
 
@@ -178,7 +179,9 @@ func (b *Breakers) allow(ctx context.Context, service string, released bool) (Ti
 // waiters are all parked and releases one of them as the probe (token is
 // the lease's owner, sent with the item). If the breaker is half-open under
 // that lease (a fresh read: the cache may be older than the lease), the
-// call is the probe; otherwise it is decided as Allow decides.
+// call is the probe; otherwise it is decided as Allow decides — the read
+// may predate the lease (it is eventually consistent), so a lost attempt
+// at the lease that finds it held under token makes the call the probe too.
 func (b *Breakers) AllowProbe(ctx context.Context, service, token string) (Ticket, error) {
 	if service == "" || token == "" {
 		return b.Allow(ctx, service)
@@ -193,10 +196,11 @@ func (b *Breakers) AllowProbe(ctx context.Context, service, token string) (Ticke
 			return Ticket{Service: service, Probe: true, Generation: r.Generation, owner: token, answered: AnsweredAt(r), reopens: r.Reopens}, nil
 		}
 	}
-	return b.Allow(ctx, service)
+	t, _, err := b.allow(ctx, service, false, token)
+	return t, err
 }
 
-func (b *Breakers) decide(ctx context.Context, service string, rec Record, now time.Time, mayProbe bool) (Ticket, error) {
+func (b *Breakers) decide(ctx context.Context, service string, rec Record, now time.Time, mayProbe bool, lease string) (Ticket, error) {
 	switch {
 	case rec.State == Closed || rec.State == "":
 		return Ticket{Service: service, Generation: rec.Generation, answered: AnsweredAt(rec)}, nil
@@ -216,9 +220,14 @@ func (b *Breakers) decide(ctx context.Context, service string, rec Record, now t
 	}
 	var ce *ConflictError
 	if errors.As(err, &ce) && ce.Current != nil {
-		// Another caller won the lease, or a probe already ended.
-		b.remember(*ce.Current, now)
-		return b.decide(ctx, service, *ce.Current, now, false)
+		// Another caller won the lease, or a probe already ended — or the
+		// lease is the one this call carries, which its read did not show.
+		cur := *ce.Current
+		b.remember(cur, now)
+		if lease != "" && cur.State == HalfOpen && cur.ProbeOwner == lease && cur.ProbeUntil.After(now) {
+			return Ticket{Service: service, Probe: true, Generation: cur.Generation, owner: lease, answered: AnsweredAt(cur), reopens: cur.Reopens}, nil
+		}
+		return b.decide(ctx, service, cur, now, false, "")
 	}
 	b.forget(service)
 	b.logger().WarnContext(ctx, "breaker probe lease unavailable; waiting", "service", service, "error", err.Error())

@@ -635,3 +635,55 @@ func waitOf(err error, now time.Time) (policy.Wait, bool) {
 	}
 	return policy.Standard().Decide(policy.Input{Closed: &c, Now: now}).(policy.Wait), true
 }
+
+// staleStore answers Get with a record read before the last write, as an
+// eventually consistent read may (the stages' breaker reads are).
+type staleStore struct {
+	breaker.Store
+	stale breaker.Record
+}
+
+func (s *staleStore) Get(context.Context, string) (breaker.Record, error) { return s.stale, nil }
+
+// TestScheduledProbeReadStale: the released probe's read of the breaker
+// may predate the scheduler's lease (open, past open_until). Its own lost
+// attempt at the lease returns the record as it is — half-open under the
+// lease the call carries — and the call is the probe, not a waiter that
+// parks while nobody probes until the lease lapses.
+func TestScheduledProbeReadStale(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	b.open(t, "news.example")
+	b.clock.Advance(breaker.DefaultOpenFor)
+	before, err := b.store.Get(ctx, "news.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	stale := &breaker.Breakers{Store: &staleStore{Store: b.store, stale: before}, Clock: b.clock, Stage: work.Fetch}
+	tk, err := stale.AllowProbe(ctx, "news.example", "scheduler-tok")
+	if err != nil || !tk.Probe {
+		t.Fatalf("the released probe after a stale read: %+v, %v; want the probe", tk, err)
+	}
+	if wait := stale.Done(ctx, tk, nil); wait != nil {
+		t.Fatal(wait)
+	}
+	if r, _ := b.store.Store.Get(ctx, "news.example"); r.State != breaker.Closed || r.ClosedBy != "scheduler-tok" {
+		t.Fatalf("after the probe: %+v", r)
+	}
+	// Another token is still refused.
+	b2 := setup(t)
+	b2.open(t, "news.example")
+	b2.clock.Advance(breaker.DefaultOpenFor)
+	before, _ = b2.store.Get(ctx, "news.example")
+	if _, err := b2.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b2.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	other := &breaker.Breakers{Store: &staleStore{Store: b2.store, stale: before}, Clock: b2.clock, Stage: work.Fetch}
+	if _, err := other.AllowProbe(ctx, "news.example", "someone-else"); !errors.Is(err, failure.ErrWaiting) {
+		t.Fatalf("a call with another token after a stale read: %v, want a wait", err)
+	}
+}
