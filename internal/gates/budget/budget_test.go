@@ -536,3 +536,35 @@ func spendAtOnce(t *testing.T, api *countingAPI, table string, instances int, da
 	}
 	return ok.Load(), no.Load(), writes, d
 }
+
+// TestPocketNeverGoesBackADay: an instance's records read the clock before
+// they take the pocket, so at midnight a charge stamped a moment before it
+// can follow one that moved the pocket to the new day. It is charged to the
+// new day, the day the call is made in: going back would drop the new
+// day's lease (and lease it again at the next call), a chunk lost per
+// instance every midnight.
+func TestPocketNeverGoesBackADay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &budget.MemoryStore{}
+	p := &budget.Pocket{Store: store, Cap: 10_000, Chunk: 4_000}
+	midnight := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	for i, at := range []time.Time{midnight.Add(time.Millisecond), midnight.Add(-time.Millisecond), midnight.Add(2 * time.Millisecond)} {
+		if err := p.Spend(ctx, at, 1_000); err != nil {
+			t.Fatalf("charge %d at %s: %v", i+1, at.Format(time.RFC3339Nano), err)
+		}
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.Day(ctx, midnight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Leased != 4_000 || d.Leases != 1 || d.Calls != 3 || d.Spend != 3_000 {
+		t.Fatalf("the new day %+v; want one lease of 4,000 paying all three calls", d)
+	}
+	if prev, _ := store.Day(ctx, midnight.Add(-time.Hour)); prev.Leased != 0 || prev.Calls != 0 {
+		t.Fatalf("the day before leased again: %+v", prev)
+	}
+}

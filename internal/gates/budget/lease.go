@@ -117,7 +117,8 @@ type Store interface {
 	Add(ctx context.Context, day string, r Report, dailyCap Micros) error
 }
 
-// Spend charges amount to now's UTC day: from the pocket when it holds
+// Spend charges amount to now's UTC day (the pocket's, when now is before
+// it: the pocket never goes back a day): from the pocket when it holds
 // enough, else after leasing another chunk (at least amount and any debt,
 // at most what the day has left). It returns Exceeded(), behind the day's
 // Gate, when the day's budget cannot pay for the call, and any other error when the budget could
@@ -126,6 +127,12 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	day := DayKey(now)
+	if day < p.day {
+		// Stamped before another charge moved the pocket past midnight
+		// (its caller read the clock first): the call is made now, in the
+		// pocket's day; going back would drop that day's lease.
+		day = p.day
+	}
 	if day != p.day {
 		if err := p.newDay(ctx, day); err != nil {
 			return err
