@@ -89,9 +89,14 @@ func (b *batch) batches(match func(outcome) bool) iter.Seq[[]int] {
 }
 
 // keep turns an acknowledged outcome into a kept one whose redelivery will
-// complete it (a duplicate-of-finished-work that re-forwards).
+// complete it (a duplicate-of-finished-work that re-forwards). It backs off
+// on the record's receive count (policy.Holding.Unrecorded), as every
+// outcome not yet durable does, so a send outage does not spend the redrive
+// backstop's receives: the backstop's message of an item already queued at
+// the next stage would be superseded, and the item left with no message.
 func (b *batch) keep(i int, kind string) {
-	b.outcomes[i] = outcome{visibility: b.r.resendDelay(), kind: kind}
+	d := b.r.holding().Unrecorded(receiveCount(b.records[i]), b.r.rand()())
+	b.outcomes[i] = outcome{visibility: max(d, b.r.resendDelay()), kind: kind}
 }
 
 func (b *batch) changeVisibility(ctx context.Context) {

@@ -501,6 +501,25 @@ func TestForwardFailureIsRepairedByTheRedelivery(t *testing.T) {
 	}
 }
 
+// A forward the next queue refuses keeps the record backing off on its
+// receive count, like any outcome not yet durable: a fixed short hold
+// spent the redrive backstop's receives in seconds of a send outage, and
+// the backstop's message — its item already queued at the next stage — is
+// superseded, not resumed, leaving the item with no message to carry it.
+func TestForwardFailureBacksOffOnTheReceiveCount(t *testing.T) {
+	t.Parallel()
+	tb := setup(t, work.Fetch)
+	tb.seed(t, "a", work.Fetch)
+	tb.sqs.FailSends(runnertest.NextQueueURL, true)
+	if got := failedIDs(tb.handle(t, context.Background(), msg("a", work.Fetch, "m1", 5))); len(got) != 1 {
+		t.Fatalf("failures = %v, want the record kept", got)
+	}
+	want := policy.Holding{}.Unrecorded(5, 0.5)
+	if v := tb.visibility(t, "rh-m1"); time.Duration(v)*time.Second < want {
+		t.Fatalf("visibility %d s on the fifth receive, want at least %v (the backoff on the receive count)", v, want)
+	}
+}
+
 func TestRecordsNotReachedBeforeTheDeadlineCountNoAttempt(t *testing.T) {
 	t.Parallel()
 	tb := setup(t, work.Fetch)
