@@ -235,6 +235,7 @@ func Build(in Input) Payload {
 	p.SanitizedContext.DeadLetterID = ID(in.ItemID, in.Stage, attempts[in.Stage], in.Replay.Count)
 	if in.Body != "" {
 		p.Message = messageOf(in.Body)
+		p.SanitizedContext.DeadLetterID = messageEventID(in.Stage, in.MessageID)
 	}
 	return p
 }
@@ -249,9 +250,19 @@ func messageOf(body string) *Message {
 	return m
 }
 
-// ID is the deterministic id of one dead-letter event.
+// ID is the deterministic id of one dead-letter event: an item's failure at
+// a stage, on an attempt, in a replay generation.
 func ID(itemID string, stage work.Stage, attempt, replay int) string {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d\x00%d", itemID, stage, attempt, replay))
+	return hex.EncodeToString(sum[:12])
+}
+
+// messageEventID is the id of a message's dead letter (Input.Body set): the
+// event is the message's rejection, whatever item it names, so it never
+// shares an id with a failure of that item, and each redelivery of the
+// message sends the same id again.
+func messageEventID(stage work.Stage, messageID string) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "message\x00%s\x00%s", stage, messageID))
 	return hex.EncodeToString(sum[:12])
 }
 

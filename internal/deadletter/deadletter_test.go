@@ -109,6 +109,28 @@ func TestIDIsDeterministicPerEvent(t *testing.T) {
 	}
 }
 
+// TestMessageDeadLetterHasItsOwnID: a message rejected naming item X (a
+// spec that conflicts with X, a malformed body naming X) is dead-lettered
+// on attempt 1 of replay 0, as X's own first failure at that stage is; the
+// two are different events, and a consumer dropping duplicates by id must
+// keep both. The same message rejected again is the same event.
+func TestMessageDeadLetterHasItsOwnID(t *testing.T) {
+	t.Parallel()
+	cause := failure.Of(work.SchemaInvalid, "spec conflicts")
+	rejected := func(messageID string) string {
+		return deadletter.Build(deadletter.Input{ItemID: "x", Stage: work.Fetch, Err: errors.New("spec conflicts"), Failure: cause,
+			Attempts: map[work.Stage]int{work.Fetch: 1}, MessageID: messageID, Body: `{"item_id":"x"}`}).SanitizedContext.DeadLetterID
+	}
+	own := deadletter.Build(deadletter.Input{ItemID: "x", Stage: work.Fetch, Err: errors.New("gone"), Failure: failure.Of(work.NotFound, "gone"),
+		Attempts: map[work.Stage]int{work.Fetch: 1}, MessageID: "m-own"}).SanitizedContext.DeadLetterID
+	if own != deadletter.ID("x", work.Fetch, 1, 0) {
+		t.Fatalf("an item's dead letter id = %s, want ID(x, fetch, 1, 0)", own)
+	}
+	if a := rejected("m-1"); a == own || a != rejected("m-1") || a == rejected("m-2") {
+		t.Fatalf("message dead letter ids: m-1 %s (again %s), m-2 %s, the item's own %s", a, rejected("m-1"), rejected("m-2"), own)
+	}
+}
+
 func TestParse(t *testing.T) {
 	t.Parallel()
 	p := deadletter.Build(deadletter.Input{ItemID: "i", Stage: work.Notify, Err: errors.New("x"), Failure: failure.Of(work.NotFound, "r")})
