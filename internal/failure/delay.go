@@ -259,7 +259,9 @@ func bareEnd(rest string) bool {
 		return true
 	}
 	switch rest[0] {
-	case '.', ',', ';', ')', '"', '\'', '\n', '\r':
+	case ',':
+		return len(rest) == 1 || !isDigitByte(rest[1]) // "1,800 seconds" groups digits
+	case '.', ';', ')', '"', '\'', '\n', '\r':
 		return true
 	case ' ', '\t':
 		r, _ := utf8.DecodeRuneInString(skipSpace(rest))
