@@ -565,3 +565,17 @@ func TestA2xxWhoseBodyNamesTheStatusKeepsTheAnsweredStatus(t *testing.T) {
 		t.Fatalf("got %s status %d (%s), want %s status 200", c.Class, c.Status, c.Reason, rl)
 	}
 }
+
+// TestMoneyUnderARateCodeInAnyCase: a rate's code whose message says money
+// is a spent budget whatever the message's case — Z.ai's "Insufficient
+// balance … Please recharge" shouted in capitals says the same.
+func TestMoneyUnderARateCodeInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, msg := range []string{"Insufficient balance or no resource package. Please recharge.", "INSUFFICIENT BALANCE OR NO RESOURCE PACKAGE. PLEASE RECHARGE."} {
+		c := failure.Classify(&failure.HTTPError{Provider: "zai", Stage: work.LLM, Status: 429,
+			Body: []byte(`{"error":{"type":"rate_limit_error","message":"` + msg + `"}}`)})
+		if c.Class != work.BudgetExceeded {
+			t.Errorf("%q under rate_limit_error: %s (%s), want %s", msg, c.Class, c.Reason, work.BudgetExceeded)
+		}
+	}
+}
