@@ -579,3 +579,17 @@ func TestMoneyUnderARateCodeInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowanceStaffLiftInAnyCase: a limit only an upgrade or the
+// upstream's staff lift is spent whatever the message's case.
+func TestAllowanceStaffLiftInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"Too many requests: You have reached your request limit, email ops@example.com to continue using the API",
+		"TOO MANY REQUESTS: YOU HAVE REACHED YOUR REQUEST LIMIT, EMAIL OPS@EXAMPLE.COM TO CONTINUE USING THE API",
+	} {
+		if c := failure.Classify(&failure.Evidence{Provider: "nixtla", Stage: work.LLM, Status: 429, Text: text}); c.Class != work.BudgetExceeded {
+			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, work.BudgetExceeded)
+		}
+	}
+}
