@@ -593,3 +593,14 @@ func TestAllowanceStaffLiftInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestGRPCStatusErrorInAnyCase: gRPC's "rpc error: code = … desc = …" is
+// read in any case, its "code" included.
+func TestGRPCStatusErrorInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"rpc error: code = Unavailable desc = try later", "RPC Error: Code = Unavailable desc = try later"} {
+		if c := failure.Classify(&failure.Evidence{Text: text}); c.Class != uu || c.Code != "UNAVAILABLE" {
+			t.Errorf("%q: %s code %q (%s), want %s code UNAVAILABLE", text, c.Class, c.Code, c.Reason, uu)
+		}
+	}
+}
