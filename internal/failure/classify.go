@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -559,6 +560,11 @@ func classifyNet(err error) (Classification, bool) {
 		return Of(work.NetworkTimeout, "dns lookup failed"), true
 	}
 	if ne, ok := find[net.Error](err); ok {
+		if ue, wraps := ne.(*url.Error); wraps && !ue.Timeout() {
+			// A *url.Error is a net.Error whatever it wraps (a redirect
+			// loop, a plain-HTTP answer): what it wraps decides.
+			return classifyNet(ue.Err)
+		}
 		if ne.Timeout() {
 			return Of(work.NetworkTimeout, "network timeout"), true
 		}

@@ -505,6 +505,20 @@ func classifyCases(now time.Time) map[string]classifyCase {
 			err:  &url.Error{Op: "Get", URL: "https://localhost:80/", Err: tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}},
 			want: work.InternalBug,
 		},
+		// A *url.Error is a net.Error whatever it wraps: what it wraps
+		// decides, as its text does for `triage classify`.
+		"url error of a redirect loop (fetch's client follows 10)": {
+			err:  fmt.Errorf("GET article: %w", &url.Error{Op: "Get", URL: "https://example.com", Err: errors.New("stopped after 10 redirects")}),
+			want: work.NotFound,
+		},
+		"url error of a plain-HTTP answer to TLS": {
+			err:  &url.Error{Op: "Post", URL: "https://api.example.com", Err: errors.New("http: server gave HTTP response to HTTPS client")},
+			want: work.InternalBug,
+		},
+		"url error of a body cut short": {
+			err:  &url.Error{Op: "Post", URL: "https://api.example.com", Err: io.ErrUnexpectedEOF},
+			want: work.NetworkTimeout,
+		},
 
 		// Model output.
 		"json syntax error of truncated output": {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DelayPhrases are the words after which providers write, in prose, the
@@ -250,18 +252,20 @@ func matchUnit(s string) (time.Duration, int) {
 }
 
 // bareEnd reports whether a bare number ends a clause: the end of the
-// text, or punctuation or a space that is not followed by a word (a
-// number followed by a word is a count of something else).
+// text, or punctuation or a space that is not followed by a word in any
+// script (a number followed by a word is a count of something else).
 func bareEnd(rest string) bool {
 	if rest == "" {
 		return true
 	}
 	switch rest[0] {
-	case '.', ',', ';', ')', '"', '\'', '\n', '\r':
+	case ',':
+		return len(rest) == 1 || !isDigitByte(rest[1]) // "1,800 seconds" groups digits
+	case '.', ';', ')', '"', '\'', '\n', '\r':
 		return true
 	case ' ', '\t':
-		r := skipSpace(rest)
-		return r == "" || !isLetter(r[0]) && !isDigitByte(r[0])
+		r, _ := utf8.DecodeRuneInString(skipSpace(rest))
+		return r == utf8.RuneError || !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}
 	return false
 }

@@ -462,16 +462,11 @@ func moneyPhrase(msg, text string) (Phrase, bool) {
 }
 
 // moneyHint reports whether s may hold one of MoneyOverridePhrases: one of
-// their rarer pieces in lower case ("Insufficient balance", "Please
-// recharge", "credits", "purchase", "resource package"), found with a few
-// substring searches before any phrase is compared in either case.
+// their rarer pieces ("Insufficient balance", "Please recharge",
+// "credits", "purchase", "resource package"), in any case, found before
+// any phrase is compared.
 func moneyHint(s string) bool {
-	for _, h := range [...]string{"alance", "echarge", "redit", "urchase", "ackage"} {
-		if strings.Contains(s, h) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFoldASCII(s, []string{"alance", "echarge", "redit", "urchase", "ackage"})
 }
 
 // phrase decides on a definite phrase of the provider's message, then of

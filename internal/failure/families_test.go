@@ -565,3 +565,42 @@ func TestA2xxWhoseBodyNamesTheStatusKeepsTheAnsweredStatus(t *testing.T) {
 		t.Fatalf("got %s status %d (%s), want %s status 200", c.Class, c.Status, c.Reason, rl)
 	}
 }
+
+// TestMoneyUnderARateCodeInAnyCase: a rate's code whose message says money
+// is a spent budget whatever the message's case — Z.ai's "Insufficient
+// balance … Please recharge" shouted in capitals says the same.
+func TestMoneyUnderARateCodeInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, msg := range []string{"Insufficient balance or no resource package. Please recharge.", "INSUFFICIENT BALANCE OR NO RESOURCE PACKAGE. PLEASE RECHARGE."} {
+		c := failure.Classify(&failure.HTTPError{Provider: "zai", Stage: work.LLM, Status: 429,
+			Body: []byte(`{"error":{"type":"rate_limit_error","message":"` + msg + `"}}`)})
+		if c.Class != work.BudgetExceeded {
+			t.Errorf("%q under rate_limit_error: %s (%s), want %s", msg, c.Class, c.Reason, work.BudgetExceeded)
+		}
+	}
+}
+
+// TestAllowanceStaffLiftInAnyCase: a limit only an upgrade or the
+// upstream's staff lift is spent whatever the message's case.
+func TestAllowanceStaffLiftInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"Too many requests: You have reached your request limit, email ops@example.com to continue using the API",
+		"TOO MANY REQUESTS: YOU HAVE REACHED YOUR REQUEST LIMIT, EMAIL OPS@EXAMPLE.COM TO CONTINUE USING THE API",
+	} {
+		if c := failure.Classify(&failure.Evidence{Provider: "nixtla", Stage: work.LLM, Status: 429, Text: text}); c.Class != work.BudgetExceeded {
+			t.Errorf("%q: %s (%s), want %s", text, c.Class, c.Reason, work.BudgetExceeded)
+		}
+	}
+}
+
+// TestGRPCStatusErrorInAnyCase: gRPC's "rpc error: code = … desc = …" is
+// read in any case, its "code" included.
+func TestGRPCStatusErrorInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"rpc error: code = Unavailable desc = try later", "RPC Error: Code = Unavailable desc = try later"} {
+		if c := failure.Classify(&failure.Evidence{Text: text}); c.Class != uu || c.Code != "UNAVAILABLE" {
+			t.Errorf("%q: %s code %q (%s), want %s code UNAVAILABLE", text, c.Class, c.Code, c.Reason, uu)
+		}
+	}
+}

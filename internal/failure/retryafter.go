@@ -169,8 +169,13 @@ func later(a, b Requested) bool {
 	return a.Delay > b.Delay
 }
 
-// parseReset reads "6m0s", "1.5s", "20ms", "59.616s", bare seconds, or an RFC
-// 3339 time.
+// unixReset is where a bare reset number stops being a window and is a Unix
+// time, as some OpenAI-compatible servers send it: 1e9 seconds is 31 years,
+// and the Unix time 1e9 is 2001-09-09.
+const unixReset = 1e9
+
+// parseReset reads "6m0s", "1.5s", "20ms", "59.616s", bare seconds, a Unix
+// time, or an RFC 3339 time.
 func parseReset(v string) (Requested, bool) {
 	if d, err := time.ParseDuration(v); err == nil {
 		if d < 0 {
@@ -179,6 +184,10 @@ func parseReset(v string) (Requested, bool) {
 		return Requested{Delay: min(d, MaxRequestedDelay)}, true
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs >= unixReset && secs < 1e18 {
+			whole, frac := math.Modf(secs)
+			return Requested{At: time.Unix(int64(whole), int64(frac*1e9)).UTC()}, true
+		}
 		d, ok := secondsToDuration(secs)
 		return Requested{Delay: d}, ok
 	}

@@ -2,6 +2,7 @@ package failure_test
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -107,6 +108,10 @@ func TestParseRequested(t *testing.T) {
 				"X-Ratelimit-Remaining-Tokens", "900", "X-Ratelimit-Reset-Tokens", "1.5s",
 			},
 			ok: true, wantDelay: 6 * time.Minute, wantSource: "x-ratelimit-reset-requests",
+		},
+		"x-ratelimit-reset as a Unix time (OpenAI-compatible servers that send one)": {
+			status: 429, headers: []string{"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", strconv.FormatInt(now.Add(30*time.Second).Unix(), 10)},
+			ok: true, wantDelay: 30 * time.Second, wantSource: "x-ratelimit-reset-requests",
 		},
 		"anthropic RFC 3339 reset of the exhausted limit": {
 			status: 429, headers: []string{

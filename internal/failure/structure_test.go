@@ -267,6 +267,11 @@ func TestProseDelay(t *testing.T) {
 		// Control bytes are not the phrase's punctuation: folding case
 		// (| 0x20) would read \r as '-' and \x1a as ':'.
 		"please retry\rafter\x1a 5s", "retry\rafter: 5",
+		// A number followed by a word in any script is a count of
+		// something, not bare seconds: "500 µs" is not 500 s.
+		"try again in 500 µs", "retry after 5 分钟",
+		// A comma between digits groups them: not "1" ending a clause.
+		"Please retry after 1,800 seconds",
 	} {
 		if got, ok := failure.ProseDelay(s); ok {
 			t.Errorf("ProseDelay(%q) = %v, want none", s, got)

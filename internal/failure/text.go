@@ -231,7 +231,7 @@ func rpcError(s string) int {
 	if i := strings.Index(s, lead); i >= 0 {
 		return i + len(lead)
 	}
-	if !strings.Contains(s, "code = ") {
+	if !containsFoldASCII(s, "code = ") {
 		return -1
 	}
 	for i := 0; i+len(lead) <= len(s); i++ {

@@ -520,7 +520,7 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		if containsFoldASCII(s, "quota") { // q is rare: most texts end here
 			spent = spent || containsAnyFoldASCII(s, quotaSpent)
 		}
-		if strings.Contains(s, "ontinue") { // every allowanceSpent word holds it
+		if containsFoldASCII(s, "continue") { // every allowanceSpent word holds it
 			spent = spent || containsAnyFoldASCII(s, allowanceSpent)
 		}
 	}
