@@ -293,3 +293,47 @@ func googleDuration(v string) (time.Duration, bool) {
 	}
 	return secondsToDuration(secs)
 }
+
+// retryInfoText reads google.rpc.RetryInfo as google-api-core prints a
+// status's details in an exception's text, in protobuf's text format:
+// "retry_delay { seconds: 33 }", "retry_delay {\n  seconds: 2\n  nanos:
+// 500000000\n}". Only the first 16 KiB of s are read; a field other than
+// seconds and nanos, or a value that is not a non-negative integer, reads
+// no delay. The delay is clamped to MaxRequestedDelay.
+func retryInfoText(s string) (time.Duration, bool) {
+	const open = "retry_delay {"
+	if len(s) > maxDelayScan {
+		s = s[:maxDelayScan]
+	}
+	i := strings.Index(s, open)
+	if i < 0 {
+		return 0, false
+	}
+	inner, _, closed := strings.Cut(s[i+len(open):], "}")
+	if !closed {
+		return 0, false
+	}
+	fields := strings.Fields(strings.ReplaceAll(inner, ":", " "))
+	if len(fields) == 0 || len(fields)%2 != 0 {
+		return 0, false
+	}
+	var d time.Duration
+	for k := 0; k < len(fields); k += 2 {
+		v, err := strconv.ParseUint(fields[k+1], 10, 63)
+		if err != nil {
+			return 0, false
+		}
+		switch fields[k] {
+		case "seconds":
+			d += time.Duration(min(v, uint64(MaxRequestedDelay/time.Second))) * time.Second
+		case "nanos":
+			if v >= uint64(time.Second) {
+				return 0, false
+			}
+			d += time.Duration(v)
+		default:
+			return 0, false
+		}
+	}
+	return min(d, MaxRequestedDelay), d > 0
+}

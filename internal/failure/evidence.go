@@ -1002,6 +1002,18 @@ func (ev *evidence) explicitFields() (Requested, bool) {
 	if ev.bodyOK && ev.body.HasRetryAfter {
 		return Requested{Delay: ev.body.RetryAfter, Source: "body retry_after"}, true
 	}
+	// Google's RetryInfo as google-api-core prints it in an exception's
+	// text, wherever that text was relayed.
+	for _, s := range [...]string{ev.said, ev.text} {
+		if d, ok := retryInfoText(s); ok {
+			return Requested{Delay: d, Source: "retry_delay"}, true
+		}
+	}
+	if !ev.body.JSON {
+		if d, ok := retryInfoText(bytesString(ev.raw)); ok {
+			return Requested{Delay: d, Source: "retry_delay"}, true
+		}
+	}
 	return Requested{}, false
 }
 

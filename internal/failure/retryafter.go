@@ -51,6 +51,7 @@ func (r Requested) Resolve(now time.Time) time.Duration {
 //	Retry-After: Wed, 21 Oct 2026 07:28:00 GMT (RFC 9110 HTTP-date)
 //	{"retry_after": 64.57}                     (Discord and others, seconds in the body;
 //	                                            retry_after_ms, Google's RetryInfo "retryDelay": "21s")
+//	[… retry_delay { seconds: 33 } ]           (that RetryInfo as google-api-core prints it in a text)
 //	x-ratelimit-reset-tokens: 1.5s             (a 429's exhausted limit: its remaining count is 0)
 //	"Please try again in 2.548s."              (a delay in the prose of the message or the body, ProseDelay)
 //	x-ratelimit-reset-requests: 6m0s           (OpenAI, Go-style durations; 429 only: the longest)

@@ -74,6 +74,26 @@ func TestParseRequested(t *testing.T) {
 			status: 429, headers: []string{"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "20ms"},
 			ok: true, wantDelay: 20 * time.Millisecond, wantSource: "x-ratelimit-reset-requests",
 		},
+		// Google's RetryInfo as google-api-core prints it in an
+		// exception's text (the shape of langchain-google's issue 945).
+		"retry_delay in protobuf text": {
+			status: 429,
+			body: "429 You exceeded your current quota. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. " +
+				"[violations {\n}\n, links {\n  description: \"Learn more about Gemini API quotas\"\n  url: \"https://ai.google.dev/gemini-api/docs/rate-limits\"\n}\n, retry_delay {\n  seconds: 43\n}\n]",
+			ok: true, wantDelay: 43 * time.Second, wantSource: "retry_delay",
+		},
+		"retry_delay on one line with nanos": {
+			status: 503, body: "ResourceExhausted: 429 Resource has been exhausted [retry_delay { seconds: 2 nanos: 500000000 } ]",
+			ok: true, wantDelay: 2500 * time.Millisecond, wantSource: "retry_delay",
+		},
+		"retry_delay beyond the cap is the cap": {
+			status: 429, body: "[retry_delay { seconds: 99999999999 }]",
+			ok: true, wantDelay: failure.MaxRequestedDelay, wantSource: "retry_delay",
+		},
+		"retry_delay that is not a duration":        {status: 429, body: "[retry_delay { seconds: -3 }]"},
+		"retry_delay with a field it does not have": {status: 429, body: "[retry_delay { minutes: 3 }]"},
+		"retry_delay never closed":                  {status: 429, body: "[retry_delay { seconds: 3"},
+		"retry_delay of nanos past a second":        {status: 429, body: "[retry_delay { nanos: 1000000000 }]"},
 		"x-ratelimit-reset bare seconds": {
 			status: 429, headers: []string{"X-Ratelimit-Reset-Tokens", "7"},
 			ok: true, wantDelay: 7 * time.Second, wantSource: "x-ratelimit-reset-tokens",
