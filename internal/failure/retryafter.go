@@ -3,6 +3,7 @@ package failure
 import (
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +53,8 @@ func (r Requested) Resolve(now time.Time) time.Duration {
 //	{"retry_after": 64.57}                     (Discord and others, seconds in the body;
 //	                                            retry_after_ms, Google's RetryInfo "retryDelay": "21s")
 //	[… retry_delay { seconds: 33 } ]           (that RetryInfo as google-api-core prints it in a text)
-//	x-ratelimit-reset-tokens: 1.5s             (a 429's exhausted limit: its remaining count is 0)
+//	x-ratelimit-reset-tokens: 1.5s             (a 429's exhausted limit: its remaining count is 0;
+//	                                            also x-ratelimit-reset-requests-day and its kin)
 //	"Please try again in 2.548s."              (a delay in the prose of the message or the body, ProseDelay)
 //	x-ratelimit-reset-requests: 6m0s           (OpenAI, Go-style durations; 429 only: the longest)
 //	anthropic-ratelimit-requests-reset: RFC 3339 time (429 only)
@@ -103,6 +105,30 @@ var resetHeaders = []resetHeader{
 	{"Anthropic-Ratelimit-Output-Tokens-Reset", "Anthropic-Ratelimit-Output-Tokens-Remaining", "anthropic-ratelimit-output-tokens-reset"},
 }
 
+// windowedResetPrefix starts the reset header of a limit named by its
+// window as well as what it counts (Cerebras, SambaNova:
+// x-ratelimit-reset-requests-day, x-ratelimit-reset-tokens-minute), paired
+// with the x-ratelimit-remaining- header of the same name.
+const windowedResetPrefix = "X-Ratelimit-Reset-"
+
+// limitsOf returns the limits h states a reset for: resetHeaders, then every
+// other x-ratelimit-reset-* header in name order.
+func limitsOf(h http.Header) []resetHeader {
+	var more []resetHeader
+	for name := range h {
+		suffix, ok := strings.CutPrefix(name, windowedResetPrefix)
+		if !ok || suffix == "Requests" || suffix == "Tokens" {
+			continue
+		}
+		more = append(more, resetHeader{reset: name, remaining: "X-Ratelimit-Remaining-" + suffix, source: strings.ToLower(name)})
+	}
+	if len(more) == 0 {
+		return resetHeaders
+	}
+	slices.SortFunc(more, func(a, b resetHeader) int { return strings.Compare(a.reset, b.reset) })
+	return append(slices.Clip(resetHeaders), more...)
+}
+
 // header is h.Get for a name already in canonical MIME form. http.Header.Get
 // canonicalises its argument on every call, which was a third of the time
 // Classify spent on a typical 429; the names here are constants, so that
@@ -135,7 +161,7 @@ func longestReset(h http.Header, exhausted bool) (Requested, bool) {
 	}
 	var best Requested
 	found := false
-	for _, rh := range resetHeaders {
+	for _, rh := range limitsOf(h) {
 		if exhausted && strings.TrimSpace(header(h, rh.remaining)) != "0" {
 			continue
 		}

@@ -94,6 +94,29 @@ func TestParseRequested(t *testing.T) {
 		"retry_delay with a field it does not have": {status: 429, body: "[retry_delay { minutes: 3 }]"},
 		"retry_delay never closed":                  {status: 429, body: "[retry_delay { seconds: 3"},
 		"retry_delay of nanos past a second":        {status: 429, body: "[retry_delay { nanos: 1000000000 }]"},
+		// Limits named by their window too (Cerebras, SambaNova): the one
+		// whose remaining count is 0 is the one that was hit.
+		"x-ratelimit-reset-requests-day exhausted (Cerebras)": {
+			status: 429, headers: []string{
+				"X-Ratelimit-Remaining-Requests-Day", "0", "X-Ratelimit-Reset-Requests-Day", "33011.382867",
+				"X-Ratelimit-Remaining-Tokens-Minute", "150000", "X-Ratelimit-Reset-Tokens-Minute", "45.5",
+			},
+			ok: true, wantDelay: 33011383 * time.Millisecond, wantSource: "x-ratelimit-reset-requests-day",
+		},
+		"x-ratelimit-reset-tokens-minute exhausted beside a day's limit": {
+			status: 429, headers: []string{
+				"X-Ratelimit-Remaining-Requests-Day", "9500", "X-Ratelimit-Reset-Requests-Day", "33011.382867",
+				"X-Ratelimit-Remaining-Tokens-Minute", "0", "X-Ratelimit-Reset-Tokens-Minute", "11.5",
+			},
+			ok: true, wantDelay: 11500 * time.Millisecond, wantSource: "x-ratelimit-reset-tokens-minute",
+		},
+		"x-ratelimit-reset-requests-day as a duration (SambaNova)": {
+			status: 429, headers: []string{"X-Ratelimit-Remaining-Requests-Day", "0", "X-Ratelimit-Reset-Requests-Day", "4h17m"},
+			ok: true, wantDelay: 4*time.Hour + 17*time.Minute, wantSource: "x-ratelimit-reset-requests-day",
+		},
+		"windowed resets on a success are not read": {
+			status: 200, headers: []string{"X-Ratelimit-Remaining-Requests-Day", "0", "X-Ratelimit-Reset-Requests-Day", "600"},
+		},
 		"x-ratelimit-reset bare seconds": {
 			status: 429, headers: []string{"X-Ratelimit-Reset-Tokens", "7"},
 			ok: true, wantDelay: 7 * time.Second, wantSource: "x-ratelimit-reset-tokens",
