@@ -75,7 +75,7 @@ func TestParseRequested(t *testing.T) {
 			ok: true, wantDelay: 20 * time.Millisecond, wantSource: "x-ratelimit-reset-requests",
 		},
 		// Google's RetryInfo as google-api-core prints it in an
-		// exception's text (the shape of langchain-google's issue 945).
+		// exception's text (a Gemini free-tier 429 as langchain-google relays it).
 		"retry_delay in protobuf text": {
 			status: 429,
 			body: "429 You exceeded your current quota. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. " +
