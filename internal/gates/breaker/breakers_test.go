@@ -255,6 +255,13 @@ func TestHost(t *testing.T) {
 		"":                               "",
 		"mailto:someone@example.com":     "",
 		" https://api.openai.com/v1 \n ": "api.openai.com",
+		// One host, one breaker: a fully qualified name's root dot and
+		// the scheme's own port name the host written without them.
+		"https://news.example./a":    "news.example",
+		"https://news.example:443/a": "news.example",
+		"http://news.example:80/a":   "news.example",
+		"http://news.example:443/a":  "news.example:443",
+		"https://[::1]:443/x":        "::1",
 	} {
 		if got := breaker.Host(in); got != want {
 			t.Errorf("Host(%q) = %q, want %q", in, got, want)

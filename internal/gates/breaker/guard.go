@@ -87,15 +87,17 @@ func (g Guard) Run(ctx context.Context, item store.Item, d gates.Delivery) (out 
 	return out, err
 }
 
-// Host returns the lowercase host (with its port, when one is given) of
-// rawURL, the key of its breaker; "" when rawURL has no host.
+// Host returns the lowercase host (with its port, when one other than the
+// scheme's own is given) of rawURL, the key of its breaker; "" when rawURL
+// has no host. A fully qualified name's root dot is dropped: news.example.
+// and news.example:443 (https) are the host news.example is.
 func Host(rawURL string) string {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || u.Host == "" {
 		return ""
 	}
-	h := strings.ToLower(u.Hostname())
-	if p := u.Port(); p != "" {
+	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if p := u.Port(); p != "" && !(p == "443" && u.Scheme == "https" || p == "80" && u.Scheme == "http") {
 		return net.JoinHostPort(h, p)
 	}
 	return h
