@@ -43,7 +43,7 @@ type Upstream struct {
 // such shape (an HTML page, prose) gives no message.
 func UpstreamOf(h *failure.HTTPError) Upstream {
 	u := Upstream{Provider: h.Provider, Op: h.Op, Status: h.Status}
-	body := bytes.TrimSpace(h.Body)
+	body := bytes.TrimSpace(bytes.TrimPrefix(h.Body, []byte("\xef\xbb\xbf"))) // a UTF-8 byte-order mark is not the body's
 	if len(body) > failure.MaxBodyBytes {
 		body = body[:failure.MaxBodyBytes]
 	}

@@ -92,12 +92,17 @@ const maxNestedBodies = 2
 
 // parseBody extracts a detail from an error body. ok is false when the body
 // says nothing we recognise.
+// utf8BOM is the UTF-8 encoding of U+FEFF.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 func parseBody(p Provider, body []byte) (detail, bool) {
 	return parseBodyDepth(p, body, 0)
 }
 
 func parseBodyDepth(p Provider, body []byte, depth int) (detail, bool) {
-	b := bytes.TrimSpace(body)
+	// A UTF-8 byte-order mark (some stacks start every body with one) is
+	// not the body's first character.
+	b := bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))
 	if len(b) > MaxBodyBytes {
 		b = b[:MaxBodyBytes]
 	}
