@@ -38,6 +38,10 @@ type SQS interface {
 const (
 	// BatchSize is SQS's limit on entries per SendMessageBatch.
 	BatchSize = 10
+	// MaxBatchBytes is SQS's limit on the sum of a SendMessageBatch's
+	// message bodies (256 KiB): ten large valid specs exceed it, and SQS
+	// refuses the whole call.
+	MaxBatchBytes = 256 << 10
 	// DefaultMaxAttempts bounds the sends of one entry: the policy's
 	// producer row.
 	DefaultMaxAttempts = policy.DefaultProducerAttempts
@@ -126,7 +130,8 @@ func (p *Producer) Submit(ctx context.Context, spec Spec) (Result, error) {
 }
 
 // SubmitBatch validates every spec and sends the valid ones, BatchSize to a
-// SendMessageBatch, Concurrency calls at a time. It returns one Result per
+// SendMessageBatch (fewer when their bodies would pass MaxBatchBytes),
+// Concurrency calls at a time. It returns one Result per
 // spec, in input order; it never stops at a bad entry. A cancelled ctx ends
 // it early: the specs not sent carry ctx's error.
 func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
@@ -149,8 +154,9 @@ func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
 	if p.Progress != nil && settled > 0 {
 		p.Progress(settled)
 	}
-	for start := 0; start < len(pending); start += BatchSize {
-		chunk := pending[start:min(start+BatchSize, len(pending))]
+	for start, end := 0, 0; start < len(pending); start = end {
+		end = chunkEnd(specs, pending, start)
+		chunk := pending[start:end]
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -179,7 +185,24 @@ func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
 	return results
 }
 
-// send sends one chunk (at most BatchSize), retrying what may succeed.
+// chunkEnd returns where the SendMessageBatch starting at pending[start]
+// ends: at most BatchSize entries whose bodies sum to at most MaxBatchBytes,
+// and at least one entry.
+func chunkEnd(specs []Spec, pending []int, start int) int {
+	end, total := start, 0
+	for end < len(pending) && end-start < BatchSize {
+		n := len(specs[pending[end]].Encode())
+		if end > start && total+n > MaxBatchBytes {
+			break
+		}
+		total += n
+		end++
+	}
+	return end
+}
+
+// send sends one chunk (at most BatchSize entries, MaxBatchBytes of
+// bodies), retrying what may succeed.
 func (p *Producer) send(ctx context.Context, specs []Spec, chunk []int, results []Result) {
 	todo := chunk
 	for attempt := 1; len(todo) > 0; attempt++ {

@@ -1,0 +1,64 @@
+package intake_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
+
+	"github.com/triagehq/triage/internal/intake"
+)
+
+// batchLimitSQS is fakeSQS with SQS's limit on a batch's total payload: the
+// sum of the bodies of one SendMessageBatch is at most 256 KiB, else the
+// whole call is refused.
+type batchLimitSQS struct{ fakeSQS }
+
+func (f *batchLimitSQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	total := 0
+	for _, e := range in.Entries {
+		total += len(aws.ToString(e.MessageBody))
+	}
+	if total > 256<<10 {
+		return nil, &smithy.GenericAPIError{Code: "AWS.SimpleQueueService.BatchRequestTooLong",
+			Message: fmt.Sprintf("Batch requests cannot be longer than 262144 bytes. You have sent %d bytes.", total), Fault: smithy.FaultClient}
+	}
+	return f.fakeSQS.SendMessageBatch(ctx, in, opts...)
+}
+
+func TestSubmitBatchKeepsEachCallUnderSQSBatchLimit(t *testing.T) {
+	t.Parallel()
+	in := specs(10)
+	for i := range in {
+		in[i].SourceURL += "?ref=" + strings.Repeat("a", intake.MaxURLLen-len(in[i].SourceURL)-len("?ref="))
+		in[i].Metadata = map[string]string{}
+		for k := range intake.MaxMetadataKeys {
+			in[i].Metadata[fmt.Sprintf("key_%02d", k)] = strings.Repeat("語", intake.MaxMetadataValueLen)
+		}
+		if err := in[i].Validate(); err != nil {
+			t.Fatalf("spec %d: %v", i, err)
+		}
+	}
+	total := 0
+	for _, s := range in {
+		total += len(s.Encode())
+	}
+	if total <= 256<<10 {
+		t.Fatalf("ten specs are %d bytes: the case needs more than 256 KiB", total)
+	}
+	q := &batchLimitSQS{}
+	p, _ := newProducer(&q.fakeSQS)
+	p.SQS = q
+	for i, r := range p.SubmitBatch(context.Background(), in) {
+		if !r.OK() {
+			t.Fatalf("spec %d of ten valid ones (%d bytes in all) not sent: %v", i, total, r.Err)
+		}
+	}
+	if len(q.bodies) != 10 {
+		t.Fatalf("%d bodies sent, want 10", len(q.bodies))
+	}
+}
