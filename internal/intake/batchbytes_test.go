@@ -62,3 +62,37 @@ func TestSubmitBatchKeepsEachCallUnderSQSBatchLimit(t *testing.T) {
 		t.Fatalf("%d bodies sent, want 10", len(q.bodies))
 	}
 }
+
+// omittingSQS answers its first call without one of the entries: neither in
+// Successful nor in Failed.
+type omittingSQS struct {
+	fakeSQS
+	omitted bool
+}
+
+func (f *omittingSQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	out, err := f.fakeSQS.SendMessageBatch(ctx, in, opts...)
+	if err == nil && !f.omitted && len(out.Successful) > 0 {
+		f.omitted = true
+		f.mu.Lock()
+		f.bodies = f.bodies[:len(f.bodies)-1]
+		f.mu.Unlock()
+		out.Successful = out.Successful[:len(out.Successful)-1]
+	}
+	return out, err
+}
+
+func TestSubmitBatchNeverCallsAnUnansweredEntrySent(t *testing.T) {
+	t.Parallel()
+	q := &omittingSQS{}
+	p, _ := newProducer(&q.fakeSQS)
+	p.SQS = q
+	for i, r := range p.SubmitBatch(context.Background(), specs(3)) {
+		if !r.OK() || r.MessageID == "" {
+			t.Fatalf("spec %d: %+v (%v): an entry the answer did not name is sent again", i, r, r.Err)
+		}
+	}
+	if len(q.bodies) != 3 {
+		t.Fatalf("%d bodies on the queue, want 3", len(q.bodies))
+	}
+}

@@ -225,6 +225,12 @@ func (p *Producer) send(ctx context.Context, specs []Spec, chunk []int, results 
 				retryable, cl = todo, se.failure
 			}
 		} else {
+			// An entry the answer names neither way was not confirmed:
+			// failed on SQS's side until Successful says otherwise.
+			unanswered := &SendError{Message: "SQS's answer did not name the entry", failure: entryFailure(false)}
+			for _, i := range todo {
+				results[i].MessageID, results[i].Err = "", unanswered
+			}
 			for _, ok := range out.Successful {
 				if i, err := strconv.Atoi(aws.ToString(ok.Id)); err == nil && i >= 0 && i < len(results) {
 					results[i].MessageID, results[i].Err = aws.ToString(ok.MessageId), nil
@@ -240,6 +246,11 @@ func (p *Producer) send(ctx context.Context, specs []Spec, chunk []int, results 
 				results[i].Err = se
 				if se.failure.Retryable {
 					retryable, cl = append(retryable, i), se.failure
+				}
+			}
+			for _, i := range todo {
+				if results[i].Err == unanswered {
+					retryable, cl = append(retryable, i), unanswered.failure
 				}
 			}
 		}
