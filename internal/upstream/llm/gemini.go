@@ -226,6 +226,10 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 		return out, nil
 	case !candidates:
 		return Response{}, r.detail(malformed(errors.New("no candidates")))
+	case stop == "" && r.eventStream():
+		// A stream's last chunk carries the finish reason: a stream that
+		// ended on a whole chunk without one was cut between chunks.
+		return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
 	}
 	out.Content = text.String()
 	out.StopReason = stop

@@ -102,6 +102,8 @@ func TestGeminiJudgement(t *testing.T) {
 			work.UpstreamUnavailable, 0},
 		"a stream cut off": {failure.Gemini, llm.Recorded{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: " + answer(""))},
 			work.NetworkTimeout, 0},
+		"a stream cut between chunks": {failure.Gemini, llm.Recorded{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: " + answer("") + "\r\n\r\n")},
+			work.NetworkTimeout, 0},
 		"the REST stream's array, cut at the end": {failure.Gemini, llm.Recorded{Body: []byte("[" + answer("") + "," + answer("MAX_TOKENS") + "]")},
 			work.ResponseInvalid, 0},
 	} {
