@@ -85,12 +85,12 @@ type wireResponse struct {
 	Error   json.RawMessage `json:"error"`
 	Choices []struct {
 		Message struct {
-			Content *string `json:"content"`
-			Refusal *string `json:"refusal"`
+			Content *openAIContent `json:"content"`
+			Refusal *string        `json:"refusal"`
 		} `json:"message"`
 		Delta struct {
-			Content *string `json:"content"`
-			Refusal *string `json:"refusal"`
+			Content *openAIContent `json:"content"`
+			Refusal *string        `json:"refusal"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
@@ -98,6 +98,39 @@ type wireResponse struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
+}
+
+// openAIContent is a message's content: a string, or a list of content
+// blocks (Mistral's reasoning models answer with a "thinking" block and a
+// "text" block), whose text blocks are the answer.
+type openAIContent string
+
+// UnmarshalJSON reads a string, or joins the text of a list's "text"
+// blocks.
+func (c *openAIContent) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(t, &blocks); err != nil {
+			return err
+		}
+		var text strings.Builder
+		for _, bl := range blocks {
+			if bl.Type == "text" || bl.Type == "" { // a text block may omit its type
+				text.WriteString(bl.Text)
+			}
+		}
+		*c = openAIContent(text.String())
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*c = openAIContent(s)
+	return nil
 }
 
 // Complete sends one chat completion and returns the first choice; it makes
@@ -173,7 +206,7 @@ func (c *Client) decode(r reply) (Response, error) {
 	ch := w.Choices[0]
 	var refusal string
 	if ch.Message.Content != nil {
-		out.Content = *ch.Message.Content
+		out.Content = string(*ch.Message.Content)
 	}
 	if ch.Message.Refusal != nil {
 		refusal = *ch.Message.Refusal
@@ -195,7 +228,7 @@ func (w *wireResponse) answered() bool {
 		return false
 	}
 	m := w.Choices[0].Message
-	return m.Content != nil && strings.TrimSpace(*m.Content) != "" || m.Refusal != nil && strings.TrimSpace(*m.Refusal) != ""
+	return m.Content != nil && strings.TrimSpace(string(*m.Content)) != "" || m.Refusal != nil && strings.TrimSpace(*m.Refusal) != ""
 }
 
 // openAIStop maps a finish_reason; a refusal with no content is a refusal
@@ -245,7 +278,7 @@ func (c *Client) decodeStream(r reply) (Response, error) {
 		}
 		ch := w.Choices[0]
 		if ch.Delta.Content != nil {
-			content.WriteString(*ch.Delta.Content)
+			content.WriteString(string(*ch.Delta.Content))
 		}
 		if ch.Delta.Refusal != nil {
 			refusal.WriteString(*ch.Delta.Refusal)
