@@ -14,7 +14,7 @@ type config struct {
 	// breakersTable is BREAKERS_TABLE: a breaker per webhook host.
 	breakersTable string
 	// webhookSecret is WEBHOOK_SECRET_PARAMETER, the reference of the
-	// signing secret (package secret; empty: deliveries are not signed).
+	// signing secret (package secret); required: every delivery is signed.
 	webhookSecret string
 	// blockPrivate is BLOCK_PRIVATE_NETWORKS (default true).
 	blockPrivate bool
@@ -37,7 +37,7 @@ type config struct {
 func loadConfig(getenv func(string) string) (config, error) {
 	r := conf.New(getenv)
 	c := config{stage: runner.ReadEnv(r), breakersTable: r.Required("BREAKERS_TABLE"),
-		webhookSecret: r.String("WEBHOOK_SECRET_PARAMETER"), blockPrivate: r.Bool("BLOCK_PRIVATE_NETWORKS", true),
+		webhookSecret: r.Required("WEBHOOK_SECRET_PARAMETER"), blockPrivate: r.Bool("BLOCK_PRIVATE_NETWORKS", true),
 		noticeMaxAttempts: r.PositiveInt("NOTICE_MAX_ATTEMPTS", 0), noticeRetryInitial: r.TestOverride("NOTICE_RETRY_INITIAL"),
 		breakerOpenFor: r.TestOverride("BREAKER_OPEN_FOR")}
 	if c.stage.NoticeQueueURL != "" {

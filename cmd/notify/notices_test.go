@@ -140,6 +140,7 @@ func TestNoticeHandlerConfig(t *testing.T) {
 		wantErr string
 	}{
 		"off":               {map[string]string{}, ""},
+		"no signing secret": {map[string]string{"WEBHOOK_SECRET_PARAMETER": ""}, "WEBHOOK_SECRET_PARAMETER is required"},
 		"needs the ledger":  {map[string]string{"NOTICE_QUEUE_URL": "https://q/n"}, "AUDIT_TABLE is required"},
 		"bad attempts":      {map[string]string{"NOTICE_QUEUE_URL": "https://q/n", "AUDIT_TABLE": "a", "NOTICE_MAX_ATTEMPTS": "0"}, "NOTICE_MAX_ATTEMPTS"},
 		"bad initial delay": {map[string]string{"NOTICE_QUEUE_URL": "https://q/n", "AUDIT_TABLE": "a", "NOTICE_RETRY_INITIAL": "soon"}, "NOTICE_RETRY_INITIAL"},
@@ -148,7 +149,8 @@ func TestNoticeHandlerConfig(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			env := map[string]string{"STAGE": "notify", "QUEUE_URL": "https://q/s", "DLQ_URL": "https://q/d", "ITEMS_TABLE": "items",
-				"ERRORLOG_TABLE": "log", "PARKED_TABLE": "p", "GATES_TABLE": "g", "BODIES_TABLE": "b", "BREAKERS_TABLE": "br"}
+				"ERRORLOG_TABLE": "log", "PARKED_TABLE": "p", "GATES_TABLE": "g", "BODIES_TABLE": "b", "BREAKERS_TABLE": "br",
+				"WEBHOOK_SECRET_PARAMETER": "/triage/webhook"}
 			maps.Copy(env, tc.env)
 			cfg, err := loadConfig(func(k string) string { return env[k] })
 			var h *notice.Handler
