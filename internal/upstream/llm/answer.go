@@ -9,9 +9,14 @@ import (
 // stopOf maps a provider's stop reason to a Stop. The tables are the
 // providers' documented values; anything else is StopOther.
 var (
+	// OpenAI chat.completions finish_reason, and what OpenAI-compatible
+	// servers add: Hugging Face TGI ends with "eos_token" or
+	// "stop_sequence", DeepSeek stops with "insufficient_system_resource"
+	// when its inference system runs short.
 	openAIStops = map[string]Stop{
 		"": StopEnd, "stop": StopEnd, "length": StopMaxTokens, "content_filter": StopContentFilter,
 		"tool_calls": StopToolUse, "function_call": StopToolUse,
+		"eos_token": StopEnd, "stop_sequence": StopEnd, "insufficient_system_resource": StopUnavailable,
 	}
 	// Anthropic Messages stop_reason.
 	anthropicStops = map[string]Stop{
@@ -43,6 +48,7 @@ func stopOf(table map[string]Stop, reason string) Stop {
 //	StopContextWindow  TOKEN_LIMIT       input and output overflow the context window
 //	StopPromptBlocked  CONTENT_POLICY    the provider blocked the prompt
 //	StopToolUse        RESPONSE_INVALID  a tool call; none was offered
+//	StopUnavailable    UPSTREAM_UNAVAILABLE  the provider ran short of capacity mid-answer
 //	StopOther          RESPONSE_INVALID  an unexpected stop reason
 //
 // The reasons name the stop reason, never the answer's text.
@@ -65,6 +71,8 @@ func CheckStop(r Response) error {
 		return failure.New(work.ContentPolicy, "the provider blocked the prompt%s", why)
 	case StopToolUse:
 		return failure.New(work.ResponseInvalid, "model asked to call a tool, and none was offered%s", why)
+	case StopUnavailable:
+		return failure.New(work.UpstreamUnavailable, "the provider stopped the answer for want of capacity%s", why)
 	}
 	return failure.New(work.ResponseInvalid, "unexpected stop reason%s", why)
 }

@@ -82,7 +82,7 @@ type Stop string
 
 // Stops. The provider's own spelling stays in Response.StopReason.
 const (
-	// StopEnd is a natural end: OpenAI "stop", Anthropic and Bedrock
+	// StopEnd is a natural end: OpenAI "stop" (TGI "eos_token"), Anthropic and Bedrock
 	// "end_turn" and "stop_sequence", Gemini "STOP", or a server that sent
 	// no reason.
 	StopEnd Stop = "end"
@@ -110,6 +110,9 @@ const (
 	// StopPromptBlocked is a prompt the provider refused to answer: Gemini's
 	// promptFeedback.blockReason with no candidates.
 	StopPromptBlocked Stop = "prompt_blocked"
+	// StopUnavailable is an answer the provider stopped for want of
+	// capacity: DeepSeek's "insufficient_system_resource".
+	StopUnavailable Stop = "unavailable"
 	// StopOther is any other reason (Anthropic "pause_turn", Bedrock
 	// "malformed_model_output", Gemini "OTHER", a value added after this
 	// code).
@@ -119,7 +122,7 @@ const (
 // Stops lists every Stop, the usable one first.
 func Stops() []Stop {
 	return []Stop{StopEnd, StopMaxTokens, StopContentFilter, StopRefusal, StopGuardrail, StopToolUse,
-		StopContextWindow, StopPromptBlocked, StopOther}
+		StopContextWindow, StopPromptBlocked, StopUnavailable, StopOther}
 }
 
 // Usage is the token usage a provider reported for one call.

@@ -109,6 +109,14 @@ func TestJudgeRecorded(t *testing.T) {
 	if enr, err := llm.JudgeRecorded(ctx, failure.OpenAI, store.KindStory, llm.Recorded{Body: []byte(ok)}); err != nil || enr.PrimaryActor != "d" {
 		t.Fatalf("a usable answer: %+v, %v", enr, err)
 	}
+	// OpenAI-compatible servers end an answer in words of their own: Hugging
+	// Face TGI's "eos_token" and "stop_sequence" are a natural end.
+	for _, finish := range []string{"eos_token", "stop_sequence"} {
+		body := strings.Replace(ok, `"finish_reason":"stop"`, `"finish_reason":"`+finish+`"`, 1)
+		if enr, err := llm.JudgeRecorded(ctx, failure.OpenAI, store.KindStory, llm.Recorded{Body: []byte(body)}); err != nil || enr.PrimaryActor != "d" {
+			t.Errorf("an answer that ended with %q: %+v, %v", finish, enr, err)
+		}
+	}
 	for name, tc := range map[string]struct {
 		p    failure.Provider
 		rec  llm.Recorded
@@ -121,6 +129,10 @@ func TestJudgeRecorded(t *testing.T) {
 		"bedrock 200 not json": {failure.Bedrock, llm.Recorded{Body: []byte(`<html>gateway</html>`)}, work.ResponseInvalid},
 		"azure content filter": {failure.Azure, llm.Recorded{Body: []byte(`{"choices":[{"message":{"role":"assistant"},"finish_reason":"content_filter"}]}`)},
 			work.ContentPolicy},
+		// DeepSeek stops an answer when its inference system runs short:
+		// an outage of the provider's, not a bad answer.
+		"deepseek insufficient_system_resource": {failure.OpenAI, llm.Recorded{Body: []byte(strings.Replace(ok, `"finish_reason":"stop"`,
+			`"finish_reason":"insufficient_system_resource"`, 1))}, work.UpstreamUnavailable},
 		"an action that failed": {failure.OpenAI, llm.Recorded{Body: []byte(strings.Replace(ok, `]}"}`, `]}\nACTION_OUTCOME: failed | no"}`, 1))},
 			work.ResponseInvalid}, // a story: text after the JSON object
 	} {
