@@ -48,6 +48,7 @@ func TestDecide(t *testing.T) {
 		{"backstop: expired lease", raw, with(dead, func(it *store.Item) { it.State, it.LeaseUntil = work.Working, now.Add(-time.Minute) }), Replayed},
 		{"backstop: item at another stage", raw, with(dead, func(it *store.Item) { it.State, it.Stage = work.Retryable, work.Notify }), Duplicate},
 		{"backstop: item done", raw, with(dead, func(it *store.Item) { it.State = work.Done }), Duplicate},
+		{"backstop: item dead-lettered at that stage", raw, &dead, Duplicate},
 		{"backstop: replay of this message not sent", raw, with(dead, pending("m1")), Resent},
 		{"unreadable", DeadLetter{Kind: deadletter.KindUnreadable, ItemID: "i"}, &dead, Skipped},
 	}

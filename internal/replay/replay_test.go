@@ -323,6 +323,34 @@ func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
 	}
 }
 
+// TestBackstopFilterLeavesADeadLetteredItem: a backstop message whose item
+// has since been dead-lettered at that stage (another delivery of it
+// dead-lettered the item while this one waited out a store outage) is a
+// stale copy: the redrive function's schedule must not replay the item —
+// its dead letter is an operator's to judge — and the dead letter stays
+// current.
+func TestBackstopFilterLeavesADeadLetteredItem(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("d1", work.LLM, work.AuthDenied)
+	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "d1", Stage: work.LLM, CorrelationID: "corr-d1"}.Encode())
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+		Note: "moved by the redrive backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := b.item(t, "d1"); it.State != work.Deadletter || it.ReplayCount != 0 {
+		t.Fatalf("the backstop replayed a dead-lettered item: %s at %s, replays %d (summary %+v)", it.State, it.Stage, it.ReplayCount, sum)
+	}
+	if sum.Replayed != 0 || len(sentEnvelopes(t, b.sqs, work.LLM)) != 0 {
+		t.Fatalf("summary %+v: want nothing replayed", sum)
+	}
+	bodies := b.sqs.Bodies(dlqURL(work.LLM))
+	if len(bodies) != 1 || !strings.Contains(bodies[0], `"dead_letter_id"`) {
+		t.Fatalf("LLM DLQ %v: want triage's dead letter of d1 only", bodies)
+	}
+}
+
 func TestAnnotate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
