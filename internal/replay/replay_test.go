@@ -161,6 +161,36 @@ func TestRunDuplicatesAndMax(t *testing.T) {
 	}
 }
 
+// TestRunStopsReceivingAtMax: once a run has replayed Max items (a listing
+// has Limit dead letters) it stops receiving: a large DLQ is not read to
+// its end (up to MaxMessages a queue), every message held invisible from
+// other runs and the redrive schedule, for replays it will never make.
+func TestRunStopsReceivingAtMax(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 25 {
+		b.deadLetter(fmt.Sprintf("m%02d", i), work.LLM, work.UpstreamUnavailable)
+	}
+	b.deadLetter("n1", work.Notify, work.UpstreamUnavailable)
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "provider back", Max: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 2 || sum.Scanned != 10 || sum.Released != 8 {
+		t.Fatalf("summary %+v: want 2 replayed out of the first batch of 10, the rest never received", sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 23 {
+		t.Fatalf("llm DLQ holds %d, want 23", n)
+	}
+	// A listing's limit bounds its scan the same way.
+	var scanned int
+	b.r.Progress = func(p replay.Progress) { scanned = p.Done }
+	dls, err := b.r.List(context.Background(), replay.ListRequest{Limit: 3})
+	if err != nil || len(dls) != 3 || scanned != 10 {
+		t.Fatalf("list --limit 3: %d dead letters, %d scanned, %v; want 3 of the first batch of 10", len(dls), scanned, err)
+	}
+}
+
 func TestRunDryRunChangesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
