@@ -21,7 +21,12 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 		missing []string
 	)
 	if len(req.Filter.ItemIDs) > 0 {
+		named := map[string]bool{}
 		for _, id := range req.Filter.ItemIDs {
+			if named[id] {
+				continue // an id named twice is one item, replayed once
+			}
+			named[id] = true
 			it, err := r.get(ctx, id)
 			switch {
 			case err != nil:

@@ -281,6 +281,32 @@ func TestRunFromItemState(t *testing.T) {
 	}
 }
 
+// TestRunFromItemStateNamesEachItemOnce: an id given twice (--item a,b
+// and a as an argument, a pasted list) is one item: the dry run and the
+// replay both count it once, and the replay does not report its second
+// mention as a race to run again — which would send it again.
+func TestRunFromItemStateNamesEachItemOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("p1", work.LLM, work.AuthDenied)
+	req := replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ItemIDs: []string{"p1", "p1"}}, Note: "key rotated", DryRun: true}
+	dry, err := b.r.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.DryRun = false
+	sum, err := b.r.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dry.Selected != 1 || dry.Replayed != 1 || sum.Selected != 1 || sum.Replayed != 1 || sum.Skipped != 0 {
+		t.Fatalf("dry run %+v\nreplay %+v\nwant one item, replayed once", dry, sum)
+	}
+	if n := len(sentEnvelopes(t, b.sqs, work.LLM)); n != 1 {
+		t.Fatalf("%d envelopes sent, want 1", n)
+	}
+}
+
 func TestBackstopMessages(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
