@@ -16,11 +16,71 @@ import (
 // (through Index), DLQ message or not.
 func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 	sum := Summary{DryRun: req.DryRun}
-	var (
-		items   []store.Item
-		missing []string
-	)
+	var sends []sendable
+	planned, total := 0, 0
+	// each plans one item's replay (or writes it) as it is read: a listing
+	// is not held in memory whole, and it ends once Max are planned.
+	each := func(it store.Item) error {
+		sum.Scanned++
+		if r.Progress != nil {
+			r.Progress(Progress{Done: sum.Scanned, Total: total, Selected: sum.Selected, Replayed: sum.Replayed, Skipped: sum.Skipped, Errors: sum.Errors})
+		}
+		view := DeadLetter{ItemID: it.ID, Class: it.FailureClass(), Stage: it.Stage, FailedAt: it.LastFailureAt, Kind: deadletter.KindBackstop}
+		if !req.Filter.Matches(view) {
+			return nil
+		}
+		if req.Max > 0 && planned >= req.Max {
+			return store.ErrStop
+		}
+		out := Outcome{ItemID: it.ID, Class: view.Class, FailedStage: it.Stage, Target: req.Mode.Target(it.Stage)}
+		if it.DeadLetter != nil {
+			out.DeadLetterID = it.DeadLetter.ID
+		}
+		pending := false
+		if _, ok := it.PendingReplay(); ok {
+			pending = true
+		} else if !slices.Contains(store.DeadLetterStates(), it.State) {
+			out.Action, out.Reason = Skipped, fmt.Sprintf("item is %s at %s: only permanent failures (deadletter, failed) replay from item state", it.State, it.Stage)
+			sum.add(out)
+			return nil
+		}
+		planned++
+		if req.DryRun {
+			out.Action, out.ReplayCount = WouldReplay, it.ReplayCount+1
+			if pending {
+				out.ReplayCount, out.Target, out.Reason = it.ReplayCount, it.Stage, "replayed earlier, not yet sent"
+			}
+			sum.add(out)
+			return nil
+		}
+		cur := it
+		out.Action = Resent
+		if !pending {
+			var err error
+			cur, err = r.Items.Replay(ctx, store.ReplayRequest{
+				ItemID: it.ID, Stage: it.Stage, PrevReplayCount: it.ReplayCount, Mode: req.Mode, Note: req.Note, By: req.By,
+				Class: view.Class, Now: r.now(),
+			})
+			if err != nil {
+				out.Action, out.Reason = Failed, "replay write: "+redact.String(err.Error())
+				if errors.Is(err, store.ErrConflict) {
+					out.Action, out.Reason = Skipped, "the item changed during the replay; run again"
+				}
+				sum.add(out)
+				return nil
+			}
+			out.Action = Replayed
+		}
+		env, _ := cur.ReplayEnvelope()
+		out.Target, out.ReplayCount = env.Stage, cur.ReplayCount
+		sends = append(sends, sendable{env: env, out: out})
+		return nil
+	}
 	if len(req.Filter.ItemIDs) > 0 {
+		var (
+			items   []store.Item
+			missing []string
+		)
 		named := map[string]bool{}
 		for _, id := range req.Filter.ItemIDs {
 			if named[id] {
@@ -37,85 +97,42 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 				items = append(items, *it)
 			}
 		}
+		for _, id := range missing {
+			sum.add(Outcome{ItemID: id, Action: Skipped, Reason: "item does not exist"})
+		}
+		total = len(items)
+		for _, it := range items {
+			if err := each(it); err != nil {
+				break
+			}
+		}
 	} else {
 		if r.Index == nil {
 			return sum, errors.New("replay from item state by filter needs an item index")
 		}
 		for _, st := range store.DeadLetterStates() {
+			// Every item the filter selects, not a listing's default page.
 			q := store.ItemQuery{State: st, Stage: req.Filter.Stage, Classes: req.Filter.ErrorClass,
-				Since: req.Filter.FailedSince, Before: req.Filter.FailedBefore}
-			if err := r.Index.List(ctx, q, func(it store.Item) error {
-				items = append(items, it)
-				return nil
-			}); err != nil {
+				Since: req.Filter.FailedSince, Before: req.Filter.FailedBefore, Limit: -1}
+			if err := r.Index.List(ctx, q, each); err != nil {
+				sum = r.sendItems(ctx, sum, sends)
 				return sum, fmt.Errorf("replay: %w", err)
 			}
-		}
-	}
-	for _, id := range missing {
-		sum.add(Outcome{ItemID: id, Action: Skipped, Reason: "item does not exist"})
-	}
-	var sends []sendable
-	planned := 0
-	for i, it := range items {
-		sum.Scanned++
-		if r.Progress != nil {
-			r.Progress(Progress{Done: i + 1, Total: len(items), Selected: sum.Selected, Replayed: sum.Replayed, Skipped: sum.Skipped, Errors: sum.Errors})
-		}
-		view := DeadLetter{ItemID: it.ID, Class: it.FailureClass(), Stage: it.Stage, FailedAt: it.LastFailureAt, Kind: deadletter.KindBackstop}
-		if !req.Filter.Matches(view) {
-			continue
-		}
-		if req.Max > 0 && planned >= req.Max {
-			break
-		}
-		out := Outcome{ItemID: it.ID, Class: view.Class, FailedStage: it.Stage, Target: req.Mode.Target(it.Stage)}
-		if it.DeadLetter != nil {
-			out.DeadLetterID = it.DeadLetter.ID
-		}
-		pending := false
-		if _, ok := it.PendingReplay(); ok {
-			pending = true
-		} else if !slices.Contains(store.DeadLetterStates(), it.State) {
-			out.Action, out.Reason = Skipped, fmt.Sprintf("item is %s at %s: only permanent failures (deadletter, failed) replay from item state", it.State, it.Stage)
-			sum.add(out)
-			continue
-		}
-		planned++
-		if req.DryRun {
-			out.Action, out.ReplayCount = WouldReplay, it.ReplayCount+1
-			if pending {
-				out.ReplayCount, out.Target, out.Reason = it.ReplayCount, it.Stage, "replayed earlier, not yet sent"
+			if req.Max > 0 && planned >= req.Max {
+				break
 			}
-			sum.add(out)
-			continue
 		}
-		cur := it
-		out.Action = Resent
-		if !pending {
-			var err error
-			cur, err = r.Items.Replay(ctx, store.ReplayRequest{
-				ItemID: it.ID, Stage: it.Stage, PrevReplayCount: it.ReplayCount, Mode: req.Mode, Note: req.Note, By: req.By,
-				Class: view.Class, Now: r.now(),
-			})
-			if err != nil {
-				out.Action, out.Reason = Failed, "replay write: "+redact.String(err.Error())
-				if errors.Is(err, store.ErrConflict) {
-					out.Action, out.Reason = Skipped, "the item changed during the replay; run again"
-				}
-				sum.add(out)
-				continue
-			}
-			out.Action = Replayed
-		}
-		env, _ := cur.ReplayEnvelope()
-		out.Target, out.ReplayCount = env.Stage, cur.ReplayCount
-		sends = append(sends, sendable{env: env, out: out})
 	}
+	return r.sendItems(ctx, sum, sends), nil
+}
+
+// sendItems sends the envelopes of a replay from item state and adds their
+// outcomes to sum.
+func (r *Replayer) sendItems(ctx context.Context, sum Summary, sends []sendable) Summary {
 	for _, sd := range r.send(ctx, sends) {
 		sum.add(sd.out)
 		r.log().Info("replay outcome", "item_id", sd.out.ItemID, "action", string(sd.out.Action), "target", string(sd.out.Target),
 			"class", string(sd.out.Class), "reason", sd.out.Reason, "source", string(SourceItems))
 	}
-	return sum, nil
+	return sum
 }

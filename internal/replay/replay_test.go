@@ -307,6 +307,30 @@ func TestRunFromItemStateNamesEachItemOnce(t *testing.T) {
 	}
 }
 
+// TestRunFromItemStateByFilterReplaysEveryMatch: `items replay
+// --all-permanent` replays every permanent failure the filters select, not
+// the index's default page of them: 1,001 dead-lettered items are 1,001
+// replays.
+func TestRunFromItemStateByFilterReplaysEveryMatch(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const n = store.DefaultListLimit + 1
+	for i := range n {
+		id := fmt.Sprintf("q%04d", i)
+		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	}
+	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Selected != n || sum.Replayed != n || len(sentEnvelopes(t, b.sqs, work.LLM)) != n {
+		t.Fatalf("selected %d, replayed %d, sent %d: want every one of the %d", sum.Selected, sum.Replayed, len(sentEnvelopes(t, b.sqs, work.LLM)), n)
+	}
+}
+
 func TestBackstopMessages(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
