@@ -123,7 +123,7 @@ func (r *Replayer) Run(ctx context.Context, req Request) (Summary, error) {
 			break
 		}
 		if err := s.each(ctx, st, run.batch); err != nil {
-			run.sum.Released = s.heldCount()
+			run.sum.Scanned, run.sum.Released = s.scanned, s.heldCount()
 			return run.sum, err
 		}
 	}

@@ -191,6 +191,24 @@ func TestRunStopsReceivingAtMax(t *testing.T) {
 	}
 }
 
+// TestRunThatCannotReadADLQReportsWhatItDid: a run that stops on a DLQ it
+// cannot read returns, with its error, the summary of what it did before —
+// the messages it scanned counted with the replays they gave.
+func TestRunThatCannotReadADLQReportsWhatItDid(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("e1", work.Fetch, work.NotFound)
+	b.deadLetter("e2", work.Fetch, work.NotFound)
+	b.r.Queues[work.LLM] = replay.Queues{Queue: queueURL(work.LLM)}
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "article restored", DLQs: replay.Stages{work.Fetch, work.LLM}})
+	if err == nil {
+		t.Fatal("a DLQ without a URL was read")
+	}
+	if sum.Replayed != 2 || sum.Scanned != 2 {
+		t.Fatalf("summary %+v: want the 2 messages scanned and replayed before the error", sum)
+	}
+}
+
 func TestRunDryRunChangesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
