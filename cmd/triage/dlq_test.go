@@ -419,3 +419,22 @@ func TestOpsCommandsMoto(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { localtest.Main(m) }
+
+// TestDLQReplayThatStopsPrintsWhatItDid: a replay that stops on a DLQ it
+// cannot read has already replayed (and deleted the dead letters of) what
+// the DLQs before it held: it prints those outcomes with the error, so the
+// operator learns what changed — a second run no longer sees them.
+func TestDLQReplayThatStopsPrintsWhatItDid(t *testing.T) {
+	t.Parallel()
+	e := setupOps(t)
+	gone := strings.TrimSuffix(e.st.DLQURL(work.Notify), "/") + "-gone"
+	code, out, errOut := runCLI("dlq", "replay", "--all", "--note", "key rotated", "--json", "--notify-dlq", gone,
+		"--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	sum := decode[replay.Summary](t, out)
+	if sum.Replayed != 1 || len(sum.Items) != 1 || sum.Items[0].ItemID != "d1" {
+		t.Fatalf("summary %+v: want d1's replay, made before the notify DLQ failed\nstderr %s", sum, errOut)
+	}
+}
