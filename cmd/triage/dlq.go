@@ -349,7 +349,9 @@ func runDLQReplay(stdout io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !ff.set() && ff.dlq == "all" && !*all {
+	// --dlq naming every DLQ ("all", or empty: a script's unset variable)
+	// filters nothing.
+	if !ff.set() && len(dlqs) == len(work.Stages()) && !*all {
 		return usageError{"refusing to replay every dead letter: give a filter (--class, --stage, --item, --since, --before, --retryable, --dlq) or --all"}
 	}
 	req, err := rf.request(replay.SourceDLQ, dlqs, flt)

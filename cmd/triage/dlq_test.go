@@ -61,6 +61,9 @@ func TestOpsCommandsUsage(t *testing.T) {
 		{[]string{"dlq", "replay", "--help"}, 0, "usage: triage dlq replay"},
 		{[]string{"dlq", "replay", "--class", "RATE_LIMITED"}, 2, "note is required"},
 		{[]string{"dlq", "replay", "--note", "x"}, 2, "refusing to replay every dead letter"},
+		// An empty --dlq (a script's unset variable) is every DLQ, no filter.
+		{[]string{"dlq", "replay", "--note", "x", "--dlq", ""}, 2, "refusing to replay every dead letter"},
+		{[]string{"dlq", "replay", "--note", "x", "--dlq", " all"}, 2, "refusing to replay every dead letter"},
 		{[]string{"dlq", "replay", "--note", "x", "--all", "--mode", "sideways"}, 2, "unknown replay mode"},
 		{[]string{"dlq", "annotate", "id"}, 2, "--note is required"},
 		{[]string{"dlq", "annotate", "--help"}, 0, "usage: triage dlq annotate"},
