@@ -38,6 +38,7 @@ func TestDecide(t *testing.T) {
 		{"item done", payload, with(dead, func(it *store.Item) { it.State = work.Done }), Duplicate},
 		{"this message's replay not yet sent", payload, with(dead, pending("m1")), Resent},
 		{"another message's replay", payload, with(dead, pending("m2")), Duplicate},
+		{"a replay from item state not yet claimed", payload, with(dead, pending("")), Resent},
 		{"claimed since the replay", payload, with(dead, func(it *store.Item) {
 			pending("m1")(it)
 			it.State, it.UpdatedAt = work.Working, now.Add(time.Second)

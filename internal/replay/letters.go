@@ -143,6 +143,12 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 		if rec.MessageID == dl.MessageID {
 			return plan{action: Resent, reason: "replayed by an earlier run, not yet sent"}
 		}
+		if rec.MessageID == "" {
+			// A replay from item state: no DLQ message resends it if its
+			// send failed, so this one does before it goes (a duplicate of a
+			// sent envelope is absorbed by the stage's claim).
+			return plan{action: Resent, reason: "replayed from item state, perhaps not sent"}
+		}
 		return plan{action: Duplicate, reason: fmt.Sprintf("item already replayed to %s", it.Stage)}
 	}
 	switch dl.Kind {

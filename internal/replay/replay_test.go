@@ -263,6 +263,39 @@ func TestRunResumesAReplayWrittenButNotSent(t *testing.T) {
 	}
 }
 
+// TestRunResendsAReplayFromItemStateNotSent: a replay from item state whose
+// send failed leaves the item queued with nothing carrying it. The item's
+// old dead letter, replayed from its DLQ next, must not be deleted as "item
+// already replayed" while that replay was never sent: it sends the
+// replay's envelope (a duplicate of a sent one is absorbed by the stage's
+// claim), then goes.
+func TestRunResendsAReplayFromItemStateNotSent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("r1", work.LLM, work.AuthDenied)
+	b.sqs.FailSends(queueURL(work.LLM), true)
+	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ItemIDs: []string{"r1"}}, Note: "key rotated"})
+	if err != nil || sum.Errors != 1 {
+		t.Fatalf("items replay with the send failing: %+v, %v", sum, err)
+	}
+	b.sqs.FailSends(queueURL(work.LLM), false)
+	b.clock.Advance(time.Minute)
+	sum, err = b.r.Run(context.Background(), replay.Request{Note: "key rotated", DLQs: replay.Stages{work.LLM}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := sentEnvelopes(t, b.sqs, work.LLM)
+	if len(envs) != 1 || envs[0].ItemID != "r1" || envs[0].Replay == nil || envs[0].Replay.Count != 1 {
+		t.Fatalf("sent %+v (summary %+v): want r1's replay sent", envs, sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
+		t.Fatalf("llm DLQ holds %d, want the dead letter gone once the replay is sent", n)
+	}
+	if it := b.item(t, "r1"); it.ReplayCount != 1 || it.State != work.Queued {
+		t.Fatalf("item %+v: want the one replay, queued", it)
+	}
+}
+
 func TestRunFromItemState(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
