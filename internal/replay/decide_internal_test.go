@@ -51,6 +51,7 @@ func TestDecide(t *testing.T) {
 		{"backstop: item done", raw, with(dead, func(it *store.Item) { it.State = work.Done }), Duplicate},
 		{"backstop: item dead-lettered at that stage", raw, &dead, Duplicate},
 		{"backstop: replay of this message not sent", raw, with(dead, pending("m1")), Resent},
+		{"backstop: another message's replay, never claimed", raw, with(dead, pending("m2")), Resent},
 		{"unreadable", DeadLetter{Kind: deadletter.KindUnreadable, ItemID: "i"}, &dead, Skipped},
 	}
 	for _, tc := range tests {

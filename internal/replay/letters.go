@@ -149,6 +149,11 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 			// sent envelope is absorbed by the stage's claim).
 			return plan{action: Resent, reason: "replayed from item state, perhaps not sent"}
 		}
+		if dl.Kind == deadletter.KindBackstop {
+			// The replay's envelope itself, moved by the backstop before a
+			// delivery could claim the item: nothing else carries it.
+			return plan{action: Resent, reason: "the replay's envelope was moved by the backstop before the item was claimed"}
+		}
 		return plan{action: Duplicate, reason: fmt.Sprintf("item already replayed to %s", it.Stage)}
 	}
 	switch dl.Kind {

@@ -482,6 +482,36 @@ func TestBackstopFilterLeavesADeadLetteredItem(t *testing.T) {
 	}
 }
 
+// TestBackstopResendsAPendingReplay: a replay's own envelope that the stage
+// queue's backstop moved (the store was out from the replay on, so no
+// delivery could claim the item) leaves the item queued at the stage, its
+// replay pending, the dead letter it came from deleted. The redrive
+// schedule must send the replay again, not delete the only message that
+// carries the item as a duplicate of a replay on its way.
+func TestBackstopResendsAPendingReplay(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("w1", work.LLM, work.UpstreamUnavailable)
+	if sum, err := b.r.Run(context.Background(), replay.Request{Note: "provider back", DLQs: replay.Stages{work.LLM}}); err != nil || sum.Replayed != 1 {
+		t.Fatalf("replay: %+v, %v", sum, err)
+	}
+	envs := sentEnvelopes(t, b.sqs, work.LLM)
+	b.sqs.Purge(queueURL(work.LLM))
+	b.sqs.Put(dlqURL(work.LLM), envs[0].Encode()) // moved by the backstop
+	b.clock.Advance(20 * time.Minute)
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+		Note: "moved by the redrive backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent := sentEnvelopes(t, b.sqs, work.LLM); len(sent) != 1 || sent[0].ItemID != "w1" {
+		t.Fatalf("sent %+v (summary %+v): want w1 sent again", sent, sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
+		t.Fatalf("llm DLQ holds %d, want 0", n)
+	}
+}
+
 func TestAnnotate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
