@@ -349,7 +349,9 @@ func runDLQReplay(stdout io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !ff.set() && ff.dlq == "all" && !*all {
+	// --dlq naming every DLQ ("all", or empty: a script's unset variable)
+	// filters nothing.
+	if !ff.set() && len(dlqs) == len(work.Stages()) && !*all {
 		return usageError{"refusing to replay every dead letter: give a filter (--class, --stage, --item, --since, --before, --retryable, --dlq) or --all"}
 	}
 	req, err := rf.request(replay.SourceDLQ, dlqs, flt)
@@ -372,9 +374,11 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 	r.Progress = p.replay
 	sum, err := r.Run(ctx, req)
 	p.done()
-	if err != nil {
+	if err != nil && len(sum.Items) == 0 {
 		return c.explain(err)
 	}
+	// A run that stopped part-way prints what it did before the error: the
+	// dead letters it replayed are gone from the DLQs.
 	if err := printSummary(stdout, aw.jsonOut, &sum, &sum.Items,
 		[]string{"ITEM", "DLQ", "CLASS", "FAILED_AT_STAGE", "TARGET", "ACTION", "REPLAYS", "REASON"},
 		func(o replay.Outcome) []any {
@@ -383,6 +387,9 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 		}, "selected %d, replayed %d, skipped %d, errors %d; scanned %d, released %d%s\n",
 		sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dryRunNote(sum.DryRun)); err != nil {
 		return err
+	}
+	if err != nil {
+		return c.explain(err)
 	}
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d replays failed part-way; run the same command again to resume them", sum.Errors)

@@ -61,6 +61,9 @@ func TestOpsCommandsUsage(t *testing.T) {
 		{[]string{"dlq", "replay", "--help"}, 0, "usage: triage dlq replay"},
 		{[]string{"dlq", "replay", "--class", "RATE_LIMITED"}, 2, "note is required"},
 		{[]string{"dlq", "replay", "--note", "x"}, 2, "refusing to replay every dead letter"},
+		// An empty --dlq (a script's unset variable) is every DLQ, no filter.
+		{[]string{"dlq", "replay", "--note", "x", "--dlq", ""}, 2, "refusing to replay every dead letter"},
+		{[]string{"dlq", "replay", "--note", "x", "--dlq", " all"}, 2, "refusing to replay every dead letter"},
 		{[]string{"dlq", "replay", "--note", "x", "--all", "--mode", "sideways"}, 2, "unknown replay mode"},
 		{[]string{"dlq", "annotate", "id"}, 2, "--note is required"},
 		{[]string{"dlq", "annotate", "--help"}, 0, "usage: triage dlq annotate"},
@@ -419,3 +422,22 @@ func TestOpsCommandsMoto(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { localtest.Main(m) }
+
+// TestDLQReplayThatStopsPrintsWhatItDid: a replay that stops on a DLQ it
+// cannot read has already replayed (and deleted the dead letters of) what
+// the DLQs before it held: it prints those outcomes with the error, so the
+// operator learns what changed — a second run no longer sees them.
+func TestDLQReplayThatStopsPrintsWhatItDid(t *testing.T) {
+	t.Parallel()
+	e := setupOps(t)
+	gone := strings.TrimSuffix(e.st.DLQURL(work.Notify), "/") + "-gone"
+	code, out, errOut := runCLI("dlq", "replay", "--all", "--note", "key rotated", "--json", "--notify-dlq", gone,
+		"--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	sum := decode[replay.Summary](t, out)
+	if sum.Replayed != 1 || len(sum.Items) != 1 || sum.Items[0].ItemID != "d1" {
+		t.Fatalf("summary %+v: want d1's replay, made before the notify DLQ failed\nstderr %s", sum, errOut)
+	}
+}

@@ -38,6 +38,7 @@ func TestDecide(t *testing.T) {
 		{"item done", payload, with(dead, func(it *store.Item) { it.State = work.Done }), Duplicate},
 		{"this message's replay not yet sent", payload, with(dead, pending("m1")), Resent},
 		{"another message's replay", payload, with(dead, pending("m2")), Duplicate},
+		{"a replay from item state not yet claimed", payload, with(dead, pending("")), Resent},
 		{"claimed since the replay", payload, with(dead, func(it *store.Item) {
 			pending("m1")(it)
 			it.State, it.UpdatedAt = work.Working, now.Add(time.Second)
@@ -48,7 +49,9 @@ func TestDecide(t *testing.T) {
 		{"backstop: expired lease", raw, with(dead, func(it *store.Item) { it.State, it.LeaseUntil = work.Working, now.Add(-time.Minute) }), Replayed},
 		{"backstop: item at another stage", raw, with(dead, func(it *store.Item) { it.State, it.Stage = work.Retryable, work.Notify }), Duplicate},
 		{"backstop: item done", raw, with(dead, func(it *store.Item) { it.State = work.Done }), Duplicate},
+		{"backstop: item dead-lettered at that stage", raw, &dead, Duplicate},
 		{"backstop: replay of this message not sent", raw, with(dead, pending("m1")), Resent},
+		{"backstop: another message's replay, never claimed", raw, with(dead, pending("m2")), Resent},
 		{"unreadable", DeadLetter{Kind: deadletter.KindUnreadable, ItemID: "i"}, &dead, Skipped},
 	}
 	for _, tc := range tests {

@@ -16,53 +16,21 @@ import (
 // (through Index), DLQ message or not.
 func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 	sum := Summary{DryRun: req.DryRun}
-	var (
-		items   []store.Item
-		missing []string
-	)
-	if len(req.Filter.ItemIDs) > 0 {
-		for _, id := range req.Filter.ItemIDs {
-			it, err := r.get(ctx, id)
-			switch {
-			case err != nil:
-				return sum, fmt.Errorf("replay %s: read item: %w", id, err)
-			case it == nil:
-				missing = append(missing, id)
-			default:
-				items = append(items, *it)
-			}
-		}
-	} else {
-		if r.Index == nil {
-			return sum, errors.New("replay from item state by filter needs an item index")
-		}
-		for _, st := range store.DeadLetterStates() {
-			q := store.ItemQuery{State: st, Stage: req.Filter.Stage, Classes: req.Filter.ErrorClass,
-				Since: req.Filter.FailedSince, Before: req.Filter.FailedBefore}
-			if err := r.Index.List(ctx, q, func(it store.Item) error {
-				items = append(items, it)
-				return nil
-			}); err != nil {
-				return sum, fmt.Errorf("replay: %w", err)
-			}
-		}
-	}
-	for _, id := range missing {
-		sum.add(Outcome{ItemID: id, Action: Skipped, Reason: "item does not exist"})
-	}
 	var sends []sendable
-	planned := 0
-	for i, it := range items {
+	planned, total := 0, 0
+	// each plans one item's replay (or writes it) as it is read: a listing
+	// is not held in memory whole, and it ends once Max are planned.
+	each := func(it store.Item) error {
 		sum.Scanned++
 		if r.Progress != nil {
-			r.Progress(Progress{Done: i + 1, Total: len(items), Selected: sum.Selected, Replayed: sum.Replayed, Skipped: sum.Skipped, Errors: sum.Errors})
+			r.Progress(Progress{Done: sum.Scanned, Total: total, Selected: sum.Selected, Replayed: sum.Replayed, Skipped: sum.Skipped, Errors: sum.Errors})
 		}
 		view := DeadLetter{ItemID: it.ID, Class: it.FailureClass(), Stage: it.Stage, FailedAt: it.LastFailureAt, Kind: deadletter.KindBackstop}
 		if !req.Filter.Matches(view) {
-			continue
+			return nil
 		}
 		if req.Max > 0 && planned >= req.Max {
-			break
+			return store.ErrStop
 		}
 		out := Outcome{ItemID: it.ID, Class: view.Class, FailedStage: it.Stage, Target: req.Mode.Target(it.Stage)}
 		if it.DeadLetter != nil {
@@ -74,7 +42,7 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 		} else if !slices.Contains(store.DeadLetterStates(), it.State) {
 			out.Action, out.Reason = Skipped, fmt.Sprintf("item is %s at %s: only permanent failures (deadletter, failed) replay from item state", it.State, it.Stage)
 			sum.add(out)
-			continue
+			return nil
 		}
 		planned++
 		if req.DryRun {
@@ -83,7 +51,7 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 				out.ReplayCount, out.Target, out.Reason = it.ReplayCount, it.Stage, "replayed earlier, not yet sent"
 			}
 			sum.add(out)
-			continue
+			return nil
 		}
 		cur := it
 		out.Action = Resent
@@ -99,18 +67,72 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 					out.Action, out.Reason = Skipped, "the item changed during the replay; run again"
 				}
 				sum.add(out)
-				continue
+				return nil
 			}
 			out.Action = Replayed
 		}
 		env, _ := cur.ReplayEnvelope()
 		out.Target, out.ReplayCount = env.Stage, cur.ReplayCount
 		sends = append(sends, sendable{env: env, out: out})
+		return nil
 	}
+	if len(req.Filter.ItemIDs) > 0 {
+		var (
+			items   []store.Item
+			missing []string
+		)
+		named := map[string]bool{}
+		for _, id := range req.Filter.ItemIDs {
+			if named[id] {
+				continue // an id named twice is one item, replayed once
+			}
+			named[id] = true
+			it, err := r.get(ctx, id)
+			switch {
+			case err != nil:
+				return sum, fmt.Errorf("replay %s: read item: %w", id, err)
+			case it == nil:
+				missing = append(missing, id)
+			default:
+				items = append(items, *it)
+			}
+		}
+		for _, id := range missing {
+			sum.add(Outcome{ItemID: id, Action: Skipped, Reason: "item does not exist"})
+		}
+		total = len(items)
+		for _, it := range items {
+			if err := each(it); err != nil {
+				break
+			}
+		}
+	} else {
+		if r.Index == nil {
+			return sum, errors.New("replay from item state by filter needs an item index")
+		}
+		for _, st := range store.DeadLetterStates() {
+			// Every item the filter selects, not a listing's default page.
+			q := store.ItemQuery{State: st, Stage: req.Filter.Stage, Classes: req.Filter.ErrorClass,
+				Since: req.Filter.FailedSince, Before: req.Filter.FailedBefore, Limit: -1}
+			if err := r.Index.List(ctx, q, each); err != nil {
+				sum = r.sendItems(ctx, sum, sends)
+				return sum, fmt.Errorf("replay: %w", err)
+			}
+			if req.Max > 0 && planned >= req.Max {
+				break
+			}
+		}
+	}
+	return r.sendItems(ctx, sum, sends), nil
+}
+
+// sendItems sends the envelopes of a replay from item state and adds their
+// outcomes to sum.
+func (r *Replayer) sendItems(ctx context.Context, sum Summary, sends []sendable) Summary {
 	for _, sd := range r.send(ctx, sends) {
 		sum.add(sd.out)
 		r.log().Info("replay outcome", "item_id", sd.out.ItemID, "action", string(sd.out.Action), "target", string(sd.out.Target),
 			"class", string(sd.out.Class), "reason", sd.out.Reason, "source", string(SourceItems))
 	}
-	return sum, nil
+	return sum
 }

@@ -118,6 +118,14 @@ func CurrentDeadLetterID(it store.Item) string {
 	return deadletter.ID(it.ID, it.Stage, it.Attempts[it.Stage], it.ReplayCount)
 }
 
+// backstopFrom are the states a backstop message resumes its item from:
+// store.BackstopStates but deadletter. A dead-lettered item's dead letter
+// is on its DLQ, an operator's to judge (docs/design.md "Waits and
+// parking"); a raw envelope of it is a stale copy, never a replay.
+func backstopFrom() []work.State {
+	return slices.DeleteFunc(store.BackstopStates(), func(s work.State) bool { return s == work.Deadletter })
+}
+
 // decide is the replay's decision table for one dead letter whose item is
 // it (nil when it does not exist). now judges a working item's lease.
 func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
@@ -135,6 +143,17 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 		if rec.MessageID == dl.MessageID {
 			return plan{action: Resent, reason: "replayed by an earlier run, not yet sent"}
 		}
+		if rec.MessageID == "" {
+			// A replay from item state: no DLQ message resends it if its
+			// send failed, so this one does before it goes (a duplicate of a
+			// sent envelope is absorbed by the stage's claim).
+			return plan{action: Resent, reason: "replayed from item state, perhaps not sent"}
+		}
+		if dl.Kind == deadletter.KindBackstop {
+			// The replay's envelope itself, moved by the backstop before a
+			// delivery could claim the item: nothing else carries it.
+			return plan{action: Resent, reason: "the replay's envelope was moved by the backstop before the item was claimed"}
+		}
 		return plan{action: Duplicate, reason: fmt.Sprintf("item already replayed to %s", it.Stage)}
 	}
 	switch dl.Kind {
@@ -143,11 +162,11 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 			return plan{action: Replayed, from: store.DeadLetterStates()}
 		}
 	case deadletter.KindBackstop:
-		if it.Stage == dl.Stage && slices.Contains(store.BackstopStates(), it.State) {
+		if it.Stage == dl.Stage && slices.Contains(backstopFrom(), it.State) {
 			if it.State == work.Working && !it.LeaseUntil.Before(now) {
 				return plan{action: Skipped, reason: "a stage invocation holds the item's lease"}
 			}
-			return plan{action: Replayed, from: store.BackstopStates()}
+			return plan{action: Replayed, from: backstopFrom()}
 		}
 	default:
 		return plan{action: Skipped, reason: "not a triage dead letter or stage envelope"}

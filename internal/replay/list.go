@@ -48,6 +48,7 @@ func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error
 	var firstErr error
 	unfiltered := q.ID == "" && isZeroFilter(q.Filter)
 	full := func() bool { return q.Limit > 0 && len(out) >= q.Limit }
+	s.done = full
 	for _, st := range stages {
 		if full() {
 			break

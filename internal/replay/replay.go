@@ -116,13 +116,14 @@ func (r *Replayer) Run(ctx context.Context, req Request) (Summary, error) {
 	s := r.newScan()
 	defer s.releaseAll(ctx)
 	run := &dlqRun{r: r, req: req, scan: s, sum: Summary{DryRun: req.DryRun}}
+	s.done = run.full
 	s.total = r.depth(ctx, req.DLQs.orAll())
 	for _, st := range req.DLQs.orAll() {
 		if run.full() {
 			break
 		}
 		if err := s.each(ctx, st, run.batch); err != nil {
-			run.sum.Released = s.heldCount()
+			run.sum.Scanned, run.sum.Released = s.scanned, s.heldCount()
 			return run.sum, err
 		}
 	}
@@ -405,6 +406,9 @@ type scan struct {
 	total   int
 	held    map[string][]string // DLQ URL → receipt handles
 	urls    []string
+	// done, if set, ends the scan before its next receive: the run has
+	// what it needs (a replay's Max).
+	done func() bool
 }
 
 func (r *Replayer) newScan() *scan {
@@ -425,8 +429,9 @@ func (s *scan) outOfTime(ctx context.Context) bool {
 }
 
 // each receives st's DLQ in batches of up to 10 and hands each batch to fn,
-// until the queue is drained, MaxMessages, the time budget, a message seen
-// twice (its visibility ran out), or a receive error (returned).
+// until the queue is drained, MaxMessages, the time budget, the scan is
+// done, a message seen twice (its visibility ran out), or a receive error
+// (returned).
 func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context, []DeadLetter)) error {
 	q, ok := s.r.Queues[st]
 	if !ok || q.DLQ == "" {
@@ -445,7 +450,7 @@ func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context,
 	}
 	seen := map[string]bool{}
 	empties := 0
-	for n := 0; n < limit && !s.outOfTime(ctx); {
+	for n := 0; n < limit && !s.outOfTime(ctx) && (s.done == nil || !s.done()); {
 		out, err := s.r.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 			QueueUrl: aws.String(q.DLQ), MaxNumberOfMessages: int32(min(maxBatch, limit-n)),
 			VisibilityTimeout: int32(s.r.visibility() / time.Second), WaitTimeSeconds: wait,

@@ -161,6 +161,54 @@ func TestRunDuplicatesAndMax(t *testing.T) {
 	}
 }
 
+// TestRunStopsReceivingAtMax: once a run has replayed Max items (a listing
+// has Limit dead letters) it stops receiving: a large DLQ is not read to
+// its end (up to MaxMessages a queue), every message held invisible from
+// other runs and the redrive schedule, for replays it will never make.
+func TestRunStopsReceivingAtMax(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 25 {
+		b.deadLetter(fmt.Sprintf("m%02d", i), work.LLM, work.UpstreamUnavailable)
+	}
+	b.deadLetter("n1", work.Notify, work.UpstreamUnavailable)
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "provider back", Max: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 2 || sum.Scanned != 10 || sum.Released != 8 {
+		t.Fatalf("summary %+v: want 2 replayed out of the first batch of 10, the rest never received", sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 23 {
+		t.Fatalf("llm DLQ holds %d, want 23", n)
+	}
+	// A listing's limit bounds its scan the same way.
+	var scanned int
+	b.r.Progress = func(p replay.Progress) { scanned = p.Done }
+	dls, err := b.r.List(context.Background(), replay.ListRequest{Limit: 3})
+	if err != nil || len(dls) != 3 || scanned != 10 {
+		t.Fatalf("list --limit 3: %d dead letters, %d scanned, %v; want 3 of the first batch of 10", len(dls), scanned, err)
+	}
+}
+
+// TestRunThatCannotReadADLQReportsWhatItDid: a run that stops on a DLQ it
+// cannot read returns, with its error, the summary of what it did before —
+// the messages it scanned counted with the replays they gave.
+func TestRunThatCannotReadADLQReportsWhatItDid(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("e1", work.Fetch, work.NotFound)
+	b.deadLetter("e2", work.Fetch, work.NotFound)
+	b.r.Queues[work.LLM] = replay.Queues{Queue: queueURL(work.LLM)}
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "article restored", DLQs: replay.Stages{work.Fetch, work.LLM}})
+	if err == nil {
+		t.Fatal("a DLQ without a URL was read")
+	}
+	if sum.Replayed != 2 || sum.Scanned != 2 {
+		t.Fatalf("summary %+v: want the 2 messages scanned and replayed before the error", sum)
+	}
+}
+
 func TestRunDryRunChangesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -215,6 +263,39 @@ func TestRunResumesAReplayWrittenButNotSent(t *testing.T) {
 	}
 }
 
+// TestRunResendsAReplayFromItemStateNotSent: a replay from item state whose
+// send failed leaves the item queued with nothing carrying it. The item's
+// old dead letter, replayed from its DLQ next, must not be deleted as "item
+// already replayed" while that replay was never sent: it sends the
+// replay's envelope (a duplicate of a sent one is absorbed by the stage's
+// claim), then goes.
+func TestRunResendsAReplayFromItemStateNotSent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("r1", work.LLM, work.AuthDenied)
+	b.sqs.FailSends(queueURL(work.LLM), true)
+	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ItemIDs: []string{"r1"}}, Note: "key rotated"})
+	if err != nil || sum.Errors != 1 {
+		t.Fatalf("items replay with the send failing: %+v, %v", sum, err)
+	}
+	b.sqs.FailSends(queueURL(work.LLM), false)
+	b.clock.Advance(time.Minute)
+	sum, err = b.r.Run(context.Background(), replay.Request{Note: "key rotated", DLQs: replay.Stages{work.LLM}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := sentEnvelopes(t, b.sqs, work.LLM)
+	if len(envs) != 1 || envs[0].ItemID != "r1" || envs[0].Replay == nil || envs[0].Replay.Count != 1 {
+		t.Fatalf("sent %+v (summary %+v): want r1's replay sent", envs, sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
+		t.Fatalf("llm DLQ holds %d, want the dead letter gone once the replay is sent", n)
+	}
+	if it := b.item(t, "r1"); it.ReplayCount != 1 || it.State != work.Queued {
+		t.Fatalf("item %+v: want the one replay, queued", it)
+	}
+}
+
 func TestRunFromItemState(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -248,6 +329,56 @@ func TestRunFromItemState(t *testing.T) {
 	}
 	if it := b.item(t, "p2"); it.Stage != work.Fetch || it.Status != work.Received {
 		t.Fatalf("p2 after a full restart: %+v", it)
+	}
+}
+
+// TestRunFromItemStateNamesEachItemOnce: an id given twice (--item a,b
+// and a as an argument, a pasted list) is one item: the dry run and the
+// replay both count it once, and the replay does not report its second
+// mention as a race to run again — which would send it again.
+func TestRunFromItemStateNamesEachItemOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("p1", work.LLM, work.AuthDenied)
+	req := replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ItemIDs: []string{"p1", "p1"}}, Note: "key rotated", DryRun: true}
+	dry, err := b.r.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.DryRun = false
+	sum, err := b.r.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dry.Selected != 1 || dry.Replayed != 1 || sum.Selected != 1 || sum.Replayed != 1 || sum.Skipped != 0 {
+		t.Fatalf("dry run %+v\nreplay %+v\nwant one item, replayed once", dry, sum)
+	}
+	if n := len(sentEnvelopes(t, b.sqs, work.LLM)); n != 1 {
+		t.Fatalf("%d envelopes sent, want 1", n)
+	}
+}
+
+// TestRunFromItemStateByFilterReplaysEveryMatch: `items replay
+// --all-permanent` replays every permanent failure the filters select, not
+// the index's default page of them: 1,001 dead-lettered items are 1,001
+// replays.
+func TestRunFromItemStateByFilterReplaysEveryMatch(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const n = store.DefaultListLimit + 1
+	for i := range n {
+		id := fmt.Sprintf("q%04d", i)
+		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	}
+	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Selected != n || sum.Replayed != n || len(sentEnvelopes(t, b.sqs, work.LLM)) != n {
+		t.Fatalf("selected %d, replayed %d, sent %d: want every one of the %d", sum.Selected, sum.Replayed, len(sentEnvelopes(t, b.sqs, work.LLM)), n)
 	}
 }
 
@@ -320,6 +451,64 @@ func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
 	}
 	if it := b.item(t, "d1"); it.State != work.Deadletter || it.ReplayCount != 0 {
 		t.Fatalf("triage's dead letter was replayed: %+v", it)
+	}
+}
+
+// TestBackstopFilterLeavesADeadLetteredItem: a backstop message whose item
+// has since been dead-lettered at that stage (another delivery of it
+// dead-lettered the item while this one waited out a store outage) is a
+// stale copy: the redrive function's schedule must not replay the item —
+// its dead letter is an operator's to judge — and the dead letter stays
+// current.
+func TestBackstopFilterLeavesADeadLetteredItem(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("d1", work.LLM, work.AuthDenied)
+	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "d1", Stage: work.LLM, CorrelationID: "corr-d1"}.Encode())
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+		Note: "moved by the redrive backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := b.item(t, "d1"); it.State != work.Deadletter || it.ReplayCount != 0 {
+		t.Fatalf("the backstop replayed a dead-lettered item: %s at %s, replays %d (summary %+v)", it.State, it.Stage, it.ReplayCount, sum)
+	}
+	if sum.Replayed != 0 || len(sentEnvelopes(t, b.sqs, work.LLM)) != 0 {
+		t.Fatalf("summary %+v: want nothing replayed", sum)
+	}
+	bodies := b.sqs.Bodies(dlqURL(work.LLM))
+	if len(bodies) != 1 || !strings.Contains(bodies[0], `"dead_letter_id"`) {
+		t.Fatalf("LLM DLQ %v: want triage's dead letter of d1 only", bodies)
+	}
+}
+
+// TestBackstopResendsAPendingReplay: a replay's own envelope that the stage
+// queue's backstop moved (the store was out from the replay on, so no
+// delivery could claim the item) leaves the item queued at the stage, its
+// replay pending, the dead letter it came from deleted. The redrive
+// schedule must send the replay again, not delete the only message that
+// carries the item as a duplicate of a replay on its way.
+func TestBackstopResendsAPendingReplay(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("w1", work.LLM, work.UpstreamUnavailable)
+	if sum, err := b.r.Run(context.Background(), replay.Request{Note: "provider back", DLQs: replay.Stages{work.LLM}}); err != nil || sum.Replayed != 1 {
+		t.Fatalf("replay: %+v, %v", sum, err)
+	}
+	envs := sentEnvelopes(t, b.sqs, work.LLM)
+	b.sqs.Purge(queueURL(work.LLM))
+	b.sqs.Put(dlqURL(work.LLM), envs[0].Encode()) // moved by the backstop
+	b.clock.Advance(20 * time.Minute)
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+		Note: "moved by the redrive backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent := sentEnvelopes(t, b.sqs, work.LLM); len(sent) != 1 || sent[0].ItemID != "w1" {
+		t.Fatalf("sent %+v (summary %+v): want w1 sent again", sent, sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
+		t.Fatalf("llm DLQ holds %d, want 0", n)
 	}
 }
 
