@@ -95,8 +95,12 @@ func addFilterFlags(fs *flag.FlagSet, withDLQ bool) *filterFlags {
 	return f
 }
 
-func (f *filterFlags) set() bool {
-	return f.classes != "" || f.stage != "" || len(f.items) > 0 || f.since != "" || f.before != "" || f.retryable != ""
+// selects reports whether flt keeps fewer than every dead letter. It reads
+// the filter built, not the flags' text: a flag given a value that names
+// nothing (--class " ", --item ",") selects nothing out.
+func selects(flt replay.Filter) bool {
+	return len(flt.ErrorClass) > 0 || flt.Stage != "" || len(flt.ItemIDs) > 0 || !flt.FailedSince.IsZero() ||
+		!flt.FailedBefore.IsZero() || flt.Retryable != nil || flt.Backstop
 }
 
 // parse parses args into fs and builds the filter: the positional
@@ -351,7 +355,7 @@ func runDLQReplay(stdout io.Writer, args []string) error {
 	}
 	// --dlq naming every DLQ ("all", or empty: a script's unset variable)
 	// filters nothing.
-	if !ff.set() && len(dlqs) == len(work.Stages()) && !*all {
+	if !selects(flt) && len(dlqs) == len(work.Stages()) && !*all {
 		return usageError{"refusing to replay every dead letter: give a filter (--class, --stage, --item, --since, --before, --retryable, --dlq) or --all"}
 	}
 	req, err := rf.request(replay.SourceDLQ, dlqs, flt)
@@ -467,7 +471,7 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	if len(*note) > store.MaxNoteBytes {
 		return usageError{fmt.Sprintf("--note is longer than %d bytes", store.MaxNoteBytes)}
 	}
-	if len(pos) == 0 && !ff.set() && !*all {
+	if len(pos) == 0 && !selects(flt) && !*all {
 		return usageError{"name dead letters to resolve (IDs or a filter: --class, --stage, --item, --since, --before, --retryable) or give --all"}
 	}
 	ctx, cancel := commandContext()

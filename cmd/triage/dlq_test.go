@@ -64,6 +64,10 @@ func TestOpsCommandsUsage(t *testing.T) {
 		// An empty --dlq (a script's unset variable) is every DLQ, no filter.
 		{[]string{"dlq", "replay", "--note", "x", "--dlq", ""}, 2, "refusing to replay every dead letter"},
 		{[]string{"dlq", "replay", "--note", "x", "--dlq", " all"}, 2, "refusing to replay every dead letter"},
+		{[]string{"dlq", "replay", "--note", "x", "--class", " "}, 2, "refusing to replay every dead letter"},
+		{[]string{"dlq", "replay", "--note", "x", "--class", ","}, 2, "refusing to replay every dead letter"},
+		{[]string{"dlq", "replay", "--note", "x", "--item", ","}, 2, "refusing to replay every dead letter"},
+		{[]string{"dlq", "resolve", "--note", "x", "--class", " "}, 2, "name dead letters to resolve"},
 		{[]string{"dlq", "replay", "--note", "x", "--all", "--mode", "sideways"}, 2, "unknown replay mode"},
 		{[]string{"dlq", "annotate", "id"}, 2, "--note is required"},
 		{[]string{"dlq", "annotate", "--help"}, 0, "usage: triage dlq annotate"},
