@@ -189,11 +189,13 @@ func (c *Client) decode(r reply) (Response, error) {
 	if err := json.Unmarshal(r.body, &w); err != nil {
 		return Response{}, r.detail(malformed(err))
 	}
-	if hasErrorObject(w.Error) && !w.answered() {
+	if hasErrorObject(w.Error) && (!w.answered() || w.brokenOff()) {
 		// A gateway that answers 200 with an error object beside choices
 		// that hold no text (OpenRouter's "Provider returned error" with
-		// code 429 and an empty message) reports the upstream's failure:
-		// the error object is the answer, judged as its code says.
+		// code 429 and an empty message), or beside the text its upstream
+		// gave before it broke off (finish_reason "error"), reports the
+		// upstream's failure: the error object is the answer, judged as its
+		// code says.
 		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
 	}
 	if len(w.Choices) == 0 {
@@ -219,6 +221,12 @@ func (c *Client) decode(r reply) (Response, error) {
 	}
 	out.Stop = openAIStop(out.StopReason, out.Content, refusal)
 	return out, nil
+}
+
+// brokenOff reports whether the first choice ended with finish_reason
+// "error": a gateway's mark of an answer its upstream broke off.
+func (w *wireResponse) brokenOff() bool {
+	return len(w.Choices) > 0 && w.Choices[0].FinishReason != nil && *w.Choices[0].FinishReason == "error"
 }
 
 // answered reports whether the first choice carries text or a refusal:

@@ -298,6 +298,17 @@ func TestCompleteFailureClasses(t *testing.T) {
 				"data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":\"server_error\"}}\n\n",
 				"Content-Type", "text/event-stream"),
 			wantClass: work.UpstreamUnavailable, wantHTTP: 200},
+		// OpenRouter ends an answer its upstream broke off with
+		// finish_reason "error" and the error beside the text so far: the
+		// error is the answer, whole or streamed.
+		{name: "200 finish_reason error beside partial text",
+			handle:    respond(200, `{"choices":[{"message":{"role":"assistant","content":"{\"summary_neutral\":\"par"},"finish_reason":"error"}],"error":{"message":"Provider disconnected unexpectedly","code":"server_error"}}`),
+			wantClass: work.UpstreamUnavailable, wantHTTP: 200},
+		{name: "200 stream ending in an error chunk with finish_reason error",
+			handle: respond(200, "data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"sum\"},\"finish_reason\":null}]}\n\n"+
+				"data: {\"error\":{\"code\":\"server_error\",\"message\":\"Provider disconnected unexpectedly\"},\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"},\"finish_reason\":\"error\"}]}\n\n",
+				"Content-Type", "text/event-stream"),
+			wantClass: work.UpstreamUnavailable, wantHTTP: 200},
 		{name: "200 stream cut off", handle: respond(200, "data: {\"choices\":[{\"delta\":{\"content\":\"{\"},\"finish_reason\":null}]}\n\n",
 			"Content-Type", "text/event-stream"),
 			wantClass: work.NetworkTimeout},
