@@ -136,6 +136,7 @@ func (p *Producer) Submit(ctx context.Context, spec Spec) (Result, error) {
 // it early: the specs not sent carry ctx's error.
 func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
 	results := make([]Result, len(specs))
+	bodies := make([]string, len(specs)) // each valid spec's message body, encoded once
 	var pending []int
 	for i, s := range specs {
 		results[i] = Result{Index: i, ItemID: s.ItemID}
@@ -143,6 +144,7 @@ func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
 			results[i].Err = err
 			continue
 		}
+		bodies[i] = s.Encode()
 		pending = append(pending, i)
 	}
 	var (
@@ -155,7 +157,7 @@ func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
 		p.Progress(settled)
 	}
 	for start, end := 0, 0; start < len(pending); start = end {
-		end = chunkEnd(specs, pending, start)
+		end = chunkEnd(bodies, pending, start)
 		chunk := pending[start:end]
 		select {
 		case sem <- struct{}{}:
@@ -171,7 +173,7 @@ func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			p.send(ctx, specs, chunk, results)
+			p.send(ctx, bodies, chunk, results)
 			mu.Lock()
 			settled += len(chunk)
 			n := settled
@@ -188,10 +190,10 @@ func (p *Producer) SubmitBatch(ctx context.Context, specs []Spec) []Result {
 // chunkEnd returns where the SendMessageBatch starting at pending[start]
 // ends: at most BatchSize entries whose bodies sum to at most MaxBatchBytes,
 // and at least one entry.
-func chunkEnd(specs []Spec, pending []int, start int) int {
+func chunkEnd(bodies []string, pending []int, start int) int {
 	end, total := start, 0
 	for end < len(pending) && end-start < BatchSize {
-		n := len(specs[pending[end]].Encode())
+		n := len(bodies[pending[end]])
 		if end > start && total+n > MaxBatchBytes {
 			break
 		}
@@ -203,12 +205,12 @@ func chunkEnd(specs []Spec, pending []int, start int) int {
 
 // send sends one chunk (at most BatchSize entries, MaxBatchBytes of
 // bodies), retrying what may succeed.
-func (p *Producer) send(ctx context.Context, specs []Spec, chunk []int, results []Result) {
+func (p *Producer) send(ctx context.Context, bodies []string, chunk []int, results []Result) {
 	todo := chunk
 	for attempt := 1; len(todo) > 0; attempt++ {
 		entries := make([]sqstypes.SendMessageBatchRequestEntry, len(todo))
 		for j, i := range todo {
-			entries[j] = sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(specs[i].Encode())}
+			entries[j] = sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(bodies[i])}
 			results[i].Attempts = attempt
 		}
 		out, err := p.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(p.QueueURL), Entries: entries})
