@@ -95,8 +95,7 @@ func (b *batch) batches(match func(outcome) bool) iter.Seq[[]int] {
 // backstop's receives: the backstop's message of an item already queued at
 // the next stage would be superseded, and the item left with no message.
 func (b *batch) keep(i int, kind string) {
-	d := b.r.holding().Unrecorded(receiveCount(b.records[i]), b.r.rand()())
-	b.outcomes[i] = outcome{visibility: max(d, b.r.resendDelay()), kind: kind}
+	b.outcomes[i] = outcome{visibility: b.r.unrecordedHold(receiveCount(b.records[i])), kind: kind}
 }
 
 func (b *batch) changeVisibility(ctx context.Context) {
@@ -141,6 +140,13 @@ func (r *Runner) minRecordTime() time.Duration {
 
 func (r *Runner) resendDelay() time.Duration {
 	return orDefault(r.ResendDelay, DefaultResendDelay)
+}
+
+// unrecordedHold is how long a record whose outcome is not yet durable
+// stays in its queue: policy.Holding.Unrecorded on its receive count rc,
+// never less than resendDelay.
+func (r *Runner) unrecordedHold(rc int) time.Duration {
+	return max(r.holding().Unrecorded(rc, r.rand()()), r.resendDelay())
 }
 
 // orDefault is v when it is set (positive), else def.

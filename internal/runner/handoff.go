@@ -82,11 +82,11 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 	if err != nil {
 		// Kept, backing off on its receive count like any outcome not yet
 		// durable, so a DLQ outage does not spend the backstop's receives.
-		d := r.holding().Unrecorded(receiveCount(msg), r.rand()())
+		d := r.unrecordedHold(receiveCount(msg))
 		log.Error("DLQ send failed; record stays in the queue", "send_error", redact.String(err.Error()),
 			"visibility_ms", d.Milliseconds())
 		r.metrics().Count(MetricDLQSendErrors, r.Stage, p.ErrorClass, 1)
-		return outcome{visibility: max(d, r.resendDelay()), kind: "dlq_unavailable"}
+		return outcome{visibility: d, kind: "dlq_unavailable"}
 	}
 	r.metrics().Count(MetricDeadLetters, r.Stage, p.ErrorClass, 1)
 	if p.Replay.Escalated {
@@ -118,10 +118,9 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 			// and confirms it under the same condition. Every dead letter's
 			// item ends deadletter (docs/design.md "Dead letters").
 			r.metrics().Count(MetricStoreErrors, r.Stage, p.ErrorClass, 1)
-			d := r.holding().Unrecorded(receiveCount(msg), r.rand()())
 			log.Error("confirming the DLQ hand-off on the item failed; record kept, its redelivery confirms it",
 				"store_error", redact.String(err.Error()))
-			return outcome{visibility: max(d, r.resendDelay()), kind: "deadletter_unconfirmed"}
+			return outcome{visibility: r.unrecordedHold(receiveCount(msg)), kind: "deadletter_unconfirmed"}
 		}
 	}
 	return outcome{ack: true, kind: "dead_letter"}

@@ -53,8 +53,7 @@ func (b *batch) noticeFailed(ctx context.Context, log *slog.Logger, msg events.S
 	}
 	log.Error("enqueueing the owner's item.failed notice failed; record kept, its redelivery enqueues it (the dead letter is durable)",
 		"error", redact.String(err.Error()))
-	d := r.holding().Unrecorded(rc, r.rand()())
-	return outcome{visibility: max(d, r.resendDelay()), kind: "notice_unsent"}
+	return outcome{visibility: r.unrecordedHold(rc), kind: "notice_unsent"}
 }
 
 // renotice is the redelivery of the record that dead-lettered the item (it

@@ -674,10 +674,10 @@ func (rec *record) unrecorded(log *slog.Logger, err error, what string) outcome 
 	}
 	r := rec.b.r
 	r.metrics().Count(MetricStoreErrors, r.Stage, failure.Classify(err).Class, 1)
-	d := r.holding().Unrecorded(rec.rc, r.rand()())
+	d := r.unrecordedHold(rec.rc)
 	log.Error("recording "+what+" failed; record returned to the queue", "store_error", redact.String(err.Error()),
 		"visibility_ms", d.Milliseconds())
-	return outcome{visibility: max(d, r.resendDelay()), kind: "store_unavailable"}
+	return outcome{visibility: d, kind: "store_unavailable"}
 }
 
 func (rec *record) appendLog(ctx context.Context, log *slog.Logger, e store.LogEntry) {
