@@ -983,16 +983,6 @@ func (ev *evidence) requested() Requested {
 	return Requested{}
 }
 
-// explicit is the delay the upstream asked for in so many words: not the
-// rate-limit reset headers every answer carries, which say when a window
-// resets whether or not it was the one that was hit.
-func (ev *evidence) explicit() (Requested, bool) {
-	if r, ok := ev.explicitFields(); ok {
-		return r, true
-	}
-	return ev.prose()
-}
-
 // explicitFields is the delay the Retry-After headers or a body field ask
 // for.
 func (ev *evidence) explicitFields() (Requested, bool) {
