@@ -1000,3 +1000,27 @@ func TestClassifyTextAgreesWithTyped(t *testing.T) {
 		})
 	}
 }
+
+// Anthropic's timeout_error is its 504: the API timed out while it
+// processed the request (docs/design.md "Error classes and retry
+// profiles": a 504 is UPSTREAM_UNAVAILABLE). Its code decides, so a
+// stream's error event — which arrives on the 200 the stream began with,
+// or as the Anthropic Go SDK's "received error while streaming" text —
+// is the same failure as its 504, and the 504 is not a status default.
+func TestClassifyAnthropicTimeoutError(t *testing.T) {
+	t.Parallel()
+	stream := `{"type":"error","error":{"details":null,"type":"timeout_error","message":"Request timed out while processing. Please retry."},"request_id":"req_011CSHoEeqs5C35K2UUqR7G8"}`
+	for name, err := range map[string]error{
+		"504":                       httpErr(failure.Anthropic, 504, anthropicGatewayTime),
+		"a stream's event on a 200": httpErr(failure.Anthropic, 200, stream),
+		"the Go SDK's stream text":  fmt.Errorf("anthropic messages: %w", errors.New("received error while streaming: "+stream)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := failure.Classify(err)
+			if c.Class != work.UpstreamUnavailable || c.Default || c.Code != "timeout_error" {
+				t.Errorf("= %s code %q default %v (%s), want UPSTREAM_UNAVAILABLE by its code timeout_error", c.Class, c.Code, c.Default, c.Reason)
+			}
+		})
+	}
+}
