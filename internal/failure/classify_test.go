@@ -1024,3 +1024,42 @@ func TestClassifyAnthropicTimeoutError(t *testing.T) {
 		})
 	}
 }
+
+// An AWS error type is written with its namespace and its documentation
+// URL around it — x-amzn-ErrorType "com.amazon.coral.service#ThrottlingException",
+// a body's "__type" with a ":http://internal.amazon.com/…" after it, as
+// Smithy's REST-JSON protocol tests write them — and the code an operator
+// sees is its bare name, as the AWS SDKs report it.
+func TestClassifyAWSErrorTypeBareName(t *testing.T) {
+	t.Parallel()
+	const url = ":http://internal.amazon.com/coral/com.amazon.coral.service/"
+	for name, tc := range map[string]struct {
+		err  error
+		want work.Class
+	}{
+		"header with its namespace": {
+			err:  httpErr(failure.Bedrock, 400, bedrockBody("Too many tokens, please wait before trying again."), "X-Amzn-Errortype", "com.amazon.coral.service#ThrottlingException"),
+			want: work.RateLimited,
+		},
+		"header with its namespace and its URL": {
+			err:  httpErr(failure.AWS, 400, `{"message":"Rate exceeded"}`, "X-Amzn-Errortype", "com.amazon.coral.service#ThrottlingException"+url),
+			want: work.RateLimited,
+		},
+		"body __type with its URL": {
+			err:  httpErr(failure.AWS, 400, `{"__type":"ThrottlingException`+url+`","message":"Rate exceeded"}`),
+			want: work.RateLimited,
+		},
+		"body __type with its namespace and its URL": {
+			err:  httpErr(failure.AWS, 400, `{"__type":"com.amazon.coral.service#ThrottlingException`+url+`","message":"Rate exceeded"}`),
+			want: work.RateLimited,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := failure.Classify(tc.err)
+			if c.Class != tc.want || c.Code != "ThrottlingException" {
+				t.Errorf("= %s code %q (%s), want %s code ThrottlingException", c.Class, c.Code, c.Reason, tc.want)
+			}
+		})
+	}
+}
