@@ -1063,3 +1063,29 @@ func TestClassifyAWSErrorTypeBareName(t *testing.T) {
 		})
 	}
 }
+
+// The words the text's expressions look for are ASCII words in any case;
+// Unicode's case folding also reads the long s ſ (U+017F) as s and the
+// Kelvin sign K (U+212A) as k, so without care "ſtatus 404" names a status
+// nobody wrote. Those runes are not the letters the words are made of.
+func TestClassifyTextWordsAreASCII(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"GET article: ſtatus 404",
+		"POST webhook: delivery failed, ſtatus: 401",
+		"send failed: reſponse 503 from relay",
+		"upload failed (ſtatus_code=429)",
+	} {
+		c := failure.Classify(errors.New(text))
+		if c.Status != 0 {
+			t.Errorf("%q: status %d (%s %s), want none: the text names no status", text, c.Status, c.Class, c.Reason)
+		}
+	}
+	if c := failure.Classify(errors.New("fetch failed: error code: \u212Aey_expired")); c.Code != "" {
+		t.Errorf("Kelvin sign: code %q, want none", c.Code)
+	}
+	// The same words in ASCII still say so.
+	if c := failure.Classify(errors.New("GET article: Status 404")); c.Status != 404 || c.Class != work.NotFound {
+		t.Errorf("ASCII: %s status %d (%s), want NOT_FOUND 404", c.Class, c.Status, c.Reason)
+	}
+}
