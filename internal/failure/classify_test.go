@@ -1089,3 +1089,23 @@ func TestClassifyTextWordsAreASCII(t *testing.T) {
 		t.Errorf("ASCII: %s status %d (%s), want NOT_FOUND 404", c.Class, c.Status, c.Reason)
 	}
 }
+
+// The AWS SDK for Go v2 writes an S3 error's host id after its request id
+// ("RequestID: …, HostID: …, NoSuchKey: …"); the code after them is the
+// error's, never "HostID". The strings are a public Go project's test of
+// the SDK's S3 GetObject error and the SDK's own S3 response error format.
+func TestClassifyS3TextAfterHostID(t *testing.T) {
+	t.Parallel()
+	for text, tc := range map[string]struct {
+		want work.Class
+		code string
+	}{
+		"operation error S3: GetObject, https response error StatusCode: 404, RequestID: 18D0542B0EEDB52A, HostID: dd9025bab4ad464b049177c95eb6ebf374d3b3fd1af9251148b658df7ac2e3e8, NoSuchKey: The specified key does not exist.": {work.NotFound, "NoSuchKey"},
+		"operation error S3: PutObject, https response error StatusCode: 0, RequestID: , HostID: , canceled, context canceled":                                                                                                     {work.Unknown, ""},
+	} {
+		c := failure.Classify(errors.New(text))
+		if c.Class != tc.want || c.Code != tc.code {
+			t.Errorf("%.60s…: %s code %q (%s), want %s code %q", text, c.Class, c.Code, c.Reason, tc.want, tc.code)
+		}
+	}
+}

@@ -76,8 +76,11 @@ var (
 	// reAPIError is smithy's GenericAPIError: "api error Code: message".
 	reAPIError = regexp.MustCompile(`api error ([\w.#-]{1,100}): ?([^\n]*)`)
 	// reTypedAfterRequestID is the SDK's typed errors after its response
-	// error: "RequestID: abc, ConditionalCheckFailedException: message".
-	reTypedAfterRequestID = regexp.MustCompile(`RequestID: [^,\s]*, ([A-Z][\w.]{2,100}): ?([^\n]*)`)
+	// error: "RequestID: abc, ConditionalCheckFailedException: message";
+	// S3's response error has its host id between them ("RequestID: abc,
+	// HostID: def, NoSuchKey: message"), and a host id with no error after
+	// it is none ("HostID: , canceled").
+	reTypedAfterRequestID = regexp.MustCompile(`RequestID: [^,\s]*, (?:HostID: [^,\s]*, )?([A-Z][\w.]{2,100}): ?([^\n]*)`)
 	// reCodeLabel is a labelled code: Java v1 "Error Code: X", a header
 	// "x-amzn-ErrorType: X", an XML <Code>X</Code>.
 	reCodeLabel = regexp.MustCompile(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
@@ -200,7 +203,7 @@ func parseText(s string) textEvidence {
 		}
 	}
 	if strings.Contains(s, "RequestID: ") {
-		if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil {
+		if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil && m[1] != "HostID" {
 			t.addCode(m[1])
 			if t.message == "" {
 				t.message = m[2]
