@@ -182,10 +182,7 @@ func headerCode(h http.Header) string {
 		return v
 	}
 	if v := header(h, "X-Amzn-Errortype"); v != "" {
-		if i := strings.IndexAny(v, ":"); i >= 0 {
-			v = v[:i]
-		}
-		return v
+		return awsErrorType(v)
 	}
 	if v := header(h, "X-Amzn-Query-Error"); v != "" {
 		if i := strings.IndexByte(v, ';'); i >= 0 {
@@ -194,6 +191,20 @@ func headerCode(h http.Header) string {
 		return v
 	}
 	return ""
+}
+
+// awsErrorType is the bare name of an AWS error type as the x-amzn-ErrorType
+// header or a body's "__type" writes it, with its namespace before a '#' and
+// its documentation URL after a ':' ("com.amazon.coral.service#ThrottlingException:http://internal.amazon.com/…"):
+// what comes before the first ':', after its last '#'.
+func awsErrorType(v string) string {
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		v = v[:i]
+	}
+	if i := strings.LastIndexByte(v, '#'); i >= 0 {
+		v = v[i+1:]
+	}
+	return v
 }
 
 // isToken reports whether s looks like a Slack-style error code: 3..64 bytes
@@ -498,10 +509,7 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 	case ctxRoot:
 		switch string(key) {
 		case "__type": // AWS JSON protocol: "com.amazonaws.dynamodb.v20120810#ThrottlingException"
-			v := text()
-			if i := strings.LastIndexByte(v, '#'); i >= 0 {
-				v = v[i+1:]
-			}
+			v := awsErrorType(text())
 			if d.Code == "" {
 				d.Code = v
 			}

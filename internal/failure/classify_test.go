@@ -1000,3 +1000,112 @@ func TestClassifyTextAgreesWithTyped(t *testing.T) {
 		})
 	}
 }
+
+// Anthropic's timeout_error is its 504: the API timed out while it
+// processed the request (docs/design.md "Error classes and retry
+// profiles": a 504 is UPSTREAM_UNAVAILABLE). Its code decides, so a
+// stream's error event — which arrives on the 200 the stream began with,
+// or as the Anthropic Go SDK's "received error while streaming" text —
+// is the same failure as its 504, and the 504 is not a status default.
+func TestClassifyAnthropicTimeoutError(t *testing.T) {
+	t.Parallel()
+	stream := `{"type":"error","error":{"details":null,"type":"timeout_error","message":"Request timed out while processing. Please retry."},"request_id":"req_011CSHoEeqs5C35K2UUqR7G8"}`
+	for name, err := range map[string]error{
+		"504":                       httpErr(failure.Anthropic, 504, anthropicGatewayTime),
+		"a stream's event on a 200": httpErr(failure.Anthropic, 200, stream),
+		"the Go SDK's stream text":  fmt.Errorf("anthropic messages: %w", errors.New("received error while streaming: "+stream)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := failure.Classify(err)
+			if c.Class != work.UpstreamUnavailable || c.Default || c.Code != "timeout_error" {
+				t.Errorf("= %s code %q default %v (%s), want UPSTREAM_UNAVAILABLE by its code timeout_error", c.Class, c.Code, c.Default, c.Reason)
+			}
+		})
+	}
+}
+
+// An AWS error type is written with its namespace and its documentation
+// URL around it — x-amzn-ErrorType "com.amazon.coral.service#ThrottlingException",
+// a body's "__type" with a ":http://internal.amazon.com/…" after it, as
+// Smithy's REST-JSON protocol tests write them — and the code an operator
+// sees is its bare name, as the AWS SDKs report it.
+func TestClassifyAWSErrorTypeBareName(t *testing.T) {
+	t.Parallel()
+	const url = ":http://internal.amazon.com/coral/com.amazon.coral.service/"
+	for name, tc := range map[string]struct {
+		err  error
+		want work.Class
+	}{
+		"header with its namespace": {
+			err:  httpErr(failure.Bedrock, 400, bedrockBody("Too many tokens, please wait before trying again."), "X-Amzn-Errortype", "com.amazon.coral.service#ThrottlingException"),
+			want: work.RateLimited,
+		},
+		"header with its namespace and its URL": {
+			err:  httpErr(failure.AWS, 400, `{"message":"Rate exceeded"}`, "X-Amzn-Errortype", "com.amazon.coral.service#ThrottlingException"+url),
+			want: work.RateLimited,
+		},
+		"body __type with its URL": {
+			err:  httpErr(failure.AWS, 400, `{"__type":"ThrottlingException`+url+`","message":"Rate exceeded"}`),
+			want: work.RateLimited,
+		},
+		"body __type with its namespace and its URL": {
+			err:  httpErr(failure.AWS, 400, `{"__type":"com.amazon.coral.service#ThrottlingException`+url+`","message":"Rate exceeded"}`),
+			want: work.RateLimited,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := failure.Classify(tc.err)
+			if c.Class != tc.want || c.Code != "ThrottlingException" {
+				t.Errorf("= %s code %q (%s), want %s code ThrottlingException", c.Class, c.Code, c.Reason, tc.want)
+			}
+		})
+	}
+}
+
+// The words the text's expressions look for are ASCII words in any case;
+// Unicode's case folding also reads the long s ſ (U+017F) as s and the
+// Kelvin sign K (U+212A) as k, so without care "ſtatus 404" names a status
+// nobody wrote. Those runes are not the letters the words are made of.
+func TestClassifyTextWordsAreASCII(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"GET article: ſtatus 404",
+		"POST webhook: delivery failed, ſtatus: 401",
+		"send failed: reſponse 503 from relay",
+		"upload failed (ſtatus_code=429)",
+	} {
+		c := failure.Classify(errors.New(text))
+		if c.Status != 0 {
+			t.Errorf("%q: status %d (%s %s), want none: the text names no status", text, c.Status, c.Class, c.Reason)
+		}
+	}
+	if c := failure.Classify(errors.New("fetch failed: error code: \u212Aey_expired")); c.Code != "" {
+		t.Errorf("Kelvin sign: code %q, want none", c.Code)
+	}
+	// The same words in ASCII still say so.
+	if c := failure.Classify(errors.New("GET article: Status 404")); c.Status != 404 || c.Class != work.NotFound {
+		t.Errorf("ASCII: %s status %d (%s), want NOT_FOUND 404", c.Class, c.Status, c.Reason)
+	}
+}
+
+// The AWS SDK for Go v2 writes an S3 error's host id after its request id
+// ("RequestID: …, HostID: …, NoSuchKey: …"); the code after them is the
+// error's, never "HostID". The strings are a public Go project's test of
+// the SDK's S3 GetObject error and the SDK's own S3 response error format.
+func TestClassifyS3TextAfterHostID(t *testing.T) {
+	t.Parallel()
+	for text, tc := range map[string]struct {
+		want work.Class
+		code string
+	}{
+		"operation error S3: GetObject, https response error StatusCode: 404, RequestID: 18D0542B0EEDB52A, HostID: dd9025bab4ad464b049177c95eb6ebf374d3b3fd1af9251148b658df7ac2e3e8, NoSuchKey: The specified key does not exist.": {work.NotFound, "NoSuchKey"},
+		"operation error S3: PutObject, https response error StatusCode: 0, RequestID: , HostID: , canceled, context canceled":                                                                                                     {work.Unknown, ""},
+	} {
+		c := failure.Classify(errors.New(text))
+		if c.Class != tc.want || c.Code != tc.code {
+			t.Errorf("%.60s…: %s code %q (%s), want %s code %q", text, c.Class, c.Code, c.Reason, tc.want, tc.code)
+		}
+	}
+}

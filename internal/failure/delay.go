@@ -231,7 +231,8 @@ func leadingNumber(s string) (float64, string, bool) {
 }
 
 // matchUnit returns the unit at the start of s and its length, or 0: the
-// unit must end a word (a digit may follow it, "1m30s").
+// unit must end a word, no letter in any script after it ("2 mé" is no
+// minute; a digit may follow it, "1m30s").
 func matchUnit(s string) (time.Duration, int) {
 	for _, u := range delayUnits {
 		if len(s) < len(u.word) {
@@ -244,7 +245,7 @@ func matchUnit(s string) (time.Duration, int) {
 				break
 			}
 		}
-		if ok && (len(s) == len(u.word) || !isLetter(s[len(u.word)])) {
+		if ok && !letterAt(s[len(u.word):]) {
 			return u.unit, len(u.word)
 		}
 	}
@@ -268,6 +269,12 @@ func bareEnd(rest string) bool {
 		return r == utf8.RuneError || !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}
 	return false
+}
+
+// letterAt reports whether s starts with a letter in any script.
+func letterAt(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r)
 }
 
 func skipSpace(s string) string {

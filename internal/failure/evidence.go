@@ -960,11 +960,21 @@ func (ev *evidence) requestedOnce() Requested {
 // requested reads the upstream's requested delay from everywhere it is
 // given (docs/design.md "Delay hints"): the Retry-After headers, a body
 // field, a delay in the prose of the message, the body or the error's
-// text, and — for a 429 only — the rate-limit reset headers.
+// text, and — for a 429 only — the rate-limit reset headers. An absolute
+// time carries the response's Date, the clock it was written by.
+func (ev *evidence) requested() Requested {
+	r := ev.requestedAt()
+	if !r.At.IsZero() {
+		r.Date = responseDate(ev.header)
+	}
+	return r
+}
+
+// requestedAt is requested without the response's Date.
 //
 // Structure first: the exhausted limit's reset header (remaining 0) is read
 // before the prose, which says the same in words.
-func (ev *evidence) requested() Requested {
+func (ev *evidence) requestedAt() Requested {
 	if r, ok := ev.explicitFields(); ok {
 		return r
 	}

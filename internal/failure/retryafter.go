@@ -16,13 +16,18 @@ const MaxRequestedDelay = 30 * 24 * time.Hour
 
 // Requested is how long an upstream asked us to wait: a relative Delay, or an
 // absolute At (Retry-After as an HTTP-date, Anthropic's reset timestamps).
-// Resolving an absolute time needs a clock, which classification does not
-// have; the decision resolves it with Resolve.
+// An absolute time is the upstream's clock's, and so is the Date header of
+// the same response: when it has one, the wait is the time between them.
+// Without one, resolving the time needs a clock, which classification does
+// not have; the decision resolves it with Resolve.
 type Requested struct {
 	// Delay is a relative wait, zero if the upstream gave a time instead.
 	Delay time.Duration
 	// At is an absolute time, zero if the upstream gave a delay.
 	At time.Time
+	// Date is the Date header of the response that gave At: the
+	// upstream's now. Zero when there was none that parses.
+	Date time.Time
 	// Source names the header or body field it came from.
 	Source string
 }
@@ -31,9 +36,14 @@ type Requested struct {
 func (r Requested) IsZero() bool { return r.Delay == 0 && r.At.IsZero() }
 
 // Resolve returns the requested wait as a delay from now; never negative.
+// An absolute time is read against the response's own Date when it has
+// one, so a provider's clock that differs from ours moves neither way.
 func (r Requested) Resolve(now time.Time) time.Duration {
 	d := r.Delay
 	if !r.At.IsZero() {
+		if !r.Date.IsZero() {
+			now = r.Date
+		}
 		if until := r.At.Sub(now); until > d {
 			d = until
 		}
@@ -89,6 +99,16 @@ func parseRetryAfterHeaders(h http.Header) (Requested, bool) {
 		}
 	}
 	return Requested{}, false
+}
+
+// responseDate is the response's Date header (RFC 9110's HTTP-date), the
+// upstream's clock when it answered; zero when h has none that parses.
+func responseDate(h http.Header) time.Time {
+	t, err := http.ParseTime(strings.TrimSpace(header(h, "Date")))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // resetHeader pairs a reset header with the remaining-count header that says

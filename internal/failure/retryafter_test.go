@@ -334,3 +334,86 @@ func TestPlainBodyDelaySource(t *testing.T) {
 		}
 	}
 }
+
+// An absolute time an upstream asks to wait until is written by its own
+// clock, and so is its Date header: the wait is the one between them,
+// whatever our clock says (docs/design.md "Delay hints"). Without a Date
+// that parses, our clock is the response's now.
+func TestRequestedTimeAgainstResponseDate(t *testing.T) {
+	t.Parallel()
+	now := setup(t).now
+	httpDate := func(t time.Time) string { return t.Format(http.TimeFormat) }
+	behind, ahead := now.Add(-time.Minute), now.Add(2*time.Minute)
+	tests := map[string]struct {
+		status  int
+		headers []string
+		want    time.Duration
+	}{
+		"Retry-After date from a clock a minute behind ours": {
+			status:  503,
+			headers: []string{"Date", httpDate(behind), "Retry-After", httpDate(behind.Add(90 * time.Second))},
+			want:    90 * time.Second,
+		},
+		"Retry-After date from a clock two minutes ahead": {
+			status:  429,
+			headers: []string{"Date", httpDate(ahead), "Retry-After", httpDate(ahead.Add(30 * time.Second))},
+			want:    30 * time.Second,
+		},
+		"anthropic reset from a clock a minute behind ours": {
+			status: 429,
+			headers: []string{
+				"Date", httpDate(behind),
+				"Anthropic-Ratelimit-Tokens-Remaining", "0", "Anthropic-Ratelimit-Tokens-Reset", behind.Add(40 * time.Second).Format(time.RFC3339),
+			},
+			want: 40 * time.Second,
+		},
+		"anthropic reset from a clock ahead, none exhausted": {
+			status: 429,
+			headers: []string{
+				"Date", httpDate(ahead),
+				"Anthropic-Ratelimit-Requests-Remaining", "3", "Anthropic-Ratelimit-Requests-Reset", ahead.Add(12 * time.Second).Format(time.RFC3339),
+			},
+			want: 12 * time.Second,
+		},
+		"a reset before the response's Date is now": {
+			status:  429,
+			headers: []string{"Date", httpDate(ahead), "Retry-After", httpDate(ahead.Add(-5 * time.Second))},
+			want:    0,
+		},
+		"a reset far past the response's Date is capped": {
+			status:  503,
+			headers: []string{"Date", httpDate(behind), "Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT"},
+			want:    failure.MaxRequestedDelay,
+		},
+		"a Date that does not parse leaves our clock": {
+			status:  503,
+			headers: []string{"Date", "yesterday", "Retry-After", httpDate(now.Add(90 * time.Second))},
+			want:    90 * time.Second,
+		},
+		"a delay in seconds is not moved by the Date": {
+			status:  429,
+			headers: []string{"Date", httpDate(behind), "Retry-After", "20"},
+			want:    20 * time.Second,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := http.Header{}
+			for i := 0; i+1 < len(tc.headers); i += 2 {
+				h.Add(tc.headers[i], tc.headers[i+1])
+			}
+			r, ok := failure.ParseRequested(tc.status, h, nil)
+			if !ok {
+				t.Fatalf("nothing requested from %v", tc.headers)
+			}
+			if got := r.Resolve(now); got != tc.want {
+				t.Errorf("ParseRequested: Resolve = %v (%+v), want %v", got, r, tc.want)
+			}
+			c := failure.Classify(&failure.HTTPError{Provider: failure.Anthropic, Status: tc.status, Header: h})
+			if got := c.Requested.Resolve(now); got != tc.want {
+				t.Errorf("Classify: Resolve = %v (%+v), want %v", got, c.Requested, tc.want)
+			}
+		})
+	}
+}

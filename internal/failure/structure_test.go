@@ -270,6 +270,9 @@ func TestProseDelay(t *testing.T) {
 		// A number followed by a word in any script is a count of
 		// something, not bare seconds: "500 µs" is not 500 s.
 		"try again in 500 µs", "retry after 5 分钟",
+		// A unit is a whole word: a letter in any script after its
+		// prefix makes it another word ("2 mé", "5 sé", "3 hé").
+		"retry in 2 mé", "try again in 5 sécondes", "wait 3 hé", "retry after 1 dí",
 		// A comma between digits groups them: not "1" ending a clause.
 		"Please retry after 1,800 seconds",
 	} {

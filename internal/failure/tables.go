@@ -40,6 +40,7 @@ var ProviderCodes = map[string]work.Class{
 	"internal_error":                       work.UpstreamUnavailable,
 	"api_error":                            work.UpstreamUnavailable, // Anthropic type
 	"overloaded_error":                     work.UpstreamUnavailable, // Anthropic 529
+	"timeout_error":                        work.UpstreamUnavailable, // Anthropic 504: timed out while processing
 	"engine_overloaded":                    work.UpstreamUnavailable,
 	"service_unavailable":                  work.UpstreamUnavailable,
 	"timeout":                              work.NetworkTimeout,

@@ -76,8 +76,11 @@ var (
 	// reAPIError is smithy's GenericAPIError: "api error Code: message".
 	reAPIError = regexp.MustCompile(`api error ([\w.#-]{1,100}): ?([^\n]*)`)
 	// reTypedAfterRequestID is the SDK's typed errors after its response
-	// error: "RequestID: abc, ConditionalCheckFailedException: message".
-	reTypedAfterRequestID = regexp.MustCompile(`RequestID: [^,\s]*, ([A-Z][\w.]{2,100}): ?([^\n]*)`)
+	// error: "RequestID: abc, ConditionalCheckFailedException: message";
+	// S3's response error has its host id between them ("RequestID: abc,
+	// HostID: def, NoSuchKey: message"), and a host id with no error after
+	// it is none ("HostID: , canceled").
+	reTypedAfterRequestID = regexp.MustCompile(`RequestID: [^,\s]*, (?:HostID: [^,\s]*, )?([A-Z][\w.]{2,100}): ?([^\n]*)`)
 	// reCodeLabel is a labelled code: Java v1 "Error Code: X", a header
 	// "x-amzn-ErrorType: X", an XML <Code>X</Code>.
 	reCodeLabel = regexp.MustCompile(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
@@ -108,6 +111,22 @@ var (
 	// stage: notify.
 	reStage = regexp.MustCompile(`(?i)\bstage["']?\s*[:=]\s*["']?(fetch|llm|notify)\b`)
 )
+
+// asciiWords is s for the expressions above, which read ASCII words in any
+// case: (?i) folds case by Unicode's rules, under which the long s ſ
+// (U+017F) is an s and the Kelvin sign K (U+212A) a k, so "ſtatus 404"
+// would name a status nobody wrote. Each of those runes is replaced by as
+// many DEL bytes, which the expressions read as they read the rune (not a
+// letter of \w, not a digit, not a space) except that no case folds to
+// them; an offset into the result is one into s.
+func asciiWords(s string) string {
+	if !strings.ContainsAny(s, "\u017f\u212a") {
+		return s
+	}
+	return asciiWordsReplacer.Replace(s)
+}
+
+var asciiWordsReplacer = strings.NewReplacer("\u017f", "\x7f\x7f", "\u212a", "\x7f\x7f\x7f")
 
 // bedrockOperations are the Bedrock runtime (and agent runtime) operations
 // whose failures speak about a model.
@@ -157,7 +176,7 @@ func parseText(s string) textEvidence {
 		}
 	}
 	if t.stage == "" && containsFoldASCII(s, "stage") {
-		if m := reStage.FindStringSubmatch(s); m != nil {
+		if m := reStage.FindStringSubmatch(asciiWords(s)); m != nil {
 			t.stage = work.Stage(strings.ToLower(m[1]))
 		}
 	}
@@ -184,7 +203,7 @@ func parseText(s string) textEvidence {
 		}
 	}
 	if strings.Contains(s, "RequestID: ") {
-		if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil {
+		if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil && m[1] != "HostID" {
 			t.addCode(m[1])
 			if t.message == "" {
 				t.message = m[2]
@@ -192,8 +211,12 @@ func parseText(s string) textEvidence {
 		}
 	}
 	if containsFoldASCII(s, "code") || containsFoldASCII(s, "errortype") {
-		for _, m := range reCodeLabel.FindAllStringSubmatch(s, 4) {
-			t.addCode(afterHash(m[1] + m[2]))
+		for _, m := range reCodeLabel.FindAllStringSubmatchIndex(asciiWords(s), 4) {
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 {
+					t.addCode(afterHash(s[m[g]:m[g+1]]))
+				}
+			}
 		}
 	}
 	if t.status == 0 || t.status < 300 {
@@ -300,7 +323,7 @@ func textStatus(s string) int {
 		if re == nil {
 			break
 		}
-		for _, m := range re.FindAllStringSubmatchIndex(s, 8) {
+		for _, m := range re.FindAllStringSubmatchIndex(asciiWords(s), 8) {
 			n, end := 0, 0
 			for g := 2; g+1 < len(m); g += 2 {
 				if m[g] >= 0 && m[g+1] > m[g] {

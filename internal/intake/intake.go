@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/triagehq/triage/internal/store"
@@ -255,10 +257,50 @@ func decodeMetadata(raw json.RawMessage, dst *map[string]string) error {
 			// one sent. Refused as store.NewItem.SpecProblems refuses it.
 			return fmt.Errorf("%q must be valid UTF-8", work.Ellipsis(k, 32))
 		}
+		if esc := loneSurrogate(obj[k]); esc != "" {
+			// JSON would read the escape as U+FFFD too.
+			return fmt.Errorf("%q has the escape %s, half a surrogate pair: no character", work.Ellipsis(k, 32), esc)
+		}
 		out[k] = v
 	}
 	*dst = out
 	return nil
+}
+
+// loneSurrogate returns the first \u escape of the JSON string raw that
+// is half a surrogate pair without its other half ("\ud800", a low half
+// alone, a high half before anything but a low one), as written; "" when
+// there is none.
+func loneSurrogate(raw []byte) string {
+	hex := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		r, ok := hex(i)
+		if !ok {
+			i++ // an escape of one byte after the backslash
+			continue
+		}
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xdc00:
+			if low, ok := hex(i + 6); ok && low >= 0xdc00 && low <= 0xdfff {
+				i += 11 // the pair is one character
+				continue
+			}
+			return string(raw[i : i+6])
+		case utf16.IsSurrogate(r):
+			return string(raw[i : i+6])
+		}
+		i += 5
+	}
+	return ""
 }
 
 // decodeNotices reads the notices object: each known field a boolean;

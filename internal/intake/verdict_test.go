@@ -156,3 +156,29 @@ func largestSpec() intake.Spec {
 		SourceURL: url("a.example"), WebhookURL: url("h.example"), Metadata: meta,
 		CorrelationID: strings.Repeat("c", intake.MaxCorrelationIDLen)}
 }
+
+// TestLoneSurrogateMetadataRefused: a metadata value written with a JSON
+// escape of half a surrogate pair ("\ud800") names no character; JSON
+// decoding would store U+FFFD in its place, a value other than the one
+// sent. The fetch stage refuses the spec (SCHEMA_INVALID) and names the
+// field; a whole pair, an escaped U+FFFD and an escaped backslash before
+// "ud800" are characters and pass.
+func TestLoneSurrogateMetadataRefused(t *testing.T) {
+	t.Parallel()
+	body := func(v string) string {
+		return `{"item_id":"story-1","source_url":"https://news.example.com/a/1","webhook_url":"https://hooks.example.com/t","metadata":{"team":"` + v + `"}}`
+	}
+	for v, escape := range map[string]string{`ops\ud800`: `\ud800`, `\udc00ops`: `\udc00`, `\ud800\u0041`: `\ud800`, `\uD83D`: `\uD83D`, `a\ud83d\ud83d\ude00`: `\ud83d`, `\\\ud800`: `\ud800`} {
+		_, _, err := intake.Decode(body(v))
+		want := `invalid item spec: metadata "team" has the escape ` + escape + `, half a surrogate pair: no character`
+		if err == nil || err.Error() != want || !intake.Rejected(err) {
+			t.Errorf("%s: %v, want %q, dead-lettered as SCHEMA_INVALID", v, err, want)
+		}
+	}
+	for v, want := range map[string]string{`\ud83d\ude00`: "😀", `\uD83D\uDE00!`: "😀!", `\ufffd`: "\ufffd", `\\ud800`: `\ud800`} {
+		s, _, err := intake.Decode(body(v))
+		if err != nil || s.Metadata["team"] != want {
+			t.Errorf("%s: %q %v, want %q", v, s.Metadata["team"], err, want)
+		}
+	}
+}
