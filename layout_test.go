@@ -29,8 +29,8 @@ var layers = [][]string{
 	{"internal/store", "internal/conf", "internal/gates/health"},
 	// the facts providers and clients over the store
 	{"internal/store/objects", "internal/store/ledger", "internal/gates/breaker", "internal/intake",
-		"internal/upstream/llm", "internal/replay", "internal/report"},
-	{"internal/gates/fallback", "internal/upstream/notice"},
+		"internal/upstream/llm", "internal/report"},
+	{"internal/gates/fallback", "internal/upstream/notice", "internal/replay"},
 	// the runners of work
 	{"internal/runner", "internal/scheduler", "internal/replay/replaytest"},
 	// the Lambda functions' bootstraps and the public package

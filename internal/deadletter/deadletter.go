@@ -418,9 +418,15 @@ const (
 	// KindTriage is a dead letter triage wrote (a Payload).
 	KindTriage Kind = "triage"
 	// KindBackstop is a stage envelope the queue's redrive backstop moved
-	// after maxReceiveCount receives.
+	// after maxReceiveCount receives — or, on the fetch DLQ, an item spec it
+	// moved (the redrive reads the system attribute DeadLetterQueueSourceArn
+	// to tell).
 	KindBackstop Kind = "backstop"
-	// KindUnreadable is neither; it is never replayed.
+	// KindSpec is an item spec its sender put on the fetch DLQ itself: an
+	// EventBridge Scheduler run not delivered in time. It never ran, and is
+	// never replayed: an operator submits it again or resolves it.
+	KindSpec Kind = "spec"
+	// KindUnreadable is none of these; it is never replayed.
 	KindUnreadable Kind = "unreadable"
 )
 

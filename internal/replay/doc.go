@@ -22,9 +22,13 @@
 //
 // The filter is applied to the payloads triage writes (deadletter.Payload)
 // and to raw messages that a queue's own redrive backstop moved after
-// maxReceiveCount receives: their body is a pipeline envelope, and their
-// item is not dead-lettered but stuck (queued, retryable, or working under an
-// expired lease). Messages not selected are released (visibility 0) at the
+// maxReceiveCount receives: their body is a pipeline envelope — or, on the
+// fetch DLQ, the producer's spec, marked by SQS's DeadLetterQueueSourceArn —
+// and their item is not dead-lettered but stuck (queued, retryable, or
+// working under an expired lease) or, for a spec, perhaps never created: then
+// the spec is submitted again as it was written. A spec its sender put on
+// the DLQ (a Scheduler run) is never sent on its own (docs/design.md "Waits
+// and parking"). Messages not selected are released (visibility 0) at the
 // end of the run, untouched; every message stays invisible while the run
 // holds it, so one run never sees a message twice.
 //

@@ -44,7 +44,14 @@ type live struct {
 
 func setupLive(t *testing.T) *live {
 	t.Helper()
-	env := localtest.Stack(t, nil)
+	return setupLiveWith(t, nil)
+}
+
+// setupLiveWith is setupLive on a stack created with the template
+// parameters params.
+func setupLiveWith(t *testing.T, params map[string]string) *live {
+	t.Helper()
+	env := localtest.Stack(t, params)
 	db := dynamodb.NewFromConfig(env.AWS)
 	l := &live{
 		env: env, sqs: sqs.NewFromConfig(env.AWS),
@@ -428,4 +435,51 @@ func (l *live) deleteFromDLQ(t *testing.T, st work.Stage, id string) int {
 		}
 	}
 	return n
+}
+
+// TestBackstopResubmitsASpecOverTheWire: on the local stack, a producer's
+// spec that the fetch stage never got past — received the fetch queue's
+// maxReceiveCount times while the store was down, then moved by the
+// queue's RedrivePolicy — reaches the fetch DLQ as it was written, marked
+// with DeadLetterQueueSourceArn; the redrive's schedule submits it again,
+// and the item is created and finishes. Nothing was lost to the outage.
+func TestBackstopResubmitsASpecOverTheWire(t *testing.T) {
+	t.Parallel()
+	l := setupLiveWith(t, map[string]string{"BackstopMaxReceiveCount": "5"})
+	ctx := context.Background()
+	fetchQ := l.env.Stack.QueueURL(work.Fetch)
+	spec := `{"item_id":"outlived-the-outage","source_url":"https://a.example/s","webhook_url":"https://h.example/w"}`
+	l.send(t, fetchQ, spec)
+	// The store is down: every receive ends with the record released, its
+	// item never created. The sixth receive finds it moved.
+	for range 6 {
+		out, err := l.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(fetchQ), MaxNumberOfMessages: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			if aws.ToString(m.Body) != spec {
+				t.Fatalf("fetch queue holds %q", aws.ToString(m.Body))
+			}
+			if _, err := l.sqs.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+				QueueUrl: aws.String(fetchQ), ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: 0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	moved := l.dlq(t, work.Fetch)["outlived-the-outage"]
+	if len(moved) != 1 || moved[0].Kind != deadletter.KindBackstop || moved[0].Body() != spec {
+		t.Fatalf("fetch DLQ holds %+v: want the spec, moved by the backstop", moved)
+	}
+	sum := l.run(t, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "moved by the redrive backstop", By: "backstop"})
+	if sum.Replayed != 1 || sum.Errors != 0 {
+		t.Fatalf("the backstop's run: %+v", sum)
+	}
+	l.drain(t)
+	if it := l.get(t, "outlived-the-outage"); it.State != work.Done {
+		t.Fatalf("the item after the resubmission: %s at %s", it.State, it.Stage)
+	}
+	if left := l.dlq(t, work.Fetch); len(left) != 0 {
+		t.Fatalf("fetch DLQ after the run: %+v", left)
+	}
 }

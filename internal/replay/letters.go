@@ -11,6 +11,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -52,6 +53,9 @@ type DeadLetter struct {
 	body       string
 	receipt    string
 	attributes map[string]sqstypes.MessageAttributeValue
+	// spec is the item spec a message on the fetch DLQ holds (Kind
+	// backstop or spec): the producer's submission, or a Scheduler run.
+	spec *intake.Spec
 }
 
 // Retryable reports whether the dead letter's class may succeed on a
@@ -88,6 +92,20 @@ func parseMessage(m sqstypes.Message, dlq work.Stage) DeadLetter {
 		dl.FailedAt = p.LastFailureAt
 	case env != nil:
 		dl.ItemID, dl.Stage, dl.FailedAt = env.ItemID, env.Stage, dl.SentAt
+	case dlq == work.Fetch && intake.IsSpec(dl.body):
+		spec, _, err := intake.Decode(dl.body)
+		if err != nil {
+			break // a spec the fetch stage would refuse: unreadable, never sent again
+		}
+		dl.spec, dl.ItemID, dl.Stage, dl.FailedAt = &spec, spec.ItemID, work.Fetch, dl.SentAt
+		dl.Kind = deadletter.KindSpec
+		if m.Attributes[string(sqstypes.MessageSystemAttributeNameDeadLetterQueueSourceArn)] != "" {
+			// Moved by the fetch queue's RedrivePolicy: a submission the fetch
+			// stage never got past creating its item or claiming it (a store
+			// outage longer than its tolerance).
+			dl.Kind = deadletter.KindBackstop
+			dl.Envelope = &work.Envelope{ItemID: spec.ItemID, Stage: work.Fetch, CorrelationID: spec.CorrelationID}
+		}
 	}
 	return dl
 }
@@ -109,6 +127,10 @@ type plan struct {
 	action Action // Replayed (replay now), Resent, Duplicate or Skipped
 	reason string
 	from   []work.State
+	// resubmit sends the message's own body, an item spec, to the fetch
+	// queue (Resent), where the fetch stage creates the item or judges the
+	// spec against it.
+	resubmit bool
 }
 
 // CurrentDeadLetterID is the dead_letter_id the payload of it's current
@@ -136,7 +158,19 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 		// duplicate.
 		return plan{action: Skipped, reason: "a message that named no usable item: fix its body and resubmit it (triage submit), or resolve it"}
 	}
-	if it == nil {
+	switch {
+	case dl.Kind == deadletter.KindSpec:
+		// Scheduler gave up on delivering the run: its age limit dropped it
+		// on purpose, so nothing sends it on an operator's behalf.
+		return plan{action: Skipped, reason: "an item spec its sender put on the DLQ (a Scheduler run not delivered in time): " +
+			"submit it again (triage submit) if it should still run, or resolve it"}
+	case dl.spec != nil && it == nil:
+		return plan{action: Resent, resubmit: true, reason: "the item was never created: its spec, moved by the fetch queue's backstop, is submitted again"}
+	case dl.spec != nil && len(dl.spec.Differences(*it)) > 0:
+		// Another spec holds the id: the fetch stage dead-letters this one
+		// as a conflict, naming both values, where an operator sees it.
+		return plan{action: Resent, resubmit: true, reason: "the item exists with another spec: submitted again for the fetch stage to judge"}
+	case it == nil:
 		return plan{action: Skipped, reason: "item does not exist"}
 	}
 	if rec, ok := it.PendingReplay(); ok {

@@ -80,7 +80,7 @@ func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error
 					dl = dl.withItem(it)
 					dl.Status = decide(dl, it, r.now()).status()
 				}
-				if dl.Kind == deadletter.KindBackstop && !q.Filter.Matches(dl) {
+				if (dl.Kind == deadletter.KindBackstop || dl.Kind == deadletter.KindSpec) && !q.Filter.Matches(dl) {
 					continue
 				}
 				out = append(out, dl)
@@ -98,7 +98,7 @@ func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error
 
 func isZeroFilter(f Filter) bool {
 	return len(f.ErrorClass) == 0 && f.Stage == "" && len(f.ItemIDs) == 0 && f.FailedSince.IsZero() &&
-		f.FailedBefore.IsZero() && f.Retryable == nil
+		f.FailedBefore.IsZero() && f.Retryable == nil && !f.Backstop
 }
 
 // Annotator records operator notes on items (store.Items, store.Memory).

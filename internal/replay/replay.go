@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,7 +175,10 @@ func (run *dlqRun) full() bool { return run.req.Max > 0 && run.planned >= run.re
 type sendable struct {
 	dl  DeadLetter
 	env work.Envelope
-	out Outcome
+	// body, when set, is sent instead of env's encoding: an item spec
+	// submitted again as it was written.
+	body string
+	out  Outcome
 	// slot is the outcome's place in its batch.
 	slot int
 }
@@ -208,7 +212,7 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 			continue
 		}
 		dl = dl.withItem(it)
-		if dl.Kind == deadletter.KindBackstop && !run.req.Filter.Matches(dl) {
+		if (dl.Kind == deadletter.KindBackstop || dl.Kind == deadletter.KindSpec) && !run.req.Filter.Matches(dl) {
 			run.scan.hold(dl)
 			continue
 		}
@@ -237,6 +241,17 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 		}
 		run.planned++
 		run.markSeen(dl.ItemID)
+		if p.resubmit {
+			out.Action, out.Target = Resent, work.Fetch
+			if run.req.DryRun {
+				out.Action = WouldReplay
+				run.record(out)
+				run.scan.hold(dl)
+				continue
+			}
+			sends = append(sends, sendable{dl: dl, env: *dl.Envelope, body: dl.body, out: out, slot: run.record(out)})
+			continue
+		}
 		if run.req.DryRun {
 			out.Action, out.ReplayCount = WouldReplay, it.ReplayCount+1
 			if p.action == Resent {
@@ -320,7 +335,7 @@ func (r *Replayer) send(ctx context.Context, sends []sendable) []sendable {
 		idx := byQueue[st]
 		for start := 0; start < len(idx); start += maxBatch {
 			chunk := idx[start:min(start+maxBatch, len(idx))]
-			failed := r.sendBatch(ctx, st, chunk, func(i int) string { return sends[i].env.Encode() })
+			failed := r.sendBatch(ctx, st, chunk, func(i int) string { return cmp.Or(sends[i].body, sends[i].env.Encode()) })
 			for _, i := range chunk {
 				if reason, bad := failed[i]; bad {
 					sends[i].out.Action, sends[i].out.Reason = Failed, "send to the "+string(st)+" queue: "+reason
@@ -456,6 +471,7 @@ func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context,
 			VisibilityTimeout: int32(s.r.visibility() / time.Second), WaitTimeSeconds: wait,
 			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{
 				sqstypes.MessageSystemAttributeNameSentTimestamp, sqstypes.MessageSystemAttributeNameApproximateReceiveCount,
+				sqstypes.MessageSystemAttributeNameDeadLetterQueueSourceArn,
 			},
 			MessageAttributeNames: []string{"All"},
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/replay/replaytest"
 	"github.com/triagehq/triage/internal/store"
@@ -654,4 +655,97 @@ func Example_replayByClass() {
 	// selected 2, replayed 2, skipped 0, errors 0
 	// story-1 replayed → llm
 	// story-2 replayed → llm
+}
+
+// fetchQueueARN is the fetch queue's ARN, as SQS marks a message its
+// RedrivePolicy moved to the fetch DLQ.
+const fetchQueueARN = "arn:aws:sqs:us-east-1:123456789012:triage-fetch"
+
+// specBody is a producer's spec for id, as it stands on the fetch queue.
+func specBody(id, source string) string {
+	return fmt.Sprintf(`{"item_id":%q,"source_url":%q,"webhook_url":"https://hooks.example/t","metadata":{"team":"news"}}`, id, source)
+}
+
+// TestBackstopSubmitsASpecTheFetchQueueMoved: a submission the fetch stage
+// could not get past creating its item — the store down longer than its
+// tolerance — is moved by the fetch queue's backstop as the producer wrote
+// it, a spec, not an envelope. The redrive's schedule must not lose it:
+// an item never created is submitted again, the spec's own body to the
+// fetch queue; one created and stuck at fetch is resumed as any backstop
+// message; one whose id another spec holds is submitted again for the
+// fetch stage to dead-letter as a conflict; one whose item finished is a
+// duplicate. A spec its sender put on the DLQ itself — a Scheduler run
+// its age limit dropped, no DeadLetterQueueSourceArn — is left alone.
+func TestBackstopSubmitsASpecTheFetchQueueMoved(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	created := func(id string) {
+		spec, _, err := intake.Decode(specBody(id, "https://news.example/"+id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.Create(ctx, spec.NewItem("m#1", t0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	never := specBody("never-created", "https://news.example/never-created")
+	b.sqs.PutMoved(dlqURL(work.Fetch), never, fetchQueueARN)
+	created("stuck")
+	b.sqs.PutMoved(dlqURL(work.Fetch), specBody("stuck", "https://news.example/stuck"), fetchQueueARN)
+	created("taken")
+	conflict := specBody("taken", "https://other.example/a-different-source")
+	b.sqs.PutMoved(dlqURL(work.Fetch), conflict, fetchQueueARN)
+	created("finished")
+	fin := b.item(t, "finished")
+	fin.State, fin.Stage = work.Done, work.Notify
+	b.store.Put(fin)
+	b.sqs.PutMoved(dlqURL(work.Fetch), specBody("finished", "https://news.example/finished"), fetchQueueARN)
+	scheduled := specBody("nightly-2026-11-21T03:00:00Z", "https://reports.example/nightly")
+	b.sqs.Put(dlqURL(work.Fetch), scheduled)
+	b.sqs.Put(dlqURL(work.Fetch), "not json at all")
+
+	dls, err := b.r.List(ctx, replay.ListRequest{Filter: replay.Filter{Backstop: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dls) != 4 {
+		// Not the Scheduler run, nor an unreadable message: a listing
+		// filtered to backstop messages is no unfiltered listing.
+		t.Fatalf("the backstop's listing holds %d messages, want the 4 moved specs: %+v", len(dls), dls)
+	}
+	sum, err := b.r.Run(ctx, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "moved by the redrive backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 3 || sum.Errors != 0 {
+		t.Fatalf("summary %+v: want never-created and taken submitted again and stuck resumed", sum)
+	}
+	sent := b.sqs.Bodies(queueURL(work.Fetch))
+	if !slices.Contains(sent, never) || !slices.Contains(sent, conflict) || len(sent) != 3 {
+		t.Fatalf("fetch queue %q: want both specs as they were written, and stuck's replay envelope", sent)
+	}
+	if it := b.item(t, "stuck"); it.State != work.Queued || it.Stage != work.Fetch || it.ReplayCount != 1 {
+		t.Fatalf("stuck after the backstop's replay: %s at %s, replays %d", it.State, it.Stage, it.ReplayCount)
+	}
+	if it := b.item(t, "finished"); it.State != work.Done || it.ReplayCount != 0 {
+		t.Fatalf("a finished item was replayed: %+v", it)
+	}
+	if left := b.sqs.Bodies(dlqURL(work.Fetch)); len(left) != 2 || left[0] != scheduled {
+		t.Fatalf("fetch DLQ %q: want only the Scheduler run and the unreadable message, untouched", left)
+	}
+
+	// An operator's run over every dead letter meets the Scheduler run: it
+	// says what to do with it and leaves it where it is.
+	sum, err = b.r.Run(ctx, replay.Request{Note: "all of them"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Replayed != 0 || len(sum.Items) != 1 || sum.Items[0].Action != replay.Skipped ||
+		!strings.Contains(sum.Items[0].Reason, "triage submit") || sum.Items[0].ItemID != "nightly-2026-11-21T03:00:00Z" {
+		t.Fatalf("summary %+v: want the Scheduler run skipped, naming its item and how to submit it", sum)
+	}
+	if left := b.sqs.Bodies(dlqURL(work.Fetch)); len(left) != 2 {
+		t.Fatalf("fetch DLQ %q after an operator's run", left)
+	}
 }

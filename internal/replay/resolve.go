@@ -163,7 +163,8 @@ func (req ResolveRequest) selects(dl DeadLetter) bool {
 func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLetter) Resolved {
 	out := Resolved{ItemID: dl.ItemID, DLQ: dl.DLQ, MessageID: dl.MessageID, DeadLetterID: dl.DeadLetterID,
 		Class: string(dl.Class), Kind: dl.Kind, Action: "resolved"}
-	itemDL := dl.Kind != deadletter.KindUnreadable && (dl.Payload == nil || dl.Payload.Message == nil)
+	// A Scheduler run's spec is not its item's dead letter, as a message's is not.
+	itemDL := dl.Kind != deadletter.KindUnreadable && dl.Kind != deadletter.KindSpec && (dl.Payload == nil || dl.Payload.Message == nil)
 	if out.ItemID == "" {
 		out.ItemID = "message:" + dl.MessageID
 	}

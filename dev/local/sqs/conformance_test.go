@@ -59,6 +59,8 @@ var motoDiffers = map[string]string{
 	"SendMessage/system-attributes-md5": "moto returns no MD5OfMessageSystemAttributes for an AWSTraceHeader",
 	"SendMessageBatch/entry-failure": "moto's Failed entries carry SenderFault as the string \"true\", which the SDK cannot " +
 		"decode (\"expected bool\"): the whole call fails",
+	"RedrivePolicy/source-arn": "moto does not set the system attribute DeadLetterQueueSourceArn on a message its " +
+		"RedrivePolicy moved; SQS sets it to the source queue's ARN",
 	"RedrivePolicy/missing-target": "moto answers QueueDoesNotExist for a RedrivePolicy whose target does not exist; " +
 		"SQS answers InvalidParameterValue (\"Dead letter target does not exist\")",
 	"SetQueueAttributes/validation": "moto accepts values out of range (VisibilityTimeout 43201, DelaySeconds 901, " +
@@ -747,6 +749,17 @@ func testRedrive(t *testing.T, tg *target) {
 	}
 	if c := tg.counts(t, url); c != [3]int{} {
 		t.Errorf("%s: source counts %v after the move", tg.name, c)
+	}
+	source := moved[0].Attributes["DeadLetterQueueSourceArn"]
+	tg.check(t, "RedrivePolicy/source-arn", source == tg.arn(t, url),
+		"a moved message's DeadLetterQueueSourceArn = %q, want the source queue's ARN %q", source, tg.arn(t, url))
+	direct := tg.send(t, dlq, "sent to the dead-letter queue itself")
+	for _, m := range tg.receive(t, dlq, 10, 30) {
+		if aws.ToString(m.MessageId) == aws.ToString(direct.MessageId) {
+			if v, ok := m.Attributes["DeadLetterQueueSourceArn"]; ok {
+				t.Errorf("%s: a message sent to the queue carries DeadLetterQueueSourceArn %q", tg.name, v)
+			}
+		}
 	}
 	_, err := tg.client.SetQueueAttributes(t.Context(), &awssqs.SetQueueAttributesInput{QueueUrl: &url, Attributes: map[string]string{
 		"RedrivePolicy": `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:123456789012:no-such-dlq","maxReceiveCount":2}`}})

@@ -35,7 +35,8 @@
 //     attributes returned, MD5OfMessageSystemAttributes);
 //   - RedrivePolicy: a message received maxReceiveCount times moves, on the
 //     next receive, to the dead-letter queue with its id, body, attributes,
-//     sent time and receive count;
+//     sent time and receive count, and the system attribute
+//     DeadLetterQueueSourceArn naming the queue it came from;
 //   - GetQueueAttributes' ApproximateNumberOfMessages, ...NotVisible and
 //     ...Delayed, exact here;
 //   - errors as the JSON protocol carries them: the model's shape in

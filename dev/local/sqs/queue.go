@@ -31,6 +31,9 @@ type message struct {
 	allElem        *list.Element
 	senderID       string
 	traceHeaderSet bool
+	// deadLetterSource is the ARN of the queue whose RedrivePolicy moved the
+	// message here; empty for a message sent to this queue.
+	deadLetterSource string
 }
 
 type msgState uint8

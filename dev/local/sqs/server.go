@@ -732,6 +732,7 @@ const (
 	sysReceiveCount      = "ApproximateReceiveCount"
 	sysFirstReceive      = "ApproximateFirstReceiveTimestamp"
 	sysTraceHeader       = "AWSTraceHeader"
+	sysDeadLetterSource  = "DeadLetterQueueSourceArn"
 	sysAll               = "All"
 	receiveMaxMessages   = 10
 	defaultReceiveNumber = 1
@@ -799,6 +800,7 @@ type received struct {
 	firstReceive, sent        time.Time
 	attrs, systemAttrs        map[string]attrValue
 	id, body, md5Body, sender string
+	deadLetterSource          string
 }
 
 func (r received) render(system, names []string) receivedMessage {
@@ -816,6 +818,9 @@ func (r received) render(system, names []string) receivedMessage {
 	}
 	if want(sysFirstReceive) {
 		attrs[sysFirstReceive] = strconv.FormatInt(r.firstReceive.UnixMilli(), 10)
+	}
+	if r.deadLetterSource != "" && want(sysDeadLetterSource) {
+		attrs[sysDeadLetterSource] = r.deadLetterSource
 	}
 	if tr, ok := r.systemAttrs[sysTraceHeader]; ok && want(sysTraceHeader) {
 		attrs[sysTraceHeader] = derefString(tr.StringValue)
@@ -853,7 +858,7 @@ func (s *Server) receive(ctx context.Context, q *queue, n int, visibility, wait 
 		for i, m := range got {
 			out[i] = received{handle: handle{queue: q.name, id: m.id, serial: m.serial}.encode(), receiveCount: m.receiveCount,
 				firstReceive: m.firstReceive, sent: m.sent, attrs: m.attrs, systemAttrs: m.systemAttrs, id: m.id, body: m.body,
-				md5Body: m.md5Body, sender: m.senderID}
+				md5Body: m.md5Body, sender: m.senderID, deadLetterSource: m.deadLetterSource}
 		}
 		var wake chan struct{}
 		var next time.Time
@@ -902,7 +907,8 @@ func (q *queue) unwait() {
 }
 
 // deadLetter puts msgs, moved from src by its RedrivePolicy, on dlq: same
-// id, body, attributes, sent time and receive count, visible at once. A
+// id, body, attributes, sent time and receive count, visible at once, and
+// marked with src's ARN (the system attribute DeadLetterQueueSourceArn). A
 // dead-letter queue deleted meanwhile loses nothing: the messages go back
 // to src, as SQS keeps a message whose redrive target is gone.
 func (s *Server) deadLetter(src, dlq *queue, msgs []*message, now time.Time) {
@@ -910,7 +916,7 @@ func (s *Server) deadLetter(src, dlq *queue, msgs []*message, now time.Time) {
 	if !dlq.deleted {
 		dlq.advance(now)
 		for _, m := range msgs {
-			m.due, m.heapIndex = now, -1
+			m.due, m.heapIndex, m.deadLetterSource = now, -1, src.arn
 			dlq.add(m, now)
 		}
 		dlq.mu.Unlock()

@@ -7,6 +7,7 @@ package replaytest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -29,9 +30,12 @@ type SQS struct {
 
 type fakeMsg struct {
 	id, body, receipt string
-	attrs             map[string]sqstypes.MessageAttributeValue
-	hidden            bool
-	receives          int
+	// source is the DeadLetterQueueSourceArn of a message a queue's
+	// RedrivePolicy moved here (PutMoved); empty for one sent to it.
+	source   string
+	attrs    map[string]sqstypes.MessageAttributeValue
+	hidden   bool
+	receives int
 }
 
 // NewSQS returns an empty fake.
@@ -60,6 +64,21 @@ func (f *SQS) Put(url, body string) string {
 	f.seq++
 	id := "msg-" + strconv.Itoa(f.seq)
 	f.queues[url] = append(f.queues[url], &fakeMsg{id: id, body: body})
+	return id
+}
+
+// PutMoved adds a message with body to url as a queue's RedrivePolicy moves
+// one: it carries the system attribute DeadLetterQueueSourceArn, source. It
+// returns the message's id.
+func (f *SQS) PutMoved(url, body, source string) string {
+	id := f.Put(url, body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.queues[url] {
+		if m.id == id {
+			m.source = source
+		}
+	}
 	return id
 }
 
@@ -103,10 +122,16 @@ func (f *SQS) ReceiveMessage(_ context.Context, in *sqs.ReceiveMessageInput, _ .
 		f.seq++
 		m.hidden, m.receipt = true, "r-"+strconv.Itoa(f.seq)
 		m.receives++
+		attrs := map[string]string{"ApproximateReceiveCount": strconv.Itoa(m.receives), "SentTimestamp": "1795000000000"}
+		source := sqstypes.MessageSystemAttributeNameDeadLetterQueueSourceArn
+		if m.source != "" && (slices.Contains(in.MessageSystemAttributeNames, sqstypes.MessageSystemAttributeNameAll) ||
+			slices.Contains(in.MessageSystemAttributeNames, source)) {
+			// SQS returns it only when asked, as every system attribute.
+			attrs[string(source)] = m.source
+		}
 		out.Messages = append(out.Messages, sqstypes.Message{
 			MessageId: aws.String(m.id), ReceiptHandle: aws.String(m.receipt), Body: aws.String(m.body),
-			Attributes:        map[string]string{"ApproximateReceiveCount": strconv.Itoa(m.receives), "SentTimestamp": "1795000000000"},
-			MessageAttributes: m.attrs,
+			Attributes: attrs, MessageAttributes: m.attrs,
 		})
 	}
 	return out, nil
