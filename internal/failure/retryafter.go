@@ -218,11 +218,16 @@ func later(a, b Requested) bool {
 
 // unixReset is where a bare reset number stops being a window and is a Unix
 // time, as some OpenAI-compatible servers send it: 1e9 seconds is 31 years,
-// and the Unix time 1e9 is 2001-09-09.
-const unixReset = 1e9
+// and the Unix time 1e9 is 2001-09-09. From unixMilliReset it is a Unix
+// time in milliseconds, as gateways written in JavaScript send it: 1e12
+// seconds is year 33658, and 1e12 milliseconds is 2001-09-09 again.
+const (
+	unixReset      = 1e9
+	unixMilliReset = 1e12
+)
 
 // parseReset reads "6m0s", "1.5s", "20ms", "59.616s", bare seconds, a Unix
-// time, or an RFC 3339 time.
+// time in seconds or milliseconds, or an RFC 3339 time.
 func parseReset(v string) (Requested, bool) {
 	if d, err := time.ParseDuration(v); err == nil {
 		if d < 0 {
@@ -231,7 +236,10 @@ func parseReset(v string) (Requested, bool) {
 		return Requested{Delay: min(d, MaxRequestedDelay)}, true
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs >= unixReset && secs < 1e18 {
+		if secs >= unixMilliReset && secs < 1e18 {
+			return Requested{At: time.UnixMilli(int64(secs)).UTC()}, true
+		}
+		if secs >= unixReset {
 			whole, frac := math.Modf(secs)
 			return Requested{At: time.Unix(int64(whole), int64(frac*1e9)).UTC()}, true
 		}

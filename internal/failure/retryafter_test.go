@@ -156,6 +156,10 @@ func TestParseRequested(t *testing.T) {
 			status: 429, headers: []string{"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", strconv.FormatInt(now.Add(30*time.Second).Unix(), 10)},
 			ok: true, wantDelay: 30 * time.Second, wantSource: "x-ratelimit-reset-requests",
 		},
+		"x-ratelimit-reset as Unix milliseconds (gateways that send JavaScript's Date.now())": {
+			status: 429, headers: []string{"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", strconv.FormatInt(now.Add(30*time.Second).UnixMilli(), 10)},
+			ok: true, wantDelay: 30 * time.Second, wantSource: "x-ratelimit-reset-requests",
+		},
 		"anthropic RFC 3339 reset of the exhausted limit": {
 			status: 429, headers: []string{
 				"Anthropic-Ratelimit-Requests-Remaining", "48", "Anthropic-Ratelimit-Requests-Reset", rfc3339(10 * time.Minute),
