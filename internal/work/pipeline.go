@@ -162,6 +162,11 @@ func Decode(body string, want Stage) (Envelope, []string, error) {
 		return Envelope{}, unknown, fmt.Errorf("%w: stage %q delivered to the %s queue", ErrEnvelope, env.Stage, want)
 	case env.CorrelationID == "":
 		return Envelope{}, unknown, fmt.Errorf("%w: correlation_id is required", ErrEnvelope)
+	case len(env.CorrelationID) > MaxItemIDLen:
+		// A spec's bound (docs/design.md "Putting work in"): as long as an
+		// item id, since an absent one is the item id. The envelope carries
+		// it to the next queue, so a longer one could fail a whole forward.
+		return Envelope{}, unknown, fmt.Errorf("%w: correlation_id longer than %d bytes", ErrEnvelope, MaxItemIDLen)
 	}
 	return env, unknown, nil
 }
