@@ -194,7 +194,11 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 	pol := h.policy()
 	if pol.Exhausted(claimed.Attempts) {
 		// Only a crash loop gets here (every attempt's outcome is settled
-		// otherwise): give up before any work.
+		// otherwise): give up before any work, logged and counted as every
+		// abandoned notice is.
+		log.Error("notice abandoned: the owner was not told; its attempts ended without an outcome",
+			"attempts", claimed.Attempts-1, "class", string(work.InternalBug))
+		h.count(MetricAbandoned, work.InternalBug)
 		return h.settle(ctx, log, ledger.NoticeSettle{ItemID: n.ItemID, Key: n.ID, Owner: owner, Now: now, State: ledger.NoticeAbandoned,
 			Class: work.InternalBug, Error: "attempts exhausted without an outcome"}, claimed.Attempts-1, 0)
 	}
