@@ -19,9 +19,9 @@ const (
 	// waiting message stays far from the redrive backstop whatever the
 	// outage's length.
 	DefaultParkAfterReceives = 3
-	// ResendDelay is the visibility of a record whose outcome could not be
-	// made durable (a forward or DLQ send failed): it comes back soon, but
-	// not hot, and is decided again.
+	// ResendDelay is the least visibility of a record whose outcome could
+	// not be made durable (Holding.Unrecorded backs off above it): it comes
+	// back soon, but not hot, and is decided again.
 	ResendDelay = 2 * time.Second
 )
 

@@ -65,8 +65,10 @@ const (
 	KeepUntilLease LostClaimAction = "keep until the lease ends"
 	// KeepUntilDue keeps the message until the item's not_before.
 	KeepUntilDue LostClaimAction = "keep until not_before"
-	// KeepBriefly keeps the message for the runner's resend delay.
-	KeepBriefly LostClaimAction = "keep briefly"
+	// KeepBriefly keeps the message, backing off on its receive count
+	// (Holding.Unrecorded): a state no rule names is a fault of ours that
+	// may recur on every delivery.
+	KeepBriefly LostClaimAction = "keep, backing off on the receive count"
 )
 
 // LostClaimRule is one row of the lost-claim table.

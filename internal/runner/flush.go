@@ -116,10 +116,18 @@ func (b *batch) changeVisibility(ctx context.Context) {
 		if err != nil {
 			b.log.Error("visibility change failed; records reappear after the queue default", "records", len(chunk),
 				"error", redact.String(err.Error()))
+			b.r.metrics().Count(MetricVisibilityErrors, b.r.Stage, "", len(chunk))
 			continue
 		}
 		for _, f := range out.Failed {
-			b.log.Warn("visibility change failed for a record", "entry", aws.ToString(f.Id), "code", aws.ToString(f.Code))
+			// Ids and codes only: an entry's message can quote its receipt
+			// handle.
+			attrs := []any{"entry", aws.ToString(f.Id), "code", aws.ToString(f.Code), "sender_fault", f.SenderFault}
+			if i, err := strconv.Atoi(aws.ToString(f.Id)); err == nil && i >= 0 && i < len(b.records) {
+				attrs = append(attrs, "message_id", b.records[i].MessageId)
+			}
+			b.log.Warn("visibility change failed for a record; it reappears after the queue default", attrs...)
+			b.r.metrics().Count(MetricVisibilityErrors, b.r.Stage, "", 1)
 		}
 	}
 }

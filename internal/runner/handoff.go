@@ -71,8 +71,13 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 	r := b.r
 	body, err := p.Marshal()
 	if err != nil {
-		log.Error("encoding the dead letter failed; record returned to the queue", "encode_error", err.Error())
-		return outcome{visibility: r.resendDelay(), kind: "dlq_unavailable"}
+		// A fault of ours that the next delivery meets again: kept, backing
+		// off on its receive count, so the backstop's receives are spent over
+		// minutes of logs, not seconds.
+		d := r.unrecordedHold(receiveCount(msg))
+		log.Error("encoding the dead letter failed; record returned to the queue", "encode_error", err.Error(),
+			"visibility_ms", d.Milliseconds())
+		return outcome{visibility: d, kind: "dlq_unavailable"}
 	}
 	_, err = r.SQS.SendMessage(ctx, &sqs.SendMessageInput{
 		QueueUrl:          aws.String(r.DLQURL),

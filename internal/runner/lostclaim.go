@@ -43,8 +43,9 @@ func (b *batch) onLostClaim(ctx context.Context, log *slog.Logger, msg events.SQ
 	case policy.KeepUntilDue:
 		o = outcome{visibility: min(max(cur.NotBefore.Sub(now), 0), r.holding().Visibility()), kind: rule.Kind}
 	case policy.KeepBriefly:
-		log.Warn(rule.Why)
-		return outcome{visibility: r.resendDelay(), kind: rule.Kind}
+		d := r.unrecordedHold(receiveCount(msg))
+		log.Warn(rule.Why, "visibility_ms", d.Milliseconds())
+		return outcome{visibility: d, kind: rule.Kind}
 	}
 	if rule.LostClaim == policy.EarlierStage {
 		log.Warn(rule.Why)

@@ -29,6 +29,10 @@ const (
 	// MetricNoticeSendErrors counts owner notices the runner could not
 	// enqueue (package notice).
 	MetricNoticeSendErrors = "NoticeSendErrors"
+	// MetricVisibilityErrors counts kept records whose visibility change
+	// SQS refused (the call, or the record's entry): each comes back after
+	// the queue's default visibility instead of its decided hold.
+	MetricVisibilityErrors = "VisibilityErrors"
 )
 
 // Metrics receives the runner's counters. Class is empty for counters that

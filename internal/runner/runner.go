@@ -265,12 +265,15 @@ func (b *batch) finishing() (context.Context, context.CancelFunc) {
 
 func (b *batch) process(msg events.SQSMessage) (out outcome) {
 	// A panic outside the work (a store bug) must not lose the batch: the
-	// record is returned to the queue untouched.
+	// record is returned to the queue untouched, backing off on its receive
+	// count like any outcome not yet durable, so a panic that recurs on
+	// every receive spends the redrive backstop's receives over minutes.
 	defer func() {
 		if v := recover(); v != nil {
+			d := b.r.unrecordedHold(receiveCount(msg))
 			b.log.Error("panic in the runner; record returned to the queue", "message_id", msg.MessageId,
-				"error", redact.String(fmt.Sprint(v)))
-			out = outcome{visibility: b.r.resendDelay(), kind: "runner_panic"}
+				"error", redact.String(fmt.Sprint(v)), "visibility_ms", d.Milliseconds())
+			out = outcome{visibility: d, kind: "runner_panic"}
 		}
 	}()
 	env, spec, err := b.decode(msg)

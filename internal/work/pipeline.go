@@ -115,6 +115,15 @@ type Replay struct {
 // are a sign of a producer bug and would bloat every log line.
 const MaxItemIDLen = 256
 
+// MaxReplayNoteLen and MaxReplayRefLen bound an envelope's replay lineage
+// (its note; who replayed, the dead letter it came from and its mode): the
+// item store's bounds of the replay record whose last one a replay's
+// envelope carries (store.MaxNoteBytes, store.MaxByBytes, store.MaxRefBytes).
+const (
+	MaxReplayNoteLen = 2048
+	MaxReplayRefLen  = 256
+)
+
 // ErrEnvelope is the sentinel every envelope decoding error wraps.
 var ErrEnvelope = errors.New("invalid envelope")
 
@@ -162,6 +171,17 @@ func Decode(body string, want Stage) (Envelope, []string, error) {
 		return Envelope{}, unknown, fmt.Errorf("%w: stage %q delivered to the %s queue", ErrEnvelope, env.Stage, want)
 	case env.CorrelationID == "":
 		return Envelope{}, unknown, fmt.Errorf("%w: correlation_id is required", ErrEnvelope)
+	case len(env.CorrelationID) > MaxItemIDLen:
+		// A spec's bound (docs/design.md "Putting work in"): as long as an
+		// item id, since an absent one is the item id. The envelope carries
+		// it to the next queue, so a longer one could fail a whole forward.
+		return Envelope{}, unknown, fmt.Errorf("%w: correlation_id longer than %d bytes", ErrEnvelope, MaxItemIDLen)
+	case env.Replay != nil && len(env.Replay.Note) > MaxReplayNoteLen:
+		// The envelope carries its replay lineage to the next queue too.
+		return Envelope{}, unknown, fmt.Errorf("%w: replay.note longer than %d bytes", ErrEnvelope, MaxReplayNoteLen)
+	case env.Replay != nil && max(len(env.Replay.By), len(env.Replay.FromDeadLetter), len(env.Replay.Mode)) > MaxReplayRefLen:
+		return Envelope{}, unknown, fmt.Errorf("%w: replay.by, replay.from_dead_letter or replay.mode longer than %d bytes",
+			ErrEnvelope, MaxReplayRefLen)
 	}
 	return env, unknown, nil
 }

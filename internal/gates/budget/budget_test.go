@@ -568,3 +568,46 @@ func TestPocketNeverGoesBackADay(t *testing.T) {
 		t.Fatalf("the day before leased again: %+v", prev)
 	}
 }
+
+// TestLateStampedChargeSettlesOnTheDayItWasLeasedFrom: a call stamped a
+// moment before midnight that takes the pocket after another charge moved
+// it to the new day is paid from the new day (TestPocketNeverGoesBackADay);
+// its settlement is reported under that day too. Settled by its stamp, it
+// went to the day before, whose counters gained a correction for a call
+// they never counted while the new day's lacked it.
+func TestLateStampedChargeSettlesOnTheDayItWasLeasedFrom(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &budget.MemoryStore{}
+	p := &budget.Pocket{Store: store, Cap: 10_000, Chunk: 4_000}
+	midnight := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	early := midnight.Add(-time.Hour)
+	late := midnight.Add(-time.Millisecond)
+	for _, at := range []time.Time{early, midnight.Add(time.Millisecond), late} {
+		if err := p.Spend(ctx, at, 1_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The early call was paid on its own day before the pocket moved on;
+	// the late one from the new day.
+	for _, s := range []struct {
+		at    time.Time
+		delta budget.Micros
+	}{{early, 300}, {late, 500}} {
+		if err := p.Settle(ctx, s.at, s.delta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := store.Day(ctx, midnight); d.Spend != 2_500 || d.Calls != 2 || d.Leased != 4_000 {
+		t.Fatalf("the new day %+v; want its two calls' 2,500 spent from one lease of 4,000", d)
+	}
+	if left := p.Left(); left != 1_500 {
+		t.Fatalf("the pocket holds %s, want 1.500 m$: the excess is paid from the day it was leased from", left)
+	}
+	if prev, _ := store.Day(ctx, early); prev.Spend != 1_300 || prev.Calls != 1 {
+		t.Fatalf("the day before %+v; want its one call's 1,300 and nothing of the late call", prev)
+	}
+}

@@ -63,7 +63,16 @@ type Pocket struct {
 	// spent since leasedAt, the time of the last lease: the rate.
 	spent    Micros
 	leasedAt time.Time
+	// late counts, by stamp (UnixNano), the charges stamped before the
+	// pocket's day that it paid (Spend never goes back a day): their
+	// settlements are the pocket's day's too. At most maxLate stamps.
+	late map[int64]int
 }
+
+// maxLate bounds Pocket.late: only the calls in flight at midnight are
+// stamped late, unless the clock stepped back a day; a settlement whose
+// stamp is not kept goes to its stamp's day.
+const maxLate = 1024
 
 // DefaultLeaseFor is Pocket.LeaseFor's default.
 const DefaultLeaseFor = 10 * time.Second
@@ -127,10 +136,13 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	day := DayKey(now)
-	if day < p.day {
+	late := day < p.day
+	if late {
 		// Stamped before another charge moved the pocket past midnight
 		// (its caller read the clock first): the call is made now, in the
-		// pocket's day; going back would drop that day's lease.
+		// pocket's day; going back would drop that day's lease. Its
+		// settlement, which carries the same stamp, follows it there
+		// (paid).
 		day = p.day
 	}
 	if day != p.day {
@@ -143,7 +155,7 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 		return exceeded(day)
 	}
 	if p.left >= amount {
-		p.pay(amount)
+		p.paid(now, amount, late)
 		return nil
 	}
 	if p.spentOut && now.Before(p.recheckAt) {
@@ -155,7 +167,7 @@ func (p *Pocket) Spend(ctx context.Context, now time.Time, amount Micros) error 
 		return err
 	}
 	if ok {
-		p.pay(amount)
+		p.paid(now, amount, late)
 		return nil
 	}
 	p.spentOut, p.recheckAt = true, now.Add(p.recheck())
@@ -208,16 +220,27 @@ func (p *Pocket) lease(ctx context.Context, now time.Time, need Micros, partial 
 // is leased (partially if the day has less left). What no lease pays stays
 // in the pocket as a debt — the call happened, so the day passes its cap by
 // that much — and the pocket refuses every call until a lease has paid it
-// back (the next Spend's lease asks for the call and the debt). A charge of
-// a day the pocket has left (a call across midnight) is added to that day's
-// counters. No write unless a lease or that day's counters need one.
+// back (the next Spend's lease asks for the call and the debt). A charge is
+// settled on the day it was paid from: a charge of a day the pocket has
+// left (a call across midnight) is added to that day's counters, and one
+// stamped before the pocket's day that Spend paid from it (stamped late) is
+// settled in the pocket. No write unless a lease or that day's counters
+// need one.
 func (p *Pocket) Settle(ctx context.Context, charged time.Time, delta Micros) error {
 	if delta == 0 {
 		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if day := DayKey(charged); day != p.day {
+	day := DayKey(charged)
+	if stamp := charged.UnixNano(); day < p.day && p.late[stamp] > 0 {
+		p.late[stamp]--
+		if p.late[stamp] == 0 {
+			delete(p.late, stamp)
+		}
+		day = p.day
+	}
+	if day != p.day {
 		if err := p.Store.Add(ctx, day, Report{Spend: delta}, p.Cap); err != nil {
 			return fmt.Errorf("settle the %s budget: %w", day, err)
 		}
@@ -237,6 +260,18 @@ func (p *Pocket) Settle(ctx context.Context, charged time.Time, delta Micros) er
 		p.spentOut, p.recheckAt = true, charged.Add(p.recheck())
 	}
 	return nil
+}
+
+// paid pays a charge stamped at stamp from the pocket; a late one (stamped
+// before the pocket's day) is remembered, for its settlement.
+func (p *Pocket) paid(stamp time.Time, amount Micros, late bool) {
+	p.pay(amount)
+	if late && len(p.late) < maxLate {
+		if p.late == nil {
+			p.late = map[int64]int{}
+		}
+		p.late[stamp.UnixNano()]++
+	}
 }
 
 func (p *Pocket) pay(amount Micros) {
@@ -270,7 +305,7 @@ func (p *Pocket) newDay(ctx context.Context, day string) error {
 		}
 	}
 	p.day, p.left, p.pending, p.spentOut = day, 0, Report{}, false
-	p.spent, p.leasedAt = 0, time.Time{}
+	p.spent, p.leasedAt, p.late = 0, time.Time{}, nil
 	return nil
 }
 

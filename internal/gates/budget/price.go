@@ -2,6 +2,8 @@ package budget
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"sort"
 	"strings"
 )
@@ -42,16 +44,22 @@ func (ps Prices) Estimate(model string) Micros {
 // Cost is what a call to model cost: its input and output tokens at the
 // model's prices when the answer reported usage and the table has token
 // prices for it, rounded up to the next micro-dollar; the call's Estimate
-// otherwise.
+// otherwise, and for usage no call has (a negative count, or one whose
+// price does not fit int64: the answer's JSON can say anything).
 func (ps Prices) Cost(model string, inputTokens, outputTokens int, reported bool) Micros {
 	p, ok := ps.Models[model]
 	if !ok || !reported || !p.Tokens() || inputTokens < 0 || outputTokens < 0 {
 		return ps.Estimate(model)
 	}
-	// Tokens are at most a few million and prices at most MaxPriceUSD per
-	// million tokens, so the product stays far inside int64.
-	total := int64(inputTokens)*int64(p.Input) + int64(outputTokens)*int64(p.Output)
-	return Micros((total + 999_999) / 1_000_000)
+	// Real answers are at most a few million tokens and prices at most
+	// MaxPriceUSD per million tokens, far inside int64.
+	inHi, in := bits.Mul64(uint64(inputTokens), uint64(p.Input))
+	outHi, out := bits.Mul64(uint64(outputTokens), uint64(p.Output))
+	total, carry := bits.Add64(in, out, 0)
+	if inHi != 0 || outHi != 0 || carry != 0 || total > math.MaxInt64 {
+		return ps.Estimate(model)
+	}
+	return Micros(total/1_000_000 + min(total%1_000_000, 1))
 }
 
 // MaxPriceUSD bounds a price in the table (USD per million tokens or per

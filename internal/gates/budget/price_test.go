@@ -3,6 +3,7 @@ package budget_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +172,34 @@ func TestDailyChargeCostAndSettle(t *testing.T) {
 	}
 	if got.Spend != 9_450 || got.Calls != 2 || got.Blocked != 1 {
 		t.Fatalf("day = %+v", got)
+	}
+}
+
+// An answer's usage is read from the provider's JSON: a proxy or a buggy
+// gateway can report token counts no call has, up to the largest int. A
+// count whose price does not fit int64 is nonsense usage, like a negative
+// one, and keeps the estimate: wrapped, it priced the call negative, and
+// the settlement's "refund" filled the pocket past the day's cap.
+func TestPricesCostOfImpossibleUsage(t *testing.T) {
+	t.Parallel()
+	ps := budget.Prices{Default: 3_000, Models: map[string]budget.Price{"tokens": {Input: 150_000, Output: 600_000}}}
+	for _, u := range []struct{ in, out int }{
+		{math.MaxInt64 / 100_000, 0},       // the product wraps
+		{math.MaxInt64/150_000 - 1, 1_000}, // the sum wraps
+		{math.MaxInt, math.MaxInt},
+	} {
+		if got := ps.Cost("tokens", u.in, u.out, true); got != 3_000 {
+			t.Errorf("Cost(%d, %d) = %s, want the estimate 0.003", u.in, u.out, got)
+		}
+	}
+}
+
+// The largest usage whose price fits int64 is priced, rounded up without
+// wrapping.
+func TestPricesCostAtTheEdgeOfInt64(t *testing.T) {
+	t.Parallel()
+	ps := budget.Prices{Default: 3_000, Models: map[string]budget.Price{"m": {Input: 1}}}
+	if got, want := ps.Cost("m", math.MaxInt64, 0, true), budget.Micros(math.MaxInt64/1_000_000+1); got != want {
+		t.Fatalf("Cost = %d µ$, want %d", got, want)
 	}
 }

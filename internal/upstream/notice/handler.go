@@ -42,6 +42,10 @@ const (
 	MetricRetried    = "NoticesRetried"
 	MetricAbandoned  = "NoticesAbandoned"
 	MetricDuplicates = "NoticeDuplicates"
+	// MetricVisibilityErrors counts kept notices whose visibility change
+	// SQS refused (the call, or the record's entry): each comes back after
+	// the queue's default visibility instead of its decided wait.
+	MetricVisibilityErrors = "NoticeVisibilityErrors"
 )
 
 // Items reads the item a notice is about (its webhook URL).
@@ -129,12 +133,24 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	for start := 0; start < len(entries); start += 10 {
 		chunk := entries[start:min(start+10, len(entries))]
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		_, err := h.SQS.ChangeMessageVisibilityBatch(bctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(h.QueueURL), Entries: chunk})
+		out, err := h.SQS.ChangeMessageVisibilityBatch(bctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(h.QueueURL), Entries: chunk})
 		cancel()
+		// Nothing is lost: the notices come back after the queue's default
+		// visibility instead of their decided wait.
 		if err != nil {
-			// Nothing is lost: the notices come back after the queue's
-			// default visibility instead.
 			h.log().Error("notice visibility change failed", "records", len(chunk), "error", redact.String(err.Error()))
+			telemetry.CounterOr(h.Metrics).Count(MetricVisibilityErrors, work.Notify, "", len(chunk))
+			continue
+		}
+		for _, f := range out.Failed {
+			// Ids and codes only: an entry's message can quote its receipt
+			// handle.
+			attrs := []any{"entry", aws.ToString(f.Id), "code", aws.ToString(f.Code), "sender_fault", f.SenderFault}
+			if i, err := strconv.Atoi(aws.ToString(f.Id)); err == nil && i >= 0 && i < len(ev.Records) {
+				attrs = append(attrs, "message_id", ev.Records[i].MessageId)
+			}
+			h.log().Error("notice visibility change failed for a record", attrs...)
+			telemetry.CounterOr(h.Metrics).Count(MetricVisibilityErrors, work.Notify, "", 1)
 		}
 	}
 	return resp, nil
@@ -178,7 +194,11 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 	pol := h.policy()
 	if pol.Exhausted(claimed.Attempts) {
 		// Only a crash loop gets here (every attempt's outcome is settled
-		// otherwise): give up before any work.
+		// otherwise): give up before any work, logged and counted as every
+		// abandoned notice is.
+		log.Error("notice abandoned: the owner was not told; its attempts ended without an outcome",
+			"attempts", claimed.Attempts-1, "class", string(work.InternalBug))
+		h.count(MetricAbandoned, work.InternalBug)
 		return h.settle(ctx, log, ledger.NoticeSettle{ItemID: n.ItemID, Key: n.ID, Owner: owner, Now: now, State: ledger.NoticeAbandoned,
 			Class: work.InternalBug, Error: "attempts exhausted without an outcome"}, claimed.Attempts-1, 0)
 	}
