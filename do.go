@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/dynamo"
 )
 
 // ErrQueued matches the error of a call Do gave up on and handed to the
@@ -87,6 +88,9 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if c.health != nil && cl.model != "" && cl.itemID() == "" {
+		cl.name = "inline:" + dynamo.NewToken()
 	}
 	var (
 		spent, calls int
@@ -227,9 +231,12 @@ func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, c
 	return e
 }
 
+// itemID is the item the call works for, for the model's health: the
+// ForItem's id, else the call's own name, so that one Do's retries count
+// once against the model, as one item's do (docs/design.md "Model health").
 func (cl call) itemID() string {
-	if cl.item == nil {
-		return ""
+	if cl.item == nil || cl.item.ItemID == "" {
+		return cl.name
 	}
 	return cl.item.ItemID
 }

@@ -331,3 +331,28 @@ func TestDoReleasesTheProbeOfACallThatPanicked(t *testing.T) {
 		t.Fatalf("Do = %v after %d calls; want the next caller to probe and close the breaker", err, calls)
 	}
 }
+
+// TestDoCountsItsOwnRetriesOnceAgainstTheModel: without ForItem, one Do's
+// retries of a bad answer are still one item's repeats (docs/design.md
+// "Model health": a streak counts distinct items): two calls whose every
+// answer is invalid are two failures of the model, not six, and the model
+// stays enabled for the next call.
+func TestDoCountsItsOwnRetriesOnceAgainstTheModel(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	calls := 0
+	bad := func(context.Context) error {
+		calls++
+		return failure.New(work.ResponseInvalid, "answer is not JSON")
+	}
+	for i := range 2 {
+		if err := c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-y")); triage.Classify(err).Class != work.ResponseInvalid {
+			t.Fatalf("call %d: Do = %v; want RESPONSE_INVALID after its retries", i, err)
+		}
+	}
+	before := calls
+	ok := 0
+	if err := c.Do(within(t, clk, time.Hour), flaky(&ok), triage.Model("openai:gpt-y")); err != nil || ok != 1 {
+		t.Fatalf("after two poison calls (%d answers), Do = %v with %d calls; want the model still called", before, err, ok)
+	}
+}
