@@ -33,8 +33,10 @@ type Error struct {
 	// (Err matches ErrWaiting), which is no failure.
 	Classification Classification
 	// Decision is the policy's decision about Err: a DeadLetter, or a
-	// Retry or Wait that does not end before the caller's deadline or
-	// that the worker would park.
+	// Retry or Wait that does not end before the caller's deadline, that
+	// the worker would park, or whose wait the caller's context ended (the
+	// Error then also matches ctx's error: errors.Is(err,
+	// context.Canceled)).
 	Decision Decision
 	// Calls counts the calls made; a closed gate makes none.
 	Calls int
@@ -42,12 +44,18 @@ type Error struct {
 	// over; HandoffErr why a hand-off failed.
 	MessageID  string
 	HandoffErr error
+
+	// ended is ctx's error when the caller's context ended the call.
+	ended error
 }
 
 // Error says the class, the decision and the hand-off; the failure's own
 // text follows (it is the upstream's: redact it before a log).
 func (e *Error) Error() string {
 	s := "gave up after " + strconv.Itoa(e.Calls) + " calls: " + e.Decision.Reason()
+	if e.ended != nil && !errors.Is(e.Err, e.ended) {
+		s += "; " + e.ended.Error()
+	}
 	switch {
 	case e.MessageID != "":
 		s += "; handed to the fetch queue as message " + e.MessageID
@@ -60,8 +68,11 @@ func (e *Error) Error() string {
 // Unwrap returns the failure.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is matches ErrQueued when the item was handed to the fetch queue.
-func (e *Error) Is(target error) bool { return target == ErrQueued && e.MessageID != "" }
+// Is matches ErrQueued when the item was handed to the fetch queue, and
+// ctx's error when the caller's context ended the call.
+func (e *Error) Is(target error) bool {
+	return target == ErrQueued && e.MessageID != "" || e.ended != nil && errors.Is(e.ended, target)
+}
 
 // Do runs fn and, when it fails, asks the policy what to do, as the worker
 // path does for a stage (docs/design.md "The decision table"):
@@ -219,7 +230,7 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 // cancellation — an item given up on must not be lost — and is bounded by
 // the producer's own attempts.
 func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, calls int) error {
-	e := &Error{Err: err, Decision: dec, Calls: calls}
+	e := &Error{Err: err, Decision: dec, Calls: calls, ended: ctx.Err()}
 	if !errors.Is(err, ErrWaiting) {
 		e.Classification = failure.Classify(err)
 	}

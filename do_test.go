@@ -356,3 +356,35 @@ func TestDoCountsItsOwnRetriesOnceAgainstTheModel(t *testing.T) {
 		t.Fatalf("after two poison calls (%d answers), Do = %v with %d calls; want the model still called", before, err, ok)
 	}
 }
+
+// cancelling is a clock whose every wait is interrupted: the caller's
+// context is cancelled during it.
+type cancelling struct {
+	*fakeClock
+	cancel context.CancelFunc
+}
+
+func (c cancelling) Sleep(ctx context.Context, _ time.Duration) error {
+	c.cancel()
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestDoReportsTheCancellationThatEndedItsWait: the caller cancels while Do
+// waits for a retry; Do returns at once, hands the item over, and its error
+// matches context.Canceled, as the caller's own cancellation, besides the
+// failure it was waiting to retry.
+func TestDoReportsTheCancellationThatEndedItsWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	clk, q := cancelling{newClock(), cancel}, &fakeSQS{}
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, SQS: q, FetchQueueURL: "https://sqs.example/q"})
+	calls := 0
+	err := c.Do(ctx, flaky(&calls, status(503)), triage.ForItem(item("w-1")))
+	var e *triage.Error
+	if !errors.As(err, &e) || !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Fatalf("Do = %v after %d calls; want an error matching context.Canceled", err, calls)
+	}
+	if !errors.Is(err, triage.ErrQueued) || len(q.sent()) != 1 || triage.Classify(err).Class != work.UpstreamUnavailable {
+		t.Fatalf("Do = %v (%s), %d sent; want the 503 handed over", err, triage.Classify(err).Class, len(q.sent()))
+	}
+}
