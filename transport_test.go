@@ -1,6 +1,7 @@
 package triage_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -223,5 +224,23 @@ func TestRoundTripperClosesABodyAClosedGateKeptBack(t *testing.T) {
 	resp, err := rt.RoundTrip(req)
 	if resp != nil || !errors.Is(err, triage.ErrWaiting) || len(u.received()) != sends || body.closed != 1 {
 		t.Fatalf("RoundTrip = %v, %v; %d more sends, body closed %d times", resp, err, len(u.received())-sends, body.closed)
+	}
+}
+
+// TestRoundTripperReportsTheCancellationThatEndedItsWait: the caller
+// cancels the request while the RoundTripper waits to send it again after a
+// 503: the client gets the cancellation, as from any transport, not the
+// 503 it was waiting to get past, and the 503's body is closed.
+func TestRoundTripperReportsTheCancellationThatEndedItsWait(t *testing.T) {
+	u, url := serve(t, answer(503, "busy"))
+	ctx, cancel := context.WithCancel(t.Context())
+	c := newClient(t, triage.Config{Clock: cancelling{newClock(), cancel}, Rand: half})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := c.RoundTripper(nil).RoundTrip(req)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if resp != nil || !errors.Is(err, context.Canceled) || len(u.received()) != 1 {
+		t.Fatalf("RoundTrip = %v, %v after %d sends; want the cancellation", resp, err, len(u.received()))
 	}
 }
