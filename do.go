@@ -19,8 +19,10 @@ import (
 // fetch queue: the item goes on through the workers.
 var ErrQueued = errors.New("handed to the fetch queue")
 
-// ErrWaiting matches the error of a call a closed gate refused (an open
-// breaker, a disabled model): no call was made.
+// ErrWaiting matches the error of a wait behind a closed gate: a call the
+// gate refused (an open breaker, a disabled model), when no call was made,
+// or the failure that opened the breaker or failed its probe, which the
+// error still carries.
 var ErrWaiting = failure.ErrWaiting
 
 // Error is the failure Do gave up on: the last failure (or the closed gate)
@@ -29,8 +31,9 @@ var ErrWaiting = failure.ErrWaiting
 type Error struct {
 	// Err is the last failure, or the wait of a closed gate.
 	Err error
-	// Classification is what Err means; the zero value for a closed gate
-	// (Err matches ErrWaiting), which is no failure.
+	// Classification is what the failure means; the zero value when Err is
+	// a closed gate's refusal (it matches ErrWaiting and carries no
+	// failure).
 	Classification Classification
 	// Decision is the policy's decision about Err: a DeadLetter, or a
 	// Retry or Wait that does not end before the caller's deadline, that
@@ -189,6 +192,9 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 		if s := store.SuspectOf(v); s != nil {
 			*suspect = s
 		}
+		if err != nil && !errors.Is(v, err) {
+			v = &gateAfter{gate: v, call: err}
+		}
 		return true, v
 	}
 	if c.health != nil && cl.model != "" {
@@ -200,6 +206,16 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 	}
 	return true, err
 }
+
+// gateAfter is the breaker's state in place of the call's failure (the
+// failure that opened it, a failed probe): a wait behind the breaker's gate
+// that still carries the failure, the upstream's answer.
+type gateAfter struct {
+	gate, call error
+}
+
+func (g *gateAfter) Error() string   { return g.gate.Error() + ": " + g.call.Error() }
+func (g *gateAfter) Unwrap() []error { return []error{g.gate, g.call} }
 
 func (c *Client) done(ctx context.Context, t breaker.Ticket, err error) error {
 	if c.breakers == nil {
@@ -231,7 +247,11 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 // the producer's own attempts.
 func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, calls int) error {
 	e := &Error{Err: err, Decision: dec, Calls: calls, ended: ctx.Err()}
-	if !errors.Is(err, ErrWaiting) {
+	var after *gateAfter
+	switch {
+	case errors.As(err, &after):
+		e.Classification = failure.Classify(after.call)
+	case !errors.Is(err, ErrWaiting):
 		e.Classification = failure.Classify(err)
 	}
 	if _, dead := dec.(policy.DeadLetter); dead || c.producer == nil || cl.item == nil {

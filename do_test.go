@@ -388,3 +388,27 @@ func TestDoReportsTheCancellationThatEndedItsWait(t *testing.T) {
 		t.Fatalf("Do = %v (%s), %d sent; want the 503 handed over", err, triage.Classify(err).Class, len(q.sent()))
 	}
 }
+
+// TestDoKeepsTheFailureThatOpenedTheBreaker: the call whose 503 opens the
+// breaker waits behind it, as the worker's does (ErrWaiting, no attempt),
+// and the error still carries that 503 and its class: a call was made and
+// failed, and the caller reads the upstream's failure from it.
+func TestDoKeepsTheFailureThatOpenedTheBreaker(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	calls := 0
+	err := c.Do(within(t, clk, time.Hour), func(context.Context) error { calls++; return status(503) }, triage.Service("llm:o"))
+	var (
+		e  *triage.Error
+		he *failure.HTTPError
+	)
+	if !errors.As(err, &e) || !errors.Is(err, triage.ErrWaiting) || e.Calls != calls {
+		t.Fatalf("Do = %v after %d calls; want the wait behind the breaker it opened", err, calls)
+	}
+	if w, ok := e.Decision.(triage.Wait); !ok || w.Gate != "breaker:llm:o" {
+		t.Fatalf("decision %#v; want a wait behind breaker:llm:o", e.Decision)
+	}
+	if !errors.As(err, &he) || he.Status != 503 || e.Classification.Class != work.UpstreamUnavailable {
+		t.Fatalf("Do = %v (class %q); want it to carry the 503 that opened the breaker", err, e.Classification.Class)
+	}
+}

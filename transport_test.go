@@ -244,3 +244,23 @@ func TestRoundTripperReportsTheCancellationThatEndedItsWait(t *testing.T) {
 		t.Fatalf("RoundTrip = %v, %v after %d sends; want the cancellation", resp, err, len(u.received()))
 	}
 }
+
+// TestRoundTripperReturnsTheAnswerThatOpenedTheBreaker: an upstream that
+// answers 503 to every send opens its breaker; the request gives up then,
+// and, with no item to hand over, the client gets the upstream's last
+// answer, so its own error handling runs, as for any answer it gave up on.
+func TestRoundTripperReturnsTheAnswerThatOpenedTheBreaker(t *testing.T) {
+	u, url := serve(t, answer(503, "down for maintenance"))
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	req, _ := http.NewRequestWithContext(within(t, clk, time.Hour), http.MethodGet, url, nil)
+	resp, err := c.RoundTripper(nil, triage.Service("llm:down")).RoundTrip(req)
+	if err != nil {
+		t.Fatalf("RoundTrip = %v after %d sends; want the upstream's 503", err, len(u.received()))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 503 || string(body) != "down for maintenance" {
+		t.Fatalf("status %d body %q", resp.StatusCode, body)
+	}
+}
