@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/triagehq/triage"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/work"
@@ -262,5 +264,31 @@ func TestRoundTripperReturnsTheAnswerThatOpenedTheBreaker(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 503 || string(body) != "down for maintenance" {
 		t.Fatalf("status %d body %q", resp.StatusCode, body)
+	}
+}
+
+// deniedSQS refuses every send, as a queue the caller may not write to.
+type deniedSQS struct{}
+
+func (deniedSQS) SendMessageBatch(context.Context, *sqs.SendMessageBatchInput, ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	return nil, errors.New("AccessDenied: not authorized to perform sqs:SendMessage")
+}
+
+// TestRoundTripperReportsAFailedHandOff: the request's item is to go to the
+// fetch queue, and the send fails: the client gets the *Error that says so,
+// not the upstream's answer, which would leave the item lost unseen.
+func TestRoundTripperReportsAFailedHandOff(t *testing.T) {
+	_, url := serve(t, answer(503, "busy", "Retry-After", "60"))
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, SQS: deniedSQS{}, FetchQueueURL: "https://sqs.example/q"})
+	ctx := triage.WithCall(within(t, clk, 20*time.Second), triage.ForItem(item("h-2")))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := c.RoundTripper(nil).RoundTrip(req)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	var e *triage.Error
+	if resp != nil || !errors.As(err, &e) || e.HandoffErr == nil {
+		t.Fatalf("RoundTrip = %v, %v; want the *Error of the failed hand-off", resp, err)
 	}
 }
