@@ -224,9 +224,11 @@ func (c *Client) done(ctx context.Context, t breaker.Ticket, err error) error {
 	return c.breakers.Done(ctx, t, err)
 }
 
-// modelGate is the wait behind a disabled model: until the recovery may
-// re-enable it, or with no time when an operator disabled it. A store that
-// cannot be read lets the call go ahead, as the llm stage's chain does.
+// modelGate is the wait behind a disabled model, as the llm stage's chain
+// reports a chain with no usable model: until the recovery may re-enable
+// it, or with no time (the policy's NoModelWait) when none is expected — an
+// operator disabled it, or its recovery is overdue. A store that cannot be
+// read lets the call go ahead, as the chain does.
 func (c *Client) modelGate(ctx context.Context, model string) error {
 	if c.health == nil || model == "" {
 		return nil
@@ -235,9 +237,13 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 	if err != nil || !m.Disabled {
 		return nil
 	}
+	now := c.clock.Now()
 	until, _ := m.ExpectedRecovery(health.DefaultCooldown)
-	return gates.Wrap(&failure.WaitError{Until: until, Reason: "model " + model + " is disabled (" + m.DisableReason + ")"},
-		gates.New(gates.Models, model))
+	if !until.After(now) {
+		until = time.Time{}
+	}
+	return &policy.Closed{Gate: gates.New(gates.Models, model), State: policy.GateNoModel, Until: until, At: now,
+		Why: "model " + model + " is disabled (" + m.DisableReason + ")"}
 }
 
 // giveUp returns the classified failure, after handing the item to the

@@ -412,3 +412,26 @@ func TestDoKeepsTheFailureThatOpenedTheBreaker(t *testing.T) {
 		t.Fatalf("Do = %v (class %q); want it to carry the 503 that opened the breaker", err, e.Classification.Class)
 	}
 }
+
+// TestDoWaitsForAnOverdueRecoveryAsTheChainDoes: a model disabled an hour
+// and more ago, whose recovery has not run yet, is a model with no
+// recovery expected: the wait behind it is the policy's NoModelWait, as the
+// llm stage's chain decides it, not a second's floor that would have the
+// caller come back at once to the same disabled model.
+func TestDoWaitsForAnOverdueRecoveryAsTheChainDoes(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	bad := func(context.Context) error { return failure.New(work.ResponseInvalid, "answer is not JSON") }
+	for i := range 5 {
+		_ = c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-z"), triage.ForItem(item("o-"+strconv.Itoa(i))))
+	}
+	clk.Advance(policy.ModelCooldown + time.Minute)
+	err := c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-z"))
+	var e *triage.Error
+	if !errors.As(err, &e) || !errors.Is(err, triage.ErrWaiting) {
+		t.Fatalf("Do = %v; want the disabled model's refusal", err)
+	}
+	if w, ok := e.Decision.(triage.Wait); !ok || !w.Until.Equal(clk.Now().Add(policy.NoModelWait)) {
+		t.Fatalf("decision %#v; want a wait of %v", e.Decision, policy.NoModelWait)
+	}
+}
