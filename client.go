@@ -208,7 +208,10 @@ type call struct {
 	service string
 	model   string
 	item    *Item
-	cost    USD
+	// name is this call for the model's health when no item does: its
+	// own retries are one item's repeats.
+	name string
+	cost USD
 	// single makes one call at most: a request whose body cannot be
 	// replayed.
 	single bool

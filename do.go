@@ -12,14 +12,17 @@ import (
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/store/dynamo"
 )
 
 // ErrQueued matches the error of a call Do gave up on and handed to the
 // fetch queue: the item goes on through the workers.
 var ErrQueued = errors.New("handed to the fetch queue")
 
-// ErrWaiting matches the error of a call a closed gate refused (an open
-// breaker, a disabled model): no call was made.
+// ErrWaiting matches the error of a wait behind a closed gate: a call the
+// gate refused (an open breaker, a disabled model), when no call was made,
+// or the failure that opened the breaker or failed its probe, which the
+// error still carries.
 var ErrWaiting = failure.ErrWaiting
 
 // Error is the failure Do gave up on: the last failure (or the closed gate)
@@ -28,12 +31,15 @@ var ErrWaiting = failure.ErrWaiting
 type Error struct {
 	// Err is the last failure, or the wait of a closed gate.
 	Err error
-	// Classification is what Err means; the zero value for a closed gate
-	// (Err matches ErrWaiting), which is no failure.
+	// Classification is what the failure means; the zero value when Err is
+	// a closed gate's refusal (it matches ErrWaiting and carries no
+	// failure).
 	Classification Classification
 	// Decision is the policy's decision about Err: a DeadLetter, or a
-	// Retry or Wait that does not end before the caller's deadline or
-	// that the worker would park.
+	// Retry or Wait that does not end before the caller's deadline, that
+	// the worker would park, or whose wait the caller's context ended (the
+	// Error then also matches ctx's error: errors.Is(err,
+	// context.Canceled)).
 	Decision Decision
 	// Calls counts the calls made; a closed gate makes none.
 	Calls int
@@ -41,12 +47,18 @@ type Error struct {
 	// over; HandoffErr why a hand-off failed.
 	MessageID  string
 	HandoffErr error
+
+	// ended is ctx's error when the caller's context ended the call.
+	ended error
 }
 
 // Error says the class, the decision and the hand-off; the failure's own
 // text follows (it is the upstream's: redact it before a log).
 func (e *Error) Error() string {
 	s := "gave up after " + strconv.Itoa(e.Calls) + " calls: " + e.Decision.Reason()
+	if e.ended != nil && !errors.Is(e.Err, e.ended) {
+		s += "; " + e.ended.Error()
+	}
 	switch {
 	case e.MessageID != "":
 		s += "; handed to the fetch queue as message " + e.MessageID
@@ -59,8 +71,11 @@ func (e *Error) Error() string {
 // Unwrap returns the failure.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is matches ErrQueued when the item was handed to the fetch queue.
-func (e *Error) Is(target error) bool { return target == ErrQueued && e.MessageID != "" }
+// Is matches ErrQueued when the item was handed to the fetch queue, and
+// ctx's error when the caller's context ended the call.
+func (e *Error) Is(target error) bool {
+	return target == ErrQueued && e.MessageID != "" || e.ended != nil && errors.Is(e.ended, target)
+}
 
 // Do runs fn and, when it fails, asks the policy what to do, as the worker
 // path does for a stage (docs/design.md "The decision table"):
@@ -87,6 +102,9 @@ func (c *Client) Do(ctx context.Context, fn func(context.Context) error, opts ..
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if c.health != nil && cl.model != "" && cl.itemID() == "" {
+		cl.name = "inline:" + dynamo.NewToken()
 	}
 	var (
 		spent, calls int
@@ -174,6 +192,9 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 		if s := store.SuspectOf(v); s != nil {
 			*suspect = s
 		}
+		if err != nil && !errors.Is(v, err) {
+			v = &gateAfter{gate: v, call: err}
+		}
 		return true, v
 	}
 	if c.health != nil && cl.model != "" {
@@ -186,6 +207,16 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 	return true, err
 }
 
+// gateAfter is the breaker's state in place of the call's failure (the
+// failure that opened it, a failed probe): a wait behind the breaker's gate
+// that still carries the failure, the upstream's answer.
+type gateAfter struct {
+	gate, call error
+}
+
+func (g *gateAfter) Error() string   { return g.gate.Error() + ": " + g.call.Error() }
+func (g *gateAfter) Unwrap() []error { return []error{g.gate, g.call} }
+
 func (c *Client) done(ctx context.Context, t breaker.Ticket, err error) error {
 	if c.breakers == nil {
 		return nil
@@ -193,9 +224,11 @@ func (c *Client) done(ctx context.Context, t breaker.Ticket, err error) error {
 	return c.breakers.Done(ctx, t, err)
 }
 
-// modelGate is the wait behind a disabled model: until the recovery may
-// re-enable it, or with no time when an operator disabled it. A store that
-// cannot be read lets the call go ahead, as the llm stage's chain does.
+// modelGate is the wait behind a disabled model, as the llm stage's chain
+// reports a chain with no usable model: until the recovery may re-enable
+// it, or with no time (the policy's NoModelWait) when none is expected — an
+// operator disabled it, or its recovery is overdue. A store that cannot be
+// read lets the call go ahead, as the chain does.
 func (c *Client) modelGate(ctx context.Context, model string) error {
 	if c.health == nil || model == "" {
 		return nil
@@ -204,9 +237,13 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 	if err != nil || !m.Disabled {
 		return nil
 	}
+	now := c.clock.Now()
 	until, _ := m.ExpectedRecovery(health.DefaultCooldown)
-	return gates.Wrap(&failure.WaitError{Until: until, Reason: "model " + model + " is disabled (" + m.DisableReason + ")"},
-		gates.New(gates.Models, model))
+	if !until.After(now) {
+		until = time.Time{}
+	}
+	return &policy.Closed{Gate: gates.New(gates.Models, model), State: policy.GateNoModel, Until: until, At: now,
+		Why: "model " + model + " is disabled (" + m.DisableReason + ")"}
 }
 
 // giveUp returns the classified failure, after handing the item to the
@@ -215,8 +252,12 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 // cancellation — an item given up on must not be lost — and is bounded by
 // the producer's own attempts.
 func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, calls int) error {
-	e := &Error{Err: err, Decision: dec, Calls: calls}
-	if !errors.Is(err, ErrWaiting) {
+	e := &Error{Err: err, Decision: dec, Calls: calls, ended: ctx.Err()}
+	var after *gateAfter
+	switch {
+	case errors.As(err, &after):
+		e.Classification = failure.Classify(after.call)
+	case !errors.Is(err, ErrWaiting):
 		e.Classification = failure.Classify(err)
 	}
 	if _, dead := dec.(policy.DeadLetter); dead || c.producer == nil || cl.item == nil {
@@ -227,9 +268,12 @@ func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, c
 	return e
 }
 
+// itemID is the item the call works for, for the model's health: the
+// ForItem's id, else the call's own name, so that one Do's retries count
+// once against the model, as one item's do (docs/design.md "Model health").
 func (cl call) itemID() string {
-	if cl.item == nil {
-		return ""
+	if cl.item == nil || cl.item.ItemID == "" {
+		return cl.name
 	}
 	return cl.item.ItemID
 }

@@ -331,3 +331,107 @@ func TestDoReleasesTheProbeOfACallThatPanicked(t *testing.T) {
 		t.Fatalf("Do = %v after %d calls; want the next caller to probe and close the breaker", err, calls)
 	}
 }
+
+// TestDoCountsItsOwnRetriesOnceAgainstTheModel: without ForItem, one Do's
+// retries of a bad answer are still one item's repeats (docs/design.md
+// "Model health": a streak counts distinct items): two calls whose every
+// answer is invalid are two failures of the model, not six, and the model
+// stays enabled for the next call.
+func TestDoCountsItsOwnRetriesOnceAgainstTheModel(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	calls := 0
+	bad := func(context.Context) error {
+		calls++
+		return failure.New(work.ResponseInvalid, "answer is not JSON")
+	}
+	for i := range 2 {
+		if err := c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-y")); triage.Classify(err).Class != work.ResponseInvalid {
+			t.Fatalf("call %d: Do = %v; want RESPONSE_INVALID after its retries", i, err)
+		}
+	}
+	before := calls
+	ok := 0
+	if err := c.Do(within(t, clk, time.Hour), flaky(&ok), triage.Model("openai:gpt-y")); err != nil || ok != 1 {
+		t.Fatalf("after two poison calls (%d answers), Do = %v with %d calls; want the model still called", before, err, ok)
+	}
+}
+
+// cancelling is a clock whose every wait is interrupted: the caller's
+// context is cancelled during it.
+type cancelling struct {
+	*fakeClock
+	cancel context.CancelFunc
+}
+
+func (c cancelling) Sleep(ctx context.Context, _ time.Duration) error {
+	c.cancel()
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestDoReportsTheCancellationThatEndedItsWait: the caller cancels while Do
+// waits for a retry; Do returns at once, hands the item over, and its error
+// matches context.Canceled, as the caller's own cancellation, besides the
+// failure it was waiting to retry.
+func TestDoReportsTheCancellationThatEndedItsWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	clk, q := cancelling{newClock(), cancel}, &fakeSQS{}
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, SQS: q, FetchQueueURL: "https://sqs.example/q"})
+	calls := 0
+	err := c.Do(ctx, flaky(&calls, status(503)), triage.ForItem(item("w-1")))
+	var e *triage.Error
+	if !errors.As(err, &e) || !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Fatalf("Do = %v after %d calls; want an error matching context.Canceled", err, calls)
+	}
+	if !errors.Is(err, triage.ErrQueued) || len(q.sent()) != 1 || triage.Classify(err).Class != work.UpstreamUnavailable {
+		t.Fatalf("Do = %v (%s), %d sent; want the 503 handed over", err, triage.Classify(err).Class, len(q.sent()))
+	}
+}
+
+// TestDoKeepsTheFailureThatOpenedTheBreaker: the call whose 503 opens the
+// breaker waits behind it, as the worker's does (ErrWaiting, no attempt),
+// and the error still carries that 503 and its class: a call was made and
+// failed, and the caller reads the upstream's failure from it.
+func TestDoKeepsTheFailureThatOpenedTheBreaker(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	calls := 0
+	err := c.Do(within(t, clk, time.Hour), func(context.Context) error { calls++; return status(503) }, triage.Service("llm:o"))
+	var (
+		e  *triage.Error
+		he *failure.HTTPError
+	)
+	if !errors.As(err, &e) || !errors.Is(err, triage.ErrWaiting) || e.Calls != calls {
+		t.Fatalf("Do = %v after %d calls; want the wait behind the breaker it opened", err, calls)
+	}
+	if w, ok := e.Decision.(triage.Wait); !ok || w.Gate != "breaker:llm:o" {
+		t.Fatalf("decision %#v; want a wait behind breaker:llm:o", e.Decision)
+	}
+	if !errors.As(err, &he) || he.Status != 503 || e.Classification.Class != work.UpstreamUnavailable {
+		t.Fatalf("Do = %v (class %q); want it to carry the 503 that opened the breaker", err, e.Classification.Class)
+	}
+}
+
+// TestDoWaitsForAnOverdueRecoveryAsTheChainDoes: a model disabled an hour
+// and more ago, whose recovery has not run yet, is a model with no
+// recovery expected: the wait behind it is the policy's NoModelWait, as the
+// llm stage's chain decides it, not a second's floor that would have the
+// caller come back at once to the same disabled model.
+func TestDoWaitsForAnOverdueRecoveryAsTheChainDoes(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	bad := func(context.Context) error { return failure.New(work.ResponseInvalid, "answer is not JSON") }
+	for i := range 5 {
+		_ = c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-z"), triage.ForItem(item("o-"+strconv.Itoa(i))))
+	}
+	clk.Advance(policy.ModelCooldown + time.Minute)
+	err := c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-z"))
+	var e *triage.Error
+	if !errors.As(err, &e) || !errors.Is(err, triage.ErrWaiting) {
+		t.Fatalf("Do = %v; want the disabled model's refusal", err)
+	}
+	if w, ok := e.Decision.(triage.Wait); !ok || !w.Until.Equal(clk.Now().Add(policy.NoModelWait)) {
+		t.Fatalf("decision %#v; want a wait of %v", e.Decision, policy.NoModelWait)
+	}
+}

@@ -43,3 +43,28 @@ func TestReadmeShowsTheExample(t *testing.T) {
 	}
 	t.Fatalf("Example has no line %q", want[0])
 }
+
+// TestReadmePointsAtTheExamples: where the README's inline path sends a
+// reader for its runnable examples holds them (go doc prints no examples).
+func TestReadmePointsAtTheExamples(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(readme), "## The inline path\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	_, at, ok := strings.Cut(sec, "Runnable examples: ")
+	at, _, ok2 := strings.Cut(at, ",")
+	if !ok || !ok2 {
+		t.Fatal("the README's inline path says nowhere where its runnable examples are")
+	}
+	_, file, ok := strings.Cut(at, "](")
+	file, _, ok2 = strings.Cut(file, ")")
+	if !ok || !ok2 {
+		t.Fatalf("the README sends a reader to %q for its runnable examples, which is no file", at)
+	}
+	src, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(src), "\nfunc Example") {
+		t.Fatalf("the README sends a reader to %s for its runnable examples: %v", file, err)
+	}
+}

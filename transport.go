@@ -28,10 +28,11 @@ func WithCall(ctx context.Context, opts ...CallOption) context.Context {
 //
 // When it gives up on an answer, the last response is returned as the
 // upstream sent it, so the provider's client reports its own error; on a
-// transport error, a closed gate or a hand-off to the fetch queue (an
-// item in WithCall), the *Error. Turn off the provider client's own
-// retries (option.WithMaxRetries(0) in the OpenAI and Anthropic Go SDKs):
-// the policy decides them.
+// transport error, a closed gate, a hand-off to the fetch queue (an item
+// in WithCall), made or failed, or the request's context ending, the
+// *Error. Turn off the provider client's own retries
+// (option.WithMaxRetries(0) in the OpenAI and Anthropic Go SDKs): the
+// policy decides them.
 func (c *Client) RoundTripper(next http.RoundTripper, opts ...CallOption) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
@@ -96,7 +97,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case err == nil:
 		return last, nil
-	case last != nil && !errors.Is(err, ErrQueued) && errors.As(err, &e) && isAnswer(e.Err):
+	case last != nil && req.Context().Err() == nil && errors.As(err, &e) && e.MessageID == "" && e.HandoffErr == nil && isAnswer(e.Err):
 		return last, nil
 	}
 	release()

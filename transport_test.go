@@ -1,6 +1,7 @@
 package triage_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage"
 	"github.com/triagehq/triage/internal/failure"
@@ -223,5 +226,69 @@ func TestRoundTripperClosesABodyAClosedGateKeptBack(t *testing.T) {
 	resp, err := rt.RoundTrip(req)
 	if resp != nil || !errors.Is(err, triage.ErrWaiting) || len(u.received()) != sends || body.closed != 1 {
 		t.Fatalf("RoundTrip = %v, %v; %d more sends, body closed %d times", resp, err, len(u.received())-sends, body.closed)
+	}
+}
+
+// TestRoundTripperReportsTheCancellationThatEndedItsWait: the caller
+// cancels the request while the RoundTripper waits to send it again after a
+// 503: the client gets the cancellation, as from any transport, not the
+// 503 it was waiting to get past, and the 503's body is closed.
+func TestRoundTripperReportsTheCancellationThatEndedItsWait(t *testing.T) {
+	u, url := serve(t, answer(503, "busy"))
+	ctx, cancel := context.WithCancel(t.Context())
+	c := newClient(t, triage.Config{Clock: cancelling{newClock(), cancel}, Rand: half})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := c.RoundTripper(nil).RoundTrip(req)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if resp != nil || !errors.Is(err, context.Canceled) || len(u.received()) != 1 {
+		t.Fatalf("RoundTrip = %v, %v after %d sends; want the cancellation", resp, err, len(u.received()))
+	}
+}
+
+// TestRoundTripperReturnsTheAnswerThatOpenedTheBreaker: an upstream that
+// answers 503 to every send opens its breaker; the request gives up then,
+// and, with no item to hand over, the client gets the upstream's last
+// answer, so its own error handling runs, as for any answer it gave up on.
+func TestRoundTripperReturnsTheAnswerThatOpenedTheBreaker(t *testing.T) {
+	u, url := serve(t, answer(503, "down for maintenance"))
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	req, _ := http.NewRequestWithContext(within(t, clk, time.Hour), http.MethodGet, url, nil)
+	resp, err := c.RoundTripper(nil, triage.Service("llm:down")).RoundTrip(req)
+	if err != nil {
+		t.Fatalf("RoundTrip = %v after %d sends; want the upstream's 503", err, len(u.received()))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 503 || string(body) != "down for maintenance" {
+		t.Fatalf("status %d body %q", resp.StatusCode, body)
+	}
+}
+
+// deniedSQS refuses every send, as a queue the caller may not write to.
+type deniedSQS struct{}
+
+func (deniedSQS) SendMessageBatch(context.Context, *sqs.SendMessageBatchInput, ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	return nil, errors.New("AccessDenied: not authorized to perform sqs:SendMessage")
+}
+
+// TestRoundTripperReportsAFailedHandOff: the request's item is to go to the
+// fetch queue, and the send fails: the client gets the *Error that says so,
+// not the upstream's answer, which would leave the item lost unseen.
+func TestRoundTripperReportsAFailedHandOff(t *testing.T) {
+	_, url := serve(t, answer(503, "busy", "Retry-After", "60"))
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, SQS: deniedSQS{}, FetchQueueURL: "https://sqs.example/q"})
+	ctx := triage.WithCall(within(t, clk, 20*time.Second), triage.ForItem(item("h-2")))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := c.RoundTripper(nil).RoundTrip(req)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	var e *triage.Error
+	if resp != nil || !errors.As(err, &e) || e.HandoffErr == nil {
+		t.Fatalf("RoundTrip = %v, %v; want the *Error of the failed hand-off", resp, err)
 	}
 }
