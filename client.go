@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/triagehq/triage/internal/clock"
@@ -219,8 +220,28 @@ type call struct {
 
 // Service names the call's upstream for its circuit breaker, as the workers
 // name it: "llm:<provider>" for a model provider ("llm:openai"), the host
-// for a source or a webhook.
-func Service(name string) CallOption { return func(c *call) { c.service = name } }
+// for a source or a webhook. A host may be given as a URL: it is keyed as
+// the workers key it (lowercase, without a root dot or its scheme's own
+// port), so "https://News.Example:443/feed" is the breaker of news.example.
+func Service(name string) CallOption {
+	key := serviceKey(name)
+	return func(c *call) { c.service = key }
+}
+
+// serviceKey is the workers' breaker key for a Service name.
+func serviceKey(name string) string {
+	name = strings.TrimSpace(name)
+	switch {
+	case strings.HasPrefix(name, "llm:"):
+		return name
+	case strings.Contains(name, "://"):
+		if h := breaker.Host(name); h != "" {
+			return h
+		}
+		return name
+	}
+	return strings.TrimSuffix(strings.ToLower(name), ".")
+}
 
 // Model names the call's model for its health, as the chain names it:
 // "provider:model" ("openai:gpt-4o-mini").

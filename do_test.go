@@ -435,3 +435,31 @@ func TestDoWaitsForAnOverdueRecoveryAsTheChainDoes(t *testing.T) {
 		t.Fatalf("decision %#v; want a wait of %v", e.Decision, policy.NoModelWait)
 	}
 }
+
+// TestServiceNamesTheWorkersBreaker: a source or webhook host named in any
+// of the ways a URL spells it — a full URL, its scheme's own port, the
+// root dot, capitals — is the one breaker the workers key by the host
+// (docs/design.md "Circuit breakers"), so an outage opened under one
+// spelling refuses the calls made under another.
+func TestServiceNamesTheWorkersBreaker(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	down := func(context.Context) error { return status(503) }
+	spellings := []string{"News.Example.", "https://news.example:443/a/b", "news.example", "HTTPS://NEWS.EXAMPLE/", "news.example."}
+	for i, s := range spellings {
+		c.Do(within(t, clk, 15*time.Second), down, triage.Service(s), triage.ForItem(item("h-"+string(rune('a'+i)))))
+	}
+	calls := 0
+	err := c.Do(within(t, clk, 15*time.Second), func(context.Context) error { calls++; return nil }, triage.Service("http://news.example:8080/x"))
+	if err != nil || calls != 1 {
+		t.Fatalf("another port is another host: Do = %v after %d calls", err, calls)
+	}
+	err = c.Do(within(t, clk, 15*time.Second), func(context.Context) error { calls++; return nil }, triage.Service("https://news.example/feed"))
+	var e *triage.Error
+	if !errors.As(err, &e) || !errors.Is(err, triage.ErrWaiting) || calls != 1 {
+		t.Fatalf("Do = %v with %d calls: want a refusal behind the host's open breaker", err, calls-1)
+	}
+	if w, ok := e.Decision.(triage.Wait); !ok || w.Gate != "breaker:news.example" {
+		t.Fatalf("decision %#v: want a wait behind breaker:news.example", e.Decision)
+	}
+}
