@@ -168,7 +168,10 @@ func (c *Client) once(ctx context.Context, cl call, fn func(context.Context) err
 		}
 		t.Suspect = *suspect
 	}
-	if c.budget != nil && cl.cost > 0 {
+	if c.budget != nil {
+		// Every call asks the day, as the workers' do: a free estimate is
+		// charged the least amount (budget.ChargeCost), and refused once
+		// the day is spent.
 		if err := c.budget.ChargeCost(ctx, c.clock.Now(), cl.cost); err != nil {
 			// Neutral for the breaker, as in the llm stage's chain: the
 			// upstream was not called; a probe's lease goes to the next

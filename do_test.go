@@ -463,3 +463,25 @@ func TestServiceNamesTheWorkersBreaker(t *testing.T) {
 		t.Fatalf("decision %#v: want a wait behind breaker:news.example", e.Decision)
 	}
 }
+
+// TestDoRefusesAFreeCallWhenTheDayIsSpent: a call whose own estimate is
+// nothing (Cost(0), a cached answer's price) still asks the day's budget,
+// as the workers charge every call at least one micro-dollar: once the
+// day is spent it is refused before it is made.
+func TestDoRefusesAFreeCallWhenTheDayIsSpent(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Stores: triage.MemoryStores(), DailyBudgetUSD: "0.02", CostPerCallUSD: "0.01"})
+	calls := 0
+	ok := func(context.Context) error { calls++; return nil }
+	for range 2 {
+		if err := c.Do(within(t, clk, time.Minute), ok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cost := range []triage.USD{0, -5} {
+		err := c.Do(within(t, clk, time.Minute), ok, triage.Cost(cost))
+		if !errors.Is(err, triage.ErrWaiting) && triage.Classify(err).Class != work.BudgetExceeded || calls != 2 {
+			t.Fatalf("Cost(%d) on a spent day: Do = %v after %d calls; want it refused before the call", cost, err, calls)
+		}
+	}
+}
