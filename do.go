@@ -55,7 +55,17 @@ type Error struct {
 // Error says the class, the decision and the hand-off; the failure's own
 // text follows (it is the upstream's: redact it before a log).
 func (e *Error) Error() string {
-	s := "gave up after " + strconv.Itoa(e.Calls) + " calls: " + e.Decision.Reason()
+	reason := e.Decision.Reason()
+	if w, ok := e.Decision.(policy.Wait); ok {
+		// The wait's reason is the failure's own text, which follows.
+		w.Why = ""
+		reason = w.Reason()
+	}
+	calls := " calls: "
+	if e.Calls == 1 {
+		calls = " call: "
+	}
+	s := "gave up after " + strconv.Itoa(e.Calls) + calls + reason
 	if e.ended != nil && !errors.Is(e.Err, e.ended) {
 		s += "; " + e.ended.Error()
 	}

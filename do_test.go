@@ -485,3 +485,21 @@ func TestDoRefusesAFreeCallWhenTheDayIsSpent(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorSaysEachThingOnce: the error of a give-up names the calls, the
+// decision and the failure, each once.
+func TestErrorSaysEachThingOnce(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
+	err := c.Do(within(t, clk, 15*time.Second), func(context.Context) error { return status(401) })
+	if got, want := err.Error(), "gave up after 1 call: AUTH_DENIED is permanent: no retry can succeed: "; !strings.HasPrefix(got, want) {
+		t.Fatalf("Error() = %q, want it to start %q", got, want)
+	}
+	for i := range 5 {
+		c.Do(within(t, clk, 15*time.Second), func(context.Context) error { return status(503) }, triage.Service("llm:openai"), triage.ForItem(item("e-"+string(rune('a'+i)))))
+	}
+	err = c.Do(within(t, clk, 15*time.Second), func(context.Context) error { return nil }, triage.Service("llm:openai"))
+	if s := err.Error(); strings.Count(s, "circuit breaker open for llm:openai") != 1 || !strings.HasPrefix(s, "gave up after 0 calls: wait until ") {
+		t.Fatalf("Error() = %q: want the breaker named once, after the wait", s)
+	}
+}
