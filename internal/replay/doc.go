@@ -15,10 +15,11 @@
 //
 // A crash between any two steps loses nothing and replays nothing twice: a
 // replay written but not sent is recognised by the next run
-// (store.Item.PendingReplay, matched on the DLQ message id; a replay from
-// item state, which has none, by any DLQ message of its item) and its
-// envelope sent; a message sent but not deleted is, on the next run, a
-// duplicate of a replayed dead letter — deleted and counted as skipped.
+// (store.Item.PendingReplay, matched on the dead letter's dead_letter_id or
+// its DLQ message id; a replay from item state, which has neither, by any
+// DLQ message of its item) and its envelope sent; a message sent but not
+// deleted is, on the next run, a duplicate of a replayed dead letter —
+// deleted and counted as skipped.
 //
 // The filter is applied to the payloads triage writes (deadletter.Payload)
 // and to raw messages that a queue's own redrive backstop moved after

@@ -749,3 +749,36 @@ func TestBackstopSubmitsASpecTheFetchQueueMoved(t *testing.T) {
 		t.Fatalf("fetch DLQ %q after an operator's run", left)
 	}
 }
+
+// TestRunResendsAPendingReplayAfterAnnotate: annotate re-publishes a dead
+// letter under a new SQS message id. A replay written from the old message
+// but not sent must still find its dead letter in the new copy (the same
+// dead_letter_id) and send the replay, not delete the only message that
+// carries the item as a duplicate of a replay on its way.
+func TestRunResendsAPendingReplayAfterAnnotate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("an1", work.LLM, work.ResponseInvalid)
+	b.sqs.FailSends(queueURL(work.LLM), true)
+	if sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"}); err != nil || sum.Errors != 1 {
+		t.Fatalf("replay with the send failing: %+v, %v", sum, err)
+	}
+	b.sqs.FailSends(queueURL(work.LLM), false)
+	if res, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: "an1", Note: "looked at it", By: "ana"}); err != nil || res.Republished != 1 {
+		t.Fatalf("annotate: %+v, %v", res, err)
+	}
+	b.clock.Advance(time.Minute)
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if envs := sentEnvelopes(t, b.sqs, work.LLM); len(envs) != 1 || envs[0].ItemID != "an1" || envs[0].Replay == nil || envs[0].Replay.Count != 1 {
+		t.Fatalf("sent %+v (summary %+v): want an1's pending replay sent", envs, sum)
+	}
+	if sum.Replayed != 1 || sum.Items[0].Action != replay.Resent {
+		t.Fatalf("summary %+v: want the annotated copy to resend the replay", sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
+		t.Fatalf("llm DLQ holds %d, want the dead letter gone once the replay is sent", n)
+	}
+}
