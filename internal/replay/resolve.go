@@ -79,7 +79,8 @@ var ErrNoSelection = errors.New("name dead letters to resolve (ids or a filter),
 
 // Resolve closes the selected dead letters: for each, the resolution (note,
 // who, when) is recorded on its item when the dead letter is an item's —
-// not a message's — and the item exists, and in the error log in every
+// not a message's — and the item's current one (a copy whose item has moved
+// on is stale and leaves the item alone), and in the error log in every
 // case, where `triage report resolved` finds it; only then is the message
 // deleted from its DLQ. A dead letter whose record failed stays on its DLQ
 // (released) and counts as an error; running the same request again picks
@@ -174,11 +175,32 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 	}
 	res := store.Resolution{ItemID: out.ItemID, At: r.now(), By: req.By, Note: req.Note, Stage: stage,
 		Class: dl.Class, DeadLetterID: dl.DeadLetterID, MessageID: dl.MessageID}
+	// The resolution goes on the item only when the dead letter is the
+	// item's own, as it is now: a copy whose item has moved on (replayed,
+	// done, dead-lettered again later) is stale, and is closed without
+	// touching the item.
+	onItem := false
+	if itemDL {
+		it, err := r.get(ctx, dl.ItemID)
+		switch {
+		case err != nil:
+			out.Action, out.Reason = "error", "read item: "+redact.String(err.Error())
+			return out
+		case it == nil:
+			out.Reason = "the item does not exist: recorded in the error log only"
+		default:
+			p := decide(dl.withItem(it), it, r.now())
+			onItem = p.action == Replayed
+			if !onItem {
+				out.Reason = "not the item's current dead letter (" + p.reason + "): recorded in the error log only, the item left as it is"
+			}
+		}
+	}
 	if req.DryRun {
 		out.Action = "would_resolve"
 		return out
 	}
-	if itemDL {
+	if onItem {
 		if ir, ok := r.Items.(ItemResolver); ok {
 			err := ir.Resolve(ctx, res)
 			switch {

@@ -142,3 +142,42 @@ func TestReplaySkipsMessageDeadLetters(t *testing.T) {
 		t.Fatal("a message dead letter was deleted by a replay")
 	}
 }
+
+// TestResolveLeavesAnItemThatMovedOn: a copy of a dead letter whose item has
+// moved on — replayed and done, or dead-lettered again later — is stale:
+// resolving it deletes it and records it in the error log, and leaves the
+// item's state alone.
+func TestResolveLeavesAnItemThatMovedOn(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = b.store
+	b.deadLetter("done1", work.LLM, work.NotFound)
+	b.deadLetter("again1", work.LLM, work.NotFound)
+	// done1 was replayed and finished; again1 was replayed and failed at
+	// its next attempt, a new dead letter.
+	b.store.Put(store.Item{ID: "done1", State: work.Done, Stage: work.Notify, ReplayCount: 1, UpdatedAt: t0})
+	again := b.item(t, "again1")
+	again.ReplayCount, again.Attempts = 1, map[work.Stage]int{work.LLM: 1}
+	b.store.Put(again)
+
+	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{IDs: []string{"done1", "again1"}, Note: "given up", By: "ana"})
+	if err != nil || sum.Selected != 2 || sum.Errors != 0 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	for _, o := range sum.Items {
+		if o.OnItem {
+			t.Fatalf("%s: a stale copy's resolution was recorded on the item (%+v)", o.ItemID, o)
+		}
+	}
+	for _, id := range []string{"done1", "again1"} {
+		if it := b.item(t, id); it.Resolution != nil {
+			t.Fatalf("%s: resolution %+v written on an item that moved on", id, it.Resolution)
+		}
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
+		t.Fatalf("llm DLQ holds %d, want the stale copies deleted", n)
+	}
+	if n := len(b.store.Resolutions()); n != 2 {
+		t.Fatalf("error log holds %d resolutions, want 2", n)
+	}
+}
