@@ -80,8 +80,9 @@ var ErrNoSelection = errors.New("name dead letters to resolve (ids or a filter),
 // Resolve closes the selected dead letters: for each, the resolution (note,
 // who, when) is recorded on its item when the dead letter is an item's —
 // not a message's — and the item's current one (a copy whose item has moved
-// on is stale and leaves the item alone), and in the error log in every
-// case, where `triage report resolved` finds it; only then is the message
+// on is stale and leaves the item alone; an item's pending replay, which
+// the message may be all that carries, is sent again first), and in the
+// error log in every case, where `triage report resolved` finds it; only then is the message
 // deleted from its DLQ. A dead letter whose record failed stays on its DLQ
 // (released) and counts as an error; running the same request again picks
 // it up. Messages not selected are released untouched.
@@ -180,6 +181,7 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 	// done, dead-lettered again later) is stale, and is closed without
 	// touching the item.
 	onItem := false
+	var pending *sendable
 	if itemDL {
 		it, err := r.get(ctx, dl.ItemID)
 		switch {
@@ -194,11 +196,25 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 			if !onItem {
 				out.Reason = "not the item's current dead letter (" + p.reason + "): recorded in the error log only, the item left as it is"
 			}
+			if p.action == Resent {
+				// A replay written and perhaps never sent: this message may
+				// be all that carries the item, so the replay is sent
+				// before the message goes, as a replay run would.
+				env, _ := it.ReplayEnvelope()
+				pending = &sendable{env: env}
+				out.Reason = "the item's replay (" + p.reason + ") is sent before the dead letter is deleted; the item left as it is"
+			}
 		}
 	}
 	if req.DryRun {
 		out.Action = "would_resolve"
 		return out
+	}
+	if pending != nil {
+		if sent := r.send(ctx, []sendable{*pending}); sent[0].out.Action == Failed {
+			out.Action, out.Reason = "error", "the item's pending replay could not be sent, so its dead letter stays: "+sent[0].out.Reason
+			return out
+		}
 	}
 	if onItem {
 		if ir, ok := r.Items.(ItemResolver); ok {

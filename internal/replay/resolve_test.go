@@ -181,3 +181,40 @@ func TestResolveLeavesAnItemThatMovedOn(t *testing.T) {
 		t.Fatalf("error log holds %d resolutions, want 2", n)
 	}
 }
+
+// TestResolveSendsAPendingReplayFirst: a replay written from a dead letter
+// whose send failed leaves the item queued with the dead letter's message
+// the only thing that can carry it. Resolving that message must send the
+// replay before it deletes the message, and leave the replayed item's
+// state alone.
+func TestResolveSendsAPendingReplayFirst(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = b.store
+	b.deadLetter("p1", work.LLM, work.ResponseInvalid)
+	b.sqs.FailSends(queueURL(work.LLM), true)
+	if sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"}); err != nil || sum.Errors != 1 {
+		t.Fatalf("replay with the send failing: %+v, %v", sum, err)
+	}
+	// The replay still cannot be sent: the dead letter stays.
+	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{IDs: []string{"p1"}, Note: "close it", By: "ana"})
+	if err != nil || sum.Errors != 1 || len(b.sqs.Bodies(dlqURL(work.LLM))) != 1 || b.sqs.Hidden(dlqURL(work.LLM)) != 0 {
+		t.Fatalf("resolve with the send failing: %+v, %v: want an error and the dead letter kept", sum, err)
+	}
+	b.sqs.FailSends(queueURL(work.LLM), false)
+	sum, err = b.r.Resolve(context.Background(), replay.ResolveRequest{IDs: []string{"p1"}, Note: "close it", By: "ana"})
+	if err != nil || sum.Errors != 0 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	envs := sentEnvelopes(t, b.sqs, work.LLM)
+	left := len(b.sqs.Bodies(dlqURL(work.LLM)))
+	if len(envs) != 1 && left == 0 {
+		t.Fatalf("the pending replay's only carrier was deleted without the replay being sent (summary %+v)", sum)
+	}
+	if len(envs) != 1 || envs[0].ItemID != "p1" || envs[0].Replay == nil || envs[0].Replay.Count != 1 {
+		t.Fatalf("sent %+v: want p1's replay", envs)
+	}
+	if it := b.item(t, "p1"); it.Resolution != nil || it.State != work.Queued || it.ReplayCount != 1 {
+		t.Fatalf("item %+v (resolution %+v): want the replay left as it is", it, it.Resolution)
+	}
+}
