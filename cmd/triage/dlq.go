@@ -392,6 +392,7 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 		sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dryRunNote(sum.DryRun)); err != nil {
 		return err
 	}
+	printIncomplete(stdout, aw.jsonOut, sum.Incomplete)
 	if err != nil {
 		return c.explain(err)
 	}
@@ -493,6 +494,7 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		}, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun)); err != nil {
 		return err
 	}
+	printIncomplete(stdout, aw.jsonOut, sum.Incomplete)
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)
 	}
@@ -500,6 +502,20 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		return fmt.Errorf("no dead letter matches %s", strings.Join(pos, ", "))
 	}
 	return nil
+}
+
+// printIncomplete says which DLQs a run did not scan to the end (the JSON
+// summary carries them as "incomplete").
+func printIncomplete(stdout io.Writer, asJSON bool, dlqs replay.Stages) {
+	if asJSON || len(dlqs) == 0 {
+		return
+	}
+	names := make([]string, len(dlqs))
+	for i, st := range dlqs {
+		names[i] = string(st)
+	}
+	fmt.Fprintf(stdout, "DLQs not scanned to the end (out of time or at the message limit): %s; run the same command again for the rest\n",
+		strings.Join(names, ", "))
 }
 
 // newTable starts an aligned table with a header.

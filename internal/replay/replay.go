@@ -124,12 +124,13 @@ func (r *Replayer) Run(ctx context.Context, req Request) (Summary, error) {
 			break
 		}
 		if err := s.each(ctx, st, run.batch); err != nil {
-			run.sum.Scanned, run.sum.Released = s.scanned, s.heldCount()
+			run.sum.Scanned, run.sum.Released, run.sum.Incomplete = s.scanned, s.heldCount(), s.incomplete
 			return run.sum, err
 		}
 	}
 	run.sum.Scanned = s.scanned
 	run.sum.Released = s.heldCount()
+	run.sum.Incomplete = s.incomplete
 	return run.sum, nil
 }
 
@@ -424,6 +425,9 @@ type scan struct {
 	// done, if set, ends the scan before its next receive: the run has
 	// what it needs (a replay's Max).
 	done func() bool
+	// incomplete are the DLQs whose scan ended before their end for want
+	// of time or at MaxMessages, not because the run was done.
+	incomplete Stages
 }
 
 func (r *Replayer) newScan() *scan {
@@ -446,8 +450,15 @@ func (s *scan) outOfTime(ctx context.Context) bool {
 // each receives st's DLQ in batches of up to 10 and hands each batch to fn,
 // until the queue is drained, MaxMessages, the time budget, the scan is
 // done, a message seen twice (its visibility ran out), or a receive error
-// (returned).
-func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context, []DeadLetter)) error {
+// (returned). A scan cut by MaxMessages or the time budget adds st to
+// incomplete.
+func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context, []DeadLetter)) (err error) {
+	drained := false
+	defer func() {
+		if err == nil && !drained && (s.done == nil || !s.done()) {
+			s.incomplete = append(s.incomplete, st)
+		}
+	}()
 	q, ok := s.r.Queues[st]
 	if !ok || q.DLQ == "" {
 		return fmt.Errorf("replay: no dead-letter queue configured for %s", st)
@@ -480,6 +491,7 @@ func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context,
 		}
 		if len(out.Messages) == 0 {
 			if empties++; empties >= emptiesToStop {
+				drained = true
 				return nil
 			}
 			continue

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
@@ -780,5 +783,63 @@ func TestRunResendsAPendingReplayAfterAnnotate(t *testing.T) {
 	}
 	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
 		t.Fatalf("llm DLQ holds %d, want the dead letter gone once the replay is sent", n)
+	}
+}
+
+// slowSQS is replaytest.SQS whose every receive takes a while on the
+// injected clock, and which counts, at each receive, the messages hidden on
+// other DLQs.
+type slowSQS struct {
+	*replaytest.SQS
+	clock       *clock.Stub
+	perReceive  time.Duration
+	hiddenOther map[string]int // DLQ received → most messages hidden on other DLQs meanwhile
+}
+
+func (f *slowSQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	url := aws.ToString(in.QueueUrl)
+	for _, st := range work.Stages() {
+		if other := dlqURL(st); other != url && f.hiddenOther != nil {
+			f.hiddenOther[url] = max(f.hiddenOther[url], f.Hidden(other))
+		}
+	}
+	f.clock.Advance(f.perReceive)
+	return f.SQS.ReceiveMessage(ctx, in, opts...)
+}
+
+// TestRunReportsDLQsNotScanned: a run whose time budget is spent on the
+// fetch DLQ never reads llm's and notify's, and one cut at MaxMessages
+// leaves the rest of a DLQ unread; the summary must say which DLQs were not
+// scanned to the end, or a backstop message there looks handled.
+func TestRunReportsDLQsNotScanned(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 3 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.deadLetter("l1", work.LLM, work.NotFound)
+	slow := &slowSQS{SQS: b.sqs, clock: b.clock, perReceive: 2 * time.Minute}
+	b.r.SQS, b.r.MaxMessages = slow, 2
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (replay.Stages{work.Fetch, work.LLM, work.Notify}); !slices.Equal(sum.Incomplete, want) {
+		t.Fatalf("incomplete %v, want %v (summary %+v)", sum.Incomplete, want, sum)
+	}
+	// With time enough, only the fetch DLQ, cut at MaxMessages, is.
+	slow.perReceive = 0
+	sum, err = b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (replay.Stages{work.Fetch}); !slices.Equal(sum.Incomplete, want) {
+		t.Fatalf("incomplete %v, want %v (summary %+v)", sum.Incomplete, want, sum)
+	}
+	// Scanned to the end, none is.
+	b.r.MaxMessages = 0
+	sum, err = b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil || len(sum.Incomplete) != 0 {
+		t.Fatalf("a complete scan: %+v, %v", sum, err)
 	}
 }

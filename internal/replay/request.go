@@ -292,9 +292,14 @@ type Summary struct {
 	Errors int `json:"errors"`
 	// Scanned counts every message (or item) looked at; Released those
 	// released untouched at the end (unselected, skipped, failed).
-	Scanned  int  `json:"scanned"`
-	Released int  `json:"released"`
-	DryRun   bool `json:"dry_run"`
+	Scanned  int `json:"scanned"`
+	Released int `json:"released"`
+	// Incomplete lists the DLQs this run did not scan to the end — its
+	// time ran out, or MaxMessages — whether it left them part-way or never
+	// reached them: what is on them was not looked at, and a later run
+	// does. A run that stopped at its Max lists none.
+	Incomplete Stages `json:"incomplete,omitempty"`
+	DryRun     bool   `json:"dry_run"`
 	// Items lists the outcome of every selected dead letter, in order.
 	Items []Outcome `json:"items"`
 }

@@ -65,11 +65,13 @@ type Resolved struct {
 
 // ResolveSummary is a Resolve's result.
 type ResolveSummary struct {
-	Selected int  `json:"selected"`
-	Resolved int  `json:"resolved"`
-	Errors   int  `json:"errors"`
-	Scanned  int  `json:"scanned"`
-	DryRun   bool `json:"dry_run"`
+	Selected int `json:"selected"`
+	Resolved int `json:"resolved"`
+	Errors   int `json:"errors"`
+	Scanned  int `json:"scanned"`
+	// Incomplete lists the DLQs not scanned to the end (see Summary).
+	Incomplete Stages `json:"incomplete,omitempty"`
+	DryRun     bool   `json:"dry_run"`
 	// Items lists every selected dead letter.
 	Items []Resolved `json:"items"`
 }
@@ -136,11 +138,11 @@ func (r *Replayer) Resolve(ctx context.Context, req ResolveRequest) (ResolveSumm
 			s.delete(ctx, deletes)
 		})
 		if err != nil {
-			sum.Scanned = s.scanned
+			sum.Scanned, sum.Incomplete = s.scanned, s.incomplete
 			return sum, err
 		}
 	}
-	sum.Scanned = s.scanned
+	sum.Scanned, sum.Incomplete = s.scanned, s.incomplete
 	return sum, nil
 }
 
