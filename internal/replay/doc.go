@@ -29,9 +29,11 @@
 // working under an expired lease) or, for a spec, perhaps never created: then
 // the spec is submitted again as it was written. A spec its sender put on
 // the DLQ (a Scheduler run) is never sent on its own (docs/design.md "Waits
-// and parking"). Messages not selected are released (visibility 0) at the
-// end of the run, untouched; every message stays invisible while the run
-// holds it, so one run never sees a message twice.
+// and parking"). Messages not selected are released (visibility 0) when
+// the run has read their DLQ, untouched, each batch of ten with its own
+// time bound (policy.DLQReleaseCall); every message stays invisible while
+// the run reads its DLQ, and the run reads each DLQ once, so one run never
+// sees a message twice.
 //
 // Replays from item state (Source "items") need no DLQ message: items in
 // deadletter or failed (enrichment_status permanent_failure) are replayed

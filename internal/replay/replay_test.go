@@ -843,3 +843,67 @@ func TestRunReportsDLQsNotScanned(t *testing.T) {
 		t.Fatalf("a complete scan: %+v, %v", sum, err)
 	}
 }
+
+// TestRunReleasesEachDLQWhenItsScanEnds: the messages a run holds on one
+// DLQ are made visible again when that DLQ's scan ends, not all together
+// at the end of the run under one budget, which a long run (or a Lambda
+// timeout) would leave to their full visibility timeout.
+func TestRunReleasesEachDLQWhenItsScanEnds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 3 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.deadLetter("l1", work.LLM, work.NotFound)
+	slow := &slowSQS{SQS: b.sqs, clock: b.clock, hiddenOther: map[string]int{}}
+	b.r.SQS = slow
+	if _, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := slow.hiddenOther[dlqURL(work.LLM)]; n != 0 {
+		t.Fatalf("%d fetch dead letters still held while the llm DLQ was scanned", n)
+	}
+	if b.sqs.Hidden(dlqURL(work.Fetch)) != 0 || b.sqs.Hidden(dlqURL(work.LLM)) != 0 {
+		t.Fatal("messages left hidden after the run")
+	}
+}
+
+// latentSQS is replaytest.SQS whose visibility changes each take perCall
+// of their context's time, in virtual time: a call made when the calls
+// before it on the same context (the same deadline) have spent that
+// context's budget fails as a timed-out call would.
+type latentSQS struct {
+	*replaytest.SQS
+	perCall time.Duration
+	spent   map[time.Time]time.Duration
+}
+
+func (f *latentSQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	if d, ok := ctx.Deadline(); ok {
+		f.spent[d] += f.perCall
+		if f.spent[d] > time.Until(d) {
+			return nil, context.DeadlineExceeded
+		}
+	}
+	return f.SQS.ChangeMessageVisibilityBatch(ctx, in, opts...)
+}
+
+// TestRunReleasesEveryMessageItHeld: the release at a scan's end must not
+// leave messages invisible for their whole visibility timeout because the
+// calls before them spent a budget they all shared: 40 release calls of a
+// second each.
+func TestRunReleasesEveryMessageItHeld(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 400 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.r.SQS = &latentSQS{SQS: b.sqs, perCall: time.Second, spent: map[time.Time]time.Duration{}}
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil || sum.Released != 400 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	if n := b.sqs.Hidden(dlqURL(work.Fetch)); n != 0 {
+		t.Fatalf("%d of 400 held messages left invisible after the run", n)
+	}
+}

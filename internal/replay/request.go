@@ -67,7 +67,8 @@ func (s Stages) orAll() Stages {
 	}
 	out := slices.Clone(s)
 	slices.SortFunc(out, func(a, b work.Stage) int { return a.Index() - b.Index() })
-	return out
+	// Each DLQ once: a run releases what it held on a DLQ when it has read it.
+	return slices.Compact(out)
 }
 
 // Classes is a set of error classes. In JSON it is one class name or a list.
@@ -291,7 +292,8 @@ type Summary struct {
 	// Errors counts selected dead letters whose replay failed part-way.
 	Errors int `json:"errors"`
 	// Scanned counts every message (or item) looked at; Released those
-	// released untouched at the end (unselected, skipped, failed).
+	// released untouched once their DLQ was read (unselected, skipped,
+	// failed).
 	Scanned  int `json:"scanned"`
 	Released int `json:"released"`
 	// Incomplete lists the DLQs this run did not scan to the end — its
