@@ -491,7 +491,8 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		[]string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"},
 		func(o replay.Resolved) []any {
 			return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, console.YesNo(o.OnItem), orDash(o.Reason)}
-		}, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun)); err != nil {
+		}, "selected %d, resolved %d, skipped %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Skipped, sum.Errors, sum.Scanned,
+		dryRunNote(sum.DryRun)); err != nil {
 		return err
 	}
 	printIncomplete(stdout, aw.jsonOut, sum.Incomplete)

@@ -55,7 +55,8 @@ type Resolved struct {
 	DeadLetterID string          `json:"dead_letter_id,omitempty"`
 	Class        string          `json:"error_class,omitempty"`
 	Kind         deadletter.Kind `json:"kind"`
-	// Action is resolved, would_resolve (dry run) or error.
+	// Action is resolved, would_resolve (dry run), skipped (left on its
+	// DLQ) or error.
 	Action string `json:"action"`
 	// OnItem is true when the resolution was recorded on the item as well
 	// as in the error log.
@@ -67,8 +68,11 @@ type Resolved struct {
 type ResolveSummary struct {
 	Selected int `json:"selected"`
 	Resolved int `json:"resolved"`
-	Errors   int `json:"errors"`
-	Scanned  int `json:"scanned"`
+	// Skipped counts messages left on their DLQ untouched: a backstop
+	// message whose item is still in flight at its stage.
+	Skipped int `json:"skipped"`
+	Errors  int `json:"errors"`
+	Scanned int `json:"scanned"`
 	// Incomplete lists the DLQs not scanned to the end (see Summary).
 	Incomplete Stages `json:"incomplete,omitempty"`
 	DryRun     bool   `json:"dry_run"`
@@ -127,6 +131,9 @@ func (r *Replayer) Resolve(ctx context.Context, req ResolveRequest) (ResolveSumm
 					deletes = append(deletes, dl)
 				case "would_resolve":
 					sum.Resolved++
+					s.hold(dl)
+				case "skipped":
+					sum.Skipped++
 					s.hold(dl)
 				default:
 					sum.Errors++
@@ -194,6 +201,16 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 			out.Reason = "the item does not exist: recorded in the error log only"
 		default:
 			p := decide(dl.withItem(it), it, r.now())
+			if dl.Kind == deadletter.KindBackstop && (p.action == Replayed || p.action == Skipped) {
+				// A stage envelope the queue's backstop moved while its item
+				// is still at that stage: the item is in flight, no dead
+				// letter, and this message may be all that carries it — a
+				// replay from item state would not revive it. The backstop
+				// schedule resumes it (docs/design.md "Waits and parking").
+				out.Action, out.Reason = "skipped", "the item is still "+string(it.State)+" at "+string(it.Stage)+
+					" and this message carries it: the backstop schedule resumes it"
+				return out
+			}
 			onItem = p.action == Replayed
 			if !onItem {
 				out.Reason = "not the item's current dead letter (" + p.reason + "): recorded in the error log only, the item left as it is"

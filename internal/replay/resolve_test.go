@@ -218,3 +218,31 @@ func TestResolveSendsAPendingReplayFirst(t *testing.T) {
 		t.Fatalf("item %+v (resolution %+v): want the replay left as it is", it, it.Resolution)
 	}
 }
+
+// TestResolveLeavesAStuckItemsBackstopMessage: a raw envelope the stage
+// queue's backstop moved, whose item is still queued at that stage, is the
+// only message that carries the item, and the item is no permanent failure
+// a replay from item state would revive. Resolving it would leave the item
+// queued for good, counted in flight; it is left on the DLQ for the
+// backstop schedule to resume, and reported as skipped.
+func TestResolveLeavesAStuckItemsBackstopMessage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = b.store
+	b.store.Put(store.Item{ID: "stuck", CorrelationID: "c", State: work.Queued, Stage: work.LLM, Status: work.StatusAfter(work.Fetch), UpdatedAt: t0})
+	env := work.Envelope{ItemID: "stuck", Stage: work.LLM, CorrelationID: "c"}
+	b.sqs.Put(dlqURL(work.LLM), env.Encode())
+	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{IDs: []string{"stuck"}, Note: "give up", By: "ana"})
+	if err != nil || sum.Errors != 0 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	if left := b.sqs.Bodies(dlqURL(work.LLM)); len(left) != 1 || b.sqs.Hidden(dlqURL(work.LLM)) != 0 {
+		t.Fatalf("the stuck item's only carrier was not kept and released (DLQ %v; summary %+v)", left, sum)
+	}
+	if sum.Resolved != 0 || sum.Skipped != 1 || sum.Items[0].Action != "skipped" {
+		t.Fatalf("summary %+v: want the backstop message skipped", sum)
+	}
+	if it := b.item(t, "stuck"); it.Resolution != nil {
+		t.Fatalf("resolution %+v recorded on an item still in flight", it.Resolution)
+	}
+}

@@ -232,6 +232,9 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 	s.invalidate()
 	d.Done = true
 	d.Summary = fmt.Sprintf("Resolved %d dead %s; %d errors.", sum.Resolved, plural(sum.Resolved, "letter", "letters"), sum.Errors)
+	if sum.Skipped > 0 {
+		d.Summary += fmt.Sprintf(" %d left on their DLQ: their items are still in flight.", sum.Skipped)
+	}
 	if f.Count > 0 && sum.Selected > f.Count {
 		d.Summary += fmt.Sprintf(" (%d were selected, %d confirmed: more arrived meanwhile.)", sum.Selected, f.Count)
 	}
