@@ -33,13 +33,29 @@ func (q ListRequest) matchesID(dl DeadLetter) bool {
 	return q.ID == "" || dl.ItemID == q.ID || dl.DeadLetterID == q.ID || dl.MessageID == q.ID
 }
 
+// Listing is a List's dead letters and the DLQs it did not read to the end.
+type Listing struct {
+	DeadLetters []DeadLetter `json:"dead_letters"`
+	// Incomplete lists the DLQs the listing did not read to the end (out of
+	// time, or at MaxMessages): their dead letters are not all counted. A
+	// listing that stopped at its Limit lists none.
+	Incomplete Stages `json:"incomplete,omitempty"`
+}
+
 // List peeks at the DLQs: it receives every message (bounded), keeps those
 // the request selects, and releases all of them (visibility 0) before it
 // returns; nothing is changed. With Items set, each kept dead letter's item
 // is read to fill in a backstop message's class and the Status a replay
 // would act on. Unreadable messages are listed only by a request without a
-// filter or id.
+// filter or id. ListScan says as well which DLQs it did not read to the
+// end.
 func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error) {
+	l, err := r.ListScan(ctx, q)
+	return l.DeadLetters, err
+}
+
+// ListScan is List, with the DLQs whose scan was cut.
+func (r *Replayer) ListScan(ctx context.Context, q ListRequest) (Listing, error) {
 	s := r.newScan()
 	defer s.releaseAll(ctx)
 	stages := q.DLQs.orAll()
@@ -90,10 +106,10 @@ func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error
 			}
 		})
 		if err != nil {
-			return out, err
+			return Listing{DeadLetters: out, Incomplete: s.incomplete}, err
 		}
 	}
-	return out, firstErr
+	return Listing{DeadLetters: out, Incomplete: s.incomplete}, firstErr
 }
 
 func isZeroFilter(f Filter) bool {

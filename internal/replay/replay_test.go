@@ -907,3 +907,27 @@ func TestRunReleasesEveryMessageItHeld(t *testing.T) {
 		t.Fatalf("%d of 400 held messages left invisible after the run", n)
 	}
 }
+
+// TestListSaysWhatItDidNotScan: a listing cut at MaxMessages (or by its
+// time) counts only what it read; it must say which DLQs it did not read to
+// the end, or `dlq list --by-class` reports a part as the whole.
+func TestListSaysWhatItDidNotScan(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 3 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.r.MaxMessages = 2
+	l, err := b.r.ListScan(context.Background(), replay.ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.DeadLetters) != 2 || !slices.Equal(l.Incomplete, replay.Stages{work.Fetch}) {
+		t.Fatalf("listed %d, incomplete %v: want 2 and the fetch DLQ", len(l.DeadLetters), l.Incomplete)
+	}
+	// A limit the operator asked for is no cut.
+	b.r.MaxMessages = 0
+	if l, err = b.r.ListScan(context.Background(), replay.ListRequest{Limit: 1}); err != nil || len(l.Incomplete) != 0 {
+		t.Fatalf("listing with a limit: %+v, %v", l, err)
+	}
+}
