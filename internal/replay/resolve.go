@@ -215,7 +215,7 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 			if !onItem {
 				out.Reason = "not the item's current dead letter (" + p.reason + "): recorded in the error log only, the item left as it is"
 			}
-			if p.action == Resent {
+			if p.action == Resent && !p.resubmit {
 				// A replay written and perhaps never sent: this message may
 				// be all that carries the item, so the replay is sent
 				// before the message goes, as a replay run would.

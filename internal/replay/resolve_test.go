@@ -8,6 +8,7 @@ import (
 
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -244,5 +245,42 @@ func TestResolveLeavesAStuckItemsBackstopMessage(t *testing.T) {
 	}
 	if it := b.item(t, "stuck"); it.Resolution != nil {
 		t.Fatalf("resolution %+v recorded on an item still in flight", it.Resolution)
+	}
+}
+
+// TestResolveASpecTheFetchQueueMoved: a spec the fetch queue's backstop
+// moved whose id another spec holds is closed like any stale message —
+// logged and deleted, the item left as it is and nothing sent on its
+// behalf; one whose item is still at fetch carries that item and stays.
+func TestResolveASpecTheFetchQueueMoved(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = b.store
+	ctx := context.Background()
+	for _, id := range []string{"taken", "stuck"} {
+		spec, _, err := intake.Decode(specBody(id, "https://news.example/"+id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.Create(ctx, spec.NewItem("m#1", t0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.sqs.PutMoved(dlqURL(work.Fetch), specBody("taken", "https://other.example/a-different-source"), fetchQueueARN)
+	b.sqs.PutMoved(dlqURL(work.Fetch), specBody("stuck", "https://news.example/stuck"), fetchQueueARN)
+	sum, err := b.r.Resolve(ctx, replay.ResolveRequest{IDs: []string{"taken", "stuck"}, Note: "a duplicate submission", By: "ana"})
+	if err != nil || sum.Errors != 0 || sum.Resolved != 1 || sum.Skipped != 1 {
+		t.Fatalf("summary %+v, %v: want the conflicting spec resolved and the stuck item's spec kept", sum, err)
+	}
+	for _, st := range work.Stages() {
+		if sent := b.sqs.Bodies(queueURL(st)); len(sent) != 0 {
+			t.Fatalf("resolve sent %q to the %s queue", sent, st)
+		}
+	}
+	if it := b.item(t, "taken"); it.Resolution != nil || it.State != work.Queued {
+		t.Fatalf("item %+v: want it left as it is", it)
+	}
+	if left := b.sqs.Bodies(dlqURL(work.Fetch)); len(left) != 1 || !strings.Contains(left[0], `"stuck"`) {
+		t.Fatalf("fetch DLQ %q: want the stuck item's spec only", left)
 	}
 }
