@@ -38,7 +38,10 @@
 // Replays from item state (Source "items") need no DLQ message: items in
 // deadletter or failed (enrichment_status permanent_failure) are replayed
 // by id or by a filter over the Items table's sparse by-listed-state index — the manual
-// retry for a permanent failure whose dead letter has expired.
+// retry for a permanent failure whose dead letter has expired. Nothing but
+// the run sends such a replay, so its envelopes go ten at a time as it
+// goes, and those written go even when the run is cancelled; it stops
+// writing while its deadline leaves time to send them.
 //
 // The redrive Lambda takes a Request as its event; the triage CLI calls the
 // same Replayer against any endpoint.

@@ -931,3 +931,124 @@ func TestListSaysWhatItDidNotScan(t *testing.T) {
 		t.Fatalf("listing with a limit: %+v, %v", l, err)
 	}
 }
+
+// ctxSQS is replaytest.SQS whose sends fail once their context is done, as
+// the SDK's do.
+type ctxSQS struct{ *replaytest.SQS }
+
+func (f ctxSQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.SQS.SendMessageBatch(ctx, in, opts...)
+}
+
+// cancelIndex is the store's index, which cancels the run (an operator's
+// Ctrl-C, a Lambda's end) once it has listed after items, and counts the
+// envelopes sent by then.
+type cancelIndex struct {
+	b      *bundle
+	after  int
+	cancel context.CancelFunc
+	sentAt int // envelopes on the llm queue when the run was cancelled
+}
+
+func (x *cancelIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+	n := 0
+	return x.b.store.List(ctx, q, func(it store.Item) error {
+		if n == x.after {
+			x.sentAt = len(x.b.sqs.Bodies(queueURL(work.LLM)))
+			x.cancel()
+			return ctx.Err()
+		}
+		n++
+		return fn(it)
+	})
+}
+
+// TestRunFromItemStateSendsWhatItWrote: a replay from item state writes
+// each item's replay, then sends its envelope. A run cut short — the
+// operator's Ctrl-C, the redrive function's timeout — must not leave the
+// replays it wrote without their envelopes: a replay from item state has
+// no DLQ message to resend it, and a second run by filter lists only
+// deadletter and failed items, not these queued ones. The envelopes go as
+// the run goes, and those written go even when the run is cancelled.
+func TestRunFromItemStateSendsWhatItWrote(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.SQS = ctxSQS{b.sqs}
+	for i := range 25 {
+		id := fmt.Sprintf("c%02d", i)
+		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	x := &cancelIndex{b: b, after: 23, cancel: cancel}
+	b.r.Index = x
+	sum, _ := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if x.sentAt < 20 {
+		t.Fatalf("%d envelopes sent after 23 replays were written: want them sent as the run goes", x.sentAt)
+	}
+	sent := map[string]bool{}
+	for _, env := range sentEnvelopes(t, b.sqs, work.LLM) {
+		sent[env.ItemID] = true
+	}
+	for i := range 25 {
+		id := fmt.Sprintf("c%02d", i)
+		if _, pending := b.item(t, id).PendingReplay(); pending && !sent[id] {
+			t.Fatalf("%s: replay written, envelope never sent (summary %+v)", id, sum)
+		}
+	}
+}
+
+// lateIndex is the store's index, which moves the run's clock to within a
+// few seconds of its context's deadline once it has listed after items.
+type lateIndex struct {
+	b        *bundle
+	clock    *clock.Stub
+	after    int
+	deadline time.Time
+}
+
+func (x *lateIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+	n := 0
+	return x.b.store.List(ctx, q, func(it store.Item) error {
+		if n == x.after {
+			x.clock.Set(x.deadline.Add(-5 * time.Second))
+		}
+		n++
+		return fn(it)
+	})
+}
+
+// TestRunFromItemStateStopsBeforeItsDeadline: the redrive function's
+// replay from item state ends when its Lambda does. It stops writing
+// replays while there is time left to send the envelopes of those it wrote,
+// and says the run is to be made again.
+func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.SQS = ctxSQS{b.sqs}
+	for i := range 15 {
+		id := fmt.Sprintf("d%02d", i)
+		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	}
+	now := time.Now()
+	deadline := now.Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	c := clock.NewStub(now)
+	b.r.Clock = c
+	b.r.Index = &lateIndex{b: b, clock: c, after: 12, deadline: deadline}
+	sum, err := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if err == nil || !strings.Contains(err.Error(), "run the same request again") {
+		t.Fatalf("a run stopped by its deadline: %v (summary %+v)", err, sum)
+	}
+	if sum.Replayed != 12 || len(sentEnvelopes(t, b.sqs, work.LLM)) != 12 {
+		t.Fatalf("replayed %d, sent %d: want the 12 written before the deadline sent", sum.Replayed, len(sentEnvelopes(t, b.sqs, work.LLM)))
+	}
+}
