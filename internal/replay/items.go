@@ -18,6 +18,9 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 	sum := Summary{DryRun: req.DryRun}
 	var sends []sendable
 	planned, total := 0, 0
+	// replayed holds the items this run replayed: one that has failed again
+	// by the time a later pass lists it is not replayed twice.
+	replayed := map[string]bool{}
 	// each plans one item's replay (or writes it) as it is read: a listing
 	// is not held in memory whole, and it ends once Max are planned.
 	each := func(it store.Item) error {
@@ -38,6 +41,11 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 		out := Outcome{ItemID: it.ID, Class: view.Class, FailedStage: it.Stage, Target: req.Mode.Target(it.Stage)}
 		if it.DeadLetter != nil {
 			out.DeadLetterID = it.DeadLetter.ID
+		}
+		if replayed[it.ID] {
+			out.Action, out.Reason = Skipped, fmt.Sprintf("replayed earlier in this run, and %s at %s again since", it.State, it.Stage)
+			sum.add(out)
+			return nil
 		}
 		pending := false
 		if _, ok := it.PendingReplay(); ok {
@@ -74,6 +82,7 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 			}
 			out.Action = Replayed
 		}
+		replayed[it.ID] = true
 		env, _ := cur.ReplayEnvelope()
 		out.Target, out.ReplayCount = env.Stage, cur.ReplayCount
 		sends = append(sends, sendable{env: env, out: out})

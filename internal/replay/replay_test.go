@@ -1052,3 +1052,38 @@ func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
 		t.Fatalf("replayed %d, sent %d: want the 12 written before the deadline sent", sum.Replayed, len(sentEnvelopes(t, b.sqs, work.LLM)))
 	}
 }
+
+// failAgainIndex is the store's index, but before it lists failed items
+// the item "again", replayed, has failed again at its stage and waits in
+// failed for its dead letter's hand-off (its envelope went as the run went,
+// and its cause was not fixed).
+type failAgainIndex struct{ b *bundle }
+
+func (x failAgainIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+	if it, err := x.b.store.Get(ctx, "again"); q.State == work.Failed && err == nil && it.State == work.Queued {
+		it.State, it.Attempts = work.Failed, map[work.Stage]int{it.Stage: 1}
+		x.b.store.Put(it)
+	}
+	return x.b.store.List(ctx, q, fn)
+}
+
+// TestRunFromItemStateReplaysAnItemOnce: a replay from item state by
+// filter lists deadletter items, then failed ones. An item replayed in the
+// first pass that has failed again by the second is not replayed a second
+// time by the same run.
+func TestRunFromItemStateReplaysAnItemOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.Put(store.Item{ID: "again", Kind: store.KindStory, CorrelationID: "corr-again", Status: work.StatusAfter(work.Fetch),
+		State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+		LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	b.r.Index = failAgainIndex{b}
+	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := b.item(t, "again"); it.ReplayCount != 1 || sum.Replayed != 1 {
+		t.Fatalf("replay count %d, summary %+v: want one replay of the item", it.ReplayCount, sum)
+	}
+}
