@@ -451,6 +451,7 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 		fmt.Fprintf(stdout, "; %d raw backstop messages left as they are (they carry no notes)", res.Backstop)
 	}
 	fmt.Fprintln(stdout)
+	printIncomplete(stdout, false, res.Incomplete, "dead letters there may not carry the note")
 	if len(res.Errors) > 0 {
 		return errors.New(strings.Join(res.Errors, "; "))
 	}

@@ -148,6 +148,9 @@ type AnnotateResult struct {
 	Backstop int `json:"backstop"`
 	// Errors lists what failed.
 	Errors []string `json:"errors,omitempty"`
+	// Incomplete lists the DLQs not read to the end (out of time, or at
+	// MaxMessages): dead letters there may not carry the note.
+	Incomplete Stages `json:"incomplete,omitempty"`
 }
 
 // Annotate records an operator note on the item that ID names and
@@ -188,7 +191,7 @@ func (r *Replayer) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateR
 			return AnnotateResult{}, fmt.Errorf("annotate: %w", err)
 		}
 	}
-	res := AnnotateResult{ItemID: req.ID}
+	res := AnnotateResult{ItemID: req.ID, Incomplete: s.incomplete}
 	if len(found) > 0 {
 		res.ItemID = found[0].ItemID
 	}
@@ -200,6 +203,9 @@ func (r *Replayer) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateR
 	err := an.Annotate(ctx, res.ItemID, note)
 	switch {
 	case errors.Is(err, store.ErrNotFound) && len(found) == 0:
+		if len(res.Incomplete) > 0 {
+			return res, fmt.Errorf("annotate: no item %q, and no dead letter of it in the part read of the DLQs %s", req.ID, res.Incomplete)
+		}
 		return res, fmt.Errorf("annotate: no item or dead letter %q", req.ID)
 	case errors.Is(err, store.ErrNotFound):
 		res.Errors = append(res.Errors, "the item does not exist; only its dead letters carry the note")

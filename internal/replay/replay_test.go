@@ -1087,3 +1087,21 @@ func TestRunFromItemStateReplaysAnItemOnce(t *testing.T) {
 		t.Fatalf("replay count %d, summary %+v: want one replay of the item", it.ReplayCount, sum)
 	}
 }
+
+// TestAnnotateSaysWhatItDidNotScan: annotate re-publishes the dead letters
+// its scan finds; a scan cut short may miss some, and the result must say
+// so rather than count the ones it found as all of them.
+func TestAnnotateSaysWhatItDidNotScan(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("other", work.LLM, work.ContentPolicy)
+	b.deadLetter("z2", work.LLM, work.ContentPolicy)
+	b.r.MaxMessages = 1
+	res, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: "z2", Note: "legal says ok", By: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Incomplete, replay.Stages{work.LLM}) {
+		t.Fatalf("result %+v: want the llm DLQ named as not scanned to the end", res)
+	}
+}

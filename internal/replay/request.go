@@ -60,6 +60,15 @@ func (s *Stages) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// String is the stages' names, comma-separated.
+func (s Stages) String() string {
+	names := make([]string, len(s))
+	for i, st := range s {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ",")
+}
+
 // orAll returns s, or every stage when s is empty, in pipeline order.
 func (s Stages) orAll() Stages {
 	if len(s) == 0 {
