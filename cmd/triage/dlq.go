@@ -217,19 +217,28 @@ func runDLQList(stdout io.Writer, args []string) error {
 	r := c.replayer(whoAmI())
 	p := newProgressBar("scanned")
 	r.Progress = func(pr replay.Progress) { p.update(pr.Done, pr.Total, fmt.Sprintf("listed %d", pr.Selected)) }
-	dls, err := r.List(ctx, replay.ListRequest{DLQs: dlqs, Filter: flt, Limit: *limit})
+	l, err := r.ListScan(ctx, replay.ListRequest{DLQs: dlqs, Filter: flt, Limit: *limit})
 	p.done()
 	if err != nil {
 		return c.explain(err)
+	}
+	dls := l.DeadLetters
+	if len(l.Incomplete) > 0 && aw.jsonOut {
+		// The JSON is a list; the cut goes to the terminal.
+		printIncomplete(noteOutput, false, l.Incomplete, partList)
 	}
 	if *byClass {
 		counts := replay.CountByClass(dls)
 		if aw.jsonOut {
 			return printJSON(stdout, counts)
 		}
-		return printTable(stdout, []string{"CLASS", "COUNT", "RETRYABLE"}, counts, func(cc replay.ClassCount) []any {
+		if err := printTable(stdout, []string{"CLASS", "COUNT", "RETRYABLE"}, counts, func(cc replay.ClassCount) []any {
 			return []any{orDash(string(cc.Class)), cc.Count, cc.Retryable}
-		})
+		}); err != nil {
+			return err
+		}
+		printIncomplete(stdout, false, l.Incomplete, partList)
+		return nil
 	}
 	if aw.jsonOut {
 		return printJSON(stdout, nonNil(dls))
@@ -247,6 +256,7 @@ func runDLQList(stdout io.Writer, args []string) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d dead letters\n", len(dls))
+	printIncomplete(stdout, false, l.Incomplete, partList)
 	return nil
 }
 
@@ -392,6 +402,7 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 		sum.Selected, sum.Replayed, sum.Skipped, sum.Errors, sum.Scanned, sum.Released, dryRunNote(sum.DryRun)); err != nil {
 		return err
 	}
+	printIncomplete(stdout, aw.jsonOut, sum.Incomplete, runAgain)
 	if err != nil {
 		return c.explain(err)
 	}
@@ -440,6 +451,7 @@ func runDLQAnnotate(stdout io.Writer, args []string) error {
 		fmt.Fprintf(stdout, "; %d raw backstop messages left as they are (they carry no notes)", res.Backstop)
 	}
 	fmt.Fprintln(stdout)
+	printIncomplete(stdout, false, res.Incomplete, "dead letters there may not carry the note")
 	if len(res.Errors) > 0 {
 		return errors.New(strings.Join(res.Errors, "; "))
 	}
@@ -490,9 +502,11 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		[]string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"},
 		func(o replay.Resolved) []any {
 			return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, console.YesNo(o.OnItem), orDash(o.Reason)}
-		}, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun)); err != nil {
+		}, "selected %d, resolved %d, skipped %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Skipped, sum.Errors, sum.Scanned,
+		dryRunNote(sum.DryRun)); err != nil {
 		return err
 	}
+	printIncomplete(stdout, aw.jsonOut, sum.Incomplete, runAgain)
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)
 	}
@@ -501,6 +515,26 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	}
 	return nil
 }
+
+// printIncomplete says which DLQs a run did not scan to the end (the JSON
+// summary carries them as "incomplete"), and then what to do.
+func printIncomplete(stdout io.Writer, asJSON bool, dlqs replay.Stages, then string) {
+	if asJSON || len(dlqs) == 0 {
+		return
+	}
+	names := make([]string, len(dlqs))
+	for i, st := range dlqs {
+		names[i] = string(st)
+	}
+	fmt.Fprintf(stdout, "DLQs not scanned to the end (out of time or at the message limit): %s; %s\n", strings.Join(names, ", "), then)
+}
+
+const (
+	// runAgain is what to do about a replay's or a resolve's incomplete DLQs.
+	runAgain = "run the same command again for the rest"
+	// partList is what a listing's incomplete DLQs mean.
+	partList = "what is listed of them is a part"
+)
 
 // newTable starts an aligned table with a header.
 func newTable(w io.Writer, header ...string) *tabwriter.Writer {

@@ -18,9 +18,15 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 	sum := Summary{DryRun: req.DryRun}
 	var sends []sendable
 	planned, total := 0, 0
+	// replayed holds the items this run replayed: one that has failed again
+	// by the time a later pass lists it is not replayed twice.
+	replayed := map[string]bool{}
 	// each plans one item's replay (or writes it) as it is read: a listing
 	// is not held in memory whole, and it ends once Max are planned.
 	each := func(it store.Item) error {
+		if err := r.writeTime(ctx); err != nil {
+			return err
+		}
 		sum.Scanned++
 		if r.Progress != nil {
 			r.Progress(Progress{Done: sum.Scanned, Total: total, Selected: sum.Selected, Replayed: sum.Replayed, Skipped: sum.Skipped, Errors: sum.Errors})
@@ -35,6 +41,11 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 		out := Outcome{ItemID: it.ID, Class: view.Class, FailedStage: it.Stage, Target: req.Mode.Target(it.Stage)}
 		if it.DeadLetter != nil {
 			out.DeadLetterID = it.DeadLetter.ID
+		}
+		if replayed[it.ID] {
+			out.Action, out.Reason = Skipped, fmt.Sprintf("replayed earlier in this run, and %s at %s again since", it.State, it.Stage)
+			sum.add(out)
+			return nil
 		}
 		pending := false
 		if _, ok := it.PendingReplay(); ok {
@@ -71,9 +82,16 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 			}
 			out.Action = Replayed
 		}
+		replayed[it.ID] = true
 		env, _ := cur.ReplayEnvelope()
 		out.Target, out.ReplayCount = env.Stage, cur.ReplayCount
 		sends = append(sends, sendable{env: env, out: out})
+		if len(sends) >= maxBatch {
+			// Sent as the run goes: a replay from item state has no DLQ
+			// message to resend it, and a run by filter lists no queued
+			// item, so a run cut short must have sent what it wrote.
+			sum, sends = r.sendItems(ctx, sum, sends), nil
+		}
 		return nil
 	}
 	if len(req.Filter.ItemIDs) > 0 {
@@ -103,6 +121,9 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 		total = len(items)
 		for _, it := range items {
 			if err := each(it); err != nil {
+				if !errors.Is(err, store.ErrStop) {
+					return r.sendItems(ctx, sum, sends), fmt.Errorf("replay: %w", err)
+				}
 				break
 			}
 		}
@@ -126,10 +147,28 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 	return r.sendItems(ctx, sum, sends), nil
 }
 
+// errOutOfTime ends a replay from item state whose context's deadline is
+// near: what it wrote is sent, and a later run does the rest.
+var errOutOfTime = errors.New("out of time: the replays written are sent; run the same request again for the rest")
+
+// writeTime reports whether a replay from item state may write another
+// replay: not once its context is done, nor within deadlineMargin of its
+// deadline, which is kept for sending the envelopes of those written.
+func (r *Replayer) writeTime(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && r.now().Add(deadlineMargin).After(d) {
+		return errOutOfTime
+	}
+	return nil
+}
+
 // sendItems sends the envelopes of a replay from item state and adds their
-// outcomes to sum.
+// outcomes to sum. The replays are written: they are sent even when the
+// run's context is cancelled.
 func (r *Replayer) sendItems(ctx context.Context, sum Summary, sends []sendable) Summary {
-	for _, sd := range r.send(ctx, sends) {
+	for _, sd := range r.send(context.WithoutCancel(ctx), sends) {
 		sum.add(sd.out)
 		r.log().Info("replay outcome", "item_id", sd.out.ItemID, "action", string(sd.out.Action), "target", string(sd.out.Target),
 			"class", string(sd.out.Class), "reason", sd.out.Reason, "source", string(SourceItems))

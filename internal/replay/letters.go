@@ -174,7 +174,9 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 		return plan{action: Skipped, reason: "item does not exist"}
 	}
 	if rec, ok := it.PendingReplay(); ok {
-		if rec.MessageID == dl.MessageID {
+		// The replay's own dead letter: its message, or a copy of the same
+		// dead letter under another message id (annotate re-publishes one).
+		if rec.MessageID == dl.MessageID || (rec.DeadLetterID != "" && rec.DeadLetterID == dl.DeadLetterID) {
 			return plan{action: Resent, reason: "replayed by an earlier run, not yet sent"}
 		}
 		if rec.MessageID == "" {

@@ -33,13 +33,29 @@ func (q ListRequest) matchesID(dl DeadLetter) bool {
 	return q.ID == "" || dl.ItemID == q.ID || dl.DeadLetterID == q.ID || dl.MessageID == q.ID
 }
 
+// Listing is a List's dead letters and the DLQs it did not read to the end.
+type Listing struct {
+	DeadLetters []DeadLetter `json:"dead_letters"`
+	// Incomplete lists the DLQs the listing did not read to the end (out of
+	// time, or at MaxMessages): their dead letters are not all counted. A
+	// listing that stopped at its Limit lists none.
+	Incomplete Stages `json:"incomplete,omitempty"`
+}
+
 // List peeks at the DLQs: it receives every message (bounded), keeps those
 // the request selects, and releases all of them (visibility 0) before it
 // returns; nothing is changed. With Items set, each kept dead letter's item
 // is read to fill in a backstop message's class and the Status a replay
 // would act on. Unreadable messages are listed only by a request without a
-// filter or id.
+// filter or id. ListScan says as well which DLQs it did not read to the
+// end.
 func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error) {
+	l, err := r.ListScan(ctx, q)
+	return l.DeadLetters, err
+}
+
+// ListScan is List, with the DLQs whose scan was cut.
+func (r *Replayer) ListScan(ctx context.Context, q ListRequest) (Listing, error) {
 	s := r.newScan()
 	defer s.releaseAll(ctx)
 	stages := q.DLQs.orAll()
@@ -90,10 +106,10 @@ func (r *Replayer) List(ctx context.Context, q ListRequest) ([]DeadLetter, error
 			}
 		})
 		if err != nil {
-			return out, err
+			return Listing{DeadLetters: out, Incomplete: s.incomplete}, err
 		}
 	}
-	return out, firstErr
+	return Listing{DeadLetters: out, Incomplete: s.incomplete}, firstErr
 }
 
 func isZeroFilter(f Filter) bool {
@@ -132,6 +148,9 @@ type AnnotateResult struct {
 	Backstop int `json:"backstop"`
 	// Errors lists what failed.
 	Errors []string `json:"errors,omitempty"`
+	// Incomplete lists the DLQs not read to the end (out of time, or at
+	// MaxMessages): dead letters there may not carry the note.
+	Incomplete Stages `json:"incomplete,omitempty"`
 }
 
 // Annotate records an operator note on the item that ID names and
@@ -172,7 +191,7 @@ func (r *Replayer) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateR
 			return AnnotateResult{}, fmt.Errorf("annotate: %w", err)
 		}
 	}
-	res := AnnotateResult{ItemID: req.ID}
+	res := AnnotateResult{ItemID: req.ID, Incomplete: s.incomplete}
 	if len(found) > 0 {
 		res.ItemID = found[0].ItemID
 	}
@@ -184,6 +203,9 @@ func (r *Replayer) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateR
 	err := an.Annotate(ctx, res.ItemID, note)
 	switch {
 	case errors.Is(err, store.ErrNotFound) && len(found) == 0:
+		if len(res.Incomplete) > 0 {
+			return res, fmt.Errorf("annotate: no item %q, and no dead letter of it in the part read of the DLQs %s", req.ID, res.Incomplete)
+		}
 		return res, fmt.Errorf("annotate: no item or dead letter %q", req.ID)
 	case errors.Is(err, store.ErrNotFound):
 		res.Errors = append(res.Errors, "the item does not exist; only its dead letters carry the note")

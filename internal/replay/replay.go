@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
+	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/telemetry"
@@ -124,12 +126,13 @@ func (r *Replayer) Run(ctx context.Context, req Request) (Summary, error) {
 			break
 		}
 		if err := s.each(ctx, st, run.batch); err != nil {
-			run.sum.Scanned, run.sum.Released = s.scanned, s.heldCount()
+			run.sum.Scanned, run.sum.Released, run.sum.Incomplete = s.scanned, s.heldCount(), s.incomplete
 			return run.sum, err
 		}
 	}
 	run.sum.Scanned = s.scanned
 	run.sum.Released = s.heldCount()
+	run.sum.Incomplete = s.incomplete
 	return run.sum, nil
 }
 
@@ -413,17 +416,23 @@ func (r *Replayer) depth(ctx context.Context, stages Stages) int {
 }
 
 // scan receives DLQ messages and holds the ones not deleted until the end
-// of the run, when releaseAll makes them visible again.
+// of their DLQ's scan (a run reads each DLQ once), or of the run for those
+// it held after it, when release makes them visible again.
 type scan struct {
 	r       *Replayer
 	started time.Time
 	scanned int
 	total   int
-	held    map[string][]string // DLQ URL → receipt handles
+	held    map[string][]string // DLQ URL → receipt handles not yet released
 	urls    []string
+	// heldTotal counts the messages held over the scan, released or not.
+	heldTotal int
 	// done, if set, ends the scan before its next receive: the run has
 	// what it needs (a replay's Max).
 	done func() bool
+	// incomplete are the DLQs whose scan ended before their end for want
+	// of time or at MaxMessages, not because the run was done.
+	incomplete Stages
 }
 
 func (r *Replayer) newScan() *scan {
@@ -446,12 +455,22 @@ func (s *scan) outOfTime(ctx context.Context) bool {
 // each receives st's DLQ in batches of up to 10 and hands each batch to fn,
 // until the queue is drained, MaxMessages, the time budget, the scan is
 // done, a message seen twice (its visibility ran out), or a receive error
-// (returned).
-func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context, []DeadLetter)) error {
+// (returned). A scan cut by MaxMessages or the time budget adds st to
+// incomplete.
+func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context, []DeadLetter)) (err error) {
+	drained := false
+	defer func() {
+		if err == nil && !drained && (s.done == nil || !s.done()) {
+			s.incomplete = append(s.incomplete, st)
+		}
+	}()
 	q, ok := s.r.Queues[st]
 	if !ok || q.DLQ == "" {
 		return fmt.Errorf("replay: no dead-letter queue configured for %s", st)
 	}
+	// The run does not read this DLQ again: what it holds there goes back
+	// now, not after the other DLQs' scans.
+	defer s.release(ctx, q.DLQ)
 	limit := s.r.MaxMessages
 	if limit <= 0 {
 		limit = DefaultMaxMessages
@@ -480,6 +499,7 @@ func (s *scan) each(ctx context.Context, st work.Stage, fn func(context.Context,
 		}
 		if len(out.Messages) == 0 {
 			if empties++; empties >= emptiesToStop {
+				drained = true
 				return nil
 			}
 			continue
@@ -515,15 +535,12 @@ func (s *scan) hold(dl DeadLetter) {
 		s.urls = append(s.urls, url)
 	}
 	s.held[url] = append(s.held[url], dl.receipt)
+	s.heldTotal++
 }
 
-func (s *scan) heldCount() int {
-	n := 0
-	for _, hs := range s.held {
-		n += len(hs)
-	}
-	return n
-}
+// heldCount is how many messages the scan held to release, those released
+// already included.
+func (s *scan) heldCount() int { return s.heldTotal }
 
 // delete removes messages from their DLQ. A failed delete is logged: the
 // message reappears after its visibility timeout and the next run finds it a
@@ -553,25 +570,34 @@ func (s *scan) delete(ctx context.Context, dls []DeadLetter) {
 	}
 }
 
-// releaseAll makes every held message visible again, with a context of its
-// own: a cancelled run still releases what it holds.
+// releaseAll makes every held message visible again.
 func (s *scan) releaseAll(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
-	defer cancel()
-	for _, url := range s.urls {
-		hs := s.held[url]
-		for start := 0; start < len(hs); start += maxBatch {
-			chunk := hs[start:min(start+maxBatch, len(hs))]
-			entries := make([]sqstypes.ChangeMessageVisibilityBatchRequestEntry, len(chunk))
-			for i, h := range chunk {
-				entries[i] = sqstypes.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(h), VisibilityTimeout: 0}
-			}
-			if _, err := s.r.SQS.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(url), Entries: entries}); err != nil {
-				// Not lost: the messages reappear when their visibility ends.
-				s.r.log().Warn("releasing DLQ messages failed; they reappear after the visibility timeout",
-					"messages", len(chunk), "error", redact.String(err.Error()))
-			}
+	for _, url := range slices.Clone(s.urls) {
+		s.release(ctx, url)
+	}
+}
+
+// release makes the messages held on the DLQ at url visible again, ten to a
+// call, each call with a context of its own bounded by
+// policy.DLQReleaseCall: a cancelled run still releases what it holds, and
+// a slow call costs no other call its time.
+func (s *scan) release(ctx context.Context, url string) {
+	hs := s.held[url]
+	delete(s.held, url)
+	s.urls = slices.DeleteFunc(s.urls, func(u string) bool { return u == url })
+	for start := 0; start < len(hs); start += maxBatch {
+		chunk := hs[start:min(start+maxBatch, len(hs))]
+		entries := make([]sqstypes.ChangeMessageVisibilityBatchRequestEntry, len(chunk))
+		for i, h := range chunk {
+			entries[i] = sqstypes.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(h), VisibilityTimeout: 0}
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policy.DLQReleaseCall)
+		_, err := s.r.SQS.ChangeMessageVisibilityBatch(cctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(url), Entries: entries})
+		cancel()
+		if err != nil {
+			// Not lost: the messages reappear when their visibility ends.
+			s.r.log().Warn("releasing DLQ messages failed; they reappear after the visibility timeout",
+				"messages", len(chunk), "error", redact.String(err.Error()))
 		}
 	}
-	s.held, s.urls = map[string][]string{}, nil
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
@@ -747,5 +750,358 @@ func TestBackstopSubmitsASpecTheFetchQueueMoved(t *testing.T) {
 	}
 	if left := b.sqs.Bodies(dlqURL(work.Fetch)); len(left) != 2 {
 		t.Fatalf("fetch DLQ %q after an operator's run", left)
+	}
+}
+
+// TestRunResendsAPendingReplayAfterAnnotate: annotate re-publishes a dead
+// letter under a new SQS message id. A replay written from the old message
+// but not sent must still find its dead letter in the new copy (the same
+// dead_letter_id) and send the replay, not delete the only message that
+// carries the item as a duplicate of a replay on its way.
+func TestRunResendsAPendingReplayAfterAnnotate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("an1", work.LLM, work.ResponseInvalid)
+	b.sqs.FailSends(queueURL(work.LLM), true)
+	if sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"}); err != nil || sum.Errors != 1 {
+		t.Fatalf("replay with the send failing: %+v, %v", sum, err)
+	}
+	b.sqs.FailSends(queueURL(work.LLM), false)
+	if res, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: "an1", Note: "looked at it", By: "ana"}); err != nil || res.Republished != 1 {
+		t.Fatalf("annotate: %+v, %v", res, err)
+	}
+	b.clock.Advance(time.Minute)
+	sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if envs := sentEnvelopes(t, b.sqs, work.LLM); len(envs) != 1 || envs[0].ItemID != "an1" || envs[0].Replay == nil || envs[0].Replay.Count != 1 {
+		t.Fatalf("sent %+v (summary %+v): want an1's pending replay sent", envs, sum)
+	}
+	if sum.Replayed != 1 || sum.Items[0].Action != replay.Resent {
+		t.Fatalf("summary %+v: want the annotated copy to resend the replay", sum)
+	}
+	if n := len(b.sqs.Bodies(dlqURL(work.LLM))); n != 0 {
+		t.Fatalf("llm DLQ holds %d, want the dead letter gone once the replay is sent", n)
+	}
+}
+
+// slowSQS is replaytest.SQS whose every receive takes a while on the
+// injected clock, and which counts, at each receive, the messages hidden on
+// other DLQs.
+type slowSQS struct {
+	*replaytest.SQS
+	clock       *clock.Stub
+	perReceive  time.Duration
+	hiddenOther map[string]int // DLQ received → most messages hidden on other DLQs meanwhile
+}
+
+func (f *slowSQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	url := aws.ToString(in.QueueUrl)
+	for _, st := range work.Stages() {
+		if other := dlqURL(st); other != url && f.hiddenOther != nil {
+			f.hiddenOther[url] = max(f.hiddenOther[url], f.Hidden(other))
+		}
+	}
+	f.clock.Advance(f.perReceive)
+	return f.SQS.ReceiveMessage(ctx, in, opts...)
+}
+
+// TestRunReportsDLQsNotScanned: a run whose time budget is spent on the
+// fetch DLQ never reads llm's and notify's, and one cut at MaxMessages
+// leaves the rest of a DLQ unread; the summary must say which DLQs were not
+// scanned to the end, or a backstop message there looks handled.
+func TestRunReportsDLQsNotScanned(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 3 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.deadLetter("l1", work.LLM, work.NotFound)
+	slow := &slowSQS{SQS: b.sqs, clock: b.clock, perReceive: 2 * time.Minute}
+	b.r.SQS, b.r.MaxMessages = slow, 2
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (replay.Stages{work.Fetch, work.LLM, work.Notify}); !slices.Equal(sum.Incomplete, want) {
+		t.Fatalf("incomplete %v, want %v (summary %+v)", sum.Incomplete, want, sum)
+	}
+	// With time enough, only the fetch DLQ, cut at MaxMessages, is.
+	slow.perReceive = 0
+	sum, err = b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (replay.Stages{work.Fetch}); !slices.Equal(sum.Incomplete, want) {
+		t.Fatalf("incomplete %v, want %v (summary %+v)", sum.Incomplete, want, sum)
+	}
+	// Scanned to the end, none is.
+	b.r.MaxMessages = 0
+	sum, err = b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil || len(sum.Incomplete) != 0 {
+		t.Fatalf("a complete scan: %+v, %v", sum, err)
+	}
+}
+
+// TestRunReleasesEachDLQWhenItsScanEnds: the messages a run holds on one
+// DLQ are made visible again when that DLQ's scan ends, not all together
+// at the end of the run under one budget, which a long run (or a Lambda
+// timeout) would leave to their full visibility timeout.
+func TestRunReleasesEachDLQWhenItsScanEnds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 3 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.deadLetter("l1", work.LLM, work.NotFound)
+	slow := &slowSQS{SQS: b.sqs, clock: b.clock, hiddenOther: map[string]int{}}
+	b.r.SQS = slow
+	if _, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := slow.hiddenOther[dlqURL(work.LLM)]; n != 0 {
+		t.Fatalf("%d fetch dead letters still held while the llm DLQ was scanned", n)
+	}
+	if b.sqs.Hidden(dlqURL(work.Fetch)) != 0 || b.sqs.Hidden(dlqURL(work.LLM)) != 0 {
+		t.Fatal("messages left hidden after the run")
+	}
+}
+
+// latentSQS is replaytest.SQS whose visibility changes each take perCall
+// of their context's time, in virtual time: a call made when the calls
+// before it on the same context (the same deadline) have spent that
+// context's budget fails as a timed-out call would.
+type latentSQS struct {
+	*replaytest.SQS
+	perCall time.Duration
+	spent   map[time.Time]time.Duration
+}
+
+func (f *latentSQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	if d, ok := ctx.Deadline(); ok {
+		f.spent[d] += f.perCall
+		if f.spent[d] > time.Until(d) {
+			return nil, context.DeadlineExceeded
+		}
+	}
+	return f.SQS.ChangeMessageVisibilityBatch(ctx, in, opts...)
+}
+
+// TestRunReleasesEveryMessageItHeld: the release at a scan's end must not
+// leave messages invisible for their whole visibility timeout because the
+// calls before them spent a budget they all shared: 40 release calls of a
+// second each.
+func TestRunReleasesEveryMessageItHeld(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 400 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.r.SQS = &latentSQS{SQS: b.sqs, perCall: time.Second, spent: map[time.Time]time.Duration{}}
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	if err != nil || sum.Released != 400 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	if n := b.sqs.Hidden(dlqURL(work.Fetch)); n != 0 {
+		t.Fatalf("%d of 400 held messages left invisible after the run", n)
+	}
+}
+
+// TestListSaysWhatItDidNotScan: a listing cut at MaxMessages (or by its
+// time) counts only what it read; it must say which DLQs it did not read to
+// the end, or `dlq list --by-class` reports a part as the whole.
+func TestListSaysWhatItDidNotScan(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 3 {
+		b.deadLetter(fmt.Sprintf("f%d", i), work.Fetch, work.NotFound)
+	}
+	b.r.MaxMessages = 2
+	l, err := b.r.ListScan(context.Background(), replay.ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.DeadLetters) != 2 || !slices.Equal(l.Incomplete, replay.Stages{work.Fetch}) {
+		t.Fatalf("listed %d, incomplete %v: want 2 and the fetch DLQ", len(l.DeadLetters), l.Incomplete)
+	}
+	// A limit the operator asked for is no cut.
+	b.r.MaxMessages = 0
+	if l, err = b.r.ListScan(context.Background(), replay.ListRequest{Limit: 1}); err != nil || len(l.Incomplete) != 0 {
+		t.Fatalf("listing with a limit: %+v, %v", l, err)
+	}
+}
+
+// ctxSQS is replaytest.SQS whose sends fail once their context is done, as
+// the SDK's do.
+type ctxSQS struct{ *replaytest.SQS }
+
+func (f ctxSQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.SQS.SendMessageBatch(ctx, in, opts...)
+}
+
+// cancelIndex is the store's index, which cancels the run (an operator's
+// Ctrl-C, a Lambda's end) once it has listed after items, and counts the
+// envelopes sent by then.
+type cancelIndex struct {
+	b      *bundle
+	after  int
+	cancel context.CancelFunc
+	sentAt int // envelopes on the llm queue when the run was cancelled
+}
+
+func (x *cancelIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+	n := 0
+	return x.b.store.List(ctx, q, func(it store.Item) error {
+		if n == x.after {
+			x.sentAt = len(x.b.sqs.Bodies(queueURL(work.LLM)))
+			x.cancel()
+			return ctx.Err()
+		}
+		n++
+		return fn(it)
+	})
+}
+
+// TestRunFromItemStateSendsWhatItWrote: a replay from item state writes
+// each item's replay, then sends its envelope. A run cut short — the
+// operator's Ctrl-C, the redrive function's timeout — must not leave the
+// replays it wrote without their envelopes: a replay from item state has
+// no DLQ message to resend it, and a second run by filter lists only
+// deadletter and failed items, not these queued ones. The envelopes go as
+// the run goes, and those written go even when the run is cancelled.
+func TestRunFromItemStateSendsWhatItWrote(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.SQS = ctxSQS{b.sqs}
+	for i := range 25 {
+		id := fmt.Sprintf("c%02d", i)
+		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	x := &cancelIndex{b: b, after: 23, cancel: cancel}
+	b.r.Index = x
+	sum, _ := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if x.sentAt < 20 {
+		t.Fatalf("%d envelopes sent after 23 replays were written: want them sent as the run goes", x.sentAt)
+	}
+	sent := map[string]bool{}
+	for _, env := range sentEnvelopes(t, b.sqs, work.LLM) {
+		sent[env.ItemID] = true
+	}
+	for i := range 25 {
+		id := fmt.Sprintf("c%02d", i)
+		if _, pending := b.item(t, id).PendingReplay(); pending && !sent[id] {
+			t.Fatalf("%s: replay written, envelope never sent (summary %+v)", id, sum)
+		}
+	}
+}
+
+// lateIndex is the store's index, which moves the run's clock to within a
+// few seconds of its context's deadline once it has listed after items.
+type lateIndex struct {
+	b        *bundle
+	clock    *clock.Stub
+	after    int
+	deadline time.Time
+}
+
+func (x *lateIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+	n := 0
+	return x.b.store.List(ctx, q, func(it store.Item) error {
+		if n == x.after {
+			x.clock.Set(x.deadline.Add(-5 * time.Second))
+		}
+		n++
+		return fn(it)
+	})
+}
+
+// TestRunFromItemStateStopsBeforeItsDeadline: the redrive function's
+// replay from item state ends when its Lambda does. It stops writing
+// replays while there is time left to send the envelopes of those it wrote,
+// and says the run is to be made again.
+func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.SQS = ctxSQS{b.sqs}
+	for i := range 15 {
+		id := fmt.Sprintf("d%02d", i)
+		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	}
+	now := time.Now()
+	deadline := now.Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	c := clock.NewStub(now)
+	b.r.Clock = c
+	b.r.Index = &lateIndex{b: b, clock: c, after: 12, deadline: deadline}
+	sum, err := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if err == nil || !strings.Contains(err.Error(), "run the same request again") {
+		t.Fatalf("a run stopped by its deadline: %v (summary %+v)", err, sum)
+	}
+	if sum.Replayed != 12 || len(sentEnvelopes(t, b.sqs, work.LLM)) != 12 {
+		t.Fatalf("replayed %d, sent %d: want the 12 written before the deadline sent", sum.Replayed, len(sentEnvelopes(t, b.sqs, work.LLM)))
+	}
+}
+
+// failAgainIndex is the store's index, but before it lists failed items
+// the item "again", replayed, has failed again at its stage and waits in
+// failed for its dead letter's hand-off (its envelope went as the run went,
+// and its cause was not fixed).
+type failAgainIndex struct{ b *bundle }
+
+func (x failAgainIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+	if it, err := x.b.store.Get(ctx, "again"); q.State == work.Failed && err == nil && it.State == work.Queued {
+		it.State, it.Attempts = work.Failed, map[work.Stage]int{it.Stage: 1}
+		x.b.store.Put(it)
+	}
+	return x.b.store.List(ctx, q, fn)
+}
+
+// TestRunFromItemStateReplaysAnItemOnce: a replay from item state by
+// filter lists deadletter items, then failed ones. An item replayed in the
+// first pass that has failed again by the second is not replayed a second
+// time by the same run.
+func TestRunFromItemStateReplaysAnItemOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.Put(store.Item{ID: "again", Kind: store.KindStory, CorrelationID: "corr-again", Status: work.StatusAfter(work.Fetch),
+		State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+		LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	b.r.Index = failAgainIndex{b}
+	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := b.item(t, "again"); it.ReplayCount != 1 || sum.Replayed != 1 {
+		t.Fatalf("replay count %d, summary %+v: want one replay of the item", it.ReplayCount, sum)
+	}
+}
+
+// TestAnnotateSaysWhatItDidNotScan: annotate re-publishes the dead letters
+// its scan finds; a scan cut short may miss some, and the result must say
+// so rather than count the ones it found as all of them.
+func TestAnnotateSaysWhatItDidNotScan(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter("other", work.LLM, work.ContentPolicy)
+	b.deadLetter("z2", work.LLM, work.ContentPolicy)
+	b.r.MaxMessages = 1
+	res, err := b.r.Annotate(context.Background(), replay.AnnotateRequest{ID: "z2", Note: "legal says ok", By: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Incomplete, replay.Stages{work.LLM}) {
+		t.Fatalf("result %+v: want the llm DLQ named as not scanned to the end", res)
 	}
 }

@@ -60,6 +60,15 @@ func (s *Stages) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// String is the stages' names, comma-separated.
+func (s Stages) String() string {
+	names := make([]string, len(s))
+	for i, st := range s {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ",")
+}
+
 // orAll returns s, or every stage when s is empty, in pipeline order.
 func (s Stages) orAll() Stages {
 	if len(s) == 0 {
@@ -67,7 +76,8 @@ func (s Stages) orAll() Stages {
 	}
 	out := slices.Clone(s)
 	slices.SortFunc(out, func(a, b work.Stage) int { return a.Index() - b.Index() })
-	return out
+	// Each DLQ once: a run releases what it held on a DLQ when it has read it.
+	return slices.Compact(out)
 }
 
 // Classes is a set of error classes. In JSON it is one class name or a list.
@@ -291,10 +301,16 @@ type Summary struct {
 	// Errors counts selected dead letters whose replay failed part-way.
 	Errors int `json:"errors"`
 	// Scanned counts every message (or item) looked at; Released those
-	// released untouched at the end (unselected, skipped, failed).
-	Scanned  int  `json:"scanned"`
-	Released int  `json:"released"`
-	DryRun   bool `json:"dry_run"`
+	// released untouched once their DLQ was read (unselected, skipped,
+	// failed).
+	Scanned  int `json:"scanned"`
+	Released int `json:"released"`
+	// Incomplete lists the DLQs this run did not scan to the end — its
+	// time ran out, or MaxMessages — whether it left them part-way or never
+	// reached them: what is on them was not looked at, and a later run
+	// does. A run that stopped at its Max lists none.
+	Incomplete Stages `json:"incomplete,omitempty"`
+	DryRun     bool   `json:"dry_run"`
 	// Items lists the outcome of every selected dead letter, in order.
 	Items []Outcome `json:"items"`
 }

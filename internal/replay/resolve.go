@@ -55,7 +55,8 @@ type Resolved struct {
 	DeadLetterID string          `json:"dead_letter_id,omitempty"`
 	Class        string          `json:"error_class,omitempty"`
 	Kind         deadletter.Kind `json:"kind"`
-	// Action is resolved, would_resolve (dry run) or error.
+	// Action is resolved, would_resolve (dry run), skipped (left on its
+	// DLQ) or error.
 	Action string `json:"action"`
 	// OnItem is true when the resolution was recorded on the item as well
 	// as in the error log.
@@ -65,11 +66,16 @@ type Resolved struct {
 
 // ResolveSummary is a Resolve's result.
 type ResolveSummary struct {
-	Selected int  `json:"selected"`
-	Resolved int  `json:"resolved"`
-	Errors   int  `json:"errors"`
-	Scanned  int  `json:"scanned"`
-	DryRun   bool `json:"dry_run"`
+	Selected int `json:"selected"`
+	Resolved int `json:"resolved"`
+	// Skipped counts messages left on their DLQ untouched: a backstop
+	// message whose item is still in flight at its stage.
+	Skipped int `json:"skipped"`
+	Errors  int `json:"errors"`
+	Scanned int `json:"scanned"`
+	// Incomplete lists the DLQs not scanned to the end (see Summary).
+	Incomplete Stages `json:"incomplete,omitempty"`
+	DryRun     bool   `json:"dry_run"`
 	// Items lists every selected dead letter.
 	Items []Resolved `json:"items"`
 }
@@ -79,8 +85,10 @@ var ErrNoSelection = errors.New("name dead letters to resolve (ids or a filter),
 
 // Resolve closes the selected dead letters: for each, the resolution (note,
 // who, when) is recorded on its item when the dead letter is an item's —
-// not a message's — and the item exists, and in the error log in every
-// case, where `triage report resolved` finds it; only then is the message
+// not a message's — and the item's current one (a copy whose item has moved
+// on is stale and leaves the item alone; an item's pending replay, which
+// the message may be all that carries, is sent again first), and in the
+// error log in every case, where `triage report resolved` finds it; only then is the message
 // deleted from its DLQ. A dead letter whose record failed stays on its DLQ
 // (released) and counts as an error; running the same request again picks
 // it up. Messages not selected are released untouched.
@@ -124,6 +132,9 @@ func (r *Replayer) Resolve(ctx context.Context, req ResolveRequest) (ResolveSumm
 				case "would_resolve":
 					sum.Resolved++
 					s.hold(dl)
+				case "skipped":
+					sum.Skipped++
+					s.hold(dl)
 				default:
 					sum.Errors++
 					s.hold(dl)
@@ -134,11 +145,11 @@ func (r *Replayer) Resolve(ctx context.Context, req ResolveRequest) (ResolveSumm
 			s.delete(ctx, deletes)
 		})
 		if err != nil {
-			sum.Scanned = s.scanned
+			sum.Scanned, sum.Incomplete = s.scanned, s.incomplete
 			return sum, err
 		}
 	}
-	sum.Scanned = s.scanned
+	sum.Scanned, sum.Incomplete = s.scanned, s.incomplete
 	return sum, nil
 }
 
@@ -174,11 +185,57 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 	}
 	res := store.Resolution{ItemID: out.ItemID, At: r.now(), By: req.By, Note: req.Note, Stage: stage,
 		Class: dl.Class, DeadLetterID: dl.DeadLetterID, MessageID: dl.MessageID}
+	// The resolution goes on the item only when the dead letter is the
+	// item's own, as it is now: a copy whose item has moved on (replayed,
+	// done, dead-lettered again later) is stale, and is closed without
+	// touching the item.
+	onItem := false
+	var pending *sendable
+	if itemDL {
+		it, err := r.get(ctx, dl.ItemID)
+		switch {
+		case err != nil:
+			out.Action, out.Reason = "error", "read item: "+redact.String(err.Error())
+			return out
+		case it == nil:
+			out.Reason = "the item does not exist: recorded in the error log only"
+		default:
+			p := decide(dl.withItem(it), it, r.now())
+			if dl.Kind == deadletter.KindBackstop && (p.action == Replayed || p.action == Skipped) {
+				// A stage envelope the queue's backstop moved while its item
+				// is still at that stage: the item is in flight, no dead
+				// letter, and this message may be all that carries it — a
+				// replay from item state would not revive it. The backstop
+				// schedule resumes it (docs/design.md "Waits and parking").
+				out.Action, out.Reason = "skipped", "the item is still "+string(it.State)+" at "+string(it.Stage)+
+					" and this message carries it: the backstop schedule resumes it"
+				return out
+			}
+			onItem = p.action == Replayed
+			if !onItem {
+				out.Reason = "not the item's current dead letter (" + p.reason + "): recorded in the error log only, the item left as it is"
+			}
+			if p.action == Resent && !p.resubmit {
+				// A replay written and perhaps never sent: this message may
+				// be all that carries the item, so the replay is sent
+				// before the message goes, as a replay run would.
+				env, _ := it.ReplayEnvelope()
+				pending = &sendable{env: env}
+				out.Reason = "the item's replay (" + p.reason + ") is sent before the dead letter is deleted; the item left as it is"
+			}
+		}
+	}
 	if req.DryRun {
 		out.Action = "would_resolve"
 		return out
 	}
-	if itemDL {
+	if pending != nil {
+		if sent := r.send(ctx, []sendable{*pending}); sent[0].out.Action == Failed {
+			out.Action, out.Reason = "error", "the item's pending replay could not be sent, so its dead letter stays: "+sent[0].out.Reason
+			return out
+		}
+	}
+	if onItem {
 		if ir, ok := r.Items.(ItemResolver); ok {
 			err := ir.Resolve(ctx, res)
 			switch {

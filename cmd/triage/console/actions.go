@@ -223,15 +223,21 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		d.Rows = append(d.Rows, []string{o.ItemID, string(o.DLQ), o.Class, string(o.Kind), o.Action, clean(o.Reason)})
 	}
 	if !confirmed {
-		d.Confirm = sum.Selected > 0
+		d.Confirm = sum.Resolved > 0
 		d.Form.Count = sum.Selected
-		d.Summary = fmt.Sprintf("This resolves %d dead %s: each is recorded with the note, then deleted from its DLQ.", sum.Selected, plural(sum.Selected, "letter", "letters"))
+		d.Summary = fmt.Sprintf("This resolves %d dead %s: each is recorded with the note, then deleted from its DLQ.", sum.Resolved, plural(sum.Resolved, "letter", "letters"))
+		if sum.Skipped > 0 {
+			d.Summary += fmt.Sprintf(" %d %s still in flight.", sum.Skipped, plural(sum.Skipped, "left on its DLQ: its item is", "left on their DLQs: their items are"))
+		}
 		s.actionAnswer(w, r, d)
 		return
 	}
 	s.invalidate()
 	d.Done = true
 	d.Summary = fmt.Sprintf("Resolved %d dead %s; %d errors.", sum.Resolved, plural(sum.Resolved, "letter", "letters"), sum.Errors)
+	if sum.Skipped > 0 {
+		d.Summary += fmt.Sprintf(" %d %s still in flight.", sum.Skipped, plural(sum.Skipped, "left on its DLQ: its item is", "left on their DLQs: their items are"))
+	}
 	if f.Count > 0 && sum.Selected > f.Count {
 		d.Summary += fmt.Sprintf(" (%d were selected, %d confirmed: more arrived meanwhile.)", sum.Selected, f.Count)
 	}

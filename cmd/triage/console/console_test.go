@@ -557,3 +557,19 @@ func TestUnknownFailuresPage(t *testing.T) {
 	}
 	b.get(t, "/unknown?since=yesterday", http.StatusBadRequest)
 }
+
+// TestResolveCountsWhatItResolves: the confirmation step counts the dead
+// letters it would resolve, not a backstop message whose item is still in
+// flight, which a resolve leaves on its DLQ.
+func TestResolveCountsWhatItResolves(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "r2", work.LLM, work.NotFound, "gone")
+	b.store.Put(store.Item{ID: "stuck", Kind: store.KindStory, CorrelationID: "c", Status: work.StatusAfter(work.Fetch),
+		State: work.Queued, Stage: work.LLM, UpdatedAt: t0})
+	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "stuck", Stage: work.LLM, CorrelationID: "c"}.Encode())
+	status, body := b.post(t, "/actions/resolve", b.form("item", "r2", "item", "stuck", "note", "given up"))
+	if status != http.StatusOK || !strings.Contains(body, "This resolves 1 dead letter") || !strings.Contains(body, "1 left on its DLQ") {
+		t.Fatalf("%d\n%s", status, body)
+	}
+}

@@ -309,7 +309,8 @@ func (s *Server) looseDeadLetters(ctx context.Context, dead []store.Item) ([]rep
 			current[it.ID] = it.DeadLetter.ID
 		}
 	}
-	dls, err := s.b.Replayer.List(ctx, replay.ListRequest{Limit: LooseLimit})
+	l, err := s.b.Replayer.ListScan(ctx, replay.ListRequest{Limit: LooseLimit})
+	dls := l.DeadLetters
 	var out []replay.DeadLetter
 	for _, dl := range dls {
 		if id, ok := current[dl.ItemID]; ok && dl.Kind == deadletter.KindTriage && id == dl.DeadLetterID {
@@ -320,6 +321,12 @@ func (s *Server) looseDeadLetters(ctx context.Context, dead []store.Item) ([]rep
 	note := ""
 	if len(dls) >= LooseLimit {
 		note = fmt.Sprintf("read the first %d DLQ messages only", LooseLimit)
+	} else if len(l.Incomplete) > 0 {
+		names := make([]string, len(l.Incomplete))
+		for i, st := range l.Incomplete {
+			names[i] = string(st)
+		}
+		note = "read part of these DLQs only (out of time or at the message limit): " + strings.Join(names, ", ")
 	}
 	if err != nil {
 		return out, note, s.explain(err)
