@@ -212,6 +212,14 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := replay.ResolveRequest{DLQs: dlqs, Filter: flt, Note: f.Note, By: s.b.By, DryRun: !confirmed}
+	if confirmed {
+		if f.Count <= 0 {
+			d.Err = "nothing to resolve"
+			s.actionAnswer(w, r, d)
+			return
+		}
+		req.Max = f.Count
+	}
 	sum, err := s.b.Replayer.Resolve(r.Context(), req)
 	if err != nil {
 		d.Err = s.explain(err)
@@ -232,9 +240,6 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 	s.invalidate()
 	d.Done = true
 	d.Summary = fmt.Sprintf("Resolved %d dead %s; %d errors.", sum.Resolved, plural(sum.Resolved, "letter", "letters"), sum.Errors)
-	if f.Count > 0 && sum.Selected > f.Count {
-		d.Summary += fmt.Sprintf(" (%d were selected, %d confirmed: more arrived meanwhile.)", sum.Selected, f.Count)
-	}
 	s.b.Logger.Info("console resolve", "by", s.b.By, "note", f.Note, "resolved", sum.Resolved, "errors", sum.Errors)
 	s.actionAnswer(w, r, d)
 }

@@ -557,3 +557,41 @@ func TestUnknownFailuresPage(t *testing.T) {
 	}
 	b.get(t, "/unknown?since=yesterday", http.StatusBadRequest)
 }
+
+// TestResolveDoesNoMoreThanConfirmed: a class's resolve confirmed for the
+// count its first step said closes that many dead letters, not the ones
+// that arrived between the two steps ("The console": the confirmed action
+// acts on at most that many).
+func TestResolveDoesNoMoreThanConfirmed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "c1", work.Notify, work.NotFound, "channel_not_found")
+	b.deadLetter(t, "c2", work.Notify, work.NotFound, "channel_not_found")
+	status, body := b.post(t, "/actions/resolve", b.form("stage", "notify", "class", "NOT_FOUND", "note", "channels archived"))
+	if status != http.StatusOK || !strings.Contains(body, "This resolves 2 dead letters") {
+		t.Fatalf("first step: %d\n%s", status, body)
+	}
+	// Three more arrive before the operator confirms.
+	for _, id := range []string{"c3", "c4", "c5"} {
+		b.deadLetter(t, id, work.Notify, work.NotFound, "channel_not_found")
+	}
+	status, body = b.post(t, "/actions/resolve", b.form("stage", "notify", "class", "NOT_FOUND", "note", "channels archived",
+		"confirm", "yes", "count", "2"))
+	if status != http.StatusOK || !strings.Contains(body, "Resolved 2 dead letters") {
+		t.Fatalf("confirm: %d\n%s", status, body)
+	}
+	resolved := 0
+	for _, id := range []string{"c1", "c2", "c3", "c4", "c5"} {
+		if b.item(t, id).Resolution != nil {
+			resolved++
+		}
+	}
+	if left := len(b.sqs.Bodies(dlqURL(work.Notify))); resolved != 2 || left != 3 {
+		t.Fatalf("resolved %d, %d left on the DLQ; want 2 and 3", resolved, left)
+	}
+	// A confirmation that names no count resolves nothing.
+	status, _ = b.post(t, "/actions/resolve", b.form("stage", "notify", "class", "NOT_FOUND", "note", "channels archived", "confirm", "yes"))
+	if left := len(b.sqs.Bodies(dlqURL(work.Notify))); status != http.StatusUnprocessableEntity || left != 3 {
+		t.Fatalf("a confirmation without a count: %d, %d left on the DLQ; want 422 and 3", status, left)
+	}
+}
