@@ -16,6 +16,7 @@ import (
 
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/cmd/triage/ops"
+	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -310,13 +311,18 @@ func runDLQShow(stdout io.Writer, args []string) error {
 	}
 	for _, dl := range dls {
 		fmt.Fprintf(stdout, "== dead letter %s on the %s DLQ (%s, %s)\n", cell(dl.MessageID), cell(string(dl.DLQ)), cell(string(dl.Kind)), cell(orDash(dl.Status)))
-		var body any = dl.Payload
-		if dl.Payload == nil {
-			body = dl.Envelope
+		// A message that is neither a payload nor an envelope (a Scheduler
+		// run's spec) is shown as its body, the producer's: redacted.
+		var err error
+		switch {
+		case dl.Payload != nil:
+			err = printJSON(stdout, dl.Payload)
+		case dl.Envelope != nil:
+			err = printJSON(stdout, dl.Envelope)
+		default:
+			_, err = fmt.Fprintln(stdout, cell(string(redact.JSON([]byte(dl.Body())))))
 		}
-		if body == nil {
-			fmt.Fprintln(stdout, cell(dl.Body()))
-		} else if err := printJSON(stdout, body); err != nil {
+		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout)

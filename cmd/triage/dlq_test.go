@@ -445,3 +445,36 @@ func TestDLQReplayThatStopsPrintsWhatItDid(t *testing.T) {
 		t.Fatalf("summary %+v: want d1's replay, made before the notify DLQ failed\nstderr %s", sum, errOut)
 	}
 }
+
+// TestDLQShowPrintsASpecRedacted: a Scheduler run's spec its sender put on
+// the fetch DLQ is neither a triage payload nor an envelope; `dlq show`
+// prints it — the operator is told to submit it again — through redaction:
+// its webhook URL (a Slack webhook's path is its secret), a source URL's
+// password and its metadata are the producer's.
+func TestDLQShowPrintsASpecRedacted(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	e := &opsEnv{url: env.Endpoint, stack: env.Stack.Name, st: env.Stack, sqs: sqs.NewFromConfig(env.AWS)}
+	const (
+		hook = "abcdefghijklmnopqrstuvwx"
+		pass = "Hunter2Hunter2"
+		tok  = "cbt_9f8e7d6c5b4a39281706"
+	)
+	spec := `{"item_id":"run-0001","kind":"action","source_url":"https://ops:` + pass + `@tickets.example/q",` +
+		`"webhook_url":"https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/` + hook + `","metadata":{"callback_token":"` + tok + `"}}`
+	sent, err := e.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(e.st.DLQURL(work.Fetch)), MessageBody: aws.String(spec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.cli(t, "dlq", "show", aws.ToString(sent.MessageId), "--dlq", "fetch")
+	for _, s := range []string{hook, pass, tok} {
+		if strings.Contains(out, s) {
+			t.Errorf("dlq show prints %q:\n%s", s, out)
+		}
+	}
+	for _, s := range []string{`"item_id":"run-0001"`, "tickets.example", "hooks.slack.com", "callback_token"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("dlq show lacks the spec's %s:\n%s", s, out)
+		}
+	}
+}
