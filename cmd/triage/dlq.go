@@ -489,15 +489,20 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	r := c.replayer(*by)
 	r.ErrorLog = &store.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
 	sum, err := r.Resolve(ctx, replay.ResolveRequest{IDs: pos, DLQs: dlqs, Filter: flt, All: *all, Note: *note, By: *by, DryRun: *dry})
-	if err != nil {
+	if err != nil && len(sum.Items) == 0 {
 		return c.explain(err)
 	}
+	// A run that stopped part-way prints what it did before the error: the
+	// dead letters it resolved are gone from the DLQs.
 	if err := printSummary(stdout, aw.jsonOut, &sum, &sum.Items,
 		[]string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"},
 		func(o replay.Resolved) []any {
 			return []any{o.ItemID, o.DLQ, orDash(o.Class), o.Kind, o.MessageID, o.Action, console.YesNo(o.OnItem), orDash(o.Reason)}
 		}, "selected %d, resolved %d, errors %d; scanned %d%s\n", sum.Selected, sum.Resolved, sum.Errors, sum.Scanned, dryRunNote(sum.DryRun)); err != nil {
 		return err
+	}
+	if err != nil {
+		return c.explain(err)
 	}
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)

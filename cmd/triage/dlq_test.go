@@ -478,3 +478,24 @@ func TestDLQShowPrintsASpecRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestDLQResolveThatStopsPrintsWhatItDid: a resolve that stops on a DLQ it
+// cannot read has already resolved (and deleted) what the DLQs before it
+// held: it prints those with the error and exits 1, as a replay does.
+func TestDLQResolveThatStopsPrintsWhatItDid(t *testing.T) {
+	t.Parallel()
+	e := setupOps(t)
+	gone := strings.TrimSuffix(e.st.DLQURL(work.Notify), "/") + "-gone"
+	code, out, errOut := runCLI("dlq", "resolve", "--all", "--note", "given up", "--json", "--notify-dlq", gone,
+		"--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if out == "" {
+		t.Fatalf("no summary of what was resolved before the notify DLQ failed\nstderr %s", errOut)
+	}
+	sum := decode[replay.ResolveSummary](t, out)
+	if sum.Resolved != 1 || len(sum.Items) != 1 || sum.Items[0].ItemID != "d1" {
+		t.Fatalf("summary %+v: want d1's resolution, made before the notify DLQ failed\nstderr %s", sum, errOut)
+	}
+}
