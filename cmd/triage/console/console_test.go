@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/clock"
@@ -593,5 +597,56 @@ func TestResolveDoesNoMoreThanConfirmed(t *testing.T) {
 	status, _ = b.post(t, "/actions/resolve", b.form("stage", "notify", "class", "NOT_FOUND", "note", "channels archived", "confirm", "yes"))
 	if left := len(b.sqs.Bodies(dlqURL(work.Notify))); status != http.StatusUnprocessableEntity || left != 3 {
 		t.Fatalf("a confirmation without a count: %d, %d left on the DLQ; want 422 and 3", status, left)
+	}
+}
+
+// deadQueue is SQS whose receives from one queue fail, as a DLQ deleted
+// or denied mid-run does.
+type deadQueue struct {
+	*replaytest.SQS
+	url string
+}
+
+func (d deadQueue) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	if aws.ToString(in.QueueUrl) == d.url {
+		return nil, errors.New("AWS.SimpleQueueService.NonExistentQueue: The specified queue does not exist.")
+	}
+	return d.SQS.ReceiveMessage(ctx, in, opts...)
+}
+
+// TestActionThatStopsSaysWhatItDid: a replay or a resolve that stops on a
+// DLQ it cannot read has already acted on the DLQs read before it; the
+// answer says what it did beside the error, as the CLI prints it.
+func TestActionThatStopsSaysWhatItDid(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"replay", "resolve"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			b := newBundle(t)
+			qs := map[work.Stage]replay.Queues{}
+			for _, st := range work.Stages() {
+				qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}
+			}
+			fake := deadQueue{SQS: b.sqs, url: dlqURL(work.Notify)}
+			r := &replay.Replayer{SQS: fake, Items: b.store, Index: b.store, ErrorLog: b.store, Queues: qs, Clock: b.clock, PollWait: -1}
+			srv, err := console.New(console.Backend{Replayer: r, Items: b.store, Index: b.store, Log: memLog{b.store}, SQS: fake, Queues: qs,
+				Profile: policy.Standard(), By: "ana", Clock: b.clock}, token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.srv.Config.Handler = srv
+			b.login(t)
+			b.deadLetter(t, "s1", work.LLM, work.AuthDenied, "401")
+			status, body := b.post(t, "/actions/"+action, b.form("item", "s1", "note", "key rotated", "confirm", "yes", "count", "5"))
+			if status != http.StatusUnprocessableEntity || !strings.Contains(body, "NonExistentQueue") {
+				t.Fatalf("%d\n%s", status, body)
+			}
+			if it := b.item(t, "s1"); it.State == work.Deadletter && it.Resolution == nil {
+				t.Fatalf("s1 was not acted on: %+v", it)
+			}
+			if !strings.Contains(body, "<td>s1</td>") || !strings.Contains(body, "d 1 before it stopped") {
+				t.Fatalf("the answer does not say s1 was acted on:\n%s", body)
+			}
+		})
 	}
 }
