@@ -328,13 +328,13 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		fmt.Fprintln(stdout)
 	}
 	if len(dls) == 0 {
-		fmt.Fprintf(stdout, "== no dead letter of %s in the DLQs (expired, replayed or never sent)\n\n", itemID)
+		fmt.Fprintf(stdout, "== no dead letter of %s in the DLQs (expired, replayed or never sent)\n\n", cell(itemID))
 	}
 	if out.Item == nil {
-		fmt.Fprintf(stdout, "== item %s does not exist\n", itemID)
+		fmt.Fprintf(stdout, "== item %s does not exist\n", cell(itemID))
 		return nil
 	}
-	fmt.Fprintf(stdout, "== item %s\n", itemID)
+	fmt.Fprintf(stdout, "== item %s\n", cell(itemID))
 	if err := printItem(stdout, *out.Item); err != nil {
 		return err
 	}

@@ -499,3 +499,31 @@ func TestDLQResolveThatStopsPrintsWhatItDid(t *testing.T) {
 		t.Fatalf("summary %+v: want d1's resolution, made before the notify DLQ failed\nstderr %s", sum, errOut)
 	}
 }
+
+// TestDLQShowEscapesTheItemID: a malformed message's dead letter names the
+// item id its body held, read leniently — a JSON escape can make it any
+// character; `dlq show` prints it through cell, as the tables do, so an
+// escape sequence in it does not drive the operator's terminal.
+func TestDLQShowEscapesTheItemID(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	e := &opsEnv{url: env.Endpoint, stack: env.Stack.Name, st: env.Stack, sqs: sqs.NewFromConfig(env.AWS)}
+	id := "x\x1b]52;c;Y3VybCBldmlsfHNo\x07\r"
+	body, err := deadletter.Build(deadletter.Input{ItemID: id, Stage: work.LLM, Err: failure.New(work.SchemaInvalid, "no such item"),
+		Failure: failure.Of(work.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.LLM: 1},
+		FirstFailureAt: time.Now(), LastFailureAt: time.Now(), Body: `{"item_id":"x\u001b]52;c;Y3VybCBldmlsfHNo\u0007\r","stage":"llm"}`}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := e.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(e.st.DLQURL(work.LLM)), MessageBody: aws.String(string(body))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.cli(t, "dlq", "show", aws.ToString(sent.MessageId))
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Fatalf("dlq show prints raw control characters:\n%q", out)
+	}
+	if !strings.Contains(out, `x\x1b]52;c;`) {
+		t.Fatalf("dlq show lacks the item id, escaped:\n%q", out)
+	}
+}
