@@ -136,6 +136,10 @@ func TestParseWhen(t *testing.T) {
 		"d":                    {err: true},
 		"7days":                {err: true},
 		"soon":                 {err: true},
+		// An age past what a time.Duration holds (292 years) would wrap
+		// round to a time in the future.
+		"200000d": {err: true},
+		"20000w":  {err: true},
 	}
 	for in, tc := range tests {
 		got, err := parseWhen(in, now)
