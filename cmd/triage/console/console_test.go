@@ -57,6 +57,17 @@ func (l memLog) Between(ctx context.Context, since, until time.Time, fn func(sto
 	return report.LogSlice(l.m.Log()).Between(ctx, since, until, fn)
 }
 
+// ClassBetween reads one class's entries, as store.ErrorLogReader's
+// by-class index does.
+func (l memLog) ClassBetween(ctx context.Context, c work.Class, since, until time.Time, fn func(store.LogEntry) error) error {
+	return l.Between(ctx, since, until, func(e store.LogEntry) error {
+		if e.Class != c {
+			return nil
+		}
+		return fn(e)
+	})
+}
+
 func (l memLog) Unrecognised(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error {
 	return report.LogSlice(l.m.Log()).Unrecognised(ctx, since, until, fn)
 }
@@ -650,3 +661,30 @@ func TestActionThatStopsSaysWhatItDid(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorLogOfOneClassPastTheReadLimit: the error log is read class by
+// class, retryable classes first, and a page reads at most LogMaxRead
+// entries; during a storm of one class the page filtered to another class
+// reads that class, not the storm's first LogMaxRead entries.
+func TestErrorLogOfOneClassPastTheReadLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	for i := range console.LogMaxRead + 1 {
+		if err := b.store.Append(ctx, store.LogEntry{ItemID: fmt.Sprintf("storm-%d", i), Stage: work.LLM, Class: work.RateLimited,
+			Message: "429", Attempt: 1, OccurredAt: t0.Add(-time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.store.Append(ctx, store.LogEntry{ItemID: "key-revoked", Stage: work.LLM, Class: work.AuthDenied,
+		Message: "401 invalid api key", Attempt: 1, OccurredAt: t0.Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.get(t, "/errors?class=AUTH_DENIED", http.StatusOK)
+	if !strings.Contains(page, "key-revoked") {
+		t.Fatalf("the AUTH_DENIED entry is not on its class's page:\n%s", page)
+	}
+}
+
+// The CLI's error-log reader reads one class alone.
+var _ console.ClassLog = (*store.ErrorLogReader)(nil)

@@ -50,6 +50,13 @@ type ErrorLog interface {
 	report.UnrecognisedReader
 }
 
+// ClassLog is an ErrorLog that reads one class alone through the by-class
+// index (store.ErrorLogReader): the error log page filtered by a class reads
+// it so, not the window's first LogMaxRead entries of every class.
+type ClassLog interface {
+	ClassBetween(ctx context.Context, c work.Class, since, until time.Time, fn func(store.LogEntry) error) error
+}
+
 // QueueDepth is the part of SQS the overview reads: a DLQ's approximate
 // depth.
 type QueueDepth interface {

@@ -411,7 +411,9 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 	}
 	var all []store.LogEntry
 	a := (*aggregates)(nil)
-	if d.Item == "" && s.b.Refresh > 0 {
+	byClass, _ := s.b.Log.(ClassLog)
+	oneClass := d.Item == "" && d.Class != "" && byClass != nil
+	if d.Item == "" && !oneClass && s.b.Refresh > 0 {
 		// The last 24 hours are read for the overview already.
 		if a = s.current(ctx); a.WindowErr != "" || since.Before(a.WindowStart) {
 			a = nil
@@ -424,7 +426,7 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 		all, err = s.b.Log.ForItem(ctx, d.Item, LogMaxRead)
 		d.Read = len(all)
 	default:
-		err = s.b.Log.Between(ctx, since, time.Time{}, func(e store.LogEntry) error {
+		read := func(e store.LogEntry) error {
 			d.Read++
 			if d.Read > LogMaxRead {
 				d.Partial = true
@@ -432,7 +434,12 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 			}
 			all = append(all, e)
 			return nil
-		})
+		}
+		if oneClass {
+			err = byClass.ClassBetween(ctx, work.Class(d.Class), since, time.Time{}, read)
+		} else {
+			err = s.b.Log.Between(ctx, since, time.Time{}, read)
+		}
 	}
 	for _, e := range all {
 		if keep(e) {
