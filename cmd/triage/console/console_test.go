@@ -688,3 +688,27 @@ func TestErrorLogOfOneClassPastTheReadLimit(t *testing.T) {
 
 // The CLI's error-log reader reads one class alone.
 var _ console.ClassLog = (*store.ErrorLogReader)(nil)
+
+// TestChartSaysWhichClassesItMissed: the chart's window is read class by
+// class, retryable classes first, at most LogMaxRead entries; when a storm
+// of one class fills it, the note names the class it cut short and says
+// the classes after it are missing, not that the newest failures are.
+func TestChartSaysWhichClassesItMissed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	for i := range console.LogMaxRead + 1 {
+		if err := b.store.Append(ctx, store.LogEntry{ItemID: fmt.Sprintf("storm-%d", i), Stage: work.LLM, Class: work.RateLimited,
+			Message: "429", Attempt: 1, OccurredAt: t0.Add(-time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.store.Append(ctx, store.LogEntry{ItemID: "key-revoked", Stage: work.LLM, Class: work.AuthDenied,
+		Message: "401 invalid api key", Attempt: 1, OccurredAt: t0.Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.get(t, "/", http.StatusOK)
+	if !strings.Contains(page, "RATE_LIMITED") || !strings.Contains(page, "classes after it are missing") {
+		t.Fatalf("the chart's note does not say which classes it missed:\n%s", page)
+	}
+}

@@ -158,7 +158,10 @@ func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, 
 	entries := a.Entries
 	d.Chart = failureChart(entries, a.At)
 	if a.Partial {
-		d.ChartNote = fmt.Sprintf("the newest failures are missing: the chart read the first %d entries of the window", LogMaxRead)
+		// The window is read class by class (store.ErrorLogReader.Between):
+		// the read stopped inside the last entry's class.
+		d.ChartNote = fmt.Sprintf("the chart read the first %d entries of the window, class by class: %s is cut short and the classes after it are missing",
+			LogMaxRead, entries[len(entries)-1].Class)
 	}
 	if s.b.Days == nil {
 		note("budget", s.missing("budget"))
