@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -484,7 +485,8 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	}
 	if mult > 0 {
 		var n int
-		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != s[:len(s)-1] {
+		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != s[:len(s)-1] ||
+			int64(n) > math.MaxInt64/int64(mult) {
 			return time.Time{}, fmt.Errorf("%q is not an age like 7d or a time like 2026-11-21T00:00:00Z", s)
 		}
 		return now.Add(-time.Duration(n) * mult), nil

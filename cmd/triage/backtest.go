@@ -51,8 +51,8 @@ func runBacktest(stdin io.Reader, stdout io.Writer, args []string) error {
 		"Profiles: "+strings.Join(policy.Profiles(), ", ")+".")
 	profileName := fs.String("retry-profile", "standard", "the candidate retry profile")
 	detail := fs.Bool("detail", false, "list every item-stage (table) or include them (--json)")
-	since := fs.String("since", "720h", "table: the oldest failure, RFC 3339 or a duration back from now (default: the 30-day retention)")
-	until := fs.String("until", "", "table: read failures before this time, RFC 3339 or a duration back from now")
+	since := fs.String("since", "720h", "table: the oldest failure, an age (7d, 36h) or RFC 3339 (default: the 30-day retention)")
+	until := fs.String("until", "", "table: read failures before this time, an age (7d, 36h) or RFC 3339")
 	sf := addStackFlags(fs, uses{errorLog: true})
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -146,15 +146,7 @@ func readFailureLog(stdin io.Reader, sf *stackFlags, since, until string, files 
 	return log, nil
 }
 
-// backtestTime parses an RFC 3339 time or a duration back from now; ""
-// is the zero time (unbounded).
-func backtestTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return backtestClock.Now().Add(-d), nil
-	}
-	return time.Parse(time.RFC3339, s)
-}
+// backtestTime reads a time as every command does (parseWhen: an age back
+// from backtestClock's now, a date or an RFC 3339 time); "" is the zero
+// time (unbounded).
+func backtestTime(s string) (time.Time, error) { return parseWhen(s, backtestClock.Now()) }

@@ -88,3 +88,39 @@ func TestBacktestCommand(t *testing.T) {
 		t.Errorf("table read from %v until %v, want the last 24 h", table.since, table.until)
 	}
 }
+
+// TestBacktestReadsAgesAsTheOtherCommands: --since and --until of backtest
+// and rules test take what every other command takes — an age in days or
+// weeks (the README's `rules test rules.yaml --since 7d`), a date — and
+// refuse a negative age, which would read from the future.
+func TestBacktestReadsAgesAsTheOtherCommands(t *testing.T) {
+	table := &fakeErrorLog{}
+	now := time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)
+	oldSource, oldClock := newErrorLogSource, backtestClock
+	t.Cleanup(func() { newErrorLogSource, backtestClock = oldSource, oldClock })
+	newErrorLogSource = func(context.Context, *stackFlags) (errorLogSource, error) { return table, nil }
+	backtestClock = clock.NewStub(now)
+	rules := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(rules, []byte("rules:\n  - name: teapot\n    status: 418\n    class: UPSTREAM_UNAVAILABLE\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"backtest"}, {"rules", "test", rules}} {
+		for _, tc := range []struct {
+			since string
+			code  int
+			want  time.Time
+		}{
+			{"7d", 0, now.Add(-7 * 24 * time.Hour)},
+			{"2w", 0, now.Add(-14 * 24 * time.Hour)},
+			{"2026-04-30", 0, time.Date(2026, 4, 30, 0, 0, 0, 0, time.UTC)},
+			{"-1h", 2, time.Time{}},
+		} {
+			table.since = time.Time{}
+			args := append(append([]string{}, cmd...), "--errorlog-table", "ErrorLog", "--since", tc.since)
+			code, _, errOut := runCLI(args...)
+			if code != tc.code || !table.since.Equal(tc.want) {
+				t.Errorf("%v: exit %d, read from %v; want exit %d from %v\n%s", args, code, table.since, tc.code, tc.want, errOut)
+			}
+		}
+	}
+}

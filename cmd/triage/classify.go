@@ -165,7 +165,7 @@ func runClassify(stdin io.Reader, stdout io.Writer, args []string) error {
 			return nil
 		}
 		b, _ := json.Marshal(o)
-		_, err := fmt.Fprintf(stdout, "%s\n", b)
+		_, err := fmt.Fprintf(stdout, "%s\n", jsonCell(b))
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -429,3 +429,34 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestJSONOutputEscapesTerminalControls: --json goes to a terminal as often
+// as to a tool; encoding/json leaves DEL, C1 controls and Unicode format
+// characters (a bidirectional override) as they are, so printJSON writes
+// them as \u escapes — the same JSON, decoded, and nothing that drives or
+// reorders the terminal.
+func TestJSONOutputEscapesTerminalControls(t *testing.T) {
+	t.Parallel()
+	in := map[string]string{"error": "HTTP 500: \u202eevil\u202c \u009b2J \x7f zero\u200bwidth \u2028 café ✓"}
+	var out bytes.Buffer
+	if err := printJSON(&out, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"\u202e", "\u202c", "\u009b", "\x7f", "\u200b", "\u2028"} {
+		if strings.Contains(out.String(), bad) {
+			t.Errorf("the JSON holds a raw %q:\n%q", bad, out.String())
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back["error"] != in["error"] {
+		t.Errorf("the JSON decodes to %q (%v), want %q", back["error"], err, in["error"])
+	}
+	// classify's stream of JSON lines too.
+	out.Reset()
+	if err := runClassify(strings.NewReader(`{"name":"story-1\u202eevil\u009b","status":503}`+"\n"), &out, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(out.String(), "\u202e\u009b") || !strings.Contains(out.String(), `story-1\u202eevil\u009b`) {
+		t.Errorf("classify's JSON line holds a raw control or lacks the name escaped:\n%q", out.String())
+	}
+}

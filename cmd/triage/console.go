@@ -83,7 +83,7 @@ func runConsole(_ io.Reader, stdout io.Writer, args []string) error {
 		ln.Close()
 		return err
 	}
-	if ip := net.ParseIP(strings.Split(host, ":")[0]); ip != nil && !ip.IsLoopback() {
+	if h, _, err := net.SplitHostPort(host); err == nil && !net.ParseIP(h).IsLoopback() {
 		fmt.Fprintf(flagOutput, "triage console: listening on %s, which is not loopback: anyone with the URL can act with your credentials\n", host)
 	}
 	fmt.Fprintf(stdout, "triage console: http://%s/?token=%s\n", host, token)

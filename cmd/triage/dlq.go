@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/cmd/triage/ops"
+	"github.com/triagehq/triage/internal/redact"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/work"
@@ -320,25 +322,30 @@ func runDLQShow(stdout io.Writer, args []string) error {
 	}
 	for _, dl := range dls {
 		fmt.Fprintf(stdout, "== dead letter %s on the %s DLQ (%s, %s)\n", cell(dl.MessageID), cell(string(dl.DLQ)), cell(string(dl.Kind)), cell(orDash(dl.Status)))
-		var body any = dl.Payload
-		if dl.Payload == nil {
-			body = dl.Envelope
+		// A message that is neither a payload nor an envelope (a Scheduler
+		// run's spec) is shown as its body, the producer's: redacted.
+		var err error
+		switch {
+		case dl.Payload != nil:
+			err = printJSON(stdout, dl.Payload)
+		case dl.Envelope != nil:
+			err = printJSON(stdout, dl.Envelope)
+		default:
+			_, err = fmt.Fprintln(stdout, cell(string(redact.JSON([]byte(dl.Body())))))
 		}
-		if body == nil {
-			fmt.Fprintln(stdout, cell(dl.Body()))
-		} else if err := printJSON(stdout, body); err != nil {
+		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout)
 	}
 	if len(dls) == 0 {
-		fmt.Fprintf(stdout, "== no dead letter of %s in the DLQs (expired, replayed or never sent)\n\n", itemID)
+		fmt.Fprintf(stdout, "== no dead letter of %s in the DLQs (expired, replayed or never sent)\n\n", cell(itemID))
 	}
 	if out.Item == nil {
-		fmt.Fprintf(stdout, "== item %s does not exist\n", itemID)
+		fmt.Fprintf(stdout, "== item %s does not exist\n", cell(itemID))
 		return nil
 	}
-	fmt.Fprintf(stdout, "== item %s\n", itemID)
+	fmt.Fprintf(stdout, "== item %s\n", cell(itemID))
 	if err := printItem(stdout, *out.Item); err != nil {
 		return err
 	}
@@ -495,9 +502,11 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	r := c.replayer(*by)
 	r.ErrorLog = &store.ErrorLog{DB: c.ddb, Table: c.errorLogTable}
 	sum, err := r.Resolve(ctx, replay.ResolveRequest{IDs: pos, DLQs: dlqs, Filter: flt, All: *all, Note: *note, By: *by, DryRun: *dry})
-	if err != nil {
+	if err != nil && len(sum.Items) == 0 {
 		return c.explain(err)
 	}
+	// A run that stopped part-way prints what it did before the error: the
+	// dead letters it resolved are gone from the DLQs.
 	if err := printSummary(stdout, aw.jsonOut, &sum, &sum.Items,
 		[]string{"ITEM", "DLQ", "CLASS", "KIND", "MESSAGE_ID", "ACTION", "ON_ITEM", "REASON"},
 		func(o replay.Resolved) []any {
@@ -507,6 +516,9 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		return err
 	}
 	printIncomplete(stdout, aw.jsonOut, sum.Incomplete, runAgain)
+	if err != nil {
+		return c.explain(err)
+	}
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)
 	}
@@ -565,9 +577,14 @@ func addRow(tw *tabwriter.Writer, cells ...any) {
 }
 
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonCell(b.Bytes()))
+	return err
 }
 
 // printSummary prints a run's summary sum: as JSON (its items, *items,

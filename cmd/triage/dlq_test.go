@@ -136,6 +136,10 @@ func TestParseWhen(t *testing.T) {
 		"d":                    {err: true},
 		"7days":                {err: true},
 		"soon":                 {err: true},
+		// An age past what a time.Duration holds (292 years) would wrap
+		// round to a time in the future.
+		"200000d": {err: true},
+		"20000w":  {err: true},
 	}
 	for in, tc := range tests {
 		got, err := parseWhen(in, now)
@@ -443,5 +447,87 @@ func TestDLQReplayThatStopsPrintsWhatItDid(t *testing.T) {
 	sum := decode[replay.Summary](t, out)
 	if sum.Replayed != 1 || len(sum.Items) != 1 || sum.Items[0].ItemID != "d1" {
 		t.Fatalf("summary %+v: want d1's replay, made before the notify DLQ failed\nstderr %s", sum, errOut)
+	}
+}
+
+// TestDLQShowPrintsASpecRedacted: a Scheduler run's spec its sender put on
+// the fetch DLQ is neither a triage payload nor an envelope; `dlq show`
+// prints it — the operator is told to submit it again — through redaction:
+// its webhook URL (a Slack webhook's path is its secret), a source URL's
+// password and its metadata are the producer's.
+func TestDLQShowPrintsASpecRedacted(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	e := &opsEnv{url: env.Endpoint, stack: env.Stack.Name, st: env.Stack, sqs: sqs.NewFromConfig(env.AWS)}
+	const (
+		hook = "abcdefghijklmnopqrstuvwx"
+		pass = "Hunter2Hunter2"
+		tok  = "cbt_9f8e7d6c5b4a39281706"
+	)
+	spec := `{"item_id":"run-0001","kind":"action","source_url":"https://ops:` + pass + `@tickets.example/q",` +
+		`"webhook_url":"https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/` + hook + `","metadata":{"callback_token":"` + tok + `"}}`
+	sent, err := e.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(e.st.DLQURL(work.Fetch)), MessageBody: aws.String(spec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.cli(t, "dlq", "show", aws.ToString(sent.MessageId), "--dlq", "fetch")
+	for _, s := range []string{hook, pass, tok} {
+		if strings.Contains(out, s) {
+			t.Errorf("dlq show prints %q:\n%s", s, out)
+		}
+	}
+	for _, s := range []string{`"item_id":"run-0001"`, "tickets.example", "hooks.slack.com", "callback_token"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("dlq show lacks the spec's %s:\n%s", s, out)
+		}
+	}
+}
+
+// TestDLQResolveThatStopsPrintsWhatItDid: a resolve that stops on a DLQ it
+// cannot read has already resolved (and deleted) what the DLQs before it
+// held: it prints those with the error and exits 1, as a replay does.
+func TestDLQResolveThatStopsPrintsWhatItDid(t *testing.T) {
+	t.Parallel()
+	e := setupOps(t)
+	gone := strings.TrimSuffix(e.st.DLQURL(work.Notify), "/") + "-gone"
+	code, out, errOut := runCLI("dlq", "resolve", "--all", "--note", "given up", "--json", "--notify-dlq", gone,
+		"--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if out == "" {
+		t.Fatalf("no summary of what was resolved before the notify DLQ failed\nstderr %s", errOut)
+	}
+	sum := decode[replay.ResolveSummary](t, out)
+	if sum.Resolved != 1 || len(sum.Items) != 1 || sum.Items[0].ItemID != "d1" {
+		t.Fatalf("summary %+v: want d1's resolution, made before the notify DLQ failed\nstderr %s", sum, errOut)
+	}
+}
+
+// TestDLQShowEscapesTheItemID: a malformed message's dead letter names the
+// item id its body held, read leniently — a JSON escape can make it any
+// character; `dlq show` prints it through cell, as the tables do, so an
+// escape sequence in it does not drive the operator's terminal.
+func TestDLQShowEscapesTheItemID(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	e := &opsEnv{url: env.Endpoint, stack: env.Stack.Name, st: env.Stack, sqs: sqs.NewFromConfig(env.AWS)}
+	id := "x\x1b]52;c;Y3VybCBldmlsfHNo\x07\r"
+	body, err := deadletter.Build(deadletter.Input{ItemID: id, Stage: work.LLM, Err: failure.New(work.SchemaInvalid, "no such item"),
+		Failure: failure.Of(work.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.LLM: 1},
+		FirstFailureAt: time.Now(), LastFailureAt: time.Now(), Body: `{"item_id":"x\u001b]52;c;Y3VybCBldmlsfHNo\u0007\r","stage":"llm"}`}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := e.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(e.st.DLQURL(work.LLM)), MessageBody: aws.String(string(body))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.cli(t, "dlq", "show", aws.ToString(sent.MessageId))
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Fatalf("dlq show prints raw control characters:\n%q", out)
+	}
+	if !strings.Contains(out, `x\x1b]52;c;`) {
+		t.Fatalf("dlq show lacks the item id, escaped:\n%q", out)
 	}
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"os"
+	"os/exec"
 	"os/user"
 	"regexp"
 	"slices"
@@ -77,5 +80,36 @@ func TestTheConsoleActsAsItsOperator(t *testing.T) {
 	t.Setenv("TRIAGE_OPERATOR", "ana")
 	if got := consoleBy(whoAmI()); got != "console:ana" {
 		t.Fatalf("consoleBy = %q, want console:ana", got)
+	}
+}
+
+// TestTheConsoleWarnsWhenNotOnLoopback: a console listening on every
+// interface (--addr :PORT, which Go listens on as [::]) is told apart from
+// one on loopback: it says that it is exposed before it prints its URL.
+func TestTheConsoleWarnsWhenNotOnLoopback(t *testing.T) {
+	t.Parallel()
+	flags := []string{"--endpoint", "http://127.0.0.1:1", "--region", "us-east-1", "--items-table", "t", "--fetch-queue", "q",
+		"--fetch-dlq", "d", "--llm-queue", "q", "--llm-dlq", "d", "--notify-queue", "q", "--notify-dlq", "d"}
+	for addr, exposed := range map[string]bool{"127.0.0.1:0": false, "[::1]:0": false, ":0": true, "0.0.0.0:0": true} {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestCLIHelperProcess$", "--", "console", "--addr", addr}, flags...)...)
+		cmd.Env = append(os.Environ(), "TRIAGE_CLI_HELPER=1", "AWS_EC2_METADATA_DISABLED=true", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		url, _ := bufio.NewReader(out).ReadString('\n')
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if !strings.Contains(url, "?token=") {
+			t.Fatalf("console --addr %s printed %q\nstderr %s", addr, url, errb.String())
+		}
+		if warned := strings.Contains(errb.String(), "which is not loopback"); warned != exposed {
+			t.Errorf("console --addr %s: warned %v, want %v (URL %s)\nstderr %s", addr, warned, exposed, strings.TrimSpace(url), errb.String())
+		}
 	}
 }

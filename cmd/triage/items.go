@@ -220,7 +220,13 @@ func runItemsGet(stdout io.Writer, args []string) error {
 		return err
 	}
 	if *text && v.Document != nil && v.Document.Body == nil {
-		fmt.Fprintf(stdout, "\n== document text\n%s\n", v.Document.Text)
+		// The document is an upstream's: each line escaped as a cell is, its
+		// line breaks kept.
+		lines := strings.Split(v.Document.Text, "\n")
+		for i, l := range lines {
+			lines[i] = cell(l)
+		}
+		fmt.Fprintf(stdout, "\n== document text\n%s\n", strings.Join(lines, "\n"))
 	}
 	return nil
 }

@@ -210,3 +210,28 @@ func TestItemsListJSONSaysWhenCut(t *testing.T) {
 		t.Fatalf("exit %d, %d items, notes %q %s", code, len(v), notes.String(), errOut)
 	}
 }
+
+// TestItemsGetTextEscapesControlCharacters: the fetched document is an
+// upstream's page, and --text prints it to the operator's terminal; an
+// escape sequence in it (OSC 52 writes the clipboard) or a carriage
+// return that rewrites a line is printed escaped, its lines kept.
+func TestItemsGetTextEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
+	env := localtest.Stack(t, nil)
+	st := env.Stack
+	e := &opsEnv{url: env.Endpoint, stack: st.Name, st: st}
+	items := &store.Items{DB: dynamodb.NewFromConfig(env.AWS), Table: st.ItemsTable()}
+	text := "Headline\nbody \x1b]52;c;Y3VybCBldmlsfHNo\x07 and\rfake line"
+	if err := items.Put(t.Context(), store.Item{ID: "doc", Kind: store.KindStory, CorrelationID: "c", Status: work.Fetched,
+		State: work.Queued, Stage: work.LLM, UpdatedAt: time.Now().UTC(),
+		Document: &work.Document{Text: text, Bytes: len(text), ContentType: "text/html", FetchedAt: time.Now().UTC()}}); err != nil {
+		t.Fatal(err)
+	}
+	out := e.cli(t, "items", "get", "doc", "--text")
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Fatalf("items get --text prints raw control characters:\n%q", out)
+	}
+	if !strings.Contains(out, "Headline\nbody \\x1b]52;c;") || !strings.Contains(out, "and\\rfake line") {
+		t.Fatalf("items get --text lacks the document, escaped, its lines kept:\n%q", out)
+	}
+}

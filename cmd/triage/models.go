@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +39,9 @@ const modelsSynopsis = `models list|enable|disable [MODEL] [flags]
                                 shown enabled.
   models disable MODEL          take MODEL (provider:model, as the chain names
                                 it) out of the chain until an operator
-                                enables it (the recovery function leaves it)
+                                enables it (the recovery function leaves it);
+                                with --stack, a name neither in the chain nor
+                                in the table is refused
   models enable MODEL           put MODEL back, its failure count reset to 0
 
 The table comes from --models-table, $MODELS_TABLE, or the ModelsTableName
@@ -108,6 +112,25 @@ func modelsDo(ctx context.Context, stdout io.Writer, conn *healthConn, sub, mode
 		fmt.Fprintln(stdout)
 		return providersTable(stdout, providers, time.Now())
 	default:
+		// Records are keyed by the chain's provider:model names: a name no
+		// deployed entry carries and no record holds is a typo (or a bare
+		// model name), and an override of it would change nothing.
+		ch, err := conn.chain(ctx)
+		if err != nil {
+			return err
+		}
+		if ch.known && !slices.Contains(ch.names(), model) && model != ch.escalation() {
+			if _, err := store.Get(ctx, model); errors.Is(err, health.ErrNotFound) {
+				names := ch.names()
+				if e := ch.escalation(); e != "" {
+					names = append(names, e)
+				}
+				return usageError{fmt.Sprintf("no model %q in the deployed chain (%s) nor in the health table: name it as models list does",
+					cell(model), strings.Join(names, ", "))}
+			} else if err != nil {
+				return err
+			}
+		}
 		m, err := store.SetDisabled(ctx, model, sub == "disable", reason, time.Now())
 		if err != nil {
 			return err

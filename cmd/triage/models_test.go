@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"regexp"
@@ -276,5 +277,37 @@ func TestModelsListOnAFreshStack(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &report) != nil || len(report.Chain) != 2 || report.Escalation != "openai:gpt-4o" ||
 		len(report.Providers) != 2 {
 		t.Fatalf("models list --json exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// TestModelsDisableRefusesAModelNobodyRuns: health records are keyed by the
+// chain's provider:model names, and disabling a name no chain entry carries
+// and no record holds (a typo, or the bare model name the LLMModels
+// parameter allows) would write a record nothing reads, and say
+// "disabled" while the model goes on serving. With --stack the deployed
+// chain is known: such a name is refused, and nothing is written.
+func TestModelsDisableRefusesAModelNobodyRuns(t *testing.T) {
+	t.Parallel()
+	lenv := localtest.Stack(t, map[string]string{"LLMModels": "gpt-4o-mini,bedrock:amazon.nova-lite-v1:0"})
+	st := lenv.Stack
+	models := &health.Dynamo{DB: dynamodb.NewFromConfig(lenv.AWS), Table: st.Outputs["ModelsTableName"]}
+	if _, err := models.RecordFailure(t.Context(), health.FailureRequest{Model: "openai:gpt-3.5-turbo", Class: work.ResponseInvalid, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--stack", st.Name, "--models-table=", "--breakers-table="}
+	for _, name := range []string{"gpt-4o-mini", "openai:gpt-4o-mni"} {
+		code, out, errOut := cliProcess(t, lenv.Environ(), append([]string{"models", "disable", name, "--reason", "garbage answers"}, flags...)...)
+		if code != 2 || !strings.Contains(errOut, "openai:gpt-4o-mini") {
+			t.Errorf("models disable %s: exit %d, want 2 naming the chain\n%s%s", name, code, out, errOut)
+		}
+		if _, err := models.Get(t.Context(), name); !errors.Is(err, health.ErrNotFound) {
+			t.Errorf("models disable %s wrote a record: %v", name, err)
+		}
+	}
+	// The chain's names, and a model with a record, are taken.
+	for _, name := range []string{"openai:gpt-4o-mini", "openai:gpt-3.5-turbo"} {
+		if code, out, errOut := cliProcess(t, lenv.Environ(), append([]string{"models", "disable", name}, flags...)...); code != 0 {
+			t.Errorf("models disable %s: exit %d\n%s%s", name, code, out, errOut)
+		}
 	}
 }

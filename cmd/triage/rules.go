@@ -84,8 +84,8 @@ func runRulesTest(stdin io.Reader, stdout io.Writer, args []string) error {
 		"matches nothing says so.\n"+
 		"Profiles: "+strings.Join(policy.Profiles(), ", ")+".")
 	profileName := fs.String("retry-profile", "standard", "the retry profile the decisions are made by (the deployed one)")
-	since := fs.String("since", "720h", "table: the oldest failure, RFC 3339 or a duration back from now (default: the 30-day retention)")
-	until := fs.String("until", "", "table: read failures before this time, RFC 3339 or a duration back from now")
+	since := fs.String("since", "720h", "table: the oldest failure, an age (7d, 36h) or RFC 3339 (default: the 30-day retention)")
+	until := fs.String("until", "", "table: read failures before this time, an age (7d, 36h) or RFC 3339")
 	sf := addStackFlags(fs, uses{errorLog: true})
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

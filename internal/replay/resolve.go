@@ -41,6 +41,9 @@ type ResolveRequest struct {
 	Note string
 	// By names who resolves; empty is the Replayer's DefaultBy.
 	By string
+	// Max bounds how many dead letters are resolved; zero is unbounded.
+	// Selected ones past it are released untouched.
+	Max int
 	// DryRun reports what would be resolved and changes nothing.
 	DryRun bool
 }
@@ -118,7 +121,7 @@ func (r *Replayer) Resolve(ctx context.Context, req ResolveRequest) (ResolveSumm
 		err := s.each(ctx, st, func(ctx context.Context, dls []DeadLetter) {
 			var deletes []DeadLetter
 			for _, dl := range dls {
-				if !req.selects(dl) {
+				if !req.selects(dl) || req.Max > 0 && sum.Selected >= req.Max {
 					s.hold(dl)
 					continue
 				}

@@ -63,6 +63,18 @@ func (r *ErrorLogReader) Between(ctx context.Context, since, until time.Time, fn
 	return nil
 }
 
+// ClassBetween calls fn for every entry of class c (a pseudo-class such as
+// ResolvedClass too) that occurred in [since, until), oldest first, reading
+// c's ClassShards partitions of the by-class index alone. fn returning
+// ErrStop ends the read without an error.
+func (r *ErrorLogReader) ClassBetween(ctx context.Context, c work.Class, since, until time.Time, fn func(LogEntry) error) error {
+	err := r.class(ctx, c, since, until, fn)
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
 func (r *ErrorLogReader) class(ctx context.Context, c work.Class, since, until time.Time, fn func(LogEntry) error) error {
 	return r.query(ctx, c, since, until, func(rec logRecord) error { return fn(rec.entry()) })
 }

@@ -165,7 +165,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sum, err := s.b.Replayer.Run(r.Context(), req)
-	if err != nil {
+	if err != nil && len(sum.Items) == 0 {
 		d.Err = s.explain(err)
 		s.actionAnswer(w, r, d)
 		return
@@ -176,6 +176,17 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 		if o.Action == replay.Replayed || o.Action == replay.Resent {
 			d.Live = append(d.Live, o.ItemID)
 		}
+	}
+	if err != nil {
+		// It stopped part-way: what it replayed before is gone from the DLQs.
+		d.Err = fmt.Sprintf("%s (the dry run stopped: nothing changed)", s.explain(err))
+		if confirmed {
+			s.invalidate()
+			d.Err = fmt.Sprintf("%s (it replayed %d before it stopped, %d skipped, %d errors: replay again to resume)", s.explain(err),
+				sum.Replayed, sum.Skipped, sum.Errors)
+		}
+		s.actionAnswer(w, r, d)
+		return
 	}
 	if !confirmed {
 		d.Confirm = sum.Replayed > 0
@@ -212,8 +223,16 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := replay.ResolveRequest{DLQs: dlqs, Filter: flt, Note: f.Note, By: s.b.By, DryRun: !confirmed}
+	if confirmed {
+		if f.Count <= 0 {
+			d.Err = "nothing to resolve"
+			s.actionAnswer(w, r, d)
+			return
+		}
+		req.Max = f.Count
+	}
 	sum, err := s.b.Replayer.Resolve(r.Context(), req)
-	if err != nil {
+	if err != nil && len(sum.Items) == 0 {
 		d.Err = s.explain(err)
 		s.actionAnswer(w, r, d)
 		return
@@ -221,6 +240,16 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 	d.Header = []string{"Item", "DLQ", "Class", "Kind", "Action", "Reason"}
 	for _, o := range sum.Items {
 		d.Rows = append(d.Rows, []string{o.ItemID, string(o.DLQ), o.Class, string(o.Kind), o.Action, clean(o.Reason)})
+	}
+	if err != nil {
+		// It stopped part-way: what it resolved before is gone from the DLQs.
+		d.Err = fmt.Sprintf("%s (the dry run stopped: nothing changed)", s.explain(err))
+		if confirmed {
+			s.invalidate()
+			d.Err = fmt.Sprintf("%s (it resolved %d before it stopped, %d errors: resolve again to resume)", s.explain(err), sum.Resolved, sum.Errors)
+		}
+		s.actionAnswer(w, r, d)
+		return
 	}
 	if !confirmed {
 		d.Confirm = sum.Resolved > 0
@@ -237,9 +266,6 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 	d.Summary = fmt.Sprintf("Resolved %d dead %s; %d errors.", sum.Resolved, plural(sum.Resolved, "letter", "letters"), sum.Errors)
 	if sum.Skipped > 0 {
 		d.Summary += fmt.Sprintf(" %d %s still in flight.", sum.Skipped, plural(sum.Skipped, "left on its DLQ: its item is", "left on their DLQs: their items are"))
-	}
-	if f.Count > 0 && sum.Selected > f.Count {
-		d.Summary += fmt.Sprintf(" (%d were selected, %d confirmed: more arrived meanwhile.)", sum.Selected, f.Count)
 	}
 	s.b.Logger.Info("console resolve", "by", s.b.By, "note", f.Note, "resolved", sum.Resolved, "errors", sum.Errors)
 	s.actionAnswer(w, r, d)

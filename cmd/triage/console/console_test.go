@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/clock"
@@ -51,6 +55,17 @@ func (l memLog) ForItem(_ context.Context, id string, limit int) ([]store.LogEnt
 
 func (l memLog) Between(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error {
 	return report.LogSlice(l.m.Log()).Between(ctx, since, until, fn)
+}
+
+// ClassBetween reads one class's entries, as store.ErrorLogReader's
+// by-class index does.
+func (l memLog) ClassBetween(ctx context.Context, c work.Class, since, until time.Time, fn func(store.LogEntry) error) error {
+	return l.Between(ctx, since, until, func(e store.LogEntry) error {
+		if e.Class != c {
+			return nil
+		}
+		return fn(e)
+	})
 }
 
 func (l memLog) Unrecognised(ctx context.Context, since, until time.Time, fn func(store.LogEntry) error) error {
@@ -571,5 +586,145 @@ func TestResolveCountsWhatItResolves(t *testing.T) {
 	status, body := b.post(t, "/actions/resolve", b.form("item", "r2", "item", "stuck", "note", "given up"))
 	if status != http.StatusOK || !strings.Contains(body, "This resolves 1 dead letter") || !strings.Contains(body, "1 left on its DLQ") {
 		t.Fatalf("%d\n%s", status, body)
+	}
+}
+
+// TestResolveDoesNoMoreThanConfirmed: a class's resolve confirmed for the
+// count its first step said closes that many dead letters, not the ones
+// that arrived between the two steps ("The console": the confirmed action
+// acts on at most that many).
+func TestResolveDoesNoMoreThanConfirmed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deadLetter(t, "c1", work.Notify, work.NotFound, "channel_not_found")
+	b.deadLetter(t, "c2", work.Notify, work.NotFound, "channel_not_found")
+	status, body := b.post(t, "/actions/resolve", b.form("stage", "notify", "class", "NOT_FOUND", "note", "channels archived"))
+	if status != http.StatusOK || !strings.Contains(body, "This resolves 2 dead letters") {
+		t.Fatalf("first step: %d\n%s", status, body)
+	}
+	// Three more arrive before the operator confirms.
+	for _, id := range []string{"c3", "c4", "c5"} {
+		b.deadLetter(t, id, work.Notify, work.NotFound, "channel_not_found")
+	}
+	status, body = b.post(t, "/actions/resolve", b.form("stage", "notify", "class", "NOT_FOUND", "note", "channels archived",
+		"confirm", "yes", "count", "2"))
+	if status != http.StatusOK || !strings.Contains(body, "Resolved 2 dead letters") {
+		t.Fatalf("confirm: %d\n%s", status, body)
+	}
+	resolved := 0
+	for _, id := range []string{"c1", "c2", "c3", "c4", "c5"} {
+		if b.item(t, id).Resolution != nil {
+			resolved++
+		}
+	}
+	if left := len(b.sqs.Bodies(dlqURL(work.Notify))); resolved != 2 || left != 3 {
+		t.Fatalf("resolved %d, %d left on the DLQ; want 2 and 3", resolved, left)
+	}
+	// A confirmation that names no count resolves nothing.
+	status, _ = b.post(t, "/actions/resolve", b.form("stage", "notify", "class", "NOT_FOUND", "note", "channels archived", "confirm", "yes"))
+	if left := len(b.sqs.Bodies(dlqURL(work.Notify))); status != http.StatusUnprocessableEntity || left != 3 {
+		t.Fatalf("a confirmation without a count: %d, %d left on the DLQ; want 422 and 3", status, left)
+	}
+}
+
+// deadQueue is SQS whose receives from one queue fail, as a DLQ deleted
+// or denied mid-run does.
+type deadQueue struct {
+	*replaytest.SQS
+	url string
+}
+
+func (d deadQueue) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	if aws.ToString(in.QueueUrl) == d.url {
+		return nil, errors.New("AWS.SimpleQueueService.NonExistentQueue: The specified queue does not exist.")
+	}
+	return d.SQS.ReceiveMessage(ctx, in, opts...)
+}
+
+// TestActionThatStopsSaysWhatItDid: a replay or a resolve that stops on a
+// DLQ it cannot read has already acted on the DLQs read before it; the
+// answer says what it did beside the error, as the CLI prints it.
+func TestActionThatStopsSaysWhatItDid(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"replay", "resolve"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			b := newBundle(t)
+			qs := map[work.Stage]replay.Queues{}
+			for _, st := range work.Stages() {
+				qs[st] = replay.Queues{Queue: queueURL(st), DLQ: dlqURL(st)}
+			}
+			fake := deadQueue{SQS: b.sqs, url: dlqURL(work.Notify)}
+			r := &replay.Replayer{SQS: fake, Items: b.store, Index: b.store, ErrorLog: b.store, Queues: qs, Clock: b.clock, PollWait: -1}
+			srv, err := console.New(console.Backend{Replayer: r, Items: b.store, Index: b.store, Log: memLog{b.store}, SQS: fake, Queues: qs,
+				Profile: policy.Standard(), By: "ana", Clock: b.clock}, token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.srv.Config.Handler = srv
+			b.login(t)
+			b.deadLetter(t, "s1", work.LLM, work.AuthDenied, "401")
+			status, body := b.post(t, "/actions/"+action, b.form("item", "s1", "note", "key rotated", "confirm", "yes", "count", "5"))
+			if status != http.StatusUnprocessableEntity || !strings.Contains(body, "NonExistentQueue") {
+				t.Fatalf("%d\n%s", status, body)
+			}
+			if it := b.item(t, "s1"); it.State == work.Deadletter && it.Resolution == nil {
+				t.Fatalf("s1 was not acted on: %+v", it)
+			}
+			if !strings.Contains(body, "<td>s1</td>") || !strings.Contains(body, "d 1 before it stopped") {
+				t.Fatalf("the answer does not say s1 was acted on:\n%s", body)
+			}
+		})
+	}
+}
+
+// TestErrorLogOfOneClassPastTheReadLimit: the error log is read class by
+// class, retryable classes first, and a page reads at most LogMaxRead
+// entries; during a storm of one class the page filtered to another class
+// reads that class, not the storm's first LogMaxRead entries.
+func TestErrorLogOfOneClassPastTheReadLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	for i := range console.LogMaxRead + 1 {
+		if err := b.store.Append(ctx, store.LogEntry{ItemID: fmt.Sprintf("storm-%d", i), Stage: work.LLM, Class: work.RateLimited,
+			Message: "429", Attempt: 1, OccurredAt: t0.Add(-time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.store.Append(ctx, store.LogEntry{ItemID: "key-revoked", Stage: work.LLM, Class: work.AuthDenied,
+		Message: "401 invalid api key", Attempt: 1, OccurredAt: t0.Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.get(t, "/errors?class=AUTH_DENIED", http.StatusOK)
+	if !strings.Contains(page, "key-revoked") {
+		t.Fatalf("the AUTH_DENIED entry is not on its class's page:\n%s", page)
+	}
+}
+
+// The CLI's error-log reader reads one class alone.
+var _ console.ClassLog = (*store.ErrorLogReader)(nil)
+
+// TestChartSaysWhichClassesItMissed: the chart's window is read class by
+// class, retryable classes first, at most LogMaxRead entries; when a storm
+// of one class fills it, the note names the class it cut short and says
+// the classes after it are missing, not that the newest failures are.
+func TestChartSaysWhichClassesItMissed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	for i := range console.LogMaxRead + 1 {
+		if err := b.store.Append(ctx, store.LogEntry{ItemID: fmt.Sprintf("storm-%d", i), Stage: work.LLM, Class: work.RateLimited,
+			Message: "429", Attempt: 1, OccurredAt: t0.Add(-time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.store.Append(ctx, store.LogEntry{ItemID: "key-revoked", Stage: work.LLM, Class: work.AuthDenied,
+		Message: "401 invalid api key", Attempt: 1, OccurredAt: t0.Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.get(t, "/", http.StatusOK)
+	if !strings.Contains(page, "RATE_LIMITED") || !strings.Contains(page, "classes after it are missing") {
+		t.Fatalf("the chart's note does not say which classes it missed:\n%s", page)
 	}
 }

@@ -50,6 +50,13 @@ type ErrorLog interface {
 	report.UnrecognisedReader
 }
 
+// ClassLog is an ErrorLog that reads one class alone through the by-class
+// index (store.ErrorLogReader): the error log page filtered by a class reads
+// it so, not the window's first LogMaxRead entries of every class.
+type ClassLog interface {
+	ClassBetween(ctx context.Context, c work.Class, since, until time.Time, fn func(store.LogEntry) error) error
+}
+
 // QueueDepth is the part of SQS the overview reads: a DLQ's approximate
 // depth.
 type QueueDepth interface {
@@ -100,12 +107,13 @@ type Backend struct {
 
 // Server is the console's HTTP handler. Build it with New.
 type Server struct {
-	b     Backend
-	token string
-	csrf  string
-	hosts map[string]bool
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	b      Backend
+	token  string
+	cookie string
+	csrf   string
+	hosts  map[string]bool
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
 
 	// tally counts the items by state and stage (Index, when it counts).
 	tally *store.Tally
@@ -116,8 +124,11 @@ type Server struct {
 	background sync.WaitGroup
 }
 
-// cookieName is the session cookie: the token itself, HttpOnly.
-const cookieName = "triage_console"
+// cookiePrefix starts the session cookie's name; the cookie holds the
+// token itself, HttpOnly. Browsers keep cookies by host, not by port, so
+// the name ends with a digest of the token: two consoles on loopback (one
+// per stack) keep a cookie each.
+const cookiePrefix = "triage_console_"
 
 // NewToken returns a random token of 32 bytes, hex-encoded.
 func NewToken() (string, error) {
@@ -144,7 +155,9 @@ func New(b Backend, token string, hosts ...string) (*Server, error) {
 	}
 	mac := hmac.New(sha256.New, []byte(token))
 	mac.Write([]byte("triage console csrf"))
-	s := &Server{b: b, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), hosts: map[string]bool{}, mux: http.NewServeMux()}
+	digest := sha256.Sum256([]byte(token))
+	s := &Server{b: b, token: token, cookie: cookiePrefix + hex.EncodeToString(digest[:6]), csrf: hex.EncodeToString(mac.Sum(nil)),
+		hosts: map[string]bool{}, mux: http.NewServeMux()}
 	for _, h := range hosts {
 		s.hosts[h] = true
 	}
@@ -217,7 +230,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		// Trade the token in the URL for a cookie, and take it out of the
 		// address bar and the history.
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q := r.URL.Query()
 		q.Del("token")
 		u := *r.URL
@@ -225,7 +238,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 		return
 	}
-	c, err := r.Cookie(cookieName)
+	c, err := r.Cookie(s.cookie)
 	if err != nil || !s.tokenOK(c.Value) {
 		s.deny(w, r)
 		return

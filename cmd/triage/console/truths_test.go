@@ -12,6 +12,7 @@ import (
 	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
+	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -175,4 +176,29 @@ func TestActionsCarryTheOperator(t *testing.T) {
 		t.Fatalf("model override %+v, %v", m, err)
 	}
 	_ = time.Second
+}
+
+// TestTwoConsolesStaySignedIn: browsers keep cookies by host, not by port,
+// so two consoles on loopback — one per stack — see each other's cookie;
+// signing in to the second keeps the first signed in.
+func TestTwoConsolesStaySignedIn(t *testing.T) {
+	t.Parallel()
+	prod := newBundle(t)
+	staging := newBundle(t)
+	const token2 = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+	srv2, err := console.New(console.Backend{Replayer: &replay.Replayer{SQS: staging.sqs, Items: staging.store, Index: staging.store},
+		Items: staging.store, Index: staging.store, Clock: staging.clock}, token2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staging.srv.Config.Handler = srv2
+	staging.client = prod.client // one browser
+	prod.login(t)
+	resp, err := staging.client.Get(staging.srv.URL + "/?token=" + token2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	staging.get(t, "/policy", http.StatusOK)
+	prod.get(t, "/policy", http.StatusOK)
 }

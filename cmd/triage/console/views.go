@@ -158,7 +158,10 @@ func (s *Server) logSections(ctx context.Context, now time.Time, a *aggregates, 
 	entries := a.Entries
 	d.Chart = failureChart(entries, a.At)
 	if a.Partial {
-		d.ChartNote = fmt.Sprintf("the newest failures are missing: the chart read the first %d entries of the window", LogMaxRead)
+		// The window is read class by class (store.ErrorLogReader.Between):
+		// the read stopped inside the last entry's class.
+		d.ChartNote = fmt.Sprintf("the chart read the first %d entries of the window, class by class: %s is cut short and the classes after it are missing",
+			LogMaxRead, entries[len(entries)-1].Class)
 	}
 	if s.b.Days == nil {
 		note("budget", s.missing("budget"))
@@ -418,7 +421,9 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 	}
 	var all []store.LogEntry
 	a := (*aggregates)(nil)
-	if d.Item == "" && s.b.Refresh > 0 {
+	byClass, _ := s.b.Log.(ClassLog)
+	oneClass := d.Item == "" && d.Class != "" && byClass != nil
+	if d.Item == "" && !oneClass && s.b.Refresh > 0 {
 		// The last 24 hours are read for the overview already.
 		if a = s.current(ctx); a.WindowErr != "" || since.Before(a.WindowStart) {
 			a = nil
@@ -431,7 +436,7 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 		all, err = s.b.Log.ForItem(ctx, d.Item, LogMaxRead)
 		d.Read = len(all)
 	default:
-		err = s.b.Log.Between(ctx, since, time.Time{}, func(e store.LogEntry) error {
+		read := func(e store.LogEntry) error {
 			d.Read++
 			if d.Read > LogMaxRead {
 				d.Partial = true
@@ -439,7 +444,12 @@ func (s *Server) errorLog(w http.ResponseWriter, r *http.Request) {
 			}
 			all = append(all, e)
 			return nil
-		})
+		}
+		if oneClass {
+			err = byClass.ClassBetween(ctx, work.Class(d.Class), since, time.Time{}, read)
+		} else {
+			err = s.b.Log.Between(ctx, since, time.Time{}, read)
+		}
 	}
 	for _, e := range all {
 		if keep(e) {

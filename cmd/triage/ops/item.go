@@ -17,7 +17,8 @@ import (
 
 // ItemView is an item as the CLI and the console show it: its fields, with
 // the source and webhook URLs redacted (their query strings and paths may
-// carry tokens).
+// carry tokens) and the producer's metadata redacted (redact.Map: its values
+// are whatever the producer put there).
 type ItemView struct {
 	ID       string      `json:"item_id"`
 	Kind     store.Kind  `json:"kind"`
@@ -74,7 +75,7 @@ func ViewItem(it store.Item) ItemView {
 		Attempts: ledger.AttemptsMade(it), AttemptsSpent: spent, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
 		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
-		Resolution: it.Resolution, Metadata: it.Metadata, Notices: it.NoticeChoices(),
+		Resolution: it.Resolution, Metadata: redact.Map(it.Metadata), Notices: it.NoticeChoices(),
 		SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
 		Document: it.Document, Enrichment: it.Enrichment, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}

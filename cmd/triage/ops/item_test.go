@@ -29,6 +29,25 @@ func TestViewItemRedactsTheURLs(t *testing.T) {
 	}
 }
 
+// TestViewItemRedactsTheMetadata: a producer's metadata is its own free
+// key/value context, and a credential or an address in it reaches
+// `items get`, `dlq show` and their --json only through the view.
+func TestViewItemRedactsTheMetadata(t *testing.T) {
+	t.Parallel()
+	v := ops.ViewItem(store.Item{ID: "a", Metadata: map[string]string{"team": "newsroom", "ticket": "INC-1042",
+		"callback_token": "cbt_9f8e7d6c5b4a39281706", "customer_email": "ada.obi@example.org"}})
+	for _, s := range []string{"cbt_9f8e7d6c5b4a39281706", "ada.obi@example.org"} {
+		for k, val := range v.Metadata {
+			if strings.Contains(val, s) {
+				t.Errorf("the view's metadata %s shows %q", k, s)
+			}
+		}
+	}
+	if v.Metadata["team"] != "newsroom" || v.Metadata["ticket"] != "INC-1042" {
+		t.Errorf("metadata %v: want the plain values kept", v.Metadata)
+	}
+}
+
 type failingLog struct{}
 
 func (failingLog) ForItem(context.Context, string, int) ([]store.LogEntry, error) {
