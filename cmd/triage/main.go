@@ -59,15 +59,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "triage %s: %v\n", args[0], ee.err)
+		printError(stderr, args[0], ee.err)
 		return ee.code
 	case errors.As(err, new(usageError)):
-		fmt.Fprintf(stderr, "triage %s: %v\n", args[0], err)
+		printError(stderr, args[0], err)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "triage %s: %v\n", args[0], err)
+		printError(stderr, args[0], err)
 		return 1
 	}
+}
+
+// printError writes a command's error, each line through cell: an error
+// can quote what an upstream, an item or a DLQ message wrote (an item id, a
+// store's answer), and none of it may drive the operator's terminal.
+func printError(w io.Writer, cmd string, err error) {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = cell(l)
+	}
+	fmt.Fprintf(w, "triage %s: %s\n", cmd, strings.Join(lines, "\n"))
 }
 
 func usage(w io.Writer) {
