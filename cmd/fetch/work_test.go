@@ -508,3 +508,26 @@ func BenchmarkHTMLText(b *testing.B) {
 		_ = htmlText(page)
 	}
 }
+
+// TestRunRedirectToAnotherScheme: a source that redirects to file:, gopher:
+// or ftp: leads to no document the stage reads; it is a redirect not followed,
+// which a source's 3xx row says is NOT_FOUND (docs/design.md "Defaults by
+// role"), not an UNKNOWN that spends every attempt.
+func TestRunRedirectToAnotherScheme(t *testing.T) {
+	t.Parallel()
+	for _, loc := range []string{"file:///etc/passwd", "gopher://127.0.0.1:70/_x", "ftp://example.com/a.txt"} {
+		t.Run(loc, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, loc, http.StatusFound) })
+			_, err := b.f.Run(t.Context(), b.item("/a"), gates.Delivery{})
+			runnertest.WantClass(t, err, work.NotFound)
+			var h *failure.HTTPError
+			if !errors.As(err, &h) || h.Status != http.StatusFound {
+				t.Errorf("err = %v, want the 302 as an HTTPError", err)
+			}
+			if n := b.calls.Load(); n != 1 {
+				t.Errorf("requests = %d, want 1", n)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -28,7 +29,8 @@ type ClientOptions struct {
 	// dialer could not see the real destination.
 	BlockPrivate bool
 	// NoRedirects returns a redirect as the response instead of following
-	// it (at most 10 are followed otherwise).
+	// it (otherwise at most 10 are followed, and only to http and https:
+	// FollowHTTP).
 	NoRedirects bool
 }
 
@@ -53,10 +55,26 @@ func NewClient(o ClientOptions) *http.Client {
 		},
 		Timeout: o.Timeout,
 	}
+	c.CheckRedirect = FollowHTTP
 	if o.NoRedirects {
 		c.CheckRedirect = NoRedirects
 	}
 	return c
+}
+
+// FollowHTTP is a CheckRedirect that follows at most 10 redirects, as
+// net/http's default does, and only to http and https: a redirect to
+// another scheme (file:, gopher:, ftp:) comes back to the caller as the 3xx
+// it is, a redirect not followed, rather than as the transport's
+// "unsupported protocol scheme".
+func FollowHTTP(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // NoRedirects is a CheckRedirect that stops at the first response: the 3xx

@@ -28,11 +28,34 @@ func TestNewClient(t *testing.T) {
 		if (tr.Proxy != nil) != tc.proxy {
 			t.Errorf("%s: proxy from the environment %t, want %t", name, tr.Proxy != nil, tc.proxy)
 		}
-		if follows := c.CheckRedirect == nil; follows != tc.redirects {
+		next, _ := http.NewRequest(http.MethodGet, "https://example.com/next", nil)
+		if follows := c.CheckRedirect(next, nil) == nil; follows != tc.redirects {
 			t.Errorf("%s: follows redirects %t, want %t", name, follows, tc.redirects)
 		}
 	}
 	if err := upstream.NoRedirects(nil, nil); !errors.Is(err, http.ErrUseLastResponse) {
 		t.Fatalf("NoRedirects = %v", err)
+	}
+}
+
+func TestFollowHTTP(t *testing.T) {
+	t.Parallel()
+	req := func(u string) *http.Request {
+		r, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if err := upstream.FollowHTTP(req("https://example.com/b"), make([]*http.Request, 9)); err != nil {
+		t.Errorf("the 10th redirect: %v", err)
+	}
+	if err := upstream.FollowHTTP(req("https://example.com/b"), make([]*http.Request, 10)); err == nil || err.Error() != "stopped after 10 redirects" {
+		t.Errorf("the 11th redirect: %v", err)
+	}
+	for _, u := range []string{"file:///etc/passwd", "gopher://127.0.0.1:70/_x", "ftp://example.com/a"} {
+		if err := upstream.FollowHTTP(req(u), nil); !errors.Is(err, http.ErrUseLastResponse) {
+			t.Errorf("redirect to %s: %v, want the 3xx back", u, err)
+		}
 	}
 }
