@@ -19,6 +19,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding/htmlindex"
+
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
@@ -151,8 +153,9 @@ func (f *fetcher) client() *http.Client {
 //   - text/*, application/json and application/xhtml+xml are accepted
 //     (without a Content-Type header the body is sniffed); anything else is
 //     SCHEMA_INVALID "unsupported content type".
-//   - HTML is reduced to readable text; ISO-8859-1 and windows-1252 bodies
-//     are decoded; invalid UTF-8 is repaired. Empty text is SCHEMA_INVALID
+//   - HTML is reduced to readable text; a body in a charset the WHATWG
+//     Encoding Standard names (ISO-8859-1, windows-1252, Shift_JIS, GBK,
+//     …) is decoded; invalid UTF-8 is repaired. Empty text is SCHEMA_INVALID
 //     "empty document".
 //   - The Document's Bytes is the size of the body kept (at most MaxBytes,
 //     after transfer decompression), SHA256 the hex digest of Text,
@@ -274,11 +277,13 @@ func acceptedType(mediaType string) bool {
 }
 
 // decode turns raw into valid UTF-8: ISO-8859-1 and windows-1252 are
-// decoded, anything else is taken as UTF-8 with invalid bytes replaced. A
-// body cut at MaxBytes loses a trailing partial rune rather than ending in
-// U+FFFD.
+// decoded, and so is every other charset the WHATWG Encoding Standard names
+// (Shift_JIS, GBK, EUC-KR, windows-1251, …); anything else is taken as
+// UTF-8 with invalid bytes replaced. A body cut at MaxBytes loses a trailing
+// partial character rather than ending in U+FFFD.
 func decode(raw []byte, charset string, truncated bool) string {
-	switch strings.ToLower(strings.TrimSpace(charset)) {
+	charset = strings.ToLower(strings.TrimSpace(charset))
+	switch charset {
 	case "iso-8859-1", "latin1", "latin-1", "iso8859-1", "l1", "windows-1252", "cp1252", "us-ascii", "ascii":
 		var b strings.Builder
 		b.Grow(len(raw) + len(raw)/8)
@@ -290,6 +295,19 @@ func decode(raw []byte, charset string, truncated bool) string {
 			b.WriteRune(rune(c))
 		}
 		return b.String()
+	}
+	if e, err := htmlindex.Get(charset); err == nil && charset != "" {
+		// The replacement encoding (ISO-2022-KR, HZ-GB-2312) decodes to a
+		// lone U+FFFD: such a body stays with the UTF-8 repair.
+		if name, _ := htmlindex.Name(e); name != "utf-8" && name != "replacement" {
+			if out, err := e.NewDecoder().Bytes(raw); err == nil {
+				text := string(out)
+				if truncated {
+					text = strings.TrimSuffix(text, "\uFFFD")
+				}
+				return strings.ToValidUTF8(text, "\uFFFD")
+			}
+		}
 	}
 	if truncated {
 		// Drop an incomplete final rune (its start is at most 3 bytes back).

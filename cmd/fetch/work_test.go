@@ -114,6 +114,15 @@ func TestRunStoresReadableText(t *testing.T) {
 		{name: "sniffed html", body: "<html><body><p>Sniffed</p></body></html>", wantText: "Sniffed", wantType: "text/html"},
 		{name: "sniffed text", body: "just words", wantText: "just words", wantType: "text/plain"},
 		{name: "latin-1", contentType: "text/plain; charset=ISO-8859-1", body: "caf\xe9 \x80", wantText: "café €", wantType: "text/plain"},
+		{name: "shift_jis", contentType: "text/html; charset=Shift_JIS", body: "<p>\x93\xfa\x96{\x8c\xea\x82\xcc\x83j\x83\x85\x81[\x83X</p>",
+			wantText: "日本語のニュース", wantType: "text/html"},
+		{name: "windows-1251", contentType: "text/plain; charset=windows-1251", body: "\xcd\xee\xe2\xee\xf1\xf2\xe8 \xe4\xed\xff",
+			wantText: "Новости дня", wantType: "text/plain"},
+		{name: "gbk", contentType: "text/html; charset=gb2312", body: "<p>\xd0\xc2\xce\xc5\xb1\xa8\xb5\xc0</p>", wantText: "新闻报道", wantType: "text/html"},
+		{name: "euc-kr", contentType: "text/plain; charset=EUC-KR", body: "\xb4\xba\xbd\xba", wantText: "뉴스", wantType: "text/plain"},
+		{name: "iso-8859-2", contentType: "text/plain; charset=iso-8859-2", body: "\xa3\xf3d\xbc", wantText: "Łódź", wantType: "text/plain"},
+		{name: "replacement charset taken as UTF-8", contentType: "text/plain; charset=iso-2022-kr", body: "plain words", wantText: "plain words", wantType: "text/plain"},
+		{name: "unknown charset taken as UTF-8", contentType: "text/plain; charset=x-no-such", body: "caf\xc3\xa9", wantText: "café", wantType: "text/plain"},
 		{name: "broken parameters", contentType: `text/plain; charset="utf-8; x`, body: "words", wantText: "words", wantType: "text/plain"},
 		{name: "invalid UTF-8 repaired", contentType: "text/plain", body: "ok\xff\xfeok", wantText: "ok\uFFFDok", wantType: "text/plain"},
 	}
@@ -529,5 +538,17 @@ func TestRunRedirectToAnotherScheme(t *testing.T) {
 				t.Errorf("requests = %d, want 1", n)
 			}
 		})
+	}
+}
+
+// A body in a multi-byte charset cut at MaxBytes loses its partial last
+// character, as a UTF-8 one does.
+func TestDecodeCutMultiByteCharset(t *testing.T) {
+	t.Parallel()
+	if got := decode([]byte("\x93\xfa\x96"), "shift_jis", true); got != "日" {
+		t.Errorf("decode = %q, want %q", got, "日")
+	}
+	if got := decode([]byte("\x93\xfa\x96"), "shift_jis", false); got != "日\uFFFD" {
+		t.Errorf("decode of a whole body = %q, want its broken end kept as U+FFFD", got)
 	}
 }
