@@ -155,7 +155,8 @@ func (f *fetcher) client() *http.Client {
 //     SCHEMA_INVALID "unsupported content type".
 //   - HTML is reduced to readable text; a body in a charset the WHATWG
 //     Encoding Standard names (ISO-8859-1, windows-1252, Shift_JIS, GBK,
-//     …) is decoded; invalid UTF-8 is repaired. Empty text is SCHEMA_INVALID
+//     …), declared by the Content-Type or, for HTML without one, by a meta
+//     element, is decoded; invalid UTF-8 is repaired. Empty text is SCHEMA_INVALID
 //     "empty document".
 //   - The Document's Bytes is the size of the body kept (at most MaxBytes,
 //     after transfer decompression), SHA256 the hex digest of Text,
@@ -243,8 +244,12 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*work.Document, error)
 		}
 	}
 
-	text := decode(raw, params["charset"], truncated)
-	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
+	charset, isHTML := params["charset"], mediaType == "text/html" || mediaType == "application/xhtml+xml"
+	if charset == "" && isHTML {
+		charset = metaCharset(raw)
+	}
+	text := decode(raw, charset, truncated)
+	if isHTML {
 		text = htmlText(text)
 	} else {
 		text = tidyText(text)
@@ -321,6 +326,45 @@ func decode(raw []byte, charset string, truncated bool) string {
 		}
 	}
 	return strings.ToValidUTF8(string(raw), "\uFFFD")
+}
+
+// metaCharset returns the charset an HTML document declares in a meta
+// element of its first 1024 bytes — <meta charset="…"> or <meta
+// http-equiv="Content-Type" content="text/html; charset=…"> — as a browser
+// reads it when the Content-Type names none; empty when there is none. A
+// declared UTF-16 is UTF-8: bytes that could be read so far are not UTF-16.
+func metaCharset(raw []byte) string {
+	head := asciiLower(string(raw[:min(len(raw), 1024)]))
+	for i := 0; ; {
+		k := strings.Index(head[i:], "<meta")
+		if k < 0 {
+			return ""
+		}
+		i += k + len("<meta")
+		end := strings.IndexByte(head[i:], '>')
+		if end < 0 {
+			end = len(head) - i
+		}
+		tag := head[i : i+end]
+		c := strings.Index(tag, "charset")
+		if c < 0 {
+			continue
+		}
+		v := strings.TrimLeft(tag[c+len("charset"):], " \t\r\n\f")
+		if !strings.HasPrefix(v, "=") {
+			continue
+		}
+		v = strings.TrimLeft(v[1:], " \t\r\n\f\"'")
+		if n := strings.IndexAny(v, "\"'; \t\r\n\f/>"); n >= 0 {
+			v = v[:n]
+		}
+		if strings.HasPrefix(v, "utf-16") {
+			return "utf-8"
+		}
+		if v != "" {
+			return v
+		}
+	}
 }
 
 // cp1252 maps windows-1252's 0x80..0x9F; the unassigned five map to U+FFFD.
