@@ -182,7 +182,9 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*work.Document, error)
 	if err != nil {
 		return nil, failure.New(work.SchemaInvalid, "source URL cannot be requested")
 	}
-	req.Header.Set("Accept", "text/plain, text/html;q=0.9")
+	// Every type acceptedType stores: a server that negotiates strictly
+	// answers 406 to a type left out.
+	req.Header.Set("Accept", "text/plain, text/html;q=0.9, application/xhtml+xml;q=0.9, application/json;q=0.8, text/*;q=0.7")
 	req.Header.Set("User-Agent", cmp.Or(f.UserAgent, defaultUserAgent))
 
 	resp, err := f.client().Do(req)

@@ -165,7 +165,7 @@ func TestRunSendsHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := b.last.Load()
-	if got := r.Header.Get("Accept"); got != "text/plain, text/html;q=0.9" {
+	if got := r.Header.Get("Accept"); got != "text/plain, text/html;q=0.9, application/xhtml+xml;q=0.9, application/json;q=0.8, text/*;q=0.7" {
 		t.Errorf("Accept = %q", got)
 	}
 	if got := r.Header.Get("User-Agent"); got != defaultUserAgent {
@@ -557,5 +557,31 @@ func TestDecodeCutMultiByteCharset(t *testing.T) {
 	}
 	if got := decode([]byte("\x93\xfa\x96"), "shift_jis", false); got != "日\uFFFD" {
 		t.Errorf("decode of a whole body = %q, want its broken end kept as U+FFFD", got)
+	}
+}
+
+// TestRunAcceptsWhatItStores: a server that negotiates strictly (Spring's
+// produces=, Rails' respond_to) answers 406 to an Accept that does not name
+// its type; the stage stores JSON, XHTML and any text/*, so its Accept
+// names them, and such a source is not a permanent SCHEMA_INVALID.
+func TestRunAcceptsWhatItStores(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []string{"application/json", "application/xhtml+xml", "text/markdown"} {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, func(w http.ResponseWriter, r *http.Request) {
+				major, _, _ := strings.Cut(typ, "/")
+				accept := r.Header.Get("Accept")
+				if !strings.Contains(accept, typ) && !strings.Contains(accept, major+"/*") && !strings.Contains(accept, "*/*") {
+					w.WriteHeader(http.StatusNotAcceptable)
+					return
+				}
+				w.Header().Set("Content-Type", typ)
+				_, _ = io.WriteString(w, "<p>words</p>")
+			})
+			if _, err := b.f.Run(t.Context(), b.item("/a"), gates.Delivery{}); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+		})
 	}
 }
