@@ -16,6 +16,11 @@ const (
 	TLSHandshakeTimeout = 5 * time.Second
 )
 
+// MaxResponseHeaderBytes bounds a response's headers, as net/http's server
+// bounds a request's (http.DefaultMaxHeaderBytes): its client's own default
+// is 10 MB, and a destination an item producer chose can send that many.
+const MaxResponseHeaderBytes = http.DefaultMaxHeaderBytes
+
 // ClientOptions says how an upstream's client differs from the others.
 type ClientOptions struct {
 	// Timeout bounds a whole request, redirects and body included; 0 leaves
@@ -35,7 +40,8 @@ type ClientOptions struct {
 }
 
 // NewClient returns the HTTP client of an upstream: the shared dial and TLS
-// timeouts, HTTP/2 when offered, a pool of 32 idle connections, and o.
+// timeouts, response headers of at most MaxResponseHeaderBytes, HTTP/2 when
+// offered, a pool of 32 idle connections, and o.
 func NewClient(o ClientOptions) *http.Client {
 	dialer := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
 	proxy := http.ProxyFromEnvironment
@@ -44,14 +50,15 @@ func NewClient(o ClientOptions) *http.Client {
 	}
 	c := &http.Client{
 		Transport: &http.Transport{
-			Proxy:                 proxy,
-			DialContext:           dialer.DialContext,
-			TLSHandshakeTimeout:   TLSHandshakeTimeout,
-			ResponseHeaderTimeout: o.ResponseHeaderTimeout,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          32,
-			IdleConnTimeout:       90 * time.Second,
-			ExpectContinueTimeout: time.Second,
+			Proxy:                  proxy,
+			DialContext:            dialer.DialContext,
+			TLSHandshakeTimeout:    TLSHandshakeTimeout,
+			ResponseHeaderTimeout:  o.ResponseHeaderTimeout,
+			MaxResponseHeaderBytes: MaxResponseHeaderBytes,
+			ForceAttemptHTTP2:      true,
+			MaxIdleConns:           32,
+			IdleConnTimeout:        90 * time.Second,
+			ExpectContinueTimeout:  time.Second,
 		},
 		Timeout: o.Timeout,
 	}

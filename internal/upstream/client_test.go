@@ -2,7 +2,11 @@ package upstream_test
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,4 +62,34 @@ func TestFollowHTTP(t *testing.T) {
 			t.Errorf("redirect to %s: %v, want the 3xx back", u, err)
 		}
 	}
+}
+
+// TestNewClientBoundsResponseHeaders: net/http reads up to 10 MB of a
+// response's headers by default, and four records of a batch run at once in
+// a 256 MB function: a producer's URL to a host that answers with megabytes
+// of headers must fail the request, not the function.
+func TestNewClientBoundsResponseHeaders(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		for i := range 100 {
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), strings.Repeat("p", 20<<10))
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	resp, err := upstream.NewClient(upstream.ClientOptions{}).Get(srv.URL)
+	if err == nil {
+		_ = resp.Body.Close()
+		t.Fatalf("2 MB of response headers were read whole")
+	}
+	srvSmall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Security-Policy", strings.Repeat("c", 64<<10))
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srvSmall.Close)
+	resp, err = upstream.NewClient(upstream.ClientOptions{}).Get(srvSmall.URL)
+	if err != nil {
+		t.Fatalf("64 KB of headers: %v", err)
+	}
+	_ = resp.Body.Close()
 }
