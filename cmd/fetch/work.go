@@ -19,6 +19,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding/htmlindex"
+
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
@@ -151,8 +153,10 @@ func (f *fetcher) client() *http.Client {
 //   - text/*, application/json and application/xhtml+xml are accepted
 //     (without a Content-Type header the body is sniffed); anything else is
 //     SCHEMA_INVALID "unsupported content type".
-//   - HTML is reduced to readable text; ISO-8859-1 and windows-1252 bodies
-//     are decoded; invalid UTF-8 is repaired. Empty text is SCHEMA_INVALID
+//   - HTML is reduced to readable text; a body in a charset the WHATWG
+//     Encoding Standard names (ISO-8859-1, windows-1252, Shift_JIS, GBK,
+//     …), declared by the Content-Type or, for HTML without one, by a meta
+//     element, is decoded; invalid UTF-8 is repaired. Empty text is SCHEMA_INVALID
 //     "empty document".
 //   - The Document's Bytes is the size of the body kept (at most MaxBytes,
 //     after transfer decompression), SHA256 the hex digest of Text,
@@ -178,7 +182,9 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*work.Document, error)
 	if err != nil {
 		return nil, failure.New(work.SchemaInvalid, "source URL cannot be requested")
 	}
-	req.Header.Set("Accept", "text/plain, text/html;q=0.9")
+	// Every type acceptedType stores: a server that negotiates strictly
+	// answers 406 to a type left out.
+	req.Header.Set("Accept", "text/plain, text/html;q=0.9, application/xhtml+xml;q=0.9, application/json;q=0.8, text/*;q=0.7")
 	req.Header.Set("User-Agent", cmp.Or(f.UserAgent, defaultUserAgent))
 
 	resp, err := f.client().Do(req)
@@ -240,8 +246,12 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (*work.Document, error)
 		}
 	}
 
-	text := decode(raw, params["charset"], truncated)
-	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
+	charset, isHTML := params["charset"], mediaType == "text/html" || mediaType == "application/xhtml+xml"
+	if charset == "" && isHTML {
+		charset = metaCharset(raw)
+	}
+	text := decode(raw, charset, truncated)
+	if isHTML {
 		text = htmlText(text)
 	} else {
 		text = tidyText(text)
@@ -274,11 +284,13 @@ func acceptedType(mediaType string) bool {
 }
 
 // decode turns raw into valid UTF-8: ISO-8859-1 and windows-1252 are
-// decoded, anything else is taken as UTF-8 with invalid bytes replaced. A
-// body cut at MaxBytes loses a trailing partial rune rather than ending in
-// U+FFFD.
+// decoded, and so is every other charset the WHATWG Encoding Standard names
+// (Shift_JIS, GBK, EUC-KR, windows-1251, …); anything else is taken as
+// UTF-8 with invalid bytes replaced. A body cut at MaxBytes loses a trailing
+// partial character rather than ending in U+FFFD.
 func decode(raw []byte, charset string, truncated bool) string {
-	switch strings.ToLower(strings.TrimSpace(charset)) {
+	charset = strings.ToLower(strings.TrimSpace(charset))
+	switch charset {
 	case "iso-8859-1", "latin1", "latin-1", "iso8859-1", "l1", "windows-1252", "cp1252", "us-ascii", "ascii":
 		var b strings.Builder
 		b.Grow(len(raw) + len(raw)/8)
@@ -290,6 +302,19 @@ func decode(raw []byte, charset string, truncated bool) string {
 			b.WriteRune(rune(c))
 		}
 		return b.String()
+	}
+	if e, err := htmlindex.Get(charset); err == nil && charset != "" {
+		// The replacement encoding (ISO-2022-KR, HZ-GB-2312) decodes to a
+		// lone U+FFFD: such a body stays with the UTF-8 repair.
+		if name, _ := htmlindex.Name(e); name != "utf-8" && name != "replacement" {
+			if out, err := e.NewDecoder().Bytes(raw); err == nil {
+				text := string(out)
+				if truncated {
+					text = strings.TrimSuffix(text, "\uFFFD")
+				}
+				return strings.ToValidUTF8(text, "\uFFFD")
+			}
+		}
 	}
 	if truncated {
 		// Drop an incomplete final rune (its start is at most 3 bytes back).
@@ -303,6 +328,45 @@ func decode(raw []byte, charset string, truncated bool) string {
 		}
 	}
 	return strings.ToValidUTF8(string(raw), "\uFFFD")
+}
+
+// metaCharset returns the charset an HTML document declares in a meta
+// element of its first 1024 bytes — <meta charset="…"> or <meta
+// http-equiv="Content-Type" content="text/html; charset=…"> — as a browser
+// reads it when the Content-Type names none; empty when there is none. A
+// declared UTF-16 is UTF-8: bytes that could be read so far are not UTF-16.
+func metaCharset(raw []byte) string {
+	head := asciiLower(string(raw[:min(len(raw), 1024)]))
+	for i := 0; ; {
+		k := strings.Index(head[i:], "<meta")
+		if k < 0 {
+			return ""
+		}
+		i += k + len("<meta")
+		end := strings.IndexByte(head[i:], '>')
+		if end < 0 {
+			end = len(head) - i
+		}
+		tag := head[i : i+end]
+		c := strings.Index(tag, "charset")
+		if c < 0 {
+			continue
+		}
+		v := strings.TrimLeft(tag[c+len("charset"):], " \t\r\n\f")
+		if !strings.HasPrefix(v, "=") {
+			continue
+		}
+		v = strings.TrimLeft(v[1:], " \t\r\n\f\"'")
+		if n := strings.IndexAny(v, "\"'; \t\r\n\f/>"); n >= 0 {
+			v = v[:n]
+		}
+		if strings.HasPrefix(v, "utf-16") {
+			return "utf-8"
+		}
+		if v != "" {
+			return v
+		}
+	}
 }
 
 // cp1252 maps windows-1252's 0x80..0x9F; the unassigned five map to U+FFFD.

@@ -114,6 +114,22 @@ func TestRunStoresReadableText(t *testing.T) {
 		{name: "sniffed html", body: "<html><body><p>Sniffed</p></body></html>", wantText: "Sniffed", wantType: "text/html"},
 		{name: "sniffed text", body: "just words", wantText: "just words", wantType: "text/plain"},
 		{name: "latin-1", contentType: "text/plain; charset=ISO-8859-1", body: "caf\xe9 \x80", wantText: "café €", wantType: "text/plain"},
+		{name: "shift_jis", contentType: "text/html; charset=Shift_JIS", body: "<p>\x93\xfa\x96{\x8c\xea\x82\xcc\x83j\x83\x85\x81[\x83X</p>",
+			wantText: "日本語のニュース", wantType: "text/html"},
+		{name: "windows-1251", contentType: "text/plain; charset=windows-1251", body: "\xcd\xee\xe2\xee\xf1\xf2\xe8 \xe4\xed\xff",
+			wantText: "Новости дня", wantType: "text/plain"},
+		{name: "gbk", contentType: "text/html; charset=gb2312", body: "<p>\xd0\xc2\xce\xc5\xb1\xa8\xb5\xc0</p>", wantText: "新闻报道", wantType: "text/html"},
+		{name: "euc-kr", contentType: "text/plain; charset=EUC-KR", body: "\xb4\xba\xbd\xba", wantText: "뉴스", wantType: "text/plain"},
+		{name: "iso-8859-2", contentType: "text/plain; charset=iso-8859-2", body: "\xa3\xf3d\xbc", wantText: "Łódź", wantType: "text/plain"},
+		{name: "replacement charset taken as UTF-8", contentType: "text/plain; charset=iso-2022-kr", body: "plain words", wantText: "plain words", wantType: "text/plain"},
+		{name: "meta charset", contentType: "text/html", body: `<html><head><meta charset="windows-1252"><title>Caf` + "\xe9</title></head></html>",
+			wantText: "Café", wantType: "text/html"},
+		{name: "meta http-equiv charset", contentType: "text/html",
+			body:     `<HTML><HEAD><META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=Shift_JIS"></HEAD><BODY><P>` + "\x93\xfa\x96{\x8c\xea</P></BODY></HTML>",
+			wantText: "日本語", wantType: "text/html"},
+		{name: "header charset before meta", contentType: "text/html; charset=utf-8", body: `<meta charset="windows-1252"><p>caf` + "\xc3\xa9</p>",
+			wantText: "café", wantType: "text/html"},
+		{name: "unknown charset taken as UTF-8", contentType: "text/plain; charset=x-no-such", body: "caf\xc3\xa9", wantText: "café", wantType: "text/plain"},
 		{name: "broken parameters", contentType: `text/plain; charset="utf-8; x`, body: "words", wantText: "words", wantType: "text/plain"},
 		{name: "invalid UTF-8 repaired", contentType: "text/plain", body: "ok\xff\xfeok", wantText: "ok\uFFFDok", wantType: "text/plain"},
 	}
@@ -149,7 +165,7 @@ func TestRunSendsHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := b.last.Load()
-	if got := r.Header.Get("Accept"); got != "text/plain, text/html;q=0.9" {
+	if got := r.Header.Get("Accept"); got != "text/plain, text/html;q=0.9, application/xhtml+xml;q=0.9, application/json;q=0.8, text/*;q=0.7" {
 		t.Errorf("Accept = %q", got)
 	}
 	if got := r.Header.Get("User-Agent"); got != defaultUserAgent {
@@ -506,5 +522,66 @@ func BenchmarkHTMLText(b *testing.B) {
 	b.SetBytes(int64(len(page)))
 	for b.Loop() {
 		_ = htmlText(page)
+	}
+}
+
+// TestRunRedirectToAnotherScheme: a source that redirects to file:, gopher:
+// or ftp: leads to no document the stage reads; it is a redirect not followed,
+// which a source's 3xx row says is NOT_FOUND (docs/design.md "Defaults by
+// role"), not an UNKNOWN that spends every attempt.
+func TestRunRedirectToAnotherScheme(t *testing.T) {
+	t.Parallel()
+	for _, loc := range []string{"file:///etc/passwd", "gopher://127.0.0.1:70/_x", "ftp://example.com/a.txt"} {
+		t.Run(loc, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, loc, http.StatusFound) })
+			_, err := b.f.Run(t.Context(), b.item("/a"), gates.Delivery{})
+			runnertest.WantClass(t, err, work.NotFound)
+			var h *failure.HTTPError
+			if !errors.As(err, &h) || h.Status != http.StatusFound {
+				t.Errorf("err = %v, want the 302 as an HTTPError", err)
+			}
+			if n := b.calls.Load(); n != 1 {
+				t.Errorf("requests = %d, want 1", n)
+			}
+		})
+	}
+}
+
+// A body in a multi-byte charset cut at MaxBytes loses its partial last
+// character, as a UTF-8 one does.
+func TestDecodeCutMultiByteCharset(t *testing.T) {
+	t.Parallel()
+	if got := decode([]byte("\x93\xfa\x96"), "shift_jis", true); got != "日" {
+		t.Errorf("decode = %q, want %q", got, "日")
+	}
+	if got := decode([]byte("\x93\xfa\x96"), "shift_jis", false); got != "日\uFFFD" {
+		t.Errorf("decode of a whole body = %q, want its broken end kept as U+FFFD", got)
+	}
+}
+
+// TestRunAcceptsWhatItStores: a server that negotiates strictly (Spring's
+// produces=, Rails' respond_to) answers 406 to an Accept that does not name
+// its type; the stage stores JSON, XHTML and any text/*, so its Accept
+// names them, and such a source is not a permanent SCHEMA_INVALID.
+func TestRunAcceptsWhatItStores(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []string{"application/json", "application/xhtml+xml", "text/markdown"} {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, func(w http.ResponseWriter, r *http.Request) {
+				major, _, _ := strings.Cut(typ, "/")
+				accept := r.Header.Get("Accept")
+				if !strings.Contains(accept, typ) && !strings.Contains(accept, major+"/*") && !strings.Contains(accept, "*/*") {
+					w.WriteHeader(http.StatusNotAcceptable)
+					return
+				}
+				w.Header().Set("Content-Type", typ)
+				_, _ = io.WriteString(w, "<p>words</p>")
+			})
+			if _, err := b.f.Run(t.Context(), b.item("/a"), gates.Delivery{}); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+		})
 	}
 }

@@ -169,9 +169,9 @@ func sign(secret []byte, ts int64, body []byte) string {
 //     set, else SCHEMA_INVALID.
 //   - The body is a payload; headers carry the Idempotency-Key, the
 //     timestamp and the signature (see the Header constants).
-//   - A 2xx is the Delivery; anything else is a *failure.HTTPError{Provider:
-//     failure.Webhook, Op: "POST webhook"} with at most failure.MaxBodyBytes
-//     of body (Slack's 404 "channel_not_found" classifies as NOT_FOUND, a
+//   - A 2xx is the Delivery unless its body reports a failure; anything else
+//     is a *failure.HTTPError{Provider: failure.Webhook, Op: "POST webhook"}
+//     with at most failure.MaxBodyBytes of body (Slack's 404 "channel_not_found" classifies as NOT_FOUND, a
 //     429 as RATE_LIMITED with the receiver's retry_after).
 //   - Transport failures are returned wrapped (NETWORK_TIMEOUT); a failure
 //     to load the secret is returned as the loader reported it.
@@ -275,7 +275,7 @@ type post struct {
 }
 
 // post sends p to u signed at sentAt and returns the 2xx status; anything
-// else is a *failure.HTTPError{Provider: failure.Webhook, Op: "POST
+// else, and a 2xx whose body reports a failure, is a *failure.HTTPError{Provider: failure.Webhook, Op: "POST
 // webhook"} with at most failure.MaxBodyBytes of body, a transport failure
 // wrapped with the URL redacted.
 func (n *notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt time.Time, p post) (int, error) {
@@ -307,20 +307,32 @@ func (n *notifier) post(ctx context.Context, u *url.URL, secret []byte, sentAt t
 	}
 	defer resp.Body.Close()
 
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, failure.MaxBodyBytes))
-		err := failure.WithDetail(&failure.HTTPError{
-			Provider: failure.Webhook, Stage: work.Notify, Op: opPost, Status: resp.StatusCode,
-			Header: resp.Header.Clone(), Body: raw,
-		}, "upstream_status", strconv.Itoa(resp.StatusCode))
-		if id := resp.Header.Get("X-Request-Id"); id != "" {
-			err = failure.WithDetail(err, "request_id", id)
-		}
-		return resp.StatusCode, err
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, failure.MaxBodyBytes))
+	herr := &failure.HTTPError{
+		Provider: failure.Webhook, Stage: work.Notify, Op: opPost, Status: resp.StatusCode,
+		Header: resp.Header.Clone(), Body: raw,
 	}
-	// Drain a little so the connection can be reused; the answer is the status.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	return resp.StatusCode, nil
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 && !failedBody(herr) {
+		return resp.StatusCode, nil
+	}
+	err = failure.WithDetail(herr, "upstream_status", strconv.Itoa(resp.StatusCode))
+	if id := resp.Header.Get("X-Request-Id"); id != "" {
+		err = failure.WithDetail(err, "request_id", id)
+	}
+	return resp.StatusCode, err
+}
+
+// failedBody reports whether a 2xx's body reports a failure (docs/design.md
+// "Precedence"): DingTalk's, WeCom's and Feishu's robots answer every
+// failure with a 200 whose code and message say it, which the classifier's
+// words decide; a body's error code that is an HTTP error status, and a
+// Teams connector's plain-text answer naming the status its endpoint
+// returned, are that status. A JSON body's prose alone decides nothing: a
+// receiver that echoes the payload back would otherwise fail on a summary
+// that names an HTTP status.
+func failedBody(h *failure.HTTPError) bool {
+	c := failure.Classify(h)
+	return c.Class != work.Unknown && (!c.Default || c.Code != "" || !json.Valid(h.Body))
 }
 
 // kindOf is the item's kind, with the empty kind read as a story (see

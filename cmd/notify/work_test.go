@@ -24,6 +24,7 @@ import (
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/runner"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/upstream/notice"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -469,5 +470,58 @@ func TestBlockPrivateRefusesLoopbackWebhooks(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Fatal("the private webhook received the request")
+	}
+}
+
+// TestRunTwoHundredThatReportsAFailure: DingTalk's, WeCom's and Feishu's
+// robots answer every failure with a 200 whose body carries the error, and a
+// Teams connector answers 200 with the status its endpoint returned
+// (docs/design.md "Precedence"): none is a delivery. A 2xx whose body says
+// nothing of a failure still is one, and so is one that echoes the payload
+// back, whatever its summary says.
+func TestRunTwoHundredThatReportsAFailure(t *testing.T) {
+	t.Parallel()
+	failed := []struct {
+		name      string
+		body      string
+		wantClass work.Class
+	}{
+		{"dingtalk sign not match", `{"errcode":310000,"errmsg":"sign not match, more: [https://ding-doc.dingtalk.com/doc#/serverapi2/qf2nxq]"}`, work.AuthDenied},
+		{"wecom rate", `{"errcode":45009,"errmsg":"api freq out of limit"}`, work.RateLimited},
+		{"feishu token", `{"code":19001,"data":{},"msg":"param invalid: incoming webhook access token invalid"}`, work.AuthDenied},
+		{"error code that is a status", `{"error":{"code":502,"message":"Bad Gateway"}}`, work.UpstreamUnavailable},
+		{"teams 429", "Webhook message delivery failed with error: Microsoft Teams endpoint returned HTTP error 429 with ContextId tcid=0,server=msgapi,cv=abc.0..", work.RateLimited},
+	}
+	for _, tt := range failed {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, answer(200, "application/json", tt.body))
+			out, err := b.n.Run(t.Context(), b.item(), gates.Delivery{})
+			if err == nil {
+				t.Fatalf("Run = %+v, want an error: the receiver's body reports a failure", out.Delivery)
+			}
+			runnertest.WantClass(t, err, tt.wantClass)
+			var h *failure.HTTPError
+			if !errors.As(err, &h) || h.Provider != failure.Webhook || h.Status != 200 {
+				t.Errorf("err = %#v, want an HTTPError{webhook, 200}", err)
+			}
+			if strings.Contains(err.Error(), webhookToken) {
+				t.Errorf("webhook token leaked: %q", err)
+			}
+			if _, err := b.n.PostNotice(t.Context(), b.item().WebhookURL, notice.Notice{Event: notice.Failed, ID: "k", ItemID: "item-1"}); err == nil {
+				t.Errorf("PostNotice succeeded, want the same failure")
+			}
+		})
+	}
+	for _, body := range []string{"ok", `{"errcode":0,"errmsg":"ok"}`, `{"StatusCode":0,"StatusMessage":"success","code":0,"data":{},"msg":"success"}`,
+		`{"id":"1234","type":0,"content":"hi"}`, "1", "",
+		`{"json":{"enrichment":{"summary_neutral":"The API returned HTTP error 503 Service Unavailable for hours."}}}`} {
+		t.Run("delivered "+work.Ellipsis(body, 40), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, answer(200, "application/json", body))
+			if out, err := b.n.Run(t.Context(), b.item(), gates.Delivery{}); err != nil || out.Delivery == nil || out.Delivery.Status != 200 {
+				t.Fatalf("Run = %+v, %v; want delivered", out.Delivery, err)
+			}
+		})
 	}
 }

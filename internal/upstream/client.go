@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -15,6 +16,11 @@ const (
 	TLSHandshakeTimeout = 5 * time.Second
 )
 
+// MaxResponseHeaderBytes bounds a response's headers, as net/http's server
+// bounds a request's (http.DefaultMaxHeaderBytes): its client's own default
+// is 10 MB, and a destination an item producer chose can send that many.
+const MaxResponseHeaderBytes = http.DefaultMaxHeaderBytes
+
 // ClientOptions says how an upstream's client differs from the others.
 type ClientOptions struct {
 	// Timeout bounds a whole request, redirects and body included; 0 leaves
@@ -28,12 +34,14 @@ type ClientOptions struct {
 	// dialer could not see the real destination.
 	BlockPrivate bool
 	// NoRedirects returns a redirect as the response instead of following
-	// it (at most 10 are followed otherwise).
+	// it (otherwise at most 10 are followed, and only to http and https:
+	// FollowHTTP).
 	NoRedirects bool
 }
 
 // NewClient returns the HTTP client of an upstream: the shared dial and TLS
-// timeouts, HTTP/2 when offered, a pool of 32 idle connections, and o.
+// timeouts, response headers of at most MaxResponseHeaderBytes, HTTP/2 when
+// offered, a pool of 32 idle connections, and o.
 func NewClient(o ClientOptions) *http.Client {
 	dialer := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
 	proxy := http.ProxyFromEnvironment
@@ -42,21 +50,38 @@ func NewClient(o ClientOptions) *http.Client {
 	}
 	c := &http.Client{
 		Transport: &http.Transport{
-			Proxy:                 proxy,
-			DialContext:           dialer.DialContext,
-			TLSHandshakeTimeout:   TLSHandshakeTimeout,
-			ResponseHeaderTimeout: o.ResponseHeaderTimeout,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          32,
-			IdleConnTimeout:       90 * time.Second,
-			ExpectContinueTimeout: time.Second,
+			Proxy:                  proxy,
+			DialContext:            dialer.DialContext,
+			TLSHandshakeTimeout:    TLSHandshakeTimeout,
+			ResponseHeaderTimeout:  o.ResponseHeaderTimeout,
+			MaxResponseHeaderBytes: MaxResponseHeaderBytes,
+			ForceAttemptHTTP2:      true,
+			MaxIdleConns:           32,
+			IdleConnTimeout:        90 * time.Second,
+			ExpectContinueTimeout:  time.Second,
 		},
 		Timeout: o.Timeout,
 	}
+	c.CheckRedirect = FollowHTTP
 	if o.NoRedirects {
 		c.CheckRedirect = NoRedirects
 	}
 	return c
+}
+
+// FollowHTTP is a CheckRedirect that follows at most 10 redirects, as
+// net/http's default does, and only to http and https: a redirect to
+// another scheme (file:, gopher:, ftp:) comes back to the caller as the 3xx
+// it is, a redirect not followed, rather than as the transport's
+// "unsupported protocol scheme".
+func FollowHTTP(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // NoRedirects is a CheckRedirect that stops at the first response: the 3xx

@@ -46,19 +46,39 @@ var extraBlocked = []struct {
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
 }
 
-// nat64 is the well-known NAT64 prefix; its addresses embed an IPv4 one.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// IPv6 prefixes whose addresses embed an IPv4 one: the well-known NAT64
+// prefix (the IPv4 address in the last 32 bits), 6to4 (in bits 16–47) and
+// Teredo (the server's in bits 32–63, the client's inverted in the last
+// 32). The local-use NAT64 prefix is a network's own translator, which
+// reaches that network's private addresses: no public host is there.
+var (
+	nat64         = netip.MustParsePrefix("64:ff9b::/96")
+	nat64LocalUse = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour     = netip.MustParsePrefix("2002::/16")
+	teredo        = netip.MustParsePrefix("2001::/32")
+)
 
 // BlockedAddr reports whether a is refused, and why: loopback,
 // private (RFC 1918, fc00::/7), link-local (169.254/16 — the instance
-// metadata service — and fe80::/10), unspecified, multicast, and the
-// special-purpose ranges in extraBlocked. IPv4-mapped and NAT64 IPv6
-// addresses are judged by the IPv4 address they carry.
+// metadata service — and fe80::/10), unspecified, multicast, the
+// special-purpose ranges in extraBlocked and the local-use NAT64 prefix.
+// IPv4-mapped, NAT64, 6to4 and Teredo IPv6 addresses are judged by the IPv4
+// addresses they carry.
 func BlockedAddr(a netip.Addr) (why string, blocked bool) {
 	a = a.Unmap()
-	if a.Is6() && nat64.Contains(a) {
-		b := a.As16()
+	b := a.As16()
+	switch {
+	case a.Is6() && nat64.Contains(a):
 		a = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	case a.Is6() && nat64LocalUse.Contains(a):
+		return "local-use NAT64", true
+	case a.Is6() && sixToFour.Contains(a):
+		a = netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})
+	case a.Is6() && teredo.Contains(a):
+		if why, blocked := BlockedAddr(netip.AddrFrom4([4]byte{b[4], b[5], b[6], b[7]})); blocked {
+			return why, true
+		}
+		a = netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})
 	}
 	switch {
 	case !a.IsValid():

@@ -47,6 +47,16 @@ func TestBlockedAddr(t *testing.T) {
 		{"100.128.0.1", false, ""},
 		{"2606:4700:4700::1111", false, ""},
 		{"64:ff9b::808:808", false, ""}, // NAT64 of 8.8.8.8
+		{"::ffff:a9fe:a9fe", true, "link-local"},
+		{"64:ff9b:1::a9fe:a9fe", true, "local-use NAT64"}, // RFC 8215: a network's own translator
+		{"64:ff9b:1:a00:1::", true, "local-use NAT64"},
+		{"2002:a9fe:a9fe::", true, "link-local"},                     // 6to4 of 169.254.169.254
+		{"2002:a00:1::1", true, "private"},                           // 6to4 of 10.0.0.1
+		{"2002:7f00:1::", true, "loopback"},                          // 6to4 of 127.0.0.1
+		{"2002:808:808::1", false, ""},                               // 6to4 of 8.8.8.8
+		{"2001:0:4136:e378:8000:63bf:5601:5601", true, "link-local"}, // Teredo, client 169.254.169.254 (inverted)
+		{"2001:0:a00:1:8000:63bf:3fff:fdd2", true, "private"},        // Teredo, server 10.0.0.1
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false, ""},          // Teredo, server 65.54.227.120, client 192.0.2.45
 	}
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
