@@ -406,7 +406,7 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 	}
 	d := &s.d
 	switch string(key) {
-	case "retry_after", "retryAfter", "retry_after_seconds":
+	case "retry_after", "retryAfter", "retry_after_seconds", "retryAfterSeconds": // retryAfterSeconds: signal-cli
 		if ctx != ctxViolation {
 			if secs, err := strconv.ParseFloat(strings.TrimSuffix(text(), "s"), 64); err == nil {
 				if dur, ok := secondsToDuration(secs); ok && !d.HasRetryAfter {

@@ -616,8 +616,9 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 // status (UpstreamWords); of its 404 or 410 only a permission's words (a
 // resource hidden from this credential) and the rate's (an SMTP 550 read as
 // 404 says a daily sending quota), of its 403 only the rate's (GitHub
-// answers its primary and secondary rate limits with 403). A rate is read
-// by its period.
+// answers its primary and secondary rate limits with 403) and money's
+// (Vonage answers an account out of credit with 403). A rate is read by
+// its period.
 func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 	permissionOnly, rateOnly := false, false
 	switch c, ok := DefaultClass(r, ev.status); {
@@ -671,7 +672,8 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 				return Of(work.AuthDenied, reason(ev.prov(), who, f, "\"", ev.status)), true
 			}
 		}
-		if ok && (!permissionOnly || ph.Class == work.AuthDenied || ph.Class == work.RateLimited) && (!rateOnly || ph.Class == work.RateLimited) {
+		if ok && (!permissionOnly || ph.Class == work.AuthDenied || ph.Class == work.RateLimited) &&
+			(!rateOnly || ph.Class == work.RateLimited || ph.Class == work.BudgetExceeded && ev.reply == 0) {
 			if ph.Class == work.AuthDenied {
 				// A code that says the destination is no longer there
 				// (Expo's DeviceNotRegistered) outranks a permission's word

@@ -646,7 +646,25 @@ var TransportPhrases = []Phrase{
 	{"serverdisconnectederror", work.NetworkTimeout},    // aiohttp's exception, printed with no message
 	{"clientconnectorerror", work.NetworkTimeout},       // aiohttp
 	{"net::err_", work.NetworkTimeout},                  // Chromium: name not resolved, refused, reset, timed out
-	{"mint.transporterror", work.NetworkTimeout},        // Elixir's Mint: closed, timeout, econnrefused
+	// Apple's URL loading system (URLSession, AFNetworking, SDWebImage):
+	// its errors name their domain and a negative code, often with a
+	// description in the device's language ("请求超时。"); its certificate
+	// verdicts say "certificate", which the rows above read first.
+	{"certificate for this server", work.AuthDenied}, // -1201 to -1204 in English: invalid, expired, unknown root, not yet valid
+	{"nsurlerrordomain code=-1201", work.AuthDenied},
+	{"nsurlerrordomain code=-1202", work.AuthDenied},
+	{"nsurlerrordomain code=-1203", work.AuthDenied},
+	{"nsurlerrordomain code=-1204", work.AuthDenied},
+	{"nsurlerrordomain error -1201", work.AuthDenied},
+	{"nsurlerrordomain error -1202", work.AuthDenied},
+	{"nsurlerrordomain error -1203", work.AuthDenied},
+	{"nsurlerrordomain error -1204", work.AuthDenied},
+	{"nsurlerrordomain", work.NetworkTimeout},
+	{"kcferrordomaincfnetwork", work.NetworkTimeout},
+	{"the network connection was lost", work.NetworkTimeout},
+	{"internet connection appears to be offline", work.NetworkTimeout},
+	{"a server with the specified hostname could not be found", work.NetworkTimeout},
+	{"mint.transporterror", work.NetworkTimeout}, // Elixir's Mint: closed, timeout, econnrefused
 	{"socket closed", work.NetworkTimeout},
 	{"socket connection was closed unexpectedly", work.NetworkTimeout}, // Bun
 	{"unexpected end of stream", work.NetworkTimeout},                  // OkHttp

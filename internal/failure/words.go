@@ -69,7 +69,7 @@ var ModelWords = []Meaning{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
 		"concurrency", "concurrent requests", "requests per minute", "tokens per minute", "per minute", "per second",
 		"requests per min", "tokens per min", "max rpm", "max tpm", "rpm limit", "tpm limit", "rpm:", "tpm:",
-		"throttl", "slow down", "capacity exceeded", "out of capacity",
+		"throttl", "slow down", "capacity exceeded", "capacity_exceeded", "out of capacity", // Groq's 498 capacity_exceeded
 		"over capacity", "at capacity", "request limit", "requests limit",
 		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
 		"request rate", "too quickly",     // DashScope: "Request rate increased too quickly"
@@ -81,6 +81,12 @@ var ModelWords = []Meaning{
 		"arrear", "overdue", "good standing",
 	}},
 	{work.BudgetExceeded, "quota", []string{"quota", "free allocation", "used up your"}},
+	// a router with every deployment of the model cooling down (LiteLLM's
+	// "No deployments available for selected model, Try again in 5
+	// seconds"): a rate, after money and quotas, since the router says the
+	// same of a deployment whose budget is spent ("No deployments available
+	// - crossed budget")
+	{work.RateLimited, "cooldown", []string{"no deployments available"}},
 	{work.TokenLimit, "length", []string{
 		"context length", "context_length", "context window", "context size", "context limit", "maximum context",
 		"max context", "too many tokens", "too many input tokens", "token limit", "tokens limit", "input token count",
@@ -129,6 +135,14 @@ var ModelWords = []Meaning{
 		"is not ready", "not yet ready", "warming up", "warm up", "warm-up", "cold start", "is starting up",
 		"scaled to zero",
 	}},
+	// a model server that fell over under the request's load — out of GPU
+	// memory, its runner process gone: the upstream failing, not the
+	// request (Replicate's "CUDA out of memory", Ollama's "llama runner
+	// exited")
+	{work.UpstreamUnavailable, "crash", []string{
+		"cuda out of memory", "cuda error: out of memory", "outofmemoryerror", "runner exited", "runner process has terminated",
+		"runner process no longer running",
+	}},
 }
 
 // AnswerWords are the words of a model endpoint's failure with no status
@@ -150,6 +164,9 @@ var AnswerWords = Meaning{work.ResponseInvalid, "answer", []string{
 	// text part (google-generativeai's `response.text` quick accessor)
 	"could not parse response content", "length limit was reached", "lengthfinishreasonerror",
 	"quick accessor", "response is not simple text",
+	// Gemini's finish reason MALFORMED_FUNCTION_CALL as its CLI words it:
+	// the model's tool call could not be used (a retry may make a valid one)
+	"malformed function call", "malformed_function_call",
 	// a client's parser of the answer (LangChain's OutputParserException,
 	// "did not output … json") and the JSON decoders' own words: Python's
 	// json, Go's encoding/json, JavaScript's JSON.parse, Jackson, serde
@@ -270,6 +287,14 @@ func withTranslations(meanings []Meaning) []Phrase {
 // it); a 401, 403 or 429 says as much alone, and they are never read from
 // a 5xx or a model endpoint's answer.
 var UpstreamWords = []Meaning{
+	// an account out of money or on a plan without the feature: a top-up or
+	// an upgrade lifts it, not a wait of minutes (Vonage's "You do not have
+	// enough credit", Pushbullet's pushbullet_pro_required)
+	{work.BudgetExceeded, "money", []string{
+		"enough credit", "out of credit", "insufficient credit", "credits are depleted", "credit balance",
+		"insufficient balance", "insufficient funds", "pro is required", "pro_required", "requires a paid plan",
+		"current balance is", // Vonage: "Your current balance is 30, but that costs 50."
+	}},
 	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
@@ -291,6 +316,11 @@ var UpstreamWords = []Meaning{
 		"shared with your integration", "not shared with", "do not have access", "don't have access",
 		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
+		"could not authenticate", "unable to authenticate", "failed to authenticate", // Opsgenie: "Could not authenticate"
+		"authorized recipients", "not in allowed list", // a sandbox's or a test number's allowed recipients (Mailgun, WhatsApp)
+		// a source that refuses automated readers: a bot wall's challenge,
+		// its robots.txt — an operator arranges access, no retry passes
+		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
 		"sign match fail", "signature match fail", "signature verification fail", "signature validation fail",
@@ -301,6 +331,7 @@ var UpstreamWords = []Meaning{
 		"no such", "does not exist", "doesn't exist", "no longer exists", "archived", "has been deleted",
 		"was deleted", "has been removed",
 		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
+		"incapable of receiving", // WhatsApp's (#131026): a number that cannot receive the message
 		// a push registration the platform dropped: APNs' Unregistered,
 		// FCM's UNREGISTERED and NotRegistered, Ably's expired registration
 		"registration expired", "registration has expired", "registration is no longer valid",
@@ -496,6 +527,16 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	if text != msg {
 		srcs[2] = text
 	}
+	if ev.status == 402 {
+		// Payment Required says more than the code beside it (Gemini's
+		// RESOURCE_EXHAUSTED for prepaid credits depleted).
+		return ev.reclass(cl, work.BudgetExceeded, "payment required")
+	}
+	for _, s := range srcs {
+		if s != "" && containsAnyFoldASCII(s, moneySpent) {
+			return ev.reclass(cl, work.BudgetExceeded, "money spent, whichever code came with it")
+		}
+	}
 	zero := false
 	for _, s := range srcs {
 		zero = zero || limitZero(s) || protoLimitZero(s)
@@ -541,6 +582,14 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		return ev.reclass(cl, work.BudgetExceeded, "a quota spent, with no window that reopens within minutes")
 	}
 	return cl
+}
+
+// moneySpent are the words of an account out of money under a code of a
+// rate or a quota ("Your prepayment credits are depleted" with Gemini's
+// RESOURCE_EXHAUSTED, 429 or 402): a top-up lifts it, not a wait.
+var moneySpent = []string{
+	"credits are depleted", "credit is depleted", "out of credit", "enough credit", "insufficient credit",
+	"insufficient balance", "insufficient funds",
 }
 
 // quotaSpent are the words of a quota the upstream says is spent, as
