@@ -67,6 +67,20 @@ func (b *bundle) deadLetter(id string, st work.Stage, c work.Class) string {
 	return string(body)
 }
 
+// deniedItem stores an item dead-lettered at the llm stage for a denied
+// key, with no dead letter on a DLQ: a replay from item state takes it.
+func (b *bundle) deniedItem(id string) {
+	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+		State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+		LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+}
+
+// deniedKeyReplay is a replay from item state of every item that failed
+// for a denied key, the key since rotated.
+func deniedKeyReplay() replay.Request {
+	return replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"}
+}
+
 func (b *bundle) item(t *testing.T, id string) store.Item {
 	t.Helper()
 	it, err := b.store.Get(context.Background(), id)
@@ -371,13 +385,9 @@ func TestRunFromItemStateByFilterReplaysEveryMatch(t *testing.T) {
 	b := setup(t)
 	const n = store.DefaultListLimit + 1
 	for i := range n {
-		id := fmt.Sprintf("q%04d", i)
-		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
-			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+		b.deniedItem(fmt.Sprintf("q%04d", i))
 	}
-	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
-		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	sum, err := b.r.Run(context.Background(), deniedKeyReplay())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -978,16 +988,13 @@ func TestRunFromItemStateSendsWhatItWrote(t *testing.T) {
 	b := setup(t)
 	b.r.SQS = ctxSQS{b.sqs}
 	for i := range 25 {
-		id := fmt.Sprintf("c%02d", i)
-		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
-			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+		b.deniedItem(fmt.Sprintf("c%02d", i))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	x := &cancelIndex{b: b, after: 23, cancel: cancel}
 	b.r.Index = x
-	sum, _ := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	sum, _ := b.r.Run(ctx, deniedKeyReplay())
 	if x.sentAt < 20 {
 		t.Fatalf("%d envelopes sent after 23 replays were written: want them sent as the run goes", x.sentAt)
 	}
@@ -1032,10 +1039,7 @@ func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
 	b := setup(t)
 	b.r.SQS = ctxSQS{b.sqs}
 	for i := range 15 {
-		id := fmt.Sprintf("d%02d", i)
-		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
-			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+		b.deniedItem(fmt.Sprintf("d%02d", i))
 	}
 	now := time.Now()
 	deadline := now.Add(time.Hour)
@@ -1044,7 +1048,7 @@ func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
 	c := clock.NewStub(now)
 	b.r.Clock = c
 	b.r.Index = &lateIndex{b: b, clock: c, after: 12, deadline: deadline}
-	sum, err := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	sum, err := b.r.Run(ctx, deniedKeyReplay())
 	if err == nil || !strings.Contains(err.Error(), "run the same request again") {
 		t.Fatalf("a run stopped by its deadline: %v (summary %+v)", err, sum)
 	}
@@ -1074,12 +1078,9 @@ func (x failAgainIndex) List(ctx context.Context, q store.ItemQuery, fn func(sto
 func TestRunFromItemStateReplaysAnItemOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.store.Put(store.Item{ID: "again", Kind: store.KindStory, CorrelationID: "corr-again", Status: work.StatusAfter(work.Fetch),
-		State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-		LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	b.deniedItem("again")
 	b.r.Index = failAgainIndex{b}
-	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
-		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	sum, err := b.r.Run(context.Background(), deniedKeyReplay())
 	if err != nil {
 		t.Fatal(err)
 	}
