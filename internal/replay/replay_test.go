@@ -953,23 +953,21 @@ func (f ctxSQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchIn
 	return f.SQS.SendMessageBatch(ctx, in, opts...)
 }
 
-// cancelIndex is the store's index, which cancels the run (an operator's
-// Ctrl-C, a Lambda's end) once it has listed after items, and counts the
-// envelopes sent by then.
-type cancelIndex struct {
-	b      *bundle
-	after  int
-	cancel context.CancelFunc
-	sentAt int // envelopes on the llm queue when the run was cancelled
+// hookIndex is the store's index, which calls hook once it has listed
+// after items; the hook's error ends the listing.
+type hookIndex struct {
+	b     *bundle
+	after int
+	hook  func(ctx context.Context) error
 }
 
-func (x *cancelIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+func (x hookIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
 	n := 0
 	return x.b.store.List(ctx, q, func(it store.Item) error {
 		if n == x.after {
-			x.sentAt = len(x.b.sqs.Bodies(queueURL(work.LLM)))
-			x.cancel()
-			return ctx.Err()
+			if err := x.hook(ctx); err != nil {
+				return err
+			}
 		}
 		n++
 		return fn(it)
@@ -992,11 +990,15 @@ func TestRunFromItemStateSendsWhatItWrote(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	x := &cancelIndex{b: b, after: 23, cancel: cancel}
-	b.r.Index = x
+	sentAt := 0 // envelopes on the llm queue when the run was cancelled
+	b.r.Index = hookIndex{b: b, after: 23, hook: func(ctx context.Context) error {
+		sentAt = len(b.sqs.Bodies(queueURL(work.LLM)))
+		cancel() // an operator's Ctrl-C, a Lambda's end
+		return ctx.Err()
+	}}
 	sum, _ := b.r.Run(ctx, deniedKeyReplay())
-	if x.sentAt < 20 {
-		t.Fatalf("%d envelopes sent after 23 replays were written: want them sent as the run goes", x.sentAt)
+	if sentAt < 20 {
+		t.Fatalf("%d envelopes sent after 23 replays were written: want them sent as the run goes", sentAt)
 	}
 	sent := map[string]bool{}
 	for _, env := range sentEnvelopes(t, b.sqs, work.LLM) {
@@ -1008,26 +1010,6 @@ func TestRunFromItemStateSendsWhatItWrote(t *testing.T) {
 			t.Fatalf("%s: replay written, envelope never sent (summary %+v)", id, sum)
 		}
 	}
-}
-
-// lateIndex is the store's index, which moves the run's clock to within a
-// few seconds of its context's deadline once it has listed after items.
-type lateIndex struct {
-	b        *bundle
-	clock    *clock.Stub
-	after    int
-	deadline time.Time
-}
-
-func (x *lateIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
-	n := 0
-	return x.b.store.List(ctx, q, func(it store.Item) error {
-		if n == x.after {
-			x.clock.Set(x.deadline.Add(-5 * time.Second))
-		}
-		n++
-		return fn(it)
-	})
 }
 
 // TestRunFromItemStateStopsBeforeItsDeadline: the redrive function's
@@ -1047,7 +1029,10 @@ func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
 	defer cancel()
 	c := clock.NewStub(now)
 	b.r.Clock = c
-	b.r.Index = &lateIndex{b: b, clock: c, after: 12, deadline: deadline}
+	b.r.Index = hookIndex{b: b, after: 12, hook: func(context.Context) error {
+		c.Set(deadline.Add(-5 * time.Second)) // within a few seconds of the deadline
+		return nil
+	}}
 	sum, err := b.r.Run(ctx, deniedKeyReplay())
 	if err == nil || !strings.Contains(err.Error(), "run the same request again") {
 		t.Fatalf("a run stopped by its deadline: %v (summary %+v)", err, sum)
