@@ -35,6 +35,15 @@ func flaky(calls *int, errs ...error) func(context.Context) error {
 	}
 }
 
+// notJSON is a model call whose every answer is invalid; it counts the
+// calls.
+func notJSON(calls *int) func(context.Context) error {
+	return func(context.Context) error {
+		*calls++
+		return failure.New(work.ResponseInvalid, "answer is not JSON")
+	}
+}
+
 // TestDoWaitsWhatThePolicyDecides: two 503s then a success; Do waits
 // exactly the delays the client's Decide gives for attempts 1 and 2, on
 // the clock, and succeeds on the third call.
@@ -214,10 +223,7 @@ func TestDoDisablesABrokenModel(t *testing.T) {
 	clk := newClock()
 	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
 	calls := 0
-	bad := func(context.Context) error {
-		calls++
-		return failure.New(work.ResponseInvalid, "answer is not JSON")
-	}
+	bad := notJSON(&calls)
 	for i := range 5 {
 		err := c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-x"), triage.ForItem(item("m-"+string(rune('a'+i)))))
 		if last := i == 4; errors.Is(err, triage.ErrWaiting) != last || !last && triage.Classify(err).Class != work.ResponseInvalid {
@@ -341,10 +347,7 @@ func TestDoCountsItsOwnRetriesOnceAgainstTheModel(t *testing.T) {
 	clk := newClock()
 	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
 	calls := 0
-	bad := func(context.Context) error {
-		calls++
-		return failure.New(work.ResponseInvalid, "answer is not JSON")
-	}
+	bad := notJSON(&calls)
 	for i := range 2 {
 		if err := c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-y")); triage.Classify(err).Class != work.ResponseInvalid {
 			t.Fatalf("call %d: Do = %v; want RESPONSE_INVALID after its retries", i, err)
@@ -421,7 +424,7 @@ func TestDoKeepsTheFailureThatOpenedTheBreaker(t *testing.T) {
 func TestDoWaitsForAnOverdueRecoveryAsTheChainDoes(t *testing.T) {
 	clk := newClock()
 	c := newClient(t, triage.Config{Clock: clk, Rand: half, Stores: triage.MemoryStores()})
-	bad := func(context.Context) error { return failure.New(work.ResponseInvalid, "answer is not JSON") }
+	bad := notJSON(new(int))
 	for i := range 5 {
 		_ = c.Do(within(t, clk, time.Hour), bad, triage.Model("openai:gpt-z"), triage.ForItem(item("o-"+strconv.Itoa(i))))
 	}

@@ -286,6 +286,13 @@ func setupOps(t *testing.T) *opsEnv {
 	return e
 }
 
+// emptyOps is a stack with nothing on its queues or in its tables.
+func emptyOps(t *testing.T) *opsEnv {
+	t.Helper()
+	env := localtest.Stack(t, nil)
+	return &opsEnv{url: env.Endpoint, stack: env.Stack.Name, st: env.Stack, sqs: sqs.NewFromConfig(env.AWS)}
+}
+
 // cli runs triage against the stack and wants exit 0; the commands that
 // read the DLQs read them with short polls.
 func (e *opsEnv) cli(t *testing.T, args ...string) string {
@@ -299,6 +306,20 @@ func (e *opsEnv) cli(t *testing.T, args ...string) string {
 		t.Fatalf("triage %v: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
 	}
 	return out
+}
+
+// cliStoppedAtNotify runs `triage dlq <verb> --all --json` against the
+// stack with the notify DLQ named as a queue that does not exist, and wants
+// exit 1: the run stops there, after the DLQs read before it.
+func (e *opsEnv) cliStoppedAtNotify(t *testing.T, verb, note string) (out, errOut string) {
+	t.Helper()
+	gone := strings.TrimSuffix(e.st.DLQURL(work.Notify), "/") + "-gone"
+	code, out, errOut := runCLI("dlq", verb, "--all", "--note", note, "--json", "--notify-dlq", gone,
+		"--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	return out, errOut
 }
 
 func decode[T any](t *testing.T, s string) T {
@@ -438,12 +459,7 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 func TestDLQReplayThatStopsPrintsWhatItDid(t *testing.T) {
 	t.Parallel()
 	e := setupOps(t)
-	gone := strings.TrimSuffix(e.st.DLQURL(work.Notify), "/") + "-gone"
-	code, out, errOut := runCLI("dlq", "replay", "--all", "--note", "key rotated", "--json", "--notify-dlq", gone,
-		"--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, out, errOut)
-	}
+	out, errOut := e.cliStoppedAtNotify(t, "replay", "key rotated")
 	sum := decode[replay.Summary](t, out)
 	if sum.Replayed != 1 || len(sum.Items) != 1 || sum.Items[0].ItemID != "d1" {
 		t.Fatalf("summary %+v: want d1's replay, made before the notify DLQ failed\nstderr %s", sum, errOut)
@@ -457,8 +473,7 @@ func TestDLQReplayThatStopsPrintsWhatItDid(t *testing.T) {
 // password and its metadata are the producer's.
 func TestDLQShowPrintsASpecRedacted(t *testing.T) {
 	t.Parallel()
-	env := localtest.Stack(t, nil)
-	e := &opsEnv{url: env.Endpoint, stack: env.Stack.Name, st: env.Stack, sqs: sqs.NewFromConfig(env.AWS)}
+	e := emptyOps(t)
 	const (
 		hook = "abcdefghijklmnopqrstuvwx"
 		pass = "Hunter2Hunter2"
@@ -489,12 +504,7 @@ func TestDLQShowPrintsASpecRedacted(t *testing.T) {
 func TestDLQResolveThatStopsPrintsWhatItDid(t *testing.T) {
 	t.Parallel()
 	e := setupOps(t)
-	gone := strings.TrimSuffix(e.st.DLQURL(work.Notify), "/") + "-gone"
-	code, out, errOut := runCLI("dlq", "resolve", "--all", "--note", "given up", "--json", "--notify-dlq", gone,
-		"--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, out, errOut)
-	}
+	out, errOut := e.cliStoppedAtNotify(t, "resolve", "given up")
 	if out == "" {
 		t.Fatalf("no summary of what was resolved before the notify DLQ failed\nstderr %s", errOut)
 	}
@@ -510,8 +520,7 @@ func TestDLQResolveThatStopsPrintsWhatItDid(t *testing.T) {
 // escape sequence in it does not drive the operator's terminal.
 func TestDLQShowEscapesTheItemID(t *testing.T) {
 	t.Parallel()
-	env := localtest.Stack(t, nil)
-	e := &opsEnv{url: env.Endpoint, stack: env.Stack.Name, st: env.Stack, sqs: sqs.NewFromConfig(env.AWS)}
+	e := emptyOps(t)
 	id := "x\x1b]52;c;Y3VybCBldmlsfHNo\x07\r"
 	body, err := deadletter.Build(deadletter.Input{ItemID: id, Stage: work.LLM, Err: failure.New(work.SchemaInvalid, "no such item"),
 		Failure: failure.Of(work.SchemaInvalid, "test"), Attempts: map[work.Stage]int{work.LLM: 1},

@@ -1,7 +1,7 @@
 // Package runnertest provides fakes for running stage handlers without AWS:
-// an SQS fake that records what a Runner sends, a settable clock, a helper
-// that builds a Runner over store.Memory, and the check of the class a
-// stage's Work failed with.
+// an SQS fake that records what a Runner sends, SQS's answer refusing a
+// visibility change, a settable clock, a helper that builds a Runner over
+// store.Memory, and the check of the class a stage's Work failed with.
 package runnertest
 
 import (
@@ -83,6 +83,18 @@ func (q *Queues) ChangeMessageVisibilityBatch(_ context.Context, in *sqs.ChangeM
 		q.visibility[aws.ToString(e.ReceiptHandle)] = e.VisibilityTimeout
 	}
 	return &sqs.ChangeMessageVisibilityBatchOutput{}, nil
+}
+
+// RefusedVisibility is SQS's answer to a visibility change whose receipt
+// handles expired while the batch ran: 200, every entry Failed with
+// ReceiptHandleIsInvalid, its message quoting the handle.
+func RefusedVisibility(in *sqs.ChangeMessageVisibilityBatchInput) *sqs.ChangeMessageVisibilityBatchOutput {
+	out := &sqs.ChangeMessageVisibilityBatchOutput{}
+	for _, e := range in.Entries {
+		out.Failed = append(out.Failed, sqstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String("ReceiptHandleIsInvalid"),
+			SenderFault: true, Message: aws.String("The input receipt handle \"" + aws.ToString(e.ReceiptHandle) + "\" is not valid")})
+	}
+	return out
 }
 
 // Sent returns the bodies sent to url.

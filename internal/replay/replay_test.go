@@ -67,6 +67,20 @@ func (b *bundle) deadLetter(id string, st work.Stage, c work.Class) string {
 	return string(body)
 }
 
+// deniedItem stores an item dead-lettered at the llm stage for a denied
+// key, with no dead letter on a DLQ: a replay from item state takes it.
+func (b *bundle) deniedItem(id string) {
+	b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+		State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
+		LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+}
+
+// deniedKeyReplay is a replay from item state of every item that failed
+// for a denied key, the key since rotated.
+func deniedKeyReplay() replay.Request {
+	return replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"}
+}
+
 func (b *bundle) item(t *testing.T, id string) store.Item {
 	t.Helper()
 	it, err := b.store.Get(context.Background(), id)
@@ -371,13 +385,9 @@ func TestRunFromItemStateByFilterReplaysEveryMatch(t *testing.T) {
 	b := setup(t)
 	const n = store.DefaultListLimit + 1
 	for i := range n {
-		id := fmt.Sprintf("q%04d", i)
-		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
-			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+		b.deniedItem(fmt.Sprintf("q%04d", i))
 	}
-	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
-		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	sum, err := b.r.Run(context.Background(), deniedKeyReplay())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -943,23 +953,21 @@ func (f ctxSQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchIn
 	return f.SQS.SendMessageBatch(ctx, in, opts...)
 }
 
-// cancelIndex is the store's index, which cancels the run (an operator's
-// Ctrl-C, a Lambda's end) once it has listed after items, and counts the
-// envelopes sent by then.
-type cancelIndex struct {
-	b      *bundle
-	after  int
-	cancel context.CancelFunc
-	sentAt int // envelopes on the llm queue when the run was cancelled
+// hookIndex is the store's index, which calls hook once it has listed
+// after items; the hook's error ends the listing.
+type hookIndex struct {
+	b     *bundle
+	after int
+	hook  func(ctx context.Context) error
 }
 
-func (x *cancelIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
+func (x hookIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
 	n := 0
 	return x.b.store.List(ctx, q, func(it store.Item) error {
 		if n == x.after {
-			x.sentAt = len(x.b.sqs.Bodies(queueURL(work.LLM)))
-			x.cancel()
-			return ctx.Err()
+			if err := x.hook(ctx); err != nil {
+				return err
+			}
 		}
 		n++
 		return fn(it)
@@ -978,18 +986,19 @@ func TestRunFromItemStateSendsWhatItWrote(t *testing.T) {
 	b := setup(t)
 	b.r.SQS = ctxSQS{b.sqs}
 	for i := range 25 {
-		id := fmt.Sprintf("c%02d", i)
-		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
-			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+		b.deniedItem(fmt.Sprintf("c%02d", i))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	x := &cancelIndex{b: b, after: 23, cancel: cancel}
-	b.r.Index = x
-	sum, _ := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
-	if x.sentAt < 20 {
-		t.Fatalf("%d envelopes sent after 23 replays were written: want them sent as the run goes", x.sentAt)
+	sentAt := 0 // envelopes on the llm queue when the run was cancelled
+	b.r.Index = hookIndex{b: b, after: 23, hook: func(ctx context.Context) error {
+		sentAt = len(b.sqs.Bodies(queueURL(work.LLM)))
+		cancel() // an operator's Ctrl-C, a Lambda's end
+		return ctx.Err()
+	}}
+	sum, _ := b.r.Run(ctx, deniedKeyReplay())
+	if sentAt < 20 {
+		t.Fatalf("%d envelopes sent after 23 replays were written: want them sent as the run goes", sentAt)
 	}
 	sent := map[string]bool{}
 	for _, env := range sentEnvelopes(t, b.sqs, work.LLM) {
@@ -1003,26 +1012,6 @@ func TestRunFromItemStateSendsWhatItWrote(t *testing.T) {
 	}
 }
 
-// lateIndex is the store's index, which moves the run's clock to within a
-// few seconds of its context's deadline once it has listed after items.
-type lateIndex struct {
-	b        *bundle
-	clock    *clock.Stub
-	after    int
-	deadline time.Time
-}
-
-func (x *lateIndex) List(ctx context.Context, q store.ItemQuery, fn func(store.Item) error) error {
-	n := 0
-	return x.b.store.List(ctx, q, func(it store.Item) error {
-		if n == x.after {
-			x.clock.Set(x.deadline.Add(-5 * time.Second))
-		}
-		n++
-		return fn(it)
-	})
-}
-
 // TestRunFromItemStateStopsBeforeItsDeadline: the redrive function's
 // replay from item state ends when its Lambda does. It stops writing
 // replays while there is time left to send the envelopes of those it wrote,
@@ -1032,10 +1021,7 @@ func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
 	b := setup(t)
 	b.r.SQS = ctxSQS{b.sqs}
 	for i := range 15 {
-		id := fmt.Sprintf("d%02d", i)
-		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
-			State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+		b.deniedItem(fmt.Sprintf("d%02d", i))
 	}
 	now := time.Now()
 	deadline := now.Add(time.Hour)
@@ -1043,8 +1029,11 @@ func TestRunFromItemStateStopsBeforeItsDeadline(t *testing.T) {
 	defer cancel()
 	c := clock.NewStub(now)
 	b.r.Clock = c
-	b.r.Index = &lateIndex{b: b, clock: c, after: 12, deadline: deadline}
-	sum, err := b.r.Run(ctx, replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	b.r.Index = hookIndex{b: b, after: 12, hook: func(context.Context) error {
+		c.Set(deadline.Add(-5 * time.Second)) // within a few seconds of the deadline
+		return nil
+	}}
+	sum, err := b.r.Run(ctx, deniedKeyReplay())
 	if err == nil || !strings.Contains(err.Error(), "run the same request again") {
 		t.Fatalf("a run stopped by its deadline: %v (summary %+v)", err, sum)
 	}
@@ -1074,12 +1063,9 @@ func (x failAgainIndex) List(ctx context.Context, q store.ItemQuery, fn func(sto
 func TestRunFromItemStateReplaysAnItemOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.store.Put(store.Item{ID: "again", Kind: store.KindStory, CorrelationID: "corr-again", Status: work.StatusAfter(work.Fetch),
-		State: work.Deadletter, Stage: work.LLM, Attempts: map[work.Stage]int{work.LLM: 1}, EnrichmentStatus: work.EnrichmentPermanentFailure,
-		LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, FailedAt: t0}, LastFailureAt: t0, UpdatedAt: t0})
+	b.deniedItem("again")
 	b.r.Index = failAgainIndex{b}
-	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
-		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"})
+	sum, err := b.r.Run(context.Background(), deniedKeyReplay())
 	if err != nil {
 		t.Fatal(err)
 	}

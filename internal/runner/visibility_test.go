@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/failure"
@@ -25,12 +23,7 @@ type refusingVisibility struct{ *runnertest.Queues }
 
 func (q refusingVisibility) ChangeMessageVisibilityBatch(_ context.Context, in *sqs.ChangeMessageVisibilityBatchInput,
 	_ ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
-	out := &sqs.ChangeMessageVisibilityBatchOutput{}
-	for _, e := range in.Entries {
-		out.Failed = append(out.Failed, sqstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String("ReceiptHandleIsInvalid"),
-			SenderFault: true, Message: aws.String("The input receipt handle \"" + aws.ToString(e.ReceiptHandle) + "\" is not valid")})
-	}
-	return out, nil
+	return runnertest.RefusedVisibility(in), nil
 }
 
 // A kept record whose visibility change SQS refuses comes back after the

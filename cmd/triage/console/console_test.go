@@ -678,11 +678,13 @@ func TestActionThatStopsSaysWhatItDid(t *testing.T) {
 	}
 }
 
-// TestErrorLogOfOneClassPastTheReadLimit: the error log is read class by
-// class, retryable classes first, and a page reads at most LogMaxRead
-// entries; during a storm of one class the page filtered to another class
-// reads that class, not the storm's first LogMaxRead entries.
-func TestErrorLogOfOneClassPastTheReadLimit(t *testing.T) {
+// TestPagesReadPastAStormOfOneClass: the error log is read class by class,
+// retryable classes first, and a page reads at most LogMaxRead entries.
+// During a storm of one class the page filtered to another class reads that
+// class, not the storm's first LogMaxRead entries; and when the storm fills
+// the chart's window, its note names the class it cut short and says the
+// classes after it are missing, not that the newest failures are.
+func TestPagesReadPastAStormOfOneClass(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
@@ -696,35 +698,26 @@ func TestErrorLogOfOneClassPastTheReadLimit(t *testing.T) {
 		Message: "401 invalid api key", Attempt: 1, OccurredAt: t0.Add(-time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	page := b.get(t, "/errors?class=AUTH_DENIED", http.StatusOK)
-	if !strings.Contains(page, "key-revoked") {
-		t.Fatalf("the AUTH_DENIED entry is not on its class's page:\n%s", page)
+	for _, tc := range []struct {
+		name, path string
+		want       []string
+		problem    string
+	}{
+		{"errors page of another class", "/errors?class=AUTH_DENIED", []string{"key-revoked"},
+			"the AUTH_DENIED entry is not on its class's page"},
+		{"chart", "/", []string{"RATE_LIMITED", "classes after it are missing"},
+			"the chart's note does not say which classes it missed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := b.get(t, tc.path, http.StatusOK)
+			for _, w := range tc.want {
+				if !strings.Contains(page, w) {
+					t.Fatalf("%s:\n%s", tc.problem, page)
+				}
+			}
+		})
 	}
 }
 
 // The CLI's error-log reader reads one class alone.
 var _ console.ClassLog = (*store.ErrorLogReader)(nil)
-
-// TestChartSaysWhichClassesItMissed: the chart's window is read class by
-// class, retryable classes first, at most LogMaxRead entries; when a storm
-// of one class fills it, the note names the class it cut short and says
-// the classes after it are missing, not that the newest failures are.
-func TestChartSaysWhichClassesItMissed(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
-	for i := range console.LogMaxRead + 1 {
-		if err := b.store.Append(ctx, store.LogEntry{ItemID: fmt.Sprintf("storm-%d", i), Stage: work.LLM, Class: work.RateLimited,
-			Message: "429", Attempt: 1, OccurredAt: t0.Add(-time.Hour)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := b.store.Append(ctx, store.LogEntry{ItemID: "key-revoked", Stage: work.LLM, Class: work.AuthDenied,
-		Message: "401 invalid api key", Attempt: 1, OccurredAt: t0.Add(-time.Minute)}); err != nil {
-		t.Fatal(err)
-	}
-	page := b.get(t, "/", http.StatusOK)
-	if !strings.Contains(page, "RATE_LIMITED") || !strings.Contains(page, "classes after it are missing") {
-		t.Fatalf("the chart's note does not say which classes it missed:\n%s", page)
-	}
-}

@@ -9,10 +9,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/upstream/notice"
 )
 
@@ -26,12 +25,7 @@ func (q refusingVisibility) ChangeMessageVisibilityBatch(_ context.Context, in *
 	if q.fail != nil {
 		return nil, q.fail
 	}
-	out := &sqs.ChangeMessageVisibilityBatchOutput{}
-	for _, e := range in.Entries {
-		out.Failed = append(out.Failed, sqstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String("ReceiptHandleIsInvalid"),
-			SenderFault: true, Message: aws.String("The input receipt handle \"" + aws.ToString(e.ReceiptHandle) + "\" is not valid")})
-	}
-	return out, nil
+	return runnertest.RefusedVisibility(in), nil
 }
 
 // A visibility change SQS refuses — the call, or an entry of a call it
