@@ -57,25 +57,6 @@ func (e *httpFailure) Error() string {
 	return fmt.Sprintf("HTTP %d (Retry-After: %s)", e.resp.StatusCode, e.resp.Header.Get("Retry-After"))
 }
 
-func ExampleClient_Do() {
-	clk := newClock() // moves only when Do waits: no test sleeps
-	c, _ := triage.New(triage.Config{Stores: triage.MemoryStores(), Clock: clk, Rand: half})
-	ctx, cancel := context.WithDeadline(context.Background(), clk.Now().Add(30*time.Second))
-	defer cancel()
-
-	calls := 0
-	err := c.Do(ctx, func(ctx context.Context) error {
-		calls++
-		if calls == 1 {
-			return errors.New(`POST "https://api.openai.com/v1/chat/completions": 503 Service Unavailable`)
-		}
-		return nil
-	}, triage.Service("llm:openai"), triage.Model("openai:gpt-4o-mini"), triage.ForItem(item("story-1")))
-	fmt.Println("err:", err, "calls:", calls, "waited:", clk.waits())
-	// Output:
-	// err: <nil> calls: 2 waited: [500ms]
-}
-
 func ExampleClient_RoundTripper() {
 	var sends atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
