@@ -916,6 +916,13 @@ var piiPatterns = []Pattern{
 		findIn:    findLabelledNationalID,
 	},
 	{
+		// An identity number of letters and digits under its label
+		// (idnumbers.go).
+		Kind:     KindNationalID,
+		Triggers: append(append([]string{}, alnumIDLabels...), alnumIDKeyLabels...),
+		Find:     findLabelledAlnumID,
+	},
+	{
 		// A person's name just after an identity number redacted above, or
 		// before it with its label between, or in the field beside it in a
 		// delimited row (namelabels.go).
