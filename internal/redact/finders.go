@@ -591,6 +591,10 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 		if kind := PersonalKeys[lowerString(s[k2:end])]; kind != "" {
 			return k2, end, kind
 		}
+		// Its words joined by '_' or '-' (doğum_tarixi, dzimšanas-datums).
+		if kind := PersonalKeys[strings.NewReplacer("_", "", "-", "").Replace(lowerString(s[k2:end]))]; kind != "" {
+			return k2, end, kind
+		}
 	}
 	if k == end && end > from && s[end-1] >= 0x80 {
 		// A key in a script other than Latin (адрес:, כתובת:, पता:): a
@@ -660,7 +664,15 @@ var keyValueTriggers = func() []string {
 		}
 	}
 	slices.Sort(t[len(keyTriggers):])
-	return append(t, "navn", "adres", "namn", "kimlik", "soyad")
+	return append(t, "navn", "adres", "namn", "kimlik", "soyad",
+		// the surname's, given names' and birth date's keys of Spanish,
+		// Portuguese, the Baltic, Finnic, Hungarian, Slavic and Romanian
+		// records (apellidoPaterno=, uzvārds=, syntymaaika=)
+		"apellid", "nombre", "apprimer", "apsegundo", "documento", "sobrenome", "apelido", "vards", "vārds",
+		"vardas", "pavard", "sukunimi", "etunim", "eesnimi", "perekonnanimi", "vezetek", "vezeték", "keresztn",
+		"prezime", "priezvisko", "priimek", "prenume", "syntym", "dzims", "dzimš", "gimimo",
+		"geburts", "narozen", "fodsel", "fødsel",
+		"fodelse", "födelse", "dogum", "doğum", "tarix", "kokonimi", "szuletes", "születés", "veronumero")
 }()
 
 // withPersonalKeys adds to needles every key of PersonalKeys that holds

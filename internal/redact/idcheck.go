@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // Check digits of national identity numbers (the algorithms of
 // python-stdnum). Each takes the number's characters without separators
 // and reports whether its check digit or letter is right; the finder in
@@ -278,4 +280,109 @@ func mykadValid(d string) bool {
 		return false
 	}
 	return true
+}
+
+// itinValid: the US Individual Taxpayer Identification Number, nine
+// digits opening with 9 whose fourth and fifth fall in 50–65, 70–88, 90–92
+// or 94–99.
+func itinValid(d string) bool {
+	if len(d) != 9 || !isAllDigits(d) || d[0] != '9' {
+		return false
+	}
+	g := atoi2(d[3:5])
+	return g >= 50 && g <= 65 || g >= 70 && g <= 88 || g >= 90 && g <= 92 || g >= 94
+}
+
+// personasKodsValid: Latvia's personal code, eleven digits — DDMMYY and
+// a century digit (0–2), or 32 and nine digits (issued since 2017) — whose
+// last is 1 plus the others weighted 10 5 8 4 2 1 6 3 7 9, mod 11, mod 10.
+func personasKodsValid(d string) bool {
+	if len(d) != 11 || !isAllDigits(d) {
+		return false
+	}
+	if d[:2] != "32" {
+		if dd, mm := atoi2(d[0:2]), atoi2(d[2:4]); dd < 1 || dd > 31 || mm < 1 || mm > 12 || d[6] > '2' {
+			return false
+		}
+	}
+	sum := 1
+	for i, w := range [10]int{10, 5, 8, 4, 2, 1, 6, 3, 7, 9} {
+		sum += int(d[i]-'0') * w
+	}
+	return sum%11%10 == int(d[10]-'0')
+}
+
+// belgianNNValid: Belgium's national number (month 0–12) or BIS number
+// (month plus 20 or 40), eleven digits whose last two are 97 minus the
+// first nine mod 97 (with a 2 before them for those born since 2000).
+func belgianNNValid(d string) bool {
+	if len(d) != 11 || !isAllDigits(d) {
+		return false
+	}
+	if m := atoi2(d[2:4]) % 20; m > 12 || atoi2(d[2:4]) >= 60 || atoi2(d[4:6]) > 31 {
+		return false
+	}
+	n := 0
+	for i := 0; i < 9; i++ {
+		n = n*10 + int(d[i]-'0')
+	}
+	c := atoi2(d[9:11])
+	return 97-n%97 == c || 97-(2000000000+n)%97 == c
+}
+
+// vidValid: Aadhaar's virtual id, sixteen digits not opening with 0 or 1,
+// Verhoeff's check.
+func vidValid(d string) bool {
+	if len(d) != 16 || !isAllDigits(d) || d[0] < '2' {
+		return false
+	}
+	c := byte(0)
+	for i := 0; i < len(d); i++ {
+		c = verhoeffD[c][verhoeffP[i%8][d[len(d)-1-i]-'0']]
+	}
+	return c == 0
+}
+
+// rifValid: Venezuela's RIF of a natural person — V (born there), E (a
+// foreigner) or P (by passport), eight digits and a check digit: the
+// letter's value (4, 8, 16) and the digits weighted 3 2 7 6 5 4 3 2, mod
+// 11, through 00987654321.
+func rifValid(n string) bool {
+	if len(n) != 10 || !isAllDigits(n[1:]) {
+		return false
+	}
+	var c int
+	switch n[0] {
+	case 'V':
+		c = 4
+	case 'E':
+		c = 8
+	case 'P':
+		c = 16
+	default:
+		return false
+	}
+	for i, w := range [8]int{3, 2, 7, 6, 5, 4, 3, 2} {
+		c += int(n[1+i]-'0') * w
+	}
+	return "00987654321"[c%11] == n[9]
+}
+
+// mauritiusNIDValid: Mauritius' national identity number, a letter (the
+// surname's first), DDMMYY, six digits and a check character: the first
+// thirteen's values in 0–9A–Z weighted 14 down to 2, and 17 minus that,
+// mod 17.
+func mauritiusNIDValid(n string) bool {
+	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	if len(n) != 14 || !isUpper(n[0]) || !isAllDigits(n[1:13]) {
+		return false
+	}
+	if dd, mm := atoi2(n[1:3]), atoi2(n[3:5]); dd < 1 || dd > 31 || mm < 1 || mm > 12 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 13; i++ {
+		sum += (14 - i) * strings.IndexByte(alphabet, n[i])
+	}
+	return alphabet[((17-sum)%17+17)%17] == n[13]
 }

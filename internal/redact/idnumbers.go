@@ -37,8 +37,17 @@ var (
 		"統一證號", "居留證", "건강보험",
 		"sv-nummer", "svnr", "sozialversicherungsnummer", "phn", "personal health number",
 		"ic no", "ic number", "no. kp", "no kp",
+		// more countries' numbers by their own names: Latvia's personal
+		// code, Finland's tax number, Belgium's BIS, Bulgaria's foreigner's
+		// number, Cuba's identity card, Peru's CUI, the US ITIN, India's
+		// voter id and Aadhaar's virtual id, Nepal's citizenship number
+		"personas kods", "personas koda", "personas kodu", "veronumero", "numéro bis", "numero bis", "bis-nummer",
+		"bisnummer", "bis number", "niss", "inss", "лнч", "ЛНЧ", "личен номер", "lnch", "carné de identidad",
+		"carnet de identidad", "número de identidad", "numero de identidad", "cédula de identidad", "c.i.", "itin", "individual taxpayer",
+		"virtual id", "aadhaar vid", "epic no", "epic number", "voter id", "citizenship number", "citizenship no",
+		"citizenship certificate", "नागरिकता",
 	}
-	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr"}
+	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui"}
 )
 
 const idLabelReach = 64
@@ -154,6 +163,27 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		return span(lo, hi)
 	case len(g) == 3 && g[0] == 6 && g[1] == 2 && g[2] == 4 && seps == "--" && mykadValid(digits):
 		return span(lo, hi)
+	case len(g) == 3 && g[0] == 3 && g[1] == 2 && g[2] == 4 && uniform(3, "-") && itinValid(digits):
+		// The US ITIN (9NN-GG-NNNN), which no SSN rule takes: an SSN
+		// never opens with 9.
+		return span(lo, hi)
+	case len(g) == 2 && g[0] == 6 && g[1] == 5 && seps == "-" && personasKodsValid(digits):
+		return span(lo, hi)
+	case len(g) == 5 && g[0] == 2 && g[1] == 2 && g[2] == 2 && g[3] == 3 && g[4] == 2 && (seps == "..-." || seps == "..- ") &&
+		belgianNNValid(digits):
+		// Belgium's national number and BIS number, YY.MM.DD-SSS.CC.
+		return span(lo, hi)
+	case len(g) == 4 && g[0] == 4 && g[1] == 4 && g[2] == 4 && g[3] == 4 && uniform(4, " ") && vidValid(digits):
+		return span(lo, hi)
+	case len(g) == 2 && g[0] == 8 && g[1] == 1 && seps == "-" && lo >= 2 && s[lo-1] == '-' && rifValid(s[lo-2:lo-1]+digits):
+		// Venezuela's RIF of a person (V-, E-, P-): eight digits and a check.
+		return span(lo-2, hi)
+	case len(g) == 1 && (nd == 13 || nd == 12 && hi < len(s) && isUpper(s[hi])) && lo >= 1 && isUpper(s[lo-1]):
+		// Mauritius' national identity number: a letter, DDMMYY, six digits
+		// and a check character.
+		if end := lo + 13; end <= len(s) && mauritiusNIDValid(s[lo-1:end]) {
+			return span(lo-1, end)
+		}
 	case len(g) == 1 && nd == 11 && isikukoodValid(digits):
 		// Estonia's and Lithuania's personal code, bare or after its
 		// country (X-Road's userId "EE48504178696").
@@ -361,4 +391,72 @@ func personnummerValid(d string) bool {
 		v[i] = d[i] - '0'
 	}
 	return m >= 1 && m <= 12 && day >= 1 && day <= 31 && luhn(v[:])
+}
+
+// alnumIDLabels name identity numbers written in letters and digits, too
+// few digits in a run for the labelled rule above: Azerbaijan's FIN (seven
+// characters), India's EPIC (three letters, seven digits), Mauritius' NID (a
+// letter, thirteen digits and a check character). A label of one word
+// counts only as a key, followed by ':' or '='.
+var (
+	alnumIDLabels = []string{"fin kod", "fin kodu", "fİn kod", "epic no", "epic number", "voter id", "voter_id", "voterid", "national identity card", "national id card",
+		"मतदाता पहचान पत्र", "मतदाता फोटो पहचान पत्र", "मतदाता"}
+	alnumIDKeyLabels = []string{"fin", "fİn", "nid", "epic"}
+)
+
+// findLabelledAlnumID finds the number after one of alnumIDLabels: seven to
+// fourteen capitals and digits, a letter and a digit among them, standing
+// as a word.
+func findLabelledAlnumID(s string, from int) []int {
+	best := []int(nil)
+	try := func(l string, key bool) {
+		for i := from; i < len(s); {
+			k := indexFold(s[i:], l)
+			if k < 0 {
+				return
+			}
+			k += i
+			i = k + 1
+			e := k + len(l)
+			if k > 0 && (isAlnum(s[k-1]) || s[k-1] >= 0x80) || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) {
+				continue
+			}
+			j := e
+			sep := false
+			// A label in another script may run on in its own words
+			// (मतदाता पहचान पत्र संख्या:) before the number.
+			reach := 8
+			if l[0] >= 0x80 {
+				reach = 48
+			}
+			for j < len(s) && j-e < reach && (strings.IndexByte(`"' :=#.`, s[j]) >= 0 || l[0] >= 0x80 && s[j] >= 0x80) {
+				sep = sep || s[j] == ':' || s[j] == '='
+				j++
+			}
+			if key && !sep || j == e {
+				continue
+			}
+			v, digits := j, 0
+			for v < len(s) && (isUpper(s[v]) || isDigit(s[v])) {
+				if isDigit(s[v]) {
+					digits++
+				}
+				v++
+			}
+			if n := v - j; n < 7 || n > 14 || digits == 0 || digits == n || v < len(s) && (isAlnum(s[v]) || s[v] >= 0x80) {
+				continue
+			}
+			if best == nil || j < best[0] {
+				best = []int{j, v, -1, -1, j, v}
+			}
+			return
+		}
+	}
+	for _, l := range alnumIDLabels {
+		try(l, false)
+	}
+	for _, l := range alnumIDKeyLabels {
+		try(l, true)
+	}
+	return best
 }

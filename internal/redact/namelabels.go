@@ -26,7 +26,19 @@ var nameLabels = []string{
 	"ad", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn",
 	// a patient and a recipient in other languages and scripts
 	"patiënt", "paciente", "patiente", "patientin", "ผู้รับ", "ผู้ส่ง", "ชื่อผู้รับ",
+	// "name", "surname" and "full name" in the scripts of the Caucasus and
+	// South Asia (Georgian, Armenian in both cases, Tamil, Bengali,
+	// Gujarati, Gurmukhi, Telugu, Kannada, Malayalam, Sinhala) and
+	// Ukrainian's and Russian's full-name abbreviations
+	"სახელი", "გვარი", "Անուն", "անուն", "Ազգանուն", "ազգանուն", "பெயர்", "নাম", "પદવી", "નામ", "ਨਾਮ",
+	"పేరు", "ಹೆಸರು", "പേര്", "නම", "ПІБ", "піб", "Ф.И.О.", "П.І.Б.",
+	// a recipient and a subscriber in the same scripts
+	"მიმღები", "აბონენტი", "Ստացող", "ստացող", "பெறுநர்", "প্রাপক", "प्राप्तकर्ता",
 }
+
+// fullNameLabels label a name written whole, surname, given name and
+// patronymic: the name after them runs to three words.
+var fullNameLabels = map[string]bool{"фио": true, "ФИО": true, "ПІБ": true, "піб": true, "Ф.И.О.": true, "П.І.Б.": true}
 
 // findLabelledName finds a person's name right after a name label and
 // ':', '=' or a quote: two to four capitalised words (initials, accents,
@@ -48,7 +60,7 @@ func findLabelledName(s string, from int) []int {
 			if i < len(s) && isWord(s[i]) || l[0] >= 0x80 && !runeBoundary(s, ls, i) {
 				continue
 			}
-			if loc := nameAfter(s, i, l[0] >= 0x80, bareNameLabels[l]); loc != nil {
+			if loc := nameAfterLabel(s, i, l[0] >= 0x80, bareNameLabels[l], fullNameLabels[l]); loc != nil {
 				return loc
 			}
 		}
@@ -101,6 +113,12 @@ var bareNameLabels = map[string]bool{
 // nameAfter returns the name after a label ending at s[i], or nil; bare
 // lets it follow the label with no separator.
 func nameAfter(s string, i int, cjk, bare bool) []int {
+	return nameAfterLabel(s, i, cjk, bare, false)
+}
+
+// nameAfterLabel is nameAfter; full lets a name in a script without
+// spaces' limits (cjk) run to three words, as a full name's label writes it.
+func nameAfterLabel(s string, i int, cjk, bare, full bool) []int {
 	for i < len(s) && s[i] == ' ' {
 		i++
 	}
@@ -122,6 +140,24 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 	if !sep && !cjk && !bare {
 		return nil
 	}
+	if full && !sep {
+		// "ПІБ платника Ковальчук …": the label's own word in lower case
+		// (whose name: a payer's, a recipient's) before the name.
+		if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.IsLower(r) {
+			w := i
+			for w < len(s) {
+				r, n := utf8.DecodeRuneInString(s[w:])
+				if !unicode.IsLetter(r) {
+					break
+				}
+				w += n
+			}
+			for w < len(s) && (s[w] == ' ' || s[w] == ':') {
+				w++
+			}
+			i = w
+		}
+	}
 	// After '=' a form's value writes its spaces as '+' and its other
 	// bytes as %XX escapes (titular=Carmen+Ruiz+Beltr%C3%A1n).
 	form := i > 0 && s[i-1] == '='
@@ -130,8 +166,17 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		// A name in a script without case: its run of letters, and one
 		// more after a single space (山田 花子, Иванов Пётр); a run that
 		// ends in '=' or ':' is the next field's label.
-		spaces := 0
-		for j < len(s) && j-start < 48 && (s[j] >= 0x80 || s[j] == ' ' && spaces == 0 && j > start && j+1 < len(s) && s[j+1] >= 0x80 && s[j-1] >= 0x80) {
+		// Sixteen characters of a script without spaces between its words;
+		// a script that spaces them (Cyrillic, Georgian, Tamil, Bengali)
+		// writes a name in more bytes.
+		spaces, most, reach := 0, 1, 48
+		if full {
+			most = 2
+		}
+		if r, _ := utf8.DecodeRuneInString(s[j:]); r >= 0x80 && !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			reach = 96
+		}
+		for j < len(s) && j-start < reach && (s[j] >= 0x80 || s[j] == ' ' && spaces < most && j > start && j+1 < len(s) && s[j+1] >= 0x80 && s[j-1] >= 0x80) {
 			if s[j] == ' ' {
 				if w := nextLabelEnd(s, j+1); w > 0 {
 					break
@@ -158,7 +203,7 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 		return []int{start, j, -1, -1, start, j}
 	}
 	end := start
-	if r, _ := utf8.DecodeRuneInString(s[j:]); unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsLower(r) {
+	if r, _ := utf8.DecodeRuneInString(s[j:]); caselessLetter(r) {
 		// A name in a script without case (Hebrew, Arabic, Devanagari,
 		// Thai, CJK): up to four of its words.
 		if st, e := caselessWords(s, j); e > st {
@@ -455,7 +500,7 @@ func caselessWords(s string, i int) (int, int) {
 		w := j
 		for w < len(s) {
 			r, n := utf8.DecodeRuneInString(s[w:])
-			if !(unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsLower(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || r == '-' && w > j) {
+			if !(caselessLetter(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || r == '-' && w > j) {
 				break
 			}
 			w += n
@@ -463,6 +508,14 @@ func caselessWords(s string, i int) (int, int) {
 		return w
 	})
 	return i, end
+}
+
+// caselessLetter reports whether r is a letter of a script that writes no
+// capital at a name's start: one without case, or Georgian, whose
+// Mkhedruli letters Unicode files as lower case (Mtavruli, their capitals,
+// write only text set all in capitals).
+func caselessLetter(r rune) bool {
+	return unicode.IsLetter(r) && (!unicode.IsUpper(r) && !unicode.IsLower(r) || unicode.Is(unicode.Georgian, r))
 }
 
 // spacedWords walks up to most words from s[i], one space between each:
@@ -585,7 +638,7 @@ func findNameAfterID(s string, from int) []int {
 			case r == ' ' || r == ',' || r == '(' || r == ':' || r == '-' || r == '–':
 				j += n
 				continue
-			case unicode.IsLower(r) && lower < 5:
+			case unicode.IsLower(r) && !unicode.Is(unicode.Georgian, r) && lower < 5:
 				for j < len(s) {
 					r, n := utf8.DecodeRuneInString(s[j:])
 					if !unicode.IsLetter(r) {
@@ -725,6 +778,11 @@ func rowNameBesideID(s string, k, mlen int) []int {
 		}
 		if fs, fe := rowField(s, sep, dir); fe > fs {
 			if st, e := namesAfter(s, fs, 2); st == fs && e == fe {
+				return []int{st, e, -1, -1, st, e}
+			}
+			// A name in a script without case (ლაშა ხუციშვილი): two
+			// words at least, the whole field.
+			if st, e := caselessWords(s, fs); e == fe && strings.IndexByte(s[st:e], ' ') > 0 {
 				return []int{st, e, -1, -1, st, e}
 			}
 		}

@@ -813,7 +813,10 @@ var piiPatterns = []Pattern{
 			"cliente", "klant", "kunde", "kundin", "asiakas", "applicant", "solicitante",
 			"nombre", "full name", "titular", "intestatario", "rekeninghouder", "kontohavare", "kontohaver", "tilinomistaja",
 			"ad:", "ad=", "adı", "first name", "given name", "vorname", "prénom", "prenom", "imię", "jméno", "etunimi", "fornavn",
-			"patiënt", "paciente", "ผู้รับ", "ผู้ส่ง"},
+			"patiënt", "paciente", "ผู้รับ", "ผู้ส่ง",
+			"სახელი", "გვარი", "Անուն", "անուն", "Ազգանուն", "ազգանուն", "பெயர்", "নাম", "પદવી", "નામ", "ਨਾਮ",
+			"పేరు", "ಹೆಸರು", "പേര്", "නම", "ПІБ", "піб", "Ф.И.О.", "П.І.Б.",
+			"მიმღები", "აბონენტი", "Ստացող", "ստացող", "பெறுநர்", "প্রাপক", "प्राप्तकर्ता"},
 		Find: findLabelledName,
 	},
 	{
@@ -914,6 +917,13 @@ var piiPatterns = []Pattern{
 		MinDigits: 6,
 		Triggers:  append(append([]string{}, idLabels...), idKeyLabels...),
 		findIn:    findLabelledNationalID,
+	},
+	{
+		// An identity number of letters and digits under its label
+		// (idnumbers.go).
+		Kind:     KindNationalID,
+		Triggers: append(append([]string{}, alnumIDLabels...), alnumIDKeyLabels...),
+		Find:     findLabelledAlnumID,
 	},
 	{
 		// A person's name just after an identity number redacted above, or

@@ -641,6 +641,33 @@ var PersonalKeys = map[string]Kind{
 	"permanentaddress": KindPersonal, "currentaddress": KindPersonal, "legaladdress": KindPersonal,
 	"contactaddress": KindPersonal, "pickupaddress": KindPersonal, "dropoffaddress": KindPersonal,
 	"correspondenceaddress": KindPersonal, "domicileaddress": KindPersonal,
+	// a surname, given names and a birth date under other languages' keys
+	// (the Romance languages' birth words are birthKeyWords', which take a
+	// date only):
+	// Spanish's two surnames (apellidoPaterno, primer_apellido), Latvian,
+	// Lithuanian, Estonian, Finnish, Hungarian, the South Slavic languages,
+	// Romanian, Portuguese; Cyrillic, Georgian, Armenian and South Asian
+	// scripts' own words
+	"apellidopaterno": KindPersonal, "apellidomaterno": KindPersonal, "primerapellido": KindPersonal,
+	"segundoapellido": KindPersonal, "nombres": KindPersonal, "apprimer": KindPersonal, "apsegundo": KindPersonal,
+	"prenombres": KindPersonal, "nudniconsulta": KindPersonal, "numerodocumento": KindPersonal, "veronumero": KindPersonal, "primernombre": KindPersonal,
+	"segundonombre": KindPersonal, "sobrenome": KindPersonal, "apelido": KindPersonal,
+	"uzvards": KindPersonal, "uzvārds": KindPersonal, "vards": KindPersonal, "vārds": KindPersonal,
+	"pavarde": KindPersonal, "pavardė": KindPersonal, "vardas": KindPersonal,
+	"perekonnanimi": KindPersonal, "eesnimi": KindPersonal, "etunimet": KindPersonal,
+	"vezeteknev": KindPersonal, "vezetéknév": KindPersonal, "keresztnev": KindPersonal, "keresztnév": KindPersonal,
+	"prezime": KindPersonal, "priezvisko": KindPersonal, "priimek": KindPersonal, "nume": KindPersonal, "prenume": KindPersonal,
+	"фамилия": KindPersonal, "Фамилия": KindPersonal, "имя": KindPersonal, "Имя": KindPersonal,
+	"отчество": KindPersonal, "Отчество": KindPersonal, "прізвище": KindPersonal, "Прізвище": KindPersonal,
+	"სახელი": KindPersonal, "გვარი": KindPersonal, "Անուն": KindPersonal, "անուն": KindPersonal,
+	"Ազգանուն": KindPersonal, "ազգանուն": KindPersonal, "பெயர்": KindPersonal, "নাম": KindPersonal, "नाम": KindPersonal,
+	"dzimsanasdatums": KindPersonal, "dzimšanasdatums": KindPersonal, "gimimodata": KindPersonal,
+	"syntymaaika": KindPersonal, "syntymäaika": KindPersonal, "syntymapaiva": KindPersonal, "syntymäpäivä": KindPersonal,
+	"geburtsdatum": KindPersonal, "datumnarozeni": KindPersonal,
+	"fodselsdato": KindPersonal, "fødselsdato": KindPersonal, "fodelsedatum": KindPersonal, "födelsedatum": KindPersonal,
+	"dogumtarixi": KindPersonal, "doğumtarixi": KindPersonal, "ataadi": KindPersonal, "ataadı": KindPersonal,
+	"kokonimi": KindPersonal, "dogumtarihi": KindPersonal, "doğumtarihi": KindPersonal, "szuletesidatum": KindPersonal, "születésidátum": KindPersonal,
+	"датарождения": KindPersonal, "датанародження": KindPersonal,
 	// the value of an identity document beside its type (id_type, id_value)
 	"idvalue": KindPersonal,
 	"emails":  KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
@@ -713,6 +740,7 @@ var partyWords = map[string]bool{
 	"destinatario": true, "destinataire": true, "ontvanger": true, "empfanger": true,
 	"comprador": true, "acheteur": true, "pagador": true, "holder": true, "contato": true,
 	"contacto": true, "contatto": true, "musteri": true, "mailing": true, "cardholder": true,
+	"tyontekija": true, "tyontekijan": true, "henkilo": true, "henkilon": true,
 }
 
 // plausible reports whether v could be personal data of kind: a phone
