@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -287,14 +288,14 @@ func withTranslations(meanings []Meaning) []Phrase {
 // it); a 401, 403 or 429 says as much alone, and they are never read from
 // a 5xx or a model endpoint's answer.
 var UpstreamWords = []Meaning{
-	// an account out of money or on a plan without the feature: a top-up or
-	// an upgrade lifts it, not a wait of minutes (Vonage's "You do not have
-	// enough credit", Pushbullet's pushbullet_pro_required)
-	{work.BudgetExceeded, "money", []string{
-		"enough credit", "out of credit", "insufficient credit", "credits are depleted", "credit balance",
-		"insufficient balance", "insufficient funds", "pro is required", "pro_required", "requires a paid plan",
+	// an account out of money (moneySpent) or on a plan without the
+	// feature: a top-up or an upgrade lifts it, not a wait of minutes
+	// (Vonage's "You do not have enough credit", Pushbullet's
+	// pushbullet_pro_required)
+	{work.BudgetExceeded, "money", append(slices.Clip(moneySpent),
+		"pro is required", "pro_required", "requires a paid plan",
 		"current balance is", // Vonage: "Your current balance is 30, but that costs 50."
-	}},
+	)},
 	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests", "slow down", "throttl",
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
@@ -584,12 +585,13 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 	return cl
 }
 
-// moneySpent are the words of an account out of money under a code of a
-// rate or a quota ("Your prepayment credits are depleted" with Gemini's
+// moneySpent are the words of an account out of money — a receiver's
+// (UpstreamWords' money), or a model endpoint's under a code of a rate or a
+// quota ("Your prepayment credits are depleted" with Gemini's
 // RESOURCE_EXHAUSTED, 429 or 402): a top-up lifts it, not a wait.
 var moneySpent = []string{
 	"credits are depleted", "credit is depleted", "out of credit", "enough credit", "insufficient credit",
-	"insufficient balance", "insufficient funds",
+	"insufficient balance", "insufficient funds", "credit balance",
 }
 
 // quotaSpent are the words of a quota the upstream says is spent, as
