@@ -228,19 +228,22 @@ func Service(name string) CallOption {
 	return func(c *call) { c.service = key }
 }
 
-// serviceKey is the workers' breaker key for a Service name.
+// serviceKey is the workers' breaker key for a Service name: a model
+// provider's "llm:<provider>" as given, a host — bare or as a URL — as
+// breaker.Host keys it.
 func serviceKey(name string) string {
 	name = strings.TrimSpace(name)
-	switch {
-	case strings.HasPrefix(name, "llm:"):
-		return name
-	case strings.Contains(name, "://"):
-		if h := breaker.Host(name); h != "" {
-			return h
-		}
+	if strings.HasPrefix(name, "llm:") {
 		return name
 	}
-	return strings.TrimSuffix(strings.ToLower(name), ".")
+	u := name
+	if !strings.Contains(u, "://") {
+		u = "https://" + u
+	}
+	if h := breaker.Host(u); h != "" {
+		return h
+	}
+	return name
 }
 
 // Model names the call's model for its health, as the chain names it:
