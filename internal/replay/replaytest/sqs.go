@@ -58,27 +58,19 @@ func (f *SQS) Purge(url string) {
 }
 
 // Put adds a message with body to url and returns its id.
-func (f *SQS) Put(url, body string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.seq++
-	id := "msg-" + strconv.Itoa(f.seq)
-	f.queues[url] = append(f.queues[url], &fakeMsg{id: id, body: body})
-	return id
-}
+func (f *SQS) Put(url, body string) string { return f.put(url, body, "") }
 
 // PutMoved adds a message with body to url as a queue's RedrivePolicy moves
 // one: it carries the system attribute DeadLetterQueueSourceArn, source. It
 // returns the message's id.
-func (f *SQS) PutMoved(url, body, source string) string {
-	id := f.Put(url, body)
+func (f *SQS) PutMoved(url, body, source string) string { return f.put(url, body, source) }
+
+func (f *SQS) put(url, body, source string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, m := range f.queues[url] {
-		if m.id == id {
-			m.source = source
-		}
-	}
+	f.seq++
+	id := "msg-" + strconv.Itoa(f.seq)
+	f.queues[url] = append(f.queues[url], &fakeMsg{id: id, body: body, source: source})
 	return id
 }
 
