@@ -172,9 +172,7 @@ func TestRunRejectsBeforeCalling(t *testing.T) {
 				tt.mutate(b.e)
 			}
 			_, err := b.e.Run(t.Context(), tt.item, gates.Delivery{})
-			if c := failure.Classify(err); err == nil || c.Class != tt.wantClass {
-				t.Fatalf("err = %v (class %s), want %s", err, c.Class, tt.wantClass)
-			}
+			runnertest.WantClass(t, err, tt.wantClass)
 			if !strings.Contains(err.Error(), tt.wantIn) {
 				t.Errorf("error %q does not contain %q", err, tt.wantIn)
 			}

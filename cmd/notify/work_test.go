@@ -410,9 +410,7 @@ func TestRunRejectsItem(t *testing.T) {
 				tt.mutate(&it)
 			}
 			_, err := b.n.Run(t.Context(), it, gates.Delivery{})
-			if c := failure.Classify(err); err == nil || c.Class != tt.wantClass {
-				t.Fatalf("err = %v (class %s), want %s", err, c.Class, tt.wantClass)
-			}
+			runnertest.WantClass(t, err, tt.wantClass)
 			if !strings.Contains(err.Error(), tt.wantIn) {
 				t.Errorf("error %q does not contain %q", err, tt.wantIn)
 			}

@@ -1,7 +1,8 @@
 // Package runnertest provides fakes for running stage handlers without AWS:
 // an SQS fake that records what a Runner sends, SQS's answer refusing a
 // visibility change, a settable clock, a helper that builds a Runner over
-// store.Memory, and the check of the class a stage's Work failed with.
+// store.Memory, the check of the class a stage's Work failed with, and the
+// read of an item record a test expects to be there.
 package runnertest
 
 import (
@@ -137,6 +138,21 @@ func WantClass(t testing.TB, err error, want work.Class) failure.Classification 
 		t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, want, err)
 	}
 	return c
+}
+
+// ItemGetter reads an item record: store.Memory and store.Items.
+type ItemGetter interface {
+	Get(ctx context.Context, id string) (store.Item, error)
+}
+
+// Item is the record items holds for id; t fails at once on an error.
+func Item(t testing.TB, items ItemGetter, id string) store.Item {
+	t.Helper()
+	it, err := items.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
 }
 
 // Queue URLs the Runner built by NewRunner uses.

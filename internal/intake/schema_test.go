@@ -11,36 +11,12 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/triagehq/triage/dev/schematest"
 	"github.com/triagehq/triage/internal/intake"
 )
 
 // schemaPath is the published contract.
 var schemaPath = filepath.Join("..", "..", "docs", "item-message.schema.json")
-
-// compileSchema compiles docs/item-message.schema.json with format
-// assertions on, so "format": "uri" is checked as the code checks URLs.
-func compileSchema(t testing.TB) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open(schemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatalf("%s: %v", schemaPath, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("item-message.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("item-message.schema.json")
-	if err != nil {
-		t.Fatalf("compile %s: %v", schemaPath, err)
-	}
-	return sch
-}
 
 // schemaValid validates body with the schema; a body that is not JSON is
 // invalid.
@@ -128,7 +104,7 @@ func manyKeys(n int) string {
 // Schema test suite) and the code must accept and reject the same messages.
 func TestSchemaAndDecodeAgree(t *testing.T) {
 	t.Parallel()
-	sch := compileSchema(t)
+	sch := schematest.Compile(t, schemaPath)
 	for name, tc := range corpus {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -148,7 +124,7 @@ func TestSchemaAndDecodeAgree(t *testing.T) {
 // never looser: these pass the schema and fail Decode.
 func TestDecodeIsStricterOnlyWhereTheSchemaCannotSay(t *testing.T) {
 	t.Parallel()
-	sch := compileSchema(t)
+	sch := schematest.Compile(t, schemaPath)
 	for name, body := range map[string]string{
 		// format "uri" accepts an absolute URL with an empty host.
 		"userinfo without a host": `{"item_id":"s","source_url":"https://user@/a",` + hook + `}`,
@@ -253,7 +229,7 @@ func FuzzDecodeAgreesWithSchema(f *testing.F) {
 	for _, tc := range corpus {
 		f.Add(tc.body)
 	}
-	sch := compileSchema(f)
+	sch := schematest.Compile(f, schemaPath)
 	f.Fuzz(func(t *testing.T, body string) {
 		bySchema, serr := schemaValid(sch, body)
 		_, _, derr := intake.Decode(body)

@@ -149,11 +149,7 @@ func (l *live) drain(t *testing.T) {
 
 func (l *live) get(t *testing.T, id string) store.Item {
 	t.Helper()
-	it, err := l.items.Get(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return it
+	return runnertest.Item(t, l.items, id)
 }
 
 // dlq lists a DLQ's dead letters by item id (peeking: nothing changes).

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
@@ -83,11 +84,7 @@ func deniedKeyReplay() replay.Request {
 
 func (b *bundle) item(t *testing.T, id string) store.Item {
 	t.Helper()
-	it, err := b.store.Get(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return it
+	return runnertest.Item(t, b.store, id)
 }
 
 func actions(s replay.Summary) map[string]replay.Action {

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/triagehq/triage/dev/schematest"
 	"github.com/triagehq/triage/internal/rules"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -23,30 +24,6 @@ var (
 	bundledPath = filepath.Join("..", "..", rules.BundledFile)
 	examplePath = filepath.Join("..", "..", "docs", "rules.example.yaml")
 )
-
-// compileSchema compiles docs/rules.schema.json with an independent JSON
-// Schema validator (draft 2020-12).
-func compileSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open(schemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatalf("%s: %v", schemaPath, err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("rules.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("rules.schema.json")
-	if err != nil {
-		t.Fatalf("compile %s: %v", schemaPath, err)
-	}
-	return sch
-}
 
 // schemaValid validates a YAML rules file with the schema, as its JSON.
 func schemaValid(t *testing.T, sch *jsonschema.Schema, file string) error {
@@ -74,7 +51,7 @@ func schemaValid(t *testing.T, sch *jsonschema.Schema, file string) error {
 // and for the loader.
 func TestShippedFilesMeetTheSchema(t *testing.T) {
 	t.Parallel()
-	sch := compileSchema(t)
+	sch := schematest.Compile(t, schemaPath)
 	for path, n := range map[string]int{bundledPath: 0, examplePath: 4} {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -100,7 +77,7 @@ func TestShippedFilesMeetTheSchema(t *testing.T) {
 // that is zero or past the cap, a name given twice), each listed here.
 func TestSchemaAndLoaderAgree(t *testing.T) {
 	t.Parallel()
-	sch := compileSchema(t)
+	sch := schematest.Compile(t, schemaPath)
 	rule := func(fields string) string { return "rules:\n  - name: r\n" + fields }
 	for name, tc := range map[string]struct {
 		file         string

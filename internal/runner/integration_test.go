@@ -102,11 +102,7 @@ func (l *live) pump(t *testing.T, wait time.Duration) ([]events.SQSMessage, even
 
 func (l *live) get(t *testing.T, id string) store.Item {
 	t.Helper()
-	it, err := l.items.Get(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return it
+	return runnertest.Item(t, l.items, id)
 }
 
 // drain receives every message on url (up to 10 per call, bounded).

@@ -143,11 +143,7 @@ func (tb *testBundle) visibility(t *testing.T, receipt string) int32 {
 
 func (tb *testBundle) item(t *testing.T, id string) store.Item {
 	t.Helper()
-	it, err := tb.store.Get(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return it
+	return runnertest.Item(t, tb.store, id)
 }
 
 func httpErr(provider failure.Provider, status int, body string) error {

@@ -145,11 +145,7 @@ func (w *poisonWorld) tick(t *testing.T) scheduler.Result {
 
 func (w *poisonWorld) item(t *testing.T, id string) store.Item {
 	t.Helper()
-	it, err := w.items.Get(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return it
+	return runnertest.Item(t, w.items, id)
 }
 
 // openWith trips the breaker the way the soak did: transient 503s of other

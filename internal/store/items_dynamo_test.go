@@ -17,34 +17,12 @@ import (
 	"github.com/triagehq/triage/internal/work"
 )
 
-// replayingDB sends every UpdateItem and TransactWriteItems twice and
-// answers with the second result: what a client sees when the first
-// response is lost and the SDK retries a request DynamoDB had already
-// applied. (The retried transaction carries the first one's idempotency
-// token; DynamoDB would answer it with success, moto fails its condition —
-// the store must get it right either way.)
-type replayingDB struct{ *dynamodb.Client }
-
-func (r replayingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if _, err := r.Client.UpdateItem(ctx, in, opts...); err != nil {
-		return nil, err
-	}
-	return r.Client.UpdateItem(ctx, in, opts...)
-}
-
-func (r replayingDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if _, err := r.Client.TransactWriteItems(ctx, in, opts...); err != nil {
-		return nil, err
-	}
-	return r.Client.TransactWriteItems(ctx, in, opts...)
-}
-
 func TestRetriedWritesAreRecognisedAsApplied(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
 	plain := &store.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
-	replayed := &store.Items{DB: replayingDB{db}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
+	replayed := &store.Items{DB: localtest.ReplayingDB{Client: db}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	ctx := context.Background()
 	if _, err := plain.Create(ctx, store.NewItem{ID: "r", Kind: store.KindStory, CorrelationID: "c", SourceURL: "https://a.example/s", WebhookURL: "https://h.example/w", Now: t0}); err != nil {
 		t.Fatal(err)
@@ -80,12 +58,12 @@ func TestRetriedWritesAreRecognisedAsApplied(t *testing.T) {
 	}
 }
 
-// blindDB is replayingDB without the item on the condition failure and
+// blindDB is localtest.ReplayingDB without the item on the condition failure and
 // without reads: the store cannot tell whether its own write was applied.
-type blindDB struct{ replayingDB }
+type blindDB struct{ localtest.ReplayingDB }
 
 func (b blindDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	out, err := b.replayingDB.UpdateItem(ctx, in, opts...)
+	out, err := b.ReplayingDB.UpdateItem(ctx, in, opts...)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		ccf.Item = nil
@@ -94,7 +72,7 @@ func (b blindDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o
 }
 
 func (b blindDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	out, err := b.replayingDB.TransactWriteItems(ctx, in, opts...)
+	out, err := b.ReplayingDB.TransactWriteItems(ctx, in, opts...)
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		for i := range tce.CancellationReasons {
@@ -117,7 +95,7 @@ func TestUnverifiableWriteIsNotAConflict(t *testing.T) {
 	env := localtest.Stack(t, nil)
 	db := dynamodb.NewFromConfig(env.AWS)
 	plain := &store.Items{DB: db, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
-	blind := &store.Items{DB: blindDB{replayingDB{db}}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
+	blind := &store.Items{DB: blindDB{localtest.ReplayingDB{Client: db}}, Table: env.Stack.ItemsTable(), ParkedTable: env.Stack.ParkedTable(), Bodies: env.Bodies()}
 	ctx := context.Background()
 	// Both shapes of the success write: a plain update (a delivery) and
 	// the transaction with a document's sibling item.

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/cmd/triage/console"
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/failure"
@@ -208,11 +209,7 @@ func (b *bundle) deadLetter(tb testing.TB, id string, st work.Stage, c work.Clas
 
 func (b *bundle) item(t *testing.T, id string) store.Item {
 	t.Helper()
-	it, err := b.store.Get(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return it
+	return runnertest.Item(t, b.store, id)
 }
 
 func (b *bundle) form(kv ...string) url.Values {

@@ -1,6 +1,8 @@
 // Package localtest gives integration tests a local AWS: one moto_server per
 // test binary, started on first use, and a uniquely named stack created from
-// template.yaml per call, so tests can run in parallel against one server.
+// template.yaml per call, so tests can run in parallel against one server;
+// and ReplayingDB, the DynamoDB client of a write the SDK retried after it
+// was applied.
 //
 // A package that uses it calls Main from TestMain, which stops the server
 // when the tests end:

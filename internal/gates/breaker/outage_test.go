@@ -133,14 +133,7 @@ func (f *fleet) deliver(n int, ids []string) int {
 	return f.host.callCount() - before
 }
 
-func (f *fleet) item(id string) store.Item {
-	f.t.Helper()
-	it, err := f.items.Get(context.Background(), id)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return it
-}
+func (f *fleet) item(id string) store.Item { f.t.Helper(); return runnertest.Item(f.t, f.items, id) }
 
 // pending lists the items not done at fetch yet.
 func (f *fleet) pending(ids []string) []string {

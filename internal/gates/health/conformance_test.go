@@ -349,25 +349,13 @@ func dynamoStore(t *testing.T) *health.Dynamo {
 	return &health.Dynamo{DB: dynamodb.NewFromConfig(env.AWS), Table: env.Output(t, "ModelsTableName")}
 }
 
-// replayingDB sends every UpdateItem twice and answers with the second
-// result: what a client sees when the first response is lost and the SDK
-// retries a request DynamoDB had already applied.
-type replayingDB struct{ *dynamodb.Client }
-
-func (r replayingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if _, err := r.Client.UpdateItem(ctx, in, opts...); err != nil {
-		return nil, err
-	}
-	return r.Client.UpdateItem(ctx, in, opts...)
-}
-
 // TestDynamoReplayedWrites checks that a write the SDK retried after it had
 // applied is recognised by its token: counted once, and the disabling write
 // still reports the disable.
 func TestDynamoReplayedWrites(t *testing.T) {
 	t.Parallel()
 	plain := dynamoStore(t)
-	replayed := &health.Dynamo{DB: replayingDB{plain.DB.(*dynamodb.Client)}, Table: plain.Table}
+	replayed := &health.Dynamo{DB: localtest.ReplayingDB{Client: plain.DB.(*dynamodb.Client)}, Table: plain.Table}
 	ctx := context.Background()
 	disables := 0
 	for i := 1; i <= 5; i++ {

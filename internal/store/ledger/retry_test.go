@@ -11,23 +11,12 @@ import (
 	"github.com/triagehq/triage/internal/store/ledger"
 )
 
-// resend applies every UpdateItem twice, as the SDK does when the response
-// of an applied write is lost, and answers with the second attempt.
-type resend struct{ *dynamodb.Client }
-
-func (r resend) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if _, err := r.Client.UpdateItem(ctx, in, opts...); err != nil {
-		return nil, err
-	}
-	return r.Client.UpdateItem(ctx, in, opts...)
-}
-
 // A claim or a settle whose first attempt was applied fails its condition on
 // the retry; the record's last_write token tells the store it was its own.
 func TestRetriedNoticeWritesAreRecognisedAsApplied(t *testing.T) {
 	t.Parallel()
 	env := localtest.Stack(t, nil)
-	trail := &ledger.Trail{DB: resend{dynamodb.NewFromConfig(env.AWS)}, Table: env.Stack.AuditTable()}
+	trail := &ledger.Trail{DB: localtest.ReplayingDB{Client: dynamodb.NewFromConfig(env.AWS)}, Table: env.Stack.AuditTable()}
 	ctx := context.Background()
 	n, err := trail.ClaimNotice(ctx, claim("retried", "retried:item.failed:0", "m1#1", t0))
 	if err != nil {
