@@ -223,5 +223,5 @@ func (c *AnthropicClient) decodeStream(r reply) (Response, error) {
 			return out, nil
 		}
 	}
-	return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+	return Response{}, c.streamCut(r)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -166,7 +165,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 			chunks = append(chunks, ev.data)
 		}
 		if !complete {
-			return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+			return Response{}, c.streamCut(r)
 		}
 	case len(b) > 0 && b[0] == '[':
 		var arr []json.RawMessage
@@ -229,7 +228,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 	case stop == "" && r.eventStream():
 		// A stream's last chunk carries the finish reason: a stream that
 		// ended on a whole chunk without one was cut between chunks.
-		return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+		return Response{}, c.streamCut(r)
 	}
 	out.Content = text.String()
 	out.StopReason = stop

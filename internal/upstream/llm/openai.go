@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -296,7 +295,7 @@ func (c *Client) decodeStream(r reply) (Response, error) {
 		}
 	}
 	if !done && !(finished && complete) {
-		return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+		return Response{}, c.streamCut(r)
 	}
 	out.Content = content.String()
 	out.Stop = openAIStop(out.StopReason, out.Content, refusal.String())
