@@ -160,7 +160,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 		events, complete := parseSSE(r.body)
 		for _, ev := range events {
 			if errorEvent(ev) {
-				return Response{}, r.detail(c.httpError(r.status, r.header, ev.data))
+				return Response{}, c.errorAnswer(r, ev.data)
 			}
 			chunks = append(chunks, ev.data)
 		}
@@ -191,7 +191,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 			return Response{}, r.detail(malformed(err))
 		}
 		if len(g.Candidates) == 0 && hasErrorObject(g.Error) {
-			return Response{}, r.detail(c.httpError(r.status, r.header, ch))
+			return Response{}, c.errorAnswer(r, ch)
 		}
 		if g.ModelVersion != "" {
 			out.Model = g.ModelVersion

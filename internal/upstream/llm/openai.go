@@ -195,7 +195,7 @@ func (c *Client) decode(r reply) (Response, error) {
 		// gave before it broke off (finish_reason "error"), reports the
 		// upstream's failure: the error object is the answer, judged as its
 		// code says.
-		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
+		return Response{}, c.errorAnswer(r, r.body)
 	}
 	if len(w.Choices) == 0 {
 		return Response{}, r.detail(malformed(errors.New("no choices")))
@@ -265,7 +265,7 @@ func (c *Client) decodeStream(r reply) (Response, error) {
 			break
 		}
 		if errorEvent(ev) {
-			return Response{}, r.detail(c.httpError(r.status, r.header, ev.data))
+			return Response{}, c.errorAnswer(r, ev.data)
 		}
 		var w wireResponse
 		if err := json.Unmarshal(ev.data, &w); err != nil {
