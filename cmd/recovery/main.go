@@ -19,7 +19,7 @@ import (
 func main() {
 	ctx := context.Background()
 	c := conf.Must(loadConfig(os.Getenv))
-	cfg, log := c.process.MustBoot(ctx, telemetry.NewLogger(os.Stdout, c.process.LogLevel))
+	cfg, log := c.process.MustBoot(ctx)
 	h := &handler{
 		Models:  &health.Dynamo{DB: dynamodb.NewFromConfig(cfg), Table: c.modelsTable},
 		Clock:   c.clock,

@@ -16,13 +16,12 @@ import (
 	"github.com/triagehq/triage/internal/conf"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/store"
-	"github.com/triagehq/triage/internal/telemetry"
 )
 
 func main() {
 	ctx := context.Background()
 	cfg := conf.Must(loadConfig(os.Getenv))
-	aws, log := cfg.Process.MustBoot(ctx, telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel))
+	aws, log := cfg.Process.MustBoot(ctx)
 	db := dynamodb.NewFromConfig(aws)
 	h := &handler{
 		Replayer: &replay.Replayer{

@@ -6,10 +6,9 @@
 package main
 
 import (
-	"time"
-
 	"context"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -22,13 +21,12 @@ import (
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/scheduler"
 	"github.com/triagehq/triage/internal/store"
-	"github.com/triagehq/triage/internal/telemetry"
 )
 
 func main() {
 	ctx := context.Background()
 	cfg := conf.Must(loadConfig(os.Getenv))
-	aws, log := cfg.Process.MustBoot(ctx, telemetry.NewLogger(os.Stdout, cfg.Process.LogLevel))
+	aws, log := cfg.Process.MustBoot(ctx)
 	db := dynamodb.NewFromConfig(aws)
 	dbx := &store.Parked{DB: db, Table: cfg.ParkedTable}
 	breakerStore := &breaker.Dynamo{DB: db, Table: cfg.BreakersTable, ConsistentReads: true}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
@@ -514,17 +515,10 @@ func printDecisionTable(w io.Writer, outs []classifyOutput) error {
 			maxAttempts = fmt.Sprint(o.MaxAttempts)
 		}
 		reason, _, _ := strings.Cut(o.Reason, ";")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(o.Name), o.Class, yes(o.Retryable), yes(o.Counts),
-			yes(o.ModelSpecific), o.Decision, delay, maxAttempts, cell(reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(o.Name), o.Class, console.YesNo(o.Retryable), console.YesNo(o.Counts),
+			console.YesNo(o.ModelSpecific), o.Decision, delay, maxAttempts, cell(reason))
 	}
 	return tw.Flush()
-}
-
-func yes(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 func fmtMS(ms int64) string {

@@ -243,7 +243,7 @@ func runDLQList(stdout io.Writer, args []string) error {
 		return nil
 	}
 	if aw.jsonOut {
-		return printJSON(stdout, nonNil(dls))
+		return printJSON(stdout, ops.NonNil(dls))
 	}
 	tw := newTable(stdout, "DLQ", "ITEM", "CLASS", "STAGE", "ATTEMPTS", "REPLAYS", "ESCALATED", "FAILED_AT", "KIND", "STATUS")
 	for _, dl := range dls {
@@ -300,7 +300,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 	if len(dls) > 0 {
 		itemID = dls[0].ItemID
 	}
-	out := showOutput{DeadLetters: nonNil(dls)}
+	out := showOutput{DeadLetters: ops.NonNil(dls)}
 	it, err := c.items().Get(ctx, itemID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -317,7 +317,7 @@ func runDLQShow(stdout io.Writer, args []string) error {
 		return fmt.Errorf("no dead letter or item %q", id)
 	}
 	if aw.jsonOut {
-		out.Errors = nonNil(out.Errors)
+		out.Errors = ops.NonNil(out.Errors)
 		return printJSON(stdout, out)
 	}
 	for _, dl := range dls {
@@ -592,7 +592,7 @@ func printJSON(w io.Writer, v any) error {
 func printSummary[T any](stdout io.Writer, asJSON bool, sum any, items *[]T, header []string, row func(T) []any,
 	closing string, a ...any) error {
 	if asJSON {
-		*items = nonNil(*items)
+		*items = ops.NonNil(*items)
 		return printJSON(stdout, sum)
 	}
 	if err := printTable(stdout, header, *items, row); err != nil {
@@ -600,13 +600,6 @@ func printSummary[T any](stdout io.Writer, asJSON bool, sum any, items *[]T, hea
 	}
 	fmt.Fprintf(stdout, closing, a...)
 	return nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 func orDash(s string) string { return cmp.Or(s, "-") }

@@ -329,7 +329,7 @@ func runItemsList(stdout io.Writer, args []string) error {
 		if cut {
 			fmt.Fprintln(noteOutput, "triage items list: "+footer)
 		}
-		return printJSON(stdout, nonNil(views))
+		return printJSON(stdout, ops.NonNil(views))
 	}
 	tw := newTable(stdout, "ITEM", "STATE", "STAGE", "STATUS", "PROGRESS", "ATTEMPTS", "CLASS", "LAST_FAILURE", "REPLAYS", "UPDATED")
 	for _, v := range views {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/policy"
@@ -147,7 +148,7 @@ func printPolicy(w io.Writer, v policyView) error {
 		v.RequestedCap, v.ProviderQuotaWait, budget)
 	tw := newTable(w, "CLASS", "STAGE", "RETRY", "COUNTS", "ATTEMPTS", "BACKOFF", "MODEL", "BREAKER", "CONGESTS", "BACK BEHIND GATE", "SKIPS PROVIDER", "ESCALATES")
 	for _, r := range v.Classes {
-		stage, attempts, counts := "all", "-", yes(r.Counts)
+		stage, attempts, counts := "all", "-", console.YesNo(r.Counts)
 		if r.Stage != "" {
 			stage = string(r.Stage)
 		}
@@ -157,8 +158,8 @@ func printPolicy(w io.Writer, v policyView) error {
 		if r.MaxAttempts > 0 {
 			attempts = fmt.Sprint(r.MaxAttempts)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Class, stage, yes(r.Retryable), counts, attempts,
-			orDash(r.Backoff), yes(r.ModelSpecific), r.Breaker, yes(r.Congests), yes(r.BackBehindGate), yes(r.SkipsProvider), yes(r.Escalates))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Class, stage, console.YesNo(r.Retryable), counts, attempts,
+			orDash(r.Backoff), console.YesNo(r.ModelSpecific), r.Breaker, console.YesNo(r.Congests), console.YesNo(r.BackBehindGate), console.YesNo(r.SkipsProvider), console.YesNo(r.Escalates))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -183,7 +184,7 @@ func printPolicy(w io.Writer, v policyView) error {
 		"a gate said closed until a time past, %s\n\n", v.GateWaits.Probing, v.GateWaits.NoModel, v.GateWaits.Floor)
 	tw = newTable(w, "LOST CLAIM: THE ITEM IS", "ACTION", "DUPLICATE")
 	for _, c := range v.LostClaims {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.LostClaim, c.Action, yes(c.Duplicate))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.LostClaim, c.Action, console.YesNo(c.Duplicate))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

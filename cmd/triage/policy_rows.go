@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/triagehq/triage/cmd/triage/console"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/work"
 )
@@ -77,7 +78,7 @@ func printRows(w io.Writer, v policyView) error {
 	tw := newTable(w, "CALLS", "ATTEMPTS", "BACKOFF", "AT LEAST", "AT MOST", "RETRY-AFTER", "STORE FAILED", "FOR")
 	for _, d := range v.Calls {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.MaxAttempts, d.Backoff, orDash(d.MinDelay), orDash(d.MaxDelay),
-			yes(d.HonoursRequested), orDash(d.StoreRetry), d.For)
+			console.YesNo(d.HonoursRequested), orDash(d.StoreRetry), d.For)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

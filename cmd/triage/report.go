@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/triagehq/triage/cmd/triage/console"
+	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/internal/report"
 	"github.com/triagehq/triage/internal/store"
 )
@@ -108,7 +109,7 @@ func runReportVerb(verb string, stdout io.Writer, args []string) error {
 			rs = append(rs, res)
 			return nil
 		})
-		rows = nonNil(rs)
+		rows = ops.NonNil(rs)
 	}
 	p.done()
 	if err != nil {

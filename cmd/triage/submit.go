@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/triagehq/triage/cmd/triage/ops"
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/work"
 
@@ -242,7 +243,7 @@ func runSubmit(stdin io.Reader, stdout io.Writer, args []string) error {
 		}
 	}
 	if aw.jsonOut {
-		sum.Items = nonNil(sum.Items)
+		sum.Items = ops.NonNil(sum.Items)
 		if err := printJSON(stdout, sum); err != nil {
 			return err
 		}

@@ -201,7 +201,7 @@ var (
 // four sentences separated by blank lines, ending at the first sentence that
 // reaches size bytes. The same id and size always give the same text.
 func ArticleText(id string, size int) string {
-	state := fnv1a(id)
+	state := HashString(id)
 	pick := func(words []string) string {
 		state = splitmix64(state)
 		return words[state%uint64(len(words))]

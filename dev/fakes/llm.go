@@ -383,7 +383,7 @@ func (l *LLM) serve(d Dialect) http.HandlerFunc {
 			if c.bad != nil {
 				text = string(body)
 			}
-			key = fmt.Sprintf("msg-%016x", fnv1a(text))
+			key = fmt.Sprintf("msg-%016x", HashString(text))
 		}
 		dec := l.Decide(key)
 		mode, down := l.dialectOutage(d)
@@ -558,7 +558,7 @@ const badGatewayHTML = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\
 
 // requestID derives a stable request id for a decision.
 func requestID(dec Decision) string {
-	id1 := splitmix64(fnv1a(dec.Key) ^ uint64(dec.Call))
+	id1 := splitmix64(HashString(dec.Key) ^ uint64(dec.Call))
 	return fmt.Sprintf("%016x%016x", id1, splitmix64(id1))
 }
 
@@ -602,7 +602,7 @@ var notEntities = map[string]bool{
 // the first entity ("unknown" when there is none). TopEntities is never nil.
 func EnrichmentFor(text string) Enrichment {
 	words := strings.Fields(text)
-	h := fnv1a(text)
+	h := HashString(text)
 	e := Enrichment{
 		Category:     enrichmentCategories[h%uint64(len(enrichmentCategories))],
 		Severity:     enrichmentSeverities[(h>>8)%uint64(len(enrichmentSeverities))],

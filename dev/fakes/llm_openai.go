@@ -309,7 +309,7 @@ func (l *LLM) completeChat(w http.ResponseWriter, d Decision, c llmCall, a answe
 		choice.Message.Content, choice.Message.Refusal = nil, &refusal
 	}
 	writeJSON(w, http.StatusOK, chatResponse{
-		ID:                fmt.Sprintf("chatcmpl-%016x", splitmix64(fnv1a(d.Key)+uint64(d.Call))),
+		ID:                fmt.Sprintf("chatcmpl-%016x", splitmix64(HashString(d.Key)+uint64(d.Call))),
 		Object:            "chat.completion",
 		Created:           l.opts.Clock.Now().Unix(),
 		Model:             c.model,

@@ -426,7 +426,7 @@ func TestLLMKeyFallsBackToMessageHash(t *testing.T) {
 	b := setupLLM(t, LLMOptions{})
 	b.chat(t, nil, "", "gpt-4o-mini", "")
 	b.chat(t, nil, "", "gpt-4o-mini", "other system prompt")
-	key := fmt.Sprintf("msg-%016x", fnv1a(userText))
+	key := fmt.Sprintf("msg-%016x", HashString(userText))
 	if got := b.llm.Calls(key); got != 2 {
 		t.Errorf("Calls(%s) = %d, want 2 (keyed on the last user message); calls %v", key, got, b.llm.CallCounts())
 	}

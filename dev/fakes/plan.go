@@ -3,6 +3,7 @@ package fakes
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math"
 	"slices"
@@ -417,18 +418,25 @@ func draw(group []weighted, u float64) Fault {
 
 // unit maps (seed, key, call) to a uniform float64 in [0, 1).
 func unit(seed uint64, key string, call int) float64 {
-	x := splitmix64(splitmix64(seed) ^ fnv1a(key))
-	x = splitmix64(x ^ uint64(call))
-	return float64(x>>11) / (1 << 53)
+	return UnitHash(seed, HashString(key), uint64(call))
 }
 
-func fnv1a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
+// UnitHash maps its inputs to a uniform float64 in [0, 1): the seed and
+// each input in turn mixed through splitmix64. The simulator draws with it
+// too.
+func UnitHash(seed uint64, xs ...uint64) float64 {
+	h := splitmix64(seed)
+	for _, x := range xs {
+		h = splitmix64(h ^ x)
 	}
-	return h
+	return float64(h>>11) / (1 << 53)
+}
+
+// HashString is s's 64-bit FNV-1a hash.
+func HashString(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
 }
 
 func splitmix64(x uint64) uint64 {

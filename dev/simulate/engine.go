@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/triagehq/triage/dev/fakes"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/gates/breaker"
@@ -227,7 +228,7 @@ func newEngine(ctx context.Context, sc *Scenario, p Policy, opts Options) (*engi
 		index:    make(map[string]int32, sc.Items),
 		open:     sc.Items,
 		arrivals: rand.New(rand.NewPCG(sc.Seed, 0x617272697661)),
-		rng:      rand.New(rand.NewPCG(sc.Seed, hashString(p.Name))),
+		rng:      rand.New(rand.NewPCG(sc.Seed, fakes.HashString(p.Name))),
 		logger:   opts.log(),
 		counters: counters{},
 	}

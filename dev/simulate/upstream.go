@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"hash/fnv"
 	"time"
 
 	"github.com/triagehq/triage/dev/fakes"
@@ -25,7 +24,7 @@ func (w *windowRT) draw(seed uint64, key string, call int) fakes.Fault {
 	if len(w.faults) == 1 {
 		return w.faults[0]
 	}
-	u := unitHash(seed^0x77696e646f77, uint64(w.idx), hashString(key), uint64(call))
+	u := fakes.UnitHash(seed^0x77696e646f77, uint64(w.idx), fakes.HashString(key), uint64(call))
 	for i, c := range w.cum {
 		if u < c {
 			return w.faults[i]
@@ -311,7 +310,7 @@ func (u *upstream) callProvider(si int, i int32, deadline vt, p failure.Provider
 	if pa := u.provAnswers[p]; pa != nil {
 		a = pa
 	}
-	r := unitHash(u.seed, uint64(si), uint64(i), uint64(d.Call))
+	r := fakes.UnitHash(u.seed, uint64(si), uint64(i), uint64(d.Call))
 	var (
 		dur time.Duration
 		err error
@@ -402,27 +401,4 @@ func (u *upstream) recoverable(i int) bool {
 		}
 	}
 	return true
-}
-
-// unitHash maps its inputs to a uniform float64 in [0, 1) (splitmix64).
-func unitHash(seed uint64, xs ...uint64) float64 {
-	h := splitmix64(seed)
-	for _, x := range xs {
-		h = splitmix64(h ^ x)
-	}
-	return float64(h>>11) / (1 << 53)
-}
-
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// hashString is s's 64-bit FNV-1a hash.
-func hashString(s string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	return h.Sum64()
 }

@@ -18,6 +18,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/triagehq/triage/dev/fakes"
+	"github.com/triagehq/triage/dev/local/devstack"
 	"github.com/triagehq/triage/internal/deadletter"
 	"github.com/triagehq/triage/internal/gates/health"
 	"github.com/triagehq/triage/internal/policy"
@@ -500,9 +501,9 @@ func (r *runner) drainDLQs(ctx context.Context, res *Result) (map[string][]deadl
 func (r *runner) errorLog(ctx context.Context, res *Result) error {
 	res.Failures = map[string]int{}
 	err := r.st.Scan(ctx, r.st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
-		res.Failures[attrString(it["stage"])+" "+attrString(it["error_class"])]++
+		res.Failures[devstack.Str(it["stage"])+" "+devstack.Str(it["error_class"])]++
 		b, _ := json.Marshal(plainAttrs(it))
-		r.scan.Search(CorpusErrorLog, "entry of "+attrString(it["item_id"]), string(b))
+		r.scan.Search(CorpusErrorLog, "entry of "+devstack.Str(it["item_id"]), string(b))
 	})
 	if err != nil {
 		return fmt.Errorf("soak: the error log: %w", err)
@@ -540,11 +541,4 @@ func plainAttr(v dbtypes.AttributeValue) any {
 		return t.Value
 	}
 	return nil
-}
-
-func attrString(v dbtypes.AttributeValue) string {
-	if s, ok := v.(*dbtypes.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
 }

@@ -9,6 +9,7 @@ import (
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/triagehq/triage/dev/fakes"
+	"github.com/triagehq/triage/dev/local/devstack"
 	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/upstream/notice"
@@ -175,14 +176,14 @@ func (r *runner) auditTrail(ctx context.Context, res *Result) error {
 	}
 	res.Notices.Ledger, res.Notices.Executions = map[string]int{}, map[string]int{}
 	err := r.st.Scan(ctx, table, "", nil, func(it map[string]dbtypes.AttributeValue) {
-		switch attrString(it["kind"]) {
+		switch devstack.Str(it["kind"]) {
 		case "notice":
-			res.Notices.Ledger[attrString(it["event"])+" "+attrString(it["state"])]++
+			res.Notices.Ledger[devstack.Str(it["event"])+" "+devstack.Str(it["state"])]++
 		case "execution":
-			res.Notices.Executions[attrString(it["outcome"])]++
+			res.Notices.Executions[devstack.Str(it["outcome"])]++
 		}
 		b, _ := json.Marshal(plainAttrs(it))
-		r.scan.Search(CorpusAudit, "record of "+attrString(it["item_id"])+" "+strings.SplitN(attrString(it["sk"]), "#", 2)[0], string(b))
+		r.scan.Search(CorpusAudit, "record of "+devstack.Str(it["item_id"])+" "+strings.SplitN(devstack.Str(it["sk"]), "#", 2)[0], string(b))
 	})
 	if err != nil {
 		return fmt.Errorf("soak: the audit trail: %w", err)

@@ -1,7 +1,6 @@
 package soak
 
 import (
-	"hash/fnv"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -138,14 +137,7 @@ func (x *extras) Counts() map[string]int {
 
 // draw is a uniform number in [0, 1) fixed by (seed, salt, key).
 func draw(seed uint64, salt, key string) float64 {
-	return rand.New(rand.NewPCG(seed, hashString(salt+"\x00"+key))).Float64()
-}
-
-// hashString is s's 64-bit FNV-1a hash.
-func hashString(s string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	return h.Sum64()
+	return rand.New(rand.NewPCG(seed, fakes.HashString(salt+"\x00"+key))).Float64()
 }
 
 // plan is a run's items: ids, kinds, URLs and the scripted ones.

@@ -640,11 +640,11 @@ func (r *runner) observe(ctx context.Context) (map[work.State]int, int, error) {
 	counts := map[work.State]int{}
 	now := time.Now()
 	err := r.st.Scan(ctx, r.st.Items.Table, "item_id, #s", map[string]string{"#s": "state"}, func(it map[string]dbtypes.AttributeValue) {
-		id := attrString(it["item_id"])
+		id := devstack.Str(it["item_id"])
 		if _, ok := r.seededAt[id]; !ok {
 			return
 		}
-		s := work.State(attrString(it["state"]))
+		s := work.State(devstack.Str(it["state"]))
 		counts[s]++
 		if s == work.Done || s == work.Deadletter {
 			if _, ok := r.terminalAt[id]; !ok {

@@ -3,10 +3,12 @@ package conf
 import (
 	"context"
 	"log/slog"
+	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/triagehq/triage/internal/rules"
+	"github.com/triagehq/triage/internal/telemetry"
 	"github.com/triagehq/triage/internal/work"
 )
 
@@ -31,10 +33,11 @@ func (p Process) Boot(ctx context.Context, log *slog.Logger, stage work.Stage, c
 	return cfg, log, nil
 }
 
-// MustBoot is Boot for a function that runs no stage, exiting as Exit does
-// when it fails: main's one-line start.
-func (p Process) MustBoot(ctx context.Context, log *slog.Logger) (aws.Config, *slog.Logger) {
-	cfg, log, err := p.Boot(ctx, log, "", nil)
+// MustBoot is Boot for a function that runs no stage, logging JSON to
+// stdout at LogLevel and exiting as Exit does when it fails: main's one-line
+// start.
+func (p Process) MustBoot(ctx context.Context) (aws.Config, *slog.Logger) {
+	cfg, log, err := p.Boot(ctx, telemetry.NewLogger(os.Stdout, p.LogLevel), "", nil)
 	if err != nil {
 		Exit(err)
 	}

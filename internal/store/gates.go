@@ -116,6 +116,16 @@ func gateKey(g gates.Name) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"gate": &types.AttributeValueMemberS{Value: string(g)}}
 }
 
+// update applies update, with b's names and values, to g's record on
+// condition cond (none when empty); op says what it does in the error, a
+// lost condition being ErrConflict.
+func (s *Gates) update(ctx context.Context, g gates.Name, b *dynamo.Builder, update, cond, op string) error {
+	if _, err := s.DB.UpdateItem(ctx, b.Update(s.Table, gateKey(g), update, cond)); err != nil {
+		return fmt.Errorf("%s gate %s: %w", op, g, mapErr(err))
+	}
+	return nil
+}
+
 // Touch records that a stage is about to park an item behind g, creating
 // the record if it is missing:
 //
@@ -126,12 +136,7 @@ func (s *Gates) Touch(ctx context.Context, g gates.Name, now time.Time) error {
 	b := dynamo.New()
 	ms := b.Num(toMillis(now))
 	update := "SET touched_at = " + ms + ", waiting_since = if_not_exists(waiting_since, " + ms + ")"
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(g),
-		UpdateExpression: &update, ExpressionAttributeValues: b.Values})
-	if err != nil {
-		return fmt.Errorf("touch gate %s: %w", g, err)
-	}
-	return nil
+	return s.update(ctx, g, b, update, "", "touch")
 }
 
 // Congested records a congestion signal of an item g released:
@@ -144,12 +149,7 @@ func (s *Gates) Congested(ctx context.Context, g gates.Name, now time.Time) erro
 	b := dynamo.New()
 	update := "SET congested_at = " + b.Num(toMillis(now)) + " ADD congested " + b.Num(1)
 	cond := "attribute_exists(gate)"
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(g),
-		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeValues: b.Values})
-	if err != nil {
-		return fmt.Errorf("signal congestion to gate %s: %w", g, mapErr(err))
-	}
-	return nil
+	return s.update(ctx, g, b, update, cond, "signal congestion to")
 }
 
 // List reads every gate record (a strongly consistent scan of a table that
@@ -207,12 +207,7 @@ func (s *Gates) Lease(ctx context.Context, rec GateRecord, owner string, now, un
 		", " + b.Name("noise_over") + " = " + b.Num(int64(next.NoiseOver)) +
 		", " + b.Name("opened_at") + " = " + b.Num(toMillis(next.OpenedAt)) +
 		", " + b.Name("adjusted_at") + " = " + b.Num(toMillis(next.AdjustedAt)) + ", " + b.Name("total") + " = " + b.Num(next.Total)
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
-		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values})
-	if err != nil {
-		return fmt.Errorf("lease gate %s: %w", rec.Gate, mapErr(err))
-	}
-	return nil
+	return s.update(ctx, rec.Gate, b, update, cond, "lease")
 }
 
 // Reset ends rec's ramp (its gate closed again), so the next opening starts
@@ -230,12 +225,7 @@ func (s *Gates) Reset(ctx context.Context, rec GateRecord, now time.Time) error 
 		" AND (attribute_not_exists(lease_until) OR lease_until < " + b.Num(toMillis(now)) + ")"
 	update := "REMOVE " + b.Name("rate") + ", " + b.Name("slow_start") + ", " + b.Name("released") + ", " + b.Name("cut") + ", " + b.Name("peak") + ", " + b.Name("congested_seen") + ", " + b.Name("step") + ", " + b.Name("noise") + ", " + b.Name("noise_over") + ", " + b.Name("opened_at") +
 		", " + b.Name("adjusted_at") + ", " + b.Name("total")
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Table, Key: gateKey(rec.Gate),
-		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values})
-	if err != nil {
-		return fmt.Errorf("reset the ramp of gate %s: %w", rec.Gate, mapErr(err))
-	}
-	return nil
+	return s.update(ctx, rec.Gate, b, update, cond, "reset the ramp of")
 }
 
 // Delete retires rec once its gate has no waiter left:

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/triagehq/triage/internal/store/dynamo"
 	"github.com/triagehq/triage/internal/work"
@@ -85,11 +83,7 @@ func (s *Items) Resolve(ctx context.Context, r Resolution) error {
 	}
 	b := dynamo.New()
 	update := "SET resolution = " + b.Value(av)
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: itemKey(r.ItemID),
-		UpdateExpression: &update, ConditionExpression: aws.String("attribute_exists(item_id)"),
-		ExpressionAttributeValues: b.Values,
-	})
+	_, err = s.DB.UpdateItem(ctx, b.Update(s.Table, itemKey(r.ItemID), update, "attribute_exists(item_id)"))
 	if err != nil {
 		if isConditionFailed(err) {
 			return fmt.Errorf("resolve %s: %w", r.ItemID, ErrNotFound)

@@ -164,10 +164,7 @@ func (p *Parked) Claim(ctx context.Context, w ParkedWait, owner string, now, unt
 	cond := "attribute_exists(item_id) AND due_at = " + b.Num(toMillis(w.DueAt)) + " AND due_at <= " + b.Num(toMillis(now)) +
 		" AND (attribute_not_exists(claimed_by) OR claimed_until < " + b.Num(toMillis(now)) + ")"
 	update := "SET claimed_by = " + b.Str(owner) + ", claimed_until = " + b.Num(toMillis(until)) + ", claimed_at = " + b.Num(toMillis(now))
-	_, err := p.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &p.Table, Key: itemKey(w.ItemID),
-		UpdateExpression: &update, ConditionExpression: &cond, ExpressionAttributeValues: b.Values,
-	})
+	_, err := p.DB.UpdateItem(ctx, b.Update(p.Table, itemKey(w.ItemID), update, cond))
 	if err != nil {
 		return fmt.Errorf("claim parked wait of %s: %w", w.ItemID, mapErr(err))
 	}

@@ -74,7 +74,7 @@ func ViewItem(it store.Item) ItemView {
 		ID: it.ID, Kind: it.Kind, Status: it.Status, Progress: it.Status.Progress(), State: it.State, Stage: it.Stage,
 		Attempts: ledger.AttemptsMade(it), AttemptsSpent: spent, EnrichmentStatus: it.EnrichmentStatus, FailureCount: it.FailureCount, LastError: it.LastError,
 		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, NotBefore: it.NotBefore, CorrelationID: it.CorrelationID,
-		ReplayCount: it.ReplayCount, Replays: nonNil(it.Replays), NoteCount: it.NoteCount, Notes: nonNil(it.Notes), DeadLetter: it.DeadLetter,
+		ReplayCount: it.ReplayCount, Replays: NonNil(it.Replays), NoteCount: it.NoteCount, Notes: NonNil(it.Notes), DeadLetter: it.DeadLetter,
 		Resolution: it.Resolution, Metadata: redact.Map(it.Metadata), Notices: it.NoticeChoices(),
 		SourceURL: redact.String(it.SourceURL), WebhookURL: redact.String(it.WebhookURL),
 		Document: it.Document, Enrichment: it.Enrichment, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
@@ -104,8 +104,8 @@ func HydrateView(ctx context.Context, items runner.Bodies, it store.Item, v *Ite
 	}
 }
 
-// nonNil returns s, or an empty slice for nil (JSON [] rather than null).
-func nonNil[T any](s []T) []T {
+// NonNil returns s, or an empty slice for nil (JSON [] rather than null).
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

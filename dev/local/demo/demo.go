@@ -404,7 +404,7 @@ func summarize(ctx context.Context, st *devstack.Stack, ids []string) (Summary, 
 		}
 	}
 	err := st.Scan(ctx, st.Info.Outputs["ErrorLogTableName"], "", nil, func(it map[string]dbtypes.AttributeValue) {
-		class, decision := str(it["error_class"]), str(it["decision"])
+		class, decision := devstack.Str(it["error_class"]), devstack.Str(it["decision"])
 		c := work.Class(class)
 		s.Failures[c]++
 		switch {
@@ -445,13 +445,6 @@ func noticeAbandoned(ctx context.Context, st *devstack.Stack, itemID, key string
 		}
 	}
 	return false, nil
-}
-
-func str(v dbtypes.AttributeValue) string {
-	if s, ok := v.(*dbtypes.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
 }
 
 func printSummary(w io.Writer, s Summary, pipelineTime time.Duration) {

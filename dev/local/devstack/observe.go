@@ -70,6 +70,15 @@ func (s *Stack) Scan(ctx context.Context, table, projection string, names map[st
 	return nil
 }
 
+// Str is the value of a string attribute of a row Scan read; empty for a
+// missing attribute or one of another type.
+func Str(v dbtypes.AttributeValue) string {
+	if s, ok := v.(*dbtypes.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
 // AWSCalls sums the functions' per-invocation "aws calls" log lines (the
 // runner logs every AWS request its invocation made, retries included). Its
 // Observe is an Options.OnLog. It is safe for concurrent use.

@@ -489,7 +489,7 @@ func verify(ctx context.Context, st *devstack.Stack, ids []string, r *Report) er
 				return fmt.Errorf("verify: %w", err)
 			}
 			for _, it := range out.Responses[table] {
-				states[str(it["item_id"])] = str(it["state"])
+				states[devstack.Str(it["item_id"])] = devstack.Str(it["state"])
 			}
 			req = out.UnprocessedKeys
 		}
@@ -535,17 +535,10 @@ func verify(ctx context.Context, st *devstack.Stack, ids []string, r *Report) er
 		submitted[id] = true
 	}
 	return st.Scan(ctx, table, "item_id", nil, func(it map[string]dbtypes.AttributeValue) {
-		if id := str(it["item_id"]); !submitted[id] {
+		if id := devstack.Str(it["item_id"]); !submitted[id] {
 			r.Orphans = append(r.Orphans, id+" (not submitted)")
 		}
 	})
-}
-
-func str(v dbtypes.AttributeValue) string {
-	if s, ok := v.(*dbtypes.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
 }
 
 // ---- processes: memory and CPU ----------------------------------------------

@@ -133,7 +133,7 @@ func (c *AnthropicClient) decode(r reply) (Response, error) {
 		return Response{}, r.detail(malformed(err))
 	}
 	if m.Type == "error" || hasErrorObject(m.Error) {
-		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
+		return Response{}, c.errorAnswer(r, r.body)
 	}
 	// A message whose envelope a gateway trimmed of its type keeps its
 	// role, content and stop reason: judged as the message it is.
@@ -193,7 +193,7 @@ func (c *AnthropicClient) decodeStream(r reply) (Response, error) {
 	)
 	for _, ev := range events {
 		if errorEvent(ev) {
-			return Response{}, r.detail(c.httpError(r.status, r.header, ev.data))
+			return Response{}, c.errorAnswer(r, ev.data)
 		}
 		var e anthropicStreamEvent
 		if err := json.Unmarshal(ev.data, &e); err != nil {
@@ -223,5 +223,5 @@ func (c *AnthropicClient) decodeStream(r reply) (Response, error) {
 			return out, nil
 		}
 	}
-	return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+	return Response{}, c.streamCut(r)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -161,12 +160,12 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 		events, complete := parseSSE(r.body)
 		for _, ev := range events {
 			if errorEvent(ev) {
-				return Response{}, r.detail(c.httpError(r.status, r.header, ev.data))
+				return Response{}, c.errorAnswer(r, ev.data)
 			}
 			chunks = append(chunks, ev.data)
 		}
 		if !complete {
-			return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+			return Response{}, c.streamCut(r)
 		}
 	case len(b) > 0 && b[0] == '[':
 		var arr []json.RawMessage
@@ -192,7 +191,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 			return Response{}, r.detail(malformed(err))
 		}
 		if len(g.Candidates) == 0 && hasErrorObject(g.Error) {
-			return Response{}, r.detail(c.httpError(r.status, r.header, ch))
+			return Response{}, c.errorAnswer(r, ch)
 		}
 		if g.ModelVersion != "" {
 			out.Model = g.ModelVersion
@@ -229,7 +228,7 @@ func (c *GeminiClient) decode(r reply) (Response, error) {
 	case stop == "" && r.eventStream():
 		// A stream's last chunk carries the finish reason: a stream that
 		// ended on a whole chunk without one was cut between chunks.
-		return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+		return Response{}, c.streamCut(r)
 	}
 	out.Content = text.String()
 	out.StopReason = stop

@@ -108,6 +108,12 @@ func (c *httpDialect) httpError(status int, h http.Header, body []byte) *failure
 		Body: c.scrub(truncateBytes(body, failure.MaxBodyBytes))}
 }
 
+// errorAnswer is the *failure.HTTPError of r, a 2xx answer whose body (or
+// one event or chunk of it, body) is an error object, with r's details.
+func (c *httpDialect) errorAnswer(r reply, body []byte) error {
+	return r.detail(c.httpError(r.status, r.header, body))
+}
+
 // post sends wire as JSON to endpoint, with header and req's ids set, and
 // returns the 2xx answer; see Completer for the errors.
 func (c *httpDialect) post(ctx context.Context, endpoint *url.URL, req Request, wire any, header http.Header) (reply, error) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -196,7 +195,7 @@ func (c *Client) decode(r reply) (Response, error) {
 		// gave before it broke off (finish_reason "error"), reports the
 		// upstream's failure: the error object is the answer, judged as its
 		// code says.
-		return Response{}, r.detail(c.httpError(r.status, r.header, r.body))
+		return Response{}, c.errorAnswer(r, r.body)
 	}
 	if len(w.Choices) == 0 {
 		return Response{}, r.detail(malformed(errors.New("no choices")))
@@ -266,7 +265,7 @@ func (c *Client) decodeStream(r reply) (Response, error) {
 			break
 		}
 		if errorEvent(ev) {
-			return Response{}, r.detail(c.httpError(r.status, r.header, ev.data))
+			return Response{}, c.errorAnswer(r, ev.data)
 		}
 		var w wireResponse
 		if err := json.Unmarshal(ev.data, &w); err != nil {
@@ -296,7 +295,7 @@ func (c *Client) decodeStream(r reply) (Response, error) {
 		}
 	}
 	if !done && !(finished && complete) {
-		return Response{}, r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", c.provider, c.op, errStreamCut))
+		return Response{}, c.streamCut(r)
 	}
 	out.Content = content.String()
 	out.Stop = openAIStop(out.StopReason, out.Content, refusal.String())

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -89,3 +90,9 @@ func hasErrorObject(raw json.RawMessage) bool {
 // failure.Classify reads io.ErrUnexpectedEOF as the connection closing
 // mid-response.
 var errStreamCut = io.ErrUnexpectedEOF
+
+// streamCut is the error of r, an answer stream that ended before its last
+// event.
+func (d *httpDialect) streamCut(r reply) error {
+	return r.detail(fmt.Errorf("%s %s: answer stream ended early: %w", d.provider, d.op, errStreamCut))
+}
