@@ -121,13 +121,6 @@ func (t *Tracker) end(id string, stage work.Stage) {
 	}
 }
 
-// InFlight returns the calls of stage in flight now.
-func (t *Tracker) InFlight(stage work.Stage) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.busy[stage]
-}
-
 func clientPort(addr string) int {
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {

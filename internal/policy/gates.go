@@ -51,11 +51,6 @@ const (
 	GateDue GateState = "due"
 )
 
-// GateStates lists every state.
-func GateStates() []GateState {
-	return []GateState{GateOpen, GateProbing, GateDraining, GateNoModel, GateDue}
-}
-
 // Closed is a fact a gate's provider (a breaker, the model chain, a Work
 // with a cooldown) reports in place of a result: a gate keeps the work from
 // running. It is no wait: Decide turns it into one (Profile.GateWait). It

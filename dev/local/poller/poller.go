@@ -123,11 +123,6 @@ const (
 	OutcomeInvokeError Outcome = "invoke_error"
 )
 
-// Outcomes lists every Outcome.
-func Outcomes() []Outcome {
-	return []Outcome{OutcomeSuccess, OutcomePartial, OutcomeFunctionError, OutcomeInvalidResponse, OutcomeInvokeError}
-}
-
 // BatchReport describes one invoked batch, for Poller.OnBatch.
 type BatchReport struct {
 	// Function is the invoked function.

@@ -25,9 +25,6 @@ const (
 	HalfOpen State = "half_open"
 )
 
-// States lists every state.
-func States() []State { return []State{Closed, Open, HalfOpen} }
-
 // Defaults of the breaker rules: the thresholds are the policy's
 // (policy.BreakerTrip; docs/design.md "Circuit breakers").
 const (

@@ -34,9 +34,6 @@ const (
 	OutcomeWait Outcome = "wait"
 )
 
-// Outcomes lists every outcome.
-func Outcomes() []Outcome { return []Outcome{OutcomeSuccess, OutcomeFailed, OutcomeError, OutcomeWait} }
-
 // Execution is one run of an action task.
 type Execution struct {
 	ItemID        string
@@ -79,11 +76,6 @@ const (
 	// ran out; logged and counted, never dead-lettered. Final.
 	NoticeAbandoned NoticeState = "abandoned"
 )
-
-// NoticeStates lists every notice state.
-func NoticeStates() []NoticeState {
-	return []NoticeState{NoticeSending, NoticePending, NoticeDelivered, NoticeAbandoned}
-}
 
 // Final reports whether s is delivered or abandoned.
 func (s NoticeState) Final() bool { return s == NoticeDelivered || s == NoticeAbandoned }

@@ -48,12 +48,6 @@ const (
 	KindDelivered EventKind = "delivered"
 )
 
-// EventKinds lists every kind.
-func EventKinds() []EventKind {
-	return []EventKind{KindCreated, KindRetry, KindWait, KindPark, KindFailed, KindDeadLetter, KindExecution,
-		KindNotice, KindReplay, KindNote, KindResolved, KindDelivered}
-}
-
 // ParkBeyond is the longest delay SQS visibility holds (the runner's
 // runner.MaxVisibility): a longer retry or wait is parked.
 const ParkBeyond = 12*time.Hour - 15*time.Minute

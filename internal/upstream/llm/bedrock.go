@@ -68,11 +68,6 @@ func NewBedrock(cfg Config) (*BedrockClient, error) {
 	return &BedrockClient{api: api, timeout: timeoutOr(cfg.Timeout)}, nil
 }
 
-// NewBedrockFromAPI returns a Bedrock client over api (tests, and Judge).
-func NewBedrockFromAPI(api ConverseAPI, timeout time.Duration) *BedrockClient {
-	return &BedrockClient{api: api, timeout: timeoutOr(timeout)}
-}
-
 // Provider returns failure.Bedrock.
 func (c *BedrockClient) Provider() failure.Provider { return failure.Bedrock }
 

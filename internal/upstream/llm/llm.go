@@ -119,12 +119,6 @@ const (
 	StopOther Stop = "other"
 )
 
-// Stops lists every Stop, the usable one first.
-func Stops() []Stop {
-	return []Stop{StopEnd, StopMaxTokens, StopContentFilter, StopRefusal, StopGuardrail, StopToolUse,
-		StopContextWindow, StopPromptBlocked, StopUnavailable, StopOther}
-}
-
 // Usage is the token usage a provider reported for one call.
 type Usage struct {
 	// InputTokens counts the prompt, cached or not; OutputTokens the answer.

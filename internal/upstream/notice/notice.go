@@ -27,9 +27,6 @@ const (
 	RetryScheduled Event = "item.retry_scheduled"
 )
 
-// Events lists every event type.
-func Events() []Event { return []Event{Failed, RetryScheduled} }
-
 // MaxReasonBytes bounds a notice's reason.
 const MaxReasonBytes = 300
 

@@ -68,9 +68,6 @@ const (
 	SourceEnv Source = "env"
 )
 
-// Sources lists every source.
-func Sources() []Source { return []Source{SourceSSM, SourceSecretsManager, SourceEnv} }
-
 // Ref is a parsed secret reference.
 type Ref struct {
 	// Source is where the secret lives.
