@@ -893,6 +893,8 @@ func isBareStop(c byte) bool {
 	return false
 }
 
+// isKeyByte is [\w.-]: a byte of a key's name, and of the run gitleaks'
+// semi-generic rules allow before a service's name.
 func isKeyByte(c byte) bool { return byteClass[c]&clKey != 0 }
 
 // findParam finds "name=value" after '?', '&', '#', an escaped "\u0026"

@@ -1454,6 +1454,7 @@ var byteClass = func() (t [256]uint8) {
 
 func isAlnum(c byte) bool { return byteClass[c]&clAlnum != 0 }
 
+// isWord is \w of RE2: a letter, a digit or '_'.
 func isWord(c byte) bool { return byteClass[c]&clWord != 0 }
 
 func isBase64(c byte) bool { return isAlnum(c) || c == '/' || c == '+' || c == '=' }

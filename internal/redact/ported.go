@@ -300,7 +300,7 @@ func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 			// in up to 50 identifier bytes before the name.
 			start := at
 			if !r.wordStart {
-				for start > max(end, at-50) && isIdentByte(s[start-1]) {
+				for start > max(end, at-50) && isKeyByte(s[start-1]) {
 					start--
 				}
 			}
@@ -343,7 +343,7 @@ func (r *portedRule) matchAt(re *regexp.Regexp, s string) []int {
 // Most occurrences of a name in prose fail it at once.
 func (v *valueShape) ahead(s string, i int) bool {
 	j := i
-	for j < len(s) && j-i < 80 && (isIdentByte(s[j]) || s[j] == ' ' || s[j] == '\t') {
+	for j < len(s) && j-i < 80 && (isKeyByte(s[j]) || s[j] == ' ' || s[j] == '\t') {
 		j++
 	}
 	for k := 0; k < 3 && j < len(s) && strings.IndexByte(" \t\n\r\f\v'\"", s[j]) >= 0; k++ {
@@ -381,7 +381,3 @@ func (v *valueShape) run(s string) bool {
 }
 
 func isWordAt(s string, i int) bool { return i >= 0 && i < len(s) && isWord(s[i]) }
-
-// isIdentByte is [\w.-], the run gitleaks' semi-generic rules allow before
-// a service's name.
-func isIdentByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
