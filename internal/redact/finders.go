@@ -874,6 +874,16 @@ func skipBlanksBack(s string, lo, i int) int {
 	return i
 }
 
+// trimLineEnd returns i moved back over the spaces, tabs and carriage
+// returns before it, never below lo: where the text of a line that ends at
+// i ends.
+func trimLineEnd(s string, lo, i int) int {
+	for i > lo && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\r') {
+		i--
+	}
+	return i
+}
+
 // schemeLen returns the length of the auth scheme word s starts with, or 0.
 func schemeLen(s string) int {
 	for _, w := range [...]string{"bearer", "basic", "token", "digest"} {

@@ -692,10 +692,7 @@ func indentedBlockEnd(s string, i int) int {
 		}
 		k = e + 1
 	}
-	for end > i && (s[end-1] == '\r' || s[end-1] == ' ' || s[end-1] == '\t') {
-		end--
-	}
-	return end
+	return trimLineEnd(s, i, end)
 }
 
 // paragraphFollows reports whether the next line from s[i] that is not

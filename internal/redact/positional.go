@@ -727,9 +727,7 @@ func announcesSecret(line string) bool {
 	}
 	words, secret := 0, false
 	for i := 0; i < len(line); {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
+		i = skipBlanks(line, i)
 		j := i
 		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
 			j++
