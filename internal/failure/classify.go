@@ -829,10 +829,7 @@ func normalizeASCII(s string, buf []byte) string {
 			continue
 		}
 		space = false
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
+		b = append(b, lowerASCII(c))
 	}
 	if len(b) == 0 {
 		return ""

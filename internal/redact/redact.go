@@ -631,11 +631,7 @@ func hasPrefixFold(s, w string) bool {
 		return false
 	}
 	for j := 0; j < len(w); j++ {
-		c := s[j]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != w[j] {
+		if lowerASCII(s[j]) != w[j] {
 			return false
 		}
 	}
