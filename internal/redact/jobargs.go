@@ -141,10 +141,8 @@ func argsValue(x any, depth int) any {
 // argsJSON redacts the raw JSON value of a job's arguments, returning raw
 // itself when nothing in it changed.
 func argsJSON(raw []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var x any
-	if dec.Decode(&x) != nil {
+	x, err := decodeNumbers(bytes.NewReader(raw))
+	if err != nil {
 		return JSON(raw)
 	}
 	r := argsValue(x, 0)

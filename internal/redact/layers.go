@@ -747,10 +747,8 @@ func canonicalOrRaw(raw string) string {
 	if !json.Valid([]byte(raw)) {
 		return raw
 	}
-	var x any
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&x) != nil {
+	x, err := decodeNumbers(strings.NewReader(raw))
+	if err != nil {
 		return raw
 	}
 	return canonical(x)
