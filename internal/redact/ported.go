@@ -249,10 +249,7 @@ func portedPatterns() []Pattern {
 func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 	r := p.port
 	re := r.regexp()
-	var (
-		out    []byte
-		copied int
-	)
+	out := splicer{s: s}
 	emit := func(loc []int, start int) {
 		a, b := r.secretSpan(loc)
 		if a == loc[0] && b == loc[1] {
@@ -265,12 +262,10 @@ func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 				b--
 			}
 		}
-		if a < copied || b <= a || isMarker(s[a:b]) || !r.finding(s, start, loc[1], a, b) {
+		if a < out.copied || b <= a || isMarker(s[a:b]) || !r.finding(s, start, loc[1], a, b) {
 			return
 		}
-		out = append(out, s[copied:a]...)
-		out = append(out, p.Kind.Marker()...)
-		copied = b
+		out.replace(a, b, p.Kind.Marker())
 	}
 	if r.anchor == "" {
 		for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
@@ -308,10 +303,7 @@ func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 			emit(loc, start)
 		}
 	}
-	if out == nil {
-		return s
-	}
-	return string(append(out, s[copied:]...))
+	return out.String()
 }
 
 // matchAt matches the anchored expression at the start of s. It searches a
