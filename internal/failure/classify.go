@@ -765,32 +765,32 @@ func containsFoldASCII(s, frag string) bool {
 // fragment frag, ignoring ASCII case; a space in frag matches any run of
 // whitespace in s.
 func hasPrefixFoldASCII(s, frag string) bool {
+	_, ok := foldedPrefix(s, frag)
+	return ok
+}
+
+// foldedPrefix reports whether s starts with the lowercase ASCII fragment
+// frag as hasPrefixFoldASCII reads it; n is how many bytes of s it took.
+func foldedPrefix(s, frag string) (n int, ok bool) {
 	i := 0
 	for k := 0; k < len(frag); k++ {
 		if frag[k] == ' ' {
-			n := i
-			for n < len(s) && isSpace(s[n]) {
-				n++
+			j := i
+			for j < len(s) && isSpace(s[j]) {
+				j++
 			}
-			if n == i {
-				return false
+			if j == i {
+				return 0, false
 			}
-			i = n
+			i = j
 			continue
 		}
-		if i >= len(s) {
-			return false
-		}
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != frag[k] {
-			return false
+		if i >= len(s) || lowerASCII(s[i]) != frag[k] {
+			return 0, false
 		}
 		i++
 	}
-	return true
+	return i, true
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -829,10 +829,7 @@ func normalizeASCII(s string, buf []byte) string {
 			continue
 		}
 		space = false
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
+		b = append(b, lowerASCII(c))
 	}
 	if len(b) == 0 {
 		return ""

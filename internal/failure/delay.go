@@ -115,28 +115,11 @@ func hasDigit(s string) bool {
 // ignoring ASCII case, a space in ph matching any run of whitespace; n is
 // how many bytes of s it took. The phrase must end a word.
 func prefixFold(s, ph string) (n int, ok bool) {
-	i := 0
-	for k := 0; k < len(ph); k++ {
-		if ph[k] == ' ' {
-			j := i
-			for j < len(s) && isSpace(s[j]) {
-				j++
-			}
-			if j == i {
-				return 0, false
-			}
-			i = j
-			continue
-		}
-		if i >= len(s) || lowerASCII(s[i]) != ph[k] {
-			return 0, false
-		}
-		i++
-	}
-	if i < len(s) && isLetter(s[i]) {
+	n, ok = foldedPrefix(s, ph)
+	if !ok || n < len(s) && isLetter(s[n]) {
 		return 0, false
 	}
-	return i, true
+	return n, true
 }
 
 // durationAfter reads "[fillers] duration" at the start of s.

@@ -282,13 +282,11 @@ func (e *WaitError) Error() string {
 // Is matches ErrWaiting.
 func (e *WaitError) Is(target error) bool { return target == ErrWaiting }
 
+// truncate bounds s to n bytes on a rune boundary (cut), marked with its
+// whole length when it was longer.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	// Cut on a rune boundary so the result stays valid UTF-8.
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…(" + strconv.Itoa(len(s)) + " bytes)"
+	return cut(s, n) + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }

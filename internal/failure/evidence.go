@@ -1068,14 +1068,7 @@ func foldIndexes(s, frag string) iter.Seq[int] {
 func indexFoldASCII(s, frag string) int {
 	for i := 0; i+len(frag) <= len(s); i++ {
 		j := 0
-		for j < len(frag) {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != frag[j] {
-				break
-			}
+		for j < len(frag) && lowerASCII(s[i+j]) == frag[j] {
 			j++
 		}
 		if j == len(frag) {

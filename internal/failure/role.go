@@ -225,11 +225,7 @@ func opStage(op string) work.Stage {
 	var buf [40]byte
 	b := buf[:len(op)]
 	for i := 0; i < len(op); i++ {
-		c := op[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[i] = c
+		b[i] = lowerASCII(op[i])
 	}
 	return opStages[string(b)] // no allocation: a map lookup by converted bytes
 }

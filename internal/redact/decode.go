@@ -24,16 +24,7 @@ func encodedRuns(s string, st *state) string {
 	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '&') < 0 {
 		return s
 	}
-	var out []byte
-	copied := 0
-	replace := func(a, b int, r string) {
-		if out == nil {
-			out = make([]byte, 0, len(s))
-		}
-		out = append(out, s[copied:a]...)
-		out = append(out, r...)
-		copied = b
-	}
+	out := splicer{s: s}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if isRunStop(c) {
@@ -59,15 +50,12 @@ func encodedRuns(s string, st *state) string {
 		}
 		for _, sp := range pieces(s, i, j, pct, esc, b64) {
 			if r, ok := decodeRun(s[sp.start:sp.end], sp.how, st); ok {
-				replace(sp.start, sp.end, r)
+				out.replace(sp.start, sp.end, r)
 			}
 		}
 		i = j
 	}
-	if out == nil {
-		return s
-	}
-	return string(append(out, s[copied:]...))
+	return out.String()
 }
 
 // isRunStop reports whether c ends an encoded run: whitespace, quotes,
@@ -252,8 +240,7 @@ func unescapeRun(s string) (string, bool) {
 
 // decodeEntities decodes HTML numeric character references.
 func decodeEntities(s string) string {
-	var b []byte
-	copied := 0
+	out := splicer{s: s}
 	for i := 0; i+3 < len(s); i++ {
 		if s[i] != '&' || s[i+1] != '#' {
 			continue
@@ -279,15 +266,10 @@ func decodeEntities(s string) string {
 		if k == j || k >= len(s) || s[k] != ';' || v > utf8.MaxRune {
 			continue
 		}
-		b = append(b, s[copied:i]...)
-		b = utf8.AppendRune(b, rune(v))
-		copied = k + 1
+		out.replace(i, k+1, string(rune(v)))
 		i = k
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[copied:]...))
+	return out.String()
 }
 
 // base64Text decodes s as base64 or base64url, padded or not, and returns

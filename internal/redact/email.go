@@ -34,7 +34,7 @@ func findEmail(s string, from int) []int {
 				for le < k && isLetter(s[le]) {
 					le++
 				}
-				if le-ks >= 2 && (le == len(s) || !isWordByte(s[le])) {
+				if le-ks >= 2 && (le == len(s) || !isWord(s[le])) {
 					end = le
 				}
 			}
@@ -86,6 +86,3 @@ func messageID(s string, ls, at, end int) bool {
 func emailLocal(c byte) bool {
 	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'
 }
-
-// isWordByte is \w of RE2: a letter, a digit or '_'.
-func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }

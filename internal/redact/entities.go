@@ -86,8 +86,7 @@ func entityText(s string, st *state) string {
 	if st.depth >= maxDecodeDepth || strings.IndexByte(s, '&') < 0 || !hasEntity(s) {
 		return s
 	}
-	var out []byte
-	copied := 0
+	out := splicer{s: s}
 	for i := 0; i < len(s); {
 		k := strings.IndexByte(s[i:], '&')
 		if k < 0 {
@@ -108,19 +107,11 @@ func entityText(s string, st *state) string {
 			b++
 		}
 		if r, ok := entityNode(s[a:b], st); ok {
-			if out == nil {
-				out = make([]byte, 0, len(s))
-			}
-			out = append(out, s[copied:a]...)
-			out = append(out, r...)
-			copied = b
+			out.replace(a, b, r)
 		}
 		i = b
 	}
-	if out == nil {
-		return s
-	}
-	return string(append(out, s[copied:]...))
+	return out.String()
 }
 
 // entityNode decodes a text node's references, redacts the decoded text

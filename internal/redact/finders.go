@@ -700,31 +700,37 @@ func withPersonalKeys(needles []string) []string {
 	return append(needles, add...)
 }
 
-// needlePairs indexes needleLists by the first two bytes of keyNeedles (0:
-// no needle starts so), so that a key is searched for its needles with one
-// table look-up a byte and compares only the needles that start there.
-var needlePairs, needleLists = func() (t [1 << 16]uint16, lists [][]string) {
-	lists = [][]string{nil}
-	for _, n := range keyNeedles {
+// pairIndex indexes needles by their first two bytes, so that a text is
+// searched for them with one table look-up a byte and compares only the
+// needles that start there.
+type pairIndex struct {
+	pairs [1 << 16]uint16 // index into lists; 0 means no needle starts so
+	lists [][]string
+}
+
+func newPairIndex(needles []string) *pairIndex {
+	x := &pairIndex{lists: [][]string{nil}}
+	for _, n := range needles {
 		k := uint16(n[0])<<8 | uint16(n[1])
-		if t[k] == 0 {
-			t[k] = uint16(len(lists))
-			lists = append(lists, nil)
+		if x.pairs[k] == 0 {
+			x.pairs[k] = uint16(len(x.lists))
+			x.lists = append(x.lists, nil)
 		}
-		lists[t[k]] = append(lists[t[k]], n)
+		x.lists[x.pairs[k]] = append(x.lists[x.pairs[k]], n)
 	}
-	return t, lists
-}()
+	return x
+}
+
+// at returns the needles that start with the bytes a and b.
+func (x *pairIndex) at(a, b byte) []string { return x.lists[x.pairs[uint16(a)<<8|uint16(b)]] }
+
+var keyNeedleIndex = newPairIndex(keyNeedles)
 
 // hasKeyNeedle reports whether lower, a lower-cased key, holds one of
 // keyNeedles.
 func hasKeyNeedle(lower []byte) bool {
 	for i := 0; i+1 < len(lower); i++ {
-		l := needlePairs[uint16(lower[i])<<8|uint16(lower[i+1])]
-		if l == 0 {
-			continue
-		}
-		for _, n := range needleLists[l] {
+		for _, n := range keyNeedleIndex.at(lower[i], lower[i+1]) {
 			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
 				return true
 			}
@@ -874,6 +880,16 @@ func skipBlanksBack(s string, lo, i int) int {
 	return i
 }
 
+// trimLineEnd returns i moved back over the spaces, tabs and carriage
+// returns before it, never below lo: where the text of a line that ends at
+// i ends.
+func trimLineEnd(s string, lo, i int) int {
+	for i > lo && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\r') {
+		i--
+	}
+	return i
+}
+
 // schemeLen returns the length of the auth scheme word s starts with, or 0.
 func schemeLen(s string) int {
 	for _, w := range [...]string{"bearer", "basic", "token", "digest"} {
@@ -893,6 +909,8 @@ func isBareStop(c byte) bool {
 	return false
 }
 
+// isKeyByte is [\w.-]: a byte of a key's name, and of the run gitleaks'
+// semi-generic rules allow before a service's name.
 func isKeyByte(c byte) bool { return byteClass[c]&clKey != 0 }
 
 // findParam finds "name=value" after '?', '&', '#', an escaped "\u0026"

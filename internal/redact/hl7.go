@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // HL7 v2 messages carry a patient's identity in fixed fields of their
 // segments, '|' between fields and '^' between components: PID-5 the name,
@@ -46,7 +49,7 @@ func findHL7Field(s string, from int) []int {
 			if k < le && s[k] != '|' {
 				continue
 			}
-			if n > 0 && fs >= from && k > fs && wantField(fields, n) && !wholeMarker(s[fs:k]) {
+			if n > 0 && fs >= from && k > fs && slices.Contains(fields, n) && !wholeMarker(s[fs:k]) {
 				return []int{fs, k, -1, -1, fs, k}
 			}
 			n++
@@ -97,13 +100,4 @@ func hl7SegmentEnd(s string, i int) int {
 // postal code) still goes whole.
 func wholeMarker(f string) bool {
 	return strings.HasPrefix(f, markerPrefix) && strings.IndexByte(f, ']') == len(f)-1
-}
-
-func wantField(fields []int, n int) bool {
-	for _, f := range fields {
-		if f == n {
-			return true
-		}
-	}
-	return false
 }

@@ -31,15 +31,10 @@ func peselValid(d string) bool {
 	if len(d) != 11 || !isAllDigits(d) {
 		return false
 	}
-	if m := int(d[2]-'0')*10 + int(d[3]-'0'); m%20 < 1 || m%20 > 12 {
+	if m := atoi2(d[2:4]); m%20 < 1 || m%20 > 12 {
 		return false
 	}
-	w := [10]int{1, 3, 7, 9, 1, 3, 7, 9, 1, 3}
-	sum := 0
-	for i, x := range w {
-		sum += int(d[i]-'0') * x
-	}
-	return (10-sum%10)%10 == int(d[10]-'0')
+	return (10-weightedSum(d, 1, 3, 7, 9, 1, 3, 7, 9, 1, 3)%10)%10 == int(d[10]-'0')
 }
 
 // bsnValid: the Netherlands' BSN, 9 digits, the 11-test (weights 9…2,
@@ -48,12 +43,7 @@ func bsnValid(d string) bool {
 	if len(d) != 9 || !isAllDigits(d) || d == "000000000" {
 		return false
 	}
-	sum := 0
-	for i := 0; i < 8; i++ {
-		sum += int(d[i]-'0') * (9 - i)
-	}
-	sum -= int(d[8] - '0')
-	return sum%11 == 0
+	return weightedSum(d, 9, 8, 7, 6, 5, 4, 3, 2, -1)%11 == 0
 }
 
 // sinValid: Canada's SIN, 9 digits passing Luhn, not starting 8.
@@ -69,12 +59,7 @@ func tfnValid(d string) bool {
 	if len(d) != 9 || !isAllDigits(d) {
 		return false
 	}
-	w := [9]int{1, 4, 3, 7, 5, 8, 6, 9, 10}
-	sum := 0
-	for i, x := range w {
-		sum += int(d[i]-'0') * x
-	}
-	return sum%11 == 0
+	return weightedSum(d, 1, 4, 3, 7, 5, 8, 6, 9, 10)%11 == 0
 }
 
 // verhoeff tables (dihedral group D5).
@@ -94,17 +79,19 @@ var (
 	}
 )
 
-// aadhaarValid: India's Aadhaar, 12 digits, not starting 0 or 1, and
-// Verhoeff's check.
-func aadhaarValid(d string) bool {
-	if len(d) != 12 || !isAllDigits(d) || d[0] < '2' {
-		return false
-	}
+// verhoeff reports whether the digits d pass Verhoeff's check.
+func verhoeff(d string) bool {
 	c := byte(0)
 	for i := 0; i < len(d); i++ {
 		c = verhoeffD[c][verhoeffP[i%8][d[len(d)-1-i]-'0']]
 	}
 	return c == 0
+}
+
+// aadhaarValid: India's Aadhaar, 12 digits, not starting 0 or 1, and
+// Verhoeff's check.
+func aadhaarValid(d string) bool {
+	return len(d) == 12 && isAllDigits(d) && d[0] >= '2' && verhoeff(d)
 }
 
 // dniValid: Spain's DNI (8 digits and a letter) or NIE (X, Y or Z, 7
@@ -195,6 +182,16 @@ func ninoValid(d string) bool {
 
 func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
+// weightedSum returns the sum of the digits d opens with, each times the
+// weight of its place.
+func weightedSum(d string, weights ...int) int {
+	sum := 0
+	for i, w := range weights {
+		sum += int(d[i]-'0') * w
+	}
+	return sum
+}
+
 func digitValues(s string) []byte {
 	b := make([]byte, len(s))
 	for i := 0; i < len(s); i++ {
@@ -210,22 +207,15 @@ func isikukoodValid(d string) bool {
 	if len(d) != 11 || !isAllDigits(d) || d[0] < '1' || d[0] > '6' {
 		return false
 	}
-	if m := int(d[3]-'0')*10 + int(d[4]-'0'); m < 1 || m > 12 {
+	if m := atoi2(d[3:5]); m < 1 || m > 12 {
 		return false
 	}
-	if day := int(d[5]-'0')*10 + int(d[6]-'0'); day < 1 || day > 31 {
+	if day := atoi2(d[5:7]); day < 1 || day > 31 {
 		return false
 	}
-	check := func(w [10]int) int {
-		sum := 0
-		for i, x := range w {
-			sum += int(d[i]-'0') * x
-		}
-		return sum % 11
-	}
-	c := check([10]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 1})
+	c := weightedSum(d, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1) % 11
 	if c == 10 {
-		if c = check([10]int{3, 4, 5, 6, 7, 8, 9, 1, 2, 3}); c == 10 {
+		if c = weightedSum(d, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3) % 11; c == 10 {
 			c = 0
 		}
 	}
@@ -242,10 +232,7 @@ func svnrValid(d string) bool {
 	if dd, mm := atoi2(d[4:6]), atoi2(d[6:8]); dd < 1 || dd > 31 || mm < 1 || mm > 12 {
 		return false
 	}
-	sum := 0
-	for i, w := range [10]int{3, 7, 9, 0, 5, 8, 4, 2, 1, 6} {
-		sum += int(d[i]-'0') * w
-	}
+	sum := weightedSum(d, 3, 7, 9, 0, 5, 8, 4, 2, 1, 6)
 	return sum%11 != 10 && sum%11 == int(d[3]-'0')
 }
 
@@ -256,11 +243,7 @@ func phnValid(d string) bool {
 	if len(d) != 10 || !isAllDigits(d) || d[0] != '9' {
 		return false
 	}
-	sum := 0
-	for i, w := range [8]int{2, 4, 8, 5, 10, 9, 7, 3} {
-		sum += int(d[1+i]-'0') * w
-	}
-	c := 11 - sum%11
+	c := 11 - weightedSum(d[1:], 2, 4, 8, 5, 10, 9, 7, 3)%11
 	return c < 10 && c == int(d[9]-'0')
 }
 
@@ -305,10 +288,7 @@ func personasKodsValid(d string) bool {
 			return false
 		}
 	}
-	sum := 1
-	for i, w := range [10]int{10, 5, 8, 4, 2, 1, 6, 3, 7, 9} {
-		sum += int(d[i]-'0') * w
-	}
+	sum := 1 + weightedSum(d, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9)
 	return sum%11%10 == int(d[10]-'0')
 }
 
@@ -333,14 +313,7 @@ func belgianNNValid(d string) bool {
 // vidValid: Aadhaar's virtual id, sixteen digits not opening with 0 or 1,
 // Verhoeff's check.
 func vidValid(d string) bool {
-	if len(d) != 16 || !isAllDigits(d) || d[0] < '2' {
-		return false
-	}
-	c := byte(0)
-	for i := 0; i < len(d); i++ {
-		c = verhoeffD[c][verhoeffP[i%8][d[len(d)-1-i]-'0']]
-	}
-	return c == 0
+	return len(d) == 16 && isAllDigits(d) && d[0] >= '2' && verhoeff(d)
 }
 
 // rifValid: Venezuela's RIF of a natural person — V (born there), E (a
@@ -362,9 +335,7 @@ func rifValid(n string) bool {
 	default:
 		return false
 	}
-	for i, w := range [8]int{3, 2, 7, 6, 5, 4, 3, 2} {
-		c += int(n[1+i]-'0') * w
-	}
+	c += weightedSum(n[1:], 3, 2, 7, 6, 5, 4, 3, 2)
 	return "00987654321"[c%11] == n[9]
 }
 

@@ -381,16 +381,11 @@ func personnummerValid(d string) bool {
 	if len(d) != 10 {
 		return false
 	}
-	m := int(d[2]-'0')*10 + int(d[3]-'0')
-	day := int(d[4]-'0')*10 + int(d[5]-'0')
+	m, day := atoi2(d[2:4]), atoi2(d[4:6])
 	if day > 60 {
 		day -= 60
 	}
-	var v [10]byte
-	for i := range v {
-		v[i] = d[i] - '0'
-	}
-	return m >= 1 && m <= 12 && day >= 1 && day <= 31 && luhn(v[:])
+	return m >= 1 && m <= 12 && day >= 1 && day <= 31 && luhn(digitValues(d))
 }
 
 // alnumIDLabels name identity numbers written in letters and digits, too

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Records of interchange formats name their people by the format's own
 // fields, whatever the language of their values (docs/design.md
@@ -298,7 +301,7 @@ func x12Segment(s string, ss, se, from int) []int {
 		for b < se && s[b] != '*' {
 			b++
 		}
-		if wantField(want, k) && b > a && a >= from && !startsWithMarker(s, a) {
+		if slices.Contains(want, k) && b > a && a >= from && !startsWithMarker(s, a) {
 			return []int{a, b, -1, -1, a, b}
 		}
 		k++

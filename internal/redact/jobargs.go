@@ -3,8 +3,10 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A job queue's record of a failed job — Celery's args and kwargs, Sidekiq's
@@ -40,17 +42,11 @@ func isProse(s string) bool {
 		return false // a document: the structure layer walks it
 	}
 	words, wordy := 0, 0
-	for i := 0; i < len(s); {
-		for i < len(s) && isSpace(s[i]) {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
+	for f := range spaceFields(s) {
 		words++
 		letters := 0
-		for ; i < len(s) && !isSpace(s[i]); i++ {
-			if letters < 2 && isLetter(s[i]) {
+		for i := 0; i < len(f) && letters < 2; i++ {
+			if isLetter(f[i]) {
 				letters++
 			}
 		}
@@ -59,6 +55,12 @@ func isProse(s string) bool {
 		}
 	}
 	return words >= 4 && wordy >= 3
+}
+
+// spaceFields yields the runs of s between spaces, tabs and line breaks
+// (isSpace).
+func spaceFields(s string) iter.Seq[string] {
+	return strings.FieldsFuncSeq(s, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) })
 }
 
 // isFreeText reports whether s is free text that somebody wrote rather
@@ -72,22 +74,11 @@ func isFreeText(s string) bool {
 		return false
 	}
 	fields, words := 0, 0
-	for i := 0; i < len(s); {
-		for i < len(s) && isSpace(s[i]) {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
-		j := i
-		for j < len(s) && !isSpace(s[j]) {
-			j++
-		}
+	for f := range spaceFields(s) {
 		fields++
-		if wordField(s[i:j]) {
+		if wordField(f) {
 			words++
 		}
-		i = j
 	}
 	return words >= 4 && 2*words >= fields
 }
@@ -150,10 +141,8 @@ func argsValue(x any, depth int) any {
 // argsJSON redacts the raw JSON value of a job's arguments, returning raw
 // itself when nothing in it changed.
 func argsJSON(raw []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var x any
-	if dec.Decode(&x) != nil {
+	x, err := decodeNumbers(bytes.NewReader(raw))
+	if err != nil {
 		return JSON(raw)
 	}
 	r := argsValue(x, 0)

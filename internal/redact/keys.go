@@ -414,10 +414,8 @@ var AnswerQualifiers = map[string]bool{
 // ToLower (one allocation) for an ASCII key, byte by byte for one with
 // letters of other scripts, whose lower case may differ in length.
 func lowerKey(key string) string {
-	for i := 0; i < len(key); i++ {
-		if key[i] >= 0x80 {
-			return lowerString(key)
-		}
+	if hasHighByte(key) {
+		return lowerString(key)
 	}
 	return strings.ToLower(key)
 }

@@ -35,19 +35,13 @@ func structures(s string, st *state) string {
 	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 && strings.IndexByte(s, '"') < 0 && !strings.Contains(s, "map[") && !strings.Contains(s, "args") && !strings.Contains(s, "((") {
 		return s
 	}
-	var out []byte
-	copied := 0
+	out := splicer{s: s}
 	emit := func(edits []edit) {
 		for _, e := range edits {
-			if e.start < copied || e.end < e.start || s[e.start:e.end] == e.repl {
+			if e.start < out.copied || e.end < e.start || s[e.start:e.end] == e.repl {
 				continue
 			}
-			if out == nil {
-				out = make([]byte, 0, len(s))
-			}
-			out = append(out, s[copied:e.start]...)
-			out = append(out, e.repl...)
-			copied = e.end
+			out.replace(e.start, e.end, e.repl)
 		}
 	}
 	for i := 0; i < len(s); {
@@ -137,10 +131,7 @@ func structures(s string, st *state) string {
 		}
 		i++
 	}
-	if out == nil {
-		return s
-	}
-	return string(append(out, s[copied:]...))
+	return out.String()
 }
 
 // rubyInspectHead reads the head of Ruby's inspect of an object at s[i],
@@ -747,10 +738,8 @@ func canonicalOrRaw(raw string) string {
 	if !json.Valid([]byte(raw)) {
 		return raw
 	}
-	var x any
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&x) != nil {
+	x, err := decodeNumbers(strings.NewReader(raw))
+	if err != nil {
 		return raw
 	}
 	return canonical(x)

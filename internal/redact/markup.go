@@ -692,10 +692,7 @@ func indentedBlockEnd(s string, i int) int {
 		}
 		k = e + 1
 	}
-	for end > i && (s[end-1] == '\r' || s[end-1] == ' ' || s[end-1] == '\t') {
-		end--
-	}
-	return end
+	return trimLineEnd(s, i, end)
 }
 
 // paragraphFollows reports whether the next line from s[i] that is not
@@ -790,11 +787,7 @@ func startsWithMarker(s string, i int) bool {
 // ignoring case: a cheap test before roleOf splits it into words.
 func hasContentNeedle(key string) bool {
 	for i := 0; i+1 < len(key); i++ {
-		l := contentPairs[uint16(lowerASCII(key[i]))<<8|uint16(lowerASCII(key[i+1]))]
-		if l == 0 {
-			continue
-		}
-		for _, n := range contentLists[l] {
+		for _, n := range contentNeedleIndex.at(lowerASCII(key[i]), lowerASCII(key[i+1])) {
 			if hasPrefixFold(key[i:], n) {
 				return true
 			}
@@ -803,24 +796,7 @@ func hasContentNeedle(key string) bool {
 	return false
 }
 
-// contentPairs indexes contentLists by the first two bytes of the content
-// needles (0: none starts so), so that a key's byte pair is compared only
-// with the needles it may start.
-var contentPairs, contentLists = func() (t [1 << 16]uint8, lists [][]string) {
-	lists = [][]string{nil}
-	for _, n := range contentNeedles {
-		k := uint16(n[0])<<8 | uint16(n[1])
-		if t[k] == 0 {
-			if len(lists) > 255 {
-				panic("redact: more content needles' pairs than contentPairs indexes")
-			}
-			t[k] = uint8(len(lists))
-			lists = append(lists, nil)
-		}
-		lists[t[k]] = append(lists[t[k]], n)
-	}
-	return t, lists
-}()
+var contentNeedleIndex = newPairIndex(contentNeedles)
 
 // ProseContentWords are the words that, in the few words before a ':' on a
 // line, say the quoted text or the list after it is content: "Chat history

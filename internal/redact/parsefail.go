@@ -153,9 +153,7 @@ func findParseEcho(s string, from int) []int {
 		} else {
 			ve = parseEchoEnd(s, vs, le)
 		}
-		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t' || s[ve-1] == '\r') {
-			ve--
-		}
+		ve = trimLineEnd(s, vs, ve)
 		body := s[vs:ve]
 		if strings.HasPrefix(body, markerPrefix) || strings.HasPrefix(body, "[text ") {
 			continue

@@ -1025,10 +1025,7 @@ func (p *Pattern) replace(s string, in *probe) string {
 	if keyGroup >= 0 {
 		secretGroups--
 	}
-	var (
-		out    []byte
-		copied int
-	)
+	out := splicer{s: s}
 	// emit replaces the candidate at loc if it is accepted, and reports
 	// whether it was.
 	emit := func(loc []int) bool {
@@ -1040,7 +1037,7 @@ func (p *Pattern) replace(s string, in *probe) string {
 		} else {
 			for g := 1; g <= numGroups && n < len(spans); g++ {
 				a, b := loc[2*g], loc[2*g+1]
-				if g == keyGroup || a < copied || b <= a || isMarker(s[a:b]) {
+				if g == keyGroup || a < out.copied || b <= a || isMarker(s[a:b]) {
 					continue
 				}
 				spans[n] = [2]int{a, b}
@@ -1066,16 +1063,14 @@ func (p *Pattern) replace(s string, in *probe) string {
 		}
 		marker := kind.Marker()
 		for _, sp := range spans[:n] {
-			out = append(out, s[copied:sp[0]]...)
 			switch {
 			case in.blob != "":
-				out = append(out, in.blob...)
+				out.replace(sp[0], sp[1], in.blob)
 			case p.textKind:
-				out = append(out, Text(s[sp[0]:sp[1]])...)
+				out.replace(sp[0], sp[1], Text(s[sp[0]:sp[1]]))
 			default:
-				out = append(out, marker...)
+				out.replace(sp[0], sp[1], marker)
 			}
-			copied = sp[1]
 		}
 		return true
 	}
@@ -1109,7 +1104,7 @@ func (p *Pattern) replace(s string, in *probe) string {
 			if run.digits < p.MinDigits {
 				continue
 			}
-			for pos := max(run.lo, copied); pos < run.hi; {
+			for pos := max(run.lo, out.copied); pos < run.hi; {
 				// A match is at most digitMatchMax bytes long, so a window
 				// twice that size holds every match that starts in its first
 				// half; searching windows keeps a megabyte of digits linear.
@@ -1139,11 +1134,7 @@ func (p *Pattern) replace(s string, in *probe) string {
 			emit(loc)
 		}
 	}
-	if out == nil {
-		return s
-	}
-	out = append(out, s[copied:]...)
-	return string(out)
+	return out.String()
 }
 
 // Checks. Each one is what the regular expression cannot say.
@@ -1454,6 +1445,7 @@ var byteClass = func() (t [256]uint8) {
 
 func isAlnum(c byte) bool { return byteClass[c]&clAlnum != 0 }
 
+// isWord is \w of RE2: a letter, a digit or '_'.
 func isWord(c byte) bool { return byteClass[c]&clWord != 0 }
 
 func isBase64(c byte) bool { return isAlnum(c) || c == '/' || c == '+' || c == '=' }

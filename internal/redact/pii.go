@@ -192,23 +192,13 @@ var PartyWords = map[string]bool{
 // a key=value's is.
 func partyPhone(key, val string) bool {
 	d := strings.TrimPrefix(val, "+")
-	if len(d) < 7 || len(d) > 15 || len(key) > 24 || epochMillis(d) {
+	if len(d) < 7 || len(d) > 15 || len(key) > 24 || epochMillis(d) || !isAllDigits(d) {
 		return false
 	}
 	if len(d) < 11 || len(key) > 16 {
 		// Fewer digits (a national number, 2155550147) count only under
 		// a key that names a phone line.
-		for i := 0; i < len(d); i++ {
-			if !isDigit(d[i]) {
-				return false
-			}
-		}
 		return phoneLineKey(normKey(key))
-	}
-	for i := 0; i < len(d); i++ {
-		if !isDigit(d[i]) {
-			return false
-		}
 	}
 	nk := normKey(key)
 	return PartyWords[nk] || phoneLineKey(nk)
@@ -749,12 +739,7 @@ var partyWords = map[string]bool{
 // Credentials' kinds are always plausible: their values go whatever their
 // shape.
 func plausible(kind Kind, v string) bool {
-	digits := 0
-	for i := 0; i < len(v); i++ {
-		if isDigit(v[i]) {
-			digits++
-		}
-	}
+	digits := digitCount(v)
 	switch kind {
 	case KindPhone, KindSSN, KindCard:
 		return digits >= 3

@@ -249,10 +249,7 @@ func portedPatterns() []Pattern {
 func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 	r := p.port
 	re := r.regexp()
-	var (
-		out    []byte
-		copied int
-	)
+	out := splicer{s: s}
 	emit := func(loc []int, start int) {
 		a, b := r.secretSpan(loc)
 		if a == loc[0] && b == loc[1] {
@@ -265,12 +262,10 @@ func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 				b--
 			}
 		}
-		if a < copied || b <= a || isMarker(s[a:b]) || !r.finding(s, start, loc[1], a, b) {
+		if a < out.copied || b <= a || isMarker(s[a:b]) || !r.finding(s, start, loc[1], a, b) {
 			return
 		}
-		out = append(out, s[copied:a]...)
-		out = append(out, p.Kind.Marker()...)
-		copied = b
+		out.replace(a, b, p.Kind.Marker())
 	}
 	if r.anchor == "" {
 		for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
@@ -300,7 +295,7 @@ func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 			// in up to 50 identifier bytes before the name.
 			start := at
 			if !r.wordStart {
-				for start > max(end, at-50) && isIdentByte(s[start-1]) {
+				for start > max(end, at-50) && isKeyByte(s[start-1]) {
 					start--
 				}
 			}
@@ -308,10 +303,7 @@ func (p *Pattern) replacePorted(s string, in *probe, ids []uint16) string {
 			emit(loc, start)
 		}
 	}
-	if out == nil {
-		return s
-	}
-	return string(append(out, s[copied:]...))
+	return out.String()
 }
 
 // matchAt matches the anchored expression at the start of s. It searches a
@@ -343,7 +335,7 @@ func (r *portedRule) matchAt(re *regexp.Regexp, s string) []int {
 // Most occurrences of a name in prose fail it at once.
 func (v *valueShape) ahead(s string, i int) bool {
 	j := i
-	for j < len(s) && j-i < 80 && (isIdentByte(s[j]) || s[j] == ' ' || s[j] == '\t') {
+	for j < len(s) && j-i < 80 && (isKeyByte(s[j]) || s[j] == ' ' || s[j] == '\t') {
 		j++
 	}
 	for k := 0; k < 3 && j < len(s) && strings.IndexByte(" \t\n\r\f\v'\"", s[j]) >= 0; k++ {
@@ -381,7 +373,3 @@ func (v *valueShape) run(s string) bool {
 }
 
 func isWordAt(s string, i int) bool { return i >= 0 && i < len(s) && isWord(s[i]) }
-
-// isIdentByte is [\w.-], the run gitleaks' semi-generic rules allow before
-// a service's name.
-func isIdentByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }

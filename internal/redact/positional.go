@@ -43,7 +43,7 @@ func findDefinition(s string, from int) []int {
 		}
 		k += i
 		i = k + 6
-		if k > 0 && isWordByte(s[k-1]) || i >= len(s) {
+		if k > 0 && isWord(s[k-1]) || i >= len(s) {
 			continue
 		}
 		var ns, ne int
@@ -51,7 +51,7 @@ func findDefinition(s string, from int) []int {
 			// #define NAME value, setenv NAME value
 			ns = skipBlanks(s, i)
 			ne = ns
-			for ne < len(s) && (isWordByte(s[ne]) || s[ne] == '.' || s[ne] == '-') {
+			for ne < len(s) && (isWord(s[ne]) || s[ne] == '.' || s[ne] == '-') {
 				ne++
 			}
 			if ne == ns || ne >= len(s) || s[ne] != ' ' && s[ne] != '\t' {
@@ -137,7 +137,7 @@ func checkNamedSecret(m Match) (Kind, bool) {
 func findCredentialCall(s string, from int) []int {
 	for p := range byteMarks(s, from, '(') {
 		ns := p
-		for ns > from && (isWordByte(s[ns-1]) || s[ns-1] == '.') {
+		for ns > from && (isWord(s[ns-1]) || s[ns-1] == '.') {
 			ns--
 		}
 		if ns == p || !isLetter(s[ns]) {
@@ -240,7 +240,7 @@ func findLineCredential(s string, from int) []int {
 func findConnectCall(s string, from int) []int {
 	for p := range byteMarks(s, from, '(') {
 		ns := p
-		for ns > from && p-ns < 96 && (isWordByte(s[ns-1]) || s[ns-1] == '.' || s[ns-1] == '>' && ns-1 > from && s[ns-2] == '-' || s[ns-1] == '-' && s[ns] == '>' || s[ns-1] == ':' || s[ns-1] == '\\' || s[ns-1] == ' ' && ns-4 >= from && s[ns-4:ns-1] == "new") {
+		for ns > from && p-ns < 96 && (isWord(s[ns-1]) || s[ns-1] == '.' || s[ns-1] == '>' && ns-1 > from && s[ns-2] == '-' || s[ns-1] == '-' && s[ns] == '>' || s[ns-1] == ':' || s[ns-1] == '\\' || s[ns-1] == ' ' && ns-4 >= from && s[ns-4:ns-1] == "new") {
 			ns--
 		}
 		call := connectCallName(s[ns:p])
@@ -400,7 +400,7 @@ func findPgpassEntry(s string, from int) []int {
 				continue
 			}
 			e := ws
-			for e < le && (isWordByte(s[e]) || s[e] == '.' || s[e] == '-' || s[e] == '*') {
+			for e < le && (isWord(s[e]) || s[e] == '.' || s[e] == '-' || s[e] == '*') {
 				e++
 			}
 			if e == ws || e >= le || s[e] != ':' || !hasLetter(s[ws:e]) && strings.Count(s[ws:e], ".") != 3 && s[ws:e] != "*" {
@@ -511,7 +511,7 @@ func colonFields(s string, ls, c int) int {
 	f := p + 1
 	for n := 0; n < 2; n++ {
 		e := f
-		for e < len(s) && (isWordByte(s[e]) || s[e] == '*' || s[e] == '-' || s[e] == '.' || s[e] == '$') {
+		for e < len(s) && (isWord(s[e]) || s[e] == '*' || s[e] == '-' || s[e] == '.' || s[e] == '$') {
 			e++
 		}
 		if e == f || e >= len(s) || s[e] != ':' {
@@ -659,7 +659,7 @@ func findConfigCommand(s string, from int) []int {
 // brace: not a document).
 func settingKey(a string) bool {
 	for i := 0; i < len(a); i++ {
-		if c := a[i]; !isWordByte(c) && strings.IndexByte(".-/:@", c) < 0 {
+		if c := a[i]; !isWord(c) && strings.IndexByte(".-/:@", c) < 0 {
 			return false
 		}
 	}
@@ -727,9 +727,7 @@ func announcesSecret(line string) bool {
 	}
 	words, secret := 0, false
 	for i := 0; i < len(line); {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
+		i = skipBlanks(line, i)
 		j := i
 		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
 			j++

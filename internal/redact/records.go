@@ -376,15 +376,7 @@ func (r *record) roleIn(key, val string, role keyRole) keyRole {
 // isE164 reports whether v is a phone number in E.164: '+' and 8 to 15
 // digits.
 func isE164(v string) bool {
-	if len(v) < 9 || len(v) > 16 || v[0] != '+' {
-		return false
-	}
-	for i := 1; i < len(v); i++ {
-		if !isDigit(v[i]) {
-			return false
-		}
-	}
-	return true
+	return len(v) >= 9 && len(v) <= 16 && v[0] == '+' && isAllDigits(v[1:])
 }
 
 func digitCount(v string) int {
@@ -1564,8 +1556,9 @@ var languageTags = map[string]bool{
 	"vi": true, "tr": true, "pl": true, "nl": true, "sv": true, "fi": true, "is": true, "cs": true,
 }
 
-// hasHighByte reports whether v holds a byte of a non-ASCII letter: an
-// address written in a script that puts no spaces between its words.
+// hasHighByte reports whether v holds a byte outside ASCII, of a letter of
+// another script: an address written in a script that puts no spaces
+// between its words, a key lowerKey lowers byte by byte.
 func hasHighByte(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if v[i] >= 0x80 {

@@ -631,11 +631,7 @@ func hasPrefixFold(s, w string) bool {
 		return false
 	}
 	for j := 0; j < len(w); j++ {
-		c := s[j]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != w[j] {
+		if lowerASCII(s[j]) != w[j] {
 			return false
 		}
 	}
@@ -694,4 +690,31 @@ func forDigitRuns(s string, min int, f func(lo, hi, digits int)) {
 		}
 	}
 	flush()
+}
+
+// splicer builds a copy of s with spans replaced, left to right, and
+// copies nothing until the first replacement.
+type splicer struct {
+	s      string
+	out    []byte
+	copied int // s[:copied] is in out
+}
+
+// replace puts r in place of s[a:b]; a is at or after the end of the span
+// replaced before.
+func (p *splicer) replace(a, b int, r string) {
+	if p.out == nil {
+		p.out = make([]byte, 0, len(p.s))
+	}
+	p.out = append(p.out, p.s[p.copied:a]...)
+	p.out = append(p.out, r...)
+	p.copied = b
+}
+
+// String returns s with its replacements, or s itself when there were none.
+func (p *splicer) String() string {
+	if p.out == nil {
+		return p.s
+	}
+	return string(append(p.out, p.s[p.copied:]...))
 }

@@ -26,7 +26,7 @@ var ModelCallWords = map[string]bool{
 func findModelCallLiteral(s string, from int) []int {
 	for p := range byteMarks(s, from, '(') {
 		ns := p
-		for ns > 0 && p-ns < 64 && (isWordByte(s[ns-1]) || s[ns-1] == '.') {
+		for ns > 0 && p-ns < 64 && (isWord(s[ns-1]) || s[ns-1] == '.') {
 			ns--
 		}
 		if ns == p || !modelCallName(s[ns:p]) {
@@ -259,7 +259,7 @@ func findWhereTextLiteral(s string, from int) []int {
 		}
 		w += i
 		i = w + len("where ")
-		if w > 0 && isWordByte(s[w-1]) {
+		if w > 0 && isWord(s[w-1]) {
 			continue
 		}
 		le := lineEnd(s, i)
@@ -318,7 +318,7 @@ func whereTextColumn(s string, from, q int) bool {
 		p--
 	}
 	ke := p
-	for p > from && (isWordByte(s[p-1]) || s[p-1] == '"' || s[p-1] == '`') {
+	for p > from && (isWord(s[p-1]) || s[p-1] == '"' || s[p-1] == '`') {
 		p--
 	}
 	name := strings.Trim(s[p:ke], "\"`")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -180,13 +181,20 @@ func valueIn(v any, depth int, parent string) any {
 	if err != nil {
 		return fmt.Sprintf("[unencodable %T]", v)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
+	x, err := decodeNumbers(bytes.NewReader(b))
+	if err != nil {
 		return fmt.Sprintf("[unencodable %T]", v)
 	}
 	return value(x, depth)
+}
+
+// decodeNumbers decodes the first JSON value r holds, its numbers as
+// json.Number so that they come out as they went in.
+func decodeNumbers(r io.Reader) (x any, err error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	err = dec.Decode(&x)
+	return x, err
 }
 
 // Map returns a redacted copy of m, for headers, message attributes and
@@ -822,10 +830,7 @@ func (w *walker) memberRole(role keyRole) {
 			s := decodeString(raw)
 			w.emitString(raw, s, Text(s))
 		case '{', '[':
-			var x any
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.UseNumber()
-			if dec.Decode(&x) == nil {
+			if x, err := decodeNumbers(bytes.NewReader(raw)); err == nil {
 				w.out = appendQuoted(w.out, Text(canonical(x)))
 			} else {
 				w.out = appendQuoted(w.out, Text(string(raw)))
@@ -865,10 +870,7 @@ func (w *walker) memberRole(role keyRole) {
 		start := w.i
 		raw := w.skip()
 		if bytes.IndexByte(raw, '{') < 0 && bytes.IndexByte(raw, '"') >= 0 {
-			var x any
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.UseNumber()
-			if dec.Decode(&x) == nil {
+			if x, err := decodeNumbers(bytes.NewReader(raw)); err == nil {
 				w.out = appendQuoted(w.out, Text(canonical(x)))
 				return
 			}

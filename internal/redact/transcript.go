@@ -412,9 +412,7 @@ func findTurnText(s string, from int) []int {
 			}
 			k = e + 1
 		}
-		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t' || s[ve-1] == '\r') {
-			ve--
-		}
+		ve = trimLineEnd(s, vs, ve)
 		if ve <= vs || startsWithMarker(s, vs) && isTextMarker(strings.TrimSpace(s[vs:ve])) {
 			ls = next
 			continue
@@ -498,10 +496,7 @@ func lineContinuation(s string, ks, vs, ve int) int {
 		}
 		k = e + 1
 	}
-	for end > ve && (s[end-1] == ' ' || s[end-1] == '\t' || s[end-1] == '\r') {
-		end--
-	}
-	return end
+	return trimLineEnd(s, ve, end)
 }
 
 // startsWithKey reports whether a line starts with a key and its ':' —
@@ -731,11 +726,7 @@ func findTurnQuoted(s string, from int) []int {
 func levelPrefix(line string) int {
 	for _, l := range [...]string{"DEBUG", "INFO", "WARNING", "WARN", "ERROR", "TRACE"} {
 		if strings.HasPrefix(line, l) && len(line) > len(l) && (line[len(l)] == ' ' || line[len(l)] == '\t') {
-			k := len(l)
-			for k < len(line) && (line[k] == ' ' || line[k] == '\t') {
-				k++
-			}
-			return k
+			return skipBlanks(line, len(l))
 		}
 	}
 	return 0
@@ -959,9 +950,7 @@ func agentStepIn(s string, ls, le int) []int {
 				k = e + 1
 			}
 		}
-		for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t' || s[ve-1] == '\r') {
-			ve--
-		}
+		ve = trimLineEnd(s, vs, ve)
 		if ve > vs && !startsWithMarker(s, vs) {
 			return []int{ls + k, ve, ls + k, ls + k + len(l), vs, ve}
 		}
