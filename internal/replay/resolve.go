@@ -204,6 +204,14 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 			out.Reason = "the item does not exist: recorded in the error log only"
 		default:
 			p := decide(dl.withItem(it), it, r.now())
+			if p.handOff {
+				// The item's dead letter was decided but never reached the
+				// DLQ: this message is all that leads to it. The backstop
+				// schedule hands it off; the dead letter is then resolved.
+				out.Action, out.Reason = "skipped", "the item is failed at "+string(it.Stage)+
+					" and its dead letter never reached the DLQ: the backstop schedule hands it off"
+				return out
+			}
 			if dl.Kind == deadletter.KindBackstop && (p.action == Replayed || p.action == Skipped) {
 				// A stage envelope the queue's backstop moved while its item
 				// is still at that stage: the item is in flight, no dead
