@@ -223,6 +223,9 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 				return out
 			}
 			onItem = p.action == Replayed
+			// Recorded only while the item is as judged here: a replay or a
+			// new failure since makes the write conflict.
+			res.Read = it
 			if !onItem {
 				out.Reason = "not the item's current dead letter (" + p.reason + "): recorded in the error log only, the item left as it is"
 			}
@@ -254,6 +257,12 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 				out.OnItem = true
 			case errors.Is(err, store.ErrNotFound):
 				out.Reason = "the item does not exist: recorded in the error log only"
+			case errors.Is(err, store.ErrConflict):
+				// The item moved on between the read and the write (replayed,
+				// failed again): the dead letter is no longer its current
+				// one, and the message stays for a run that judges it anew.
+				out.Action, out.Reason = "error", "the item changed while it was resolved; run again"
+				return out
 			default:
 				out.Action, out.Reason = "error", "record on the item: "+redact.String(err.Error())
 				return out
