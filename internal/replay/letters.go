@@ -177,7 +177,7 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 		// as a conflict, naming both values, where an operator sees it.
 		return plan{action: Resent, resubmit: true, reason: "the item exists with another spec: submitted again for the fetch stage to judge"}
 	case it == nil:
-		return plan{action: Skipped, reason: "item does not exist"}
+		return plan{action: Skipped, reason: ReasonNoItem}
 	}
 	if rec, ok := it.PendingReplay(); ok {
 		// The replay's own dead letter: its message, or a copy of the same

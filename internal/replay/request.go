@@ -271,6 +271,10 @@ const (
 	Failed Action = "error"
 )
 
+// ReasonNoItem is the Reason of a Skipped outcome whose item does not
+// exist.
+const ReasonNoItem = "item does not exist"
+
 // Outcome is one selected dead letter (or item) and what happened to it.
 type Outcome struct {
 	// ItemID is the item replayed (or not).
