@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/triagehq/triage/internal/gates"
 	"github.com/triagehq/triage/internal/gates/breaker"
 	"github.com/triagehq/triage/internal/gates/health"
+	"github.com/triagehq/triage/internal/intake"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/store"
 	"github.com/triagehq/triage/internal/store/dynamo"
@@ -263,7 +265,8 @@ func (c *Client) modelGate(ctx context.Context, model string) error {
 // fetch queue when the policy would still try it (a Retry or a Wait the
 // inline path does not wait out). The hand-off outlives the caller's
 // cancellation — an item given up on must not be lost — and is bounded by
-// the producer's own attempts.
+// the producer's own attempts and by policy.InlineHandoff on the client's
+// clock, so that a connection that never answers does not hold Do.
 func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, calls int) error {
 	e := &Error{Err: err, Decision: dec, Calls: calls, ended: ctx.Err()}
 	var after *gateAfter
@@ -276,9 +279,22 @@ func (c *Client) giveUp(ctx context.Context, cl call, err error, dec Decision, c
 	if _, dead := dec.(policy.DeadLetter); dead || c.producer == nil || cl.item == nil {
 		return e
 	}
-	res, serr := c.producer.Submit(context.WithoutCancel(ctx), *cl.item)
+	res, serr := c.handOff(ctx, *cl.item)
 	e.MessageID, e.HandoffErr = res.MessageID, serr
 	return e
+}
+
+// handOff submits item to the fetch queue on a context that outlives ctx's
+// cancellation and ends policy.InlineHandoff after the client's now: a
+// deadline on the client's clock, as Do reads the caller's.
+func (c *Client) handOff(ctx context.Context, item Item) (intake.Result, error) {
+	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), c.clock.Now().Add(policy.InlineHandoff))
+	defer cancel()
+	res, err := c.producer.Submit(hctx, item)
+	if err != nil && hctx.Err() != nil {
+		err = fmt.Errorf("triage: the hand-off to the fetch queue took longer than %s: %w", policy.InlineHandoff, err)
+	}
+	return res, err
 }
 
 // itemID is the item the call works for, for the model's health: the

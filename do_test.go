@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/triagehq/triage"
+	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/policy"
 	"github.com/triagehq/triage/internal/work"
@@ -504,5 +507,71 @@ func TestErrorSaysEachThingOnce(t *testing.T) {
 	err = c.Do(within(t, clk, 15*time.Second), func(context.Context) error { return nil }, triage.Service("llm:openai"))
 	if s := err.Error(); strings.Count(s, "circuit breaker open for llm:openai") != 1 || !strings.HasPrefix(s, "gave up after 0 calls: wait until ") {
 		t.Fatalf("Error() = %q: want the breaker named once, after the wait", s)
+	}
+}
+
+// hungSQS is a fetch queue whose connection hangs: a send never answers
+// until its context ends.
+type hungSQS struct{}
+
+func (hungSQS) SendMessageBatch(ctx context.Context, _ *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestDoBoundsAHandOffToAHungQueue: the caller cancels while Do waits for
+// a retry, and the hand-off to the fetch queue meets a connection that
+// never answers. The hand-off outlives the cancellation, but only until
+// policy.InlineHandoff after the client's now — here a clock that many
+// seconds behind the wall clock, so the bound is already over — and Do
+// returns, its error carrying the failed hand-off.
+func TestDoBoundsAHandOffToAHungQueue(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	clk := cancelling{&fakeClock{Stub: clock.NewStub(time.Now().Add(-policy.InlineHandoff))}, cancel}
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, SQS: hungSQS{}, FetchQueueURL: "https://sqs.example/q"})
+	calls := 0
+	done := make(chan error, 1)
+	go func() { done <- c.Do(ctx, flaky(&calls, status(503)), triage.ForItem(item("h-1"))) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second): // a guard against a hang, never a wait on the way to a pass
+		t.Fatal("Do did not return: the hand-off to a hung queue is unbounded")
+	}
+	var e *triage.Error
+	if !errors.As(err, &e) || !errors.Is(e.HandoffErr, context.DeadlineExceeded) || errors.Is(err, triage.ErrQueued) {
+		t.Fatalf("Do = %v; want the hand-off ended by its bound", err)
+	}
+}
+
+// deadlineSQS refuses every send, keeping the deadline of each.
+type deadlineSQS struct{ deadlines *[]time.Time }
+
+func (d deadlineSQS) SendMessageBatch(ctx context.Context, _ *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	dl, _ := ctx.Deadline()
+	*d.deadlines = append(*d.deadlines, dl)
+	return nil, errors.New("AccessDenied: not authorized to perform sqs:SendMessage")
+}
+
+// TestDoBoundsItsHandOffOnTheClientsClock: the hand-off's sends carry a
+// deadline policy.InlineHandoff after the client's now, whatever the
+// caller's own deadline.
+func TestDoBoundsItsHandOffOnTheClientsClock(t *testing.T) {
+	clk := newClock()
+	var deadlines []time.Time
+	c := newClient(t, triage.Config{Clock: clk, Rand: half, SQS: deadlineSQS{&deadlines}, FetchQueueURL: "https://sqs.example/q"})
+	err := c.Do(within(t, clk, 20*time.Second), func(context.Context) error { return status(503, "Retry-After", "60") }, triage.ForItem(item("h-2")))
+	var e *triage.Error
+	if !errors.As(err, &e) || e.HandoffErr == nil || len(deadlines) == 0 {
+		t.Fatalf("Do = %v with %d sends; want a failed hand-off", err, len(deadlines))
+	}
+	// One bound for the whole hand-off, set when it starts: on the client's
+	// clock, after the call (t0) and before now.
+	for _, d := range deadlines {
+		start := d.Add(-policy.InlineHandoff)
+		if !d.Equal(deadlines[0]) || start.Before(t0) || start.After(clk.Now()) {
+			t.Fatalf("hand-off sends' deadlines %v; want one, %s after the client's now when the hand-off starts (between %s and %s)",
+				deadlines, policy.InlineHandoff, t0, clk.Now())
+		}
 	}
 }

@@ -120,12 +120,14 @@ func newNotifier(cfg notifierConfig) *notifier {
 }
 
 // newHTTPClient returns the notify stage's HTTP client: the timeouts above,
-// no redirects, and with blockPrivate the upstream.BlockedAddr check on every
-// connection (proxies from the environment are then not used: the dialer
-// could not see the real destination).
+// no redirect but a 307 or 308 that only moves an http webhook to https on
+// the same host and path (upstream.FollowSchemeUpgrade, once), and with
+// blockPrivate the upstream.BlockedAddr check on every connection, the
+// upgraded one included (proxies from the environment are then not used:
+// the dialer could not see the real destination).
 func newHTTPClient(blockPrivate bool) *http.Client {
 	return upstream.NewClient(upstream.ClientOptions{Timeout: notifyTimeout, ResponseHeaderTimeout: responseHeaderTimeout,
-		BlockPrivate: blockPrivate, NoRedirects: true})
+		BlockPrivate: blockPrivate, SchemeUpgradeOnly: true})
 }
 
 // defaultClient serves a notifier whose Client is nil, built once.

@@ -24,6 +24,10 @@ type config struct {
 	// IndexShards is ITEM_INDEX_SHARDS: the by-listed-state index's
 	// partitions per group, which replays write and read.
 	IndexShards int
+	// NoticeQueueURL is NOTICE_QUEUE_URL: where the owner's item.failed
+	// goes when the backstop schedule completes a dead letter's hand-off;
+	// empty sends none.
+	NoticeQueueURL string
 }
 
 // loadConfig reads and checks the redrive function's environment,
@@ -38,6 +42,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	c.ItemsTable = r.Required("ITEMS_TABLE")
 	c.ErrorLogTable = r.Required("ERRORLOG_TABLE")
 	c.IndexShards = r.Int("ITEM_INDEX_SHARDS", store.DefaultIndexShards)
+	c.NoticeQueueURL = r.String("NOTICE_QUEUE_URL")
 	r.Check("ITEM_INDEX_SHARDS", store.CheckIndexShards(c.IndexShards))
 	return c, r.Err("redrive")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/triagehq/triage/internal/conf"
 	"github.com/triagehq/triage/internal/replay"
 	"github.com/triagehq/triage/internal/store"
+	"github.com/triagehq/triage/internal/upstream/notice"
 )
 
 func main() {
@@ -23,9 +24,10 @@ func main() {
 	cfg := conf.Must(loadConfig(os.Getenv))
 	aws, log := cfg.Process.MustBoot(ctx)
 	db := dynamodb.NewFromConfig(aws)
+	sq := sqs.NewFromConfig(aws)
 	h := &handler{
 		Replayer: &replay.Replayer{
-			SQS:       sqs.NewFromConfig(aws),
+			SQS:       sq,
 			Items:     &store.Items{DB: db, Table: cfg.ItemsTable, ErrorLogTable: cfg.ErrorLogTable, IndexShards: cfg.IndexShards},
 			Index:     &store.ItemIndex{DB: db, Table: cfg.ItemsTable, Shards: cfg.IndexShards},
 			Queues:    cfg.Queues,
@@ -34,6 +36,9 @@ func main() {
 			DefaultBy: defaultBy,
 		},
 		Log: log,
+	}
+	if cfg.NoticeQueueURL != "" {
+		h.Replayer.Notices = &notice.Sender{SQS: sq, QueueURL: cfg.NoticeQueueURL}
 	}
 	lambda.Start(h.Handle)
 }

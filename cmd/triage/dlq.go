@@ -416,6 +416,25 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d replays failed part-way; run the same command again to resume them", sum.Errors)
 	}
+	return replayVerdict(req, sum)
+}
+
+// replayVerdict is the error of a replay from item state by id that named
+// an item that does not exist: an id that matches nothing is an error, as
+// it is for `dlq resolve`.
+func replayVerdict(req replay.Request, sum replay.Summary) error {
+	if req.Source != replay.SourceItems {
+		return nil
+	}
+	var missing []string
+	for _, o := range sum.Items {
+		if o.Action == replay.Skipped && o.Reason == replay.ReasonNoItem && slices.Contains(req.Filter.ItemIDs, o.ItemID) {
+			missing = append(missing, o.ItemID)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("no item matches %s", strings.Join(missing, ", "))
+	}
 	return nil
 }
 
@@ -473,7 +492,8 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 		"(triage report resolved); then the message is deleted from its DLQ. IDs are item\n"+
 		"ids, dead_letter_ids or DLQ message ids (a malformed message has only the last).\n"+
 		"Without IDs or a filter, --all is required. Exits 1 if any record failed (those\n"+
-		"stay on their DLQ; run the same command again).")
+		"stay on their DLQ; run the same command again), or an ID matched no dead letter\n"+
+		"(or was not found in a scan cut short: run it again).")
 	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, true)
 	note := fs.String("note", "", "why the dead letters are closed (required)")
@@ -522,10 +542,30 @@ func runDLQResolve(stdout io.Writer, args []string) error {
 	if sum.Errors > 0 {
 		return fmt.Errorf("%d resolutions could not be recorded; their dead letters stay on the DLQ: run the same command again", sum.Errors)
 	}
-	if sum.Selected == 0 && len(pos) > 0 {
-		return fmt.Errorf("no dead letter matches %s", strings.Join(pos, ", "))
+	return resolveVerdict(sum, pos)
+}
+
+// resolveVerdict is the error of a resolve by ids that an id matched no
+// dead letter of: that no dead letter matches it when every DLQ was read
+// to the end, else that the scan was incomplete — the dead letter may be
+// in the part not read.
+func resolveVerdict(sum replay.ResolveSummary, ids []string) error {
+	var missing []string
+	for _, id := range ids {
+		if !slices.ContainsFunc(sum.Items, func(o replay.Resolved) bool {
+			return o.ItemID == id || o.DeadLetterID == id || o.MessageID == id
+		}) {
+			missing = append(missing, id)
+		}
 	}
-	return nil
+	switch {
+	case len(missing) == 0:
+		return nil
+	case len(sum.Incomplete) > 0:
+		return fmt.Errorf("no dead letter matching %s was found, but the scan was incomplete (DLQs not read to the end: %s): run the same command again",
+			strings.Join(missing, ", "), sum.Incomplete)
+	}
+	return fmt.Errorf("no dead letter matches %s", strings.Join(missing, ", "))
 }
 
 // printIncomplete says which DLQs a run did not scan to the end (the JSON

@@ -540,3 +540,18 @@ func TestDLQShowEscapesTheItemID(t *testing.T) {
 		t.Fatalf("dlq show lacks the item id, escaped:\n%q", out)
 	}
 }
+
+// TestItemsReplayOfATypoExits1: `items replay typo-id` exits 1 naming the
+// id, as `dlq resolve typo-id` does: an id that matches nothing is an
+// error for both.
+func TestItemsReplayOfATypoExits1(t *testing.T) {
+	t.Parallel()
+	e := emptyOps(t)
+	for _, verb := range [][]string{{"items", "replay"}, {"dlq", "resolve"}} {
+		args := append(verb, "typo-id", "--note", "fixed", "--endpoint", e.url, "--region", "us-east-1", "--stack", e.stack, "--wait", "0s")
+		code, out, errOut := runCLI(args...)
+		if code != 1 || !strings.Contains(errOut, "typo-id") {
+			t.Fatalf("triage %v: exit %d, want 1 naming the id\nstdout %s\nstderr %s", verb, code, out, errOut)
+		}
+	}
+}

@@ -386,7 +386,8 @@ func runItemsReplay(stdout io.Writer, args []string) error {
 		"       triage items replay --all-permanent [filters] --note TEXT [--max N] ...\n\n"+
 		"Replays permanent failures (items in deadletter or failed) from their item\n"+
 		"state — no DLQ message needed, so this works after the dead letter expired.\n"+
-		"By id, or with --all-permanent every one the filters select.")
+		"By id, or with --all-permanent every one the filters select. Exits 1 if an ID\n"+
+		"names no item.")
 	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, false)
 	rf := addReplayFlags(fs, "remediation note (required)")

@@ -34,7 +34,7 @@ var reach = map[string][]string{
 	"NotifyFunc": {"NotifyQueue", "NotifyDLQ", "ItemsTable", "ErrorLogTable", "ParkedTable", "GatesTable", "BreakersTable",
 		"WebhookSecretParameter", "BodiesTable", "BodiesBucket", "NoticeQueue", "AuditTable", "ClassificationRulesParameter"},
 	"RedriveFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "FetchDLQ", "LLMDLQ", "NotifyDLQ", "ItemsTable", "ErrorLogTable",
-		"ClassificationRulesParameter"},
+		"NoticeQueue", "ClassificationRulesParameter"},
 	"SchedulerFunc": {"FetchQueue", "LLMQueue", "NotifyQueue", "ParkedTable", "GatesTable", "BreakersTable", "ModelsTable",
 		"ClassificationRulesParameter"},
 	"RecoveryFunc": {"ModelsTable", "ClassificationRulesParameter"},

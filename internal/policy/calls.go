@@ -125,6 +125,15 @@ func ProducerSend() CallRow {
 // the first.
 const DefaultProducerAttempts = 4
 
+// InlineHandoff bounds the inline path's hand-off of an item to the fetch
+// queue (docs/design.md "The inline path"), the producer's sends and the
+// waits between them together. The hand-off outlives the caller's
+// cancellation, so that an item given up on is not lost; this bound keeps a
+// connection that never answers from holding Do past it. The producer's 4
+// sends and their waits (1.4 s at the most) take far less against a queue
+// that answers.
+const InlineHandoff = 10 * time.Second
+
 // CLICalls is the row of the command line's AWS calls, which the SDK's
 // standard retryer executes (its MaxAttempts and MaxBackoff are this row's
 // MaxAttempts and Backoff.Max): one retry after at most 500 ms — an

@@ -50,6 +50,7 @@ func TestDecide(t *testing.T) {
 		{"backstop: item at another stage", raw, with(dead, func(it *store.Item) { it.State, it.Stage = work.Retryable, work.Notify }), Duplicate},
 		{"backstop: item done", raw, with(dead, func(it *store.Item) { it.State = work.Done }), Duplicate},
 		{"backstop: item dead-lettered at that stage", raw, &dead, Duplicate},
+		{"backstop: item failed at that stage, hand-off pending", raw, with(dead, func(it *store.Item) { it.State = work.Failed }), HandedOff},
 		{"backstop: replay of this message not sent", raw, with(dead, pending("m1")), Resent},
 		{"backstop: another message's replay, never claimed", raw, with(dead, pending("m2")), Resent},
 		{"unreadable", DeadLetter{Kind: deadletter.KindUnreadable, ItemID: "i"}, &dead, Skipped},

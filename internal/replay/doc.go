@@ -27,7 +27,10 @@
 // fetch DLQ, the producer's spec, marked by SQS's DeadLetterQueueSourceArn —
 // and their item is not dead-lettered but stuck (queued, retryable, or
 // working under an expired lease) or, for a spec, perhaps never created: then
-// the spec is submitted again as it was written. A spec its sender put on
+// the spec is submitted again as it was written. An item failed at that
+// stage, its dead letter decided but never confirmed on the DLQ, is not
+// resumed: the dead letter it records is sent to the stage's DLQ and
+// confirmed before the message is deleted. A spec its sender put on
 // the DLQ (a Scheduler run) is never sent on its own (docs/design.md "Waits
 // and parking"). Messages not selected are released (visibility 0) when
 // the run has read their DLQ, untouched, each batch of ten with its own

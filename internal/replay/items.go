@@ -116,7 +116,7 @@ func (r *Replayer) runItems(ctx context.Context, req Request) (Summary, error) {
 			}
 		}
 		for _, id := range missing {
-			sum.add(Outcome{ItemID: id, Action: Skipped, Reason: "item does not exist"})
+			sum.add(Outcome{ItemID: id, Action: Skipped, Reason: ReasonNoItem})
 		}
 		total = len(items)
 		for _, it := range items {

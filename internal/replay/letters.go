@@ -131,6 +131,10 @@ type plan struct {
 	// queue (Resent), where the fetch stage creates the item or judges the
 	// spec against it.
 	resubmit bool
+	// handOff completes a failed item's pending dead-letter hand-off
+	// (HandedOff): the dead letter the item records goes to the stage's DLQ
+	// and is confirmed on the item before the message is deleted.
+	handOff bool
 }
 
 // CurrentDeadLetterID is the dead_letter_id the payload of it's current
@@ -141,11 +145,13 @@ func CurrentDeadLetterID(it store.Item) string {
 }
 
 // backstopFrom are the states a backstop message resumes its item from:
-// store.BackstopStates but deadletter. A dead-lettered item's dead letter
-// is on its DLQ, an operator's to judge (docs/design.md "Waits and
-// parking"); a raw envelope of it is a stale copy, never a replay.
+// store.BackstopStates but failed and deadletter. A dead-lettered item's
+// dead letter is on its DLQ, an operator's to judge (docs/design.md "Waits
+// and parking"); a raw envelope of it is a stale copy, never a replay. A
+// failed item's dead letter is decided: its hand-off is completed
+// (plan.handOff), never resumed with fresh attempts.
 func backstopFrom() []work.State {
-	return slices.DeleteFunc(store.BackstopStates(), func(s work.State) bool { return s == work.Deadletter })
+	return slices.DeleteFunc(store.BackstopStates(), func(s work.State) bool { return s == work.Deadletter || s == work.Failed })
 }
 
 // decide is the replay's decision table for one dead letter whose item is
@@ -171,7 +177,7 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 		// as a conflict, naming both values, where an operator sees it.
 		return plan{action: Resent, resubmit: true, reason: "the item exists with another spec: submitted again for the fetch stage to judge"}
 	case it == nil:
-		return plan{action: Skipped, reason: "item does not exist"}
+		return plan{action: Skipped, reason: ReasonNoItem}
 	}
 	if rec, ok := it.PendingReplay(); ok {
 		// The replay's own dead letter: its message, or a copy of the same
@@ -198,6 +204,13 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 			return plan{action: Replayed, from: store.DeadLetterStates()}
 		}
 	case deadletter.KindBackstop:
+		if it.Stage == dl.Stage && it.State == work.Failed {
+			// The item's dead letter was decided and recorded; only its
+			// hand-off to the DLQ was never confirmed. Resuming it would
+			// spend fresh attempts on a failure already judged.
+			return plan{action: HandedOff, handOff: true,
+				reason: "the item's dead letter was decided but never handed to the DLQ: it is sent there now"}
+		}
 		if it.Stage == dl.Stage && slices.Contains(backstopFrom(), it.State) {
 			if it.State == work.Working && !it.LeaseUntil.Before(now) {
 				return plan{action: Skipped, reason: "a stage invocation holds the item's lease"}
@@ -215,7 +228,7 @@ func (p plan) status() string {
 	switch p.action {
 	case Replayed:
 		return "replayable"
-	case Resent:
+	case Resent, HandedOff:
 		return "pending: " + p.reason
 	}
 	if p.reason == "" {

@@ -36,6 +36,13 @@ type SQS interface {
 type Items interface {
 	Get(ctx context.Context, id string) (store.Item, error)
 	Replay(ctx context.Context, req store.ReplayRequest) (store.Item, error)
+	MarkDeadLettered(ctx context.Context, itemID string, stage work.Stage, ref store.DeadLetterRef, now time.Time) error
+}
+
+// Notices enqueues an owner's item.failed notice (notice.Sender): sent
+// nothing for an item whose owner did not ask for it.
+type Notices interface {
+	DeadLettered(ctx context.Context, it store.Item, le store.LastError, deadLetterID string) error
 }
 
 // Index lists items by state (store.ItemIndex, store.Memory), for replays
@@ -84,6 +91,9 @@ type Replayer struct {
 	ErrorLog ResolutionLog
 	// Queues maps each stage to its queue URLs.
 	Queues map[work.Stage]Queues
+	// Notices, if set, enqueues the owner's item.failed notice of a dead
+	// letter whose hand-off a backstop message completes; nil sends none.
+	Notices Notices
 	// Clock is injected; nil means the wall clock.
 	Clock clock.Clock
 	// Log receives one line per outcome; nil discards.
@@ -242,6 +252,22 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 			}
 			continue
 		}
+		if p.handOff {
+			if run.req.DryRun {
+				out.Action = Skipped
+				run.record(out)
+				run.scan.hold(dl)
+				continue
+			}
+			out.Action, out.Reason = r.handOff(ctx, dl, *it)
+			run.record(out)
+			if out.Action == Failed {
+				run.scan.hold(dl)
+			} else {
+				deletes = append(deletes, dl)
+			}
+			continue
+		}
 		run.planned++
 		run.markSeen(dl.ItemID)
 		if p.resubmit {
@@ -347,6 +373,57 @@ func (r *Replayer) send(ctx context.Context, sends []sendable) []sendable {
 		}
 	}
 	return sends
+}
+
+// handOff completes the DLQ hand-off of it, failed at its stage, for the
+// backstop message dl (docs/design.md "Waits and parking"): the dead letter
+// the item records is sent to the stage's DLQ, then confirmed on the item.
+// Failed keeps the message: the next run sends the same dead letter again —
+// a duplicate of one dead_letter_id, which consumers drop — and confirms it.
+func (r *Replayer) handOff(ctx context.Context, dl DeadLetter, it store.Item) (Action, string) {
+	p := it.RecordedDeadLetter(dl.MessageID, dl.ReceiveCount)
+	body, err := p.Marshal()
+	if err != nil {
+		return Failed, "encode the dead letter: " + redact.String(err.Error())
+	}
+	q := r.Queues[dl.DLQ].DLQ
+	out, err := r.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{
+		QueueUrl: aws.String(q),
+		Entries:  []sqstypes.SendMessageBatchRequestEntry{{Id: aws.String("0"), MessageBody: aws.String(string(body)), MessageAttributes: p.Attributes()}},
+	})
+	switch {
+	case err != nil:
+		return Failed, "send the dead letter to the " + string(dl.DLQ) + " DLQ: " + redact.String(err.Error())
+	case len(out.Failed) > 0:
+		return Failed, "send the dead letter to the " + string(dl.DLQ) + " DLQ: " + aws.ToString(out.Failed[0].Code) + " " + aws.ToString(out.Failed[0].Message)
+	}
+	now := r.now()
+	err = r.Items.MarkDeadLettered(ctx, it.ID, it.Stage, store.DeadLetterRefOf(p, now), now)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		// The item moved on since it was read (a delivery confirmed the same
+		// dead letter, or an operator replayed it): the dead letter is sent,
+		// nothing is left to confirm.
+		return HandedOff, "dead letter " + p.SanitizedContext.DeadLetterID + " sent; the item had moved on"
+	case err != nil:
+		return Failed, "dead letter sent, its confirmation on the item failed: " + redact.String(err.Error())
+	}
+	reason := "dead letter " + p.SanitizedContext.DeadLetterID + " sent to the " + string(dl.DLQ) + " DLQ and confirmed"
+	if r.Notices != nil {
+		le := store.LastError{Component: it.Stage, ErrorClass: p.ErrorClass}
+		if it.LastError != nil {
+			le = *it.LastError
+		}
+		if err := r.Notices.DeadLettered(ctx, it, le, p.SanitizedContext.DeadLetterID); err != nil {
+			// The dead letter is durable and confirmed: the notice is
+			// the owner's courtesy, and the item, now deadletter, has no
+			// message left that would enqueue it again.
+			r.log().Error("enqueueing the owner's item.failed notice failed; notice abandoned (the dead letter is durable)",
+				"item_id", it.ID, "error", redact.String(err.Error()))
+			reason += "; the owner's item.failed notice could not be enqueued"
+		}
+	}
+	return HandedOff, reason
 }
 
 // maxBatch is SQS's limit on entries per batch call.

@@ -1088,3 +1088,88 @@ func TestAnnotateSaysWhatItDidNotScan(t *testing.T) {
 		t.Fatalf("result %+v: want the llm DLQ named as not scanned to the end", res)
 	}
 }
+
+// TestBackstopCompletesAFailedItemsHandOff: a backstop message whose item
+// is failed at that stage — its dead letter decided and written to the
+// item, its hand-off to the DLQ never confirmed (a DLQ outage longer than
+// the tolerance) — is no item to resume: the redrive's schedule sends the
+// dead letter the item records to the stage's DLQ, confirms it on the item
+// and only then deletes the backstop message. The item keeps its attempts
+// and is not replayed; a send that fails keeps the message and the item.
+func TestBackstopCompletesAFailedItemsHandOff(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	failed := func(id string) {
+		b.store.Put(store.Item{ID: id, Kind: store.KindStory, CorrelationID: "corr-" + id, Status: work.StatusAfter(work.Fetch),
+			State: work.Failed, Stage: work.LLM, Attempts: map[work.Stage]int{work.Fetch: 1, work.LLM: 4}, ReplayCount: 1,
+			EnrichmentStatus: work.EnrichmentPermanentFailure, FirstFailureAt: t0.Add(-time.Hour), LastFailureAt: t0,
+			LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied, Error: "openai chat.completions: HTTP 401 invalid_api_key: key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789 revoked",
+				ErrorCode: "invalid_api_key", FailedAt: t0, RetryCount: 4}, UpdatedAt: t0})
+		b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: id, Stage: work.LLM, CorrelationID: "corr-" + id}.Encode())
+	}
+	run := func() replay.Summary {
+		t.Helper()
+		sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+			Note: "moved by the redrive backstop", By: "backstop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+
+	notices := &noticeLog{}
+	b.r.Notices = notices
+	failed("f1")
+	b.sqs.FailSends(dlqURL(work.LLM), true)
+	sum := run()
+	if it := b.item(t, "f1"); it.State != work.Failed || it.ReplayCount != 1 || it.Attempts[work.LLM] != 4 {
+		t.Fatalf("with the DLQ refusing sends, the item became %s at %s, replays %d, attempts %d (summary %+v)",
+			it.State, it.Stage, it.ReplayCount, it.Attempts[work.LLM], sum)
+	}
+	if bodies := b.sqs.Bodies(dlqURL(work.LLM)); len(bodies) != 1 || strings.Contains(bodies[0], "dead_letter_id") {
+		t.Fatalf("LLM DLQ %v: want the backstop message kept, no dead letter", bodies)
+	}
+	if sum.Errors != 1 {
+		t.Fatalf("summary %+v: want the unsent hand-off counted as an error", sum)
+	}
+
+	b.sqs.FailSends(dlqURL(work.LLM), false)
+	b.clock.Advance(15 * time.Minute)
+	sum = run()
+	it := b.item(t, "f1")
+	if it.State != work.Deadletter || it.ReplayCount != 1 || it.Attempts[work.LLM] != 4 {
+		t.Fatalf("after the hand-off the item is %s at %s, replays %d, attempts %d (summary %+v): want deadletter, not resumed",
+			it.State, it.Stage, it.ReplayCount, it.Attempts[work.LLM], sum)
+	}
+	if sent := b.sqs.Bodies(queueURL(work.LLM)); len(sent) != 0 {
+		t.Fatalf("sent %v to the stage queue: a judged failure is not resumed", sent)
+	}
+	bodies := b.sqs.Bodies(dlqURL(work.LLM))
+	if len(bodies) != 1 {
+		t.Fatalf("LLM DLQ %v: want the item's dead letter alone, the backstop message deleted", bodies)
+	}
+	kind, p, _ := deadletter.Read(bodies[0])
+	if kind != deadletter.KindTriage || p == nil {
+		t.Fatalf("LLM DLQ holds %q, want a triage dead letter", bodies[0])
+	}
+	if p.SanitizedContext.DeadLetterID != replay.CurrentDeadLetterID(it) || p.ErrorClass != work.AuthDenied || p.Attempts[work.LLM] != 4 {
+		t.Fatalf("dead letter %+v: want the item's own (id %s, AUTH_DENIED, 4 attempts)", p, replay.CurrentDeadLetterID(it))
+	}
+	if strings.Contains(bodies[0], "sk-proj-abcdefghij") {
+		t.Fatalf("the dead letter carries the key unredacted: %s", bodies[0])
+	}
+	if it.DeadLetter == nil || it.DeadLetter.ID != p.SanitizedContext.DeadLetterID {
+		t.Fatalf("item's dead letter ref %+v: want the one sent", it.DeadLetter)
+	}
+	if len(notices.ids) != 1 || notices.ids[0] != "f1/"+p.SanitizedContext.DeadLetterID {
+		t.Fatalf("owner notices %v: want item.failed of f1's dead letter once, after the send", notices.ids)
+	}
+}
+
+// noticeLog records the item.failed notices a Replayer enqueues.
+type noticeLog struct{ ids []string }
+
+func (n *noticeLog) DeadLettered(_ context.Context, it store.Item, _ store.LastError, id string) error {
+	n.ids = append(n.ids, it.ID+"/"+id)
+	return nil
+}

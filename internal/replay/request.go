@@ -252,6 +252,11 @@ const (
 	// Resent: a replay written by an earlier run that had not been sent was
 	// sent now.
 	Resent Action = "resent"
+	// HandedOff: a backstop message of an item failed at its stage, whose
+	// dead letter was decided but never confirmed on its DLQ: the dead
+	// letter the item records was sent to the stage's DLQ and confirmed,
+	// and the message deleted. Nothing is replayed.
+	HandedOff Action = "handed_off"
 	// WouldReplay: a dry run found the dead letter replayable.
 	WouldReplay Action = "would_replay"
 	// Duplicate: the message is a duplicate of a dead letter already
@@ -265,6 +270,10 @@ const (
 	// later run picks up where this one stopped.
 	Failed Action = "error"
 )
+
+// ReasonNoItem is the Reason of a Skipped outcome whose item does not
+// exist.
+const ReasonNoItem = "item does not exist"
 
 // Outcome is one selected dead letter (or item) and what happened to it.
 type Outcome struct {
@@ -295,8 +304,8 @@ type Summary struct {
 	// Replayed counts replays made (Replayed and Resent), or that a dry run
 	// would make.
 	Replayed int `json:"replayed"`
-	// Skipped counts selected dead letters not replayed: duplicates and
-	// those that cannot be replayed now.
+	// Skipped counts selected dead letters not replayed: duplicates,
+	// hand-offs completed (HandedOff) and those that cannot be replayed now.
 	Skipped int `json:"skipped"`
 	// Errors counts selected dead letters whose replay failed part-way.
 	Errors int `json:"errors"`

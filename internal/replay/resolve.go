@@ -204,6 +204,14 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 			out.Reason = "the item does not exist: recorded in the error log only"
 		default:
 			p := decide(dl.withItem(it), it, r.now())
+			if p.handOff {
+				// The item's dead letter was decided but never reached the
+				// DLQ: this message is all that leads to it. The backstop
+				// schedule hands it off; the dead letter is then resolved.
+				out.Action, out.Reason = "skipped", "the item is failed at "+string(it.Stage)+
+					" and its dead letter never reached the DLQ: the backstop schedule hands it off"
+				return out
+			}
 			if dl.Kind == deadletter.KindBackstop && (p.action == Replayed || p.action == Skipped) {
 				// A stage envelope the queue's backstop moved while its item
 				// is still at that stage: the item is in flight, no dead
@@ -215,6 +223,9 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 				return out
 			}
 			onItem = p.action == Replayed
+			// Recorded only while the item is as judged here: a replay or a
+			// new failure since makes the write conflict.
+			res.Read = it
 			if !onItem {
 				out.Reason = "not the item's current dead letter (" + p.reason + "): recorded in the error log only, the item left as it is"
 			}
@@ -246,6 +257,12 @@ func (r *Replayer) resolveOne(ctx context.Context, req ResolveRequest, dl DeadLe
 				out.OnItem = true
 			case errors.Is(err, store.ErrNotFound):
 				out.Reason = "the item does not exist: recorded in the error log only"
+			case errors.Is(err, store.ErrConflict):
+				// The item moved on between the read and the write (replayed,
+				// failed again): the dead letter is no longer its current
+				// one, and the message stays for a run that judges it anew.
+				out.Action, out.Reason = "error", "the item changed while it was resolved; run again"
+				return out
 			default:
 				out.Action, out.Reason = "error", "record on the item: "+redact.String(err.Error())
 				return out

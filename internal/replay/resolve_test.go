@@ -284,3 +284,23 @@ func TestResolveASpecTheFetchQueueMoved(t *testing.T) {
 		t.Fatalf("fetch DLQ %q: want the stuck item's spec only", left)
 	}
 }
+
+// TestResolveLeavesAFailedItemsBackstopMessage: a backstop message whose
+// item is failed at that stage leads to a dead letter that never reached
+// the DLQ. Resolving the message would leave the item failed with no dead
+// letter anywhere; it is left for the backstop schedule to hand off.
+func TestResolveLeavesAFailedItemsBackstopMessage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.ErrorLog = b.store
+	b.store.Put(store.Item{ID: "f", CorrelationID: "c", State: work.Failed, Stage: work.LLM, Status: work.StatusAfter(work.Fetch),
+		Attempts: map[work.Stage]int{work.LLM: 3}, LastError: &store.LastError{Component: work.LLM, ErrorClass: work.AuthDenied}, UpdatedAt: t0})
+	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "f", Stage: work.LLM, CorrelationID: "c"}.Encode())
+	sum, err := b.r.Resolve(context.Background(), replay.ResolveRequest{IDs: []string{"f"}, Note: "give up", By: "ana"})
+	if err != nil || sum.Errors != 0 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	if left := b.sqs.Bodies(dlqURL(work.LLM)); len(left) != 1 || sum.Skipped != 1 || sum.Items[0].Action != "skipped" {
+		t.Fatalf("DLQ %v, summary %+v: want the backstop message kept and skipped", left, sum)
+	}
+}

@@ -46,7 +46,7 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 	in := deadletter.Input{
 		ItemID: rec.item.ID, CorrelationID: rec.env.CorrelationID, Stage: r.Stage, Err: werr, Failure: cl,
 		Decision: d.Reason(), Attempts: attempts, FirstFailureAt: first, LastFailureAt: now,
-		MessageID: rec.msg.MessageId, ReceiveCount: rec.rc, Replay: replayOf(rec.item),
+		MessageID: rec.msg.MessageId, ReceiveCount: rec.rc, Replay: rec.item.DeadLetterReplay(),
 	}
 	if d := rec.item.Document; d != nil && r.Stage != work.Fetch {
 		// The claimed item carries the document's reference (its text is
@@ -57,7 +57,7 @@ func (rec *record) deadLetter(ctx context.Context, log *slog.Logger, werr error,
 			in.Input = &deadletter.InputRef{Bytes: d.Bytes, SHA256: d.SHA256}
 		}
 	}
-	if escalated(rec.item, r.Stage, cl) {
+	if rec.item.Escalates(r.Stage, cl) {
 		in.Replay.Escalated = true
 	}
 	p := deadletter.Build(in)
@@ -106,9 +106,7 @@ func (b *batch) handOff(ctx context.Context, log *slog.Logger, p deadletter.Payl
 	log.Error("dead-lettered", "attempts", p.Attempts[r.Stage],
 		"dead_letter_id", p.SanitizedContext.DeadLetterID, "decision", p.SanitizedContext.Decision)
 	if hasItem {
-		ref := store.DeadLetterRef{ID: p.SanitizedContext.DeadLetterID, Stage: r.Stage, Class: p.ErrorClass,
-			At: b.now(), Escalated: p.Replay.Escalated, Attempt: p.Attempts[r.Stage], Replay: p.Replay.Count}
-		err := r.Items.MarkDeadLettered(ctx, p.ItemID, r.Stage, ref, b.now())
+		err := r.Items.MarkDeadLettered(ctx, p.ItemID, r.Stage, store.DeadLetterRefOf(p, b.now()), b.now())
 		switch {
 		case errors.Is(err, store.ErrConflict):
 			// The item is no longer failed with this failure (an operator
@@ -203,27 +201,6 @@ func lenientIDs(body string) (itemID, correlationID string) {
 	return itemID, correlationID
 }
 
-// escalated is the policy's judgement (policy.Escalated) on a failure of it
-// at stage.
-func escalated(it store.Item, stage work.Stage, cl failure.Classification) bool {
-	prior := policy.Replayed{Replays: it.ReplayCount}
-	if dl := it.DeadLetter; dl != nil {
-		prior.Stage, prior.Class = dl.Stage, dl.Class
-	}
-	return policy.Escalated(prior, stage, cl)
-}
-
-func replayOf(it store.Item) deadletter.Replay {
-	out := deadletter.Replay{Count: it.ReplayCount}
-	for _, r := range it.Replays {
-		out.Notes = append(out.Notes, deadletter.Note{At: r.At, By: r.By, Text: r.Note})
-	}
-	if it.DeadLetter != nil {
-		out.Escalated = it.DeadLetter.Escalated
-	}
-	return out
-}
-
 // resendDeadLetter completes a hand-off left pending by an earlier delivery
 // (the item is failed at this stage): the payload is rebuilt from the item's
 // last_error, without calling the upstream again.
@@ -232,28 +209,11 @@ func (b *batch) resendDeadLetter(ctx context.Context, log *slog.Logger, msg even
 	if le == nil {
 		le = &store.LastError{Component: b.r.Stage, ErrorClass: work.Unknown, Error: "no last_error recorded"}
 	}
-	cl := failure.Of(le.ErrorClass, "recorded failure")
-	cl.Code = le.ErrorCode
-	err := &recordedError{text: le.Error, typ: le.ErrorType}
-	in := deadletter.Input{
-		ItemID: it.ID, CorrelationID: it.CorrelationID, Stage: b.r.Stage, Err: err, Failure: cl,
-		Decision: "hand-off completed by a later delivery", Attempts: cloneAttempts(it.Attempts),
-		FirstFailureAt: it.FirstFailureAt, LastFailureAt: it.LastFailureAt, MessageID: msg.MessageId,
-		ReceiveCount: receiveCount(msg), Details: le.Details, Replay: replayOf(it),
-	}
-	if escalated(it, b.r.Stage, cl) {
-		in.Replay.Escalated = true
-	}
-	log = log.With("class", string(cl.Class))
+	p := it.RecordedDeadLetter(msg.MessageId, receiveCount(msg))
+	log = log.With("class", string(p.ErrorClass))
 	log.Warn("completing a pending DLQ hand-off")
-	p := deadletter.Build(in)
 	return b.noticeFailed(ctx, log, msg, it, *le, p, b.handOff(ctx, log, p, msg, true))
 }
-
-// recordedError is an error rebuilt from a stored last_error.
-type recordedError struct{ text, typ string }
-
-func (e *recordedError) Error() string { return e.text }
 
 func cloneAttempts(m map[work.Stage]int) map[work.Stage]int {
 	out := make(map[work.Stage]int, len(work.Stages()))

@@ -28,6 +28,8 @@ type itemStore interface {
 	Release(ctx context.Context, req store.ReleaseRequest) error
 	MarkDeadLettered(ctx context.Context, itemID string, stage work.Stage, ref store.DeadLetterRef, now time.Time) error
 	Hydrate(ctx context.Context, it store.Item, parts ...store.Part) (store.Item, error)
+	Replay(ctx context.Context, req store.ReplayRequest) (store.Item, error)
+	Resolve(ctx context.Context, r store.Resolution) error
 }
 
 var (
@@ -235,6 +237,39 @@ func conformance(t *testing.T, newStore func(t *testing.T) itemStore) {
 		it, _ = s.Get(ctx, a)
 		if it.State != work.Deadletter || it.DeadLetter == nil || it.DeadLetter.ID != "dl1" {
 			t.Fatalf("after the hand-off: %+v", it)
+		}
+	})
+
+	t.Run("resolve is conditional on the state read", func(t *testing.T) {
+		s, a := fetching(t)
+		if _, err := s.Fail(ctx, failReq(a, work.Fetch, "m1#1", 0, true, work.Failed, t0)); err != nil {
+			t.Fatal(err)
+		}
+		ref := store.DeadLetterRef{ID: "dl1", Stage: work.Fetch, Class: work.RateLimited, At: t0, Attempt: 1}
+		if err := s.MarkDeadLettered(ctx, a, work.Fetch, ref, t0); err != nil {
+			t.Fatal(err)
+		}
+		read, _ := s.Get(ctx, a)
+		res := store.Resolution{ItemID: a, At: t0.Add(time.Minute), By: "ana", Note: "given up", Stage: work.Fetch,
+			DeadLetterID: "dl1", MessageID: "msg-1", Read: &read}
+		// A replay lands between the resolver's read and its write.
+		if _, err := s.Replay(ctx, store.ReplayRequest{ItemID: a, Stage: work.Fetch, PrevReplayCount: read.ReplayCount,
+			Note: "provider fixed", By: "bo", Now: t0.Add(30 * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Resolve(ctx, res); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("resolve after a replay since the read: %v, want ErrConflict", err)
+		}
+		if it, _ := s.Get(ctx, a); it.Resolution != nil || it.State != work.Queued {
+			t.Fatalf("the replayed item %s carries resolution %+v", it.State, it.Resolution)
+		}
+		now, _ := s.Get(ctx, a)
+		res.Read = &now
+		if err := s.Resolve(ctx, res); err != nil {
+			t.Fatalf("resolve on the state read: %v", err)
+		}
+		if it, _ := s.Get(ctx, a); it.Resolution == nil || it.Resolution.Note != "given up" {
+			t.Fatalf("resolution %+v, want the one written", it.Resolution)
 		}
 	})
 

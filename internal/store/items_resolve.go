@@ -34,6 +34,13 @@ type Resolution struct {
 	// DeadLetterID and MessageID name the dead letter and its DLQ message.
 	DeadLetterID string `dynamodbav:"dead_letter_id,omitempty" json:"dead_letter_id,omitempty"`
 	MessageID    string `dynamodbav:"message_id" json:"message_id"`
+	// Read is the item as the resolver read it when it judged the dead
+	// letter the item's current one. Resolve records the resolution only
+	// while the item is still so — the same state, stage, attempts at that
+	// stage and replay count — and a write since (a replay, a new failure)
+	// makes it ErrConflict. Nil records it on any item that exists. Never
+	// stored.
+	Read *Item `dynamodbav:"-" json:"-"`
 }
 
 // ResolvedClass is the error-log pseudo-class resolutions are kept under:
@@ -65,32 +72,54 @@ func (r Resolution) normalize() (Resolution, error) {
 // Resolve records a resolution on the item:
 //
 //	condition  attribute_exists(item_id)
+//	           [AND state = :state AND stage = :stage
+//	            AND attempts_<stage> = :attempts AND replay_count = :replay]  (r.Read's)
 //	update     SET resolution = :resolution
 //
 // Like a note it is not a state change: the item stays where it is
 // (deadletter, permanent_failure), updated_at and last_write are left alone,
 // and `triage items replay` can still revive it. A later resolution
 // replaces an earlier one; the error log keeps them all. ErrNotFound when
-// the item does not exist.
+// the item does not exist; ErrConflict when it is no longer as r.Read.
 func (s *Items) Resolve(ctx context.Context, r Resolution) error {
 	r, err := r.normalize()
 	if err != nil {
 		return err
 	}
+	read := r.Read
 	av, err := attributevalue.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("resolve %s: encode: %w", r.ItemID, err)
 	}
 	b := dynamo.New()
 	update := "SET resolution = " + b.Value(av)
-	_, err = s.DB.UpdateItem(ctx, b.Update(s.Table, itemKey(r.ItemID), update, "attribute_exists(item_id)"))
+	cond := "attribute_exists(item_id)"
+	if read != nil {
+		cond += " AND " + b.Name("state") + " = " + b.Str(string(read.State)) + " AND " + b.Name("stage") + " = " + b.Str(string(read.Stage)) +
+			" AND " + numEquals(b, attemptsAttr(read.Stage), read.Attempts[read.Stage]) + " AND " + numEquals(b, "replay_count", read.ReplayCount)
+	}
+	_, err = s.DB.UpdateItem(ctx, b.Update(s.Table, itemKey(r.ItemID), update, cond))
 	if err != nil {
-		if isConditionFailed(err) {
+		if !isConditionFailed(err) {
+			return fmt.Errorf("resolve %s: %w", r.ItemID, err)
+		}
+		_, found, rerr := s.conflictItem(ctx, r.ItemID, err)
+		switch {
+		case rerr != nil:
+			return fmt.Errorf("resolve %s: the condition failed and the item could not be read back (%v): %w", r.ItemID, err, rerr)
+		case !found:
 			return fmt.Errorf("resolve %s: %w", r.ItemID, ErrNotFound)
 		}
-		return fmt.Errorf("resolve %s: %w", r.ItemID, err)
+		return fmt.Errorf("resolve %s: the item changed since it was read: %w", r.ItemID, ErrConflict)
 	}
 	return nil
+}
+
+// resolvable reports whether cur is still as read, the state a resolution
+// was judged on (Resolution.Read).
+func resolvable(cur Item, read *Item) bool {
+	return read == nil || (cur.State == read.State && cur.Stage == read.Stage &&
+		cur.Attempts[read.Stage] == read.Attempts[read.Stage] && cur.ReplayCount == read.ReplayCount)
 }
 
 // Resolve records a resolution on the item; see Items.Resolve.
@@ -105,6 +134,10 @@ func (m *Memory) Resolve(_ context.Context, r Resolution) error {
 	if !ok {
 		return fmt.Errorf("resolve %s: %w", r.ItemID, ErrNotFound)
 	}
+	if !resolvable(cur, r.Read) {
+		return fmt.Errorf("resolve %s: the item changed since it was read: %w", r.ItemID, ErrConflict)
+	}
+	r.Read = nil
 	cur.Resolution = &r
 	m.items[r.ItemID] = cur
 	return nil

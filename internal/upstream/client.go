@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -37,6 +39,10 @@ type ClientOptions struct {
 	// it (otherwise at most 10 are followed, and only to http and https:
 	// FollowHTTP).
 	NoRedirects bool
+	// SchemeUpgradeOnly follows one redirect, a 307 or 308 that only moves
+	// an http URL to https (FollowSchemeUpgrade), and returns every other
+	// as the response. It overrides NoRedirects.
+	SchemeUpgradeOnly bool
 }
 
 // NewClient returns the HTTP client of an upstream: the shared dial and TLS
@@ -66,6 +72,9 @@ func NewClient(o ClientOptions) *http.Client {
 	if o.NoRedirects {
 		c.CheckRedirect = NoRedirects
 	}
+	if o.SchemeUpgradeOnly {
+		c.CheckRedirect = FollowSchemeUpgrade
+	}
 	return c
 }
 
@@ -87,3 +96,35 @@ func FollowHTTP(req *http.Request, via []*http.Request) error {
 // NoRedirects is a CheckRedirect that stops at the first response: the 3xx
 // comes back to the caller.
 func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// FollowSchemeUpgrade is a CheckRedirect that follows one redirect, and only
+// a 307 or 308 from http to https on the same host and port (a scheme's
+// default port counts as none) with the same path and query: a receiver
+// that moved to TLS. net/http sends the same method, body and headers again
+// on a 307 or 308, over the same transport, so the dialer's checks
+// (BlockPrivate) apply to the new connection as to the first. Every other
+// redirect comes back to the caller as the 3xx it is, as with NoRedirects.
+func FollowSchemeUpgrade(req *http.Request, via []*http.Request) error {
+	if len(via) != 1 || req.Response == nil {
+		return http.ErrUseLastResponse
+	}
+	if s := req.Response.StatusCode; s != http.StatusTemporaryRedirect && s != http.StatusPermanentRedirect {
+		return http.ErrUseLastResponse
+	}
+	from, to := via[0].URL, req.URL
+	if from.Scheme != "http" || to.Scheme != "https" || to.User != nil ||
+		!strings.EqualFold(from.Hostname(), to.Hostname()) || explicitPort(from) != explicitPort(to) ||
+		from.EscapedPath() != to.EscapedPath() || from.RawQuery != to.RawQuery {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// explicitPort is u's port, empty when it is its scheme's default.
+func explicitPort(u *url.URL) string {
+	p := u.Port()
+	if (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		return ""
+	}
+	return p
+}
