@@ -76,6 +76,14 @@ var constantsAllowed = map[string]string{
 	"volume.go:attempt":           "the volume tool's final check gives up after 10 rounds of unprocessed keys",
 	"moto.go:portAttempts":        "tries of a free port for the local moto server",
 	"poller.go:receiveRetryDelay": "the local event source's pause after a failed receive, as Lambda's poller pauses",
+	"up.go:WithTimeout":           "the local stack's bound on one scheduled invocation",
+	"devstack.go:WithTimeout":     "the local stack's bound on one scheduled invocation",
+	"localtest.go:WithTimeout":    "a test stack's bound on creating its tables and queues",
+	"front.go:WithTimeout":        "the local moto front's bound on its shutdown",
+	"soak.go:WithTimeout":         "the soak's bound on dumping moto's state after a run",
+
+	// The operator's command line, which answers a person at a terminal.
+	"classify_response.go:WithTimeout": "triage classify-response's bound on judging a recorded answer",
 }
 
 // TestNoRetryConstantsOutsideThePolicy holds docs/design.md "The decision
@@ -85,7 +93,8 @@ var constantsAllowed = map[string]string{
 // (a const, a var, a := or = of a literal number or duration, a field
 // keyed so in a composite literal, a comparison with a literal such as
 // attempt >= 5), a literal duration passed to a timer (time.Sleep,
-// time.After, time.NewTimer, time.AfterFunc), and any schedule built with
+// time.After, time.NewTimer, time.AfterFunc) or as a call's bound
+// (context.WithTimeout), and any schedule built with
 // this package's types from literals. They catch `const maxAttempts = 5`
 // and `backoff := 2 * time.Second` wherever they are added.
 func TestNoRetryConstantsOutsideThePolicy(t *testing.T) {
@@ -141,6 +150,7 @@ func TestRetryConstantsScannerCatches(t *testing.T) {
 	src := `package p
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -179,6 +189,9 @@ func f() {
 	var pollWait = 20 * time.Second
 	attempts := 0
 	<-time.After(d)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	bounded, stop := context.WithTimeout(ctx, policy.InlineHandoff)
+	_, _, _, _ = cancel, bounded, stop, ctx
 	_, _, _, _, _, _, _, _, _ = backoff, cooldown, c, o, waitFor, n, retries, pollWait, attempts
 }
 
@@ -195,7 +208,7 @@ var d time.Duration
 		got = append(got, key)
 	}
 	want := []string{"p.go:maxAttempts", "p.go:DefaultRetryDelay", "p.go:giveUpThreshold", "p.go:verdictTries", "p.go:backoff", "p.go:cooldown",
-		"p.go:policy.Exponential", "p.go:MaxAttempts", "p.go:waitFor", "p.go:attempt", "p.go:Sleep"}
+		"p.go:policy.Exponential", "p.go:MaxAttempts", "p.go:waitFor", "p.go:attempt", "p.go:Sleep", "p.go:WithTimeout"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}
@@ -270,6 +283,9 @@ func retryConstants(t *testing.T, path, rel, policyPath string) []string {
 		case *ast.CallExpr:
 			sel, ok := n.Fun.(*ast.SelectorExpr)
 			if ok && slices.Contains(sleeps, sel.Sel.Name) && len(n.Args) > 0 && literalDuration(n.Args[0]) {
+				add(sel.Sel.Name, n.Pos())
+			}
+			if ok && sel.Sel.Name == "WithTimeout" && len(n.Args) == 2 && literalDuration(n.Args[1]) {
 				add(sel.Sel.Name, n.Pos())
 			}
 		case *ast.CompositeLit:

@@ -246,7 +246,7 @@ func (b *batch) bookkeeping() (context.Context, context.CancelFunc) {
 	if !b.deadline.IsZero() {
 		return context.WithDeadline(ctx, b.deadline.Add(-FinishReserve))
 	}
-	return context.WithTimeout(ctx, 30*time.Second)
+	return context.WithTimeout(ctx, policy.UndeadlinedBatch)
 }
 
 // finishing returns the context of the batch's last calls — the forwards
@@ -260,7 +260,7 @@ func (b *batch) finishing() (context.Context, context.CancelFunc) {
 	if !b.deadline.IsZero() {
 		return context.WithDeadline(ctx, b.deadline.Add(-200*time.Millisecond))
 	}
-	return context.WithTimeout(ctx, 30*time.Second)
+	return context.WithTimeout(ctx, policy.UndeadlinedBatch)
 }
 
 func (b *batch) process(msg events.SQSMessage) (out outcome) {

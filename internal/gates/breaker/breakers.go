@@ -357,7 +357,7 @@ func (b *Breakers) itemsOwn(ctx context.Context, t Ticket, callErr error, cl fai
 	rule policy.BlameRule, now time.Time) error {
 	log := b.logger().With("service", t.Service)
 	if t.Probe {
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policy.OutlivingWrite)
 		r, err := verdict(wctx, func() (Record, error) { return b.Store.ReleaseProbe(wctx, t.Service, t.owner, now) })
 		cancel()
 		b.after(ctx, t.Service, r, err, now, log)
@@ -399,7 +399,7 @@ func (b *Breakers) done(ctx context.Context, t Ticket, o policy.BreakerEffect, c
 			}
 		}
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policy.OutlivingWrite)
 	defer cancel()
 	log := b.logger().With("service", t.Service)
 	if t.Probe {

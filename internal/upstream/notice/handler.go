@@ -132,7 +132,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	}
 	for start := 0; start < len(entries); start += 10 {
 		chunk := entries[start:min(start+10, len(entries))]
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policy.OutlivingWrite)
 		out, err := h.SQS.ChangeMessageVisibilityBatch(bctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(h.QueueURL), Entries: chunk})
 		cancel()
 		// Nothing is lost: the notices come back after the queue's default
@@ -233,7 +233,7 @@ func (h *Handler) one(ctx context.Context, msg events.SQSMessage) (delay time.Du
 
 // settle records an attempt's outcome; wait > 0 keeps the record that long.
 func (h *Handler) settle(ctx context.Context, log *slog.Logger, s ledger.NoticeSettle, attempts int, wait time.Duration) (time.Duration, bool) {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policy.OutlivingWrite)
 	defer cancel()
 	if err := h.Ledger.SettleNotice(sctx, s); err != nil {
 		if errors.Is(err, ledger.ErrLeaseLost) {
