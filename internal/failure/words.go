@@ -116,6 +116,7 @@ var ModelWords = []Meaning{
 		"unauthorized", "unauthorised", "not authorized", "not authorised", "permission", "access denied",
 		"access is denied", "forbidden", "credential", "invalid token", "token is invalid", "invalid bearer",
 		"bearer token", "token has expired", "token expired", "expired token", "access token", "auth token",
+		"api token", "api-token", "api_token", // Cohere: "invalid api token"; Replicate, Hugging Face: "Invalid API token"
 		"has been disabled", "account is disabled", "account disabled", "deactivated", "suspended", "banned",
 		"not have access", "no access to", "not allowed to access", "must be verified", "not verified",
 		"country", "location is not supported", "region is not supported", "unsupported region",
