@@ -118,6 +118,10 @@ var ModelWords = []Meaning{
 		"bearer token", "token has expired", "token expired", "expired token", "access token", "auth token",
 		"api token", "api-token", "api_token", // Cohere: "invalid api token"; Replicate, Hugging Face: "Invalid API token"
 		"has been disabled", "account is disabled", "account disabled", "deactivated", "suspended", "banned",
+		// an organisation or account the provider restricted (Groq's 400
+		// organization_restricted): an operator takes it up with the provider
+		"has been restricted", "organization is restricted", "account is restricted", "organization_restricted", "account_restricted",
+		"organization restricted", "account restricted",
 		"not have access", "no access to", "not allowed to access", "must be verified", "not verified",
 		"country", "location is not supported", "region is not supported", "unsupported region",
 		"not available in your", "not available in this region",
