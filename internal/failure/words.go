@@ -65,6 +65,9 @@ var ModelWords = []Meaning{
 		"not found", "does not exist", "no such model", "unknown model", "model not available",
 		"invalid model", "permitted models", "model is not supported",
 		"identifier is invalid", "not a valid model", "model id is invalid", "model name is invalid", // Bedrock: "The provided model identifier is invalid."
+		// a model the provider retired (Groq's model_decommissioned, OpenAI's
+		// and Anthropic's deprecations): not there any more, as above
+		"decommissioned", "no longer supported", "has been deprecated", "reached end of life",
 	}},
 	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
