@@ -151,6 +151,11 @@ var ModelWords = []Meaning{
 	{work.UpstreamUnavailable, "crash", []string{
 		"cuda out of memory", "cuda error: out of memory", "outofmemoryerror", "runner exited", "runner process has terminated",
 		"runner process no longer running",
+		// a model too large for the memory the host has free (Ollama's "model
+		// requires more system memory (5.9 GiB) than is available (2.3 GiB)",
+		// llama.cpp's and vLLM's "insufficient memory"): the server cannot
+		// serve until memory frees
+		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
 	}},
 }
 
