@@ -138,6 +138,10 @@ var ModelWords = []Meaning{
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
 		"hate speech", "recitation", "nsfw", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
 		"sensitive word", "sensitive_word", "sensitive information detected",
+		// Gemini's prompt block by any reason, OTHER and BLOCKLIST included,
+		// as google-genai's repr ("block_reason=<BlockedReason.OTHER: 'OTHER'>")
+		// and protobuf's text format ("block_reason: OTHER") print it
+		"blockedreason.", "block_reason: other", "blockreason: other", "blocklist",
 	}},
 	{work.UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
