@@ -364,6 +364,11 @@ var UpstreamWords = []Meaning{
 		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
 		"can't parse", "cannot parse", "bad request:", // Telegram: "Bad Request: can't parse entities"
 		"not a valid", "is not valid", // Twilio: "The 'To' number … is not a valid phone number"
+		// a payload a flow or a card's schema refused (Teams Workflows, Power
+		// Automate, Logic Apps, Adaptive Cards): "The result must be a valid
+		// array", "request is missing or invalid", "Property 'type' must be
+		// 'AdaptiveCard'"
+		"must be a valid", "missing or invalid", "invalid or missing", "serializationexception",
 	}},
 }
 
