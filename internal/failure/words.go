@@ -336,6 +336,11 @@ var UpstreamWords = []Meaning{
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
 		"could not authenticate", "unable to authenticate", "failed to authenticate", // Opsgenie: "Could not authenticate"
 		"authorized recipients", "not in allowed list", // a sandbox's or a test number's allowed recipients (Mailgun, WhatsApp)
+		// a mailer's sandbox or an account not yet approved, until an operator
+		// verifies a domain: Resend's "You can only send testing emails to
+		// your own email address … please verify a domain", Postmark's
+		// "While your account is pending approval …"
+		"testing emails", "verify a domain", "verify your domain", "pending approval", "not yet activated",
 		// a source that refuses automated readers: a bot wall's challenge,
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
