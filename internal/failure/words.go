@@ -345,6 +345,7 @@ var UpstreamWords = []Meaning{
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
+		"invalid webhook token", // Discord's 50027
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
 		"sign match fail", "signature match fail", "signature verification fail", "signature validation fail",
 		"signature check fail", "signature verify fail", "signature invalid", "bad signature", "wrong signature",
@@ -355,6 +356,10 @@ var UpstreamWords = []Meaning{
 		"was deleted", "has been removed",
 		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
 		"incapable of receiving", // WhatsApp's (#131026): a number that cannot receive the message
+		// a webhook's address that names no hook (WeCom's 93000 "invalid
+		// webhook url", Mattermost's "Invalid webhook"); a hook's token
+		// refused is a permission's, read first
+		"invalid webhook", "webhook url is invalid", "webhook url is not valid",
 		// a push registration the platform dropped: APNs' Unregistered,
 		// FCM's UNREGISTERED and NotRegistered, Ably's expired registration
 		"registration expired", "registration has expired", "registration is no longer valid",
