@@ -231,7 +231,7 @@ var policyWords = sync.OnceValue(func() []Phrase {
 // meaning they join: the words providers write in Chinese (Simplified and
 // Traditional), Japanese, Spanish, Portuguese, German and French for a
 // balance, a quota and a rate, and in Chinese and Japanese for an input
-// too long and a moderation block (Zhipu's "系统检测到输入或生成内容可能包含不安全或敏感内容"). Only the letters of ASCII fold, so a word
+// too long, a moderation block and (in Chinese) a credential refused (Zhipu's "系统检测到输入或生成内容可能包含不安全或敏感内容"). Only the letters of ASCII fold, so a word
 // with an accent matches as written (lowercase).
 var TranslatedWords = []struct {
 	// Lang is the language's code (BCP 47).
@@ -247,6 +247,10 @@ var TranslatedWords = []struct {
 	{"zh", "length", []string{"过长", "過長", "超长", "超長", "超过最大长度", "超過最大長度", "超出最大长度", "上下文长度", "上下文長度"}},
 	{"ja", "length", []string{"長すぎ", "最大長", "コンテキスト長"}},
 	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
+	// a credential or a permission refused, a model endpoint's and a
+	// receiver's alike: WeCom's "验证企业微信机器人凭证失败" (verifying the bot's
+	// credential failed), "鉴权失败", "无权限"
+	{"zh", "key", []string{"凭证", "憑證", "鉴权", "鑒權", "认证失败", "認證失敗", "无权限", "無權限", "没有权限", "沒有權限", "权限不足", "權限不足"}},
 	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
 	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
 	{"ja", "rate", []string{"レート制限", "リクエストが多すぎ", "リクエスト数の上限", "リクエスト制限", "頻繁"}},
@@ -324,7 +328,8 @@ var UpstreamWords = []Meaning{
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
-	{work.AuthDenied, "permission", []string{
+	// named as ModelWords' meaning of a key, whose TranslatedWords it shares
+	{work.AuthDenied, "key", []string{
 		"not authorized", "not authorised", "unauthorized", "unauthorised", "permission", "forbidden",
 		"access denied", "missing access", "no rights", "not enough rights", "not allowed to", "invalid token",
 		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
@@ -345,7 +350,7 @@ var UpstreamWords = []Meaning{
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
-		"invalid webhook token", // Discord's 50027
+		"invalid webhook token",                                                            // Discord's 50027
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
 		"sign match fail", "signature match fail", "signature verification fail", "signature validation fail",
 		"signature check fail", "signature verify fail", "signature invalid", "bad signature", "wrong signature",
