@@ -442,6 +442,17 @@ var ProviderPhrases = []Phrase{
 	{"security token included in the request is invalid", work.AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
 	{"security token included in the request is expired", work.AuthDenied}, // AWS ExpiredToken
 	{"signature we calculated does not match", work.AuthDenied},
+	// a chat robot's keyword check: the message lacks the keyword its
+	// security settings require (Feishu's and Lark's 19024 "Key Words Not
+	// Found", DingTalk's 310000 "keywords not in content") — a payload the
+	// robot cannot take, whatever "not found" says
+	{"key words not found", work.SchemaInvalid},
+	{"keywords not found", work.SchemaInvalid},
+	{"keyword not found", work.SchemaInvalid},
+	{"keywords not in content", work.SchemaInvalid},
+	{"keyword not in content", work.SchemaInvalid},
+	{"关键词不匹配", work.SchemaInvalid},
+	{"关键字不匹配", work.SchemaInvalid},
 	// S3's documented messages, whoever prints them without the code
 	{"the specified key does not exist", work.NotFound},
 	{"the specified bucket does not exist", work.NotFound},
