@@ -453,9 +453,11 @@ var ProviderPhrases = []Phrase{
 	{"keyword not in content", work.SchemaInvalid},
 	{"关键词不匹配", work.SchemaInvalid},
 	{"关键字不匹配", work.SchemaInvalid},
-	// S3's documented messages, whoever prints them without the code
+	// S3's documented messages, whoever prints them without the code, and
+	// a bucket's in the words clients that drop "specified" print
+	// (Mountpoint's "The bucket does not exist")
 	{"the specified key does not exist", work.NotFound},
-	{"the specified bucket does not exist", work.NotFound},
+	{"bucket does not exist", work.NotFound},
 	{"is not authorized to perform", work.AuthDenied},                               // IAM
 	{"does not exist or you do not have access", work.ClientError},                  // OpenAI model_not_found: the model name is wrong for this key
 	{"the model: `", work.ClientError},                                              // OpenAI's older "The model: `gpt-4` does not exist"
