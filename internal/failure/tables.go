@@ -487,6 +487,27 @@ var ProviderPhrases = []Phrase{
 	{"overload", work.UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
 }
 
+// CurlErrors are libcurl's error numbers (CURLcode) a client prints without
+// its message — PHP's "cURL error 28: See …", the CLI's "curl: (28)",
+// pycurl's "(28, ”)" — and what each means: a connection that failed or
+// was cut, NETWORK_TIMEOUT, as TransportPhrases read its message; a peer
+// certificate that failed verification, AUTH_DENIED. A number not listed
+// (22, the HTTP error curl was asked to fail on) decides nothing.
+var CurlErrors = map[int]work.Class{
+	5:  work.NetworkTimeout, // CURLE_COULDNT_RESOLVE_PROXY
+	6:  work.NetworkTimeout, // CURLE_COULDNT_RESOLVE_HOST
+	7:  work.NetworkTimeout, // CURLE_COULDNT_CONNECT
+	16: work.NetworkTimeout, // CURLE_HTTP2
+	18: work.NetworkTimeout, // CURLE_PARTIAL_FILE
+	28: work.NetworkTimeout, // CURLE_OPERATION_TIMEDOUT
+	35: work.NetworkTimeout, // CURLE_SSL_CONNECT_ERROR
+	52: work.NetworkTimeout, // CURLE_GOT_NOTHING
+	55: work.NetworkTimeout, // CURLE_SEND_ERROR
+	56: work.NetworkTimeout, // CURLE_RECV_ERROR
+	60: work.AuthDenied,     // CURLE_PEER_FAILED_VERIFICATION
+	92: work.NetworkTimeout, // CURLE_HTTP2_STREAM
+}
+
 // TransportPhrases are the error strings of a failed connection or call,
 // as Go's net, crypto/tls, crypto/x509, net/http (HTTP/2 included) and
 // context packages, the AWS SDKs and Node.js print them. They weigh like the
