@@ -148,7 +148,6 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 	"KMS.KMSInternalException":             work.UpstreamUnavailable,
 	"IDPCommunicationError":                work.UpstreamUnavailable, // STS
 	"ModelNotReadyException":               work.UpstreamUnavailable, // Bedrock: model is being loaded
-	"ModelErrorException":                  work.UpstreamUnavailable, // Bedrock: the model failed serving the request
 	"ModelStreamErrorException":            work.UpstreamUnavailable,
 	"AWS.SimpleQueueService.InternalError": work.UpstreamUnavailable,
 
@@ -242,7 +241,6 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 var BedrockCodes = map[string]work.Class{
 	"ValidationException":       work.ClientError, // bad parameters for this model; refined by ProviderPhrases ("Input is too long")
 	"ResourceNotFoundException": work.ClientError, // unknown model id
-	"ModelErrorException":       work.UpstreamUnavailable,
 }
 
 // GoogleCodes maps Google's error vocabulary to classes: the google.rpc.Code
@@ -320,6 +318,11 @@ var CodeStatuses = map[string]int{
 	// BadGateway, .NET's HttpStatusCode names)
 	"BadGateway": 502, "GatewayTimeout": 504, "TooManyRequests": 429, "UnprocessableEntity": 422,
 	"PayloadTooLarge": 413, "RequestEntityTooLarge": 413,
+
+	// the model's container answering for the endpoint (Bedrock's
+	// ModelErrorException, SageMaker's ModelError, each a 424): its words
+	// decide as a failure's with no status, and with none the 424 row
+	"ModelErrorException": 424, "ModelError": 424,
 }
 
 // GoogleReasonSuffixes class the reasons of Google's older JSON errors
