@@ -445,6 +445,16 @@ var ProviderPhrases = []Phrase{
 	{"security token included in the request is invalid", work.AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
 	{"security token included in the request is expired", work.AuthDenied}, // AWS ExpiredToken
 	{"signature we calculated does not match", work.AuthDenied},
+	// Cloudflare's error pages for an origin that failed it, by their words
+	// when no status came with them (a client that printed the page's
+	// middle): each the class of its status's row — 520, 521, 523 an
+	// origin failing, 522 and 524 its connection timing out
+	{"web server is returning an unknown error", work.UpstreamUnavailable}, // 520
+	{"web server is not returning a connection", work.UpstreamUnavailable}, // 521
+	{"your web server is not responding", work.UpstreamUnavailable},        // 521
+	{"origin is unreachable", work.UpstreamUnavailable},                    // 523
+	{"origin web server timed out", work.NetworkTimeout},                   // 524: "The origin web server timed out responding to this request."
+	{"and the origin web server timed out", work.NetworkTimeout},           // 522: "The initial connection between Cloudflare's network and the origin web server timed out."
 	// a chat robot's keyword check: the message lacks the keyword its
 	// security settings require (Feishu's and Lark's 19024 "Key Words Not
 	// Found", DingTalk's 310000 "keywords not in content") — a payload the
