@@ -234,6 +234,12 @@ func classifyUpstream(err error) (Classification, bool) {
 		// read as its message would be, under the same guard.
 		return ev.finish(Of(ph.Class, "error text names "+ph.Fragment)), true
 	}
+	if ev.status == 0 && containsAnyFoldASCII(text, URLPhrases) {
+		// A URL the client refused before sending: no upstream answered,
+		// and the URL is wrong where it was written.
+		r := ev.role()
+		return ev.finish(Of(urlClass(r), reason(ev.prov(), " client could not use the URL", "", "", 0))), true
+	}
 	if strings.EqualFold(strings.TrimSpace(text), "EOF") {
 		return ev.finish(Of(work.NetworkTimeout, "connection closed mid-response (error text)")), true
 	}

@@ -521,6 +521,31 @@ var CurlErrors = map[int]work.Class{
 	92: work.NetworkTimeout, // CURLE_HTTP2_STREAM
 }
 
+// URLPhrases are a client's words for a URL it could not use, said
+// before any request left: Go's "unsupported protocol scheme", requests'
+// MissingSchema ("No scheme supplied") and InvalidSchema ("No connection
+// adapters were found"), .NET's UriFormatException ("Invalid URI: The
+// format of the URI could not be determined"), the JDK's
+// MalformedURLException ("no protocol"), Node's ERR_INVALID_URL, the url
+// crate's "relative URL without a base". No upstream answered: the URL
+// is wrong where it was written (urlClass).
+var URLPhrases = []string{
+	"unsupported protocol scheme", "no scheme supplied", "no connection adapters were found", "invalid uri:",
+	"uriformatexception", "malformedurlexception", "no protocol:", "err_invalid_url", "invalid url:",
+	"relative url without a base", "invalid url '",
+}
+
+// urlClass is the class of a URL a client could not use, by the
+// upstream it was meant for: a source's URL is the item's (a bad input,
+// SCHEMA_INVALID); a receiver's, a model endpoint's or anything else's is
+// the deployment's configuration (INTERNAL_BUG).
+func urlClass(r Role) work.Class {
+	if r == RoleSource {
+		return work.SchemaInvalid
+	}
+	return work.InternalBug
+}
+
 // TransportPhrases are the error strings of a failed connection or call,
 // as Go's net, crypto/tls, crypto/x509, net/http (HTTP/2 included) and
 // context packages, the AWS SDKs and Node.js print them. They weigh like the
