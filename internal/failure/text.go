@@ -210,11 +210,17 @@ func parseText(s string) textEvidence {
 			}
 		}
 	}
+	var handler string
 	if containsFoldASCII(s, "code") || containsFoldASCII(s, "errortype") {
 		for _, m := range reCodeLabel.FindAllStringSubmatchIndex(asciiWords(s), 4) {
 			for g := 2; g+1 < len(m); g += 2 {
-				if m[g] >= 0 {
-					t.addCode(afterHash(s[m[g]:m[g+1]]))
+				if m[g] < 0 {
+					continue
+				}
+				if code := afterHash(s[m[g]:m[g+1]]); handlerLabel(s[:m[0]]) {
+					handler = code
+				} else {
+					t.addCode(code)
 				}
 			}
 		}
@@ -241,10 +247,21 @@ func parseText(s string) textEvidence {
 	}
 	t.body(s)
 	t.words(s)
+	// A CloudFormation resource handler's HandlerErrorCode is its mapping
+	// of the error its message quotes ("AccessDeniedException: … (…,
+	// HandlerErrorCode: NotFound)"): the quoted error's codes come first.
+	t.addCode(handler)
 	if t.provider == "" && (t.n > 0 && awsCode(t.codes[0]) || strings.Contains(s, "operation error ")) {
 		t.provider = AWS
 	}
 	return t
+}
+
+// handlerLabel reports whether before, the text up to a labelled code,
+// ends in "Handler": CloudFormation's "HandlerErrorCode: NotFound".
+func handlerLabel(before string) bool {
+	const h = "handler"
+	return len(before) >= len(h) && strings.EqualFold(before[len(before)-len(h):], h)
 }
 
 // rpcError returns where the code name of gRPC's status error starts in
