@@ -86,8 +86,9 @@ var (
 	reCodeLabel = regexp.MustCompile(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
-	// "HTTP:401", "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)?[ :]([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error)=([45]\d\d)\b`)
+	// "HTTP:401", "HTTP/1.1 502"; a log's "code=400", "err=503",
+	// "error_message=403".
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)?[ :]([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error|err|error_?message|error_?msg)=([45]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
@@ -983,10 +984,16 @@ func httpStatus(n int) bool {
 	return http.StatusText(n) != "" || smtp || n == 499 || n >= 520 && n <= 530 || n == 598 || n == 599
 }
 
-// labelledCode reports whether s labels an error status "code=" or
-// "error=" — a log's "code=400 … [details: EOF]", apprise's "…, error=400.".
+// labelledCode reports whether s labels an error status "code=",
+// "error=", "err=" or "error_message=" — a log's "code=400 … [details:
+// EOF]", apprise's "…, error=400.", an Android log's "error_message=403".
 func labelledCode(s string) bool {
-	return labelled(s, "code=") || labelled(s, "error=")
+	for _, label := range [...]string{"code=", "error=", "err=", "error_message=", "errorMessage=", "error_msg="} {
+		if labelled(s, label) {
+			return true
+		}
+	}
+	return false
 }
 
 func labelled(s, label string) bool {
