@@ -301,7 +301,8 @@ func withTranslations(meanings []Meaning) []Phrase {
 // first that any word of the message (then of the error's text) says
 // wins: the rate, a permission or credential the receiver refuses (an
 // operator fixes it: AUTH_DENIED), a destination that is not there or no
-// longer is (NOT_FOUND), a payload it cannot take (SCHEMA_INVALID). They
+// longer is (NOT_FOUND), a payload it cannot take (SCHEMA_INVALID), the
+// receiver's own system failing (UPSTREAM_UNAVAILABLE). They
 // are read from a 4xx whose default is the generic one and from a 409
 // (Dropbox answers every endpoint's error with 409: "path/not_found");
 // from a 404 or 410 only a permission's words are read (Notion hides a
@@ -384,6 +385,15 @@ var UpstreamWords = []Meaning{
 		// array", "request is missing or invalid", "Property 'type' must be
 		// 'AdaptiveCard'"
 		"must be a valid", "missing or invalid", "invalid or missing", "serializationexception",
+	}},
+	// the receiver's own system failing, whatever status it answered with
+	// (DingTalk's 400 "system.error" "未知的系统错误", WeChat's errcode -1
+	// "system busy", "系统繁忙"): the receiver failing, not the payload —
+	// read last, so a payload's or a permission's words say more
+	{work.UpstreamUnavailable, "server", []string{
+		"system error", "system.error", "system_error", "system busy", "system is busy", "server busy", "server is busy",
+		"internal error", "internal_error", "internal server error",
+		"系统错误", "系統錯誤", "系统繁忙", "系統繁忙", "服务繁忙", "服務繁忙", "服务器错误", "伺服器錯誤", "内部错误", "內部錯誤",
 	}},
 }
 
