@@ -234,6 +234,7 @@ const (
 	ctxChoice           // the first element of an answer's "choices"
 	ctxMeta             // the object under "error.metadata" (OpenRouter)
 	ctxInfoMeta         // a Google ErrorInfo's "metadata": its quota's id and limit
+	ctxResponse         // a Responses API object under "response" (a stream's "response.failed" event): its "error" is the error
 	ctxOther            // anything else: scanned, not recorded
 )
 
@@ -338,6 +339,10 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 		switch {
 		case ctx == ctxRoot && (string(key) == "error" || string(key) == "Error"):
 			child = ctxError
+		case ctx == ctxRoot && string(key) == "response":
+			child = ctxResponse
+		case ctx == ctxResponse && string(key) == "error":
+			child = ctxError
 		case ctx == ctxError && (string(key) == "innererror" || string(key) == "details"):
 			child = ctxInner
 		case ctx == ctxError && string(key) == "metadata":
@@ -382,7 +387,7 @@ func (s *scanner) field(ctx int, key []byte, depth int) bool {
 	} else {
 		raw = s.buf[start:s.pos]
 	}
-	if ctx == ctxOther {
+	if ctx == ctxOther || ctx == ctxResponse {
 		return true
 	}
 	s.record(ctx, key, raw, isStr, s.buf[start:s.pos])

@@ -228,6 +228,18 @@ func classifyUpstream(err error) (Classification, bool) {
 		// the answer does. A certificate's verdict still does.
 		return ev.finish(Of(ph.Class, "error text mentions \""+ph.Fragment+"\"")), true
 	}
+	if ph, ok := curlError(text); ok && !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text) {
+		// libcurl's error number with no message of its own (PHP's
+		// "cURL error 28: See http://curl.haxx.se/libcurl/c/libcurl-errors.html"),
+		// read as its message would be, under the same guard.
+		return ev.finish(Of(ph.Class, "error text names "+ph.Fragment)), true
+	}
+	if ev.status == 0 && containsAnyFoldASCII(text, URLPhrases) {
+		// A URL the client refused before sending: no upstream answered,
+		// and the URL is wrong where it was written.
+		r := ev.role()
+		return ev.finish(Of(urlClass(r), reason(ev.prov(), " client could not use the URL", "", "", 0))), true
+	}
 	if strings.EqualFold(strings.TrimSpace(text), "EOF") {
 		return ev.finish(Of(work.NetworkTimeout, "connection closed mid-response (error text)")), true
 	}
@@ -261,6 +273,28 @@ func classifyUpstream(err error) (Classification, bool) {
 	}
 	c.Default = true
 	return ev.finish(c), true
+}
+
+// curlError finds libcurl's error number in s after "curl error " (any
+// case) or the CLI's "curl: (", and returns the phrase it stands for.
+func curlError(s string) (Phrase, bool) {
+	for _, marker := range [...]string{"curl error ", "curl: ("} {
+		for i := range foldIndexes(s, marker) {
+			rest := s[i+len(marker):]
+			n, j := 0, 0
+			for j < len(rest) && j < 3 && isDigitByte(rest[j]) {
+				n = n*10 + int(rest[j]-'0')
+				j++
+			}
+			if j == 0 || j < len(rest) && isDigitByte(rest[j]) {
+				continue
+			}
+			if c, ok := CurlErrors[n]; ok {
+				return Phrase{"curl's error " + strconv.Itoa(n), c}, true
+			}
+		}
+	}
+	return Phrase{}, false
 }
 
 // RedirectPhrases are a client's words for a redirect it stopped

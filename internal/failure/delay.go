@@ -26,7 +26,18 @@ var DelayPhrases = []string{
 
 // delayFillers are the words that may stand between a phrase and its
 // duration: "wait at least 2 seconds", "retry in about 1 minute".
-var delayFillers = []string{"at least", "about", "approximately", "approx.", "around", "roughly", "another", "for", "~"}
+var delayFillers = []string{"at least", "up to", "about", "approximately", "approx.", "around", "roughly", "another", "for", "~"}
+
+// delayNumberWords are the numbers a prose duration writes in words before
+// its unit: "wait up to one minute", "retry in an hour". A number in words
+// is read only before a unit, never as a bare number of seconds.
+var delayNumberWords = []struct {
+	word string
+	n    float64
+}{
+	{"one", 1}, {"two", 2}, {"three", 3}, {"four", 4}, {"five", 5}, {"six", 6}, {"seven", 7}, {"eight", 8},
+	{"nine", 9}, {"ten", 10}, {"an", 1}, {"a", 1},
+}
 
 // delayUnits are the units a prose duration is written in, longest first
 // where one is the start of another ("ms" before "m", "minutes" before
@@ -59,9 +70,6 @@ const (
 func ProseDelay(s string) (time.Duration, bool) {
 	if len(s) > maxDelayScan {
 		s = s[:maxDelayScan]
-	}
-	if !hasDigit(s) {
-		return 0, false // no number, no duration: most messages end here
 	}
 	first := delayFirst()
 	tries := 0
@@ -101,15 +109,6 @@ var delayFirst = sync.OnceValue(func() *[256][]string {
 	}
 	return &t
 })
-
-func hasDigit(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i]-'0' < 10 {
-			return true
-		}
-	}
-	return false
-}
 
 // prefixFold reports whether s starts with the lowercase phrase ph,
 // ignoring ASCII case, a space in ph matching any run of whitespace; n is
@@ -152,13 +151,17 @@ func proseDuration(s string) (time.Duration, bool) {
 	parts := 0
 	for parts < maxDelayParts {
 		num, rest, ok := leadingNumber(s)
+		word := false
 		if !ok {
-			break
+			if num, rest, ok = wordNumber(s); !ok {
+				break
+			}
+			word = true
 		}
 		after := skipSpace(rest)
 		unit, n := matchUnit(after)
 		if n == 0 {
-			if parts == 0 && bareEnd(rest) {
+			if parts == 0 && !word && bareEnd(rest) {
 				total = num * float64(time.Second)
 				parts = 1
 			}
@@ -185,6 +188,17 @@ func proseDuration(s string) (time.Duration, bool) {
 		return MaxRequestedDelay, true
 	}
 	return time.Duration(total).Round(time.Millisecond), true
+}
+
+// wordNumber reads a number written as a word (delayNumberWords) at the
+// start of s, followed by a space.
+func wordNumber(s string) (float64, string, bool) {
+	for _, w := range delayNumberWords {
+		if n, ok := prefixFold(s, w.word); ok && n < len(s) && isSpaceByte(s[n]) {
+			return w.n, s[n:], true
+		}
+	}
+	return 0, s, false
 }
 
 // leadingNumber reads up to 12 digits, a '.', and up to 12 more.

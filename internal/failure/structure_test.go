@@ -253,6 +253,10 @@ func TestProseDelay(t *testing.T) {
 		"please wait at least 5 sec":                                       5 * time.Second,
 		"Retry-After: 12":                                                  12 * time.Second,
 		"try again in 400 days":                                            failure.MaxRequestedDelay,
+		"Pause requests, wait up to one minute, and try again.":            time.Minute,
+		"Please retry in an hour":                                          time.Hour,
+		"wait ten seconds":                                                 10 * time.Second,
+		"Too many requests, wait a minute":                                 time.Minute,
 	} {
 		if got, ok := failure.ProseDelay(s); !ok || got != want {
 			t.Errorf("ProseDelay(%q) = %v %v, want %v", s, got, ok, want)
@@ -275,6 +279,8 @@ func TestProseDelay(t *testing.T) {
 		"retry in 2 mé", "try again in 5 sécondes", "wait 3 hé", "retry after 1 dí",
 		// A comma between digits groups them: not "1" ending a clause.
 		"Please retry after 1,800 seconds",
+		// A number in words is read only before its unit.
+		"wait a moment", "try again in a few minutes", "retry after one.", "wait one more time",
 	} {
 		if got, ok := failure.ProseDelay(s); ok {
 			t.Errorf("ProseDelay(%q) = %v, want none", s, got)

@@ -148,7 +148,6 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 	"KMS.KMSInternalException":             work.UpstreamUnavailable,
 	"IDPCommunicationError":                work.UpstreamUnavailable, // STS
 	"ModelNotReadyException":               work.UpstreamUnavailable, // Bedrock: model is being loaded
-	"ModelErrorException":                  work.UpstreamUnavailable, // Bedrock: the model failed serving the request
 	"ModelStreamErrorException":            work.UpstreamUnavailable,
 	"AWS.SimpleQueueService.InternalError": work.UpstreamUnavailable,
 
@@ -242,7 +241,6 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 var BedrockCodes = map[string]work.Class{
 	"ValidationException":       work.ClientError, // bad parameters for this model; refined by ProviderPhrases ("Input is too long")
 	"ResourceNotFoundException": work.ClientError, // unknown model id
-	"ModelErrorException":       work.UpstreamUnavailable,
 }
 
 // GoogleCodes maps Google's error vocabulary to classes: the google.rpc.Code
@@ -320,6 +318,11 @@ var CodeStatuses = map[string]int{
 	// BadGateway, .NET's HttpStatusCode names)
 	"BadGateway": 502, "GatewayTimeout": 504, "TooManyRequests": 429, "UnprocessableEntity": 422,
 	"PayloadTooLarge": 413, "RequestEntityTooLarge": 413,
+
+	// the model's container answering for the endpoint (Bedrock's
+	// ModelErrorException, SageMaker's ModelError, each a 424): its words
+	// decide as a failure's with no status, and with none the 424 row
+	"ModelErrorException": 424, "ModelError": 424,
 }
 
 // GoogleReasonSuffixes class the reasons of Google's older JSON errors
@@ -442,9 +445,32 @@ var ProviderPhrases = []Phrase{
 	{"security token included in the request is invalid", work.AuthDenied}, // AWS UnrecognizedClient, InvalidClientTokenId
 	{"security token included in the request is expired", work.AuthDenied}, // AWS ExpiredToken
 	{"signature we calculated does not match", work.AuthDenied},
-	// S3's documented messages, whoever prints them without the code
+	// Cloudflare's error pages for an origin that failed it, by their words
+	// when no status came with them (a client that printed the page's
+	// middle): each the class of its status's row — 520, 521, 523 an
+	// origin failing, 522 and 524 its connection timing out
+	{"web server is returning an unknown error", work.UpstreamUnavailable}, // 520
+	{"web server is not returning a connection", work.UpstreamUnavailable}, // 521
+	{"your web server is not responding", work.UpstreamUnavailable},        // 521
+	{"origin is unreachable", work.UpstreamUnavailable},                    // 523
+	{"origin web server timed out", work.NetworkTimeout},                   // 524: "The origin web server timed out responding to this request."
+	{"and the origin web server timed out", work.NetworkTimeout},           // 522: "The initial connection between Cloudflare's network and the origin web server timed out."
+	// a chat robot's keyword check: the message lacks the keyword its
+	// security settings require (Feishu's and Lark's 19024 "Key Words Not
+	// Found", DingTalk's 310000 "keywords not in content") — a payload the
+	// robot cannot take, whatever "not found" says
+	{"key words not found", work.SchemaInvalid},
+	{"keywords not found", work.SchemaInvalid},
+	{"keyword not found", work.SchemaInvalid},
+	{"keywords not in content", work.SchemaInvalid},
+	{"keyword not in content", work.SchemaInvalid},
+	{"关键词不匹配", work.SchemaInvalid},
+	{"关键字不匹配", work.SchemaInvalid},
+	// S3's documented messages, whoever prints them without the code, and
+	// a bucket's in the words clients that drop "specified" print
+	// (Mountpoint's "The bucket does not exist")
 	{"the specified key does not exist", work.NotFound},
-	{"the specified bucket does not exist", work.NotFound},
+	{"bucket does not exist", work.NotFound},
 	{"is not authorized to perform", work.AuthDenied},                               // IAM
 	{"does not exist or you do not have access", work.ClientError},                  // OpenAI model_not_found: the model name is wrong for this key
 	{"the model: `", work.ClientError},                                              // OpenAI's older "The model: `gpt-4` does not exist"
@@ -472,6 +498,52 @@ var ProviderPhrases = []Phrase{
 	{"resource has been exhausted", work.RateLimited}, // Gemini RESOURCE_EXHAUSTED, HTTP 429
 	{"resource exhausted", work.RateLimited},
 	{"overload", work.UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
+}
+
+// CurlErrors are libcurl's error numbers (CURLcode) a client prints without
+// its message — PHP's "cURL error 28: See …", the CLI's "curl: (28)",
+// pycurl's "(28, ”)" — and what each means: a connection that failed or
+// was cut, NETWORK_TIMEOUT, as TransportPhrases read its message; a peer
+// certificate that failed verification, AUTH_DENIED. A number not listed
+// (22, the HTTP error curl was asked to fail on) decides nothing.
+var CurlErrors = map[int]work.Class{
+	5:  work.NetworkTimeout, // CURLE_COULDNT_RESOLVE_PROXY
+	6:  work.NetworkTimeout, // CURLE_COULDNT_RESOLVE_HOST
+	7:  work.NetworkTimeout, // CURLE_COULDNT_CONNECT
+	16: work.NetworkTimeout, // CURLE_HTTP2
+	18: work.NetworkTimeout, // CURLE_PARTIAL_FILE
+	28: work.NetworkTimeout, // CURLE_OPERATION_TIMEDOUT
+	35: work.NetworkTimeout, // CURLE_SSL_CONNECT_ERROR
+	52: work.NetworkTimeout, // CURLE_GOT_NOTHING
+	55: work.NetworkTimeout, // CURLE_SEND_ERROR
+	56: work.NetworkTimeout, // CURLE_RECV_ERROR
+	60: work.AuthDenied,     // CURLE_PEER_FAILED_VERIFICATION
+	92: work.NetworkTimeout, // CURLE_HTTP2_STREAM
+}
+
+// URLPhrases are a client's words for a URL it could not use, said
+// before any request left: Go's "unsupported protocol scheme", requests'
+// MissingSchema ("No scheme supplied") and InvalidSchema ("No connection
+// adapters were found"), .NET's UriFormatException ("Invalid URI: The
+// format of the URI could not be determined"), the JDK's
+// MalformedURLException ("no protocol"), Node's ERR_INVALID_URL, the url
+// crate's "relative URL without a base". No upstream answered: the URL
+// is wrong where it was written (urlClass).
+var URLPhrases = []string{
+	"unsupported protocol scheme", "no scheme supplied", "no connection adapters were found", "invalid uri:",
+	"uriformatexception", "malformedurlexception", "no protocol:", "err_invalid_url", "invalid url:",
+	"relative url without a base", "invalid url '",
+}
+
+// urlClass is the class of a URL a client could not use, by the
+// upstream it was meant for: a source's URL is the item's (a bad input,
+// SCHEMA_INVALID); a receiver's, a model endpoint's or anything else's is
+// the deployment's configuration (INTERNAL_BUG).
+func urlClass(r Role) work.Class {
+	if r == RoleSource {
+		return work.SchemaInvalid
+	}
+	return work.InternalBug
 }
 
 // TransportPhrases are the error strings of a failed connection or call,

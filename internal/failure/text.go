@@ -86,8 +86,9 @@ var (
 	reCodeLabel = regexp.MustCompile(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
-	// "HTTP:401", "HTTP/1.1 502".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)?[ :]([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error)=([45]\d\d)\b`)
+	// "HTTP:401", "HTTP/1.1 502"; a log's "code=400", "err=503",
+	// "error_message=403".
+	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)?[ :]([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error|err|error_?message|error_?msg)=([45]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
@@ -210,11 +211,17 @@ func parseText(s string) textEvidence {
 			}
 		}
 	}
+	var handler string
 	if containsFoldASCII(s, "code") || containsFoldASCII(s, "errortype") {
 		for _, m := range reCodeLabel.FindAllStringSubmatchIndex(asciiWords(s), 4) {
 			for g := 2; g+1 < len(m); g += 2 {
-				if m[g] >= 0 {
-					t.addCode(afterHash(s[m[g]:m[g+1]]))
+				if m[g] < 0 {
+					continue
+				}
+				if code := afterHash(s[m[g]:m[g+1]]); handlerLabel(s[:m[0]]) {
+					handler = code
+				} else {
+					t.addCode(code)
 				}
 			}
 		}
@@ -241,10 +248,21 @@ func parseText(s string) textEvidence {
 	}
 	t.body(s)
 	t.words(s)
+	// A CloudFormation resource handler's HandlerErrorCode is its mapping
+	// of the error its message quotes ("AccessDeniedException: … (…,
+	// HandlerErrorCode: NotFound)"): the quoted error's codes come first.
+	t.addCode(handler)
 	if t.provider == "" && (t.n > 0 && awsCode(t.codes[0]) || strings.Contains(s, "operation error ")) {
 		t.provider = AWS
 	}
 	return t
+}
+
+// handlerLabel reports whether before, the text up to a labelled code,
+// ends in "Handler": CloudFormation's "HandlerErrorCode: NotFound".
+func handlerLabel(before string) bool {
+	const h = "handler"
+	return len(before) >= len(h) && strings.EqualFold(before[len(before)-len(h):], h)
 }
 
 // rpcError returns where the code name of gRPC's status error starts in
@@ -966,10 +984,16 @@ func httpStatus(n int) bool {
 	return http.StatusText(n) != "" || smtp || n == 499 || n >= 520 && n <= 530 || n == 598 || n == 599
 }
 
-// labelledCode reports whether s labels an error status "code=" or
-// "error=" — a log's "code=400 … [details: EOF]", apprise's "…, error=400.".
+// labelledCode reports whether s labels an error status "code=",
+// "error=", "err=" or "error_message=" — a log's "code=400 … [details:
+// EOF]", apprise's "…, error=400.", an Android log's "error_message=403".
 func labelledCode(s string) bool {
-	return labelled(s, "code=") || labelled(s, "error=")
+	for _, label := range [...]string{"code=", "error=", "err=", "error_message=", "errorMessage=", "error_msg="} {
+		if labelled(s, label) {
+			return true
+		}
+	}
+	return false
 }
 
 func labelled(s, label string) bool {

@@ -65,6 +65,9 @@ var ModelWords = []Meaning{
 		"not found", "does not exist", "no such model", "unknown model", "model not available",
 		"invalid model", "permitted models", "model is not supported",
 		"identifier is invalid", "not a valid model", "model id is invalid", "model name is invalid", // Bedrock: "The provided model identifier is invalid."
+		// a model the provider retired (Groq's model_decommissioned, OpenAI's
+		// and Anthropic's deprecations): not there any more, as above
+		"decommissioned", "no longer supported", "has been deprecated", "reached end of life",
 	}},
 	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
@@ -116,7 +119,12 @@ var ModelWords = []Meaning{
 		"unauthorized", "unauthorised", "not authorized", "not authorised", "permission", "access denied",
 		"access is denied", "forbidden", "credential", "invalid token", "token is invalid", "invalid bearer",
 		"bearer token", "token has expired", "token expired", "expired token", "access token", "auth token",
+		"api token", "api-token", "api_token", // Cohere: "invalid api token"; Replicate, Hugging Face: "Invalid API token"
 		"has been disabled", "account is disabled", "account disabled", "deactivated", "suspended", "banned",
+		// an organisation or account the provider restricted (Groq's 400
+		// organization_restricted): an operator takes it up with the provider
+		"has been restricted", "organization is restricted", "account is restricted", "organization_restricted", "account_restricted",
+		"organization restricted", "account restricted",
 		"not have access", "no access to", "not allowed to access", "must be verified", "not verified",
 		"country", "location is not supported", "region is not supported", "unsupported region",
 		"not available in your", "not available in this region",
@@ -130,6 +138,10 @@ var ModelWords = []Meaning{
 		"prompt shield", "responsible ai", "inappropriate", "refused", "refusal", "sexual", "self-harm",
 		"hate speech", "recitation", "nsfw", "exists risk", "blocked for reason", "reason: safety", "blocked by safety", "content risk", "sensitive content", "data inspection",
 		"sensitive word", "sensitive_word", "sensitive information detected",
+		// Gemini's prompt block by any reason, OTHER and BLOCKLIST included,
+		// as google-genai's repr ("block_reason=<BlockedReason.OTHER: 'OTHER'>")
+		// and protobuf's text format ("block_reason: OTHER") print it
+		"blockedreason.", "block_reason: other", "blockreason: other", "blocklist",
 	}},
 	{work.UpstreamUnavailable, "loading", []string{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
@@ -143,6 +155,11 @@ var ModelWords = []Meaning{
 	{work.UpstreamUnavailable, "crash", []string{
 		"cuda out of memory", "cuda error: out of memory", "outofmemoryerror", "runner exited", "runner process has terminated",
 		"runner process no longer running",
+		// a model too large for the memory the host has free (Ollama's "model
+		// requires more system memory (5.9 GiB) than is available (2.3 GiB)",
+		// llama.cpp's and vLLM's "insufficient memory"): the server cannot
+		// serve until memory frees
+		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
 	}},
 }
 
@@ -214,7 +231,7 @@ var policyWords = sync.OnceValue(func() []Phrase {
 // meaning they join: the words providers write in Chinese (Simplified and
 // Traditional), Japanese, Spanish, Portuguese, German and French for a
 // balance, a quota and a rate, and in Chinese and Japanese for an input
-// too long and a moderation block (Zhipu's "系统检测到输入或生成内容可能包含不安全或敏感内容"). Only the letters of ASCII fold, so a word
+// too long, a moderation block and (in Chinese) a credential refused (Zhipu's "系统检测到输入或生成内容可能包含不安全或敏感内容"). Only the letters of ASCII fold, so a word
 // with an accent matches as written (lowercase).
 var TranslatedWords = []struct {
 	// Lang is the language's code (BCP 47).
@@ -230,6 +247,10 @@ var TranslatedWords = []struct {
 	{"zh", "length", []string{"过长", "過長", "超长", "超長", "超过最大长度", "超過最大長度", "超出最大长度", "上下文长度", "上下文長度"}},
 	{"ja", "length", []string{"長すぎ", "最大長", "コンテキスト長"}},
 	{"zh", "policy", []string{"敏感内容", "敏感信息", "敏感词", "敏感詞", "不安全内容", "不安全或敏感", "违规", "違規", "违禁", "違禁", "内容安全", "內容安全", "内容审核", "內容審核", "审核未通过", "審核未通過"}},
+	// a credential or a permission refused, a model endpoint's and a
+	// receiver's alike: WeCom's "验证企业微信机器人凭证失败" (verifying the bot's
+	// credential failed), "鉴权失败", "无权限"
+	{"zh", "key", []string{"凭证", "憑證", "鉴权", "鑒權", "认证失败", "認證失敗", "无权限", "無權限", "没有权限", "沒有權限", "权限不足", "權限不足"}},
 	{"ja", "money", []string{"残高", "クレジット", "支払い"}},
 	{"ja", "quota", []string{"クォータ", "割り当て", "利用上限"}},
 	{"ja", "rate", []string{"レート制限", "リクエストが多すぎ", "リクエスト数の上限", "リクエスト制限", "頻繁"}},
@@ -280,7 +301,8 @@ func withTranslations(meanings []Meaning) []Phrase {
 // first that any word of the message (then of the error's text) says
 // wins: the rate, a permission or credential the receiver refuses (an
 // operator fixes it: AUTH_DENIED), a destination that is not there or no
-// longer is (NOT_FOUND), a payload it cannot take (SCHEMA_INVALID). They
+// longer is (NOT_FOUND), a payload it cannot take (SCHEMA_INVALID), the
+// receiver's own system failing (UPSTREAM_UNAVAILABLE). They
 // are read from a 4xx whose default is the generic one and from a 409
 // (Dropbox answers every endpoint's error with 409: "path/not_found");
 // from a 404 or 410 only a permission's words are read (Notion hides a
@@ -307,7 +329,8 @@ var UpstreamWords = []Meaning{
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
-	{work.AuthDenied, "permission", []string{
+	// named as ModelWords' meaning of a key, whose TranslatedWords it shares
+	{work.AuthDenied, "key", []string{
 		"not authorized", "not authorised", "unauthorized", "unauthorised", "permission", "forbidden",
 		"access denied", "missing access", "no rights", "not enough rights", "not allowed to", "invalid token",
 		"token expired", "token has expired", "token revoked", "has been revoked", "invalid api key",
@@ -319,10 +342,16 @@ var UpstreamWords = []Meaning{
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
 		"could not authenticate", "unable to authenticate", "failed to authenticate", // Opsgenie: "Could not authenticate"
 		"authorized recipients", "not in allowed list", // a sandbox's or a test number's allowed recipients (Mailgun, WhatsApp)
+		// a mailer's sandbox or an account not yet approved, until an operator
+		// verifies a domain: Resend's "You can only send testing emails to
+		// your own email address … please verify a domain", Postmark's
+		// "While your account is pending approval …"
+		"testing emails", "verify a domain", "verify your domain", "pending approval", "not yet activated",
 		// a source that refuses automated readers: a bot wall's challenge,
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
+		"invalid webhook token",                                                            // Discord's 50027
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
 		"sign match fail", "signature match fail", "signature verification fail", "signature validation fail",
 		"signature check fail", "signature verify fail", "signature invalid", "bad signature", "wrong signature",
@@ -333,6 +362,10 @@ var UpstreamWords = []Meaning{
 		"was deleted", "has been removed",
 		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
 		"incapable of receiving", // WhatsApp's (#131026): a number that cannot receive the message
+		// a webhook's address that names no hook (WeCom's 93000 "invalid
+		// webhook url", Mattermost's "Invalid webhook"); a hook's token
+		// refused is a permission's, read first
+		"invalid webhook", "webhook url is invalid", "webhook url is not valid",
 		// a push registration the platform dropped: APNs' Unregistered,
 		// FCM's UNREGISTERED and NotRegistered, Ably's expired registration
 		"registration expired", "registration has expired", "registration is no longer valid",
@@ -347,6 +380,20 @@ var UpstreamWords = []Meaning{
 		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
 		"can't parse", "cannot parse", "bad request:", // Telegram: "Bad Request: can't parse entities"
 		"not a valid", "is not valid", // Twilio: "The 'To' number … is not a valid phone number"
+		// a payload a flow or a card's schema refused (Teams Workflows, Power
+		// Automate, Logic Apps, Adaptive Cards): "The result must be a valid
+		// array", "request is missing or invalid", "Property 'type' must be
+		// 'AdaptiveCard'"
+		"must be a valid", "missing or invalid", "invalid or missing", "serializationexception",
+	}},
+	// the receiver's own system failing, whatever status it answered with
+	// (DingTalk's 400 "system.error" "未知的系统错误", WeChat's errcode -1
+	// "system busy", "系统繁忙"): the receiver failing, not the payload —
+	// read last, so a payload's or a permission's words say more
+	{work.UpstreamUnavailable, "server", []string{
+		"system error", "system.error", "system_error", "system busy", "system is busy", "server busy", "server is busy",
+		"internal error", "internal_error", "internal server error",
+		"系统错误", "系統錯誤", "系统繁忙", "系統繁忙", "服务繁忙", "服務繁忙", "服务器错误", "伺服器錯誤", "内部错误", "內部錯誤",
 	}},
 }
 

@@ -79,9 +79,15 @@ type responseFormat struct {
 }
 
 type wireResponse struct {
-	ID      string          `json:"id"`
-	Model   string          `json:"model"`
-	Error   json.RawMessage `json:"error"`
+	ID    string          `json:"id"`
+	Model string          `json:"model"`
+	Error json.RawMessage `json:"error"`
+	// Response is the Responses API's object as its stream's last event
+	// carries it ({"type": "response.failed", "response": {"status":
+	// "failed", "error": {…}}}): a failed response's error is the answer.
+	Response *struct {
+		Error json.RawMessage `json:"error"`
+	} `json:"response"`
 	Choices []struct {
 		Message struct {
 			Content *openAIContent `json:"content"`
@@ -197,6 +203,12 @@ func (c *Client) decode(r reply) (Response, error) {
 		// code says.
 		return Response{}, c.errorAnswer(r, r.body)
 	}
+	if len(w.Choices) == 0 && w.Response != nil && hasErrorObject(w.Response.Error) {
+		// A Responses API event or object that failed (Azure OpenAI's
+		// "response.failed" over a rate limit): its error object is the
+		// answer, judged as its code says, as a top-level one would be.
+		return Response{}, c.errorAnswer(r, errorEnvelope(w.Response.Error))
+	}
 	if len(w.Choices) == 0 {
 		return Response{}, r.detail(malformed(errors.New("no choices")))
 	}
@@ -220,6 +232,17 @@ func (c *Client) decode(r reply) (Response, error) {
 	}
 	out.Stop = openAIStop(out.StopReason, out.Content, refusal)
 	return out, nil
+}
+
+// errorEnvelope is raw, an error object, as the body {"error": raw}.
+func errorEnvelope(raw json.RawMessage) []byte {
+	b, err := json.Marshal(struct {
+		Error json.RawMessage `json:"error"`
+	}{raw})
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // brokenOff reports whether the first choice ended with finish_reason

@@ -281,6 +281,9 @@ func TestCompleteFailureClasses(t *testing.T) {
 		{name: "200 no choices", handle: respond(200, `{"id":"x","choices":[]}`), wantClass: work.ResponseInvalid},
 		{name: "200 error object", handle: respond(200, `{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`),
 			wantClass: work.RateLimited, wantHTTP: 200},
+		{name: "200 failed Responses API object", // its error object is the answer
+			handle:    respond(200, `{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error"}}}`),
+			wantClass: work.UpstreamUnavailable, wantHTTP: 200},
 		{name: "200 error object beside an empty choice", // a gateway's relayed upstream failure
 			handle:    respond(200, `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"error"}],"error":{"message":"Upstream error","code":502}}`),
 			wantClass: work.UpstreamUnavailable, wantHTTP: 200},
