@@ -412,6 +412,9 @@ func (ev *evidence) awsDefectElsewhere(code string) bool {
 	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) {
 		code = code[i+1:]
 	}
+	if code != "" && code[0] >= 'a' && code[0] <= 'z' { // lowerCamel, as codeSpellings reads it
+		code = string(code[0]-('a'-'A')) + code[1:]
+	}
 	base := strings.TrimSuffix(code, "Exception")
 	return AWSCodes[base] == work.InternalBug || AWSCodes[base+"Exception"] == work.InternalBug
 }
