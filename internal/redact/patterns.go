@@ -525,6 +525,13 @@ var secretPatterns = []Pattern{
 		Find:     findPathSecret,
 	},
 	{
+		// A notification library's service URL (teams://, msteams://,
+		// slack://, pover://, …): its ids and tokens (urlpath.go).
+		Kind:     KindURLSecret,
+		Triggers: []string{"://"},
+		Find:     findNotifySecret,
+	},
+	{
 		// An encrypted envelope's payload: an Ansible Vault's hex lines
 		// after its $ANSIBLE_VAULT header (finders.go).
 		Kind:     KindSecret,
