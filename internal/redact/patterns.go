@@ -421,6 +421,13 @@ var contentNeedles = []string{
 // secretPatterns are the purpose-built rules for credentials.
 var secretPatterns = []Pattern{
 	{
+		// A line of a passport's or identity card's machine-readable zone
+		// (mrz.go), before the token rule reads its number line as a token.
+		Kind:     KindPersonal,
+		Triggers: []string{"<<"},
+		Find:     findMRZ,
+	},
+	{
 		Kind:     KindPrivateKey,
 		Triggers: []string{"private key"},
 		// A whole block, or — in truncated text — the BEGIN line and whatever
