@@ -434,7 +434,8 @@ func idLabelled(s string, lo int) bool {
 				return false
 			}
 			rest := strings.TrimLeft(w[i+len(l):], `"' `)
-			return rest != "" && (rest[0] == ':' || rest[0] == '=')
+			// A key, or an XML element of that name (<NAF>…</NAF>).
+			return rest != "" && (rest[0] == ':' || rest[0] == '=' || rest[0] == '>' && i > 0 && w[i-1] == '<')
 		}) {
 			return true
 		}

@@ -685,6 +685,15 @@ var PersonalKeys = map[string]Kind{
 	"fechanacimiento": KindPersonal, "fechadenacimiento": KindPersonal, "datanascimento": KindPersonal,
 	"datadinascita": KindPersonal, "datedenaissance": KindPersonal, "geboortedatum": KindPersonal,
 	"nationalcode": KindPersonal, "emiratesid": KindPersonal, "hkid": KindPersonal,
+	// a phone and a bank account under other languages' keys and scripts
+	"موبایل": KindPhone, "تلفن": KindPhone, "تلفنهمراه": KindPhone, "شمارهموبایل": KindPhone, "شمارهتلفن": KindPhone,
+	"جوال": KindPhone, "هاتف": KindPhone, "رقمالهاتف": KindPhone, "رقمالجوال": KindPhone,
+	"手機": KindPhone, "手機號碼": KindPhone, "電話": KindPhone, "電話號碼": KindPhone, "聯絡電話": KindPhone, "联系电话": KindPhone,
+	"мобилни": KindPhone, "Мобилни": KindPhone, "мобилен": KindPhone, "Мобилен": KindPhone, "мобильный": KindPhone,
+	"Мобильный": KindPhone, "ජංගම": KindPhone, "දුරකථන": KindPhone, "දුරකථනය": KindPhone, "נייד": KindPhone,
+	"κινητό": KindPhone, "Κινητό": KindPhone,
+	"sheba": KindIBAN, "shaba": KindIBAN, "شبا": KindIBAN, "شمارهشبا": KindIBAN, "clabe": KindIBAN, "cbu": KindIBAN,
+	"cvu": KindIBAN, "kontonummer": KindIBAN, "rekeningnummer": KindIBAN, "numerodecuenta": KindIBAN, "númerodecuenta": KindIBAN,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
