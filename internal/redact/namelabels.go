@@ -830,6 +830,20 @@ func rowNameBesideID(s string, k, mlen int) []int {
 			if st, e := namesAfter(s, fs, 2); st == fs && e == fe {
 				return []int{st, e, -1, -1, st, e}
 			}
+			// A given name and a surname in two fields (…;Ana;Horvat;…):
+			// one capitalised word in each, the same separator between.
+			if oneName(s, fs, fe) {
+				next := fe
+				if dir < 0 {
+					next = fs - 1
+				}
+				if next >= 0 && next < len(s) && s[next] == s[sep] {
+					if gs, ge := rowField(s, next, dir); ge > gs && oneName(s, gs, ge) {
+						lo, hi := min(fs, gs), max(fe, ge)
+						return []int{lo, hi, -1, -1, lo, hi}
+					}
+				}
+			}
 			// A name in a script without case (ლაშა ხუციშვილი): two
 			// words at least, the whole field.
 			if st, e := caselessWords(s, fs); e == fe && strings.IndexByte(s[st:e], ' ') > 0 {
@@ -843,6 +857,24 @@ func rowNameBesideID(s string, k, mlen int) []int {
 // rowField returns the content of the field beside the separator at
 // s[sep] (dir -1 before it, 1 after it), its quotes left out, or an empty
 // span when it has no closing quote or runs past a line or 96 bytes.
+// oneName reports whether s[fs:fe] is one capitalised word with a lower
+// case letter after its capital (Ana, Hadžić; not EUR, not 2450).
+func oneName(s string, fs, fe int) bool {
+	if fe-fs < 2 || !isUpper(s[fs]) && s[fs] < 0xC0 {
+		return false
+	}
+	st, e := namesAfter(s, fs, 1)
+	if st != fs || e != fe || strings.IndexByte(s[fs:fe], ' ') >= 0 {
+		return false
+	}
+	for _, r := range s[fs:fe] {
+		if unicode.IsLower(r) {
+			return true
+		}
+	}
+	return false
+}
+
 func rowField(s string, sep, dir int) (int, int) {
 	j := sep + dir
 	if j < 0 || j >= len(s) {
