@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Chat templates — the tokens a model's prompt is rendered with before it
 // is tokenised (ChatML's <|im_start|>user … <|im_end|>, Llama 3's
@@ -183,6 +186,9 @@ var boxTitleWords = []string{"run", "task", "prompt", "input", "message", "quest
 // whose title names a task or a message: the lines between its top border
 // (╭─ New run ─╮) and its bottom border (╰─…─╯), each between its '│'.
 func findBoxedContent(s string, from int) []int {
+	if loc := findAgentBoxLine(s, from); loc != nil {
+		return loc
+	}
 	for i := from; i < len(s); {
 		k := strings.Index(s[i:], "╭")
 		if k < 0 {
@@ -226,6 +232,70 @@ func findBoxedContent(s string, from int) []int {
 		return []int{vs, ve, -1, -1, vs, ve}
 	}
 	return nil
+}
+
+// findAgentBoxLine finds, at or after from, the text of a line of an
+// agent's console box: a box whose title names its speaker in angle
+// brackets (TaskWeaver's ╭───< Planner >), drawn with a left border only
+// (│, ├─►, ├──●). Its lines are the speaker's plan, thoughts and the
+// messages it sends: each line's text after its border and its bracketed
+// label ([init_plan], [thought]) is content; the labels and the bottom
+// border's hand-off (╰──● sending message to …) stay.
+func findAgentBoxLine(s string, from int) []int {
+	for i := max(0, from-maxDecodedBytes); i < len(s); {
+		k := strings.Index(s[i:], "╭")
+		if k < 0 {
+			return nil
+		}
+		top := i + k
+		i = top + len("╭")
+		te := lineEnd(s, top)
+		title := strings.Trim(s[top:te], "╭╮─━ \t")
+		if len(title) < 3 || title[0] != '<' || title[len(title)-1] != '>' || te >= len(s) {
+			continue
+		}
+		be := strings.Index(s[te:min(len(s), te+maxDecodedBytes)], "╰")
+		if be < 0 {
+			continue
+		}
+		be += te
+		for ls := te + 1; ls < be; {
+			le := min(lineEnd(s, ls), be)
+			if vs, ve := boxLineText(s, ls, le); ve > vs && vs >= from {
+				return []int{vs, ve, -1, -1, vs, ve}
+			}
+			ls = le + 1
+		}
+		i = max(i, be)
+	}
+	return nil
+}
+
+// boxLineText returns the text of the line s[ls:le] of an agent's box
+// after its left border and its bracketed label, or an empty span.
+func boxLineText(s string, ls, le int) (int, int) {
+	vs := ls
+	for vs < le && (s[vs] == ' ' || s[vs] == '\t' || strings.HasPrefix(s[vs:], "│") || strings.HasPrefix(s[vs:], "├") ||
+		strings.HasPrefix(s[vs:], "─") || strings.HasPrefix(s[vs:], "►") || strings.HasPrefix(s[vs:], "●")) {
+		_, n := utf8.DecodeRuneInString(s[vs:])
+		vs += n
+	}
+	if vs == ls {
+		return ls, ls // no border: not the box's line
+	}
+	if vs < le && s[vs] == '[' {
+		if c := strings.IndexByte(s[vs:le], ']'); c > 0 {
+			vs = skipBlanks(s, vs+c+1)
+		}
+	}
+	ve := le
+	for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\r') {
+		ve--
+	}
+	if ve-vs < 2 || startsWithMarker(s, vs) {
+		return vs, vs
+	}
+	return vs, ve
 }
 
 // findRoleTag finds an element of a prompt template whose opening tag

@@ -357,3 +357,139 @@ func mauritiusNIDValid(n string) bool {
 	}
 	return alphabet[((17-sum)%17+17)%17] == n[13]
 }
+
+// hkidValid: Hong Kong's identity card number, one or two capitals, six
+// digits and a check character (0–9 or A) making the sum of the
+// characters' values (a letter 10–35, a missing first letter 36) weighted
+// 9 to 1 a multiple of 11 (python-stdnum's and stdnum-js' hk.hkid).
+func hkidValid(n string) bool {
+	if len(n) == 8 {
+		n = " " + n
+	}
+	if len(n) != 9 || !isUpper(n[1]) || !isAllDigits(n[2:8]) || !isDigit(n[8]) && n[8] != 'A' {
+		return false
+	}
+	val := func(c byte) int {
+		switch {
+		case c == ' ':
+			return 36
+		case isDigit(c):
+			return int(c - '0')
+		case isUpper(c):
+			return int(c-'A') + 10
+		}
+		return -1000
+	}
+	if n[0] != ' ' && !isUpper(n[0]) {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 9; i++ {
+		c := n[i]
+		if i == 8 && c == 'A' {
+			sum += 10
+			continue
+		}
+		sum += val(c) * (9 - i)
+	}
+	return sum%11 == 0
+}
+
+// iranCodeValid: Iran's national code (کد ملی), ten digits; with r the sum
+// of the first nine weighted 10 to 2 modulo 11, the last is r when r < 2
+// and 11 − r otherwise.
+func iranCodeValid(d string) bool {
+	if len(d) != 10 || !isAllDigits(d) || strings.Count(d, d[:1]) == 10 {
+		return false
+	}
+	r := weightedSum(d, 10, 9, 8, 7, 6, 5, 4, 3, 2) % 11
+	c := int(d[9] - '0')
+	return r < 2 && c == r || r >= 2 && c == 11-r
+}
+
+// jmbgValid: the former Yugoslavia's unique master citizen number (JMBG,
+// ЈМБГ, ЕМБГ, EMŠO): DDMMYYY, a region, a serial and a check digit, 11
+// minus the weighted sum (7 6 5 4 3 2 twice) modulo 11, 0 for 10 and 11.
+// The year's three digits read as 1900–2099.
+func jmbgValid(d string) bool {
+	if len(d) != 13 || !isAllDigits(d) {
+		return false
+	}
+	if dd, mm := atoi2(d[0:2]), atoi2(d[2:4]); dd < 1 || dd > 31 || mm < 1 || mm > 12 {
+		return false
+	}
+	if y := d[4]; y != '9' && y != '0' {
+		return false
+	}
+	m := 11 - weightedSum(d, 7, 6, 5, 4, 3, 2, 7, 6, 5, 4, 3, 2)%11
+	if m > 9 {
+		m = 0
+	}
+	return m == int(d[12]-'0')
+}
+
+// uyCIValid: Uruguay's cédula de identidad, seven digits and a check digit,
+// 10 minus their sum weighted 2 9 8 7 6 3 4, modulo 10.
+func uyCIValid(d string) bool {
+	if len(d) != 8 || !isAllDigits(d) {
+		return false
+	}
+	return (10-weightedSum(d, 2, 9, 8, 7, 6, 3, 4)%10)%10 == int(d[7]-'0')
+}
+
+// esNSSValid: Spain's social security number (NSS, número de afiliación),
+// a province (01–53, 66), eight digits, and the first ten modulo 97 as
+// its last two.
+func esNSSValid(d string) bool {
+	if len(d) != 12 || !isAllDigits(d) {
+		return false
+	}
+	if p := atoi2(d[:2]); p < 1 || p > 53 && p != 66 {
+		return false
+	}
+	n := 0
+	for i := 0; i < 10; i++ {
+		n = n*10 + int(d[i]-'0')
+	}
+	return n%97 == atoi2(d[10:12])
+}
+
+// rvnrValid: Germany's pension insurance number (Rentenversicherungs- or
+// Sozialversicherungsnummer), twelve characters: an area (02–89), the
+// birth date DDMMYY, the initial of the birth name, a serial of two digits
+// and a check digit, the sum of the digits of each place's product
+// (weights 2 1 2 5 7 1 2 1 2 1 2 1, the letter as its two-digit place in
+// the alphabet) modulo 10.
+func rvnrValid(n string) bool {
+	if len(n) != 12 || !isAllDigits(n[:8]) || !isUpper(n[8]) || !isAllDigits(n[9:]) {
+		return false
+	}
+	if a := atoi2(n[:2]); a < 2 || a > 89 {
+		return false
+	}
+	if dd, mm := atoi2(n[2:4]), atoi2(n[4:6]); dd < 1 || dd > 31 || mm < 1 || mm > 12 {
+		return false
+	}
+	l := int(n[8]-'A') + 1
+	d := n[:8] + string(rune('0'+l/10)) + string(rune('0'+l%10)) + n[9:11]
+	sum := 0
+	for i, w := range [12]int{2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1} {
+		p := int(d[i]-'0') * w
+		sum += p/10 + p%10
+	}
+	return sum%10 == int(n[11]-'0')
+}
+
+// lkNICOldValid: Sri Lanka's national identity card number of the old
+// form, nine digits and V or X: a birth year's last two digits, the day of
+// the year (001–366, 501–866 for a woman), a serial and a check digit.
+func lkNICOldValid(n string) bool {
+	if len(n) != 10 || !isAllDigits(n[:9]) || strings.IndexByte("VvXx", n[9]) < 0 {
+		return false
+	}
+	day := int(n[2]-'0')*100 + atoi2(n[3:5])
+	if day > 500 {
+		day -= 500
+	}
+	return day >= 1 && day <= 366
+}

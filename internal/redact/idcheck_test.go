@@ -25,6 +25,16 @@ func TestIdentityCheckDigits(t *testing.T) {
 		{"cn-ri", cnRIValid, "360426199101010071", "360426199101010072"},
 		{"hetu", hetuValid, "131052-308T", "131052-308U"},
 		{"nino", ninoValid, "AB123456C", "AB123456E"},
+		// stdnum-js' documented examples (hk.hkid, ba.jmbg, uy.cedula,
+		// de.svnr, lk.nic); numbers of our own where none is documented
+		{"hkid", hkidValid, "G123456A", "G1234560"},
+		{"hkid-two-letters", hkidValid, "AB9876543", "AB9876544"},
+		{"jmbg", jmbgValid, "0101006500006", "0101006500007"},
+		{"uy-ci", uyCIValid, "12345672", "12345673"},
+		{"es-nss", esNSSValid, "461234567843", "461234567844"},
+		{"rvnr", rvnrValid, "15070649C103", "15070649C102"},
+		{"lk-nic-old", lkNICOldValid, "942281632V", "942281632B"},
+		{"iran", iranCodeValid, "1234567891", "1234567892"},
 	}
 	for _, c := range cases {
 		if !c.check(c.valid) {

@@ -46,8 +46,36 @@ var (
 		"carnet de identidad", "número de identidad", "numero de identidad", "cédula de identidad", "c.i.", "itin", "individual taxpayer",
 		"virtual id", "aadhaar vid", "epic no", "epic number", "voter id", "citizenship number", "citizenship no",
 		"citizenship certificate", "नागरिकता",
+		// words that say "identity number", "ID card", "national number"
+		// or "document number" in many languages, whatever the country: a
+		// number after one is a person's, whatever its format
+		"id no", "id number", "id card", "id-nr", "id nr", "national id", "national_id", "nationalid",
+		"national identity", "national number", "national code", "national_code", "identity number",
+		"identity no", "identity card", "identification number", "identification no", "personal id number",
+		"personal identification", "citizen id", "resident id", "emirates id", "emirates_id", "hkid",
+		"nic no", "nic number", "document number", "document no", "document_number", "documentnumber",
+		"número de documento", "numero de documento", "nro de documento", "nro. de documento",
+		"documento de identidad", "documento nacional", "número de identificación", "numero de identificacion",
+		"número de afiliación", "numero de afiliacion", "afiliación", "seguridad social", "identidade",
+		"bilhete de identidade", "cartão de cidadão", "número de identidade", "numéro d'identité",
+		"pièce d'identité", "carte d'identité", "numéro national", "numéro de sécurité sociale",
+		"ausweisnummer", "personalausweis", "ausweis-nr", "versicherungsnummer", "identifikationsnummer",
+		"carta d'identità", "numero documento", "documento d'identità", "identiteitsbewijs", "identiteitskaart",
+		"dowód osobisty", "numer dowodu", "nr dowodu", "občanský průkaz", "číslo op", "osobní číslo",
+		"személyi igazolvány", "személyi szám", "buletin de identitate", "osobni broj", "matični broj",
+		"jmbg", "embg", "ЈМБГ", "јмбг", "ЕМБГ", "ембг", "матични број", "Матични број", "лична карта", "Лична карта",
+		"личен број", "Личен број", "паспорт", "Паспорт", "удостоверение личности", "идентификационный номер",
+		"личный номер", "Личный номер", "ИИН", "иин", "посвідчення особи",
+		"ταυτότητα", "ΤΑΥΤΟΤΗΤΑ", "ταυτότητας", "ΑΔΤ",
+		"الهوية", "الهويه", "رقم هوية", "الرقم الوطني", "رقم وطني", "الرقم المدني", "بطاقة", "رقم جواز",
+		"کد ملی", "كد ملي", "کدملی", "شماره ملی", "شماره شناسنامه", "کارت ملی", "شناسه ملی", "شناختی کارڈ",
+		"身份證", "身份证号", "證件號", "证件号", "居民身份", "護照號", "护照号",
+		"身元", "신분증", "외국인등록번호", "số định danh", "căn cước", "so dinh danh", "can cuoc",
+		"nomor induk", "ktp", "kad pengenalan", "kitambulisho", "piradi nomeri", "პირადი ნომერი",
+		"पहचान", "पहचान पत्र", "அடையாள", "জাতীয় পরিচয়", "এনআইডি", "හැඳුනුම්", "ජා.හැ.අ",
+		"บัตรประชาชน", "מספר תעודה",
 	}
-	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui"}
+	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui", "nic", "naf", "vsnr", "rvnr", "documento", "identity"}
 )
 
 const idLabelReach = 64
@@ -114,6 +142,18 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 	}
 	if hi-lo == 7 && lo >= 1 && hi < len(s) && nricValid(s[lo-1:hi+1]) {
 		if loc := span(lo-1, hi+1); loc != nil {
+			return loc
+		}
+	}
+	if loc := hkidAt(s, lo, hi); loc != nil {
+		return loc
+	}
+	if loc := rvnrAt(s, lo); loc != nil {
+		return loc
+	}
+	if hi-lo == 9 && hi < len(s) && lkNICOldValid(s[lo:hi+1]) {
+		// Sri Lanka's NIC of the old form: nine digits and V or X.
+		if loc := span(lo, hi+1); loc != nil {
 			return loc
 		}
 	}
@@ -184,6 +224,22 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		if end := lo + 13; end <= len(s) && mauritiusNIDValid(s[lo-1:end]) {
 			return span(lo-1, end)
 		}
+	case nd == 15 && digits[:3] == "784" && (len(g) == 1 || len(g) == 4 && g[0] == 3 && g[1] == 4 && g[2] == 7 && (uniform(4, "-") || uniform(4, " "))) &&
+		luhn(digitValues(digits)):
+		// The UAE's Emirates ID: 784, the birth year, a serial and a Luhn
+		// digit (784-YYYY-NNNNNNN-C).
+		return span(lo, hi)
+	case len(g) == 3 && g[0] == 3 && g[1] == 6 && g[2] == 1 && uniform(3, "-") && iranCodeValid(digits):
+		// Iran's national code in its written shape (NNN-NNNNNN-N).
+		return span(lo, hi)
+	case len(g) == 1 && nd == 13 && jmbgValid(digits):
+		return span(lo, hi)
+	case len(g) == 4 && g[0] == 1 && g[1] == 3 && g[2] == 3 && g[3] == 1 && seps == "..-" && uyCIValid(digits):
+		// Uruguay's cédula, N.NNN.NNN-N.
+		return span(lo, hi)
+	case len(g) == 3 && g[0] == 2 && g[1] == 8 && g[2] == 2 && (uniform(3, "/") || uniform(3, " ") || uniform(3, "-")) && esNSSValid(digits):
+		// Spain's social security number, PP/NNNNNNNN/CC.
+		return span(lo, hi)
 	case len(g) == 1 && nd == 11 && isikukoodValid(digits):
 		// Estonia's and Lithuania's personal code, bare or after its
 		// country (X-Road's userId "EE48504178696").
@@ -212,9 +268,57 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		if end < len(s) && isUpper(s[end]&^0x20) && (end+1 == len(s) || !isAlnum(s[end+1])) {
 			end++
 		}
+		if end < len(s) && s[end] == ')' && strings.Count(s[start:end], "(") > strings.Count(s[start:end], ")") {
+			// A check character in brackets: A123456(7).
+			end++
+		}
 		return span(start, end)
 	}
 	return nil
+}
+
+// hkidAt returns a Hong Kong identity card number whose six digits open
+// s[lo:hi]: one or two capitals before them and the check character in
+// brackets after them (A123456(3)), or nil.
+func hkidAt(s string, lo, hi int) []int {
+	if lo < 1 || !isUpper(s[lo-1]) || lo+9 > len(s) || !isAllDigits(s[lo:lo+6]) || s[lo+6] != '(' || s[lo+8] != ')' {
+		return nil
+	}
+	a := lo - 1
+	if a >= 1 && isUpper(s[a-1]) {
+		a--
+	}
+	if a > 0 && isAlnum(s[a-1]) || lo+9 < len(s) && isAlnum(s[lo+9]) {
+		return nil
+	}
+	if !hkidValid(s[a:lo+6] + s[lo+7:lo+8]) {
+		return nil
+	}
+	return []int{a, lo + 9, -1, -1, a, lo + 9}
+}
+
+// rvnrAt returns a German pension insurance number opening at s[lo], in
+// its compact (15070649C103) or spaced (15 070649 C 103) shape, or nil.
+func rvnrAt(s string, lo int) []int {
+	var n [12]byte
+	k, i := 0, lo
+	for _, part := range [4]int{2, 6, 1, 3} {
+		if k > 0 && i < len(s) && s[i] == ' ' && (k == 2 || k == 8 || k == 9) {
+			i++
+		}
+		for j := 0; j < part; j++ {
+			if i >= len(s) {
+				return nil
+			}
+			n[k] = s[i]
+			k++
+			i++
+		}
+	}
+	if lo > 0 && isAlnum(s[lo-1]) || i < len(s) && isAlnum(s[i]) || !rvnrValid(string(n[:])) {
+		return nil
+	}
+	return []int{lo, i, -1, -1, lo, i}
 }
 
 // nricValid reports whether n is a Singapore NRIC or FIN: S, T, F, G or M,
@@ -330,7 +434,8 @@ func idLabelled(s string, lo int) bool {
 				return false
 			}
 			rest := strings.TrimLeft(w[i+len(l):], `"' `)
-			return rest != "" && (rest[0] == ':' || rest[0] == '=')
+			// A key, or an XML element of that name (<NAF>…</NAF>).
+			return rest != "" && (rest[0] == ':' || rest[0] == '=' || rest[0] == '>' && i > 0 && w[i-1] == '<')
 		}) {
 			return true
 		}

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,7 +10,7 @@ import (
 // nameLabels are the words after which a person's name is written in
 // prose and documents: `Employee: Olivia Pemberton`, `holder="Samuel K.
 // Ortiz"`, `Kontoinhaber: Maximilian Oberhuber`, `buyer 'Lucía Fernández'`.
-var nameLabels = []string{
+var nameLabels = append([]string{
 	"employee", "holder", "cardholder", "kontoinhaber", "titulaire", "payer", "payee",
 	"buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО",
 	"comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
@@ -34,6 +35,20 @@ var nameLabels = []string{
 	"పేరు", "ಹೆಸರು", "പേര്", "නම", "ПІБ", "піб", "Ф.И.О.", "П.І.Б.",
 	// a recipient and a subscriber in the same scripts
 	"მიმღები", "აბონენტი", "Ստացող", "ստացող", "பெறுநர்", "প্রাপক", "प्राप्तकर्ता",
+}, scriptNameLabels...)
+
+// scriptNameLabels say "name", "surname" and "full name" in the languages
+// and scripts the lists above lack (Persian, Arabic, the South Slavic and
+// East Slavic languages in both cases, Chinese, Sinhala, Thai, Hebrew,
+// Greek, Vietnamese, Hindi, Amharic): a label in a script without ASCII
+// needs no ':' before its name.
+var scriptNameLabels = []string{
+	"نام", "نام خانوادگی", "نام و نام خانوادگی", "اسم", "الاسم الكامل", "اسم العائلة", "اللقب", "نام کامل",
+	"Име", "Име и презиме", "име и презиме", "Презиме", "презиме", "Име и фамилия", "име и фамилия",
+	"Имя", "Фамилия", "фамилия", "Ім'я", "Прізвище", "прізвище", "ime i prezime", "prezime",
+	"名字", "姓氏", "全名", "中文姓名", "英文姓名", "සම්පූර්ණ නම", "වාසගම", "นามสกุล", "שם משפחה", "שם מלא",
+	"επώνυμο", "Επώνυμο", "ονοματεπώνυμο", "Ονοματεπώνυμο", "họ tên", "họ và tên",
+	"पूरा नाम", "ስም",
 }
 
 // fullNameLabels label a name written whole, surname, given name and
@@ -60,9 +75,15 @@ func findLabelledName(s string, from int) []int {
 			if i < len(s) && isWord(s[i]) || l[0] >= 0x80 && !runeBoundary(s, ls, i) {
 				continue
 			}
+			if sepNameLabels[l] && !sepAfter(s, i) {
+				break // نام کاربری: a username, not a name
+			}
 			if loc := nameAfterLabel(s, i, l[0] >= 0x80, bareNameLabels[l], fullNameLabels[l]); loc != nil {
 				return loc
 			}
+			// The longest label that stands here is the label (نام
+			// خانوادگی, not نام and a name "خانوادگی").
+			break
 		}
 	}
 	return nil
@@ -90,10 +111,36 @@ func runeBoundary(s string, ls, i int) bool {
 	return true
 }
 
+// sepNameLabels are the labels of scriptNameLabels in scripts that space
+// their words: a name follows them only after ':', '=' or a quote, as the
+// word also names a thing's name in prose (نام کاربری, a username).
+var sepNameLabels = func() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range scriptNameLabels {
+		if r, _ := utf8.DecodeRuneInString(l); !unicode.Is(unicode.Han, r) {
+			m[l] = true
+		}
+	}
+	return m
+}()
+
+// sepAfter reports whether ':', '=', '：' or a quote follows s[i] after
+// blanks.
+func sepAfter(s string, i int) bool {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i < len(s) && strings.IndexByte(":=\"'", s[i]) >= 0 || strings.HasPrefix(s[i:], "：")
+}
+
 // nameLabelsByFirst indexes nameLabels by their first byte, lower case.
 var nameLabelsByFirst = func() (t [256][]string) {
 	for _, l := range nameLabels {
 		t[lowerASCII(l[0])] = append(t[lowerASCII(l[0])], l)
+	}
+	for i := range t {
+		// longest first: a label that opens a longer one yields to it
+		slices.SortStableFunc(t[i], func(a, b string) int { return len(b) - len(a) })
 	}
 	return t
 }()
@@ -119,6 +166,9 @@ func nameAfter(s string, i int, cjk, bare bool) []int {
 // nameAfterLabel is nameAfter; full lets a name in a script without
 // spaces' limits (cjk) run to three words, as a full name's label writes it.
 func nameAfterLabel(s string, i int, cjk, bare, full bool) []int {
+	if i+1 < len(s) && (s[i] == '"' || s[i] == '\'') && (s[i+1] == ':' || s[i+1] == '=') {
+		i++ // a quoted key's closing quote: "نام":"…"
+	}
 	for i < len(s) && s[i] == ' ' {
 		i++
 	}
@@ -780,6 +830,20 @@ func rowNameBesideID(s string, k, mlen int) []int {
 			if st, e := namesAfter(s, fs, 2); st == fs && e == fe {
 				return []int{st, e, -1, -1, st, e}
 			}
+			// A given name and a surname in two fields (…;Ana;Horvat;…):
+			// one capitalised word in each, the same separator between.
+			if oneName(s, fs, fe) {
+				next := fe
+				if dir < 0 {
+					next = fs - 1
+				}
+				if next >= 0 && next < len(s) && s[next] == s[sep] {
+					if gs, ge := rowField(s, next, dir); ge > gs && oneName(s, gs, ge) {
+						lo, hi := min(fs, gs), max(fe, ge)
+						return []int{lo, hi, -1, -1, lo, hi}
+					}
+				}
+			}
 			// A name in a script without case (ლაშა ხუციშვილი): two
 			// words at least, the whole field.
 			if st, e := caselessWords(s, fs); e == fe && strings.IndexByte(s[st:e], ' ') > 0 {
@@ -793,6 +857,24 @@ func rowNameBesideID(s string, k, mlen int) []int {
 // rowField returns the content of the field beside the separator at
 // s[sep] (dir -1 before it, 1 after it), its quotes left out, or an empty
 // span when it has no closing quote or runs past a line or 96 bytes.
+// oneName reports whether s[fs:fe] is one capitalised word with a lower
+// case letter after its capital (Ana, Hadžić; not EUR, not 2450).
+func oneName(s string, fs, fe int) bool {
+	if fe-fs < 2 || !isUpper(s[fs]) && s[fs] < 0xC0 {
+		return false
+	}
+	st, e := namesAfter(s, fs, 1)
+	if st != fs || e != fe || strings.IndexByte(s[fs:fe], ' ') >= 0 {
+		return false
+	}
+	for _, r := range s[fs:fe] {
+		if unicode.IsLower(r) {
+			return true
+		}
+	}
+	return false
+}
+
 func rowField(s string, sep, dir int) (int, int) {
 	j := sep + dir
 	if j < 0 || j >= len(s) {

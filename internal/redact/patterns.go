@@ -421,6 +421,13 @@ var contentNeedles = []string{
 // secretPatterns are the purpose-built rules for credentials.
 var secretPatterns = []Pattern{
 	{
+		// A line of a passport's or identity card's machine-readable zone
+		// (mrz.go), before the token rule reads its number line as a token.
+		Kind:     KindPersonal,
+		Triggers: []string{"<<"},
+		Find:     findMRZ,
+	},
+	{
 		Kind:     KindPrivateKey,
 		Triggers: []string{"private key"},
 		// A whole block, or — in truncated text — the BEGIN line and whatever
@@ -523,6 +530,13 @@ var secretPatterns = []Pattern{
 		Kind:     KindURLSecret,
 		Triggers: []string{"://", "get /", "post /", "put /", "patch /", "delete /", "head /"},
 		Find:     findPathSecret,
+	},
+	{
+		// A notification library's service URL (teams://, msteams://,
+		// slack://, pover://, …): its ids and tokens (urlpath.go).
+		Kind:     KindURLSecret,
+		Triggers: []string{"://"},
+		Find:     findNotifySecret,
 	},
 	{
 		// An encrypted envelope's payload: an Ansible Vault's hex lines
@@ -806,7 +820,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after a label that says so (namelabels.go).
 		Kind: KindPersonal,
-		Triggers: []string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
+		Triggers: append([]string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
 			"नाम", "ชื่อ", "שם", "الاسم", "имя", "име", "ім'я", "όνομα", "Όνομα", "nimi", "naam", "isim",
 			"联系人", "收件人", "收货人", "持卡人", "聯絡人", "受取人", "担当者",
 			"ontvanger", "empfänger", "destinataire", "mottaker", "mottagare", "vastaanottaja", "odbiorca",
@@ -816,7 +830,7 @@ var piiPatterns = []Pattern{
 			"patiënt", "paciente", "ผู้รับ", "ผู้ส่ง",
 			"სახელი", "გვარი", "Անուն", "անուն", "Ազգանուն", "ազգանուն", "பெயர்", "নাম", "પદવી", "નામ", "ਨਾਮ",
 			"పేరు", "ಹೆಸರು", "പേര്", "නම", "ПІБ", "піб", "Ф.И.О.", "П.І.Б.",
-			"მიმღები", "აბონენტი", "Ստացող", "ստացող", "பெறுநர்", "প্রাপক", "प्राप्तकर्ता"},
+			"მიმღები", "აბონენტი", "Ստացող", "ստացող", "பெறுநர்", "প্রাপক", "प्राप्तकर्ता"}, scriptNameLabels...),
 		Find: findLabelledName,
 	},
 	{
@@ -824,7 +838,7 @@ var piiPatterns = []Pattern{
 		// 1961-09-23", "geb. 03.04.1977", "born 12/03/1980"), and a
 		// surname after its label with no colon (pii.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascimento", "urodzenia", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"},
+		Triggers: append([]string{"dob", "d.o.b", "of birth", "birth date", "born", "geb", "nacimiento", "nascimento", "urodzenia", "nascita", "geboorte", "naissance", "surname", "last name", "family name", "nachname", "apellido", "achternaam", "cognome", "nazwisko"}, scriptBirthLabels...),
 		Find:     findBareLabelledPersonal,
 	},
 	{

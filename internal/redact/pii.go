@@ -28,7 +28,12 @@ var ibanLengths = map[string]int{
 	"MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23, "PK": 24,
 	"PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31,
 	"SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23,
-	"TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
+	"TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30, "HN": 28,
+	// the countries whose banks write IBANs outside the registry (its
+	// experimental list: Iran's Sheba, the Maghreb, West and Central Africa)
+	"IR": 26, "DZ": 26, "MA": 28, "AO": 25, "BF": 28, "BJ": 28, "CF": 27, "CG": 27, "CI": 28,
+	"CM": 27, "CV": 25, "GA": 27, "GQ": 27, "GW": 25, "KM": 27, "MG": 27, "ML": 28, "MZ": 25,
+	"NE": 28, "SN": 28, "TD": 27, "TG": 28,
 }
 
 // findIBAN finds an IBAN: a country code, two check digits, then letters
@@ -660,13 +665,57 @@ var PersonalKeys = map[string]Kind{
 	"датарождения": KindPersonal, "датанародження": KindPersonal,
 	// the value of an identity document beside its type (id_type, id_value)
 	"idvalue": KindPersonal,
-	"emails":  KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
+	// a name, a surname, a birth date, an identity number and an address
+	// under keys in other languages and scripts (Persian, Arabic, Chinese,
+	// South Slavic Cyrillic in both cases, Sinhala, Thai, Hebrew, Greek),
+	// their words joined as splitWords gives them
+	"نام": KindPersonal, "نامخانوادگی": KindPersonal, "نامونامخانوادگی": KindPersonal, "تاریختولد": KindPersonal,
+	"کدملی": KindPersonal, "شمارهملی": KindPersonal, "آدرس": KindPersonal, "نشانی": KindPersonal,
+	"اسم": KindPersonal, "الاسم": KindPersonal, "اسمالعائلة": KindPersonal, "تاريخالميلاد": KindPersonal,
+	"رقمالهوية": KindPersonal, "出生日期": KindPersonal, "出生年月日": KindPersonal, "生年月日": KindPersonal,
+	"名字": KindPersonal, "姓氏": KindPersonal, "身份證號碼": KindPersonal, "身份证号码": KindPersonal,
+	"身份證": KindPersonal, "身份证": KindPersonal, "생년월일": KindPersonal,
+	"име": KindPersonal, "Име": KindPersonal, "презиме": KindPersonal, "Презиме": KindPersonal,
+	"имеипрезиме": KindPersonal, "Имеипрезиме": KindPersonal, "датумрођења": KindPersonal, "Датумрођења": KindPersonal,
+	"јмбг": KindPersonal, "ЈМБГ": KindPersonal, "ембг": KindPersonal, "ЕМБГ": KindPersonal, "jmbg": KindPersonal,
+	"embg": KindPersonal, "imeiprezime": KindPersonal, "datumrodjenja": KindPersonal, "datumrođenja": KindPersonal,
+	"නම": KindPersonal, "ලිපිනය": KindPersonal, "උපන්දිනය": KindPersonal, "ชื่อ": KindPersonal, "นามสกุล": KindPersonal,
+	"วันเกิด": KindPersonal, "שם": KindPersonal, "שםמשפחה": KindPersonal, "תאריךלידה": KindPersonal,
+	"όνομα": KindPersonal, "Όνομα": KindPersonal, "επώνυμο": KindPersonal, "Επώνυμο": KindPersonal,
+	"fechanacimiento": KindPersonal, "fechadenacimiento": KindPersonal, "datanascimento": KindPersonal,
+	"datadinascita": KindPersonal, "datedenaissance": KindPersonal, "geboortedatum": KindPersonal,
+	"nationalcode": KindPersonal, "emiratesid": KindPersonal, "hkid": KindPersonal,
+	// a phone and a bank account under other languages' keys and scripts
+	"موبایل": KindPhone, "تلفن": KindPhone, "تلفنهمراه": KindPhone, "شمارهموبایل": KindPhone, "شمارهتلفن": KindPhone,
+	"جوال": KindPhone, "هاتف": KindPhone, "رقمالهاتف": KindPhone, "رقمالجوال": KindPhone,
+	"手機": KindPhone, "手機號碼": KindPhone, "電話": KindPhone, "電話號碼": KindPhone, "聯絡電話": KindPhone, "联系电话": KindPhone,
+	"мобилни": KindPhone, "Мобилни": KindPhone, "мобилен": KindPhone, "Мобилен": KindPhone, "мобильный": KindPhone,
+	"Мобильный": KindPhone, "ජංගම": KindPhone, "දුරකථන": KindPhone, "දුරකථනය": KindPhone, "נייד": KindPhone,
+	"κινητό": KindPhone, "Κινητό": KindPhone,
+	"sheba": KindIBAN, "shaba": KindIBAN, "شبا": KindIBAN, "شمارهشبا": KindIBAN, "clabe": KindIBAN, "cbu": KindIBAN,
+	"cvu": KindIBAN, "kontonummer": KindIBAN, "rekeningnummer": KindIBAN, "numerodecuenta": KindIBAN, "númerodecuenta": KindIBAN,
+	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 
 // personalKind returns the kind of a key, given as its lowercase words,
 // that names personal data — the whole key or its last one to three words
 // ("customer_first_name" is a first name) — or "".
 func personalKind(words []string) Kind {
+	if k := personalKindOf(words); k != "" {
+		return k
+	}
+	if n := len(words); n > 0 {
+		// A numbered part of a record (Apellido1, Apellido2): the key
+		// without its number.
+		if w := strings.TrimRight(words[n-1], "0123456789"); w != "" && len(w) < len(words[n-1]) && len(words[n-1])-len(w) <= 2 {
+			return personalKindOf(append(words[:n-1:n-1], w))
+		}
+	}
+	return ""
+}
+
+// personalKindOf is personalKind without reading a key's number.
+func personalKindOf(words []string) Kind {
 	// The key's last words, or the words before a format word
 	// (CleansedPhoneNumberE164).
 	end := len(words)
@@ -777,6 +826,14 @@ var (
 	birthLabels = []string{"dob", "d.o.b.", "d.o.b", "date of birth", "birth date", "born on", "born",
 		"geb.", "geboren am", "geboren", "geburtsdatum", "fecha de nacimiento", "data di nascita",
 		"geboortedatum", "date de naissance", "née le", "né le"}
+	// scriptBirthLabels say "date of birth" in other languages and scripts;
+	// the date after them may be written in another calendar (Jalali
+	// 1368/05/12) and in Arabic-Indic or Persian digits (dateEnd).
+	scriptBirthLabels = []string{"تاریخ تولد", "تاريخ الميلاد", "تاريخ ميلاد", "出生日期", "出生年月日", "生年月日", "생년월일",
+		"Датум рођења", "датум рођења", "Дата рождения", "дата рождения", "Дата народження", "дата народження",
+		"Датум на раѓање", "датум на раѓање", "උපන් දිනය", "जन्म तिथि", "जन्मतिथि", "วันเกิด", "תאריך לידה",
+		"ημερομηνία γέννησης", "Ημερομηνία γέννησης", "doğum tarihi", "tanggal lahir", "ngày sinh",
+		"datum rođenja", "datum rojstva"}
 	surnameLabels = []string{"surname", "last name", "family name", "nachname", "apellidos", "apellido",
 		"achternaam", "cognome", "nazwisko"}
 )
@@ -808,7 +865,7 @@ func findBareLabelledPersonal(s string, from int) []int {
 				return loc
 			}
 		}
-		for _, l := range birthLabels {
+		for _, l := range allBirthLabels {
 			if l[0] != c || !hasPrefixFold(s[a:], l) {
 				continue
 			}
@@ -919,9 +976,12 @@ func nextLabel(w string) bool {
 	return true
 }
 
+// allBirthLabels are birthLabels and scriptBirthLabels.
+var allBirthLabels = append(append([]string{}, birthLabels...), scriptBirthLabels...)
+
 // bareLabelFirst holds the first bytes of birthLabels and surnameLabels.
 var bareLabelFirst = func() (t [256]bool) {
-	for _, l := range birthLabels {
+	for _, l := range allBirthLabels {
 		t[l[0]] = true
 	}
 	for _, l := range surnameLabels {
@@ -933,16 +993,34 @@ var bareLabelFirst = func() (t [256]bool) {
 	return t
 }()
 
+// digitWidth returns the bytes of the digit at s[k]: 1 for an ASCII
+// digit, 2 for an Arabic-Indic (U+0660–0669) or Persian (U+06F0–06F9) one,
+// 0 for anything else.
+func digitWidth(s string, k int) int {
+	if isDigit(s[k]) {
+		return 1
+	}
+	if k+1 < len(s) && (s[k] == 0xD9 && s[k+1] >= 0xA0 && s[k+1] <= 0xA9 || s[k] == 0xDB && s[k+1] >= 0xB0 && s[k+1] <= 0xB9) {
+		return 2
+	}
+	return 0
+}
+
 // dateEnd returns the end of a date written as three groups of digits
 // (one to four, one or two, two to four) split by the same '-', '/' or
 // '.', standing alone, at s[i], or i.
 func dateEnd(s string, i int) int {
 	group := func(j, lo, hi int) int {
-		k := j
-		for k < len(s) && isDigit(s[k]) && k-j < hi {
-			k++
+		k, n := j, 0
+		for k < len(s) && n < hi {
+			w := digitWidth(s, k)
+			if w == 0 {
+				break
+			}
+			k += w
+			n++
 		}
-		if k-j < lo {
+		if n < lo {
 			return -1
 		}
 		return k

@@ -48,7 +48,7 @@ func findPathSecret(s string, from int) []int {
 
 // findURLPathSecret finds a capability segment of a URL's path.
 func findURLPathSecret(s string, from int) []int {
-	for i := from; i < len(s); {
+	for i := max(0, from-2048); i < len(s); {
 		p := strings.Index(s[i:], "://")
 		if p < 0 {
 			return nil
@@ -65,7 +65,7 @@ func findURLPathSecret(s string, from int) []int {
 			continue
 		}
 		web := strings.HasSuffix(s[max(0, p-8):p-3], "http") || strings.HasSuffix(s[max(0, p-8):p-3], "https")
-		m, next := pathSecret(s, h, web)
+		m, next := pathSecret(s, h, from, web)
 		if m != nil {
 			return m
 		}
@@ -82,7 +82,7 @@ var requestMethods = [...]string{"GET /", "POST /", "PUT /", "PATCH /", "DELETE 
 func findRequestPathSecret(s string, from int) []int {
 	best := []int(nil)
 	for _, m := range requestMethods {
-		for i := from; i < len(s); {
+		for i := max(0, from-2048); i < len(s); {
 			k := strings.Index(s[i:], m)
 			if k < 0 {
 				break
@@ -95,7 +95,7 @@ func findRequestPathSecret(s string, from int) []int {
 			if best != nil && k >= best[0] {
 				break
 			}
-			if r, _ := pathSecret(s, k+len(m)-1, false); r != nil {
+			if r, _ := pathSecret(s, k+len(m)-1, from, false); r != nil {
 				best = r
 				break
 			}
@@ -105,8 +105,9 @@ func findRequestPathSecret(s string, from int) []int {
 }
 
 // pathSecret reads the segments of a path whose '/' stands at s[h] and
-// returns the capability segment's match, or nil and where the path ended.
-func pathSecret(s string, h int, web bool) ([]int, int) {
+// returns the match of its first capability segment at or after from (a
+// webhook's path holds several), or nil and where the path ended.
+func pathSecret(s string, h, from int, web bool) ([]int, int) {
 	prev := ""    // the host
 	hook := false // a webhook's segment stood before
 	for a := h + 1; a < len(s); {
@@ -115,16 +116,17 @@ func pathSecret(s string, h int, web bool) ([]int, int) {
 			b++
 		}
 		seg := s[a:b]
-		if !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) ||
+		if a >= from && !startsWithMarker(s, a) && (prev == "" && web && keyShaped(seg) ||
 			prev != "" && (capabilityLabel(prev) || hook) && (keyShaped(seg) || tokenShaped(seg)) ||
 			(prev == "t" || prev == "k") && keyShaped(seg) ||
+			atToken(seg) ||
 			isAPIVersion(prev) && len(seg) >= 32 && isHexPiece(seg) && hasLetter(seg) && !isUUID(seg)) {
 			return []int{a, b, -1, -1, a, b}, b
 		}
 		if b >= len(s) || s[b] != '/' {
 			return nil, b
 		}
-		hook = hook || HookWords[strings.ToLower(seg)]
+		hook = hook || hookWord(seg)
 		prev, a = seg, b+1
 	}
 	return nil, len(s) // a path that ends in '/': the next URL is searched past it
@@ -134,6 +136,14 @@ func pathSecret(s string, h int, web bool) ([]int, int) {
 // may stand any number of segments after them, past the webhook's name or
 // id (/webhook/<name>/<secret>, /hooks/<id>/<name>/<secret>).
 var HookWords = map[string]bool{"hook": true, "hooks": true, "webhook": true, "webhooks": true}
+
+// hookWord reports whether a path segment makes the URL a webhook's: one
+// of HookWords, or a segment with "webhook" in it (Microsoft Teams'
+// /webhookb2/ and /IncomingWebhook/).
+func hookWord(seg string) bool {
+	l := strings.ToLower(seg)
+	return HookWords[l] || strings.Contains(l, "webhook")
+}
 
 // isAPIVersion reports whether a path segment is an API's version (v3,
 // v3.1): a key of 32 hex digits or more right after it is the caller's
@@ -160,6 +170,10 @@ func urlByte(c byte) bool {
 // after a short prefix of letters: "ex-<uuid>", "tok_<uuid>"), or 20 hex
 // digits or more of one case, letters among them.
 func keyShaped(seg string) bool {
+	if a, b, ok := strings.Cut(seg, "@"); ok && len(a) >= 20 && len(b) >= 20 {
+		// Two keys joined by '@' (a Teams webhook's group@tenant).
+		return keyShaped(a) && keyShaped(b)
+	}
 	return isUUID(seg) || prefixedUUID(seg) || len(seg) >= 20 && isHexPiece(seg) && hasLetter(seg)
 }
 
@@ -225,4 +239,123 @@ func capabilityLabel(seg string) bool {
 	}
 	_, ok := KeyKind(seg)
 	return ok
+}
+
+// NotifySchemes are the URL schemes of notification libraries (shoutrrr's
+// and apprise's service URLs): the URL's user, password, host and path
+// segments are the service's ids and tokens (teams://group@tenant/altId/
+// groupOwner, msteams://team/tokenA/tokenB/tokenC, pover://user@token,
+// tgram://bot_token/chat_id), so any of them with a token's shape is the
+// webhook's credential.
+var NotifySchemes = map[string]bool{
+	"teams": true, "msteams": true, "slack": true, "discord": true, "telegram": true, "tgram": true,
+	"googlechat": true, "gchat": true, "rocketchat": true, "rocket": true, "rockets": true,
+	"mattermost": true, "mmost": true, "mmosts": true, "pushover": true, "pover": true, "gotify": true,
+	"gotifys": true, "ntfy": true, "ntfys": true, "zulip": true, "matrix": true, "matrixs": true,
+	"pushbullet": true, "pbul": true, "ifttt": true, "join": true, "opsgenie": true, "bark": true,
+	"barks": true, "workflows": true, "workflow": true, "wf": true, "pagerduty": true, "signal": true,
+	"signals": true, "dingtalk": true, "wecombot": true, "feishu": true, "lark": true, "flock": true,
+	"guilded": true, "revolt": true, "line": true, "lametric": true, "spush": true, "prowl": true,
+	"notica": true, "notifiarr": true, "pjet": true, "twist": true, "webexteams": true, "wxteams": true,
+	"mailgun": true, "sendgrid": true, "sparkpost": true, "twilio": true, "pushy": true, "pushed": true,
+	"pushdeer": true, "pushplus": true, "serverchan": true, "schan": true, "splunk": true, "victorops": true,
+}
+
+// findNotifySecret finds, at or after from, a component of a notification
+// library's service URL (NotifySchemes) with a token's shape: the parts
+// of its authority and path between '/', '@' and ':' up to its query. A
+// host name (a part with a dot), a short id and a word (TokenA, a team's
+// name) stay.
+func findNotifySecret(s string, from int) []int {
+	for i := max(0, from-2048); i < len(s); {
+		p := strings.Index(s[i:], "://")
+		if p < 0 {
+			return nil
+		}
+		p += i
+		i = p + 3
+		k := p
+		for k > 0 && (isAlnum(s[k-1]) || s[k-1] == '-') {
+			k--
+		}
+		if !NotifySchemes[strings.ToLower(s[k:p])] || k > 0 && (s[k-1] == '.' || s[k-1] == '+') {
+			continue
+		}
+		for a := p + 3; a < len(s); {
+			if e := skipMarker(s, a); e != a {
+				// A part redacted already.
+				a = e + 1
+				if a >= len(s) || s[a] != '/' && s[a] != '@' && s[a] != ':' {
+					break
+				}
+				a++
+				continue
+			}
+			b := a
+			for b < len(s) && urlByte(s[b]) && s[b] != '/' && s[b] != '@' && s[b] != ':' {
+				b++
+			}
+			if b > from || b == from && a == b {
+				if a >= from && notifyToken(s[a:b]) {
+					return []int{a, b, -1, -1, a, b}
+				}
+			}
+			if b >= len(s) || s[b] != '/' && s[b] != '@' && s[b] != ':' {
+				i = max(i, b)
+				break
+			}
+			a = b + 1
+		}
+	}
+	return nil
+}
+
+// notifyToken reports whether a part of a notification URL is a token: a
+// key's or a shorter token's shape, or 20 characters or more of letters
+// and digits (a Mattermost hook's lower-case id).
+func notifyToken(part string) bool {
+	if strings.IndexByte(part, '.') >= 0 {
+		return false
+	}
+	if keyShaped(part) || tokenShaped(part) {
+		return true
+	}
+	if len(part) < 20 {
+		return false
+	}
+	var digit, letter bool
+	for i := 0; i < len(part); i++ {
+		switch c := part[i]; {
+		case isDigit(c):
+			digit = true
+		case isLetter(c):
+			letter = true
+		case c != '-' && c != '_':
+			return false
+		}
+	}
+	return digit && letter
+}
+
+// atToken reports whether a path segment is a token joined by '@': 20
+// characters or more of letters, digits, '_' and '-', with digits, and an
+// '@' inside (an Aliyun ARMS endpoint's /adapt_<id>@<id>_<id>@<id>/api/otlp/
+// path, which authenticates the exporter). A package's name@version
+// (/@scope/name@1.2.3) has dots or a leading '@'.
+func atToken(seg string) bool {
+	if len(seg) < 20 || seg[0] == '@' || seg[len(seg)-1] == '@' || strings.IndexByte(seg, '@') < 0 {
+		return false
+	}
+	var digit, letter bool
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; {
+		case isDigit(c):
+			digit = true
+		case isLetter(c):
+			letter = true
+		case c != '_' && c != '-' && c != '@':
+			return false
+		}
+	}
+	return digit && letter
 }
