@@ -361,7 +361,8 @@ func runDLQReplay(stdout io.Writer, args []string) error {
 		"that failed (or at fetch with --mode full_restart) with its attempts reset\n"+
 		"and the note recorded, its envelope is sent and the dead letter deleted.\n"+
 		"Unselected dead letters are released untouched. Without a filter, --all is\n"+
-		"required. Exits 1 if any replay failed part-way (run it again to resume).")
+		"required. Exits 1 if any replay failed part-way (run it again to resume), or\n"+
+		"an --item ID matched no dead letter (or was not found in a scan cut short).")
 	aw := addStackFlags(fs, uses{items: true, errorLog: true, queues: true})
 	ff := addFilterFlags(fs, true)
 	rf := addReplayFlags(fs, "remediation note: what was fixed (required)")
@@ -419,23 +420,37 @@ func runReplay(stdout io.Writer, aw *stackFlags, req replay.Request) error {
 	return replayVerdict(req, sum)
 }
 
-// replayVerdict is the error of a replay from item state by id that named
-// an item that does not exist: an id that matches nothing is an error, as
-// it is for `dlq resolve`.
+// replayVerdict is the error of a replay by id that named what does not
+// exist — an id that matches nothing is an error, as it is for `dlq
+// resolve`: from item state, an item that does not exist; from the DLQs
+// (--item), an item no dead letter was selected for, or, when a scan was
+// cut short, one that may be in the part not read.
 func replayVerdict(req replay.Request, sum replay.Summary) error {
-	if req.Source != replay.SourceItems {
+	var missing []string
+	if req.Source == replay.SourceItems {
+		for _, o := range sum.Items {
+			if o.Action == replay.Skipped && o.Reason == replay.ReasonNoItem && slices.Contains(req.Filter.ItemIDs, o.ItemID) {
+				missing = append(missing, o.ItemID)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("no item matches %s", strings.Join(missing, ", "))
+		}
 		return nil
 	}
-	var missing []string
-	for _, o := range sum.Items {
-		if o.Action == replay.Skipped && o.Reason == replay.ReasonNoItem && slices.Contains(req.Filter.ItemIDs, o.ItemID) {
-			missing = append(missing, o.ItemID)
+	for _, id := range req.Filter.ItemIDs {
+		if !slices.ContainsFunc(sum.Items, func(o replay.Outcome) bool { return o.ItemID == id }) {
+			missing = append(missing, id)
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("no item matches %s", strings.Join(missing, ", "))
+	switch {
+	case len(missing) == 0:
+		return nil
+	case len(sum.Incomplete) > 0:
+		return fmt.Errorf("no dead letter of %s was found, but the scan was incomplete (DLQs not read to the end: %s): run the same command again",
+			strings.Join(missing, ", "), sum.Incomplete)
 	}
-	return nil
+	return fmt.Errorf("no dead letter matches %s", strings.Join(missing, ", "))
 }
 
 func runDLQAnnotate(stdout io.Writer, args []string) error {

@@ -48,3 +48,28 @@ func TestItemsReplayOfAnUnknownIDFails(t *testing.T) {
 		t.Fatalf("verdict %v; want none", err)
 	}
 }
+
+// TestDLQReplayOfAnUnknownItemFails: `dlq replay --item typo` selects no
+// dead letter and fails naming the id, as `dlq resolve typo` does; when a
+// DLQ was not read to the end, it says the dead letter may be in the part
+// not read.
+func TestDLQReplayOfAnUnknownItemFails(t *testing.T) {
+	t.Parallel()
+	req := replay.Request{Source: replay.SourceDLQ, Filter: replay.Filter{ItemIDs: []string{"d1", "typo-id"}}}
+	sum := replay.Summary{Selected: 1, Replayed: 1, Items: []replay.Outcome{{ItemID: "d1", Action: replay.Replayed}}}
+	err := replayVerdict(req, sum)
+	if err == nil || !strings.Contains(err.Error(), "no dead letter matches typo-id") {
+		t.Fatalf("verdict %v; want the unmatched id an error", err)
+	}
+	sum.Incomplete = replay.Stages{work.LLM}
+	if err := replayVerdict(req, sum); err == nil || !strings.Contains(err.Error(), "incomplete") {
+		t.Fatalf("verdict %v; want the cut scan named", err)
+	}
+	req.Filter.ItemIDs = []string{"d1"}
+	if err := replayVerdict(req, sum); err != nil {
+		t.Fatalf("verdict %v; want none", err)
+	}
+	if err := replayVerdict(replay.Request{Source: replay.SourceDLQ}, replay.Summary{}); err != nil {
+		t.Fatalf("a replay by filter that selects nothing: verdict %v; want none", err)
+	}
+}
