@@ -209,7 +209,7 @@ func decide(dl DeadLetter, it *store.Item, now time.Time) plan {
 			// hand-off to the DLQ was never confirmed. Resuming it would
 			// spend fresh attempts on a failure already judged.
 			return plan{action: HandedOff, handOff: true,
-				reason: "the item's dead letter was decided but never handed to the DLQ: it is sent there now"}
+				reason: "the item's dead letter was decided but never handed to the DLQ: the backstop schedule sends it there"}
 		}
 		if it.Stage == dl.Stage && slices.Contains(backstopFrom(), it.State) {
 			if it.State == work.Working && !it.LeaseUntil.Before(now) {

@@ -255,6 +255,8 @@ func (run *dlqRun) batch(ctx context.Context, dls []DeadLetter) {
 		if p.handOff {
 			if run.req.DryRun {
 				out.Action = Skipped
+				out.Reason = "dry run: would send the dead letter the item records to the " + string(dl.DLQ) +
+					" DLQ: it was decided but never handed to the DLQ"
 				run.record(out)
 				run.scan.hold(dl)
 				continue

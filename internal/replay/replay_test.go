@@ -1120,6 +1120,16 @@ func TestBackstopCompletesAFailedItemsHandOff(t *testing.T) {
 	notices := &noticeLog{}
 	b.r.Notices = notices
 	failed("f1")
+	dry, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "check", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Items) != 1 || dry.Items[0].Action != replay.Skipped || !strings.Contains(dry.Items[0].Reason, "dry run: would send") {
+		t.Fatalf("dry run %+v: want the hand-off reported as one a run would make, nothing sent", dry.Items)
+	}
+	if it := b.item(t, "f1"); it.State != work.Failed || len(notices.ids) != 0 {
+		t.Fatalf("a dry run changed the item (%s) or sent %v", it.State, notices.ids)
+	}
 	b.sqs.FailSends(dlqURL(work.LLM), true)
 	sum := run()
 	if it := b.item(t, "f1"); it.State != work.Failed || it.ReplayCount != 1 || it.Attempts[work.LLM] != 4 {
