@@ -379,9 +379,12 @@ func (r *Replayer) send(ctx context.Context, sends []sendable) []sendable {
 
 // handOff completes the DLQ hand-off of it, failed at its stage, for the
 // backstop message dl (docs/design.md "Waits and parking"): the dead letter
-// the item records is sent to the stage's DLQ, then confirmed on the item.
-// Failed keeps the message: the next run sends the same dead letter again —
-// a duplicate of one dead_letter_id, which consumers drop — and confirms it.
+// the item records is sent to the stage's DLQ, the owner's item.failed is
+// enqueued, then the dead letter is confirmed on the item. Failed keeps the
+// message and the item failed: the next run sends the same dead letter
+// again — a duplicate of one dead_letter_id, which consumers drop — and the
+// notice, whose idempotency key is one per dead letter (notice.FailedKey),
+// and confirms it.
 func (r *Replayer) handOff(ctx context.Context, dl DeadLetter, it store.Item) (Action, string) {
 	p := it.RecordedDeadLetter(dl.MessageID, dl.ReceiveCount)
 	body, err := p.Marshal()
@@ -399,6 +402,16 @@ func (r *Replayer) handOff(ctx context.Context, dl DeadLetter, it store.Item) (A
 	case len(out.Failed) > 0:
 		return Failed, "send the dead letter to the " + string(dl.DLQ) + " DLQ: " + aws.ToString(out.Failed[0].Code) + " " + aws.ToString(out.Failed[0].Message)
 	}
+	id := p.SanitizedContext.DeadLetterID
+	if r.Notices != nil {
+		le := store.LastError{Component: it.Stage, ErrorClass: p.ErrorClass}
+		if it.LastError != nil {
+			le = *it.LastError
+		}
+		if err := r.Notices.DeadLettered(ctx, it, le, id); err != nil {
+			return Failed, "dead letter " + id + " sent; the owner's item.failed notice could not be enqueued: " + redact.String(err.Error())
+		}
+	}
 	now := r.now()
 	err = r.Items.MarkDeadLettered(ctx, it.ID, it.Stage, store.DeadLetterRefOf(p, now), now)
 	switch {
@@ -406,26 +419,11 @@ func (r *Replayer) handOff(ctx context.Context, dl DeadLetter, it store.Item) (A
 		// The item moved on since it was read (a delivery confirmed the same
 		// dead letter, or an operator replayed it): the dead letter is sent,
 		// nothing is left to confirm.
-		return HandedOff, "dead letter " + p.SanitizedContext.DeadLetterID + " sent; the item had moved on"
+		return HandedOff, "dead letter " + id + " sent; the item had moved on"
 	case err != nil:
 		return Failed, "dead letter sent, its confirmation on the item failed: " + redact.String(err.Error())
 	}
-	reason := "dead letter " + p.SanitizedContext.DeadLetterID + " sent to the " + string(dl.DLQ) + " DLQ and confirmed"
-	if r.Notices != nil {
-		le := store.LastError{Component: it.Stage, ErrorClass: p.ErrorClass}
-		if it.LastError != nil {
-			le = *it.LastError
-		}
-		if err := r.Notices.DeadLettered(ctx, it, le, p.SanitizedContext.DeadLetterID); err != nil {
-			// The dead letter is durable and confirmed: the notice is
-			// the owner's courtesy, and the item, now deadletter, has no
-			// message left that would enqueue it again.
-			r.log().Error("enqueueing the owner's item.failed notice failed; notice abandoned (the dead letter is durable)",
-				"item_id", it.ID, "error", redact.String(err.Error()))
-			reason += "; the owner's item.failed notice could not be enqueued"
-		}
-	}
-	return HandedOff, reason
+	return HandedOff, "dead letter " + id + " sent to the " + string(dl.DLQ) + " DLQ and confirmed"
 }
 
 // maxBatch is SQS's limit on entries per batch call.

@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -1177,9 +1178,53 @@ func TestBackstopCompletesAFailedItemsHandOff(t *testing.T) {
 }
 
 // noticeLog records the item.failed notices a Replayer enqueues.
-type noticeLog struct{ ids []string }
+type noticeLog struct {
+	ids  []string
+	fail bool // refuse every notice, as a notice queue that is down
+}
 
 func (n *noticeLog) DeadLettered(_ context.Context, it store.Item, _ store.LastError, id string) error {
+	if n.fail {
+		return errors.New("AWS.SimpleQueueService.NonExistentQueue: the notice queue does not exist")
+	}
 	n.ids = append(n.ids, it.ID+"/"+id)
 	return nil
+}
+
+// TestBackstopKeepsAHandOffWhoseNoticeFailed: the owner's item.failed of a
+// hand-off the redrive completes is enqueued before the item is confirmed
+// deadletter, so a notice queue that refuses it keeps the backstop message
+// and the item failed, and the next run sends the same dead letter again
+// (one dead_letter_id, which consumers drop) and the notice once.
+func TestBackstopKeepsAHandOffWhoseNoticeFailed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.Put(store.Item{ID: "f2", Kind: store.KindAction, CorrelationID: "corr-f2", Status: work.StatusAfter(work.Fetch),
+		State: work.Failed, Stage: work.LLM, Attempts: map[work.Stage]int{work.Fetch: 1, work.LLM: 2},
+		LastError: &store.LastError{Component: work.LLM, ErrorClass: work.ContentPolicy, FailedAt: t0}, UpdatedAt: t0})
+	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "f2", Stage: work.LLM, CorrelationID: "corr-f2"}.Encode())
+	notices := &noticeLog{fail: true}
+	b.r.Notices = notices
+	req := replay.Request{Filter: replay.Filter{Backstop: true}, Note: "moved by the redrive backstop", By: "backstop"}
+	sum, err := b.r.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := b.item(t, "f2"); it.State != work.Failed || sum.Errors != 1 {
+		t.Fatalf("with the notice refused the item is %s (summary %+v): want it failed and the run's error counted", it.State, sum)
+	}
+	notices.fail = false
+	b.clock.Advance(15 * time.Minute)
+	if _, err := b.r.Run(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	it := b.item(t, "f2")
+	if it.State != work.Deadletter || len(notices.ids) != 1 {
+		t.Fatalf("after the notice queue came back the item is %s, notices %v: want deadletter and item.failed once", it.State, notices.ids)
+	}
+	for _, body := range b.sqs.Bodies(dlqURL(work.LLM)) {
+		if kind, _, _ := deadletter.Read(body); kind != deadletter.KindTriage {
+			t.Fatalf("LLM DLQ still holds %q: want the backstop message deleted", body)
+		}
+	}
 }
