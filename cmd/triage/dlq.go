@@ -443,14 +443,7 @@ func replayVerdict(req replay.Request, sum replay.Summary) error {
 			missing = append(missing, id)
 		}
 	}
-	switch {
-	case len(missing) == 0:
-		return nil
-	case len(sum.Incomplete) > 0:
-		return fmt.Errorf("no dead letter of %s was found, but the scan was incomplete (DLQs not read to the end: %s): run the same command again",
-			strings.Join(missing, ", "), sum.Incomplete)
-	}
-	return fmt.Errorf("no dead letter matches %s", strings.Join(missing, ", "))
+	return unmatched(missing, sum.Incomplete)
 }
 
 func runDLQAnnotate(stdout io.Writer, args []string) error {
@@ -573,12 +566,19 @@ func resolveVerdict(sum replay.ResolveSummary, ids []string) error {
 			missing = append(missing, id)
 		}
 	}
+	return unmatched(missing, sum.Incomplete)
+}
+
+// unmatched is the error of ids no dead letter matched: that none matches
+// when every DLQ was read to the end, else that the scan was incomplete —
+// the dead letter may be in the part not read; nil when none is missing.
+func unmatched(missing []string, incomplete replay.Stages) error {
 	switch {
 	case len(missing) == 0:
 		return nil
-	case len(sum.Incomplete) > 0:
+	case len(incomplete) > 0:
 		return fmt.Errorf("no dead letter matching %s was found, but the scan was incomplete (DLQs not read to the end: %s): run the same command again",
-			strings.Join(missing, ", "), sum.Incomplete)
+			strings.Join(missing, ", "), incomplete)
 	}
 	return fmt.Errorf("no dead letter matches %s", strings.Join(missing, ", "))
 }
