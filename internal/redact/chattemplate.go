@@ -190,14 +190,12 @@ func findBoxedContent(s string, from int) []int {
 		return loc
 	}
 	for i := from; i < len(s); {
-		k := strings.Index(s[i:], "╭")
-		if k < 0 {
+		top, te, title := nextBoxTop(s, i)
+		if top < 0 {
 			return nil
 		}
-		top := i + k
 		i = top + len("╭")
-		te := lineEnd(s, top)
-		title := strings.ToLower(strings.Trim(s[top:te], "╭╮─━ \t"))
+		title = strings.ToLower(title)
 		named := false
 		for _, w := range boxTitleWords {
 			if j := strings.Index(title, w); j >= 0 && (j == 0 || !isAlnum(title[j-1])) && (j+len(w) == len(title) || !isAlnum(title[j+len(w)])) {
@@ -234,6 +232,19 @@ func findBoxedContent(s string, from int) []int {
 	return nil
 }
 
+// nextBoxTop finds the next top border of a box (╭) at or after i: where
+// it starts, where its line ends and the title between its border
+// characters; top is -1 when no box is left.
+func nextBoxTop(s string, i int) (top, te int, title string) {
+	k := strings.Index(s[i:], "╭")
+	if k < 0 {
+		return -1, -1, ""
+	}
+	top = i + k
+	te = lineEnd(s, top)
+	return top, te, strings.Trim(s[top:te], "╭╮─━ \t")
+}
+
 // findAgentBoxLine finds, at or after from, the text of a line of an
 // agent's console box: a box whose title names its speaker in angle
 // brackets (TaskWeaver's ╭───< Planner >), drawn with a left border only
@@ -243,14 +254,11 @@ func findBoxedContent(s string, from int) []int {
 // border's hand-off (╰──● sending message to …) stay.
 func findAgentBoxLine(s string, from int) []int {
 	for i := max(0, from-maxDecodedBytes); i < len(s); {
-		k := strings.Index(s[i:], "╭")
-		if k < 0 {
+		top, te, title := nextBoxTop(s, i)
+		if top < 0 {
 			return nil
 		}
-		top := i + k
 		i = top + len("╭")
-		te := lineEnd(s, top)
-		title := strings.Trim(s[top:te], "╭╮─━ \t")
 		if len(title) < 3 || title[0] != '<' || title[len(title)-1] != '>' || te >= len(s) {
 			continue
 		}

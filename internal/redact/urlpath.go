@@ -320,21 +320,7 @@ func notifyToken(part string) bool {
 	if keyShaped(part) || tokenShaped(part) {
 		return true
 	}
-	if len(part) < 20 {
-		return false
-	}
-	var digit, letter bool
-	for i := 0; i < len(part); i++ {
-		switch c := part[i]; {
-		case isDigit(c):
-			digit = true
-		case isLetter(c):
-			letter = true
-		case c != '-' && c != '_':
-			return false
-		}
-	}
-	return digit && letter
+	return len(part) >= 20 && lettersAndDigits(part, "-_")
 }
 
 // atToken reports whether a path segment is a token joined by '@': 20
@@ -346,14 +332,20 @@ func atToken(seg string) bool {
 	if len(seg) < 20 || seg[0] == '@' || seg[len(seg)-1] == '@' || strings.IndexByte(seg, '@') < 0 {
 		return false
 	}
+	return lettersAndDigits(seg, "_-@")
+}
+
+// lettersAndDigits reports whether s holds both letters and digits and no
+// other byte but those of joiners.
+func lettersAndDigits(s, joiners string) bool {
 	var digit, letter bool
-	for i := 0; i < len(seg); i++ {
-		switch c := seg[i]; {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
 		case isDigit(c):
 			digit = true
 		case isLetter(c):
 			letter = true
-		case c != '_' && c != '-' && c != '@':
+		case strings.IndexByte(joiners, c) < 0:
 			return false
 		}
 	}
