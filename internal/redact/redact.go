@@ -137,14 +137,14 @@ const maxPasses = 8
 
 // pass applies every layer once: structure and encodings first
 // (layers.go), then every pattern of the table, then the prose rule to what
-// is left (prose.go).
+// is left (prose.go), then the names people carry (names.go).
 func pass(s string, st *state) string {
 	st.root.work += len(s)
 	out := patterns(layers(s, st), st)
 	if st.noProse {
-		return out
+		return names(out)
 	}
-	return prose(out)
+	return names(prose(out))
 }
 
 // surface is String without the structure and decoding layers: what the

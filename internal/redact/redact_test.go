@@ -204,7 +204,6 @@ var survivors = []string{
 	"order 1234567812345678 shipped",
 	"max_tokens=4096 prompt_tokens=12 completion_tokens=30 total_tokens=42",
 	"token_count: 1234",
-	"author: Jane Austen",
 	"Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 29541, Requested 1733. Please try again in 2.548s.",
 	"Bearer authentication failed",
 	"Incorrect API key provided.",

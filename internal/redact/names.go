@@ -1,0 +1,310 @@
+package redact
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The names layer: a person's name where nothing names it.
+//
+// Every other rule finds a person's name by what stands around it — a key,
+// a label, a record's other members. A name also reaches a failure where
+// nothing says what it is: "could not deliver to Maria Kowalski", a model's
+// refusal that repeats whom it was asked about, a row printed without its
+// columns. What tells a name from the words around it is the names people
+// carry: names.txt lists the given and family names of some seventy
+// countries' registers (gen_names.go), and two or more adjacent words read
+// as a person's full name go whole as [REDACTED:personal] when
+//
+//   - a given name is followed by a family name — not when both are also
+//     common English words or words of places' names ("Grace Brown",
+//     "Will Power", "Asia Pacific" and "Sao Paulo" stay) — or,
+//     in the order of registers and East Asian names, a family name by a
+//     given name, neither a common word ("Jenkins Job" stays) unless a
+//     comma puts the family name first ("Kowalski, Maria");
+//   - in a script with capitals, a given name that is no common word, no
+//     place's nor a system's (names.txt, the prose layer's vocabulary) is followed by a
+//     capitalised word that is neither either, or such a word by a family
+//     name that is neither: "Xiomara Quispe", "Dwi Purnama";
+//   - in a script without capitals (Arabic, Hebrew, Devanagari, Thai, …), a
+//     given name is followed by a given or a family name ("محمد علي").
+//
+// The words after the pair that are names too go with it ("José Luis García
+// Pérez"). A word stands apart from what is around it: inside an
+// identifier, a path, a host or an e-mail address (a letter, digit, '_',
+// '.', '/', '@' or '\' against it) it is no name. Case matters: a name in a
+// script with capitals starts with one, so a sentence's lower-case words are
+// never read; an all-capitals pair (a passport's, a card's) needs both
+// words in the lists.
+
+//go:embed names.txt
+var namesText string
+
+// Name flags of names.txt.
+const (
+	nameGiven  = 1 << iota // a given name
+	nameFamily             // a family name
+	nameCommon             // also a common English word
+	namePlace              // also a word of a place's name
+)
+
+// nameTable holds names.txt by the hash of each name in lower case.
+var nameTable = sync.OnceValue(func() *hashTable {
+	t := newHashTable(1 << 16)
+	for line := range strings.Lines(namesText) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		w, fl, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		var c uint8
+		for _, f := range fl {
+			switch f {
+			case 'g':
+				c |= nameGiven
+			case 'f':
+				c |= nameFamily
+			case 'c':
+				c |= nameCommon
+			case 'p':
+				c |= namePlace
+			}
+		}
+		t.put(hashWord(w), c)
+	}
+	return t
+})
+
+// maxNameWords bounds the words of one name.
+const maxNameWords = 4
+
+// nameWord is one word of the text as the names layer reads it.
+type nameWord struct {
+	a, z  int   // its bytes
+	flags uint8 // its names.txt flags
+	form  uint8 // wordTitle, wordCaps, wordCaseless; 0: no name's form
+	sys   bool  // a word of the system's vocabulary
+}
+
+// Forms of a word.
+const (
+	wordTitle    = 1 // a capital, then small letters
+	wordCaps     = 2 // capitals only
+	wordCaseless = 3 // a script without capitals
+)
+
+// names replaces each person's name that the names table recognises in s
+// (see the comment above) with the personal marker.
+func names(s string) string {
+	if len(s) < 5 {
+		return s
+	}
+	out := splicer{s: s}
+	var prev nameWord
+	havePrev := false
+	var buf [maxNameWords]nameWord
+	run := buf[:0]
+	flush := func() {
+		if len(run) >= 2 {
+			out.replace(run[0].a, run[len(run)-1].z, personalMarker)
+		}
+		run = run[:0]
+	}
+	for i := 0; i < len(s); {
+		w, next, ok := nextNameWord(s, i)
+		if !ok {
+			break
+		}
+		i = next
+		if w.form == 0 {
+			flush()
+			havePrev = false
+			continue
+		}
+		if havePrev && nameGap(s[prev.z:w.a]) {
+			switch {
+			case len(run) > 0 && len(run) < maxNameWords && continuesName(s, run, w):
+				run = append(run, w)
+				prev = w
+				continue
+			case len(run) == 0 && fullName(s, prev, w):
+				run = append(run, prev, w)
+				prev = w
+				continue
+			}
+		}
+		flush()
+		prev, havePrev = w, true
+	}
+	flush()
+	return out.String()
+}
+
+// nameGap reports whether the text between two words joins them into one
+// name: one space, or a comma and a space after a family name ("Kowalski,
+// Maria" is judged by fullName's order rule).
+func nameGap(g string) bool {
+	return g == " " || g == "\u00a0" || g == ", "
+}
+
+// fullName reports whether the words a, b, in that order, read as a
+// person's full name.
+func fullName(s string, a, b nameWord) bool {
+	comma := s[a.z:b.a] == ", "
+	if a.form == wordCaseless || b.form == wordCaseless {
+		if a.form != b.form || comma {
+			return false
+		}
+		return a.flags&nameGiven != 0 && b.flags&(nameGiven|nameFamily) != 0 ||
+			a.flags&nameFamily != 0 && b.flags&nameGiven != 0
+	}
+	if !leftApart(s, a.a) {
+		return false
+	}
+	// both: the two words are common words, or a place's words ("Asia
+	// Pacific"), either way round.
+	both := func(flag uint8) bool { return a.flags&flag != 0 && b.flags&flag != 0 }
+	word := func(w nameWord) bool { return w.flags&nameCommon != 0 || w.sys }
+	wordsOnly := word(a) && word(b) || both(namePlace)
+	common := func(w nameWord) bool { return word(w) || w.flags&namePlace != 0 }
+	if !comma && a.flags&nameGiven != 0 && b.flags&nameFamily != 0 && !wordsOnly {
+		return true
+	}
+	if a.flags&nameFamily != 0 && b.flags&nameGiven != 0 && (comma && !wordsOnly || !common(a) && !common(b)) {
+		return true
+	}
+	if comma || a.form != wordTitle || b.form != wordTitle || common(a) || common(b) {
+		return false
+	}
+	return a.flags&nameGiven != 0 && utf8.RuneCountInString(s[a.a:a.z]) >= 3 ||
+		b.flags&nameFamily != 0 && utf8.RuneCountInString(s[b.a:b.z]) >= 3
+}
+
+// continuesName reports whether w, after the words of run, is one more
+// word of the same name.
+func continuesName(s string, run []nameWord, w nameWord) bool {
+	last := run[len(run)-1]
+	if s[last.z:w.a] != " " && s[last.z:w.a] != "\u00a0" || w.form != run[0].form && !(w.form == wordCaps && run[0].form == wordTitle) {
+		return false
+	}
+	return w.flags&(nameGiven|nameFamily) != 0 && w.flags&(nameCommon|namePlace) == 0 && !w.sys
+}
+
+// leftApart reports whether the word starting at a stands apart from what
+// is before it.
+func leftApart(s string, a int) bool {
+	if a == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:a])
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_./@\\-'’", r))
+}
+
+// nextNameWord returns the next word of s at or after i, with its form and
+// flags, and where to go on; ok is false when no word is left.
+func nextNameWord(s string, i int) (w nameWord, next int, ok bool) {
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
+				break
+			}
+			if c == '[' {
+				if j := skipMarker(s, i); j != i {
+					// A marker ends any name before it.
+					return nameWord{a: i, z: j + 1}, j + 1, true
+				}
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) {
+			break
+		}
+		i += n
+	}
+	if i >= len(s) {
+		return nameWord{}, len(s), false
+	}
+	a := i
+	upper, lower, caseless, prevLetter := 0, 0, 0, false
+	firstUpper, afterSep := false, false
+	for i < len(s) {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		switch {
+		case unicode.IsUpper(r):
+			if i == a {
+				firstUpper = true
+			}
+			if !afterSep || lower == 0 {
+				// O'Brien, Jean-Pierre: a capital after a
+				// separator starts the word's next part.
+				upper++
+			}
+		case unicode.IsLower(r):
+			lower++
+		case unicode.IsLetter(r):
+			caseless++
+		case unicode.IsMark(r) || r == '\u200c':
+			if i == a {
+				goto end
+			}
+		case (r == '\'' || r == '’' || r == '-') && prevLetter && i+n < len(s):
+			r2, _ := utf8.DecodeRuneInString(s[i+n:])
+			if !unicode.IsLetter(r2) {
+				goto end
+			}
+			prevLetter, afterSep = false, true
+			i += n
+			continue
+		default:
+			goto end
+		}
+		prevLetter, afterSep = true, false
+		i += n
+	}
+end:
+	w = nameWord{a: a, z: i}
+	if i == a {
+		// A mark or joiner that starts no word: step over it.
+		_, n := utf8.DecodeRuneInString(s[i:])
+		return nameWord{a: a, z: a}, a + n, true
+	}
+	if r, _ := utf8.DecodeRuneInString(s[i:]); i < len(s) && (unicode.IsDigit(r) || r == '_' || r == '@') {
+		return w, i, true
+	}
+	if i < len(s)-1 && (s[i] == '.' || s[i] == '/') {
+		if r, _ := utf8.DecodeRuneInString(s[i+1:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return w, i, true
+		}
+	}
+	switch {
+	case caseless > 0 && upper == 0 && lower == 0:
+		w.form = wordCaseless
+	case caseless > 0:
+		return w, i, true
+	case firstUpper && upper == 1 && lower > 0:
+		w.form = wordTitle
+	case upper > 1 && lower == 0:
+		w.form = wordCaps
+	default:
+		return w, i, true
+	}
+	word := s[a:i]
+	w.flags = wordClass(nameTable(), word)
+	if w.flags&(nameGiven|nameFamily) == 0 && w.form == wordCaseless {
+		w.form = 0
+		return w, i, true
+	}
+	w.sys = wordClass(proseVocabulary(), word) != 0
+	return w, i, true
+}
