@@ -47,13 +47,15 @@ var namesText string
 const (
 	nameGiven  = 1 << iota // a given name
 	nameFamily             // a family name
-	nameCommon             // also a common English word
-	namePlace              // also a word of a place's name
+	nameCommon             // a common English word
+	namePlace              // a word of a country's, state's, continent's or time zone's name
+	nameTown               // a word of a city's or county's name
 )
 
-// nameTable holds names.txt by the hash of each name in lower case.
+// nameTable holds names.txt by the hash of each word in lower case: the
+// names, and the common words and places' words that are no names.
 var nameTable = sync.OnceValue(func() *hashTable {
-	t := newHashTable(1 << 16)
+	t := newHashTable(strings.Count(namesText, "\n"))
 	for line := range strings.Lines(namesText) {
 		if strings.HasPrefix(line, "#") {
 			continue
@@ -73,6 +75,8 @@ var nameTable = sync.OnceValue(func() *hashTable {
 				c |= nameCommon
 			case 'p':
 				c |= namePlace
+			case 't':
+				c |= nameTown
 			}
 		}
 		t.put(hashWord(w), c)

@@ -59,17 +59,19 @@ func TestNameTableReadsItsFlags(t *testing.T) {
 		{"maria", nameGiven},
 		{"kowalski", nameFamily},
 		{"grace", nameGiven | nameCommon},
-		{"request", 0},
+		{"request", nameCommon},
+		{"oslo", nameTown},
 	} {
-		if got := nameTable().get(hashWord(c.w)); got&c.want != c.want || c.want == 0 && got != 0 {
+		if got := nameTable().get(hashWord(c.w)); got&c.want != c.want || got&(nameGiven|nameFamily) != 0 && c.want&(nameGiven|nameFamily) == 0 {
 			t.Errorf("%s: flags %03b, want %03b set", c.w, got, c.want)
 		}
 	}
 }
 
 // TestNamesLeaveTheFailureCorpus: over every failure of the classification
-// corpus (bodies and error texts the world sent), the names layer changes
-// nothing — a failure's own words are no person's name.
+// corpus (bodies and error texts the world sent), neither the names layer
+// nor the labelled-values layer changes anything — a failure's own words
+// are no person's name and its labels are a system's.
 func TestNamesLeaveTheFailureCorpus(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "cmd", "triage", "testdata", "corpus", "*.jsonl"))
 	if err != nil || len(files) == 0 {
@@ -94,6 +96,9 @@ func TestNamesLeaveTheFailureCorpus(t *testing.T) {
 				texts++
 				if got := names(s); got != s {
 					t.Errorf("%s line %d: names changed a failure:\n in: %.300q\nout: %.300q", filepath.Base(f), n+1, s, got)
+				}
+				if got := labelled(s); got != s {
+					t.Errorf("%s line %d: labelled changed a failure:\n in: %.300q\nout: %.300q", filepath.Base(f), n+1, s, got)
 				}
 			}
 		}

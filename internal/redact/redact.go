@@ -142,9 +142,9 @@ func pass(s string, st *state) string {
 	st.root.work += len(s)
 	out := patterns(layers(s, st), st)
 	if st.noProse {
-		return names(out)
+		return names(labelled(out))
 	}
-	return names(prose(out))
+	return names(labelled(prose(out)))
 }
 
 // surface is String without the structure and decoding layers: what the
