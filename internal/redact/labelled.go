@@ -2,7 +2,9 @@ package redact
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -32,11 +34,14 @@ import (
 //     `1400-0105-38271`, `3199748748/0800`) — not a date, a time, a Unix
 //     time of these years or a UUID, and not a reference whose prefix is
 //     two letters or more (`NAV-2026-0091`, `TR8812043319`);
-//   - one to four words that read as a name: letters only, two to sixteen
+//   - one to four words that read as a name (a particle or an initial
+//     between them: "Pádraig Ó Súilleabháin"): letters only, two to sixteen
 //     in each, each capitalised in a script with capitals and no
 //     camelCase, none a system's word or a common English word that is no
 //     name, not all places' or towns' words (names.txt: "Oslo", "İzmir"
-//     stay) — and not one word in capitals, which is a code.
+//     stay) — and not one word in capitals, which is a code;
+//   - a calendar date ten years or more before this year: a birth date
+//     (a job's or a document's date is recent).
 //
 // A label is `Label: value` (one to four words after a delimiter, a
 // parenthesised gloss allowed: `ስም (በአማርኛ):`), `key=value` (logfmt, a
@@ -99,7 +104,11 @@ func labelled(s string) string {
 				i = vz - 1
 			}
 		case '<':
-			if ka, kz, va, vz, ok := formElement(s, i); ok && formValue(s[ka:kz], s[va:vz]) {
+			ka, kz, va, vz, ok := formElement(s, i)
+			if !ok {
+				continue
+			}
+			if personalElement(s[ka:kz], s[va:vz]) || formValue(s[ka:kz], s[va:vz]) {
 				out.replace(va, vz, personalMarker)
 				i = vz - 1
 			}
@@ -231,13 +240,35 @@ func formElement(s string, i int) (ka, kz, va, vz int, ok bool) {
 	return ka, kz, va, va + end, true
 }
 
+// personalElement reports whether an XML element's text goes because its
+// name is a personal key of any language (`<Фамилия>`, `<Prenom>`): the key
+// rules judge a member of JSON and a label of text, and an element is the
+// same record written in XML.
+func personalElement(key, value string) bool {
+	if value == "" || strings.HasPrefix(value, markerPrefix) || strings.HasPrefix(value, "[text ") || strings.ContainsAny(value, "<>") {
+		return false
+	}
+	if i := strings.IndexByte(key, ':'); i >= 0 {
+		key = key[i+1:] // a namespace's prefix: crs:FirstName
+	}
+	switch k, ok := KeyKind(key); {
+	case !ok:
+		return false
+	case k == KindPersonal || k == KindNationalID:
+		return nameShaped(value) || formNumber(value) || birthDate(value)
+	}
+	return false
+}
+
 // formValue reports whether value, under key, is a form's personal datum.
 func formValue(key, value string) bool {
 	if strings.HasPrefix(value, markerPrefix) || strings.HasPrefix(value, "[text ") {
 		return false
 	}
-	if _, ok := KeyKind(key); ok {
-		return false
+	if k, ok := KeyKind(key); ok {
+		// The key rules judge it; a datum of a form's shape they left
+		// (a birth date written `1961. 05. 30.`) goes here.
+		return (k == KindPersonal || k == KindNationalID) && (nameShaped(value) || formNumber(value) || birthDate(value))
 	}
 	words := splitWords(key, nil)
 	if len(words) == 0 || words[0] == "x" {
@@ -264,7 +295,7 @@ func formValue(key, value string) bool {
 		// A quantity, or an id of something (`id_incarcare`).
 		return false
 	}
-	return formNumber(value) || nameShaped(value)
+	return formNumber(value) || nameShaped(value) || birthDate(value)
 }
 
 // labelParticles are the function words a form's label holds between its
@@ -314,10 +345,32 @@ func formNumber(v string) bool {
 	return !dateOrTime(v) && !compactDate(v) && !epochTime(v)
 }
 
+// birthDate reports whether v is a calendar date at least ten years
+// before this year: a form's birth date, where a job's or a document's
+// date is recent (2026-03-02 stays). Written year first or last, with '-',
+// '.', '/' or ". " between (1961. 05. 30.).
+func birthDate(v string) bool {
+	v = strings.TrimSuffix(strings.ReplaceAll(v, ". ", "."), ".")
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '.' || r == '/' })
+	if len(parts) != 3 || !dateOrTime(strings.Join(parts, "-")) {
+		return false
+	}
+	year := parts[0]
+	if len(year) != 4 {
+		year = parts[2]
+	}
+	y, err := strconv.Atoi(year)
+	return err == nil && y >= 1900 && y <= birthYearsBefore
+}
+
+// birthYearsBefore is the last year a birth date can fall in: ten years
+// before the year the process started.
+var birthYearsBefore = time.Now().Year() - 10
+
 // epochTime reports whether v is a Unix time in seconds or milliseconds
-// between 2017 and 2033 (15… to 19…, ten or thirteen digits).
+// between 2020 and 2030 (16… to 18…, ten or thirteen digits).
 func epochTime(v string) bool {
-	return (len(v) == 10 || len(v) == 13) && v[0] == '1' && v[1] >= '5' && v[1] <= '9' && strings.Trim(v, "0123456789") == ""
+	return (len(v) == 10 || len(v) == 13) && v[0] == '1' && v[1] >= '6' && v[1] <= '8' && strings.Trim(v, "0123456789") == ""
 }
 
 // compactDate reports whether v is a date written YYYYMMDD (DICOM's DA, a
@@ -357,10 +410,16 @@ func nameShaped(v string) bool {
 	}
 	vocab, table := proseVocabulary(), nameTable()
 	places := 0
+	particles := 0
 	for _, f := range fields {
 		f = strings.TrimSuffix(f, ".")
 		if f == "" {
 			return false
+		}
+		if nameParticles[f] || utf8.RuneCountInString(f) == 1 && len(fields) > 2 {
+			// de, van, bin; Ó, an initial between names.
+			particles++
+			continue
 		}
 		upper, lower, other := 0, 0, 0
 		if utf8.RuneCountInString(f) > maxNameWordRunes {
@@ -401,7 +460,7 @@ func nameShaped(v string) bool {
 			return false
 		}
 	}
-	return places < len(fields)
+	return particles < len(fields) && places < len(fields)-particles
 }
 
 // camelHump reports whether w has a capital after a small letter: an

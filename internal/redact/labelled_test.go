@@ -49,3 +49,21 @@ func TestLabelledValuesAnOperatorKeeps(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelledBirthDatesAndElements: a birth date under a form's label, a
+// name with a particle, and an XML element named by a personal key of
+// another language go; a recent date stays.
+func TestLabelledBirthDatesAndElements(t *testing.T) {
+	const p = "[REDACTED:personal]"
+	for _, c := range []struct{ in, want string }{
+		{"Gebuertsdatum: 17.09.1983\nDatum: 2026-03-02", "Gebuertsdatum: " + p + "\nDatum: 2026-03-02"},
+		{"Születési dátum: 1961. 05. 30.\n", "Születési dátum: " + p + "\n"},
+		{`{"ainm":"Pádraig Ó Súilleabháin","code":"DUP_PPS"}`, `{"ainm":"` + p + `","code":"DUP_PPS"}`},
+		{`<ФИО><Фамилия>Кузнецова</Фамилия><Имя>Анастасия</Имя></ФИО>`, `<ФИО><Фамилия>` + p + `</Фамилия><Имя>` + p + `</Имя></ФИО>`},
+		{`contact="Marie-Paule Kieffer" err=THROTTLED`, `contact="` + p + `" err=THROTTLED`},
+	} {
+		if got := String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -305,10 +305,30 @@ end:
 	}
 	word := s[a:i]
 	w.flags = wordClass(nameTable(), word)
+	if w.flags&(nameGiven|nameFamily) == 0 && strings.IndexByte(word, '-') > 0 {
+		w.flags |= hyphenated(word)
+	}
 	if w.flags&(nameGiven|nameFamily) == 0 && w.form == wordCaseless {
 		w.form = 0
 		return w, i, true
 	}
 	w.sys = wordClass(proseVocabulary(), word) != 0
 	return w, i, true
+}
+
+// hyphenated returns the name flags a hyphenated word earns from its parts:
+// a given name when every part is one ("Marie-Paule"), a family name when
+// every part is one ("Smith-Jones").
+func hyphenated(word string) uint8 {
+	given, family := uint8(nameGiven), uint8(nameFamily)
+	for part := range strings.SplitSeq(word, "-") {
+		fl := wordClass(nameTable(), part)
+		if fl&nameGiven == 0 || fl&nameCommon != 0 {
+			given = 0
+		}
+		if fl&nameFamily == 0 || fl&nameCommon != 0 {
+			family = 0
+		}
+	}
+	return given | family
 }
