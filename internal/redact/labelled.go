@@ -91,6 +91,9 @@ func labelled(s string) string {
 		}
 		switch s[i] {
 		case ':', '=':
+			if !formValueStart(s, i+1) {
+				continue
+			}
 			keyA, keyZ, ok := formLabelBefore(s, i)
 			if !ok {
 				continue
@@ -104,6 +107,9 @@ func labelled(s string) string {
 				i = vz - 1
 			}
 		case '<':
+			if !formValueStart(s, strings.IndexByte(s[i:], '>')+i+1) {
+				continue
+			}
 			ka, kz, va, vz, ok := formElement(s, i)
 			if !ok {
 				continue
@@ -115,6 +121,20 @@ func labelled(s string) string {
 		}
 	}
 	return out.String()
+}
+
+// formValueStart reports whether the value starting at i (after spaces
+// and a quote) can have a form's shape at all: a digit, a capital or a
+// letter of another script; a lower-case word never has one.
+func formValueStart(s string, i int) bool {
+	for i < len(s) && (s[i] == ' ' || s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf
 }
 
 // formLabelBefore returns the label whose separator is s[i] (':' followed by a
@@ -190,8 +210,13 @@ func formValueAfter(s string, i int) (int, int) {
 	}
 	z, nextLabel := a, false
 	for z < len(s) && z-a <= 128 {
-		r, n := utf8.DecodeRuneInString(s[z:])
-		if strings.ContainsRune(",;|\n\r\t،؛<>[]{}\"", r) || s[i] == '=' && r == ' ' {
+		r, n := rune(s[z]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[z:])
+			if r == '،' || r == '؛' {
+				break
+			}
+		} else if valueEnds[r] || s[i] == '=' && r == ' ' {
 			break
 		}
 		if r == ':' && z+1 < len(s) && s[z+1] == ' ' {
@@ -219,6 +244,9 @@ func formValueAfter(s string, i int) (int, int) {
 	}
 	return a, z
 }
+
+// valueEnds are the ASCII delimiters that end a label's value.
+var valueEnds = [utf8.RuneSelf]bool{',': true, ';': true, '|': true, '\n': true, '\r': true, '\t': true, '<': true, '>': true, '[': true, ']': true, '{': true, '}': true, '"': true}
 
 // formElement reads `<Key>value</Key>` at i.
 func formElement(s string, i int) (ka, kz, va, vz int, ok bool) {
@@ -265,10 +293,15 @@ func formValue(key, value string) bool {
 	if strings.HasPrefix(value, markerPrefix) || strings.HasPrefix(value, "[text ") {
 		return false
 	}
+	// The value's shape first: it is cheaper than the key's words, and
+	// most values have none of a form's shapes.
+	if !formNumber(value) && !birthDate(value) && !nameShaped(value) {
+		return false
+	}
 	if k, ok := KeyKind(key); ok {
 		// The key rules judge it; a datum of a form's shape they left
 		// (a birth date written `1961. 05. 30.`) goes here.
-		return (k == KindPersonal || k == KindNationalID) && (nameShaped(value) || formNumber(value) || birthDate(value))
+		return k == KindPersonal || k == KindNationalID
 	}
 	words := splitWords(key, nil)
 	if len(words) == 0 || words[0] == "x" {
@@ -291,11 +324,8 @@ func formValue(key, value string) bool {
 	if nameKeyWords[last] && len(words) > 1 && !known(words[len(words)-2]) {
 		return nameShaped(value)
 	}
-	if known(last) || quantityWords[words[0]] || slices.Contains(words, "id") {
-		// A quantity, or an id of something (`id_incarcare`).
-		return false
-	}
-	return formNumber(value) || nameShaped(value) || birthDate(value)
+	// A quantity, or an id of something (`id_incarcare`), is no form's.
+	return !known(last) && !quantityWords[words[0]] && !slices.Contains(words, "id")
 }
 
 // labelParticles are the function words a form's label holds between its
@@ -350,6 +380,9 @@ func formNumber(v string) bool {
 // date is recent (2026-03-02 stays). Written year first or last, with '-',
 // '.', '/' or ". " between (1961. 05. 30.).
 func birthDate(v string) bool {
+	if len(v) < 8 || len(v) > 16 || v[0] < '0' || v[0] > '9' {
+		return false
+	}
 	v = strings.TrimSuffix(strings.ReplaceAll(v, ". ", "."), ".")
 	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '.' || r == '/' })
 	if len(parts) != 3 || !dateOrTime(strings.Join(parts, "-")) {
@@ -404,8 +437,23 @@ func dateOrTime(v string) bool {
 // system's word, not all common or places' words, and not one word in
 // capitals.
 func nameShaped(v string) bool {
-	fields := strings.Fields(v)
-	if len(fields) == 0 || len(fields) > 4 || len(v) > 80 {
+	if v == "" || len(v) > 80 {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(v); unicode.IsLower(r) || r < utf8.RuneSelf && !(r >= 'A' && r <= 'Z') {
+		// A name starts with a capital, or with a letter of a script
+		// without case.
+		return false
+	}
+	var buf [5]string
+	fields := buf[:0]
+	for f := range strings.FieldsSeq(v) {
+		if len(fields) == 4 {
+			return false
+		}
+		fields = append(fields, f)
+	}
+	if len(fields) == 0 {
 		return false
 	}
 	vocab, table := proseVocabulary(), nameTable()

@@ -237,6 +237,13 @@ func nextNameWord(s string, i int) (w nameWord, next int, ok bool) {
 		return nameWord{}, len(s), false
 	}
 	a := i
+	if c := s[i]; c >= 'a' && c <= 'z' {
+		// A word in lower case is no name's: step over it.
+		for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9' || s[i] == '_') {
+			i++
+		}
+		return nameWord{a: a, z: i}, i, true
+	}
 	upper, lower, caseless, prevLetter := 0, 0, 0, false
 	firstUpper, afterSep := false, false
 	for i < len(s) {
