@@ -38,7 +38,7 @@ import (
 //     between them: "Pádraig Ó Súilleabháin"): letters only, two to sixteen
 //     in each, each capitalised in a script with capitals and no
 //     camelCase, none a system's word or a common English word that is no
-//     name, not all places' or towns' words (names.txt: "Oslo", "İzmir"
+//     name, not all places' or towns' words (names.txt.gz: "Oslo", "İzmir"
 //     stay) — and not one word in capitals, which is a code;
 //   - a calendar date ten years or more before this year: a birth date
 //     (a job's or a document's date is recent).

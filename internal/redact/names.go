@@ -1,7 +1,11 @@
 package redact
 
 import (
+	"bytes"
+	"compress/gzip"
 	_ "embed"
+	"encoding/binary"
+	"io"
 	"strings"
 	"sync"
 	"unicode"
@@ -15,7 +19,7 @@ import (
 // nothing says what it is: "could not deliver to Maria Kowalski", a model's
 // refusal that repeats whom it was asked about, a row printed without its
 // columns. What tells a name from the words around it is the names people
-// carry: names.txt lists the given and family names of some seventy
+// carry: names.txt.gz lists the given and family names of some seventy
 // countries' registers (gen_names.go), and two or more adjacent words read
 // as a person's full name go whole as [REDACTED:personal] when
 //
@@ -26,7 +30,7 @@ import (
 //     given name, neither a common word ("Jenkins Job" stays) unless a
 //     comma puts the family name first ("Kowalski, Maria");
 //   - in a script with capitals, a given name that is no common word, no
-//     place's nor a system's (names.txt, the prose layer's vocabulary) is followed by a
+//     place's nor a system's (names.txt.gz, the prose layer's vocabulary) is followed by a
 //     capitalised word that is neither either, or such a word by a family
 //     name that is neither: "Xiomara Quispe", "Dwi Purnama";
 //   - in a script without capitals (Arabic, Hebrew, Devanagari, Thai, …), a
@@ -40,10 +44,10 @@ import (
 // never read; an all-capitals pair (a passport's, a card's) needs both
 // words in the lists.
 
-//go:embed names.txt
-var namesText string
+//go:embed names.txt.gz
+var namesGzip []byte
 
-// Name flags of names.txt.
+// Name flags of names.txt.gz.
 const (
 	nameGiven  = 1 << iota // a given name
 	nameFamily             // a family name
@@ -52,9 +56,17 @@ const (
 	nameTown               // a word of a city's or county's name
 )
 
-// nameTable holds names.txt by the hash of each word in lower case: the
+// nameTable holds names.txt.gz by the hash of each word in lower case: the
 // names, and the common words and places' words that are no names.
-var nameTable = sync.OnceValue(func() *hashTable {
+var nameTable = sync.OnceValue(nameTableLoad)
+
+// nameTableLoad builds nameTable.
+func nameTableLoad() *hashTable {
+	namesText, err := gunzip(namesGzip)
+	if err != nil {
+		// The list is part of the binary: a broken one is a build defect.
+		panic("redact: names.txt.gz: " + err.Error())
+	}
 	t := newHashTable(strings.Count(namesText, "\n"))
 	for line := range strings.Lines(namesText) {
 		if strings.HasPrefix(line, "#") {
@@ -82,7 +94,7 @@ var nameTable = sync.OnceValue(func() *hashTable {
 		t.put(hashWord(w), c)
 	}
 	return t
-})
+}
 
 // maxNameWords bounds the words of one name.
 const maxNameWords = 4
@@ -90,7 +102,7 @@ const maxNameWords = 4
 // nameWord is one word of the text as the names layer reads it.
 type nameWord struct {
 	a, z  int   // its bytes
-	flags uint8 // its names.txt flags
+	flags uint8 // its names.txt.gz flags
 	form  uint8 // wordTitle, wordCaps, wordCaseless; 0: no name's form
 	sys   bool  // a word of the system's vocabulary
 }
@@ -338,4 +350,21 @@ func hyphenated(word string) uint8 {
 		}
 	}
 	return given | family
+}
+
+// gunzip returns the text gzip compressed in b.
+func gunzip(b []byte) (string, error) {
+	r, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	if n := len(b); n >= 4 {
+		// gzip's trailer holds the text's size: one allocation.
+		out.Grow(int(binary.LittleEndian.Uint32(b[n-4:])))
+	}
+	if _, err := io.Copy(&out, r); err != nil {
+		return "", err
+	}
+	return out.String(), r.Close()
 }

@@ -50,7 +50,7 @@ func TestNamesLeaveWhatIsNoPerson(t *testing.T) {
 	}
 }
 
-// TestNameTableReadsItsFlags: names.txt's flags reach the table.
+// TestNameTableReadsItsFlags: names.txt.gz's flags reach the table.
 func TestNameTableReadsItsFlags(t *testing.T) {
 	for _, c := range []struct {
 		w    string
