@@ -755,6 +755,33 @@ var TransportPhrases = []Phrase{
 	{"failed to lookup address information", work.NetworkTimeout},
 	{"error sending request for url", work.NetworkTimeout}, // reqwest: no answer was read
 	{"http2 error", work.NetworkTimeout},                   // hyper, reqwest: "http2 error: protocol error: …", a stream or connection the peer reset
+	// hyper's own table of errors (hyper::Error's descriptions, 0.12 to
+	// 1.x, and its Debug kinds): the connection closed or failed before
+	// the message or its body was whole
+	{"parsed http message from remote is incomplete", work.NetworkTimeout}, // 0.12's Incomplete
+	{"error reading a body from connection", work.NetworkTimeout},
+	{"error writing a body to connection", work.NetworkTimeout},
+	{"http2 general error", work.NetworkTimeout},
+	{"kind: incomplete", work.NetworkTimeout}, // Debug: Error { kind: Incomplete, … }, kind: IncompleteMessage
+	{"hyper::error(io", work.NetworkTimeout},  // Debug: hyper::Error(Io, Os { … })
+	{"hyper::error(body", work.NetworkTimeout},
+	{"hyper::error(channelclosed", work.NetworkTimeout},
+	// h2's table of reasons (RFC 9113's error codes in h2's words), which
+	// its errors print after "stream error received:", "connection error
+	// detected:" or "protocol error:": a stream or a connection the peer or
+	// the client reset
+	{"stream error received: ", work.NetworkTimeout},
+	{"stream error detected: ", work.NetworkTimeout},
+	{"connection error received: ", work.NetworkTimeout},
+	{"connection error detected: ", work.NetworkTimeout},
+	{"unspecific protocol error detected", work.NetworkTimeout},    // PROTOCOL_ERROR
+	{"unexpected internal error encountered", work.NetworkTimeout}, // INTERNAL_ERROR
+	{"flow-control protocol violated", work.NetworkTimeout},        // FLOW_CONTROL_ERROR
+	{"settings ack not received in timely manner", work.NetworkTimeout},
+	{"received frame when stream half-closed", work.NetworkTimeout},
+	{"refused stream before processing any application logic", work.NetworkTimeout},
+	{"unable to maintain the header compression context", work.NetworkTimeout},
+	{"detected excessive load generating behavior", work.NetworkTimeout}, // ENHANCE_YOUR_CALM: the peer closed the connection
 	// a TLS handshake the peer or a middlebox cut, with no verdict on the
 	// certificate (curl's "(35) OpenSSL SSL_connect: SSL_ERROR_SYSCALL"),
 	// HTTP/2 streams and sessions nghttp2 (Node's http2, got, curl) or the
