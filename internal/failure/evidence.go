@@ -352,8 +352,9 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		}
 		// gRPC's UNAVAILABLE (and UNKNOWN, INTERNAL) carries the
 		// transport's own failures: "transport is closing", "connection
-		// refused" say which.
-		if c == work.UpstreamUnavailable && GoogleCodes[code] != "" {
+		// refused" say which — also under google-api-core's names for them
+		// when no HTTP answer was seen.
+		if c == work.UpstreamUnavailable && (GoogleCodes[code] != "" || apiCoreServerError(code) && !ev.answered) {
 			for _, s := range [2]string{msg, text} {
 				if ph, ok := matchPhrase(TransportPhrases, s); ok && s != "" {
 					return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
@@ -374,6 +375,17 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		return cl, true
 	}
 	return Classification{}, false
+}
+
+// apiCoreServerError reports whether code is one of APICoreServerErrors
+// in any spelling the codes are read in (service_unavailable).
+func apiCoreServerError(code string) bool {
+	for name := range APICoreServerErrors {
+		if strings.EqualFold(strings.ReplaceAll(code, "_", ""), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapsAnswer reports whether gRPC's UNKNOWN, the i-th code, wraps an

@@ -243,6 +243,17 @@ var BedrockCodes = map[string]work.Class{
 	"ResourceNotFoundException": work.ClientError, // unknown model id
 }
 
+// APICoreServerErrors are google-api-core's exception names for gRPC's
+// server statuses, which it prints with the HTTP number it gives each
+// ("ServiceUnavailable: 503 GOAWAY" is gRPC's UNAVAILABLE): with no HTTP
+// answer, a transport's words in their message refine them as they refine
+// the gRPC code (evidence.definite).
+var APICoreServerErrors = map[string]string{
+	"ServiceUnavailable":  "UNAVAILABLE",
+	"InternalServerError": "INTERNAL",
+	"Unknown":             "UNKNOWN",
+}
+
 // GoogleCodes maps Google's error vocabulary to classes: the google.rpc.Code
 // names the Gemini API and Vertex AI put in error.status, the reasons of
 // google.rpc.ErrorInfo in error.details, and the reasons of Google's older
@@ -837,6 +848,22 @@ var TransportPhrases = []Phrase{
 	{"timedout", work.NetworkTimeout},          // io::ErrorKind::TimedOut, TimedOutError, reqwest's "source: TimedOut"
 	{"transport is closing", work.NetworkTimeout},
 	{"error reading from server", work.NetworkTimeout}, // grpc-go
+	// gRPC's transports in their own words, under any status they report
+	// them with (UNAVAILABLE, INTERNAL, UNKNOWN): grpc-go's stream reset and
+	// GOAWAY, grpc-java's Netty and OkHttp transports ("Received Rst
+	// Stream", "Rst Stream"), gRPC core's (Python, Ruby, C++, PHP; printed
+	// by google-api-core as "503 …") — and HTTP/2's GOAWAY in any client's
+	// words (Vert.x's "Connection was closed (GOAWAY error code = 1)")
+	{"rst_stream", work.NetworkTimeout}, // "stream terminated by RST_STREAM with error code: INTERNAL_ERROR"
+	{"rst stream", work.NetworkTimeout},
+	{"goaway", work.NetworkTimeout},
+	{"failed to connect to all addresses", work.NetworkTimeout},
+	{"transport closed", work.NetworkTimeout},
+	{"handshake shutdown", work.NetworkTimeout},
+	{"keepalive failed", work.NetworkTimeout},
+	{"reset by remote peer", work.NetworkTimeout}, // urllib3-future over HTTP/2: "Stream 1 was reset by remote peer. Reason: 0x1."
+	{"reset by the remote peer", work.NetworkTimeout},
+	{"network closed for unknown reason", work.NetworkTimeout},
 	{"nxdomain", work.NetworkTimeout},
 	{"http error: :timeout", work.NetworkTimeout},
 	{"{:error, :timeout}", work.NetworkTimeout},

@@ -591,9 +591,12 @@ func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // grpcJavaStatus reports whether before, the text before a status name,
 // ends as grpc-java renders a Status ("io.grpc.StatusRuntimeException:
-// UNKNOWN: …"): the name is gRPC's code, not one of triage's classes.
+// UNKNOWN: …") or as gRPC core names the status of its last failed
+// connection ("failed to connect to all addresses; last error: UNKNOWN:
+// ipv4:…"): the name is gRPC's code, not one of triage's classes.
 func grpcJavaStatus(before string) bool {
-	return strings.HasSuffix(before, "StatusRuntimeException: ") || strings.HasSuffix(before, "StatusException: ")
+	return strings.HasSuffix(before, "StatusRuntimeException: ") || strings.HasSuffix(before, "StatusException: ") ||
+		len(before) >= len("last error: ") && strings.EqualFold(before[len(before)-len("last error: "):], "last error: ")
 }
 
 // grpcJavaCode returns the gRPC code grpc-java writes after its status
