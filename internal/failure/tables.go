@@ -864,6 +864,13 @@ var TransportPhrases = []Phrase{
 	{"reset by remote peer", work.NetworkTimeout}, // urllib3-future over HTTP/2: "Stream 1 was reset by remote peer. Reason: 0x1."
 	{"reset by the remote peer", work.NetworkTimeout},
 	{"network closed for unknown reason", work.NetworkTimeout},
+	// undici's fetch: the body's stream cut ("TypeError: terminated") and
+	// the bare "fetch failed" a wrapper prints after its own words
+	{"typeerror: terminated", work.NetworkTimeout},
+	{": fetch failed", work.NetworkTimeout},
+	{"und_err_res_content_length_mismatch", work.NetworkTimeout},
+	{"und_err_closed", work.NetworkTimeout},
+	{"und_err_destroyed", work.NetworkTimeout},
 	{"nxdomain", work.NetworkTimeout},
 	{"http error: :timeout", work.NetworkTimeout},
 	{"{:error, :timeout}", work.NetworkTimeout},
