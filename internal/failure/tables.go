@@ -910,6 +910,20 @@ var TextPhrases = []Phrase{
 	{"overload", work.UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
 	{"service unavailable", work.UpstreamUnavailable},
 	{"temporarily unavailable", work.UpstreamUnavailable}, // "Feature temporarily unavailable", "Service temporarily unavailable"
+	// an overload in a busy server's words (DeepSeek's "The server is
+	// busy. Please try again later.", "服务器繁忙"), and a service down for
+	// maintenance: the upstream not serving for a while, when no status
+	// said more (a 429 that says its server is busy stays a rate)
+	{"server is busy", work.UpstreamUnavailable},
+	{"server busy", work.UpstreamUnavailable},
+	{"servers are busy", work.UpstreamUnavailable},
+	{"服务器繁忙", work.UpstreamUnavailable},
+	{"伺服器繁忙", work.UpstreamUnavailable},
+	{"under maintenance", work.UpstreamUnavailable},
+	{"down for maintenance", work.UpstreamUnavailable},
+	{"undergoing maintenance", work.UpstreamUnavailable},
+	{"scheduled maintenance", work.UpstreamUnavailable},
+	{"maintenance mode", work.UpstreamUnavailable},
 	{"bad gateway", work.UpstreamUnavailable},
 	{"internal server error", work.UpstreamUnavailable},
 	{"internal_error", work.UpstreamUnavailable},
