@@ -147,6 +147,7 @@ var ModelWords = []Meaning{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
 		"is not ready", "not yet ready", "warming up", "warm up", "warm-up", "cold start", "is starting up",
 		"scaled to zero",
+		"not yet deployed", "being deployed", "still deploying", "is initializing", "is initialising", // an endpoint still deploying (Hugging Face's Inference Endpoints)
 	}},
 	// a model server that fell over under the request's load — out of GPU
 	// memory, its runner process gone: the upstream failing, not the
