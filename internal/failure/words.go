@@ -161,6 +161,7 @@ var ModelWords = []Meaning{
 		// llama.cpp's and vLLM's "insufficient memory"): the server cannot
 		// serve until memory frees
 		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
+		"fatalworkerexception", "worker died", "worker crashed", "worker process died", "actor died unexpectedly", // cog's, Ray's (vLLM, Ray Serve) worker gone
 	}},
 }
 
