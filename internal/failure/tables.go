@@ -885,6 +885,14 @@ var TransportPhrases = []Phrase{
 var TextPhrases = []Phrase{
 	{"insufficient_quota", work.BudgetExceeded},
 	{"credit balance is too low", work.BudgetExceeded},
+	// an account's balance run out, in any upstream's words (Jina's "Account
+	// balance not enough to run this query, please recharge")
+	{"insufficient balance", work.BudgetExceeded},
+	{"insufficient account balance", work.BudgetExceeded},
+	{"balance not enough", work.BudgetExceeded},
+	{"balance is not enough", work.BudgetExceeded},
+	{"balance is insufficient", work.BudgetExceeded},
+	{"please recharge", work.BudgetExceeded},
 	{"exceeded your current quota", work.BudgetExceeded},
 	{"budget exceeded", work.BudgetExceeded},
 	{"api usage limits", work.BudgetExceeded},
