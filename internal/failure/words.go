@@ -352,6 +352,13 @@ var UpstreamWords = []Meaning{
 		// a source that refuses automated readers: a bot wall's challenge,
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
+		// a challenge page's own words, as a client printed or extracted it
+		// (Cloudflare's "Just a moment... Verify you are human", "Checking
+		// your browser before accessing", "Attention Required!"; a CAPTCHA;
+		// Google's "unusual traffic from your computer network")
+		"verify you are human", "checking your browser", "enable javascript and cookies to continue",
+		"review the security of your connection", "attention required!", "captcha", "are you a robot",
+		"unusual traffic from your computer network",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
 		"invalid webhook token",                                                            // Discord's 50027
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
