@@ -100,8 +100,29 @@ var ProviderCodes = map[string]work.Class{
 	// in a text it is a word of UpstreamWords)
 	"UNREGISTERED": work.NotFound, // FCM v1's errorCode
 	"Unregistered": work.NotFound, // APNs' reason, with its 410
-	"ratelimited":  work.RateLimited,
-	"rate_limited": work.RateLimited,
+	// the push services' other documented refusals (APNs' reasons, FCM's
+	// legacy and v1 error codes): a rate of messages to a device or a
+	// topic; a provider credential or a sender an operator fixes, or a
+	// topic the credential may not push to
+	"DeviceMessageRateExceeded":    work.RateLimited, // FCM legacy
+	"DEVICE_MESSAGE_RATE_EXCEEDED": work.RateLimited,
+	"TopicsMessageRateExceeded":    work.RateLimited,
+	"TOPICS_MESSAGE_RATE_EXCEEDED": work.RateLimited,
+	"MessageRateExceeded":          work.RateLimited, // FCM's messageRateExceeded
+	"TooManyProviderTokenUpdates":  work.RateLimited, // APNs
+	"TopicDisallowed":              work.AuthDenied,  // APNs: the key or certificate may not push to this topic
+	"BadCertificate":               work.AuthDenied,
+	"BadCertificateEnvironment":    work.AuthDenied,
+	"ExpiredProviderToken":         work.AuthDenied,
+	"InvalidProviderToken":         work.AuthDenied,
+	"MissingProviderToken":         work.AuthDenied,
+	"UnrelatedKeyIdInToken":        work.AuthDenied,
+	"MismatchSenderId":             work.AuthDenied, // FCM legacy; v1's SENDER_ID_MISMATCH
+	"SENDER_ID_MISMATCH":           work.AuthDenied,
+	"THIRD_PARTY_AUTH_ERROR":       work.AuthDenied, // FCM v1: the APNs or web push credential refused
+	"InvalidApnsCredential":        work.AuthDenied,
+	"ratelimited":                  work.RateLimited,
+	"rate_limited":                 work.RateLimited,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
