@@ -123,6 +123,9 @@ var ProviderCodes = map[string]work.Class{
 	"InvalidApnsCredential":        work.AuthDenied,
 	"ratelimited":                  work.RateLimited,
 	"rate_limited":                 work.RateLimited,
+	// Databricks' error_code for every limit of its APIs (a token bucket, a
+	// number of active runs): a rate, which clears as calls and runs end
+	"REQUEST_LIMIT_EXCEEDED": work.RateLimited,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
