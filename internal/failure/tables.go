@@ -126,6 +126,17 @@ var ProviderCodes = map[string]work.Class{
 	// Databricks' error_code for every limit of its APIs (a token bucket, a
 	// number of active runs): a rate, which clears as calls and runs end
 	"REQUEST_LIMIT_EXCEEDED": work.RateLimited,
+	// Rocket.Chat's error types (Meteor's "Message [error-type]", the REST
+	// answer's errorType): a bot's permission or its second factor an
+	// operator fixes, a room that is not there, the rate
+	"error-not-allowed":        work.AuthDenied,
+	"error-action-not-allowed": work.AuthDenied,
+	"error-not-authorized":     work.AuthDenied,
+	"totp-required":            work.AuthDenied,
+	"totp-invalid":             work.AuthDenied,
+	"error-room-not-found":     work.NotFound,
+	"error-invalid-room":       work.NotFound,
+	"error-too-many-requests":  work.RateLimited,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as

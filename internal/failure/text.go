@@ -804,6 +804,15 @@ func (t *textEvidence) words(s string) {
 			j++
 		}
 		start := i
+		if k := hyphenEnd(s, j); k > j {
+			// a code whose parts are joined by '-' (Rocket.Chat's
+			// "[error-not-allowed]"): the whole word, when a table knows it
+			if hw := s[i:k]; len(hw) <= maxCodeLen && tableCode(hw) {
+				t.addCode(hw)
+				i = k
+				continue
+			}
+		}
 		w := strings.TrimRight(afterHash(s[i:j]), ".")
 		i = j
 		if len(w) < 6 || len(w) > maxCodeLen {
@@ -902,7 +911,7 @@ func googleName(w string) string {
 // an error's text.
 func tableCode(w string) bool {
 	switch {
-	case strings.IndexByte(w, '_') >= 0:
+	case strings.IndexByte(w, '_') >= 0, strings.IndexByte(w, '-') >= 0:
 		_, ok := ProviderCodes[w]
 		_, google := GoogleCodes[w]
 		_, status := CodeStatuses[w]
@@ -918,6 +927,19 @@ func tableCode(w string) bool {
 		return google
 	}
 	return false
+}
+
+// hyphenEnd returns where the word that ends at j ends when its parts go
+// on joined by '-' ("error-not-allowed"), or j.
+func hyphenEnd(s string, j int) int {
+	k := j
+	for k+1 < len(s) && s[k] == '-' && isCodeByte(s[k+1]) {
+		k++
+		for k < len(s) && isCodeByte(s[k]) {
+			k++
+		}
+	}
+	return k
 }
 
 func isCodeByte(c byte) bool {
