@@ -243,15 +243,21 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 	"ItemCollectionSizeLimitExceededException": work.SchemaInvalid,
 
 	// deployment defects: a table, queue, key or parameter that should exist
-	"ResourceNotFoundException":                           work.InternalBug,
-	"QueueDoesNotExist":                                   work.InternalBug,
-	"AWS.SimpleQueueService.NonExistentQueue":             work.InternalBug,
-	"NonExistentQueue":                                    work.InternalBug,
-	"KMSNotFoundException":                                work.InternalBug,
-	"KMS.NotFoundException":                               work.InternalBug,
-	"NotFoundException":                                   work.InternalBug,
-	"KMSInvalidStateException":                            work.InternalBug,
-	"KMS.KMSInvalidStateException":                        work.InternalBug,
+	"ResourceNotFoundException":               work.InternalBug,
+	"QueueDoesNotExist":                       work.InternalBug,
+	"AWS.SimpleQueueService.NonExistentQueue": work.InternalBug,
+	"NonExistentQueue":                        work.InternalBug,
+	"KMSNotFoundException":                    work.InternalBug,
+	"KMS.NotFoundException":                   work.InternalBug,
+	"NotFoundException":                       work.InternalBug,
+	"KMSInvalidStateException":                work.InternalBug,
+	"KMS.KMSInvalidStateException":            work.InternalBug,
+	// KMS refusing what the deployment gave it to decrypt or sign with: a
+	// configured secret that is not its ciphertext, another key's, a key
+	// not made for the operation
+	"InvalidCiphertextException":                          work.InternalBug,
+	"IncorrectKeyException":                               work.InternalBug,
+	"InvalidKeyUsageException":                            work.InternalBug,
 	"ParameterNotFound":                                   work.InternalBug, // SSM
 	"DecryptionFailure":                                   work.InternalBug, // Secrets Manager
 	"RegionDisabledException":                             work.InternalBug,
