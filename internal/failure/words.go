@@ -105,6 +105,7 @@ var ModelWords = []Meaning{
 		"tokens per request", "tokens too long", "context overflow", "context the overflows", "overflows the context",
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 		"token count of", "maximum model length", "longer than the maximum", // vLLM: "is longer than the maximum model length of 16384"
+		"max allowed tokens", "maximum allowed tokens", "number of tokens in the", "input tokens (", // Voyage: "The max allowed tokens per submitted batch is 120000"; IBM BAM: "input tokens (35000) … must be < 4096"
 	}},
 	{work.ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
