@@ -386,6 +386,8 @@ var UpstreamWords = []Meaning{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
 		"missing parameter", "required parameter", "parameter is missing", "parameters are missing", // Vonage's "Missing Parameters"
 		"missing field", "missing argument", "required argument",
+		"unexpected argument", "unknown argument", "unexpected field", "unknown field", "unrecognized field", // a field the receiver does not take (Zulip's "Unexpected arguments: is_private")
+		"unexpected parameter", "unknown parameter", "unrecognized parameter",
 		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
 		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
 		"can't parse", "cannot parse", "bad request:", // Telegram: "Bad Request: can't parse entities"
