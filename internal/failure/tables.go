@@ -753,6 +753,14 @@ var TransportPhrases = []Phrase{
 	{"wsasendto: ", work.NetworkTimeout},
 	{"getaddrinfow: ", work.NetworkTimeout},
 	{"(getaddrinfo: ", work.NetworkTimeout}, // Ruby's Net::HTTP: "Failed to open TCP connection to …:443 (getaddrinfo: Try again)"
+	// a host or a service the client could not reach, in its prose
+	// (Snowflake's external function "Remote service cannot be reached",
+	// Chromium's page "This site can't be reached")
+	{"cannot be reached", work.NetworkTimeout},
+	{"can not be reached", work.NetworkTimeout},
+	{"can't be reached", work.NetworkTimeout},
+	{"can’t be reached", work.NetworkTimeout}, // Chromium's typographic apostrophe
+	{"could not be reached", work.NetworkTimeout},
 	{"target machine actively refused", work.NetworkTimeout},
 	{"connection was aborted by the software in your host", work.NetworkTimeout},
 	{"attempted to an unreachable", work.NetworkTimeout}, // network, host
