@@ -77,6 +77,7 @@ var ModelWords = []Meaning{
 		"over capacity", "at capacity", "request limit", "requests limit",
 		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
 		"request rate", "too quickly",     // DashScope: "Request rate increased too quickly"
+		"/ minute", "/minute", "/ second", "/second", // Cohere: "a Trial key, which is limited to 10 API calls / minute"
 	}},
 	{work.BudgetExceeded, "money", []string{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
