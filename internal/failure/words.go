@@ -78,6 +78,7 @@ var ModelWords = []Meaning{
 		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
 		"request rate", "too quickly",     // DashScope: "Request rate increased too quickly"
 		"/ minute", "/minute", "/ second", "/second", // Cohere: "a Trial key, which is limited to 10 API calls / minute"
+		"enqueued token", "enqueued request", "in flight", "in-flight", // a limit on work queued or in flight (OpenAI Batch's "Enqueued token limit reached"): it clears as the work ends
 	}},
 	{work.BudgetExceeded, "money", []string{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
