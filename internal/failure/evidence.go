@@ -572,7 +572,11 @@ func withoutQuestions(t string) string {
 
 // modelWords decides on the words of a model endpoint's 4xx (ModelWords).
 func (ev *evidence) modelWords(text string) (Classification, bool) {
-	if ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
+	// A 2xx whose body reports a failure by a non-zero numeric code beside
+	// its message (Baidu Qianfan's {"code": 336501, "msg": …}) is read as a
+	// failure with no status is, as a receiver's is.
+	failed2xx := ev.status >= 200 && ev.status < 300 && ev.failedBody()
+	if !failed2xx && ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
 		ev.status == 402 || ev.status == 451 { // payment and legal reasons say more than words
 		return Classification{}, false
 	}
