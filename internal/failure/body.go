@@ -518,7 +518,7 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 			if d.Code == "" {
 				d.Code = v
 			}
-		case "code", "Code", "error_code", "errorCode", "errcode", "errCode", "errno", "err_code":
+		case "code", "Code", "error_code", "errorCode", "errcode", "errCode", "errno", "err_code", "errorType":
 			if d.Code == "" {
 				d.Code = text()
 			}

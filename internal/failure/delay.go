@@ -21,7 +21,7 @@ import (
 var DelayPhrases = []string{
 	"try again in", "try again after", "retry after", "retry in", "retry again in",
 	"wait", "reset in", "resets in", "reset after", "resets after", "available in", "available again in",
-	"retry-after:",
+	"retry-after:", "try waiting", // archive.org: "Try waiting for 5 minutes and then try again"
 }
 
 // delayFillers are the words that may stand between a phrase and its

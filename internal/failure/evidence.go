@@ -352,8 +352,9 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		}
 		// gRPC's UNAVAILABLE (and UNKNOWN, INTERNAL) carries the
 		// transport's own failures: "transport is closing", "connection
-		// refused" say which.
-		if c == work.UpstreamUnavailable && GoogleCodes[code] != "" {
+		// refused" say which — also under google-api-core's names for them
+		// when no HTTP answer was seen.
+		if c == work.UpstreamUnavailable && (GoogleCodes[code] != "" || apiCoreServerError(code) && !ev.answered) {
 			for _, s := range [2]string{msg, text} {
 				if ph, ok := matchPhrase(TransportPhrases, s); ok && s != "" {
 					return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true
@@ -374,6 +375,17 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		return cl, true
 	}
 	return Classification{}, false
+}
+
+// apiCoreServerError reports whether code is one of APICoreServerErrors
+// in any spelling the codes are read in (service_unavailable).
+func apiCoreServerError(code string) bool {
+	for name := range APICoreServerErrors {
+		if strings.EqualFold(strings.ReplaceAll(code, "_", ""), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapsAnswer reports whether gRPC's UNKNOWN, the i-th code, wraps an
@@ -560,7 +572,11 @@ func withoutQuestions(t string) string {
 
 // modelWords decides on the words of a model endpoint's 4xx (ModelWords).
 func (ev *evidence) modelWords(text string) (Classification, bool) {
-	if ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
+	// A 2xx whose body reports a failure by a non-zero numeric code beside
+	// its message (Baidu Qianfan's {"code": 336501, "msg": …}) is read as a
+	// failure with no status is, as a receiver's is.
+	failed2xx := ev.status >= 200 && ev.status < 300 && ev.failedBody()
+	if !failed2xx && ev.status != 0 && (ev.status < 400 || ev.status > 499) ||
 		ev.status == 402 || ev.status == 451 { // payment and legal reasons say more than words
 		return Classification{}, false
 	}

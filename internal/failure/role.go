@@ -74,6 +74,8 @@ var KnownProviders = map[string]struct {
 	"watsonx": {RoleModel, OpenAI}, "cloudflareworkersai": {RoleModel, OpenAI}, "workersai": {RoleModel, OpenAI},
 	"githubmodels": {RoleModel, OpenAI}, "portkey": {RoleModel, OpenAI}, "helicone": {RoleModel, OpenAI}, "llm": {RoleModel, OpenAI},
 	"model": {RoleModel, OpenAI}, "sagemaker": {RoleModel, OpenAI}, "predibase": {RoleModel, OpenAI}, "lepton": {RoleModel, OpenAI},
+	"baidu": {RoleModel, OpenAI}, "qianfan": {RoleModel, OpenAI}, "baiduqianfan": {RoleModel, OpenAI}, "ernie": {RoleModel, OpenAI},
+	"wenxin": {RoleModel, OpenAI}, "wenxinworkshop": {RoleModel, OpenAI},
 	// notification receivers
 	"webhook": {RoleWebhook, ""}, "slack": {RoleWebhook, ""}, "discord": {RoleWebhook, ""}, "teams": {RoleWebhook, ""},
 	"msteams": {RoleWebhook, ""}, "mattermost": {RoleWebhook, ""}, "zapier": {RoleWebhook, ""}, "googlechat": {RoleWebhook, ""},

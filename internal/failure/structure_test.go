@@ -257,6 +257,8 @@ func TestProseDelay(t *testing.T) {
 		"Please retry in an hour":                                          time.Hour,
 		"wait ten seconds":                                                 10 * time.Second,
 		"Too many requests, wait a minute":                                 time.Minute,
+		"Too many requests. Try waiting 2 minutes before submitting again": 2 * time.Minute,
+		"Rate limit hit; please try waiting about 30 seconds":              30 * time.Second,
 	} {
 		if got, ok := failure.ProseDelay(s); !ok || got != want {
 			t.Errorf("ProseDelay(%q) = %v %v, want %v", s, got, ok, want)
@@ -265,6 +267,7 @@ func TestProseDelay(t *testing.T) {
 	for _, s := range []string{
 		"Please wait before trying again.", "retry after 3 attempts", "try again later", "awaiting 5s",
 		"retry after 2026-05-01T00:00:00Z", "available in 2 regions", "waiting 5s", "",
+		"rate limited; waiting 32 seconds before retrying",
 		"API Error (429) · Retrying in 32 seconds… (attempt 7/10)",
 		"Retrying langchain_google_genai.chat_models._achat_with_retry in 2.0 seconds as it raised ResourceExhausted",
 		"try again in " + strings.Repeat("9", 40) + "s",

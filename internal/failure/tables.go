@@ -100,8 +100,43 @@ var ProviderCodes = map[string]work.Class{
 	// in a text it is a word of UpstreamWords)
 	"UNREGISTERED": work.NotFound, // FCM v1's errorCode
 	"Unregistered": work.NotFound, // APNs' reason, with its 410
-	"ratelimited":  work.RateLimited,
-	"rate_limited": work.RateLimited,
+	// the push services' other documented refusals (APNs' reasons, FCM's
+	// legacy and v1 error codes): a rate of messages to a device or a
+	// topic; a provider credential or a sender an operator fixes, or a
+	// topic the credential may not push to
+	"DeviceMessageRateExceeded":    work.RateLimited, // FCM legacy
+	"DEVICE_MESSAGE_RATE_EXCEEDED": work.RateLimited,
+	"TopicsMessageRateExceeded":    work.RateLimited,
+	"TOPICS_MESSAGE_RATE_EXCEEDED": work.RateLimited,
+	"MessageRateExceeded":          work.RateLimited, // FCM's messageRateExceeded
+	"TooManyProviderTokenUpdates":  work.RateLimited, // APNs
+	"TopicDisallowed":              work.AuthDenied,  // APNs: the key or certificate may not push to this topic
+	"BadCertificate":               work.AuthDenied,
+	"BadCertificateEnvironment":    work.AuthDenied,
+	"ExpiredProviderToken":         work.AuthDenied,
+	"InvalidProviderToken":         work.AuthDenied,
+	"MissingProviderToken":         work.AuthDenied,
+	"UnrelatedKeyIdInToken":        work.AuthDenied,
+	"MismatchSenderId":             work.AuthDenied, // FCM legacy; v1's SENDER_ID_MISMATCH
+	"SENDER_ID_MISMATCH":           work.AuthDenied,
+	"THIRD_PARTY_AUTH_ERROR":       work.AuthDenied, // FCM v1: the APNs or web push credential refused
+	"InvalidApnsCredential":        work.AuthDenied,
+	"ratelimited":                  work.RateLimited,
+	"rate_limited":                 work.RateLimited,
+	// Databricks' error_code for every limit of its APIs (a token bucket, a
+	// number of active runs): a rate, which clears as calls and runs end
+	"REQUEST_LIMIT_EXCEEDED": work.RateLimited,
+	// Rocket.Chat's error types (Meteor's "Message [error-type]", the REST
+	// answer's errorType): a bot's permission or its second factor an
+	// operator fixes, a room that is not there, the rate
+	"error-not-allowed":        work.AuthDenied,
+	"error-action-not-allowed": work.AuthDenied,
+	"error-not-authorized":     work.AuthDenied,
+	"totp-required":            work.AuthDenied,
+	"totp-invalid":             work.AuthDenied,
+	"error-room-not-found":     work.NotFound,
+	"error-invalid-room":       work.NotFound,
+	"error-too-many-requests":  work.RateLimited,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
@@ -208,15 +243,21 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 	"ItemCollectionSizeLimitExceededException": work.SchemaInvalid,
 
 	// deployment defects: a table, queue, key or parameter that should exist
-	"ResourceNotFoundException":                           work.InternalBug,
-	"QueueDoesNotExist":                                   work.InternalBug,
-	"AWS.SimpleQueueService.NonExistentQueue":             work.InternalBug,
-	"NonExistentQueue":                                    work.InternalBug,
-	"KMSNotFoundException":                                work.InternalBug,
-	"KMS.NotFoundException":                               work.InternalBug,
-	"NotFoundException":                                   work.InternalBug,
-	"KMSInvalidStateException":                            work.InternalBug,
-	"KMS.KMSInvalidStateException":                        work.InternalBug,
+	"ResourceNotFoundException":               work.InternalBug,
+	"QueueDoesNotExist":                       work.InternalBug,
+	"AWS.SimpleQueueService.NonExistentQueue": work.InternalBug,
+	"NonExistentQueue":                        work.InternalBug,
+	"KMSNotFoundException":                    work.InternalBug,
+	"KMS.NotFoundException":                   work.InternalBug,
+	"NotFoundException":                       work.InternalBug,
+	"KMSInvalidStateException":                work.InternalBug,
+	"KMS.KMSInvalidStateException":            work.InternalBug,
+	// KMS refusing what the deployment gave it to decrypt or sign with: a
+	// configured secret that is not its ciphertext, another key's, a key
+	// not made for the operation
+	"InvalidCiphertextException":                          work.InternalBug,
+	"IncorrectKeyException":                               work.InternalBug,
+	"InvalidKeyUsageException":                            work.InternalBug,
 	"ParameterNotFound":                                   work.InternalBug, // SSM
 	"DecryptionFailure":                                   work.InternalBug, // Secrets Manager
 	"RegionDisabledException":                             work.InternalBug,
@@ -241,6 +282,17 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 var BedrockCodes = map[string]work.Class{
 	"ValidationException":       work.ClientError, // bad parameters for this model; refined by ProviderPhrases ("Input is too long")
 	"ResourceNotFoundException": work.ClientError, // unknown model id
+}
+
+// APICoreServerErrors are google-api-core's exception names for gRPC's
+// server statuses, which it prints with the HTTP number it gives each
+// ("ServiceUnavailable: 503 GOAWAY" is gRPC's UNAVAILABLE): with no HTTP
+// answer, a transport's words in their message refine them as they refine
+// the gRPC code (evidence.definite).
+var APICoreServerErrors = map[string]string{
+	"ServiceUnavailable":  "UNAVAILABLE",
+	"InternalServerError": "INTERNAL",
+	"Unknown":             "UNKNOWN",
 }
 
 // GoogleCodes maps Google's error vocabulary to classes: the google.rpc.Code
@@ -701,6 +753,14 @@ var TransportPhrases = []Phrase{
 	{"wsasendto: ", work.NetworkTimeout},
 	{"getaddrinfow: ", work.NetworkTimeout},
 	{"(getaddrinfo: ", work.NetworkTimeout}, // Ruby's Net::HTTP: "Failed to open TCP connection to …:443 (getaddrinfo: Try again)"
+	// a host or a service the client could not reach, in its prose
+	// (Snowflake's external function "Remote service cannot be reached",
+	// Chromium's page "This site can't be reached")
+	{"cannot be reached", work.NetworkTimeout},
+	{"can not be reached", work.NetworkTimeout},
+	{"can't be reached", work.NetworkTimeout},
+	{"can’t be reached", work.NetworkTimeout}, // Chromium's typographic apostrophe
+	{"could not be reached", work.NetworkTimeout},
 	{"target machine actively refused", work.NetworkTimeout},
 	{"connection was aborted by the software in your host", work.NetworkTimeout},
 	{"attempted to an unreachable", work.NetworkTimeout}, // network, host
@@ -755,6 +815,33 @@ var TransportPhrases = []Phrase{
 	{"failed to lookup address information", work.NetworkTimeout},
 	{"error sending request for url", work.NetworkTimeout}, // reqwest: no answer was read
 	{"http2 error", work.NetworkTimeout},                   // hyper, reqwest: "http2 error: protocol error: …", a stream or connection the peer reset
+	// hyper's own table of errors (hyper::Error's descriptions, 0.12 to
+	// 1.x, and its Debug kinds): the connection closed or failed before
+	// the message or its body was whole
+	{"parsed http message from remote is incomplete", work.NetworkTimeout}, // 0.12's Incomplete
+	{"error reading a body from connection", work.NetworkTimeout},
+	{"error writing a body to connection", work.NetworkTimeout},
+	{"http2 general error", work.NetworkTimeout},
+	{"kind: incomplete", work.NetworkTimeout}, // Debug: Error { kind: Incomplete, … }, kind: IncompleteMessage
+	{"hyper::error(io", work.NetworkTimeout},  // Debug: hyper::Error(Io, Os { … })
+	{"hyper::error(body", work.NetworkTimeout},
+	{"hyper::error(channelclosed", work.NetworkTimeout},
+	// h2's table of reasons (RFC 9113's error codes in h2's words), which
+	// its errors print after "stream error received:", "connection error
+	// detected:" or "protocol error:": a stream or a connection the peer or
+	// the client reset
+	{"stream error received: ", work.NetworkTimeout},
+	{"stream error detected: ", work.NetworkTimeout},
+	{"connection error received: ", work.NetworkTimeout},
+	{"connection error detected: ", work.NetworkTimeout},
+	{"unspecific protocol error detected", work.NetworkTimeout},    // PROTOCOL_ERROR
+	{"unexpected internal error encountered", work.NetworkTimeout}, // INTERNAL_ERROR
+	{"flow-control protocol violated", work.NetworkTimeout},        // FLOW_CONTROL_ERROR
+	{"settings ack not received in timely manner", work.NetworkTimeout},
+	{"received frame when stream half-closed", work.NetworkTimeout},
+	{"refused stream before processing any application logic", work.NetworkTimeout},
+	{"unable to maintain the header compression context", work.NetworkTimeout},
+	{"detected excessive load generating behavior", work.NetworkTimeout}, // ENHANCE_YOUR_CALM: the peer closed the connection
 	// a TLS handshake the peer or a middlebox cut, with no verdict on the
 	// certificate (curl's "(35) OpenSSL SSL_connect: SSL_ERROR_SYSCALL"),
 	// HTTP/2 streams and sessions nghttp2 (Node's http2, got, curl) or the
@@ -810,6 +897,29 @@ var TransportPhrases = []Phrase{
 	{"timedout", work.NetworkTimeout},          // io::ErrorKind::TimedOut, TimedOutError, reqwest's "source: TimedOut"
 	{"transport is closing", work.NetworkTimeout},
 	{"error reading from server", work.NetworkTimeout}, // grpc-go
+	// gRPC's transports in their own words, under any status they report
+	// them with (UNAVAILABLE, INTERNAL, UNKNOWN): grpc-go's stream reset and
+	// GOAWAY, grpc-java's Netty and OkHttp transports ("Received Rst
+	// Stream", "Rst Stream"), gRPC core's (Python, Ruby, C++, PHP; printed
+	// by google-api-core as "503 …") — and HTTP/2's GOAWAY in any client's
+	// words (Vert.x's "Connection was closed (GOAWAY error code = 1)")
+	{"rst_stream", work.NetworkTimeout}, // "stream terminated by RST_STREAM with error code: INTERNAL_ERROR"
+	{"rst stream", work.NetworkTimeout},
+	{"goaway", work.NetworkTimeout},
+	{"failed to connect to all addresses", work.NetworkTimeout},
+	{"transport closed", work.NetworkTimeout},
+	{"handshake shutdown", work.NetworkTimeout},
+	{"keepalive failed", work.NetworkTimeout},
+	{"reset by remote peer", work.NetworkTimeout}, // urllib3-future over HTTP/2: "Stream 1 was reset by remote peer. Reason: 0x1."
+	{"reset by the remote peer", work.NetworkTimeout},
+	{"network closed for unknown reason", work.NetworkTimeout},
+	// undici's fetch: the body's stream cut ("TypeError: terminated") and
+	// the bare "fetch failed" a wrapper prints after its own words
+	{"typeerror: terminated", work.NetworkTimeout},
+	{": fetch failed", work.NetworkTimeout},
+	{"und_err_res_content_length_mismatch", work.NetworkTimeout},
+	{"und_err_closed", work.NetworkTimeout},
+	{"und_err_destroyed", work.NetworkTimeout},
 	{"nxdomain", work.NetworkTimeout},
 	{"http error: :timeout", work.NetworkTimeout},
 	{"{:error, :timeout}", work.NetworkTimeout},
@@ -824,6 +934,14 @@ var TransportPhrases = []Phrase{
 var TextPhrases = []Phrase{
 	{"insufficient_quota", work.BudgetExceeded},
 	{"credit balance is too low", work.BudgetExceeded},
+	// an account's balance run out, in any upstream's words (Jina's "Account
+	// balance not enough to run this query, please recharge")
+	{"insufficient balance", work.BudgetExceeded},
+	{"insufficient account balance", work.BudgetExceeded},
+	{"balance not enough", work.BudgetExceeded},
+	{"balance is not enough", work.BudgetExceeded},
+	{"balance is insufficient", work.BudgetExceeded},
+	{"please recharge", work.BudgetExceeded},
 	{"exceeded your current quota", work.BudgetExceeded},
 	{"budget exceeded", work.BudgetExceeded},
 	{"api usage limits", work.BudgetExceeded},
@@ -849,6 +967,20 @@ var TextPhrases = []Phrase{
 	{"overload", work.UpstreamUnavailable}, // "overloaded", "encountered an overload", system_overload_error
 	{"service unavailable", work.UpstreamUnavailable},
 	{"temporarily unavailable", work.UpstreamUnavailable}, // "Feature temporarily unavailable", "Service temporarily unavailable"
+	// an overload in a busy server's words (DeepSeek's "The server is
+	// busy. Please try again later.", "服务器繁忙"), and a service down for
+	// maintenance: the upstream not serving for a while, when no status
+	// said more (a 429 that says its server is busy stays a rate)
+	{"server is busy", work.UpstreamUnavailable},
+	{"server busy", work.UpstreamUnavailable},
+	{"servers are busy", work.UpstreamUnavailable},
+	{"服务器繁忙", work.UpstreamUnavailable},
+	{"伺服器繁忙", work.UpstreamUnavailable},
+	{"under maintenance", work.UpstreamUnavailable},
+	{"down for maintenance", work.UpstreamUnavailable},
+	{"undergoing maintenance", work.UpstreamUnavailable},
+	{"scheduled maintenance", work.UpstreamUnavailable},
+	{"maintenance mode", work.UpstreamUnavailable},
 	{"bad gateway", work.UpstreamUnavailable},
 	{"internal server error", work.UpstreamUnavailable},
 	{"internal_error", work.UpstreamUnavailable},

@@ -591,9 +591,12 @@ func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // grpcJavaStatus reports whether before, the text before a status name,
 // ends as grpc-java renders a Status ("io.grpc.StatusRuntimeException:
-// UNKNOWN: …"): the name is gRPC's code, not one of triage's classes.
+// UNKNOWN: …") or as gRPC core names the status of its last failed
+// connection ("failed to connect to all addresses; last error: UNKNOWN:
+// ipv4:…"): the name is gRPC's code, not one of triage's classes.
 func grpcJavaStatus(before string) bool {
-	return strings.HasSuffix(before, "StatusRuntimeException: ") || strings.HasSuffix(before, "StatusException: ")
+	return strings.HasSuffix(before, "StatusRuntimeException: ") || strings.HasSuffix(before, "StatusException: ") ||
+		len(before) >= len("last error: ") && strings.EqualFold(before[len(before)-len("last error: "):], "last error: ")
 }
 
 // grpcJavaCode returns the gRPC code grpc-java writes after its status
@@ -801,6 +804,15 @@ func (t *textEvidence) words(s string) {
 			j++
 		}
 		start := i
+		if k := hyphenEnd(s, j); k > j {
+			// a code whose parts are joined by '-' (Rocket.Chat's
+			// "[error-not-allowed]"): the whole word, when a table knows it
+			if hw := s[i:k]; len(hw) <= maxCodeLen && tableCode(hw) {
+				t.addCode(hw)
+				i = k
+				continue
+			}
+		}
 		w := strings.TrimRight(afterHash(s[i:j]), ".")
 		i = j
 		if len(w) < 6 || len(w) > maxCodeLen {
@@ -899,7 +911,7 @@ func googleName(w string) string {
 // an error's text.
 func tableCode(w string) bool {
 	switch {
-	case strings.IndexByte(w, '_') >= 0:
+	case strings.IndexByte(w, '_') >= 0, strings.IndexByte(w, '-') >= 0:
 		_, ok := ProviderCodes[w]
 		_, google := GoogleCodes[w]
 		_, status := CodeStatuses[w]
@@ -915,6 +927,19 @@ func tableCode(w string) bool {
 		return google
 	}
 	return false
+}
+
+// hyphenEnd returns where the word that ends at j ends when its parts go
+// on joined by '-' ("error-not-allowed"), or j.
+func hyphenEnd(s string, j int) int {
+	k := j
+	for k+1 < len(s) && s[k] == '-' && isCodeByte(s[k+1]) {
+		k++
+		for k < len(s) && isCodeByte(s[k]) {
+			k++
+		}
+	}
+	return k
 }
 
 func isCodeByte(c byte) bool {

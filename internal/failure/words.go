@@ -77,6 +77,8 @@ var ModelWords = []Meaning{
 		"over capacity", "at capacity", "request limit", "requests limit",
 		"please wait before trying again", // Bedrock's ThrottlingException; its 503 ServiceUnavailableException says it too
 		"request rate", "too quickly",     // DashScope: "Request rate increased too quickly"
+		"/ minute", "/minute", "/ second", "/second", // Cohere: "a Trial key, which is limited to 10 API calls / minute"
+		"enqueued token", "enqueued request", "in flight", "in-flight", // a limit on work queued or in flight (OpenAI Batch's "Enqueued token limit reached"): it clears as the work ends
 	}},
 	{work.BudgetExceeded, "money", []string{
 		"credit", "billing", "insufficient balance", "account balance", "your balance", "balance is",
@@ -105,6 +107,7 @@ var ModelWords = []Meaning{
 		"tokens per request", "tokens too long", "context overflow", "context the overflows", "overflows the context",
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 		"token count of", "maximum model length", "longer than the maximum", // vLLM: "is longer than the maximum model length of 16384"
+		"max allowed tokens", "maximum allowed tokens", "number of tokens in the", "input tokens (", // Voyage: "The max allowed tokens per submitted batch is 120000"; IBM BAM: "input tokens (35000) … must be < 4096"
 	}},
 	{work.ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
@@ -147,6 +150,7 @@ var ModelWords = []Meaning{
 		"currently loading", "is loading", "still loading", "loading model", "being loaded", "not ready yet",
 		"is not ready", "not yet ready", "warming up", "warm up", "warm-up", "cold start", "is starting up",
 		"scaled to zero",
+		"not yet deployed", "being deployed", "still deploying", "is initializing", "is initialising", // an endpoint still deploying (Hugging Face's Inference Endpoints)
 	}},
 	// a model server that fell over under the request's load — out of GPU
 	// memory, its runner process gone: the upstream failing, not the
@@ -160,6 +164,7 @@ var ModelWords = []Meaning{
 		// llama.cpp's and vLLM's "insufficient memory"): the server cannot
 		// serve until memory frees
 		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
+		"fatalworkerexception", "worker died", "worker crashed", "worker process died", "actor died unexpectedly", // cog's, Ray's (vLLM, Ray Serve) worker gone
 	}},
 }
 
@@ -350,6 +355,13 @@ var UpstreamWords = []Meaning{
 		// a source that refuses automated readers: a bot wall's challenge,
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
+		// a challenge page's own words, as a client printed or extracted it
+		// (Cloudflare's "Just a moment... Verify you are human", "Checking
+		// your browser before accessing", "Attention Required!"; a CAPTCHA;
+		// Google's "unusual traffic from your computer network")
+		"verify you are human", "checking your browser", "enable javascript and cookies to continue",
+		"review the security of your connection", "attention required!", "captcha", "are you a robot",
+		"unusual traffic from your computer network",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
 		"invalid webhook token",                                                            // Discord's 50027
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
@@ -376,6 +388,8 @@ var UpstreamWords = []Meaning{
 		"is required", "are required", "required field", "missing required", "cannot be empty", "must not be empty",
 		"missing parameter", "required parameter", "parameter is missing", "parameters are missing", // Vonage's "Missing Parameters"
 		"missing field", "missing argument", "required argument",
+		"unexpected argument", "unknown argument", "unexpected field", "unknown field", "unrecognized field", // a field the receiver does not take (Zulip's "Unexpected arguments: is_private")
+		"unexpected parameter", "unknown parameter", "unrecognized parameter",
 		"invalid payload", "malformed", "invalid json", "could not parse", "invalid form body", "or fewer in length",
 		"unable to parse", "failed to parse", "must be less than", "allowed schemas", "too long",
 		"can't parse", "cannot parse", "bad request:", // Telegram: "Bad Request: can't parse entities"

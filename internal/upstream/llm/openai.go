@@ -209,6 +209,13 @@ func (c *Client) decode(r reply) (Response, error) {
 		// answer, judged as its code says, as a top-level one would be.
 		return Response{}, c.errorAnswer(r, errorEnvelope(w.Response.Error))
 	}
+	if len(w.Choices) == 0 && codedFailure(r.body) {
+		// A 200 whose body is an error envelope with a non-zero numeric
+		// code beside its message (Baidu Qianfan's {"code": 336501, "msg":
+		// "Rate limit reached for RPM"}, {"error_code", "error_msg"}): the
+		// failure is the answer, read by its words.
+		return Response{}, c.errorAnswer(r, r.body)
+	}
 	if len(w.Choices) == 0 {
 		return Response{}, r.detail(malformed(errors.New("no choices")))
 	}
@@ -232,6 +239,29 @@ func (c *Client) decode(r reply) (Response, error) {
 	}
 	out.Stop = openAIStop(out.StopReason, out.Content, refusal)
 	return out, nil
+}
+
+// codedFailure reports whether body is an error envelope that reports a
+// failure by a non-zero numeric code beside a message, as many model
+// platforms answer a 200 ({"code": 336501, "msg": "…"}, {"error_code": 4,
+// "error_msg": "…"}).
+func codedFailure(body []byte) bool {
+	var e struct {
+		Code      json.Number `json:"code"`
+		ErrorCode json.Number `json:"error_code"`
+		Msg       string      `json:"msg"`
+		Message   string      `json:"message"`
+		ErrorMsg  string      `json:"error_msg"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return false
+	}
+	code := e.Code
+	if code == "" {
+		code = e.ErrorCode
+	}
+	n, err := code.Int64()
+	return err == nil && n != 0 && (e.Msg != "" || e.Message != "" || e.ErrorMsg != "")
 }
 
 // errorEnvelope is raw, an error object, as the body {"error": raw}.
