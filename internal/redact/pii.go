@@ -552,6 +552,7 @@ var PersonalKeys = map[string]Kind{
 	"cvv": KindCard, "cvc": KindCard, "cvv2": KindCard, "cardcvc": KindCard,
 	"firstname": KindPersonal, "lastname": KindPersonal, "fullname": KindPersonal,
 	"givenname": KindPersonal, "familyname": KindPersonal, "surname": KindPersonal,
+	"firstnames": KindPersonal, "forename": KindPersonal, "forenames": KindPersonal, "givennames": KindPersonal,
 	"middlename": KindPersonal, "customername": KindPersonal, "patientname": KindPersonal,
 	"dateofbirth": KindPersonal, "dob": KindPersonal, "birthdate": KindPersonal, "birthday": KindPersonal,
 	"streetaddress": KindPersonal, "street": KindPersonal,
@@ -687,7 +688,7 @@ var PersonalKeys = map[string]Kind{
 	"nationalcode": KindPersonal, "emiratesid": KindPersonal, "hkid": KindPersonal,
 	// a phone and a bank account under other languages' keys and scripts
 	"موبایل": KindPhone, "تلفن": KindPhone, "تلفنهمراه": KindPhone, "شمارهموبایل": KindPhone, "شمارهتلفن": KindPhone,
-	"جوال": KindPhone, "هاتف": KindPhone, "رقمالهاتف": KindPhone, "رقمالجوال": KindPhone,
+	"جوال": KindPhone, "هاتف": KindPhone, "رقمالهاتف": KindPhone, "رقمالبطاقة": KindPersonal, "رقمالبطاقةالوطنية": KindPersonal, "رقمالجوال": KindPhone,
 	"手機": KindPhone, "手機號碼": KindPhone, "電話": KindPhone, "電話號碼": KindPhone, "聯絡電話": KindPhone, "联系电话": KindPhone,
 	"мобилни": KindPhone, "Мобилни": KindPhone, "мобилен": KindPhone, "Мобилен": KindPhone, "мобильный": KindPhone,
 	"Мобильный": KindPhone, "ජංගම": KindPhone, "දුරකථන": KindPhone, "දුරකථනය": KindPhone, "נייד": KindPhone,

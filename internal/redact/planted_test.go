@@ -85,6 +85,7 @@ var plantedFamilies = []struct {
 	{"round21-secret-families", 30},
 	{"round9-families", 4},
 	{"rows-by-their-columns", 8},
+	{"rows-under-their-header", 11},
 	{"secrets-in-context", 66},
 	{"street-addresses-in-prose", 4},
 	{"summaries", 3},

@@ -140,7 +140,7 @@ const maxPasses = 8
 // is left (prose.go), then the names people carry (names.go).
 func pass(s string, st *state) string {
 	st.root.work += len(s)
-	out := patterns(layers(s, st), st)
+	out := headedRows(patterns(layers(s, st), st))
 	if st.noProse {
 		return names(labelled(out))
 	}
