@@ -664,6 +664,19 @@ var PersonalKeys = map[string]Kind{
 	"dogumtarixi": KindPersonal, "doğumtarixi": KindPersonal, "ataadi": KindPersonal, "ataadı": KindPersonal,
 	"kokonimi": KindPersonal, "dogumtarihi": KindPersonal, "doğumtarihi": KindPersonal, "szuletesidatum": KindPersonal, "születésidátum": KindPersonal,
 	"датарождения": KindPersonal, "датанародження": KindPersonal,
+	// Kyrgyz, Belarusian, Welsh, Irish, Tagalog, Thaana, Malayalam and
+	// Kannada: a name, a surname, a birth date and an address
+	"аты": KindPersonal, "Аты": KindPersonal, "атыжөнү": KindPersonal, "атыжөнүңүз": KindPersonal, "Атыжөнүңүз": KindPersonal,
+	"фамилиясы": KindPersonal, "Фамилиясы": KindPersonal, "туулганкүнү": KindPersonal, "дареги": KindPersonal,
+	"прозвішча": KindPersonal, "Прозвішча": KindPersonal, "імя": KindPersonal, "Імя": KindPersonal,
+	"імяпабацьку": KindPersonal, "датанараджэння": KindPersonal, "адрас": KindPersonal,
+	"enw": KindPersonal, "enwllawn": KindPersonal, "enwcyntaf": KindPersonal, "cyfenw": KindPersonal,
+	"dyddiadgeni": KindPersonal, "cyfeiriad": KindPersonal, "codpost": KindPersonal,
+	"ainm": KindPersonal, "sloinne": KindPersonal, "seoladh": KindPersonal, "dátabreithe": KindPersonal,
+	"pangalan": KindPersonal, "apelyido": KindPersonal, "kaarawan": KindPersonal, "tirahan": KindPersonal,
+	"ނަން": KindPersonal, "ދިވެހިކާޑު": KindPersonal, "പേര്": KindPersonal, "വിലാസം": KindPersonal,
+	"ജനനതീയതി": KindPersonal, "ಹೆಸರು": KindPersonal, "ವಿಳಾಸ": KindPersonal, "ಜನ್ಮದಿನಾಂಕ": KindPersonal,
+	"datenaissance": KindPersonal,
 	// the value of an identity document beside its type (id_type, id_value)
 	"idvalue": KindPersonal,
 	// a name, a surname, a birth date, an identity number and an address
