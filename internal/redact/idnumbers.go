@@ -69,7 +69,7 @@ var (
 		"ταυτότητα", "ΤΑΥΤΟΤΗΤΑ", "ταυτότητας", "ΑΔΤ",
 		// Kyrgyzstan's personal identification number, Belarus's
 		// identification and personal numbers
-		"ПИН", "пин", "ідэнтыфікацыйны нумар", "Ідэнтыфікацыйны нумар", "асабісты нумар", "Асабісты нумар",
+		"ПИН", "пин", "civil id", "civilid", "civil_id", "sss no", "sss number", "philsys", "adóazonosító", "adoazonosito", "ідэнтыфікацыйны нумар", "Ідэнтыфікацыйны нумар", "асабісты нумар", "Асабісты нумар",
 		"الهوية", "الهويه", "رقم هوية", "الرقم الوطني", "رقم وطني", "الرقم المدني", "بطاقة", "رقم جواز",
 		"کد ملی", "كد ملي", "کدملی", "شماره ملی", "شماره شناسنامه", "کارت ملی", "شناسه ملی", "شناختی کارڈ",
 		"身份證", "身份证号", "證件號", "证件号", "居民身份", "護照號", "护照号",
@@ -78,7 +78,7 @@ var (
 		"पहचान", "पहचान पत्र", "அடையாள", "জাতীয় পরিচয়", "এনআইডি", "හැඳුනුම්", "ජා.හැ.අ",
 		"บัตรประชาชน", "מספר תעודה",
 	}
-	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui", "nic", "naf", "vsnr", "rvnr", "documento", "identity"}
+	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui", "nic", "naf", "vsnr", "rvnr", "documento", "identity", "psn"}
 )
 
 const idLabelReach = 64

@@ -677,6 +677,11 @@ var PersonalKeys = map[string]Kind{
 	"ނަން": KindPersonal, "ދިވެހިކާޑު": KindPersonal, "പേര്": KindPersonal, "വിലാസം": KindPersonal,
 	"ജനനതീയതി": KindPersonal, "ಹೆಸರು": KindPersonal, "ವಿಳಾಸ": KindPersonal, "ಜನ್ಮದಿನಾಂಕ": KindPersonal,
 	"datenaissance": KindPersonal,
+	// identity and tax numbers under their own names: Kuwait's civil id,
+	// Kyrgyzstan's ПИН, the Philippines' PhilSys number, Hungary's tax
+	// identification mark
+	"civilid": KindPersonal, "пин": KindPersonal, "ПИН": KindPersonal, "psn": KindPersonal, "philsysnumber": KindPersonal,
+	"adoazonosito": KindPersonal, "adoazonositojel": KindPersonal, "adóazonosító": KindPersonal, "adóazonosítójel": KindPersonal,
 	// the value of an identity document beside its type (id_type, id_value)
 	"idvalue": KindPersonal,
 	// a name, a surname, a birth date, an identity number and an address
