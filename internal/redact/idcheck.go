@@ -493,3 +493,59 @@ func lkNICOldValid(n string) bool {
 	}
 	return day >= 1 && day <= 366
 }
+
+// abnValid: Australia's ABN, 11 digits; one taken from the first, the
+// weights 10 1 3 5 7 9 11 13 15 17 19 give a multiple of 89.
+func abnValid(d string) bool {
+	if len(d) != 11 || !isAllDigits(d) || d[0] == '0' {
+		return false
+	}
+	sum := (int(d[0]-'0') - 1) * 10
+	for i, w := range []int{1, 3, 5, 7, 9, 11, 13, 15, 17, 19} {
+		sum += int(d[i+1]-'0') * w
+	}
+	return sum%89 == 0
+}
+
+// cuitValid: Argentina's CUIT and CUIL, 11 digits opening with a
+// person's or a company's type (20, 23, 24, 27, 30, 33, 34, 50, 51, 55),
+// a check digit mod 11 over the weights 5 4 3 2 7 6 5 4 3 2.
+func cuitValid(d string) bool {
+	if len(d) != 11 || !isAllDigits(d) {
+		return false
+	}
+	switch d[:2] {
+	case "20", "23", "24", "27", "30", "33", "34", "50", "51", "55":
+	default:
+		return false
+	}
+	c := 11 - weightedSum(d[:10], 5, 4, 3, 2, 7, 6, 5, 4, 3, 2)%11
+	switch c {
+	case 11:
+		c = 0
+	case 10:
+		c = 9
+	}
+	return int(d[10]-'0') == c
+}
+
+// byIDValid: Belarus's identification number of a person, seven digits
+// (the sex and the birth date), the region's letter (A B C E H K M), three
+// digits, the citizenship's two letters (PB, BA, BI) and a digit — a strict
+// shape, checked as written.
+func byIDValid(n string) bool {
+	if len(n) != 14 || !isAllDigits(n[:7]) || !isAllDigits(n[8:11]) || !isDigit(n[13]) {
+		return false
+	}
+	if strings.IndexByte("ABCEHKM", n[7]) < 0 {
+		return false
+	}
+	switch n[11:13] {
+	case "PB", "BA", "BI":
+	default:
+		return false
+	}
+	// The first digit gives the sex and century (1–6), the next six a
+	// date, DDMMYY.
+	return n[0] >= '1' && n[0] <= '6' && atoi2(n[1:3]) >= 1 && atoi2(n[1:3]) <= 31 && atoi2(n[3:5]) >= 1 && atoi2(n[3:5]) <= 12
+}

@@ -35,6 +35,11 @@ func TestIdentityCheckDigits(t *testing.T) {
 		{"rvnr", rvnrValid, "15070649C103", "15070649C102"},
 		{"lk-nic-old", lkNICOldValid, "942281632V", "942281632B"},
 		{"iran", iranCodeValid, "1234567891", "1234567892"},
+		// python-stdnum's au.abn and ar.cuit examples; Belarus's number
+		// by its published shape
+		{"abn", abnValid, "83914571673", "83914571674"},
+		{"cuit", cuitValid, "20267565393", "20267565394"},
+		{"by-id", byIDValid, "3120591K004PB7", "3120591K004PX7"},
 	}
 	for _, c := range cases {
 		if !c.check(c.valid) {

@@ -21,7 +21,7 @@ var (
 		// other countries' numbers by their own names
 		"cpr", "teudat_zehut", "teudat zehut", "מספר זהות", "curp", "tc kimlik", "tckimlik", "kimlik no", "tckn", "kimlik numarası", "kimlik numarasi",
 		"t.c. no", "tc no",
-		"cuil", "cuit", "rut", "주민등록번호", "isikukood", "fødselsnummer", "fodselsnummer",
+		"cuil", "cuit", "docnro", "doc nro", "rut", "주민등록번호", "isikukood", "fødselsnummer", "fodselsnummer",
 		"personnummer", "oib", "ahv", "sécurité sociale", "securite sociale", "social security",
 		"steuer-identifikationsnummer", "steuer-idnr", "steueridentifikationsnummer", "egn", "егн", "ЕГН",
 		"rodné číslo", "rodne cislo", "ssin", "rijksregisternummer", "national register", "cnp",
@@ -67,6 +67,9 @@ var (
 		"личен број", "Личен број", "паспорт", "Паспорт", "удостоверение личности", "идентификационный номер",
 		"личный номер", "Личный номер", "ИИН", "иин", "посвідчення особи",
 		"ταυτότητα", "ΤΑΥΤΟΤΗΤΑ", "ταυτότητας", "ΑΔΤ",
+		// Kyrgyzstan's personal identification number, Belarus's
+		// identification and personal numbers
+		"ПИН", "пин", "civil id", "civilid", "civil_id", "sss no", "sss number", "philsys", "adóazonosító", "adoazonosito", "ідэнтыфікацыйны нумар", "Ідэнтыфікацыйны нумар", "асабісты нумар", "Асабісты нумар",
 		"الهوية", "الهويه", "رقم هوية", "الرقم الوطني", "رقم وطني", "الرقم المدني", "بطاقة", "رقم جواز",
 		"کد ملی", "كد ملي", "کدملی", "شماره ملی", "شماره شناسنامه", "کارت ملی", "شناسه ملی", "شناختی کارڈ",
 		"身份證", "身份证号", "證件號", "证件号", "居民身份", "護照號", "护照号",
@@ -75,7 +78,7 @@ var (
 		"पहचान", "पहचान पत्र", "அடையாள", "জাতীয় পরিচয়", "এনআইডি", "හැඳුනුම්", "ජා.හැ.අ",
 		"บัตรประชาชน", "מספר תעודה",
 	}
-	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui", "nic", "naf", "vsnr", "rvnr", "documento", "identity"}
+	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui", "nic", "naf", "vsnr", "rvnr", "documento", "identity", "psn"}
 )
 
 const idLabelReach = 64
@@ -157,6 +160,12 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 			return loc
 		}
 	}
+	if hi-lo == 7 && hi+7 <= len(s) && byIDValid(s[lo:hi+7]) {
+		// Belarus's identification number (4170388H021PB1).
+		if loc := span(lo, hi+7); loc != nil {
+			return loc
+		}
+	}
 	var groups [8]int
 	var d [20]byte
 	ng, nd, seps := 0, 0, ""
@@ -231,6 +240,14 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		return span(lo, hi)
 	case len(g) == 3 && g[0] == 3 && g[1] == 6 && g[2] == 1 && uniform(3, "-") && iranCodeValid(digits):
 		// Iran's national code in its written shape (NNN-NNNNNN-N).
+		return span(lo, hi)
+	case len(g) == 4 && g[0] == 2 && g[1] == 3 && g[2] == 3 && g[3] == 3 && uniform(4, " ") && abnValid(digits),
+		len(g) == 1 && nd == 11 && abnValid(digits) && wordBefore(s, lo, "abn"):
+		// Australia's ABN written in its groups (NN NNN NNN NNN), or bare
+		// under its own name: a sole trader's is the person's.
+		return span(lo, hi)
+	case len(g) == 3 && g[0] == 2 && g[1] == 8 && g[2] == 1 && uniform(3, "-") && cuitValid(digits):
+		// Argentina's CUIT and CUIL in their written shape (NN-NNNNNNNN-N).
 		return span(lo, hi)
 	case len(g) == 1 && nd == 13 && jmbgValid(digits):
 		return span(lo, hi)
@@ -559,4 +576,18 @@ func findLabelledAlnumID(s string, from int) []int {
 		try(l, true)
 	}
 	return best
+}
+
+// wordBefore reports whether the word w (ASCII, any case) stands within
+// the 12 bytes before s[lo], as a key's whole name: "abn=", "(abn)=(",
+// "\"abn\": ".
+func wordBefore(s string, lo int, w string) bool {
+	win := s[max(0, lo-12):lo]
+	for i := 0; i+len(w) <= len(win); i++ {
+		if hasPrefixFold(win[i:], w) && (i == 0 || !isLetter(win[i-1])) && (i+len(w) == len(win) || !isLetter(win[i+len(w)])) &&
+			strings.IndexFunc(win[i+len(w):], func(r rune) bool { return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) < 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -40,7 +40,8 @@ var nameLabels = append([]string{
 // scriptNameLabels say "name", "surname" and "full name" in the languages
 // and scripts the lists above lack (Persian, Arabic, the South Slavic and
 // East Slavic languages in both cases, Chinese, Sinhala, Thai, Hebrew,
-// Greek, Vietnamese, Hindi, Amharic): a label in a script without ASCII
+// Greek, Vietnamese, Hindi, Amharic, Odia, Thaana, Kyrgyz, Belarusian,
+// Welsh, Irish, Tagalog): a label in a script without ASCII
 // needs no ':' before its name.
 var scriptNameLabels = []string{
 	"نام", "نام خانوادگی", "نام و نام خانوادگی", "اسم", "الاسم الكامل", "اسم العائلة", "اللقب", "نام کامل",
@@ -49,6 +50,9 @@ var scriptNameLabels = []string{
 	"名字", "姓氏", "全名", "中文姓名", "英文姓名", "සම්පූර්ණ නම", "වාසගම", "นามสกุล", "שם משפחה", "שם מלא",
 	"επώνυμο", "Επώνυμο", "ονοματεπώνυμο", "Ονοματεπώνυμο", "họ tên", "họ và tên",
 	"पूरा नाम", "ስም",
+	// Odia, Thaana, Kyrgyz, Belarusian, Welsh, Irish and Tagalog
+	"ନାମ", "ނަން", "Аты", "аты", "Аты жөнү", "аты жөнү", "Фамилиясы", "фамилиясы", "Прозвішча", "прозвішча", "Імя", "імя",
+	"enw", "enw llawn", "cyfenw", "ainm", "sloinne", "pangalan", "apelyido",
 }
 
 // fullNameLabels label a name written whole, surname, given name and

@@ -552,6 +552,7 @@ var PersonalKeys = map[string]Kind{
 	"cvv": KindCard, "cvc": KindCard, "cvv2": KindCard, "cardcvc": KindCard,
 	"firstname": KindPersonal, "lastname": KindPersonal, "fullname": KindPersonal,
 	"givenname": KindPersonal, "familyname": KindPersonal, "surname": KindPersonal,
+	"firstnames": KindPersonal, "forename": KindPersonal, "forenames": KindPersonal, "givennames": KindPersonal,
 	"middlename": KindPersonal, "customername": KindPersonal, "patientname": KindPersonal,
 	"dateofbirth": KindPersonal, "dob": KindPersonal, "birthdate": KindPersonal, "birthday": KindPersonal,
 	"streetaddress": KindPersonal, "street": KindPersonal,
@@ -663,6 +664,24 @@ var PersonalKeys = map[string]Kind{
 	"dogumtarixi": KindPersonal, "doğumtarixi": KindPersonal, "ataadi": KindPersonal, "ataadı": KindPersonal,
 	"kokonimi": KindPersonal, "dogumtarihi": KindPersonal, "doğumtarihi": KindPersonal, "szuletesidatum": KindPersonal, "születésidátum": KindPersonal,
 	"датарождения": KindPersonal, "датанародження": KindPersonal,
+	// Kyrgyz, Belarusian, Welsh, Irish, Tagalog, Thaana, Malayalam and
+	// Kannada: a name, a surname, a birth date and an address
+	"аты": KindPersonal, "Аты": KindPersonal, "атыжөнү": KindPersonal, "атыжөнүңүз": KindPersonal, "Атыжөнүңүз": KindPersonal,
+	"фамилиясы": KindPersonal, "Фамилиясы": KindPersonal, "туулганкүнү": KindPersonal, "дареги": KindPersonal,
+	"прозвішча": KindPersonal, "Прозвішча": KindPersonal, "імя": KindPersonal, "Імя": KindPersonal,
+	"імяпабацьку": KindPersonal, "датанараджэння": KindPersonal, "адрас": KindPersonal,
+	"enw": KindPersonal, "enwllawn": KindPersonal, "enwcyntaf": KindPersonal, "cyfenw": KindPersonal,
+	"dyddiadgeni": KindPersonal, "cyfeiriad": KindPersonal, "codpost": KindPersonal,
+	"ainm": KindPersonal, "sloinne": KindPersonal, "seoladh": KindPersonal, "dátabreithe": KindPersonal,
+	"pangalan": KindPersonal, "apelyido": KindPersonal, "kaarawan": KindPersonal, "tirahan": KindPersonal,
+	"ނަން": KindPersonal, "ދިވެހިކާޑު": KindPersonal, "പേര്": KindPersonal, "വിലാസം": KindPersonal,
+	"ജനനതീയതി": KindPersonal, "ಹೆಸರು": KindPersonal, "ವಿಳಾಸ": KindPersonal, "ಜನ್ಮದಿನಾಂಕ": KindPersonal,
+	"datenaissance": KindPersonal,
+	// identity and tax numbers under their own names: Kuwait's civil id,
+	// Kyrgyzstan's ПИН, the Philippines' PhilSys number, Hungary's tax
+	// identification mark
+	"civilid": KindPersonal, "пин": KindPersonal, "ПИН": KindPersonal, "psn": KindPersonal, "philsysnumber": KindPersonal,
+	"adoazonosito": KindPersonal, "adoazonositojel": KindPersonal, "adóazonosító": KindPersonal, "adóazonosítójel": KindPersonal,
 	// the value of an identity document beside its type (id_type, id_value)
 	"idvalue": KindPersonal,
 	// a name, a surname, a birth date, an identity number and an address
@@ -687,7 +706,7 @@ var PersonalKeys = map[string]Kind{
 	"nationalcode": KindPersonal, "emiratesid": KindPersonal, "hkid": KindPersonal,
 	// a phone and a bank account under other languages' keys and scripts
 	"موبایل": KindPhone, "تلفن": KindPhone, "تلفنهمراه": KindPhone, "شمارهموبایل": KindPhone, "شمارهتلفن": KindPhone,
-	"جوال": KindPhone, "هاتف": KindPhone, "رقمالهاتف": KindPhone, "رقمالجوال": KindPhone,
+	"جوال": KindPhone, "هاتف": KindPhone, "رقمالهاتف": KindPhone, "رقمالبطاقة": KindPersonal, "رقمالبطاقةالوطنية": KindPersonal, "رقمالجوال": KindPhone,
 	"手機": KindPhone, "手機號碼": KindPhone, "電話": KindPhone, "電話號碼": KindPhone, "聯絡電話": KindPhone, "联系电话": KindPhone,
 	"мобилни": KindPhone, "Мобилни": KindPhone, "мобилен": KindPhone, "Мобилен": KindPhone, "мобильный": KindPhone,
 	"Мобильный": KindPhone, "ජංගම": KindPhone, "දුරකථන": KindPhone, "දුරකථනය": KindPhone, "נייד": KindPhone,

@@ -85,6 +85,8 @@ var plantedFamilies = []struct {
 	{"round21-secret-families", 30},
 	{"round9-families", 4},
 	{"rows-by-their-columns", 8},
+	{"rows-under-their-header", 11},
+	{"round29-families", 20},
 	{"secrets-in-context", 66},
 	{"street-addresses-in-prose", 4},
 	{"summaries", 3},
@@ -110,6 +112,8 @@ var plantedJudges = map[string]func(t *testing.T, c planted){
 	// Free text under keys that say nothing of it, in text, in JSON
 	// documents and in decoded values.
 	"prose-under-unknown-keys": func(t *testing.T, c planted) { c.everyWay(t, true) },
+	// Personal keys of more languages, in text and in JSON documents.
+	"round29-families": func(t *testing.T, c planted) { c.everyWay(t, false) },
 	// A summary beside the content it summarizes, in text and in JSON
 	// documents; in a decoded value, whose output is compact JSON, only
 	// the secrets are sought.

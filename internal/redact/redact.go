@@ -136,11 +136,12 @@ func redactText(s string, st *state) string {
 const maxPasses = 8
 
 // pass applies every layer once: structure and encodings first
-// (layers.go), then every pattern of the table, then the prose rule to what
-// is left (prose.go), then the names people carry (names.go).
+// (layers.go), then every pattern of the table, then the rows printed
+// under their header line (headedrows.go), then the prose rule to what is
+// left (prose.go), then the names people carry (names.go).
 func pass(s string, st *state) string {
 	st.root.work += len(s)
-	out := patterns(layers(s, st), st)
+	out := headedRows(patterns(layers(s, st), st))
 	if st.noProse {
 		return names(labelled(out))
 	}
