@@ -194,6 +194,8 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 	"MessageNotInflight":                        work.Conflict,
 	"AWS.SimpleQueueService.MessageNotInflight": work.Conflict,
 	"ConcurrentModificationException":           work.Conflict,
+	"TooManyUpdates":                            work.Conflict, // SSM: concurrent updates of a resource that takes one at a time
+	"ResourceConflictException":                 work.Conflict, // Lambda: an update of the function is in progress
 	"TransactionConflict":                       work.Conflict, // a TransactionCanceledException's reason
 	"ConditionalCheckFailed":                    work.Conflict, // a TransactionCanceledException's reason
 
