@@ -369,6 +369,11 @@ func textStatus(s string) int {
 	if n := smtpReply(s); n != 0 {
 		return n
 	}
+	if first == 0 {
+		// a redirect not followed, which a client wrote with its reason
+		// phrase: no error status said more
+		first = reasonStatusOf(s, "3")
+	}
 	return first
 }
 
@@ -436,8 +441,15 @@ func smtpLineReply(s string) int {
 // The phrase is the status's as HTTP names it, so a number that only
 // happens to stand before words is none.
 func reasonStatus(s string) int {
+	return reasonStatusOf(s, "45")
+}
+
+// reasonStatusOf is reasonStatus for the statuses whose first digit is one
+// of lead: "3" reads a redirect written with its reason phrase ("301
+// Moved Permanently", "304 Not Modified").
+func reasonStatusOf(s, lead string) int {
 	for i := 0; i+3 <= len(s); i++ {
-		if s[i] != '4' && s[i] != '5' || i > 0 && isDigitByte(s[i-1]) {
+		if strings.IndexByte(lead, s[i]) < 0 || i > 0 && isDigitByte(s[i-1]) {
 			continue
 		}
 		if !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) || i+3 < len(s) && isDigitByte(s[i+3]) {
