@@ -188,6 +188,11 @@ func parseText(s string) textEvidence {
 			t.provider = serviceProvider(m[1])
 		}
 	}
+	if t.provider == "" || t.provider == HTTP {
+		if svc := sdkService(s); svc != "" {
+			t.provider = serviceProvider(svc)
+		}
+	}
 	if strings.Contains(s, "An error occurred (") {
 		if m := reBotocore.FindStringSubmatch(s); m != nil {
 			t.addCode(afterHash(m[1]))
@@ -741,6 +746,44 @@ var modelHosts = map[string]Provider{
 	"api.sambanova.ai": "sambanova", "api.deepinfra.com": "deepinfra", "integrate.api.nvidia.com": "nvidia",
 	"api.moonshot.ai": "moonshot", "api.moonshot.cn": "moonshot", "dashscope.aliyuncs.com": "dashscope",
 	"api-inference.huggingface.co": "huggingface", "router.huggingface.co": "huggingface", "api.replicate.com": "replicate",
+}
+
+// sdkNamespaces are the places the AWS SDKs name the service an error
+// came from: the JavaScript v3 client's package in a stack
+// ("@aws-sdk/client-bedrock-runtime/dist-cjs/index.js"), the Java v2
+// SDK's package ("software.amazon.awssdk.services.sqs.model.…") and the
+// .NET SDK's namespace ("Amazon.BedrockRuntime.Model.ValidationException",
+// "Amazon.SQS.AmazonSQSException").
+var sdkNamespaces = [...]string{"@aws-sdk/client-", "software.amazon.awssdk.services.", "Amazon."}
+
+// sdkService is the service an AWS SDK's namespace in s names, or "".
+func sdkService(s string) string {
+	for _, ns := range sdkNamespaces {
+		for from := 0; ; {
+			i := strings.Index(s[from:], ns)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(ns)
+			if i > 0 && (isCodeByte(s[i-1]) || s[i-1] == '.') {
+				continue
+			}
+			j := from
+			for j < len(s) && (isCodeByte(s[j]) && s[j] != '.' || s[j] == '-') {
+				j++
+			}
+			svc := s[from:j]
+			if svc == "" || j >= len(s) || (s[j] != '.' && s[j] != '/') {
+				continue
+			}
+			if ns == "Amazon." && (svc == "Runtime" || svc == "Util" || !(svc[0] >= 'A' && svc[0] <= 'Z')) {
+				continue // the SDK's own plumbing (Amazon.Runtime.Internal), or prose
+			}
+			return svc
+		}
+	}
+	return ""
 }
 
 // serviceProvider is Bedrock for a Bedrock service id, AWS otherwise.
