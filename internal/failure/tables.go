@@ -534,6 +534,7 @@ var ProviderPhrases = []Phrase{
 	{"not available for visibility timeout change", work.Conflict},                  // SQS: received again or deleted since
 	{"for parameter receipthandle is invalid", work.Conflict},
 	{"one or more parameter values were invalid", work.InternalBug}, // DynamoDB ValidationException: a request we built
+	{"one or more parameters are invalid", work.ClientError},        // SQS InvalidParameterValue (a message above its size limit): a request refused, read by the role
 	{"item size has exceeded the maximum allowed size", work.InternalBug},
 	{"conditional request failed", work.Conflict}, // DynamoDB
 	{"rate limit reached", work.RateLimited},
