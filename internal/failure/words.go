@@ -399,6 +399,11 @@ var UpstreamWords = []Meaning{
 		// array", "request is missing or invalid", "Property 'type' must be
 		// 'AdaptiveCard'"
 		"must be a valid", "missing or invalid", "invalid or missing", "serializationexception",
+		// a field left blank, in the validators' words (Rails' "can't be
+		// blank", Bean Validation's "must not be blank", PagerDuty's
+		// "Description is missing or blank" under its status "invalid
+		// event")
+		"missing or blank", "can't be blank", "cannot be blank", "must not be blank", "may not be blank", "invalid event",
 	}},
 	// the receiver's own system failing, whatever status it answered with
 	// (DingTalk's 400 "system.error" "未知的系统错误", WeChat's errcode -1
