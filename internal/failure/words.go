@@ -362,6 +362,11 @@ var UpstreamWords = []Meaning{
 		"verify you are human", "checking your browser", "enable javascript and cookies to continue",
 		"review the security of your connection", "attention required!", "captcha", "are you a robot",
 		"unusual traffic from your computer network",
+		// a site that says it blocked the reader (Cloudflare's block page
+		// "Sorry, you have been blocked", CloudFront's WAF "Request
+		// blocked.", a reader's "Fetch blocked by site")
+		"you have been blocked", "request blocked", "blocked by site", "blocked by the site", "blocked by the website",
+		"blocked by website",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
 		"invalid webhook token",                                                            // Discord's 50027
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
