@@ -353,8 +353,12 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 		// gRPC's UNAVAILABLE (and UNKNOWN, INTERNAL) carries the
 		// transport's own failures: "transport is closing", "connection
 		// refused" say which — also under google-api-core's names for them
-		// when no HTTP answer was seen.
-		if c == work.UpstreamUnavailable && (GoogleCodes[code] != "" || apiCoreServerError(code) && !ev.answered) {
+		// when no HTTP answer was seen. Quoted in an HTTP answer with a
+		// server error's status (LocalAI's 500 "rpc error: code =
+		// Unavailable desc = error reading from server: EOF"), they are the
+		// upstream's failure behind the server that answered, which the
+		// status decides.
+		if c == work.UpstreamUnavailable && (GoogleCodes[code] != "" && !(ev.answered && ev.status >= 500) || apiCoreServerError(code) && !ev.answered) {
 			for _, s := range [2]string{msg, text} {
 				if ph, ok := matchPhrase(TransportPhrases, s); ok && s != "" {
 					return Of(ph.Class, reason(p, " code ", code, " message mentions \""+ph.Fragment+"\"", ev.status)), true

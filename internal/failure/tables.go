@@ -194,6 +194,8 @@ var AWSCodes = mergeCodes(map[string]work.Class{
 	"MessageNotInflight":                        work.Conflict,
 	"AWS.SimpleQueueService.MessageNotInflight": work.Conflict,
 	"ConcurrentModificationException":           work.Conflict,
+	"TooManyUpdates":                            work.Conflict, // SSM: concurrent updates of a resource that takes one at a time
+	"ResourceConflictException":                 work.Conflict, // Lambda: an update of the function is in progress
 	"TransactionConflict":                       work.Conflict, // a TransactionCanceledException's reason
 	"ConditionalCheckFailed":                    work.Conflict, // a TransactionCanceledException's reason
 
@@ -532,6 +534,7 @@ var ProviderPhrases = []Phrase{
 	{"not available for visibility timeout change", work.Conflict},                  // SQS: received again or deleted since
 	{"for parameter receipthandle is invalid", work.Conflict},
 	{"one or more parameter values were invalid", work.InternalBug}, // DynamoDB ValidationException: a request we built
+	{"one or more parameters are invalid", work.ClientError},        // SQS InvalidParameterValue (a message above its size limit): a request refused, read by the role
 	{"item size has exceeded the maximum allowed size", work.InternalBug},
 	{"conditional request failed", work.Conflict}, // DynamoDB
 	{"rate limit reached", work.RateLimited},
@@ -879,6 +882,13 @@ var TransportPhrases = []Phrase{
 	{"fatal alert: bad_certificate", work.AuthDenied},
 	{"fatal alert: certificate_", work.AuthDenied},
 	{"fatal alert: unknown_ca", work.AuthDenied},
+	// the same alerts as Erlang's ssl names them in its tls_alert tuple
+	// ({tls_alert,{bad_certificate,…}}, Elixir's {:tls_alert, {:unknown_ca, …}})
+	{"bad_certificate", work.AuthDenied},
+	{"unknown_ca", work.AuthDenied},
+	{"certificate_expired", work.AuthDenied},
+	{"certificate_unknown", work.AuthDenied},
+	{"certificate_revoked", work.AuthDenied},
 	{"received fatal alert", work.NetworkTimeout},                 // the JDK: handshake_failure, protocol_version
 	{"remote host terminated the handshake", work.NetworkTimeout}, // the JDK
 	{"sslhandshakeexception", work.NetworkTimeout},
@@ -886,6 +896,13 @@ var TransportPhrases = []Phrase{
 	{"the ssl connection could not be established", work.NetworkTimeout}, // .NET
 	{"alert handshake failure", work.NetworkTimeout},                     // OpenSSL: "sslv3 alert handshake failure"
 	{"alert protocol version", work.NetworkTimeout},
+	// Dart's dart:io (HandshakeException: "Handshake error in client (OS
+	// Error: …)", "Connection terminated during handshake") and Erlang's
+	// ssl, whose other alerts ({tls_alert,"unexpected message"},
+	// handshake_failure) say nothing of the certificate
+	{"handshakeexception", work.NetworkTimeout},
+	{"connection terminated during handshake", work.NetworkTimeout},
+	{"tls_alert", work.NetworkTimeout},
 	{"nghttp2_", work.NetworkTimeout}, // NGHTTP2_PROTOCOL_ERROR, NGHTTP2_INTERNAL_ERROR, NGHTTP2_REFUSED_STREAM
 	{"http2 request did not get a response", work.NetworkTimeout},
 	// the Rust AWS SDK and hyper in their Debug renderings, gRPC's
@@ -925,6 +942,13 @@ var TransportPhrases = []Phrase{
 	{"{:error, :timeout}", work.NetworkTimeout},
 	{"reason: :timeout", work.NetworkTimeout},
 	{"reason: :closed", work.NetworkTimeout},
+	// Erlang's httpc, whose connect failure is a tuple naming the address
+	// and the socket's reason ({failed_connect,[{to_address,…},{inet,[inet],
+	// econnrefused}]}), and HTTPoison's exception, whose message is
+	// hackney's transport atom (":closed", ":econnrefused", ":nxdomain")
+	{"{failed_connect,", work.NetworkTimeout},
+	{"{:failed_connect,", work.NetworkTimeout},
+	{"(httpoison.error) :", work.NetworkTimeout},
 }
 
 // TextPhrases are the last resort: words of providers' and people's error

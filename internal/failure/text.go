@@ -94,8 +94,10 @@ var (
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
 	// "resulted in a `400 Bad Request` response", "'503 Service Unavailable'",
 	// Elixir's "{:error, {:http_error, 400, …}}", "Client error - 404 when
-	// posting", "…/items- 404 error".
-	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response):? )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
+	// posting", "…/items- 404 error"; go-github's and go-gitlab's
+	// "POST https://api.github.com/repos/o/r/hooks: 422 Validation Failed
+	// […]", an HTTP method and its URL before the status.
+	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:
@@ -184,6 +186,11 @@ func parseText(s string) textEvidence {
 	if strings.Contains(s, "operation error ") {
 		if m := reOperation.FindStringSubmatch(s); m != nil {
 			t.provider = serviceProvider(m[1])
+		}
+	}
+	if t.provider == "" || t.provider == HTTP {
+		if svc := sdkService(s); svc != "" {
+			t.provider = serviceProvider(svc)
 		}
 	}
 	if strings.Contains(s, "An error occurred (") {
@@ -367,6 +374,11 @@ func textStatus(s string) int {
 	if n := smtpReply(s); n != 0 {
 		return n
 	}
+	if first == 0 {
+		// a redirect not followed, which a client wrote with its reason
+		// phrase: no error status said more
+		first = reasonStatusOf(s, "3")
+	}
 	return first
 }
 
@@ -434,8 +446,15 @@ func smtpLineReply(s string) int {
 // The phrase is the status's as HTTP names it, so a number that only
 // happens to stand before words is none.
 func reasonStatus(s string) int {
+	return reasonStatusOf(s, "45")
+}
+
+// reasonStatusOf is reasonStatus for the statuses whose first digit is one
+// of lead: "3" reads a redirect written with its reason phrase ("301
+// Moved Permanently", "304 Not Modified").
+func reasonStatusOf(s, lead string) int {
 	for i := 0; i+3 <= len(s); i++ {
-		if s[i] != '4' && s[i] != '5' || i > 0 && isDigitByte(s[i-1]) {
+		if strings.IndexByte(lead, s[i]) < 0 || i > 0 && isDigitByte(s[i-1]) {
 			continue
 		}
 		if !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) || i+3 < len(s) && isDigitByte(s[i+3]) {
@@ -727,6 +746,44 @@ var modelHosts = map[string]Provider{
 	"api.sambanova.ai": "sambanova", "api.deepinfra.com": "deepinfra", "integrate.api.nvidia.com": "nvidia",
 	"api.moonshot.ai": "moonshot", "api.moonshot.cn": "moonshot", "dashscope.aliyuncs.com": "dashscope",
 	"api-inference.huggingface.co": "huggingface", "router.huggingface.co": "huggingface", "api.replicate.com": "replicate",
+}
+
+// sdkNamespaces are the places the AWS SDKs name the service an error
+// came from: the JavaScript v3 client's package in a stack
+// ("@aws-sdk/client-bedrock-runtime/dist-cjs/index.js"), the Java v2
+// SDK's package ("software.amazon.awssdk.services.sqs.model.…") and the
+// .NET SDK's namespace ("Amazon.BedrockRuntime.Model.ValidationException",
+// "Amazon.SQS.AmazonSQSException").
+var sdkNamespaces = [...]string{"@aws-sdk/client-", "software.amazon.awssdk.services.", "Amazon."}
+
+// sdkService is the service an AWS SDK's namespace in s names, or "".
+func sdkService(s string) string {
+	for _, ns := range sdkNamespaces {
+		for from := 0; ; {
+			i := strings.Index(s[from:], ns)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(ns)
+			if i > 0 && (isCodeByte(s[i-1]) || s[i-1] == '.') {
+				continue
+			}
+			j := from
+			for j < len(s) && (isCodeByte(s[j]) && s[j] != '.' || s[j] == '-') {
+				j++
+			}
+			svc := s[from:j]
+			if svc == "" || j >= len(s) || (s[j] != '.' && s[j] != '/') {
+				continue
+			}
+			if ns == "Amazon." && (svc == "Runtime" || svc == "Util" || !(svc[0] >= 'A' && svc[0] <= 'Z')) {
+				continue // the SDK's own plumbing (Amazon.Runtime.Internal), or prose
+			}
+			return svc
+		}
+	}
+	return ""
 }
 
 // serviceProvider is Bedrock for a Bedrock service id, AWS otherwise.

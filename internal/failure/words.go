@@ -362,6 +362,11 @@ var UpstreamWords = []Meaning{
 		"verify you are human", "checking your browser", "enable javascript and cookies to continue",
 		"review the security of your connection", "attention required!", "captcha", "are you a robot",
 		"unusual traffic from your computer network",
+		// a site that says it blocked the reader (Cloudflare's block page
+		// "Sorry, you have been blocked", CloudFront's WAF "Request
+		// blocked.", a reader's "Fetch blocked by site")
+		"you have been blocked", "request blocked", "blocked by site", "blocked by the site", "blocked by the website",
+		"blocked by website",
 		"denied",                                                                           // Office 365's SendAsDenied, "request denied"
 		"invalid webhook token",                                                            // Discord's 50027
 		"sign not match", "signature mismatch", "signature does not match", "invalid sign", // a signing secret
@@ -399,6 +404,11 @@ var UpstreamWords = []Meaning{
 		// array", "request is missing or invalid", "Property 'type' must be
 		// 'AdaptiveCard'"
 		"must be a valid", "missing or invalid", "invalid or missing", "serializationexception",
+		// a field left blank, in the validators' words (Rails' "can't be
+		// blank", Bean Validation's "must not be blank", PagerDuty's
+		// "Description is missing or blank" under its status "invalid
+		// event")
+		"missing or blank", "can't be blank", "cannot be blank", "must not be blank", "may not be blank", "invalid event",
 	}},
 	// the receiver's own system failing, whatever status it answered with
 	// (DingTalk's 400 "system.error" "未知的系统错误", WeChat's errcode -1
