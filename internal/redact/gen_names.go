@@ -2,10 +2,11 @@
 
 // gen_names writes names.txt.gz: the given names and family names people
 // carry, which the names layer (names.go) reads a pair of words against,
-// each marked with whether it is also a common English word.
+// and the common English words and places' words that both it and the
+// labelled-values layer (labelled.go) ask about, each word with its flags.
 //
-// The names are faker-js's (github.com/faker-js/faker, MIT licence, whose
-// notice names.txt.gz repeats): the person.first_name and person.last_name of
+// The names are faker-js 10.6.0's (github.com/faker-js/faker, MIT licence,
+// whose notice names.txt.gz repeats): the person.first_name and person.last_name of
 // each of its 70-odd locales, drawn from the census and registry lists of
 // those countries, in Latin, Cyrillic, Greek, Armenian, Georgian, Arabic,
 // Hebrew, Thaana, Devanagari, Thai, Hangul and Han scripts. Dump them with
@@ -18,8 +19,8 @@
 // A name is a place's when it is a word of the countries, states,
 // continents and time zones of faker-js's locales (location.country,
 // state, continent, time_zone — not its cities and counties, named for
-// people as often as not; dump
-// them with node as the names, to a JSON array of strings): "Asia Pacific",
+// people as often as not; dump them with node as the names, to a JSON
+// array of strings): "Asia Pacific",
 // "Sao Paulo" and "Hong Kong" are places an AWS region or a data centre is
 // named for, and the names layer reads a place as it reads a common word.
 //
