@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,12 +18,12 @@ import (
 // vocabulary (the prose layer's, generated from real failures) and label
 // their facts with it — id, code, status, request, region, amount — and the
 // key rules know the English labels of personal data, while a form's fields
-// are labelled in the language of the people it records. So a label whose
-// last word is no system's, none of the quantities below and no common
-// English word of four letters or more (`hotel`, `city`; a shorter one is
+// are labelled in the language of the people it records. So a label none
+// of whose words is a system's or one of the quantities below, and whose
+// last word is no common English word of four letters or more (`hotel`, `city`; a shorter one is
 // as often an acronym: `TIN`, `NIT`, `PIN`) is a form's field — so
-// `buyerTin` and `receptor.nit` are a form's, `hotel` and `SubmissionId`
-// are not, and a label holding a function word is a sentence's end — and
+// `buyerTin` and `receptor.nit` are a form's, `hotel`, `SubmissionId` and
+// `error_subcode` are not, and a label holding a function word is a sentence's end — and
 // its value goes as personal data when it has the shape of what a form
 // holds about a person:
 //
@@ -157,6 +156,7 @@ func formLabelBefore(s string, i int) (int, int, bool) {
 		return a + 1, z - 1, a+1 < z-1
 	}
 	a, words := z, 0
+scan:
 	for a > 0 && words < 5 {
 		r, n := utf8.DecodeLastRuneInString(s[:a])
 		switch {
@@ -171,15 +171,14 @@ func formLabelBefore(s string, i int) (int, int, bool) {
 			a = open
 		case r == ' ' && s[i] == ':' && a > 0 && a < z:
 			if p, _ := utf8.DecodeLastRuneInString(s[:a-n]); !(unicode.IsLetter(p) || unicode.IsMark(p) || p == ')') {
-				goto done
+				break scan
 			}
 			words++
 			a -= n
 		default:
-			goto done
+			break scan
 		}
 	}
-done:
 	for a < z && s[a] == ' ' {
 		a++
 	}
@@ -314,18 +313,22 @@ func formValue(key, value string) bool {
 	known := func(w string) bool {
 		return wordClass(vocab, w) == wordSystem || quantityWords[w] || len(w) >= 4 && wordClass(table, w)&nameCommon != 0
 	}
-	for _, w := range words {
-		if wordClass(vocab, w) == wordFunction && !labelParticles[w] {
-			// A sentence before a colon, not a label.
-			return false
-		}
-	}
 	last := words[len(words)-1]
 	if nameKeyWords[last] && len(words) > 1 && !known(words[len(words)-2]) {
 		return nameShaped(value)
 	}
-	// A quantity, or an id of something (`id_incarcare`), is no form's.
-	return !known(last) && !quantityWords[words[0]] && !slices.Contains(words, "id")
+	for _, w := range words {
+		switch c := wordClass(vocab, w); {
+		case c == wordFunction && !labelParticles[w]:
+			// A sentence before a colon, not a label.
+			return false
+		case c == wordSystem || quantityWords[w]:
+			// A system's word anywhere in the key makes it the
+			// system's: `error_subcode`, `id_incarcare`.
+			return false
+		}
+	}
+	return !known(last)
 }
 
 // labelParticles are the function words a form's label holds between its

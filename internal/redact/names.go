@@ -258,6 +258,7 @@ func nextNameWord(s string, i int) (w nameWord, next int, ok bool) {
 	}
 	upper, lower, caseless, prevLetter := 0, 0, 0, false
 	firstUpper, afterSep := false, false
+scan:
 	for i < len(s) {
 		r, n := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
@@ -279,23 +280,22 @@ func nextNameWord(s string, i int) (w nameWord, next int, ok bool) {
 			caseless++
 		case unicode.IsMark(r) || r == '\u200c':
 			if i == a {
-				goto end
+				break scan
 			}
 		case (r == '\'' || r == '’' || r == '-') && prevLetter && i+n < len(s):
 			r2, _ := utf8.DecodeRuneInString(s[i+n:])
 			if !unicode.IsLetter(r2) {
-				goto end
+				break scan
 			}
 			prevLetter, afterSep = false, true
 			i += n
 			continue
 		default:
-			goto end
+			break scan
 		}
 		prevLetter, afterSep = true, false
 		i += n
 	}
-end:
 	w = nameWord{a: a, z: i}
 	if i == a {
 		// A mark or joiner that starts no word: step over it.
