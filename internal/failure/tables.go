@@ -709,7 +709,32 @@ var TransportPhrases = []Phrase{
 	// HttpClient, .NET's HttpClient, reqwest and hyper
 	{"invalid peer certificate", work.AuthDenied},      // rustls
 	{"remote certificate is invalid", work.AuthDenied}, // .NET
-	{"peer closed", work.NetworkTimeout},               // h11, httpx: "peer closed connection without sending complete message body"
+	// .NET Framework's WebException (HttpWebRequest, WebClient, PowerShell's
+	// Invoke-RestMethod): its certificate verdict first, then the connection
+	// it closed, in English and in the German and French of its localized
+	// messages ("The underlying connection was closed: An unexpected error
+	// occurred on a send", "… The connection was closed unexpectedly",
+	// "… Could not establish secure channel for SSL/TLS") — no answer was read
+	{"could not establish trust relationship", work.AuthDenied},
+	{"underlying connection was closed", work.NetworkTimeout},
+	{"zugrunde liegende verbindung wurde geschlossen", work.NetworkTimeout},
+	{"connexion sous-jacente a été fermée", work.NetworkTimeout},
+	{"the remote name could not be resolved", work.NetworkTimeout},
+	// WinHTTP's errors by name, and as "<call>: <code>" with their numbers
+	// (ERROR_WINHTTP_TIMEOUT 12002, _NAME_NOT_RESOLVED 12007,
+	// _CANNOT_CONNECT 12029, _CONNECTION_ERROR 12030); its certificate
+	// errors (12044, 12175) are no transport failure
+	{"error_winhttp_timeout", work.NetworkTimeout},
+	{"error_winhttp_name_not_resolved", work.NetworkTimeout},
+	{"error_winhttp_cannot_connect", work.NetworkTimeout},
+	{"error_winhttp_connection_error", work.NetworkTimeout},
+	{"winhttpsendrequest: 12002", work.NetworkTimeout},
+	{"winhttpsendrequest: 12007", work.NetworkTimeout},
+	{"winhttpsendrequest: 12029", work.NetworkTimeout},
+	{"winhttpsendrequest: 12030", work.NetworkTimeout},
+	{"winhttpreceiveresponse: 12002", work.NetworkTimeout},
+	{"winhttpreceiveresponse: 12030", work.NetworkTimeout},
+	{"peer closed", work.NetworkTimeout}, // h11, httpx: "peer closed connection without sending complete message body"
 	// a peer that closed or dropped the connection, in any client's words
 	// ("Remote peer disconnected", "connection closed by peer", "Connection
 	// closed by remote host", "disconnected by the remote peer")
