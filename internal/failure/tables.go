@@ -574,6 +574,8 @@ var CurlErrors = map[int]work.Class{
 	56: work.NetworkTimeout, // CURLE_RECV_ERROR
 	60: work.AuthDenied,     // CURLE_PEER_FAILED_VERIFICATION
 	92: work.NetworkTimeout, // CURLE_HTTP2_STREAM
+	95: work.NetworkTimeout, // CURLE_HTTP3
+	96: work.NetworkTimeout, // CURLE_QUIC_CONNECT_ERROR
 }
 
 // URLPhrases are a client's words for a URL it could not use, said
@@ -896,6 +898,14 @@ var TransportPhrases = []Phrase{
 	{"error in the http2 framing layer", work.NetworkTimeout},
 	{"stream error in the http/2 framing layer", work.NetworkTimeout},
 	{"quic connection error", work.NetworkTimeout},
+	// a QUIC connection closed or idle before an answer: quiche's and
+	// curl's "QUIC connection is draining", quic-go's idle and handshake
+	// timeouts, gQUIC's and Chromium's error names for them
+	{"quic connection is draining", work.NetworkTimeout},
+	{"no recent network activity", work.NetworkTimeout},
+	{"handshake did not complete in time", work.NetworkTimeout},
+	{"quic_network_idle_timeout", work.NetworkTimeout},
+	{"quic_handshake_timeout", work.NetworkTimeout},
 	{"proxy handshake error", work.NetworkTimeout},
 	// TLS alerts and handshakes that end without a verdict on the
 	// certificate, as the JDK, .NET and OpenSSL print them (the verdicts —
