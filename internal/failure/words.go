@@ -379,6 +379,13 @@ var UpstreamWords = []Meaning{
 		"was deleted", "has been removed",
 		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
 		"incapable of receiving", // WhatsApp's (#131026): a number that cannot receive the message
+		// a receiver id that names no one the bot may message: Viber's
+		// "Bad receiver ID" (999), receiverNotRegistered (5) and
+		// notSubscribed / receiverNotSubscribed (6), Twilio's "unsubscribed
+		// recipient" — a recipient's credential refused is a permission's,
+		// read first
+		"bad receiver", "invalid receiver", "unknown receiver", "receiver not found", "receivernotsubscribed",
+		"notsubscribed", "not subscribed", "unsubscribed recipient", "user unsubscribed",
 		// a webhook's address that names no hook (WeCom's 93000 "invalid
 		// webhook url", Mattermost's "Invalid webhook"); a hook's token
 		// refused is a permission's, read first
