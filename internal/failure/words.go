@@ -344,6 +344,9 @@ var UpstreamWords = []Meaning{
 		"unverified", "not authenticated", "unauthenticated", // a sender domain not authenticated
 		"shared with your integration", "not shared with", "do not have access", "don't have access",
 		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
+		// a credential the request did not carry, and its codes written
+		// joined (Kaizala's errorCode "InvalidToken" under "AuthException")
+		"token missing", "missing token", "token is missing", "invalidtoken", "authexception",
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
 		"could not authenticate", "unable to authenticate", "failed to authenticate", // Opsgenie: "Could not authenticate"
 		"authorized recipients", "not in allowed list", // a sandbox's or a test number's allowed recipients (Mailgun, WhatsApp)
