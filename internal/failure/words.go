@@ -328,7 +328,8 @@ var UpstreamWords = []Meaning{
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
 		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
 		"too many concurrent", "concurrency limit", "concurrent requests", "concurrent request limit", // a limit on requests in flight
-		"flood",                                                 // Telegram's "Flood control exceeded", FLOOD_WAIT
+		"flood",                            // Telegram's "Flood control exceeded", FLOOD_WAIT
+		"rate-overlimit", "rate overlimit", // WhatsApp's error frame (Baileys' Boom "rate-overlimit", code 429 in the frame)
 		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
 		"exceeded current limit", "exceeded its limit", "exceeded your limit", "exceeded limit", "over the limit",
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
