@@ -123,6 +123,10 @@ var ModelWords = []Meaning{
 		"access is denied", "forbidden", "credential", "invalid token", "token is invalid", "invalid bearer",
 		"bearer token", "token has expired", "token expired", "expired token", "access token", "auth token",
 		"api token", "api-token", "api_token", // Cohere: "invalid api token"; Replicate, Hugging Face: "Invalid API token"
+		// an app id with no grant for the model or the function (iFlytek
+		// Spark's 11200 AppIdNoAuthError, "该appId没有相关功能的授权"),
+		// Redis-style NOAUTH: an operator grants it
+		"noauth", "没有相关功能的授权",
 		"has been disabled", "account is disabled", "account disabled", "deactivated", "suspended", "banned",
 		// an organisation or account the provider restricted (Groq's 400
 		// organization_restricted): an operator takes it up with the provider
