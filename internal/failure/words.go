@@ -424,6 +424,10 @@ var UpstreamWords = []Meaning{
 		// "Description is missing or blank" under its status "invalid
 		// event")
 		"missing or blank", "can't be blank", "cannot be blank", "must not be blank", "may not be blank", "invalid event",
+		// a body or a part of it the receiver refused as a whole (LINE's "A
+		// message (messages[2]) in the request body is invalid", its details'
+		// "must be non-empty text", "The request body has 2 error(s)")
+		"body is invalid", "request body has", "must be non-empty", "must be a non-empty",
 	}},
 	// the receiver's own system failing, whatever status it answered with
 	// (DingTalk's 400 "system.error" "未知的系统错误", WeChat's errcode -1
