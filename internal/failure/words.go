@@ -387,6 +387,7 @@ var UpstreamWords = []Meaning{
 		"was deleted", "has been removed",
 		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
 		"incapable of receiving", // WhatsApp's (#131026): a number that cannot receive the message
+		"message undeliverable",  // WhatsApp's 131026 by its title: the recipient cannot receive it
 		// a receiver id that names no one the bot may message: Viber's
 		// "Bad receiver ID" (999), receiverNotRegistered (5) and
 		// notSubscribed / receiverNotSubscribed (6), Twilio's "unsubscribed
