@@ -340,6 +340,7 @@ var GoogleCodes = map[string]work.Class{
 	"IAM_PERMISSION_DENIED":           work.AuthDenied,
 	"CREDENTIALS_MISSING":             work.AuthDenied,
 	"BILLING_DISABLED":                work.BudgetExceeded,
+	"INSUFFICIENT_G1_CREDITS_BALANCE": work.BudgetExceeded, // Gemini's Google AI credits spent, under RESOURCE_EXHAUSTED
 	"RATE_LIMIT_EXCEEDED":             work.RateLimited,
 
 	// Google's older JSON errors
@@ -428,6 +429,10 @@ var OverridePhrases = []Phrase{
 	{"must be reduced in order to run successfully", work.TokenLimit},
 	{"message larger than max", work.InternalBug}, // gRPC's RESOURCE_EXHAUSTED for a size limit the deployment configures, not a quota
 	{"request too large for", work.TokenLimit},    // OpenAI, Groq: one request above the tokens-per-minute limit
+	// a Google ErrorInfo reason naming a credits balance spent
+	// (INSUFFICIENT_G1_CREDITS_BALANCE), read in a body or a text the
+	// reason could not be parsed from
+	{"_credits_balance", work.BudgetExceeded},
 }
 
 // MoneyOverridePhrases say money under a rate's or a permission's code —
