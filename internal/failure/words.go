@@ -198,6 +198,11 @@ var AnswerWords = Meaning{work.ResponseInvalid, "answer", []string{
 	// "did not output … json") and the JSON decoders' own words: Python's
 	// json, Go's encoding/json, JavaScript's JSON.parse, Jackson, serde
 	"outputparserexception", "output parser", "invalid json output", "did not output", "json format as expected",
+	// LangChain's agent parsers on the model's text, raised bare as a
+	// ValueError ("Could not parse LLM output: …", "Parsing LLM output
+	// produced both a final answer and a parse-able action", "Invalid
+	// Format: Missing 'Action:' after 'Thought:'")
+	"could not parse llm output", "parsing llm output", "missing 'action:'", "missing 'action input:'",
 	"expecting ',' delimiter", "expecting ':' delimiter", "expecting property name", "invalid control character at",
 	"extra data: line", "looking for beginning of value", "after top-level value", "in json at position",
 	"is not valid json", "unexpected end-of-input", "unrecognized token", "eof while parsing",
