@@ -170,6 +170,10 @@ var ModelWords = []Meaning{
 		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
 		"fatalworkerexception", "worker died", "worker crashed", "worker process died", "actor died unexpectedly", // cog's, Ray's (vLLM, Ray Serve) worker gone
 	}},
+	// the endpoint's own label for a request it refused, before its reason
+	// (Cohere's "invalid request: …"): read last, so a reason any meaning
+	// above names — a length, a key, a rate — says more
+	{work.ClientError, "refused", []string{"invalid request:"}},
 }
 
 // AnswerWords are the words of a model endpoint's failure with no status
