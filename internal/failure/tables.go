@@ -997,6 +997,11 @@ var TransportPhrases = []Phrase{
 // first match wins.
 var TextPhrases = []Phrase{
 	{"insufficient_quota", work.BudgetExceeded},
+	// Tencent Cloud's codes of money spent, whatever their namespace: a
+	// prepaid resource pack used up (UnsupportedOperation.PkgExhausted),
+	// an account in arrears (ResourceUnavailable.InArrears)
+	{".pkgexhausted", work.BudgetExceeded},
+	{".inarrears", work.BudgetExceeded},
 	{"credit balance is too low", work.BudgetExceeded},
 	// an account's balance run out, in any upstream's words (Jina's "Account
 	// balance not enough to run this query, please recharge")
