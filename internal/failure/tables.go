@@ -1026,6 +1026,7 @@ var TextPhrases = []Phrase{
 	{"ratelimit", work.RateLimited},
 	{"too many requests", work.RateLimited},
 	{"throttl", work.RateLimited},
+	{"flood control", work.RateLimited}, // VK's error 9, Telegram's "Flood control exceeded"
 	{"slow down", work.RateLimited},
 	{"timed out", work.NetworkTimeout},
 	{"timeout", work.NetworkTimeout},
