@@ -1027,6 +1027,10 @@ var TextPhrases = []Phrase{
 	{"too many requests", work.RateLimited},
 	{"throttl", work.RateLimited},
 	{"flood control", work.RateLimited}, // VK's error 9, Telegram's "Flood control exceeded"
+	// a credential the upstream does not know (Kakao's "this access token
+	// does not exist"): an operator issues a new one
+	{"token does not exist", work.AuthDenied},
+	{"token doesn't exist", work.AuthDenied},
 	{"slow down", work.RateLimited},
 	{"timed out", work.NetworkTimeout},
 	{"timeout", work.NetworkTimeout},
