@@ -539,8 +539,9 @@ func (s *scanner) record(ctx int, key, raw []byte, isStr bool, quoted []byte) {
 			case d.Type == "":
 				d.Type = v
 			}
-		case "message", "Message", "msg", "errmsg", "error_msg":
-			// Zulip's and many Chinese platforms' {"code", "msg"}
+		case "message", "Message", "msg", "errmsg", "error_msg", "status_message":
+			// Zulip's and many Chinese platforms' {"code", "msg"}, Viber's
+			// {"status": 6, "status_message": "notSubscribed"}
 			if d.Message == "" {
 				d.Message = text()
 			}

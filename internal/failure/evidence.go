@@ -541,11 +541,15 @@ func (ev *evidence) words(text string) (Classification, bool) {
 }
 
 // failedBody reports whether the answer's body reports a failure beside a
-// 2xx: a non-zero numeric code (errcode, code, errno) with a message —
-// {"errcode":310000,"errmsg":"sign not match"}. A zero code
+// 2xx: a non-zero numeric code (errcode, code, errno; a body's own status
+// when it has no code) with a message — {"errcode":310000,"errmsg":"sign
+// not match"}, Viber's {"status":6,"status_message":"notSubscribed"}. A zero code
 // ({"errcode":0,"errmsg":"ok"}) is a success.
 func (ev *evidence) failedBody() bool {
 	c := ev.body.Code
+	if c == "" {
+		c = ev.body.Status // Viber's {"status": 999, "status_message": "Bad receiver ID"}
+	}
 	c = strings.TrimPrefix(c, "-")
 	if !ev.bodyOK || ev.body.Message == "" || !numericCode(c) {
 		return false

@@ -340,6 +340,7 @@ var GoogleCodes = map[string]work.Class{
 	"IAM_PERMISSION_DENIED":           work.AuthDenied,
 	"CREDENTIALS_MISSING":             work.AuthDenied,
 	"BILLING_DISABLED":                work.BudgetExceeded,
+	"INSUFFICIENT_G1_CREDITS_BALANCE": work.BudgetExceeded, // Gemini's Google AI credits spent, under RESOURCE_EXHAUSTED
 	"RATE_LIMIT_EXCEEDED":             work.RateLimited,
 
 	// Google's older JSON errors
@@ -428,6 +429,10 @@ var OverridePhrases = []Phrase{
 	{"must be reduced in order to run successfully", work.TokenLimit},
 	{"message larger than max", work.InternalBug}, // gRPC's RESOURCE_EXHAUSTED for a size limit the deployment configures, not a quota
 	{"request too large for", work.TokenLimit},    // OpenAI, Groq: one request above the tokens-per-minute limit
+	// a Google ErrorInfo reason naming a credits balance spent
+	// (INSUFFICIENT_G1_CREDITS_BALANCE), read in a body or a text the
+	// reason could not be parsed from
+	{"_credits_balance", work.BudgetExceeded},
 }
 
 // MoneyOverridePhrases say money under a rate's or a permission's code —
@@ -574,6 +579,8 @@ var CurlErrors = map[int]work.Class{
 	56: work.NetworkTimeout, // CURLE_RECV_ERROR
 	60: work.AuthDenied,     // CURLE_PEER_FAILED_VERIFICATION
 	92: work.NetworkTimeout, // CURLE_HTTP2_STREAM
+	95: work.NetworkTimeout, // CURLE_HTTP3
+	96: work.NetworkTimeout, // CURLE_QUIC_CONNECT_ERROR
 }
 
 // URLPhrases are a client's words for a URL it could not use, said
@@ -709,7 +716,32 @@ var TransportPhrases = []Phrase{
 	// HttpClient, .NET's HttpClient, reqwest and hyper
 	{"invalid peer certificate", work.AuthDenied},      // rustls
 	{"remote certificate is invalid", work.AuthDenied}, // .NET
-	{"peer closed", work.NetworkTimeout},               // h11, httpx: "peer closed connection without sending complete message body"
+	// .NET Framework's WebException (HttpWebRequest, WebClient, PowerShell's
+	// Invoke-RestMethod): its certificate verdict first, then the connection
+	// it closed, in English and in the German and French of its localized
+	// messages ("The underlying connection was closed: An unexpected error
+	// occurred on a send", "… The connection was closed unexpectedly",
+	// "… Could not establish secure channel for SSL/TLS") — no answer was read
+	{"could not establish trust relationship", work.AuthDenied},
+	{"underlying connection was closed", work.NetworkTimeout},
+	{"zugrunde liegende verbindung wurde geschlossen", work.NetworkTimeout},
+	{"connexion sous-jacente a été fermée", work.NetworkTimeout},
+	{"the remote name could not be resolved", work.NetworkTimeout},
+	// WinHTTP's errors by name, and as "<call>: <code>" with their numbers
+	// (ERROR_WINHTTP_TIMEOUT 12002, _NAME_NOT_RESOLVED 12007,
+	// _CANNOT_CONNECT 12029, _CONNECTION_ERROR 12030); its certificate
+	// errors (12044, 12175) are no transport failure
+	{"error_winhttp_timeout", work.NetworkTimeout},
+	{"error_winhttp_name_not_resolved", work.NetworkTimeout},
+	{"error_winhttp_cannot_connect", work.NetworkTimeout},
+	{"error_winhttp_connection_error", work.NetworkTimeout},
+	{"winhttpsendrequest: 12002", work.NetworkTimeout},
+	{"winhttpsendrequest: 12007", work.NetworkTimeout},
+	{"winhttpsendrequest: 12029", work.NetworkTimeout},
+	{"winhttpsendrequest: 12030", work.NetworkTimeout},
+	{"winhttpreceiveresponse: 12002", work.NetworkTimeout},
+	{"winhttpreceiveresponse: 12030", work.NetworkTimeout},
+	{"peer closed", work.NetworkTimeout}, // h11, httpx: "peer closed connection without sending complete message body"
 	// a peer that closed or dropped the connection, in any client's words
 	// ("Remote peer disconnected", "connection closed by peer", "Connection
 	// closed by remote host", "disconnected by the remote peer")
@@ -871,6 +903,14 @@ var TransportPhrases = []Phrase{
 	{"error in the http2 framing layer", work.NetworkTimeout},
 	{"stream error in the http/2 framing layer", work.NetworkTimeout},
 	{"quic connection error", work.NetworkTimeout},
+	// a QUIC connection closed or idle before an answer: quiche's and
+	// curl's "QUIC connection is draining", quic-go's idle and handshake
+	// timeouts, gQUIC's and Chromium's error names for them
+	{"quic connection is draining", work.NetworkTimeout},
+	{"no recent network activity", work.NetworkTimeout},
+	{"handshake did not complete in time", work.NetworkTimeout},
+	{"quic_network_idle_timeout", work.NetworkTimeout},
+	{"quic_handshake_timeout", work.NetworkTimeout},
 	{"proxy handshake error", work.NetworkTimeout},
 	// TLS alerts and handshakes that end without a verdict on the
 	// certificate, as the JDK, .NET and OpenSSL print them (the verdicts —
@@ -957,6 +997,11 @@ var TransportPhrases = []Phrase{
 // first match wins.
 var TextPhrases = []Phrase{
 	{"insufficient_quota", work.BudgetExceeded},
+	// Tencent Cloud's codes of money spent, whatever their namespace: a
+	// prepaid resource pack used up (UnsupportedOperation.PkgExhausted),
+	// an account in arrears (ResourceUnavailable.InArrears)
+	{".pkgexhausted", work.BudgetExceeded},
+	{".inarrears", work.BudgetExceeded},
 	{"credit balance is too low", work.BudgetExceeded},
 	// an account's balance run out, in any upstream's words (Jina's "Account
 	// balance not enough to run this query, please recharge")
@@ -981,6 +1026,11 @@ var TextPhrases = []Phrase{
 	{"ratelimit", work.RateLimited},
 	{"too many requests", work.RateLimited},
 	{"throttl", work.RateLimited},
+	{"flood control", work.RateLimited}, // VK's error 9, Telegram's "Flood control exceeded"
+	// a credential the upstream does not know (Kakao's "this access token
+	// does not exist"): an operator issues a new one
+	{"token does not exist", work.AuthDenied},
+	{"token doesn't exist", work.AuthDenied},
 	{"slow down", work.RateLimited},
 	{"timed out", work.NetworkTimeout},
 	{"timeout", work.NetworkTimeout},

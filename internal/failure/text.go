@@ -442,7 +442,8 @@ func smtpLineReply(s string) int {
 
 // reasonStatus is the first error status written with its own reason
 // phrase, whatever stands between them — "400 - Bad Request", "503:
-// Service Unavailable", "429 — Too Many Requests", "404 not found" — or 0.
+// Service Unavailable", "429 — Too Many Requests", "404 not found",
+// aiohttp's "400, message='Bad Request'" — or 0.
 // The phrase is the status's as HTTP names it, so a number that only
 // happens to stand before words is none.
 func reasonStatus(s string) int {
@@ -466,6 +467,13 @@ func reasonStatusOf(s, lead string) int {
 			continue
 		}
 		k := i + 3
+		// aiohttp's ClientResponseError: "400, message='Bad Request', url=…"
+		for _, p := range [...]string{", message='", ", message=\""} {
+			if strings.HasPrefix(s[k:], p) {
+				k += len(p)
+				break
+			}
+		}
 		for k < len(s) && k-i-3 < 8 {
 			if c := s[k]; c == ' ' || c == '\t' || c == '-' || c == ':' || c == '=' || c == '>' {
 				k++

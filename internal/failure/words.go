@@ -123,6 +123,10 @@ var ModelWords = []Meaning{
 		"access is denied", "forbidden", "credential", "invalid token", "token is invalid", "invalid bearer",
 		"bearer token", "token has expired", "token expired", "expired token", "access token", "auth token",
 		"api token", "api-token", "api_token", // Cohere: "invalid api token"; Replicate, Hugging Face: "Invalid API token"
+		// an app id with no grant for the model or the function (iFlytek
+		// Spark's 11200 AppIdNoAuthError, "该appId没有相关功能的授权"),
+		// Redis-style NOAUTH: an operator grants it
+		"noauth", "没有相关功能的授权",
 		"has been disabled", "account is disabled", "account disabled", "deactivated", "suspended", "banned",
 		// an organisation or account the provider restricted (Groq's 400
 		// organization_restricted): an operator takes it up with the provider
@@ -166,6 +170,10 @@ var ModelWords = []Meaning{
 		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
 		"fatalworkerexception", "worker died", "worker crashed", "worker process died", "actor died unexpectedly", // cog's, Ray's (vLLM, Ray Serve) worker gone
 	}},
+	// the endpoint's own label for a request it refused, before its reason
+	// (Cohere's "invalid request: …"): read last, so a reason any meaning
+	// above names — a length, a key, a rate — says more
+	{work.ClientError, "refused", []string{"invalid request:"}},
 }
 
 // AnswerWords are the words of a model endpoint's failure with no status
@@ -194,6 +202,11 @@ var AnswerWords = Meaning{work.ResponseInvalid, "answer", []string{
 	// "did not output … json") and the JSON decoders' own words: Python's
 	// json, Go's encoding/json, JavaScript's JSON.parse, Jackson, serde
 	"outputparserexception", "output parser", "invalid json output", "did not output", "json format as expected",
+	// LangChain's agent parsers on the model's text, raised bare as a
+	// ValueError ("Could not parse LLM output: …", "Parsing LLM output
+	// produced both a final answer and a parse-able action", "Invalid
+	// Format: Missing 'Action:' after 'Thought:'")
+	"could not parse llm output", "parsing llm output", "missing 'action:'", "missing 'action input:'",
 	"expecting ',' delimiter", "expecting ':' delimiter", "expecting property name", "invalid control character at",
 	"extra data: line", "looking for beginning of value", "after top-level value", "in json at position",
 	"is not valid json", "unexpected end-of-input", "unrecognized token", "eof while parsing",
@@ -328,7 +341,8 @@ var UpstreamWords = []Meaning{
 		"reduce your request rate", "too_many_requests", "too_many_write", "too fast", "per minute", "per second",
 		"frequen", "freq out of", "freq limit", // "api freq out of limit", "too frequently", a frequency limit
 		"too many concurrent", "concurrency limit", "concurrent requests", "concurrent request limit", // a limit on requests in flight
-		"flood",                                                 // Telegram's "Flood control exceeded", FLOOD_WAIT
+		"flood",                            // Telegram's "Flood control exceeded", FLOOD_WAIT
+		"rate-overlimit", "rate overlimit", // WhatsApp's error frame (Baileys' Boom "rate-overlimit", code 429 in the frame)
 		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
 		"exceeded current limit", "exceeded its limit", "exceeded your limit", "exceeded limit", "over the limit",
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
@@ -344,6 +358,9 @@ var UpstreamWords = []Meaning{
 		"unverified", "not authenticated", "unauthenticated", // a sender domain not authenticated
 		"shared with your integration", "not shared with", "do not have access", "don't have access",
 		"access token", "access_token", "token invalid", // Feishu, WeCom, Lark: "incoming webhook access token invalid"
+		// a credential the request did not carry, and its codes written
+		// joined (Kaizala's errorCode "InvalidToken" under "AuthException")
+		"token missing", "missing token", "token is missing", "invalidtoken", "authexception",
 		"username or password", "invalid username", "invalid login", "login failed", // a mailer's login refused
 		"could not authenticate", "unable to authenticate", "failed to authenticate", // Opsgenie: "Could not authenticate"
 		"authorized recipients", "not in allowed list", // a sandbox's or a test number's allowed recipients (Mailgun, WhatsApp)
@@ -379,6 +396,14 @@ var UpstreamWords = []Meaning{
 		"was deleted", "has been removed",
 		"inactive recipient", "marked as inactive", "suppressed", "hard bounce", // a recipient the sender no longer reaches
 		"incapable of receiving", // WhatsApp's (#131026): a number that cannot receive the message
+		"message undeliverable",  // WhatsApp's 131026 by its title: the recipient cannot receive it
+		// a receiver id that names no one the bot may message: Viber's
+		// "Bad receiver ID" (999), receiverNotRegistered (5) and
+		// notSubscribed / receiverNotSubscribed (6), Twilio's "unsubscribed
+		// recipient" — a recipient's credential refused is a permission's,
+		// read first
+		"bad receiver", "invalid receiver", "unknown receiver", "receiver not found", "receivernotsubscribed",
+		"notsubscribed", "not subscribed", "unsubscribed recipient", "user unsubscribed",
 		// a webhook's address that names no hook (WeCom's 93000 "invalid
 		// webhook url", Mattermost's "Invalid webhook"); a hook's token
 		// refused is a permission's, read first
@@ -409,6 +434,10 @@ var UpstreamWords = []Meaning{
 		// "Description is missing or blank" under its status "invalid
 		// event")
 		"missing or blank", "can't be blank", "cannot be blank", "must not be blank", "may not be blank", "invalid event",
+		// a body or a part of it the receiver refused as a whole (LINE's "A
+		// message (messages[2]) in the request body is invalid", its details'
+		// "must be non-empty text", "The request body has 2 error(s)")
+		"body is invalid", "request body has", "must be non-empty", "must be a non-empty",
 	}},
 	// the receiver's own system failing, whatever status it answered with
 	// (DingTalk's 400 "system.error" "未知的系统错误", WeChat's errcode -1
