@@ -375,7 +375,7 @@ func formNumber(v string) bool {
 	if digits < 7 {
 		return false
 	}
-	return !dateOrTime(v) && !compactDate(v) && !epochTime(v)
+	return !calendarDate(v) && !compactDate(v) && !epochTime(v)
 }
 
 // birthDate reports whether v is a calendar date at least ten years
@@ -388,7 +388,7 @@ func birthDate(v string) bool {
 	}
 	v = strings.TrimSuffix(strings.ReplaceAll(v, ". ", "."), ".")
 	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '.' || r == '/' })
-	if len(parts) != 3 || !dateOrTime(strings.Join(parts, "-")) {
+	if len(parts) != 3 || !calendarDate(strings.Join(parts, "-")) {
 		return false
 	}
 	year := parts[0]
@@ -424,15 +424,10 @@ func compactDate(v string) bool {
 	return m >= 1 && m <= 12 && d >= 1 && d <= 31
 }
 
-// dateOrTime reports whether v reads as a calendar date or a time:
-// 2026-03-02, 02.03.2026, 02/03/2026, 13:45.
-func dateOrTime(v string) bool {
-	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '.' || r == '/' })
-	if len(parts) != 3 {
-		return false
-	}
-	n := [3]int{len(parts[0]), len(parts[1]), len(parts[2])}
-	return n == [3]int{4, 2, 2} || n == [3]int{2, 2, 4} || n == [3]int{1, 2, 4} || n == [3]int{2, 1, 4} || n == [3]int{1, 1, 4}
+// calendarDate reports whether v is a date and nothing more, as dateEnd
+// reads one: 2026-03-02, 02.03.2026, 02/03/2026.
+func calendarDate(v string) bool {
+	return v != "" && dateEnd(v, 0) == len(v)
 }
 
 // nameShaped reports whether v reads as a person's name: one to four
