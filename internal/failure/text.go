@@ -68,27 +68,35 @@ func (t *textEvidence) addCode(c string) {
 	t.n++
 }
 
+// lazyRegexp compiles expr at its first use. Compiled at start, the
+// expressions below would be most of what the package costs a function's
+// cold start, and a function whose items all succeed never reads a
+// failure's text.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 var (
 	// reOperation is the AWS SDK for Go v2's OperationError.
-	reOperation = regexp.MustCompile(`operation error ([A-Za-z0-9 ._-]{1,60}): (\w{1,80}),`)
+	reOperation = lazyRegexp(`operation error ([A-Za-z0-9 ._-]{1,60}): (\w{1,80}),`)
 	// reBotocore is botocore's ClientError (Python, the AWS CLI).
-	reBotocore = regexp.MustCompile(`An error occurred \(([\w.#:-]{1,100})\)(?:[^\n]{0,300}?when calling the (\w{1,80}) operation)?`)
+	reBotocore = lazyRegexp(`An error occurred \(([\w.#:-]{1,100})\)(?:[^\n]{0,300}?when calling the (\w{1,80}) operation)?`)
 	// reAPIError is smithy's GenericAPIError: "api error Code: message".
-	reAPIError = regexp.MustCompile(`api error ([\w.#-]{1,100}): ?([^\n]*)`)
+	reAPIError = lazyRegexp(`api error ([\w.#-]{1,100}): ?([^\n]*)`)
 	// reTypedAfterRequestID is the SDK's typed errors after its response
 	// error: "RequestID: abc, ConditionalCheckFailedException: message";
 	// S3's response error has its host id between them ("RequestID: abc,
 	// HostID: def, NoSuchKey: message"), and a host id with no error after
 	// it is none ("HostID: , canceled").
-	reTypedAfterRequestID = regexp.MustCompile(`RequestID: [^,\s]*, (?:HostID: [^,\s]*, )?([A-Z][\w.]{2,100}): ?([^\n]*)`)
+	reTypedAfterRequestID = lazyRegexp(`RequestID: [^,\s]*, (?:HostID: [^,\s]*, )?([A-Z][\w.]{2,100}): ?([^\n]*)`)
 	// reCodeLabel is a labelled code: Java v1 "Error Code: X", a header
 	// "x-amzn-ErrorType: X", an XML <Code>X</Code>.
-	reCodeLabel = regexp.MustCompile(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
+	reCodeLabel = lazyRegexp(`(?i)(?:error[ _]?code|x-amzn-errortype|errortype)["']?\s*[:=]\s*["']?([A-Za-z][\w.]{1,100})|<Code>([^<]{1,100})</Code>`)
 	// reStatusLabel is a labelled status: "StatusCode: 400", "status code: 429",
 	// "Status Code: 400", "status_code=503", "Error code: 429", "HTTP 503",
 	// "HTTP:401", "HTTP/1.1 502"; a log's "code=400", "err=503",
 	// "error_message=403".
-	reStatusLabel = regexp.MustCompile(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)?[ :]([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error|err|error_?message|error_?msg)=([45]\d\d)\b`)
+	reStatusLabel = lazyRegexp(`(?i)(?:status[ _]?code|error[ _]?code|http[ _]status|"?http[ _]code"?|"?status"?)["']?\s*[:=]?\s*([1-5]\d\d)\b|\bhttp(?:/[\d.]+)?[ :]([1-5]\d\d)\b|\bhttp/[\d.]+" ([1-5]\d\d)\b|\b(?:code|error|err|error_?message|error_?msg)=([45]\d\d)\b`)
 	// reStatusLead is an error status leading the text or its error part:
 	// "429 You exceeded…", "Error: 529 {…}", "API Error (529 …", "ChatGPT
 	// error 429:", `POST "…": 429 Too Many Requests`, "Encountered 429,",
@@ -97,7 +105,7 @@ var (
 	// posting", "…/items- 404 error"; go-github's and go-gitlab's
 	// "POST https://api.github.com/repos/o/r/hooks: 422 Validation Failed
 	// […]", an HTTP method and its URL before the status.
-	reStatusLead = regexp.MustCompile(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
+	reStatusLead = lazyRegexp(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:
@@ -107,12 +115,12 @@ var (
 	// 30 bytes after the word with no digit or line break between.
 	// "failed(302)", "failed (503)": a status in parentheses glued to the
 	// word, as log lines write it.
-	reStatusProse = regexp.MustCompile(`(?i)(?:status|response code|failure|returned|failed with|error code)[^\d\n]{0,30}?\b([45]\d\d)\b()|failed ?\(()([345]\d\d)\)`)
+	reStatusProse = lazyRegexp(`(?i)(?:status|response code|failure|returned|failed with|error code)[^\d\n]{0,30}?\b([45]\d\d)\b()|failed ?\(()([345]\d\d)\)`)
 	// reHost is a URL's host.
-	reHost = regexp.MustCompile(`https?://([A-Za-z0-9.-]{1,253})`)
+	reHost = lazyRegexp(`https?://([A-Za-z0-9.-]{1,253})`)
 	// reStage is a log line's stage label: stage=llm, "stage": "fetch",
 	// stage: notify.
-	reStage = regexp.MustCompile(`(?i)\bstage["']?\s*[:=]\s*["']?(fetch|llm|notify)\b`)
+	reStage = lazyRegexp(`(?i)\bstage["']?\s*[:=]\s*["']?(fetch|llm|notify)\b`)
 )
 
 // asciiWords is s for the expressions above, which read ASCII words in any
@@ -179,12 +187,12 @@ func parseText(s string) textEvidence {
 		}
 	}
 	if t.stage == "" && containsFoldASCII(s, "stage") {
-		if m := reStage.FindStringSubmatch(asciiWords(s)); m != nil {
+		if m := reStage().FindStringSubmatch(asciiWords(s)); m != nil {
 			t.stage = work.Stage(strings.ToLower(m[1]))
 		}
 	}
 	if strings.Contains(s, "operation error ") {
-		if m := reOperation.FindStringSubmatch(s); m != nil {
+		if m := reOperation().FindStringSubmatch(s); m != nil {
 			t.provider = serviceProvider(m[1])
 		}
 	}
@@ -194,7 +202,7 @@ func parseText(s string) textEvidence {
 		}
 	}
 	if strings.Contains(s, "An error occurred (") {
-		if m := reBotocore.FindStringSubmatch(s); m != nil {
+		if m := reBotocore().FindStringSubmatch(s); m != nil {
 			t.addCode(afterHash(m[1]))
 			if t.provider == "" || t.provider == HTTP {
 				t.provider = AWS
@@ -205,13 +213,13 @@ func parseText(s string) textEvidence {
 		}
 	}
 	if strings.Contains(s, "api error ") {
-		if m := reAPIError.FindStringSubmatch(s); m != nil {
+		if m := reAPIError().FindStringSubmatch(s); m != nil {
 			t.addCode(afterHash(m[1]))
 			t.message = m[2]
 		}
 	}
 	if strings.Contains(s, "RequestID: ") {
-		if m := reTypedAfterRequestID.FindStringSubmatch(s); m != nil && m[1] != "HostID" {
+		if m := reTypedAfterRequestID().FindStringSubmatch(s); m != nil && m[1] != "HostID" {
 			t.addCode(m[1])
 			if t.message == "" {
 				t.message = m[2]
@@ -220,7 +228,7 @@ func parseText(s string) textEvidence {
 	}
 	var handler string
 	if containsFoldASCII(s, "code") || containsFoldASCII(s, "errortype") {
-		for _, m := range reCodeLabel.FindAllStringSubmatchIndex(asciiWords(s), 4) {
+		for _, m := range reCodeLabel().FindAllStringSubmatchIndex(asciiWords(s), 4) {
 			for g := 2; g+1 < len(m); g += 2 {
 				if m[g] < 0 {
 					continue
@@ -340,9 +348,9 @@ func textStatus(s string) int {
 		return 0
 	}
 	first := 0
-	res := [3]*regexp.Regexp{reStatusLabel, reStatusLead}
+	res := [3]*regexp.Regexp{reStatusLabel(), reStatusLead()}
 	if statusWords(s) {
-		res[2] = reStatusProse
+		res[2] = reStatusProse()
 	}
 	for _, re := range res {
 		if re == nil {
@@ -717,7 +725,7 @@ func hostProvider(s string) Provider {
 	if !strings.Contains(s, "://") {
 		return ""
 	}
-	for _, m := range reHost.FindAllStringSubmatch(s, 4) {
+	for _, m := range reHost().FindAllStringSubmatch(s, 4) {
 		host := strings.ToLower(m[1])
 		switch {
 		case host == "api.openai.com":

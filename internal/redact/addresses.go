@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A street address written in prose — "Via Garibaldi 12, 20121 Milano",
@@ -12,33 +13,34 @@ import (
 // ul.), after the number and name (Street, Road, Avenue), or fused to the
 // name (-straße, -gasse, -katu, -gatan). A postcode and a city after it go
 // with it. Street words are written capitalised; the match wants a house
-// number, so "the main road" or "via the API" stay.
-var streetAddress = regexp.MustCompile(
-	// Via Garibaldi 12[, 20121 Milano]; Calle de Alcalá 45; ul. Długa 7
-	`(?:\b(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Calle|Avenida|Avda\.|Paseo|Plaza|Rua|Travessa|Praça|Ulica|ul\.|Aleja|al\.)` +
-		`(?:[ \t]+(?:de|del|della|delle|dei|di|da|do|dos|das|la|las|los)\b)*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
-		// 12 rue de Rivoli; 45 Avenue des Champs-Élysées
-		`|\b\d{1,4}(?:[ \t]?(?:bis|ter))?,?[ \t]+(?:rue|avenue|boulevard|place|chemin|allée|impasse|quai|Rue|Avenue|Boulevard|Place|Chemin|Allée|Impasse|Quai)` +
-		`(?:[ \t]+(?:de|du|des|la|le|l'|d')\b)*(?:[ \t]*\p{Lu}[\p{L}'’.-]*){1,4}` +
-		// 221B Baker Street; 1600 Pennsylvania Avenue NW
-		`|\b\d{1,5}[A-Za-z]?[ \t]+(?:\p{Lu}[\p{L}'’.-]*[ \t]+){1,3}(?:Street|St\.|Road|Rd\.|Avenue|Ave\.?|Lane|Ln\.|Drive|Dr\.|Boulevard|Blvd\.?|Court|Ct\.|Terrace|Crescent|Close)(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?` +
-		// Hauptstraße 5; Mannerheimintie 12 B 7; Drottninggatan 3
-		`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht|gata|vegur|veien|vei|braut)[ \t]+\d{1,4}[A-Za-z]?(?:[ \t]+[A-Z](?:[ \t]+\d{1,4})?\b)?` +
-		// οδός Ερμού 45; Av. Providencia 1208; רחוב הרצל 21; طريق الملك فهد 2410 — a street
-		// word before the name in scripts \b does not see, names of any script
-		`|(?:Av\.|οδός|Οδός|οδ\.|Λεωφόρος|λεωφόρος|ул\.|бул\.|вул\.|просп\.|רחוב|שדרות|طريق|شارع)(?:[ \t]+[\p{Lu}\p{Lo}][\p{L}\p{M}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
-		// Bağdat Caddesi No:212 D:5; Narva mnt 7 — a street word after the name
-		`|\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){0,2}[ \t]+(?:Caddesi|Cad\.|Sokak|Sokağı|Sok\.|Bulvarı|mnt\.?|maantee|tänav|pst\.?|puiestee)[ \t]+(?:No[:.]?[ \t]?)?\d{1,4}[A-Za-z]?(?:[ \t]+D[:.][ \t]?\d{1,4})?` +
-		// ٢٥ شارع التحرير; 12 طريق الملك — a number before the street word,
-		// Arabic's order, in Arabic-Indic or ASCII digits
-		`|(?:\b\d{1,4}|[٠-٩]{1,4})[ \t]+(?:شارع|طريق)(?:[ \t]+\p{Lo}[\p{L}\p{M}'’.-]*){1,4}` +
-		// House 14, Street 7, F-7/2; H. No. 221, Road 3 — South Asia's house
-		// and street numbers, and a sector
-		`|\b(?:House|H\.[ \t]?No\.|Flat|Plot)[ \t]+(?:No\.?[ \t]*)?#?\d{1,5}[A-Za-z]?,[ \t]+(?:Street|St\.|Road|Rd\.|Lane|Gali|Block)[ \t]+(?:No\.?[ \t]*)?\d{1,4}[A-Za-z]?(?:,[ \t]+(?:Sector[ \t]+)?[A-Z]{1,2}-\d{1,2}(?:/\d{1,2})?)?` +
-		// Blk 123 Ang Mo Kio Avenue 6 #08-1234 — a Singapore block
-		`|Blk[ \t]+\d{1,4}[A-Z]?(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4}(?:[ \t]+\d{1,3})?(?:[ \t]+#\d{2}-\d{2,5})?)` +
-		// , 20121 Milano; , 75001 Paris; , SW1A 1AA London — the postcode and city
-		`(?:,?[ \t]+(?:\d{3,5}|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})[ \t]+\p{Lu}[\p{L}-]+(?:[ \t]+\p{Lu}[\p{L}-]+)?)?`)
+// number, so "the main road" or "via the API" stay. streetAddress is the
+// expression; streetAddressAt compiles it.
+const streetAddress = (
+// Via Garibaldi 12[, 20121 Milano]; Calle de Alcalá 45; ul. Długa 7
+`(?:\b(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Calle|Avenida|Avda\.|Paseo|Plaza|Rua|Travessa|Praça|Ulica|ul\.|Aleja|al\.)` +
+	`(?:[ \t]+(?:de|del|della|delle|dei|di|da|do|dos|das|la|las|los)\b)*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
+	// 12 rue de Rivoli; 45 Avenue des Champs-Élysées
+	`|\b\d{1,4}(?:[ \t]?(?:bis|ter))?,?[ \t]+(?:rue|avenue|boulevard|place|chemin|allée|impasse|quai|Rue|Avenue|Boulevard|Place|Chemin|Allée|Impasse|Quai)` +
+	`(?:[ \t]+(?:de|du|des|la|le|l'|d')\b)*(?:[ \t]*\p{Lu}[\p{L}'’.-]*){1,4}` +
+	// 221B Baker Street; 1600 Pennsylvania Avenue NW
+	`|\b\d{1,5}[A-Za-z]?[ \t]+(?:\p{Lu}[\p{L}'’.-]*[ \t]+){1,3}(?:Street|St\.|Road|Rd\.|Avenue|Ave\.?|Lane|Ln\.|Drive|Dr\.|Boulevard|Blvd\.?|Court|Ct\.|Terrace|Crescent|Close)(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?` +
+	// Hauptstraße 5; Mannerheimintie 12 B 7; Drottninggatan 3
+	`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht|gata|vegur|veien|vei|braut)[ \t]+\d{1,4}[A-Za-z]?(?:[ \t]+[A-Z](?:[ \t]+\d{1,4})?\b)?` +
+	// οδός Ερμού 45; Av. Providencia 1208; רחוב הרצל 21; طريق الملك فهد 2410 — a street
+	// word before the name in scripts \b does not see, names of any script
+	`|(?:Av\.|οδός|Οδός|οδ\.|Λεωφόρος|λεωφόρος|ул\.|бул\.|вул\.|просп\.|רחוב|שדרות|طريق|شارع)(?:[ \t]+[\p{Lu}\p{Lo}][\p{L}\p{M}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
+	// Bağdat Caddesi No:212 D:5; Narva mnt 7 — a street word after the name
+	`|\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){0,2}[ \t]+(?:Caddesi|Cad\.|Sokak|Sokağı|Sok\.|Bulvarı|mnt\.?|maantee|tänav|pst\.?|puiestee)[ \t]+(?:No[:.]?[ \t]?)?\d{1,4}[A-Za-z]?(?:[ \t]+D[:.][ \t]?\d{1,4})?` +
+	// ٢٥ شارع التحرير; 12 طريق الملك — a number before the street word,
+	// Arabic's order, in Arabic-Indic or ASCII digits
+	`|(?:\b\d{1,4}|[٠-٩]{1,4})[ \t]+(?:شارع|طريق)(?:[ \t]+\p{Lo}[\p{L}\p{M}'’.-]*){1,4}` +
+	// House 14, Street 7, F-7/2; H. No. 221, Road 3 — South Asia's house
+	// and street numbers, and a sector
+	`|\b(?:House|H\.[ \t]?No\.|Flat|Plot)[ \t]+(?:No\.?[ \t]*)?#?\d{1,5}[A-Za-z]?,[ \t]+(?:Street|St\.|Road|Rd\.|Lane|Gali|Block)[ \t]+(?:No\.?[ \t]*)?\d{1,4}[A-Za-z]?(?:,[ \t]+(?:Sector[ \t]+)?[A-Z]{1,2}-\d{1,2}(?:/\d{1,2})?)?` +
+	// Blk 123 Ang Mo Kio Avenue 6 #08-1234 — a Singapore block
+	`|Blk[ \t]+\d{1,4}[A-Z]?(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4}(?:[ \t]+\d{1,3})?(?:[ \t]+#\d{2}-\d{2,5})?)` +
+	// , 20121 Milano; , 75001 Paris; , SW1A 1AA London — the postcode and city
+	`(?:,?[ \t]+(?:\d{3,5}|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})[ \t]+\p{Lu}[\p{L}-]+(?:[ \t]+\p{Lu}[\p{L}-]+)?)?`)
 
 // streetWords are the street words, lower case, that stand as words of
 // their own; streetSuffixes are those fused to a street's name.
@@ -106,7 +108,7 @@ func findStreetAddress(s string, from int) []int {
 				!houseStart(s, st) {
 				continue
 			}
-			if m := streetAddressAt.FindStringIndex(s[st:hi]); m != nil && st+m[1] >= i {
+			if m := streetAddressAt().FindStringIndex(s[st:hi]); m != nil && st+m[1] >= i {
 				// The addressee written right before the address, a comma
 				// between, is a person's name ("for Kari Nordmann, Storgata
 				// 17B, 0184 Oslo").
@@ -141,7 +143,15 @@ func houseStart(s string, st int) bool {
 }
 
 // streetAddressAt is streetAddress anchored where it is tried.
-var streetAddressAt = regexp.MustCompile(`^(?:` + streetAddress.String() + `)`)
+var streetAddressAt = lazyRegexp(`^(?:` + streetAddress + `)`)
+
+// lazyRegexp compiles expr at its first use. Compiled at start, the
+// package's largest expressions would be most of what redaction costs a
+// function's cold start, and a function whose items all succeed may never
+// redact a failure.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // fusedStreet reports whether a lower-case word ends in a street suffix
 // after a name of its own (Hauptstraße, Drottninggatan).

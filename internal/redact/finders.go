@@ -3,6 +3,7 @@ package redact
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Hand-written finders for Pattern.Find. Each one hops between the bytes
@@ -630,12 +631,7 @@ func keyBefore(s string, from, sep int) (start, end int, kind Kind) {
 	return -1, -1, ""
 }
 
-// keyNeedles are lowercase fragments every secret key contains (see
-// SecretWords, SecretFragments, KeyPrefixes): a cheap test before KeyKind
-// splits a key into words, and the triggers of the key-value rule.
-var keyNeedles = withPersonalKeys(keyTriggers)
-
-// keyTriggers are keyNeedles but the personal keys withPersonalKeys adds:
+// keyTriggers are the key needles but the personal keys withPersonalKeys adds:
 // the key-value rule's triggers. A text that names a rarer personal key
 // (kennitala=, ird_number=) nearly always holds one of these too (a name,
 // a key, an account), and the added keys' pairs of bytes, common in words,
@@ -724,13 +720,19 @@ func newPairIndex(needles []string) *pairIndex {
 // at returns the needles that start with the bytes a and b.
 func (x *pairIndex) at(a, b byte) []string { return x.lists[x.pairs[uint16(a)<<8|uint16(b)]] }
 
-var keyNeedleIndex = newPairIndex(keyNeedles)
+// keyNeedleIndex indexes the key needles, withPersonalKeys(keyTriggers):
+// lowercase fragments every secret or personal key contains (see
+// SecretWords, SecretFragments, KeyPrefixes, PersonalKeys), a cheap test
+// before KeyKind splits a key into words. It is built at its first use:
+// adding the personal keys reads every one of them.
+var keyNeedleIndex = sync.OnceValue(func() *pairIndex { return newPairIndex(withPersonalKeys(keyTriggers)) })
 
-// hasKeyNeedle reports whether lower, a lower-cased key, holds one of
-// keyNeedles.
+// hasKeyNeedle reports whether lower, a lower-cased key, holds one of the
+// key needles.
 func hasKeyNeedle(lower []byte) bool {
+	idx := keyNeedleIndex()
 	for i := 0; i+1 < len(lower); i++ {
-		for _, n := range keyNeedleIndex.at(lower[i], lower[i+1]) {
+		for _, n := range idx.at(lower[i], lower[i+1]) {
 			if len(lower)-i >= len(n) && string(lower[i:i+len(n)]) == n {
 				return true
 			}

@@ -754,8 +754,8 @@ func isFiller(w string) bool {
 	return strings.EqualFold(w, "is") || strings.EqualFold(w, "was") || strings.EqualFold(w, "of")
 }
 
-// hasNeedle reports whether w holds one of keyNeedles, ignoring case: no
-// secret key lacks one.
+// hasNeedle reports whether w holds one of the key needles
+// (keyNeedleIndex), ignoring case: no secret key lacks one.
 func hasNeedle(w string) bool {
 	var buf [64]byte
 	if len(w) > len(buf) {

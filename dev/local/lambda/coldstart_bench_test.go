@@ -20,6 +20,7 @@ func BenchmarkColdStart(b *testing.B) {
 		"QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/q", "DLQ_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/d",
 		"NEXT_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/n", "ITEMS_TABLE": "items",
 		"ERRORLOG_TABLE": "errors", "PARKED_TABLE": "parked", "GATES_TABLE": "gates", "BREAKERS_TABLE": "breakers",
+		"BODIES_TABLE":      "bodies",
 		"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x",
 	}
 	stageQueues := map[string]string{}
