@@ -347,6 +347,25 @@ func (b *bundle) open(t *testing.T, service string) {
 	}
 }
 
+// leaseProbe trips service's breaker, lets its open window pass and takes
+// its probe lease for owner, as the scheduler does before it releases a
+// waiter; it returns the record as it was just before the lease (open, past
+// open_until).
+func (b *bundle) leaseProbe(t *testing.T, service, owner string) breaker.Record {
+	t.Helper()
+	ctx := context.Background()
+	b.open(t, service)
+	b.clock.Advance(breaker.DefaultOpenFor)
+	before, err := b.store.Store.Get(ctx, service)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: service, Owner: owner, Now: b.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return before
+}
+
 // TestQuotaProbesOncePerWaitPeriod: an exhausted quota opens the breaker at
 // 10:00 and lasts past 13:00. Each failed probe reopens the breaker until the
 // quota's next probe time (policy.Profile.QuotaProbeAt): the window doubling
@@ -468,11 +487,7 @@ func TestScheduledProbe(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	b.open(t, "news.example")
-	b.clock.Advance(breaker.DefaultOpenFor)
-	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	b.leaseProbe(t, "news.example", "scheduler-tok")
 	if _, err := b.breakers.AllowProbe(ctx, "news.example", "someone-else"); !errors.Is(err, failure.ErrWaiting) {
 		t.Fatalf("a call with another token: %v, want a wait", err)
 	}
@@ -488,11 +503,7 @@ func TestScheduledProbe(t *testing.T) {
 	}
 	// Through the Guard: the token comes with the record's delivery.
 	c := setup(t)
-	c.open(t, "news.example")
-	c.clock.Advance(breaker.DefaultOpenFor)
-	if _, err := c.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "tok", Now: c.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	c.leaseProbe(t, "news.example", "tok")
 	calls := 0
 	g := breaker.Guard{Breakers: c.breakers, Service: breaker.Fixed("news.example"), Inner: runner.WorkFunc(
 		func(context.Context, store.Item) (work.Output, error) { calls++; return work.Output{}, nil })}
@@ -661,15 +672,7 @@ func TestScheduledProbeReadStale(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	b.open(t, "news.example")
-	b.clock.Advance(breaker.DefaultOpenFor)
-	before, err := b.store.Get(ctx, "news.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	before := b.leaseProbe(t, "news.example", "scheduler-tok")
 	stale := &breaker.Breakers{Store: &staleStore{Store: b.store, stale: before}, Clock: b.clock, Stage: work.Fetch}
 	tk, err := stale.AllowProbe(ctx, "news.example", "scheduler-tok")
 	if err != nil || !tk.Probe {
@@ -683,13 +686,7 @@ func TestScheduledProbeReadStale(t *testing.T) {
 	}
 	// Another token is still refused.
 	b2 := setup(t)
-	b2.open(t, "news.example")
-	b2.clock.Advance(breaker.DefaultOpenFor)
-	before, _ = b2.store.Get(ctx, "news.example")
-	if _, err := b2.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b2.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	other := &breaker.Breakers{Store: &staleStore{Store: b2.store, stale: before}, Clock: b2.clock, Stage: work.Fetch}
+	other := &breaker.Breakers{Store: &staleStore{Store: b2.store, stale: b2.leaseProbe(t, "news.example", "scheduler-tok")}, Clock: b2.clock, Stage: work.Fetch}
 	if _, err := other.AllowProbe(ctx, "news.example", "someone-else"); !errors.Is(err, failure.ErrWaiting) {
 		t.Fatalf("a call with another token after a stale read: %v, want a wait", err)
 	}
