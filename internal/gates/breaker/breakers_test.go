@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
@@ -157,7 +158,7 @@ func TestRateLimitsDoNotTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := call(nil)
-	if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
+	if w, ok := runnertest.WaitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
 		t.Fatalf("call after the 5th outage: %v, want a WaitError until %v", err, t0.Add(breaker.DefaultOpenFor))
 	}
 	if b.metrics.Get(breaker.MetricBreakerOpens) != 1 || b.metrics.Get(breaker.MetricBreakerRejects) != 1 {
@@ -208,7 +209,7 @@ func TestProbe(t *testing.T) {
 				t.Fatalf("first call after the window: %+v, %v; want the probe", tk, err)
 			}
 			_, err = b.breakers.Allow(ctx, "api.example")
-			if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(policy.ProbeWait)) {
+			if w, ok := runnertest.WaitOf(err, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(policy.ProbeWait)) {
 				t.Fatalf("second caller during the probe: %v, want a short wait", err)
 			}
 			b.breakers.Done(ctx, tk, tc.probeErr)
@@ -434,7 +435,7 @@ func TestFailedProbeIsAWaitNotAnAttempt(t *testing.T) {
 				t.Fatalf("allow after open_until: %+v, %v; want the probe", tk, err)
 			}
 			wait := b.breakers.Done(ctx, tk, tc.err)
-			if w, ok := waitOf(wait, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(tc.openFor)) {
+			if w, ok := runnertest.WaitOf(wait, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(tc.openFor)) {
 				t.Fatalf("Done after a failed probe = %v, want a wait of %v", wait, tc.openFor)
 			}
 			if g, ok := gates.Of(wait); !ok || g.String() != tc.gate {
@@ -463,7 +464,7 @@ func TestQuotaAnswerOpensTheBreakerAtOnce(t *testing.T) {
 		t.Fatalf("Done after the quota answer = %v (gate %q)", wait, g)
 	}
 	_, err := b.breakers.Allow(ctx, "api.example")
-	if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(2*time.Hour)) {
+	if w, ok := runnertest.WaitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(2*time.Hour)) {
 		t.Fatalf("the next caller: %v, want a wait of 2 h", err)
 	}
 	if g, _ := gates.Of(err); g.String() != "quota:api.example" {
@@ -559,7 +560,7 @@ func TestDrainingQueuesNewCallers(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := b.breakers.Allow(ctx, "api.example")
-	w, ok := waitOf(err, b.clock.Now())
+	w, ok := runnertest.WaitOf(err, b.clock.Now())
 	if got, _ := gates.Of(err); !ok || got != g || !w.Until.After(t0.Add(runner.DefaultParkAfter)) {
 		t.Fatalf("a new call while draining: %v (gate %q); want a wait behind %s long enough to park", err, got, g)
 	}
@@ -641,17 +642,6 @@ func TestIsolatedFailuresStayLocal(t *testing.T) {
 // DefaultOpenFor doubling per failed probe, capped.
 func reopenedFor(reopens int) time.Duration {
 	return policy.Standard().Probing.Interval(breaker.DefaultOpenFor, reopens)
-}
-
-// waitOf is the wait the policy decides for what a gate's provider reported
-// in err at now (policy.Profile.Decide on the fact), and whether err
-// reported a closed gate at all.
-func waitOf(err error, now time.Time) (policy.Wait, bool) {
-	c, ok := policy.ClosedOf(err)
-	if !ok {
-		return policy.Wait{}, false
-	}
-	return policy.Standard().Decide(policy.Input{Closed: &c, Now: now}).(policy.Wait), true
 }
 
 // staleStore answers Get with a record read before the last write, as an
