@@ -3,7 +3,9 @@
 // visibility change, a settable clock, a helper that builds a Runner over
 // store.Memory, the check of the class a stage's Work failed with, the wait
 // the standard profile decides for a closed gate a Work reports, and the
-// read of an item record a test expects to be there.
+// read of an item record a test expects to be there; and, against a real
+// queue, Pump, which delivers its records as Lambda's event source does, and
+// Drain, which reads what it holds.
 package runnertest
 
 import (
