@@ -72,11 +72,7 @@ func TestControlAPIRoundTrip(t *testing.T) {
 
 func TestControlAPIRejects(t *testing.T) {
 	t.Parallel()
-	l, err := NewLLM(LLMOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, l)
+	b := setupLLM(t, LLMOptions{})
 	tests := map[string]struct {
 		path string
 		body string
@@ -97,34 +93,30 @@ func TestControlAPIRejects(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := do(t, nil, newRequest(t, http.MethodPost, base+tt.path, []byte(tt.body), nil))
+			r := do(t, nil, newRequest(t, http.MethodPost, b.base+tt.path, []byte(tt.body), nil))
 			if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), tt.want) {
 				t.Errorf("POST %s %s = %d %s, want 400 ~%q", tt.path, tt.body, r.status, r.body, tt.want)
 			}
 		})
 	}
-	if r := do(t, nil, newRequest(t, http.MethodGet, base+"/_fake/reset", nil, nil)); r.status != http.StatusMethodNotAllowed {
+	if r := do(t, nil, newRequest(t, http.MethodGet, b.base+"/_fake/reset", nil, nil)); r.status != http.StatusMethodNotAllowed {
 		t.Errorf("GET /_fake/reset = %d, want 405", r.status)
 	}
-	if s := l.Stats(); len(s.Scripts) != 0 || len(s.Mix.Rates) != 0 || s.Outage || s.Fixed || len(s.ModelFaults) != 0 {
+	if s := b.llm.Stats(); len(s.Scripts) != 0 || len(s.Mix.Rates) != 0 || s.Outage || s.Fixed || len(s.ModelFaults) != 0 {
 		t.Errorf("a rejected request changed the fake: %+v", s)
 	}
 }
 
 func TestControlModelsAndOutageHang(t *testing.T) {
 	t.Parallel()
-	l, err := NewLLM(LLMOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, l)
-	control(t, base, "/_fake/models", ModelFaultsRequest{ModelFaults: map[string]Fault{"bad-model": FaultInvalidJSON}}, http.StatusOK)
-	control(t, base, "/_fake/outage", map[string]any{"on": true, "mode": "hang"}, http.StatusOK)
-	s := fetchStats(t, base)
+	b := setupLLM(t, LLMOptions{})
+	control(t, b.base, "/_fake/models", ModelFaultsRequest{ModelFaults: map[string]Fault{"bad-model": FaultInvalidJSON}}, http.StatusOK)
+	control(t, b.base, "/_fake/outage", map[string]any{"on": true, "mode": "hang"}, http.StatusOK)
+	s := fetchStats(t, b.base)
 	if s.ModelFaults["bad-model"] != FaultInvalidJSON || !s.Outage || s.OutageMode != OutageHang {
 		t.Errorf("stats = model faults %v outage %v %s", s.ModelFaults, s.Outage, s.OutageMode)
 	}
-	if on, mode := l.Outage(); !on || mode != OutageHang {
+	if on, mode := b.llm.Outage(); !on || mode != OutageHang {
 		t.Errorf("Outage() = %v %s", on, mode)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/triagehq/triage/dev/local/poller"
@@ -53,6 +54,27 @@ func Pump(ctx context.Context, t testing.TB, client SQS, queueURL string,
 		t.Fatalf("delete from %s: %d records not deleted", queueURL, rep.DeleteFailed)
 	}
 	return recs, resp
+}
+
+// Drain receives the messages on queueURL without deleting them — up to
+// 10 a call, waiting up to wait for the first, at most five calls, until
+// one finds none — and returns their bodies.
+func Drain(ctx context.Context, t testing.TB, client SQS, queueURL string, wait time.Duration) []string {
+	t.Helper()
+	var bodies []string
+	for range 5 {
+		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: int32(wait / time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			break
+		}
+		for _, m := range out.Messages {
+			bodies = append(bodies, aws.ToString(m.Body))
+		}
+	}
+	return bodies
 }
 
 // QueueARN derives arn:aws:sqs:us-east-1:<account>:<name> from a queue URL

@@ -1,8 +1,11 @@
 // Package runnertest provides fakes for running stage handlers without AWS:
 // an SQS fake that records what a Runner sends, SQS's answer refusing a
 // visibility change, a settable clock, a helper that builds a Runner over
-// store.Memory, the check of the class a stage's Work failed with, and the
-// read of an item record a test expects to be there.
+// store.Memory, the check of the class a stage's Work failed with, the wait
+// the standard profile decides for a closed gate a Work reports, and the
+// read of an item record a test expects to be there; and, against a real
+// queue, Pump, which delivers its records as Lambda's event source does, and
+// Drain, which reads what it holds.
 package runnertest
 
 import (
@@ -11,6 +14,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -138,6 +142,17 @@ func WantClass(t testing.TB, err error, want work.Class) failure.Classification 
 		t.Errorf("class = %s (%s), want %s; err = %v", c.Class, c.Reason, want, err)
 	}
 	return c
+}
+
+// WaitOf is the wait the standard profile decides for what a gate's
+// provider reported in err at now (policy.Profile.Decide on the fact), and
+// whether err reported a closed gate at all.
+func WaitOf(err error, now time.Time) (policy.Wait, bool) {
+	c, ok := policy.ClosedOf(err)
+	if !ok {
+		return policy.Wait{}, false
+	}
+	return policy.Standard().Decide(policy.Input{Closed: &c, Now: now}).(policy.Wait), true
 }
 
 // ItemGetter reads an item record: store.Memory and store.Items.

@@ -53,60 +53,25 @@ func TestFindMatchesErrorsAs(t *testing.T) {
 	for name, err := range errs {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			check := func(what string, gotOK, wantOK bool, got, want any) {
-				t.Helper()
-				if gotOK != wantOK || got != want {
-					t.Errorf("%s: find = %v, %v; errors.As = %v, %v", what, got, gotOK, want, wantOK)
-				}
-			}
-			{
-				var want *HTTPError
-				wantOK := errors.As(err, &want)
-				got, ok := find[*HTTPError](err)
-				check("*HTTPError", ok, wantOK, got, want)
-			}
-			{
-				var want coder
-				wantOK := errors.As(err, &want)
-				got, ok := find[coder](err)
-				check("coder", ok, wantOK, got, want)
-			}
-			{
-				var want statusCoder
-				wantOK := errors.As(err, &want)
-				got, ok := find[statusCoder](err)
-				check("statusCoder", ok, wantOK, got, want)
-			}
-			{
-				var want *smithy.OperationError
-				wantOK := errors.As(err, &want)
-				got, ok := find[*smithy.OperationError](err)
-				check("*OperationError", ok, wantOK, got, want)
-			}
-			{
-				var want syscall.Errno
-				wantOK := errors.As(err, &want)
-				got, ok := find[syscall.Errno](err)
-				check("Errno", ok, wantOK, got, want)
-			}
-			{
-				var want net.Error
-				wantOK := errors.As(err, &want)
-				got, ok := find[net.Error](err)
-				check("net.Error", ok, wantOK, got, want)
-			}
-			{
-				var want runtime.Error
-				wantOK := errors.As(err, &want)
-				got, ok := find[runtime.Error](err)
-				check("runtime.Error", ok, wantOK, got, want)
-			}
-			{
-				var want *Error
-				wantOK := errors.As(err, &want)
-				got, ok := find[*Error](err)
-				check("*Error", ok, wantOK, got, want)
-			}
+			findAgrees[*HTTPError](t, "*HTTPError", err)
+			findAgrees[coder](t, "coder", err)
+			findAgrees[statusCoder](t, "statusCoder", err)
+			findAgrees[*smithy.OperationError](t, "*OperationError", err)
+			findAgrees[syscall.Errno](t, "Errno", err)
+			findAgrees[net.Error](t, "net.Error", err)
+			findAgrees[runtime.Error](t, "runtime.Error", err)
+			findAgrees[*Error](t, "*Error", err)
 		})
+	}
+}
+
+// findAgrees checks that find[T] answers err as errors.As does.
+func findAgrees[T any](t *testing.T, what string, err error) {
+	t.Helper()
+	var want T
+	wantOK := errors.As(err, &want)
+	got, ok := find[T](err)
+	if ok != wantOK || any(got) != any(want) {
+		t.Errorf("%s: find = %v, %v; errors.As = %v, %v", what, got, ok, want, wantOK)
 	}
 }

@@ -47,14 +47,19 @@ var designTraits = map[work.Class]work.Traits{
 	work.Unknown:             {Retryable: true, Counts: true},
 }
 
+// headerOf is the http.Header of name/value pairs, each added in turn.
+func headerOf(pairs ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		h.Add(pairs[i], pairs[i+1])
+	}
+	return h
+}
+
 // httpErr builds the *failure.HTTPError a triage HTTP client returns;
 // headers are name/value pairs.
 func httpErr(p failure.Provider, status int, body string, headers ...string) *failure.HTTPError {
-	h := http.Header{}
-	for i := 0; i+1 < len(headers); i += 2 {
-		h.Add(headers[i], headers[i+1])
-	}
-	return &failure.HTTPError{Provider: p, Op: "request", Status: status, Header: h, Body: []byte(body)}
+	return &failure.HTTPError{Provider: p, Op: "request", Status: status, Header: headerOf(headers...), Body: []byte(body)}
 }
 
 // sdkErr builds the error chain the AWS SDK for Go v2 returns for an API

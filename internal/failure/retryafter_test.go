@@ -251,10 +251,7 @@ func TestParseRequested(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h := http.Header{}
-			for i := 0; i+1 < len(tc.headers); i += 2 {
-				h.Add(tc.headers[i], tc.headers[i+1])
-			}
+			h := headerOf(tc.headers...)
 			r, ok := failure.ParseRequested(tc.status, h, []byte(tc.body))
 			if ok != tc.ok {
 				t.Fatalf("ok = %v (%+v), want %v", ok, r, tc.ok)
@@ -403,10 +400,7 @@ func TestRequestedTimeAgainstResponseDate(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h := http.Header{}
-			for i := 0; i+1 < len(tc.headers); i += 2 {
-				h.Add(tc.headers[i], tc.headers[i+1])
-			}
+			h := headerOf(tc.headers...)
 			r, ok := failure.ParseRequested(tc.status, h, nil)
 			if !ok {
 				t.Fatalf("nothing requested from %v", tc.headers)

@@ -84,11 +84,7 @@ func TestNationalIDs(t *testing.T) {
 		"id 111222333 from the queue",
 		"ts 20261127104003",
 	}
-	for _, in := range kept {
-		if out := String(in); out != in {
-			t.Errorf("String(%q) = %q, want it unchanged", in, out)
-		}
-	}
+	wantUnchanged(t, kept...)
 }
 
 // A label's reach ends at its own number: a date after it stays.

@@ -150,6 +150,37 @@ func checkEdits(t *testing.T, s string, edits []edit) {
 	}
 }
 
+// wantUnchanged checks that String leaves each text as it is.
+func wantUnchanged(t *testing.T, texts ...string) {
+	t.Helper()
+	for _, in := range texts {
+		if out := String(in); out != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, out)
+		}
+	}
+}
+
+// wantRedacted checks that String turns each case's in into its want.
+func wantRedacted(t *testing.T, cases []struct{ in, want string }) {
+	t.Helper()
+	for _, c := range cases {
+		if got := String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// wantNoPersonal checks that String redacts nothing of each text as a
+// person's datum; why says why nothing in it is one.
+func wantNoPersonal(t *testing.T, why string, texts ...string) {
+	t.Helper()
+	for _, s := range texts {
+		if got := String(s); strings.Contains(got, "[REDACTED:personal]") {
+			t.Errorf("String(%q) = %q: %s", s, got, why)
+		}
+	}
+}
+
 func TestLenient(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ in, want string }{

@@ -83,6 +83,16 @@ func deniedKeyReplay() replay.Request {
 	return replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated"}
 }
 
+// run runs req on the bundle's Replayer; t fails at once on an error.
+func (b *bundle) run(t *testing.T, req replay.Request) replay.Summary {
+	t.Helper()
+	sum, err := b.r.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
 func (b *bundle) item(t *testing.T, id string) store.Item {
 	t.Helper()
 	return runnertest.Item(t, b.store, id)
@@ -158,10 +168,7 @@ func TestRunDuplicatesAndMax(t *testing.T) {
 	b.sqs.Put(dlqURL(work.Fetch), body) // the same dead letter twice
 	b.deadLetter("d2", work.Fetch, work.NotFound)
 	b.deadLetter("d3", work.Fetch, work.NotFound)
-	sum, err := b.r.Run(context.Background(), replay.Request{Note: "article restored", Max: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Note: "article restored", Max: 2})
 	// d1's copy is a duplicate; d2 is the second replay; d3 is beyond max.
 	if sum.Replayed != 2 || sum.Skipped != 1 || sum.Selected != 3 || len(b.sqs.Bodies(dlqURL(work.Fetch))) != 1 {
 		t.Fatalf("summary %+v, DLQ %d", sum, len(b.sqs.Bodies(dlqURL(work.Fetch))))
@@ -188,10 +195,7 @@ func TestRunStopsReceivingAtMax(t *testing.T) {
 		b.deadLetter(fmt.Sprintf("m%02d", i), work.LLM, work.UpstreamUnavailable)
 	}
 	b.deadLetter("n1", work.Notify, work.UpstreamUnavailable)
-	sum, err := b.r.Run(context.Background(), replay.Request{Note: "provider back", Max: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Note: "provider back", Max: 2})
 	if sum.Replayed != 2 || sum.Scanned != 10 || sum.Released != 8 {
 		t.Fatalf("summary %+v: want 2 replayed out of the first batch of 10, the rest never received", sum)
 	}
@@ -231,10 +235,7 @@ func TestRunDryRunChangesNothing(t *testing.T) {
 	body := b.deadLetter("y1", work.Notify, work.UpstreamUnavailable)
 	b.sqs.Put(dlqURL(work.Notify), body)
 	before := b.item(t, "y1")
-	sum, err := b.r.Run(context.Background(), replay.Request{Note: "check", DryRun: true, Mode: store.FullRestart})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Note: "check", DryRun: true, Mode: store.FullRestart})
 	if !sum.DryRun || sum.Replayed != 1 || sum.Skipped != 1 || sum.Items[0].Action != replay.WouldReplay ||
 		sum.Items[0].Target != work.Fetch || sum.Items[1].Action != replay.Duplicate {
 		t.Fatalf("summary %+v", sum)
@@ -255,10 +256,7 @@ func TestRunResumesAReplayWrittenButNotSent(t *testing.T) {
 	b := setup(t)
 	b.deadLetter("s1", work.LLM, work.ResponseInvalid)
 	b.sqs.FailSends(queueURL(work.LLM), true)
-	sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Note: "retry"})
 	if sum.Errors != 1 || sum.Items[0].Action != replay.Failed || len(b.sqs.Bodies(dlqURL(work.LLM))) != 1 {
 		t.Fatalf("with the send failing: %+v", sum)
 	}
@@ -267,10 +265,7 @@ func TestRunResumesAReplayWrittenButNotSent(t *testing.T) {
 	}
 	b.sqs.FailSends(queueURL(work.LLM), false)
 	b.clock.Advance(time.Minute)
-	sum, err = b.r.Run(context.Background(), replay.Request{Note: "retry"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum = b.run(t, replay.Request{Note: "retry"})
 	if sum.Replayed != 1 || sum.Items[0].Action != replay.Resent || len(b.sqs.Bodies(dlqURL(work.LLM))) != 0 {
 		t.Fatalf("second run: %+v", sum)
 	}
@@ -296,10 +291,7 @@ func TestRunResendsAReplayFromItemStateNotSent(t *testing.T) {
 	}
 	b.sqs.FailSends(queueURL(work.LLM), false)
 	b.clock.Advance(time.Minute)
-	sum, err = b.r.Run(context.Background(), replay.Request{Note: "key rotated", DLQs: replay.Stages{work.LLM}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum = b.run(t, replay.Request{Note: "key rotated", DLQs: replay.Stages{work.LLM}})
 	envs := sentEnvelopes(t, b.sqs, work.LLM)
 	if len(envs) != 1 || envs[0].ItemID != "r1" || envs[0].Replay == nil || envs[0].Replay.Count != 1 {
 		t.Fatalf("sent %+v (summary %+v): want r1's replay sent", envs, sum)
@@ -322,11 +314,8 @@ func TestRunFromItemState(t *testing.T) {
 	for _, st := range work.Stages() {
 		b.sqs.Purge(dlqURL(st))
 	}
-	sum, err := b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+	sum := b.run(t, replay.Request{Source: replay.SourceItems,
 		Filter: replay.Filter{ItemIDs: []string{"p1", "ok", "ghost"}}, Note: "webhook fixed"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string]replay.Action{"p1@": replay.Replayed, "ok@": replay.Skipped, "ghost@": replay.Skipped}
 	if got := actions(sum); !mapsEqual(got, want) || sum.Replayed != 1 || sum.Skipped != 2 {
 		t.Fatalf("outcomes %v, want %v", got, want)
@@ -335,11 +324,8 @@ func TestRunFromItemState(t *testing.T) {
 		t.Fatalf("sent %+v", envs)
 	}
 	// By filter over the table.
-	sum, err = b.r.Run(context.Background(), replay.Request{Source: replay.SourceItems,
+	sum = b.run(t, replay.Request{Source: replay.SourceItems,
 		Filter: replay.Filter{ErrorClass: replay.Classes{work.AuthDenied}}, Note: "key rotated", Mode: store.FullRestart})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if sum.Replayed != 1 || sum.Items[0].ItemID != "p2" || sum.Items[0].Target != work.Fetch {
 		t.Fatalf("by filter: %+v", sum)
 	}
@@ -357,15 +343,9 @@ func TestRunFromItemStateNamesEachItemOnce(t *testing.T) {
 	b := setup(t)
 	b.deadLetter("p1", work.LLM, work.AuthDenied)
 	req := replay.Request{Source: replay.SourceItems, Filter: replay.Filter{ItemIDs: []string{"p1", "p1"}}, Note: "key rotated", DryRun: true}
-	dry, err := b.r.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dry := b.run(t, req)
 	req.DryRun = false
-	sum, err := b.r.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, req)
 	if dry.Selected != 1 || dry.Replayed != 1 || sum.Selected != 1 || sum.Replayed != 1 || sum.Skipped != 0 {
 		t.Fatalf("dry run %+v\nreplay %+v\nwant one item, replayed once", dry, sum)
 	}
@@ -385,10 +365,7 @@ func TestRunFromItemStateByFilterReplaysEveryMatch(t *testing.T) {
 	for i := range n {
 		b.deniedItem(fmt.Sprintf("q%04d", i))
 	}
-	sum, err := b.r.Run(context.Background(), deniedKeyReplay())
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, deniedKeyReplay())
 	if sum.Selected != n || sum.Replayed != n || len(sentEnvelopes(t, b.sqs, work.LLM)) != n {
 		t.Fatalf("selected %d, replayed %d, sent %d: want every one of the %d", sum.Selected, sum.Replayed, len(sentEnvelopes(t, b.sqs, work.LLM)), n)
 	}
@@ -409,10 +386,7 @@ func TestBackstopMessages(t *testing.T) {
 	if len(dls) != 2 || dls[0].Kind != deadletter.KindBackstop || dls[0].Status != "replayable" || dls[1].Kind != deadletter.KindUnreadable {
 		t.Fatalf("list %+v", dls)
 	}
-	sum, err := b.r.Run(context.Background(), replay.Request{Note: "crash loop fixed in v42"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Note: "crash loop fixed in v42"})
 	if sum.Replayed != 1 || sum.Released != 1 || len(b.sqs.Bodies(dlqURL(work.Fetch))) != 1 {
 		t.Fatalf("summary %+v", sum)
 	}
@@ -438,11 +412,8 @@ func TestBackstopFilterResumesOnlyBackstopMessages(t *testing.T) {
 	b.sqs.Put(dlqURL(work.Fetch), work.Envelope{ItemID: "s2", Stage: work.Fetch, CorrelationID: "corr-s2"}.Encode())
 	b.sqs.Put(dlqURL(work.Notify), work.Envelope{ItemID: "s3", Stage: work.Notify, CorrelationID: "corr-s3"}.Encode())
 	b.deadLetter("d1", work.LLM, work.UpstreamUnavailable)
-	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+	sum := b.run(t, replay.Request{Filter: replay.Filter{Backstop: true},
 		Note: "moved by the redrive backstop", By: "backstop"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if sum.Replayed != 2 {
 		t.Fatalf("summary %+v: want s1 and s2 resumed", sum)
 	}
@@ -477,11 +448,8 @@ func TestBackstopFilterLeavesADeadLetteredItem(t *testing.T) {
 	b := setup(t)
 	b.deadLetter("d1", work.LLM, work.AuthDenied)
 	b.sqs.Put(dlqURL(work.LLM), work.Envelope{ItemID: "d1", Stage: work.LLM, CorrelationID: "corr-d1"}.Encode())
-	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+	sum := b.run(t, replay.Request{Filter: replay.Filter{Backstop: true},
 		Note: "moved by the redrive backstop", By: "backstop"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if it := b.item(t, "d1"); it.State != work.Deadletter || it.ReplayCount != 0 {
 		t.Fatalf("the backstop replayed a dead-lettered item: %s at %s, replays %d (summary %+v)", it.State, it.Stage, it.ReplayCount, sum)
 	}
@@ -511,11 +479,8 @@ func TestBackstopResendsAPendingReplay(t *testing.T) {
 	b.sqs.Purge(queueURL(work.LLM))
 	b.sqs.Put(dlqURL(work.LLM), envs[0].Encode()) // moved by the backstop
 	b.clock.Advance(20 * time.Minute)
-	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+	sum := b.run(t, replay.Request{Filter: replay.Filter{Backstop: true},
 		Note: "moved by the redrive backstop", By: "backstop"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if sent := sentEnvelopes(t, b.sqs, work.LLM); len(sent) != 1 || sent[0].ItemID != "w1" {
 		t.Fatalf("sent %+v (summary %+v): want w1 sent again", sent, sum)
 	}
@@ -725,10 +690,7 @@ func TestBackstopSubmitsASpecTheFetchQueueMoved(t *testing.T) {
 		// filtered to backstop messages is no unfiltered listing.
 		t.Fatalf("the backstop's listing holds %d messages, want the 4 moved specs: %+v", len(dls), dls)
 	}
-	sum, err := b.r.Run(ctx, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "moved by the redrive backstop", By: "backstop"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "moved by the redrive backstop", By: "backstop"})
 	if sum.Replayed != 3 || sum.Errors != 0 {
 		t.Fatalf("summary %+v: want never-created and taken submitted again and stuck resumed", sum)
 	}
@@ -779,10 +741,7 @@ func TestRunResendsAPendingReplayAfterAnnotate(t *testing.T) {
 		t.Fatalf("annotate: %+v, %v", res, err)
 	}
 	b.clock.Advance(time.Minute)
-	sum, err := b.r.Run(context.Background(), replay.Request{Note: "retry"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Note: "retry"})
 	if envs := sentEnvelopes(t, b.sqs, work.LLM); len(envs) != 1 || envs[0].ItemID != "an1" || envs[0].Replay == nil || envs[0].Replay.Count != 1 {
 		t.Fatalf("sent %+v (summary %+v): want an1's pending replay sent", envs, sum)
 	}
@@ -828,25 +787,19 @@ func TestRunReportsDLQsNotScanned(t *testing.T) {
 	b.deadLetter("l1", work.LLM, work.NotFound)
 	slow := &slowSQS{SQS: b.sqs, clock: b.clock, perReceive: 2 * time.Minute}
 	b.r.SQS, b.r.MaxMessages = slow, 2
-	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
 	if want := (replay.Stages{work.Fetch, work.LLM, work.Notify}); !slices.Equal(sum.Incomplete, want) {
 		t.Fatalf("incomplete %v, want %v (summary %+v)", sum.Incomplete, want, sum)
 	}
 	// With time enough, only the fetch DLQ, cut at MaxMessages, is.
 	slow.perReceive = 0
-	sum, err = b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum = b.run(t, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
 	if want := (replay.Stages{work.Fetch}); !slices.Equal(sum.Incomplete, want) {
 		t.Fatalf("incomplete %v, want %v (summary %+v)", sum.Incomplete, want, sum)
 	}
 	// Scanned to the end, none is.
 	b.r.MaxMessages = 0
-	sum, err = b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
+	sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
 	if err != nil || len(sum.Incomplete) != 0 {
 		t.Fatalf("a complete scan: %+v, %v", sum, err)
 	}
@@ -865,9 +818,7 @@ func TestRunReleasesEachDLQWhenItsScanEnds(t *testing.T) {
 	b.deadLetter("l1", work.LLM, work.NotFound)
 	slow := &slowSQS{SQS: b.sqs, clock: b.clock, hiddenOther: map[string]int{}}
 	b.r.SQS = slow
-	if _, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"}); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "backstop", By: "backstop"})
 	if n := slow.hiddenOther[dlqURL(work.LLM)]; n != 0 {
 		t.Fatalf("%d fetch dead letters still held while the llm DLQ was scanned", n)
 	}
@@ -1063,10 +1014,7 @@ func TestRunFromItemStateReplaysAnItemOnce(t *testing.T) {
 	b := setup(t)
 	b.deniedItem("again")
 	b.r.Index = failAgainIndex{b}
-	sum, err := b.r.Run(context.Background(), deniedKeyReplay())
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, deniedKeyReplay())
 	if it := b.item(t, "again"); it.ReplayCount != 1 || sum.Replayed != 1 {
 		t.Fatalf("replay count %d, summary %+v: want one replay of the item", it.ReplayCount, sum)
 	}
@@ -1110,21 +1058,15 @@ func TestBackstopCompletesAFailedItemsHandOff(t *testing.T) {
 	}
 	run := func() replay.Summary {
 		t.Helper()
-		sum, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true},
+		sum := b.run(t, replay.Request{Filter: replay.Filter{Backstop: true},
 			Note: "moved by the redrive backstop", By: "backstop"})
-		if err != nil {
-			t.Fatal(err)
-		}
 		return sum
 	}
 
 	notices := &noticeLog{}
 	b.r.Notices = notices
 	failed("f1")
-	dry, err := b.r.Run(context.Background(), replay.Request{Filter: replay.Filter{Backstop: true}, Note: "check", DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dry := b.run(t, replay.Request{Filter: replay.Filter{Backstop: true}, Note: "check", DryRun: true})
 	if len(dry.Items) != 1 || dry.Items[0].Action != replay.Skipped || !strings.Contains(dry.Items[0].Reason, "dry run: would send") {
 		t.Fatalf("dry run %+v: want the hand-off reported as one a run would make, nothing sent", dry.Items)
 	}
@@ -1206,18 +1148,13 @@ func TestBackstopKeepsAHandOffWhoseNoticeFailed(t *testing.T) {
 	notices := &noticeLog{fail: true}
 	b.r.Notices = notices
 	req := replay.Request{Filter: replay.Filter{Backstop: true}, Note: "moved by the redrive backstop", By: "backstop"}
-	sum, err := b.r.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := b.run(t, req)
 	if it := b.item(t, "f2"); it.State != work.Failed || sum.Errors != 1 {
 		t.Fatalf("with the notice refused the item is %s (summary %+v): want it failed and the run's error counted", it.State, sum)
 	}
 	notices.fail = false
 	b.clock.Advance(15 * time.Minute)
-	if _, err := b.r.Run(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, req)
 	it := b.item(t, "f2")
 	if it.State != work.Deadletter || len(notices.ids) != 1 {
 		t.Fatalf("after the notice queue came back the item is %s, notices %v: want deadletter and item.failed once", it.State, notices.ids)

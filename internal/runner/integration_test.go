@@ -108,20 +108,7 @@ func (l *live) get(t *testing.T, id string) store.Item {
 // drain receives every message on url (up to 10 per call, bounded).
 func (l *live) drain(t *testing.T, url string) []string {
 	t.Helper()
-	var bodies []string
-	for range 5 {
-		out, err := l.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.Messages) == 0 {
-			break
-		}
-		for _, m := range out.Messages {
-			bodies = append(bodies, aws.ToString(m.Body))
-		}
-	}
-	return bodies
+	return runnertest.Drain(context.Background(), t, l.sqs, url, time.Second)
 }
 
 func (l *live) deadLetters(t *testing.T) []deadletter.Payload {

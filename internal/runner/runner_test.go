@@ -402,23 +402,40 @@ func TestDLQSendFailureKeepsTheRecord(t *testing.T) {
 	}
 }
 
-// A DLQ that refuses the dead letter keeps the record, backing off on its
-// receive count (docs/design.md "One record, step by step", 4e): a fixed
-// short hold would spend the redrive backstop's receives in seconds, and
-// the backstop would move the item's envelope while its dead letter is
-// still pending.
-func TestDLQSendFailureBacksOffOnTheReceiveCount(t *testing.T) {
+// A send the queue refuses keeps the record, backing off on its receive
+// count like any outcome not yet durable (docs/design.md "One record, step
+// by step", 4a and 4e): a fixed short hold would spend the redrive backstop's
+// receives in seconds of a send outage. A DLQ that refuses the dead letter
+// would have the backstop move the item's envelope while its dead letter is
+// still pending; a next queue that refuses the forward would have the
+// backstop's message — its item already queued at the next stage —
+// superseded, not resumed, leaving the item with no message to carry it.
+func TestRefusedSendBacksOffOnTheReceiveCount(t *testing.T) {
 	t.Parallel()
-	tb := setup(t, work.Notify)
-	tb.seed(t, "a", work.Notify)
-	tb.failWith(httpErr(failure.Webhook, 404, "channel_not_found"))
-	tb.sqs.FailSends(runnertest.DLQURL, true)
-	if got := failedIDs(tb.handle(t, context.Background(), msg("a", work.Notify, "m1", 5))); len(got) != 1 {
-		t.Fatalf("failures = %v, want the record kept", got)
-	}
-	want := policy.Holding{}.Unrecorded(5, 0.5)
-	if v := tb.visibility(t, "rh-m1"); time.Duration(v)*time.Second < want {
-		t.Fatalf("visibility %d s on the fifth receive, want at least %v (the backoff on the receive count)", v, want)
+	for name, tc := range map[string]struct {
+		stage   work.Stage
+		fail    error // the work's failure; nil: it succeeds
+		refused string
+	}{
+		"the DLQ refuses the dead letter":    {stage: work.Notify, fail: httpErr(failure.Webhook, 404, "channel_not_found"), refused: runnertest.DLQURL},
+		"the next queue refuses the forward": {stage: work.Fetch, refused: runnertest.NextQueueURL},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := setup(t, tc.stage)
+			tb.seed(t, "a", tc.stage)
+			if tc.fail != nil {
+				tb.failWith(tc.fail)
+			}
+			tb.sqs.FailSends(tc.refused, true)
+			if got := failedIDs(tb.handle(t, context.Background(), msg("a", tc.stage, "m1", 5))); len(got) != 1 {
+				t.Fatalf("failures = %v, want the record kept", got)
+			}
+			want := policy.Holding{}.Unrecorded(5, 0.5)
+			if v := tb.visibility(t, "rh-m1"); time.Duration(v)*time.Second < want {
+				t.Fatalf("visibility %d s on the fifth receive, want at least %v (the backoff on the receive count)", v, want)
+			}
+		})
 	}
 }
 
@@ -494,25 +511,6 @@ func TestForwardFailureIsRepairedByTheRedelivery(t *testing.T) {
 	resp = tb.handle(t, context.Background(), msg("a", work.Fetch, "m1", 2))
 	if len(resp.BatchItemFailures) != 0 || len(tb.forwards()) != 1 || tb.calls.Load() != 1 {
 		t.Fatalf("failures %v, forwards %d, upstream calls %d", failedIDs(resp), len(tb.forwards()), tb.calls.Load())
-	}
-}
-
-// A forward the next queue refuses keeps the record backing off on its
-// receive count, like any outcome not yet durable: a fixed short hold
-// spent the redrive backstop's receives in seconds of a send outage, and
-// the backstop's message — its item already queued at the next stage — is
-// superseded, not resumed, leaving the item with no message to carry it.
-func TestForwardFailureBacksOffOnTheReceiveCount(t *testing.T) {
-	t.Parallel()
-	tb := setup(t, work.Fetch)
-	tb.seed(t, "a", work.Fetch)
-	tb.sqs.FailSends(runnertest.NextQueueURL, true)
-	if got := failedIDs(tb.handle(t, context.Background(), msg("a", work.Fetch, "m1", 5))); len(got) != 1 {
-		t.Fatalf("failures = %v, want the record kept", got)
-	}
-	want := policy.Holding{}.Unrecorded(5, 0.5)
-	if v := tb.visibility(t, "rh-m1"); time.Duration(v)*time.Second < want {
-		t.Fatalf("visibility %d s on the fifth receive, want at least %v (the backoff on the receive count)", v, want)
 	}
 }
 

@@ -123,20 +123,7 @@ func (l *live) run(t *testing.T, s *scheduler.Scheduler) scheduler.Result {
 // returns their bodies.
 func (l *live) queued(t *testing.T) []string {
 	t.Helper()
-	var out []string
-	for range 5 {
-		msg, err := l.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(l.runner.QueueURL), MaxNumberOfMessages: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(msg.Messages) == 0 {
-			break
-		}
-		for _, m := range msg.Messages {
-			out = append(out, aws.ToString(m.Body))
-		}
-	}
-	return out
+	return runnertest.Drain(context.Background(), t, l.sqs, l.runner.QueueURL, 0)
 }
 
 func TestParkedWaitIsReenqueuedExactlyOnceWhenDue(t *testing.T) {

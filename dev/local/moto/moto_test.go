@@ -40,6 +40,17 @@ func start(t *testing.T, opts moto.Options) *moto.Server {
 	return s
 }
 
+// config is the AWS configuration of the server at url; t fails at once on
+// an error.
+func config(t testing.TB, url string) aws.Config {
+	t.Helper()
+	cfg, err := moto.Config(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 func TestStartAnswersAndStopKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "moto.log")
@@ -114,10 +125,7 @@ func TestResetAndConfig(t *testing.T) {
 	t.Parallel()
 	s := start(t, moto.Options{})
 	ctx := t.Context()
-	cfg, err := moto.Config(ctx, s.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := config(t, s.URL)
 	client := sqs.NewFromConfig(cfg)
 	if _, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("reset-me")}); err != nil {
 		t.Fatalf("CreateQueue: %v", err)
@@ -146,14 +154,8 @@ func TestSQSMode(t *testing.T) {
 				t.Fatalf("Server.SQS = %v, want an emulator: %v", s.SQS, wantEmulator)
 			}
 			ctx := t.Context()
-			front, err := moto.Config(ctx, s.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			backend, err := moto.Config(ctx, s.BackendURL)
-			if err != nil {
-				t.Fatal(err)
-			}
+			front := config(t, s.URL)
+			backend := config(t, s.BackendURL)
 			if _, err := sqs.NewFromConfig(front).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("where")}); err != nil {
 				t.Fatal(err)
 			}
@@ -192,21 +194,14 @@ func TestDynamoDBMode(t *testing.T) {
 			ctx := t.Context()
 			tables := func(url string) []string {
 				t.Helper()
-				cfg, err := moto.Config(ctx, url)
-				if err != nil {
-					t.Fatal(err)
-				}
+				cfg := config(t, url)
 				out, err := dynamodb.NewFromConfig(cfg).ListTables(ctx, &dynamodb.ListTablesInput{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				return out.TableNames
 			}
-			cfg, err := moto.Config(ctx, s.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = dynamodb.NewFromConfig(cfg).CreateTable(ctx, &dynamodb.CreateTableInput{
+			_, err := dynamodb.NewFromConfig(config(t, s.URL)).CreateTable(ctx, &dynamodb.CreateTableInput{
 				TableName:            aws.String("where"),
 				AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String("k"), AttributeType: ddbtypes.ScalarAttributeTypeS}},
 				KeySchema:            []ddbtypes.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: ddbtypes.KeyTypeHash}},

@@ -70,11 +70,7 @@ func TestTransactionsStayAtomic(t *testing.T) {
 			if patched := strings.Contains(srv.Log(), moto.PatchedLine); patched == unpatched {
 				t.Fatalf("moto's log says patched: %v; want %v:\n%s", patched, !unpatched, srv.Log())
 			}
-			cfg, err := moto.Config(t.Context(), srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			db := dynamodb.NewFromConfig(cfg)
+			db := dynamodb.NewFromConfig(config(t, srv.URL))
 			table(t, db, "items", false, 3)
 			table(t, db, "bodies", true, 1)
 			key := func(id string) map[string]types.AttributeValue { return map[string]types.AttributeValue{"id": s(id)} }
@@ -91,7 +87,7 @@ func TestTransactionsStayAtomic(t *testing.T) {
 				}})
 				return err
 			}
-			err = tx("attribute_not_exists(id)") // seed-1 exists: the last operation fails
+			err := tx("attribute_not_exists(id)") // seed-1 exists: the last operation fails
 			var canceled *types.TransactionCanceledException
 			if !errors.As(err, &canceled) || len(canceled.CancellationReasons) != 4 ||
 				aws.ToString(canceled.CancellationReasons[3].Code) != "ConditionalCheckFailed" ||
@@ -130,11 +126,7 @@ func BenchmarkTransactWriteItems(b *testing.B) {
 					b.Skip(err)
 				}
 				b.Cleanup(func() { _ = srv.Stop() })
-				cfg, err := moto.Config(context.Background(), srv.URL)
-				if err != nil {
-					b.Fatal(err)
-				}
-				db := dynamodb.NewFromConfig(cfg)
+				db := dynamodb.NewFromConfig(config(b, srv.URL))
 				table(b, db, "items", false, n)
 				table(b, db, "bodies", true, n)
 				i := 0

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/dev/runnertest"
 	"github.com/triagehq/triage/internal/clock"
 	"github.com/triagehq/triage/internal/failure"
 	"github.com/triagehq/triage/internal/gates"
@@ -157,7 +158,7 @@ func TestRateLimitsDoNotTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := call(nil)
-	if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
+	if w, ok := runnertest.WaitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(breaker.DefaultOpenFor)) {
 		t.Fatalf("call after the 5th outage: %v, want a WaitError until %v", err, t0.Add(breaker.DefaultOpenFor))
 	}
 	if b.metrics.Get(breaker.MetricBreakerOpens) != 1 || b.metrics.Get(breaker.MetricBreakerRejects) != 1 {
@@ -208,7 +209,7 @@ func TestProbe(t *testing.T) {
 				t.Fatalf("first call after the window: %+v, %v; want the probe", tk, err)
 			}
 			_, err = b.breakers.Allow(ctx, "api.example")
-			if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(policy.ProbeWait)) {
+			if w, ok := runnertest.WaitOf(err, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(policy.ProbeWait)) {
 				t.Fatalf("second caller during the probe: %v, want a short wait", err)
 			}
 			b.breakers.Done(ctx, tk, tc.probeErr)
@@ -347,6 +348,25 @@ func (b *bundle) open(t *testing.T, service string) {
 	}
 }
 
+// leaseProbe trips service's breaker, lets its open window pass and takes
+// its probe lease for owner, as the scheduler does before it releases a
+// waiter; it returns the record as it was just before the lease (open, past
+// open_until).
+func (b *bundle) leaseProbe(t *testing.T, service, owner string) breaker.Record {
+	t.Helper()
+	ctx := context.Background()
+	b.open(t, service)
+	b.clock.Advance(breaker.DefaultOpenFor)
+	before, err := b.store.Store.Get(ctx, service)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: service, Owner: owner, Now: b.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return before
+}
+
 // TestQuotaProbesOncePerWaitPeriod: an exhausted quota opens the breaker at
 // 10:00 and lasts past 13:00. Each failed probe reopens the breaker until the
 // quota's next probe time (policy.Profile.QuotaProbeAt): the window doubling
@@ -415,7 +435,7 @@ func TestFailedProbeIsAWaitNotAnAttempt(t *testing.T) {
 				t.Fatalf("allow after open_until: %+v, %v; want the probe", tk, err)
 			}
 			wait := b.breakers.Done(ctx, tk, tc.err)
-			if w, ok := waitOf(wait, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(tc.openFor)) {
+			if w, ok := runnertest.WaitOf(wait, b.clock.Now()); !ok || !w.Until.Equal(b.clock.Now().Add(tc.openFor)) {
 				t.Fatalf("Done after a failed probe = %v, want a wait of %v", wait, tc.openFor)
 			}
 			if g, ok := gates.Of(wait); !ok || g.String() != tc.gate {
@@ -444,7 +464,7 @@ func TestQuotaAnswerOpensTheBreakerAtOnce(t *testing.T) {
 		t.Fatalf("Done after the quota answer = %v (gate %q)", wait, g)
 	}
 	_, err := b.breakers.Allow(ctx, "api.example")
-	if w, ok := waitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(2*time.Hour)) {
+	if w, ok := runnertest.WaitOf(err, b.clock.Now()); !ok || !w.Until.Equal(t0.Add(2*time.Hour)) {
 		t.Fatalf("the next caller: %v, want a wait of 2 h", err)
 	}
 	if g, _ := gates.Of(err); g.String() != "quota:api.example" {
@@ -468,11 +488,7 @@ func TestScheduledProbe(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	b.open(t, "news.example")
-	b.clock.Advance(breaker.DefaultOpenFor)
-	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	b.leaseProbe(t, "news.example", "scheduler-tok")
 	if _, err := b.breakers.AllowProbe(ctx, "news.example", "someone-else"); !errors.Is(err, failure.ErrWaiting) {
 		t.Fatalf("a call with another token: %v, want a wait", err)
 	}
@@ -488,11 +504,7 @@ func TestScheduledProbe(t *testing.T) {
 	}
 	// Through the Guard: the token comes with the record's delivery.
 	c := setup(t)
-	c.open(t, "news.example")
-	c.clock.Advance(breaker.DefaultOpenFor)
-	if _, err := c.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "tok", Now: c.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	c.leaseProbe(t, "news.example", "tok")
 	calls := 0
 	g := breaker.Guard{Breakers: c.breakers, Service: breaker.Fixed("news.example"), Inner: runner.WorkFunc(
 		func(context.Context, store.Item) (work.Output, error) { calls++; return work.Output{}, nil })}
@@ -548,7 +560,7 @@ func TestDrainingQueuesNewCallers(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := b.breakers.Allow(ctx, "api.example")
-	w, ok := waitOf(err, b.clock.Now())
+	w, ok := runnertest.WaitOf(err, b.clock.Now())
 	if got, _ := gates.Of(err); !ok || got != g || !w.Until.After(t0.Add(runner.DefaultParkAfter)) {
 		t.Fatalf("a new call while draining: %v (gate %q); want a wait behind %s long enough to park", err, got, g)
 	}
@@ -632,17 +644,6 @@ func reopenedFor(reopens int) time.Duration {
 	return policy.Standard().Probing.Interval(breaker.DefaultOpenFor, reopens)
 }
 
-// waitOf is the wait the policy decides for what a gate's provider reported
-// in err at now (policy.Profile.Decide on the fact), and whether err
-// reported a closed gate at all.
-func waitOf(err error, now time.Time) (policy.Wait, bool) {
-	c, ok := policy.ClosedOf(err)
-	if !ok {
-		return policy.Wait{}, false
-	}
-	return policy.Standard().Decide(policy.Input{Closed: &c, Now: now}).(policy.Wait), true
-}
-
 // staleStore answers Get with a record read before the last write, as an
 // eventually consistent read may (the stages' breaker reads are).
 type staleStore struct {
@@ -661,15 +662,7 @@ func TestScheduledProbeReadStale(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	b.open(t, "news.example")
-	b.clock.Advance(breaker.DefaultOpenFor)
-	before, err := b.store.Get(ctx, "news.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	before := b.leaseProbe(t, "news.example", "scheduler-tok")
 	stale := &breaker.Breakers{Store: &staleStore{Store: b.store, stale: before}, Clock: b.clock, Stage: work.Fetch}
 	tk, err := stale.AllowProbe(ctx, "news.example", "scheduler-tok")
 	if err != nil || !tk.Probe {
@@ -683,13 +676,7 @@ func TestScheduledProbeReadStale(t *testing.T) {
 	}
 	// Another token is still refused.
 	b2 := setup(t)
-	b2.open(t, "news.example")
-	b2.clock.Advance(breaker.DefaultOpenFor)
-	before, _ = b2.store.Get(ctx, "news.example")
-	if _, err := b2.store.AcquireProbe(ctx, breaker.ProbeRequest{Service: "news.example", Owner: "scheduler-tok", Now: b2.clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	other := &breaker.Breakers{Store: &staleStore{Store: b2.store, stale: before}, Clock: b2.clock, Stage: work.Fetch}
+	other := &breaker.Breakers{Store: &staleStore{Store: b2.store, stale: b2.leaseProbe(t, "news.example", "scheduler-tok")}, Clock: b2.clock, Stage: work.Fetch}
 	if _, err := other.AllowProbe(ctx, "news.example", "someone-else"); !errors.Is(err, failure.ErrWaiting) {
 		t.Fatalf("a call with another token after a stale read: %v, want a wait", err)
 	}

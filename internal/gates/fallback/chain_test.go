@@ -226,7 +226,7 @@ func TestChainNoModelWaits(t *testing.T) {
 			b := setup(t, "primary", "secondary")
 			tc.prepare(t, b)
 			_, err := b.chain.Run(ctx, item, gates.Delivery{})
-			if w, ok := waitOf(err, t0); !ok || !w.Until.Equal(tc.wantUntil) {
+			if w, ok := runnertest.WaitOf(err, t0); !ok || !w.Until.Equal(tc.wantUntil) {
 				t.Fatalf("= %v, want a WaitError until %v", err, tc.wantUntil)
 			}
 			if g, _ := gates.Of(err); g != b.chain.Gate() {
@@ -444,15 +444,4 @@ func TestRefusedForGoodDoesNotWaitForADisabledSibling(t *testing.T) {
 	if _, err := other.chain.Run(ctx, item, gates.Delivery{}); !errors.Is(err, failure.ErrWaiting) {
 		t.Fatalf("Run = %v, want a wait for the other provider's disabled model", err)
 	}
-}
-
-// waitOf is the wait the policy decides for what a gate's provider reported
-// in err at now (policy.Profile.Decide on the fact), and whether err
-// reported a closed gate at all.
-func waitOf(err error, now time.Time) (policy.Wait, bool) {
-	c, ok := policy.ClosedOf(err)
-	if !ok {
-		return policy.Wait{}, false
-	}
-	return policy.Standard().Decide(policy.Input{Closed: &c, Now: now}).(policy.Wait), true
 }

@@ -61,6 +61,23 @@ func setupTracker(t *testing.T) *trackerBundle {
 	return b
 }
 
+// fail records an answer of model that is not JSON, for a new item; t
+// fails at once on an error.
+func (b *trackerBundle) fail(t *testing.T, model string) {
+	t.Helper()
+	if _, err := b.tracker.RecordFailure(context.Background(), model, newItem(), invalid("bad JSON")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// succeed records a success of model; t fails at once on an error.
+func (b *trackerBundle) succeed(t *testing.T, model string) {
+	t.Helper()
+	if err := b.tracker.RecordSuccess(context.Background(), model); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestTrackerCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -103,29 +120,21 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 5 {
-		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
-			t.Fatal(err)
-		}
+		b.succeed(t, "gpt")
 	}
 	if n := b.store.resets.Load(); n != 0 {
 		t.Fatalf("resets for a model known at zero = %d, want 0", n)
 	}
 	// An isolated failure is not written, so there is nothing to reset.
-	if _, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
-		t.Fatal(err)
-	}
+	b.fail(t, "gpt")
+	b.succeed(t, "gpt")
 	if n, w := b.store.resets.Load(), b.store.failures.Load(); n != 0 || w != 0 {
 		t.Fatalf("an isolated failure and a success: %d failure writes, %d resets; want none", w, n)
 	}
 	// Two failures in a row, but most of this instance's calls succeeded:
 	// sporadic, not written.
 	for range 2 {
-		if _, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
-			t.Fatal(err)
-		}
+		b.fail(t, "gpt")
 	}
 	if w := b.store.failures.Load(); w != 0 {
 		t.Fatalf("two failures after seven successes: %d failure writes, want none", w)
@@ -133,19 +142,13 @@ func TestTrackerSuccessWritesOnlyWhenCounting(t *testing.T) {
 	// A model whose calls here fail in a row and mostly: written, and a
 	// success resets it once.
 	for range 2 {
-		if _, err := b.tracker.RecordFailure(ctx, "gpt-b", newItem(), invalid("bad JSON")); err != nil {
-			t.Fatal(err)
-		}
+		b.fail(t, "gpt-b")
 	}
 	if w := b.store.failures.Load(); w != 2 {
 		t.Fatalf("a new model's two failures: %d failure writes, want 2", w)
 	}
-	if err := b.tracker.RecordSuccess(ctx, "gpt-b"); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.tracker.RecordSuccess(ctx, "gpt-b"); err != nil {
-		t.Fatal(err)
-	}
+	b.succeed(t, "gpt-b")
+	b.succeed(t, "gpt-b")
 	if n := b.store.resets.Load(); n != 1 {
 		t.Fatalf("resets = %d, want 1 (the second success knows the count is zero)", n)
 	}
@@ -173,9 +176,7 @@ func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
 	}
 	for round := range 4 {
 		for range 3 {
-			if _, err := a.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
-				t.Fatal(err)
-			}
+			a.fail(t, "gpt")
 		}
 		a.clock.Advance(5 * time.Second) // b's view is now as old as the TTL
 		resets, gets := a.store.resets.Load(), a.store.gets.Load()
@@ -211,18 +212,14 @@ func TestTrackerSuccessResetsFailuresCountedElsewhere(t *testing.T) {
 	}
 	// The bound: a failure counted elsewhere within b's fresh view is not
 	// b's to reset; the failing instance's own next success resets it.
-	if _, err := a.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
-		t.Fatal(err)
-	}
+	a.fail(t, "gpt")
 	if err := b.RecordSuccess(ctx, "gpt"); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := a.store.Store.Get(ctx, "gpt"); m.ConsecutiveFailures != 1 {
 		t.Fatalf("count %d, want 1: b's view is fresh", m.ConsecutiveFailures)
 	}
-	if err := a.tracker.RecordSuccess(ctx, "gpt"); err != nil {
-		t.Fatal(err)
-	}
+	a.succeed(t, "gpt")
 	if m, _ := a.store.Store.Get(ctx, "gpt"); m.ConsecutiveFailures != 0 {
 		t.Fatalf("count %d after a success on the instance that counted the failure", m.ConsecutiveFailures)
 	}
@@ -357,12 +354,8 @@ func TestTrackerCountsLocalStreaks(t *testing.T) {
 	ctx := context.Background()
 	b := setupTracker(t)
 	for range 100 { // 1 call in 2 fails, never twice in a row here
-		if _, err := b.tracker.RecordFailure(ctx, "gpt", newItem(), invalid("bad JSON")); err != nil {
-			t.Fatal(err)
-		}
-		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
-			t.Fatal(err)
-		}
+		b.fail(t, "gpt")
+		b.succeed(t, "gpt")
 	}
 	if w, r := b.store.failures.Load(), b.store.resets.Load(); w != 0 || r != 0 {
 		t.Fatalf("100 isolated failures: %d failure writes, %d resets; want none", w, r)
@@ -449,9 +442,7 @@ func TestTrackerSporadicFailuresNeverDisable(t *testing.T) {
 			continue
 		}
 		last = false
-		if err := b.tracker.RecordSuccess(ctx, "gpt"); err != nil {
-			t.Fatal(err)
-		}
+		b.succeed(t, "gpt")
 	}
 	if pairs == 0 {
 		t.Fatal("the sequence has no two failures in a row: it tests nothing")
@@ -462,9 +453,7 @@ func TestTrackerSporadicFailuresNeverDisable(t *testing.T) {
 	}
 	for i := range 100 {
 		_ = i
-		if err := b.tracker.RecordSuccess(ctx, "broken"); err != nil {
-			t.Fatal(err)
-		}
+		b.succeed(t, "broken")
 	}
 	for i := 1; i <= 6; i++ {
 		res, err := b.tracker.RecordFailure(ctx, "broken", fmt.Sprint("b-", i), invalid("bad JSON"))
