@@ -354,15 +354,7 @@ func (r *Resolver) eval(name string, arg any, depth int) (any, error) {
 		}
 		return items[i], nil
 	case "Fn::Split":
-		list, ok := arg.([]any)
-		if !ok || len(list) != 2 {
-			return nil, badArg(name, arg, "[delimiter, string]")
-		}
-		delim, err := r.stringArg(name, list[0], depth)
-		if err != nil {
-			return nil, err
-		}
-		src, err := r.stringArg(name, list[1], depth)
+		delim, src, err := r.stringPair(name, arg, depth, "[delimiter, string]")
 		if err != nil {
 			return nil, err
 		}
@@ -395,15 +387,7 @@ func (r *Resolver) eval(name string, arg any, depth int) (any, error) {
 		}
 		return r.condition(cond, depth)
 	case "Fn::Equals":
-		list, ok := arg.([]any)
-		if !ok || len(list) != 2 {
-			return nil, badArg(name, arg, "[a, b]")
-		}
-		a, err := r.stringArg(name, list[0], depth)
-		if err != nil {
-			return nil, err
-		}
-		b, err := r.stringArg(name, list[1], depth)
+		a, b, err := r.stringPair(name, arg, depth, "[a, b]")
 		if err != nil {
 			return nil, err
 		}
@@ -716,6 +700,22 @@ func (r *Resolver) stringArg(fn string, arg any, depth int) (string, error) {
 		return "", badArg(fn, arg, "a string")
 	}
 	return s, nil
+}
+
+// stringPair resolves arg, a list of two, to its two strings (Fn::Split's
+// delimiter and string, Fn::Equals' operands); want names them in the
+// error of a malformed arg.
+func (r *Resolver) stringPair(fn string, arg any, depth int, want string) (string, string, error) {
+	list, ok := arg.([]any)
+	if !ok || len(list) != 2 {
+		return "", "", badArg(fn, arg, want)
+	}
+	a, err := r.stringArg(fn, list[0], depth)
+	if err != nil {
+		return "", "", err
+	}
+	b, err := r.stringArg(fn, list[1], depth)
+	return a, b, err
 }
 
 func (r *Resolver) listArg(fn string, arg any, depth int) ([]any, error) {
