@@ -731,7 +731,7 @@ func (r *Resolver) listArg(fn string, arg any, depth int) ([]any, error) {
 }
 
 func toString(v, expr any) (string, error) {
-	if s, ok := scalarString(v); ok || v == nil {
+	if s, ok := ScalarString(v); ok || v == nil {
 		return s, nil
 	}
 	return "", &UnresolvedError{Expr: shortAny(expr), Reason: fmt.Sprintf("evaluates to a %T, not a string", v)}

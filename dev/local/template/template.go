@@ -658,15 +658,17 @@ func optString(m map[string]any, key, where string) (string, error) {
 	return s, nil
 }
 
-// scalarString renders a string, number or boolean as CloudFormation
+// ScalarString renders a string, number or boolean as CloudFormation
 // passes it: numbers in decimal, booleans as "true"/"false"; ok is false
 // for anything else.
-func scalarString(v any) (s string, ok bool) {
+func ScalarString(v any) (s string, ok bool) {
 	switch x := v.(type) {
 	case string:
 		return x, true
 	case int:
 		return strconv.Itoa(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64), true
 	case bool:
@@ -678,7 +680,7 @@ func scalarString(v any) (s string, ok bool) {
 // literalString renders a scalar as CloudFormation passes it: numbers in
 // decimal, booleans as "true"/"false".
 func literalString(v any, where string) (string, error) {
-	if s, ok := scalarString(v); ok {
+	if s, ok := ScalarString(v); ok {
 		return s, nil
 	}
 	return "", &SyntaxError{Msg: fmt.Sprintf("%s must be a scalar, not %T", where, v)}
