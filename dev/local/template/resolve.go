@@ -510,15 +510,26 @@ func (r *Resolver) ref(name string) (any, error) {
 		}
 		return v, nil
 	}
+	_, phys, err := r.physicalID(name, expr, "no such parameter or resource")
+	if err != nil {
+		return nil, err
+	}
+	return phys, nil
+}
+
+// physicalID returns the resource of logical id name and its physical id in
+// the stack; expr is the expression that asked, for the error, and missing
+// the reason when the template has no such resource.
+func (r *Resolver) physicalID(name, expr, missing string) (Resource, string, error) {
 	res, ok := r.t.Resources[name]
 	if !ok {
-		return nil, &UnresolvedError{Expr: expr, Reason: "no such parameter or resource"}
+		return res, "", &UnresolvedError{Expr: expr, Reason: missing}
 	}
 	phys, ok := r.physical[name]
 	if !ok || phys == "" {
-		return nil, &UnresolvedError{Expr: expr, Reason: fmt.Sprintf("%s has no physical id in the stack (moto creates no functions)", res.Type)}
+		return res, "", &UnresolvedError{Expr: expr, Reason: fmt.Sprintf("%s has no physical id in the stack (moto creates no functions)", res.Type)}
 	}
-	return phys, nil
+	return res, phys, nil
 }
 
 func (r *Resolver) evalGetAtt(arg any, depth int) (any, error) {
@@ -551,13 +562,9 @@ func (r *Resolver) evalGetAtt(arg any, depth int) (any, error) {
 // CloudFormation reports it for the resource types the stack uses.
 func (r *Resolver) getAtt(res, attr string) (string, error) {
 	expr := "!GetAtt " + res + "." + attr
-	rr, ok := r.t.Resources[res]
-	if !ok {
-		return "", &UnresolvedError{Expr: expr, Reason: "no such resource"}
-	}
-	phys, ok := r.physical[res]
-	if !ok || phys == "" {
-		return "", &UnresolvedError{Expr: expr, Reason: fmt.Sprintf("%s has no physical id in the stack (moto creates no functions)", rr.Type)}
+	rr, phys, err := r.physicalID(res, expr, "no such resource")
+	if err != nil {
+		return "", err
 	}
 	p := r.pseudo
 	switch rr.Type {
