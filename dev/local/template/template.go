@@ -247,12 +247,8 @@ func build(root map[string]any) (*Template, error) {
 	case string:
 		t.Transform = []string{tr}
 	case []any:
-		for _, v := range tr {
-			s, ok := v.(string)
-			if !ok {
-				return nil, &SyntaxError{Msg: "Transform entries must be strings"}
-			}
-			t.Transform = append(t.Transform, s)
+		if t.Transform, err = stringList(tr, "Transform"); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, &SyntaxError{Msg: "Transform must be a string or a list"}
@@ -445,17 +441,8 @@ func buildFunction(id string, r Resource, globals map[string]any) (Function, err
 	}
 	f.Architectures = []string{DefaultArchitecture}
 	if v, ok := props["Architectures"]; ok {
-		list, ok := v.([]any)
-		if !ok {
-			return f, &SyntaxError{Msg: where + " Architectures must be a list"}
-		}
-		f.Architectures = f.Architectures[:0]
-		for _, a := range list {
-			s, ok := a.(string)
-			if !ok {
-				return f, &SyntaxError{Msg: where + " Architectures entries must be strings"}
-			}
-			f.Architectures = append(f.Architectures, s)
+		if f.Architectures, err = stringList(v, where+" Architectures"); err != nil {
+			return f, err
 		}
 	}
 	envProps, err := optMap(props, "Environment", where)
@@ -534,16 +521,8 @@ func buildEvent(fn, name string, v any) (Event, error) {
 			return ev, &SyntaxError{Msg: where + " BatchSize over 10 needs MaximumBatchingWindowInSeconds >= 1"}
 		}
 		if v, ok := p["FunctionResponseTypes"]; ok {
-			list, ok := v.([]any)
-			if !ok {
-				return ev, &SyntaxError{Msg: where + " FunctionResponseTypes must be a list"}
-			}
-			for _, x := range list {
-				s, ok := x.(string)
-				if !ok {
-					return ev, &SyntaxError{Msg: where + " FunctionResponseTypes entries must be strings"}
-				}
-				ev.FunctionResponseTypes = append(ev.FunctionResponseTypes, s)
+			if ev.FunctionResponseTypes, err = stringList(v, where+" FunctionResponseTypes"); err != nil {
+				return ev, err
 			}
 		}
 		sc, err := optMap(p, "ScalingConfig", where)
@@ -675,6 +654,23 @@ func ScalarString(v any) (s string, ok bool) {
 		return strconv.FormatBool(x), true
 	}
 	return "", false
+}
+
+// stringList reads a list of strings; where names it in the error.
+func stringList(v any, where string) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, &SyntaxError{Msg: where + " must be a list"}
+	}
+	var out []string
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, &SyntaxError{Msg: where + " entries must be strings"}
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // literalString renders a scalar as CloudFormation passes it: numbers in
