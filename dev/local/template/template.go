@@ -336,11 +336,8 @@ func buildParameter(name string, v any) (Parameter, error) {
 	where := "parameter " + name
 	var p Parameter
 	var err error
-	if p.Type, err = optString(m, "Type", where); err != nil {
+	if p.Type, err = needString(m, "Type", where); err != nil {
 		return p, err
-	}
-	if p.Type == "" {
-		return p, &SyntaxError{Msg: where + " has no Type"}
 	}
 	if d, ok := m["Default"]; ok {
 		if p.Default, err = literalString(d, where+" Default"); err != nil {
@@ -385,11 +382,8 @@ func buildResource(id string, v any) (Resource, error) {
 	where := "resource " + id
 	var r Resource
 	var err error
-	if r.Type, err = optString(m, "Type", where); err != nil {
+	if r.Type, err = needString(m, "Type", where); err != nil {
 		return r, err
-	}
-	if r.Type == "" {
-		return r, &SyntaxError{Msg: where + " has no Type"}
 	}
 	if r.Properties, err = optMap(m, "Properties", where); err != nil {
 		return r, err
@@ -476,11 +470,8 @@ func buildEvent(fn, name string, v any) (Event, error) {
 	}
 	ev := Event{Name: name, Enabled: true}
 	var err error
-	if ev.Type, err = optString(m, "Type", where); err != nil {
+	if ev.Type, err = needString(m, "Type", where); err != nil {
 		return ev, err
-	}
-	if ev.Type == "" {
-		return ev, &SyntaxError{Msg: where + " has no Type"}
 	}
 	if ev.Properties, err = optMap(m, "Properties", where); err != nil {
 		return ev, err
@@ -538,11 +529,8 @@ func buildEvent(fn, name string, v any) (Event, error) {
 			}
 		}
 	case EventSchedule:
-		if ev.Schedule, err = optString(p, "Schedule", where); err != nil {
+		if ev.Schedule, err = needString(p, "Schedule", where); err != nil {
 			return ev, err
-		}
-		if ev.Schedule == "" {
-			return ev, &SyntaxError{Msg: where + " has no Schedule"}
 		}
 		if ev.Input, err = optString(p, "Input", where); err != nil {
 			return ev, err
@@ -635,6 +623,15 @@ func optString(m map[string]any, key, where string) (string, error) {
 		return "", &SyntaxError{Msg: fmt.Sprintf("%s %s must be a string, not %T", where, key, v)}
 	}
 	return s, nil
+}
+
+// needString reads m[key], a string that must be there and not empty.
+func needString(m map[string]any, key, where string) (string, error) {
+	s, err := optString(m, key, where)
+	if err == nil && s == "" {
+		err = &SyntaxError{Msg: where + " has no " + key}
+	}
+	return s, err
 }
 
 // ScalarString renders a string, number or boolean as CloudFormation
