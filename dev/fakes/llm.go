@@ -346,6 +346,23 @@ type llmCall struct {
 	authOK    bool
 }
 
+// addSystem adds a request's top-level system prompt (a string or content
+// parts of partType, as textOf reads them) to the prompt, where it counts
+// as a message. When it does not read, the call is a 400 whose message is
+// prefix and the reason, and addSystem returns false.
+func (c *llmCall) addSystem(raw json.RawMessage, partType, prefix string) bool {
+	system, err := textOf(raw, partType)
+	if err != nil {
+		c.bad = &badRequest{status: http.StatusBadRequest, message: prefix + "system: " + err.Error()}
+		return false
+	}
+	if system != "" {
+		c.p.add("system", system)
+		c.messages++
+	}
+	return true
+}
+
 // parse reads a request of dialect d.
 func (l *LLM) parse(d Dialect, r *http.Request, body []byte, readErr error) llmCall {
 	c := llmCall{dialect: d}

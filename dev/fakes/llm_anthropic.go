@@ -38,14 +38,8 @@ func (l *LLM) parseAnthropic(c *llmCall, r *http.Request, body []byte) {
 		return
 	}
 	c.model, c.messages = req.Model, len(req.Messages)
-	system, err := textOf(req.System, "text")
-	if err != nil {
-		c.bad = &badRequest{status: http.StatusBadRequest, message: "system: " + err.Error()}
+	if !c.addSystem(req.System, "text", "") {
 		return
-	}
-	if system != "" {
-		c.p.add("system", system)
-		c.messages++
 	}
 	for i, m := range req.Messages {
 		text, err := textOf(m.Content, "text")

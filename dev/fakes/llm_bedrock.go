@@ -45,14 +45,8 @@ func (l *LLM) parseBedrock(c *llmCall, r *http.Request, body []byte) {
 		return
 	}
 	c.messages = len(req.Messages)
-	system, err := textOf(req.System, "")
-	if err != nil {
-		c.bad = &badRequest{status: http.StatusBadRequest, message: "Malformed input request: system: " + err.Error()}
+	if !c.addSystem(req.System, "", "Malformed input request: ") {
 		return
-	}
-	if system != "" {
-		c.p.add("system", system)
-		c.messages++
 	}
 	for i, m := range req.Messages {
 		text, err := textOf(m.Content, "")

@@ -187,6 +187,16 @@ func (ev *evidence) answer(p Provider, status int, h http.Header, body []byte) {
 	}
 }
 
+// read gathers what err says: its typed errors, then its text, which it
+// returns.
+func (ev *evidence) read(err error) string {
+	ev.typed(err)
+	text := err.Error()
+	t := parseText(text)
+	ev.merge(&t)
+	return text
+}
+
 // merge adds what the error's text says to what the typed errors said: the
 // text fills gaps, it never overrides a typed provider or status (except a
 // 2xx, which decides nothing).

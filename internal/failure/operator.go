@@ -57,10 +57,7 @@ func FactsOf(err error) Facts {
 		return Facts{Role: RoleUnknown}
 	}
 	var ev evidence
-	ev.typed(err)
-	text := err.Error()
-	t := parseText(text)
-	ev.merge(&t)
+	text := ev.read(err)
 	f := Facts{Provider: ev.provider, Role: ev.role(), Stage: ev.stage, Status: ev.status,
 		Message: cut(ev.message, MaxFactsMessage), Body: cut(string(ev.raw), MaxFactsText), Text: cut(text, MaxFactsText)}
 	if f.Role == RoleModel {
@@ -163,10 +160,7 @@ func classifyRule(r Rule, err error) (Classification, bool) {
 	}
 	out.SelfImposed = c.SelfImposed
 	var ev evidence
-	ev.typed(err)
-	text := err.Error()
-	t := parseText(text)
-	ev.merge(&t)
+	text := ev.read(err)
 	if !ev.answered {
 		ev.text = text
 	}

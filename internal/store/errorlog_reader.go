@@ -129,7 +129,6 @@ func (r *ErrorLogReader) read(ctx context.Context, index, attr string, key func(
 
 // shard reads one partition of an index in [since, until).
 func (r *ErrorLogReader) shard(ctx context.Context, index, attr, value, what string, since, until time.Time) ([]logRecord, error) {
-	var recs []logRecord
 	b := dynamo.New()
 	key := attr + " = " + b.Str(value)
 	switch {
@@ -144,23 +143,14 @@ func (r *ErrorLogReader) shard(ctx context.Context, index, attr, value, what str
 		TableName: &r.Table, IndexName: aws.String(index),
 		KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 	}
-	for pages := dynamodb.NewQueryPaginator(r.DB, in); pages.HasMorePages(); {
-		out, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read error log for %s: %w", what, err)
-		}
-		for _, av := range out.Items {
+	return dynamo.Query(ctx, r.DB, in, 0, "error log for "+what,
+		func(av map[string]types.AttributeValue) (logRecord, bool, error) {
 			var rec logRecord
 			if err := attributevalue.UnmarshalMap(av, &rec); err != nil {
-				return nil, fmt.Errorf("decode error log entry: %w", err)
+				return rec, false, fmt.Errorf("decode error log entry: %w", err)
 			}
-			if !until.IsZero() && !parseTime(rec.At).Before(until) {
-				continue
-			}
-			recs = append(recs, rec)
-		}
-	}
-	return recs, nil
+			return rec, until.IsZero() || parseTime(rec.At).Before(until), nil
+		})
 }
 
 // ForItem returns one item's entries, oldest first, at most limit (zero is
@@ -175,22 +165,13 @@ func (r *ErrorLogReader) ForItem(ctx context.Context, itemID string, limit int) 
 		TableName: &r.Table, KeyConditionExpression: &key, ExpressionAttributeValues: b.Values,
 		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(min(limit, 1000))),
 	}
-	var out []LogEntry
-	for pages := dynamodb.NewQueryPaginator(r.DB, in); pages.HasMorePages() && len(out) < limit; {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read error log of %s: %w", itemID, err)
-		}
-		for _, av := range page.Items {
+	out, err := dynamo.Query(ctx, r.DB, in, limit, "error log of "+itemID,
+		func(av map[string]types.AttributeValue) (LogEntry, bool, error) {
 			e, err := decodeLogEntry(av)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, e)
-		}
-	}
-	if len(out) > limit {
-		out = out[:limit]
+			return e, true, err
+		})
+	if err != nil {
+		return nil, err
 	}
 	slices.Reverse(out)
 	return out, nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/triagehq/triage/internal/work"
@@ -39,10 +40,8 @@ func ParseKind(s string) (Kind, error) {
 	if s == "" {
 		return KindStory, nil
 	}
-	for _, k := range Kinds() {
-		if string(k) == s {
-			return k, nil
-		}
+	if k := Kind(s); slices.Contains(Kinds(), k) {
+		return k, nil
 	}
 	return "", fmt.Errorf("unknown item kind %q (want story, document or action)", s)
 }

@@ -38,10 +38,8 @@ func ParseReplayMode(s string) (ReplayMode, error) {
 	if s == "" {
 		return FromFailedStage, nil
 	}
-	for _, m := range ReplayModes() {
-		if string(m) == s {
-			return m, nil
-		}
+	if m := ReplayMode(s); slices.Contains(ReplayModes(), m) {
+		return m, nil
 	}
 	return "", fmt.Errorf("unknown replay mode %q (want from_failed_stage or full_restart)", s)
 }

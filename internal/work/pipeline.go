@@ -46,10 +46,8 @@ func Stages() []Stage { return []Stage{Fetch, LLM, Notify} }
 
 // ParseStage returns the Stage named s, or an error naming the valid stages.
 func ParseStage(s string) (Stage, error) {
-	for _, st := range Stages() {
-		if string(st) == s {
-			return st, nil
-		}
+	if st := Stage(s); slices.Contains(Stages(), st) {
+		return st, nil
 	}
 	return "", fmt.Errorf("unknown stage %q (want one of fetch, llm, notify)", s)
 }

@@ -114,28 +114,26 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 			s.logSections(ctx, now, a, &d, note)
 		},
 		func() { d.Depth = s.depth(ctx) },
-		func() {
-			if s.b.Breakers == nil {
-				note("breakers", s.missing("breakers"))
-				return
-			}
-			var err error
-			if d.Breakers, err = s.b.Breakers.List(ctx); err != nil {
-				note("breakers", s.explain(err))
-			}
-		},
-		func() {
-			if s.b.Models == nil {
-				note("models", s.missing("models"))
-				return
-			}
-			var err error
-			if d.Models, err = s.b.Models.List(ctx); err != nil {
-				note("models", s.explain(err))
-			}
-		},
+		func() { listSection(ctx, s, "breakers", s.b.Breakers, &d.Breakers, note) },
+		func() { listSection(ctx, s, "models", s.b.Models, &d.Models, note) },
 	)
 	s.render(w, r, "overview", d)
+}
+
+// listSection fills the overview's section name with every record of a
+// health store (breakers, models), or notes why it cannot: the store is not
+// configured, or the read failed.
+func listSection[T any](ctx context.Context, s *Server, name string, store interface {
+	List(context.Context) ([]T, error)
+}, dst *[]T, note func(k, v string)) {
+	if store == nil {
+		note(name, s.missing(name))
+		return
+	}
+	var err error
+	if *dst, err = store.List(ctx); err != nil {
+		note(name, s.explain(err))
+	}
 }
 
 // asOf says how old cached aggregates are; empty when they are read on

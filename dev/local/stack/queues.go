@@ -139,18 +139,11 @@ func queueName(queueURL string) string {
 	return path.Base(queueURL)
 }
 
+// scalar is a queue attribute's or tag's value as CloudFormation passes it
+// (template.ScalarString); a list, a mapping or nothing is an error.
 func scalar(v any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case int:
-		return strconv.Itoa(x), nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	if s, ok := template.ScalarString(v); ok {
+		return s, nil
 	}
 	return "", fmt.Errorf("%v (%T) is not a scalar", v, v)
 }

@@ -354,15 +354,7 @@ func (r *Resolver) eval(name string, arg any, depth int) (any, error) {
 		}
 		return items[i], nil
 	case "Fn::Split":
-		list, ok := arg.([]any)
-		if !ok || len(list) != 2 {
-			return nil, badArg(name, arg, "[delimiter, string]")
-		}
-		delim, err := r.stringArg(name, list[0], depth)
-		if err != nil {
-			return nil, err
-		}
-		src, err := r.stringArg(name, list[1], depth)
+		delim, src, err := r.stringPair(name, arg, depth, "[delimiter, string]")
 		if err != nil {
 			return nil, err
 		}
@@ -395,15 +387,7 @@ func (r *Resolver) eval(name string, arg any, depth int) (any, error) {
 		}
 		return r.condition(cond, depth)
 	case "Fn::Equals":
-		list, ok := arg.([]any)
-		if !ok || len(list) != 2 {
-			return nil, badArg(name, arg, "[a, b]")
-		}
-		a, err := r.stringArg(name, list[0], depth)
-		if err != nil {
-			return nil, err
-		}
-		b, err := r.stringArg(name, list[1], depth)
+		a, b, err := r.stringPair(name, arg, depth, "[a, b]")
 		if err != nil {
 			return nil, err
 		}
@@ -526,15 +510,26 @@ func (r *Resolver) ref(name string) (any, error) {
 		}
 		return v, nil
 	}
+	_, phys, err := r.physicalID(name, expr, "no such parameter or resource")
+	if err != nil {
+		return nil, err
+	}
+	return phys, nil
+}
+
+// physicalID returns the resource of logical id name and its physical id in
+// the stack; expr is the expression that asked, for the error, and missing
+// the reason when the template has no such resource.
+func (r *Resolver) physicalID(name, expr, missing string) (Resource, string, error) {
 	res, ok := r.t.Resources[name]
 	if !ok {
-		return nil, &UnresolvedError{Expr: expr, Reason: "no such parameter or resource"}
+		return res, "", &UnresolvedError{Expr: expr, Reason: missing}
 	}
 	phys, ok := r.physical[name]
 	if !ok || phys == "" {
-		return nil, &UnresolvedError{Expr: expr, Reason: fmt.Sprintf("%s has no physical id in the stack (moto creates no functions)", res.Type)}
+		return res, "", &UnresolvedError{Expr: expr, Reason: fmt.Sprintf("%s has no physical id in the stack (moto creates no functions)", res.Type)}
 	}
-	return phys, nil
+	return res, phys, nil
 }
 
 func (r *Resolver) evalGetAtt(arg any, depth int) (any, error) {
@@ -567,13 +562,9 @@ func (r *Resolver) evalGetAtt(arg any, depth int) (any, error) {
 // CloudFormation reports it for the resource types the stack uses.
 func (r *Resolver) getAtt(res, attr string) (string, error) {
 	expr := "!GetAtt " + res + "." + attr
-	rr, ok := r.t.Resources[res]
-	if !ok {
-		return "", &UnresolvedError{Expr: expr, Reason: "no such resource"}
-	}
-	phys, ok := r.physical[res]
-	if !ok || phys == "" {
-		return "", &UnresolvedError{Expr: expr, Reason: fmt.Sprintf("%s has no physical id in the stack (moto creates no functions)", rr.Type)}
+	rr, phys, err := r.physicalID(res, expr, "no such resource")
+	if err != nil {
+		return "", err
 	}
 	p := r.pseudo
 	switch rr.Type {
@@ -718,6 +709,22 @@ func (r *Resolver) stringArg(fn string, arg any, depth int) (string, error) {
 	return s, nil
 }
 
+// stringPair resolves arg, a list of two, to its two strings (Fn::Split's
+// delimiter and string, Fn::Equals' operands); want names them in the
+// error of a malformed arg.
+func (r *Resolver) stringPair(fn string, arg any, depth int, want string) (string, string, error) {
+	list, ok := arg.([]any)
+	if !ok || len(list) != 2 {
+		return "", "", badArg(fn, arg, want)
+	}
+	a, err := r.stringArg(fn, list[0], depth)
+	if err != nil {
+		return "", "", err
+	}
+	b, err := r.stringArg(fn, list[1], depth)
+	return a, b, err
+}
+
 func (r *Resolver) listArg(fn string, arg any, depth int) ([]any, error) {
 	v, err := r.resolve(arg, depth)
 	if err != nil {
@@ -731,7 +738,7 @@ func (r *Resolver) listArg(fn string, arg any, depth int) ([]any, error) {
 }
 
 func toString(v, expr any) (string, error) {
-	if s, ok := scalarString(v); ok || v == nil {
+	if s, ok := ScalarString(v); ok || v == nil {
 		return s, nil
 	}
 	return "", &UnresolvedError{Expr: shortAny(expr), Reason: fmt.Sprintf("evaluates to a %T, not a string", v)}

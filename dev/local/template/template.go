@@ -247,12 +247,8 @@ func build(root map[string]any) (*Template, error) {
 	case string:
 		t.Transform = []string{tr}
 	case []any:
-		for _, v := range tr {
-			s, ok := v.(string)
-			if !ok {
-				return nil, &SyntaxError{Msg: "Transform entries must be strings"}
-			}
-			t.Transform = append(t.Transform, s)
+		if t.Transform, err = stringList(tr, "Transform"); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, &SyntaxError{Msg: "Transform must be a string or a list"}
@@ -340,11 +336,8 @@ func buildParameter(name string, v any) (Parameter, error) {
 	where := "parameter " + name
 	var p Parameter
 	var err error
-	if p.Type, err = optString(m, "Type", where); err != nil {
+	if p.Type, err = needString(m, "Type", where); err != nil {
 		return p, err
-	}
-	if p.Type == "" {
-		return p, &SyntaxError{Msg: where + " has no Type"}
 	}
 	if d, ok := m["Default"]; ok {
 		if p.Default, err = literalString(d, where+" Default"); err != nil {
@@ -389,11 +382,8 @@ func buildResource(id string, v any) (Resource, error) {
 	where := "resource " + id
 	var r Resource
 	var err error
-	if r.Type, err = optString(m, "Type", where); err != nil {
+	if r.Type, err = needString(m, "Type", where); err != nil {
 		return r, err
-	}
-	if r.Type == "" {
-		return r, &SyntaxError{Msg: where + " has no Type"}
 	}
 	if r.Properties, err = optMap(m, "Properties", where); err != nil {
 		return r, err
@@ -445,17 +435,8 @@ func buildFunction(id string, r Resource, globals map[string]any) (Function, err
 	}
 	f.Architectures = []string{DefaultArchitecture}
 	if v, ok := props["Architectures"]; ok {
-		list, ok := v.([]any)
-		if !ok {
-			return f, &SyntaxError{Msg: where + " Architectures must be a list"}
-		}
-		f.Architectures = f.Architectures[:0]
-		for _, a := range list {
-			s, ok := a.(string)
-			if !ok {
-				return f, &SyntaxError{Msg: where + " Architectures entries must be strings"}
-			}
-			f.Architectures = append(f.Architectures, s)
+		if f.Architectures, err = stringList(v, where+" Architectures"); err != nil {
+			return f, err
 		}
 	}
 	envProps, err := optMap(props, "Environment", where)
@@ -489,11 +470,8 @@ func buildEvent(fn, name string, v any) (Event, error) {
 	}
 	ev := Event{Name: name, Enabled: true}
 	var err error
-	if ev.Type, err = optString(m, "Type", where); err != nil {
+	if ev.Type, err = needString(m, "Type", where); err != nil {
 		return ev, err
-	}
-	if ev.Type == "" {
-		return ev, &SyntaxError{Msg: where + " has no Type"}
 	}
 	if ev.Properties, err = optMap(m, "Properties", where); err != nil {
 		return ev, err
@@ -534,16 +512,8 @@ func buildEvent(fn, name string, v any) (Event, error) {
 			return ev, &SyntaxError{Msg: where + " BatchSize over 10 needs MaximumBatchingWindowInSeconds >= 1"}
 		}
 		if v, ok := p["FunctionResponseTypes"]; ok {
-			list, ok := v.([]any)
-			if !ok {
-				return ev, &SyntaxError{Msg: where + " FunctionResponseTypes must be a list"}
-			}
-			for _, x := range list {
-				s, ok := x.(string)
-				if !ok {
-					return ev, &SyntaxError{Msg: where + " FunctionResponseTypes entries must be strings"}
-				}
-				ev.FunctionResponseTypes = append(ev.FunctionResponseTypes, s)
+			if ev.FunctionResponseTypes, err = stringList(v, where+" FunctionResponseTypes"); err != nil {
+				return ev, err
 			}
 		}
 		sc, err := optMap(p, "ScalingConfig", where)
@@ -559,11 +529,8 @@ func buildEvent(fn, name string, v any) (Event, error) {
 			}
 		}
 	case EventSchedule:
-		if ev.Schedule, err = optString(p, "Schedule", where); err != nil {
+		if ev.Schedule, err = needString(p, "Schedule", where); err != nil {
 			return ev, err
-		}
-		if ev.Schedule == "" {
-			return ev, &SyntaxError{Msg: where + " has no Schedule"}
 		}
 		if ev.Input, err = optString(p, "Input", where); err != nil {
 			return ev, err
@@ -658,15 +625,26 @@ func optString(m map[string]any, key, where string) (string, error) {
 	return s, nil
 }
 
-// scalarString renders a string, number or boolean as CloudFormation
+// needString reads m[key], a string that must be there and not empty.
+func needString(m map[string]any, key, where string) (string, error) {
+	s, err := optString(m, key, where)
+	if err == nil && s == "" {
+		err = &SyntaxError{Msg: where + " has no " + key}
+	}
+	return s, err
+}
+
+// ScalarString renders a string, number or boolean as CloudFormation
 // passes it: numbers in decimal, booleans as "true"/"false"; ok is false
 // for anything else.
-func scalarString(v any) (s string, ok bool) {
+func ScalarString(v any) (s string, ok bool) {
 	switch x := v.(type) {
 	case string:
 		return x, true
 	case int:
 		return strconv.Itoa(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64), true
 	case bool:
@@ -675,10 +653,27 @@ func scalarString(v any) (s string, ok bool) {
 	return "", false
 }
 
+// stringList reads a list of strings; where names it in the error.
+func stringList(v any, where string) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, &SyntaxError{Msg: where + " must be a list"}
+	}
+	var out []string
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, &SyntaxError{Msg: where + " entries must be strings"}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // literalString renders a scalar as CloudFormation passes it: numbers in
 // decimal, booleans as "true"/"false".
 func literalString(v any, where string) (string, error) {
-	if s, ok := scalarString(v); ok {
+	if s, ok := ScalarString(v); ok {
 		return s, nil
 	}
 	return "", &SyntaxError{Msg: fmt.Sprintf("%s must be a scalar, not %T", where, v)}

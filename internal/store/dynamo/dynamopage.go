@@ -60,3 +60,33 @@ func ScanAll[T any](ctx context.Context, db Scanner, in *dynamodb.ScanInput, max
 	slices.SortFunc(out, cmp)
 	return out, nil
 }
+
+// Query reads in's query page by page, converting each item with decode,
+// which leaves an item out by returning false. With limit > 0 it stops once
+// it holds limit items (the last page is read whole) and returns the first
+// limit: what an item's history (the error log's, the audit trail's) reads;
+// otherwise it reads every page. A page's error is wrapped with what names
+// the read; decode's is returned as it is.
+func Query[T any](ctx context.Context, db Querier, in *dynamodb.QueryInput, limit int, what string,
+	decode func(map[string]types.AttributeValue) (T, bool, error)) ([]T, error) {
+	var out []T
+	for pages := dynamodb.NewQueryPaginator(db, in); pages.HasMorePages() && (limit <= 0 || len(out) < limit); {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", what, err)
+		}
+		for _, av := range page.Items {
+			v, keep, err := decode(av)
+			if err != nil {
+				return nil, err
+			}
+			if keep {
+				out = append(out, v)
+			}
+		}
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}

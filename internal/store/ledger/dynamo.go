@@ -257,24 +257,17 @@ func (t *Trail) ForItem(ctx context.Context, itemID string, limit int) ([]Entry,
 	cond := b.Name("item_id") + " = " + b.Str(itemID)
 	in := &dynamodb.QueryInput{TableName: &t.Table, KeyConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
-	var out []Entry
-	for pages := dynamodb.NewQueryPaginator(t.DB, in); pages.HasMorePages() && len(out) < limit; {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read the audit trail of %s: %w", itemID, err)
-		}
-		for _, av := range page.Items {
+	out, err := dynamo.Query(ctx, t.DB, in, limit, "the audit trail of "+itemID,
+		func(av map[string]types.AttributeValue) (Entry, bool, error) {
 			var r row
 			if err := attributevalue.UnmarshalMap(av, &r); err != nil {
-				return nil, fmt.Errorf("decode an audit record of %s: %w", itemID, err)
+				return Entry{}, false, fmt.Errorf("decode an audit record of %s: %w", itemID, err)
 			}
-			if e := r.entry(); e.Execution != nil || e.Notice != nil {
-				out = append(out, e)
-			}
-		}
-	}
-	if len(out) > limit {
-		out = out[:limit]
+			e := r.entry()
+			return e, e.Execution != nil || e.Notice != nil, nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	sortEntries(out)
 	return out, nil
