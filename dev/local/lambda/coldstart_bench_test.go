@@ -2,76 +2,59 @@ package lambda_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/dev/local/devstack"
 	"github.com/triagehq/triage/dev/local/lambda"
 	"github.com/triagehq/triage/dev/local/lambda/lambdatest"
+	"github.com/triagehq/triage/dev/local/localtest"
 )
 
 // BenchmarkColdStart cold-starts the real bootstraps through the local
 // Runtime API and reports init-ms: process start to the first
-// /invocation/next, the figure Lambda reports as Init Duration. The
-// configuration is complete but points nowhere: init makes no AWS call
-// (the llm key is read from the environment, an env: reference), so this
-// is the binary's own start-up. The event is an empty batch.
+// /invocation/next, the figure Lambda reports as Init Duration. Each
+// function has the environment template.yaml gives it (resolved with no
+// stack, localtest.OfflineFunction), which points nowhere: init makes no
+// AWS call (the llm keys are read from the environment, env: references),
+// so this is the binary's own start-up. The event is an empty batch.
 func BenchmarkColdStart(b *testing.B) {
-	base := map[string]string{
-		"QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/q", "DLQ_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/d",
-		"NEXT_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/n", "ITEMS_TABLE": "items",
-		"ERRORLOG_TABLE": "errors", "PARKED_TABLE": "parked", "GATES_TABLE": "gates", "BREAKERS_TABLE": "breakers",
-		"BODIES_TABLE":      "bodies",
-		"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x",
-	}
-	stageQueues := map[string]string{}
-	for _, st := range []string{"FETCH", "LLM", "NOTIFY"} {
-		stageQueues[st+"_QUEUE_URL"] = base["QUEUE_URL"]
-		stageQueues[st+"_DLQ_URL"] = base["DLQ_URL"]
-	}
+	keys := map[string]string{"LLM_API_KEY_PARAMETER": "env:BENCH_LLM_KEY", "LLM_ANTHROPIC_API_KEY_PARAMETER": "env:BENCH_LLM_KEY",
+		"BENCH_LLM_KEY": "k", "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "AWS_REGION": "us-east-1"}
 	fns := []struct {
-		pkg, stage string
-		env        map[string]string
+		name, logicalID string
+		params          map[string]string
 		// operator functions take other events than an SQS batch: their
 		// answer to the empty batch is not checked, only their init.
 		operator bool
 	}{
-		{"./cmd/fetch", "fetch", nil, false},
-		{"./cmd/llm", "llm", map[string]string{"LLM_MODELS": "m", "MODELS_TABLE": "models", "BUDGET_TABLE": "budget",
-			"LLM_BASE_URL": "https://api.example.com/v1", "LLM_API_KEY_PARAMETER": "env:BENCH_LLM_KEY", "BENCH_LLM_KEY": "k"}, false},
+		{"fetch", "FetchFunc", nil, false},
+		{"llm", "LLMFunc", map[string]string{"LLMBaseUrl": "https://api.example.com/v1"}, false},
 		// the chain across three providers: an HTTP client each for OpenAI
 		// and Anthropic, the Bedrock Runtime SDK client
-		{"./cmd/llm", "llm", map[string]string{"BENCH_NAME": "llm-3-providers",
-			"LLM_MODELS":   "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0,openai:gpt-4o-mini,anthropic:claude-3-5-haiku-latest",
-			"MODELS_TABLE": "models", "BUDGET_TABLE": "budget", "LLM_API_KEY_PARAMETER": "env:BENCH_LLM_KEY", "BENCH_LLM_KEY": "k",
-			"LLM_ANTHROPIC_API_KEY_PARAMETER": "env:BENCH_LLM_KEY", "LLM_PRICES": "openai:gpt-4o-mini=0.15/0.60"}, false},
-		{"./cmd/notify", "notify", map[string]string{"WEBHOOK_SECRET_PARAMETER": "/triage/webhook"}, false},
-		{"./cmd/redrive", "redrive", stageQueues, true},
-		{"./cmd/scheduler", "scheduler", stageQueues, true},
-		{"./cmd/recovery", "recovery", map[string]string{"MODELS_TABLE": "models"}, true},
+		{"llm-3-providers", "LLMFunc", map[string]string{
+			"LLMModels": "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0,openai:gpt-4o-mini,anthropic:claude-3-5-haiku-latest",
+			"LLMPrices": "openai:gpt-4o-mini=0.15/0.60"}, false},
+		{"notify", "NotifyFunc", nil, false},
+		{"redrive", "RedriveFunc", nil, true},
+		{"scheduler", "SchedulerFunc", nil, true},
+		{"recovery", "RecoveryFunc", nil, true},
 	}
 	ctx := context.Background()
 	for _, fn := range fns {
-		name := fn.stage
-		if n := fn.env["BENCH_NAME"]; n != "" {
-			name = n
-		}
-		b.Run(name, func(b *testing.B) {
-			bin := lambdatest.Build(b, fn.pkg)
-			env := map[string]string{"STAGE": fn.stage}
-			for k, v := range base {
-				env[k] = v
-			}
-			for k, v := range fn.env {
-				env[k] = v
-			}
+		b.Run(fn.name, func(b *testing.B) {
+			_, env := localtest.OfflineFunction(b, fn.logicalID, fn.params)
+			bin := lambdatest.Build(b, "./cmd/"+devstack.ShortName(fn.logicalID))
+			maps.Copy(env, keys)
 			var init time.Duration
 			n := 0
 			for b.Loop() {
 				svc := lambda.New(lambda.Options{})
-				if err := svc.Register(lambda.Function{Name: fn.stage, Bootstrap: bin, Env: env, Timeout: 10 * time.Second}); err != nil {
+				if err := svc.Register(lambda.Function{Name: fn.name, Bootstrap: bin, Env: env, Timeout: 10 * time.Second}); err != nil {
 					b.Fatal(err)
 				}
-				res, err := svc.Invoke(ctx, fn.stage, []byte(`{"Records":[]}`))
+				res, err := svc.Invoke(ctx, fn.name, []byte(`{"Records":[]}`))
 				if err != nil || (!fn.operator && res.FunctionError != nil) || !res.ColdStart || res.InitDuration <= 0 {
 					b.Fatal(err, res.FunctionError, res.ColdStart, res.Logs)
 				}

@@ -337,6 +337,54 @@ func (e *Env) Function(t testing.TB, logicalID string) (template.Function, map[s
 	return fn, vars
 }
 
+// OfflineFunction returns the template's function logicalID and its
+// environment resolved with no stack: the template's parameters (params
+// over their defaults) and PlaceholderPhysical's names for the queues,
+// tables and buckets of a stack "s" — the variables a deployment gives the
+// function, for a test that starts its bootstrap without AWS.
+func OfflineFunction(t testing.TB, logicalID string, params map[string]string) (template.Function, map[string]string) {
+	t.Helper()
+	tpl, err := template.ParseFile(TemplatePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver, err := template.NewResolver(tpl, template.ResolverConfig{
+		Parameters: params,
+		Pseudo:     template.Pseudo{StackName: "s"},
+		Physical:   PlaceholderPhysical(tpl),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, ok := tpl.Function(logicalID)
+	if !ok {
+		t.Fatalf("template.yaml has no %s", logicalID)
+	}
+	vars, err := resolver.ResolveEnv(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fn, vars
+}
+
+// PlaceholderPhysical names every queue, table and bucket of tpl as
+// CloudFormation names them in a stack "s" of account 123456789012 in
+// us-east-1 (s-FetchQueue-ABCDEFGHIJKL, its URL for a queue).
+func PlaceholderPhysical(tpl *template.Template) map[string]string {
+	out := map[string]string{}
+	for id, r := range tpl.Resources {
+		switch r.Type {
+		case template.TypeQueue:
+			out[id] = "https://sqs.us-east-1.amazonaws.com/123456789012/s-" + id + "-ABCDEFGHIJKL"
+		case template.TypeTable:
+			out[id] = "s-" + id + "-ABCDEFGHIJKL"
+		case template.TypeBucket:
+			out[id] = "s-" + strings.ToLower(id) + "-abcdefghijkl"
+		}
+	}
+	return out
+}
+
 // TemplatePath returns the module's template.yaml, failing the test if the
 // module root cannot be found.
 func TemplatePath(t testing.TB) string {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triagehq/triage/dev/local/localtest"
 	"github.com/triagehq/triage/dev/local/template"
 )
 
@@ -109,30 +110,13 @@ func TestParseRealTemplate(t *testing.T) {
 	}
 }
 
-// motoPhysical is what describe-stack-resources reports in moto for a stack
-// named "s" (queue URLs, table names; no functions).
-func motoPhysical(tpl *template.Template) map[string]string {
-	out := map[string]string{}
-	for id, r := range tpl.Resources {
-		switch r.Type {
-		case template.TypeQueue:
-			out[id] = "https://sqs.us-east-1.amazonaws.com/123456789012/s-" + id + "-ABCDEFGHIJKL"
-		case template.TypeTable:
-			out[id] = "s-" + id + "-ABCDEFGHIJKL"
-		case template.TypeBucket:
-			out[id] = "s-" + strings.ToLower(id) + "-abcdefghijkl"
-		}
-	}
-	return out
-}
-
 func TestResolveEnvRealTemplate(t *testing.T) {
 	t.Parallel()
 	tpl := realTemplate(t)
 	r, err := template.NewResolver(tpl, template.ResolverConfig{
 		Parameters: map[string]string{"BlockPrivateNetworks": "false", "LLMBaseUrl": "http://127.0.0.1:9/v1"},
 		Pseudo:     template.Pseudo{StackName: "s"},
-		Physical:   motoPhysical(tpl),
+		Physical:   localtest.PlaceholderPhysical(tpl),
 	})
 	if err != nil {
 		t.Fatal(err)
