@@ -391,9 +391,10 @@ func textStatus(s string) int {
 }
 
 // isSize reports whether the text after a number makes it a size: "…(402
-// bytes)", the length a truncated body is printed with.
+// bytes)", the length a truncated body is printed with. A log's next field
+// ("status=503 bytes=0", Heroku's router) is no unit of the number.
 func isSize(rest string) bool {
-	return strings.HasPrefix(rest, " bytes") || strings.HasPrefix(rest, " byte)") || strings.HasPrefix(rest, " B)")
+	return strings.HasPrefix(rest, " bytes") && !strings.HasPrefix(rest, " bytes=") || strings.HasPrefix(rest, " byte)") || strings.HasPrefix(rest, " B)")
 }
 
 // smtpReply is an SMTP server's error reply as a client prints it — a
@@ -1083,10 +1084,11 @@ func httpStatus(n int) bool {
 }
 
 // labelledCode reports whether s labels an error status "code=",
-// "error=", "err=" or "error_message=" — a log's "code=400 … [details:
-// EOF]", apprise's "…, error=400.", an Android log's "error_message=403".
+// "status=", "error=", "err=" or "error_message=" — a log's "code=400 …
+// [details: EOF]", a router's "… status=503", apprise's "…, error=400.",
+// an Android log's "error_message=403".
 func labelledCode(s string) bool {
-	for _, label := range [...]string{"code=", "error=", "err=", "error_message=", "errorMessage=", "error_msg="} {
+	for _, label := range [...]string{"code=", "status=", "error=", "err=", "error_message=", "errorMessage=", "error_msg="} {
 		if labelled(s, label) {
 			return true
 		}
