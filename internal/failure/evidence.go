@@ -304,7 +304,7 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 	}
 	awsModel := ev.awsModel()
 	for i, code := range ev.codes[:ev.n] {
-		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 {
+		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 || ServerTypeCodes[code] && ev.status >= 400 && ev.status < 500 {
 			continue
 		}
 		if code == "UNKNOWN" && ev.wrapsAnswer(awsModel, i) {

@@ -422,6 +422,12 @@ var GenericCodes = map[string]bool{
 // decide only when no error status does (an error event after HTTP 200).
 var WeakCodes = map[string]bool{"api_error": true}
 
+// ServerTypeCodes are types a provider puts on its own failures that it
+// also puts on a request it refused: OpenAI types Whisper's 413 "Maximum
+// content size limit (26214400) exceeded" server_error. Under a 4xx the
+// status and the words decide; under a 5xx or with no status they do.
+var ServerTypeCodes = map[string]bool{"server_error": true}
+
 // OverridePhrases are so definite that they beat a rate-limit code: OpenAI
 // answers a request larger than the organisation's tokens-per-minute limit
 // with a 429 and rate_limit_exceeded, but no wait will ever admit it.

@@ -104,8 +104,10 @@ var (
 	// Elixir's "{:error, {:http_error, 400, …}}", "Client error - 404 when
 	// posting", "…/items- 404 error"; go-github's and go-gitlab's
 	// "POST https://api.github.com/repos/o/r/hooks: 422 Validation Failed
-	// […]", an HTTP method and its URL before the status.
-	reStatusLead = lazyRegexp(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
+	// […]", an HTTP method and its URL before the status; openai-python
+	// 0.x's APIError, its status between the body and the body's dict
+	// ("… } 413 {'error': …").
+	reStatusLead = lazyRegexp(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |\} |(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:

@@ -108,6 +108,11 @@ var ModelWords = []Meaning{
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 		"token count of", "maximum model length", "longer than the maximum", // vLLM: "is longer than the maximum model length of 16384"
 		"max allowed tokens", "maximum allowed tokens", "number of tokens in the", "input tokens (", // Voyage: "The max allowed tokens per submitted batch is 120000"; IBM BAM: "input tokens (35000) … must be < 4096"
+		// an uploaded file over the endpoint's size limit (Whisper's "Maximum
+		// content size limit (26214400) exceeded", a compatible server's
+		// "Audio file exceeds maximum allowed size (104857600 bytes)")
+		"content size limit", "file size limit", "exceeds maximum allowed size", "exceeds the maximum allowed size",
+		"file is too large", "file too large",
 	}},
 	{work.ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
