@@ -349,8 +349,12 @@ func codeClass(awsModel bool, code string) (work.Class, bool) {
 	// Alibaba Cloud's dotted codes say the most at their end:
 	// "InternalError.Algo.DataInspectionFailed" is DashScope's moderation.
 	// An SDK's error name after its package ("litellm.InternalServerError")
-	// stands for a status only (CodeStatuses), which the role reads.
-	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) {
+	// stands for a status only (CodeStatuses), which the role reads. A
+	// lowercase end is a field of a message, not a code: Google's field
+	// violation "BatchEmbedContentsRequest.requests: at most 100 requests
+	// can be in one batch" names the request's field, whose name is also
+	// OpenAI's type for a rate ("requests").
+	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) && !lowerWord(code[i+1:]) {
 		if _, status := CodeStatuses[code[i+1:]]; !status {
 			return codeSpellings(awsModel, code[i+1:])
 		}
@@ -434,6 +438,16 @@ func lookupCode(awsModel bool, code string) (work.Class, bool) {
 
 // camelCode reports whether code is spelt like an AWS code: letters and
 // digits (and '.'), an upper-case letter after the first byte, no '_'.
+// lowerWord reports whether s is all lowercase ASCII letters.
+func lowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func camelCode(code string) bool {
 	upper := false
 	for i := 0; i < len(code); i++ {

@@ -578,6 +578,12 @@ func withoutQuestions(t string) string {
 	return t
 }
 
+// requestJSON are the words that say the JSON a parser refused was the
+// request's, not the answer's (Voyage's "The request body is not valid
+// JSON", OpenAI's "We could not parse the JSON body of your request",
+// OpenAI Batch's input file "line is not parseable as valid JSON").
+var requestJSON = [...]string{"request body", "body of your request", "line is not parseable"}
+
 // modelWords decides on the words of a model endpoint's 4xx (ModelWords).
 func (ev *evidence) modelWords(text string) (Classification, bool) {
 	// A 2xx whose body reports a failure by a non-zero numeric code beside
@@ -593,7 +599,7 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 		// No status: a client that read the answer says it could not use
 		// it (AnswerWords) before any word of a request.
 		for _, s := range [2]string{ev.message, text} {
-			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" {
+			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" && !containsAnyFoldASCII(s, requestJSON[:]) {
 				// An answer withheld for safety is a block, however the
 				// client words its absence ("quick accessor … but none were
 				// returned … block_reason: SAFETY"): judged as the answer

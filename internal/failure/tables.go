@@ -36,6 +36,7 @@ var ProviderCodes = map[string]work.Class{
 	"DeploymentNotFound":                   work.ClientError, // Azure: the deployment (model) does not exist
 	"OperationNotSupported":                work.ClientError, // Azure: the model does not support the operation
 	"not_found_error":                      work.ClientError, // Anthropic type (model or endpoint)
+	"invalid_json_line":                    work.ClientError, // OpenAI Batch: a line of the input file that is not JSON
 	"server_error":                         work.UpstreamUnavailable,
 	"internal_error":                       work.UpstreamUnavailable,
 	"api_error":                            work.UpstreamUnavailable, // Anthropic type

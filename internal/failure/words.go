@@ -68,6 +68,13 @@ var ModelWords = []Meaning{
 		// a model the provider retired (Groq's model_decommissioned, OpenAI's
 		// and Anthropic's deprecations): not there any more, as above
 		"decommissioned", "no longer supported", "has been deprecated", "reached end of life",
+		// a request with more items than the endpoint takes at once — a
+		// batch's size, an array parameter's length (Gemini's "at most 100
+		// requests can be in one batch", OpenAI's "Invalid 'input': array
+		// too long", Azure's "Too many inputs"): its shape, not the rate
+		// and not an input too long for the model
+		"in one batch", "batch size", "too many inputs", "max number of inputs", "maximum number of inputs",
+		"array too long", "array with maximum length",
 	}},
 	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
