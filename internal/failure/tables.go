@@ -1057,6 +1057,19 @@ var TextPhrases = []Phrase{
 	{"servers are busy", work.UpstreamUnavailable},
 	{"服务器繁忙", work.UpstreamUnavailable},
 	{"伺服器繁忙", work.UpstreamUnavailable},
+	{"too busy", work.UpstreamUnavailable}, // MediaWiki's "Search is currently too busy. Please try again later."
+	// a service that says it is not serving now, in a front door's or a
+	// web server's page (Azure Front Door's "Our services aren't available
+	// right now", IIS's "The service is unavailable.")
+	{"available right now", work.UpstreamUnavailable},
+	{"service is unavailable", work.UpstreamUnavailable},
+	{"service is currently unavailable", work.UpstreamUnavailable},
+	// a proxy or load balancer with no healthy instance of the site behind
+	// it (Fly.io's "could not find a good candidate within 90 attempts at
+	// load balancing", Envoy's "no healthy upstream")
+	{"attempts at load balancing", work.UpstreamUnavailable},
+	{"no healthy upstream", work.UpstreamUnavailable},
+	{"no healthy instances", work.UpstreamUnavailable},
 	{"under maintenance", work.UpstreamUnavailable},
 	{"down for maintenance", work.UpstreamUnavailable},
 	{"undergoing maintenance", work.UpstreamUnavailable},

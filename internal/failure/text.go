@@ -106,8 +106,9 @@ var (
 	// "POST https://api.github.com/repos/o/r/hooks: 422 Validation Failed
 	// […]", an HTTP method and its URL before the status; openai-python
 	// 0.x's APIError, its status between the body and the body's dict
-	// ("… } 413 {'error': …").
-	reStatusLead = lazyRegexp(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |\} |(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
+	// ("… } 413 {'error': …"); an error page's heading, CloudFront's
+	// "<H1>504 ERROR</H1>".
+	reStatusLead = lazyRegexp(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |\} |<h1>|(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:
