@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/triagehq/triage/internal/work"
@@ -578,6 +579,23 @@ func withoutQuestions(t string) string {
 	return t
 }
 
+// sdkErrorNames blanks the SDKs' error names of CodeStatuses
+// ("RateLimitError", "AuthenticationError") in a text whose words are read.
+var sdkErrorNames = sync.OnceValue(func() *strings.Replacer {
+	var names []string
+	for name := range CodeStatuses {
+		if camelCode(name) && strings.HasSuffix(name, "Error") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	pairs := make([]string, 0, 2*len(names))
+	for _, name := range names {
+		pairs = append(pairs, name, strings.Repeat(" ", len(name)))
+	}
+	return strings.NewReplacer(pairs...)
+})
+
 // requestJSON are the words that say the JSON a parser refused was the
 // request's, not the answer's (Voyage's "The request body is not valid
 // JSON", OpenAI's "We could not parse the JSON body of your request",
@@ -617,6 +635,13 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 	for _, s := range [2]string{ev.message, text} {
 		if s == "" {
 			continue
+		}
+		if strings.Contains(s, "Error") {
+			// An SDK's error name stands for its status (CodeStatuses),
+			// which is read; its letters are no words of the message:
+			// ElevenLabs' RateLimitError "This request exceeds your quota"
+			// is a quota, not "ratelimit".
+			s = sdkErrorNames().Replace(s)
 		}
 		if ph, ok := matchPhrase(words, s); ok {
 			// A 424 is the model's container answering for the endpoint

@@ -456,6 +456,11 @@ var MoneyOverridePhrases = []Phrase{
 	{"no credits", work.BudgetExceeded},
 	{"insufficient credits", work.BudgetExceeded},
 	{"you can purchase", work.BudgetExceeded},
+	// a balance or credits short of the request's price (Stability's gRPC
+	// PERMISSION_DENIED "Your organization does not have enough balance to
+	// request this action")
+	{"enough balance", work.BudgetExceeded},
+	{"enough credits", work.BudgetExceeded},
 }
 
 // ProviderPhrases are high-precision fragments of providers' and AWS's

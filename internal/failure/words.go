@@ -623,10 +623,13 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		// milliseconds, must not).
 		// Their message says it, or the error's text when no answer was
 		// seen (an SMTP client's line); never an answer's HTML page, whose
-		// dates are not the limit's. The words must name the quota or the
-		// limit they give a period to.
+		// dates are not the limit's — but an answer with no body of its own
+		// (a status and the client's line, "Daily request 200 limit
+		// exceeded. Please try again tomorrow." beside its 429) says it
+		// only in the text. The words must name the quota or the limit
+		// they give a period to.
 		srcs := [2]string{msg, ""}
-		if !ev.answered && text != msg {
+		if (!ev.answered || msg == "" && len(ev.raw) == 0) && text != msg {
 			srcs[1] = text
 		}
 		for _, s := range srcs {
