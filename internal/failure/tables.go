@@ -500,6 +500,9 @@ var ProviderPhrases = []Phrase{
 	{"content_policy_violation", work.ContentPolicy},
 	{"safety system", work.ContentPolicy}, // OpenAI images/moderation
 	{"flagged as potentially violating", work.ContentPolicy},
+	{"contains filtered words", work.ContentPolicy}, // Stability on Bedrock: "One or more prompts contains filtered words."
+	{"request moderated", work.ContentPolicy},       // Black Forest Labs' result status
+	{"content moderated", work.ContentPolicy},
 	{"invalid api key", work.AuthDenied},
 	{"incorrect api key", work.AuthDenied},
 	{"invalid x-api-key", work.AuthDenied},

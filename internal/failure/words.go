@@ -150,7 +150,7 @@ var ModelWords = []Meaning{
 	}},
 	{work.ContentPolicy, "policy", []string{
 		"content policy", "content_policy", "content filter", "content_filter", "content management",
-		"content moderation", "moderation", "safety system", "safety filter", "safety reason", "safety polic",
+		"content moderation", "moderation", "moderated", "filtered words", "safety system", "safety filter", "safety reason", "safety polic",
 		"safety guideline", "safety concern", "for safety", "unsafe", "harmful", "flagged", "usage polic",
 		"violat", "prohibited", "response was blocked", "prompt was blocked", "blocked due to", "blocked by the",
 		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
