@@ -75,6 +75,12 @@ var ModelWords = []Meaning{
 		// and not an input too long for the model
 		"in one batch", "batch size", "too many inputs", "max number of inputs", "maximum number of inputs",
 		"array too long", "array with maximum length",
+		// an input file the endpoint cannot decode (Whisper's "The audio file
+		// could not be decoded or its format is not supported", Deepgram's
+		// "failed to process audio: corrupt or unsupported data", OpenAI's
+		// "You uploaded an unsupported image"): the same bytes every time
+		"could not be decoded", "format is not supported", "unsupported data", "unsupported image",
+		"unsupported audio", "invalid file format", "unsupported file format", "failed to process audio",
 	}},
 	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
