@@ -217,7 +217,7 @@ func classifyUpstream(err error) (Classification, bool) {
 	if hasTransport {
 		return ev.finish(transport), true
 	}
-	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == work.AuthDenied || !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text)) {
+	if ph, ok := matchPhrase(TransportPhrases, withoutParserEOF(text)); ok && (ph.Class == work.AuthDenied || !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text)) {
 		// An error status — an HTTP answer's (a 500 whose body says
 		// "unexpected EOF" is the server's failure, not the connection's;
 		// a 200 whose stream died after it is the connection's), or one the
@@ -273,6 +273,28 @@ func classifyUpstream(err error) (Classification, bool) {
 	}
 	c.Default = true
 	return ev.finish(c), true
+}
+
+// withoutParserEOF is s without serde_json's "EOF while parsing" (a JSON
+// document that ended early — "Invalid tool call arguments: EOF while
+// parsing an object at line 1 column 23"), whose ": EOF" is the
+// document's end, not the connection's.
+func withoutParserEOF(s string) string {
+	const w = "eof while parsing"
+	if indexFoldASCII(s, w) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := indexFoldASCII(s, w)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString("end while parsing")
+		s = s[i+len(w):]
+	}
 }
 
 // curlError finds libcurl's error number in s after "curl error " (any
