@@ -379,6 +379,15 @@ var CodeStatuses = map[string]int{
 	// ModelErrorException, SageMaker's ModelError, each a 424): its words
 	// decide as a failure's with no status, and with none the 424 row
 	"ModelErrorException": 424, "ModelError": 424,
+
+	// Vercel's error codes for a deployment's function, each with the
+	// status Vercel documents for it ("An error occurred with your
+	// deployment\n\nFUNCTION_INVOCATION_TIMEOUT" is its 504 page)
+	"FUNCTION_INVOCATION_TIMEOUT": 504, "EDGE_FUNCTION_INVOCATION_TIMEOUT": 504,
+	"INTERNAL_FUNCTION_INVOCATION_TIMEOUT": 504, "MIDDLEWARE_INVOCATION_TIMEOUT": 504,
+	"FUNCTION_INVOCATION_FAILED": 500, "EDGE_FUNCTION_INVOCATION_FAILED": 500, "MIDDLEWARE_INVOCATION_FAILED": 500,
+	"NO_RESPONSE_FROM_FUNCTION": 502, "FUNCTION_THROTTLED": 503, "DEPLOYMENT_PAUSED": 503,
+	"DEPLOYMENT_NOT_FOUND": 404, "DEPLOYMENT_DELETED": 410,
 }
 
 // GoogleReasonSuffixes class the reasons of Google's older JSON errors
