@@ -363,6 +363,7 @@ var UpstreamWords = []Meaning{
 		"rate-overlimit", "rate overlimit", // WhatsApp's error frame (Baileys' Boom "rate-overlimit", code 429 in the frame)
 		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
 		"exceeded current limit", "exceeded its limit", "exceeded your limit", "exceeded limit", "over the limit",
+		"reached the limit", "reached your limit", "reached its limit", // archive.org: "You have already reached the limit of active Save Page Now sessions"
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
