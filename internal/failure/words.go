@@ -187,6 +187,10 @@ var ModelWords = []Meaning{
 		// serve until memory frees
 		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
 		"fatalworkerexception", "worker died", "worker crashed", "worker process died", "actor died unexpectedly", // cog's, Ray's (vLLM, Ray Serve) worker gone
+		// a prediction's process killed for its memory (cog on Replicate:
+		// "It might have run out of memory? (exitcode -9)", a container
+		// OOMKilled)
+		"run out of memory", "ran out of memory", "oomkilled", "oom killed", "oom-killed",
 	}},
 	// the endpoint's own label for a request it refused, before its reason
 	// (Cohere's "invalid request: …"): read last, so a reason any meaning
