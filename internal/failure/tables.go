@@ -565,7 +565,8 @@ var ProviderPhrases = []Phrase{
 	{"one or more parameter values were invalid", work.InternalBug}, // DynamoDB ValidationException: a request we built
 	{"one or more parameters are invalid", work.ClientError},        // SQS InvalidParameterValue (a message above its size limit): a request refused, read by the role
 	{"item size has exceeded the maximum allowed size", work.InternalBug},
-	{"conditional request failed", work.Conflict}, // DynamoDB
+	{"find the specified secret", work.InternalBug}, // Secrets Manager's ResourceNotFoundException without its code: "Secrets Manager can't find the specified secret."
+	{"conditional request failed", work.Conflict},   // DynamoDB
 	{"rate limit reached", work.RateLimited},
 	{"rate limit exceeded", work.RateLimited},
 	{"too many requests", work.RateLimited},
