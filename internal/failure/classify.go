@@ -217,7 +217,7 @@ func classifyUpstream(err error) (Classification, bool) {
 	if hasTransport {
 		return ev.finish(transport), true
 	}
-	if ph, ok := matchPhrase(TransportPhrases, text); ok && (ph.Class == work.AuthDenied || !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text)) {
+	if ph, ok := matchPhrase(TransportPhrases, withoutParserEOF(text)); ok && (ph.Class == work.AuthDenied || !(ev.answered && ev.status >= 400) && reasonStatus(text) == 0 && !labelledCode(text)) {
 		// An error status — an HTTP answer's (a 500 whose body says
 		// "unexpected EOF" is the server's failure, not the connection's;
 		// a 200 whose stream died after it is the connection's), or one the
@@ -273,6 +273,28 @@ func classifyUpstream(err error) (Classification, bool) {
 	}
 	c.Default = true
 	return ev.finish(c), true
+}
+
+// withoutParserEOF is s without serde_json's "EOF while parsing" (a JSON
+// document that ended early — "Invalid tool call arguments: EOF while
+// parsing an object at line 1 column 23"), whose ": EOF" is the
+// document's end, not the connection's.
+func withoutParserEOF(s string) string {
+	const w = "eof while parsing"
+	if indexFoldASCII(s, w) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := indexFoldASCII(s, w)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString("end while parsing")
+		s = s[i+len(w):]
+	}
 }
 
 // curlError finds libcurl's error number in s after "curl error " (any
@@ -349,8 +371,12 @@ func codeClass(awsModel bool, code string) (work.Class, bool) {
 	// Alibaba Cloud's dotted codes say the most at their end:
 	// "InternalError.Algo.DataInspectionFailed" is DashScope's moderation.
 	// An SDK's error name after its package ("litellm.InternalServerError")
-	// stands for a status only (CodeStatuses), which the role reads.
-	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) {
+	// stands for a status only (CodeStatuses), which the role reads. A
+	// lowercase end is a field of a message, not a code: Google's field
+	// violation "BatchEmbedContentsRequest.requests: at most 100 requests
+	// can be in one batch" names the request's field, whose name is also
+	// OpenAI's type for a rate ("requests").
+	if i := strings.LastIndexByte(code, '.'); i > 0 && i+1 < len(code) && !lowerWord(code[i+1:]) {
 		if _, status := CodeStatuses[code[i+1:]]; !status {
 			return codeSpellings(awsModel, code[i+1:])
 		}
@@ -434,6 +460,16 @@ func lookupCode(awsModel bool, code string) (work.Class, bool) {
 
 // camelCode reports whether code is spelt like an AWS code: letters and
 // digits (and '.'), an upper-case letter after the first byte, no '_'.
+// lowerWord reports whether s is all lowercase ASCII letters.
+func lowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func camelCode(code string) bool {
 	upper := false
 	for i := 0; i < len(code); i++ {

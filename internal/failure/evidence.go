@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/triagehq/triage/internal/work"
@@ -314,7 +315,7 @@ func (ev *evidence) definite(text string) (Classification, bool) {
 	}
 	awsModel := ev.awsModel()
 	for i, code := range ev.codes[:ev.n] {
-		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 {
+		if GenericCodes[code] || WeakCodes[code] && ev.status >= 300 || ServerTypeCodes[code] && ev.status >= 400 && ev.status < 500 {
 			continue
 		}
 		if code == "UNKNOWN" && ev.wrapsAnswer(awsModel, i) {
@@ -588,6 +589,29 @@ func withoutQuestions(t string) string {
 	return t
 }
 
+// sdkErrorNames blanks the SDKs' error names of CodeStatuses
+// ("RateLimitError", "AuthenticationError") in a text whose words are read.
+var sdkErrorNames = sync.OnceValue(func() *strings.Replacer {
+	var names []string
+	for name := range CodeStatuses {
+		if camelCode(name) && strings.HasSuffix(name, "Error") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	pairs := make([]string, 0, 2*len(names))
+	for _, name := range names {
+		pairs = append(pairs, name, strings.Repeat(" ", len(name)))
+	}
+	return strings.NewReplacer(pairs...)
+})
+
+// requestJSON are the words that say the JSON a parser refused was the
+// request's, not the answer's (Voyage's "The request body is not valid
+// JSON", OpenAI's "We could not parse the JSON body of your request",
+// OpenAI Batch's input file "line is not parseable as valid JSON").
+var requestJSON = [...]string{"request body", "body of your request", "line is not parseable"}
+
 // modelWords decides on the words of a model endpoint's 4xx (ModelWords).
 func (ev *evidence) modelWords(text string) (Classification, bool) {
 	// A 2xx whose body reports a failure by a non-zero numeric code beside
@@ -603,7 +627,7 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 		// No status: a client that read the answer says it could not use
 		// it (AnswerWords) before any word of a request.
 		for _, s := range [2]string{ev.message, text} {
-			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" {
+			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" && !containsAnyFoldASCII(s, requestJSON[:]) {
 				// An answer withheld for safety is a block, however the
 				// client words its absence ("quick accessor … but none were
 				// returned … block_reason: SAFETY"): judged as the answer
@@ -621,6 +645,13 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 	for _, s := range [2]string{ev.message, text} {
 		if s == "" {
 			continue
+		}
+		if strings.Contains(s, "Error") {
+			// An SDK's error name stands for its status (CodeStatuses),
+			// which is read; its letters are no words of the message:
+			// ElevenLabs' RateLimitError "This request exceeds your quota"
+			// is a quota, not "ratelimit".
+			s = sdkErrorNames().Replace(s)
 		}
 		if ph, ok := matchPhrase(words, s); ok {
 			// A 424 is the model's container answering for the endpoint

@@ -36,6 +36,7 @@ var ProviderCodes = map[string]work.Class{
 	"DeploymentNotFound":                   work.ClientError, // Azure: the deployment (model) does not exist
 	"OperationNotSupported":                work.ClientError, // Azure: the model does not support the operation
 	"not_found_error":                      work.ClientError, // Anthropic type (model or endpoint)
+	"invalid_json_line":                    work.ClientError, // OpenAI Batch: a line of the input file that is not JSON
 	"server_error":                         work.UpstreamUnavailable,
 	"internal_error":                       work.UpstreamUnavailable,
 	"api_error":                            work.UpstreamUnavailable, // Anthropic type
@@ -378,6 +379,15 @@ var CodeStatuses = map[string]int{
 	// ModelErrorException, SageMaker's ModelError, each a 424): its words
 	// decide as a failure's with no status, and with none the 424 row
 	"ModelErrorException": 424, "ModelError": 424,
+
+	// Vercel's error codes for a deployment's function, each with the
+	// status Vercel documents for it ("An error occurred with your
+	// deployment\n\nFUNCTION_INVOCATION_TIMEOUT" is its 504 page)
+	"FUNCTION_INVOCATION_TIMEOUT": 504, "EDGE_FUNCTION_INVOCATION_TIMEOUT": 504,
+	"INTERNAL_FUNCTION_INVOCATION_TIMEOUT": 504, "MIDDLEWARE_INVOCATION_TIMEOUT": 504,
+	"FUNCTION_INVOCATION_FAILED": 500, "EDGE_FUNCTION_INVOCATION_FAILED": 500, "MIDDLEWARE_INVOCATION_FAILED": 500,
+	"NO_RESPONSE_FROM_FUNCTION": 502, "FUNCTION_THROTTLED": 503, "DEPLOYMENT_PAUSED": 503,
+	"DEPLOYMENT_NOT_FOUND": 404, "DEPLOYMENT_DELETED": 410,
 }
 
 // GoogleReasonSuffixes class the reasons of Google's older JSON errors
@@ -422,6 +432,12 @@ var GenericCodes = map[string]bool{
 // decide only when no error status does (an error event after HTTP 200).
 var WeakCodes = map[string]bool{"api_error": true}
 
+// ServerTypeCodes are types a provider puts on its own failures that it
+// also puts on a request it refused: OpenAI types Whisper's 413 "Maximum
+// content size limit (26214400) exceeded" server_error. Under a 4xx the
+// status and the words decide; under a 5xx or with no status they do.
+var ServerTypeCodes = map[string]bool{"server_error": true}
+
 // OverridePhrases are so definite that they beat a rate-limit code: OpenAI
 // answers a request larger than the organisation's tokens-per-minute limit
 // with a 429 and rate_limit_exceeded, but no wait will ever admit it.
@@ -449,6 +465,11 @@ var MoneyOverridePhrases = []Phrase{
 	{"no credits", work.BudgetExceeded},
 	{"insufficient credits", work.BudgetExceeded},
 	{"you can purchase", work.BudgetExceeded},
+	// a balance or credits short of the request's price (Stability's gRPC
+	// PERMISSION_DENIED "Your organization does not have enough balance to
+	// request this action")
+	{"enough balance", work.BudgetExceeded},
+	{"enough credits", work.BudgetExceeded},
 }
 
 // ProviderPhrases are high-precision fragments of providers' and AWS's
@@ -488,6 +509,9 @@ var ProviderPhrases = []Phrase{
 	{"content_policy_violation", work.ContentPolicy},
 	{"safety system", work.ContentPolicy}, // OpenAI images/moderation
 	{"flagged as potentially violating", work.ContentPolicy},
+	{"contains filtered words", work.ContentPolicy}, // Stability on Bedrock: "One or more prompts contains filtered words."
+	{"request moderated", work.ContentPolicy},       // Black Forest Labs' result status
+	{"content moderated", work.ContentPolicy},
 	{"invalid api key", work.AuthDenied},
 	{"incorrect api key", work.AuthDenied},
 	{"invalid x-api-key", work.AuthDenied},
@@ -541,7 +565,8 @@ var ProviderPhrases = []Phrase{
 	{"one or more parameter values were invalid", work.InternalBug}, // DynamoDB ValidationException: a request we built
 	{"one or more parameters are invalid", work.ClientError},        // SQS InvalidParameterValue (a message above its size limit): a request refused, read by the role
 	{"item size has exceeded the maximum allowed size", work.InternalBug},
-	{"conditional request failed", work.Conflict}, // DynamoDB
+	{"find the specified secret", work.InternalBug}, // Secrets Manager's ResourceNotFoundException without its code: "Secrets Manager can't find the specified secret."
+	{"conditional request failed", work.Conflict},   // DynamoDB
 	{"rate limit reached", work.RateLimited},
 	{"rate limit exceeded", work.RateLimited},
 	{"too many requests", work.RateLimited},
@@ -1050,6 +1075,19 @@ var TextPhrases = []Phrase{
 	{"servers are busy", work.UpstreamUnavailable},
 	{"服务器繁忙", work.UpstreamUnavailable},
 	{"伺服器繁忙", work.UpstreamUnavailable},
+	{"too busy", work.UpstreamUnavailable}, // MediaWiki's "Search is currently too busy. Please try again later."
+	// a service that says it is not serving now, in a front door's or a
+	// web server's page (Azure Front Door's "Our services aren't available
+	// right now", IIS's "The service is unavailable.")
+	{"available right now", work.UpstreamUnavailable},
+	{"service is unavailable", work.UpstreamUnavailable},
+	{"service is currently unavailable", work.UpstreamUnavailable},
+	// a proxy or load balancer with no healthy instance of the site behind
+	// it (Fly.io's "could not find a good candidate within 90 attempts at
+	// load balancing", Envoy's "no healthy upstream")
+	{"attempts at load balancing", work.UpstreamUnavailable},
+	{"no healthy upstream", work.UpstreamUnavailable},
+	{"no healthy instances", work.UpstreamUnavailable},
 	{"under maintenance", work.UpstreamUnavailable},
 	{"down for maintenance", work.UpstreamUnavailable},
 	{"undergoing maintenance", work.UpstreamUnavailable},

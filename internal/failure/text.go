@@ -104,8 +104,11 @@ var (
 	// Elixir's "{:error, {:http_error, 400, …}}", "Client error - 404 when
 	// posting", "…/items- 404 error"; go-github's and go-gitlab's
 	// "POST https://api.github.com/repos/o/r/hooks: 422 Validation Failed
-	// […]", an HTTP method and its URL before the status.
-	reStatusLead = lazyRegexp(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
+	// […]", an HTTP method and its URL before the status; openai-python
+	// 0.x's APIError, its status between the body and the body's dict
+	// ("… } 413 {'error': …"); an error page's heading, CloudFront's
+	// "<H1>504 ERROR</H1>".
+	reStatusLead = lazyRegexp(`(?i)(?:^|error[:\s(,-]{1,3}|\(|\[|": |\} |<h1>|(?:encountered|received|got|returned|response):? |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://[^\s"]+: )([45]\d\d)(?:[\s:),\]]|$)|[\x60'"]([45]\d\d) [A-Z][a-z]+|[\s-]([45]\d\d) error\b|\): ([45]\d\d)\s+[A-Z][a-z]|\b([45]\d\d) (?:status code|client error|server error)\b|[(（][a-z][\w .-]{0,30} ([45]\d\d)[)）]`)
 	// reStatusProse is a status written in prose a few words after a word
 	// that says so: "Request failed with status code 503", "Request failed
 	// with code 503", "Response status code does not indicate success:
@@ -391,9 +394,10 @@ func textStatus(s string) int {
 }
 
 // isSize reports whether the text after a number makes it a size: "…(402
-// bytes)", the length a truncated body is printed with.
+// bytes)", the length a truncated body is printed with. A log's next field
+// ("status=503 bytes=0", Heroku's router) is no unit of the number.
 func isSize(rest string) bool {
-	return strings.HasPrefix(rest, " bytes") || strings.HasPrefix(rest, " byte)") || strings.HasPrefix(rest, " B)")
+	return strings.HasPrefix(rest, " bytes") && !strings.HasPrefix(rest, " bytes=") || strings.HasPrefix(rest, " byte)") || strings.HasPrefix(rest, " B)")
 }
 
 // smtpReply is an SMTP server's error reply as a client prints it — a
@@ -1083,10 +1087,11 @@ func httpStatus(n int) bool {
 }
 
 // labelledCode reports whether s labels an error status "code=",
-// "error=", "err=" or "error_message=" — a log's "code=400 … [details:
-// EOF]", apprise's "…, error=400.", an Android log's "error_message=403".
+// "status=", "error=", "err=" or "error_message=" — a log's "code=400 …
+// [details: EOF]", a router's "… status=503", apprise's "…, error=400.",
+// an Android log's "error_message=403".
 func labelledCode(s string) bool {
-	for _, label := range [...]string{"code=", "error=", "err=", "error_message=", "errorMessage=", "error_msg="} {
+	for _, label := range [...]string{"code=", "status=", "error=", "err=", "error_message=", "errorMessage=", "error_msg="} {
 		if labelled(s, label) {
 			return true
 		}

@@ -68,6 +68,19 @@ var ModelWords = []Meaning{
 		// a model the provider retired (Groq's model_decommissioned, OpenAI's
 		// and Anthropic's deprecations): not there any more, as above
 		"decommissioned", "no longer supported", "has been deprecated", "reached end of life",
+		// a request with more items than the endpoint takes at once — a
+		// batch's size, an array parameter's length (Gemini's "at most 100
+		// requests can be in one batch", OpenAI's "Invalid 'input': array
+		// too long", Azure's "Too many inputs"): its shape, not the rate
+		// and not an input too long for the model
+		"in one batch", "batch size", "too many inputs", "max number of inputs", "maximum number of inputs",
+		"array too long", "array with maximum length",
+		// an input file the endpoint cannot decode (Whisper's "The audio file
+		// could not be decoded or its format is not supported", Deepgram's
+		// "failed to process audio: corrupt or unsupported data", OpenAI's
+		// "You uploaded an unsupported image"): the same bytes every time
+		"could not be decoded", "format is not supported", "unsupported data", "unsupported image",
+		"unsupported audio", "invalid file format", "unsupported file format", "failed to process audio",
 	}},
 	{work.RateLimited, "rate", []string{
 		"rate limit", "rate-limit", "rate_limit", "ratelimit", "too many requests", "too many concurrent",
@@ -108,6 +121,11 @@ var ModelWords = []Meaning{
 		"sequence length", "too large for the model", "must have less than", "must have fewer than",
 		"token count of", "maximum model length", "longer than the maximum", // vLLM: "is longer than the maximum model length of 16384"
 		"max allowed tokens", "maximum allowed tokens", "number of tokens in the", "input tokens (", // Voyage: "The max allowed tokens per submitted batch is 120000"; IBM BAM: "input tokens (35000) … must be < 4096"
+		// an uploaded file over the endpoint's size limit (Whisper's "Maximum
+		// content size limit (26214400) exceeded", a compatible server's
+		// "Audio file exceeds maximum allowed size (104857600 bytes)")
+		"content size limit", "file size limit", "exceeds maximum allowed size", "exceeds the maximum allowed size",
+		"file is too large", "file too large",
 	}},
 	{work.ClientError, "parameter", []string{
 		"max_tokens", "max_completion_tokens", "max_output_tokens", "maxoutputtokens", "maximum tokens you requested",
@@ -138,7 +156,7 @@ var ModelWords = []Meaning{
 	}},
 	{work.ContentPolicy, "policy", []string{
 		"content policy", "content_policy", "content filter", "content_filter", "content management",
-		"content moderation", "moderation", "safety system", "safety filter", "safety reason", "safety polic",
+		"content moderation", "moderation", "moderated", "filtered words", "safety system", "safety filter", "safety reason", "safety polic",
 		"safety guideline", "safety concern", "for safety", "unsafe", "harmful", "flagged", "usage polic",
 		"violat", "prohibited", "response was blocked", "prompt was blocked", "blocked due to", "blocked by the",
 		"blocked by our", "output blocked", "input blocked", "request was blocked", "guardrail", "jailbreak",
@@ -169,6 +187,10 @@ var ModelWords = []Meaning{
 		// serve until memory frees
 		"more system memory", "requires more memory", "not enough memory", "insufficient memory", "failed to allocate memory",
 		"fatalworkerexception", "worker died", "worker crashed", "worker process died", "actor died unexpectedly", // cog's, Ray's (vLLM, Ray Serve) worker gone
+		// a prediction's process killed for its memory (cog on Replicate:
+		// "It might have run out of memory? (exitcode -9)", a container
+		// OOMKilled)
+		"run out of memory", "ran out of memory", "oomkilled", "oom killed", "oom-killed",
 	}},
 	// the endpoint's own label for a request it refused, before its reason
 	// (Cohere's "invalid request: …"): read last, so a reason any meaning
@@ -345,6 +367,7 @@ var UpstreamWords = []Meaning{
 		"rate-overlimit", "rate overlimit", // WhatsApp's error frame (Baileys' Boom "rate-overlimit", code 429 in the frame)
 		"limit exceeded", "limit reached", "exceeded the limit", // "Daily user sending limit exceeded": read by its period
 		"exceeded current limit", "exceeded its limit", "exceeded your limit", "exceeded limit", "over the limit",
+		"reached the limit", "reached your limit", "reached its limit", // archive.org: "You have already reached the limit of active Save Page Now sessions"
 		"per hour", "per day", "per month", "messages per", "emails per", "requests per", // "only 10 messages per day"
 		"quota", // a limit: read by its period (a daily one is spent)
 	}},
@@ -611,10 +634,13 @@ func (ev *evidence) period(cl Classification, msg, text string) Classification {
 		// milliseconds, must not).
 		// Their message says it, or the error's text when no answer was
 		// seen (an SMTP client's line); never an answer's HTML page, whose
-		// dates are not the limit's. The words must name the quota or the
-		// limit they give a period to.
+		// dates are not the limit's — but an answer with no body of its own
+		// (a status and the client's line, "Daily request 200 limit
+		// exceeded. Please try again tomorrow." beside its 429) says it
+		// only in the text. The words must name the quota or the limit
+		// they give a period to.
 		srcs := [2]string{msg, ""}
-		if !ev.answered && text != msg {
+		if (!ev.answered || msg == "" && len(ev.raw) == 0) && text != msg {
 			srcs[1] = text
 		}
 		for _, s := range srcs {
