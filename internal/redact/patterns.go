@@ -1170,7 +1170,25 @@ func checkToken(m Match) (Kind, bool) {
 		}
 		return KindSecret, true
 	}
+	if queryParamName(m.Input, m.Start, m.End) {
+		return "", false
+	}
 	return "", true
+}
+
+// queryParamName reports whether s[a:b] is the name of a URL query's
+// parameter: letters only, after '?' or '&' and before '='. A name is the
+// API's word (gemeenteVanInschrijving); its value is what may be secret.
+func queryParamName(s string, a, b int) bool {
+	if a == 0 || b >= len(s) || s[a-1] != '?' && s[a-1] != '&' || s[b] != '=' {
+		return false
+	}
+	for i := a; i < b; i++ {
+		if !isLetter(s[i]) && s[i] != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkKeyValue gives a key-value candidate the kind of its key;
