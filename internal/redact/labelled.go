@@ -303,7 +303,7 @@ func formValue(key, value string) bool {
 	}
 	// The value's shape first: it is cheaper than the key's words, and
 	// most values have none of a form's shapes.
-	if !formNumber(value) && !birthDate(value) && !nameShaped(value) {
+	if !formNumber(value) && !birthDate(value) && !nameShaped(value) || companyTaxNumber(value) || rucOfCompany(key, value) {
 		return false
 	}
 	if k, ok := KeyKind(key); ok {

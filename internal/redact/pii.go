@@ -825,9 +825,11 @@ func plausible(kind Kind, v string) bool {
 		return digits >= 2
 	case KindEmail:
 		return strings.ContainsAny(v, "@") || strings.Contains(strings.ToLower(v), "%40") || strings.Contains(strings.ToLower(v), "at")
+	case KindNationalID:
+		return !companyTaxNumber(strings.TrimSpace(v))
 	case KindPersonal:
 		l := strings.ToLower(strings.TrimSpace(v))
-		return l != "unknown" && l != "n/a" && l != "none" && l != "redacted" && l != "-"
+		return !companyTaxNumber(strings.TrimSpace(v)) && l != "unknown" && l != "n/a" && l != "none" && l != "redacted" && l != "-"
 	}
 	return true
 }
