@@ -25,12 +25,13 @@ const streetAddress = (
 	// 221B Baker Street; 1600 Pennsylvania Avenue NW
 	`|\b\d{1,5}[A-Za-z]?[ \t]+(?:\p{Lu}[\p{L}'’.-]*[ \t]+){1,3}(?:Street|St\.|Road|Rd\.|Avenue|Ave\.?|Lane|Ln\.|Drive|Dr\.|Boulevard|Blvd\.?|Court|Ct\.|Terrace|Crescent|Close)(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?` +
 	// Hauptstraße 5; Mannerheimintie 12 B 7; Drottninggatan 3
-	`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht|gata|vegur|veien|vei|braut)[ \t]+\d{1,4}[A-Za-z]?(?:[ \t]+[A-Z](?:[ \t]+\d{1,4})?\b)?` +
+	`|\b\p{Lu}[\p{L}-]*(?:straße|strasse|gasse|weg|allee|platz|ring|katu|tie|gatan|vägen|gade|vej|laan|straat|gracht|gata|vegur|veien|vei|braut|stræti)[ \t]+\d{1,4}[A-Za-z]?(?:[ \t]+[A-Z](?:[ \t]+\d{1,4})?\b)?` +
 	// οδός Ερμού 45; Av. Providencia 1208; רחוב הרצל 21; طريق الملك فهد 2410 — a street
 	// word before the name in scripts \b does not see, names of any script
 	`|(?:Av\.|οδός|Οδός|οδ\.|Λεωφόρος|λεωφόρος|ул\.|бул\.|вул\.|просп\.|רחוב|שדרות|طريق|شارع)(?:[ \t]+[\p{Lu}\p{Lo}][\p{L}\p{M}'’.-]*){1,4},?[ \t]+\d{1,4}[A-Za-z]?` +
-	// Bağdat Caddesi No:212 D:5; Narva mnt 7 — a street word after the name
-	`|\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){0,2}[ \t]+(?:Caddesi|Cad\.|Sokak|Sokağı|Sok\.|Bulvarı|mnt\.?|maantee|tänav|pst\.?|puiestee)[ \t]+(?:No[:.]?[ \t]?)?\d{1,4}[A-Za-z]?(?:[ \t]+D[:.][ \t]?\d{1,4})?` +
+	// Bağdat Caddesi No:212 D:5; Narva mnt 7; Váci utca 19. 3/2 — a street
+	// word after the name, a Hungarian floor and door after the number
+	`|\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*){0,2}[ \t]+(?:Caddesi|Cad\.|Sokak|Sokağı|Sok\.|Bulvarı|mnt\.?|maantee|tänav|pst\.?|puiestee|utca)[ \t]+(?:No[:.]?[ \t]?)?\d{1,4}[A-Za-z]?(?:[ \t]+D[:.][ \t]?\d{1,4})?(?:\.[ \t]+\d{1,2}/\d{1,3}\b)?` +
 	// ٢٥ شارع التحرير; 12 طريق الملك — a number before the street word,
 	// Arabic's order, in Arabic-Indic or ASCII digits
 	`|(?:\b\d{1,4}|[٠-٩]{1,4})[ \t]+(?:شارع|طريق)(?:[ \t]+\p{Lo}[\p{L}\p{M}'’.-]*){1,4}` +
@@ -55,18 +56,18 @@ var (
 		"av": true, "οδός": true, "Οδός": true, "οδ": true, "λεωφόρος": true, "Λεωφόρος": true, "ул": true,
 		"бул": true, "вул": true, "просп": true, "רחוב": true, "שדרות": true, "طريق": true, "شارع": true,
 		"blk": true, "caddesi": true, "cad": true, "sokak": true, "sokağı": true, "sok": true, "bulvarı": true,
-		"mnt": true, "maantee": true, "tänav": true, "pst": true, "puiestee": true,
+		"mnt": true, "maantee": true, "tänav": true, "pst": true, "puiestee": true, "utca": true,
 	}
 	// streetAfterName are the street words written after the street's
 	// name (Bağdat Caddesi 12, Narva mnt 7): the address starts at the
 	// name's first capitalised word.
 	streetAfterName = map[string]bool{
 		"caddesi": true, "cad": true, "sokak": true, "sokağı": true, "sok": true, "bulvarı": true,
-		"mnt": true, "maantee": true, "tänav": true, "pst": true, "puiestee": true,
+		"mnt": true, "maantee": true, "tänav": true, "pst": true, "puiestee": true, "utca": true,
 	}
 	streetSuffixes = []string{
 		"straße", "strasse", "gasse", "weg", "allee", "platz", "ring", "katu", "tie", "gatan", "vägen",
-		"gade", "vej", "laan", "straat", "gracht", "gata", "vegur", "veien", "vei", "braut",
+		"gade", "vej", "laan", "straat", "gracht", "gata", "vegur", "veien", "vei", "braut", "stræti",
 	}
 )
 
@@ -172,8 +173,30 @@ var streetTriggers = []string{
 	"via ", "viale ", "piazza", "corso ", "calle ", "avenida ", "rua ", "travessa ", "ulica ", "ul. ",
 	"rue ", "avenue", "boulevard", "chemin ", "impasse ", "street", "road ", "lane ", "drive ", "terrace",
 	"crescent", "straße", "strasse", "gasse ", "allee ", "platz ", "katu ", "gatan ", "vägen ", "straat ",
-	"gracht ", "gata ", "vegur ", "veien ", "braut ",
+	"gracht ", "gata ", "vegur ", "veien ", "braut ", "stræti ", " utca ",
 	"av. ", "οδός", "Οδός", "λεωφόρος", "Λεωφόρος", "ул. ", "бул. ", "вул. ", "просп. ", "רחוב", "שדרות",
 	"طريق", "شارع", "blk ", "caddesi", "cad. ", "sokak", "sokağı", "bulvarı", " mnt ", "maantee",
 	"tänav", "puiestee", "tie ",
+}
+
+// koreanRoadAddress is a Korean road name address (도로명주소) as the
+// Road Name Address Act writes it: a province or city, the district
+// (…구, …군, …시), the road's name ending in 로 or 길 — a side road numbered
+// after its main road's (서초대로74길) — and the building's number (87,
+// 17-3); or romanized, the building's number first and the road's words
+// hyphenated (88 Bongeunsa-ro 68-gil, 12 Sejong-daero).
+var koreanRoadAddress = lazyRegexp(`(?:(?:\p{Hangul}+(?:도|시)|서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)[ \t]+){0,2}\p{Hangul}+(?:구|군|시)[ \t]+\p{Hangul}[\p{Hangul}\d]*(?:로|길)[ \t]+\d{1,4}(?:-\d{1,4})?` +
+	`|\b\d{1,4}(?:-\d{1,4})?,?[ \t]+\p{Lu}[a-z]+-(?:ro|gil|daero)(?:[ \t]+\d{1,4}(?:beon)?-gil)?\b`)
+
+// koreanRoadTriggers are the road words of koreanRoadAddress.
+var koreanRoadTriggers = []string{"로 ", "길 ", "-ro", "-gil", "-daero"}
+
+// findKoreanRoadAddress finds a koreanRoadAddress.
+func findKoreanRoadAddress(s string, from int) []int {
+	m := koreanRoadAddress().FindStringIndex(s[from:])
+	if m == nil {
+		return nil
+	}
+	a, b := from+m[0], from+m[1]
+	return []int{a, b, -1, -1, a, b}
 }

@@ -855,6 +855,18 @@ var piiPatterns = []Pattern{
 		Find:     findStreetAddress,
 	},
 	{
+		// A Korean road name address (addresses.go).
+		Kind:     KindPersonal,
+		Triggers: koreanRoadTriggers,
+		Find:     findKoreanRoadAddress,
+	},
+	{
+		// A Korean or Japanese name before its honorific (names.go).
+		Kind:     KindPersonal,
+		Triggers: nameHonorificTriggers,
+		Find:     findNameBeforeHonorific,
+	},
+	{
 		// A print_r member's name or address line judged by its record
 		// (dump.go).
 		Kind:     KindPersonal,
