@@ -38,6 +38,10 @@ const streetAddress = (
 	// House 14, Street 7, F-7/2; H. No. 221, Road 3 — South Asia's house
 	// and street numbers, and a sector
 	`|\b(?:House|H\.[ \t]?No\.|Flat|Plot)[ \t]+(?:No\.?[ \t]*)?#?\d{1,5}[A-Za-z]?,[ \t]+(?:Street|St\.|Road|Rd\.|Lane|Gali|Block)[ \t]+(?:No\.?[ \t]*)?\d{1,4}[A-Za-z]?(?:,[ \t]+(?:Sector[ \t]+)?[A-Z]{1,2}-\d{1,2}(?:/\d{1,2})?)?` +
+	// Calle 150 A # 101 - 28 Int 4 Apto 302; Carrera 7 No. 32-16 — Colombia's
+	// grid: the way's word and number, '#' or No., the crossing's number,
+	// a dash, the door's, then the interior and flat
+	`|\b(?:Calle|Carrera|Cra\.|Cl\.|Avenida)[ \t]+\d{1,3}[ \t]?[A-Z]?(?:[ \t]+(?:Bis|Sur))?[ \t]*(?:#|No\.?)[ \t]*\d{1,3}[ \t]?[A-Z]?[ \t]*-[ \t]*\d{1,3}(?:,?[ \t]+(?:Int|Interior|Apto|Apartamento|Torre|Casa|Oficina)\.?[ \t]+\d{1,4})*` +
 	// Blk 123 Ang Mo Kio Avenue 6 #08-1234 — a Singapore block
 	`|Blk[ \t]+\d{1,4}[A-Z]?(?:[ \t]+\p{Lu}[\p{L}'’.-]*){1,4}(?:[ \t]+\d{1,3})?(?:[ \t]+#\d{2}-\d{2,5})?)` +
 	// , 20121 Milano; , 75001 Paris; , SW1A 1AA London — the postcode and city
@@ -48,7 +52,7 @@ const streetAddress = (
 var (
 	streetWords = map[string]bool{
 		"via": true, "viale": true, "piazza": true, "piazzale": true, "corso": true, "largo": true, "vicolo": true,
-		"calle": true, "avenida": true, "avda": true, "paseo": true, "plaza": true, "rua": true, "travessa": true,
+		"calle": true, "carrera": true, "avenida": true, "avda": true, "paseo": true, "plaza": true, "rua": true, "travessa": true,
 		"praça": true, "ulica": true, "ul": true, "aleja": true, "al": true, "rue": true, "avenue": true,
 		"boulevard": true, "bd": true, "place": true, "chemin": true, "allée": true, "impasse": true, "quai": true,
 		"street": true, "st": true, "road": true, "rd": true, "ave": true, "lane": true, "ln": true, "drive": true,
@@ -170,7 +174,7 @@ func fusedStreet(w []byte) bool {
 // a rarer or a short street word (Largo, Paseo, Close, St.) is not looked
 // for — those words would wake the rule on most texts.
 var streetTriggers = []string{
-	"via ", "viale ", "piazza", "corso ", "calle ", "avenida ", "rua ", "travessa ", "ulica ", "ul. ",
+	"via ", "viale ", "piazza", "corso ", "calle ", "carrera ", "avenida ", "rua ", "travessa ", "ulica ", "ul. ",
 	"rue ", "avenue", "boulevard", "chemin ", "impasse ", "street", "road ", "lane ", "drive ", "terrace",
 	"crescent", "straße", "strasse", "gasse ", "allee ", "platz ", "katu ", "gatan ", "vägen ", "straat ",
 	"gracht ", "gata ", "vegur ", "veien ", "braut ", "stræti ", " utca ",

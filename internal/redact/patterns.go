@@ -962,7 +962,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after an honorific (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"mr ", "mr.", "mrs", "ms ", "ms.", "mme ", "mlle ", "herr ", "frau ", "sr. ", "sra. ", "srta. ", "dr. ", "sig. ", "sig.ra", "dott. ", "pan ", "pani ", "mevrouw ", "meneer ", "dhr. ", "mevr. ", "mag. ", "prof. ", "ing. ", "mgr. ", "bc. ", "ddr. "},
+		Triggers: []string{"mr ", "mr.", "mrs", "ms ", "ms.", "mme ", "mlle ", "herr ", "frau ", "sr. ", "sra. ", "srta. ", "dr. ", "sig. ", "sig.ra", "dott. ", "pan ", "pani ", "mevrouw ", "meneer ", "dhr. ", "mevr. ", "mag. ", "prof. ", "ing. ", "mgr. ", "bc. ", "ddr. ", "κ. "},
 		Find:     findHonorificName,
 	},
 	{
