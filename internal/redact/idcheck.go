@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Check digits of national identity numbers (the algorithms of
 // python-stdnum). Each takes the number's characters without separators
@@ -548,4 +551,111 @@ func byIDValid(n string) bool {
 	// The first digit gives the sex and century (1–6), the next six a
 	// date, DDMMYY.
 	return n[0] >= '1' && n[0] <= '6' && atoi2(n[1:3]) >= 1 && atoi2(n[1:3]) <= 31 && atoi2(n[3:5]) >= 1 && atoi2(n[3:5]) <= 12
+}
+
+// companyTaxNumber reports whether v is a company's tax number by the
+// public shape its scheme gives a company and never a person, so a
+// record's party that is a firm keeps its number (docs/design.md
+// "Redaction"):
+//   - Argentina's CUIT written with its dashes, opening with a company's
+//     type (30, 33, 34) and its check digit right: 30-11028896-0;
+//   - Chile's RUT of 50.000.000 or more (companies are numbered from
+//     there, people below), dotted or not, its check digit mod 11 right;
+//   - Mexico's RFC of a persona moral, 12 characters: three letters, the
+//     date of incorporation YYMMDD, a three-character homoclave (a
+//     person's has four letters, 13 characters).
+func companyTaxNumber(v string) bool {
+	switch {
+	case len(v) == 13 && v[2] == '-' && v[11] == '-':
+		d := v[:2] + v[3:11] + v[12:]
+		return (d[:2] == "30" || d[:2] == "33" || d[:2] == "34") && cuitValid(d)
+	case len(v) == 12 && rfcMoral(v):
+		return true
+	}
+	return rutOfCompany(v)
+}
+
+// rucOfCompany reports whether v, under a key naming Peru's RUC, is a
+// company's: 11 digits opening with 20 (a person's opens with 10), its
+// check digit mod 11 over the weights 5 4 3 2 7 6 5 4 3 2 right. Only its
+// key tells it from an Argentine person's CUIT, which opens with 20 and
+// takes the same weights, or a Turkish identity number, which shares the
+// length.
+func rucOfCompany(key, v string) bool {
+	if len(v) != 11 || !isAllDigits(v) || v[:2] != "20" || !slices.Contains(splitWords(key, nil), "ruc") {
+		return false
+	}
+	c := 11 - weightedSum(v[:10], 5, 4, 3, 2, 7, 6, 5, 4, 3, 2)%11
+	return c%10 == int(v[10]-'0') && !tcKimlikValid(v)
+}
+
+// tcKimlikValid: Türkiye's identity number, 11 digits not opening with 0,
+// the tenth digit from the odd and even places' sums, the eleventh the
+// sum of the first ten mod 10.
+func tcKimlikValid(d string) bool {
+	if len(d) != 11 || !isAllDigits(d) || d[0] == '0' {
+		return false
+	}
+	b := digitValues(d)
+	odd := int(b[0] + b[2] + b[4] + b[6] + b[8])
+	even := int(b[1] + b[3] + b[5] + b[7])
+	if ((odd*7-even)%10+10)%10 != int(b[9]) {
+		return false
+	}
+	sum := 0
+	for _, x := range b[:10] {
+		sum += int(x)
+	}
+	return sum%10 == int(b[10])
+}
+
+// rfcMoral reports whether v is the shape of a Mexican company's RFC.
+func rfcMoral(v string) bool {
+	for i := 0; i < 3; i++ {
+		if !isUpper(v[i]) && v[i] != '&' {
+			return false
+		}
+	}
+	if !isAllDigits(v[3:9]) {
+		return false
+	}
+	if m, d := atoi2(v[5:7]), atoi2(v[7:9]); m < 1 || m > 12 || d < 1 || d > 31 {
+		return false
+	}
+	for i := 9; i < 12; i++ {
+		if !isUpper(v[i]) && !isDigit(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rutOfCompany reports whether v is a Chilean RUT of 50.000.000 or more
+// with its check digit (0–9 or K) right: 76.301.128-3, 76301128-3.
+func rutOfCompany(v string) bool {
+	body, dv, ok := strings.Cut(v, "-")
+	if !ok || len(dv) != 1 {
+		return false
+	}
+	if len(body) == 10 && body[2] == '.' && body[6] == '.' {
+		body = body[:2] + body[3:6] + body[7:]
+	}
+	if len(body) != 8 || !isAllDigits(body) || body < "50000000" {
+		return false
+	}
+	sum, w := 0, 2
+	for i := len(body) - 1; i >= 0; i-- {
+		sum += int(body[i]-'0') * w
+		if w++; w > 7 {
+			w = 2
+		}
+	}
+	want := byte('0' + (11-sum%11)%11)
+	switch 11 - sum%11 {
+	case 10:
+		want = 'K'
+	case 11:
+		want = '0'
+	}
+	return dv[0] == want || want == 'K' && dv[0] == 'k'
 }

@@ -246,8 +246,9 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 		// Australia's ABN written in its groups (NN NNN NNN NNN), or bare
 		// under its own name: a sole trader's is the person's.
 		return span(lo, hi)
-	case len(g) == 3 && g[0] == 2 && g[1] == 8 && g[2] == 1 && uniform(3, "-") && cuitValid(digits):
-		// Argentina's CUIT and CUIL in their written shape (NN-NNNNNNNN-N).
+	case len(g) == 3 && g[0] == 2 && g[1] == 8 && g[2] == 1 && uniform(3, "-") && cuitValid(digits) && !companyTaxNumber(s[lo:hi]):
+		// Argentina's CUIT and CUIL in their written shape (NN-NNNNNNNN-N),
+		// but a company's (30, 33, 34).
 		return span(lo, hi)
 	case len(g) == 1 && nd == 13 && jmbgValid(digits):
 		return span(lo, hi)
@@ -275,7 +276,7 @@ func nationalIDAt(s string, lo, hi int, labels bool) []int {
 	case len(g) == 1 && nd == 18 && cnRIValid(digits) && (digits[6:8] == "19" || digits[6:8] == "20"):
 		return span(lo, hi)
 	}
-	if labels && nd <= 18 && idLabelled(s, lo) {
+	if labels && nd <= 18 && !companyTaxNumber(s[lo:hi]) && idLabelled(s, lo) {
 		// A letter may open the number (Taiwan's A123456789, Germany's
 		// health insurance number) or close it.
 		start, end := lo, hi

@@ -63,6 +63,15 @@ var quantityWords = map[string]bool{
 	"invoice": true, "ticket": true, "order": true, "txn": true, "tx": true, "txid": true,
 	"nonce": true, "checksum": true, "crc": true, "hash": true, "etag": true, "cluster": true,
 	"age": true, "max": true, "min": true, "uuid": true, "guid": true, "ulid": true, "lsn": true, "scn": true, "xid": true, "gtid": true, "lag": true, "ttl": true,
+	// A shipment's, an order's and an invoice's reference, in the words
+	// couriers and tax services label it with (an air waybill's AWB, AFIP's
+	// `cbte`, Korea's 주문번호 and 송장번호, Japan's 注文番号 and 伝票番号):
+	// the number an operator looks the failure up by.
+	"waybill": true, "awb": true, "consignment": true, "shipment": true, "parcel": true,
+	"cbte": true, "comprobante": true, "factura": true, "pedido": true, "guia": true, "guía": true,
+	"주문번호": true, "송장번호": true, "운송장번호": true, "注文番号": true, "伝票番号": true, "追跡番号": true,
+	// A point's coordinates, which a geocoder's answer holds.
+	"lat": true, "lon": true, "lng": true, "latitude": true, "longitude": true,
 	// A town in the languages records are kept in: an operator may keep
 	// the town a record is for, as the key rules do in English.
 	"cidade": true, "ciudad": true, "ville": true, "stadt": true, "ort": true, "citta": true,
@@ -294,7 +303,7 @@ func formValue(key, value string) bool {
 	}
 	// The value's shape first: it is cheaper than the key's words, and
 	// most values have none of a form's shapes.
-	if !formNumber(value) && !birthDate(value) && !nameShaped(value) {
+	if !formNumber(value) && !birthDate(value) && !nameShaped(value) || companyTaxNumber(value) || rucOfCompany(key, value) {
 		return false
 	}
 	if k, ok := KeyKind(key); ok {

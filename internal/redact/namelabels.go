@@ -609,9 +609,32 @@ func lowerString(s string) string {
 // Lefèvre-Roux", "Herr Jonas Weber", "Sra. Lucía Pérez".
 var honorifics = []string{
 	"Mr.", "Mrs.", "Ms.", "Mr", "Mrs", "Ms", "Mme", "Mlle", "Herr", "Frau", "Sr.", "Sra.", "Srta.",
-	"Dr.", "Sig.", "Sig.ra", "Dott.", "Pan", "Pani", "Mevrouw", "Meneer", "Dhr.", "Mevr.",
+	"Dr.", "Sig.", "Sig.ra", "Dott.", "Pan", "Pani", "Mevrouw", "Meneer", "Dhr.", "Mevr.", "κ.",
 	// academic titles written before a name (Austria's, Czechia's, Slovakia's)
 	"Mag.", "Prof.", "Dipl.-Ing.", "Ing.", "Mgr.", "Bc.", "DDr.",
+}
+
+// addressTitles are the honorifics one addresses a person by, which stand
+// before a surname alone ("deliver to Mr. Haddad", "Frau Musterfrau",
+// "παραλήπτης κ. Παπαδόπουλος"); the academic ones (Dr., Prof.) also name
+// a road (Oak Dr.) or a degree, and want two words.
+var addressTitles = map[string]bool{
+	"Mr.": true, "Mrs.": true, "Ms.": true, "Mr": true, "Mrs": true, "Ms": true, "Mme": true, "Herr": true,
+	"Frau": true, "Sr.": true, "Sra.": true, "Mevrouw": true, "Meneer": true, "Dhr.": true, "Mevr.": true, "κ.": true,
+}
+
+// surnameAlone reports whether w, one capitalised word after an address
+// title, is a name's: two letters or more and no system's or common
+// English word ("Mr. Robot" is a name; "Herr Direktor" and "Frau Doktor" a
+// title).
+func surnameAlone(w string) bool {
+	w = strings.TrimRight(w, ".")
+	if utf8.RuneCountInString(w) < 2 {
+		return false
+	}
+	l := strings.ToLower(w)
+	vocab, table := proseVocabulary(), nameTable()
+	return wordClass(vocab, l) != wordSystem && wordClass(table, l)&nameCommon == 0 || strings.Contains(w, " ")
 }
 
 // honorificStart holds the first bytes of honorifics.
@@ -637,7 +660,11 @@ func findHonorificName(s string, from int) []int {
 			if !strings.HasPrefix(s[i:], h) || i+len(h) >= len(s) || s[i+len(h)] != ' ' {
 				continue
 			}
-			if st, e := namesAfter(s, i+len(h)+1, 2); e > st {
+			least := 2
+			if addressTitles[h] {
+				least = 1
+			}
+			if st, e := namesAfter(s, i+len(h)+1, least); e > st && (least == 2 || surnameAlone(s[st:e])) {
 				return []int{st, e, -1, -1, st, e}
 			}
 		}

@@ -368,3 +368,36 @@ func gunzip(b []byte) (string, error) {
 	}
 	return out.String(), r.Close()
 }
+
+// nameBeforeHonorific is a person's name before the honorific that addresses
+// them, as Korean and Japanese write it: a Korean name of a common
+// surname's syllable and a two-syllable given name before 씨 or 님 (홍길동
+// 씨, 김민준님), and a Japanese family and given name, a space between
+// them, before 様, さん or 殿 (山田 花子 様). A title alone (고객님, お客様)
+// has no name's shape and stays.
+var nameBeforeHonorific = lazyRegexp(`[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용][\p{Hangul}]{2}(?:[ \t]?님|[ \t]씨)` +
+	`|\p{Han}{1,3}[ 　]\p{Han}{1,3}(?:[ 　]?(?:様|さん|殿))`)
+
+// nameHonorificTriggers are the honorifics of nameBeforeHonorific.
+var nameHonorificTriggers = []string{"님", "씨", "様", "さん", "殿"}
+
+// findNameBeforeHonorific finds an nameBeforeHonorific; the honorific stays.
+func findNameBeforeHonorific(s string, from int) []int {
+	m := nameBeforeHonorific().FindStringIndex(s[from:])
+	if m == nil {
+		return nil
+	}
+	a, b := from+m[0], from+m[1]
+	if a > 0 && s[a-1] >= 0x80 {
+		if r, _ := utf8.DecodeLastRuneInString(s[:a]); unicode.Is(unicode.Hangul, r) || unicode.Is(unicode.Han, r) {
+			return []int{b, b, -1, -1, b, b} // inside a longer word
+		}
+	}
+	for _, h := range []string{" 님", "님", " 씨", " 様", "様", " さん", "さん", " 殿", "殿", "　様", "　さん", "　殿"} {
+		if strings.HasSuffix(s[a:b], h) {
+			b -= len(h)
+			break
+		}
+	}
+	return []int{a, b, -1, -1, a, b}
+}

@@ -855,6 +855,18 @@ var piiPatterns = []Pattern{
 		Find:     findStreetAddress,
 	},
 	{
+		// A Korean road name address (addresses.go).
+		Kind:     KindPersonal,
+		Triggers: koreanRoadTriggers,
+		Find:     findKoreanRoadAddress,
+	},
+	{
+		// A Korean or Japanese name before its honorific (names.go).
+		Kind:     KindPersonal,
+		Triggers: nameHonorificTriggers,
+		Find:     findNameBeforeHonorific,
+	},
+	{
 		// A print_r member's name or address line judged by its record
 		// (dump.go).
 		Kind:     KindPersonal,
@@ -950,7 +962,7 @@ var piiPatterns = []Pattern{
 	{
 		// A person's name after an honorific (namelabels.go).
 		Kind:     KindPersonal,
-		Triggers: []string{"mr ", "mr.", "mrs", "ms ", "ms.", "mme ", "mlle ", "herr ", "frau ", "sr. ", "sra. ", "srta. ", "dr. ", "sig. ", "sig.ra", "dott. ", "pan ", "pani ", "mevrouw ", "meneer ", "dhr. ", "mevr. ", "mag. ", "prof. ", "ing. ", "mgr. ", "bc. ", "ddr. "},
+		Triggers: []string{"mr ", "mr.", "mrs", "ms ", "ms.", "mme ", "mlle ", "herr ", "frau ", "sr. ", "sra. ", "srta. ", "dr. ", "sig. ", "sig.ra", "dott. ", "pan ", "pani ", "mevrouw ", "meneer ", "dhr. ", "mevr. ", "mag. ", "prof. ", "ing. ", "mgr. ", "bc. ", "ddr. ", "κ. "},
 		Find:     findHonorificName,
 	},
 	{
@@ -1170,7 +1182,25 @@ func checkToken(m Match) (Kind, bool) {
 		}
 		return KindSecret, true
 	}
+	if queryParamName(m.Input, m.Start, m.End) {
+		return "", false
+	}
 	return "", true
+}
+
+// queryParamName reports whether s[a:b] is the name of a URL query's
+// parameter: letters only, after '?' or '&' and before '='. A name is the
+// API's word (gemeenteVanInschrijving); its value is what may be secret.
+func queryParamName(s string, a, b int) bool {
+	if a == 0 || b >= len(s) || s[a-1] != '?' && s[a-1] != '&' || s[b] != '=' {
+		return false
+	}
+	for i := a; i < b; i++ {
+		if !isLetter(s[i]) && s[i] != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkKeyValue gives a key-value candidate the kind of its key;

@@ -720,6 +720,13 @@ var PersonalKeys = map[string]Kind{
 // that names personal data — the whole key or its last one to three words
 // ("customer_first_name" is a first name) — or "".
 func personalKind(words []string) Kind {
+	if len(words) >= 2 && typeKeyWords[words[0]] {
+		// A type's word before the datum names the kind of document a
+		// record holds, a code (tipoIdentificacionComprador = 04, Ecuador's
+		// SRI's code for a RUC; tipo_documento = DNI): the order of the
+		// languages that write the type first.
+		return ""
+	}
 	if k := personalKindOf(words); k != "" {
 		return k
 	}
@@ -732,6 +739,9 @@ func personalKind(words []string) Kind {
 	}
 	return ""
 }
+
+// typeKeyWords, as a key's first word, say the key names a kind of datum.
+var typeKeyWords = map[string]bool{"tipo": true, "type": true, "typ": true, "tipus": true, "kind": true}
 
 // personalKindOf is personalKind without reading a key's number.
 func personalKindOf(words []string) Kind {
@@ -815,9 +825,11 @@ func plausible(kind Kind, v string) bool {
 		return digits >= 2
 	case KindEmail:
 		return strings.ContainsAny(v, "@") || strings.Contains(strings.ToLower(v), "%40") || strings.Contains(strings.ToLower(v), "at")
+	case KindNationalID:
+		return !companyTaxNumber(strings.TrimSpace(v))
 	case KindPersonal:
 		l := strings.ToLower(strings.TrimSpace(v))
-		return l != "unknown" && l != "n/a" && l != "none" && l != "redacted" && l != "-"
+		return !companyTaxNumber(strings.TrimSpace(v)) && l != "unknown" && l != "n/a" && l != "none" && l != "redacted" && l != "-"
 	}
 	return true
 }

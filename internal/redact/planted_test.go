@@ -87,6 +87,7 @@ var plantedFamilies = []struct {
 	{"rows-by-their-columns", 8},
 	{"rows-under-their-header", 11},
 	{"round29-families", 20},
+	{"round31-families", 24},
 	{"secrets-in-context", 66},
 	{"street-addresses-in-prose", 4},
 	{"summaries", 3},

@@ -176,7 +176,7 @@ func prose(s string) string {
 		}
 		// A segment of fewer words than minForeignWords (spaces + 1) can be
 		// content only as CJK, which writes none.
-		if i-start >= 2*minForeignWords && (spaces >= minForeignWords-1 || hasCJK(s[start:i])) {
+		if i-start >= 2*minForeignWords && (spaces >= minForeignWords-1 || hasCJK(s[start:i])) && !systemsMessage(s, start, i) {
 			proseSegment(&w, start, i, i < len(s) && s[i] == '=')
 		}
 		if i == len(s) {
@@ -494,4 +494,85 @@ func cjkExtent(s string, a, z int) (int, int) {
 		}
 	}
 	return first, end
+}
+
+// systemsMessage reports whether s[lo:hi] is a JSON string that is all of
+// the value of a member naming the system's own message about a failure,
+// which stays in whatever language the service writes: a key whose last
+// word is a message's (message, msg, text, title, detail, description)
+// after an error's word (error_message, errorText, exception.message,
+// validation_msg), or the title and detail of a problem details object
+// (RFC 9457: its "type", "title", "status", "detail" and "instance"),
+// which the text shows by a numeric "status" member.
+func systemsMessage(s string, lo, hi int) bool {
+	if lo < 2 || hi >= len(s) || s[lo-1] != '"' || s[hi] != '"' {
+		return false
+	}
+	j := lo - 2
+	for j >= 0 && s[j] == ' ' {
+		j--
+	}
+	if j < 0 || s[j] != ':' {
+		return false
+	}
+	for j--; j >= 0 && s[j] == ' '; j-- {
+	}
+	if j < 1 || s[j] != '"' {
+		return false
+	}
+	k := strings.LastIndexByte(s[:j], '"')
+	if k < 0 || j-k > 64 {
+		return false
+	}
+	var buf [8]string
+	words := splitWords(s[k+1:j], buf[:0])
+	if len(words) == 0 || firstPerson(s, lo, hi) {
+		// A message in the first person quotes a person's words.
+		return false
+	}
+	switch last := words[len(words)-1]; last {
+	case "message", "msg", "text", "title", "detail", "description":
+		for _, w := range words[:len(words)-1] {
+			if errorKeyWords[w] {
+				return true
+			}
+		}
+		if len(words) == 1 && (last == "title" || last == "detail") {
+			return problemDetails(s)
+		}
+	}
+	return false
+}
+
+// firstPerson reports whether s[lo:hi] holds a word of the first person
+// (personWords), which a system's message does not use.
+func firstPerson(s string, lo, hi int) bool {
+	vocab := proseVocabulary()
+	for a, z := range fieldsIn(s, lo, hi) {
+		if w, ok := proseWord(s, a, z); ok && wordClass(vocab, w) == wordPerson {
+			return true
+		}
+	}
+	return false
+}
+
+// errorKeyWords, before a message's word in a key, say the message is a
+// failure's.
+var errorKeyWords = map[string]bool{
+	"error": true, "errors": true, "err": true, "fault": true, "exception": true,
+	"validation": true, "failure": true,
+}
+
+// problemDetails reports whether s holds a problem details object's numeric
+// status beside its type (RFC 9457).
+func problemDetails(s string) bool {
+	i := strings.Index(s, `"status":`)
+	if i < 0 || !strings.Contains(s, `"type":`) {
+		return false
+	}
+	i += len(`"status":`)
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i+3 <= len(s) && s[i] >= '1' && s[i] <= '5' && s[i+1] >= '0' && s[i+1] <= '9' && s[i+2] >= '0' && s[i+2] <= '9'
 }

@@ -357,6 +357,9 @@ func judgeToken(in *probe, s string, i, j int) []int {
 		if ve < len(s) && s[ve] == ' ' && startsWithMarker(s, skipBlanks(s, ve)) && roleOf(s[ks:ke]).kind == KindBearer {
 			return nil // the scheme before an Authorization credential
 		}
+		if k := roleOf(s[ks:ke]).kind; (k == KindPersonal || k == KindNationalID) && companyTaxNumber(s[i:ve]) {
+			return nil // a company's tax number under a person's key
+		}
 		if v := s[i:ve]; credentialLike(v) && !isMarker(v) && !(ve < len(s) && s[ve-1] == '=' && (s[ve] == '"' || s[ve] == '\'')) {
 			return []int{ks, ve, ks, ke, i, ve}
 		}
