@@ -719,6 +719,12 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 		if s == "" {
 			continue
 		}
+		if f := lengthLimit(s); f != "" && !rateOnly && !permissionOnly {
+			// "Text character limit of 500 exceeded", "The status is over
+			// the character limit": the payload's length, which no wait
+			// changes, before the rate's "exceeded … limit".
+			return Of(work.SchemaInvalid, reason(ev.prov(), who, f, "\"", ev.status)), true
+		}
 		if f := exceededLimit(s); f != "" {
 			// "Exceeded daily email limit for the operation", "limit of
 			// 500 messages exceeded": a limit, whatever else the message
@@ -1174,6 +1180,40 @@ func exceededLimit(s string) string {
 		for _, l := range [...]string{"limit", "quota"} {
 			if containsFoldASCII(w, l) {
 				return "exceeded … " + l
+			}
+		}
+	}
+	return ""
+}
+
+// lengthUnits are the words before "limit" that name a payload's length
+// or size: a limit on them is the payload's, not the rate's.
+var lengthUnits = []string{"character", "characters", "char", "chars", "grapheme", "graphemes", "length", "size", "byte", "bytes"}
+
+// lengthLimit returns "<unit> limit" when s names a limit by a payload's
+// length or size ("Text character limit of 500 exceeded", "over the
+// character limit", "message size limit exceeded") and says nothing of a
+// quota or a rate ("Quota exceeded. The character limit has been reached"
+// is an allowance of characters spent), or "".
+func lengthLimit(s string) string {
+	if containsAnyFoldASCII(s, []string{"quota", "rate limit", "ratelimit", "too many", "per minute", "per hour", "per day", "per month", "daily", "monthly"}) {
+		return ""
+	}
+	for i := range foldIndexes(s, "limit") {
+		j := i
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '-' || s[j-1] == '_') {
+			j--
+		}
+		k := j
+		for k > 0 && isLetter(s[k-1]) {
+			k--
+		}
+		if k == j || j == i {
+			continue
+		}
+		for _, u := range lengthUnits {
+			if strings.EqualFold(s[k:j], u) {
+				return strings.ToLower(u) + " limit"
 			}
 		}
 	}
