@@ -612,6 +612,25 @@ var sdkErrorNames = sync.OnceValue(func() *strings.Replacer {
 // OpenAI Batch's input file "line is not parseable as valid JSON").
 var requestJSON = [...]string{"request body", "body of your request", "line is not parseable"}
 
+// retriedValidation returns "retries … validation error" when s says a
+// client's own retries gave up ("Max retries exceeded", "retries
+// exhausted") on a response model's validation (pydantic's "1 validation
+// error for StrictModel"): answers that failed the schema asked for, as
+// instructor logs it. A validation error alone may be a client's own
+// configuration (LangChain's "validation error for ChatOpenAI … api key"),
+// and a retry alone a transport's (urllib3's "Max retries exceeded with
+// url"), so both must be said; or "".
+func retriedValidation(s string) string {
+	if !containsAnyFoldASCII(s, []string{"validation error for", "validation errors for"}) ||
+		containsFoldASCII(s, "with url") {
+		return ""
+	}
+	if containsAnyFoldASCII(s, []string{"max retries exceeded", "maximum retries exceeded", "retries exhausted", "exceeded maximum retries"}) {
+		return "retries … validation error"
+	}
+	return ""
+}
+
 // modelWords decides on the words of a model endpoint's 4xx (ModelWords).
 func (ev *evidence) modelWords(text string) (Classification, bool) {
 	// A 2xx whose body reports a failure by a non-zero numeric code beside
@@ -627,7 +646,11 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 		// No status: a client that read the answer says it could not use
 		// it (AnswerWords) before any word of a request.
 		for _, s := range [2]string{ev.message, text} {
-			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" && !containsAnyFoldASCII(s, requestJSON[:]) {
+			ph, ok := matchPhraseFold(answerWords(), s)
+			if f := retriedValidation(s); !ok && f != "" {
+				ph, ok = Phrase{f, work.ResponseInvalid}, true
+			}
+			if ok && s != "" && !containsAnyFoldASCII(s, requestJSON[:]) {
 				// An answer withheld for safety is a block, however the
 				// client words its absence ("quick accessor … but none were
 				// returned … block_reason: SAFETY"): judged as the answer

@@ -233,6 +233,16 @@ var AnswerWords = Meaning{work.ResponseInvalid, "answer", []string{
 	"extra data: line", "looking for beginning of value", "after top-level value", "in json at position",
 	"is not valid json", "unexpected end-of-input", "unrecognized token", "eof while parsing",
 	"expected value at line", "trailing characters at line",
+	// JavaScript engines' JSON.parse beyond V8's "in JSON at position": V8's
+	// "Unexpected non-whitespace character after JSON at position 4659",
+	// Firefox's "JSON.parse: unexpected character at line 1 column 1 of the
+	// JSON data", JavaScriptCore's "JSON Parse error: Unexpected identifier"
+	"after json at position", "of the json data", "json parse error",
+	// a structured-output library that gave up on answers failing the
+	// response model's validation (instructor's InstructorRetryException,
+	// pydantic-ai's "Exceeded maximum retries (1) for output validation";
+	// retriedValidation reads instructor's log line)
+	"instructorretryexception", "for output validation", "for result validation",
 	// the Vercel AI SDK's errors about an answer (NoObjectGeneratedError,
 	// TypeValidationError, JSONParseError, NoContentGeneratedError,
 	// EmptyResponseBodyError, InvalidResponseDataError)
