@@ -62,7 +62,7 @@ var ModelWords = []Meaning{
 		"field required", "missing required", "is required", "invalid json", "could not parse", "malformed",
 		"failed to parse the request", "request body",
 		"missing parameter", "required parameter", "parameter is missing", "parameters are missing", // "Missing Parameters"
-		"not found", "does not exist", "no such model", "unknown model", "model not available",
+		"not found", "does not exist", "doesn't exist", "doesn't support", "no such model", "unknown model", "model not available",
 		"invalid model", "permitted models", "model is not supported",
 		"identifier is invalid", "not a valid model", "model id is invalid", "model name is invalid", // Bedrock: "The provided model identifier is invalid."
 		// a model the provider retired (Groq's model_decommissioned, OpenAI's
