@@ -138,6 +138,12 @@ var ProviderCodes = map[string]work.Class{
 	"error-room-not-found":     work.NotFound,
 	"error-invalid-room":       work.NotFound,
 	"error-too-many-requests":  work.RateLimited,
+	// SES's codes for an account or a configuration set whose sending is
+	// paused (a reputation review, an operator's switch): no retry passes
+	// until an operator takes it up with AWS
+	"AccountSendingPausedException":          work.AuthDenied,
+	"SendingPausedException":                 work.AuthDenied, // SESv2
+	"ConfigurationSetSendingPausedException": work.AuthDenied,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as

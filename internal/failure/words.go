@@ -402,6 +402,11 @@ var UpstreamWords = []Meaning{
 		// your own email address … please verify a domain", Postmark's
 		// "While your account is pending approval …"
 		"testing emails", "verify a domain", "verify your domain", "pending approval", "not yet activated",
+		// a mailer's account whose sending is paused or disabled (SES's
+		// MessageRejected "Sending paused for this account", SESv2's "the
+		// account's ability to send email is currently paused"): an operator
+		// takes it up with the provider
+		"sending paused", "sending is paused", "sending is disabled", "send email is currently paused",
 		// a source that refuses automated readers: a bot wall's challenge,
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
