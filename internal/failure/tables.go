@@ -144,6 +144,16 @@ var ProviderCodes = map[string]work.Class{
 	"AccountSendingPausedException":          work.AuthDenied,
 	"SendingPausedException":                 work.AuthDenied, // SESv2
 	"ConfigurationSetSendingPausedException": work.AuthDenied,
+	// Azure Resource Manager's and Azure API Management's codes for a
+	// request without a usable subscription or token, or a principal
+	// without the role (Bing Search, Azure AI services behind them): an
+	// operator fixes the key, the subscription or the role assignment
+	"MissingSubscription":              work.AuthDenied,
+	"InvalidAuthenticationToken":       work.AuthDenied,
+	"InvalidAuthenticationTokenTenant": work.AuthDenied,
+	"ExpiredAuthenticationToken":       work.AuthDenied,
+	"AuthorizationFailed":              work.AuthDenied,
+	"LinkedAuthorizationFailed":        work.AuthDenied,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
