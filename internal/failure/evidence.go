@@ -699,7 +699,48 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 			return cl, true
 		}
 	}
+	if ev.status == 0 || ev.status == 424 {
+		for _, s := range [2]string{ev.message, text} {
+			if f := requestFieldPath(s); f != "" {
+				// A validation message that names the request's field by its
+				// path ("messages.1.content.0.type: Expected `thinking` …",
+				// Bedrock relaying Anthropic's check): a request the
+				// endpoint does not accept, whatever words follow.
+				return Of(work.ClientError, reason(p, " model endpoint's message names the request's field \"", f, "\"", ev.status)), true
+			}
+		}
+	}
 	return Classification{}, false
+}
+
+// requestFields are the top-level fields of a model API's request whose
+// paths a validation message names ("messages.1.content.0.type: …").
+var requestFields = [...]string{"messages.", "tools.", "contents.", "system.", "tool_choice.", "inputs.", "input."}
+
+// requestFieldPath returns the path of a request's field that s names as a
+// validation message does — a top-level field of requestFields, then an
+// index and any further parts made of letters, digits, '_' and '.',
+// followed by ": " ("messages.1.content.0.type: Expected …",
+// "tools.0.custom.name: String should match pattern …") — or "".
+func requestFieldPath(s string) string {
+	for _, field := range requestFields {
+		for i := range foldIndexes(s, field) {
+			if i > 0 && (isCodeByte(s[i-1]) || s[i-1] == '.') {
+				continue
+			}
+			j := i + len(field)
+			if j >= len(s) || s[j] < '0' || s[j] > '9' {
+				continue
+			}
+			for j < len(s) && (isLetter(s[j]) || s[j] >= '0' && s[j] <= '9' || s[j] == '_' || s[j] == '.') {
+				j++
+			}
+			if strings.HasPrefix(s[j:], ": ") {
+				return s[i:j]
+			}
+		}
+	}
+	return ""
 }
 
 // upstreamWords decides on the words of a source's or a webhook's 4xx
