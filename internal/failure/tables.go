@@ -1104,6 +1104,16 @@ var TextPhrases = []Phrase{
 	{"attempts at load balancing", work.UpstreamUnavailable},
 	{"no healthy upstream", work.UpstreamUnavailable},
 	{"no healthy instances", work.UpstreamUnavailable},
+	// an API gateway's own words for the service behind it failing, as Kong
+	// answers its 502, 503 and 504 ("An invalid response was received from
+	// the upstream server", "failure to get a peer from the ring-balancer",
+	// "The upstream server is timing out") and nginx logs "no live
+	// upstreams": each its status's row
+	{"invalid response was received from the upstream", work.UpstreamUnavailable},
+	{"upstream server is currently unavailable", work.UpstreamUnavailable},
+	{"failure to get a peer from the ring-balancer", work.UpstreamUnavailable},
+	{"upstream server is timing out", work.UpstreamUnavailable},
+	{"no live upstreams", work.UpstreamUnavailable},
 	{"under maintenance", work.UpstreamUnavailable},
 	{"down for maintenance", work.UpstreamUnavailable},
 	{"undergoing maintenance", work.UpstreamUnavailable},
