@@ -154,6 +154,15 @@ var ProviderCodes = map[string]work.Class{
 	"ExpiredAuthenticationToken":       work.AuthDenied,
 	"AuthorizationFailed":              work.AuthDenied,
 	"LinkedAuthorizationFailed":        work.AuthDenied,
+	// the Stack Exchange API's error_name values, whose error_id (402, 502,
+	// …) is no HTTP status (the API answers them with 400): the rate, a
+	// key or token an operator fixes, the service down for a while
+	"throttle_violation":       work.RateLimited,
+	"access_token_required":    work.AuthDenied,
+	"invalid_access_token":     work.AuthDenied,
+	"access_token_compromised": work.AuthDenied,
+	"key_required":             work.AuthDenied,
+	"temporarily_unavailable":  work.UpstreamUnavailable,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
