@@ -258,6 +258,16 @@ func classifyUpstream(err error) (Classification, bool) {
 			return ev.finish(Of(c, reason(ev.prov(), " client stopped following redirects", "", defaultSuffix[roleIndex(r)], 0))), true
 		}
 	}
+	if ev.status == 424 && ev.role() == RoleModel {
+		// A model's container answering for the endpoint (SageMaker's
+		// ModelError, Bedrock's ModelErrorException): its words are read
+		// as a failure's with no status ("Your invocation timed out while
+		// waiting for a response from container primary"), and with none
+		// the 424 row decides.
+		if ph, ok := matchPhrase(TextPhrases, withoutQuestions(text)); ok {
+			return ev.finish(Of(ph.Class, reason(ev.prov(), " model container's answer mentions \"", ph.Fragment, "\"", ev.status))), true
+		}
+	}
 	if c, ok := ev.statusClass(text); ok {
 		return ev.finish(c), true
 	}

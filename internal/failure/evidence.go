@@ -612,6 +612,25 @@ var sdkErrorNames = sync.OnceValue(func() *strings.Replacer {
 // OpenAI Batch's input file "line is not parseable as valid JSON").
 var requestJSON = [...]string{"request body", "body of your request", "line is not parseable"}
 
+// retriedValidation returns "retries … validation error" when s says a
+// client's own retries gave up ("Max retries exceeded", "retries
+// exhausted") on a response model's validation (pydantic's "1 validation
+// error for StrictModel"): answers that failed the schema asked for, as
+// instructor logs it. A validation error alone may be a client's own
+// configuration (LangChain's "validation error for ChatOpenAI … api key"),
+// and a retry alone a transport's (urllib3's "Max retries exceeded with
+// url"), so both must be said; or "".
+func retriedValidation(s string) string {
+	if !containsAnyFoldASCII(s, []string{"validation error for", "validation errors for"}) ||
+		containsFoldASCII(s, "with url") {
+		return ""
+	}
+	if containsAnyFoldASCII(s, []string{"max retries exceeded", "maximum retries exceeded", "retries exhausted", "exceeded maximum retries"}) {
+		return "retries … validation error"
+	}
+	return ""
+}
+
 // modelWords decides on the words of a model endpoint's 4xx (ModelWords).
 func (ev *evidence) modelWords(text string) (Classification, bool) {
 	// A 2xx whose body reports a failure by a non-zero numeric code beside
@@ -627,7 +646,11 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 		// No status: a client that read the answer says it could not use
 		// it (AnswerWords) before any word of a request.
 		for _, s := range [2]string{ev.message, text} {
-			if ph, ok := matchPhraseFold(answerWords(), s); ok && s != "" && !containsAnyFoldASCII(s, requestJSON[:]) {
+			ph, ok := matchPhraseFold(answerWords(), s)
+			if f := retriedValidation(s); !ok && f != "" {
+				ph, ok = Phrase{f, work.ResponseInvalid}, true
+			}
+			if ok && s != "" && !containsAnyFoldASCII(s, requestJSON[:]) {
 				// An answer withheld for safety is a block, however the
 				// client words its absence ("quick accessor … but none were
 				// returned … block_reason: SAFETY"): judged as the answer
@@ -676,7 +699,48 @@ func (ev *evidence) modelWords(text string) (Classification, bool) {
 			return cl, true
 		}
 	}
+	if ev.status == 0 || ev.status == 424 {
+		for _, s := range [2]string{ev.message, text} {
+			if f := requestFieldPath(s); f != "" {
+				// A validation message that names the request's field by its
+				// path ("messages.1.content.0.type: Expected `thinking` …",
+				// Bedrock relaying Anthropic's check): a request the
+				// endpoint does not accept, whatever words follow.
+				return Of(work.ClientError, reason(p, " model endpoint's message names the request's field \"", f, "\"", ev.status)), true
+			}
+		}
+	}
 	return Classification{}, false
+}
+
+// requestFields are the top-level fields of a model API's request whose
+// paths a validation message names ("messages.1.content.0.type: …").
+var requestFields = [...]string{"messages.", "tools.", "contents.", "system.", "tool_choice.", "inputs.", "input."}
+
+// requestFieldPath returns the path of a request's field that s names as a
+// validation message does — a top-level field of requestFields, then an
+// index and any further parts made of letters, digits, '_' and '.',
+// followed by ": " ("messages.1.content.0.type: Expected …",
+// "tools.0.custom.name: String should match pattern …") — or "".
+func requestFieldPath(s string) string {
+	for _, field := range requestFields {
+		for i := range foldIndexes(s, field) {
+			if i > 0 && (isCodeByte(s[i-1]) || s[i-1] == '.') {
+				continue
+			}
+			j := i + len(field)
+			if j >= len(s) || s[j] < '0' || s[j] > '9' {
+				continue
+			}
+			for j < len(s) && (isLetter(s[j]) || s[j] >= '0' && s[j] <= '9' || s[j] == '_' || s[j] == '.') {
+				j++
+			}
+			if strings.HasPrefix(s[j:], ": ") {
+				return s[i:j]
+			}
+		}
+	}
+	return ""
 }
 
 // upstreamWords decides on the words of a source's or a webhook's 4xx
@@ -718,6 +782,12 @@ func (ev *evidence) upstreamWords(r Role, text string) (Classification, bool) {
 	for _, s := range [2]string{ev.message, text} {
 		if s == "" {
 			continue
+		}
+		if f := lengthLimit(s); f != "" && !rateOnly && !permissionOnly {
+			// "Text character limit of 500 exceeded", "The status is over
+			// the character limit": the payload's length, which no wait
+			// changes, before the rate's "exceeded … limit".
+			return Of(work.SchemaInvalid, reason(ev.prov(), who, f, "\"", ev.status)), true
 		}
 		if f := exceededLimit(s); f != "" {
 			// "Exceeded daily email limit for the operation", "limit of
@@ -1174,6 +1244,40 @@ func exceededLimit(s string) string {
 		for _, l := range [...]string{"limit", "quota"} {
 			if containsFoldASCII(w, l) {
 				return "exceeded … " + l
+			}
+		}
+	}
+	return ""
+}
+
+// lengthUnits are the words before "limit" that name a payload's length
+// or size: a limit on them is the payload's, not the rate's.
+var lengthUnits = []string{"character", "characters", "char", "chars", "grapheme", "graphemes", "length", "size", "byte", "bytes"}
+
+// lengthLimit returns "<unit> limit" when s names a limit by a payload's
+// length or size ("Text character limit of 500 exceeded", "over the
+// character limit", "message size limit exceeded") and says nothing of a
+// quota or a rate ("Quota exceeded. The character limit has been reached"
+// is an allowance of characters spent), or "".
+func lengthLimit(s string) string {
+	if containsAnyFoldASCII(s, []string{"quota", "rate limit", "ratelimit", "too many", "per minute", "per hour", "per day", "per month", "daily", "monthly"}) {
+		return ""
+	}
+	for i := range foldIndexes(s, "limit") {
+		j := i
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '-' || s[j-1] == '_') {
+			j--
+		}
+		k := j
+		for k > 0 && isLetter(s[k-1]) {
+			k--
+		}
+		if k == j || j == i {
+			continue
+		}
+		for _, u := range lengthUnits {
+			if strings.EqualFold(s[k:j], u) {
+				return strings.ToLower(u) + " limit"
 			}
 		}
 	}

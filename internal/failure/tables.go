@@ -138,6 +138,31 @@ var ProviderCodes = map[string]work.Class{
 	"error-room-not-found":     work.NotFound,
 	"error-invalid-room":       work.NotFound,
 	"error-too-many-requests":  work.RateLimited,
+	// SES's codes for an account or a configuration set whose sending is
+	// paused (a reputation review, an operator's switch): no retry passes
+	// until an operator takes it up with AWS
+	"AccountSendingPausedException":          work.AuthDenied,
+	"SendingPausedException":                 work.AuthDenied, // SESv2
+	"ConfigurationSetSendingPausedException": work.AuthDenied,
+	// Azure Resource Manager's and Azure API Management's codes for a
+	// request without a usable subscription or token, or a principal
+	// without the role (Bing Search, Azure AI services behind them): an
+	// operator fixes the key, the subscription or the role assignment
+	"MissingSubscription":              work.AuthDenied,
+	"InvalidAuthenticationToken":       work.AuthDenied,
+	"InvalidAuthenticationTokenTenant": work.AuthDenied,
+	"ExpiredAuthenticationToken":       work.AuthDenied,
+	"AuthorizationFailed":              work.AuthDenied,
+	"LinkedAuthorizationFailed":        work.AuthDenied,
+	// the Stack Exchange API's error_name values, whose error_id (402, 502,
+	// …) is no HTTP status (the API answers them with 400): the rate, a
+	// key or token an operator fixes, the service down for a while
+	"throttle_violation":       work.RateLimited,
+	"access_token_required":    work.AuthDenied,
+	"invalid_access_token":     work.AuthDenied,
+	"access_token_compromised": work.AuthDenied,
+	"key_required":             work.AuthDenied,
+	"temporarily_unavailable":  work.UpstreamUnavailable,
 }
 
 // AWSThrottleCodes are the throttling codes the AWS SDK for Go v2 retries as
@@ -1088,6 +1113,16 @@ var TextPhrases = []Phrase{
 	{"attempts at load balancing", work.UpstreamUnavailable},
 	{"no healthy upstream", work.UpstreamUnavailable},
 	{"no healthy instances", work.UpstreamUnavailable},
+	// an API gateway's own words for the service behind it failing, as Kong
+	// answers its 502, 503 and 504 ("An invalid response was received from
+	// the upstream server", "failure to get a peer from the ring-balancer",
+	// "The upstream server is timing out") and nginx logs "no live
+	// upstreams": each its status's row
+	{"invalid response was received from the upstream", work.UpstreamUnavailable},
+	{"upstream server is currently unavailable", work.UpstreamUnavailable},
+	{"failure to get a peer from the ring-balancer", work.UpstreamUnavailable},
+	{"upstream server is timing out", work.UpstreamUnavailable},
+	{"no live upstreams", work.UpstreamUnavailable},
 	{"under maintenance", work.UpstreamUnavailable},
 	{"down for maintenance", work.UpstreamUnavailable},
 	{"undergoing maintenance", work.UpstreamUnavailable},

@@ -62,7 +62,7 @@ var ModelWords = []Meaning{
 		"field required", "missing required", "is required", "invalid json", "could not parse", "malformed",
 		"failed to parse the request", "request body",
 		"missing parameter", "required parameter", "parameter is missing", "parameters are missing", // "Missing Parameters"
-		"not found", "does not exist", "no such model", "unknown model", "model not available",
+		"not found", "does not exist", "doesn't exist", "doesn't support", "no such model", "unknown model", "model not available",
 		"invalid model", "permitted models", "model is not supported",
 		"identifier is invalid", "not a valid model", "model id is invalid", "model name is invalid", // Bedrock: "The provided model identifier is invalid."
 		// a model the provider retired (Groq's model_decommissioned, OpenAI's
@@ -233,6 +233,16 @@ var AnswerWords = Meaning{work.ResponseInvalid, "answer", []string{
 	"extra data: line", "looking for beginning of value", "after top-level value", "in json at position",
 	"is not valid json", "unexpected end-of-input", "unrecognized token", "eof while parsing",
 	"expected value at line", "trailing characters at line",
+	// JavaScript engines' JSON.parse beyond V8's "in JSON at position": V8's
+	// "Unexpected non-whitespace character after JSON at position 4659",
+	// Firefox's "JSON.parse: unexpected character at line 1 column 1 of the
+	// JSON data", JavaScriptCore's "JSON Parse error: Unexpected identifier"
+	"after json at position", "of the json data", "json parse error",
+	// a structured-output library that gave up on answers failing the
+	// response model's validation (instructor's InstructorRetryException,
+	// pydantic-ai's "Exceeded maximum retries (1) for output validation";
+	// retriedValidation reads instructor's log line)
+	"instructorretryexception", "for output validation", "for result validation",
 	// the Vercel AI SDK's errors about an answer (NoObjectGeneratedError,
 	// TypeValidationError, JSONParseError, NoContentGeneratedError,
 	// EmptyResponseBodyError, InvalidResponseDataError)
@@ -392,6 +402,11 @@ var UpstreamWords = []Meaning{
 		// your own email address … please verify a domain", Postmark's
 		// "While your account is pending approval …"
 		"testing emails", "verify a domain", "verify your domain", "pending approval", "not yet activated",
+		// a mailer's account whose sending is paused or disabled (SES's
+		// MessageRejected "Sending paused for this account", SESv2's "the
+		// account's ability to send email is currently paused"): an operator
+		// takes it up with the provider
+		"sending paused", "sending is paused", "sending is disabled", "send email is currently paused",
 		// a source that refuses automated readers: a bot wall's challenge,
 		// its robots.txt — an operator arranges access, no retry passes
 		"cloudflare challenge", "challengeerror", "disallowed by robots", "robots.txt",
