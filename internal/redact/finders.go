@@ -646,6 +646,11 @@ var keyTriggers = ([]string{
 	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
 	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",
 	"tel", "account", "pan", "mrn", "national",
+	// the numbers a school, a health plan, a licensing authority and a
+	// vehicle register give a person (student_number, subscriber_id,
+	// Kennzeichen, vrm)
+	"student", "subscriber", "schüler", "schueler", "matricul",
+	"kennzeichen", "vrm", "plate", "driving", "kvnr", "mbi", "pinfl", "jshshir", "personal",
 })
 
 // keyValueTriggers are the key-value rule's triggers: keyTriggers, and the
