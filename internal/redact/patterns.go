@@ -945,6 +945,27 @@ var piiPatterns = []Pattern{
 		findIn:    findLabelledNationalID,
 	},
 	{
+		// Numbers that name one person by their issuers' published shapes
+		// (docnumbers.go): a Medicare Beneficiary Identifier, a UK driving
+		// licence number, Mongolia's register number, Myanmar's NRC.
+		Kind: KindPersonal,
+		Find: findMBI,
+	},
+	{
+		Kind: KindPersonal,
+		Find: findUKDrivingLicence,
+	},
+	{
+		Kind:      KindNationalID,
+		MinDigits: 8,
+		Find:      findMongolianRegister,
+	},
+	{
+		Kind:     KindNationalID,
+		Triggers: nrcTriggers,
+		Find:     findMyanmarNRC,
+	},
+	{
 		// An identity number of letters and digits under its label
 		// (idnumbers.go).
 		Kind:     KindNationalID,
