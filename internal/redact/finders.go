@@ -485,7 +485,11 @@ func addressKey(key string) bool {
 	switch lk {
 	case "anschrift", "osoite", "aadress", "cím", "lakcím", "morada", "endereço", "endereco", "indirizzo",
 		"direccion", "dirección", "адрес", "адреса", "διεύθυνση", "כתובת", "العنوان", "عنوان", "पता",
-		"ที่อยู่", "住所", "주소", "地址", "住址":
+		"ที่อยู่", "住所", "주소", "地址", "住址",
+		// Lao, Georgian, Armenian, Mongolian, Uzbek in both scripts,
+		// Burmese, Zulu, Yoruba, Khmer, Amharic, Swahili and Hausa
+		"ທີ່ຢູ່", "მისამართი", "հասցե", "хаяг", "manzil", "manzili", "манзил", "манзили", "လိပ်စာ", "ikheli",
+		"àdírẹ́sì", "អាសយដ្ឋាន", "አድራሻ", "anwani", "adireshi":
 		return true
 	}
 	return false
@@ -673,7 +677,10 @@ var keyValueTriggers = func() []string {
 		"vardas", "pavard", "sukunimi", "etunim", "eesnimi", "perekonnanimi", "vezetek", "vezeték", "keresztn",
 		"prezime", "priezvisko", "priimek", "prenume", "syntym", "dzims", "dzimš", "gimimo",
 		"geburts", "narozen", "fodsel", "fødsel",
-		"fodelse", "födelse", "dogum", "doğum", "tarix", "kokonimi", "szuletes", "születés", "veronumero")
+		"fodelse", "födelse", "dogum", "doğum", "tarix", "kokonimi", "szuletes", "születés", "veronumero",
+		// the address's keys of Zulu, Swahili, Hausa and Uzbek (ikheli=,
+		// anwani:, adireshi:, manzil:)
+		"ikheli", "anwani", "adiresh", "manzil")
 }()
 
 // withPersonalKeys adds to needles every key of PersonalKeys that holds

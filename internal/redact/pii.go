@@ -755,7 +755,7 @@ var PersonalKeys = map[string]Kind{
 	"အမည်": KindPersonal, "အဘအမည်": KindPersonal, "လိပ်စာ": KindPersonal, "မွေးသက္ကရာဇ်": KindPersonal,
 	"မှတ်ပုံတင်အမှတ်": KindPersonal, "ဖုန်း": KindPhone,
 	"igama": KindPersonal, "isibongo": KindPersonal, "ikheli": KindPersonal, "inombolokamazisi": KindPersonal,
-	"orúkọ": KindPersonal, "orukọ": KindPersonal, "orúkọìdílé": KindPersonal, "àdírẹ́sì": KindPersonal, "ọjọ́ìbí": KindPersonal,
+	"orúkọ": KindPersonal, "orukọ": KindPersonal, "orúkọìdílé": KindPersonal, "àdírẹ́sì": KindPersonal, "Àdírẹ́sì": KindPersonal, "ọjọ́ìbí": KindPersonal, "Ọjọ́ìbí": KindPersonal,
 	"ឈ្មោះ": KindPersonal, "នាមត្រកូល": KindPersonal, "អាសយដ្ឋាន": KindPersonal, "ថ្ងៃខែឆ្នាំកំណើត": KindPersonal,
 	"លេខអត្តសញ្ញាណប័ណ្ណ": KindPersonal, "ទូរស័ព្ទ": KindPhone,
 	"ජාතිකහැඳුනුම්පත්අංකය": KindPersonal,
