@@ -680,7 +680,9 @@ var keyValueTriggers = func() []string {
 		"fodelse", "födelse", "dogum", "doğum", "tarix", "kokonimi", "szuletes", "születés", "veronumero",
 		// the address's keys of Zulu, Swahili, Hausa and Uzbek (ikheli=,
 		// anwani:, adireshi:, manzil:)
-		"ikheli", "anwani", "adiresh", "manzil")
+		"ikheli", "anwani", "adiresh", "manzil",
+		// an identity document's number (id.document.number=)
+		"document.number", "document_number", "documentnumber")
 }()
 
 // withPersonalKeys adds to needles every key of PersonalKeys that holds

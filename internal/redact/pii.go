@@ -731,7 +731,7 @@ var PersonalKeys = map[string]Kind{
 	"fuehrerscheinnummer": KindPersonal,
 	"vrm":                 KindPersonal, "numberplate": KindPersonal, "licenseplate": KindPersonal, "licenceplate": KindPersonal,
 	"registrationplate": KindPersonal, "vehicleregistration": KindPersonal, "kennzeichen": KindPersonal,
-	"personalno": KindPersonal,
+	"personalno": KindPersonal, "iddocumentnumber": KindPersonal, "identitydocumentnumber": KindPersonal,
 	// a name, a surname, a patronymic, an address, a birth date, an
 	// identity or passport number and a phone under the keys of Lao,
 	// Georgian, Armenian, Mongolian, Uzbek (Latin and Cyrillic), Burmese,
