@@ -818,6 +818,17 @@ var piiPatterns = []Pattern{
 		findIn:    findIBAN,
 	},
 	{
+		// A field's value in redis-cli's numbered reply, by the field's
+		// key (rediscli.go).
+		Kind:     KindPersonal,
+		Triggers: []string{") \""},
+		Find:     findRedisFieldValue,
+		Check: func(m Match) (Kind, bool) {
+			kind, _ := KeyKind(m.Key)
+			return kind, kind != ""
+		},
+	},
+	{
 		// A person's name after a label that says so (namelabels.go).
 		Kind: KindPersonal,
 		Triggers: append([]string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
