@@ -485,7 +485,11 @@ func addressKey(key string) bool {
 	switch lk {
 	case "anschrift", "osoite", "aadress", "cím", "lakcím", "morada", "endereço", "endereco", "indirizzo",
 		"direccion", "dirección", "адрес", "адреса", "διεύθυνση", "כתובת", "العنوان", "عنوان", "पता",
-		"ที่อยู่", "住所", "주소", "地址", "住址":
+		"ที่อยู่", "住所", "주소", "地址", "住址",
+		// Lao, Georgian, Armenian, Mongolian, Uzbek in both scripts,
+		// Burmese, Zulu, Yoruba, Khmer, Amharic, Swahili and Hausa
+		"ທີ່ຢູ່", "მისამართი", "հասցե", "хаяг", "manzil", "manzili", "манзил", "манзили", "လိပ်စာ", "ikheli",
+		"àdírẹ́sì", "អាសយដ្ឋាន", "አድራሻ", "anwani", "adireshi":
 		return true
 	}
 	return false
@@ -646,6 +650,11 @@ var keyTriggers = ([]string{
 	"mail", "phone", "ssn", "iban", "card", "birth", "dob", "name", "street",
 	"postal", "zip", "postcode", "cvv", "cvc", "tax", "licen", "msisdn", "fax",
 	"tel", "account", "pan", "mrn", "national",
+	// the numbers a school, a health plan, a licensing authority and a
+	// vehicle register give a person (student_number, subscriber_id,
+	// Kennzeichen, vrm)
+	"student", "subscriber", "schüler", "schueler", "matricul",
+	"kennzeichen", "vrm", "plate", "driving", "kvnr", "mbi", "pinfl", "jshshir", "personal",
 })
 
 // keyValueTriggers are the key-value rule's triggers: keyTriggers, and the
@@ -668,7 +677,12 @@ var keyValueTriggers = func() []string {
 		"vardas", "pavard", "sukunimi", "etunim", "eesnimi", "perekonnanimi", "vezetek", "vezeték", "keresztn",
 		"prezime", "priezvisko", "priimek", "prenume", "syntym", "dzims", "dzimš", "gimimo",
 		"geburts", "narozen", "fodsel", "fødsel",
-		"fodelse", "födelse", "dogum", "doğum", "tarix", "kokonimi", "szuletes", "születés", "veronumero")
+		"fodelse", "födelse", "dogum", "doğum", "tarix", "kokonimi", "szuletes", "születés", "veronumero",
+		// the address's keys of Zulu, Swahili, Hausa and Uzbek (ikheli=,
+		// anwani:, adireshi:, manzil:)
+		"ikheli", "anwani", "adiresh", "manzil",
+		// an identity document's number (id.document.number=)
+		"document.number", "document_number", "documentnumber")
 }()
 
 // withPersonalKeys adds to needles every key of PersonalKeys that holds

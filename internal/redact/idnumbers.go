@@ -77,8 +77,13 @@ var (
 		"nomor induk", "ktp", "kad pengenalan", "kitambulisho", "piradi nomeri", "პირადი ნომერი",
 		"पहचान", "पहचान पत्र", "அடையாள", "জাতীয় পরিচয়", "এনআইডি", "හැඳුනුම්", "ජා.හැ.අ",
 		"บัตรประชาชน", "מספר תעודה",
+		// Nigeria's NIN, Uzbekistan's PINFL (JSHSHIR, ЖШШИР), Armenia's
+		// social card number (ՀԾՀ), Mongolia's register number, and
+		// "identity number" in Zulu and Swahili
+		"nin ", "nin number", "lambar nin", "jshshir", "жшшир", "ЖШШИР", "pinfl", "ՀԾՀ",
+		"регистрийн дугаар", "Регистрийн дугаар", "inombolo kamazisi", "namba ya nida",
 	}
-	idKeyLabels = []string{"sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui", "nic", "naf", "vsnr", "rvnr", "documento", "identity", "psn"}
+	idKeyLabels = []string{"nin", "sin", "nie", "pan", "nir", "rfc", "vn", "idnr", "cui", "nic", "naf", "vsnr", "rvnr", "documento", "identity", "psn"}
 )
 
 const idLabelReach = 64

@@ -165,6 +165,7 @@ var DescriptorWords = map[string]bool{
 	"validation": true, "log": true, "commit": true, "md5": true, "sha": true,
 	"sha1": true, "sha256": true, "sha512": true, "hash": true, "checksum": true,
 	"digest": true, "crc32": true, "crc32c": true, "etag": true, "fingerprint": true,
+	"severity": true,
 }
 
 // PayloadKeys are keys whose values are walked like any other value when

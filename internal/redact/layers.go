@@ -880,6 +880,11 @@ func (p *lenient) object(i int, close byte) (int, bool) {
 			return ks, false
 		}
 		role := roleOf(key)
+		if role.text && i < len(p.s) && p.s[i] == '"' {
+			if e := strings.IndexByte(p.s[i+1:min(len(p.s), i+1+256)], '"'); e >= 0 && systemURI(key, p.s[i+1:i+1+e]) {
+				role.text = false
+			}
+		}
 		if role == (keyRole{}) && mergeFieldsKey(parent) && i < len(p.s) && p.s[i] != '{' && p.s[i] != '[' {
 			role.kind = KindPersonal
 		}

@@ -818,6 +818,17 @@ var piiPatterns = []Pattern{
 		findIn:    findIBAN,
 	},
 	{
+		// A field's value in redis-cli's numbered reply, by the field's
+		// key (rediscli.go).
+		Kind:     KindPersonal,
+		Triggers: []string{") \""},
+		Find:     findRedisFieldValue,
+		Check: func(m Match) (Kind, bool) {
+			kind, _ := KeyKind(m.Key)
+			return kind, kind != ""
+		},
+	},
+	{
 		// A person's name after a label that says so (namelabels.go).
 		Kind: KindPersonal,
 		Triggers: append([]string{"employee", "holder", "kontoinhaber", "titulaire", "payer", "payee", "buyer", "beneficiary", "nome", "patient", "姓名", "氏名", "名前", "성명", "이름", "фио", "ФИО", "comprador", "destinatario", "recipient", "adresát", "bénéficiaire",
@@ -943,6 +954,27 @@ var piiPatterns = []Pattern{
 		MinDigits: 6,
 		Triggers:  append(append([]string{}, idLabels...), idKeyLabels...),
 		findIn:    findLabelledNationalID,
+	},
+	{
+		// Numbers that name one person by their issuers' published shapes
+		// (docnumbers.go): a Medicare Beneficiary Identifier, a UK driving
+		// licence number, Mongolia's register number, Myanmar's NRC.
+		Kind: KindPersonal,
+		Find: findMBI,
+	},
+	{
+		Kind: KindPersonal,
+		Find: findUKDrivingLicence,
+	},
+	{
+		Kind:      KindNationalID,
+		MinDigits: 8,
+		Find:      findMongolianRegister,
+	},
+	{
+		Kind:     KindNationalID,
+		Triggers: nrcTriggers,
+		Find:     findMyanmarNRC,
 	},
 	{
 		// An identity number of letters and digits under its label

@@ -713,6 +713,57 @@ var PersonalKeys = map[string]Kind{
 	"κινητό": KindPhone, "Κινητό": KindPhone,
 	"sheba": KindIBAN, "shaba": KindIBAN, "شبا": KindIBAN, "شمارهشبا": KindIBAN, "clabe": KindIBAN, "cbu": KindIBAN,
 	"cvu": KindIBAN, "kontonummer": KindIBAN, "rekeningnummer": KindIBAN, "numerodecuenta": KindIBAN, "númerodecuenta": KindIBAN,
+	// a number a school, a health plan, a licensing authority or a
+	// vehicle register gives one person, under a key that says whose it
+	// is (the student's, the insured's, the driver's, the keeper's), in
+	// English and German; an employer's and a fund's numbers of their
+	// staff and members (employee_no, member_id) stay facts, as a
+	// consumer group's member.id does
+	"studentnumber": KindPersonal, "studentno": KindPersonal, "studentid": KindPersonal, "sisuserid": KindPersonal,
+	"matriculationnumber": KindPersonal, "schülernummer": KindPersonal, "schuelernummer": KindPersonal,
+	"schülerid": KindPersonal, "schuelerid": KindPersonal,
+	"subscriberid":     KindPersonal,
+	"subscribernumber": KindPersonal, "mbi": KindPersonal, "medicarenumber": KindPersonal, "kvnr": KindPersonal,
+	"versichertennummer": KindPersonal, "krankenversichertennummer": KindPersonal,
+	"drivinglicence": KindPersonal, "drivinglicencenumber": KindPersonal, "drivinglicense": KindPersonal,
+	"drivinglicensenumber": KindPersonal, "driverslicensenumber": KindPersonal, "driverlicensenumber": KindPersonal,
+	"driverslicence": KindPersonal, "licencenumber": KindPersonal, "führerscheinnummer": KindPersonal,
+	"fuehrerscheinnummer": KindPersonal,
+	"vrm":                 KindPersonal, "numberplate": KindPersonal, "licenseplate": KindPersonal, "licenceplate": KindPersonal,
+	"registrationplate": KindPersonal, "vehicleregistration": KindPersonal, "kennzeichen": KindPersonal,
+	"personalno": KindPersonal, "iddocumentnumber": KindPersonal, "identitydocumentnumber": KindPersonal,
+	// a name, a surname, a patronymic, an address, a birth date, an
+	// identity or passport number and a phone under the keys of Lao,
+	// Georgian, Armenian, Mongolian, Uzbek (Latin and Cyrillic), Burmese,
+	// Zulu, Yoruba, Khmer, Sinhala, Amharic, Swahili and Hausa, their words
+	// joined as splitWords gives them
+	"ຊື່": KindPersonal, "ນາມສະກຸນ": KindPersonal, "ທີ່ຢູ່": KindPersonal, "ວັນເດືອນປີເກີດ": KindPersonal, "ໂທລະສັບ": KindPhone,
+	"მისამართი": KindPersonal, "მამისსახელი": KindPersonal, "დაბადებისთარიღი": KindPersonal, "პირადინომერი": KindPersonal,
+	"პასპორტი": KindPersonal, "ტელეფონი": KindPhone,
+	"Հասցե": KindPersonal, "հասցե": KindPersonal, "Հայրանուն": KindPersonal, "հայրանուն": KindPersonal,
+	"Ծննդյանամսաթիվ": KindPersonal, "ծննդյանամսաթիվ": KindPersonal, "ՀԾՀ": KindPersonal, "Անձնագիր": KindPersonal,
+	"անձնագիր": KindPersonal, "անունազգանուն": KindPersonal, "Հեռախոս": KindPhone, "հեռախոս": KindPhone,
+	"Овог": KindPersonal, "овог": KindPersonal, "Нэр": KindPersonal, "нэр": KindPersonal, "Хаяг": KindPersonal,
+	"хаяг": KindPersonal, "Регистрийндугаар": KindPersonal, "регистрийндугаар": KindPersonal,
+	"Төрсөногноо": KindPersonal, "төрсөногноо": KindPersonal, "Утас": KindPhone, "утас": KindPhone,
+	"familiya": KindPersonal, "familiyasi": KindPersonal, "ismi": KindPersonal, "otasiningismi": KindPersonal,
+	"manzil": KindPersonal, "manzili": KindPersonal, "tugilgansana": KindPersonal, "jshshir": KindPersonal, "pinfl": KindPersonal,
+	"Фамилияси": KindPersonal, "фамилияси": KindPersonal, "Исми": KindPersonal, "исми": KindPersonal,
+	"Отасинингисми": KindPersonal, "отасинингисми": KindPersonal, "Манзил": KindPersonal, "манзил": KindPersonal,
+	"Манзили": KindPersonal, "манзили": KindPersonal, "Туғилгансана": KindPersonal, "туғилгансана": KindPersonal,
+	"ЖШШИР": KindPersonal, "жшшир": KindPersonal,
+	"အမည်": KindPersonal, "အဘအမည်": KindPersonal, "လိပ်စာ": KindPersonal, "မွေးသက္ကရာဇ်": KindPersonal,
+	"မှတ်ပုံတင်အမှတ်": KindPersonal, "ဖုန်း": KindPhone,
+	"igama": KindPersonal, "isibongo": KindPersonal, "ikheli": KindPersonal, "inombolokamazisi": KindPersonal,
+	"orúkọ": KindPersonal, "orukọ": KindPersonal, "orúkọìdílé": KindPersonal, "àdírẹ́sì": KindPersonal, "Àdírẹ́sì": KindPersonal, "ọjọ́ìbí": KindPersonal, "Ọjọ́ìbí": KindPersonal,
+	"ឈ្មោះ": KindPersonal, "នាមត្រកូល": KindPersonal, "អាសយដ្ឋាន": KindPersonal, "ថ្ងៃខែឆ្នាំកំណើត": KindPersonal,
+	"លេខអត្តសញ្ញាណប័ណ្ណ": KindPersonal, "ទូរស័ព្ទ": KindPhone,
+	"ජාතිකහැඳුනුම්පත්අංකය": KindPersonal,
+	"ስም": KindPersonal, "የአባትስም": KindPersonal, "አድራሻ": KindPersonal, "የትውልድቀን": KindPersonal, "ስልክ": KindPhone,
+	"jinalaukoo": KindPersonal, "anwani": KindPersonal, "tareheyakuzaliwa": KindPersonal, "nambayanida": KindPersonal,
+	"nambayasimu": KindPhone,
+	"suna":        KindPersonal, "sunanuba": KindPersonal, "sunanmahaifi": KindPersonal, "adireshi": KindPersonal,
+	"ranarhaihuwa": KindPersonal, "lambarnin": KindPersonal, "lambarwaya": KindPhone, "nin": KindPersonal,
 	"emails": KindEmail, "emailaddresses": KindEmail, "phones": KindPhone, "phonenumbers": KindPhone,
 }
 

@@ -88,6 +88,7 @@ var plantedFamilies = []struct {
 	{"rows-under-their-header", 11},
 	{"round29-families", 20},
 	{"round31-families", 24},
+	{"round32-families", 47},
 	{"secrets-in-context", 66},
 	{"street-addresses-in-prose", 4},
 	{"summaries", 3},

@@ -105,6 +105,9 @@ func (r *portedRule) finding(s string, start, end, a, b int) bool {
 	if r.entropy > 0 && shannonEntropy(secret) <= r.entropy {
 		return false
 	}
+	if traceContext(secret) {
+		return false
+	}
 	for i := range gitleaksAllow {
 		if gitleaksAllow[i].allows(s, start, end, secret) {
 			return false
@@ -373,3 +376,24 @@ func (v *valueShape) run(s string) bool {
 }
 
 func isWordAt(s string, i int) bool { return i >= 0 && i < len(s) && isWord(s[i]) }
+
+// traceContext reports whether v is a W3C Trace Context traceparent, after
+// its header's name or not: a version, a trace id of 32 hex digits, a
+// parent id of 16 and flags of 2, split by '-'
+// (traceparent=00-2c9e…-6b1d…-01). It names a trace, is sent with every
+// request and grants nothing, though a generic rule's keyword may stand
+// before it.
+func traceContext(v string) bool {
+	if k := strings.IndexByte(v, '='); k >= 0 && strings.EqualFold(v[:k], "traceparent") {
+		v = v[k+1:]
+	}
+	if len(v) != 55 || v[2] != '-' || v[35] != '-' || v[52] != '-' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if i != 2 && i != 35 && i != 52 && !isHex(v[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -27,6 +27,7 @@ var NameOwnerWords = map[string]bool{
 	"real": true, "legal": true, "maiden": true, "birth": true, "student": true,
 	"consumer": true, "member": true, "insured": true, "policyholder": true, "borrower": true,
 	"subscriber": true, "signer": true, "remitter": true, "addressee": true, "depositor": true,
+	"keeper": true, "driver": true,
 }
 
 // PersonWords, in the key of the record a value stands in, say the record

@@ -288,10 +288,10 @@ func (in *probe) occurrences() []occurrence {
 // it holds.
 type digitRun struct{ lo, hi, digits int }
 
-// triggerSet holds one bit per distinct trigger of Patterns: 1,536 of
+// triggerSet holds one bit per distinct trigger of Patterns: 2,048 of
 // them. A pattern whose triggers do not fit runs on every text
 // (TestTriggersFit keeps them in).
-type triggerSet [24]uint64
+type triggerSet [32]uint64
 
 // patternSet holds one bit per pattern of Patterns.
 type patternSet [8]uint64

@@ -114,7 +114,7 @@ func valueIn(v any, depth int, parent string) any {
 				put(m, rk, memberOf(pr, x, depth+1))
 				continue
 			}
-			if _, ok := x.(string); ok && turn && isMessageKey(rk) {
+			if v, ok := x.(string); ok && turn && isMessageKey(rk) && !systemURI(rk, v) {
 				put(m, rk, memberOf(keyRole{text: true}, x, depth+1))
 				continue
 			}
@@ -139,6 +139,9 @@ func valueIn(v any, depth int, parent string) any {
 			}
 			if v, ok := x.(string); ok && role == (keyRole{}) && partyPhone(rk, v) {
 				role.kind = KindPhone
+			}
+			if v, ok := x.(string); ok && role.text && systemURI(rk, v) {
+				role.text = false
 			}
 			switch x.(type) {
 			case map[string]any, []any:
@@ -224,7 +227,7 @@ func Map(m map[string]string) map[string]string {
 		switch {
 		case role.kind != "":
 			r = secretString(role.kind, v)
-		case role.text:
+		case role.text && !systemURI(k, v):
 			r = Text(v)
 		case role.payload:
 			r = payloadString(v)
@@ -593,7 +596,7 @@ func (w *walker) object() {
 			w.memberRole(keyRole{kind: KindPersonal})
 		case pair && isValueKey(normKey(rkey)):
 			w.memberRole(pr)
-		case turn && isMessageKey(rkey) && w.peek() == '"':
+		case turn && isMessageKey(rkey) && w.peek() == '"' && !w.systemURIAhead(rkey):
 			w.memberRole(keyRole{text: true})
 		case turn && isSummaryKey(rkey) && w.peek() == '"':
 			raw := w.skip()
@@ -772,6 +775,9 @@ func (w *walker) skipWS() {
 // member copies the value of key, redacting it by the key's role.
 func (w *walker) member(key string) {
 	role := roleOf(key)
+	if role.text && w.peek() == '"' && w.systemURIAhead(key) {
+		role.text = false
+	}
 	if role.kind == "" && !role.text && !role.payload {
 		role.id = isIDLabel(key)
 		if !role.args && !role.id {
@@ -1130,4 +1136,28 @@ func digitsString(b []byte, i int) bool {
 		n++
 	}
 	return n >= 7 && n <= 15 && k < len(b) && b[k] == '"'
+}
+
+// systemURI reports whether v, under key, is a FHIR identifier's or
+// coding's system: one absolute URI (http://fhir.de/sid/gkv/kvid-10,
+// urn:oid:1.2.276…) under a key named system, which names the namespace of
+// a value beside it and is no prompt's system message.
+func systemURI(key, v string) bool {
+	if normKey(key) != "system" || strings.ContainsAny(v, " \t\n\r\"<>") {
+		return false
+	}
+	l := strings.ToLower(v)
+	return (strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")) && len(v) > 10 || strings.HasPrefix(l, "urn:") && len(v) > 6
+}
+
+// systemURIAhead reports whether the string value ahead, under key, is a
+// system's URI (systemURI), without moving past it.
+func (w *walker) systemURIAhead(key string) bool {
+	if normKey(key) != "system" || w.peek() != '"' {
+		return false
+	}
+	start := w.i
+	ok := systemURI(key, decodeString(w.skip()))
+	w.i = start
+	return ok
 }

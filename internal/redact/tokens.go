@@ -62,6 +62,10 @@ var IDWords = map[string]bool{
 	"nonce": true, "event": true, "item": true,
 	// A Go module's dirhash after its algorithm (h1:<base64 sha256>).
 	"h1": true,
+	// A cluster's node (an OpenSearch node id, node[Qm4b…]) and a Vault
+	// token's accessor, which looks a token up or revokes it but
+	// authenticates nothing.
+	"node": true, "accessor": true,
 }
 
 // IDNouns are the nouns that make "<noun>id" an identifier's label.
@@ -602,6 +606,10 @@ func labelBefore(s string, i int, wantID bool) (ks, ke int, ctx labelContext) {
 		for k > lo && (s[k-1] == ' ' || s[k-1] == '\t' || s[k-1] == '"' || s[k-1] == '\'' || s[k-1] == '\\' || s[k-1] == '(') {
 			k--
 		}
+	}
+	if wantID && k > lo && s[k-1] == '[' {
+		// An id in brackets after its name: OpenSearch's node[Qm4b…].
+		k--
 	}
 	skip()
 	sep, sepPos := false, 0
