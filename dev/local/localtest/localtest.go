@@ -312,29 +312,15 @@ func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 // test needs to run the function's bootstrap as the stack would.
 func (e *Env) Function(t testing.TB, logicalID string) (template.Function, map[string]string) {
 	t.Helper()
-	tpl, err := template.ParseFile(TemplatePath(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	info, err := cfnstack.DescribeResources(ctx, cloudformation.NewFromConfig(e.AWS), e.Stack.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver, err := template.StackResolver(tpl, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, ok := tpl.Function(logicalID)
-	if !ok {
-		t.Fatalf("template.yaml has no %s", logicalID)
-	}
-	vars, err := resolver.ResolveEnv(fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fn, vars
+	return resolvedFunction(t, logicalID, func(tpl *template.Template) (*template.Resolver, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		info, err := cfnstack.DescribeResources(ctx, cloudformation.NewFromConfig(e.AWS), e.Stack.Name)
+		if err != nil {
+			return nil, err
+		}
+		return template.StackResolver(tpl, info)
+	})
 }
 
 // OfflineFunction returns the template's function logicalID and its
@@ -344,15 +330,25 @@ func (e *Env) Function(t testing.TB, logicalID string) (template.Function, map[s
 // function, for a test that starts its bootstrap without AWS.
 func OfflineFunction(t testing.TB, logicalID string, params map[string]string) (template.Function, map[string]string) {
 	t.Helper()
+	return resolvedFunction(t, logicalID, func(tpl *template.Template) (*template.Resolver, error) {
+		return template.NewResolver(tpl, template.ResolverConfig{
+			Parameters: params,
+			Pseudo:     template.Pseudo{StackName: "s"},
+			Physical:   PlaceholderPhysical(tpl),
+		})
+	})
+}
+
+// resolvedFunction reads template.yaml, builds its resolver with resolver
+// and returns the function logicalID with its environment, failing the
+// test on any error.
+func resolvedFunction(t testing.TB, logicalID string, resolver func(*template.Template) (*template.Resolver, error)) (template.Function, map[string]string) {
+	t.Helper()
 	tpl, err := template.ParseFile(TemplatePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resolver, err := template.NewResolver(tpl, template.ResolverConfig{
-		Parameters: params,
-		Pseudo:     template.Pseudo{StackName: "s"},
-		Physical:   PlaceholderPhysical(tpl),
-	})
+	r, err := resolver(tpl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +356,7 @@ func OfflineFunction(t testing.TB, logicalID string, params map[string]string) (
 	if !ok {
 		t.Fatalf("template.yaml has no %s", logicalID)
 	}
-	vars, err := resolver.ResolveEnv(fn)
+	vars, err := r.ResolveEnv(fn)
 	if err != nil {
 		t.Fatal(err)
 	}
