@@ -117,9 +117,14 @@ func Targets(results []*Result, p Prices) ([]Target, error) {
 		return nil, errors.New("targets need the standard and naive-redrive results")
 	}
 	var out []Target
-	ratio := math.Inf(1)
-	if naive.WastedCalls > 0 {
+	// Neither wasting a call meets the target (0 ≤ 10% of 0); standard
+	// wasting calls where naive redrive wastes none misses it.
+	ratio := 0.0
+	switch {
+	case naive.WastedCalls > 0:
 		ratio = float64(std.WastedCalls) / float64(naive.WastedCalls)
+	case std.WastedCalls > 0:
+		ratio = math.Inf(1)
 	}
 	out = append(out, Target{
 		Goal:     "standard wastes ≤ 10% of the calls naive redrive wastes",

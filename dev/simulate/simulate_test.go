@@ -266,3 +266,30 @@ func TestRunIgnoresTheCallersDeadline(t *testing.T) {
 		t.Fatalf("%d items done under a caller deadline, want the 17 of the scenario", done)
 	}
 }
+
+// TestWasteTargetWhenNaiveWastesNothing: a scenario in which naive redrive
+// wastes no call (a quota, a budget) meets the waste target when standard
+// wastes none either, and misses it when standard wastes any.
+func TestWasteTargetWhenNaiveWastesNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		std  int64
+		met  bool
+		text string
+	}{
+		{0, true, "0 / 0 = 0.0%"},
+		{3, false, "3 / 0 = +Inf%"},
+	} {
+		results := []*Result{
+			{Policy: Policy{Name: targetPolicy}, WastedCalls: tc.std, Completed: 1},
+			{Policy: Policy{Name: baselinePolicy}, Completed: 1},
+		}
+		targets, err := Targets(results, DefaultPrices)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := targets[0]; got.Met != tc.met || got.Measured != tc.text {
+			t.Errorf("standard wasting %d, naive none: %q met=%v, want %q met=%v", tc.std, got.Measured, got.Met, tc.text, tc.met)
+		}
+	}
+}
